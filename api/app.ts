@@ -1,0 +1,57 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { Config } from '../core/config';
+import { accessLog } from './middleware/accessLog';
+import { baselineAdmission } from './middleware/admission';
+import { authenticate } from './middleware/authenticate';
+import { problemDocuments } from './middleware/problemDocuments';
+import { requestId } from './middleware/requestId';
+import { buildOpenApi } from './openapi';
+import { mountRoutes } from './routeSpec';
+import { healthRouter, type Probes } from './routes/health';
+import { v1Routes } from './routes/index';
+
+export interface AppDeps {
+  config: Config;
+  probes: Probes;
+}
+
+const isV1 = (path: string) => path === '/v1' || path.startsWith('/v1/');
+
+/**
+ * The whole middleware chain, in order, in one place:
+ * request id → problem documents → access log/metrics → unauthenticated probes and API
+ * reference → (/v1) authenticate → baseline admission → route (permission → operation
+ * admission → body → validation → idempotency → handler) → 404/405.
+ */
+export function createApp({ config, probes }: AppDeps): Koa {
+  const app = new Koa({ proxy: false });
+  app.silent = true; // errors are logged once, by problemDocuments, with the request id
+
+  app.use(requestId());
+  app.use(problemDocuments());
+  app.use(accessLog());
+
+  const health = healthRouter(probes, config.metricsEnabled);
+  app.use(health.routes());
+
+  const openapi = buildOpenApi(v1Routes, { baseUrl: config.baseUrl });
+  const reference = new Router();
+  reference.get('/openapi.json', (ctx) => {
+    ctx.body = openapi;
+  });
+  app.use(reference.routes());
+
+  const v1Auth = authenticate(() => config.apiAudience);
+  const v1Admission = baselineAdmission();
+  app.use(async (ctx, next) => {
+    if (!isV1(ctx.path)) return next();
+    await v1Auth(ctx, () => v1Admission(ctx, next));
+  });
+
+  const v1 = new Router();
+  mountRoutes(v1, v1Routes);
+  app.use(v1.routes());
+  app.use(v1.allowedMethods());
+  return app;
+}

@@ -1,0 +1,48 @@
+import type { Context } from 'koa';
+import getRawBody from 'raw-body';
+import { Problem } from '../../core/problems';
+
+export const MAX_BODY_BYTES = 65_536;
+
+function hasBody(ctx: Context): boolean {
+  const length = ctx.get('Content-Length');
+  if (ctx.get('Transfer-Encoding')) return true;
+  return length !== '' && length !== '0';
+}
+
+export interface ReadBody {
+  /** Parsed JSON, or undefined when the request carried no body. */
+  value: unknown;
+  /** The exact bytes received, for idempotency fingerprints. */
+  raw: Buffer;
+}
+
+/**
+ * Reads a JSON body: 415 for any other media type, 413 past 65,536 bytes without buffering
+ * the rest (a Content-Length over the limit is refused before reading), 400 for bad JSON.
+ */
+export async function readJsonBody(ctx: Context): Promise<ReadBody> {
+  if (!hasBody(ctx)) return { value: undefined, raw: Buffer.alloc(0) };
+  const type = ctx.get('Content-Type').split(';')[0].trim().toLowerCase();
+  if (type !== 'application/json') {
+    throw new Problem('unsupported_media_type', 'Send the body as `Content-Type: application/json`.');
+  }
+  let raw: Buffer;
+  try {
+    raw = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, length: ctx.get('Content-Length') || undefined });
+  } catch (err) {
+    const e = err as { type?: string; status?: number };
+    if (e.type === 'entity.too.large' || e.status === 413) {
+      // Stop reading: the client is told at once and the socket closes after the answer.
+      ctx.set('Connection', 'close');
+      throw new Problem('body_too_large', `The body exceeds ${MAX_BODY_BYTES} bytes.`);
+    }
+    throw new Problem('malformed_body', 'The request body could not be read completely.');
+  }
+  if (raw.length === 0) return { value: undefined, raw };
+  try {
+    return { value: JSON.parse(raw.toString('utf8')), raw };
+  } catch {
+    throw new Problem('malformed_body', 'The body is not valid JSON.');
+  }
+}

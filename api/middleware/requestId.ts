@@ -1,0 +1,20 @@
+import { randomUUID } from 'node:crypto';
+import type { Middleware } from 'koa';
+
+/** SPEC 7.1: letters, digits, `.`, `_`, `:`, `-`, up to 128 characters. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function isValidRequestId(value: string): boolean {
+  return REQUEST_ID.test(value);
+}
+
+/** Adopts the caller's X-Request-Id when it follows the rules, otherwise mints one; echoes it. */
+export function requestId(): Middleware {
+  return async (ctx, next) => {
+    const offered = ctx.get('X-Request-Id');
+    const id = offered && isValidRequestId(offered) ? offered : `req_${randomUUID().replace(/-/g, '')}`;
+    ctx.state.requestId = id;
+    ctx.set('X-Request-Id', id);
+    await next();
+  };
+}

@@ -1,0 +1,54 @@
+import type { Server } from 'node:http';
+import { loadConfigOrExit, type Config } from '../core/config';
+import { logger } from '../core/observability/logger';
+import { connectStore, disconnectStore, ensureIndexes, pingStore } from '../core/store/connection';
+import { closeTemporalClient, pingTemporal } from '../core/temporal/client';
+import { createApp } from './app';
+
+export async function startApi(config: Config): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
+  await connectStore(config.mongodbUri);
+  await ensureIndexes();
+  const app = createApp({ config, probes: { store: pingStore, temporal: () => pingTemporal(config) } });
+  const server = app.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  // Keep-alive longer than common load balancers' idle timeouts.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 60_000;
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host}:${port}`;
+  return {
+    server,
+    url,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closeTemporalClient();
+      await disconnectStore();
+    },
+  };
+}
+
+if (require.main === module) {
+  const config = loadConfigOrExit();
+  logger.level = config.logLevel;
+  startApi(config).then(
+    ({ url, close }) => {
+      logger.info({ url }, 'api listening');
+      const stop = () => {
+        logger.info('api stopping');
+        close().then(() => process.exit(0), () => process.exit(1));
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    },
+    (err) => {
+      logger.fatal({ err: { message: err.message } }, 'api failed to start');
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,28 @@
+import { randomBytes } from 'node:crypto';
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Random base62 string; rejection sampling keeps every character equally likely. */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248) out += ALPHABET[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+export type IdPrefix =
+  | 'org' | 'ws' | 'app' | 'kf' | 'key' | 'per' | 'src' | 'srch' | 'job' | 'evt' | 'dlv'
+  | 'we' | 'whs' | 'rcpt' | 'req' | 'cli' | 'rt' | 'jwk';
+
+/** Opaque, prefixed, random ids (DECISIONS.md "Identity"). */
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${randomBase62(22)}`;
+}
+
+export function hasPrefix(id: unknown, prefix: IdPrefix): id is string {
+  return typeof id === 'string' && /^[a-z]+_[0-9A-Za-z]{8,64}$/.test(id) && id.startsWith(`${prefix}_`);
+}

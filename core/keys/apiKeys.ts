@@ -1,0 +1,111 @@
+import { sha256Hex } from '../crypto/hash';
+import { newId } from '../ids';
+import { Application, Workspace } from '../tenancy/models';
+import { requireOrganization } from '../tenancy/provisioning';
+import { displayPrefix, generateApiKey, parseApiKey, type KeyEnvironment } from './apiKeyFormat';
+import { ApiKey } from './models';
+import { isPermission, type Permission } from './permissions';
+
+/** What a request knows about its caller once the key has been verified. */
+export interface KeyPrincipal {
+  keyId: string;
+  orgId: string;
+  workspaceId: string;
+  applicationId: string;
+  familyId: string;
+  audience: string;
+  scopes: Permission[];
+}
+
+export interface CreateKeyInput {
+  orgId: string;
+  workspaceId: string;
+  applicationId?: string;
+  familyId?: string;
+  scopes: string[];
+  environment?: KeyEnvironment;
+  audience: string;
+  expiresAt?: Date | null;
+}
+
+export async function createApiKey(input: CreateKeyInput): Promise<{ key: string; key_id: string; family_id: string }> {
+  await requireOrganization(input.orgId);
+  const unknown = input.scopes.filter((s) => !isPermission(s));
+  if (unknown.length) throw new Error(`unknown scopes: ${unknown.join(', ')}`);
+  const ws = await Workspace.findOne({ _id: input.workspaceId, orgId: input.orgId }).lean();
+  if (!ws) throw new Error(`workspace ${input.workspaceId} does not belong to ${input.orgId}`);
+  let applicationId = input.applicationId;
+  if (applicationId) {
+    if (!(await Application.exists({ _id: applicationId, orgId: input.orgId }))) {
+      throw new Error(`application ${applicationId} does not belong to ${input.orgId}`);
+    }
+  } else {
+    const app = await Application.findOne({ orgId: input.orgId }).sort({ createdAt: 1 }).lean();
+    if (!app) throw new Error(`organization ${input.orgId} has no application; pass --application`);
+    applicationId = app._id;
+  }
+  let familyId = input.familyId;
+  if (familyId) {
+    // A rotation joins an existing family, which must be this organization's.
+    const sibling = await ApiKey.findOne({ familyId }).lean();
+    if (sibling && sibling.orgId !== input.orgId) throw new Error(`key family ${familyId} belongs to another organization`);
+  } else {
+    familyId = newId('kf');
+  }
+  const key = generateApiKey(input.environment ?? 'live');
+  const keyId = newId('key');
+  await ApiKey.create({
+    _id: keyId,
+    hash: sha256Hex(key),
+    displayPrefix: displayPrefix(key),
+    environment: input.environment ?? 'live',
+    audience: input.audience,
+    orgId: input.orgId,
+    workspaceId: input.workspaceId,
+    applicationId,
+    familyId,
+    scopes: [...new Set(input.scopes)],
+    expiresAt: input.expiresAt ?? null,
+  });
+  return { key, key_id: keyId, family_id: familyId };
+}
+
+export async function revokeApiKey(keyId: string): Promise<{ key_id: string; revoked_at: string }> {
+  const now = new Date();
+  // Revoking twice keeps the first time; no update pipelines (FerretDB 1.x lacks them).
+  await ApiKey.updateOne({ _id: keyId, revokedAt: null }, { $set: { revokedAt: now } });
+  const doc = await ApiKey.findById(keyId).lean();
+  if (!doc) throw new Error(`key ${keyId} does not exist`);
+  return { key_id: keyId, revoked_at: (doc.revokedAt ?? now).toISOString() };
+}
+
+export type KeyVerdict =
+  | { ok: true; principal: KeyPrincipal }
+  | { ok: false; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' | 'wrong_environment' | 'wrong_audience' };
+
+/**
+ * Verifies a presented key. Read from the store on every request, never cached, so that a
+ * revocation takes effect on the next request on every API replica.
+ */
+export async function verifyApiKey(presented: string, audience: string, now = new Date()): Promise<KeyVerdict> {
+  const format = parseApiKey(presented);
+  if (!format) return { ok: false, reason: 'malformed' };
+  const doc = await ApiKey.findOne({ hash: sha256Hex(presented) }).lean();
+  if (!doc) return { ok: false, reason: 'unknown' };
+  if (doc.revokedAt && doc.revokedAt <= now) return { ok: false, reason: 'revoked' };
+  if (doc.expiresAt && doc.expiresAt <= now) return { ok: false, reason: 'expired' };
+  if (format.environment !== 'live' || doc.environment !== 'live') return { ok: false, reason: 'wrong_environment' };
+  if (doc.audience !== audience) return { ok: false, reason: 'wrong_audience' };
+  return {
+    ok: true,
+    principal: {
+      keyId: doc._id,
+      orgId: doc.orgId,
+      workspaceId: doc.workspaceId,
+      applicationId: doc.applicationId,
+      familyId: doc.familyId,
+      audience: doc.audience,
+      scopes: doc.scopes as Permission[],
+    },
+  };
+}

@@ -1,0 +1,21 @@
+import { Schema, model } from 'mongoose';
+
+const apiKeySchema = new Schema(
+  {
+    _id: { type: String, required: true }, // key_…
+    hash: { type: String, required: true, unique: true }, // sha256 of the plaintext
+    displayPrefix: { type: String, required: true },
+    environment: { type: String, enum: ['live', 'test'], required: true },
+    audience: { type: String, required: true },
+    orgId: { type: String, required: true, index: true },
+    workspaceId: { type: String, required: true },
+    applicationId: { type: String, required: true },
+    familyId: { type: String, required: true, index: true },
+    scopes: { type: [String], required: true },
+    expiresAt: { type: Date, default: null },
+    revokedAt: { type: Date, default: null },
+  },
+  { timestamps: true, versionKey: false },
+);
+
+export const ApiKey = model('ApiKey', apiKeySchema, 'api_keys');

@@ -1,0 +1,18 @@
+// Two projects: `unit` needs nothing running; `integration` gets MongoDB-wire storage and a
+// Temporal server from the global setup (started on free ports unless configured).
+const transform = { '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] };
+// ESM-only packages used by tests are transpiled like our own code.
+const transformIgnorePatterns = ['/node_modules/(?!(oauth4webapi|jose)/)'];
+module.exports = {
+  projects: [
+    { displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'], transform, transformIgnorePatterns, testEnvironment: 'node' },
+    {
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/workflows/**/*.test.ts', '<rootDir>/test/e2e/**/*.test.ts'],
+      transform, transformIgnorePatterns, testEnvironment: 'node',
+      globalSetup: '<rootDir>/test/support/globalSetup.ts',
+      globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
+      testTimeout: 120000,
+    },
+  ],
+};

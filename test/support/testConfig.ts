@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import { loadConfig, setConfig, type Config } from '../../core/config';
+
+let counter = 0;
+
+/** A unique name per test file (and per call), safe as a database or task-queue name. */
+export function uniqueName(prefix: string): string {
+  counter += 1;
+  return `${prefix}_${process.pid}_${Date.now().toString(36)}_${counter}`;
+}
+
+/**
+ * A config for one test file: its own database on the shared test store and its own Temporal
+ * task queue. `env` overrides any variable, exactly as the processes read them.
+ */
+export function testConfig(env: Record<string, string> = {}): Config {
+  const base = process.env.TEST_MONGODB_BASE;
+  const temporal = process.env.TEST_TEMPORAL_ADDRESS;
+  if (!base || !temporal) throw new Error('integration tests need the global set-up (run them through jest --selectProjects integration)');
+  const cfg = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    MONGODB_URI: `${base}/${uniqueName('t')}`,
+    TEMPORAL_ADDRESS: temporal,
+    TEMPORAL_TASK_QUEUE: uniqueName('tq'),
+    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    ...env,
+  });
+  setConfig(cfg);
+  return cfg;
+}

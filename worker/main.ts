@@ -1,0 +1,25 @@
+import { Runtime, makeTelemetryFilterString } from '@temporalio/worker';
+import { loadConfigOrExit } from '../core/config';
+import { logger } from '../core/observability/logger';
+import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
+import { createWorker } from './createWorker';
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  logger.level = config.logLevel;
+  Runtime.install({ telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) } } });
+  await connectStore(config.mongodbUri);
+  await ensureIndexes();
+  const { worker, connection } = await createWorker(config);
+  logger.info({ taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace }, 'worker running');
+  // worker.run() resolves after SIGINT/SIGTERM: the SDK drains in-flight tasks first.
+  await worker.run();
+  await connection.close();
+  await disconnectStore();
+  logger.info('worker stopped');
+}
+
+main().catch((err) => {
+  logger.fatal({ err: { message: err.message } }, 'worker failed');
+  process.exit(1);
+});

@@ -1,0 +1,3 @@
+// Every workflow the worker runs. Workflow code is deterministic: timers, signals and the order
+// of steps only; side effects live in activities.
+export {};
