@@ -3,13 +3,13 @@ import { createActivities } from '../activities';
 import type { Config } from '../core/config';
 
 /** A Temporal worker for the configured task queue, running every workflow and activity. */
-export async function createWorker(config: Config, opts: { workflowBundle?: { code: string } } = {}): Promise<{ worker: Worker; connection: NativeConnection }> {
+export async function createWorker(config: Config, opts: { workflowBundlePath?: string } = {}): Promise<{ worker: Worker; connection: NativeConnection }> {
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+    ...(opts.workflowBundlePath ? { workflowBundle: { codePath: opts.workflowBundlePath } } : { workflowsPath: require.resolve('../workflows') }),
     activities: createActivities(config),
     maxConcurrentActivityTaskExecutions: 200,
   });

@@ -10,6 +10,12 @@ import {
  * the integration suites, unless MONGODB_URI / TEMPORAL_ADDRESS point at running ones. Each
  * test file then uses its own database and task queue, so files never share state.
  */
+const quietBundleLogger = {
+  log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined,
+  warn: (m: string) => process.stderr.write(`[workflow bundle] ${m}\n`),
+  error: (m: string) => process.stderr.write(`[workflow bundle] ${m}\n`),
+};
+
 export default async function globalSetup(): Promise<void> {
   const wantStore = !process.env.MONGODB_URI;
   const wantTemporal = !process.env.TEMPORAL_ADDRESS;
@@ -31,6 +37,12 @@ export default async function globalSetup(): Promise<void> {
     process.env.TEST_TEMPORAL_ADDRESS = process.env.TEMPORAL_ADDRESS;
   }
   process.env.TEST_TEMPORAL_TEST_SERVER = BINARIES.temporalTestServer;
+  // Bundle the workflow code once for every test file's in-process workers.
+  const { bundleWorkflowCode } = await import('@temporalio/worker');
+  const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietBundleLogger });
+  const bundlePath = join(dir, 'workflow-bundle.js');
+  writeFileSync(bundlePath, bundle.code);
+  process.env.TEST_WORKFLOW_BUNDLE = bundlePath;
   process.env.TEST_SERVICES_DIR = dir;
   writeFileSync(join(dir, 'pids.json'), JSON.stringify(started.map((s) => s.child.pid)));
   (globalThis as { __testServices?: RunningService[] }).__testServices = started;

@@ -1,0 +1,29 @@
+import type { FinalJobStatus, JobCounts } from '../jobs/jobTypes';
+
+/**
+ * The seam between contact-retrieval jobs and webhooks: the job workflow's finishing activity
+ * calls `emitJobCompleted` exactly once per job (it may be retried: it must be idempotent).
+ * It fixes the event's body bytes at first emission and starts the delivery workflow
+ * `webhook-event:<event_id>` when the workspace has an active endpoint.
+ */
+export interface JobCompletedInput {
+  orgId: string;
+  workspaceId: string;
+  jobId: string;
+  status: FinalJobStatus;
+  counts: JobCounts;
+  /** When the result stops being readable; null when the job carries no result. */
+  resultExpiresAt: Date | null;
+  completedAt: Date;
+}
+
+export interface EmittedEvent {
+  eventId: string;
+  /** False when no endpoint was active: the result is still readable, nothing is sent. */
+  deliveryStarted: boolean;
+}
+
+/** Placeholder until the webhooks work lands; the contract above is what it must keep. */
+export async function emitJobCompleted(input: JobCompletedInput): Promise<EmittedEvent> {
+  return { eventId: `evt_pending_${input.jobId}`, deliveryStarted: false };
+}

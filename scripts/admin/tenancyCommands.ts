@@ -1,0 +1,39 @@
+import { createApiKey, revokeApiKey } from '../../core/keys/apiKeys';
+import { config } from '../../core/config';
+import { createApplication, createOrganization, createWorkspace } from '../../core/tenancy/provisioning';
+import { intFlag, optionalFlag, requireFlag, type AdminCommand } from './command';
+
+export const tenancyCommands: Record<string, AdminCommand> = {
+  'org create': {
+    usage: 'org create --name N [--credits C]',
+    run: (f) => createOrganization(requireFlag(f, 'name'), intFlag(f, 'credits') ?? 0),
+  },
+  'workspace create': {
+    usage: 'workspace create --org O [--name N]',
+    run: (f) => createWorkspace(requireFlag(f, 'org'), optionalFlag(f, 'name')),
+  },
+  'application create': {
+    usage: 'application create --org O [--name N]',
+    run: (f) => createApplication(requireFlag(f, 'org'), optionalFlag(f, 'name')),
+  },
+  'key create': {
+    usage: 'key create --org O --workspace W [--application A] --scopes s1,s2 [--family F] [--environment live|test] [--audience X]',
+    run: (f) => {
+      const env = optionalFlag(f, 'environment') ?? 'live';
+      if (env !== 'live' && env !== 'test') throw new Error('--environment must be live or test');
+      return createApiKey({
+        orgId: requireFlag(f, 'org'),
+        workspaceId: requireFlag(f, 'workspace'),
+        applicationId: optionalFlag(f, 'application'),
+        familyId: optionalFlag(f, 'family'),
+        scopes: requireFlag(f, 'scopes').split(',').map((s) => s.trim()).filter(Boolean),
+        environment: env,
+        audience: optionalFlag(f, 'audience') ?? config().apiAudience,
+      });
+    },
+  },
+  'key revoke': {
+    usage: 'key revoke --key-id K',
+    run: (f) => revokeApiKey(requireFlag(f, 'key-id')),
+  },
+};

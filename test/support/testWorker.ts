@@ -1,0 +1,36 @@
+import { Runtime, makeTelemetryFilterString, type Worker } from '@temporalio/worker';
+import type { Config } from '../../core/config';
+import { createWorker } from '../../worker/createWorker';
+
+let runtimeInstalled = false;
+
+export interface TestWorker {
+  worker: Worker;
+  /** Stops the worker (as a SIGTERM would) and waits for it to drain. */
+  stop: () => Promise<void>;
+}
+
+/**
+ * A real worker, in-process, on the test file's own task queue, running the workflow bundle
+ * made once by the global set-up. The store connection is the test API's.
+ */
+export async function startTestWorker(config: Config): Promise<TestWorker> {
+  if (!runtimeInstalled) {
+    try {
+      Runtime.install({ telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
+    } catch {
+      // Already installed in this process.
+    }
+    runtimeInstalled = true;
+  }
+  const { worker, connection } = await createWorker(config, { workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE });
+  const running = worker.run();
+  return {
+    worker,
+    stop: async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+      await connection.close();
+    },
+  };
+}
