@@ -4,6 +4,7 @@ import { connectStore, disconnectStore, ensureIndexes } from '../core/store/conn
 import { closeTemporalClient } from '../core/temporal/client';
 import { parseArgs, UsageError } from './admin/command';
 import { adminCommands } from './admin/commands';
+import { applyDevEnvDefaults } from './devEnv';
 
 /**
  * Operator CLI (DECISIONS.md "Operator CLI"): `npm run --silent admin -- <command> [--flags]`.
@@ -33,6 +34,7 @@ async function main(): Promise<number> {
     return 2;
   }
   logger.level = 'silent';
+  applyDevEnvDefaults();
   const cfg = loadConfig();
   setConfig(cfg);
   await connectStore(cfg.mongodbUri);

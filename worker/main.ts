@@ -3,11 +3,12 @@ import { loadConfigOrExit } from '../core/config';
 import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
 import { createWorker } from './createWorker';
+import { sdkLogger } from './sdkLogger';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   logger.level = config.logLevel;
-  Runtime.install({ telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) } } });
+  Runtime.install({ logger: sdkLogger(logger), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) } } });
   await connectStore(config.mongodbUri);
   await ensureIndexes();
   const { worker, connection } = await createWorker(config);
