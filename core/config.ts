@@ -51,6 +51,7 @@ const schema = z
     CONTACT_PROVIDER_TOKEN: z.string().min(1).optional(),
     ACCESS_TOKEN_TTL_SECONDS: positiveInt.default(900),
     REFRESH_TOKEN_IDLE_SECONDS: positiveInt.default(30 * 24 * 3600),
+    M2M_SECRET_ROTATION_GRACE_SECONDS: z.coerce.number().int().min(0).default(24 * 3600),
     SEARCH_PREVIEW_QUOTA_PER_DAY: positiveInt.default(5000),
     SEARCH_DISTINCT_QUERIES_PER_HOUR: positiveInt.default(300),
     SEARCH_DELIVERY_QUOTA_PER_DAY: positiveInt.default(2000),
@@ -90,7 +91,11 @@ function toConfig(e: z.infer<typeof schema>) {
       retryDelaysMs: e.RETRY_DELAYS_MS,
     },
     contactProvider: { kind: e.CONTACT_PROVIDER, url: e.CONTACT_PROVIDER_URL, token: e.CONTACT_PROVIDER_TOKEN },
-    oauth: { accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS, refreshTokenIdleSeconds: e.REFRESH_TOKEN_IDLE_SECONDS },
+    oauth: {
+      accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
+      refreshTokenIdleSeconds: e.REFRESH_TOKEN_IDLE_SECONDS,
+      secretRotationGraceSeconds: e.M2M_SECRET_ROTATION_GRACE_SECONDS,
+    },
     searchQuotas: {
       previewsPerDay: e.SEARCH_PREVIEW_QUOTA_PER_DAY,
       distinctQueriesPerHour: e.SEARCH_DISTINCT_QUERIES_PER_HOUR,
