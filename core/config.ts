@@ -69,6 +69,9 @@ const schema = z
     }
   });
 
+/** Every environment variable the processes read (the README's configuration table). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.shape);
+
 export type Config = ReturnType<typeof toConfig>;
 
 function toConfig(e: z.infer<typeof schema>) {

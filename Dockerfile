@@ -1,0 +1,23 @@
+# One image for both processes: `api` (default) and `worker` (command override).
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY api ./api
+COPY core ./core
+COPY workflows ./workflows
+COPY activities ./activities
+COPY worker ./worker
+COPY scripts ./scripts
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+USER node
+EXPOSE 8080
+CMD ["node", "dist/api/server.js"]

@@ -1,0 +1,65 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../../core/config';
+
+const KEY = Buffer.alloc(32, 7).toString('base64');
+
+describe('config module', () => {
+  test('defaults apply and URLs derive from BASE_URL', () => {
+    const c = loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, BASE_URL: 'https://api.example.com/' });
+    expect(c.port).toBe(8080);
+    expect(c.baseUrl).toBe('https://api.example.com');
+    expect(c.authUrl).toBe('https://api.example.com');
+    expect(c.mcpUrl).toBe('https://api.example.com');
+    expect(c.temporal).toEqual({ address: '127.0.0.1:7233', namespace: 'default', taskQueue: 'talent-platform' });
+    expect(c.webhooks.allowedCidrs).toEqual([]);
+    expect(c.webhooks.retryDelaysMs).toBeUndefined();
+  });
+
+  test.each([
+    ['PORT', 'eighty', /PORT/],
+    ['MONGODB_URI', 'postgres://x', /MONGODB_URI/],
+    ['TEMPORAL_ADDRESS', 'nohostport', /TEMPORAL_ADDRESS/],
+    ['LOG_LEVEL', 'loud', /LOG_LEVEL/],
+    ['RETRY_DELAYS_MS', '1,2,3', /RETRY_DELAYS_MS/],
+    ['SECRETS_ENCRYPTION_KEY', 'c2hvcnQ=', /SECRETS_ENCRYPTION_KEY/],
+  ])('a bad %s names the variable', (name, value, pattern) => {
+    expect(() => loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, [name]: value })).toThrow(pattern);
+  });
+
+  test('a missing encryption key is refused with a hint', () => {
+    expect(() => loadConfig({})).toThrow(/SECRETS_ENCRYPTION_KEY.*openssl rand -base64 32/);
+  });
+
+  test('production refuses test-only relaxations', () => {
+    const err = (() => {
+      try {
+        loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, NODE_ENV: 'production', RETRY_DELAYS_MS: '1,1,1,1,1,1,1,1', WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' });
+      } catch (e) {
+        return e as ConfigError;
+      }
+      return undefined;
+    })();
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err!.issues.join('\n')).toMatch(/RETRY_DELAYS_MS/);
+    expect(err!.issues.join('\n')).toMatch(/WEBHOOK_ALLOWED_CIDRS/);
+  });
+
+  test('the API process exits non-zero naming the bad variable', () => {
+    const root = join(__dirname, '..', '..');
+    const r = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'api/server.ts'], {
+      cwd: root,
+      env: { PATH: process.env.PATH, SECRETS_ENCRYPTION_KEY: KEY, PORT: 'not-a-port' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/PORT/);
+  });
+
+  test('the list of variables covers what the README documents', () => {
+    for (const v of ['PORT', 'BASE_URL', 'AUTH_URL', 'MCP_URL', 'MONGODB_URI', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE', 'LOG_LEVEL', 'SECRETS_ENCRYPTION_KEY']) {
+      expect(CONFIG_VARIABLES).toContain(v);
+    }
+  });
+});

@@ -1,0 +1,34 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { CONFIG_VARIABLES } from '../../core/config';
+import { SA } from '../../core/temporal/searchAttributes';
+
+const root = join(__dirname, '..', '..');
+const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+  services: Record<string, { environment?: Record<string, unknown>; command?: unknown; build?: unknown; image?: string }>;
+};
+
+describe('docker-compose.yml (it cannot run here; its wiring is checked instead)', () => {
+  test('runs MongoDB, Temporal with its UI, api and worker', () => {
+    expect(Object.keys(compose.services)).toEqual(expect.arrayContaining(['mongodb', 'temporal', 'temporal-ui', 'api', 'worker']));
+    expect(compose.services.api.build).toBe('.');
+    expect(compose.services.worker.build).toBe('.');
+    expect(String(compose.services.worker.command)).toMatch(/worker/);
+  });
+
+  test.each(['api', 'worker'])('%s is configured only through variables the config module reads', (name) => {
+    const env = compose.services[name].environment ?? {};
+    const names = Object.keys(env).filter((k) => k !== '<<');
+    expect(names.length).toBeGreaterThan(5);
+    for (const v of names) expect(CONFIG_VARIABLES).toContain(v);
+    for (const required of ['MONGODB_URI', 'TEMPORAL_ADDRESS', 'SECRETS_ENCRYPTION_KEY']) expect(names).toContain(required);
+    expect(String(env.TEMPORAL_ADDRESS)).toBe('temporal:7233');
+    expect(String(env.MONGODB_URI)).toMatch(/^mongodb:\/\/mongodb:27017\//);
+  });
+
+  test('registers every custom search attribute the workflows use', () => {
+    const text = JSON.stringify(compose.services['temporal-search-attributes']);
+    for (const key of Object.values(SA)) expect(text).toContain(key.name);
+  });
+});
