@@ -1,0 +1,82 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { api } from '../support/http';
+import { startTestApi, type TestApi } from '../support/testApi';
+
+const root = join(__dirname, '..', '..');
+let srv: TestApi;
+
+beforeAll(async () => {
+  srv = await startTestApi();
+});
+afterAll(async () => srv.close());
+
+/** Runs the operator CLI exactly as an operator would, against the test API's store. */
+function admin(...args: string[]): { status: number | null; stdout: string; stderr: string; json: any } {
+  const r = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'scripts/admin.ts', ...args], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH,
+      MONGODB_URI: srv.config.mongodbUri,
+      TEMPORAL_ADDRESS: srv.config.temporal.address,
+      SECRETS_ENCRYPTION_KEY: srv.config.secretsKey.toString('base64'),
+    },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  let json: unknown;
+  try {
+    json = JSON.parse(r.stdout);
+  } catch {
+    json = undefined;
+  }
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr, json };
+}
+
+describe('operator CLI', () => {
+  test('provisions an organization and a key that works, then revokes it', async () => {
+    const org = admin('org', 'create', '--name', 'Acme', '--credits', '50');
+    expect(org.status).toBe(0);
+    expect(org.json).toEqual({ org_id: expect.stringMatching(/^org_/), workspace_id: expect.stringMatching(/^ws_/), application_id: expect.stringMatching(/^app_/) });
+
+    const ws = admin('workspace', 'create', '--org', org.json.org_id);
+    expect(ws.json.workspace_id).toMatch(/^ws_/);
+
+    const key = admin('key', 'create', '--org', org.json.org_id, '--workspace', ws.json.workspace_id, '--scopes', 'candidates.search,limits.v1:read');
+    expect(key.status).toBe(0);
+    expect(key.json).toEqual({ key: expect.stringMatching(/^sk_live_ext_[0-9A-Za-z]{32,}$/), key_id: expect.stringMatching(/^key_/), family_id: expect.stringMatching(/^kf_/) });
+
+    const who = await api(srv.url, 'GET', '/v1/whoami', { key: key.json.key });
+    expect(who.status).toBe(200);
+    expect(who.json).toMatchObject({ org_root: org.json.org_id, workspace_id: ws.json.workspace_id, scopes: ['candidates.search', 'limits.v1:read'] });
+
+    const rotated = admin('key', 'create', '--org', org.json.org_id, '--workspace', ws.json.workspace_id, '--scopes', 'candidates.search', '--family', key.json.family_id);
+    expect(rotated.json.family_id).toBe(key.json.family_id);
+
+    const revoked = admin('key', 'revoke', '--key-id', key.json.key_id);
+    expect(revoked.status).toBe(0);
+    expect(revoked.json).toEqual({ key_id: key.json.key_id, revoked_at: expect.any(String) });
+    expect((await api(srv.url, 'GET', '/v1/whoami', { key: key.json.key })).status).toBe(401);
+    expect((await api(srv.url, 'GET', '/v1/whoami', { key: rotated.json.key })).status).toBe(200);
+  }, 120_000);
+
+  test('errors are one line on stderr with a non-zero exit', () => {
+    const missing = admin('org', 'create');
+    expect(missing.status).not.toBe(0);
+    expect(missing.stdout).toBe('');
+    expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+    expect(missing.stderr).toMatch(/--name/);
+
+    const unknownOrg = admin('key', 'create', '--org', 'org_doesnotexist1', '--workspace', 'ws_x', '--scopes', 'candidates.search');
+    expect(unknownOrg.status).not.toBe(0);
+    expect(unknownOrg.stderr.trim().split('\n')).toHaveLength(1);
+
+    const badScope = admin('org', 'create', '--name', 'B');
+    const bad = admin('key', 'create', '--org', badScope.json.org_id, '--workspace', badScope.json.workspace_id, '--scopes', 'everything');
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toMatch(/unknown scopes: everything/);
+
+    const unknownCommand = admin('frobnicate');
+    expect(unknownCommand.status).not.toBe(0);
+  }, 120_000);
+});
