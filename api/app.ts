@@ -6,6 +6,8 @@ import { baselineAdmission } from './middleware/admission';
 import { authenticate } from './middleware/authenticate';
 import { problemDocuments } from './middleware/problemDocuments';
 import { requestId } from './middleware/requestId';
+import { toolServerRouter } from './mcp/toolServer';
+import { oauthRouter } from './oauth/router';
 import { buildOpenApi } from './openapi';
 import { mountRoutes } from './routeSpec';
 import { healthRouter, type Probes } from './routes/health';
@@ -21,7 +23,8 @@ const isV1 = (path: string) => path === '/v1' || path.startsWith('/v1/');
 /**
  * The whole middleware chain, in order, in one place:
  * request id → problem documents → access log/metrics → unauthenticated probes and API
- * reference → (/v1) authenticate → baseline admission → route (permission → operation
+ * reference → OAuth token endpoint, discovery and JWKS, and the MCP tool server at /tools (own
+ * bearer-token validation, never API keys) → (/v1) authenticate → baseline admission → route (permission → operation
  * admission → body → validation → idempotency → handler) → 404/405.
  */
 export function createApp({ config, probes }: AppDeps): Koa {
@@ -41,6 +44,9 @@ export function createApp({ config, probes }: AppDeps): Koa {
     ctx.body = openapi;
   });
   app.use(reference.routes());
+
+  app.use(oauthRouter(config).routes());
+  app.use(toolServerRouter(config, v1Routes).routes());
 
   const v1Auth = authenticate(() => config.apiAudience);
   const v1Admission = baselineAdmission();

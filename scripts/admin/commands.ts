@@ -1,7 +1,9 @@
 import type { AdminCommand } from './command';
+import { m2mCommands } from './m2mCommands';
 import { tenancyCommands } from './tenancyCommands';
 
 /** Every operator command; each area of the service contributes its own module. */
 export const adminCommands: Record<string, AdminCommand> = {
   ...tenancyCommands,
+  ...m2mCommands,
 };

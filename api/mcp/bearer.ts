@@ -1,0 +1,70 @@
+import type { Context } from 'koa';
+import type { Config } from '../../core/config';
+import { verifyAccessToken } from '../../core/oauth/accessTokens';
+import { admitClientRequest } from '../../core/oauth/clientRateLimit';
+import { findActiveClient, MCP_TOOLS_SCOPE, type ClientRecord } from '../../core/oauth/clients';
+import { protectedResourceMetadataUrl } from '../oauth/discovery';
+import { toolsResource } from '../oauth/tokenEndpoint';
+
+/**
+ * Bearer validation of the tool server (RFC 6750, RFC 9068, MCP authorization): every request
+ * carries an access token issued for exactly `${MCP_URL}/tools`. API keys are never accepted.
+ * The token is checked here and dropped: nothing downstream ever sees it.
+ */
+export class BearerRejection extends Error {
+  constructor(
+    readonly status: 400 | 401 | 403 | 429,
+    readonly error: string | undefined,
+    readonly description: string,
+    readonly extraHeaders: Record<string, string> = {},
+  ) {
+    super(description);
+  }
+}
+
+export function challenge(config: Config, error?: string, description?: string): string {
+  const parts = [`resource_metadata="${protectedResourceMetadataUrl(config)}"`];
+  if (error) parts.push(`error="${error}"`);
+  if (description) parts.push(`error_description="${description.replace(/["\\]/g, '')}"`);
+  if (error === 'insufficient_scope') parts.push(`scope="${MCP_TOOLS_SCOPE}"`);
+  return `Bearer ${parts.join(', ')}`;
+}
+
+const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
+
+export async function authenticateBearer(ctx: Context, config: Config): Promise<ClientRecord> {
+  const raw = ctx.req.rawHeaders;
+  const values: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].toLowerCase() === 'authorization') values.push(raw[i + 1]);
+  if (ctx.query.access_token !== undefined) throw new BearerRejection(400, 'invalid_request', 'Send the access token in the Authorization header, never in the URL.');
+  if (values.length > 1) throw new BearerRejection(400, 'invalid_request', 'Send exactly one Authorization header.');
+  if (values.length === 0) throw new BearerRejection(401, undefined, 'An access token is required.');
+  const match = BEARER.exec(values[0].trim());
+  if (!match) throw new BearerRejection(401, 'invalid_token', 'The Authorization header must be `Bearer <access token>`.');
+  const verdict = await verifyAccessToken(match[1], {
+    issuer: config.authUrl,
+    audience: toolsResource(config),
+    accessTokenTtlSeconds: config.oauth.accessTokenTtlSeconds,
+  });
+  if (!verdict.ok) throw new BearerRejection(401, 'invalid_token', 'The access token is invalid or expired.');
+  const client = await findActiveClient(verdict.token.clientId);
+  if (!client) throw new BearerRejection(401, 'invalid_token', 'The access token is invalid or expired.');
+  if (!verdict.token.scopes.includes(MCP_TOOLS_SCOPE)) throw new BearerRejection(403, 'insufficient_scope', `The access token lacks the ${MCP_TOOLS_SCOPE} scope.`);
+  const admitted = await admitClientRequest(client._id, client.rateLimitPerMinute);
+  if (!admitted.ok) {
+    throw new BearerRejection(429, undefined, 'The rate limit of this client credential was reached; retry after Retry-After seconds.', {
+      'Retry-After': String(admitted.retryAfterSeconds),
+    });
+  }
+  return client;
+}
+
+export function sendBearerRejection(ctx: Context, config: Config, rejection: BearerRejection): void {
+  ctx.status = rejection.status;
+  if (rejection.status === 401 || rejection.status === 403 || rejection.status === 400) {
+    ctx.set('WWW-Authenticate', challenge(config, rejection.error, rejection.status === 401 && !rejection.error ? undefined : rejection.description));
+  }
+  for (const [k, v] of Object.entries(rejection.extraHeaders)) ctx.set(k, v);
+  ctx.set('Cache-Control', rejection.status === 429 ? 'private, no-store' : 'no-store');
+  ctx.body = { error: rejection.error ?? (rejection.status === 429 ? 'rate_limited' : 'invalid_token'), error_description: rejection.description };
+}

@@ -1,0 +1,152 @@
+import { z, type ZodType } from 'zod';
+import type { RouteSpec } from '../routeSpec';
+
+/**
+ * The tools of the tool server. Each one is a developer-API operation: it runs the same route
+ * spec (permission, limits, validation, idempotency, credits), so the two surfaces cannot
+ * drift. A tool is offered as soon as its operation's route module is registered.
+ */
+export interface ToolDefinition {
+  name: string;
+  operation: string;
+  title: string;
+  description: string;
+}
+
+export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
+  {
+    name: 'search_candidates',
+    operation: 'candidates.search',
+    title: 'Search candidates',
+    description: 'Search the talent pool (same as POST /v1/candidates/search). Charged per page of results like the developer API; pass idempotency_key to make a retry safe.',
+  },
+  {
+    name: 'list_sources',
+    operation: 'search.sources',
+    title: 'List search sources',
+    description: 'List the search sources this client can use (same as GET /v1/search/sources). Free.',
+  },
+  {
+    name: 'unlock_profile',
+    operation: 'profiles.unlock',
+    title: 'Unlock a profile',
+    description: 'Unlock the full profile of one opaque person identifier (same as POST /v1/profiles/unlock). Costs credits unless already unlocked; pass idempotency_key to make a retry safe.',
+  },
+  {
+    name: 'match_person',
+    operation: 'person_matches.create',
+    title: 'Match a person',
+    description: 'Match a person description to person identifiers (same as POST /v1/person-matches). Charged per match returned; pass idempotency_key to make a retry safe.',
+  },
+  {
+    name: 'create_contact_retrieval_job',
+    operation: 'contact_retrieval_jobs.create',
+    title: 'Create a contact-retrieval job',
+    description: 'Start retrieving contact details for up to 100 person identifiers (same as POST /v1/contact-retrieval-jobs). Runs asynchronously: poll get_contact_retrieval_job, then read get_job_result. Charged per delivered record.',
+  },
+  {
+    name: 'get_contact_retrieval_job',
+    operation: 'contact_retrieval_jobs.get',
+    title: 'Read a contact-retrieval job',
+    description: 'Read the status and counts of a contact-retrieval job (same as GET /v1/contact-retrieval-jobs/{job_id}).',
+  },
+  {
+    name: 'get_job_result',
+    operation: 'job_results.get',
+    title: 'Read a job result',
+    description: 'Read the result of a finished contact-retrieval job (same as GET /v1/job-results/{job_id}); retained 7 days.',
+  },
+  {
+    name: 'cancel_contact_retrieval_job',
+    operation: 'contact_retrieval_jobs.cancel',
+    title: 'Cancel a contact-retrieval job',
+    description: 'Ask a running contact-retrieval job to stop (same as POST /v1/contact-retrieval-jobs/{job_id}/cancel).',
+  },
+  {
+    name: 'whoami',
+    operation: 'whoami',
+    title: 'Describe this client',
+    description: 'Describe the calling client: organization, workspace, application and permissions (same as GET /v1/whoami). Free.',
+  },
+];
+
+export const IDEMPOTENCY_KEY_ARGUMENT = 'idempotency_key';
+
+type JsonSchema = { type?: unknown; properties?: Record<string, unknown>; required?: string[]; [k: string]: unknown };
+
+function toJsonSchema(schema: ZodType): JsonSchema {
+  const s = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  delete s.$schema;
+  return s;
+}
+
+/** Where each tool argument goes in the HTTP-shaped request of the route. */
+export interface ArgumentPlan {
+  params: string[];
+  query: string[];
+  /** True when the body is an object whose members are top-level arguments. */
+  bodyMembers: boolean;
+  /** Set when the body is not an object: it is passed whole as the argument `body`. */
+  bodyArgument: boolean;
+}
+
+export interface ToolEntry {
+  definition: ToolDefinition;
+  spec: RouteSpec;
+  inputSchema: { type: 'object'; properties: Record<string, unknown>; required?: string[]; [k: string]: unknown };
+  plan: ArgumentPlan;
+}
+
+/**
+ * The tool's input schema: path parameters, query parameters and body members side by side
+ * (the route's own zod schemas, so the validation is the route's), plus idempotency_key.
+ */
+export function buildToolEntry(definition: ToolDefinition, spec: RouteSpec): ToolEntry {
+  const properties: Record<string, unknown> = {};
+  const required: string[] = [];
+  const plan: ArgumentPlan = { params: [], query: [], bodyMembers: false, bodyArgument: false };
+  const take = (schema: ZodType | undefined, into: string[]) => {
+    if (!schema) return;
+    const js = toJsonSchema(schema);
+    for (const [k, v] of Object.entries(js.properties ?? {})) {
+      properties[k] = v;
+      into.push(k);
+    }
+    required.push(...(js.required ?? []));
+  };
+  take(spec.params, plan.params);
+  take(spec.query, plan.query);
+  let additional: unknown = false;
+  if (spec.body) {
+    const js = toJsonSchema(spec.body);
+    if (js.type === 'object' && js.properties) {
+      plan.bodyMembers = true;
+      Object.assign(properties, js.properties);
+      required.push(...(js.required ?? []));
+      if (js.additionalProperties !== undefined && js.additionalProperties !== false) additional = js.additionalProperties;
+    } else {
+      plan.bodyArgument = true;
+      properties.body = js;
+      required.push('body');
+    }
+  }
+  if (spec.idempotent) {
+    properties[IDEMPOTENCY_KEY_ARGUMENT] = {
+      type: 'string',
+      pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$',
+      description: 'Makes a retry safe: the same key with the same arguments replays the first result instead of redoing (and re-charging) the work. Generated when absent.',
+    };
+  }
+  const inputSchema: ToolEntry['inputSchema'] = { type: 'object', properties, additionalProperties: additional };
+  if (required.length) inputSchema.required = [...new Set(required)];
+  return { definition, spec, inputSchema, plan };
+}
+
+/** The tools whose operations are registered, in catalogue order. */
+export function availableTools(routes: readonly RouteSpec[]): ToolEntry[] {
+  const byOperation = new Map(routes.map((r) => [r.operation, r]));
+  return TOOL_DEFINITIONS.flatMap((d) => {
+    const spec = byOperation.get(d.operation);
+    return spec ? [buildToolEntry(d, spec)] : [];
+  });
+}

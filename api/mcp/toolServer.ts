@@ -1,0 +1,104 @@
+import Router from '@koa/router';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Context } from 'koa';
+import getRawBody from 'raw-body';
+import type { Config } from '../../core/config';
+import type { KeyPrincipal } from '../../core/keys/apiKeys';
+import type { Permission } from '../../core/keys/permissions';
+import type { ClientRecord } from '../../core/oauth/clients';
+import type { RouteSpec } from '../routeSpec';
+import { toolsResource } from '../oauth/tokenEndpoint';
+import { authenticateBearer, BearerRejection, sendBearerRejection } from './bearer';
+import { availableTools, type ToolEntry } from './toolCatalog';
+import { createToolDispatcher, type ToolOutcome } from './toolDispatch';
+
+export const TOOLS_PATH = '/tools';
+const MAX_MESSAGE_BYTES = 65_536;
+
+/** Tool calls act as the client: a principal shaped like an API key's, keyed by the client id. */
+export function clientPrincipal(client: ClientRecord, config: Config): KeyPrincipal {
+  return {
+    keyId: client._id,
+    familyId: client._id,
+    orgId: client.orgId,
+    workspaceId: client.workspaceId,
+    applicationId: client.applicationId,
+    audience: toolsResource(config),
+    scopes: client.permissions as Permission[],
+  };
+}
+
+function toolResult(outcome: ToolOutcome): CallToolResult {
+  const body = outcome.body;
+  const structured = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+  return {
+    content: [{ type: 'text', text: JSON.stringify(body) }],
+    ...(structured ? { structuredContent: structured } : {}),
+    isError: !outcome.ok,
+  };
+}
+
+function mcpServer(tools: ToolEntry[], principal: KeyPrincipal, requestId: string, dispatcher: ReturnType<typeof createToolDispatcher>): Server {
+  const server = new Server({ name: 'talent-platform-tools', version: '1.0.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: tools.map((t) => ({ name: t.definition.name, title: t.definition.title, description: t.definition.description, inputSchema: t.inputSchema })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const entry = tools.find((t) => t.definition.name === request.params.name);
+    if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+    return toolResult(await dispatcher.run(entry, args, principal, requestId));
+  });
+  return server;
+}
+
+function jsonRpcError(ctx: Context, status: number, code: number, message: string): void {
+  ctx.status = status;
+  ctx.body = { jsonrpc: '2.0', error: { code, message }, id: null };
+}
+
+/**
+ * `{MCP_URL}/tools`: an MCP server over Streamable HTTP in stateless mode (a fresh server per
+ * POST, JSON responses), behind bearer validation on every request. GET (a server-initiated
+ * event stream) and DELETE (session end) have no meaning without sessions: 405.
+ */
+export function toolServerRouter(config: Config, routes: readonly RouteSpec[]): Router {
+  const tools = availableTools(routes);
+  const dispatcher = createToolDispatcher(routes);
+  const router = new Router();
+  router.all(TOOLS_PATH, async (ctx) => {
+    let client: ClientRecord;
+    try {
+      client = await authenticateBearer(ctx, config);
+    } catch (err) {
+      if (err instanceof BearerRejection) return sendBearerRejection(ctx, config, err);
+      throw err;
+    }
+    if (ctx.method !== 'POST') {
+      ctx.set('Allow', 'POST');
+      return jsonRpcError(ctx, 405, -32000, 'Method not allowed: this server is stateless; POST JSON-RPC messages.');
+    }
+    let message: unknown;
+    try {
+      const raw = await getRawBody(ctx.req, { limit: MAX_MESSAGE_BYTES, length: ctx.get('Content-Length') || undefined, encoding: 'utf8' });
+      message = JSON.parse(raw);
+    } catch {
+      ctx.set('Connection', 'close');
+      return jsonRpcError(ctx, 400, -32700, `Parse error: send one JSON-RPC message of at most ${MAX_MESSAGE_BYTES} bytes.`);
+    }
+    const server = mcpServer(tools, clientPrincipal(client, config), ctx.state.requestId, dispatcher);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    ctx.res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    // The transport writes the response itself; Koa must not touch it afterwards.
+    ctx.status = 200;
+    ctx.respond = false;
+    await transport.handleRequest(ctx.req, ctx.res, message);
+  });
+  return router;
+}

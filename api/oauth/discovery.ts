@@ -1,0 +1,42 @@
+import type { Config } from '../../core/config';
+import { MCP_TOOLS_SCOPE } from '../../core/oauth/clients';
+import { SIGNING_ALG } from '../../core/oauth/signingKeys';
+import { toolsResource } from './tokenEndpoint';
+
+export const TOKEN_PATH = '/api/oauth/token';
+export const JWKS_PATH = '/api/oauth/jwks';
+export const AUTHORIZATION_SERVER_METADATA_PATH = '/.well-known/oauth-authorization-server';
+export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/tools';
+
+/**
+ * RFC 8414 metadata. Only machine grants exist today; browser sign-in will add an
+ * authorization endpoint, `code` to the response types and PKCE methods here.
+ */
+export function authorizationServerMetadata(config: Config): Record<string, unknown> {
+  return {
+    issuer: config.authUrl,
+    token_endpoint: `${config.authUrl}${TOKEN_PATH}`,
+    jwks_uri: `${config.authUrl}${JWKS_PATH}`,
+    grant_types_supported: ['client_credentials', 'refresh_token'],
+    response_types_supported: [],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    scopes_supported: [MCP_TOOLS_SCOPE],
+    protected_resources: [toolsResource(config)],
+  };
+}
+
+/** RFC 9728 metadata of the tool server, at the well-known path derived from `${MCP_URL}/tools`. */
+export function protectedResourceMetadata(config: Config): Record<string, unknown> {
+  return {
+    resource: toolsResource(config),
+    authorization_servers: [config.authUrl],
+    scopes_supported: [MCP_TOOLS_SCOPE],
+    bearer_methods_supported: ['header'],
+    resource_signing_alg_values_supported: [SIGNING_ALG],
+    resource_name: 'Talent platform tool server (MCP)',
+  };
+}
+
+export function protectedResourceMetadataUrl(config: Config): string {
+  return `${config.mcpUrl}${PROTECTED_RESOURCE_METADATA_PATH}`;
+}

@@ -1,0 +1,44 @@
+import { isDuplicateKeyError } from '../store/connection';
+import { ClientRateWindow } from './models';
+
+/**
+ * Per-credential rate limit of an M2M client (SPEC 5.2 item 5, 8.3 rule 4): a strict
+ * one-minute window counted in the store, so every API replica shares it. A refused request
+ * does not consume capacity. One document per client: the window is reset in place.
+ */
+export const CLIENT_RATE_WINDOW_MS = 60_000;
+
+export type RateVerdict = { ok: true } | { ok: false; retryAfterSeconds: number };
+
+export function windowStartOf(nowMs: number): number {
+  return nowMs - (nowMs % CLIENT_RATE_WINDOW_MS);
+}
+
+export function retryAfterSeconds(nowMs: number): number {
+  return Math.max(1, Math.ceil((windowStartOf(nowMs) + CLIENT_RATE_WINDOW_MS - nowMs) / 1000));
+}
+
+export async function admitClientRequest(clientId: string, perMinute: number, now = new Date()): Promise<RateVerdict> {
+  const nowMs = now.getTime();
+  const windowStart = windowStartOf(nowMs);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const counted = await ClientRateWindow.findOneAndUpdate(
+      { _id: clientId, windowStart, count: { $lt: perMinute } },
+      { $inc: { count: 1 } },
+    ).lean();
+    if (counted) return { ok: true };
+    const reset = await ClientRateWindow.findOneAndUpdate({ _id: clientId, windowStart: { $lt: windowStart } }, { $set: { windowStart, count: 1 } }).lean();
+    if (reset) return { ok: true };
+    if (await ClientRateWindow.exists({ _id: clientId, windowStart: { $gte: windowStart } })) {
+      return { ok: false, retryAfterSeconds: retryAfterSeconds(nowMs) };
+    }
+    try {
+      await ClientRateWindow.create({ _id: clientId, windowStart, count: 1 });
+      return { ok: true };
+    } catch (err) {
+      // Another replica created the window first: count against it.
+      if (!isDuplicateKeyError(err)) throw err;
+    }
+  }
+  return { ok: false, retryAfterSeconds: retryAfterSeconds(nowMs) };
+}
