@@ -22,7 +22,7 @@ const isV1 = (path: string) => path === '/v1' || path.startsWith('/v1/');
 
 /**
  * The whole middleware chain, in order, in one place:
- * request id → problem documents → access log/metrics → unauthenticated probes and API
+ * request id → access log/metrics → problem documents → unauthenticated probes and API
  * reference → OAuth token endpoint, discovery and JWKS, and the MCP tool server at /tools (own
  * bearer-token validation, never API keys) → (/v1) authenticate → baseline admission → route (permission → operation
  * admission → body → validation → idempotency → handler) → 404/405.
@@ -32,8 +32,9 @@ export function createApp({ config, probes }: AppDeps): Koa {
   app.silent = true; // errors are logged once, by problemDocuments, with the request id
 
   app.use(requestId());
-  app.use(problemDocuments());
+  // Outside problemDocuments, so the log and metrics see the final status of failures too.
   app.use(accessLog());
+  app.use(problemDocuments());
 
   const health = healthRouter(probes, config.metricsEnabled);
   app.use(health.routes());

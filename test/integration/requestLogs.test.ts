@@ -1,0 +1,43 @@
+import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
+import { createTenant, type TestTenant } from '../support/fixtures';
+import { api, rawRequest } from '../support/http';
+import { startApiProcess, type ApiProcess } from '../support/apiProcess';
+import { testConfig } from '../support/testConfig';
+
+let proc: ApiProcess;
+let tenant: TestTenant;
+
+beforeAll(async () => {
+  const config = testConfig();
+  await connectStore(config.mongodbUri);
+  await ensureIndexes();
+  tenant = await createTenant();
+  proc = await startApiProcess(config);
+});
+afterAll(async () => {
+  await proc.stop();
+  await disconnectStore();
+});
+
+describe('structured request logs', () => {
+  test('one JSON line per request with the fields, never credentials, bodies or query text', async () => {
+    const ok = await api(proc.url, 'GET', '/v1/whoami?trace=confidential-query-text', { key: tenant.key, headers: { 'X-Request-Id': 'log-test-1' } });
+    expect(ok.status).toBe(200);
+    await api(proc.url, 'POST', '/v1/whoami', { key: tenant.key, body: { name: 'Private Person Payload' } });
+    await rawRequest(proc.url, { path: '/v1/whoami', headers: { Authorization: `Bearer ${tenant.key}x` } });
+    await new Promise((r) => setTimeout(r, 300));
+
+    const lines = proc.output().split('\n').filter((l) => l.startsWith('{'));
+    const records = lines.map((l) => JSON.parse(l));
+    const entry = records.find((r) => r.request_id === 'log-test-1');
+    expect(entry).toMatchObject({ msg: 'request', method: 'GET', route: '/v1/whoami', status: 200, key_id: tenant.keyId });
+    expect(typeof entry.duration_ms).toBe('number');
+    expect(records.map((r) => `${r.status}`)).toContain('401');
+
+    const all = proc.output();
+    expect(all).not.toContain(tenant.key);
+    expect(all).not.toContain(tenant.key.slice(12));
+    expect(all).not.toContain('confidential-query-text');
+    expect(all).not.toContain('Private Person Payload');
+  });
+});
