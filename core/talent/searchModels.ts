@@ -1,0 +1,57 @@
+import { Schema, model } from 'mongoose';
+
+/**
+ * A stored search (`srch_…`): the parameters a customer searched with and the people it
+ * matched in rank order (up to MAX_STORED_SEARCH_PEOPLE), so pages are stable and a batch
+ * contact-retrieval job can later work through the same people.
+ */
+const searchSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    orgId: { type: String, required: true, index: true },
+    /** Hash of the normalized parameters; a cursor must belong to the same search. */
+    fingerprint: { type: String, required: true },
+    /** Normalized parameters (no free text is logged; it is stored for paging only). */
+    params: { type: Schema.Types.Mixed, required: true },
+    personIds: { type: [String], default: [] },
+    total: { type: Number, required: true },
+    expiresAt: { type: Date, required: true },
+  },
+  { timestamps: true, versionKey: false },
+);
+export const Search = model('Search', searchSchema, 'searches');
+
+/**
+ * Unique members (people or query fingerprints) counted against a quota in one window.
+ * `count` is the optimistic-concurrency guard: an update only applies to the count it read.
+ */
+const quotaWindowSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    orgId: { type: String, required: true },
+    kind: { type: String, required: true },
+    members: { type: [String], default: [] },
+    count: { type: Number, default: 0 },
+    expiresAt: { type: Date, required: true, index: true },
+  },
+  { versionKey: false },
+);
+export const QuotaWindow = model('QuotaWindow', quotaWindowSchema, 'search_quota_windows');
+
+/** Which people an organization unlocked (unlock is free the second time). */
+const profileUnlockSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    orgId: { type: String, required: true },
+    personId: { type: String, required: true },
+    /** The charge that paid for it; a retried request with the same key is recognized by it. */
+    chargeKey: { type: String, required: true },
+    receiptId: { type: String, default: null },
+  },
+  { timestamps: true, versionKey: false },
+);
+export const ProfileUnlock = model('ProfileUnlock', profileUnlockSchema, 'profile_unlocks');
+
+export function unlockId(orgId: string, personId: string): string {
+  return `${orgId}:${personId}`;
+}

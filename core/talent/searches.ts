@@ -1,0 +1,52 @@
+import { newId } from '../ids';
+import { notFound } from '../problems';
+import { Search } from './searchModels';
+
+/** How many matched people a stored search keeps (the batch job limit is 10,000). */
+export const MAX_STORED_SEARCH_PEOPLE = 10_000;
+/** Stored searches (and so their cursors and batch jobs) live this long. */
+export const SEARCH_RETENTION_MS = 7 * 24 * 3600 * 1000;
+
+export interface StoredSearch {
+  searchId: string;
+  orgId: string;
+  fingerprint: string;
+  params: unknown;
+  personIds: string[];
+  total: number;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export async function storeSearch(input: { orgId: string; fingerprint: string; params: unknown; personIds: string[]; total: number; searchId?: string }): Promise<StoredSearch> {
+  const searchId = input.searchId ?? newId('srch');
+  const now = new Date();
+  const expiresAt = new Date(now.getTime() + SEARCH_RETENTION_MS);
+  const personIds = input.personIds.slice(0, MAX_STORED_SEARCH_PEOPLE);
+  await Search.create({ _id: searchId, orgId: input.orgId, fingerprint: input.fingerprint, params: input.params, personIds, total: input.total, expiresAt });
+  return { searchId, orgId: input.orgId, fingerprint: input.fingerprint, params: input.params, personIds, total: input.total, createdAt: now, expiresAt };
+}
+
+/** The organization's stored search, or null when absent, foreign or past retention. */
+export async function findSearch(orgId: string, searchId: string): Promise<StoredSearch | null> {
+  const doc = await Search.findById(searchId).lean();
+  if (!doc || doc.orgId !== orgId || doc.expiresAt.getTime() <= Date.now()) return null;
+  return {
+    searchId: doc._id, orgId: doc.orgId, fingerprint: doc.fingerprint, params: doc.params, personIds: doc.personIds,
+    total: doc.total, createdAt: (doc as { createdAt?: Date }).createdAt ?? new Date(0), expiresAt: doc.expiresAt,
+  };
+}
+
+/**
+ * The people a stored search of this organization matched, in rank order, up to `limit`.
+ * Throws `notFound('search')` for an absent, foreign or expired search.
+ */
+export async function peopleOfSearch(orgId: string, searchId: string, limit: number): Promise<string[]> {
+  const s = await findSearch(orgId, searchId);
+  if (!s) throw notFound('search');
+  return s.personIds.slice(0, Math.max(0, limit));
+}
+
+export async function purgeExpiredSearches(now = new Date()): Promise<number> {
+  return (await Search.deleteMany({ expiresAt: { $lte: now } })).deletedCount ?? 0;
+}

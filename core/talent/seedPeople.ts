@@ -1,0 +1,72 @@
+import { isDuplicateKeyError } from '../store/connection';
+import { generatePerson, type GeneratedContact, type GeneratedPerson } from './generator';
+import { PeopleMeta, Person, ProviderContact } from './models';
+
+export const DEFAULT_PEOPLE_SEED = 'talent-v1';
+const VERSION_ID = 'version';
+const BATCH = 1000;
+
+export interface SeedProgress {
+  inserted: number;
+  total: number;
+  ratePerSecond: number;
+}
+
+/**
+ * Generates people `0..count-1` of `seed` and their provider contacts. Resumable and
+ * idempotent: `people_meta` remembers how far each seed got, inserts are unordered and
+ * duplicate ids are ignored, so a crash mid-way or a second run adds nothing twice.
+ */
+export async function seedPeople(opts: { count: number; seed?: string; onProgress?: (p: SeedProgress) => void }): Promise<{ inserted: number }> {
+  const seed = opts.seed ?? DEFAULT_PEOPLE_SEED;
+  const metaId = `seed:${seed}`;
+  const meta = await PeopleMeta.findById(metaId).lean();
+  let from = meta?.seeded ?? 0;
+  if (from >= opts.count) return { inserted: 0 };
+  const started = Date.now();
+  let inserted = 0;
+  while (from < opts.count) {
+    const to = Math.min(opts.count, from + BATCH);
+    const people: GeneratedPerson[] = [];
+    const contacts: GeneratedContact[] = [];
+    for (let i = from; i < to; i++) {
+      const { person, contact } = generatePerson(seed, i);
+      people.push(person);
+      if (contact) contacts.push(contact);
+    }
+    inserted += await insertIgnoringDuplicates(Person.collection, people);
+    await insertIgnoringDuplicates(ProviderContact.collection, contacts);
+    await PeopleMeta.updateOne({ _id: metaId }, { $max: { seeded: to } }, { upsert: true });
+    from = to;
+    const seconds = Math.max(0.001, (Date.now() - started) / 1000);
+    opts.onProgress?.({ inserted: from, total: opts.count, ratePerSecond: Math.round((inserted || 1) / seconds) });
+  }
+  await PeopleMeta.updateOne({ _id: VERSION_ID }, { $inc: { version: 1 } }, { upsert: true });
+  return { inserted };
+}
+
+type RawCollection = { insertMany: (docs: never[], opts: { ordered: boolean }) => Promise<{ insertedCount: number }> };
+
+async function insertIgnoringDuplicates(collection: RawCollection, docs: object[]): Promise<number> {
+  if (!docs.length) return 0;
+  try {
+    return (await collection.insertMany(docs as never[], { ordered: false })).insertedCount;
+  } catch (err) {
+    if (!isDuplicateKeyError(err) && !(err as { writeErrors?: unknown }).writeErrors) throw err;
+    const e = err as { insertedCount?: number; result?: { insertedCount?: number }; writeErrors?: Array<{ code?: number }> };
+    const writeErrors = Array.isArray(e.writeErrors) ? e.writeErrors : [];
+    if (writeErrors.some((w) => w.code !== 11000)) throw err;
+    return e.insertedCount ?? e.result?.insertedCount ?? docs.length - writeErrors.length;
+  }
+}
+
+/** How many people are seeded (sum over seeds), read from `people_meta` (no scan). */
+export async function peopleCount(): Promise<number> {
+  const metas = await PeopleMeta.find({ _id: { $regex: /^seed:/ } }, { seeded: 1 }).lean();
+  return metas.reduce((s, m) => s + (m.seeded ?? 0), 0);
+}
+
+/** Moves whenever the people collection changes; search indexes reload when it moves. */
+export async function peopleVersion(): Promise<number> {
+  return (await PeopleMeta.findById(VERSION_ID, { version: 1 }).lean())?.version ?? 0;
+}

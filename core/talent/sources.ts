@@ -1,0 +1,55 @@
+import { Organization } from '../tenancy/models';
+
+/**
+ * Search sources. The built-in talent pool is open to every organization; any other source
+ * in the catalogue is usable only once the operator enabled it for the organization
+ * (Organization.enabledSources). A person belongs to exactly one source.
+ */
+export const BUILT_IN_SOURCE_ID = 'src_talentpool';
+export const OPEN_WEB_SOURCE_ID = 'src_publicweb';
+
+export interface SearchSource {
+  id: string;
+  name: string;
+  description: string;
+  covers: string[];
+  built_in: boolean;
+}
+
+export const SOURCE_CATALOGUE: readonly SearchSource[] = [
+  {
+    id: BUILT_IN_SOURCE_ID,
+    name: 'Talent pool',
+    description: 'The built-in pool of professional profiles.',
+    covers: ['profiles', 'positions', 'skills', 'education', 'languages', 'locations'],
+    built_in: true,
+  },
+  {
+    id: OPEN_WEB_SOURCE_ID,
+    name: 'Open web profiles',
+    description: 'Profiles gathered from public professional pages; enabled per organization by the operator.',
+    covers: ['profiles', 'positions', 'skills', 'locations'],
+    built_in: false,
+  },
+];
+
+export function isKnownSource(id: string): boolean {
+  return SOURCE_CATALOGUE.some((s) => s.id === id);
+}
+
+/** The sources this organization may search, built-in first. */
+export async function sourcesForOrganization(orgId: string): Promise<SearchSource[]> {
+  const org = await Organization.findById(orgId, { enabledSources: 1 }).lean();
+  const enabled = new Set(org?.enabledSources ?? []);
+  return SOURCE_CATALOGUE.filter((s) => s.built_in || enabled.has(s.id));
+}
+
+/** Operator: enable or disable a non-built-in source for an organization. */
+export async function setSourceEnabled(orgId: string, sourceId: string, enabled: boolean): Promise<{ org_id: string; sources: string[] }> {
+  const source = SOURCE_CATALOGUE.find((s) => s.id === sourceId);
+  if (!source) throw new Error(`unknown source ${sourceId}; known: ${SOURCE_CATALOGUE.map((s) => s.id).join(', ')}`);
+  if (source.built_in) throw new Error(`${sourceId} is built in and always enabled`);
+  const res = await Organization.updateOne({ _id: orgId }, enabled ? { $addToSet: { enabledSources: sourceId } } : { $pull: { enabledSources: sourceId } });
+  if (res.matchedCount !== 1) throw new Error(`organization ${orgId} does not exist`);
+  return { org_id: orgId, sources: (await sourcesForOrganization(orgId)).map((s) => s.id) };
+}
