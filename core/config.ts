@@ -61,6 +61,7 @@ const schema = z
     SEARCH_DISTINCT_QUERIES_PER_HOUR: positiveInt.default(300),
     SEARCH_DELIVERY_QUOTA_PER_DAY: positiveInt.default(2000),
     METRICS_ENABLED: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+    LIMITS_LEASE_TTL_SECONDS: positiveInt.default(60),
   })
   .superRefine((c, ctx) => {
     if (c.NODE_ENV === 'production' && c.RETRY_DELAYS_MS) {
@@ -118,6 +119,7 @@ function toConfig(e: z.infer<typeof schema>) {
       deliveriesPerDay: e.SEARCH_DELIVERY_QUOTA_PER_DAY,
     },
     metricsEnabled: e.METRICS_ENABLED,
+    limits: { leaseTtlSeconds: e.LIMITS_LEASE_TTL_SECONDS },
   };
 }
 
