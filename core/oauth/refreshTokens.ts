@@ -64,7 +64,7 @@ export async function redeemRefreshToken(presented: string, clientId: string, no
   if (doc.revokedAt) return { ok: false, reason: 'revoked' };
   if (doc.expiresAt <= now) return { ok: false, reason: 'expired' };
   // The conditional update is the race guard: of two concurrent uses exactly one wins.
-  const consumed = await RefreshToken.findOneAndUpdate({ _id: doc._id, usedAt: null, revokedAt: null }, { $set: { usedAt: now } }, { new: true }).lean<RefreshTokenDoc>();
+  const consumed = await RefreshToken.findOneAndUpdate({ _id: doc._id, usedAt: null, revokedAt: null }, { $set: { usedAt: now } }, { returnDocument: 'after' }).lean<RefreshTokenDoc>();
   if (!consumed) {
     await revokeChain(doc.chainId, now);
     return { ok: false, reason: 'reused' };
