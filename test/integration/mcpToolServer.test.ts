@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SignJWT, generateKeyPair } from 'jose';
+import { issueAccessToken } from '../../core/oauth/accessTokens';
+import { createClient, revokeClient } from '../../core/oauth/clients';
+import { createTenant, type TestTenant } from '../support/fixtures';
+import { startTestApi, type TestApi } from '../support/testApi';
+import { AUTH_URL, MCP_URL, OAUTH_ENV, RESOURCE, clientCredentialsToken, discover } from './oauthTestClient';
+
+let srv: TestApi;
+let tenant: TestTenant;
+let m2m: { client_id: string; client_secret: string; workspace_id: string; application_id: string };
+let token: string;
+
+beforeAll(async () => {
+  srv = await startTestApi(OAUTH_ENV);
+  tenant = await createTenant({ credits: 1000 });
+  m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 1000 });
+  token = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
+});
+afterAll(async () => srv.close());
+
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+
+function postTools(authorization?: string) {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+  if (authorization) headers.Authorization = authorization;
+  return fetch(`${srv.url}/tools`, { method: 'POST', headers, body: JSON.stringify(INITIALIZE) });
+}
+
+async function connect(bearer: string): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(`${srv.url}/tools`), { requestInit: { headers: { Authorization: `Bearer ${bearer}` } } });
+  const client = new Client({ name: 'integration-test', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+const metadataUrl = `${MCP_URL}/.well-known/oauth-protected-resource/tools`;
+
+describe('bearer validation at /tools', () => {
+  test('no token: 401 with the resource metadata in the challenge and no error code', async () => {
+    const res = await postTools();
+    expect(res.status).toBe(401);
+    const challenge = res.headers.get('www-authenticate')!;
+    expect(challenge).toMatch(/^Bearer /);
+    expect(challenge).toContain(`resource_metadata="${metadataUrl}"`);
+    expect(challenge).not.toContain('error=');
+  });
+
+  async function expectInvalidToken(bearer: string) {
+    const res = await postTools(`Bearer ${bearer}`);
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    expect(res.headers.get('www-authenticate')).toContain(`resource_metadata="${metadataUrl}"`);
+  }
+
+  test('an API key is never accepted', async () => {
+    await expectInvalidToken(tenant.key);
+  });
+
+  test('an expired token', async () => {
+    const expired = await issueAccessToken({
+      issuer: AUTH_URL, audience: RESOURCE, clientId: m2m.client_id, scope: 'mcp:tools', ttlSeconds: 60, secretsKey: srv.config.secretsKey,
+      now: new Date(Date.now() - 3600_000),
+    });
+    await expectInvalidToken(expired.token);
+  });
+
+  test('a token for another audience', async () => {
+    const other = await issueAccessToken({
+      issuer: AUTH_URL, audience: 'http://other.invalid/tools', clientId: m2m.client_id, scope: 'mcp:tools', ttlSeconds: 600, secretsKey: srv.config.secretsKey,
+    });
+    await expectInvalidToken(other.token);
+  });
+
+  test('a token signed by an unknown key', async () => {
+    const { privateKey } = await generateKeyPair('ES256');
+    const now = Math.floor(Date.now() / 1000);
+    const forged = await new SignJWT({ client_id: m2m.client_id, scope: 'mcp:tools' })
+      .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'jwk_unknown0000000000000' })
+      .setIssuer(AUTH_URL).setAudience(RESOURCE).setSubject(m2m.client_id).setIssuedAt(now).setExpirationTime(now + 600).setJti(randomUUID())
+      .sign(privateKey);
+    await expectInvalidToken(forged);
+  });
+
+  test('an unsigned token (alg none), even with a known kid', async () => {
+    const [realHeader] = token.split('.');
+    const kid = JSON.parse(Buffer.from(realHeader, 'base64url').toString()).kid;
+    const now = Math.floor(Date.now() / 1000);
+    const enc = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    const unsigned = `${enc({ alg: 'none', typ: 'at+jwt', kid })}.${enc({ iss: AUTH_URL, aud: RESOURCE, sub: m2m.client_id, client_id: m2m.client_id, scope: 'mcp:tools', iat: now, exp: now + 600, jti: 'x' })}.`;
+    await expectInvalidToken(unsigned);
+  });
+
+  test('a token without the mcp:tools scope is 403 insufficient_scope', async () => {
+    const narrow = await issueAccessToken({
+      issuer: AUTH_URL, audience: RESOURCE, clientId: m2m.client_id, scope: 'profile', ttlSeconds: 600, secretsKey: srv.config.secretsKey,
+    });
+    const res = await postTools(`Bearer ${narrow.token}`);
+    expect(res.status).toBe(403);
+    expect(res.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
+  });
+
+  test("a revoked client's tokens fail on the next request", async () => {
+    const c = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 100 });
+    const t = (await clientCredentialsToken(srv, await discover(srv), c.client_id, c.client_secret)).access_token;
+    expect((await postTools(`Bearer ${t}`)).status).toBe(200);
+    await revokeClient(c.client_id);
+    await expectInvalidToken(t);
+  });
+
+  test('per-credential rate limit: 429 with Retry-After', async () => {
+    const c = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 3 });
+    // The token request itself counts: 1 + 5 requests cross at most one minute boundary.
+    const t = (await clientCredentialsToken(srv, await discover(srv), c.client_id, c.client_secret)).access_token;
+    const statuses: number[] = [];
+    let retryAfter: string | null = null;
+    for (let i = 0; i < 5; i++) {
+      const res = await postTools(`Bearer ${t}`);
+      statuses.push(res.status);
+      if (res.status === 429) retryAfter = res.headers.get('retry-after');
+    }
+    expect(statuses).toContain(429);
+    expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+    expect(Number(retryAfter)).toBeLessThanOrEqual(60);
+  });
+});
+
+describe('MCP over Streamable HTTP with the official SDK client', () => {
+  let client: Client;
+  beforeAll(async () => {
+    client = await connect(token);
+  });
+  afterAll(async () => client.close());
+
+  test('lists the tools with JSON schemas and descriptions', async () => {
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    expect(names).toContain('whoami');
+    for (const t of tools) {
+      expect(t.inputSchema.type).toBe('object');
+      expect(t.description!.length).toBeGreaterThan(20);
+    }
+  });
+
+  test('a tool acts as the client: its organization, workspace and application', async () => {
+    const result = await client.callTool({ name: 'whoami', arguments: {} });
+    expect(result.isError).toBe(false);
+    expect(result.structuredContent).toMatchObject({
+      org_root: tenant.orgId,
+      workspace_id: m2m.workspace_id,
+      application_id: m2m.application_id,
+      key_id: m2m.client_id,
+      audience: RESOURCE,
+    });
+  });
+
+  test('an unknown tool is a protocol error, and the session keeps working', async () => {
+    await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/Unknown tool/);
+    const again = await client.callTool({ name: 'whoami', arguments: {} });
+    expect(again.isError).toBe(false);
+  });
+
+  test('GET and DELETE are 405 in stateless mode', async () => {
+    const res = await fetch(`${srv.url}/tools`, { headers: { Authorization: `Bearer ${token}`, Accept: 'text/event-stream' } });
+    expect(res.status).toBe(405);
+  });
+});
