@@ -2,16 +2,15 @@ import { newId } from '../ids';
 import { creditsCharged } from '../observability/metrics';
 import { Problem } from '../problems';
 import { Organization } from '../tenancy/models';
-import { LedgerEntry } from './models';
+import { appendEntry, headSeq, readEntry } from './chain';
+import { LedgerEntry, type LedgerEntryDoc } from './models';
 
 /**
- * Credits and budgets (SPEC 7.3, DECISIONS.md "Paid operations"). The balance, the
- * organization budget and the key-family budgets live on the organization document, so a
- * charge is ONE conditional update of one document: FerretDB has no transactions. The
- * filter re-checks every limit the update decrements, so nothing can go below zero.
- *
- * Family budgets are kept as `familyBudgets.<family_id>` on the organization through the
- * driver (the tenancy schema does not declare them; mongoose would drop unknown paths).
+ * Credits and budgets (SPEC 7.3, DECISIONS.md "Paid operations"). Every movement is one
+ * insert of the next entry of the organization's ledger chain, carrying the balance and
+ * budgets after it: one atomic write, no transactions, and the writer that loses the race
+ * re-reads and re-checks, so nothing ever goes below zero (see chain.ts for why inserts and
+ * not conditional updates: FerretDB 1.x loses concurrent updates).
  */
 
 export interface FundingInput {
@@ -22,51 +21,85 @@ export interface FundingInput {
 
 export interface ChargeInput extends FundingInput {
   operation: string;
+  /** Unique name of this charge; a repeat returns the first receipt. */
   chargeKey: string;
 }
 
 export interface ChargeResult {
   receiptId: string;
-  /** false when this chargeKey had already been charged (or the amount was 0). */
+  /** false when this chargeKey had already been charged. */
   charged: boolean;
 }
 
-interface FundingState {
+export interface FundingState {
   creditBalance: number;
+  /** Organization budget remaining; null when none is set. */
   budgetRemaining: number | null;
-  familyBudgets?: Record<string, number>;
-  chargeMarks?: Record<string, unknown>;
+  /** Key-family budgets remaining; a family without an entry has no budget. */
+  familyBudgets: Record<string, number>;
 }
 
-async function fundingState(orgId: string): Promise<FundingState> {
-  const doc = (await Organization.collection.findOne(
-    { _id: orgId as never },
-    { projection: { creditBalance: 1, budgetRemaining: 1, familyBudgets: 1, chargeMarks: 1 } },
-  )) as FundingState | null;
-  if (!doc) throw new Error(`organization ${orgId} does not exist`);
-  return doc;
+const MAX_ATTEMPTS = 200;
+
+function stateOf(e: LedgerEntryDoc): FundingState {
+  return { creditBalance: e.balanceAfter, budgetRemaining: e.orgBudgetAfter ?? null, familyBudgets: { ...(e.familyBudgetsAfter ?? {}) } };
 }
 
-function familyBudget(state: FundingState, familyId: string): number | null {
-  const v = state.familyBudgets?.[familyId];
-  return typeof v === 'number' ? v : null;
+/** The head of the organization's ledger, opening it from the organization record if new. */
+async function head(orgId: string): Promise<LedgerEntryDoc> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const org = (await Organization.collection.findOne(
+      { _id: orgId as never },
+      { projection: { creditBalance: 1, budgetRemaining: 1, creditSeq: 1 } },
+    )) as { creditBalance?: number; budgetRemaining?: number | null; creditSeq?: number } | null;
+    if (!org) throw new Error(`organization ${orgId} does not exist`);
+    const seq = await headSeq(LedgerEntry, orgId, org.creditSeq ?? -1);
+    if (seq >= 0) {
+      const entry = await readEntry<LedgerEntryDoc>(LedgerEntry, orgId, seq);
+      if (entry) return entry;
+      continue;
+    }
+    await appendEntry(LedgerEntry, orgId, 0, {
+      receiptId: newId('rcpt'), chargeKey: `opening:${orgId}`, kind: 'opening', orgId, familyId: null, operation: null, amount: 0,
+      balanceAfter: org.creditBalance ?? 0, orgBudgetAfter: org.budgetRemaining ?? null, familyBudgetsAfter: {}, createdAt: new Date(),
+    });
+  }
+  throw unavailable();
+}
+
+function unavailable(): Problem {
+  return new Problem('dependency_unavailable', 'The credit ledger is under heavy contention; retry with the same Idempotency-Key.', {
+    headers: { 'Retry-After': '1' },
+  });
 }
 
 /** The refusal for funding `amount` from `state`, or null when it can be funded. */
 export function fundingRefusal(state: FundingState, familyId: string, amount: number): Problem | null {
-  if ((state.creditBalance ?? 0) < amount) {
-    return new Problem('insufficient_credits', `This operation needs ${amount} credit(s); the organization has ${state.creditBalance ?? 0}.`, {
+  if (state.creditBalance < amount) {
+    return new Problem('insufficient_credits', `This operation needs ${amount} credit(s); the organization has ${state.creditBalance}.`, {
       extensions: { required_credits: amount },
     });
   }
-  const fam = familyBudget(state, familyId);
-  if (fam !== null && fam < amount) {
+  const fam = state.familyBudgets[familyId];
+  if (typeof fam === 'number' && fam < amount) {
     return new Problem('family_budget_exhausted', 'The spending budget set for this key family does not cover this operation.');
   }
-  if (state.budgetRemaining !== null && state.budgetRemaining !== undefined && state.budgetRemaining < amount) {
+  if (state.budgetRemaining !== null && state.budgetRemaining < amount) {
     return new Problem('organization_budget_exhausted', "The organization's spending budget does not cover this operation.");
   }
   return null;
+}
+
+/** The state after spending `amount`: every limit that applies goes down by it. */
+export function afterSpending(state: FundingState, familyId: string, amount: number): FundingState {
+  const next: FundingState = { ...state, familyBudgets: { ...state.familyBudgets }, creditBalance: state.creditBalance - amount };
+  if (state.budgetRemaining !== null) next.budgetRemaining = state.budgetRemaining - amount;
+  if (typeof state.familyBudgets[familyId] === 'number') next.familyBudgets[familyId] = state.familyBudgets[familyId] - amount;
+  return next;
+}
+
+export async function fundingState(orgId: string): Promise<FundingState> {
+  return stateOf(await head(orgId));
 }
 
 /** Throws the 402 problem when `amount` cannot be funded now; charges nothing. */
@@ -80,104 +113,80 @@ function assertAmount(amount: number): void {
   if (!Number.isInteger(amount) || amount < 0) throw new Error('amount must be a non-negative integer');
 }
 
+type Movement = Omit<LedgerEntryDoc, '_id' | 'chainId' | 'seq' | 'receiptId' | 'balanceAfter' | 'orgBudgetAfter' | 'familyBudgetsAfter' | 'createdAt'>;
+
 /**
- * Debits `amount` exactly once per `chargeKey`. Steps, each safe to repeat after a crash:
- * 1. claim a ledger entry (unique chargeKey) → its receipt id is the charge's name;
- * 2. one conditional update debits balance and budgets AND sets `chargeMarks.<receipt>`,
- *    refusing when the mark is already there, so a retry can never debit twice;
- * 3. settle the ledger entry, then drop the mark.
- * A retry that finds the mark knows the debit happened and only finishes steps 3.
+ * Appends one movement computed from the current head: `next` returns the state after it or
+ * throws a refusal. Returns the entry, or the earlier entry with the same chargeKey.
+ */
+async function append(orgId: string, movement: Movement, next: (s: FundingState) => FundingState): Promise<{ entry: LedgerEntryDoc; fresh: boolean }> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const current = await head(orgId);
+    const after = next(stateOf(current));
+    const receiptId = newId('rcpt');
+    const doc = {
+      ...movement, receiptId, balanceAfter: after.creditBalance, orgBudgetAfter: after.budgetRemaining,
+      familyBudgetsAfter: after.familyBudgets, createdAt: new Date(),
+    };
+    const outcome = await appendEntry(LedgerEntry, orgId, current.seq + 1, doc);
+    if (outcome === 'appended') {
+      const entry = { ...doc, _id: `${orgId}:${current.seq + 1}`, chainId: orgId, seq: current.seq + 1 } as LedgerEntryDoc;
+      await mirror(orgId, entry);
+      return { entry, fresh: true };
+    }
+    const earlier = await LedgerEntry.findOne({ chargeKey: movement.chargeKey }).lean<LedgerEntryDoc>();
+    if (earlier) return { entry: earlier, fresh: false };
+  }
+  throw unavailable();
+}
+
+/** Best-effort copy of the head onto the organization, for readers of Organization.creditBalance. */
+async function mirror(orgId: string, e: LedgerEntryDoc): Promise<void> {
+  await Organization.collection.updateOne(
+    { _id: orgId as never, $or: [{ creditSeq: { $exists: false } }, { creditSeq: { $lt: e.seq } }] } as never,
+    { $set: { creditBalance: e.balanceAfter, budgetRemaining: e.orgBudgetAfter, creditSeq: e.seq } },
+  );
+}
+
+/**
+ * Debits `amount` once per `chargeKey`: atomic, never below zero or below any budget, with a
+ * ledger entry whose receipt id is returned. Throws 402 (nothing charged) when unfundable.
  */
 export async function charge(input: ChargeInput): Promise<ChargeResult> {
   assertAmount(input.amount);
-  const existing = await LedgerEntry.findOne({ chargeKey: input.chargeKey }).lean();
-  if (existing?.state === 'settled') return { receiptId: existing._id, charged: false };
-  let receiptId = existing?._id;
-  if (!receiptId) {
-    const claimed = await LedgerEntry.findOneAndUpdate(
-      { chargeKey: input.chargeKey },
-      {
-        $setOnInsert: {
-          _id: newId('rcpt'), orgId: input.orgId, familyId: input.familyId, operation: input.operation,
-          amount: input.amount, state: 'pending', settledAt: null,
-        },
-      },
-      { upsert: true, returnDocument: 'after' },
-    )
-      .lean()
-      .catch(async (err) => {
-        // Two claims raced on the unique index: the other one won, use its entry.
-        const again = await LedgerEntry.findOne({ chargeKey: input.chargeKey }).lean();
-        if (!again) throw err;
-        return again;
-      });
-    if (claimed!.state === 'settled') return { receiptId: claimed!._id, charged: false };
-    receiptId = claimed!._id;
-  }
-  const mark = `chargeMarks.${receiptId}`;
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const state = await fundingState(input.orgId);
-    if (state.chargeMarks?.[receiptId] !== undefined) {
-      await settle(input.orgId, receiptId);
-      return { receiptId, charged: false };
-    }
-    if (input.amount === 0) {
-      await settle(input.orgId, receiptId);
-      return { receiptId, charged: false };
-    }
-    const refusal = fundingRefusal(state, input.familyId, input.amount);
-    if (refusal) {
-      await LedgerEntry.deleteOne({ _id: receiptId, state: 'pending' });
-      throw refusal;
-    }
-    const filter: Record<string, unknown> = { _id: input.orgId, creditBalance: { $gte: input.amount }, [mark]: { $exists: false } };
-    const inc: Record<string, number> = { creditBalance: -input.amount };
-    const fam = familyBudget(state, input.familyId);
-    if (fam === null) {
-      filter[`familyBudgets.${input.familyId}`] = { $exists: false };
-    } else {
-      filter[`familyBudgets.${input.familyId}`] = { $gte: input.amount };
-      inc[`familyBudgets.${input.familyId}`] = -input.amount;
-    }
-    if (state.budgetRemaining === null || state.budgetRemaining === undefined) {
-      filter.budgetRemaining = null;
-    } else {
-      filter.budgetRemaining = { $gte: input.amount };
-      inc.budgetRemaining = -input.amount;
-    }
-    const res = await Organization.collection.updateOne(filter as never, { $inc: inc, $set: { [mark]: true } } as never);
-    if (res.modifiedCount === 1) {
-      creditsCharged.inc({ operation: input.operation }, input.amount);
-      await settle(input.orgId, receiptId);
-      return { receiptId, charged: true };
-    }
-    // Someone else changed the document between read and write: look again.
-  }
-  throw new Problem('dependency_unavailable', 'The charge could not be completed; retry with the same Idempotency-Key.', {
-    headers: { 'Retry-After': '1' },
-  });
+  const earlier = await LedgerEntry.findOne({ chargeKey: input.chargeKey }).lean<LedgerEntryDoc>();
+  if (earlier) return { receiptId: earlier.receiptId, charged: false };
+  const { entry, fresh } = await append(
+    input.orgId,
+    { kind: 'charge', chargeKey: input.chargeKey, orgId: input.orgId, familyId: input.familyId, operation: input.operation, amount: input.amount },
+    (s) => {
+      const refusal = fundingRefusal(s, input.familyId, input.amount);
+      if (refusal) throw refusal;
+      return afterSpending(s, input.familyId, input.amount);
+    },
+  );
+  if (fresh) creditsCharged.inc({ operation: input.operation }, input.amount);
+  return { receiptId: entry.receiptId, charged: fresh };
 }
 
-async function settle(orgId: string, receiptId: string): Promise<void> {
-  await LedgerEntry.updateOne({ _id: receiptId, state: 'pending' }, { $set: { state: 'settled', settledAt: new Date() } });
-  await Organization.collection.updateOne({ _id: orgId as never }, { $unset: { [`chargeMarks.${receiptId}`]: '' } } as never);
-}
-
-/** The settled charge made under `chargeKey`, if any (recovery after a crash). */
+/** The charge made under `chargeKey`, if any (a retry after a crash finds it here). */
 export async function findCharge(chargeKey: string): Promise<{ receiptId: string; amount: number } | null> {
-  const e = await LedgerEntry.findOne({ chargeKey, state: 'settled' }).lean();
-  return e ? { receiptId: e._id, amount: e.amount } : null;
+  const e = await LedgerEntry.findOne({ chargeKey, kind: 'charge' }).lean<LedgerEntryDoc>();
+  return e ? { receiptId: e.receiptId, amount: e.amount } : null;
 }
 
 export async function grantCredits(orgId: string, amount: number): Promise<{ org_id: string; balance: number }> {
   assertAmount(amount);
-  const res = await Organization.collection.updateOne({ _id: orgId as never }, { $inc: { creditBalance: amount } });
-  if (res.matchedCount !== 1) throw new Error(`organization ${orgId} does not exist`);
-  return { org_id: orgId, balance: await creditBalance(orgId) };
+  const { entry } = await append(
+    orgId,
+    { kind: 'grant', chargeKey: `grant:${newId('rcpt')}`, orgId, familyId: null, operation: null, amount },
+    (s) => ({ ...s, creditBalance: s.creditBalance + amount }),
+  );
+  return { org_id: orgId, balance: entry.balanceAfter };
 }
 
 export async function creditBalance(orgId: string): Promise<number> {
-  return (await fundingState(orgId)).creditBalance ?? 0;
+  return (await fundingState(orgId)).creditBalance;
 }
 
 export interface BudgetView {
@@ -190,26 +199,27 @@ export interface BudgetView {
 /** Sets (or with `amount: null` clears) the remaining organization or key-family budget. */
 export async function setBudget(input: { orgId: string; familyId?: string; amount: number | null }): Promise<BudgetView> {
   if (input.amount !== null) assertAmount(input.amount);
-  const path = input.familyId ? `familyBudgets.${input.familyId}` : 'budgetRemaining';
-  if (input.familyId && !/^kf_[0-9A-Za-z]{8,64}$/.test(input.familyId)) throw new Error('--family must be a key family id (kf_…)');
-  const update = input.amount === null
-    ? (input.familyId ? { $unset: { [path]: '' } } : { $set: { [path]: null } })
-    : { $set: { [path]: input.amount } };
-  const res = await Organization.collection.updateOne({ _id: input.orgId as never }, update as never);
-  if (res.matchedCount !== 1) throw new Error(`organization ${input.orgId} does not exist`);
-  return budgetView(input.orgId, input.familyId);
-}
-
-export async function budgetView(orgId: string, familyId?: string): Promise<BudgetView> {
-  const state = await fundingState(orgId);
+  if (input.familyId !== undefined && !/^kf_[0-9A-Za-z]{8,64}$/.test(input.familyId)) throw new Error('family must be a key family id (kf_…)');
+  const { entry } = await append(
+    input.orgId,
+    { kind: 'budget', chargeKey: `budget:${newId('rcpt')}`, orgId: input.orgId, familyId: input.familyId ?? null, operation: null, amount: input.amount ?? 0 },
+    (s) => {
+      const next: FundingState = { ...s, familyBudgets: { ...s.familyBudgets } };
+      if (input.familyId === undefined) next.budgetRemaining = input.amount;
+      else if (input.amount === null) delete next.familyBudgets[input.familyId];
+      else next.familyBudgets[input.familyId] = input.amount;
+      return next;
+    },
+  );
+  const s = stateOf(entry);
   return {
-    org_id: orgId,
-    family_id: familyId ?? null,
-    remaining: familyId ? familyBudget(state, familyId) : (state.budgetRemaining ?? null),
+    org_id: input.orgId,
+    family_id: input.familyId ?? null,
+    remaining: input.familyId === undefined ? s.budgetRemaining : (s.familyBudgets[input.familyId] ?? null),
   };
 }
 
 export async function creditSummary(orgId: string): Promise<{ org_id: string; balance: number; organization_budget: number | null; family_budgets: Record<string, number> }> {
   const s = await fundingState(orgId);
-  return { org_id: orgId, balance: s.creditBalance ?? 0, organization_budget: s.budgetRemaining ?? null, family_budgets: s.familyBudgets ?? {} };
+  return { org_id: orgId, balance: s.creditBalance, organization_budget: s.budgetRemaining, family_budgets: s.familyBudgets };
 }

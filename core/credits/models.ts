@@ -1,22 +1,47 @@
 import { Schema, model } from 'mongoose';
 
 /**
- * One ledger entry per charge. `chargeKey` is the caller's unique name for the charge (an
- * idempotency key, or `job:<job_id>:person:<person_id>`); the unique index makes a retried
- * charge find the first one instead of paying twice.
+ * The credit ledger: one append-only chain per organization (see chain.ts), `_id =
+ * <org_id>:<seq>`. Each entry records one movement (opening, grant, charge, budget change)
+ * and the organization's funding state after it; the head entry is the current balance and
+ * budgets. `chargeKey` is unique: a retried charge finds its first entry instead of paying
+ * twice. The organization document's `creditBalance` is a mirror for display.
  */
 const ledgerEntrySchema = new Schema(
   {
     _id: { type: String, required: true },
+    chainId: { type: String, required: true },
+    seq: { type: Number, required: true },
+    receiptId: { type: String, required: true, unique: true },
     chargeKey: { type: String, required: true, unique: true },
-    orgId: { type: String, required: true, index: true },
-    familyId: { type: String, required: true },
-    operation: { type: String, required: true },
+    kind: { type: String, enum: ['opening', 'grant', 'charge', 'budget'], required: true },
+    orgId: { type: String, required: true },
+    familyId: { type: String, default: null },
+    operation: { type: String, default: null },
     amount: { type: Number, required: true },
-    /** `pending` between claim and debit; `settled` once the balance was debited. */
-    state: { type: String, enum: ['pending', 'settled'], required: true },
-    settledAt: { type: Date, default: null },
+    balanceAfter: { type: Number, required: true },
+    orgBudgetAfter: { type: Number, default: null },
+    familyBudgetsAfter: { type: Schema.Types.Mixed, default: {} },
+    createdAt: { type: Date, required: true },
   },
-  { timestamps: true, versionKey: false },
+  { versionKey: false },
 );
+ledgerEntrySchema.index({ orgId: 1, seq: -1 });
 export const LedgerEntry = model('LedgerEntry', ledgerEntrySchema, 'credit_ledger');
+
+export interface LedgerEntryDoc {
+  _id: string;
+  chainId: string;
+  seq: number;
+  receiptId: string;
+  chargeKey: string;
+  kind: 'opening' | 'grant' | 'charge' | 'budget';
+  orgId: string;
+  familyId: string | null;
+  operation: string | null;
+  amount: number;
+  balanceAfter: number;
+  orgBudgetAfter: number | null;
+  familyBudgetsAfter: Record<string, number>;
+  createdAt: Date;
+}

@@ -1,15 +1,16 @@
+import { appendEntry, headSeq, readEntry } from '../credits/chain';
 import { config } from '../config';
 import { sha256Hex } from '../crypto/hash';
 import { Problem, retryLater, type ProblemCode } from '../problems';
-import { QuotaWindow } from './searchModels';
+import { QuotaEntry } from './searchModels';
 
 /**
  * Search bulk-extraction quotas (SPEC 7.3, 8.1 item 3), per organization:
  * - previews: unique people shown in search results per UTC day;
- * - distinct queries: distinct search parameter sets per UTC clock hour;
+ * - queries: distinct search parameter sets per UTC clock hour;
  * - deliveries: unique people delivered (unlocked or contact-retrieved) per UTC day.
- * Each window is one document holding the unique members; updates apply only to the count
- * they read (optimistic concurrency), so concurrent requests cannot overshoot a threshold.
+ * A member already counted in the window is free. Windows are append-only chains, so the
+ * check and the count are one atomic insert.
  */
 export type QuotaKind = 'previews' | 'queries' | 'deliveries';
 
@@ -22,70 +23,77 @@ const CODES: Record<QuotaKind, ProblemCode> = {
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
 
-function limitOf(kind: QuotaKind): number {
+export function quotaLimit(kind: QuotaKind): number {
   const q = config().searchQuotas;
   return kind === 'previews' ? q.previewsPerDay : kind === 'queries' ? q.distinctQueriesPerHour : q.deliveriesPerDay;
 }
 
-function windowOf(kind: QuotaKind, now: number): { key: string; end: number } {
+/** The window `now` falls in: UTC clock hour for queries, UTC day otherwise. */
+export function quotaWindow(kind: QuotaKind, now: number): { key: string; end: number } {
   const span = kind === 'queries' ? HOUR : DAY;
   const start = Math.floor(now / span) * span;
   return { key: new Date(start).toISOString().slice(0, kind === 'queries' ? 13 : 10), end: start + span };
 }
 
-function windowId(kind: QuotaKind, orgId: string, key: string): string {
-  return `${orgId}:${kind}:${key}`;
-}
-
 function refusal(kind: QuotaKind, limit: number): Problem {
-  const what = kind === 'previews' ? 'unique people previewed today' : kind === 'queries' ? 'distinct queries this hour' : 'unique people delivered today';
+  const what = kind === 'previews' ? 'unique people previewed per day' : kind === 'queries' ? 'distinct queries per hour' : 'unique people delivered per day';
   return retryLater(CODES[kind], `The organization reached its search quota of ${limit} ${what}.`, 1, { extensions: { limit } });
 }
 
-async function readWindow(kind: QuotaKind, orgId: string, now: number) {
-  const w = windowOf(kind, now);
-  const id = windowId(kind, orgId, w.key);
-  const doc = await QuotaWindow.findById(id, { members: 1, count: 1 }).lean();
-  return { id, end: w.end, doc };
+interface WindowState {
+  chainId: string;
+  seq: number;
+  count: number;
+  members: Set<string>;
+  end: number;
 }
 
-function freshMembers(existing: string[] | undefined, members: string[]): string[] {
-  const have = new Set(existing ?? []);
-  return [...new Set(members)].filter((m) => !have.has(m));
+async function readWindow(kind: QuotaKind, orgId: string, now: number): Promise<WindowState> {
+  const w = quotaWindow(kind, now);
+  const chainId = `${orgId}:${kind}:${w.key}`;
+  const seq = await headSeq(QuotaEntry, chainId);
+  const members = new Set<string>();
+  let count = 0;
+  if (seq >= 0) {
+    const entries = await QuotaEntry.find({ chainId, seq: { $lte: seq } }, { members: 1 }).lean();
+    for (const e of entries) for (const m of e.members) members.add(m);
+    count = (await readEntry<{ countAfter: number }>(QuotaEntry, chainId, seq))?.countAfter ?? members.size;
+  }
+  return { chainId, seq, count, members, end: w.end };
 }
 
-/**
- * Admits `members` into the current window of `kind` (adds the new ones) or throws the 429
- * when that would pass the threshold; members already counted are free.
- */
-export async function admitToQuota(kind: QuotaKind, orgId: string, members: string[], now = Date.now()): Promise<void> {
-  const limit = limitOf(kind);
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const { id, end, doc } = await readWindow(kind, orgId, now);
-    const fresh = freshMembers(doc?.members, members);
+function freshOf(state: WindowState, members: string[]): string[] {
+  return [...new Set(members)].filter((m) => !state.members.has(m));
+}
+
+async function add(kind: QuotaKind, orgId: string, members: string[], enforce: boolean, now: number): Promise<void> {
+  const limit = quotaLimit(kind);
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const state = await readWindow(kind, orgId, now);
+    const fresh = freshOf(state, members);
     if (!fresh.length) return;
-    const count = doc?.count ?? 0;
-    if (count + fresh.length > limit) throw refusal(kind, limit);
-    if (!doc) {
-      try {
-        await QuotaWindow.create({ _id: id, orgId, kind, members: fresh, count: fresh.length, expiresAt: new Date(end + HOUR) });
-        return;
-      } catch {
-        continue; // another request created the window first; read it again
-      }
-    }
-    const res = await QuotaWindow.updateOne({ _id: id, count }, { $push: { members: { $each: fresh } }, $inc: { count: fresh.length } });
-    if (res.modifiedCount === 1) return;
+    if (enforce && state.count + fresh.length > limit) throw refusal(kind, limit);
+    const outcome = await appendEntry(QuotaEntry, state.chainId, state.seq + 1, {
+      members: fresh, countAfter: state.count + fresh.length, expiresAt: new Date(state.end + HOUR),
+    });
+    if (outcome === 'appended') return;
   }
   throw retryLater('rate_limited', 'The search quota is under heavy contention; retry shortly.', 1);
 }
 
-/** Throws 429 when `members` (the new ones among them) would pass the threshold; records nothing. */
+/**
+ * Counts `members` in the current window of `kind`, or throws its 429 (Retry-After 1,
+ * nothing counted) when the new ones among them would pass the threshold.
+ */
+export async function admitToQuota(kind: QuotaKind, orgId: string, members: string[], now = Date.now()): Promise<void> {
+  await add(kind, orgId, members, true, now);
+}
+
+/** Throws the 429 when the new ones among `members` would pass the threshold; records nothing. */
 export async function assertQuota(kind: QuotaKind, orgId: string, members: string[], now = Date.now()): Promise<void> {
-  const limit = limitOf(kind);
-  const { doc } = await readWindow(kind, orgId, now);
-  const fresh = freshMembers(doc?.members, members);
-  if (fresh.length && (doc?.count ?? 0) + fresh.length > limit) throw refusal(kind, limit);
+  const limit = quotaLimit(kind);
+  const state = await readWindow(kind, orgId, now);
+  if (state.count + freshOf(state, members).length > limit) throw refusal(kind, limit);
 }
 
 /** 429 `delivery_quota_exceeded` (Retry-After 1) if delivering these unique people today would pass the quota. */
@@ -94,33 +102,18 @@ export async function assertDeliveryQuota(orgId: string, personIds: string[]): P
 }
 
 /**
- * Records people as delivered today. Called after a delivery that already happened, so it
- * never refuses: the quota is enforced by assertDeliveryQuota before the work.
+ * Records people as delivered today. Called after the delivery happened, so it never
+ * refuses: assertDeliveryQuota enforces the quota before the work.
  */
 export async function recordDelivered(orgId: string, personIds: string[], now = Date.now()): Promise<void> {
-  if (!personIds.length) return;
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const { id, end, doc } = await readWindow('deliveries', orgId, now);
-    const fresh = freshMembers(doc?.members, personIds);
-    if (!fresh.length) return;
-    if (!doc) {
-      try {
-        await QuotaWindow.create({ _id: id, orgId, kind: 'deliveries', members: fresh, count: fresh.length, expiresAt: new Date(end + HOUR) });
-        return;
-      } catch {
-        continue;
-      }
-    }
-    const res = await QuotaWindow.updateOne({ _id: id, count: doc.count }, { $push: { members: { $each: fresh } }, $inc: { count: fresh.length } });
-    if (res.modifiedCount === 1) return;
-  }
+  if (personIds.length) await add('deliveries', orgId, personIds, false, now);
 }
 
-/** The member a search's parameters count as against the distinct-query cap. */
+/** What a search's parameters count as against the distinct-query cap. */
 export function queryMember(fingerprint: string): string {
   return sha256Hex(`query:${fingerprint}`).slice(0, 32);
 }
 
-export async function purgeExpiredQuotaWindows(now = new Date()): Promise<void> {
-  await QuotaWindow.deleteMany({ expiresAt: { $lte: now } });
+export async function purgeExpiredQuotaEntries(now = new Date()): Promise<void> {
+  await QuotaEntry.deleteMany({ expiresAt: { $lte: now } });
 }

@@ -22,21 +22,23 @@ const searchSchema = new Schema(
 export const Search = model('Search', searchSchema, 'searches');
 
 /**
- * Unique members (people or query fingerprints) counted against a quota in one window.
- * `count` is the optimistic-concurrency guard: an update only applies to the count it read.
+ * Quota windows: one append-only chain per (organization, quota, window) — see
+ * core/credits/chain.ts. Each entry adds the members new to the window and the count after
+ * them; a writer that loses the race for the next entry re-reads and re-checks, so
+ * concurrent requests cannot overshoot a threshold.
  */
-const quotaWindowSchema = new Schema(
+const quotaEntrySchema = new Schema(
   {
     _id: { type: String, required: true },
-    orgId: { type: String, required: true },
-    kind: { type: String, required: true },
+    chainId: { type: String, required: true, index: true },
+    seq: { type: Number, required: true },
     members: { type: [String], default: [] },
-    count: { type: Number, default: 0 },
+    countAfter: { type: Number, required: true },
     expiresAt: { type: Date, required: true, index: true },
   },
   { versionKey: false },
 );
-export const QuotaWindow = model('QuotaWindow', quotaWindowSchema, 'search_quota_windows');
+export const QuotaEntry = model('QuotaEntry', quotaEntrySchema, 'search_quota_entries');
 
 /** Which people an organization unlocked (unlock is free the second time). */
 const profileUnlockSchema = new Schema(

@@ -1,0 +1,64 @@
+import type { Model } from 'mongoose';
+import { isDuplicateKeyError } from '../store/connection';
+
+/**
+ * An append-only chain of entries `_id = <chainId>:<seq>` with contiguous sequence numbers.
+ * It is how this code gets atomic read-modify-write on every store it runs on: FerretDB 1.x
+ * (SQLite) loses concurrent updates, even `$inc` and conditional updates, but its unique
+ * `_id` index holds, so "insert entry seq+1" succeeds for exactly one writer. The state
+ * after an entry lives IN the entry; the head is the current state.
+ */
+export function entryId(chainId: string, seq: number): string {
+  return `${chainId}:${seq}`;
+}
+
+/** Latest known head per chain: a hint only (probing verifies it), so it is never wrong. */
+const hints = new Map<string, number>();
+
+async function exists(model: Model<any>, chainId: string, seq: number): Promise<boolean> {
+  return (await model.exists({ _id: entryId(chainId, seq) })) !== null;
+}
+
+/**
+ * The head sequence number of the chain, or -1 when it is empty. Gallops forward from the
+ * hint, then binary-searches, so a cold process needs O(log n) lookups.
+ */
+export async function headSeq(model: Model<any>, chainId: string, hint = -1): Promise<number> {
+  let lo = Math.max(hint, hints.get(chainId) ?? -1);
+  if (lo >= 0 && !(await exists(model, chainId, lo))) lo = -1;
+  let step = 1;
+  while (await exists(model, chainId, lo + step)) {
+    lo += step;
+    step *= 2;
+  }
+  let hi = lo + step; // known absent
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (await exists(model, chainId, mid)) lo = mid;
+    else hi = mid;
+  }
+  if (lo >= 0) hints.set(chainId, lo);
+  return lo;
+}
+
+export async function readEntry<T>(model: Model<any>, chainId: string, seq: number): Promise<T | null> {
+  if (seq < 0) return null;
+  return (await model.findById(entryId(chainId, seq)).lean()) as T | null;
+}
+
+export type AppendOutcome = 'appended' | 'conflict';
+
+/**
+ * Inserts entry `seq`. 'conflict' when another writer took that seq (or another unique
+ * index of the collection refused it: the caller looks at why).
+ */
+export async function appendEntry(model: Model<any>, chainId: string, seq: number, doc: Record<string, unknown>): Promise<AppendOutcome> {
+  try {
+    await model.collection.insertOne({ ...doc, _id: entryId(chainId, seq), chainId, seq } as never);
+    hints.set(chainId, Math.max(seq, hints.get(chainId) ?? -1));
+    return 'appended';
+  } catch (err) {
+    if (isDuplicateKeyError(err)) return 'conflict';
+    throw err;
+  }
+}
