@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
+import { promisify } from 'node:util';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { createApp } from '../../api/app';
@@ -235,5 +237,21 @@ describe('per-credential rate limit', () => {
       replica.closeAllConnections();
       await new Promise<void>((r) => replica.close(() => r()));
     }
+  });
+});
+
+describe('npm run token (scripts/fetchToken.ts)', () => {
+  test('prints a fresh access token for the client; the secret comes from the environment', async () => {
+    const run = promisify(execFile);
+    const { stdout } = await run(process.execPath, [require.resolve('tsx/cli'), 'scripts/fetchToken.ts', '--client-id', client.client_id], {
+      env: { ...process.env, AUTH_URL: srv.url, MCP_URL: OAUTH_ENV.MCP_URL, M2M_CLIENT_SECRET: client.client_secret },
+    });
+    const printed = stdout.trim();
+    expect(decodeProtectedHeader(printed).typ).toBe('at+jwt');
+    const { payload } = await jwtVerify(printed, createLocalJWKSet(await (await fetch(`${srv.url}/api/oauth/jwks`)).json()), { audience: RESOURCE });
+    expect(payload.client_id).toBe(client.client_id);
+    await expect(run(process.execPath, [require.resolve('tsx/cli'), 'scripts/fetchToken.ts', '--client-id', client.client_id], {
+      env: { ...process.env, AUTH_URL: srv.url, MCP_URL: OAUTH_ENV.MCP_URL, M2M_CLIENT_SECRET: 'mcs_wrong' },
+    })).rejects.toMatchObject({ stderr: expect.stringContaining('HTTP 401 invalid_client') });
   });
 });

@@ -1,0 +1,49 @@
+/**
+ * Prints a fresh tool-server access token, for MCP clients that take a header helper command:
+ *
+ *   M2M_CLIENT_SECRET=… npm run --silent token -- --client-id cli_… [--auth-url URL] [--resource URL] [--json]
+ *
+ * The secret is read from an environment variable (M2M_CLIENT_SECRET, or the one named by
+ * --secret-env), never from the command line, where it would land in shell history and `ps`.
+ * Without --auth-url it uses AUTH_URL (else BASE_URL, else http://127.0.0.1:8080); the
+ * resource defaults to `${MCP_URL}/tools` the same way. --json prints the whole token response.
+ */
+import { parseArgs } from './admin/command';
+
+const trimSlash = (u: string) => u.replace(/\/+$/, '');
+
+async function main(): Promise<number> {
+  const { flags } = parseArgs(process.argv.slice(2));
+  const str = (name: string) => (typeof flags[name] === 'string' ? (flags[name] as string) : undefined);
+  const clientId = str('client-id') ?? process.env.M2M_CLIENT_ID;
+  const secretEnv = str('secret-env') ?? 'M2M_CLIENT_SECRET';
+  const secret = process.env[secretEnv];
+  if (!clientId) throw new Error('--client-id (or M2M_CLIENT_ID) is required');
+  if (!secret) throw new Error(`set the client secret in the ${secretEnv} environment variable`);
+  const fallback = process.env.BASE_URL ?? 'http://127.0.0.1:8080';
+  const authUrl = trimSlash(str('auth-url') ?? process.env.AUTH_URL ?? fallback);
+  const resource = str('resource') ?? `${trimSlash(process.env.MCP_URL ?? fallback)}/tools`;
+  const res = await fetch(`${authUrl}/api/oauth/token`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      Authorization: 'Basic ' + Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString('base64'),
+    },
+    body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'mcp:tools', resource }).toString(),
+  });
+  const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+  if (res.status !== 200 || typeof body.access_token !== 'string') {
+    const retry = res.headers.get('retry-after');
+    throw new Error(`token request failed: HTTP ${res.status} ${String(body.error ?? '')}${retry ? ` (retry after ${retry} s)` : ''}`);
+  }
+  process.stdout.write((flags.json ? JSON.stringify(body) : body.access_token) + '\n');
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: Error) => {
+    process.stderr.write(`error: ${err.message.split('\n').join(' ')}\n`);
+    process.exit(1);
+  },
+);
