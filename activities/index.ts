@@ -1,8 +1,13 @@
 import type { Config } from '../core/config';
+import { createContactActivities } from './contacts';
+import { createDeliveryActivities } from './deliveries';
 
 /** Builds the activity implementations the worker registers; each one is idempotent. */
-export function createActivities(_config: Config) {
-  return {};
+export function createActivities(config: Config) {
+  return {
+    ...createDeliveryActivities(config),
+    ...createContactActivities(config),
+  };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

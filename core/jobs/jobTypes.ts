@@ -14,3 +14,22 @@ export interface JobCounts {
 }
 
 export const COUNT_KEYS = ['requested', 'delivered', 'not_found', 'failed', 'reused', 'cancelled', 'pending'] as const;
+
+/** What happened to one person of a job; `pending` until the job reaches them. */
+export const PERSON_OUTCOMES = ['pending', 'delivered', 'not_found', 'failed', 'reused', 'cancelled'] as const;
+export type PersonOutcome = (typeof PERSON_OUTCOMES)[number];
+/** Outcomes shown in a result (DECISIONS.md): a finished job has no pending person. */
+export type FinalPersonOutcome = Exclude<PersonOutcome, 'pending'>;
+
+/** Contact fields a job may ask for. */
+export const CONTACT_FIELDS = ['email', 'phone'] as const;
+export type ContactField = (typeof CONTACT_FIELDS)[number];
+
+/** Why a person is `failed`; stable strings shown in results. */
+export const FAILURE_REASONS = ['provider_unavailable', 'provider_rejected', 'insufficient_credits', 'job_expired', 'processing_error'] as const;
+export type FailureReason = (typeof FAILURE_REASONS)[number];
+
+/** Why a job stopped before reaching every person. */
+export type StopReason = 'cancelled' | 'expired' | 'insufficient_credits';
+
+export const JOB_TYPE = 'contact_retrieval';

@@ -1,0 +1,59 @@
+import { Context } from '@temporalio/activity';
+import type { Config } from '../core/config';
+import { createContactProvider } from '../core/contactProvider';
+import type { ProviderRetryPolicy } from '../core/contactProvider/retryPolicy';
+import {
+  expireJobResult, finishJob, processChunk, purgeJobResult, type ChunkInput, type ChunkOutcome, type FinishedJob,
+} from '../core/jobs/jobProcessing';
+import type { StopReason } from '../core/jobs/jobTypes';
+import { recordDelivered } from '../core/talent/quotas';
+import { emitJobCompleted } from '../core/webhooks/jobCompletedEvent';
+
+/** Activities of contact-retrieval jobs and their results; each one is safe to retry. */
+export function createContactActivities(config: Config) {
+  const provider = createContactProvider(config);
+  const retryPolicy: ProviderRetryPolicy = {
+    maxAttempts: config.contactProvider.maxAttempts,
+    baseDelayMs: config.contactProvider.retryBaseMs,
+    maxDelayMs: 30_000,
+  };
+  return {
+    async processContactChunk(input: ChunkInput): Promise<ChunkOutcome> {
+      const ctx = Context.current();
+      return processChunk(input, {
+        provider,
+        retryPolicy,
+        heartbeat: () => ctx.heartbeat(),
+        signal: ctx.cancellationSignal,
+        onDelivered: (orgId, personIds) => recordDelivered(orgId, personIds),
+      });
+    },
+
+    async finishContactRetrievalJob(input: { jobId: string; stop: StopReason | null }): Promise<FinishedJob> {
+      return finishJob(input.jobId, input.stop);
+    },
+
+    /** Emits the one `job.completed` event of the job (idempotent: the event id is fixed at first emission). */
+    async emitContactRetrievalCompleted(job: FinishedJob): Promise<{ eventId: string; deliveryStarted: boolean }> {
+      return emitJobCompleted({
+        orgId: job.orgId,
+        workspaceId: job.workspaceId,
+        jobId: job.jobId,
+        status: job.status,
+        counts: job.counts,
+        resultExpiresAt: job.resultExpiresAt ? new Date(job.resultExpiresAt) : null,
+        completedAt: new Date(job.completedAt),
+      });
+    },
+
+    async expireContactRetrievalResult(input: { jobId: string }): Promise<void> {
+      await expireJobResult(input.jobId);
+    },
+
+    async purgeContactRetrievalResult(input: { jobId: string }): Promise<void> {
+      await purgeJobResult(input.jobId);
+    },
+  };
+}
+
+export type ContactActivities = ReturnType<typeof createContactActivities>;

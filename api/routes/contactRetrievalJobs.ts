@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import { config } from '../../core/config';
+import {
+  cancelContactRetrievalJob, createBatchContactRetrievalJob, createContactRetrievalJob, getContactRetrievalJob, listContactRetrievalJobs,
+} from '../../core/jobs/contactRetrievalJobs';
+import { MAX_BATCH_PEOPLE, MAX_PERSON_IDS } from '../../core/jobs/jobRules';
+import { CONTACT_FIELDS, COUNT_KEYS, FINAL_JOB_STATUSES } from '../../core/jobs/jobTypes';
+import { PERMISSIONS } from '../../core/keys/permissions';
+import { defineRoute } from '../routeSpec';
+
+const TAG = 'Contact-retrieval jobs';
+
+const Fields = z
+  .array(z.enum(CONTACT_FIELDS))
+  .min(1)
+  .refine((f) => new Set(f).size === f.length, 'fields must not repeat')
+  .default(['email', 'phone'])
+  .describe('contact fields to retrieve; default both');
+
+export const JobCountsSchema = z
+  .object(Object.fromEntries(COUNT_KEYS.map((k) => [k, z.number().int().min(0)])) as Record<(typeof COUNT_KEYS)[number], z.ZodNumber>)
+  .describe('requested = delivered + not_found + failed + reused + cancelled + pending, always');
+
+export const JobSchema = z.object({
+  job_id: z.string(),
+  type: z.literal('contact_retrieval'),
+  status: z.enum(['running', ...FINAL_JOB_STATUSES]),
+  fields: z.array(z.enum(CONTACT_FIELDS)),
+  search_id: z.string().nullable().describe('the search a batch job was made from; null otherwise'),
+  counts: JobCountsSchema,
+  created_at: z.string(),
+  completed_at: z.string().nullable(),
+  result_url: z.string().describe('relative path of the result; call it with your own key'),
+  result_expires_at: z.string().nullable().describe('when the result stops being readable (7 days after completion); null while running or when the job carries no result'),
+});
+
+const JobPageSchema = z.object({ data: z.array(JobSchema), next_cursor: z.string().nullable() });
+
+const CreateBody = z
+  .object({
+    person_ids: z.array(z.string().regex(/^per_[0-9A-Za-z]{8,64}$/, 'must be a person id (per_…)')).min(1).max(MAX_PERSON_IDS)
+      .describe(`1 to ${MAX_PERSON_IDS} person ids; repeats are retrieved once`),
+    fields: Fields,
+  })
+  .strict();
+
+const BatchBody = z
+  .object({
+    search_id: z.string().regex(/^srch_[0-9A-Za-z]{8,64}$/, 'must be a search id (srch_…)').describe('an earlier search of this organization'),
+    limit: z.number().int().min(1).max(MAX_BATCH_PEOPLE).default(100).describe('how many of the search\'s people, in result order'),
+    fields: Fields,
+  })
+  .strict();
+
+const IdParams = z.object({ id: z.string().min(1).max(128) });
+
+const ListQuery = z
+  .object({
+    status: z.enum(['running', ...FINAL_JOB_STATUSES]).optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    cursor: z.string().min(1).max(512).optional(),
+  })
+  .strict();
+
+const errors = {
+  402: { description: 'The organization cannot fund one contact record (insufficient_credits, family_budget_exhausted, organization_budget_exhausted); nothing was created' },
+  429: { description: '`contact_job_concurrency_cap`: two jobs already run for this organization (Retry-After: 30); nothing was created or charged' },
+};
+
+const accepted = {
+  202: { description: 'Accepted: the job runs; poll it, wait for the `job.completed` webhook, then read its result. Each delivered record costs 1 credit; reused (retrieved by this organization within 30 days), not_found and failed people are free', schema: JobSchema },
+};
+
+export const contactRetrievalJobRoutes = [
+  defineRoute({
+    operation: 'contact_retrieval_jobs.create',
+    method: 'POST',
+    path: '/v1/contact-retrieval-jobs',
+    tag: TAG,
+    summary: 'Retrieve contacts for up to 100 people',
+    description: 'At most two jobs run per organization. A job not finished within 24 h becomes `expired`.',
+    permission: PERMISSIONS.jobsWrite,
+    idempotent: true,
+    body: CreateBody,
+    responses: { ...accepted, ...errors },
+    handler: async ({ principal, body }) => ({
+      status: 202,
+      body: await createContactRetrievalJob(config(), { principal, personIds: body.person_ids, fields: body.fields }),
+    }),
+  }),
+  defineRoute({
+    operation: 'contact_retrieval_jobs.batch_create',
+    method: 'POST',
+    path: '/v1/contact-retrieval-jobs/batch',
+    tag: TAG,
+    summary: 'Retrieve contacts for the people of an earlier search',
+    description: 'A job over the first `limit` people of a search made by this organization; an absent or foreign search is 404.',
+    permission: PERMISSIONS.jobsWrite,
+    idempotent: true,
+    body: BatchBody,
+    responses: { ...accepted, ...errors, 404: { description: 'No such search for this organization' } },
+    handler: async ({ principal, body }) => ({
+      status: 202,
+      body: await createBatchContactRetrievalJob(config(), { principal, searchId: body.search_id, limit: body.limit, fields: body.fields }),
+    }),
+  }),
+  defineRoute({
+    operation: 'contact_retrieval_jobs.list',
+    method: 'GET',
+    path: '/v1/contact-retrieval-jobs',
+    tag: TAG,
+    summary: 'List jobs, newest first',
+    permission: PERMISSIONS.jobsRead,
+    query: ListQuery,
+    responses: { 200: { description: 'A page of jobs; pass `next_cursor` as `cursor` for the next one', schema: JobPageSchema } },
+    handler: async ({ principal, query }) => ({ status: 200, body: await listContactRetrievalJobs(principal, query) }),
+  }),
+  defineRoute({
+    operation: 'contact_retrieval_jobs.get',
+    method: 'GET',
+    path: '/v1/contact-retrieval-jobs/:id',
+    tag: TAG,
+    summary: 'Read a job and its counts',
+    permission: PERMISSIONS.jobsRead,
+    params: IdParams,
+    responses: { 200: { description: 'The job', schema: JobSchema }, 404: { description: 'No such job for this key' } },
+    handler: async ({ principal, params }) => ({ status: 200, body: await getContactRetrievalJob(principal, params.id) }),
+  }),
+  defineRoute({
+    operation: 'contact_retrieval_jobs.cancel',
+    method: 'POST',
+    path: '/v1/contact-retrieval-jobs/:id/cancel',
+    tag: TAG,
+    summary: 'Cancel a running job',
+    description: 'People not yet processed become `cancelled`; the job reports `cancelled` once it stops. Records delivered before the cancel stay delivered and charged.',
+    permission: PERMISSIONS.jobsWrite,
+    params: IdParams,
+    responses: {
+      202: { description: 'Cancel requested; the job as it is now', schema: JobSchema },
+      404: { description: 'No such job for this key' },
+      409: { description: '`invalid_state_transition`: the job already finished' },
+    },
+    handler: async ({ principal, params }) => ({ status: 202, body: await cancelContactRetrievalJob(config(), principal, params.id) }),
+  }),
+];

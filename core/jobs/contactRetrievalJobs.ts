@@ -1,0 +1,200 @@
+import type { Config } from '../config';
+import { assertCanFund } from '../credits/credits';
+import { newId } from '../ids';
+import type { KeyPrincipal } from '../keys/apiKeys';
+import { Problem, notFound, retryLater } from '../problems';
+import { peopleOfSearch } from '../talent/searches';
+import { decodeCursor, encodeCursor } from './cursor';
+import { contactRetrievalWorkflowRunning, signalContactRetrievalCancel, startContactRetrievalWorkflow } from './jobWorkflows';
+import { CAP_RETRY_AFTER_SECONDS, CREDITS_PER_RECORD, contactRetrievalWorkflowId, countsFromTally, emptyCounts, uniquePersonIds } from './jobRules';
+import { claimJobSlot, releaseJobSlot } from './jobSlots';
+import { tallyJobItems } from './jobProcessing';
+import { JOB_TYPE, type ContactField, type JobCounts, type JobStatus } from './jobTypes';
+import { ContactRetrievalJob, ContactRetrievalJobItem } from './models';
+
+/**
+ * Contact-retrieval jobs as the API (and the tool server) sees them: accept, read, list and
+ * cancel. Jobs belong to the key's workspace; the two-running-jobs cap is per organization.
+ */
+
+export interface JobView {
+  job_id: string;
+  type: typeof JOB_TYPE;
+  status: JobStatus;
+  fields: ContactField[];
+  search_id: string | null;
+  counts: JobCounts;
+  created_at: string;
+  completed_at: string | null;
+  result_url: string;
+  result_expires_at: string | null;
+}
+
+type JobDoc = NonNullable<Awaited<ReturnType<typeof loadJob>>>;
+
+function loadJob(filter: Record<string, unknown>) {
+  return ContactRetrievalJob.findOne(filter).lean();
+}
+
+export function resultUrl(jobId: string): string {
+  return `/v1/job-results/${jobId}`;
+}
+
+/** Counts of a job: stored once final, tallied from its people while running. */
+export async function jobCounts(job: JobDoc): Promise<JobCounts> {
+  if (job.status !== 'running' && job.counts) return job.counts as JobCounts;
+  return countsFromTally(job.requested, await tallyJobItems(job._id));
+}
+
+export async function jobView(job: JobDoc): Promise<JobView> {
+  return {
+    job_id: job._id,
+    type: JOB_TYPE,
+    status: job.status as JobStatus,
+    fields: job.fields as ContactField[],
+    search_id: job.searchId ?? null,
+    counts: await jobCounts(job),
+    created_at: job.createdAt.toISOString(),
+    completed_at: job.completedAt ? job.completedAt.toISOString() : null,
+    result_url: resultUrl(job._id),
+    result_expires_at: job.resultExpiresAt ? job.resultExpiresAt.toISOString() : null,
+  };
+}
+
+export interface CreateJobInput {
+  principal: KeyPrincipal;
+  personIds: string[];
+  fields: ContactField[];
+  searchId?: string | null;
+}
+
+/**
+ * Accepts a job: 402 when one record cannot be funded, 429 at the cap (nothing recorded,
+ * nothing charged), otherwise the job, its people and its workflow exist when this returns.
+ */
+export async function createContactRetrievalJob(config: Config, input: CreateJobInput): Promise<JobView> {
+  const { principal } = input;
+  const personIds = uniquePersonIds(input.personIds);
+  if (personIds.length === 0) throw new Problem('validation_failed', 'The job has no people.', { extensions: { errors: [{ field: 'person_ids', message: 'no people to retrieve' }] } });
+  await assertCanFund({ orgId: principal.orgId, familyId: principal.familyId, amount: CREDITS_PER_RECORD });
+  const jobId = newId('job');
+  const slot = await claimJobSlot(principal.orgId, jobId, (id) => contactRetrievalWorkflowRunning(config, id));
+  if (slot === null) {
+    throw retryLater('contact_job_concurrency_cap', 'Two contact-retrieval jobs are already running for this organization; retry when one finishes.', CAP_RETRY_AFTER_SECONDS);
+  }
+  const fields = [...new Set(input.fields)].sort() as ContactField[];
+  try {
+    await ContactRetrievalJobItem.insertMany(
+      personIds.map((personId, seq) => ({ _id: `${jobId}:${seq}`, jobId, seq, personId, outcome: 'pending' })),
+      { ordered: false, lean: true },
+    );
+    const job = await ContactRetrievalJob.create({
+      _id: jobId,
+      orgId: principal.orgId,
+      workspaceId: principal.workspaceId,
+      applicationId: principal.applicationId,
+      familyId: principal.familyId,
+      keyId: principal.keyId,
+      status: 'running',
+      fields,
+      searchId: input.searchId ?? null,
+      requested: personIds.length,
+      workflowId: contactRetrievalWorkflowId(jobId),
+    });
+    try {
+      await startContactRetrievalWorkflow(config, {
+        jobId,
+        orgId: principal.orgId,
+        workspaceId: principal.workspaceId,
+        familyId: principal.familyId,
+        requested: personIds.length,
+        fields,
+        chunkSize: config.contactJobs.chunkSize,
+        concurrency: config.contactJobs.concurrency,
+        heartbeatTimeoutMs: Math.max(10_000, 2 * config.contactProvider.timeoutMs),
+      });
+    } catch (err) {
+      throw new Problem('dependency_unavailable', 'The job could not be started; nothing was recorded or charged. Retry later.', {
+        headers: { 'Retry-After': '5' },
+        cause: err,
+      });
+    }
+    return {
+      ...(await jobView(job.toObject() as JobDoc)),
+      counts: emptyCounts(personIds.length),
+    };
+  } catch (err) {
+    // A job that could not start never existed.
+    await ContactRetrievalJobItem.deleteMany({ jobId }).catch(() => undefined);
+    await ContactRetrievalJob.deleteOne({ _id: jobId }).catch(() => undefined);
+    await releaseJobSlot(principal.orgId, jobId).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** A job over the first `limit` people of an earlier search of the same organization. */
+export async function createBatchContactRetrievalJob(
+  config: Config,
+  input: { principal: KeyPrincipal; searchId: string; limit: number; fields: ContactField[] },
+): Promise<JobView> {
+  const personIds = await peopleOfSearch(input.principal.orgId, input.searchId, input.limit);
+  if (personIds.length === 0) {
+    throw new Problem('validation_failed', 'The search has no people to retrieve.', {
+      extensions: { errors: [{ field: 'search_id', message: 'the search returned no people' }] },
+    });
+  }
+  return createContactRetrievalJob(config, { principal: input.principal, personIds, fields: input.fields, searchId: input.searchId });
+}
+
+/** The caller's job; a job of another workspace is the same 404 as an absent one. */
+export async function findOwnJob(principal: KeyPrincipal, jobId: string): Promise<JobDoc> {
+  const job = await loadJob({ _id: jobId, workspaceId: principal.workspaceId, orgId: principal.orgId });
+  if (!job) throw notFound('contact-retrieval job');
+  return job;
+}
+
+export async function getContactRetrievalJob(principal: KeyPrincipal, jobId: string): Promise<JobView> {
+  return jobView(await findOwnJob(principal, jobId));
+}
+
+export interface JobPage {
+  data: JobView[];
+  next_cursor: string | null;
+}
+
+/** The workspace's jobs, newest first. */
+export async function listContactRetrievalJobs(principal: KeyPrincipal, q: { status?: JobStatus; limit: number; cursor?: string }): Promise<JobPage> {
+  const filter: Record<string, unknown> = { workspaceId: principal.workspaceId, orgId: principal.orgId };
+  if (q.status) filter.status = q.status;
+  const scope = `jobs:${principal.workspaceId}:${q.status ?? '*'}`;
+  if (q.cursor) {
+    const pos = decodeCursor<{ t: number; id: string }>(q.cursor, scope, { t: 'number', id: 'string' });
+    const t = new Date(pos.t);
+    filter.$or = [{ createdAt: { $lt: t } }, { createdAt: t, _id: { $lt: pos.id } }];
+  }
+  const docs = await ContactRetrievalJob.find(filter).sort({ createdAt: -1, _id: -1 }).limit(q.limit + 1).lean();
+  const page = docs.slice(0, q.limit);
+  const last = page[page.length - 1];
+  return {
+    data: await Promise.all(page.map((d) => jobView(d))),
+    next_cursor: docs.length > q.limit && last ? encodeCursor(scope, { t: last.createdAt.getTime(), id: last._id }) : null,
+  };
+}
+
+/**
+ * Asks a running job to stop: people not yet processed become `cancelled`. 202 with the job
+ * as it is now; a finished job cannot be cancelled (409 `invalid_state_transition`).
+ */
+export async function cancelContactRetrievalJob(config: Config, principal: KeyPrincipal | null, jobId: string): Promise<JobView> {
+  const job = principal ? await findOwnJob(principal, jobId) : await loadJob({ _id: jobId });
+  if (!job) throw notFound('contact-retrieval job');
+  if (job.status !== 'running') {
+    throw new Problem('invalid_state_transition', `The job already finished with status \`${job.status}\`; only a running job can be cancelled.`);
+  }
+  try {
+    await signalContactRetrievalCancel(config, jobId);
+  } catch (err) {
+    throw new Problem('dependency_unavailable', 'The cancel request could not be delivered; retry.', { headers: { 'Retry-After': '5' }, cause: err });
+  }
+  return jobView((await loadJob({ _id: jobId }))!);
+}

@@ -1,0 +1,118 @@
+import type { FailureReason, FinalJobStatus, JobCounts, PersonOutcome, StopReason } from './jobTypes';
+
+/** Contact-retrieval job rules (SPEC 3.3, 8.1; DECISIONS.md "Contact-retrieval jobs"), as plain functions. */
+
+const HOUR_MS = 3600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** A job not finished within this time becomes `expired`. */
+export const JOB_DEADLINE_MS = 24 * HOUR_MS;
+/** A result is readable this long after the job finished (409 `result_set_expired` afterwards). */
+export const RESULT_RETENTION_MS = 7 * DAY_MS;
+/** Once purged a result is 410 `result_gone`. */
+export const RESULT_PURGE_AFTER_MS = 30 * DAY_MS;
+/** A person this organization retrieved within this window is `reused` from its cache, free. */
+export const REUSE_WINDOW_MS = 30 * DAY_MS;
+/** Running contact-retrieval jobs per organization (SPEC 8.1). */
+export const RUNNING_JOB_SLOTS = 2;
+/** Retry-After of `contact_job_concurrency_cap` (SPEC 7.3). */
+export const CAP_RETRY_AFTER_SECONDS = 30;
+/** Credits per delivered contact record. */
+export const CREDITS_PER_RECORD = 1;
+export const MAX_PERSON_IDS = 100;
+export const MAX_BATCH_PEOPLE = 10_000;
+
+export function contactRetrievalWorkflowId(jobId: string): string {
+  return `contact-retrieval:${jobId}`;
+}
+
+export function resultRetentionWorkflowId(jobId: string): string {
+  return `job-result-retention:${jobId}`;
+}
+
+/** The charge key that makes a delivered record chargeable exactly once, whatever retries happen. */
+export function personChargeKey(jobId: string, personId: string): string {
+  return `job:${jobId}:person:${personId}`;
+}
+
+export function emptyCounts(requested: number): JobCounts {
+  return { requested, delivered: 0, not_found: 0, failed: 0, reused: 0, cancelled: 0, pending: requested };
+}
+
+/** Counts from a tally of outcomes; whoever is not tallied is still pending, so the seven always add up. */
+export function countsFromTally(requested: number, tally: Partial<Record<PersonOutcome, number>>): JobCounts {
+  const c = {
+    requested,
+    delivered: tally.delivered ?? 0,
+    not_found: tally.not_found ?? 0,
+    failed: tally.failed ?? 0,
+    reused: tally.reused ?? 0,
+    cancelled: tally.cancelled ?? 0,
+    pending: 0,
+  };
+  c.pending = requested - c.delivered - c.not_found - c.failed - c.reused - c.cancelled;
+  if (c.pending < 0) throw new Error(`job counts exceed the requested people (${requested})`);
+  return c;
+}
+
+export function countsAddUp(c: JobCounts): boolean {
+  return c.delivered + c.not_found + c.failed + c.reused + c.cancelled + c.pending === c.requested;
+}
+
+/** What a person the job never reached becomes when it stops early. */
+export function leftoverOutcome(stop: StopReason | null): { outcome: 'cancelled' | 'failed'; reason: FailureReason | null } {
+  switch (stop) {
+    case null:
+      // The job ended without a stop but the person was never settled (an activity gave up).
+      return { outcome: 'failed', reason: 'processing_error' };
+    case 'cancelled':
+      return { outcome: 'cancelled', reason: null };
+    case 'expired':
+      return { outcome: 'failed', reason: 'job_expired' };
+    case 'insufficient_credits':
+      return { outcome: 'failed', reason: 'insufficient_credits' };
+  }
+}
+
+/**
+ * The final status: `cancelled` / `expired` when the job stopped for that reason before
+ * reaching everyone; otherwise `completed` when nobody failed, `failed` when nobody could be
+ * processed, `partial` in between.
+ */
+export function finalJobStatus(c: JobCounts, stop: StopReason | null, leftoversAtStop: number): FinalJobStatus {
+  if (stop === 'cancelled' && leftoversAtStop > 0) return 'cancelled';
+  if (stop === 'expired' && leftoversAtStop > 0) return 'expired';
+  const processed = c.delivered + c.not_found + c.reused;
+  if (c.failed === 0 && c.cancelled === 0 && c.pending === 0) return 'completed';
+  if (processed === 0) return 'failed';
+  return 'partial';
+}
+
+/**
+ * Whether a finished job carries a result (SPEC 2.5 `result_expires_at`): at least one person
+ * got an answer (delivered, reused or not_found). A job where everyone failed or was cancelled
+ * before being reached has nothing to read.
+ */
+export function carriesResult(c: JobCounts): boolean {
+  return c.delivered + c.not_found + c.reused > 0;
+}
+
+export function resultTimes(completedAt: Date, counts: JobCounts): { resultExpiresAt: Date | null; resultPurgeAt: Date } {
+  return {
+    resultExpiresAt: carriesResult(counts) ? new Date(completedAt.getTime() + RESULT_RETENTION_MS) : null,
+    resultPurgeAt: new Date(completedAt.getTime() + RESULT_PURGE_AFTER_MS),
+  };
+}
+
+/** Half-open ranges [from, to) of people positions, one per activity call. */
+export function chunkRanges(total: number, size: number): Array<{ from: number; to: number }> {
+  if (size < 1) throw new Error('chunk size must be positive');
+  const out: Array<{ from: number; to: number }> = [];
+  for (let from = 0; from < total; from += size) out.push({ from, to: Math.min(total, from + size) });
+  return out;
+}
+
+/** Person ids in first-seen order without repeats: a person is retrieved once per job. */
+export function uniquePersonIds(ids: readonly string[]): string[] {
+  return [...new Set(ids)];
+}

@@ -1,0 +1,77 @@
+import { isDuplicateKeyError } from '../store/connection';
+import { RUNNING_JOB_SLOTS } from './jobRules';
+import { ContactJobSlot, ContactRetrievalJob } from './models';
+
+/**
+ * Running-job slots (SPEC 8.1: two running contact-retrieval jobs per organization). A slot is
+ * a document whose `_id` is `<org_id>:<n>`; inserting it is the claim, so two API replicas can
+ * never both hold slot n. A slot is released when its job finishes, whatever the way; a slot
+ * whose job finished or whose workflow is gone is reclaimed by the next claimant.
+ */
+
+/** How long a fresh claim is trusted without looking at Temporal (creation takes a moment). */
+export const SLOT_CLAIM_GRACE_MS = 60_000;
+
+export interface SlotHolder {
+  slot: number;
+  jobId: string;
+  claimedAt: Date;
+}
+
+/** Whether the job's workflow is still running; false when it does not exist. */
+export type WorkflowProbe = (jobId: string) => Promise<boolean>;
+
+function slotId(orgId: string, slot: number): string {
+  return `${orgId}:${slot}`;
+}
+
+async function tryClaim(orgId: string, jobId: string): Promise<number | null> {
+  for (let slot = 0; slot < RUNNING_JOB_SLOTS; slot++) {
+    try {
+      await ContactJobSlot.create({ _id: slotId(orgId, slot), orgId, slot, jobId, claimedAt: new Date() });
+      return slot;
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+    }
+  }
+  return null;
+}
+
+/** Claims a free slot for the job; null when both are held by live jobs. */
+export async function claimJobSlot(orgId: string, jobId: string, workflowRunning: WorkflowProbe, now = new Date()): Promise<number | null> {
+  const slot = await tryClaim(orgId, jobId);
+  if (slot !== null) return slot;
+  const reclaimed = await reclaimStaleSlots(orgId, workflowRunning, now);
+  return reclaimed > 0 ? tryClaim(orgId, jobId) : null;
+}
+
+/** Frees every slot of the job (idempotent). */
+export async function releaseJobSlot(orgId: string, jobId: string): Promise<void> {
+  await ContactJobSlot.deleteMany({ orgId, jobId });
+}
+
+export async function jobSlotHolders(orgId: string): Promise<SlotHolder[]> {
+  const docs = await ContactJobSlot.find({ orgId }).sort({ slot: 1 }).lean();
+  return docs.map((d) => ({ slot: d.slot, jobId: d.jobId, claimedAt: d.claimedAt }));
+}
+
+/** Whether a holder no longer stands for a running job. */
+export async function isStaleHolder(h: SlotHolder, workflowRunning: WorkflowProbe, now = new Date()): Promise<boolean> {
+  const job = await ContactRetrievalJob.findById(h.jobId, { status: 1 }).lean();
+  const fresh = now.getTime() - h.claimedAt.getTime() < SLOT_CLAIM_GRACE_MS;
+  if (!job) return !fresh;
+  if (job.status !== 'running') return true;
+  if (fresh) return false;
+  return !(await workflowRunning(h.jobId));
+}
+
+/** Deletes stale slots (only if still held by the same job); returns how many were freed. */
+export async function reclaimStaleSlots(orgId: string, workflowRunning: WorkflowProbe, now = new Date()): Promise<number> {
+  let freed = 0;
+  for (const h of await jobSlotHolders(orgId)) {
+    if (!(await isStaleHolder(h, workflowRunning, now))) continue;
+    const r = await ContactJobSlot.deleteOne({ _id: slotId(orgId, h.slot), jobId: h.jobId });
+    freed += r.deletedCount;
+  }
+  return freed;
+}

@@ -1,0 +1,46 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { Config } from '../config';
+import { SA } from '../temporal/searchAttributes';
+import { temporalClient } from '../temporal/client';
+import { contactRetrievalWorkflowId } from './jobRules';
+import { CANCEL_SIGNAL, type ContactRetrievalInput } from './workflowInput';
+
+/** The jobs' side of Temporal: start, probe and signal the `contact-retrieval:<job_id>` workflows. */
+export async function startContactRetrievalWorkflow(config: Config, input: ContactRetrievalInput): Promise<void> {
+  const client = await temporalClient(config);
+  await client.workflow.start('contactRetrievalWorkflow', {
+    workflowId: contactRetrievalWorkflowId(input.jobId),
+    taskQueue: config.temporal.taskQueue,
+    args: [input],
+    typedSearchAttributes: [
+      { key: SA.orgId, value: input.orgId },
+      { key: SA.workspaceId, value: input.workspaceId },
+      { key: SA.jobId, value: input.jobId },
+      { key: SA.jobStatus, value: 'running' },
+    ],
+  });
+}
+
+/** Whether the job's workflow is still running (false when it is gone or closed). */
+export async function contactRetrievalWorkflowRunning(config: Config, jobId: string): Promise<boolean> {
+  const client = await temporalClient(config);
+  try {
+    const d = await client.workflow.getHandle(contactRetrievalWorkflowId(jobId)).describe();
+    return d.status.name === 'RUNNING';
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
+}
+
+/** Asks the job to stop; false when its workflow no longer runs. */
+export async function signalContactRetrievalCancel(config: Config, jobId: string): Promise<boolean> {
+  const client = await temporalClient(config);
+  try {
+    await client.workflow.getHandle(contactRetrievalWorkflowId(jobId)).signal(CANCEL_SIGNAL);
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
+}

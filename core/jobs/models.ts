@@ -1,0 +1,100 @@
+import { Schema, model } from 'mongoose';
+import { CONTACT_FIELDS, FAILURE_REASONS, FINAL_JOB_STATUSES, PERSON_OUTCOMES } from './jobTypes';
+
+/** One contact-retrieval job (DECISIONS.md "Contact-retrieval jobs"); its people live in job items. */
+const countsSchema = new Schema(
+  {
+    requested: Number, delivered: Number, not_found: Number, failed: Number, reused: Number, cancelled: Number, pending: Number,
+  },
+  { _id: false },
+);
+
+const jobSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    orgId: { type: String, required: true },
+    workspaceId: { type: String, required: true },
+    applicationId: { type: String, required: true },
+    familyId: { type: String, required: true },
+    keyId: { type: String, required: true },
+    status: { type: String, required: true, enum: ['running', ...FINAL_JOB_STATUSES] },
+    fields: { type: [String], enum: CONTACT_FIELDS, required: true },
+    searchId: { type: String, default: null },
+    requested: { type: Number, required: true },
+    /** Final counts; while running they are tallied from the items. */
+    counts: { type: countsSchema, default: null },
+    stopReason: { type: String, default: null },
+    workflowId: { type: String, required: true },
+    completedAt: { type: Date, default: null },
+    resultExpiresAt: { type: Date, default: null },
+    resultPurgeAt: { type: Date, default: null },
+    /** Set when the retention schedule removed contact values after `resultExpiresAt`. */
+    resultExpiredAt: { type: Date, default: null },
+    /** Set when the retention schedule deleted the result: reads are 410 from then on. */
+    resultPurgedAt: { type: Date, default: null },
+  },
+  { timestamps: true, versionKey: false },
+);
+jobSchema.index({ workspaceId: 1, createdAt: -1, _id: -1 });
+jobSchema.index({ orgId: 1, status: 1 });
+export const ContactRetrievalJob = model('ContactRetrievalJob', jobSchema, 'contact_retrieval_jobs');
+
+/** One person of one job, at its position `seq`; `_id` is `<job_id>:<seq>`. */
+const jobItemSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    jobId: { type: String, required: true },
+    seq: { type: Number, required: true },
+    personId: { type: String, required: true },
+    outcome: { type: String, required: true, enum: PERSON_OUTCOMES },
+    reason: { type: String, enum: [...FAILURE_REASONS, null], default: null },
+    emails: { type: [String], default: undefined },
+    phones: { type: [String], default: undefined },
+    receiptId: { type: String, default: null },
+    /**
+     * The provider's answer, kept between lookup and charge: a retried activity charges (by the
+     * same charge key) and delivers what was fetched instead of asking the provider again.
+     */
+    fetched: { type: Boolean, default: false },
+    processedAt: { type: Date, default: null },
+  },
+  { versionKey: false },
+);
+jobItemSchema.index({ jobId: 1, seq: 1 }, { unique: true });
+jobItemSchema.index({ jobId: 1, outcome: 1 });
+export const ContactRetrievalJobItem = model('ContactRetrievalJobItem', jobItemSchema, 'contact_retrieval_job_items');
+
+/**
+ * What an organization retrieved for a person, for `reused` (free) answers within the reuse
+ * window; `_id` is `<org_id>:<person_id>`.
+ */
+const retrievedContactSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    orgId: { type: String, required: true },
+    personId: { type: String, required: true },
+    fields: { type: [String], required: true },
+    emails: { type: [String], default: [] },
+    phones: { type: [String], default: [] },
+    retrievedAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+export const RetrievedContact = model('RetrievedContact', retrievedContactSchema, 'retrieved_contacts');
+
+/**
+ * A running-job slot: `_id` is `<org_id>:<slot number>`, so the store's primary key makes a
+ * claim atomic across API replicas without transactions.
+ */
+const jobSlotSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    orgId: { type: String, required: true },
+    slot: { type: Number, required: true },
+    jobId: { type: String, required: true },
+    claimedAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+jobSlotSchema.index({ orgId: 1 });
+export const ContactJobSlot = model('ContactJobSlot', jobSlotSchema, 'contact_job_slots');

@@ -1,0 +1,21 @@
+import type { ContactField } from './jobTypes';
+
+/** The contact-retrieval workflow's input: fixed at acceptance, so a job keeps its settings. */
+export interface ContactRetrievalInput {
+  jobId: string;
+  orgId: string;
+  workspaceId: string;
+  familyId: string;
+  requested: number;
+  fields: ContactField[];
+  /** People per activity call. */
+  chunkSize: number;
+  /** Activity calls in flight at once. */
+  concurrency: number;
+  /** Heartbeat timeout of the people activities: how soon a crashed worker's work is retried. */
+  heartbeatTimeoutMs: number;
+  /** Overrides the 24 h deadline; tests and demos only. */
+  deadlineMs?: number;
+}
+
+export const CANCEL_SIGNAL = 'cancel';

@@ -1,0 +1,97 @@
+import {
+  carriesResult, chunkRanges, countsAddUp, countsFromTally, emptyCounts, finalJobStatus, leftoverOutcome, personChargeKey,
+  resultTimes, uniquePersonIds, RESULT_PURGE_AFTER_MS, RESULT_RETENTION_MS,
+} from '../../core/jobs/jobRules';
+import { decodeCursor, encodeCursor } from '../../core/jobs/cursor';
+import { Problem } from '../../core/problems';
+
+describe('job counts', () => {
+  test('untallied people are pending and the seven counts add up', () => {
+    const c = countsFromTally(10, { delivered: 3, not_found: 2, failed: 1, reused: 1, cancelled: 1 });
+    expect(c).toEqual({ requested: 10, delivered: 3, not_found: 2, failed: 1, reused: 1, cancelled: 1, pending: 2 });
+    expect(countsAddUp(c)).toBe(true);
+    expect(countsAddUp({ ...c, pending: 3 })).toBe(false);
+  });
+  test('a tally beyond the requested people is an error', () => {
+    expect(() => countsFromTally(2, { delivered: 3 })).toThrow();
+  });
+  test('a new job is all pending', () => {
+    expect(emptyCounts(4)).toMatchObject({ requested: 4, pending: 4, delivered: 0 });
+  });
+});
+
+describe('final status (SPEC 3.3)', () => {
+  const c = (t: Parameters<typeof countsFromTally>[1], n = 4) => countsFromTally(n, t);
+  test('completed when everyone is delivered, not_found or reused', () => {
+    expect(finalJobStatus(c({ delivered: 2, not_found: 1, reused: 1 }), null, 0)).toBe('completed');
+  });
+  test('partial when some failed', () => {
+    expect(finalJobStatus(c({ delivered: 3, failed: 1 }), null, 0)).toBe('partial');
+    expect(finalJobStatus(c({ delivered: 1, failed: 3 }), 'insufficient_credits', 3)).toBe('partial');
+  });
+  test('failed when nobody could be processed', () => {
+    expect(finalJobStatus(c({ failed: 4 }), null, 0)).toBe('failed');
+    expect(finalJobStatus(c({ failed: 4 }), 'insufficient_credits', 4)).toBe('failed');
+  });
+  test('cancelled and expired when the stop left people behind', () => {
+    expect(finalJobStatus(c({ delivered: 1, cancelled: 3 }), 'cancelled', 3)).toBe('cancelled');
+    expect(finalJobStatus(c({ delivered: 1, failed: 3 }), 'expired', 3)).toBe('expired');
+  });
+  test('a cancel that came after everyone was processed does not change the status', () => {
+    expect(finalJobStatus(c({ delivered: 4 }), 'cancelled', 0)).toBe('completed');
+  });
+  test('leftovers by stop reason', () => {
+    expect(leftoverOutcome('cancelled')).toEqual({ outcome: 'cancelled', reason: null });
+    expect(leftoverOutcome('expired')).toEqual({ outcome: 'failed', reason: 'job_expired' });
+    expect(leftoverOutcome('insufficient_credits')).toEqual({ outcome: 'failed', reason: 'insufficient_credits' });
+    expect(leftoverOutcome(null)).toEqual({ outcome: 'failed', reason: 'processing_error' });
+  });
+});
+
+describe('results and retention', () => {
+  test('a result exists when someone got an answer', () => {
+    expect(carriesResult(countsFromTally(3, { not_found: 1, failed: 2 }))).toBe(true);
+    expect(carriesResult(countsFromTally(3, { failed: 1, cancelled: 2 }))).toBe(false);
+  });
+  test('expires after 7 days, purged after 30', () => {
+    const at = new Date('2026-01-01T00:00:00Z');
+    const t = resultTimes(at, countsFromTally(1, { delivered: 1 }));
+    expect(t.resultExpiresAt!.getTime() - at.getTime()).toBe(RESULT_RETENTION_MS);
+    expect(RESULT_RETENTION_MS).toBe(7 * 24 * 3600 * 1000);
+    expect(t.resultPurgeAt.getTime() - at.getTime()).toBe(RESULT_PURGE_AFTER_MS);
+    expect(resultTimes(at, countsFromTally(1, { failed: 1 })).resultExpiresAt).toBeNull();
+  });
+});
+
+describe('chunks, people and charge keys', () => {
+  test('chunks cover every position once', () => {
+    expect(chunkRanges(5, 2)).toEqual([{ from: 0, to: 2 }, { from: 2, to: 4 }, { from: 4, to: 5 }]);
+    expect(chunkRanges(0, 3)).toEqual([]);
+    expect(() => chunkRanges(3, 0)).toThrow();
+  });
+  test('person ids are deduplicated in order', () => {
+    expect(uniquePersonIds(['b', 'a', 'b', 'c', 'a'])).toEqual(['b', 'a', 'c']);
+  });
+  test('the charge key names the job and the person', () => {
+    expect(personChargeKey('job_1', 'per_2')).toBe('job:job_1:person:per_2');
+  });
+});
+
+describe('cursors', () => {
+  test('round trip', () => {
+    const c = encodeCursor('result:job_1', { seq: 41 });
+    expect(decodeCursor(c, 'result:job_1', { seq: 'number' })).toEqual({ seq: 41 });
+  });
+  test.each([['garbage', '%%%'], ['not json', Buffer.from('nope').toString('base64url')]])('a %s cursor is 400 invalid_cursor', (_n, cur) => {
+    expect(() => decodeCursor(cur, 's', { seq: 'number' })).toThrow(Problem);
+  });
+  test('a cursor of another list is refused', () => {
+    const c = encodeCursor('result:job_1', { seq: 1 });
+    try {
+      decodeCursor(c, 'result:job_2', { seq: 'number' });
+      throw new Error('accepted');
+    } catch (err) {
+      expect((err as Problem).code).toBe('invalid_cursor');
+    }
+  });
+});

@@ -1,0 +1,76 @@
+import {
+  ActivityFailure, CancellationScope, ParentClosePolicy, defineSignal, proxyActivities, setHandler, sleep, startChild, upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { ContactActivities } from '../activities/contacts';
+import { JOB_DEADLINE_MS, chunkRanges, resultRetentionWorkflowId } from '../core/jobs/jobRules';
+import type { FinishedJob } from '../core/jobs/jobProcessing';
+import type { StopReason } from '../core/jobs/jobTypes';
+import { CANCEL_SIGNAL, type ContactRetrievalInput } from '../core/jobs/workflowInput';
+import { SA } from '../core/temporal/searchAttributes';
+import { resultRetentionWorkflow } from './retention';
+
+/** Cancel: people not yet processed become `cancelled`. */
+export const cancelContactRetrieval = defineSignal(CANCEL_SIGNAL);
+
+/**
+ * One contact-retrieval job, `contact-retrieval:<job_id>`. People are processed in chunks, a
+ * bounded number at a time; the job stops early on cancel, on the 24 h deadline or when
+ * credits run out, always letting chunks in flight finish so nothing charged goes
+ * undelivered. It then settles the rest, stores the result, emits `job.completed` once and
+ * hands the result to its retention schedule.
+ */
+export async function contactRetrievalWorkflow(input: ContactRetrievalInput): Promise<FinishedJob> {
+  const people = proxyActivities<ContactActivities>({
+    startToCloseTimeout: '10 minutes',
+    heartbeatTimeout: input.heartbeatTimeoutMs,
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+  });
+  const steps = proxyActivities<ContactActivities>({
+    startToCloseTimeout: '2 minutes',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+  });
+
+  let stop: StopReason | null = null;
+  const stopWith = (reason: StopReason) => {
+    if (stop === null) stop = reason;
+  };
+  setHandler(cancelContactRetrieval, () => stopWith('cancelled'));
+
+  const chunks = chunkRanges(input.requested, input.chunkSize);
+  let next = 0;
+  const lane = async () => {
+    while (stop === null && next < chunks.length) {
+      const { from, to } = chunks[next++];
+      try {
+        const r = await people.processContactChunk({ jobId: input.jobId, orgId: input.orgId, familyId: input.familyId, fields: input.fields, from, to });
+        if (r.outOfCredits) stopWith('insufficient_credits');
+      } catch (err) {
+        // The activity gave up after its retries: its unsettled people are failed by the finish.
+        if (!(err instanceof ActivityFailure)) throw err;
+      }
+    }
+  };
+
+  const deadline = new CancellationScope();
+  const deadlineFired = deadline
+    .run(() => sleep(input.deadlineMs ?? JOB_DEADLINE_MS))
+    .then(() => stopWith('expired'), () => undefined);
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(input.concurrency, chunks.length)) }, lane));
+  deadline.cancel();
+  await deadlineFired;
+
+  const finished = await steps.finishContactRetrievalJob({ jobId: input.jobId, stop });
+  upsertSearchAttributes([{ key: SA.jobStatus, value: finished.status }]);
+  await steps.emitContactRetrievalCompleted(finished);
+  await startChild(resultRetentionWorkflow, {
+    workflowId: resultRetentionWorkflowId(input.jobId),
+    args: [{ jobId: input.jobId, completedAt: finished.completedAt }],
+    parentClosePolicy: ParentClosePolicy.ABANDON,
+    typedSearchAttributes: [
+      { key: SA.orgId, value: input.orgId },
+      { key: SA.workspaceId, value: input.workspaceId },
+      { key: SA.jobId, value: input.jobId },
+    ],
+  });
+  return finished;
+}
