@@ -1,0 +1,68 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { OAuthClient } from '../../core/oauth/models';
+import { createTenant } from '../support/fixtures';
+import { startTestApi, type TestApi } from '../support/testApi';
+import { OAUTH_ENV, RESOURCE, tokenRequest } from './oauthTestClient';
+
+const root = join(__dirname, '..', '..');
+let srv: TestApi;
+
+beforeAll(async () => {
+  srv = await startTestApi(OAUTH_ENV);
+});
+afterAll(async () => srv.close());
+
+function admin(...args: string[]): { status: number | null; stderr: string; json: any } {
+  const r = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'scripts/admin.ts', ...args], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH,
+      MONGODB_URI: srv.config.mongodbUri,
+      TEMPORAL_ADDRESS: srv.config.temporal.address,
+      SECRETS_ENCRYPTION_KEY: srv.config.secretsKey.toString('base64'),
+    },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  let json: unknown;
+  try {
+    json = JSON.parse(r.stdout);
+  } catch {
+    json = undefined;
+  }
+  return { status: r.status, stderr: r.stderr, json };
+}
+
+const form = (id: string, secret: string) => ({ grant_type: 'client_credentials', client_id: id, client_secret: secret, scope: 'mcp:tools', resource: RESOURCE });
+
+test('m2m create, rotate, list and revoke through the operator CLI', async () => {
+  const tenant = await createTenant();
+  const created = admin('m2m', 'create', '--org', tenant.orgId, '--rate-limit', '120', '--scopes', 'candidates.search,jobs.v1:read');
+  expect(created.status).toBe(0);
+  expect(created.json).toMatchObject({ client_id: expect.stringMatching(/^cli_/), client_secret: expect.stringMatching(/^mcs_/), scopes: ['candidates.search', 'jobs.v1:read'], rate_limit_per_minute: 120 });
+  const { client_id: id, client_secret: secret } = created.json;
+  const stored = await OAuthClient.findById(id).lean();
+  expect(JSON.stringify(stored)).not.toContain(secret);
+  expect((await tokenRequest(srv, form(id, secret))).status).toBe(200);
+
+  const rotated = admin('m2m', 'rotate', '--client-id', id);
+  expect(rotated.status).toBe(0);
+  expect(rotated.json.client_secret).not.toBe(secret);
+  // Default grace: 24 h (M2M_SECRET_ROTATION_GRACE_SECONDS).
+  expect(new Date(rotated.json.previous_secret_expires_at).getTime()).toBeGreaterThan(Date.now() + 23 * 3600_000);
+  expect((await tokenRequest(srv, form(id, secret))).status).toBe(200);
+  expect((await tokenRequest(srv, form(id, rotated.json.client_secret))).status).toBe(200);
+
+  const listed = admin('m2m', 'list', '--org', tenant.orgId);
+  expect(listed.json.clients).toEqual([expect.objectContaining({ client_id: id, live_secrets: 2, revoked_at: null, rate_limit_per_minute: 120 })]);
+  expect(JSON.stringify(listed.json)).not.toMatch(/mcs_|hash/);
+
+  const revoked = admin('m2m', 'revoke', '--client-id', id);
+  expect(revoked.json).toEqual({ client_id: id, revoked_at: expect.any(String) });
+  expect((await tokenRequest(srv, form(id, rotated.json.client_secret))).status).toBe(401);
+
+  const bad = admin('m2m', 'create', '--org', tenant.orgId);
+  expect(bad.status).not.toBe(0);
+  expect(bad.stderr).toContain('--rate-limit');
+});
