@@ -60,6 +60,8 @@ const schema = z
     SEARCH_PREVIEW_QUOTA_PER_DAY: positiveInt.default(5000),
     SEARCH_DISTINCT_QUERIES_PER_HOUR: positiveInt.default(300),
     SEARCH_DELIVERY_QUOTA_PER_DAY: positiveInt.default(2000),
+    SEARCH_CURSOR_TTL_SECONDS: positiveInt.default(3600),
+    IDEMPOTENCY_LEASE_SECONDS: positiveInt.default(30),
     METRICS_ENABLED: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
     LIMITS_LEASE_TTL_SECONDS: positiveInt.default(60),
   })
@@ -118,6 +120,8 @@ function toConfig(e: z.infer<typeof schema>) {
       distinctQueriesPerHour: e.SEARCH_DISTINCT_QUERIES_PER_HOUR,
       deliveriesPerDay: e.SEARCH_DELIVERY_QUOTA_PER_DAY,
     },
+    search: { cursorTtlSeconds: e.SEARCH_CURSOR_TTL_SECONDS },
+    idempotency: { leaseSeconds: e.IDEMPOTENCY_LEASE_SECONDS },
     metricsEnabled: e.METRICS_ENABLED,
     limits: { leaseTtlSeconds: e.LIMITS_LEASE_TTL_SECONDS },
   };

@@ -1,29 +1,46 @@
 import type { Context } from 'koa';
-import { Problem } from '../../core/problems';
+import {
+  idempotentChargeKey, invalidIdempotencyKey, isValidIdempotencyKey, requestFingerprint, runIdempotent, type StoredResponse,
+} from '../../core/idempotency/idempotency';
 import type { RouteInput, RouteResult } from '../routeSpec';
 
-/** SPEC 7.4: 8–128 characters, first a letter or digit, then letters, digits, `.`, `_`, `:`, `-`. */
-const IDEMPOTENCY_KEY = /^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$/;
+export { isValidIdempotencyKey, idempotentChargeKey };
 
-export function isValidIdempotencyKey(value: string): boolean {
-  return IDEMPOTENCY_KEY.test(value);
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+function parsedBody(raw: Buffer): unknown {
+  if (!raw.length) return undefined;
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    return raw.toString('base64');
+  }
 }
 
 /**
- * Runs an idempotent operation. Placeholder until the idempotency store lands: checks the
- * key's syntax and runs the operation.
+ * Koa adapter of core/idempotency (SPEC 7.4): checks the key, fingerprints the request and
+ * serializes the handler's result once, so a replay sends the very same bytes with
+ * `Idempotent-Replayed: true`.
  */
 export async function withIdempotency(
   ctx: Context,
-  _operation: string,
-  _rawBody: Buffer,
+  operation: string,
+  rawBody: Buffer,
   input: RouteInput<unknown, unknown, unknown>,
   run: () => Promise<RouteResult>,
 ): Promise<RouteResult> {
   const key = ctx.get('Idempotency-Key');
-  if (!key || !isValidIdempotencyKey(key)) {
-    throw new Problem('invalid_idempotency_key', 'Send an Idempotency-Key header of 8 to 128 characters: a letter or digit, then letters, digits, `.`, `_`, `:` or `-`.');
-  }
+  if (!isValidIdempotencyKey(key)) throw invalidIdempotencyKey();
   input.idempotencyKey = key;
-  return run();
+  const fingerprint = requestFingerprint(operation, ctx.method, ctx.path, parsedBody(rawBody));
+  const { response, replayed } = await runIdempotent({ orgId: input.principal.orgId, key, operation, fingerprint }, async (): Promise<StoredResponse> => {
+    const result = await run();
+    const body = result.body === undefined ? '' : typeof result.body === 'string' ? result.body : JSON.stringify(result.body);
+    return { status: result.status, headers: { ...(result.headers ?? {}), 'Content-Type': JSON_TYPE }, body };
+  });
+  return {
+    status: response.status,
+    headers: replayed ? { ...response.headers, 'Idempotent-Replayed': 'true' } : response.headers,
+    body: response.body === '' ? undefined : response.body,
+  };
 }

@@ -1,6 +1,9 @@
 import type { Model } from 'mongoose';
 import { isDuplicateKeyError } from '../store/connection';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any model whose _id is a string
+type ChainModel = Model<any>;
+
 /**
  * An append-only chain of entries `_id = <chainId>:<seq>` with contiguous sequence numbers.
  * It is how this code gets atomic read-modify-write on every store it runs on: FerretDB 1.x
@@ -15,7 +18,7 @@ export function entryId(chainId: string, seq: number): string {
 /** Latest known head per chain: a hint only (probing verifies it), so it is never wrong. */
 const hints = new Map<string, number>();
 
-async function exists(model: Model<any>, chainId: string, seq: number): Promise<boolean> {
+async function exists(model: ChainModel, chainId: string, seq: number): Promise<boolean> {
   return (await model.exists({ _id: entryId(chainId, seq) })) !== null;
 }
 
@@ -23,7 +26,7 @@ async function exists(model: Model<any>, chainId: string, seq: number): Promise<
  * The head sequence number of the chain, or -1 when it is empty. Gallops forward from the
  * hint, then binary-searches, so a cold process needs O(log n) lookups.
  */
-export async function headSeq(model: Model<any>, chainId: string, hint = -1): Promise<number> {
+export async function headSeq(model: ChainModel, chainId: string, hint = -1): Promise<number> {
   let lo = Math.max(hint, hints.get(chainId) ?? -1);
   if (lo >= 0 && !(await exists(model, chainId, lo))) lo = -1;
   let step = 1;
@@ -41,7 +44,7 @@ export async function headSeq(model: Model<any>, chainId: string, hint = -1): Pr
   return lo;
 }
 
-export async function readEntry<T>(model: Model<any>, chainId: string, seq: number): Promise<T | null> {
+export async function readEntry<T>(model: ChainModel, chainId: string, seq: number): Promise<T | null> {
   if (seq < 0) return null;
   return (await model.findById(entryId(chainId, seq)).lean()) as T | null;
 }
@@ -52,7 +55,7 @@ export type AppendOutcome = 'appended' | 'conflict';
  * Inserts entry `seq`. 'conflict' when another writer took that seq (or another unique
  * index of the collection refused it: the caller looks at why).
  */
-export async function appendEntry(model: Model<any>, chainId: string, seq: number, doc: Record<string, unknown>): Promise<AppendOutcome> {
+export async function appendEntry(model: ChainModel, chainId: string, seq: number, doc: Record<string, unknown>): Promise<AppendOutcome> {
   try {
     await model.collection.insertOne({ ...doc, _id: entryId(chainId, seq), chainId, seq } as never);
     hints.set(chainId, Math.max(seq, hints.get(chainId) ?? -1));

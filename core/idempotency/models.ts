@@ -1,0 +1,28 @@
+import { Schema, model } from 'mongoose';
+
+/**
+ * One record per (organization, Idempotency-Key), `_id = <org_id>:<key>`: the unique `_id`
+ * is the claim, so exactly one request runs a key at a time on any number of replicas.
+ */
+const idempotencyRecordSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    orgId: { type: String, required: true },
+    operation: { type: String, required: true },
+    /** Hash of operation, method, path and canonical body: a different request is a 409. */
+    fingerprint: { type: String, required: true },
+    state: { type: String, enum: ['in_progress', 'completed'], required: true },
+    /** Random token of the request that holds the claim; only it may complete or release it. */
+    owner: { type: String, required: true },
+    /** Until then the claim is held; past it, a crashed request's claim can be taken over. */
+    leaseUntil: { type: Date, required: true },
+    response: {
+      type: new Schema({ status: Number, headers: Schema.Types.Mixed, body: String }, { _id: false }),
+      default: null,
+    },
+    createdAt: { type: Date, required: true },
+    expiresAt: { type: Date, required: true, index: true },
+  },
+  { versionKey: false },
+);
+export const IdempotencyRecord = model('IdempotencyRecord', idempotencyRecordSchema, 'idempotency_records');
