@@ -1,4 +1,7 @@
 import type { FinalJobStatus, JobCounts } from '../jobs/jobTypes';
+import { config } from '../config';
+import { temporalClient } from '../temporal/client';
+import { emitJobCompletedWith } from './webhookEvents';
 
 /**
  * The seam between contact-retrieval jobs and webhooks: the job workflow's finishing activity
@@ -23,7 +26,11 @@ export interface EmittedEvent {
   deliveryStarted: boolean;
 }
 
-/** Placeholder until the webhooks work lands; the contract above is what it must keep. */
+/** Same job → same event id and body bytes; a duplicate emission never starts a second workflow. */
 export async function emitJobCompleted(input: JobCompletedInput): Promise<EmittedEvent> {
-  return { eventId: `evt_pending_${input.jobId}`, deliveryStarted: false };
+  const cfg = config();
+  return emitJobCompletedWith(
+    { client: await temporalClient(cfg), taskQueue: cfg.temporal.taskQueue, retryDelaysMs: cfg.webhooks.retryDelaysMs },
+    input,
+  );
 }

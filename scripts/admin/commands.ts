@@ -1,9 +1,11 @@
 import type { AdminCommand } from './command';
 import { m2mCommands } from './m2mCommands';
 import { tenancyCommands } from './tenancyCommands';
+import { webhooksCommands } from './webhooksCommands';
 
 /** Every operator command; each area of the service contributes its own module. */
 export const adminCommands: Record<string, AdminCommand> = {
   ...tenancyCommands,
   ...m2mCommands,
+  ...webhooksCommands,
 };

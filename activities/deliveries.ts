@@ -1,0 +1,120 @@
+import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
+import type { Config } from '../core/config';
+import { logger } from '../core/observability/logger';
+import { destinationLookup } from '../core/webhooks/destinationResolver';
+import type { DeliveryRun } from '../core/webhooks/deliveryWorkflowContract';
+import { MAX_ATTEMPTS } from '../core/webhooks/retrySchedule';
+import { WebhookEvent } from '../core/webhooks/models';
+import { sendAttempt, type AttemptOutcome } from '../core/webhooks/sendAttempt';
+import { signedHeaders } from '../core/webhooks/signPayload';
+import { claimAttempt, completeAttempt } from '../core/webhooks/webhookDeliveries';
+import { endpointById } from '../core/webhooks/webhookEndpoints';
+import { liveSecrets, openSecrets, type StoredSecret } from '../core/webhooks/webhookSecrets';
+
+/**
+ * The one side effect of webhook delivery: a single attempt, recorded. The record is claimed
+ * (`pending`) before the POST and completed after it, so the workflow never moves on without
+ * it, and a retried activity that finds its attempt already begun never POSTs a second time.
+ */
+export interface AttemptInput {
+  eventId: string;
+  run: DeliveryRun;
+  attempt: number;
+  /** Workflow time at which the attempt was due. */
+  scheduledAt: number;
+  /** Delay the workflow will wait after this attempt if it fails; null after the last. */
+  nextDelayMs: number | null;
+}
+
+export interface AttemptResult {
+  ok: boolean;
+  deliveryId: string;
+  status: string;
+}
+
+export interface DeliveryActivityDeps {
+  /** The time of an attempt: its webhook-timestamp and which secrets are live. */
+  now?: () => Promise<Date> | Date;
+}
+
+function trustAnchors(extraCaFile: string | undefined): string[] | undefined {
+  if (!extraCaFile) return undefined;
+  return [...rootCertificates, readFileSync(extraCaFile, 'utf8')];
+}
+
+export function createDeliveryActivities(config: Config, deps: DeliveryActivityDeps = {}) {
+  const now = deps.now ?? (() => new Date());
+  let ca: string[] | undefined;
+  let caLoaded = false;
+  const anchors = () => {
+    if (!caLoaded) {
+      ca = trustAnchors(config.webhooks.extraCaFile);
+      caLoaded = true;
+    }
+    return ca;
+  };
+
+  async function attemptDelivery(input: AttemptInput): Promise<AttemptResult> {
+    const event = await WebhookEvent.findById(input.eventId).lean();
+    if (!event) throw new Error(`webhook event ${input.eventId} does not exist`);
+    const at = await now();
+    const claim = await claimAttempt(
+      { eventId: input.eventId, replay: input.run.replay, attempt: input.attempt },
+      {
+        endpointId: input.run.endpointId,
+        orgId: event.orgId,
+        workspaceId: event.workspaceId,
+        jobId: event.jobId,
+        scheduledAt: new Date(input.scheduledAt),
+        attemptedAt: at,
+      },
+    );
+    if (!claim.fresh && claim.record.status !== 'pending') {
+      return { ok: claim.record.status === 'succeeded', deliveryId: claim.record._id, status: claim.record.status };
+    }
+
+    let outcome: AttemptOutcome | { ok: false; errorCode: string; responseStatus: null; durationMs: number | null };
+    if (!claim.fresh) {
+      // An earlier run of this activity began the attempt and may have sent it: never POST
+      // again for one record; the attempt counts as failed and the schedule goes on.
+      outcome = { ok: false, errorCode: 'attempt_interrupted', responseStatus: null, durationMs: null };
+    } else {
+      // Read afresh on every attempt: a re-pointed endpoint gets its new URL, an inactive one nothing.
+      const endpoint = await endpointById(input.run.endpointId);
+      if (!endpoint || endpoint.state !== 'active') {
+        outcome = { ok: false, errorCode: 'endpoint_inactive', responseStatus: null, durationMs: 0 };
+      } else {
+        const secrets = openSecrets(config.secretsKey, endpoint._id, liveSecrets(endpoint.secrets as StoredSecret[], at));
+        outcome = await sendAttempt(
+          { url: endpoint.url, headers: { ...signedHeaders(secrets, event._id, at, event.body) }, body: event.body },
+          { lookupAll: destinationLookup(), allowedCidrs: config.webhooks.allowedCidrs, ca: anchors() },
+        );
+      }
+    }
+
+    const status = outcome.ok ? 'succeeded' : input.attempt >= MAX_ATTEMPTS ? 'dead_lettered' : 'failed';
+    const finishedAt = at.getTime() + (outcome.durationMs ?? 0);
+    const record = await completeAttempt(claim.record._id, {
+      status,
+      responseStatus: outcome.responseStatus,
+      errorCode: outcome.ok ? null : outcome.errorCode,
+      durationMs: outcome.durationMs,
+      nextAttemptAt: !outcome.ok && input.nextDelayMs !== null ? new Date(finishedAt + input.nextDelayMs) : null,
+    });
+    if (status !== 'failed') {
+      await WebhookEvent.updateOne(
+        { _id: event._id, replays: input.run.replay },
+        { $set: status === 'succeeded' ? { status: 'delivered' } : { status: 'dead_lettered', deadLetteredAt: new Date(finishedAt) } },
+      );
+    }
+    if (status === 'dead_lettered') {
+      logger.warn({ eventId: event._id, orgId: event.orgId, endpointId: input.run.endpointId, replay: input.run.replay }, 'webhook event dead-lettered');
+    }
+    return { ok: outcome.ok, deliveryId: record._id, status };
+  }
+
+  return { attemptDelivery };
+}
+
+export type DeliveryActivities = ReturnType<typeof createDeliveryActivities>;

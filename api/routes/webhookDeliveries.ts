@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { config } from '../../core/config';
+import { PERMISSIONS } from '../../core/keys/permissions';
+import { temporalClient } from '../../core/temporal/client';
+import { DELIVERY_STATUSES } from '../../core/webhooks/models';
+import { requestReplay } from '../../core/webhooks/replays';
+import { deliveryView, findDelivery, listDeliveries } from '../../core/webhooks/webhookDeliveries';
+import { defineRoute } from '../routeSpec';
+
+/** Delivery history and replay (SPEC 3.2, 4.2, DECISIONS.md "Webhook deliveries"). */
+const TAG = 'Webhooks';
+const permission = PERMISSIONS.webhooksManage;
+
+export const DeliverySchema = z.object({
+  delivery_id: z.string(),
+  event_id: z.string().describe('equals the `webhook-id` header'),
+  endpoint_id: z.string(),
+  job_id: z.string(),
+  attempt: z.number().int().describe('1–9 within a run'),
+  replay: z.number().int().describe('0 for the original run, n for the nth replay'),
+  status: z.enum(DELIVERY_STATUSES).describe('the ninth failed attempt of a run is `dead_lettered`'),
+  response_status: z.number().int().nullable(),
+  error_code: z
+    .string()
+    .nullable()
+    .describe('timeout, tls_error, redirect, destination_refused, dns_error, connection_refused, connection_error, http_status, endpoint_inactive, attempt_interrupted'),
+  duration_ms: z.number().int().nullable(),
+  scheduled_at: z.string(),
+  attempted_at: z.string(),
+  next_attempt_at: z.string().nullable(),
+});
+
+const IdParams = z.object({ id: z.string().min(1).max(64) });
+
+export const webhookDeliveryRoutes = [
+  defineRoute({
+    operation: 'webhook_deliveries.list',
+    method: 'GET',
+    path: '/v1/webhook-deliveries',
+    tag: TAG,
+    permission,
+    summary: 'List delivery attempts, newest first',
+    query: z.object({
+      endpoint_id: z.string().max(64).optional(),
+      event_id: z.string().max(64).optional(),
+      status: z.enum(DELIVERY_STATUSES).optional(),
+      limit: z.coerce.number().int().min(1).max(100).default(20),
+      cursor: z.string().max(400).optional().describe('opaque; `next_cursor` of the previous page'),
+    }),
+    responses: {
+      200: { description: 'A page of attempts', schema: z.object({ data: z.array(DeliverySchema), next_cursor: z.string().nullable() }) },
+      400: { description: '`invalid_cursor`' },
+    },
+    handler: async ({ principal, query }) => ({ status: 200, body: await listDeliveries(principal.workspaceId, query) }),
+  }),
+  defineRoute({
+    operation: 'webhook_deliveries.get',
+    method: 'GET',
+    path: '/v1/webhook-deliveries/:id',
+    tag: TAG,
+    permission,
+    summary: 'Read one delivery attempt',
+    params: IdParams,
+    responses: { 200: { description: 'The attempt', schema: DeliverySchema }, 404: { description: '`not_found`' } },
+    handler: async ({ principal, params }) => ({ status: 200, body: deliveryView(await findDelivery(principal.workspaceId, params.id)) }),
+  }),
+  defineRoute({
+    operation: 'webhook_deliveries.replay',
+    method: 'POST',
+    path: '/v1/webhook-deliveries/:id/replays',
+    tag: TAG,
+    permission,
+    summary: 'Replay a dead-lettered event',
+    description:
+      'Only the dead-lettered attempt of an event\'s latest run can be replayed (otherwise 409 `replay_not_allowed`). Re-sends the same body bytes and `webhook-id` to the workspace\'s active endpoint as a fresh run of up to nine attempts; receivers check `result_expires_at` before acting. More than 10 replays for one endpoint in the trailing hour is 429 `webhook_replay_cap` with `Retry-After`.',
+    params: IdParams,
+    responses: {
+      202: {
+        description: 'The replay is scheduled',
+        schema: z.object({ event_id: z.string(), replay: z.number().int(), endpoint_id: z.string(), status: z.literal('replaying') }),
+      },
+      404: { description: '`not_found`' },
+      409: { description: '`replay_not_allowed`' },
+      429: { description: '`webhook_replay_cap`' },
+    },
+    handler: async ({ principal, params }) => ({
+      status: 202,
+      body: await requestReplay(principal.workspaceId, params.id, await temporalClient(config())),
+    }),
+  }),
+];

@@ -1,0 +1,154 @@
+import { z } from 'zod';
+import { config } from '../../core/config';
+import { PERMISSIONS } from '../../core/keys/permissions';
+import { decodeCursor, encodeCursor } from '../../core/webhooks/deliveryCursor';
+import { destinationLookup } from '../../core/webhooks/destinationResolver';
+import {
+  endpointView, findEndpoint, listEndpoints, registerEndpoint, retireEndpoint, rotateSecret, updateEndpoint, type DestinationSettings,
+} from '../../core/webhooks/webhookEndpoints';
+import { defineRoute } from '../routeSpec';
+
+/** Webhook endpoint management (SPEC 4.2, DECISIONS.md "Webhook endpoints"); free, never metered. */
+const TAG = 'Webhooks';
+const permission = PERMISSIONS.webhooksManage;
+
+export const EndpointSchema = z.object({
+  endpoint_id: z.string(),
+  url: z.string().describe('the HTTPS destination'),
+  state: z.enum(['active', 'disabled', 'retired']),
+  created_at: z.string().describe('ISO 8601 UTC'),
+  updated_at: z.string().describe('ISO 8601 UTC'),
+});
+
+const RegistrationSchema = z.object({
+  endpoint: EndpointSchema,
+  secret_id: z.string(),
+  secret: z.string().describe('`whsec_` + base64; shown only in this response'),
+});
+
+const RotationSchema = z.object({
+  secret_id: z.string(),
+  secret: z.string().describe('the successor secret; shown only in this response'),
+  previous_secret_expires_at: z.string().describe('the predecessor keeps signing until this time (24 h)'),
+});
+
+const EndpointPage = z.object({ data: z.array(EndpointSchema), next_cursor: z.string().nullable() });
+
+const Url = z.string().min(1).max(2048).describe('HTTPS URL of the destination');
+const IdParams = z.object({ id: z.string().min(1).max(64) });
+const PageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(400).optional(),
+});
+
+function settings(): DestinationSettings {
+  const c = config();
+  return { lookupAll: destinationLookup(), allowedCidrs: c.webhooks.allowedCidrs, secretsKey: c.secretsKey };
+}
+
+const scopeOf = (p: { orgId: string; workspaceId: string }) => ({ orgId: p.orgId, workspaceId: p.workspaceId });
+
+export const webhookEndpointRoutes = [
+  defineRoute({
+    operation: 'webhook_endpoints.create',
+    method: 'POST',
+    path: '/v1/webhook-endpoints',
+    tag: TAG,
+    permission,
+    summary: 'Register the workspace\'s webhook endpoint',
+    description:
+      'At most one active endpoint per workspace (409 `endpoint_limit_reached`). The destination must be an https URL whose host and every DNS answer are publicly routable; otherwise 422 `webhook_url_not_allowed` and nothing is stored. The signing secret is returned once.',
+    body: z.object({ url: Url }).strict(),
+    responses: {
+      201: { description: 'Registered; the secret appears only here', schema: RegistrationSchema },
+      409: { description: '`endpoint_limit_reached`' },
+      422: { description: '`webhook_url_not_allowed` or `validation_failed`' },
+    },
+    handler: async ({ principal, body }) => ({ status: 201, body: await registerEndpoint(scopeOf(principal), body.url, settings()) }),
+  }),
+  defineRoute({
+    operation: 'webhook_endpoints.list',
+    method: 'GET',
+    path: '/v1/webhook-endpoints',
+    tag: TAG,
+    permission,
+    summary: 'List the workspace\'s webhook endpoints, newest first',
+    description: 'Includes disabled and retired endpoints. Paged with an opaque `cursor`.',
+    query: PageQuery,
+    responses: { 200: { description: 'A page of endpoints', schema: EndpointPage } },
+    handler: async ({ principal, query }) => {
+      const { docs, more } = await listEndpoints(scopeOf(principal), { limit: query.limit, after: decodeCursor(query.cursor) });
+      const last = docs[docs.length - 1];
+      return {
+        status: 200,
+        body: { data: docs.map(endpointView), next_cursor: more && last ? encodeCursor({ createdAt: last.createdAt, id: last._id }) : null },
+      };
+    },
+  }),
+  defineRoute({
+    operation: 'webhook_endpoints.get',
+    method: 'GET',
+    path: '/v1/webhook-endpoints/:id',
+    tag: TAG,
+    permission,
+    summary: 'Read one webhook endpoint',
+    description: 'Retired endpoints stay readable. Another workspace\'s endpoint is the same 404 as a missing one.',
+    params: IdParams,
+    responses: { 200: { description: 'The endpoint', schema: EndpointSchema }, 404: { description: '`not_found`' } },
+    handler: async ({ principal, params }) => ({ status: 200, body: endpointView(await findEndpoint(scopeOf(principal), params.id)) }),
+  }),
+  defineRoute({
+    operation: 'webhook_endpoints.update',
+    method: 'PATCH',
+    path: '/v1/webhook-endpoints/:id',
+    tag: TAG,
+    permission,
+    summary: 'Re-point, disable or enable a webhook endpoint',
+    description:
+      'Body: any of `url` (re-point; checked like a registration) and `state` (`active` or `disabled`). PATCH cannot retire (`state: "retired"` is 422; use DELETE); any PATCH of a retired endpoint is 409 `endpoint_retired`. Enabling while another endpoint is active is 409 `endpoint_limit_reached`.',
+    params: IdParams,
+    body: z
+      .object({ url: Url.optional(), state: z.enum(['active', 'disabled']).optional().describe('`active` or `disabled`') })
+      .strict()
+      .refine((b) => b.url !== undefined || b.state !== undefined, { message: 'give url, state or both' }),
+    responses: {
+      200: { description: 'The endpoint after the change', schema: EndpointSchema },
+      404: { description: '`not_found`' },
+      409: { description: '`endpoint_retired` or `endpoint_limit_reached`' },
+      422: { description: '`webhook_url_not_allowed` or `validation_failed`' },
+    },
+    handler: async ({ principal, params, body }) => ({
+      status: 200,
+      body: await updateEndpoint(scopeOf(principal), params.id, body, settings()),
+    }),
+  }),
+  defineRoute({
+    operation: 'webhook_endpoints.delete',
+    method: 'DELETE',
+    path: '/v1/webhook-endpoints/:id',
+    tag: TAG,
+    permission,
+    summary: 'Retire a webhook endpoint',
+    description: 'The endpoint stops receiving events and stays readable by id, with its delivery history. Retiring twice is harmless.',
+    params: IdParams,
+    responses: { 200: { description: 'The retired endpoint', schema: EndpointSchema }, 404: { description: '`not_found`' } },
+    handler: async ({ principal, params }) => ({ status: 200, body: await retireEndpoint(scopeOf(principal), params.id) }),
+  }),
+  defineRoute({
+    operation: 'webhook_endpoints.rotate_secret',
+    method: 'POST',
+    path: '/v1/webhook-endpoints/:id/rotate-secret',
+    tag: TAG,
+    permission,
+    summary: 'Rotate the signing secret',
+    description:
+      'Mints a successor secret, returned once. The predecessor keeps signing for exactly 24 hours; deliveries in that window carry both signatures. A second rotation inside the window is 409 `rotation_in_progress`.',
+    params: IdParams,
+    responses: {
+      200: { description: 'The successor secret', schema: RotationSchema },
+      404: { description: '`not_found`' },
+      409: { description: '`rotation_in_progress` or `endpoint_retired`' },
+    },
+    handler: async ({ principal, params }) => ({ status: 200, body: await rotateSecret(scopeOf(principal), params.id, config().secretsKey) }),
+  }),
+];

@@ -1,0 +1,104 @@
+import { Schema, model, type InferSchemaType } from 'mongoose';
+
+/**
+ * Webhook storage. Ids are prefixed (`we_`, `whs_`, `evt_`, `dlv_`). FerretDB 1.x has no
+ * partial indexes, so "one active endpoint per workspace" is a plain unique index on
+ * `activeSlot`: the workspace id while active, the endpoint's own id otherwise.
+ */
+const signingSecretSchema = new Schema(
+  {
+    secretId: { type: String, required: true },
+    /** AES-256-GCM sealed `whsec_…` (core/crypto/secretBox), bound to endpoint and secret id. */
+    sealed: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+    /** Null for the current secret; the end of the 24 h overlap for a predecessor. */
+    expiresAt: { type: Date, default: null },
+  },
+  { _id: false },
+);
+
+const endpointSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    orgId: { type: String, required: true },
+    workspaceId: { type: String, required: true },
+    url: { type: String, required: true },
+    state: { type: String, required: true, enum: ['active', 'disabled', 'retired'] },
+    activeSlot: { type: String, required: true },
+    secrets: { type: [signingSecretSchema], default: [] },
+    /** End of the current rotation window; a second rotation before it is refused. */
+    rotationEndsAt: { type: Date, default: null },
+    retiredAt: { type: Date, default: null },
+  },
+  { timestamps: true, versionKey: false },
+);
+endpointSchema.index({ activeSlot: 1 }, { unique: true });
+endpointSchema.index({ workspaceId: 1, createdAt: -1, _id: -1 });
+export const WebhookEndpoint = model('WebhookEndpoint', endpointSchema, 'webhook_endpoints');
+export type WebhookEndpointDoc = InferSchemaType<typeof endpointSchema> & { _id: string; createdAt: Date; updatedAt: Date };
+
+const eventSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    /** One event per job: a retried emission finds this record instead of making a second. */
+    jobId: { type: String, required: true },
+    orgId: { type: String, required: true },
+    workspaceId: { type: String, required: true },
+    /** The endpoint active at first emission; null means nothing is delivered. */
+    endpointId: { type: String, default: null },
+    /** The exact body bytes (UTF-8 JSON) sent on every attempt and replay. */
+    body: { type: String, required: true },
+    resultExpiresAt: { type: Date, default: null },
+    /** `delivering`, `dead_lettered`, `replaying` or `no_endpoint`. */
+    status: { type: String, required: true },
+    /** Number of replays requested so far; the nth replay's attempts carry `replay: n`. */
+    replays: { type: Number, required: true, default: 0 },
+    deadLetteredAt: { type: Date, default: null },
+  },
+  { timestamps: true, versionKey: false },
+);
+eventSchema.index({ jobId: 1 }, { unique: true });
+eventSchema.index({ status: 1, orgId: 1 });
+export const WebhookEvent = model('WebhookEvent', eventSchema, 'webhook_events');
+export type WebhookEventDoc = InferSchemaType<typeof eventSchema> & { _id: string; createdAt: Date; updatedAt: Date };
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'dead_lettered'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+const deliverySchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    eventId: { type: String, required: true },
+    endpointId: { type: String, required: true },
+    orgId: { type: String, required: true },
+    workspaceId: { type: String, required: true },
+    jobId: { type: String, required: true },
+    attempt: { type: Number, required: true },
+    replay: { type: Number, required: true },
+    status: { type: String, required: true, enum: DELIVERY_STATUSES },
+    responseStatus: { type: Number, default: null },
+    errorCode: { type: String, default: null },
+    durationMs: { type: Number, default: null },
+    scheduledAt: { type: Date, required: true },
+    attemptedAt: { type: Date, required: true },
+    nextAttemptAt: { type: Date, default: null },
+  },
+  { timestamps: true, versionKey: false },
+);
+// One record per attempt: a retried activity finds its record and never POSTs twice for it.
+deliverySchema.index({ eventId: 1, replay: 1, attempt: 1 }, { unique: true });
+deliverySchema.index({ workspaceId: 1, createdAt: -1, _id: -1 });
+export const WebhookDelivery = model('WebhookDelivery', deliverySchema, 'webhook_deliveries');
+export type WebhookDeliveryDoc = InferSchemaType<typeof deliverySchema> & { _id: string; createdAt: Date; updatedAt: Date };
+
+/** Ten slots per endpoint; a replay takes a slot not used in the trailing hour (SPEC 8.1). */
+const replaySlotSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    endpointId: { type: String, required: true },
+    usedAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+replaySlotSchema.index({ endpointId: 1, usedAt: 1 });
+export const WebhookReplaySlot = model('WebhookReplaySlot', replaySlotSchema, 'webhook_replay_slots');

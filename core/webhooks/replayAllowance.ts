@@ -1,0 +1,55 @@
+import { isDuplicateKeyError } from '../store/connection';
+import { WebhookReplaySlot } from './models';
+
+/**
+ * Replay allowance (SPEC 8.1): 10 replays per endpoint in any trailing hour. Ten slot records
+ * per endpoint; a replay atomically takes a slot last used more than an hour ago, so two API
+ * replicas and concurrent requests can never exceed the allowance.
+ */
+export const REPLAYS_PER_HOUR = 10;
+export const REPLAY_WINDOW_MS = 3600 * 1000;
+
+export type SlotVerdict = { ok: true; slotId: string; previousUsedAt: Date; usedAt: Date } | { ok: false; retryAfterSeconds: number };
+
+/** Seconds until the oldest use leaves the trailing hour (the Retry-After of a refusal). */
+export function retryAfterSeconds(usedAts: readonly Date[], now: Date): number {
+  const oldest = Math.min(...usedAts.map((d) => d.getTime()));
+  return Math.max(1, Math.ceil((oldest + REPLAY_WINDOW_MS - now.getTime()) / 1000));
+}
+
+async function claim(endpointId: string, now: Date) {
+  return WebhookReplaySlot.findOneAndUpdate(
+    { endpointId, usedAt: { $lte: new Date(now.getTime() - REPLAY_WINDOW_MS) } },
+    { $set: { usedAt: now } },
+    { new: false, sort: { usedAt: 1 } },
+  ).lean<{ _id: string; usedAt: Date }>();
+}
+
+export async function takeReplaySlot(endpointId: string, now = new Date()): Promise<SlotVerdict> {
+  let prev = await claim(endpointId, now);
+  if (!prev) {
+    const slots = await WebhookReplaySlot.find({ endpointId }).lean<{ _id: string; usedAt: Date }[]>();
+    if (slots.length < REPLAYS_PER_HOUR) {
+      const have = new Set(slots.map((s) => s._id));
+      const missing = Array.from({ length: REPLAYS_PER_HOUR }, (_, i) => `${endpointId}:${i}`).filter((id) => !have.has(id));
+      for (const id of missing) {
+        try {
+          await WebhookReplaySlot.create({ _id: id, endpointId, usedAt: new Date(0) });
+        } catch (err) {
+          if (!isDuplicateKeyError(err)) throw err;
+        }
+      }
+      prev = await claim(endpointId, now);
+    }
+    if (!prev) {
+      const all = await WebhookReplaySlot.find({ endpointId }).lean<{ usedAt: Date }[]>();
+      return { ok: false, retryAfterSeconds: retryAfterSeconds(all.map((s) => s.usedAt), now) };
+    }
+  }
+  return { ok: true, slotId: prev._id, previousUsedAt: prev.usedAt, usedAt: now };
+}
+
+/** Gives a slot back when the replay it was taken for did not happen. */
+export async function releaseReplaySlot(slot: { slotId: string; previousUsedAt: Date; usedAt: Date }): Promise<void> {
+  await WebhookReplaySlot.updateOne({ _id: slot.slotId, usedAt: slot.usedAt }, { $set: { usedAt: slot.previousUsedAt } });
+}

@@ -1,0 +1,169 @@
+import { isDuplicateKeyError } from '../store/connection';
+import { newId } from '../ids';
+import { Problem, notFound } from '../problems';
+import { checkDestination, REFUSAL_TEXT, type LookupAll } from './destinationPolicy';
+import { WebhookEndpoint, type WebhookEndpointDoc } from './models';
+import { mintSecret, ROTATION_OVERLAP_MS, rotatedSecrets, type StoredSecret } from './webhookSecrets';
+
+/**
+ * Webhook endpoints (SPEC 2.3, 3.1, 4.2; DECISIONS.md "Webhook endpoints"): register,
+ * read, re-point, disable/enable, retire, rotate the signing secret. Scoped to the caller's
+ * workspace: another workspace's endpoint is the same 404 as a missing one.
+ */
+export type EndpointState = 'active' | 'disabled' | 'retired';
+
+export interface EndpointScope {
+  orgId: string;
+  workspaceId: string;
+}
+
+export interface DestinationSettings {
+  lookupAll: LookupAll;
+  allowedCidrs: readonly string[];
+  secretsKey: Buffer;
+}
+
+export interface EndpointView {
+  endpoint_id: string;
+  url: string;
+  state: EndpointState;
+  created_at: string;
+  updated_at: string;
+}
+
+export function endpointView(doc: Pick<WebhookEndpointDoc, '_id' | 'url' | 'state' | 'createdAt' | 'updatedAt'>): EndpointView {
+  return {
+    endpoint_id: doc._id,
+    url: doc.url,
+    state: doc.state as EndpointState,
+    created_at: doc.createdAt.toISOString(),
+    updated_at: doc.updatedAt.toISOString(),
+  };
+}
+
+async function requireAllowedDestination(url: string, settings: DestinationSettings): Promise<void> {
+  const verdict = await checkDestination(url, settings.lookupAll, settings.allowedCidrs);
+  if (!verdict.ok) {
+    throw new Problem('webhook_url_not_allowed', REFUSAL_TEXT[verdict.reason], { extensions: { reason: verdict.reason } });
+  }
+}
+
+function limitReached(): Problem {
+  return new Problem('endpoint_limit_reached', 'This workspace already has an active webhook endpoint; disable or delete it first.');
+}
+
+export async function registerEndpoint(scope: EndpointScope, url: string, settings: DestinationSettings, now = new Date()) {
+  // Checked before anything is written: a refused destination persists nothing.
+  await requireAllowedDestination(url, settings);
+  if (await WebhookEndpoint.exists({ activeSlot: scope.workspaceId })) throw limitReached();
+  const endpointId = newId('we');
+  const { stored, plaintext } = mintSecret(settings.secretsKey, endpointId, now);
+  try {
+    const doc = await WebhookEndpoint.create({
+      _id: endpointId,
+      orgId: scope.orgId,
+      workspaceId: scope.workspaceId,
+      url,
+      state: 'active',
+      activeSlot: scope.workspaceId,
+      secrets: [stored],
+    });
+    return { endpoint: endpointView(doc.toObject() as WebhookEndpointDoc), secret_id: stored.secretId, secret: plaintext };
+  } catch (err) {
+    // The unique active slot makes concurrent registrations race-free: one wins, the rest 409.
+    if (isDuplicateKeyError(err)) throw limitReached();
+    throw err;
+  }
+}
+
+export async function findEndpoint(scope: EndpointScope, endpointId: string): Promise<WebhookEndpointDoc> {
+  const doc = await WebhookEndpoint.findOne({ _id: endpointId, workspaceId: scope.workspaceId }).lean<WebhookEndpointDoc>();
+  if (!doc) throw notFound('webhook endpoint');
+  return doc;
+}
+
+export async function listEndpoints(scope: EndpointScope, page: { limit: number; after?: { createdAt: Date; id: string } }) {
+  const filter: Record<string, unknown> = { workspaceId: scope.workspaceId };
+  if (page.after) {
+    filter.$or = [{ createdAt: { $lt: page.after.createdAt } }, { createdAt: page.after.createdAt, _id: { $lt: page.after.id } }];
+  }
+  const docs = await WebhookEndpoint.find(filter).sort({ createdAt: -1, _id: -1 }).limit(page.limit + 1).lean<WebhookEndpointDoc[]>();
+  return { docs: docs.slice(0, page.limit), more: docs.length > page.limit };
+}
+
+export interface EndpointChange {
+  url?: string;
+  state?: 'active' | 'disabled';
+}
+
+export async function updateEndpoint(scope: EndpointScope, endpointId: string, change: EndpointChange, settings: DestinationSettings): Promise<EndpointView> {
+  const doc = await findEndpoint(scope, endpointId);
+  if (doc.state === 'retired') throw new Problem('endpoint_retired', 'A retired webhook endpoint cannot be changed.');
+  // A re-point is checked like a registration: the new destination must pass the policy.
+  if (change.url !== undefined && change.url !== doc.url) await requireAllowedDestination(change.url, settings);
+  const set: Record<string, unknown> = {};
+  if (change.url !== undefined) set.url = change.url;
+  if (change.state !== undefined) {
+    set.state = change.state;
+    set.activeSlot = change.state === 'active' ? scope.workspaceId : endpointId;
+  }
+  try {
+    const updated = await WebhookEndpoint.findOneAndUpdate(
+      { _id: endpointId, workspaceId: scope.workspaceId, state: { $ne: 'retired' } },
+      { $set: set },
+      { new: true },
+    ).lean<WebhookEndpointDoc>();
+    if (!updated) throw new Problem('endpoint_retired', 'A retired webhook endpoint cannot be changed.');
+    return endpointView(updated);
+  } catch (err) {
+    if (isDuplicateKeyError(err)) throw limitReached();
+    throw err;
+  }
+}
+
+/** DELETE: retire, keep the record and its deliveries readable; retiring twice is harmless. */
+export async function retireEndpoint(scope: EndpointScope, endpointId: string, now = new Date()): Promise<EndpointView> {
+  await findEndpoint(scope, endpointId);
+  await WebhookEndpoint.updateOne(
+    { _id: endpointId, workspaceId: scope.workspaceId, state: { $ne: 'retired' } },
+    { $set: { state: 'retired', activeSlot: endpointId, retiredAt: now } },
+  );
+  return endpointView(await findEndpoint(scope, endpointId));
+}
+
+/**
+ * SPEC 6.3: a successor secret, returned once; the predecessor signs for exactly 24 h; at
+ * most two live secrets, so a rotation inside the window is refused. The write is
+ * conditional on the window the read saw, so two concurrent rotations cannot both win.
+ */
+export async function rotateSecret(scope: EndpointScope, endpointId: string, secretsKey: Buffer, now = new Date()) {
+  const doc = await findEndpoint(scope, endpointId);
+  if (doc.state === 'retired') throw new Problem('endpoint_retired', 'A retired webhook endpoint has no secret to rotate.');
+  const inWindow = () =>
+    new Problem('rotation_in_progress', 'The previous secret is still inside its 24-hour overlap; rotate again after it ends.', {
+      extensions: { previous_secret_expires_at: doc.rotationEndsAt?.toISOString() },
+    });
+  if (doc.rotationEndsAt && doc.rotationEndsAt.getTime() > now.getTime()) throw inWindow();
+  const { stored, plaintext } = mintSecret(secretsKey, endpointId, now);
+  const secrets = rotatedSecrets(doc.secrets as StoredSecret[], stored, now);
+  const windowEnd = new Date(now.getTime() + ROTATION_OVERLAP_MS);
+  const res = await WebhookEndpoint.updateOne(
+    { _id: endpointId, workspaceId: scope.workspaceId, state: { $ne: 'retired' }, rotationEndsAt: doc.rotationEndsAt ?? null },
+    { $set: { secrets, rotationEndsAt: windowEnd } },
+  );
+  if (res.matchedCount === 0) {
+    const fresh = await findEndpoint(scope, endpointId);
+    if (fresh.state === 'retired') throw new Problem('endpoint_retired', 'A retired webhook endpoint has no secret to rotate.');
+    throw new Problem('rotation_in_progress', 'Another rotation of this secret has just happened; rotate again after its 24-hour overlap.');
+  }
+  return { secret_id: stored.secretId, secret: plaintext, previous_secret_expires_at: windowEnd.toISOString() };
+}
+
+/** The workspace's active endpoint at this moment, if any (emission picks it). */
+export async function activeEndpointOf(workspaceId: string): Promise<WebhookEndpointDoc | null> {
+  return WebhookEndpoint.findOne({ activeSlot: workspaceId }).lean<WebhookEndpointDoc>();
+}
+
+export async function endpointById(endpointId: string): Promise<WebhookEndpointDoc | null> {
+  return WebhookEndpoint.findById(endpointId).lean<WebhookEndpointDoc>();
+}
