@@ -48,7 +48,7 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
     name: 'get_contact_retrieval_job',
     operation: 'contact_retrieval_jobs.get',
     title: 'Read a contact-retrieval job',
-    description: 'Read the status and counts of a contact-retrieval job (same as GET /v1/contact-retrieval-jobs/{job_id}).',
+    description: 'Read the status and counts of a contact-retrieval job (same as GET /v1/contact-retrieval-jobs/{id}; `id` is the job_id returned at creation).',
   },
   {
     name: 'get_job_result',
@@ -60,7 +60,7 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
     name: 'cancel_contact_retrieval_job',
     operation: 'contact_retrieval_jobs.cancel',
     title: 'Cancel a contact-retrieval job',
-    description: 'Ask a running contact-retrieval job to stop (same as POST /v1/contact-retrieval-jobs/{job_id}/cancel).',
+    description: 'Ask a running contact-retrieval job to stop (same as POST /v1/contact-retrieval-jobs/{id}/cancel; `id` is the job_id). Delivered records stay charged; the job ends `cancelled`.',
   },
   {
     name: 'whoami',

@@ -67,6 +67,18 @@ function syntheticRequest(method: string, url: string, headers: Record<string, s
   return req;
 }
 
+/** Idempotent routes hand back the stored JSON bytes (so replays are byte-identical); tools want the value. */
+function decodedBody(body: unknown): unknown {
+  if (body === undefined || body === null) return null;
+  const text = Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : undefined;
+  if (text === undefined) return body;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 export function problemPayload(problem: Problem, requestId: string): Record<string, unknown> {
   return {
     code: problem.code,
@@ -111,7 +123,7 @@ export function createToolDispatcher(routes: readonly RouteSpec[]): ToolDispatch
           await dispatch(ctx, async () => undefined);
         });
         if (ctx.status === 404 && ctx.body === undefined) throw new Problem('not_found', 'No such resource.');
-        return { ok: true, status: ctx.status, body: ctx.body ?? null };
+        return { ok: true, status: ctx.status, body: decodedBody(ctx.body) };
       } catch (err) {
         if (err instanceof Problem) return { ok: false, status: err.status, body: problemPayload(err, requestId) };
         logger.error({ err: { message: (err as Error)?.message, stack: (err as Error)?.stack }, request_id: requestId, tool: entry.definition.name }, 'tool call failed');

@@ -1,0 +1,105 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createClient } from '../../core/oauth/clients';
+import { Person } from '../../core/talent/models';
+import { seedPeople } from '../../core/talent/seedPeople';
+import { createTenant, type TestTenant } from '../support/fixtures';
+import { startTestApi, type TestApi } from '../support/testApi';
+import { startTestWorker, type TestWorker } from '../support/testWorker';
+import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';
+
+/** Job tools end to end: MCP client → /tools → the /v1 route pipeline → Temporal worker → result. */
+let srv: TestApi;
+let worker: TestWorker;
+let tenant: TestTenant;
+let personIds: string[];
+
+async function connect(clientId: string, secret: string): Promise<Client> {
+  const token = (await clientCredentialsToken(srv, await discover(srv), clientId, secret)).access_token;
+  const transport = new StreamableHTTPClientTransport(new URL(`${srv.url}/tools`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const client = new Client({ name: 'job-tools-test', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+let mcp: Client;
+beforeAll(async () => {
+  srv = await startTestApi(OAUTH_ENV);
+  worker = await startTestWorker(srv.config);
+  tenant = await createTenant({ credits: 1000 });
+  await seedPeople({ count: 30 });
+  personIds = (await Person.find({}, { _id: 1 }).sort({ _id: 1 }).limit(30).lean()).map((p) => String(p._id));
+  const m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 1000 });
+  mcp = await connect(m2m.client_id, m2m.client_secret);
+});
+afterAll(async () => {
+  await mcp?.close();
+  await worker?.stop();
+  await srv?.close();
+});
+
+type Structured = Record<string, any>;
+async function call(name: string, args: Record<string, unknown>, client = mcp): Promise<{ isError: boolean; body: Structured }> {
+  const r = await client.callTool({ name, arguments: args });
+  return { isError: Boolean(r.isError), body: r.structuredContent as Structured };
+}
+
+test('the job tools are listed with their route schemas', async () => {
+  const { tools } = await mcp.listTools();
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  for (const n of ['create_contact_retrieval_job', 'get_contact_retrieval_job', 'get_job_result', 'cancel_contact_retrieval_job']) expect(byName.has(n)).toBe(true);
+  expect(byName.get('create_contact_retrieval_job')!.inputSchema).toMatchObject({ required: expect.arrayContaining(['person_ids']), properties: { person_ids: { type: 'array' }, idempotency_key: {} } });
+});
+
+test('create a job, replay it by idempotency key, follow it to its result', async () => {
+  const args = { person_ids: personIds.slice(0, 5), fields: ['email', 'phone'], idempotency_key: 'mcp-job-test-0001' };
+  const created = await call('create_contact_retrieval_job', args);
+  expect(created.isError).toBe(false);
+  expect(created.body).toMatchObject({ job_id: expect.stringMatching(/^job_/), counts: { requested: 5 } });
+  const replay = await call('create_contact_retrieval_job', args);
+  expect(replay.body.job_id).toBe(created.body.job_id);
+  const conflict = await call('create_contact_retrieval_job', { ...args, person_ids: personIds.slice(0, 4) });
+  expect(conflict.isError).toBe(true);
+  expect(conflict.body.code).toBe('idempotency_key_reused');
+
+  let job = created.body;
+  const deadline = Date.now() + 60_000;
+  while (job.status === 'running' && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 250));
+    job = (await call('get_contact_retrieval_job', { id: created.body.job_id })).body;
+  }
+  expect(['completed', 'partial']).toContain(job.status);
+  const result = await call('get_job_result', { job_id: created.body.job_id });
+  expect(result.isError).toBe(false);
+  expect(result.body.job_id).toBe(created.body.job_id);
+  expect(result.body.items).toHaveLength(5);
+
+  const late = await call('cancel_contact_retrieval_job', { id: created.body.job_id });
+  expect(late.isError).toBe(true);
+  expect(late.body.code).toBe('invalid_state_transition');
+});
+
+test('cancel a running job', async () => {
+  const created = await call('create_contact_retrieval_job', { person_ids: personIds.slice(5, 30) });
+  expect(created.isError).toBe(false);
+  const cancelled = await call('cancel_contact_retrieval_job', { id: created.body.job_id });
+  // The job may have finished in between; either way the answer is about this job.
+  if (cancelled.isError) expect(cancelled.body.code).toBe('invalid_state_transition');
+  else expect(cancelled.body.job_id).toBe(created.body.job_id);
+});
+
+test('tool errors are isError results carrying the problem code, and the session survives', async () => {
+  const invalid = await call('create_contact_retrieval_job', { person_ids: ['nope'] });
+  expect(invalid).toMatchObject({ isError: true, body: { code: 'validation_failed', status: 422 } });
+  const missing = await call('get_contact_retrieval_job', { id: 'job_doesnotexist0000000000' });
+  expect(missing).toMatchObject({ isError: true, body: { code: 'not_found' } });
+  const narrow = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 100, permissions: ['candidates.search'] });
+  const narrowClient = await connect(narrow.client_id, narrow.client_secret);
+  try {
+    const denied = await call('create_contact_retrieval_job', { person_ids: personIds.slice(0, 1) }, narrowClient);
+    expect(denied).toMatchObject({ isError: true, body: { code: 'insufficient_scope', status: 403 } });
+  } finally {
+    await narrowClient.close();
+  }
+  expect((await call('whoami', {})).isError).toBe(false);
+});
