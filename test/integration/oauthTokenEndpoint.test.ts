@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { promisify } from 'node:util';
-import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { createApp } from '../../api/app';
 import { createClient, revokeClient, rotateClientSecret } from '../../core/oauth/clients';
@@ -26,6 +26,10 @@ beforeAll(async () => {
   as = await discover(srv);
 });
 afterAll(async () => srv.close());
+
+async function jwksOf(): Promise<JSONWebKeySet> {
+  return (await (await fetch(`${srv.url}/api/oauth/jwks`)).json()) as JSONWebKeySet;
+}
 
 const ccForm = (extra: Record<string, string> = {}) => ({
   grant_type: 'client_credentials',
@@ -63,10 +67,10 @@ describe('client_credentials', () => {
     expect(raw.json).toMatchObject({ token_type: 'Bearer', expires_in: 900, scope: 'mcp:tools' });
     expect(typeof raw.json.refresh_token).toBe('string');
 
-    const jwks = await (await fetch(`${srv.url}/api/oauth/jwks`)).json();
+    const jwks = await jwksOf();
     const header = decodeProtectedHeader(raw.json.access_token);
     expect(header).toMatchObject({ typ: 'at+jwt', alg: 'ES256' });
-    expect(jwks.keys.map((k: { kid: string }) => k.kid)).toContain(header.kid);
+    expect(jwks.keys.map((k) => k.kid)).toContain(header.kid);
     expect(JSON.stringify(jwks)).not.toMatch(/"d":/);
     const { payload } = await jwtVerify(raw.json.access_token, createLocalJWKSet(jwks), { issuer: AUTH_URL, audience: RESOURCE, typ: 'at+jwt' });
     expect(payload).toMatchObject({ sub: client.client_id, client_id: client.client_id, scope: 'mcp:tools', aud: RESOURCE });
@@ -119,7 +123,7 @@ describe('client_credentials', () => {
     expect(twice.json.error).toBe('invalid_request');
     const json = await fetch(`${srv.url}/api/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(ccForm()) });
     expect(json.status).toBe(400);
-    expect((await json.json()).error).toBe('invalid_request');
+    expect(((await json.json()) as { error: string }).error).toBe('invalid_request');
     const inUrl = await fetch(`${srv.url}/api/oauth/token?client_secret=${client.client_secret}`, {
       method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(ccForm()).toString(),
     });
@@ -136,7 +140,7 @@ describe('refresh_token', () => {
     expect(second.refresh_token).toBeDefined();
     expect(second.refresh_token).not.toBe(first.refresh_token);
     expect(second.scope).toBe('mcp:tools');
-    const { payload } = await jwtVerify(second.access_token, createLocalJWKSet(await (await fetch(`${srv.url}/api/oauth/jwks`)).json()));
+    const { payload } = await jwtVerify(second.access_token, createLocalJWKSet(await jwksOf()));
     expect(payload.aud).toBe(RESOURCE);
 
     // Reuse of the first token: refused, and the chain's live token dies with it.
@@ -207,7 +211,7 @@ describe('operator lifecycle', () => {
     const { kid } = await rotateSigningKey(srv.config.secretsKey);
     const after = await tokenRequest(srv, ccForm());
     expect(decodeProtectedHeader(after.json.access_token).kid).toBe(kid);
-    const jwks = createLocalJWKSet(await (await fetch(`${srv.url}/api/oauth/jwks`)).json());
+    const jwks = createLocalJWKSet(await jwksOf());
     await expect(jwtVerify(before.json.access_token, jwks)).resolves.toBeDefined();
     await expect(jwtVerify(after.json.access_token, jwks)).resolves.toBeDefined();
     expect(oldKid).not.toBe(kid);
@@ -248,7 +252,7 @@ describe('npm run token (scripts/fetchToken.ts)', () => {
     });
     const printed = stdout.trim();
     expect(decodeProtectedHeader(printed).typ).toBe('at+jwt');
-    const { payload } = await jwtVerify(printed, createLocalJWKSet(await (await fetch(`${srv.url}/api/oauth/jwks`)).json()), { audience: RESOURCE });
+    const { payload } = await jwtVerify(printed, createLocalJWKSet(await jwksOf()), { audience: RESOURCE });
     expect(payload.client_id).toBe(client.client_id);
     await expect(run(process.execPath, [require.resolve('tsx/cli'), 'scripts/fetchToken.ts', '--client-id', client.client_id], {
       env: { ...process.env, AUTH_URL: srv.url, MCP_URL: OAUTH_ENV.MCP_URL, M2M_CLIENT_SECRET: 'mcs_wrong' },
