@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import type { KeyPrincipal } from '../../core/keys/apiKeys';
+import { ApiKey } from '../../core/keys/models';
+import { PERMISSIONS } from '../../core/keys/permissions';
+import { config } from '../../core/config';
+import {
+  BASELINE_ENTRY, DEFAULT_MAX_CONCURRENCY, DEFAULT_REQUESTS_PER_SECOND, OPERATIONS, SCOPE_TYPES, describeOperationRates, type Scope,
+} from '../../core/limits/limitTable';
+import { readLimitSettings, sameScope } from '../../core/limits/limitSettings';
+import { limitEntries, overriddenScopes, type ScopeChain } from '../../core/limits/operationalLimits';
+import { notFound } from '../../core/problems';
+import { Application } from '../../core/tenancy/models';
+import { defineRoute } from '../routeSpec';
+import { principalScopes } from '../middleware/admission';
+
+const nullableInt = z.number().int().nullable();
+
+export const LimitEntrySchema = z.object({
+  operation: z.string().describe(`operation name, or \`${BASELINE_ENTRY}\` for the limit every request is held to`),
+  scope: z.object({ type: z.enum(SCOPE_TYPES), id: z.string() }).describe('whose requests the entry describes'),
+  status: z.enum(['active', 'denied']).describe('`denied` when an administrator blocked the operation; a denied entry reports no figures'),
+  source: z.enum(['inherited', 'override', 'cleared']).describe('`override` while a custom limit is in force; `inherited` and `cleared` both mean defaults apply'),
+  requests_per_second: nullableInt.describe('admitted per second in a strict window aligned to wall-clock seconds'),
+  requests_per_minute: nullableInt.describe('exact cap in any trailing minute, or null when none applies'),
+  max_concurrency: nullableInt.describe('requests in flight at once'),
+  lease_ttl_seconds: nullableInt.describe('how long an in-flight request holds its slot if never released'),
+  standard_requests_per_minute: nullableInt.describe('requests_per_second over a minute: a cap must be below it (not a limit in force)'),
+  maximum_requests_per_minute: nullableInt.describe('the largest cap that can be set (not a limit in force)'),
+  suggested_requests_per_minute: nullableInt.describe('a cap leaving 20% headroom below the standard (not a limit in force)'),
+  inherited_ceiling_ref: z.string().nullable().describe('the entry whose ceiling this one is measured against: `<scope type>:<scope id>/<operation>`'),
+});
+
+const Query = z
+  .object({
+    operation: z.enum([BASELINE_ENTRY, ...OPERATIONS]).optional().describe('only entries of this operation'),
+    scope: z.enum(SCOPE_TYPES).optional().describe('only entries of this scope type'),
+    application_id: z.string().min(1).max(100).optional().describe('only entries of this application of the organization'),
+    family_id: z.string().min(1).max(100).optional().describe('only entries of this key family of the organization'),
+    key_id: z.string().min(1).max(100).optional().describe('only entries of this key of the organization'),
+  });
+
+const DESCRIPTION = `Reports the limits enforced for the caller's organization (SPEC 8): one entry per operation, plus the \`${BASELINE_ENTRY}\` entry every request is also held to (the stricter of the two wins), for the organization, the caller's application, key family and key, and every other scope of the organization that carries an override. An organization with no limit of its own reports the defaults.
+
+Defaults: ${DEFAULT_REQUESTS_PER_SECOND} requests per second per organization in a strict one-second window aligned to wall-clock seconds (no burst; a refused request consumes nothing; each key, key family and application is held to the same rate inside the organization total, so more keys never raise it), ${DEFAULT_MAX_CONCURRENCY} requests in flight, no per-minute cap. Every refusal is 429 \`rate_limited\` with \`Retry-After\`; an in-flight refusal's \`Retry-After\` can be as long as \`lease_ttl_seconds\` when slots are held by slow requests or by a failed process. Responses carry \`RateLimit-Policy\` and \`RateLimit\` headers (IETF ratelimit-headers draft syntax), e.g. \`RateLimit-Policy: "baseline";q=25;w=1\` and \`RateLimit: "baseline";r=12;t=1\`, with one more policy per operation rate (named after the operation) and per-minute cap (\`<operation>@<scope type>\`, \`w=60\`). Limits never depend on credits.
+
+Operations with their own request rate, enforced on top of the baseline:
+
+${describeOperationRates()}
+
+Per-minute caps and blocks are set for an operation on the organization, one application, key family or key by an administrator; a cap must be below \`standard_requests_per_minute\`. Raising the request rate or the in-flight limit is the operator's.`;
+
+async function chainFor(orgId: string, scope: Scope): Promise<ScopeChain | undefined> {
+  const org: Scope = { type: 'organization', id: orgId };
+  switch (scope.type) {
+    case 'organization':
+      return scope.id === orgId ? [org] : undefined;
+    case 'application':
+      return (await Application.exists({ _id: scope.id, orgId })) ? [org, scope] : undefined;
+    case 'key_family': {
+      const key = await ApiKey.findOne({ familyId: scope.id, orgId }, { applicationId: 1 }).lean();
+      return key ? [org, { type: 'application', id: key.applicationId }, scope] : undefined;
+    }
+    case 'key': {
+      const key = await ApiKey.findOne({ _id: scope.id, orgId }, { applicationId: 1, familyId: 1 }).lean();
+      return key ? [org, { type: 'application', id: key.applicationId }, { type: 'key_family', id: key.familyId }, scope] : undefined;
+    }
+  }
+}
+
+function callerChain(p: KeyPrincipal, upTo: Scope['type']): ScopeChain {
+  const all = principalScopes(p);
+  return all.slice(0, all.findIndex((s) => s.type === upTo) + 1);
+}
+
+export const operationalLimitsRoutes = [
+  defineRoute({
+    operation: 'operational_limits.get',
+    method: 'GET',
+    path: '/v1/operational-limits',
+    tag: 'Limits',
+    summary: 'Read the enforced operational limits',
+    description: DESCRIPTION,
+    permission: PERMISSIONS.limitsRead,
+    query: Query,
+    responses: { 200: { description: 'Limit entries', schema: z.object({ data: z.array(LimitEntrySchema) }) } },
+    handler: async ({ principal, query }) => {
+      const settings = await readLimitSettings(principal.orgId);
+      const asked: Scope[] = [];
+      if (query.application_id) asked.push({ type: 'application', id: query.application_id });
+      if (query.family_id) asked.push({ type: 'key_family', id: query.family_id });
+      if (query.key_id) asked.push({ type: 'key', id: query.key_id });
+
+      const chains: ScopeChain[] = [];
+      if (asked.length) {
+        for (const scope of asked) {
+          const chain = await chainFor(principal.orgId, scope);
+          if (!chain) throw notFound(scope.type.replace('_', ' '));
+          chains.push(chain);
+        }
+      } else {
+        for (const type of SCOPE_TYPES) chains.push(callerChain(principal, type));
+        const others = overriddenScopes(settings).filter((s) => !chains.some((c) => sameScope({ scopeType: s.type, scopeId: s.id }, c[c.length - 1])));
+        for (const chain of await Promise.all(others.map((s) => chainFor(principal.orgId, s)))) if (chain) chains.push(chain);
+      }
+      const selected = query.scope ? chains.filter((c) => c[c.length - 1].type === query.scope) : chains;
+      return { status: 200, body: { data: limitEntries(settings, selected, config().limits.leaseTtlSeconds, query.operation) } };
+    },
+  }),
+];

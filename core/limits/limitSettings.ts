@@ -1,0 +1,262 @@
+import { Schema, model } from 'mongoose';
+import { ApiKey } from '../keys/models';
+import { Application } from '../tenancy/models';
+import { requireOrganization } from '../tenancy/provisioning';
+import {
+  BASELINE_ENTRY, DEFAULT_MAX_CONCURRENCY, DEFAULT_REQUESTS_PER_SECOND, OPERATION_REQUESTS_PER_SECOND,
+  isOperation, type Operation, type Scope, type ScopeType,
+} from './limitTable';
+
+/**
+ * An organization's own limits (SPEC 8.3): an organization-wide request rate and in-flight
+ * limit, and per-operation overrides (a per-minute cap or a block) on the organization, one
+ * application, one key family or one key. One document per organization, read on every
+ * request, so a change applies on the next request on every API replica.
+ */
+export type OverrideKind = 'cap' | 'block' | 'cleared';
+
+export interface LimitOverride {
+  operation: string;
+  scopeType: ScopeType;
+  scopeId: string;
+  kind: OverrideKind;
+  requestsPerMinute: number | null;
+  updatedAt: Date;
+}
+
+export interface LimitSettingsDoc {
+  _id: string;
+  /** Optimistic-concurrency version: FerretDB has no transactions and no conditional $pull. */
+  v: number;
+  requestsPerSecond: number | null;
+  maxConcurrency: number | null;
+  /** Set when an organization-wide rate was in force and was cleared. */
+  rateCleared: boolean;
+  overrides: LimitOverride[];
+}
+
+const overrideSchema = new Schema(
+  {
+    operation: { type: String, required: true },
+    scopeType: { type: String, required: true },
+    scopeId: { type: String, required: true },
+    kind: { type: String, enum: ['cap', 'block', 'cleared'], required: true },
+    requestsPerMinute: { type: Number, default: null },
+    updatedAt: { type: Date, required: true },
+  },
+  { _id: false },
+);
+
+const limitSettingsSchema = new Schema(
+  {
+    _id: { type: String, required: true }, // org_…
+    v: { type: Number, required: true, default: 0 },
+    requestsPerSecond: { type: Number, default: null },
+    maxConcurrency: { type: Number, default: null },
+    rateCleared: { type: Boolean, default: false },
+    overrides: { type: [overrideSchema], default: [] },
+  },
+  { versionKey: false },
+);
+export const LimitSettings = model('LimitSettings', limitSettingsSchema, 'limit_settings');
+
+export function emptySettings(orgId: string): LimitSettingsDoc {
+  return { _id: orgId, v: 0, requestsPerSecond: null, maxConcurrency: null, rateCleared: false, overrides: [] };
+}
+
+/** One read by primary key on the hot path (the native driver: no document hydration). */
+export async function readLimitSettings(orgId: string): Promise<LimitSettingsDoc> {
+  const doc = await LimitSettings.collection.findOne({ _id: orgId as never });
+  return doc ? { ...emptySettings(orgId), ...(doc as unknown as Partial<LimitSettingsDoc>) } : emptySettings(orgId);
+}
+
+// ---- effective limits (pure) ----
+
+export interface OrganizationLimits {
+  requestsPerSecond: number;
+  maxConcurrency: number;
+  source: 'inherited' | 'override' | 'cleared';
+}
+
+export function organizationLimits(s: LimitSettingsDoc): OrganizationLimits {
+  const rps = s.requestsPerSecond ?? DEFAULT_REQUESTS_PER_SECOND;
+  const mc = s.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
+  const custom = rps !== DEFAULT_REQUESTS_PER_SECOND || mc !== DEFAULT_MAX_CONCURRENCY;
+  return { requestsPerSecond: rps, maxConcurrency: mc, source: custom ? 'override' : s.rateCleared ? 'cleared' : 'inherited' };
+}
+
+/** The request rate an operation is held to: its own rate or the baseline, the stricter. */
+export function operationRequestsPerSecond(operation: string, org: OrganizationLimits): number {
+  const own = ownRequestsPerSecond(operation);
+  return own === undefined ? org.requestsPerSecond : Math.min(own, org.requestsPerSecond);
+}
+
+/** An operation's own request rate (SPEC 8.1 item 2), if it has one besides the baseline. */
+export function ownRequestsPerSecond(operation: string): number | undefined {
+  return isOperation(operation) ? OPERATION_REQUESTS_PER_SECOND[operation] : undefined;
+}
+
+/** Ceiling a per-minute cap is measured against: the operation's standard rate over a minute. */
+export function standardRequestsPerMinute(operation: string, org: OrganizationLimits): number {
+  return (operation === BASELINE_ENTRY ? org.requestsPerSecond : operationRequestsPerSecond(operation, org)) * 60;
+}
+
+export function sameScope(o: Pick<LimitOverride, 'scopeType' | 'scopeId'>, scope: Scope): boolean {
+  return o.scopeType === scope.type && o.scopeId === scope.id;
+}
+
+export interface ApplicableOverrides {
+  block?: LimitOverride;
+  caps: LimitOverride[];
+  cleared: LimitOverride[];
+}
+
+/** Overrides of one operation that hold requests made within `chain` (a scope and every wider one). */
+export function applicableOverrides(s: LimitSettingsDoc, operation: string, chain: Scope[]): ApplicableOverrides {
+  const mine = s.overrides.filter((o) => o.operation === operation && chain.some((c) => sameScope(o, c)));
+  return {
+    block: mine.find((o) => o.kind === 'block'),
+    caps: mine.filter((o) => o.kind === 'cap'),
+    cleared: mine.filter((o) => o.kind === 'cleared'),
+  };
+}
+
+// ---- changes (operator CLI; customers may only lower) ----
+
+export type Actor = 'operator' | 'customer';
+
+export class LimitChangeError extends Error {}
+
+async function updateSettings(orgId: string, change: (s: LimitSettingsDoc) => LimitSettingsDoc): Promise<LimitSettingsDoc> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const current = await readLimitSettings(orgId);
+    const next = change(structuredClone(current));
+    const { _id: _ignored, v: _v, ...fields } = next;
+    try {
+      const res = await LimitSettings.collection.updateOne(
+        { _id: orgId as never, v: current.v } as never,
+        { $set: { ...fields, v: current.v + 1 } },
+        { upsert: current.v === 0 },
+      );
+      if (res.modifiedCount === 1 || res.upsertedCount === 1) return { ...next, v: current.v + 1 };
+    } catch (err) {
+      if ((err as { code?: number }).code !== 11000) throw err;
+    }
+  }
+  throw new Error('limit settings changed concurrently; try again');
+}
+
+/** Checks that a scope exists in the organization (a foreign id is refused). */
+export async function requireScope(orgId: string, scope: Scope): Promise<void> {
+  const exists =
+    scope.type === 'organization' ? scope.id === orgId
+    : scope.type === 'application' ? !!(await Application.exists({ _id: scope.id, orgId }))
+    : scope.type === 'key_family' ? !!(await ApiKey.exists({ familyId: scope.id, orgId }))
+    : !!(await ApiKey.exists({ _id: scope.id, orgId }));
+  if (!exists) throw new LimitChangeError(`${scope.type.replace('_', ' ')} ${scope.id} does not belong to organization ${orgId}`);
+}
+
+function requireCappableOperation(operation: string): asserts operation is Operation {
+  if (!isOperation(operation)) throw new LimitChangeError(`unknown operation ${operation}`);
+}
+
+function upsertOverride(s: LimitSettingsDoc, o: Omit<LimitOverride, 'updatedAt'>): LimitSettingsDoc {
+  const rest = s.overrides.filter((x) => !(x.operation === o.operation && x.scopeType === o.scopeType && x.scopeId === o.scopeId));
+  return { ...s, overrides: [...rest, { ...o, updatedAt: new Date() }] };
+}
+
+function existingOverride(s: LimitSettingsDoc, operation: string, scope: Scope): LimitOverride | undefined {
+  return s.overrides.find((o) => o.operation === operation && sameScope(o, scope));
+}
+
+/** Pure rule for a cap change (SPEC 8.3 rules 2 and 3). */
+export function checkCapChange(s: LimitSettingsDoc, operation: string, scope: Scope, requestsPerMinute: number, actor: Actor): void {
+  if (!Number.isInteger(requestsPerMinute) || requestsPerMinute < 1) throw new LimitChangeError('requests per minute must be a positive integer');
+  const standard = standardRequestsPerMinute(operation, organizationLimits(s));
+  if (requestsPerMinute >= standard) {
+    throw new LimitChangeError(`a cap must be below standard_requests_per_minute (${standard}) for ${operation}`);
+  }
+  const existing = existingOverride(s, operation, scope);
+  if (actor === 'customer') {
+    if (existing?.kind === 'block') throw new LimitChangeError('the operation is blocked; only the operator can lift a block');
+    if (existing?.kind === 'cap' && requestsPerMinute > (existing.requestsPerMinute ?? 0)) {
+      throw new LimitChangeError('a customer can only lower a cap');
+    }
+  }
+}
+
+export async function setCap(orgId: string, operation: string, scope: Scope, requestsPerMinute: number, actor: Actor = 'operator'): Promise<LimitSettingsDoc> {
+  requireCappableOperation(operation);
+  await requireOrganization(orgId);
+  await requireScope(orgId, scope);
+  return updateSettings(orgId, (s) => {
+    checkCapChange(s, operation, scope, requestsPerMinute, actor);
+    return upsertOverride(s, { operation, scopeType: scope.type, scopeId: scope.id, kind: 'cap', requestsPerMinute });
+  });
+}
+
+export async function blockOperation(orgId: string, operation: string, scope: Scope): Promise<LimitSettingsDoc> {
+  requireCappableOperation(operation);
+  await requireOrganization(orgId);
+  await requireScope(orgId, scope);
+  return updateSettings(orgId, (s) => upsertOverride(s, { operation, scopeType: scope.type, scopeId: scope.id, kind: 'block', requestsPerMinute: null }));
+}
+
+/** Pure rule: clearing raises a limit back to the default, which only the operator may do. */
+export function checkClear(actor: Actor): void {
+  if (actor === 'customer') throw new LimitChangeError('clearing a limit raises it; only the operator can do that');
+}
+
+/** Clears a cap or block; `api.request_baseline.v1` clears the organization-wide rate. */
+export async function clearLimit(orgId: string, operation: string, scope: Scope, actor: Actor = 'operator'): Promise<LimitSettingsDoc> {
+  checkClear(actor);
+  await requireOrganization(orgId);
+  if (operation === BASELINE_ENTRY) {
+    if (scope.type !== 'organization') throw new LimitChangeError(`${BASELINE_ENTRY} is organization-wide`);
+    return updateSettings(orgId, (s) => ({
+      ...s,
+      rateCleared: s.rateCleared || s.requestsPerSecond !== null || s.maxConcurrency !== null,
+      requestsPerSecond: null,
+      maxConcurrency: null,
+    }));
+  }
+  requireCappableOperation(operation);
+  await requireScope(orgId, scope);
+  return updateSettings(orgId, (s) =>
+    existingOverride(s, operation, scope)
+      ? upsertOverride(s, { operation, scopeType: scope.type, scopeId: scope.id, kind: 'cleared', requestsPerMinute: null })
+      : s,
+  );
+}
+
+/** Pure rule for an organization-wide rate change: customers lower, the operator also raises. */
+export function checkRateChange(s: LimitSettingsDoc, change: { requestsPerSecond?: number; maxConcurrency?: number }, actor: Actor): void {
+  const org = organizationLimits(s);
+  for (const [name, value, current] of [
+    ['requests per second', change.requestsPerSecond, org.requestsPerSecond],
+    ['max concurrency', change.maxConcurrency, org.maxConcurrency],
+  ] as const) {
+    if (value === undefined) continue;
+    if (!Number.isInteger(value) || value < 1) throw new LimitChangeError(`${name} must be a positive integer`);
+    if (actor === 'customer' && value > current) throw new LimitChangeError(`only the operator can raise ${name}`);
+  }
+}
+
+export async function setOrganizationRate(
+  orgId: string,
+  change: { requestsPerSecond?: number; maxConcurrency?: number },
+  actor: Actor = 'operator',
+): Promise<LimitSettingsDoc> {
+  if (change.requestsPerSecond === undefined && change.maxConcurrency === undefined) {
+    throw new LimitChangeError('give a requests-per-second or max-concurrency value');
+  }
+  await requireOrganization(orgId);
+  return updateSettings(orgId, (s) => {
+    checkRateChange(s, change, actor);
+    return {
+      ...s,
+      requestsPerSecond: change.requestsPerSecond ?? s.requestsPerSecond,
+      maxConcurrency: change.maxConcurrency ?? s.maxConcurrency,
+    };
+  });
+}
