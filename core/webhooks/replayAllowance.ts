@@ -21,7 +21,7 @@ async function claim(endpointId: string, now: Date) {
   return WebhookReplaySlot.findOneAndUpdate(
     { endpointId, usedAt: { $lte: new Date(now.getTime() - REPLAY_WINDOW_MS) } },
     { $set: { usedAt: now } },
-    { new: false, sort: { usedAt: 1 } },
+    { returnDocument: 'before', sort: { usedAt: 1 } },
   ).lean<{ _id: string; usedAt: Date }>();
 }
 

@@ -73,7 +73,7 @@ export async function completeAttempt(
   deliveryId: string,
   outcome: { status: Exclude<DeliveryStatus, 'pending'>; responseStatus: number | null; errorCode: string | null; durationMs: number | null; nextAttemptAt: Date | null },
 ): Promise<WebhookDeliveryDoc> {
-  const doc = await WebhookDelivery.findOneAndUpdate({ _id: deliveryId }, { $set: outcome }, { new: true }).lean<WebhookDeliveryDoc>();
+  const doc = await WebhookDelivery.findOneAndUpdate({ _id: deliveryId }, { $set: outcome }, { returnDocument: 'after' }).lean<WebhookDeliveryDoc>();
   if (!doc) throw new Error(`delivery ${deliveryId} vanished`);
   return doc;
 }

@@ -111,7 +111,7 @@ export async function updateEndpoint(scope: EndpointScope, endpointId: string, c
     const updated = await WebhookEndpoint.findOneAndUpdate(
       { _id: endpointId, workspaceId: scope.workspaceId, state: { $ne: 'retired' } },
       { $set: set },
-      { new: true },
+      { returnDocument: 'after' },
     ).lean<WebhookEndpointDoc>();
     if (!updated) throw new Problem('endpoint_retired', 'A retired webhook endpoint cannot be changed.');
     return endpointView(updated);
