@@ -115,7 +115,8 @@ export function createToolDispatcher(routes: readonly RouteSpec[]): ToolDispatch
         headers['Content-Length'] = String(raw.length);
       }
       const req = syntheticRequest(spec.method, url, headers, raw);
-      const ctx = koa.createContext(req, new ServerResponse(req)) as Context;
+      const res = new ServerResponse(req);
+      const ctx = koa.createContext(req, res) as Context;
       ctx.state.principal = principal;
       ctx.state.requestId = requestId;
       try {
@@ -129,6 +130,10 @@ export function createToolDispatcher(routes: readonly RouteSpec[]): ToolDispatch
         logger.error({ err: { message: (err as Error)?.message, stack: (err as Error)?.stack }, request_id: requestId, tool: entry.definition.name }, 'tool call failed');
         const internal = new Problem('internal_error', 'An internal error occurred. Quote the request id when reporting it.');
         return { ok: false, status: 500, body: problemPayload(internal, requestId) };
+      } finally {
+        // The in-memory response is complete here; listeners such as the in-flight lease release wait for this.
+        res.emit('finish');
+        res.emit('close');
       }
     },
   };

@@ -161,6 +161,14 @@ describe('MCP over Streamable HTTP with the official SDK client', () => {
     });
   });
 
+  test('tool calls release their in-flight slot: more calls than the in-flight limit, one after another', async () => {
+    for (let i = 0; i < 27; i++) {
+      const r = await client.callTool({ name: 'whoami', arguments: {} });
+      expect(r.structuredContent).toMatchObject({ key_id: m2m.client_id });
+      await new Promise((done) => setTimeout(done, 60));
+    }
+  });
+
   test('an unknown tool is a protocol error, and the session keeps working', async () => {
     await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/Unknown tool/);
     const again = await client.callTool({ name: 'whoami', arguments: {} });
