@@ -46,7 +46,9 @@ export function createApp({ config, probes }: AppDeps): Koa {
   });
   app.use(reference.routes());
 
-  app.use(oauthRouter(config).routes());
+  const oauth = oauthRouter(config);
+  app.use(oauth.routes());
+  app.use(oauth.allowedMethods());
   app.use(toolServerRouter(config, v1Routes).routes());
 
   const v1Auth = authenticate(() => config.apiAudience);

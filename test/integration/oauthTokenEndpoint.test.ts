@@ -118,6 +118,12 @@ describe('client_credentials', () => {
     expect(res.json.error).toBe(error);
   });
 
+  test('only POST reaches the token endpoint', async () => {
+    const res = await fetch(`${srv.url}/api/oauth/token`);
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toContain('POST');
+  });
+
   test('a parameter sent twice, a JSON body, and credentials in the URL are invalid_request', async () => {
     const twice = await tokenRequest(srv, new URLSearchParams(ccForm()).toString() + '&scope=mcp:tools');
     expect(twice.json.error).toBe('invalid_request');
