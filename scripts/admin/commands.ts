@@ -1,4 +1,5 @@
 import type { AdminCommand } from './command';
+import { limitsCommands } from './limitsCommands';
 import { m2mCommands } from './m2mCommands';
 import { tenancyCommands } from './tenancyCommands';
 import { webhooksCommands } from './webhooksCommands';
@@ -8,4 +9,5 @@ export const adminCommands: Record<string, AdminCommand> = {
   ...tenancyCommands,
   ...m2mCommands,
   ...webhooksCommands,
+  ...limitsCommands,
 };

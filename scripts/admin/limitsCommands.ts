@@ -1,0 +1,94 @@
+import { config } from '../../core/config';
+import { BASELINE_ENTRY, type Scope } from '../../core/limits/limitTable';
+import {
+  blockOperation, clearLimit, readLimitSettings, setCap, setOrganizationRate, type LimitSettingsDoc,
+} from '../../core/limits/limitSettings';
+import { limitEntry, type ScopeChain } from '../../core/limits/operationalLimits';
+import { ApiKey } from '../../core/keys/models';
+import { intFlag, optionalFlag, requireFlag, UsageError, type AdminCommand, type Flags } from './command';
+
+/**
+ * Operator commands for limits (DECISIONS.md "Operator CLI", SPEC 8.3): per-minute caps and
+ * blocks on one operation for the organization, an application, a key family or a key; the
+ * organization-wide request rate and in-flight limit, which only the operator may raise.
+ * Each prints the resulting limit entry as GET /v1/operational-limits reports it.
+ */
+const SCOPE_FLAGS = '[--key-id K | --family F | --application A]';
+
+function scopeFromFlags(orgId: string, f: Flags): Scope {
+  const given = [
+    ['key-id', 'key'],
+    ['family', 'key_family'],
+    ['application', 'application'],
+  ].flatMap(([flag, type]) => {
+    const v = optionalFlag(f, flag);
+    return v ? [{ type, id: v } as Scope] : [];
+  });
+  if (given.length > 1) throw new UsageError('give at most one of --key-id, --family, --application');
+  return given[0] ?? { type: 'organization', id: orgId };
+}
+
+async function chainOf(orgId: string, scope: Scope): Promise<ScopeChain> {
+  const org: Scope = { type: 'organization', id: orgId };
+  if (scope.type === 'organization') return [org];
+  if (scope.type === 'application') return [org, scope];
+  const key = await ApiKey.findOne(scope.type === 'key' ? { _id: scope.id, orgId } : { familyId: scope.id, orgId }).lean();
+  if (!key) return [org, scope];
+  return scope.type === 'key_family'
+    ? [org, { type: 'application', id: key.applicationId }, scope]
+    : [org, { type: 'application', id: key.applicationId }, { type: 'key_family', id: key.familyId }, scope];
+}
+
+async function entryFor(settings: LimitSettingsDoc, orgId: string, operation: string, scope: Scope) {
+  return limitEntry(settings, operation, await chainOf(orgId, scope), config().limits.leaseTtlSeconds);
+}
+
+export const limitsCommands: Record<string, AdminCommand> = {
+  'limit set': {
+    usage: `limit set --org O --operation OP ${SCOPE_FLAGS} --requests-per-minute N`,
+    run: async (f) => {
+      const orgId = requireFlag(f, 'org');
+      const operation = requireFlag(f, 'operation');
+      const scope = scopeFromFlags(orgId, f);
+      const settings = await setCap(orgId, operation, scope, intFlag(f, 'requests-per-minute', { required: true, min: 1 })!);
+      return entryFor(settings, orgId, operation, scope);
+    },
+  },
+  'limit block': {
+    usage: `limit block --org O --operation OP ${SCOPE_FLAGS}`,
+    run: async (f) => {
+      const orgId = requireFlag(f, 'org');
+      const operation = requireFlag(f, 'operation');
+      const scope = scopeFromFlags(orgId, f);
+      return entryFor(await blockOperation(orgId, operation, scope), orgId, operation, scope);
+    },
+  },
+  'limit clear': {
+    usage: `limit clear --org O --operation OP ${SCOPE_FLAGS}   (OP ${BASELINE_ENTRY} clears the organization-wide rate)`,
+    run: async (f) => {
+      const orgId = requireFlag(f, 'org');
+      const operation = requireFlag(f, 'operation');
+      const scope = scopeFromFlags(orgId, f);
+      return entryFor(await clearLimit(orgId, operation, scope), orgId, operation, scope);
+    },
+  },
+  'limit rate': {
+    usage: 'limit rate --org O [--requests-per-second N] [--max-concurrency N]',
+    run: async (f) => {
+      const orgId = requireFlag(f, 'org');
+      const settings = await setOrganizationRate(orgId, {
+        requestsPerSecond: intFlag(f, 'requests-per-second', { min: 1 }),
+        maxConcurrency: intFlag(f, 'max-concurrency', { min: 1 }),
+      });
+      return entryFor(settings, orgId, BASELINE_ENTRY, { type: 'organization', id: orgId });
+    },
+  },
+  'limit show': {
+    usage: `limit show --org O --operation OP ${SCOPE_FLAGS}`,
+    run: async (f) => {
+      const orgId = requireFlag(f, 'org');
+      const operation = optionalFlag(f, 'operation') ?? BASELINE_ENTRY;
+      return entryFor(await readLimitSettings(orgId), orgId, operation, scopeFromFlags(orgId, f));
+    },
+  },
+};
