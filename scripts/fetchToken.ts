@@ -6,7 +6,8 @@
  * The secret is read from an environment variable (M2M_CLIENT_SECRET, or the one named by
  * --secret-env), never from the command line, where it would land in shell history and `ps`.
  * Without --auth-url it uses AUTH_URL (else BASE_URL, else http://127.0.0.1:8080); the
- * resource defaults to `${MCP_URL}/tools` the same way. --json prints the whole token response.
+ * resource defaults to `${MCP_URL}/tools` the same way. --json prints the whole token response;
+ * --headers prints `{"Authorization":"Bearer …"}` for clients whose header helper returns JSON headers.
  */
 import { parseArgs } from './admin/command';
 
@@ -36,7 +37,8 @@ async function main(): Promise<number> {
     const retry = res.headers.get('retry-after');
     throw new Error(`token request failed: HTTP ${res.status} ${String(body.error ?? '')}${retry ? ` (retry after ${retry} s)` : ''}`);
   }
-  process.stdout.write((flags.json ? JSON.stringify(body) : body.access_token) + '\n');
+  const out = flags.json ? JSON.stringify(body) : flags.headers ? JSON.stringify({ Authorization: `Bearer ${body.access_token}` }) : body.access_token;
+  process.stdout.write(out + '\n');
   return 0;
 }
 
