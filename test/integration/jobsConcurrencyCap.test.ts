@@ -1,0 +1,121 @@
+import { creditBalance } from '../../core/credits/credits';
+import { LedgerEntry } from '../../core/credits/models';
+import { createContactRetrievalJob } from '../../core/jobs/contactRetrievalJobs';
+import { contactRetrievalWorkflowId } from '../../core/jobs/jobRules';
+import { jobSlotHolders } from '../../core/jobs/jobSlots';
+import { ContactJobSlot, ContactRetrievalJob, ContactRetrievalJobItem } from '../../core/jobs/models';
+import type { KeyPrincipal } from '../../core/keys/apiKeys';
+import { ALL_PERMISSIONS } from '../../core/keys/permissions';
+import { Problem } from '../../core/problems';
+import { temporalClient } from '../../core/temporal/client';
+import { createTenant, type TestTenant } from '../support/fixtures';
+import { api } from '../support/http';
+import { startTestApi, type TestApi } from '../support/testApi';
+
+/**
+ * The two-running-jobs cap (SPEC 8.1). No worker polls this file's task queue, so accepted
+ * jobs stay running for as long as the test needs.
+ */
+let srv: TestApi;
+let seq = 0;
+const person = (i: number) => `per_cap${String(++seq).padStart(6, '0')}x${i}`;
+const principalOf = (t: TestTenant): KeyPrincipal => ({
+  keyId: t.keyId, orgId: t.orgId, workspaceId: t.workspaceId, applicationId: t.applicationId, familyId: t.familyId, audience: 'developer-api', scopes: [...ALL_PERMISSIONS],
+});
+
+beforeAll(async () => {
+  srv = await startTestApi();
+});
+afterAll(async () => {
+  const client = await temporalClient(srv.config);
+  const running = await ContactRetrievalJob.find({ status: 'running' }).lean();
+  await Promise.all(running.map((j) => client.workflow.getHandle(contactRetrievalWorkflowId(j._id)).terminate('test over').catch(() => undefined)));
+  await srv.close();
+});
+
+async function expectNothingBeyond(t: TestTenant, accepted: string[], balance: number) {
+  const jobs = await ContactRetrievalJob.find({ orgId: t.orgId }).lean();
+  expect(jobs.map((j) => j._id).sort()).toEqual([...accepted].sort());
+  // Items exist for the accepted jobs only: one person each.
+  expect(await ContactRetrievalJobItem.countDocuments({ jobId: { $nin: jobs.map((j) => j._id) }, personId: { $regex: `^per_cap` } })).toBe(0);
+  for (const j of jobs) expect(await ContactRetrievalJobItem.countDocuments({ jobId: j._id })).toBe(1);
+  expect(await LedgerEntry.countDocuments({ orgId: t.orgId, chargeKey: /^job:/ })).toBe(0);
+  expect(await creditBalance(t.orgId)).toBe(balance);
+  expect((await jobSlotHolders(t.orgId)).map((h) => h.jobId).sort()).toEqual([...accepted].sort());
+}
+
+test('50 concurrent creates of one organization: exactly two accepted, the rest refused and never existed', async () => {
+  const t = await createTenant({ credits: 100 });
+  const principal = principalOf(t);
+  const outcomes = await Promise.allSettled(
+    Array.from({ length: 50 }, (_, i) => createContactRetrievalJob(srv.config, { principal, personIds: [person(i)], fields: ['email'] })),
+  );
+  const accepted = outcomes.filter((o) => o.status === 'fulfilled').map((o) => (o as PromiseFulfilledResult<{ job_id: string }>).value.job_id);
+  expect(accepted).toHaveLength(2);
+  for (const o of outcomes.filter((x) => x.status === 'rejected')) {
+    const p = (o as PromiseRejectedResult).reason as Problem;
+    expect(p).toBeInstanceOf(Problem);
+    expect(p.code).toBe('contact_job_concurrency_cap');
+    expect(p.status).toBe(429);
+    expect(p.headers).toEqual({ 'Retry-After': '30', 'Cache-Control': 'private, no-store' });
+  }
+  await expectNothingBeyond(t, accepted, 100);
+});
+
+test('over HTTP, 50 concurrent creates: two 202, every other one 429 with no-store, nothing recorded', async () => {
+  const t = await createTenant({ credits: 100 });
+  const responses = await Promise.all(
+    Array.from({ length: 50 }, (_, i) =>
+      api(srv.url, 'POST', '/v1/contact-retrieval-jobs', { key: t.key, body: { person_ids: [person(i)] }, idempotencyKey: `cap-${seq}-${i}-key` }),
+    ),
+  );
+  const accepted = responses.filter((r) => r.status === 202).map((r) => r.json.job_id);
+  expect(accepted).toHaveLength(2);
+  let capped = 0;
+  for (const r of responses.filter((x) => x.status !== 202)) {
+    expect(r.status).toBe(429);
+    expect(r.headers['cache-control']).toBe('private, no-store');
+    // The per-operation request rate (SPEC 8.1 item 2) may refuse some first; the rest meet the cap.
+    expect(['contact_job_concurrency_cap', 'rate_limited']).toContain(r.json.code);
+    if (r.json.code === 'contact_job_concurrency_cap') {
+      capped++;
+      expect(r.headers['retry-after']).toBe('30');
+    }
+  }
+  expect(capped).toBeGreaterThan(0);
+  await expectNothingBeyond(t, accepted, 100);
+
+  // A later, lone create meets the cap exactly.
+  await new Promise((r) => setTimeout(r, 1100));
+  const third = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs', { key: t.key, body: { person_ids: [person(99)] }, idempotencyKey: `cap-${seq}-third` });
+  expect(third.status).toBe(429);
+  expect(third.json.code).toBe('contact_job_concurrency_cap');
+  expect(third.headers['retry-after']).toBe('30');
+});
+
+test('the cap is per organization: another organization still starts jobs', async () => {
+  const a = await createTenant({ credits: 10 });
+  const b = await createTenant({ credits: 10 });
+  for (let i = 0; i < 2; i++) await createContactRetrievalJob(srv.config, { principal: principalOf(a), personIds: [person(i)], fields: ['email'] });
+  await expect(createContactRetrievalJob(srv.config, { principal: principalOf(a), personIds: [person(3)], fields: ['email'] })).rejects.toMatchObject({ code: 'contact_job_concurrency_cap' });
+  const other = await createContactRetrievalJob(srv.config, { principal: principalOf(b), personIds: [person(4)], fields: ['email'] });
+  expect(other.status).toBe('running');
+});
+
+test('a slot whose workflow is gone is reclaimed by the next create', async () => {
+  const t = await createTenant({ credits: 10 });
+  const p = principalOf(t);
+  const first = await createContactRetrievalJob(srv.config, { principal: p, personIds: [person(1)], fields: ['email'] });
+  await createContactRetrievalJob(srv.config, { principal: p, personIds: [person(2)], fields: ['email'] });
+  await expect(createContactRetrievalJob(srv.config, { principal: p, personIds: [person(3)], fields: ['email'] })).rejects.toMatchObject({ code: 'contact_job_concurrency_cap' });
+
+  const client = await temporalClient(srv.config);
+  await client.workflow.getHandle(contactRetrievalWorkflowId(first.job_id)).terminate('operator removed it');
+  // Fresh claims are trusted for a grace period (creation in progress); age this one past it.
+  await ContactJobSlot.updateOne({ orgId: t.orgId, jobId: first.job_id }, { $set: { claimedAt: new Date(Date.now() - 5 * 60_000) } });
+  const third = await createContactRetrievalJob(srv.config, { principal: p, personIds: [person(4)], fields: ['email'] });
+  expect(third.status).toBe('running');
+  const holders = (await jobSlotHolders(t.orgId)).map((h) => h.jobId);
+  expect(holders).toContain(third.job_id);
+  expect(holders).not.toContain(first.job_id);
+});
