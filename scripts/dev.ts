@@ -155,11 +155,8 @@ async function main(): Promise<void> {
 }
 
 async function seedOnFirstRun(mongodbUri: string): Promise<void> {
-  const seedModule = join(ROOT, 'core', 'talent', 'seedPeople.ts');
-  if (!existsSync(seedModule)) return;
   const { connectStore, disconnectStore, ensureIndexes } = await import('../core/store/connection');
-  // TODO(lead): static import once core/talent/seedPeople lands.
-  const seed = (await import(seedModule)) as { peopleCount: () => Promise<number>; seedPeople: (o: { count: number }) => Promise<unknown> };
+  const seed = await import('../core/talent/seedPeople');
   await connectStore(mongodbUri);
   try {
     await ensureIndexes();
