@@ -1,0 +1,309 @@
+import mongoose from 'mongoose';
+import { PERMISSIONS } from '../../core/keys/permissions';
+import { WebhookEndpoint, WebhookEvent } from '../../core/webhooks/models';
+import { takeReplaySlot } from '../../core/webhooks/replayAllowance';
+import { registerEndpoint } from '../../core/webhooks/webhookEndpoints';
+import { destinationLookup } from '../../core/webhooks/destinationResolver';
+import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
+import { emitJobCompleted } from '../../core/webhooks/jobCompletedEvent';
+import { addKey, createTenant, type TestTenant } from '../support/fixtures';
+import { api as rawApi, type HttpResponse } from '../support/http';
+import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
+import { startTestApi, type TestApi } from '../support/testApi';
+import { startTestWorker, type TestWorker } from '../support/testWorker';
+
+jest.setTimeout(60_000);
+
+/** Webhook management and delivery routes over HTTP against the real store, Temporal and a worker. */
+let srv: TestApi;
+let worker: TestWorker;
+let receiver: HttpsReceiver;
+
+/** Like a client per SPEC 7.4: a 429 `rate_limited` is retried after its Retry-After. */
+async function api(...args: Parameters<typeof rawApi>): Promise<HttpResponse> {
+  for (;;) {
+    const res = await rawApi(...args);
+    if (res.status !== 429 || res.json?.code !== 'rate_limited') return res;
+    await new Promise((r) => setTimeout(r, Number(res.headers['retry-after'] ?? 1) * 1000));
+  }
+}
+
+const counts = { requested: 1, delivered: 1, not_found: 0, failed: 0, reused: 0, cancelled: 0, pending: 0 };
+
+function expectProblem(res: HttpResponse, status: number, code: string) {
+  expect(res.status).toBe(status);
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expect(res.json.code).toBe(code);
+}
+
+beforeAll(async () => {
+  receiver = await startHttpsReceiver();
+  srv = await startTestApi({
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+    WEBHOOK_EXTRA_CA_FILE: receiver.caFile,
+    RETRY_DELAYS_MS: '10,10,10,10,10,10,10,10',
+  });
+  worker = await startTestWorker(srv.config);
+});
+afterAll(async () => {
+  await worker?.stop();
+  await srv?.close();
+  await receiver?.close();
+  closeAttemptAgents();
+});
+
+const hookUrl = (tag: string) => `${receiver.url}/hooks/${tag}`;
+const register = (t: TestTenant, url: string) => api(srv.url, 'POST', '/v1/webhook-endpoints', { key: t.key, body: { url } });
+
+describe('endpoints (SPEC 4.2, DECISIONS.md)', () => {
+  test('register returns the secret once; reads never show it; the store holds it sealed', async () => {
+    const t = await createTenant();
+    const res = await register(t, hookUrl('a'));
+    expect(res.status).toBe(201);
+    expect(res.json).toEqual({
+      endpoint: { endpoint_id: expect.stringMatching(/^we_/), url: hookUrl('a'), state: 'active', created_at: expect.any(String), updated_at: expect.any(String) },
+      secret_id: expect.stringMatching(/^whs_/),
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]+=*$/),
+    });
+    expect(Buffer.from(res.json.secret.slice(6), 'base64').length).toBeGreaterThanOrEqual(24);
+    const id = res.json.endpoint.endpoint_id;
+    const one = await api(srv.url, 'GET', `/v1/webhook-endpoints/${id}`, { key: t.key });
+    expect(one.status).toBe(200);
+    expect(one.json).toEqual(res.json.endpoint);
+    const list = await api(srv.url, 'GET', '/v1/webhook-endpoints', { key: t.key });
+    expect(list.text).not.toContain(res.json.secret);
+    expect(one.text).not.toContain('whsec_');
+    const raw = await mongoose.connection.db!.collection('webhook_endpoints').findOne({ _id: id as never });
+    expect(JSON.stringify(raw)).not.toContain(res.json.secret.slice(6));
+  });
+
+  test('a second active endpoint is 409 endpoint_limit_reached; 20 concurrent registrations make exactly one', async () => {
+    const t = await createTenant();
+    // Over HTTP the operation's own request rate turns some away first (429 rate_limited).
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => rawApi(srv.url, 'POST', '/v1/webhook-endpoints', { key: t.key, body: { url: hookUrl(`race${i}`) } })),
+    );
+    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(results.filter((r) => r.status === 409).length).toBeGreaterThan(0);
+    for (const r of results.filter((x) => x.status !== 201)) {
+      expect([409, 429]).toContain(r.status);
+      expect(r.json.code).toBe(r.status === 409 ? 'endpoint_limit_reached' : 'rate_limited');
+    }
+    expect(await WebhookEndpoint.countDocuments({ workspaceId: t.workspaceId })).toBe(1);
+    expectProblem(await register(t, hookUrl('again')), 409, 'endpoint_limit_reached');
+    // The store alone decides the race: 20 concurrent registrations behind no rate limit.
+    const u = await createTenant();
+    const direct = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) => registerEndpoint(u, hookUrl(`direct${i}`), { lookupAll: destinationLookup(), allowedCidrs: ['127.0.0.0/8'], secretsKey: srv.config.secretsKey })),
+    );
+    expect(direct.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const r of direct) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'endpoint_limit_reached' });
+  });
+
+  test.each([
+    ['http://example.com/hook'],
+    ['https://10.0.0.5/hook'],
+    ['https://169.254.169.254/latest'],
+    ['https://user:pw@example.com/hook'],
+    ['https://example.com:25/hook'],
+    ['https://[::1]:8443/hook'],
+  ])('a refused destination (%s) is 422 webhook_url_not_allowed and persists nothing', async (url) => {
+    const t = await createTenant();
+    expectProblem(await register(t, url), 422, 'webhook_url_not_allowed');
+    expect(await WebhookEndpoint.countDocuments({ workspaceId: t.workspaceId })).toBe(0);
+  });
+
+  test('the webhooks permission is required (403), and the body is validated (422)', async () => {
+    const t = await createTenant();
+    const other = await addKey(t, [PERMISSIONS.candidatesSearch]);
+    expectProblem(await api(srv.url, 'POST', '/v1/webhook-endpoints', { key: other.key, body: { url: hookUrl('x') } }), 403, 'insufficient_scope');
+    expectProblem(await api(srv.url, 'GET', '/v1/webhook-endpoints', { key: other.key }), 403, 'insufficient_scope');
+    expectProblem(await api(srv.url, 'POST', '/v1/webhook-endpoints', { key: t.key, body: {} }), 422, 'validation_failed');
+    expectProblem(await api(srv.url, 'POST', '/v1/webhook-endpoints', { key: t.key, body: { url: hookUrl('x'), workspace_id: t.workspaceId } }), 422, 'validation_failed');
+  });
+
+  test('a foreign id is the same 404 as an absent one', async () => {
+    const owner = await createTenant();
+    const stranger = await createTenant();
+    const id = (await register(owner, hookUrl('own'))).json.endpoint.endpoint_id;
+    const foreign = await api(srv.url, 'GET', `/v1/webhook-endpoints/${id}`, { key: stranger.key });
+    const absent = await api(srv.url, 'GET', '/v1/webhook-endpoints/we_doesnotexist0000000000', { key: stranger.key });
+    expectProblem(foreign, 404, 'not_found');
+    expectProblem(absent, 404, 'not_found');
+    expect(foreign.json.detail).toBe(absent.json.detail);
+    for (const [method, path] of [['PATCH', ''], ['DELETE', ''], ['POST', '/rotate-secret']] as const) {
+      const res = await api(srv.url, method, `/v1/webhook-endpoints/${id}${path}`, { key: stranger.key, body: method === 'PATCH' ? { state: 'disabled' } : {} });
+      expectProblem(res, 404, 'not_found');
+    }
+  });
+
+  test('PATCH disables, enables and re-points; cannot retire; DELETE retires and keeps it readable', async () => {
+    const t = await createTenant();
+    const id = (await register(t, hookUrl('p1'))).json.endpoint.endpoint_id;
+    const path = `/v1/webhook-endpoints/${id}`;
+    expect((await api(srv.url, 'PATCH', path, { key: t.key, body: { state: 'disabled' } })).json.state).toBe('disabled');
+    // while disabled another endpoint may be registered; enabling the first is then 409
+    const second = await register(t, hookUrl('p2'));
+    expect(second.status).toBe(201);
+    expectProblem(await api(srv.url, 'PATCH', path, { key: t.key, body: { state: 'active' } }), 409, 'endpoint_limit_reached');
+    await api(srv.url, 'DELETE', `/v1/webhook-endpoints/${second.json.endpoint.endpoint_id}`, { key: t.key });
+    expect((await api(srv.url, 'PATCH', path, { key: t.key, body: { state: 'active' } })).json.state).toBe('active');
+    const repointed = await api(srv.url, 'PATCH', path, { key: t.key, body: { url: hookUrl('p3') } });
+    expect(repointed.json.url).toBe(hookUrl('p3'));
+    expectProblem(await api(srv.url, 'PATCH', path, { key: t.key, body: { url: 'https://192.168.1.1/x' } }), 422, 'webhook_url_not_allowed');
+    expect((await api(srv.url, 'GET', path, { key: t.key })).json.url).toBe(hookUrl('p3'));
+    expectProblem(await api(srv.url, 'PATCH', path, { key: t.key, body: { state: 'retired' } }), 422, 'validation_failed');
+    expectProblem(await api(srv.url, 'PATCH', path, { key: t.key, body: {} }), 422, 'validation_failed');
+    expectProblem(await api(srv.url, 'PATCH', path, { key: t.key, body: { colour: 'red' } }), 422, 'validation_failed');
+
+    const retired = await api(srv.url, 'DELETE', path, { key: t.key });
+    expect(retired.status).toBe(200);
+    expect(retired.json.state).toBe('retired');
+    expect((await api(srv.url, 'GET', path, { key: t.key })).json.state).toBe('retired');
+    expectProblem(await api(srv.url, 'PATCH', path, { key: t.key, body: { state: 'active' } }), 409, 'endpoint_retired');
+    expectProblem(await api(srv.url, 'POST', `${path}/rotate-secret`, { key: t.key, body: {} }), 409, 'endpoint_retired');
+    expect((await api(srv.url, 'DELETE', path, { key: t.key })).json.state).toBe('retired');
+    // the workspace may register again
+    expect((await register(t, hookUrl('p4'))).status).toBe(201);
+    const list = await api(srv.url, 'GET', '/v1/webhook-endpoints', { key: t.key });
+    expect(list.json.data.map((e: any) => e.state)).toEqual(['active', 'retired', 'retired']);
+    expect(list.json.data[0].url).toBe(hookUrl('p4'));
+    const page = await api(srv.url, 'GET', '/v1/webhook-endpoints?limit=2', { key: t.key });
+    expect(page.json.data).toHaveLength(2);
+    const rest = await api(srv.url, 'GET', `/v1/webhook-endpoints?limit=2&cursor=${page.json.next_cursor}`, { key: t.key });
+    expect(rest.json.data.map((e: any) => e.endpoint_id)).toEqual([list.json.data[2].endpoint_id]);
+    expect(rest.json.next_cursor).toBeNull();
+  });
+
+  test('rotate-secret returns the successor once; a second rotation inside 24 h is 409 rotation_in_progress', async () => {
+    const t = await createTenant();
+    const reg = await register(t, hookUrl('rot'));
+    const path = `/v1/webhook-endpoints/${reg.json.endpoint.endpoint_id}/rotate-secret`;
+    const before = Date.now();
+    const rot = await api(srv.url, 'POST', path, { key: t.key, body: {} });
+    expect(rot.status).toBe(200);
+    expect(rot.json).toEqual({ secret_id: expect.stringMatching(/^whs_/), secret: expect.stringMatching(/^whsec_/), previous_secret_expires_at: expect.any(String) });
+    expect(rot.json.secret).not.toBe(reg.json.secret);
+    const expires = Date.parse(rot.json.previous_secret_expires_at) - before;
+    expect(expires).toBeGreaterThanOrEqual(24 * 3600_000 - 1000);
+    expect(expires).toBeLessThanOrEqual(24 * 3600_000 + 5000);
+    expectProblem(await api(srv.url, 'POST', path, { key: t.key, body: {} }), 409, 'rotation_in_progress');
+    const doc = await WebhookEndpoint.findById(reg.json.endpoint.endpoint_id).lean();
+    expect(doc?.secrets).toHaveLength(2);
+  });
+});
+
+async function deadLettered(t: TestTenant, tag: string) {
+  receiver.respond((req) => (req.path.includes('/dead/') ? { status: 500 } : { status: 200 }));
+  const reg = await register(t, hookUrl(`dead/${tag}`));
+  const { eventId } = await emitJobCompleted({
+    orgId: t.orgId, workspaceId: t.workspaceId, jobId: `job_${tag}_${Date.now()}`, status: 'completed', counts,
+    resultExpiresAt: new Date(Date.now() + 7 * 86400_000), completedAt: new Date(),
+  });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const res = await api(srv.url, 'GET', `/v1/webhook-deliveries?event_id=${eventId}&status=dead_lettered`, { key: t.key });
+    if (res.json.data.length === 1) return { eventId, endpointId: reg.json.endpoint.endpoint_id as string, dead: res.json.data[0] };
+    if (Date.now() > deadline) throw new Error('event never dead-lettered');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
+  test('nine attempt records, newest first, filtered and paged; tenant-scoped', async () => {
+    const t = await createTenant();
+    const { eventId, endpointId, dead } = await deadLettered(t, 'list');
+    expect(dead).toMatchObject({ event_id: eventId, endpoint_id: endpointId, attempt: 9, replay: 0, status: 'dead_lettered', response_status: 500, error_code: 'http_status', next_attempt_at: null });
+    const all = await api(srv.url, 'GET', `/v1/webhook-deliveries?event_id=${eventId}&limit=100`, { key: t.key });
+    expect(all.json.data.map((d: any) => d.attempt)).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1]);
+    expect(all.json.next_cursor).toBeNull();
+    const failed = await api(srv.url, 'GET', `/v1/webhook-deliveries?endpoint_id=${endpointId}&status=failed`, { key: t.key });
+    expect(failed.json.data).toHaveLength(8);
+    const seen: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const res: HttpResponse = await api(srv.url, 'GET', `/v1/webhook-deliveries?limit=4${cursor ? `&cursor=${cursor}` : ''}`, { key: t.key });
+      expect(res.status).toBe(200);
+      seen.push(...res.json.data.map((d: any) => d.attempt));
+      cursor = res.json.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1]);
+    const one = await api(srv.url, 'GET', `/v1/webhook-deliveries/${dead.delivery_id}`, { key: t.key });
+    expect(one.json).toEqual(dead);
+    expectProblem(await api(srv.url, 'GET', '/v1/webhook-deliveries?cursor=notacursor', { key: t.key }), 400, 'invalid_cursor');
+    expectProblem(await api(srv.url, 'GET', '/v1/webhook-deliveries?limit=101', { key: t.key }), 422, 'validation_failed');
+    const stranger = await createTenant();
+    expectProblem(await api(srv.url, 'GET', `/v1/webhook-deliveries/${dead.delivery_id}`, { key: stranger.key }), 404, 'not_found');
+    expect((await api(srv.url, 'GET', `/v1/webhook-deliveries?event_id=${eventId}`, { key: stranger.key })).json.data).toEqual([]);
+    expectProblem(await api(srv.url, 'POST', `/v1/webhook-deliveries/${dead.delivery_id}/replays`, { key: stranger.key, body: {} }), 404, 'not_found');
+  });
+
+  test('replay: dead-lettered only; a fresh run delivers the same bytes; the same delivery cannot replay twice', async () => {
+    const t = await createTenant();
+    const { eventId, dead } = await deadLettered(t, 'replay');
+    const firstBody = receiver.requests.find((r) => r.headers['webhook-id'] === eventId)!.body;
+    const notDead = (await api(srv.url, 'GET', `/v1/webhook-deliveries?event_id=${eventId}&status=failed&limit=1`, { key: t.key })).json.data[0];
+    expectProblem(await api(srv.url, 'POST', `/v1/webhook-deliveries/${notDead.delivery_id}/replays`, { key: t.key, body: {} }), 409, 'replay_not_allowed');
+    receiver.respond(() => ({ status: 200 }));
+    const res = await api(srv.url, 'POST', `/v1/webhook-deliveries/${dead.delivery_id}/replays`, { key: t.key, body: {} });
+    expect(res.status).toBe(202);
+    expect(res.json).toMatchObject({ event_id: eventId, replay: 1, status: 'replaying' });
+    expectProblem(await api(srv.url, 'POST', `/v1/webhook-deliveries/${dead.delivery_id}/replays`, { key: t.key, body: {} }), 409, 'replay_not_allowed');
+    const deadline = Date.now() + 20_000;
+    let replayed: any[] = [];
+    while (replayed.length === 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      replayed = (await api(srv.url, 'GET', `/v1/webhook-deliveries?event_id=${eventId}&status=succeeded`, { key: t.key })).json.data;
+    }
+    expect(replayed).toHaveLength(1);
+    expect(replayed[0]).toMatchObject({ replay: 1, attempt: 1 });
+    const sent = receiver.requests.filter((r) => r.headers['webhook-id'] === eventId);
+    expect(sent).toHaveLength(10);
+    expect(new Set(sent.map((r) => r.body))).toEqual(new Set([firstBody]));
+    expect((await WebhookEvent.findById(eventId).lean())?.status).toBe('delivered');
+  });
+
+  test('more than 10 replays for one endpoint in the trailing hour is 429 webhook_replay_cap', async () => {
+    const t = await createTenant();
+    const { endpointId, dead } = await deadLettered(t, 'cap');
+    for (let i = 0; i < 10; i++) expect((await takeReplaySlot(endpointId)).ok).toBe(true);
+    const res = await api(srv.url, 'POST', `/v1/webhook-deliveries/${dead.delivery_id}/replays`, { key: t.key, body: {} });
+    expectProblem(res, 429, 'webhook_replay_cap');
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(3500);
+    expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(3600);
+    expect(res.headers['cache-control']).toBe('private, no-store');
+  });
+
+  test('emission is idempotent: the same job gives the same event and one workflow', async () => {
+    const t = await createTenant();
+    receiver.respond(() => ({ status: 200 }));
+    await register(t, hookUrl('idem'));
+    const input = {
+      orgId: t.orgId, workspaceId: t.workspaceId, jobId: `job_idem_${Date.now()}`, status: 'completed' as const, counts,
+      resultExpiresAt: null, completedAt: new Date(),
+    };
+    const results = await Promise.all([emitJobCompleted(input), emitJobCompleted(input), emitJobCompleted(input)]);
+    expect(new Set(results.map((r) => r.eventId)).size).toBe(1);
+    expect(results.every((r) => r.deliveryStarted)).toBe(true);
+    await receiver.waitForRequests(receiver.requests.length); // settle
+    const deadline = Date.now() + 10_000;
+    while (!receiver.requests.some((r) => r.headers['webhook-id'] === results[0].eventId) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.requests.filter((r) => r.headers['webhook-id'] === results[0].eventId)).toHaveLength(1);
+    expect(await WebhookEvent.countDocuments({ jobId: input.jobId })).toBe(1);
+    const body = JSON.parse(receiver.requests.find((r) => r.headers['webhook-id'] === results[0].eventId)!.body);
+    expect(body.data).not.toHaveProperty('result_expires_at');
+    expect(body.data.result_url).toBe(`/v1/job-results/${input.jobId}`);
+  });
+
+  test('no active endpoint means no delivery', async () => {
+    const t = await createTenant();
+    const res = await emitJobCompleted({
+      orgId: t.orgId, workspaceId: t.workspaceId, jobId: `job_none_${Date.now()}`, status: 'failed', counts, resultExpiresAt: null, completedAt: new Date(),
+    });
+    expect(res.deliveryStarted).toBe(false);
+    expect(res.eventId).toMatch(/^evt_/);
+  });
+});
