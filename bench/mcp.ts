@@ -32,7 +32,7 @@ const DURATION_MS = Number(process.env.BENCH_DURATION_S ?? 10) * 1000;
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const ORGS = Number(process.env.BENCH_ORGS ?? 8);
 const PEOPLE = Number(process.env.BENCH_PEOPLE ?? 5000);
-const SEARCH_BODY = JSON.parse(process.env.BENCH_SEARCH_BODY ?? '{"query":"engineer"}') as Record<string, unknown>;
+const SEARCH_BODY = JSON.parse(process.env.BENCH_SEARCH_BODY ?? '{"query":"engineer","page_size":20}') as Record<string, unknown>;
 
 interface Caller {
   key: string;
