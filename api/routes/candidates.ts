@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { PRICES } from '../../core/credits/prices';
+import { PERMISSIONS } from '../../core/keys/permissions';
+import { SENIORITIES } from '../../core/talent/models';
+import { searchCandidates } from '../../core/talent/searchCandidates';
+import { defineRoute } from '../routeSpec';
+
+const text = (max: number) => z.string().trim().min(1).max(max);
+const list = (max: number, itemMax = 100) => z.array(text(itemMax)).min(1).max(max);
+
+const Filters = z
+  .object({
+    titles: list(20).optional().describe('current title contains one of these phrases (whole words, case-insensitive)'),
+    skills: list(20).optional().describe('has every one of these skills (exact skill names, case-insensitive)'),
+    locations: list(20).optional().describe('city, region, country name or ISO country code equals one of these'),
+    seniority: z.array(z.enum(SENIORITIES)).min(1).max(SENIORITIES.length).optional(),
+    current_company: list(20).optional().describe('current employer equals one of these'),
+    min_years_experience: z.number().int().min(0).max(60).optional(),
+  })
+  .strict();
+
+const SearchBody = z
+  .object({
+    query: z.string().max(500).optional().describe('free text; every word must appear in the profile; a word in the current title or skills ranks higher than a passing mention'),
+    filters: Filters.optional().describe('exact filters; they narrow, never rank'),
+    sources: z.array(z.string().min(1).max(64)).min(1).max(10).optional().describe('source ids (GET /v1/search/sources); default: every usable source'),
+    page_size: z.number().int().min(1).max(50).default(20),
+    cursor: z.string().min(1).max(1024).optional().describe('`next_cursor` of the previous page; the other parameters may be omitted, and if sent must be the same'),
+  })
+  .strict();
+
+const PreviewSchema = z.object({
+  person_id: z.string().describe('opaque person id: unlock it, match against it or retrieve its contacts'),
+  name: z.string(),
+  headline: z.string(),
+  title: z.string(),
+  company: z.string(),
+  seniority: z.enum(SENIORITIES),
+  years_experience: z.number().int(),
+  location: z.object({ country: z.string(), country_code: z.string(), region: z.string(), city: z.string() }),
+  top_skills: z.array(z.string()),
+  source: z.string(),
+});
+
+const SearchPageSchema = z.object({
+  search_id: z.string().describe('names this search; a batch contact-retrieval job can work through its people'),
+  data: z.array(PreviewSchema).describe('previews: no contact data'),
+  next_cursor: z.string().nullable(),
+  total_estimate: z.number().int().describe('how many people match; pages reach the first 10,000'),
+  credits_charged: z.number().int(),
+  receipt_id: z.string().nullable(),
+});
+
+export const candidateRoutes = [
+  defineRoute({
+    operation: 'candidates.search',
+    method: 'POST',
+    path: '/v1/candidates/search',
+    tag: 'Candidate search',
+    summary: 'Search candidates',
+    description: `Requires an Idempotency-Key. Costs ${PRICES.searchPage} credit per page of results; an empty page is free. `
+      + 'Quotas per organization: unique people previewed per day (`preview_quota_exceeded`), distinct queries per hour (`distinct_query_cap`); refused requests are not charged.',
+    permission: PERMISSIONS.candidatesSearch,
+    idempotent: true,
+    body: SearchBody,
+    responses: {
+      200: { description: 'A page of previews', schema: SearchPageSchema },
+      400: { description: '`invalid_idempotency_key`, or `invalid_cursor` (forged, altered, another organization\'s, or another search\'s cursor)' },
+      402: { description: 'insufficient_credits, family_budget_exhausted or organization_budget_exhausted; nothing charged' },
+      409: { description: '`idempotency_key_reused` (different body) or `idempotency_in_progress` (Retry-After)' },
+      410: { description: '`cursor_expired`: start the search again' },
+      422: { description: '`validation_failed`, including unknown or not enabled sources' },
+      429: { description: '`preview_quota_exceeded` or `distinct_query_cap` (Retry-After: 1); nothing charged' },
+    },
+    handler: async ({ principal, body, idempotencyKey }) => ({
+      status: 200,
+      body: await searchCandidates({
+        orgId: principal.orgId,
+        familyId: principal.familyId,
+        idempotencyKey: idempotencyKey!,
+        query: body.query,
+        filters: body.filters,
+        sources: body.sources,
+        pageSize: body.page_size,
+        cursor: body.cursor,
+      }),
+    }),
+  }),
+];

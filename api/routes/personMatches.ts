@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { PRICES } from '../../core/credits/prices';
+import { PERMISSIONS } from '../../core/keys/permissions';
+import { CONFIDENCE, matchPeople } from '../../core/talent/matchPeople';
+import { defineRoute } from '../routeSpec';
+
+const field = (max: number) => z.string().trim().min(1).max(max).optional();
+
+const MatchBody = z
+  .object({
+    name: field(200),
+    email: z.string().trim().email().max(320).optional(),
+    phone: z.string().trim().regex(/^\+?[\d\s().-]{6,32}$/, 'must be a phone number').optional(),
+    profile_url: z.string().trim().url().max(500).optional(),
+    company: field(200),
+    title: field(200),
+    location: field(200).describe('city, region, country name or ISO country code'),
+    min_confidence: z.number().min(0).max(1).default(0.8),
+    limit: z.number().int().min(1).max(10).default(5).describe('at most this many matches'),
+  })
+  .strict();
+
+const MatchResponse = z.object({
+  data: z.array(z.object({
+    person_id: z.string(),
+    confidence: z.number().min(0).max(1),
+    matched_on: z.array(z.enum(['email', 'phone', 'profile_url', 'name', 'company', 'title', 'location'])),
+  })).describe('best first; empty when nothing reaches min_confidence'),
+  credits_charged: z.number().int(),
+  receipt_id: z.string().nullable(),
+});
+
+export const personMatchRoutes = [
+  defineRoute({
+    operation: 'person_matches.create',
+    method: 'POST',
+    path: '/v1/person-matches',
+    tag: 'Person matching',
+    summary: 'Match a person from identifying fields',
+    description: `Requires an Idempotency-Key. Send at least one of email, phone, profile_url, or a name plus company, title or location. Costs ${PRICES.personMatch} credit per match returned; no match is free. `
+      + `Confidence: the best strong identifier (profile_url ${CONFIDENCE.profile_url}, email ${CONFIDENCE.email}, phone ${CONFIDENCE.phone}) raised by corroborating fields, or without one the sum of name ${CONFIDENCE.name}, company ${CONFIDENCE.company}, title ${CONFIDENCE.title}, location ${CONFIDENCE.location} (at most 0.95).`,
+    permission: PERMISSIONS.personMatchesCreate,
+    idempotent: true,
+    body: MatchBody,
+    responses: {
+      200: { description: 'The matches (possibly none)', schema: MatchResponse },
+      402: { description: 'insufficient_credits, family_budget_exhausted or organization_budget_exhausted for the matches found; nothing charged' },
+      409: { description: '`idempotency_key_reused` or `idempotency_in_progress`' },
+      422: { description: '`validation_failed`: not enough identifying fields, or a malformed one' },
+    },
+    handler: async ({ principal, body, idempotencyKey }) => {
+      const { min_confidence, limit, ...fields } = body;
+      return {
+        status: 200,
+        body: await matchPeople({ orgId: principal.orgId, familyId: principal.familyId, idempotencyKey: idempotencyKey!, fields, minConfidence: min_confidence, limit }),
+      };
+    },
+  }),
+];

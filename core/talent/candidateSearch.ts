@@ -1,0 +1,131 @@
+import { SENIORITIES, type Seniority } from './models';
+import type { PersonPreview, SearchIndex } from './searchIndex';
+import { containsPhrase, fold, tokenize, uniqueTokens } from './searchText';
+
+/**
+ * Candidate search over the in-process index. Every query word must appear somewhere in the
+ * profile; the rank is the sum of per-word weights: a word of the current title or a skill
+ * counts 3, a passing mention (headline, past positions, education…) counts 1. Ties keep a
+ * stable order. Filters are exact and never affect the rank.
+ */
+export interface SearchFilters {
+  titles?: string[];
+  skills?: string[];
+  locations?: string[];
+  seniority?: Seniority[];
+  current_company?: string[];
+  min_years_experience?: number;
+}
+
+export interface SearchParams {
+  query: string;
+  filters: SearchFilters;
+  sources: string[];
+}
+
+export interface SearchOutcome {
+  /** Ordinals in rank order, at most `keep`. */
+  ordinals: number[];
+  total: number;
+}
+
+const STRONG_WEIGHT = 3;
+const WEAK_WEIGHT = 1;
+
+function has(list: Int32Array, value: number): boolean {
+  let lo = 0;
+  let hi = list.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = list[mid];
+    if (v === value) return true;
+    if (v < value) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
+type Filter = (ordinal: number) => boolean;
+
+function compileFilters(idx: SearchIndex, params: SearchParams): Filter[] {
+  const f = params.filters;
+  const out: Filter[] = [];
+  const sourceCodes = new Set(params.sources.map((s) => idx.sources.indexOf(s)).filter((c) => c >= 0));
+  out.push((o) => sourceCodes.has(idx.sourceCode[o]));
+  if (f.seniority?.length) {
+    const codes = new Set(f.seniority.map((s) => SENIORITIES.indexOf(s)));
+    out.push((o) => codes.has(idx.seniorityCode[o]));
+  }
+  if (f.min_years_experience !== undefined) {
+    const min = f.min_years_experience;
+    out.push((o) => idx.years[o] >= min);
+  }
+  if (f.current_company?.length) {
+    const companies = new Set(f.current_company.map(fold));
+    out.push((o) => companies.has(idx.people[o].companyFolded));
+  }
+  if (f.locations?.length) {
+    const places = new Set(f.locations.map(fold));
+    out.push((o) => idx.people[o].locationFolded.some((p) => places.has(p)));
+  }
+  if (f.skills?.length) {
+    const skills = f.skills.map(fold);
+    out.push((o) => skills.every((s) => idx.people[o].skillsFolded.includes(s)));
+  }
+  if (f.titles?.length) {
+    const phrases = f.titles.map(tokenize).filter((p) => p.length);
+    out.push((o) => phrases.some((p) => containsPhrase(idx.people[o].titleTokens, p)));
+  }
+  return out;
+}
+
+/** Runs a search; keeps the best `keep` in rank order and counts every match. */
+export function runSearch(idx: SearchIndex, params: SearchParams, keep: number): SearchOutcome {
+  const filters = compileFilters(idx, params);
+  const passes = (o: number) => {
+    for (const f of filters) if (!f(o)) return false;
+    return true;
+  };
+  const tokens = uniqueTokens(params.query);
+  if (!tokens.length) {
+    const ordinals: number[] = [];
+    let total = 0;
+    for (let o = 0; o < idx.people.length; o++) {
+      if (!passes(o)) continue;
+      total++;
+      if (ordinals.length < keep) ordinals.push(o);
+    }
+    return { ordinals, total };
+  }
+  const lists = tokens.map((t) => ({ all: idx.all.get(t), strong: idx.strong.get(t) }));
+  if (lists.some((l) => !l.all)) return { ordinals: [], total: 0 };
+  const order = lists.map((_, i) => i).sort((a, b) => lists[a].all!.length - lists[b].all!.length);
+  const driver = lists[order[0]].all!;
+  const others = order.slice(1).map((i) => lists[i].all!);
+  const maxScore = tokens.length * STRONG_WEIGHT;
+  // Scores are small integers: bucket by score instead of sorting the matches.
+  const buckets: number[][] = Array.from({ length: maxScore + 1 }, () => []);
+  let total = 0;
+  next: for (let i = 0; i < driver.length; i++) {
+    const o = driver[i];
+    for (const other of others) if (!has(other, o)) continue next;
+    if (!passes(o)) continue;
+    let score = 0;
+    for (const l of lists) score += l.strong && has(l.strong, o) ? STRONG_WEIGHT : WEAK_WEIGHT;
+    total++;
+    const bucket = buckets[score];
+    if (bucket.length < keep) bucket.push(o);
+  }
+  const ordinals: number[] = [];
+  for (let s = maxScore; s >= 0 && ordinals.length < keep; s--) {
+    for (const o of buckets[s]) {
+      if (ordinals.length >= keep) break;
+      ordinals.push(o);
+    }
+  }
+  return { ordinals, total };
+}
+
+export function previewsOf(idx: SearchIndex, ordinals: number[]): PersonPreview[] {
+  return ordinals.map((o) => idx.people[o].preview);
+}

@@ -1,0 +1,154 @@
+import { assertCanFund, charge } from '../credits/credits';
+import { PRICES } from '../credits/prices';
+import { idempotentChargeKey } from '../idempotency/idempotency';
+import { logger } from '../observability/logger';
+import { validationFailed } from '../problems';
+import { ProviderContact } from './models';
+import { normalizeProfileUrl, searchIndex, type SearchIndex } from './searchIndex';
+import { containsPhrase, fold, tokenize } from './searchText';
+import { sourcesForOrganization } from './sources';
+
+export const MATCH_OPERATION = 'person_matches.create';
+
+export interface MatchInput {
+  name?: string;
+  email?: string;
+  phone?: string;
+  profile_url?: string;
+  company?: string;
+  title?: string;
+  location?: string;
+}
+
+export interface PersonMatch {
+  person_id: string;
+  confidence: number;
+  matched_on: string[];
+}
+
+/**
+ * Identity resolution. Strong identifiers (email, phone, profile URL) find a person on their
+ * own; a name needs one more field to be accepted as a request. Confidence is a fixed,
+ * documented combination of what matched (see CONFIDENCE), rounded to two decimals.
+ */
+export const CONFIDENCE = {
+  profile_url: 0.99,
+  email: 0.97,
+  phone: 0.9,
+  name: 0.45,
+  company: 0.25,
+  title: 0.15,
+  location: 0.1,
+} as const;
+
+export function assertIdentifyingInput(input: MatchInput): void {
+  const strong = Boolean(input.email || input.phone || input.profile_url);
+  const weak = [input.company, input.title, input.location].filter(Boolean).length;
+  if (!strong && !(input.name && weak >= 1)) {
+    throw validationFailed([{ field: 'body', message: 'send at least one of email, phone or profile_url, or a name plus company, title or location' }]);
+  }
+}
+
+export function normalizePhone(phone: string): string {
+  const digits = phone.replace(/[^\d+]/g, '');
+  return digits.startsWith('+') ? `+${digits.slice(1).replace(/\+/g, '')}` : digits.replace(/\+/g, '');
+}
+
+interface ContactIndex {
+  version: number;
+  byEmail: Map<string, string[]>;
+  byPhone: Map<string, string[]>;
+}
+
+let contacts: ContactIndex | null = null;
+let contactsLoading: Promise<ContactIndex> | null = null;
+
+/** Reverse lookup of provider contacts, built lazily beside the search index. */
+async function contactIndex(idx: SearchIndex): Promise<ContactIndex> {
+  if (contacts && contacts.version === idx.version) return contacts;
+  contactsLoading ??= (async () => {
+    const byEmail = new Map<string, string[]>();
+    const byPhone = new Map<string, string[]>();
+    const add = (m: Map<string, string[]>, k: string, id: string) => {
+      const l = m.get(k);
+      if (l) l.push(id);
+      else m.set(k, [id]);
+    };
+    for await (const c of ProviderContact.collection.find({}, { batchSize: 5000 }) as AsyncIterable<{ _id: string; emails?: string[]; phones?: string[] }>) {
+      for (const e of c.emails ?? []) add(byEmail, fold(e), c._id);
+      for (const p of c.phones ?? []) add(byPhone, normalizePhone(p), c._id);
+    }
+    contacts = { version: idx.version, byEmail, byPhone };
+    logger.info({ emails: byEmail.size }, 'contact match index built');
+    return contacts;
+  })().finally(() => {
+    contactsLoading = null;
+  });
+  return contactsLoading;
+}
+
+export function scoreCandidate(idx: SearchIndex, ordinal: number, input: MatchInput, strongHits: Set<string>): PersonMatch {
+  const p = idx.people[ordinal];
+  const matched: string[] = [...strongHits];
+  let best = 0;
+  for (const s of strongHits) best = Math.max(best, CONFIDENCE[s as keyof typeof CONFIDENCE]);
+  let soft = 0;
+  if (input.name && p.nameFolded === fold(input.name)) {
+    matched.push('name');
+    soft += CONFIDENCE.name;
+  }
+  if (input.company && p.companyFolded === fold(input.company)) {
+    matched.push('company');
+    soft += CONFIDENCE.company;
+  }
+  if (input.title && containsPhrase(p.titleTokens, tokenize(input.title))) {
+    matched.push('title');
+    soft += CONFIDENCE.title;
+  }
+  if (input.location && p.locationFolded.includes(fold(input.location))) {
+    matched.push('location');
+    soft += CONFIDENCE.location;
+  }
+  // A strong identifier plus corroboration closes part of the remaining doubt.
+  const confidence = best > 0 ? best + (1 - best) * Math.min(1, soft) : Math.min(0.95, soft);
+  return { person_id: p.preview.person_id, confidence: Math.round(confidence * 100) / 100, matched_on: matched };
+}
+
+export async function findMatches(orgId: string, input: MatchInput, minConfidence: number, limit: number): Promise<PersonMatch[]> {
+  assertIdentifyingInput(input);
+  const idx = await searchIndex();
+  const usable = new Set((await sourcesForOrganization(orgId)).map((s) => s.id));
+  const hits = new Map<number, Set<string>>();
+  const hit = (o: number | undefined, field: string | null) => {
+    if (o === undefined) return;
+    const s = hits.get(o) ?? new Set<string>();
+    if (field) s.add(field);
+    hits.set(o, s);
+  };
+  if (input.profile_url) hit(idx.byProfileUrl.get(normalizeProfileUrl(input.profile_url)), 'profile_url');
+  if (input.email || input.phone) {
+    const ci = await contactIndex(idx);
+    if (input.email) for (const id of ci.byEmail.get(fold(input.email)) ?? []) hit(idx.ordinalOf.get(id), 'email');
+    if (input.phone) for (const id of ci.byPhone.get(normalizePhone(input.phone)) ?? []) hit(idx.ordinalOf.get(id), 'phone');
+  }
+  if (input.name) for (const o of idx.byName.get(fold(input.name)) ?? []) hit(o, null);
+  return [...hits.entries()]
+    .filter(([o]) => usable.has(idx.people[o].preview.source))
+    .map(([o, strong]) => scoreCandidate(idx, o, input, strong))
+    .filter((m) => m.confidence >= minConfidence)
+    .sort((a, b) => b.confidence - a.confidence || (a.person_id < b.person_id ? -1 : 1))
+    .slice(0, limit);
+}
+
+/** Person match, charged PRICES.personMatch per match returned; no match is free. */
+export async function matchPeople(input: { orgId: string; familyId: string; idempotencyKey: string; fields: MatchInput; minConfidence: number; limit: number }) {
+  const matches = await findMatches(input.orgId, input.fields, input.minConfidence, input.limit);
+  if (!matches.length) return { data: matches, credits_charged: 0, receipt_id: null as string | null };
+  const amount = matches.length * PRICES.personMatch;
+  await assertCanFund({ orgId: input.orgId, familyId: input.familyId, amount });
+  const receipt = await charge({
+    orgId: input.orgId, familyId: input.familyId, amount, operation: MATCH_OPERATION,
+    chargeKey: idempotentChargeKey(input.orgId, MATCH_OPERATION, input.idempotencyKey),
+  });
+  return { data: matches, credits_charged: amount, receipt_id: receipt.receiptId as string | null };
+}

@@ -1,0 +1,54 @@
+import { createHmac } from 'node:crypto';
+import { config } from '../config';
+import { constantTimeEqual } from '../crypto/hash';
+import { Problem } from '../problems';
+
+/**
+ * Search cursors: opaque, signed (HMAC-SHA-256 under a key derived from the secrets key), so
+ * a forged or altered cursor is 400 `invalid_cursor`, another organization's cursor is 400
+ * too, and one older than SEARCH_CURSOR_TTL_SECONDS is 410 `cursor_expired`.
+ */
+interface CursorPayload {
+  v: 1;
+  org: string;
+  search: string;
+  offset: number;
+  /** Issued at, epoch seconds. */
+  iat: number;
+}
+
+function signingKey(): Buffer {
+  return createHmac('sha256', config().secretsKey).update('search-cursor:v1').digest();
+}
+
+function sign(payload: string): string {
+  return createHmac('sha256', signingKey()).update(payload).digest('base64url');
+}
+
+export function encodeCursor(orgId: string, searchId: string, offset: number, now = Date.now()): string {
+  const payload = Buffer.from(JSON.stringify({ v: 1, org: orgId, search: searchId, offset, iat: Math.floor(now / 1000) } satisfies CursorPayload)).toString('base64url');
+  return `${payload}.${sign(payload)}`;
+}
+
+export function invalidCursor(detail = 'The cursor is not valid for this request; start the search again without a cursor.'): Problem {
+  return new Problem('invalid_cursor', detail);
+}
+
+export function cursorExpired(): Problem {
+  return new Problem('cursor_expired', 'The cursor is no longer valid; start the search again.');
+}
+
+export function decodeCursor(cursor: string, orgId: string, now = Date.now()): { searchId: string; offset: number } {
+  const [payload, signature, extra] = cursor.split('.');
+  if (!payload || !signature || extra !== undefined || !constantTimeEqual(signature, sign(payload))) throw invalidCursor();
+  let parsed: CursorPayload;
+  try {
+    parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as CursorPayload;
+  } catch {
+    throw invalidCursor();
+  }
+  if (parsed.v !== 1 || typeof parsed.search !== 'string' || !Number.isInteger(parsed.offset) || parsed.offset < 0) throw invalidCursor();
+  if (parsed.org !== orgId) throw invalidCursor();
+  if (now / 1000 - parsed.iat > config().search.cursorTtlSeconds) throw cursorExpired();
+  return { searchId: parsed.search, offset: parsed.offset };
+}

@@ -1,0 +1,189 @@
+import { logger } from '../observability/logger';
+import { Person, SENIORITIES, type Seniority } from './models';
+import { peopleVersion } from './seedPeople';
+import { fold, tokenize } from './searchText';
+
+/**
+ * The in-process search index: a derived, read-only copy of the `people` collection (the
+ * store stays authoritative; every API replica builds its own and reloads when the people
+ * version moves). Why not the store: FerretDB 1.x does not use secondary indexes and has no
+ * $text, so every query scans the collection; at a million people that is seconds per
+ * search. Here a query intersects sorted posting lists: milliseconds.
+ */
+export interface PersonPreview {
+  person_id: string;
+  name: string;
+  headline: string;
+  title: string;
+  company: string;
+  seniority: Seniority;
+  years_experience: number;
+  location: { country: string; country_code: string; region: string; city: string };
+  top_skills: string[];
+  source: string;
+}
+
+export interface IndexedPerson {
+  preview: PersonPreview;
+  titleTokens: string[];
+  skillsFolded: string[];
+  companyFolded: string;
+  locationFolded: string[];
+  nameFolded: string;
+  profileUrl: string;
+}
+
+export interface SearchIndex {
+  version: number;
+  people: IndexedPerson[];
+  ordinalOf: Map<string, number>;
+  /** Token → ascending ordinals of people whose current title or skills carry it. */
+  strong: Map<string, Int32Array>;
+  /** Token → ascending ordinals of people whose profile text carries it anywhere. */
+  all: Map<string, Int32Array>;
+  byName: Map<string, number[]>;
+  byProfileUrl: Map<string, number>;
+  seniorityCode: Uint8Array;
+  years: Uint8Array;
+  sourceCode: Uint8Array;
+  sources: string[];
+}
+
+const PROJECTION = {
+  _id: 1, source: 1, fullName: 1, headline: 1, title: 1, company: 1, seniority: 1, yearsExperience: 1, skills: 1,
+  location: 1, positions: 1, education: 1, languages: 1, profileUrl: 1,
+};
+
+interface RawPerson {
+  _id: string;
+  source: string;
+  fullName: string;
+  headline: string;
+  title: string;
+  company: string;
+  seniority: Seniority;
+  yearsExperience: number;
+  skills: string[];
+  location: { country: string; countryCode: string; region: string; city: string };
+  positions?: Array<{ title: string; company: string }>;
+  education?: Array<{ school: string; field: string; degree: string }>;
+  languages?: string[];
+  profileUrl: string;
+}
+
+export function normalizeProfileUrl(url: string): string {
+  return fold(url).replace(/^https?:\/\//, '').replace(/^www\./, '').replace(/[?#].*$/, '').replace(/\/+$/, '');
+}
+
+function toPostings(lists: Map<string, number[]>): Map<string, Int32Array> {
+  const out = new Map<string, Int32Array>();
+  for (const [k, v] of lists) out.set(k, Int32Array.from(v));
+  return out;
+}
+
+function push(map: Map<string, number[]>, key: string, ordinal: number): void {
+  const list = map.get(key);
+  if (!list) map.set(key, [ordinal]);
+  else if (list[list.length - 1] !== ordinal) list.push(ordinal);
+}
+
+export async function buildSearchIndex(onProgress?: (loaded: number) => void): Promise<SearchIndex> {
+  const version = await peopleVersion();
+  const people: IndexedPerson[] = [];
+  const ordinalOf = new Map<string, number>();
+  const strong = new Map<string, number[]>();
+  const all = new Map<string, number[]>();
+  const byName = new Map<string, number[]>();
+  const byProfileUrl = new Map<string, number>();
+  const seniority: number[] = [];
+  const years: number[] = [];
+  const sourceCodes: number[] = [];
+  const sources: string[] = [];
+  // Natural (insertion) order: stable across reloads and replicas; sorting a million
+  // documents is not something FerretDB can push down.
+  const cursor = Person.collection.find({}, { projection: PROJECTION, batchSize: 5000 });
+  for await (const raw of cursor as AsyncIterable<RawPerson>) {
+    const ordinal = people.length;
+    const titleTokens = tokenize(raw.title);
+    const skillTokens = raw.skills.flatMap(tokenize);
+    for (const t of new Set([...titleTokens, ...skillTokens])) push(strong, t, ordinal);
+    const text = [
+      raw.title, raw.headline, raw.company, raw.skills.join(' '), raw.location.city, raw.location.region, raw.location.country,
+      raw.location.countryCode, raw.fullName,
+      ...(raw.positions ?? []).flatMap((p) => [p.title, p.company]),
+      ...(raw.education ?? []).flatMap((e) => [e.school, e.field, e.degree]),
+      ...(raw.languages ?? []),
+    ].join(' ');
+    for (const t of new Set(tokenize(text))) push(all, t, ordinal);
+    const nameFolded = fold(raw.fullName);
+    const names = byName.get(nameFolded);
+    if (names) names.push(ordinal);
+    else byName.set(nameFolded, [ordinal]);
+    byProfileUrl.set(normalizeProfileUrl(raw.profileUrl), ordinal);
+    ordinalOf.set(raw._id, ordinal);
+    let sc = sources.indexOf(raw.source);
+    if (sc < 0) sc = sources.push(raw.source) - 1;
+    sourceCodes.push(sc);
+    seniority.push(SENIORITIES.indexOf(raw.seniority));
+    years.push(Math.min(255, raw.yearsExperience));
+    people.push({
+      preview: {
+        person_id: raw._id,
+        name: raw.fullName,
+        headline: raw.headline,
+        title: raw.title,
+        company: raw.company,
+        seniority: raw.seniority,
+        years_experience: raw.yearsExperience,
+        location: { country: raw.location.country, country_code: raw.location.countryCode, region: raw.location.region, city: raw.location.city },
+        top_skills: raw.skills.slice(0, 5),
+        source: raw.source,
+      },
+      titleTokens,
+      skillsFolded: raw.skills.map(fold),
+      companyFolded: fold(raw.company),
+      locationFolded: [raw.location.city, raw.location.region, raw.location.country, raw.location.countryCode].map(fold),
+      nameFolded,
+      profileUrl: raw.profileUrl,
+    });
+    if (onProgress && people.length % 50_000 === 0) onProgress(people.length);
+  }
+  return {
+    version, people, ordinalOf, strong: toPostings(strong), all: toPostings(all), byName, byProfileUrl,
+    seniorityCode: Uint8Array.from(seniority), years: Uint8Array.from(years), sourceCode: Uint8Array.from(sourceCodes), sources,
+  };
+}
+
+let current: SearchIndex | null = null;
+let loading: Promise<SearchIndex> | null = null;
+let checkedAt = 0;
+/** How often a replica looks at the people version (a one-document read). */
+const VERSION_CHECK_MS = 1000;
+
+/** The current index, (re)built when the people collection changed since it was built. */
+export async function searchIndex(): Promise<SearchIndex> {
+  if (current && Date.now() - checkedAt < VERSION_CHECK_MS) return current;
+  const version = await peopleVersion();
+  checkedAt = Date.now();
+  if (current && current.version === version) return current;
+  if (!loading) {
+    const started = Date.now();
+    loading = buildSearchIndex()
+      .then((idx) => {
+        current = idx;
+        logger.info({ people: idx.people.length, ms: Date.now() - started }, 'search index built');
+        return idx;
+      })
+      .finally(() => {
+        loading = null;
+      });
+  }
+  // A stale index keeps answering while the new one builds; the first one must be awaited.
+  return current && current.people.length > 0 ? current : loading;
+}
+
+/** Forget the index (tests that switch databases in one process). */
+export function resetSearchIndex(): void {
+  current = null;
+  checkedAt = 0;
+}

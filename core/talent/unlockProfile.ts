@@ -1,0 +1,91 @@
+import { assertCanFund, charge } from '../credits/credits';
+import { PRICES } from '../credits/prices';
+import { idempotentChargeKey } from '../idempotency/idempotency';
+import { notFound } from '../problems';
+import { isDuplicateKeyError } from '../store/connection';
+import { Person } from './models';
+import { assertDeliveryQuota, recordDelivered } from './quotas';
+import { ProfileUnlock, unlockId } from './searchModels';
+import { sourcesForOrganization } from './sources';
+
+export const UNLOCK_OPERATION = 'profiles.unlock';
+
+export interface FullProfile {
+  person_id: string;
+  name: string;
+  first_name: string;
+  last_name: string;
+  headline: string;
+  title: string;
+  company: string;
+  seniority: string;
+  years_experience: number;
+  skills: string[];
+  languages: string[];
+  location: { country: string; country_code: string; region: string; city: string };
+  positions: Array<{ title: string; company: string; start: string; end: string | null; current: boolean }>;
+  education: Array<{ school: string; degree: string; field: string; end_year: number }>;
+  profile_url: string;
+  source: string;
+}
+
+export interface UnlockResult {
+  profile: FullProfile;
+  /** True when the organization had unlocked this person before (free). */
+  already_unlocked: boolean;
+  credits_charged: number;
+  receipt_id: string | null;
+}
+
+type PersonRecord = {
+  _id: string; source: string; firstName: string; lastName: string; fullName: string; headline: string; title: string; company: string;
+  seniority: string; yearsExperience: number; skills: string[]; languages: string[];
+  location: { country: string; countryCode: string; region: string; city: string };
+  positions: Array<{ title: string; company: string; start: string; end?: string | null }>;
+  education: Array<{ school: string; degree: string; field: string; endYear: number }>;
+  profileUrl: string;
+};
+
+function toProfile(p: PersonRecord): FullProfile {
+  return {
+    person_id: p._id, name: p.fullName, first_name: p.firstName, last_name: p.lastName, headline: p.headline, title: p.title,
+    company: p.company, seniority: p.seniority, years_experience: p.yearsExperience, skills: p.skills, languages: p.languages,
+    location: { country: p.location.country, country_code: p.location.countryCode, region: p.location.region, city: p.location.city },
+    positions: p.positions.map((x) => ({ title: x.title, company: x.company, start: x.start, end: x.end ?? null, current: !x.end })),
+    education: p.education.map((e) => ({ school: e.school, degree: e.degree, field: e.field, end_year: e.endYear })),
+    profile_url: p.profileUrl, source: p.source,
+  };
+}
+
+/**
+ * Unlocks one full profile (no contact data). Charged PRICES.profileUnlock once per person
+ * and organization; free when already unlocked. A retry under the same Idempotency-Key after
+ * a crash finds its own charge (same receipt) instead of paying again or being told "free".
+ */
+export async function unlockProfile(input: { orgId: string; familyId: string; idempotencyKey: string; personId: string }): Promise<UnlockResult> {
+  const { orgId, familyId, personId } = input;
+  const usable = new Set((await sourcesForOrganization(orgId)).map((s) => s.id));
+  const person = /^per_[0-9A-Za-z]{8,64}$/.test(personId) ? await Person.findById(personId).lean<PersonRecord>() : null;
+  if (!person || !usable.has(person.source)) throw notFound('person');
+  const profile = toProfile(person);
+  const chargeKey = idempotentChargeKey(orgId, UNLOCK_OPERATION, input.idempotencyKey);
+  const earlier = await ProfileUnlock.findById(unlockId(orgId, personId)).lean();
+  if (earlier && earlier.chargeKey !== chargeKey) {
+    await assertDeliveryQuota(orgId, [personId]);
+    await recordDelivered(orgId, [personId]);
+    return { profile, already_unlocked: true, credits_charged: 0, receipt_id: null };
+  }
+  const price = PRICES.profileUnlock;
+  if (!earlier) {
+    await assertDeliveryQuota(orgId, [personId]);
+    await assertCanFund({ orgId, familyId, amount: price });
+  }
+  const receipt = await charge({ orgId, familyId, amount: price, operation: UNLOCK_OPERATION, chargeKey });
+  try {
+    await ProfileUnlock.create({ _id: unlockId(orgId, personId), orgId, personId, chargeKey, receiptId: receipt.receiptId });
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+  }
+  await recordDelivered(orgId, [personId]);
+  return { profile, already_unlocked: false, credits_charged: price, receipt_id: receipt.receiptId };
+}
