@@ -8,6 +8,9 @@ import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';
 
+// Service start-up and spawned processes are slow on a loaded 2-core machine; the project-level testTimeout is not applied.
+jest.setTimeout(120_000);
+
 /** Job tools end to end: MCP client → /tools → the /v1 route pipeline → Temporal worker → result. */
 let srv: TestApi;
 let worker: TestWorker;
@@ -77,7 +80,7 @@ test('create a job, replay it by idempotency key, follow it to its result', asyn
   const late = await call('cancel_contact_retrieval_job', { id: created.body.job_id });
   expect(late.isError).toBe(true);
   expect(late.body.code).toBe('invalid_state_transition');
-});
+}, 120_000);
 
 test('cancel a running job', async () => {
   const created = await call('create_contact_retrieval_job', { person_ids: personIds.slice(5, 30) });

@@ -5,6 +5,9 @@ import { createTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { OAUTH_ENV, RESOURCE, tokenRequest } from './oauthTestClient';
 
+// Service start-up and spawned processes are slow on a loaded 2-core machine; the project-level testTimeout is not applied.
+jest.setTimeout(120_000);
+
 const root = join(__dirname, '..', '..');
 let srv: TestApi;
 
@@ -65,4 +68,4 @@ test('m2m create, rotate, list and revoke through the operator CLI', async () =>
   const bad = admin('m2m', 'create', '--org', tenant.orgId);
   expect(bad.status).not.toBe(0);
   expect(bad.stderr).toContain('--rate-limit');
-});
+}, 120_000);

@@ -14,6 +14,9 @@ import {
   AUTH_URL, OAUTH_ENV, RESOURCE, basic, clientCredentialsToken, discover, requestOptions, tokenRequest,
 } from './oauthTestClient';
 
+// Service start-up and spawned processes are slow on a loaded 2-core machine; the project-level testTimeout is not applied.
+jest.setTimeout(120_000);
+
 let srv: TestApi;
 let tenant: TestTenant;
 let as: oauth.AuthorizationServer;
@@ -267,5 +270,5 @@ describe('npm run token (scripts/fetchToken.ts)', () => {
     await expect(run(process.execPath, [require.resolve('tsx/cli'), 'scripts/fetchToken.ts', '--client-id', client.client_id], {
       env: { ...process.env, AUTH_URL: srv.url, MCP_URL: OAUTH_ENV.MCP_URL, M2M_CLIENT_SECRET: 'mcs_wrong' },
     })).rejects.toMatchObject({ stderr: expect.stringContaining('HTTP 401 invalid_client') });
-  });
+  }, 120_000);
 });
