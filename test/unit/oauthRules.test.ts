@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { challenge } from '../../api/mcp/bearer';
 import { buildToolEntry, TOOL_DEFINITIONS } from '../../api/mcp/toolCatalog';
+import type { Config } from '../../core/config';
 import { defineRoute } from '../../api/routeSpec';
 import { CLIENT_SECRET_PREFIX, generateClientSecret, hashClientSecret, matchesLiveSecret, rotateSecrets } from '../../core/oauth/clientSecrets';
 import { retryAfterSeconds, windowStartOf } from '../../core/oauth/clientRateLimit';
@@ -110,5 +112,16 @@ describe('tool catalogue', () => {
     const entry = buildToolEntry(TOOL_DEFINITIONS[0], spec);
     expect(entry.plan.bodyArgument).toBe(true);
     expect(entry.inputSchema).toMatchObject({ required: ['body'], properties: { body: { type: 'array' } } });
+  });
+});
+
+describe('bearer challenge (RFC 6750, RFC 9728)', () => {
+  const config = { mcpUrl: 'https://mcp.example', authUrl: 'https://auth.example' } as Config;
+  test('no token: only the resource metadata', () => {
+    expect(challenge(config)).toBe('Bearer resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/tools"');
+  });
+  test('a bad token: invalid_token; a narrow one: insufficient_scope naming the scope; quotes never break the header', () => {
+    expect(challenge(config, 'invalid_token', 'bad "token"')).toBe('Bearer resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/tools", error="invalid_token", error_description="bad token"');
+    expect(challenge(config, 'insufficient_scope', 'x')).toContain('scope="mcp:tools"');
   });
 });
