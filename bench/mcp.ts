@@ -7,7 +7,8 @@
  * BENCH_DURATION_S (default 10) per surface, BENCH_CONCURRENCY (default 8) callers,
  * BENCH_ORGS (default 8): callers are spread over organizations so the 25 requests/s
  * per-organization limit (SPEC 8.1) does not cap the measurement; BENCH_PEOPLE (default 5000)
- * people are seeded; BENCH_SEARCH_BODY overrides the search body (JSON).
+ * people are seeded; BENCH_SEARCH_BODY overrides the search body (JSON); BENCH_OPERATION=whoami
+ * measures the free whoami instead, which isolates the cost of the MCP path itself.
  * Prints calls per second, p50/p95/p99 latency and outcomes per surface.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -122,11 +123,11 @@ async function main(): Promise<void> {
   await new Promise<void>((r) => server.once('listening', () => r()));
   const url = `http://127.0.0.1:${port}`;
 
-  const hasSearch = v1Routes.some((r) => r.operation === 'candidates.search');
+  const hasSearch = process.env.BENCH_OPERATION !== 'whoami' && v1Routes.some((r) => r.operation === 'candidates.search');
   const op = hasSearch
     ? { tool: 'search_candidates', method: 'POST', path: '/v1/candidates/search', body: SEARCH_BODY, idempotent: true }
     : { tool: 'whoami', method: 'GET', path: '/v1/whoami', body: undefined, idempotent: false };
-  if (!hasSearch) process.stdout.write('note: candidates.search is not registered yet; measuring whoami on both surfaces instead\n');
+  if (!hasSearch) process.stdout.write('note: measuring whoami on both surfaces\n');
 
   process.stdout.write(`seeding ${PEOPLE} people…\n`);
   await seedPeople({ count: PEOPLE });
