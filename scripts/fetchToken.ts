@@ -31,6 +31,8 @@ async function main(): Promise<number> {
       Authorization: 'Basic ' + Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString('base64'),
     },
     body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'mcp:tools', resource }).toString(),
+  }).catch((err: Error) => {
+    throw new Error(`cannot reach ${authUrl}: ${(err.cause as Error | undefined)?.message ?? err.message}`);
   });
   const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
   if (res.status !== 200 || typeof body.access_token !== 'string') {
