@@ -54,7 +54,7 @@ const PROJECTION = {
   location: 1, positions: 1, education: 1, languages: 1, profileUrl: 1,
 };
 
-interface RawPerson {
+export interface RawPerson {
   _id: string;
   source: string;
   fullName: string;
@@ -87,26 +87,28 @@ function push(map: Map<string, number[]>, key: string, ordinal: number): void {
   else if (list[list.length - 1] !== ordinal) list.push(ordinal);
 }
 
-export async function buildSearchIndex(onProgress?: (loaded: number) => void): Promise<SearchIndex> {
-  const version = await peopleVersion();
-  const people: IndexedPerson[] = [];
-  const ordinalOf = new Map<string, number>();
-  const strong = new Map<string, number[]>();
-  const all = new Map<string, number[]>();
-  const byName = new Map<string, number[]>();
-  const byProfileUrl = new Map<string, number>();
-  const seniority: number[] = [];
-  const years: number[] = [];
-  const sourceCodes: number[] = [];
-  const sources: string[] = [];
-  // Natural (insertion) order: stable across reloads and replicas; sorting a million
-  // documents is not something FerretDB can push down.
-  const cursor = Person.collection.find({}, { projection: PROJECTION, batchSize: 5000 });
-  for await (const raw of cursor as AsyncIterable<RawPerson>) {
-    const ordinal = people.length;
+/** Builds an index from people added one at a time (pure: the loader feeds it from the store). */
+export class SearchIndexBuilder {
+  private readonly people: IndexedPerson[] = [];
+  private readonly ordinalOf = new Map<string, number>();
+  private readonly strong = new Map<string, number[]>();
+  private readonly all = new Map<string, number[]>();
+  private readonly byName = new Map<string, number[]>();
+  private readonly byProfileUrl = new Map<string, number>();
+  private readonly seniority: number[] = [];
+  private readonly years: number[] = [];
+  private readonly sourceCodes: number[] = [];
+  private readonly sources: string[] = [];
+
+  get size(): number {
+    return this.people.length;
+  }
+
+  add(raw: RawPerson): void {
+    const ordinal = this.people.length;
     const titleTokens = tokenize(raw.title);
     const skillTokens = raw.skills.flatMap(tokenize);
-    for (const t of new Set([...titleTokens, ...skillTokens])) push(strong, t, ordinal);
+    for (const t of new Set([...titleTokens, ...skillTokens])) push(this.strong, t, ordinal);
     const text = [
       raw.title, raw.headline, raw.company, raw.skills.join(' '), raw.location.city, raw.location.region, raw.location.country,
       raw.location.countryCode, raw.fullName,
@@ -114,19 +116,19 @@ export async function buildSearchIndex(onProgress?: (loaded: number) => void): P
       ...(raw.education ?? []).flatMap((e) => [e.school, e.field, e.degree]),
       ...(raw.languages ?? []),
     ].join(' ');
-    for (const t of new Set(tokenize(text))) push(all, t, ordinal);
+    for (const t of new Set(tokenize(text))) push(this.all, t, ordinal);
     const nameFolded = fold(raw.fullName);
-    const names = byName.get(nameFolded);
+    const names = this.byName.get(nameFolded);
     if (names) names.push(ordinal);
-    else byName.set(nameFolded, [ordinal]);
-    byProfileUrl.set(normalizeProfileUrl(raw.profileUrl), ordinal);
-    ordinalOf.set(raw._id, ordinal);
-    let sc = sources.indexOf(raw.source);
-    if (sc < 0) sc = sources.push(raw.source) - 1;
-    sourceCodes.push(sc);
-    seniority.push(SENIORITIES.indexOf(raw.seniority));
-    years.push(Math.min(255, raw.yearsExperience));
-    people.push({
+    else this.byName.set(nameFolded, [ordinal]);
+    this.byProfileUrl.set(normalizeProfileUrl(raw.profileUrl), ordinal);
+    this.ordinalOf.set(raw._id, ordinal);
+    let sc = this.sources.indexOf(raw.source);
+    if (sc < 0) sc = this.sources.push(raw.source) - 1;
+    this.sourceCodes.push(sc);
+    this.seniority.push(SENIORITIES.indexOf(raw.seniority));
+    this.years.push(Math.min(255, raw.yearsExperience));
+    this.people.push({
       preview: {
         person_id: raw._id,
         name: raw.fullName,
@@ -146,12 +148,28 @@ export async function buildSearchIndex(onProgress?: (loaded: number) => void): P
       nameFolded,
       profileUrl: raw.profileUrl,
     });
-    if (onProgress && people.length % 50_000 === 0) onProgress(people.length);
   }
-  return {
-    version, people, ordinalOf, strong: toPostings(strong), all: toPostings(all), byName, byProfileUrl,
-    seniorityCode: Uint8Array.from(seniority), years: Uint8Array.from(years), sourceCode: Uint8Array.from(sourceCodes), sources,
-  };
+
+  finish(version: number): SearchIndex {
+    return {
+      version, people: this.people, ordinalOf: this.ordinalOf, strong: toPostings(this.strong), all: toPostings(this.all),
+      byName: this.byName, byProfileUrl: this.byProfileUrl, seniorityCode: Uint8Array.from(this.seniority),
+      years: Uint8Array.from(this.years), sourceCode: Uint8Array.from(this.sourceCodes), sources: this.sources,
+    };
+  }
+}
+
+export async function buildSearchIndex(onProgress?: (loaded: number) => void): Promise<SearchIndex> {
+  const version = await peopleVersion();
+  const builder = new SearchIndexBuilder();
+  // Natural (insertion) order: stable across reloads and replicas; sorting a million
+  // documents is not something FerretDB can push down.
+  const cursor = Person.collection.find({}, { projection: PROJECTION, batchSize: 5000 });
+  for await (const raw of cursor as AsyncIterable<RawPerson>) {
+    builder.add(raw);
+    if (onProgress && builder.size % 50_000 === 0) onProgress(builder.size);
+  }
+  return builder.finish(version);
 }
 
 let current: SearchIndex | null = null;

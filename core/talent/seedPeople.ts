@@ -5,6 +5,7 @@ import { PeopleMeta, Person, ProviderContact } from './models';
 export const DEFAULT_PEOPLE_SEED = 'talent-v1';
 const VERSION_ID = 'version';
 const BATCH = 1000;
+const WAVE = 4;
 
 export interface SeedProgress {
   inserted: number;
@@ -26,18 +27,27 @@ export async function seedPeople(opts: { count: number; seed?: string; onProgres
   const started = Date.now();
   let inserted = 0;
   while (from < opts.count) {
-    const to = Math.min(opts.count, from + BATCH);
-    const people: GeneratedPerson[] = [];
-    const contacts: GeneratedContact[] = [];
-    for (let i = from; i < to; i++) {
-      const { person, contact } = generatePerson(seed, i);
-      people.push(person);
-      if (contact) contacts.push(contact);
+    // A wave of batches in flight keeps the store busy while the next one is generated;
+    // progress is recorded only after the whole wave, so a resumed run has no gaps.
+    const waveEnd = Math.min(opts.count, from + BATCH * WAVE);
+    const writes: Array<Promise<number>> = [];
+    for (let start = from; start < waveEnd; start += BATCH) {
+      const to = Math.min(waveEnd, start + BATCH);
+      const people: GeneratedPerson[] = [];
+      const contacts: GeneratedContact[] = [];
+      for (let i = start; i < to; i++) {
+        const { person, contact } = generatePerson(seed, i);
+        people.push(person);
+        if (contact) contacts.push(contact);
+      }
+      writes.push(Promise.all([
+        insertIgnoringDuplicates(Person.collection, people),
+        insertIgnoringDuplicates(ProviderContact.collection, contacts),
+      ]).then(([n]) => n));
     }
-    inserted += await insertIgnoringDuplicates(Person.collection, people);
-    await insertIgnoringDuplicates(ProviderContact.collection, contacts);
-    await PeopleMeta.updateOne({ _id: metaId }, { $max: { seeded: to } }, { upsert: true });
-    from = to;
+    for (const n of await Promise.all(writes)) inserted += n;
+    await PeopleMeta.updateOne({ _id: metaId }, { $max: { seeded: waveEnd } }, { upsert: true });
+    from = waveEnd;
     const seconds = Math.max(0.001, (Date.now() - started) / 1000);
     opts.onProgress?.({ inserted: from, total: opts.count, ratePerSecond: Math.round((inserted || 1) / seconds) });
   }

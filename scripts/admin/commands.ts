@@ -1,4 +1,5 @@
 import type { AdminCommand } from './command';
+import { creditsCommands } from './creditsCommands';
 import { limitsCommands } from './limitsCommands';
 import { m2mCommands } from './m2mCommands';
 import { tenancyCommands } from './tenancyCommands';
@@ -10,4 +11,5 @@ export const adminCommands: Record<string, AdminCommand> = {
   ...m2mCommands,
   ...webhooksCommands,
   ...limitsCommands,
+  ...creditsCommands,
 };

@@ -1,0 +1,54 @@
+import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
+import { DEFAULT_PEOPLE_SEED, peopleCount, seedPeople } from '../core/talent/seedPeople';
+import { parseArgs } from './admin/command';
+import { applyDevEnvDefaults } from './devEnv';
+
+/**
+ * `npm run seed -- --people N [--seed S]`: generates N synthetic people (and their provider
+ * contacts) into MONGODB_URI. Deterministic and resumable: the same N and seed twice adds
+ * nothing; a larger N adds the difference.
+ */
+async function main(): Promise<number> {
+  const { flags } = parseArgs(process.argv.slice(2));
+  const count = Number(flags.people ?? 2000);
+  if (!Number.isInteger(count) || count < 0) {
+    process.stderr.write('usage: npm run seed -- --people N [--seed S]\n');
+    return 2;
+  }
+  const seed = typeof flags.seed === 'string' ? flags.seed : DEFAULT_PEOPLE_SEED;
+  applyDevEnvDefaults();
+  const uri = process.env.MONGODB_URI || 'mongodb://127.0.0.1:27017/talent';
+  await connectStore(uri);
+  try {
+    await ensureIndexes();
+    const started = Date.now();
+    const tty = process.stderr.isTTY;
+    let lastLine = 0;
+    const { inserted } = await seedPeople({
+      count,
+      seed,
+      onProgress: (p) => {
+        const now = Date.now();
+        if (!tty && now - lastLine < 2000 && p.inserted < p.total) return;
+        lastLine = now;
+        const pct = ((p.inserted / p.total) * 100).toFixed(1);
+        const line = `seeded ${p.inserted.toLocaleString('en')} / ${p.total.toLocaleString('en')} people (${pct}%), ${p.ratePerSecond.toLocaleString('en')} people/s`;
+        process.stderr.write(tty ? `\r${line}   ` : `${line}\n`);
+      },
+    });
+    if (tty) process.stderr.write('\n');
+    const seconds = (Date.now() - started) / 1000;
+    process.stdout.write(`${JSON.stringify({ inserted, people: await peopleCount(), seed, seconds: Math.round(seconds * 10) / 10, people_per_second: Math.round(inserted / Math.max(seconds, 0.001)) })}\n`);
+    return 0;
+  } finally {
+    await disconnectStore();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: Error) => {
+    process.stderr.write(`error: ${err.message}\n`);
+    process.exit(1);
+  },
+);

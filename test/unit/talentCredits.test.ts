@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto';
+import { loadConfig, setConfig } from '../../core/config';
+import { afterSpending, fundingRefusal, type FundingState } from '../../core/credits/credits';
+import { canonicalJson, isValidIdempotencyKey, requestFingerprint } from '../../core/idempotency/idempotency';
+import { assertIdentifyingInput, normalizePhone, scoreCandidate } from '../../core/talent/matchPeople';
+import { quotaWindow } from '../../core/talent/quotas';
+import { SearchIndexBuilder } from '../../core/talent/searchIndex';
+
+beforeAll(() => setConfig(loadConfig({ SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64') })));
+
+const state = (over: Partial<FundingState> = {}): FundingState => ({ creditBalance: 10, budgetRemaining: null, familyBudgets: {}, ...over });
+
+describe('funding rules', () => {
+  test.each([
+    ['enough credits, no budgets', state(), 10, null],
+    ['too few credits', state({ creditBalance: 4 }), 5, 'insufficient_credits'],
+    ['family budget short', state({ familyBudgets: { kf_1: 2 } }), 3, 'family_budget_exhausted'],
+    ['another family\'s budget does not apply', state({ familyBudgets: { kf_2: 0 } }), 3, null],
+    ['organization budget short', state({ budgetRemaining: 1 }), 2, 'organization_budget_exhausted'],
+    ['credits are checked first', state({ creditBalance: 0, budgetRemaining: 0, familyBudgets: { kf_1: 0 } }), 1, 'insufficient_credits'],
+    ['a zero budget refuses any spend', state({ budgetRemaining: 0 }), 1, 'organization_budget_exhausted'],
+  ])('%s', (_name, s, amount, code) => {
+    const refusal = fundingRefusal(s, 'kf_1', amount);
+    if (code === null) expect(refusal).toBeNull();
+    else expect(refusal).toMatchObject({ code, status: 402 });
+  });
+
+  test('spending lowers the balance and every budget that applies, nothing else', () => {
+    const after = afterSpending(state({ budgetRemaining: 7, familyBudgets: { kf_1: 4, kf_2: 9 } }), 'kf_1', 3);
+    expect(after).toEqual({ creditBalance: 7, budgetRemaining: 4, familyBudgets: { kf_1: 1, kf_2: 9 } });
+    expect(afterSpending(state(), 'kf_1', 2)).toEqual({ creditBalance: 8, budgetRemaining: null, familyBudgets: {} });
+  });
+});
+
+describe('idempotency keys and fingerprints (SPEC 7.4)', () => {
+  test.each([
+    ['12345678', true], ['a'.repeat(128), true], ['550e8400-e29b-41d4-a716-446655440000', true], ['ab.c_d:e-f', true],
+    ['1234567', false], ['a'.repeat(129), false], ['-abcdefgh', false], ['.abcdefgh', false], ['abc defgh', false], ['abcdefgé', false], ['abcd/efgh', false],
+  ])('%s → %s', (key, ok) => {
+    expect(isValidIdempotencyKey(key)).toBe(ok);
+  });
+
+  test('the same body in another key order or spacing has the same fingerprint; another body does not', () => {
+    expect(canonicalJson({ b: [1, { d: 2, c: 3 }], a: null })).toBe('{"a":null,"b":[1,{"c":3,"d":2}]}');
+    const f = (body: unknown) => requestFingerprint('candidates.search', 'POST', '/v1/candidates/search', body);
+    expect(f({ query: 'x', page_size: 2 })).toBe(f({ page_size: 2, query: 'x' }));
+    expect(f({ query: 'x', page_size: 2 })).not.toBe(f({ query: 'x', page_size: 3 }));
+    expect(requestFingerprint('profiles.unlock', 'POST', '/v1/profiles/unlock', { a: 1 })).not.toBe(f({ a: 1 }));
+  });
+});
+
+describe('quota windows', () => {
+  test('queries count per UTC clock hour, people per UTC day', () => {
+    const t = Date.parse('2026-03-04T10:59:59.999Z');
+    expect(quotaWindow('queries', t).key).toBe('2026-03-04T10');
+    expect(quotaWindow('queries', t + 1).key).toBe('2026-03-04T11');
+    expect(quotaWindow('previews', t).key).toBe('2026-03-04');
+    expect(quotaWindow('deliveries', Date.parse('2026-03-04T23:59:59Z')).end).toBe(Date.parse('2026-03-05T00:00:00Z'));
+  });
+});
+
+describe('person matching rules', () => {
+  const b = new SearchIndexBuilder();
+  b.add({
+    _id: 'per_aaaaaaaaaa', source: 'src_talentpool', fullName: 'Léa Martin', headline: '', title: 'Senior Data Engineer', company: 'Nova Cloud',
+    seniority: 'senior', yearsExperience: 8, skills: [], location: { country: 'France', countryCode: 'FR', region: 'Île-de-France', city: 'Paris' },
+    profileUrl: 'https://profiles.example.com/in/lea',
+  });
+  const idx = b.finish(1);
+
+  test('strong identifiers alone, or a name plus one more field', () => {
+    expect(() => assertIdentifyingInput({ email: 'a@b.example' })).not.toThrow();
+    expect(() => assertIdentifyingInput({ name: 'Léa Martin', company: 'Nova Cloud' })).not.toThrow();
+    expect(() => assertIdentifyingInput({ name: 'Léa Martin' })).toThrow(expect.objectContaining({ code: 'validation_failed' }));
+    expect(() => assertIdentifyingInput({ company: 'Nova Cloud', title: 'Engineer' })).toThrow(expect.objectContaining({ code: 'validation_failed' }));
+  });
+
+  test('confidence combines what matched', () => {
+    expect(scoreCandidate(idx, 0, { profile_url: 'x' }, new Set(['profile_url']))).toEqual({ person_id: 'per_aaaaaaaaaa', confidence: 0.99, matched_on: ['profile_url'] });
+    const byName = scoreCandidate(idx, 0, { name: 'lea martin', company: 'NOVA CLOUD', title: 'data engineer', location: 'paris' }, new Set());
+    expect(byName.matched_on).toEqual(['name', 'company', 'title', 'location']);
+    expect(byName.confidence).toBe(0.95);
+    expect(scoreCandidate(idx, 0, { name: 'Lea Martin', company: 'Other' }, new Set()).confidence).toBe(0.45);
+    const emailAndName = scoreCandidate(idx, 0, { email: 'x', name: 'Léa Martin' }, new Set(['email']));
+    expect(emailAndName.confidence).toBeGreaterThan(0.97);
+    expect(emailAndName.confidence).toBeLessThanOrEqual(1);
+  });
+
+  test('phone numbers compare by digits', () => {
+    expect(normalizePhone('+49 (30) 123-456')).toBe('+4930123456');
+    expect(normalizePhone('030 123 456')).toBe('030123456');
+  });
+});

@@ -1,0 +1,138 @@
+import { randomBytes } from 'node:crypto';
+import { loadConfig, setConfig } from '../../core/config';
+import { runSearch } from '../../core/talent/candidateSearch';
+import { generatePerson, personIdFor } from '../../core/talent/generator';
+import { decodeCursor, encodeCursor } from '../../core/talent/searchCursor';
+import { SearchIndexBuilder, type RawPerson } from '../../core/talent/searchIndex';
+import { containsPhrase, tokenize } from '../../core/talent/searchText';
+import { BUILT_IN_SOURCE_ID, OPEN_WEB_SOURCE_ID } from '../../core/talent/sources';
+
+beforeAll(() => setConfig(loadConfig({ SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'), SEARCH_CURSOR_TTL_SECONDS: '60' })));
+
+function person(id: string, over: Partial<RawPerson>): RawPerson {
+  return {
+    _id: id, source: BUILT_IN_SOURCE_ID, fullName: 'Ana Silva', headline: 'Professional', title: 'Accountant', company: 'Acme Labs',
+    seniority: 'mid', yearsExperience: 5, skills: ['Excel'], location: { country: 'Brazil', countryCode: 'BR', region: 'São Paulo', city: 'São Paulo' },
+    positions: [], education: [], languages: ['Portuguese'], profileUrl: `https://profiles.example.com/in/${id}`, ...over,
+  };
+}
+
+function index(people: RawPerson[]) {
+  const b = new SearchIndexBuilder();
+  for (const p of people) b.add(p);
+  return b.finish(1);
+}
+
+const ids = (idx: ReturnType<typeof index>, ordinals: number[]) => ordinals.map((o) => idx.people[o].preview.person_id);
+
+describe('text', () => {
+  test('tokens are folded, keep c++ and c#, drop stopwords', () => {
+    expect(tokenize('Senior C++ & C# Engineer at Zürich-Labs, 10 years')).toEqual(['senior', 'c++', 'c#', 'engineer', 'zurich', 'labs', '10']);
+  });
+  test('phrases match whole words in order', () => {
+    expect(containsPhrase(tokenize('Senior Software Engineer'), tokenize('software engineer'))).toBe(true);
+    expect(containsPhrase(tokenize('Software Development Engineer'), tokenize('software engineer'))).toBe(false);
+    expect(containsPhrase(tokenize('Engineer'), [])).toBe(false);
+  });
+});
+
+describe('ranking', () => {
+  const idx = index([
+    person('per_mention00', { headline: 'Worked with Python once', title: 'Accountant' }),
+    person('per_titlematch', { title: 'Python Developer' }),
+    person('per_skillmatch', { skills: ['Python', 'SQL'] }),
+    person('per_nomatch000', { title: 'Nurse' }),
+    person('per_pastpython', { positions: [{ title: 'Python Engineer', company: 'X' }] }),
+  ]);
+  const all = { query: 'python', filters: {}, sources: [BUILT_IN_SOURCE_ID] };
+
+  test('a title or skill match beats a passing mention; every word must match', () => {
+    const out = runSearch(idx, all, 10);
+    expect(out.total).toBe(4);
+    expect(ids(idx, out.ordinals).slice(0, 2).sort()).toEqual(['per_skillmatch', 'per_titlematch']);
+    expect(ids(idx, out.ordinals).slice(2).sort()).toEqual(['per_mention00', 'per_pastpython']);
+    expect(runSearch(idx, { ...all, query: 'python nurse' }, 10).total).toBe(0);
+    expect(runSearch(idx, { ...all, query: 'unknownword' }, 10).total).toBe(0);
+  });
+
+  test('the same query ranks the same way every time', () => {
+    expect(runSearch(idx, all, 10).ordinals).toEqual(runSearch(idx, all, 10).ordinals);
+  });
+
+  test('keep bounds the kept people, not the total', () => {
+    const out = runSearch(idx, all, 1);
+    expect(out.ordinals).toHaveLength(1);
+    expect(out.total).toBe(4);
+  });
+});
+
+describe('filters are exact', () => {
+  const idx = index([
+    person('per_a00000000', { seniority: 'senior', yearsExperience: 9, title: 'Senior Software Engineer', skills: ['Go', 'Rust'], company: 'Helix Labs', location: { country: 'Germany', countryCode: 'DE', region: 'Berlin', city: 'Berlin' } }),
+    person('per_b00000000', { seniority: 'junior', yearsExperience: 2, title: 'Junior Software Engineer', skills: ['Go'], company: 'Nova Cloud' }),
+    person('per_c00000000', { seniority: 'senior', yearsExperience: 12, title: 'Software Development Engineer', skills: ['Rust'], source: OPEN_WEB_SOURCE_ID }),
+  ]);
+  const run = (filters: object, sources = [BUILT_IN_SOURCE_ID, OPEN_WEB_SOURCE_ID]) => ids(idx, runSearch(idx, { query: '', filters, sources }, 10).ordinals);
+
+  test.each([
+    [{ seniority: ['senior'] }, ['per_a00000000', 'per_c00000000']],
+    [{ min_years_experience: 10 }, ['per_c00000000']],
+    [{ titles: ['software engineer'] }, ['per_a00000000', 'per_b00000000']],
+    [{ skills: ['go', 'RUST'] }, ['per_a00000000']],
+    [{ current_company: ['helix labs'] }, ['per_a00000000']],
+    [{ locations: ['de'] }, ['per_a00000000']],
+    [{ locations: ['berlin'] }, ['per_a00000000']],
+    [{ seniority: ['senior'], min_years_experience: 10, skills: ['go'] }, []],
+  ])('%j', (filters, expected) => {
+    expect(run(filters)).toEqual(expected);
+  });
+
+  test('people of sources not searched are never returned', () => {
+    expect(run({ seniority: ['senior'] }, [BUILT_IN_SOURCE_ID])).toEqual(['per_a00000000']);
+  });
+});
+
+describe('generator', () => {
+  test('deterministic per seed and ordinal; ids are opaque', () => {
+    const a = generatePerson('s1', 7);
+    expect(generatePerson('s1', 7)).toEqual(a);
+    expect(a.person._id).toBe(personIdFor('s1', 7));
+    expect(a.person._id).toMatch(/^per_[0-9A-Za-z]{22}$/);
+    expect(personIdFor('s2', 7)).not.toBe(a.person._id);
+    expect(personIdFor('s1', 8)).not.toBe(a.person._id);
+    expect(JSON.stringify(a.person)).not.toMatch(/@|\+\d{6,}/);
+  });
+
+  test('realistic shape, and a share of people without contacts', () => {
+    let withoutContact = 0;
+    const cultures = new Set<string>();
+    for (let i = 0; i < 500; i++) {
+      const { person: p, contact } = generatePerson('shape', i);
+      if (!contact) withoutContact++;
+      else expect(contact.emails.length).toBeGreaterThan(0);
+      cultures.add(p.location.countryCode);
+      expect(p.positions.filter((x) => x.end === null)).toHaveLength(1);
+      expect(p.positions[0]).toMatchObject({ title: p.title, company: p.company, end: null });
+      expect(p.skills.length).toBeGreaterThanOrEqual(3);
+      expect(p.yearsExperience).toBeGreaterThanOrEqual(0);
+      expect(p.education.length).toBeGreaterThan(0);
+    }
+    expect(withoutContact).toBeGreaterThan(25);
+    expect(withoutContact).toBeLessThan(150);
+    expect(cultures.size).toBeGreaterThan(15);
+  });
+});
+
+describe('search cursors', () => {
+  test('round trip; tampered, foreign and old cursors are refused', () => {
+    const c = encodeCursor('org_aaaaaaaaaa', 'srch_bbbbbbbbbb', 40);
+    expect(decodeCursor(c, 'org_aaaaaaaaaa')).toEqual({ searchId: 'srch_bbbbbbbbbb', offset: 40 });
+    const [payload, sig] = c.split('.');
+    const other = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), offset: 0 })).toString('base64url');
+    expect(() => decodeCursor(`${other}.${sig}`, 'org_aaaaaaaaaa')).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
+    expect(() => decodeCursor(c, 'org_cccccccccc')).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
+    expect(() => decodeCursor('garbage', 'org_aaaaaaaaaa')).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
+    const old = encodeCursor('org_aaaaaaaaaa', 'srch_bbbbbbbbbb', 40, Date.now() - 61_000);
+    expect(() => decodeCursor(old, 'org_aaaaaaaaaa')).toThrow(expect.objectContaining({ code: 'cursor_expired', status: 410 }));
+  });
+});
