@@ -44,6 +44,16 @@ export async function headSeq(model: ChainModel, chainId: string, hint = -1): Pr
   return lo;
 }
 
+/** The head this process last saw for the chain (an append there may still conflict). */
+export function knownHead(chainId: string): number | undefined {
+  return hints.get(chainId);
+}
+
+/** Forget a hint that turned out stale (another writer appended). */
+export function forgetHead(chainId: string): void {
+  hints.delete(chainId);
+}
+
 export async function readEntry<T>(model: ChainModel, chainId: string, seq: number): Promise<T | null> {
   if (seq < 0) return null;
   return (await model.findById(entryId(chainId, seq)).lean()) as T | null;

@@ -2,7 +2,7 @@ import { newId } from '../ids';
 import { creditsCharged } from '../observability/metrics';
 import { Problem } from '../problems';
 import { Organization } from '../tenancy/models';
-import { appendEntry, headSeq, readEntry } from './chain';
+import { appendEntry, forgetHead, headSeq, knownHead, readEntry } from './chain';
 import { LedgerEntry, type LedgerEntryDoc } from './models';
 
 /**
@@ -105,6 +105,11 @@ export async function fundingState(orgId: string): Promise<FundingState> {
 /** Throws the 402 problem when `amount` cannot be funded now; charges nothing. */
 export async function assertCanFund(input: FundingInput): Promise<void> {
   if (input.amount <= 0) return;
+  // The last head this process saw answers "yes" cheaply (the charge re-checks atomically);
+  // a "no" is confirmed on the verified head, which sees other processes' grants.
+  const hinted = knownHead(input.orgId);
+  const fromHint = hinted !== undefined ? await readEntry<LedgerEntryDoc>(LedgerEntry, input.orgId, hinted) : null;
+  if (fromHint && !fundingRefusal(stateOf(fromHint), input.familyId, input.amount)) return;
   const refusal = fundingRefusal(await fundingState(input.orgId), input.familyId, input.amount);
   if (refusal) throw refusal;
 }
@@ -121,8 +126,19 @@ type Movement = Omit<LedgerEntryDoc, '_id' | 'chainId' | 'seq' | 'receiptId' | '
  */
 async function append(orgId: string, movement: Movement, next: (s: FundingState) => FundingState): Promise<{ entry: LedgerEntryDoc; fresh: boolean }> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const current = await head(orgId);
-    const after = next(stateOf(current));
+    // Trust the head this process saw last: a stale one only costs a conflict and a re-probe.
+    const hinted = knownHead(orgId);
+    const fromHint = hinted !== undefined ? await readEntry<LedgerEntryDoc>(LedgerEntry, orgId, hinted) : null;
+    const current = fromHint ?? (await head(orgId));
+    let after: FundingState;
+    try {
+      after = next(stateOf(current));
+    } catch (err) {
+      // Refuse only on the verified head: another process may have granted credits since.
+      if (!fromHint) throw err;
+      forgetHead(orgId);
+      continue;
+    }
     const receiptId = newId('rcpt');
     const doc = {
       ...movement, receiptId, balanceAfter: after.creditBalance, orgBudgetAfter: after.budgetRemaining,
@@ -134,8 +150,10 @@ async function append(orgId: string, movement: Movement, next: (s: FundingState)
       await mirror(orgId, entry);
       return { entry, fresh: true };
     }
+    // Either the seq was taken (someone appended) or the chargeKey was (already charged).
     const earlier = await LedgerEntry.findOne({ chargeKey: movement.chargeKey }).lean<LedgerEntryDoc>();
     if (earlier) return { entry: earlier, fresh: false };
+    forgetHead(orgId);
   }
   throw unavailable();
 }
@@ -154,19 +172,27 @@ async function mirror(orgId: string, e: LedgerEntryDoc): Promise<void> {
  */
 export async function charge(input: ChargeInput): Promise<ChargeResult> {
   assertAmount(input.amount);
-  const earlier = await LedgerEntry.findOne({ chargeKey: input.chargeKey }).lean<LedgerEntryDoc>();
-  if (earlier) return { receiptId: earlier.receiptId, charged: false };
-  const { entry, fresh } = await append(
-    input.orgId,
-    { kind: 'charge', chargeKey: input.chargeKey, orgId: input.orgId, familyId: input.familyId, operation: input.operation, amount: input.amount },
-    (s) => {
-      const refusal = fundingRefusal(s, input.familyId, input.amount);
-      if (refusal) throw refusal;
-      return afterSpending(s, input.familyId, input.amount);
-    },
-  );
-  if (fresh) creditsCharged.inc({ operation: input.operation }, input.amount);
-  return { receiptId: entry.receiptId, charged: fresh };
+  try {
+    // No look-up first: a repeated chargeKey is refused by its unique index at the append.
+    const { entry, fresh } = await append(
+      input.orgId,
+      { kind: 'charge', chargeKey: input.chargeKey, orgId: input.orgId, familyId: input.familyId, operation: input.operation, amount: input.amount },
+      (s) => {
+        const refusal = fundingRefusal(s, input.familyId, input.amount);
+        if (refusal) throw refusal;
+        return afterSpending(s, input.familyId, input.amount);
+      },
+    );
+    if (fresh) creditsCharged.inc({ operation: input.operation }, input.amount);
+    return { receiptId: entry.receiptId, charged: fresh };
+  } catch (err) {
+    // A retry of a charge that went through, now that funds ran out: it is still charged.
+    if (err instanceof Problem && err.status === 402) {
+      const earlier = await LedgerEntry.findOne({ chargeKey: input.chargeKey }).lean<LedgerEntryDoc>();
+      if (earlier) return { receiptId: earlier.receiptId, charged: false };
+    }
+    throw err;
+  }
 }
 
 /** The charge made under `chargeKey`, if any (a retry after a crash finds it here). */

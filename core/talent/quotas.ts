@@ -48,9 +48,17 @@ interface WindowState {
   end: number;
 }
 
+/** Windows this process has read or written: a cache (a conflict on append reloads it). */
+const windows = new Map<string, WindowState>();
+
 async function readWindow(kind: QuotaKind, orgId: string, now: number): Promise<WindowState> {
   const w = quotaWindow(kind, now);
   const chainId = `${orgId}:${kind}:${w.key}`;
+  const cached = windows.get(chainId);
+  if (cached) return cached;
+  if (windows.size > 10_000) {
+    for (const [id, s] of windows) if (s.end <= now) windows.delete(id);
+  }
   const seq = await headSeq(QuotaEntry, chainId);
   const members = new Set<string>();
   let count = 0;
@@ -59,7 +67,9 @@ async function readWindow(kind: QuotaKind, orgId: string, now: number): Promise<
     for (const e of entries) for (const m of e.members) members.add(m);
     count = (await readEntry<{ countAfter: number }>(QuotaEntry, chainId, seq))?.countAfter ?? members.size;
   }
-  return { chainId, seq, count, members, end: w.end };
+  const state = { chainId, seq, count, members, end: w.end };
+  windows.set(chainId, state);
+  return state;
 }
 
 function freshOf(state: WindowState, members: string[]): string[] {
@@ -76,7 +86,13 @@ async function add(kind: QuotaKind, orgId: string, members: string[], enforce: b
     const outcome = await appendEntry(QuotaEntry, state.chainId, state.seq + 1, {
       members: fresh, countAfter: state.count + fresh.length, expiresAt: new Date(state.end + HOUR),
     });
-    if (outcome === 'appended') return;
+    if (outcome === 'appended') {
+      state.seq += 1;
+      state.count += fresh.length;
+      for (const m of fresh) state.members.add(m);
+      return;
+    }
+    windows.delete(state.chainId);
   }
   throw retryLater('rate_limited', 'The search quota is under heavy contention; retry shortly.', 1);
 }
@@ -92,7 +108,13 @@ export async function admitToQuota(kind: QuotaKind, orgId: string, members: stri
 /** Throws the 429 when the new ones among `members` would pass the threshold; records nothing. */
 export async function assertQuota(kind: QuotaKind, orgId: string, members: string[], now = Date.now()): Promise<void> {
   const limit = quotaLimit(kind);
-  const state = await readWindow(kind, orgId, now);
+  let state = await readWindow(kind, orgId, now);
+  // Nothing appends here to reveal a stale cache: other processes (the contact-retrieval
+  // worker) record deliveries too, so look whether the chain moved on.
+  if (await QuotaEntry.exists({ _id: `${state.chainId}:${state.seq + 1}` })) {
+    windows.delete(state.chainId);
+    state = await readWindow(kind, orgId, now);
+  }
   if (state.count + freshOf(state, members).length > limit) throw refusal(kind, limit);
 }
 

@@ -88,19 +88,17 @@ export async function searchCandidates(req: SearchRequest): Promise<SearchPage> 
     }
     const fingerprint = fingerprintOf(params);
     const searchId = searchIdFor(req.orgId, req.idempotencyKey);
-    search = await findSearch(req.orgId, searchId);
-    if (!search) {
-      await admitToQuota('queries', req.orgId, [queryMember(fingerprint)]);
-      const idx = await searchIndex();
-      const outcome = runSearch(idx, params, MAX_STORED_SEARCH_PEOPLE);
-      const personIds = outcome.ordinals.map((o) => idx.people[o].preview.person_id);
-      try {
-        search = await storeSearch({ orgId: req.orgId, fingerprint, params, personIds, total: outcome.total, searchId });
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err;
-        search = await findSearch(req.orgId, searchId);
-        if (!search) throw err;
-      }
+    await admitToQuota('queries', req.orgId, [queryMember(fingerprint)]);
+    const idx = await searchIndex();
+    const outcome = runSearch(idx, params, MAX_STORED_SEARCH_PEOPLE);
+    const personIds = outcome.ordinals.map((o) => idx.people[o].preview.person_id);
+    try {
+      search = await storeSearch({ orgId: req.orgId, fingerprint, params, personIds, total: outcome.total, searchId });
+    } catch (err) {
+      // A retry of a request that stored its search before crashing: use the stored one.
+      if (!isDuplicateKeyError(err)) throw err;
+      search = await findSearch(req.orgId, searchId);
+      if (!search) throw err;
     }
   }
   const pageIds = search.personIds.slice(offset, offset + req.pageSize);

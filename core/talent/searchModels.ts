@@ -13,13 +13,28 @@ const searchSchema = new Schema(
     fingerprint: { type: String, required: true },
     /** Normalized parameters (no free text is logged; it is stored for paging only). */
     params: { type: Schema.Types.Mixed, required: true },
-    personIds: { type: [String], default: [] },
+    /** How many people the search kept (their ids are in `search_people`). */
+    size: { type: Number, required: true },
     total: { type: Number, required: true },
     expiresAt: { type: Date, required: true },
   },
   { timestamps: true, versionKey: false },
 );
 export const Search = model('Search', searchSchema, 'searches');
+
+/**
+ * The people of a stored search, space-separated in rank order. Kept apart from `searches`
+ * so that looking a search up never parses ten thousand ids (FerretDB reads whole rows).
+ */
+const searchPeopleSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    ids: { type: String, default: '' },
+    expiresAt: { type: Date, required: true, index: true },
+  },
+  { versionKey: false },
+);
+export const SearchPeople = model('SearchPeople', searchPeopleSchema, 'search_people');
 
 /**
  * Quota windows: one append-only chain per (organization, quota, window) — see

@@ -1,6 +1,7 @@
 import { newId } from '../ids';
 import { notFound } from '../problems';
-import { Search } from './searchModels';
+import { isDuplicateKeyError } from '../store/connection';
+import { Search, SearchPeople } from './searchModels';
 
 /** How many matched people a stored search keeps (the batch job limit is 10,000). */
 export const MAX_STORED_SEARCH_PEOPLE = 10_000;
@@ -23,7 +24,13 @@ export async function storeSearch(input: { orgId: string; fingerprint: string; p
   const now = new Date();
   const expiresAt = new Date(now.getTime() + SEARCH_RETENTION_MS);
   const personIds = input.personIds.slice(0, MAX_STORED_SEARCH_PEOPLE);
-  await Search.create({ _id: searchId, orgId: input.orgId, fingerprint: input.fingerprint, params: input.params, personIds, total: input.total, expiresAt });
+  // People first: a visible search always has its people. A retry may find them stored.
+  try {
+    await SearchPeople.create({ _id: searchId, ids: personIds.join(' '), expiresAt });
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+  }
+  await Search.create({ _id: searchId, orgId: input.orgId, fingerprint: input.fingerprint, params: input.params, size: personIds.length, total: input.total, expiresAt });
   return { searchId, orgId: input.orgId, fingerprint: input.fingerprint, params: input.params, personIds, total: input.total, createdAt: now, expiresAt };
 }
 
@@ -31,8 +38,9 @@ export async function storeSearch(input: { orgId: string; fingerprint: string; p
 export async function findSearch(orgId: string, searchId: string): Promise<StoredSearch | null> {
   const doc = await Search.findById(searchId).lean();
   if (!doc || doc.orgId !== orgId || doc.expiresAt.getTime() <= Date.now()) return null;
+  const people = await SearchPeople.findById(searchId).lean();
   return {
-    searchId: doc._id, orgId: doc.orgId, fingerprint: doc.fingerprint, params: doc.params, personIds: doc.personIds,
+    searchId: doc._id, orgId: doc.orgId, fingerprint: doc.fingerprint, params: doc.params, personIds: people?.ids ? people.ids.split(' ') : [],
     total: doc.total, createdAt: (doc as { createdAt?: Date }).createdAt ?? new Date(0), expiresAt: doc.expiresAt,
   };
 }
@@ -48,5 +56,6 @@ export async function peopleOfSearch(orgId: string, searchId: string, limit: num
 }
 
 export async function purgeExpiredSearches(now = new Date()): Promise<number> {
+  await SearchPeople.deleteMany({ expiresAt: { $lte: now } });
   return (await Search.deleteMany({ expiresAt: { $lte: now } })).deletedCount ?? 0;
 }
