@@ -5,17 +5,18 @@ import { logger } from '../core/observability/logger';
 import { destinationLookup } from '../core/webhooks/destinationResolver';
 import type { DeliveryRun } from '../core/webhooks/deliveryWorkflowContract';
 import { MAX_ATTEMPTS } from '../core/webhooks/retrySchedule';
-import { WebhookEvent } from '../core/webhooks/models';
+import { WebhookEvent, type WebhookDeliveryDoc } from '../core/webhooks/models';
 import { sendAttempt, type AttemptOutcome } from '../core/webhooks/sendAttempt';
 import { signedHeaders } from '../core/webhooks/signPayload';
-import { claimAttempt, completeAttempt } from '../core/webhooks/webhookDeliveries';
+import { claimAttempt, findAttempt, recordAttempt } from '../core/webhooks/webhookDeliveries';
 import { endpointById } from '../core/webhooks/webhookEndpoints';
 import { liveSecrets, openSecrets, type StoredSecret } from '../core/webhooks/webhookSecrets';
 
 /**
- * The one side effect of webhook delivery: a single attempt, recorded. The record is claimed
- * (`pending`) before the POST and completed after it, so the workflow never moves on without
- * it, and a retried activity that finds its attempt already begun never POSTs a second time.
+ * The one side effect of webhook delivery: a single attempt, recorded. The attempt is claimed
+ * before the POST and its record written after it, before the activity returns, so the
+ * workflow never moves on without it, and a retried activity that finds its attempt already
+ * begun never POSTs a second time.
  */
 export interface AttemptInput {
   eventId: string;
@@ -55,29 +56,31 @@ export function createDeliveryActivities(config: Config, deps: DeliveryActivityD
     return ca;
   };
 
+  /** The event-level consequence of a recorded attempt; safe to repeat on a retried activity. */
+  async function settle(record: WebhookDeliveryDoc): Promise<AttemptResult> {
+    // The event's own status only tracks what replays need (dead-lettered or not); whether it
+    // was delivered is in its delivery records, which saves a write on every success.
+    if (record.status === 'dead_lettered') {
+      await WebhookEvent.updateOne(
+        { _id: record.eventId, replays: record.replay },
+        { $set: { status: 'dead_lettered', deadLetteredAt: record.attemptedAt } },
+      );
+      logger.warn({ eventId: record.eventId, orgId: record.orgId, endpointId: record.endpointId, replay: record.replay }, 'webhook event dead-lettered');
+    }
+    return { ok: record.status === 'succeeded', deliveryId: record._id, status: record.status };
+  }
+
   async function attemptDelivery(input: AttemptInput): Promise<AttemptResult> {
     const event = await WebhookEvent.findById(input.eventId).lean();
     if (!event) throw new Error(`webhook event ${input.eventId} does not exist`);
     const at = await now();
-    const claim = await claimAttempt(
-      { eventId: input.eventId, replay: input.run.replay, attempt: input.attempt },
-      {
-        endpointId: input.run.endpointId,
-        orgId: event.orgId,
-        workspaceId: event.workspaceId,
-        jobId: event.jobId,
-        scheduledAt: new Date(input.scheduledAt),
-        attemptedAt: at,
-      },
-    );
-    if (!claim.fresh && claim.record.status !== 'pending') {
-      return { ok: claim.record.status === 'succeeded', deliveryId: claim.record._id, status: claim.record.status };
-    }
-
+    const key = { eventId: input.eventId, replay: input.run.replay, attempt: input.attempt };
     let outcome: AttemptOutcome | { ok: false; errorCode: string; responseStatus: null; durationMs: number | null };
-    if (!claim.fresh) {
+    if (!(await claimAttempt(key, at))) {
+      const earlier = await findAttempt(key);
+      if (earlier) return settle(earlier);
       // An earlier run of this activity began the attempt and may have sent it: never POST
-      // again for one record; the attempt counts as failed and the schedule goes on.
+      // again for one attempt; it counts as failed and the schedule goes on.
       outcome = { ok: false, errorCode: 'attempt_interrupted', responseStatus: null, durationMs: null };
     } else {
       // Read afresh on every attempt: a re-pointed endpoint gets its new URL, an inactive one nothing.
@@ -95,23 +98,21 @@ export function createDeliveryActivities(config: Config, deps: DeliveryActivityD
 
     const status = outcome.ok ? 'succeeded' : input.attempt >= MAX_ATTEMPTS ? 'dead_lettered' : 'failed';
     const finishedAt = at.getTime() + (outcome.durationMs ?? 0);
-    const record = await completeAttempt(claim.record._id, {
+    const record = await recordAttempt({
+      ...key,
+      endpointId: input.run.endpointId,
+      orgId: event.orgId,
+      workspaceId: event.workspaceId,
+      jobId: event.jobId,
       status,
       responseStatus: outcome.responseStatus,
       errorCode: outcome.ok ? null : outcome.errorCode,
       durationMs: outcome.durationMs,
+      scheduledAt: new Date(input.scheduledAt),
+      attemptedAt: at,
       nextAttemptAt: !outcome.ok && input.nextDelayMs !== null ? new Date(finishedAt + input.nextDelayMs) : null,
     });
-    if (status !== 'failed') {
-      await WebhookEvent.updateOne(
-        { _id: event._id, replays: input.run.replay },
-        { $set: status === 'succeeded' ? { status: 'delivered' } : { status: 'dead_lettered', deadLetteredAt: new Date(finishedAt) } },
-      );
-    }
-    if (status === 'dead_lettered') {
-      logger.warn({ eventId: event._id, orgId: event.orgId, endpointId: input.run.endpointId, replay: input.run.replay }, 'webhook event dead-lettered');
-    }
-    return { ok: outcome.ok, deliveryId: record._id, status };
+    return settle(record);
   }
 
   return { attemptDelivery };

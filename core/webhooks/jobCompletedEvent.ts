@@ -30,7 +30,7 @@ export interface EmittedEvent {
 export async function emitJobCompleted(input: JobCompletedInput): Promise<EmittedEvent> {
   const cfg = config();
   return emitJobCompletedWith(
-    { client: await temporalClient(cfg), taskQueue: cfg.temporal.taskQueue, retryDelaysMs: cfg.webhooks.retryDelaysMs },
+    { client: await temporalClient(cfg), idKey: cfg.secretsKey, taskQueue: cfg.temporal.taskQueue, retryDelaysMs: cfg.webhooks.retryDelaysMs },
     input,
   );
 }

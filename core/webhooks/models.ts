@@ -49,7 +49,11 @@ const eventSchema = new Schema(
     /** The exact body bytes (UTF-8 JSON) sent on every attempt and replay. */
     body: { type: String, required: true },
     resultExpiresAt: { type: Date, default: null },
-    /** `delivering`, `dead_lettered`, `replaying` or `no_endpoint`. */
+    /**
+     * `delivering` (original run, not dead-lettered), `replaying` (a replay run, not
+     * dead-lettered), `dead_lettered` (latest run failed nine times) or `no_endpoint`. Success is
+     * read from the delivery records; this field only guards replays.
+     */
     status: { type: String, required: true },
     /** Number of replays requested so far; the nth replay's attempts carry `replay: n`. */
     replays: { type: Number, required: true, default: 0 },
@@ -90,6 +94,16 @@ deliverySchema.index({ eventId: 1, replay: 1, attempt: 1 }, { unique: true });
 deliverySchema.index({ workspaceId: 1, createdAt: -1, _id: -1 });
 export const WebhookDelivery = model('WebhookDelivery', deliverySchema, 'webhook_deliveries');
 export type WebhookDeliveryDoc = InferSchemaType<typeof deliverySchema> & { _id: string; createdAt: Date; updatedAt: Date };
+
+/** The claim of one attempt (`<event>:<replay>:<attempt>`), taken before its POST. */
+const attemptClaimSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    claimedAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+export const WebhookAttemptClaim = model('WebhookAttemptClaim', attemptClaimSchema, 'webhook_attempt_claims');
 
 /** Ten slots per endpoint; a replay takes a slot not used in the trailing hour (SPEC 8.1). */
 const replaySlotSchema = new Schema(

@@ -2,11 +2,13 @@ import { newId } from '../ids';
 import { notFound } from '../problems';
 import { isDuplicateKeyError } from '../store/connection';
 import { afterPosition, decodeCursor, encodeCursor } from './deliveryCursor';
-import { WebhookDelivery, type DeliveryStatus, type WebhookDeliveryDoc } from './models';
+import { WebhookAttemptClaim, WebhookDelivery, type DeliveryStatus, type WebhookDeliveryDoc } from './models';
 
 /**
- * Delivery records (DECISIONS.md "Webhook deliveries"): one per attempt, written before the
- * POST (`pending`) and completed with its outcome before the workflow moves on.
+ * Delivery records (DECISIONS.md "Webhook deliveries"): one per attempt. The attempt is
+ * claimed before its POST (so a retried activity never sends it twice) and its record is
+ * written with the outcome before the workflow moves on. `pending` is part of the vocabulary
+ * but a stored record always carries an outcome.
  */
 export interface DeliveryView {
   delivery_id: string;
@@ -48,34 +50,52 @@ export interface AttemptKey {
   attempt: number;
 }
 
-export type Claim = { fresh: true; record: WebhookDeliveryDoc } | { fresh: false; record: WebhookDeliveryDoc };
-
 /**
- * Claims the record of one attempt. `fresh: false` means this attempt was already begun by an
- * earlier run of the activity: the caller must not POST again for it.
+ * Claims one attempt before its POST: true the first time, false when an earlier run of the
+ * activity already began it, in which case the caller must not POST again.
  */
-export async function claimAttempt(
-  key: AttemptKey,
-  fields: { endpointId: string; orgId: string; workspaceId: string; jobId: string; scheduledAt: Date; attemptedAt: Date },
-): Promise<Claim> {
+export async function claimAttempt(key: AttemptKey, now: Date): Promise<boolean> {
   try {
-    const doc = await WebhookDelivery.create({ _id: newId('dlv'), ...key, ...fields, status: 'pending' });
-    return { fresh: true, record: doc.toObject() as WebhookDeliveryDoc };
+    await WebhookAttemptClaim.create({ _id: `${key.eventId}:${key.replay}:${key.attempt}`, claimedAt: now });
+    return true;
   } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
-    const existing = await WebhookDelivery.findOne(key).lean<WebhookDeliveryDoc>();
-    if (!existing) throw err;
-    return { fresh: false, record: existing };
+    if (isDuplicateKeyError(err)) return false;
+    throw err;
   }
 }
 
-export async function completeAttempt(
-  deliveryId: string,
-  outcome: { status: Exclude<DeliveryStatus, 'pending'>; responseStatus: number | null; errorCode: string | null; durationMs: number | null; nextAttemptAt: Date | null },
-): Promise<WebhookDeliveryDoc> {
-  const doc = await WebhookDelivery.findOneAndUpdate({ _id: deliveryId }, { $set: outcome }, { returnDocument: 'after' }).lean<WebhookDeliveryDoc>();
-  if (!doc) throw new Error(`delivery ${deliveryId} vanished`);
-  return doc;
+export async function findAttempt(key: AttemptKey): Promise<WebhookDeliveryDoc | null> {
+  return WebhookDelivery.findOne(key).lean<WebhookDeliveryDoc>();
+}
+
+export type AttemptRecord = AttemptKey & {
+  endpointId: string;
+  orgId: string;
+  workspaceId: string;
+  jobId: string;
+  status: Exclude<DeliveryStatus, 'pending'>;
+  responseStatus: number | null;
+  errorCode: string | null;
+  durationMs: number | null;
+  scheduledAt: Date;
+  attemptedAt: Date;
+  nextAttemptAt: Date | null;
+};
+
+/**
+ * Writes the record of a finished attempt, once: insert-only, so the hot path costs no update
+ * (FerretDB updates scan). A second write for the same attempt returns the first.
+ */
+export async function recordAttempt(record: AttemptRecord): Promise<WebhookDeliveryDoc> {
+  try {
+    const doc = await WebhookDelivery.create({ _id: newId('dlv'), ...record });
+    return doc.toObject() as WebhookDeliveryDoc;
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+    const existing = await findAttempt(record);
+    if (!existing) throw err;
+    return existing;
+  }
 }
 
 export interface DeliveryFilter {

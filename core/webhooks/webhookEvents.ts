@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
+import { createHmac } from 'node:crypto';
 import { isDuplicateKeyError } from '../store/connection';
-import { newId } from '../ids';
 import { SA } from '../temporal/searchAttributes';
 import type { JobCompletedInput, EmittedEvent } from './jobCompletedEvent';
 import { DELIVERY_WORKFLOW_TYPE, deliveryWorkflowId, type WebhookDeliveryInput } from './deliveryWorkflowContract';
@@ -16,6 +16,8 @@ import { activeEndpointOf } from './webhookEndpoints';
  */
 export interface EmitDeps {
   client: Client;
+  /** Keys the event id derived from the job id (SECRETS_ENCRYPTION_KEY): opaque, yet stable. */
+  idKey: Buffer;
   taskQueue: string;
   retryDelaysMs?: readonly number[];
   /** Off only where the Temporal server does not know our search attributes. */
@@ -23,12 +25,26 @@ export interface EmitDeps {
   now?: () => Date;
 }
 
-async function recordEvent(input: JobCompletedInput, now: Date): Promise<WebhookEventDoc> {
-  const existing = await WebhookEvent.findOne({ jobId: input.jobId }).lean<WebhookEventDoc>();
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/**
+ * The event id of a job: `evt_` + 22 base62 characters of an HMAC of the job id. A retried
+ * emission computes the same id, so the first write wins by primary key and the lookup on the
+ * retry is by id (FerretDB only uses the primary key for lookups).
+ */
+export function eventIdForJob(jobId: string, idKey: Buffer): string {
+  const mac = createHmac('sha256', idKey).update(`job.completed:${jobId}`).digest();
+  let id = 'evt_';
+  for (let i = 0; i < 22; i++) id += BASE62[mac[i] % 62];
+  return id;
+}
+
+async function recordEvent(input: JobCompletedInput, now: Date, idKey: Buffer): Promise<WebhookEventDoc> {
+  const eventId = eventIdForJob(input.jobId, idKey);
+  const existing = await WebhookEvent.findById(eventId).lean<WebhookEventDoc>();
   if (existing) return existing;
   // The endpoint active at this moment receives the event; none active means no delivery.
   const endpoint = await activeEndpointOf(input.workspaceId);
-  const eventId = newId('evt');
   const body = jobCompletedBody({
     eventId,
     emittedAt: now,
@@ -51,6 +67,7 @@ async function recordEvent(input: JobCompletedInput, now: Date): Promise<Webhook
     return doc.toObject() as WebhookEventDoc;
   } catch (err) {
     // A concurrent emission for the same job won: its record (and body bytes) is the event.
+    // (Unique on jobId too, so even an id derived under another key cannot make a second.)
     if (!isDuplicateKeyError(err)) throw err;
     const winner = await WebhookEvent.findOne({ jobId: input.jobId }).lean<WebhookEventDoc>();
     if (!winner) throw err;
@@ -60,7 +77,7 @@ async function recordEvent(input: JobCompletedInput, now: Date): Promise<Webhook
 
 export async function emitJobCompletedWith(deps: EmitDeps, input: JobCompletedInput): Promise<EmittedEvent> {
   const now = deps.now?.() ?? new Date();
-  const event = await recordEvent(input, now);
+  const event = await recordEvent(input, now, deps.idKey);
   if (!event.endpointId) return { eventId: event._id, deliveryStarted: false };
   const workflowInput: WebhookDeliveryInput = {
     eventId: event._id,

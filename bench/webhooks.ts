@@ -1,0 +1,194 @@
+/**
+ * Webhook delivery benchmark: N `job.completed` events emitted through `emitJobCompleted`,
+ * delivered by a real worker (Temporal dev server, FerretDB) to a local HTTPS receiver, beside
+ * the ceiling measured in the same run: a plain loop of signed HTTPS POSTs to the same
+ * receiver through the same sender (destination check, pinned address, keep-alive).
+ *
+ *   npx tsx bench/webhooks.ts     (starts its own FerretDB and Temporal unless MONGODB_URI /
+ *                                  TEMPORAL_ADDRESS are set)
+ *
+ * BENCH_EVENTS (default 1000) events in the throughput phase, emitted BENCH_CONCURRENCY
+ * (default 32) at a time; BENCH_LATENCY_EVENTS (default 100) events emitted one after another
+ * for the unloaded emission-to-first-POST latency. Targets: p50 ≤ 100 ms, ≥ 200 deliveries/s.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Runtime, DefaultLogger, makeTelemetryFilterString } from '@temporalio/worker';
+import { loadConfig, setConfig } from '../core/config';
+import { logger } from '../core/observability/logger';
+import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
+import { closeTemporalClient } from '../core/temporal/client';
+import { destinationLookup } from '../core/webhooks/destinationResolver';
+import { emitJobCompleted } from '../core/webhooks/jobCompletedEvent';
+import { closeAttemptAgents, sendAttempt } from '../core/webhooks/sendAttempt';
+import { signedHeaders } from '../core/webhooks/signPayload';
+import { registerEndpoint } from '../core/webhooks/webhookEndpoints';
+import { createOrganization } from '../core/tenancy/provisioning';
+import { freePort, installServices, startFerretDb, startTemporalDev, type RunningService } from '../scripts/localServices';
+import { startHttpsReceiver } from '../test/support/httpsReceiver';
+import { createWorker } from '../worker/createWorker';
+import { rootCertificates } from 'node:tls';
+import { readFileSync } from 'node:fs';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 1000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const LATENCY_EVENTS = Number(process.env.BENCH_LATENCY_EVENTS ?? 100);
+const TENANTS = 8;
+const counts = { requested: 1, delivered: 1, not_found: 0, failed: 0, reused: 0, cancelled: 0, pending: 0 };
+
+function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+const ms = (n: number) => `${n.toFixed(1)} ms`;
+
+async function main(): Promise<void> {
+  logger.level = 'silent';
+  const dir = mkdtempSync(join(tmpdir(), 'bench-webhooks-'));
+  const services: RunningService[] = [];
+  let mongo = process.env.MONGODB_URI;
+  let temporal = process.env.TEMPORAL_ADDRESS;
+  installServices({ temporal: !temporal, ferretdb: !mongo }, (m) => process.stderr.write(`[services] ${m}\n`));
+  if (!mongo) {
+    const port = await freePort();
+    services.push(await startFerretDb({ port, dataDir: join(dir, 'ferretdb'), logFile: join(dir, 'ferretdb.log') }));
+    mongo = `mongodb://127.0.0.1:${port}/bench_webhooks`;
+  }
+  if (!temporal) {
+    const port = await freePort();
+    services.push(await startTemporalDev({ port, logFile: join(dir, 'temporal.log') }));
+    temporal = `127.0.0.1:${port}`;
+  }
+  const receiver = await startHttpsReceiver();
+  const config = loadConfig({
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'silent',
+    MONGODB_URI: mongo,
+    TEMPORAL_ADDRESS: temporal,
+    TEMPORAL_TASK_QUEUE: `bench-webhooks-${Date.now()}`,
+    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+    WEBHOOK_EXTRA_CA_FILE: receiver.caFile,
+  });
+  setConfig(config);
+  await connectStore(config.mongodbUri);
+  await ensureIndexes();
+  Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
+  const { worker, connection } = await createWorker(config);
+  const running = worker.run();
+
+  const tenants: Array<{ orgId: string; workspaceId: string }> = [];
+  for (let i = 0; i < TENANTS; i++) {
+    const org = await createOrganization(`bench ${i}`, 0);
+    await registerEndpoint({ orgId: org.org_id, workspaceId: org.workspace_id }, `${receiver.url}/bench/${i}`, {
+      lookupAll: destinationLookup(), allowedCidrs: config.webhooks.allowedCidrs, secretsKey: config.secretsKey,
+    });
+    tenants.push({ orgId: org.org_id, workspaceId: org.workspace_id });
+  }
+
+  const firstPost = new Map<string, number>();
+  receiver.onRequest = (r) => {
+    const id = String(r.headers['webhook-id']);
+    if (!firstPost.has(id)) firstPost.set(id, performance.now());
+  };
+  const waitDelivered = async (ids: string[], timeoutMs: number) => {
+    const deadline = performance.now() + timeoutMs;
+    while (ids.some((id) => !firstPost.has(id))) {
+      if (performance.now() > deadline) throw new Error(`${ids.filter((id) => !firstPost.has(id)).length} events not delivered in time`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  };
+  let seq = 0;
+  const emitOne = async (): Promise<{ id: string; at: number }> => {
+    const n = seq++;
+    const t = tenants[n % tenants.length];
+    const at = performance.now();
+    const { eventId } = await emitJobCompleted({
+      ...t, jobId: `job_bench${Date.now().toString(36)}${n}`, status: 'completed', counts,
+      resultExpiresAt: new Date(Date.now() + 7 * 86400_000), completedAt: new Date(),
+    });
+    return { id: eventId, at };
+  };
+
+  // Warm-up: connections, workflow cache, indexes.
+  const warm = await Promise.all(Array.from({ length: 20 }, emitOne));
+  await waitDelivered(warm.map((w) => w.id), 60_000);
+
+  // Phase 1: unloaded latency, one event at a time.
+  const single: number[] = [];
+  for (let i = 0; i < LATENCY_EVENTS; i++) {
+    const e = await emitOne();
+    await waitDelivered([e.id], 30_000);
+    single.push(firstPost.get(e.id)! - e.at);
+  }
+  single.sort((a, b) => a - b);
+
+  // Phase 2: throughput, EVENTS emitted CONCURRENCY at a time.
+  const emitted: Array<{ id: string; at: number }> = [];
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < EVENTS) {
+        next += 1;
+        emitted.push(await emitOne());
+      }
+    }),
+  );
+  const emittedIn = performance.now() - started;
+  await waitDelivered(emitted.map((e) => e.id), 300_000);
+  const deliveredIn = Math.max(...emitted.map((e) => firstPost.get(e.id)!)) - started;
+  const loaded = emitted.map((e) => firstPost.get(e.id)! - e.at).sort((a, b) => a - b);
+
+  // Ceiling: signed HTTPS POSTs straight from a loop, same receiver, same sender.
+  const ca = [...rootCertificates, readFileSync(receiver.caFile, 'utf8')];
+  const body = JSON.stringify({ type: 'job.completed', id: 'evt_ceiling', data: { counts } });
+  const secret = `whsec_${randomBytes(32).toString('base64')}`;
+  let sent = 0;
+  let ok = 0;
+  const ceilingStart = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (sent < EVENTS) {
+        sent += 1;
+        const out = await sendAttempt(
+          { url: `${receiver.url}/ceiling`, headers: { ...signedHeaders([secret], 'evt_ceiling', new Date(), body) }, body },
+          { lookupAll: destinationLookup(), allowedCidrs: config.webhooks.allowedCidrs, ca },
+        );
+        if (out.ok) ok += 1;
+      }
+    }),
+  );
+  const ceilingIn = performance.now() - ceilingStart;
+
+  const report = {
+    events: EVENTS,
+    concurrency: CONCURRENCY,
+    unloaded_emission_to_first_post: { n: single.length, p50: ms(percentile(single, 50)), p95: ms(percentile(single, 95)), max: ms(single[single.length - 1]) },
+    loaded_emission_to_first_post: { p50: ms(percentile(loaded, 50)), p95: ms(percentile(loaded, 95)), max: ms(loaded[loaded.length - 1]) },
+    emissions_per_s: +(EVENTS / (emittedIn / 1000)).toFixed(1),
+    deliveries_per_s: +(EVENTS / (deliveredIn / 1000)).toFixed(1),
+    ceiling_signed_posts_per_s: +(ok / (ceilingIn / 1000)).toFixed(1),
+    ceiling_ok: ok,
+    targets: { p50_ms: 100, deliveries_per_s: 200 },
+  };
+  process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+
+  worker.shutdown();
+  await running;
+  await connection.close();
+  await closeTemporalClient();
+  closeAttemptAgents();
+  await receiver.close();
+  await disconnectStore();
+  for (const s of services) await s.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
