@@ -4,6 +4,8 @@ const transform = { '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }
 // ESM-only packages used by tests are transpiled like our own code.
 const transformIgnorePatterns = ['/node_modules/(?!(oauth4webapi|jose)/)'];
 module.exports = {
+  // A global option: jest ignores testTimeout inside a project.
+  testTimeout: 120000,
   projects: [
     { displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'], transform, transformIgnorePatterns, testEnvironment: 'node' },
     {
@@ -12,7 +14,6 @@ module.exports = {
       transform, transformIgnorePatterns, testEnvironment: 'node',
       globalSetup: '<rootDir>/test/support/globalSetup.ts',
       globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
-      testTimeout: 120000,
     },
   ],
 };
