@@ -1,4 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
 import mongoose from 'mongoose';
+import { temporalClient } from '../../core/temporal/client';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { WebhookEndpoint, WebhookEvent } from '../../core/webhooks/models';
 import { takeReplaySlot } from '../../core/webhooks/replayAllowance';
@@ -236,6 +239,38 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
     expectProblem(await api(srv.url, 'GET', `/v1/webhook-deliveries/${dead.delivery_id}`, { key: stranger.key }), 404, 'not_found');
     expect((await api(srv.url, 'GET', `/v1/webhook-deliveries?event_id=${eventId}`, { key: stranger.key })).json.data).toEqual([]);
     expectProblem(await api(srv.url, 'POST', `/v1/webhook-deliveries/${dead.delivery_id}/replays`, { key: stranger.key, body: {} }), 404, 'not_found');
+  });
+
+  test('operators find dead-lettered events in the CLI and through the search attributes', async () => {
+    const t = await createTenant();
+    const { eventId, endpointId } = await deadLettered(t, 'ops');
+    const r = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'scripts/admin.ts', 'webhook', 'dead-letters', '--org', t.orgId], {
+      cwd: resolve(__dirname, '../..'),
+      env: {
+        PATH: process.env.PATH,
+        MONGODB_URI: srv.config.mongodbUri,
+        TEMPORAL_ADDRESS: srv.config.temporal.address,
+        SECRETS_ENCRYPTION_KEY: srv.config.secretsKey.toString('base64'),
+      },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.dead_letters).toEqual([
+      expect.objectContaining({ event_id: eventId, workflow_id: `webhook-event:${eventId}`, org_id: t.orgId, endpoint_id: endpointId, replays: 0 }),
+    ]);
+    // The Temporal UI filter an operator would type
+    const client = await temporalClient(srv.config);
+    const query = `DeliveryStatus = "dead_lettered" AND EndpointId = "${endpointId}" AND OrgId = "${t.orgId}"`;
+    const deadline = Date.now() + 15_000;
+    let ids: string[] = [];
+    while (ids.length === 0 && Date.now() < deadline) {
+      ids = [];
+      for await (const wf of client.workflow.list({ query })) ids.push(wf.workflowId);
+      if (!ids.length) await new Promise((res) => setTimeout(res, 200));
+    }
+    expect(ids).toEqual([`webhook-event:${eventId}`]);
   });
 
   test('replay: dead-lettered only; a fresh run delivers the same bytes; the same delivery cannot replay twice', async () => {
