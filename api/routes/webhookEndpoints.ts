@@ -56,8 +56,12 @@ export const webhookEndpointRoutes = [
     tag: TAG,
     permission,
     summary: 'Register the workspace\'s webhook endpoint',
-    description:
-      'At most one active endpoint per workspace (409 `endpoint_limit_reached`). The destination must be an https URL whose host and every DNS answer are publicly routable; otherwise 422 `webhook_url_not_allowed` and nothing is stored. The signing secret is returned once.',
+    description: [
+      'At most one active endpoint per workspace (409 `endpoint_limit_reached`). The destination must be an https URL (no credentials, port 443 or ≥ 1024) whose host and every DNS answer are publicly routable; otherwise 422 `webhook_url_not_allowed` and nothing is stored. The signing secret is returned once.',
+      '',
+      'Deliveries: when a contact-retrieval job finishes, the endpoint active at that moment receives `POST` with the `job.completed` envelope and the Standard Webhooks headers `webhook-id` (the event id; deduplicate on it), `webhook-timestamp` (Unix seconds of that attempt) and `webhook-signature` (`v1,<base64 HMAC-SHA-256 of "{id}.{timestamp}.{raw body}">` keyed with the base64 part of the secret; two space-separated candidates during a rotation).',
+      'Any 2xx is success. Anything else (including redirects, which are never followed, a 15 s timeout and TLS failures) is retried after 5 s, 30 s, 2 min, 10 min, 30 min, 2 h, 6 h and 12 h, each plus a jitter that only delays (up to 10 % of the delay, at most 5 min): nine attempts over about 21 hours. After the ninth failure the event is dead-lettered and can be replayed for 7 days. Each attempt re-reads the endpoint (a re-pointed URL is used; a disabled or retired endpoint fails the attempt with `endpoint_inactive`) and re-checks the destination against DNS.',
+    ].join('\n'),
     body: z.object({ url: Url }).strict(),
     responses: {
       201: { description: 'Registered; the secret appears only here', schema: RegistrationSchema },

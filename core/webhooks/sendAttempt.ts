@@ -43,8 +43,22 @@ export interface AttemptRequest {
 
 // Keep-alive agents, one per (host, port, pinned address): a pooled socket is reused only by
 // a request whose own check approved the very address that socket is connected to.
+// The trust anchors are part of the key too: a socket verified against one CA set is never
+// lent to a request that trusts another.
 const agents = new Map<string, Agent>();
 const MAX_AGENTS = 256;
+const trustIds = new WeakMap<string[], number>();
+let nextTrustId = 1;
+
+function trustKey(ca: string[] | undefined): string {
+  if (!ca) return 'system';
+  let id = trustIds.get(ca);
+  if (id === undefined) {
+    id = nextTrustId++;
+    trustIds.set(ca, id);
+  }
+  return `ca${id}`;
+}
 
 function agentFor(key: string, ca: string[] | undefined): Agent {
   let agent = agents.get(key);
@@ -104,7 +118,7 @@ export async function sendAttempt(req: AttemptRequest, settings: SendSettings): 
     lookup: pinnedLookup(pinned),
     // Verify the certificate against the URL's host name, never the pinned address.
     ...(destination.literal ? {} : { servername: destination.host }),
-    agent: agentFor(`${destination.host}|${destination.port}|${pinned.address}`, settings.ca),
+    agent: agentFor(`${destination.host}|${destination.port}|${pinned.address}|${trustKey(settings.ca)}`, settings.ca),
     ...(settings.ca ? { ca: settings.ca } : {}),
   };
   return new Promise<AttemptOutcome>((resolve) => {
