@@ -125,6 +125,12 @@ test('an always-failing receiver gets exactly nine attempts on the spec schedule
   expect(event?.status).toBe('dead_lettered');
   // still open, waiting for a replay
   expect((await handle.describe()).status.name).toBe('RUNNING');
+
+  // the replay window is the result retention: after 7 days the workflow closes and a replay is refused
+  expect(await handle.result()).toBe('dead_lettered');
+  await expect(requestReplay(tenant.workspaceId, rows[8]._id, env.client)).rejects.toMatchObject({ code: 'replay_not_allowed' });
+  const after = await WebhookEvent.findById(eventId).lean();
+  expect(after).toMatchObject({ status: 'dead_lettered', replays: 0 });
 });
 
 test('success on attempt k stops at k', async () => {
