@@ -4,7 +4,7 @@ import { sha256Hex } from '../crypto/hash';
 import { logger } from '../observability/logger';
 import { Problem } from '../problems';
 import { isDuplicateKeyError } from '../store/connection';
-import { IdempotencyRecord } from './models';
+import { IdempotencyRecord, IdempotencyResponse } from './models';
 
 /**
  * Idempotent execution (SPEC 7.4), independent of HTTP so the API and the tool server share
@@ -65,10 +65,11 @@ function purgeExpiredSometimes(now: number): void {
   if (now - lastPurge < 60_000) return;
   lastPurge = now;
   // TTL indexes are unavailable on FerretDB: expired records are deleted by query.
-  IdempotencyRecord.deleteMany({ expiresAt: { $lte: new Date(now) } }).catch((err) => logger.warn({ err }, 'idempotency purge failed'));
+  purgeExpiredIdempotencyRecords(new Date(now)).catch((err) => logger.warn({ err }, 'idempotency purge failed'));
 }
 
 export async function purgeExpiredIdempotencyRecords(now = new Date()): Promise<number> {
+  await IdempotencyResponse.deleteMany({ expiresAt: { $lte: now } });
   return (await IdempotencyRecord.deleteMany({ expiresAt: { $lte: now } })).deletedCount ?? 0;
 }
 
@@ -94,22 +95,23 @@ export async function runIdempotent(req: IdempotentRequest, run: () => Promise<S
     try {
       await IdempotencyRecord.collection.insertOne({
         _id: id as never, orgId: req.orgId, operation: req.operation, fingerprint: req.fingerprint, state: 'in_progress', owner,
-        leaseUntil: new Date(now + leaseMs), response: null, createdAt: new Date(now), expiresAt: new Date(now + IDEMPOTENCY_RETENTION_MS),
+        leaseUntil: new Date(now + leaseMs), createdAt: new Date(now), expiresAt: new Date(now + IDEMPOTENCY_RETENTION_MS),
       });
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
       const existing = await IdempotencyRecord.findById(id).lean();
       if (!existing) continue;
       if (existing.expiresAt.getTime() <= now) {
+        await IdempotencyResponse.deleteOne({ _id: id, expiresAt: { $lte: new Date(now) } });
         await IdempotencyRecord.deleteOne({ _id: id, owner: existing.owner });
         continue;
       }
       if (existing.fingerprint !== req.fingerprint) {
         throw new Problem('idempotency_key_reused', 'This Idempotency-Key was used with a different request; use a new key for a new request.');
       }
-      if (existing.state === 'completed' && existing.response) {
-        const r = existing.response as { status: number; headers?: Record<string, string>; body: string };
-        return { response: { status: r.status, headers: r.headers ?? {}, body: r.body }, replayed: true };
+      const stored = await IdempotencyResponse.findById(id).lean();
+      if (stored) {
+        return { response: { status: stored.status, headers: (stored.headers ?? {}) as Record<string, string>, body: stored.body ?? '' }, replayed: true };
       }
       if (existing.leaseUntil.getTime() > now) throw inProgress();
       // The holder crashed or stalled past its lease: release its claim and claim afresh.
@@ -117,12 +119,12 @@ export async function runIdempotent(req: IdempotentRequest, run: () => Promise<S
       await IdempotencyRecord.deleteOne({ _id: id, owner: existing.owner, state: 'in_progress' });
       continue;
     }
-    return { response: await execute(id, owner, run), replayed: false };
+    return { response: await execute(id, owner, req.fingerprint, new Date(now + IDEMPOTENCY_RETENTION_MS), run), replayed: false };
   }
   throw inProgress();
 }
 
-async function execute(id: string, owner: string, run: () => Promise<StoredResponse>): Promise<StoredResponse> {
+async function execute(id: string, owner: string, fingerprint: string, expiresAt: Date, run: () => Promise<StoredResponse>): Promise<StoredResponse> {
   let response: StoredResponse;
   try {
     response = await run();
@@ -135,7 +137,14 @@ async function execute(id: string, owner: string, run: () => Promise<StoredRespo
     return response;
   }
   // The recovery point: stored before the caller sees it, so a lost answer is replayed.
-  await IdempotencyRecord.updateOne({ _id: id, owner }, { $set: { state: 'completed', response } });
+  // Should a taken-over twin have stored first, its response is the one to answer with.
+  try {
+    await IdempotencyResponse.collection.insertOne({ _id: id as never, fingerprint, ...response, expiresAt });
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+    const first = await IdempotencyResponse.findById(id).lean();
+    if (first) return { status: first.status, headers: (first.headers ?? {}) as Record<string, string>, body: first.body ?? '' };
+  }
   return response;
 }
 
