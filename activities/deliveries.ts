@@ -20,6 +20,8 @@ import { liveSecrets, openSecrets, type StoredSecret } from '../core/webhooks/we
  */
 export interface AttemptInput {
   eventId: string;
+  /** The event's fixed fields and body bytes as stored at emission; read from the store when absent. */
+  event?: { orgId: string; workspaceId: string; jobId: string; body: string };
   run: DeliveryRun;
   attempt: number;
   /** Workflow time at which the attempt was due. */
@@ -71,7 +73,7 @@ export function createDeliveryActivities(config: Config, deps: DeliveryActivityD
   }
 
   async function attemptDelivery(input: AttemptInput): Promise<AttemptResult> {
-    const event = await WebhookEvent.findById(input.eventId).lean();
+    const event = input.event ?? (await WebhookEvent.findById(input.eventId).lean());
     if (!event) throw new Error(`webhook event ${input.eventId} does not exist`);
     const at = await now();
     const key = { eventId: input.eventId, replay: input.run.replay, attempt: input.attempt };
@@ -90,7 +92,7 @@ export function createDeliveryActivities(config: Config, deps: DeliveryActivityD
       } else {
         const secrets = openSecrets(config.secretsKey, endpoint._id, liveSecrets(endpoint.secrets as StoredSecret[], at));
         outcome = await sendAttempt(
-          { url: endpoint.url, headers: { ...signedHeaders(secrets, event._id, at, event.body) }, body: event.body },
+          { url: endpoint.url, headers: { ...signedHeaders(secrets, input.eventId, at, event.body) }, body: event.body },
           { lookupAll: destinationLookup(), allowedCidrs: config.webhooks.allowedCidrs, ca: anchors() },
         );
       }

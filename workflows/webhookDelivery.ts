@@ -34,7 +34,8 @@ async function deliverRun(input: WebhookDeliveryInput, run: DeliveryRun, schedul
   for (let attempt = 1; ; attempt++) {
     // Drawn before the attempt so its record can say when the next one is due.
     const nextDelayMs = delayAfterAttempt(attempt, schedule, Math.random());
-    const result = await attemptDelivery({ eventId: input.eventId, run, attempt, scheduledAt: Date.now(), nextDelayMs });
+    const event = input.body === undefined ? undefined : { orgId: input.orgId, workspaceId: input.workspaceId, jobId: input.jobId, body: input.body };
+    const result = await attemptDelivery({ eventId: input.eventId, event, run, attempt, scheduledAt: Date.now(), nextDelayMs });
     if (result.ok) return 'succeeded';
     if (nextDelayMs === null) return 'dead_lettered';
     await sleep(nextDelayMs);

@@ -24,6 +24,8 @@ export interface WebhookDeliveryInput {
   orgId: string;
   workspaceId: string;
   jobId: string;
+  /** The stored body bytes, carried so attempts need not read the event record. */
+  body?: string;
   /** The run to perform first (the original run, or a replay carried over continue-as-new). */
   run: DeliveryRun;
   /** Eight delays; absent means the spec schedule. Set only by RETRY_DELAYS_MS (tests, demos). */

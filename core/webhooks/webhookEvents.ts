@@ -41,8 +41,7 @@ export function eventIdForJob(jobId: string, idKey: Buffer): string {
 
 async function recordEvent(input: JobCompletedInput, now: Date, idKey: Buffer): Promise<WebhookEventDoc> {
   const eventId = eventIdForJob(input.jobId, idKey);
-  const existing = await WebhookEvent.findById(eventId).lean<WebhookEventDoc>();
-  if (existing) return existing;
+  // Insert first: a retried emission fails on the primary key and reads the first record.
   // The endpoint active at this moment receives the event; none active means no delivery.
   const endpoint = await activeEndpointOf(input.workspaceId);
   const body = jobCompletedBody({
@@ -69,7 +68,8 @@ async function recordEvent(input: JobCompletedInput, now: Date, idKey: Buffer): 
     // A concurrent emission for the same job won: its record (and body bytes) is the event.
     // (Unique on jobId too, so even an id derived under another key cannot make a second.)
     if (!isDuplicateKeyError(err)) throw err;
-    const winner = await WebhookEvent.findOne({ jobId: input.jobId }).lean<WebhookEventDoc>();
+    const winner =
+      (await WebhookEvent.findById(eventId).lean<WebhookEventDoc>()) ?? (await WebhookEvent.findOne({ jobId: input.jobId }).lean<WebhookEventDoc>());
     if (!winner) throw err;
     return winner;
   }
@@ -84,6 +84,7 @@ export async function emitJobCompletedWith(deps: EmitDeps, input: JobCompletedIn
     orgId: event.orgId,
     workspaceId: event.workspaceId,
     jobId: event.jobId,
+    body: event.body,
     run: { replay: 0, endpointId: event.endpointId },
     ...(deps.retryDelaysMs ? { retryDelaysMs: [...deps.retryDelaysMs] } : {}),
     ...(deps.searchAttributes === false ? { indexed: false } : {}),
