@@ -1,5 +1,6 @@
 import {
-  ActivityFailure, CancellationScope, ParentClosePolicy, defineSignal, proxyActivities, setHandler, sleep, startChild, upsertSearchAttributes,
+  ActivityCancellationType, CancellationScope, ParentClosePolicy, defineSignal, isCancellation, proxyActivities, setHandler, sleep, startChild,
+  upsertSearchAttributes, ActivityFailure,
 } from '@temporalio/workflow';
 import type { ContactActivities } from '../activities/contacts';
 import { JOB_DEADLINE_MS, chunkRanges, resultRetentionWorkflowId } from '../core/jobs/jobRules';
@@ -14,16 +15,20 @@ export const cancelContactRetrieval = defineSignal(CANCEL_SIGNAL);
 
 /**
  * One contact-retrieval job, `contact-retrieval:<job_id>`. People are processed in chunks, a
- * bounded number at a time; the job stops early on cancel, on the 24 h deadline or when
- * credits run out, always letting chunks in flight finish so nothing charged goes
- * undelivered. It then settles the rest, stores the result, emits `job.completed` once and
- * hands the result to its retention schedule.
+ * bounded number at a time. A cancel or running out of credits stops new chunks and lets the
+ * ones in flight finish; the 24 h deadline also cancels chunks in flight (a chunk stuck on an
+ * outage retries until then) and waits for them to stop. The finish then settles everyone
+ * left (a person charged before the stop is delivered), stores the result, emits
+ * `job.completed` once and hands the result to its retention schedule.
  */
 export async function contactRetrievalWorkflow(input: ContactRetrievalInput): Promise<FinishedJob> {
   const people = proxyActivities<ContactActivities>({
     startToCloseTimeout: '10 minutes',
     heartbeatTimeout: input.heartbeatTimeoutMs,
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+    // Provider faults are bounded inside the activity; what fails the activity itself is an
+    // outage of our own (store, worker), retried until the job's deadline, at least hourly.
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 hour' },
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   });
   const steps = proxyActivities<ContactActivities>({
     startToCloseTimeout: '2 minutes',
@@ -45,17 +50,27 @@ export async function contactRetrievalWorkflow(input: ContactRetrievalInput): Pr
         const r = await people.processContactChunk({ jobId: input.jobId, orgId: input.orgId, familyId: input.familyId, fields: input.fields, from, to });
         if (r.outOfCredits) stopWith('insufficient_credits');
       } catch (err) {
-        // The activity gave up after its retries: its unsettled people are failed by the finish.
+        // Cancelled at the deadline, or the activity failed for good: the finish settles its people.
+        if (isCancellation(err)) return;
         if (!(err instanceof ActivityFailure)) throw err;
       }
     }
   };
 
+  const work = new CancellationScope();
   const deadline = new CancellationScope();
-  const deadlineFired = deadline
-    .run(() => sleep(input.deadlineMs ?? JOB_DEADLINE_MS))
-    .then(() => stopWith('expired'), () => undefined);
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(input.concurrency, chunks.length)) }, lane));
+  const deadlineFired = deadline.run(() => sleep(input.deadlineMs ?? JOB_DEADLINE_MS)).then(
+    () => {
+      stopWith('expired');
+      work.cancel();
+    },
+    () => undefined,
+  );
+  try {
+    await work.run(() => Promise.all(Array.from({ length: Math.max(1, Math.min(input.concurrency, chunks.length)) }, lane)));
+  } catch (err) {
+    if (!isCancellation(err)) throw err;
+  }
   deadline.cancel();
   await deadlineFired;
 

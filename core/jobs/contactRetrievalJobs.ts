@@ -10,6 +10,7 @@ import { CAP_RETRY_AFTER_SECONDS, CREDITS_PER_RECORD, contactRetrievalWorkflowId
 import { claimJobSlot, releaseJobSlot } from './jobSlots';
 import { tallyJobItems } from './jobProcessing';
 import { JOB_TYPE, type ContactField, type JobCounts, type JobStatus } from './jobTypes';
+import type { ContactRetrievalInput } from './workflowInput';
 import { ContactRetrievalJob, ContactRetrievalJobItem } from './models';
 
 /**
@@ -68,17 +69,27 @@ export interface CreateJobInput {
   searchId?: string | null;
 }
 
+/** How a job reaches Temporal; workflow tests substitute their own test server's client. */
+export interface JobStarter {
+  start: (input: ContactRetrievalInput) => Promise<void>;
+  running: (jobId: string) => Promise<boolean>;
+}
+
+function defaultStarter(config: Config): JobStarter {
+  return { start: (input) => startContactRetrievalWorkflow(config, input), running: (jobId) => contactRetrievalWorkflowRunning(config, jobId) };
+}
+
 /**
  * Accepts a job: 402 when one record cannot be funded, 429 at the cap (nothing recorded,
  * nothing charged), otherwise the job, its people and its workflow exist when this returns.
  */
-export async function createContactRetrievalJob(config: Config, input: CreateJobInput): Promise<JobView> {
+export async function createContactRetrievalJob(config: Config, input: CreateJobInput, starter: JobStarter = defaultStarter(config)): Promise<JobView> {
   const { principal } = input;
   const personIds = uniquePersonIds(input.personIds);
   if (personIds.length === 0) throw new Problem('validation_failed', 'The job has no people.', { extensions: { errors: [{ field: 'person_ids', message: 'no people to retrieve' }] } });
   await assertCanFund({ orgId: principal.orgId, familyId: principal.familyId, amount: CREDITS_PER_RECORD });
   const jobId = newId('job');
-  const slot = await claimJobSlot(principal.orgId, jobId, (id) => contactRetrievalWorkflowRunning(config, id));
+  const slot = await claimJobSlot(principal.orgId, jobId, starter.running);
   if (slot === null) {
     throw retryLater('contact_job_concurrency_cap', 'Two contact-retrieval jobs are already running for this organization; retry when one finishes.', CAP_RETRY_AFTER_SECONDS);
   }
@@ -102,7 +113,7 @@ export async function createContactRetrievalJob(config: Config, input: CreateJob
       workflowId: contactRetrievalWorkflowId(jobId),
     });
     try {
-      await startContactRetrievalWorkflow(config, {
+      await starter.start({
         jobId,
         orgId: principal.orgId,
         workspaceId: principal.workspaceId,

@@ -112,6 +112,8 @@ async function lookupWithRetries(deps: ChunkDeps, personIds: string[], fields: C
     );
     return { answers, failure: null };
   } catch (err) {
+    // Cancelled (job deadline): leave the people pending for the finish to settle.
+    if (deps.signal?.aborted) throw err;
     if (err instanceof ProviderUnavailable) return { answers: [], failure: 'provider_unavailable' };
     if (err instanceof ProviderRejected) return { answers: [], failure: 'provider_rejected' };
     throw err;
@@ -174,6 +176,8 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
   let outOfCredits = false;
   for (let i = 0; i < toCharge.length; i += groupSize) {
     const group = toCharge.slice(i, i + groupSize);
+    // Cancelled: stop charging; whoever was charged already is delivered by the finish.
+    if (deps.signal?.aborted) break;
     if (outOfCredits) {
       for (const it of group) {
         it.outcome = 'failed';

@@ -1,4 +1,4 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Config } from '../config';
 import { SA } from '../temporal/searchAttributes';
 import { temporalClient } from '../temporal/client';
@@ -7,10 +7,13 @@ import { CANCEL_SIGNAL, type ContactRetrievalInput } from './workflowInput';
 
 /** The jobs' side of Temporal: start, probe and signal the `contact-retrieval:<job_id>` workflows. */
 export async function startContactRetrievalWorkflow(config: Config, input: ContactRetrievalInput): Promise<void> {
-  const client = await temporalClient(config);
-  await client.workflow.start('contactRetrievalWorkflow', {
+  await startContactRetrievalWorkflowWith(await temporalClient(config), config.temporal.taskQueue, input);
+}
+
+export async function startContactRetrievalWorkflowWith(client: Client, taskQueue: string, input: ContactRetrievalInput, opts: { cancelAtStart?: boolean } = {}): Promise<void> {
+  const options = {
     workflowId: contactRetrievalWorkflowId(input.jobId),
-    taskQueue: config.temporal.taskQueue,
+    taskQueue,
     args: [input],
     typedSearchAttributes: [
       { key: SA.orgId, value: input.orgId },
@@ -18,7 +21,13 @@ export async function startContactRetrievalWorkflow(config: Config, input: Conta
       { key: SA.jobId, value: input.jobId },
       { key: SA.jobStatus, value: 'running' },
     ],
-  });
+  };
+  if (opts.cancelAtStart) {
+    // Tests: a job cancelled before its first step.
+    await client.workflow.signalWithStart('contactRetrievalWorkflow', { ...options, signal: CANCEL_SIGNAL, signalArgs: [] });
+  } else {
+    await client.workflow.start('contactRetrievalWorkflow', options);
+  }
 }
 
 /** Whether the job's workflow is still running (false when it is gone or closed). */

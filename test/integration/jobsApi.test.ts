@@ -9,6 +9,8 @@ import { api, type HttpResponse } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 
+jest.setTimeout(120_000);
+
 /**
  * Contact-retrieval job routes over HTTP against the real API, store, Temporal server and a
  * worker, with the `http` provider pointed at a loopback provider server.

@@ -12,6 +12,8 @@ import { createTenant, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 
+jest.setTimeout(120_000);
+
 /**
  * The two-running-jobs cap (SPEC 8.1). No worker polls this file's task queue, so accepted
  * jobs stay running for as long as the test needs.

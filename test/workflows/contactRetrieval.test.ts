@@ -1,0 +1,222 @@
+import { temporal } from '@temporalio/proto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import type { Config } from '../../core/config';
+import { charge, creditBalance } from '../../core/credits/credits';
+import { LedgerEntry } from '../../core/credits/models';
+import { createContactRetrievalJob, type JobStarter } from '../../core/jobs/contactRetrievalJobs';
+import { readJobResult } from '../../core/jobs/jobResults';
+import { contactRetrievalWorkflowId, resultRetentionWorkflowId } from '../../core/jobs/jobRules';
+import { jobSlotHolders } from '../../core/jobs/jobSlots';
+import { startContactRetrievalWorkflowWith } from '../../core/jobs/jobWorkflows';
+import { ContactRetrievalJob, ContactRetrievalJobItem } from '../../core/jobs/models';
+import type { KeyPrincipal } from '../../core/keys/apiKeys';
+import { ALL_PERMISSIONS } from '../../core/keys/permissions';
+import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
+import { SA } from '../../core/temporal/searchAttributes';
+import { personIdFor } from '../../core/talent/generator';
+import { ProviderContact } from '../../core/talent/models';
+import { seedPeople } from '../../core/talent/seedPeople';
+import { createTenant, type TestTenant } from '../support/fixtures';
+import { testConfig, uniqueName } from '../support/testConfig';
+
+jest.setTimeout(120_000);
+
+/**
+ * The contact-retrieval workflow on the time-skipping test server, with the real activities
+ * against the real store and the built-in `local` provider over seeded people: every final
+ * status, the 24 h expiry and the 7-day retention.
+ */
+const SEED = 'wf-test';
+let env: TestWorkflowEnvironment;
+let config: Config;
+let found: string[];
+let missing: string[];
+const DAY = 24 * 3600 * 1000;
+
+beforeAll(async () => {
+  config = testConfig({ CONTACT_JOB_CHUNK_SIZE: '4', CONTACT_JOB_CONCURRENCY: '2' });
+  await connectStore(config.mongodbUri);
+  await ensureIndexes();
+  await seedPeople({ count: 60, seed: SEED });
+  const all = Array.from({ length: 60 }, (_, i) => personIdFor(SEED, i));
+  const withContacts = new Set((await ProviderContact.find({ _id: { $in: all } }, { _id: 1 }).lean()).map((d) => d._id as string));
+  found = all.filter((p) => withContacts.has(p));
+  missing = all.filter((p) => !withContacts.has(p));
+  expect(found.length).toBeGreaterThan(20);
+  expect(missing.length).toBeGreaterThan(0);
+  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: process.env.TEST_TEMPORAL_TEST_SERVER! } } });
+  // The test server knows no custom search attributes until told (the dev server gets them at start).
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: env.namespace ?? 'default',
+    searchAttributes: Object.fromEntries(Object.values(SA).map((k) => [k.name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+  });
+  await startWorker(queues.main);
+  // The chunk step fails as if our store were down: it is retried (with backoff) until the deadline.
+  await startWorker(queues.outage, {
+    processContactChunk: async () => {
+      outageAttempts++;
+      throw new Error('store unavailable');
+    },
+  });
+});
+afterAll(async () => {
+  for (const w of workers) w.worker.shutdown();
+  await Promise.all(workers.map((w) => w.running));
+  await env?.teardown();
+  await disconnectStore();
+});
+
+const principalOf = (t: TestTenant): KeyPrincipal => ({
+  keyId: t.keyId, orgId: t.orgId, workspaceId: t.workspaceId, applicationId: t.applicationId, familyId: t.familyId, audience: 'developer-api', scopes: [...ALL_PERMISSIONS],
+});
+
+/**
+ * Two workers for the whole file, kept running: each finished job leaves a retention workflow
+ * on its queue, and the test server only skips time while no workflow task is left waiting.
+ */
+const workers: Array<{ worker: Worker; running: Promise<void> }> = [];
+const queues = { main: uniqueName('wf'), outage: uniqueName('wf-outage') };
+let outageAttempts = 0;
+
+async function startWorker(taskQueue: string, override: Record<string, unknown> = {}) {
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+    activities: { ...createActivities(config), ...override },
+  });
+  workers.push({ worker, running: worker.run() });
+}
+
+async function withWorker<T>(fn: (taskQueue: string) => Promise<T>, queue: keyof typeof queues = 'main'): Promise<T> {
+  return fn(queues[queue]);
+}
+
+function starter(taskQueue: string, opts: { cancelAtStart?: boolean } = {}): JobStarter {
+  return { start: (input) => startContactRetrievalWorkflowWith(env.client, taskQueue, input, opts), running: async () => true };
+}
+
+async function runJob(t: TestTenant, personIds: string[], taskQueue: string, opts: { cancelAtStart?: boolean } = {}) {
+  const view = await createContactRetrievalJob(config, { principal: principalOf(t), personIds, fields: ['email', 'phone'] }, starter(taskQueue, opts));
+  const handle = env.client.workflow.getHandle(contactRetrievalWorkflowId(view.job_id));
+  const finished = await handle.result();
+  return { jobId: view.job_id, finished, handle };
+}
+
+async function expectSettled(t: TestTenant, jobId: string) {
+  const job = (await ContactRetrievalJob.findById(jobId).lean())!;
+  const c = job.counts!;
+  expect(c.delivered! + c.not_found! + c.failed! + c.reused! + c.cancelled! + c.pending!).toBe(c.requested);
+  expect(c.pending).toBe(0);
+  expect(await ContactRetrievalJobItem.countDocuments({ jobId, outcome: 'pending' })).toBe(0);
+  expect((await jobSlotHolders(t.orgId)).map((h) => h.jobId)).not.toContain(jobId);
+  expect(await LedgerEntry.countDocuments({ chargeKey: new RegExp(`^job:${jobId}:`) })).toBe(c.delivered);
+  return job;
+}
+
+test('completed: delivered and not_found people, search attributes for operators, retention scheduled', async () => {
+  const t = await createTenant({ credits: 100 });
+  const people = [...found.slice(0, 9), ...missing.slice(0, 2)];
+  await withWorker(async (tq) => {
+    const { jobId, finished, handle } = await runJob(t, people, tq);
+    expect(finished).toMatchObject({ status: 'completed', counts: { requested: 11, delivered: 9, not_found: 2, failed: 0 } });
+    expect(finished.resultExpiresAt).not.toBeNull();
+    await expectSettled(t, jobId);
+    expect(await creditBalance(t.orgId)).toBe(91);
+    const d = await handle.describe();
+    expect(d.typedSearchAttributes.get(SA.jobStatus)).toBe('completed');
+    expect(d.typedSearchAttributes.get(SA.orgId)).toBe(t.orgId);
+    expect(d.typedSearchAttributes.get(SA.workspaceId)).toBe(t.workspaceId);
+    expect(d.typedSearchAttributes.get(SA.jobId)).toBe(jobId);
+    const retention = await env.client.workflow.getHandle(resultRetentionWorkflowId(jobId)).describe();
+    expect(retention.status.name).toBe('RUNNING');
+  });
+});
+
+test('partial: credits run out mid-job, the rest fail with insufficient_credits and nothing more is charged', async () => {
+  const t = await createTenant({ credits: 6 });
+  await withWorker(async (tq) => {
+    const { jobId, finished } = await runJob(t, found.slice(0, 16), tq);
+    expect(finished.status).toBe('partial');
+    expect(finished.counts).toMatchObject({ requested: 16, delivered: 6, failed: 10 });
+    await expectSettled(t, jobId);
+    expect(await creditBalance(t.orgId)).toBe(0);
+    expect(await ContactRetrievalJobItem.countDocuments({ jobId, outcome: 'failed', reason: 'insufficient_credits' })).toBe(10);
+  });
+});
+
+test('failed: nobody could be processed; the job carries no result', async () => {
+  const t = await createTenant({ credits: 1 });
+  await withWorker(async (tq) => {
+    const start = starter(tq);
+    const view = await createContactRetrievalJob(config, { principal: principalOf(t), personIds: found.slice(20, 26), fields: ['email'] }, {
+      ...start,
+      start: async (input) => {
+        // The credit goes elsewhere between acceptance and the first charge.
+        await charge({ orgId: t.orgId, familyId: t.familyId, amount: 1, operation: 'test.spend', chargeKey: `spend:${t.orgId}` });
+        await start.start(input);
+      },
+    });
+    const finished = await env.client.workflow.getHandle(contactRetrievalWorkflowId(view.job_id)).result();
+    expect(finished).toMatchObject({ status: 'failed', counts: { requested: 6, failed: 6, delivered: 0 }, resultExpiresAt: null });
+    await expectSettled(t, view.job_id);
+  });
+});
+
+test('cancelled: people not yet processed become cancelled', async () => {
+  const t = await createTenant({ credits: 100 });
+  await withWorker(async (tq) => {
+    const { jobId, finished } = await runJob(t, found.slice(0, 8), tq, { cancelAtStart: true });
+    expect(finished).toMatchObject({ status: 'cancelled', counts: { requested: 8, cancelled: 8, delivered: 0 }, resultExpiresAt: null });
+    await expectSettled(t, jobId);
+    expect(await creditBalance(t.orgId)).toBe(100);
+  });
+});
+
+test('expired: a job not finished within 24 h expires through its durable timer', async () => {
+  const t = await createTenant({ credits: 100 });
+  await withWorker(
+    async (tq) => {
+      const before = await env.currentTimeMs();
+      const { jobId, finished, handle } = await runJob(t, found.slice(0, 4), tq);
+      expect(finished).toMatchObject({ status: 'expired', counts: { requested: 4, failed: 4, delivered: 0 }, resultExpiresAt: null });
+      expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(DAY);
+      expect(outageAttempts).toBeGreaterThan(10);
+      expect(await ContactRetrievalJobItem.countDocuments({ jobId, reason: 'job_expired' })).toBe(4);
+      await expectSettled(t, jobId);
+      expect((await handle.describe()).typedSearchAttributes.get(SA.jobStatus)).toBe('expired');
+    },
+    'outage',
+  );
+});
+
+test('retention: readable for 7 days, then 409 with the contacts removed, then 410 once purged', async () => {
+  const t = await createTenant({ credits: 100 });
+  await withWorker(async (tq) => {
+    const { jobId } = await runJob(t, found.slice(30, 33), tq);
+    const p = principalOf(t);
+    const page = await readJobResult(p, jobId, { limit: 10 });
+    expect(page.items.every((i) => i.outcome === 'delivered' && i.contacts.emails.length > 0)).toBe(true);
+
+    await env.sleep(7 * DAY + 60_000);
+    await waitFor(async () => !!(await ContactRetrievalJob.findById(jobId).lean())!.resultExpiredAt);
+    await expect(readJobResult(p, jobId, { limit: 10 })).rejects.toMatchObject({ code: 'result_set_expired', status: 409 });
+    const stripped = await ContactRetrievalJobItem.find({ jobId }).lean();
+    expect(stripped).toHaveLength(3);
+    expect(stripped.every((i) => !i.emails?.length && !i.phones?.length)).toBe(true);
+
+    await env.client.workflow.getHandle(resultRetentionWorkflowId(jobId)).result();
+    await expect(readJobResult(p, jobId, { limit: 10 })).rejects.toMatchObject({ code: 'result_gone', status: 410 });
+    expect(await ContactRetrievalJobItem.countDocuments({ jobId })).toBe(0);
+  });
+});
+
+async function waitFor(cond: () => Promise<boolean>, timeoutMs = 20_000) {
+  const end = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
