@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { ApplicationFailure } from '@temporalio/common';
 import { rootCertificates } from 'node:tls';
 import type { Config } from '../core/config';
 import { logger } from '../core/observability/logger';
@@ -74,7 +75,8 @@ export function createDeliveryActivities(config: Config, deps: DeliveryActivityD
 
   async function attemptDelivery(input: AttemptInput): Promise<AttemptResult> {
     const event = input.event ?? (await WebhookEvent.findById(input.eventId).lean());
-    if (!event) throw new Error(`webhook event ${input.eventId} does not exist`);
+    // Not an infrastructure hiccup: retrying cannot make a missing event appear.
+    if (!event) throw ApplicationFailure.nonRetryable(`webhook event ${input.eventId} does not exist`, 'EventMissing');
     const at = await now();
     const key = { eventId: input.eventId, replay: input.run.replay, attempt: input.attempt };
     let outcome: AttemptOutcome | { ok: false; errorCode: string; responseStatus: null; durationMs: number | null };
