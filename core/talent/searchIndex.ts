@@ -180,7 +180,7 @@ const VERSION_CHECK_MS = 1000;
 
 /** The current index, (re)built when the people collection changed since it was built. */
 export async function searchIndex(): Promise<SearchIndex> {
-  if (current && Date.now() - checkedAt < VERSION_CHECK_MS) return current;
+  if (current && current.people.length > 0 && Date.now() - checkedAt < VERSION_CHECK_MS) return current;
   const version = await peopleVersion();
   checkedAt = Date.now();
   if (current && current.version === version) return current;

@@ -351,6 +351,7 @@ describe('POST /v1/person-matches', () => {
     expectProblem(await match(t, { name: 'Ada Lovelace' }), 422, 'validation_failed');
     expectProblem(await match(t, { company: 'Acme Labs', title: 'Engineer' }), 422, 'validation_failed');
     expectProblem(await match(t, { email: 'x@y.example', min_confidence: 2 }), 422, 'validation_failed');
+    expectProblem(await match(t, { email: 'x@y.example', workspace_id: t.workspaceId }), 422, 'validation_failed');
     const person = await poolPerson();
     expectProblem(await match(t, { profile_url: person.profileUrl }), 402, 'insufficient_credits');
     const k = await addKey(t, [PERMISSIONS.candidatesSearch]);
