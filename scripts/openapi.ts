@@ -1,0 +1,6 @@
+import { buildOpenApi } from '../api/openapi';
+import { v1Routes } from '../api/routes/index';
+
+/** `npm run --silent openapi > openapi.json`: the API reference, from the route schemas. */
+const baseUrl = process.env.BASE_URL || 'http://127.0.0.1:8080';
+process.stdout.write(JSON.stringify(buildOpenApi(v1Routes, { baseUrl }), null, 2) + '\n');
