@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
 /**
@@ -68,6 +69,13 @@ const schema = z
   .superRefine((c, ctx) => {
     if (c.NODE_ENV === 'production' && c.RETRY_DELAYS_MS) {
       ctx.addIssue({ code: 'custom', path: ['RETRY_DELAYS_MS'], message: 'must not be set when NODE_ENV=production' });
+    }
+    for (const cidr of c.WEBHOOK_ALLOWED_CIDRS) {
+      try {
+        ipaddr.parseCIDR(cidr);
+      } catch {
+        ctx.addIssue({ code: 'custom', path: ['WEBHOOK_ALLOWED_CIDRS'], message: `"${cidr}" is not a CIDR range (e.g. 127.0.0.0/8)` });
+      }
     }
     if (c.NODE_ENV === 'production' && (c.WEBHOOK_ALLOWED_CIDRS.length > 0 || c.WEBHOOK_EXTRA_CA_FILE)) {
       ctx.addIssue({ code: 'custom', path: ['WEBHOOK_ALLOWED_CIDRS'], message: 'destination relaxations must not be set when NODE_ENV=production' });

@@ -1,3 +1,4 @@
+import { ConfigError, loadConfig } from '../../core/config';
 import { checkDestination, isAddressAllowed, parseDestinationUrl, type LookupAll } from '../../core/webhooks/destinationPolicy';
 
 /** A resolver that answers from a table and never touches the network. */
@@ -132,5 +133,22 @@ describe('destination policy (DECISIONS.md "Webhook endpoints")', () => {
     expect(v.ok && v.destination.host).toBe('hooks.example.com');
     expect(v.ok && v.destination.port).toBe(9443);
     expect(v.ok && v.destination.literal).toBeNull();
+  });
+});
+
+describe('relaxation settings', () => {
+  const base = { SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') };
+
+  test('WEBHOOK_ALLOWED_CIDRS must list CIDR ranges and is empty by default', () => {
+    expect(loadConfig(base).webhooks.allowedCidrs).toEqual([]);
+    expect(loadConfig({ ...base, WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8, ::1/128' }).webhooks.allowedCidrs).toEqual(['127.0.0.0/8', '::1/128']);
+    expect(() => loadConfig({ ...base, WEBHOOK_ALLOWED_CIDRS: '127.0.0.1' })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base, WEBHOOK_ALLOWED_CIDRS: 'localhost/8' })).toThrow(/WEBHOOK_ALLOWED_CIDRS/);
+  });
+
+  test('relaxations and a retry override are refused in production', () => {
+    expect(() => loadConfig({ ...base, NODE_ENV: 'production', WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base, NODE_ENV: 'production', WEBHOOK_EXTRA_CA_FILE: '/tmp/ca.pem' })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base, NODE_ENV: 'production', RETRY_DELAYS_MS: '1,1,1,1,1,1,1,1' })).toThrow(ConfigError);
   });
 });
