@@ -1,3 +1,5 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { WebhookDelivery } from '../../core/webhooks/models';
 import { setDestinationLookup } from '../../core/webhooks/destinationResolver';
@@ -195,7 +197,28 @@ test('DNS is checked on every attempt and the approved address is pinned', async
   }
 });
 
-test('a worker stopped between attempts loses nothing', async () => {
+/** A real worker process (`worker/main.ts`) on the test's task queue, to be killed with SIGKILL. */
+function spawnWorkerProcess(): ChildProcess {
+  const c = srv.config;
+  return spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+    cwd: resolve(__dirname, '../..'),
+    stdio: 'ignore',
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      MONGODB_URI: c.mongodbUri,
+      TEMPORAL_ADDRESS: c.temporal.address,
+      TEMPORAL_TASK_QUEUE: c.temporal.taskQueue,
+      SECRETS_ENCRYPTION_KEY: c.secretsKey.toString('base64'),
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+      WEBHOOK_EXTRA_CA_FILE: receiver.caFile,
+      RETRY_DELAYS_MS: DELAYS,
+    },
+  });
+}
+
+test('a worker killed between attempts loses nothing', async () => {
   const t = await createTenant();
   let calls = 0;
   receiver.respond((req) => {
@@ -204,25 +227,35 @@ test('a worker stopped between attempts loses nothing', async () => {
     return calls === 1 ? { status: 503 } : { status: 200 };
   });
   const { secret } = await registered(t, `${receiver.url}/e2e/restart`);
-  const { eventId } = await emit(t, 'restart');
-  await until('the failed first attempt', async () => {
-    const r = await attempts(eventId);
-    return r[0]?.status === 'failed' ? r : undefined;
-  });
+  // Only the worker process serves the queue for the first attempt.
   await worker.stop();
-  await new Promise((r) => setTimeout(r, 1000)); // the 300 ms timer fires while no worker runs
-  expect(at('/e2e/restart')).toHaveLength(1);
-  worker = await startTestWorker(srv.config);
-  const rows = await until('the second attempt', async () => {
-    const r = await attempts(eventId);
-    return r[1]?.status === 'succeeded' ? r : undefined;
-  });
-  expect(rows.map((r) => r.attempt)).toEqual([1, 2]);
-  const sent = at('/e2e/restart');
-  expect(sent).toHaveLength(2);
-  expect(sent[1].body).toBe(sent[0].body);
-  expect(sent[1].headers['webhook-id']).toBe(eventId);
-  expect(new Webhook(secret).verify(sent[1].body, headersOf(sent[1]))).toMatchObject({ id: eventId });
+  const child = spawnWorkerProcess();
+  const exited = new Promise<NodeJS.Signals | null>((res) => child.once('exit', (_code, signal) => res(signal)));
+  try {
+    const { eventId } = await emit(t, 'restart');
+    await until('the failed first attempt', async () => {
+      const r = await attempts(eventId);
+      return r[0]?.status === 'failed' ? r : undefined;
+    }, 60_000);
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    await new Promise((r) => setTimeout(r, 1000)); // the 300 ms timer fires while no worker runs
+    expect(at('/e2e/restart')).toHaveLength(1);
+    worker = await startTestWorker(srv.config);
+    const rows = await until('the second attempt', async () => {
+      const r = await attempts(eventId);
+      return r[1]?.status === 'succeeded' ? r : undefined;
+    }, 60_000);
+    expect(rows.map((r) => r.attempt)).toEqual([1, 2]);
+    const sent = at('/e2e/restart');
+    expect(sent).toHaveLength(2);
+    expect(sent[1].body).toBe(sent[0].body);
+    expect(sent[1].headers['webhook-id']).toBe(eventId);
+    expect(new Webhook(secret).verify(sent[1].body, headersOf(sent[1]))).toMatchObject({ id: eventId });
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    if (worker.worker.getState() !== 'RUNNING') worker = await startTestWorker(srv.config);
+  }
 });
 
 test('a finished job\'s event arrives', async () => {
