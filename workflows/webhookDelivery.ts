@@ -25,9 +25,13 @@ const { attemptDelivery } = proxyActivities<DeliveryActivities>({
 
 export const replaySignal = defineSignal<[DeliveryRun]>(REPLAY_SIGNAL);
 
-function markStatus(status: DeliveryStatusAttribute, input: WebhookDeliveryInput): void {
+function markStatus(status: DeliveryStatusAttribute, input: WebhookDeliveryInput, endpointId?: string): void {
   if (input.indexed === false) return;
-  upsertSearchAttributes([{ key: SA.deliveryStatus, value: status }]);
+  upsertSearchAttributes([
+    { key: SA.deliveryStatus, value: status },
+    // A replay goes to the workspace's current endpoint, which may not be the original one.
+    ...(endpointId ? [{ key: SA.endpointId, value: endpointId }] : []),
+  ]);
 }
 
 async function deliverRun(input: WebhookDeliveryInput, run: DeliveryRun, schedule: readonly number[]): Promise<'succeeded' | 'dead_lettered'> {
@@ -62,7 +66,7 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<'suc
       return 'dead_lettered';
     }
     run = requested;
-    markStatus('replaying', input);
+    markStatus('replaying', input, run.endpointId);
     if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof webhookDelivery>({ ...input, run });
   }
 }
