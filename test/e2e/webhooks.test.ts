@@ -163,6 +163,27 @@ test('a redirect is a failed attempt and is never followed', async () => {
   receiver.respond(() => ({ status: 200 }));
 });
 
+test('each attempt reads the endpoint afresh: a re-pointed endpoint gets the next attempt at its new URL', async () => {
+  const t = await createTenant();
+  receiver.respond((req) => (req.path === '/e2e/old' ? { status: 500 } : { status: 200 }));
+  const { endpointId } = await registered(t, `${receiver.url}/e2e/old`);
+  const { eventId } = await emit(t, 'repoint');
+  await until('the failed first attempt', async () => {
+    const r = await attempts(eventId);
+    return r[0]?.status === 'failed' ? r : undefined;
+  });
+  const patched = await api(srv.url, 'PATCH', `/v1/webhook-endpoints/${endpointId}`, { key: t.key, body: { url: `${receiver.url}/e2e/new` } });
+  expect(patched.status).toBe(200);
+  const [req] = await until('the POST at the new URL', () => (at('/e2e/new').length ? at('/e2e/new') : undefined));
+  expect(req.headers['webhook-id']).toBe(eventId);
+  expect(req.body).toBe(at('/e2e/old')[0].body);
+  const rows = await until('success', async () => {
+    const r = await attempts(eventId);
+    return r.some((x) => x.status === 'succeeded') ? r : undefined;
+  });
+  expect(rows.map((r) => r.status)).toEqual(['failed', 'succeeded']);
+});
+
 test('DNS is checked on every attempt and the approved address is pinned', async () => {
   let answer = '93.184.216.34';
   const lookup: LookupAll = async (host) => {

@@ -11,7 +11,7 @@ import { maxJitterMs, SPEC_RETRY_DELAYS_MS } from '../../core/webhooks/retrySche
 import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
 import { verifySignature } from '../../core/webhooks/signPayload';
 import { emitJobCompletedWith } from '../../core/webhooks/webhookEvents';
-import { registerEndpoint, rotateSecret } from '../../core/webhooks/webhookEndpoints';
+import { registerEndpoint, retireEndpoint, rotateSecret } from '../../core/webhooks/webhookEndpoints';
 import { destinationLookup } from '../../core/webhooks/destinationResolver';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
 import { testConfig } from '../support/testConfig';
@@ -212,4 +212,29 @@ test('during a rotation both secrets sign for 24 hours, then only the new one', 
   expect(outside).toBe(1);
   // after the window a new rotation is allowed again
   await expect(rotateSecret(tenant, endpointId, config.secretsKey, await envNow())).resolves.toMatchObject({ secret: expect.stringMatching(/^whsec_/) });
+});
+
+test('a replay goes to the workspace\'s current active endpoint, with the same body and webhook-id', async () => {
+  const { tenant, endpointId } = await tenantWithEndpoint();
+  receiver.respond(() => ({ status: 500 }));
+  const { eventId } = await emit(tenant, `job_moved_${Date.now()}`);
+  await env.sleep(24 * 3600_000);
+  const rows = await records(eventId);
+  expect(rows).toHaveLength(9);
+  // the workspace replaces its endpoint, then replays
+  await retireEndpoint(tenant, endpointId);
+  const next = await registerEndpoint(tenant, `${receiver.url}/moved/${tenant.workspaceId}`, {
+    lookupAll: destinationLookup(), allowedCidrs: config.webhooks.allowedCidrs, secretsKey: config.secretsKey,
+  });
+  receiver.respond(() => ({ status: 200 }));
+  const accepted = await requestReplay(tenant.workspaceId, rows[8]._id, env.client);
+  expect(accepted.endpoint_id).toBe(next.endpoint.endpoint_id);
+  expect(await env.client.workflow.getHandle(deliveryWorkflowId(eventId)).result()).toBe('succeeded');
+  const moved = receiver.requests.filter((r) => r.path === `/moved/${tenant.workspaceId}`);
+  expect(moved).toHaveLength(1);
+  expect(moved[0].body).toBe(forWorkspace(tenant)[0].body);
+  expect(moved[0].headers['webhook-id']).toBe(eventId);
+  expect(verifySignature(next.secret, eventId, Number(moved[0].headers['webhook-timestamp']), moved[0].body, String(moved[0].headers['webhook-signature']))).toBe(true);
+  const after = await records(eventId);
+  expect(after[9]).toMatchObject({ replay: 1, attempt: 1, status: 'succeeded', endpointId: next.endpoint.endpoint_id });
 });
