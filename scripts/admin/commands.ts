@@ -1,5 +1,6 @@
 import type { AdminCommand } from './command';
 import { creditsCommands } from './creditsCommands';
+import { jobsCommands } from './jobsCommands';
 import { limitsCommands } from './limitsCommands';
 import { m2mCommands } from './m2mCommands';
 import { tenancyCommands } from './tenancyCommands';
@@ -12,4 +13,5 @@ export const adminCommands: Record<string, AdminCommand> = {
   ...webhooksCommands,
   ...limitsCommands,
   ...creditsCommands,
+  ...jobsCommands,
 };

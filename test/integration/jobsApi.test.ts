@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { creditBalance } from '../../core/credits/credits';
 import { LedgerEntry } from '../../core/credits/models';
 import { ContactRetrievalJob, ContactRetrievalJobItem } from '../../core/jobs/models';
@@ -307,6 +309,49 @@ describe('cancel', () => {
       expect(k.delivered + k.not_found + k.failed + k.reused + k.cancelled + k.pending).toBe(100);
       expect(k.pending).toBe(0);
       expect(await LedgerEntry.countDocuments({ chargeKey: new RegExp(`^job:${job.job_id}:`) })).toBe(k.delivered);
+    } finally {
+      provider.latencyMs = 0;
+    }
+  });
+});
+
+describe('operator CLI', () => {
+  function admin(...args: string[]) {
+    const r = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'scripts/admin.ts', ...args], {
+      cwd: join(__dirname, '..', '..'),
+      env: {
+        PATH: process.env.PATH,
+        MONGODB_URI: srv.config.mongodbUri,
+        TEMPORAL_ADDRESS: srv.config.temporal.address,
+        TEMPORAL_TASK_QUEUE: srv.config.temporal.taskQueue,
+        SECRETS_ENCRYPTION_KEY: srv.config.secretsKey.toString('base64'),
+      },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    return { status: r.status, stderr: r.stderr, json: r.stdout ? JSON.parse(r.stdout) : undefined };
+  }
+
+  test('job show, job slots and job cancel', async () => {
+    const t = await createTenant({ credits: 50 });
+    provider.latencyMs = 200;
+    try {
+      const r = await create(t.key, ids(60, 'o'));
+      const slots = admin('job', 'slots', '--org', t.orgId);
+      expect(slots.status).toBe(0);
+      expect(slots.json).toEqual({ org_id: t.orgId, limit: 2, slots: [{ slot: 0, job_id: r.json.job_id, job_status: 'running', claimed_at: expect.any(String) }] });
+      const cancelled = admin('job', 'cancel', '--job-id', r.json.job_id);
+      expect(cancelled.status).toBe(0);
+      expect(cancelled.json.job_id).toBe(r.json.job_id);
+      const job = await waitFinished(t.key, r.json.job_id);
+      expect(job.status).toBe('cancelled');
+      const shown = admin('job', 'show', '--job-id', r.json.job_id);
+      expect(shown.status).toBe(0);
+      expect(shown.json).toMatchObject({ job_id: r.json.job_id, org_id: t.orgId, workspace_id: t.workspaceId, status: 'cancelled', counts: job.counts, workflow_id: `contact-retrieval:${r.json.job_id}` });
+      expect(admin('job', 'slots', '--org', t.orgId).json.slots).toEqual([]);
+      const again = admin('job', 'cancel', '--job-id', r.json.job_id);
+      expect(again.status).not.toBe(0);
+      expect(again.stderr).toMatch(/already finished/);
     } finally {
       provider.latencyMs = 0;
     }

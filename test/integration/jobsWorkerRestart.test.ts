@@ -1,0 +1,100 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { creditBalance } from '../../core/credits/credits';
+import { LedgerEntry } from '../../core/credits/models';
+import { ContactRetrievalJob, ContactRetrievalJobItem } from '../../core/jobs/models';
+import { providerAnswerFor, startContactProviderServer, type ContactProviderServer } from '../support/contactProviderServer';
+import { createTenant } from '../support/fixtures';
+import { api } from '../support/http';
+import { startTestApi, type TestApi } from '../support/testApi';
+
+jest.setTimeout(120_000);
+
+/**
+ * A worker killed mid-job (SIGKILL: no draining) and a new one started: the job finishes with
+ * every count right and every delivered record charged exactly once.
+ */
+const root = join(__dirname, '..', '..');
+const TOKEN = 'restart-provider-token';
+let provider: ContactProviderServer;
+let srv: TestApi;
+const children: ChildProcess[] = [];
+
+function startWorkerProcess(): ChildProcess {
+  const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'worker/main.ts'], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      MONGODB_URI: srv.config.mongodbUri,
+      TEMPORAL_ADDRESS: srv.config.temporal.address,
+      TEMPORAL_TASK_QUEUE: srv.config.temporal.taskQueue,
+      SECRETS_ENCRYPTION_KEY: srv.config.secretsKey.toString('base64'),
+      CONTACT_PROVIDER: 'http',
+      CONTACT_PROVIDER_URL: provider.url,
+      CONTACT_PROVIDER_TOKEN: TOKEN,
+      CONTACT_PROVIDER_TIMEOUT_MS: '2000',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr?.on('data', () => undefined);
+  children.push(child);
+  return child;
+}
+
+beforeAll(async () => {
+  provider = await startContactProviderServer({ token: TOKEN, latencyMs: 250 });
+  srv = await startTestApi({
+    CONTACT_PROVIDER: 'http', CONTACT_PROVIDER_URL: provider.url, CONTACT_PROVIDER_TOKEN: TOKEN, CONTACT_PROVIDER_TIMEOUT_MS: '2000',
+    CONTACT_JOB_CHUNK_SIZE: '5', CONTACT_JOB_CONCURRENCY: '2',
+  });
+});
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  await srv?.close();
+  await provider?.close();
+});
+
+async function settled(jobId: string): Promise<number> {
+  return ContactRetrievalJobItem.countDocuments({ jobId, outcome: { $ne: 'pending' } });
+}
+
+test('a worker killed mid-job and restarted finishes the job with every count right and no double charge', async () => {
+  const t = await createTenant({ credits: 500 });
+  const people = Array.from({ length: 80 }, (_, i) => `per_restart${String(i).padStart(6, '0')}`);
+  const res = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs', { key: t.key, body: { person_ids: people }, idempotencyKey: `restart-${Date.now()}` });
+  expect(res.status).toBe(202);
+  const jobId = res.json.job_id as string;
+
+  const first = startWorkerProcess();
+  const deadline = Date.now() + 60_000;
+  while ((await settled(jobId)) < 10) {
+    if (Date.now() > deadline) throw new Error('the first worker never made progress');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  first.kill('SIGKILL');
+  await new Promise((r) => first.once('exit', r));
+  const atKill = await settled(jobId);
+  expect(atKill).toBeLessThan(80);
+  expect((await ContactRetrievalJob.findById(jobId).lean())!.status).toBe('running');
+
+  startWorkerProcess();
+  for (;;) {
+    const job = await ContactRetrievalJob.findById(jobId).lean();
+    if (job!.status !== 'running') break;
+    if (Date.now() > deadline + 30_000) throw new Error('the job did not finish after the restart');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+
+  const job = (await ContactRetrievalJob.findById(jobId).lean())!;
+  const expectedFound = people.filter((p) => providerAnswerFor(p).status === 'found').length;
+  expect(job.status).toBe('completed');
+  expect(job.counts).toEqual({ requested: 80, delivered: expectedFound, not_found: 80 - expectedFound, failed: 0, reused: 0, cancelled: 0, pending: 0 });
+  const charges = await LedgerEntry.find({ chargeKey: new RegExp(`^job:${jobId}:`) }).lean();
+  expect(charges).toHaveLength(expectedFound);
+  expect(new Set(charges.map((c) => c.chargeKey)).size).toBe(expectedFound);
+  expect(await creditBalance(t.orgId)).toBe(500 - expectedFound);
+  const delivered = await ContactRetrievalJobItem.find({ jobId, outcome: 'delivered' }).lean();
+  expect(new Set(delivered.map((d) => d.receiptId))).toEqual(new Set(charges.map((c) => c.receiptId)));
+});
