@@ -1,0 +1,33 @@
+import { DefaultLogger, NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import { loadConfig, setConfig } from '../../core/config';
+import { logger } from '../../core/observability/logger';
+import { connectStore } from '../../core/store/connection';
+
+/**
+ * A worker in a process of its own, for the test that kills one with SIGKILL. Like
+ * worker/main.ts (same activities and workflows), but with the workflow bundle the test set-up
+ * already built (bundling from source would take most of the test's time on a busy machine).
+ */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  setConfig(config);
+  logger.level = 'silent';
+  Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
+  await connectStore(config.mongodbUri);
+  const worker = await Worker.create({
+    connection: await NativeConnection.connect({ address: config.temporal.address }),
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+    activities: createActivities(config),
+    // This worker is killed mid-workflow: let its successor take over the sticky tasks quickly.
+    stickyQueueScheduleToStartTimeout: '1 second',
+  });
+  await worker.run();
+}
+
+main().catch((err) => {
+  process.stderr.write(`worker process failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
