@@ -9,7 +9,7 @@ import {
 import { admitUnderCap, capLogId, returnCapSlot, type CapTaken } from '../../core/limits/minuteCaps';
 import { rateLimitHeaders, type RateLimitState } from '../../core/limits/rateLimitHeaders';
 import {
-  admitRequest, admitWindow, leaseReleaser, operationCounterId, returnWindowSlot, type WindowTaken,
+  admitRequest, admitWindow, leaseReleaser, operationScopeKey, returnWindowSlot, type WindowTaken,
 } from '../../core/limits/requestAdmission';
 import { secondsUntilNextWindow } from '../../core/limits/strictWindow';
 import { logger } from '../../core/observability/logger';
@@ -93,7 +93,7 @@ export function baselineAdmission(): Middleware {
     const release = () => {
       if (released || !settled || !closed) return;
       released = true;
-      leaseReleaser.release(result.lease.docId, result.lease.token);
+      leaseReleaser.release(result.lease.token);
     };
     ctx.res.once('close', () => {
       closed = true;
@@ -125,7 +125,7 @@ export function operationAdmission(operation: string): Middleware {
 
     if (ownRequestsPerSecond(operation) !== undefined) {
       const limit = operationRequestsPerSecond(operation, state.org);
-      const w = await admitWindow(operationCounterId(principal.orgId, operation), limit);
+      const w = await admitWindow(operationScopeKey(principal.orgId, operation), limit);
       const rl: RateLimitState = {
         policy: operation,
         quota: limit,

@@ -1,27 +1,37 @@
 import { randomBase62 } from '../ids';
 
 /**
- * Requests in flight (SPEC 8.1, 8.3 `lease_ttl_seconds`): each admitted request holds a lease,
- * a token `<expires at ms>:<random>` in its organization's counter document (`l` array). The
- * count of tokens is the number in flight; the update that admits a request only matches while
- * fewer than the limit are present (`l.<limit-1>` does not exist). A finished response pulls
- * its token; a token whose process died is reclaimed once it expires.
+ * Requests in flight (SPEC 8.1, 8.3 `lease_ttl_seconds`): an organization with an in-flight
+ * limit of M has M lease slots `l:<org>:<k>`; an admitted request inserts one (a unique insert,
+ * so two requests never hold one slot) carrying its expiry and a random token, and deletes it
+ * when its response is finished. A slot whose holder died is reclaimed once it expires.
  */
-export function newLeaseToken(nowMs: number, ttlMs: number): string {
-  return `${nowMs + ttlMs}:${randomBase62(12)}`;
+export function leaseSlotId(orgId: string, slot: number): string {
+  return `l:${orgId}:${slot}`;
 }
 
-export function leaseExpiry(token: string): number {
-  return Number(token.slice(0, token.indexOf(':')));
+export function newLeaseToken(): string {
+  return randomBase62(16);
 }
 
-/** Matches only while fewer than `limit` leases are held. */
-export function leaseRoomCondition(limit: number): Record<string, unknown> {
-  return { [`l.${limit - 1}`]: { $exists: false } };
+/** A few slots to try first, in random order, so concurrent requests rarely collide. */
+export function probeOrder(limit: number, count: number, random: () => number = Math.random): number[] {
+  const picks = new Set<number>();
+  while (picks.size < Math.min(count, limit)) picks.add(Math.floor(random() * limit));
+  return [...picks];
 }
 
-export function expiredLeases(tokens: string[] | undefined, nowMs: number): string[] {
-  return (tokens ?? []).filter((t) => leaseExpiry(t) <= nowMs);
+export interface HeldLease {
+  slot: number;
+  exp: number;
+}
+
+/** Slots below the limit not held by a live lease, when fewer than `limit` live leases exist. */
+export function freeLeaseSlots(held: HeldLease[], limit: number, nowMs: number): number[] {
+  const live = held.filter((h) => h.exp > nowMs);
+  if (live.length >= limit) return [];
+  const taken = new Set(live.map((h) => h.slot));
+  return Array.from({ length: limit }, (_, k) => k).filter((k) => !taken.has(k));
 }
 
 /**
@@ -29,44 +39,40 @@ export function expiredLeases(tokens: string[] | undefined, nowMs: number): stri
  * lease is old (slow requests, or a process that died holding them) the honest answer is the
  * time until the earliest lease expires, which can be up to the lease TTL.
  */
-export function inFlightRetryAfterSeconds(tokens: string[], nowMs: number, ttlMs: number, slowAfterMs = 5000): number {
-  if (tokens.length === 0) return 1;
-  const expiries = tokens.map(leaseExpiry);
+export function inFlightRetryAfterSeconds(expiries: number[], nowMs: number, ttlMs: number, slowAfterMs = 5000): number {
+  if (expiries.length === 0) return 1;
   const newestStart = Math.max(...expiries) - ttlMs;
   if (nowMs - newestStart < slowAfterMs) return 1;
   return Math.max(1, Math.ceil((Math.min(...expiries) - nowMs) / 1000));
 }
 
 /**
- * Releases leases in small batches: under load many requests of one organization finish
- * within the same few milliseconds, and one `$pullAll` per document and tick costs the store
- * one write instead of many. A release that fails is left to expire.
+ * Releases leases in small batches: under load many requests finish within the same few
+ * milliseconds, and one delete per tick costs the store one write instead of many. A release
+ * that fails is left to expire.
  */
 export class LeaseReleaser {
-  private pending = new Map<string, string[]>();
-  private flushing = new Set<string>();
+  private pending: string[] = [];
+  private flushing = false;
   private inFlight = new Set<Promise<void>>();
 
-  constructor(private readonly pull: (docId: string, tokens: string[]) => Promise<void>, private readonly onError: (err: unknown) => void) {}
+  constructor(private readonly remove: (tokens: string[]) => Promise<void>, private readonly onError: (err: unknown) => void) {}
 
-  release(docId: string, token: string): void {
-    const list = this.pending.get(docId);
-    if (list) list.push(token);
-    else this.pending.set(docId, [token]);
-    if (!this.flushing.has(docId)) this.schedule(docId);
+  release(token: string): void {
+    this.pending.push(token);
+    if (!this.flushing) this.schedule();
   }
 
-  private schedule(docId: string): void {
-    this.flushing.add(docId);
+  private schedule(): void {
+    this.flushing = true;
     setImmediate(() => {
-      const tokens = this.pending.get(docId) ?? [];
-      this.pending.delete(docId);
-      const p = (tokens.length ? this.pull(docId, tokens) : Promise.resolve())
+      const tokens = this.pending.splice(0);
+      const p = (tokens.length ? this.remove(tokens) : Promise.resolve())
         .catch(this.onError)
         .finally(() => {
           this.inFlight.delete(p);
-          this.flushing.delete(docId);
-          if (this.pending.has(docId)) this.schedule(docId);
+          this.flushing = false;
+          if (this.pending.length) this.schedule();
         });
       this.inFlight.add(p);
     });
@@ -74,7 +80,7 @@ export class LeaseReleaser {
 
   /** Waits until every release asked for so far reached the store (tests, shutdown). */
   async drain(): Promise<void> {
-    while (this.pending.size || this.inFlight.size || this.flushing.size) {
+    while (this.pending.length || this.inFlight.size || this.flushing) {
       await Promise.all([...this.inFlight]);
       await new Promise((r) => setImmediate(r));
     }

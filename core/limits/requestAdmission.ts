@@ -1,57 +1,176 @@
 import { Schema, model } from 'mongoose';
 import { logger } from '../observability/logger';
-import { expiredLeases, inFlightRetryAfterSeconds, leaseRoomCondition, LeaseReleaser, newLeaseToken } from './inFlightLeases';
-import {
-  countInWindow, secondsUntilNextWindow, staleWindowFields, windowAdmitCondition, windowAdmitUpdate, windowField, windowSecond,
-} from './strictWindow';
+import { freeLeaseSlots, inFlightRetryAfterSeconds, leaseSlotId, LeaseReleaser, newLeaseToken, probeOrder, type HeldLease } from './inFlightLeases';
+import { freeSlotIds, secondsUntilNextWindow, windowSecond, windowSlotId, windowSlotIds } from './strictWindow';
 
 /**
- * Admission against the store (SPEC 8.1): the organization's request rate and in-flight limit
- * in one conditional update of one document (`req:<org>`), and each operation's own rate in
- * `op:<org>:<operation>`. Nothing in process memory is authoritative: two API replicas share
- * these documents. Documents are addressed by `_id` only, which every store serves fast.
+ * Admission against the store (SPEC 8.1): the organization's strict per-second window and its
+ * in-flight leases, and each operation's own window. Every admission is a unique insert (see
+ * strictWindow.ts for why); nothing in process memory is authoritative: the only thing a
+ * process remembers is which slot to try first.
  *
  * The key, key-family and application windows of SPEC 8.1 item 1 have the same limit as the
- * organization's, and their requests are a subset of the organization's, so the organization
- * counter bounds them exactly; they are reported, not counted separately.
+ * organization's and their requests are a subset of the organization's, so the organization
+ * window bounds them exactly; they are reported, not counted separately.
  */
-interface CounterDoc {
+const windowSlotSchema = new Schema({ _id: { type: String, required: true }, s: { type: Number, required: true, index: true } }, { versionKey: false });
+export const WindowSlot = model('WindowSlot', windowSlotSchema, 'admission_windows');
+
+const leaseSlotSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    org: { type: String, required: true, index: true },
+    slot: { type: Number, required: true },
+    exp: { type: Number, required: true },
+    token: { type: String, required: true, index: true },
+  },
+  { versionKey: false },
+);
+export const LeaseSlot = model('LeaseSlot', leaseSlotSchema, 'admission_leases');
+
+interface WindowSlotDoc {
   _id: string;
-  w?: Record<string, number>;
-  l?: string[];
+  s: number;
 }
-
-const counterSchema = new Schema({ _id: { type: String, required: true } }, { strict: false, versionKey: false });
-export const AdmissionCounter = model('AdmissionCounter', counterSchema, 'admission_counters');
-
-const counters = () => AdmissionCounter.collection as unknown as import('mongodb').Collection<CounterDoc>;
-
-export const requestCounterId = (orgId: string) => `req:${orgId}`;
-export const operationCounterId = (orgId: string, operation: string) => `op:${orgId}:${operation}`;
+interface LeaseSlotDoc {
+  _id: string;
+  org: string;
+  slot: number;
+  exp: number;
+  token: string;
+}
+const windows = () => WindowSlot.collection as unknown as import('mongodb').Collection<WindowSlotDoc>;
+const leases = () => LeaseSlot.collection as unknown as import('mongodb').Collection<LeaseSlotDoc>;
 
 const isDuplicateKey = (err: unknown) => (err as { code?: number })?.code === 11000;
 
-export interface WindowTaken {
-  docId: string;
-  second: number;
+async function tryInsert<T extends { _id: string }>(coll: import('mongodb').Collection<T>, doc: T): Promise<boolean> {
+  try {
+    await coll.insertOne(doc as never);
+    return true;
+  } catch (err) {
+    if (isDuplicateKey(err)) return false;
+    throw err;
+  }
 }
+
+export const requestScopeKey = (orgId: string) => `req:${orgId}`;
+export const operationScopeKey = (orgId: string, operation: string) => `op:${orgId}:${operation}`;
+
+// ---- strict window ----
+
+/** Which slot to try first per window: a hint only, the store decides. */
+const slotHints = new Map<string, number>();
+let hintSecond = 0;
+let purgedSecond = 0;
+
+function purgeOldWindows(second: number): void {
+  if (second - purgedSecond < 2) return;
+  purgedSecond = second;
+  windows()
+    .deleteMany({ s: { $lt: second - 2 } })
+    .catch((err) => logger.warn({ err: { message: (err as Error).message } }, 'could not purge old request windows'));
+}
+
+export interface WindowTaken {
+  slotId: string;
+}
+
+export type WindowAdmission =
+  | { admitted: true; taken: WindowTaken; limit: number; count: number }
+  | { admitted: false; retryAfterSeconds: number; limit: number; count: number };
+
+/** One more request in a scope's strict one-second window, or a refusal that writes nothing. */
+export async function admitWindow(scopeKey: string, limit: number, now: () => number = Date.now): Promise<WindowAdmission> {
+  const t = now();
+  const second = windowSecond(t);
+  if (second !== hintSecond) {
+    slotHints.clear();
+    hintSecond = second;
+  }
+  purgeOldWindows(second);
+  const hintKey = `${scopeKey}:${second}`;
+  for (let k = slotHints.get(hintKey) ?? 0; k < limit; k++) {
+    const slotId = windowSlotId(scopeKey, second, k);
+    const won = await tryInsert(windows(), { _id: slotId, s: second });
+    slotHints.set(hintKey, k + 1);
+    if (won) return { admitted: true, taken: { slotId }, limit, count: k + 1 };
+  }
+  // Every slot looked taken; slots given back by refused requests leave holes, so ask the store.
+  const all = windowSlotIds(scopeKey, second, limit);
+  const existing = await windows().find({ _id: { $in: all } }, { projection: { _id: 1 } }).toArray();
+  for (const slotId of freeSlotIds(all, existing.map((d) => d._id))) {
+    if (await tryInsert(windows(), { _id: slotId, s: second })) return { admitted: true, taken: { slotId }, limit, count: limit };
+  }
+  return { admitted: false, retryAfterSeconds: secondsUntilNextWindow(now()), limit, count: limit };
+}
+
+/** Gives back a window slot taken by a request that a later check refused (refusals consume nothing). */
+export async function returnWindowSlot(taken: WindowTaken): Promise<void> {
+  await windows().deleteOne({ _id: taken.slotId });
+}
+
+// ---- in-flight leases ----
+
+export interface Lease {
+  slotId: string;
+  token: string;
+}
+
+export type LeaseAdmission =
+  | { admitted: true; lease: Lease }
+  | { admitted: false; retryAfterSeconds: number; held: number };
+
+/** Takes one of the organization's in-flight slots; expired slots (their process died) are reclaimed. */
+export async function acquireLease(orgId: string, limit: number, ttlMs: number, now: () => number = Date.now): Promise<LeaseAdmission> {
+  const token = newLeaseToken();
+  const take = async (slot: number) => {
+    const slotId = leaseSlotId(orgId, slot);
+    return (await tryInsert(leases(), { _id: slotId, org: orgId, slot, exp: now() + ttlMs, token })) ? { slotId, token } : undefined;
+  };
+  for (const slot of probeOrder(limit, 2)) {
+    const lease = await take(slot);
+    if (lease) return { admitted: true, lease };
+  }
+  for (let round = 0; round < 3; round++) {
+    const held = await leases().find({ org: orgId }, { projection: { slot: 1, exp: 1, token: 1 } }).toArray();
+    const t = now();
+    const expired = held.filter((h) => h.exp <= t);
+    if (expired.length) await leases().deleteMany({ token: { $in: expired.map((h) => h.token) } });
+    const free = freeLeaseSlots(held as HeldLease[], limit, t);
+    if (free.length === 0) {
+      const live = held.filter((h) => h.exp > t);
+      return { admitted: false, retryAfterSeconds: inFlightRetryAfterSeconds(live.map((h) => h.exp), t, ttlMs), held: live.length };
+    }
+    for (const slot of free) {
+      const lease = await take(slot);
+      if (lease) return { admitted: true, lease };
+    }
+  }
+  return { admitted: false, retryAfterSeconds: 1, held: limit };
+}
+
+export const leaseReleaser = new LeaseReleaser(
+  async (tokens) => {
+    await leases().deleteMany({ token: { $in: tokens } });
+  },
+  (err) => logger.warn({ err: { message: (err as Error).message } }, 'lease release failed; the lease will expire'),
+);
+
+/** Leases an organization holds now, expired ones included (diagnostics, tests). */
+export async function heldLeases(orgId: string): Promise<HeldLease[]> {
+  return (await leases().find({ org: orgId }).toArray()).map((d) => ({ slot: d.slot, exp: d.exp }));
+}
+
+// ---- both, for every request ----
 
 export type RequestAdmission =
-  | { admitted: true; lease: { docId: string; token: string }; taken: WindowTaken; limit: number; count: number; inFlight: number }
+  | { admitted: true; lease: Lease; taken: WindowTaken; limit: number; count: number }
   | { admitted: false; reason: 'request_rate' | 'in_flight'; retryAfterSeconds: number; limit: number; count: number };
 
-function dropStaleFields(docId: string, doc: CounterDoc, second: number): void {
-  const stale = staleWindowFields(doc.w, second);
-  if (stale.length === 0) return;
-  counters()
-    .updateOne({ _id: docId }, { $unset: Object.fromEntries(stale.map((f) => [f, ''])) })
-    .catch((err) => logger.warn({ err: { message: (err as Error).message } }, 'could not drop stale window fields'));
-}
-
 /**
- * Admits one request of an organization, or refuses it without consuming anything. On
- * refusal the document is read to tell the request rate from the in-flight limit; expired
- * leases (their process died) are reclaimed there and the request is tried again.
+ * Admits one request of an organization against its request rate and in-flight limit (both
+ * asked at once), or refuses it; whichever of the two admitted a refused request is given back.
  */
 export async function admitRequest(input: {
   orgId: string;
@@ -60,106 +179,13 @@ export async function admitRequest(input: {
   leaseTtlMs: number;
   now?: () => number;
 }): Promise<RequestAdmission> {
-  const clock = input.now ?? Date.now;
-  const docId = requestCounterId(input.orgId);
-  const limit = input.requestsPerSecond;
-  let refusal: RequestAdmission | undefined;
-  for (let attempt = 0; attempt < 4; attempt++) {
-    const now = clock();
-    const second = windowSecond(now);
-    const token = newLeaseToken(now, input.leaseTtlMs);
-    try {
-      const update = windowAdmitUpdate(second);
-      const doc = await counters().findOneAndUpdate(
-        { _id: docId, ...windowAdmitCondition(second, limit), ...leaseRoomCondition(input.maxConcurrency) },
-        { ...update, $push: { l: token } },
-        { upsert: true, returnDocument: 'after' },
-      );
-      if (!doc) throw new Error('admission update returned no document');
-      dropStaleFields(docId, doc, second);
-      return {
-        admitted: true,
-        lease: { docId, token },
-        taken: { docId, second },
-        limit,
-        count: countInWindow(doc.w, second),
-        inFlight: doc.l?.length ?? 1,
-      };
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
-    }
-    const doc = await counters().findOne({ _id: docId });
-    if (!doc) continue; // two first requests raced to create it
-    if (windowSecond(clock()) !== second) continue; // a new window opened meanwhile
-    const count = countInWindow(doc.w, second);
-    if (count >= limit) {
-      return { admitted: false, reason: 'request_rate', retryAfterSeconds: secondsUntilNextWindow(clock()), limit, count };
-    }
-    const held = doc.l ?? [];
-    const expired = expiredLeases(held, clock());
-    if (expired.length) {
-      await counters().updateOne({ _id: docId }, { $pullAll: { l: expired } });
-      continue;
-    }
-    if (held.length >= input.maxConcurrency) {
-      refusal = {
-        admitted: false,
-        reason: 'in_flight',
-        retryAfterSeconds: inFlightRetryAfterSeconds(held, clock(), input.leaseTtlMs),
-        limit,
-        count,
-      };
-      return refusal;
-    }
-    // A lease was released or a new second began between the update and the read: try again.
-  }
-  return refusal ?? { admitted: false, reason: 'in_flight', retryAfterSeconds: 1, limit, count: 0 };
-}
-
-export type WindowAdmission =
-  | { admitted: true; taken: WindowTaken; limit: number; count: number }
-  | { admitted: false; retryAfterSeconds: number; limit: number; count: number };
-
-/** One more request in a strict one-second window of its own (an operation's rate). */
-export async function admitWindow(docId: string, limit: number, now: () => number = Date.now): Promise<WindowAdmission> {
-  for (let attempt = 0; attempt < 4; attempt++) {
-    const t = now();
-    const second = windowSecond(t);
-    try {
-      const doc = await counters().findOneAndUpdate({ _id: docId, ...windowAdmitCondition(second, limit) }, windowAdmitUpdate(second), {
-        upsert: true,
-        returnDocument: 'after',
-      });
-      if (!doc) throw new Error('window update returned no document');
-      dropStaleFields(docId, doc, second);
-      return { admitted: true, taken: { docId, second }, limit, count: countInWindow(doc.w, second) };
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
-    }
-    const doc = await counters().findOne({ _id: docId });
-    if (!doc) continue;
-    if (windowSecond(now()) !== second) continue;
-    const count = countInWindow(doc.w, second);
-    if (count >= limit) return { admitted: false, retryAfterSeconds: secondsUntilNextWindow(now()), limit, count };
-  }
-  return { admitted: false, retryAfterSeconds: 1, limit, count: limit };
-}
-
-/** Gives back a window slot taken by a request that a later check refused (refusals consume nothing). */
-export async function returnWindowSlot(taken: WindowTaken): Promise<void> {
-  const field = windowField(taken.second);
-  await counters().updateOne({ _id: taken.docId, [field]: { $gt: 0 } }, { $inc: { [field]: -1 } });
-}
-
-export const leaseReleaser = new LeaseReleaser(
-  async (docId, tokens) => {
-    await counters().updateOne({ _id: docId }, { $pullAll: { l: tokens } });
-  },
-  (err) => logger.warn({ err: { message: (err as Error).message } }, 'lease release failed; the lease will expire'),
-);
-
-/** Number of leases an organization holds now, expired ones included (diagnostics, tests). */
-export async function heldLeases(orgId: string): Promise<string[]> {
-  const doc = await counters().findOne({ _id: requestCounterId(orgId) });
-  return doc?.l ?? [];
+  const [w, l] = await Promise.all([
+    admitWindow(requestScopeKey(input.orgId), input.requestsPerSecond, input.now),
+    acquireLease(input.orgId, input.maxConcurrency, input.leaseTtlMs, input.now),
+  ]);
+  if (w.admitted && l.admitted) return { admitted: true, lease: l.lease, taken: w.taken, limit: w.limit, count: w.count };
+  if (w.admitted) await returnWindowSlot(w.taken);
+  if (l.admitted) leaseReleaser.release(l.lease.token);
+  if (!w.admitted) return { admitted: false, reason: 'request_rate', retryAfterSeconds: w.retryAfterSeconds, limit: w.limit, count: w.count };
+  return { admitted: false, reason: 'in_flight', retryAfterSeconds: (l as { retryAfterSeconds: number }).retryAfterSeconds, limit: w.limit, count: w.count };
 }

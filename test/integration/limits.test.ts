@@ -1,0 +1,383 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import type { Config } from '../../core/config';
+import { PERMISSIONS } from '../../core/keys/permissions';
+import { BASELINE_ENTRY } from '../../core/limits/limitTable';
+import { blockOperation, clearLimit, setCap, setOrganizationRate } from '../../core/limits/limitSettings';
+import { admitRequest, heldLeases, leaseReleaser } from '../../core/limits/requestAdmission';
+import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
+import { freePort, waitFor } from '../../scripts/localServices';
+import { addKey, createTenant, type TestTenant } from '../support/fixtures';
+import { api, type HttpResponse } from '../support/http';
+import { testConfig } from '../support/testConfig';
+
+/**
+ * Operational limits (SPEC 8) against two real API processes sharing one store, with no
+ * balancer: every limit must hold across replicas because no process memory is authoritative.
+ */
+jest.setTimeout(120_000);
+
+const ROOT = join(__dirname, '..', '..');
+const LEASE_TTL_SECONDS = 3;
+
+interface Replica {
+  url: string;
+  child: ChildProcess;
+}
+
+let cfg: Config;
+const replicas: Replica[] = [];
+
+function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    HOST: '127.0.0.1',
+    MONGODB_URI: cfg.mongodbUri,
+    TEMPORAL_ADDRESS: cfg.temporal.address,
+    TEMPORAL_TASK_QUEUE: cfg.temporal.taskQueue,
+    SECRETS_ENCRYPTION_KEY: cfg.secretsKey.toString('base64'),
+    LIMITS_LEASE_TTL_SECONDS: String(LEASE_TTL_SECONDS),
+    ...extra,
+  };
+}
+
+async function startReplica(): Promise<Replica> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'api/server.ts'], {
+    cwd: ROOT,
+    env: childEnv({ PORT: String(port) }),
+    stdio: 'ignore',
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor('API replica', async () => (await fetch(`${url}/healthz`)).ok, 60_000, child);
+  return { url, child };
+}
+
+function kill(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill(signal);
+  });
+}
+
+beforeAll(async () => {
+  cfg = testConfig({ LIMITS_LEASE_TTL_SECONDS: String(LEASE_TTL_SECONDS) });
+  await connectStore(cfg.mongodbUri);
+  await ensureIndexes();
+  replicas.push(...(await Promise.all([startReplica(), startReplica()])));
+});
+
+afterAll(async () => {
+  await Promise.all(replicas.map((r) => kill(r.child)));
+  await leaseReleaser.drain();
+  await disconnectStore();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until the start of the next wall-clock second (plus a small margin). */
+async function nextSecond(marginMs = 20): Promise<number> {
+  const now = Date.now();
+  const start = (Math.floor(now / 1000) + 1) * 1000;
+  await sleep(start - now + marginMs);
+  return start;
+}
+
+function expectRateLimited(res: HttpResponse) {
+  expect(res.status).toBe(429);
+  expect(res.json.code).toBe('rate_limited');
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  expect(res.headers['cache-control']).toBe('private, no-store');
+  expect(res.headers['ratelimit-policy']).toMatch(/^"baseline";q=\d+;w=1/);
+}
+
+async function waitForNoLeases(orgId: string) {
+  await waitFor('leases released', async () => (await heldLeases(orgId)).length === 0, 10_000);
+}
+
+describe('request rate: strict one-second window shared by every key and replica', () => {
+  test('three keys offering 60 requests/s for 10 s through two replicas: at most 25 admitted in each second, exactly 25 when offered', async () => {
+    const tenant = await createTenant();
+    const keys = [tenant.key, (await addKey(tenant, [PERMISSIONS.candidatesSearch])).key, (await addKey(tenant, [PERMISSIONS.jobsRead])).key];
+    const start = await nextSecond(0);
+    const results: Array<{ sent: number; received: number; res: HttpResponse }> = [];
+    const pending: Promise<void>[] = [];
+    const total = 600;
+    for (let i = 0; i < total; i++) {
+      const due = start + (i * 1000) / 60;
+      const wait = due - Date.now();
+      if (wait > 0) await sleep(wait);
+      const sent = Date.now();
+      pending.push(
+        api(replicas[i % 2].url, 'GET', '/v1/whoami', { key: keys[i % 3] }).then((res) => {
+          results.push({ sent, received: Date.now(), res });
+        }),
+      );
+    }
+    await Promise.all(pending);
+    expect(results).toHaveLength(total);
+    const admitted = results.filter((r) => r.res.status === 200);
+    for (const r of results) {
+      if (r.res.status !== 200) expectRateLimited(r.res);
+      else expect(r.res.headers['ratelimit']).toMatch(/^"baseline";r=\d+;t=1$/);
+    }
+    const first = Math.floor(start / 1000);
+    const perSecond: Array<{ second: number; within: number; touching: number; offered: number }> = [];
+    for (let s = first; s < first + 10; s++) {
+      const lo = s * 1000;
+      const hi = lo + 1000;
+      // Admission happened between sending and receiving: a request counts for a second for
+      // sure when both fall inside it, and possibly when its interval touches it.
+      const within = admitted.filter((r) => r.sent >= lo && r.received < hi).length;
+      const touching = admitted.filter((r) => r.sent < hi && r.received >= lo).length;
+      const offered = results.filter((r) => r.sent >= lo && r.sent < hi).length;
+      perSecond.push({ second: s, within, touching, offered });
+    }
+    for (const p of perSecond) {
+      expect(p.within).toBeLessThanOrEqual(25);
+      if (p.offered >= 40) expect(p.touching).toBeGreaterThanOrEqual(25);
+    }
+    // 60 offered per second, 25 admitted: refused requests are most of the traffic. Under load
+    // answers may arrive late, so the bound is 25 per second the run spanned.
+    const lastSecond = Math.floor(Math.max(...results.map((r) => r.received)) / 1000);
+    expect(admitted.length).toBeGreaterThanOrEqual(250);
+    expect(admitted.length).toBeLessThanOrEqual(25 * (lastSecond - first + 1));
+    await waitForNoLeases(tenant.orgId);
+  }, 60_000);
+
+  test('a request refused by a later check gives its baseline slot back; an operation rate below the baseline wins', async () => {
+    const tenant = await createTenant();
+    await blockOperation(tenant.orgId, 'whoami', { type: 'key', id: tenant.keyId });
+    const other = await addKey(tenant, [PERMISSIONS.jobsRead]);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const start = await nextSecond();
+      // 20 blocked requests, then 25 from another key, all in one second.
+      const blocked = await Promise.all(Array.from({ length: 20 }, (_, i) => api(replicas[i % 2].url, 'GET', '/v1/whoami', { key: tenant.key })));
+      const allowed = [];
+      for (let b = 0; b < 5; b++) {
+        allowed.push(...(await Promise.all(Array.from({ length: 5 }, (_, i) => api(replicas[i % 2].url, 'GET', '/v1/whoami', { key: other.key })))));
+      }
+      const extra = await api(replicas[0].url, 'GET', '/v1/whoami', { key: other.key });
+      if (Date.now() >= start + 950) continue; // the machine was too slow to stay in one second
+      for (const r of blocked) expectRateLimited(r);
+      expect(blocked.filter((r) => r.json.limit === 'denied').length).toBeGreaterThan(0);
+      expect(allowed.map((r) => r.status)).toEqual(new Array(25).fill(200));
+      expectRateLimited(extra);
+      expect(extra.json.limit).toBe('requests_per_second');
+      break;
+    }
+    // contact_retrieval_jobs.get has its own rate of 20/s: 30 offered in one second → 20 pass
+    // admission (404: no such job), 10 are refused and give their baseline slot back, so 5
+    // more whoami requests still fit in the organization's 25.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const start = await nextSecond();
+      const reads = [];
+      for (let b = 0; b < 3; b++) {
+        reads.push(...(await Promise.all(Array.from({ length: 10 }, (_, i) => api(replicas[i % 2].url, 'GET', '/v1/contact-retrieval-jobs/job_doesnotexist0000000000', { key: other.key })))));
+      }
+      const more = await Promise.all(Array.from({ length: 5 }, (_, i) => api(replicas[i % 2].url, 'GET', '/v1/whoami', { key: other.key })));
+      const last = await api(replicas[1].url, 'GET', '/v1/whoami', { key: other.key });
+      if (Date.now() >= start + 950) continue;
+      const refused = reads.filter((r) => r.status === 429);
+      expect(reads.length - refused.length).toBe(20);
+      expect(refused).toHaveLength(10);
+      for (const r of refused) {
+        expectRateLimited(r);
+        expect(r.json.limit).toBe('requests_per_second');
+        expect(r.headers['ratelimit-policy']).toContain('"contact_retrieval_jobs.get";q=20;w=1');
+      }
+      expect(more.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+      expectRateLimited(last);
+      break;
+    }
+    await waitForNoLeases(tenant.orgId);
+  }, 30_000);
+
+  test('an organization-wide lower rate set by the operator applies to every key', async () => {
+    const tenant = await createTenant();
+    const second = await addKey(tenant, [PERMISSIONS.candidatesSearch]);
+    await setOrganizationRate(tenant.orgId, { requestsPerSecond: 4 });
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const start = await nextSecond();
+      const res = await Promise.all(Array.from({ length: 8 }, (_, i) => api(replicas[i % 2].url, 'GET', '/v1/whoami', { key: i % 2 ? tenant.key : second.key })));
+      if (Date.now() >= start + 950) continue;
+      expect(res.filter((r) => r.status === 200)).toHaveLength(4);
+      for (const r of res.filter((x) => x.status !== 200)) expectRateLimited(r);
+      expect(res.find((r) => r.status === 200)!.headers['ratelimit-policy']).toBe('"baseline";q=4;w=1');
+      break;
+    }
+  });
+});
+
+describe('per-minute caps', () => {
+  test('a cap set through the operator CLI holds exactly across replicas; other keys are not affected', async () => {
+    const tenant = await createTenant();
+    const other = await addKey(tenant, [PERMISSIONS.candidatesSearch]);
+    const cli = spawnSync(
+      process.execPath,
+      [require.resolve('tsx/cli'), 'scripts/admin.ts', 'limit', 'set', '--org', tenant.orgId, '--operation', 'whoami', '--key-id', tenant.keyId, '--requests-per-minute', '7'],
+      { cwd: ROOT, env: childEnv(), encoding: 'utf8' },
+    );
+    expect(cli.status).toBe(0);
+    expect(JSON.parse(cli.stdout)).toMatchObject({ operation: 'whoami', scope: { type: 'key', id: tenant.keyId }, requests_per_minute: 7, source: 'override' });
+    const res: HttpResponse[] = [];
+    for (let b = 0; b < 4; b++) {
+      res.push(...(await Promise.all(Array.from({ length: 5 }, (_, i) => api(replicas[i % 2].url, 'GET', '/v1/whoami', { key: tenant.key })))));
+      await sleep(250);
+    }
+    const ok = res.filter((r) => r.status === 200);
+    expect(ok).toHaveLength(7);
+    expect(ok.map((r) => r.headers['ratelimit']).join(' ')).toContain('"whoami@key";r=0;t=');
+    for (const r of res.filter((x) => x.status !== 200)) {
+      expectRateLimited(r);
+      expect(r.json.limit).toBe('requests_per_minute');
+      expect(Number(r.headers['retry-after'])).toBeGreaterThan(50);
+      expect(Number(r.headers['retry-after'])).toBeLessThanOrEqual(60);
+      expect(r.headers['ratelimit-policy']).toContain('"whoami@key";q=7;w=60');
+    }
+    expect((await api(replicas[1].url, 'GET', '/v1/whoami', { key: other.key })).status).toBe(200);
+    // Clearing lifts it at once, on every replica.
+    await clearLimit(tenant.orgId, 'whoami', { type: 'key', id: tenant.keyId });
+    expect((await api(replicas[0].url, 'GET', '/v1/whoami', { key: tenant.key })).status).toBe(200);
+    expect((await api(replicas[1].url, 'GET', '/v1/whoami', { key: tenant.key })).status).toBe(200);
+  });
+});
+
+describe('requests in flight', () => {
+  test('held leases refuse new requests on both replicas until one is released', async () => {
+    const tenant = await createTenant();
+    await setOrganizationRate(tenant.orgId, { maxConcurrency: 3 });
+    const held = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await admitRequest({ orgId: tenant.orgId, requestsPerSecond: 25, maxConcurrency: 3, leaseTtlMs: 60_000 });
+      expect(r.admitted).toBe(true);
+      if (r.admitted) held.push(r.lease);
+    }
+    await nextSecond();
+    for (const replica of replicas) {
+      const res = await api(replica.url, 'GET', '/v1/whoami', { key: tenant.key });
+      expectRateLimited(res);
+      expect(res.json.limit).toBe('max_concurrency');
+    }
+    leaseReleaser.release(held[0].token);
+    await leaseReleaser.drain();
+    expect((await api(replicas[1].url, 'GET', '/v1/whoami', { key: tenant.key })).status).toBe(200);
+    // The slot is free again once the response finished.
+    await waitFor('lease released', async () => (await heldLeases(tenant.orgId)).length === 2, 5000);
+    for (const l of held.slice(1)) leaseReleaser.release(l.token);
+    await leaseReleaser.drain();
+    // Three concurrent requests fit, and every lease is gone when they finish.
+    const res = await Promise.all(replicas.concat(replicas[0]).map((r) => api(r.url, 'GET', '/v1/whoami', { key: tenant.key })));
+    expect(res.map((r) => r.status)).toEqual([200, 200, 200]);
+    await waitForNoLeases(tenant.orgId);
+  });
+
+  test('leases of a killed process are reclaimed after lease_ttl_seconds', async () => {
+    const tenant = await createTenant();
+    await setOrganizationRate(tenant.orgId, { maxConcurrency: 2 });
+    const holder = spawn(process.execPath, [require.resolve('tsx/cli'), 'test/integration/limitsLeaseHolder.ts'], {
+      cwd: ROOT,
+      env: { ...childEnv(), ORG_ID: tenant.orgId, COUNT: '2', MAX_CONCURRENCY: '2', TTL_MS: String(LEASE_TTL_SECONDS * 1000) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    holder.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    await waitFor('lease holder', async () => out.includes('"held":2'), 30_000, holder);
+    const heldAt = Date.now();
+    await kill(holder, 'SIGKILL');
+    expect((await heldLeases(tenant.orgId)).length).toBe(2);
+    const refused = await api(replicas[0].url, 'GET', '/v1/whoami', { key: tenant.key });
+    if (Date.now() < heldAt + LEASE_TTL_SECONDS * 1000 - 200) {
+      expectRateLimited(refused);
+      expect(refused.json.limit).toBe('max_concurrency');
+      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(LEASE_TTL_SECONDS);
+    }
+    await sleep(Math.max(0, heldAt + LEASE_TTL_SECONDS * 1000 + 100 - Date.now()));
+    const res = await api(replicas[1].url, 'GET', '/v1/whoami', { key: tenant.key });
+    expect(res.status).toBe(200);
+    await waitForNoLeases(tenant.orgId);
+  }, 60_000);
+});
+
+describe('GET /v1/operational-limits', () => {
+  let tenant: TestTenant;
+  const read = (query: string, key = tenant.key) => api(replicas[0].url, 'GET', `/v1/operational-limits${query}`, { key });
+  const entry = (res: HttpResponse, operation: string, scopeType: string) =>
+    res.json.data.find((e: any) => e.operation === operation && e.scope.type === scopeType);
+
+  beforeAll(async () => {
+    tenant = await createTenant();
+  });
+
+  test('defaults when the organization has none of its own, for the organization, application, key family and key', async () => {
+    const res = await read('');
+    expect(res.status).toBe(200);
+    expect(res.headers['ratelimit-policy']).toBe('"baseline";q=25;w=1');
+    const scopes = new Set(res.json.data.map((e: any) => `${e.scope.type}:${e.scope.id}`));
+    expect(scopes).toEqual(new Set([`organization:${tenant.orgId}`, `application:${tenant.applicationId}`, `key_family:${tenant.familyId}`, `key:${tenant.keyId}`]));
+    expect(entry(res, BASELINE_ENTRY, 'organization')).toEqual({
+      operation: BASELINE_ENTRY,
+      scope: { type: 'organization', id: tenant.orgId },
+      status: 'active',
+      source: 'inherited',
+      requests_per_second: 25,
+      requests_per_minute: null,
+      max_concurrency: 25,
+      lease_ttl_seconds: LEASE_TTL_SECONDS,
+      standard_requests_per_minute: 1500,
+      maximum_requests_per_minute: 1499,
+      suggested_requests_per_minute: 1200,
+      inherited_ceiling_ref: null,
+    });
+    expect(entry(res, 'contact_retrieval_jobs.create', 'key')).toMatchObject({
+      requests_per_second: 10,
+      source: 'inherited',
+      inherited_ceiling_ref: `key_family:${tenant.familyId}/contact_retrieval_jobs.create`,
+    });
+    for (const e of res.json.data) expect(e.status).toBe('active');
+  });
+
+  test('query parameters narrow the read; foreign ids are 404; the permission is required', async () => {
+    const one = await read(`?operation=whoami&key_id=${tenant.keyId}`);
+    expect(one.json.data).toHaveLength(1);
+    expect(one.json.data[0]).toMatchObject({ operation: 'whoami', scope: { type: 'key', id: tenant.keyId } });
+    const orgOnly = await read('?scope=organization');
+    expect(orgOnly.json.data.every((e: any) => e.scope.type === 'organization')).toBe(true);
+    const foreign = await createTenant();
+    expect((await read(`?key_id=${foreign.keyId}`)).status).toBe(404);
+    expect((await read('?operation=nope')).status).toBe(422);
+    const noPerm = await addKey(tenant, [PERMISSIONS.candidatesSearch]);
+    expect((await read('', noPerm.key)).json.code).toBe('insufficient_scope');
+  });
+
+  test('before and after each kind of override: cap, block, organization rate, and clearing', async () => {
+    const op = 'contact_retrieval_jobs.get';
+    await setCap(tenant.orgId, op, { type: 'application', id: tenant.applicationId }, 600);
+    let res = await read(`?operation=${op}`);
+    expect(entry(res, op, 'organization')).toMatchObject({ source: 'inherited', requests_per_minute: null });
+    expect(entry(res, op, 'application')).toMatchObject({ source: 'override', requests_per_minute: 600, standard_requests_per_minute: 1200 });
+    expect(entry(res, op, 'key')).toMatchObject({ source: 'override', requests_per_minute: 600 });
+
+    await blockOperation(tenant.orgId, op, { type: 'key_family', id: tenant.familyId });
+    res = await read(`?operation=${op}`);
+    expect(entry(res, op, 'key_family')).toMatchObject({ status: 'denied', source: 'override', requests_per_second: null, requests_per_minute: null, max_concurrency: null });
+    expect(entry(res, op, 'application')).toMatchObject({ status: 'active' });
+
+    await setOrganizationRate(tenant.orgId, { requestsPerSecond: 12 });
+    res = await read(`?operation=${BASELINE_ENTRY}&scope=organization`);
+    expect(res.json.data).toEqual([expect.objectContaining({ source: 'override', requests_per_second: 12, standard_requests_per_minute: 720 })]);
+
+    await clearLimit(tenant.orgId, op, { type: 'key_family', id: tenant.familyId });
+    await clearLimit(tenant.orgId, op, { type: 'application', id: tenant.applicationId });
+    await clearLimit(tenant.orgId, BASELINE_ENTRY, { type: 'organization', id: tenant.orgId });
+    res = await read(`?operation=${op}`);
+    expect(entry(res, op, 'key_family')).toMatchObject({ status: 'active', source: 'cleared', requests_per_minute: null, requests_per_second: 20 });
+    expect(entry(res, op, 'application')).toMatchObject({ source: 'cleared', requests_per_minute: null });
+    res = await read(`?operation=${BASELINE_ENTRY}&scope=organization`);
+    expect(res.json.data[0]).toMatchObject({ source: 'cleared', requests_per_second: 25 });
+  });
+});
