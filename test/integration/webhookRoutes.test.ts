@@ -212,10 +212,19 @@ async function deadLettered(t: TestTenant, tag: string) {
   }
 }
 
+/** One dead-lettered event shared by the read-only tests and the cap test (each run of nine attempts costs seconds). */
+let shared: Promise<{ t: TestTenant; eventId: string; endpointId: string; dead: any }> | undefined;
+function sharedDeadLetter() {
+  shared ??= (async () => {
+    const t = await createTenant();
+    return { t, ...(await deadLettered(t, 'shared')) };
+  })();
+  return shared;
+}
+
 describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
   test('nine attempt records, newest first, filtered and paged; tenant-scoped', async () => {
-    const t = await createTenant();
-    const { eventId, endpointId, dead } = await deadLettered(t, 'list');
+    const { t, eventId, endpointId, dead } = await sharedDeadLetter();
     expect(dead).toMatchObject({ event_id: eventId, endpoint_id: endpointId, attempt: 9, replay: 0, status: 'dead_lettered', response_status: 500, error_code: 'http_status', next_attempt_at: null });
     const all = await api(srv.url, 'GET', `/v1/webhook-deliveries?event_id=${eventId}&limit=100`, { key: t.key });
     expect(all.json.data.map((d: any) => d.attempt)).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1]);
@@ -242,8 +251,7 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
   });
 
   test('operators find dead-lettered events in the CLI and through the search attributes', async () => {
-    const t = await createTenant();
-    const { eventId, endpointId } = await deadLettered(t, 'ops');
+    const { t, eventId, endpointId } = await sharedDeadLetter();
     const r = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'scripts/admin.ts', 'webhook', 'dead-letters', '--org', t.orgId], {
       cwd: resolve(__dirname, '../..'),
       env: {
@@ -298,8 +306,7 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
     });
 
   test('more than 10 replays for one endpoint in the trailing hour is 429 webhook_replay_cap', async () => {
-    const t = await createTenant();
-    const { endpointId, dead } = await deadLettered(t, 'cap');
+    const { t, endpointId, dead } = await sharedDeadLetter();
     for (let i = 0; i < 10; i++) expect((await takeReplaySlot(endpointId)).ok).toBe(true);
     const res = await api(srv.url, 'POST', `/v1/webhook-deliveries/${dead.delivery_id}/replays`, { key: t.key, body: {} });
     expectProblem(res, 429, 'webhook_replay_cap');
