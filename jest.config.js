@@ -6,6 +6,8 @@ const transformIgnorePatterns = ['/node_modules/(?!(oauth4webapi|jose)/)'];
 module.exports = {
   // A global option: jest ignores testTimeout inside a project.
   testTimeout: 120000,
+  // Worker and driver sockets can outlive a file by a moment; never let CI hang on them.
+  forceExit: true,
   projects: [
     { displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'], transform, transformIgnorePatterns, testEnvironment: 'node' },
     {

@@ -5,6 +5,13 @@ import { connectStore, disconnectStore, ensureIndexes, pingStore } from '../core
 import { closeTemporalClient, pingTemporal } from '../core/temporal/client';
 import { createApp } from './app';
 
+/** Keep-alive longer than common load balancers' idle timeouts, so pooled connections are not reset under a client. */
+export function tuneServer(server: Server): void {
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 60_000;
+}
+
 export async function startApi(config: Config): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
   await connectStore(config.mongodbUri);
   await ensureIndexes();
@@ -14,10 +21,7 @@ export async function startApi(config: Config): Promise<{ server: Server; url: s
     server.once('listening', resolve);
     server.once('error', reject);
   });
-  // Keep-alive longer than common load balancers' idle timeouts.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 60_000;
+  tuneServer(server);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host}:${port}`;

@@ -24,7 +24,10 @@ export interface ReadBody {
 export async function readJsonBody(ctx: Context): Promise<ReadBody> {
   if (!hasBody(ctx)) return { value: undefined, raw: Buffer.alloc(0) };
   const type = ctx.get('Content-Type').split(';')[0].trim().toLowerCase();
-  if (type !== 'application/json') {
+  // Clients that send a bodiless POST chunked (Node's http does) declare no type: an empty
+  // chunked body is no body, anything else still needs application/json.
+  const mayBeEmpty = type === '' && !ctx.get('Content-Length');
+  if (type !== 'application/json' && !mayBeEmpty) {
     throw new Problem('unsupported_media_type', 'Send the body as `Content-Type: application/json`.');
   }
   let raw: Buffer;
@@ -40,6 +43,9 @@ export async function readJsonBody(ctx: Context): Promise<ReadBody> {
     throw new Problem('malformed_body', 'The request body could not be read completely.');
   }
   if (raw.length === 0) return { value: undefined, raw };
+  if (type !== 'application/json') {
+    throw new Problem('unsupported_media_type', 'Send the body as `Content-Type: application/json`.');
+  }
   try {
     return { value: JSON.parse(raw.toString('utf8')), raw };
   } catch {

@@ -35,7 +35,12 @@ export async function pingStore(): Promise<boolean> {
   }
 }
 
-/** MongoDB duplicate-key error (E11000), as raised by unique indexes on both stores. */
+/**
+ * A unique-index violation. MongoDB and FerretDB inserts raise E11000; FerretDB 1.x updates
+ * surface SQLite's own "UNIQUE constraint failed" instead, so both are recognised.
+ */
 export function isDuplicateKeyError(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 11000;
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as { code?: unknown; message?: unknown };
+  return e.code === 11000 || (typeof e.message === 'string' && e.message.includes('UNIQUE constraint failed'));
 }

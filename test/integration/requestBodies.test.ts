@@ -101,3 +101,41 @@ describe('request bodies (SPEC 7.2, 8.1 item 4)', () => {
     expect(res.json.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'filters.org_id' })]));
   });
 });
+
+describe('bodiless POSTs', () => {
+  test('an empty chunked POST without a content type is no body, not 415', async () => {
+    const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const url = new URL('/v1/candidates/search', srv.url);
+      const req = httpRequest(
+        { hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { ...headers(), 'Transfer-Encoding': 'chunked' } },
+        (r) => {
+          let body = '';
+          r.on('data', (c) => (body += c));
+          r.on('end', () => resolve({ status: r.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    // The search needs a body: the answer is about the missing body, not the media type.
+    expect(res.status).toBe(422);
+    expect(JSON.parse(res.body).code).toBe('validation_failed');
+  });
+
+  test('a non-empty chunked body without a content type is 415', async () => {
+    const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const url = new URL('/v1/candidates/search', srv.url);
+      const req = httpRequest(
+        { hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { ...headers(), 'Transfer-Encoding': 'chunked' } },
+        (r) => {
+          let body = '';
+          r.on('data', (c) => (body += c));
+          r.on('end', () => resolve({ status: r.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', reject);
+      req.end('{"query":"x"}');
+    });
+    expect(res.status).toBe(415);
+  });
+});

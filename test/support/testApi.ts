@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { createApp } from '../../api/app';
+import { tuneServer } from '../../api/server';
 import type { Config } from '../../core/config';
 import { logger } from '../../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes, pingStore } from '../../core/store/connection';
@@ -21,6 +22,7 @@ export async function startTestApi(env: Record<string, string> = {}, existing?: 
   await ensureIndexes();
   const app = createApp({ config, probes: { store: pingStore, temporal: () => pingTemporal(config) } });
   const server = app.listen(0, '127.0.0.1');
+  tuneServer(server);
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;

@@ -1,4 +1,4 @@
-import { Runtime, makeTelemetryFilterString, type Worker } from '@temporalio/worker';
+import { DefaultLogger, Runtime, makeTelemetryFilterString, type Worker } from '@temporalio/worker';
 import type { Config } from '../../core/config';
 import { createWorker } from '../../worker/createWorker';
 
@@ -17,7 +17,7 @@ export interface TestWorker {
 export async function startTestWorker(config: Config): Promise<TestWorker> {
   if (!runtimeInstalled) {
     try {
-      Runtime.install({ telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
+      Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
     } catch {
       // Already installed in this process.
     }
