@@ -32,17 +32,16 @@ export interface SearchOutcome {
 const STRONG_WEIGHT = 3;
 const WEAK_WEIGHT = 1;
 
-function has(list: Int32Array, value: number): boolean {
-  let lo = 0;
-  let hi = list.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = list[mid];
-    if (v === value) return true;
-    if (v < value) lo = mid + 1;
-    else hi = mid - 1;
+/** Per-index counters, zero between searches (a search resets what it touched). */
+const scratches = new WeakMap<SearchIndex, { hits: Uint8Array; strongHits: Uint8Array }>();
+
+function scratch(idx: SearchIndex): { hits: Uint8Array; strongHits: Uint8Array } {
+  let s = scratches.get(idx);
+  if (!s) {
+    s = { hits: new Uint8Array(idx.people.length), strongHits: new Uint8Array(idx.people.length) };
+    scratches.set(idx, s);
   }
-  return false;
+  return s;
 }
 
 type Filter = (ordinal: number) => boolean;
@@ -99,22 +98,38 @@ export function runSearch(idx: SearchIndex, params: SearchParams, keep: number):
   }
   const lists = tokens.map((t) => ({ all: idx.all.get(t), strong: idx.strong.get(t) }));
   if (lists.some((l) => !l.all)) return { ordinals: [], total: 0 };
-  const order = lists.map((_, i) => i).sort((a, b) => lists[a].all!.length - lists[b].all!.length);
-  const driver = lists[order[0]].all!;
-  const others = order.slice(1).map((i) => lists[i].all!);
+  // Counting over the posting lists (sequential typed-array walks) instead of probing each
+  // candidate: hits[o] counts the query words person o carries, strongHits[o] those in
+  // the current title or skills. Only people of the shortest list can carry every word.
+  const { hits, strongHits } = scratch(idx);
+  for (const l of lists) {
+    const all = l.all!;
+    for (let i = 0; i < all.length; i++) hits[all[i]]++;
+    if (l.strong) for (let i = 0; i < l.strong.length; i++) strongHits[l.strong[i]]++;
+  }
+  let driver = lists[0].all!;
+  for (const l of lists) if (l.all!.length < driver.length) driver = l.all!;
+  const need = tokens.length;
   const maxScore = tokens.length * STRONG_WEIGHT;
   // Scores are small integers: bucket by score instead of sorting the matches.
   const buckets: number[][] = Array.from({ length: maxScore + 1 }, () => []);
   let total = 0;
-  next: for (let i = 0; i < driver.length; i++) {
-    const o = driver[i];
-    for (const other of others) if (!has(other, o)) continue next;
-    if (!passes(o)) continue;
-    let score = 0;
-    for (const l of lists) score += l.strong && has(l.strong, o) ? STRONG_WEIGHT : WEAK_WEIGHT;
-    total++;
-    const bucket = buckets[score];
-    if (bucket.length < keep) bucket.push(o);
+  try {
+    for (let i = 0; i < driver.length; i++) {
+      const o = driver[i];
+      if (hits[o] !== need || !passes(o)) continue;
+      const strongCount = Math.min(strongHits[o], need);
+      const score = strongCount * STRONG_WEIGHT + (need - strongCount) * WEAK_WEIGHT;
+      total++;
+      const bucket = buckets[score];
+      if (bucket.length < keep) bucket.push(o);
+    }
+  } finally {
+    for (const l of lists) {
+      const all = l.all!;
+      for (let i = 0; i < all.length; i++) hits[all[i]] = 0;
+      if (l.strong) for (let i = 0; i < l.strong.length; i++) strongHits[l.strong[i]] = 0;
+    }
   }
   const ordinals: number[] = [];
   for (let s = maxScore; s >= 0 && ordinals.length < keep; s--) {
