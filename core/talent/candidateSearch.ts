@@ -64,8 +64,12 @@ function compileFilters(idx: SearchIndex, params: SearchParams): Filter[] {
     out.push((o) => companies.has(idx.people[o].companyFolded));
   }
   if (f.locations?.length) {
-    const places = new Set(f.locations.map(fold));
-    out.push((o) => idx.people[o].locationFolded.some((p) => places.has(p)));
+    const wanted = new Set(f.locations.map(fold));
+    const codes = new Uint8Array(idx.places.length);
+    idx.places.forEach((place, code) => {
+      if (place.some((p) => wanted.has(p))) codes[code] = 1;
+    });
+    out.push((o) => codes[idx.placeCode[o]] === 1);
   }
   if (f.skills?.length) {
     const skills = f.skills.map(fold);

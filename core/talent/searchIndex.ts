@@ -47,6 +47,9 @@ export interface SearchIndex {
   years: Uint8Array;
   sourceCode: Uint8Array;
   sources: string[];
+  /** Interned "city|region|country|country code" per person: location filters compare codes. */
+  placeCode: Uint32Array;
+  places: string[][];
 }
 
 const PROJECTION = {
@@ -99,6 +102,9 @@ export class SearchIndexBuilder {
   private readonly years: number[] = [];
   private readonly sourceCodes: number[] = [];
   private readonly sources: string[] = [];
+  private readonly placeCodes: number[] = [];
+  private readonly places: string[][] = [];
+  private readonly placeIndex = new Map<string, number>();
 
   get size(): number {
     return this.people.length;
@@ -128,6 +134,14 @@ export class SearchIndexBuilder {
     this.sourceCodes.push(sc);
     this.seniority.push(SENIORITIES.indexOf(raw.seniority));
     this.years.push(Math.min(255, raw.yearsExperience));
+    const place = [raw.location.city, raw.location.region, raw.location.country, raw.location.countryCode].map(fold);
+    const placeKey = place.join('|');
+    let pc = this.placeIndex.get(placeKey);
+    if (pc === undefined) {
+      pc = this.places.push(place) - 1;
+      this.placeIndex.set(placeKey, pc);
+    }
+    this.placeCodes.push(pc);
     this.people.push({
       preview: {
         person_id: raw._id,
@@ -155,6 +169,7 @@ export class SearchIndexBuilder {
       version, people: this.people, ordinalOf: this.ordinalOf, strong: toPostings(this.strong), all: toPostings(this.all),
       byName: this.byName, byProfileUrl: this.byProfileUrl, seniorityCode: Uint8Array.from(this.seniority),
       years: Uint8Array.from(this.years), sourceCode: Uint8Array.from(this.sourceCodes), sources: this.sources,
+      placeCode: Uint32Array.from(this.placeCodes), places: this.places,
     };
   }
 }
