@@ -172,7 +172,8 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
 
   // 2. Charge what was fetched (now or by an earlier attempt), one charge key per person, then deliver.
   const toCharge = items.filter((it) => it.outcome === 'pending' && it.fetched);
-  const groupSize = Math.max(1, deps.chargeConcurrency ?? 8);
+  // Charges of one organization contend on its ledger: one at a time per chunk keeps them flowing.
+  const groupSize = Math.max(1, deps.chargeConcurrency ?? 1);
   let outOfCredits = false;
   for (let i = 0; i < toCharge.length; i += groupSize) {
     const group = toCharge.slice(i, i + groupSize);

@@ -1,0 +1,151 @@
+/**
+ * Contact-retrieval job benchmark: one large job (default 10,000 people, a batch job over a
+ * stored search) on the built-in `local` provider, then the same size on the `http` provider
+ * against a loopback provider with 50 ms latency per call. Each run uses a fresh organization
+ * (so nobody is `reused`) and its own worker process (`tsx worker/main.ts`).
+ *
+ *   npx tsx bench/jobs.ts     (starts FerretDB and Temporal unless MONGODB_URI / TEMPORAL_ADDRESS are set)
+ *
+ * BENCH_PEOPLE (10000), BENCH_CHUNK (CONTACT_JOB_CHUNK_SIZE, 25), BENCH_CONCURRENCY
+ * (CONTACT_JOB_CONCURRENCY, 4), BENCH_PROVIDER_LATENCY_MS (50), BENCH_SKIP_HTTP=1.
+ * Prints time to finish and people per second for each provider. Target: >= 500 people/s on
+ * the local provider.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { loadConfig, setConfig, type Config } from '../core/config';
+import { createBatchContactRetrievalJob } from '../core/jobs/contactRetrievalJobs';
+import { tallyJobItems } from '../core/jobs/jobProcessing';
+import { ContactRetrievalJob } from '../core/jobs/models';
+import { createApiKey } from '../core/keys/apiKeys';
+import { ALL_PERMISSIONS } from '../core/keys/permissions';
+import { logger } from '../core/observability/logger';
+import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
+import { personIdFor } from '../core/talent/generator';
+import { storeSearch } from '../core/talent/searches';
+import { seedPeople } from '../core/talent/seedPeople';
+import { closeTemporalClient } from '../core/temporal/client';
+import { createOrganization } from '../core/tenancy/provisioning';
+import { freePort, installServices, startFerretDb, startTemporalDev, type RunningService } from '../scripts/localServices';
+import { startContactProviderServer } from '../test/support/contactProviderServer';
+
+const PEOPLE = Number(process.env.BENCH_PEOPLE ?? 10_000);
+const CHUNK = process.env.BENCH_CHUNK ?? '25';
+const CONCURRENCY = process.env.BENCH_CONCURRENCY ?? '4';
+const LATENCY_MS = Number(process.env.BENCH_PROVIDER_LATENCY_MS ?? 50);
+const SEED = 'bench-jobs';
+
+/** The worker runs as its own process, as in production: `tsx worker/main.ts` with this run's settings. */
+function startWorkerProcess(env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [require.resolve('tsx/cli'), 'worker/main.ts'], {
+    cwd: join(__dirname, '..'),
+    env: { PATH: process.env.PATH ?? '', ...env, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+async function runOnce(label: string, config: Config, env: Record<string, string>, personIds: string[]): Promise<void> {
+  const worker = startWorkerProcess(env);
+  try {
+    const org = await createOrganization(`bench jobs ${label}`, PEOPLE * 2);
+    const key = await createApiKey({ orgId: org.org_id, workspaceId: org.workspace_id, applicationId: org.application_id, scopes: [...ALL_PERMISSIONS], audience: config.apiAudience });
+    const principal = {
+      keyId: key.key_id, orgId: org.org_id, workspaceId: org.workspace_id, applicationId: org.application_id, familyId: key.family_id,
+      audience: config.apiAudience, scopes: [...ALL_PERMISSIONS],
+    };
+    const search = await storeSearch({ orgId: org.org_id, fingerprint: `bench-${label}`, params: {}, personIds, total: personIds.length });
+    const started = performance.now();
+    const view = await createBatchContactRetrievalJob(config, { principal, searchId: search.searchId, limit: personIds.length, fields: ['email', 'phone'] });
+    const accepted = performance.now();
+    process.stderr.write(`[bench] ${label}: job ${view.job_id} accepted\n`);
+    if (process.env.BENCH_LOG) process.stderr.write(`[bench] polling\n`);
+    let job = await ContactRetrievalJob.findById(view.job_id).lean();
+    if (process.env.BENCH_LOG) process.stderr.write(`[bench] first read ${job?.status}\n`);
+    let lastReport = performance.now();
+    while (job!.status === 'running') {
+      await new Promise((r) => setTimeout(r, 50));
+      job = await ContactRetrievalJob.findById(view.job_id).lean();
+      if (process.env.BENCH_LOG && performance.now() - lastReport > 5000) {
+        lastReport = performance.now();
+        process.stderr.write(`[bench] ${label}: ${JSON.stringify(await tallyJobItems(view.job_id))}\n`);
+      }
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const c = job!.counts!;
+    process.stdout.write(
+      `${label.padEnd(22)} ${String(personIds.length).padStart(6)} people  accepted in ${(accepted - started).toFixed(0)} ms  ` +
+        `finished in ${seconds.toFixed(2)} s  ${(personIds.length / seconds).toFixed(0)} people/s  ` +
+        `status ${job!.status}  delivered ${c.delivered} not_found ${c.not_found} failed ${c.failed}\n`,
+    );
+  } finally {
+    worker.kill('SIGTERM');
+    await new Promise((r) => worker.once('exit', r));
+  }
+}
+
+async function main(): Promise<void> {
+  logger.level = 'silent';
+  const dir = mkdtempSync(join(tmpdir(), 'bench-jobs-'));
+  const services: RunningService[] = [];
+  let mongo = process.env.MONGODB_URI;
+  let temporal = process.env.TEMPORAL_ADDRESS;
+  installServices({ temporal: !temporal, ferretdb: !mongo }, (m) => process.stderr.write(`[services] ${m}\n`));
+  if (!mongo) {
+    const port = await freePort();
+    services.push(await startFerretDb({ port, dataDir: join(dir, 'ferretdb'), logFile: join(dir, 'ferretdb.log') }));
+    mongo = `mongodb://127.0.0.1:${port}/bench_jobs`;
+  }
+  if (!temporal) {
+    const port = await freePort();
+    services.push(await startTemporalDev({ port, logFile: join(dir, 'temporal.log') }));
+    temporal = `127.0.0.1:${port}`;
+  }
+  const provider = await startContactProviderServer({ token: 'bench-provider-token', latencyMs: LATENCY_MS });
+  const base = {
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'silent',
+    MONGODB_URI: mongo,
+    TEMPORAL_ADDRESS: temporal,
+    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    CONTACT_JOB_CHUNK_SIZE: CHUNK,
+    CONTACT_JOB_CONCURRENCY: CONCURRENCY,
+  };
+  const localEnv = { ...base, TEMPORAL_TASK_QUEUE: `bench-jobs-local-${Date.now()}` };
+  const httpEnv = {
+    ...base, TEMPORAL_TASK_QUEUE: `bench-jobs-http-${Date.now()}`,
+    CONTACT_PROVIDER: 'http', CONTACT_PROVIDER_URL: provider.url, CONTACT_PROVIDER_TOKEN: 'bench-provider-token',
+  };
+  const local = loadConfig(localEnv);
+  const http = loadConfig(httpEnv);
+  setConfig(local);
+  await connectStore(local.mongodbUri);
+  await ensureIndexes();
+  const seedStarted = performance.now();
+  await seedPeople({ count: PEOPLE, seed: SEED });
+  process.stderr.write(`[bench] ${PEOPLE} people seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s\n`);
+  const personIds = Array.from({ length: PEOPLE }, (_, i) => personIdFor(SEED, i));
+  process.stdout.write(`contact-retrieval jobs: chunk ${CHUNK}, ${CONCURRENCY} chunks in flight\n`);
+  try {
+    await runOnce('local provider', local, localEnv, personIds);
+    if (!process.env.BENCH_SKIP_HTTP) {
+      setConfig(http);
+      await runOnce(`http provider ${LATENCY_MS} ms`, http, httpEnv, personIds);
+    }
+  } finally {
+    await provider.close();
+    await closeTemporalClient();
+    await disconnectStore();
+    await Promise.all(services.map((s) => s.stop()));
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    process.stderr.write(`bench failed: ${(err as Error).stack}\n`);
+    process.exit(1);
+  },
+);
