@@ -102,40 +102,33 @@ describe('request bodies (SPEC 7.2, 8.1 item 4)', () => {
   });
 });
 
+/** A chunked POST with no Content-Type, ending with `body` (nothing when undefined). */
+function chunkedPostWithoutType(body?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const url = new URL('/v1/candidates/search', srv.url);
+    const req = httpRequest(
+      { hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { ...headers(), 'Transfer-Encoding': 'chunked' } },
+      (r) => {
+        let text = '';
+        r.on('data', (c) => (text += c));
+        r.on('end', () => resolve({ status: r.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 describe('bodiless POSTs', () => {
   test('an empty chunked POST without a content type is no body, not 415', async () => {
-    const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const url = new URL('/v1/candidates/search', srv.url);
-      const req = httpRequest(
-        { hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { ...headers(), 'Transfer-Encoding': 'chunked' } },
-        (r) => {
-          let body = '';
-          r.on('data', (c) => (body += c));
-          r.on('end', () => resolve({ status: r.statusCode ?? 0, body }));
-        },
-      );
-      req.on('error', reject);
-      req.end();
-    });
+    const res = await chunkedPostWithoutType();
     // The search needs a body: the answer is about the missing body, not the media type.
     expect(res.status).toBe(422);
     expect(JSON.parse(res.body).code).toBe('validation_failed');
   });
 
   test('a non-empty chunked body without a content type is 415', async () => {
-    const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const url = new URL('/v1/candidates/search', srv.url);
-      const req = httpRequest(
-        { hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { ...headers(), 'Transfer-Encoding': 'chunked' } },
-        (r) => {
-          let body = '';
-          r.on('data', (c) => (body += c));
-          r.on('end', () => resolve({ status: r.statusCode ?? 0, body }));
-        },
-      );
-      req.on('error', reject);
-      req.end('{"query":"x"}');
-    });
+    const res = await chunkedPostWithoutType('{"query":"x"}');
     expect(res.status).toBe(415);
   });
 });
