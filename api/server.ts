@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { loadConfigOrExit, type Config } from '../core/config';
 import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes, pingStore } from '../core/store/connection';
+import { leaseReleaser, releaseIdleLeaseBlocks } from '../core/limits/requestAdmission';
 import { closeTemporalClient, pingTemporal } from '../core/temporal/client';
 import { createApp } from './app';
 
@@ -31,6 +32,9 @@ export async function startApi(config: Config): Promise<{ server: Server; url: s
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      // In-flight places this replica still holds go back now instead of at their expiry.
+      releaseIdleLeaseBlocks();
+      await leaseReleaser.drain();
       await closeTemporalClient();
       await disconnectStore();
     },

@@ -65,6 +65,7 @@ const schema = z
     IDEMPOTENCY_LEASE_SECONDS: positiveInt.default(30),
     METRICS_ENABLED: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
     LIMITS_LEASE_TTL_SECONDS: positiveInt.default(60),
+    READ_CACHE_MS: z.coerce.number().int().min(0).max(10_000).default(1000),
   })
   .superRefine((c, ctx) => {
     if (c.NODE_ENV === 'production' && c.RETRY_DELAYS_MS) {
@@ -132,6 +133,7 @@ function toConfig(e: z.infer<typeof schema>) {
     idempotency: { leaseSeconds: e.IDEMPOTENCY_LEASE_SECONDS },
     metricsEnabled: e.METRICS_ENABLED,
     limits: { leaseTtlSeconds: e.LIMITS_LEASE_TTL_SECONDS },
+    readCacheMs: e.READ_CACHE_MS,
   };
 }
 

@@ -3,13 +3,13 @@ import { config } from '../../core/config';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import { BLOCKED_RETRY_AFTER_SECONDS, type Scope } from '../../core/limits/limitTable';
 import {
-  applicableOverrides, organizationLimits, ownRequestsPerSecond, operationRequestsPerSecond, readLimitSettings,
+  admissionLimitSettings, applicableOverrides, organizationLimits, ownRequestsPerSecond, operationRequestsPerSecond,
   type LimitSettingsDoc, type OrganizationLimits,
 } from '../../core/limits/limitSettings';
 import { admitUnderCap, capLogId, returnCapSlot, type CapTaken } from '../../core/limits/minuteCaps';
 import { rateLimitHeaders, type RateLimitState } from '../../core/limits/rateLimitHeaders';
 import {
-  admitRequest, admitWindow, leaseReleaser, operationScopeKey, returnWindowSlot, type WindowTaken,
+  admitRequest, admitWindow, operationScopeKey, releaseLease, returnWindowSlot, type WindowTaken,
 } from '../../core/limits/requestAdmission';
 import { secondsUntilNextWindow } from '../../core/limits/strictWindow';
 import { logger } from '../../core/observability/logger';
@@ -65,7 +65,7 @@ export function baselineAdmission(): Middleware {
     const principal = ctx.state.principal as KeyPrincipal | undefined;
     if (!principal) return next();
     const leaseTtlMs = config().limits.leaseTtlSeconds * 1000;
-    const settings = await readLimitSettings(principal.orgId);
+    const settings = await admissionLimitSettings(principal.orgId);
     const org = organizationLimits(settings);
     const result = await admitRequest({ orgId: principal.orgId, requestsPerSecond: org.requestsPerSecond, maxConcurrency: org.maxConcurrency, leaseTtlMs });
     const baseline: RateLimitState = {
@@ -93,7 +93,7 @@ export function baselineAdmission(): Middleware {
     const release = () => {
       if (released || !settled || !closed) return;
       released = true;
-      leaseReleaser.release(result.lease.token);
+      releaseLease(result.lease);
     };
     ctx.res.once('close', () => {
       closed = true;

@@ -1,4 +1,6 @@
+import { config } from '../config';
 import { sha256Hex } from '../crypto/hash';
+import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
 import { newId } from '../ids';
 import { Application, Workspace } from '../tenancy/models';
 import { requireOrganization } from '../tenancy/provisioning';
@@ -70,13 +72,39 @@ export async function createApiKey(input: CreateKeyInput): Promise<{ key: string
   return { key, key_id: keyId, family_id: familyId };
 }
 
+/**
+ * Revokes a key. Returns only once no replica can still hold the key in its read cache, so the
+ * very next request with it fails everywhere (DECISIONS: no cache may outlive a revocation).
+ */
 export async function revokeApiKey(keyId: string): Promise<{ key_id: string; revoked_at: string }> {
   const now = new Date();
   // Revoking twice keeps the first time; no update pipelines (FerretDB 1.x lacks them).
   await ApiKey.updateOne({ _id: keyId, revokedAt: null }, { $set: { revokedAt: now } });
   const doc = await ApiKey.findById(keyId).lean();
   if (!doc) throw new Error(`key ${keyId} does not exist`);
+  keyReads.invalidate(doc.hash);
+  await waitUntilReadCachesExpire(config().readCacheMs);
   return { key_id: keyId, revoked_at: (doc.revokedAt ?? now).toISOString() };
+}
+
+type StoredKey = {
+  _id: string;
+  revokedAt?: Date | null;
+  expiresAt?: Date | null;
+  environment: string;
+  audience: string;
+  orgId: string;
+  workspaceId: string;
+  applicationId: string;
+  familyId: string;
+  scopes: string[];
+};
+
+/** Keys by hash, read at most once per READ_CACHE_MS per replica (see readCache.ts). */
+const keyReads = new ReadCache<StoredKey | null>(() => config().readCacheMs);
+
+async function readKeyByHash(hash: string): Promise<StoredKey | null> {
+  return keyReads.get(hash, async () => (await ApiKey.findOne({ hash }).lean()) as StoredKey | null);
 }
 
 export type KeyVerdict =
@@ -84,13 +112,13 @@ export type KeyVerdict =
   | { ok: false; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' | 'wrong_environment' | 'wrong_audience' };
 
 /**
- * Verifies a presented key. Read from the store on every request, never cached, so that a
- * revocation takes effect on the next request on every API replica.
+ * Verifies a presented key. Expiry is judged on every request; the stored key is read through
+ * the replica's short read cache, which a revocation outwaits (see `revokeApiKey`).
  */
 export async function verifyApiKey(presented: string, audience: string, now = new Date()): Promise<KeyVerdict> {
   const format = parseApiKey(presented);
   if (!format) return { ok: false, reason: 'malformed' };
-  const doc = await ApiKey.findOne({ hash: sha256Hex(presented) }).lean();
+  const doc = await readKeyByHash(sha256Hex(presented));
   if (!doc) return { ok: false, reason: 'unknown' };
   if (doc.revokedAt && doc.revokedAt <= now) return { ok: false, reason: 'revoked' };
   if (doc.expiresAt && doc.expiresAt <= now) return { ok: false, reason: 'expired' };

@@ -1,4 +1,6 @@
 import { Schema, model } from 'mongoose';
+import { config } from '../config';
+import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
 import { ApiKey } from '../keys/models';
 import { Application } from '../tenancy/models';
 import { requireOrganization } from '../tenancy/provisioning';
@@ -10,8 +12,9 @@ import {
 /**
  * An organization's own limits (SPEC 8.3): an organization-wide request rate and in-flight
  * limit, and per-operation overrides (a per-minute cap or a block) on the organization, one
- * application, one key family or one key. One document per organization, read on every
- * request, so a change applies on the next request on every API replica.
+ * application, one key family or one key. One document per organization, read by every
+ * request through the replica's short read cache; a change returns only once every replica's
+ * cache has expired, so it applies to the next request on every API replica.
  */
 export type OverrideKind = 'cap' | 'block' | 'cleared';
 
@@ -64,10 +67,17 @@ export function emptySettings(orgId: string): LimitSettingsDoc {
   return { _id: orgId, v: 0, requestsPerSecond: null, maxConcurrency: null, rateCleared: false, overrides: [] };
 }
 
-/** One read by primary key on the hot path (the native driver: no document hydration). */
+/** The stored settings, read now (the native driver by primary key: no document hydration). */
 export async function readLimitSettings(orgId: string): Promise<LimitSettingsDoc> {
   const doc = await LimitSettings.collection.findOne({ _id: orgId as never });
   return doc ? { ...emptySettings(orgId), ...(doc as unknown as Partial<LimitSettingsDoc>) } : emptySettings(orgId);
+}
+
+const settingsReads = new ReadCache<LimitSettingsDoc>(() => config().readCacheMs);
+
+/** The settings every request is admitted under, through the read cache (see readCache.ts). */
+export function admissionLimitSettings(orgId: string): Promise<LimitSettingsDoc> {
+  return settingsReads.get(orgId, () => readLimitSettings(orgId));
 }
 
 // ---- effective limits (pure) ----
@@ -138,7 +148,11 @@ async function updateSettings(orgId: string, change: (s: LimitSettingsDoc) => Li
         { $set: { ...fields, v: current.v + 1 } },
         { upsert: current.v === 0 },
       );
-      if (res.modifiedCount === 1 || res.upsertedCount === 1) return { ...next, v: current.v + 1 };
+      if (res.modifiedCount === 1 || res.upsertedCount === 1) {
+        settingsReads.invalidate(orgId);
+        await waitUntilReadCachesExpire(config().readCacheMs);
+        return { ...next, v: current.v + 1 };
+      }
     } catch (err) {
       if ((err as { code?: number }).code !== 11000) throw err;
     }

@@ -1,13 +1,16 @@
 import { Schema, model } from 'mongoose';
+import { config } from '../config';
 import { logger } from '../observability/logger';
+import { LeaseBlockPool, WindowBlockPool, windowBlockSize, leaseBlockSize, type LeaseBlock, type WindowBlock } from './admissionBlocks';
 import { freeLeaseSlots, inFlightRetryAfterSeconds, leaseSlotId, LeaseReleaser, newLeaseToken, probeOrder, type HeldLease } from './inFlightLeases';
 import { freeSlotIds, secondsUntilNextWindow, windowSecond, windowSlotId, windowSlotIds } from './strictWindow';
 
 /**
  * Admission against the store (SPEC 8.1): the organization's strict per-second window and its
  * in-flight leases, and each operation's own window. Every admission is a unique insert (see
- * strictWindow.ts for why); nothing in process memory is authoritative: the only thing a
- * process remembers is which slot to try first.
+ * strictWindow.ts for why). At the default limits nothing in process memory is authoritative:
+ * the only thing a process remembers is which slot to try first. Limits an operator raised far
+ * above the defaults are admitted in blocks of slots (admissionBlocks.ts).
  *
  * The key, key-family and application windows of SPEC 8.1 item 1 have the same limit as the
  * organization's and their requests are a subset of the organization's, so the organization
@@ -74,14 +77,26 @@ function purgeOldWindows(second: number): void {
 
 export interface WindowTaken {
   slotId: string;
+  /** Set when the slot came from a block this process holds. */
+  block?: WindowBlock;
 }
 
 export type WindowAdmission =
   | { admitted: true; taken: WindowTaken; limit: number; count: number }
   | { admitted: false; retryAfterSeconds: number; limit: number; count: number };
 
+const windowBlocks = new WindowBlockPool((scopeKey, second, size, index) =>
+  tryInsert(windows(), { _id: `${windowSlotId(scopeKey, second, index)}:b${size}`, s: second }),
+);
+
 /** One more request in a scope's strict one-second window, or a refusal that writes nothing. */
 export async function admitWindow(scopeKey: string, limit: number, now: () => number = Date.now): Promise<WindowAdmission> {
+  if (windowBlockSize(limit) > 1) {
+    purgeOldWindows(windowSecond(now()));
+    const got = await windowBlocks.admit(scopeKey, limit, () => windowSecond(now()));
+    if (got) return { admitted: true, taken: { slotId: `${windowSlotId(scopeKey, got.block.second, got.block.index)}:b${got.block.size}`, block: got.block }, limit, count: got.count };
+    return { admitted: false, retryAfterSeconds: secondsUntilNextWindow(now()), limit, count: limit };
+  }
   const t = now();
   const second = windowSecond(t);
   if (second !== hintSecond) {
@@ -107,6 +122,7 @@ export async function admitWindow(scopeKey: string, limit: number, now: () => nu
 
 /** Gives back a window slot taken by a request that a later check refused (refusals consume nothing). */
 export async function returnWindowSlot(taken: WindowTaken): Promise<void> {
+  if (taken.block) return windowBlocks.giveBack(taken.block);
   await windows().deleteOne({ _id: taken.slotId });
 }
 
@@ -115,22 +131,57 @@ export async function returnWindowSlot(taken: WindowTaken): Promise<void> {
 export interface Lease {
   slotId: string;
   token: string;
+  /** Set when the place is in a lease block this process holds. */
+  block?: LeaseBlock;
 }
 
 export type LeaseAdmission =
   | { admitted: true; lease: Lease }
   | { admitted: false; retryAfterSeconds: number; held: number };
 
-/** Takes one of the organization's in-flight slots; expired slots (their process died) are reclaimed. */
+type StoreLeaseAdmission =
+  | { admitted: true; lease: Lease; index: number; expiresAt: number }
+  | { admitted: false; retryAfterSeconds: number; held: number };
+
+const leaseBlocks = new LeaseBlockPool(
+  (orgId, blocks) => acquireStoreLease(orgId, blocks, config().limits.leaseTtlSeconds * 1000, Date.now),
+  (lease) => leaseReleaser.release(lease.token),
+);
+
+/** Takes one of the organization's in-flight places; expired slots (their process died) are reclaimed. */
 export async function acquireLease(orgId: string, limit: number, ttlMs: number, now: () => number = Date.now): Promise<LeaseAdmission> {
+  if (leaseBlockSize(limit) > 1) {
+    const got = await leaseBlocks.acquire(orgId, limit, ttlMs, now);
+    if (!got.admitted) return { admitted: false, retryAfterSeconds: got.retryAfterSeconds, held: limit };
+    return { admitted: true, lease: { ...got.block.lease, block: got.block } };
+  }
+  const got = await acquireStoreLease(orgId, limit, ttlMs, now);
+  return got.admitted ? { admitted: true, lease: got.lease } : got;
+}
+
+/** Finishes a request's hold on its in-flight place. */
+export function releaseLease(lease: Lease): void {
+  if (lease.block) leaseBlocks.release(lease.block, Date.now());
+  else leaseReleaser.release(lease.token);
+}
+
+/** Gives back lease blocks no request uses (shutdown, tests); then `leaseReleaser.drain()`. */
+export function releaseIdleLeaseBlocks(): void {
+  leaseBlocks.releaseIdle();
+}
+
+/** One store slot of `slots`, by unique insert; expired ones are reclaimed. */
+async function acquireStoreLease(orgId: string, slots: number, ttlMs: number, now: () => number): Promise<StoreLeaseAdmission> {
+  const limit = slots;
   const token = newLeaseToken();
-  const take = async (slot: number) => {
+  const take = async (slot: number): Promise<StoreLeaseAdmission | undefined> => {
     const slotId = leaseSlotId(orgId, slot);
-    return (await tryInsert(leases(), { _id: slotId, org: orgId, slot, exp: now() + ttlMs, token })) ? { slotId, token } : undefined;
+    const exp = now() + ttlMs;
+    return (await tryInsert(leases(), { _id: slotId, org: orgId, slot, exp, token })) ? { admitted: true, lease: { slotId, token }, index: slot, expiresAt: exp } : undefined;
   };
   for (const slot of probeOrder(limit, 2)) {
     const lease = await take(slot);
-    if (lease) return { admitted: true, lease };
+    if (lease) return lease;
   }
   for (let round = 0; round < 3; round++) {
     const held = await leases().find({ org: orgId }, { projection: { slot: 1, exp: 1, token: 1 } }).toArray();
@@ -144,7 +195,7 @@ export async function acquireLease(orgId: string, limit: number, ttlMs: number, 
     }
     for (const slot of free) {
       const lease = await take(slot);
-      if (lease) return { admitted: true, lease };
+      if (lease) return lease;
     }
   }
   return { admitted: false, retryAfterSeconds: 1, held: limit };
@@ -185,7 +236,7 @@ export async function admitRequest(input: {
   ]);
   if (w.admitted && l.admitted) return { admitted: true, lease: l.lease, taken: w.taken, limit: w.limit, count: w.count };
   if (w.admitted) await returnWindowSlot(w.taken);
-  if (l.admitted) leaseReleaser.release(l.lease.token);
+  if (l.admitted) releaseLease(l.lease);
   if (!w.admitted) return { admitted: false, reason: 'request_rate', retryAfterSeconds: w.retryAfterSeconds, limit: w.limit, count: w.count };
   return { admitted: false, reason: 'in_flight', retryAfterSeconds: (l as { retryAfterSeconds: number }).retryAfterSeconds, limit: w.limit, count: w.count };
 }

@@ -1,0 +1,68 @@
+import { LRUCache } from 'lru-cache';
+
+/**
+ * A process-wide cache of hot store reads (API keys, limit settings) that every request needs.
+ * On the local store each read costs a millisecond or more of a single SQLite writer's time, so
+ * without it a replica tops out far below the 1,000 requests/s we aim for.
+ *
+ * An entry lives `ttlMs` counted from the moment its read STARTED, not when it finished: a read
+ * that began before a write may return the old value, but it is forgotten by write + `ttlMs`.
+ * So a writer that changes a cached document and then waits `ttlMs` (`waitUntilReadCachesExpire`)
+ * knows that no replica still holds the old value: a revoked key fails on every replica's very
+ * next request once `key revoke` has returned. Every replica must run with the same `ttlMs`.
+ */
+export class ReadCache<V> {
+  private readonly entries: LRUCache<string, { value: V }>;
+  private readonly pending = new Map<string, Promise<V>>();
+
+  constructor(
+    private readonly ttlMs: () => number,
+    maxEntries = 10_000,
+    private readonly clock: () => number = () => performance.now(),
+  ) {
+    this.entries = new LRUCache({ max: maxEntries, ttlAutopurge: false, ttlResolution: 0, perf: { now: clock } });
+  }
+
+  /** The cached value, or the one `read` returns; concurrent misses of one key share one read. */
+  async get(key: string, read: () => Promise<V>): Promise<V> {
+    const ttl = this.ttlMs();
+    if (ttl <= 0) return read();
+    const hit = this.entries.get(key);
+    if (hit) return hit.value;
+    const shared = this.pending.get(key);
+    if (shared) return shared;
+    const startedAt = this.clock();
+    const p = read().then(
+      (value) => {
+        const left = ttl - (this.clock() - startedAt);
+        if (left >= 1 && this.pending.get(key) === p) this.entries.set(key, { value }, { ttl: Math.floor(left) });
+        this.pending.delete(key);
+        return value;
+      },
+      (err: unknown) => {
+        this.pending.delete(key);
+        throw err;
+      },
+    );
+    this.pending.set(key, p);
+    return p;
+  }
+
+  /** Forgets a key in this process at once (its writer); other replicas forget it within `ttlMs`. */
+  invalidate(key: string): void {
+    this.entries.delete(key);
+    this.pending.delete(key);
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.pending.clear();
+  }
+}
+
+/** Resolves once every replica's cached copy of anything read before now has expired. */
+export function waitUntilReadCachesExpire(ttlMs: number): Promise<void> {
+  if (ttlMs <= 0) return Promise.resolve();
+  // A few milliseconds beyond the TTL: timers and the clock are not perfectly exact.
+  return new Promise((resolve) => setTimeout(resolve, ttlMs + 25));
+}

@@ -1,0 +1,178 @@
+import {
+  blockCapacity, blockCount, leaseBlockSize, LeaseBlockPool, windowBlockSize, WindowBlockPool, type StoreLease,
+} from '../../core/limits/admissionBlocks';
+import { ReadCache } from '../../core/store/readCache';
+
+describe('block sizes', () => {
+  it('keeps default and small limits exact: one slot per store write', () => {
+    expect(windowBlockSize(25)).toBe(1);
+    expect(windowBlockSize(100)).toBe(1);
+    expect(leaseBlockSize(25)).toBe(1);
+    expect(leaseBlockSize(50)).toBe(1);
+  });
+
+  it('cuts raised limits into about a hundred window blocks and fifty lease blocks', () => {
+    expect(windowBlockSize(101)).toBe(2);
+    expect(windowBlockSize(100_000)).toBe(1000);
+    expect(leaseBlockSize(2000)).toBe(40);
+  });
+
+  it('covers the limit exactly, the last block taking the remainder', () => {
+    for (const limit of [101, 250, 999, 12_345]) {
+      const size = windowBlockSize(limit);
+      const n = blockCount(limit, size);
+      const total = Array.from({ length: n }, (_, i) => blockCapacity(limit, size, i)).reduce((a, b) => a + b, 0);
+      expect(total).toBe(limit);
+      expect(blockCapacity(limit, size, n)).toBe(0);
+    }
+  });
+});
+
+/** A fake store of unique slot ids: what the real one guarantees (one insert per id wins). */
+function uniqueSlots() {
+  const taken = new Set<string>();
+  let writes = 0;
+  return {
+    taken,
+    get writes() {
+      return writes;
+    },
+    take: async (id: string) => {
+      writes++;
+      await new Promise((r) => setImmediate(r));
+      if (taken.has(id)) return false;
+      taken.add(id);
+      return true;
+    },
+  };
+}
+
+describe('WindowBlockPool', () => {
+  it('admits at most the limit across two replicas sharing the store, with one write per block', async () => {
+    const store = uniqueSlots();
+    const replicas = [0, 1].map(() => new WindowBlockPool((scope, second, size, index) => store.take(`${scope}:${second}:${size}:${index}`)));
+    const limit = 1000;
+    const results = await Promise.all(
+      Array.from({ length: 1500 }, (_, i) => replicas[i % 2].admit('req:org', limit, () => 7)),
+    );
+    const admitted = results.filter(Boolean).length;
+    expect(admitted).toBeLessThanOrEqual(limit);
+    // Each replica can leave at most one block partly unused.
+    expect(admitted).toBeGreaterThanOrEqual(limit - 2 * windowBlockSize(limit));
+    expect(store.taken.size).toBeLessThanOrEqual(blockCount(limit, windowBlockSize(limit)));
+  });
+
+  it('opens a fresh window in the next second', async () => {
+    const store = uniqueSlots();
+    const pool = new WindowBlockPool((scope, second, size, index) => store.take(`${scope}:${second}:${size}:${index}`));
+    let second = 1;
+    const first = await Promise.all(Array.from({ length: 250 }, () => pool.admit('s', 200, () => second)));
+    expect(first.filter(Boolean)).toHaveLength(200);
+    second = 2;
+    expect(await pool.admit('s', 200, () => second)).toBeDefined();
+  });
+
+  it('returns a refused request\'s slot to its block', async () => {
+    const store = uniqueSlots();
+    const pool = new WindowBlockPool((scope, second, size, index) => store.take(`${scope}:${second}:${size}:${index}`));
+    const all = await Promise.all(Array.from({ length: 202 }, () => pool.admit('s', 202, () => 3)));
+    expect(all.every(Boolean)).toBe(true);
+    expect(await pool.admit('s', 202, () => 3)).toBeUndefined();
+    pool.giveBack(all[all.length - 1]!.block);
+    expect(await pool.admit('s', 202, () => 3)).toBeDefined();
+  });
+});
+
+describe('LeaseBlockPool', () => {
+  function leaseStore() {
+    const slots = new Map<number, string>();
+    let n = 0;
+    const store = {
+      slots,
+      expiresAt: 60_000,
+      take: async (_org: string, blocks: number) => {
+        await new Promise((r) => setImmediate(r));
+        for (let i = 0; i < blocks; i++) {
+          if (!slots.has(i)) {
+            const token = `t${n++}`;
+            slots.set(i, token);
+            return { admitted: true as const, lease: { slotId: `l:${i}`, token }, index: i, expiresAt: store.expiresAt };
+          }
+        }
+        return { admitted: false as const, retryAfterSeconds: 1 };
+      },
+      giveBack: (lease: StoreLease) => {
+        for (const [i, t] of slots) if (t === lease.token) slots.delete(i);
+      },
+    };
+    return store;
+  }
+
+  it('never holds more places than the limit and gives idle blocks back', async () => {
+    const store = leaseStore();
+    const pool = new LeaseBlockPool(store.take, store.giveBack, 0);
+    const limit = 200;
+    const got = await Promise.all(Array.from({ length: 300 }, () => pool.acquire('org', limit, 60_000, () => 0)));
+    const admitted = got.filter((g) => g.admitted);
+    expect(admitted).toHaveLength(limit);
+    expect(store.slots.size).toBe(blockCount(limit, leaseBlockSize(limit)));
+    for (const g of admitted) if (g.admitted) pool.release(g.block, 0);
+    expect(store.slots.size).toBe(0);
+  });
+
+  it('keeps a block for the next request while it lingers, then gives it back', async () => {
+    const store = leaseStore();
+    const pool = new LeaseBlockPool(store.take, store.giveBack, 20);
+    const a = await pool.acquire('org', 100, 60_000, () => 0);
+    if (!a.admitted) throw new Error('refused');
+    pool.release(a.block, 0);
+    const b = await pool.acquire('org', 100, 60_000, () => 0);
+    if (!b.admitted) throw new Error('refused');
+    expect(b.block).toBe(a.block);
+    pool.release(b.block, 0);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(store.slots.size).toBe(0);
+  });
+
+  it('puts no new request in a block with less than half its lease time left', async () => {
+    const store = leaseStore();
+    const pool = new LeaseBlockPool(store.take, store.giveBack, 1000);
+    const a = await pool.acquire('org', 100, 60_000, () => 0);
+    store.expiresAt = 105_000;
+    const b = await pool.acquire('org', 100, 60_000, () => 45_000);
+    if (!a.admitted || !b.admitted) throw new Error('refused');
+    expect(b.block).not.toBe(a.block);
+    pool.releaseIdle();
+  });
+});
+
+describe('ReadCache', () => {
+  it('serves a read for the TTL counted from when the read started, and shares concurrent misses', async () => {
+    let t = 0;
+    let reads = 0;
+    const cache = new ReadCache<number>(() => 1000, 100, () => t);
+    const read = async () => {
+      reads++;
+      t += 400; // the read itself takes 400 ms
+      return reads;
+    };
+    const [a, b] = await Promise.all([cache.get('k', read), cache.get('k', read)]);
+    expect([a, b, reads]).toEqual([1, 1, 1]);
+    t = 999;
+    expect(await cache.get('k', read)).toBe(1);
+    t = 1001;
+    expect(await cache.get('k', read)).toBe(2);
+  });
+
+  it('reads every time when the TTL is 0, and forgets an invalidated key', async () => {
+    let reads = 0;
+    const off = new ReadCache<number>(() => 0);
+    await off.get('k', async () => ++reads);
+    await off.get('k', async () => ++reads);
+    expect(reads).toBe(2);
+    const on = new ReadCache<number>(() => 1000);
+    await on.get('k', async () => ++reads);
+    on.invalidate('k');
+    expect(await on.get('k', async () => ++reads)).toBe(4);
+  });
+});
