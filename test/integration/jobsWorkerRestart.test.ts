@@ -21,7 +21,7 @@ let srv: TestApi;
 const children: ChildProcess[] = [];
 
 function startWorkerProcess(): ChildProcess {
-  const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'worker/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
     cwd: root,
     env: {
       PATH: process.env.PATH,
