@@ -3,9 +3,10 @@ import type { Config } from '../core/config';
 import { createContactProvider } from '../core/contactProvider';
 import type { ProviderRetryPolicy } from '../core/contactProvider/retryPolicy';
 import {
-  expireJobResult, finishJob, processChunk, purgeJobResult, type ChunkInput, type ChunkOutcome, type FinishedJob,
+  expireJobResult, findReusablePositions, finishJob, processChunk, purgeJobResult, type ChunkInput, type ChunkOutcome, type FinishedJob,
 } from '../core/jobs/jobProcessing';
-import type { StopReason } from '../core/jobs/jobTypes';
+import { inTurn } from '../core/jobs/inTurn';
+import type { ContactField, StopReason } from '../core/jobs/jobTypes';
 import { recordDelivered } from '../core/talent/quotas';
 import { emitJobCompleted } from '../core/webhooks/jobCompletedEvent';
 
@@ -18,6 +19,11 @@ export function createContactActivities(config: Config) {
     maxDelayMs: 30_000,
   };
   return {
+    /** Positions of the job's people the organization retrieved recently (reused, free). */
+    async planContactReuse(input: { jobId: string; orgId: string; fields: ContactField[] }): Promise<number[]> {
+      return findReusablePositions(input);
+    },
+
     async processContactChunk(input: ChunkInput): Promise<ChunkOutcome> {
       const ctx = Context.current();
       return processChunk(input, {
@@ -25,7 +31,8 @@ export function createContactActivities(config: Config) {
         retryPolicy,
         heartbeat: () => ctx.heartbeat(),
         signal: ctx.cancellationSignal,
-        onDelivered: (orgId, personIds) => recordDelivered(orgId, personIds),
+        firstAttempt: ctx.info.attempt === 1,
+        onDelivered: (orgId, personIds) => inTurn(`deliveries:${orgId}`, () => recordDelivered(orgId, personIds)),
       });
     },
 

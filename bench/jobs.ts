@@ -27,7 +27,8 @@ import { connectStore, disconnectStore, ensureIndexes } from '../core/store/conn
 import { personIdFor } from '../core/talent/generator';
 import { storeSearch } from '../core/talent/searches';
 import { seedPeople } from '../core/talent/seedPeople';
-import { closeTemporalClient } from '../core/temporal/client';
+import { temporal } from '@temporalio/proto';
+import { closeTemporalClient, temporalClient } from '../core/temporal/client';
 import { createOrganization } from '../core/tenancy/provisioning';
 import { freePort, installServices, startFerretDb, startTemporalDev, type RunningService } from '../scripts/localServices';
 import { startContactProviderServer } from '../test/support/contactProviderServer';
@@ -47,9 +48,30 @@ function startWorkerProcess(env: Record<string, string>): ChildProcess {
   });
 }
 
+/** Waits until the worker polls both its workflow and activity task queues: the job is timed, not the worker's start. */
+async function workerReady(config: Config, worker: ChildProcess): Promise<void> {
+  const client = await temporalClient(config);
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (worker.exitCode !== null) throw new Error('the worker process exited');
+    const polled = await Promise.all(
+      [temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY].map(async (taskQueueType) => {
+        const r = await client.workflowService.describeTaskQueue({ namespace: config.temporal.namespace, taskQueue: { name: config.temporal.taskQueue }, taskQueueType });
+        return (r.pollers?.length ?? 0) > 0;
+      }),
+    );
+    if (polled.every(Boolean)) return;
+    if (Date.now() > deadline) throw new Error('the worker did not start polling in time');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 async function runOnce(label: string, config: Config, env: Record<string, string>, personIds: string[]): Promise<void> {
   const worker = startWorkerProcess(env);
   try {
+    const booting = performance.now();
+    await workerReady(config, worker);
+    process.stderr.write(`[bench] ${label}: worker polling after ${((performance.now() - booting) / 1000).toFixed(1)} s\n`);
     const org = await createOrganization(`bench jobs ${label}`, PEOPLE * 2);
     const key = await createApiKey({ orgId: org.org_id, workspaceId: org.workspace_id, applicationId: org.application_id, scopes: [...ALL_PERMISSIONS], audience: config.apiAudience });
     const principal = {

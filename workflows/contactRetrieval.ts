@@ -41,13 +41,18 @@ export async function contactRetrievalWorkflow(input: ContactRetrievalInput): Pr
   };
   setHandler(cancelContactRetrieval, () => stopWith('cancelled'));
 
+  // One look at the organization's recent retrievals per job, instead of one per chunk.
+  const reusable = stop === null ? await steps.planContactReuse({ jobId: input.jobId, orgId: input.orgId, fields: input.fields }) : [];
   const chunks = chunkRanges(input.requested, input.chunkSize);
   let next = 0;
   const lane = async () => {
     while (stop === null && next < chunks.length) {
       const { from, to } = chunks[next++];
       try {
-        const r = await people.processContactChunk({ jobId: input.jobId, orgId: input.orgId, familyId: input.familyId, fields: input.fields, from, to });
+        const r = await people.processContactChunk({
+          jobId: input.jobId, orgId: input.orgId, familyId: input.familyId, fields: input.fields, from, to,
+          reusable: reusable.filter((p) => p >= from && p < to),
+        });
         if (r.outOfCredits) stopWith('insufficient_credits');
       } catch (err) {
         // Cancelled at the deadline, or the activity failed for good: the finish settles its people.

@@ -121,14 +121,60 @@ function assertAmount(amount: number): void {
 type Movement = Omit<LedgerEntryDoc, '_id' | 'chainId' | 'seq' | 'receiptId' | 'balanceAfter' | 'orgBudgetAfter' | 'familyBudgetsAfter' | 'createdAt'>;
 
 /**
+ * The head entry this process wrote or read last, per organization. Safe to compute from:
+ * an append after a stale one conflicts on its seq and re-probes. Saves a read per charge,
+ * which on FerretDB is a scan of the whole ledger.
+ */
+const headEntries = new Map<string, LedgerEntryDoc>();
+
+function remember(entry: LedgerEntryDoc): void {
+  if (headEntries.size > 10_000) headEntries.clear();
+  headEntries.set(entry.chainId, entry);
+}
+
+function forget(orgId: string): void {
+  headEntries.delete(orgId);
+  forgetHead(orgId);
+}
+
+/**
+ * Appends of one organization from this process, one at a time: concurrent writers of one
+ * process would only race each other for the same seq (each lost race costs re-reads).
+ */
+const appendQueues = new Map<string, Promise<unknown>>();
+
+function oneAtATime<T>(orgId: string, fn: () => Promise<T>): Promise<T> {
+  const previous = appendQueues.get(orgId) ?? Promise.resolve();
+  const run = previous.then(fn, fn);
+  const settled = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  appendQueues.set(orgId, settled);
+  void settled.then(() => {
+    if (appendQueues.get(orgId) === settled) appendQueues.delete(orgId);
+  });
+  return run;
+}
+
+/**
  * Appends one movement computed from the current head: `next` returns the state after it or
  * throws a refusal. Returns the entry, or the earlier entry with the same chargeKey.
  */
-async function append(orgId: string, movement: Movement, next: (s: FundingState) => FundingState): Promise<{ entry: LedgerEntryDoc; fresh: boolean }> {
+function append(orgId: string, movement: Movement, next: (s: FundingState) => FundingState, patch?: MovementPatch): Promise<{ entry: LedgerEntryDoc; fresh: boolean }> {
+  return oneAtATime(orgId, () => appendNow(orgId, movement, next, patch));
+}
+
+/** Fields of the movement known only once the head is read (a bulk charge's amount). */
+type MovementPatch = (before: FundingState, after: FundingState) => Partial<Movement>;
+
+async function appendNow(orgId: string, movement: Movement, next: (s: FundingState) => FundingState, patch?: MovementPatch): Promise<{ entry: LedgerEntryDoc; fresh: boolean }> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     // Trust the head this process saw last: a stale one only costs a conflict and a re-probe.
     const hinted = knownHead(orgId);
-    const fromHint = hinted !== undefined ? await readEntry<LedgerEntryDoc>(LedgerEntry, orgId, hinted) : null;
+    const cached = headEntries.get(orgId);
+    const fromHint =
+      hinted === undefined ? null : cached && cached.seq === hinted ? cached : await readEntry<LedgerEntryDoc>(LedgerEntry, orgId, hinted);
     const current = fromHint ?? (await head(orgId));
     let after: FundingState;
     try {
@@ -136,24 +182,25 @@ async function append(orgId: string, movement: Movement, next: (s: FundingState)
     } catch (err) {
       // Refuse only on the verified head: another process may have granted credits since.
       if (!fromHint) throw err;
-      forgetHead(orgId);
+      forget(orgId);
       continue;
     }
     const receiptId = newId('rcpt');
     const doc = {
-      ...movement, receiptId, balanceAfter: after.creditBalance, orgBudgetAfter: after.budgetRemaining,
+      ...movement, ...(patch ? patch(stateOf(current), after) : {}), receiptId, balanceAfter: after.creditBalance, orgBudgetAfter: after.budgetRemaining,
       familyBudgetsAfter: after.familyBudgets, createdAt: new Date(),
     };
     const outcome = await appendEntry(LedgerEntry, orgId, current.seq + 1, doc);
     if (outcome === 'appended') {
       const entry = { ...doc, _id: `${orgId}:${current.seq + 1}`, chainId: orgId, seq: current.seq + 1 } as LedgerEntryDoc;
+      remember(entry);
       await mirror(orgId, entry);
       return { entry, fresh: true };
     }
     // Either the seq was taken (someone appended) or the chargeKey was (already charged).
     const earlier = await LedgerEntry.findOne({ chargeKey: movement.chargeKey }).lean<LedgerEntryDoc>();
     if (earlier) return { entry: earlier, fresh: false };
-    forgetHead(orgId);
+    forget(orgId);
   }
   throw unavailable();
 }
@@ -193,6 +240,56 @@ export async function charge(input: ChargeInput): Promise<ChargeResult> {
     }
     throw err;
   }
+}
+
+export interface BulkChargeInput {
+  orgId: string;
+  familyId: string;
+  operation: string;
+  /** Unique name of this charge; a repeat returns the first one, whatever the balance is now. */
+  chargeKey: string;
+  /** Credits per unit. */
+  unitPrice: number;
+  /** Units wanted; as many as the credits and budgets cover are charged, in one entry. */
+  units: number;
+}
+
+export interface BulkChargeResult {
+  receiptId: string;
+  /** Units charged (0..units): the first ones asked for are the ones paid. */
+  units: number;
+  /** false when this chargeKey had already been charged. */
+  charged: boolean;
+}
+
+/** How many units of `unitPrice` the funding state covers (credits and every budget that applies). */
+export function fundableUnits(state: FundingState, familyId: string, unitPrice: number, wanted: number): number {
+  if (unitPrice <= 0) return wanted;
+  let credits = state.creditBalance;
+  if (state.budgetRemaining !== null) credits = Math.min(credits, state.budgetRemaining);
+  const fam = state.familyBudgets[familyId];
+  if (typeof fam === 'number') credits = Math.min(credits, fam);
+  return Math.max(0, Math.min(wanted, Math.floor(credits / unitPrice)));
+}
+
+/**
+ * Charges up to `units` units in ONE ledger entry: all of them when funds allow, otherwise as
+ * many as the credits and budgets cover (possibly none: the entry then records 0, so a retry
+ * keeps the same answer even if credits arrive in between). Idempotent per `chargeKey`.
+ */
+export async function chargeUpTo(input: BulkChargeInput): Promise<BulkChargeResult> {
+  assertAmount(input.units);
+  assertAmount(input.unitPrice);
+  const unitsFor = (s: FundingState) => fundableUnits(s, input.familyId, input.unitPrice, input.units);
+  const { entry, fresh } = await append(
+    input.orgId,
+    { kind: 'charge', chargeKey: input.chargeKey, orgId: input.orgId, familyId: input.familyId, operation: input.operation, amount: 0 },
+    (s) => afterSpending(s, input.familyId, unitsFor(s) * input.unitPrice),
+    (before) => ({ amount: unitsFor(before) * input.unitPrice, units: unitsFor(before) }),
+  );
+  const units = entry.units ?? (input.unitPrice > 0 ? entry.amount / input.unitPrice : 0);
+  if (fresh && entry.amount > 0) creditsCharged.inc({ operation: input.operation }, entry.amount);
+  return { receiptId: entry.receiptId, units, charged: fresh };
 }
 
 /** The charge made under `chargeKey`, if any (a retry after a crash finds it here). */

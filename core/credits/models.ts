@@ -19,6 +19,8 @@ const ledgerEntrySchema = new Schema(
     familyId: { type: String, default: null },
     operation: { type: String, default: null },
     amount: { type: Number, required: true },
+    /** Units paid by a bulk charge (`amount` = units × unit price); absent on other entries. */
+    units: { type: Number, default: undefined },
     balanceAfter: { type: Number, required: true },
     orgBudgetAfter: { type: Number, default: null },
     familyBudgetsAfter: { type: Schema.Types.Mixed, default: {} },
@@ -40,6 +42,7 @@ export interface LedgerEntryDoc {
   familyId: string | null;
   operation: string | null;
   amount: number;
+  units?: number;
   balanceAfter: number;
   orgBudgetAfter: number | null;
   familyBudgetsAfter: Record<string, number>;

@@ -3,6 +3,7 @@ import { assertCanFund } from '../credits/credits';
 import { newId } from '../ids';
 import type { KeyPrincipal } from '../keys/apiKeys';
 import { Problem, notFound, retryLater } from '../problems';
+import { assertDeliveryQuota } from '../talent/quotas';
 import { peopleOfSearch } from '../talent/searches';
 import { decodeCursor, encodeCursor } from './cursor';
 import { contactRetrievalWorkflowRunning, signalContactRetrievalCancel, startContactRetrievalWorkflow } from './jobWorkflows';
@@ -11,7 +12,7 @@ import { claimJobSlot, releaseJobSlot } from './jobSlots';
 import { tallyJobItems } from './jobProcessing';
 import { JOB_TYPE, type ContactField, type JobCounts, type JobStatus } from './jobTypes';
 import type { ContactRetrievalInput } from './workflowInput';
-import { ContactRetrievalJob, ContactRetrievalJobItem } from './models';
+import { ContactRetrievalJob, ContactRetrievalJobPeople } from './models';
 
 /**
  * Contact-retrieval jobs as the API (and the tool server) sees them: accept, read, list and
@@ -88,6 +89,9 @@ export async function createContactRetrievalJob(config: Config, input: CreateJob
   const personIds = uniquePersonIds(input.personIds);
   if (personIds.length === 0) throw new Problem('validation_failed', 'The job has no people.', { extensions: { errors: [{ field: 'person_ids', message: 'no people to retrieve' }] } });
   await assertCanFund({ orgId: principal.orgId, familyId: principal.familyId, amount: CREDITS_PER_RECORD });
+  // Like the 402: refused when not even one more person can be delivered today (429
+  // `delivery_quota_exceeded`); people delivered count toward the quota as they are delivered.
+  await assertDeliveryQuota(principal.orgId, personIds.slice(0, 1));
   const jobId = newId('job');
   const slot = await claimJobSlot(principal.orgId, jobId, starter.running);
   if (slot === null) {
@@ -95,10 +99,7 @@ export async function createContactRetrievalJob(config: Config, input: CreateJob
   }
   const fields = [...new Set(input.fields)].sort() as ContactField[];
   try {
-    await ContactRetrievalJobItem.insertMany(
-      personIds.map((personId, seq) => ({ _id: `${jobId}:${seq}`, jobId, seq, personId, outcome: 'pending' })),
-      { ordered: false, lean: true },
-    );
+    await ContactRetrievalJobPeople.collection.insertOne({ _id: jobId, personIds } as never);
     const job = await ContactRetrievalJob.create({
       _id: jobId,
       orgId: principal.orgId,
@@ -136,7 +137,7 @@ export async function createContactRetrievalJob(config: Config, input: CreateJob
     };
   } catch (err) {
     // A job that could not start never existed.
-    await ContactRetrievalJobItem.deleteMany({ jobId }).catch(() => undefined);
+    await ContactRetrievalJobPeople.deleteOne({ _id: jobId }).catch(() => undefined);
     await ContactRetrievalJob.deleteOne({ _id: jobId }).catch(() => undefined);
     await releaseJobSlot(principal.orgId, jobId).catch(() => undefined);
     throw err;

@@ -1,20 +1,22 @@
-import type { AnyBulkWriteOperation } from 'mongoose';
-import { charge, findCharge } from '../credits/credits';
+import { chargeUpTo, findCharge } from '../credits/credits';
 import { ProviderRejected, ProviderUnavailable, type ContactProvider, type ProviderAnswer } from '../contactProvider/contactProvider';
 import { withProviderRetries, type ProviderRetryPolicy } from '../contactProvider/retryPolicy';
-import { Problem } from '../problems';
+import { isDuplicateKeyError } from '../store/connection';
 import { releaseJobSlot } from './jobSlots';
 import {
-  CREDITS_PER_RECORD, REUSE_WINDOW_MS, countsFromTally, finalJobStatus, leftoverOutcome, personChargeKey, resultTimes,
+  CREDITS_PER_RECORD, REUSE_WINDOW_MS, chargeableUnits, chunkChargeKey, countsFromTally, finalJobStatus, leftoverOutcome, resultTimes, settlePlan,
+  type PlanEntry, type SettledPerson,
 } from './jobRules';
 import type { ContactField, FailureReason, FinalJobStatus, JobCounts, PersonOutcome, StopReason } from './jobTypes';
-import { ContactRetrievalJob, ContactRetrievalJobItem, RetrievedContact } from './models';
+import { ContactRetrievalChunkPlan, ContactRetrievalJob, ContactRetrievalJobItem, ContactRetrievalJobPeople, RetrievedContact } from './models';
 
 /**
- * The work of a contact-retrieval job, called from its activities. Every step is safe to
- * repeat: items only leave `pending` once, the provider's answer is stored before the charge,
- * and a charge is keyed by job and person, so a retried or restarted activity never charges
- * twice and never charges for something it did not deliver.
+ * The work of a contact-retrieval job, called from its activities. A chunk of people is
+ * answered (reuse, provider), its answers are stored as the chunk's plan, the plan's records
+ * are paid in ONE ledger entry keyed by job and chunk (as many as the credits cover), and the
+ * people are settled with one bulk insert. Every step is an insert or an exact-id read, and
+ * every step is safe to repeat: a retried chunk replays its stored plan and its charge, so it
+ * never charges twice and never charges for something it did not deliver.
  */
 
 export const CHARGE_OPERATION = 'contact_retrieval_jobs.create';
@@ -27,12 +29,14 @@ export interface ChunkInput {
   /** Positions [from, to) of the job's people. */
   from: number;
   to: number;
+  /** Positions in [from, to) this organization retrieved recently (found when the job started). */
+  reusable?: number[];
 }
 
 export interface ChunkOutcome {
-  /** Outcomes of every person of the chunk, including those settled by an earlier attempt. */
+  /** Outcomes of every person of the chunk. */
   tally: Partial<Record<PersonOutcome, number>>;
-  /** A charge was refused for lack of credits or budget: the job must stop. */
+  /** The chunk could not pay for all it found: the job must stop. */
   outOfCredits: boolean;
 }
 
@@ -42,62 +46,89 @@ export interface ChunkDeps {
   /** Tells Temporal the activity is alive; called between steps. */
   heartbeat: () => void;
   signal?: AbortSignal;
-  /** Charges in flight at once inside a chunk. */
-  chargeConcurrency?: number;
+  /** false on a retry: earlier attempts may have left a plan, a charge and settled people. */
+  firstAttempt?: boolean;
   /** Called with the people delivered (they count toward the daily delivery quota). */
   onDelivered?: (orgId: string, personIds: string[]) => Promise<void>;
   now?: () => Date;
-}
-
-interface ItemState {
-  _id: string;
-  personId: string;
-  outcome: PersonOutcome;
-  fetched: boolean;
-  emails: string[];
-  phones: string[];
-}
-
-type ItemWrite = AnyBulkWriteOperation<{ _id: string }>;
-
-function settle(id: string, outcome: Exclude<PersonOutcome, 'pending'>, set: Record<string, unknown>, now: Date, clearContacts = false): ItemWrite {
-  return {
-    updateOne: {
-      filter: { _id: id, outcome: 'pending' },
-      update: {
-        $set: { outcome, processedAt: now, fetched: false, reason: null, ...set },
-        ...(clearContacts ? { $unset: { emails: '', phones: '' } } : {}),
-      },
-    },
-  };
 }
 
 function pick(fields: readonly ContactField[], emails: string[] = [], phones: string[] = []): { emails: string[]; phones: string[] } {
   return { emails: fields.includes('email') ? emails : [], phones: fields.includes('phone') ? phones : [] };
 }
 
-async function findReusable(orgId: string, personIds: string[], fields: readonly ContactField[], now: Date) {
+/** People lists are immutable: a process keeps the few it is working on. */
+const peopleCache = new Map<string, string[]>();
+
+export async function jobPeople(jobId: string): Promise<string[]> {
+  const cached = peopleCache.get(jobId);
+  if (cached) return cached;
+  const doc = await ContactRetrievalJobPeople.findById(jobId).lean();
+  if (!doc) throw new Error(`the people of job ${jobId} are gone`);
+  if (peopleCache.size >= 16) peopleCache.delete(peopleCache.keys().next().value!);
+  peopleCache.set(jobId, doc.personIds);
+  return doc.personIds;
+}
+
+function forgetPeople(jobId: string): void {
+  peopleCache.delete(jobId);
+}
+
+/**
+ * Positions of a job's people this organization retrieved within the reuse window (with
+ * every field asked for): one query per job, so chunks only read the cache for those.
+ */
+export async function findReusablePositions(input: { jobId: string; orgId: string; fields: ContactField[] }, now = new Date()): Promise<number[]> {
+  const since = new Date(now.getTime() - REUSE_WINDOW_MS);
+  const docs = await RetrievedContact.find({ orgId: input.orgId, retrievedAt: { $gte: since } }, { personId: 1, fields: 1 }).lean();
+  if (!docs.length) return [];
+  const usable = new Set(docs.filter((d) => input.fields.every((f) => d.fields.includes(f))).map((d) => d.personId));
+  const people = await jobPeople(input.jobId);
+  const out: number[] = [];
+  people.forEach((p, i) => {
+    if (usable.has(p)) out.push(i);
+  });
+  return out;
+}
+
+async function readReusable(orgId: string, personIds: string[], fields: readonly ContactField[], now: Date) {
+  const out = new Map<string, { emails: string[]; phones: string[] }>();
+  if (!personIds.length) return out;
   const since = new Date(now.getTime() - REUSE_WINDOW_MS);
   const docs = await RetrievedContact.find({ _id: { $in: personIds.map((p) => `${orgId}:${p}`) }, retrievedAt: { $gte: since } }).lean();
-  const out = new Map<string, { emails: string[]; phones: string[] }>();
   for (const d of docs) {
     if (fields.every((f) => d.fields.includes(f))) out.set(d.personId, pick(fields, d.emails, d.phones));
   }
   return out;
 }
 
-async function rememberRetrieved(orgId: string, fields: readonly ContactField[], delivered: ItemState[], now: Date): Promise<void> {
+/** Remembers delivered contacts for reuse: one bulk insert; an older record of a person is replaced. */
+async function rememberRetrieved(orgId: string, fields: readonly ContactField[], delivered: SettledPerson[], now: Date): Promise<void> {
   if (!delivered.length) return;
-  await RetrievedContact.bulkWrite(
-    delivered.map((it) => ({
-      updateOne: {
-        filter: { _id: `${orgId}:${it.personId}` },
-        update: { $set: { orgId, personId: it.personId, fields: [...fields], emails: it.emails, phones: it.phones, retrievedAt: now } },
-        upsert: true,
-      },
-    })),
-    { ordered: false },
-  );
+  const docs = delivered.map((it) => ({
+    _id: `${orgId}:${it.personId}`, orgId, personId: it.personId, fields: [...fields], emails: it.emails, phones: it.phones, retrievedAt: now,
+  }));
+  const refused = await insertIgnoringDuplicates(RetrievedContact.collection, docs);
+  // Already there: retrieved before the reuse window, or with fewer fields (rare: an update scans).
+  for (const i of refused) await RetrievedContact.replaceOne({ _id: docs[i]._id }, docs[i], { upsert: true });
+}
+
+/** Inserts all `docs` (unordered); returns the indexes refused as duplicates. */
+async function insertIgnoringDuplicates(collection: { insertMany: (docs: never[], opts: { ordered: boolean }) => Promise<unknown> }, docs: object[]): Promise<number[]> {
+  if (!docs.length) return [];
+  try {
+    await collection.insertMany(docs as never[], { ordered: false });
+    return [];
+  } catch (err) {
+    const writeErrors = (err as { writeErrors?: Array<{ index: number; code?: number; err?: { code?: number } }> }).writeErrors;
+    if (!isDuplicateKeyError(err) && !writeErrors?.length) throw err;
+    const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors as never] : [];
+    for (const w of list as Array<{ code?: number; err?: { code?: number } }>) {
+      const code = w.code ?? w.err?.code;
+      if (code !== 11000) throw err;
+    }
+    return list.map((w) => w.index);
+  }
 }
 
 async function lookupWithRetries(deps: ChunkDeps, personIds: string[], fields: ContactField[]): Promise<{ answers: ProviderAnswer[]; failure: FailureReason | null }> {
@@ -120,115 +151,112 @@ async function lookupWithRetries(deps: ChunkDeps, personIds: string[], fields: C
   }
 }
 
+function planId(jobId: string, from: number): string {
+  return `${jobId}:${from}`;
+}
+
+/** Answers every person of the chunk: reused from the cache, else asked of the provider. */
+async function answerChunk(input: ChunkInput, personIds: string[], deps: ChunkDeps, now: Date): Promise<PlanEntry[]> {
+  const reusablePeople = (input.reusable ?? []).filter((p) => p >= input.from && p < input.to).map((p) => personIds[p - input.from]);
+  const reusable = await readReusable(input.orgId, reusablePeople, input.fields, now);
+  const entries: PlanEntry[] = [];
+  const toLookup: Array<{ seq: number; personId: string }> = [];
+  personIds.forEach((personId, i) => {
+    const seq = input.from + i;
+    const hit = reusable.get(personId);
+    if (hit) entries.push({ seq, personId, answer: 'reused', ...hit });
+    else toLookup.push({ seq, personId });
+  });
+  if (toLookup.length) {
+    const { answers, failure } = await lookupWithRetries(deps, toLookup.map((it) => it.personId), input.fields);
+    const byPerson = new Map(answers.map((a) => [a.personId, a]));
+    for (const { seq, personId } of toLookup) {
+      const a = byPerson.get(personId);
+      if (!a) {
+        entries.push({ seq, personId, answer: 'failed', reason: failure ?? 'provider_unavailable' });
+        continue;
+      }
+      const found = a.status === 'found' ? pick(input.fields, a.emails, a.phones) : { emails: [], phones: [] };
+      // Nothing of what was asked for: not a record, not charged.
+      if (found.emails.length + found.phones.length === 0) entries.push({ seq, personId, answer: 'not_found' });
+      else entries.push({ seq, personId, answer: 'found', ...found });
+    }
+  }
+  return entries.sort((a, b) => a.seq - b.seq);
+}
+
+/** Stores the plan; when an earlier attempt stored one first, that one wins. */
+async function storePlan(input: ChunkInput, entries: PlanEntry[], now: Date): Promise<PlanEntry[]> {
+  try {
+    await ContactRetrievalChunkPlan.collection.insertOne({ _id: planId(input.jobId, input.from), jobId: input.jobId, from: input.from, to: input.to, entries, createdAt: now } as never);
+    return entries;
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+    const earlier = await ContactRetrievalChunkPlan.findById(planId(input.jobId, input.from)).lean();
+    return earlier!.entries as PlanEntry[];
+  }
+}
+
+/** Pays a plan's records (one entry, as many as funds cover) and settles its people. */
+async function payAndSettle(
+  job: { jobId: string; orgId: string; familyId: string; fields: readonly ContactField[] },
+  from: number,
+  plan: PlanEntry[],
+  now: Date,
+  onDelivered?: ChunkDeps['onDelivered'],
+): Promise<{ settled: SettledPerson[]; outOfCredits: boolean }> {
+  const wanted = chargeableUnits(plan);
+  let paid = 0;
+  let receiptId: string | null = null;
+  if (wanted > 0) {
+    const c = await chargeUpTo({
+      orgId: job.orgId, familyId: job.familyId, operation: CHARGE_OPERATION, chargeKey: chunkChargeKey(job.jobId, from), unitPrice: CREDITS_PER_RECORD, units: wanted,
+    });
+    paid = c.units;
+    receiptId = c.receiptId;
+  }
+  const settled = settlePlan(plan, paid, receiptId);
+  await insertIgnoringDuplicates(
+    ContactRetrievalJobItem.collection,
+    settled.map((p) => ({
+      _id: `${job.jobId}:${p.seq}`, jobId: job.jobId, seq: p.seq, personId: p.personId, outcome: p.outcome, reason: p.reason,
+      ...(p.outcome === 'delivered' || p.outcome === 'reused' ? { emails: p.emails, phones: p.phones } : {}),
+      receiptId: p.receiptId, processedAt: now,
+    })),
+  );
+  const delivered = settled.filter((p) => p.outcome === 'delivered');
+  await rememberRetrieved(job.orgId, job.fields, delivered, now);
+  if (delivered.length && onDelivered) await onDelivered(job.orgId, delivered.map((p) => p.personId));
+  return { settled, outOfCredits: paid < wanted };
+}
+
 /** Processes the people at positions [from, to) of a job: reuse, look up, charge, deliver. */
 export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<ChunkOutcome> {
   const now = (deps.now ?? (() => new Date()))();
-  const docs = await ContactRetrievalJobItem.find({ jobId: input.jobId, seq: { $gte: input.from, $lt: input.to } }).lean();
-  const items: ItemState[] = docs.map((d) => ({
-    _id: d._id, personId: d.personId, outcome: d.outcome as PersonOutcome, fetched: !!d.fetched, emails: d.emails ?? [], phones: d.phones ?? [],
-  }));
-  const writes: ItemWrite[] = [];
-  const flush = async () => {
-    if (writes.length) await ContactRetrievalJobItem.bulkWrite(writes.splice(0) as never, { ordered: false });
-  };
-
-  // 1. People this organization retrieved recently are reused, free; the rest go to the provider.
-  const unfetched = items.filter((it) => it.outcome === 'pending' && !it.fetched);
-  if (unfetched.length) {
-    const reusable = await findReusable(input.orgId, unfetched.map((it) => it.personId), input.fields, now);
-    const toLookup: ItemState[] = [];
-    for (const it of unfetched) {
-      const hit = reusable.get(it.personId);
-      if (hit) {
-        it.outcome = 'reused';
-        writes.push(settle(it._id, 'reused', hit, now));
-      } else {
-        toLookup.push(it);
-      }
-    }
-    if (toLookup.length) {
-      const { answers, failure } = await lookupWithRetries(deps, toLookup.map((it) => it.personId), input.fields);
-      const byPerson = new Map(answers.map((a) => [a.personId, a]));
-      for (const it of toLookup) {
-        const a = byPerson.get(it.personId);
-        if (!a) {
-          it.outcome = 'failed';
-          writes.push(settle(it._id, 'failed', { reason: failure ?? 'provider_unavailable' }, now, true));
-          continue;
-        }
-        const found = a.status === 'found' ? pick(input.fields, a.emails, a.phones) : { emails: [], phones: [] };
-        if (found.emails.length + found.phones.length === 0) {
-          // Nothing of what was asked for: not a record, not charged.
-          it.outcome = 'not_found';
-          writes.push(settle(it._id, 'not_found', {}, now, true));
-        } else {
-          Object.assign(it, { fetched: true }, found);
-          writes.push({ updateOne: { filter: { _id: it._id, outcome: 'pending' }, update: { $set: { fetched: true, ...found } } } });
-        }
-      }
-    }
-    await flush();
-  }
-
-  // 2. Charge what was fetched (now or by an earlier attempt), one charge key per person, then deliver.
-  const toCharge = items.filter((it) => it.outcome === 'pending' && it.fetched);
-  // Charges of one organization contend on its ledger: one at a time per chunk keeps them flowing.
-  const groupSize = Math.max(1, deps.chargeConcurrency ?? 1);
-  let outOfCredits = false;
-  for (let i = 0; i < toCharge.length; i += groupSize) {
-    const group = toCharge.slice(i, i + groupSize);
-    // Cancelled: stop charging; whoever was charged already is delivered by the finish.
-    if (deps.signal?.aborted) break;
-    if (outOfCredits) {
-      for (const it of group) {
-        it.outcome = 'failed';
-        writes.push(settle(it._id, 'failed', { reason: 'insufficient_credits' }, now, true));
-      }
-      continue;
-    }
+  const personIds = (await jobPeople(input.jobId)).slice(input.from, input.to);
+  // A first attempt cannot find anything of its own: it skips the read (a scan on FerretDB).
+  const earlier = deps.firstAttempt === false ? await ContactRetrievalChunkPlan.findById(planId(input.jobId, input.from)).lean() : null;
+  let plan = earlier ? (earlier.entries as PlanEntry[]) : null;
+  if (!plan) {
+    const answered = await answerChunk(input, personIds, deps, now);
     deps.heartbeat();
-    const results = await Promise.all(
-      group.map(async (it) => {
-        try {
-          const r = await charge({
-            orgId: input.orgId, familyId: input.familyId, amount: CREDITS_PER_RECORD, operation: CHARGE_OPERATION,
-            chargeKey: personChargeKey(input.jobId, it.personId),
-          });
-          return { it, receiptId: r.receiptId };
-        } catch (err) {
-          if (err instanceof Problem && err.status === 402) return { it, receiptId: null };
-          throw err;
-        }
-      }),
-    );
-    const delivered: ItemState[] = [];
-    for (const { it, receiptId } of results) {
-      if (receiptId) {
-        it.outcome = 'delivered';
-        delivered.push(it);
-        writes.push(settle(it._id, 'delivered', { receiptId, emails: it.emails, phones: it.phones }, now));
-      } else {
-        outOfCredits = true;
-        it.outcome = 'failed';
-        writes.push(settle(it._id, 'failed', { reason: 'insufficient_credits' }, now, true));
-      }
+      plan = await storePlan(input, answered, now);
     }
-    await flush();
-    await rememberRetrieved(input.orgId, input.fields, delivered, now);
-    if (delivered.length && deps.onDelivered) await deps.onDelivered(input.orgId, delivered.map((it) => it.personId));
-  }
-  await flush();
-
+  // Cancelled (job deadline) before paying: the finish settles the chunk from its plan.
+  if (deps.signal?.aborted) throw new Error('chunk cancelled');
+  deps.heartbeat();
+  const { settled, outOfCredits } = await payAndSettle(input, input.from, plan, now, deps.onDelivered);
   const tally: Partial<Record<PersonOutcome, number>> = {};
-  for (const it of items) tally[it.outcome] = (tally[it.outcome] ?? 0) + 1;
+  for (const p of settled) tally[p.outcome] = (tally[p.outcome] ?? 0) + 1;
   return { tally, outOfCredits };
 }
 
 /** Outcomes of a job's people, counted in the store. */
 export async function tallyJobItems(jobId: string): Promise<Partial<Record<PersonOutcome, number>>> {
-  const outcomes: PersonOutcome[] = ['delivered', 'not_found', 'failed', 'reused', 'cancelled'];
-  const n = await Promise.all(outcomes.map((outcome) => ContactRetrievalJobItem.countDocuments({ jobId, outcome })));
-  return Object.fromEntries(outcomes.map((o, i) => [o, n[i]]));
+  const docs = await ContactRetrievalJobItem.find({ jobId }, { outcome: 1 }).lean();
+  const tally: Partial<Record<PersonOutcome, number>> = {};
+  for (const d of docs) tally[d.outcome as PersonOutcome] = (tally[d.outcome as PersonOutcome] ?? 0) + 1;
+  return tally;
 }
 
 export interface FinishedJob {
@@ -259,45 +287,85 @@ function finishedView(job: {
 }
 
 /**
- * Ends a job: settles everyone still pending (a fetched person whose charge went through is
- * delivered; the rest get the stop's outcome), stores the final counts, status and retention
- * times, and frees the running-job slot. Repeating it returns the first finish.
+ * Ends a job: settles everyone still pending (a chunk whose plan was paid before the stop is
+ * delivered as paid; the rest get the stop's outcome), stores the final counts, status and
+ * retention times, frees the running-job slot and drops the job's working documents.
+ * Repeating it returns the first finish.
  */
 export async function finishJob(jobId: string, stop: StopReason | null, now = new Date()): Promise<FinishedJob> {
   const job = await ContactRetrievalJob.findById(jobId).lean();
   if (!job) throw new Error(`job ${jobId} does not exist`);
   if (job.status !== 'running') {
     await releaseJobSlot(job.orgId, jobId);
+    await dropWorkingDocuments(jobId);
     return finishedView(job);
   }
-  const fetched = await ContactRetrievalJobItem.find({ jobId, outcome: 'pending', fetched: true }).lean();
-  const recovered: ItemState[] = [];
-  for (const it of fetched) {
-    const c = await findCharge(personChargeKey(jobId, it.personId));
-    if (!c) continue;
-    await ContactRetrievalJobItem.updateOne(
-      { _id: it._id, outcome: 'pending' },
-      { $set: { outcome: 'delivered', receiptId: c.receiptId, processedAt: now, fetched: false } },
+  const fields = job.fields as ContactField[];
+  const people = await jobPeople(jobId);
+  const settledSeqs = new Set((await ContactRetrievalJobItem.find({ jobId }, { seq: 1 }).lean()).map((d) => d.seq));
+
+  // Chunks that stored a plan but were stopped before settling: replay their charge (if any).
+  for (const p of await ContactRetrievalChunkPlan.find({ jobId }).lean()) {
+    const entries = (p.entries as PlanEntry[]).filter((e) => !settledSeqs.has(e.seq));
+    if (!entries.length) continue;
+    const paid = chargeableUnits(p.entries as PlanEntry[]) > 0 ? await findCharge(chunkChargeKey(jobId, p.from)) : null;
+    // Not paid: what is free settles as found; the found people become leftovers below.
+    const plan = paid ? (p.entries as PlanEntry[]) : entries.filter((e) => e.answer !== 'found');
+    const { settled } = await payAndSettleRecovered(
+      { jobId, orgId: job.orgId, familyId: job.familyId, fields }, p.from, plan, paid, now,
     );
-    recovered.push({ _id: it._id, personId: it.personId, outcome: 'delivered', fetched: false, emails: it.emails ?? [], phones: it.phones ?? [] });
+    for (const s of settled) settledSeqs.add(s.seq);
   }
-  await rememberRetrieved(job.orgId, job.fields as ContactField[], recovered, now);
+
   const leftover = leftoverOutcome(stop);
-  await ContactRetrievalJobItem.updateMany(
-    { jobId, outcome: 'pending' },
-    { $set: { outcome: leftover.outcome, reason: leftover.reason, processedAt: now, fetched: false }, $unset: { emails: '', phones: '' } },
+  const leftovers = people.map((personId, seq) => ({ personId, seq })).filter((p) => !settledSeqs.has(p.seq));
+  await insertIgnoringDuplicates(
+    ContactRetrievalJobItem.collection,
+    leftovers.map((p) => ({
+      _id: `${jobId}:${p.seq}`, jobId, seq: p.seq, personId: p.personId, outcome: leftover.outcome, reason: leftover.reason, receiptId: null, processedAt: now,
+    })),
   );
   const counts = countsFromTally(job.requested, await tallyJobItems(jobId));
-  const leftovers = stop ? await ContactRetrievalJobItem.countDocuments({ jobId, outcome: leftover.outcome, reason: leftover.reason }) : 0;
-  const status = finalJobStatus(counts, stop, leftovers);
+  const status = finalJobStatus(counts, stop, stop ? leftovers.length : 0);
   const times = resultTimes(now, counts);
   const updated = await ContactRetrievalJob.findOneAndUpdate(
     { _id: jobId, status: 'running' },
     { $set: { status, counts, stopReason: stop, completedAt: now, resultExpiresAt: times.resultExpiresAt, resultPurgeAt: times.resultPurgeAt } },
-    { new: true },
+    { returnDocument: 'after' },
   ).lean();
   await releaseJobSlot(job.orgId, jobId);
+  await dropWorkingDocuments(jobId);
   return finishedView(updated ?? (await ContactRetrievalJob.findById(jobId).lean())!);
+}
+
+/** Settles a stopped chunk from its plan with the charge an attempt made (or none). */
+async function payAndSettleRecovered(
+  job: { jobId: string; orgId: string; familyId: string; fields: readonly ContactField[] },
+  from: number,
+  plan: PlanEntry[],
+  paid: { receiptId: string; amount: number } | null,
+  now: Date,
+): Promise<{ settled: SettledPerson[] }> {
+  if (!paid) {
+    const settled = settlePlan(plan, 0, null);
+    await insertIgnoringDuplicates(
+      ContactRetrievalJobItem.collection,
+      settled.map((p) => ({
+        _id: `${job.jobId}:${p.seq}`, jobId: job.jobId, seq: p.seq, personId: p.personId, outcome: p.outcome, reason: p.reason,
+        ...(p.outcome === 'reused' ? { emails: p.emails, phones: p.phones } : {}), receiptId: null, processedAt: now,
+      })),
+    );
+    return { settled };
+  }
+  // Paid: chargeUpTo with the same key returns that charge, so this settles exactly as paid.
+  return payAndSettle(job, from, plan, now);
+}
+
+/** The job's people list and chunk plans (contact values among them) are only for running jobs. */
+async function dropWorkingDocuments(jobId: string): Promise<void> {
+  await ContactRetrievalChunkPlan.deleteMany({ jobId });
+  await ContactRetrievalJobPeople.deleteOne({ _id: jobId });
+  forgetPeople(jobId);
 }
 
 /** Retention, step 1: past `result_expires_at` the contact values are removed (reads are 409). */
@@ -308,6 +376,16 @@ export async function expireJobResult(jobId: string, now = new Date()): Promise<
 
 /** Retention, step 2: the result is deleted (reads are 410 `result_gone`). */
 export async function purgeJobResult(jobId: string, now = new Date()): Promise<void> {
+  const job = await ContactRetrievalJob.findById(jobId, { orgId: 1, completedAt: 1 }).lean();
+  if (job?.completedAt) {
+    // The reuse window of what this job retrieved is over too (30 days, as the purge): its
+    // cached contacts go, unless a later job retrieved the person again.
+    const delivered = await ContactRetrievalJobItem.find({ jobId, outcome: 'delivered' }, { personId: 1 }).lean();
+    const ids = delivered.map((d) => `${job.orgId}:${d.personId}`);
+    for (let i = 0; i < ids.length; i += 1000) {
+      await RetrievedContact.deleteMany({ _id: { $in: ids.slice(i, i + 1000) }, retrievedAt: { $lte: job.completedAt } });
+    }
+  }
   await ContactRetrievalJobItem.deleteMany({ jobId });
   await ContactRetrievalJob.updateOne({ _id: jobId, resultPurgedAt: null }, { $set: { resultPurgedAt: now } });
 }

@@ -30,9 +30,12 @@ export function resultRetentionWorkflowId(jobId: string): string {
   return `job-result-retention:${jobId}`;
 }
 
-/** The charge key that makes a delivered record chargeable exactly once, whatever retries happen. */
-export function personChargeKey(jobId: string, personId: string): string {
-  return `job:${jobId}:person:${personId}`;
+/**
+ * The charge key of one chunk of a job (people at positions from `from`): the chunk's
+ * delivered records are paid in one ledger entry, once, whatever retries happen.
+ */
+export function chunkChargeKey(jobId: string, from: number): string {
+  return `job:${jobId}:chunk:${from}`;
 }
 
 export function emptyCounts(requested: number): JobCounts {
@@ -115,4 +118,57 @@ export function chunkRanges(total: number, size: number): Array<{ from: number; 
 /** Person ids in first-seen order without repeats: a person is retrieved once per job. */
 export function uniquePersonIds(ids: readonly string[]): string[] {
   return [...new Set(ids)];
+}
+
+/** What a chunk found for one person before paying: the plan a retry replays. */
+export interface PlanEntry {
+  seq: number;
+  personId: string;
+  answer: 'reused' | 'found' | 'not_found' | 'failed';
+  reason?: FailureReason | null;
+  emails?: string[];
+  phones?: string[];
+}
+
+export interface SettledPerson {
+  seq: number;
+  personId: string;
+  outcome: Exclude<PersonOutcome, 'pending'>;
+  reason: FailureReason | null;
+  emails: string[];
+  phones: string[];
+  receiptId: string | null;
+}
+
+/** The number of records a plan would charge: every person found with something asked for. */
+export function chargeableUnits(plan: readonly PlanEntry[]): number {
+  return plan.filter((e) => e.answer === 'found').length;
+}
+
+/**
+ * Settles a chunk's plan once `paidUnits` of its records were paid under `receiptId`: the
+ * first found people (in position order) are delivered, found people beyond what was paid
+ * fail with `insufficient_credits` (free, contacts dropped), the rest keep their answer.
+ */
+export function settlePlan(plan: readonly PlanEntry[], paidUnits: number, receiptId: string | null): SettledPerson[] {
+  let paid = 0;
+  return [...plan]
+    .sort((a, b) => a.seq - b.seq)
+    .map((e): SettledPerson => {
+      const base = { seq: e.seq, personId: e.personId, emails: [] as string[], phones: [] as string[], receiptId: null as string | null, reason: null as FailureReason | null };
+      switch (e.answer) {
+        case 'reused':
+          return { ...base, outcome: 'reused', emails: e.emails ?? [], phones: e.phones ?? [] };
+        case 'not_found':
+          return { ...base, outcome: 'not_found' };
+        case 'failed':
+          return { ...base, outcome: 'failed', reason: e.reason ?? 'provider_unavailable' };
+        case 'found':
+          if (paid < paidUnits) {
+            paid++;
+            return { ...base, outcome: 'delivered', emails: e.emails ?? [], phones: e.phones ?? [], receiptId };
+          }
+          return { ...base, outcome: 'failed', reason: 'insufficient_credits' };
+      }
+    });
 }

@@ -39,7 +39,43 @@ jobSchema.index({ workspaceId: 1, createdAt: -1, _id: -1 });
 jobSchema.index({ orgId: 1, status: 1 });
 export const ContactRetrievalJob = model('ContactRetrievalJob', jobSchema, 'contact_retrieval_jobs');
 
-/** One person of one job, at its position `seq`; `_id` is `<job_id>:<seq>`. */
+/**
+ * The people of a running job in order (position = index), `_id` = job id. Written once at
+ * acceptance, read by its chunks, deleted when the job finishes (the items keep the people),
+ * so the collection only holds running jobs and stays small.
+ */
+const jobPeopleSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    personIds: { type: [String], required: true },
+  },
+  { versionKey: false },
+);
+export const ContactRetrievalJobPeople = model('ContactRetrievalJobPeople', jobPeopleSchema, 'contact_retrieval_job_people');
+
+/**
+ * What one chunk of a running job found, stored before it is charged: a retried chunk (or
+ * the finish) charges and delivers exactly this instead of asking the provider again.
+ * `_id` = `<job_id>:<from>`; deleted when the job finishes.
+ */
+const chunkPlanSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    jobId: { type: String, required: true },
+    from: { type: Number, required: true },
+    to: { type: Number, required: true },
+    entries: { type: Schema.Types.Mixed, required: true },
+    createdAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+export const ContactRetrievalChunkPlan = model('ContactRetrievalChunkPlan', chunkPlanSchema, 'contact_retrieval_chunk_plans');
+
+/**
+ * One settled person of one job, at its position `seq`; `_id` is `<job_id>:<seq>`. Written
+ * once, with its final outcome (inserts only: FerretDB updates scan the collection); a person
+ * without an item is pending.
+ */
 const jobItemSchema = new Schema(
   {
     _id: { type: String, required: true },
@@ -51,11 +87,6 @@ const jobItemSchema = new Schema(
     emails: { type: [String], default: undefined },
     phones: { type: [String], default: undefined },
     receiptId: { type: String, default: null },
-    /**
-     * The provider's answer, kept between lookup and charge: a retried activity charges (by the
-     * same charge key) and delivers what was fetched instead of asking the provider again.
-     */
-    fetched: { type: Boolean, default: false },
     processedAt: { type: Date, default: null },
   },
   { versionKey: false },
@@ -80,6 +111,7 @@ const retrievedContactSchema = new Schema(
   },
   { versionKey: false },
 );
+retrievedContactSchema.index({ orgId: 1, retrievedAt: 1 });
 export const RetrievedContact = model('RetrievedContact', retrievedContactSchema, 'retrieved_contacts');
 
 /**

@@ -85,7 +85,7 @@ describe('a job from start to result', () => {
     expect(job.counts).toEqual({ requested: 30, delivered: 30 - expectedNotFound, not_found: expectedNotFound, failed: 0, reused: 0, cancelled: 0, pending: 0 });
     expect(Date.parse(job.result_expires_at) - Date.parse(job.completed_at)).toBe(7 * 24 * 3600 * 1000);
     expect(await creditBalance(tenant.orgId)).toBe(before - job.counts.delivered);
-    expect(await LedgerEntry.countDocuments({ chargeKey: new RegExp(`^job:${job.job_id}:`) })).toBe(job.counts.delivered);
+    expect(await jobCharged(job.job_id)).toBe(job.counts.delivered);
 
     // The provider got its own credential and nothing of the customer's request.
     const mine = provider.requests.filter((r) => r.personIds.some((p) => people.includes(p)));
@@ -143,7 +143,7 @@ describe('a job from start to result', () => {
     provider.alwaysFail.clear();
     // One chunk of seven: its one batch call keeps failing, so all seven fail; nothing is charged.
     expect(job).toMatchObject({ status: 'failed', counts: { requested: 7, failed: 7, delivered: 0, pending: 0 }, result_expires_at: null });
-    expect(await LedgerEntry.countDocuments({ chargeKey: new RegExp(`^job:${job.job_id}:`) })).toBe(0);
+    expect(await jobCharged(job.job_id)).toBe(0);
     const result = await api(srv.url, 'GET', `/v1/job-results/${job.job_id}`, { key: tenant.key });
     expect(result.json.items.every((i: any) => i.outcome === 'failed' && i.reason === 'provider_unavailable')).toBe(true);
   });
@@ -155,7 +155,7 @@ describe('a job from start to result', () => {
     expect(job.status).toBe('partial');
     expect(job.counts).toMatchObject({ requested: 20, delivered: 5, failed: 15, pending: 0 });
     expect(await creditBalance(poor.orgId)).toBe(0);
-    expect(await LedgerEntry.countDocuments({ orgId: poor.orgId, chargeKey: new RegExp(`^job:${job.job_id}:`) })).toBe(5);
+    expect(await jobCharged(job.job_id)).toBe(5);
     const result = await api(srv.url, 'GET', `/v1/job-results/${job.job_id}?limit=100`, { key: poor.key });
     const failed = result.json.items.filter((i: any) => i.outcome === 'failed');
     expect(failed).toHaveLength(15);
@@ -308,7 +308,7 @@ describe('cancel', () => {
       expect(k.delivered + k.not_found + k.reused).toBeGreaterThan(0);
       expect(k.delivered + k.not_found + k.failed + k.reused + k.cancelled + k.pending).toBe(100);
       expect(k.pending).toBe(0);
-      expect(await LedgerEntry.countDocuments({ chargeKey: new RegExp(`^job:${job.job_id}:`) })).toBe(k.delivered);
+      expect(await jobCharged(job.job_id)).toBe(k.delivered);
     } finally {
       provider.latencyMs = 0;
     }
@@ -357,3 +357,9 @@ describe('operator CLI', () => {
     }
   });
 });
+
+/** Credits charged for a job: the sum of its chunk charges (one ledger entry per chunk). */
+async function jobCharged(jobId: string): Promise<number> {
+  const entries = await LedgerEntry.find({ chargeKey: new RegExp(`^job:${jobId}:`) }).lean();
+  return entries.reduce((s, e) => s + e.amount, 0);
+}

@@ -3,7 +3,7 @@ import { LedgerEntry } from '../../core/credits/models';
 import { createContactRetrievalJob } from '../../core/jobs/contactRetrievalJobs';
 import { contactRetrievalWorkflowId } from '../../core/jobs/jobRules';
 import { jobSlotHolders } from '../../core/jobs/jobSlots';
-import { ContactJobSlot, ContactRetrievalJob, ContactRetrievalJobItem } from '../../core/jobs/models';
+import { ContactJobSlot, ContactRetrievalJob, ContactRetrievalJobItem, ContactRetrievalJobPeople } from '../../core/jobs/models';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import { ALL_PERMISSIONS } from '../../core/keys/permissions';
 import { Problem } from '../../core/problems';
@@ -38,9 +38,14 @@ afterAll(async () => {
 async function expectNothingBeyond(t: TestTenant, accepted: string[], balance: number, people: string[]) {
   const jobs = await ContactRetrievalJob.find({ orgId: t.orgId }).lean();
   expect(jobs.map((j) => j._id).sort()).toEqual([...accepted].sort());
-  // Items exist for the accepted jobs only: one person each.
+  // People (pending) or items (settled) exist for the accepted jobs only: one person each.
   expect(await ContactRetrievalJobItem.countDocuments({ jobId: { $nin: accepted }, personId: { $in: people } })).toBe(0);
-  for (const j of jobs) expect(await ContactRetrievalJobItem.countDocuments({ jobId: j._id })).toBe(1);
+  expect(await ContactRetrievalJobPeople.countDocuments({ _id: { $nin: accepted }, personIds: { $in: people } })).toBe(0);
+  for (const j of jobs) {
+    const pending = (await ContactRetrievalJobPeople.findById(j._id).lean())?.personIds.length ?? 0;
+    const settled = await ContactRetrievalJobItem.countDocuments({ jobId: j._id });
+    expect(j.status === 'running' ? Math.max(pending, settled) : settled).toBe(1);
+  }
   expect(await LedgerEntry.countDocuments({ orgId: t.orgId, chargeKey: /^job:/ })).toBe(0);
   expect(await creditBalance(t.orgId)).toBe(balance);
   expect((await jobSlotHolders(t.orgId)).map((h) => h.jobId).sort()).toEqual([...accepted].sort());

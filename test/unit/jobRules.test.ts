@@ -1,6 +1,6 @@
 import {
-  carriesResult, chunkRanges, countsAddUp, countsFromTally, emptyCounts, finalJobStatus, leftoverOutcome, personChargeKey,
-  resultTimes, uniquePersonIds, RESULT_PURGE_AFTER_MS, RESULT_RETENTION_MS,
+  carriesResult, chunkRanges, countsAddUp, countsFromTally, emptyCounts, finalJobStatus, leftoverOutcome, chunkChargeKey,
+  resultTimes, uniquePersonIds, RESULT_PURGE_AFTER_MS, RESULT_RETENTION_MS, chargeableUnits, settlePlan, type PlanEntry,
 } from '../../core/jobs/jobRules';
 import { decodeCursor, encodeCursor } from '../../core/jobs/cursor';
 import { Problem } from '../../core/problems';
@@ -73,7 +73,7 @@ describe('chunks, people and charge keys', () => {
     expect(uniquePersonIds(['b', 'a', 'b', 'c', 'a'])).toEqual(['b', 'a', 'c']);
   });
   test('the charge key names the job and the person', () => {
-    expect(personChargeKey('job_1', 'per_2')).toBe('job:job_1:person:per_2');
+    expect(chunkChargeKey('job_1', 50)).toBe('job:job_1:chunk:50');
   });
 });
 
@@ -93,5 +93,37 @@ describe('cursors', () => {
     } catch (err) {
       expect((err as Problem).code).toBe('invalid_cursor');
     }
+  });
+});
+
+describe('paying a chunk', () => {
+  const plan: PlanEntry[] = [
+    { seq: 12, personId: 'p12', answer: 'found', emails: ['c@x.test'], phones: [] },
+    { seq: 10, personId: 'p10', answer: 'found', emails: ['a@x.test'], phones: ['+1'] },
+    { seq: 11, personId: 'p11', answer: 'not_found' },
+    { seq: 13, personId: 'p13', answer: 'reused', emails: ['r@x.test'], phones: [] },
+    { seq: 14, personId: 'p14', answer: 'failed', reason: 'provider_rejected' },
+    { seq: 15, personId: 'p15', answer: 'found', emails: [], phones: ['+3'] },
+  ];
+  test('only found people are chargeable', () => {
+    expect(chargeableUnits(plan)).toBe(3);
+  });
+  test('everything paid: every found person is delivered under the one receipt', () => {
+    const s = settlePlan(plan, 3, 'rcpt_1');
+    expect(s.map((p) => [p.seq, p.outcome, p.receiptId])).toEqual([
+      [10, 'delivered', 'rcpt_1'], [11, 'not_found', null], [12, 'delivered', 'rcpt_1'], [13, 'reused', null], [14, 'failed', null], [15, 'delivered', 'rcpt_1'],
+    ]);
+    expect(s.find((p) => p.seq === 14)!.reason).toBe('provider_rejected');
+    expect(s.find((p) => p.seq === 13)!.emails).toEqual(['r@x.test']);
+  });
+  test('partly paid: the first found people in position order are delivered, the rest fail with insufficient_credits and lose their contacts', () => {
+    const s = settlePlan(plan, 1, 'rcpt_2');
+    expect(s.filter((p) => p.outcome === 'delivered').map((p) => p.seq)).toEqual([10]);
+    const unpaid = s.filter((p) => p.reason === 'insufficient_credits');
+    expect(unpaid.map((p) => p.seq)).toEqual([12, 15]);
+    expect(unpaid.every((p) => p.outcome === 'failed' && p.emails.length === 0 && p.phones.length === 0 && p.receiptId === null)).toBe(true);
+  });
+  test('nothing paid: no delivery at all', () => {
+    expect(settlePlan(plan, 0, null).filter((p) => p.outcome === 'delivered')).toHaveLength(0);
   });
 });

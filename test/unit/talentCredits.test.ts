@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig, setConfig } from '../../core/config';
-import { afterSpending, fundingRefusal, type FundingState } from '../../core/credits/credits';
+import { afterSpending, fundableUnits, fundingRefusal, type FundingState } from '../../core/credits/credits';
 import { canonicalJson, isValidIdempotencyKey, requestFingerprint } from '../../core/idempotency/idempotency';
 import { assertIdentifyingInput, normalizePhone, scoreCandidate } from '../../core/talent/matchPeople';
 import { quotaWindow } from '../../core/talent/quotas';
@@ -11,6 +11,17 @@ beforeAll(() => setConfig(loadConfig({ SECRETS_ENCRYPTION_KEY: randomBytes(32).t
 const state = (over: Partial<FundingState> = {}): FundingState => ({ creditBalance: 10, budgetRemaining: null, familyBudgets: {}, ...over });
 
 describe('funding rules', () => {
+  test('a bulk charge covers as many units as the credits and every applicable budget allow', () => {
+    const s = (over: Partial<FundingState>): FundingState => ({ creditBalance: 100, budgetRemaining: null, familyBudgets: {}, ...over });
+    expect(fundableUnits(s({}), 'kf_1', 1, 40)).toBe(40);
+    expect(fundableUnits(s({ creditBalance: 7 }), 'kf_1', 1, 40)).toBe(7);
+    expect(fundableUnits(s({ creditBalance: 7 }), 'kf_1', 2, 40)).toBe(3);
+    expect(fundableUnits(s({ budgetRemaining: 5 }), 'kf_1', 1, 40)).toBe(5);
+    expect(fundableUnits(s({ familyBudgets: { kf_1: 2, kf_2: 50 } }), 'kf_1', 1, 40)).toBe(2);
+    expect(fundableUnits(s({ familyBudgets: { kf_2: 0 } }), 'kf_1', 1, 40)).toBe(40);
+    expect(fundableUnits(s({ creditBalance: 0 }), 'kf_1', 1, 40)).toBe(0);
+  });
+
   test.each([
     ['enough credits, no budgets', state(), 10, null],
     ['too few credits', state({ creditBalance: 4 }), 5, 'insufficient_credits'],

@@ -112,7 +112,7 @@ async function expectSettled(t: TestTenant, jobId: string) {
   expect(c.pending).toBe(0);
   expect(await ContactRetrievalJobItem.countDocuments({ jobId, outcome: 'pending' })).toBe(0);
   expect((await jobSlotHolders(t.orgId)).map((h) => h.jobId)).not.toContain(jobId);
-  expect(await LedgerEntry.countDocuments({ chargeKey: new RegExp(`^job:${jobId}:`) })).toBe(c.delivered);
+  expect(await jobCharged(jobId)).toBe(c.delivered);
   return job;
 }
 
@@ -219,4 +219,10 @@ async function waitFor(cond: () => Promise<boolean>, timeoutMs = 20_000) {
     if (Date.now() > end) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** Credits charged for a job: the sum of its chunk charges (one ledger entry per chunk). */
+async function jobCharged(jobId: string): Promise<number> {
+  const entries = await LedgerEntry.find({ chargeKey: new RegExp(`^job:${jobId}:`) }).lean();
+  return entries.reduce((s, e) => s + e.amount, 0);
 }
