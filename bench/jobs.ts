@@ -6,8 +6,8 @@
  *
  *   npx tsx bench/jobs.ts     (starts FerretDB and Temporal unless MONGODB_URI / TEMPORAL_ADDRESS are set)
  *
- * BENCH_PEOPLE (10000), BENCH_CHUNK (CONTACT_JOB_CHUNK_SIZE, 25), BENCH_CONCURRENCY
- * (CONTACT_JOB_CONCURRENCY, 4), BENCH_PROVIDER_LATENCY_MS (50), BENCH_SKIP_HTTP=1.
+ * BENCH_PEOPLE (10000), BENCH_CHUNK (default: CONTACT_JOB_CHUNK_SIZE), BENCH_CONCURRENCY
+ * (default: CONTACT_JOB_CONCURRENCY), BENCH_PROVIDER_LATENCY_MS (50), BENCH_SKIP_HTTP=1.
  * Prints time to finish and people per second for each provider. Target: >= 500 people/s on
  * the local provider.
  */
@@ -34,8 +34,9 @@ import { freePort, installServices, startFerretDb, startTemporalDev, type Runnin
 import { startContactProviderServer } from '../test/support/contactProviderServer';
 
 const PEOPLE = Number(process.env.BENCH_PEOPLE ?? 10_000);
-const CHUNK = process.env.BENCH_CHUNK ?? '25';
-const CONCURRENCY = process.env.BENCH_CONCURRENCY ?? '4';
+/** Unset: the configured defaults (CONTACT_JOB_CHUNK_SIZE, CONTACT_JOB_CONCURRENCY). */
+const CHUNK = process.env.BENCH_CHUNK;
+const CONCURRENCY = process.env.BENCH_CONCURRENCY;
 const LATENCY_MS = Number(process.env.BENCH_PROVIDER_LATENCY_MS ?? 50);
 const SEED = 'bench-jobs';
 
@@ -132,8 +133,8 @@ async function main(): Promise<void> {
     MONGODB_URI: mongo,
     TEMPORAL_ADDRESS: temporal,
     SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-    CONTACT_JOB_CHUNK_SIZE: CHUNK,
-    CONTACT_JOB_CONCURRENCY: CONCURRENCY,
+    ...(CHUNK ? { CONTACT_JOB_CHUNK_SIZE: CHUNK } : {}),
+    ...(CONCURRENCY ? { CONTACT_JOB_CONCURRENCY: CONCURRENCY } : {}),
   };
   const localEnv = { ...base, TEMPORAL_TASK_QUEUE: `bench-jobs-local-${Date.now()}` };
   const httpEnv = {
@@ -149,7 +150,7 @@ async function main(): Promise<void> {
   await seedPeople({ count: PEOPLE, seed: SEED });
   process.stderr.write(`[bench] ${PEOPLE} people seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s\n`);
   const personIds = Array.from({ length: PEOPLE }, (_, i) => personIdFor(SEED, i));
-  process.stdout.write(`contact-retrieval jobs: chunk ${CHUNK}, ${CONCURRENCY} chunks in flight\n`);
+  process.stdout.write(`contact-retrieval jobs: chunk ${local.contactJobs.chunkSize}, ${local.contactJobs.concurrency} chunks in flight\n`);
   try {
     await runOnce('local provider', local, localEnv, personIds);
     if (!process.env.BENCH_SKIP_HTTP) {

@@ -53,7 +53,7 @@ const schema = z
     CONTACT_PROVIDER_TIMEOUT_MS: positiveInt.default(10_000),
     CONTACT_PROVIDER_MAX_ATTEMPTS: positiveInt.default(4),
     CONTACT_PROVIDER_RETRY_BASE_MS: positiveInt.default(250),
-    CONTACT_JOB_CHUNK_SIZE: positiveInt.max(1000).default(25),
+    CONTACT_JOB_CHUNK_SIZE: positiveInt.max(1000).default(500),
     CONTACT_JOB_CONCURRENCY: positiveInt.max(50).default(4),
     ACCESS_TOKEN_TTL_SECONDS: positiveInt.default(900),
     REFRESH_TOKEN_IDLE_SECONDS: positiveInt.default(30 * 24 * 3600),

@@ -9,7 +9,9 @@ import { decodeCursor, encodeCursor } from './cursor';
 import { contactRetrievalWorkflowRunning, signalContactRetrievalCancel, startContactRetrievalWorkflow } from './jobWorkflows';
 import { CAP_RETRY_AFTER_SECONDS, CREDITS_PER_RECORD, contactRetrievalWorkflowId, countsFromTally, emptyCounts, uniquePersonIds } from './jobRules';
 import { claimJobSlot, releaseJobSlot } from './jobSlots';
-import { tallyJobItems } from './jobProcessing';
+import { finishJob, tallyJobItems } from './jobProcessing';
+import { logger } from '../observability/logger';
+import { emitJobCompleted } from '../webhooks/jobCompletedEvent';
 import { JOB_TYPE, type ContactField, type JobCounts, type JobStatus } from './jobTypes';
 import type { ContactRetrievalInput } from './workflowInput';
 import { ContactRetrievalJob, ContactRetrievalJobPeople } from './models';
@@ -93,7 +95,7 @@ export async function createContactRetrievalJob(config: Config, input: CreateJob
   // `delivery_quota_exceeded`); people delivered count toward the quota as they are delivered.
   await assertDeliveryQuota(principal.orgId, personIds.slice(0, 1));
   const jobId = newId('job');
-  const slot = await claimJobSlot(principal.orgId, jobId, starter.running);
+  const slot = await claimJobSlot(principal.orgId, jobId, starter.running, new Date(), finishAbandonedJob);
   if (slot === null) {
     throw retryLater('contact_job_concurrency_cap', 'Two contact-retrieval jobs are already running for this organization; retry when one finishes.', CAP_RETRY_AFTER_SECONDS);
   }
@@ -141,6 +143,23 @@ export async function createContactRetrievalJob(config: Config, input: CreateJob
     await ContactRetrievalJob.deleteOne({ _id: jobId }).catch(() => undefined);
     await releaseJobSlot(principal.orgId, jobId).catch(() => undefined);
     throw err;
+  }
+}
+
+/**
+ * Ends a job whose workflow is gone (terminated by an operator, lost): everyone not settled
+ * fails with `processing_error`, and its one `job.completed` event is emitted, as the
+ * workflow would have. Best effort: the slot is free whatever happens here.
+ */
+export async function finishAbandonedJob(jobId: string): Promise<void> {
+  try {
+    const f = await finishJob(jobId, null);
+    await emitJobCompleted({
+      orgId: f.orgId, workspaceId: f.workspaceId, jobId: f.jobId, status: f.status, counts: f.counts,
+      resultExpiresAt: f.resultExpiresAt ? new Date(f.resultExpiresAt) : null, completedAt: new Date(f.completedAt),
+    });
+  } catch (err) {
+    logger.warn({ err, jobId }, 'could not finish a job whose workflow is gone');
   }
 }
 

@@ -37,11 +37,14 @@ async function tryClaim(orgId: string, jobId: string): Promise<number | null> {
   return null;
 }
 
+/** Ends a job still recorded as running whose workflow is gone (its slot was reclaimed). */
+export type AbandonedJobHandler = (jobId: string) => Promise<void>;
+
 /** Claims a free slot for the job; null when both are held by live jobs. */
-export async function claimJobSlot(orgId: string, jobId: string, workflowRunning: WorkflowProbe, now = new Date()): Promise<number | null> {
+export async function claimJobSlot(orgId: string, jobId: string, workflowRunning: WorkflowProbe, now = new Date(), onAbandoned?: AbandonedJobHandler): Promise<number | null> {
   const slot = await tryClaim(orgId, jobId);
   if (slot !== null) return slot;
-  const reclaimed = await reclaimStaleSlots(orgId, workflowRunning, now);
+  const reclaimed = await reclaimStaleSlots(orgId, workflowRunning, now, onAbandoned);
   return reclaimed > 0 ? tryClaim(orgId, jobId) : null;
 }
 
@@ -66,12 +69,17 @@ export async function isStaleHolder(h: SlotHolder, workflowRunning: WorkflowProb
 }
 
 /** Deletes stale slots (only if still held by the same job); returns how many were freed. */
-export async function reclaimStaleSlots(orgId: string, workflowRunning: WorkflowProbe, now = new Date()): Promise<number> {
+export async function reclaimStaleSlots(orgId: string, workflowRunning: WorkflowProbe, now = new Date(), onAbandoned?: AbandonedJobHandler): Promise<number> {
   let freed = 0;
   for (const h of await jobSlotHolders(orgId)) {
     if (!(await isStaleHolder(h, workflowRunning, now))) continue;
     const r = await ContactJobSlot.deleteOne({ _id: slotId(orgId, h.slot), jobId: h.jobId });
     freed += r.deletedCount;
+    // Nobody will finish a job whose workflow is gone: without this it would read `running` forever.
+    if (r.deletedCount && onAbandoned) {
+      const job = await ContactRetrievalJob.findById(h.jobId, { status: 1 }).lean();
+      if (job?.status === 'running') await onAbandoned(h.jobId);
+    }
   }
   return freed;
 }

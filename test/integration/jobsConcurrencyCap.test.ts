@@ -125,4 +125,14 @@ test('a slot whose workflow is gone is reclaimed by the next create', async () =
   const holders = (await jobSlotHolders(t.orgId)).map((h) => h.jobId);
   expect(holders).toContain(third.job_id);
   expect(holders).not.toContain(first.job_id);
+  // The reclaimed job does not stay `running`: it ends, its person failed with processing_error.
+  const ended = (await ContactRetrievalJob.findById(first.job_id).lean())!;
+  expect(ended.status).not.toBe('running');
+  expect(ended.counts).toMatchObject({ requested: 1, pending: 0 });
+  const settled = await ContactRetrievalJobItem.find({ jobId: first.job_id }).lean();
+  expect(settled).toHaveLength(1);
+  if (ended.counts!.failed === 1) {
+    expect(ended.status).toBe('failed');
+    expect(settled[0].reason).toBe('processing_error');
+  }
 });
