@@ -68,10 +68,16 @@ function fingerprintOf(params: SearchParams): string {
   return createHash('sha256').update(canonicalJson(params)).digest('hex');
 }
 
+/** Throws the first failure in the order given (a stable precedence among concurrent checks). */
+function firstFailure(results: PromiseSettledResult<unknown>[]): void {
+  for (const r of results) if (r.status === 'rejected') throw r.reason;
+}
+
 export async function searchCandidates(req: SearchRequest): Promise<SearchPage> {
   const hasParams = req.query !== undefined || req.filters !== undefined || req.sources !== undefined;
   let search: StoredSearch | null;
   let offset = 0;
+  let funded = false;
   if (req.cursor) {
     const pos = decodeCursor(req.cursor, req.orgId);
     search = await findSearch(req.orgId, pos.searchId);
@@ -88,18 +94,20 @@ export async function searchCandidates(req: SearchRequest): Promise<SearchPage> 
     }
     const fingerprint = fingerprintOf(params);
     const searchId = searchIdFor(req.orgId, req.idempotencyKey);
-    await admitToQuota('queries', req.orgId, [queryMember(fingerprint)]);
     const idx = await searchIndex();
     const outcome = runSearch(idx, params, MAX_STORED_SEARCH_PEOPLE);
     const personIds = outcome.ordinals.map((o) => idx.people[o].preview.person_id);
-    try {
-      search = await storeSearch({ orgId: req.orgId, fingerprint, params, personIds, total: outcome.total, searchId });
-    } catch (err) {
-      // A retry of a request that stored its search before crashing: use the stored one.
-      if (!isDuplicateKeyError(err)) throw err;
-      search = await findSearch(req.orgId, searchId);
-      if (!search) throw err;
-    }
+    // Three independent store round trips at once: counting the distinct query, storing the
+    // search and checking the funds for its first page. A search stored for a request that is
+    // then refused is never shown; the retention purge removes it.
+    funded = personIds.length > 0;
+    const [quota, stored, funds] = await Promise.allSettled([
+      admitToQuota('queries', req.orgId, [queryMember(fingerprint)]),
+      storeOrReuseSearch({ orgId: req.orgId, fingerprint, params, personIds, total: outcome.total, searchId }),
+      funded ? assertCanFund({ orgId: req.orgId, familyId: req.familyId, amount: PRICES.searchPage }) : Promise.resolve(),
+    ]);
+    firstFailure([quota, stored, funds]);
+    search = (stored as PromiseFulfilledResult<StoredSearch>).value;
   }
   const pageIds = search.personIds.slice(offset, offset + req.pageSize);
   const idx = await searchIndex();
@@ -112,7 +120,7 @@ export async function searchCandidates(req: SearchRequest): Promise<SearchPage> 
   let credits = 0;
   if (data.length) {
     credits = PRICES.searchPage;
-    await assertCanFund({ orgId: req.orgId, familyId: req.familyId, amount: credits });
+    if (!funded) await assertCanFund({ orgId: req.orgId, familyId: req.familyId, amount: credits });
     await admitToQuota('previews', req.orgId, data.map((p) => p.person_id));
     receiptId = (await charge({
       orgId: req.orgId, familyId: req.familyId, amount: credits, operation: SEARCH_OPERATION,
@@ -127,4 +135,16 @@ export async function searchCandidates(req: SearchRequest): Promise<SearchPage> 
     credits_charged: credits,
     receipt_id: receiptId,
   };
+}
+
+/** Stores a new search; a retry of a request that stored its search before crashing reuses it. */
+async function storeOrReuseSearch(input: Parameters<typeof storeSearch>[0] & { searchId: string }): Promise<StoredSearch> {
+  try {
+    return await storeSearch(input);
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+    const found = await findSearch(input.orgId, input.searchId);
+    if (!found) throw err;
+    return found;
+  }
 }

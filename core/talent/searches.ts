@@ -36,9 +36,8 @@ export async function storeSearch(input: { orgId: string; fingerprint: string; p
 
 /** The organization's stored search, or null when absent, foreign or past retention. */
 export async function findSearch(orgId: string, searchId: string): Promise<StoredSearch | null> {
-  const doc = await Search.findById(searchId).lean();
+  const [doc, people] = await Promise.all([Search.findById(searchId).lean(), SearchPeople.findById(searchId).lean()]);
   if (!doc || doc.orgId !== orgId || doc.expiresAt.getTime() <= Date.now()) return null;
-  const people = await SearchPeople.findById(searchId).lean();
   return {
     searchId: doc._id, orgId: doc.orgId, fingerprint: doc.fingerprint, params: doc.params, personIds: people?.ids ? people.ids.split(' ') : [],
     total: doc.total, createdAt: (doc as { createdAt?: Date }).createdAt ?? new Date(0), expiresAt: doc.expiresAt,

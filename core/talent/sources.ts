@@ -1,3 +1,5 @@
+import { config } from '../config';
+import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
 import { Organization } from '../tenancy/models';
 
 /**
@@ -37,10 +39,14 @@ export function isKnownSource(id: string): boolean {
   return SOURCE_CATALOGUE.some((s) => s.id === id);
 }
 
+/** Enabled sources per organization, read through the replica's short read cache (every search needs them). */
+const enabledSourceReads = new ReadCache<string[]>(() => config().readCacheMs);
+
 /** The sources this organization may search, built-in first. */
 export async function sourcesForOrganization(orgId: string): Promise<SearchSource[]> {
-  const org = await Organization.findById(orgId, { enabledSources: 1 }).lean();
-  const enabled = new Set(org?.enabledSources ?? []);
+  const enabled = new Set(
+    await enabledSourceReads.get(orgId, async () => (await Organization.findById(orgId, { enabledSources: 1 }).lean())?.enabledSources ?? []),
+  );
   return SOURCE_CATALOGUE.filter((s) => s.built_in || enabled.has(s.id));
 }
 
@@ -51,5 +57,8 @@ export async function setSourceEnabled(orgId: string, sourceId: string, enabled:
   if (source.built_in) throw new Error(`${sourceId} is built in and always enabled`);
   const res = await Organization.updateOne({ _id: orgId }, enabled ? { $addToSet: { enabledSources: sourceId } } : { $pull: { enabledSources: sourceId } });
   if (res.matchedCount !== 1) throw new Error(`organization ${orgId} does not exist`);
+  // Returns once no replica still searches with the old set.
+  enabledSourceReads.invalidate(orgId);
+  await waitUntilReadCachesExpire(config().readCacheMs);
   return { org_id: orgId, sources: (await sourcesForOrganization(orgId)).map((s) => s.id) };
 }
