@@ -10,7 +10,7 @@ import { readJobResult } from '../../core/jobs/jobResults';
 import { contactRetrievalWorkflowId, resultRetentionWorkflowId } from '../../core/jobs/jobRules';
 import { jobSlotHolders } from '../../core/jobs/jobSlots';
 import { startContactRetrievalWorkflowWith } from '../../core/jobs/jobWorkflows';
-import { ContactRetrievalJob, ContactRetrievalJobItem } from '../../core/jobs/models';
+import { ContactRetrievalJob, ContactRetrievalJobItem, RetrievedContact } from '../../core/jobs/models';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import { ALL_PERMISSIONS } from '../../core/keys/permissions';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
@@ -192,13 +192,15 @@ test('expired: a job not finished within 24 h expires through its durable timer'
   );
 });
 
-test('retention: readable for 7 days, then 409 with the contacts removed, then 410 once purged', async () => {
+test('retention: readable for 7 days, then 409 with the contacts removed, then 410 once purged with the reuse cache', async () => {
   const t = await createTenant({ credits: 100 });
   await withWorker(async (tq) => {
     const { jobId } = await runJob(t, found.slice(30, 33), tq);
     const p = principalOf(t);
     const page = await readJobResult(p, jobId, { limit: 10 });
     expect(page.items.every((i) => i.outcome === 'delivered' && i.contacts.emails.length > 0)).toBe(true);
+    const cached = found.slice(30, 33).map((personId) => `${t.orgId}:${personId}`);
+    expect(await RetrievedContact.countDocuments({ _id: { $in: cached } })).toBe(3);
 
     await env.sleep(7 * DAY + 60_000);
     await waitFor(async () => !!(await ContactRetrievalJob.findById(jobId).lean())!.resultExpiredAt);
@@ -210,6 +212,8 @@ test('retention: readable for 7 days, then 409 with the contacts removed, then 4
     await env.client.workflow.getHandle(resultRetentionWorkflowId(jobId)).result();
     await expect(readJobResult(p, jobId, { limit: 10 })).rejects.toMatchObject({ code: 'result_gone', status: 410 });
     expect(await ContactRetrievalJobItem.countDocuments({ jobId })).toBe(0);
+    // The 30-day reuse cache of what this job retrieved goes with it.
+    expect(await RetrievedContact.countDocuments({ _id: { $in: cached } })).toBe(0);
   });
 });
 
