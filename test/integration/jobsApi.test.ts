@@ -4,6 +4,7 @@ import { creditBalance } from '../../core/credits/credits';
 import { LedgerEntry } from '../../core/credits/models';
 import { ContactRetrievalJob, ContactRetrievalJobItem } from '../../core/jobs/models';
 import { PERMISSIONS } from '../../core/keys/permissions';
+import { recordDelivered } from '../../core/talent/quotas';
 import { storeSearch } from '../../core/talent/searches';
 import { providerAnswerFor, startContactProviderServer, type ContactProviderServer } from '../support/contactProviderServer';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';
@@ -160,6 +161,17 @@ describe('a job from start to result', () => {
     const failed = result.json.items.filter((i: any) => i.outcome === 'failed');
     expect(failed).toHaveLength(15);
     expect(failed.every((i: any) => i.reason === 'insufficient_credits' && i.contacts.emails.length === 0)).toBe(true);
+  });
+
+  test('an organization that cannot be delivered one more person today is refused with 429 delivery_quota_exceeded, nothing recorded', async () => {
+    const full = await createTenant({ credits: 50 });
+    const limit = srv.config.searchQuotas.deliveriesPerDay;
+    await recordDelivered(full.orgId, Array.from({ length: limit }, (_, i) => `per_quota${String(i).padStart(8, '0')}`));
+    const res = await create(full.key, ids(3, 'q'));
+    expectProblem(res, 429, 'delivery_quota_exceeded');
+    expect(res.headers['retry-after']).toBe('1');
+    expect(await ContactRetrievalJob.countDocuments({ orgId: full.orgId })).toBe(0);
+    expect(await creditBalance(full.orgId)).toBe(50);
   });
 
   test('a batch job runs over the people of an earlier search of the organization', async () => {
