@@ -18,7 +18,7 @@ import { retryLater, type Problem } from '../../core/problems';
 
 /**
  * Admission control (SPEC 8): `baselineAdmission` holds every authenticated /v1 request to the
- * organization's strict per-second request rate and in-flight limit (one store update) and
+ * organization's strict per-second request rate and in-flight limit (a slot each, taken at once) and
  * holds the in-flight lease until the response is finished; `operationAdmission` adds the
  * operation's own rate, administrator blocks and per-minute caps. A refusal is 429
  * `rate_limited` with Retry-After, and gives back whatever the request had taken so far.
