@@ -3,6 +3,7 @@ import { loadConfigOrExit, type Config } from '../core/config';
 import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes, pingStore } from '../core/store/connection';
 import { leaseReleaser, releaseIdleLeaseBlocks } from '../core/limits/requestAdmission';
+import { warmSearchIndex } from '../core/talent/searchIndex';
 import { closeTemporalClient, pingTemporal } from '../core/temporal/client';
 import { createApp } from './app';
 
@@ -47,6 +48,7 @@ if (require.main === module) {
   startApi(config).then(
     ({ url, close }) => {
       logger.info({ url }, 'api listening');
+      warmSearchIndex();
       const stop = () => {
         logger.info('api stopping');
         close().then(() => process.exit(0), () => process.exit(1));

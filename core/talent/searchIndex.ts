@@ -1,4 +1,5 @@
 import { logger } from '../observability/logger';
+import { retryLater } from '../problems';
 import { Person, SENIORITIES, type Seniority } from './models';
 import { peopleVersion } from './seedPeople';
 import { fold, tokenize } from './searchText';
@@ -212,7 +213,34 @@ export async function searchIndex(): Promise<SearchIndex> {
       });
   }
   // A stale index keeps answering while the new one builds; the first one must be awaited.
-  return current && current.people.length > 0 ? current : loading;
+  if (current && current.people.length > 0) return current;
+  return firstIndex(loading!);
+}
+
+/**
+ * How long a request waits for a replica's first index. A million people take minutes to load
+ * from FerretDB (seconds from MongoDB): a request should get a retryable answer, not hang.
+ */
+export const FIRST_INDEX_WAIT_MS = 20_000;
+const FIRST_INDEX_RETRY_AFTER_SECONDS = 10;
+
+async function firstIndex(building: Promise<SearchIndex>): Promise<SearchIndex> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const waited = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), FIRST_INDEX_WAIT_MS);
+  });
+  try {
+    const idx = await Promise.race([building, waited]);
+    if (idx) return idx;
+    throw retryLater('dependency_unavailable', 'The search index of this API replica is still loading; retry shortly.', FIRST_INDEX_RETRY_AFTER_SECONDS);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Starts loading the index at start-up so the first search does not wait for it. */
+export function warmSearchIndex(): void {
+  searchIndex().catch((err) => logger.warn({ err: { message: (err as Error).message } }, 'search index not loaded yet'));
 }
 
 /** Forget the index (tests that switch databases in one process). */
