@@ -3,7 +3,7 @@ import type { Config } from '../core/config';
 import { createContactProvider } from '../core/contactProvider';
 import type { ProviderRetryPolicy } from '../core/contactProvider/retryPolicy';
 import {
-  expireJobResult, findReusablePositions, finishJob, processChunk, purgeJobResult, type ChunkInput, type ChunkOutcome, type FinishedJob,
+  expireJobResult, findReusablePositions, finishJob, processChunk, purgeJobResult, type ChunkInput, type ChunkOutcome, type CompletedChunk, type FinishedJob,
 } from '../core/jobs/jobProcessing';
 import { inTurn } from '../core/jobs/inTurn';
 import type { ContactField, StopReason } from '../core/jobs/jobTypes';
@@ -36,8 +36,8 @@ export function createContactActivities(config: Config) {
       });
     },
 
-    async finishContactRetrievalJob(input: { jobId: string; stop: StopReason | null }): Promise<FinishedJob> {
-      return finishJob(input.jobId, input.stop);
+    async finishContactRetrievalJob(input: { jobId: string; stop: StopReason | null; completed?: CompletedChunk[] }): Promise<FinishedJob> {
+      return finishJob(input.jobId, input.stop, new Date(), input.completed ?? []);
     },
 
     /** Emits the one `job.completed` event of the job (idempotent: the event id is fixed at first emission). */

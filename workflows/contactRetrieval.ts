@@ -4,7 +4,7 @@ import {
 } from '@temporalio/workflow';
 import type { ContactActivities } from '../activities/contacts';
 import { JOB_DEADLINE_MS, chunkRanges, resultRetentionWorkflowId } from '../core/jobs/jobRules';
-import type { FinishedJob } from '../core/jobs/jobProcessing';
+import type { CompletedChunk, FinishedJob } from '../core/jobs/jobProcessing';
 import type { StopReason } from '../core/jobs/jobTypes';
 import { CANCEL_SIGNAL, type ContactRetrievalInput } from '../core/jobs/workflowInput';
 import { SA } from '../core/temporal/searchAttributes';
@@ -44,6 +44,8 @@ export async function contactRetrievalWorkflow(input: ContactRetrievalInput): Pr
   // One look at the organization's recent retrievals per job, instead of one per chunk.
   const reusable = stop === null ? await steps.planContactReuse({ jobId: input.jobId, orgId: input.orgId, fields: input.fields }) : [];
   const chunks = chunkRanges(input.requested, input.chunkSize);
+  // Chunks that finished, with their outcomes: when all did, the finish reads nothing back.
+  const completed: CompletedChunk[] = [];
   let next = 0;
   const lane = async () => {
     while (stop === null && next < chunks.length) {
@@ -53,6 +55,7 @@ export async function contactRetrievalWorkflow(input: ContactRetrievalInput): Pr
           jobId: input.jobId, orgId: input.orgId, familyId: input.familyId, fields: input.fields, from, to,
           reusable: reusable.filter((p) => p >= from && p < to),
         });
+        completed.push({ from, to, tally: r.tally });
         if (r.outOfCredits) stopWith('insufficient_credits');
       } catch (err) {
         // Cancelled at the deadline, or the activity failed for good: the finish settles its people.
@@ -79,7 +82,7 @@ export async function contactRetrievalWorkflow(input: ContactRetrievalInput): Pr
   deadline.cancel();
   await deadlineFired;
 
-  const finished = await steps.finishContactRetrievalJob({ jobId: input.jobId, stop });
+  const finished = await steps.finishContactRetrievalJob({ jobId: input.jobId, stop, completed });
   upsertSearchAttributes([{ key: SA.jobStatus, value: finished.status }]);
   await steps.emitContactRetrievalCompleted(finished);
   await startChild(resultRetentionWorkflow, {

@@ -292,7 +292,18 @@ function finishedView(job: {
  * retention times, frees the running-job slot and drops the job's working documents.
  * Repeating it returns the first finish.
  */
-export async function finishJob(jobId: string, stop: StopReason | null, now = new Date()): Promise<FinishedJob> {
+/** A chunk the workflow saw finish, with its outcomes (from the activity's result). */
+export interface CompletedChunk {
+  from: number;
+  to: number;
+  tally: Partial<Record<PersonOutcome, number>>;
+}
+
+function addTally(into: Partial<Record<PersonOutcome, number>>, outcome: PersonOutcome, n = 1): void {
+  into[outcome] = (into[outcome] ?? 0) + n;
+}
+
+export async function finishJob(jobId: string, stop: StopReason | null, now = new Date(), completed: CompletedChunk[] = []): Promise<FinishedJob> {
   const job = await ContactRetrievalJob.findById(jobId).lean();
   if (!job) throw new Error(`job ${jobId} does not exist`);
   if (job.status !== 'running') {
@@ -300,33 +311,17 @@ export async function finishJob(jobId: string, stop: StopReason | null, now = ne
     await dropWorkingDocuments(jobId);
     return finishedView(job);
   }
-  const fields = job.fields as ContactField[];
-  const people = await jobPeople(jobId);
-  const settledSeqs = new Set((await ContactRetrievalJobItem.find({ jobId }, { seq: 1 }).lean()).map((d) => d.seq));
-
-  // Chunks that stored a plan but were stopped before settling: replay their charge (if any).
-  for (const p of await ContactRetrievalChunkPlan.find({ jobId }).lean()) {
-    const entries = (p.entries as PlanEntry[]).filter((e) => !settledSeqs.has(e.seq));
-    if (!entries.length) continue;
-    const paid = chargeableUnits(p.entries as PlanEntry[]) > 0 ? await findCharge(chunkChargeKey(jobId, p.from)) : null;
-    // Not paid: what is free settles as found; the found people become leftovers below.
-    const plan = paid ? (p.entries as PlanEntry[]) : entries.filter((e) => e.answer !== 'found');
-    const { settled } = await payAndSettleRecovered(
-      { jobId, orgId: job.orgId, familyId: job.familyId, fields }, p.from, plan, paid, now,
-    );
-    for (const s of settled) settledSeqs.add(s.seq);
+  const tally: Partial<Record<PersonOutcome, number>> = {};
+  const chunks = new Map(completed.map((c) => [c.from, c]));
+  let leftoverCount = 0;
+  if ([...chunks.values()].reduce((n, c) => n + (c.to - c.from), 0) === job.requested) {
+    // Every chunk finished and reported its outcomes: nothing to settle, nothing to read.
+    for (const c of chunks.values()) for (const [o, n] of Object.entries(c.tally)) addTally(tally, o as PersonOutcome, n);
+  } else {
+    leftoverCount = await settleTheRest(job, stop, tally, now);
   }
-
-  const leftover = leftoverOutcome(stop);
-  const leftovers = people.map((personId, seq) => ({ personId, seq })).filter((p) => !settledSeqs.has(p.seq));
-  await insertIgnoringDuplicates(
-    ContactRetrievalJobItem.collection,
-    leftovers.map((p) => ({
-      _id: `${jobId}:${p.seq}`, jobId, seq: p.seq, personId: p.personId, outcome: leftover.outcome, reason: leftover.reason, receiptId: null, processedAt: now,
-    })),
-  );
-  const counts = countsFromTally(job.requested, await tallyJobItems(jobId));
-  const status = finalJobStatus(counts, stop, stop ? leftovers.length : 0);
+  const counts = countsFromTally(job.requested, tally);
+  const status = finalJobStatus(counts, stop, stop ? leftoverCount : 0);
   const times = resultTimes(now, counts);
   const updated = await ContactRetrievalJob.findOneAndUpdate(
     { _id: jobId, status: 'running' },
@@ -336,6 +331,53 @@ export async function finishJob(jobId: string, stop: StopReason | null, now = ne
   await releaseJobSlot(job.orgId, jobId);
   await dropWorkingDocuments(jobId);
   return finishedView(updated ?? (await ContactRetrievalJob.findById(jobId).lean())!);
+}
+
+/**
+ * Settles everyone without an item: a chunk whose plan was paid before the stop is delivered
+ * as paid, the rest get the stop's outcome. Fills `tally` with every person's outcome and
+ * returns how many got the stop's outcome.
+ */
+async function settleTheRest(
+  job: { _id: string; orgId: string; familyId: string; fields: string[] },
+  stop: StopReason | null,
+  tally: Partial<Record<PersonOutcome, number>>,
+  now: Date,
+): Promise<number> {
+  const jobId = job._id;
+  const fields = job.fields as ContactField[];
+  const people = await jobPeople(jobId);
+  const settledSeqs = new Set<number>();
+  for (const d of await ContactRetrievalJobItem.find({ jobId }, { seq: 1, outcome: 1 }).lean()) {
+    settledSeqs.add(d.seq);
+    addTally(tally, d.outcome as PersonOutcome);
+  }
+  if (settledSeqs.size < people.length) {
+    // Chunks that stored a plan but were stopped before settling: replay their charge (if any).
+    for (const p of await ContactRetrievalChunkPlan.find({ jobId }).lean()) {
+      const entries = (p.entries as PlanEntry[]).filter((e) => !settledSeqs.has(e.seq));
+      if (!entries.length) continue;
+      const paid = chargeableUnits(p.entries as PlanEntry[]) > 0 ? await findCharge(chunkChargeKey(jobId, p.from)) : null;
+      // Not paid: what is free settles as found; the found people become leftovers below.
+      const plan = paid ? (p.entries as PlanEntry[]) : entries.filter((e) => e.answer !== 'found');
+      const { settled } = await payAndSettleRecovered({ jobId, orgId: job.orgId, familyId: job.familyId, fields }, p.from, plan, paid, now);
+      for (const s of settled) {
+        if (settledSeqs.has(s.seq)) continue;
+        settledSeqs.add(s.seq);
+        addTally(tally, s.outcome);
+      }
+    }
+  }
+  const leftover = leftoverOutcome(stop);
+  const leftovers = people.map((personId, seq) => ({ personId, seq })).filter((p) => !settledSeqs.has(p.seq));
+  await insertIgnoringDuplicates(
+    ContactRetrievalJobItem.collection,
+    leftovers.map((p) => ({
+      _id: `${jobId}:${p.seq}`, jobId, seq: p.seq, personId: p.personId, outcome: leftover.outcome, reason: leftover.reason, receiptId: null, processedAt: now,
+    })),
+  );
+  addTally(tally, leftover.outcome, leftovers.length);
+  return leftovers.length;
 }
 
 /** Settles a stopped chunk from its plan with the charge an attempt made (or none). */
