@@ -1,4 +1,5 @@
 import { Agent, request, type RequestOptions } from 'node:https';
+import { createSecureContext, type SecureContext } from 'node:tls';
 import type { LookupFunction } from 'node:net';
 import { checkDestination, type LookupAll, type ResolvedAddress } from './destinationPolicy';
 
@@ -44,23 +45,25 @@ export interface AttemptRequest {
 // Keep-alive agents, one per (host, port, pinned address): a pooled socket is reused only by
 // a request whose own check approved the very address that socket is connected to.
 // The trust anchors are part of the key too: a socket verified against one CA set is never
-// lent to a request that trusts another.
+// lent to a request that trusts another. A custom CA set becomes one TLS secure context, built
+// once: passed as `ca`, Node would parse every root certificate again for each new connection
+// and fold all of them into the agent's pool key string on every request.
 const agents = new Map<string, Agent>();
 const MAX_AGENTS = 256;
-const trustIds = new WeakMap<string[], number>();
+const trustSets = new WeakMap<string[], { id: number; context: SecureContext }>();
 let nextTrustId = 1;
 
-function trustKey(ca: string[] | undefined): string {
-  if (!ca) return 'system';
-  let id = trustIds.get(ca);
-  if (id === undefined) {
-    id = nextTrustId++;
-    trustIds.set(ca, id);
+function trustSet(ca: string[] | undefined): { key: string; context?: SecureContext } {
+  if (!ca) return { key: 'system' };
+  let set = trustSets.get(ca);
+  if (!set) {
+    set = { id: nextTrustId++, context: createSecureContext({ ca }) };
+    trustSets.set(ca, set);
   }
-  return `ca${id}`;
+  return { key: `ca${set.id}`, context: set.context };
 }
 
-function agentFor(key: string, ca: string[] | undefined): Agent {
+function agentFor(key: string, context: SecureContext | undefined): Agent {
   let agent = agents.get(key);
   if (!agent) {
     if (agents.size >= MAX_AGENTS) {
@@ -68,7 +71,7 @@ function agentFor(key: string, ca: string[] | undefined): Agent {
       oldest.destroy();
       agents.delete(oldestKey);
     }
-    agent = new Agent({ keepAlive: true, timeout: 5_000, maxSockets: 64, ...(ca ? { ca } : {}) });
+    agent = new Agent({ keepAlive: true, timeout: 5_000, maxSockets: 64, ...(context ? { secureContext: context } : {}) });
     agents.set(key, agent);
   }
   return agent;
@@ -109,6 +112,7 @@ export async function sendAttempt(req: AttemptRequest, settings: SendSettings): 
   const timeoutMs = settings.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
   const maxBytes = settings.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const body = Buffer.from(req.body, 'utf8');
+  const trust = trustSet(settings.ca);
   const options: RequestOptions = {
     method: 'POST',
     host: destination.host,
@@ -118,8 +122,8 @@ export async function sendAttempt(req: AttemptRequest, settings: SendSettings): 
     lookup: pinnedLookup(pinned),
     // Verify the certificate against the URL's host name, never the pinned address.
     ...(destination.literal ? {} : { servername: destination.host }),
-    agent: agentFor(`${destination.host}|${destination.port}|${pinned.address}|${trustKey(settings.ca)}`, settings.ca),
-    ...(settings.ca ? { ca: settings.ca } : {}),
+    agent: agentFor(`${destination.host}|${destination.port}|${pinned.address}|${trust.key}`, trust.context),
+    ...(trust.context ? { secureContext: trust.context } : {}),
   };
   return new Promise<AttemptOutcome>((resolve) => {
     let settled = false;
