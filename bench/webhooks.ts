@@ -19,7 +19,8 @@ import { Runtime, DefaultLogger, makeTelemetryFilterString } from '@temporalio/w
 import { loadConfig, setConfig } from '../core/config';
 import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
-import { closeTemporalClient } from '../core/temporal/client';
+import { closeTemporalClient, temporalClient } from '../core/temporal/client';
+import { SA } from '../core/temporal/searchAttributes';
 import { destinationLookup } from '../core/webhooks/destinationResolver';
 import { emitJobCompleted } from '../core/webhooks/jobCompletedEvent';
 import { closeAttemptAgents, sendAttempt } from '../core/webhooks/sendAttempt';
@@ -30,6 +31,7 @@ import { freePort, installServices, startFerretDb, startTemporalDev, type Runnin
 import { startHttpsReceiver } from '../test/support/httpsReceiver';
 import { createWorker } from '../worker/createWorker';
 import { rootCertificates } from 'node:tls';
+import mongoose from 'mongoose';
 import { readFileSync } from 'node:fs';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1000);
@@ -76,6 +78,25 @@ async function main(): Promise<void> {
   setConfig(config);
   await connectStore(config.mongodbUri);
   await ensureIndexes();
+  const storeProfile = new Map<string, { n: number; ms: number }>();
+  if (process.env.BENCH_PROFILE) {
+    await mongoose.disconnect();
+    await mongoose.connect(config.mongodbUri, { serverSelectionTimeoutMS: 5000, maxPoolSize: 50, monitorCommands: true });
+    const client = mongoose.connection.getClient();
+    const names = new Map<number, string>();
+    client.on('commandStarted', (e) => {
+      const cmd = e.command as Record<string, unknown>;
+      names.set(e.requestId, `${e.commandName} ${String(cmd[e.commandName])}`);
+    });
+    client.on('commandSucceeded', (e) => {
+      const k = names.get(e.requestId) ?? e.commandName;
+      names.delete(e.requestId);
+      const s = storeProfile.get(k) ?? { n: 0, ms: 0 };
+      s.n += 1;
+      s.ms += e.duration;
+      storeProfile.set(k, s);
+    });
+  }
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
   const { worker, connection } = await createWorker(config);
   const running = worker.run();
@@ -164,6 +185,31 @@ async function main(): Promise<void> {
   );
   const ceilingIn = performance.now() - ceilingStart;
 
+  // Ceiling of the Temporal server itself: bare workflow starts (same search attributes) on a
+  // task queue no worker polls. Every delivery needs one start before its first POST, so no
+  // delivery rate can exceed this on the same server.
+  const client = await temporalClient(config);
+  let started2 = 0;
+  const startsBegin = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (started2 < EVENTS) {
+        const n = started2++;
+        await client.workflow.start('webhookDelivery', {
+          taskQueue: `${config.temporal.taskQueue}-unpolled`,
+          workflowId: `bench-start-ceiling-${Date.now()}-${n}`,
+          args: [],
+          workflowExecutionTimeout: '10 seconds',
+          typedSearchAttributes: [
+            { key: SA.orgId, value: 'org_bench' }, { key: SA.workspaceId, value: 'ws_bench' }, { key: SA.endpointId, value: 'we_bench' },
+            { key: SA.jobId, value: `job_bench${n}` }, { key: SA.deliveryStatus, value: 'delivering' },
+          ],
+        });
+      }
+    }),
+  );
+  const startsIn = performance.now() - startsBegin;
+
   const report = {
     events: EVENTS,
     concurrency: CONCURRENCY,
@@ -173,9 +219,14 @@ async function main(): Promise<void> {
     deliveries_per_s: +(EVENTS / (deliveredIn / 1000)).toFixed(1),
     ceiling_signed_posts_per_s: +(ok / (ceilingIn / 1000)).toFixed(1),
     ceiling_ok: ok,
+    ceiling_temporal_workflow_starts_per_s: +(EVENTS / (startsIn / 1000)).toFixed(1),
     targets: { p50_ms: 100, deliveries_per_s: 200 },
   };
   process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  if (process.env.BENCH_PROFILE) {
+    const rows = [...storeProfile.entries()].sort((a, b) => b[1].ms - a[1].ms);
+    for (const [k, v] of rows) process.stdout.write(`${k.padEnd(50)} n=${v.n} mean=${(v.ms / v.n).toFixed(1)}ms total=${(v.ms / 1000).toFixed(1)}s\n`);
+  }
 
   worker.shutdown();
   await running;

@@ -1,3 +1,4 @@
+import type { Client } from '@temporalio/client';
 import type { FinalJobStatus, JobCounts } from '../jobs/jobTypes';
 import { config } from '../config';
 import { temporalClient } from '../temporal/client';
@@ -26,11 +27,36 @@ export interface EmittedEvent {
   deliveryStarted: boolean;
 }
 
+/**
+ * A worker running in this process, with a client over the worker's own connection. Emission
+ * happens in the worker (the job's finishing activity), so the delivery workflow can start
+ * eagerly: the server hands its first workflow task straight back in the start response instead
+ * of queueing it for a poller, which saves a dispatch per event and most of the time to the
+ * first POST. Any other process (or a stopped worker) starts through the shared client.
+ */
+interface LocalWorker {
+  client: Client;
+  taskQueue: string;
+  running: () => boolean;
+}
+let localWorker: LocalWorker | undefined;
+
+export function startDeliveriesEagerlyOn(worker: LocalWorker | undefined): void {
+  localWorker = worker;
+}
+
 /** Same job → same event id and body bytes; a duplicate emission never starts a second workflow. */
 export async function emitJobCompleted(input: JobCompletedInput): Promise<EmittedEvent> {
   const cfg = config();
+  const local = localWorker && localWorker.taskQueue === cfg.temporal.taskQueue && localWorker.running() ? localWorker : undefined;
   return emitJobCompletedWith(
-    { client: await temporalClient(cfg), idKey: cfg.secretsKey, taskQueue: cfg.temporal.taskQueue, retryDelaysMs: cfg.webhooks.retryDelaysMs },
+    {
+      client: local?.client ?? (await temporalClient(cfg)),
+      eagerStart: local !== undefined,
+      idKey: cfg.secretsKey,
+      taskQueue: cfg.temporal.taskQueue,
+      retryDelaysMs: cfg.webhooks.retryDelaysMs,
+    },
     input,
   );
 }

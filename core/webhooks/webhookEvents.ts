@@ -20,6 +20,8 @@ export interface EmitDeps {
   idKey: Buffer;
   taskQueue: string;
   retryDelaysMs?: readonly number[];
+  /** Ask for the first workflow task in the start response: only with a worker's own connection. */
+  eagerStart?: boolean;
   /** Off only where the Temporal server does not know our search attributes. */
   searchAttributes?: boolean;
   now?: () => Date;
@@ -96,6 +98,7 @@ export async function emitJobCompletedWith(deps: EmitDeps, input: JobCompletedIn
       args: [workflowInput],
       // Never a second workflow for one event, not even after the first has closed.
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      ...(deps.eagerStart ? { requestEagerStart: true } : {}),
       ...(deps.searchAttributes === false
         ? {}
         : {
