@@ -9,7 +9,7 @@ import { decodeCursor, encodeCursor } from './cursor';
 import { contactRetrievalWorkflowRunning, signalContactRetrievalCancel, startContactRetrievalWorkflow } from './jobWorkflows';
 import { CAP_RETRY_AFTER_SECONDS, CREDITS_PER_RECORD, contactRetrievalWorkflowId, countsFromTally, emptyCounts, uniquePersonIds } from './jobRules';
 import { claimJobSlot, releaseJobSlot } from './jobSlots';
-import { finishJob, tallyJobItems } from './jobProcessing';
+import { finishJob, runningJobTally } from './jobProcessing';
 import { logger } from '../observability/logger';
 import { emitJobCompleted } from '../webhooks/jobCompletedEvent';
 import { JOB_TYPE, type ContactField, type JobCounts, type JobStatus } from './jobTypes';
@@ -44,20 +44,20 @@ export function resultUrl(jobId: string): string {
   return `/v1/job-results/${jobId}`;
 }
 
-/** Counts of a job: stored once final, tallied from its people while running. */
+/** Counts of a job: stored once final, from its finished chunks while running. */
 export async function jobCounts(job: JobDoc): Promise<JobCounts> {
   if (job.status !== 'running' && job.counts) return job.counts as JobCounts;
-  return countsFromTally(job.requested, await tallyJobItems(job._id));
+  return countsFromTally(job.requested, await runningJobTally(job._id));
 }
 
-export async function jobView(job: JobDoc): Promise<JobView> {
+export async function jobView(job: JobDoc, counts?: JobCounts): Promise<JobView> {
   return {
     job_id: job._id,
     type: JOB_TYPE,
     status: job.status as JobStatus,
     fields: job.fields as ContactField[],
     search_id: job.searchId ?? null,
-    counts: await jobCounts(job),
+    counts: counts ?? (await jobCounts(job)),
     created_at: job.createdAt.toISOString(),
     completed_at: job.completedAt ? job.completedAt.toISOString() : null,
     result_url: resultUrl(job._id),
@@ -133,10 +133,7 @@ export async function createContactRetrievalJob(config: Config, input: CreateJob
         cause: err,
       });
     }
-    return {
-      ...(await jobView(job.toObject() as JobDoc)),
-      counts: emptyCounts(personIds.length),
-    };
+    return jobView(job.toObject() as JobDoc, emptyCounts(personIds.length));
   } catch (err) {
     // A job that could not start never existed.
     await ContactRetrievalJobPeople.deleteOne({ _id: jobId }).catch(() => undefined);

@@ -8,7 +8,9 @@ import {
   type PlanEntry, type SettledPerson,
 } from './jobRules';
 import type { ContactField, FailureReason, FinalJobStatus, JobCounts, PersonOutcome, StopReason } from './jobTypes';
-import { ContactRetrievalChunkPlan, ContactRetrievalJob, ContactRetrievalJobItem, ContactRetrievalJobPeople, RetrievedContact } from './models';
+import {
+  ContactRetrievalChunkPlan, ContactRetrievalJob, ContactRetrievalJobItem, ContactRetrievalJobPeople, ContactRetrievalJobProgress, RetrievedContact,
+} from './models';
 
 /**
  * The work of a contact-retrieval job, called from its activities. A chunk of people is
@@ -248,7 +250,17 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
   const { settled, outOfCredits } = await payAndSettle(input, input.from, plan, now, deps.onDelivered);
   const tally: Partial<Record<PersonOutcome, number>> = {};
   for (const p of settled) tally[p.outcome] = (tally[p.outcome] ?? 0) + 1;
+  await insertIgnoringDuplicates(ContactRetrievalJobProgress.collection, [{ _id: planId(input.jobId, input.from), jobId: input.jobId, tally }]);
   return { tally, outOfCredits };
+}
+
+/** Outcomes so far of a running job, from its finished chunks. */
+export async function runningJobTally(jobId: string): Promise<Partial<Record<PersonOutcome, number>>> {
+  const tally: Partial<Record<PersonOutcome, number>> = {};
+  for (const d of await ContactRetrievalJobProgress.find({ jobId }).lean()) {
+    for (const [o, n] of Object.entries(d.tally as Record<string, number>)) addTally(tally, o as PersonOutcome, n);
+  }
+  return tally;
 }
 
 /** Outcomes of a job's people, counted in the store. */
@@ -406,6 +418,7 @@ async function payAndSettleRecovered(
 /** The job's people list and chunk plans (contact values among them) are only for running jobs. */
 async function dropWorkingDocuments(jobId: string): Promise<void> {
   await ContactRetrievalChunkPlan.deleteMany({ jobId });
+  await ContactRetrievalJobProgress.deleteMany({ jobId });
   await ContactRetrievalJobPeople.deleteOne({ _id: jobId });
   forgetPeople(jobId);
 }

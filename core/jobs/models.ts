@@ -72,6 +72,21 @@ const chunkPlanSchema = new Schema(
 export const ContactRetrievalChunkPlan = model('ContactRetrievalChunkPlan', chunkPlanSchema, 'contact_retrieval_chunk_plans');
 
 /**
+ * Progress of a running job: one small document per finished chunk with its outcomes, so
+ * reading a running job's counts scans this small collection, not every job's people.
+ * `_id` = `<job_id>:<from>`; deleted when the job finishes (the job then holds its counts).
+ */
+const jobProgressSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    jobId: { type: String, required: true },
+    tally: { type: Schema.Types.Mixed, required: true },
+  },
+  { versionKey: false },
+);
+export const ContactRetrievalJobProgress = model('ContactRetrievalJobProgress', jobProgressSchema, 'contact_retrieval_job_progress');
+
+/**
  * One settled person of one job, at its position `seq`; `_id` is `<job_id>:<seq>`. Written
  * once, with its final outcome (inserts only: FerretDB updates scan the collection); a person
  * without an item is pending.

@@ -78,6 +78,11 @@ test('a worker killed mid-job and restarted finishes the job with every count ri
   const atKill = await settled(jobId);
   expect(atKill).toBeLessThan(80);
   expect((await ContactRetrievalJob.findById(jobId).lean())!.status).toBe('running');
+  // A running job's counts come from its finished chunks: never more than was settled.
+  const running = await api(srv.url, 'GET', `/v1/contact-retrieval-jobs/${jobId}`, { key: t.key });
+  const k = running.json.counts;
+  expect(k.delivered + k.not_found + k.failed + k.reused + k.cancelled + k.pending).toBe(80);
+  expect(k.delivered + k.not_found).toBeLessThanOrEqual(atKill);
 
   startWorkerProcess();
   for (;;) {
