@@ -66,6 +66,9 @@ const schema = z
     METRICS_ENABLED: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
     LIMITS_LEASE_TTL_SECONDS: positiveInt.default(60),
     READ_CACHE_MS: z.coerce.number().int().min(0).max(10_000).default(1000),
+    WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).max(1000).default(100),
+    WORKER_MAX_CONCURRENT_ACTIVITIES: positiveInt.max(1000).default(200),
+    WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES: positiveInt.max(1000).default(200),
   })
   .superRefine((c, ctx) => {
     if (c.NODE_ENV === 'production' && c.RETRY_DELAYS_MS) {
@@ -134,6 +137,11 @@ function toConfig(e: z.infer<typeof schema>) {
     metricsEnabled: e.METRICS_ENABLED,
     limits: { leaseTtlSeconds: e.LIMITS_LEASE_TTL_SECONDS },
     readCacheMs: e.READ_CACHE_MS,
+    worker: {
+      maxConcurrentWorkflowTasks: e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
+      maxConcurrentActivities: e.WORKER_MAX_CONCURRENT_ACTIVITIES,
+      maxConcurrentLocalActivities: e.WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES,
+    },
   };
 }
 

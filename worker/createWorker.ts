@@ -13,7 +13,12 @@ export async function createWorker(config: Config, opts: { workflowBundlePath?: 
     taskQueue: config.temporal.taskQueue,
     ...(opts.workflowBundlePath ? { workflowBundle: { codePath: opts.workflowBundlePath } } : { workflowsPath: require.resolve('../workflows') }),
     activities: createActivities(config),
-    maxConcurrentActivityTaskExecutions: 200,
+    // A webhook's first attempt is a local activity inside its workflow task, so a slow receiver
+    // (15 s at most) holds a workflow task slot meanwhile: slots are cheap, keep plenty, or a
+    // burst of slow receivers would stall every other workflow on this worker (jobs included).
+    maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
+    maxConcurrentLocalActivityExecutions: config.worker.maxConcurrentLocalActivities,
+    maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
   });
   // Webhook events emitted in this process start their delivery workflow on this worker.
   startDeliveriesEagerlyOn({
