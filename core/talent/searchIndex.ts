@@ -224,10 +224,10 @@ export async function searchIndex(): Promise<SearchIndex> {
 export const FIRST_INDEX_WAIT_MS = 20_000;
 const FIRST_INDEX_RETRY_AFTER_SECONDS = 10;
 
-async function firstIndex(building: Promise<SearchIndex>): Promise<SearchIndex> {
+export async function firstIndex(building: Promise<SearchIndex>, waitMs = FIRST_INDEX_WAIT_MS): Promise<SearchIndex> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const waited = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), FIRST_INDEX_WAIT_MS);
+    timer = setTimeout(() => resolve(null), waitMs);
   });
   try {
     const idx = await Promise.race([building, waited]);

@@ -3,7 +3,7 @@ import { loadConfig, setConfig } from '../../core/config';
 import { runSearch } from '../../core/talent/candidateSearch';
 import { generatePerson, personIdFor } from '../../core/talent/generator';
 import { decodeCursor, encodeCursor } from '../../core/talent/searchCursor';
-import { SearchIndexBuilder, type RawPerson } from '../../core/talent/searchIndex';
+import { firstIndex, SearchIndexBuilder, type RawPerson } from '../../core/talent/searchIndex';
 import { containsPhrase, tokenize } from '../../core/talent/searchText';
 import { BUILT_IN_SOURCE_ID, OPEN_WEB_SOURCE_ID } from '../../core/talent/sources';
 
@@ -134,5 +134,17 @@ describe('search cursors', () => {
     expect(() => decodeCursor('garbage', 'org_aaaaaaaaaa')).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
     const old = encodeCursor('org_aaaaaaaaaa', 'srch_bbbbbbbbbb', 40, Date.now() - 61_000);
     expect(() => decodeCursor(old, 'org_aaaaaaaaaa')).toThrow(expect.objectContaining({ code: 'cursor_expired', status: 410 }));
+  });
+});
+
+describe('first index of a replica', () => {
+  it('answers 503 dependency_unavailable with Retry-After when the first load takes too long', async () => {
+    const never = new Promise<never>(() => undefined);
+    await expect(firstIndex(never, 10)).rejects.toMatchObject({ status: 503, code: 'dependency_unavailable', headers: { 'Retry-After': '10' } });
+  });
+
+  it('returns the index when it is loaded in time', async () => {
+    const idx = new SearchIndexBuilder().finish(1);
+    await expect(firstIndex(Promise.resolve(idx), 1000)).resolves.toBe(idx);
   });
 });
