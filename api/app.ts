@@ -19,6 +19,10 @@ export interface AppDeps {
 }
 
 const isV1 = (path: string) => path === '/v1' || path.startsWith('/v1/');
+/** A /v1 request never matches the probes, the reference, OAuth or /tools: it skips their routers. */
+function outsideV1<C extends { path: string }>(mw: (ctx: C, next: Koa.Next) => unknown): (ctx: C, next: Koa.Next) => unknown {
+  return (ctx, next) => (isV1(ctx.path) ? next() : mw(ctx, next));
+}
 
 /**
  * The whole middleware chain, in order, in one place:
@@ -37,19 +41,19 @@ export function createApp({ config, probes }: AppDeps): Koa {
   app.use(problemDocuments());
 
   const health = healthRouter(probes, config.metricsEnabled);
-  app.use(health.routes());
+  app.use(outsideV1(health.routes()));
 
   const openapi = buildOpenApi(v1Routes, { baseUrl: config.baseUrl });
   const reference = new Router();
   reference.get('/openapi.json', (ctx) => {
     ctx.body = openapi;
   });
-  app.use(reference.routes());
+  app.use(outsideV1(reference.routes()));
 
   const oauth = oauthRouter(config);
-  app.use(oauth.routes());
-  app.use(oauth.allowedMethods());
-  app.use(toolServerRouter(config, v1Routes).routes());
+  app.use(outsideV1(oauth.routes()));
+  app.use(outsideV1(oauth.allowedMethods()));
+  app.use(outsideV1(toolServerRouter(config, v1Routes).routes()));
 
   const v1Auth = authenticate(() => config.apiAudience);
   const v1Admission = baselineAdmission();
