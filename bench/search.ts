@@ -33,6 +33,7 @@ import { BUILT_IN_SOURCE_ID } from '../core/talent/sources';
 import { createOrganization } from '../core/tenancy/provisioning';
 import { parseArgs } from '../scripts/admin/command';
 import { applyDevEnvDefaults } from '../scripts/devEnv';
+import { profileStoreCommands } from './storeProfile';
 
 const QUERIES = [
   'software engineer', 'python', 'senior data scientist', 'product manager', 'kubernetes aws', 'recruiter', 'sales',
@@ -134,6 +135,7 @@ async function benchCount(baseUri: string, people: number, seconds: number, conc
   await connectStore(uri);
   await ensureIndexes();
   resetSearchIndex();
+  const storeProfile = process.env.BENCH_PROFILE ? await profileStoreCommands(uri) : undefined;
   const have = await peopleCount();
   if (have < people) {
     const t = Date.now();
@@ -181,6 +183,7 @@ async function benchCount(baseUri: string, people: number, seconds: number, conc
     }));
     rows.push(row(people, `http c=${concurrency}`, http, errors, (Date.now() - t) / 1000));
   }
+  storeProfile?.print((line) => process.stderr.write(line));
   server.close();
   await disconnectStore();
   return rows;

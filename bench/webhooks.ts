@@ -10,12 +10,18 @@
  * BENCH_EVENTS (default 1000) events in the throughput phase, emitted BENCH_CONCURRENCY
  * (default 32) at a time; BENCH_LATENCY_EVENTS (default 100) events emitted one after another
  * for the unloaded emission-to-first-POST latency. Targets: p50 ≤ 100 ms, ≥ 200 deliveries/s.
+ *
+ * Three ceilings, measured in the same run: signed HTTPS POSTs from a plain loop (the sender and
+ * receiver), bare workflow starts (the Temporal server's start rate), and one workflow per
+ * event doing nothing but a delivery's workflow steps (bench/ceilingWorkflow.ts): no delivery
+ * workflow can beat the last on this server and worker.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Runtime, DefaultLogger, makeTelemetryFilterString } from '@temporalio/worker';
+import { Client } from '@temporalio/client';
+import { Runtime, DefaultLogger, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import { loadConfig, setConfig } from '../core/config';
 import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
@@ -29,9 +35,9 @@ import { registerEndpoint } from '../core/webhooks/webhookEndpoints';
 import { createOrganization } from '../core/tenancy/provisioning';
 import { freePort, installServices, startFerretDb, startTemporalDev, type RunningService } from '../scripts/localServices';
 import { startHttpsReceiver } from '../test/support/httpsReceiver';
+import { profileStoreCommands } from './storeProfile';
 import { createWorker } from '../worker/createWorker';
 import { rootCertificates } from 'node:tls';
-import mongoose from 'mongoose';
 import { readFileSync } from 'node:fs';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1000);
@@ -78,25 +84,7 @@ async function main(): Promise<void> {
   setConfig(config);
   await connectStore(config.mongodbUri);
   await ensureIndexes();
-  const storeProfile = new Map<string, { n: number; ms: number }>();
-  if (process.env.BENCH_PROFILE) {
-    await mongoose.disconnect();
-    await mongoose.connect(config.mongodbUri, { serverSelectionTimeoutMS: 5000, maxPoolSize: 50, monitorCommands: true });
-    const client = mongoose.connection.getClient();
-    const names = new Map<number, string>();
-    client.on('commandStarted', (e) => {
-      const cmd = e.command as Record<string, unknown>;
-      names.set(e.requestId, `${e.commandName} ${String(cmd[e.commandName])}`);
-    });
-    client.on('commandSucceeded', (e) => {
-      const k = names.get(e.requestId) ?? e.commandName;
-      names.delete(e.requestId);
-      const s = storeProfile.get(k) ?? { n: 0, ms: 0 };
-      s.n += 1;
-      s.ms += e.duration;
-      storeProfile.set(k, s);
-    });
-  }
+  const storeProfile = process.env.BENCH_PROFILE ? await profileStoreCommands(config.mongodbUri) : undefined;
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
   const { worker, connection } = await createWorker(config);
   const running = worker.run();
@@ -210,6 +198,48 @@ async function main(): Promise<void> {
   );
   const startsIn = performance.now() - startsBegin;
 
+  // Ceiling of one workflow per event on this server and worker: the workflow of a delivery
+  // that succeeds at once (eager start with the same search attributes, one local activity, the
+  // status upsert, completion), with an activity that does no store or network work.
+  const touched = new Map<string, number>();
+  const probeQueue = `${config.temporal.taskQueue}-probe`;
+  const probe = await Worker.create({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: probeQueue,
+    workflowsPath: require.resolve('./ceilingWorkflow'),
+    activities: { touch: async (id: string) => void touched.set(id, performance.now()) },
+    maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
+    maxConcurrentLocalActivityExecutions: config.worker.maxConcurrentLocalActivities,
+  });
+  const probeRunning = probe.run();
+  const probeClient = new Client({ connection, namespace: config.temporal.namespace });
+  const probeOne = async (n: number) => {
+    const id = `bench-probe-${Date.now()}-${n}`;
+    await probeClient.workflow.start('deliveryCeilingProbe', {
+      taskQueue: probeQueue, workflowId: id, args: [id], requestEagerStart: true,
+      typedSearchAttributes: [
+        { key: SA.orgId, value: 'org_bench' }, { key: SA.workspaceId, value: 'ws_bench' }, { key: SA.endpointId, value: 'we_bench' },
+        { key: SA.jobId, value: `job_bench${n}` }, { key: SA.deliveryStatus, value: 'delivering' },
+      ],
+    });
+    return id;
+  };
+  await Promise.all(Array.from({ length: 20 }, (_, i) => probeOne(-1 - i))); // warm-up: bundle, cache
+  while (touched.size < 20) await new Promise((r) => setTimeout(r, 5));
+  const probeIds: string[] = [];
+  let probed = 0;
+  const probeBegin = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (probed < EVENTS) probeIds.push(await probeOne(probed++));
+    }),
+  );
+  while (probeIds.some((id) => !touched.has(id))) await new Promise((r) => setTimeout(r, 5));
+  const probeIn = Math.max(...probeIds.map((id) => touched.get(id)!)) - probeBegin;
+  probe.shutdown();
+  await probeRunning;
+
   const report = {
     events: EVENTS,
     concurrency: CONCURRENCY,
@@ -220,13 +250,11 @@ async function main(): Promise<void> {
     ceiling_signed_posts_per_s: +(ok / (ceilingIn / 1000)).toFixed(1),
     ceiling_ok: ok,
     ceiling_temporal_workflow_starts_per_s: +(EVENTS / (startsIn / 1000)).toFixed(1),
+    ceiling_one_workflow_per_event_per_s: +(EVENTS / (probeIn / 1000)).toFixed(1),
     targets: { p50_ms: 100, deliveries_per_s: 200 },
   };
   process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-  if (process.env.BENCH_PROFILE) {
-    const rows = [...storeProfile.entries()].sort((a, b) => b[1].ms - a[1].ms);
-    for (const [k, v] of rows) process.stdout.write(`${k.padEnd(50)} n=${v.n} mean=${(v.ms / v.n).toFixed(1)}ms total=${(v.ms / 1000).toFixed(1)}s\n`);
-  }
+  storeProfile?.print((line) => process.stdout.write(line));
 
   worker.shutdown();
   await running;
