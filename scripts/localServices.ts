@@ -202,6 +202,9 @@ export async function startTemporalDev(opts: {
     '--http-port', String(await freePort()),
     '--metrics-port', String(await freePort()),
     '--log-level', 'warn',
+    // Webhook delivery workflows start eagerly on the worker that emits the event (one task
+    // dispatch fewer per event); the server must allow it.
+    '--dynamic-config-value', 'system.enableEagerWorkflowStart=true',
     ...SEARCH_ATTRIBUTE_FLAGS.flatMap((f) => ['--search-attribute', f]),
   ];
   if (opts.uiPort) args.push('--ui-port', String(opts.uiPort));

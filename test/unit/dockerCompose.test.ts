@@ -6,7 +6,8 @@ import { SA } from '../../core/temporal/searchAttributes';
 
 const root = join(__dirname, '..', '..');
 const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
-  services: Record<string, { environment?: Record<string, unknown>; command?: unknown; build?: unknown; image?: string }>;
+  services: Record<string, { environment?: Record<string, unknown>; command?: unknown; build?: unknown; image?: string; configs?: Array<{ source: string; target: string }> }>;
+  configs?: Record<string, { content?: string }>;
 };
 
 describe('docker-compose.yml (it cannot run here; its wiring is checked instead)', () => {
@@ -30,5 +31,14 @@ describe('docker-compose.yml (it cannot run here; its wiring is checked instead)
   test('registers every custom search attribute the workflows use', () => {
     const text = JSON.stringify(compose.services['temporal-search-attributes']);
     for (const key of Object.values(SA)) expect(text).toContain(key.name);
+  });
+
+  test('Temporal allows the eager workflow start that webhook delivery asks for', () => {
+    const temporal = compose.services.temporal;
+    const file = String(temporal.environment?.DYNAMIC_CONFIG_FILE_PATH);
+    const mounted = temporal.configs?.find((c) => c.target === file);
+    expect(mounted).toBeDefined();
+    const dynamic = parse(compose.configs?.[mounted!.source]?.content ?? '') as Record<string, Array<{ value: unknown }>>;
+    expect(dynamic['system.enableEagerWorkflowStart']).toEqual([{ value: true }]);
   });
 });
