@@ -26,54 +26,88 @@ export interface SearchParams {
 export interface SearchOutcome {
   /** Ordinals in rank order, at most `keep`. */
   ordinals: number[];
+  /** Every match counted when `exact`; otherwise extrapolated from the part scanned. */
   total: number;
+  exact: boolean;
 }
 
 const STRONG_WEIGHT = 3;
 const WEAK_WEIGHT = 1;
 
-/** Per-index counters, zero between searches (a search resets what it touched). */
-const scratches = new WeakMap<SearchIndex, { hits: Uint8Array; strongHits: Uint8Array }>();
-
-function scratch(idx: SearchIndex): { hits: Uint8Array; strongHits: Uint8Array } {
-  let s = scratches.get(idx);
-  if (!s) {
-    s = { hits: new Uint8Array(idx.people.length), strongHits: new Uint8Array(idx.people.length) };
-    scratches.set(idx, s);
+/**
+ * The first position at or after `from` whose ordinal is >= `target` in an ascending posting
+ * list (its length when none): gallops, then halves, so a long list is skipped in big steps.
+ */
+export function seek(list: Int32Array, from: number, target: number): number {
+  if (from >= list.length || list[from] >= target) return from;
+  let lo = from;
+  let step = 1;
+  let hi = from + step;
+  while (hi < list.length && list[hi] < target) {
+    lo = hi;
+    step *= 2;
+    hi = from + step;
   }
-  return s;
+  if (hi > list.length) hi = list.length;
+  // list[lo] < target; list[hi] >= target or hi === length.
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid] < target) lo = mid;
+    else hi = mid;
+  }
+  return hi;
 }
 
 type Filter = (ordinal: number) => boolean;
 
+/** A lookup table over codes: 1 where the code is wanted. */
+function wantedCodes(count: number, wanted: (code: number) => boolean): Uint8Array {
+  const table = new Uint8Array(count);
+  for (let c = 0; c < count; c++) if (wanted(c)) table[c] = 1;
+  return table;
+}
+
+/**
+ * Exact filters, cheapest first, each a typed-array lookup where it can be. Callers ask in
+ * ascending ordinal order, so the skills filter reads its posting lists forward.
+ */
 function compileFilters(idx: SearchIndex, params: SearchParams): Filter[] {
   const f = params.filters;
   const out: Filter[] = [];
-  const sourceCodes = new Set(params.sources.map((s) => idx.sources.indexOf(s)).filter((c) => c >= 0));
-  out.push((o) => sourceCodes.has(idx.sourceCode[o]));
+  const sources = wantedCodes(idx.sources.length, (c) => params.sources.includes(idx.sources[c]));
+  out.push((o) => sources[idx.sourceCode[o]] === 1);
   if (f.seniority?.length) {
-    const codes = new Set(f.seniority.map((s) => SENIORITIES.indexOf(s)));
-    out.push((o) => codes.has(idx.seniorityCode[o]));
+    const wanted = wantedCodes(SENIORITIES.length, (c) => f.seniority!.includes(SENIORITIES[c]));
+    out.push((o) => wanted[idx.seniorityCode[o]] === 1);
   }
   if (f.min_years_experience !== undefined) {
     const min = f.min_years_experience;
     out.push((o) => idx.years[o] >= min);
   }
-  if (f.current_company?.length) {
-    const companies = new Set(f.current_company.map(fold));
-    out.push((o) => companies.has(idx.people[o].companyFolded));
-  }
   if (f.locations?.length) {
     const wanted = new Set(f.locations.map(fold));
-    const codes = new Uint8Array(idx.places.length);
-    idx.places.forEach((place, code) => {
-      if (place.some((p) => wanted.has(p))) codes[code] = 1;
-    });
+    const codes = wantedCodes(idx.places.length, (c) => idx.places[c].some((p) => wanted.has(p)));
     out.push((o) => codes[idx.placeCode[o]] === 1);
   }
+  if (f.current_company?.length) {
+    const wanted = new Set(f.current_company.map(fold));
+    const codes = wantedCodes(idx.companies.length, (c) => wanted.has(idx.companies[c]));
+    out.push((o) => codes[idx.companyCode[o]] === 1);
+  }
   if (f.skills?.length) {
-    const skills = f.skills.map(fold);
-    out.push((o) => skills.every((s) => idx.people[o].skillsFolded.includes(s)));
+    const lists = f.skills.map((s) => idx.bySkill.get(fold(s)) ?? new Int32Array(0));
+    const at = new Int32Array(lists.length);
+    let last = -1;
+    out.push((o) => {
+      if (o < last) at.fill(0);
+      last = o;
+      for (let j = 0; j < lists.length; j++) {
+        const p = seek(lists[j], at[j], o);
+        at[j] = p;
+        if (p === lists[j].length || lists[j][p] !== o) return false;
+      }
+      return true;
+    });
   }
   if (f.titles?.length) {
     const phrases = f.titles.map(tokenize).filter((p) => p.length);
@@ -82,58 +116,66 @@ function compileFilters(idx: SearchIndex, params: SearchParams): Filter[] {
   return out;
 }
 
-/** Runs a search; keeps the best `keep` in rank order and counts every match. */
+/**
+ * Runs a search; keeps the best `keep` in rank order. The scan stops once the best possible
+ * score already holds `keep` people (later matches could only tie with them, and ties keep
+ * their order), so the ranking is exact; the total is then extrapolated from the share of
+ * candidates scanned (`exact` false), which is why the API calls it an estimate.
+ */
 export function runSearch(idx: SearchIndex, params: SearchParams, keep: number): SearchOutcome {
   const filters = compileFilters(idx, params);
   const passes = (o: number) => {
-    for (const f of filters) if (!f(o)) return false;
+    for (let k = 0; k < filters.length; k++) if (!filters[k](o)) return false;
     return true;
   };
   const tokens = uniqueTokens(params.query);
   if (!tokens.length) {
     const ordinals: number[] = [];
-    let total = 0;
-    for (let o = 0; o < idx.people.length; o++) {
-      if (!passes(o)) continue;
-      total++;
-      if (ordinals.length < keep) ordinals.push(o);
-    }
-    return { ordinals, total };
+    const n = idx.people.length;
+    let o = 0;
+    for (; o < n && ordinals.length < keep; o++) if (passes(o)) ordinals.push(o);
+    if (o === n) return { ordinals, total: ordinals.length, exact: true };
+    return { ordinals, total: Math.round((ordinals.length * n) / o), exact: false };
   }
-  const lists = tokens.map((t) => ({ all: idx.all.get(t), strong: idx.strong.get(t) }));
-  if (lists.some((l) => !l.all)) return { ordinals: [], total: 0 };
-  // Counting over the posting lists (sequential typed-array walks) instead of probing each
-  // candidate: hits[o] counts the query words person o carries, strongHits[o] those in
-  // the current title or skills. Only people of the shortest list can carry every word.
-  const { hits, strongHits } = scratch(idx);
-  for (const l of lists) {
-    const all = l.all!;
-    for (let i = 0; i < all.length; i++) hits[all[i]]++;
-    if (l.strong) for (let i = 0; i < l.strong.length; i++) strongHits[l.strong[i]]++;
-  }
-  let driver = lists[0].all!;
-  for (const l of lists) if (l.all!.length < driver.length) driver = l.all!;
+  const lists = tokens.map((t) => ({ all: idx.all.get(t), strong: idx.strong.get(t) ?? new Int32Array(0) }));
+  if (lists.some((l) => !l.all)) return { ordinals: [], total: 0, exact: true };
+  // Intersection of sorted posting lists, driven by the shortest: the other lists and the
+  // strong (title or skill) lists are only read forward, skipped through by galloping.
+  lists.sort((a, b) => a.all!.length - b.all!.length);
+  const driver = lists[0].all!;
+  const others = lists.slice(1).map((l) => l.all!);
+  const strong = lists.map((l) => l.strong);
+  const otherAt = new Int32Array(others.length);
+  const strongAt = new Int32Array(strong.length);
   const need = tokens.length;
-  const maxScore = tokens.length * STRONG_WEIGHT;
+  const maxScore = need * STRONG_WEIGHT;
   // Scores are small integers: bucket by score instead of sorting the matches.
   const buckets: number[][] = Array.from({ length: maxScore + 1 }, () => []);
+  const best = buckets[maxScore];
   let total = 0;
-  try {
-    for (let i = 0; i < driver.length; i++) {
-      const o = driver[i];
-      if (hits[o] !== need || !passes(o)) continue;
-      const strongCount = Math.min(strongHits[o], need);
-      const score = strongCount * STRONG_WEIGHT + (need - strongCount) * WEAK_WEIGHT;
-      total++;
-      const bucket = buckets[score];
-      if (bucket.length < keep) bucket.push(o);
+  let scanned = 0;
+  scan: for (; scanned < driver.length && best.length < keep; scanned++) {
+    const o = driver[scanned];
+    for (let j = 0; j < others.length; j++) {
+      const at = seek(others[j], otherAt[j], o);
+      otherAt[j] = at;
+      if (at === others[j].length) {
+        scanned = driver.length; // no later person carries every word
+        break scan;
+      }
+      if (others[j][at] !== o) continue scan;
     }
-  } finally {
-    for (const l of lists) {
-      const all = l.all!;
-      for (let i = 0; i < all.length; i++) hits[all[i]] = 0;
-      if (l.strong) for (let i = 0; i < l.strong.length; i++) strongHits[l.strong[i]] = 0;
+    if (!passes(o)) continue;
+    let strongCount = 0;
+    for (let j = 0; j < strong.length; j++) {
+      const at = seek(strong[j], strongAt[j], o);
+      strongAt[j] = at;
+      if (at < strong[j].length && strong[j][at] === o) strongCount++;
     }
+    const score = strongCount * STRONG_WEIGHT + (need - strongCount) * WEAK_WEIGHT;
+    total++;
+    const bucket = buckets[score];
+    if (bucket.length < keep) bucket.push(o);
   }
   const ordinals: number[] = [];
   for (let s = maxScore; s >= 0 && ordinals.length < keep; s--) {
@@ -142,7 +184,8 @@ export function runSearch(idx: SearchIndex, params: SearchParams, keep: number):
       ordinals.push(o);
     }
   }
-  return { ordinals, total };
+  const exact = scanned >= driver.length;
+  return { ordinals, total: exact ? total : Math.round((total * driver.length) / scanned), exact };
 }
 
 export function previewsOf(idx: SearchIndex, ordinals: number[]): PersonPreview[] {

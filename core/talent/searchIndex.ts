@@ -27,7 +27,6 @@ export interface PersonPreview {
 export interface IndexedPerson {
   preview: PersonPreview;
   titleTokens: string[];
-  skillsFolded: string[];
   companyFolded: string;
   locationFolded: string[];
   nameFolded: string;
@@ -51,6 +50,11 @@ export interface SearchIndex {
   /** Interned "city|region|country|country code" per person: location filters compare codes. */
   placeCode: Uint32Array;
   places: string[][];
+  /** Folded skill → ascending ordinals of people who list it (the exact skills filter). */
+  bySkill: Map<string, Int32Array>;
+  /** Interned folded current company per person (the exact company filter). */
+  companyCode: Uint32Array;
+  companies: string[];
 }
 
 const PROJECTION = {
@@ -106,6 +110,10 @@ export class SearchIndexBuilder {
   private readonly placeCodes: number[] = [];
   private readonly places: string[][] = [];
   private readonly placeIndex = new Map<string, number>();
+  private readonly bySkill = new Map<string, number[]>();
+  private readonly companyCodes: number[] = [];
+  private readonly companies: string[] = [];
+  private readonly companyIndex = new Map<string, number>();
 
   get size(): number {
     return this.people.length;
@@ -143,6 +151,14 @@ export class SearchIndexBuilder {
       this.placeIndex.set(placeKey, pc);
     }
     this.placeCodes.push(pc);
+    for (const skill of raw.skills) push(this.bySkill, fold(skill), ordinal);
+    const company = fold(raw.company);
+    let cc = this.companyIndex.get(company);
+    if (cc === undefined) {
+      cc = this.companies.push(company) - 1;
+      this.companyIndex.set(company, cc);
+    }
+    this.companyCodes.push(cc);
     this.people.push({
       preview: {
         person_id: raw._id,
@@ -157,7 +173,6 @@ export class SearchIndexBuilder {
         source: raw.source,
       },
       titleTokens,
-      skillsFolded: raw.skills.map(fold),
       companyFolded: fold(raw.company),
       locationFolded: [raw.location.city, raw.location.region, raw.location.country, raw.location.countryCode].map(fold),
       nameFolded,
@@ -170,7 +185,8 @@ export class SearchIndexBuilder {
       version, people: this.people, ordinalOf: this.ordinalOf, strong: toPostings(this.strong), all: toPostings(this.all),
       byName: this.byName, byProfileUrl: this.byProfileUrl, seniorityCode: Uint8Array.from(this.seniority),
       years: Uint8Array.from(this.years), sourceCode: Uint8Array.from(this.sourceCodes), sources: this.sources,
-      placeCode: Uint32Array.from(this.placeCodes), places: this.places,
+      placeCode: Uint32Array.from(this.placeCodes), places: this.places, bySkill: toPostings(this.bySkill),
+      companyCode: Uint32Array.from(this.companyCodes), companies: this.companies,
     };
   }
 }

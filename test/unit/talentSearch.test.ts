@@ -4,7 +4,7 @@ import { runSearch } from '../../core/talent/candidateSearch';
 import { generatePerson, personIdFor } from '../../core/talent/generator';
 import { decodeCursor, encodeCursor } from '../../core/talent/searchCursor';
 import { firstIndex, SearchIndexBuilder, type RawPerson } from '../../core/talent/searchIndex';
-import { containsPhrase, tokenize } from '../../core/talent/searchText';
+import { containsPhrase, fold, tokenize } from '../../core/talent/searchText';
 import { BUILT_IN_SOURCE_ID, OPEN_WEB_SOURCE_ID } from '../../core/talent/sources';
 
 beforeAll(() => setConfig(loadConfig({ SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'), SEARCH_CURSOR_TTL_SECONDS: '60' })));
@@ -59,10 +59,39 @@ describe('ranking', () => {
     expect(runSearch(idx, all, 10).ordinals).toEqual(runSearch(idx, all, 10).ordinals);
   });
 
-  test('keep bounds the kept people, not the total', () => {
+  test('keep bounds the kept people; the total is exact when the scan completes', () => {
     const out = runSearch(idx, all, 1);
     expect(out.ordinals).toHaveLength(1);
-    expect(out.total).toBe(4);
+    expect(ids(idx, out.ordinals)).toEqual(ids(idx, runSearch(idx, all, 10).ordinals).slice(0, 1));
+    const full = runSearch(idx, all, 10);
+    expect(full).toMatchObject({ total: 4, exact: true });
+  });
+});
+
+describe('at scale: the scan stops once the best score holds `keep` people', () => {
+  const b = new SearchIndexBuilder();
+  for (let i = 0; i < 30_000; i++) b.add(generatePerson('scale', i).person);
+  const big = b.finish(1);
+  const params = (query: string, filters: object = {}) => ({ query, filters, sources: [BUILT_IN_SOURCE_ID] });
+
+  test.each([['engineer'], ['software engineer'], ['python'], ['']])('%j: the same people in the same order as a full scan, total within 5 %', (query) => {
+    const p = params(query, query ? {} : { min_years_experience: 3 });
+    const full = runSearch(big, p, Number.MAX_SAFE_INTEGER);
+    const early = runSearch(big, p, 500);
+    expect(full.exact).toBe(true);
+    expect(early.exact).toBe(false);
+    expect(early.ordinals).toEqual(full.ordinals.slice(0, 500));
+    expect(Math.abs(early.total - full.total) / full.total).toBeLessThan(0.05);
+  });
+
+  test('the skills and company filters keep exactly the people who list them', () => {
+    const raw = (o: number) => generatePerson('scale', o).person;
+    const skill = fold(raw(123).skills[0]);
+    const company = fold(raw(123).company);
+    const out = runSearch(big, params('', { skills: [skill.toUpperCase()], current_company: [company] }), Number.MAX_SAFE_INTEGER);
+    const expected = big.people.flatMap((_, o) => (raw(o).skills.map(fold).includes(skill) && fold(raw(o).company) === company ? [o] : []));
+    expect(out.ordinals).toEqual(expected);
+    expect(out.ordinals).toContain(123);
   });
 });
 
