@@ -23,12 +23,16 @@ export interface ChargeInput extends FundingInput {
   operation: string;
   /** Unique name of this charge; a repeat returns the first receipt. */
   chargeKey: string;
+  /** The request paying, recorded when chargeKey names the thing bought (many requests, one charge). */
+  requestKey?: string;
 }
 
 export interface ChargeResult {
   receiptId: string;
   /** false when this chargeKey had already been charged. */
   charged: boolean;
+  /** The requestKey of the charge that went through (this one's or an earlier one's). */
+  requestKey: string | null;
 }
 
 export interface FundingState {
@@ -223,7 +227,10 @@ export async function charge(input: ChargeInput): Promise<ChargeResult> {
     // No look-up first: a repeated chargeKey is refused by its unique index at the append.
     const { entry, fresh } = await append(
       input.orgId,
-      { kind: 'charge', chargeKey: input.chargeKey, orgId: input.orgId, familyId: input.familyId, operation: input.operation, amount: input.amount },
+      {
+        kind: 'charge', chargeKey: input.chargeKey, orgId: input.orgId, familyId: input.familyId, operation: input.operation, amount: input.amount,
+        ...(input.requestKey ? { requestKey: input.requestKey } : {}),
+      },
       (s) => {
         const refusal = fundingRefusal(s, input.familyId, input.amount);
         if (refusal) throw refusal;
@@ -231,12 +238,12 @@ export async function charge(input: ChargeInput): Promise<ChargeResult> {
       },
     );
     if (fresh) creditsCharged.inc({ operation: input.operation }, input.amount);
-    return { receiptId: entry.receiptId, charged: fresh };
+    return { receiptId: entry.receiptId, charged: fresh, requestKey: entry.requestKey ?? null };
   } catch (err) {
     // A retry of a charge that went through, now that funds ran out: it is still charged.
     if (err instanceof Problem && err.status === 402) {
       const earlier = await LedgerEntry.findOne({ chargeKey: input.chargeKey }).lean<LedgerEntryDoc>();
-      if (earlier) return { receiptId: earlier.receiptId, charged: false };
+      if (earlier) return { receiptId: earlier.receiptId, charged: false, requestKey: earlier.requestKey ?? null };
     }
     throw err;
   }

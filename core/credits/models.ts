@@ -21,6 +21,8 @@ const ledgerEntrySchema = new Schema(
     amount: { type: Number, required: true },
     /** Units paid by a bulk charge (`amount` = units × unit price); absent on other entries. */
     units: { type: Number, default: undefined },
+    /** The request that paid, when the charge is keyed by what is bought rather than by the request. */
+    requestKey: { type: String, default: undefined },
     balanceAfter: { type: Number, required: true },
     orgBudgetAfter: { type: Number, default: null },
     familyBudgetsAfter: { type: Schema.Types.Mixed, default: {} },
@@ -43,6 +45,7 @@ export interface LedgerEntryDoc {
   operation: string | null;
   amount: number;
   units?: number;
+  requestKey?: string;
   balanceAfter: number;
   orgBudgetAfter: number | null;
   familyBudgetsAfter: Record<string, number>;

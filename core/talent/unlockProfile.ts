@@ -1,4 +1,4 @@
-import { assertCanFund, charge } from '../credits/credits';
+import { charge } from '../credits/credits';
 import { PRICES } from '../credits/prices';
 import { idempotentChargeKey } from '../idempotency/idempotency';
 import { notFound } from '../problems';
@@ -57,10 +57,19 @@ function toProfile(p: PersonRecord): FullProfile {
   };
 }
 
+/** One unlock charge per organization and person, whichever request pays it. */
+export function unlockChargeKey(orgId: string, personId: string): string {
+  return `${UNLOCK_OPERATION}:${orgId}:${personId}`;
+}
+
 /**
  * Unlocks one full profile (no contact data). Charged PRICES.profileUnlock once per person
- * and organization; free when already unlocked. A retry under the same Idempotency-Key after
- * a crash finds its own charge (same receipt) instead of paying again or being told "free".
+ * and organization; free when already unlocked. The charge is keyed by organization and
+ * person, so two requests unlocking the same new person at once (different keys, different
+ * Idempotency-Keys) write one ledger entry: the one that paid answers with the receipt, the
+ * other is free. The entry names the request that paid, so a retry under the same
+ * Idempotency-Key after a crash finds its own receipt instead of paying again or being told
+ * "free".
  */
 export async function unlockProfile(input: { orgId: string; familyId: string; idempotencyKey: string; personId: string }): Promise<UnlockResult> {
   const { orgId, familyId, personId } = input;
@@ -68,24 +77,26 @@ export async function unlockProfile(input: { orgId: string; familyId: string; id
   const person = /^per_[0-9A-Za-z]{8,64}$/.test(personId) ? await Person.findById(personId).lean<PersonRecord>() : null;
   if (!person || !usable.has(person.source)) throw notFound('person');
   const profile = toProfile(person);
-  const chargeKey = idempotentChargeKey(orgId, UNLOCK_OPERATION, input.idempotencyKey);
-  const earlier = await ProfileUnlock.findById(unlockId(orgId, personId)).lean();
-  if (earlier && earlier.chargeKey !== chargeKey) {
+  const requestKey = idempotentChargeKey(orgId, UNLOCK_OPERATION, input.idempotencyKey);
+  const free = async (): Promise<UnlockResult> => {
     await assertDeliveryQuota(orgId, [personId]);
     await recordDelivered(orgId, [personId]);
     return { profile, already_unlocked: true, credits_charged: 0, receipt_id: null };
-  }
-  const price = PRICES.profileUnlock;
-  if (!earlier) {
-    await assertDeliveryQuota(orgId, [personId]);
-    await assertCanFund({ orgId, familyId, amount: price });
-  }
-  const receipt = await charge({ orgId, familyId, amount: price, operation: UNLOCK_OPERATION, chargeKey });
+  };
+  const earlier = await ProfileUnlock.findById(unlockId(orgId, personId)).lean();
+  if (earlier && earlier.chargeKey !== requestKey) return free();
+  if (!earlier) await assertDeliveryQuota(orgId, [personId]);
+  // The charge itself refuses with 402 when unfundable (nothing charged), before any answer.
+  const receipt = await charge({
+    orgId, familyId, amount: PRICES.profileUnlock, operation: UNLOCK_OPERATION, chargeKey: unlockChargeKey(orgId, personId), requestKey,
+  });
+  // Another request paid for this person first: this one is an unlock of an unlocked profile.
+  if (!receipt.charged && receipt.requestKey !== requestKey) return free();
   try {
-    await ProfileUnlock.create({ _id: unlockId(orgId, personId), orgId, personId, chargeKey, receiptId: receipt.receiptId });
+    await ProfileUnlock.create({ _id: unlockId(orgId, personId), orgId, personId, chargeKey: requestKey, receiptId: receipt.receiptId });
   } catch (err) {
     if (!isDuplicateKeyError(err)) throw err;
   }
   await recordDelivered(orgId, [personId]);
-  return { profile, already_unlocked: false, credits_charged: price, receipt_id: receipt.receiptId };
+  return { profile, already_unlocked: false, credits_charged: PRICES.profileUnlock, receipt_id: receipt.receiptId };
 }

@@ -6,6 +6,7 @@ import { Person, ProviderContact } from '../../core/talent/models';
 import { encodeCursor } from '../../core/talent/searchCursor';
 import { seedPeople } from '../../core/talent/seedPeople';
 import { OPEN_WEB_SOURCE_ID, setSourceEnabled } from '../../core/talent/sources';
+import { unlockChargeKey } from '../../core/talent/unlockProfile';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';
 import { api, rawRequest, type HttpResponse } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
@@ -268,7 +269,10 @@ describe('idempotency in progress and crash recovery', () => {
     expectProblem(busy, 409, 'idempotency_in_progress');
     expect(busy.headers['retry-after']).toBe('1');
     // The crashed worker had charged before it could answer.
-    const first = await charge({ orgId: t.orgId, familyId: t.familyId, amount: 5, operation: 'profiles.unlock', chargeKey: idempotentChargeKey(t.orgId, 'profiles.unlock', k) });
+    const first = await charge({
+      orgId: t.orgId, familyId: t.familyId, amount: 5, operation: 'profiles.unlock',
+      chargeKey: unlockChargeKey(t.orgId, person._id), requestKey: idempotentChargeKey(t.orgId, 'profiles.unlock', k),
+    });
     expect(await creditBalance(t.orgId)).toBe(15);
     await IdempotencyRecord.updateOne({ _id: `${t.orgId}:${k}` }, { $set: { leaseUntil: new Date(Date.now() - 1000) } });
     const res = await unlock(t, person._id, k);
@@ -305,6 +309,21 @@ describe('POST /v1/profiles/unlock', () => {
     expect(await creditBalance(t.orgId)).toBe(2);
     expectProblem(await unlock(t, (await poolPerson({ _id: { $nin: [person._id] } }))._id), 402, 'insufficient_credits');
     expect(await creditBalance(t.orgId)).toBe(2);
+  });
+
+  test('two keys unlocking the same new person at once pay once: one answer carries the receipt, the others are free', async () => {
+    const t = await createTenant({ credits: 50 });
+    const other = await addKey(t, [PERMISSIONS.profilesUnlock]);
+    const person = await poolPerson();
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => api(srv.url, 'POST', '/v1/profiles/unlock', { key: i % 2 ? other.key : t.key, body: { person_id: person._id }, idempotencyKey: key() })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
+    const paid = answers.filter((a) => a.json.credits_charged === 5);
+    expect(paid).toHaveLength(1);
+    expect(paid[0].json).toMatchObject({ already_unlocked: false, receipt_id: expect.stringMatching(/^rcpt_/) });
+    for (const a of answers.filter((x) => x !== paid[0])) expect(a.json).toMatchObject({ credits_charged: 0, already_unlocked: true, receipt_id: null });
+    expect(await creditBalance(t.orgId)).toBe(45);
   });
 
   test('403 without the permission, 422 with an account id, 429 delivery_quota_exceeded charges nothing', async () => {
