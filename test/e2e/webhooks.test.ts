@@ -7,7 +7,7 @@ import type { LookupAll } from '../../core/webhooks/destinationPolicy';
 import { emitJobCompleted } from '../../core/webhooks/jobCompletedEvent';
 import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
 import { createTenant, type TestTenant } from '../support/fixtures';
-import { api as rawApi, type HttpResponse } from '../support/http';
+import { apiHonouringRateLimits as api } from '../support/http';
 import { RECEIVER_HOST_NAME, startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from '../support/httpsReceiver';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
@@ -28,13 +28,6 @@ let restoreLookup: (() => void) | undefined;
 const DELAYS = '300,300,2000,300,300,300,300,300';
 const counts = { requested: 2, delivered: 1, not_found: 1, failed: 0, reused: 0, cancelled: 0, pending: 0 };
 
-async function api(...args: Parameters<typeof rawApi>): Promise<HttpResponse> {
-  for (;;) {
-    const res = await rawApi(...args);
-    if (res.status !== 429 || res.json?.code !== 'rate_limited') return res;
-    await new Promise((r) => setTimeout(r, Number(res.headers['retry-after'] ?? 1) * 1000));
-  }
-}
 
 beforeAll(async () => {
   receiver = await startHttpsReceiver();

@@ -8,7 +8,7 @@ import { recordDelivered } from '../../core/talent/quotas';
 import { storeSearch } from '../../core/talent/searches';
 import { providerAnswerFor, startContactProviderServer, type ContactProviderServer } from '../support/contactProviderServer';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';
-import { api, type HttpResponse } from '../support/http';
+import { api, apiHonouringRateLimits, type HttpResponse } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 
@@ -37,7 +37,8 @@ function expectProblem(res: HttpResponse, status: number, code: string) {
 async function waitFinished(key: string, jobId: string, timeoutMs = 60_000): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const res = await api(srv.url, 'GET', `/v1/contact-retrieval-jobs/${jobId}`, { key });
+    // It shares the tenant's request-rate window with the test's other requests.
+    const res = await apiHonouringRateLimits(srv.url, 'GET', `/v1/contact-retrieval-jobs/${jobId}`, { key });
     expect(res.status).toBe(200);
     if (res.json.status !== 'running') return res.json;
     if (Date.now() > deadline) throw new Error(`job ${jobId} still running`);
@@ -301,19 +302,21 @@ describe('refusals', () => {
 describe('cancel', () => {
   test('people not yet processed become cancelled; what was delivered stays delivered', async () => {
     provider.latencyMs = 200;
+    // An organization of its own: earlier tests' bursts must not spend its request-rate window.
+    const own = await createTenant({ credits: 1000 });
     try {
       const people = ids(100, 'c');
-      const r = await create(tenant.key, people);
+      const r = await create(own.key, people);
       expect(r.status).toBe(202);
       // Let the first chunks land, then cancel.
       for (let i = 0; i < 100; i++) {
         if ((await ContactRetrievalJobItem.countDocuments({ jobId: r.json.job_id, outcome: { $ne: 'pending' } })) > 0) break;
         await new Promise((res) => setTimeout(res, 50));
       }
-      const c = await api(srv.url, 'POST', `/v1/contact-retrieval-jobs/${r.json.job_id}/cancel`, { key: tenant.key, body: {} });
+      const c = await api(srv.url, 'POST', `/v1/contact-retrieval-jobs/${r.json.job_id}/cancel`, { key: own.key, body: {} });
       expect(c.status).toBe(202);
       expect(c.json.job_id).toBe(r.json.job_id);
-      const job = await waitFinished(tenant.key, r.json.job_id);
+      const job = await waitFinished(own.key, r.json.job_id);
       expect(job.status).toBe('cancelled');
       const k = job.counts;
       expect(k.cancelled).toBeGreaterThan(0);

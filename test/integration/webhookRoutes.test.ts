@@ -10,7 +10,7 @@ import { destinationLookup } from '../../core/webhooks/destinationResolver';
 import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
 import { emitJobCompleted } from '../../core/webhooks/jobCompletedEvent';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';
-import { api as rawApi, type HttpResponse } from '../support/http';
+import { api as rawApi, apiHonouringRateLimits as api, type HttpResponse } from '../support/http';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
@@ -22,14 +22,6 @@ let srv: TestApi;
 let worker: TestWorker;
 let receiver: HttpsReceiver;
 
-/** Like a client per SPEC 7.4: a 429 `rate_limited` is retried after its Retry-After. */
-async function api(...args: Parameters<typeof rawApi>): Promise<HttpResponse> {
-  for (;;) {
-    const res = await rawApi(...args);
-    if (res.status !== 429 || res.json?.code !== 'rate_limited') return res;
-    await new Promise((r) => setTimeout(r, Number(res.headers['retry-after'] ?? 1) * 1000));
-  }
-}
 
 const counts = { requested: 1, delivered: 1, not_found: 0, failed: 0, reused: 0, cancelled: 0, pending: 0 };
 
