@@ -1,5 +1,7 @@
+import { Client } from '@temporalio/client';
 import { Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import { loadConfigOrExit } from '../core/config';
+import { ensureMaintenanceSchedule, MAINTENANCE_SCHEDULE_ID } from '../core/maintenance/maintenanceSchedule';
 import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
 import { createWorker } from './createWorker';
@@ -12,6 +14,12 @@ async function main(): Promise<void> {
   await connectStore(config.mongodbUri);
   await ensureIndexes();
   const { worker, connection } = await createWorker(config);
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  // Not a reason to stop delivering webhooks and running jobs: say so loudly and go on.
+  await ensureMaintenanceSchedule(client, { taskQueue: config.temporal.taskQueue }).then(
+    (created) => logger.info({ scheduleId: MAINTENANCE_SCHEDULE_ID, created }, 'store maintenance schedule in place'),
+    (err: Error) => logger.error({ scheduleId: MAINTENANCE_SCHEDULE_ID, err: { message: err.message } }, 'could not create the store maintenance schedule'),
+  );
   logger.info({ taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace }, 'worker running');
   // worker.run() resolves after SIGINT/SIGTERM: the SDK drains in-flight tasks first.
   await worker.run();

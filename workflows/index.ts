@@ -3,3 +3,4 @@
 export { webhookDelivery } from './webhookDelivery';
 export { contactRetrievalWorkflow } from './contactRetrieval';
 export { resultRetentionWorkflow } from './retention';
+export { storeMaintenanceWorkflow } from './storeMaintenance';

@@ -136,6 +136,6 @@ export function queryMember(fingerprint: string): string {
   return sha256Hex(`query:${fingerprint}`).slice(0, 32);
 }
 
-export async function purgeExpiredQuotaEntries(now = new Date()): Promise<void> {
-  await QuotaEntry.deleteMany({ expiresAt: { $lte: now } });
+export async function purgeExpiredQuotaEntries(now = new Date()): Promise<number> {
+  return (await QuotaEntry.deleteMany({ expiresAt: { $lte: now } })).deletedCount ?? 0;
 }

@@ -1,0 +1,92 @@
+import { randomBytes } from 'node:crypto';
+import { IdempotencyRecord } from '../../core/idempotency/models';
+import { ensureMaintenanceSchedule, MAINTENANCE_WORKFLOW_TYPE } from '../../core/maintenance/maintenanceSchedule';
+import { QuotaEntry, Search, SearchPeople } from '../../core/talent/searchModels';
+import { temporalClient } from '../../core/temporal/client';
+import { startTestApi, type TestApi } from '../support/testApi';
+import { startTestWorker, type TestWorker } from '../support/testWorker';
+
+let srv: TestApi;
+let worker: TestWorker;
+
+beforeAll(async () => {
+  srv = await startTestApi();
+  worker = await startTestWorker(srv.config);
+});
+afterAll(async () => {
+  await worker?.stop();
+  await srv?.close();
+});
+
+const HOUR = 3600_000;
+
+/** One expired and one live record of each kind the maintenance purges. */
+async function seedRecords(): Promise<{ expired: Record<string, string>; live: Record<string, string> }> {
+  const tag = randomBytes(6).toString('hex');
+  const at = (offsetMs: number) => new Date(Date.now() + offsetMs);
+  const ids = { expired: {} as Record<string, string>, live: {} as Record<string, string> };
+  for (const [which, offset] of [['expired', -HOUR], ['live', HOUR]] as const) {
+    const id = `${which}_${tag}`;
+    await Search.create({ _id: `srch_${id}`, orgId: 'org_maint', fingerprint: 'f', params: {}, size: 1, total: 1, expiresAt: at(offset) });
+    await SearchPeople.create({ _id: `srch_${id}`, ids: 'per_a per_b', expiresAt: at(offset) });
+    await QuotaEntry.create({ _id: `q_${id}:0`, chainId: `q_${id}`, seq: 0, members: ['m'], countAfter: 1, expiresAt: at(offset) });
+    await IdempotencyRecord.create({
+      _id: `org_maint:${id}`, orgId: 'org_maint', operation: 'profiles.unlock', fingerprint: 'f', state: 'in_progress', owner: 'o',
+      leaseUntil: at(offset), createdAt: at(-2 * HOUR), expiresAt: at(offset),
+    });
+    ids[which] = { search: `srch_${id}`, quota: `q_${id}:0`, idempotency: `org_maint:${id}` };
+  }
+  return ids;
+}
+
+async function present(ids: Record<string, string>): Promise<boolean[]> {
+  return Promise.all([
+    Search.exists({ _id: ids.search }), SearchPeople.exists({ _id: ids.search }), QuotaEntry.exists({ _id: ids.quota }), IdempotencyRecord.exists({ _id: ids.idempotency }),
+  ]).then((r) => r.map((x) => x !== null));
+}
+
+describe('store maintenance', () => {
+  test('a run deletes expired searches, quota windows and idempotency records, and keeps live ones', async () => {
+    const ids = await seedRecords();
+    const client = await temporalClient(srv.config);
+    const counts = await client.workflow.execute(MAINTENANCE_WORKFLOW_TYPE, {
+      taskQueue: srv.config.temporal.taskQueue, workflowId: `store-maintenance-test-${randomBytes(4).toString('hex')}`, args: [],
+    });
+    expect(counts.searches).toBeGreaterThanOrEqual(1);
+    expect(counts.quotaEntries).toBeGreaterThanOrEqual(1);
+    expect(counts.idempotencyRecords).toBeGreaterThanOrEqual(1);
+    expect(await present(ids.expired)).toEqual([false, false, false, false]);
+    expect(await present(ids.live)).toEqual([true, true, true, true]);
+  });
+
+  test('the hourly schedule is created once, runs the maintenance workflow on the worker, and a second start finds it', async () => {
+    const client = await temporalClient(srv.config);
+    const scheduleId = `store-maintenance-test-${randomBytes(4).toString('hex')}`;
+    const opts = { taskQueue: srv.config.temporal.taskQueue, scheduleId };
+    expect(await ensureMaintenanceSchedule(client, opts)).toBe(true);
+    expect(await ensureMaintenanceSchedule(client, opts)).toBe(false);
+    const handle = client.schedule.getHandle(scheduleId);
+    try {
+      const d = await handle.describe();
+      expect(d.spec.intervals).toEqual([expect.objectContaining({ every: 3600_000 })]);
+      expect(d.action).toMatchObject({ type: 'startWorkflow', workflowType: MAINTENANCE_WORKFLOW_TYPE, taskQueue: opts.taskQueue });
+      expect(d.policies.overlap).toBe('SKIP');
+
+      const ids = await seedRecords();
+      await handle.trigger();
+      const deadline = Date.now() + 30_000;
+      let run: string | undefined;
+      while (!run) {
+        run = (await handle.describe()).info.recentActions[0]?.action.workflow.workflowId;
+        if (!run && Date.now() > deadline) throw new Error('the schedule did not start a run');
+        if (!run) await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(run.startsWith(scheduleId)).toBe(true);
+      await client.workflow.getHandle(run).result();
+      expect(await present(ids.expired)).toEqual([false, false, false, false]);
+      expect(await present(ids.live)).toEqual([true, true, true, true]);
+    } finally {
+      await handle.delete();
+    }
+  });
+});
