@@ -164,11 +164,15 @@ async function main() {
   process.stdout.write(`open loop at ${RATE} req/s for ${SECONDS} s (latency from scheduled send)\n`);
   process.stdout.write(`  whoami, all middleware  ${fmt(fullOpen)}\n`);
   process.stdout.write(`  bare Koa route          ${fmt(bareOpen)}\n`);
-  process.stdout.write(`  ratio (whoami / bare)   ${(fullOpen.rps / bareOpen.rps).toFixed(2)}   target >= 0.5 and whoami p99 <= 10 ms: ${fullOpen.rps / bareOpen.rps >= 0.5 && fullOpen.p99 <= 10 ? 'met' : 'NOT met'}\n`);
+  process.stdout.write(`  (both keep up with the offered rate here: the ratio that matters is the capacity one below)\n`);
   process.stdout.write(`closed loop, ${CONCURRENCY} connections, ${SECONDS} s (capacity)\n`);
   process.stdout.write(`  whoami, all middleware  ${fmt(fullClosed)}\n`);
   process.stdout.write(`  bare Koa route          ${fmt(bareClosed)}\n`);
-  process.stdout.write(`  ratio (whoami / bare)   ${(fullClosed.rps / bareClosed.rps).toFixed(2)}\n`);
+  const ratio = fullClosed.rps / bareClosed.rps;
+  process.stdout.write(`  ratio (whoami / bare)   ${ratio.toFixed(2)}\n`);
+  process.stdout.write(
+    `target: capacity ratio >= 0.5 and whoami p99 <= 10 ms at ${RATE} req/s: ${ratio >= 0.5 && fullOpen.p99 <= 10 && fullOpen.errors === 0 ? 'met' : 'NOT met'}\n`,
+  );
 
   full.server.close();
   plain.server.close();

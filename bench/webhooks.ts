@@ -252,6 +252,9 @@ async function main(): Promise<void> {
     ceiling_temporal_workflow_starts_per_s: +(EVENTS / (startsIn / 1000)).toFixed(1),
     ceiling_one_workflow_per_event_per_s: +(EVENTS / (probeIn / 1000)).toFixed(1),
     targets: { p50_ms: 100, deliveries_per_s: 200 },
+    p50_target_met: percentile(single, 50) <= 100,
+    deliveries_target_met: EVENTS / (deliveredIn / 1000) >= 200,
+    deliveries_share_of_one_workflow_per_event_ceiling: +(probeIn / deliveredIn).toFixed(2),
   };
   process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   storeProfile?.print((line) => process.stdout.write(line));
