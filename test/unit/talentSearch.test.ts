@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig, setConfig } from '../../core/config';
-import { runSearch } from '../../core/talent/candidateSearch';
+import { runSearch, seek } from '../../core/talent/candidateSearch';
 import { generatePerson, personIdFor } from '../../core/talent/generator';
 import { decodeCursor, encodeCursor } from '../../core/talent/searchCursor';
 import { firstIndex, SearchIndexBuilder, type RawPerson } from '../../core/talent/searchIndex';
@@ -65,6 +65,22 @@ describe('ranking', () => {
     expect(ids(idx, out.ordinals)).toEqual(ids(idx, runSearch(idx, all, 10).ordinals).slice(0, 1));
     const full = runSearch(idx, all, 10);
     expect(full).toMatchObject({ total: 4, exact: true });
+  });
+});
+
+describe('seek (galloping through an ascending posting list)', () => {
+  const list = Int32Array.from([2, 4, 4, 7, 9, 15, 16, 30, 31, 40]);
+  const linear = (from: number, target: number) => {
+    let i = from;
+    while (i < list.length && list[i] < target) i++;
+    return i;
+  };
+  test('the first position at or after `from` holding >= target, for every start and target', () => {
+    for (let from = 0; from <= list.length; from++) for (let target = 0; target <= 42; target++) expect(seek(list, from, target)).toBe(linear(from, target));
+  });
+  test('an empty list and a start past the end return the start', () => {
+    expect(seek(new Int32Array(0), 0, 5)).toBe(0);
+    expect(seek(list, 12, 1)).toBe(12);
   });
 });
 
