@@ -59,15 +59,10 @@ export function idempotentChargeKey(orgId: string, operation: string, key: strin
   return `idem:${orgId}:${operation}:${key}`;
 }
 
-let lastPurge = 0;
-
-function purgeExpiredSometimes(now: number): void {
-  if (now - lastPurge < 60_000) return;
-  lastPurge = now;
-  // TTL indexes are unavailable on FerretDB: expired records are deleted by query.
-  purgeExpiredIdempotencyRecords(new Date(now)).catch((err) => logger.warn({ err }, 'idempotency purge failed'));
-}
-
+/**
+ * Expired records are deleted by the hourly store-maintenance schedule (no TTL indexes on
+ * FerretDB); one met by a request before then is deleted on the spot (runIdempotent).
+ */
 export async function purgeExpiredIdempotencyRecords(now = new Date()): Promise<number> {
   await IdempotencyResponse.deleteMany({ expiresAt: { $lte: now } });
   return (await IdempotencyRecord.deleteMany({ expiresAt: { $lte: now } })).deletedCount ?? 0;
@@ -91,7 +86,6 @@ export async function runIdempotent(req: IdempotentRequest, run: () => Promise<S
   const leaseMs = config().idempotency.leaseSeconds * 1000;
   for (let attempt = 0; attempt < 10; attempt++) {
     const now = Date.now();
-    purgeExpiredSometimes(now);
     try {
       await IdempotencyRecord.collection.insertOne({
         _id: id as never, orgId: req.orgId, operation: req.operation, fingerprint: req.fingerprint, state: 'in_progress', owner,
