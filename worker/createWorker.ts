@@ -5,7 +5,10 @@ import type { Config } from '../core/config';
 import { startDeliveriesEagerlyOn } from '../core/webhooks/jobCompletedEvent';
 
 /** A Temporal worker for the configured task queue, running every workflow and activity. */
-export async function createWorker(config: Config, opts: { workflowBundlePath?: string } = {}): Promise<{ worker: Worker; connection: NativeConnection }> {
+export async function createWorker(
+  config: Config,
+  opts: { workflowBundlePath?: string } = {},
+): Promise<{ worker: Worker; connection: NativeConnection; client: Client }> {
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const worker = await Worker.create({
     connection,
@@ -21,10 +24,7 @@ export async function createWorker(config: Config, opts: { workflowBundlePath?: 
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
   });
   // Webhook events emitted in this process start their delivery workflow on this worker.
-  startDeliveriesEagerlyOn({
-    client: new Client({ connection, namespace: config.temporal.namespace }),
-    taskQueue: config.temporal.taskQueue,
-    running: () => worker.getState() === 'RUNNING',
-  });
-  return { worker, connection };
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  startDeliveriesEagerlyOn({ client, taskQueue: config.temporal.taskQueue, running: () => worker.getState() === 'RUNNING' });
+  return { worker, connection, client };
 }

@@ -1,4 +1,3 @@
-import { Client } from '@temporalio/client';
 import { Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import { loadConfigOrExit } from '../core/config';
 import { ensureMaintenanceSchedule, MAINTENANCE_SCHEDULE_ID } from '../core/maintenance/maintenanceSchedule';
@@ -13,8 +12,7 @@ async function main(): Promise<void> {
   Runtime.install({ logger: sdkLogger(logger), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) } } });
   await connectStore(config.mongodbUri);
   await ensureIndexes();
-  const { worker, connection } = await createWorker(config);
-  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const { worker, connection, client } = await createWorker(config);
   // Not a reason to stop delivering webhooks and running jobs: say so loudly and go on.
   await ensureMaintenanceSchedule(client, { taskQueue: config.temporal.taskQueue }).then(
     (created) => logger.info({ scheduleId: MAINTENANCE_SCHEDULE_ID, created }, 'store maintenance schedule in place'),
