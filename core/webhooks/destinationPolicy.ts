@@ -78,7 +78,30 @@ function inCidrs(addr: ipaddr.IPv4 | ipaddr.IPv6, cidrs: readonly string[]): boo
   return false;
 }
 
-/** Whether one resolved or literal address may be connected to. */
+/**
+ * IPv6 global unicast is 2000::/3 (RFC 4291); everything outside it (IPv4-compatible ::/96,
+ * ULA, link-local, site-local, multicast, discard, …) is not a public destination, whatever
+ * ipaddr.js calls its range. Inside it, the IANA special-purpose blocks ipaddr.js names
+ * (documentation, benchmarking, ORCHID, Teredo, 6to4, AS112, AMT, segment routing) are refused
+ * too: only what ipaddr.js classes as plain `unicast` passes.
+ */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3') as [ipaddr.IPv6, number];
+
+/** IPv4 passes only as plain `unicast`: private, loopback, CGNAT, link-local, documentation, benchmarking, reserved, … do not. */
+function isPublicV4(addr: ipaddr.IPv4): boolean {
+  return addr.range() === 'unicast';
+}
+
+function isPublicV6(addr: ipaddr.IPv6): boolean {
+  return addr.match(GLOBAL_UNICAST_V6) && addr.range() === 'unicast';
+}
+
+/**
+ * Whether one resolved or literal address may be connected to: an allowlist (only globally
+ * routable unicast passes), so a spelling nobody listed is refused rather than let through.
+ * IPv4-mapped and NAT64 (64:ff9b::/96) addresses are judged by the IPv4 address they carry;
+ * `allowedCidrs` (WEBHOOK_ALLOWED_CIDRS) is the only way past it.
+ */
 export function isAddressAllowed(address: string, allowedCidrs: readonly string[] = []): boolean {
   let addr: ipaddr.IPv4 | ipaddr.IPv6;
   try {
@@ -90,10 +113,10 @@ export function isAddressAllowed(address: string, allowedCidrs: readonly string[
   if (addr.kind() === 'ipv6') {
     const v6 = addr as ipaddr.IPv6;
     const v4 = embeddedIpv4(v6);
-    if (v4) return inCidrs(v4, allowedCidrs) || inCidrs(v6, allowedCidrs) || v4.range() === 'unicast';
-    return inCidrs(v6, allowedCidrs) || v6.range() === 'unicast';
+    if (v4) return inCidrs(v4, allowedCidrs) || inCidrs(v6, allowedCidrs) || isPublicV4(v4);
+    return inCidrs(v6, allowedCidrs) || isPublicV6(v6);
   }
-  return inCidrs(addr, allowedCidrs) || addr.range() === 'unicast';
+  return inCidrs(addr, allowedCidrs) || isPublicV4(addr as ipaddr.IPv4);
 }
 
 export function validCidr(cidr: string): boolean {

@@ -102,6 +102,8 @@ describe('endpoints (SPEC 4.2, DECISIONS.md)', () => {
     ['https://user:pw@example.com/hook'],
     ['https://example.com:25/hook'],
     ['https://[::1]:8443/hook'],
+    ['https://[::127.0.0.1]/h'], // IPv4-compatible ::/96, once accepted
+    ['https://[2002:c0a8:101::1]/hook'], // 6to4 embedding a private address
   ])('a refused destination (%s) is 422 webhook_url_not_allowed and persists nothing', async (url) => {
     const t = await createTenant();
     expectProblem(await register(t, url), 422, 'webhook_url_not_allowed');

@@ -76,6 +76,38 @@ const CASES: Array<[string, boolean, string?]> = [
   ['https://[64:ff9b::127.0.0.1]/', false, 'address_not_allowed'], // NAT64 of loopback
   ['https://[64:ff9b::a9fe:a9fe]/', false, 'address_not_allowed'], // NAT64 of metadata
   ['https://[2001:db8::1]/', false, 'address_not_allowed'], // documentation
+  // forms a forbid-list misses: the allowlist refuses them because they are not plain global unicast
+  ['https://[::127.0.0.1]/h', false, 'address_not_allowed'], // IPv4-compatible ::/96 (deprecated)
+  ['https://[::a9fe:a9fe]/', false, 'address_not_allowed'], // ::/96 carrying the metadata address
+  ['https://[::8.8.8.8]/', false, 'address_not_allowed'], // ::/96 even around a public IPv4
+  ['https://[::ffff:0:127.0.0.1]/', false, 'address_not_allowed'], // SIIT / RFC 6145 translated
+  ['https://[2002:7f00:1::]/', false, 'address_not_allowed'], // 6to4 embedding loopback
+  ['https://[2002:c0a8:101::1]/', false, 'address_not_allowed'], // 6to4 embedding 192.168.1.1
+  ['https://[2002:808:808::1]/', false, 'address_not_allowed'], // 6to4 at all (relay transition form)
+  ['https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/', false, 'address_not_allowed'], // Teredo
+  ['https://[2001:2::1]/', false, 'address_not_allowed'], // IPv6 benchmarking
+  ['https://[2001:10::1]/', false, 'address_not_allowed'], // ORCHID
+  ['https://[2001:20::1]/', false, 'address_not_allowed'], // ORCHIDv2
+  ['https://[3fff::1]/', false, 'address_not_allowed'], // documentation (RFC 9637)
+  ['https://[100::1]/', false, 'address_not_allowed'], // discard-only
+  ['https://[fec0::1]/', false, 'address_not_allowed'], // deprecated site-local
+  ['https://[5f00::1]/', false, 'address_not_allowed'], // segment routing SIDs
+  ['https://[::1:2]/', false, 'address_not_allowed'], // outside 2000::/3
+  ['https://[4000::1]/', false, 'address_not_allowed'], // unassigned, outside 2000::/3
+  ['https://[64:ff9b:1::a00:1]/', false, 'address_not_allowed'], // local-use NAT64 prefix
+  ['https://[2620:4f:8000::1]/', false, 'address_not_allowed'], // AS112 IPv6
+  ['https://0.1.2.3/', false, 'address_not_allowed'], // "this network" 0.0.0.0/8
+  ['https://192.0.0.9/', false, 'address_not_allowed'], // IETF protocol assignments
+  ['https://198.51.100.7/', false, 'address_not_allowed'], // TEST-NET-2
+  ['https://203.0.113.9/', false, 'address_not_allowed'], // TEST-NET-3
+  ['https://198.19.255.1/', false, 'address_not_allowed'], // benchmarking, upper half
+  ['https://192.88.99.1/', false, 'address_not_allowed'], // 6to4 relay anycast
+  ['https://192.31.196.1/', false, 'address_not_allowed'], // AS112
+  ['https://192.52.193.1/', false, 'address_not_allowed'], // AMT
+  ['https://240.0.0.1/', false, 'address_not_allowed'], // reserved class E
+  ['https://1.1.1.1/', true], // public IPv4 still passes
+  ['https://[2001:4860:4860::8888]/', true], // public IPv6 still passes
+  ['https://[::ffff:8.8.8.8]/', true], // IPv4-mapped public passes, judged by its IPv4
   // names whose DNS answers are not public
   ['https://localhost/', false, 'address_not_allowed'],
   ['https://localhost./', false, 'address_not_allowed'],
@@ -88,7 +120,7 @@ const CASES: Array<[string, boolean, string?]> = [
 ];
 
 describe('destination policy (DECISIONS.md "Webhook endpoints")', () => {
-  test('the table has at least 40 cases', () => expect(CASES.length).toBeGreaterThanOrEqual(40));
+  test('the table has at least 60 cases', () => expect(CASES.length).toBeGreaterThanOrEqual(60));
 
   const rows = CASES.map(([url, allowed, reason]) => ({ url, allowed, reason: reason ?? 'none' }));
   test.each(rows)('$url → allowed $allowed ($reason)', async ({ url, allowed, reason }) => {
