@@ -6,12 +6,14 @@ import { leaseReleaser, releaseIdleLeaseBlocks } from '../core/limits/requestAdm
 import { warmSearchIndex } from '../core/talent/searchIndex';
 import { closeTemporalClient, pingTemporal } from '../core/temporal/client';
 import { createApp } from './app';
+import { answerClientErrors } from './clientErrors';
 
 /** Keep-alive longer than common load balancers' idle timeouts, so pooled connections are not reset under a client. */
 export function tuneServer(server: Server): void {
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = 60_000;
+  answerClientErrors(server);
 }
 
 export async function startApi(config: Config): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
