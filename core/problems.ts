@@ -19,6 +19,7 @@ export const PROBLEM_CODES = {
   family_budget_exhausted: { status: 402, title: 'Key family budget exhausted' },
   organization_budget_exhausted: { status: 402, title: 'Organization budget exhausted' },
   insufficient_scope: { status: 403, title: 'Insufficient scope' },
+  origin_not_allowed: { status: 403, title: 'Origin not allowed' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   endpoint_limit_reached: { status: 409, title: 'Webhook endpoint limit reached' },
