@@ -1,10 +1,10 @@
 import type { Context } from 'koa';
 import {
-  idempotentChargeKey, invalidIdempotencyKey, isValidIdempotencyKey, requestFingerprint, runIdempotent, type StoredResponse,
+  invalidIdempotencyKey, isValidIdempotencyKey, requestFingerprint, runIdempotent, type RequestClaim, type StoredResponse,
 } from '../../core/idempotency/idempotency';
 import type { RouteInput, RouteResult } from '../routeSpec';
 
-export { isValidIdempotencyKey, idempotentChargeKey };
+export { isValidIdempotencyKey };
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -17,10 +17,23 @@ function parsedBody(raw: Buffer): unknown {
   }
 }
 
+/** The claim each idempotent request's handler runs under, by its route input. */
+const claims = new WeakMap<object, RequestClaim>();
+
 /**
- * Koa adapter of core/idempotency (SPEC 7.4): checks the key, fingerprints the request and
- * serializes the handler's result once, so a replay sends the very same bytes with
- * `Idempotent-Replayed: true`.
+ * The claim the request of this route input runs under: paid work is charged, and a search
+ * named, under it. Only idempotent routes have one.
+ */
+export function requestClaim(input: object): RequestClaim {
+  const claim = claims.get(input);
+  if (!claim) throw new Error('requestClaim: only a route declared idempotent runs under a claim');
+  return claim;
+}
+
+/**
+ * Koa adapter of core/idempotency (SPEC 7.4): checks the key, fingerprints the request (with
+ * its caller's workspace and key family) and serializes the handler's result once, so a replay
+ * sends the very same bytes with `Idempotent-Replayed: true`.
  */
 export async function withIdempotency(
   ctx: Context,
@@ -32,8 +45,10 @@ export async function withIdempotency(
   const key = ctx.get('Idempotency-Key');
   if (!isValidIdempotencyKey(key)) throw invalidIdempotencyKey();
   input.idempotencyKey = key;
-  const fingerprint = requestFingerprint(operation, ctx.method, ctx.path, parsedBody(rawBody));
-  const { response, replayed } = await runIdempotent({ orgId: input.principal.orgId, key, operation, fingerprint }, async (): Promise<StoredResponse> => {
+  const { orgId, workspaceId, familyId } = input.principal;
+  const fingerprint = requestFingerprint(operation, ctx.method, ctx.path, parsedBody(rawBody), { workspaceId, familyId });
+  const { response, replayed } = await runIdempotent({ orgId, workspaceId, key, operation, fingerprint }, async (claim): Promise<StoredResponse> => {
+    claims.set(input, claim);
     const result = await run();
     const body = result.body === undefined ? '' : typeof result.body === 'string' ? result.body : JSON.stringify(result.body);
     return { status: result.status, headers: { ...(result.headers ?? {}), 'Content-Type': JSON_TYPE }, body };

@@ -3,6 +3,7 @@ import { PRICES } from '../../core/credits/prices';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { SENIORITIES } from '../../core/talent/models';
 import { searchCandidates } from '../../core/talent/searchCandidates';
+import { requestClaim } from '../middleware/idempotency';
 import { defineRoute } from '../routeSpec';
 
 const text = (max: number) => z.string().trim().min(1).max(max);
@@ -72,17 +73,17 @@ export const candidateRoutes = [
       422: { description: '`validation_failed`, including unknown or not enabled sources' },
       429: { description: '`preview_quota_exceeded` or `distinct_query_cap` (Retry-After: 1); nothing charged' },
     },
-    handler: async ({ principal, body, idempotencyKey }) => ({
+    handler: async (input) => ({
       status: 200,
       body: await searchCandidates({
-        orgId: principal.orgId,
-        familyId: principal.familyId,
-        idempotencyKey: idempotencyKey!,
-        query: body.query,
-        filters: body.filters,
-        sources: body.sources,
-        pageSize: body.page_size,
-        cursor: body.cursor,
+        orgId: input.principal.orgId,
+        familyId: input.principal.familyId,
+        claim: requestClaim(input),
+        query: input.body.query,
+        filters: input.body.filters,
+        sources: input.body.sources,
+        pageSize: input.body.page_size,
+        cursor: input.body.cursor,
       }),
     }),
   }),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { PRICES } from '../../core/credits/prices';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { CONFIDENCE, matchPeople } from '../../core/talent/matchPeople';
+import { requestClaim } from '../middleware/idempotency';
 import { defineRoute } from '../routeSpec';
 
 const field = (max: number) => z.string().trim().min(1).max(max).optional();
@@ -48,11 +49,12 @@ export const personMatchRoutes = [
       409: { description: '`idempotency_key_reused` or `idempotency_in_progress`' },
       422: { description: '`validation_failed`: not enough identifying fields, or a malformed one' },
     },
-    handler: async ({ principal, body, idempotencyKey }) => {
-      const { min_confidence, limit, ...fields } = body;
+    handler: async (input) => {
+      const { min_confidence, limit, ...fields } = input.body;
+      const { orgId, familyId } = input.principal;
       return {
         status: 200,
-        body: await matchPeople({ orgId: principal.orgId, familyId: principal.familyId, idempotencyKey: idempotencyKey!, fields, minConfidence: min_confidence, limit }),
+        body: await matchPeople({ orgId, familyId, claim: requestClaim(input), fields, minConfidence: min_confidence, limit }),
       };
     },
   }),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { PRICES } from '../../core/credits/prices';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { unlockProfile } from '../../core/talent/unlockProfile';
+import { requestClaim } from '../middleware/idempotency';
 import { defineRoute } from '../routeSpec';
 
 const UnlockBody = z.object({ person_id: z.string().min(1).max(128).describe('an opaque person id (per_…)') }).strict();
@@ -50,9 +51,9 @@ export const profileRoutes = [
       409: { description: '`idempotency_key_reused` or `idempotency_in_progress`' },
       429: { description: '`delivery_quota_exceeded` (Retry-After: 1); nothing charged' },
     },
-    handler: async ({ principal, body, idempotencyKey }) => ({
+    handler: async (input) => ({
       status: 200,
-      body: await unlockProfile({ orgId: principal.orgId, familyId: principal.familyId, idempotencyKey: idempotencyKey!, personId: body.person_id }),
+      body: await unlockProfile({ orgId: input.principal.orgId, familyId: input.principal.familyId, claim: requestClaim(input), personId: input.body.person_id }),
     }),
   }),
 ];

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Model } from 'mongoose';
 import { isDuplicateKeyError } from '../store/connection';
 
@@ -15,8 +16,15 @@ export function entryId(chainId: string, seq: number): string {
   return `${chainId}:${seq}`;
 }
 
-/** Latest known head per chain: a hint only (probing verifies it), so it is never wrong. */
-const hints = new Map<string, number>();
+/** How many chains a process remembers a head for: every ledger, quota window, … it touched. */
+export const HEAD_HINTS_MAX = 50_000;
+
+/**
+ * Latest known head per chain: a hint only (probing verifies it), so it is never wrong, and
+ * forgetting one only costs a cold probe. Bounded: chain ids include organizations and
+ * hourly quota windows, so a long-running process would otherwise keep every one it met.
+ */
+const hints = new LRUCache<string, number>({ max: HEAD_HINTS_MAX });
 
 async function exists(model: ChainModel, chainId: string, seq: number): Promise<boolean> {
   return (await model.exists({ _id: entryId(chainId, seq) })) !== null;

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { newId } from '../ids';
 import { creditsCharged } from '../observability/metrics';
 import { Problem } from '../problems';
@@ -31,6 +32,8 @@ export interface ChargeResult {
   receiptId: string;
   /** false when this chargeKey had already been charged. */
   charged: boolean;
+  /** Credits the entry under this chargeKey took (this charge's, or the earlier one's). */
+  amount: number;
   /** The requestKey of the charge that went through (this one's or an earlier one's). */
   requestKey: string | null;
 }
@@ -129,10 +132,9 @@ type Movement = Omit<LedgerEntryDoc, '_id' | 'chainId' | 'seq' | 'receiptId' | '
  * an append after a stale one conflicts on its seq and re-probes. Saves a read per charge,
  * which on FerretDB is a scan of the whole ledger.
  */
-const headEntries = new Map<string, LedgerEntryDoc>();
+const headEntries = new LRUCache<string, LedgerEntryDoc>({ max: 10_000 });
 
 function remember(entry: LedgerEntryDoc): void {
-  if (headEntries.size > 10_000) headEntries.clear();
   headEntries.set(entry.chainId, entry);
 }
 
@@ -238,12 +240,12 @@ export async function charge(input: ChargeInput): Promise<ChargeResult> {
       },
     );
     if (fresh) creditsCharged.inc({ operation: input.operation }, input.amount);
-    return { receiptId: entry.receiptId, charged: fresh, requestKey: entry.requestKey ?? null };
+    return { receiptId: entry.receiptId, charged: fresh, amount: entry.amount, requestKey: entry.requestKey ?? null };
   } catch (err) {
     // A retry of a charge that went through, now that funds ran out: it is still charged.
     if (err instanceof Problem && err.status === 402) {
       const earlier = await LedgerEntry.findOne({ chargeKey: input.chargeKey }).lean<LedgerEntryDoc>();
-      if (earlier) return { receiptId: earlier.receiptId, charged: false, requestKey: earlier.requestKey ?? null };
+      if (earlier) return { receiptId: earlier.receiptId, charged: false, amount: earlier.amount, requestKey: earlier.requestKey ?? null };
     }
     throw err;
   }

@@ -4,15 +4,21 @@ import { sha256Hex } from '../crypto/hash';
 import { logger } from '../observability/logger';
 import { Problem } from '../problems';
 import { isDuplicateKeyError } from '../store/connection';
-import { IdempotencyRecord, IdempotencyResponse } from './models';
+import { IdempotencyRecord, IdempotencyResponse, IdempotencyTakeover } from './models';
 
 /**
  * Idempotent execution (SPEC 7.4), independent of HTTP so the API and the tool server share
  * it. The first successful (2xx) response of a key is stored, exact bytes included, BEFORE
  * it is answered (the recovery point), and replayed for 24 hours; failures are not stored, so
  * a retry after 429/503/timeout runs again. Work a crashed request did is not lost either:
- * its claim lapses after the lease, the retry runs again, and paid work is charged under a
- * key derived from the idempotency key, which the ledger recognizes (no second charge).
+ * its claim lapses after the lease, the retry takes the claim over, and paid work is charged
+ * under a key derived from the claim's nonce, which the ledger recognizes (no second charge).
+ *
+ * A key is scoped to the caller's organization AND workspace (Stripe scopes keys to the
+ * account; our tenants share an organization across workspaces, which must not see each
+ * other's answers), and the fingerprint names the caller's workspace and key family, so no
+ * other caller can replay a response. Once a record expires the key is forgotten: the next
+ * request under it gets a new nonce, so it is charged, and names a search, afresh.
  */
 
 /** SPEC 7.4: 8–128 characters, first a letter or digit, then letters, digits, `.`, `_`, `:`, `-`. */
@@ -36,9 +42,26 @@ export interface StoredResponse {
 
 export interface IdempotentRequest {
   orgId: string;
+  workspaceId: string;
   key: string;
   operation: string;
   fingerprint: string;
+}
+
+/** The use of an Idempotency-Key a request runs under: every retry of the request has the same. */
+export interface RequestClaim {
+  orgId: string;
+  workspaceId: string;
+  key: string;
+  /** Random per record, kept by takeovers: a new request under a forgotten key gets a new one. */
+  nonce: string;
+}
+
+/** Who sends the request: part of its fingerprint, so one caller never replays another's answer. */
+export interface IdempotencyCaller {
+  workspaceId: string;
+  /** The key family (all rotations of one key; an M2M client): a rotated key still replays. */
+  familyId: string;
 }
 
 /** JSON with sorted object keys, so the same body sent with other spacing or key order matches. */
@@ -50,13 +73,23 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-export function requestFingerprint(operation: string, method: string, path: string, body: unknown): string {
-  return sha256Hex(`${operation}\n${method.toUpperCase()}\n${path}\n${body === undefined ? '' : canonicalJson(body)}`);
+export function requestFingerprint(operation: string, method: string, path: string, body: unknown, caller: IdempotencyCaller): string {
+  return sha256Hex(
+    `${caller.workspaceId}\n${caller.familyId}\n${operation}\n${method.toUpperCase()}\n${path}\n${body === undefined ? '' : canonicalJson(body)}`,
+  );
 }
 
-/** The charge key of paid work done under an idempotency key: stable across retries. */
-export function idempotentChargeKey(orgId: string, operation: string, key: string): string {
-  return `idem:${orgId}:${operation}:${key}`;
+export function idempotencyRecordId(orgId: string, workspaceId: string, key: string): string {
+  return `${orgId}:${workspaceId}:${key}`;
+}
+
+/**
+ * The charge key of paid work done under a claim: the same for every retry of the request (a
+ * crash between charge and answer is retried without a second charge), new for the next
+ * request once the key is forgotten (never a free pass on an old receipt).
+ */
+export function claimChargeKey(operation: string, claim: RequestClaim): string {
+  return `idem:${claim.orgId}:${operation}:${claim.workspaceId}:${claim.key}:${claim.nonce}`;
 }
 
 /**
@@ -65,6 +98,7 @@ export function idempotentChargeKey(orgId: string, operation: string, key: strin
  */
 export async function purgeExpiredIdempotencyRecords(now = new Date()): Promise<number> {
   await IdempotencyResponse.deleteMany({ expiresAt: { $lte: now } });
+  await IdempotencyTakeover.deleteMany({ expiresAt: { $lte: now } });
   return (await IdempotencyRecord.deleteMany({ expiresAt: { $lte: now } })).deletedCount ?? 0;
 }
 
@@ -74,48 +108,90 @@ function inProgress(): Problem {
   });
 }
 
+function reused(): Problem {
+  return new Problem('idempotency_key_reused', 'This Idempotency-Key was used with a different request; use a new key for a new request.');
+}
+
+function stored(doc: { status: number; headers?: unknown; body?: string | null }): StoredResponse {
+  return { status: doc.status, headers: (doc.headers ?? {}) as Record<string, string>, body: doc.body ?? '' };
+}
+
 /**
- * Runs `run` at most once per (organization, key) at a time, replaying its first 2xx
- * response afterwards. 409 `idempotency_key_reused` for a different request under the key,
- * 409 `idempotency_in_progress` (Retry-After 1) while the first one runs.
+ * Runs `run` at most once per (organization, workspace, key) at a time, replaying its first
+ * 2xx response afterwards. 409 `idempotency_key_reused` for a different request under the
+ * key, 409 `idempotency_in_progress` (Retry-After 1) while the first one runs.
  */
-export async function runIdempotent(req: IdempotentRequest, run: () => Promise<StoredResponse>): Promise<{ response: StoredResponse; replayed: boolean }> {
+export async function runIdempotent(req: IdempotentRequest, run: (claim: RequestClaim) => Promise<StoredResponse>): Promise<{ response: StoredResponse; replayed: boolean }> {
   if (!isValidIdempotencyKey(req.key)) throw invalidIdempotencyKey();
-  const id = `${req.orgId}:${req.key}`;
+  const id = idempotencyRecordId(req.orgId, req.workspaceId, req.key);
   const owner = randomBytes(12).toString('hex');
   const leaseMs = config().idempotency.leaseSeconds * 1000;
+  const claimWith = (nonce: string): RequestClaim => ({ orgId: req.orgId, workspaceId: req.workspaceId, key: req.key, nonce });
   for (let attempt = 0; attempt < 10; attempt++) {
     const now = Date.now();
+    const nonce = randomBytes(16).toString('hex');
+    const expiresAt = new Date(now + IDEMPOTENCY_RETENTION_MS);
+    let claimed = false;
     try {
       await IdempotencyRecord.collection.insertOne({
-        _id: id as never, orgId: req.orgId, operation: req.operation, fingerprint: req.fingerprint, state: 'in_progress', owner,
-        leaseUntil: new Date(now + leaseMs), createdAt: new Date(now), expiresAt: new Date(now + IDEMPOTENCY_RETENTION_MS),
+        _id: id as never, orgId: req.orgId, workspaceId: req.workspaceId, operation: req.operation, fingerprint: req.fingerprint, nonce,
+        state: 'in_progress', owner, leaseUntil: new Date(now + leaseMs), createdAt: new Date(now), expiresAt,
       });
+      claimed = true;
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
-      const existing = await IdempotencyRecord.findById(id).lean();
-      if (!existing) continue;
-      if (existing.expiresAt.getTime() <= now) {
-        await IdempotencyResponse.deleteOne({ _id: id, expiresAt: { $lte: new Date(now) } });
-        await IdempotencyRecord.deleteOne({ _id: id, owner: existing.owner });
-        continue;
-      }
-      if (existing.fingerprint !== req.fingerprint) {
-        throw new Problem('idempotency_key_reused', 'This Idempotency-Key was used with a different request; use a new key for a new request.');
-      }
-      const stored = await IdempotencyResponse.findById(id).lean();
-      if (stored) {
-        return { response: { status: stored.status, headers: (stored.headers ?? {}) as Record<string, string>, body: stored.body ?? '' }, replayed: true };
-      }
-      if (existing.leaseUntil.getTime() > now) throw inProgress();
-      // The holder crashed or stalled past its lease: release its claim and claim afresh.
-      // A delete is atomic on every store, so only one retry wins the new claim.
-      await IdempotencyRecord.deleteOne({ _id: id, owner: existing.owner, state: 'in_progress' });
+    }
+    if (claimed) return { response: await execute(id, owner, req.fingerprint, expiresAt, () => run(claimWith(nonce))), replayed: false };
+
+    const existing = await IdempotencyRecord.findById(id).lean();
+    if (!existing) continue;
+    if (existing.expiresAt.getTime() <= now) {
+      await IdempotencyResponse.deleteOne({ _id: id, expiresAt: { $lte: new Date(now) } });
+      await IdempotencyRecord.deleteOne({ _id: id, owner: existing.owner });
       continue;
     }
-    return { response: await execute(id, owner, req.fingerprint, new Date(now + IDEMPOTENCY_RETENTION_MS), run), replayed: false };
+    if (existing.fingerprint !== req.fingerprint) {
+      if (existing.state !== 'released') throw reused();
+      // The request that held the key failed (nothing was stored): the key may carry a new
+      // request, which gets a new nonce. A delete is atomic on every store: one replacement wins.
+      await IdempotencyRecord.deleteOne({ _id: id, owner: existing.owner, state: 'released' });
+      continue;
+    }
+    const response = await IdempotencyResponse.findById(id).lean();
+    if (response && response.fingerprint === req.fingerprint) return { response: stored(response), replayed: true };
+    if (existing.leaseUntil.getTime() > now) throw inProgress();
+    if (!existing.nonce) {
+      // A record without a nonce predates claim-bound charges: claim afresh.
+      await IdempotencyRecord.deleteOne({ _id: id, owner: existing.owner });
+      continue;
+    }
+    // The holder crashed, stalled past its lease or failed: continue its work under its nonce.
+    const outcome = await takeOver(id, existing.owner, owner, existing.expiresAt, leaseMs);
+    if (outcome === 'taken_by_another') throw inProgress();
+    if (outcome === 'record_gone') continue;
+    return { response: await execute(id, owner, req.fingerprint, existing.expiresAt, () => run(claimWith(existing.nonce!))), replayed: false };
   }
   throw inProgress();
+}
+
+/**
+ * Hands a lapsed claim to this request without the record ever being absent: the unique insert
+ * of a takeover marker picks the one retry that continues, then it moves the lease to itself.
+ * (Should a racing update of the old holder undo the move, a second retry may run alongside:
+ * both carry the same nonce, so the ledger still charges once and one response is stored.)
+ */
+async function takeOver(id: string, previousOwner: string, owner: string, expiresAt: Date, leaseMs: number): Promise<'taken' | 'taken_by_another' | 'record_gone'> {
+  try {
+    await IdempotencyTakeover.collection.insertOne({ _id: `${id}|${previousOwner}` as never, expiresAt });
+  } catch (err) {
+    if (isDuplicateKeyError(err)) return 'taken_by_another';
+    throw err;
+  }
+  const moved = await IdempotencyRecord.updateOne(
+    { _id: id, owner: previousOwner },
+    { $set: { owner, state: 'in_progress', leaseUntil: new Date(Date.now() + leaseMs) } },
+  );
+  return moved.matchedCount === 1 ? 'taken' : 'record_gone';
 }
 
 async function execute(id: string, owner: string, fingerprint: string, expiresAt: Date, run: () => Promise<StoredResponse>): Promise<StoredResponse> {
@@ -137,11 +213,16 @@ async function execute(id: string, owner: string, fingerprint: string, expiresAt
   } catch (err) {
     if (!isDuplicateKeyError(err)) throw err;
     const first = await IdempotencyResponse.findById(id).lean();
-    if (first) return { status: first.status, headers: (first.headers ?? {}) as Record<string, string>, body: first.body ?? '' };
+    if (first) return stored(first);
   }
   return response;
 }
 
+/**
+ * A failed request gives the key back without forgetting its nonce: a retry of the same
+ * request continues under it (finding any charge the failure left), another request replaces it.
+ */
 async function release(id: string, owner: string): Promise<void> {
-  await IdempotencyRecord.deleteOne({ _id: id, owner, state: 'in_progress' }).catch((err) => logger.warn({ err }, 'idempotency release failed'));
+  await IdempotencyRecord.updateOne({ _id: id, owner, state: 'in_progress' }, { $set: { state: 'released', leaseUntil: new Date(0) } })
+    .catch((err) => logger.warn({ err }, 'idempotency release failed'));
 }

@@ -1,18 +1,28 @@
 import { Schema, model } from 'mongoose';
 
 /**
- * One record per (organization, Idempotency-Key), `_id = <org_id>:<key>`: the unique `_id`
- * is the claim, so exactly one request runs a key at a time on any number of replicas.
+ * One record per (organization, workspace, Idempotency-Key), `_id = <org_id>:<workspace_id>:<key>`:
+ * the unique `_id` is the claim, so exactly one request runs a key at a time on any number of
+ * replicas. Its `nonce` names this use of the key: paid work is charged under it, so a retry of
+ * the same request finds its own charge and a later request under a forgotten key pays afresh.
  */
 const idempotencyRecordSchema = new Schema(
   {
     _id: { type: String, required: true },
     orgId: { type: String, required: true },
+    /** Absent only on records written before records were scoped to a workspace. */
+    workspaceId: { type: String },
     operation: { type: String, required: true },
-    /** Hash of operation, method, path and canonical body: a different request is a 409. */
+    /** Hash of the caller (workspace, key family), operation, method, path and canonical body: a different request is a 409. */
     fingerprint: { type: String, required: true },
-    /** Always `in_progress`: completion is the insert of the response record (see below). */
-    state: { type: String, enum: ['in_progress', 'completed'], required: true },
+    /** Random, fixed for the record's life (a takeover keeps it): the charge key of the work done under it. */
+    nonce: { type: String },
+    /**
+     * `in_progress` while a request holds the claim (completion is the insert of the response
+     * record, see below); `released` once it failed: the same request may run again, keeping
+     * the nonce, and a different one may replace the record.
+     */
+    state: { type: String, enum: ['in_progress', 'released', 'completed'], required: true },
     /** Random token of the request that holds the claim; only it may complete or release it. */
     owner: { type: String, required: true },
     /** Until then the claim is held; past it, a crashed request's claim can be taken over. */
@@ -41,3 +51,17 @@ const idempotencyResponseSchema = new Schema(
   { versionKey: false },
 );
 export const IdempotencyResponse = model('IdempotencyResponse', idempotencyResponseSchema, 'idempotency_responses');
+
+/**
+ * Who took over a lapsed claim: `_id = <record id>|<owner taken over>`. Its unique insert picks
+ * the one retry that continues the work, so the record itself is never absent in between (an
+ * absent record would let a retry claim afresh under a new nonce, and pay a second time).
+ */
+const idempotencyTakeoverSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    expiresAt: { type: Date, required: true, index: true },
+  },
+  { versionKey: false },
+);
+export const IdempotencyTakeover = model('IdempotencyTakeover', idempotencyTakeoverSchema, 'idempotency_takeovers');

@@ -69,12 +69,15 @@ function wantedCodes(count: number, wanted: (code: number) => boolean): Uint8Arr
 
 /**
  * Exact filters, cheapest first, each a typed-array lookup where it can be. Callers ask in
- * ascending ordinal order, so the skills filter reads its posting lists forward.
+ * ascending ordinal order, so the skills filter reads its posting lists forward. null when a
+ * filter can match nobody (no code wanted, an unknown skill): the search is empty, unscanned.
  */
-function compileFilters(idx: SearchIndex, params: SearchParams): Filter[] {
+function compileFilters(idx: SearchIndex, params: SearchParams): Filter[] | null {
   const f = params.filters;
   const out: Filter[] = [];
+  const none = (table: Uint8Array) => !table.includes(1);
   const sources = wantedCodes(idx.sources.length, (c) => params.sources.includes(idx.sources[c]));
+  if (none(sources)) return null;
   out.push((o) => sources[idx.sourceCode[o]] === 1);
   if (f.seniority?.length) {
     const wanted = wantedCodes(SENIORITIES.length, (c) => f.seniority!.includes(SENIORITIES[c]));
@@ -87,15 +90,18 @@ function compileFilters(idx: SearchIndex, params: SearchParams): Filter[] {
   if (f.locations?.length) {
     const wanted = new Set(f.locations.map(fold));
     const codes = wantedCodes(idx.places.length, (c) => idx.places[c].some((p) => wanted.has(p)));
+    if (none(codes)) return null;
     out.push((o) => codes[idx.placeCode[o]] === 1);
   }
   if (f.current_company?.length) {
     const wanted = new Set(f.current_company.map(fold));
     const codes = wantedCodes(idx.companies.length, (c) => wanted.has(idx.companies[c]));
+    if (none(codes)) return null;
     out.push((o) => codes[idx.companyCode[o]] === 1);
   }
   if (f.skills?.length) {
-    const lists = f.skills.map((s) => idx.bySkill.get(fold(s)) ?? new Int32Array(0));
+    const lists = skillLists(idx, f.skills);
+    if (lists.some((l) => l.length === 0)) return null;
     const at = new Int32Array(lists.length);
     let last = -1;
     out.push((o) => {
@@ -111,9 +117,21 @@ function compileFilters(idx: SearchIndex, params: SearchParams): Filter[] {
   }
   if (f.titles?.length) {
     const phrases = f.titles.map(tokenize).filter((p) => p.length);
+    if (!phrases.length) return null;
     out.push((o) => phrases.some((p) => containsPhrase(idx.people[o].titleTokens, p)));
   }
   return out;
+}
+
+function skillLists(idx: SearchIndex, skills: string[]): Int32Array[] {
+  return skills.map((s) => idx.bySkill.get(fold(s)) ?? new Int32Array(0));
+}
+
+const EMPTY: SearchOutcome = { ordinals: [], total: 0, exact: true };
+
+/** The total of matches when `found` were met among the first `scanned` of `candidates`. */
+function estimateTotal(found: number, scanned: number, candidates: number): number {
+  return scanned >= candidates ? found : scanned === 0 ? 0 : Math.round((found * candidates) / scanned);
 }
 
 /**
@@ -121,24 +139,35 @@ function compileFilters(idx: SearchIndex, params: SearchParams): Filter[] {
  * score already holds `keep` people (later matches could only tie with them, and ties keep
  * their order), so the ranking is exact; the total is then extrapolated from the share of
  * candidates scanned (`exact` false), which is why the API calls it an estimate.
+ *
+ * `budget` bounds the work: at most that many candidates (people, or positions of the rarest
+ * word's posting list) are visited. A search that reaches it answers with the best of what it
+ * visited and a total extrapolated from the share visited (`exact` false), so no request can
+ * hold the event loop for a scan of the whole index.
  */
-export function runSearch(idx: SearchIndex, params: SearchParams, keep: number): SearchOutcome {
+export function runSearch(idx: SearchIndex, params: SearchParams, keep: number, budget = Number.POSITIVE_INFINITY): SearchOutcome {
   const filters = compileFilters(idx, params);
+  if (!filters) return EMPTY;
   const passes = (o: number) => {
     for (let k = 0; k < filters.length; k++) if (!filters[k](o)) return false;
     return true;
   };
   const tokens = uniqueTokens(params.query);
   if (!tokens.length) {
+    // The rarest wanted skill (every match carries it), or everyone, in index order.
+    const skills = params.filters.skills?.length ? skillLists(idx, params.filters.skills).sort((a, b) => a.length - b.length) : [];
+    const rarest = skills.length ? skills[0] : null;
+    const count = rarest ? rarest.length : idx.people.length;
     const ordinals: number[] = [];
-    const n = idx.people.length;
-    let o = 0;
-    for (; o < n && ordinals.length < keep; o++) if (passes(o)) ordinals.push(o);
-    if (o === n) return { ordinals, total: ordinals.length, exact: true };
-    return { ordinals, total: Math.round((ordinals.length * n) / o), exact: false };
+    let i = 0;
+    for (; i < count && ordinals.length < keep && i < budget; i++) {
+      const o = rarest ? rarest[i] : i;
+      if (passes(o)) ordinals.push(o);
+    }
+    return { ordinals, total: estimateTotal(ordinals.length, i, count), exact: i >= count };
   }
   const lists = tokens.map((t) => ({ all: idx.all.get(t), strong: idx.strong.get(t) ?? new Int32Array(0) }));
-  if (lists.some((l) => !l.all)) return { ordinals: [], total: 0, exact: true };
+  if (lists.some((l) => !l.all)) return EMPTY;
   // Intersection of sorted posting lists, driven by the shortest: the other lists and the
   // strong (title or skill) lists are only read forward, skipped through by galloping.
   lists.sort((a, b) => a.all!.length - b.all!.length);
@@ -154,7 +183,7 @@ export function runSearch(idx: SearchIndex, params: SearchParams, keep: number):
   const best = buckets[maxScore];
   let total = 0;
   let scanned = 0;
-  scan: for (; scanned < driver.length && best.length < keep; scanned++) {
+  scan: for (; scanned < driver.length && best.length < keep && scanned < budget; scanned++) {
     const o = driver[scanned];
     for (let j = 0; j < others.length; j++) {
       const at = seek(others[j], otherAt[j], o);
@@ -184,8 +213,7 @@ export function runSearch(idx: SearchIndex, params: SearchParams, keep: number):
       ordinals.push(o);
     }
   }
-  const exact = scanned >= driver.length;
-  return { ordinals, total: exact ? total : Math.round((total * driver.length) / scanned), exact };
+  return { ordinals, total: estimateTotal(total, scanned, driver.length), exact: scanned >= driver.length };
 }
 
 export function previewsOf(idx: SearchIndex, ordinals: number[]): PersonPreview[] {

@@ -1,8 +1,9 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { SENIORITIES, type Seniority } from './models';
 import {
   COMPANIES, CULTURES, DEGREES, EXTRA_LANGUAGES, JOB_FAMILIES, PHONE_PREFIX, PLACES, SCHOOLS, SENIORITY_TITLES,
 } from './generatorData';
+import { keyedId } from './keyedIds';
 import { BUILT_IN_SOURCE_ID, OPEN_WEB_SOURCE_ID } from './sources';
 
 /**
@@ -47,14 +48,13 @@ export interface GeneratedContact {
   phones: string[];
 }
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-
-/** The person id: a keyed hash of (seed, ordinal), so ids reveal neither order nor count. */
+/**
+ * The person id: a hash of (seed, ordinal) keyed by the server's secret, so ids reveal neither
+ * order nor count and cannot be computed from the public seed: a client knows only the ids it
+ * was shown. The same SECRETS_ENCRYPTION_KEY always seeds the same ids.
+ */
 export function personIdFor(seed: string, ordinal: number): string {
-  const digest = createHmac('sha256', `people:${seed}`).update(String(ordinal)).digest();
-  let out = '';
-  for (let i = 0; i < 22; i++) out += BASE62[digest[i] % 62];
-  return `per_${out}`;
+  return keyedId('per', 'person-id', `people:${seed}:${ordinal}`);
 }
 
 /** mulberry32: small, fast, good enough for synthetic data. */

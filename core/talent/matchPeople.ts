@@ -1,6 +1,6 @@
-import { assertCanFund, charge } from '../credits/credits';
+import { charge } from '../credits/credits';
 import { PRICES } from '../credits/prices';
-import { idempotentChargeKey } from '../idempotency/idempotency';
+import { claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
 import { logger } from '../observability/logger';
 import { validationFailed } from '../problems';
 import { ProviderContact } from './models';
@@ -140,15 +140,18 @@ export async function findMatches(orgId: string, input: MatchInput, minConfidenc
     .slice(0, limit);
 }
 
-/** Person match, charged PRICES.personMatch per match returned; no match is free. */
-export async function matchPeople(input: { orgId: string; familyId: string; idempotencyKey: string; fields: MatchInput; minConfidence: number; limit: number }) {
+/**
+ * Person match, charged PRICES.personMatch per match returned; no match is free. The charge is
+ * keyed by the request's claim: a retry of this request finds its own charge (and answers
+ * with what it took), a later request under a forgotten key pays afresh. The charge itself
+ * refuses with 402 before anything is taken.
+ */
+export async function matchPeople(input: { orgId: string; familyId: string; claim: RequestClaim; fields: MatchInput; minConfidence: number; limit: number }) {
   const matches = await findMatches(input.orgId, input.fields, input.minConfidence, input.limit);
   if (!matches.length) return { data: matches, credits_charged: 0, receipt_id: null as string | null };
-  const amount = matches.length * PRICES.personMatch;
-  await assertCanFund({ orgId: input.orgId, familyId: input.familyId, amount });
   const receipt = await charge({
-    orgId: input.orgId, familyId: input.familyId, amount, operation: MATCH_OPERATION,
-    chargeKey: idempotentChargeKey(input.orgId, MATCH_OPERATION, input.idempotencyKey),
+    orgId: input.orgId, familyId: input.familyId, amount: matches.length * PRICES.personMatch, operation: MATCH_OPERATION,
+    chargeKey: claimChargeKey(MATCH_OPERATION, input.claim),
   });
-  return { data: matches, credits_charged: amount, receipt_id: receipt.receiptId as string | null };
+  return { data: matches, credits_charged: receipt.amount, receipt_id: receipt.receiptId as string | null };
 }

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { appendEntry, headSeq, readEntry } from '../credits/chain';
 import { config } from '../config';
 import { sha256Hex } from '../crypto/hash';
@@ -49,16 +50,13 @@ interface WindowState {
 }
 
 /** Windows this process has read or written: a cache (a conflict on append reloads it). */
-const windows = new Map<string, WindowState>();
+const windows = new LRUCache<string, WindowState>({ max: 10_000 });
 
 async function readWindow(kind: QuotaKind, orgId: string, now: number): Promise<WindowState> {
   const w = quotaWindow(kind, now);
   const chainId = `${orgId}:${kind}:${w.key}`;
   const cached = windows.get(chainId);
   if (cached) return cached;
-  if (windows.size > 10_000) {
-    for (const [id, s] of windows) if (s.end <= now) windows.delete(id);
-  }
   const seq = await headSeq(QuotaEntry, chainId);
   const members = new Set<string>();
   let count = 0;
@@ -116,6 +114,16 @@ export async function assertQuota(kind: QuotaKind, orgId: string, members: strin
     state = await readWindow(kind, orgId, now);
   }
   if (state.count + freshOf(state, members).length > limit) throw refusal(kind, limit);
+}
+
+/**
+ * Throws the 429 when the current window is full, so no new member could be counted; records
+ * nothing. A cheap refusal before costly work: a count only grows within its window, so a
+ * cached full window is full indeed (a stale one that looks open is caught by admitToQuota).
+ */
+export async function assertQuotaHasRoom(kind: QuotaKind, orgId: string, now = Date.now()): Promise<void> {
+  const limit = quotaLimit(kind);
+  if ((await readWindow(kind, orgId, now)).count >= limit) throw refusal(kind, limit);
 }
 
 /** 429 `delivery_quota_exceeded` (Retry-After 1) if delivering these unique people today would pass the quota. */

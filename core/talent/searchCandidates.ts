@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
+import { config } from '../config';
 import { assertCanFund, charge } from '../credits/credits';
 import { PRICES } from '../credits/prices';
-import { canonicalJson, idempotentChargeKey } from '../idempotency/idempotency';
+import { canonicalJson, claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
 import { validationFailed } from '../problems';
 import { isDuplicateKeyError } from '../store/connection';
 import { runSearch, type SearchFilters, type SearchParams } from './candidateSearch';
-import { admitToQuota, queryMember } from './quotas';
+import { keyedId } from './keyedIds';
+import { admitToQuota, assertQuotaHasRoom, queryMember } from './quotas';
 import { cursorExpired, decodeCursor, encodeCursor, invalidCursor } from './searchCursor';
-import { searchIndex, type PersonPreview } from './searchIndex';
+import { searchIndex, type PersonPreview, type SearchIndex } from './searchIndex';
 import { findSearch, MAX_STORED_SEARCH_PEOPLE, storeSearch, type StoredSearch } from './searches';
 import { fold } from './searchText';
 import { sourcesForOrganization } from './sources';
@@ -17,7 +19,8 @@ export const SEARCH_OPERATION = 'candidates.search';
 export interface SearchRequest {
   orgId: string;
   familyId: string;
-  idempotencyKey: string;
+  /** The request's claim on its Idempotency-Key: the page is charged, and the search named, under it. */
+  claim: RequestClaim;
   query?: string;
   filters?: SearchFilters;
   sources?: string[];
@@ -34,14 +37,14 @@ export interface SearchPage {
   receipt_id: string | null;
 }
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-
-/** A retried request (same key) names the same search, so a re-run after a crash reuses it. */
-function searchIdFor(orgId: string, idempotencyKey: string): string {
-  const d = createHash('sha256').update(`search:${orgId}:${idempotencyKey}`).digest();
-  let s = '';
-  for (let i = 0; i < 22; i++) s += BASE62[d[i] % 62];
-  return `srch_${s}`;
+/**
+ * The id of the search a request starts: derived from the request's claim (so a retry after a
+ * crash names, and reuses, the same search) and its parameters, under the server's secret (so
+ * nobody can compute another request's search id). A new request under a forgotten key has a
+ * new claim, hence a new search: never the old search's people.
+ */
+function searchIdFor(claim: RequestClaim, fingerprint: string): string {
+  return keyedId('srch', 'search-id', `${claim.orgId}\n${claim.workspaceId}\n${claim.key}\n${claim.nonce}\n${fingerprint}`);
 }
 
 function normalizeFilters(f: SearchFilters = {}): SearchFilters {
@@ -64,6 +67,10 @@ async function resolveSources(orgId: string, requested?: string[]): Promise<stri
   return [...new Set(requested)].sort();
 }
 
+async function paramsOf(req: SearchRequest): Promise<SearchParams> {
+  return { query: (req.query ?? '').trim(), filters: normalizeFilters(req.filters), sources: await resolveSources(req.orgId, req.sources) };
+}
+
 function fingerprintOf(params: SearchParams): string {
   return createHash('sha256').update(canonicalJson(params)).digest('hex');
 }
@@ -74,77 +81,105 @@ function firstFailure(results: PromiseSettledResult<unknown>[]): void {
 }
 
 export async function searchCandidates(req: SearchRequest): Promise<SearchPage> {
-  const hasParams = req.query !== undefined || req.filters !== undefined || req.sources !== undefined;
-  let search: StoredSearch | null;
-  let offset = 0;
-  let funded = false;
-  if (req.cursor) {
-    const pos = decodeCursor(req.cursor, req.orgId);
-    search = await findSearch(req.orgId, pos.searchId);
-    if (!search) throw cursorExpired();
-    if (hasParams) {
-      const params: SearchParams = { query: (req.query ?? '').trim(), filters: normalizeFilters(req.filters), sources: await resolveSources(req.orgId, req.sources) };
-      if (fingerprintOf(params) !== search.fingerprint) throw invalidCursor('The cursor belongs to a different search; send the same query, filters and sources, or none.');
-    }
-    offset = pos.offset;
-  } else {
-    const params: SearchParams = { query: (req.query ?? '').trim(), filters: normalizeFilters(req.filters), sources: await resolveSources(req.orgId, req.sources) };
-    if (!params.query && Object.keys(params.filters).length === 0) {
-      throw validationFailed([{ field: 'query', message: 'send a query, at least one filter, or a cursor' }]);
-    }
-    const fingerprint = fingerprintOf(params);
-    const searchId = searchIdFor(req.orgId, req.idempotencyKey);
-    const idx = await searchIndex();
-    const outcome = runSearch(idx, params, MAX_STORED_SEARCH_PEOPLE);
-    const personIds = outcome.ordinals.map((o) => idx.people[o].preview.person_id);
-    // Three independent store round trips at once: counting the distinct query, storing the
-    // search and checking the funds for its first page. A search stored for a request that is
-    // then refused is never shown; the retention purge removes it.
-    funded = personIds.length > 0;
-    const [quota, stored, funds] = await Promise.allSettled([
-      admitToQuota('queries', req.orgId, [queryMember(fingerprint)]),
-      storeOrReuseSearch({ orgId: req.orgId, fingerprint, params, personIds, total: outcome.total, searchId }),
-      funded ? assertCanFund({ orgId: req.orgId, familyId: req.familyId, amount: PRICES.searchPage }) : Promise.resolve(),
-    ]);
-    firstFailure([quota, stored, funds]);
-    search = (stored as PromiseFulfilledResult<StoredSearch>).value;
+  return req.cursor ? nextPage(req, req.cursor) : firstPage(req);
+}
+
+/**
+ * A new search. The cheap refusals come first, so a request that is refused never scans and
+ * nothing of it is stored: the query counts against the distinct-query cap (found or not, paid
+ * or not), a full preview quota and funds short of one page refuse it. Then the scan, bounded
+ * by SEARCH_SCAN_BUDGET; then the page's people count against the preview quota and the page
+ * is charged; only then is the search stored (a batch job can only ever use a search that
+ * was answered).
+ */
+async function firstPage(req: SearchRequest): Promise<SearchPage> {
+  const params = await paramsOf(req);
+  if (!params.query && Object.keys(params.filters).length === 0) {
+    throw validationFailed([{ field: 'query', message: 'send a query, at least one filter, or a cursor' }]);
   }
-  const pageIds = search.personIds.slice(offset, offset + req.pageSize);
+  const fingerprint = fingerprintOf(params);
+  firstFailure(await Promise.allSettled([
+    admitToQuota('queries', req.orgId, [queryMember(fingerprint)]),
+    assertQuotaHasRoom('previews', req.orgId),
+    assertCanFund({ orgId: req.orgId, familyId: req.familyId, amount: PRICES.searchPage }),
+  ]));
   const idx = await searchIndex();
-  const data = pageIds.flatMap((id) => {
+  const outcome = runSearch(idx, params, MAX_STORED_SEARCH_PEOPLE, config().search.scanBudget);
+  const personIds = outcome.ordinals.map((o) => idx.people[o].preview.person_id);
+  const pageIds = personIds.slice(0, req.pageSize);
+  const data = previewsOf(idx, pageIds);
+  const paid = await payForPage(req, data);
+  const search = await storeOrReuseSearch({
+    orgId: req.orgId, fingerprint, params, personIds, total: outcome.total, searchId: searchIdFor(req.claim, fingerprint),
+  });
+  return pageOf(req, search, 0, pageIds, data, paid);
+}
+
+/** The next page of a stored search, by its cursor. */
+async function nextPage(req: SearchRequest, cursor: string): Promise<SearchPage> {
+  const pos = decodeCursor(cursor, req.orgId);
+  const search = await findSearch(req.orgId, pos.searchId);
+  if (!search) throw cursorExpired();
+  if (req.query !== undefined || req.filters !== undefined || req.sources !== undefined) {
+    if (fingerprintOf(await paramsOf(req)) !== search.fingerprint) {
+      throw invalidCursor('The cursor belongs to a different search; send the same query, filters and sources, or none.');
+    }
+  }
+  const idx = await searchIndex();
+  const pageIds = search.personIds.slice(pos.offset, pos.offset + req.pageSize);
+  const data = previewsOf(idx, pageIds);
+  // Before the previews are counted: a page that cannot be paid for counts nothing.
+  if (data.length) await assertCanFund({ orgId: req.orgId, familyId: req.familyId, amount: PRICES.searchPage });
+  return pageOf(req, search, pos.offset, pageIds, data, await payForPage(req, data));
+}
+
+function previewsOf(idx: SearchIndex, ids: string[]): PersonPreview[] {
+  return ids.flatMap((id) => {
     const o = idx.ordinalOf.get(id);
     return o === undefined ? [] : [idx.people[o].preview];
   });
+}
+
+/**
+ * Counts a non-empty page's people against the preview quota, then charges it under the
+ * request's claim; an empty page is free. A retry of the request finds its people counted and
+ * its charge taken, and answers with what that charge took.
+ */
+async function payForPage(req: SearchRequest, data: PersonPreview[]): Promise<{ credits: number; receiptId: string | null }> {
+  if (!data.length) return { credits: 0, receiptId: null };
+  await admitToQuota('previews', req.orgId, data.map((p) => p.person_id));
+  const receipt = await charge({
+    orgId: req.orgId, familyId: req.familyId, amount: PRICES.searchPage, operation: SEARCH_OPERATION,
+    chargeKey: claimChargeKey(SEARCH_OPERATION, req.claim),
+  });
+  return { credits: receipt.amount, receiptId: receipt.receiptId };
+}
+
+function pageOf(
+  req: SearchRequest, search: StoredSearch, offset: number, pageIds: string[], data: PersonPreview[], paid: { credits: number; receiptId: string | null },
+): SearchPage {
   const nextOffset = offset + pageIds.length;
-  let receiptId: string | null = null;
-  let credits = 0;
-  if (data.length) {
-    credits = PRICES.searchPage;
-    if (!funded) await assertCanFund({ orgId: req.orgId, familyId: req.familyId, amount: credits });
-    await admitToQuota('previews', req.orgId, data.map((p) => p.person_id));
-    receiptId = (await charge({
-      orgId: req.orgId, familyId: req.familyId, amount: credits, operation: SEARCH_OPERATION,
-      chargeKey: idempotentChargeKey(req.orgId, SEARCH_OPERATION, req.idempotencyKey),
-    })).receiptId;
-  }
   return {
     search_id: search.searchId,
     data,
     next_cursor: pageIds.length && nextOffset < search.personIds.length ? encodeCursor(req.orgId, search.searchId, nextOffset) : null,
     total_estimate: search.total,
-    credits_charged: credits,
-    receipt_id: receiptId,
+    credits_charged: paid.credits,
+    receipt_id: paid.receiptId,
   };
 }
 
-/** Stores a new search; a retry of a request that stored its search before crashing reuses it. */
+/**
+ * Stores a new search; a retry of a request that stored its search before crashing reuses it.
+ * The id names the request and its parameters, so a different query never finds it.
+ */
 async function storeOrReuseSearch(input: Parameters<typeof storeSearch>[0] & { searchId: string }): Promise<StoredSearch> {
   try {
     return await storeSearch(input);
   } catch (err) {
     if (!isDuplicateKeyError(err)) throw err;
     const found = await findSearch(input.orgId, input.searchId);
-    if (!found) throw err;
+    if (!found || found.fingerprint !== input.fingerprint) throw err;
     return found;
   }
 }

@@ -1,10 +1,10 @@
-import { charge } from '../credits/credits';
+import { assertCanFund, charge } from '../credits/credits';
 import { PRICES } from '../credits/prices';
-import { idempotentChargeKey } from '../idempotency/idempotency';
+import { claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
 import { notFound } from '../problems';
 import { isDuplicateKeyError } from '../store/connection';
 import { Person } from './models';
-import { assertDeliveryQuota, recordDelivered } from './quotas';
+import { admitToQuota } from './quotas';
 import { ProfileUnlock, unlockId } from './searchModels';
 import { sourcesForOrganization } from './sources';
 
@@ -67,26 +67,29 @@ export function unlockChargeKey(orgId: string, personId: string): string {
  * and organization; free when already unlocked. The charge is keyed by organization and
  * person, so two requests unlocking the same new person at once (different keys, different
  * Idempotency-Keys) write one ledger entry: the one that paid answers with the receipt, the
- * other is free. The entry names the request that paid, so a retry under the same
- * Idempotency-Key after a crash finds its own receipt instead of paying again or being told
- * "free".
+ * other is free. The entry names the request that paid (its claim), so a retry of that request
+ * after a crash finds its own receipt instead of paying again or being told "free".
+ *
+ * Every refusal comes before the charge: the funds are checked, then the person is counted
+ * against the daily delivery quota (one atomic check-and-count), then charged; nothing after
+ * the charge can refuse. Should the charge still find the funds gone (a concurrent spend), the
+ * person stays counted for the day (a retry once funded counts nothing more).
  */
-export async function unlockProfile(input: { orgId: string; familyId: string; idempotencyKey: string; personId: string }): Promise<UnlockResult> {
+export async function unlockProfile(input: { orgId: string; familyId: string; claim: RequestClaim; personId: string }): Promise<UnlockResult> {
   const { orgId, familyId, personId } = input;
   const usable = new Set((await sourcesForOrganization(orgId)).map((s) => s.id));
   const person = /^per_[0-9A-Za-z]{8,64}$/.test(personId) ? await Person.findById(personId).lean<PersonRecord>() : null;
   if (!person || !usable.has(person.source)) throw notFound('person');
   const profile = toProfile(person);
-  const requestKey = idempotentChargeKey(orgId, UNLOCK_OPERATION, input.idempotencyKey);
-  const free = async (): Promise<UnlockResult> => {
-    await assertDeliveryQuota(orgId, [personId]);
-    await recordDelivered(orgId, [personId]);
-    return { profile, already_unlocked: true, credits_charged: 0, receipt_id: null };
-  };
+  const requestKey = claimChargeKey(UNLOCK_OPERATION, input.claim);
+  const free = (): UnlockResult => ({ profile, already_unlocked: true, credits_charged: 0, receipt_id: null });
   const earlier = await ProfileUnlock.findById(unlockId(orgId, personId)).lean();
-  if (earlier && earlier.chargeKey !== requestKey) return free();
-  if (!earlier) await assertDeliveryQuota(orgId, [personId]);
-  // The charge itself refuses with 402 when unfundable (nothing charged), before any answer.
+  if (earlier && earlier.chargeKey !== requestKey) {
+    await admitToQuota('deliveries', orgId, [personId]);
+    return free();
+  }
+  if (!earlier) await assertCanFund({ orgId, familyId, amount: PRICES.profileUnlock });
+  await admitToQuota('deliveries', orgId, [personId]);
   const receipt = await charge({
     orgId, familyId, amount: PRICES.profileUnlock, operation: UNLOCK_OPERATION, chargeKey: unlockChargeKey(orgId, personId), requestKey,
   });
@@ -97,6 +100,5 @@ export async function unlockProfile(input: { orgId: string; familyId: string; id
   } catch (err) {
     if (!isDuplicateKeyError(err)) throw err;
   }
-  await recordDelivered(orgId, [personId]);
-  return { profile, already_unlocked: false, credits_charged: PRICES.profileUnlock, receipt_id: receipt.receiptId };
+  return { profile, already_unlocked: false, credits_charged: receipt.amount, receipt_id: receipt.receiptId };
 }

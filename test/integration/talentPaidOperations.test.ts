@@ -1,5 +1,5 @@
 import { charge, creditBalance, setBudget } from '../../core/credits/credits';
-import { idempotentChargeKey, requestFingerprint } from '../../core/idempotency/idempotency';
+import { claimChargeKey, idempotencyRecordId, requestFingerprint } from '../../core/idempotency/idempotency';
 import { IdempotencyRecord } from '../../core/idempotency/models';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { Person, ProviderContact } from '../../core/talent/models';
@@ -259,10 +259,12 @@ describe('idempotency in progress and crash recovery', () => {
     const t = await createTenant({ credits: 20 });
     const person = await poolPerson();
     const k = key();
-    const fingerprint = requestFingerprint('profiles.unlock', 'POST', '/v1/profiles/unlock', { person_id: person._id });
+    const fingerprint = requestFingerprint('profiles.unlock', 'POST', '/v1/profiles/unlock', { person_id: person._id }, t);
     const now = Date.now();
+    const recordId = idempotencyRecordId(t.orgId, t.workspaceId, k);
+    const claim = { orgId: t.orgId, workspaceId: t.workspaceId, key: k, nonce: 'crashed-request-nonce' };
     await IdempotencyRecord.create({
-      _id: `${t.orgId}:${k}`, orgId: t.orgId, operation: 'profiles.unlock', fingerprint, state: 'in_progress', owner: 'crashed',
+      _id: recordId, orgId: t.orgId, workspaceId: t.workspaceId, operation: 'profiles.unlock', fingerprint, nonce: claim.nonce, state: 'in_progress', owner: 'crashed',
       leaseUntil: new Date(now + 60_000), createdAt: new Date(now), expiresAt: new Date(now + 86_400_000),
     });
     const busy = await unlock(t, person._id, k);
@@ -271,10 +273,10 @@ describe('idempotency in progress and crash recovery', () => {
     // The crashed worker had charged before it could answer.
     const first = await charge({
       orgId: t.orgId, familyId: t.familyId, amount: 5, operation: 'profiles.unlock',
-      chargeKey: unlockChargeKey(t.orgId, person._id), requestKey: idempotentChargeKey(t.orgId, 'profiles.unlock', k),
+      chargeKey: unlockChargeKey(t.orgId, person._id), requestKey: claimChargeKey('profiles.unlock', claim),
     });
     expect(await creditBalance(t.orgId)).toBe(15);
-    await IdempotencyRecord.updateOne({ _id: `${t.orgId}:${k}` }, { $set: { leaseUntil: new Date(Date.now() - 1000) } });
+    await IdempotencyRecord.updateOne({ _id: recordId }, { $set: { leaseUntil: new Date(Date.now() - 1000) } });
     const res = await unlock(t, person._id, k);
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ receipt_id: first.receiptId, credits_charged: 5, already_unlocked: false });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig, setConfig } from '../../core/config';
 import { afterSpending, fundableUnits, fundingRefusal, type FundingState } from '../../core/credits/credits';
-import { canonicalJson, isValidIdempotencyKey, requestFingerprint } from '../../core/idempotency/idempotency';
+import { canonicalJson, claimChargeKey, isValidIdempotencyKey, requestFingerprint } from '../../core/idempotency/idempotency';
 import { assertIdentifyingInput, normalizePhone, scoreCandidate } from '../../core/talent/matchPeople';
 import { quotaWindow } from '../../core/talent/quotas';
 import { SearchIndexBuilder } from '../../core/talent/searchIndex';
@@ -53,10 +53,26 @@ describe('idempotency keys and fingerprints (SPEC 7.4)', () => {
 
   test('the same body in another key order or spacing has the same fingerprint; another body does not', () => {
     expect(canonicalJson({ b: [1, { d: 2, c: 3 }], a: null })).toBe('{"a":null,"b":[1,{"c":3,"d":2}]}');
-    const f = (body: unknown) => requestFingerprint('candidates.search', 'POST', '/v1/candidates/search', body);
+    const caller = { workspaceId: 'ws_1', familyId: 'kf_1' };
+    const f = (body: unknown) => requestFingerprint('candidates.search', 'POST', '/v1/candidates/search', body, caller);
     expect(f({ query: 'x', page_size: 2 })).toBe(f({ page_size: 2, query: 'x' }));
     expect(f({ query: 'x', page_size: 2 })).not.toBe(f({ query: 'x', page_size: 3 }));
-    expect(requestFingerprint('profiles.unlock', 'POST', '/v1/profiles/unlock', { a: 1 })).not.toBe(f({ a: 1 }));
+    expect(requestFingerprint('profiles.unlock', 'POST', '/v1/profiles/unlock', { a: 1 }, caller)).not.toBe(f({ a: 1 }));
+  });
+
+  test('the fingerprint names the caller: another workspace or key family sends another request', () => {
+    const fp = (workspaceId: string, familyId: string) => requestFingerprint('person_matches.create', 'POST', '/v1/person-matches', { email: 'a@b.example' }, { workspaceId, familyId });
+    expect(fp('ws_1', 'kf_1')).toBe(fp('ws_1', 'kf_1'));
+    expect(fp('ws_2', 'kf_1')).not.toBe(fp('ws_1', 'kf_1'));
+    expect(fp('ws_1', 'kf_2')).not.toBe(fp('ws_1', 'kf_1'));
+  });
+
+  test('a charge under a claim is the same for every retry and new for the next use of the key', () => {
+    const claim = { orgId: 'org_1', workspaceId: 'ws_1', key: 'key-12345678', nonce: 'n1' };
+    expect(claimChargeKey('person_matches.create', claim)).toBe(claimChargeKey('person_matches.create', { ...claim }));
+    expect(claimChargeKey('person_matches.create', { ...claim, nonce: 'n2' })).not.toBe(claimChargeKey('person_matches.create', claim));
+    expect(claimChargeKey('person_matches.create', { ...claim, workspaceId: 'ws_2' })).not.toBe(claimChargeKey('person_matches.create', claim));
+    expect(claimChargeKey('candidates.search', claim)).not.toBe(claimChargeKey('person_matches.create', claim));
   });
 });
 

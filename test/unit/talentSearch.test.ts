@@ -7,7 +7,8 @@ import { firstIndex, SearchIndexBuilder, type RawPerson } from '../../core/talen
 import { containsPhrase, fold, tokenize } from '../../core/talent/searchText';
 import { BUILT_IN_SOURCE_ID, OPEN_WEB_SOURCE_ID } from '../../core/talent/sources';
 
-beforeAll(() => setConfig(loadConfig({ SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'), SEARCH_CURSOR_TTL_SECONDS: '60' })));
+// Set before the describe blocks run: person ids (generatePerson) are keyed by the configured secret.
+setConfig(loadConfig({ SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'), SEARCH_CURSOR_TTL_SECONDS: '60' }));
 
 function person(id: string, over: Partial<RawPerson>): RawPerson {
   return {
