@@ -1,15 +1,17 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Config } from '../core/config';
+import { logger } from '../core/observability/logger';
+import { Problem } from '../core/problems';
 import { accessLog } from './middleware/accessLog';
 import { baselineAdmission } from './middleware/admission';
-import { authenticate } from './middleware/authenticate';
+import { authenticate, failedAuthenticationLimit } from './middleware/authenticate';
 import { problemDocuments } from './middleware/problemDocuments';
 import { requestId } from './middleware/requestId';
 import { toolServerRouter } from './mcp/toolServer';
 import { oauthRouter } from './oauth/router';
 import { buildOpenApi } from './openapi';
-import { mountRoutes } from './routeSpec';
+import { mountRoutes, type RouteSpec } from './routeSpec';
 import { healthRouter, type Probes } from './routes/health';
 import { v1Routes } from './routes/index';
 
@@ -18,21 +20,45 @@ export interface AppDeps {
   probes: Probes;
 }
 
-const isV1 = (path: string) => path === '/v1' || path.startsWith('/v1/');
-/** A /v1 request never matches the probes, the reference, OAuth or /tools: it skips their routers. */
-function outsideV1<C extends { path: string }>(mw: (ctx: C, next: Koa.Next) => unknown): (ctx: C, next: Koa.Next) => unknown {
-  return (ctx, next) => (isV1(ctx.path) ? next() : mw(ctx, next));
+/** Every router matches paths exactly: case-sensitive, and a trailing slash is another path. */
+export const ROUTER_OPTIONS = { sensitive: true, strict: true } as const;
+
+/**
+ * Last line of defence: no /v1 handler runs without the principal authentication sets. Only a
+ * wiring mistake can reach it, so it fails closed (401) and says so in the log.
+ */
+export const requirePrincipal: Koa.Middleware = async (ctx, next) => {
+  if (!ctx.state.principal) {
+    logger.error({ request_id: ctx.state.requestId, path: ctx.path }, 'a /v1 route was reached without a principal');
+    throw new Problem('missing_api_key', 'Send your API key as `Authorization: Bearer <API_KEY>`.');
+  }
+  await next();
+};
+
+/**
+ * The /v1 router: authentication, baseline admission and the principal guard are middleware of
+ * the router itself, so they run for every request a /v1 route matches, whatever else the app
+ * mounts. A path no route matches exactly (`/V1/…`, `/v1/whoami/`, `//v1/…`, `/v1%2F…`,
+ * `/v1/./…`) reaches no handler: 404.
+ */
+export function v1Router(config: Config, routes: RouteSpec[]): Router {
+  const v1 = new Router(ROUTER_OPTIONS);
+  v1.use(authenticate(() => config.apiAudience, failedAuthenticationLimit(config)), baselineAdmission(), requirePrincipal);
+  mountRoutes(v1, routes);
+  return v1;
 }
 
 /**
  * The whole middleware chain, in order, in one place:
  * request id → access log/metrics → problem documents → unauthenticated probes and API
  * reference → OAuth token endpoint, discovery and JWKS, and the MCP tool server at /tools (own
- * bearer-token validation, never API keys) → (/v1) authenticate → baseline admission → route (permission → operation
- * admission → body → validation → idempotency → handler) → 404/405.
+ * bearer-token validation, never API keys) → the /v1 router (authenticate → baseline admission →
+ * principal guard → route: permission → operation admission → body → validation → idempotency →
+ * handler) → 404/405.
  */
 export function createApp({ config, probes }: AppDeps): Koa {
-  const app = new Koa({ proxy: false });
+  // ctx.ip is the socket's peer unless TRUSTED_PROXY_HOPS proxies in front append to X-Forwarded-For.
+  const app = new Koa({ proxy: config.trustedProxyHops > 0, maxIpsCount: config.trustedProxyHops });
   app.silent = true; // errors are logged once, by problemDocuments, with the request id
 
   app.use(requestId());
@@ -40,30 +66,22 @@ export function createApp({ config, probes }: AppDeps): Koa {
   app.use(accessLog());
   app.use(problemDocuments());
 
-  const health = healthRouter(probes, config.metricsEnabled);
-  app.use(outsideV1(health.routes()));
+  const health = healthRouter(probes, { enabled: config.metricsEnabled, token: config.metricsToken });
+  app.use(health.routes());
 
   const openapi = buildOpenApi(v1Routes, { baseUrl: config.baseUrl });
-  const reference = new Router();
+  const reference = new Router(ROUTER_OPTIONS);
   reference.get('/openapi.json', (ctx) => {
     ctx.body = openapi;
   });
-  app.use(outsideV1(reference.routes()));
+  app.use(reference.routes());
 
   const oauth = oauthRouter(config);
-  app.use(outsideV1(oauth.routes()));
-  app.use(outsideV1(oauth.allowedMethods()));
-  app.use(outsideV1(toolServerRouter(config, v1Routes).routes()));
+  app.use(oauth.routes());
+  app.use(oauth.allowedMethods());
+  app.use(toolServerRouter(config, v1Routes).routes());
 
-  const v1Auth = authenticate(() => config.apiAudience);
-  const v1Admission = baselineAdmission();
-  app.use(async (ctx, next) => {
-    if (!isV1(ctx.path)) return next();
-    await v1Auth(ctx, () => v1Admission(ctx, next));
-  });
-
-  const v1 = new Router();
-  mountRoutes(v1, v1Routes);
+  const v1 = v1Router(config, v1Routes);
   app.use(v1.routes());
   app.use(v1.allowedMethods());
   return app;

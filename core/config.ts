@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { linkPreviousKey } from './crypto/secretBox';
 
 /**
  * The one config module. Every setting the processes read is declared here, validated at
@@ -26,10 +27,16 @@ const csvList = z
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
 const url = z.string().url().transform((u) => u.replace(/\/+$/, ''));
+const masterKey = (message: string) =>
+  z.string({ message }).refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes encoded as base64');
+
+/** Settings that weaken a production guarantee; accepted only when NODE_ENV says development or test. */
+const RELAXATIONS = ['RETRY_DELAYS_MS', 'WEBHOOK_ALLOWED_CIDRS', 'WEBHOOK_EXTRA_CA_FILE'] as const;
 
 const schema = z
   .object({
-    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    // No default here: the relaxations below need it set explicitly, an unset NODE_ENV counts as production for them.
+    NODE_ENV: z.enum(['development', 'test', 'production']).optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     HOST: z.string().min(1).default('127.0.0.1'),
     PORT: port.default(8080),
@@ -40,9 +47,8 @@ const schema = z
     TEMPORAL_ADDRESS: z.string().regex(/^[^:\s]+:\d+$/, 'must be host:port').default('127.0.0.1:7233'),
     TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
     TEMPORAL_TASK_QUEUE: z.string().min(1).default('talent-platform'),
-    SECRETS_ENCRYPTION_KEY: z
-      .string({ message: 'is required: 32 random bytes, base64 (generate with: openssl rand -base64 32)' })
-      .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes encoded as base64'),
+    SECRETS_ENCRYPTION_KEY: masterKey('is required: 32 random bytes, base64 (generate with: openssl rand -base64 32)'),
+    SECRETS_ENCRYPTION_KEY_PREVIOUS: masterKey('must be 32 bytes encoded as base64').optional(),
     API_AUDIENCE: z.string().min(1).default('developer-api'),
     WEBHOOK_ALLOWED_CIDRS: csvList.default([]),
     WEBHOOK_EXTRA_CA_FILE: z.string().min(1).optional(),
@@ -64,7 +70,12 @@ const schema = z
     SEARCH_CURSOR_TTL_SECONDS: positiveInt.default(3600),
     SEARCH_SCAN_BUDGET: positiveInt.default(1_000_000),
     IDEMPOTENCY_LEASE_SECONDS: positiveInt.default(30),
-    METRICS_ENABLED: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+    METRICS_ENABLED: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
+    METRICS_TOKEN: z.string().min(32, 'must be at least 32 characters (generate with: openssl rand -hex 32)').optional(),
+    TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+    ADDRESS_AUTH_FAILURES_PER_MINUTE: positiveInt.default(30),
+    ADDRESS_TOKEN_REQUESTS_PER_MINUTE: positiveInt.default(120),
+    ADDRESS_JWKS_REQUESTS_PER_MINUTE: positiveInt.default(60),
     LIMITS_LEASE_TTL_SECONDS: positiveInt.default(60),
     READ_CACHE_MS: z.coerce.number().int().min(0).max(10_000).default(1000),
     WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).max(1000).default(100),
@@ -72,8 +83,13 @@ const schema = z
     WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES: positiveInt.max(1000).default(200),
   })
   .superRefine((c, ctx) => {
-    if (c.NODE_ENV === 'production' && c.RETRY_DELAYS_MS) {
-      ctx.addIssue({ code: 'custom', path: ['RETRY_DELAYS_MS'], message: 'must not be set when NODE_ENV=production' });
+    if (!relaxed(c.NODE_ENV)) {
+      for (const name of RELAXATIONS) {
+        const value = c[name];
+        if (value !== undefined && !(Array.isArray(value) && value.length === 0)) {
+          ctx.addIssue({ code: 'custom', path: [name], message: 'is a test/local relaxation: set NODE_ENV=development or NODE_ENV=test explicitly to use it' });
+        }
+      }
     }
     for (const cidr of c.WEBHOOK_ALLOWED_CIDRS) {
       try {
@@ -82,13 +98,20 @@ const schema = z
         ctx.addIssue({ code: 'custom', path: ['WEBHOOK_ALLOWED_CIDRS'], message: `"${cidr}" is not a CIDR range (e.g. 127.0.0.0/8)` });
       }
     }
-    if (c.NODE_ENV === 'production' && (c.WEBHOOK_ALLOWED_CIDRS.length > 0 || c.WEBHOOK_EXTRA_CA_FILE)) {
-      ctx.addIssue({ code: 'custom', path: ['WEBHOOK_ALLOWED_CIDRS'], message: 'destination relaxations must not be set when NODE_ENV=production' });
+    if (c.METRICS_ENABLED === true && !c.METRICS_TOKEN && !relaxed(c.NODE_ENV)) {
+      ctx.addIssue({ code: 'custom', path: ['METRICS_ENABLED'], message: 'metrics show business counters: set METRICS_TOKEN, or METRICS_ENABLED=false (only NODE_ENV=development or test serve them without a token)' });
+    }
+    if (c.SECRETS_ENCRYPTION_KEY_PREVIOUS && Buffer.from(c.SECRETS_ENCRYPTION_KEY_PREVIOUS, 'base64').equals(Buffer.from(c.SECRETS_ENCRYPTION_KEY, 'base64'))) {
+      ctx.addIssue({ code: 'custom', path: ['SECRETS_ENCRYPTION_KEY_PREVIOUS'], message: 'must differ from SECRETS_ENCRYPTION_KEY' });
     }
     if (c.CONTACT_PROVIDER === 'http' && !c.CONTACT_PROVIDER_URL) {
       ctx.addIssue({ code: 'custom', path: ['CONTACT_PROVIDER_URL'], message: 'is required when CONTACT_PROVIDER=http' });
     }
   });
+
+function relaxed(nodeEnv: string | undefined): boolean {
+  return nodeEnv === 'development' || nodeEnv === 'test';
+}
 
 /** Every environment variable the processes read (the README's configuration table). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.shape);
@@ -97,8 +120,10 @@ export type Config = ReturnType<typeof toConfig>;
 
 function toConfig(e: z.infer<typeof schema>) {
   const baseUrl = e.BASE_URL ?? `http://${e.HOST}:${e.PORT}`;
+  const secretsKey = Buffer.from(e.SECRETS_ENCRYPTION_KEY, 'base64');
+  if (e.SECRETS_ENCRYPTION_KEY_PREVIOUS) linkPreviousKey(secretsKey, Buffer.from(e.SECRETS_ENCRYPTION_KEY_PREVIOUS, 'base64'));
   return {
-    env: e.NODE_ENV,
+    env: e.NODE_ENV ?? 'development',
     logLevel: e.LOG_LEVEL,
     host: e.HOST,
     port: e.PORT,
@@ -107,7 +132,8 @@ function toConfig(e: z.infer<typeof schema>) {
     mcpUrl: e.MCP_URL ?? baseUrl,
     mongodbUri: e.MONGODB_URI,
     temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE },
-    secretsKey: Buffer.from(e.SECRETS_ENCRYPTION_KEY, 'base64'),
+    /** The master secret; seal with core/crypto/secretBox, which also opens values sealed under SECRETS_ENCRYPTION_KEY_PREVIOUS. */
+    secretsKey,
     apiAudience: e.API_AUDIENCE,
     webhooks: {
       allowedCidrs: e.WEBHOOK_ALLOWED_CIDRS,
@@ -135,7 +161,15 @@ function toConfig(e: z.infer<typeof schema>) {
     },
     search: { cursorTtlSeconds: e.SEARCH_CURSOR_TTL_SECONDS, scanBudget: e.SEARCH_SCAN_BUDGET },
     idempotency: { leaseSeconds: e.IDEMPOTENCY_LEASE_SECONDS },
-    metricsEnabled: e.METRICS_ENABLED,
+    // Without a token, metrics are public, so they are on by default only where that is harmless.
+    metricsEnabled: e.METRICS_ENABLED ?? (e.METRICS_TOKEN !== undefined || relaxed(e.NODE_ENV)),
+    metricsToken: e.METRICS_TOKEN,
+    trustedProxyHops: e.TRUSTED_PROXY_HOPS,
+    addressLimits: {
+      authFailuresPerMinute: e.ADDRESS_AUTH_FAILURES_PER_MINUTE,
+      tokenRequestsPerMinute: e.ADDRESS_TOKEN_REQUESTS_PER_MINUTE,
+      jwksRequestsPerMinute: e.ADDRESS_JWKS_REQUESTS_PER_MINUTE,
+    },
     limits: { leaseTtlSeconds: e.LIMITS_LEASE_TTL_SECONDS },
     readCacheMs: e.READ_CACHE_MS,
     worker: {

@@ -10,6 +10,7 @@ import type { Permission } from '../../core/keys/permissions';
 import type { ClientRecord } from '../../core/oauth/clients';
 import type { RouteSpec } from '../routeSpec';
 import { toolsResource } from '../oauth/tokenEndpoint';
+import { MAX_BODY_DEPTH, nestingExceeds } from '../middleware/jsonBody';
 import { authenticateBearer, BearerRejection, sendBearerRejection } from './bearer';
 import { availableTools, type ToolEntry } from './toolCatalog';
 import { createToolDispatcher, type ToolOutcome } from './toolDispatch';
@@ -87,6 +88,10 @@ export function toolServerRouter(config: Config, routes: readonly RouteSpec[]): 
     } catch {
       ctx.set('Connection', 'close');
       return jsonRpcError(ctx, 400, -32700, `Parse error: send one JSON-RPC message of at most ${MAX_MESSAGE_BYTES} bytes.`);
+    }
+    // Tool arguments sit three levels down (batch → message → params → arguments); they get the /v1 body depth.
+    if (nestingExceeds(message, MAX_BODY_DEPTH + 3)) {
+      return jsonRpcError(ctx, 400, -32600, `Invalid Request: tool arguments nest deeper than ${MAX_BODY_DEPTH} levels.`);
     }
     const server = mcpServer(tools, clientPrincipal(client, config), ctx.state.requestId, dispatcher);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -1,11 +1,18 @@
 import type { Context, Middleware } from 'koa';
+import type { Config } from '../../core/config';
 import { verifyApiKey } from '../../core/keys/apiKeys';
-import { Problem } from '../../core/problems';
+import { AddressBlocks, admitFromAddress, clientAddressBucket } from '../../core/limits/clientAddressLimits';
+import { Problem, retryLater } from '../../core/problems';
 
 const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
 /** Anything shaped like one of our keys, wherever it appears. */
 export const KEY_LIKE = /sk_(live|test)_ext_/;
 const CREDENTIAL_PARAMS = new Set(['api_key', 'apikey', 'key', 'access_token', 'token', 'authorization']);
+/** Headers other APIs take credentials in; a client sending one expects it to count, and it never does here. */
+const CREDENTIAL_HEADERS = new Set([
+  'x-api-key', 'api-key', 'apikey', 'x-apikey', 'x-api-token', 'api-token', 'x-auth-token', 'x-access-token', 'access-token',
+  'x-authorization', 'x-key',
+]);
 
 function malformed(detail: string): Problem {
   return new Problem('malformed_authorization', detail);
@@ -33,6 +40,42 @@ function rejectCredentialsOutsideHeader(ctx: Context): void {
   if (cookie && KEY_LIKE.test(cookie)) {
     throw malformed('Credentials are accepted only in the Authorization header, never in a cookie.');
   }
+  const raw = ctx.req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i].toLowerCase();
+    if (name === 'authorization' || name === 'cookie') continue;
+    if (CREDENTIAL_HEADERS.has(name) || KEY_LIKE.test(raw[i + 1])) {
+      throw malformed(`Credentials are accepted only in the Authorization header, never in ${raw[i]}.`);
+    }
+  }
+}
+
+/** Failed authentications per client address (see core/limits/clientAddressLimits.ts). */
+export interface FailedAuthenticationLimit {
+  /** Seconds this client must wait before its credentials are looked at again, or 0. */
+  retryAfterSeconds(ctx: Context): number;
+  /** Counts a failed authentication; the seconds to wait when it is over the limit, or 0. */
+  recordFailure(ctx: Context): Promise<number>;
+}
+
+/** One per app (a replica): its memory of blocked addresses is its own, the counts are the store's. */
+export function failedAuthenticationLimit(config: Config): FailedAuthenticationLimit {
+  const blocks = new AddressBlocks();
+  return {
+    retryAfterSeconds: (ctx) => blocks.retryAfterSeconds(clientAddressBucket(ctx.ip)),
+    recordFailure: async (ctx) => {
+      const got = await admitFromAddress(config.secretsKey, 'auth-failures', ctx.ip, config.addressLimits.authFailuresPerMinute);
+      if (got.admitted) return 0;
+      blocks.block(clientAddressBucket(ctx.ip), got.retryAfterSeconds);
+      return got.retryAfterSeconds;
+    },
+  };
+}
+
+function tooManyFailures(retryAfterSeconds: number): Problem {
+  return retryLater('rate_limited', 'Too many failed authentications from this address; retry after Retry-After seconds with a valid key.', retryAfterSeconds, {
+    extensions: { limit: 'failed_authentications_per_minute' },
+  });
 }
 
 /**
@@ -40,9 +83,12 @@ function rejectCredentialsOutsideHeader(ctx: Context): void {
  * on /v1: a malformed or duplicated credential fails first, then the key is verified against
  * the store on every request so revocation is immediate on every replica.
  */
-export function authenticate(audience: () => string): Middleware {
+export function authenticate(audience: () => string, failures?: FailedAuthenticationLimit): Middleware {
   return async (ctx, next) => {
     rejectCredentialsOutsideHeader(ctx);
+    // An address over its limit is refused before its key is looked up: valid or not, it learns nothing.
+    const blocked = failures?.retryAfterSeconds(ctx) ?? 0;
+    if (blocked > 0) throw tooManyFailures(blocked);
     const headers = authorizationHeaders(ctx);
     if (headers.length > 1) throw malformed('Send exactly one Authorization header.');
     if (headers.length === 0) throw new Problem('missing_api_key', 'Send your API key as `Authorization: Bearer <API_KEY>`.');
@@ -50,6 +96,8 @@ export function authenticate(audience: () => string): Middleware {
     if (!match) throw malformed('The Authorization header must be `Bearer <API_KEY>`.');
     const verdict = await verifyApiKey(match[1], audience());
     if (!verdict.ok) {
+      const wait = (await failures?.recordFailure(ctx)) ?? 0;
+      if (wait > 0) throw tooManyFailures(wait);
       throw new Problem('invalid_api_key', 'The API key is not valid for this API: it is unknown, expired, revoked, or not a live key for this audience.');
     }
     ctx.state.principal = verdict.principal;

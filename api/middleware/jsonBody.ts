@@ -1,8 +1,28 @@
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
-import { Problem } from '../../core/problems';
+import { Problem, validationFailed } from '../../core/problems';
 
 export const MAX_BODY_BYTES = 65_536;
+/** Objects and arrays nested deeper than this are refused: no contract needs more, and code that walks a body recurses. */
+export const MAX_BODY_DEPTH = 32;
+
+/** Whether a parsed JSON value nests objects/arrays deeper than `max` (`{}` is depth 1). Iterative: safe at any depth. */
+export function nestingExceeds(value: unknown, max: number): boolean {
+  const pending: Array<{ node: object; depth: number }> = [];
+  if (value !== null && typeof value === 'object') pending.push({ node: value, depth: 1 });
+  for (let item = pending.pop(); item; item = pending.pop()) {
+    if (item.depth > max) return true;
+    const children: unknown[] = Array.isArray(item.node) ? item.node : Object.values(item.node);
+    for (const child of children) {
+      if (child !== null && typeof child === 'object') pending.push({ node: child, depth: item.depth + 1 });
+    }
+  }
+  return false;
+}
+
+export function tooDeeplyNested(): Problem {
+  return validationFailed([{ field: 'body', message: `nests objects and arrays deeper than ${MAX_BODY_DEPTH} levels` }]);
+}
 
 function hasBody(ctx: Context): boolean {
   const length = ctx.get('Content-Length');
@@ -19,7 +39,8 @@ export interface ReadBody {
 
 /**
  * Reads a JSON body: 415 for any other media type, 413 past 65,536 bytes without buffering
- * the rest (a Content-Length over the limit is refused before reading), 400 for bad JSON.
+ * the rest (a Content-Length over the limit is refused before reading), 400 for bad JSON, 422
+ * for JSON nested deeper than MAX_BODY_DEPTH.
  */
 export async function readJsonBody(ctx: Context): Promise<ReadBody> {
   if (!hasBody(ctx)) return { value: undefined, raw: Buffer.alloc(0) };
@@ -46,9 +67,13 @@ export async function readJsonBody(ctx: Context): Promise<ReadBody> {
   if (type !== 'application/json') {
     throw new Problem('unsupported_media_type', 'Send the body as `Content-Type: application/json`.');
   }
+  let value: unknown;
   try {
-    return { value: JSON.parse(raw.toString('utf8')), raw };
+    value = JSON.parse(raw.toString('utf8'));
   } catch {
     throw new Problem('malformed_body', 'The body is not valid JSON.');
   }
+  // Before anything walks it: the walkers recurse, and a deep enough body would overflow the stack.
+  if (nestingExceeds(value, MAX_BODY_DEPTH)) throw tooDeeplyNested();
+  return { value, raw };
 }

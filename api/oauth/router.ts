@@ -1,16 +1,46 @@
 import Router from '@koa/router';
+import type { Context, Next } from 'koa';
 import type { Config } from '../../core/config';
+import { admitFromAddress, type AddressLimitName } from '../../core/limits/clientAddressLimits';
 import { publishedJwks } from '../../core/oauth/signingKeys';
+import { retryLater } from '../../core/problems';
 import {
   AUTHORIZATION_SERVER_METADATA_PATH, JWKS_PATH, PROTECTED_RESOURCE_METADATA_PATH, TOKEN_PATH,
   authorizationServerMetadata, protectedResourceMetadata,
 } from './discovery';
 import { tokenEndpoint } from './tokenEndpoint';
 
+/**
+ * Per-client-address limits in front of the token endpoint and the JWKS, which answer before
+ * any credential is known (core/limits/clientAddressLimits.ts). `refuse` writes the 429 in the
+ * endpoint's own error format.
+ */
+function limitPerAddress(config: Config, limit: AddressLimitName, perMinute: number, refuse: (ctx: Context, retryAfterSeconds: number) => void) {
+  return async (ctx: Context, next: Next) => {
+    const got = await admitFromAddress(config.secretsKey, limit, ctx.ip, perMinute);
+    if (!got.admitted) return refuse(ctx, got.retryAfterSeconds);
+    await next();
+  };
+}
+
+const refuseTokenRequest = (ctx: Context, retryAfterSeconds: number) => {
+  ctx.status = 429;
+  ctx.set('Retry-After', String(retryAfterSeconds));
+  ctx.set('Cache-Control', 'private, no-store');
+  ctx.body = { error: 'rate_limited', error_description: 'Too many token requests from this address; retry after Retry-After seconds.' };
+};
+
+const refuseJwks = (_ctx: Context, retryAfterSeconds: number) => {
+  throw retryLater('rate_limited', 'Too many JWKS requests from this address; cache the key set and retry after Retry-After seconds.', retryAfterSeconds, {
+    extensions: { limit: 'requests_per_minute_per_address' },
+  });
+};
+
 /** The OAuth authorization server (token endpoint, discovery, JWKS) and the tool server's resource metadata. */
 export function oauthRouter(config: Config): Router {
   const router = new Router();
-  router.post(TOKEN_PATH, tokenEndpoint(config));
+  const limits = config.addressLimits;
+  router.post(TOKEN_PATH, limitPerAddress(config, 'token', limits.tokenRequestsPerMinute, refuseTokenRequest), tokenEndpoint(config));
   router.get(AUTHORIZATION_SERVER_METADATA_PATH, (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=300');
     ctx.body = authorizationServerMetadata(config);
@@ -19,7 +49,7 @@ export function oauthRouter(config: Config): Router {
     ctx.set('Cache-Control', 'public, max-age=300');
     ctx.body = protectedResourceMetadata(config);
   });
-  router.get(JWKS_PATH, async (ctx) => {
+  router.get(JWKS_PATH, limitPerAddress(config, 'jwks', limits.jwksRequestsPerMinute, refuseJwks), async (ctx) => {
     // Short, so verifiers elsewhere see a rotated key soon; they also refetch on an unknown kid.
     ctx.set('Cache-Control', 'public, max-age=60');
     ctx.type = 'application/jwk-set+json';

@@ -1,14 +1,24 @@
 import Router from '@koa/router';
+import { constantTimeEqual } from '../../core/crypto/hash';
 import { metricsRegistry } from '../../core/observability/metrics';
+import { Problem } from '../../core/problems';
 
 export interface Probes {
   store: () => Promise<boolean>;
   temporal: () => Promise<boolean>;
 }
 
-/** Unauthenticated probes: liveness, readiness (store and Temporal reachable), metrics. */
-export function healthRouter(probes: Probes, metricsEnabled: boolean): Router {
-  const router = new Router();
+export interface MetricsAccess {
+  enabled: boolean;
+  /** When set, /metrics answers only `Authorization: Bearer <token>`. */
+  token?: string;
+}
+
+const BEARER = /^Bearer (\S+)$/i;
+
+/** Unauthenticated probes: liveness, readiness (store and Temporal reachable); metrics behind METRICS_TOKEN. */
+export function healthRouter(probes: Probes, metrics: MetricsAccess): Router {
+  const router = new Router({ sensitive: true, strict: true });
   router.get('/healthz', (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { status: 'ok' };
@@ -21,8 +31,18 @@ export function healthRouter(probes: Probes, metricsEnabled: boolean): Router {
     // Names which dependency is down, nothing more (no addresses, no errors).
     ctx.body = { status: ready ? 'ready' : 'unavailable', checks: { store: store ? 'ok' : 'down', temporal: temporal ? 'ok' : 'down' } };
   });
-  if (metricsEnabled) {
+  if (metrics.enabled) {
+    const token = metrics.token;
     router.get('/metrics', async (ctx) => {
+      ctx.set('Cache-Control', 'no-store');
+      if (token) {
+        const presented = BEARER.exec(ctx.get('Authorization'))?.[1];
+        if (!presented || !constantTimeEqual(presented, token)) {
+          throw new Problem(presented ? 'invalid_api_key' : 'missing_api_key', 'Metrics need `Authorization: Bearer <METRICS_TOKEN>`.', {
+            headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' },
+          });
+        }
+      }
       ctx.type = metricsRegistry.contentType;
       ctx.body = await metricsRegistry.metrics();
     });

@@ -11,7 +11,8 @@ export type KeyPurpose =
   | 'person-id'
   | 'receipt-binding'
   | 'session'
-  | 'csrf';
+  | 'csrf'
+  | 'client-address';
 
 const derived = new WeakMap<Buffer, Map<string, Buffer>>();
 

@@ -1,23 +1,81 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { purposeKey } from './purposeKeys';
 
 /**
  * Encryption at rest for secrets that must be recoverable (webhook signing secrets, token
- * signing keys): AES-256-GCM with the configured SECRETS_ENCRYPTION_KEY. The stored form is
- * `v1.<iv>.<tag>.<ciphertext>` in base64url; `aad` binds a ciphertext to its record.
+ * signing keys): AES-256-GCM; `aad` binds a ciphertext to its record. The one module that
+ * seals and opens them.
+ *
+ * Stored forms, base64url parts:
+ * - `v2.<kid>.<iv>.<tag>.<ciphertext>`, written today: the AES key is
+ *   `purposeKey(master, 'secret-box', 1)` (so the master secret never serves AES directly) and
+ *   `kid` names the master it came from, so a value sealed before a rotation finds its key.
+ * - `v1.<iv>.<tag>.<ciphertext>`, written before key versions: the raw master was the AES key.
+ *   Still opened, never written.
+ *
+ * Rotation: SECRETS_ENCRYPTION_KEY is the new master, SECRETS_ENCRYPTION_KEY_PREVIOUS the old
+ * one. The config links the two (`linkPreviousKey`), so every caller that passes the configured
+ * master opens values sealed under either without threading a second key through its callers.
  */
-export function sealSecret(key: Buffer, plaintext: string, aad: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  cipher.setAAD(Buffer.from(aad));
-  const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ct.toString('base64url')].join('.');
+const SECRET_BOX_KEY_VERSION = 1;
+
+const predecessors = new WeakMap<Buffer, Buffer>();
+
+/** Records that `previous` was the master before `current`; `openSecret(current, …)` then opens its values too. */
+export function linkPreviousKey(current: Buffer, previous: Buffer): void {
+  predecessors.set(current, previous);
 }
 
-export function openSecret(key: Buffer, sealed: string, aad: string): string {
-  const [version, iv, tag, ct] = sealed.split('.');
-  if (version !== 'v1' || !iv || !tag || ct === undefined) throw new Error('unrecognised sealed secret');
+/** The masters a value may be sealed under, newest first. */
+export function masterKeys(current: Buffer): Buffer[] {
+  const previous = predecessors.get(current);
+  return previous ? [current, previous] : [current];
+}
+
+function boxKey(master: Buffer): Buffer {
+  return purposeKey(master, 'secret-box', SECRET_BOX_KEY_VERSION);
+}
+
+/** A public name of the box key: a truncated hash of it, which says nothing about the key itself. */
+export function sealingKeyId(master: Buffer): string {
+  return createHash('sha256').update(boxKey(master)).digest().subarray(0, 9).toString('base64url');
+}
+
+export function sealSecret(master: Buffer, plaintext: string, aad: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', boxKey(master), iv);
+  cipher.setAAD(Buffer.from(aad));
+  const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return ['v2', sealingKeyId(master), iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ct.toString('base64url')].join('.');
+}
+
+function decrypt(key: Buffer, iv: string, tag: string, ct: string, aad: string): string {
   const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
   decipher.setAAD(Buffer.from(aad));
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));
   return Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()]).toString('utf8');
+}
+
+export function openSecret(master: Buffer, sealed: string, aad: string): string {
+  const parts = sealed.split('.');
+  if (parts[0] === 'v2' && parts.length === 5) {
+    const [, kid, iv, tag, ct] = parts;
+    const owner = masterKeys(master).find((m) => sealingKeyId(m) === kid);
+    if (!owner) throw new Error(`sealed secret under key ${kid}, which is neither SECRETS_ENCRYPTION_KEY nor SECRETS_ENCRYPTION_KEY_PREVIOUS`);
+    return decrypt(boxKey(owner), iv, tag, ct, aad);
+  }
+  if (parts[0] === 'v1' && parts.length === 4) {
+    const [, iv, tag, ct] = parts;
+    // No key id in this form: the GCM tag tells which master sealed it.
+    let failure: unknown;
+    for (const m of masterKeys(master)) {
+      try {
+        return decrypt(m, iv, tag, ct, aad);
+      } catch (err) {
+        failure = err;
+      }
+    }
+    throw failure;
+  }
+  throw new Error('unrecognised sealed secret');
 }

@@ -45,6 +45,35 @@ describe('config module', () => {
     expect(err!.issues.join('\n')).toMatch(/WEBHOOK_ALLOWED_CIDRS/);
   });
 
+  test('test relaxations are accepted unless NODE_ENV=production is set explicitly (#17): they need development or test', () => {
+    const relaxations = { RETRY_DELAYS_MS: '1,1,1,1,1,1,1,1', WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOK_EXTRA_CA_FILE: '/tmp/ca.pem' };
+    for (const [name, value] of Object.entries(relaxations)) {
+      // NODE_ENV unset: a deployment that forgot it gets production's guarantees.
+      expect(() => loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, [name]: value })).toThrow(new RegExp(`${name}.*NODE_ENV=development or NODE_ENV=test`));
+      expect(() => loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, NODE_ENV: 'production', [name]: value })).toThrow(ConfigError);
+      for (const env of ['development', 'test']) expect(() => loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, NODE_ENV: env, [name]: value })).not.toThrow();
+    }
+    expect(loadConfig({ SECRETS_ENCRYPTION_KEY: KEY }).env).toBe('development');
+  });
+
+  test('`/metrics` is public and shows charge counters (#17): a token, or off outside development and test', () => {
+    const token = 't'.repeat(32);
+    expect(loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, NODE_ENV: 'development' }).metricsEnabled).toBe(true);
+    expect(loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, NODE_ENV: 'production' }).metricsEnabled).toBe(false);
+    expect(loadConfig({ SECRETS_ENCRYPTION_KEY: KEY }).metricsEnabled).toBe(false);
+    expect(loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, NODE_ENV: 'production', METRICS_TOKEN: token })).toMatchObject({ metricsEnabled: true, metricsToken: token });
+    expect(() => loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, NODE_ENV: 'production', METRICS_ENABLED: 'true' })).toThrow(/METRICS_ENABLED.*METRICS_TOKEN/);
+    expect(() => loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN/);
+    expect(loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, NODE_ENV: 'test', METRICS_ENABLED: 'false' }).metricsEnabled).toBe(false);
+  });
+
+  test('SECRETS_ENCRYPTION_KEY_PREVIOUS is a 32-byte key other than the current one', () => {
+    const other = Buffer.alloc(32, 9).toString('base64');
+    expect(() => loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, SECRETS_ENCRYPTION_KEY_PREVIOUS: other })).not.toThrow();
+    expect(() => loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, SECRETS_ENCRYPTION_KEY_PREVIOUS: 'c2hvcnQ=' })).toThrow(/SECRETS_ENCRYPTION_KEY_PREVIOUS/);
+    expect(() => loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, SECRETS_ENCRYPTION_KEY_PREVIOUS: KEY })).toThrow(/SECRETS_ENCRYPTION_KEY_PREVIOUS.*differ/);
+  });
+
   test('the API process exits non-zero naming the bad variable', () => {
     const root = join(__dirname, '..', '..');
     const r = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'api/server.ts'], {

@@ -173,7 +173,7 @@ describe('relaxation settings', () => {
 
   test('WEBHOOK_ALLOWED_CIDRS must list CIDR ranges and is empty by default', () => {
     expect(loadConfig(base).webhooks.allowedCidrs).toEqual([]);
-    expect(loadConfig({ ...base, WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8, ::1/128' }).webhooks.allowedCidrs).toEqual(['127.0.0.0/8', '::1/128']);
+    expect(loadConfig({ ...base, NODE_ENV: 'test', WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8, ::1/128' }).webhooks.allowedCidrs).toEqual(['127.0.0.0/8', '::1/128']);
     expect(() => loadConfig({ ...base, WEBHOOK_ALLOWED_CIDRS: '127.0.0.1' })).toThrow(ConfigError);
     expect(() => loadConfig({ ...base, WEBHOOK_ALLOWED_CIDRS: 'localhost/8' })).toThrow(/WEBHOOK_ALLOWED_CIDRS/);
   });

@@ -1,0 +1,90 @@
+import ipaddr from 'ipaddr.js';
+import { hmacSha256 } from '../crypto/hash';
+import { purposeKey } from '../crypto/purposeKeys';
+import { logger } from '../observability/logger';
+import { admitUnderCap, MINUTE_MS, MinuteCapLog } from './minuteCaps';
+
+/**
+ * Per-client-address limits for what can be called without a credential (SPEC 8 covers
+ * authenticated callers only): failed API-key authentications, token requests and JWKS
+ * fetches. Each is a per-minute cap counted in the store (minuteCaps.ts: unique inserts, exact
+ * in any trailing minute), so every API replica shares it.
+ *
+ * The stored cap names carry a keyed hash of the address, never the address itself. IPv6
+ * addresses count per /64, the block one subscriber usually gets, so cycling through one's own
+ * addresses does not multiply the allowance.
+ */
+export type AddressLimitName = 'auth-failures' | 'token' | 'jwks';
+
+const CAP_PREFIX = 'addr:';
+
+/** The unit a limit counts: an IPv4 address, or an IPv6 /64 (IPv4-mapped IPv6 counts as IPv4). */
+export function clientAddressBucket(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const parts = (parsed as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16));
+  return `${parts.join(':')}::/64`;
+}
+
+export function addressCapName(master: Buffer, limit: AddressLimitName, address: string): string {
+  const digest = hmacSha256(purposeKey(master, 'client-address'), clientAddressBucket(address)).subarray(0, 16).toString('base64url');
+  return `${CAP_PREFIX}${limit}:${digest}`;
+}
+
+export type AddressAdmission = { admitted: true } | { admitted: false; retryAfterSeconds: number };
+
+let purgedAt = 0;
+
+/**
+ * Entries of addresses that stop calling would stay forever (minuteCaps purges a cap only
+ * while it is used), so each process deletes entries older than two minutes at most once a
+ * minute; only the trailing minute is ever read.
+ */
+function purgeStaleEntries(now: number): void {
+  if (now - purgedAt < MINUTE_MS) return;
+  purgedAt = now;
+  MinuteCapLog.collection
+    .deleteMany({ cap: { $regex: `^${CAP_PREFIX}` }, at: { $lt: now - 2 * MINUTE_MS } })
+    .catch((err) => logger.warn({ err: { message: (err as Error).message } }, 'could not purge client-address limit entries'));
+}
+
+/** Counts one event of `limit` for `address`, or refuses it (writing nothing) when `perMinute` happened in the trailing minute. */
+export async function admitFromAddress(master: Buffer, limit: AddressLimitName, address: string, perMinute: number, now: () => number = Date.now): Promise<AddressAdmission> {
+  purgeStaleEntries(now());
+  const got = await admitUnderCap(addressCapName(master, limit, address), perMinute, now);
+  return got.admitted ? { admitted: true } : { admitted: false, retryAfterSeconds: got.retryAfterSeconds };
+}
+
+/**
+ * What one process remembers of addresses over their failed-authentication limit: their
+ * requests are refused before any key is looked up, until the store's window has room again.
+ * A hint only (the store decides): another replica learns it on the address's next failure.
+ */
+export class AddressBlocks {
+  private readonly until = new Map<string, number>();
+
+  constructor(private readonly maxEntries = 10_000) {}
+
+  block(bucket: string, retryAfterSeconds: number, now = Date.now()): void {
+    if (this.until.size >= this.maxEntries) this.evictExpired(now);
+    // Still full of live blocks: forget the oldest rather than grow without bound.
+    if (this.until.size >= this.maxEntries) this.until.delete(this.until.keys().next().value as string);
+    this.until.set(bucket, now + retryAfterSeconds * 1000);
+  }
+
+  /** Seconds the bucket stays blocked, or 0. */
+  retryAfterSeconds(bucket: string, now = Date.now()): number {
+    const until = this.until.get(bucket);
+    if (until === undefined) return 0;
+    if (until <= now) {
+      this.until.delete(bucket);
+      return 0;
+    }
+    return Math.max(1, Math.ceil((until - now) / 1000));
+  }
+
+  private evictExpired(now: number): void {
+    for (const [bucket, until] of this.until) if (until <= now) this.until.delete(bucket);
+  }
+}
