@@ -7,7 +7,9 @@ import {
 } from '../core/jobs/jobProcessing';
 import { inTurn } from '../core/jobs/inTurn';
 import type { ContactField, StopReason } from '../core/jobs/jobTypes';
+import { recordJobDeliveries } from '../core/jobs/deliveryReservations';
 import { recordDelivered } from '../core/talent/quotas';
+import { sourcesForOrganization } from '../core/talent/sources';
 import { emitJobCompleted } from '../core/webhooks/jobCompletedEvent';
 
 /** Activities of contact-retrieval jobs and their results; each one is safe to retry. */
@@ -32,7 +34,12 @@ export function createContactActivities(config: Config) {
         heartbeat: () => ctx.heartbeat(),
         signal: ctx.cancellationSignal,
         firstAttempt: ctx.info.attempt === 1,
-        onDelivered: (orgId, personIds) => inTurn(`deliveries:${orgId}`, () => recordDelivered(orgId, personIds)),
+        onDelivered: ({ orgId, jobId, deliveryQuotaAt, personIds }) =>
+          deliveryQuotaAt
+            ? recordJobDeliveries(orgId, jobId, deliveryQuotaAt.getTime(), personIds)
+            // A job accepted before reservations existed: counted today, as it was then.
+            : inTurn(`deliveries:${orgId}`, () => recordDelivered(orgId, personIds)),
+        usableSources: async (orgId) => new Set((await sourcesForOrganization(orgId)).map((s) => s.id)),
       });
     },
 

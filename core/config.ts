@@ -61,6 +61,7 @@ const schema = z
     CONTACT_PROVIDER_RETRY_BASE_MS: positiveInt.default(250),
     CONTACT_JOB_CHUNK_SIZE: positiveInt.max(1000).default(500),
     CONTACT_JOB_CONCURRENCY: positiveInt.max(50).default(4),
+    CONTACT_JOBS_PER_DAY: positiveInt.default(1000),
     ACCESS_TOKEN_TTL_SECONDS: positiveInt.default(900),
     REFRESH_TOKEN_IDLE_SECONDS: positiveInt.default(30 * 24 * 3600),
     M2M_SECRET_ROTATION_GRACE_SECONDS: z.coerce.number().int().min(0).default(24 * 3600),
@@ -148,7 +149,7 @@ function toConfig(e: z.infer<typeof schema>) {
       maxAttempts: e.CONTACT_PROVIDER_MAX_ATTEMPTS,
       retryBaseMs: e.CONTACT_PROVIDER_RETRY_BASE_MS,
     },
-    contactJobs: { chunkSize: e.CONTACT_JOB_CHUNK_SIZE, concurrency: e.CONTACT_JOB_CONCURRENCY },
+    contactJobs: { chunkSize: e.CONTACT_JOB_CHUNK_SIZE, concurrency: e.CONTACT_JOB_CONCURRENCY, jobsPerDay: e.CONTACT_JOBS_PER_DAY },
     oauth: {
       accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
       refreshTokenIdleSeconds: e.REFRESH_TOKEN_IDLE_SECONDS,

@@ -40,6 +40,7 @@ export const PROBLEM_CODES = {
   webhook_url_not_allowed: { status: 422, title: 'Webhook destination not allowed' },
   rate_limited: { status: 429, title: 'Rate limited' },
   contact_job_concurrency_cap: { status: 429, title: 'Contact-retrieval job concurrency cap' },
+  contact_job_daily_cap: { status: 429, title: 'Contact-retrieval daily job cap' },
   webhook_replay_cap: { status: 429, title: 'Webhook replay cap' },
   preview_quota_exceeded: { status: 429, title: 'Preview quota exceeded' },
   distinct_query_cap: { status: 429, title: 'Distinct query cap' },

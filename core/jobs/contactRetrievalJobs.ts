@@ -3,11 +3,16 @@ import { assertCanFund } from '../credits/credits';
 import { newId } from '../ids';
 import type { KeyPrincipal } from '../keys/apiKeys';
 import { Problem, notFound, retryLater } from '../problems';
-import { assertDeliveryQuota } from '../talent/quotas';
 import { peopleOfSearch } from '../talent/searches';
+import { sourcesForOrganization } from '../talent/sources';
+import { claimDaySlot, returnDaySlot } from './dailyJobCap';
+import { releaseDeliveries, reserveDeliveries } from './deliveryReservations';
+import { sourcesOfPeople } from './personSources';
 import { decodeCursor, encodeCursor } from './cursor';
 import { contactRetrievalWorkflowRunning, signalContactRetrievalCancel, startContactRetrievalWorkflow } from './jobWorkflows';
-import { CAP_RETRY_AFTER_SECONDS, CREDITS_PER_RECORD, contactRetrievalWorkflowId, countsFromTally, emptyCounts, uniquePersonIds } from './jobRules';
+import {
+  CAP_RETRY_AFTER_SECONDS, CREDITS_PER_RECORD, MAX_PERSON_IDS, contactRetrievalWorkflowId, countsFromTally, emptyCounts, uniquePersonIds, unknownPeople,
+} from './jobRules';
 import { claimJobSlot, releaseJobSlot } from './jobSlots';
 import { finishJob, runningJobTally } from './jobProcessing';
 import { logger } from '../observability/logger';
@@ -83,25 +88,68 @@ function defaultStarter(config: Config): JobStarter {
 }
 
 /**
- * Accepts a job: 402 when one record cannot be funded, 429 at the cap (nothing recorded,
- * nothing charged), otherwise the job, its people and its workflow exist when this returns.
+ * Accepts a job: 422 when a person is unknown to this organization, 402 when one record
+ * cannot be funded, 429 at the daily job cap, the running-job cap or when the delivery quota
+ * has no room left (nothing recorded, nothing charged), otherwise the job, its people, its
+ * delivery-quota reservation and its workflow exist when this returns.
+ *
+ * `unknownPeople`: `refuse` (a list of ids the caller chose: 422 naming the unknown ones) or
+ * `settle_not_found` (a batch over an earlier search: people the organization can no longer
+ * see are answered `not_found` by the job, free).
  */
-export async function createContactRetrievalJob(config: Config, input: CreateJobInput, starter: JobStarter = defaultStarter(config)): Promise<JobView> {
+export async function createContactRetrievalJob(
+  config: Config,
+  input: CreateJobInput & { unknownPeople?: 'refuse' | 'settle_not_found' },
+  starter: JobStarter = defaultStarter(config),
+): Promise<JobView> {
   const { principal } = input;
   const personIds = uniquePersonIds(input.personIds);
   if (personIds.length === 0) throw new Problem('validation_failed', 'The job has no people.', { extensions: { errors: [{ field: 'person_ids', message: 'no people to retrieve' }] } });
+  const sourceOf = await sourcesOfPeople(personIds);
+  const usable = new Set((await sourcesForOrganization(principal.orgId)).map((s) => s.id));
+  const unknown = unknownPeople(personIds, sourceOf, usable);
+  if (unknown.length && input.unknownPeople !== 'settle_not_found') throw unknownPeopleProblem(unknown);
+  const hidden = new Set(unknown);
+  const visible = hidden.size ? personIds.filter((p) => !hidden.has(p)) : personIds;
+  if (visible.length === 0) {
+    throw new Problem('validation_failed', 'None of the people is available to this organization.', {
+      extensions: { errors: [{ field: 'search_id', message: 'none of the search\'s people is available any more' }] },
+    });
+  }
   await assertCanFund({ orgId: principal.orgId, familyId: principal.familyId, amount: CREDITS_PER_RECORD });
-  // Like the 402: refused when not even one more person can be delivered today (429
-  // `delivery_quota_exceeded`); people delivered count toward the quota as they are delivered.
-  await assertDeliveryQuota(principal.orgId, personIds.slice(0, 1));
   const jobId = newId('job');
-  const slot = await claimJobSlot(principal.orgId, jobId, starter.running, new Date(), finishAbandonedJob);
-  if (slot === null) {
-    throw retryLater('contact_job_concurrency_cap', 'Two contact-retrieval jobs are already running for this organization; retry when one finishes.', CAP_RETRY_AFTER_SECONDS);
+  const acceptedAt = new Date();
+  const undo: Array<() => Promise<unknown>> = [];
+  const rollBack = async () => {
+    for (const step of undo.reverse()) await step().catch((err) => logger.warn({ err, jobId }, 'could not undo a step of a refused job'));
+  };
+  let reservation: { covered: string[]; over: string[] };
+  try {
+    const daySlot = await claimDaySlot(principal.orgId, jobId, acceptedAt.getTime());
+    undo.push(() => returnDaySlot(daySlot));
+    const slot = await claimJobSlot(principal.orgId, jobId, starter.running, acceptedAt, finishAbandonedJob);
+    if (slot === null) {
+      throw retryLater('contact_job_concurrency_cap', 'Two contact-retrieval jobs are already running for this organization; retry when one finishes.', CAP_RETRY_AFTER_SECONDS);
+    }
+    undo.push(() => releaseJobSlot(principal.orgId, jobId));
+    // Like the 402, refused only when nobody could be delivered today; people beyond the
+    // reservation fail with `delivery_quota_exceeded` (free), as people beyond the credits do.
+    reservation = await reserveDeliveries(principal.orgId, jobId, visible, acceptedAt.getTime());
+    undo.push(() => releaseDeliveries(principal.orgId, jobId, acceptedAt.getTime()));
+  } catch (err) {
+    await rollBack();
+    throw err;
   }
   const fields = [...new Set(input.fields)].sort() as ContactField[];
+  const over = new Set(reservation.over);
   try {
-    await ContactRetrievalJobPeople.collection.insertOne({ _id: jobId, personIds } as never);
+    await ContactRetrievalJobPeople.collection.insertOne({
+      _id: jobId,
+      personIds,
+      sources: personIds.map((p) => sourceOf.get(p) ?? ''),
+      overQuota: personIds.flatMap((p, i) => (over.has(p) ? [i] : [])),
+      deliveryQuotaAt: acceptedAt,
+    } as never);
     const job = await ContactRetrievalJob.create({
       _id: jobId,
       orgId: principal.orgId,
@@ -114,6 +162,8 @@ export async function createContactRetrievalJob(config: Config, input: CreateJob
       searchId: input.searchId ?? null,
       requested: personIds.length,
       workflowId: contactRetrievalWorkflowId(jobId),
+      deliveryQuotaAt: acceptedAt,
+      deliveriesReserved: reservation.covered.length,
     });
     try {
       await starter.start({
@@ -138,9 +188,17 @@ export async function createContactRetrievalJob(config: Config, input: CreateJob
     // A job that could not start never existed.
     await ContactRetrievalJobPeople.deleteOne({ _id: jobId }).catch(() => undefined);
     await ContactRetrievalJob.deleteOne({ _id: jobId }).catch(() => undefined);
-    await releaseJobSlot(principal.orgId, jobId).catch(() => undefined);
+    await rollBack();
     throw err;
   }
+}
+
+/** 422 naming the people this organization cannot see (absent, or of a source it has not enabled: the same to the caller). */
+function unknownPeopleProblem(unknown: string[]): Problem {
+  const shown = unknown.slice(0, MAX_PERSON_IDS);
+  return new Problem('validation_failed', `${unknown.length} person id(s) are unknown: ${shown.join(', ')}. Nothing was created or charged.`, {
+    extensions: { errors: [{ field: 'person_ids', message: `unknown person ids: ${shown.join(', ')}` }], unknown_person_ids: shown },
+  });
 }
 
 /**
@@ -171,7 +229,7 @@ export async function createBatchContactRetrievalJob(
       extensions: { errors: [{ field: 'search_id', message: 'the search returned no people' }] },
     });
   }
-  return createContactRetrievalJob(config, { principal: input.principal, personIds, fields: input.fields, searchId: input.searchId });
+  return createContactRetrievalJob(config, { principal: input.principal, personIds, fields: input.fields, searchId: input.searchId, unknownPeople: 'settle_not_found' });
 }
 
 /** The caller's job; a job of another workspace is the same 404 as an absent one. */

@@ -2,6 +2,7 @@ import { chargeUpTo, findCharge } from '../credits/credits';
 import { ProviderRejected, ProviderUnavailable, type ContactProvider, type ProviderAnswer } from '../contactProvider/contactProvider';
 import { withProviderRetries, type ProviderRetryPolicy } from '../contactProvider/retryPolicy';
 import { isDuplicateKeyError } from '../store/connection';
+import { releaseDeliveries } from './deliveryReservations';
 import { releaseJobSlot } from './jobSlots';
 import {
   CREDITS_PER_RECORD, REUSE_WINDOW_MS, chargeableUnits, chunkChargeKey, countsFromTally, finalJobStatus, leftoverOutcome, resultTimes, settlePlan,
@@ -50,8 +51,10 @@ export interface ChunkDeps {
   signal?: AbortSignal;
   /** false on a retry: earlier attempts may have left a plan, a charge and settled people. */
   firstAttempt?: boolean;
-  /** Called with the people delivered (they count toward the daily delivery quota). */
-  onDelivered?: (orgId: string, personIds: string[]) => Promise<void>;
+  /** Called with the people delivered (they count toward the daily delivery quota of the job's window). */
+  onDelivered?: (delivered: { orgId: string; jobId: string; deliveryQuotaAt: Date | null; personIds: string[] }) => Promise<void>;
+  /** The sources the organization may use now: entitlement can change while a job runs. */
+  usableSources?: (orgId: string) => Promise<ReadonlySet<string>>;
   now?: () => Date;
 }
 
@@ -59,17 +62,37 @@ function pick(fields: readonly ContactField[], emails: string[] = [], phones: st
   return { emails: fields.includes('email') ? emails : [], phones: fields.includes('phone') ? phones : [] };
 }
 
-/** People lists are immutable: a process keeps the few it is working on. */
-const peopleCache = new Map<string, string[]>();
+/** The people of a job as accepted; absent fields on jobs accepted before they existed. */
+export interface JobPeopleRecord {
+  personIds: string[];
+  /** Each person's source (parallel to personIds). */
+  sources?: string[];
+  /** Positions beyond the job's delivery-quota reservation. */
+  overQuota: Set<number>;
+  deliveryQuotaAt: Date | null;
+}
 
-export async function jobPeople(jobId: string): Promise<string[]> {
+/** People lists are immutable: a process keeps the few it is working on. */
+const peopleCache = new Map<string, JobPeopleRecord>();
+
+export async function jobPeopleRecord(jobId: string): Promise<JobPeopleRecord> {
   const cached = peopleCache.get(jobId);
   if (cached) return cached;
   const doc = await ContactRetrievalJobPeople.findById(jobId).lean();
   if (!doc) throw new Error(`the people of job ${jobId} are gone`);
+  const record: JobPeopleRecord = {
+    personIds: doc.personIds,
+    sources: doc.sources?.length === doc.personIds.length ? doc.sources : undefined,
+    overQuota: new Set(doc.overQuota ?? []),
+    deliveryQuotaAt: doc.deliveryQuotaAt ?? null,
+  };
   if (peopleCache.size >= 16) peopleCache.delete(peopleCache.keys().next().value!);
-  peopleCache.set(jobId, doc.personIds);
-  return doc.personIds;
+  peopleCache.set(jobId, record);
+  return record;
+}
+
+export async function jobPeople(jobId: string): Promise<string[]> {
+  return (await jobPeopleRecord(jobId)).personIds;
 }
 
 function forgetPeople(jobId: string): void {
@@ -157,14 +180,28 @@ function planId(jobId: string, from: number): string {
   return `${jobId}:${from}`;
 }
 
-/** Answers every person of the chunk: reused from the cache, else asked of the provider. */
-async function answerChunk(input: ChunkInput, personIds: string[], deps: ChunkDeps, now: Date): Promise<PlanEntry[]> {
-  const reusablePeople = (input.reusable ?? []).filter((p) => p >= input.from && p < input.to).map((p) => personIds[p - input.from]);
-  const reusable = await readReusable(input.orgId, reusablePeople, input.fields, now);
+/**
+ * Answers every person of the chunk: a person of a source the organization no longer may use
+ * is `not_found` (as unlock's 404), one beyond the job's delivery quota fails, free; the
+ * others are reused from the cache, else asked of the provider.
+ */
+async function answerChunk(input: ChunkInput, people: JobPeopleRecord, deps: ChunkDeps, now: Date): Promise<PlanEntry[]> {
+  const personIds = people.personIds.slice(input.from, input.to);
+  const usable = people.sources && deps.usableSources ? await deps.usableSources(input.orgId) : null;
   const entries: PlanEntry[] = [];
+  const eligible = new Set<number>();
+  personIds.forEach((personId, i) => {
+    const seq = input.from + i;
+    if (usable && !usable.has(people.sources![seq])) entries.push({ seq, personId, answer: 'not_found' });
+    else if (people.overQuota.has(seq)) entries.push({ seq, personId, answer: 'failed', reason: 'delivery_quota_exceeded' });
+    else eligible.add(seq);
+  });
+  const reusablePeople = (input.reusable ?? []).filter((p) => p >= input.from && p < input.to && eligible.has(p)).map((p) => personIds[p - input.from]);
+  const reusable = await readReusable(input.orgId, reusablePeople, input.fields, now);
   const toLookup: Array<{ seq: number; personId: string }> = [];
   personIds.forEach((personId, i) => {
     const seq = input.from + i;
+    if (!eligible.has(seq)) return;
     const hit = reusable.get(personId);
     if (hit) entries.push({ seq, personId, answer: 'reused', ...hit });
     else toLookup.push({ seq, personId });
@@ -205,7 +242,7 @@ async function payAndSettle(
   from: number,
   plan: PlanEntry[],
   now: Date,
-  onDelivered?: ChunkDeps['onDelivered'],
+  onDelivered?: (personIds: string[]) => Promise<void>,
 ): Promise<{ settled: SettledPerson[]; outOfCredits: boolean }> {
   const wanted = chargeableUnits(plan);
   let paid = 0;
@@ -228,26 +265,30 @@ async function payAndSettle(
   );
   const delivered = settled.filter((p) => p.outcome === 'delivered');
   await rememberRetrieved(job.orgId, job.fields, delivered, now);
-  if (delivered.length && onDelivered) await onDelivered(job.orgId, delivered.map((p) => p.personId));
+  if (delivered.length && onDelivered) await onDelivered(delivered.map((p) => p.personId));
   return { settled, outOfCredits: paid < wanted };
 }
 
 /** Processes the people at positions [from, to) of a job: reuse, look up, charge, deliver. */
 export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<ChunkOutcome> {
   const now = (deps.now ?? (() => new Date()))();
-  const personIds = (await jobPeople(input.jobId)).slice(input.from, input.to);
+  const people = await jobPeopleRecord(input.jobId);
   // A first attempt cannot find anything of its own: it skips the read (a scan on FerretDB).
   const earlier = deps.firstAttempt === false ? await ContactRetrievalChunkPlan.findById(planId(input.jobId, input.from)).lean() : null;
   let plan = earlier ? (earlier.entries as PlanEntry[]) : null;
   if (!plan) {
-    const answered = await answerChunk(input, personIds, deps, now);
+    const answered = await answerChunk(input, people, deps, now);
     deps.heartbeat();
-      plan = await storePlan(input, answered, now);
-    }
+    plan = await storePlan(input, answered, now);
+  }
   // Cancelled (job deadline) before paying: the finish settles the chunk from its plan.
   if (deps.signal?.aborted) throw new Error('chunk cancelled');
   deps.heartbeat();
-  const { settled, outOfCredits } = await payAndSettle(input, input.from, plan, now, deps.onDelivered);
+  const onDelivered = deps.onDelivered;
+  const { settled, outOfCredits } = await payAndSettle(
+    input, input.from, plan, now,
+    onDelivered && ((personIds) => onDelivered({ orgId: input.orgId, jobId: input.jobId, deliveryQuotaAt: people.deliveryQuotaAt, personIds })),
+  );
   const tally: Partial<Record<PersonOutcome, number>> = {};
   for (const p of settled) tally[p.outcome] = (tally[p.outcome] ?? 0) + 1;
   await insertIgnoringDuplicates(ContactRetrievalJobProgress.collection, [{ _id: planId(input.jobId, input.from), jobId: input.jobId, tally }]);
@@ -320,6 +361,7 @@ export async function finishJob(jobId: string, stop: StopReason | null, now = ne
   if (!job) throw new Error(`job ${jobId} does not exist`);
   if (job.status !== 'running') {
     await releaseJobSlot(job.orgId, jobId);
+    await releaseReservation(job);
     await dropWorkingDocuments(jobId);
     return finishedView(job);
   }
@@ -341,6 +383,7 @@ export async function finishJob(jobId: string, stop: StopReason | null, now = ne
     { returnDocument: 'after' },
   ).lean();
   await releaseJobSlot(job.orgId, jobId);
+  await releaseReservation(job);
   await dropWorkingDocuments(jobId);
   return finishedView(updated ?? (await ContactRetrievalJob.findById(jobId).lean())!);
 }
@@ -413,6 +456,11 @@ async function payAndSettleRecovered(
   }
   // Paid: chargeUpTo with the same key returns that charge, so this settles exactly as paid.
   return payAndSettle(job, from, plan, now);
+}
+
+/** What the job did not use of its delivery-quota reservation goes back to the organization. */
+async function releaseReservation(job: { _id: string; orgId: string; deliveryQuotaAt?: Date | null; deliveriesReserved?: number | null }): Promise<void> {
+  if (job.deliveryQuotaAt && job.deliveriesReserved) await releaseDeliveries(job.orgId, job._id, job.deliveryQuotaAt.getTime());
 }
 
 /** The job's people list and chunk plans (contact values among them) are only for running jobs. */

@@ -172,3 +172,36 @@ export function settlePlan(plan: readonly PlanEntry[], paidUnits: number, receip
       }
     });
 }
+
+/**
+ * Which of the asked-for people this organization may see, as unlock decides (404 there):
+ * a person who does not exist and a person of a source the organization has not enabled are
+ * the same to the caller, so neither reveals the other.
+ */
+export function unknownPeople(personIds: readonly string[], sourceOf: ReadonlyMap<string, string>, usableSources: ReadonlySet<string>): string[] {
+  return personIds.filter((p) => {
+    const source = sourceOf.get(p);
+    return source === undefined || !usableSources.has(source);
+  });
+}
+
+/**
+ * The delivery-quota reservation of a job at acceptance. People already counted in today's
+ * window are free; of the others (in job order) the first `limit - count` are covered by the
+ * reservation and the rest are over the quota (they fail with `delivery_quota_exceeded`,
+ * free). `count` includes the live reservations of other jobs.
+ */
+export function planDeliveryReservation(people: readonly string[], counted: ReadonlySet<string>, count: number, limit: number): { covered: string[]; over: string[] } {
+  const fresh = uniquePersonIds(people).filter((p) => !counted.has(p));
+  const room = Math.max(0, limit - count);
+  return { covered: fresh.slice(0, room), over: fresh.slice(room) };
+}
+
+/** Per organization and UTC day, unless the operator set another figure (`job daily-cap`). */
+export const DEFAULT_JOBS_PER_DAY = 1000;
+
+/** The UTC day of `nowMs` (`YYYY-MM-DD`) and the seconds until the next one starts (at least 1). */
+export function utcDay(nowMs: number): { day: string; secondsLeft: number } {
+  const start = Math.floor(nowMs / DAY_MS) * DAY_MS;
+  return { day: new Date(start).toISOString().slice(0, 10), secondsLeft: Math.max(1, Math.ceil((start + DAY_MS - nowMs) / 1000)) };
+}

@@ -26,7 +26,9 @@ export const CONTACT_FIELDS = ['email', 'phone'] as const;
 export type ContactField = (typeof CONTACT_FIELDS)[number];
 
 /** Why a person is `failed`; stable strings shown in results. */
-export const FAILURE_REASONS = ['provider_unavailable', 'provider_rejected', 'insufficient_credits', 'job_expired', 'processing_error'] as const;
+export const FAILURE_REASONS = [
+  'provider_unavailable', 'provider_rejected', 'insufficient_credits', 'delivery_quota_exceeded', 'job_expired', 'processing_error',
+] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 
 /** Why a job stopped before reaching every person. */

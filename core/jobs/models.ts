@@ -25,6 +25,12 @@ const jobSchema = new Schema(
     counts: { type: countsSchema, default: null },
     stopReason: { type: String, default: null },
     workflowId: { type: String, required: true },
+    /**
+     * The delivery-quota window the job reserved in (its acceptance time) and how many people
+     * it reserved; the unused rest is given back when it finishes. Absent on older jobs.
+     */
+    deliveryQuotaAt: { type: Date, default: null },
+    deliveriesReserved: { type: Number, default: 0 },
     completedAt: { type: Date, default: null },
     resultExpiresAt: { type: Date, default: null },
     resultPurgeAt: { type: Date, default: null },
@@ -48,6 +54,12 @@ const jobPeopleSchema = new Schema(
   {
     _id: { type: String, required: true },
     personIds: { type: [String], required: true },
+    /** Each person's source at acceptance (parallel to personIds): chunks re-check entitlement. */
+    sources: { type: [String], default: undefined },
+    /** Positions beyond the job's delivery-quota reservation: they fail, free. */
+    overQuota: { type: [Number], default: undefined },
+    /** The delivery-quota window the job's deliveries count in. */
+    deliveryQuotaAt: { type: Date, default: undefined },
   },
   { versionKey: false },
 );
@@ -145,3 +157,31 @@ const jobSlotSchema = new Schema(
 );
 jobSlotSchema.index({ orgId: 1 });
 export const ContactJobSlot = model('ContactJobSlot', jobSlotSchema, 'contact_job_slots');
+
+/**
+ * One accepted job of an organization's UTC day: `_id` is `<org_id>:<day>:<n>`, n below the
+ * daily cap, so the unique `_id` makes the cap exact across API replicas (no update needed).
+ */
+const jobDaySlotSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    orgId: { type: String, required: true },
+    day: { type: String, required: true },
+    jobId: { type: String, required: true },
+    expiresAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+jobDaySlotSchema.index({ orgId: 1, day: 1 });
+jobDaySlotSchema.index({ expiresAt: 1 });
+export const ContactJobDaySlot = model('ContactJobDaySlot', jobDaySlotSchema, 'contact_job_day_slots');
+
+/** An operator's daily job cap for one organization (`job daily-cap`); `_id` is the org id. */
+const jobDailyCapSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    jobsPerDay: { type: Number, required: true },
+  },
+  { versionKey: false, timestamps: true },
+);
+export const ContactJobDailyCap = model('ContactJobDailyCap', jobDailyCapSchema, 'contact_job_daily_caps');

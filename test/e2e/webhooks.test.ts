@@ -6,7 +6,7 @@ import { setDestinationLookup } from '../../core/webhooks/destinationResolver';
 import type { LookupAll } from '../../core/webhooks/destinationPolicy';
 import { emitJobCompleted } from '../../core/webhooks/jobCompletedEvent';
 import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
-import { createTenant, type TestTenant } from '../support/fixtures';
+import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
 import { apiHonouringRateLimits as api } from '../support/http';
 import { RECEIVER_HOST_NAME, startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from '../support/httpsReceiver';
 import { startTestApi, type TestApi } from '../support/testApi';
@@ -277,6 +277,7 @@ test('a worker killed between attempts loses nothing', async () => {
 test('a finished job\'s event arrives', async () => {
   const t = await createTenant({ credits: 100 });
   const { secret } = await registered(t, `${receiver.url}/e2e/job`);
+  await insertTestPeople(['per_webhookE2E000001A', 'per_webhookE2E000002A']);
   const job = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs', {
     key: t.key,
     body: { person_ids: ['per_webhookE2E000001A', 'per_webhookE2E000002A'], fields: ['email'] },

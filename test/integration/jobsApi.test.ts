@@ -7,7 +7,7 @@ import { PERMISSIONS } from '../../core/keys/permissions';
 import { recordDelivered } from '../../core/talent/quotas';
 import { storeSearch } from '../../core/talent/searches';
 import { providerAnswerFor, startContactProviderServer, type ContactProviderServer } from '../support/contactProviderServer';
-import { addKey, createTenant, type TestTenant } from '../support/fixtures';
+import { addKey, createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
 import { api, apiHonouringRateLimits, type HttpResponse } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
@@ -47,6 +47,8 @@ async function waitFinished(key: string, jobId: string, timeoutMs = 60_000): Pro
 }
 
 async function create(key: string, personIds: string[], extra: Record<string, unknown> = {}) {
+  // Jobs refuse people that do not exist: the people asked for are put in the dataset first.
+  await insertTestPeople(personIds.filter((p) => /^per_[0-9A-Za-z]{8,64}$/.test(p)));
   return api(srv.url, 'POST', '/v1/contact-retrieval-jobs', { key, body: { person_ids: personIds, ...extra }, idempotencyKey: idem() });
 }
 
@@ -177,6 +179,7 @@ describe('a job from start to result', () => {
 
   test('a batch job runs over the people of an earlier search of the organization', async () => {
     const people = ids(12, 's');
+    await insertTestPeople(people);
     const search = await storeSearch({ orgId: tenant.orgId, fingerprint: `f${n}`, params: {}, personIds: people, total: people.length });
     const res = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/batch', {
       key: tenant.key, body: { search_id: search.searchId, limit: 9, fields: ['phone'] }, idempotencyKey: idem(),

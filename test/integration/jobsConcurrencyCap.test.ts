@@ -8,7 +8,7 @@ import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import { ALL_PERMISSIONS } from '../../core/keys/permissions';
 import { Problem } from '../../core/problems';
 import { temporalClient } from '../../core/temporal/client';
-import { createTenant, type TestTenant } from '../support/fixtures';
+import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 
@@ -20,13 +20,16 @@ jest.setTimeout(120_000);
  */
 let srv: TestApi;
 let seq = 0;
-const person = (i: number) => `per_cap${String(++seq).padStart(6, '0')}x${i}`;
+// Jobs refuse people that do not exist: every test draws from people put in the dataset first.
+const pool = Array.from({ length: 300 }, (_, k) => `per_cap${String(k).padStart(6, '0')}xp`);
+const person = (_i: number) => pool[seq++];
 const principalOf = (t: TestTenant): KeyPrincipal => ({
   keyId: t.keyId, orgId: t.orgId, workspaceId: t.workspaceId, applicationId: t.applicationId, familyId: t.familyId, audience: 'developer-api', scopes: [...ALL_PERMISSIONS],
 });
 
 beforeAll(async () => {
   srv = await startTestApi();
+  await insertTestPeople(pool);
 });
 afterAll(async () => {
   const client = await temporalClient(srv.config);

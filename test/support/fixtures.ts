@@ -1,5 +1,7 @@
+import { randomInt } from 'node:crypto';
 import { createApiKey } from '../../core/keys/apiKeys';
 import { ALL_PERMISSIONS, type Permission } from '../../core/keys/permissions';
+import { Person } from '../../core/talent/models';
 import { createOrganization } from '../../core/tenancy/provisioning';
 
 export interface TestTenant {
@@ -33,4 +35,23 @@ export async function addKey(t: TestTenant, scopes: readonly Permission[], extra
     environment: extra.environment,
     audience: extra.audience ?? 'developer-api',
   });
+}
+
+let personOrdinal = 0;
+
+/**
+ * Puts people with these ids into the dataset (jobs refuse people that do not exist), in the
+ * built-in source unless told; ids already there are left alone.
+ */
+export async function insertTestPeople(personIds: readonly string[], source = 'src_talentpool'): Promise<void> {
+  const docs = personIds.map((id) => ({
+    _id: id, source, firstName: 'Test', lastName: 'Person', fullName: 'Test Person', headline: 'Test person', title: 'Engineer', company: 'Testco',
+    seniority: 'mid', yearsExperience: 3, location: { country: 'Nowhere', countryCode: 'NW', region: 'Test', city: 'Test' },
+    profileUrl: `https://profiles.example/${id}`, seed: 'test-fixture', ordinal: randomInt(2 ** 47) + ++personOrdinal,
+  }));
+  try {
+    await Person.insertMany(docs, { ordered: false });
+  } catch (err) {
+    if ((err as { code?: number }).code !== 11000 && !(err as { writeErrors?: unknown[] }).writeErrors) throw err;
+  }
 }

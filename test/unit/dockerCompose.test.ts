@@ -6,7 +6,7 @@ import { SA } from '../../core/temporal/searchAttributes';
 
 const root = join(__dirname, '..', '..');
 const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
-  services: Record<string, { environment?: Record<string, unknown>; command?: unknown; build?: unknown; image?: string; configs?: Array<{ source: string; target: string }> }>;
+  services: Record<string, { environment?: Record<string, unknown>; command?: unknown; build?: unknown; image?: string; ports?: unknown[]; configs?: Array<{ source: string; target: string }> }>;
   configs?: Record<string, { content?: string }>;
 };
 
@@ -40,5 +40,18 @@ describe('docker-compose.yml (it cannot run here; its wiring is checked instead)
     expect(mounted).toBeDefined();
     const dynamic = parse(compose.configs?.[mounted!.source]?.content ?? '') as Record<string, Array<{ value: unknown }>>;
     expect(dynamic['system.enableEagerWorkflowStart']).toEqual([{ value: true }]);
+  });
+
+  test('Temporal frontend and UI ports are bound to 127.0.0.1 only (they have no authentication)', () => {
+    for (const name of ['temporal', 'temporal-ui']) {
+      const ports = (compose.services[name].ports ?? []).map(String);
+      expect(ports.length).toBeGreaterThan(0);
+      for (const p of ports) expect(p).toMatch(/^127\.0\.0\.1:\d+:\d+$/);
+    }
+    // Nothing else of Temporal's is published on every interface either.
+    for (const [name, svc] of Object.entries(compose.services)) {
+      if (name === 'api') continue;
+      for (const p of (svc.ports ?? []).map(String)) expect(p).toMatch(/^127\.0\.0\.1:/);
+    }
   });
 });

@@ -1,0 +1,68 @@
+import { config } from '../config';
+import { retryLater } from '../problems';
+import { isDuplicateKeyError } from '../store/connection';
+import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
+import { utcDay } from './jobRules';
+import { ContactJobDailyCap, ContactJobDaySlot } from './models';
+
+/**
+ * The daily job cap: an organization may have at most N jobs accepted per UTC day
+ * (CONTACT_JOBS_PER_DAY, or the operator's figure for it). Each accepted job holds one slot
+ * document `<org_id>:<day>:<n>` with n < N; inserting it is the claim, so replicas can never
+ * admit more than N together (FerretDB applies unique inserts atomically, not conditional
+ * updates). A job refused by a later check gives its slot back.
+ */
+
+const DAY_MS = 24 * 3600_000;
+
+const capReads = new ReadCache<number | null>(() => config().readCacheMs);
+
+/** The organization's daily job cap. */
+export async function dailyJobCap(orgId: string): Promise<number> {
+  const own = await capReads.get(orgId, async () => (await ContactJobDailyCap.findById(orgId).lean())?.jobsPerDay ?? null);
+  return own ?? config().contactJobs.jobsPerDay;
+}
+
+/** Operator: sets (or with null removes) an organization's daily job cap; returns once every replica uses it. */
+export async function setDailyJobCap(orgId: string, jobsPerDay: number | null): Promise<{ org_id: string; jobs_per_day: number; source: 'override' | 'default' }> {
+  if (jobsPerDay === null) await ContactJobDailyCap.deleteOne({ _id: orgId });
+  else await ContactJobDailyCap.replaceOne({ _id: orgId }, { _id: orgId, jobsPerDay }, { upsert: true });
+  capReads.invalidate(orgId);
+  await waitUntilReadCachesExpire(config().readCacheMs);
+  return { org_id: orgId, jobs_per_day: await dailyJobCap(orgId), source: jobsPerDay === null ? 'default' : 'override' };
+}
+
+export interface DaySlot {
+  slotId: string;
+}
+
+/** Takes one of today's slots for the job, or throws 429 `contact_job_daily_cap` (Retry-After: until the UTC day rolls). */
+export async function claimDaySlot(orgId: string, jobId: string, now = Date.now()): Promise<DaySlot> {
+  const cap = await dailyJobCap(orgId);
+  const { day, secondsLeft } = utcDay(now);
+  const expiresAt = new Date(Math.floor(now / DAY_MS) * DAY_MS + DAY_MS);
+  const taken = new Set((await ContactJobDaySlot.find({ orgId, day }, { _id: 1 }).lean()).map((d) => d._id));
+  for (let n = 0; n < cap; n++) {
+    const slotId = `${orgId}:${day}:${n}`;
+    if (taken.has(slotId)) continue;
+    try {
+      await ContactJobDaySlot.collection.insertOne({ _id: slotId, orgId, day, jobId, expiresAt } as never);
+      return { slotId };
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+    }
+  }
+  throw retryLater('contact_job_daily_cap', `This organization reached its cap of ${cap} contact-retrieval jobs per UTC day; retry after the day rolls over.`, secondsLeft, {
+    extensions: { limit: cap },
+  });
+}
+
+/** Gives back the slot of a job that was refused after claiming it. */
+export async function returnDaySlot(slot: DaySlot): Promise<void> {
+  await ContactJobDaySlot.deleteOne({ _id: slot.slotId });
+}
+
+/** Slots of days that are over (store maintenance). */
+export async function purgeExpiredDaySlots(now = new Date()): Promise<number> {
+  return (await ContactJobDaySlot.deleteMany({ expiresAt: { $lte: now } })).deletedCount ?? 0;
+}
