@@ -149,8 +149,7 @@ async function insertIgnoringDuplicates(collection: { insertMany: (docs: never[]
     if (!isDuplicateKeyError(err) && !writeErrors?.length) throw err;
     const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors as never] : [];
     for (const w of list as Array<{ code?: number; err?: { code?: number } }>) {
-      const code = w.code ?? w.err?.code;
-      if (code !== 11000) throw err;
+      if (!isDuplicateKeyError(w)) throw err;
     }
     return list.map((w) => w.index);
   }

@@ -1,6 +1,7 @@
 import { Schema, model } from 'mongoose';
 import { config } from '../config';
 import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
+import { commitNextVersion, type VersionedStore } from '../store/versionedDocument';
 import { ApiKey } from '../keys/models';
 import { Application } from '../tenancy/models';
 import { requireOrganization } from '../tenancy/provisioning';
@@ -137,27 +138,27 @@ export type Actor = 'operator' | 'customer';
 
 export class LimitChangeError extends Error {}
 
+const LimitSettingsVersions = model(
+  'LimitSettingsVersion',
+  new Schema({ _id: String, doc: String, v: Number, state: Schema.Types.Mixed, at: Date }, { versionKey: false }),
+  'limit_settings_versions',
+);
+
+// Versioned compare-and-set through unique inserts (see versionedDocument.ts): a conditional
+// update alone would let two concurrent changes on FerretDB both succeed and one be lost.
 async function updateSettings(orgId: string, change: (s: LimitSettingsDoc) => LimitSettingsDoc): Promise<LimitSettingsDoc> {
+  const store = { documents: LimitSettings.collection, claims: LimitSettingsVersions.collection } as unknown as VersionedStore;
   for (let attempt = 0; attempt < 20; attempt++) {
     const current = await readLimitSettings(orgId);
     const next = change(structuredClone(current));
     const { _id: _ignored, v: _v, ...fields } = next;
-    try {
-      const res = await LimitSettings.collection.updateOne(
-        { _id: orgId as never, v: current.v } as never,
-        { $set: { ...fields, v: current.v + 1 } },
-        { upsert: current.v === 0 },
-      );
-      if (res.modifiedCount === 1 || res.upsertedCount === 1) {
-        settingsReads.invalidate(orgId);
-        await waitUntilReadCachesExpire(config().readCacheMs);
-        return { ...next, v: current.v + 1 };
-      }
-    } catch (err) {
-      if ((err as { code?: number }).code !== 11000) throw err;
+    if (await commitNextVersion(store, orgId, current.v, fields)) {
+      settingsReads.invalidate(orgId);
+      await waitUntilReadCachesExpire(config().readCacheMs);
+      return { ...next, v: current.v + 1 };
     }
   }
-  throw new Error('limit settings changed concurrently; try again');
+  throw new LimitChangeError('limit settings changed concurrently; try again');
 }
 
 /** Checks that a scope exists in the organization (a foreign id is refused). */

@@ -1,5 +1,6 @@
 import { Schema, model } from 'mongoose';
 import { logger } from '../observability/logger';
+import { isDuplicateKeyError } from '../store/duplicateKey';
 
 /**
  * Per-minute caps (SPEC 8.3 rule 2): exact in any trailing minute. Admitted requests under a
@@ -69,7 +70,7 @@ export async function admitUnderCap(cap: string, limit: number, now: () => numbe
     try {
       await logs().insertOne({ _id: entryId, cap, i: d.next, at: t });
     } catch (err) {
-      if ((err as { code?: number }).code === 11000) continue; // another request took this number
+      if (isDuplicateKeyError(err)) continue; // another request took this number
       throw err;
     }
     if (d.next % 100 === 0) {

@@ -1,6 +1,7 @@
 import { Schema, model } from 'mongoose';
 import { config } from '../config';
 import { logger } from '../observability/logger';
+import { isDuplicateKeyError as isDuplicateKey } from '../store/duplicateKey';
 import { LeaseBlockPool, WindowBlockPool, windowBlockSize, leaseBlockSize, type LeaseBlock, type WindowBlock } from './admissionBlocks';
 import { freeLeaseSlots, inFlightRetryAfterSeconds, leaseSlotId, LeaseReleaser, newLeaseToken, probeOrder, type HeldLease } from './inFlightLeases';
 import { freeSlotIds, secondsUntilNextWindow, windowSecond, windowSlotId, windowSlotIds } from './strictWindow';
@@ -44,8 +45,6 @@ interface LeaseSlotDoc {
 }
 const windows = () => WindowSlot.collection as unknown as import('mongodb').Collection<WindowSlotDoc>;
 const leases = () => LeaseSlot.collection as unknown as import('mongodb').Collection<LeaseSlotDoc>;
-
-const isDuplicateKey = (err: unknown) => (err as { code?: number })?.code === 11000;
 
 async function tryInsert<T extends { _id: string }>(coll: import('mongodb').Collection<T>, doc: T): Promise<boolean> {
   try {

@@ -35,12 +35,5 @@ export async function pingStore(): Promise<boolean> {
   }
 }
 
-/**
- * A unique-index violation. MongoDB and FerretDB inserts raise E11000; FerretDB 1.x updates
- * surface SQLite's own "UNIQUE constraint failed" instead, so both are recognised.
- */
-export function isDuplicateKeyError(err: unknown): boolean {
-  if (typeof err !== 'object' || err === null) return false;
-  const e = err as { code?: unknown; message?: unknown };
-  return e.code === 11000 || (typeof e.message === 'string' && e.message.includes('UNIQUE constraint failed'));
-}
+// Kept importable from here: most of core/ reads the duplicate-key test from this module.
+export { isDuplicateKeyError } from './duplicateKey';

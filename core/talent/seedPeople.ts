@@ -65,7 +65,7 @@ async function insertIgnoringDuplicates(collection: RawCollection, docs: object[
     if (!isDuplicateKeyError(err) && !(err as { writeErrors?: unknown }).writeErrors) throw err;
     const e = err as { insertedCount?: number; result?: { insertedCount?: number }; writeErrors?: Array<{ code?: number }> };
     const writeErrors = Array.isArray(e.writeErrors) ? e.writeErrors : [];
-    if (writeErrors.some((w) => w.code !== 11000)) throw err;
+    if (writeErrors.some((w) => !isDuplicateKeyError(w))) throw err;
     return e.insertedCount ?? e.result?.insertedCount ?? docs.length - writeErrors.length;
   }
 }

@@ -48,16 +48,6 @@ async function requireAllowedDestination(url: string, settings: DestinationSetti
   }
 }
 
-/**
- * A unique-index violation. FerretDB 1.x reports one raised by an update (not an insert) as
- * code 1 "UNIQUE constraint failed" instead of 11000, so both spellings count.
- */
-function isUniqueViolation(err: unknown): boolean {
-  if (isDuplicateKeyError(err)) return true;
-  const message = err instanceof Error ? err.message : '';
-  return /UNIQUE constraint failed|E11000|duplicate key/i.test(message);
-}
-
 function limitReached(): Problem {
   return new Problem('endpoint_limit_reached', 'This workspace already has an active webhook endpoint; disable or delete it first.');
 }
@@ -81,7 +71,7 @@ export async function registerEndpoint(scope: EndpointScope, url: string, settin
     return { endpoint: endpointView(doc.toObject() as WebhookEndpointDoc), secret_id: stored.secretId, secret: plaintext };
   } catch (err) {
     // The unique active slot makes concurrent registrations race-free: one wins, the rest 409.
-    if (isUniqueViolation(err)) throw limitReached();
+    if (isDuplicateKeyError(err)) throw limitReached();
     throw err;
   }
 }
@@ -126,7 +116,7 @@ export async function updateEndpoint(scope: EndpointScope, endpointId: string, c
     if (!updated) throw new Problem('endpoint_retired', 'A retired webhook endpoint cannot be changed.');
     return endpointView(updated);
   } catch (err) {
-    if (isUniqueViolation(err)) throw limitReached();
+    if (isDuplicateKeyError(err)) throw limitReached();
     throw err;
   }
 }

@@ -1,9 +1,7 @@
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { runAdmin, type AdminResult } from '../support/adminCli';
 import { api } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 
-const root = join(__dirname, '..', '..');
 let srv: TestApi;
 
 beforeAll(async () => {
@@ -12,26 +10,7 @@ beforeAll(async () => {
 afterAll(async () => srv.close());
 
 /** Runs the operator CLI exactly as an operator would, against the test API's store. */
-function admin(...args: string[]): { status: number | null; stdout: string; stderr: string; json: any } {
-  const r = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'scripts/admin.ts', ...args], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH,
-      MONGODB_URI: srv.config.mongodbUri,
-      TEMPORAL_ADDRESS: srv.config.temporal.address,
-      SECRETS_ENCRYPTION_KEY: srv.config.secretsKey.toString('base64'),
-    },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  let json: unknown;
-  try {
-    json = JSON.parse(r.stdout);
-  } catch {
-    json = undefined;
-  }
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr, json };
-}
+const admin = (...args: string[]): AdminResult => runAdmin(srv.config, args);
 
 describe('operator CLI', () => {
   test('provisions an organization and a key that works, then revokes it', async () => {
@@ -77,6 +56,11 @@ describe('operator CLI', () => {
     expect(bad.stderr).toMatch(/unknown scopes: everything/);
 
     const unknownCommand = admin('frobnicate');
-    expect(unknownCommand.status).not.toBe(0);
+    expect(unknownCommand.status).toBe(2);
+
+    // A misspelt flag is refused before anything runs, not ignored in favour of a default.
+    const typo = admin('org', 'create', '--name', 'C', '--credit', '5');
+    expect(typo.status).toBe(2);
+    expect(typo.stderr).toBe('usage error: unknown flag --credit for "org create" (did you mean --credits?)\n');
   }, 120_000);
 });

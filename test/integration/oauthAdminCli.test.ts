@@ -1,6 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { OAuthClient } from '../../core/oauth/models';
+import { runAdmin } from '../support/adminCli';
 import { createTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { OAUTH_ENV, RESOURCE, tokenRequest } from './oauthTestClient';
@@ -8,7 +7,6 @@ import { OAUTH_ENV, RESOURCE, tokenRequest } from './oauthTestClient';
 // Service start-up and spawned processes are slow on a loaded 2-core machine; the project-level testTimeout is not applied.
 jest.setTimeout(120_000);
 
-const root = join(__dirname, '..', '..');
 let srv: TestApi;
 
 beforeAll(async () => {
@@ -16,26 +14,7 @@ beforeAll(async () => {
 });
 afterAll(async () => srv.close());
 
-function admin(...args: string[]): { status: number | null; stderr: string; json: any } {
-  const r = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'scripts/admin.ts', ...args], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH,
-      MONGODB_URI: srv.config.mongodbUri,
-      TEMPORAL_ADDRESS: srv.config.temporal.address,
-      SECRETS_ENCRYPTION_KEY: srv.config.secretsKey.toString('base64'),
-    },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  let json: unknown;
-  try {
-    json = JSON.parse(r.stdout);
-  } catch {
-    json = undefined;
-  }
-  return { status: r.status, stderr: r.stderr, json };
-}
+const admin = (...args: string[]) => runAdmin(srv.config, args);
 
 const form = (id: string, secret: string) => ({ grant_type: 'client_credentials', client_id: id, client_secret: secret, scope: 'mcp:tools', resource: RESOURCE });
 

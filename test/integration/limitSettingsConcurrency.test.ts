@@ -1,0 +1,34 @@
+import { LimitChangeError, readLimitSettings, setCap } from '../../core/limits/limitSettings';
+import { OPERATIONS } from '../../core/limits/limitTable';
+import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
+import { createOrganization } from '../../core/tenancy/provisioning';
+import { testConfig } from '../support/testConfig';
+
+// Limit changes are versioned compare-and-set writes whose first one is an upsert; on the local
+// store (FerretDB) concurrent first-time upserts collide on the organization's _id.
+beforeAll(async () => {
+  const config = testConfig({ READ_CACHE_MS: '0' });
+  await connectStore(config.mongodbUri);
+  await ensureIndexes();
+});
+afterAll(async () => disconnectStore());
+
+test.each([2, 10])('%i first-time limit changes at once each succeed or get a clean conflict, and none is lost', async (n) => {
+  const org = await createOrganization(`limits race ${n}`, 0);
+  const operations = OPERATIONS.slice(0, n);
+  const outcomes = await Promise.allSettled(operations.map((op, i) => setCap(org.org_id, op, { type: 'organization', id: org.org_id }, i + 1)));
+
+  const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as Error] : []));
+  for (const err of failures) {
+    expect(err).toBeInstanceOf(LimitChangeError);
+    expect(err.message).toBe('limit settings changed concurrently; try again');
+  }
+  const succeeded = operations.filter((_, i) => outcomes[i].status === 'fulfilled');
+  expect(succeeded.length).toBeGreaterThan(0);
+
+  // Every change reported as made is in the stored settings: no write overwrote another.
+  const stored = await readLimitSettings(org.org_id);
+  const caps = new Map(stored.overrides.map((o) => [o.operation, o.requestsPerMinute]));
+  for (const op of succeeded) expect(caps.get(op)).toBe(operations.indexOf(op) + 1);
+  expect(stored.v).toBe(succeeded.length);
+});

@@ -1,0 +1,72 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import type { Config } from '../../core/config';
+
+export interface AdminResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as JSON, or undefined when it is not one JSON document. */
+  json: any;
+}
+
+const ROOT = join(__dirname, '..', '..');
+
+/** The environment an operator's shell gives the CLI: the test file's store, Temporal and secrets key; nothing else. */
+export function adminEnv(config?: Config, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    ...(config
+      ? {
+          MONGODB_URI: config.mongodbUri,
+          TEMPORAL_ADDRESS: config.temporal.address,
+          TEMPORAL_TASK_QUEUE: config.temporal.taskQueue,
+          SECRETS_ENCRYPTION_KEY: config.secretsKey.toString('base64'),
+        }
+      : {}),
+    ...extra,
+  };
+}
+
+function result(status: number | null, stdout: string, stderr: string): AdminResult {
+  let json: unknown;
+  try {
+    json = JSON.parse(stdout);
+  } catch {
+    json = undefined;
+  }
+  return { status, stdout, stderr, json };
+}
+
+const cliArgs = (args: string[]) => [require.resolve('tsx/cli'), 'scripts/admin.ts', ...args];
+
+/** Runs the operator CLI exactly as an operator would (`npm run --silent admin -- …`), against `config`'s store. */
+export function runAdmin(config: Config | undefined, args: string[], extraEnv: Record<string, string> = {}): AdminResult {
+  const r = spawnSync(process.execPath, cliArgs(args), { cwd: ROOT, env: adminEnv(config, extraEnv), encoding: 'utf8', timeout: 60_000 });
+  return result(r.status, r.stdout, r.stderr);
+}
+
+/** `runAdmin` without blocking the test's event loop, so several can run at once. */
+export function runAdminAsync(config: Config | undefined, args: string[], extraEnv: Record<string, string> = {}): Promise<AdminResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, cliArgs(args), { cwd: ROOT, env: adminEnv(config, extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.once('error', reject);
+    child.once('close', (status) => resolve(result(status, stdout, stderr)));
+  });
+}
+
+/**
+ * The CLI's own entry (`runAdminCli`) in this process, for tables of cases that end before the
+ * CLI touches configuration or the store (usage errors): one process per case would cost seconds.
+ */
+export async function runAdminInProcess(args: string[]): Promise<AdminResult> {
+  const { runAdminCli } = await import('../../scripts/admin/cli');
+  let stdout = '';
+  let stderr = '';
+  const status = await runAdminCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  return result(status, stdout, stderr);
+}
