@@ -3,9 +3,11 @@ import Koa from 'koa';
 import type { Config } from '../core/config';
 import { logger } from '../core/observability/logger';
 import { Problem } from '../core/problems';
+import { originRules } from '../core/allowedOrigins';
 import { accessLog } from './middleware/accessLog';
 import { baselineAdmission } from './middleware/admission';
 import { authenticate, failedAuthenticationLimit } from './middleware/authenticate';
+import { browserOrigins } from './middleware/browserOrigins';
 import { problemDocuments } from './middleware/problemDocuments';
 import { requestId } from './middleware/requestId';
 import { toolServerRouter } from './mcp/toolServer';
@@ -18,6 +20,11 @@ import { v1Routes } from './routes/index';
 export interface AppDeps {
   config: Config;
   probes: Probes;
+}
+
+/** The paths browser-based MCP clients call: discovery, token, registration and the tool server. */
+export function isBrowserClientPath(path: string): boolean {
+  return path.startsWith('/.well-known/') || path === '/api/oauth/token' || path === '/api/oauth/register' || path === '/api/oauth/jwks' || path === '/tools';
 }
 
 /** Every router matches paths exactly: case-sensitive, and a trailing slash is another path. */
@@ -65,6 +72,11 @@ export function createApp({ config, probes }: AppDeps): Koa {
   // Outside problemDocuments, so the log and metrics see the final status of failures too.
   app.use(accessLog());
   app.use(problemDocuments());
+
+  // Browser clients (MCP Inspector, web apps) reach the tool server and the OAuth endpoints they
+  // call only from allowed origins; preflights are answered before any authentication.
+  const ownOrigins = [config.baseUrl, config.authUrl, config.mcpUrl].map((u) => new URL(u).origin);
+  app.use(browserOrigins({ rules: originRules([...new Set([...ownOrigins, ...config.allowedOrigins])]), applies: isBrowserClientPath }));
 
   const health = healthRouter(probes, { enabled: config.metricsEnabled, token: config.metricsToken });
   app.use(health.routes());

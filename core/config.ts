@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { LOOPBACK_ORIGINS, parseOriginRule } from './allowedOrigins';
 import { linkPreviousKey } from './crypto/secretBox';
 
 /**
@@ -51,6 +52,7 @@ const schema = z
     SECRETS_ENCRYPTION_KEY_PREVIOUS: masterKey('must be 32 bytes encoded as base64').optional(),
     API_AUDIENCE: z.string().min(1).default('developer-api'),
     WEBHOOK_ALLOWED_CIDRS: csvList.default([]),
+    MCP_ALLOWED_ORIGINS: csvList.optional(),
     WEBHOOK_EXTRA_CA_FILE: z.string().min(1).optional(),
     RETRY_DELAYS_MS: csvNumbers(8).optional(),
     CONTACT_PROVIDER: z.enum(['local', 'http']).default('local'),
@@ -92,6 +94,9 @@ const schema = z
         }
       }
     }
+    for (const origin of c.MCP_ALLOWED_ORIGINS ?? []) {
+      if (!parseOriginRule(origin)) ctx.addIssue({ code: 'custom', path: ['MCP_ALLOWED_ORIGINS'], message: `"${origin}" is not an origin (scheme://host, scheme://host:port or scheme://host:*)` });
+    }
     for (const cidr of c.WEBHOOK_ALLOWED_CIDRS) {
       try {
         ipaddr.parseCIDR(cidr);
@@ -131,6 +136,8 @@ function toConfig(e: z.infer<typeof schema>) {
     baseUrl,
     authUrl: e.AUTH_URL ?? baseUrl,
     mcpUrl: e.MCP_URL ?? baseUrl,
+    /** Browser origins allowed on /tools and the OAuth endpoints; development allows the loopback ones by default. */
+    allowedOrigins: e.MCP_ALLOWED_ORIGINS ?? (e.NODE_ENV === 'development' ? [...LOOPBACK_ORIGINS] : []),
     mongodbUri: e.MONGODB_URI,
     temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE },
     /** The master secret; seal with core/crypto/secretBox, which also opens values sealed under SECRETS_ENCRYPTION_KEY_PREVIOUS. */

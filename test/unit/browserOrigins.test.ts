@@ -1,4 +1,4 @@
-import { LOOPBACK_ORIGINS, isOriginAllowed, originRules, parseOriginRule } from '../../api/middleware/browserOrigins';
+import { LOOPBACK_ORIGINS, isOriginAllowed, originRules, parseOriginRule } from '../../core/allowedOrigins';
 
 describe('allowed browser origins (MCP_ALLOWED_ORIGINS)', () => {
   const rules = originRules(['https://inspector.example.com', 'https://app.example.com:8443', ...LOOPBACK_ORIGINS]);
