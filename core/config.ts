@@ -62,7 +62,7 @@ const schema = z
     SEARCH_DISTINCT_QUERIES_PER_HOUR: positiveInt.default(300),
     SEARCH_DELIVERY_QUOTA_PER_DAY: positiveInt.default(2000),
     SEARCH_CURSOR_TTL_SECONDS: positiveInt.default(3600),
-    SEARCH_SCAN_BUDGET: positiveInt.default(1_000_000),
+    SEARCH_SCAN_BUDGET: positiveInt.default(250_000),
     IDEMPOTENCY_LEASE_SECONDS: positiveInt.default(30),
     METRICS_ENABLED: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
     LIMITS_LEASE_TTL_SECONDS: positiveInt.default(60),
