@@ -71,7 +71,7 @@ const schema = z
     SEARCH_DISTINCT_QUERIES_PER_HOUR: positiveInt.default(300),
     SEARCH_DELIVERY_QUOTA_PER_DAY: positiveInt.default(2000),
     SEARCH_CURSOR_TTL_SECONDS: positiveInt.default(3600),
-    SEARCH_SCAN_BUDGET: positiveInt.default(1_000_000),
+    SEARCH_SCAN_BUDGET: positiveInt.default(250_000),
     IDEMPOTENCY_LEASE_SECONDS: positiveInt.default(30),
     METRICS_ENABLED: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
     METRICS_TOKEN: z.string().min(32, 'must be at least 32 characters (generate with: openssl rand -hex 32)').optional(),

@@ -47,7 +47,7 @@ const SearchPageSchema = z.object({
   search_id: z.string().describe('names this search; a batch contact-retrieval job can work through its people'),
   data: z.array(PreviewSchema).describe('previews: no contact data'),
   next_cursor: z.string().nullable(),
-  total_estimate: z.number().int().describe('how many people match; pages reach the first 10,000'),
+  total_estimate: z.number().int().describe('how many people match, extrapolated when the search stopped early; pages reach the first 10,000'),
   credits_charged: z.number().int(),
   receipt_id: z.string().nullable(),
 });
@@ -60,7 +60,9 @@ export const candidateRoutes = [
     tag: 'Candidate search',
     summary: 'Search candidates',
     description: `Requires an Idempotency-Key. Costs ${PRICES.searchPage} credit per page of results; an empty page is free. `
-      + 'Quotas per organization: unique people previewed per day (`preview_quota_exceeded`), distinct queries per hour (`distinct_query_cap`); refused requests are not charged.',
+      + 'Quotas per organization: unique people previewed per day (`preview_quota_exceeded`), distinct queries per hour (`distinct_query_cap`, counted whether or not the search finds anyone); refused requests are not charged and their searches are not stored. '
+      + 'A new search is refused before it runs when the organization cannot pay for one page (402, even if it would find nobody) or its preview quota is used up. '
+      + 'A search visits at most a fixed number of candidates (250,000 unless the operator set another budget); past it, it answers with the best of what it visited and an extrapolated `total_estimate`.',
     permission: PERMISSIONS.candidatesSearch,
     idempotent: true,
     body: SearchBody,

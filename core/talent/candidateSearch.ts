@@ -116,7 +116,8 @@ function compileFilters(idx: SearchIndex, params: SearchParams): Filter[] | null
     });
   }
   if (f.titles?.length) {
-    const phrases = f.titles.map(tokenize).filter((p) => p.length);
+    // A title word is indexed as strong: a phrase with a word no title or skill carries cannot match.
+    const phrases = f.titles.map(tokenize).filter((p) => p.length && p.every((t) => idx.strong.has(t)));
     if (!phrases.length) return null;
     out.push((o) => phrases.some((p) => containsPhrase(idx.people[o].titleTokens, p)));
   }
@@ -135,39 +136,66 @@ function estimateTotal(found: number, scanned: number, candidates: number): numb
 }
 
 /**
- * Runs a search; keeps the best `keep` in rank order. The scan stops once the best possible
- * score already holds `keep` people (later matches could only tie with them, and ties keep
- * their order), so the ranking is exact; the total is then extrapolated from the share of
- * candidates scanned (`exact` false), which is why the API calls it an estimate.
- *
- * `budget` bounds the work: at most that many candidates (people, or positions of the rarest
- * word's posting list) are visited. A search that reaches it answers with the best of what it
- * visited and a total extrapolated from the share visited (`exact` false), so no request can
- * hold the event loop for a scan of the whole index.
+ * A search in progress: `step` visits at most `visits` more candidates (people, or positions
+ * of the rarest word's posting list) and says whether the scan is over; `outcome` is the
+ * result of what was visited so far. Stepping in slices lets a caller yield to the event loop
+ * between them and stop at a budget.
  */
-export function runSearch(idx: SearchIndex, params: SearchParams, keep: number, budget = Number.POSITIVE_INFINITY): SearchOutcome {
+export interface SearchScan {
+  step(visits: number): boolean;
+  /** Candidates visited so far. */
+  readonly visited: number;
+  outcome(): SearchOutcome;
+}
+
+const FINISHED: SearchScan = { step: () => true, visited: 0, outcome: () => EMPTY };
+
+/**
+ * Starts a search that keeps the best `keep` in rank order. The scan stops once the best
+ * possible score already holds `keep` people (later matches could only tie with them, and ties
+ * keep their order), so the ranking is exact; the total is then extrapolated from the share of
+ * candidates scanned (`exact` false), which is why the API calls it an estimate. A scan stopped
+ * earlier (a budget) answers the same way: the best of what it visited, an extrapolated total.
+ */
+export function startSearch(idx: SearchIndex, params: SearchParams, keep: number): SearchScan {
   const filters = compileFilters(idx, params);
-  if (!filters) return EMPTY;
+  if (!filters) return FINISHED;
   const passes = (o: number) => {
     for (let k = 0; k < filters.length; k++) if (!filters[k](o)) return false;
     return true;
   };
   const tokens = uniqueTokens(params.query);
-  if (!tokens.length) {
-    // The rarest wanted skill (every match carries it), or everyone, in index order.
-    const skills = params.filters.skills?.length ? skillLists(idx, params.filters.skills).sort((a, b) => a.length - b.length) : [];
-    const rarest = skills.length ? skills[0] : null;
-    const count = rarest ? rarest.length : idx.people.length;
-    const ordinals: number[] = [];
-    let i = 0;
-    for (; i < count && ordinals.length < keep && i < budget; i++) {
-      const o = rarest ? rarest[i] : i;
-      if (passes(o)) ordinals.push(o);
-    }
-    return { ordinals, total: estimateTotal(ordinals.length, i, count), exact: i >= count };
-  }
+  return tokens.length ? rankedScan(idx, tokens, passes, keep) : filteredScan(idx, params, passes, keep);
+}
+
+/** No words: the matches in index order, driven by the rarest wanted skill or everyone. */
+function filteredScan(idx: SearchIndex, params: SearchParams, passes: (o: number) => boolean, keep: number): SearchScan {
+  const skills = params.filters.skills?.length ? skillLists(idx, params.filters.skills).sort((a, b) => a.length - b.length) : [];
+  const rarest = skills.length ? skills[0] : null;
+  const count = rarest ? rarest.length : idx.people.length;
+  const ordinals: number[] = [];
+  let i = 0;
+  const over = () => i >= count || ordinals.length >= keep;
+  return {
+    step(visits) {
+      const end = Math.min(count, i + visits);
+      for (; i < end && ordinals.length < keep; i++) {
+        const o = rarest ? rarest[i] : i;
+        if (passes(o)) ordinals.push(o);
+      }
+      return over();
+    },
+    get visited() {
+      return i;
+    },
+    outcome: () => ({ ordinals: [...ordinals], total: estimateTotal(ordinals.length, i, count), exact: i >= count }),
+  };
+}
+
+/** Words: every word must match; ranked by where they match. */
+function rankedScan(idx: SearchIndex, tokens: string[], passes: (o: number) => boolean, keep: number): SearchScan {
   const lists = tokens.map((t) => ({ all: idx.all.get(t), strong: idx.strong.get(t) ?? new Int32Array(0) }));
-  if (lists.some((l) => !l.all)) return EMPTY;
+  if (lists.some((l) => !l.all)) return FINISHED;
   // Intersection of sorted posting lists, driven by the shortest: the other lists and the
   // strong (title or skill) lists are only read forward, skipped through by galloping.
   lists.sort((a, b) => a.all!.length - b.all!.length);
@@ -183,37 +211,61 @@ export function runSearch(idx: SearchIndex, params: SearchParams, keep: number, 
   const best = buckets[maxScore];
   let total = 0;
   let scanned = 0;
-  scan: for (; scanned < driver.length && best.length < keep && scanned < budget; scanned++) {
-    const o = driver[scanned];
-    for (let j = 0; j < others.length; j++) {
-      const at = seek(others[j], otherAt[j], o);
-      otherAt[j] = at;
-      if (at === others[j].length) {
-        scanned = driver.length; // no later person carries every word
-        break scan;
+  let visited = 0;
+  return {
+    step(visits) {
+      const end = Math.min(driver.length, scanned + visits);
+      const from = scanned;
+      scan: for (; scanned < end && best.length < keep; scanned++) {
+        const o = driver[scanned];
+        for (let j = 0; j < others.length; j++) {
+          const at = seek(others[j], otherAt[j], o);
+          otherAt[j] = at;
+          if (at === others[j].length) {
+            visited += scanned - from;
+            scanned = driver.length; // no later person carries every word
+            return true;
+          }
+          if (others[j][at] !== o) continue scan;
+        }
+        if (!passes(o)) continue;
+        let strongCount = 0;
+        for (let j = 0; j < strong.length; j++) {
+          const at = seek(strong[j], strongAt[j], o);
+          strongAt[j] = at;
+          if (at < strong[j].length && strong[j][at] === o) strongCount++;
+        }
+        const score = strongCount * STRONG_WEIGHT + (need - strongCount) * WEAK_WEIGHT;
+        total++;
+        const bucket = buckets[score];
+        if (bucket.length < keep) bucket.push(o);
       }
-      if (others[j][at] !== o) continue scan;
-    }
-    if (!passes(o)) continue;
-    let strongCount = 0;
-    for (let j = 0; j < strong.length; j++) {
-      const at = seek(strong[j], strongAt[j], o);
-      strongAt[j] = at;
-      if (at < strong[j].length && strong[j][at] === o) strongCount++;
-    }
-    const score = strongCount * STRONG_WEIGHT + (need - strongCount) * WEAK_WEIGHT;
-    total++;
-    const bucket = buckets[score];
-    if (bucket.length < keep) bucket.push(o);
-  }
-  const ordinals: number[] = [];
-  for (let s = maxScore; s >= 0 && ordinals.length < keep; s--) {
-    for (const o of buckets[s]) {
-      if (ordinals.length >= keep) break;
-      ordinals.push(o);
-    }
-  }
-  return { ordinals, total: estimateTotal(total, scanned, driver.length), exact: scanned >= driver.length };
+      visited += scanned - from;
+      return scanned >= driver.length || best.length >= keep;
+    },
+    get visited() {
+      return visited;
+    },
+    outcome() {
+      const ordinals: number[] = [];
+      for (let s = maxScore; s >= 0 && ordinals.length < keep; s--) {
+        for (const o of buckets[s]) {
+          if (ordinals.length >= keep) break;
+          ordinals.push(o);
+        }
+      }
+      return { ordinals, total: estimateTotal(total, scanned, driver.length), exact: scanned >= driver.length };
+    },
+  };
+}
+
+/**
+ * Runs a search to the end, or until `budget` candidates were visited (see startSearch).
+ */
+export function runSearch(idx: SearchIndex, params: SearchParams, keep: number, budget = Number.POSITIVE_INFINITY): SearchOutcome {
+  const scan = startSearch(idx, params, keep);
+  scan.step(budget);
+  return scan.outcome();
 }
 
 export function previewsOf(idx: SearchIndex, ordinals: number[]): PersonPreview[] {

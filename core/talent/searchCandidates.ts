@@ -5,11 +5,12 @@ import { PRICES } from '../credits/prices';
 import { canonicalJson, claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
 import { validationFailed } from '../problems';
 import { isDuplicateKeyError } from '../store/connection';
-import { runSearch, type SearchFilters, type SearchParams } from './candidateSearch';
+import { startSearch, type SearchFilters, type SearchParams } from './candidateSearch';
 import { keyedId } from './keyedIds';
 import { admitToQuota, assertQuotaHasRoom, queryMember } from './quotas';
 import { cursorExpired, decodeCursor, encodeCursor, invalidCursor } from './searchCursor';
 import { searchIndex, type PersonPreview, type SearchIndex } from './searchIndex';
+import { runScan } from './searchScheduling';
 import { findSearch, MAX_STORED_SEARCH_PEOPLE, storeSearch, type StoredSearch } from './searches';
 import { fold } from './searchText';
 import { sourcesForOrganization } from './sources';
@@ -88,7 +89,7 @@ export async function searchCandidates(req: SearchRequest): Promise<SearchPage> 
  * A new search. The cheap refusals come first, so a request that is refused never scans and
  * nothing of it is stored: the query counts against the distinct-query cap (found or not, paid
  * or not), a full preview quota and funds short of one page refuse it. Then the scan, bounded
- * by SEARCH_SCAN_BUDGET; then the page's people count against the preview quota and the page
+ * by SEARCH_SCAN_BUDGET and sliced (searchScheduling.ts); then the page's people count against the preview quota and the page
  * is charged; only then is the search stored (a batch job can only ever use a search that
  * was answered).
  */
@@ -104,7 +105,7 @@ async function firstPage(req: SearchRequest): Promise<SearchPage> {
     assertCanFund({ orgId: req.orgId, familyId: req.familyId, amount: PRICES.searchPage }),
   ]));
   const idx = await searchIndex();
-  const outcome = runSearch(idx, params, MAX_STORED_SEARCH_PEOPLE, config().search.scanBudget);
+  const outcome = await runScan(req.orgId, startSearch(idx, params, MAX_STORED_SEARCH_PEOPLE), config().search.scanBudget);
   const personIds = outcome.ordinals.map((o) => idx.people[o].preview.person_id);
   const pageIds = personIds.slice(0, req.pageSize);
   const data = previewsOf(idx, pageIds);

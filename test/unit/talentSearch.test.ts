@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig, setConfig } from '../../core/config';
-import { runSearch, seek } from '../../core/talent/candidateSearch';
+import { runSearch, seek, startSearch } from '../../core/talent/candidateSearch';
 import { generatePerson, personIdFor } from '../../core/talent/generator';
 import { decodeCursor, encodeCursor } from '../../core/talent/searchCursor';
 import { firstIndex, SearchIndexBuilder, type RawPerson } from '../../core/talent/searchIndex';
@@ -99,6 +99,44 @@ describe('at scale: the scan stops once the best score holds `keep` people', () 
     expect(early.exact).toBe(false);
     expect(early.ordinals).toEqual(full.ordinals.slice(0, 500));
     expect(Math.abs(early.total - full.total) / full.total).toBeLessThan(0.05);
+  });
+
+  test.each([['engineer', {}], ['', { min_years_experience: 3 }], ['', { skills: ['python'] }]])(
+    '%j %j: stepping in slices gives the outcome of one run',
+    (query, filters) => {
+      const p = params(query, filters);
+      const scan = startSearch(big, p, 2000);
+      let slices = 0;
+      while (!scan.step(997)) slices++;
+      expect(slices).toBeGreaterThan(0);
+      expect(scan.outcome()).toEqual(runSearch(big, p, 2000));
+    },
+  );
+
+  test('a budget bounds the visit: the best of what was visited, an extrapolated total, never exact', () => {
+    const filtered = params('', { seniority: ['director'] });
+    const full = runSearch(big, filtered, Number.MAX_SAFE_INTEGER);
+    const cut = runSearch(big, filtered, Number.MAX_SAFE_INTEGER, 6000);
+    expect(cut.exact).toBe(false);
+    // Without words the order is the index order: what a cut scan keeps is a prefix of the full answer.
+    expect(cut.ordinals).toEqual(full.ordinals.slice(0, cut.ordinals.length));
+    expect(cut.ordinals.every((o) => o < 6000)).toBe(true);
+    expect(Math.abs(cut.total - full.total) / full.total).toBeLessThan(0.25);
+
+    const ranked = params('engineer', { min_years_experience: 60 });
+    const scan = startSearch(big, ranked, 10_000);
+    expect(scan.step(5000)).toBe(false);
+    expect(scan.visited).toBe(5000);
+    expect(scan.outcome()).toEqual({ ordinals: [], total: 0, exact: false });
+  });
+
+  test('filters that can match nobody end the search before any visit', () => {
+    for (const filters of [{ current_company: ['No Such Company'] }, { skills: ['nosuchskill'] }, { titles: ['zzz qqq'] }, { locations: ['Atlantis'] }]) {
+      const scan = startSearch(big, params('engineer', filters), 100);
+      expect(scan.step(1)).toBe(true);
+      expect(scan.visited).toBe(0);
+      expect(scan.outcome()).toEqual({ ordinals: [], total: 0, exact: true });
+    }
   });
 
   test('the skills and company filters keep exactly the people who list them', () => {
