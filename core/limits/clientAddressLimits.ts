@@ -34,19 +34,22 @@ export function addressCapName(master: Buffer, limit: AddressLimitName, address:
 
 export type AddressAdmission = { admitted: true } | { admitted: false; retryAfterSeconds: number };
 
+/** Deletes address-limit entries older than two minutes (only the trailing minute is ever read); returns how many. */
+export async function purgeStaleAddressEntries(now: number): Promise<number> {
+  const result = await MinuteCapLog.collection.deleteMany({ cap: { $regex: `^${CAP_PREFIX}` }, at: { $lt: now - 2 * MINUTE_MS } });
+  return result.deletedCount;
+}
+
 let purgedAt = 0;
 
 /**
  * Entries of addresses that stop calling would stay forever (minuteCaps purges a cap only
- * while it is used), so each process deletes entries older than two minutes at most once a
- * minute; only the trailing minute is ever read.
+ * while it is used), so each process purges them at most once a minute.
  */
 function purgeStaleEntries(now: number): void {
   if (now - purgedAt < MINUTE_MS) return;
   purgedAt = now;
-  MinuteCapLog.collection
-    .deleteMany({ cap: { $regex: `^${CAP_PREFIX}` }, at: { $lt: now - 2 * MINUTE_MS } })
-    .catch((err) => logger.warn({ err: { message: (err as Error).message } }, 'could not purge client-address limit entries'));
+  purgeStaleAddressEntries(now).catch((err) => logger.warn({ err: { message: (err as Error).message } }, 'could not purge client-address limit entries'));
 }
 
 /** Counts one event of `limit` for `address`, or refuses it (writing nothing) when `perMinute` happened in the trailing minute. */

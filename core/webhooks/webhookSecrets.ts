@@ -3,7 +3,7 @@ import { newId } from '../ids';
 import { generateSigningSecret } from './signPayload';
 
 /**
- * Signing secrets at rest: sealed with SECRETS_ENCRYPTION_KEY, bound (AAD) to their endpoint
+ * Signing secrets at rest: sealed by core/crypto/secretBox (key derived from SECRETS_ENCRYPTION_KEY), bound (AAD) to their endpoint
  * and secret id so a sealed value copied to another record does not open. The plaintext
  * leaves this module only in the registration and rotation responses and inside the signer.
  */

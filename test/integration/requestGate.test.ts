@@ -1,6 +1,8 @@
 import { request as httpRequest, type Server } from 'node:http';
 import { createApp } from '../../api/app';
 import { sealingKeyId } from '../../core/crypto/secretBox';
+import { addressCapName, admitFromAddress, purgeStaleAddressEntries } from '../../core/limits/clientAddressLimits';
+import { MinuteCapLog } from '../../core/limits/minuteCaps';
 import { issueAccessToken } from '../../core/oauth/accessTokens';
 import { createClient } from '../../core/oauth/clients';
 import { SigningKey } from '../../core/oauth/models';
@@ -176,6 +178,21 @@ describe('no rate limit on bad keys (#17)', () => {
     } finally {
       await closeServer(second);
     }
+  });
+});
+
+describe('client-address limit entries', () => {
+  test('entries older than two minutes are purged; recent ones and other caps stay', async () => {
+    const address = newAddress();
+    const t = Date.now();
+    const name = addressCapName(srv.config.secretsKey, 'jwks', address);
+    await admitFromAddress(srv.config.secretsKey, 'jwks', address, 10, () => t - 3 * 60_000);
+    await admitFromAddress(srv.config.secretsKey, 'jwks', address, 10, () => t);
+    await MinuteCapLog.collection.insertOne({ _id: 'c:org:op:key:k:0', cap: 'org:op:key:k', i: 0, at: t - 3 * 60_000 } as never);
+    // Each process also purges in the background once a minute (the same query), so the old entry may already be gone.
+    expect(await purgeStaleAddressEntries(t)).toBeLessThanOrEqual(1);
+    expect(await MinuteCapLog.collection.countDocuments({ cap: name })).toBe(1);
+    expect(await MinuteCapLog.collection.countDocuments({ cap: 'org:op:key:k' })).toBe(1);
   });
 });
 
