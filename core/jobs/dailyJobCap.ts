@@ -2,6 +2,7 @@ import { config } from '../config';
 import { retryLater } from '../problems';
 import { isDuplicateKeyError } from '../store/connection';
 import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
+import { Organization } from '../tenancy/models';
 import { utcDay } from './jobRules';
 import { ContactJobDailyCap, ContactJobDaySlot } from './models';
 
@@ -25,6 +26,7 @@ export async function dailyJobCap(orgId: string): Promise<number> {
 
 /** Operator: sets (or with null removes) an organization's daily job cap; returns once every replica uses it. */
 export async function setDailyJobCap(orgId: string, jobsPerDay: number | null): Promise<{ org_id: string; jobs_per_day: number; source: 'override' | 'default' }> {
+  if (!(await Organization.exists({ _id: orgId }))) throw new Error(`organization ${orgId} does not exist`);
   if (jobsPerDay === null) await ContactJobDailyCap.deleteOne({ _id: orgId });
   else await ContactJobDailyCap.replaceOne({ _id: orgId }, { _id: orgId, jobsPerDay }, { upsert: true });
   capReads.invalidate(orgId);

@@ -3,9 +3,10 @@ import { cancelContactRetrievalJob, jobView } from '../../core/jobs/contactRetri
 import { RUNNING_JOB_SLOTS } from '../../core/jobs/jobRules';
 import { jobSlotHolders } from '../../core/jobs/jobSlots';
 import { ContactRetrievalJob } from '../../core/jobs/models';
-import { requireFlag, type AdminCommand } from './command';
+import { dailyJobCap, setDailyJobCap } from '../../core/jobs/dailyJobCap';
+import { UsageError, requireFlag, type AdminCommand } from './command';
 
-/** Operator commands for contact-retrieval jobs: read one, cancel one, see an organization's running-job slots. */
+/** Operator commands for contact-retrieval jobs: read one, cancel one, see an organization's running-job slots and set its daily job cap. */
 async function loadJob(jobId: string) {
   const job = await ContactRetrievalJob.findById(jobId).lean();
   if (!job) throw new Error(`job ${jobId} does not exist`);
@@ -46,6 +47,18 @@ export const jobsCommands: Record<string, AdminCommand> = {
         limit: RUNNING_JOB_SLOTS,
         slots: holders.map((h) => ({ slot: h.slot, job_id: h.jobId, job_status: status.get(h.jobId) ?? null, claimed_at: h.claimedAt.toISOString() })),
       };
+    },
+  },
+  'job daily-cap': {
+    usage: 'job daily-cap --org O [--jobs-per-day N|default]',
+    run: async (f) => {
+      const orgId = requireFlag(f, 'org');
+      const raw = f['jobs-per-day'];
+      if (raw === undefined) return { org_id: orgId, jobs_per_day: await dailyJobCap(orgId) };
+      if (raw === 'default') return setDailyJobCap(orgId, null);
+      const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
+      if (!Number.isSafeInteger(n) || n < 1) throw new UsageError('--jobs-per-day must be a positive integer or `default`');
+      return setDailyJobCap(orgId, n);
     },
   },
 };

@@ -1,6 +1,6 @@
 import {
   carriesResult, chunkRanges, countsAddUp, countsFromTally, emptyCounts, finalJobStatus, leftoverOutcome, chunkChargeKey,
-  resultTimes, uniquePersonIds, RESULT_PURGE_AFTER_MS, RESULT_RETENTION_MS, chargeableUnits, settlePlan, type PlanEntry,
+  resultTimes, uniquePersonIds, unknownPeople, planDeliveryReservation, utcDay, RESULT_PURGE_AFTER_MS, RESULT_RETENTION_MS, chargeableUnits, settlePlan, type PlanEntry,
 } from '../../core/jobs/jobRules';
 import { decodeCursor, encodeCursor } from '../../core/jobs/cursor';
 import { Problem } from '../../core/problems';
@@ -125,5 +125,27 @@ describe('paying a chunk', () => {
   });
   test('nothing paid: no delivery at all', () => {
     expect(settlePlan(plan, 0, null).filter((p) => p.outcome === 'delivered')).toHaveLength(0);
+  });
+});
+
+describe('who a job may reach and how much of the delivery quota it reserves', () => {
+  test('unknownPeople: an absent person and one of a source not enabled are the same to the caller', () => {
+    const sourceOf = new Map([['per_a', 'src_talentpool'], ['per_b', 'src_publicweb']]);
+    expect(unknownPeople(['per_a', 'per_b', 'per_c'], sourceOf, new Set(['src_talentpool']))).toEqual(['per_b', 'per_c']);
+    expect(unknownPeople(['per_a', 'per_b'], sourceOf, new Set(['src_talentpool', 'src_publicweb']))).toEqual([]);
+  });
+
+  test('planDeliveryReservation: people counted today are free; the others are covered in job order while the quota lasts', () => {
+    const counted = new Set(['per_x']);
+    expect(planDeliveryReservation(['per_a', 'per_x', 'per_b', 'per_c'], counted, 8, 10)).toEqual({ covered: ['per_a', 'per_b'], over: ['per_c'] });
+    expect(planDeliveryReservation(['per_a', 'per_a'], counted, 0, 10)).toEqual({ covered: ['per_a'], over: [] });
+    expect(planDeliveryReservation(['per_x'], counted, 10, 10)).toEqual({ covered: [], over: [] });
+    // Reservations of other jobs can push the count past the limit: nothing is covered.
+    expect(planDeliveryReservation(['per_a'], counted, 12, 10)).toEqual({ covered: [], over: ['per_a'] });
+  });
+
+  test('utcDay: the day and the seconds until the next one', () => {
+    expect(utcDay(Date.UTC(2026, 10, 23, 23, 59, 59, 500))).toEqual({ day: '2026-11-23', secondsLeft: 1 });
+    expect(utcDay(Date.UTC(2026, 10, 23, 0, 0, 0))).toEqual({ day: '2026-11-23', secondsLeft: 86_400 });
   });
 });

@@ -1,0 +1,262 @@
+import { creditBalance } from '../../core/credits/credits';
+import { createContactRetrievalJob } from '../../core/jobs/contactRetrievalJobs';
+import { claimDaySlot, setDailyJobCap } from '../../core/jobs/dailyJobCap';
+import { contactRetrievalWorkflowId } from '../../core/jobs/jobRules';
+import { contactRetrievalWorkflowRunning, startContactRetrievalWorkflow } from '../../core/jobs/jobWorkflows';
+import { ContactJobDaySlot, ContactRetrievalJob, ContactRetrievalJobPeople } from '../../core/jobs/models';
+import type { KeyPrincipal } from '../../core/keys/apiKeys';
+import { ALL_PERMISSIONS } from '../../core/keys/permissions';
+import { Problem } from '../../core/problems';
+import { assertQuota, recordDelivered } from '../../core/talent/quotas';
+import { storeSearch } from '../../core/talent/searches';
+import { OPEN_WEB_SOURCE_ID, setSourceEnabled } from '../../core/talent/sources';
+import { temporalClient } from '../../core/temporal/client';
+import { providerAnswerFor, startContactProviderServer, type ContactProviderServer } from '../support/contactProviderServer';
+import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
+import { api, apiHonouringRateLimits, type HttpResponse } from '../support/http';
+import { startTestApi, type TestApi } from '../support/testApi';
+import { startTestWorker, type TestWorker } from '../support/testWorker';
+
+jest.setTimeout(180_000);
+
+/**
+ * Issue #17, contact-retrieval jobs: quotas and entitlements hold for every person of every
+ * job. Real API over HTTP, real store, Temporal server and worker, the `http` provider.
+ */
+const PROVIDER_TOKEN = 'provider-secret-token-abuse';
+const DELIVERY_QUOTA = 10;
+let provider: ContactProviderServer;
+let srv: TestApi;
+let worker: TestWorker;
+let n = 0;
+
+const idem = () => `abuse-${Date.now()}-${++n}`;
+/** `count` fresh person ids the provider answers as told. */
+function people(count: number, want: 'found' | 'not_found', tag: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; out.length < count; i++) {
+    const id = `per_${tag}${String(++n).padStart(6, '0')}${i}Z`;
+    if (providerAnswerFor(id).status === want) out.push(id);
+  }
+  return out;
+}
+const principalOf = (t: TestTenant): KeyPrincipal => ({
+  keyId: t.keyId, orgId: t.orgId, workspaceId: t.workspaceId, applicationId: t.applicationId, familyId: t.familyId, audience: 'developer-api', scopes: [...ALL_PERMISSIONS],
+});
+
+function expectProblem(res: HttpResponse, status: number, code: string) {
+  expect(res.status).toBe(status);
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expect(res.json.code).toBe(code);
+}
+
+const createJob = (t: TestTenant, personIds: string[]) =>
+  api(srv.url, 'POST', '/v1/contact-retrieval-jobs', { key: t.key, body: { person_ids: personIds, fields: ['email'] }, idempotencyKey: idem() });
+
+async function waitFinished(t: TestTenant, jobId: string): Promise<any> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const res = await apiHonouringRateLimits(srv.url, 'GET', `/v1/contact-retrieval-jobs/${jobId}`, { key: t.key });
+    expect(res.status).toBe(200);
+    if (res.json.status !== 'running') return res.json;
+    if (Date.now() > deadline) throw new Error(`job ${jobId} still running`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+async function resultItems(t: TestTenant, jobId: string): Promise<any[]> {
+  const res = await api(srv.url, 'GET', `/v1/job-results/${jobId}?limit=100`, { key: t.key });
+  expect(res.status).toBe(200);
+  return res.json.items;
+}
+
+beforeAll(async () => {
+  provider = await startContactProviderServer({ token: PROVIDER_TOKEN });
+  srv = await startTestApi({
+    CONTACT_PROVIDER: 'http',
+    CONTACT_PROVIDER_URL: provider.url,
+    CONTACT_PROVIDER_TOKEN: PROVIDER_TOKEN,
+    CONTACT_JOB_CHUNK_SIZE: '2',
+    CONTACT_JOB_CONCURRENCY: '1',
+    SEARCH_DELIVERY_QUOTA_PER_DAY: String(DELIVERY_QUOTA),
+  });
+  worker = await startTestWorker(srv.config);
+});
+afterAll(async () => {
+  const client = await temporalClient(srv.config);
+  const running = await ContactRetrievalJob.find({ status: 'running' }).lean();
+  await Promise.all(running.map((j) => client.workflow.getHandle(contactRetrievalWorkflowId(j._id)).terminate('test over').catch(() => undefined)));
+  await worker?.stop();
+  await srv?.close();
+  await provider?.close();
+});
+
+describe('jobs ignore source entitlement', () => {
+  test('a person of a source the organization has not enabled is refused at acceptance like an unknown one (unlock answers 404 for it too)', async () => {
+    const t = await createTenant({ credits: 100 });
+    const [open, pool] = [people(1, 'found', 'web'), people(1, 'found', 'pool')];
+    await insertTestPeople(open, OPEN_WEB_SOURCE_ID);
+    await insertTestPeople(pool);
+
+    const unlock = await api(srv.url, 'POST', '/v1/profiles/unlock', { key: t.key, body: { person_id: open[0] }, idempotencyKey: idem() });
+    expectProblem(unlock, 404, 'not_found');
+    const res = await createJob(t, [...pool, ...open]);
+    expectProblem(res, 422, 'validation_failed');
+    expect(res.json.unknown_person_ids).toEqual(open);
+    expect(await ContactRetrievalJob.countDocuments({ orgId: t.orgId })).toBe(0);
+    expect(await creditBalance(t.orgId)).toBe(100);
+
+    // Once the operator enables the source, the same people are accepted and delivered.
+    await setSourceEnabled(t.orgId, OPEN_WEB_SOURCE_ID, true);
+    const ok = await createJob(t, [...pool, ...open]);
+    expect(ok.status).toBe(202);
+    expect((await waitFinished(t, ok.json.job_id)).counts).toMatchObject({ requested: 2, delivered: 2 });
+  });
+
+  test('a source disabled while a job runs: its people are not_found, never asked of the provider, not charged', async () => {
+    const t = await createTenant({ credits: 100 });
+    await setSourceEnabled(t.orgId, OPEN_WEB_SOURCE_ID, true);
+    const open = people(2, 'found', 'webrun');
+    const pool = people(2, 'found', 'poolrun');
+    await insertTestPeople(open, OPEN_WEB_SOURCE_ID);
+    await insertTestPeople(pool);
+    const asked = () => provider.requests.flatMap((r) => r.personIds);
+    const before = new Set(asked());
+
+    const view = await createContactRetrievalJob(srv.config, { principal: principalOf(t), personIds: [...pool, ...open], fields: ['email'] }, {
+      // The entitlement changes between acceptance and the job's first chunk.
+      start: async (input) => {
+        await setSourceEnabled(t.orgId, OPEN_WEB_SOURCE_ID, false);
+        await startContactRetrievalWorkflow(srv.config, input);
+      },
+      running: (jobId) => contactRetrievalWorkflowRunning(srv.config, jobId),
+    });
+    const job = await waitFinished(t, view.job_id);
+    expect(job.counts).toMatchObject({ requested: 4, delivered: 2, not_found: 2 });
+    const items = await resultItems(t, view.job_id);
+    for (const id of open) expect(items.find((i) => i.person_id === id)).toMatchObject({ outcome: 'not_found', receipt_id: null });
+    expect(await creditBalance(t.orgId)).toBe(98);
+    const newlyAsked = asked().filter((p) => !before.has(p));
+    for (const id of open) expect(newlyAsked).not.toContain(id);
+  });
+
+  test('a batch job over a search whose people the organization can no longer see answers them not_found, free', async () => {
+    const t = await createTenant({ credits: 100 });
+    const open = people(2, 'found', 'webbatch');
+    const pool = people(1, 'found', 'poolbatch');
+    await insertTestPeople(open, OPEN_WEB_SOURCE_ID);
+    await insertTestPeople(pool);
+    const search = await storeSearch({ orgId: t.orgId, fingerprint: `abuse-${n}`, params: {}, personIds: [...open, ...pool], total: 3 });
+    const res = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/batch', { key: t.key, body: { search_id: search.searchId, limit: 3 }, idempotencyKey: idem() });
+    expect(res.status).toBe(202);
+    const job = await waitFinished(t, res.json.job_id);
+    expect(job.counts).toMatchObject({ requested: 3, delivered: 1, not_found: 2 });
+    expect(await creditBalance(t.orgId)).toBe(99);
+  });
+});
+
+describe('the daily delivery quota is checked only for the first person of a job', () => {
+  test('two jobs started one person below the quota deliver one person between them; the other job is 429 delivery_quota_exceeded', async () => {
+    const t = await createTenant({ credits: 100 });
+    await recordDelivered(t.orgId, Array.from({ length: DELIVERY_QUOTA - 1 }, (_, i) => `per_before${String(i).padStart(8, '0')}`));
+    const a = people(5, 'found', 'qa');
+    const b = people(5, 'found', 'qb');
+    await insertTestPeople([...a, ...b]);
+    const [ra, rb] = await Promise.all([createJob(t, a), createJob(t, b)]);
+    const accepted = [ra, rb].filter((r) => r.status === 202);
+    const refused = [ra, rb].filter((r) => r.status !== 202);
+    expect(accepted).toHaveLength(1);
+    expectProblem(refused[0], 429, 'delivery_quota_exceeded');
+    expect(refused[0].headers['retry-after']).toBe('1');
+    const job = await waitFinished(t, accepted[0].json.job_id);
+    expect(job.counts).toMatchObject({ requested: 5, delivered: 1, failed: 4 });
+    const items = await resultItems(t, job.job_id);
+    expect(items.filter((i) => i.outcome === 'failed').every((i) => i.reason === 'delivery_quota_exceeded' && i.contacts.emails.length === 0)).toBe(true);
+    expect(await creditBalance(t.orgId)).toBe(99);
+    // The quota is full now: nobody new can be delivered today, by a job or an unlock.
+    await expect(assertQuota('deliveries', t.orgId, ['per_someoneelse0001'])).rejects.toMatchObject({ code: 'delivery_quota_exceeded' });
+  });
+
+  test('what a job reserved but did not deliver is given back when it finishes', async () => {
+    const t = await createTenant({ credits: 100 });
+    await recordDelivered(t.orgId, Array.from({ length: DELIVERY_QUOTA - 3 }, (_, i) => `per_earlier${String(i).padStart(8, '0')}`));
+    const missing = people(2, 'not_found', 'rel');
+    const found = people(2, 'found', 'rel');
+    await insertTestPeople([...missing, ...found]);
+    // Three of quota left: the two not-found people and the first found one are covered.
+    const first = await createJob(t, [...missing, ...found]);
+    expect(first.status).toBe(202);
+    const job = await waitFinished(t, first.json.job_id);
+    expect(job.counts).toMatchObject({ requested: 4, not_found: 2, delivered: 1, failed: 1 });
+    // The two reserved for people who were not found came back: two more fit today.
+    const more = people(3, 'found', 'rel2');
+    await insertTestPeople(more);
+    const second = await createJob(t, more);
+    expect(second.status).toBe(202);
+    expect((await waitFinished(t, second.json.job_id)).counts).toMatchObject({ requested: 3, delivered: 2, failed: 1 });
+  });
+});
+
+describe('jobs over ids that do not exist are free and unlimited', () => {
+  test('a job naming people that do not exist is 422 naming them; no job, workflow or document is made', async () => {
+    const t = await createTenant({ credits: 100 });
+    const real = people(2, 'found', 'real');
+    await insertTestPeople(real);
+    const ghosts = ['per_ghost000000000001', 'per_ghost000000000002'];
+    const res = await createJob(t, [real[0], ghosts[0], real[1], ghosts[1]]);
+    expectProblem(res, 422, 'validation_failed');
+    expect(res.json.unknown_person_ids).toEqual(ghosts);
+    expect(res.json.errors).toEqual([expect.objectContaining({ field: 'person_ids' })]);
+    expect(res.json.detail).toContain(ghosts[0]);
+    expect(await ContactRetrievalJob.countDocuments({ orgId: t.orgId })).toBe(0);
+    expect(await ContactRetrievalJobPeople.countDocuments({ personIds: { $in: ghosts } })).toBe(0);
+    expect(await ContactJobDaySlot.countDocuments({ orgId: t.orgId })).toBe(0);
+    expect(await creditBalance(t.orgId)).toBe(100);
+  });
+});
+
+describe('an organization has a daily job cap', () => {
+  test('past its daily cap a job is 429 contact_job_daily_cap with Retry-After until the UTC day rolls; other organizations are not affected', async () => {
+    const t = await createTenant({ credits: 100 });
+    const other = await createTenant({ credits: 100 });
+    await setDailyJobCap(t.orgId, 2);
+    const who = people(4, 'found', 'cap');
+    await insertTestPeople(who);
+    for (const p of who.slice(0, 2)) {
+      const r = await createJob(t, [p]);
+      expect(r.status).toBe(202);
+      await waitFinished(t, r.json.job_id);
+    }
+    const third = await createJob(t, [who[2]]);
+    expectProblem(third, 429, 'contact_job_daily_cap');
+    const retryAfter = Number(third.headers['retry-after']);
+    const untilMidnight = Math.ceil((Math.ceil(Date.now() / 86_400_000) * 86_400_000 - Date.now()) / 1000);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(Math.abs(retryAfter - untilMidnight)).toBeLessThanOrEqual(5);
+    expect(third.json.limit).toBe(2);
+    expect(await ContactRetrievalJob.countDocuments({ orgId: t.orgId })).toBe(2);
+    expect((await createJob(other, [who[3]])).status).toBe(202);
+  });
+
+  test('concurrent claims never pass the cap (unique-insert day slots)', async () => {
+    const t = await createTenant();
+    await setDailyJobCap(t.orgId, 3);
+    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => claimDaySlot(t.orgId, `job_concurrent${i}`)));
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(3);
+    for (const o of outcomes.filter((x) => x.status === 'rejected')) {
+      expect((o as PromiseRejectedResult).reason).toBeInstanceOf(Problem);
+      expect(((o as PromiseRejectedResult).reason as Problem).code).toBe('contact_job_daily_cap');
+    }
+    expect(await ContactJobDaySlot.countDocuments({ orgId: t.orgId })).toBe(3);
+  });
+
+  test('a job refused by a later check gives its day slot back', async () => {
+    const t = await createTenant({ credits: 100 });
+    await setDailyJobCap(t.orgId, 1);
+    const who = people(2, 'found', 'giveback');
+    await insertTestPeople(who);
+    await recordDelivered(t.orgId, Array.from({ length: DELIVERY_QUOTA }, (_, i) => `per_full${String(i).padStart(8, '0')}`));
+    expectProblem(await createJob(t, [who[0]]), 429, 'delivery_quota_exceeded');
+    expect(await ContactJobDaySlot.countDocuments({ orgId: t.orgId })).toBe(0);
+  });
+});
