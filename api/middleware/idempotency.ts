@@ -1,4 +1,3 @@
-import type { Context } from 'koa';
 import {
   idempotentChargeKey, invalidIdempotencyKey, isValidIdempotencyKey, requestFingerprint, runIdempotent, type StoredResponse,
 } from '../../core/idempotency/idempotency';
@@ -17,22 +16,29 @@ function parsedBody(raw: Buffer): unknown {
   }
 }
 
+/** The idempotency key as the caller sent it, and the request line the fingerprint covers. */
+export interface IdempotentCall {
+  idempotencyKey: string | undefined;
+  method: string;
+  path: string;
+}
+
 /**
- * Koa adapter of core/idempotency (SPEC 7.4): checks the key, fingerprints the request and
- * serializes the handler's result once, so a replay sends the very same bytes with
- * `Idempotent-Replayed: true`.
+ * The operation executor's adapter of core/idempotency (SPEC 7.4): checks the key,
+ * fingerprints the request and serializes the handler's result once, so a replay sends the
+ * very same bytes with `Idempotent-Replayed: true`.
  */
 export async function withIdempotency(
-  ctx: Context,
+  call: IdempotentCall,
   operation: string,
   rawBody: Buffer,
   input: RouteInput<unknown, unknown, unknown>,
   run: () => Promise<RouteResult>,
 ): Promise<RouteResult> {
-  const key = ctx.get('Idempotency-Key');
+  const key = call.idempotencyKey ?? '';
   if (!isValidIdempotencyKey(key)) throw invalidIdempotencyKey();
   input.idempotencyKey = key;
-  const fingerprint = requestFingerprint(operation, ctx.method, ctx.path, parsedBody(rawBody));
+  const fingerprint = requestFingerprint(operation, call.method, call.path, parsedBody(rawBody));
   const { response, replayed } = await runIdempotent({ orgId: input.principal.orgId, key, operation, fingerprint }, async (): Promise<StoredResponse> => {
     const result = await run();
     const body = result.body === undefined ? '' : typeof result.body === 'string' ? result.body : JSON.stringify(result.body);
