@@ -12,7 +12,7 @@ import type { RouteSpec } from '../routeSpec';
 import { toolsResource } from '../oauth/tokenEndpoint';
 import { authenticateBearer, BearerRejection, sendBearerRejection } from './bearer';
 import { availableTools, type ToolEntry } from './toolCatalog';
-import { createToolDispatcher, type ToolOutcome } from './toolDispatch';
+import { createToolDispatcher, type ToolDispatcher, type ToolOutcome } from './toolDispatch';
 
 export const TOOLS_PATH = '/tools';
 const MAX_MESSAGE_BYTES = 65_536;
@@ -40,7 +40,7 @@ function toolResult(outcome: ToolOutcome): CallToolResult {
   };
 }
 
-function mcpServer(tools: ToolEntry[], principal: KeyPrincipal, requestId: string, dispatcher: ReturnType<typeof createToolDispatcher>): Server {
+function mcpServer(tools: ToolEntry[], principal: KeyPrincipal, requestId: string, dispatcher: ToolDispatcher): Server {
   const server = new Server({ name: 'talent-platform-tools', version: '1.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: tools.map((t) => ({ name: t.definition.name, title: t.definition.title, description: t.definition.description, inputSchema: t.inputSchema })),
@@ -63,6 +63,10 @@ function jsonRpcError(ctx: Context, status: number, code: number, message: strin
  * `{MCP_URL}/tools`: an MCP server over Streamable HTTP in stateless mode (a fresh server per
  * POST, JSON responses), behind bearer validation on every request. GET (a server-initiated
  * event stream) and DELETE (session end) have no meaning without sessions: 405.
+ *
+ * One JSON-RPC message per POST: the client's rate (bearer.ts) counts POSTs, and a JSON-RPC
+ * batch would carry up to 100 tool calls past it, so a batch is refused whole (400, -32600)
+ * and none of its calls runs. MCP 2025-06-18 removed batching; the SDK's clients never send one.
  */
 export function toolServerRouter(config: Config, routes: readonly RouteSpec[]): Router {
   const tools = availableTools(routes);
@@ -87,6 +91,9 @@ export function toolServerRouter(config: Config, routes: readonly RouteSpec[]): 
     } catch {
       ctx.set('Connection', 'close');
       return jsonRpcError(ctx, 400, -32700, `Parse error: send one JSON-RPC message of at most ${MAX_MESSAGE_BYTES} bytes.`);
+    }
+    if (Array.isArray(message)) {
+      return jsonRpcError(ctx, 400, ErrorCode.InvalidRequest, 'Invalid Request: JSON-RPC batches are not accepted; send one message per request, so that every tool call counts against the client rate.');
     }
     const server = mcpServer(tools, clientPrincipal(client, config), ctx.state.requestId, dispatcher);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
