@@ -3,17 +3,18 @@ import type { Context } from 'koa';
 import type { ZodType, z } from 'zod';
 import type { KeyPrincipal } from '../core/keys/apiKeys';
 import type { Permission } from '../core/keys/permissions';
-import { Problem, validationFailed, type FieldError } from '../core/problems';
-import { KEY_LIKE } from './middleware/authenticate';
-import { operationAdmission } from './middleware/admission';
-import { withIdempotency } from './middleware/idempotency';
-import { readJsonBody } from './middleware/jsonBody';
+import type { OperationName } from '../core/limits/limitTable';
+import { Problem } from '../core/problems';
+import { admissionOf } from './middleware/admission';
+import { readJsonBody, type ReadBody } from './middleware/jsonBody';
+import { createOperationExecutor, type ExecuteOperation } from './operations/executeOperation';
+import { operationRegistry } from './operations/operationRegistry';
 
 /**
- * A route is declared once, as data: its operation name (used by limits, metrics and the
- * OpenAPI document), permission, schemas and handler. `mountRoutes` turns the declaration into
- * the per-route pipeline: permission → operation admission → body → validation → idempotency →
- * handler. Handlers return a value instead of writing to ctx, so results can be replayed.
+ * A route is declared once, as data: its operation name (used by limits, metrics, tools and the
+ * OpenAPI document), permission, schemas and handler. The operation executor
+ * (api/operations/executeOperation.ts) runs the declaration; `mountRoutes` is its HTTP adapter.
+ * Handlers return a value instead of writing to ctx, so results can be replayed.
  */
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -38,8 +39,8 @@ export interface ResponseDoc {
 }
 
 export interface RouteSpec<B extends ZodType = ZodType, Q extends ZodType = ZodType, P extends ZodType = ZodType> {
-  /** Stable operation name, e.g. `candidates.search`: limit entries and metrics use it. */
-  operation: string;
+  /** Stable operation name, e.g. `candidates.search`: limit entries, metrics and tools use it. */
+  operation: OperationName;
   method: HttpMethod;
   /** Koa path, e.g. `/v1/webhook-endpoints/:id`. */
   path: string;
@@ -62,94 +63,42 @@ export function defineRoute<B extends ZodType, Q extends ZodType, P extends ZodT
   return spec as unknown as RouteSpec;
 }
 
-/** Body members that would let a caller pick a tenant; the key alone decides it. */
-const TENANT_FIELDS = new Set(['org_id', 'organization_id', 'org_root', 'account_id', 'workspace_id', 'orgid', 'organizationid', 'accountid', 'workspaceid']);
+const NO_BODY: ReadBody = { value: undefined, raw: Buffer.alloc(0) };
 
-export function findTenantFields(value: unknown, path = ''): FieldError[] {
-  const found: FieldError[] = [];
-  if (Array.isArray(value)) {
-    value.forEach((v, i) => found.push(...findTenantFields(v, `${path}[${i}]`)));
-  } else if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      const here = path ? `${path}.${k}` : k;
-      if (TENANT_FIELDS.has(k.toLowerCase())) {
-        found.push({ field: here, message: 'organization and account identifiers are not accepted; the API key decides the tenant' });
-      }
-      found.push(...findTenantFields(v, here));
-    }
-  }
-  return found;
-}
-
-function containsKeyLike(value: unknown): boolean {
-  if (typeof value === 'string') return KEY_LIKE.test(value);
-  if (Array.isArray(value)) return value.some(containsKeyLike);
-  if (value && typeof value === 'object') return Object.values(value).some(containsKeyLike);
-  return false;
-}
-
-export function zodFieldErrors(error: z.ZodError, root: string): FieldError[] {
-  return error.issues.map((i) => {
-    const path = i.path.map(String).join('.');
-    const field = i.code === 'unrecognized_keys' ? (i as { keys: string[] }).keys.map((k) => (path ? `${path}.${k}` : k)).join(', ') : path;
-    return { field: field ? `${root}${field}` : root.replace(/\.$/, '') || 'body', message: i.message };
-  });
-}
-
-function parseWith<S extends ZodType>(schema: S | undefined, value: unknown, root: string): unknown {
-  if (!schema) return value;
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw validationFailed(zodFieldErrors(parsed.error, root));
-  return parsed.data;
-}
-
-function requirePermission(ctx: Context, permission: Permission | undefined): void {
-  if (!permission) return;
-  const principal = ctx.state.principal as KeyPrincipal;
-  if (!principal.scopes.includes(permission)) {
-    throw new Problem('insufficient_scope', `This operation requires the \`${permission}\` permission.`, {
-      extensions: { required_scope: permission },
-    });
-  }
-}
-
-async function runRoute(ctx: Context, spec: RouteSpec): Promise<void> {
+/**
+ * The HTTP adapter of one route: reads what HTTP carries (the JSON body's bytes, the
+ * Idempotency-Key header, path and query parameters) and runs the operation through the
+ * executor, holding the baseline admission the /v1 chain took for this request.
+ */
+async function runOverHttp(ctx: Context, spec: RouteSpec, execute: ExecuteOperation): Promise<void> {
+  const principal = ctx.state.principal as KeyPrincipal | undefined;
+  if (!principal) throw new Problem('missing_api_key', 'Send your API key as `Authorization: Bearer <API_KEY>`.');
   const takesBody = spec.method === 'POST' || spec.method === 'PATCH';
-  const body = takesBody ? await readJsonBody(ctx) : { value: undefined, raw: Buffer.alloc(0) };
-  if (containsKeyLike(body.value)) {
-    throw new Problem('malformed_authorization', 'Credentials are accepted only in the Authorization header, never in a body.');
+  const body = takesBody ? await readJsonBody(ctx) : NO_BODY;
+  const admission = admissionOf(ctx);
+  try {
+    const result = await execute(spec.operation, {
+      principal,
+      params: ctx.params,
+      query: { ...ctx.query },
+      body: body.value,
+      rawBody: body.raw,
+      idempotencyKey: ctx.get('Idempotency-Key') || undefined,
+      requestId: ctx.state.requestId,
+      admission,
+    });
+    ctx.status = result.status;
+    for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
+    if (result.body !== undefined) ctx.body = result.body;
+  } finally {
+    // Every answer, refusals and failures included, reports the limits the request was held to.
+    if (admission) ctx.set(admission.rateLimitHeaders());
   }
-  const tenantFields = findTenantFields(body.value);
-  if (tenantFields.length) throw validationFailed(tenantFields);
-  const params = parseWith(spec.params, ctx.params, 'path.');
-  const query = parseWith(spec.query, { ...ctx.query }, 'query.');
-  const input: RouteInput<unknown, unknown, unknown> = {
-    principal: ctx.state.principal,
-    body: undefined,
-    query,
-    params,
-    requestId: ctx.state.requestId,
-  };
-  const run = async (): Promise<RouteResult> => {
-    if (spec.body) {
-      if (body.value === undefined) throw validationFailed([{ field: 'body', message: 'a JSON body is required' }]);
-      input.body = parseWith(spec.body, body.value, '');
-    }
-    return spec.handler(input as never);
-  };
-  const result = spec.idempotent ? await withIdempotency(ctx, spec.operation, body.raw, input, run) : await run();
-  ctx.status = result.status;
-  for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
-  if (result.body !== undefined) ctx.body = result.body;
 }
 
-export function mountRoutes(router: Router, specs: RouteSpec[]): void {
+export function mountRoutes(router: Router, specs: readonly RouteSpec[]): void {
+  const execute = createOperationExecutor(operationRegistry(specs));
   for (const spec of specs) {
-    const permission = async (ctx: Context, next: () => Promise<unknown>) => {
-      requirePermission(ctx, spec.permission);
-      await next();
-    };
-    const admission = operationAdmission(spec.operation);
-    router.register(spec.path, [spec.method], [permission, admission, (ctx: Context) => runRoute(ctx, spec)], { name: spec.operation });
+    router.register(spec.path, [spec.method], [(ctx: Context) => runOverHttp(ctx, spec, execute)], { name: spec.operation });
   }
 }

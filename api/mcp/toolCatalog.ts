@@ -1,4 +1,5 @@
 import { z, type ZodType } from 'zod';
+import type { OperationName } from '../../core/limits/limitTable';
 import type { RouteSpec } from '../routeSpec';
 
 /**
@@ -8,7 +9,7 @@ import type { RouteSpec } from '../routeSpec';
  */
 export interface ToolDefinition {
   name: string;
-  operation: string;
+  operation: OperationName;
   title: string;
   description: string;
 }
@@ -80,7 +81,7 @@ function toJsonSchema(schema: ZodType): JsonSchema {
   return s;
 }
 
-/** Where each tool argument goes in the HTTP-shaped request of the route. */
+/** Where each tool argument goes in the operation's input: path parameters, query or body. */
 export interface ArgumentPlan {
   params: string[];
   query: string[];

@@ -1,21 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { IncomingMessage, ServerResponse } from 'node:http';
-import { Socket } from 'node:net';
-import Router from '@koa/router';
-import Koa, { type Context, type Middleware } from 'koa';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import { logger } from '../../core/observability/logger';
 import { Problem } from '../../core/problems';
-import { baselineAdmission } from '../middleware/admission';
-import { mountRoutes, type RouteSpec } from '../routeSpec';
+import { createOperationExecutor, type ExecuteOperation, type OperationRequest } from '../operations/executeOperation';
+import { operationRegistry } from '../operations/operationRegistry';
+import type { RouteSpec } from '../routeSpec';
 import { IDEMPOTENCY_KEY_ARGUMENT, type ToolEntry } from './toolCatalog';
 
 /**
- * Runs a tool as its developer-API operation: the arguments become the HTTP-shaped request of
- * the route (path, query, JSON body, Idempotency-Key) and it goes through the very same
- * pipeline as /v1 (baseline admission → permission → operation admission → body checks →
- * validation → idempotency → handler), in-process, acting as the client's principal. No
- * incoming credential is carried into it.
+ * Runs a tool as its developer-API operation: the tool server's adapter of the operation
+ * executor, as api/routeSpec.ts is HTTP's. The arguments are split into the operation's path
+ * parameters, query and body (plus the idempotency key), and the executor runs the very same
+ * pipeline as /v1 (admission → permission → operation admission → body checks → validation →
+ * idempotency → handler), acting as the client's principal and holding its admission only for
+ * the call. No incoming credential is carried into it.
  */
 export interface ToolOutcome {
   ok: boolean;
@@ -27,25 +25,30 @@ export interface ToolDispatcher {
   run: (entry: ToolEntry, args: Record<string, unknown>, principal: KeyPrincipal, requestId: string) => Promise<ToolOutcome>;
 }
 
-function fillPath(path: string, args: Record<string, unknown>, names: string[]): string {
-  let out = path;
+/** Path arguments as a router would hand them over: strings, and a missing one names no resource. */
+function pathParams(args: Record<string, unknown>, names: string[]): Record<string, string> {
+  const params: Record<string, string> = {};
   for (const name of names) {
     const value = args[name];
-    out = out.replace(`:${name}`, encodeURIComponent(value === undefined || value === null ? '' : String(value)));
+    if (value === undefined || value === null || value === '') throw new Problem('not_found', 'No such resource.');
+    params[name] = String(value);
   }
-  return out;
+  return params;
 }
 
-function queryString(args: Record<string, unknown>, names: string[]): string {
-  const q = new URLSearchParams();
+/** Query arguments as a query string carries them: strings, repeated for a list. */
+function queryParams(args: Record<string, unknown>, names: string[]): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {};
   for (const name of names) {
-    const v = args[name];
-    if (v === undefined || v === null) continue;
-    if (Array.isArray(v)) v.forEach((x) => q.append(name, String(x)));
-    else q.set(name, typeof v === 'object' ? JSON.stringify(v) : String(v));
+    const value = args[name];
+    if (value === undefined || value === null) continue;
+    if (Array.isArray(value)) {
+      if (value.length) query[name] = value.length === 1 ? String(value[0]) : value.map(String);
+    } else {
+      query[name] = typeof value === 'object' ? JSON.stringify(value) : String(value);
+    }
   }
-  const s = q.toString();
-  return s ? `?${s}` : '';
+  return query;
 }
 
 function bodyOf(entry: ToolEntry, args: Record<string, unknown>): unknown {
@@ -55,19 +58,19 @@ function bodyOf(entry: ToolEntry, args: Record<string, unknown>): unknown {
   return Object.fromEntries(Object.entries(args).filter(([k]) => !skip.has(k)));
 }
 
-/** A request that exists only in memory: Koa and the route pipeline read it like a real one. */
-function syntheticRequest(method: string, url: string, headers: Record<string, string>, body: Buffer | undefined): IncomingMessage {
-  const req = new IncomingMessage(new Socket());
-  req.method = method;
-  req.url = url;
-  req.headers = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
-  req.rawHeaders = Object.entries(headers).flat();
-  if (body) req.push(body);
-  req.push(null);
-  return req;
+export function operationRequestOf(entry: ToolEntry, args: Record<string, unknown>, principal: KeyPrincipal, requestId: string): OperationRequest {
+  const supplied = args[IDEMPOTENCY_KEY_ARGUMENT];
+  return {
+    principal,
+    params: pathParams(args, entry.plan.params),
+    query: queryParams(args, entry.plan.query),
+    body: bodyOf(entry, args),
+    idempotencyKey: entry.spec.idempotent ? (typeof supplied === 'string' ? supplied : randomUUID()) : undefined,
+    requestId,
+  };
 }
 
-/** Idempotent routes hand back the stored JSON bytes (so replays are byte-identical); tools want the value. */
+/** Idempotent operations hand back the stored JSON text (so replays are byte-identical); tools want the value. */
 function decodedBody(body: unknown): unknown {
   if (body === undefined || body === null) return null;
   const text = Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : undefined;
@@ -91,49 +94,17 @@ export function problemPayload(problem: Problem, requestId: string): Record<stri
   };
 }
 
-export function createToolDispatcher(routes: readonly RouteSpec[]): ToolDispatcher {
-  const koa = new Koa();
-  const router = new Router();
-  mountRoutes(router, [...routes]);
-  const dispatch = router.routes() as unknown as Middleware;
-  const baseline = baselineAdmission();
-
+export function createToolDispatcher(routes: readonly RouteSpec[], execute: ExecuteOperation = createOperationExecutor(operationRegistry(routes))): ToolDispatcher {
   return {
     async run(entry, args, principal, requestId) {
-      const spec = entry.spec;
-      const url = fillPath(spec.path, args, entry.plan.params) + queryString(args, entry.plan.query);
-      const headers: Record<string, string> = { 'X-Request-Id': requestId };
-      if (spec.idempotent) {
-        const supplied = args[IDEMPOTENCY_KEY_ARGUMENT];
-        headers['Idempotency-Key'] = typeof supplied === 'string' ? supplied : randomUUID();
-      }
-      const body = bodyOf(entry, args);
-      let raw: Buffer | undefined;
-      if (body !== undefined) {
-        raw = Buffer.from(JSON.stringify(body));
-        headers['Content-Type'] = 'application/json';
-        headers['Content-Length'] = String(raw.length);
-      }
-      const req = syntheticRequest(spec.method, url, headers, raw);
-      const res = new ServerResponse(req);
-      const ctx = koa.createContext(req, res) as Context;
-      ctx.state.principal = principal;
-      ctx.state.requestId = requestId;
       try {
-        await baseline(ctx, async () => {
-          await dispatch(ctx, async () => undefined);
-        });
-        if (ctx.status === 404 && ctx.body === undefined) throw new Problem('not_found', 'No such resource.');
-        return { ok: true, status: ctx.status, body: decodedBody(ctx.body) };
+        const result = await execute(entry.spec.operation, operationRequestOf(entry, args, principal, requestId));
+        return { ok: true, status: result.status, body: decodedBody(result.body) };
       } catch (err) {
         if (err instanceof Problem) return { ok: false, status: err.status, body: problemPayload(err, requestId) };
         logger.error({ err: { message: (err as Error)?.message, stack: (err as Error)?.stack }, request_id: requestId, tool: entry.definition.name }, 'tool call failed');
         const internal = new Problem('internal_error', 'An internal error occurred. Quote the request id when reporting it.');
         return { ok: false, status: 500, body: problemPayload(internal, requestId) };
-      } finally {
-        // The in-memory response is complete here; listeners such as the in-flight lease release wait for this.
-        res.emit('finish');
-        res.emit('close');
       }
     },
   };

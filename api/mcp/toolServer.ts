@@ -13,7 +13,7 @@ import { toolsResource } from '../oauth/tokenEndpoint';
 import { MAX_BODY_DEPTH, nestingExceeds } from '../middleware/jsonBody';
 import { authenticateBearer, BearerRejection, sendBearerRejection } from './bearer';
 import { availableTools, type ToolEntry } from './toolCatalog';
-import { createToolDispatcher, type ToolOutcome } from './toolDispatch';
+import { createToolDispatcher, type ToolDispatcher, type ToolOutcome } from './toolDispatch';
 
 export const TOOLS_PATH = '/tools';
 const MAX_MESSAGE_BYTES = 65_536;
@@ -41,7 +41,7 @@ function toolResult(outcome: ToolOutcome): CallToolResult {
   };
 }
 
-function mcpServer(tools: ToolEntry[], principal: KeyPrincipal, requestId: string, dispatcher: ReturnType<typeof createToolDispatcher>): Server {
+function mcpServer(tools: ToolEntry[], principal: KeyPrincipal, requestId: string, dispatcher: ToolDispatcher): Server {
   const server = new Server({ name: 'talent-platform-tools', version: '1.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: tools.map((t) => ({ name: t.definition.name, title: t.definition.title, description: t.definition.description, inputSchema: t.inputSchema })),
@@ -64,6 +64,10 @@ function jsonRpcError(ctx: Context, status: number, code: number, message: strin
  * `{MCP_URL}/tools`: an MCP server over Streamable HTTP in stateless mode (a fresh server per
  * POST, JSON responses), behind bearer validation on every request. GET (a server-initiated
  * event stream) and DELETE (session end) have no meaning without sessions: 405.
+ *
+ * One JSON-RPC message per POST: the client's rate (bearer.ts) counts POSTs, and a JSON-RPC
+ * batch would carry up to 100 tool calls past it, so a batch is refused whole (400, -32600)
+ * and none of its calls runs. MCP 2025-06-18 removed batching; the SDK's clients never send one.
  */
 export function toolServerRouter(config: Config, routes: readonly RouteSpec[]): Router {
   const tools = availableTools(routes);
@@ -89,7 +93,10 @@ export function toolServerRouter(config: Config, routes: readonly RouteSpec[]): 
       ctx.set('Connection', 'close');
       return jsonRpcError(ctx, 400, -32700, `Parse error: send one JSON-RPC message of at most ${MAX_MESSAGE_BYTES} bytes.`);
     }
-    // Tool arguments sit three levels down (batch → message → params → arguments); they get the /v1 body depth.
+    if (Array.isArray(message)) {
+      return jsonRpcError(ctx, 400, ErrorCode.InvalidRequest, 'Invalid Request: JSON-RPC batches are not accepted; send one message per request, so that every tool call counts against the client rate.');
+    }
+    // Tool arguments sit two levels down (message → params → arguments); they get the /v1 body depth.
     if (nestingExceeds(message, MAX_BODY_DEPTH + 3)) {
       return jsonRpcError(ctx, 400, -32600, `Invalid Request: tool arguments nest deeper than ${MAX_BODY_DEPTH} levels.`);
     }

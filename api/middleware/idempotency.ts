@@ -1,4 +1,3 @@
-import type { Context } from 'koa';
 import {
   invalidIdempotencyKey, isValidIdempotencyKey, requestFingerprint, runIdempotent, type RequestClaim, type StoredResponse,
 } from '../../core/idempotency/idempotency';
@@ -30,23 +29,30 @@ export function requestClaim(input: object): RequestClaim {
   return claim;
 }
 
+/** The idempotency key as the caller sent it, and the request line the fingerprint covers. */
+export interface IdempotentCall {
+  idempotencyKey: string | undefined;
+  method: string;
+  path: string;
+}
+
 /**
- * Koa adapter of core/idempotency (SPEC 7.4): checks the key, fingerprints the request (with
- * its caller's workspace and key family) and serializes the handler's result once, so a replay
- * sends the very same bytes with `Idempotent-Replayed: true`.
+ * The operation executor's adapter of core/idempotency (SPEC 7.4): checks the key,
+ * fingerprints the request (with its caller's workspace and key family) and serializes the
+ * handler's result once, so a replay sends the very same bytes with `Idempotent-Replayed: true`.
  */
 export async function withIdempotency(
-  ctx: Context,
+  call: IdempotentCall,
   operation: string,
   rawBody: Buffer,
   input: RouteInput<unknown, unknown, unknown>,
   run: () => Promise<RouteResult>,
 ): Promise<RouteResult> {
-  const key = ctx.get('Idempotency-Key');
+  const key = call.idempotencyKey ?? '';
   if (!isValidIdempotencyKey(key)) throw invalidIdempotencyKey();
   input.idempotencyKey = key;
   const { orgId, workspaceId, familyId } = input.principal;
-  const fingerprint = requestFingerprint(operation, ctx.method, ctx.path, parsedBody(rawBody), { workspaceId, familyId });
+  const fingerprint = requestFingerprint(operation, call.method, call.path, parsedBody(rawBody), { workspaceId, familyId });
   const { response, replayed } = await runIdempotent({ orgId, workspaceId, key, operation, fingerprint }, async (claim): Promise<StoredResponse> => {
     claims.set(input, claim);
     const result = await run();

@@ -11,7 +11,7 @@ import { limitEntries, overriddenScopes, type ScopeChain } from '../../core/limi
 import { notFound } from '../../core/problems';
 import { Application } from '../../core/tenancy/models';
 import { defineRoute } from '../routeSpec';
-import { principalScopes } from '../middleware/admission';
+import { principalScopes } from '../operations/admission';
 
 const nullableInt = z.number().int().nullable();
 

@@ -7,7 +7,7 @@ import { Application } from '../tenancy/models';
 import { requireOrganization } from '../tenancy/provisioning';
 import {
   BASELINE_ENTRY, DEFAULT_MAX_CONCURRENCY, DEFAULT_REQUESTS_PER_SECOND, OPERATION_REQUESTS_PER_SECOND,
-  isOperation, type Operation, type Scope, type ScopeType,
+  type LimitEntryName, type OperationName, type Scope, type ScopeType,
 } from './limitTable';
 
 /**
@@ -97,18 +97,18 @@ export function organizationLimits(s: LimitSettingsDoc): OrganizationLimits {
 }
 
 /** The request rate an operation is held to: its own rate or the baseline, the stricter. */
-export function operationRequestsPerSecond(operation: string, org: OrganizationLimits): number {
+export function operationRequestsPerSecond(operation: OperationName, org: OrganizationLimits): number {
   const own = ownRequestsPerSecond(operation);
   return own === undefined ? org.requestsPerSecond : Math.min(own, org.requestsPerSecond);
 }
 
 /** An operation's own request rate (SPEC 8.1 item 2), if it has one besides the baseline. */
-export function ownRequestsPerSecond(operation: string): number | undefined {
-  return isOperation(operation) ? OPERATION_REQUESTS_PER_SECOND[operation] : undefined;
+export function ownRequestsPerSecond(operation: OperationName): number | undefined {
+  return OPERATION_REQUESTS_PER_SECOND[operation];
 }
 
 /** Ceiling a per-minute cap is measured against: the operation's standard rate over a minute. */
-export function standardRequestsPerMinute(operation: string, org: OrganizationLimits): number {
+export function standardRequestsPerMinute(operation: LimitEntryName, org: OrganizationLimits): number {
   return (operation === BASELINE_ENTRY ? org.requestsPerSecond : operationRequestsPerSecond(operation, org)) * 60;
 }
 
@@ -123,7 +123,7 @@ export interface ApplicableOverrides {
 }
 
 /** Overrides of one operation that hold requests made within `chain` (a scope and every wider one). */
-export function applicableOverrides(s: LimitSettingsDoc, operation: string, chain: Scope[]): ApplicableOverrides {
+export function applicableOverrides(s: LimitSettingsDoc, operation: OperationName, chain: Scope[]): ApplicableOverrides {
   const mine = s.overrides.filter((o) => o.operation === operation && chain.some((c) => sameScope(o, c)));
   return {
     block: mine.find((o) => o.kind === 'block'),
@@ -171,10 +171,6 @@ export async function requireScope(orgId: string, scope: Scope): Promise<void> {
   if (!exists) throw new LimitChangeError(`${scope.type.replace('_', ' ')} ${scope.id} does not belong to organization ${orgId}`);
 }
 
-function requireCappableOperation(operation: string): asserts operation is Operation {
-  if (!isOperation(operation)) throw new LimitChangeError(`unknown operation ${operation}`);
-}
-
 function upsertOverride(s: LimitSettingsDoc, o: Omit<LimitOverride, 'updatedAt'>): LimitSettingsDoc {
   const rest = s.overrides.filter((x) => !(x.operation === o.operation && x.scopeType === o.scopeType && x.scopeId === o.scopeId));
   return { ...s, overrides: [...rest, { ...o, updatedAt: new Date() }] };
@@ -185,7 +181,7 @@ function existingOverride(s: LimitSettingsDoc, operation: string, scope: Scope):
 }
 
 /** Pure rule for a cap change (SPEC 8.3 rules 2 and 3). */
-export function checkCapChange(s: LimitSettingsDoc, operation: string, scope: Scope, requestsPerMinute: number, actor: Actor): void {
+export function checkCapChange(s: LimitSettingsDoc, operation: OperationName, scope: Scope, requestsPerMinute: number, actor: Actor): void {
   if (!Number.isInteger(requestsPerMinute) || requestsPerMinute < 1) throw new LimitChangeError('requests per minute must be a positive integer');
   const standard = standardRequestsPerMinute(operation, organizationLimits(s));
   if (requestsPerMinute >= standard) {
@@ -200,8 +196,7 @@ export function checkCapChange(s: LimitSettingsDoc, operation: string, scope: Sc
   }
 }
 
-export async function setCap(orgId: string, operation: string, scope: Scope, requestsPerMinute: number, actor: Actor = 'operator'): Promise<LimitSettingsDoc> {
-  requireCappableOperation(operation);
+export async function setCap(orgId: string, operation: OperationName, scope: Scope, requestsPerMinute: number, actor: Actor = 'operator'): Promise<LimitSettingsDoc> {
   await requireOrganization(orgId);
   await requireScope(orgId, scope);
   return updateSettings(orgId, (s) => {
@@ -210,8 +205,7 @@ export async function setCap(orgId: string, operation: string, scope: Scope, req
   });
 }
 
-export async function blockOperation(orgId: string, operation: string, scope: Scope): Promise<LimitSettingsDoc> {
-  requireCappableOperation(operation);
+export async function blockOperation(orgId: string, operation: OperationName, scope: Scope): Promise<LimitSettingsDoc> {
   await requireOrganization(orgId);
   await requireScope(orgId, scope);
   return updateSettings(orgId, (s) => upsertOverride(s, { operation, scopeType: scope.type, scopeId: scope.id, kind: 'block', requestsPerMinute: null }));
@@ -223,7 +217,7 @@ export function checkClear(actor: Actor): void {
 }
 
 /** Clears a cap or block; `api.request_baseline.v1` clears the organization-wide rate. */
-export async function clearLimit(orgId: string, operation: string, scope: Scope, actor: Actor = 'operator'): Promise<LimitSettingsDoc> {
+export async function clearLimit(orgId: string, operation: LimitEntryName, scope: Scope, actor: Actor = 'operator'): Promise<LimitSettingsDoc> {
   checkClear(actor);
   await requireOrganization(orgId);
   if (operation === BASELINE_ENTRY) {
@@ -235,7 +229,6 @@ export async function clearLimit(orgId: string, operation: string, scope: Scope,
       maxConcurrency: null,
     }));
   }
-  requireCappableOperation(operation);
   await requireScope(orgId, scope);
   return updateSettings(orgId, (s) =>
     existingOverride(s, operation, scope)

@@ -10,7 +10,11 @@ export const BASELINE_ENTRY = 'api.request_baseline.v1';
 export const DEFAULT_REQUESTS_PER_SECOND = 25;
 export const DEFAULT_MAX_CONCURRENCY = 25;
 
-/** Every route's operation name (the agreed list); limit entries are reported for each. */
+/**
+ * Every operation's name (the agreed list), a closed type: routes, tools, limit entries and the
+ * operator CLI take an `OperationName`, so a misspelled one does not compile (or, from the
+ * command line, is refused) instead of silently losing its rate. Limit entries are reported for each.
+ */
 export const OPERATIONS = [
   'whoami',
   'candidates.search',
@@ -35,10 +39,17 @@ export const OPERATIONS = [
   'operational_limits.get',
 ] as const;
 
-export type Operation = (typeof OPERATIONS)[number];
+export type OperationName = (typeof OPERATIONS)[number];
 
-export function isOperation(value: string): value is Operation {
+/** What a limit entry names: an operation, or the baseline every request is held to. */
+export type LimitEntryName = OperationName | typeof BASELINE_ENTRY;
+
+export function isOperationName(value: string): value is OperationName {
   return (OPERATIONS as readonly string[]).includes(value);
+}
+
+export function isLimitEntryName(value: string): value is LimitEntryName {
+  return value === BASELINE_ENTRY || isOperationName(value);
 }
 
 /**
@@ -47,7 +58,7 @@ export function isOperation(value: string): value is Operation {
  * creation start paid provider work; reads are cheap but are polled; webhook management is
  * administrative and rare, replays re-send traffic to a receiver.
  */
-export const OPERATION_REQUESTS_PER_SECOND: Partial<Record<Operation, number>> = {
+export const OPERATION_REQUESTS_PER_SECOND: Partial<Record<OperationName, number>> = {
   'contact_retrieval_jobs.create': 10,
   'contact_retrieval_jobs.batch_create': 2,
   'contact_retrieval_jobs.get': 20,

@@ -1,4 +1,4 @@
-import { BASELINE_ENTRY, OPERATIONS, type Scope } from './limitTable';
+import { BASELINE_ENTRY, OPERATIONS, type LimitEntryName, type Scope } from './limitTable';
 import {
   applicableOverrides, organizationLimits, operationRequestsPerSecond, sameScope, standardRequestsPerMinute, type LimitSettingsDoc,
 } from './limitSettings';
@@ -9,7 +9,7 @@ import {
  * made within that scope. Pure: the route gathers the settings and the scopes.
  */
 export interface LimitEntry {
-  operation: string;
+  operation: LimitEntryName;
   scope: { type: Scope['type']; id: string };
   status: 'active' | 'denied';
   source: 'inherited' | 'override' | 'cleared';
@@ -27,7 +27,7 @@ export interface LimitEntry {
 export type ScopeChain = Scope[];
 
 /** Reference to an entry: `<scope type>:<scope id>/<operation>`. */
-export function entryRef(scope: Scope, operation: string): string {
+export function entryRef(scope: Scope, operation: LimitEntryName): string {
   return `${scope.type}:${scope.id}/${operation}`;
 }
 
@@ -36,7 +36,7 @@ export function suggestedCap(standard: number): number {
   return Math.max(1, Math.floor(standard * 0.8));
 }
 
-export function limitEntry(settings: LimitSettingsDoc, operation: string, chain: ScopeChain, leaseTtlSeconds: number): LimitEntry {
+export function limitEntry(settings: LimitSettingsDoc, operation: LimitEntryName, chain: ScopeChain, leaseTtlSeconds: number): LimitEntry {
   const scope = chain[chain.length - 1];
   const org = organizationLimits(settings);
   const isBaseline = operation === BASELINE_ENTRY;
@@ -90,8 +90,8 @@ export function limitEntries(
   settings: LimitSettingsDoc,
   chains: ScopeChain[],
   leaseTtlSeconds: number,
-  operation?: string,
+  operation?: LimitEntryName,
 ): LimitEntry[] {
-  const operations = operation ? [operation] : [BASELINE_ENTRY, ...OPERATIONS];
+  const operations: LimitEntryName[] = operation ? [operation] : [BASELINE_ENTRY, ...OPERATIONS];
   return chains.flatMap((chain) => operations.map((op) => limitEntry(settings, op, chain, leaseTtlSeconds)));
 }

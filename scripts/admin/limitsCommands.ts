@@ -1,5 +1,7 @@
 import { config } from '../../core/config';
-import { BASELINE_ENTRY, type Scope } from '../../core/limits/limitTable';
+import {
+  BASELINE_ENTRY, isLimitEntryName, isOperationName, type LimitEntryName, type OperationName, type Scope,
+} from '../../core/limits/limitTable';
 import {
   blockOperation, clearLimit, readLimitSettings, setCap, setOrganizationRate, type LimitSettingsDoc,
 } from '../../core/limits/limitSettings';
@@ -39,7 +41,20 @@ async function chainOf(orgId: string, scope: Scope): Promise<ScopeChain> {
     : [org, { type: 'application', id: key.applicationId }, { type: 'key_family', id: key.familyId }, scope];
 }
 
-async function entryFor(settings: LimitSettingsDoc, orgId: string, operation: string, scope: Scope) {
+/** `--operation` names an operation (or, where allowed, the baseline entry); a misspelled one is a usage error. */
+function operationFlag(f: Flags): OperationName {
+  const value = requireFlag(f, 'operation');
+  if (!isOperationName(value)) throw new UsageError(`--operation: unknown operation ${value}`);
+  return value;
+}
+
+function limitEntryFlag(f: Flags): LimitEntryName | undefined {
+  const value = optionalFlag(f, 'operation');
+  if (value !== undefined && !isLimitEntryName(value)) throw new UsageError(`--operation: unknown operation ${value}`);
+  return value;
+}
+
+async function entryFor(settings: LimitSettingsDoc, orgId: string, operation: LimitEntryName, scope: Scope) {
   return limitEntry(settings, operation, await chainOf(orgId, scope), config().limits.leaseTtlSeconds);
 }
 
@@ -48,7 +63,7 @@ export const limitsCommands: Record<string, AdminCommand> = {
     usage: `limit set --org O --operation OP ${SCOPE_FLAGS} --requests-per-minute N`,
     run: async (f) => {
       const orgId = requireFlag(f, 'org');
-      const operation = requireFlag(f, 'operation');
+      const operation = operationFlag(f);
       const scope = scopeFromFlags(orgId, f);
       const settings = await setCap(orgId, operation, scope, intFlag(f, 'requests-per-minute', { required: true, min: 1 })!);
       return entryFor(settings, orgId, operation, scope);
@@ -58,7 +73,7 @@ export const limitsCommands: Record<string, AdminCommand> = {
     usage: `limit block --org O --operation OP ${SCOPE_FLAGS}`,
     run: async (f) => {
       const orgId = requireFlag(f, 'org');
-      const operation = requireFlag(f, 'operation');
+      const operation = operationFlag(f);
       const scope = scopeFromFlags(orgId, f);
       return entryFor(await blockOperation(orgId, operation, scope), orgId, operation, scope);
     },
@@ -67,7 +82,8 @@ export const limitsCommands: Record<string, AdminCommand> = {
     usage: `limit clear --org O --operation OP ${SCOPE_FLAGS}   (OP ${BASELINE_ENTRY} clears the organization-wide rate)`,
     run: async (f) => {
       const orgId = requireFlag(f, 'org');
-      const operation = requireFlag(f, 'operation');
+      requireFlag(f, 'operation');
+      const operation = limitEntryFlag(f)!;
       const scope = scopeFromFlags(orgId, f);
       return entryFor(await clearLimit(orgId, operation, scope), orgId, operation, scope);
     },
@@ -87,7 +103,7 @@ export const limitsCommands: Record<string, AdminCommand> = {
     usage: `limit show --org O --operation OP ${SCOPE_FLAGS}`,
     run: async (f) => {
       const orgId = requireFlag(f, 'org');
-      const operation = optionalFlag(f, 'operation') ?? BASELINE_ENTRY;
+      const operation = limitEntryFlag(f) ?? BASELINE_ENTRY;
       return entryFor(await readLimitSettings(orgId), orgId, operation, scopeFromFlags(orgId, f));
     },
   },

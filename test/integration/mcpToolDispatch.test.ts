@@ -3,6 +3,7 @@ import { availableTools } from '../../api/mcp/toolCatalog';
 import { createToolDispatcher } from '../../api/mcp/toolDispatch';
 import { defineRoute, type RouteSpec } from '../../api/routeSpec';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
+import { heldLeases, leaseReleaser } from '../../core/limits/requestAdmission';
 import { retryLater } from '../../core/problems';
 import { startTestApi, type TestApi } from '../support/testApi';
 
@@ -14,6 +15,8 @@ jest.setTimeout(120_000);
  * parameters, query, body members, Idempotency-Key, permission, validation and problems.
  */
 const seen: Array<Record<string, unknown>> = [];
+/** In-flight leases of the organization while a read runs. */
+const leasesDuringCall: number[] = [];
 
 const routes: RouteSpec[] = [
   defineRoute({
@@ -41,7 +44,10 @@ const routes: RouteSpec[] = [
     params: z.object({ job_id: z.string() }),
     query: z.object({ verbose: z.enum(['true', 'false']).optional() }),
     responses: { 200: { description: 'ok' } },
-    handler: async ({ params, query }) => ({ status: 200, body: { job_id: params.job_id, verbose: query.verbose ?? null } }),
+    handler: async ({ params, query, principal }) => {
+      leasesDuringCall.push((await heldLeases(principal.orgId)).length);
+      return { status: 200, body: { job_id: params.job_id, verbose: query.verbose ?? null } };
+    },
   }),
   defineRoute({
     operation: 'contact_retrieval_jobs.cancel',
@@ -107,4 +113,21 @@ test('a missing permission is insufficient_scope; a problem keeps its code and R
   expect(denied.body).toMatchObject({ code: 'insufficient_scope', status: 403 });
   const limited = await dispatcher.run(tool('cancel_contact_retrieval_job'), { job_id: 'job_1' }, { ...principal, scopes: ['jobs.v1:write'] }, 'req_7');
   expect(limited.body).toMatchObject({ code: 'contact_job_concurrency_cap', status: 429, retry_after: 30 });
+});
+
+test('a tool call holds an in-flight lease while it runs and gives it back when it returns, with no HTTP response to close', async () => {
+  await leaseReleaser.drain();
+  expect(await heldLeases(principal.orgId)).toHaveLength(0);
+  leasesDuringCall.length = 0;
+  const out = await dispatcher.run(tool('get_contact_retrieval_job'), { job_id: 'job_lease' }, principal, 'req_8');
+  expect(out.ok).toBe(true);
+  expect(leasesDuringCall).toEqual([1]);
+  await leaseReleaser.drain();
+  expect(await heldLeases(principal.orgId)).toHaveLength(0);
+});
+
+test('a credential in tool input is malformed_authorization even without the permission (not hidden behind insufficient_scope)', async () => {
+  const out = await dispatcher.run(tool('unlock_profile'), { person_id: 'sk_live_ext_' + 'A'.repeat(40) }, { ...principal, scopes: [] }, 'req_9');
+  expect(out.body).toMatchObject({ code: 'malformed_authorization', status: 400 });
+  expect(JSON.stringify(out.body)).not.toContain('A'.repeat(40));
 });

@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
-import { createTenant, type TestTenant } from '../support/fixtures';
+import { PERMISSIONS } from '../../core/keys/permissions';
+import { addKey, createTenant, type TestTenant } from '../support/fixtures';
 import { rawRequest } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 
@@ -86,6 +87,17 @@ describe('request bodies (SPEC 7.2, 8.1 item 4)', () => {
   test('an API key inside a body is 400 malformed_authorization', async () => {
     const res = await rawRequest(srv.url, {
       method: 'POST', path: '/v1/candidates/search', headers: headers({ 'Content-Type': 'application/json' }), body: JSON.stringify({ query: 'x', api_key: tenant.key }),
+    });
+    expect(res.status).toBe(400);
+    expect(res.json.code).toBe('malformed_authorization');
+    expect(res.text).not.toContain(tenant.key);
+  });
+
+  test('an API key inside a body is 400 malformed_authorization even for a key without the permission (checked before the 403)', async () => {
+    const narrow = await addKey(tenant, [PERMISSIONS.jobsRead]);
+    const res = await rawRequest(srv.url, {
+      method: 'POST', path: '/v1/candidates/search', headers: headers({ Authorization: `Bearer ${narrow.key}`, 'Content-Type': 'application/json' }),
+      body: JSON.stringify({ query: 'x', note: tenant.key }),
     });
     expect(res.status).toBe(400);
     expect(res.json.code).toBe('malformed_authorization');

@@ -3,7 +3,7 @@ import { Problem, PROBLEM_CODES, retryLater } from '../../core/problems';
 import { isValidIdempotencyKey } from '../../api/middleware/idempotency';
 import { isValidRequestId } from '../../api/middleware/requestId';
 import { problemDocument } from '../../api/middleware/problemDocuments';
-import { findTenantFields } from '../../api/routeSpec';
+import { findTenantFields } from '../../api/operations/operationInput';
 import { openSecret, sealSecret } from '../../core/crypto/secretBox';
 
 describe('API keys', () => {

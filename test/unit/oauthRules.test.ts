@@ -106,7 +106,7 @@ describe('tool catalogue', () => {
 
   test('a non-object body becomes a `body` argument', () => {
     const spec = defineRoute({
-      operation: 'x', method: 'POST', path: '/v1/x', tag: 't', summary: 's',
+      operation: 'person_matches.create', method: 'POST', path: '/v1/x', tag: 't', summary: 's',
       body: z.array(z.string()), responses: { 200: { description: 'ok' } }, handler: async () => ({ status: 200 }),
     });
     const entry = buildToolEntry(TOOL_DEFINITIONS[0], spec);

@@ -1,0 +1,95 @@
+import type { KeyPrincipal } from '../../core/keys/apiKeys';
+import type { Permission } from '../../core/keys/permissions';
+import type { OperationName } from '../../core/limits/limitTable';
+import { Problem, validationFailed } from '../../core/problems';
+import { withIdempotency } from '../middleware/idempotency';
+import type { RouteInput, RouteResult, RouteSpec } from '../routeSpec';
+import { acquireAdmission, type AcquireAdmission, type AdmissionHandle } from './admission';
+import { findTenantFields, parseWith, rejectCredentialsInBody } from './operationInput';
+import type { OperationRegistry } from './operationRegistry';
+
+/**
+ * Runs one developer-API operation for a principal, whatever road the request came by: the
+ * Koa routes (api/routeSpec.ts) and the tool server (api/mcp/toolDispatch.ts) both call it
+ * with values they have already taken out of their own protocol. Nothing here knows HTTP.
+ *
+ * Order: credential in the body → baseline admission (unless the caller holds it) →
+ * permission → operation admission → tenant fields in the body → path and query validation →
+ * idempotency → body validation → handler. A credential is looked for first so that it is
+ * reported as such (400) rather than hidden behind a 403 or 429. Failures are thrown as
+ * `Problem`s; the result is what the handler answered, or the stored answer of a replay.
+ */
+export interface OperationRequest {
+  principal: KeyPrincipal;
+  /** Path parameters, before the route's schema. */
+  params?: Record<string, unknown>;
+  /** Query parameters, before the route's schema. */
+  query?: Record<string, unknown>;
+  /** The parsed JSON body, or undefined when there is none. */
+  body?: unknown;
+  /** The body's exact bytes when it came over the wire; the JSON of `body` otherwise. */
+  rawBody?: Buffer;
+  idempotencyKey?: string;
+  requestId: string;
+  /**
+   * Baseline admission the caller already holds and releases itself (HTTP holds it until the
+   * response is sent). Without it the executor acquires its own and releases it when done.
+   */
+  admission?: AdmissionHandle;
+}
+
+export type OperationResult = RouteResult;
+
+export type ExecuteOperation = (operation: OperationName, request: OperationRequest) => Promise<OperationResult>;
+
+function requirePermission(principal: KeyPrincipal, permission: Permission | undefined): void {
+  if (!permission || principal.scopes.includes(permission)) return;
+  throw new Problem('insufficient_scope', `This operation requires the \`${permission}\` permission.`, {
+    extensions: { required_scope: permission },
+  });
+}
+
+/** The route's path with its parameters filled in: the request line an idempotency fingerprint covers. */
+export function operationPath(spec: RouteSpec, params: Record<string, unknown>): string {
+  return spec.path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => encodeURIComponent(String(params[name] ?? '')));
+}
+
+function rawBodyOf(request: OperationRequest): Buffer {
+  if (request.rawBody) return request.rawBody;
+  return request.body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(request.body));
+}
+
+async function runValidated(spec: RouteSpec, request: OperationRequest): Promise<OperationResult> {
+  const tenantFields = findTenantFields(request.body);
+  if (tenantFields.length) throw validationFailed(tenantFields);
+  const rawParams = request.params ?? {};
+  const params = parseWith(spec.params, rawParams, 'path.');
+  const query = parseWith(spec.query, request.query ?? {}, 'query.');
+  const input: RouteInput<unknown, unknown, unknown> = { principal: request.principal, body: undefined, query, params, requestId: request.requestId };
+  const run = async (): Promise<OperationResult> => {
+    if (spec.body) {
+      if (request.body === undefined) throw validationFailed([{ field: 'body', message: 'a JSON body is required' }]);
+      input.body = parseWith(spec.body, request.body, '');
+    }
+    return spec.handler(input as never);
+  };
+  if (!spec.idempotent) return run();
+  const call = { idempotencyKey: request.idempotencyKey, method: spec.method, path: operationPath(spec, rawParams) };
+  return withIdempotency(call, spec.operation, rawBodyOf(request), input, run);
+}
+
+export function createOperationExecutor(registry: OperationRegistry, acquire: AcquireAdmission = acquireAdmission): ExecuteOperation {
+  return async (operation, request) => {
+    const spec = registry.get(operation);
+    if (!spec) throw new Problem('not_found', 'No such resource.');
+    rejectCredentialsInBody(request.body);
+    const admission = request.admission ?? (await acquire(request.principal));
+    try {
+      requirePermission(request.principal, spec.permission);
+      await admission.admitOperation(operation);
+      return await runValidated(spec, request);
+    } finally {
+      if (!request.admission) admission.release();
+    }
+  };
+}

@@ -1,0 +1,18 @@
+import type { OperationName } from '../../core/limits/limitTable';
+import type { RouteSpec } from '../routeSpec';
+
+/**
+ * The operations the executor can run, by name, built from the `defineRoute` declarations of
+ * api/routes: one declaration per operation, so two routes can never share a name (and with it
+ * a rate, limit entries and metrics).
+ */
+export type OperationRegistry = ReadonlyMap<OperationName, RouteSpec>;
+
+export function operationRegistry(specs: readonly RouteSpec[]): OperationRegistry {
+  const byName = new Map<OperationName, RouteSpec>();
+  for (const spec of specs) {
+    if (byName.has(spec.operation)) throw new Error(`operation ${spec.operation} is declared by two routes`);
+    byName.set(spec.operation, spec);
+  }
+  return byName;
+}
