@@ -204,6 +204,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return toConfig(parsed.data);
 }
 
+/**
+ * The logger's settings. The logger exists before any entry point loads the config (and must
+ * work when that fails), so these two are read on their own, with LOG_LEVEL's rule from the
+ * schema; a bad LOG_LEVEL logs at `info` until loadConfig refuses it.
+ */
+export function logSettings(env: NodeJS.ProcessEnv = process.env): { level: string; service: string } {
+  const level = schema.shape.LOG_LEVEL.safeParse(env.LOG_LEVEL || undefined);
+  return { level: level.success ? level.data : 'info', service: env.SERVICE_NAME || 'talent-platform' };
+}
+
 let cached: Config | undefined;
 
 /** The process-wide config, loaded on first use. Entry points call this at start-up. */

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { newId } from '../ids';
+import { inTurn } from '../inTurn';
 import { creditsCharged } from '../observability/metrics';
 import { Problem } from '../problems';
 import { Organization } from '../tenancy/models';
@@ -147,21 +148,7 @@ function forget(orgId: string): void {
  * Appends of one organization from this process, one at a time: concurrent writers of one
  * process would only race each other for the same seq (each lost race costs re-reads).
  */
-const appendQueues = new Map<string, Promise<unknown>>();
-
-function oneAtATime<T>(orgId: string, fn: () => Promise<T>): Promise<T> {
-  const previous = appendQueues.get(orgId) ?? Promise.resolve();
-  const run = previous.then(fn, fn);
-  const settled = run.then(
-    () => undefined,
-    () => undefined,
-  );
-  appendQueues.set(orgId, settled);
-  void settled.then(() => {
-    if (appendQueues.get(orgId) === settled) appendQueues.delete(orgId);
-  });
-  return run;
-}
+const oneAtATime = <T>(orgId: string, fn: () => Promise<T>): Promise<T> => inTurn(`ledger:${orgId}`, fn);
 
 /**
  * Appends one movement computed from the current head: `next` returns the state after it or

@@ -1,20 +1,2 @@
-/**
- * Runs calls that share a key one after another within this process. Writers of one
- * append-only chain (an organization's quota window) from one process would only race each
- * other for the next sequence number, and every lost race costs re-reads.
- */
-const queues = new Map<string, Promise<void>>();
-
-export function inTurn<T>(key: string, fn: () => Promise<T>): Promise<T> {
-  const previous = queues.get(key) ?? Promise.resolve();
-  const run = previous.then(fn, fn);
-  const settled = run.then(
-    () => undefined,
-    () => undefined,
-  );
-  queues.set(key, settled);
-  void settled.then(() => {
-    if (queues.get(key) === settled) queues.delete(key);
-  });
-  return run;
-}
+// The keyed queue lives in core/inTurn.ts, shared with the credit ledger.
+export { inTurn } from '../inTurn';

@@ -1,12 +1,15 @@
 import pino from 'pino';
+import { logSettings } from '../config';
 
 /**
  * Structured JSON logs. Nothing logs headers, bodies or query strings; the redact list is a
  * second line of defence for credentials that might reach a log object by mistake.
  */
+const settings = logSettings();
+
 export const logger = pino({
-  level: process.env.LOG_LEVEL || 'info',
-  base: { service: process.env.SERVICE_NAME || 'talent-platform' },
+  level: settings.level,
+  base: { service: settings.service },
   timestamp: pino.stdTimeFunctions.isoTime,
   redact: {
     paths: [
