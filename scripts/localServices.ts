@@ -20,10 +20,22 @@ export const LOCAL = join(ROOT, '.local');
 const PIP_DIR = join(LOCAL, 'pip');
 const BIN_DIR = join(LOCAL, 'bin');
 
+/**
+ * Patches applied to the FerretDB source before the build (scripts/ferretdb/). sqliteIdIndex: in
+ * 1.24.2 the SQLite backend queries `_id` through `_ferretdb_sjson->'$._id'` while its unique
+ * `_id_` index is on `_ferretdb_sjson->"_id"`; SQLite uses an expression index only for an
+ * identical expression, so every `_id` lookup, update and delete scanned the whole table. The
+ * patch queries the index's own expression and also pushes `_id: {$eq}` / `_id: {$in}` down
+ * when the filter has other keys (the handler still filters every row it gets).
+ * The binary's name carries the patch set, so a changed set builds a new binary.
+ */
+const FERRETDB_PATCHES = ['sqliteIdIndex.patch'] as const;
+const FERRETDB_BUILD = `${VERSIONS.ferretdb}-sqliteid1`;
+
 export const BINARIES = {
   temporal: join(PIP_DIR, 'bin', 'temporal'),
   temporalTestServer: join(PIP_DIR, 'bin', 'temporal-test-server'),
-  ferretdb: join(BIN_DIR, `ferretdb-${VERSIONS.ferretdb}`),
+  ferretdb: join(BIN_DIR, `ferretdb-${FERRETDB_BUILD}`),
 };
 
 export class ServiceInstallError extends Error {}
@@ -73,7 +85,7 @@ function installTemporal(log: (m: string) => void): void {
 
 function installFerretDb(log: (m: string) => void): void {
   if (existsSync(BINARIES.ferretdb)) return;
-  log(`building FerretDB ${VERSIONS.ferretdb} from the Go module proxy into .local/bin (about a minute, once) …`);
+  log(`building FerretDB ${VERSIONS.ferretdb} (patched: ${FERRETDB_PATCHES.join(', ')}) from the Go module proxy into .local/bin (about a minute, once) …`);
   try {
     const gomod = join(LOCAL, 'gomod');
     mkdirSync(gomod, { recursive: true });
@@ -82,10 +94,14 @@ function installFerretDb(log: (m: string) => void): void {
       Dir: string;
       Origin?: { Hash?: string };
     };
-    const src = join(LOCAL, 'src', `ferretdb-${VERSIONS.ferretdb}`);
+    const src = join(LOCAL, 'src', `ferretdb-${FERRETDB_BUILD}`);
     rmSync(src, { recursive: true, force: true });
     cpSync(info.Dir, src, { recursive: true });
     run('chmod', ['-R', 'u+w', src]);
+    // A repository of its own: inside another work tree (.local may sit in one) git apply
+    // would resolve the patch's paths against that tree's root.
+    run('git', ['init', '--quiet'], { cwd: src });
+    for (const patch of FERRETDB_PATCHES) run('git', ['apply', '-p1', join(ROOT, 'scripts', 'ferretdb', patch)], { cwd: src });
     // Release tooling normally generates these; without version.txt the binary panics at start.
     const versionDir = join(src, 'build', 'version');
     writeFileSync(join(versionDir, 'version.txt'), `${VERSIONS.ferretdb}\n`);

@@ -1,0 +1,200 @@
+/**
+ * Store point-lookup benchmark: the reads that must not scan, at a given number of people.
+ *
+ *   npx tsx bench/storeLookups.ts [--people 200000] [--contacts N] [--samples 200] [--data-dir DIR] [--uri mongodb://…/db] [--secondary]
+ *
+ * Without --uri it starts the default local store (FerretDB over SQLite, as `npm run dev` and
+ * the tests start it) on a free port: in --data-dir when given (kept, so a second run skips
+ * the seeding), else in a temporary folder removed afterwards. It seeds `--people` people with
+ * the real seeder and `--contacts` (default: as many) retrieved-contact records of one
+ * organization, then measures, one request at a time:
+ *   - unlock:  Person.findById, as profile unlock reads a person (present and absent ids);
+ *   - reuse:   the contact-retrieval job's reuse lookup, `_id: {$in: 100 ids}` plus
+ *              `retrievedAt: {$gte}` (half of the ids present);
+ *   - update:  updateOne by `_id` (the write every conditional update ends with);
+ *   - secondary (--secondary): one lookup on an indexed non-`_id` field, for reference
+ *              (FerretDB's SQLite backend pushes only `_id` conditions down, so it scans:
+ *              minutes at a million).
+ * It prints the store's own plan (explain) for each shape and, for the store it started, the
+ * CPU time the store process spent per lookup (wall time on a shared machine also counts
+ * waiting for a core). Targets (issue 13, at 1,000,000 people): unlock p95 <= 50 ms; a 100-id
+ * reuse lookup p95 <= 100 ms.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import mongoose from 'mongoose';
+import { RetrievedContact } from '../core/jobs/models';
+import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
+import { personIdFor } from '../core/talent/generator';
+import { Person } from '../core/talent/models';
+import { DEFAULT_PEOPLE_SEED, peopleCount, seedPeople } from '../core/talent/seedPeople';
+import { parseArgs } from '../scripts/admin/command';
+import { freePort, installServices, startFerretDb, type RunningService } from '../scripts/localServices';
+
+const ORG = 'org_storeLookupsBench0000';
+const REUSE_IDS = 100;
+const UNLOCK_P95_MS = 50;
+const REUSE_P95_MS = 100;
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+function stats(ms: number[]): { n: number; p50: number; p95: number; max: number } {
+  const s = [...ms].sort((a, b) => a - b);
+  return { n: s.length, p50: percentile(s, 50), p95: percentile(s, 95), max: s[s.length - 1] };
+}
+
+/** CPU milliseconds (user + system) a process has used, from /proc; undefined where unreadable. */
+function cpuMs(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+interface Timed {
+  ms: number[];
+  storeCpuMsPerOp?: number;
+}
+
+let storePid: number | undefined;
+
+async function timed(n: number, op: (i: number) => Promise<unknown>): Promise<Timed> {
+  const ms: number[] = [];
+  const cpu0 = cpuMs(storePid);
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await op(i);
+    ms.push(performance.now() - t);
+  }
+  const cpu1 = cpuMs(storePid);
+  return { ms, storeCpuMsPerOp: cpu0 === undefined || cpu1 === undefined ? undefined : (cpu1 - cpu0) / n };
+}
+
+function randomOrdinal(below: number): number {
+  return Math.floor(Math.random() * below);
+}
+
+/** Retrieved contacts of one organization for people 0..count-1, in unordered batches; resumable. */
+async function seedRetrievedContacts(count: number): Promise<void> {
+  // Resumes at the last whole 100,000 already there, probed by _id (a count would scan).
+  const present = async (ordinal: number) => !!(await RetrievedContact.exists({ _id: `${ORG}:${personIdFor(DEFAULT_PEOPLE_SEED, ordinal)}` }));
+  if (count === 0 || (await present(count - 1))) return;
+  let start = 0;
+  while (start + 100_000 <= count && (await present(start + 100_000 - 1))) start += 100_000;
+  const t = Date.now();
+  process.stderr.write(`seeding ${count - start} retrieved contacts …\n`);
+  const at = new Date();
+  for (let from = start; from < count; from += 4000) {
+    const waves: Array<Promise<unknown>> = [];
+    for (let start = from; start < Math.min(count, from + 4000); start += 1000) {
+      const docs = [];
+      for (let i = start; i < Math.min(count, start + 1000); i++) {
+        const personId = personIdFor(DEFAULT_PEOPLE_SEED, i);
+        docs.push({ _id: `${ORG}:${personId}`, orgId: ORG, personId, fields: ['email'], emails: [`p${i}@example.test`], phones: [], retrievedAt: at });
+      }
+      waves.push(RetrievedContact.collection.insertMany(docs as never[], { ordered: false }).catch((err: { writeErrors?: unknown }) => {
+        if (!err.writeErrors) throw err;
+      }));
+    }
+    await Promise.all(waves);
+    process.stderr.write(`\r  ${Math.min(count, from + 4000)}/${count}   `);
+  }
+  process.stderr.write(`\n  seeded in ${((Date.now() - t) / 1000).toFixed(0)} s\n`);
+}
+
+/** The store's plan for a find: FerretDB's pushdown flag and SQLite plan, or MongoDB's winning stage. */
+async function plan(collection: string, filter: object): Promise<string> {
+  const db = mongoose.connection.db!;
+  const e = (await db.command({ explain: { find: collection, filter }, verbosity: 'queryPlanner' })) as Record<string, unknown>;
+  if ('filterPushdown' in e) {
+    const qp = e.queryPlanner as { Plan?: string[] };
+    return `filterPushdown=${String(e.filterPushdown)} ${(qp.Plan ?? []).map((p) => p.replace(/^.*detail=/, '')).join('; ')}`;
+  }
+  const winning = (e.queryPlanner as { winningPlan?: { stage?: string; inputStage?: { stage?: string } } }).winningPlan;
+  return `winningPlan=${winning?.stage}${winning?.inputStage ? `<-${winning.inputStage.stage}` : ''}`;
+}
+
+async function main(): Promise<void> {
+  const { flags } = parseArgs(process.argv.slice(2));
+  const people = Number(flags.people ?? 200_000);
+  const contacts = Number(flags.contacts ?? people);
+  const samples = Number(flags.samples ?? 200);
+  let uri = typeof flags.uri === 'string' ? flags.uri : undefined;
+  let store: RunningService | undefined;
+  let tempDir: string | undefined;
+  if (!uri) {
+    installServices({ temporal: false, ferretdb: true }, (m) => process.stderr.write(`[services] ${m}\n`));
+    const dataDir = typeof flags['data-dir'] === 'string' ? flags['data-dir'] : (tempDir = mkdtempSync(join(tmpdir(), 'store-lookups-')));
+    const port = await freePort();
+    store = await startFerretDb({ port, dataDir: join(dataDir, 'ferretdb'), logFile: join(dataDir, 'ferretdb.log') });
+    storePid = store.child.pid;
+    uri = `mongodb://127.0.0.1:${port}/store_lookups`;
+    process.stderr.write(`local store (FerretDB over SQLite) in ${dataDir}\n`);
+  }
+  try {
+    await connectStore(uri);
+    await ensureIndexes();
+    if ((await peopleCount()) < people) {
+      const t = Date.now();
+      process.stderr.write(`seeding ${people} people …\n`);
+      await seedPeople({ count: people, onProgress: (p) => process.stderr.write(`\r  ${p.inserted}/${p.total} (${p.ratePerSecond}/s)   `) });
+      process.stderr.write(`\n  seeded in ${((Date.now() - t) / 1000).toFixed(0)} s\n`);
+    }
+    await seedRetrievedContacts(contacts);
+
+    const since = new Date(Date.now() - 86_400_000);
+    const reuseFilter = (i: number) => ({
+      _id: { $in: Array.from({ length: REUSE_IDS }, (_, k) => `${ORG}:${k % 2 ? `per_absent${i}x${k}` : personIdFor(DEFAULT_PEOPLE_SEED, randomOrdinal(contacts))}`) },
+      retrievedAt: { $gte: since },
+    });
+    console.log(`\nplans at ${people.toLocaleString('en')} people, ${contacts.toLocaleString('en')} retrieved contacts:`);
+    console.log(`  unlock    ${await plan('people', { _id: personIdFor(DEFAULT_PEOPLE_SEED, 1) })}`);
+    console.log(`  reuse     ${await plan('retrieved_contacts', reuseFilter(0))}`);
+    console.log(`  secondary ${await plan('retrieved_contacts', { orgId: 'org_absent' })}`);
+
+    // Warm-up: the first reads page the index in.
+    await timed(20, () => Person.findById(personIdFor(DEFAULT_PEOPLE_SEED, randomOrdinal(people))).lean());
+    const unlockPresent = await timed(samples, () => Person.findById(personIdFor(DEFAULT_PEOPLE_SEED, randomOrdinal(people))).lean());
+    const unlockAbsent = await timed(samples, (i) => Person.findById(`per_absentBench${i}`).lean());
+    const reuse = await timed(Math.max(20, Math.floor(samples / 4)), (i) => RetrievedContact.find(reuseFilter(i)).lean());
+    const update = await timed(samples, () =>
+      RetrievedContact.updateOne({ _id: `${ORG}:${personIdFor(DEFAULT_PEOPLE_SEED, randomOrdinal(contacts))}` }, { $set: { retrievedAt: new Date() } }));
+    const secondary = flags.secondary ? await timed(1, () => RetrievedContact.findOne({ orgId: 'org_absent' }).lean()) : undefined;
+
+    const rows: Array<[string, Timed | undefined]> = [
+      ['unlock findById (present)', unlockPresent],
+      ['unlock findById (absent)', unlockAbsent],
+      [`reuse _id $in ${REUSE_IDS} + retrievedAt`, reuse],
+      ['updateOne by _id', update],
+      ['secondary field (orgId), for reference', secondary],
+    ];
+    const f = (x: number) => x.toFixed(1);
+    console.log(`\n| people | lookup | n | p50 ms | p95 ms | max ms | store CPU ms/op |\n|---:|---|---:|---:|---:|---:|---:|`);
+    for (const [name, t] of rows) {
+      if (!t) continue;
+      const s = stats(t.ms);
+      const cpu = t.storeCpuMsPerOp === undefined ? '-' : f(t.storeCpuMsPerOp);
+      console.log(`| ${people.toLocaleString('en')} | ${name} | ${s.n} | ${f(s.p50)} | ${f(s.p95)} | ${f(s.max)} | ${cpu} |`);
+    }
+    const unlockP95 = stats([...unlockPresent.ms, ...unlockAbsent.ms]).p95;
+    const reuseP95 = stats(reuse.ms).p95;
+    const scale = people >= 1_000_000 ? '' : ` (judged at ${people.toLocaleString('en')}; the target is set at 1,000,000)`;
+    console.log(`\ntarget unlock point lookup p95 <= ${UNLOCK_P95_MS} ms: ${unlockP95 <= UNLOCK_P95_MS ? 'met' : 'NOT met'} (${f(unlockP95)} ms)${scale}`);
+    console.log(`target ${REUSE_IDS}-id reuse lookup p95 <= ${REUSE_P95_MS} ms: ${reuseP95 <= REUSE_P95_MS ? 'met' : 'NOT met'} (${f(reuseP95)} ms)${scale}`);
+  } finally {
+    await disconnectStore();
+    await store?.stop();
+    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+  }
+}
+
+main().then(() => process.exit(0), (err) => {
+  console.error(err);
+  process.exit(1);
+});
