@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { config } from '../config';
-import { assertCanFundUnlessCharged, charge } from '../credits/credits';
+import { assertCanFundUnlessCharged, charge, findCharge } from '../credits/credits';
 import { PRICES } from '../credits/prices';
 import { canonicalJson, claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
 import { validationFailed } from '../problems';
@@ -101,7 +101,10 @@ async function firstPage(req: SearchRequest): Promise<SearchPage> {
   const fingerprint = fingerprintOf(params);
   firstFailure(await Promise.allSettled([
     admitToQuota('queries', req.orgId, [queryMember(fingerprint)]),
-    assertQuotaHasRoom('previews', req.orgId),
+    // The request's own page may be what filled the quota (a retry after a crash): not a refusal then.
+    assertQuotaHasRoom('previews', req.orgId).catch(async (err: unknown) => {
+      if (!(await findCharge(pageChargeKey(req)))) throw err;
+    }),
     assertCanFundUnlessCharged({ orgId: req.orgId, familyId: req.familyId, amount: PRICES.searchPage }, pageChargeKey(req)),
   ]));
   const idx = await searchIndex();
