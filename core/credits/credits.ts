@@ -122,6 +122,19 @@ export async function assertCanFund(input: FundingInput): Promise<void> {
   if (refusal) throw refusal;
 }
 
+/**
+ * assertCanFund for work paid under `chargeKey`: no refusal when that charge was already taken
+ * (a retry of a request that paid before it could answer must find its receipt, not a 402).
+ */
+export async function assertCanFundUnlessCharged(input: FundingInput, chargeKey: string): Promise<void> {
+  try {
+    await assertCanFund(input);
+  } catch (err) {
+    if (err instanceof Problem && err.status === 402 && (await findCharge(chargeKey))) return;
+    throw err;
+  }
+}
+
 function assertAmount(amount: number): void {
   if (!Number.isInteger(amount) || amount < 0) throw new Error('amount must be a non-negative integer');
 }

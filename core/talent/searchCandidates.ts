@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { config } from '../config';
-import { assertCanFund, charge } from '../credits/credits';
+import { assertCanFundUnlessCharged, charge, findCharge } from '../credits/credits';
 import { PRICES } from '../credits/prices';
 import { canonicalJson, claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
 import { validationFailed } from '../problems';
@@ -101,8 +101,11 @@ async function firstPage(req: SearchRequest): Promise<SearchPage> {
   const fingerprint = fingerprintOf(params);
   firstFailure(await Promise.allSettled([
     admitToQuota('queries', req.orgId, [queryMember(fingerprint)]),
-    assertQuotaHasRoom('previews', req.orgId),
-    assertCanFund({ orgId: req.orgId, familyId: req.familyId, amount: PRICES.searchPage }),
+    // The request's own page may be what filled the quota (a retry after a crash): not a refusal then.
+    assertQuotaHasRoom('previews', req.orgId).catch(async (err: unknown) => {
+      if (!(await findCharge(pageChargeKey(req)))) throw err;
+    }),
+    assertCanFundUnlessCharged({ orgId: req.orgId, familyId: req.familyId, amount: PRICES.searchPage }, pageChargeKey(req)),
   ]));
   const idx = await searchIndex();
   const outcome = await runScan(req.orgId, startSearch(idx, params, MAX_STORED_SEARCH_PEOPLE), config().search.scanBudget);
@@ -130,7 +133,7 @@ async function nextPage(req: SearchRequest, cursor: string): Promise<SearchPage>
   const pageIds = search.personIds.slice(pos.offset, pos.offset + req.pageSize);
   const data = previewsOf(idx, pageIds);
   // Before the previews are counted: a page that cannot be paid for counts nothing.
-  if (data.length) await assertCanFund({ orgId: req.orgId, familyId: req.familyId, amount: PRICES.searchPage });
+  if (data.length) await assertCanFundUnlessCharged({ orgId: req.orgId, familyId: req.familyId, amount: PRICES.searchPage }, pageChargeKey(req));
   return pageOf(req, search, pos.offset, pageIds, data, await payForPage(req, data));
 }
 
@@ -151,9 +154,13 @@ async function payForPage(req: SearchRequest, data: PersonPreview[]): Promise<{ 
   await admitToQuota('previews', req.orgId, data.map((p) => p.person_id));
   const receipt = await charge({
     orgId: req.orgId, familyId: req.familyId, amount: PRICES.searchPage, operation: SEARCH_OPERATION,
-    chargeKey: claimChargeKey(SEARCH_OPERATION, req.claim),
+    chargeKey: pageChargeKey(req),
   });
   return { credits: receipt.amount, receiptId: receipt.receiptId };
+}
+
+function pageChargeKey(req: SearchRequest): string {
+  return claimChargeKey(SEARCH_OPERATION, req.claim);
 }
 
 function pageOf(

@@ -1,4 +1,4 @@
-import { assertCanFund, charge } from '../credits/credits';
+import { assertCanFundUnlessCharged, charge } from '../credits/credits';
 import { PRICES } from '../credits/prices';
 import { claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
 import { notFound } from '../problems';
@@ -88,7 +88,8 @@ export async function unlockProfile(input: { orgId: string; familyId: string; cl
     await admitToQuota('deliveries', orgId, [personId]);
     return free();
   }
-  if (!earlier) await assertCanFund({ orgId, familyId, amount: PRICES.profileUnlock });
+  // Already charged for this person (this request before a crash, or another one): no 402.
+  if (!earlier) await assertCanFundUnlessCharged({ orgId, familyId, amount: PRICES.profileUnlock }, unlockChargeKey(orgId, personId));
   await admitToQuota('deliveries', orgId, [personId]);
   const receipt = await charge({
     orgId, familyId, amount: PRICES.profileUnlock, operation: UNLOCK_OPERATION, chargeKey: unlockChargeKey(orgId, personId), requestKey,

@@ -99,25 +99,26 @@ describe('charges are bound to the request that claimed them', () => {
   });
 });
 
-describe('a retry of the same request is still the same request', () => {
+/** A request that claimed `k`, charged under its claim, and crashed before answering. */
+async function crashedAfterCharging(t: TestTenant, k: string, operation: string, path: string, body: unknown, amount: number) {
+  const claim = { orgId: t.orgId, workspaceId: t.workspaceId, key: k, nonce: `nonce-${k}` };
+  const now = Date.now();
+  await IdempotencyRecord.create({
+    _id: idempotencyRecordId(t.orgId, t.workspaceId, k), orgId: t.orgId, workspaceId: t.workspaceId, operation,
+    fingerprint: requestFingerprint(operation, 'POST', path, body, t), nonce: claim.nonce,
+    state: 'in_progress', owner: 'crashed', leaseUntil: new Date(now - 1000), createdAt: new Date(now - 5000), expiresAt: new Date(now + DAY),
+  });
+  return charge({ orgId: t.orgId, familyId: t.familyId, amount, operation, chargeKey: claimChargeKey(operation, claim) });
+}
+
+describe('retries of a crashed or failed request', () => {
   it('a retry after a crash between charge and answer finds its own receipt and is not charged twice', async () => {
     const t = await createTenant({ credits: 10 });
     const [a] = await twoPoolPeople();
     const k = key();
     const body = { profile_url: a.profileUrl };
-    // The crashed request: it claimed the key, charged, and died before answering.
-    const claim = { orgId: t.orgId, workspaceId: t.workspaceId, key: k, nonce: 'nonce-of-the-crashed-request' };
-    const now = Date.now();
-    await IdempotencyRecord.create({
-      _id: idempotencyRecordId(t.orgId, t.workspaceId, k), orgId: t.orgId, workspaceId: t.workspaceId, operation: 'person_matches.create',
-      fingerprint: requestFingerprint('person_matches.create', 'POST', '/v1/person-matches', body, t), nonce: claim.nonce,
-      state: 'in_progress', owner: 'crashed', leaseUntil: new Date(now - 1000), createdAt: new Date(now - 5000), expiresAt: new Date(now + DAY),
-    });
-    const paid = await charge({
-      orgId: t.orgId, familyId: t.familyId, amount: 1, operation: 'person_matches.create', chargeKey: claimChargeKey('person_matches.create', claim),
-    });
+    const paid = await crashedAfterCharging(t, k, 'person_matches.create', '/v1/person-matches', body, 1);
     expect(await creditBalance(t.orgId)).toBe(9);
-
     const retried = await match(t, body, k);
     expect(retried.status).toBe(200);
     expect(retried.json).toMatchObject({ credits_charged: 1, receipt_id: paid.receiptId });
@@ -125,6 +126,46 @@ describe('a retry of the same request is still the same request', () => {
     const replay = await match(t, body, k);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.text).toBe(retried.text);
+  });
+
+  it('a retry of a paid search after a crash answers with its receipt, even once the credits ran out', async () => {
+    const t = await createTenant({ credits: 1 });
+    const k = key();
+    const body = { query: 'engineer', page_size: 3 };
+    const paid = await crashedAfterCharging(t, k, 'candidates.search', '/v1/candidates/search', body, 1);
+    expect(await creditBalance(t.orgId)).toBe(0);
+    const retried = await search(t, body, k);
+    expect(retried.status).toBe(200);
+    expect(retried.json).toMatchObject({ credits_charged: 1, receipt_id: paid.receiptId });
+    expect(retried.json.data).toHaveLength(3);
+    expect(await creditBalance(t.orgId)).toBe(0);
+  });
+
+  it('concurrent retries of a crashed request: one takes the claim over, one charge, one answer', async () => {
+    const t = await createTenant({ credits: 10 });
+    const [a] = await twoPoolPeople();
+    const k = key();
+    const body = { profile_url: a.profileUrl };
+    const paid = await crashedAfterCharging(t, k, 'person_matches.create', '/v1/person-matches', body, 1);
+    const answers = await Promise.all(Array.from({ length: 6 }, async () => {
+      for (;;) {
+        const res = await match(t, body, k);
+        if (!(res.status === 409 && res.json.code === 'idempotency_in_progress')) return res;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }));
+    expect(answers.map((r) => r.status)).toEqual(Array(6).fill(200));
+    expect(new Set(answers.map((r) => r.text)).size).toBe(1);
+    expect(answers[0].json).toMatchObject({ credits_charged: 1, receipt_id: paid.receiptId });
+    expect(answers.filter((r) => r.headers['idempotent-replayed'] !== 'true')).toHaveLength(1);
+    expect(await creditBalance(t.orgId)).toBe(9);
+  });
+
+  it('a key whose request failed may carry another request', async () => {
+    const t = await createTenant({ credits: 0 });
+    const k = key();
+    expectProblem(await search(t, { query: 'engineer' }, k), 402, 'insufficient_credits');
+    expectProblem(await search(t, { query: 'designer' }, k), 402, 'insufficient_credits');
   });
 });
 
