@@ -62,7 +62,7 @@ export interface FailedAuthenticationLimit {
 export function failedAuthenticationLimit(config: Config): FailedAuthenticationLimit {
   const blocks = new AddressBlocks();
   return {
-    retryAfterSeconds: (ctx) => blocks.retryAfterSeconds(clientAddressBucket(ctx.ip)),
+    retryAfterSeconds: (ctx) => (blocks.empty ? 0 : blocks.retryAfterSeconds(clientAddressBucket(ctx.ip))),
     recordFailure: async (ctx) => {
       const got = await admitFromAddress(config.secretsKey, 'auth-failures', ctx.ip, config.addressLimits.authFailuresPerMinute);
       if (got.admitted) return 0;

@@ -76,6 +76,11 @@ export class AddressBlocks {
     this.until.set(bucket, now + retryAfterSeconds * 1000);
   }
 
+  /** Whether any address is blocked: callers skip parsing the address on the common path. */
+  get empty(): boolean {
+    return this.until.size === 0;
+  }
+
   /** Seconds the bucket stays blocked, or 0. */
   retryAfterSeconds(bucket: string, now = Date.now()): number {
     const until = this.until.get(bucket);
