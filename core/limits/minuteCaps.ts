@@ -1,6 +1,7 @@
 import { Schema, model } from 'mongoose';
 import { logger } from '../observability/logger';
 import { isDuplicateKeyError } from '../store/duplicateKey';
+import type { OperationName } from './limitTable';
 
 /**
  * Per-minute caps (SPEC 8.3 rule 2): exact in any trailing minute. Admitted requests under a
@@ -49,7 +50,7 @@ const capLogSchema = new Schema(
 export const MinuteCapLog = model('MinuteCapLog', capLogSchema, 'minute_cap_logs');
 const logs = () => MinuteCapLog.collection as unknown as import('mongodb').Collection<CapLogDoc>;
 
-export const capLogId = (orgId: string, operation: string, scopeType: string, scopeId: string) => `${orgId}:${operation}:${scopeType}:${scopeId}`;
+export const capLogId = (orgId: string, operation: OperationName, scopeType: string, scopeId: string) => `${orgId}:${operation}:${scopeType}:${scopeId}`;
 
 export interface CapTaken {
   entryId: string;

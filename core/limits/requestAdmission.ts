@@ -4,6 +4,7 @@ import { logger } from '../observability/logger';
 import { isDuplicateKeyError as isDuplicateKey } from '../store/duplicateKey';
 import { LeaseBlockPool, WindowBlockPool, windowBlockSize, leaseBlockSize, type LeaseBlock, type WindowBlock } from './admissionBlocks';
 import { freeLeaseSlots, inFlightRetryAfterSeconds, leaseSlotId, LeaseReleaser, newLeaseToken, probeOrder, type HeldLease } from './inFlightLeases';
+import type { OperationName } from './limitTable';
 import { freeSlotIds, secondsUntilNextWindow, windowSecond, windowSlotId, windowSlotIds } from './strictWindow';
 
 /**
@@ -57,7 +58,7 @@ async function tryInsert<T extends { _id: string }>(coll: import('mongodb').Coll
 }
 
 export const requestScopeKey = (orgId: string) => `req:${orgId}`;
-export const operationScopeKey = (orgId: string, operation: string) => `op:${orgId}:${operation}`;
+export const operationScopeKey = (orgId: string, operation: OperationName) => `op:${orgId}:${operation}`;
 
 // ---- strict window ----
 

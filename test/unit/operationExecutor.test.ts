@@ -8,6 +8,8 @@ import { createOperationExecutor, operationPath, type OperationRequest } from '.
 import { operationRegistry } from '../../api/operations/operationRegistry';
 import { defineRoute, type RouteSpec } from '../../api/routeSpec';
 import { v1Routes } from '../../api/routes/index';
+import { UsageError } from '../../scripts/admin/command';
+import { limitsCommands } from '../../scripts/admin/limitsCommands';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import { OPERATIONS, type OperationName } from '../../core/limits/limitTable';
 import { Problem, retryLater } from '../../core/problems';
@@ -188,6 +190,12 @@ describe('operation names are a closed set', () => {
     const misspelledTool: ToolDefinition = { name: 'x', operation: 'contact_retrieval_job.get', title: 't', description: 'd' };
     expect(typeof misspelledRoute).toBe('function');
     expect(TOOL_DEFINITIONS).not.toContainEqual(misspelledTool);
+  });
+});
+
+describe('operation names from the command line', () => {
+  test.each(['limit set', 'limit block', 'limit clear', 'limit show'])('%s refuses a misspelled --operation as a usage error before touching the store', async (command) => {
+    await expect(limitsCommands[command].run({ org: 'org_1', operation: 'who_am_i', 'requests-per-minute': '5' })).rejects.toThrow(UsageError);
   });
 });
 
