@@ -19,6 +19,14 @@ export interface KeyPrincipal {
   scopes: Permission[];
 }
 
+/** `--family` names no family of this organization (and application): the caller's mistake. */
+export class UnknownKeyFamily extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnknownKeyFamily';
+  }
+}
+
 export interface CreateKeyInput {
   orgId: string;
   workspaceId: string;
@@ -36,7 +44,16 @@ export async function createApiKey(input: CreateKeyInput): Promise<{ key: string
   if (unknown.length) throw new Error(`unknown scopes: ${unknown.join(', ')}`);
   const ws = await Workspace.findOne({ _id: input.workspaceId, orgId: input.orgId }).lean();
   if (!ws) throw new Error(`workspace ${input.workspaceId} does not belong to ${input.orgId}`);
-  let applicationId = input.applicationId;
+  // A rotation joins a family that already exists in this organization (and application): a
+  // made-up family id would otherwise start a family whose budget and caps nobody set.
+  const family = input.familyId ? await ApiKey.findOne({ familyId: input.familyId, orgId: input.orgId }, { applicationId: 1 }).lean() : null;
+  if (input.familyId && !family) {
+    throw new UnknownKeyFamily(`key family ${input.familyId} does not exist in organization ${input.orgId}; omit --family to start a new family`);
+  }
+  if (family && input.applicationId && family.applicationId !== input.applicationId) {
+    throw new UnknownKeyFamily(`key family ${input.familyId} belongs to application ${family.applicationId}, not ${input.applicationId}`);
+  }
+  let applicationId = input.applicationId ?? family?.applicationId;
   if (applicationId) {
     if (!(await Application.exists({ _id: applicationId, orgId: input.orgId }))) {
       throw new Error(`application ${applicationId} does not belong to ${input.orgId}`);
@@ -46,14 +63,7 @@ export async function createApiKey(input: CreateKeyInput): Promise<{ key: string
     if (!app) throw new Error(`organization ${input.orgId} has no application; pass --application`);
     applicationId = app._id;
   }
-  let familyId = input.familyId;
-  if (familyId) {
-    // A rotation joins an existing family, which must be this organization's.
-    const sibling = await ApiKey.findOne({ familyId }).lean();
-    if (sibling && sibling.orgId !== input.orgId) throw new Error(`key family ${familyId} belongs to another organization`);
-  } else {
-    familyId = newId('kf');
-  }
+  const familyId = input.familyId ?? newId('kf');
   const key = generateApiKey(input.environment ?? 'live');
   const keyId = newId('key');
   await ApiKey.create({

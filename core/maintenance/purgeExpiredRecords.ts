@@ -1,24 +1,39 @@
 import { purgeExpiredIdempotencyRecords } from '../idempotency/idempotency';
+import { purgeExpiredDaySlots } from '../jobs/dailyJobCap';
 import { purgeExpiredQuotaEntries } from '../talent/quotas';
 import { purgeExpiredSearches } from '../talent/searches';
+import { purgeAttemptClaims, purgeExpiredRefreshChains, purgeWebhookHistory } from './purgeRecordsWithoutExpiry';
 
 /**
  * Records that carry their own `expiresAt` and that every read already ignores once expired:
  * stored searches (7 days; each holds up to 10,000 person ids), search quota windows and
  * idempotency records (24 h). Deleting them only reclaims space (TTL indexes are not available
- * on FerretDB 1.x), so it runs on a schedule and is safe to repeat at any time.
+ * on FerretDB 1.x), so it runs on a schedule and is safe to repeat at any time. With them go
+ * the records without an expiry of their own (core/maintenance/retentionRules.ts): webhook
+ * events and deliveries, attempt claims, refresh-token chains, and past days' job slots.
  */
 export interface PurgedCounts {
   searches: number;
   quotaEntries: number;
   idempotencyRecords: number;
+  webhookEvents: number;
+  webhookDeliveries: number;
+  attemptClaims: number;
+  refreshTokens: number;
+  jobDaySlots: number;
 }
 
 export async function purgeExpiredRecords(now = new Date()): Promise<PurgedCounts> {
-  const [searches, quotaEntries, idempotencyRecords] = await Promise.all([
+  const [searches, quotaEntries, idempotencyRecords, webhook, attemptClaims, refreshTokens, jobDaySlots] = await Promise.all([
     purgeExpiredSearches(now),
     purgeExpiredQuotaEntries(now),
     purgeExpiredIdempotencyRecords(now),
+    purgeWebhookHistory(now),
+    purgeAttemptClaims(now),
+    purgeExpiredRefreshChains(now),
+    purgeExpiredDaySlots(now),
   ]);
-  return { searches, quotaEntries, idempotencyRecords };
+  return {
+    searches, quotaEntries, idempotencyRecords, webhookEvents: webhook.events, webhookDeliveries: webhook.deliveries, attemptClaims, refreshTokens, jobDaySlots,
+  };
 }

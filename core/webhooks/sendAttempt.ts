@@ -6,7 +6,8 @@ import { checkDestination, type LookupAll, type ResolvedAddress } from './destin
 /**
  * One webhook POST (DECISIONS.md "Webhook endpoints"): the destination is re-checked against
  * every DNS answer, the connection goes only to the approved address (pinned through
- * `lookup`), TLS is verified for the URL's host name, redirects are failures, 15 s in total,
+ * `lookup`), TLS is verified for the URL's host name, redirects are failures, 15 s in total
+ * (DNS included: a resolver that does not answer in time is a `timeout`),
  * at most 64 KiB of the response is read. Never throws for the receiver's behaviour: every
  * outcome is a value the delivery record stores.
  */
@@ -101,15 +102,29 @@ function pinnedLookup(pinned: ResolvedAddress): LookupFunction {
   }) as unknown as LookupFunction;
 }
 
+/** The promise's value, or `late` once `ms` passed (the promise itself cannot be stopped: a DNS lookup has no cancel). */
+async function within<T, L>(p: Promise<T>, ms: number, late: L): Promise<T | L> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([p, new Promise<L>((resolve) => { timer = setTimeout(() => resolve(late), ms); })]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const TIMED_OUT = Symbol('timed out');
+
 export async function sendAttempt(req: AttemptRequest, settings: SendSettings): Promise<AttemptOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const verdict = await checkDestination(req.url, settings.lookupAll, settings.allowedCidrs);
+  // One budget for the whole attempt: DNS, connect, TLS and the response.
+  const timeoutMs = settings.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
+  const verdict = await within(checkDestination(req.url, settings.lookupAll, settings.allowedCidrs), timeoutMs, TIMED_OUT);
+  if (verdict === TIMED_OUT) return { ok: false, errorCode: 'timeout', responseStatus: null, durationMs: elapsed(), address: null };
   if (!verdict.ok) {
     return { ok: false, errorCode: verdict.reason === 'no_address' ? 'dns_error' : 'destination_refused', responseStatus: null, durationMs: elapsed(), address: null };
   }
   const { destination, pinned } = verdict;
-  const timeoutMs = settings.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
   const maxBytes = settings.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const body = Buffer.from(req.body, 'utf8');
   const trust = trustSet(settings.ca);
@@ -159,7 +174,7 @@ export async function sendAttempt(req: AttemptRequest, settings: SendSettings): 
       const err = Object.assign(new Error('attempt timed out'), { code: 'ATTEMPT_TIMEOUT' });
       fail('timeout');
       r.destroy(err);
-    }, timeoutMs);
+    }, Math.max(0, timeoutMs - (performance.now() - started)));
     r.on('error', (err: NodeJS.ErrnoException) => fail(classify(err)));
     r.end(body);
   });

@@ -1,7 +1,7 @@
-import { createApiKey, revokeApiKey } from '../../core/keys/apiKeys';
+import { UnknownKeyFamily, createApiKey, revokeApiKey } from '../../core/keys/apiKeys';
 import { config } from '../../core/config';
 import { createApplication, createOrganization, createWorkspace } from '../../core/tenancy/provisioning';
-import { intFlag, optionalFlag, requireFlag, type AdminCommand } from './command';
+import { UsageError, intFlag, optionalFlag, requireFlag, type AdminCommand } from './command';
 
 export const tenancyCommands: Record<string, AdminCommand> = {
   'org create': {
@@ -21,14 +21,18 @@ export const tenancyCommands: Record<string, AdminCommand> = {
     run: (f) => {
       const env = optionalFlag(f, 'environment') ?? 'live';
       if (env !== 'live' && env !== 'test') throw new Error('--environment must be live or test');
+      const family = optionalFlag(f, 'family');
+      if (family !== undefined && !/^kf_[0-9A-Za-z]+$/.test(family)) throw new UsageError('--family must be an existing key family id (kf_…)');
       return createApiKey({
         orgId: requireFlag(f, 'org'),
         workspaceId: requireFlag(f, 'workspace'),
         applicationId: optionalFlag(f, 'application'),
-        familyId: optionalFlag(f, 'family'),
+        familyId: family,
         scopes: requireFlag(f, 'scopes').split(',').map((s) => s.trim()).filter(Boolean),
         environment: env,
         audience: optionalFlag(f, 'audience') ?? config().apiAudience,
+      }).catch((err: unknown) => {
+        throw err instanceof UnknownKeyFamily ? new UsageError(err.message) : err;
       });
     },
   },

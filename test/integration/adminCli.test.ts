@@ -39,6 +39,27 @@ describe('operator CLI', () => {
     expect((await api(srv.url, 'GET', '/v1/whoami', { key: rotated.json.key })).status).toBe(200);
   }, 120_000);
 
+  test('key create --family accepts any unused family string: only an existing family of the same organization and application is accepted', () => {
+    const org = admin('org', 'create', '--name', 'Fam');
+    const other = admin('org', 'create', '--name', 'Other');
+    const base = ['key', 'create', '--org', org.json.org_id, '--workspace', org.json.workspace_id, '--scopes', 'candidates.search'];
+    const made = admin(...base, '--family', 'kf_madeUpFamily123');
+    expect(made.status).toBe(2);
+    expect(made.stdout).toBe('');
+    expect(made.stderr).toMatch(/usage error.*kf_madeUpFamily123 does not exist/);
+    const foreignKey = admin('key', 'create', '--org', other.json.org_id, '--workspace', other.json.workspace_id, '--scopes', 'candidates.search');
+    const foreign = admin(...base, '--family', foreignKey.json.family_id);
+    expect(foreign.status).toBe(2);
+    const app = admin('application', 'create', '--org', org.json.org_id);
+    const first = admin(...base);
+    const otherApp = admin(...base, '--family', first.json.family_id, '--application', app.json.application_id);
+    expect(otherApp.status).toBe(2);
+    expect(otherApp.stderr).toMatch(/belongs to application/);
+    const rotated = admin(...base, '--family', first.json.family_id);
+    expect(rotated.status).toBe(0);
+    expect(rotated.json.family_id).toBe(first.json.family_id);
+  }, 120_000);
+
   test('errors are one line on stderr with a non-zero exit', () => {
     const missing = admin('org', 'create');
     expect(missing.status).not.toBe(0);

@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createClient } from '../../core/oauth/clients';
 import { Person } from '../../core/talent/models';
+import { BUILT_IN_SOURCE_ID } from '../../core/talent/sources';
 import { seedPeople } from '../../core/talent/seedPeople';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
@@ -30,8 +31,10 @@ beforeAll(async () => {
   srv = await startTestApi(OAUTH_ENV);
   worker = await startTestWorker(srv.config);
   tenant = await createTenant({ credits: 1000 });
-  await seedPeople({ count: 30 });
-  personIds = (await Person.find({}, { _id: 1 }).sort({ _id: 1 }).limit(30).lean()).map((p) => String(p._id));
+  await seedPeople({ count: 60 });
+  // Jobs accept only people of sources the organization may use: the built-in one here.
+  personIds = (await Person.find({ source: BUILT_IN_SOURCE_ID }, { _id: 1 }).sort({ _id: 1 }).limit(30).lean()).map((p) => String(p._id));
+  expect(personIds).toHaveLength(30);
   const m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 1000 });
   mcp = await connect(m2m.client_id, m2m.client_secret);
 });

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { IdempotencyRecord } from '../../core/idempotency/models';
 import { ensureMaintenanceSchedule, MAINTENANCE_WORKFLOW_TYPE } from '../../core/maintenance/maintenanceSchedule';
 import { QuotaEntry, Search, SearchPeople } from '../../core/talent/searchModels';
+import { RefreshToken } from '../../core/oauth/models';
 import { temporalClient } from '../../core/temporal/client';
+import { WebhookAttemptClaim, WebhookDelivery, WebhookEvent } from '../../core/webhooks/models';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 
@@ -19,6 +21,7 @@ afterAll(async () => {
 });
 
 const HOUR = 3600_000;
+const DAY = 24 * HOUR;
 
 /** One expired and one live record of each kind the maintenance purges. */
 async function seedRecords(): Promise<{ expired: Record<string, string>; live: Record<string, string> }> {
@@ -88,5 +91,49 @@ describe('store maintenance', () => {
     } finally {
       await handle.delete();
     }
+  });
+
+  test('refresh tokens, events, deliveries and attempt claims are never purged: a run deletes those past their retention and keeps the rest', async () => {
+    const tag = randomBytes(6).toString('hex');
+    const ago = (ms: number) => new Date(Date.now() - ms);
+    const event = (id: string, createdAgo: number, updatedAgo: number) => WebhookEvent.collection.insertOne({
+      _id: id, jobId: `job_${id}`, orgId: 'org_maint', workspaceId: 'ws_maint', endpointId: 'we_maint', body: '{}', status: 'dead_lettered', replays: 0,
+      createdAt: ago(createdAgo), updatedAt: ago(updatedAgo),
+    } as never);
+    const delivery = (eventId: string) => WebhookDelivery.collection.insertOne({
+      _id: `wd_${eventId}`, eventId, endpointId: 'we_maint', orgId: 'org_maint', workspaceId: 'ws_maint', jobId: `job_${eventId}`, attempt: 9, replay: 0,
+      status: 'dead_lettered', scheduledAt: ago(31 * DAY), attemptedAt: ago(31 * DAY), createdAt: ago(31 * DAY), updatedAt: ago(31 * DAY),
+    } as never);
+    // Past the 30-day retention and quiet for over 8 days: purged with its records.
+    const old = `evt_old_${tag}`;
+    // Old, but replayed 2 days ago: a run may still be going, kept.
+    const replayed = `evt_replayed_${tag}`;
+    const young = `evt_young_${tag}`;
+    await event(old, 31 * DAY, 20 * DAY);
+    await event(replayed, 31 * DAY, 2 * DAY);
+    await event(young, 3 * DAY, 3 * DAY);
+    for (const e of [old, replayed, young]) await delivery(e);
+    await WebhookAttemptClaim.collection.insertMany([
+      { _id: `${old}:0:1`, claimedAt: ago(31 * DAY) }, { _id: `${young}:0:1`, claimedAt: ago(3 * DAY) },
+    ] as never[]);
+    const token = (id: string, chainId: string, expiresAgo: number) => ({
+      _id: id, hash: `h_${id}`, clientId: 'cli_maint', chainId, scope: 'mcp:tools', resource: 'https://mcp.example/tools', createdAt: ago(40 * DAY), expiresAt: ago(expiresAgo),
+    });
+    // A chain whose every token expired goes; one whose latest token still lives keeps its used ones.
+    await RefreshToken.collection.insertMany([
+      token(`rt_a1_${tag}`, `chain_dead_${tag}`, 10 * DAY), token(`rt_a2_${tag}`, `chain_dead_${tag}`, HOUR),
+      token(`rt_b1_${tag}`, `chain_live_${tag}`, 10 * DAY), token(`rt_b2_${tag}`, `chain_live_${tag}`, -DAY),
+    ] as never[]);
+
+    const client = await temporalClient(srv.config);
+    const counts = await client.workflow.execute(MAINTENANCE_WORKFLOW_TYPE, {
+      taskQueue: srv.config.temporal.taskQueue, workflowId: `store-maintenance-test-${randomBytes(4).toString('hex')}`, args: [],
+    });
+    expect(counts).toMatchObject({ webhookEvents: 1, webhookDeliveries: 1, attemptClaims: 1, refreshTokens: 2 });
+    expect((await WebhookEvent.find({ _id: { $in: [old, replayed, young] } }).lean()).map((e) => e._id).sort()).toEqual([replayed, young].sort());
+    expect((await WebhookDelivery.find({ eventId: { $in: [old, replayed, young] } }).lean()).map((d) => d.eventId).sort()).toEqual([replayed, young].sort());
+    expect(await WebhookAttemptClaim.exists({ _id: `${old}:0:1` })).toBeNull();
+    expect(await WebhookAttemptClaim.exists({ _id: `${young}:0:1` })).not.toBeNull();
+    expect((await RefreshToken.find({ clientId: 'cli_maint', _id: new RegExp(tag) }).lean()).map((t) => t._id).sort()).toEqual([`rt_b1_${tag}`, `rt_b2_${tag}`]);
   });
 });

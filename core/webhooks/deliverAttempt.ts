@@ -1,0 +1,149 @@
+import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
+import type { Config } from '../config';
+import { logger } from '../observability/logger';
+import { destinationLookup } from './destinationResolver';
+import type { DeliveryRun } from './deliveryWorkflowContract';
+import { MAX_ATTEMPTS } from './retrySchedule';
+import { WebhookEvent, type WebhookDeliveryDoc } from './models';
+import { sendAttempt, type AttemptOutcome } from './sendAttempt';
+import { signedHeaders } from './signPayload';
+import { claimAttempt, findAttempt, recordAttempt } from './webhookDeliveries';
+import { endpointById } from './webhookEndpoints';
+import { liveSecrets, openSecrets, type StoredSecret } from './webhookSecrets';
+
+/**
+ * The delivery attempt use case: a single attempt, recorded. The attempt is claimed before the
+ * POST and its record written after it, before the activity returns, so the workflow never
+ * moves on without it, and a retried activity that finds its attempt already begun never
+ * POSTs a second time.
+ *
+ * The endpoint named by the run is read afresh and must be active AND belong to the event's
+ * organization and workspace: a run is a workflow input or a replay signal, and a signal
+ * naming another tenant's endpoint (forged, or a bug) must never send this event there. Such
+ * an attempt sends nothing and fails with `endpoint_mismatch`.
+ */
+export interface AttemptInput {
+  eventId: string;
+  /** The event's fixed fields and body bytes as stored at emission; read from the store when absent. */
+  event?: { orgId: string; workspaceId: string; jobId: string; body: string };
+  run: DeliveryRun;
+  attempt: number;
+  /** Workflow time at which the attempt was due. */
+  scheduledAt: number;
+  /** Delay the workflow will wait after this attempt if it fails; null after the last. */
+  nextDelayMs: number | null;
+}
+
+export interface AttemptResult {
+  ok: boolean;
+  deliveryId: string;
+  status: string;
+}
+
+export interface DeliverAttemptDeps {
+  /** The time of an attempt: its webhook-timestamp and which secrets are live. */
+  now?: () => Promise<Date> | Date;
+}
+
+function trustAnchors(extraCaFile: string | undefined): string[] | undefined {
+  if (!extraCaFile) return undefined;
+  return [...rootCertificates, readFileSync(extraCaFile, 'utf8')];
+}
+
+/** A missing event: retrying cannot make it appear (the activity makes this non-retryable). */
+export class EventMissing extends Error {
+  constructor(eventId: string) {
+    super(`webhook event ${eventId} does not exist`);
+    this.name = 'EventMissing';
+  }
+}
+
+/** The endpoint an attempt may use, or why it may not (recorded as the attempt's `error_code`). */
+export function endpointVerdict(
+  endpoint: { orgId: string; workspaceId: string; state: string } | null,
+  event: { orgId: string; workspaceId: string },
+): 'ok' | 'endpoint_inactive' | 'endpoint_mismatch' {
+  if (!endpoint) return 'endpoint_inactive';
+  if (endpoint.orgId !== event.orgId || endpoint.workspaceId !== event.workspaceId) return 'endpoint_mismatch';
+  return endpoint.state === 'active' ? 'ok' : 'endpoint_inactive';
+}
+
+export function createAttemptDeliverer(config: Config, deps: DeliverAttemptDeps = {}) {
+  const now = deps.now ?? (() => new Date());
+  let ca: string[] | undefined;
+  let caLoaded = false;
+  const anchors = () => {
+    if (!caLoaded) {
+      ca = trustAnchors(config.webhooks.extraCaFile);
+      caLoaded = true;
+    }
+    return ca;
+  };
+
+  /** The event-level consequence of a recorded attempt; safe to repeat on a retried activity. */
+  async function settle(record: WebhookDeliveryDoc): Promise<AttemptResult> {
+    // The event's own status only tracks what replays need (dead-lettered or not); whether it
+    // was delivered is in its delivery records, which saves a write on every success.
+    if (record.status === 'dead_lettered') {
+      await WebhookEvent.updateOne(
+        { _id: record.eventId, replays: record.replay },
+        { $set: { status: 'dead_lettered', deadLetteredAt: record.attemptedAt } },
+      );
+      logger.warn({ eventId: record.eventId, orgId: record.orgId, endpointId: record.endpointId, replay: record.replay }, 'webhook event dead-lettered');
+    }
+    return { ok: record.status === 'succeeded', deliveryId: record._id, status: record.status };
+  }
+
+  async function attemptDelivery(input: AttemptInput): Promise<AttemptResult> {
+    const event = input.event ?? (await WebhookEvent.findById(input.eventId).lean());
+    // Not an infrastructure hiccup: retrying cannot make a missing event appear.
+    if (!event) throw new EventMissing(input.eventId);
+    const at = await now();
+    const key = { eventId: input.eventId, replay: input.run.replay, attempt: input.attempt };
+    let outcome: AttemptOutcome | { ok: false; errorCode: string; responseStatus: null; durationMs: number | null };
+    if (!(await claimAttempt(key, at))) {
+      const earlier = await findAttempt(key);
+      if (earlier) return settle(earlier);
+      // An earlier run of this activity began the attempt and may have sent it: never POST
+      // again for one attempt; it counts as failed and the schedule goes on.
+      outcome = { ok: false, errorCode: 'attempt_interrupted', responseStatus: null, durationMs: null };
+    } else {
+      // Read afresh on every attempt: a re-pointed endpoint gets its new URL, an inactive one nothing.
+      const endpoint = await endpointById(input.run.endpointId);
+      const verdict = endpointVerdict(endpoint, event);
+      if (verdict === 'endpoint_mismatch') {
+        logger.warn({ eventId: input.eventId, orgId: event.orgId, endpointId: input.run.endpointId }, 'webhook attempt refused: the endpoint belongs to another workspace');
+      }
+      if (!endpoint || verdict !== 'ok') {
+        outcome = { ok: false, errorCode: verdict === 'ok' ? 'endpoint_inactive' : verdict, responseStatus: null, durationMs: 0 };
+      } else {
+        const secrets = openSecrets(config.secretsKey, endpoint._id, liveSecrets(endpoint.secrets as StoredSecret[], at));
+        outcome = await sendAttempt(
+          { url: endpoint.url, headers: { ...signedHeaders(secrets, input.eventId, at, event.body) }, body: event.body },
+          { lookupAll: destinationLookup(), allowedCidrs: config.webhooks.allowedCidrs, ca: anchors() },
+        );
+      }
+    }
+
+    const status = outcome.ok ? 'succeeded' : input.attempt >= MAX_ATTEMPTS ? 'dead_lettered' : 'failed';
+    const finishedAt = at.getTime() + (outcome.durationMs ?? 0);
+    const record = await recordAttempt({
+      ...key,
+      endpointId: input.run.endpointId,
+      orgId: event.orgId,
+      workspaceId: event.workspaceId,
+      jobId: event.jobId,
+      status,
+      responseStatus: outcome.responseStatus,
+      errorCode: outcome.ok ? null : outcome.errorCode,
+      durationMs: outcome.durationMs,
+      scheduledAt: new Date(input.scheduledAt),
+      attemptedAt: at,
+      nextAttemptAt: !outcome.ok && input.nextDelayMs !== null ? new Date(finishedAt + input.nextDelayMs) : null,
+    });
+    return settle(record);
+  }
+
+  return attemptDelivery;
+}
