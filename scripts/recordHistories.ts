@@ -11,7 +11,7 @@ import type { FinishedJob } from '../core/jobs/jobProcessing';
 import type { ContactRetrievalInput } from '../core/jobs/workflowInput';
 import { SA } from '../core/temporal/searchAttributes';
 import type { WebhookDeliveryInput } from '../core/webhooks/deliveryWorkflowContract';
-import { writeHistoryFile } from '../test/support/historyFiles';
+import { writeHistoryFile } from './historyFiles';
 import { BINARIES, ROOT } from './localServices';
 
 /**

@@ -4,7 +4,7 @@ import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, makeTelemetryFilter
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { temporal } from '@temporalio/proto';
 import Long from 'long';
-import { readHistoryFile } from '../support/historyFiles';
+import { readHistoryFile } from '../../scripts/historyFiles';
 
 /**
  * Recorded histories (test/workflows/histories/, re-recorded by scripts/recordHistories.ts)
