@@ -1,6 +1,7 @@
 import { sha256Hex } from '../crypto/hash';
 import { newId, randomBase62 } from '../ids';
 import { RefreshToken } from './models';
+import { revokeChain as revokeTokenChain } from './tokenChains';
 
 /**
  * Rotating refresh tokens (SPEC 2.8, 4.3). Each use consumes the token atomically and issues
@@ -73,5 +74,5 @@ export async function redeemRefreshToken(presented: string, clientId: string, no
 }
 
 export async function revokeChain(chainId: string, now = new Date()): Promise<void> {
-  await RefreshToken.updateMany({ chainId, revokedAt: null }, { $set: { revokedAt: now } });
+  await revokeTokenChain(chainId, now);
 }
