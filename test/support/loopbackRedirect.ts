@@ -1,3 +1,4 @@
+import { EventEmitter, once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 
 /**
@@ -9,16 +10,17 @@ export interface LoopbackRedirect {
   /** http://127.0.0.1:<port>/callback */
   redirectUri: string;
   port: number;
+  /** Every callback received, in order. */
   callbacks: URL[];
-  /** The first callback not handed out yet (waits for it). */
-  nextCallback: (timeoutMs?: number) => Promise<URL>;
+  /** Callback number `index` (0-based), waiting for it if it has not arrived yet. */
+  callbackAt: (index: number, opts?: { timeoutMs?: number; signal?: AbortSignal }) => Promise<URL>;
   close: () => Promise<void>;
 }
 
 export async function startLoopbackRedirect(path = '/callback'): Promise<LoopbackRedirect> {
   const callbacks: URL[] = [];
-  const waiters: Array<(u: URL) => void> = [];
-  let consumed = 0;
+  const arrivals = new EventEmitter();
+  arrivals.setMaxListeners(0);
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
     if (url.pathname !== path) {
@@ -27,11 +29,7 @@ export async function startLoopbackRedirect(path = '/callback'): Promise<Loopbac
     }
     callbacks.push(url);
     res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Signed in</title><p>You can close this window.</p>');
-    const w = waiters.shift();
-    if (w) {
-      consumed += 1;
-      w(url);
-    }
+    arrivals.emit('callback');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const addr = server.address();
@@ -40,20 +38,17 @@ export async function startLoopbackRedirect(path = '/callback'): Promise<Loopbac
     redirectUri: `http://127.0.0.1:${port}${path}`,
     port,
     callbacks,
-    nextCallback: (timeoutMs = 30_000) => {
-      if (consumed < callbacks.length) return Promise.resolve(callbacks[consumed++]);
-      return new Promise<URL>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          const i = waiters.indexOf(done);
-          if (i >= 0) waiters.splice(i, 1);
-          reject(new Error(`no redirect reached ${path} on port ${port} within ${timeoutMs} ms`));
-        }, timeoutMs);
-        const done = (u: URL) => {
-          clearTimeout(timer);
-          resolve(u);
-        };
-        waiters.push(done);
-      });
+    callbackAt: async (index, opts = {}) => {
+      const signals = [AbortSignal.timeout(opts.timeoutMs ?? 30_000), ...(opts.signal ? [opts.signal] : [])];
+      const signal = AbortSignal.any(signals);
+      while (callbacks.length <= index) {
+        try {
+          await once(arrivals, 'callback', { signal });
+        } catch {
+          throw new Error(`no redirect reached ${path} on port ${port} (waited for callback #${index + 1})`);
+        }
+      }
+      return callbacks[index];
     },
     close: async () => {
       server.closeAllConnections();

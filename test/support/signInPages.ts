@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import type { LoopbackRedirect } from './loopbackRedirect';
 
 /**
@@ -22,10 +22,19 @@ export async function setPasswordFromLink(page: Page, setupUrl: string, password
 
 /** Clicks a form's button and waits until its page is gone (the browser moved on to the answer). */
 export async function submitWith(page: Page, button: string): Promise<void> {
-  const handle = await page.getByRole('button', { name: button, exact: true }).elementHandle();
+  await submitWithin(page.locator('body'), button);
+}
+
+/** `submitWith` for the one button of that name inside a part of the page (a table row). */
+export async function submitWithin(scope: Locator, button: string): Promise<void> {
+  const page = scope.page();
+  const handle = await scope.getByRole('button', { name: button, exact: true }).elementHandle();
   if (!handle) throw new Error(`no "${button}" button on ${page.url()}`);
   await handle.click();
-  await handle.waitForElementState('hidden');
+  // The old page's button goes away: hidden, or detached (which playwright reports as an error).
+  await handle.waitForElementState('hidden').catch((err: Error) => {
+    if (!/not attached/i.test(err.message)) throw err;
+  });
   await page.waitForLoadState();
 }
 
@@ -56,31 +65,38 @@ export async function authorizeInBrowser(
   person: { email: string; password: string },
   decision: 'Allow' | 'Deny' = 'Allow',
 ): Promise<AuthorizeOutcome> {
-  const callback = loopback.nextCallback(60_000);
-  const arrived = callback.then(() => 'callback' as const);
-  await page.goto(authorizationUrl);
+  // Only a callback that arrives after this point belongs to this authorization.
+  const stop = new AbortController();
+  const callback = loopback.callbackAt(loopback.callbacks.length, { timeoutMs: 60_000, signal: stop.signal });
+  const arrived = callback.then(() => 'callback' as const, (err: Error) => err);
   let signedIn = false;
   let consented = false;
   let consentText: string | undefined;
   const signInButton = page.getByRole('button', { name: 'Sign in', exact: true });
   const consentButton = page.getByRole('button', { name: decision, exact: true });
-  for (;;) {
-    const next = await Promise.race([
-      arrived,
-      signInButton.waitFor({ timeout: 60_000 }).then(() => 'sign-in' as const),
-      consentButton.waitFor({ timeout: 60_000 }).then(() => 'consent' as const),
-    ]);
-    if (next === 'callback') break;
-    if (next === 'sign-in') {
-      if (signedIn) throw new Error(`the sign-in form came back after signing in: ${await page.locator('body').innerText()}`);
-      signedIn = true;
-      await signIn(page, person.email, person.password);
-    } else {
-      if (consented) throw new Error('the consent page came back after a decision');
-      consented = true;
-      consentText = await page.locator('body').innerText();
-      await submitWith(page, decision);
+  try {
+    await page.goto(authorizationUrl);
+    for (;;) {
+      const next = await Promise.race([
+        arrived,
+        signInButton.waitFor({ timeout: 60_000 }).then(() => 'sign-in' as const),
+        consentButton.waitFor({ timeout: 60_000 }).then(() => 'consent' as const),
+      ]);
+      if (next instanceof Error) throw next;
+      if (next === 'callback') break;
+      if (next === 'sign-in') {
+        if (signedIn) throw new Error(`the sign-in form came back after signing in: ${await page.locator('body').innerText()}`);
+        signedIn = true;
+        await signIn(page, person.email, person.password);
+      } else {
+        if (consented) throw new Error('the consent page came back after a decision');
+        consented = true;
+        consentText = await page.locator('body').innerText();
+        await submitWith(page, decision);
+      }
     }
+    return { callback: await callback, signedIn, consented, consentText };
+  } finally {
+    stop.abort();
   }
-  return { callback: await callback, signedIn, consented, consentText };
 }
