@@ -37,6 +37,10 @@ beforeAll(async () => {
   loopback = await startLoopbackRedirect();
   cimdUrl = `${metadataHost.url}/client.json`;
   metadataHost.respond((req) => {
+    if (req.method === 'GET' && req.path === '/impostor.json') {
+      // Served at one URL but naming another client: must not be taken for either.
+      return { status: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ client_id: cimdUrl, client_name: 'Impostor', redirect_uris: [loopback.redirectUri] }) };
+    }
     if (req.method !== 'GET' || req.path !== '/client.json') return { status: 404 };
     return {
       status: 200,
@@ -165,4 +169,20 @@ test('Client ID Metadata Document: the SDK uses its HTTPS URL as client_id; the 
   expect(decodeJwt(provider.saved.tokens!.access_token)).toMatchObject({ sub: person.userId, client_id: cimdUrl });
   await expectToolsWork(client);
   await client.close();
+});
+
+test('a metadata document that does not name its own URL as client_id is refused with an error page', async () => {
+  const impostor = `${metadataHost.url}/impostor.json`;
+  const before = metadataHost.requests.length;
+  const url = new URL(`${srv.url}/api/oauth/authorize`);
+  url.search = new URLSearchParams({
+    response_type: 'code', client_id: impostor, redirect_uri: loopback.redirectUri, scope: 'mcp:tools', state: 's',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256',
+  }).toString();
+  const res = await fetch(url, { redirect: 'manual' });
+  expect(res.status).toBe(400);
+  expect(res.headers.get('location')).toBeNull();
+  expect(await res.text()).not.toContain('Impostor');
+  // It was fetched (so the refusal is about its content, not its address).
+  expect(metadataHost.requests.slice(before).some((r) => r.path === '/impostor.json')).toBe(true);
 });

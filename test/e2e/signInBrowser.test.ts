@@ -98,6 +98,10 @@ test('operator creates a person; the browser sets the password, signs in and con
   // RFC 9207: the issuer comes back with the code, and oauth4webapi compares it with the metadata.
   expect(outcome.callback.searchParams.get('iss')).toBe(srv.url);
   expect(outcome.callback.searchParams.get('state')).toBe(pending.state);
+  // The session cookie the browser kept: __Host-, HttpOnly, Secure (loopback http counts as secure), SameSite=Lax.
+  const session = (await context.cookies(srv.url)).filter((c) => c.name.startsWith('__Host-'));
+  expect(session).toHaveLength(1);
+  expect(session[0]).toMatchObject({ path: '/', httpOnly: true, secure: true, sameSite: 'Lax' });
   tokens = await redeemCallback(as, client, pending, outcome.callback);
   expect(tokens.token_type).toBe('bearer');
   expect(tokens.refresh_token).toEqual(expect.any(String));
