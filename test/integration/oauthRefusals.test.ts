@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as oauth from 'oauth4webapi';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { sha256Hex } from '../../core/crypto/hash';
 import { AuthorizationCode } from '../../core/oauth/models';
 import { closeBrowser, launchBrowser } from '../support/browser';
@@ -13,7 +13,7 @@ import {
   type PendingAuthorization,
 } from '../support/publicOAuthClient';
 import { adminCli, createUserWithCli, startSignInApi, uniqueEmail, type CreatedUser } from '../support/signInApi';
-import { authorizeInBrowser, setPasswordFromLink, submitWith } from '../support/signInPages';
+import { authorizeInBrowser, setPasswordFromLink, submitWith, submitWithin } from '../support/signInPages';
 import type { TestApi } from '../support/testApi';
 
 /**
@@ -277,11 +277,11 @@ describe('CSRF: a form posted without its token is 403 and changes nothing', () 
     return n;
   }
 
-  async function postWithout(p: Page, button: string): Promise<number> {
+  async function postWithout(p: Page, button: string, within?: Locator): Promise<number> {
     expect(await dropCsrfFields(p)).toBeGreaterThan(0);
     const [answer] = await Promise.all([
       p.waitForResponse((r) => r.request().method() === 'POST' && r.request().isNavigationRequest()),
-      submitWith(p, button),
+      within ? submitWithin(within, button) : submitWith(p, button),
     ]);
     return answer.status();
   }
@@ -310,6 +310,27 @@ describe('CSRF: a form posted without its token is 403 and changes nothing', () 
     expect(loopback.callbacks.length).toBe(before);
     const again = await authorizeOverHttp(pending.url);
     expect(again.location).toContain(`${CONSENT_PATH}?`);
+  });
+
+  test('revoke on Connected applications: 403 and the application stays connected', async () => {
+    await page.goto(`${srv.url}/api/oauth/connections`);
+    const row = page.getByRole('row').filter({ hasText: 'Refusal Test Client' });
+    expect(await row.count()).toBe(1);
+    expect(await postWithout(page, 'Revoke', row)).toBe(403);
+    const { pending, callback } = await freshCode();
+    expect((await callToolServer(srv, (await redeemCallback(as, client, pending, callback)).access_token)).status).toBe(200);
+  });
+
+  test('set password: 403, and the setup link still works afterwards', async () => {
+    const fresh = createUserWithCli(srv, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email: uniqueEmail('csrf-setup'), permissions: ['candidates.search'] });
+    const ctx = await browser.newContext();
+    const p = await ctx.newPage();
+    await p.goto(fresh.setupUrl);
+    await p.getByLabel('New password', { exact: true }).fill(PASSWORD);
+    await p.getByLabel('Confirm password', { exact: true }).fill(PASSWORD);
+    expect(await postWithout(p, 'Set password')).toBe(403);
+    expect(await setPasswordFromLink(p, fresh.setupUrl, PASSWORD)).toBe(200);
+    await ctx.close();
   });
 });
 
@@ -420,6 +441,7 @@ describe('Client ID Metadata Documents at private addresses are refused before a
     const pending = await buildAuthorizationUrl(srv, as, { client_id: clientId }, loopback.redirectUri);
     const res = await authorizeOverHttp(pending.url);
     expectErrorPage(res);
+    expect(res.text).toMatch(/address/i);
     expect(res.text).not.toContain('Private Document');
     expect(metadataHost.requests.length).toBe(before);
   });
