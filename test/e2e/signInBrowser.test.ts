@@ -123,6 +123,10 @@ test('operator creates a person; the browser sets the password, signs in and con
   expect(JSON.stringify(body)).toContain(tenant.workspaceId);
   for (const p of PERMISSIONS) expect(JSON.stringify(body)).toContain(p);
   expect(JSON.stringify(body)).not.toContain('webhooks.v1:manage');
+  // A tool beyond the person's permissions is a tool error naming insufficient_scope, not a transport failure.
+  const beyond = await mcp.callTool({ name: 'unlock_profile', arguments: { profile_id: 'prf_none' } });
+  expect(beyond.isError).toBe(true);
+  expect(JSON.stringify(beyond.content)).toContain('insufficient_scope');
   await mcp.close();
 });
 
@@ -162,6 +166,7 @@ test('"Connected applications" lists the grant; "Revoke" makes the next tool cal
   expect(after.status).toBe(401);
   expect(after.challenge).toMatch(/^Bearer /);
   expect(after.challenge).toContain(`resource_metadata="${srv.url}/.well-known/oauth-protected-resource/tools"`);
+  expect(after.challenge).toContain('scope="mcp:tools"');
   const refreshed = await postToken(srv, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: client.client_id });
   expect(refreshed.status).toBe(400);
   expect(refreshed.json.error).toBe('invalid_grant');
