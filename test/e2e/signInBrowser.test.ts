@@ -189,3 +189,35 @@ test('"Deny" sends the client access_denied with state and iss, and no code', as
   expect(outcome.callback.searchParams.get('code')).toBeNull();
   expect(() => oauth.validateAuthResponse(as, other, outcome.callback, pending.state)).toThrow();
 });
+
+describe('what real MCP clients send', () => {
+  test('VS Code: its registration document, then a loopback redirect to "/" on a port it picks at sign-in time', async () => {
+    const rootLoopback = await startLoopbackRedirect('/');
+    try {
+      // VS Code's dynamic registration body (its fetchDynamicRegistration), ports as it sends them.
+      const vscode = await registerPublicClient(as, [
+        'https://insiders.vscode.dev/redirect',
+        'https://vscode.dev/redirect',
+        'http://127.0.0.1/',
+        'http://127.0.0.1:33418/',
+      ], 'Visual Studio Code', { client_uri: 'https://code.visualstudio.com', scope: 'mcp:tools', application_type: 'native' });
+      const pending = await buildAuthorizationUrl(srv, as, vscode, rootLoopback.redirectUri);
+      const outcome = await authorizeInBrowser(page, pending.url.href, rootLoopback, { email: user.email, password: PASSWORD });
+      expect(outcome.consentText).toContain('Visual Studio Code');
+      const t = await redeemCallback(as, vscode, pending, outcome.callback);
+      expect((await callToolServer(srv, t.access_token)).status).toBe(200);
+    } finally {
+      await rootLoopback.close();
+    }
+  });
+
+  test('Claude Code: registered with http://localhost:<port>/callback, signs in later on another port', async () => {
+    const claudeCode = await registerPublicClient(as, ['http://localhost:40123/callback'], 'Claude Code (talent)');
+    const redirectUri = `http://localhost:${loopback.port}/callback`;
+    const pending = await buildAuthorizationUrl(srv, as, claudeCode, redirectUri);
+    const outcome = await authorizeInBrowser(page, pending.url.href, loopback, { email: user.email, password: PASSWORD });
+    expect(outcome.callback.host).toBe(`localhost:${loopback.port}`);
+    const t = await redeemCallback(as, claudeCode, pending, outcome.callback);
+    expect((await callToolServer(srv, t.access_token)).status).toBe(200);
+  });
+});
