@@ -7,6 +7,7 @@ import { authenticate } from './middleware/authenticate';
 import { problemDocuments } from './middleware/problemDocuments';
 import { requestId } from './middleware/requestId';
 import { toolServerRouter } from './mcp/toolServer';
+import { oauthOpenApiPaths } from './oauth/openApiPaths';
 import { oauthRouter } from './oauth/router';
 import { buildOpenApi } from './openapi';
 import { mountRoutes } from './routeSpec';
@@ -43,7 +44,7 @@ export function createApp({ config, probes }: AppDeps): Koa {
   const health = healthRouter(probes, config.metricsEnabled);
   app.use(outsideV1(health.routes()));
 
-  const openapi = buildOpenApi(v1Routes, { baseUrl: config.baseUrl });
+  const openapi = buildOpenApi(v1Routes, { baseUrl: config.baseUrl, extraPaths: oauthOpenApiPaths(config.authUrl) });
   const reference = new Router();
   reference.get('/openapi.json', (ctx) => {
     ctx.body = openapi;
