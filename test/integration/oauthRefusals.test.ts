@@ -446,3 +446,34 @@ describe('Client ID Metadata Documents at private addresses are refused before a
     expect(metadataHost.requests.length).toBe(before);
   });
 });
+
+describe('injection and fixation', () => {
+  test('a client name with markup is shown as text on the consent page, never as markup', async () => {
+    const marked = await registerPublicClient(as, [loopback.redirectUri], '<b id="injected">Bold</b><script>document.title="pwned"</script> Client');
+    const pending = await buildAuthorizationUrl(srv, as, marked, loopback.redirectUri);
+    await page.goto(pending.url.href);
+    await page.getByRole('button', { name: 'Allow', exact: true }).waitFor();
+    expect(await page.locator('#injected').count()).toBe(0);
+    expect(await page.title()).not.toBe('pwned');
+    expect(await page.locator('body').innerText()).toContain('<b id="injected">Bold</b>');
+  });
+
+  test('signing in replaces the session value the browser had before (no session fixation)', async () => {
+    const ctx = await browser.newContext();
+    const p = await ctx.newPage();
+    const pending = await buildAuthorizationUrl(srv, as, client, loopback.redirectUri);
+    await p.goto(pending.url.href);
+    await p.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+    const before = (await ctx.cookies(srv.url)).filter((c) => c.name.startsWith('__Host-'));
+    expect(before).toHaveLength(1);
+    // An attacker who planted this value must not ride on the sign-in that follows.
+    const planted = `${before[0].name}=${before[0].value}`;
+    await authorizeInBrowser(p, pending.url.href, loopback, { email: person.email, password: PASSWORD });
+    const after = (await ctx.cookies(srv.url)).filter((c) => c.name === before[0].name);
+    expect(after).toHaveLength(1);
+    expect(after[0].value).not.toBe(before[0].value);
+    const withPlanted = await authorizeOverHttp((await buildAuthorizationUrl(srv, as, client, loopback.redirectUri)).url, planted);
+    expect(withPlanted.location).toContain(`${SIGN_IN_PATH}?`);
+    await ctx.close();
+  });
+});
