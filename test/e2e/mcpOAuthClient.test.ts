@@ -8,7 +8,7 @@ import { BrowserOAuthProvider } from '../support/browserOAuthProvider';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
 import { startLoopbackRedirect, type LoopbackRedirect } from '../support/loopbackRedirect';
-import { createUserWithCli, startSignInApi, uniqueEmail, type CreatedUser } from '../support/signInApi';
+import { adminCli, createUserWithCli, startSignInApi, uniqueEmail, type CreatedUser } from '../support/signInApi';
 import { setPasswordFromLink } from '../support/signInPages';
 import type { TestApi } from '../support/testApi';
 
@@ -186,3 +186,32 @@ test('a metadata document that does not name its own URL as client_id is refused
   // It was fetched (so the refusal is about its content, not its address).
   expect(metadataHost.requests.slice(before).some((r) => r.path === '/impostor.json')).toBe(true);
 });
+
+test("a grant revoked by the operator stops the SDK's next call, and the SDK asks the person again", async () => {
+  const seen: Seen[] = [];
+  const provider = new BrowserOAuthProvider(await context.newPage(), loopback, { email: person.email, password: PASSWORD }, 'SDK Revoked Client');
+  const client = await connectThroughOAuth(provider, seen);
+  await expectToolsWork(client);
+  const clientId = provider.saved.client!.client_id;
+
+  expect(adminCli(srv, 'user', 'grants', 'revoke', '--user-id', person.userId, '--client-id', clientId).status).toBe(0);
+
+  // The next call is refused; the SDK's refresh is refused too, so it starts a new authorization.
+  await expect(client.callTool({ name: 'whoami', arguments: {} })).rejects.toBeInstanceOf(UnauthorizedError);
+  expect(provider.authorizationUrls).toHaveLength(2);
+  expect(provider.outcome).toMatchObject({ signedIn: false, consented: true });
+  await client.close();
+
+  const again = await connectAfterAuthorization(provider, seen);
+  await expectToolsWork(again);
+  await again.close();
+});
+
+async function connectAfterAuthorization(provider: BrowserOAuthProvider, seen: Seen[]): Promise<Client> {
+  const url = new URL(`${srv.url}/tools`);
+  const transport = new StreamableHTTPClientTransport(url, { authProvider: provider, fetch: recordingFetch(seen) });
+  await transport.finishAuth(provider.codeFromCallback(srv.url));
+  const client = new Client({ name: 'sdk-oauth-e2e', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}

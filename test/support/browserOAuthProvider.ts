@@ -73,6 +73,13 @@ export class BrowserOAuthProvider implements OAuthClientProvider {
     return this.saved.verifier;
   }
 
+  /** What the SDK calls when the server says the stored credentials are no longer good. */
+  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
+    if (scope === 'all' || scope === 'tokens') delete this.saved.tokens;
+    if (scope === 'all' || scope === 'client') delete this.saved.client;
+    if (scope === 'all' || scope === 'verifier') delete this.saved.verifier;
+  }
+
   async redirectToAuthorization(url: URL): Promise<void> {
     this.authorizationUrls.push(url);
     this.outcome = await authorizeInBrowser(this.page, url.href, this.loopback, this.person);
