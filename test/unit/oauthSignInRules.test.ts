@@ -4,6 +4,7 @@ import { cacheSecondsOf, isMetadataDocumentUrl, validateMetadataDocument } from 
 import { isValidCodeVerifier, isValidS256Challenge, s256, verifierMatches } from '../../core/oauth/pkce';
 import { checkRegisteredRedirectUri, isLoopbackHttp, redirectHostOf, redirectUriMatches } from '../../core/oauth/redirectUris';
 import { secondsUntilFree, slotIds } from '../../core/oauth/attemptSlots';
+import { codeRefusal, mayReplayRotation } from '../../core/oauth/codeRules';
 
 const TOOLS = 'https://mcp.example.com/tools';
 
@@ -178,5 +179,41 @@ describe('attempt slots', () => {
     const now = new Date(1_000_000);
     expect(secondsUntilFree([new Date(1_030_500), new Date(1_010_100)], now)).toBe(11);
     expect(secondsUntilFree([new Date(1_000_000)], now)).toBe(1);
+  });
+});
+
+describe('authorization code checks at the token endpoint', () => {
+  const now = new Date('2026-01-01T00:00:30Z');
+  const verifier = 'v'.repeat(43);
+  const code = { clientId: 'pcl_a', redirectUri: 'http://127.0.0.1:4000/cb', codeChallenge: s256(verifier), resource: TOOLS, expiresAt: new Date('2026-01-01T00:01:00Z') };
+  const presented = { clientId: 'pcl_a', redirectUri: 'http://127.0.0.1:4000/cb', codeVerifier: verifier, resource: undefined };
+  test.each([
+    [{}, null],
+    [{ resource: `${TOOLS}/` }, null],
+    [{ clientId: 'pcl_b' }, 'other_client'],
+    // The exact redirect URI of the request: another loopback port is not the same request.
+    [{ redirectUri: 'http://127.0.0.1:4001/cb' }, 'redirect_uri'],
+    [{ redirectUri: undefined }, 'redirect_uri'],
+    [{ resource: 'https://other.example.com/' }, 'resource'],
+    [{ codeVerifier: 'w'.repeat(43) }, 'verifier'],
+    [{ codeVerifier: undefined }, 'verifier'],
+  ])('%j → %s', (override, expected) => {
+    expect(codeRefusal(code, { ...presented, ...override }, TOOLS, now)).toBe(expected);
+  });
+  test('60 s: usable until it expires, not at or after', () => {
+    expect(codeRefusal(code, presented, TOOLS, new Date('2026-01-01T00:00:59.999Z'))).toBeNull();
+    expect(codeRefusal(code, presented, TOOLS, new Date('2026-01-01T00:01:00Z'))).toBe('expired');
+  });
+});
+
+describe('refresh retry window', () => {
+  const now = new Date('2026-01-01T00:00:00Z');
+  test('the same pair only while the window lasts, the pair is kept and the chain lives', () => {
+    expect(mayReplayRotation({ sealedPair: 'v1.x', retryUntil: new Date(now.getTime() + 1) }, true, now)).toBe(true);
+    expect(mayReplayRotation({ sealedPair: 'v1.x', retryUntil: now }, true, now)).toBe(false);
+    expect(mayReplayRotation({ sealedPair: 'v1.x', retryUntil: new Date(now.getTime() + 5000) }, false, now)).toBe(false);
+    // Confidential clients keep no pair: every reuse revokes.
+    expect(mayReplayRotation({ sealedPair: null, retryUntil: new Date(now.getTime() + 5000) }, true, now)).toBe(false);
+    expect(mayReplayRotation(null, true, now)).toBe(false);
   });
 });

@@ -1,11 +1,10 @@
 import type { Config } from '../../config';
 import { logger } from '../../observability/logger';
 import { findActiveUser } from '../../users/users';
-import { resolveResource } from '../authorizationRules';
+import { codeRefusal } from '../codeRules';
 import { findGrant } from '../consentGrants';
 import { TokenChain } from '../models';
 import { findCode } from '../pendingAuthorizations';
-import { verifierMatches } from '../pkce';
 import type { PublicClientRecord } from '../publicClients';
 import { revokeChain, startChain } from '../tokenChains';
 import { OAuthError, requireParam } from '../tokenRequest';
@@ -21,17 +20,16 @@ const INVALID_CODE = 'The authorization code is invalid, expired or already used
  */
 export async function authorizationCodeGrant(client: PublicClientRecord, params: Map<string, string>, toolsResource: string, config: Config, now = new Date()): Promise<TokenResponse> {
   const code = await findCode(requireParam(params, 'code'));
-  if (!code || code.clientId !== client.clientId) throw new OAuthError('invalid_grant', INVALID_CODE);
-  if (params.get('redirect_uri') !== code.redirectUri) throw new OAuthError('invalid_grant', INVALID_CODE);
-  if (params.has('resource') && resolveResource(params.get('resource'), toolsResource) !== code.resource) {
-    throw new OAuthError('invalid_target', `The resource must be ${code.resource}, the one authorized.`);
-  }
-  if (!verifierMatches(params.get('code_verifier'), code.codeChallenge)) throw new OAuthError('invalid_grant', 'The code_verifier does not match the code_challenge.');
-  if (code.expiresAt <= now) {
+  if (!code) throw new OAuthError('invalid_grant', INVALID_CODE);
+  const refusal = codeRefusal(code, { clientId: client.clientId, redirectUri: params.get('redirect_uri'), codeVerifier: params.get('code_verifier'), resource: params.get('resource') }, toolsResource, now);
+  if (refusal === 'resource') throw new OAuthError('invalid_target', `The resource must be ${code.resource}, the one authorized.`);
+  if (refusal === 'verifier') throw new OAuthError('invalid_grant', 'The code_verifier does not match the code_challenge.');
+  if (refusal === 'expired') {
     // A late second use is still a second use.
     if (await TokenChain.exists({ _id: code.chainId })) await revokeChain(code.chainId, now);
     throw new OAuthError('invalid_grant', INVALID_CODE);
   }
+  if (refusal) throw new OAuthError('invalid_grant', INVALID_CODE);
   if (!(await startChain({ id: code.chainId, userId: code.userId, clientId: code.clientId, grantId: code.grantId }, now))) {
     await revokeChain(code.chainId, now);
     logger.warn({ client_id: client.clientId }, 'authorization code reuse: its tokens revoked');

@@ -5,6 +5,7 @@ import { openSecret, sealSecret } from '../../crypto/secretBox';
 import { logger } from '../../observability/logger';
 import { isDuplicateKeyError } from '../../store/connection';
 import { findActiveUser } from '../../users/users';
+import { mayReplayRotation } from '../codeRules';
 import { RefreshRotation, RefreshToken } from '../models';
 import { findRefreshToken, type RefreshTokenDoc } from '../refreshTokens';
 import { liveChain, revokeChain } from '../tokenChains';
@@ -37,7 +38,7 @@ async function refuseReuse(doc: RefreshTokenDoc, config: Config, now: Date): Pro
   const rotation = await RefreshRotation.findById(doc.hash).lean<{ chainId: string; sealedPair: string | null; retryUntil: Date }>();
   if (rotation?.sealedPair && rotation.retryUntil > now) {
     const chainAlive = doc.userId ? (await liveChain(doc.chainId)) !== null : !(await RefreshToken.exists({ chainId: doc.chainId, revokedAt: { $ne: null } }));
-    if (chainAlive) return JSON.parse(openSecret(purposeKey(config.secretsKey, 'secret-box'), rotation.sealedPair, rotationAad(doc.hash))) as TokenResponse;
+    if (mayReplayRotation(rotation, chainAlive, now)) return JSON.parse(openSecret(purposeKey(config.secretsKey, 'secret-box'), rotation.sealedPair, rotationAad(doc.hash))) as TokenResponse;
   }
   await revokeChain(doc.chainId, now);
   logger.warn({ client_id: doc.clientId }, 'refresh token reuse: chain revoked');
