@@ -118,7 +118,7 @@ async function toolsStatus(accessToken: string) {
   return { status: res.status, challenge: res.headers.get('www-authenticate') };
 }
 
-describe('metadata (RFC 8414)', () => {
+describe('metadata (RFC 8414), API reference and housekeeping', () => {
   test('advertises the authorization and registration endpoints, S256, iss and metadata documents', async () => {
     const meta = (await (await fetch(`${srv.url}/.well-known/oauth-authorization-server`)).json()) as any;
     expect(meta).toMatchObject({
@@ -132,6 +132,19 @@ describe('metadata (RFC 8414)', () => {
     });
     expect(meta.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'refresh_token', 'client_credentials']));
     expect(meta.token_endpoint_auth_methods_supported).toContain('none');
+    const reference = (await (await fetch(`${srv.url}/openapi.json`)).json()) as any;
+    expect(reference.paths['/api/oauth/authorize'].get.servers).toEqual([{ url: AUTH_URL }]);
+    expect(Object.keys(reference.paths)).toEqual(expect.arrayContaining(['/api/oauth/token', '/api/oauth/register', '/api/oauth/signin', '/api/oauth/consent', '/api/oauth/connections']));
+  });
+
+  test('expired sign-in records are purged; live ones stay', async () => {
+    const { purgeExpiredSignInRecords } = await import('../../core/oauth/expiredSignInRecords');
+    const { AttemptSlot } = await import('../../core/oauth/models');
+    await AttemptSlot.create({ _id: 'purge-test:old', expiresAt: new Date(Date.now() - 1000) });
+    await AttemptSlot.create({ _id: 'purge-test:live', expiresAt: new Date(Date.now() + 60_000) });
+    expect(await purgeExpiredSignInRecords()).toBeGreaterThanOrEqual(1);
+    expect(await AttemptSlot.exists({ _id: 'purge-test:old' })).toBeNull();
+    expect(await AttemptSlot.exists({ _id: 'purge-test:live' })).not.toBeNull();
   });
 });
 
