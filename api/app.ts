@@ -11,6 +11,7 @@ import { browserOrigins } from './middleware/browserOrigins';
 import { problemDocuments } from './middleware/problemDocuments';
 import { requestId } from './middleware/requestId';
 import { toolServerRouter } from './mcp/toolServer';
+import { oauthOpenApiPaths } from './oauth/openApiPaths';
 import { oauthRouter } from './oauth/router';
 import { buildOpenApi } from './openapi';
 import { mountRoutes, type RouteSpec } from './routeSpec';
@@ -81,7 +82,7 @@ export function createApp({ config, probes }: AppDeps): Koa {
   const health = healthRouter(probes, { enabled: config.metricsEnabled, token: config.metricsToken });
   app.use(health.routes());
 
-  const openapi = buildOpenApi(v1Routes, { baseUrl: config.baseUrl });
+  const openapi = buildOpenApi(v1Routes, { baseUrl: config.baseUrl, extraPaths: oauthOpenApiPaths(config.authUrl) });
   const reference = new Router(ROUTER_OPTIONS);
   reference.get('/openapi.json', (ctx) => {
     ctx.body = openapi;

@@ -55,7 +55,7 @@ function parameters(spec: RouteSpec): unknown[] {
   return out;
 }
 
-export function buildOpenApi(routes: RouteSpec[], info: { baseUrl: string; version?: string }): Record<string, unknown> {
+export function buildOpenApi(routes: RouteSpec[], info: { baseUrl: string; version?: string; extraPaths?: Record<string, unknown> }): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const spec of routes) {
     const p = (paths[toOpenApiPath(spec.path)] ??= {});
@@ -87,7 +87,7 @@ export function buildOpenApi(routes: RouteSpec[], info: { baseUrl: string; versi
       description: 'Errors are RFC 9457 problem documents (application/problem+json); `code` is the contract.',
     },
     servers: [{ url: info.baseUrl }],
-    paths,
+    paths: { ...paths, ...(info.extraPaths ?? {}) },
     components: {
       securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: '`Authorization: Bearer sk_live_ext_…`' } },
       parameters: {

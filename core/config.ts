@@ -67,6 +67,7 @@ const schema = z
     ACCESS_TOKEN_TTL_SECONDS: positiveInt.default(900),
     REFRESH_TOKEN_IDLE_SECONDS: positiveInt.default(30 * 24 * 3600),
     M2M_SECRET_ROTATION_GRACE_SECONDS: z.coerce.number().int().min(0).default(24 * 3600),
+    PASSWORD_SCRYPT_LOG2_N: z.coerce.number().int().min(10).max(20).default(15),
     SEARCH_PREVIEW_QUOTA_PER_DAY: positiveInt.default(5000),
     SEARCH_DISTINCT_QUERIES_PER_HOUR: positiveInt.default(300),
     SEARCH_DELIVERY_QUOTA_PER_DAY: positiveInt.default(2000),
@@ -109,6 +110,9 @@ const schema = z
     }
     if (c.SECRETS_ENCRYPTION_KEY_PREVIOUS && Buffer.from(c.SECRETS_ENCRYPTION_KEY_PREVIOUS, 'base64').equals(Buffer.from(c.SECRETS_ENCRYPTION_KEY, 'base64'))) {
       ctx.addIssue({ code: 'custom', path: ['SECRETS_ENCRYPTION_KEY_PREVIOUS'], message: 'must differ from SECRETS_ENCRYPTION_KEY' });
+    }
+    if (c.NODE_ENV === 'production' && c.PASSWORD_SCRYPT_LOG2_N < 15) {
+      ctx.addIssue({ code: 'custom', path: ['PASSWORD_SCRYPT_LOG2_N'], message: 'must be at least 15 when NODE_ENV=production' });
     }
     if (c.CONTACT_PROVIDER === 'http' && !c.CONTACT_PROVIDER_URL) {
       ctx.addIssue({ code: 'custom', path: ['CONTACT_PROVIDER_URL'], message: 'is required when CONTACT_PROVIDER=http' });
@@ -161,6 +165,7 @@ function toConfig(e: z.infer<typeof schema>) {
       accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
       refreshTokenIdleSeconds: e.REFRESH_TOKEN_IDLE_SECONDS,
       secretRotationGraceSeconds: e.M2M_SECRET_ROTATION_GRACE_SECONDS,
+      passwordScryptLog2N: e.PASSWORD_SCRYPT_LOG2_N,
     },
     searchQuotas: {
       previewsPerDay: e.SEARCH_PREVIEW_QUOTA_PER_DAY,

@@ -119,6 +119,41 @@ function installFerretDb(log: (m: string) => void): void {
   }
 }
 
+/** Where Debian and Ubuntu put the chromium binary the browser tests drive (CHROMIUM_PATH wins). */
+export const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
+
+export function findChromium(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env.CHROMIUM_PATH) return existsSync(env.CHROMIUM_PATH) ? env.CHROMIUM_PATH : undefined;
+  return CHROMIUM_CANDIDATES.find((p) => existsSync(p));
+}
+
+/**
+ * The browser tests need Debian's `chromium`. As root with apt it is installed here (the
+ * package list refreshed first when apt does not know the package yet); anywhere else the run
+ * stops with one message naming what to install. Never a skip: a missing browser is a failure.
+ */
+export function installChromium(log: (m: string) => void = () => undefined): string {
+  const found = findChromium();
+  if (found) return found;
+  const hint = 'The browser tests need Chromium: install it (Debian/Ubuntu: `sudo apt-get install -y chromium`) or set CHROMIUM_PATH to a Chromium or Chrome binary.';
+  if (process.env.CHROMIUM_PATH) throw new ServiceInstallError(`CHROMIUM_PATH=${process.env.CHROMIUM_PATH} does not exist. ${hint}`);
+  const hasApt = spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0;
+  if (process.getuid?.() !== 0 || !hasApt) throw new ServiceInstallError(`Chromium was not found. ${hint}`);
+  return withInstallLock(() => {
+    log('installing chromium with apt-get (once) …');
+    try {
+      const known = /Candidate:\s*(?!\(none\))\S/.test(spawnSync('apt-cache', ['policy', 'chromium'], { encoding: 'utf8' }).stdout ?? '');
+      if (!known) run('apt-get', ['update']);
+      run('apt-get', ['install', '-y', 'chromium'], { env: { DEBIAN_FRONTEND: 'noninteractive' } });
+    } catch (err) {
+      throw new ServiceInstallError(`Could not install chromium with apt-get (${(err as Error).message}). ${hint}`);
+    }
+    const installed = findChromium();
+    if (!installed) throw new ServiceInstallError(`apt-get installed chromium but no binary is at ${CHROMIUM_CANDIDATES.join(' or ')}. ${hint}`);
+    return installed;
+  });
+}
+
 export interface InstallWants {
   temporal: boolean;
   ferretdb: boolean;

@@ -2,7 +2,12 @@ import type { Context } from 'koa';
 import type { Config } from '../../core/config';
 import { verifyAccessToken } from '../../core/oauth/accessTokens';
 import { admitClientRequest } from '../../core/oauth/clientRateLimit';
+import type { KeyPrincipal } from '../../core/keys/apiKeys';
+import type { Permission } from '../../core/keys/permissions';
 import { findActiveClient, MCP_TOOLS_SCOPE, type ClientRecord } from '../../core/oauth/clients';
+import { isPublicClientRevoked } from '../../core/oauth/publicClients';
+import { liveChain } from '../../core/oauth/tokenChains';
+import { findActiveUser } from '../../core/users/users';
 import { protectedResourceMetadataUrl } from '../oauth/discovery';
 import { toolsResource } from '../oauth/tokenEndpoint';
 
@@ -22,17 +27,40 @@ export class BearerRejection extends Error {
   }
 }
 
+/** The challenge names the resource metadata (RFC 9728) and the scope to ask for (MCP authorization). */
 export function challenge(config: Config, error?: string, description?: string): string {
-  const parts = [`resource_metadata="${protectedResourceMetadataUrl(config)}"`];
+  const parts = [`resource_metadata="${protectedResourceMetadataUrl(config)}"`, `scope="${MCP_TOOLS_SCOPE}"`];
   if (error) parts.push(`error="${error}"`);
   if (description) parts.push(`error_description="${description.replace(/["\\]/g, '')}"`);
-  if (error === 'insufficient_scope') parts.push(`scope="${MCP_TOOLS_SCOPE}"`);
   return `Bearer ${parts.join(', ')}`;
+}
+
+/**
+ * Who a tool call acts as: shaped like an API key's principal, so the /v1 pipeline runs
+ * unchanged. An M2M client acts as itself (its workspace, application and permissions); a
+ * person's token acts as the person's organization, workspace and permissions.
+ */
+export type ToolPrincipal = KeyPrincipal & { subject: { type: 'client' | 'user'; id: string }; clientId: string };
+
+export function clientPrincipal(client: ClientRecord, config: Config): ToolPrincipal {
+  return {
+    keyId: client._id,
+    familyId: client._id,
+    orgId: client.orgId,
+    workspaceId: client.workspaceId,
+    applicationId: client.applicationId,
+    audience: toolsResource(config),
+    scopes: client.permissions as Permission[],
+    subject: { type: 'client', id: client._id },
+    clientId: client._id,
+  };
 }
 
 const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
 
-export async function authenticateBearer(ctx: Context, config: Config): Promise<ClientRecord> {
+const INVALID_TOKEN = 'The access token is invalid or expired.';
+
+export async function authenticateBearer(ctx: Context, config: Config): Promise<ToolPrincipal> {
   const raw = ctx.req.rawHeaders;
   const values: string[] = [];
   for (let i = 0; i < raw.length; i += 2) if (raw[i].toLowerCase() === 'authorization') values.push(raw[i + 1]);
@@ -46,9 +74,29 @@ export async function authenticateBearer(ctx: Context, config: Config): Promise<
     audience: toolsResource(config),
     accessTokenTtlSeconds: config.oauth.accessTokenTtlSeconds,
   });
-  if (!verdict.ok) throw new BearerRejection(401, 'invalid_token', 'The access token is invalid or expired.');
+  if (!verdict.ok) throw new BearerRejection(401, 'invalid_token', INVALID_TOKEN);
+  const person = verdict.token.user;
+  if (person) {
+    // Read on every request: a disabled user, a revoked grant (its chains) or a revoked client stops here at once.
+    const [user, chain, clientRevoked] = await Promise.all([findActiveUser(person.userId), liveChain(person.chainId), isPublicClientRevoked(verdict.token.clientId)]);
+    if (!user || !chain || chain.userId !== user._id || chain.clientId !== verdict.token.clientId || clientRevoked) {
+      throw new BearerRejection(401, 'invalid_token', INVALID_TOKEN);
+    }
+    if (!verdict.token.scopes.includes(MCP_TOOLS_SCOPE)) throw new BearerRejection(403, 'insufficient_scope', `The access token lacks the ${MCP_TOOLS_SCOPE} scope.`);
+    return {
+      keyId: user._id,
+      familyId: user._id,
+      orgId: user.orgId,
+      workspaceId: user.workspaceId,
+      applicationId: user.applicationId,
+      audience: toolsResource(config),
+      scopes: user.permissions as Permission[],
+      subject: { type: 'user', id: user._id },
+      clientId: verdict.token.clientId,
+    };
+  }
   const client = await findActiveClient(verdict.token.clientId);
-  if (!client) throw new BearerRejection(401, 'invalid_token', 'The access token is invalid or expired.');
+  if (!client) throw new BearerRejection(401, 'invalid_token', INVALID_TOKEN);
   if (!verdict.token.scopes.includes(MCP_TOOLS_SCOPE)) throw new BearerRejection(403, 'insufficient_scope', `The access token lacks the ${MCP_TOOLS_SCOPE} scope.`);
   const admitted = await admitClientRequest(client._id, client.rateLimitPerMinute);
   if (!admitted.ok) {
@@ -56,7 +104,7 @@ export async function authenticateBearer(ctx: Context, config: Config): Promise<
       'Retry-After': String(admitted.retryAfterSeconds),
     });
   }
-  return client;
+  return clientPrincipal(client, config);
 }
 
 export function sendBearerRejection(ctx: Context, config: Config, rejection: BearerRejection): void {

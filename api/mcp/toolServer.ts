@@ -6,10 +6,7 @@ import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import type { Config } from '../../core/config';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
-import type { Permission } from '../../core/keys/permissions';
-import type { ClientRecord } from '../../core/oauth/clients';
 import type { RouteSpec } from '../routeSpec';
-import { toolsResource } from '../oauth/tokenEndpoint';
 import { MAX_BODY_DEPTH, nestingExceeds } from '../middleware/jsonBody';
 import { authenticateBearer, BearerRejection, sendBearerRejection } from './bearer';
 import { availableTools, type ToolEntry } from './toolCatalog';
@@ -18,18 +15,7 @@ import { createToolDispatcher, type ToolDispatcher, type ToolOutcome } from './t
 export const TOOLS_PATH = '/tools';
 const MAX_MESSAGE_BYTES = 65_536;
 
-/** Tool calls act as the client: a principal shaped like an API key's, keyed by the client id. */
-export function clientPrincipal(client: ClientRecord, config: Config): KeyPrincipal {
-  return {
-    keyId: client._id,
-    familyId: client._id,
-    orgId: client.orgId,
-    workspaceId: client.workspaceId,
-    applicationId: client.applicationId,
-    audience: toolsResource(config),
-    scopes: client.permissions as Permission[],
-  };
-}
+export { clientPrincipal } from './bearer';
 
 function toolResult(outcome: ToolOutcome): CallToolResult {
   const body = outcome.body;
@@ -74,9 +60,9 @@ export function toolServerRouter(config: Config, routes: readonly RouteSpec[]): 
   const dispatcher = createToolDispatcher(routes);
   const router = new Router();
   router.all(TOOLS_PATH, async (ctx) => {
-    let client: ClientRecord;
+    let principal: KeyPrincipal;
     try {
-      client = await authenticateBearer(ctx, config);
+      principal = await authenticateBearer(ctx, config);
     } catch (err) {
       if (err instanceof BearerRejection) return sendBearerRejection(ctx, config, err);
       throw err;
@@ -100,7 +86,7 @@ export function toolServerRouter(config: Config, routes: readonly RouteSpec[]): 
     if (nestingExceeds(message, MAX_BODY_DEPTH + 3)) {
       return jsonRpcError(ctx, 400, -32600, `Invalid Request: tool arguments nest deeper than ${MAX_BODY_DEPTH} levels.`);
     }
-    const server = mcpServer(tools, clientPrincipal(client, config), ctx.state.requestId, dispatcher);
+    const server = mcpServer(tools, principal, ctx.state.requestId, dispatcher);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     ctx.res.on('close', () => {
       void transport.close();

@@ -1,6 +1,8 @@
 import type { Config } from '../../core/config';
 import { MCP_TOOLS_SCOPE } from '../../core/oauth/clients';
+import { PKCE_METHOD } from '../../core/oauth/pkce';
 import { SIGNING_ALG } from '../../core/oauth/signingKeys';
+import { AUTHORIZE_PATH, REGISTER_PATH } from './pagePaths';
 import { toolsResource } from './tokenEndpoint';
 
 export const TOKEN_PATH = '/api/oauth/token';
@@ -9,17 +11,23 @@ export const AUTHORIZATION_SERVER_METADATA_PATH = '/.well-known/oauth-authorizat
 export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/tools';
 
 /**
- * RFC 8414 metadata. Only machine grants exist today; browser sign-in will add an
- * authorization endpoint, `code` to the response types and PKCE methods here.
+ * RFC 8414 metadata: machine clients (client_credentials with a secret) and people's clients
+ * (authorization code with PKCE S256, public, registered by metadata document or RFC 7591).
  */
 export function authorizationServerMetadata(config: Config): Record<string, unknown> {
   return {
     issuer: config.authUrl,
+    authorization_endpoint: `${config.authUrl}${AUTHORIZE_PATH}`,
     token_endpoint: `${config.authUrl}${TOKEN_PATH}`,
+    registration_endpoint: `${config.authUrl}${REGISTER_PATH}`,
     jwks_uri: `${config.authUrl}${JWKS_PATH}`,
-    grant_types_supported: ['client_credentials', 'refresh_token'],
-    response_types_supported: [],
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    grant_types_supported: ['authorization_code', 'client_credentials', 'refresh_token'],
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    code_challenge_methods_supported: [PKCE_METHOD],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    authorization_response_iss_parameter_supported: true,
+    client_id_metadata_document_supported: true,
     scopes_supported: [MCP_TOOLS_SCOPE],
     protected_resources: [toolsResource(config)],
   };

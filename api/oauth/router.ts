@@ -9,6 +9,10 @@ import {
   authorizationServerMetadata, protectedResourceMetadata,
 } from './discovery';
 import { tokenEndpoint } from './tokenEndpoint';
+import { authorizeEndpoint } from './authorizeEndpoint';
+import { AUTHORIZE_PATH, REGISTER_PATH } from './pagePaths';
+import { registrationEndpoint } from './registrationEndpoint';
+import { mountSignInPages } from './signInPages';
 
 /**
  * Per-client-address limits in front of the token endpoint and the JWKS, which answer before
@@ -36,11 +40,14 @@ const refuseJwks = (_ctx: Context, retryAfterSeconds: number) => {
   });
 };
 
-/** The OAuth authorization server (token endpoint, discovery, JWKS) and the tool server's resource metadata. */
+/** The OAuth authorization server (token, authorization and registration endpoints, sign-in pages, discovery, JWKS) and the tool server's resource metadata. */
 export function oauthRouter(config: Config): Router {
   const router = new Router();
   const limits = config.addressLimits;
   router.post(TOKEN_PATH, limitPerAddress(config, 'token', limits.tokenRequestsPerMinute, refuseTokenRequest), tokenEndpoint(config));
+  router.get(AUTHORIZE_PATH, authorizeEndpoint(config));
+  router.post(REGISTER_PATH, registrationEndpoint());
+  mountSignInPages(router, config);
   router.get(AUTHORIZATION_SERVER_METADATA_PATH, (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=300');
     ctx.body = authorizationServerMetadata(config);

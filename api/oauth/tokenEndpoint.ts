@@ -1,10 +1,14 @@
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import type { Config } from '../../core/config';
-import { issueAccessToken } from '../../core/oauth/accessTokens';
+import { resolveResource } from '../../core/oauth/authorizationRules';
 import { admitClientRequest } from '../../core/oauth/clientRateLimit';
-import { authenticateClient, MCP_TOOLS_SCOPE, type ClientRecord } from '../../core/oauth/clients';
-import { issueRefreshToken, redeemRefreshToken, type Grant } from '../../core/oauth/refreshTokens';
+import { authenticateClient, findActiveClient, MCP_TOOLS_SCOPE, type ClientRecord } from '../../core/oauth/clients';
+import { authorizationCodeGrant } from '../../core/oauth/grants/authorizationCode';
+import { clientCredentialsGrant } from '../../core/oauth/grants/clientCredentials';
+import { REFRESH_RETRY_WINDOW_MS, refreshTokenGrant } from '../../core/oauth/grants/refreshToken';
+import type { TokenResponse } from '../../core/oauth/grants/tokenPair';
+import { isPublicClientRevoked, resolvePublicClient } from '../../core/oauth/publicClients';
 import {
   basicFailure, checkResource, checkScope, clientCredentialsOf, OAuthError, parseTokenForm, requireParam,
 } from '../../core/oauth/tokenRequest';
@@ -49,10 +53,50 @@ async function authenticate(ctx: Context, params: Map<string, string>): Promise<
   return client;
 }
 
+/** A token request without client authentication: a public client naming itself by client_id. */
+async function publicClientGrant(grantType: string, params: Map<string, string>, resource: string, config: Config): Promise<TokenResponse> {
+  const clientId = params.get('client_id');
+  if (!clientId) throw new OAuthError('invalid_client', 'Client authentication is required: client_id and client_secret, HTTP Basic, or client_id of a public client.', 401);
+  if (await findActiveClient(clientId)) throw new OAuthError('invalid_client', 'This client must authenticate (client_secret or HTTP Basic).', 401);
+  if (grantType === 'client_credentials') throw new OAuthError('unauthorized_client', 'Public clients may not use the client_credentials grant.');
+  if (grantType === 'authorization_code') {
+    const lookup = await resolvePublicClient(clientId, config);
+    if (!lookup.ok) throw new OAuthError('invalid_client', `Unknown or unusable client: ${lookup.reason}.`, 401);
+    if (!lookup.client.grantTypes.includes('authorization_code')) throw new OAuthError('unauthorized_client', 'This client may not use the authorization_code grant.');
+    return authorizationCodeGrant(lookup.client, params, resource, config);
+  }
+  // A refresh needs only the client's standing, not its (possibly remote) metadata document again.
+  if (await isPublicClientRevoked(clientId)) throw new OAuthError('invalid_client', 'Unknown or revoked client.', 401);
+  const presented = requireParam(params, 'refresh_token');
+  if (params.has('resource') && resolveResource(params.get('resource'), resource) !== resource) throw new OAuthError('invalid_target', `The resource must be ${resource}.`);
+  return refreshTokenGrant({ clientId, retryWindowMs: REFRESH_RETRY_WINDOW_MS }, presented, params, config);
+}
+
+/** A token request of an authenticated (confidential, M2M) client: rate limited per credential. */
+async function confidentialClientGrant(ctx: Context, grantType: string, params: Map<string, string>, resource: string, config: Config): Promise<TokenResponse> {
+  const client = await authenticate(ctx, params);
+  if (!client.grantTypes.includes(grantType)) throw new OAuthError('unauthorized_client', `This client may not use the ${grantType} grant.`);
+  const admitted = await admitClientRequest(client._id, client.rateLimitPerMinute);
+  if (!admitted.ok) {
+    throw new OAuthError('rate_limited', 'The rate limit of this client credential was reached; retry after Retry-After seconds.', 429, {
+      'Retry-After': String(admitted.retryAfterSeconds),
+      'Cache-Control': 'private, no-store',
+    });
+  }
+  if (grantType === 'client_credentials') return clientCredentialsGrant(client, params, resource, config);
+  const presented = requireParam(params, 'refresh_token');
+  // Carried over; if a client repeats them they must match, checked before the token is consumed.
+  if (params.has('scope')) checkScope(params.get('scope')!, [MCP_TOOLS_SCOPE]);
+  if (params.has('resource')) checkResource(params.get('resource')!, resource);
+  return refreshTokenGrant({ clientId: client._id, retryWindowMs: 0 }, presented, params, config);
+}
+
+const GRANT_TYPES = ['authorization_code', 'client_credentials', 'refresh_token'];
+
 /**
- * POST {AUTH_URL}/api/oauth/token (SPEC 4.3): client_credentials and refresh_token grants for
- * confidential clients. Order: form → grant type present → client authentication → grant
- * allowed for the client → per-client rate limit → grant-specific checks → tokens.
+ * POST {AUTH_URL}/api/oauth/token (SPEC 4.3): a thin adapter over the grant use cases in
+ * core/oauth/grants. Order: form → grant type → client (authenticated M2M client, or a public
+ * client by client_id) → grant allowed for the client → (M2M) rate limit → the grant's checks.
  */
 export function tokenEndpoint(config: Config) {
   const resource = toolsResource(config);
@@ -62,47 +106,13 @@ export function tokenEndpoint(config: Config) {
     try {
       const params = await readForm(ctx);
       const grantType = requireParam(params, 'grant_type');
-      if (grantType !== 'client_credentials' && grantType !== 'refresh_token') {
-        throw new OAuthError('unsupported_grant_type', 'Supported grant types: client_credentials, refresh_token.');
-      }
-      const client = await authenticate(ctx, params);
-      if (!client.grantTypes.includes(grantType)) throw new OAuthError('unauthorized_client', `This client may not use the ${grantType} grant.`);
-      const admitted = await admitClientRequest(client._id, client.rateLimitPerMinute);
-      if (!admitted.ok) {
-        throw new OAuthError('rate_limited', 'The rate limit of this client credential was reached; retry after Retry-After seconds.', 429, {
-          'Retry-After': String(admitted.retryAfterSeconds),
-          'Cache-Control': 'private, no-store',
-        });
-      }
-      let grant: Omit<Grant, 'chainId'> & { chainId?: string };
-      if (grantType === 'client_credentials') {
-        const scope = checkScope(requireParam(params, 'scope'), client.oauthScopes);
-        checkResource(requireParam(params, 'resource'), resource);
-        grant = { clientId: client._id, scope, resource };
-      } else {
-        const presented = requireParam(params, 'refresh_token');
-        // Carried over; if a client repeats them they must match, checked before the token is consumed.
-        if (params.has('scope')) checkScope(params.get('scope')!, [MCP_TOOLS_SCOPE]);
-        if (params.has('resource')) checkResource(params.get('resource')!, resource);
-        const redeemed = await redeemRefreshToken(presented, client._id);
-        if (!redeemed.ok) {
-          if (redeemed.reason === 'reused') logger.warn({ client_id: client._id }, 'refresh token reuse: chain revoked');
-          throw new OAuthError('invalid_grant', 'The refresh token is invalid, expired, revoked or already used.');
-        }
-        grant = redeemed.grant;
-        if (params.has('scope')) checkScope(params.get('scope')!, grant.scope.split(' '));
-      }
-      const access = await issueAccessToken({
-        issuer: config.authUrl,
-        audience: grant.resource,
-        clientId: client._id,
-        scope: grant.scope,
-        ttlSeconds: config.oauth.accessTokenTtlSeconds,
-        secretsKey: config.secretsKey,
-      });
-      const refreshToken = await issueRefreshToken(grant, config.oauth.refreshTokenIdleSeconds);
+      if (!GRANT_TYPES.includes(grantType)) throw new OAuthError('unsupported_grant_type', `Supported grant types: ${GRANT_TYPES.join(', ')}.`);
+      const authenticates = authorizationHeaders(ctx).length > 0 || params.has('client_secret');
+      const body = authenticates || grantType === 'client_credentials'
+        ? await confidentialClientGrant(ctx, grantType, params, resource, config)
+        : await publicClientGrant(grantType, params, resource, config);
       ctx.status = 200;
-      ctx.body = { access_token: access.token, token_type: 'Bearer', expires_in: access.expiresIn, refresh_token: refreshToken, scope: grant.scope };
+      ctx.body = body;
     } catch (err) {
       let e: OAuthError;
       if (err instanceof OAuthError) e = err;

@@ -4,7 +4,9 @@ import { SIGNING_ALG, currentSigner, verificationKey } from './signingKeys';
 
 /**
  * Access tokens are JWTs per RFC 9068: `typ: at+jwt`, issuer = AUTH_URL, audience = the one
- * resource they were issued for (`${MCP_URL}/tools`), subject and client_id = the client.
+ * resource they were issued for (`${MCP_URL}/tools`), client_id = the client. The subject is
+ * the client itself for M2M tokens; for a person's token it is the user id, and `sid` names the
+ * token chain (so revoking the chain stops the token).
  */
 export const ACCESS_TOKEN_TYP = 'at+jwt';
 
@@ -16,17 +18,21 @@ export interface IssueAccessTokenInput {
   ttlSeconds: number;
   secretsKey: Buffer;
   now?: Date;
+  /** A person's token: the user id and the token chain. Absent for M2M tokens. */
+  user?: { userId: string; chainId: string };
 }
 
 export async function issueAccessToken(input: IssueAccessTokenInput): Promise<{ token: string; expiresIn: number; jti: string }> {
   const signer = await currentSigner(input.secretsKey);
   const iat = Math.floor((input.now ?? new Date()).getTime() / 1000);
   const jti = randomUUID();
-  const token = await new SignJWT({ client_id: input.clientId, scope: input.scope })
+  const claims: Record<string, string> = { client_id: input.clientId, scope: input.scope };
+  if (input.user) claims.sid = input.user.chainId;
+  const token = await new SignJWT(claims)
     .setProtectedHeader({ alg: signer.alg, typ: ACCESS_TOKEN_TYP, kid: signer.kid })
     .setIssuer(input.issuer)
     .setAudience(input.audience)
-    .setSubject(input.clientId)
+    .setSubject(input.user ? input.user.userId : input.clientId)
     .setIssuedAt(iat)
     .setExpirationTime(iat + input.ttlSeconds)
     .setJti(jti)
@@ -36,6 +42,8 @@ export async function issueAccessToken(input: IssueAccessTokenInput): Promise<{ 
 
 export interface VerifiedAccessToken {
   clientId: string;
+  /** Set for a person's token: who it acts for and the chain it belongs to. */
+  user: { userId: string; chainId: string } | null;
   scopes: string[];
   jti: string;
   expiresAt: number;
@@ -75,11 +83,17 @@ export async function verifyAccessToken(token: string, opts: { issuer: string; a
     return { ok: false, reason: (err as { code?: string }).code ?? 'invalid' };
   }
   if (payload.aud !== opts.audience) return { ok: false, reason: 'audience must be exactly the resource' };
-  if (typeof payload.client_id !== 'string' || payload.client_id !== payload.sub || typeof payload.scope !== 'string') {
+  if (typeof payload.client_id !== 'string' || typeof payload.sub !== 'string' || typeof payload.scope !== 'string') {
     return { ok: false, reason: 'bad claims' };
+  }
+  let user: VerifiedAccessToken['user'] = null;
+  if (payload.client_id !== payload.sub) {
+    // A person's token must name its chain; an M2M token's subject is its client.
+    if (typeof payload.sid !== 'string' || !payload.sub.startsWith('usr_')) return { ok: false, reason: 'bad claims' };
+    user = { userId: payload.sub, chainId: payload.sid };
   }
   return {
     ok: true,
-    token: { clientId: payload.client_id, scopes: payload.scope.split(' ').filter(Boolean), jti: String(payload.jti), expiresAt: payload.exp! },
+    token: { clientId: payload.client_id, user, scopes: payload.scope.split(' ').filter(Boolean), jti: String(payload.jti), expiresAt: payload.exp! },
   };
 }

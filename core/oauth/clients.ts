@@ -4,7 +4,8 @@ import { isPermission, PERMISSIONS, type Permission } from '../keys/permissions'
 import { Application, Workspace } from '../tenancy/models';
 import { requireOrganization } from '../tenancy/provisioning';
 import { generateClientSecret, hashClientSecret, matchesLiveSecret, rotateSecrets } from './clientSecrets';
-import { OAuthClient, RefreshToken } from './models';
+import { OAuthClient, RefreshToken, TokenChain } from './models';
+import { revokePublicClient } from './publicClients';
 
 export const MCP_TOOLS_SCOPE = 'mcp:tools';
 
@@ -107,7 +108,13 @@ export async function revokeClient(clientId: string): Promise<{ client_id: strin
   const now = new Date();
   await OAuthClient.updateOne({ _id: clientId, revokedAt: null }, { $set: { revokedAt: now } });
   const doc = await OAuthClient.findById(clientId).lean<ClientRecord>();
-  if (!doc) throw new Error(`client ${clientId} does not exist`);
+  if (!doc) {
+    // A public client of browser sign-in (registered, or a metadata-document URL): refused from now on, its chains revoked.
+    if (!(await revokePublicClient(clientId, now))) throw new Error(`client ${clientId} does not exist`);
+    await TokenChain.updateMany({ clientId, revokedAt: null }, { $set: { revokedAt: now } });
+    await RefreshToken.updateMany({ clientId, revokedAt: null }, { $set: { revokedAt: now } });
+    return { client_id: clientId, revoked_at: now.toISOString() };
+  }
   await RefreshToken.updateMany({ clientId, revokedAt: null }, { $set: { revokedAt: now } });
   return { client_id: clientId, revoked_at: (doc.revokedAt ?? now).toISOString() };
 }

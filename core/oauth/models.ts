@@ -68,6 +68,8 @@ const refreshTokenSchema = new Schema(
     hash: { type: String, required: true, unique: true },
     clientId: { type: String, required: true, index: true },
     chainId: { type: String, required: true, index: true },
+    /** The person the chain acts for (browser sign-in); null for an M2M client's own chain. */
+    userId: { type: String, default: null },
     scope: { type: String, required: true },
     resource: { type: String, required: true },
     createdAt: { type: Date, required: true },
@@ -90,3 +92,126 @@ const clientRateWindowSchema = new Schema(
   { versionKey: false },
 );
 export const ClientRateWindow = model('OAuthClientRateWindow', clientRateWindowSchema, 'oauth_client_rate_windows');
+
+/**
+ * A person's consent to one client (DECISIONS.md "Interactive sign-in"): remembered until the
+ * person or the operator revokes it. `pairKey` (user id + client id) is unique, so two
+ * concurrent consents make one grant. Revoking deletes it and revokes its token chains.
+ */
+const consentGrantSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    pairKey: { type: String, required: true, unique: true },
+    userId: { type: String, required: true, index: true },
+    clientId: { type: String, required: true },
+    clientName: { type: String, required: true },
+    scope: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+export const ConsentGrant = model('OAuthConsentGrant', consentGrantSchema, 'oauth_consent_grants');
+
+/**
+ * One chain of tokens issued to a person's client from one authorization code; `_id` is the
+ * `sid` claim of its access tokens and the `chainId` of its refresh tokens. The chain is created
+ * by a unique insert when the code is redeemed, so a second redemption of the code finds it and
+ * revokes it. The tool server reads it on every request: a revoked chain stops at once.
+ */
+const tokenChainSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    userId: { type: String, required: true, index: true },
+    clientId: { type: String, required: true },
+    grantId: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+    revokedAt: { type: Date, default: null },
+  },
+  { versionKey: false },
+);
+export const TokenChain = model('OAuthTokenChain', tokenChainSchema, 'oauth_token_chains');
+
+/** A pending authorization request while the person signs in and consents (10 minutes). */
+const authorizationRequestSchema = new Schema(
+  {
+    /** SHA-256 of the handle carried by the pages. */
+    _id: { type: String, required: true },
+    clientId: { type: String, required: true },
+    clientName: { type: String, required: true },
+    redirectUri: { type: String, required: true },
+    state: { type: String, default: null },
+    codeChallenge: { type: String, required: true },
+    scope: { type: String, required: true },
+    resource: { type: String, required: true },
+    expiresAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+export const AuthorizationRequest = model('OAuthAuthorizationRequest', authorizationRequestSchema, 'oauth_authorization_requests');
+
+/** An authorization code: stored as its SHA-256, single use, 60 s, bound to everything it was issued for. */
+const authorizationCodeSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    clientId: { type: String, required: true },
+    redirectUri: { type: String, required: true },
+    codeChallenge: { type: String, required: true },
+    scope: { type: String, required: true },
+    resource: { type: String, required: true },
+    userId: { type: String, required: true },
+    grantId: { type: String, required: true },
+    /** The chain its redemption creates; fixed up front so a second redemption can revoke it. */
+    chainId: { type: String, required: true },
+    expiresAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+export const AuthorizationCode = model('OAuthAuthorizationCode', authorizationCodeSchema, 'oauth_authorization_codes');
+
+/** A public client registered through RFC 7591 dynamic registration, or a revocation marker for a metadata-document client. */
+const publicClientSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    kind: { type: String, required: true, enum: ['dynamic', 'metadata_document'] },
+    clientName: { type: String, default: null },
+    redirectUris: { type: [String], default: [] },
+    grantTypes: { type: [String], default: [] },
+    applicationType: { type: String, default: 'web' },
+    createdAt: { type: Date, required: true },
+    revokedAt: { type: Date, default: null },
+  },
+  { versionKey: false },
+);
+export const PublicClient = model('OAuthPublicClient', publicClientSchema, 'oauth_public_clients');
+
+/**
+ * One counted attempt (a sign-in failure, a registration) in a bounded set of slots per scope:
+ * `_id` = `<scope>:<k>`. Taking a slot is a unique insert, so limits hold across replicas on
+ * FerretDB too; a slot frees itself when `expiresAt` passes (deleted before reuse).
+ */
+const attemptSlotSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    expiresAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+export const AttemptSlot = model('OAuthAttemptSlot', attemptSlotSchema, 'oauth_attempt_slots');
+
+/**
+ * The rotation of one refresh token: `_id` is the used token's hash, inserted uniquely (so of
+ * two concurrent uses exactly one rotates). It keeps the pair it issued, sealed, so a retry within
+ * the retry window gets the same pair; after the window the sealed pair is useless and reuse
+ * revokes the chain.
+ */
+const refreshRotationSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    chainId: { type: String, required: true },
+    sealedPair: { type: String, default: null },
+    retryUntil: { type: Date, required: true },
+    createdAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+export const RefreshRotation = model('OAuthRefreshRotation', refreshRotationSchema, 'oauth_refresh_rotations');

@@ -1,6 +1,7 @@
 import { sha256Hex } from '../crypto/hash';
 import { newId, randomBase62 } from '../ids';
 import { RefreshToken } from './models';
+import { revokeChain as revokeTokenChain } from './tokenChains';
 
 /**
  * Rotating refresh tokens (SPEC 2.8, 4.3). Each use consumes the token atomically and issues
@@ -9,11 +10,12 @@ import { RefreshToken } from './models';
  */
 export const REFRESH_TOKEN_PREFIX = 'mrt_';
 
-interface RefreshTokenDoc {
+export interface RefreshTokenDoc {
   _id: string;
   hash: string;
   clientId: string;
   chainId: string;
+  userId?: string | null;
   scope: string;
   resource: string;
   expiresAt: Date;
@@ -24,6 +26,8 @@ interface RefreshTokenDoc {
 export interface Grant {
   clientId: string;
   chainId: string;
+  /** The person a browser sign-in chain acts for; absent for M2M chains. */
+  userId?: string | null;
   scope: string;
   resource: string;
 }
@@ -35,6 +39,7 @@ export async function issueRefreshToken(grant: Omit<Grant, 'chainId'> & { chainI
     hash: sha256Hex(token),
     clientId: grant.clientId,
     chainId: grant.chainId ?? newId('rtc'),
+    userId: grant.userId ?? null,
     scope: grant.scope,
     resource: grant.resource,
     createdAt: now,
@@ -69,9 +74,14 @@ export async function redeemRefreshToken(presented: string, clientId: string, no
     await revokeChain(doc.chainId, now);
     return { ok: false, reason: 'reused' };
   }
-  return { ok: true, grant: { clientId: doc.clientId, chainId: doc.chainId, scope: doc.scope, resource: doc.resource } };
+  return { ok: true, grant: { clientId: doc.clientId, chainId: doc.chainId, userId: doc.userId ?? null, scope: doc.scope, resource: doc.resource } };
+}
+
+export async function findRefreshToken(presented: unknown): Promise<RefreshTokenDoc | null> {
+  if (typeof presented !== 'string' || !presented.startsWith(REFRESH_TOKEN_PREFIX) || presented.length > 200) return null;
+  return RefreshToken.findOne({ hash: sha256Hex(presented) }).lean<RefreshTokenDoc>();
 }
 
 export async function revokeChain(chainId: string, now = new Date()): Promise<void> {
-  await RefreshToken.updateMany({ chainId, revokedAt: null }, { $set: { revokedAt: now } });
+  await revokeTokenChain(chainId, now);
 }

@@ -4,6 +4,7 @@ import { jobsCommands } from './jobsCommands';
 import { limitsCommands } from './limitsCommands';
 import { m2mCommands } from './m2mCommands';
 import { tenancyCommands } from './tenancyCommands';
+import { userCommands } from './userCommands';
 import { webhooksCommands } from './webhooksCommands';
 
 /** Every operator command; each area of the service contributes its own module. */
@@ -14,4 +15,5 @@ export const adminCommands: Record<string, AdminCommand> = {
   ...limitsCommands,
   ...creditsCommands,
   ...jobsCommands,
+  ...userCommands,
 };

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  BINARIES, freePort, installServices, startFerretDb, startTemporalDev, type RunningService,
+  BINARIES, freePort, installChromium, installServices, startFerretDb, startTemporalDev, type RunningService,
 } from '../../scripts/localServices';
 
 /**
@@ -20,6 +20,8 @@ export default async function globalSetup(): Promise<void> {
   const wantStore = !process.env.MONGODB_URI;
   const wantTemporal = !process.env.TEMPORAL_ADDRESS;
   installServices({ temporal: true, ferretdb: wantStore }, (m) => process.stderr.write(`[test services] ${m}\n`));
+  // The sign-in tests drive a real browser; a missing one fails the run here, never skips them.
+  process.env.TEST_CHROMIUM_PATH = installChromium((m) => process.stderr.write(`[test services] ${m}\n`));
   const dir = mkdtempSync(join(tmpdir(), 'talent-test-'));
   const started: RunningService[] = [];
   if (wantStore) {

@@ -117,11 +117,11 @@ describe('tool catalogue', () => {
 
 describe('bearer challenge (RFC 6750, RFC 9728)', () => {
   const config = { mcpUrl: 'https://mcp.example', authUrl: 'https://auth.example' } as Config;
-  test('no token: only the resource metadata', () => {
-    expect(challenge(config)).toBe('Bearer resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/tools"');
+  test('no token: the resource metadata and the scope to ask for', () => {
+    expect(challenge(config)).toBe('Bearer resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/tools", scope="mcp:tools"');
   });
   test('a bad token: invalid_token; a narrow one: insufficient_scope naming the scope; quotes never break the header', () => {
-    expect(challenge(config, 'invalid_token', 'bad "token"')).toBe('Bearer resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/tools", error="invalid_token", error_description="bad token"');
+    expect(challenge(config, 'invalid_token', 'bad "token"')).toBe('Bearer resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/tools", scope="mcp:tools", error="invalid_token", error_description="bad token"');
     expect(challenge(config, 'insufficient_scope', 'x')).toContain('scope="mcp:tools"');
   });
 });

@@ -1,0 +1,50 @@
+import type { Context } from 'koa';
+import type { Config } from '../../core/config';
+import { authorizationResponseUrl, type AuthorizationErrorCode } from '../../core/oauth/authorizationRules';
+import { findGrant, type GrantRecord } from '../../core/oauth/consentGrants';
+import { finishPending, findPending, issueCode, type PendingAuthorization } from '../../core/oauth/pendingAuthorizations';
+import type { UserRecord } from '../../core/users/users';
+import { html, page } from './pageRendering';
+import { setPageHeaders } from './pageSecurity';
+import { CONSENT_PAGE_PATH } from './pagePaths';
+
+/**
+ * The steps shared by the authorization endpoint and the pages: an error page (never a
+ * redirect, for a request that cannot be trusted to name where to go), the redirect back to the
+ * client with a code or an error, and resuming a pending request once the person is signed in.
+ */
+export function errorPage(ctx: Context, status: number, title: string, message: string): void {
+  setPageHeaders(ctx);
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = page(title, html`<p role="alert">${message}</p><p class="note">Go back to the application you came from and start again. If this keeps happening, contact your administrator.</p>`);
+}
+
+export function redirectTo(ctx: Context, location: string): void {
+  setPageHeaders(ctx);
+  ctx.status = 303;
+  ctx.set('Location', location);
+  ctx.body = '';
+}
+
+export function redirectWithError(ctx: Context, config: Config, redirectUri: string, state: string | null, error: AuthorizationErrorCode, description?: string): void {
+  redirectTo(ctx, authorizationResponseUrl(redirectUri, config.authUrl, state, { error, description }));
+}
+
+const EXPIRED = 'This sign-in request has expired or was already completed.';
+
+/** Issues the code for a pending request the person has consented to, and sends the browser back to the client. */
+export async function completeAuthorization(ctx: Context, config: Config, handle: string, pending: PendingAuthorization, user: UserRecord, grant: GrantRecord): Promise<void> {
+  if (!(await finishPending(handle))) return errorPage(ctx, 400, 'Sign-in request expired', EXPIRED);
+  const code = await issueCode(pending, user._id, grant._id);
+  redirectTo(ctx, authorizationResponseUrl(pending.redirectUri, config.authUrl, pending.state, { code }));
+}
+
+/** After sign-in: straight back to the client when consent is remembered, else the consent page. */
+export async function resumeAuthorization(ctx: Context, config: Config, handle: string, user: UserRecord): Promise<void> {
+  const pending = await findPending(handle);
+  if (!pending) return errorPage(ctx, 400, 'Sign-in request expired', EXPIRED);
+  const grant = await findGrant(user._id, pending.clientId);
+  if (grant) return completeAuthorization(ctx, config, handle, pending, user, grant);
+  redirectTo(ctx, `${CONSENT_PAGE_PATH}?request=${encodeURIComponent(handle)}`);
+}

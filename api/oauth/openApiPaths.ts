@@ -1,0 +1,114 @@
+import { JWKS_PATH, AUTHORIZATION_SERVER_METADATA_PATH, TOKEN_PATH } from './discovery';
+import {
+  AUTHORIZE_PATH, CONNECTIONS_PAGE_PATH, CONSENT_PAGE_PATH, REGISTER_PATH, REVOKE_CONNECTION_PATH, SETUP_PAGE_PATH, SIGN_IN_PAGE_PATH, SIGN_OUT_PATH,
+} from './pagePaths';
+
+/**
+ * The authorization server's endpoints in the API reference (they live at AUTH_URL, outside
+ * /v1, and are not route specs). OAuth errors are RFC 6749 / RFC 7591 JSON bodies, not problem
+ * documents; the pages answer HTML.
+ */
+const oauthError = {
+  type: 'object',
+  required: ['error'],
+  properties: { error: { type: 'string' }, error_description: { type: 'string' } },
+};
+
+const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
+const seeOther = (description: string) => ({ description, headers: { Location: { schema: { type: 'string' } } } });
+const form = (properties: Record<string, unknown>, required: string[]) => ({
+  required: true,
+  content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties, required } } },
+});
+const csrf = { csrf_token: { type: 'string', description: 'The CSRF token of the page the form came from.' } };
+const query = (name: string, description: string, required = false) => ({ name, in: 'query', required, description, schema: { type: 'string' } });
+
+export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
+  const common = { tags: ['OAuth'], security: [], servers: [{ url: authUrl }] };
+  const page = { tags: ['Sign-in pages'], security: [], servers: [{ url: authUrl }] };
+  const tokenResponse = {
+    type: 'object',
+    required: ['access_token', 'token_type', 'expires_in', 'scope'],
+    properties: { access_token: { type: 'string', description: 'RFC 9068 JWT for {MCP_URL}/tools' }, token_type: { const: 'Bearer' }, expires_in: { type: 'integer' }, refresh_token: { type: 'string' }, scope: { const: 'mcp:tools' } },
+  };
+  return {
+    [AUTHORIZATION_SERVER_METADATA_PATH]: { get: { ...common, operationId: 'oauthMetadata', summary: 'Authorization server metadata (RFC 8414)', responses: { 200: { description: 'Metadata', content: { 'application/json': { schema: { type: 'object' } } } } } } },
+    [JWKS_PATH]: { get: { ...common, operationId: 'oauthJwks', summary: 'Token signing keys (JWKS)', responses: { 200: { description: 'JWK set', content: { 'application/jwk-set+json': { schema: { type: 'object' } } } } } } },
+    [AUTHORIZE_PATH]: {
+      get: {
+        ...common,
+        operationId: 'oauthAuthorize',
+        summary: 'Authorization endpoint: code with PKCE S256 (browser)',
+        description: 'Unknown client or unregistered redirect_uri: an HTML error page. Other errors redirect to the client with error, state and iss (RFC 9207).',
+        parameters: [
+          query('response_type', '`code`', true), query('client_id', 'A registered client id or a Client ID Metadata Document URL', true),
+          query('redirect_uri', 'Exactly as registered (loopback http: any port)'), query('code_challenge', 'S256 challenge', true),
+          query('code_challenge_method', '`S256`', true), query('state', 'Returned unchanged'), query('scope', '`mcp:tools` (default)'),
+          query('resource', '`{MCP_URL}/tools` (default)'),
+        ],
+        responses: { 303: seeOther('To the sign-in or consent page, or back to the client with code or error, state and iss'), 400: html('Error page (no redirect)') },
+      },
+    },
+    [TOKEN_PATH]: {
+      post: {
+        ...common,
+        operationId: 'oauthToken',
+        summary: 'Token endpoint: client_credentials (M2M), authorization_code and refresh_token',
+        requestBody: form({
+          grant_type: { enum: ['client_credentials', 'authorization_code', 'refresh_token'] }, client_id: { type: 'string' }, client_secret: { type: 'string' },
+          code: { type: 'string' }, redirect_uri: { type: 'string' }, code_verifier: { type: 'string' }, refresh_token: { type: 'string' },
+          scope: { type: 'string' }, resource: { type: 'string' },
+        }, ['grant_type']),
+        responses: {
+          200: { description: 'Tokens', content: { 'application/json': { schema: tokenResponse } } },
+          400: { description: 'OAuth error (RFC 6749 5.2)', content: { 'application/json': { schema: oauthError } } },
+          401: { description: 'invalid_client', content: { 'application/json': { schema: oauthError } } },
+          429: { description: 'rate_limited (M2M credential)', content: { 'application/json': { schema: oauthError } } },
+        },
+      },
+    },
+    [REGISTER_PATH]: {
+      post: {
+        ...common,
+        operationId: 'oauthRegister',
+        summary: 'Dynamic client registration (RFC 7591), public clients only',
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['redirect_uris'],
+                properties: {
+                  redirect_uris: { type: 'array', items: { type: 'string' } }, client_name: { type: 'string' }, token_endpoint_auth_method: { const: 'none' },
+                  grant_types: { type: 'array', items: { enum: ['authorization_code', 'refresh_token'] } }, response_types: { type: 'array', items: { const: 'code' } },
+                  application_type: { enum: ['web', 'native'] },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          201: { description: 'Registered', content: { 'application/json': { schema: { type: 'object', required: ['client_id'], properties: { client_id: { type: 'string' } } } } } },
+          400: { description: 'invalid_client_metadata or invalid_redirect_uri', content: { 'application/json': { schema: oauthError } } },
+          429: { description: 'rate_limited (per client address)', content: { 'application/json': { schema: oauthError } } },
+        },
+      },
+    },
+    [SETUP_PAGE_PATH]: {
+      get: { ...page, operationId: 'pageSetup', summary: 'Set-password page (one-time setup link)', parameters: [query('token', 'The setup token', true)], responses: { 200: html('Form'), 400: html('Invalid, used or expired link') } },
+      post: { ...page, operationId: 'pageSetupSubmit', summary: 'Set the password', requestBody: form({ ...csrf, token: { type: 'string' }, new_password: { type: 'string' }, confirm_password: { type: 'string' } }, ['csrf_token', 'token', 'new_password', 'confirm_password']), responses: { 200: html('Password set'), 400: html('Refused'), 403: html('CSRF check failed') } },
+    },
+    [SIGN_IN_PAGE_PATH]: {
+      get: { ...page, operationId: 'pageSignIn', summary: 'Sign-in page', parameters: [query('request', 'The pending authorization request')], responses: { 200: html('Form'), 303: seeOther('Already signed in') } },
+      post: { ...page, operationId: 'pageSignInSubmit', summary: 'Sign in', requestBody: form({ ...csrf, email: { type: 'string' }, password: { type: 'string' }, request: { type: 'string' } }, ['csrf_token', 'email', 'password']), responses: { 303: seeOther('Signed in'), 401: html('Wrong email or password'), 403: html('CSRF check failed'), 429: html('Locked for a while') } },
+    },
+    [CONSENT_PAGE_PATH]: {
+      get: { ...page, operationId: 'pageConsent', summary: 'Consent page', parameters: [query('request', 'The pending authorization request', true)], responses: { 200: html('Allow or Deny'), 303: seeOther('Not signed in') } },
+      post: { ...page, operationId: 'pageConsentSubmit', summary: 'Allow or deny', requestBody: form({ ...csrf, request: { type: 'string' }, decision: { enum: ['allow', 'deny'] } }, ['csrf_token', 'request', 'decision']), responses: { 303: seeOther('Back to the client with code or access_denied'), 403: html('CSRF check failed') } },
+    },
+    [CONNECTIONS_PAGE_PATH]: { get: { ...page, operationId: 'pageConnections', summary: 'Connected applications', responses: { 200: html('The list'), 303: seeOther('Not signed in') } } },
+    [REVOKE_CONNECTION_PATH]: { post: { ...page, operationId: 'pageRevokeConnection', summary: 'Revoke a connected application', requestBody: form({ ...csrf, client_id: { type: 'string' } }, ['csrf_token', 'client_id']), responses: { 303: seeOther('Back to the list'), 403: html('CSRF check failed') } } },
+    [SIGN_OUT_PATH]: { post: { ...page, operationId: 'pageSignOut', summary: 'Sign out', requestBody: form(csrf, ['csrf_token']), responses: { 303: seeOther('To the sign-in page'), 403: html('CSRF check failed') } } },
+  };
+}

@@ -1,0 +1,227 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Config } from '../../core/config';
+import { PERMISSIONS } from '../../core/keys/permissions';
+import { authorizationResponseUrl } from '../../core/oauth/authorizationRules';
+import { listGrants, recordConsent, revokeGrants } from '../../core/oauth/consentGrants';
+import { finishPending, findPending } from '../../core/oauth/pendingAuthorizations';
+import { redirectHostOf } from '../../core/oauth/redirectUris';
+import { endSession, SESSION_TTL_MS, sessionUser, startSession } from '../../core/users/sessions';
+import { signIn } from '../../core/users/signIn';
+import { completeSetup, findSetupUser, type UserRecord } from '../../core/users/users';
+import { completeAuthorization, errorPage, redirectTo, resumeAuthorization } from './authorizationFlow';
+import { errorNote, hidden, html, page, type Html } from './pageRendering';
+import {
+  clearSessionCookie, csrfToken, csrfValid, ensureSessionValue, readPageForm, sessionValueOf, setPageHeaders, setSessionCookie,
+} from './pageSecurity';
+import {
+  CONNECTIONS_PAGE_PATH, CONSENT_PAGE_PATH, REVOKE_CONNECTION_PATH, SETUP_PAGE_PATH, SIGN_IN_PAGE_PATH, SIGN_OUT_PATH,
+} from './pagePaths';
+
+/** What each permission lets an application do, in the words the consent page uses. */
+const PERMISSION_TEXT: Record<string, string> = {
+  [PERMISSIONS.candidatesSearch]: 'Search candidates',
+  [PERMISSIONS.profilesUnlock]: 'Unlock profiles (spends credits)',
+  [PERMISSIONS.personMatchesCreate]: 'Match people to profiles (spends credits)',
+  [PERMISSIONS.jobsWrite]: 'Start and cancel contact-retrieval jobs (spends credits)',
+  [PERMISSIONS.jobsRead]: 'Read contact-retrieval jobs and their results',
+  [PERMISSIONS.webhooksManage]: 'Manage webhook endpoints',
+  [PERMISSIONS.limitsRead]: 'Read operational limits',
+};
+
+function sendPage(ctx: Context, title: string, body: Html, status = 200): void {
+  setPageHeaders(ctx);
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = page(title, body);
+}
+
+function csrfRefused(ctx: Context): void {
+  errorPage(ctx, 403, 'Form expired', 'This form could not be verified (its security token is missing or does not match). Reload the page and try again.');
+}
+
+function handleOf(value: string | null | undefined): string | null {
+  return typeof value === 'string' && /^[0-9A-Za-z]{32}$/.test(value) ? value : null;
+}
+
+// ---- set password -------------------------------------------------------------------------
+
+function setupForm(ctx: Context, config: Config, token: string, message: string | null, status = 200): void {
+  const session = ensureSessionValue(ctx, config);
+  sendPage(ctx, 'Set your password', html`
+${errorNote(message)}
+<p>Choose the password you will use to sign in and connect AI applications to the talent platform.</p>
+<form method="post" action="${SETUP_PAGE_PATH}">
+${hidden('csrf_token', csrfToken(session, config))}
+${hidden('token', token)}
+<label for="new_password">New password</label>
+<input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="10" required>
+<label for="confirm_password">Confirm password</label>
+<input id="confirm_password" name="confirm_password" type="password" autocomplete="new-password" minlength="10" required>
+<button type="submit">Set password</button>
+</form>`, status);
+}
+
+const SETUP_INVALID = 'This setup link is invalid, used or expired. Ask your administrator for a new one.';
+
+async function setupPage(ctx: Context, config: Config): Promise<void> {
+  const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
+  if (!(await findSetupUser(token)).ok) return errorPage(ctx, 400, 'Setup link not valid', SETUP_INVALID);
+  setupForm(ctx, config, token, null);
+}
+
+async function setupSubmit(ctx: Context, config: Config): Promise<void> {
+  const form = await readPageForm(ctx);
+  if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
+  const token = form.get('token') ?? '';
+  const result = await completeSetup(token, form.get('new_password') ?? '', form.get('confirm_password') ?? '');
+  if (!result.ok) {
+    if (result.reason === 'invalid_link') return errorPage(ctx, 400, 'Setup link not valid', result.message);
+    return setupForm(ctx, config, token, result.message, 400);
+  }
+  sendPage(ctx, 'Password set', html`
+<p role="status">Your password is set. Your account is ${result.user.email}.</p>
+<p>To connect an AI application (Claude, VS Code, Cursor, Claude Code), add the tool server to it; it opens the sign-in page when it needs you.</p>
+<p><a href="${SIGN_IN_PAGE_PATH}">Sign in</a> to see your connected applications.</p>`);
+}
+
+// ---- sign in ------------------------------------------------------------------------------
+
+function signInForm(ctx: Context, config: Config, handle: string | null, message: string | null, status = 200, email = ''): void {
+  const session = ensureSessionValue(ctx, config);
+  sendPage(ctx, 'Sign in', html`
+${errorNote(message)}
+<form method="post" action="${SIGN_IN_PAGE_PATH}">
+${hidden('csrf_token', csrfToken(session, config))}
+${handle ? hidden('request', handle) : ''}
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username" value="${email}" required>
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button>
+</form>`, status);
+}
+
+async function signInPage(ctx: Context, config: Config): Promise<void> {
+  const handle = handleOf(typeof ctx.query.request === 'string' ? ctx.query.request : null);
+  const user = await sessionUser(sessionValueOf(ctx, config));
+  if (user) return handle ? resumeAuthorization(ctx, config, handle, user) : redirectTo(ctx, CONNECTIONS_PAGE_PATH);
+  signInForm(ctx, config, handle, null);
+}
+
+async function signInSubmit(ctx: Context, config: Config): Promise<void> {
+  const form = await readPageForm(ctx);
+  if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
+  const handle = handleOf(form.get('request'));
+  const email = form.get('email') ?? '';
+  const result = await signIn(email, form.get('password') ?? '', ctx.ip);
+  if (!result.ok) {
+    if (result.retryAfterSeconds) ctx.set('Retry-After', String(result.retryAfterSeconds));
+    return signInForm(ctx, config, handle, result.message, result.retryAfterSeconds ? 429 : 401, email.slice(0, 320));
+  }
+  await endSession(sessionValueOf(ctx, config));
+  const session = await startSession(result.user._id);
+  setSessionCookie(ctx, config, session.value, Math.floor(SESSION_TTL_MS / 1000));
+  if (handle) return resumeAuthorization(ctx, config, handle, result.user);
+  redirectTo(ctx, CONNECTIONS_PAGE_PATH);
+}
+
+async function signedInUser(ctx: Context, config: Config): Promise<UserRecord | null> {
+  return sessionUser(sessionValueOf(ctx, config));
+}
+
+// ---- consent ------------------------------------------------------------------------------
+
+async function consentPage(ctx: Context, config: Config): Promise<void> {
+  const handle = handleOf(typeof ctx.query.request === 'string' ? ctx.query.request : null);
+  if (!handle) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
+  const user = await signedInUser(ctx, config);
+  if (!user) return redirectTo(ctx, `${SIGN_IN_PAGE_PATH}?request=${handle}`);
+  const pending = await findPending(handle);
+  if (!pending) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
+  const session = sessionValueOf(ctx, config)!;
+  sendPage(ctx, 'Allow access?', html`
+<p><strong>${pending.clientName}</strong> wants to use the talent platform tools on your behalf.</p>
+<p>After you answer, you will be sent back to <strong>${redirectHostOf(pending.redirectUri)}</strong>.</p>
+<p>Signed in as ${user.email}. The application will be able to act with your permissions:</p>
+<ul>
+${user.permissions.map((p) => html`<li>${PERMISSION_TEXT[p] ?? p} <span class="note">(${p})</span></li>`)}
+</ul>
+<p class="note">Application id: ${pending.clientId}. You can revoke access at any time under Connected applications.</p>
+<form method="post" action="${CONSENT_PAGE_PATH}">
+${hidden('csrf_token', csrfToken(session, config))}
+${hidden('request', handle)}
+<button type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny">Deny</button>
+</form>`);
+}
+
+async function consentSubmit(ctx: Context, config: Config): Promise<void> {
+  const form = await readPageForm(ctx);
+  if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
+  const handle = handleOf(form.get('request'));
+  const user = await signedInUser(ctx, config);
+  if (!user) return redirectTo(ctx, handle ? `${SIGN_IN_PAGE_PATH}?request=${handle}` : SIGN_IN_PAGE_PATH);
+  const pending = handle ? await findPending(handle) : null;
+  if (!handle || !pending) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
+  const decision = form.get('decision');
+  if (decision === 'deny') {
+    if (!(await finishPending(handle))) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
+    return redirectTo(ctx, authorizationResponseUrl(pending.redirectUri, config.authUrl, pending.state, { error: 'access_denied', description: 'The person declined access.' }));
+  }
+  if (decision !== 'allow') return errorPage(ctx, 400, 'Answer missing', 'Choose Allow or Deny.');
+  const grant = await recordConsent({ userId: user._id, clientId: pending.clientId, clientName: pending.clientName, scope: pending.scope });
+  return completeAuthorization(ctx, config, handle, pending, user, grant);
+}
+
+// ---- connected applications ---------------------------------------------------------------
+
+async function connectionsPage(ctx: Context, config: Config): Promise<void> {
+  const user = await signedInUser(ctx, config);
+  if (!user) return redirectTo(ctx, SIGN_IN_PAGE_PATH);
+  const session = sessionValueOf(ctx, config)!;
+  const csrf = csrfToken(session, config);
+  const grants = await listGrants(user._id);
+  const rows = grants.map((g) => html`<tr>
+<td>${g.clientName}<br><span class="note">${g.clientId}</span></td>
+<td>${g.createdAt.toISOString().slice(0, 10)}</td>
+<td><form method="post" action="${REVOKE_CONNECTION_PATH}">${hidden('csrf_token', csrf)}${hidden('client_id', g.clientId)}<button type="submit">Revoke</button></form></td>
+</tr>`);
+  sendPage(ctx, 'Connected applications', html`
+<p>Signed in as ${user.email}.</p>
+${grants.length === 0
+    ? html`<p>No application is connected to your account.</p>`
+    : html`<table><thead><tr><th scope="col">Application</th><th scope="col">Allowed on</th><th scope="col"><span class="note">Action</span></th></tr></thead><tbody>${rows}</tbody></table>`}
+<form method="post" action="${SIGN_OUT_PATH}">${hidden('csrf_token', csrf)}<button type="submit">Sign out</button></form>`);
+}
+
+async function revokeSubmit(ctx: Context, config: Config): Promise<void> {
+  const form = await readPageForm(ctx);
+  if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
+  const user = await signedInUser(ctx, config);
+  if (!user) return redirectTo(ctx, SIGN_IN_PAGE_PATH);
+  const clientId = form.get('client_id');
+  if (clientId) await revokeGrants(user._id, clientId);
+  redirectTo(ctx, CONNECTIONS_PAGE_PATH);
+}
+
+async function signOutSubmit(ctx: Context, config: Config): Promise<void> {
+  const form = await readPageForm(ctx);
+  if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
+  await endSession(sessionValueOf(ctx, config));
+  clearSessionCookie(ctx, config);
+  redirectTo(ctx, SIGN_IN_PAGE_PATH);
+}
+
+/** Mounts the pages (DECISIONS.md "Interactive sign-in"): set password, sign in, consent, connected applications. */
+export function mountSignInPages(router: Router, config: Config): void {
+  router.get(SETUP_PAGE_PATH, (ctx) => setupPage(ctx, config));
+  router.post(SETUP_PAGE_PATH, (ctx) => setupSubmit(ctx, config));
+  router.get(SIGN_IN_PAGE_PATH, (ctx) => signInPage(ctx, config));
+  router.post(SIGN_IN_PAGE_PATH, (ctx) => signInSubmit(ctx, config));
+  router.get(CONSENT_PAGE_PATH, (ctx) => consentPage(ctx, config));
+  router.post(CONSENT_PAGE_PATH, (ctx) => consentSubmit(ctx, config));
+  router.get(CONNECTIONS_PAGE_PATH, (ctx) => connectionsPage(ctx, config));
+  router.post(REVOKE_CONNECTION_PATH, (ctx) => revokeSubmit(ctx, config));
+  router.post(SIGN_OUT_PATH, (ctx) => signOutSubmit(ctx, config));
+}

@@ -1,0 +1,22 @@
+import { BrowserSession } from '../users/models';
+import { AttemptSlot, AuthorizationCode, AuthorizationRequest, RefreshRotation } from './models';
+
+/**
+ * Deletes what browser sign-in leaves behind once it can no longer matter (reads already ignore
+ * expired records; this only reclaims space, FerretDB 1.x having no TTL indexes). Codes are kept
+ * an hour past expiry so a late second use is still recognised as one; rotation records a day
+ * past their retry window (the used token's own `usedAt` keeps reuse detection after that).
+ * Safe to repeat; meant for the store-maintenance schedule.
+ */
+export async function purgeExpiredSignInRecords(now = new Date()): Promise<number> {
+  const hourAgo = new Date(now.getTime() - 3600_000);
+  const dayAgo = new Date(now.getTime() - 24 * 3600_000);
+  const results = await Promise.all([
+    AuthorizationRequest.deleteMany({ expiresAt: { $lte: now } }),
+    AuthorizationCode.deleteMany({ expiresAt: { $lte: hourAgo } }),
+    AttemptSlot.deleteMany({ expiresAt: { $lte: now } }),
+    BrowserSession.deleteMany({ expiresAt: { $lte: now } }),
+    RefreshRotation.deleteMany({ retryUntil: { $lte: dayAgo } }),
+  ]);
+  return results.reduce((sum, r) => sum + r.deletedCount, 0);
+}

@@ -1,0 +1,77 @@
+import type { Config } from '../../config';
+import { sha256Hex } from '../../crypto/hash';
+import { purposeKey } from '../../crypto/purposeKeys';
+import { openSecret, sealSecret } from '../../crypto/secretBox';
+import { logger } from '../../observability/logger';
+import { isDuplicateKeyError } from '../../store/connection';
+import { findActiveUser } from '../../users/users';
+import { mayReplayRotation } from '../codeRules';
+import { RefreshRotation, RefreshToken } from '../models';
+import { findRefreshToken, type RefreshTokenDoc } from '../refreshTokens';
+import { liveChain, revokeChain } from '../tokenChains';
+import { OAuthError, checkScope } from '../tokenRequest';
+import { issueTokenPair, type TokenResponse } from './tokenPair';
+
+/**
+ * refresh_token (RFC 6749 6, RFC 9700 4.14.2): one rule for every client. Each use rotates:
+ * the used token's rotation is recorded by a unique insert (of two concurrent uses exactly one
+ * rotates) and a successor joins the chain. Presenting a used token again revokes the chain —
+ * except a retry within the client's retry window, which gets the very pair the first use got
+ * (clients lose responses). Public clients (people's MCP clients) have a window of
+ * REFRESH_RETRY_WINDOW_MS; confidential M2M clients, which can simply ask for a new token,
+ * have none. The pair is kept for the window sealed with the secret-box key, never in plaintext.
+ */
+export const REFRESH_RETRY_WINDOW_MS = 10_000;
+
+const INVALID = 'The refresh token is invalid, expired, revoked or already used.';
+
+export interface RefreshCaller {
+  clientId: string;
+  retryWindowMs: number;
+}
+
+function rotationAad(tokenHash: string): string {
+  return `oauth-refresh-rotation:${tokenHash}`;
+}
+
+async function refuseReuse(doc: RefreshTokenDoc, config: Config, now: Date): Promise<TokenResponse> {
+  const rotation = await RefreshRotation.findById(doc.hash).lean<{ chainId: string; sealedPair: string | null; retryUntil: Date }>();
+  if (rotation?.sealedPair && rotation.retryUntil > now) {
+    const chainAlive = doc.userId ? (await liveChain(doc.chainId)) !== null : !(await RefreshToken.exists({ chainId: doc.chainId, revokedAt: { $ne: null } }));
+    if (mayReplayRotation(rotation, chainAlive, now)) return JSON.parse(openSecret(purposeKey(config.secretsKey, 'secret-box'), rotation.sealedPair, rotationAad(doc.hash))) as TokenResponse;
+  }
+  await revokeChain(doc.chainId, now);
+  logger.warn({ client_id: doc.clientId }, 'refresh token reuse: chain revoked');
+  throw new OAuthError('invalid_grant', INVALID);
+}
+
+export async function refreshTokenGrant(caller: RefreshCaller, presented: string, params: Map<string, string>, config: Config, now = new Date()): Promise<TokenResponse> {
+  const doc = await findRefreshToken(presented);
+  // Another client's token is refused without being consumed: the presenter cannot be its owner.
+  if (!doc || doc.clientId !== caller.clientId) throw new OAuthError('invalid_grant', INVALID);
+  if (doc.revokedAt || doc.expiresAt <= now) throw new OAuthError('invalid_grant', INVALID);
+  if (doc.userId) {
+    const user = await findActiveUser(doc.userId);
+    const chain = await liveChain(doc.chainId);
+    if (!user || !chain) throw new OAuthError('invalid_grant', INVALID);
+  }
+  if (params.has('scope')) checkScope(params.get('scope')!, doc.scope.split(' '));
+  if (doc.usedAt) return refuseReuse(doc, config, now);
+
+  const pair = await issueTokenPair(
+    { clientId: doc.clientId, scope: doc.scope, resource: doc.resource, chainId: doc.chainId, userId: doc.userId ?? undefined, withRefreshToken: true },
+    config,
+    now,
+  );
+  const sealedPair = caller.retryWindowMs > 0 ? sealSecret(purposeKey(config.secretsKey, 'secret-box'), JSON.stringify(pair), rotationAad(doc.hash)) : null;
+  try {
+    await RefreshRotation.create({ _id: doc.hash, chainId: doc.chainId, sealedPair, retryUntil: new Date(now.getTime() + caller.retryWindowMs), createdAt: now });
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+    // Another use rotated this token first: the successor minted here must never work.
+    await RefreshToken.deleteOne({ hash: sha256Hex(pair.refresh_token!) });
+    return refuseReuse(doc, config, now);
+  }
+  await RefreshToken.updateOne({ _id: doc._id }, { $set: { usedAt: now } });
+  return pair;
+}

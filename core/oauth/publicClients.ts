@@ -1,0 +1,159 @@
+import { LRUCache } from 'lru-cache';
+import type { Config } from '../config';
+import { newId } from '../ids';
+import { destinationLookup } from '../webhooks/destinationResolver';
+import { fetchMetadataDocument } from './metadataDocumentFetch';
+import { cacheSecondsOf, isMetadataDocumentUrl, validateMetadataDocument, type ClientMetadata } from './metadataDocuments';
+import { PublicClient } from './models';
+import { checkRegisteredRedirectUri } from './redirectUris';
+
+/**
+ * Public clients of browser sign-in (MCP clients: Claude, VS Code, Cursor, Claude Code): either
+ * a Client ID Metadata Document (the client_id is an HTTPS URL, fetched and cached) or a client
+ * registered through RFC 7591 dynamic registration (stored). Neither has a secret; PKCE binds
+ * each code to the client instance that asked for it.
+ */
+export interface PublicClientRecord extends ClientMetadata {
+  kind: 'dynamic' | 'metadata_document';
+}
+
+export type ClientLookup = { ok: true; client: PublicClientRecord } | { ok: false; reason: string };
+
+interface StoredPublicClient {
+  _id: string;
+  kind: 'dynamic' | 'metadata_document';
+  clientName: string | null;
+  redirectUris: string[];
+  grantTypes: string[];
+  applicationType: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+const documents = new LRUCache<string, ClientMetadata>({ max: 1000, ttl: 1000 * 60, ttlAutopurge: false });
+const inFlight = new Map<string, Promise<ClientLookup>>();
+
+/** Tests: forget cached documents. */
+export function clearMetadataDocumentCache(): void {
+  documents.clear();
+}
+
+async function loadDocument(url: string, config: Config): Promise<ClientLookup> {
+  const fetched = await fetchMetadataDocument(url, {
+    lookupAll: destinationLookup(),
+    allowedCidrs: config.webhooks.allowedCidrs,
+    extraCaFile: config.webhooks.extraCaFile,
+  });
+  if (!fetched.ok) return { ok: false, reason: fetched.reason };
+  const verdict = validateMetadataDocument(url, fetched.contentType, fetched.body);
+  if (!verdict.ok) return { ok: false, reason: verdict.reason };
+  documents.set(url, verdict.client, { ttl: cacheSecondsOf(fetched.cacheControl) * 1000 });
+  return { ok: true, client: { ...verdict.client, kind: 'metadata_document' } };
+}
+
+/** Whether the operator revoked this public client (a dynamic one, or a metadata-document URL). Read on every request. */
+export async function isPublicClientRevoked(clientId: string): Promise<boolean> {
+  const doc = await PublicClient.findById(clientId).lean<StoredPublicClient>();
+  if (!doc) return !isMetadataDocumentUrl(clientId);
+  return doc.revokedAt !== null;
+}
+
+/** The client behind a client_id, or why it cannot be used. */
+export async function resolvePublicClient(clientId: string, config: Config): Promise<ClientLookup> {
+  if (typeof clientId !== 'string' || clientId.length === 0 || clientId.length > 2048) return { ok: false, reason: 'unknown client' };
+  const stored = await PublicClient.findById(clientId).lean<StoredPublicClient>();
+  if (stored?.revokedAt) return { ok: false, reason: 'this client has been revoked' };
+  if (isMetadataDocumentUrl(clientId)) {
+    const cached = documents.get(clientId);
+    if (cached) return { ok: true, client: { ...cached, kind: 'metadata_document' } };
+    let pending = inFlight.get(clientId);
+    if (!pending) {
+      pending = loadDocument(clientId, config).finally(() => inFlight.delete(clientId));
+      inFlight.set(clientId, pending);
+    }
+    return pending;
+  }
+  if (!stored || stored.kind !== 'dynamic') return { ok: false, reason: 'unknown client' };
+  return {
+    ok: true,
+    client: {
+      kind: 'dynamic',
+      clientId: stored._id,
+      clientName: stored.clientName ?? 'Unnamed application',
+      redirectUris: stored.redirectUris,
+      grantTypes: stored.grantTypes,
+      applicationType: stored.applicationType,
+    },
+  };
+}
+
+/** Revokes a public client: a registered one, or a metadata-document URL (recorded so it is refused from now on). */
+export async function revokePublicClient(clientId: string, now = new Date()): Promise<boolean> {
+  const stored = await PublicClient.findById(clientId).lean<StoredPublicClient>();
+  if (stored) {
+    await PublicClient.updateOne({ _id: clientId, revokedAt: null }, { $set: { revokedAt: now } });
+    return true;
+  }
+  if (!isMetadataDocumentUrl(clientId)) return false;
+  await PublicClient.create({ _id: clientId, kind: 'metadata_document', createdAt: now, revokedAt: now }).catch(() => undefined);
+  await PublicClient.updateOne({ _id: clientId, revokedAt: null }, { $set: { revokedAt: now } });
+  documents.delete(clientId);
+  return true;
+}
+
+export class RegistrationError extends Error {
+  constructor(
+    readonly error: 'invalid_client_metadata' | 'invalid_redirect_uri',
+    readonly description: string,
+  ) {
+    super(description);
+  }
+}
+
+const REGISTRABLE_GRANTS = ['authorization_code', 'refresh_token'];
+
+/**
+ * RFC 7591 registration of a public client. Omitted fields take the defaults MCP clients
+ * expect: token_endpoint_auth_method `none` (the only method offered to registered clients),
+ * grant_types authorization_code and refresh_token, response_types code.
+ */
+export async function registerPublicClient(metadata: unknown, now = new Date()): Promise<Record<string, unknown>> {
+  if (!metadata || typeof metadata !== 'object' || Array.isArray(metadata)) throw new RegistrationError('invalid_client_metadata', 'Send the client metadata as a JSON object.');
+  const m = metadata as Record<string, unknown>;
+  const authMethod = m.token_endpoint_auth_method ?? 'none';
+  if (authMethod !== 'none') throw new RegistrationError('invalid_client_metadata', 'Only public clients may register: token_endpoint_auth_method must be "none".');
+  const applicationType = m.application_type ?? 'web';
+  if (applicationType !== 'web' && applicationType !== 'native') throw new RegistrationError('invalid_client_metadata', 'application_type must be "web" or "native".');
+  const grantTypes = m.grant_types ?? REGISTRABLE_GRANTS;
+  if (!Array.isArray(grantTypes) || grantTypes.length === 0 || grantTypes.some((g) => !REGISTRABLE_GRANTS.includes(g as string))) {
+    throw new RegistrationError('invalid_client_metadata', 'grant_types may hold authorization_code and refresh_token only.');
+  }
+  if (!grantTypes.includes('authorization_code')) throw new RegistrationError('invalid_client_metadata', 'grant_types must include authorization_code.');
+  const responseTypes = m.response_types ?? ['code'];
+  if (!Array.isArray(responseTypes) || responseTypes.length !== 1 || responseTypes[0] !== 'code') throw new RegistrationError('invalid_client_metadata', 'response_types must be ["code"].');
+  if (m.client_name !== undefined && (typeof m.client_name !== 'string' || m.client_name.trim() === '' || m.client_name.length > 200)) {
+    throw new RegistrationError('invalid_client_metadata', 'client_name must be 1 to 200 characters.');
+  }
+  if (!Array.isArray(m.redirect_uris) || m.redirect_uris.length === 0 || m.redirect_uris.length > 20) {
+    throw new RegistrationError('invalid_redirect_uri', 'redirect_uris must list 1 to 20 redirect URIs.');
+  }
+  for (const uri of m.redirect_uris) {
+    const verdict = checkRegisteredRedirectUri(uri, applicationType);
+    if (!verdict.ok) throw new RegistrationError('invalid_redirect_uri', verdict.reason);
+  }
+  const clientId = newId('pcl');
+  const clientName = typeof m.client_name === 'string' ? m.client_name.trim() : null;
+  const redirectUris = [...new Set(m.redirect_uris as string[])];
+  await PublicClient.create({ _id: clientId, kind: 'dynamic', clientName, redirectUris, grantTypes, applicationType, createdAt: now });
+  return {
+    client_id: clientId,
+    client_id_issued_at: Math.floor(now.getTime() / 1000),
+    ...(clientName ? { client_name: clientName } : {}),
+    redirect_uris: redirectUris,
+    grant_types: grantTypes,
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+    application_type: applicationType,
+    scope: 'mcp:tools',
+  };
+}

@@ -1,0 +1,39 @@
+import { Schema, model } from 'mongoose';
+
+/**
+ * People who sign in through the browser to connect an MCP client (DECISIONS.md "Interactive
+ * sign-in"). A user belongs to one organization and workspace and carries a permission set with
+ * the same names as API keys; tool calls act with exactly those permissions.
+ */
+const userSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    orgId: { type: String, required: true, index: true },
+    workspaceId: { type: String, required: true },
+    /** An application made for the user, so limits and records have the same home as a key's. */
+    applicationId: { type: String, required: true },
+    /** Lower case; one account per address across the service (sign-in is by email alone). */
+    email: { type: String, required: true, unique: true },
+    permissions: { type: [String], required: true },
+    /** `scrypt$…` (see passwords.ts); null until the person opens the setup link. */
+    passwordHash: { type: String, default: null },
+    /** SHA-256 of the one-time setup token; null once used. */
+    setupTokenHash: { type: String, default: null, index: true },
+    setupExpiresAt: { type: Date, default: null },
+    disabledAt: { type: Date, default: null },
+  },
+  { timestamps: true, versionKey: false },
+);
+export const User = model('User', userSchema, 'users');
+
+/** A signed-in browser. Only the SHA-256 of the cookie value is stored. */
+const browserSessionSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    userId: { type: String, required: true, index: true },
+    createdAt: { type: Date, required: true },
+    expiresAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+export const BrowserSession = model('BrowserSession', browserSessionSchema, 'browser_sessions');

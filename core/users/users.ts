@@ -1,0 +1,162 @@
+import { config } from '../config';
+import { sha256Hex } from '../crypto/hash';
+import { newId, randomBase62 } from '../ids';
+import { isPermission } from '../keys/permissions';
+import { claimOnce } from '../oauth/attemptSlots';
+import { listGrants, revokeGrants } from '../oauth/consentGrants';
+import { revokeChainsOf } from '../oauth/tokenChains';
+import { isDuplicateKeyError } from '../store/connection';
+import { Application, Workspace } from '../tenancy/models';
+import { requireOrganization } from '../tenancy/provisioning';
+import { BrowserSession, User } from './models';
+import { hashPassword, passwordProblem } from './passwords';
+
+/** Operator-created people (DECISIONS.md "Interactive sign-in"). */
+export const SETUP_TOKEN_PREFIX = 'ust_';
+export const SETUP_TTL_MS = 24 * 3600_000;
+export const SETUP_PATH = '/api/oauth/setup';
+
+export interface UserRecord {
+  _id: string;
+  orgId: string;
+  workspaceId: string;
+  applicationId: string;
+  email: string;
+  permissions: string[];
+  passwordHash: string | null;
+  setupTokenHash: string | null;
+  setupExpiresAt: Date | null;
+  disabledAt: Date | null;
+  createdAt?: Date;
+}
+
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export function setupUrl(authUrl: string, token: string): string {
+  return `${authUrl}${SETUP_PATH}?token=${token}`;
+}
+
+export async function createUser(input: { orgId: string; workspaceId: string; email: string; permissions: string[] }, now = new Date()): Promise<{ user_id: string; email: string; setup_url: string; setup_expires_at: string }> {
+  await requireOrganization(input.orgId);
+  const workspace = await Workspace.findOne({ _id: input.workspaceId, orgId: input.orgId }).lean();
+  if (!workspace) throw new Error(`workspace ${input.workspaceId} does not exist in organization ${input.orgId}`);
+  const email = normalizeEmail(input.email);
+  if (!EMAIL.test(email)) throw new Error('the email address is not valid');
+  const permissions = [...new Set(input.permissions)];
+  if (permissions.length === 0) throw new Error('give at least one permission');
+  const unknown = permissions.filter((p) => !isPermission(p));
+  if (unknown.length) throw new Error(`unknown permissions: ${unknown.join(', ')}`);
+  const userId = newId('usr');
+  const token = SETUP_TOKEN_PREFIX + randomBase62(43);
+  const setupExpiresAt = new Date(now.getTime() + SETUP_TTL_MS);
+  const applicationId = newId('app');
+  try {
+    await User.create({
+      _id: userId, orgId: input.orgId, workspaceId: input.workspaceId, applicationId, email, permissions,
+      setupTokenHash: sha256Hex(token), setupExpiresAt,
+    });
+  } catch (err) {
+    if (isDuplicateKeyError(err)) throw new Error(`a user with the email ${email} already exists`, { cause: err });
+    throw err;
+  }
+  await Application.create({ _id: applicationId, orgId: input.orgId, name: `User ${userId}` });
+  return { user_id: userId, email, setup_url: setupUrl(config().authUrl, token), setup_expires_at: setupExpiresAt.toISOString() };
+}
+
+/** A fresh one-time setup link (e.g. the first one expired, or a forgotten password); the old one stops working. */
+export async function reissueSetup(userId: string, now = new Date()): Promise<{ user_id: string; setup_url: string; setup_expires_at: string }> {
+  const user = await User.findById(userId).lean<UserRecord>();
+  if (!user) throw new Error(`user ${userId} does not exist`);
+  if (user.disabledAt) throw new Error(`user ${userId} is disabled`);
+  const token = SETUP_TOKEN_PREFIX + randomBase62(43);
+  const setupExpiresAt = new Date(now.getTime() + SETUP_TTL_MS);
+  await User.updateOne({ _id: userId }, { $set: { setupTokenHash: sha256Hex(token), setupExpiresAt } });
+  return { user_id: userId, setup_url: setupUrl(config().authUrl, token), setup_expires_at: setupExpiresAt.toISOString() };
+}
+
+function publicView(u: UserRecord) {
+  return {
+    user_id: u._id,
+    email: u.email,
+    org_id: u.orgId,
+    workspace_id: u.workspaceId,
+    permissions: u.permissions,
+    password_set: u.passwordHash !== null,
+    created_at: u.createdAt?.toISOString() ?? null,
+    disabled_at: u.disabledAt?.toISOString() ?? null,
+  };
+}
+
+export async function listUsers(orgId: string): Promise<{ org_id: string; users: unknown[] }> {
+  await requireOrganization(orgId);
+  const users = await User.find({ orgId }).sort({ createdAt: 1 }).lean<UserRecord[]>();
+  return { org_id: orgId, users: users.map(publicView) };
+}
+
+/** Disabling stops everything at once: sessions deleted, token chains revoked; every token use and tool call re-reads the user. */
+export async function disableUser(userId: string, now = new Date()): Promise<{ user_id: string; disabled_at: string; revoked_chains: number }> {
+  const user = await User.findById(userId).lean<UserRecord>();
+  if (!user) throw new Error(`user ${userId} does not exist`);
+  if (!user.disabledAt) await User.updateOne({ _id: userId }, { $set: { disabledAt: now, setupTokenHash: null } });
+  await BrowserSession.deleteMany({ userId });
+  const revoked = await revokeChainsOf(userId, undefined, now);
+  return { user_id: userId, disabled_at: (user.disabledAt ?? now).toISOString(), revoked_chains: revoked };
+}
+
+export async function userGrants(userId: string): Promise<{ user_id: string; grants: unknown[] }> {
+  const user = await User.findById(userId).lean<UserRecord>();
+  if (!user) throw new Error(`user ${userId} does not exist`);
+  const grants = await listGrants(userId);
+  return { user_id: userId, grants: grants.map((g) => ({ client_id: g.clientId, client_name: g.clientName, scope: g.scope, granted_at: g.createdAt.toISOString() })) };
+}
+
+export async function revokeUserGrants(userId: string, clientId?: string): Promise<{ user_id: string; revoked_client_ids: string[] }> {
+  const user = await User.findById(userId).lean<UserRecord>();
+  if (!user) throw new Error(`user ${userId} does not exist`);
+  return { user_id: userId, revoked_client_ids: await revokeGrants(userId, clientId) };
+}
+
+/** The user when it exists and is not disabled; read from the store on every call (no cache outlives a disable). */
+export async function findActiveUser(userId: string): Promise<UserRecord | null> {
+  if (typeof userId !== 'string' || userId.length > 100) return null;
+  const user = await User.findById(userId).lean<UserRecord>();
+  return user && !user.disabledAt ? user : null;
+}
+
+export async function findUserByEmail(email: string): Promise<UserRecord | null> {
+  if (typeof email !== 'string' || email.length > 320) return null;
+  return User.findOne({ email: normalizeEmail(email) }).lean<UserRecord>();
+}
+
+export type SetupLookup = { ok: true; user: UserRecord } | { ok: false };
+
+/** The user a setup token belongs to, if the token is current and unused. */
+export async function findSetupUser(token: string, now = new Date()): Promise<SetupLookup> {
+  if (typeof token !== 'string' || !token.startsWith(SETUP_TOKEN_PREFIX) || token.length > 100) return { ok: false };
+  const user = await User.findOne({ setupTokenHash: sha256Hex(token) }).lean<UserRecord>();
+  if (!user || user.disabledAt || !user.setupExpiresAt || user.setupExpiresAt <= now) return { ok: false };
+  return { ok: true, user };
+}
+
+export type SetupResult = { ok: true; user: UserRecord } | { ok: false; reason: 'invalid_link' | 'password'; message: string };
+
+/** Sets the password through a setup token; the token works once (a unique insert decides between concurrent uses). */
+export async function completeSetup(token: string, password: string, confirmation: string, now = new Date()): Promise<SetupResult> {
+  const found = await findSetupUser(token, now);
+  if (!found.ok) return { ok: false, reason: 'invalid_link', message: 'This setup link is invalid, used or expired. Ask your administrator for a new one.' };
+  const problem = passwordProblem(password, confirmation);
+  if (problem) return { ok: false, reason: 'password', message: problem };
+  const tokenHash = sha256Hex(token);
+  if (!(await claimOnce(`setup-used:${tokenHash}`, found.user.setupExpiresAt!))) {
+    return { ok: false, reason: 'invalid_link', message: 'This setup link is invalid, used or expired. Ask your administrator for a new one.' };
+  }
+  const passwordHash = await hashPassword(password, config().oauth.passwordScryptLog2N);
+  await User.updateOne({ _id: found.user._id, setupTokenHash: tokenHash }, { $set: { passwordHash, setupTokenHash: null, setupExpiresAt: null } });
+  // A new password ends the sessions a previous one opened.
+  await BrowserSession.deleteMany({ userId: found.user._id });
+  return { ok: true, user: { ...found.user, passwordHash } };
+}
