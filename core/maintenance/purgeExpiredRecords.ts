@@ -1,5 +1,6 @@
 import { purgeExpiredIdempotencyRecords } from '../idempotency/idempotency';
 import { purgeExpiredDaySlots } from '../jobs/dailyJobCap';
+import { purgeExpiredSignInRecords } from '../oauth/expiredSignInRecords';
 import { purgeExpiredQuotaEntries } from '../talent/quotas';
 import { purgeExpiredSearches } from '../talent/searches';
 import { purgeAttemptClaims, purgeExpiredRefreshChains, purgeWebhookHistory } from './purgeRecordsWithoutExpiry';
@@ -10,7 +11,8 @@ import { purgeAttemptClaims, purgeExpiredRefreshChains, purgeWebhookHistory } fr
  * idempotency records (24 h). Deleting them only reclaims space (TTL indexes are not available
  * on FerretDB 1.x), so it runs on a schedule and is safe to repeat at any time. With them go
  * the records without an expiry of their own (core/maintenance/retentionRules.ts): webhook
- * events and deliveries, attempt claims, refresh-token chains, and past days' job slots.
+ * events and deliveries, attempt claims, refresh-token chains, and past days' job slots; and
+ * what people's sign-in leaves behind (core/oauth/expiredSignInRecords.ts).
  */
 export interface PurgedCounts {
   searches: number;
@@ -21,10 +23,11 @@ export interface PurgedCounts {
   attemptClaims: number;
   refreshTokens: number;
   jobDaySlots: number;
+  signInRecords: number;
 }
 
 export async function purgeExpiredRecords(now = new Date()): Promise<PurgedCounts> {
-  const [searches, quotaEntries, idempotencyRecords, webhook, attemptClaims, refreshTokens, jobDaySlots] = await Promise.all([
+  const [searches, quotaEntries, idempotencyRecords, webhook, attemptClaims, refreshTokens, jobDaySlots, signInRecords] = await Promise.all([
     purgeExpiredSearches(now),
     purgeExpiredQuotaEntries(now),
     purgeExpiredIdempotencyRecords(now),
@@ -32,8 +35,9 @@ export async function purgeExpiredRecords(now = new Date()): Promise<PurgedCount
     purgeAttemptClaims(now),
     purgeExpiredRefreshChains(now),
     purgeExpiredDaySlots(now),
+    purgeExpiredSignInRecords(now),
   ]);
   return {
-    searches, quotaEntries, idempotencyRecords, webhookEvents: webhook.events, webhookDeliveries: webhook.deliveries, attemptClaims, refreshTokens, jobDaySlots,
+    searches, quotaEntries, idempotencyRecords, webhookEvents: webhook.events, webhookDeliveries: webhook.deliveries, attemptClaims, refreshTokens, jobDaySlots, signInRecords,
   };
 }

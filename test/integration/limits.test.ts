@@ -126,17 +126,24 @@ describe('request rate: strict one-second window shared by every key and replica
     await Promise.all(pending);
     const admitted = results.filter((r) => r.status === 200);
     const first = Math.floor(start / 1000);
+    const lastSecond = Math.floor(Math.max(...results.map((r) => r.received)) / 1000);
+    const seconds = [];
     for (let s = first; s < first + 3; s++) {
       const lo = s * 1000;
       const within = admitted.filter((r) => r.sent >= lo && r.received < lo + 1000).length;
-      expect(within).toBeLessThanOrEqual(limit);
       const blocks = await WindowSlot.countDocuments({ _id: { $regex: `^w:req:${tenant.orgId}:${s}:` } });
-      expect(blocks).toBeLessThanOrEqual(limit / size);
+      seconds.push({ within, blocks });
     }
-    const lastSecond = Math.floor(Math.max(...results.map((r) => r.received)) / 1000);
-    expect(admitted.length).toBeLessThanOrEqual(limit * (lastSecond - first + 1));
-    // Each replica may leave part of one block unused per second; nothing else is lost.
-    expect(admitted.length).toBeGreaterThanOrEqual(Math.min(results.length, 3 * (limit - 2 * size)) * 0.9);
+    // One comparison of every figure, so that a failure prints them all.
+    const figures = { seconds, admitted: admitted.length, offered: results.length, secondsSpanned: lastSecond - first + 1, blockSize: size };
+    expect({
+      figures,
+      neverAboveTheRate: seconds.every((f) => f.within <= limit),
+      oneWritePerBlock: seconds.every((f) => f.blocks <= limit / size),
+      boundedOverTheRun: admitted.length <= limit * (lastSecond - first + 1),
+      // Each replica may leave part of one block unused per second; nothing else is lost.
+      littleLost: admitted.length >= Math.min(results.length, 3 * (limit - 2 * size)) * 0.9,
+    }).toEqual({ figures, neverAboveTheRate: true, oneWritePerBlock: true, boundedOverTheRun: true, littleLost: true });
     // Lease blocks go back to the store once their last request finished.
     await waitForNoLeases(tenant.orgId);
   }, 60_000);
@@ -226,11 +233,15 @@ describe('request rate: strict one-second window shared by every key and replica
       const refused = reads.filter((r) => r.status === 429);
       expect(reads.length - refused.length).toBe(20);
       expect(refused).toHaveLength(10);
+      // A request refused by the operation rate holds its baseline slot until it gives it back,
+      // so while the third batch of 10 is in flight up to 5 of them may find the baseline full
+      // and be refused by it instead; the other 5 (at least) are refused by the operation's rate.
       for (const r of refused) {
         expectRateLimited(r);
         expect(r.json.limit).toBe('requests_per_second');
-        expect(r.headers['ratelimit-policy']).toContain('"contact_retrieval_jobs.get";q=20;w=1');
+        expect(r.headers['ratelimit-policy']).toMatch(/"contact_retrieval_jobs\.get";q=20;w=1|"baseline";q=25;w=1/);
       }
+      expect(refused.filter((r) => String(r.headers['ratelimit-policy']).includes('"contact_retrieval_jobs.get";q=20;w=1')).length).toBeGreaterThanOrEqual(5);
       expect(more.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
       expectRateLimited(last);
       break;

@@ -137,12 +137,12 @@ describe('metadata (RFC 8414), API reference and housekeeping', () => {
     expect(Object.keys(reference.paths)).toEqual(expect.arrayContaining(['/api/oauth/token', '/api/oauth/register', '/api/oauth/signin', '/api/oauth/consent', '/api/oauth/connections']));
   });
 
-  test('expired sign-in records are purged; live ones stay', async () => {
-    const { purgeExpiredSignInRecords } = await import('../../core/oauth/expiredSignInRecords');
+  test('store maintenance purges expired sign-in records; live ones stay', async () => {
+    const { purgeExpiredRecords } = await import('../../core/maintenance/purgeExpiredRecords');
     const { AttemptSlot } = await import('../../core/oauth/models');
     await AttemptSlot.create({ _id: 'purge-test:old', expiresAt: new Date(Date.now() - 1000) });
     await AttemptSlot.create({ _id: 'purge-test:live', expiresAt: new Date(Date.now() + 60_000) });
-    expect(await purgeExpiredSignInRecords()).toBeGreaterThanOrEqual(1);
+    expect((await purgeExpiredRecords()).signInRecords).toBeGreaterThanOrEqual(1);
     expect(await AttemptSlot.exists({ _id: 'purge-test:old' })).toBeNull();
     expect(await AttemptSlot.exists({ _id: 'purge-test:live' })).not.toBeNull();
   });
