@@ -11,6 +11,7 @@ import { signIn } from '../../core/users/signIn';
 import { completeSetup, findSetupUser, type UserRecord } from '../../core/users/users';
 import { completeAuthorization, errorPage, redirectTo, resumeAuthorization } from './authorizationFlow';
 import { errorNote, hidden, html, page, type Html } from './pageRendering';
+import { toolsResource } from './tokenEndpoint';
 import {
   clearSessionCookie, csrfToken, csrfValid, ensureSessionValue, readPageForm, sessionValueOf, setPageHeaders, setSessionCookie,
 } from './pageSecurity';
@@ -81,7 +82,7 @@ async function setupSubmit(ctx: Context, config: Config): Promise<void> {
   }
   sendPage(ctx, 'Password set', html`
 <p role="status">Your password is set. Your account is ${result.user.email}.</p>
-<p>To connect an AI application (Claude, VS Code, Cursor, Claude Code), add the tool server to it; it opens the sign-in page when it needs you.</p>
+<p>To connect an AI application (Claude, VS Code, Cursor, Claude Code), add the tool server <code>${toolsResource(config)}</code> to it; it opens the sign-in page when it needs you.</p>
 <p><a href="${SIGN_IN_PAGE_PATH}">Sign in</a> to see your connected applications.</p>`);
 }
 

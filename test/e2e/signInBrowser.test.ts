@@ -81,6 +81,8 @@ test('operator creates a person; the browser sets the password, signs in and con
   expect(user.setupUrl.startsWith(`${srv.url}/`)).toBe(true);
 
   expect(await setPasswordFromLink(page, user.setupUrl, PASSWORD)).toBeLessThan(400);
+  // The answer tells the person which address to give their AI application.
+  expect(await page.locator('body').innerText()).toContain(toolsResource(srv));
   // The link is one-time: opened again it no longer offers a password form.
   await page.goto(user.setupUrl);
   expect(await page.getByLabel('New password', { exact: true }).count()).toBe(0);
