@@ -5,6 +5,7 @@ import { decodeJwt } from 'jose';
 import { AuthorizationCode, RefreshRotation } from '../../core/oauth/models';
 import { createUser, disableUser } from '../../core/users/users';
 import { User } from '../../core/users/models';
+import { FormBrowser, formField as field } from '../support/formBrowser';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { AUTH_URL, OAUTH_ENV, RESOURCE, tokenRequest } from './oauthTestClient';
@@ -22,37 +23,6 @@ beforeAll(async () => {
 });
 afterAll(async () => srv.close());
 
-/** A browser's cookie jar and form handling, enough for the sign-in pages. */
-class Browser {
-  cookies = new Map<string, string>();
-
-  async request(path: string, init: { method?: string; form?: Record<string, string> } = {}) {
-    const headers: Record<string, string> = {};
-    if (this.cookies.size) headers.Cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    let body: string | undefined;
-    if (init.form) {
-      headers['Content-Type'] = 'application/x-www-form-urlencoded';
-      body = new URLSearchParams(init.form).toString();
-    }
-    const url = path.startsWith('http') ? path : `${srv.url}${path}`;
-    const res = await fetch(url, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(';');
-      const eq = pair.indexOf('=');
-      const value = pair.slice(eq + 1);
-      if (value === '') this.cookies.delete(pair.slice(0, eq));
-      else this.cookies.set(pair.slice(0, eq), value);
-    }
-    return { status: res.status, headers: res.headers, text: await res.text(), location: res.headers.get('location') };
-  }
-}
-
-function field(html: string, name: string): string {
-  const m = new RegExp(`name="${name}" value="([^"]*)"`).exec(html);
-  if (!m) throw new Error(`no field ${name}`);
-  return m[1];
-}
-
 function pkce() {
   const verifier = randomBytes(32).toString('base64url');
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
@@ -67,7 +37,7 @@ async function newPerson(permissions = ['candidates.search', 'jobs.v1:read']) {
   const email = `p${randomBytes(6).toString('hex')}@example.com`;
   const created = await createUser({ orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions });
   const password = 'correct horse battery staple';
-  const browser = new Browser();
+  const browser = new FormBrowser(srv.url);
   const setupPath = new URL(created.setup_url).pathname + new URL(created.setup_url).search;
   const page = await browser.request(setupPath);
   expect(page.status).toBe(200);
@@ -82,7 +52,7 @@ function authorizePath(params: Record<string, string>): string {
 }
 
 /** Signs in (if asked) and consents; returns the final redirect to the client. */
-async function authorizeThrough(browser: Browser, person: { email: string; password: string }, params: Record<string, string>): Promise<URL> {
+async function authorizeThrough(browser: FormBrowser, person: { email: string; password: string }, params: Record<string, string>): Promise<URL> {
   let res = await browser.request(authorizePath(params));
   expect(res.status).toBe(303);
   for (let step = 0; step < 5; step++) {
@@ -296,7 +266,7 @@ describe('refusals at the authorization endpoint', () => {
     ['a redirect URI the client did not register', { redirect_uri: 'https://evil.example.com/cb' }],
     ['a look-alike redirect URI', { redirect_uri: 'https://strict.example.com/cb/../evil' }],
   ])('%s: an error page, never a redirect', async (_name, override) => {
-    const res = await new Browser().request(authorizePath({ ...base(), ...override }));
+    const res = await new FormBrowser(srv.url).request(authorizePath({ ...base(), ...override }));
     expect(res.status).toBe(400);
     expect(res.location).toBeNull();
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
@@ -309,7 +279,7 @@ describe('refusals at the authorization endpoint', () => {
     ['another resource', { resource: 'https://other.example.com/' }, 'invalid_target'],
     ['another scope', { scope: 'admin' }, 'invalid_scope'],
   ])('%s: redirected back with the error, state and iss', async (_name, override, error) => {
-    const res = await new Browser().request(authorizePath({ ...base(), ...override }));
+    const res = await new FormBrowser(srv.url).request(authorizePath({ ...base(), ...override }));
     expect(res.status).toBe(303);
     const url = new URL(res.location!);
     expect(url.origin + url.pathname).toBe('https://strict.example.com/cb');
@@ -347,7 +317,7 @@ describe('refusals at the authorization endpoint', () => {
 describe('sign-in limits', () => {
   test('after repeated failures the account is locked, with the same words for an unknown email', async () => {
     const person = await newPerson();
-    const browser = new Browser();
+    const browser = new FormBrowser(srv.url);
     const attempt = async (email: string, password: string) => {
       const page = await browser.request('/api/oauth/signin');
       return browser.request('/api/oauth/signin', { form: { csrf_token: field(page.text, 'csrf_token'), email, password } });

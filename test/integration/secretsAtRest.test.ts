@@ -1,10 +1,13 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import mongoose from 'mongoose';
 import { createClient } from '../../core/oauth/clients';
+import { createUser } from '../../core/users/users';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
 import { startApiProcess, type ApiProcess } from '../support/apiProcess';
 import { createTenant, type TestTenant } from '../support/fixtures';
+import { FormBrowser, formField } from '../support/formBrowser';
 import { api } from '../support/http';
 import { testConfig } from '../support/testConfig';
 
@@ -69,7 +72,7 @@ function storeFiles(): Buffer[] {
 }
 
 describe('secrets at rest', () => {
-  test('API keys, webhook secrets, M2M client secrets, access and refresh tokens appear in no document, data file or log line', async () => {
+  test('API keys, webhook secrets, M2M client secrets, access and refresh tokens, setup tokens, passwords and session cookies appear in no document, data file or log line', async () => {
     const secrets: Record<string, string> = { api_key: tenant.key };
 
     expect((await api(proc.url, 'GET', '/v1/whoami', { key: tenant.key })).status).toBe(200);
@@ -99,6 +102,24 @@ describe('secrets at rest', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'secrets-test', version: '1' } } }),
     });
     expect(toolCall.status).toBe(200);
+
+    // A person: the one-time setup token, the password chosen with it, the browser session.
+    const person = await createUser({ orgId: tenant.orgId, workspaceId: tenant.workspaceId, email: `secrets.${Date.now()}@example.com`, permissions: ['candidates.search'] });
+    const setupUrl = new URL(person.setup_url);
+    secrets.setup_token = setupUrl.searchParams.get('token')!;
+    secrets.password = `a long passphrase ${randomUUID()}`;
+    const browser = new FormBrowser(proc.url);
+    const setupPage = await browser.request(setupUrl.pathname + setupUrl.search);
+    expect(setupPage.status).toBe(200);
+    const setUp = await browser.request('/api/oauth/setup', {
+      form: { csrf_token: formField(setupPage.text, 'csrf_token'), token: secrets.setup_token, new_password: secrets.password, confirm_password: secrets.password },
+    });
+    expect(setUp.status).toBe(200);
+    const signInPage = await browser.request('/api/oauth/signin');
+    const signedIn = await browser.request('/api/oauth/signin', { form: { csrf_token: formField(signInPage.text, 'csrf_token'), email: person.email, password: secrets.password } });
+    expect(signedIn.status).toBe(303);
+    expect(browser.cookies.size).toBe(1);
+    secrets.session_cookie = [...browser.cookies.values()][0];
 
     for (const [kind, value] of Object.entries(secrets)) expect({ kind, long: value.length >= 20 }).toEqual({ kind, long: true });
     const needles = Object.entries(secrets).flatMap(([kind, value]) => {
