@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { Webhook } from 'standardwebhooks';
+import { temporal } from '@temporalio/proto';
+import { temporalClient } from '../../core/temporal/client';
+import { deliveryWorkflowId } from '../../core/webhooks/deliveryWorkflowContract';
 import { WebhookDelivery } from '../../core/webhooks/models';
 import { setDestinationLookup } from '../../core/webhooks/destinationResolver';
 import type { LookupAll } from '../../core/webhooks/destinationPolicy';
@@ -62,6 +65,7 @@ const headersOf = (r: ReceivedRequest) => ({
   'webhook-timestamp': String(r.headers['webhook-timestamp']),
   'webhook-signature': String(r.headers['webhook-signature']),
 });
+const EventType = temporal.api.enums.v1.EventType;
 const attempts = (eventId: string) => WebhookDelivery.find({ eventId }).sort({ replay: 1, attempt: 1 }).lean();
 
 test('an emitted event arrives and verifies with the standardwebhooks package, with old and new secret during rotation', async () => {
@@ -244,11 +248,15 @@ test('a worker killed between attempts loses nothing', async () => {
       const r = await attempts(eventId);
       return r[0]?.status === 'failed' ? r : undefined;
     }, { timeoutMs: 120_000 });
+    // Between attempts: the workflow has started its 300 ms retry timer.
+    const client = await temporalClient(srv.config);
+    const history = client.workflow.getHandle(deliveryWorkflowId(eventId));
+    const recorded = async (type: temporal.api.enums.v1.EventType) => ((await history.fetchHistory()).events ?? []).some((e) => e.eventType === type);
+    await eventually('the retry timer to start', () => recorded(EventType.EVENT_TYPE_TIMER_STARTED), { timeoutMs: 120_000 });
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
-    // The point of this test: the 300 ms retry timer comes due while no worker runs. Nothing
-    // observable happens then (no worker, no attempt), so this one wait is fixed on purpose.
-    await new Promise((r) => setTimeout(r, 1000));
+    // The timer comes due while no worker runs (the server records it), and nothing is sent.
+    await eventually('the retry timer to fire while no worker runs', () => recorded(EventType.EVENT_TYPE_TIMER_FIRED), { timeoutMs: 30_000 });
     expect(at('/e2e/restart')).toHaveLength(1);
     worker = await startTestWorker(srv.config);
     const rows = await eventually('the second attempt', async () => {
