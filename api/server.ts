@@ -50,6 +50,9 @@ if (require.main === module) {
   startApi(config).then(
     ({ url, close }) => {
       logger.info({ url }, 'api listening');
+      // A parent that started this process with an IPC channel (the tests, with PORT=0) learns
+      // the port the system chose here, instead of picking a "free" one that may be taken first.
+      process.send?.({ type: 'api-listening', url });
       warmSearchIndex();
       const stop = () => {
         logger.info('api stopping');

@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { Webhook } from 'standardwebhooks';
+import { temporal } from '@temporalio/proto';
+import { temporalClient } from '../../core/temporal/client';
+import { deliveryWorkflowId } from '../../core/webhooks/deliveryWorkflowContract';
 import { WebhookDelivery } from '../../core/webhooks/models';
 import { setDestinationLookup } from '../../core/webhooks/destinationResolver';
 import type { LookupAll } from '../../core/webhooks/destinationPolicy';
@@ -11,6 +14,7 @@ import { apiHonouringRateLimits as api } from '../support/http';
 import { RECEIVER_HOST_NAME, startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from '../support/httpsReceiver';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
+import { eventually } from '../support/eventually';
 
 jest.setTimeout(90_000);
 
@@ -55,22 +59,13 @@ function emit(t: TestTenant, tag: string) {
   });
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 const at = (path: string) => receiver.requests.filter((r) => r.path === path);
 const headersOf = (r: ReceivedRequest) => ({
   'webhook-id': String(r.headers['webhook-id']),
   'webhook-timestamp': String(r.headers['webhook-timestamp']),
   'webhook-signature': String(r.headers['webhook-signature']),
 });
+const EventType = temporal.api.enums.v1.EventType;
 const attempts = (eventId: string) => WebhookDelivery.find({ eventId }).sort({ replay: 1, attempt: 1 }).lean();
 
 test('an emitted event arrives and verifies with the standardwebhooks package, with old and new secret during rotation', async () => {
@@ -80,7 +75,7 @@ test('an emitted event arrives and verifies with the standardwebhooks package, w
   expect(rot.status).toBe(200);
   const { eventId, deliveryStarted } = await emit(t, 'rot');
   expect(deliveryStarted).toBe(true);
-  const [req] = await until('the POST', () => (at('/e2e/rotation').length ? at('/e2e/rotation') : undefined));
+  const [req] = await eventually('the POST', () => (at('/e2e/rotation').length ? at('/e2e/rotation') : undefined));
   expect(req.method).toBe('POST');
   expect(req.headers['content-type']).toBe('application/json');
   expect(req.headers['webhook-id']).toBe(eventId);
@@ -94,7 +89,7 @@ test('an emitted event arrives and verifies with the standardwebhooks package, w
     data: { type: 'contact_retrieval', status: 'completed', counts, result_url: expect.stringMatching(/^\/v1\/job-results\/job_rot/) },
   });
   expect(Math.abs(Number(req.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
-  const rows = await until('the record', async () => {
+  const rows = await eventually('the record', async () => {
     const r = await attempts(eventId);
     return r[0]?.status === 'succeeded' ? r : undefined;
   });
@@ -108,13 +103,13 @@ test('a receiver down for three attempts then up gets the identical body and web
     const { secret } = await registered(t, `${own.url}/e2e/down`);
     await own.down();
     const { eventId } = await emit(t, 'down');
-    await until('three refused attempts', async () => {
+    await eventually('three refused attempts', async () => {
       const rows = await attempts(eventId);
       return rows.filter((r) => r.status === 'failed').length >= 3 ? rows : undefined;
     });
     await own.up();
     const [req] = await own.waitForRequests(1);
-    const rows = await until('success', async () => {
+    const rows = await eventually('success', async () => {
       const r = await attempts(eventId);
       return r.some((x) => x.status === 'succeeded') ? r : undefined;
     });
@@ -137,22 +132,22 @@ test('a redirect is a failed attempt and is never followed', async () => {
   receiver.respond((req) => (req.path === '/e2e/redirect' ? { status: 302, headers: { Location: `${receiver.url}/e2e/elsewhere` } } : { status: 200 }));
   const { endpointId } = await registered(t, `${receiver.url}/e2e/redirect`);
   const { eventId } = await emit(t, 'redir');
-  const first = await until('the first record', async () => {
+  const first = await eventually('the first record', async () => {
     const r = await attempts(eventId);
     return r[0] && r[0].status !== 'pending' ? r[0] : undefined;
   });
   expect(first).toMatchObject({ status: 'failed', errorCode: 'redirect', responseStatus: 302 });
   await api(srv.url, 'PATCH', `/v1/webhook-endpoints/${endpointId}`, { key: t.key, body: { state: 'disabled' } });
-  await new Promise((r) => setTimeout(r, 500));
-  expect(at('/e2e/elsewhere')).toHaveLength(0);
   // a disabled endpoint: later attempts send nothing and record endpoint_inactive
   const sent = at('/e2e/redirect').length;
-  const inactive = await until('an endpoint_inactive attempt', async () => {
+  const inactive = await eventually('an endpoint_inactive attempt', async () => {
     const r = await attempts(eventId);
     return r.find((x) => x.errorCode === 'endpoint_inactive');
   });
   expect(inactive.status).toMatch(/failed|dead_lettered/);
   expect(at('/e2e/redirect').length).toBeLessThanOrEqual(sent + 1);
+  // Checked once a later attempt has run (no fixed wait): the redirect was never followed.
+  expect(at('/e2e/elsewhere')).toHaveLength(0);
   receiver.respond(() => ({ status: 200 }));
 });
 
@@ -161,16 +156,16 @@ test('each attempt reads the endpoint afresh: a re-pointed endpoint gets the nex
   receiver.respond((req) => (req.path === '/e2e/old' ? { status: 500 } : { status: 200 }));
   const { endpointId } = await registered(t, `${receiver.url}/e2e/old`);
   const { eventId } = await emit(t, 'repoint');
-  await until('the failed first attempt', async () => {
+  await eventually('the failed first attempt', async () => {
     const r = await attempts(eventId);
     return r[0]?.status === 'failed' ? r : undefined;
   });
   const patched = await api(srv.url, 'PATCH', `/v1/webhook-endpoints/${endpointId}`, { key: t.key, body: { url: `${receiver.url}/e2e/new` } });
   expect(patched.status).toBe(200);
-  const [req] = await until('the POST at the new URL', () => (at('/e2e/new').length ? at('/e2e/new') : undefined));
+  const [req] = await eventually('the POST at the new URL', () => (at('/e2e/new').length ? at('/e2e/new') : undefined));
   expect(req.headers['webhook-id']).toBe(eventId);
   expect(req.body).toBe(at('/e2e/old')[0].body);
-  const rows = await until('success', async () => {
+  const rows = await eventually('success', async () => {
     const r = await attempts(eventId);
     return r.some((x) => x.status === 'succeeded') ? r : undefined;
   });
@@ -191,7 +186,7 @@ test('DNS is checked on every attempt and the approved address is pinned', async
     await registered(t, `https://rebind.test:${receiver.port}/e2e/rebind`);
     answer = '169.254.169.254';
     const { eventId } = await emit(t, 'rebind');
-    const first = await until('the first record', async () => {
+    const first = await eventually('the first record', async () => {
       const r = await attempts(eventId);
       return r[0] && r[0].status !== 'pending' ? r[0] : undefined;
     });
@@ -202,7 +197,7 @@ test('DNS is checked on every attempt and the approved address is pinned', async
     const u = await createTenant();
     await registered(u, `https://${RECEIVER_HOST_NAME}:${receiver.port}/e2e/pinned`);
     const pinned = await emit(u, 'pin');
-    const [req] = await until('the pinned POST', () => (at('/e2e/pinned').length ? at('/e2e/pinned') : undefined));
+    const [req] = await eventually('the pinned POST', () => (at('/e2e/pinned').length ? at('/e2e/pinned') : undefined));
     expect(req.headers.host).toBe(`${RECEIVER_HOST_NAME}:${receiver.port}`);
     expect(req.headers['webhook-id']).toBe(pinned.eventId);
   } finally {
@@ -249,19 +244,25 @@ test('a worker killed between attempts loses nothing', async () => {
   const exited = new Promise<NodeJS.Signals | null>((res) => child.once('exit', (_code, signal) => res(signal)));
   try {
     const { eventId } = await emit(t, 'restart');
-    await until('the failed first attempt', async () => {
+    await eventually('the failed first attempt', async () => {
       const r = await attempts(eventId);
       return r[0]?.status === 'failed' ? r : undefined;
-    }, 120_000);
+    }, { timeoutMs: 120_000 });
+    // Between attempts: the workflow has started its 300 ms retry timer.
+    const client = await temporalClient(srv.config);
+    const history = client.workflow.getHandle(deliveryWorkflowId(eventId));
+    const recorded = async (type: temporal.api.enums.v1.EventType) => ((await history.fetchHistory()).events ?? []).some((e) => e.eventType === type);
+    await eventually('the retry timer to start', () => recorded(EventType.EVENT_TYPE_TIMER_STARTED), { timeoutMs: 120_000 });
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
-    await new Promise((r) => setTimeout(r, 1000)); // the 300 ms timer fires while no worker runs
+    // The timer comes due while no worker runs (the server records it), and nothing is sent.
+    await eventually('the retry timer to fire while no worker runs', () => recorded(EventType.EVENT_TYPE_TIMER_FIRED), { timeoutMs: 30_000 });
     expect(at('/e2e/restart')).toHaveLength(1);
     worker = await startTestWorker(srv.config);
-    const rows = await until('the second attempt', async () => {
+    const rows = await eventually('the second attempt', async () => {
       const r = await attempts(eventId);
       return r[1]?.status === 'succeeded' ? r : undefined;
-    }, 120_000);
+    }, { timeoutMs: 120_000 });
     expect(rows.map((r) => r.attempt)).toEqual([1, 2]);
     const sent = at('/e2e/restart');
     expect(sent).toHaveLength(2);
@@ -284,7 +285,7 @@ test('a finished job\'s event arrives', async () => {
     idempotencyKey: `webhook-e2e-${Date.now()}`,
   });
   expect(job.status).toBe(202);
-  const [req] = await until('the job.completed POST', () => (at('/e2e/job').length ? at('/e2e/job') : undefined), 60_000);
+  const [req] = await eventually('the job.completed POST', () => (at('/e2e/job').length ? at('/e2e/job') : undefined), { timeoutMs: 60_000 });
   const event = new Webhook(secret).verify(req.body, headersOf(req)) as any;
   expect(event).toMatchObject({ type: 'job.completed', data: { job_id: job.json.job_id, type: 'contact_retrieval', result_url: `/v1/job-results/${job.json.job_id}` } });
   expect(['completed', 'partial', 'failed']).toContain(event.data.status);

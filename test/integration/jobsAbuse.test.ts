@@ -16,6 +16,7 @@ import { createTenant, insertTestPeople, type TestTenant } from '../support/fixt
 import { api, apiHonouringRateLimits, type HttpResponse } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
+import { eventually } from '../support/eventually';
 
 jest.setTimeout(180_000);
 
@@ -54,14 +55,11 @@ const createJob = (t: TestTenant, personIds: string[]) =>
   api(srv.url, 'POST', '/v1/contact-retrieval-jobs', { key: t.key, body: { person_ids: personIds, fields: ['email'] }, idempotencyKey: idem() });
 
 async function waitFinished(t: TestTenant, jobId: string): Promise<any> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
+  return eventually(`job ${jobId} to finish`, async () => {
     const res = await apiHonouringRateLimits(srv.url, 'GET', `/v1/contact-retrieval-jobs/${jobId}`, { key: t.key });
     expect(res.status).toBe(200);
-    if (res.json.status !== 'running') return res.json;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} still running`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
+    return res.json.status !== 'running' ? res.json : undefined;
+  }, { timeoutMs: 60_000, intervalMs: 150 });
 }
 
 async function resultItems(t: TestTenant, jobId: string): Promise<any[]> {

@@ -1,16 +1,16 @@
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { creditBalance } from '../../core/credits/credits';
 import { LedgerEntry } from '../../core/credits/models';
 import { ContactRetrievalJob, ContactRetrievalJobItem } from '../../core/jobs/models';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { recordDelivered } from '../../core/talent/quotas';
 import { storeSearch } from '../../core/talent/searches';
+import { runAdmin } from '../support/adminCli';
 import { providerAnswerFor, startContactProviderServer, type ContactProviderServer } from '../support/contactProviderServer';
 import { addKey, createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
 import { api, apiHonouringRateLimits, type HttpResponse } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
+import { eventually } from '../support/eventually';
 
 jest.setTimeout(120_000);
 
@@ -35,15 +35,12 @@ function expectProblem(res: HttpResponse, status: number, code: string) {
 }
 
 async function waitFinished(key: string, jobId: string, timeoutMs = 60_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  return eventually(`job ${jobId} to finish`, async () => {
     // It shares the tenant's request-rate window with the test's other requests.
     const res = await apiHonouringRateLimits(srv.url, 'GET', `/v1/contact-retrieval-jobs/${jobId}`, { key });
     expect(res.status).toBe(200);
-    if (res.json.status !== 'running') return res.json;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} still running`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
+    return res.json.status !== 'running' ? res.json : undefined;
+  }, { timeoutMs, intervalMs: 150 });
 }
 
 async function create(key: string, personIds: string[], extra: Record<string, unknown> = {}) {
@@ -312,10 +309,7 @@ describe('cancel', () => {
       const r = await create(own.key, people);
       expect(r.status).toBe(202);
       // Let the first chunks land, then cancel.
-      for (let i = 0; i < 100; i++) {
-        if ((await ContactRetrievalJobItem.countDocuments({ jobId: r.json.job_id, outcome: { $ne: 'pending' } })) > 0) break;
-        await new Promise((res) => setTimeout(res, 50));
-      }
+      await eventually('the first chunks to land', async () => (await ContactRetrievalJobItem.countDocuments({ jobId: r.json.job_id, outcome: { $ne: 'pending' } })) > 0, { timeoutMs: 60_000 });
       const c = await api(srv.url, 'POST', `/v1/contact-retrieval-jobs/${r.json.job_id}/cancel`, { key: own.key, body: {} });
       expect(c.status).toBe(202);
       expect(c.json.job_id).toBe(r.json.job_id);
@@ -334,21 +328,7 @@ describe('cancel', () => {
 });
 
 describe('operator CLI', () => {
-  function admin(...args: string[]) {
-    const r = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'scripts/admin.ts', ...args], {
-      cwd: join(__dirname, '..', '..'),
-      env: {
-        PATH: process.env.PATH,
-        MONGODB_URI: srv.config.mongodbUri,
-        TEMPORAL_ADDRESS: srv.config.temporal.address,
-        TEMPORAL_TASK_QUEUE: srv.config.temporal.taskQueue,
-        SECRETS_ENCRYPTION_KEY: srv.config.secretsKey.toString('base64'),
-      },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    return { status: r.status, stderr: r.stderr, json: r.stdout ? JSON.parse(r.stdout) : undefined };
-  }
+  const admin = (...args: string[]) => runAdmin(srv.config, args);
 
   test('job show, job slots and job cancel', async () => {
     const t = await createTenant({ credits: 50 });

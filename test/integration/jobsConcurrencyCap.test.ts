@@ -96,6 +96,8 @@ test('over HTTP, 50 concurrent creates: two 202, every other one 429 with no-sto
   await expectNothingBeyond(t, accepted, 100, people);
 
   // A later, lone create meets the cap exactly.
+  // Waits out the one-second operation-rate window on purpose: a probe would itself be a
+  // request counted in that window, and the point is a lone create that only the cap refuses.
   await new Promise((r) => setTimeout(r, 1100));
   const third = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs', { key: t.key, body: { person_ids: [person(99)] }, idempotencyKey: `cap-${seq}-third` });
   expect(third.status).toBe(429);

@@ -7,6 +7,7 @@ import { providerAnswerFor, startContactProviderServer, type ContactProviderServ
 import { createTenant, insertTestPeople } from '../support/fixtures';
 import { api } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
+import { eventually } from '../support/eventually';
 
 jest.setTimeout(120_000);
 
@@ -69,11 +70,7 @@ test('a worker killed mid-job and restarted finishes the job with every count ri
   const jobId = res.json.job_id as string;
 
   const first = startWorkerProcess();
-  const deadline = Date.now() + 60_000;
-  while ((await settled(jobId)) < 10) {
-    if (Date.now() > deadline) throw new Error('the first worker never made progress');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await eventually('the first worker to settle ten people', async () => (await settled(jobId)) >= 10, { timeoutMs: 60_000 });
   first.kill('SIGKILL');
   await new Promise((r) => first.once('exit', r));
   const atKill = await settled(jobId);
@@ -86,12 +83,10 @@ test('a worker killed mid-job and restarted finishes the job with every count ri
   expect(k.delivered + k.not_found).toBeLessThanOrEqual(atKill);
 
   startWorkerProcess();
-  for (;;) {
-    const job = await ContactRetrievalJob.findById(jobId).lean();
-    if (job!.status !== 'running') break;
-    if (Date.now() > deadline + 30_000) throw new Error('the job did not finish after the restart');
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await eventually('the job to finish after the restart', async () => (await ContactRetrievalJob.findById(jobId).lean())!.status !== 'running', {
+    timeoutMs: 90_000,
+    intervalMs: 200,
+  });
 
   const job = (await ContactRetrievalJob.findById(jobId).lean())!;
   const expectedFound = people.filter((p) => providerAnswerFor(p).status === 'found').length;

@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import type { Config } from '../../core/config';
 import { PERMISSIONS } from '../../core/keys/permissions';
@@ -7,7 +7,9 @@ import { blockOperation, clearLimit, setCap, setOrganizationRate } from '../../c
 import { windowBlockSize } from '../../core/limits/admissionBlocks';
 import { admitRequest, heldLeases, leaseReleaser, WindowSlot } from '../../core/limits/requestAdmission';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
-import { freePort, waitFor } from '../../scripts/localServices';
+import { runAdmin } from '../support/adminCli';
+import { startApiProcess } from '../support/apiProcess';
+import { eventually } from '../support/eventually';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';
 import { api, type HttpResponse } from '../support/http';
 import { testConfig } from '../support/testConfig';
@@ -44,15 +46,9 @@ function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   };
 }
 
+/** A replica as a process of its own (`api/server.ts` on a port it binds and reports). */
 async function startReplica(): Promise<Replica> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
-    cwd: ROOT,
-    env: childEnv({ PORT: String(port) }),
-    stdio: 'ignore',
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor('API replica', async () => (await fetch(`${url}/healthz`)).ok, 60_000, child);
+  const { url, child } = await startApiProcess(cfg, { LOG_LEVEL: 'silent', LIMITS_LEASE_TTL_SECONDS: String(LEASE_TTL_SECONDS) });
   return { url, child };
 }
 
@@ -77,6 +73,8 @@ afterAll(async () => {
   await disconnectStore();
 });
 
+// Fixed waits here are the point of the tests: they pace load to wall-clock windows and let a
+// lease's TTL run out; none of them waits for something that could be awaited instead.
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Waits until the start of the next wall-clock second (plus a small margin). */
@@ -97,7 +95,7 @@ function expectRateLimited(res: HttpResponse) {
 }
 
 async function waitForNoLeases(orgId: string) {
-  await waitFor('leases released', async () => (await heldLeases(orgId)).length === 0, 10_000);
+  await eventually('leases released', async () => (await heldLeases(orgId)).length === 0, { timeoutMs: 10_000, intervalMs: 200 });
 }
 
 describe('request rate: strict one-second window shared by every key and replica', () => {
@@ -269,10 +267,10 @@ describe('per-minute caps', () => {
   test('a cap set through the operator CLI holds exactly across replicas; other keys are not affected', async () => {
     const tenant = await createTenant();
     const other = await addKey(tenant, [PERMISSIONS.candidatesSearch]);
-    const cli = spawnSync(
-      process.execPath,
-      [require.resolve('tsx/cli'), 'scripts/admin.ts', 'limit', 'set', '--org', tenant.orgId, '--operation', 'whoami', '--key-id', tenant.keyId, '--requests-per-minute', '7'],
-      { cwd: ROOT, env: childEnv(), encoding: 'utf8' },
+    const cli = runAdmin(
+      cfg,
+      ['limit', 'set', '--org', tenant.orgId, '--operation', 'whoami', '--key-id', tenant.keyId, '--requests-per-minute', '7'],
+      { NODE_ENV: 'test', LOG_LEVEL: 'silent', LIMITS_LEASE_TTL_SECONDS: String(LEASE_TTL_SECONDS) },
     );
     expect(cli.status).toBe(0);
     expect(JSON.parse(cli.stdout)).toMatchObject({ operation: 'whoami', scope: { type: 'key', id: tenant.keyId }, requests_per_minute: 7, source: 'override' });
@@ -319,7 +317,7 @@ describe('requests in flight', () => {
     await leaseReleaser.drain();
     expect((await api(replicas[1].url, 'GET', '/v1/whoami', { key: tenant.key })).status).toBe(200);
     // The slot is free again once the response finished.
-    await waitFor('lease released', async () => (await heldLeases(tenant.orgId)).length === 2, 5000);
+    await eventually('lease released', async () => (await heldLeases(tenant.orgId)).length === 2, { timeoutMs: 5000, intervalMs: 200 });
     for (const l of held.slice(1)) leaseReleaser.release(l.token);
     await leaseReleaser.drain();
     // Three concurrent requests fit, and every lease is gone when they finish.
@@ -338,7 +336,10 @@ describe('requests in flight', () => {
     });
     let out = '';
     holder.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-    await waitFor('lease holder', async () => out.includes('"held":2'), 30_000, holder);
+    await eventually('lease holder', () => {
+      if (holder.exitCode !== null) throw new Error(`the lease holder exited with code ${holder.exitCode} before holding its leases`);
+      return out.includes('"held":2');
+    }, { timeoutMs: 30_000, intervalMs: 200 });
     const heldAt = Date.now();
     await kill(holder, 'SIGKILL');
     expect((await heldLeases(tenant.orgId)).length).toBe(2);

@@ -8,6 +8,7 @@ import { createTenant, type TestTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';
+import { eventually } from '../support/eventually';
 
 // Service start-up and spawned processes are slow on a loaded 2-core machine; the project-level testTimeout is not applied.
 jest.setTimeout(120_000);
@@ -68,12 +69,10 @@ test('create a job, replay it by idempotency key, follow it to its result', asyn
   expect(conflict.isError).toBe(true);
   expect(conflict.body.code).toBe('idempotency_key_reused');
 
-  let job = created.body;
-  const deadline = Date.now() + 60_000;
-  while (job.status === 'running' && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 250));
-    job = (await call('get_contact_retrieval_job', { id: created.body.job_id })).body;
-  }
+  const job = await eventually('the job to finish', async () => {
+    const current = (await call('get_contact_retrieval_job', { id: created.body.job_id })).body;
+    return current.status !== 'running' ? current : undefined;
+  }, { timeoutMs: 60_000, intervalMs: 250 });
   expect(['completed', 'partial']).toContain(job.status);
   const result = await call('get_job_result', { job_id: created.body.job_id });
   expect(result.isError).toBe(false);

@@ -168,6 +168,8 @@ describe('MCP over Streamable HTTP with the official SDK client', () => {
     for (let i = 0; i < 27; i++) {
       const r = await client.callTool({ name: 'whoami', arguments: {} });
       expect(r.structuredContent).toMatchObject({ key_id: m2m.client_id });
+      // Pacing on purpose: 27 calls stay under the organization's 25 requests per second, so a
+      // refusal could only come from an in-flight slot a finished call did not give back.
       await new Promise((done) => setTimeout(done, 60));
     }
   });

@@ -12,6 +12,7 @@ import { DEFAULT_PEOPLE_SEED, seedPeople } from '../../core/talent/seedPeople';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';
 import { api, type HttpResponse } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
+import { eventually } from '../support/eventually';
 
 /**
  * Issue #17, charges, idempotency and search: one test per finding, named after it. Each
@@ -147,13 +148,12 @@ describe('retries of a crashed or failed request', () => {
     const k = key();
     const body = { profile_url: a.profileUrl };
     const paid = await crashedAfterCharging(t, k, 'person_matches.create', '/v1/person-matches', body, 1);
-    const answers = await Promise.all(Array.from({ length: 6 }, async () => {
-      for (;;) {
+    const answers = await Promise.all(Array.from({ length: 6 }, () =>
+      eventually('an answer that is not idempotency_in_progress', async () => {
         const res = await match(t, body, k);
-        if (!(res.status === 409 && res.json.code === 'idempotency_in_progress')) return res;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }));
+        return res.status === 409 && res.json.code === 'idempotency_in_progress' ? undefined : res;
+      }),
+    ));
     expect(answers.map((r) => r.status)).toEqual(Array(6).fill(200));
     expect(new Set(answers.map((r) => r.text)).size).toBe(1);
     expect(answers[0].json).toMatchObject({ credits_charged: 1, receipt_id: paid.receiptId });

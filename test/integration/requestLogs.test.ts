@@ -3,6 +3,7 @@ import { createTenant, type TestTenant } from '../support/fixtures';
 import { api, rawRequest } from '../support/http';
 import { startApiProcess, type ApiProcess } from '../support/apiProcess';
 import { testConfig } from '../support/testConfig';
+import { eventually } from '../support/eventually';
 
 let proc: ApiProcess;
 let tenant: TestTenant;
@@ -25,10 +26,12 @@ describe('structured request logs', () => {
     expect(ok.status).toBe(200);
     await api(proc.url, 'POST', '/v1/whoami', { key: tenant.key, body: { name: 'Private Person Payload' } });
     await rawRequest(proc.url, { path: '/v1/whoami', headers: { Authorization: `Bearer ${tenant.key}x` } });
-    await new Promise((r) => setTimeout(r, 300));
-
-    const lines = proc.output().split('\n').filter((l) => l.startsWith('{'));
-    const records = lines.map((l) => JSON.parse(l));
+    // A request's line is written as its response ends, a moment after the client has it:
+    // wait for the line of the last request (the 401) instead of a fixed pause.
+    const records = await eventually('the log line of the last request', () => {
+      const parsed = proc.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+      return parsed.some((r) => r.msg === 'request' && r.status === 401) ? parsed : undefined;
+    }, { timeoutMs: 10_000 });
     const entry = records.find((r) => r.request_id === 'log-test-1');
     expect(entry).toMatchObject({ msg: 'request', method: 'GET', route: '/v1/whoami', status: 200, key_id: tenant.keyId });
     expect(typeof entry.duration_ms).toBe('number');

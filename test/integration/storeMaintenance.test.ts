@@ -7,6 +7,7 @@ import { temporalClient } from '../../core/temporal/client';
 import { WebhookAttemptClaim, WebhookDelivery, WebhookEvent } from '../../core/webhooks/models';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
+import { eventually } from '../support/eventually';
 
 let srv: TestApi;
 let worker: TestWorker;
@@ -77,13 +78,7 @@ describe('store maintenance', () => {
 
       const ids = await seedRecords();
       await handle.trigger();
-      const deadline = Date.now() + 30_000;
-      let run: string | undefined;
-      while (!run) {
-        run = (await handle.describe()).info.recentActions[0]?.action.workflow.workflowId;
-        if (!run && Date.now() > deadline) throw new Error('the schedule did not start a run');
-        if (!run) await new Promise((r) => setTimeout(r, 200));
-      }
+      const run = await eventually('the schedule to start a run', async () => (await handle.describe()).info.recentActions[0]?.action.workflow.workflowId);
       expect(run.startsWith(scheduleId)).toBe(true);
       await client.workflow.getHandle(run).result();
       expect(await present(ids.expired)).toEqual([false, false, false, false]);

@@ -10,6 +10,7 @@ import { unlockChargeKey } from '../../core/talent/unlockProfile';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';
 import { api, rawRequest, type HttpResponse } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
+import { eventually } from '../support/eventually';
 
 jest.setTimeout(60_000);
 
@@ -220,17 +221,16 @@ describe('POST /v1/candidates/search', () => {
   test('50 concurrent requests with one key: one charge, 50 identical bodies', async () => {
     const t = await createTenant({ credits: 10 });
     const k = key();
-    const one = async (): Promise<HttpResponse> => {
-      for (;;) {
+    // Each client retries, as a client would, while the request is in progress or rate-limited.
+    const one = (): Promise<HttpResponse> =>
+      eventually('an answer', async () => {
         const res = await search(t, { query: 'developer', page_size: 10 }, k);
         if (res.status === 409 && res.json.code === 'idempotency_in_progress') {
           expect(res.headers['retry-after']).toBeDefined();
-        } else if (res.status !== 429) {
-          return res;
+          return undefined;
         }
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    };
+        return res.status !== 429 ? res : undefined;
+      }, { timeoutMs: 50_000, intervalMs: 100 });
     const all = await Promise.all(Array.from({ length: 50 }, one));
     expect(all.map((r) => r.status)).toEqual(Array(50).fill(200));
     expect(new Set(all.map((r) => r.text)).size).toBe(1);
@@ -239,13 +239,12 @@ describe('POST /v1/candidates/search', () => {
 
   test('20 concurrent paid requests against a balance that funds 10: exactly 10 succeed', async () => {
     const t = await createTenant({ credits: 10 });
-    const all = await Promise.all(Array.from({ length: 20 }, async () => {
-      for (;;) {
+    const all = await Promise.all(Array.from({ length: 20 }, () =>
+      eventually('an answer that is not rate-limited', async () => {
         const res = await search(t, { query: 'analyst', page_size: 5 });
-        if (res.status !== 429) return res;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }));
+        return res.status !== 429 ? res : undefined;
+      }, { timeoutMs: 50_000, intervalMs: 100 }),
+    ));
     const statuses = all.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(10);
     expect(statuses.filter((s) => s === 402)).toHaveLength(10);

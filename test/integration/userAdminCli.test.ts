@@ -1,10 +1,9 @@
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { recordConsent } from '../../core/oauth/consentGrants';
 import { User } from '../../core/users/models';
 import { userGrants } from '../../core/users/users';
 import { createTenant } from '../support/fixtures';
 import { rawRequest } from '../support/http';
+import { runAdmin, type AdminResult } from '../support/adminCli';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { OAUTH_ENV } from './oauthTestClient';
 
@@ -12,7 +11,6 @@ import { OAUTH_ENV } from './oauthTestClient';
 // Each CLI run is a fresh tsx process: slow on a loaded machine.
 jest.setTimeout(600_000);
 
-const root = join(__dirname, '..', '..');
 let srv: TestApi;
 
 beforeAll(async () => {
@@ -20,26 +18,8 @@ beforeAll(async () => {
 });
 afterAll(async () => srv.close());
 
-function admin(...args: string[]): { status: number | null; stderr: string; json: any } {
-  const r = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'scripts/admin.ts', ...args], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH,
-      MONGODB_URI: srv.config.mongodbUri,
-      TEMPORAL_ADDRESS: srv.config.temporal.address,
-      SECRETS_ENCRYPTION_KEY: srv.config.secretsKey.toString('base64'),
-      AUTH_URL: OAUTH_ENV.AUTH_URL,
-    },
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  let json: unknown;
-  try {
-    json = JSON.parse(r.stdout);
-  } catch {
-    json = undefined;
-  }
-  return { status: r.status, stderr: r.stderr, json };
+function admin(...args: string[]): AdminResult {
+  return runAdmin(srv.config, args, { AUTH_URL: OAUTH_ENV.AUTH_URL }, { timeoutMs: 120_000 });
 }
 
 test('user create, list, grants, grants revoke and disable', async () => {

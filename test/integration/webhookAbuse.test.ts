@@ -11,6 +11,7 @@ import { apiHonouringRateLimits as api } from '../support/http';
 import { RECEIVER_HOST_NAME, startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
+import { eventually } from '../support/eventually';
 
 jest.setTimeout(120_000);
 
@@ -43,16 +44,6 @@ async function registered(t: TestTenant, path: string): Promise<string> {
   return res.json.endpoint.endpoint_id as string;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('the attempt activity trusts run.endpointId', () => {
   test('a forged replay signal naming another tenant\'s endpoint sends nothing there: every attempt fails with endpoint_mismatch', async () => {
     receiver.respond((r) => (r.path.startsWith('/victim-a/') ? { status: 500 } : { status: 200 }));
@@ -64,15 +55,15 @@ describe('the attempt activity trusts run.endpointId', () => {
       orgId: a.orgId, workspaceId: a.workspaceId, jobId: `job_forged_${Date.now()}`, status: 'completed', counts,
       resultExpiresAt: new Date(Date.now() + 7 * 86400_000), completedAt: new Date(),
     });
-    await until('the event to dead-letter', async () => ((await WebhookDelivery.exists({ eventId, status: 'dead_lettered', replay: 0 })) ? true : undefined));
+    await eventually('the event to dead-letter', async () => !!(await WebhookDelivery.exists({ eventId, status: 'dead_lettered', replay: 0 })), { timeoutMs: 60_000 });
 
     // Someone with access to Temporal signals a replay to tenant B's endpoint.
     const client = await temporalClient(srv.config);
     await client.workflow.getHandle(deliveryWorkflowId(eventId)).signal(REPLAY_SIGNAL, { replay: 1, endpointId: foreignEndpoint });
-    const attempts = await until('the forged run to end', async () => {
+    const attempts = await eventually('the forged run to end', async () => {
       const docs = await WebhookDelivery.find({ eventId, replay: 1 }).lean();
       return docs.some((d) => d.status === 'dead_lettered') ? docs : undefined;
-    });
+    }, { timeoutMs: 60_000 });
     expect(attempts).toHaveLength(9);
     expect(attempts.every((d) => d.errorCode === 'endpoint_mismatch' && d.responseStatus === null)).toBe(true);
     // The records stay the event's tenant's; tenant B's receiver never saw the event.
@@ -90,6 +81,7 @@ describe('DNS lookups have no time limit and the 15 s attempt timer starts after
   test('a slow DNS answer is part of the attempt budget: DNS + a slow receiver time out at the budget, not after it', async () => {
     receiver.respond(() => 'hang');
     const slowDns: LookupAll = async () => {
+      // A slow DNS answer is the point of this test: the fixed delay is the answer's latency.
       await new Promise((r) => setTimeout(r, 700));
       return [{ address: '127.0.0.1', family: 4 }];
     };

@@ -1,9 +1,7 @@
-import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
 import mongoose from 'mongoose';
 import { temporalClient } from '../../core/temporal/client';
 import { PERMISSIONS } from '../../core/keys/permissions';
-import { WebhookEndpoint, WebhookEvent } from '../../core/webhooks/models';
+import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../../core/webhooks/models';
 import { takeReplaySlot } from '../../core/webhooks/replayAllowance';
 import { registerEndpoint } from '../../core/webhooks/webhookEndpoints';
 import { destinationLookup } from '../../core/webhooks/destinationResolver';
@@ -14,6 +12,8 @@ import { api as rawApi, apiHonouringRateLimits as api, type HttpResponse } from 
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
+import { runAdmin } from '../support/adminCli';
+import { eventually } from '../support/eventually';
 
 jest.setTimeout(60_000);
 
@@ -197,13 +197,11 @@ async function deadLettered(t: TestTenant, tag: string) {
     orgId: t.orgId, workspaceId: t.workspaceId, jobId: `job_${tag}_${Date.now()}`, status: 'completed', counts,
     resultExpiresAt: new Date(Date.now() + 7 * 86400_000), completedAt: new Date(),
   });
-  const deadline = Date.now() + 30_000;
-  for (;;) {
+  const dead = await eventually('the event to dead-letter', async () => {
     const res = await api(srv.url, 'GET', `/v1/webhook-deliveries?event_id=${eventId}&status=dead_lettered`, { key: t.key });
-    if (res.json.data.length === 1) return { eventId, endpointId: reg.json.endpoint.endpoint_id as string, dead: res.json.data[0] };
-    if (Date.now() > deadline) throw new Error('event never dead-lettered');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+    return res.json.data.length === 1 ? res.json.data[0] : undefined;
+  });
+  return { eventId, endpointId: reg.json.endpoint.endpoint_id as string, dead };
 }
 
 /** One dead-lettered event shared by the read-only tests and the cap test (each run of nine attempts costs seconds). */
@@ -246,17 +244,7 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
 
   test('operators find dead-lettered events in the CLI and through the search attributes', async () => {
     const { t, eventId, endpointId } = await sharedDeadLetter();
-    const r = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'scripts/admin.ts', 'webhook', 'dead-letters', '--org', t.orgId], {
-      cwd: resolve(__dirname, '../..'),
-      env: {
-        PATH: process.env.PATH,
-        MONGODB_URI: srv.config.mongodbUri,
-        TEMPORAL_ADDRESS: srv.config.temporal.address,
-        SECRETS_ENCRYPTION_KEY: srv.config.secretsKey.toString('base64'),
-      },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const r = runAdmin(srv.config, ['webhook', 'dead-letters', '--org', t.orgId]);
     expect(r.status).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.dead_letters).toEqual([
@@ -265,13 +253,12 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
     // The Temporal UI filter an operator would type
     const client = await temporalClient(srv.config);
     const query = `DeliveryStatus = "dead_lettered" AND EndpointId = "${endpointId}" AND OrgId = "${t.orgId}"`;
-    const deadline = Date.now() + 15_000;
-    let ids: string[] = [];
-    while (ids.length === 0 && Date.now() < deadline) {
-      ids = [];
-      for await (const wf of client.workflow.list({ query })) ids.push(wf.workflowId);
-      if (!ids.length) await new Promise((res) => setTimeout(res, 200));
-    }
+    // Visibility is updated a moment after the workflow's search attributes.
+    const ids = await eventually('the workflow in the operator\'s filter', async () => {
+      const found: string[] = [];
+      for await (const wf of client.workflow.list({ query })) found.push(wf.workflowId);
+      return found.length ? found : undefined;
+    }, { timeoutMs: 15_000, intervalMs: 200 });
     expect(ids).toEqual([`webhook-event:${eventId}`]);
   });
 
@@ -286,12 +273,10 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
     expect(res.status).toBe(202);
     expect(res.json).toMatchObject({ event_id: eventId, replay: 1, status: 'replaying' });
     expectProblem(await api(srv.url, 'POST', `/v1/webhook-deliveries/${dead.delivery_id}/replays`, { key: t.key, body: {} }), 409, 'replay_not_allowed');
-    const deadline = Date.now() + 20_000;
-    let replayed: any[] = [];
-    while (replayed.length === 0 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      replayed = (await api(srv.url, 'GET', `/v1/webhook-deliveries?event_id=${eventId}&status=succeeded`, { key: t.key })).json.data;
-    }
+    const replayed: any[] = await eventually('the replay to succeed', async () => {
+      const data = (await api(srv.url, 'GET', `/v1/webhook-deliveries?event_id=${eventId}&status=succeeded`, { key: t.key })).json.data;
+      return data.length ? data : undefined;
+    }, { timeoutMs: 20_000 });
     expect(replayed).toHaveLength(1);
     expect(replayed[0]).toMatchObject({ replay: 1, attempt: 1 });
     const sent = receiver.requests.filter((r) => r.headers['webhook-id'] === eventId);
@@ -320,13 +305,10 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
     const results = await Promise.all([emitJobCompleted(input), emitJobCompleted(input), emitJobCompleted(input)]);
     expect(new Set(results.map((r) => r.eventId)).size).toBe(1);
     expect(results.every((r) => r.deliveryStarted)).toBe(true);
-    await receiver.waitForRequests(receiver.requests.length); // settle
-    const deadline = Date.now() + 10_000;
-    while (!receiver.requests.some((r) => r.headers['webhook-id'] === results[0].eventId) && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    await new Promise((r) => setTimeout(r, 300));
+    // Waits for the attempt's record (written after its POST) instead of a fixed pause: one POST, one record.
+    await eventually('the delivery to succeed', async () => (await WebhookDelivery.countDocuments({ eventId: results[0].eventId, status: 'succeeded' })) > 0, { timeoutMs: 10_000 });
     expect(receiver.requests.filter((r) => r.headers['webhook-id'] === results[0].eventId)).toHaveLength(1);
+    expect(await WebhookDelivery.countDocuments({ eventId: results[0].eventId })).toBe(1);
     expect(await WebhookEvent.countDocuments({ jobId: input.jobId })).toBe(1);
     const body = JSON.parse(receiver.requests.find((r) => r.headers['webhook-id'] === results[0].eventId)!.body);
     expect(body.data).not.toHaveProperty('result_expires_at');

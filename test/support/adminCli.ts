@@ -40,9 +40,13 @@ function result(status: number | null, stdout: string, stderr: string): AdminRes
 
 const cliArgs = (args: string[]) => [require.resolve('tsx/cli'), 'scripts/admin.ts', ...args];
 
-/** Runs the operator CLI exactly as an operator would (`npm run --silent admin -- …`), against `config`'s store. */
-export function runAdmin(config: Config | undefined, args: string[], extraEnv: Record<string, string> = {}): AdminResult {
-  const r = spawnSync(process.execPath, cliArgs(args), { cwd: ROOT, env: adminEnv(config, extraEnv), encoding: 'utf8', timeout: 60_000 });
+/**
+ * Runs the operator CLI exactly as an operator would (`npm run --silent admin -- …`), against
+ * `config`'s store: the one way tests run it as a process. Each run is a fresh tsx process,
+ * slow on a loaded machine: commands that start more (a Temporal client) may need `timeoutMs`.
+ */
+export function runAdmin(config: Config | undefined, args: string[], extraEnv: Record<string, string> = {}, { timeoutMs = 60_000 } = {}): AdminResult {
+  const r = spawnSync(process.execPath, cliArgs(args), { cwd: ROOT, env: adminEnv(config, extraEnv), encoding: 'utf8', timeout: timeoutMs });
   return result(r.status, r.stdout, r.stderr);
 }
 

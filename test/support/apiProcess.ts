@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import type { Config } from '../../core/config';
-import { freePort, waitFor } from '../../scripts/localServices';
+import { eventually } from './eventually';
 
 export interface ApiProcess {
   url: string;
@@ -11,16 +11,19 @@ export interface ApiProcess {
   stop: (signal?: NodeJS.Signals) => Promise<void>;
 }
 
-/** The API as a real separate process (`tsx api/server.ts`) on a free port, for multi-replica and log tests. */
+/**
+ * The API as a real separate process (`api/server.ts`, the operator's entry), for multi-replica
+ * and log tests. It binds port 0 and reports the port the system chose over an IPC channel, so
+ * no other process can take the port between choosing and binding it.
+ */
 export async function startApiProcess(config: Config, env: Record<string, string> = {}): Promise<ApiProcess> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'api/server.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
     cwd: join(__dirname, '..', '..'),
     env: {
       PATH: process.env.PATH,
       NODE_ENV: 'test',
       HOST: '127.0.0.1',
-      PORT: String(port),
+      PORT: '0',
       MONGODB_URI: config.mongodbUri,
       TEMPORAL_ADDRESS: config.temporal.address,
       TEMPORAL_TASK_QUEUE: config.temporal.taskQueue,
@@ -28,13 +31,13 @@ export async function startApiProcess(config: Config, env: Record<string, string
       LOG_LEVEL: 'info',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor('API process', async () => (await fetch(`${url}/healthz`)).ok, 60_000, child);
+  const url = await listeningUrl(child, () => out);
+  await eventually('the API process to be healthy', () => fetch(`${url}/healthz`).then((r) => r.ok, () => false), { timeoutMs: 60_000 });
   return {
     url,
     child,
@@ -46,4 +49,31 @@ export async function startApiProcess(config: Config, env: Record<string, string
         child.kill(signal);
       }),
   };
+}
+
+/** The URL the process reports once it listens; fails with its output if it exits or says nothing in time. */
+function listeningUrl(child: ChildProcess, output: () => string, timeoutMs = 60_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => fail(`the API process did not report its port within ${timeoutMs} ms`), timeoutMs);
+    const onExit = (code: number | null) => fail(`the API process exited (${code}) before listening`);
+    function done() {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      // Nothing more is expected on the channel; an open one would keep this test process alive.
+      if (child.connected) child.disconnect();
+    }
+    function fail(why: string) {
+      done();
+      reject(new Error(`${why}:\n${output()}`));
+    }
+    function onMessage(m: unknown) {
+      const msg = m as { type?: string; url?: string };
+      if (msg?.type !== 'api-listening' || typeof msg.url !== 'string') return;
+      done();
+      resolve(msg.url);
+    }
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+  });
 }

@@ -1,10 +1,7 @@
 import type { Server } from 'node:http';
-import { createApp } from '../../api/app';
-import { tuneServer } from '../../api/server';
+import { startApi } from '../../api/server';
 import type { Config } from '../../core/config';
 import { logger } from '../../core/observability/logger';
-import { connectStore, disconnectStore, ensureIndexes, pingStore } from '../../core/store/connection';
-import { closeTemporalClient, pingTemporal } from '../../core/temporal/client';
 import { testConfig } from './testConfig';
 
 export interface TestApi {
@@ -14,28 +11,23 @@ export interface TestApi {
   close: () => Promise<void>;
 }
 
-/** The real API over HTTP on a free loopback port, against the test store and Temporal. */
+/**
+ * The real API over HTTP, started by the same `startApi` as `api/server.ts`, on a loopback port
+ * the system chooses (port 0), against the test store and Temporal.
+ */
 export async function startTestApi(env: Record<string, string> = {}, existing?: Config): Promise<TestApi> {
   const config = existing ?? testConfig(env);
   logger.level = config.logLevel;
-  await connectStore(config.mongodbUri);
-  await ensureIndexes();
-  const app = createApp({ config, probes: { store: pingStore, temporal: () => pingTemporal(config) } });
-  const server = app.listen(0, '127.0.0.1');
-  tuneServer(server);
-  await new Promise<void>((resolve) => server.once('listening', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  const url = `http://127.0.0.1:${port}`;
+  const api = await startApi({ ...config, host: '127.0.0.1', port: 0 });
   return {
-    url,
-    config: { ...config, baseUrl: config.baseUrl },
-    server,
+    url: api.url,
+    config,
+    server: api.server,
     close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await closeTemporalClient();
-      await disconnectStore();
+      // A test may leave a stream open (an SSE response, a hanging client): end it, or the
+      // server's graceful close would wait for it.
+      api.server.closeAllConnections();
+      await api.close();
     },
   };
 }

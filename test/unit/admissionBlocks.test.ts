@@ -130,6 +130,7 @@ describe('LeaseBlockPool', () => {
     if (!b.admitted) throw new Error('refused');
     expect(b.block).toBe(a.block);
     pool.release(b.block, 0);
+    // The block's 20 ms linger is a timer: this later timer always fires after it.
     await new Promise((r) => setTimeout(r, 60));
     expect(store.slots.size).toBe(0);
   });

@@ -65,6 +65,7 @@ describe('in-flight leases', () => {
     const calls: string[][] = [];
     const r = new LeaseReleaser(async (tokens) => {
       calls.push(tokens);
+      // A store call that takes a moment, so later releases arrive while one is in flight.
       await new Promise((res) => setTimeout(res, 5));
     }, () => undefined);
     for (let i = 0; i < 10; i++) r.release(`t${i}`);

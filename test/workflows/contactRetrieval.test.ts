@@ -21,6 +21,7 @@ import { BUILT_IN_SOURCE_ID } from '../../core/talent/sources';
 import { seedPeople } from '../../core/talent/seedPeople';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { testConfig, uniqueName } from '../support/testConfig';
+import { eventually } from '../support/eventually';
 
 jest.setTimeout(120_000);
 
@@ -210,7 +211,7 @@ test('retention: readable for 7 days, then 409 with the contacts removed, then 4
     expect(await RetrievedContact.countDocuments({ _id: { $in: cached } })).toBe(3);
 
     await env.sleep(7 * DAY + 60_000);
-    await waitFor(async () => !!(await ContactRetrievalJob.findById(jobId).lean())!.resultExpiredAt);
+    await eventually('the result to expire', async () => !!(await ContactRetrievalJob.findById(jobId).lean())!.resultExpiredAt, { timeoutMs: 20_000 });
     await expect(readJobResult(p, jobId, { limit: 10 })).rejects.toMatchObject({ code: 'result_set_expired', status: 409 });
     const stripped = await ContactRetrievalJobItem.find({ jobId }).lean();
     expect(stripped).toHaveLength(3);
@@ -223,14 +224,6 @@ test('retention: readable for 7 days, then 409 with the contacts removed, then 4
     expect(await RetrievedContact.countDocuments({ _id: { $in: cached } })).toBe(0);
   });
 });
-
-async function waitFor(cond: () => Promise<boolean>, timeoutMs = 20_000) {
-  const end = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** Credits charged for a job: the sum of its chunk charges (one ledger entry per chunk). */
 async function jobCharged(jobId: string): Promise<number> {
