@@ -49,7 +49,7 @@ function chainOf(orgId: string, at: number): { chainId: string; end: number } {
 async function readWindow(orgId: string, at: number): Promise<DeliveryWindow> {
   const { chainId, end } = chainOf(orgId, at);
   const seq = await headSeq(QuotaEntry, chainId);
-  const entries = seq >= 0 ? ((await QuotaEntry.find({ chainId, seq: { $lte: seq } }).lean()) as unknown as ReservationEntry[]) : [];
+  const entries = seq >= 0 ? await QuotaEntry.find({ chainId, seq: { $lte: seq } }).lean<ReservationEntry[]>() : [];
   const members = new Set<string>();
   const held = new Map<string, number>();
   let count = 0;

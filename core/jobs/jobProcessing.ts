@@ -1,17 +1,24 @@
 import { chargeUpTo, findCharge } from '../credits/credits';
 import { ProviderRejected, ProviderUnavailable, type ContactProvider, type ProviderAnswer } from '../contactProvider/contactProvider';
 import { withProviderRetries, type ProviderRetryPolicy } from '../contactProvider/retryPolicy';
-import { isDuplicateKeyError } from '../store/connection';
+import { insertManyIgnoringDuplicates, insertOnce } from '../store/inserts';
+import { typedCollection } from '../store/typedCollection';
 import { releaseDeliveries } from './deliveryReservations';
 import { releaseJobSlot } from './jobSlots';
 import {
   CREDITS_PER_RECORD, REUSE_WINDOW_MS, chargeableUnits, chunkChargeKey, countsFromTally, finalJobStatus, leftoverOutcome, resultTimes, settlePlan,
   type PlanEntry, type SettledPerson,
 } from './jobRules';
-import type { ContactField, FailureReason, FinalJobStatus, JobCounts, PersonOutcome, StopReason } from './jobTypes';
+import { PERSON_OUTCOMES, type ContactField, type FailureReason, type FinalJobStatus, type JobCounts, type PersonOutcome, type StopReason } from './jobTypes';
 import {
   ContactRetrievalChunkPlan, ContactRetrievalJob, ContactRetrievalJobItem, ContactRetrievalJobPeople, ContactRetrievalJobProgress, RetrievedContact,
+  type ChunkPlanDoc, type JobDoc, type JobItemDoc, type JobProgressDoc, type RetrievedContactDoc, type Tally,
 } from './models';
+
+const plans = () => typedCollection<ChunkPlanDoc>(ContactRetrievalChunkPlan);
+const progress = () => typedCollection<JobProgressDoc>(ContactRetrievalJobProgress);
+const items = () => typedCollection<JobItemDoc>(ContactRetrievalJobItem);
+const retrieved = () => typedCollection<RetrievedContactDoc>(RetrievedContact);
 
 /**
  * The work of a contact-retrieval job, called from its activities. A chunk of people is
@@ -38,7 +45,7 @@ export interface ChunkInput {
 
 export interface ChunkOutcome {
   /** Outcomes of every person of the chunk. */
-  tally: Partial<Record<PersonOutcome, number>>;
+  tally: Tally;
   /** The chunk could not pay for all it found: the job must stop. */
   outOfCredits: boolean;
 }
@@ -133,26 +140,9 @@ async function rememberRetrieved(orgId: string, fields: readonly ContactField[],
   const docs = delivered.map((it) => ({
     _id: `${orgId}:${it.personId}`, orgId, personId: it.personId, fields: [...fields], emails: it.emails, phones: it.phones, retrievedAt: now,
   }));
-  const refused = await insertIgnoringDuplicates(RetrievedContact.collection, docs);
+  const { duplicates } = await insertManyIgnoringDuplicates(retrieved(), docs);
   // Already there: retrieved before the reuse window, or with fewer fields (rare: an update scans).
-  for (const i of refused) await RetrievedContact.replaceOne({ _id: docs[i]._id }, docs[i], { upsert: true });
-}
-
-/** Inserts all `docs` (unordered); returns the indexes refused as duplicates. */
-async function insertIgnoringDuplicates(collection: { insertMany: (docs: never[], opts: { ordered: boolean }) => Promise<unknown> }, docs: object[]): Promise<number[]> {
-  if (!docs.length) return [];
-  try {
-    await collection.insertMany(docs as never[], { ordered: false });
-    return [];
-  } catch (err) {
-    const writeErrors = (err as { writeErrors?: Array<{ index: number; code?: number; err?: { code?: number } }> }).writeErrors;
-    if (!isDuplicateKeyError(err) && !writeErrors?.length) throw err;
-    const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors as never] : [];
-    for (const w of list as Array<{ code?: number; err?: { code?: number } }>) {
-      if (!isDuplicateKeyError(w)) throw err;
-    }
-    return list.map((w) => w.index);
-  }
+  for (const i of duplicates) await RetrievedContact.replaceOne({ _id: docs[i]._id }, docs[i], { upsert: true });
 }
 
 async function lookupWithRetries(deps: ChunkDeps, personIds: string[], fields: ContactField[]): Promise<{ answers: ProviderAnswer[]; failure: FailureReason | null }> {
@@ -225,14 +215,11 @@ async function answerChunk(input: ChunkInput, people: JobPeopleRecord, deps: Chu
 
 /** Stores the plan; when an earlier attempt stored one first, that one wins. */
 async function storePlan(input: ChunkInput, entries: PlanEntry[], now: Date): Promise<PlanEntry[]> {
-  try {
-    await ContactRetrievalChunkPlan.collection.insertOne({ _id: planId(input.jobId, input.from), jobId: input.jobId, from: input.from, to: input.to, entries, createdAt: now } as never);
-    return entries;
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
-    const earlier = await ContactRetrievalChunkPlan.findById(planId(input.jobId, input.from)).lean();
-    return earlier!.entries as PlanEntry[];
-  }
+  const id = planId(input.jobId, input.from);
+  if (await insertOnce(plans(), { _id: id, jobId: input.jobId, from: input.from, to: input.to, entries, createdAt: now })) return entries;
+  const earlier = await plans().findOne({ _id: id });
+  if (!earlier) throw new Error(`the plan ${id} was refused as a duplicate but is gone`);
+  return earlier.entries;
 }
 
 /** Pays a plan's records (one entry, as many as funds cover) and settles its people. */
@@ -254,8 +241,8 @@ async function payAndSettle(
     receiptId = c.receiptId;
   }
   const settled = settlePlan(plan, paid, receiptId);
-  await insertIgnoringDuplicates(
-    ContactRetrievalJobItem.collection,
+  await insertManyIgnoringDuplicates(
+    items(),
     settled.map((p) => ({
       _id: `${job.jobId}:${p.seq}`, jobId: job.jobId, seq: p.seq, personId: p.personId, outcome: p.outcome, reason: p.reason,
       ...(p.outcome === 'delivered' || p.outcome === 'reused' ? { emails: p.emails, phones: p.phones } : {}),
@@ -274,7 +261,7 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
   const people = await jobPeopleRecord(input.jobId);
   // A first attempt cannot find anything of its own: it skips the read (a scan on FerretDB).
   const earlier = deps.firstAttempt === false ? await ContactRetrievalChunkPlan.findById(planId(input.jobId, input.from)).lean() : null;
-  let plan = earlier ? (earlier.entries as PlanEntry[]) : null;
+  let plan = earlier ? earlier.entries : null;
   if (!plan) {
     const answered = await answerChunk(input, people, deps, now);
     deps.heartbeat();
@@ -288,26 +275,26 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
     input, input.from, plan, now,
     onDelivered && ((personIds) => onDelivered({ orgId: input.orgId, jobId: input.jobId, deliveryQuotaAt: people.deliveryQuotaAt, personIds })),
   );
-  const tally: Partial<Record<PersonOutcome, number>> = {};
+  const tally: Tally = {};
   for (const p of settled) tally[p.outcome] = (tally[p.outcome] ?? 0) + 1;
-  await insertIgnoringDuplicates(ContactRetrievalJobProgress.collection, [{ _id: planId(input.jobId, input.from), jobId: input.jobId, tally }]);
+  await insertManyIgnoringDuplicates(progress(), [{ _id: planId(input.jobId, input.from), jobId: input.jobId, tally }]);
   return { tally, outOfCredits };
 }
 
 /** Outcomes so far of a running job, from its finished chunks. */
-export async function runningJobTally(jobId: string): Promise<Partial<Record<PersonOutcome, number>>> {
-  const tally: Partial<Record<PersonOutcome, number>> = {};
+export async function runningJobTally(jobId: string): Promise<Tally> {
+  const tally: Tally = {};
   for (const d of await ContactRetrievalJobProgress.find({ jobId }).lean()) {
-    for (const [o, n] of Object.entries(d.tally as Record<string, number>)) addTally(tally, o as PersonOutcome, n);
+    mergeTally(tally, d.tally);
   }
   return tally;
 }
 
 /** Outcomes of a job's people, counted in the store. */
-export async function tallyJobItems(jobId: string): Promise<Partial<Record<PersonOutcome, number>>> {
+export async function tallyJobItems(jobId: string): Promise<Tally> {
   const docs = await ContactRetrievalJobItem.find({ jobId }, { outcome: 1 }).lean();
-  const tally: Partial<Record<PersonOutcome, number>> = {};
-  for (const d of docs) tally[d.outcome as PersonOutcome] = (tally[d.outcome as PersonOutcome] ?? 0) + 1;
+  const tally: Tally = {};
+  for (const d of docs) addTally(tally, d.outcome);
   return tally;
 }
 
@@ -322,19 +309,17 @@ export interface FinishedJob {
   resultPurgeAt: string;
 }
 
-function finishedView(job: {
-  _id: string; orgId: string; workspaceId: string; status: string; counts?: unknown; completedAt?: Date | null;
-  resultExpiresAt?: Date | null; resultPurgeAt?: Date | null;
-}): FinishedJob {
+function finishedView(job: JobDoc): FinishedJob {
+  if (job.status === 'running' || !job.counts || !job.completedAt || !job.resultPurgeAt) throw new Error(`job ${job._id} is not finished`);
   return {
     jobId: job._id,
     orgId: job.orgId,
     workspaceId: job.workspaceId,
-    status: job.status as FinalJobStatus,
-    counts: job.counts as JobCounts,
-    completedAt: job.completedAt!.toISOString(),
+    status: job.status,
+    counts: job.counts,
+    completedAt: job.completedAt.toISOString(),
     resultExpiresAt: job.resultExpiresAt ? job.resultExpiresAt.toISOString() : null,
-    resultPurgeAt: job.resultPurgeAt!.toISOString(),
+    resultPurgeAt: job.resultPurgeAt.toISOString(),
   };
 }
 
@@ -348,11 +333,15 @@ function finishedView(job: {
 export interface CompletedChunk {
   from: number;
   to: number;
-  tally: Partial<Record<PersonOutcome, number>>;
+  tally: Tally;
 }
 
-function addTally(into: Partial<Record<PersonOutcome, number>>, outcome: PersonOutcome, n = 1): void {
+function addTally(into: Tally, outcome: PersonOutcome, n = 1): void {
   into[outcome] = (into[outcome] ?? 0) + n;
+}
+
+function mergeTally(into: Tally, from: Tally): void {
+  for (const o of PERSON_OUTCOMES) if (from[o] !== undefined) addTally(into, o, from[o]);
 }
 
 export async function finishJob(jobId: string, stop: StopReason | null, now = new Date(), completed: CompletedChunk[] = []): Promise<FinishedJob> {
@@ -364,12 +353,12 @@ export async function finishJob(jobId: string, stop: StopReason | null, now = ne
     await dropWorkingDocuments(jobId);
     return finishedView(job);
   }
-  const tally: Partial<Record<PersonOutcome, number>> = {};
+  const tally: Tally = {};
   const chunks = new Map(completed.map((c) => [c.from, c]));
   let leftoverCount = 0;
   if ([...chunks.values()].reduce((n, c) => n + (c.to - c.from), 0) === job.requested) {
     // Every chunk finished and reported its outcomes: nothing to settle, nothing to read.
-    for (const c of chunks.values()) for (const [o, n] of Object.entries(c.tally)) addTally(tally, o as PersonOutcome, n);
+    for (const c of chunks.values()) mergeTally(tally, c.tally);
   } else {
     leftoverCount = await settleTheRest(job, stop, tally, now);
   }
@@ -393,27 +382,27 @@ export async function finishJob(jobId: string, stop: StopReason | null, now = ne
  * returns how many got the stop's outcome.
  */
 async function settleTheRest(
-  job: { _id: string; orgId: string; familyId: string; fields: string[] },
+  job: Pick<JobDoc, '_id' | 'orgId' | 'familyId' | 'fields'>,
   stop: StopReason | null,
-  tally: Partial<Record<PersonOutcome, number>>,
+  tally: Tally,
   now: Date,
 ): Promise<number> {
   const jobId = job._id;
-  const fields = job.fields as ContactField[];
+  const fields = job.fields;
   const people = await jobPeople(jobId);
   const settledSeqs = new Set<number>();
   for (const d of await ContactRetrievalJobItem.find({ jobId }, { seq: 1, outcome: 1 }).lean()) {
     settledSeqs.add(d.seq);
-    addTally(tally, d.outcome as PersonOutcome);
+    addTally(tally, d.outcome);
   }
   if (settledSeqs.size < people.length) {
     // Chunks that stored a plan but were stopped before settling: replay their charge (if any).
     for (const p of await ContactRetrievalChunkPlan.find({ jobId }).lean()) {
-      const entries = (p.entries as PlanEntry[]).filter((e) => !settledSeqs.has(e.seq));
+      const entries = p.entries.filter((e) => !settledSeqs.has(e.seq));
       if (!entries.length) continue;
-      const paid = chargeableUnits(p.entries as PlanEntry[]) > 0 ? await findCharge(chunkChargeKey(jobId, p.from)) : null;
+      const paid = chargeableUnits(p.entries) > 0 ? await findCharge(chunkChargeKey(jobId, p.from)) : null;
       // Not paid: what is free settles as found; the found people become leftovers below.
-      const plan = paid ? (p.entries as PlanEntry[]) : entries.filter((e) => e.answer !== 'found');
+      const plan = paid ? p.entries : entries.filter((e) => e.answer !== 'found');
       const { settled } = await payAndSettleRecovered({ jobId, orgId: job.orgId, familyId: job.familyId, fields }, p.from, plan, paid, now);
       for (const s of settled) {
         if (settledSeqs.has(s.seq)) continue;
@@ -424,8 +413,8 @@ async function settleTheRest(
   }
   const leftover = leftoverOutcome(stop);
   const leftovers = people.map((personId, seq) => ({ personId, seq })).filter((p) => !settledSeqs.has(p.seq));
-  await insertIgnoringDuplicates(
-    ContactRetrievalJobItem.collection,
+  await insertManyIgnoringDuplicates(
+    items(),
     leftovers.map((p) => ({
       _id: `${jobId}:${p.seq}`, jobId, seq: p.seq, personId: p.personId, outcome: leftover.outcome, reason: leftover.reason, receiptId: null, processedAt: now,
     })),
@@ -444,8 +433,8 @@ async function payAndSettleRecovered(
 ): Promise<{ settled: SettledPerson[] }> {
   if (!paid) {
     const settled = settlePlan(plan, 0, null);
-    await insertIgnoringDuplicates(
-      ContactRetrievalJobItem.collection,
+    await insertManyIgnoringDuplicates(
+      items(),
       settled.map((p) => ({
         _id: `${job.jobId}:${p.seq}`, jobId: job.jobId, seq: p.seq, personId: p.personId, outcome: p.outcome, reason: p.reason,
         ...(p.outcome === 'reused' ? { emails: p.emails, phones: p.phones } : {}), receiptId: null, processedAt: now,

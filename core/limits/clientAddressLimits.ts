@@ -36,7 +36,7 @@ export type AddressAdmission = { admitted: true } | { admitted: false; retryAfte
 
 /** Deletes address-limit entries older than two minutes (only the trailing minute is ever read); returns how many. */
 export async function purgeStaleAddressEntries(now: number): Promise<number> {
-  const result = await MinuteCapLog.collection.deleteMany({ cap: { $regex: `^${CAP_PREFIX}` }, at: { $lt: now - 2 * MINUTE_MS } });
+  const result = await MinuteCapLog.deleteMany({ cap: { $regex: `^${CAP_PREFIX}` }, at: { $lt: now - 2 * MINUTE_MS } });
   return result.deletedCount;
 }
 

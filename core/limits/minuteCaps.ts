@@ -1,6 +1,7 @@
 import { Schema, model } from 'mongoose';
 import { logger } from '../observability/logger';
-import { isDuplicateKeyError } from '../store/duplicateKey';
+import { insertOnce } from '../store/inserts';
+import { typedCollection } from '../store/typedCollection';
 import type { OperationName } from './limitTable';
 
 /**
@@ -48,7 +49,7 @@ const capLogSchema = new Schema(
   { versionKey: false },
 );
 export const MinuteCapLog = model('MinuteCapLog', capLogSchema, 'minute_cap_logs');
-const logs = () => MinuteCapLog.collection as unknown as import('mongodb').Collection<CapLogDoc>;
+const logs = () => typedCollection<CapLogDoc>(MinuteCapLog);
 
 export const capLogId = (orgId: string, operation: OperationName, scopeType: string, scopeId: string) => `${orgId}:${operation}:${scopeType}:${scopeId}`;
 
@@ -68,12 +69,7 @@ export async function admitUnderCap(cap: string, limit: number, now: () => numbe
     const d = capDecision(recent, limit, t);
     if (!d.admit) return { admitted: false, limit, retryAfterSeconds: d.retryAfterSeconds };
     const entryId = `c:${cap}:${d.next}`;
-    try {
-      await logs().insertOne({ _id: entryId, cap, i: d.next, at: t });
-    } catch (err) {
-      if (isDuplicateKeyError(err)) continue; // another request took this number
-      throw err;
-    }
+    if (!(await insertOnce(logs(), { _id: entryId, cap, i: d.next, at: t }))) continue; // another request took this number
     if (d.next % 100 === 0) {
       logs()
         .deleteMany({ cap, at: { $lt: t - 2 * MINUTE_MS } })

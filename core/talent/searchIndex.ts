@@ -1,6 +1,7 @@
 import { logger } from '../observability/logger';
 import { retryLater } from '../problems';
-import { Person, SENIORITIES, type Seniority } from './models';
+import { typedCollection } from '../store/typedCollection';
+import { Person, SENIORITIES, type PersonDoc, type Seniority } from './models';
 import { peopleVersion } from './seedPeople';
 import { fold, tokenize } from './searchText';
 
@@ -196,8 +197,8 @@ export async function buildSearchIndex(onProgress?: (loaded: number) => void): P
   const builder = new SearchIndexBuilder();
   // Natural (insertion) order: stable across reloads and replicas; sorting a million
   // documents is not something FerretDB can push down.
-  const cursor = Person.collection.find({}, { projection: PROJECTION, batchSize: 5000 });
-  for await (const raw of cursor as AsyncIterable<RawPerson>) {
+  const cursor = typedCollection<PersonDoc>(Person).find<RawPerson>({}, { projection: PROJECTION, batchSize: 5000 });
+  for await (const raw of cursor) {
     builder.add(raw);
     if (onProgress && builder.size % 50_000 === 0) onProgress(builder.size);
   }
