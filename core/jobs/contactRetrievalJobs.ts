@@ -15,7 +15,8 @@ import {
   CAP_RETRY_AFTER_SECONDS, CREDITS_PER_RECORD, MAX_PERSON_IDS, contactRetrievalWorkflowId, countsFromTally, emptyCounts, uniquePersonIds, unknownPeople,
 } from './jobRules';
 import { claimJobSlot, releaseJobSlot } from './jobSlots';
-import { finishJob, runningJobTally } from './jobProcessing';
+import { runningJobTally } from './chunkProcessing';
+import { finishJob } from './jobFinish';
 import { logger } from '../observability/logger';
 import { emitJobCompleted } from '../webhooks/jobCompletedEvent';
 import { JOB_TYPE, type ContactField, type JobCounts, type JobStatus } from './jobTypes';

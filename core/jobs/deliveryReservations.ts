@@ -2,7 +2,7 @@ import { appendEntry, headSeq } from '../credits/chain';
 import { retryLater } from '../problems';
 import { quotaLimit, quotaWindow, recordDelivered } from '../talent/quotas';
 import { QuotaEntry } from '../talent/searchModels';
-import { inTurn } from './inTurn';
+import { inTurn } from '../inTurn';
 import { planDeliveryReservation } from './jobRules';
 
 /**

@@ -1,4 +1,5 @@
 import type { FailureReason, FinalJobStatus, JobCounts, PersonOutcome, StopReason } from './jobTypes';
+import type { Tally } from './tally';
 
 /** Contact-retrieval job rules (SPEC 3.3, 8.1; DECISIONS.md "Contact-retrieval jobs"), as plain functions. */
 
@@ -43,7 +44,7 @@ export function emptyCounts(requested: number): JobCounts {
 }
 
 /** Counts from a tally of outcomes; whoever is not tallied is still pending, so the seven always add up. */
-export function countsFromTally(requested: number, tally: Partial<Record<PersonOutcome, number>>): JobCounts {
+export function countsFromTally(requested: number, tally: Tally): JobCounts {
   const c = {
     requested,
     delivered: tally.delivered ?? 0,

@@ -1,11 +1,10 @@
 import { Schema, model } from 'mongoose';
 import type { PlanEntry } from './jobRules';
+import type { Tally } from './tally';
 import {
   CONTACT_FIELDS, FAILURE_REASONS, FINAL_JOB_STATUSES, PERSON_OUTCOMES, type ContactField, type FailureReason, type JobCounts, type JobStatus, type PersonOutcome,
 } from './jobTypes';
 
-/** Outcomes counted per person; one shape for a chunk, a running job and a finish. */
-export type Tally = Partial<Record<PersonOutcome, number>>;
 
 export interface JobDoc {
   _id: string;
