@@ -166,17 +166,13 @@ function forget(orgId: string): void {
 }
 
 /**
- * Appends of one organization from this process, one at a time: concurrent writers of one
- * process would only race each other for the same seq (each lost race costs re-reads).
- */
-const oneAtATime = <T>(orgId: string, fn: () => Promise<T>): Promise<T> => inTurn(`ledger:${orgId}`, fn);
-
-/**
  * Appends one movement computed from the current head: `next` returns the state after it or
  * throws a refusal. Returns the entry, or the earlier entry with the same chargeKey.
  */
 function append(orgId: string, movement: Movement, next: (s: FundingState) => FundingState, patch?: MovementPatch): Promise<{ entry: LedgerEntryDoc; fresh: boolean }> {
-  return oneAtATime(orgId, () => appendNow(orgId, movement, next, patch));
+  // One append of an organization at a time from this process: concurrent writers of one process
+  // would only race each other for the same seq (each lost race costs re-reads).
+  return inTurn(`ledger:${orgId}`, () => appendNow(orgId, movement, next, patch));
 }
 
 /** Fields of the movement known only once the head is read (a bulk charge's amount). */
