@@ -202,7 +202,7 @@ async function appendNow(orgId: string, movement: Movement, next: (s: FundingSta
     };
     const outcome = await appendEntry(LedgerEntry, orgId, current.seq + 1, doc);
     if (outcome === 'appended') {
-      const entry = { ...doc, _id: `${orgId}:${current.seq + 1}`, chainId: orgId, seq: current.seq + 1 } as LedgerEntryDoc;
+      const entry: LedgerEntryDoc = { ...doc, _id: `${orgId}:${current.seq + 1}`, chainId: orgId, seq: current.seq + 1 };
       remember(entry);
       await mirror(orgId, entry);
       return { entry, fresh: true };

@@ -198,9 +198,6 @@ export function planDeliveryReservation(people: readonly string[], counted: Read
   return { covered: fresh.slice(0, room), over: fresh.slice(room) };
 }
 
-/** Per organization and UTC day, unless the operator set another figure (`job daily-cap`). */
-export const DEFAULT_JOBS_PER_DAY = 1000;
-
 /** The UTC day of `nowMs` (`YYYY-MM-DD`) and the seconds until the next one starts (at least 1). */
 export function utcDay(nowMs: number): { day: string; secondsLeft: number } {
   const start = Math.floor(nowMs / DAY_MS) * DAY_MS;

@@ -3,6 +3,7 @@ import { logger } from '../observability/logger';
 import { insertOnce } from '../store/inserts';
 import { typedCollection } from '../store/typedCollection';
 import type { OperationName } from './limitTable';
+import { errorMessage } from '../observability/errorMessage';
 
 /**
  * Per-minute caps (SPEC 8.3 rule 2): exact in any trailing minute. Admitted requests under a
@@ -73,7 +74,7 @@ export async function admitUnderCap(cap: string, limit: number, now: () => numbe
     if (d.next % 100 === 0) {
       logs()
         .deleteMany({ cap, at: { $lt: t - 2 * MINUTE_MS } })
-        .catch((e) => logger.warn({ err: { message: (e as Error).message } }, 'could not purge a cap log'));
+        .catch((e) => logger.warn({ err: { message: errorMessage(e) } }, 'could not purge a cap log'));
     }
     const oldestCounted = [...recent.filter((e) => e.i > d.next - limit && e.at > t - MINUTE_MS).map((e) => e.at), t];
     return {

@@ -7,6 +7,7 @@ import { LeaseBlockPool, WindowBlockPool, windowBlockSize, leaseBlockSize, type 
 import { freeLeaseSlots, inFlightRetryAfterSeconds, leaseSlotId, LeaseReleaser, newLeaseToken, probeOrder, type HeldLease } from './inFlightLeases';
 import type { OperationName } from './limitTable';
 import { freeSlotIds, secondsUntilNextWindow, windowSecond, windowSlotId, windowSlotIds } from './strictWindow';
+import { errorMessage } from '../observability/errorMessage';
 
 /**
  * Admission against the store (SPEC 8.1): the organization's strict per-second window and its
@@ -63,7 +64,7 @@ function purgeOldWindows(second: number): void {
   purgedSecond = second;
   windows()
     .deleteMany({ s: { $lt: second - 2 } })
-    .catch((err) => logger.warn({ err: { message: (err as Error).message } }, 'could not purge old request windows'));
+    .catch((err) => logger.warn({ err: { message: errorMessage(err) } }, 'could not purge old request windows'));
 }
 
 export interface WindowTaken {
@@ -196,7 +197,7 @@ export const leaseReleaser = new LeaseReleaser(
   async (tokens) => {
     await leases().deleteMany({ token: { $in: tokens } });
   },
-  (err) => logger.warn({ err: { message: (err as Error).message } }, 'lease release failed; the lease will expire'),
+  (err) => logger.warn({ err: { message: errorMessage(err) } }, 'lease release failed; the lease will expire'),
 );
 
 /** Leases an organization holds now, expired ones included (diagnostics, tests). */

@@ -4,6 +4,7 @@ import { typedCollection } from '../store/typedCollection';
 import { Person, SENIORITIES, type PersonDoc, type Seniority } from './models';
 import { peopleVersion } from './seedPeople';
 import { fold, tokenize } from './searchText';
+import { errorMessage } from '../observability/errorMessage';
 
 /**
  * The in-process search index: a derived, read-only copy of the `people` collection (the
@@ -257,7 +258,7 @@ export async function firstIndex(building: Promise<SearchIndex>, waitMs = FIRST_
 
 /** Starts loading the index at start-up so the first search does not wait for it. */
 export function warmSearchIndex(): void {
-  searchIndex().catch((err) => logger.warn({ err: { message: (err as Error).message } }, 'search index not loaded yet'));
+  searchIndex().catch((err) => logger.warn({ err: { message: errorMessage(err) } }, 'search index not loaded yet'));
 }
 
 /** Forget the index (tests that switch databases in one process). */
