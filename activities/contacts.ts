@@ -2,10 +2,10 @@ import { Context } from '@temporalio/activity';
 import type { Config } from '../core/config';
 import { createContactProvider } from '../core/contactProvider';
 import type { ProviderRetryPolicy } from '../core/contactProvider/retryPolicy';
-import {
-  expireJobResult, findReusablePositions, finishJob, processChunk, purgeJobResult, type ChunkInput, type ChunkOutcome, type CompletedChunk, type FinishedJob,
-} from '../core/jobs/jobProcessing';
-import { inTurn } from '../core/jobs/inTurn';
+import { findReusablePositions, processChunk, type ChunkInput, type ChunkOutcome } from '../core/jobs/chunkProcessing';
+import { finishJob, type CompletedChunk, type FinishedJob } from '../core/jobs/jobFinish';
+import { expireJobResult, purgeJobResult } from '../core/jobs/resultRetention';
+import { inTurn } from '../core/inTurn';
 import type { ContactField, StopReason } from '../core/jobs/jobTypes';
 import { recordJobDeliveries } from '../core/jobs/deliveryReservations';
 import { recordDelivered } from '../core/talent/quotas';

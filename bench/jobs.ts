@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { loadConfig, setConfig, type Config } from '../core/config';
 import { createBatchContactRetrievalJob } from '../core/jobs/contactRetrievalJobs';
-import { tallyJobItems } from '../core/jobs/jobProcessing';
+import { tallyJobItems } from '../core/jobs/jobFinish';
 import { ContactRetrievalJob } from '../core/jobs/models';
 import { createApiKey } from '../core/keys/apiKeys';
 import { ALL_PERMISSIONS } from '../core/keys/permissions';

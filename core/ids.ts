@@ -22,7 +22,3 @@ export type IdPrefix =
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(22)}`;
 }
-
-export function hasPrefix(id: unknown, prefix: IdPrefix): id is string {
-  return typeof id === 'string' && /^[a-z]+_[0-9A-Za-z]{8,64}$/.test(id) && id.startsWith(`${prefix}_`);
-}

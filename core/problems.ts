@@ -91,10 +91,6 @@ export class Problem extends Error {
   }
 }
 
-export function isProblem(err: unknown): err is Problem {
-  return err instanceof Problem;
-}
-
 /** A 429 or 503 with its Retry-After (seconds, rounded up, at least 1). */
 export function retryLater(code: ProblemCode, detail: string, retryAfterSeconds: number, extra: ProblemOptions = {}): Problem {
   const seconds = Math.max(1, Math.ceil(retryAfterSeconds));

@@ -7,7 +7,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { ContactActivities } from '../activities/contacts';
 import type { AttemptInput, AttemptResult } from '../activities/deliveries';
-import type { FinishedJob } from '../core/jobs/jobProcessing';
+import type { FinishedJob } from '../core/jobs/jobFinish';
 import type { ContactRetrievalInput } from '../core/jobs/workflowInput';
 import { SA } from '../core/temporal/searchAttributes';
 import type { WebhookDeliveryInput } from '../core/webhooks/deliveryWorkflowContract';

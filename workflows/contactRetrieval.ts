@@ -4,7 +4,7 @@ import {
 } from '@temporalio/workflow';
 import type { ContactActivities } from '../activities/contacts';
 import { JOB_DEADLINE_MS, chunkRanges, resultRetentionWorkflowId } from '../core/jobs/jobRules';
-import type { CompletedChunk, FinishedJob } from '../core/jobs/jobProcessing';
+import type { CompletedChunk, FinishedJob } from '../core/jobs/jobFinish';
 import type { StopReason } from '../core/jobs/jobTypes';
 import { CANCEL_SIGNAL, type ContactRetrievalInput } from '../core/jobs/workflowInput';
 import { SA } from '../core/temporal/searchAttributes';

@@ -1,6 +1,7 @@
 import type { ContactField } from '../jobs/jobTypes';
 import { ProviderRejected, ProviderUnavailable, type ContactProvider, type ProviderAnswer, type ProviderLookupRequest } from './contactProvider';
 import { parseRetryAfter } from './retryPolicy';
+import { errorMessage } from '../observability/errorMessage';
 
 /**
  * The `http` contact provider: a vendor (or an adapter in front of one) reached over HTTP.
@@ -48,7 +49,7 @@ export function httpContactProvider(opts: HttpProviderOptions): ContactProvider 
         });
         text = await res.text();
       } catch (err) {
-        const reason = timeout.aborted ? `timed out after ${opts.timeoutMs} ms` : (err as Error).message;
+        const reason = timeout.aborted ? `timed out after ${opts.timeoutMs} ms` : errorMessage(err);
         throw new ProviderUnavailable(`contact provider unreachable: ${reason}`);
       }
       if (res.status === 429 || res.status >= 500) {

@@ -1,4 +1,5 @@
-import { ProviderContact } from '../talent/models';
+import { typedCollection } from '../store/typedCollection';
+import { ProviderContact, type ProviderContactDoc } from '../talent/models';
 import { peopleVersion } from '../talent/seedPeople';
 import type { ContactProvider, ProviderAnswer, ProviderLookupRequest } from './contactProvider';
 
@@ -27,7 +28,7 @@ export function localContactProvider(): ContactProvider {
 
   async function load(version: number): Promise<Snapshot> {
     const byPerson = new Map<string, { emails: string[]; phones: string[] }>();
-    const cursor = ProviderContact.collection.find({}, { batchSize: 5000 }) as AsyncIterable<{ _id: string; emails?: string[]; phones?: string[] }>;
+    const cursor = typedCollection<ProviderContactDoc>(ProviderContact).find({}, { batchSize: 5000 });
     for await (const c of cursor) byPerson.set(c._id, { emails: c.emails ?? [], phones: c.phones ?? [] });
     return { version, byPerson };
   }

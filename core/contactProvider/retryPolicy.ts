@@ -11,8 +11,6 @@ export interface ProviderRetryPolicy {
   maxDelayMs: number;
 }
 
-export const DEFAULT_RETRY_POLICY: ProviderRetryPolicy = { maxAttempts: 4, baseDelayMs: 250, maxDelayMs: 30_000 };
-
 /** Delay before attempt `attempt + 1` (attempt counts from 1). */
 export function retryDelayMs(policy: ProviderRetryPolicy, attempt: number, err: ProviderUnavailable, random: () => number = Math.random): number {
   if (err.retryAfterMs !== undefined) return Math.min(policy.maxDelayMs, Math.max(0, err.retryAfterMs));

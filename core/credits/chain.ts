@@ -1,6 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import type { Model } from 'mongoose';
-import { isDuplicateKeyError } from '../store/connection';
+import type { Document } from 'mongodb';
+import { insertOnce } from '../store/inserts';
+import { typedCollection } from '../store/typedCollection';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any model whose _id is a string
 type ChainModel = Model<any>;
@@ -64,22 +66,23 @@ export function forgetHead(chainId: string): void {
 
 export async function readEntry<T>(model: ChainModel, chainId: string, seq: number): Promise<T | null> {
   if (seq < 0) return null;
-  return (await model.findById(entryId(chainId, seq)).lean()) as T | null;
+  return model.findById(entryId(chainId, seq)).lean<T>();
 }
 
 export type AppendOutcome = 'appended' | 'conflict';
+
+interface ChainEntry extends Document {
+  _id: string;
+  chainId: string;
+  seq: number;
+}
 
 /**
  * Inserts entry `seq`. 'conflict' when another writer took that seq (or another unique
  * index of the collection refused it: the caller looks at why).
  */
 export async function appendEntry(model: ChainModel, chainId: string, seq: number, doc: Record<string, unknown>): Promise<AppendOutcome> {
-  try {
-    await model.collection.insertOne({ ...doc, _id: entryId(chainId, seq), chainId, seq } as never);
-    hints.set(chainId, Math.max(seq, hints.get(chainId) ?? -1));
-    return 'appended';
-  } catch (err) {
-    if (isDuplicateKeyError(err)) return 'conflict';
-    throw err;
-  }
+  if (!(await insertOnce(typedCollection<ChainEntry>(model), { ...doc, _id: entryId(chainId, seq), chainId, seq }))) return 'conflict';
+  hints.set(chainId, Math.max(seq, hints.get(chainId) ?? -1));
+  return 'appended';
 }

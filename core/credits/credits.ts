@@ -3,6 +3,7 @@ import { newId } from '../ids';
 import { inTurn } from '../inTurn';
 import { creditsCharged } from '../observability/metrics';
 import { Problem } from '../problems';
+import { typedCollection } from '../store/typedCollection';
 import { Organization } from '../tenancy/models';
 import { appendEntry, forgetHead, headSeq, knownHead, readEntry } from './chain';
 import { LedgerEntry, type LedgerEntryDoc } from './models';
@@ -49,6 +50,16 @@ export interface FundingState {
 
 const MAX_ATTEMPTS = 200;
 
+/** The organization's mirror of its ledger head (read by Organization.creditBalance readers). */
+interface OrganizationBalance {
+  _id: string;
+  creditBalance?: number;
+  budgetRemaining?: number | null;
+  /** The ledger entry the mirror was copied from; absent before the first. */
+  creditSeq?: number;
+}
+const organizations = () => typedCollection<OrganizationBalance>(Organization);
+
 function stateOf(e: LedgerEntryDoc): FundingState {
   return { creditBalance: e.balanceAfter, budgetRemaining: e.orgBudgetAfter ?? null, familyBudgets: { ...(e.familyBudgetsAfter ?? {}) } };
 }
@@ -56,10 +67,7 @@ function stateOf(e: LedgerEntryDoc): FundingState {
 /** The head of the organization's ledger, opening it from the organization record if new. */
 async function head(orgId: string): Promise<LedgerEntryDoc> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const org = (await Organization.collection.findOne(
-      { _id: orgId as never },
-      { projection: { creditBalance: 1, budgetRemaining: 1, creditSeq: 1 } },
-    )) as { creditBalance?: number; budgetRemaining?: number | null; creditSeq?: number } | null;
+    const org = await organizations().findOne({ _id: orgId }, { projection: { creditBalance: 1, budgetRemaining: 1, creditSeq: 1 } });
     if (!org) throw new Error(`organization ${orgId} does not exist`);
     const seq = await headSeq(LedgerEntry, orgId, org.creditSeq ?? -1);
     if (seq >= 0) {
@@ -158,17 +166,13 @@ function forget(orgId: string): void {
 }
 
 /**
- * Appends of one organization from this process, one at a time: concurrent writers of one
- * process would only race each other for the same seq (each lost race costs re-reads).
- */
-const oneAtATime = <T>(orgId: string, fn: () => Promise<T>): Promise<T> => inTurn(`ledger:${orgId}`, fn);
-
-/**
  * Appends one movement computed from the current head: `next` returns the state after it or
  * throws a refusal. Returns the entry, or the earlier entry with the same chargeKey.
  */
 function append(orgId: string, movement: Movement, next: (s: FundingState) => FundingState, patch?: MovementPatch): Promise<{ entry: LedgerEntryDoc; fresh: boolean }> {
-  return oneAtATime(orgId, () => appendNow(orgId, movement, next, patch));
+  // One append of an organization at a time from this process: concurrent writers of one process
+  // would only race each other for the same seq (each lost race costs re-reads).
+  return inTurn(`ledger:${orgId}`, () => appendNow(orgId, movement, next, patch));
 }
 
 /** Fields of the movement known only once the head is read (a bulk charge's amount). */
@@ -198,7 +202,7 @@ async function appendNow(orgId: string, movement: Movement, next: (s: FundingSta
     };
     const outcome = await appendEntry(LedgerEntry, orgId, current.seq + 1, doc);
     if (outcome === 'appended') {
-      const entry = { ...doc, _id: `${orgId}:${current.seq + 1}`, chainId: orgId, seq: current.seq + 1 } as LedgerEntryDoc;
+      const entry: LedgerEntryDoc = { ...doc, _id: `${orgId}:${current.seq + 1}`, chainId: orgId, seq: current.seq + 1 };
       remember(entry);
       await mirror(orgId, entry);
       return { entry, fresh: true };
@@ -213,8 +217,8 @@ async function appendNow(orgId: string, movement: Movement, next: (s: FundingSta
 
 /** Best-effort copy of the head onto the organization, for readers of Organization.creditBalance. */
 async function mirror(orgId: string, e: LedgerEntryDoc): Promise<void> {
-  await Organization.collection.updateOne(
-    { _id: orgId as never, $or: [{ creditSeq: { $exists: false } }, { creditSeq: { $lt: e.seq } }] } as never,
+  await organizations().updateOne(
+    { _id: orgId, $or: [{ creditSeq: { $exists: false } }, { creditSeq: { $lt: e.seq } }] },
     { $set: { creditBalance: e.balanceAfter, budgetRemaining: e.orgBudgetAfter, creditSeq: e.seq } },
   );
 }

@@ -3,8 +3,11 @@ import { config } from '../config';
 import { sha256Hex } from '../crypto/hash';
 import { logger } from '../observability/logger';
 import { Problem } from '../problems';
-import { isDuplicateKeyError } from '../store/connection';
-import { IdempotencyRecord, IdempotencyResponse, IdempotencyTakeover } from './models';
+import { insertOnce } from '../store/inserts';
+import { typedCollection } from '../store/typedCollection';
+import {
+  IdempotencyRecord, IdempotencyResponse, IdempotencyTakeover, type IdempotencyRecordDoc, type IdempotencyResponseDoc, type IdempotencyTakeoverDoc,
+} from './models';
 
 /**
  * Idempotent execution (SPEC 7.4), independent of HTTP so the API and the tool server share
@@ -112,8 +115,8 @@ function reused(): Problem {
   return new Problem('idempotency_key_reused', 'This Idempotency-Key was used with a different request; use a new key for a new request.');
 }
 
-function stored(doc: { status: number; headers?: unknown; body?: string | null }): StoredResponse {
-  return { status: doc.status, headers: (doc.headers ?? {}) as Record<string, string>, body: doc.body ?? '' };
+function stored(doc: Pick<IdempotencyResponseDoc, 'status' | 'headers' | 'body'>): StoredResponse {
+  return { status: doc.status, headers: doc.headers ?? {}, body: doc.body ?? '' };
 }
 
 /**
@@ -131,16 +134,10 @@ export async function runIdempotent(req: IdempotentRequest, run: (claim: Request
     const now = Date.now();
     const nonce = randomBytes(16).toString('hex');
     const expiresAt = new Date(now + IDEMPOTENCY_RETENTION_MS);
-    let claimed = false;
-    try {
-      await IdempotencyRecord.collection.insertOne({
-        _id: id as never, orgId: req.orgId, workspaceId: req.workspaceId, operation: req.operation, fingerprint: req.fingerprint, nonce,
-        state: 'in_progress', owner, leaseUntil: new Date(now + leaseMs), createdAt: new Date(now), expiresAt,
-      });
-      claimed = true;
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-    }
+    const claimed = await insertOnce(typedCollection<IdempotencyRecordDoc>(IdempotencyRecord), {
+      _id: id, orgId: req.orgId, workspaceId: req.workspaceId, operation: req.operation, fingerprint: req.fingerprint, nonce,
+      state: 'in_progress', owner, leaseUntil: new Date(now + leaseMs), createdAt: new Date(now), expiresAt,
+    });
     if (claimed) return { response: await execute(id, owner, req.fingerprint, expiresAt, () => run(claimWith(nonce))), replayed: false };
 
     const existing = await IdempotencyRecord.findById(id).lean();
@@ -181,12 +178,7 @@ export async function runIdempotent(req: IdempotentRequest, run: (claim: Request
  * both carry the same nonce, so the ledger still charges once and one response is stored.)
  */
 async function takeOver(id: string, previousOwner: string, owner: string, expiresAt: Date, leaseMs: number): Promise<'taken' | 'taken_by_another' | 'record_gone'> {
-  try {
-    await IdempotencyTakeover.collection.insertOne({ _id: `${id}|${previousOwner}` as never, expiresAt });
-  } catch (err) {
-    if (isDuplicateKeyError(err)) return 'taken_by_another';
-    throw err;
-  }
+  if (!(await insertOnce(typedCollection<IdempotencyTakeoverDoc>(IdempotencyTakeover), { _id: `${id}|${previousOwner}`, expiresAt }))) return 'taken_by_another';
   const moved = await IdempotencyRecord.updateOne(
     { _id: id, owner: previousOwner },
     { $set: { owner, state: 'in_progress', leaseUntil: new Date(Date.now() + leaseMs) } },
@@ -208,10 +200,7 @@ async function execute(id: string, owner: string, fingerprint: string, expiresAt
   }
   // The recovery point: stored before the caller sees it, so a lost answer is replayed.
   // Should a taken-over twin have stored first, its response is the one to answer with.
-  try {
-    await IdempotencyResponse.collection.insertOne({ _id: id as never, fingerprint, ...response, expiresAt });
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
+  if (!(await insertOnce(typedCollection<IdempotencyResponseDoc>(IdempotencyResponse), { _id: id, fingerprint, ...response, expiresAt }))) {
     const first = await IdempotencyResponse.findById(id).lean();
     if (first) return stored(first);
   }

@@ -1,12 +1,40 @@
 import { Schema, model } from 'mongoose';
 
+export interface IdempotencyRecordDoc {
+  _id: string;
+  orgId: string;
+  workspaceId?: string;
+  operation: string;
+  fingerprint: string;
+  nonce?: string;
+  state: 'in_progress' | 'released' | 'completed';
+  owner: string;
+  leaseUntil: Date;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export interface IdempotencyResponseDoc {
+  _id: string;
+  fingerprint: string;
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  expiresAt: Date;
+}
+
+export interface IdempotencyTakeoverDoc {
+  _id: string;
+  expiresAt: Date;
+}
+
 /**
  * One record per (organization, workspace, Idempotency-Key), `_id = <org_id>:<workspace_id>:<key>`:
  * the unique `_id` is the claim, so exactly one request runs a key at a time on any number of
  * replicas. Its `nonce` names this use of the key: paid work is charged under it, so a retry of
  * the same request finds its own charge and a later request under a forgotten key pays afresh.
  */
-const idempotencyRecordSchema = new Schema(
+const idempotencyRecordSchema = new Schema<IdempotencyRecordDoc>(
   {
     _id: { type: String, required: true },
     orgId: { type: String, required: true },
@@ -39,7 +67,7 @@ export const IdempotencyRecord = model('IdempotencyRecord', idempotencyRecordSch
  * insert rather than an update of the claim: on FerretDB an update scans the collection,
  * and these records carry whole response bodies.
  */
-const idempotencyResponseSchema = new Schema(
+const idempotencyResponseSchema = new Schema<IdempotencyResponseDoc>(
   {
     _id: { type: String, required: true },
     fingerprint: { type: String, required: true },
@@ -57,7 +85,7 @@ export const IdempotencyResponse = model('IdempotencyResponse', idempotencyRespo
  * the one retry that continues the work, so the record itself is never absent in between (an
  * absent record would let a retry claim afresh under a new nonce, and pay a second time).
  */
-const idempotencyTakeoverSchema = new Schema(
+const idempotencyTakeoverSchema = new Schema<IdempotencyTakeoverDoc>(
   {
     _id: { type: String, required: true },
     expiresAt: { type: Date, required: true, index: true },

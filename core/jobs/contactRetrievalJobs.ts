@@ -3,6 +3,7 @@ import { assertCanFund } from '../credits/credits';
 import { newId } from '../ids';
 import type { KeyPrincipal } from '../keys/apiKeys';
 import { Problem, notFound, retryLater } from '../problems';
+import { typedCollection } from '../store/typedCollection';
 import { peopleOfSearch } from '../talent/searches';
 import { sourcesForOrganization } from '../talent/sources';
 import { claimDaySlot, returnDaySlot } from './dailyJobCap';
@@ -14,12 +15,13 @@ import {
   CAP_RETRY_AFTER_SECONDS, CREDITS_PER_RECORD, MAX_PERSON_IDS, contactRetrievalWorkflowId, countsFromTally, emptyCounts, uniquePersonIds, unknownPeople,
 } from './jobRules';
 import { claimJobSlot, releaseJobSlot } from './jobSlots';
-import { finishJob, runningJobTally } from './jobProcessing';
+import { runningJobTally } from './chunkProcessing';
+import { finishJob } from './jobFinish';
 import { logger } from '../observability/logger';
 import { emitJobCompleted } from '../webhooks/jobCompletedEvent';
 import { JOB_TYPE, type ContactField, type JobCounts, type JobStatus } from './jobTypes';
 import type { ContactRetrievalInput } from './workflowInput';
-import { ContactRetrievalJob, ContactRetrievalJobPeople } from './models';
+import { ContactRetrievalJob, ContactRetrievalJobPeople, type JobPeopleDoc } from './models';
 
 /**
  * Contact-retrieval jobs as the API (and the tool server) sees them: accept, read, list and
@@ -51,7 +53,7 @@ export function resultUrl(jobId: string): string {
 
 /** Counts of a job: stored once final, from its finished chunks while running. */
 export async function jobCounts(job: JobDoc): Promise<JobCounts> {
-  if (job.status !== 'running' && job.counts) return job.counts as JobCounts;
+  if (job.status !== 'running' && job.counts) return job.counts;
   return countsFromTally(job.requested, await runningJobTally(job._id));
 }
 
@@ -59,8 +61,8 @@ export async function jobView(job: JobDoc, counts?: JobCounts): Promise<JobView>
   return {
     job_id: job._id,
     type: JOB_TYPE,
-    status: job.status as JobStatus,
-    fields: job.fields as ContactField[],
+    status: job.status,
+    fields: job.fields,
     search_id: job.searchId ?? null,
     counts: counts ?? (await jobCounts(job)),
     created_at: job.createdAt.toISOString(),
@@ -140,16 +142,16 @@ export async function createContactRetrievalJob(
     await rollBack();
     throw err;
   }
-  const fields = [...new Set(input.fields)].sort() as ContactField[];
+  const fields = [...new Set(input.fields)].sort();
   const over = new Set(reservation.over);
   try {
-    await ContactRetrievalJobPeople.collection.insertOne({
+    await typedCollection<JobPeopleDoc>(ContactRetrievalJobPeople).insertOne({
       _id: jobId,
       personIds,
       sources: personIds.map((p) => sourceOf.get(p) ?? ''),
       overQuota: personIds.flatMap((p, i) => (over.has(p) ? [i] : [])),
       deliveryQuotaAt: acceptedAt,
-    } as never);
+    });
     const job = await ContactRetrievalJob.create({
       _id: jobId,
       orgId: principal.orgId,
@@ -183,7 +185,7 @@ export async function createContactRetrievalJob(
         cause: err,
       });
     }
-    return jobView(job.toObject() as JobDoc, emptyCounts(personIds.length));
+    return jobView(job.toObject(), emptyCounts(personIds.length));
   } catch (err) {
     // A job that could not start never existed.
     await ContactRetrievalJobPeople.deleteOne({ _id: jobId }).catch(() => undefined);

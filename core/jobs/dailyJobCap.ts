@@ -1,10 +1,11 @@
 import { config } from '../config';
 import { retryLater } from '../problems';
-import { isDuplicateKeyError } from '../store/connection';
+import { insertOnce } from '../store/inserts';
 import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
+import { typedCollection } from '../store/typedCollection';
 import { Organization } from '../tenancy/models';
 import { utcDay } from './jobRules';
-import { ContactJobDailyCap, ContactJobDaySlot } from './models';
+import { ContactJobDailyCap, ContactJobDaySlot, type JobDaySlotDoc } from './models';
 
 /**
  * The daily job cap: an organization may have at most N jobs accepted per UTC day
@@ -47,12 +48,7 @@ export async function claimDaySlot(orgId: string, jobId: string, now = Date.now(
   for (let n = 0; n < cap; n++) {
     const slotId = `${orgId}:${day}:${n}`;
     if (taken.has(slotId)) continue;
-    try {
-      await ContactJobDaySlot.collection.insertOne({ _id: slotId, orgId, day, jobId, expiresAt } as never);
-      return { slotId };
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-    }
+    if (await insertOnce(typedCollection<JobDaySlotDoc>(ContactJobDaySlot), { _id: slotId, orgId, day, jobId, expiresAt })) return { slotId };
   }
   throw retryLater('contact_job_daily_cap', `This organization reached its cap of ${cap} contact-retrieval jobs per UTC day; retry after the day rolls over.`, secondsLeft, {
     extensions: { limit: cap },

@@ -2,7 +2,7 @@ import { appendEntry, headSeq } from '../credits/chain';
 import { retryLater } from '../problems';
 import { quotaLimit, quotaWindow, recordDelivered } from '../talent/quotas';
 import { QuotaEntry } from '../talent/searchModels';
-import { inTurn } from './inTurn';
+import { inTurn } from '../inTurn';
 import { planDeliveryReservation } from './jobRules';
 
 /**
@@ -49,7 +49,7 @@ function chainOf(orgId: string, at: number): { chainId: string; end: number } {
 async function readWindow(orgId: string, at: number): Promise<DeliveryWindow> {
   const { chainId, end } = chainOf(orgId, at);
   const seq = await headSeq(QuotaEntry, chainId);
-  const entries = seq >= 0 ? ((await QuotaEntry.find({ chainId, seq: { $lte: seq } }).lean()) as unknown as ReservationEntry[]) : [];
+  const entries = seq >= 0 ? await QuotaEntry.find({ chainId, seq: { $lte: seq } }).lean<ReservationEntry[]>() : [];
   const members = new Set<string>();
   const held = new Map<string, number>();
   let count = 0;

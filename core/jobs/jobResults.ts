@@ -45,7 +45,7 @@ export async function readJobResult(principal: KeyPrincipal, jobId: string, q: {
   const last = page[page.length - 1];
   return {
     job_id: job._id,
-    status: job.status as JobStatus,
+    status: job.status,
     counts: await jobCounts(job),
     created_at: job.createdAt.toISOString(),
     completed_at: job.completedAt ? job.completedAt.toISOString() : null,
@@ -54,10 +54,10 @@ export async function readJobResult(principal: KeyPrincipal, jobId: string, q: {
       const shows = d.outcome === 'delivered' || d.outcome === 'reused';
       return {
         person_id: d.personId,
-        outcome: d.outcome as PersonOutcome,
+        outcome: d.outcome,
         contacts: { emails: shows ? (d.emails ?? []) : [], phones: shows ? (d.phones ?? []) : [] },
         receipt_id: d.receiptId ?? null,
-        reason: (d.reason as FailureReason | null) ?? null,
+        reason: d.reason ?? null,
       };
     }),
     next_cursor: docs.length > q.limit && last ? encodeCursor(scope, { seq: last.seq }) : null,

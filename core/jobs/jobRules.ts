@@ -1,4 +1,5 @@
 import type { FailureReason, FinalJobStatus, JobCounts, PersonOutcome, StopReason } from './jobTypes';
+import type { Tally } from './tally';
 
 /** Contact-retrieval job rules (SPEC 3.3, 8.1; DECISIONS.md "Contact-retrieval jobs"), as plain functions. */
 
@@ -43,7 +44,7 @@ export function emptyCounts(requested: number): JobCounts {
 }
 
 /** Counts from a tally of outcomes; whoever is not tallied is still pending, so the seven always add up. */
-export function countsFromTally(requested: number, tally: Partial<Record<PersonOutcome, number>>): JobCounts {
+export function countsFromTally(requested: number, tally: Tally): JobCounts {
   const c = {
     requested,
     delivered: tally.delivered ?? 0,
@@ -196,9 +197,6 @@ export function planDeliveryReservation(people: readonly string[], counted: Read
   const room = Math.max(0, limit - count);
   return { covered: fresh.slice(0, room), over: fresh.slice(room) };
 }
-
-/** Per organization and UTC day, unless the operator set another figure (`job daily-cap`). */
-export const DEFAULT_JOBS_PER_DAY = 1000;
 
 /** The UTC day of `nowMs` (`YYYY-MM-DD`) and the seconds until the next one starts (at least 1). */
 export function utcDay(nowMs: number): { day: string; secondsLeft: number } {

@@ -18,8 +18,6 @@ export const COUNT_KEYS = ['requested', 'delivered', 'not_found', 'failed', 'reu
 /** What happened to one person of a job; `pending` until the job reaches them. */
 export const PERSON_OUTCOMES = ['pending', 'delivered', 'not_found', 'failed', 'reused', 'cancelled'] as const;
 export type PersonOutcome = (typeof PERSON_OUTCOMES)[number];
-/** Outcomes shown in a result (DECISIONS.md): a finished job has no pending person. */
-export type FinalPersonOutcome = Exclude<PersonOutcome, 'pending'>;
 
 /** Contact fields a job may ask for. */
 export const CONTACT_FIELDS = ['email', 'phone'] as const;

@@ -1,5 +1,89 @@
 import { Schema, model } from 'mongoose';
-import { CONTACT_FIELDS, FAILURE_REASONS, FINAL_JOB_STATUSES, PERSON_OUTCOMES } from './jobTypes';
+import type { PlanEntry } from './jobRules';
+import type { Tally } from './tally';
+import {
+  CONTACT_FIELDS, FAILURE_REASONS, FINAL_JOB_STATUSES, PERSON_OUTCOMES, type ContactField, type FailureReason, type JobCounts, type JobStatus, type PersonOutcome,
+} from './jobTypes';
+
+
+export interface JobDoc {
+  _id: string;
+  orgId: string;
+  workspaceId: string;
+  applicationId: string;
+  familyId: string;
+  keyId: string;
+  status: JobStatus;
+  fields: ContactField[];
+  searchId: string | null;
+  requested: number;
+  counts: JobCounts | null;
+  stopReason: string | null;
+  workflowId: string;
+  deliveryQuotaAt: Date | null;
+  deliveriesReserved: number;
+  completedAt: Date | null;
+  resultExpiresAt: Date | null;
+  resultPurgeAt: Date | null;
+  resultExpiredAt: Date | null;
+  resultPurgedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface JobPeopleDoc {
+  _id: string;
+  personIds: string[];
+  sources?: string[];
+  overQuota?: number[];
+  deliveryQuotaAt?: Date;
+}
+
+export interface ChunkPlanDoc {
+  _id: string;
+  jobId: string;
+  from: number;
+  to: number;
+  entries: PlanEntry[];
+  createdAt: Date;
+}
+
+export interface JobProgressDoc {
+  _id: string;
+  jobId: string;
+  tally: Tally;
+}
+
+export interface JobItemDoc {
+  _id: string;
+  jobId: string;
+  seq: number;
+  personId: string;
+  outcome: PersonOutcome;
+  reason: FailureReason | null;
+  emails?: string[];
+  phones?: string[];
+  receiptId: string | null;
+  processedAt: Date | null;
+}
+
+export interface RetrievedContactDoc {
+  _id: string;
+  orgId: string;
+  personId: string;
+  fields: ContactField[];
+  emails: string[];
+  phones: string[];
+  retrievedAt: Date;
+}
+
+export interface JobDaySlotDoc {
+  _id: string;
+  orgId: string;
+  day: string;
+  jobId: string;
+  expiresAt: Date;
+}
 
 /** One contact-retrieval job (DECISIONS.md "Contact-retrieval jobs"); its people live in job items. */
 const countsSchema = new Schema(
@@ -9,7 +93,7 @@ const countsSchema = new Schema(
   { _id: false },
 );
 
-const jobSchema = new Schema(
+const jobSchema = new Schema<JobDoc>(
   {
     _id: { type: String, required: true },
     orgId: { type: String, required: true },
@@ -50,7 +134,7 @@ export const ContactRetrievalJob = model('ContactRetrievalJob', jobSchema, 'cont
  * acceptance, read by its chunks, deleted when the job finishes (the items keep the people),
  * so the collection only holds running jobs and stays small.
  */
-const jobPeopleSchema = new Schema(
+const jobPeopleSchema = new Schema<JobPeopleDoc>(
   {
     _id: { type: String, required: true },
     personIds: { type: [String], required: true },
@@ -70,7 +154,7 @@ export const ContactRetrievalJobPeople = model('ContactRetrievalJobPeople', jobP
  * the finish) charges and delivers exactly this instead of asking the provider again.
  * `_id` = `<job_id>:<from>`; deleted when the job finishes.
  */
-const chunkPlanSchema = new Schema(
+const chunkPlanSchema = new Schema<ChunkPlanDoc>(
   {
     _id: { type: String, required: true },
     jobId: { type: String, required: true },
@@ -88,7 +172,7 @@ export const ContactRetrievalChunkPlan = model('ContactRetrievalChunkPlan', chun
  * reading a running job's counts scans this small collection, not every job's people.
  * `_id` = `<job_id>:<from>`; deleted when the job finishes (the job then holds its counts).
  */
-const jobProgressSchema = new Schema(
+const jobProgressSchema = new Schema<JobProgressDoc>(
   {
     _id: { type: String, required: true },
     jobId: { type: String, required: true },
@@ -103,7 +187,7 @@ export const ContactRetrievalJobProgress = model('ContactRetrievalJobProgress', 
  * once, with its final outcome (inserts only: FerretDB updates scan the collection); a person
  * without an item is pending.
  */
-const jobItemSchema = new Schema(
+const jobItemSchema = new Schema<JobItemDoc>(
   {
     _id: { type: String, required: true },
     jobId: { type: String, required: true },
@@ -126,7 +210,7 @@ export const ContactRetrievalJobItem = model('ContactRetrievalJobItem', jobItemS
  * What an organization retrieved for a person, for `reused` (free) answers within the reuse
  * window; `_id` is `<org_id>:<person_id>`.
  */
-const retrievedContactSchema = new Schema(
+const retrievedContactSchema = new Schema<RetrievedContactDoc>(
   {
     _id: { type: String, required: true },
     orgId: { type: String, required: true },
@@ -162,7 +246,7 @@ export const ContactJobSlot = model('ContactJobSlot', jobSlotSchema, 'contact_jo
  * One accepted job of an organization's UTC day: `_id` is `<org_id>:<day>:<n>`, n below the
  * daily cap, so the unique `_id` makes the cap exact across API replicas (no update needed).
  */
-const jobDaySlotSchema = new Schema(
+const jobDaySlotSchema = new Schema<JobDaySlotDoc>(
   {
     _id: { type: String, required: true },
     orgId: { type: String, required: true },

@@ -114,7 +114,7 @@ type StoredKey = {
 const keyReads = new ReadCache<StoredKey | null>(() => config().readCacheMs);
 
 async function readKeyByHash(hash: string): Promise<StoredKey | null> {
-  return keyReads.get(hash, async () => (await ApiKey.findOne({ hash }).lean()) as StoredKey | null);
+  return keyReads.get(hash, () => ApiKey.findOne({ hash }).lean<StoredKey>().exec());
 }
 
 export type KeyVerdict =

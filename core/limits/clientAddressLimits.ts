@@ -3,6 +3,7 @@ import { hmacSha256 } from '../crypto/hash';
 import { purposeKey } from '../crypto/purposeKeys';
 import { logger } from '../observability/logger';
 import { admitUnderCap, MINUTE_MS, MinuteCapLog } from './minuteCaps';
+import { errorMessage } from '../observability/errorMessage';
 
 /**
  * Per-client-address limits for what can be called without a credential (SPEC 8 covers
@@ -36,7 +37,7 @@ export type AddressAdmission = { admitted: true } | { admitted: false; retryAfte
 
 /** Deletes address-limit entries older than two minutes (only the trailing minute is ever read); returns how many. */
 export async function purgeStaleAddressEntries(now: number): Promise<number> {
-  const result = await MinuteCapLog.collection.deleteMany({ cap: { $regex: `^${CAP_PREFIX}` }, at: { $lt: now - 2 * MINUTE_MS } });
+  const result = await MinuteCapLog.deleteMany({ cap: { $regex: `^${CAP_PREFIX}` }, at: { $lt: now - 2 * MINUTE_MS } });
   return result.deletedCount;
 }
 
@@ -49,7 +50,7 @@ let purgedAt = 0;
 function purgeStaleEntries(now: number): void {
   if (now - purgedAt < MINUTE_MS) return;
   purgedAt = now;
-  purgeStaleAddressEntries(now).catch((err) => logger.warn({ err: { message: (err as Error).message } }, 'could not purge client-address limit entries'));
+  purgeStaleAddressEntries(now).catch((err) => logger.warn({ err: { message: errorMessage(err) } }, 'could not purge client-address limit entries'));
 }
 
 /** Counts one event of `limit` for `address`, or refuses it (writing nothing) when `perMinute` happened in the trailing minute. */

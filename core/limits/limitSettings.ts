@@ -1,7 +1,8 @@
 import { Schema, model } from 'mongoose';
 import { config } from '../config';
 import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
-import { commitNextVersion, type VersionedStore } from '../store/versionedDocument';
+import { typedCollection } from '../store/typedCollection';
+import { commitNextVersion, type VersionClaim, type VersionedDoc, type VersionedStore } from '../store/versionedDocument';
 import { ApiKey } from '../keys/models';
 import { Application } from '../tenancy/models';
 import { requireOrganization } from '../tenancy/provisioning';
@@ -70,8 +71,8 @@ export function emptySettings(orgId: string): LimitSettingsDoc {
 
 /** The stored settings, read now (the native driver by primary key: no document hydration). */
 export async function readLimitSettings(orgId: string): Promise<LimitSettingsDoc> {
-  const doc = await LimitSettings.collection.findOne({ _id: orgId as never });
-  return doc ? { ...emptySettings(orgId), ...(doc as unknown as Partial<LimitSettingsDoc>) } : emptySettings(orgId);
+  const doc = await typedCollection<LimitSettingsDoc>(LimitSettings).findOne({ _id: orgId });
+  return doc ? { ...emptySettings(orgId), ...doc } : emptySettings(orgId);
 }
 
 const settingsReads = new ReadCache<LimitSettingsDoc>(() => config().readCacheMs);
@@ -147,7 +148,7 @@ const LimitSettingsVersions = model(
 // Versioned compare-and-set through unique inserts (see versionedDocument.ts): a conditional
 // update alone would let two concurrent changes on FerretDB both succeed and one be lost.
 async function updateSettings(orgId: string, change: (s: LimitSettingsDoc) => LimitSettingsDoc): Promise<LimitSettingsDoc> {
-  const store = { documents: LimitSettings.collection, claims: LimitSettingsVersions.collection } as unknown as VersionedStore;
+  const store: VersionedStore = { documents: typedCollection<VersionedDoc>(LimitSettings), claims: typedCollection<VersionClaim>(LimitSettingsVersions) };
   for (let attempt = 0; attempt < 20; attempt++) {
     const current = await readLimitSettings(orgId);
     const next = change(structuredClone(current));

@@ -1,7 +1,9 @@
 import { Schema, model } from 'mongoose';
 import { logger } from '../observability/logger';
-import { isDuplicateKeyError } from '../store/duplicateKey';
+import { insertOnce } from '../store/inserts';
+import { typedCollection } from '../store/typedCollection';
 import type { OperationName } from './limitTable';
+import { errorMessage } from '../observability/errorMessage';
 
 /**
  * Per-minute caps (SPEC 8.3 rule 2): exact in any trailing minute. Admitted requests under a
@@ -48,7 +50,7 @@ const capLogSchema = new Schema(
   { versionKey: false },
 );
 export const MinuteCapLog = model('MinuteCapLog', capLogSchema, 'minute_cap_logs');
-const logs = () => MinuteCapLog.collection as unknown as import('mongodb').Collection<CapLogDoc>;
+const logs = () => typedCollection<CapLogDoc>(MinuteCapLog);
 
 export const capLogId = (orgId: string, operation: OperationName, scopeType: string, scopeId: string) => `${orgId}:${operation}:${scopeType}:${scopeId}`;
 
@@ -68,16 +70,11 @@ export async function admitUnderCap(cap: string, limit: number, now: () => numbe
     const d = capDecision(recent, limit, t);
     if (!d.admit) return { admitted: false, limit, retryAfterSeconds: d.retryAfterSeconds };
     const entryId = `c:${cap}:${d.next}`;
-    try {
-      await logs().insertOne({ _id: entryId, cap, i: d.next, at: t });
-    } catch (err) {
-      if (isDuplicateKeyError(err)) continue; // another request took this number
-      throw err;
-    }
+    if (!(await insertOnce(logs(), { _id: entryId, cap, i: d.next, at: t }))) continue; // another request took this number
     if (d.next % 100 === 0) {
       logs()
         .deleteMany({ cap, at: { $lt: t - 2 * MINUTE_MS } })
-        .catch((e) => logger.warn({ err: { message: (e as Error).message } }, 'could not purge a cap log'));
+        .catch((e) => logger.warn({ err: { message: errorMessage(e) } }, 'could not purge a cap log'));
     }
     const oldestCounted = [...recent.filter((e) => e.i > d.next - limit && e.at > t - MINUTE_MS).map((e) => e.at), t];
     return {

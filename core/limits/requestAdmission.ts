@@ -1,11 +1,13 @@
 import { Schema, model } from 'mongoose';
 import { config } from '../config';
 import { logger } from '../observability/logger';
-import { isDuplicateKeyError as isDuplicateKey } from '../store/duplicateKey';
+import { insertOnce } from '../store/inserts';
+import { typedCollection } from '../store/typedCollection';
 import { LeaseBlockPool, WindowBlockPool, windowBlockSize, leaseBlockSize, type LeaseBlock, type WindowBlock } from './admissionBlocks';
 import { freeLeaseSlots, inFlightRetryAfterSeconds, leaseSlotId, LeaseReleaser, newLeaseToken, probeOrder, type HeldLease } from './inFlightLeases';
 import type { OperationName } from './limitTable';
 import { freeSlotIds, secondsUntilNextWindow, windowSecond, windowSlotId, windowSlotIds } from './strictWindow';
+import { errorMessage } from '../observability/errorMessage';
 
 /**
  * Admission against the store (SPEC 8.1): the organization's strict per-second window and its
@@ -44,18 +46,8 @@ interface LeaseSlotDoc {
   exp: number;
   token: string;
 }
-const windows = () => WindowSlot.collection as unknown as import('mongodb').Collection<WindowSlotDoc>;
-const leases = () => LeaseSlot.collection as unknown as import('mongodb').Collection<LeaseSlotDoc>;
-
-async function tryInsert<T extends { _id: string }>(coll: import('mongodb').Collection<T>, doc: T): Promise<boolean> {
-  try {
-    await coll.insertOne(doc as never);
-    return true;
-  } catch (err) {
-    if (isDuplicateKey(err)) return false;
-    throw err;
-  }
-}
+const windows = () => typedCollection<WindowSlotDoc>(WindowSlot);
+const leases = () => typedCollection<LeaseSlotDoc>(LeaseSlot);
 
 export const requestScopeKey = (orgId: string) => `req:${orgId}`;
 export const operationScopeKey = (orgId: string, operation: OperationName) => `op:${orgId}:${operation}`;
@@ -72,7 +64,7 @@ function purgeOldWindows(second: number): void {
   purgedSecond = second;
   windows()
     .deleteMany({ s: { $lt: second - 2 } })
-    .catch((err) => logger.warn({ err: { message: (err as Error).message } }, 'could not purge old request windows'));
+    .catch((err) => logger.warn({ err: { message: errorMessage(err) } }, 'could not purge old request windows'));
 }
 
 export interface WindowTaken {
@@ -86,7 +78,7 @@ export type WindowAdmission =
   | { admitted: false; retryAfterSeconds: number; limit: number; count: number };
 
 const windowBlocks = new WindowBlockPool((scopeKey, second, size, index) =>
-  tryInsert(windows(), { _id: `${windowSlotId(scopeKey, second, index)}:b${size}`, s: second }),
+  insertOnce(windows(), { _id: `${windowSlotId(scopeKey, second, index)}:b${size}`, s: second }),
 );
 
 /** One more request in a scope's strict one-second window, or a refusal that writes nothing. */
@@ -107,7 +99,7 @@ export async function admitWindow(scopeKey: string, limit: number, now: () => nu
   const hintKey = `${scopeKey}:${second}`;
   for (let k = slotHints.get(hintKey) ?? 0; k < limit; k++) {
     const slotId = windowSlotId(scopeKey, second, k);
-    const won = await tryInsert(windows(), { _id: slotId, s: second });
+    const won = await insertOnce(windows(), { _id: slotId, s: second });
     slotHints.set(hintKey, k + 1);
     if (won) return { admitted: true, taken: { slotId }, limit, count: k + 1 };
   }
@@ -115,7 +107,7 @@ export async function admitWindow(scopeKey: string, limit: number, now: () => nu
   const all = windowSlotIds(scopeKey, second, limit);
   const existing = await windows().find({ _id: { $in: all } }, { projection: { _id: 1 } }).toArray();
   for (const slotId of freeSlotIds(all, existing.map((d) => d._id))) {
-    if (await tryInsert(windows(), { _id: slotId, s: second })) return { admitted: true, taken: { slotId }, limit, count: limit };
+    if (await insertOnce(windows(), { _id: slotId, s: second })) return { admitted: true, taken: { slotId }, limit, count: limit };
   }
   return { admitted: false, retryAfterSeconds: secondsUntilNextWindow(now()), limit, count: limit };
 }
@@ -177,7 +169,7 @@ async function acquireStoreLease(orgId: string, slots: number, ttlMs: number, no
   const take = async (slot: number): Promise<StoreLeaseAdmission | undefined> => {
     const slotId = leaseSlotId(orgId, slot);
     const exp = now() + ttlMs;
-    return (await tryInsert(leases(), { _id: slotId, org: orgId, slot, exp, token })) ? { admitted: true, lease: { slotId, token }, index: slot, expiresAt: exp } : undefined;
+    return (await insertOnce(leases(), { _id: slotId, org: orgId, slot, exp, token })) ? { admitted: true, lease: { slotId, token }, index: slot, expiresAt: exp } : undefined;
   };
   for (const slot of probeOrder(limit, 2)) {
     const lease = await take(slot);
@@ -188,7 +180,7 @@ async function acquireStoreLease(orgId: string, slots: number, ttlMs: number, no
     const t = now();
     const expired = held.filter((h) => h.exp <= t);
     if (expired.length) await leases().deleteMany({ token: { $in: expired.map((h) => h.token) } });
-    const free = freeLeaseSlots(held as HeldLease[], limit, t);
+    const free = freeLeaseSlots(held, limit, t);
     if (free.length === 0) {
       const live = held.filter((h) => h.exp > t);
       return { admitted: false, retryAfterSeconds: inFlightRetryAfterSeconds(live.map((h) => h.exp), t, ttlMs), held: live.length };
@@ -205,7 +197,7 @@ export const leaseReleaser = new LeaseReleaser(
   async (tokens) => {
     await leases().deleteMany({ token: { $in: tokens } });
   },
-  (err) => logger.warn({ err: { message: (err as Error).message } }, 'lease release failed; the lease will expire'),
+  (err) => logger.warn({ err: { message: errorMessage(err) } }, 'lease release failed; the lease will expire'),
 );
 
 /** Leases an organization holds now, expired ones included (diagnostics, tests). */

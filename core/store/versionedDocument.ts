@@ -24,8 +24,14 @@ export interface VersionClaim extends Document {
 /** Claims older than this are removed once a newer version is in place; no write is in flight that long. */
 const CLAIM_RETENTION_MS = 10 * 60_000;
 
+/** A document kept by commitNextVersion: string id, version `v` (0 before the first write). */
+export interface VersionedDoc extends Document {
+  _id: string;
+  v: number;
+}
+
 export interface VersionedStore {
-  documents: Collection<Document>;
+  documents: Collection<VersionedDoc>;
   claims: Collection<VersionClaim>;
 }
 
@@ -51,7 +57,7 @@ export async function commitNextVersion(store: VersionedStore, id: string, readV
 
 async function copyClaim(store: VersionedStore, claim: VersionClaim): Promise<void> {
   try {
-    await store.documents.updateOne({ _id: claim.doc as never, v: { $lt: claim.v } }, { $set: { ...claim.state, v: claim.v } }, { upsert: true });
+    await store.documents.updateOne({ _id: claim.doc, v: { $lt: claim.v } }, { $set: { ...claim.state, v: claim.v } }, { upsert: true });
   } catch (err) {
     // The upsert met a document already at this version or a newer one.
     if (!isDuplicateKeyError(err)) throw err;
@@ -61,8 +67,8 @@ async function copyClaim(store: VersionedStore, claim: VersionClaim): Promise<vo
 /** Copies every claimed version newer than the document's into it, oldest first. */
 async function catchUp(store: VersionedStore, id: string): Promise<void> {
   for (;;) {
-    const current = await store.documents.findOne({ _id: id as never }, { projection: { v: 1 } });
-    const next = await store.claims.findOne({ _id: `${id}:${((current?.v as number | undefined) ?? 0) + 1}` });
+    const current = await store.documents.findOne({ _id: id }, { projection: { v: 1 } });
+    const next = await store.claims.findOne({ _id: `${id}:${(current?.v ?? 0) + 1}` });
     if (!next) return;
     await copyClaim(store, next);
   }

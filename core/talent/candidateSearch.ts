@@ -1,5 +1,5 @@
 import { SENIORITIES, type Seniority } from './models';
-import type { PersonPreview, SearchIndex } from './searchIndex';
+import type { SearchIndex } from './searchIndex';
 import { containsPhrase, fold, tokenize, uniqueTokens } from './searchText';
 
 /**
@@ -266,8 +266,4 @@ export function runSearch(idx: SearchIndex, params: SearchParams, keep: number, 
   const scan = startSearch(idx, params, keep);
   scan.step(budget);
   return scan.outcome();
-}
-
-export function previewsOf(idx: SearchIndex, ordinals: number[]): PersonPreview[] {
-  return ordinals.map((o) => idx.people[o].preview);
 }

@@ -3,7 +3,8 @@ import { PRICES } from '../credits/prices';
 import { claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
 import { logger } from '../observability/logger';
 import { validationFailed } from '../problems';
-import { ProviderContact } from './models';
+import { typedCollection } from '../store/typedCollection';
+import { ProviderContact, type ProviderContactDoc } from './models';
 import { normalizeProfileUrl, searchIndex, type SearchIndex } from './searchIndex';
 import { containsPhrase, fold, tokenize } from './searchText';
 import { sourcesForOrganization } from './sources';
@@ -74,7 +75,7 @@ async function contactIndex(idx: SearchIndex): Promise<ContactIndex> {
       if (l) l.push(id);
       else m.set(k, [id]);
     };
-    for await (const c of ProviderContact.collection.find({}, { batchSize: 5000 }) as AsyncIterable<{ _id: string; emails?: string[]; phones?: string[] }>) {
+    for await (const c of typedCollection<ProviderContactDoc>(ProviderContact).find({}, { batchSize: 5000 })) {
       for (const e of c.emails ?? []) add(byEmail, fold(e), c._id);
       for (const p of c.phones ?? []) add(byPhone, normalizePhone(p), c._id);
     }

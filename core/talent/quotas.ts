@@ -126,14 +126,9 @@ export async function assertQuotaHasRoom(kind: QuotaKind, orgId: string, now = D
   if ((await readWindow(kind, orgId, now)).count >= limit) throw refusal(kind, limit);
 }
 
-/** 429 `delivery_quota_exceeded` (Retry-After 1) if delivering these unique people today would pass the quota. */
-export async function assertDeliveryQuota(orgId: string, personIds: string[]): Promise<void> {
-  await assertQuota('deliveries', orgId, personIds);
-}
-
 /**
  * Records people as delivered today. Called after the delivery happened, so it never
- * refuses: assertDeliveryQuota enforces the quota before the work.
+ * refuses: the quota is checked (assertQuota) or reserved (core/jobs/deliveryReservations.ts) before the work.
  */
 export async function recordDelivered(orgId: string, personIds: string[], now = Date.now()): Promise<void> {
   if (personIds.length) await add('deliveries', orgId, personIds, false, now);

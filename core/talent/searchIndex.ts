@@ -1,8 +1,10 @@
 import { logger } from '../observability/logger';
 import { retryLater } from '../problems';
-import { Person, SENIORITIES, type Seniority } from './models';
+import { typedCollection } from '../store/typedCollection';
+import { Person, SENIORITIES, type PersonDoc, type Seniority } from './models';
 import { peopleVersion } from './seedPeople';
 import { fold, tokenize } from './searchText';
+import { errorMessage } from '../observability/errorMessage';
 
 /**
  * The in-process search index: a derived, read-only copy of the `people` collection (the
@@ -196,8 +198,8 @@ export async function buildSearchIndex(onProgress?: (loaded: number) => void): P
   const builder = new SearchIndexBuilder();
   // Natural (insertion) order: stable across reloads and replicas; sorting a million
   // documents is not something FerretDB can push down.
-  const cursor = Person.collection.find({}, { projection: PROJECTION, batchSize: 5000 });
-  for await (const raw of cursor as AsyncIterable<RawPerson>) {
+  const cursor = typedCollection<PersonDoc>(Person).find<RawPerson>({}, { projection: PROJECTION, batchSize: 5000 });
+  for await (const raw of cursor) {
     builder.add(raw);
     if (onProgress && builder.size % 50_000 === 0) onProgress(builder.size);
   }
@@ -256,7 +258,7 @@ export async function firstIndex(building: Promise<SearchIndex>, waitMs = FIRST_
 
 /** Starts loading the index at start-up so the first search does not wait for it. */
 export function warmSearchIndex(): void {
-  searchIndex().catch((err) => logger.warn({ err: { message: (err as Error).message } }, 'search index not loaded yet'));
+  searchIndex().catch((err) => logger.warn({ err: { message: errorMessage(err) } }, 'search index not loaded yet'));
 }
 
 /** Forget the index (tests that switch databases in one process). */

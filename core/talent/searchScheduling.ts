@@ -1,4 +1,5 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { inTurn } from '../inTurn';
 import type { SearchOutcome, SearchScan } from './candidateSearch';
 
 /**
@@ -12,24 +13,8 @@ import type { SearchOutcome, SearchScan } from './candidateSearch';
  */
 export const SLICE_VISITS = 10_000;
 
-const queues = new Map<string, Promise<unknown>>();
-
-function oneAtATime<T>(orgId: string, fn: () => Promise<T>): Promise<T> {
-  const previous = queues.get(orgId) ?? Promise.resolve();
-  const run = previous.then(fn, fn);
-  const settled = run.then(
-    () => undefined,
-    () => undefined,
-  );
-  queues.set(orgId, settled);
-  void settled.then(() => {
-    if (queues.get(orgId) === settled) queues.delete(orgId);
-  });
-  return run;
-}
-
 export function runScan(orgId: string, scan: SearchScan, budget: number): Promise<SearchOutcome> {
-  return oneAtATime(orgId, async () => {
+  return inTurn(`search:${orgId}`, async () => {
     while (!scan.step(Math.min(SLICE_VISITS, budget - scan.visited)) && scan.visited < budget) await yieldToEventLoop();
     return scan.outcome();
   });

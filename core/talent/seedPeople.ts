@@ -1,4 +1,5 @@
-import { isDuplicateKeyError } from '../store/connection';
+import { insertManyIgnoringDuplicates } from '../store/inserts';
+import { typedCollection } from '../store/typedCollection';
 import { generatePerson, type GeneratedContact, type GeneratedPerson } from './generator';
 import { PeopleMeta, Person, ProviderContact } from './models';
 
@@ -41,9 +42,9 @@ export async function seedPeople(opts: { count: number; seed?: string; onProgres
         if (contact) contacts.push(contact);
       }
       writes.push(Promise.all([
-        insertIgnoringDuplicates(Person.collection, people),
-        insertIgnoringDuplicates(ProviderContact.collection, contacts),
-      ]).then(([n]) => n));
+        insertManyIgnoringDuplicates(typedCollection<GeneratedPerson>(Person), people),
+        insertManyIgnoringDuplicates(typedCollection<GeneratedContact>(ProviderContact), contacts),
+      ]).then(([written]) => written.inserted));
     }
     for (const n of await Promise.all(writes)) inserted += n;
     await PeopleMeta.updateOne({ _id: metaId }, { $max: { seeded: waveEnd } }, { upsert: true });
@@ -53,21 +54,6 @@ export async function seedPeople(opts: { count: number; seed?: string; onProgres
   }
   await PeopleMeta.updateOne({ _id: VERSION_ID }, { $inc: { version: 1 } }, { upsert: true });
   return { inserted };
-}
-
-type RawCollection = { insertMany: (docs: never[], opts: { ordered: boolean }) => Promise<{ insertedCount: number }> };
-
-async function insertIgnoringDuplicates(collection: RawCollection, docs: object[]): Promise<number> {
-  if (!docs.length) return 0;
-  try {
-    return (await collection.insertMany(docs as never[], { ordered: false })).insertedCount;
-  } catch (err) {
-    if (!isDuplicateKeyError(err) && !(err as { writeErrors?: unknown }).writeErrors) throw err;
-    const e = err as { insertedCount?: number; result?: { insertedCount?: number }; writeErrors?: Array<{ code?: number }> };
-    const writeErrors = Array.isArray(e.writeErrors) ? e.writeErrors : [];
-    if (writeErrors.some((w) => !isDuplicateKeyError(w))) throw err;
-    return e.insertedCount ?? e.result?.insertedCount ?? docs.length - writeErrors.length;
-  }
 }
 
 /** How many people are seeded (sum over seeds), read from `people_meta` (no scan). */

@@ -35,10 +35,6 @@ export const SOURCE_CATALOGUE: readonly SearchSource[] = [
   },
 ];
 
-export function isKnownSource(id: string): boolean {
-  return SOURCE_CATALOGUE.some((s) => s.id === id);
-}
-
 /** Enabled sources per organization, read through the replica's short read cache (every search needs them). */
 const enabledSourceReads = new ReadCache<string[]>(() => config().readCacheMs);
 

@@ -119,15 +119,6 @@ export function isAddressAllowed(address: string, allowedCidrs: readonly string[
   return inCidrs(addr, allowedCidrs) || isPublicV4(addr as ipaddr.IPv4);
 }
 
-export function validCidr(cidr: string): boolean {
-  try {
-    ipaddr.parseCIDR(cidr);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export interface ResolvedAddress {
   address: string;
   family: 4 | 6;

@@ -1,0 +1,200 @@
+import { ProviderRejected, ProviderUnavailable, type ContactProvider, type ProviderAnswer } from '../contactProvider/contactProvider';
+import { withProviderRetries, type ProviderRetryPolicy } from '../contactProvider/retryPolicy';
+import { insertManyIgnoringDuplicates, insertOnce } from '../store/inserts';
+import { typedCollection } from '../store/typedCollection';
+import { payAndSettle } from './chunkSettlement';
+import { jobPeople, jobPeopleRecord, type JobPeopleRecord } from './jobPeople';
+import { REUSE_WINDOW_MS, type PlanEntry } from './jobRules';
+import type { ContactField, FailureReason } from './jobTypes';
+import { ContactRetrievalChunkPlan, ContactRetrievalJobProgress, RetrievedContact, type ChunkPlanDoc, type JobProgressDoc } from './models';
+import { addTally, mergeTally, type Tally } from './tally';
+
+/**
+ * The work of a contact-retrieval job, called from its activities. A chunk of people is
+ * answered (reuse, provider), its answers are stored as the chunk's plan, the plan's records
+ * are paid in ONE ledger entry keyed by job and chunk (as many as the credits cover), and the
+ * people are settled with one bulk insert. Every step is an insert or an exact-id read, and
+ * every step is safe to repeat: a retried chunk replays its stored plan and its charge, so it
+ * never charges twice and never charges for something it did not deliver.
+ */
+
+const plans = () => typedCollection<ChunkPlanDoc>(ContactRetrievalChunkPlan);
+const progress = () => typedCollection<JobProgressDoc>(ContactRetrievalJobProgress);
+
+export interface ChunkInput {
+  jobId: string;
+  orgId: string;
+  familyId: string;
+  fields: ContactField[];
+  /** Positions [from, to) of the job's people. */
+  from: number;
+  to: number;
+  /** Positions in [from, to) this organization retrieved recently (found when the job started). */
+  reusable?: number[];
+}
+
+export interface ChunkOutcome {
+  /** Outcomes of every person of the chunk. */
+  tally: Tally;
+  /** The chunk could not pay for all it found: the job must stop. */
+  outOfCredits: boolean;
+}
+
+export interface ChunkDeps {
+  provider: ContactProvider;
+  retryPolicy: ProviderRetryPolicy;
+  /** Tells Temporal the activity is alive; called between steps. */
+  heartbeat: () => void;
+  signal?: AbortSignal;
+  /** false on a retry: earlier attempts may have left a plan, a charge and settled people. */
+  firstAttempt?: boolean;
+  /** Called with the people delivered (they count toward the daily delivery quota of the job's window). */
+  onDelivered?: (delivered: { orgId: string; jobId: string; deliveryQuotaAt: Date | null; personIds: string[] }) => Promise<void>;
+  /** The sources the organization may use now: entitlement can change while a job runs. */
+  usableSources?: (orgId: string) => Promise<ReadonlySet<string>>;
+  now?: () => Date;
+}
+
+function pick(fields: readonly ContactField[], emails: string[] = [], phones: string[] = []): { emails: string[]; phones: string[] } {
+  return { emails: fields.includes('email') ? emails : [], phones: fields.includes('phone') ? phones : [] };
+}
+
+/**
+ * Positions of a job's people this organization retrieved within the reuse window (with
+ * every field asked for): one query per job, so chunks only read the cache for those.
+ */
+export async function findReusablePositions(input: { jobId: string; orgId: string; fields: ContactField[] }, now = new Date()): Promise<number[]> {
+  const since = new Date(now.getTime() - REUSE_WINDOW_MS);
+  const docs = await RetrievedContact.find({ orgId: input.orgId, retrievedAt: { $gte: since } }, { personId: 1, fields: 1 }).lean();
+  if (!docs.length) return [];
+  const usable = new Set(docs.filter((d) => input.fields.every((f) => d.fields.includes(f))).map((d) => d.personId));
+  const people = await jobPeople(input.jobId);
+  const out: number[] = [];
+  people.forEach((p, i) => {
+    if (usable.has(p)) out.push(i);
+  });
+  return out;
+}
+
+async function readReusable(orgId: string, personIds: string[], fields: readonly ContactField[], now: Date) {
+  const out = new Map<string, { emails: string[]; phones: string[] }>();
+  if (!personIds.length) return out;
+  const since = new Date(now.getTime() - REUSE_WINDOW_MS);
+  const docs = await RetrievedContact.find({ _id: { $in: personIds.map((p) => `${orgId}:${p}`) }, retrievedAt: { $gte: since } }).lean();
+  for (const d of docs) {
+    if (fields.every((f) => d.fields.includes(f))) out.set(d.personId, pick(fields, d.emails, d.phones));
+  }
+  return out;
+}
+
+async function lookupWithRetries(deps: ChunkDeps, personIds: string[], fields: ContactField[]): Promise<{ answers: ProviderAnswer[]; failure: FailureReason | null }> {
+  try {
+    const answers = await withProviderRetries(
+      deps.retryPolicy,
+      () => {
+        deps.heartbeat();
+        return deps.provider.lookup({ personIds, fields, signal: deps.signal });
+      },
+      { signal: deps.signal },
+    );
+    return { answers, failure: null };
+  } catch (err) {
+    // Cancelled (job deadline): leave the people pending for the finish to settle.
+    if (deps.signal?.aborted) throw err;
+    if (err instanceof ProviderUnavailable) return { answers: [], failure: 'provider_unavailable' };
+    if (err instanceof ProviderRejected) return { answers: [], failure: 'provider_rejected' };
+    throw err;
+  }
+}
+
+function planId(jobId: string, from: number): string {
+  return `${jobId}:${from}`;
+}
+
+/**
+ * Answers every person of the chunk: a person of a source the organization no longer may use
+ * is `not_found` (as unlock's 404), one beyond the job's delivery quota fails, free; the
+ * others are reused from the cache, else asked of the provider.
+ */
+async function answerChunk(input: ChunkInput, people: JobPeopleRecord, deps: ChunkDeps, now: Date): Promise<PlanEntry[]> {
+  const personIds = people.personIds.slice(input.from, input.to);
+  const usable = people.sources && deps.usableSources ? await deps.usableSources(input.orgId) : null;
+  const entries: PlanEntry[] = [];
+  const eligible = new Set<number>();
+  personIds.forEach((personId, i) => {
+    const seq = input.from + i;
+    if (usable && !usable.has(people.sources![seq])) entries.push({ seq, personId, answer: 'not_found' });
+    else if (people.overQuota.has(seq)) entries.push({ seq, personId, answer: 'failed', reason: 'delivery_quota_exceeded' });
+    else eligible.add(seq);
+  });
+  const reusablePeople = (input.reusable ?? []).filter((p) => p >= input.from && p < input.to && eligible.has(p)).map((p) => personIds[p - input.from]);
+  const reusable = await readReusable(input.orgId, reusablePeople, input.fields, now);
+  const toLookup: Array<{ seq: number; personId: string }> = [];
+  personIds.forEach((personId, i) => {
+    const seq = input.from + i;
+    if (!eligible.has(seq)) return;
+    const hit = reusable.get(personId);
+    if (hit) entries.push({ seq, personId, answer: 'reused', ...hit });
+    else toLookup.push({ seq, personId });
+  });
+  if (toLookup.length) {
+    const { answers, failure } = await lookupWithRetries(deps, toLookup.map((it) => it.personId), input.fields);
+    const byPerson = new Map(answers.map((a) => [a.personId, a]));
+    for (const { seq, personId } of toLookup) {
+      const a = byPerson.get(personId);
+      if (!a) {
+        entries.push({ seq, personId, answer: 'failed', reason: failure ?? 'provider_unavailable' });
+        continue;
+      }
+      const found = a.status === 'found' ? pick(input.fields, a.emails, a.phones) : { emails: [], phones: [] };
+      // Nothing of what was asked for: not a record, not charged.
+      if (found.emails.length + found.phones.length === 0) entries.push({ seq, personId, answer: 'not_found' });
+      else entries.push({ seq, personId, answer: 'found', ...found });
+    }
+  }
+  return entries.sort((a, b) => a.seq - b.seq);
+}
+
+/** Stores the plan; when an earlier attempt stored one first, that one wins. */
+async function storePlan(input: ChunkInput, entries: PlanEntry[], now: Date): Promise<PlanEntry[]> {
+  const id = planId(input.jobId, input.from);
+  if (await insertOnce(plans(), { _id: id, jobId: input.jobId, from: input.from, to: input.to, entries, createdAt: now })) return entries;
+  const earlier = await plans().findOne({ _id: id });
+  if (!earlier) throw new Error(`the plan ${id} was refused as a duplicate but is gone`);
+  return earlier.entries;
+}
+
+/** Processes the people at positions [from, to) of a job: reuse, look up, charge, deliver. */
+export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<ChunkOutcome> {
+  const now = (deps.now ?? (() => new Date()))();
+  const people = await jobPeopleRecord(input.jobId);
+  // A first attempt cannot find anything of its own: it skips the read (a scan on FerretDB).
+  const earlier = deps.firstAttempt === false ? await ContactRetrievalChunkPlan.findById(planId(input.jobId, input.from)).lean() : null;
+  let plan = earlier ? earlier.entries : null;
+  if (!plan) {
+    const answered = await answerChunk(input, people, deps, now);
+    deps.heartbeat();
+    plan = await storePlan(input, answered, now);
+  }
+  // Cancelled (job deadline) before paying: the finish settles the chunk from its plan.
+  if (deps.signal?.aborted) throw new Error('chunk cancelled');
+  deps.heartbeat();
+  const onDelivered = deps.onDelivered;
+  const { settled, outOfCredits } = await payAndSettle(
+    input, input.from, plan, now,
+    onDelivered && ((personIds) => onDelivered({ orgId: input.orgId, jobId: input.jobId, deliveryQuotaAt: people.deliveryQuotaAt, personIds })),
+  );
+  const tally: Tally = {};
+  for (const p of settled) addTally(tally, p.outcome);
+  await insertManyIgnoringDuplicates(progress(), [{ _id: planId(input.jobId, input.from), jobId: input.jobId, tally }]);
+  return { tally, outOfCredits };
+}
+
+/** Outcomes so far of a running job, from its finished chunks. */
+export async function runningJobTally(jobId: string): Promise<Tally> {
+  const tally: Tally = {};
+  for (const d of await ContactRetrievalJobProgress.find({ jobId }).lean()) {
+    mergeTally(tally, d.tally);
+  }
+  return tally;
+}

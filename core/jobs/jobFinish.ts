@@ -1,0 +1,177 @@
+import { findCharge } from '../credits/credits';
+import { insertManyIgnoringDuplicates } from '../store/inserts';
+import { jobItems, payAndSettle } from './chunkSettlement';
+import { releaseDeliveries } from './deliveryReservations';
+import { forgetPeople, jobPeople } from './jobPeople';
+import { chargeableUnits, chunkChargeKey, countsFromTally, finalJobStatus, leftoverOutcome, resultTimes, settlePlan, type PlanEntry, type SettledPerson } from './jobRules';
+import { releaseJobSlot } from './jobSlots';
+import type { ContactField, FinalJobStatus, JobCounts, StopReason } from './jobTypes';
+import { ContactRetrievalChunkPlan, ContactRetrievalJob, ContactRetrievalJobItem, ContactRetrievalJobPeople, ContactRetrievalJobProgress, type JobDoc } from './models';
+import { addTally, mergeTally, type Tally } from './tally';
+
+/** Outcomes of a job's people, counted in the store. */
+export async function tallyJobItems(jobId: string): Promise<Tally> {
+  const docs = await ContactRetrievalJobItem.find({ jobId }, { outcome: 1 }).lean();
+  const tally: Tally = {};
+  for (const d of docs) addTally(tally, d.outcome);
+  return tally;
+}
+
+export interface FinishedJob {
+  jobId: string;
+  orgId: string;
+  workspaceId: string;
+  status: FinalJobStatus;
+  counts: JobCounts;
+  completedAt: string;
+  resultExpiresAt: string | null;
+  resultPurgeAt: string;
+}
+
+function finishedView(job: JobDoc): FinishedJob {
+  if (job.status === 'running' || !job.counts || !job.completedAt || !job.resultPurgeAt) throw new Error(`job ${job._id} is not finished`);
+  return {
+    jobId: job._id,
+    orgId: job.orgId,
+    workspaceId: job.workspaceId,
+    status: job.status,
+    counts: job.counts,
+    completedAt: job.completedAt.toISOString(),
+    resultExpiresAt: job.resultExpiresAt ? job.resultExpiresAt.toISOString() : null,
+    resultPurgeAt: job.resultPurgeAt.toISOString(),
+  };
+}
+
+/**
+ * Ends a job: settles everyone still pending (a chunk whose plan was paid before the stop is
+ * delivered as paid; the rest get the stop's outcome), stores the final counts, status and
+ * retention times, frees the running-job slot and drops the job's working documents.
+ * Repeating it returns the first finish.
+ */
+/** A chunk the workflow saw finish, with its outcomes (from the activity's result). */
+export interface CompletedChunk {
+  from: number;
+  to: number;
+  tally: Tally;
+}
+
+/**
+ * Ends a job: settles everyone still pending (a chunk whose plan was paid before the stop is
+ * delivered as paid; the rest get the stop's outcome), stores the final counts, status and
+ * retention times, frees the running-job slot and drops the job's working documents.
+ * Repeating it returns the first finish.
+ */
+export async function finishJob(jobId: string, stop: StopReason | null, now = new Date(), completed: CompletedChunk[] = []): Promise<FinishedJob> {
+  const job = await ContactRetrievalJob.findById(jobId).lean();
+  if (!job) throw new Error(`job ${jobId} does not exist`);
+  if (job.status !== 'running') {
+    await releaseJobSlot(job.orgId, jobId);
+    await releaseReservation(job);
+    await dropWorkingDocuments(jobId);
+    return finishedView(job);
+  }
+  const tally: Tally = {};
+  const chunks = new Map(completed.map((c) => [c.from, c]));
+  let leftoverCount = 0;
+  if ([...chunks.values()].reduce((n, c) => n + (c.to - c.from), 0) === job.requested) {
+    // Every chunk finished and reported its outcomes: nothing to settle, nothing to read.
+    for (const c of chunks.values()) mergeTally(tally, c.tally);
+  } else {
+    leftoverCount = await settleTheRest(job, stop, tally, now);
+  }
+  const counts = countsFromTally(job.requested, tally);
+  const status = finalJobStatus(counts, stop, stop ? leftoverCount : 0);
+  const times = resultTimes(now, counts);
+  const updated = await ContactRetrievalJob.findOneAndUpdate(
+    { _id: jobId, status: 'running' },
+    { $set: { status, counts, stopReason: stop, completedAt: now, resultExpiresAt: times.resultExpiresAt, resultPurgeAt: times.resultPurgeAt } },
+    { returnDocument: 'after' },
+  ).lean();
+  await releaseJobSlot(job.orgId, jobId);
+  await releaseReservation(job);
+  await dropWorkingDocuments(jobId);
+  return finishedView(updated ?? (await ContactRetrievalJob.findById(jobId).lean())!);
+}
+
+/**
+ * Settles everyone without an item: a chunk whose plan was paid before the stop is delivered
+ * as paid, the rest get the stop's outcome. Fills `tally` with every person's outcome and
+ * returns how many got the stop's outcome.
+ */
+async function settleTheRest(
+  job: Pick<JobDoc, '_id' | 'orgId' | 'familyId' | 'fields'>,
+  stop: StopReason | null,
+  tally: Tally,
+  now: Date,
+): Promise<number> {
+  const jobId = job._id;
+  const fields = job.fields;
+  const people = await jobPeople(jobId);
+  const settledSeqs = new Set<number>();
+  for (const d of await ContactRetrievalJobItem.find({ jobId }, { seq: 1, outcome: 1 }).lean()) {
+    settledSeqs.add(d.seq);
+    addTally(tally, d.outcome);
+  }
+  if (settledSeqs.size < people.length) {
+    // Chunks that stored a plan but were stopped before settling: replay their charge (if any).
+    for (const p of await ContactRetrievalChunkPlan.find({ jobId }).lean()) {
+      const entries = p.entries.filter((e) => !settledSeqs.has(e.seq));
+      if (!entries.length) continue;
+      const paid = chargeableUnits(p.entries) > 0 ? await findCharge(chunkChargeKey(jobId, p.from)) : null;
+      // Not paid: what is free settles as found; the found people become leftovers below.
+      const plan = paid ? p.entries : entries.filter((e) => e.answer !== 'found');
+      const { settled } = await payAndSettleRecovered({ jobId, orgId: job.orgId, familyId: job.familyId, fields }, p.from, plan, paid, now);
+      for (const s of settled) {
+        if (settledSeqs.has(s.seq)) continue;
+        settledSeqs.add(s.seq);
+        addTally(tally, s.outcome);
+      }
+    }
+  }
+  const leftover = leftoverOutcome(stop);
+  const leftovers = people.map((personId, seq) => ({ personId, seq })).filter((p) => !settledSeqs.has(p.seq));
+  await insertManyIgnoringDuplicates(
+    jobItems(),
+    leftovers.map((p) => ({
+      _id: `${jobId}:${p.seq}`, jobId, seq: p.seq, personId: p.personId, outcome: leftover.outcome, reason: leftover.reason, receiptId: null, processedAt: now,
+    })),
+  );
+  addTally(tally, leftover.outcome, leftovers.length);
+  return leftovers.length;
+}
+
+/** Settles a stopped chunk from its plan with the charge an attempt made (or none). */
+async function payAndSettleRecovered(
+  job: { jobId: string; orgId: string; familyId: string; fields: readonly ContactField[] },
+  from: number,
+  plan: PlanEntry[],
+  paid: { receiptId: string; amount: number } | null,
+  now: Date,
+): Promise<{ settled: SettledPerson[] }> {
+  if (!paid) {
+    const settled = settlePlan(plan, 0, null);
+    await insertManyIgnoringDuplicates(
+      jobItems(),
+      settled.map((p) => ({
+        _id: `${job.jobId}:${p.seq}`, jobId: job.jobId, seq: p.seq, personId: p.personId, outcome: p.outcome, reason: p.reason,
+        ...(p.outcome === 'reused' ? { emails: p.emails, phones: p.phones } : {}), receiptId: null, processedAt: now,
+      })),
+    );
+    return { settled };
+  }
+  // Paid: chargeUpTo with the same key returns that charge, so this settles exactly as paid.
+  return payAndSettle(job, from, plan, now);
+}
+
+/** What the job did not use of its delivery-quota reservation goes back to the organization. */
+async function releaseReservation(job: { _id: string; orgId: string; deliveryQuotaAt?: Date | null; deliveriesReserved?: number | null }): Promise<void> {
+  if (job.deliveryQuotaAt && job.deliveriesReserved) await releaseDeliveries(job.orgId, job._id, job.deliveryQuotaAt.getTime());
+}
+
+/** The job's people list and chunk plans (contact values among them) are only for running jobs. */
+async function dropWorkingDocuments(jobId: string): Promise<void> {
+  await ContactRetrievalChunkPlan.deleteMany({ jobId });
+  await ContactRetrievalJobProgress.deleteMany({ jobId });
+  await ContactRetrievalJobPeople.deleteOne({ _id: jobId });
+  forgetPeople(jobId);
+}

@@ -1,0 +1,15 @@
+import type { Collection, Document } from 'mongodb';
+import type { Model } from 'mongoose';
+
+/**
+ * The native collection behind a model, typed by the documents it holds. Domain code reaches
+ * the driver only through this (and the primitives in core/store): inserts that must be a
+ * single unique insert (the one write FerretDB 1.x applies atomically), bulk inserts that skip
+ * duplicates, and streamed full reads.
+ */
+export function typedCollection<T extends Document>(model: Model<any>): Collection<T> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  // Why the assertion: mongoose types `Model.collection` as holding untyped documents with
+  // ObjectId ids; ours have string ids and the shape `T` the schema declares. This is the one
+  // place the two type systems meet.
+  return model.collection as unknown as Collection<T>;
+}
