@@ -59,7 +59,7 @@ async function main(): Promise<void> {
   const services: RunningService[] = [];
   let mongo = process.env.MONGODB_URI;
   let temporal = process.env.TEMPORAL_ADDRESS;
-  installServices({ temporal: !temporal, ferretdb: !mongo }, (m) => process.stderr.write(`[services] ${m}\n`));
+  await installServices({ temporal: !temporal, ferretdb: !mongo }, (m) => process.stderr.write(`[services] ${m}\n`));
   if (!mongo) {
     const port = await freePort();
     services.push(await startFerretDb({ port, dataDir: join(dir, 'ferretdb'), logFile: join(dir, 'ferretdb.log') }));

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig, setConfig, ConfigError } from '../core/config';
 import { createDevelopmentKeyIfEmpty, curlLines, firstKeyChoice, firstOrganization, keyCreateCommand, type DevelopmentKey, type FirstKeyChoice } from './devFirstKey';
 import { devEnvFile, readDevEnv, writeDevEnv } from './devEnv';
+import { startProgress } from './progress';
 import {
   LOCAL, ROOT, ServiceInstallError, installServices, portOpen, startFerretDb, startTemporalDev, waitFor, type RunningService,
 } from './localServices';
@@ -132,7 +133,7 @@ async function main(): Promise<void> {
   }
 
   try {
-    installServices({ temporal: useOwnTemporal, ferretdb: useOwnStore }, say);
+    await installServices({ temporal: useOwnTemporal, ferretdb: useOwnStore }, say);
   } catch (err) {
     if (err instanceof ServiceInstallError) fail(err.message);
     throw err;
@@ -180,6 +181,7 @@ async function main(): Promise<void> {
         }
       });
     }
+    say(`ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
     printWelcome({
       apiUrl,
       uiUrl: useOwnTemporal ? `http://127.0.0.1:${ports.temporalUi}` : '(your Temporal server\'s UI)',
@@ -192,7 +194,6 @@ async function main(): Promise<void> {
       keyChoice,
       ...prepared,
     });
-    say(`ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
   } catch (err) {
     process.stderr.write(`[dev] ${(err as Error).message}\n`);
     await stopAll(1);
@@ -213,7 +214,12 @@ async function prepareStore(
     if ((await seed.peopleCount()) === 0) {
       const count = Number(process.env.DEV_SEED_PEOPLE || 2000);
       say(`seeding ${count} synthetic people (first run) …`);
-      await seed.seedPeople({ count });
+      const progress = startProgress('[dev] seeding people', { total: count });
+      try {
+        await seed.seedPeople({ count, onProgress: (p) => progress.update(p.inserted) });
+      } finally {
+        progress.finish();
+      }
     }
     const devKey = keyChoice.allowed ? await createDevelopmentKeyIfEmpty(audience) : null;
     return { devKey, org: devKey ? null : await firstOrganization() };

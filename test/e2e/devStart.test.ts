@@ -91,6 +91,9 @@ test('the first start prints a key whose curl lines answer 200 as printed; the n
   const first = await startDev(env);
   const out = first.output();
   expect(out).toContain('A development key was created');
+  // Long steps report their time (seeding off a terminal: a line every few seconds, then this).
+  expect(out).toMatch(/seeding people: done in \d+\.\d s, 60\n/);
+  expect(out).toMatch(/\[dev\] ready in \d+\.\d s/);
   const key = /^\s+(sk_live_ext_\S+)$/m.exec(out)?.[1];
   expect(key).toBeDefined();
   const curls = printedCurlLines(out);

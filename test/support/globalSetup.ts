@@ -19,9 +19,9 @@ const quietBundleLogger = {
 export default async function globalSetup(): Promise<void> {
   const wantStore = !process.env.MONGODB_URI;
   const wantTemporal = !process.env.TEMPORAL_ADDRESS;
-  installServices({ temporal: true, ferretdb: wantStore }, (m) => process.stderr.write(`[test services] ${m}\n`));
+  await installServices({ temporal: true, ferretdb: wantStore }, (m) => process.stderr.write(`[test services] ${m}\n`));
   // The sign-in tests drive a real browser; a missing one fails the run here, never skips them.
-  process.env.TEST_CHROMIUM_PATH = installChromium((m) => process.stderr.write(`[test services] ${m}\n`));
+  process.env.TEST_CHROMIUM_PATH = await installChromium((m) => process.stderr.write(`[test services] ${m}\n`));
   const dir = mkdtempSync(join(tmpdir(), 'talent-test-'));
   const started: RunningService[] = [];
   if (wantStore) {
