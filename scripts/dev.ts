@@ -6,9 +6,10 @@ import { parseArgs } from 'node:util';
 import { loadConfig, setConfig, ConfigError } from '../core/config';
 import { createDevelopmentKeyIfEmpty, curlLines, firstKeyChoice, firstOrganization, keyCreateCommand, type DevelopmentKey, type FirstKeyChoice } from './devFirstKey';
 import { devEnvFile, readDevEnv, writeDevEnv } from './devEnv';
+import { startLocalStack } from './localStack';
 import { startProgress } from './progress';
 import {
-  LOCAL, ROOT, ServiceInstallError, installServices, portOpen, startFerretDb, startTemporalDev, waitFor, type RunningService,
+  LOCAL, ROOT, portOpen, waitFor, type RunningService,
 } from './localServices';
 
 /**
@@ -132,13 +133,6 @@ async function main(): Promise<void> {
     throw err;
   }
 
-  try {
-    await installServices({ temporal: useOwnTemporal, ferretdb: useOwnStore }, say);
-  } catch (err) {
-    if (err instanceof ServiceInstallError) fail(err.message);
-    throw err;
-  }
-
   writeFileSync(PID_FILE, String(process.pid));
   const children: RunningService[] = [];
   let stopping = false;
@@ -154,16 +148,16 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stopAll(0));
 
   try {
-    if (useOwnStore) {
-      if (await portOpen(ports.mongo)) throw new Error(`port ${ports.mongo} is in use; set DEV_MONGODB_PORT, or MONGODB_URI to use that server`);
-      say(`starting FerretDB on 127.0.0.1:${ports.mongo} (data in ${join(DATA, 'ferretdb')})`);
-      children.push(await startFerretDb({ port: ports.mongo, dataDir: join(DATA, 'ferretdb'), logFile: join(DATA, 'ferretdb.log') }));
-    }
-    if (useOwnTemporal) {
-      if (await portOpen(ports.temporal)) throw new Error(`port ${ports.temporal} is in use; set DEV_TEMPORAL_PORT, or TEMPORAL_ADDRESS to use that server`);
-      say(`starting Temporal dev server on 127.0.0.1:${ports.temporal} with its UI on ${ports.temporalUi}`);
-      children.push(await startTemporalDev({ port: ports.temporal, uiPort: ports.temporalUi, dbFile: join(DATA, 'temporal.db'), logFile: join(DATA, 'temporal.log') }));
-    }
+    await startLocalStack({
+      dir: DATA,
+      mongodbUri: useOwnStore ? undefined : env.MONGODB_URI,
+      temporalAddress: useOwnTemporal ? undefined : env.TEMPORAL_ADDRESS,
+      ports: { mongo: ports.mongo, temporal: ports.temporal, temporalUi: ports.temporalUi },
+      temporalDbFile: join(DATA, 'temporal.db'),
+      services: children,
+      log: say,
+      announce: say,
+    });
     const prepared = await prepareStore(cfg.mongodbUri, keyChoice, cfg.apiAudience);
     say('starting worker');
     const worker = startNode('worker', 'worker/main.ts', { ...env, SERVICE_NAME: 'worker' });
