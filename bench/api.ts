@@ -116,7 +116,7 @@ async function main() {
   let ferret: RunningService | undefined;
   let mongodbUri = process.env.MONGODB_URI;
   if (!mongodbUri) {
-    installServices({ temporal: false, ferretdb: true });
+    await installServices({ temporal: false, ferretdb: true });
     const port = await freePort();
     const dir = mkdtempSync(join(tmpdir(), 'bench-api-'));
     ferret = await startFerretDb({ port, dataDir: join(dir, 'data'), logFile: join(dir, 'ferretdb.log') });

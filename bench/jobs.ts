@@ -30,7 +30,8 @@ import { seedPeople } from '../core/talent/seedPeople';
 import { temporal } from '@temporalio/proto';
 import { closeTemporalClient, temporalClient } from '../core/temporal/client';
 import { createOrganization } from '../core/tenancy/provisioning';
-import { freePort, installServices, startFerretDb, startTemporalDev, type RunningService } from '../scripts/localServices';
+import { startLocalStack } from '../scripts/localStack';
+import type { RunningService } from '../scripts/localServices';
 import { startContactProviderServer } from '../test/support/contactProviderServer';
 
 const PEOPLE = Number(process.env.BENCH_PEOPLE ?? 10_000);
@@ -112,20 +113,15 @@ async function runOnce(label: string, config: Config, env: Record<string, string
 async function main(): Promise<void> {
   logger.level = 'silent';
   const dir = mkdtempSync(join(tmpdir(), 'bench-jobs-'));
-  const services: RunningService[] = [];
-  let mongo = process.env.MONGODB_URI;
-  let temporal = process.env.TEMPORAL_ADDRESS;
-  installServices({ temporal: !temporal, ferretdb: !mongo }, (m) => process.stderr.write(`[services] ${m}\n`));
-  if (!mongo) {
-    const port = await freePort();
-    services.push(await startFerretDb({ port, dataDir: join(dir, 'ferretdb'), logFile: join(dir, 'ferretdb.log') }));
-    mongo = `mongodb://127.0.0.1:${port}/bench_jobs`;
-  }
-  if (!temporal) {
-    const port = await freePort();
-    services.push(await startTemporalDev({ port, logFile: join(dir, 'temporal.log') }));
-    temporal = `127.0.0.1:${port}`;
-  }
+  const stack = await startLocalStack({
+    dir,
+    mongodbUri: process.env.MONGODB_URI || undefined,
+    temporalAddress: process.env.TEMPORAL_ADDRESS || undefined,
+    log: (m) => process.stderr.write(`[services] ${m}\n`),
+  });
+  const services: RunningService[] = stack.services;
+  const mongo = process.env.MONGODB_URI || `${stack.storeBase}/bench_jobs`;
+  const temporal = stack.temporalAddress;
   const provider = await startContactProviderServer({ token: 'bench-provider-token', latencyMs: LATENCY_MS });
   const base = {
     NODE_ENV: 'development',

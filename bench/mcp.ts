@@ -97,7 +97,7 @@ async function main(): Promise<void> {
   let dir: string | undefined;
   let mongodbUri = process.env.MONGODB_URI;
   if (!mongodbUri) {
-    installServices({ temporal: false, ferretdb: true });
+    await installServices({ temporal: false, ferretdb: true });
     dir = mkdtempSync(join(tmpdir(), 'bench-mcp-'));
     const port = await freePort();
     ferret = await startFerretDb({ port, dataDir: join(dir, 'ferretdb'), logFile: join(dir, 'ferretdb.log') });

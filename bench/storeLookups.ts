@@ -129,7 +129,7 @@ async function main(): Promise<void> {
   let store: RunningService | undefined;
   let tempDir: string | undefined;
   if (!uri) {
-    installServices({ temporal: false, ferretdb: true }, (m) => process.stderr.write(`[services] ${m}\n`));
+    await installServices({ temporal: false, ferretdb: true }, (m) => process.stderr.write(`[services] ${m}\n`));
     const dataDir = typeof flags['data-dir'] === 'string' ? flags['data-dir'] : (tempDir = mkdtempSync(join(tmpdir(), 'store-lookups-')));
     const port = await freePort();
     store = await startFerretDb({ port, dataDir: join(dataDir, 'ferretdb'), logFile: join(dataDir, 'ferretdb.log') });

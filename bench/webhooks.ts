@@ -33,7 +33,8 @@ import { closeAttemptAgents, sendAttempt } from '../core/webhooks/sendAttempt';
 import { signedHeaders } from '../core/webhooks/signPayload';
 import { registerEndpoint } from '../core/webhooks/webhookEndpoints';
 import { createOrganization } from '../core/tenancy/provisioning';
-import { freePort, installServices, startFerretDb, startTemporalDev, type RunningService } from '../scripts/localServices';
+import { startLocalStack } from '../scripts/localStack';
+import type { RunningService } from '../scripts/localServices';
 import { startHttpsReceiver } from '../test/support/httpsReceiver';
 import { profileStoreCommands } from './storeProfile';
 import { createWorker } from '../worker/createWorker';
@@ -56,20 +57,15 @@ const ms = (n: number) => `${n.toFixed(1)} ms`;
 async function main(): Promise<void> {
   logger.level = 'silent';
   const dir = mkdtempSync(join(tmpdir(), 'bench-webhooks-'));
-  const services: RunningService[] = [];
-  let mongo = process.env.MONGODB_URI;
-  let temporal = process.env.TEMPORAL_ADDRESS;
-  installServices({ temporal: !temporal, ferretdb: !mongo }, (m) => process.stderr.write(`[services] ${m}\n`));
-  if (!mongo) {
-    const port = await freePort();
-    services.push(await startFerretDb({ port, dataDir: join(dir, 'ferretdb'), logFile: join(dir, 'ferretdb.log') }));
-    mongo = `mongodb://127.0.0.1:${port}/bench_webhooks`;
-  }
-  if (!temporal) {
-    const port = await freePort();
-    services.push(await startTemporalDev({ port, logFile: join(dir, 'temporal.log') }));
-    temporal = `127.0.0.1:${port}`;
-  }
+  const stack = await startLocalStack({
+    dir,
+    mongodbUri: process.env.MONGODB_URI || undefined,
+    temporalAddress: process.env.TEMPORAL_ADDRESS || undefined,
+    log: (m) => process.stderr.write(`[services] ${m}\n`),
+  });
+  const services: RunningService[] = stack.services;
+  const mongo = process.env.MONGODB_URI || `${stack.storeBase}/bench_webhooks`;
+  const temporal = stack.temporalAddress;
   const receiver = await startHttpsReceiver();
   const config = loadConfig({
     NODE_ENV: 'development',

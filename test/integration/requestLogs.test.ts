@@ -43,4 +43,19 @@ describe('structured request logs', () => {
     expect(all).not.toContain('confidential-query-text');
     expect(all).not.toContain('Private Person Payload');
   });
+
+  test('a request authentication refuses is logged under the route it matched; an unknown path as unmatched', async () => {
+    await rawRequest(proc.url, { path: '/v1/whoami', headers: { 'X-Request-Id': 'log-no-key' } });
+    await rawRequest(proc.url, { path: '/v1/whoami', headers: { Authorization: `Bearer ${tenant.key}x`, 'X-Request-Id': 'log-bad-key' } });
+    await rawRequest(proc.url, { path: '/v1/contact-retrieval-jobs/job_missing', headers: { 'X-Request-Id': 'log-param-no-key' } });
+    await rawRequest(proc.url, { path: '/v1/no-such-thing', headers: { Authorization: `Bearer ${tenant.key}`, 'X-Request-Id': 'log-unknown' } });
+    await new Promise((r) => setTimeout(r, 300));
+
+    const records = proc.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+    const byId = (id: string) => records.find((r) => r.request_id === id && r.msg === 'request');
+    expect(byId('log-no-key')).toMatchObject({ method: 'GET', route: '/v1/whoami', status: 401 });
+    expect(byId('log-bad-key')).toMatchObject({ method: 'GET', route: '/v1/whoami', status: 401 });
+    expect(byId('log-param-no-key')).toMatchObject({ method: 'GET', route: '/v1/contact-retrieval-jobs/:id', status: 401 });
+    expect(byId('log-unknown')).toMatchObject({ route: 'unmatched', status: 404 });
+  });
 });

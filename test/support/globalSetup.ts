@@ -1,9 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  BINARIES, freePort, installChromium, installServices, startFerretDb, startTemporalDev, type RunningService,
-} from '../../scripts/localServices';
+import { startLocalStack } from '../../scripts/localStack';
+import { BINARIES, installChromium, type RunningService } from '../../scripts/localServices';
 
 /**
  * Starts MongoDB-wire storage (FerretDB) and a Temporal dev server on free loopback ports for
@@ -17,27 +16,20 @@ const quietBundleLogger = {
 };
 
 export default async function globalSetup(): Promise<void> {
-  const wantStore = !process.env.MONGODB_URI;
-  const wantTemporal = !process.env.TEMPORAL_ADDRESS;
-  installServices({ temporal: true, ferretdb: wantStore }, (m) => process.stderr.write(`[test services] ${m}\n`));
-  // The sign-in tests drive a real browser; a missing one fails the run here, never skips them.
-  process.env.TEST_CHROMIUM_PATH = installChromium((m) => process.stderr.write(`[test services] ${m}\n`));
+  const say = (m: string) => process.stderr.write(`[test services] ${m}\n`);
   const dir = mkdtempSync(join(tmpdir(), 'talent-test-'));
-  const started: RunningService[] = [];
-  if (wantStore) {
-    const port = await freePort();
-    started.push(await startFerretDb({ port, dataDir: join(dir, 'ferretdb'), logFile: join(dir, 'ferretdb.log') }));
-    process.env.TEST_MONGODB_BASE = `mongodb://127.0.0.1:${port}`;
-  } else {
-    process.env.TEST_MONGODB_BASE = process.env.MONGODB_URI!.replace(/\/[^/?]*(\?.*)?$/, '');
-  }
-  if (wantTemporal) {
-    const port = await freePort();
-    started.push(await startTemporalDev({ port, logFile: join(dir, 'temporal.log') }));
-    process.env.TEST_TEMPORAL_ADDRESS = `127.0.0.1:${port}`;
-  } else {
-    process.env.TEST_TEMPORAL_ADDRESS = process.env.TEMPORAL_ADDRESS;
-  }
+  const stack = await startLocalStack({
+    dir,
+    mongodbUri: process.env.MONGODB_URI || undefined,
+    temporalAddress: process.env.TEMPORAL_ADDRESS || undefined,
+    installTemporalAlways: true,
+    log: say,
+  });
+  const started: RunningService[] = stack.services;
+  // The sign-in tests drive a real browser; a missing one fails the run here, never skips them.
+  process.env.TEST_CHROMIUM_PATH = await installChromium(say);
+  process.env.TEST_MONGODB_BASE = stack.storeBase;
+  process.env.TEST_TEMPORAL_ADDRESS = stack.temporalAddress;
   process.env.TEST_TEMPORAL_TEST_SERVER = BINARIES.temporalTestServer;
   // Bundle the workflow code once for every test file's in-process workers.
   const { bundleWorkflowCode } = await import('@temporalio/worker');

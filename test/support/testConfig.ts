@@ -19,7 +19,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
   if (!base || !temporal) throw new Error('integration tests need the global set-up (run them through jest --selectProjects integration)');
   const cfg = loadConfig({
     NODE_ENV: 'test',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // Logged lines go to the file's log buffer (test/support/testLogs.ts), shown when a test fails.
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'info',
     HOST: '127.0.0.1',
     PORT: '0',
     MONGODB_URI: `${base}/${uniqueName('t')}`,

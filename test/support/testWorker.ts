@@ -1,8 +1,7 @@
-import { DefaultLogger, Runtime, makeTelemetryFilterString, type Worker } from '@temporalio/worker';
+import type { Worker } from '@temporalio/worker';
 import type { Config } from '../../core/config';
 import { createWorker } from '../../worker/createWorker';
-
-let runtimeInstalled = false;
+import { installTestRuntime } from './testRuntime';
 
 export interface TestWorker {
   worker: Worker;
@@ -15,14 +14,7 @@ export interface TestWorker {
  * made once by the global set-up. The store connection is the test API's.
  */
 export async function startTestWorker(config: Config): Promise<TestWorker> {
-  if (!runtimeInstalled) {
-    try {
-      Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
-    } catch {
-      // Already installed in this process.
-    }
-    runtimeInstalled = true;
-  }
+  installTestRuntime();
   const { worker, connection } = await createWorker(config, { workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE });
   const running = worker.run();
   return {

@@ -22,6 +22,7 @@ import { seedPeople } from '../../core/talent/seedPeople';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { testConfig, uniqueName } from '../support/testConfig';
 import { eventually } from '../support/eventually';
+import { installTestRuntime } from '../support/testRuntime';
 
 jest.setTimeout(120_000);
 
@@ -51,6 +52,7 @@ beforeAll(async () => {
   missing = all.filter((p) => !withContacts.has(p));
   expect(found.length).toBeGreaterThan(33);
   expect(missing.length).toBeGreaterThan(0);
+  installTestRuntime();
   env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: process.env.TEST_TEMPORAL_TEST_SERVER! } } });
   // The test server knows no custom search attributes until told (the dev server gets them at start).
   await env.connection.operatorService.addSearchAttributes({

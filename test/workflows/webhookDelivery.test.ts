@@ -1,5 +1,5 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { createDeliveryActivities } from '../../activities/deliveries';
 import type { Config } from '../../core/config';
 import { logger } from '../../core/observability/logger';
@@ -16,6 +16,7 @@ import { destinationLookup } from '../../core/webhooks/destinationResolver';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
 import { testConfig } from '../support/testConfig';
 import { createTenant, type TestTenant } from '../support/fixtures';
+import { installTestRuntime } from '../support/testRuntime';
 
 /**
  * The delivery workflow on the time-skipping server, with the full spec schedule (no
@@ -37,11 +38,7 @@ beforeAll(async () => {
   logger.level = config.logLevel;
   await connectStore(config.mongodbUri);
   await ensureIndexes();
-  try {
-    Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
-  } catch {
-    // already installed by another file in this worker process
-  }
+  installTestRuntime();
   env = await TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path: process.env.TEST_TEMPORAL_TEST_SERVER! } },
   });

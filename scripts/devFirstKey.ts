@@ -1,0 +1,71 @@
+import { ALL_PERMISSIONS } from '../core/keys/permissions';
+
+/**
+ * The development key `npm run dev` hands out on a first start, so a new developer's first
+ * request answers 200 without copying ids between commands. The organization, workspace and
+ * key are made by the same functions as the operator CLI's `org create` and `key create`; the
+ * key is stored as a hash only and printed once.
+ */
+export const DEV_ORG_NAME = 'Development';
+export const DEV_ORG_CREDITS = 1000;
+
+export interface FirstKeyChoice {
+  /** Whether this start may create the development organization and key. */
+  allowed: boolean;
+  /** Why not, for the start's output. */
+  reason?: string;
+}
+
+/**
+ * Never in production; never against a store the person supplied (MONGODB_URI), unless they
+ * ask with --dev-key; never when they said --no-dev-key.
+ */
+export function firstKeyChoice(opts: { nodeEnv: string | undefined; storeSupplied: boolean; askedFor: boolean; skipped: boolean }): FirstKeyChoice {
+  if (opts.nodeEnv === 'production') return { allowed: false, reason: 'NODE_ENV=production: no development key is created' };
+  if (opts.skipped) return { allowed: false, reason: '--no-dev-key: no development key is created' };
+  if (opts.storeSupplied && !opts.askedFor) {
+    return { allowed: false, reason: 'MONGODB_URI is yours: no development key is created in it (pass --dev-key to create one when it has no organization)' };
+  }
+  return { allowed: true };
+}
+
+export interface DevelopmentKey {
+  key: string;
+  key_id: string;
+  org_id: string;
+  workspace_id: string;
+}
+
+/** Creates the development organization, workspace and key when the store has no organization; otherwise nothing. */
+export async function createDevelopmentKeyIfEmpty(audience: string): Promise<DevelopmentKey | null> {
+  const { Organization } = await import('../core/tenancy/models');
+  const { createOrganization } = await import('../core/tenancy/provisioning');
+  const { createApiKey } = await import('../core/keys/apiKeys');
+  if ((await Organization.estimatedDocumentCount()) > 0) return null;
+  const org = await createOrganization(DEV_ORG_NAME, DEV_ORG_CREDITS);
+  const created = await createApiKey({ orgId: org.org_id, workspaceId: org.workspace_id, scopes: [...ALL_PERMISSIONS], environment: 'live', audience });
+  return { key: created.key, key_id: created.key_id, org_id: org.org_id, workspace_id: org.workspace_id };
+}
+
+/** The first organization and workspace in the store, to fill in the "make another key" command. */
+export async function firstOrganization(): Promise<{ org_id: string; workspace_id: string } | null> {
+  const { Organization, Workspace } = await import('../core/tenancy/models');
+  const org = await Organization.findOne({}, { _id: 1 }).sort({ createdAt: 1 }).lean();
+  if (!org) return null;
+  const ws = await Workspace.findOne({ orgId: org._id }, { _id: 1 }).sort({ createdAt: 1 }).lean();
+  return ws ? { org_id: String(org._id), workspace_id: String(ws._id) } : null;
+}
+
+/** curl lines that answer 200 exactly as printed (the search's Idempotency-Key replays the same page when run again). */
+export function curlLines(apiUrl: string, key: string): string[] {
+  return [
+    `curl -sS -H "Authorization: Bearer ${key}" ${apiUrl}/v1/whoami`,
+    `curl -sS -X POST -H "Authorization: Bearer ${key}" -H "Content-Type: application/json" -H "Idempotency-Key: dev-first-search-1" `
+      + `-d '{"query":"engineer","page_size":5}' ${apiUrl}/v1/candidates/search`,
+  ];
+}
+
+export function keyCreateCommand(admin: string, org: { org_id: string; workspace_id: string } | null): string {
+  const ids = org ? `--org ${org.org_id} --workspace ${org.workspace_id}` : '--org <org_id> --workspace <workspace_id>';
+  return `${admin} key create ${ids} --scopes ${ALL_PERMISSIONS.join(',')}`;
+}

@@ -1,0 +1,145 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { MongoClient } from 'mongodb';
+import { freePort } from '../../scripts/localServices';
+import { uniqueName } from '../support/testConfig';
+
+jest.setTimeout(240_000);
+
+/**
+ * `npm run dev` as a new developer runs it (tsx scripts/dev.ts), on free ports with its data in
+ * a temporary folder: the first start prints a key and curl lines that answer 200 exactly as
+ * printed; a second start creates no key and prints a ready key-create command; against a
+ * store the person supplied, no key is created.
+ */
+const ROOT = resolve(__dirname, '..', '..');
+
+interface DevRun {
+  child: ChildProcess;
+  output: () => string;
+  stop: () => Promise<void>;
+}
+
+const runs: DevRun[] = [];
+const dirs: string[] = [];
+
+async function startDev(env: Record<string, string>, args: string[] = []): Promise<DevRun> {
+  const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'scripts/dev.ts', ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so a failed test still stops every child it started.
+    detached: true,
+  });
+  let out = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const run: DevRun = {
+    child,
+    output: () => out,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGINT');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))]);
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // the group is gone
+      }
+    },
+  };
+  runs.push(run);
+  const deadline = Date.now() + 200_000;
+  while (!out.includes('Ctrl-C stops everything.')) {
+    if (child.exitCode !== null) throw new Error(`npm run dev exited (${child.exitCode}):\n${out}`);
+    if (Date.now() > deadline) throw new Error(`npm run dev was not ready:\n${out}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return run;
+}
+
+async function devEnv(extra: Record<string, string> = {}): Promise<Record<string, string>> {
+  const dir = mkdtempSync(join(tmpdir(), 'talent-dev-'));
+  dirs.push(dir);
+  return {
+    PORT: String(await freePort()),
+    DEV_MONGODB_PORT: String(await freePort()),
+    DEV_TEMPORAL_PORT: String(await freePort()),
+    DEV_TEMPORAL_UI_PORT: String(await freePort()),
+    DEV_DATA_DIR: join(dir, 'data'),
+    DEV_ENV_FILE: join(dir, 'dev.env'),
+    DEV_SEED_PEOPLE: '60',
+    TEMPORAL_TASK_QUEUE: uniqueName('dev'),
+    ...extra,
+  };
+}
+
+function printedCurlLines(output: string): string[] {
+  return output.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('curl '));
+}
+
+afterAll(async () => {
+  for (const r of runs) await r.stop();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+test('the first start prints a key whose curl lines answer 200 as printed; the next start makes none and says how', async () => {
+  const env = await devEnv();
+  const first = await startDev(env);
+  const out = first.output();
+  expect(out).toContain('A development key was created');
+  // Long steps report their time (seeding off a terminal: a line every few seconds, then this).
+  expect(out).toMatch(/seeding people: done in \d+\.\d s, 60\n/);
+  expect(out).toMatch(/\[dev\] ready in \d+\.\d s/);
+  const key = /^\s+(sk_live_ext_\S+)$/m.exec(out)?.[1];
+  expect(key).toBeDefined();
+  const curls = printedCurlLines(out);
+  expect(curls).toHaveLength(2);
+  for (const line of curls) {
+    // Exactly as printed, plus only curl's own report of the status code.
+    const r = spawnSync('sh', ['-c', `${line} -o /dev/null -w '%{http_code}'`], { encoding: 'utf8' });
+    expect({ line, status: r.stdout }).toEqual({ line, status: '200' });
+  }
+  const whoami = JSON.parse(spawnSync('sh', ['-c', curls[0]], { encoding: 'utf8' }).stdout);
+  expect(whoami.key_id).toMatch(/^key_/);
+
+  // The operator CLI finds the store of this start (non-default ports) through the settings file.
+  const settings = readFileSync(env.DEV_ENV_FILE, 'utf8');
+  expect(settings).toContain(`MONGODB_URI=mongodb://127.0.0.1:${env.DEV_MONGODB_PORT}/talent`);
+  expect(settings).toContain(`TEMPORAL_ADDRESS=127.0.0.1:${env.DEV_TEMPORAL_PORT}`);
+  expect(settings).not.toContain(key);
+  await first.stop();
+
+  const second = await startDev(env);
+  const again = second.output();
+  expect(again).not.toContain('A development key was created');
+  expect(again).not.toMatch(/sk_live_ext_/);
+  expect(again).toMatch(/key create --org org_\S+ --workspace ws_\S+ --scopes /);
+  // The printed operator command works as printed in another shell (no exports): the CLI reads
+  // the dev settings file (DEV_ENV_FILE stands in for .local/dev.env) for this start's store.
+  const keyCreate = again.split('\n').map((l) => l.trim()).find((l) => l.startsWith('npm run --silent admin -- key create'))!;
+  const made = spawnSync('sh', ['-c', keyCreate], { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, DEV_ENV_FILE: env.DEV_ENV_FILE }, encoding: 'utf8' });
+  expect({ status: made.status, stderr: made.stderr }).toEqual({ status: 0, stderr: '' });
+  const newKey = JSON.parse(made.stdout).key as string;
+  const r = spawnSync('sh', ['-c', `${printedCurlLines(out)[0].replace(key!, newKey)} -o /dev/null -w '%{http_code}'`], { encoding: 'utf8' });
+  expect(r.stdout).toBe('200');
+  await second.stop();
+});
+
+test('no key in a store the person supplied, unless asked', async () => {
+  const storeUri = `${process.env.TEST_MONGODB_BASE}/${uniqueName('devsupplied')}`;
+  const env = await devEnv({ MONGODB_URI: storeUri, SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
+  const run = await startDev(env);
+  expect(run.output()).toContain('No development key: MONGODB_URI is yours');
+  expect(run.output()).not.toMatch(/sk_live_ext_/);
+  await run.stop();
+  const client = await MongoClient.connect(storeUri);
+  try {
+    expect(await client.db().collection('organizations').countDocuments()).toBe(0);
+  } finally {
+    await client.close();
+  }
+});
