@@ -58,7 +58,9 @@ function jsonRpcError(ctx: Context, status: number, code: number, message: strin
 export function toolServerRouter(config: Config, routes: readonly RouteSpec[]): Router {
   const tools = availableTools(routes);
   const dispatcher = createToolDispatcher(routes);
-  const router = new Router();
+  // Case-sensitive like every router; `/tools/` is kept as the same endpoint, because clients
+  // configured with a trailing slash post there (and name it as their resource).
+  const router = new Router({ sensitive: true, strict: false });
   router.all(TOOLS_PATH, async (ctx) => {
     let principal: KeyPrincipal;
     try {
