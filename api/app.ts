@@ -10,6 +10,7 @@ import { authenticate, failedAuthenticationLimit } from './middleware/authentica
 import { browserOrigins } from './middleware/browserOrigins';
 import { problemDocuments } from './middleware/problemDocuments';
 import { requestId } from './middleware/requestId';
+import { ROUTER_OPTIONS } from './routerOptions';
 import { toolServerRouter } from './mcp/toolServer';
 import { oauthOpenApiPaths } from './oauth/openApiPaths';
 import { oauthRouter } from './oauth/router';
@@ -28,8 +29,7 @@ export function isBrowserClientPath(path: string): boolean {
   return path.startsWith('/.well-known/') || path === '/api/oauth/token' || path === '/api/oauth/register' || path === '/api/oauth/jwks' || path === '/tools';
 }
 
-/** Every router matches paths exactly: case-sensitive, and a trailing slash is another path. */
-export const ROUTER_OPTIONS = { sensitive: true, strict: true } as const;
+export { ROUTER_OPTIONS } from './routerOptions';
 
 /**
  * Last line of defence: no /v1 handler runs without the principal authentication sets. Only a

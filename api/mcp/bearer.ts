@@ -22,14 +22,25 @@ export class BearerRejection extends Error {
     readonly error: string | undefined,
     readonly description: string,
     readonly extraHeaders: Record<string, string> = {},
+    /** The scopes the presented token had (for an insufficient_scope challenge). */
+    readonly heldScopes: readonly string[] = [],
   ) {
     super(description);
   }
 }
 
-/** The challenge names the resource metadata (RFC 9728) and the scope to ask for (MCP authorization). */
-export function challenge(config: Config, error?: string, description?: string): string {
-  const parts = [`resource_metadata="${protectedResourceMetadataUrl(config)}"`, `scope="${MCP_TOOLS_SCOPE}"`];
+/** Every scope a call of the tool server needs. */
+export const REQUIRED_SCOPES: readonly string[] = [MCP_TOOLS_SCOPE];
+
+/**
+ * The challenge names the resource metadata (RFC 9728; always an absolute URL, since clients
+ * such as claude.ai ignore a relative one) and the scopes to ask for (MCP authorization). On
+ * `insufficient_scope` it lists every scope the call needs, together with those the token
+ * already had, so a step-up request asks for all of them at once.
+ */
+export function challenge(config: Config, error?: string, description?: string, heldScopes: readonly string[] = []): string {
+  const scopes = [...new Set([...REQUIRED_SCOPES, ...(error === 'insufficient_scope' ? heldScopes : [])])];
+  const parts = [`resource_metadata="${protectedResourceMetadataUrl(config)}"`, `scope="${scopes.join(' ')}"`];
   if (error) parts.push(`error="${error}"`);
   if (description) parts.push(`error_description="${description.replace(/["\\]/g, '')}"`);
   return `Bearer ${parts.join(', ')}`;
@@ -54,6 +65,11 @@ export function clientPrincipal(client: ClientRecord, config: Config): ToolPrinc
     subject: { type: 'client', id: client._id },
     clientId: client._id,
   };
+}
+
+function requireScopes(held: readonly string[]): void {
+  const missing = REQUIRED_SCOPES.filter((s) => !held.includes(s));
+  if (missing.length > 0) throw new BearerRejection(403, 'insufficient_scope', `The access token lacks the scopes: ${missing.join(' ')}.`, {}, held);
 }
 
 const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
@@ -82,7 +98,7 @@ export async function authenticateBearer(ctx: Context, config: Config): Promise<
     if (!user || !chain || chain.userId !== user._id || chain.clientId !== verdict.token.clientId || clientRevoked) {
       throw new BearerRejection(401, 'invalid_token', INVALID_TOKEN);
     }
-    if (!verdict.token.scopes.includes(MCP_TOOLS_SCOPE)) throw new BearerRejection(403, 'insufficient_scope', `The access token lacks the ${MCP_TOOLS_SCOPE} scope.`);
+    requireScopes(verdict.token.scopes);
     return {
       keyId: user._id,
       familyId: user._id,
@@ -97,7 +113,7 @@ export async function authenticateBearer(ctx: Context, config: Config): Promise<
   }
   const client = await findActiveClient(verdict.token.clientId);
   if (!client) throw new BearerRejection(401, 'invalid_token', INVALID_TOKEN);
-  if (!verdict.token.scopes.includes(MCP_TOOLS_SCOPE)) throw new BearerRejection(403, 'insufficient_scope', `The access token lacks the ${MCP_TOOLS_SCOPE} scope.`);
+  requireScopes(verdict.token.scopes);
   const admitted = await admitClientRequest(client._id, client.rateLimitPerMinute);
   if (!admitted.ok) {
     throw new BearerRejection(429, undefined, 'The rate limit of this client credential was reached; retry after Retry-After seconds.', {
@@ -110,7 +126,7 @@ export async function authenticateBearer(ctx: Context, config: Config): Promise<
 export function sendBearerRejection(ctx: Context, config: Config, rejection: BearerRejection): void {
   ctx.status = rejection.status;
   if (rejection.status === 401 || rejection.status === 403 || rejection.status === 400) {
-    ctx.set('WWW-Authenticate', challenge(config, rejection.error, rejection.status === 401 && !rejection.error ? undefined : rejection.description));
+    ctx.set('WWW-Authenticate', challenge(config, rejection.error, rejection.status === 401 && !rejection.error ? undefined : rejection.description, rejection.heldScopes));
   }
   for (const [k, v] of Object.entries(rejection.extraHeaders)) ctx.set(k, v);
   ctx.set('Cache-Control', rejection.status === 429 ? 'private, no-store' : 'no-store');

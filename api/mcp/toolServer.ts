@@ -10,22 +10,14 @@ import type { RouteSpec } from '../routeSpec';
 import { MAX_BODY_DEPTH, nestingExceeds } from '../middleware/jsonBody';
 import { authenticateBearer, BearerRejection, sendBearerRejection } from './bearer';
 import { availableTools, type ToolEntry } from './toolCatalog';
-import { createToolDispatcher, type ToolDispatcher, type ToolOutcome } from './toolDispatch';
+import { createToolDispatcher, type ToolDispatcher } from './toolDispatch';
+import { modernToolServer } from './modernToolServer';
+import { toolResult } from './toolResult';
 
 export const TOOLS_PATH = '/tools';
 const MAX_MESSAGE_BYTES = 65_536;
 
 export { clientPrincipal } from './bearer';
-
-function toolResult(outcome: ToolOutcome): CallToolResult {
-  const body = outcome.body;
-  const structured = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
-  return {
-    content: [{ type: 'text', text: JSON.stringify(body) }],
-    ...(structured ? { structuredContent: structured } : {}),
-    isError: !outcome.ok,
-  };
-}
 
 function mcpServer(tools: ToolEntry[], principal: KeyPrincipal, requestId: string, dispatcher: ToolDispatcher): Server {
   const server = new Server({ name: 'talent-platform-tools', version: '1.0.0' }, { capabilities: { tools: {} } });
@@ -36,7 +28,7 @@ function mcpServer(tools: ToolEntry[], principal: KeyPrincipal, requestId: strin
     const entry = tools.find((t) => t.definition.name === request.params.name);
     if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-    return toolResult(await dispatcher.run(entry, args, principal, requestId));
+    return toolResult(await dispatcher.run(entry, args, principal, requestId)) satisfies CallToolResult;
   });
   return server;
 }
@@ -47,8 +39,11 @@ function jsonRpcError(ctx: Context, status: number, code: number, message: strin
 }
 
 /**
- * `{MCP_URL}/tools`: an MCP server over Streamable HTTP in stateless mode (a fresh server per
- * POST, JSON responses), behind bearer validation on every request. GET (a server-initiated
+ * `{MCP_URL}/tools`: an MCP server over Streamable HTTP, behind bearer validation on every
+ * request. Two protocol revisions, chosen per request by the SDK's own classification
+ * (modernToolServer.ts): 2026-07-28 (sessionless, `server/discover`, Mcp-Method/Mcp-Name) is
+ * served by the SDK 2.x server; 2025-era requests by the SDK 1.x server in stateless mode (a
+ * fresh server per POST, JSON responses). Both list one catalogue and run one dispatcher. GET (a server-initiated
  * event stream) and DELETE (session end) have no meaning without sessions: 405.
  *
  * One JSON-RPC message per POST: the client's rate (bearer.ts) counts POSTs, and a JSON-RPC
@@ -58,7 +53,10 @@ function jsonRpcError(ctx: Context, status: number, code: number, message: strin
 export function toolServerRouter(config: Config, routes: readonly RouteSpec[]): Router {
   const tools = availableTools(routes);
   const dispatcher = createToolDispatcher(routes);
-  const router = new Router();
+  const modern = modernToolServer(tools, dispatcher, MAX_MESSAGE_BYTES);
+  // Case-sensitive like every router; `/tools/` is kept as the same endpoint, because clients
+  // configured with a trailing slash post there (and name it as their resource).
+  const router = new Router({ sensitive: true, strict: false });
   router.all(TOOLS_PATH, async (ctx) => {
     let principal: KeyPrincipal;
     try {
@@ -72,8 +70,9 @@ export function toolServerRouter(config: Config, routes: readonly RouteSpec[]): 
       return jsonRpcError(ctx, 405, -32000, 'Method not allowed: this server is stateless; POST JSON-RPC messages.');
     }
     let message: unknown;
+    let raw: string;
     try {
-      const raw = await getRawBody(ctx.req, { limit: MAX_MESSAGE_BYTES, length: ctx.get('Content-Length') || undefined, encoding: 'utf8' });
+      raw = await getRawBody(ctx.req, { limit: MAX_MESSAGE_BYTES, length: ctx.get('Content-Length') || undefined, encoding: 'utf8' });
       message = JSON.parse(raw);
     } catch {
       ctx.set('Connection', 'close');
@@ -85,6 +84,11 @@ export function toolServerRouter(config: Config, routes: readonly RouteSpec[]): 
     // Tool arguments sit two levels down (message → params → arguments); they get the /v1 body depth.
     if (nestingExceeds(message, MAX_BODY_DEPTH + 3)) {
       return jsonRpcError(ctx, 400, -32600, `Invalid Request: tool arguments nest deeper than ${MAX_BODY_DEPTH} levels.`);
+    }
+    // The protocol revision each request carries picks the server: 2026-07-28 (SDK 2.x) or 2025-era (SDK 1.x).
+    const request = modern.webRequest(ctx, raw);
+    if (await modern.isModernRequest(request, message)) {
+      return modern.serve(ctx, request, message, { principal, requestId: ctx.state.requestId });
     }
     const server = mcpServer(tools, principal, ctx.state.requestId, dispatcher);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -19,7 +19,7 @@ const ALLOWED_HEADERS = [
   'Authorization', 'Content-Type', 'Accept', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'Last-Event-ID', 'X-Request-Id',
 ].join(', ');
 const EXPOSED_HEADERS = [
-  'WWW-Authenticate', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy',
+  'WWW-Authenticate', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy',
 ].join(', ');
 
 export interface BrowserOriginsOptions {

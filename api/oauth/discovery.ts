@@ -8,7 +8,15 @@ import { toolsResource } from './tokenEndpoint';
 export const TOKEN_PATH = '/api/oauth/token';
 export const JWKS_PATH = '/api/oauth/jwks';
 export const AUTHORIZATION_SERVER_METADATA_PATH = '/.well-known/oauth-authorization-server';
+/** OpenID Connect Discovery location: MCP clients try it after RFC 8414's (MCP authorization, 2025-11-25). */
+export const OPENID_CONFIGURATION_PATH = '/.well-known/openid-configuration';
+/** RFC 9728 3.1: the well-known segment inserted before the resource's path (`/tools`). */
 export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/tools';
+/**
+ * The same document at the root location: clients that drop the resource's path (or reach the
+ * tool server by its origin) look here, and a 404 sends some of them guessing `{origin}/authorize`.
+ */
+export const PROTECTED_RESOURCE_METADATA_ROOT_PATH = '/.well-known/oauth-protected-resource';
 
 /**
  * RFC 8414 metadata: machine clients (client_credentials with a secret) and people's clients

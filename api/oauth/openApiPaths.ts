@@ -1,4 +1,4 @@
-import { JWKS_PATH, AUTHORIZATION_SERVER_METADATA_PATH, TOKEN_PATH } from './discovery';
+import { JWKS_PATH, AUTHORIZATION_SERVER_METADATA_PATH, OPENID_CONFIGURATION_PATH, TOKEN_PATH } from './discovery';
 import {
   AUTHORIZE_PATH, CONNECTIONS_PAGE_PATH, CONSENT_PAGE_PATH, REGISTER_PATH, REVOKE_CONNECTION_PATH, SETUP_PAGE_PATH, SIGN_IN_PAGE_PATH, SIGN_OUT_PATH,
 } from './pagePaths';
@@ -33,6 +33,7 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
   };
   return {
     [AUTHORIZATION_SERVER_METADATA_PATH]: { get: { ...common, operationId: 'oauthMetadata', summary: 'Authorization server metadata (RFC 8414)', responses: { 200: { description: 'Metadata', content: { 'application/json': { schema: { type: 'object' } } } } } } },
+    [OPENID_CONFIGURATION_PATH]: { get: { ...common, operationId: 'oauthOpenIdConfiguration', summary: 'The same authorization server metadata at the OpenID Connect Discovery location', responses: { 200: { description: 'Metadata', content: { 'application/json': { schema: { type: 'object' } } } } } } },
     [JWKS_PATH]: { get: { ...common, operationId: 'oauthJwks', summary: 'Token signing keys (JWKS)', responses: { 200: { description: 'JWK set', content: { 'application/jwk-set+json': { schema: { type: 'object' } } } } } } },
     [AUTHORIZE_PATH]: {
       get: {

@@ -1,11 +1,12 @@
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { Config } from '../../core/config';
+import { ROUTER_OPTIONS } from '../routerOptions';
 import { admitFromAddress, type AddressLimitName } from '../../core/limits/clientAddressLimits';
 import { publishedJwks } from '../../core/oauth/signingKeys';
 import { retryLater } from '../../core/problems';
 import {
-  AUTHORIZATION_SERVER_METADATA_PATH, JWKS_PATH, PROTECTED_RESOURCE_METADATA_PATH, TOKEN_PATH,
+  AUTHORIZATION_SERVER_METADATA_PATH, JWKS_PATH, OPENID_CONFIGURATION_PATH, PROTECTED_RESOURCE_METADATA_PATH, PROTECTED_RESOURCE_METADATA_ROOT_PATH, TOKEN_PATH,
   authorizationServerMetadata, protectedResourceMetadata,
 } from './discovery';
 import { tokenEndpoint } from './tokenEndpoint';
@@ -42,17 +43,19 @@ const refuseJwks = (_ctx: Context, retryAfterSeconds: number) => {
 
 /** The OAuth authorization server (token, authorization and registration endpoints, sign-in pages, discovery, JWKS) and the tool server's resource metadata. */
 export function oauthRouter(config: Config): Router {
-  const router = new Router();
+  const router = new Router(ROUTER_OPTIONS);
   const limits = config.addressLimits;
   router.post(TOKEN_PATH, limitPerAddress(config, 'token', limits.tokenRequestsPerMinute, refuseTokenRequest), tokenEndpoint(config));
   router.get(AUTHORIZE_PATH, authorizeEndpoint(config));
   router.post(REGISTER_PATH, registrationEndpoint());
   mountSignInPages(router, config);
-  router.get(AUTHORIZATION_SERVER_METADATA_PATH, (ctx) => {
+  // One document at both discovery locations: clients try RFC 8414's first, then OpenID's.
+  router.get([AUTHORIZATION_SERVER_METADATA_PATH, OPENID_CONFIGURATION_PATH], (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=300');
     ctx.body = authorizationServerMetadata(config);
   });
-  router.get(PROTECTED_RESOURCE_METADATA_PATH, (ctx) => {
+  // Path-inserted (RFC 9728 3.1) and root: both name the one protected resource, `${MCP_URL}/tools`.
+  router.get([PROTECTED_RESOURCE_METADATA_PATH, PROTECTED_RESOURCE_METADATA_ROOT_PATH], (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=300');
     ctx.body = protectedResourceMetadata(config);
   });

@@ -95,7 +95,11 @@ export function checkScope(requested: string, allowed: readonly string[]): strin
   return scopes.join(' ');
 }
 
+/**
+ * The resource a token is for, canonical: `expected`, also when named with a trailing slash
+ * (Claude Code sends one). The token's `aud` is always the canonical URL.
+ */
 export function checkResource(requested: string, expected: string): string {
-  if (requested !== expected) throw new OAuthError('invalid_target', `The resource must be ${expected}.`);
-  return requested;
+  if (requested !== expected && requested !== `${expected}/`) throw new OAuthError('invalid_target', `The resource must be ${expected}.`);
+  return expected;
 }

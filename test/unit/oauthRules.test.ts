@@ -48,13 +48,16 @@ describe('token request parsing (RFC 6749)', () => {
     expect(broken.headers['WWW-Authenticate']).toMatch(/^Basic /);
   });
 
-  test('scope must be exactly the allowed set; resource must match exactly', () => {
+  test('scope must be exactly the allowed set; resource must name the tool server (a trailing slash allowed, canonical returned)', () => {
     expect(checkScope('mcp:tools', ['mcp:tools'])).toBe('mcp:tools');
     expect(checkScope('mcp:tools mcp:tools', ['mcp:tools'])).toBe('mcp:tools');
     expect(oauthError(() => checkScope('mcp:tools admin', ['mcp:tools'])).error).toBe('invalid_scope');
     expect(oauthError(() => checkScope(' ', ['mcp:tools'])).error).toBe('invalid_scope');
     expect(checkResource('https://m/tools', 'https://m/tools')).toBe('https://m/tools');
-    expect(oauthError(() => checkResource('https://m/tools/', 'https://m/tools')).error).toBe('invalid_target');
+    expect(checkResource('https://m/tools/', 'https://m/tools')).toBe('https://m/tools');
+    expect(oauthError(() => checkResource('https://m/tools//', 'https://m/tools')).error).toBe('invalid_target');
+    expect(oauthError(() => checkResource('https://m/Tools', 'https://m/tools')).error).toBe('invalid_target');
+    expect(oauthError(() => checkResource('https://m/', 'https://m/tools')).error).toBe('invalid_target');
   });
 });
 
@@ -123,5 +126,14 @@ describe('bearer challenge (RFC 6750, RFC 9728)', () => {
   test('a bad token: invalid_token; a narrow one: insufficient_scope naming the scope; quotes never break the header', () => {
     expect(challenge(config, 'invalid_token', 'bad "token"')).toBe('Bearer resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/tools", scope="mcp:tools", error="invalid_token", error_description="bad token"');
     expect(challenge(config, 'insufficient_scope', 'x')).toContain('scope="mcp:tools"');
+  });
+  test('insufficient_scope lists every scope the call needs together with those the token had; other challenges only the needed ones', () => {
+    expect(challenge(config, 'insufficient_scope', 'x', ['openid', 'mcp:tools'])).toContain('scope="mcp:tools openid"');
+    expect(challenge(config, 'invalid_token', 'x', ['openid'])).toContain('scope="mcp:tools"');
+    expect(challenge(config, 'invalid_token', 'x', ['openid'])).not.toContain('openid');
+  });
+  test('resource_metadata is always an absolute URL', () => {
+    const value = /resource_metadata="([^"]+)"/.exec(challenge(config))![1];
+    expect(new URL(value).href).toBe(value);
   });
 });
