@@ -21,11 +21,19 @@ function redocBundle(): Buffer {
   return bundle;
 }
 
+/**
+ * The stylesheet of Redoc's scroll bars (perfect-scrollbar) is inserted when the bundle loads,
+ * before Redoc hands out the nonce, first empty and then filled: those two exact contents are
+ * allowed by hash. A new Redoc version with other contents fails the browser test
+ * (test/e2e/referencePage.test.ts), which prints the hashes the browser asks for.
+ */
+const REDOC_STYLE_HASHES = ["'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='", "'sha256-QMIg+bpjm3JdElJ388KYke01izlUW0UoNOeKjpMxdgc='"];
+
 export function docsContentSecurityPolicy(nonce: string): string {
   return [
     "default-src 'none'",
     "script-src 'self'",
-    `style-src 'self' 'nonce-${nonce}'`,
+    `style-src 'self' 'nonce-${nonce}' ${REDOC_STYLE_HASHES.join(' ')}`,
     "img-src 'self' data:",
     "font-src 'self'",
     "connect-src 'self'",
@@ -50,6 +58,7 @@ function page(nonce: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Talent platform developer API reference</title>
+<link rel="icon" href="data:,">
 <style nonce="${nonce}">body { margin: 0; padding: 0; }</style>
 </head>
 <body>
