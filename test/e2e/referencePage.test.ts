@@ -24,11 +24,8 @@ beforeAll(async () => {
   page.on('request', (r) => requested.push(r.url()));
   page.on('pageerror', (e) => pageErrors.push(e.message));
   await page.exposeFunction('reportViolation', (directive: string, blocked: string) => violations.push({ directive, blocked }));
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) => {
-      (window as unknown as { reportViolation: (d: string, b: string) => void }).reportViolation(e.violatedDirective, e.blockedURI);
-    });
-  });
+  // Browser-side code is a string: this project compiles without the DOM library.
+  await page.addInitScript({ content: "document.addEventListener('securitypolicyviolation', (e) => window.reportViolation(e.violatedDirective, e.blockedURI));" });
   const res = await page.goto(`${srv.url}/docs`);
   expect(res?.status()).toBe(200);
   await page.waitForSelector('[data-section-id^="operation/"]', { timeout: 60_000 });
@@ -79,24 +76,24 @@ test('a screenshot is not blank', async () => {
   const png = await page.screenshot({ fullPage: false });
   // Decode the screenshot in a page of its own (no CSP there) and count its colours.
   const probe = await browser.newPage();
-  const stats = await probe.evaluate(async (b64) => {
+  const stats = (await probe.evaluate(`(async () => {
     const img = new Image();
-    img.src = `data:image/png;base64,${b64}`;
+    img.src = 'data:image/png;base64,${png.toString('base64')}';
     await img.decode();
     const canvas = document.createElement('canvas');
     canvas.width = img.width;
     canvas.height = img.height;
-    const g = canvas.getContext('2d')!;
+    const g = canvas.getContext('2d');
     g.drawImage(img, 0, 0);
-    const { data } = g.getImageData(0, 0, img.width, img.height);
-    const colours = new Set<number>();
+    const data = g.getImageData(0, 0, img.width, img.height).data;
+    const colours = new Set();
     let nonWhite = 0;
     for (let i = 0; i < data.length; i += 4) {
       colours.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
       if (data[i] < 240 || data[i + 1] < 240 || data[i + 2] < 240) nonWhite++;
     }
     return { width: img.width, colours: colours.size, nonWhiteShare: nonWhite / (data.length / 4) };
-  }, png.toString('base64'));
+  })()`)) as { width: number; colours: number; nonWhiteShare: number };
   await probe.close();
   expect(stats.width).toBe(1280);
   expect(stats.colours).toBeGreaterThan(100);
