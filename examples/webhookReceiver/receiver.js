@@ -19,8 +19,11 @@ const { Webhook } = require('standardwebhooks');
 
 /** Events are a few hundred bytes; anything far larger is not ours. */
 const MAX_BODY_BYTES = 256 * 1024;
-/** Longer than the sender keeps retrying (about three days), so a late retry is still recognised. */
-const REMEMBER_MS = 7 * 24 * 3600 * 1000;
+/**
+ * Longer than an event can come back: retries run for about 21 hours, and a dead-lettered event
+ * can be replayed for 7 days after that; a late retry or replay is still recognised.
+ */
+const REMEMBER_MS = 9 * 24 * 3600 * 1000;
 
 /**
  * Event ids already accepted, in memory. With more than one process, or to survive restarts,
