@@ -1,5 +1,6 @@
 # One image for both processes: `api` (default) and `worker` (command override).
-FROM node:20-bookworm-slim AS build
+# Node 24 is the current LTS; package.json `engines` also admits Node 20.19+ (the test machines run it).
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -12,7 +13,7 @@ COPY worker ./worker
 COPY scripts ./scripts
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules

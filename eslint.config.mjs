@@ -20,4 +20,10 @@ export default tseslint.config(
     files: ['**/*.js', '**/*.cjs'],
     languageOptions: { globals: { module: 'writable', require: 'readonly', __dirname: 'readonly', process: 'readonly' } },
   },
+  {
+    // Runnable examples for customers: plain Node programs that print what they do.
+    files: ['examples/**/*.js'],
+    languageOptions: { globals: { Buffer: 'readonly', console: 'readonly', setImmediate: 'readonly', fetch: 'readonly', URL: 'readonly' } },
+    rules: { 'no-console': 'off' },
+  },
 );

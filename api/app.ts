@@ -12,9 +12,9 @@ import { problemDocuments } from './middleware/problemDocuments';
 import { requestId } from './middleware/requestId';
 import { ROUTER_OPTIONS } from './routerOptions';
 import { toolServerRouter } from './mcp/toolServer';
-import { oauthOpenApiPaths } from './oauth/openApiPaths';
 import { oauthRouter } from './oauth/router';
-import { buildOpenApi } from './openapi';
+import { publicOpenApi } from './reference/publicDocument';
+import { referenceRouter } from './reference/referencePage';
 import { mountRoutes, type RouteSpec } from './routeSpec';
 import { healthRouter, type Probes } from './routes/health';
 import { v1Routes } from './routes/index';
@@ -82,12 +82,7 @@ export function createApp({ config, probes }: AppDeps): Koa {
   const health = healthRouter(probes, { enabled: config.metricsEnabled, token: config.metricsToken });
   app.use(health.routes());
 
-  const openapi = buildOpenApi(v1Routes, { baseUrl: config.baseUrl, extraPaths: oauthOpenApiPaths(config.authUrl) });
-  const reference = new Router(ROUTER_OPTIONS);
-  reference.get('/openapi.json', (ctx) => {
-    ctx.body = openapi;
-  });
-  app.use(reference.routes());
+  app.use(referenceRouter(publicOpenApi(config)).routes());
 
   const oauth = oauthRouter(config);
   app.use(oauth.routes());

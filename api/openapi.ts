@@ -1,6 +1,8 @@
 import { z, type ZodType } from 'zod';
 import { PROBLEM_CODES } from '../core/problems';
 import type { RouteSpec } from './routeSpec';
+import { problemResponses } from './reference/problemResponses';
+import { JOB_COMPLETED_EVENT_SCHEMA, webhookEvents } from './reference/webhookEvents';
 
 /**
  * The API reference, generated from the same zod schemas that validate requests, so the
@@ -26,6 +28,13 @@ const problemSchema = {
     errors: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
   },
 };
+
+function narrowedProblem(description: string, codes: string[]): Record<string, unknown> {
+  return {
+    description,
+    content: { 'application/problem+json': { schema: { allOf: [{ $ref: '#/components/schemas/Problem' }, { type: 'object', properties: { code: { enum: codes } } }] } } },
+  };
+}
 
 function toOpenApiPath(path: string): string {
   return path.replace(/:([A-Za-z_]+)/g, '{$1}');
@@ -55,7 +64,32 @@ function parameters(spec: RouteSpec): unknown[] {
   return out;
 }
 
-export function buildOpenApi(routes: RouteSpec[], info: { baseUrl: string; version?: string; extraPaths?: Record<string, unknown> }): Record<string, unknown> {
+/** Every tag the reference uses, in reading order; the linter refuses a tag without a description. */
+export const TAG_DESCRIPTIONS: Record<string, string> = {
+  Identity: 'Who the key is: organization, workspace, permissions, limits.',
+  'Candidate search': 'Search the talent index (previews) and list the sources a search can use.',
+  Profiles: 'Full profiles of people found by a search (paid).',
+  'Person matching': 'Find a person from identifying fields (paid per match).',
+  'Contact-retrieval jobs': 'Paid, asynchronous retrieval of contact records; results are read once the job finishes.',
+  Webhooks: 'Endpoints that receive signed events, their secrets and the deliveries made to them.',
+  Limits: 'The limits a key is held to and how much of them is used.',
+  OAuth: 'The authorization server: machine tokens (client_credentials) and people\'s clients (authorization code with PKCE).',
+  'Sign-in pages': 'HTML pages people use to set a password, sign in, consent and manage connected applications.',
+  'Tool server (MCP)': 'The Model Context Protocol server AI applications call with an OAuth access token.',
+  'Webhook events': 'What the service POSTs to your endpoints.',
+  Operations: 'Probes and metrics for operators.',
+  Reference: 'This document and its reference page.',
+};
+
+export interface OpenApiInfo {
+  baseUrl: string;
+  version?: string;
+  /** Markdown at the top of the reference; the default names the error model only. */
+  description?: string;
+  extraPaths?: Record<string, unknown>;
+}
+
+export function buildOpenApi(routes: RouteSpec[], info: OpenApiInfo): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const spec of routes) {
     const p = (paths[toOpenApiPath(spec.path)] ??= {});
@@ -66,6 +100,7 @@ export function buildOpenApi(routes: RouteSpec[], info: { baseUrl: string; versi
         ...(doc.schema ? { content: { 'application/json': { schema: jsonSchema(doc.schema, 'output') } } } : {}),
       };
     }
+    Object.assign(responses, problemResponses(spec));
     responses.default = { $ref: '#/components/responses/Problem' };
     p[spec.method.toLowerCase()] = {
       operationId: spec.operation,
@@ -79,17 +114,30 @@ export function buildOpenApi(routes: RouteSpec[], info: { baseUrl: string; versi
       'x-permission': spec.permission ?? null,
     };
   }
+  const allPaths: Record<string, Record<string, { tags?: string[] }>> = { ...paths, ...(info.extraPaths ?? {}) } as Record<string, Record<string, { tags?: string[] }>>;
+  const used = new Set(Object.values(allPaths).flatMap((ops) => Object.values(ops).flatMap((op) => op.tags ?? [])));
+  used.add('Webhook events');
+  const tags = Object.keys(TAG_DESCRIPTIONS).filter((t) => used.has(t)).map((name) => ({ name, description: TAG_DESCRIPTIONS[name] }));
   return {
     openapi: '3.1.0',
     info: {
       title: 'Talent platform developer API',
       version: info.version ?? '1.0.0',
-      description: 'Errors are RFC 9457 problem documents (application/problem+json); `code` is the contract.',
+      description: info.description ?? 'Errors are RFC 9457 problem documents (application/problem+json); `code` is the contract, and every error response names the codes it can carry.',
+      license: { name: 'Proprietary: use is governed by your agreement with the operator', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: info.baseUrl }],
-    paths: { ...paths, ...(info.extraPaths ?? {}) },
+    tags,
+    paths: allPaths,
+    webhooks: webhookEvents(),
     components: {
-      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: '`Authorization: Bearer sk_live_ext_…`' } },
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: '`Authorization: Bearer sk_live_ext_…`' },
+        oauthAccessToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An RFC 9068 access token from `POST /api/oauth/token` for the resource `{MCP_URL}/tools`.' },
+      },
+      headers: {
+        RetryAfter: { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } },
+      },
       parameters: {
         RequestId: {
           name: 'X-Request-Id',
@@ -98,9 +146,12 @@ export function buildOpenApi(routes: RouteSpec[], info: { baseUrl: string; versi
           schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
         },
       },
-      schemas: { Problem: problemSchema },
+      schemas: { Problem: problemSchema, JobCompletedEvent: JOB_COMPLETED_EVENT_SCHEMA },
       responses: {
         Problem: { description: 'A problem document', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
+        RequestRefused: narrowedProblem('`malformed_request`, `request_timeout` or `headers_too_large`: the HTTP parser refused the request (any path)', ['malformed_request', 'request_timeout', 'headers_too_large']),
+        OriginNotAllowed: narrowedProblem('`origin_not_allowed`: a browser request from an Origin the deployment does not allow', ['origin_not_allowed']),
+        AddressRateLimited: { ...narrowedProblem('`rate_limited`: too many requests from this client address (Retry-After)', ['rate_limited']), headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } },
       },
     },
   };

@@ -20,7 +20,14 @@ const form = (properties: Record<string, unknown>, required: string[]) => ({
   required: true,
   content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties, required } } },
 });
+const grant = (type: string, title: string, properties: Record<string, unknown>, required: string[]) => ({
+  title, type: 'object', properties: { grant_type: { const: type }, ...properties }, required: ['grant_type', ...required],
+});
 const csrf = { csrf_token: { type: 'string', description: 'The CSRF token of the page the form came from.' } };
+/** Any request the HTTP parser refuses, and any failure the pages do not answer themselves, is a problem document. */
+const parserRefusal = { '4XX': { $ref: '#/components/responses/RequestRefused' } };
+const otherFailure = { default: { $ref: '#/components/responses/Problem' } };
+const browserRefusal = { 403: { $ref: '#/components/responses/OriginNotAllowed' } };
 const query = (name: string, description: string, required = false) => ({ name, in: 'query', required, description, schema: { type: 'string' } });
 
 export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
@@ -32,9 +39,9 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
     properties: { access_token: { type: 'string', description: 'RFC 9068 JWT for {MCP_URL}/tools' }, token_type: { const: 'Bearer' }, expires_in: { type: 'integer' }, refresh_token: { type: 'string' }, scope: { const: 'mcp:tools' } },
   };
   return {
-    [AUTHORIZATION_SERVER_METADATA_PATH]: { get: { ...common, operationId: 'oauthMetadata', summary: 'Authorization server metadata (RFC 8414)', responses: { 200: { description: 'Metadata', content: { 'application/json': { schema: { type: 'object' } } } } } } },
-    [OPENID_CONFIGURATION_PATH]: { get: { ...common, operationId: 'oauthOpenIdConfiguration', summary: 'The same authorization server metadata at the OpenID Connect Discovery location', responses: { 200: { description: 'Metadata', content: { 'application/json': { schema: { type: 'object' } } } } } } },
-    [JWKS_PATH]: { get: { ...common, operationId: 'oauthJwks', summary: 'Token signing keys (JWKS)', responses: { 200: { description: 'JWK set', content: { 'application/jwk-set+json': { schema: { type: 'object' } } } } } } },
+    [AUTHORIZATION_SERVER_METADATA_PATH]: { get: { ...common, operationId: 'oauthMetadata', summary: 'Authorization server metadata (RFC 8414)', responses: { 200: { description: 'Metadata', content: { 'application/json': { schema: { type: 'object' } } } }, ...browserRefusal, ...parserRefusal } } },
+    [OPENID_CONFIGURATION_PATH]: { get: { ...common, operationId: 'oauthOpenIdConfiguration', summary: 'The same authorization server metadata at the OpenID Connect Discovery location', responses: { 200: { description: 'Metadata', content: { 'application/json': { schema: { type: 'object' } } } }, ...browserRefusal, ...parserRefusal } } },
+    [JWKS_PATH]: { get: { ...common, operationId: 'oauthJwks', summary: 'Token signing keys (JWKS)', responses: { 200: { description: 'JWK set', content: { 'application/jwk-set+json': { schema: { type: 'object' } } } }, ...browserRefusal, 429: { $ref: '#/components/responses/AddressRateLimited' }, ...parserRefusal } } },
     [AUTHORIZE_PATH]: {
       get: {
         ...common,
@@ -47,7 +54,7 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
           query('code_challenge_method', '`S256`', true), query('state', 'Returned unchanged'), query('scope', '`mcp:tools` (default)'),
           query('resource', '`{MCP_URL}/tools` (default)'),
         ],
-        responses: { 303: seeOther('To the sign-in or consent page, or back to the client with code or error, state and iss'), 400: html('Error page (no redirect)') },
+        responses: { 303: seeOther('To the sign-in or consent page, or back to the client with code or error, state and iss'), 400: html('Error page (no redirect)'), ...otherFailure },
       },
     },
     [TOKEN_PATH]: {
@@ -55,11 +62,21 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
         ...common,
         operationId: 'oauthToken',
         summary: 'Token endpoint: client_credentials (M2M), authorization_code and refresh_token',
-        requestBody: form({
-          grant_type: { enum: ['client_credentials', 'authorization_code', 'refresh_token'] }, client_id: { type: 'string' }, client_secret: { type: 'string' },
-          code: { type: 'string' }, redirect_uri: { type: 'string' }, code_verifier: { type: 'string' }, refresh_token: { type: 'string' },
-          scope: { type: 'string' }, resource: { type: 'string' },
-        }, ['grant_type']),
+        description: 'Machine clients authenticate with `client_secret_basic` (or `client_secret_post`); public clients send `client_id` only.',
+        requestBody: {
+          required: true,
+          content: {
+            'application/x-www-form-urlencoded': {
+              schema: {
+                oneOf: [
+                  grant('client_credentials', 'Machine-to-machine: an M2M credential of the operator CLI', { client_id: { type: 'string' }, client_secret: { type: 'string' }, scope: { type: 'string' }, resource: { type: 'string' } }, []),
+                  grant('authorization_code', 'A person\'s client: the code from the authorization endpoint with its PKCE verifier', { client_id: { type: 'string' }, code: { type: 'string' }, redirect_uri: { type: 'string' }, code_verifier: { type: 'string' }, resource: { type: 'string' } }, ['code', 'code_verifier']),
+                  grant('refresh_token', 'A person\'s client: a new access token (the refresh token rotates)', { client_id: { type: 'string' }, refresh_token: { type: 'string' }, scope: { type: 'string' }, resource: { type: 'string' } }, ['refresh_token']),
+                ],
+              },
+            },
+          },
+        },
         responses: {
           200: { description: 'Tokens', content: { 'application/json': { schema: tokenResponse } } },
           400: { description: 'OAuth error (RFC 6749 5.2)', content: { 'application/json': { schema: oauthError } } },
@@ -101,15 +118,15 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
       post: { ...page, operationId: 'pageSetupSubmit', summary: 'Set the password', requestBody: form({ ...csrf, token: { type: 'string' }, new_password: { type: 'string' }, confirm_password: { type: 'string' } }, ['csrf_token', 'token', 'new_password', 'confirm_password']), responses: { 200: html('Password set'), 400: html('Refused'), 403: html('CSRF check failed') } },
     },
     [SIGN_IN_PAGE_PATH]: {
-      get: { ...page, operationId: 'pageSignIn', summary: 'Sign-in page', parameters: [query('request', 'The pending authorization request')], responses: { 200: html('Form'), 303: seeOther('Already signed in') } },
-      post: { ...page, operationId: 'pageSignInSubmit', summary: 'Sign in', requestBody: form({ ...csrf, email: { type: 'string' }, password: { type: 'string' }, request: { type: 'string' } }, ['csrf_token', 'email', 'password']), responses: { 303: seeOther('Signed in'), 401: html('Wrong email or password'), 403: html('CSRF check failed'), 429: html('Locked for a while') } },
+      get: { ...page, operationId: 'pageSignIn', summary: 'Sign-in page', parameters: [query('request', 'The pending authorization request')], responses: { 200: html('Form'), 303: seeOther('Already signed in'), ...parserRefusal } },
+      post: { ...page, operationId: 'pageSignInSubmit', summary: 'Sign in', requestBody: form({ ...csrf, email: { type: 'string' }, password: { type: 'string' }, request: { type: 'string' } }, ['csrf_token', 'email', 'password']), responses: { 303: seeOther('Signed in'), 401: html('Wrong email or password'), 403: html('CSRF check failed'), 429: html('Locked for a while'), ...otherFailure } },
     },
     [CONSENT_PAGE_PATH]: {
-      get: { ...page, operationId: 'pageConsent', summary: 'Consent page', parameters: [query('request', 'The pending authorization request', true)], responses: { 200: html('Allow or Deny'), 303: seeOther('Not signed in') } },
-      post: { ...page, operationId: 'pageConsentSubmit', summary: 'Allow or deny', requestBody: form({ ...csrf, request: { type: 'string' }, decision: { enum: ['allow', 'deny'] } }, ['csrf_token', 'request', 'decision']), responses: { 303: seeOther('Back to the client with code or access_denied'), 403: html('CSRF check failed') } },
+      get: { ...page, operationId: 'pageConsent', summary: 'Consent page', parameters: [query('request', 'The pending authorization request', true)], responses: { 200: html('Allow or Deny'), 303: seeOther('Not signed in'), ...parserRefusal } },
+      post: { ...page, operationId: 'pageConsentSubmit', summary: 'Allow or deny', requestBody: form({ ...csrf, request: { type: 'string' }, decision: { enum: ['allow', 'deny'] } }, ['csrf_token', 'request', 'decision']), responses: { 303: seeOther('Back to the client with code or access_denied'), 403: html('CSRF check failed'), ...otherFailure } },
     },
-    [CONNECTIONS_PAGE_PATH]: { get: { ...page, operationId: 'pageConnections', summary: 'Connected applications', responses: { 200: html('The list'), 303: seeOther('Not signed in') } } },
-    [REVOKE_CONNECTION_PATH]: { post: { ...page, operationId: 'pageRevokeConnection', summary: 'Revoke a connected application', requestBody: form({ ...csrf, client_id: { type: 'string' } }, ['csrf_token', 'client_id']), responses: { 303: seeOther('Back to the list'), 403: html('CSRF check failed') } } },
-    [SIGN_OUT_PATH]: { post: { ...page, operationId: 'pageSignOut', summary: 'Sign out', requestBody: form(csrf, ['csrf_token']), responses: { 303: seeOther('To the sign-in page'), 403: html('CSRF check failed') } } },
+    [CONNECTIONS_PAGE_PATH]: { get: { ...page, operationId: 'pageConnections', summary: 'Connected applications', responses: { 200: html('The list'), 303: seeOther('Not signed in'), ...parserRefusal } } },
+    [REVOKE_CONNECTION_PATH]: { post: { ...page, operationId: 'pageRevokeConnection', summary: 'Revoke a connected application', requestBody: form({ ...csrf, client_id: { type: 'string' } }, ['csrf_token', 'client_id']), responses: { 303: seeOther('Back to the list'), 403: html('CSRF check failed'), ...otherFailure } } },
+    [SIGN_OUT_PATH]: { post: { ...page, operationId: 'pageSignOut', summary: 'Sign out', requestBody: form(csrf, ['csrf_token']), responses: { 303: seeOther('To the sign-in page'), 403: html('CSRF check failed'), ...otherFailure } } },
   };
 }

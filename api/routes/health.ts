@@ -49,3 +49,57 @@ export function healthRouter(probes: Probes, metrics: MetricsAccess): Router {
   }
   return router;
 }
+
+/** The probes and metrics in the API reference. */
+export function healthOpenApiPaths(metrics: MetricsAccess): Record<string, unknown> {
+  const probe = { tags: ['Operations'], security: [] };
+  const noStore = { 'Cache-Control': { schema: { type: 'string', const: 'no-store' } } };
+  const checks = {
+    type: 'object',
+    required: ['status', 'checks'],
+    properties: {
+      status: { enum: ['ready', 'unavailable'] },
+      checks: { type: 'object', properties: { store: { enum: ['ok', 'down'] }, temporal: { enum: ['ok', 'down'] } } },
+    },
+  };
+  const paths: Record<string, unknown> = {
+    '/healthz': {
+      get: {
+        ...probe,
+        operationId: 'healthz',
+        summary: 'Liveness: the process answers',
+        responses: {
+          200: { description: 'Alive', headers: noStore, content: { 'application/json': { schema: { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } } } } },
+          '4XX': { $ref: '#/components/responses/RequestRefused' },
+        },
+      },
+    },
+    '/readyz': {
+      get: {
+        ...probe,
+        operationId: 'readyz',
+        summary: 'Readiness: the store and Temporal are reachable',
+        responses: {
+          200: { description: 'Ready', headers: noStore, content: { 'application/json': { schema: checks } } },
+          '4XX': { $ref: '#/components/responses/RequestRefused' },
+          503: { description: 'A dependency is down (named in `checks`)', headers: noStore, content: { 'application/json': { schema: checks } } },
+        },
+      },
+    },
+  };
+  if (metrics.enabled) {
+    paths['/metrics'] = {
+      get: {
+        ...probe,
+        operationId: 'metrics',
+        summary: 'Prometheus metrics',
+        description: metrics.token ? 'Only `Authorization: Bearer <METRICS_TOKEN>` is answered (the operator\'s token, not an API key).' : 'Unauthenticated on this deployment (no METRICS_TOKEN).',
+        responses: {
+          200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } },
+          401: { description: '`missing_api_key` or `invalid_api_key`: the metrics token is missing or wrong', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
+        },
+      },
+    };
+  }
+  return paths;
+}

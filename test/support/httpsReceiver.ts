@@ -42,7 +42,7 @@ export const RECEIVER_HOST_NAME = 'receiver.test';
 
 let cached: Promise<{ cert: string; key: string; caFile: string }> | undefined;
 
-function certificate() {
+export function receiverCertificate(): Promise<{ cert: string; key: string; caFile: string }> {
   cached ??= (async () => {
     const pems = await generate([{ name: 'commonName', value: RECEIVER_HOST_NAME }], {
       keyType: 'ec',
@@ -73,7 +73,7 @@ function certificate() {
 }
 
 export async function startHttpsReceiver(opts: { port?: number } = {}): Promise<HttpsReceiver> {
-  const { cert, key, caFile } = await certificate();
+  const { cert, key, caFile } = await receiverCertificate();
   let responder: Responder = () => ({ status: 200, body: 'ok' });
   const requests: ReceivedRequest[] = [];
   const waiters: Array<() => void> = [];

@@ -6,7 +6,10 @@ import { SA } from '../../core/temporal/searchAttributes';
 
 const root = join(__dirname, '..', '..');
 const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
-  services: Record<string, { environment?: Record<string, unknown>; command?: unknown; build?: unknown; image?: string; ports?: unknown[]; configs?: Array<{ source: string; target: string }> }>;
+  services: Record<string, {
+    environment?: Record<string, unknown>; command?: unknown; build?: unknown; image?: string; ports?: unknown[];
+    configs?: Array<{ source: string; target: string }>; depends_on?: Record<string, { condition: string }>;
+  }>;
   configs?: Record<string, { content?: string }>;
 };
 
@@ -53,5 +56,46 @@ describe('docker-compose.yml (it cannot run here; its wiring is checked instead)
       if (name === 'api') continue;
       for (const p of (svc.ports ?? []).map(String)) expect(p).toMatch(/^127\.0\.0\.1:/);
     }
+  });
+
+  test('Temporal runs as Temporal documents it now: no auto-setup image; a schema job, the server image, a namespace job', () => {
+    const images = Object.values(compose.services).map((svc) => svc.image ?? '');
+    expect(images.some((i) => i.includes('auto-setup'))).toBe(false);
+    const [server, schema, namespace] = ['temporal', 'temporal-schema', 'temporal-search-attributes'].map((n) => compose.services[n]);
+    expect(server.image).toMatch(/^temporalio\/server:1\.(\d+)\.\d+$/);
+    expect(Number(/^temporalio\/server:1\.(\d+)/.exec(server.image!)![1])).toBeGreaterThanOrEqual(29);
+    // Tools and server of one release, so the schema matches the server.
+    expect(schema.image!.split(':')[1]).toBe(server.image!.split(':')[1]);
+    expect(namespace.image!.split(':')[1]).toBe(server.image!.split(':')[1]);
+    expect(server.depends_on?.['temporal-schema']).toEqual({ condition: 'service_completed_successfully' });
+    const schemaScript = JSON.stringify(schema.command);
+    for (const db of ['temporal', 'temporal_visibility']) expect(schemaScript).toContain(db);
+    expect(schemaScript).toContain('update-schema');
+    expect(JSON.stringify(namespace.command)).toMatch(/namespace create -n default/);
+    // The app starts only once the namespace and its search attributes exist.
+    for (const app of ['api', 'worker']) expect(compose.services[app].depends_on?.['temporal-search-attributes']).toEqual({ condition: 'service_completed_successfully' });
+  });
+
+  test('MongoDB is a current major release (8 or later)', () => {
+    expect(Number(/^mongo:(\d+)/.exec(compose.services.mongodb.image ?? '')?.[1])).toBeGreaterThanOrEqual(8);
+  });
+});
+
+describe('runtime', () => {
+  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { engines: { node: string } };
+
+  test('every stage of the Dockerfile builds on the current Node LTS (24)', () => {
+    const bases = [...dockerfile.matchAll(/^FROM\s+(\S+)/gm)].map((m) => m[1]);
+    expect(bases.length).toBeGreaterThan(0);
+    for (const base of bases) expect(base).toMatch(/^node:24(-|$)/);
+  });
+
+  test('engines admits the Node 20 these machines run and the image\'s Node 24', () => {
+    const floor = /^>=(\d+)(?:\.(\d+))?/.exec(pkg.engines.node);
+    expect(floor).not.toBeNull();
+    expect(Number(floor![1])).toBe(20);
+    const [major, minor] = process.versions.node.split('.').map(Number);
+    expect(major > Number(floor![1]) || (major === Number(floor![1]) && minor >= Number(floor![2] ?? 0))).toBe(true);
   });
 });

@@ -1,0 +1,24 @@
+import type { Config } from '../../core/config';
+import { oauthOpenApiPaths } from '../oauth/openApiPaths';
+import { buildOpenApi } from '../openapi';
+import { healthOpenApiPaths } from '../routes/health';
+import { v1Routes } from '../routes/index';
+import { firstCallGuide } from './firstCallGuide';
+import { referenceOpenApiPaths } from './referencePage';
+import { toolServerOpenApiPaths } from './toolServerPaths';
+
+type DocumentSettings = Pick<Config, 'baseUrl' | 'authUrl' | 'mcpUrl' | 'metricsEnabled' | 'metricsToken'>;
+
+/** The whole public surface in one OpenAPI document: /v1, OAuth, the tool server, probes, the reference itself and the webhook events. */
+export function publicOpenApi(config: DocumentSettings): Record<string, unknown> {
+  return buildOpenApi(v1Routes, {
+    baseUrl: config.baseUrl,
+    description: firstCallGuide(config.baseUrl),
+    extraPaths: {
+      ...oauthOpenApiPaths(config.authUrl),
+      ...toolServerOpenApiPaths(config.mcpUrl),
+      ...healthOpenApiPaths({ enabled: config.metricsEnabled, token: config.metricsToken }),
+      ...referenceOpenApiPaths(),
+    },
+  });
+}

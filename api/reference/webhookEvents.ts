@@ -1,0 +1,68 @@
+import { COUNT_KEYS, FINAL_JOB_STATUSES } from '../../core/jobs/jobTypes';
+
+/**
+ * The events the service POSTs to customers' endpoints, as an OpenAPI 3.1 `webhooks` section,
+ * so receivers can generate types for them too. The body is the envelope of
+ * core/webhooks/eventEnvelope.ts; the headers are Standard Webhooks' (core/webhooks/signPayload.ts).
+ */
+const header = (name: string, description: string, example: string) => ({
+  name, in: 'header', required: true, description, schema: { type: 'string' }, example,
+});
+
+export const JOB_COMPLETED_EVENT_SCHEMA = {
+  type: 'object',
+  required: ['type', 'id', 'timestamp', 'data'],
+  properties: {
+    type: { const: 'job.completed' },
+    id: { type: 'string', description: 'The event id; equals the `webhook-id` header. Deduplicate on it: retries and replays carry the same id.' },
+    timestamp: { type: 'string', format: 'date-time', description: 'When the event was first emitted' },
+    data: {
+      type: 'object',
+      required: ['job_id', 'type', 'status', 'counts', 'result_url'],
+      properties: {
+        job_id: { type: 'string' },
+        type: { const: 'contact_retrieval' },
+        status: { enum: [...FINAL_JOB_STATUSES] },
+        counts: {
+          type: 'object',
+          required: [...COUNT_KEYS],
+          properties: Object.fromEntries(COUNT_KEYS.map((k) => [k, { type: 'integer', minimum: 0 }])),
+          description: 'requested = delivered + not_found + failed + reused + cancelled + pending, always',
+        },
+        result_url: { type: 'string', description: 'Relative path of the result (`GET /v1/job-results/{job_id}`); call it with your own key' },
+        result_expires_at: { type: 'string', format: 'date-time', description: 'Present when the job carries a result' },
+      },
+    },
+  },
+  description: 'No personal data: ids and counts only. Read the contacts from `result_url`.',
+};
+
+export function webhookEvents(): Record<string, unknown> {
+  return {
+    'job.completed': {
+      post: {
+        operationId: 'jobCompletedEvent',
+        summary: 'job.completed: a contact-retrieval job finished',
+        description: [
+          'Sent once per job to every active endpoint of the organization subscribed to `job.completed`, signed per Standard Webhooks:',
+          'verify `webhook-signature` over `{webhook-id}.{webhook-timestamp}.{raw body}` with your endpoint\'s `whsec_` secret (any space-separated candidate may match while a secret rotation is open),',
+          'refuse timestamps more than 5 minutes away, deduplicate on `webhook-id`, answer 2xx within 15 seconds (the time limit of an attempt) and do the work afterwards.',
+          'Anything else than 2xx is retried on a schedule; see `GET /v1/webhook-deliveries`.',
+        ].join(' '),
+        tags: ['Webhook events'],
+        security: [],
+        parameters: [
+          header('webhook-id', 'The event id (`evt_…`), the same on every attempt and replay', 'evt_2x7QmS0d9KkE4bq1Vn8yZa'),
+          header('webhook-timestamp', 'Unix seconds of this attempt', '1767225600'),
+          header('webhook-signature', 'Space-separated `v1,<base64 HMAC-SHA256>` candidates, one per live secret', 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4='),
+        ],
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/JobCompletedEvent' } } } },
+        responses: {
+          '2XX': { description: 'Received: the delivery succeeded and is not retried' },
+          '4XX': { description: 'Refused (e.g. a signature that does not verify): retried on the schedule until it gives up' },
+          '5XX': { description: 'Receiver failure: retried on the schedule until it gives up' },
+        },
+      },
+    },
+  };
+}

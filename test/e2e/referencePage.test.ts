@@ -1,0 +1,101 @@
+import type { Browser, Page } from 'playwright-core';
+import { closeBrowser, launchBrowser } from '../support/browser';
+import { startTestApi, type TestApi } from '../support/testApi';
+
+/**
+ * Issue 14, item 1: the reference page at /docs, in a real browser. Redoc renders it from
+ * /openapi.json with assets served by the service itself, under a CSP that allows only this
+ * origin. Every operation of the document (webhook events included) must appear on the page,
+ * and a screenshot must show a page, not a blank.
+ */
+jest.setTimeout(120_000);
+
+let srv: TestApi;
+let browser: Browser;
+let page: Page;
+const requested: string[] = [];
+const violations: Array<{ directive: string; blocked: string }> = [];
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  srv = await startTestApi();
+  browser = await launchBrowser();
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.on('request', (r) => requested.push(r.url()));
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  await page.exposeFunction('reportViolation', (directive: string, blocked: string) => violations.push({ directive, blocked }));
+  // Browser-side code is a string: this project compiles without the DOM library.
+  await page.addInitScript({ content: "document.addEventListener('securitypolicyviolation', (e) => window.reportViolation(e.violatedDirective, e.blockedURI));" });
+  const res = await page.goto(`${srv.url}/docs`);
+  expect(res?.status()).toBe(200);
+  await page.waitForSelector('[data-section-id^="operation/"]', { timeout: 60_000 });
+});
+afterAll(async () => {
+  await closeBrowser(browser);
+  await srv?.close();
+});
+
+test('the page is served under a CSP that allows only this origin (and a per-page nonce for styles)', async () => {
+  const res = await fetch(`${srv.url}/docs`);
+  const csp = res.headers.get('content-security-policy') ?? '';
+  expect(csp).toMatch(/default-src 'none'/);
+  expect(csp).toMatch(/script-src 'self'(;|$)/);
+  expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|https?:|\*/);
+  const bundle = await fetch(`${srv.url}/docs/redoc.standalone.js`);
+  expect(bundle.status).toBe(200);
+  expect(bundle.headers.get('content-type')).toMatch(/javascript/);
+  expect((await bundle.text()).length).toBeGreaterThan(500_000);
+});
+
+test('renders every operation and webhook event of the document', async () => {
+  const document = (await (await fetch(`${srv.url}/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, { operationId: string }>>;
+    webhooks: Record<string, Record<string, { operationId: string }>>;
+  };
+  const operationIds = [...Object.values(document.paths), ...Object.values(document.webhooks)].flatMap((item) => Object.values(item).map((op) => op.operationId));
+  expect(operationIds.length).toBeGreaterThan(40);
+  const sections = await page.$$eval('[data-section-id]', (els) => els.map((e) => e.getAttribute('data-section-id') ?? ''));
+  const missing = operationIds.filter((id) => !sections.some((s) => s.endsWith(`operation/${id}`)));
+  expect(missing).toEqual([]);
+  // The first-call guide is the document's introduction.
+  const text = await page.textContent('body');
+  for (const step of ['First call', 'Get a key', 'Who am I', 'Search', 'Receive and verify', 'standardwebhooks']) expect(text).toContain(step);
+});
+
+test('loads nothing from another origin, breaks no CSP rule of its own, and throws no error', () => {
+  const origin = new URL(srv.url).origin;
+  // Redoc's sidebar credit links a logo on Redocly's CDN: the CSP blocks it and Redoc hides the image.
+  // The search worker is a blob of this origin (worker-src 'self' blob:).
+  const foreign = requested.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith(`blob:${origin}/`) && !u.startsWith('data:'));
+  expect(foreign.filter((u) => u !== 'https://cdn.redoc.ly/redoc/logo-mini.svg')).toEqual([]);
+  expect(violations.filter((v) => v.blocked !== 'https://cdn.redoc.ly/redoc/logo-mini.svg')).toEqual([]);
+  expect(pageErrors).toEqual([]);
+});
+
+test('a screenshot is not blank', async () => {
+  const png = await page.screenshot({ fullPage: false });
+  // Decode the screenshot in a page of its own (no CSP there) and count its colours.
+  const probe = await browser.newPage();
+  const stats = (await probe.evaluate(`(async () => {
+    const img = new Image();
+    img.src = 'data:image/png;base64,${png.toString('base64')}';
+    await img.decode();
+    const canvas = document.createElement('canvas');
+    canvas.width = img.width;
+    canvas.height = img.height;
+    const g = canvas.getContext('2d');
+    g.drawImage(img, 0, 0);
+    const data = g.getImageData(0, 0, img.width, img.height).data;
+    const colours = new Set();
+    let nonWhite = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      colours.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
+      if (data[i] < 240 || data[i + 1] < 240 || data[i + 2] < 240) nonWhite++;
+    }
+    return { width: img.width, colours: colours.size, nonWhiteShare: nonWhite / (data.length / 4) };
+  })()`)) as { width: number; colours: number; nonWhiteShare: number };
+  await probe.close();
+  expect(stats.width).toBe(1280);
+  expect(stats.colours).toBeGreaterThan(100);
+  expect(stats.nonWhiteShare).toBeGreaterThan(0.1);
+});

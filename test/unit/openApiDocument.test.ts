@@ -1,0 +1,88 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type Router from '@koa/router';
+import { createApp } from '../../api/app';
+import { publicOpenApi } from '../../api/reference/publicDocument';
+import { loadConfig } from '../../core/config';
+import { PROBLEM_CODES } from '../../core/problems';
+
+const root = join(__dirname, '..', '..');
+const config = loadConfig({
+  NODE_ENV: 'test', HOST: '127.0.0.1', PORT: '0', MONGODB_URI: 'mongodb://127.0.0.1:1/unused', TEMPORAL_ADDRESS: '127.0.0.1:1',
+  SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'), METRICS_ENABLED: 'true', METRICS_TOKEN: 'm'.repeat(40),
+});
+type Operation = { responses: Record<string, { $ref?: string; content?: Record<string, { schema?: unknown }> }>; operationId: string };
+const document = publicOpenApi(config) as { paths: Record<string, Record<string, Operation>>; webhooks: Record<string, Record<string, Operation & { parameters: Array<{ name: string; in: string }> }>> };
+
+/** HTTP methods an OpenAPI path item can hold. */
+const OPENAPI_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** Every (path, method) the app's routers answer, read from their layers; `*` for a route that takes any method. */
+function appRoutes(): Array<{ path: string; method: string }> {
+  const app = createApp({ config, probes: { store: async () => true, temporal: async () => true } });
+  const out: Array<{ path: string; method: string }> = [];
+  for (const middleware of app.middleware as Array<{ router?: Router }>) {
+    for (const layer of middleware.router?.stack ?? []) {
+      if (layer.methods.length === 0) continue; // router.use() middleware, not a route
+      const path = String(layer.path).replace(/:([A-Za-z_]+)/g, '{$1}');
+      const methods = layer.methods.map((m) => m.toLowerCase()).filter((m) => m !== 'head');
+      if (methods.length > OPENAPI_METHODS.length) out.push({ path, method: '*' });
+      else for (const method of methods) out.push({ path, method });
+    }
+  }
+  return out;
+}
+
+describe('the OpenAPI document', () => {
+  test("passes Redocly's recommended rules with no error and no warning", async () => {
+    const { stdout } = await promisify(execFile)('npx', ['tsx', 'scripts/lintOpenApi.ts'], { cwd: root, timeout: 60_000 }).catch((err: { stdout: string }) => err);
+    expect(JSON.parse(stdout)).toEqual([]);
+  }, 90_000);
+
+  test('documents every route of the app, and nothing the app does not route', () => {
+    const routes = appRoutes();
+    expect(routes.length).toBeGreaterThan(40);
+    const documented = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).filter((k) => OPENAPI_METHODS.includes(k)).map((method) => ({ path, method })));
+    const undocumented = routes.filter((r) => !documented.some((d) => d.path === r.path && (r.method === '*' || d.method === r.method)));
+    const unrouted = documented.filter((d) => !routes.some((r) => r.path === d.path && (r.method === '*' || r.method === d.method)));
+    expect({ undocumented, unrouted }).toEqual({ undocumented: [], unrouted: [] });
+  });
+
+  test('covers the token endpoint, both discovery documents, the JWKS, the probes and the tool server', () => {
+    for (const path of ['/api/oauth/token', '/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource/tools', '/api/oauth/jwks', '/healthz', '/readyz', '/tools', '/docs']) {
+      expect(Object.keys(document.paths)).toContain(path);
+    }
+    const token = document.paths['/api/oauth/token'].post as unknown as { requestBody: { content: Record<string, { schema: { oneOf: Array<{ properties: { grant_type: { const: string } } }> } }> } };
+    expect(Object.keys(token.requestBody.content)).toEqual(['application/x-www-form-urlencoded']);
+    const grants = token.requestBody.content['application/x-www-form-urlencoded'].schema.oneOf.map((g) => g.properties.grant_type.const);
+    expect(grants).toEqual(['client_credentials', 'authorization_code', 'refresh_token']);
+  });
+
+  test('describes the job.completed webhook with its Standard Webhooks headers and body', () => {
+    const event = document.webhooks['job.completed'].post;
+    expect(event.parameters.filter((p) => p.in === 'header').map((p) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+    expect(JSON.stringify(event)).toContain('#/components/schemas/JobCompletedEvent');
+  });
+
+  test('every /v1 error response names the problem codes it can carry, each with its own status', () => {
+    let named = 0;
+    for (const [path, item] of Object.entries(document.paths).filter(([p]) => p.startsWith('/v1/'))) {
+      for (const op of Object.values(item)) {
+        for (const [status, response] of Object.entries(op.responses)) {
+          if (!/^[45]\d\d$/.test(status)) continue;
+          const schema = response.content?.['application/problem+json']?.schema as { allOf: Array<{ properties?: { code?: { enum: string[] } } }> } | undefined;
+          const codes = schema?.allOf?.[1]?.properties?.code?.enum;
+          expect({ path, status, codes: codes?.length ?? 0 }).toEqual({ path, status, codes: expect.any(Number) });
+          expect(codes!.length).toBeGreaterThan(0);
+          for (const code of codes!) expect({ code, status: PROBLEM_CODES[code as keyof typeof PROBLEM_CODES].status }).toEqual({ code, status: Number(status) });
+          named += codes!.length;
+        }
+      }
+    }
+    expect(named).toBeGreaterThan(100);
+    // Route-specific codes from the declarations come through: a paid, idempotent, cursor-paged search.
+    const search = JSON.stringify(document.paths['/v1/candidates/search'].post.responses);
+    for (const code of ['preview_quota_exceeded', 'distinct_query_cap', 'idempotency_key_reused', 'invalid_cursor', 'cursor_expired', 'insufficient_credits', 'insufficient_scope']) expect(search).toContain(code);
+  });
+});
