@@ -166,15 +166,18 @@ export async function reconcile(input: LedgerInput): Promise<LedgerLine[]> {
       if (!c.retryAfter) refusalsWithoutRetryAfter += 1;
       continue;
     }
-    if (c.status === 0 || c.what.includes('probe')) continue;
+    // No answer or a 5xx: the request may have failed before admission decided; not counted.
+    if (c.status === 0 || c.status >= 500 || c.what.includes('probe')) continue;
     const s = Math.floor(c.startedAt / 1000);
     if (s !== Math.floor(c.endedAt / 1000)) continue;
     perSecond.set(`${c.orgId}@${s}`, (perSecond.get(`${c.orgId}@${s}`) ?? 0) + 1);
   }
   const worst = Math.max(0, ...perSecond.values());
+  const over = [...perSecond.entries()].filter(([, n]) => n > DEFAULT_REQUESTS_PER_SECOND);
   line('requests refused (429)', refusals);
   line('refusals without Retry-After', refusalsWithoutRetryAfter, refusalsWithoutRetryAfter === 0);
   line(`most requests admitted for one organization in one second (limit ${DEFAULT_REQUESTS_PER_SECOND})`, worst, worst <= DEFAULT_REQUESTS_PER_SECOND);
+  if (over.length) line('seconds over the limit (org@epoch-second: admitted)', over.map(([k, n]) => `${k}: ${n}`).join(', '), false);
   const statuses: Record<string, number> = {};
   for (const c of input.calls) statuses[c.status || 'no answer'] = (statuses[c.status || 'no answer'] ?? 0) + 1;
   const internal = input.calls.filter((c) => c.status >= 500 && c.code !== 'dependency_unavailable').length;

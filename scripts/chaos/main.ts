@@ -129,6 +129,7 @@ async function main(): Promise<number> {
     const summary = `chaos run: ${opts.durationSeconds} s of load, ${((Date.now() - t0) / 1000).toFixed(0)} s in all — ${failed ? `${failed} line(s) do not balance` : 'the ledger balances'}`;
     process.stdout.write(`\n${summary}\n${printed}\n`);
     writeFileSync(join(dir, 'ledger.txt'), `${summary}\n${printed}\n`);
+    writeFileSync(join(dir, 'calls.json'), JSON.stringify(api.calls));
     exitCode = failed ? 1 : 0;
   } catch (err) {
     say(`run failed: ${(err as Error).stack}`);

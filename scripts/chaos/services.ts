@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../../core/config';
 import { startApiProcess, type ApiProcess } from '../../test/support/apiProcess';
@@ -119,6 +119,8 @@ export class ChaosServices {
   async stopAll(): Promise<void> {
     for (const w of [...this.workers]) await killChild(w.child, 'SIGTERM', 15_000);
     await this.api?.stop();
+    // The API's own log (warnings and errors), for a line of the ledger that does not balance.
+    if (this.api) writeFileSync(join(this.dir, 'api.log'), this.api.output());
     await this.temporal?.stop();
     await this.store?.stop();
   }
