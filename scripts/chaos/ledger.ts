@@ -25,6 +25,8 @@ export interface LedgerLine {
 export interface LedgerInput {
   tenants: ChaosTenant[];
   requests: ReceivedRequest[];
+  /** Indexes of the requests the receiver answered 503 (failing for a while): not deliveries. */
+  refusedByReceiver: Set<number>;
   calls: CallRecord[];
   faults: FaultLog;
   unexpectedWorkerExits: string[];
@@ -71,7 +73,12 @@ export async function reconcile(input: LedgerInput): Promise<LedgerLine[]> {
   const verified = new Map<string, number>();
   let badSignature = 0;
   let foreign = 0;
-  for (const r of input.requests) {
+  let refusedPosts = 0;
+  for (const [index, r] of input.requests.entries()) {
+    if (input.refusedByReceiver.has(index)) {
+      refusedPosts += 1;
+      continue;
+    }
     const tenant = byPath.get(r.path);
     const id = String(r.headers['webhook-id'] ?? '');
     if (!tenant) {
@@ -109,7 +116,8 @@ export async function reconcile(input: LedgerInput): Promise<LedgerLine[]> {
   line('events dead-lettered after exactly nine attempts (0 expected: the real 21 h schedule)', deadLettered, badDeadLetters.length === 0);
   if (badDeadLetters.length) line('dead letters with another attempt count', badDeadLetters.join(' '), false);
   line('events neither delivered nor dead-lettered', lost.length ? `${lost.length}: ${lost.slice(0, 5).join(' ')}` : 0, lost.length === 0);
-  line('duplicate deliveries (same webhook-id received again)', duplicates);
+  line('duplicate deliveries (same webhook-id accepted again)', duplicates);
+  line('POSTs the receiver refused with 503 (failing for a while)', refusedPosts);
   line('received and verified but no succeeded delivery record', receivedNoRecord);
   line('POSTs whose signature did not verify', badSignature, badSignature === 0);
   line('POSTs to an unknown path', foreign, foreign === 0);

@@ -83,10 +83,13 @@ async function main(): Promise<number> {
     for (let i = 0; i <= opts.tenants; i++) tenants.push(await provisionTenant(api, receiver.url, i, i === 2 ? 60 : 100_000));
     const [burst, ...loaders] = tenants;
     const loadStart = Date.now();
-    receiver.respond((req) => {
+    const refusedByReceiver = new Set<number>();
+    receiver.respond((req, index) => {
       const s = (Date.now() - loadStart) / 1000;
       const failing = FAILING_PATHS.has(req.path) && FAILING_WINDOWS.some(([a, b]) => s >= a && s < b);
-      return failing ? { status: 503, body: 'down for a while' } : { status: 200, body: 'ok' };
+      if (!failing) return { status: 200, body: 'ok' };
+      refusedByReceiver.add(index);
+      return { status: 503, body: 'down for a while' };
     });
     let deliveryWaiter: (() => void) | undefined;
     receiver.onRequest = () => deliveryWaiter?.();
@@ -123,7 +126,7 @@ async function main(): Promise<number> {
       await sleep(2000);
     }
 
-    const lines = await reconcile({ tenants, requests: receiver.requests, calls: api.calls, faults, unexpectedWorkerExits: services.unexpectedWorkerExits });
+    const lines = await reconcile({ tenants, requests: receiver.requests, refusedByReceiver, calls: api.calls, faults, unexpectedWorkerExits: services.unexpectedWorkerExits });
     const printed = printLedger(lines);
     const failed = lines.filter((l) => !l.ok).length;
     const summary = `chaos run: ${opts.durationSeconds} s of load, ${((Date.now() - t0) / 1000).toFixed(0)} s in all — ${failed ? `${failed} line(s) do not balance` : 'the ledger balances'}`;
