@@ -16,6 +16,13 @@ const UNREACHABLE_NAMES = new Set([
   'PoolClearedOnNetworkError',
 ]);
 
+/**
+ * Raw socket errors: the driver (mongodb 6/7, Connection.writeCommand) lets Node's EPIPE "This
+ * socket has been ended by the other party" through unwrapped when it writes to a connection
+ * the store closed as it died (seen in `npm run chaos`).
+ */
+const SOCKET_CODES = new Set(['EPIPE', 'ECONNRESET']);
+
 /** mongoose's own wait for a connection: "Operation `x.find()` buffering timed out after N ms". */
 const BUFFERING_TIMEOUT = /buffering timed out/;
 
@@ -24,8 +31,9 @@ export const STORE_WAIT_MS = 1500;
 
 export function isStoreUnavailable(err: unknown): boolean {
   for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const { name, message } = e as { name?: string; message?: string };
+    const { name, message, code } = e as { name?: string; message?: string; code?: unknown };
     if (name && UNREACHABLE_NAMES.has(name)) return true;
+    if (typeof code === 'string' && SOCKET_CODES.has(code)) return true;
     if (name === 'MongooseError' && message && BUFFERING_TIMEOUT.test(message)) return true;
   }
   return false;
