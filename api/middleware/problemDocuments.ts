@@ -1,6 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import { logger } from '../../core/observability/logger';
-import { Problem, PROBLEM_CODES, type ProblemCode } from '../../core/problems';
+import { Problem, PROBLEM_CODES, retryLater, type ProblemCode } from '../../core/problems';
+import { isStoreUnavailable } from '../../core/store/storeUnavailable';
 
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
@@ -24,6 +25,9 @@ export function sendProblem(ctx: Context, problem: Problem): void {
   ctx.body = problemDocument(problem, ctx.state.requestId);
   ctx.state.problemCode = problem.code;
 }
+
+/** What a client is told to wait when the store is unreachable: a FerretDB or MongoDB restart takes seconds. */
+const STORE_RETRY_AFTER_SECONDS = 2;
 
 /** Errors raised by Koa or its helpers (ctx.throw, router) carry an HTTP status. */
 function fromHttpError(err: { status?: number; expose?: boolean; message?: string }): Problem | undefined {
@@ -66,6 +70,11 @@ export function problemDocuments(): Middleware {
       let problem: Problem | undefined;
       if (err instanceof Problem) problem = err;
       else if (typeof err === 'object' && err !== null && 'status' in err) problem = fromHttpError(err as { status?: number });
+      else if (isStoreUnavailable(err)) {
+        // The store is down or restarting: a retryable answer, not a 500 (the client and its retry loop can tell).
+        logger.warn({ err: serializeError(err), request_id: ctx.state.requestId }, 'store unavailable');
+        problem = retryLater('dependency_unavailable', 'The store is unavailable; retry shortly.', STORE_RETRY_AFTER_SECONDS);
+      }
       if (!problem) {
         logger.error({ err: serializeError(err), request_id: ctx.state.requestId }, 'unhandled error');
         problem = new Problem('internal_error', 'An internal error occurred. Quote the request id when reporting it.');

@@ -1,0 +1,158 @@
+/**
+ * `npm run chaos`: load plus repeated faults against the local services of `npm run dev`, then
+ * an exact ledger. On demand only (not part of `npm test`); loopback only; bounded by
+ * --duration, --drain and --max-jobs; stops everything it started. Exit code 1 when a ledger
+ * line does not balance.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, setConfig } from '../../core/config';
+import { ContactRetrievalJob } from '../../core/jobs/models';
+import { logger } from '../../core/observability/logger';
+import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
+import { personIdFor } from '../../core/talent/generator';
+import { Person } from '../../core/talent/models';
+import { seedPeople } from '../../core/talent/seedPeople';
+import { BUILT_IN_SOURCE_ID } from '../../core/talent/sources';
+import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
+import { startContactProviderServer } from '../../test/support/contactProviderServer';
+import { startHttpsReceiver } from '../../test/support/httpsReceiver';
+import { ApiClient } from './apiClient';
+import { runFaults } from './faults';
+import { outstanding, printLedger, reconcile } from './ledger';
+import { startLoad } from './load';
+import { parseChaosOptions } from './options';
+import { ChaosServices } from './services';
+import { provisionTenant } from './tenants';
+
+const PEOPLE = 400;
+const SEED = 'chaos';
+const PROVIDER_TOKEN = 'chaos-provider-token';
+const t0 = Date.now();
+const say = (m: string) => process.stderr.write(`[chaos +${((Date.now() - t0) / 1000).toFixed(0)}s] ${m}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Receivers answer 503 during these windows (seconds after the load starts): "failing for a while". */
+const FAILING_PATHS = new Set(['/t1']);
+const FAILING_WINDOWS: Array<[number, number]> = [[20, 40], [90, 110]];
+
+async function main(): Promise<number> {
+  const opts = parseChaosOptions(process.argv.slice(2));
+  logger.level = 'silent';
+  const dir = mkdtempSync(join(tmpdir(), 'chaos-'));
+  say(`run folder ${dir}; load ${opts.durationSeconds} s, drain up to ${opts.drainSeconds} s, at most ${opts.maxJobs} jobs`);
+  const receiver = await startHttpsReceiver();
+  const provider = await startContactProviderServer({ token: PROVIDER_TOKEN, latencyMs: 600 });
+  const env: Record<string, string> = {
+    NODE_ENV: 'development',
+    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    TEMPORAL_TASK_QUEUE: 'chaos',
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+    WEBHOOK_EXTRA_CA_FILE: receiver.caFile,
+    CONTACT_PROVIDER: 'http',
+    CONTACT_PROVIDER_URL: provider.url,
+    CONTACT_PROVIDER_TOKEN: PROVIDER_TOKEN,
+    CONTACT_JOB_CHUNK_SIZE: '5',
+    CONTACT_JOB_CONCURRENCY: '2',
+  };
+  const services = await ChaosServices.allocate(dir, env, say);
+  env.MONGODB_URI = services.mongodbUri;
+  env.TEMPORAL_ADDRESS = services.temporalAddress;
+  const config = loadConfig({ ...env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: '0' });
+  setConfig(config);
+  const api = new ApiClient(() => services.api!.url);
+  let exitCode = 1;
+  try {
+    say('starting FerretDB and the Temporal dev server');
+    await services.startStore();
+    await services.startTemporal();
+    await connectStore(services.mongodbUri);
+    await ensureIndexes();
+    await seedPeople({ count: PEOPLE, seed: SEED });
+    // Only people of the built-in source: jobs and unlocks refuse the others (422, 404).
+    const seeded = Array.from({ length: PEOPLE }, (_, i) => personIdFor(SEED, i));
+    const personIds = (await Person.find({ _id: { $in: seeded }, source: BUILT_IN_SOURCE_ID }, { _id: 1 }).lean()).map((p) => String(p._id));
+    say('starting the API and a worker');
+    const firstWorker = services.startWorker();
+    await services.startApi(config);
+    await firstWorker.ready;
+
+    const tenants = [];
+    for (let i = 0; i <= opts.tenants; i++) tenants.push(await provisionTenant(api, receiver.url, i, i === 2 ? 60 : 100_000));
+    const [burst, ...loaders] = tenants;
+    const loadStart = Date.now();
+    const refusedByReceiver = new Set<number>();
+    receiver.respond((req, index) => {
+      const s = (Date.now() - loadStart) / 1000;
+      const failing = FAILING_PATHS.has(req.path) && FAILING_WINDOWS.some(([a, b]) => s >= a && s < b);
+      if (!failing) return { status: 200, body: 'ok' };
+      refusedByReceiver.add(index);
+      return { status: 503, body: 'down for a while' };
+    });
+    let deliveryWaiter: (() => void) | undefined;
+    receiver.onRequest = () => deliveryWaiter?.();
+
+    say(`load and faults for ${opts.durationSeconds} s`);
+    const load = startLoad(api, { tenants: loaders, burst, personIds, maxJobs: opts.maxJobs, jobSize: 20, pauseMs: 400, volley: 35 });
+    const faults = await runFaults({
+      services, api, probeTenant: loaders[0], say,
+      deadline: loadStart + opts.durationSeconds * 1000,
+      jobRunning: async () => (await ContactRetrievalJob.countDocuments({ status: 'running' })) > 0,
+      nextDelivery: (timeoutMs) => new Promise<boolean>((resolve) => {
+        const t = setTimeout(() => resolve(false), timeoutMs);
+        deliveryWaiter = () => {
+          clearTimeout(t);
+          deliveryWaiter = undefined;
+          resolve(true);
+        };
+      }),
+    });
+    await sleep(Math.max(0, loadStart + opts.durationSeconds * 1000 - Date.now()));
+    await load.stop();
+    say(`load stopped: ${load.state.jobsStarted.length} jobs accepted; refused job starts ${JSON.stringify(load.state.jobsRefused)}`);
+
+    await services.ensureWorker();
+    const orgIds = tenants.map((t) => t.orgId);
+    const drainEnd = Date.now() + opts.drainSeconds * 1000;
+    for (;;) {
+      const o = await outstanding(orgIds);
+      if ((o.runningJobs === 0 && o.undeliveredEvents === 0) || Date.now() > drainEnd) {
+        say(`drain: ${o.runningJobs} jobs running, ${o.undeliveredEvents} events undelivered`);
+        break;
+      }
+      await services.ensureWorker();
+      await sleep(2000);
+    }
+
+    const lines = await reconcile({ tenants, requests: receiver.requests, refusedByReceiver, calls: api.calls, faults, unexpectedWorkerExits: services.unexpectedWorkerExits });
+    const printed = printLedger(lines);
+    const failed = lines.filter((l) => !l.ok).length;
+    const summary = `chaos run: ${opts.durationSeconds} s of load, ${((Date.now() - t0) / 1000).toFixed(0)} s in all — ${failed ? `${failed} line(s) do not balance` : 'the ledger balances'}`;
+    process.stdout.write(`\n${summary}\n${printed}\n`);
+    writeFileSync(join(dir, 'ledger.txt'), `${summary}\n${printed}\n`);
+    writeFileSync(join(dir, 'calls.json'), JSON.stringify(api.calls));
+    exitCode = failed ? 1 : 0;
+  } catch (err) {
+    say(`run failed: ${(err as Error).stack}`);
+  } finally {
+    say('stopping everything this run started');
+    await services.stopAll();
+    await disconnectStore().catch(() => undefined);
+    await receiver.close();
+    await provider.close();
+    closeAttemptAgents();
+    if (!opts.keep) rmSync(dir, { recursive: true, force: true });
+    else say(`kept ${dir}`);
+  }
+  return exitCode;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`chaos failed: ${(err as Error).stack}\n`);
+    process.exit(1);
+  },
+);
