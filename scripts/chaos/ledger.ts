@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { LedgerEntry } from '../../core/credits/models';
 import { PRICES } from '../../core/credits/prices';
-import { CHARGE_OPERATION } from '../../core/jobs/jobProcessing';
+import { CHARGE_OPERATION } from '../../core/jobs/chunkSettlement';
 import { ContactRetrievalJob } from '../../core/jobs/models';
 import { DEFAULT_REQUESTS_PER_SECOND } from '../../core/limits/limitTable';
 import { MAX_ATTEMPTS } from '../../core/webhooks/retrySchedule';

@@ -1,7 +1,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createContactActivities, type ContactActivities } from '../../activities/contacts';
-import type { ChunkInput } from '../../core/jobs/jobProcessing';
+import type { ChunkInput } from '../../core/jobs/chunkProcessing';
 import type { Config } from '../../core/config';
 import { creditBalance } from '../../core/credits/credits';
 import { LedgerEntry } from '../../core/credits/models';
