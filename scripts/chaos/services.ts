@@ -37,7 +37,7 @@ export class ChaosServices {
   ) {}
 
   static async allocate(dir: string, env: Record<string, string>, say: (m: string) => void): Promise<ChaosServices> {
-    installServices({ temporal: true, ferretdb: true }, say);
+    await installServices({ temporal: true, ferretdb: true }, say);
     const s = new ChaosServices(dir, env, say);
     s.ports.store = await freePort();
     s.ports.temporal = await freePort();

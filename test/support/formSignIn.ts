@@ -1,42 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createUser } from '../../core/users/users';
+import { FormBrowser, formField } from './formBrowser';
 import type { TestApi } from './testApi';
-
-/**
- * A person signing in through the pages without a browser: a cookie jar and form posts, enough
- * for the setup, sign-in and consent pages (the real-browser tests live in test/e2e).
- */
-export class FormBrowser {
-  private cookies = new Map<string, string>();
-
-  constructor(private readonly srv: TestApi) {}
-
-  async request(path: string, init: { method?: string; form?: Record<string, string> } = {}) {
-    const headers: Record<string, string> = {};
-    if (this.cookies.size) headers.Cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    let body: string | undefined;
-    if (init.form) {
-      headers['Content-Type'] = 'application/x-www-form-urlencoded';
-      body = new URLSearchParams(init.form).toString();
-    }
-    const url = path.startsWith('http') ? path : `${this.srv.url}${path}`;
-    const res = await fetch(url, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(';');
-      const eq = pair.indexOf('=');
-      const value = pair.slice(eq + 1);
-      if (value === '') this.cookies.delete(pair.slice(0, eq));
-      else this.cookies.set(pair.slice(0, eq), value);
-    }
-    return { status: res.status, headers: res.headers, text: await res.text(), location: res.headers.get('location') };
-  }
-}
-
-export function formField(html: string, name: string): string {
-  const m = new RegExp(`name="${name}" value="([^"]*)"`).exec(html);
-  if (!m) throw new Error(`no field ${name}`);
-  return m[1];
-}
 
 export function pkcePair() {
   const verifier = randomBytes(32).toString('base64url');
@@ -55,7 +20,7 @@ export async function newFormPerson(srv: TestApi, tenant: { orgId: string; works
   const email = `p${randomBytes(6).toString('hex')}@example.com`;
   const created = await createUser({ orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions });
   const password = 'correct horse battery staple';
-  const browser = new FormBrowser(srv);
+  const browser = new FormBrowser(srv.url);
   const setup = new URL(created.setup_url);
   const page = await browser.request(setup.pathname + setup.search);
   if (page.status !== 200) throw new Error(`setup page answered ${page.status}`);
