@@ -1,4 +1,4 @@
-import { PROTECTED_RESOURCE_METADATA_PATH } from '../oauth/discovery';
+import { PROTECTED_RESOURCE_METADATA_PATH, PROTECTED_RESOURCE_METADATA_ROOT_PATH } from '../oauth/discovery';
 import { TOOLS_PATH } from '../mcp/toolServer';
 
 /**
@@ -18,37 +18,36 @@ const jsonRpcMessage = {
 };
 const challenge = { 'WWW-Authenticate': { description: 'Bearer challenge naming the resource metadata URL (RFC 9728)', schema: { type: 'string' } } };
 
+function resourceMetadataPath(common: Record<string, unknown>, operationId: string, summary: string): Record<string, unknown> {
+  const metadata = {
+    type: 'object',
+    required: ['resource', 'authorization_servers'],
+    properties: {
+      resource: { type: 'string' }, authorization_servers: { type: 'array', items: { type: 'string' } }, scopes_supported: { type: 'array', items: { type: 'string' } },
+      bearer_methods_supported: { type: 'array', items: { type: 'string' } }, resource_signing_alg_values_supported: { type: 'array', items: { type: 'string' } },
+      resource_name: { type: 'string' },
+    },
+  };
+  return {
+    get: {
+      ...common,
+      security: [],
+      operationId,
+      summary,
+      responses: {
+        200: { description: 'Metadata: the resource, its authorization server, scopes and bearer methods', content: { 'application/json': { schema: metadata } } },
+        403: { $ref: '#/components/responses/OriginNotAllowed' },
+        '4XX': { $ref: '#/components/responses/RequestRefused' },
+      },
+    },
+  };
+}
+
 export function toolServerOpenApiPaths(mcpUrl: string): Record<string, unknown> {
   const common = { tags: ['Tool server (MCP)'], servers: [{ url: mcpUrl }] };
   return {
-    [PROTECTED_RESOURCE_METADATA_PATH]: {
-      get: {
-        ...common,
-        security: [],
-        operationId: 'toolServerResourceMetadata',
-        summary: 'Protected resource metadata of the tool server (RFC 9728)',
-        responses: {
-          200: {
-            description: 'Metadata: the resource, its authorization server, scopes and bearer methods',
-            content: {
-              'application/json': {
-                schema: {
-                  type: 'object',
-                  required: ['resource', 'authorization_servers'],
-                  properties: {
-                    resource: { type: 'string' }, authorization_servers: { type: 'array', items: { type: 'string' } }, scopes_supported: { type: 'array', items: { type: 'string' } },
-                    bearer_methods_supported: { type: 'array', items: { type: 'string' } }, resource_signing_alg_values_supported: { type: 'array', items: { type: 'string' } },
-                    resource_name: { type: 'string' },
-                  },
-                },
-              },
-            },
-          },
-          403: { $ref: '#/components/responses/OriginNotAllowed' },
-          '4XX': { $ref: '#/components/responses/RequestRefused' },
-        },
-      },
-    },
+    [PROTECTED_RESOURCE_METADATA_PATH]: resourceMetadataPath(common, 'toolServerResourceMetadata', 'Protected resource metadata of the tool server (RFC 9728)'),
+    [PROTECTED_RESOURCE_METADATA_ROOT_PATH]: resourceMetadataPath(common, 'toolServerResourceMetadataRoot', 'The same resource metadata at the host root, for clients that look there first'),
     [TOOLS_PATH]: {
       post: {
         ...common,

@@ -435,6 +435,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/openid-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The same authorization server metadata at the OpenID Connect Discovery location */
+        get: operations["oauthOpenIdConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/oauth/jwks": {
         parameters: {
             query?: never;
@@ -623,6 +640,23 @@ export interface paths {
         };
         /** Protected resource metadata of the tool server (RFC 9728) */
         get: operations["toolServerResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The same resource metadata at the host root, for clients that look there first */
+        get: operations["toolServerResourceMetadataRoot"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4080,6 +4114,28 @@ export interface operations {
             "4XX": components["responses"]["RequestRefused"];
         };
     };
+    oauthOpenIdConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Metadata */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            403: components["responses"]["OriginNotAllowed"];
+            "4XX": components["responses"]["RequestRefused"];
+        };
+    };
     oauthJwks: {
         parameters: {
             query?: never;
@@ -4642,6 +4698,35 @@ export interface operations {
         };
     };
     toolServerResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Metadata: the resource, its authorization server, scopes and bearer methods */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        resource: string;
+                        authorization_servers: string[];
+                        scopes_supported?: string[];
+                        bearer_methods_supported?: string[];
+                        resource_signing_alg_values_supported?: string[];
+                        resource_name?: string;
+                    };
+                };
+            };
+            403: components["responses"]["OriginNotAllowed"];
+            "4XX": components["responses"]["RequestRefused"];
+        };
+    };
+    toolServerResourceMetadataRoot: {
         parameters: {
             query?: never;
             header?: never;
