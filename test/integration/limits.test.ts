@@ -172,7 +172,7 @@ describe('request rate: strict one-second window shared by every key and replica
       else expect(r.res.headers['ratelimit']).toMatch(/^"baseline";r=\d+;t=1$/);
     }
     const first = Math.floor(start / 1000);
-    const perSecond: Array<{ second: number; within: number; touching: number; offered: number }> = [];
+    const perSecond: Array<{ second: number; within: number; touching: number; decided: number }> = [];
     for (let s = first; s < first + 10; s++) {
       const lo = s * 1000;
       const hi = lo + 1000;
@@ -180,13 +180,14 @@ describe('request rate: strict one-second window shared by every key and replica
       // sure when both fall inside it, and possibly when its interval touches it.
       const within = admitted.filter((r) => r.sent >= lo && r.received < hi).length;
       const touching = admitted.filter((r) => r.sent < hi && r.received >= lo).length;
-      const offered = results.filter((r) => r.sent >= lo && r.sent < hi).length;
-      perSecond.push({ second: s, within, touching, offered });
+      // Requests surely decided inside this second, admitted or not. When 25 of them were, the
+      // second's 25 slots were all used (by requests touching it) or none of them was refused.
+      // Counting what was sent instead would blame the limiter for a starved client or server.
+      const decided = results.filter((r) => r.sent >= lo && r.received < hi).length;
+      perSecond.push({ second: s, within, touching, decided });
     }
-    for (const p of perSecond) {
-      expect(p.within).toBeLessThanOrEqual(25);
-      if (p.offered >= 40) expect(p.touching).toBeGreaterThanOrEqual(25);
-    }
+    expect({ perSecond, aboveTheRate: perSecond.filter((p) => p.within > 25), belowTheRateWhenOffered: perSecond.filter((p) => p.decided >= 25 && p.touching < 25) })
+      .toEqual({ perSecond, aboveTheRate: [], belowTheRateWhenOffered: [] });
     // 60 offered per second, 25 admitted: refused requests are most of the traffic. Under load
     // answers may arrive late, so the bound is 25 per second the run spanned.
     const lastSecond = Math.floor(Math.max(...results.map((r) => r.received)) / 1000);
