@@ -14,7 +14,7 @@ import { epochNow } from './webhookBenchProcesses';
 export async function probeCeiling(
   connection: NativeConnection,
   config: Config,
-  opts: { count: number; concurrency: number; workflowBundlePath?: string },
+  opts: { count: number; concurrency: number; workflowBundlePath?: string; upsertStatus?: boolean },
 ): Promise<{ begin: number; lastTouch: number; count: number }> {
   const touched = new Map<string, number>();
   const probeQueue = `${config.temporal.taskQueue}-probe`;
@@ -33,7 +33,7 @@ export async function probeCeiling(
   const probeOne = async (n: number) => {
     const id = `bench-probe-${tag}-${n}`;
     await client.workflow.start('deliveryCeilingProbe', {
-      taskQueue: probeQueue, workflowId: id, args: [id], requestEagerStart: true,
+      taskQueue: probeQueue, workflowId: id, args: [id, opts.upsertStatus ?? true], requestEagerStart: true,
       typedSearchAttributes: [
         { key: SA.orgId, value: 'org_bench' }, { key: SA.workspaceId, value: 'ws_bench' }, { key: SA.endpointId, value: 'we_bench' },
         { key: SA.jobId, value: `job_bench${n}` }, { key: SA.deliveryStatus, value: 'delivering' },

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { cpuPerThousand, cpuSeconds } from './processCpu';
 import {
   forkBenchProcess, nextMessage, epochNow, type EmittedEvent, type ReceiverMessage, type Tenant, type WorkerCommand, type WorkerMessage,
 } from './webhookBenchProcesses';
@@ -25,6 +26,8 @@ export interface SustainedOptions {
   concurrency: number;
   offeredShare: number;
   durationMs: number;
+  /** Processes outside this phase whose CPU time is reported (Temporal, the store, the receiver). */
+  processes: Record<string, number | undefined>;
   log: (line: string) => void;
 }
 
@@ -75,7 +78,13 @@ export async function runSustained(o: SustainedOptions): Promise<Record<string, 
     const ceiling = o.probeEvents / (probeSpanMs / 1000);
     o.log(`ceiling ${ceiling.toFixed(1)} workflows/s`);
 
+    const cpu = () => ({
+      ...Object.fromEntries(Object.entries(o.processes).map(([name, pid]) => [name, cpuSeconds(pid)])),
+      ...Object.fromEntries(children.map((c, i) => [`worker${i + 1}`, cpuSeconds(c.pid)])),
+    });
+
     // 2. Saturation: closed loop, as fast as the emitters and workers go.
+    const satCpu = cpu();
     const satCounts = split(o.saturationEvents, o.workers);
     const satBegin = epochNow();
     const satEmitted = (
@@ -91,9 +100,11 @@ export async function runSustained(o: SustainedOptions): Promise<Record<string, 
     const satSpanMs = Math.max(...satEmitted.filter((e) => o.firstPost.has(e.id)).map((e) => o.firstPost.get(e.id)!)) - satBegin;
     const saturationRate = (satEmitted.length - satMissing.length) / (satSpanMs / 1000);
     o.log(`saturation ${saturationRate.toFixed(1)} deliveries/s`);
+    const satCpuPerThousand = cpuPerThousand(satCpu, cpu(), satEmitted.length);
 
     // 3. Steady open-loop load at a share of the ceiling; each worker emits its part, interleaved.
     const rate = ceiling * o.offeredShare;
+    const steadyCpu = cpu();
     const startAt = epochNow() + 1000;
     const steady = await Promise.all(
       children.map((c, i) => {
@@ -107,6 +118,7 @@ export async function runSustained(o: SustainedOptions): Promise<Record<string, 
     const lastPost = Math.max(...steadyEvents.filter((e) => o.firstPost.has(e.id)).map((e) => o.firstPost.get(e.id)!));
     const steadyRate = (steadyEvents.length - steadyMissing.length) / ((lastPost - startAt) / 1000);
     const steadyLatency = latencies(steadyEvents, o.firstPost);
+    const steadyCpuPerThousand = cpuPerThousand(steadyCpu, cpu(), steadyEvents.length);
 
     // Exactly once: every event of phases 2 and 3 reached the receiver, none of them twice.
     const counts = await o.receiverCounts();
@@ -124,6 +136,7 @@ export async function runSustained(o: SustainedOptions): Promise<Record<string, 
         deliveries_per_s: round(saturationRate),
         share_of_ceiling: round(saturationRate / ceiling, 2),
         emission_to_first_post: latencies(satEmitted, o.firstPost),
+        cpu_s_per_1000_events: satCpuPerThousand,
       },
       steady: {
         offered_per_s: round(rate),
@@ -137,6 +150,7 @@ export async function runSustained(o: SustainedOptions): Promise<Record<string, 
         deliveries_per_s: round(steadyRate),
         delivery_share_of_offered: round(steadyRate / rate, 2),
         delivery_share_of_ceiling: round(steadyRate / ceiling, 2),
+        cpu_s_per_1000_events: steadyCpuPerThousand,
       },
       delivered_once: { events: ours.size, missing, duplicated: duplicated.length },
       targets: {

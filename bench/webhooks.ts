@@ -148,6 +148,12 @@ async function main(): Promise<void> {
           concurrency: CONCURRENCY,
           offeredShare: Number(process.env.BENCH_OFFERED_SHARE ?? 0.8),
           durationMs: Number(process.env.BENCH_SUSTAINED_S ?? 60) * 1000,
+          processes: {
+            temporal: services.find((x) => x.name === 'temporal')?.child.pid,
+            store: services.find((x) => x.name !== 'temporal')?.child.pid,
+            receiver: receiverProcess.pid,
+            bench: process.pid,
+          },
           log: stderr,
         }),
       );
