@@ -34,8 +34,6 @@ const { attemptDelivery } = proxyActivities<DeliveryActivities>(ATTEMPT_OPTIONS)
 const { attemptDelivery: attemptDeliveryLocally } = proxyLocalActivities<DeliveryActivities>(ATTEMPT_OPTIONS);
 /** Histories written before the first attempt became local replay with an ordinary activity. */
 const FIRST_ATTEMPT_LOCAL = 'first-attempt-local-activity';
-/** Histories written before an original run's success stopped upserting DeliveryStatus replay with the upsert. */
-const SUCCESS_KEEPS_START_STATUS = 'success-keeps-start-status';
 
 export const replaySignal = defineSignal<[DeliveryRun]>(REPLAY_SIGNAL);
 
@@ -74,11 +72,6 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<'suc
   });
   for (;;) {
     const outcome = await deliverRun(input, run, schedule);
-    // Nearly every event succeeds in its original run: it keeps the DeliveryStatus it started
-    // with and closes Completed, which saves the server a visibility update per event. Operators
-    // still tell it apart: a Completed workflow still `delivering` succeeded at once; every other
-    // ending (dead letter, replay, replay window closed, a replay's success) is upserted.
-    if (outcome === 'succeeded' && run.replay === 0 && patched(SUCCESS_KEEPS_START_STATUS)) return outcome;
     markStatus(outcome, input);
     if (outcome === 'succeeded') return outcome;
     const current = run;
