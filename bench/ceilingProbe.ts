@@ -7,17 +7,19 @@ import { epochNow } from './webhookBenchProcesses';
 /**
  * The one-workflow-per-event ceiling on this server and worker: `count` workflows of the
  * command shape of a delivery that succeeds at once (bench/ceilingWorkflow.ts: eager start with
- * the delivery's search attributes, one local activity, completion), started `concurrency` at a
+ * the delivery's search attributes, one local activity, the DeliveryStatus upsert, completion), started `concurrency` at a
  * time on a probe task queue served by a worker in this process, with an activity that does no
  * store or network work. No delivery workflow can beat its rate here.
  */
 export async function probeCeiling(
   connection: NativeConnection,
   config: Config,
-  opts: { count: number; concurrency: number; workflowBundlePath?: string; upsertStatus?: boolean },
+  opts: { count: number; concurrency: number; workflowBundlePath?: string },
 ): Promise<{ begin: number; lastTouch: number; count: number }> {
   const touched = new Map<string, number>();
-  const probeQueue = `${config.temporal.taskQueue}-probe`;
+  // A queue of this process's own: a probe workflow not started eagerly goes through matching,
+  // and a worker of another process would run it where this one's touches are not counted.
+  const probeQueue = `${config.temporal.taskQueue}-probe-${process.pid}`;
   const probe = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
@@ -33,7 +35,7 @@ export async function probeCeiling(
   const probeOne = async (n: number) => {
     const id = `bench-probe-${tag}-${n}`;
     await client.workflow.start('deliveryCeilingProbe', {
-      taskQueue: probeQueue, workflowId: id, args: [id, opts.upsertStatus ?? true], requestEagerStart: true,
+      taskQueue: probeQueue, workflowId: id, args: [id], requestEagerStart: true,
       typedSearchAttributes: [
         { key: SA.orgId, value: 'org_bench' }, { key: SA.workspaceId, value: 'ws_bench' }, { key: SA.endpointId, value: 'we_bench' },
         { key: SA.jobId, value: `job_bench${n}` }, { key: SA.deliveryStatus, value: 'delivering' },

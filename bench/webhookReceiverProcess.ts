@@ -40,6 +40,9 @@ async function main(): Promise<void> {
   send({ type: 'ready', url: receiver.url, caFile: receiver.caFile });
 }
 
+// Never outlive the benchmark that started this process.
+process.on('disconnect', () => process.exit(1));
+
 main().catch((err) => {
   process.stderr.write(`receiver process failed: ${err instanceof Error ? err.stack : String(err)}\n`);
   process.exit(1);
