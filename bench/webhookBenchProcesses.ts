@@ -42,9 +42,9 @@ export type WorkerMessage =
   | { type: 'emitted'; events: EmittedEvent[]; failures: number; lagMaxMs: number; firstError?: string };
 
 /** A child process running a bench/*.ts module through tsx, with an IPC channel. */
-export function forkBenchProcess(module: string, env: NodeJS.ProcessEnv): ChildProcess {
+export function forkBenchProcess(module: string, env: NodeJS.ProcessEnv, opts: { cpuProfileDir?: string } = {}): ChildProcess {
   return fork(join(__dirname, module), [], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...(opts.cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfileDir] : [])],
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -60,7 +60,7 @@ export async function runSustained(o: SustainedOptions): Promise<Record<string, 
   const children: ChildProcess[] = [];
   const command = (c: ChildProcess, cmd: WorkerCommand) => c.send(cmd);
   try {
-    for (let i = 0; i < o.workers; i++) children.push(forkBenchProcess('webhookWorkerProcess.ts', { ...o.workerEnv, TEMPORAL_TASK_QUEUE: o.taskQueue }));
+    for (let i = 0; i < o.workers; i++) children.push(forkBenchProcess('webhookWorkerProcess.ts', { ...o.workerEnv, TEMPORAL_TASK_QUEUE: o.taskQueue }, { cpuProfileDir: process.env.BENCH_CPU_PROFILE_DIR }));
     await Promise.all(children.map((c) => nextMessage<WorkerMessage, 'ready'>(c, 'ready', 180_000)));
     o.log(`${o.workers} worker process(es) ready`);
 

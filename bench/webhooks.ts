@@ -17,7 +17,8 @@
  *   rate at saturation (BENCH_SATURATION_EVENTS, default 600; target ≥ 0.9 of the ceiling), then
  *   BENCH_OFFERED_SHARE (default 0.8) of the ceiling offered open-loop for BENCH_SUSTAINED_S
  *   (default 60) seconds (target p95 from emission to first POST ≤ 1 s), every event delivered
- *   exactly once.
+ *   exactly once. WORKER_* settings are passed to the worker processes; BENCH_CPU_PROFILE_DIR
+ *   writes a V8 CPU profile of each.
  *
  * Three ceilings, measured in the same run: signed HTTPS POSTs from a plain loop (the sender and
  * receiver), bare workflow starts (the Temporal server's start rate), and one workflow per
@@ -129,6 +130,8 @@ async function main(): Promise<void> {
     };
     const workerEnv = {
       ...env,
+      // Worker tuning to try (WORKER_MAX_CONCURRENT_WORKFLOW_TASKS …) reaches the worker processes.
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('WORKER_'))),
       BENCH_WORKFLOW_BUNDLE: await bundle(require.resolve('../workflows'), 'workflows.js'),
       BENCH_PROBE_BUNDLE: await bundle(require.resolve('./ceilingWorkflow'), 'probe.js'),
     };
