@@ -1,15 +1,24 @@
 /**
- * Webhook delivery benchmark: N `job.completed` events emitted through `emitJobCompleted`,
- * delivered by a real worker (Temporal dev server, FerretDB) to a local HTTPS receiver, beside
- * the ceiling measured in the same run: a plain loop of signed HTTPS POSTs to the same
- * receiver through the same sender (destination check, pinned address, keep-alive).
+ * Webhook delivery benchmark: `job.completed` events emitted through `emitJobCompleted`,
+ * delivered by real workers (Temporal dev server, FerretDB) to an HTTPS receiver in a process of
+ * its own (bench/webhookReceiverProcess.ts), as a user's receiver would be.
  *
  *   npx tsx bench/webhooks.ts     (starts its own FerretDB and Temporal unless MONGODB_URI /
  *                                  TEMPORAL_ADDRESS are set)
  *
- * BENCH_EVENTS (default 1000) events in the throughput phase, emitted BENCH_CONCURRENCY
- * (default 32) at a time; BENCH_LATENCY_EVENTS (default 100) events emitted one after another
- * for the unloaded emission-to-first-POST latency. Targets: p50 ≤ 100 ms, ≥ 200 deliveries/s.
+ * BENCH_PHASES (default `burst,sustained`) picks the phases:
+ * - `burst`, on a worker in this process: BENCH_LATENCY_EVENTS (default 100) events emitted one
+ *   after another for the unloaded emission-to-first-POST latency (target p50 ≤ 100 ms), then
+ *   BENCH_EVENTS (default 1000) emitted BENCH_CONCURRENCY (default 32) at a time, then the
+ *   ceilings below.
+ * - `sustained` (bench/webhookSustained.ts), once per count in BENCH_WORKERS (default `1,2`) of
+ *   worker processes on one task queue, each emitting its share of the events as a finishing job
+ *   would: the one-workflow-per-event ceiling (BENCH_PROBE_EVENTS, default 600), the delivery
+ *   rate at saturation (BENCH_SATURATION_EVENTS, default 600; target ≥ 0.9 of the ceiling), then
+ *   BENCH_OFFERED_SHARE (default 0.8) of the ceiling offered open-loop for BENCH_SUSTAINED_S
+ *   (default 60) seconds (target p95 from emission to first POST ≤ 1 s), every event delivered
+ *   exactly once. WORKER_* settings are passed to the worker processes; BENCH_CPU_PROFILE_DIR
+ *   writes a V8 CPU profile of each.
  *
  * Three ceilings, measured in the same run: signed HTTPS POSTs from a plain loop (the sender and
  * receiver), bare workflow starts (the Temporal server's start rate), and one workflow per
@@ -17,11 +26,11 @@
  * workflow can beat the last on this server and worker.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@temporalio/client';
-import { Runtime, DefaultLogger, Worker, makeTelemetryFilterString } from '@temporalio/worker';
+import { rootCertificates } from 'node:tls';
+import { Runtime, DefaultLogger, bundleWorkflowCode, makeTelemetryFilterString } from '@temporalio/worker';
 import { loadConfig, setConfig } from '../core/config';
 import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
@@ -35,15 +44,17 @@ import { registerEndpoint } from '../core/webhooks/webhookEndpoints';
 import { createOrganization } from '../core/tenancy/provisioning';
 import { startLocalStack } from '../scripts/localStack';
 import type { RunningService } from '../scripts/localServices';
-import { startHttpsReceiver } from '../test/support/httpsReceiver';
+import { probeCeiling } from './ceilingProbe';
 import { profileStoreCommands } from './storeProfile';
+import { epochNow, forkBenchProcess, nextMessage, type ReceiverCommand, type ReceiverMessage } from './webhookBenchProcesses';
+import { runSustained } from './webhookSustained';
 import { createWorker } from '../worker/createWorker';
-import { rootCertificates } from 'node:tls';
-import { readFileSync } from 'node:fs';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const LATENCY_EVENTS = Number(process.env.BENCH_LATENCY_EVENTS ?? 100);
+const PHASES = new Set((process.env.BENCH_PHASES ?? 'burst,sustained').split(','));
+const WORKER_COUNTS = (process.env.BENCH_WORKERS ?? '1,2').split(',').map(Number);
 const TENANTS = 8;
 const counts = { requested: 1, delivered: 1, not_found: 0, failed: 0, reused: 0, cancelled: 0, pending: 0 };
 
@@ -53,6 +64,7 @@ function percentile(sorted: number[], p: number): number {
 }
 
 const ms = (n: number) => `${n.toFixed(1)} ms`;
+const stderr = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
 async function main(): Promise<void> {
   logger.level = 'silent';
@@ -66,24 +78,36 @@ async function main(): Promise<void> {
   const services: RunningService[] = stack.services;
   const mongo = process.env.MONGODB_URI || `${stack.storeBase}/bench_webhooks`;
   const temporal = stack.temporalAddress;
-  const receiver = await startHttpsReceiver();
-  const config = loadConfig({
+
+  // The receiver runs in its own process; it reports each event's first POST here.
+  const receiverProcess = forkBenchProcess('webhookReceiverProcess.ts', {});
+  const receiver = await nextMessage<ReceiverMessage, 'ready'>(receiverProcess, 'ready', 60_000);
+  const firstPost = new Map<string, number>();
+  receiverProcess.on('message', (m: ReceiverMessage) => {
+    if (m.type === 'firstPosts') for (const [id, at] of m.posts) firstPost.set(id, at);
+  });
+  const receiverCounts = () => {
+    const reply = nextMessage<ReceiverMessage, 'counts'>(receiverProcess, 'counts');
+    receiverProcess.send({ type: 'counts' } satisfies ReceiverCommand);
+    return reply;
+  };
+
+  const env = {
     NODE_ENV: 'development',
     LOG_LEVEL: 'silent',
     MONGODB_URI: mongo,
     TEMPORAL_ADDRESS: temporal,
-    TEMPORAL_TASK_QUEUE: `bench-webhooks-${Date.now()}`,
     SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
     WEBHOOK_EXTRA_CA_FILE: receiver.caFile,
-  });
+  };
+  const baseQueue = `bench-webhooks-${Date.now()}`;
+  const config = loadConfig({ ...env, TEMPORAL_TASK_QUEUE: baseQueue });
   setConfig(config);
   await connectStore(config.mongodbUri);
   await ensureIndexes();
   const storeProfile = process.env.BENCH_PROFILE ? await profileStoreCommands(config.mongodbUri) : undefined;
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
-  const { worker, connection } = await createWorker(config);
-  const running = worker.run();
 
   const tenants: Array<{ orgId: string; workspaceId: string }> = [];
   for (let i = 0; i < TENANTS; i++) {
@@ -93,12 +117,77 @@ async function main(): Promise<void> {
     });
     tenants.push({ orgId: org.org_id, workspaceId: org.workspace_id });
   }
+  const report: Record<string, unknown> = {};
+  if (PHASES.has('burst')) Object.assign(report, await burstPhase(config, tenants, firstPost, receiver));
 
-  const firstPost = new Map<string, number>();
-  receiver.onRequest = (r) => {
-    const id = String(r.headers['webhook-id']);
-    if (!firstPost.has(id)) firstPost.set(id, performance.now());
-  };
+  if (PHASES.has('sustained')) {
+    // Bundled once here: N worker processes bundling at once would take minutes on 2 cores.
+    const bundle = async (workflowsPath: string, name: string) => {
+      const { code } = await bundleWorkflowCode({ workflowsPath, logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} } });
+      const path = join(dir, name);
+      writeFileSync(path, code);
+      return path;
+    };
+    const workerEnv = {
+      ...env,
+      // Worker tuning to try (WORKER_MAX_CONCURRENT_WORKFLOW_TASKS …) reaches the worker processes.
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('WORKER_'))),
+      BENCH_WORKFLOW_BUNDLE: await bundle(require.resolve('../workflows'), 'workflows.js'),
+      BENCH_PROBE_BUNDLE: await bundle(require.resolve('./ceilingWorkflow'), 'probe.js'),
+    };
+    const sustained = [];
+    for (const workers of WORKER_COUNTS) {
+      stderr(`sustained phase with ${workers} worker process(es)`);
+      sustained.push(
+        await runSustained({
+          workers,
+          workerEnv,
+          taskQueue: `${baseQueue}-w${workers}`,
+          tenants,
+          firstPost,
+          receiverCounts,
+          probeEvents: Number(process.env.BENCH_PROBE_EVENTS ?? 600),
+          saturationEvents: Number(process.env.BENCH_SATURATION_EVENTS ?? 600),
+          concurrency: CONCURRENCY,
+          offeredShare: Number(process.env.BENCH_OFFERED_SHARE ?? 0.8),
+          durationMs: Number(process.env.BENCH_SUSTAINED_S ?? 60) * 1000,
+          processes: {
+            temporal: services.find((x) => x.name === 'temporal')?.child.pid,
+            store: services.find((x) => x.name !== 'temporal')?.child.pid,
+            receiver: receiverProcess.pid,
+            bench: process.pid,
+          },
+          log: stderr,
+        }),
+      );
+    }
+    report.sustained = sustained;
+  }
+  process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  storeProfile?.print((line) => process.stdout.write(line));
+
+  await closeTemporalClient();
+  closeAttemptAgents();
+  const receiverExit = new Promise((r) => receiverProcess.once('exit', r));
+  receiverProcess.send({ type: 'stop' } satisfies ReceiverCommand);
+  await receiverExit;
+  await disconnectStore();
+  for (const s of services) await s.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * The worker in this process: unloaded latency, a burst of EVENTS, and three ceilings (signed
+ * POSTs from a loop, bare workflow starts, one workflow per event).
+ */
+async function burstPhase(
+  config: ReturnType<typeof loadConfig>,
+  tenants: Array<{ orgId: string; workspaceId: string }>,
+  firstPost: Map<string, number>,
+  receiver: { url: string; caFile: string },
+): Promise<Record<string, unknown>> {
+  const { worker, connection } = await createWorker(config);
+  const running = worker.run();
   const waitDelivered = async (ids: string[], timeoutMs: number) => {
     const deadline = performance.now() + timeoutMs;
     while (ids.some((id) => !firstPost.has(id))) {
@@ -110,7 +199,7 @@ async function main(): Promise<void> {
   const emitOne = async (): Promise<{ id: string; at: number }> => {
     const n = seq++;
     const t = tenants[n % tenants.length];
-    const at = performance.now();
+    const at = epochNow();
     const { eventId } = await emitJobCompleted({
       ...t, jobId: `job_bench${Date.now().toString(36)}${n}`, status: 'completed', counts,
       resultExpiresAt: new Date(Date.now() + 7 * 86400_000), completedAt: new Date(),
@@ -122,7 +211,7 @@ async function main(): Promise<void> {
   const warm = await Promise.all(Array.from({ length: 20 }, emitOne));
   await waitDelivered(warm.map((w) => w.id), 60_000);
 
-  // Phase 1: unloaded latency, one event at a time.
+  // Unloaded latency, one event at a time.
   const single: number[] = [];
   for (let i = 0; i < LATENCY_EVENTS; i++) {
     const e = await emitOne();
@@ -131,9 +220,9 @@ async function main(): Promise<void> {
   }
   single.sort((a, b) => a - b);
 
-  // Phase 2: throughput, EVENTS emitted CONCURRENCY at a time.
+  // Throughput, EVENTS emitted CONCURRENCY at a time.
   const emitted: Array<{ id: string; at: number }> = [];
-  const started = performance.now();
+  const started = epochNow();
   let next = 0;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -143,10 +232,12 @@ async function main(): Promise<void> {
       }
     }),
   );
-  const emittedIn = performance.now() - started;
+  const emittedIn = epochNow() - started;
   await waitDelivered(emitted.map((e) => e.id), 300_000);
   const deliveredIn = Math.max(...emitted.map((e) => firstPost.get(e.id)!)) - started;
   const loaded = emitted.map((e) => firstPost.get(e.id)! - e.at).sort((a, b) => a - b);
+  worker.shutdown();
+  await running;
 
   // Ceiling: signed HTTPS POSTs straight from a loop, same receiver, same sender.
   const ca = [...rootCertificates, readFileSync(receiver.caFile, 'utf8')];
@@ -194,49 +285,12 @@ async function main(): Promise<void> {
   );
   const startsIn = performance.now() - startsBegin;
 
-  // Ceiling of one workflow per event on this server and worker: the workflow of a delivery
-  // that succeeds at once (eager start with the same search attributes, one local activity, the
-  // status upsert, completion), with an activity that does no store or network work.
-  const touched = new Map<string, number>();
-  const probeQueue = `${config.temporal.taskQueue}-probe`;
-  const probe = await Worker.create({
-    connection,
-    namespace: config.temporal.namespace,
-    taskQueue: probeQueue,
-    workflowsPath: require.resolve('./ceilingWorkflow'),
-    activities: { touch: async (id: string) => void touched.set(id, performance.now()) },
-    maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
-    maxConcurrentLocalActivityExecutions: config.worker.maxConcurrentLocalActivities,
-  });
-  const probeRunning = probe.run();
-  const probeClient = new Client({ connection, namespace: config.temporal.namespace });
-  const probeOne = async (n: number) => {
-    const id = `bench-probe-${Date.now()}-${n}`;
-    await probeClient.workflow.start('deliveryCeilingProbe', {
-      taskQueue: probeQueue, workflowId: id, args: [id], requestEagerStart: true,
-      typedSearchAttributes: [
-        { key: SA.orgId, value: 'org_bench' }, { key: SA.workspaceId, value: 'ws_bench' }, { key: SA.endpointId, value: 'we_bench' },
-        { key: SA.jobId, value: `job_bench${n}` }, { key: SA.deliveryStatus, value: 'delivering' },
-      ],
-    });
-    return id;
-  };
-  await Promise.all(Array.from({ length: 20 }, (_, i) => probeOne(-1 - i))); // warm-up: bundle, cache
-  while (touched.size < 20) await new Promise((r) => setTimeout(r, 5));
-  const probeIds: string[] = [];
-  let probed = 0;
-  const probeBegin = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (probed < EVENTS) probeIds.push(await probeOne(probed++));
-    }),
-  );
-  while (probeIds.some((id) => !touched.has(id))) await new Promise((r) => setTimeout(r, 5));
-  const probeIn = Math.max(...probeIds.map((id) => touched.get(id)!)) - probeBegin;
-  probe.shutdown();
-  await probeRunning;
+  // Ceiling of one workflow per event on this server and worker (bench/ceilingProbe.ts).
+  const probe = await probeCeiling(connection, config, { count: EVENTS, concurrency: CONCURRENCY });
+  const probeIn = probe.lastTouch - probe.begin;
+  await connection.close();
 
-  const report = {
+  return {
     events: EVENTS,
     concurrency: CONCURRENCY,
     unloaded_emission_to_first_post: { n: single.length, p50: ms(percentile(single, 50)), p95: ms(percentile(single, 95)), max: ms(single[single.length - 1]) },
@@ -252,18 +306,6 @@ async function main(): Promise<void> {
     deliveries_target_met: EVENTS / (deliveredIn / 1000) >= 200,
     deliveries_share_of_one_workflow_per_event_ceiling: +(probeIn / deliveredIn).toFixed(2),
   };
-  process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-  storeProfile?.print((line) => process.stdout.write(line));
-
-  worker.shutdown();
-  await running;
-  await connection.close();
-  await closeTemporalClient();
-  closeAttemptAgents();
-  await receiver.close();
-  await disconnectStore();
-  for (const s of services) await s.stop();
-  rmSync(dir, { recursive: true, force: true });
 }
 
 main().catch((err) => {

@@ -82,9 +82,9 @@ const schema = z
     ADDRESS_JWKS_REQUESTS_PER_MINUTE: positiveInt.default(60),
     LIMITS_LEASE_TTL_SECONDS: positiveInt.default(60),
     READ_CACHE_MS: z.coerce.number().int().min(0).max(10_000).default(1000),
-    WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).max(1000).default(100),
+    WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).max(1000).default(300),
     WORKER_MAX_CONCURRENT_ACTIVITIES: positiveInt.max(1000).default(200),
-    WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES: positiveInt.max(1000).default(200),
+    WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES: positiveInt.max(1000).default(300),
   })
   .superRefine((c, ctx) => {
     if (!relaxed(c.NODE_ENV)) {

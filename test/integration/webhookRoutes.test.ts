@@ -262,6 +262,33 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
     expect(ids).toEqual([`webhook-event:${eventId}`]);
   });
 
+  test('operators tell delivered events from dead-lettered ones through the search attributes', async () => {
+    const dead = await sharedDeadLetter();
+    const t = await createTenant();
+    const reg = await register(t, hookUrl('ok/at-once'));
+    expect(reg.status).toBe(201);
+    const { eventId } = await emitJobCompleted({
+      orgId: t.orgId, workspaceId: t.workspaceId, jobId: `job_at_once_${Date.now()}`, status: 'completed', counts,
+      resultExpiresAt: new Date(Date.now() + 7 * 86400_000), completedAt: new Date(),
+    });
+    const client = await temporalClient(srv.config);
+    const list = async (query: string) => {
+      const found: string[] = [];
+      for await (const wf of client.workflow.list({ query })) found.push(wf.workflowId);
+      return found.sort();
+    };
+    const orgs = `OrgId IN ("${t.orgId}", "${dead.t.orgId}")`;
+    // The delivered event's workflow is Completed and `succeeded`; the dead letter waits for a
+    // replay, Running and `dead_lettered`.
+    const succeeded = await eventually('the delivered event in the operator\'s filter', async () => {
+      const ids = await list(`ExecutionStatus = "Completed" AND DeliveryStatus = "succeeded" AND ${orgs}`);
+      return ids.length ? ids : undefined;
+    }, { timeoutMs: 15_000, intervalMs: 200 });
+    expect(succeeded).toEqual([`webhook-event:${eventId}`]);
+    expect(await list(`DeliveryStatus = "dead_lettered" AND ${orgs}`)).toEqual([`webhook-event:${dead.eventId}`]);
+    expect(await list(`ExecutionStatus = "Running" AND ${orgs}`)).toEqual([`webhook-event:${dead.eventId}`]);
+  });
+
   test('replay: dead-lettered only; a fresh run delivers the same bytes; the same delivery cannot replay twice', async () => {
     const t = await createTenant();
     const { eventId, dead } = await deadLettered(t, 'replay');
