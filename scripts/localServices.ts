@@ -28,10 +28,15 @@ const BIN_DIR = join(LOCAL, 'bin');
  * identical expression, so every `_id` lookup, update and delete scanned the whole table. The
  * patch queries the index's own expression and also pushes `_id: {$eq}` / `_id: {$in}` down
  * when the filter has other keys (the handler still filters every row it gets).
+ * atomicReadModifyWrite: update, findAndModify and delete read the matching documents and write
+ * them back by `_id` in separate backend calls, so two conditional updates of one document
+ * (filter on its current state) could both succeed, and an update could overwrite a concurrent
+ * update with the stale copy it read. The patch holds a per-collection lock from the read to
+ * the last write, making each of them atomic as on MongoDB.
  * The binary's name carries the patch set, so a changed set builds a new binary.
  */
-const FERRETDB_PATCHES = ['sqliteIdIndex.patch'] as const;
-const FERRETDB_BUILD = `${VERSIONS.ferretdb}-sqliteid1`;
+const FERRETDB_PATCHES = ['sqliteIdIndex.patch', 'atomicReadModifyWrite.patch'] as const;
+const FERRETDB_BUILD = `${VERSIONS.ferretdb}-sqliteid1-atomic1`;
 
 export const BINARIES = {
   temporal: join(PIP_DIR, 'bin', 'temporal'),
