@@ -149,7 +149,7 @@ async function benchCount(baseUri: string, people: number, seconds: number, conc
   for (const name of BOOKKEEPING) await db.collection(name).deleteMany({});
   let t = Date.now();
   const idx = await loadedSearchIndex();
-  process.stderr.write(`search index: ${idx.people.length} people built in ${((Date.now() - t) / 1000).toFixed(1)} s, heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MiB\n`);
+  process.stderr.write(`search index: ${idx.size} people built in ${((Date.now() - t) / 1000).toFixed(1)} s, heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MiB\n`);
 
   const rows = [engineRow(idx, people, Math.min(5, seconds))];
 
