@@ -33,10 +33,15 @@ const BIN_DIR = join(LOCAL, 'bin');
  * (filter on its current state) could both succeed, and an update could overwrite a concurrent
  * update with the stale copy it read. The patch holds a per-collection lock from the read to
  * the last write, making each of them atomic as on MongoDB.
+ * sqliteFieldEquality: the SQLite backend pushed only `_id` conditions down, so a lookup by any
+ * other field (a token's hash, a chain id) read and decoded every document of the collection.
+ * The patch also pushes `field: "string"` down on the expression FerretDB's secondary indexes
+ * are built on, so those lookups use the field's index (arrays are still selected, as MongoDB's
+ * equality matches an array that contains the value; the handler filters every row).
  * The binary's name carries the patch set, so a changed set builds a new binary.
  */
-const FERRETDB_PATCHES = ['sqliteIdIndex.patch', 'atomicReadModifyWrite.patch'] as const;
-const FERRETDB_BUILD = `${VERSIONS.ferretdb}-sqliteid1-atomic1`;
+const FERRETDB_PATCHES = ['sqliteIdIndex.patch', 'atomicReadModifyWrite.patch', 'sqliteFieldEquality.patch'] as const;
+const FERRETDB_BUILD = `${VERSIONS.ferretdb}-sqliteid1-atomic1-fieldeq1`;
 
 export const BINARIES = {
   temporal: join(PIP_DIR, 'bin', 'temporal'),
