@@ -5,6 +5,7 @@ import { Person, SENIORITIES, type PersonDoc, type Seniority } from './models';
 import { peopleVersion } from './seedPeople';
 import { fold, tokenize } from './searchText';
 import { errorMessage } from '../observability/errorMessage';
+import { loadSearchIndexSnapshot, saveSearchIndexSnapshot } from './searchIndexSnapshot';
 
 /**
  * The in-process search index: a derived, read-only copy of the `people` collection (the
@@ -267,15 +268,47 @@ export class SearchIndexBuilder {
   }
 }
 
-export async function buildSearchIndex(onProgress?: (loaded: number) => void): Promise<SearchIndex> {
+/** People per batch of the index load. */
+const LOAD_BATCH = 2000;
+
+/**
+ * The index of the current people version: from its snapshot in the store when one exists,
+ * else read from the people (and then stored as the snapshot for the next start and the other
+ * replicas; a failure to store it only costs the next start time).
+ */
+export async function loadSearchIndex(onProgress?: (loaded: number) => void): Promise<SearchIndex> {
   const version = await peopleVersion();
+  const snapshot = await loadSearchIndexSnapshot(version).catch((err: unknown) => {
+    logger.warn({ err: { message: errorMessage(err) } }, 'search index snapshot unreadable; reading the people');
+    return null;
+  });
+  if (snapshot) return snapshot;
+  const idx = await buildSearchIndex(onProgress, version);
+  if (idx.size > 0) {
+    await saveSearchIndexSnapshot(idx).catch((err: unknown) => logger.warn({ err: { message: errorMessage(err) } }, 'search index snapshot not stored'));
+  }
+  return idx;
+}
+
+/** Reads every person into a new index (natural order). */
+export async function buildSearchIndex(onProgress?: (loaded: number) => void, knownVersion?: number): Promise<SearchIndex> {
+  const version = knownVersion ?? (await peopleVersion());
   const builder = new SearchIndexBuilder();
   // Natural (insertion) order: stable across reloads and replicas; sorting a million
   // documents is not something FerretDB can push down.
-  const cursor = typedCollection<PersonDoc>(Person).find<RawPerson>({}, { projection: PROJECTION, batchSize: 5000 });
-  for await (const raw of cursor) {
-    builder.add(raw);
-    if (onProgress && builder.size % 50_000 === 0) onProgress(builder.size);
+  const cursor = typedCollection<PersonDoc>(Person).find<RawPerson>({}, { projection: PROJECTION, batchSize: LOAD_BATCH });
+  let more = await cursor.hasNext();
+  while (more) {
+    const batch = cursor.readBufferedDocuments();
+    // The next batch is asked for before this one is indexed, so the store reads and encodes
+    // it while this process indexes (two cores at work instead of one at a time).
+    const next = cursor.hasNext();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    for (const raw of batch) {
+      builder.add(raw);
+      if (onProgress && builder.size % 50_000 === 0) onProgress(builder.size);
+    }
+    more = await next;
   }
   return builder.finish(version);
 }
@@ -294,7 +327,7 @@ export async function searchIndex(): Promise<SearchIndex> {
   if (current && current.version === version) return current;
   if (!loading) {
     const started = Date.now();
-    loading = buildSearchIndex()
+    loading = loadSearchIndex()
       .then((idx) => {
         current = idx;
         logger.info({ people: idx.size, ms: Date.now() - started }, 'search index built');
