@@ -41,7 +41,7 @@ import { createOrganization } from '../core/tenancy/provisioning';
 import { parseArgs } from '../scripts/admin/command';
 import { applyDevEnvDefaults } from '../scripts/devEnv';
 import {
-  REUSE_IDS, REUSE_P95_MS, UNLOCK_P95_MS, randomOrdinal, seedRetrievedContacts, stats, timeEach, timeReuseLookups, timeUnlockReads,
+  REUSE_IDS, REUSE_P95_MS, UNLOCK_P95_MS, randomOrdinal, seedRetrievedContacts, stats, timeReuseLookups, timeUnlockReads,
 } from './storeLookupTimings';
 import { profileStoreCommands } from './storeProfile';
 import { personIdFor } from '../core/talent/generator';
@@ -88,6 +88,7 @@ interface StoreFigures {
   arrayBuffersMiB: number;
   unlockReadP95: number;
   unlockHttpP95: number;
+  unlockHttpErrors: number;
   reuseP95: number;
 }
 
@@ -146,14 +147,15 @@ async function post(url: string, key: string, body: unknown): Promise<number> {
   return res.status;
 }
 
-async function unlock(url: string, key: string, personId: string): Promise<number> {
+/** POST /v1/profiles/unlock; throws with the problem document unless it answers 200. */
+async function unlock(url: string, key: string, personId: string): Promise<void> {
   const res = await fetch(`${url}/v1/profiles/unlock`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Idempotency-Key': `bench-${randomBytes(12).toString('hex')}` },
     body: JSON.stringify({ person_id: personId }),
   });
-  await res.arrayBuffer();
-  return res.status;
+  const body = await res.text();
+  if (res.status !== 200) throw new Error(`unlock of ${personId} answered ${res.status}: ${body}`);
 }
 
 async function benchCount(
@@ -230,13 +232,23 @@ async function benchCount(
   // The store reads with targets: unlock (the read alone and the whole paid request) and the reuse lookup.
   await seedRetrievedContacts(contacts);
   const reads = await timeUnlockReads(people, 200);
-  const unlockHttp = await timeEach(100, (i) => unlock(url, keys[i % keys.length], personIdFor(DEFAULT_PEOPLE_SEED, randomOrdinal(people))).then((status) => {
-    if (status !== 200) throw new Error(`unlock answered ${status}`);
-  }));
+  // Refused unlocks are counted and the first refusal printed; the p95 is of the answered ones.
+  let unlockErrors = 0;
+  const unlockHttp: number[] = [];
+  for (let i = 0; i < 100; i++) {
+    const s = performance.now();
+    try {
+      await unlock(url, keys[i % keys.length], personIdFor(DEFAULT_PEOPLE_SEED, randomOrdinal(people)));
+      unlockHttp.push(performance.now() - s);
+    } catch (err) {
+      if (!unlockErrors++) process.stderr.write(`${(err as Error).message}\n`);
+    }
+  }
   const reuse = await timeReuseLookups(contacts, 50);
   figures.push({
     people, startToReadyS, heapMiB: mem.heapUsed / 2 ** 20, arrayBuffersMiB: mem.arrayBuffers / 2 ** 20,
-    unlockReadP95: stats([...reads.present, ...reads.absent]).p95, unlockHttpP95: stats(unlockHttp).p95, reuseP95: stats(reuse).p95,
+    unlockReadP95: stats([...reads.present, ...reads.absent]).p95, unlockHttpP95: unlockHttp.length ? stats(unlockHttp).p95 : NaN, unlockHttpErrors: unlockErrors,
+    reuseP95: stats(reuse).p95,
   });
   storeProfile?.print((line) => process.stderr.write(line));
   server.close();
@@ -273,7 +285,7 @@ async function main(): Promise<void> {
       console.log(`| ${n} | start to ready search index | ${f(g.startToReadyS)} s | <= ${START_TO_READY_S} s | ${met(g.startToReadyS <= START_TO_READY_S, g.people)} |`);
       console.log(`| ${n} | heap after the index load (typed arrays outside it: ${g.arrayBuffersMiB.toFixed(0)} MiB) | ${g.heapMiB.toFixed(0)} MiB | <= ${HEAP_MIB} MiB | ${met(g.heapMiB <= HEAP_MIB, g.people)} |`);
       console.log(`| ${n} | unlock read p95 (Person by id) | ${f(g.unlockReadP95)} ms | <= ${UNLOCK_P95_MS} ms | ${met(g.unlockReadP95 <= UNLOCK_P95_MS, g.people)} |`);
-      console.log(`| ${n} | unlock p95, POST /v1/profiles/unlock end to end | ${f(g.unlockHttpP95)} ms | <= ${UNLOCK_P95_MS} ms | ${met(g.unlockHttpP95 <= UNLOCK_P95_MS, g.people)} |`);
+      console.log(`| ${n} | unlock p95, POST /v1/profiles/unlock end to end (${g.unlockHttpErrors} of 100 refused) | ${f(g.unlockHttpP95)} ms | <= ${UNLOCK_P95_MS} ms | ${met(g.unlockHttpP95 <= UNLOCK_P95_MS, g.people)} |`);
       console.log(`| ${n} | ${REUSE_IDS}-person job reuse lookup p95 | ${f(g.reuseP95)} ms | <= ${REUSE_P95_MS} ms | ${met(g.reuseP95 <= REUSE_P95_MS, g.people)} |`);
     }
   }
