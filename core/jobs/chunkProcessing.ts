@@ -59,16 +59,24 @@ function pick(fields: readonly ContactField[], emails: string[] = [], phones: st
   return { emails: fields.includes('email') ? emails : [], phones: fields.includes('phone') ? phones : [] };
 }
 
+/** How many ids one reuse lookup names (a job has up to MAX_BATCH_PEOPLE people). */
+const REUSE_LOOKUP_IDS = 1000;
+
 /**
  * Positions of a job's people this organization retrieved within the reuse window (with
- * every field asked for): one query per job, so chunks only read the cache for those.
+ * every field asked for): one query per job, so chunks only read the cache for those. The
+ * records are read by their ids (organization and person), so the lookup costs the job's size,
+ * not the number of people the organization ever retrieved.
  */
 export async function findReusablePositions(input: { jobId: string; orgId: string; fields: ContactField[] }, now = new Date()): Promise<number[]> {
   const since = new Date(now.getTime() - REUSE_WINDOW_MS);
-  const docs = await RetrievedContact.find({ orgId: input.orgId, retrievedAt: { $gte: since } }, { personId: 1, fields: 1 }).lean();
-  if (!docs.length) return [];
-  const usable = new Set(docs.filter((d) => input.fields.every((f) => d.fields.includes(f))).map((d) => d.personId));
   const people = await jobPeople(input.jobId);
+  const usable = new Set<string>();
+  for (let from = 0; from < people.length; from += REUSE_LOOKUP_IDS) {
+    const ids = people.slice(from, from + REUSE_LOOKUP_IDS).map((p) => `${input.orgId}:${p}`);
+    const docs = await RetrievedContact.find({ _id: { $in: ids }, retrievedAt: { $gte: since } }, { personId: 1, fields: 1 }).lean();
+    for (const d of docs) if (input.fields.every((f) => d.fields.includes(f))) usable.add(d.personId);
+  }
   const out: number[] = [];
   people.forEach((p, i) => {
     if (usable.has(p)) out.push(i);

@@ -1,5 +1,5 @@
 import { SENIORITIES, type Seniority } from './models';
-import type { SearchIndex } from './searchIndex';
+import { personTitleTokens, type SearchIndex } from './searchIndex';
 import { containsPhrase, fold, tokenize, uniqueTokens } from './searchText';
 
 /**
@@ -119,7 +119,7 @@ function compileFilters(idx: SearchIndex, params: SearchParams): Filter[] | null
     // A title word is indexed as strong: a phrase with a word no title or skill carries cannot match.
     const phrases = f.titles.map(tokenize).filter((p) => p.length && p.every((t) => idx.strong.has(t)));
     if (!phrases.length) return null;
-    out.push((o) => phrases.some((p) => containsPhrase(idx.people[o].titleTokens, p)));
+    out.push((o) => phrases.some((p) => containsPhrase(personTitleTokens(idx, o), p)));
   }
   return out;
 }
@@ -172,7 +172,7 @@ export function startSearch(idx: SearchIndex, params: SearchParams, keep: number
 function filteredScan(idx: SearchIndex, params: SearchParams, passes: (o: number) => boolean, keep: number): SearchScan {
   const skills = params.filters.skills?.length ? skillLists(idx, params.filters.skills).sort((a, b) => a.length - b.length) : [];
   const rarest = skills.length ? skills[0] : null;
-  const count = rarest ? rarest.length : idx.people.length;
+  const count = rarest ? rarest.length : idx.size;
   const ordinals: number[] = [];
   let i = 0;
   const over = () => i >= count || ordinals.length >= keep;

@@ -5,7 +5,7 @@ import { logger } from '../observability/logger';
 import { validationFailed } from '../problems';
 import { typedCollection } from '../store/typedCollection';
 import { ProviderContact, type ProviderContactDoc } from './models';
-import { normalizeProfileUrl, searchIndex, type SearchIndex } from './searchIndex';
+import { normalizeProfileUrl, personTitleTokens, searchIndex, type SearchIndex } from './searchIndex';
 import { containsPhrase, fold, tokenize } from './searchText';
 import { sourcesForOrganization } from './sources';
 
@@ -89,30 +89,29 @@ async function contactIndex(idx: SearchIndex): Promise<ContactIndex> {
 }
 
 export function scoreCandidate(idx: SearchIndex, ordinal: number, input: MatchInput, strongHits: Set<string>): PersonMatch {
-  const p = idx.people[ordinal];
   const matched: string[] = [...strongHits];
   let best = 0;
   for (const s of strongHits) best = Math.max(best, CONFIDENCE[s as keyof typeof CONFIDENCE]);
   let soft = 0;
-  if (input.name && p.nameFolded === fold(input.name)) {
+  if (input.name && fold(idx.names[ordinal]) === fold(input.name)) {
     matched.push('name');
     soft += CONFIDENCE.name;
   }
-  if (input.company && p.companyFolded === fold(input.company)) {
+  if (input.company && idx.companies[idx.companyCode[ordinal]] === fold(input.company)) {
     matched.push('company');
     soft += CONFIDENCE.company;
   }
-  if (input.title && containsPhrase(p.titleTokens, tokenize(input.title))) {
+  if (input.title && containsPhrase(personTitleTokens(idx, ordinal), tokenize(input.title))) {
     matched.push('title');
     soft += CONFIDENCE.title;
   }
-  if (input.location && p.locationFolded.includes(fold(input.location))) {
+  if (input.location && idx.places[idx.placeCode[ordinal]].includes(fold(input.location))) {
     matched.push('location');
     soft += CONFIDENCE.location;
   }
   // A strong identifier plus corroboration closes part of the remaining doubt.
   const confidence = best > 0 ? best + (1 - best) * Math.min(1, soft) : Math.min(0.95, soft);
-  return { person_id: p.preview.person_id, confidence: Math.round(confidence * 100) / 100, matched_on: matched };
+  return { person_id: idx.personIds[ordinal], confidence: Math.round(confidence * 100) / 100, matched_on: matched };
 }
 
 export async function findMatches(orgId: string, input: MatchInput, minConfidence: number, limit: number): Promise<PersonMatch[]> {
@@ -134,7 +133,7 @@ export async function findMatches(orgId: string, input: MatchInput, minConfidenc
   }
   if (input.name) for (const o of idx.byName.get(fold(input.name)) ?? []) hit(o, null);
   return [...hits.entries()]
-    .filter(([o]) => usable.has(idx.people[o].preview.source))
+    .filter(([o]) => usable.has(idx.sources[idx.sourceCode[o]]))
     .map(([o, strong]) => scoreCandidate(idx, o, input, strong))
     .filter((m) => m.confidence >= minConfidence)
     .sort((a, b) => b.confidence - a.confidence || (a.person_id < b.person_id ? -1 : 1))

@@ -9,7 +9,7 @@ import { startSearch, type SearchFilters, type SearchParams } from './candidateS
 import { keyedId } from './keyedIds';
 import { admitToQuota, assertQuotaHasRoom, queryMember } from './quotas';
 import { cursorExpired, decodeCursor, encodeCursor, invalidCursor } from './searchCursor';
-import { searchIndex, type PersonPreview, type SearchIndex } from './searchIndex';
+import { personPreview, searchIndex, type PersonPreview, type SearchIndex } from './searchIndex';
 import { runScan } from './searchScheduling';
 import { findSearch, MAX_STORED_SEARCH_PEOPLE, storeSearch, type StoredSearch } from './searches';
 import { fold } from './searchText';
@@ -109,7 +109,7 @@ async function firstPage(req: SearchRequest): Promise<SearchPage> {
   ]));
   const idx = await searchIndex();
   const outcome = await runScan(req.orgId, startSearch(idx, params, MAX_STORED_SEARCH_PEOPLE), config().search.scanBudget);
-  const personIds = outcome.ordinals.map((o) => idx.people[o].preview.person_id);
+  const personIds = outcome.ordinals.map((o) => idx.personIds[o]);
   const pageIds = personIds.slice(0, req.pageSize);
   const data = previewsOf(idx, pageIds);
   const paid = await payForPage(req, data);
@@ -140,7 +140,7 @@ async function nextPage(req: SearchRequest, cursor: string): Promise<SearchPage>
 function previewsOf(idx: SearchIndex, ids: string[]): PersonPreview[] {
   return ids.flatMap((id) => {
     const o = idx.ordinalOf.get(id);
-    return o === undefined ? [] : [idx.people[o].preview];
+    return o === undefined ? [] : [personPreview(idx, o)];
   });
 }
 

@@ -5,6 +5,7 @@ import { Person, SENIORITIES, type PersonDoc, type Seniority } from './models';
 import { peopleVersion } from './seedPeople';
 import { fold, tokenize } from './searchText';
 import { errorMessage } from '../observability/errorMessage';
+import { loadSearchIndexSnapshot, saveSearchIndexSnapshot } from './searchIndexSnapshot';
 
 /**
  * The in-process search index: a derived, read-only copy of the `people` collection (the
@@ -26,18 +27,19 @@ export interface PersonPreview {
   source: string;
 }
 
-export interface IndexedPerson {
-  preview: PersonPreview;
-  titleTokens: string[];
-  companyFolded: string;
-  locationFolded: string[];
-  nameFolded: string;
-  profileUrl: string;
-}
-
+/**
+ * The index keeps people in columns, not one object per person: at a million people objects
+ * with their own strings cost gigabytes of heap. Repeated values (titles, companies, places,
+ * skills, sources) are interned once and referenced by code from typed arrays; posting lists
+ * are typed arrays (outside the JS heap). A preview is assembled when a page needs it.
+ */
 export interface SearchIndex {
   version: number;
-  people: IndexedPerson[];
+  /** How many people: ordinals are 0..size-1. */
+  size: number;
+  personIds: string[];
+  names: string[];
+  headlines: string[];
   ordinalOf: Map<string, number>;
   /** Token → ascending ordinals of people whose current title or skills carry it. */
   strong: Map<string, Int32Array>;
@@ -49,15 +51,26 @@ export interface SearchIndex {
   years: Uint8Array;
   sourceCode: Uint8Array;
   sources: string[];
-  /** Interned "city|region|country|country code" per person: location filters compare codes. */
+  /** Interned current title per person, and each title's tokens (phrase filters, matching). */
+  titleCode: Uint32Array;
+  titles: string[];
+  titleTokens: string[][];
+  /** Interned location per person: `places` folded [city, region, country, country code] (filters compare codes), `placeNames` as stored. */
   placeCode: Uint32Array;
   places: string[][];
+  placeNames: Array<{ country: string; countryCode: string; region: string; city: string }>;
   /** Folded skill → ascending ordinals of people who list it (the exact skills filter). */
   bySkill: Map<string, Int32Array>;
-  /** Interned folded current company per person (the exact company filter). */
+  /** Interned current company per person: `companies` folded (the exact company filter), `companyNames` as stored. */
   companyCode: Uint32Array;
   companies: string[];
+  companyNames: string[];
+  /** The first TOP_SKILLS skills of each person: 1 + the code into `skills`, 0 pads. */
+  topSkills: Uint16Array | Uint32Array;
+  skills: string[];
 }
+
+const TOP_SKILLS = 5;
 
 const PROJECTION = {
   _id: 1, source: 1, fullName: 1, headline: 1, title: 1, company: 1, seniority: 1, yearsExperience: 1, skills: 1,
@@ -85,47 +98,127 @@ export function normalizeProfileUrl(url: string): string {
   return fold(url).replace(/^https?:\/\//, '').replace(/^www\./, '').replace(/[?#].*$/, '').replace(/\/+$/, '');
 }
 
-function toPostings(lists: Map<string, number[]>): Map<string, Int32Array> {
-  const out = new Map<string, Int32Array>();
-  for (const [k, v] of lists) out.set(k, Int32Array.from(v));
-  return out;
+/** The preview of one person, assembled from the columns. */
+export function personPreview(idx: SearchIndex, o: number): PersonPreview {
+  const place = idx.placeNames[idx.placeCode[o]];
+  const top: string[] = [];
+  for (let k = 0; k < TOP_SKILLS; k++) {
+    const code = idx.topSkills[o * TOP_SKILLS + k];
+    if (code !== 0) top.push(idx.skills[code - 1]);
+  }
+  return {
+    person_id: idx.personIds[o],
+    name: idx.names[o],
+    headline: idx.headlines[o],
+    title: idx.titles[idx.titleCode[o]],
+    company: idx.companyNames[idx.companyCode[o]],
+    seniority: SENIORITIES[idx.seniorityCode[o]],
+    years_experience: idx.years[o],
+    location: { country: place.country, country_code: place.countryCode, region: place.region, city: place.city },
+    top_skills: top,
+    source: idx.sources[idx.sourceCode[o]],
+  };
 }
 
-function push(map: Map<string, number[]>, key: string, ordinal: number): void {
-  const list = map.get(key);
-  if (!list) map.set(key, [ordinal]);
-  else if (list[list.length - 1] !== ordinal) list.push(ordinal);
+/** The tokens of a person's current title. */
+export function personTitleTokens(idx: SearchIndex, o: number): string[] {
+  return idx.titleTokens[idx.titleCode[o]];
+}
+
+/** Ascending ordinals per key in growable typed arrays: a million people's postings stay off the JS heap. */
+class PostingLists {
+  private readonly lists = new Map<string, { buf: Int32Array; n: number }>();
+
+  push(key: string, ordinal: number): void {
+    const list = this.lists.get(key);
+    if (!list) {
+      const buf = new Int32Array(4);
+      buf[0] = ordinal;
+      this.lists.set(key, { buf, n: 1 });
+      return;
+    }
+    if (list.buf[list.n - 1] === ordinal) return;
+    if (list.n === list.buf.length) {
+      const grown = new Int32Array(list.buf.length * 2);
+      grown.set(list.buf);
+      list.buf = grown;
+    }
+    list.buf[list.n++] = ordinal;
+  }
+
+  finish(): Map<string, Int32Array> {
+    const out = new Map<string, Int32Array>();
+    for (const [k, v] of this.lists) out.set(k, v.buf.slice(0, v.n));
+    return out;
+  }
+}
+
+/** Strings to dense codes, each distinct string kept once. */
+class Interner<T = string> {
+  readonly values: T[] = [];
+  private readonly codes = new Map<string, number>();
+
+  code(key: string, value: () => T): number {
+    let c = this.codes.get(key);
+    if (c === undefined) {
+      c = this.values.push(value()) - 1;
+      this.codes.set(key, c);
+    }
+    return c;
+  }
+}
+
+/** Grows a typed array column by doubling. */
+class Column<A extends Uint8Array | Uint32Array | Uint16Array> {
+  private n = 0;
+  constructor(private buf: A, private readonly make: (n: number) => A) {}
+  push(v: number): void {
+    if (this.n === this.buf.length) {
+      const grown = this.make(this.buf.length * 2);
+      grown.set(this.buf);
+      this.buf = grown;
+    }
+    this.buf[this.n++] = v;
+  }
+  finish(): A {
+    return this.buf.slice(0, this.n) as A;
+  }
 }
 
 /** Builds an index from people added one at a time (pure: the loader feeds it from the store). */
 export class SearchIndexBuilder {
-  private readonly people: IndexedPerson[] = [];
+  private readonly personIds: string[] = [];
+  private readonly names: string[] = [];
+  private readonly headlines: string[] = [];
   private readonly ordinalOf = new Map<string, number>();
-  private readonly strong = new Map<string, number[]>();
-  private readonly all = new Map<string, number[]>();
+  private readonly strong = new PostingLists();
+  private readonly all = new PostingLists();
   private readonly byName = new Map<string, number[]>();
   private readonly byProfileUrl = new Map<string, number>();
-  private readonly seniority: number[] = [];
-  private readonly years: number[] = [];
-  private readonly sourceCodes: number[] = [];
-  private readonly sources: string[] = [];
-  private readonly placeCodes: number[] = [];
-  private readonly places: string[][] = [];
-  private readonly placeIndex = new Map<string, number>();
-  private readonly bySkill = new Map<string, number[]>();
-  private readonly companyCodes: number[] = [];
-  private readonly companies: string[] = [];
-  private readonly companyIndex = new Map<string, number>();
+  private readonly seniority = new Column(new Uint8Array(1024), (n) => new Uint8Array(n));
+  private readonly years = new Column(new Uint8Array(1024), (n) => new Uint8Array(n));
+  private readonly sourceCodes = new Column(new Uint8Array(1024), (n) => new Uint8Array(n));
+  private readonly sources = new Interner();
+  private readonly titleCodes = new Column(new Uint32Array(1024), (n) => new Uint32Array(n));
+  private readonly titles = new Interner<{ title: string; tokens: string[] }>();
+  private readonly placeCodes = new Column(new Uint32Array(1024), (n) => new Uint32Array(n));
+  private readonly places = new Interner<{ folded: string[]; names: RawPerson['location'] }>();
+  private readonly bySkill = new PostingLists();
+  private readonly companyCodes = new Column(new Uint32Array(1024), (n) => new Uint32Array(n));
+  private readonly companies = new Interner<{ folded: string; name: string }>();
+  private readonly topSkills = new Column(new Uint32Array(4096), (n) => new Uint32Array(n));
+  private readonly skills = new Interner();
 
   get size(): number {
-    return this.people.length;
+    return this.personIds.length;
   }
 
   add(raw: RawPerson): void {
-    const ordinal = this.people.length;
-    const titleTokens = tokenize(raw.title);
+    const ordinal = this.personIds.length;
+    const titleCode = this.titles.code(raw.title, () => ({ title: raw.title, tokens: tokenize(raw.title) }));
+    const titleTokens = this.titles.values[titleCode].tokens;
     const skillTokens = raw.skills.flatMap(tokenize);
-    for (const t of new Set([...titleTokens, ...skillTokens])) push(this.strong, t, ordinal);
+    for (const t of new Set([...titleTokens, ...skillTokens])) this.strong.push(t, ordinal);
     const text = [
       raw.title, raw.headline, raw.company, raw.skills.join(' '), raw.location.city, raw.location.region, raw.location.country,
       raw.location.countryCode, raw.fullName,
@@ -133,75 +226,89 @@ export class SearchIndexBuilder {
       ...(raw.education ?? []).flatMap((e) => [e.school, e.field, e.degree]),
       ...(raw.languages ?? []),
     ].join(' ');
-    for (const t of new Set(tokenize(text))) push(this.all, t, ordinal);
+    for (const t of new Set(tokenize(text))) this.all.push(t, ordinal);
     const nameFolded = fold(raw.fullName);
     const names = this.byName.get(nameFolded);
     if (names) names.push(ordinal);
     else this.byName.set(nameFolded, [ordinal]);
     this.byProfileUrl.set(normalizeProfileUrl(raw.profileUrl), ordinal);
     this.ordinalOf.set(raw._id, ordinal);
-    let sc = this.sources.indexOf(raw.source);
-    if (sc < 0) sc = this.sources.push(raw.source) - 1;
-    this.sourceCodes.push(sc);
+    this.personIds.push(raw._id);
+    this.names.push(raw.fullName);
+    this.headlines.push(raw.headline);
+    this.sourceCodes.push(this.sources.code(raw.source, () => raw.source));
     this.seniority.push(SENIORITIES.indexOf(raw.seniority));
     this.years.push(Math.min(255, raw.yearsExperience));
-    const place = [raw.location.city, raw.location.region, raw.location.country, raw.location.countryCode].map(fold);
-    const placeKey = place.join('|');
-    let pc = this.placeIndex.get(placeKey);
-    if (pc === undefined) {
-      pc = this.places.push(place) - 1;
-      this.placeIndex.set(placeKey, pc);
-    }
-    this.placeCodes.push(pc);
-    for (const skill of raw.skills) push(this.bySkill, fold(skill), ordinal);
-    const company = fold(raw.company);
-    let cc = this.companyIndex.get(company);
-    if (cc === undefined) {
-      cc = this.companies.push(company) - 1;
-      this.companyIndex.set(company, cc);
-    }
-    this.companyCodes.push(cc);
-    this.people.push({
-      preview: {
-        person_id: raw._id,
-        name: raw.fullName,
-        headline: raw.headline,
-        title: raw.title,
-        company: raw.company,
-        seniority: raw.seniority,
-        years_experience: raw.yearsExperience,
-        location: { country: raw.location.country, country_code: raw.location.countryCode, region: raw.location.region, city: raw.location.city },
-        top_skills: raw.skills.slice(0, 5),
-        source: raw.source,
-      },
-      titleTokens,
-      companyFolded: fold(raw.company),
-      locationFolded: [raw.location.city, raw.location.region, raw.location.country, raw.location.countryCode].map(fold),
-      nameFolded,
-      profileUrl: raw.profileUrl,
-    });
+    this.titleCodes.push(titleCode);
+    const loc = raw.location;
+    this.placeCodes.push(this.places.code(`${loc.city}|${loc.region}|${loc.country}|${loc.countryCode}`, () => ({
+      folded: [loc.city, loc.region, loc.country, loc.countryCode].map(fold),
+      names: { country: loc.country, countryCode: loc.countryCode, region: loc.region, city: loc.city },
+    })));
+    for (const skill of raw.skills) this.bySkill.push(fold(skill), ordinal);
+    this.companyCodes.push(this.companies.code(raw.company, () => ({ folded: fold(raw.company), name: raw.company })));
+    for (let k = 0; k < TOP_SKILLS; k++) this.topSkills.push(k < raw.skills.length ? 1 + this.skills.code(raw.skills[k], () => raw.skills[k]) : 0);
   }
 
   finish(version: number): SearchIndex {
+    const top = this.topSkills.finish();
     return {
-      version, people: this.people, ordinalOf: this.ordinalOf, strong: toPostings(this.strong), all: toPostings(this.all),
-      byName: this.byName, byProfileUrl: this.byProfileUrl, seniorityCode: Uint8Array.from(this.seniority),
-      years: Uint8Array.from(this.years), sourceCode: Uint8Array.from(this.sourceCodes), sources: this.sources,
-      placeCode: Uint32Array.from(this.placeCodes), places: this.places, bySkill: toPostings(this.bySkill),
-      companyCode: Uint32Array.from(this.companyCodes), companies: this.companies,
+      version, size: this.personIds.length, personIds: this.personIds, names: this.names, headlines: this.headlines,
+      ordinalOf: this.ordinalOf, strong: this.strong.finish(), all: this.all.finish(),
+      byName: this.byName, byProfileUrl: this.byProfileUrl, seniorityCode: this.seniority.finish(),
+      years: this.years.finish(), sourceCode: this.sourceCodes.finish(), sources: this.sources.values,
+      titleCode: this.titleCodes.finish(), titles: this.titles.values.map((t) => t.title), titleTokens: this.titles.values.map((t) => t.tokens),
+      placeCode: this.placeCodes.finish(), places: this.places.values.map((p) => p.folded), placeNames: this.places.values.map((p) => p.names),
+      bySkill: this.bySkill.finish(),
+      companyCode: this.companyCodes.finish(), companies: this.companies.values.map((c) => c.folded), companyNames: this.companies.values.map((c) => c.name),
+      // Fewer than 65,535 distinct skills (the usual case) fit in half the bytes.
+      topSkills: this.skills.values.length < 0xffff ? Uint16Array.from(top) : top,
+      skills: this.skills.values,
     };
   }
 }
 
-export async function buildSearchIndex(onProgress?: (loaded: number) => void): Promise<SearchIndex> {
+/** People per batch of the index load. */
+const LOAD_BATCH = 2000;
+
+/**
+ * The index of the current people version: from its snapshot in the store when one exists,
+ * else read from the people (and then stored as the snapshot for the next start and the other
+ * replicas; a failure to store it only costs the next start time).
+ */
+export async function loadSearchIndex(onProgress?: (loaded: number) => void): Promise<SearchIndex> {
   const version = await peopleVersion();
+  const snapshot = await loadSearchIndexSnapshot(version).catch((err: unknown) => {
+    logger.warn({ err: { message: errorMessage(err) } }, 'search index snapshot unreadable; reading the people');
+    return null;
+  });
+  if (snapshot) return snapshot;
+  const idx = await buildSearchIndex(onProgress, version);
+  if (idx.size > 0) {
+    await saveSearchIndexSnapshot(idx).catch((err: unknown) => logger.warn({ err: { message: errorMessage(err) } }, 'search index snapshot not stored'));
+  }
+  return idx;
+}
+
+/** Reads every person into a new index (natural order). */
+export async function buildSearchIndex(onProgress?: (loaded: number) => void, knownVersion?: number): Promise<SearchIndex> {
+  const version = knownVersion ?? (await peopleVersion());
   const builder = new SearchIndexBuilder();
   // Natural (insertion) order: stable across reloads and replicas; sorting a million
   // documents is not something FerretDB can push down.
-  const cursor = typedCollection<PersonDoc>(Person).find<RawPerson>({}, { projection: PROJECTION, batchSize: 5000 });
-  for await (const raw of cursor) {
-    builder.add(raw);
-    if (onProgress && builder.size % 50_000 === 0) onProgress(builder.size);
+  const cursor = typedCollection<PersonDoc>(Person).find<RawPerson>({}, { projection: PROJECTION, batchSize: LOAD_BATCH });
+  let more = await cursor.hasNext();
+  while (more) {
+    const batch = cursor.readBufferedDocuments();
+    // The next batch is asked for before this one is indexed, so the store reads and encodes
+    // it while this process indexes (two cores at work instead of one at a time).
+    const next = cursor.hasNext();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    for (const raw of batch) {
+      builder.add(raw);
+      if (onProgress && builder.size % 50_000 === 0) onProgress(builder.size);
+    }
+    more = await next;
   }
   return builder.finish(version);
 }
@@ -214,16 +321,16 @@ const VERSION_CHECK_MS = 1000;
 
 /** The current index, (re)built when the people collection changed since it was built. */
 export async function searchIndex(): Promise<SearchIndex> {
-  if (current && current.people.length > 0 && Date.now() - checkedAt < VERSION_CHECK_MS) return current;
+  if (current && current.size > 0 && Date.now() - checkedAt < VERSION_CHECK_MS) return current;
   const version = await peopleVersion();
   checkedAt = Date.now();
   if (current && current.version === version) return current;
   if (!loading) {
     const started = Date.now();
-    loading = buildSearchIndex()
+    loading = loadSearchIndex()
       .then((idx) => {
         current = idx;
-        logger.info({ people: idx.people.length, ms: Date.now() - started }, 'search index built');
+        logger.info({ people: idx.size, ms: Date.now() - started }, 'search index built');
         return idx;
       })
       .finally(() => {
@@ -231,7 +338,7 @@ export async function searchIndex(): Promise<SearchIndex> {
       });
   }
   // A stale index keeps answering while the new one builds; the first one must be awaited.
-  if (current && current.people.length > 0) return current;
+  if (current && current.size > 0) return current;
   return firstIndex(loading!);
 }
 

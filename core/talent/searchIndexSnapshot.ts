@@ -1,0 +1,98 @@
+import { deserialize, serialize } from 'node:v8';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { Schema, model } from 'mongoose';
+import { insertManyIgnoringDuplicates, insertOnce } from '../store/inserts';
+import { typedCollection } from '../store/typedCollection';
+import type { SearchIndex } from './searchIndex';
+
+/**
+ * A built search index kept in the store, per people version, so an API replica starts from it
+ * instead of reading every person. Reading a million people from FerretDB 1.x takes minutes (it
+ * decodes each document's JSON); the snapshot is a few dozen binary parts read by id: seconds.
+ * The people collection stays the truth: a snapshot is used only for the version it was built
+ * from, and the first replica that builds a version writes its snapshot for the others.
+ *
+ * Layout: parts `<format>:<version>:<n>` (gzip of the V8-serialized index, split under the
+ * document size limit), then in a collection of their own (small: listing it never reads the
+ * parts) the manifest `<format>:<version>` naming how many parts there are. The manifest is
+ * inserted last, so a reader never sees a half-written snapshot; every insert is a unique
+ * insert, so replicas writing the same version at once do not conflict. FORMAT changes with
+ * the layout of SearchIndex, so a replica never reads another code version's snapshot.
+ */
+const FORMAT = 'columns1';
+const PART_BYTES = 8 * 2 ** 20;
+/** How many parts one read asks for (each is up to PART_BYTES). */
+const PARTS_PER_READ = 4;
+
+interface SnapshotDoc {
+  _id: string;
+  version: number;
+  part?: number;
+  parts?: number;
+  bytes?: number;
+  data?: Buffer;
+  createdAt: Date;
+}
+
+const snapshotSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    version: { type: Number, required: true },
+    part: Number,
+    parts: Number,
+    bytes: Number,
+    data: Buffer,
+    createdAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+export const SearchIndexSnapshot = model('SearchIndexSnapshot', snapshotSchema, 'search_index_snapshots');
+export const SearchIndexSnapshotManifest = model('SearchIndexSnapshotManifest', snapshotSchema.clone(), 'search_index_snapshot_manifests');
+
+const manifestId = (version: number) => `${FORMAT}:${version}`;
+const partId = (version: number, part: number) => `${FORMAT}:${version}:${part}`;
+
+/** The index of `version` from its snapshot, or null when there is none (yet). */
+export async function loadSearchIndexSnapshot(version: number): Promise<SearchIndex | null> {
+  const manifest = await SearchIndexSnapshotManifest.findById(manifestId(version)).lean<SnapshotDoc>();
+  if (!manifest?.parts) return null;
+  const chunks: Buffer[] = [];
+  for (let from = 0; from < manifest.parts; from += PARTS_PER_READ) {
+    const ids = Array.from({ length: Math.min(PARTS_PER_READ, manifest.parts - from) }, (_, k) => partId(version, from + k));
+    const docs = await SearchIndexSnapshot.find({ _id: { $in: ids } }).lean<SnapshotDoc[]>();
+    const byId = new Map(docs.map((d) => [d._id, d]));
+    for (const id of ids) {
+      const data = byId.get(id)?.data;
+      if (!data) return null;
+      chunks.push(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    }
+  }
+  const idx = deserialize(gunzipSync(Buffer.concat(chunks))) as SearchIndex;
+  return idx.version === version ? idx : null;
+}
+
+/** Stores the snapshot of `idx` (a no-op when its version has one) and drops the snapshots of other versions. */
+export async function saveSearchIndexSnapshot(idx: SearchIndex, now = new Date()): Promise<void> {
+  const collection = typedCollection<SnapshotDoc>(SearchIndexSnapshot);
+  if (await SearchIndexSnapshotManifest.exists({ _id: manifestId(idx.version) })) return;
+  const bytes = gzipSync(serialize(idx), { level: 1 });
+  const parts = Math.ceil(bytes.length / PART_BYTES);
+  for (let part = 0; part < parts; part++) {
+    const data = bytes.subarray(part * PART_BYTES, (part + 1) * PART_BYTES);
+    await insertManyIgnoringDuplicates(collection, [{ _id: partId(idx.version, part), version: idx.version, part, data, createdAt: now }]);
+  }
+  await insertOnce(typedCollection<SnapshotDoc>(SearchIndexSnapshotManifest), { _id: manifestId(idx.version), version: idx.version, parts, bytes: bytes.length, createdAt: now });
+  await dropOtherSnapshots(idx.version);
+}
+
+/** Deletes the snapshots other than the current one of `keep`, by id (their manifests name their parts). */
+async function dropOtherSnapshots(keep: number): Promise<void> {
+  const manifests = await SearchIndexSnapshotManifest.find({}, { parts: 1 }).lean<SnapshotDoc[]>();
+  for (const m of manifests) {
+    if (m._id === manifestId(keep)) continue;
+    // The manifest first: from then on no reader trusts the parts being deleted.
+    await SearchIndexSnapshotManifest.deleteOne({ _id: m._id });
+    const ids = Array.from({ length: m.parts ?? 0 }, (_, k) => `${m._id}:${k}`);
+    if (ids.length) await SearchIndexSnapshot.deleteMany({ _id: { $in: ids } });
+  }
+}

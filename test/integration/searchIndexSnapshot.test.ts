@@ -1,0 +1,45 @@
+import { runSearch } from '../../core/talent/candidateSearch';
+import { PeopleMeta } from '../../core/talent/models';
+import { buildSearchIndex, loadSearchIndex, personPreview } from '../../core/talent/searchIndex';
+import { SearchIndexSnapshotManifest, loadSearchIndexSnapshot, saveSearchIndexSnapshot } from '../../core/talent/searchIndexSnapshot';
+import { peopleVersion, seedPeople } from '../../core/talent/seedPeople';
+import { BUILT_IN_SOURCE_ID } from '../../core/talent/sources';
+import { startTestApi, type TestApi } from '../support/testApi';
+
+jest.setTimeout(120_000);
+
+let srv: TestApi;
+beforeAll(async () => {
+  srv = await startTestApi();
+  await seedPeople({ count: 300 });
+});
+afterAll(async () => srv.close());
+
+test('a stored snapshot loads as the same index: people, previews and search results', async () => {
+  const built = await buildSearchIndex();
+  expect(built.size).toBeGreaterThanOrEqual(300);
+  await saveSearchIndexSnapshot(built);
+  const loaded = await loadSearchIndexSnapshot(built.version);
+  expect(loaded).not.toBeNull();
+  expect(loaded!.size).toBe(built.size);
+  expect(loaded!.personIds).toEqual(built.personIds);
+  for (const o of [0, 1, Math.floor(built.size / 2), built.size - 1]) expect(personPreview(loaded!, o)).toEqual(personPreview(built, o));
+  for (const query of ['engineer', 'python', 'senior data scientist']) {
+    const req = { query, filters: {} as never, sources: [BUILT_IN_SOURCE_ID] };
+    expect(runSearch(loaded!, req, 10_000)).toEqual(runSearch(built, req, 10_000));
+  }
+});
+
+test('the snapshot of another people version is never used, and a new version drops the old snapshot', async () => {
+  const version = await peopleVersion();
+  const first = await loadSearchIndex();
+  expect(first.version).toBe(version);
+  expect(await loadSearchIndexSnapshot(version + 1)).toBeNull();
+
+  await PeopleMeta.updateOne({ _id: 'version' }, { $inc: { version: 1 } }, { upsert: true });
+  const second = await loadSearchIndex();
+  expect(second.version).toBe(version + 1);
+  expect(await loadSearchIndexSnapshot(version + 1)).not.toBeNull();
+  expect(await loadSearchIndexSnapshot(version)).toBeNull();
+  expect((await SearchIndexSnapshotManifest.find({}).lean()).map((m) => m._id)).toEqual([expect.stringMatching(new RegExp(`:${version + 1}$`))]);
+});
