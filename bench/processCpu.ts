@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs';
+
+/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * CPU seconds (user + system) a process has spent so far, read from /proc as an outside
+ * observer would; undefined when the process is not visible (another machine, not Linux).
+ */
+export function processCpuSeconds(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const utime = Number(fields[11]);
+    const stime = Number(fields[12]);
+    return (utime + stime) / TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU seconds several processes spend while `work` runs, by name. */
+export async function measureCpu<T>(pids: Record<string, number | undefined>, work: () => Promise<T>): Promise<{ result: T; cpuSeconds: Record<string, number | undefined> }> {
+  const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, processCpuSeconds(pid)]));
+  const result = await work();
+  const cpuSeconds = Object.fromEntries(
+    Object.entries(pids).map(([k, pid]) => {
+      const a = before[k];
+      const b = processCpuSeconds(pid);
+      return [k, a === undefined || b === undefined ? undefined : b - a];
+    }),
+  );
+  return { result, cpuSeconds };
+}
