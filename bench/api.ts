@@ -68,11 +68,14 @@ function line(name: string, m: Measured): string {
     .join(', ');
   const statuses = Object.keys(l.statuses).length ? ` ${JSON.stringify(l.statuses)}` : '';
   return (
-    `  ${name.padEnd(24)} ${l.requestsPerSecond.toFixed(0).padStart(6)} req/s   p50 ${l.p50Ms.toFixed(1).padStart(6)} ms   p99 ${l.p99Ms.toFixed(1).padStart(7)} ms` +
+    `  ${name.padEnd(24)} ${l.requestsPerSecond.toFixed(0).padStart(6)} req/s   p50 ${ms(l.p50Ms, 6)} ms   p99 ${ms(l.p99Ms, 7)} ms` +
     `   non-2xx ${l.non2xx}${statuses}   errors ${l.errors}\n` +
     `  ${''.padEnd(24)} CPU per 1,000 requests: ${cpu}, generator ${perThousand(l.generatorCpuSeconds, l.requests)}\n`
   );
 }
+
+/** Milliseconds, or "n/a" when nothing answered (the generator reports NaN as null). */
+const ms = (v: number | null, width: number) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(1) : 'n/a').padStart(width);
 
 const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
 
@@ -163,8 +166,8 @@ async function measureAll(dir: string, stops: Array<() => Promise<unknown> | unk
   w(line('bare Koa route', capacityBare));
   const ratio = capacityApi.load.requestsPerSecond / capacityBare.load.requestsPerSecond;
   w(`  ratio (whoami / bare)    ${ratio.toFixed(2)}\n`);
-  const commonMet = commonApi.load.p99Ms <= TARGET_COMMON_P99_MS && commonApi.load.non2xx === 0 && commonApi.load.errors === 0;
-  w(`target: common case p99 <= ${TARGET_COMMON_P99_MS} ms and no non-2xx: ${verdict(commonMet)} (p99 ${commonApi.load.p99Ms.toFixed(1)} ms, non-2xx ${commonApi.load.non2xx})\n`);
+  const commonMet = commonApi.load.requests > 0 && commonApi.load.p99Ms <= TARGET_COMMON_P99_MS && commonApi.load.non2xx === 0 && commonApi.load.errors === 0;
+  w(`target: common case p99 <= ${TARGET_COMMON_P99_MS} ms and no non-2xx: ${verdict(commonMet)} (p99 ${ms(commonApi.load.p99Ms, 0)} ms, non-2xx ${commonApi.load.non2xx})\n`);
   w(`target: capacity ratio >= ${TARGET_CAPACITY_RATIO}: ${verdict(ratio >= TARGET_CAPACITY_RATIO)} (${ratio.toFixed(2)})\n`);
 }
 

@@ -17,8 +17,13 @@ import autocannon from 'autocannon';
  */
 export interface LoadTarget {
   url: string;
+  method?: string;
   headers?: Record<string, string>;
+  /** Request body; in open loop every `$REQ` in it and in header values becomes a per-request number (idempotency keys). */
+  body?: string;
 }
+
+const PER_REQUEST = /\$REQ/g;
 
 export type LoadPlan =
   | { mode: 'closed'; target: LoadTarget; connections: number; seconds: number }
@@ -46,7 +51,7 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function closedLoop(plan: Extract<LoadPlan, { mode: 'closed' }>): Promise<Omit<LoadResult, 'generatorCpuSeconds'>> {
-  const r = await autocannon({ url: plan.target.url, headers: plan.target.headers, connections: plan.connections, duration: plan.seconds, pipelining: 1, timeout: REQUEST_TIMEOUT_MS / 1000 });
+  const r = await autocannon({ url: plan.target.url, method: (plan.target.method ?? 'GET') as 'GET', headers: plan.target.headers, body: plan.target.body, connections: plan.connections, duration: plan.seconds, pipelining: 1, timeout: REQUEST_TIMEOUT_MS / 1000 });
   const statuses: Record<string, number> = {};
   for (const [code, v] of Object.entries((r as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {})) {
     if (!code.startsWith('2')) statuses[code] = v.count;
@@ -83,7 +88,11 @@ async function openLoop(plan: Extract<LoadPlan, { mode: 'open' }>): Promise<Omit
         if (!settled) settle();
         settled = true;
       };
-      const req = request(t.url, { agent: agents[i], headers: t.headers }, (res) => {
+      const tag = `${process.pid}-${n}`;
+      const headers = Object.fromEntries(Object.entries(t.headers ?? {}).map(([k, v]) => [k, v.replace(PER_REQUEST, tag)]));
+      const body = t.body?.replace(PER_REQUEST, tag);
+      if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+      const req = request(t.url, { agent: agents[i], method: t.method ?? 'GET', headers }, (res) => {
         res.resume();
         res.on('end', () => {
           const status = res.statusCode ?? 0;
@@ -101,7 +110,7 @@ async function openLoop(plan: Extract<LoadPlan, { mode: 'open' }>): Promise<Omit
         if (!settled) errors++;
         resolve();
       });
-      req.end();
+      req.end(body);
     });
     pending.add(p);
     void p.finally(() => pending.delete(p));
