@@ -14,7 +14,7 @@ import { startLocalStack, type LocalStack } from '../scripts/localStack';
 import { startApiProcess } from '../test/support/apiProcess';
 import type { LoadPlan, LoadResult, LoadTarget } from './loadGenerator';
 import { runLoad } from './loadRun';
-import { measureCpu } from './processCpu';
+import { measureCpu, waitUntilQuiet } from './processCpu';
 
 /**
  * The request path measured from outside, as a user meets it: the API (`api/server.ts`) in its
@@ -145,13 +145,18 @@ async function measureAll(dir: string, stops: Array<() => Promise<unknown> | unk
   if (first.status !== 200) throw new Error(`whoami answered ${first.status}: ${await first.text()}`);
 
   // Warm-up at the common rate (JIT, connection pools, every organization seen once), then measure.
+  // Before each measurement the API and the store have finished whatever an earlier one left.
+  const quiet = () => waitUntilQuiet([apiPid, storePid]);
   await runLoad(commonPlan(api.url, WARMUP_SECONDS));
-  await new Promise((r) => setTimeout(r, 1100));
+  await quiet();
   const commonApi = await measure({ api: apiPid, store: storePid }, commonPlan(api.url, SECONDS));
+  await quiet();
   const commonBare = await measure({ bare: barePid }, commonPlan(bare.url, SECONDS));
 
   await runLoad({ mode: 'closed', target: whoami(api.url, raised.key), connections: CONNECTIONS, seconds: 2 });
+  await quiet();
   const capacityApi = await measure({ api: apiPid, store: storePid }, { mode: 'closed', target: whoami(api.url, raised.key), connections: CONNECTIONS, seconds: SECONDS });
+  await quiet();
   await runLoad({ mode: 'closed', target: whoami(bare.url), connections: CONNECTIONS, seconds: 2 });
   const capacityBare = await measure({ bare: barePid }, { mode: 'closed', target: whoami(bare.url), connections: CONNECTIONS, seconds: SECONDS });
 

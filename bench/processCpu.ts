@@ -34,3 +34,17 @@ export async function measureCpu<T>(pids: Record<string, number | undefined>, wo
   );
   return { result, cpuSeconds };
 }
+
+/**
+ * Waits until the processes spend less than `share` of a core (an API still working through
+ * requests a previous measurement left behind would steal the next one's CPU); at most `maxMs`.
+ */
+export async function waitUntilQuiet(pids: Array<number | undefined>, share = 0.05, maxMs = 120_000): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  const total = () => pids.reduce((sum: number, pid) => sum + (processCpuSeconds(pid) ?? 0), 0);
+  while (Date.now() < deadline) {
+    const before = total();
+    await new Promise((r) => setTimeout(r, 500));
+    if (total() - before < share * 0.5) return;
+  }
+}
