@@ -11,7 +11,7 @@ import { LRUCache } from 'lru-cache';
  * knows that no replica still holds the old value: a revoked key fails on every replica's very
  * next request once `key revoke` has returned. Every replica must run with the same `ttlMs`.
  *
- * A hit on an entry past half its TTL also starts a new read in the background (refresh ahead)
+ * A hit on an entry in the last quarter of its TTL also starts a new read in the background (refresh ahead)
  * and still answers from the entry, which is within its TTL: a key in steady use is re-read
  * before it expires, so its requests never wait for the store, and the bound above holds as is
  * (the refreshed entry's TTL counts from when its read started). Under many tenants this is
@@ -35,7 +35,7 @@ export class ReadCache<V> {
     if (ttl <= 0) return read();
     const hit = this.entries.get(key);
     if (hit) {
-      if (this.entries.getRemainingTTL(key) < ttl / 2 && !this.pending.has(key)) this.load(key, read, ttl).catch(() => undefined);
+      if (this.entries.getRemainingTTL(key) < ttl / 4 && !this.pending.has(key)) this.load(key, read, ttl).catch(() => undefined);
       return hit.value;
     }
     return this.pending.get(key) ?? this.load(key, read, ttl);

@@ -178,9 +178,9 @@ describe('ReadCache', () => {
       expect(v.readAt).toBeLessThan(t);
       expect(t - v.readAt).toBeLessThanOrEqual(1000);
     }
-    // About one read per half TTL, not one per request.
-    expect(reads).toBeGreaterThanOrEqual(9);
-    expect(reads).toBeLessThanOrEqual(12);
+    // About one read per three quarters of the TTL, not one per request.
+    expect(reads).toBeGreaterThanOrEqual(6);
+    expect(reads).toBeLessThanOrEqual(8);
   });
 
   it('reads every time when the TTL is 0, and forgets an invalidated key', async () => {
