@@ -144,7 +144,7 @@ type StoreLeaseAdmission =
 
 const leaseBlocks = new LeaseBlockPool(
   (orgId, blocks) => acquireStoreLease(orgId, blocks, config().limits.leaseTtlSeconds * 1000, Date.now),
-  (lease) => leaseReleaser.release(lease.token),
+  (lease) => leaseReleaser.release(lease.token, lease.slotId),
 );
 
 /** Takes one of the organization's in-flight places; expired slots (their process died) are reclaimed. */
@@ -161,7 +161,7 @@ export async function acquireLease(orgId: string, limit: number, ttlMs: number, 
 /** Finishes a request's hold on its in-flight place. */
 export function releaseLease(lease: Lease): void {
   if (lease.block) leaseBlocks.release(lease.block, Date.now());
-  else leaseReleaser.release(lease.token);
+  else leaseReleaser.release(lease.token, lease.slotId);
 }
 
 /** Gives back lease blocks no request uses (shutdown, tests); then `leaseReleaser.drain()`. */
@@ -201,8 +201,10 @@ async function acquireStoreLease(orgId: string, slots: number, ttlMs: number, no
 }
 
 export const leaseReleaser = new LeaseReleaser(
-  async (tokens) => {
-    await leases().deleteMany({ token: { $in: tokens } });
+  async (tokens, slotIds) => {
+    // By _id when the slots are known (an index lookup; any other filter scans the collection on
+    // FerretDB 1.x), still only where the token matches: a slot reclaimed by another holder stays.
+    await leases().deleteMany(slotIds ? { _id: { $in: slotIds }, token: { $in: tokens } } : { token: { $in: tokens } });
   },
   (err) => logger.warn({ err: { message: errorMessage(err) } }, 'lease release failed; the lease will expire'),
 );
