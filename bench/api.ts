@@ -1,192 +1,185 @@
+import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { Agent, request, type Server } from 'node:http';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Koa from 'koa';
-import Router from '@koa/router';
-import { createApp } from '../api/app';
 import { loadConfig, setConfig } from '../core/config';
 import { createApiKey } from '../core/keys/apiKeys';
 import { ALL_PERMISSIONS } from '../core/keys/permissions';
 import { setOrganizationRate } from '../core/limits/limitSettings';
-import { leaseReleaser, releaseIdleLeaseBlocks } from '../core/limits/requestAdmission';
 import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
 import { createOrganization } from '../core/tenancy/provisioning';
-import { freePort, installServices, startFerretDb, type RunningService } from '../scripts/localServices';
+import { startLocalStack, type LocalStack } from '../scripts/localStack';
+import { startApiProcess } from '../test/support/apiProcess';
+import type { LoadPlan, LoadResult, LoadTarget } from './loadGenerator';
+import { runLoad } from './loadRun';
+import { measureCpu, waitUntilQuiet } from './processCpu';
 
 /**
- * Authenticated GET /v1/whoami with every middleware (key lookup, limit settings, strict
- * window, in-flight lease) beside a bare Koa route, in the same process, in one run:
- *   npx tsx bench/api.ts            (starts its own FerretDB unless MONGODB_URI is set)
- * Env: BENCH_RATE (open-loop requests/s, default 1000), BENCH_SECONDS (default 5),
- * BENCH_CONCURRENCY (closed-loop connections, default 32).
- * The organization's rate and in-flight limit are raised by the operator command the CLI
- * uses (`limit rate`), so admission is exercised but does not refuse.
+ * The request path measured from outside, as a user meets it: the API (`api/server.ts`) in its
+ * own process, a bare Koa route (bench/bareRoute.ts) in its own process, and the load
+ * generator (bench/loadGenerator.ts) in a third, driving both in the same run.
+ *
+ *   npx tsx bench/api.ts     (starts FerretDB and Temporal via scripts/localStack unless MONGODB_URI is set)
+ *
+ * Scenarios:
+ * - common case: BENCH_ORGS (default 50) organizations at default limits, each request with its
+ *   own organization's API key, BENCH_RATE (default 1,000) requests/s offered in total, open
+ *   loop, evenly spread (20/s per organization: under every limit, so nothing should be refused).
+ *   Target: p99 <= 25 ms and no non-2xx.
+ * - capacity: one organization whose rate the operator raised (as `limit rate` does), closed
+ *   loop, BENCH_CONNECTIONS (default 50) connections, GET /v1/whoami, against the bare route's
+ *   capacity. Target: ratio >= 0.3.
+ * Each prints p50/p99, non-2xx and the CPU seconds the API and the store processes spent per
+ * 1,000 requests (from /proc). BENCH_SECONDS (default 10) per measurement. BENCH_API_CPU_PROF=dir
+ * writes a V8 CPU profile of the API process there (for finding where its time goes).
  */
+const ORGS = Number(process.env.BENCH_ORGS ?? 50);
 const RATE = Number(process.env.BENCH_RATE ?? 1000);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const WARMUP_SECONDS = 3;
 
-const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+const TARGET_COMMON_P99_MS = 25;
+const TARGET_CAPACITY_RATIO = 0.3;
 
-function get(url: string, headers: Record<string, string>): Promise<number> {
+function startBareRoute(): Promise<{ url: string; child: ChildProcess }> {
+  const child = fork(join(__dirname, 'bareRoute.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
-    const req = request(url, { agent, headers }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
+    child.once('exit', (code) => reject(new Error(`bare route exited ${code}`)));
+    child.on('message', (m: { type?: string; url?: string }) => {
+      if (m?.type === 'listening' && m.url) resolve({ url: m.url, child });
     });
-    req.on('error', reject);
-    req.end();
   });
 }
 
-interface Result {
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
+interface Measured {
+  load: LoadResult;
+  cpuSeconds: Record<string, number | undefined>;
 }
 
-function summarize(latencies: number[], errors: number, elapsedMs: number): Result {
-  const sorted = [...latencies].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-  return { rps: (latencies.length / elapsedMs) * 1000, p50: at(0.5), p99: at(0.99), errors };
-}
+const perThousand = (cpu: number | undefined, requests: number) => (cpu === undefined || !requests ? 'n/a' : `${((cpu / requests) * 1000).toFixed(3)} s`);
 
-/** Fixed offered rate (open loop): latency at a given load, unaffected by coordinated omission. */
-async function openLoop(url: string, headers: Record<string, string>, rate: number, seconds: number): Promise<Result> {
-  const latencies: number[] = [];
-  let errors = 0;
-  const pending: Promise<void>[] = [];
-  const start = performance.now();
-  const total = rate * seconds;
-  for (let i = 0; i < total; i++) {
-    const due = start + (i * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    // From the scheduled time when sent late (no coordinated omission), from the send when early.
-    const from = Math.min(due, performance.now());
-    pending.push(
-      get(url, headers).then(
-        (status) => {
-          if (status === 200) latencies.push(performance.now() - from);
-          else errors++;
-        },
-        () => void errors++,
-      ),
-    );
-  }
-  await Promise.all(pending);
-  return summarize(latencies, errors, performance.now() - start);
-}
-
-/** As fast as it goes with N connections (closed loop): capacity. */
-async function closedLoop(url: string, headers: Record<string, string>, concurrency: number, seconds: number): Promise<Result> {
-  const latencies: number[] = [];
-  let errors = 0;
-  const start = performance.now();
-  const end = start + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < end) {
-        const t = performance.now();
-        const status = await get(url, headers).catch(() => 0);
-        if (status === 200) latencies.push(performance.now() - t);
-        else errors++;
-      }
-    }),
+function line(name: string, m: Measured): string {
+  const l = m.load;
+  const cpu = Object.entries(m.cpuSeconds)
+    .map(([k, v]) => `${k} ${perThousand(v, l.requests)}`)
+    .join(', ');
+  const statuses = Object.keys(l.statuses).length ? ` ${JSON.stringify(l.statuses)}` : '';
+  return (
+    `  ${name.padEnd(24)} ${l.requestsPerSecond.toFixed(0).padStart(6)} req/s   p50 ${ms(l.p50Ms, 6)} ms   p99 ${ms(l.p99Ms, 7)} ms` +
+    `   non-2xx ${l.non2xx}${statuses}   errors ${l.errors}\n` +
+    `  ${''.padEnd(24)} CPU per 1,000 requests: ${cpu}, generator ${perThousand(l.generatorCpuSeconds, l.requests)}\n`
   );
-  return summarize(latencies, errors, performance.now() - start);
 }
 
-function listen(app: Koa): Promise<{ server: Server; url: string }> {
-  return new Promise((resolve) => {
-    const server = app.listen(0, '127.0.0.1', () => {
-      const a = server.address();
-      resolve({ server, url: `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}` });
-    });
-  });
-}
+/** Milliseconds, or "n/a" when nothing answered (the generator reports NaN as null). */
+const ms = (v: number | null, width: number) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(1) : 'n/a').padStart(width);
 
-const fmt = (r: Result) => `${r.rps.toFixed(0).padStart(6)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(7)} ms   errors ${r.errors}`;
+const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
 
-async function main() {
-  let ferret: RunningService | undefined;
-  let mongodbUri = process.env.MONGODB_URI;
-  if (!mongodbUri) {
-    await installServices({ temporal: false, ferretdb: true });
-    const port = await freePort();
-    const dir = mkdtempSync(join(tmpdir(), 'bench-api-'));
-    ferret = await startFerretDb({ port, dataDir: join(dir, 'data'), logFile: join(dir, 'ferretdb.log') });
-    mongodbUri = `mongodb://127.0.0.1:${port}/bench`;
+async function main(): Promise<void> {
+  logger.level = 'silent';
+  const dir = mkdtempSync(join(tmpdir(), 'bench-api-'));
+  const stops: Array<() => Promise<unknown> | unknown> = [() => rmSync(dir, { recursive: true, force: true })];
+  try {
+    await measureAll(dir, stops);
+  } finally {
+    for (const stop of stops.reverse()) await Promise.resolve(stop()).catch(() => undefined);
   }
+}
+
+async function measureAll(dir: string, stops: Array<() => Promise<unknown> | unknown>): Promise<void> {
+  let stack: LocalStack | undefined;
+  let mongodbUri = process.env.MONGODB_URI;
+  let temporalAddress = process.env.TEMPORAL_ADDRESS;
+  if (!mongodbUri || !temporalAddress) {
+    const services: LocalStack['services'] = [];
+    stops.push(async () => {
+      for (const svc of [...services].reverse()) await svc.stop();
+    });
+    stack = await startLocalStack({ dir, mongodbUri, temporalAddress, services });
+    mongodbUri ??= `${stack.storeBase}/bench_api`;
+    temporalAddress = stack.temporalAddress;
+  }
+  const storePid = stack?.services.find((s) => s.name === 'ferretdb')?.child.pid ?? (process.env.BENCH_STORE_PID ? Number(process.env.BENCH_STORE_PID) : undefined);
   const config = loadConfig({
     ...process.env,
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
     MONGODB_URI: mongodbUri,
+    TEMPORAL_ADDRESS: temporalAddress,
     SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
   });
   setConfig(config);
-  logger.level = 'silent';
   await connectStore(config.mongodbUri);
   await ensureIndexes();
 
-  const org = await createOrganization(`bench ${Date.now()}`, 0);
-  const key = await createApiKey({ orgId: org.org_id, workspaceId: org.workspace_id, applicationId: org.application_id, scopes: [...ALL_PERMISSIONS], audience: config.apiAudience });
-  await setOrganizationRate(org.org_id, { requestsPerSecond: 100_000, maxConcurrency: 2_000 });
-
-  const full = await listen(createApp({ config, probes: { store: async () => true, temporal: async () => true } }));
-  const bare = new Koa();
-  const router = new Router();
-  router.get('/v1/whoami', (ctx) => {
-    ctx.body = { workspace_id: org.workspace_id, org_root: org.org_id, application_id: org.application_id, audience: config.apiAudience, scopes: [], key_id: key.key_id };
-  });
-  bare.use(router.routes());
-  const plain = await listen(bare);
-
-  const auth = { Authorization: `Bearer ${key.key}` };
-  const fullUrl = `${full.url}/v1/whoami`;
-  const bareUrl = `${plain.url}/v1/whoami`;
-  if ((await get(fullUrl, auth)) !== 200) throw new Error('whoami did not answer 200');
-  // Warm-up.
-  await closedLoop(fullUrl, auth, 8, 1);
-  await closedLoop(bareUrl, {}, 8, 1);
-
-  const fullOpen = await openLoop(fullUrl, auth, RATE, SECONDS);
-  const bareOpen = await openLoop(bareUrl, {}, RATE, SECONDS);
-  const fullClosed = await closedLoop(fullUrl, auth, CONCURRENCY, SECONDS);
-  const bareClosed = await closedLoop(bareUrl, {}, CONCURRENCY, SECONDS);
-
-  process.stdout.write(`store: ${config.mongodbUri.replace(/\/\/[^@]*@/, '//')}\n`);
-  process.stdout.write(`open loop at ${RATE} req/s for ${SECONDS} s (latency from scheduled send)\n`);
-  process.stdout.write(`  whoami, all middleware  ${fmt(fullOpen)}\n`);
-  process.stdout.write(`  bare Koa route          ${fmt(bareOpen)}\n`);
-  process.stdout.write(`  (both keep up with the offered rate here: the ratio that matters is the capacity one below)\n`);
-  process.stdout.write(`closed loop, ${CONCURRENCY} connections, ${SECONDS} s (capacity)\n`);
-  process.stdout.write(`  whoami, all middleware  ${fmt(fullClosed)}\n`);
-  process.stdout.write(`  bare Koa route          ${fmt(bareClosed)}\n`);
-  const ratio = fullClosed.rps / bareClosed.rps;
-  process.stdout.write(`  ratio (whoami / bare)   ${ratio.toFixed(2)}\n`);
-  process.stdout.write(
-    `target: capacity ratio >= 0.5 and whoami p99 <= 10 ms at ${RATE} req/s: ${ratio >= 0.5 && fullOpen.p99 <= 10 && fullOpen.errors === 0 ? 'met' : 'NOT met'}\n`,
-  );
-
-  full.server.close();
-  plain.server.close();
-  agent.destroy();
-  releaseIdleLeaseBlocks();
-  await leaseReleaser.drain();
+  const keyFor = async (name: string) => {
+    const org = await createOrganization(name, 0);
+    const key = await createApiKey({ orgId: org.org_id, workspaceId: org.workspace_id, applicationId: org.application_id, scopes: [...ALL_PERMISSIONS], audience: config.apiAudience });
+    return { orgId: org.org_id, key: key.key };
+  };
+  const stamp = Date.now();
+  const common: { orgId: string; key: string }[] = [];
+  for (let i = 0; i < ORGS; i++) common.push(await keyFor(`bench ${stamp} ${i}`));
+  const raised = await keyFor(`bench ${stamp} raised`);
+  await setOrganizationRate(raised.orgId, { requestsPerSecond: 100_000, maxConcurrency: 2_000 });
+  // The bench process only set up data; the API process does all the work from here on.
   await disconnectStore();
-  await ferret?.stop();
+
+  const profileDir = process.env.BENCH_API_CPU_PROF;
+  const api = await startApiProcess(config, { LOG_LEVEL: process.env.BENCH_API_LOG_LEVEL ?? 'warn' }, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
+  stops.push(() => api.stop());
+  const bare = await startBareRoute();
+  stops.push(() => bare.child.kill('SIGTERM'));
+  const apiPid = api.child.pid;
+  const barePid = bare.child.pid;
+
+  const whoami = (base: string, key?: string): LoadTarget => ({ url: `${base}/v1/whoami`, headers: key ? { authorization: `Bearer ${key}` } : {} });
+  const commonPlan = (base: string, seconds: number): LoadPlan => ({ mode: 'open', targets: common.map((c) => whoami(base, c.key)), ratePerSecond: RATE, seconds });
+  const measure = (pids: Record<string, number | undefined>, plan: LoadPlan) => measureCpu(pids, () => runLoad(plan)).then((m): Measured => ({ load: m.result, cpuSeconds: m.cpuSeconds }));
+
+  const first = await fetch(`${api.url}/v1/whoami`, { headers: { authorization: `Bearer ${common[0].key}` } });
+  if (first.status !== 200) throw new Error(`whoami answered ${first.status}: ${await first.text()}`);
+
+  // Warm-up at the common rate (JIT, connection pools, every organization seen once), then measure.
+  // Before each measurement the API and the store have finished whatever an earlier one left.
+  const quiet = () => waitUntilQuiet([apiPid, storePid]);
+  await runLoad(commonPlan(api.url, WARMUP_SECONDS));
+  await quiet();
+  const commonApi = await measure({ api: apiPid, store: storePid }, commonPlan(api.url, SECONDS));
+  await quiet();
+  const commonBare = await measure({ bare: barePid }, commonPlan(bare.url, SECONDS));
+
+  await runLoad({ mode: 'closed', target: whoami(api.url, raised.key), connections: CONNECTIONS, seconds: 2 });
+  await quiet();
+  const capacityApi = await measure({ api: apiPid, store: storePid }, { mode: 'closed', target: whoami(api.url, raised.key), connections: CONNECTIONS, seconds: SECONDS });
+  await quiet();
+  await runLoad({ mode: 'closed', target: whoami(bare.url), connections: CONNECTIONS, seconds: 2 });
+  const capacityBare = await measure({ bare: barePid }, { mode: 'closed', target: whoami(bare.url), connections: CONNECTIONS, seconds: SECONDS });
+
+  const w = (s: string) => process.stdout.write(s);
+  w(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), node ${process.version}, store ${stack?.services.some((s) => s.name === 'ferretdb') ? 'FerretDB 1.x over SQLite (scripts/localStack)' : config.mongodbUri.replace(/\/\/[^@]*@/, '//')}\n`);
+  w(`generator: bench/loadGenerator.ts in its own process; API: api/server.ts in its own process (LOG_LEVEL ${process.env.BENCH_API_LOG_LEVEL ?? 'warn'}); bare Koa route in its own process\n`);
+  w(`common case: ${ORGS} organizations at default limits, one key each, ${RATE} req/s offered in total (open loop, ${(RATE / ORGS).toFixed(0)}/s each), ${SECONDS} s\n`);
+  w(line('whoami, all middleware', commonApi));
+  w(line('bare Koa route', commonBare));
+  w(`capacity: one organization with a raised rate, closed loop, ${CONNECTIONS} connections, ${SECONDS} s\n`);
+  w(line('whoami, all middleware', capacityApi));
+  w(line('bare Koa route', capacityBare));
+  const ratio = capacityApi.load.requestsPerSecond / capacityBare.load.requestsPerSecond;
+  w(`  ratio (whoami / bare)    ${ratio.toFixed(2)}\n`);
+  const commonMet = commonApi.load.requests > 0 && commonApi.load.p99Ms <= TARGET_COMMON_P99_MS && commonApi.load.non2xx === 0 && commonApi.load.errors === 0;
+  w(`target: common case p99 <= ${TARGET_COMMON_P99_MS} ms and no non-2xx: ${verdict(commonMet)} (p99 ${ms(commonApi.load.p99Ms, 0)} ms, non-2xx ${commonApi.load.non2xx})\n`);
+  w(`target: capacity ratio >= ${TARGET_CAPACITY_RATIO}: ${verdict(ratio >= TARGET_CAPACITY_RATIO)} (${ratio.toFixed(2)})\n`);
 }
 
 main().then(
   () => process.exit(0),
-  (err) => {
-    process.stderr.write(`bench failed: ${(err as Error).stack}\n`);
+  (err: Error) => {
+    process.stderr.write(`bench failed: ${err.stack ?? err.message}\n`);
     process.exit(1);
   },
 );

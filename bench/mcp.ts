@@ -1,24 +1,25 @@
 /**
- * Tool-server benchmark: `search candidates` over MCP (Streamable HTTP, OAuth bearer) beside
- * the same search over the developer API (API key), in the same run, against the same store.
+ * Tool-server benchmark, measured from outside: `search_candidates` over MCP for both protocol
+ * revisions `/tools` speaks (2025-11-25, served by the SDK 1.x server per request; 2026-07-28,
+ * sessionless, served by the SDK 2.x server) beside the same search over the developer API,
+ * against the API (`api/server.ts`) in its own process, driven by the load generator
+ * (bench/loadGenerator.ts) in another, in the same run, against the same store.
  *
- *   npx tsx bench/mcp.ts            (starts its own FerretDB unless MONGODB_URI is set)
+ *   npx tsx bench/mcp.ts     (starts FerretDB and Temporal via scripts/localStack unless MONGODB_URI is set)
  *
- * BENCH_DURATION_S (default 10) per surface, BENCH_CONCURRENCY (default 8) callers,
- * BENCH_ORGS (default 8): callers are spread over organizations so the 25 requests/s
- * per-organization limit (SPEC 8.1) does not cap the measurement; BENCH_PEOPLE (default 5000)
- * people are seeded; BENCH_SEARCH_BODY overrides the search body (JSON); BENCH_OPERATION=whoami
- * measures the free whoami instead, which isolates the cost of the MCP path itself.
- * Prints calls per second, p50/p95/p99 latency and outcomes per surface.
+ * BENCH_ORGS (default 8) organizations, each caller its own organization's key / OAuth token;
+ * BENCH_RATE (default 20 per organization) calls/s offered in total, open loop, evenly spread,
+ * under the per-organization limits; BENCH_SECONDS (default 10) per surface; BENCH_PEOPLE
+ * (default 5000) people seeded; BENCH_SEARCH_BODY overrides the search (JSON);
+ * BENCH_OPERATION=whoami measures the free whoami instead (the cost of the MCP path itself).
+ * Prints calls/s, p50/p99, non-2xx and the API's and store's CPU per 1,000 calls per surface,
+ * and the targets: no non-2xx, and 2026-07-28 not slower than 2025-11-25 (p50 and p99 within 10 %
+ * or 2 ms, whichever is larger: the noise of one run on a shared machine).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createApp } from '../api/app';
-import { v1Routes } from '../api/routes/index';
 import { loadConfig, setConfig } from '../core/config';
 import { createApiKey } from '../core/keys/apiKeys';
 import { ALL_PERMISSIONS } from '../core/keys/permissions';
@@ -27,159 +28,177 @@ import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
 import { seedPeople } from '../core/talent/seedPeople';
 import { createOrganization } from '../core/tenancy/provisioning';
-import { freePort, installServices, startFerretDb, type RunningService } from '../scripts/localServices';
+import { startLocalStack, type LocalStack } from '../scripts/localStack';
+import { startApiProcess } from '../test/support/apiProcess';
+import type { LoadResult, LoadTarget } from './loadGenerator';
+import { runLoad } from './loadRun';
+import { measureCpu } from './processCpu';
 
-const DURATION_MS = Number(process.env.BENCH_DURATION_S ?? 10) * 1000;
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const ORGS = Number(process.env.BENCH_ORGS ?? 8);
+const RATE = Number(process.env.BENCH_RATE ?? ORGS * 20);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const PEOPLE = Number(process.env.BENCH_PEOPLE ?? 5000);
+const WHOAMI = process.env.BENCH_OPERATION === 'whoami';
 const SEARCH_BODY = JSON.parse(process.env.BENCH_SEARCH_BODY ?? '{"query":"engineer","page_size":20}') as Record<string, unknown>;
+const LEGACY = '2025-11-25';
+const MODERN = '2026-07-28';
 
 interface Caller {
   key: string;
-  mcp: Client;
+  token: string;
 }
 
-interface Stats {
-  latencies: number[];
-  outcomes: Map<string, number>;
-  elapsedMs: number;
-}
+type Surface = 'developer_api' | 'mcp_2025_11_25' | 'mcp_2026_07_28';
 
-function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-async function run(callers: Caller[], once: (c: Caller) => Promise<string>): Promise<Stats> {
-  const stats: Stats = { latencies: [], outcomes: new Map(), elapsedMs: 0 };
-  const started = performance.now();
-  const until = started + DURATION_MS;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async (_, i) => {
-      const caller = callers[i % callers.length];
-      while (performance.now() < until) {
-        const t0 = performance.now();
-        let outcome: string;
-        try {
-          outcome = await once(caller);
-        } catch (err) {
-          outcome = `exception: ${(err as Error).message.slice(0, 60)}`;
-        }
-        stats.latencies.push(performance.now() - t0);
-        stats.outcomes.set(outcome, (stats.outcomes.get(outcome) ?? 0) + 1);
-      }
-    }),
-  );
-  stats.elapsedMs = performance.now() - started;
-  return stats;
-}
-
-function report(name: string, s: Stats): void {
-  const sorted = [...s.latencies].sort((a, b) => a - b);
-  const ok = s.outcomes.get('ok') ?? 0;
-  const line = {
-    surface: name,
-    calls: sorted.length,
-    calls_per_second: +(sorted.length / (s.elapsedMs / 1000)).toFixed(1),
-    ok_per_second: +(ok / (s.elapsedMs / 1000)).toFixed(1),
-    p50_ms: +percentile(sorted, 50).toFixed(1),
-    p95_ms: +percentile(sorted, 95).toFixed(1),
-    p99_ms: +percentile(sorted, 99).toFixed(1),
-    outcomes: Object.fromEntries(s.outcomes),
+/** One call of the benchmarked operation on a surface, as the generator sends it (`$REQ`: a per-call number). */
+function target(url: string, surface: Surface, c: Caller): LoadTarget {
+  const tool = WHOAMI ? 'whoami' : 'search_candidates';
+  if (surface === 'developer_api') {
+    return WHOAMI
+      ? { url: `${url}/v1/whoami`, headers: { authorization: `Bearer ${c.key}` } }
+      : {
+          url: `${url}/v1/candidates/search`,
+          method: 'POST',
+          headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json', 'idempotency-key': 'bench-$REQ' },
+          body: JSON.stringify(SEARCH_BODY),
+        };
+  }
+  const args = WHOAMI ? {} : { ...SEARCH_BODY, idempotency_key: `bench-${surface}-$REQ` };
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${c.token}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
   };
-  process.stdout.write(JSON.stringify(line) + '\n');
+  let params: Record<string, unknown> = { name: tool, arguments: args };
+  if (surface === 'mcp_2025_11_25') {
+    // The 1.x server is stateless: a tools/call needs no session, only the negotiated revision.
+    headers['mcp-protocol-version'] = LEGACY;
+  } else {
+    headers['mcp-protocol-version'] = MODERN;
+    headers['mcp-method'] = 'tools/call';
+    headers['mcp-name'] = tool;
+    params = {
+      ...params,
+      _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} },
+    };
+  }
+  return { url: `${url}/tools`, method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }) };
 }
+
+/** Sends one call the way the generator would and fails unless it succeeded (a tool error is a 200 too). */
+async function checkOnce(t: LoadTarget): Promise<void> {
+  const tag = `check-${Math.random().toString(36).slice(2)}`;
+  const res = await fetch(t.url, { method: t.method ?? 'GET', headers: Object.fromEntries(Object.entries(t.headers ?? {}).map(([k, v]) => [k, v.replace(/\$REQ/g, tag)])), body: t.body?.replace(/\$REQ/g, tag) });
+  const text = await res.text();
+  const failed = res.status >= 300 || /"isError"\s*:\s*true/.test(text) || /"error"\s*:\s*\{/.test(text);
+  if (failed) throw new Error(`${t.url} answered ${res.status}: ${text.slice(0, 300)}`);
+}
+
+const perThousand = (cpu: number | undefined, n: number) => (cpu === undefined || !n ? 'n/a' : `${((cpu / n) * 1000).toFixed(3)} s`);
+const ms = (v: number | null) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(1) : 'n/a');
 
 async function main(): Promise<void> {
   logger.level = 'silent';
-  let ferret: RunningService | undefined;
-  let dir: string | undefined;
-  let mongodbUri = process.env.MONGODB_URI;
-  if (!mongodbUri) {
-    await installServices({ temporal: false, ferretdb: true });
-    dir = mkdtempSync(join(tmpdir(), 'bench-mcp-'));
-    const port = await freePort();
-    ferret = await startFerretDb({ port, dataDir: join(dir, 'ferretdb'), logFile: join(dir, 'ferretdb.log') });
-    mongodbUri = `mongodb://127.0.0.1:${port}/bench_mcp`;
+  const dir = mkdtempSync(join(tmpdir(), 'bench-mcp-'));
+  const stops: Array<() => unknown> = [() => rmSync(dir, { recursive: true, force: true })];
+  try {
+    await measureAll(dir, stops);
+  } finally {
+    for (const stop of stops.reverse()) await Promise.resolve(stop()).catch(() => undefined);
   }
-  const port = await freePort();
-  const config = loadConfig({
-    ...process.env,
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
-    PORT: String(port),
-    MONGODB_URI: mongodbUri,
-    SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
+}
+
+async function measureAll(dir: string, stops: Array<() => unknown>): Promise<void> {
+  let stack: LocalStack | undefined;
+  let mongodbUri = process.env.MONGODB_URI;
+  let temporalAddress = process.env.TEMPORAL_ADDRESS;
+  if (!mongodbUri || !temporalAddress) {
+    const services: LocalStack['services'] = [];
+    stops.push(async () => {
+      for (const svc of [...services].reverse()) await svc.stop();
+    });
+    stack = await startLocalStack({ dir, mongodbUri, temporalAddress, services });
+    mongodbUri ??= `${stack.storeBase}/bench_mcp`;
+    temporalAddress = stack.temporalAddress;
+  }
+  const storePid = stack?.services.find((s) => s.name === 'ferretdb')?.child.pid ?? (process.env.BENCH_STORE_PID ? Number(process.env.BENCH_STORE_PID) : undefined);
+  const env = {
+    LOG_LEVEL: process.env.BENCH_API_LOG_LEVEL ?? 'warn',
     // The benchmark measures speed, not the bulk-extraction quotas.
     SEARCH_PREVIEW_QUOTA_PER_DAY: '100000000',
     SEARCH_DISTINCT_QUERIES_PER_HOUR: '100000000',
     SEARCH_DELIVERY_QUOTA_PER_DAY: '100000000',
+  };
+  const config = loadConfig({
+    ...process.env,
+    ...env,
+    NODE_ENV: 'test',
+    MONGODB_URI: mongodbUri,
+    TEMPORAL_ADDRESS: temporalAddress,
+    SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
   });
   setConfig(config);
   await connectStore(config.mongodbUri);
   await ensureIndexes();
-  const server = createApp({ config, probes: { store: async () => true, temporal: async () => true } }).listen(port, '127.0.0.1');
-  await new Promise<void>((r) => server.once('listening', () => r()));
-  const url = `http://127.0.0.1:${port}`;
-
-  const hasSearch = process.env.BENCH_OPERATION !== 'whoami' && v1Routes.some((r) => r.operation === 'candidates.search');
-  const op = hasSearch
-    ? { tool: 'search_candidates', method: 'POST', path: '/v1/candidates/search', body: SEARCH_BODY, idempotent: true }
-    : { tool: 'whoami', method: 'GET', path: '/v1/whoami', body: undefined, idempotent: false };
-  if (!hasSearch) process.stdout.write('note: measuring whoami on both surfaces\n');
-
-  process.stdout.write(`seeding ${PEOPLE} people…\n`);
-  await seedPeople({ count: PEOPLE });
-  const callers: Caller[] = [];
+  if (!WHOAMI) {
+    process.stdout.write(`seeding ${PEOPLE} people…\n`);
+    await seedPeople({ count: PEOPLE });
+  }
+  const orgs: Array<{ key: string; clientId: string; clientSecret: string }> = [];
   for (let i = 0; i < ORGS; i++) {
-    const org = await createOrganization(`bench ${i}`, 100_000_000);
+    const org = await createOrganization(`bench ${Date.now()} ${i}`, 100_000_000);
     const key = await createApiKey({ orgId: org.org_id, workspaceId: org.workspace_id, applicationId: org.application_id, scopes: [...ALL_PERMISSIONS], audience: config.apiAudience });
     const m2m = await createClient({ orgId: org.org_id, rateLimitPerMinute: 10_000_000 });
-    const tokenRes = await fetch(`${url}/api/oauth/token`, {
+    orgs.push({ key: key.key, clientId: m2m.client_id, clientSecret: m2m.client_secret });
+  }
+  await disconnectStore();
+
+  const api = await startApiProcess(config, env);
+  stops.push(() => api.stop());
+  const url = api.url;
+  // The resource a client asks a token for is the one the tool server's metadata names.
+  const resource = ((await (await fetch(`${url}/.well-known/oauth-protected-resource/tools`)).json()) as { resource: string }).resource;
+  const callers: Caller[] = [];
+  for (const o of orgs) {
+    const res = await fetch(`${url}/api/oauth/token`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: m2m.client_id, client_secret: m2m.client_secret, scope: 'mcp:tools', resource: `${config.mcpUrl}/tools` }),
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: o.clientId, client_secret: o.clientSecret, scope: 'mcp:tools', resource }),
     });
-    const token = ((await tokenRes.json()) as { access_token: string }).access_token;
-    const mcp = new Client({ name: 'bench', version: '1.0.0' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${url}/tools`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
-    callers.push({ key: key.key, mcp });
+    if (!res.ok) throw new Error(`token request answered ${res.status}: ${await res.text()}`);
+    callers.push({ key: o.key, token: ((await res.json()) as { access_token: string }).access_token });
   }
 
-  const apiOnce = async (c: Caller) => {
-    const headers: Record<string, string> = { Authorization: `Bearer ${c.key}` };
-    if (op.body) headers['Content-Type'] = 'application/json';
-    if (op.idempotent) headers['Idempotency-Key'] = randomUUID();
-    const res = await fetch(`${url}${op.path}`, { method: op.method, headers, body: op.body ? JSON.stringify(op.body) : undefined });
-    const text = await res.text();
-    if (res.status < 300) return 'ok';
-    try {
-      return `${res.status} ${(JSON.parse(text) as { code?: string }).code}`;
-    } catch {
-      return String(res.status);
-    }
-  };
-  const mcpOnce = async (c: Caller) => {
-    const r = await c.mcp.callTool({ name: op.tool, arguments: op.body ? { ...op.body } : {} });
-    return r.isError ? `tool error ${(r.structuredContent as { code?: string } | undefined)?.code}` : 'ok';
-  };
+  const surfaces: Surface[] = ['developer_api', 'mcp_2025_11_25', 'mcp_2026_07_28'];
+  // Every surface answers a real result for every caller (search index loaded, JIT warm) before measuring.
+  for (const s of surfaces) for (const c of callers) await checkOnce(target(url, s, c));
+  for (const s of surfaces) await runLoad({ mode: 'open', targets: callers.map((c) => target(url, s, c)), ratePerSecond: RATE, seconds: 2 });
 
-  // Warm both paths (search index load, JIT), then measure each surface in turn.
-  for (const c of callers) {
-    await apiOnce(c);
-    await mcpOnce(c);
+  const results = new Map<Surface, { load: LoadResult; cpu: Record<string, number | undefined> }>();
+  for (const s of surfaces) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const m = await measureCpu({ api: api.child.pid, store: storePid }, () => runLoad({ mode: 'open', targets: callers.map((c) => target(url, s, c)), ratePerSecond: RATE, seconds: SECONDS }));
+    results.set(s, { load: m.result, cpu: m.cpuSeconds });
   }
-  process.stdout.write(`measuring ${op.tool}: ${DURATION_MS / 1000} s per surface, ${CONCURRENCY} concurrent callers over ${ORGS} organizations\n`);
-  report('developer_api', await run(callers, apiOnce));
-  report('mcp_tools', await run(callers, mcpOnce));
 
-  for (const c of callers) await c.mcp.close();
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
-  await disconnectStore();
-  await ferret?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  const w = (line: string) => process.stdout.write(line + '\n');
+  w(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), node ${process.version}, store ${storePid && stack ? 'FerretDB 1.x over SQLite (scripts/localStack)' : config.mongodbUri.replace(/\/\/[^@]*@/, '//')}`);
+  w(`${WHOAMI ? 'whoami' : 'search_candidates'}: ${RATE} calls/s offered (open loop) over ${ORGS} organizations for ${SECONDS} s per surface; API and generator in their own processes`);
+  for (const [s, r] of results) {
+    const l = r.load;
+    const statuses = Object.keys(l.statuses).length ? ` ${JSON.stringify(l.statuses)}` : '';
+    w(
+      `  ${s.padEnd(16)} ${l.requestsPerSecond.toFixed(0).padStart(5)} calls/s   p50 ${ms(l.p50Ms).padStart(6)} ms   p99 ${ms(l.p99Ms).padStart(7)} ms   non-2xx ${l.non2xx}${statuses}   errors ${l.errors}` +
+        `   CPU per 1,000 calls: api ${perThousand(r.cpu.api, l.requests)}, store ${perThousand(r.cpu.store, l.requests)}`,
+    );
+  }
+  const legacy = results.get('mcp_2025_11_25')!.load;
+  const modern = results.get('mcp_2026_07_28')!.load;
+  const within = (a: number, b: number) => a <= Math.max(b * 1.1, b + 2);
+  const clean = [...results.values()].every((r) => r.load.non2xx === 0 && r.load.errors === 0 && r.load.requests > 0);
+  w(`target: every call answered 2xx on every surface: ${clean ? 'met' : 'NOT met'}`);
+  const notSlower = modern.requests > 0 && legacy.requests > 0 && within(modern.p50Ms, legacy.p50Ms) && within(modern.p99Ms, legacy.p99Ms);
+  w(`target: 2026-07-28 (sessionless) not slower than 2025-11-25 (p50 ${ms(modern.p50Ms)} vs ${ms(legacy.p50Ms)} ms, p99 ${ms(modern.p99Ms)} vs ${ms(legacy.p99Ms)} ms): ${notSlower ? 'met' : 'NOT met'}`);
 }
 
 main().then(

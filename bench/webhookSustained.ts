@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { cpuPerThousand, cpuSeconds } from './processCpu';
+import { cpuPerThousand, processCpuSeconds } from './processCpu';
 import {
   forkBenchProcess, nextMessage, epochNow, type EmittedEvent, type ReceiverMessage, type Tenant, type WorkerCommand, type WorkerMessage,
 } from './webhookBenchProcesses';
@@ -79,8 +79,8 @@ export async function runSustained(o: SustainedOptions): Promise<Record<string, 
     o.log(`ceiling ${ceiling.toFixed(1)} workflows/s`);
 
     const cpu = () => ({
-      ...Object.fromEntries(Object.entries(o.processes).map(([name, pid]) => [name, cpuSeconds(pid)])),
-      ...Object.fromEntries(children.map((c, i) => [`worker${i + 1}`, cpuSeconds(c.pid)])),
+      ...Object.fromEntries(Object.entries(o.processes).map(([name, pid]) => [name, processCpuSeconds(pid) ?? NaN])),
+      ...Object.fromEntries(children.map((c, i) => [`worker${i + 1}`, processCpuSeconds(c.pid) ?? NaN])),
     });
 
     // 2. Saturation: closed loop, as fast as the emitters and workers go.

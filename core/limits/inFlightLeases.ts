@@ -52,22 +52,24 @@ export function inFlightRetryAfterSeconds(expiries: number[], nowMs: number, ttl
  * that fails is left to expire.
  */
 export class LeaseReleaser {
-  private pending: string[] = [];
+  private pending: Array<{ token: string; slotId?: string }> = [];
   private flushing = false;
   private inFlight = new Set<Promise<void>>();
 
-  constructor(private readonly remove: (tokens: string[]) => Promise<void>, private readonly onError: (err: unknown) => void) {}
+  /** `remove` gets the tokens, and their slot ids when every one of them is known (a delete by `_id`, which the store looks up by index). */
+  constructor(private readonly remove: (tokens: string[], slotIds?: string[]) => Promise<void>, private readonly onError: (err: unknown) => void) {}
 
-  release(token: string): void {
-    this.pending.push(token);
+  release(token: string, slotId?: string): void {
+    this.pending.push({ token, slotId });
     if (!this.flushing) this.schedule();
   }
 
   private schedule(): void {
     this.flushing = true;
     setImmediate(() => {
-      const tokens = this.pending.splice(0);
-      const p = (tokens.length ? this.remove(tokens) : Promise.resolve())
+      const batch = this.pending.splice(0);
+      const slotIds = batch.every((b) => b.slotId) ? batch.map((b) => b.slotId as string) : undefined;
+      const p = (batch.length ? this.remove(batch.map((b) => b.token), slotIds) : Promise.resolve())
         .catch(this.onError)
         .finally(() => {
           this.inFlight.delete(p);

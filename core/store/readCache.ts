@@ -10,6 +10,12 @@ import { LRUCache } from 'lru-cache';
  * So a writer that changes a cached document and then waits `ttlMs` (`waitUntilReadCachesExpire`)
  * knows that no replica still holds the old value: a revoked key fails on every replica's very
  * next request once `key revoke` has returned. Every replica must run with the same `ttlMs`.
+ *
+ * A hit on an entry in the last quarter of its TTL also starts a new read in the background (refresh ahead)
+ * and still answers from the entry, which is within its TTL: a key in steady use is re-read
+ * before it expires, so its requests never wait for the store, and the bound above holds as is
+ * (the refreshed entry's TTL counts from when its read started). Under many tenants this is
+ * what keeps the miss of every organization's key and settings, once a TTL, off the requests.
  */
 export class ReadCache<V> {
   private readonly entries: LRUCache<string, { value: V }>;
@@ -28,19 +34,26 @@ export class ReadCache<V> {
     const ttl = this.ttlMs();
     if (ttl <= 0) return read();
     const hit = this.entries.get(key);
-    if (hit) return hit.value;
-    const shared = this.pending.get(key);
-    if (shared) return shared;
+    if (hit) {
+      if (this.entries.getRemainingTTL(key) < ttl / 4 && !this.pending.has(key)) this.load(key, read, ttl).catch(() => undefined);
+      return hit.value;
+    }
+    return this.pending.get(key) ?? this.load(key, read, ttl);
+  }
+
+  /** One read of `key`, shared by whoever asks meanwhile, cached for what is left of `ttl` from its start. */
+  private load(key: string, read: () => Promise<V>, ttl: number): Promise<V> {
     const startedAt = this.clock();
     const p = read().then(
       (value) => {
         const left = ttl - (this.clock() - startedAt);
-        if (left >= 1 && this.pending.get(key) === p) this.entries.set(key, { value }, { ttl: Math.floor(left) });
+        if (this.pending.get(key) !== p) return value; // invalidated meanwhile: not cached
+        if (left >= 1) this.entries.set(key, { value }, { ttl: Math.floor(left) });
         this.pending.delete(key);
         return value;
       },
       (err: unknown) => {
-        this.pending.delete(key);
+        if (this.pending.get(key) === p) this.pending.delete(key);
         throw err;
       },
     );

@@ -16,8 +16,8 @@ export interface ApiProcess {
  * and log tests. It binds port 0 and reports the port the system chose over an IPC channel, so
  * no other process can take the port between choosing and binding it.
  */
-export async function startApiProcess(config: Config, env: Record<string, string> = {}): Promise<ApiProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
+export async function startApiProcess(config: Config, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ApiProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'api/server.ts'], {
     cwd: join(__dirname, '..', '..'),
     env: {
       PATH: process.env.PATH,

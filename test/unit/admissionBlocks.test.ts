@@ -165,6 +165,24 @@ describe('ReadCache', () => {
     expect(await cache.get('k', read)).toBe(2);
   });
 
+  it('refreshes an entry in steady use ahead of its expiry: no request waits, no value is older than the TTL', async () => {
+    let t = 1; // lru-cache takes a start time of 0 for "no TTL"
+    let reads = 0;
+    const cache = new ReadCache<{ n: number; readAt: number }>(() => 1000, 100, () => t);
+    const read = async () => ({ n: ++reads, readAt: t });
+    await cache.get('k', read);
+    // A request every 100 ms for 5 s: each is answered by a read that started before it (it did
+    // not wait for one), never more than the TTL before it.
+    for (t = 100; t <= 5000; t += 100) {
+      const v = await cache.get('k', read);
+      expect(v.readAt).toBeLessThan(t);
+      expect(t - v.readAt).toBeLessThanOrEqual(1000);
+    }
+    // About one read per three quarters of the TTL, not one per request.
+    expect(reads).toBeGreaterThanOrEqual(6);
+    expect(reads).toBeLessThanOrEqual(8);
+  });
+
   it('reads every time when the TTL is 0, and forgets an invalidated key', async () => {
     let reads = 0;
     const off = new ReadCache<number>(() => 0);

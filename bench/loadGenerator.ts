@@ -1,0 +1,163 @@
+import { Agent, request } from 'node:http';
+import autocannon from 'autocannon';
+
+/**
+ * The load generator of the benchmarks, run in its own process so the process under test pays
+ * nothing for the load it receives (`npx tsx bench/loadGenerator.ts '<plan JSON>'`, or through
+ * `runLoad` in bench/loadRun.ts). It prints one JSON line: the measured figures.
+ *
+ * - `closed`: autocannon, N connections each sending its next request when the previous one
+ *   answered (capacity).
+ * - `open`: a fixed schedule (open loop): request n is sent at start + n / rate whether or not
+ *   earlier ones answered, to target n mod T, so every target gets rate / T requests a second,
+ *   evenly spaced. Latency counts from the scheduled time (no coordinated omission). autocannon's
+ *   own rate option sends a connection's whole second at once and waits for each answer, which
+ *   is neither even nor open, so this mode schedules its own requests on keep-alive sockets (a
+ *   pool per target: a late answer opens another connection instead of delaying the next send).
+ */
+export interface LoadTarget {
+  url: string;
+  method?: string;
+  headers?: Record<string, string>;
+  /** Request body; in open loop every `$REQ` in it and in header values becomes a per-request number (idempotency keys). */
+  body?: string;
+}
+
+const PER_REQUEST = /\$REQ/g;
+
+export type LoadPlan =
+  | { mode: 'closed'; target: LoadTarget; connections: number; seconds: number }
+  | { mode: 'open'; targets: LoadTarget[]; ratePerSecond: number; seconds: number };
+
+export interface LoadResult {
+  requests: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  non2xx: number;
+  errors: number;
+  /** Status codes other than 2xx and how many of each. */
+  statuses: Record<string, number>;
+  /** CPU seconds the generator itself spent. */
+  generatorCpuSeconds: number;
+}
+
+const REQUEST_TIMEOUT_MS = 5000;
+
+function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+async function closedLoop(plan: Extract<LoadPlan, { mode: 'closed' }>): Promise<Omit<LoadResult, 'generatorCpuSeconds'>> {
+  const r = await autocannon({ url: plan.target.url, method: (plan.target.method ?? 'GET') as 'GET', headers: plan.target.headers, body: plan.target.body, connections: plan.connections, duration: plan.seconds, pipelining: 1, timeout: REQUEST_TIMEOUT_MS / 1000 });
+  const statuses: Record<string, number> = {};
+  for (const [code, v] of Object.entries((r as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {})) {
+    if (!code.startsWith('2')) statuses[code] = v.count;
+  }
+  return {
+    requests: r.requests.total,
+    requestsPerSecond: r.requests.total / plan.seconds,
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    maxMs: r.latency.max,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+    statuses,
+  };
+}
+
+async function openLoop(plan: Extract<LoadPlan, { mode: 'open' }>): Promise<Omit<LoadResult, 'generatorCpuSeconds'>> {
+  const agents = plan.targets.map(() => new Agent({ keepAlive: true, maxSockets: Infinity }));
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  let non2xx = 0;
+  let errors = 0;
+  const pending = new Set<Promise<void>>();
+  const total = Math.round(plan.ratePerSecond * plan.seconds);
+  const intervalMs = 1000 / plan.ratePerSecond;
+  const start = performance.now();
+
+  const send = (n: number, due: number) => {
+    const i = n % plan.targets.length;
+    const t = plan.targets[i];
+    const p = new Promise<void>((settle) => {
+      let settled = false;
+      const resolve = () => {
+        if (!settled) settle();
+        settled = true;
+      };
+      const tag = `${process.pid}-${n}`;
+      const headers = Object.fromEntries(Object.entries(t.headers ?? {}).map(([k, v]) => [k, v.replace(PER_REQUEST, tag)]));
+      const body = t.body?.replace(PER_REQUEST, tag);
+      if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+      const req = request(t.url, { agent: agents[i], method: t.method ?? 'GET', headers }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          latencies.push(performance.now() - due);
+          if (status < 200 || status >= 300) {
+            non2xx++;
+            statuses[status] = (statuses[status] ?? 0) + 1;
+          }
+          resolve();
+        });
+      });
+      // An answer later than this counts as an error: a saturated service must not stretch the run without end.
+      req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error('timeout')));
+      req.on('error', () => {
+        if (!settled) errors++;
+        resolve();
+      });
+      req.end(body);
+    });
+    pending.add(p);
+    void p.finally(() => pending.delete(p));
+  };
+
+  for (let n = 0; n < total; ) {
+    const now = performance.now();
+    // Send everything that is due; a late timer sends its backlog at once (the schedule, not the timer, sets the load).
+    while (n < total && start + n * intervalMs <= now) {
+      send(n, start + n * intervalMs);
+      n++;
+    }
+    if (n < total) await new Promise((r) => setTimeout(r, Math.max(0, start + n * intervalMs - performance.now())));
+  }
+  const elapsed = performance.now() - start;
+  while (pending.size) await Promise.all([...pending]);
+  for (const a of agents) a.destroy();
+  const sorted = latencies.sort((a, b) => a - b);
+  return {
+    requests: sorted.length,
+    requestsPerSecond: sorted.length / (elapsed / 1000),
+    p50Ms: percentile(sorted, 50),
+    p99Ms: percentile(sorted, 99),
+    maxMs: sorted[sorted.length - 1] ?? NaN,
+    non2xx,
+    errors,
+    statuses,
+  };
+}
+
+export async function generateLoad(plan: LoadPlan): Promise<LoadResult> {
+  const cpu0 = process.cpuUsage();
+  const r = plan.mode === 'closed' ? await closedLoop(plan) : await openLoop(plan);
+  const cpu = process.cpuUsage(cpu0);
+  return { ...r, generatorCpuSeconds: (cpu.user + cpu.system) / 1e6 };
+}
+
+if (require.main === module) {
+  const plan = JSON.parse(process.argv[2] ?? '') as LoadPlan;
+  generateLoad(plan).then(
+    (r) => {
+      process.stdout.write(JSON.stringify(r) + '\n');
+      process.exit(0);
+    },
+    (err: Error) => {
+      process.stderr.write(`load generator failed: ${err.stack ?? err.message}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,41 @@
+import type { Collection, Document, OptionalUnlessRequiredId } from 'mongodb';
+import { insertManyIgnoringDuplicates } from './inserts';
+
+/**
+ * Unique inserts into one collection, sent together (group commit): while one batch is on its
+ * way to the store, the inserts asked for meanwhile wait and then go as one unordered bulk
+ * insert. Each document is still its own unique insert, so "whoever inserts first wins" holds
+ * exactly as with `insertOnce` (two equal `_id`s in one batch: the first wins, the second is a
+ * duplicate); what changes is the number of store commands. An unloaded process sends every
+ * insert at once (a batch of one); under load a batch holds what arrived during one round
+ * trip, so the store's per-command cost is paid once per round trip instead of once per insert.
+ */
+export class GroupedInserts<T extends Document> {
+  private queue: Array<{ doc: OptionalUnlessRequiredId<T>; settle: (won: boolean) => void; fail: (err: unknown) => void }> = [];
+  private sending = false;
+
+  constructor(private readonly collection: () => Collection<T>) {}
+
+  /** True when this call inserted `doc`, false when a document with its unique key exists. */
+  insertOnce(doc: OptionalUnlessRequiredId<T>): Promise<boolean> {
+    return new Promise((settle, fail) => {
+      this.queue.push({ doc, settle, fail });
+      if (!this.sending) void this.send();
+    });
+  }
+
+  private async send(): Promise<void> {
+    this.sending = true;
+    while (this.queue.length) {
+      const batch = this.queue.splice(0);
+      try {
+        const { duplicates } = await insertManyIgnoringDuplicates(this.collection(), batch.map((b) => b.doc));
+        const lost = new Set(duplicates);
+        batch.forEach((b, i) => b.settle(!lost.has(i)));
+      } catch (err) {
+        for (const b of batch) b.fail(err);
+      }
+    }
+    this.sending = false;
+  }
+}
