@@ -1,10 +1,13 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import prettierCompatible from 'eslint-config-prettier';
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', '.local/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  // Layout is prettier's job (npm run lint checks it, npm run format writes it).
+  prettierCompatible,
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],

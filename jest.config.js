@@ -13,7 +13,8 @@ module.exports = {
     {
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/workflows/**/*.test.ts', '<rootDir>/test/e2e/**/*.test.ts'],
-      transform, transformIgnorePatterns,
+      transform,
+      transformIgnorePatterns,
       // Logs go to a buffer per test file, printed only when one of its tests fails: a green run is quiet.
       testEnvironment: '<rootDir>/test/support/logBufferEnvironment.ts',
       setupFilesAfterEnv: ['<rootDir>/test/support/logBufferSetup.ts'],

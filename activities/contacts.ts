@@ -37,8 +37,8 @@ export function createContactActivities(config: Config) {
         onDelivered: ({ orgId, jobId, deliveryQuotaAt, personIds }) =>
           deliveryQuotaAt
             ? recordJobDeliveries(orgId, jobId, deliveryQuotaAt.getTime(), personIds)
-            // A job accepted before reservations existed: counted today, as it was then.
-            : inTurn(`deliveries:${orgId}`, () => recordDelivered(orgId, personIds)),
+            : // A job accepted before reservations existed: counted today, as it was then.
+              inTurn(`deliveries:${orgId}`, () => recordDelivered(orgId, personIds)),
         usableSources: async (orgId) => new Set((await sourcesForOrganization(orgId)).map((s) => s.id)),
       });
     },

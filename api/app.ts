@@ -51,7 +51,11 @@ export const requirePrincipal: Koa.Middleware = async (ctx, next) => {
  */
 export function v1Router(config: Config, routes: RouteSpec[]): Router {
   const v1 = new Router(ROUTER_OPTIONS);
-  v1.use(authenticate(() => config.apiAudience, failedAuthenticationLimit(config)), baselineAdmission(), requirePrincipal);
+  v1.use(
+    authenticate(() => config.apiAudience, failedAuthenticationLimit(config)),
+    baselineAdmission(),
+    requirePrincipal,
+  );
   mountRoutes(v1, routes);
   return v1;
 }

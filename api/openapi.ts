@@ -32,7 +32,9 @@ const problemSchema = {
 function narrowedProblem(description: string, codes: string[]): Record<string, unknown> {
   return {
     description,
-    content: { 'application/problem+json': { schema: { allOf: [{ $ref: '#/components/schemas/Problem' }, { type: 'object', properties: { code: { enum: codes } } }] } } },
+    content: {
+      'application/problem+json': { schema: { allOf: [{ $ref: '#/components/schemas/Problem' }, { type: 'object', properties: { code: { enum: codes } } }] } },
+    },
   };
 }
 
@@ -73,7 +75,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'Contact-retrieval jobs': 'Paid, asynchronous retrieval of contact records; results are read once the job finishes.',
   Webhooks: 'Endpoints that receive signed events, their secrets and the deliveries made to them.',
   Limits: 'The limits a key is held to and how much of them is used.',
-  OAuth: 'The authorization server: machine tokens (client_credentials) and people\'s clients (authorization code with PKCE).',
+  OAuth: "The authorization server: machine tokens (client_credentials) and people's clients (authorization code with PKCE).",
   'Sign-in pages': 'HTML pages people use to set a password, sign in, consent and manage connected applications.',
   'Tool server (MCP)': 'The Model Context Protocol server AI applications call with an OAuth access token.',
   'Webhook events': 'What the service POSTs to your endpoints.',
@@ -114,16 +116,23 @@ export function buildOpenApi(routes: RouteSpec[], info: OpenApiInfo): Record<str
       'x-permission': spec.permission ?? null,
     };
   }
-  const allPaths: Record<string, Record<string, { tags?: string[] }>> = { ...paths, ...(info.extraPaths ?? {}) } as Record<string, Record<string, { tags?: string[] }>>;
+  const allPaths: Record<string, Record<string, { tags?: string[] }>> = { ...paths, ...(info.extraPaths ?? {}) } as Record<
+    string,
+    Record<string, { tags?: string[] }>
+  >;
   const used = new Set(Object.values(allPaths).flatMap((ops) => Object.values(ops).flatMap((op) => op.tags ?? [])));
   used.add('Webhook events');
-  const tags = Object.keys(TAG_DESCRIPTIONS).filter((t) => used.has(t)).map((name) => ({ name, description: TAG_DESCRIPTIONS[name] }));
+  const tags = Object.keys(TAG_DESCRIPTIONS)
+    .filter((t) => used.has(t))
+    .map((name) => ({ name, description: TAG_DESCRIPTIONS[name] }));
   return {
     openapi: '3.1.0',
     info: {
       title: 'Talent platform developer API',
       version: info.version ?? '1.0.0',
-      description: info.description ?? 'Errors are RFC 9457 problem documents (application/problem+json); `code` is the contract, and every error response names the codes it can carry.',
+      description:
+        info.description ??
+        'Errors are RFC 9457 problem documents (application/problem+json); `code` is the contract, and every error response names the codes it can carry.',
       license: { name: 'Proprietary: use is governed by your agreement with the operator', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: info.baseUrl }],
@@ -133,7 +142,12 @@ export function buildOpenApi(routes: RouteSpec[], info: OpenApiInfo): Record<str
     components: {
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: '`Authorization: Bearer sk_live_ext_…`' },
-        oauthAccessToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An RFC 9068 access token from `POST /api/oauth/token` for the resource `{MCP_URL}/tools`.' },
+        oauthAccessToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'An RFC 9068 access token from `POST /api/oauth/token` for the resource `{MCP_URL}/tools`.',
+        },
       },
       headers: {
         RetryAfter: { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } },
@@ -149,9 +163,16 @@ export function buildOpenApi(routes: RouteSpec[], info: OpenApiInfo): Record<str
       schemas: { Problem: problemSchema, JobCompletedEvent: JOB_COMPLETED_EVENT_SCHEMA },
       responses: {
         Problem: { description: 'A problem document', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
-        RequestRefused: narrowedProblem('`malformed_request`, `request_timeout` or `headers_too_large`: the HTTP parser refused the request (any path)', ['malformed_request', 'request_timeout', 'headers_too_large']),
+        RequestRefused: narrowedProblem('`malformed_request`, `request_timeout` or `headers_too_large`: the HTTP parser refused the request (any path)', [
+          'malformed_request',
+          'request_timeout',
+          'headers_too_large',
+        ]),
         OriginNotAllowed: narrowedProblem('`origin_not_allowed`: a browser request from an Origin the deployment does not allow', ['origin_not_allowed']),
-        AddressRateLimited: { ...narrowedProblem('`rate_limited`: too many requests from this client address (Retry-After)', ['rate_limited']), headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } },
+        AddressRateLimited: {
+          ...narrowedProblem('`rate_limited`: too many requests from this client address (Retry-After)', ['rate_limited']),
+          headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
+        },
       },
     },
   };

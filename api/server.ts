@@ -56,7 +56,10 @@ if (require.main === module) {
       warmSearchIndex();
       const stop = () => {
         logger.info('api stopping');
-        close().then(() => process.exit(0), () => process.exit(1));
+        close().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);

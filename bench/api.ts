@@ -103,7 +103,8 @@ async function measureAll(dir: string, stops: Array<() => Promise<unknown> | unk
     mongodbUri ??= `${stack.storeBase}/bench_api`;
     temporalAddress = stack.temporalAddress;
   }
-  const storePid = stack?.services.find((s) => s.name === 'ferretdb')?.child.pid ?? (process.env.BENCH_STORE_PID ? Number(process.env.BENCH_STORE_PID) : undefined);
+  const storePid =
+    stack?.services.find((s) => s.name === 'ferretdb')?.child.pid ?? (process.env.BENCH_STORE_PID ? Number(process.env.BENCH_STORE_PID) : undefined);
   const config = loadConfig({
     ...process.env,
     NODE_ENV: 'test',
@@ -118,7 +119,13 @@ async function measureAll(dir: string, stops: Array<() => Promise<unknown> | unk
 
   const keyFor = async (name: string) => {
     const org = await createOrganization(name, 0);
-    const key = await createApiKey({ orgId: org.org_id, workspaceId: org.workspace_id, applicationId: org.application_id, scopes: [...ALL_PERMISSIONS], audience: config.apiAudience });
+    const key = await createApiKey({
+      orgId: org.org_id,
+      workspaceId: org.workspace_id,
+      applicationId: org.application_id,
+      scopes: [...ALL_PERMISSIONS],
+      audience: config.apiAudience,
+    });
     return { orgId: org.org_id, key: key.key };
   };
   const stamp = Date.now();
@@ -130,7 +137,11 @@ async function measureAll(dir: string, stops: Array<() => Promise<unknown> | unk
   await disconnectStore();
 
   const profileDir = process.env.BENCH_API_CPU_PROF;
-  const api = await startApiProcess(config, { LOG_LEVEL: process.env.BENCH_API_LOG_LEVEL ?? 'warn' }, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
+  const api = await startApiProcess(
+    config,
+    { LOG_LEVEL: process.env.BENCH_API_LOG_LEVEL ?? 'warn' },
+    profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+  );
   stops.push(() => api.stop());
   const bare = await startBareRoute();
   stops.push(() => bare.child.kill('SIGTERM'));
@@ -138,8 +149,14 @@ async function measureAll(dir: string, stops: Array<() => Promise<unknown> | unk
   const barePid = bare.child.pid;
 
   const whoami = (base: string, key?: string): LoadTarget => ({ url: `${base}/v1/whoami`, headers: key ? { authorization: `Bearer ${key}` } : {} });
-  const commonPlan = (base: string, seconds: number): LoadPlan => ({ mode: 'open', targets: common.map((c) => whoami(base, c.key)), ratePerSecond: RATE, seconds });
-  const measure = (pids: Record<string, number | undefined>, plan: LoadPlan) => measureCpu(pids, () => runLoad(plan)).then((m): Measured => ({ load: m.result, cpuSeconds: m.cpuSeconds }));
+  const commonPlan = (base: string, seconds: number): LoadPlan => ({
+    mode: 'open',
+    targets: common.map((c) => whoami(base, c.key)),
+    ratePerSecond: RATE,
+    seconds,
+  });
+  const measure = (pids: Record<string, number | undefined>, plan: LoadPlan) =>
+    measureCpu(pids, () => runLoad(plan)).then((m): Measured => ({ load: m.result, cpuSeconds: m.cpuSeconds }));
 
   const first = await fetch(`${api.url}/v1/whoami`, { headers: { authorization: `Bearer ${common[0].key}` } });
   if (first.status !== 200) throw new Error(`whoami answered ${first.status}: ${await first.text()}`);
@@ -155,15 +172,24 @@ async function measureAll(dir: string, stops: Array<() => Promise<unknown> | unk
 
   await runLoad({ mode: 'closed', target: whoami(api.url, raised.key), connections: CONNECTIONS, seconds: 2 });
   await quiet();
-  const capacityApi = await measure({ api: apiPid, store: storePid }, { mode: 'closed', target: whoami(api.url, raised.key), connections: CONNECTIONS, seconds: SECONDS });
+  const capacityApi = await measure(
+    { api: apiPid, store: storePid },
+    { mode: 'closed', target: whoami(api.url, raised.key), connections: CONNECTIONS, seconds: SECONDS },
+  );
   await quiet();
   await runLoad({ mode: 'closed', target: whoami(bare.url), connections: CONNECTIONS, seconds: 2 });
   const capacityBare = await measure({ bare: barePid }, { mode: 'closed', target: whoami(bare.url), connections: CONNECTIONS, seconds: SECONDS });
 
   const w = (s: string) => process.stdout.write(s);
-  w(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), node ${process.version}, store ${stack?.services.some((s) => s.name === 'ferretdb') ? 'FerretDB 1.x over SQLite (scripts/localStack)' : config.mongodbUri.replace(/\/\/[^@]*@/, '//')}\n`);
-  w(`generator: bench/loadGenerator.ts in its own process; API: api/server.ts in its own process (LOG_LEVEL ${process.env.BENCH_API_LOG_LEVEL ?? 'warn'}); bare Koa route in its own process\n`);
-  w(`common case: ${ORGS} organizations at default limits, one key each, ${RATE} req/s offered in total (open loop, ${(RATE / ORGS).toFixed(0)}/s each), ${SECONDS} s\n`);
+  w(
+    `machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), node ${process.version}, store ${stack?.services.some((s) => s.name === 'ferretdb') ? 'FerretDB 1.x over SQLite (scripts/localStack)' : config.mongodbUri.replace(/\/\/[^@]*@/, '//')}\n`,
+  );
+  w(
+    `generator: bench/loadGenerator.ts in its own process; API: api/server.ts in its own process (LOG_LEVEL ${process.env.BENCH_API_LOG_LEVEL ?? 'warn'}); bare Koa route in its own process\n`,
+  );
+  w(
+    `common case: ${ORGS} organizations at default limits, one key each, ${RATE} req/s offered in total (open loop, ${(RATE / ORGS).toFixed(0)}/s each), ${SECONDS} s\n`,
+  );
   w(line('whoami, all middleware', commonApi));
   w(line('bare Koa route', commonBare));
   w(`capacity: one organization with a raised rate, closed loop, ${CONNECTIONS} connections, ${SECONDS} s\n`);
@@ -172,7 +198,9 @@ async function measureAll(dir: string, stops: Array<() => Promise<unknown> | unk
   const ratio = capacityApi.load.requestsPerSecond / capacityBare.load.requestsPerSecond;
   w(`  ratio (whoami / bare)    ${ratio.toFixed(2)}\n`);
   const commonMet = commonApi.load.requests > 0 && commonApi.load.p99Ms <= TARGET_COMMON_P99_MS && commonApi.load.non2xx === 0 && commonApi.load.errors === 0;
-  w(`target: common case p99 <= ${TARGET_COMMON_P99_MS} ms and no non-2xx: ${verdict(commonMet)} (p99 ${ms(commonApi.load.p99Ms, 0)} ms, non-2xx ${commonApi.load.non2xx})\n`);
+  w(
+    `target: common case p99 <= ${TARGET_COMMON_P99_MS} ms and no non-2xx: ${verdict(commonMet)} (p99 ${ms(commonApi.load.p99Ms, 0)} ms, non-2xx ${commonApi.load.non2xx})\n`,
+  );
   w(`target: capacity ratio >= ${TARGET_CAPACITY_RATIO}: ${verdict(ratio >= TARGET_CAPACITY_RATIO)} (${ratio.toFixed(2)})\n`);
 }
 

@@ -35,10 +35,16 @@ export async function probeCeiling(
   const probeOne = async (n: number) => {
     const id = `bench-probe-${tag}-${n}`;
     await client.workflow.start('deliveryCeilingProbe', {
-      taskQueue: probeQueue, workflowId: id, args: [id], requestEagerStart: true,
+      taskQueue: probeQueue,
+      workflowId: id,
+      args: [id],
+      requestEagerStart: true,
       typedSearchAttributes: [
-        { key: SA.orgId, value: 'org_bench' }, { key: SA.workspaceId, value: 'ws_bench' }, { key: SA.endpointId, value: 'we_bench' },
-        { key: SA.jobId, value: `job_bench${n}` }, { key: SA.deliveryStatus, value: 'delivering' },
+        { key: SA.orgId, value: 'org_bench' },
+        { key: SA.workspaceId, value: 'ws_bench' },
+        { key: SA.endpointId, value: 'we_bench' },
+        { key: SA.jobId, value: `job_bench${n}` },
+        { key: SA.deliveryStatus, value: 'delivering' },
       ],
     });
     return id;

@@ -57,10 +57,16 @@ async function workerReady(config: Config, worker: ChildProcess): Promise<void> 
   for (;;) {
     if (worker.exitCode !== null) throw new Error('the worker process exited');
     const polled = await Promise.all(
-      [temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY].map(async (taskQueueType) => {
-        const r = await client.workflowService.describeTaskQueue({ namespace: config.temporal.namespace, taskQueue: { name: config.temporal.taskQueue }, taskQueueType });
-        return (r.pollers?.length ?? 0) > 0;
-      }),
+      [temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY].map(
+        async (taskQueueType) => {
+          const r = await client.workflowService.describeTaskQueue({
+            namespace: config.temporal.namespace,
+            taskQueue: { name: config.temporal.taskQueue },
+            taskQueueType,
+          });
+          return (r.pollers?.length ?? 0) > 0;
+        },
+      ),
     );
     if (polled.every(Boolean)) return;
     if (Date.now() > deadline) throw new Error('the worker did not start polling in time');
@@ -75,10 +81,21 @@ async function runOnce(label: string, config: Config, env: Record<string, string
     await workerReady(config, worker);
     process.stderr.write(`[bench] ${label}: worker polling after ${((performance.now() - booting) / 1000).toFixed(1)} s\n`);
     const org = await createOrganization(`bench jobs ${label}`, PEOPLE * 2);
-    const key = await createApiKey({ orgId: org.org_id, workspaceId: org.workspace_id, applicationId: org.application_id, scopes: [...ALL_PERMISSIONS], audience: config.apiAudience });
+    const key = await createApiKey({
+      orgId: org.org_id,
+      workspaceId: org.workspace_id,
+      applicationId: org.application_id,
+      scopes: [...ALL_PERMISSIONS],
+      audience: config.apiAudience,
+    });
     const principal = {
-      keyId: key.key_id, orgId: org.org_id, workspaceId: org.workspace_id, applicationId: org.application_id, familyId: key.family_id,
-      audience: config.apiAudience, scopes: [...ALL_PERMISSIONS],
+      keyId: key.key_id,
+      orgId: org.org_id,
+      workspaceId: org.workspace_id,
+      applicationId: org.application_id,
+      familyId: key.family_id,
+      audience: config.apiAudience,
+      scopes: [...ALL_PERMISSIONS],
     };
     const search = await storeSearch({ orgId: org.org_id, fingerprint: `bench-${label}`, params: {}, personIds, total: personIds.length });
     const started = performance.now();
@@ -134,8 +151,11 @@ async function main(): Promise<void> {
   };
   const localEnv = { ...base, TEMPORAL_TASK_QUEUE: `bench-jobs-local-${Date.now()}` };
   const httpEnv = {
-    ...base, TEMPORAL_TASK_QUEUE: `bench-jobs-http-${Date.now()}`,
-    CONTACT_PROVIDER: 'http', CONTACT_PROVIDER_URL: provider.url, CONTACT_PROVIDER_TOKEN: 'bench-provider-token',
+    ...base,
+    TEMPORAL_TASK_QUEUE: `bench-jobs-http-${Date.now()}`,
+    CONTACT_PROVIDER: 'http',
+    CONTACT_PROVIDER_URL: provider.url,
+    CONTACT_PROVIDER_TOKEN: 'bench-provider-token',
   };
   const local = loadConfig(localEnv);
   const http = loadConfig(httpEnv);

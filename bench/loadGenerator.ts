@@ -51,7 +51,16 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function closedLoop(plan: Extract<LoadPlan, { mode: 'closed' }>): Promise<Omit<LoadResult, 'generatorCpuSeconds'>> {
-  const r = await autocannon({ url: plan.target.url, method: (plan.target.method ?? 'GET') as 'GET', headers: plan.target.headers, body: plan.target.body, connections: plan.connections, duration: plan.seconds, pipelining: 1, timeout: REQUEST_TIMEOUT_MS / 1000 });
+  const r = await autocannon({
+    url: plan.target.url,
+    method: (plan.target.method ?? 'GET') as 'GET',
+    headers: plan.target.headers,
+    body: plan.target.body,
+    connections: plan.connections,
+    duration: plan.seconds,
+    pipelining: 1,
+    timeout: REQUEST_TIMEOUT_MS / 1000,
+  });
   const statuses: Record<string, number> = {};
   for (const [code, v] of Object.entries((r as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {})) {
     if (!code.startsWith('2')) statuses[code] = v.count;
@@ -116,7 +125,7 @@ async function openLoop(plan: Extract<LoadPlan, { mode: 'open' }>): Promise<Omit
     void p.finally(() => pending.delete(p));
   };
 
-  for (let n = 0; n < total; ) {
+  for (let n = 0; n < total;) {
     const now = performance.now();
     // Send everything that is due; a late timer sends its backlog at once (the schedule, not the timer, sets the load).
     while (n < total && start + n * intervalMs <= now) {

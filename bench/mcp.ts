@@ -79,7 +79,11 @@ function target(url: string, surface: Surface, c: Caller): LoadTarget {
     headers['mcp-name'] = tool;
     params = {
       ...params,
-      _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} },
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': MODERN,
+        'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
     };
   }
   return { url: `${url}/tools`, method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }) };
@@ -88,7 +92,11 @@ function target(url: string, surface: Surface, c: Caller): LoadTarget {
 /** Sends one call the way the generator would and fails unless it succeeded (a tool error is a 200 too). */
 async function checkOnce(t: LoadTarget): Promise<void> {
   const tag = `check-${Math.random().toString(36).slice(2)}`;
-  const res = await fetch(t.url, { method: t.method ?? 'GET', headers: Object.fromEntries(Object.entries(t.headers ?? {}).map(([k, v]) => [k, v.replace(/\$REQ/g, tag)])), body: t.body?.replace(/\$REQ/g, tag) });
+  const res = await fetch(t.url, {
+    method: t.method ?? 'GET',
+    headers: Object.fromEntries(Object.entries(t.headers ?? {}).map(([k, v]) => [k, v.replace(/\$REQ/g, tag)])),
+    body: t.body?.replace(/\$REQ/g, tag),
+  });
   const text = await res.text();
   const failed = res.status >= 300 || /"isError"\s*:\s*true/.test(text) || /"error"\s*:\s*\{/.test(text);
   if (failed) throw new Error(`${t.url} answered ${res.status}: ${text.slice(0, 300)}`);
@@ -121,7 +129,8 @@ async function measureAll(dir: string, stops: Array<() => unknown>): Promise<voi
     mongodbUri ??= `${stack.storeBase}/bench_mcp`;
     temporalAddress = stack.temporalAddress;
   }
-  const storePid = stack?.services.find((s) => s.name === 'ferretdb')?.child.pid ?? (process.env.BENCH_STORE_PID ? Number(process.env.BENCH_STORE_PID) : undefined);
+  const storePid =
+    stack?.services.find((s) => s.name === 'ferretdb')?.child.pid ?? (process.env.BENCH_STORE_PID ? Number(process.env.BENCH_STORE_PID) : undefined);
   const env = {
     LOG_LEVEL: process.env.BENCH_API_LOG_LEVEL ?? 'warn',
     // The benchmark measures speed, not the bulk-extraction quotas.
@@ -147,7 +156,13 @@ async function measureAll(dir: string, stops: Array<() => unknown>): Promise<voi
   const orgs: Array<{ key: string; clientId: string; clientSecret: string }> = [];
   for (let i = 0; i < ORGS; i++) {
     const org = await createOrganization(`bench ${Date.now()} ${i}`, 100_000_000);
-    const key = await createApiKey({ orgId: org.org_id, workspaceId: org.workspace_id, applicationId: org.application_id, scopes: [...ALL_PERMISSIONS], audience: config.apiAudience });
+    const key = await createApiKey({
+      orgId: org.org_id,
+      workspaceId: org.workspace_id,
+      applicationId: org.application_id,
+      scopes: [...ALL_PERMISSIONS],
+      audience: config.apiAudience,
+    });
     const m2m = await createClient({ orgId: org.org_id, rateLimitPerMinute: 10_000_000 });
     orgs.push({ key: key.key, clientId: m2m.client_id, clientSecret: m2m.client_secret });
   }
@@ -177,13 +192,19 @@ async function measureAll(dir: string, stops: Array<() => unknown>): Promise<voi
   const results = new Map<Surface, { load: LoadResult; cpu: Record<string, number | undefined> }>();
   for (const s of surfaces) {
     await new Promise((r) => setTimeout(r, 1000));
-    const m = await measureCpu({ api: api.child.pid, store: storePid }, () => runLoad({ mode: 'open', targets: callers.map((c) => target(url, s, c)), ratePerSecond: RATE, seconds: SECONDS }));
+    const m = await measureCpu({ api: api.child.pid, store: storePid }, () =>
+      runLoad({ mode: 'open', targets: callers.map((c) => target(url, s, c)), ratePerSecond: RATE, seconds: SECONDS }),
+    );
     results.set(s, { load: m.result, cpu: m.cpuSeconds });
   }
 
   const w = (line: string) => process.stdout.write(line + '\n');
-  w(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), node ${process.version}, store ${storePid && stack ? 'FerretDB 1.x over SQLite (scripts/localStack)' : config.mongodbUri.replace(/\/\/[^@]*@/, '//')}`);
-  w(`${WHOAMI ? 'whoami' : 'search_candidates'}: ${RATE} calls/s offered (open loop) over ${ORGS} organizations for ${SECONDS} s per surface; API and generator in their own processes`);
+  w(
+    `machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), node ${process.version}, store ${storePid && stack ? 'FerretDB 1.x over SQLite (scripts/localStack)' : config.mongodbUri.replace(/\/\/[^@]*@/, '//')}`,
+  );
+  w(
+    `${WHOAMI ? 'whoami' : 'search_candidates'}: ${RATE} calls/s offered (open loop) over ${ORGS} organizations for ${SECONDS} s per surface; API and generator in their own processes`,
+  );
   for (const [s, r] of results) {
     const l = r.load;
     const statuses = Object.keys(l.statuses).length ? ` ${JSON.stringify(l.statuses)}` : '';
@@ -198,7 +219,9 @@ async function measureAll(dir: string, stops: Array<() => unknown>): Promise<voi
   const clean = [...results.values()].every((r) => r.load.non2xx === 0 && r.load.errors === 0 && r.load.requests > 0);
   w(`target: every call answered 2xx on every surface: ${clean ? 'met' : 'NOT met'}`);
   const notSlower = modern.requests > 0 && legacy.requests > 0 && within(modern.p50Ms, legacy.p50Ms) && within(modern.p99Ms, legacy.p99Ms);
-  w(`target: 2026-07-28 (sessionless) not slower than 2025-11-25 (p50 ${ms(modern.p50Ms)} vs ${ms(legacy.p50Ms)} ms, p99 ${ms(modern.p99Ms)} vs ${ms(legacy.p99Ms)} ms): ${notSlower ? 'met' : 'NOT met'}`);
+  w(
+    `target: 2026-07-28 (sessionless) not slower than 2025-11-25 (p50 ${ms(modern.p50Ms)} vs ${ms(legacy.p50Ms)} ms, p99 ${ms(modern.p99Ms)} vs ${ms(legacy.p99Ms)} ms): ${notSlower ? 'met' : 'NOT met'}`,
+  );
 }
 
 main().then(

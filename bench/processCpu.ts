@@ -22,7 +22,10 @@ export function processCpuSeconds(pid: number | undefined): number | undefined {
 }
 
 /** CPU seconds several processes spend while `work` runs, by name. */
-export async function measureCpu<T>(pids: Record<string, number | undefined>, work: () => Promise<T>): Promise<{ result: T; cpuSeconds: Record<string, number | undefined> }> {
+export async function measureCpu<T>(
+  pids: Record<string, number | undefined>,
+  work: () => Promise<T>,
+): Promise<{ result: T; cpuSeconds: Record<string, number | undefined> }> {
   const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, processCpuSeconds(pid)]));
   const result = await work();
   const cpuSeconds = Object.fromEntries(

@@ -40,21 +40,47 @@ import { BUILT_IN_SOURCE_ID } from '../core/talent/sources';
 import { createOrganization } from '../core/tenancy/provisioning';
 import { parseArgs } from '../scripts/admin/command';
 import { applyDevEnvDefaults } from '../scripts/devEnv';
-import {
-  REUSE_IDS, REUSE_P95_MS, UNLOCK_P95_MS, randomOrdinal, seedRetrievedContacts, stats, timeReuseLookups, timeUnlockReads,
-} from './storeLookupTimings';
+import { REUSE_IDS, REUSE_P95_MS, UNLOCK_P95_MS, randomOrdinal, seedRetrievedContacts, stats, timeReuseLookups, timeUnlockReads } from './storeLookupTimings';
 import { profileStoreCommands } from './storeProfile';
 import { personIdFor } from '../core/talent/generator';
 import { DEFAULT_PEOPLE_SEED } from '../core/talent/seedPeople';
 
 const QUERIES = [
-  'software engineer', 'python', 'senior data scientist', 'product manager', 'kubernetes aws', 'recruiter', 'sales',
-  'machine learning', 'react typescript', 'director of engineering', 'financial analyst excel', 'berlin', 'nurse',
-  'marketing manager seo', 'security engineer', 'java', 'account executive salesforce', 'devops terraform', 'ux designer figma', 'go rust',
+  'software engineer',
+  'python',
+  'senior data scientist',
+  'product manager',
+  'kubernetes aws',
+  'recruiter',
+  'sales',
+  'machine learning',
+  'react typescript',
+  'director of engineering',
+  'financial analyst excel',
+  'berlin',
+  'nurse',
+  'marketing manager seo',
+  'security engineer',
+  'java',
+  'account executive salesforce',
+  'devops terraform',
+  'ux designer figma',
+  'go rust',
 ];
 const BOOKKEEPING = [
-  'idempotency_records', 'idempotency_responses', 'searches', 'search_people', 'search_quota_entries', 'credit_ledger', 'profile_unlocks',
-  'organizations', 'workspaces', 'applications', 'api_keys', 'admission_counters', 'minute_cap_logs',
+  'idempotency_records',
+  'idempotency_responses',
+  'searches',
+  'search_people',
+  'search_quota_entries',
+  'credit_ledger',
+  'profile_unlocks',
+  'organizations',
+  'workspaces',
+  'applications',
+  'api_keys',
+  'admission_counters',
+  'minute_cap_logs',
 ];
 const FILTERS = [
   undefined,
@@ -122,7 +148,9 @@ function engineOnly(people: number, seconds: number): Row {
   const b = new SearchIndexBuilder();
   for (let i = 0; i < people; i++) b.add(generatePerson('talent-v1', i).person);
   const idx = b.finish(0);
-  process.stderr.write(`generated index: ${people} people in ${((Date.now() - t) / 1000).toFixed(1)} s, heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MiB\n`);
+  process.stderr.write(
+    `generated index: ${people} people in ${((Date.now() - t) / 1000).toFixed(1)} s, heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MiB\n`,
+  );
   return engineRow(idx, people, seconds);
 }
 
@@ -159,7 +187,13 @@ async function unlock(url: string, key: string, personId: string): Promise<void>
 }
 
 async function benchCount(
-  baseUri: string, people: number, seconds: number, concurrencies: number[], contacts: number, figures: StoreFigures[], exactUri?: string,
+  baseUri: string,
+  people: number,
+  seconds: number,
+  concurrencies: number[],
+  contacts: number,
+  figures: StoreFigures[],
+  exactUri?: string,
 ): Promise<Row[]> {
   const uri = exactUri ?? `${baseUri}_${people}`;
   const cfg = loadConfig({
@@ -194,7 +228,9 @@ async function benchCount(
   const startToReadyS = (connectMs + performance.now() - started) / 1000;
   (globalThis as { gc?: () => void }).gc?.();
   const mem = process.memoryUsage();
-  process.stderr.write(`search index: ${idx.size} people ready ${startToReadyS.toFixed(1)} s after connecting, heap ${(mem.heapUsed / 2 ** 20).toFixed(0)} MiB\n`);
+  process.stderr.write(
+    `search index: ${idx.size} people ready ${startToReadyS.toFixed(1)} s after connecting, heap ${(mem.heapUsed / 2 ** 20).toFixed(0)} MiB\n`,
+  );
   let t: number;
 
   const rows = [engineRow(idx, people, Math.min(5, seconds))];
@@ -207,7 +243,17 @@ async function benchCount(
   const keys: string[] = [];
   for (let k = 0; k < Math.max(4, Math.max(...concurrencies) * 2); k++) {
     const org = await createOrganization(`bench ${k}`, 10_000_000);
-    keys.push((await createApiKey({ orgId: org.org_id, workspaceId: org.workspace_id, applicationId: org.application_id, scopes: [...ALL_PERMISSIONS], audience: cfg.apiAudience })).key);
+    keys.push(
+      (
+        await createApiKey({
+          orgId: org.org_id,
+          workspaceId: org.workspace_id,
+          applicationId: org.application_id,
+          scopes: [...ALL_PERMISSIONS],
+          audience: cfg.apiAudience,
+        })
+      ).key,
+    );
   }
   // Warm-up: the first requests build per-tenant state (ledger opening, quota windows).
   await Promise.all(keys.map((k) => post(url, k, { query: 'engineer', page_size: 20 })));
@@ -217,16 +263,18 @@ async function benchCount(
     let n = 0;
     t = Date.now();
     const deadline = t + seconds * 1000;
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (Date.now() < deadline) {
-        const k = n++;
-        const body = { query: QUERIES[k % QUERIES.length], filters: FILTERS[k % FILTERS.length], page_size: 20 };
-        const s = performance.now();
-        const status = await post(url, keys[k % keys.length], body);
-        if (status === 200) http.push(performance.now() - s);
-        else errors++;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (Date.now() < deadline) {
+          const k = n++;
+          const body = { query: QUERIES[k % QUERIES.length], filters: FILTERS[k % FILTERS.length], page_size: 20 };
+          const s = performance.now();
+          const status = await post(url, keys[k % keys.length], body);
+          if (status === 200) http.push(performance.now() - s);
+          else errors++;
+        }
+      }),
+    );
     rows.push(row(people, `http c=${concurrency}`, http, errors, (Date.now() - t) / 1000));
   }
   // The store reads with targets: unlock (the read alone and the whole paid request) and the reuse lookup.
@@ -246,8 +294,13 @@ async function benchCount(
   }
   const reuse = await timeReuseLookups(contacts, 50);
   figures.push({
-    people, startToReadyS, heapMiB: mem.heapUsed / 2 ** 20, arrayBuffersMiB: mem.arrayBuffers / 2 ** 20,
-    unlockReadP95: stats([...reads.present, ...reads.absent]).p95, unlockHttpP95: unlockHttp.length ? stats(unlockHttp).p95 : NaN, unlockHttpErrors: unlockErrors,
+    people,
+    startToReadyS,
+    heapMiB: mem.heapUsed / 2 ** 20,
+    arrayBuffersMiB: mem.arrayBuffers / 2 ** 20,
+    unlockReadP95: stats([...reads.present, ...reads.absent]).p95,
+    unlockHttpP95: unlockHttp.length ? stats(unlockHttp).p95 : NaN,
+    unlockHttpErrors: unlockErrors,
     reuseP95: stats(reuse).p95,
   });
   storeProfile?.print((line) => process.stderr.write(line));
@@ -259,9 +312,13 @@ async function benchCount(
 async function main(): Promise<void> {
   applyDevEnvDefaults();
   const { flags } = parseArgs(process.argv.slice(2));
-  const counts = String(flags.people ?? '100000,1000000').split(',').map(Number);
+  const counts = String(flags.people ?? '100000,1000000')
+    .split(',')
+    .map(Number);
   const seconds = Number(flags.seconds ?? 15);
-  const concurrencies = String(flags.concurrency ?? '1,4').split(',').map(Number);
+  const concurrencies = String(flags.concurrency ?? '1,4')
+    .split(',')
+    .map(Number);
   const base = (process.env.MONGODB_URI || 'mongodb://127.0.0.1:27017/bench_search').replace(/\/([^/?]*)$/, (_m, db) => `/${db || 'bench_search'}`);
   const rows: Row[] = [];
   const figures: StoreFigures[] = [];
@@ -274,24 +331,39 @@ async function main(): Promise<void> {
   const f = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '-');
   console.log('\n| people | layer | requests | errors | p50 ms | p95 ms | p99 ms | req/s |');
   console.log('|---:|---|---:|---:|---:|---:|---:|---:|');
-  for (const r of rows) console.log(`| ${r.people.toLocaleString('en')} | ${r.layer} | ${r.requests} | ${r.errors} | ${f(r.p50)} | ${f(r.p95)} | ${f(r.p99)} | ${f(r.rps)} |`);
+  for (const r of rows)
+    console.log(`| ${r.people.toLocaleString('en')} | ${r.layer} | ${r.requests} | ${r.errors} | ${f(r.p50)} | ${f(r.p95)} | ${f(r.p99)} | ${f(r.rps)} |`);
   const judged = rows.filter((r) => r.people >= 1_000_000 && r.layer === 'http c=1');
-  for (const r of judged) console.log(`\ntarget http p95 <= 50 ms at ${r.people.toLocaleString('en')} people (c=1): ${r.p95 <= 50 ? 'met' : 'NOT met'} (${f(r.p95)} ms)`);
+  for (const r of judged)
+    console.log(`\ntarget http p95 <= 50 ms at ${r.people.toLocaleString('en')} people (c=1): ${r.p95 <= 50 ? 'met' : 'NOT met'} (${f(r.p95)} ms)`);
   if (figures.length) {
     console.log('\n| people | local store figure | value | target | met |\n|---:|---|---:|---:|---|');
     const met = (ok: boolean, people: number) => (people < 1_000_000 ? `${ok ? 'yes' : 'no'} (target set at 1,000,000)` : ok ? 'yes' : 'NO');
     for (const g of figures) {
       const n = g.people.toLocaleString('en');
-      console.log(`| ${n} | start to ready search index | ${f(g.startToReadyS)} s | <= ${START_TO_READY_S} s | ${met(g.startToReadyS <= START_TO_READY_S, g.people)} |`);
-      console.log(`| ${n} | heap after the index load (typed arrays outside it: ${g.arrayBuffersMiB.toFixed(0)} MiB) | ${g.heapMiB.toFixed(0)} MiB | <= ${HEAP_MIB} MiB | ${met(g.heapMiB <= HEAP_MIB, g.people)} |`);
-      console.log(`| ${n} | unlock read p95 (Person by id) | ${f(g.unlockReadP95)} ms | <= ${UNLOCK_P95_MS} ms | ${met(g.unlockReadP95 <= UNLOCK_P95_MS, g.people)} |`);
-      console.log(`| ${n} | unlock p95, POST /v1/profiles/unlock end to end (${g.unlockHttpErrors} of 100 refused) | ${f(g.unlockHttpP95)} ms | <= ${UNLOCK_P95_MS} ms | ${met(g.unlockHttpP95 <= UNLOCK_P95_MS, g.people)} |`);
-      console.log(`| ${n} | ${REUSE_IDS}-person job reuse lookup p95 | ${f(g.reuseP95)} ms | <= ${REUSE_P95_MS} ms | ${met(g.reuseP95 <= REUSE_P95_MS, g.people)} |`);
+      console.log(
+        `| ${n} | start to ready search index | ${f(g.startToReadyS)} s | <= ${START_TO_READY_S} s | ${met(g.startToReadyS <= START_TO_READY_S, g.people)} |`,
+      );
+      console.log(
+        `| ${n} | heap after the index load (typed arrays outside it: ${g.arrayBuffersMiB.toFixed(0)} MiB) | ${g.heapMiB.toFixed(0)} MiB | <= ${HEAP_MIB} MiB | ${met(g.heapMiB <= HEAP_MIB, g.people)} |`,
+      );
+      console.log(
+        `| ${n} | unlock read p95 (Person by id) | ${f(g.unlockReadP95)} ms | <= ${UNLOCK_P95_MS} ms | ${met(g.unlockReadP95 <= UNLOCK_P95_MS, g.people)} |`,
+      );
+      console.log(
+        `| ${n} | unlock p95, POST /v1/profiles/unlock end to end (${g.unlockHttpErrors} of 100 refused) | ${f(g.unlockHttpP95)} ms | <= ${UNLOCK_P95_MS} ms | ${met(g.unlockHttpP95 <= UNLOCK_P95_MS, g.people)} |`,
+      );
+      console.log(
+        `| ${n} | ${REUSE_IDS}-person job reuse lookup p95 | ${f(g.reuseP95)} ms | <= ${REUSE_P95_MS} ms | ${met(g.reuseP95 <= REUSE_P95_MS, g.people)} |`,
+      );
     }
   }
 }
 
-main().then(() => process.exit(0), (err) => {
-  console.error(err);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -53,11 +53,21 @@ export async function seedRetrievedContacts(count: number, log: (m: string) => v
       const docs = [];
       for (let i = first; i < Math.min(count, first + 1000); i++) {
         const personId = personIdFor(DEFAULT_PEOPLE_SEED, i);
-        docs.push({ _id: `${REUSE_ORG}:${personId}`, orgId: REUSE_ORG, personId, fields: ['email'], emails: [`p${i}@example.test`], phones: [], retrievedAt: at });
+        docs.push({
+          _id: `${REUSE_ORG}:${personId}`,
+          orgId: REUSE_ORG,
+          personId,
+          fields: ['email'],
+          emails: [`p${i}@example.test`],
+          phones: [],
+          retrievedAt: at,
+        });
       }
-      waves.push(RetrievedContact.collection.insertMany(docs as never[], { ordered: false }).catch((err: { writeErrors?: unknown }) => {
-        if (!err.writeErrors) throw err;
-      }));
+      waves.push(
+        RetrievedContact.collection.insertMany(docs as never[], { ordered: false }).catch((err: { writeErrors?: unknown }) => {
+          if (!err.writeErrors) throw err;
+        }),
+      );
     }
     await Promise.all(waves);
     log(`\r  ${Math.min(count, from + 4000)}/${count}   `);
@@ -69,7 +79,12 @@ export async function seedRetrievedContacts(count: number, log: (m: string) => v
 export function reuseFilter(i: number, contacts: number): object {
   const since = new Date(Date.now() - 86_400_000);
   return {
-    _id: { $in: Array.from({ length: REUSE_IDS }, (_, k) => `${REUSE_ORG}:${k % 2 ? `per_absent${i}x${k}` : personIdFor(DEFAULT_PEOPLE_SEED, randomOrdinal(contacts))}`) },
+    _id: {
+      $in: Array.from(
+        { length: REUSE_IDS },
+        (_, k) => `${REUSE_ORG}:${k % 2 ? `per_absent${i}x${k}` : personIdFor(DEFAULT_PEOPLE_SEED, randomOrdinal(contacts))}`,
+      ),
+    },
     retrievedAt: { $gte: since },
   };
 }

@@ -30,7 +30,14 @@ import { personIdFor } from '../core/talent/generator';
 import { Person } from '../core/talent/models';
 import { DEFAULT_PEOPLE_SEED, peopleCount, seedPeople } from '../core/talent/seedPeople';
 import {
-  REUSE_IDS, REUSE_ORG as ORG, REUSE_P95_MS, UNLOCK_P95_MS, randomOrdinal, reuseFilter as reuseFilterOf, seedRetrievedContacts, stats,
+  REUSE_IDS,
+  REUSE_ORG as ORG,
+  REUSE_P95_MS,
+  UNLOCK_P95_MS,
+  randomOrdinal,
+  reuseFilter as reuseFilterOf,
+  seedRetrievedContacts,
+  stats,
 } from './storeLookupTimings';
 import { parseArgs } from '../scripts/admin/command';
 import { freePort, installServices, startFerretDb, type RunningService } from '../scripts/localServices';
@@ -39,7 +46,9 @@ import { freePort, installServices, startFerretDb, type RunningService } from '.
 function cpuMs(pid: number | undefined): number | undefined {
   if (!pid) return undefined;
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /, '')
+      .split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
   } catch {
     return undefined;
@@ -117,7 +126,8 @@ async function main(): Promise<void> {
     const unlockAbsent = await timed(samples, (i) => Person.findById(`per_absentBench${i}`).lean());
     const reuse = await timed(Math.max(20, Math.floor(samples / 4)), (i) => RetrievedContact.find(reuseFilter(i)).lean());
     const update = await timed(samples, () =>
-      RetrievedContact.updateOne({ _id: `${ORG}:${personIdFor(DEFAULT_PEOPLE_SEED, randomOrdinal(contacts))}` }, { $set: { retrievedAt: new Date() } }));
+      RetrievedContact.updateOne({ _id: `${ORG}:${personIdFor(DEFAULT_PEOPLE_SEED, randomOrdinal(contacts))}` }, { $set: { retrievedAt: new Date() } }),
+    );
     const secondary = flags.secondary ? await timed(1, () => RetrievedContact.findOne({ orgId: 'org_absent' }).lean()) : undefined;
 
     const rows: Array<[string, Timed | undefined]> = [
@@ -147,7 +157,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(() => process.exit(0), (err) => {
-  console.error(err);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

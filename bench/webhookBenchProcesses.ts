@@ -51,7 +51,11 @@ export function forkBenchProcess(module: string, env: NodeJS.ProcessEnv, opts: {
 }
 
 /** The next message of `type` from a child, or an error when it exits first. */
-export function nextMessage<M extends { type: string }, T extends M['type']>(child: ChildProcess, type: T, timeoutMs = 600_000): Promise<Extract<M, { type: T }>> {
+export function nextMessage<M extends { type: string }, T extends M['type']>(
+  child: ChildProcess,
+  type: T,
+  timeoutMs = 600_000,
+): Promise<Extract<M, { type: T }>> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => done(new Error(`no ${type} message in ${timeoutMs} ms`)), timeoutMs);
     const onMessage = (m: M) => {

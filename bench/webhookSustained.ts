@@ -1,7 +1,14 @@
 import type { ChildProcess } from 'node:child_process';
 import { cpuPerThousand, processCpuSeconds } from './processCpu';
 import {
-  forkBenchProcess, nextMessage, epochNow, type EmittedEvent, type ReceiverMessage, type Tenant, type WorkerCommand, type WorkerMessage,
+  forkBenchProcess,
+  nextMessage,
+  epochNow,
+  type EmittedEvent,
+  type ReceiverMessage,
+  type Tenant,
+  type WorkerCommand,
+  type WorkerMessage,
 } from './webhookBenchProcesses';
 
 /**
@@ -52,7 +59,10 @@ async function allDelivered(firstPost: Map<string, number>, ids: string[], timeo
 }
 
 function latencies(events: EmittedEvent[], firstPost: Map<string, number>) {
-  const l = events.filter((e) => firstPost.has(e.id)).map((e) => firstPost.get(e.id)! - e.at).sort((a, b) => a - b);
+  const l = events
+    .filter((e) => firstPost.has(e.id))
+    .map((e) => firstPost.get(e.id)! - e.at)
+    .sort((a, b) => a - b);
   return { n: l.length, p50_ms: round(percentile(l, 50)), p95_ms: round(percentile(l, 95)), max_ms: round(l[l.length - 1] ?? NaN) };
 }
 
@@ -60,7 +70,10 @@ export async function runSustained(o: SustainedOptions): Promise<Record<string, 
   const children: ChildProcess[] = [];
   const command = (c: ChildProcess, cmd: WorkerCommand) => c.send(cmd);
   try {
-    for (let i = 0; i < o.workers; i++) children.push(forkBenchProcess('webhookWorkerProcess.ts', { ...o.workerEnv, TEMPORAL_TASK_QUEUE: o.taskQueue }, { cpuProfileDir: process.env.BENCH_CPU_PROFILE_DIR }));
+    for (let i = 0; i < o.workers; i++)
+      children.push(
+        forkBenchProcess('webhookWorkerProcess.ts', { ...o.workerEnv, TEMPORAL_TASK_QUEUE: o.taskQueue }, { cpuProfileDir: process.env.BENCH_CPU_PROFILE_DIR }),
+      );
     await Promise.all(children.map((c) => nextMessage<WorkerMessage, 'ready'>(c, 'ready', 180_000)));
     o.log(`${o.workers} worker process(es) ready`);
 
@@ -96,7 +109,11 @@ export async function runSustained(o: SustainedOptions): Promise<Record<string, 
         }),
       )
     ).flatMap((m) => m.events);
-    const satMissing = await allDelivered(o.firstPost, satEmitted.map((e) => e.id), 300_000);
+    const satMissing = await allDelivered(
+      o.firstPost,
+      satEmitted.map((e) => e.id),
+      300_000,
+    );
     const satSpanMs = Math.max(...satEmitted.filter((e) => o.firstPost.has(e.id)).map((e) => o.firstPost.get(e.id)!)) - satBegin;
     const saturationRate = (satEmitted.length - satMissing.length) / (satSpanMs / 1000);
     o.log(`saturation ${saturationRate.toFixed(1)} deliveries/s`);
@@ -114,7 +131,11 @@ export async function runSustained(o: SustainedOptions): Promise<Record<string, 
       }),
     );
     const steadyEvents = steady.flatMap((m) => m.events);
-    const steadyMissing = await allDelivered(o.firstPost, steadyEvents.map((e) => e.id), 120_000);
+    const steadyMissing = await allDelivered(
+      o.firstPost,
+      steadyEvents.map((e) => e.id),
+      120_000,
+    );
     const lastPost = Math.max(...steadyEvents.filter((e) => o.firstPost.has(e.id)).map((e) => o.firstPost.get(e.id)!));
     const steadyRate = (steadyEvents.length - steadyMissing.length) / ((lastPost - startAt) / 1000);
     const steadyLatency = latencies(steadyEvents, o.firstPost);

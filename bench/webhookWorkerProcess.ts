@@ -32,8 +32,12 @@ async function main(): Promise<void> {
     const t = tenants[n % tenants.length];
     const at = epochNow();
     const { eventId } = await emitJobCompleted({
-      ...t, jobId: `job_bench${process.pid.toString(36)}${Date.now().toString(36)}${n}`, status: 'completed', counts,
-      resultExpiresAt: new Date(Date.now() + 7 * 86400_000), completedAt: new Date(),
+      ...t,
+      jobId: `job_bench${process.pid.toString(36)}${Date.now().toString(36)}${n}`,
+      status: 'completed',
+      counts,
+      resultExpiresAt: new Date(Date.now() + 7 * 86400_000),
+      completedAt: new Date(),
     });
     return { id: eventId, at };
   };

@@ -113,7 +113,9 @@ async function main(): Promise<void> {
   for (let i = 0; i < TENANTS; i++) {
     const org = await createOrganization(`bench ${i}`, 0);
     await registerEndpoint({ orgId: org.org_id, workspaceId: org.workspace_id }, `${receiver.url}/bench/${i}`, {
-      lookupAll: destinationLookup(), allowedCidrs: config.webhooks.allowedCidrs, secretsKey: config.secretsKey,
+      lookupAll: destinationLookup(),
+      allowedCidrs: config.webhooks.allowedCidrs,
+      secretsKey: config.secretsKey,
     });
     tenants.push({ orgId: org.org_id, workspaceId: org.workspace_id });
   }
@@ -201,15 +203,22 @@ async function burstPhase(
     const t = tenants[n % tenants.length];
     const at = epochNow();
     const { eventId } = await emitJobCompleted({
-      ...t, jobId: `job_bench${Date.now().toString(36)}${n}`, status: 'completed', counts,
-      resultExpiresAt: new Date(Date.now() + 7 * 86400_000), completedAt: new Date(),
+      ...t,
+      jobId: `job_bench${Date.now().toString(36)}${n}`,
+      status: 'completed',
+      counts,
+      resultExpiresAt: new Date(Date.now() + 7 * 86400_000),
+      completedAt: new Date(),
     });
     return { id: eventId, at };
   };
 
   // Warm-up: connections, workflow cache, indexes.
   const warm = await Promise.all(Array.from({ length: 20 }, emitOne));
-  await waitDelivered(warm.map((w) => w.id), 60_000);
+  await waitDelivered(
+    warm.map((w) => w.id),
+    60_000,
+  );
 
   // Unloaded latency, one event at a time.
   const single: number[] = [];
@@ -233,7 +242,10 @@ async function burstPhase(
     }),
   );
   const emittedIn = epochNow() - started;
-  await waitDelivered(emitted.map((e) => e.id), 300_000);
+  await waitDelivered(
+    emitted.map((e) => e.id),
+    300_000,
+  );
   const deliveredIn = Math.max(...emitted.map((e) => firstPost.get(e.id)!)) - started;
   const loaded = emitted.map((e) => firstPost.get(e.id)! - e.at).sort((a, b) => a - b);
   worker.shutdown();
@@ -276,8 +288,11 @@ async function burstPhase(
           args: [],
           workflowExecutionTimeout: '10 seconds',
           typedSearchAttributes: [
-            { key: SA.orgId, value: 'org_bench' }, { key: SA.workspaceId, value: 'ws_bench' }, { key: SA.endpointId, value: 'we_bench' },
-            { key: SA.jobId, value: `job_bench${n}` }, { key: SA.deliveryStatus, value: 'delivering' },
+            { key: SA.orgId, value: 'org_bench' },
+            { key: SA.workspaceId, value: 'ws_bench' },
+            { key: SA.endpointId, value: 'we_bench' },
+            { key: SA.jobId, value: `job_bench${n}` },
+            { key: SA.deliveryStatus, value: 'delivering' },
           ],
         });
       }

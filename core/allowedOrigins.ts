@@ -36,4 +36,3 @@ export function isOriginAllowed(origin: string, rules: readonly OriginRule[]): b
 
 /** The loopback origins a local MCP Inspector or a developer's page uses, on any port. */
 export const LOOPBACK_ORIGINS = ['http://localhost:*', 'http://127.0.0.1:*', 'http://[::1]:*'];
-

@@ -9,27 +9,30 @@ import { linkPreviousKey } from './crypto/secretBox';
  */
 
 const csvNumbers = (count: number) =>
-  z
-    .string()
-    .transform((s, ctx) => {
-      const parts = s.split(',').map((p) => p.trim());
-      const nums = parts.map(Number);
-      if (parts.length !== count || nums.some((n) => !Number.isInteger(n) || n < 0)) {
-        ctx.addIssue({ code: 'custom', message: `expected ${count} comma-separated non-negative integers` });
-        return z.NEVER;
-      }
-      return nums;
-    });
+  z.string().transform((s, ctx) => {
+    const parts = s.split(',').map((p) => p.trim());
+    const nums = parts.map(Number);
+    if (parts.length !== count || nums.some((n) => !Number.isInteger(n) || n < 0)) {
+      ctx.addIssue({ code: 'custom', message: `expected ${count} comma-separated non-negative integers` });
+      return z.NEVER;
+    }
+    return nums;
+  });
 
-const csvList = z
-  .string()
-  .transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean));
+const csvList = z.string().transform((s) =>
+  s
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean),
+);
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
-const url = z.string().url().transform((u) => u.replace(/\/+$/, ''));
-const masterKey = (message: string) =>
-  z.string({ message }).refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes encoded as base64');
+const url = z
+  .string()
+  .url()
+  .transform((u) => u.replace(/\/+$/, ''));
+const masterKey = (message: string) => z.string({ message }).refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes encoded as base64');
 
 /** Settings that weaken a production guarantee; accepted only when NODE_ENV says development or test. */
 const RELAXATIONS = ['RETRY_DELAYS_MS', 'WEBHOOK_ALLOWED_CIDRS', 'WEBHOOK_EXTRA_CA_FILE'] as const;
@@ -44,8 +47,14 @@ const schema = z
     BASE_URL: url.optional(),
     AUTH_URL: url.optional(),
     MCP_URL: url.optional(),
-    MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI').default('mongodb://127.0.0.1:27017/talent'),
-    TEMPORAL_ADDRESS: z.string().regex(/^[^:\s]+:\d+$/, 'must be host:port').default('127.0.0.1:7233'),
+    MONGODB_URI: z
+      .string()
+      .regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI')
+      .default('mongodb://127.0.0.1:27017/talent'),
+    TEMPORAL_ADDRESS: z
+      .string()
+      .regex(/^[^:\s]+:\d+$/, 'must be host:port')
+      .default('127.0.0.1:7233'),
     TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
     TEMPORAL_TASK_QUEUE: z.string().min(1).default('talent-platform'),
     SECRETS_ENCRYPTION_KEY: masterKey('is required: 32 random bytes, base64 (generate with: openssl rand -base64 32)'),
@@ -66,7 +75,11 @@ const schema = z
     CONTACT_JOBS_PER_DAY: positiveInt.default(1000),
     ACCESS_TOKEN_TTL_SECONDS: positiveInt.default(900),
     REFRESH_TOKEN_IDLE_SECONDS: positiveInt.default(30 * 24 * 3600),
-    M2M_SECRET_ROTATION_GRACE_SECONDS: z.coerce.number().int().min(0).default(24 * 3600),
+    M2M_SECRET_ROTATION_GRACE_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(24 * 3600),
     PASSWORD_SCRYPT_LOG2_N: z.coerce.number().int().min(10).max(20).default(15),
     SEARCH_PREVIEW_QUOTA_PER_DAY: positiveInt.default(5000),
     SEARCH_DISTINCT_QUERIES_PER_HOUR: positiveInt.default(300),
@@ -74,7 +87,10 @@ const schema = z
     SEARCH_CURSOR_TTL_SECONDS: positiveInt.default(3600),
     SEARCH_SCAN_BUDGET: positiveInt.default(250_000),
     IDEMPOTENCY_LEASE_SECONDS: positiveInt.default(30),
-    METRICS_ENABLED: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
+    METRICS_ENABLED: z
+      .enum(['true', 'false'])
+      .transform((v) => v === 'true')
+      .optional(),
     METRICS_TOKEN: z.string().min(32, 'must be at least 32 characters (generate with: openssl rand -hex 32)').optional(),
     TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
     ADDRESS_AUTH_FAILURES_PER_MINUTE: positiveInt.default(30),
@@ -96,7 +112,12 @@ const schema = z
       }
     }
     for (const origin of c.MCP_ALLOWED_ORIGINS ?? []) {
-      if (!parseOriginRule(origin)) ctx.addIssue({ code: 'custom', path: ['MCP_ALLOWED_ORIGINS'], message: `"${origin}" is not an origin (scheme://host, scheme://host:port or scheme://host:*)` });
+      if (!parseOriginRule(origin))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['MCP_ALLOWED_ORIGINS'],
+          message: `"${origin}" is not an origin (scheme://host, scheme://host:port or scheme://host:*)`,
+        });
     }
     for (const cidr of c.WEBHOOK_ALLOWED_CIDRS) {
       try {
@@ -106,7 +127,11 @@ const schema = z
       }
     }
     if (c.METRICS_ENABLED === true && !c.METRICS_TOKEN && !relaxed(c.NODE_ENV)) {
-      ctx.addIssue({ code: 'custom', path: ['METRICS_ENABLED'], message: 'metrics show business counters: set METRICS_TOKEN, or METRICS_ENABLED=false (only NODE_ENV=development or test serve them without a token)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['METRICS_ENABLED'],
+        message: 'metrics show business counters: set METRICS_TOKEN, or METRICS_ENABLED=false (only NODE_ENV=development or test serve them without a token)',
+      });
     }
     if (c.SECRETS_ENCRYPTION_KEY_PREVIOUS && Buffer.from(c.SECRETS_ENCRYPTION_KEY_PREVIOUS, 'base64').equals(Buffer.from(c.SECRETS_ENCRYPTION_KEY, 'base64'))) {
       ctx.addIssue({ code: 'custom', path: ['SECRETS_ENCRYPTION_KEY_PREVIOUS'], message: 'must differ from SECRETS_ENCRYPTION_KEY' });

@@ -15,8 +15,29 @@ export function randomBase62(length: number): string {
 }
 
 export type IdPrefix =
-  | 'org' | 'ws' | 'app' | 'kf' | 'key' | 'per' | 'src' | 'srch' | 'job' | 'evt' | 'dlv'
-  | 'we' | 'whs' | 'rcpt' | 'req' | 'cli' | 'rt' | 'jwk' | 'cs' | 'rtc' | 'usr' | 'cg' | 'pcl';
+  | 'org'
+  | 'ws'
+  | 'app'
+  | 'kf'
+  | 'key'
+  | 'per'
+  | 'src'
+  | 'srch'
+  | 'job'
+  | 'evt'
+  | 'dlv'
+  | 'we'
+  | 'whs'
+  | 'rcpt'
+  | 'req'
+  | 'cli'
+  | 'rt'
+  | 'jwk'
+  | 'cs'
+  | 'rtc'
+  | 'usr'
+  | 'cg'
+  | 'pcl';
 
 /** Opaque, prefixed, random ids (DECISIONS.md "Identity"). */
 export function newId(prefix: IdPrefix): string {

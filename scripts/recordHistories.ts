@@ -28,7 +28,14 @@ export const HISTORIES_DIR = join(ROOT, 'test', 'workflows', 'histories');
 const PATCH_ID = 'first-attempt-local-activity';
 const TASK_QUEUE = 'record-histories';
 
-const quietLogger = { log() {}, trace() {}, debug() {}, info() {}, warn: (m: string) => process.stderr.write(`${m}\n`), error: (m: string) => process.stderr.write(`${m}\n`) };
+const quietLogger = {
+  log() {},
+  trace() {},
+  debug() {},
+  info() {},
+  warn: (m: string) => process.stderr.write(`${m}\n`),
+  error: (m: string) => process.stderr.write(`${m}\n`),
+};
 
 /** The workflow code as it was just before the patch, bundled from a temporary checkout of its files. */
 async function bundleBeforePatch(): Promise<{ bundle: WorkflowBundleWithSourceMap; commit: string }> {
@@ -79,21 +86,34 @@ const contactInput: ContactRetrievalInput = {
 };
 
 const finished: FinishedJob = {
-  jobId: contactInput.jobId, orgId: contactInput.orgId, workspaceId: contactInput.workspaceId, status: 'completed',
+  jobId: contactInput.jobId,
+  orgId: contactInput.orgId,
+  workspaceId: contactInput.workspaceId,
+  status: 'completed',
   counts: { requested: 10, delivered: 9, reused: 1, not_found: 0, failed: 0, cancelled: 0, pending: 0 },
-  completedAt: '2026-01-01T00:00:00.000Z', resultExpiresAt: '2026-01-08T00:00:00.000Z', resultPurgeAt: '2026-01-31T00:00:00.000Z',
+  completedAt: '2026-01-01T00:00:00.000Z',
+  resultExpiresAt: '2026-01-08T00:00:00.000Z',
+  resultPurgeAt: '2026-01-31T00:00:00.000Z',
 };
 
 const contactActivities: ContactActivities = {
   planContactReuse: async () => [1],
-  processContactChunk: async (input) => ({ tally: { delivered: input.to - input.from - (input.reusable ?? []).length, reused: (input.reusable ?? []).length }, outOfCredits: false }),
+  processContactChunk: async (input) => ({
+    tally: { delivered: input.to - input.from - (input.reusable ?? []).length, reused: (input.reusable ?? []).length },
+    outOfCredits: false,
+  }),
   finishContactRetrievalJob: async () => finished,
   emitContactRetrievalCompleted: async () => ({ eventId: 'evt_recorded', deliveryStarted: true }),
   expireContactRetrievalResult: async () => undefined,
   purgeContactRetrievalResult: async () => undefined,
 };
 
-async function record(env: TestWorkflowEnvironment, bundle: WorkflowBundleWithSourceMap, name: string, run: (workflowId: string) => Promise<unknown>): Promise<void> {
+async function record(
+  env: TestWorkflowEnvironment,
+  bundle: WorkflowBundleWithSourceMap,
+  name: string,
+  run: (workflowId: string) => Promise<unknown>,
+): Promise<void> {
   const taskQueue = `${TASK_QUEUE}-${name}`;
   const worker = await Worker.create({
     connection: env.nativeConnection,

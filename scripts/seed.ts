@@ -42,10 +42,16 @@ async function main(): Promise<number> {
     // reading every person (minutes at a million on the local store).
     const indexStarted = Date.now();
     process.stderr.write('preparing the search index snapshot …\n');
-    const idx = await loadSearchIndex((loaded) => process.stderr.write(`${tty ? '\r' : ''}  indexed ${loaded.toLocaleString('en')} people${tty ? '   ' : '\n'}`));
-    process.stderr.write(`${tty ? '\n' : ''}search index snapshot of ${idx.size.toLocaleString('en')} people ready in ${((Date.now() - indexStarted) / 1000).toFixed(1)} s\n`);
+    const idx = await loadSearchIndex((loaded) =>
+      process.stderr.write(`${tty ? '\r' : ''}  indexed ${loaded.toLocaleString('en')} people${tty ? '   ' : '\n'}`),
+    );
+    process.stderr.write(
+      `${tty ? '\n' : ''}search index snapshot of ${idx.size.toLocaleString('en')} people ready in ${((Date.now() - indexStarted) / 1000).toFixed(1)} s\n`,
+    );
     const seconds = (Date.now() - started) / 1000;
-    process.stdout.write(`${JSON.stringify({ inserted, people: await peopleCount(), seed, seconds: Math.round(seconds * 10) / 10, people_per_second: Math.round(inserted / Math.max(seconds, 0.001)) })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ inserted, people: await peopleCount(), seed, seconds: Math.round(seconds * 10) / 10, people_per_second: Math.round(inserted / Math.max(seconds, 0.001)) })}\n`,
+    );
     return 0;
   } finally {
     await disconnectStore();

@@ -2,7 +2,11 @@ import { DefaultLogger, type LogLevel } from '@temporalio/worker';
 import type { Logger } from '../core/observability/logger';
 
 const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
-  TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error',
+  TRACE: 'trace',
+  DEBUG: 'debug',
+  INFO: 'info',
+  WARN: 'warn',
+  ERROR: 'error',
 };
 
 /** Routes the Temporal SDK's own logs into our structured JSON log at WARN and above. */

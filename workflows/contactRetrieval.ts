@@ -1,6 +1,15 @@
 import {
-  ActivityCancellationType, CancellationScope, ParentClosePolicy, defineSignal, isCancellation, proxyActivities, setHandler, sleep, startChild,
-  upsertSearchAttributes, ActivityFailure,
+  ActivityCancellationType,
+  CancellationScope,
+  ParentClosePolicy,
+  defineSignal,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  sleep,
+  startChild,
+  upsertSearchAttributes,
+  ActivityFailure,
 } from '@temporalio/workflow';
 import type { ContactActivities } from '../activities/contacts';
 import { JOB_DEADLINE_MS, chunkRanges, resultRetentionWorkflowId } from '../core/jobs/jobRules';
@@ -52,7 +61,12 @@ export async function contactRetrievalWorkflow(input: ContactRetrievalInput): Pr
       const { from, to } = chunks[next++];
       try {
         const r = await people.processContactChunk({
-          jobId: input.jobId, orgId: input.orgId, familyId: input.familyId, fields: input.fields, from, to,
+          jobId: input.jobId,
+          orgId: input.orgId,
+          familyId: input.familyId,
+          fields: input.fields,
+          from,
+          to,
           reusable: reusable.filter((p) => p >= from && p < to),
         });
         completed.push({ from, to, tally: r.tally });
@@ -67,13 +81,15 @@ export async function contactRetrievalWorkflow(input: ContactRetrievalInput): Pr
 
   const work = new CancellationScope();
   const deadline = new CancellationScope();
-  const deadlineFired = deadline.run(() => sleep(input.deadlineMs ?? JOB_DEADLINE_MS)).then(
-    () => {
-      stopWith('expired');
-      work.cancel();
-    },
-    () => undefined,
-  );
+  const deadlineFired = deadline
+    .run(() => sleep(input.deadlineMs ?? JOB_DEADLINE_MS))
+    .then(
+      () => {
+        stopWith('expired');
+        work.cancel();
+      },
+      () => undefined,
+    );
   try {
     await work.run(() => Promise.all(Array.from({ length: Math.max(1, Math.min(input.concurrency, chunks.length)) }, lane)));
   } catch (err) {

@@ -1,9 +1,22 @@
 import {
-  condition, continueAsNew, defineSignal, patched, proxyActivities, proxyLocalActivities, setHandler, sleep, upsertSearchAttributes, workflowInfo,
+  condition,
+  continueAsNew,
+  defineSignal,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { DeliveryActivities } from '../activities/deliveries';
 import {
-  REPLAY_SIGNAL, REPLAY_WINDOW_MS, type DeliveryRun, type DeliveryStatusAttribute, type WebhookDeliveryInput,
+  REPLAY_SIGNAL,
+  REPLAY_WINDOW_MS,
+  type DeliveryRun,
+  type DeliveryStatusAttribute,
+  type WebhookDeliveryInput,
 } from '../core/webhooks/deliveryWorkflowContract';
 import { delayAfterAttempt, validSchedule } from '../core/webhooks/retrySchedule';
 import { SA } from '../core/temporal/searchAttributes';
@@ -53,7 +66,12 @@ async function deliverRun(input: WebhookDeliveryInput, run: DeliveryRun, schedul
     const event = input.body === undefined ? undefined : { orgId: input.orgId, workspaceId: input.workspaceId, jobId: input.jobId, body: input.body };
     const attempt1Local = attempt === 1 && patched(FIRST_ATTEMPT_LOCAL);
     const result = await (attempt1Local ? attemptDeliveryLocally : attemptDelivery)({
-      eventId: input.eventId, event, run, attempt, scheduledAt: Date.now(), nextDelayMs,
+      eventId: input.eventId,
+      event,
+      run,
+      attempt,
+      scheduledAt: Date.now(),
+      nextDelayMs,
     });
     if (result.ok) return 'succeeded';
     if (nextDelayMs === null) return 'dead_lettered';

@@ -80,7 +80,8 @@ export async function authenticateBearer(ctx: Context, config: Config): Promise<
   const raw = ctx.req.rawHeaders;
   const values: string[] = [];
   for (let i = 0; i < raw.length; i += 2) if (raw[i].toLowerCase() === 'authorization') values.push(raw[i + 1]);
-  if (ctx.query.access_token !== undefined) throw new BearerRejection(400, 'invalid_request', 'Send the access token in the Authorization header, never in the URL.');
+  if (ctx.query.access_token !== undefined)
+    throw new BearerRejection(400, 'invalid_request', 'Send the access token in the Authorization header, never in the URL.');
   if (values.length > 1) throw new BearerRejection(400, 'invalid_request', 'Send exactly one Authorization header.');
   if (values.length === 0) throw new BearerRejection(401, undefined, 'An access token is required.');
   const match = BEARER.exec(values[0].trim());
@@ -94,7 +95,11 @@ export async function authenticateBearer(ctx: Context, config: Config): Promise<
   const person = verdict.token.user;
   if (person) {
     // Read on every request: a disabled user, a revoked grant (its chains) or a revoked client stops here at once.
-    const [user, chain, clientRevoked] = await Promise.all([findActiveUser(person.userId), liveChain(person.chainId), isPublicClientRevoked(verdict.token.clientId)]);
+    const [user, chain, clientRevoked] = await Promise.all([
+      findActiveUser(person.userId),
+      liveChain(person.chainId),
+      isPublicClientRevoked(verdict.token.clientId),
+    ]);
     if (!user || !chain || chain.userId !== user._id || chain.clientId !== verdict.token.clientId || clientRevoked) {
       throw new BearerRejection(401, 'invalid_token', INVALID_TOKEN);
     }
@@ -126,7 +131,10 @@ export async function authenticateBearer(ctx: Context, config: Config): Promise<
 export function sendBearerRejection(ctx: Context, config: Config, rejection: BearerRejection): void {
   ctx.status = rejection.status;
   if (rejection.status === 401 || rejection.status === 403 || rejection.status === 400) {
-    ctx.set('WWW-Authenticate', challenge(config, rejection.error, rejection.status === 401 && !rejection.error ? undefined : rejection.description, rejection.heldScopes));
+    ctx.set(
+      'WWW-Authenticate',
+      challenge(config, rejection.error, rejection.status === 401 && !rejection.error ? undefined : rejection.description, rejection.heldScopes),
+    );
   }
   for (const [k, v] of Object.entries(rejection.extraHeaders)) ctx.set(k, v);
   ctx.set('Cache-Control', rejection.status === 429 ? 'private, no-store' : 'no-store');

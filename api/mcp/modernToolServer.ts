@@ -25,7 +25,12 @@ interface ModernCall {
 function modernServer(tools: readonly ToolEntry[], dispatcher: ToolDispatcher, call: ModernCall): Server {
   const server = new Server({ name: 'talent-platform-tools', version: '1.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler('tools/list', async () => ({
-    tools: tools.map((t) => ({ name: t.definition.name, title: t.definition.title, description: t.definition.description, inputSchema: t.inputSchema as { type: 'object' } })),
+    tools: tools.map((t) => ({
+      name: t.definition.name,
+      title: t.definition.title,
+      description: t.definition.description,
+      inputSchema: t.inputSchema as { type: 'object' },
+    })),
   }));
   server.setRequestHandler('tools/call', async (request) => {
     const entry = tools.find((t) => t.definition.name === request.params.name);

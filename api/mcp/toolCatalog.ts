@@ -19,7 +19,8 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
     name: 'search_candidates',
     operation: 'candidates.search',
     title: 'Search candidates',
-    description: 'Search the talent pool (same as POST /v1/candidates/search). Charged per page of results like the developer API; pass idempotency_key to make a retry safe.',
+    description:
+      'Search the talent pool (same as POST /v1/candidates/search). Charged per page of results like the developer API; pass idempotency_key to make a retry safe.',
   },
   {
     name: 'list_sources',
@@ -31,25 +32,29 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
     name: 'unlock_profile',
     operation: 'profiles.unlock',
     title: 'Unlock a profile',
-    description: 'Unlock the full profile of one opaque person identifier (same as POST /v1/profiles/unlock). Costs credits unless already unlocked; pass idempotency_key to make a retry safe.',
+    description:
+      'Unlock the full profile of one opaque person identifier (same as POST /v1/profiles/unlock). Costs credits unless already unlocked; pass idempotency_key to make a retry safe.',
   },
   {
     name: 'match_person',
     operation: 'person_matches.create',
     title: 'Match a person',
-    description: 'Match a person description to person identifiers (same as POST /v1/person-matches). Charged per match returned; pass idempotency_key to make a retry safe.',
+    description:
+      'Match a person description to person identifiers (same as POST /v1/person-matches). Charged per match returned; pass idempotency_key to make a retry safe.',
   },
   {
     name: 'create_contact_retrieval_job',
     operation: 'contact_retrieval_jobs.create',
     title: 'Create a contact-retrieval job',
-    description: 'Start retrieving contact details for up to 100 person identifiers (same as POST /v1/contact-retrieval-jobs). Runs asynchronously: poll get_contact_retrieval_job, then read get_job_result. Charged per delivered record.',
+    description:
+      'Start retrieving contact details for up to 100 person identifiers (same as POST /v1/contact-retrieval-jobs). Runs asynchronously: poll get_contact_retrieval_job, then read get_job_result. Charged per delivered record.',
   },
   {
     name: 'get_contact_retrieval_job',
     operation: 'contact_retrieval_jobs.get',
     title: 'Read a contact-retrieval job',
-    description: 'Read the status and counts of a contact-retrieval job (same as GET /v1/contact-retrieval-jobs/{id}; `id` is the job_id returned at creation).',
+    description:
+      'Read the status and counts of a contact-retrieval job (same as GET /v1/contact-retrieval-jobs/{id}; `id` is the job_id returned at creation).',
   },
   {
     name: 'get_job_result',
@@ -61,7 +66,8 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
     name: 'cancel_contact_retrieval_job',
     operation: 'contact_retrieval_jobs.cancel',
     title: 'Cancel a contact-retrieval job',
-    description: 'Ask a running contact-retrieval job to stop (same as POST /v1/contact-retrieval-jobs/{id}/cancel; `id` is the job_id). Delivered records stay charged; the job ends `cancelled`.',
+    description:
+      'Ask a running contact-retrieval job to stop (same as POST /v1/contact-retrieval-jobs/{id}/cancel; `id` is the job_id). Delivered records stay charged; the job ends `cancelled`.',
   },
   {
     name: 'whoami',
@@ -135,7 +141,8 @@ export function buildToolEntry(definition: ToolDefinition, spec: RouteSpec): Too
     properties[IDEMPOTENCY_KEY_ARGUMENT] = {
       type: 'string',
       pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$',
-      description: 'Makes a retry safe: the same key with the same arguments replays the first result instead of redoing (and re-charging) the work. Generated when absent.',
+      description:
+        'Makes a retry safe: the same key with the same arguments replays the first result instead of redoing (and re-charging) the work. Generated when absent.',
     };
   }
   const inputSchema: ToolEntry['inputSchema'] = { type: 'object', properties, additionalProperties: additional };

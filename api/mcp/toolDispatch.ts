@@ -94,7 +94,10 @@ export function problemPayload(problem: Problem, requestId: string): Record<stri
   };
 }
 
-export function createToolDispatcher(routes: readonly RouteSpec[], execute: ExecuteOperation = createOperationExecutor(operationRegistry(routes))): ToolDispatcher {
+export function createToolDispatcher(
+  routes: readonly RouteSpec[],
+  execute: ExecuteOperation = createOperationExecutor(operationRegistry(routes)),
+): ToolDispatcher {
   return {
     async run(entry, args, principal, requestId) {
       try {
@@ -102,7 +105,10 @@ export function createToolDispatcher(routes: readonly RouteSpec[], execute: Exec
         return { ok: true, status: result.status, body: decodedBody(result.body) };
       } catch (err) {
         if (err instanceof Problem) return { ok: false, status: err.status, body: problemPayload(err, requestId) };
-        logger.error({ err: { message: (err as Error)?.message, stack: (err as Error)?.stack }, request_id: requestId, tool: entry.definition.name }, 'tool call failed');
+        logger.error(
+          { err: { message: (err as Error)?.message, stack: (err as Error)?.stack }, request_id: requestId, tool: entry.definition.name },
+          'tool call failed',
+        );
         const internal = new Problem('internal_error', 'An internal error occurred. Quote the request id when reporting it.');
         return { ok: false, status: 500, body: problemPayload(internal, requestId) };
       }

@@ -79,7 +79,12 @@ export function toolServerRouter(config: Config, routes: readonly RouteSpec[]): 
       return jsonRpcError(ctx, 400, -32700, `Parse error: send one JSON-RPC message of at most ${MAX_MESSAGE_BYTES} bytes.`);
     }
     if (Array.isArray(message)) {
-      return jsonRpcError(ctx, 400, ErrorCode.InvalidRequest, 'Invalid Request: JSON-RPC batches are not accepted; send one message per request, so that every tool call counts against the client rate.');
+      return jsonRpcError(
+        ctx,
+        400,
+        ErrorCode.InvalidRequest,
+        'Invalid Request: JSON-RPC batches are not accepted; send one message per request, so that every tool call counts against the client rate.',
+      );
     }
     // Tool arguments sit two levels down (message → params → arguments); they get the /v1 body depth.
     if (nestingExceeds(message, MAX_BODY_DEPTH + 3)) {

@@ -10,8 +10,17 @@ export const KEY_LIKE = /sk_(live|test)_ext_/;
 const CREDENTIAL_PARAMS = new Set(['api_key', 'apikey', 'key', 'access_token', 'token', 'authorization']);
 /** Headers other APIs take credentials in; a client sending one expects it to count, and it never does here. */
 const CREDENTIAL_HEADERS = new Set([
-  'x-api-key', 'api-key', 'apikey', 'x-apikey', 'x-api-token', 'api-token', 'x-auth-token', 'x-access-token', 'access-token',
-  'x-authorization', 'x-key',
+  'x-api-key',
+  'api-key',
+  'apikey',
+  'x-apikey',
+  'x-api-token',
+  'api-token',
+  'x-auth-token',
+  'x-access-token',
+  'access-token',
+  'x-authorization',
+  'x-key',
 ]);
 
 function malformed(detail: string): Problem {

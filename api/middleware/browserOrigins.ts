@@ -16,10 +16,26 @@ import { Problem } from '../../core/problems';
  */
 const ALLOWED_METHODS = 'GET, POST, DELETE, OPTIONS';
 const ALLOWED_HEADERS = [
-  'Authorization', 'Content-Type', 'Accept', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'Last-Event-ID', 'X-Request-Id',
+  'Authorization',
+  'Content-Type',
+  'Accept',
+  'Mcp-Session-Id',
+  'Mcp-Protocol-Version',
+  'Mcp-Method',
+  'Mcp-Name',
+  'Last-Event-ID',
+  'X-Request-Id',
 ].join(', ');
 const EXPOSED_HEADERS = [
-  'WWW-Authenticate', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy',
+  'WWW-Authenticate',
+  'Mcp-Session-Id',
+  'Mcp-Protocol-Version',
+  'Mcp-Method',
+  'Mcp-Name',
+  'X-Request-Id',
+  'Retry-After',
+  'RateLimit',
+  'RateLimit-Policy',
 ].join(', ');
 
 export interface BrowserOriginsOptions {

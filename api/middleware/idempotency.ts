@@ -1,5 +1,10 @@
 import {
-  invalidIdempotencyKey, isValidIdempotencyKey, requestFingerprint, runIdempotent, type RequestClaim, type StoredResponse,
+  invalidIdempotencyKey,
+  isValidIdempotencyKey,
+  requestFingerprint,
+  runIdempotent,
+  type RequestClaim,
+  type StoredResponse,
 } from '../../core/idempotency/idempotency';
 import type { RouteInput, RouteResult } from '../routeSpec';
 

@@ -17,7 +17,11 @@ export function errorPage(ctx: Context, status: number, title: string, message: 
   setPageHeaders(ctx);
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
-  ctx.body = page(title, html`<p role="alert">${message}</p><p class="note">Go back to the application you came from and start again. If this keeps happening, contact your administrator.</p>`);
+  ctx.body = page(
+    title,
+    html`<p role="alert">${message}</p>
+      <p class="note">Go back to the application you came from and start again. If this keeps happening, contact your administrator.</p>`,
+  );
 }
 
 export function redirectTo(ctx: Context, location: string): void {
@@ -27,14 +31,28 @@ export function redirectTo(ctx: Context, location: string): void {
   ctx.body = '';
 }
 
-export function redirectWithError(ctx: Context, config: Config, redirectUri: string, state: string | null, error: AuthorizationErrorCode, description?: string): void {
+export function redirectWithError(
+  ctx: Context,
+  config: Config,
+  redirectUri: string,
+  state: string | null,
+  error: AuthorizationErrorCode,
+  description?: string,
+): void {
   redirectTo(ctx, authorizationResponseUrl(redirectUri, config.authUrl, state, { error, description }));
 }
 
 const EXPIRED = 'This sign-in request has expired or was already completed.';
 
 /** Issues the code for a pending request the person has consented to, and sends the browser back to the client. */
-export async function completeAuthorization(ctx: Context, config: Config, handle: string, pending: PendingAuthorization, user: UserRecord, grant: GrantRecord): Promise<void> {
+export async function completeAuthorization(
+  ctx: Context,
+  config: Config,
+  handle: string,
+  pending: PendingAuthorization,
+  user: UserRecord,
+  grant: GrantRecord,
+): Promise<void> {
   if (!(await finishPending(handle))) return errorPage(ctx, 400, 'Sign-in request expired', EXPIRED);
   const code = await issueCode(pending, user._id, grant._id);
   redirectTo(ctx, authorizationResponseUrl(pending.redirectUri, config.authUrl, pending.state, { code }));

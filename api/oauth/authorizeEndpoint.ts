@@ -28,7 +28,8 @@ export function authorizeEndpoint(config: Config) {
   return async (ctx: Context) => {
     const params = multiParams(ctx.querystring);
     const clientIds = params.get('client_id') ?? [];
-    if (clientIds.length !== 1 || !clientIds[0]) return errorPage(ctx, 400, 'Sign-in request refused', 'The request does not name exactly one client (client_id).');
+    if (clientIds.length !== 1 || !clientIds[0])
+      return errorPage(ctx, 400, 'Sign-in request refused', 'The request does not name exactly one client (client_id).');
     const lookup = await resolvePublicClient(clientIds[0], config);
     if (!lookup.ok) return errorPage(ctx, 400, 'Sign-in request refused', `The application could not be identified: ${lookup.reason}.`);
     const client = lookup.client;
@@ -47,7 +48,8 @@ export function authorizeEndpoint(config: Config) {
     const verdict = checkAuthorizationParams(params, resource);
     const state = params.get('state')?.length === 1 ? params.get('state')![0] : null;
     if (!verdict.ok) return redirectWithError(ctx, config, redirectUri, state, verdict.error, verdict.description);
-    if (!client.grantTypes.includes('authorization_code')) return redirectWithError(ctx, config, redirectUri, state, 'unauthorized_client', 'This client may not use the authorization code grant.');
+    if (!client.grantTypes.includes('authorization_code'))
+      return redirectWithError(ctx, config, redirectUri, state, 'unauthorized_client', 'This client may not use the authorization code grant.');
     const handle = await savePending({
       clientId: client.clientId,
       clientName: client.clientName,

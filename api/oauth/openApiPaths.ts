@@ -1,6 +1,13 @@
 import { JWKS_PATH, AUTHORIZATION_SERVER_METADATA_PATH, OPENID_CONFIGURATION_PATH, TOKEN_PATH } from './discovery';
 import {
-  AUTHORIZE_PATH, CONNECTIONS_PAGE_PATH, CONSENT_PAGE_PATH, REGISTER_PATH, REVOKE_CONNECTION_PATH, SETUP_PAGE_PATH, SIGN_IN_PAGE_PATH, SIGN_OUT_PATH,
+  AUTHORIZE_PATH,
+  CONNECTIONS_PAGE_PATH,
+  CONSENT_PAGE_PATH,
+  REGISTER_PATH,
+  REVOKE_CONNECTION_PATH,
+  SETUP_PAGE_PATH,
+  SIGN_IN_PAGE_PATH,
+  SIGN_OUT_PATH,
 } from './pagePaths';
 
 /**
@@ -21,7 +28,10 @@ const form = (properties: Record<string, unknown>, required: string[]) => ({
   content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties, required } } },
 });
 const grant = (type: string, title: string, properties: Record<string, unknown>, required: string[]) => ({
-  title, type: 'object', properties: { grant_type: { const: type }, ...properties }, required: ['grant_type', ...required],
+  title,
+  type: 'object',
+  properties: { grant_type: { const: type }, ...properties },
+  required: ['grant_type', ...required],
 });
 const csrf = { csrf_token: { type: 'string', description: 'The CSRF token of the page the form came from.' } };
 /** Any request the HTTP parser refuses, and any failure the pages do not answer themselves, is a problem document. */
@@ -36,25 +46,66 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
   const tokenResponse = {
     type: 'object',
     required: ['access_token', 'token_type', 'expires_in', 'scope'],
-    properties: { access_token: { type: 'string', description: 'RFC 9068 JWT for {MCP_URL}/tools' }, token_type: { const: 'Bearer' }, expires_in: { type: 'integer' }, refresh_token: { type: 'string' }, scope: { const: 'mcp:tools' } },
+    properties: {
+      access_token: { type: 'string', description: 'RFC 9068 JWT for {MCP_URL}/tools' },
+      token_type: { const: 'Bearer' },
+      expires_in: { type: 'integer' },
+      refresh_token: { type: 'string' },
+      scope: { const: 'mcp:tools' },
+    },
   };
   return {
-    [AUTHORIZATION_SERVER_METADATA_PATH]: { get: { ...common, operationId: 'oauthMetadata', summary: 'Authorization server metadata (RFC 8414)', responses: { 200: { description: 'Metadata', content: { 'application/json': { schema: { type: 'object' } } } }, ...browserRefusal, ...parserRefusal } } },
-    [OPENID_CONFIGURATION_PATH]: { get: { ...common, operationId: 'oauthOpenIdConfiguration', summary: 'The same authorization server metadata at the OpenID Connect Discovery location', responses: { 200: { description: 'Metadata', content: { 'application/json': { schema: { type: 'object' } } } }, ...browserRefusal, ...parserRefusal } } },
-    [JWKS_PATH]: { get: { ...common, operationId: 'oauthJwks', summary: 'Token signing keys (JWKS)', responses: { 200: { description: 'JWK set', content: { 'application/jwk-set+json': { schema: { type: 'object' } } } }, ...browserRefusal, 429: { $ref: '#/components/responses/AddressRateLimited' }, ...parserRefusal } } },
+    [AUTHORIZATION_SERVER_METADATA_PATH]: {
+      get: {
+        ...common,
+        operationId: 'oauthMetadata',
+        summary: 'Authorization server metadata (RFC 8414)',
+        responses: { 200: { description: 'Metadata', content: { 'application/json': { schema: { type: 'object' } } } }, ...browserRefusal, ...parserRefusal },
+      },
+    },
+    [OPENID_CONFIGURATION_PATH]: {
+      get: {
+        ...common,
+        operationId: 'oauthOpenIdConfiguration',
+        summary: 'The same authorization server metadata at the OpenID Connect Discovery location',
+        responses: { 200: { description: 'Metadata', content: { 'application/json': { schema: { type: 'object' } } } }, ...browserRefusal, ...parserRefusal },
+      },
+    },
+    [JWKS_PATH]: {
+      get: {
+        ...common,
+        operationId: 'oauthJwks',
+        summary: 'Token signing keys (JWKS)',
+        responses: {
+          200: { description: 'JWK set', content: { 'application/jwk-set+json': { schema: { type: 'object' } } } },
+          ...browserRefusal,
+          429: { $ref: '#/components/responses/AddressRateLimited' },
+          ...parserRefusal,
+        },
+      },
+    },
     [AUTHORIZE_PATH]: {
       get: {
         ...common,
         operationId: 'oauthAuthorize',
         summary: 'Authorization endpoint: code with PKCE S256 (browser)',
-        description: 'Unknown client or unregistered redirect_uri: an HTML error page. Other errors redirect to the client with error, state and iss (RFC 9207).',
+        description:
+          'Unknown client or unregistered redirect_uri: an HTML error page. Other errors redirect to the client with error, state and iss (RFC 9207).',
         parameters: [
-          query('response_type', '`code`', true), query('client_id', 'A registered client id or a Client ID Metadata Document URL', true),
-          query('redirect_uri', 'Exactly as registered (loopback http: any port)'), query('code_challenge', 'S256 challenge', true),
-          query('code_challenge_method', '`S256`', true), query('state', 'Returned unchanged'), query('scope', '`mcp:tools` (default)'),
+          query('response_type', '`code`', true),
+          query('client_id', 'A registered client id or a Client ID Metadata Document URL', true),
+          query('redirect_uri', 'Exactly as registered (loopback http: any port)'),
+          query('code_challenge', 'S256 challenge', true),
+          query('code_challenge_method', '`S256`', true),
+          query('state', 'Returned unchanged'),
+          query('scope', '`mcp:tools` (default)'),
           query('resource', '`{MCP_URL}/tools` (default)'),
         ],
-        responses: { 303: seeOther('To the sign-in or consent page, or back to the client with code or error, state and iss'), 400: html('Error page (no redirect)'), ...otherFailure },
+        responses: {
+          303: seeOther('To the sign-in or consent page, or back to the client with code or error, state and iss'),
+          400: html('Error page (no redirect)'),
+          ...otherFailure,
+        },
       },
     },
     [TOKEN_PATH]: {
@@ -69,9 +120,30 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
             'application/x-www-form-urlencoded': {
               schema: {
                 oneOf: [
-                  grant('client_credentials', 'Machine-to-machine: an M2M credential of the operator CLI', { client_id: { type: 'string' }, client_secret: { type: 'string' }, scope: { type: 'string' }, resource: { type: 'string' } }, []),
-                  grant('authorization_code', 'A person\'s client: the code from the authorization endpoint with its PKCE verifier', { client_id: { type: 'string' }, code: { type: 'string' }, redirect_uri: { type: 'string' }, code_verifier: { type: 'string' }, resource: { type: 'string' } }, ['code', 'code_verifier']),
-                  grant('refresh_token', 'A person\'s client: a new access token (the refresh token rotates)', { client_id: { type: 'string' }, refresh_token: { type: 'string' }, scope: { type: 'string' }, resource: { type: 'string' } }, ['refresh_token']),
+                  grant(
+                    'client_credentials',
+                    'Machine-to-machine: an M2M credential of the operator CLI',
+                    { client_id: { type: 'string' }, client_secret: { type: 'string' }, scope: { type: 'string' }, resource: { type: 'string' } },
+                    [],
+                  ),
+                  grant(
+                    'authorization_code',
+                    "A person's client: the code from the authorization endpoint with its PKCE verifier",
+                    {
+                      client_id: { type: 'string' },
+                      code: { type: 'string' },
+                      redirect_uri: { type: 'string' },
+                      code_verifier: { type: 'string' },
+                      resource: { type: 'string' },
+                    },
+                    ['code', 'code_verifier'],
+                  ),
+                  grant(
+                    'refresh_token',
+                    "A person's client: a new access token (the refresh token rotates)",
+                    { client_id: { type: 'string' }, refresh_token: { type: 'string' }, scope: { type: 'string' }, resource: { type: 'string' } },
+                    ['refresh_token'],
+                  ),
                 ],
               },
             },
@@ -98,8 +170,11 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
                 type: 'object',
                 required: ['redirect_uris'],
                 properties: {
-                  redirect_uris: { type: 'array', items: { type: 'string' } }, client_name: { type: 'string' }, token_endpoint_auth_method: { const: 'none' },
-                  grant_types: { type: 'array', items: { enum: ['authorization_code', 'refresh_token'] } }, response_types: { type: 'array', items: { const: 'code' } },
+                  redirect_uris: { type: 'array', items: { type: 'string' } },
+                  client_name: { type: 'string' },
+                  token_endpoint_auth_method: { const: 'none' },
+                  grant_types: { type: 'array', items: { enum: ['authorization_code', 'refresh_token'] } },
+                  response_types: { type: 'array', items: { const: 'code' } },
                   application_type: { enum: ['web', 'native'] },
                 },
               },
@@ -107,26 +182,103 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
           },
         },
         responses: {
-          201: { description: 'Registered', content: { 'application/json': { schema: { type: 'object', required: ['client_id'], properties: { client_id: { type: 'string' } } } } } },
+          201: {
+            description: 'Registered',
+            content: { 'application/json': { schema: { type: 'object', required: ['client_id'], properties: { client_id: { type: 'string' } } } } },
+          },
           400: { description: 'invalid_client_metadata or invalid_redirect_uri', content: { 'application/json': { schema: oauthError } } },
           429: { description: 'rate_limited (per client address)', content: { 'application/json': { schema: oauthError } } },
         },
       },
     },
     [SETUP_PAGE_PATH]: {
-      get: { ...page, operationId: 'pageSetup', summary: 'Set-password page (one-time setup link)', parameters: [query('token', 'The setup token', true)], responses: { 200: html('Form'), 400: html('Invalid, used or expired link') } },
-      post: { ...page, operationId: 'pageSetupSubmit', summary: 'Set the password', requestBody: form({ ...csrf, token: { type: 'string' }, new_password: { type: 'string' }, confirm_password: { type: 'string' } }, ['csrf_token', 'token', 'new_password', 'confirm_password']), responses: { 200: html('Password set'), 400: html('Refused'), 403: html('CSRF check failed') } },
+      get: {
+        ...page,
+        operationId: 'pageSetup',
+        summary: 'Set-password page (one-time setup link)',
+        parameters: [query('token', 'The setup token', true)],
+        responses: { 200: html('Form'), 400: html('Invalid, used or expired link') },
+      },
+      post: {
+        ...page,
+        operationId: 'pageSetupSubmit',
+        summary: 'Set the password',
+        requestBody: form({ ...csrf, token: { type: 'string' }, new_password: { type: 'string' }, confirm_password: { type: 'string' } }, [
+          'csrf_token',
+          'token',
+          'new_password',
+          'confirm_password',
+        ]),
+        responses: { 200: html('Password set'), 400: html('Refused'), 403: html('CSRF check failed') },
+      },
     },
     [SIGN_IN_PAGE_PATH]: {
-      get: { ...page, operationId: 'pageSignIn', summary: 'Sign-in page', parameters: [query('request', 'The pending authorization request')], responses: { 200: html('Form'), 303: seeOther('Already signed in'), ...parserRefusal } },
-      post: { ...page, operationId: 'pageSignInSubmit', summary: 'Sign in', requestBody: form({ ...csrf, email: { type: 'string' }, password: { type: 'string' }, request: { type: 'string' } }, ['csrf_token', 'email', 'password']), responses: { 303: seeOther('Signed in'), 401: html('Wrong email or password'), 403: html('CSRF check failed'), 429: html('Locked for a while'), ...otherFailure } },
+      get: {
+        ...page,
+        operationId: 'pageSignIn',
+        summary: 'Sign-in page',
+        parameters: [query('request', 'The pending authorization request')],
+        responses: { 200: html('Form'), 303: seeOther('Already signed in'), ...parserRefusal },
+      },
+      post: {
+        ...page,
+        operationId: 'pageSignInSubmit',
+        summary: 'Sign in',
+        requestBody: form({ ...csrf, email: { type: 'string' }, password: { type: 'string' }, request: { type: 'string' } }, [
+          'csrf_token',
+          'email',
+          'password',
+        ]),
+        responses: {
+          303: seeOther('Signed in'),
+          401: html('Wrong email or password'),
+          403: html('CSRF check failed'),
+          429: html('Locked for a while'),
+          ...otherFailure,
+        },
+      },
     },
     [CONSENT_PAGE_PATH]: {
-      get: { ...page, operationId: 'pageConsent', summary: 'Consent page', parameters: [query('request', 'The pending authorization request', true)], responses: { 200: html('Allow or Deny'), 303: seeOther('Not signed in'), ...parserRefusal } },
-      post: { ...page, operationId: 'pageConsentSubmit', summary: 'Allow or deny', requestBody: form({ ...csrf, request: { type: 'string' }, decision: { enum: ['allow', 'deny'] } }, ['csrf_token', 'request', 'decision']), responses: { 303: seeOther('Back to the client with code or access_denied'), 403: html('CSRF check failed'), ...otherFailure } },
+      get: {
+        ...page,
+        operationId: 'pageConsent',
+        summary: 'Consent page',
+        parameters: [query('request', 'The pending authorization request', true)],
+        responses: { 200: html('Allow or Deny'), 303: seeOther('Not signed in'), ...parserRefusal },
+      },
+      post: {
+        ...page,
+        operationId: 'pageConsentSubmit',
+        summary: 'Allow or deny',
+        requestBody: form({ ...csrf, request: { type: 'string' }, decision: { enum: ['allow', 'deny'] } }, ['csrf_token', 'request', 'decision']),
+        responses: { 303: seeOther('Back to the client with code or access_denied'), 403: html('CSRF check failed'), ...otherFailure },
+      },
     },
-    [CONNECTIONS_PAGE_PATH]: { get: { ...page, operationId: 'pageConnections', summary: 'Connected applications', responses: { 200: html('The list'), 303: seeOther('Not signed in'), ...parserRefusal } } },
-    [REVOKE_CONNECTION_PATH]: { post: { ...page, operationId: 'pageRevokeConnection', summary: 'Revoke a connected application', requestBody: form({ ...csrf, client_id: { type: 'string' } }, ['csrf_token', 'client_id']), responses: { 303: seeOther('Back to the list'), 403: html('CSRF check failed'), ...otherFailure } } },
-    [SIGN_OUT_PATH]: { post: { ...page, operationId: 'pageSignOut', summary: 'Sign out', requestBody: form(csrf, ['csrf_token']), responses: { 303: seeOther('To the sign-in page'), 403: html('CSRF check failed'), ...otherFailure } } },
+    [CONNECTIONS_PAGE_PATH]: {
+      get: {
+        ...page,
+        operationId: 'pageConnections',
+        summary: 'Connected applications',
+        responses: { 200: html('The list'), 303: seeOther('Not signed in'), ...parserRefusal },
+      },
+    },
+    [REVOKE_CONNECTION_PATH]: {
+      post: {
+        ...page,
+        operationId: 'pageRevokeConnection',
+        summary: 'Revoke a connected application',
+        requestBody: form({ ...csrf, client_id: { type: 'string' } }, ['csrf_token', 'client_id']),
+        responses: { 303: seeOther('Back to the list'), 403: html('CSRF check failed'), ...otherFailure },
+      },
+    },
+    [SIGN_OUT_PATH]: {
+      post: {
+        ...page,
+        operationId: 'pageSignOut',
+        summary: 'Sign out',
+        requestBody: form(csrf, ['csrf_token']),
+        responses: { 303: seeOther('To the sign-in page'), 403: html('CSRF check failed'), ...otherFailure },
+      },
+    },
   };
 }

@@ -3,12 +3,7 @@
  * control labelled, every interpolated value escaped. No page loads anything from elsewhere.
  */
 export function escapeHtml(value: unknown): string {
-  return String(value)
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
+  return String(value).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
 /** Marks a fragment that is already HTML (built only from escaped parts). */
@@ -31,10 +26,11 @@ function renderValue(v: unknown): string {
   return escapeHtml(v);
 }
 
-const STYLE = 'body{font-family:system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem;line-height:1.5}'
-  + 'label{display:block;margin-top:1rem}input[type=email],input[type=password]{width:100%;padding:.4rem;font-size:1rem}'
-  + 'button{margin-top:1rem;margin-right:.5rem;padding:.4rem 1rem;font-size:1rem}.error{color:#a00}.note{color:#555}'
-  + 'table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.3rem;border-bottom:1px solid #ddd}';
+const STYLE =
+  'body{font-family:system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem;line-height:1.5}' +
+  'label{display:block;margin-top:1rem}input[type=email],input[type=password]{width:100%;padding:.4rem;font-size:1rem}' +
+  'button{margin-top:1rem;margin-right:.5rem;padding:.4rem 1rem;font-size:1rem}.error{color:#a00}.note{color:#555}' +
+  'table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.3rem;border-bottom:1px solid #ddd}';
 
 export function page(title: string, body: Html): string {
   return `<!doctype html>
@@ -57,7 +53,7 @@ ${body.html}
 }
 
 export function hidden(name: string, value: string): Html {
-  return html`<input type="hidden" name="${name}" value="${value}">`;
+  return html`<input type="hidden" name="${name}" value="${value}" />`;
 }
 
 export function errorNote(message: string | null | undefined): Html {

@@ -6,8 +6,14 @@ import { admitFromAddress, type AddressLimitName } from '../../core/limits/clien
 import { publishedJwks } from '../../core/oauth/signingKeys';
 import { retryLater } from '../../core/problems';
 import {
-  AUTHORIZATION_SERVER_METADATA_PATH, JWKS_PATH, OPENID_CONFIGURATION_PATH, PROTECTED_RESOURCE_METADATA_PATH, PROTECTED_RESOURCE_METADATA_ROOT_PATH, TOKEN_PATH,
-  authorizationServerMetadata, protectedResourceMetadata,
+  AUTHORIZATION_SERVER_METADATA_PATH,
+  JWKS_PATH,
+  OPENID_CONFIGURATION_PATH,
+  PROTECTED_RESOURCE_METADATA_PATH,
+  PROTECTED_RESOURCE_METADATA_ROOT_PATH,
+  TOKEN_PATH,
+  authorizationServerMetadata,
+  protectedResourceMetadata,
 } from './discovery';
 import { tokenEndpoint } from './tokenEndpoint';
 import { authorizeEndpoint } from './authorizeEndpoint';

@@ -12,12 +12,8 @@ import { completeSetup, findSetupUser, type UserRecord } from '../../core/users/
 import { completeAuthorization, errorPage, redirectTo, resumeAuthorization } from './authorizationFlow';
 import { errorNote, hidden, html, page, type Html } from './pageRendering';
 import { toolsResource } from './tokenEndpoint';
-import {
-  clearSessionCookie, csrfToken, csrfValid, ensureSessionValue, readPageForm, sessionValueOf, setPageHeaders, setSessionCookie,
-} from './pageSecurity';
-import {
-  CONNECTIONS_PAGE_PATH, CONSENT_PAGE_PATH, REVOKE_CONNECTION_PATH, SETUP_PAGE_PATH, SIGN_IN_PAGE_PATH, SIGN_OUT_PATH,
-} from './pagePaths';
+import { clearSessionCookie, csrfToken, csrfValid, ensureSessionValue, readPageForm, sessionValueOf, setPageHeaders, setSessionCookie } from './pageSecurity';
+import { CONNECTIONS_PAGE_PATH, CONSENT_PAGE_PATH, REVOKE_CONNECTION_PATH, SETUP_PAGE_PATH, SIGN_IN_PAGE_PATH, SIGN_OUT_PATH } from './pagePaths';
 
 /** What each permission lets an application do, in the words the consent page uses. */
 const PERMISSION_TEXT: Record<string, string> = {
@@ -49,18 +45,21 @@ function handleOf(value: string | null | undefined): string | null {
 
 function setupForm(ctx: Context, config: Config, token: string, message: string | null, status = 200): void {
   const session = ensureSessionValue(ctx, config);
-  sendPage(ctx, 'Set your password', html`
-${errorNote(message)}
-<p>Choose the password you will use to sign in and connect AI applications to the talent platform.</p>
-<form method="post" action="${SETUP_PAGE_PATH}">
-${hidden('csrf_token', csrfToken(session, config))}
-${hidden('token', token)}
-<label for="new_password">New password</label>
-<input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="10" required>
-<label for="confirm_password">Confirm password</label>
-<input id="confirm_password" name="confirm_password" type="password" autocomplete="new-password" minlength="10" required>
-<button type="submit">Set password</button>
-</form>`, status);
+  sendPage(
+    ctx,
+    'Set your password',
+    html` ${errorNote(message)}
+      <p>Choose the password you will use to sign in and connect AI applications to the talent platform.</p>
+      <form method="post" action="${SETUP_PAGE_PATH}">
+        ${hidden('csrf_token', csrfToken(session, config))} ${hidden('token', token)}
+        <label for="new_password">New password</label>
+        <input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="10" required />
+        <label for="confirm_password">Confirm password</label>
+        <input id="confirm_password" name="confirm_password" type="password" autocomplete="new-password" minlength="10" required />
+        <button type="submit">Set password</button>
+      </form>`,
+    status,
+  );
 }
 
 const SETUP_INVALID = 'This setup link is invalid, used or expired. Ask your administrator for a new one.';
@@ -80,27 +79,36 @@ async function setupSubmit(ctx: Context, config: Config): Promise<void> {
     if (result.reason === 'invalid_link') return errorPage(ctx, 400, 'Setup link not valid', result.message);
     return setupForm(ctx, config, token, result.message, 400);
   }
-  sendPage(ctx, 'Password set', html`
-<p role="status">Your password is set. Your account is ${result.user.email}.</p>
-<p>To connect an AI application (Claude, VS Code, Cursor, Claude Code), add the tool server <code>${toolsResource(config)}</code> to it; it opens the sign-in page when it needs you.</p>
-<p><a href="${SIGN_IN_PAGE_PATH}">Sign in</a> to see your connected applications.</p>`);
+  sendPage(
+    ctx,
+    'Password set',
+    html` <p role="status">Your password is set. Your account is ${result.user.email}.</p>
+      <p>
+        To connect an AI application (Claude, VS Code, Cursor, Claude Code), add the tool server <code>${toolsResource(config)}</code> to it; it opens the
+        sign-in page when it needs you.
+      </p>
+      <p><a href="${SIGN_IN_PAGE_PATH}">Sign in</a> to see your connected applications.</p>`,
+  );
 }
 
 // ---- sign in ------------------------------------------------------------------------------
 
 function signInForm(ctx: Context, config: Config, handle: string | null, message: string | null, status = 200, email = ''): void {
   const session = ensureSessionValue(ctx, config);
-  sendPage(ctx, 'Sign in', html`
-${errorNote(message)}
-<form method="post" action="${SIGN_IN_PAGE_PATH}">
-${hidden('csrf_token', csrfToken(session, config))}
-${handle ? hidden('request', handle) : ''}
-<label for="email">Email</label>
-<input id="email" name="email" type="email" autocomplete="username" value="${email}" required>
-<label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button>
-</form>`, status);
+  sendPage(
+    ctx,
+    'Sign in',
+    html` ${errorNote(message)}
+      <form method="post" action="${SIGN_IN_PAGE_PATH}">
+        ${hidden('csrf_token', csrfToken(session, config))} ${handle ? hidden('request', handle) : ''}
+        <label for="email">Email</label>
+        <input id="email" name="email" type="email" autocomplete="username" value="${email}" required />
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required />
+        <button type="submit">Sign in</button>
+      </form>`,
+    status,
+  );
 }
 
 async function signInPage(ctx: Context, config: Config): Promise<void> {
@@ -141,20 +149,22 @@ async function consentPage(ctx: Context, config: Config): Promise<void> {
   const pending = await findPending(handle);
   if (!pending) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
   const session = sessionValueOf(ctx, config)!;
-  sendPage(ctx, 'Allow access?', html`
-<p><strong>${pending.clientName}</strong> wants to use the talent platform tools on your behalf.</p>
-<p>After you answer, you will be sent back to <strong>${redirectHostOf(pending.redirectUri)}</strong>.</p>
-<p>Signed in as ${user.email}. The application will be able to act with your permissions:</p>
-<ul>
-${user.permissions.map((p) => html`<li>${PERMISSION_TEXT[p] ?? p} <span class="note">(${p})</span></li>`)}
-</ul>
-<p class="note">Application id: ${pending.clientId}. You can revoke access at any time under Connected applications.</p>
-<form method="post" action="${CONSENT_PAGE_PATH}">
-${hidden('csrf_token', csrfToken(session, config))}
-${hidden('request', handle)}
-<button type="submit" name="decision" value="allow">Allow</button>
-<button type="submit" name="decision" value="deny">Deny</button>
-</form>`);
+  sendPage(
+    ctx,
+    'Allow access?',
+    html` <p><strong>${pending.clientName}</strong> wants to use the talent platform tools on your behalf.</p>
+      <p>After you answer, you will be sent back to <strong>${redirectHostOf(pending.redirectUri)}</strong>.</p>
+      <p>Signed in as ${user.email}. The application will be able to act with your permissions:</p>
+      <ul>
+        ${user.permissions.map((p) => html`<li>${PERMISSION_TEXT[p] ?? p} <span class="note">(${p})</span></li>`)}
+      </ul>
+      <p class="note">Application id: ${pending.clientId}. You can revoke access at any time under Connected applications.</p>
+      <form method="post" action="${CONSENT_PAGE_PATH}">
+        ${hidden('csrf_token', csrfToken(session, config))} ${hidden('request', handle)}
+        <button type="submit" name="decision" value="allow">Allow</button>
+        <button type="submit" name="decision" value="deny">Deny</button>
+      </form>`,
+  );
 }
 
 async function consentSubmit(ctx: Context, config: Config): Promise<void> {
@@ -168,7 +178,10 @@ async function consentSubmit(ctx: Context, config: Config): Promise<void> {
   const decision = form.get('decision');
   if (decision === 'deny') {
     if (!(await finishPending(handle))) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
-    return redirectTo(ctx, authorizationResponseUrl(pending.redirectUri, config.authUrl, pending.state, { error: 'access_denied', description: 'The person declined access.' }));
+    return redirectTo(
+      ctx,
+      authorizationResponseUrl(pending.redirectUri, config.authUrl, pending.state, { error: 'access_denied', description: 'The person declined access.' }),
+    );
   }
   if (decision !== 'allow') return errorPage(ctx, 400, 'Answer missing', 'Choose Allow or Deny.');
   const grant = await recordConsent({ userId: user._id, clientId: pending.clientId, clientName: pending.clientName, scope: pending.scope });
@@ -183,17 +196,40 @@ async function connectionsPage(ctx: Context, config: Config): Promise<void> {
   const session = sessionValueOf(ctx, config)!;
   const csrf = csrfToken(session, config);
   const grants = await listGrants(user._id);
-  const rows = grants.map((g) => html`<tr>
-<td>${g.clientName}<br><span class="note">${g.clientId}</span></td>
-<td>${g.createdAt.toISOString().slice(0, 10)}</td>
-<td><form method="post" action="${REVOKE_CONNECTION_PATH}">${hidden('csrf_token', csrf)}${hidden('client_id', g.clientId)}<button type="submit">Revoke</button></form></td>
-</tr>`);
-  sendPage(ctx, 'Connected applications', html`
-<p>Signed in as ${user.email}.</p>
-${grants.length === 0
-    ? html`<p>No application is connected to your account.</p>`
-    : html`<table><thead><tr><th scope="col">Application</th><th scope="col">Allowed on</th><th scope="col"><span class="note">Action</span></th></tr></thead><tbody>${rows}</tbody></table>`}
-<form method="post" action="${SIGN_OUT_PATH}">${hidden('csrf_token', csrf)}<button type="submit">Sign out</button></form>`);
+  const rows = grants.map(
+    (g) =>
+      html`<tr>
+        <td>${g.clientName}<br /><span class="note">${g.clientId}</span></td>
+        <td>${g.createdAt.toISOString().slice(0, 10)}</td>
+        <td>
+          <form method="post" action="${REVOKE_CONNECTION_PATH}">
+            ${hidden('csrf_token', csrf)}${hidden('client_id', g.clientId)}<button type="submit">Revoke</button>
+          </form>
+        </td>
+      </tr>`,
+  );
+  sendPage(
+    ctx,
+    'Connected applications',
+    html` <p>Signed in as ${user.email}.</p>
+      ${
+        grants.length === 0
+          ? html`<p>No application is connected to your account.</p>`
+          : html`<table>
+              <thead>
+                <tr>
+                  <th scope="col">Application</th>
+                  <th scope="col">Allowed on</th>
+                  <th scope="col"><span class="note">Action</span></th>
+                </tr>
+              </thead>
+              <tbody>
+                ${rows}
+              </tbody>
+            </table>`
+      }
+      <form method="post" action="${SIGN_OUT_PATH}">${hidden('csrf_token', csrf)}<button type="submit">Sign out</button></form>`,
+  );
 }
 
 async function revokeSubmit(ctx: Context, config: Config): Promise<void> {

@@ -9,9 +9,7 @@ import { clientCredentialsGrant } from '../../core/oauth/grants/clientCredential
 import { REFRESH_RETRY_WINDOW_MS, refreshTokenGrant } from '../../core/oauth/grants/refreshToken';
 import type { TokenResponse } from '../../core/oauth/grants/tokenPair';
 import { isPublicClientRevoked, resolvePublicClient } from '../../core/oauth/publicClients';
-import {
-  basicFailure, checkResource, checkScope, clientCredentialsOf, OAuthError, parseTokenForm, requireParam,
-} from '../../core/oauth/tokenRequest';
+import { basicFailure, checkResource, checkScope, clientCredentialsOf, OAuthError, parseTokenForm, requireParam } from '../../core/oauth/tokenRequest';
 import { logger } from '../../core/observability/logger';
 
 const MAX_FORM_BYTES = 8192;
@@ -56,19 +54,22 @@ async function authenticate(ctx: Context, params: Map<string, string>): Promise<
 /** A token request without client authentication: a public client naming itself by client_id. */
 async function publicClientGrant(grantType: string, params: Map<string, string>, resource: string, config: Config): Promise<TokenResponse> {
   const clientId = params.get('client_id');
-  if (!clientId) throw new OAuthError('invalid_client', 'Client authentication is required: client_id and client_secret, HTTP Basic, or client_id of a public client.', 401);
+  if (!clientId)
+    throw new OAuthError('invalid_client', 'Client authentication is required: client_id and client_secret, HTTP Basic, or client_id of a public client.', 401);
   if (await findActiveClient(clientId)) throw new OAuthError('invalid_client', 'This client must authenticate (client_secret or HTTP Basic).', 401);
   if (grantType === 'client_credentials') throw new OAuthError('unauthorized_client', 'Public clients may not use the client_credentials grant.');
   if (grantType === 'authorization_code') {
     const lookup = await resolvePublicClient(clientId, config);
     if (!lookup.ok) throw new OAuthError('invalid_client', `Unknown or unusable client: ${lookup.reason}.`, 401);
-    if (!lookup.client.grantTypes.includes('authorization_code')) throw new OAuthError('unauthorized_client', 'This client may not use the authorization_code grant.');
+    if (!lookup.client.grantTypes.includes('authorization_code'))
+      throw new OAuthError('unauthorized_client', 'This client may not use the authorization_code grant.');
     return authorizationCodeGrant(lookup.client, params, resource, config);
   }
   // A refresh needs only the client's standing, not its (possibly remote) metadata document again.
   if (await isPublicClientRevoked(clientId)) throw new OAuthError('invalid_client', 'Unknown or revoked client.', 401);
   const presented = requireParam(params, 'refresh_token');
-  if (params.has('resource') && resolveResource(params.get('resource'), resource) !== resource) throw new OAuthError('invalid_target', `The resource must be ${resource}.`);
+  if (params.has('resource') && resolveResource(params.get('resource'), resource) !== resource)
+    throw new OAuthError('invalid_target', `The resource must be ${resource}.`);
   return refreshTokenGrant({ clientId, retryWindowMs: REFRESH_RETRY_WINDOW_MS }, presented, params, config);
 }
 
@@ -108,9 +109,10 @@ export function tokenEndpoint(config: Config) {
       const grantType = requireParam(params, 'grant_type');
       if (!GRANT_TYPES.includes(grantType)) throw new OAuthError('unsupported_grant_type', `Supported grant types: ${GRANT_TYPES.join(', ')}.`);
       const authenticates = authorizationHeaders(ctx).length > 0 || params.has('client_secret');
-      const body = authenticates || grantType === 'client_credentials'
-        ? await confidentialClientGrant(ctx, grantType, params, resource, config)
-        : await publicClientGrant(grantType, params, resource, config);
+      const body =
+        authenticates || grantType === 'client_credentials'
+          ? await confidentialClientGrant(ctx, grantType, params, resource, config)
+          : await publicClientGrant(grantType, params, resource, config);
       ctx.status = 200;
       ctx.body = body;
     } catch (err) {

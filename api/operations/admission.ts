@@ -2,14 +2,17 @@ import { config } from '../../core/config';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import { BLOCKED_RETRY_AFTER_SECONDS, type OperationName, type Scope } from '../../core/limits/limitTable';
 import {
-  admissionLimitSettings, applicableOverrides, organizationLimits, ownRequestsPerSecond, operationRequestsPerSecond,
-  type LimitSettingsDoc, type OrganizationLimits,
+  admissionLimitSettings,
+  applicableOverrides,
+  organizationLimits,
+  ownRequestsPerSecond,
+  operationRequestsPerSecond,
+  type LimitSettingsDoc,
+  type OrganizationLimits,
 } from '../../core/limits/limitSettings';
 import { admitUnderCap, capLogId, returnCapSlot, type CapTaken } from '../../core/limits/minuteCaps';
 import { rateLimitHeaders, type RateLimitState } from '../../core/limits/rateLimitHeaders';
-import {
-  admitRequest, admitWindow, operationScopeKey, releaseLease, returnWindowSlot, type Lease, type WindowTaken,
-} from '../../core/limits/requestAdmission';
+import { admitRequest, admitWindow, operationScopeKey, releaseLease, returnWindowSlot, type Lease, type WindowTaken } from '../../core/limits/requestAdmission';
 import { secondsUntilNextWindow } from '../../core/limits/strictWindow';
 import { logger } from '../../core/observability/logger';
 import { admissionRefusals } from '../../core/observability/metrics';
@@ -83,7 +86,12 @@ class HeldAdmission implements AdmissionHandle {
     const orgId = this.principal.orgId;
     const overrides = applicableOverrides(this.settings, operation, principalScopes(this.principal));
     if (overrides.block) {
-      throw await this.refuse(operation, `The operation ${operation} is blocked by an administrator of the organization.`, BLOCKED_RETRY_AFTER_SECONDS, 'denied');
+      throw await this.refuse(
+        operation,
+        `The operation ${operation} is blocked by an administrator of the organization.`,
+        BLOCKED_RETRY_AFTER_SECONDS,
+        'denied',
+      );
     }
 
     if (ownRequestsPerSecond(operation) !== undefined) {
@@ -91,7 +99,12 @@ class HeldAdmission implements AdmissionHandle {
       const w = await admitWindow(operationScopeKey(orgId, operation), limit);
       this.states.push(windowState(operation, limit, w.admitted ? limit - w.count : 0));
       if (!w.admitted) {
-        throw await this.refuse(operation, `The request rate of ${operation} (${limit} per second) is used up for this second.`, w.retryAfterSeconds, 'requests_per_second');
+        throw await this.refuse(
+          operation,
+          `The request rate of ${operation} (${limit} per second) is used up for this second.`,
+          w.retryAfterSeconds,
+          'requests_per_second',
+        );
       }
       this.windows.push(w.taken);
     }

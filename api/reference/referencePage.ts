@@ -104,14 +104,38 @@ export function referenceRouter(document: Record<string, unknown>): Router {
 export function referenceOpenApiPaths(): Record<string, unknown> {
   const common = { tags: ['Reference'], security: [] };
   const script = (operationId: string, summary: string) => ({
-    get: { ...common, operationId, summary, responses: { 200: { description: 'JavaScript', content: { 'application/javascript': { schema: { type: 'string' } } } }, '4XX': { $ref: '#/components/responses/RequestRefused' } } },
+    get: {
+      ...common,
+      operationId,
+      summary,
+      responses: {
+        200: { description: 'JavaScript', content: { 'application/javascript': { schema: { type: 'string' } } } },
+        '4XX': { $ref: '#/components/responses/RequestRefused' },
+      },
+    },
   });
   return {
     [OPENAPI_PATH]: {
-      get: { ...common, operationId: 'openApiDocument', summary: 'This OpenAPI 3.1 document', responses: { 200: { description: 'The document', content: { 'application/json': { schema: { type: 'object' } } } }, '4XX': { $ref: '#/components/responses/RequestRefused' } } },
+      get: {
+        ...common,
+        operationId: 'openApiDocument',
+        summary: 'This OpenAPI 3.1 document',
+        responses: {
+          200: { description: 'The document', content: { 'application/json': { schema: { type: 'object' } } } },
+          '4XX': { $ref: '#/components/responses/RequestRefused' },
+        },
+      },
     },
     [DOCS_PATH]: {
-      get: { ...common, operationId: 'referencePage', summary: 'The API reference page (rendered from this document)', responses: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } }, '4XX': { $ref: '#/components/responses/RequestRefused' } } },
+      get: {
+        ...common,
+        operationId: 'referencePage',
+        summary: 'The API reference page (rendered from this document)',
+        responses: {
+          200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } },
+          '4XX': { $ref: '#/components/responses/RequestRefused' },
+        },
+      },
     },
     [BUNDLE_PATH]: script('referencePageRenderer', 'The renderer of the reference page (Redoc, from its npm package)'),
     [INIT_PATH]: script('referencePageScript', 'The script that starts the renderer on the reference page'),

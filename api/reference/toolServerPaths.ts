@@ -14,7 +14,14 @@ const bearerError = {
 const jsonRpcMessage = {
   type: 'object',
   required: ['jsonrpc'],
-  properties: { jsonrpc: { const: '2.0' }, id: { type: ['string', 'integer', 'null'] }, method: { type: 'string' }, params: { type: 'object' }, result: {}, error: { type: 'object' } },
+  properties: {
+    jsonrpc: { const: '2.0' },
+    id: { type: ['string', 'integer', 'null'] },
+    method: { type: 'string' },
+    params: { type: 'object' },
+    result: {},
+    error: { type: 'object' },
+  },
 };
 const challenge = { 'WWW-Authenticate': { description: 'Bearer challenge naming the resource metadata URL (RFC 9728)', schema: { type: 'string' } } };
 
@@ -23,8 +30,11 @@ function resourceMetadataPath(common: Record<string, unknown>, operationId: stri
     type: 'object',
     required: ['resource', 'authorization_servers'],
     properties: {
-      resource: { type: 'string' }, authorization_servers: { type: 'array', items: { type: 'string' } }, scopes_supported: { type: 'array', items: { type: 'string' } },
-      bearer_methods_supported: { type: 'array', items: { type: 'string' } }, resource_signing_alg_values_supported: { type: 'array', items: { type: 'string' } },
+      resource: { type: 'string' },
+      authorization_servers: { type: 'array', items: { type: 'string' } },
+      scopes_supported: { type: 'array', items: { type: 'string' } },
+      bearer_methods_supported: { type: 'array', items: { type: 'string' } },
+      resource_signing_alg_values_supported: { type: 'array', items: { type: 'string' } },
       resource_name: { type: 'string' },
     },
   };
@@ -35,7 +45,10 @@ function resourceMetadataPath(common: Record<string, unknown>, operationId: stri
       operationId,
       summary,
       responses: {
-        200: { description: 'Metadata: the resource, its authorization server, scopes and bearer methods', content: { 'application/json': { schema: metadata } } },
+        200: {
+          description: 'Metadata: the resource, its authorization server, scopes and bearer methods',
+          content: { 'application/json': { schema: metadata } },
+        },
         403: { $ref: '#/components/responses/OriginNotAllowed' },
         '4XX': { $ref: '#/components/responses/RequestRefused' },
       },
@@ -47,22 +60,34 @@ export function toolServerOpenApiPaths(mcpUrl: string): Record<string, unknown> 
   const common = { tags: ['Tool server (MCP)'], servers: [{ url: mcpUrl }] };
   return {
     [PROTECTED_RESOURCE_METADATA_PATH]: resourceMetadataPath(common, 'toolServerResourceMetadata', 'Protected resource metadata of the tool server (RFC 9728)'),
-    [PROTECTED_RESOURCE_METADATA_ROOT_PATH]: resourceMetadataPath(common, 'toolServerResourceMetadataRoot', 'The same resource metadata at the host root, for clients that look there first'),
+    [PROTECTED_RESOURCE_METADATA_ROOT_PATH]: resourceMetadataPath(
+      common,
+      'toolServerResourceMetadataRoot',
+      'The same resource metadata at the host root, for clients that look there first',
+    ),
     [TOOLS_PATH]: {
       post: {
         ...common,
         security: [{ oauthAccessToken: [] }],
         operationId: 'toolServerMessage',
         summary: 'MCP tool server: one JSON-RPC message per POST (Streamable HTTP, stateless)',
-        description: 'Needs an access token from the token endpoint for the resource `{MCP_URL}/tools` with scope `mcp:tools`. '
-          + 'Call `tools/list` for the tools this token may use. GET and DELETE answer 405: the server keeps no sessions.',
+        description:
+          'Needs an access token from the token endpoint for the resource `{MCP_URL}/tools` with scope `mcp:tools`. ' +
+          'Call `tools/list` for the tools this token may use. GET and DELETE answer 405: the server keeps no sessions.',
         requestBody: { required: true, content: { 'application/json': { schema: jsonRpcMessage } } },
         responses: {
           200: { description: 'The JSON-RPC response', content: { 'application/json': { schema: jsonRpcMessage } } },
-          400: { description: 'Parse error, a batch, or arguments nested too deep (JSON-RPC error)', content: { 'application/json': { schema: jsonRpcMessage } } },
+          400: {
+            description: 'Parse error, a batch, or arguments nested too deep (JSON-RPC error)',
+            content: { 'application/json': { schema: jsonRpcMessage } },
+          },
           401: { description: '`invalid_token`, or no token', headers: challenge, content: { 'application/json': { schema: bearerError } } },
           403: { description: '`insufficient_scope`', headers: challenge, content: { 'application/json': { schema: bearerError } } },
-          429: { description: '`rate_limited`: the client credential\'s rate (Retry-After)', headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } }, content: { 'application/json': { schema: bearerError } } },
+          429: {
+            description: "`rate_limited`: the client credential's rate (Retry-After)",
+            headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
+            content: { 'application/json': { schema: bearerError } },
+          },
         },
       },
     },

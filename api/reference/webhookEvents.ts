@@ -6,7 +6,12 @@ import { COUNT_KEYS, FINAL_JOB_STATUSES } from '../../core/jobs/jobTypes';
  * core/webhooks/eventEnvelope.ts; the headers are Standard Webhooks' (core/webhooks/signPayload.ts).
  */
 const header = (name: string, description: string, example: string) => ({
-  name, in: 'header', required: true, description, schema: { type: 'string' }, example,
+  name,
+  in: 'header',
+  required: true,
+  description,
+  schema: { type: 'string' },
+  example,
 });
 
 export const JOB_COMPLETED_EVENT_SCHEMA = {
@@ -45,7 +50,7 @@ export function webhookEvents(): Record<string, unknown> {
         summary: 'job.completed: a contact-retrieval job finished',
         description: [
           'Sent once per job to every active endpoint of the organization subscribed to `job.completed`, signed per Standard Webhooks:',
-          'verify `webhook-signature` over `{webhook-id}.{webhook-timestamp}.{raw body}` with your endpoint\'s `whsec_` secret (any space-separated candidate may match while a secret rotation is open),',
+          "verify `webhook-signature` over `{webhook-id}.{webhook-timestamp}.{raw body}` with your endpoint's `whsec_` secret (any space-separated candidate may match while a secret rotation is open),",
           'refuse timestamps more than 5 minutes away, deduplicate on `webhook-id`, answer 2xx within 15 seconds (the time limit of an attempt) and do the work afterwards.',
           'Anything else than 2xx is retried on a schedule; see `GET /v1/webhook-deliveries`.',
         ].join(' '),
@@ -54,7 +59,11 @@ export function webhookEvents(): Record<string, unknown> {
         parameters: [
           header('webhook-id', 'The event id (`evt_…`), the same on every attempt and replay', 'evt_2x7QmS0d9KkE4bq1Vn8yZa'),
           header('webhook-timestamp', 'Unix seconds of this attempt', '1767225600'),
-          header('webhook-signature', 'Space-separated `v1,<base64 HMAC-SHA256>` candidates, one per live secret', 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4='),
+          header(
+            'webhook-signature',
+            'Space-separated `v1,<base64 HMAC-SHA256>` candidates, one per live secret',
+            'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+          ),
         ],
         requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/JobCompletedEvent' } } } },
         responses: {

@@ -22,11 +22,20 @@ const Filters = z
 
 const SearchBody = z
   .object({
-    query: z.string().max(500).optional().describe('free text; every word must appear in the profile; a word in the current title or skills ranks higher than a passing mention'),
+    query: z
+      .string()
+      .max(500)
+      .optional()
+      .describe('free text; every word must appear in the profile; a word in the current title or skills ranks higher than a passing mention'),
     filters: Filters.optional().describe('exact filters; they narrow, never rank'),
     sources: z.array(z.string().min(1).max(64)).min(1).max(10).optional().describe('source ids (GET /v1/search/sources); default: every usable source'),
     page_size: z.number().int().min(1).max(50).default(20),
-    cursor: z.string().min(1).max(1024).optional().describe('`next_cursor` of the previous page; the other parameters may be omitted, and if sent must be the same'),
+    cursor: z
+      .string()
+      .min(1)
+      .max(1024)
+      .optional()
+      .describe('`next_cursor` of the previous page; the other parameters may be omitted, and if sent must be the same'),
   })
   .strict();
 
@@ -59,16 +68,17 @@ export const candidateRoutes = [
     path: '/v1/candidates/search',
     tag: 'Candidate search',
     summary: 'Search candidates',
-    description: `Requires an Idempotency-Key. Costs ${PRICES.searchPage} credit per page of results; an empty page is free. `
-      + 'Quotas per organization: unique people previewed per day (`preview_quota_exceeded`), distinct queries per hour (`distinct_query_cap`, counted whether or not the search finds anyone); refused requests are not charged and their searches are not stored. '
-      + 'A new search is refused before it runs when the organization cannot pay for one page (402, even if it would find nobody) or its preview quota is used up. '
-      + 'A search visits at most a fixed number of candidates (250,000 unless the operator set another budget); past it, it answers with the best of what it visited and an extrapolated `total_estimate`.',
+    description:
+      `Requires an Idempotency-Key. Costs ${PRICES.searchPage} credit per page of results; an empty page is free. ` +
+      'Quotas per organization: unique people previewed per day (`preview_quota_exceeded`), distinct queries per hour (`distinct_query_cap`, counted whether or not the search finds anyone); refused requests are not charged and their searches are not stored. ' +
+      'A new search is refused before it runs when the organization cannot pay for one page (402, even if it would find nobody) or its preview quota is used up. ' +
+      'A search visits at most a fixed number of candidates (250,000 unless the operator set another budget); past it, it answers with the best of what it visited and an extrapolated `total_estimate`.',
     permission: PERMISSIONS.candidatesSearch,
     idempotent: true,
     body: SearchBody,
     responses: {
       200: { description: 'A page of previews', schema: SearchPageSchema },
-      400: { description: '`invalid_idempotency_key`, or `invalid_cursor` (forged, altered, another organization\'s, or another search\'s cursor)' },
+      400: { description: "`invalid_idempotency_key`, or `invalid_cursor` (forged, altered, another organization's, or another search's cursor)" },
       402: { description: 'insufficient_credits, family_budget_exhausted or organization_budget_exhausted; nothing charged' },
       409: { description: '`idempotency_key_reused` (different body) or `idempotency_in_progress` (Retry-After)' },
       410: { description: '`cursor_expired`: start the search again' },

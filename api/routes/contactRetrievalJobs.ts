@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { config } from '../../core/config';
 import {
-  cancelContactRetrievalJob, createBatchContactRetrievalJob, createContactRetrievalJob, getContactRetrievalJob, listContactRetrievalJobs,
+  cancelContactRetrievalJob,
+  createBatchContactRetrievalJob,
+  createContactRetrievalJob,
+  getContactRetrievalJob,
+  listContactRetrievalJobs,
 } from '../../core/jobs/contactRetrievalJobs';
 import { MAX_BATCH_PEOPLE, MAX_PERSON_IDS } from '../../core/jobs/jobRules';
 import { CONTACT_FIELDS, COUNT_KEYS, FINAL_JOB_STATUSES } from '../../core/jobs/jobTypes';
@@ -31,14 +35,20 @@ export const JobSchema = z.object({
   created_at: z.string(),
   completed_at: z.string().nullable(),
   result_url: z.string().describe('relative path of the result; call it with your own key'),
-  result_expires_at: z.string().nullable().describe('when the result stops being readable (7 days after completion); null while running or when the job carries no result'),
+  result_expires_at: z
+    .string()
+    .nullable()
+    .describe('when the result stops being readable (7 days after completion); null while running or when the job carries no result'),
 });
 
 const JobPageSchema = z.object({ data: z.array(JobSchema), next_cursor: z.string().nullable() });
 
 const CreateBody = z
   .object({
-    person_ids: z.array(z.string().regex(/^per_[0-9A-Za-z]{8,64}$/, 'must be a person id (per_…)')).min(1).max(MAX_PERSON_IDS)
+    person_ids: z
+      .array(z.string().regex(/^per_[0-9A-Za-z]{8,64}$/, 'must be a person id (per_…)'))
+      .min(1)
+      .max(MAX_PERSON_IDS)
       .describe(`1 to ${MAX_PERSON_IDS} person ids; repeats are retrieved once`),
     fields: Fields,
   })
@@ -46,8 +56,11 @@ const CreateBody = z
 
 const BatchBody = z
   .object({
-    search_id: z.string().regex(/^srch_[0-9A-Za-z]{8,64}$/, 'must be a search id (srch_…)').describe('an earlier search of this organization'),
-    limit: z.number().int().min(1).max(MAX_BATCH_PEOPLE).default(100).describe('how many of the search\'s people, in result order'),
+    search_id: z
+      .string()
+      .regex(/^srch_[0-9A-Za-z]{8,64}$/, 'must be a search id (srch_…)')
+      .describe('an earlier search of this organization'),
+    limit: z.number().int().min(1).max(MAX_BATCH_PEOPLE).default(100).describe("how many of the search's people, in result order"),
     fields: Fields,
   })
   .strict();
@@ -63,21 +76,30 @@ const ListQuery = z
   .strict();
 
 const errors = {
-  402: { description: 'The organization cannot fund one contact record (insufficient_credits, family_budget_exhausted, organization_budget_exhausted); nothing was created' },
+  402: {
+    description:
+      'The organization cannot fund one contact record (insufficient_credits, family_budget_exhausted, organization_budget_exhausted); nothing was created',
+  },
   429: {
-    description: '`contact_job_concurrency_cap`: two jobs already run for this organization (Retry-After: 30); '
-      + '`contact_job_daily_cap`: the organization\'s jobs for this UTC day are used up (default 1,000; Retry-After: until 00:00 UTC); '
-      + '`delivery_quota_exceeded`: nobody of the job could be delivered today (Retry-After: 1; `limit` names the quota). '
-      + 'Nothing was created or charged',
+    description:
+      '`contact_job_concurrency_cap`: two jobs already run for this organization (Retry-After: 30); ' +
+      "`contact_job_daily_cap`: the organization's jobs for this UTC day are used up (default 1,000; Retry-After: until 00:00 UTC); " +
+      '`delivery_quota_exceeded`: nobody of the job could be delivered today (Retry-After: 1; `limit` names the quota). ' +
+      'Nothing was created or charged',
   },
 };
 
-const deliveryQuotaNote = ' The daily delivery quota (unique people delivered per organization per UTC day) is reserved for the whole job when it is accepted: '
-  + 'people already delivered today are free, the others are covered while the quota lasts, and the people beyond it fail with reason `delivery_quota_exceeded` '
-  + '(free), as people beyond the credits fail with `insufficient_credits`. What the job does not use is given back when it finishes; its deliveries count in the day it was accepted.';
+const deliveryQuotaNote =
+  ' The daily delivery quota (unique people delivered per organization per UTC day) is reserved for the whole job when it is accepted: ' +
+  'people already delivered today are free, the others are covered while the quota lasts, and the people beyond it fail with reason `delivery_quota_exceeded` ' +
+  '(free), as people beyond the credits fail with `insufficient_credits`. What the job does not use is given back when it finishes; its deliveries count in the day it was accepted.';
 
 const accepted = {
-  202: { description: 'Accepted: the job runs; poll it, wait for the `job.completed` webhook, then read its result. Each delivered record costs 1 credit; reused (retrieved by this organization within 30 days), not_found and failed people are free', schema: JobSchema },
+  202: {
+    description:
+      'Accepted: the job runs; poll it, wait for the `job.completed` webhook, then read its result. Each delivered record costs 1 credit; reused (retrieved by this organization within 30 days), not_found and failed people are free',
+    schema: JobSchema,
+  },
 };
 
 export const contactRetrievalJobRoutes = [
@@ -87,13 +109,19 @@ export const contactRetrievalJobRoutes = [
     path: '/v1/contact-retrieval-jobs',
     tag: TAG,
     summary: 'Retrieve contacts for up to 100 people',
-    description: 'At most two jobs run per organization. A job not finished within 24 h becomes `expired`. '
-      + 'Every person id must be one this organization can unlock: an id that does not exist and one of a source the organization has not enabled '
-      + 'are both 422 `validation_failed`, naming them in `unknown_person_ids` (the same answer, as unlock\'s 404 is the same for both).' + deliveryQuotaNote,
+    description:
+      'At most two jobs run per organization. A job not finished within 24 h becomes `expired`. ' +
+      'Every person id must be one this organization can unlock: an id that does not exist and one of a source the organization has not enabled ' +
+      "are both 422 `validation_failed`, naming them in `unknown_person_ids` (the same answer, as unlock's 404 is the same for both)." +
+      deliveryQuotaNote,
     permission: PERMISSIONS.jobsWrite,
     idempotent: true,
     body: CreateBody,
-    responses: { ...accepted, ...errors, 422: { description: '`validation_failed`; unknown (or not available) person ids are listed in `unknown_person_ids`' } },
+    responses: {
+      ...accepted,
+      ...errors,
+      422: { description: '`validation_failed`; unknown (or not available) person ids are listed in `unknown_person_ids`' },
+    },
     handler: async ({ principal, body }) => ({
       status: 202,
       body: await createContactRetrievalJob(config(), { principal, personIds: body.person_ids, fields: body.fields }),
@@ -105,9 +133,11 @@ export const contactRetrievalJobRoutes = [
     path: '/v1/contact-retrieval-jobs/batch',
     tag: TAG,
     summary: 'Retrieve contacts for the people of an earlier search',
-    description: 'A job over the first `limit` people of a search made by this organization; an absent or foreign search is 404. '
-      + 'People of the search this organization can no longer see (their source was disabled since) are answered `not_found`, free; '
-      + 'when that is everyone, 422. Sources are checked again for every chunk while the job runs.' + deliveryQuotaNote,
+    description:
+      'A job over the first `limit` people of a search made by this organization; an absent or foreign search is 404. ' +
+      'People of the search this organization can no longer see (their source was disabled since) are answered `not_found`, free; ' +
+      'when that is everyone, 422. Sources are checked again for every chunk while the job runs.' +
+      deliveryQuotaNote,
     permission: PERMISSIONS.jobsWrite,
     idempotent: true,
     body: BatchBody,
@@ -145,7 +175,8 @@ export const contactRetrievalJobRoutes = [
     path: '/v1/contact-retrieval-jobs/:id/cancel',
     tag: TAG,
     summary: 'Cancel a running job',
-    description: 'People not yet processed become `cancelled`; the job reports `cancelled` once it stops. Records delivered before the cancel stay delivered and charged.',
+    description:
+      'People not yet processed become `cancelled`; the job reports `cancelled` once it stops. Records delivered before the cancel stay delivered and charged.',
     permission: PERMISSIONS.jobsWrite,
     params: IdParams,
     responses: {

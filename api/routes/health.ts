@@ -69,7 +69,11 @@ export function healthOpenApiPaths(metrics: MetricsAccess): Record<string, unkno
         operationId: 'healthz',
         summary: 'Liveness: the process answers',
         responses: {
-          200: { description: 'Alive', headers: noStore, content: { 'application/json': { schema: { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } } } } },
+          200: {
+            description: 'Alive',
+            headers: noStore,
+            content: { 'application/json': { schema: { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } } } },
+          },
           '4XX': { $ref: '#/components/responses/RequestRefused' },
         },
       },
@@ -93,10 +97,15 @@ export function healthOpenApiPaths(metrics: MetricsAccess): Record<string, unkno
         ...probe,
         operationId: 'metrics',
         summary: 'Prometheus metrics',
-        description: metrics.token ? 'Only `Authorization: Bearer <METRICS_TOKEN>` is answered (the operator\'s token, not an API key).' : 'Unauthenticated on this deployment (no METRICS_TOKEN).',
+        description: metrics.token
+          ? "Only `Authorization: Bearer <METRICS_TOKEN>` is answered (the operator's token, not an API key)."
+          : 'Unauthenticated on this deployment (no METRICS_TOKEN).',
         responses: {
           200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } },
-          401: { description: '`missing_api_key` or `invalid_api_key`: the metrics token is missing or wrong', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
+          401: {
+            description: '`missing_api_key` or `invalid_api_key`: the metrics token is missing or wrong',
+            content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+          },
         },
       },
     };

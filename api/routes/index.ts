@@ -11,4 +11,15 @@ import { webhookEndpointRoutes } from './webhookEndpoints';
 import { whoamiRoutes } from './whoami';
 
 /** Every /v1 route, one module per resource; the OpenAPI document is built from this list. */
-export const v1Routes: RouteSpec[] = [...whoamiRoutes, ...webhookEndpointRoutes, ...webhookDeliveryRoutes, ...contactRetrievalJobRoutes, ...jobResultRoutes, ...operationalLimitsRoutes, ...searchSourceRoutes, ...candidateRoutes, ...profileRoutes, ...personMatchRoutes];
+export const v1Routes: RouteSpec[] = [
+  ...whoamiRoutes,
+  ...webhookEndpointRoutes,
+  ...webhookDeliveryRoutes,
+  ...contactRetrievalJobRoutes,
+  ...jobResultRoutes,
+  ...operationalLimitsRoutes,
+  ...searchSourceRoutes,
+  ...candidateRoutes,
+  ...profileRoutes,
+  ...personMatchRoutes,
+];

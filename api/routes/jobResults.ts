@@ -31,7 +31,8 @@ export const jobResultRoutes = [
     path: '/v1/job-results/:job_id',
     tag: 'Contact-retrieval jobs',
     summary: 'Read a job result, in pages of people',
-    description: 'The contract behind the `job.completed` webhook. Retained 7 days after completion (409 `result_set_expired` afterwards); purged 30 days after completion (410 `result_gone`).',
+    description:
+      'The contract behind the `job.completed` webhook. Retained 7 days after completion (409 `result_set_expired` afterwards); purged 30 days after completion (410 `result_gone`).',
     permission: PERMISSIONS.jobsRead,
     params: z.object({ job_id: z.string().min(1).max(128) }),
     query: z

@@ -4,7 +4,13 @@ import { ApiKey } from '../../core/keys/models';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { config } from '../../core/config';
 import {
-  BASELINE_ENTRY, DEFAULT_MAX_CONCURRENCY, DEFAULT_REQUESTS_PER_SECOND, OPERATIONS, SCOPE_TYPES, describeOperationRates, type Scope,
+  BASELINE_ENTRY,
+  DEFAULT_MAX_CONCURRENCY,
+  DEFAULT_REQUESTS_PER_SECOND,
+  OPERATIONS,
+  SCOPE_TYPES,
+  describeOperationRates,
+  type Scope,
 } from '../../core/limits/limitTable';
 import { readLimitSettings, sameScope } from '../../core/limits/limitSettings';
 import { limitEntries, overriddenScopes, type ScopeChain } from '../../core/limits/operationalLimits';
@@ -19,7 +25,9 @@ export const LimitEntrySchema = z.object({
   operation: z.string().describe(`operation name, or \`${BASELINE_ENTRY}\` for the limit every request is held to`),
   scope: z.object({ type: z.enum(SCOPE_TYPES), id: z.string() }).describe('whose requests the entry describes'),
   status: z.enum(['active', 'denied']).describe('`denied` when an administrator blocked the operation; a denied entry reports no figures'),
-  source: z.enum(['inherited', 'override', 'cleared']).describe('`override` while a custom limit is in force; `inherited` and `cleared` both mean defaults apply'),
+  source: z
+    .enum(['inherited', 'override', 'cleared'])
+    .describe('`override` while a custom limit is in force; `inherited` and `cleared` both mean defaults apply'),
   requests_per_second: nullableInt.describe('admitted per second in a strict window aligned to wall-clock seconds'),
   requests_per_minute: nullableInt.describe('exact cap in any trailing minute, or null when none applies'),
   max_concurrency: nullableInt.describe('requests in flight at once'),
@@ -30,14 +38,16 @@ export const LimitEntrySchema = z.object({
   inherited_ceiling_ref: z.string().nullable().describe('the entry whose ceiling this one is measured against: `<scope type>:<scope id>/<operation>`'),
 });
 
-const Query = z
-  .object({
-    operation: z.enum([BASELINE_ENTRY, ...OPERATIONS]).optional().describe('only entries of this operation'),
-    scope: z.enum(SCOPE_TYPES).optional().describe('only entries of this scope type'),
-    application_id: z.string().min(1).max(100).optional().describe('only entries of this application of the organization'),
-    family_id: z.string().min(1).max(100).optional().describe('only entries of this key family of the organization'),
-    key_id: z.string().min(1).max(100).optional().describe('only entries of this key of the organization'),
-  });
+const Query = z.object({
+  operation: z
+    .enum([BASELINE_ENTRY, ...OPERATIONS])
+    .optional()
+    .describe('only entries of this operation'),
+  scope: z.enum(SCOPE_TYPES).optional().describe('only entries of this scope type'),
+  application_id: z.string().min(1).max(100).optional().describe('only entries of this application of the organization'),
+  family_id: z.string().min(1).max(100).optional().describe('only entries of this key family of the organization'),
+  key_id: z.string().min(1).max(100).optional().describe('only entries of this key of the organization'),
+});
 
 const DESCRIPTION = `Reports the limits enforced for the caller's organization (SPEC 8): one entry per operation, plus the \`${BASELINE_ENTRY}\` entry every request is also held to (the stricter of the two wins), for the organization, the caller's application, key family and key, and every other scope of the organization that carries an override. An organization with no limit of its own reports the defaults.
 

@@ -11,7 +11,11 @@ const MatchBody = z
   .object({
     name: field(200),
     email: z.string().trim().email().max(320).optional(),
-    phone: z.string().trim().regex(/^\+?[\d\s().-]{6,32}$/, 'must be a phone number').optional(),
+    phone: z
+      .string()
+      .trim()
+      .regex(/^\+?[\d\s().-]{6,32}$/, 'must be a phone number')
+      .optional(),
     profile_url: z.string().trim().url().max(500).optional(),
     company: field(200),
     title: field(200),
@@ -22,11 +26,15 @@ const MatchBody = z
   .strict();
 
 const MatchResponse = z.object({
-  data: z.array(z.object({
-    person_id: z.string(),
-    confidence: z.number().min(0).max(1),
-    matched_on: z.array(z.enum(['email', 'phone', 'profile_url', 'name', 'company', 'title', 'location'])),
-  })).describe('best first; empty when nothing reaches min_confidence'),
+  data: z
+    .array(
+      z.object({
+        person_id: z.string(),
+        confidence: z.number().min(0).max(1),
+        matched_on: z.array(z.enum(['email', 'phone', 'profile_url', 'name', 'company', 'title', 'location'])),
+      }),
+    )
+    .describe('best first; empty when nothing reaches min_confidence'),
   credits_charged: z.number().int(),
   receipt_id: z.string().nullable(),
 });
@@ -38,8 +46,9 @@ export const personMatchRoutes = [
     path: '/v1/person-matches',
     tag: 'Person matching',
     summary: 'Match a person from identifying fields',
-    description: `Requires an Idempotency-Key. Send at least one of email, phone, profile_url, or a name plus company, title or location. Costs ${PRICES.personMatch} credit per match returned; no match is free. `
-      + `Confidence: the best strong identifier (profile_url ${CONFIDENCE.profile_url}, email ${CONFIDENCE.email}, phone ${CONFIDENCE.phone}) raised by corroborating fields, or without one the sum of name ${CONFIDENCE.name}, company ${CONFIDENCE.company}, title ${CONFIDENCE.title}, location ${CONFIDENCE.location} (at most 0.95).`,
+    description:
+      `Requires an Idempotency-Key. Send at least one of email, phone, profile_url, or a name plus company, title or location. Costs ${PRICES.personMatch} credit per match returned; no match is free. ` +
+      `Confidence: the best strong identifier (profile_url ${CONFIDENCE.profile_url}, email ${CONFIDENCE.email}, phone ${CONFIDENCE.phone}) raised by corroborating fields, or without one the sum of name ${CONFIDENCE.name}, company ${CONFIDENCE.company}, title ${CONFIDENCE.title}, location ${CONFIDENCE.location} (at most 0.95).`,
     permission: PERMISSIONS.personMatchesCreate,
     idempotent: true,
     body: MatchBody,

@@ -47,13 +47,18 @@ export const profileRoutes = [
     responses: {
       200: { description: 'The full profile', schema: UnlockResponse },
       402: { description: 'insufficient_credits, family_budget_exhausted or organization_budget_exhausted; nothing charged' },
-      404: { description: 'No such person, or the person\'s source is not enabled for this organization' },
+      404: { description: "No such person, or the person's source is not enabled for this organization" },
       409: { description: '`idempotency_key_reused` or `idempotency_in_progress`' },
       429: { description: '`delivery_quota_exceeded` (Retry-After: 1); nothing charged' },
     },
     handler: async (input) => ({
       status: 200,
-      body: await unlockProfile({ orgId: input.principal.orgId, familyId: input.principal.familyId, claim: requestClaim(input), personId: input.body.person_id }),
+      body: await unlockProfile({
+        orgId: input.principal.orgId,
+        familyId: input.principal.familyId,
+        claim: requestClaim(input),
+        personId: input.body.person_id,
+      }),
     }),
   }),
 ];

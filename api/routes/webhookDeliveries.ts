@@ -23,7 +23,9 @@ export const DeliverySchema = z.object({
   error_code: z
     .string()
     .nullable()
-    .describe('timeout, tls_error, redirect, destination_refused, dns_error, connection_refused, connection_error, http_status, endpoint_inactive, attempt_interrupted'),
+    .describe(
+      'timeout, tls_error, redirect, destination_refused, dns_error, connection_refused, connection_error, http_status, endpoint_inactive, attempt_interrupted',
+    ),
   duration_ms: z.number().int().nullable(),
   scheduled_at: z.string(),
   attempted_at: z.string(),
@@ -72,7 +74,7 @@ export const webhookDeliveryRoutes = [
     permission,
     summary: 'Replay a dead-lettered event',
     description:
-      'Only the dead-lettered attempt of an event\'s latest run can be replayed (otherwise 409 `replay_not_allowed`). Re-sends the same body bytes and `webhook-id` to the workspace\'s active endpoint as a fresh run of up to nine attempts; receivers check `result_expires_at` before acting. More than 10 replays for one endpoint in the trailing hour is 429 `webhook_replay_cap` with `Retry-After`.',
+      "Only the dead-lettered attempt of an event's latest run can be replayed (otherwise 409 `replay_not_allowed`). Re-sends the same body bytes and `webhook-id` to the workspace's active endpoint as a fresh run of up to nine attempts; receivers check `result_expires_at` before acting. More than 10 replays for one endpoint in the trailing hour is 429 `webhook_replay_cap` with `Retry-After`.",
     params: IdParams,
     responses: {
       202: {

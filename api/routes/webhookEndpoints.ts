@@ -4,7 +4,14 @@ import { PERMISSIONS } from '../../core/keys/permissions';
 import { decodeCursor, encodeCursor } from '../../core/webhooks/deliveryCursor';
 import { destinationLookup } from '../../core/webhooks/destinationResolver';
 import {
-  endpointView, findEndpoint, listEndpoints, registerEndpoint, retireEndpoint, rotateSecret, updateEndpoint, type DestinationSettings,
+  endpointView,
+  findEndpoint,
+  listEndpoints,
+  registerEndpoint,
+  retireEndpoint,
+  rotateSecret,
+  updateEndpoint,
+  type DestinationSettings,
 } from '../../core/webhooks/webhookEndpoints';
 import { defineRoute } from '../routeSpec';
 
@@ -55,7 +62,7 @@ export const webhookEndpointRoutes = [
     path: '/v1/webhook-endpoints',
     tag: TAG,
     permission,
-    summary: 'Register the workspace\'s webhook endpoint',
+    summary: "Register the workspace's webhook endpoint",
     description: [
       'At most one active endpoint per workspace (409 `endpoint_limit_reached`). The destination must be an https URL (no credentials, port 443 or ≥ 1024) whose host and every DNS answer are publicly routable; otherwise 422 `webhook_url_not_allowed` and nothing is stored. The signing secret is returned once.',
       '',
@@ -76,7 +83,7 @@ export const webhookEndpointRoutes = [
     path: '/v1/webhook-endpoints',
     tag: TAG,
     permission,
-    summary: 'List the workspace\'s webhook endpoints, newest first',
+    summary: "List the workspace's webhook endpoints, newest first",
     description: 'Includes disabled and retired endpoints. Paged with an opaque `cursor`.',
     query: PageQuery,
     responses: { 200: { description: 'A page of endpoints', schema: EndpointPage } },
@@ -96,7 +103,7 @@ export const webhookEndpointRoutes = [
     tag: TAG,
     permission,
     summary: 'Read one webhook endpoint',
-    description: 'Retired endpoints stay readable. Another workspace\'s endpoint is the same 404 as a missing one.',
+    description: "Retired endpoints stay readable. Another workspace's endpoint is the same 404 as a missing one.",
     params: IdParams,
     responses: { 200: { description: 'The endpoint', schema: EndpointSchema }, 404: { description: '`not_found`' } },
     handler: async ({ principal, params }) => ({ status: 200, body: endpointView(await findEndpoint(scopeOf(principal), params.id)) }),

@@ -13,9 +13,7 @@ export interface ProviderLookupRequest {
   signal?: AbortSignal;
 }
 
-export type ProviderAnswer =
-  | { personId: string; status: 'found'; emails: string[]; phones: string[] }
-  | { personId: string; status: 'not_found' };
+export type ProviderAnswer = { personId: string; status: 'found'; emails: string[]; phones: string[] } | { personId: string; status: 'not_found' };
 
 export interface ContactProvider {
   readonly name: string;

@@ -53,7 +53,10 @@ export function httpContactProvider(opts: HttpProviderOptions): ContactProvider 
         throw new ProviderUnavailable(`contact provider unreachable: ${reason}`);
       }
       if (res.status === 429 || res.status >= 500) {
-        throw new ProviderUnavailable(`contact provider answered ${res.status}`, res.status === 429 ? parseRetryAfter(res.headers.get('retry-after')) : undefined);
+        throw new ProviderUnavailable(
+          `contact provider answered ${res.status}`,
+          res.status === 429 ? parseRetryAfter(res.headers.get('retry-after')) : undefined,
+        );
       }
       if (res.status !== 200) throw new ProviderRejected(`contact provider answered ${res.status}`);
       if (text.length > MAX_RESPONSE_BYTES) throw new ProviderRejected('contact provider answer too large');

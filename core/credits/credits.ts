@@ -76,8 +76,17 @@ async function head(orgId: string): Promise<LedgerEntryDoc> {
       continue;
     }
     await appendEntry(LedgerEntry, orgId, 0, {
-      receiptId: newId('rcpt'), chargeKey: `opening:${orgId}`, kind: 'opening', orgId, familyId: null, operation: null, amount: 0,
-      balanceAfter: org.creditBalance ?? 0, orgBudgetAfter: org.budgetRemaining ?? null, familyBudgetsAfter: {}, createdAt: new Date(),
+      receiptId: newId('rcpt'),
+      chargeKey: `opening:${orgId}`,
+      kind: 'opening',
+      orgId,
+      familyId: null,
+      operation: null,
+      amount: 0,
+      balanceAfter: org.creditBalance ?? 0,
+      orgBudgetAfter: org.budgetRemaining ?? null,
+      familyBudgetsAfter: {},
+      createdAt: new Date(),
     });
   }
   throw unavailable();
@@ -169,7 +178,12 @@ function forget(orgId: string): void {
  * Appends one movement computed from the current head: `next` returns the state after it or
  * throws a refusal. Returns the entry, or the earlier entry with the same chargeKey.
  */
-function append(orgId: string, movement: Movement, next: (s: FundingState) => FundingState, patch?: MovementPatch): Promise<{ entry: LedgerEntryDoc; fresh: boolean }> {
+function append(
+  orgId: string,
+  movement: Movement,
+  next: (s: FundingState) => FundingState,
+  patch?: MovementPatch,
+): Promise<{ entry: LedgerEntryDoc; fresh: boolean }> {
   // One append of an organization at a time from this process: concurrent writers of one process
   // would only race each other for the same seq (each lost race costs re-reads).
   return inTurn(`ledger:${orgId}`, () => appendNow(orgId, movement, next, patch));
@@ -178,13 +192,17 @@ function append(orgId: string, movement: Movement, next: (s: FundingState) => Fu
 /** Fields of the movement known only once the head is read (a bulk charge's amount). */
 type MovementPatch = (before: FundingState, after: FundingState) => Partial<Movement>;
 
-async function appendNow(orgId: string, movement: Movement, next: (s: FundingState) => FundingState, patch?: MovementPatch): Promise<{ entry: LedgerEntryDoc; fresh: boolean }> {
+async function appendNow(
+  orgId: string,
+  movement: Movement,
+  next: (s: FundingState) => FundingState,
+  patch?: MovementPatch,
+): Promise<{ entry: LedgerEntryDoc; fresh: boolean }> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     // Trust the head this process saw last: a stale one only costs a conflict and a re-probe.
     const hinted = knownHead(orgId);
     const cached = headEntries.get(orgId);
-    const fromHint =
-      hinted === undefined ? null : cached && cached.seq === hinted ? cached : await readEntry<LedgerEntryDoc>(LedgerEntry, orgId, hinted);
+    const fromHint = hinted === undefined ? null : cached && cached.seq === hinted ? cached : await readEntry<LedgerEntryDoc>(LedgerEntry, orgId, hinted);
     const current = fromHint ?? (await head(orgId));
     let after: FundingState;
     try {
@@ -197,8 +215,13 @@ async function appendNow(orgId: string, movement: Movement, next: (s: FundingSta
     }
     const receiptId = newId('rcpt');
     const doc = {
-      ...movement, ...(patch ? patch(stateOf(current), after) : {}), receiptId, balanceAfter: after.creditBalance, orgBudgetAfter: after.budgetRemaining,
-      familyBudgetsAfter: after.familyBudgets, createdAt: new Date(),
+      ...movement,
+      ...(patch ? patch(stateOf(current), after) : {}),
+      receiptId,
+      balanceAfter: after.creditBalance,
+      orgBudgetAfter: after.budgetRemaining,
+      familyBudgetsAfter: after.familyBudgets,
+      createdAt: new Date(),
     };
     const outcome = await appendEntry(LedgerEntry, orgId, current.seq + 1, doc);
     if (outcome === 'appended') {
@@ -234,7 +257,12 @@ export async function charge(input: ChargeInput): Promise<ChargeResult> {
     const { entry, fresh } = await append(
       input.orgId,
       {
-        kind: 'charge', chargeKey: input.chargeKey, orgId: input.orgId, familyId: input.familyId, operation: input.operation, amount: input.amount,
+        kind: 'charge',
+        chargeKey: input.chargeKey,
+        orgId: input.orgId,
+        familyId: input.familyId,
+        operation: input.operation,
+        amount: input.amount,
         ...(input.requestKey ? { requestKey: input.requestKey } : {}),
       },
       (s) => {
@@ -313,11 +341,10 @@ export async function findCharge(chargeKey: string): Promise<{ receiptId: string
 
 export async function grantCredits(orgId: string, amount: number): Promise<{ org_id: string; balance: number }> {
   assertAmount(amount);
-  const { entry } = await append(
-    orgId,
-    { kind: 'grant', chargeKey: `grant:${newId('rcpt')}`, orgId, familyId: null, operation: null, amount },
-    (s) => ({ ...s, creditBalance: s.creditBalance + amount }),
-  );
+  const { entry } = await append(orgId, { kind: 'grant', chargeKey: `grant:${newId('rcpt')}`, orgId, familyId: null, operation: null, amount }, (s) => ({
+    ...s,
+    creditBalance: s.creditBalance + amount,
+  }));
   return { org_id: orgId, balance: entry.balanceAfter };
 }
 
@@ -355,7 +382,9 @@ export async function setBudget(input: { orgId: string; familyId?: string; amoun
   };
 }
 
-export async function creditSummary(orgId: string): Promise<{ org_id: string; balance: number; organization_budget: number | null; family_budgets: Record<string, number> }> {
+export async function creditSummary(
+  orgId: string,
+): Promise<{ org_id: string; balance: number; organization_budget: number | null; family_budgets: Record<string, number> }> {
   const s = await fundingState(orgId);
   return { org_id: orgId, balance: s.creditBalance, organization_budget: s.budgetRemaining, family_budgets: s.familyBudgets };
 }

@@ -6,7 +6,12 @@ import { Problem } from '../problems';
 import { insertOnce } from '../store/inserts';
 import { typedCollection } from '../store/typedCollection';
 import {
-  IdempotencyRecord, IdempotencyResponse, IdempotencyTakeover, type IdempotencyRecordDoc, type IdempotencyResponseDoc, type IdempotencyTakeoverDoc,
+  IdempotencyRecord,
+  IdempotencyResponse,
+  IdempotencyTakeover,
+  type IdempotencyRecordDoc,
+  type IdempotencyResponseDoc,
+  type IdempotencyTakeoverDoc,
 } from './models';
 
 /**
@@ -33,7 +38,10 @@ export function isValidIdempotencyKey(value: unknown): value is string {
 }
 
 export function invalidIdempotencyKey(): Problem {
-  return new Problem('invalid_idempotency_key', 'Send an Idempotency-Key header of 8 to 128 characters: a letter or digit, then letters, digits, `.`, `_`, `:` or `-`.');
+  return new Problem(
+    'invalid_idempotency_key',
+    'Send an Idempotency-Key header of 8 to 128 characters: a letter or digit, then letters, digits, `.`, `_`, `:` or `-`.',
+  );
 }
 
 export interface StoredResponse {
@@ -71,7 +79,10 @@ export interface IdempotencyCaller {
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }
@@ -124,7 +135,10 @@ function stored(doc: Pick<IdempotencyResponseDoc, 'status' | 'headers' | 'body'>
  * 2xx response afterwards. 409 `idempotency_key_reused` for a different request under the
  * key, 409 `idempotency_in_progress` (Retry-After 1) while the first one runs.
  */
-export async function runIdempotent(req: IdempotentRequest, run: (claim: RequestClaim) => Promise<StoredResponse>): Promise<{ response: StoredResponse; replayed: boolean }> {
+export async function runIdempotent(
+  req: IdempotentRequest,
+  run: (claim: RequestClaim) => Promise<StoredResponse>,
+): Promise<{ response: StoredResponse; replayed: boolean }> {
   if (!isValidIdempotencyKey(req.key)) throw invalidIdempotencyKey();
   const id = idempotencyRecordId(req.orgId, req.workspaceId, req.key);
   const owner = randomBytes(12).toString('hex');
@@ -135,8 +149,17 @@ export async function runIdempotent(req: IdempotentRequest, run: (claim: Request
     const nonce = randomBytes(16).toString('hex');
     const expiresAt = new Date(now + IDEMPOTENCY_RETENTION_MS);
     const claimed = await insertOnce(typedCollection<IdempotencyRecordDoc>(IdempotencyRecord), {
-      _id: id, orgId: req.orgId, workspaceId: req.workspaceId, operation: req.operation, fingerprint: req.fingerprint, nonce,
-      state: 'in_progress', owner, leaseUntil: new Date(now + leaseMs), createdAt: new Date(now), expiresAt,
+      _id: id,
+      orgId: req.orgId,
+      workspaceId: req.workspaceId,
+      operation: req.operation,
+      fingerprint: req.fingerprint,
+      nonce,
+      state: 'in_progress',
+      owner,
+      leaseUntil: new Date(now + leaseMs),
+      createdAt: new Date(now),
+      expiresAt,
     });
     if (claimed) return { response: await execute(id, owner, req.fingerprint, expiresAt, () => run(claimWith(nonce))), replayed: false };
 
@@ -177,8 +200,15 @@ export async function runIdempotent(req: IdempotentRequest, run: (claim: Request
  * (Should a racing update of the old holder undo the move, a second retry may run alongside:
  * both carry the same nonce, so the ledger still charges once and one response is stored.)
  */
-async function takeOver(id: string, previousOwner: string, owner: string, expiresAt: Date, leaseMs: number): Promise<'taken' | 'taken_by_another' | 'record_gone'> {
-  if (!(await insertOnce(typedCollection<IdempotencyTakeoverDoc>(IdempotencyTakeover), { _id: `${id}|${previousOwner}`, expiresAt }))) return 'taken_by_another';
+async function takeOver(
+  id: string,
+  previousOwner: string,
+  owner: string,
+  expiresAt: Date,
+  leaseMs: number,
+): Promise<'taken' | 'taken_by_another' | 'record_gone'> {
+  if (!(await insertOnce(typedCollection<IdempotencyTakeoverDoc>(IdempotencyTakeover), { _id: `${id}|${previousOwner}`, expiresAt })))
+    return 'taken_by_another';
   const moved = await IdempotencyRecord.updateOne(
     { _id: id, owner: previousOwner },
     { $set: { owner, state: 'in_progress', leaseUntil: new Date(Date.now() + leaseMs) } },
@@ -212,6 +242,7 @@ async function execute(id: string, owner: string, fingerprint: string, expiresAt
  * request continues under it (finding any charge the failure left), another request replaces it.
  */
 async function release(id: string, owner: string): Promise<void> {
-  await IdempotencyRecord.updateOne({ _id: id, owner, state: 'in_progress' }, { $set: { state: 'released', leaseUntil: new Date(0) } })
-    .catch((err) => logger.warn({ err }, 'idempotency release failed'));
+  await IdempotencyRecord.updateOne({ _id: id, owner, state: 'in_progress' }, { $set: { state: 'released', leaseUntil: new Date(0) } }).catch((err) =>
+    logger.warn({ err }, 'idempotency release failed'),
+  );
 }

@@ -95,7 +95,11 @@ async function readReusable(orgId: string, personIds: string[], fields: readonly
   return out;
 }
 
-async function lookupWithRetries(deps: ChunkDeps, personIds: string[], fields: ContactField[]): Promise<{ answers: ProviderAnswer[]; failure: FailureReason | null }> {
+async function lookupWithRetries(
+  deps: ChunkDeps,
+  personIds: string[],
+  fields: ContactField[],
+): Promise<{ answers: ProviderAnswer[]; failure: FailureReason | null }> {
   try {
     const answers = await withProviderRetries(
       deps.retryPolicy,
@@ -146,7 +150,11 @@ async function answerChunk(input: ChunkInput, people: JobPeopleRecord, deps: Chu
     else toLookup.push({ seq, personId });
   });
   if (toLookup.length) {
-    const { answers, failure } = await lookupWithRetries(deps, toLookup.map((it) => it.personId), input.fields);
+    const { answers, failure } = await lookupWithRetries(
+      deps,
+      toLookup.map((it) => it.personId),
+      input.fields,
+    );
     const byPerson = new Map(answers.map((a) => [a.personId, a]));
     for (const { seq, personId } of toLookup) {
       const a = byPerson.get(personId);
@@ -189,7 +197,10 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
   deps.heartbeat();
   const onDelivered = deps.onDelivered;
   const { settled, outOfCredits } = await payAndSettle(
-    input, input.from, plan, now,
+    input,
+    input.from,
+    plan,
+    now,
     onDelivered && ((personIds) => onDelivered({ orgId: input.orgId, jobId: input.jobId, deliveryQuotaAt: people.deliveryQuotaAt, personIds })),
   );
   const tally: Tally = {};

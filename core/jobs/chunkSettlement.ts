@@ -21,7 +21,13 @@ const retrieved = () => typedCollection<RetrievedContactDoc>(RetrievedContact);
 async function rememberRetrieved(orgId: string, fields: readonly ContactField[], delivered: SettledPerson[], now: Date): Promise<void> {
   if (!delivered.length) return;
   const docs = delivered.map((it) => ({
-    _id: `${orgId}:${it.personId}`, orgId, personId: it.personId, fields: [...fields], emails: it.emails, phones: it.phones, retrievedAt: now,
+    _id: `${orgId}:${it.personId}`,
+    orgId,
+    personId: it.personId,
+    fields: [...fields],
+    emails: it.emails,
+    phones: it.phones,
+    retrievedAt: now,
   }));
   const { duplicates } = await insertManyIgnoringDuplicates(retrieved(), docs);
   // Already there: retrieved before the reuse window, or with fewer fields (rare: an update scans).
@@ -41,7 +47,12 @@ async function payAndSettle(
   let receiptId: string | null = null;
   if (wanted > 0) {
     const c = await chargeUpTo({
-      orgId: job.orgId, familyId: job.familyId, operation: CHARGE_OPERATION, chargeKey: chunkChargeKey(job.jobId, from), unitPrice: CREDITS_PER_RECORD, units: wanted,
+      orgId: job.orgId,
+      familyId: job.familyId,
+      operation: CHARGE_OPERATION,
+      chargeKey: chunkChargeKey(job.jobId, from),
+      unitPrice: CREDITS_PER_RECORD,
+      units: wanted,
     });
     paid = c.units;
     receiptId = c.receiptId;
@@ -50,9 +61,15 @@ async function payAndSettle(
   await insertManyIgnoringDuplicates(
     jobItems(),
     settled.map((p) => ({
-      _id: `${job.jobId}:${p.seq}`, jobId: job.jobId, seq: p.seq, personId: p.personId, outcome: p.outcome, reason: p.reason,
+      _id: `${job.jobId}:${p.seq}`,
+      jobId: job.jobId,
+      seq: p.seq,
+      personId: p.personId,
+      outcome: p.outcome,
+      reason: p.reason,
       ...(p.outcome === 'delivered' || p.outcome === 'reused' ? { emails: p.emails, phones: p.phones } : {}),
-      receiptId: p.receiptId, processedAt: now,
+      receiptId: p.receiptId,
+      processedAt: now,
     })),
   );
   const delivered = settled.filter((p) => p.outcome === 'delivered');

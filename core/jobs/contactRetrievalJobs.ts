@@ -12,7 +12,14 @@ import { sourcesOfPeople } from './personSources';
 import { decodeCursor, encodeCursor } from './cursor';
 import { contactRetrievalWorkflowRunning, signalContactRetrievalCancel, startContactRetrievalWorkflow } from './jobWorkflows';
 import {
-  CAP_RETRY_AFTER_SECONDS, CREDITS_PER_RECORD, MAX_PERSON_IDS, contactRetrievalWorkflowId, countsFromTally, emptyCounts, uniquePersonIds, unknownPeople,
+  CAP_RETRY_AFTER_SECONDS,
+  CREDITS_PER_RECORD,
+  MAX_PERSON_IDS,
+  contactRetrievalWorkflowId,
+  countsFromTally,
+  emptyCounts,
+  uniquePersonIds,
+  unknownPeople,
 } from './jobRules';
 import { claimJobSlot, releaseJobSlot } from './jobSlots';
 import { runningJobTally } from './chunkProcessing';
@@ -106,7 +113,8 @@ export async function createContactRetrievalJob(
 ): Promise<JobView> {
   const { principal } = input;
   const personIds = uniquePersonIds(input.personIds);
-  if (personIds.length === 0) throw new Problem('validation_failed', 'The job has no people.', { extensions: { errors: [{ field: 'person_ids', message: 'no people to retrieve' }] } });
+  if (personIds.length === 0)
+    throw new Problem('validation_failed', 'The job has no people.', { extensions: { errors: [{ field: 'person_ids', message: 'no people to retrieve' }] } });
   const sourceOf = await sourcesOfPeople(personIds);
   const usable = new Set((await sourcesForOrganization(principal.orgId)).map((s) => s.id));
   const unknown = unknownPeople(personIds, sourceOf, usable);
@@ -115,7 +123,7 @@ export async function createContactRetrievalJob(
   const visible = hidden.size ? personIds.filter((p) => !hidden.has(p)) : personIds;
   if (visible.length === 0) {
     throw new Problem('validation_failed', 'None of the people is available to this organization.', {
-      extensions: { errors: [{ field: 'search_id', message: 'none of the search\'s people is available any more' }] },
+      extensions: { errors: [{ field: 'search_id', message: "none of the search's people is available any more" }] },
     });
   }
   await assertCanFund({ orgId: principal.orgId, familyId: principal.familyId, amount: CREDITS_PER_RECORD });
@@ -131,7 +139,11 @@ export async function createContactRetrievalJob(
     undo.push(() => returnDaySlot(daySlot));
     const slot = await claimJobSlot(principal.orgId, jobId, starter.running, acceptedAt, finishAbandonedJob);
     if (slot === null) {
-      throw retryLater('contact_job_concurrency_cap', 'Two contact-retrieval jobs are already running for this organization; retry when one finishes.', CAP_RETRY_AFTER_SECONDS);
+      throw retryLater(
+        'contact_job_concurrency_cap',
+        'Two contact-retrieval jobs are already running for this organization; retry when one finishes.',
+        CAP_RETRY_AFTER_SECONDS,
+      );
     }
     undo.push(() => releaseJobSlot(principal.orgId, jobId));
     // Like the 402, refused only when nobody could be delivered today; people beyond the
@@ -212,8 +224,13 @@ export async function finishAbandonedJob(jobId: string): Promise<void> {
   try {
     const f = await finishJob(jobId, null);
     await emitJobCompleted({
-      orgId: f.orgId, workspaceId: f.workspaceId, jobId: f.jobId, status: f.status, counts: f.counts,
-      resultExpiresAt: f.resultExpiresAt ? new Date(f.resultExpiresAt) : null, completedAt: new Date(f.completedAt),
+      orgId: f.orgId,
+      workspaceId: f.workspaceId,
+      jobId: f.jobId,
+      status: f.status,
+      counts: f.counts,
+      resultExpiresAt: f.resultExpiresAt ? new Date(f.resultExpiresAt) : null,
+      completedAt: new Date(f.completedAt),
     });
   } catch (err) {
     logger.warn({ err, jobId }, 'could not finish a job whose workflow is gone');
@@ -231,7 +248,13 @@ export async function createBatchContactRetrievalJob(
       extensions: { errors: [{ field: 'search_id', message: 'the search returned no people' }] },
     });
   }
-  return createContactRetrievalJob(config, { principal: input.principal, personIds, fields: input.fields, searchId: input.searchId, unknownPeople: 'settle_not_found' });
+  return createContactRetrievalJob(config, {
+    principal: input.principal,
+    personIds,
+    fields: input.fields,
+    searchId: input.searchId,
+    unknownPeople: 'settle_not_found',
+  });
 }
 
 /** The caller's job; a job of another workspace is the same 404 as an absent one. */
@@ -260,7 +283,10 @@ export async function listContactRetrievalJobs(principal: KeyPrincipal, q: { sta
     const t = new Date(pos.t);
     filter.$or = [{ createdAt: { $lt: t } }, { createdAt: t, _id: { $lt: pos.id } }];
   }
-  const docs = await ContactRetrievalJob.find(filter).sort({ createdAt: -1, _id: -1 }).limit(q.limit + 1).lean();
+  const docs = await ContactRetrievalJob.find(filter)
+    .sort({ createdAt: -1, _id: -1 })
+    .limit(q.limit + 1)
+    .lean();
   const page = docs.slice(0, q.limit);
   const last = page[page.length - 1];
   return {

@@ -26,7 +26,10 @@ export async function dailyJobCap(orgId: string): Promise<number> {
 }
 
 /** Operator: sets (or with null removes) an organization's daily job cap; returns once every replica uses it. */
-export async function setDailyJobCap(orgId: string, jobsPerDay: number | null): Promise<{ org_id: string; jobs_per_day: number; source: 'override' | 'default' }> {
+export async function setDailyJobCap(
+  orgId: string,
+  jobsPerDay: number | null,
+): Promise<{ org_id: string; jobs_per_day: number; source: 'override' | 'default' }> {
   if (!(await Organization.exists({ _id: orgId }))) throw new Error(`organization ${orgId} does not exist`);
   if (jobsPerDay === null) await ContactJobDailyCap.deleteOne({ _id: orgId });
   else await ContactJobDailyCap.replaceOne({ _id: orgId }, { _id: orgId, jobsPerDay }, { upsert: true });
@@ -50,9 +53,14 @@ export async function claimDaySlot(orgId: string, jobId: string, now = Date.now(
     if (taken.has(slotId)) continue;
     if (await insertOnce(typedCollection<JobDaySlotDoc>(ContactJobDaySlot), { _id: slotId, orgId, day, jobId, expiresAt })) return { slotId };
   }
-  throw retryLater('contact_job_daily_cap', `This organization reached its cap of ${cap} contact-retrieval jobs per UTC day; retry after the day rolls over.`, secondsLeft, {
-    extensions: { limit: cap },
-  });
+  throw retryLater(
+    'contact_job_daily_cap',
+    `This organization reached its cap of ${cap} contact-retrieval jobs per UTC day; retry after the day rolls over.`,
+    secondsLeft,
+    {
+      extensions: { limit: cap },
+    },
+  );
 }
 
 /** Gives back the slot of a job that was refused after claiming it. */

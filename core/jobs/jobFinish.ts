@@ -3,10 +3,27 @@ import { insertManyIgnoringDuplicates } from '../store/inserts';
 import { jobItems, payAndSettle } from './chunkSettlement';
 import { releaseDeliveries } from './deliveryReservations';
 import { forgetPeople, jobPeople } from './jobPeople';
-import { chargeableUnits, chunkChargeKey, countsFromTally, finalJobStatus, leftoverOutcome, resultTimes, settlePlan, type PlanEntry, type SettledPerson } from './jobRules';
+import {
+  chargeableUnits,
+  chunkChargeKey,
+  countsFromTally,
+  finalJobStatus,
+  leftoverOutcome,
+  resultTimes,
+  settlePlan,
+  type PlanEntry,
+  type SettledPerson,
+} from './jobRules';
 import { releaseJobSlot } from './jobSlots';
 import type { ContactField, FinalJobStatus, JobCounts, StopReason } from './jobTypes';
-import { ContactRetrievalChunkPlan, ContactRetrievalJob, ContactRetrievalJobItem, ContactRetrievalJobPeople, ContactRetrievalJobProgress, type JobDoc } from './models';
+import {
+  ContactRetrievalChunkPlan,
+  ContactRetrievalJob,
+  ContactRetrievalJobItem,
+  ContactRetrievalJobPeople,
+  ContactRetrievalJobProgress,
+  type JobDoc,
+} from './models';
 import { addTally, mergeTally, type Tally } from './tally';
 
 /** Outcomes of a job's people, counted in the store. */
@@ -98,12 +115,7 @@ export async function finishJob(jobId: string, stop: StopReason | null, now = ne
  * as paid, the rest get the stop's outcome. Fills `tally` with every person's outcome and
  * returns how many got the stop's outcome.
  */
-async function settleTheRest(
-  job: Pick<JobDoc, '_id' | 'orgId' | 'familyId' | 'fields'>,
-  stop: StopReason | null,
-  tally: Tally,
-  now: Date,
-): Promise<number> {
+async function settleTheRest(job: Pick<JobDoc, '_id' | 'orgId' | 'familyId' | 'fields'>, stop: StopReason | null, tally: Tally, now: Date): Promise<number> {
   const jobId = job._id;
   const fields = job.fields;
   const people = await jobPeople(jobId);
@@ -133,7 +145,14 @@ async function settleTheRest(
   await insertManyIgnoringDuplicates(
     jobItems(),
     leftovers.map((p) => ({
-      _id: `${jobId}:${p.seq}`, jobId, seq: p.seq, personId: p.personId, outcome: leftover.outcome, reason: leftover.reason, receiptId: null, processedAt: now,
+      _id: `${jobId}:${p.seq}`,
+      jobId,
+      seq: p.seq,
+      personId: p.personId,
+      outcome: leftover.outcome,
+      reason: leftover.reason,
+      receiptId: null,
+      processedAt: now,
     })),
   );
   addTally(tally, leftover.outcome, leftovers.length);
@@ -153,8 +172,15 @@ async function payAndSettleRecovered(
     await insertManyIgnoringDuplicates(
       jobItems(),
       settled.map((p) => ({
-        _id: `${job.jobId}:${p.seq}`, jobId: job.jobId, seq: p.seq, personId: p.personId, outcome: p.outcome, reason: p.reason,
-        ...(p.outcome === 'reused' ? { emails: p.emails, phones: p.phones } : {}), receiptId: null, processedAt: now,
+        _id: `${job.jobId}:${p.seq}`,
+        jobId: job.jobId,
+        seq: p.seq,
+        personId: p.personId,
+        outcome: p.outcome,
+        reason: p.reason,
+        ...(p.outcome === 'reused' ? { emails: p.emails, phones: p.phones } : {}),
+        receiptId: null,
+        processedAt: now,
       })),
     );
     return { settled };

@@ -40,7 +40,10 @@ export async function readJobResult(principal: KeyPrincipal, jobId: string, q: {
   }
   const scope = `result:${jobId}`;
   const after = q.cursor ? decodeCursor<{ seq: number }>(q.cursor, scope, { seq: 'number' }).seq : -1;
-  const docs = await ContactRetrievalJobItem.find({ jobId, seq: { $gt: after } }).sort({ seq: 1 }).limit(q.limit + 1).lean();
+  const docs = await ContactRetrievalJobItem.find({ jobId, seq: { $gt: after } })
+    .sort({ seq: 1 })
+    .limit(q.limit + 1)
+    .lean();
   const page = docs.slice(0, q.limit);
   const last = page[page.length - 1];
   return {

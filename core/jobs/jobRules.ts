@@ -156,7 +156,14 @@ export function settlePlan(plan: readonly PlanEntry[], paidUnits: number, receip
   return [...plan]
     .sort((a, b) => a.seq - b.seq)
     .map((e): SettledPerson => {
-      const base = { seq: e.seq, personId: e.personId, emails: [] as string[], phones: [] as string[], receiptId: null as string | null, reason: null as FailureReason | null };
+      const base = {
+        seq: e.seq,
+        personId: e.personId,
+        emails: [] as string[],
+        phones: [] as string[],
+        receiptId: null as string | null,
+        reason: null as FailureReason | null,
+      };
       switch (e.answer) {
         case 'reused':
           return { ...base, outcome: 'reused', emails: e.emails ?? [], phones: e.phones ?? [] };
@@ -192,7 +199,12 @@ export function unknownPeople(personIds: readonly string[], sourceOf: ReadonlyMa
  * reservation and the rest are over the quota (they fail with `delivery_quota_exceeded`,
  * free). `count` includes the live reservations of other jobs.
  */
-export function planDeliveryReservation(people: readonly string[], counted: ReadonlySet<string>, count: number, limit: number): { covered: string[]; over: string[] } {
+export function planDeliveryReservation(
+  people: readonly string[],
+  counted: ReadonlySet<string>,
+  count: number,
+  limit: number,
+): { covered: string[]; over: string[] } {
   const fresh = uniquePersonIds(people).filter((p) => !counted.has(p));
   const room = Math.max(0, limit - count);
   return { covered: fresh.slice(0, room), over: fresh.slice(room) };

@@ -41,7 +41,13 @@ async function tryClaim(orgId: string, jobId: string): Promise<number | null> {
 export type AbandonedJobHandler = (jobId: string) => Promise<void>;
 
 /** Claims a free slot for the job; null when both are held by live jobs. */
-export async function claimJobSlot(orgId: string, jobId: string, workflowRunning: WorkflowProbe, now = new Date(), onAbandoned?: AbandonedJobHandler): Promise<number | null> {
+export async function claimJobSlot(
+  orgId: string,
+  jobId: string,
+  workflowRunning: WorkflowProbe,
+  now = new Date(),
+  onAbandoned?: AbandonedJobHandler,
+): Promise<number | null> {
   const slot = await tryClaim(orgId, jobId);
   if (slot !== null) return slot;
   const reclaimed = await reclaimStaleSlots(orgId, workflowRunning, now, onAbandoned);

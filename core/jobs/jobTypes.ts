@@ -25,7 +25,12 @@ export type ContactField = (typeof CONTACT_FIELDS)[number];
 
 /** Why a person is `failed`; stable strings shown in results. */
 export const FAILURE_REASONS = [
-  'provider_unavailable', 'provider_rejected', 'insufficient_credits', 'delivery_quota_exceeded', 'job_expired', 'processing_error',
+  'provider_unavailable',
+  'provider_rejected',
+  'insufficient_credits',
+  'delivery_quota_exceeded',
+  'job_expired',
+  'processing_error',
 ] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 

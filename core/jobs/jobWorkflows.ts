@@ -10,7 +10,12 @@ export async function startContactRetrievalWorkflow(config: Config, input: Conta
   await startContactRetrievalWorkflowWith(await temporalClient(config), config.temporal.taskQueue, input);
 }
 
-export async function startContactRetrievalWorkflowWith(client: Client, taskQueue: string, input: ContactRetrievalInput, opts: { cancelAtStart?: boolean } = {}): Promise<void> {
+export async function startContactRetrievalWorkflowWith(
+  client: Client,
+  taskQueue: string,
+  input: ContactRetrievalInput,
+  opts: { cancelAtStart?: boolean } = {},
+): Promise<void> {
   const options = {
     workflowId: contactRetrievalWorkflowId(input.jobId),
     taskQueue,

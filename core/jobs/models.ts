@@ -2,9 +2,16 @@ import { Schema, model } from 'mongoose';
 import type { PlanEntry } from './jobRules';
 import type { Tally } from './tally';
 import {
-  CONTACT_FIELDS, FAILURE_REASONS, FINAL_JOB_STATUSES, PERSON_OUTCOMES, type ContactField, type FailureReason, type JobCounts, type JobStatus, type PersonOutcome,
+  CONTACT_FIELDS,
+  FAILURE_REASONS,
+  FINAL_JOB_STATUSES,
+  PERSON_OUTCOMES,
+  type ContactField,
+  type FailureReason,
+  type JobCounts,
+  type JobStatus,
+  type PersonOutcome,
 } from './jobTypes';
-
 
 export interface JobDoc {
   _id: string;
@@ -88,7 +95,13 @@ export interface JobDaySlotDoc {
 /** One contact-retrieval job (DECISIONS.md "Contact-retrieval jobs"); its people live in job items. */
 const countsSchema = new Schema(
   {
-    requested: Number, delivered: Number, not_found: Number, failed: Number, reused: Number, cancelled: Number, pending: Number,
+    requested: Number,
+    delivered: Number,
+    not_found: Number,
+    failed: Number,
+    reused: Number,
+    cancelled: Number,
+    pending: Number,
   },
   { _id: false },
 );

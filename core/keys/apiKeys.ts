@@ -118,8 +118,7 @@ async function readKeyByHash(hash: string): Promise<StoredKey | null> {
 }
 
 export type KeyVerdict =
-  | { ok: true; principal: KeyPrincipal }
-  | { ok: false; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' | 'wrong_environment' | 'wrong_audience' };
+  { ok: true; principal: KeyPrincipal } | { ok: false; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' | 'wrong_environment' | 'wrong_audience' };
 
 /**
  * Verifies a presented key. Expiry is judged on every request; the stored key is read through

@@ -166,14 +166,16 @@ export class LeaseBlockPool {
       }
       let pending = this.taking.get(orgId);
       if (!pending) {
-        pending = this.take(orgId, blockCount(limit, size)).then((r) => {
-          if (r.admitted) {
-            const list = this.pools.get(orgId) ?? [];
-            list.push({ orgId, lease: r.lease, capacity: blockCapacity(limit, size, r.index), inUse: 0, expiresAt: r.expiresAt });
-            this.pools.set(orgId, list);
-          }
-          return r;
-        }).finally(() => this.taking.delete(orgId));
+        pending = this.take(orgId, blockCount(limit, size))
+          .then((r) => {
+            if (r.admitted) {
+              const list = this.pools.get(orgId) ?? [];
+              list.push({ orgId, lease: r.lease, capacity: blockCapacity(limit, size, r.index), inUse: 0, expiresAt: r.expiresAt });
+              this.pools.set(orgId, list);
+            }
+            return r;
+          })
+          .finally(() => this.taking.delete(orgId));
         this.taking.set(orgId, pending);
       }
       const r = await pending;

@@ -54,7 +54,13 @@ function purgeStaleEntries(now: number): void {
 }
 
 /** Counts one event of `limit` for `address`, or refuses it (writing nothing) when `perMinute` happened in the trailing minute. */
-export async function admitFromAddress(master: Buffer, limit: AddressLimitName, address: string, perMinute: number, now: () => number = Date.now): Promise<AddressAdmission> {
+export async function admitFromAddress(
+  master: Buffer,
+  limit: AddressLimitName,
+  address: string,
+  perMinute: number,
+  now: () => number = Date.now,
+): Promise<AddressAdmission> {
   purgeStaleEntries(now());
   const got = await admitUnderCap(addressCapName(master, limit, address), perMinute, now);
   return got.admitted ? { admitted: true } : { admitted: false, retryAfterSeconds: got.retryAfterSeconds };

@@ -57,7 +57,10 @@ export class LeaseReleaser {
   private inFlight = new Set<Promise<void>>();
 
   /** `remove` gets the tokens, and their slot ids when every one of them is known (a delete by `_id`, which the store looks up by index). */
-  constructor(private readonly remove: (tokens: string[], slotIds?: string[]) => Promise<void>, private readonly onError: (err: unknown) => void) {}
+  constructor(
+    private readonly remove: (tokens: string[], slotIds?: string[]) => Promise<void>,
+    private readonly onError: (err: unknown) => void,
+  ) {}
 
   release(token: string, slotId?: string): void {
     this.pending.push({ token, slotId });
@@ -69,7 +72,14 @@ export class LeaseReleaser {
     setImmediate(() => {
       const batch = this.pending.splice(0);
       const slotIds = batch.every((b) => b.slotId) ? batch.map((b) => b.slotId as string) : undefined;
-      const p = (batch.length ? this.remove(batch.map((b) => b.token), slotIds) : Promise.resolve())
+      const p = (
+        batch.length
+          ? this.remove(
+              batch.map((b) => b.token),
+              slotIds,
+            )
+          : Promise.resolve()
+      )
         .catch(this.onError)
         .finally(() => {
           this.inFlight.delete(p);

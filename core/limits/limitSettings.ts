@@ -7,8 +7,14 @@ import { ApiKey } from '../keys/models';
 import { Application } from '../tenancy/models';
 import { requireOrganization } from '../tenancy/provisioning';
 import {
-  BASELINE_ENTRY, DEFAULT_MAX_CONCURRENCY, DEFAULT_REQUESTS_PER_SECOND, OPERATION_REQUESTS_PER_SECOND,
-  type LimitEntryName, type OperationName, type Scope, type ScopeType,
+  BASELINE_ENTRY,
+  DEFAULT_MAX_CONCURRENCY,
+  DEFAULT_REQUESTS_PER_SECOND,
+  OPERATION_REQUESTS_PER_SECOND,
+  type LimitEntryName,
+  type OperationName,
+  type Scope,
+  type ScopeType,
 } from './limitTable';
 
 /**
@@ -165,10 +171,13 @@ async function updateSettings(orgId: string, change: (s: LimitSettingsDoc) => Li
 /** Checks that a scope exists in the organization (a foreign id is refused). */
 export async function requireScope(orgId: string, scope: Scope): Promise<void> {
   const exists =
-    scope.type === 'organization' ? scope.id === orgId
-    : scope.type === 'application' ? !!(await Application.exists({ _id: scope.id, orgId }))
-    : scope.type === 'key_family' ? !!(await ApiKey.exists({ familyId: scope.id, orgId }))
-    : !!(await ApiKey.exists({ _id: scope.id, orgId }));
+    scope.type === 'organization'
+      ? scope.id === orgId
+      : scope.type === 'application'
+        ? !!(await Application.exists({ _id: scope.id, orgId }))
+        : scope.type === 'key_family'
+          ? !!(await ApiKey.exists({ familyId: scope.id, orgId }))
+          : !!(await ApiKey.exists({ _id: scope.id, orgId }));
   if (!exists) throw new LimitChangeError(`${scope.type.replace('_', ' ')} ${scope.id} does not belong to organization ${orgId}`);
 }
 
@@ -197,7 +206,13 @@ export function checkCapChange(s: LimitSettingsDoc, operation: OperationName, sc
   }
 }
 
-export async function setCap(orgId: string, operation: OperationName, scope: Scope, requestsPerMinute: number, actor: Actor = 'operator'): Promise<LimitSettingsDoc> {
+export async function setCap(
+  orgId: string,
+  operation: OperationName,
+  scope: Scope,
+  requestsPerMinute: number,
+  actor: Actor = 'operator',
+): Promise<LimitSettingsDoc> {
   await requireOrganization(orgId);
   await requireScope(orgId, scope);
   return updateSettings(orgId, (s) => {

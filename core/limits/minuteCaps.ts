@@ -46,7 +46,12 @@ interface CapLogDoc {
 }
 
 const capLogSchema = new Schema(
-  { _id: { type: String, required: true }, cap: { type: String, required: true, index: true }, i: { type: Number, required: true }, at: { type: Number, required: true } },
+  {
+    _id: { type: String, required: true },
+    cap: { type: String, required: true, index: true },
+    i: { type: Number, required: true },
+    at: { type: Number, required: true },
+  },
   { versionKey: false },
 );
 export const MinuteCapLog = model('MinuteCapLog', capLogSchema, 'minute_cap_logs');
@@ -59,13 +64,16 @@ export interface CapTaken {
 }
 
 export type CapAdmission =
-  | { admitted: true; taken: CapTaken; limit: number; remaining: number; resetSeconds: number }
-  | { admitted: false; limit: number; retryAfterSeconds: number };
+  { admitted: true; taken: CapTaken; limit: number; remaining: number; resetSeconds: number } | { admitted: false; limit: number; retryAfterSeconds: number };
 
 /** Admits one request under a per-minute cap of `limit`, or refuses it without writing. */
 export async function admitUnderCap(cap: string, limit: number, now: () => number = Date.now): Promise<CapAdmission> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const recent = await logs().find({ cap }, { projection: { i: 1, at: 1 } }).sort({ i: -1 }).limit(limit).toArray();
+    const recent = await logs()
+      .find({ cap }, { projection: { i: 1, at: 1 } })
+      .sort({ i: -1 })
+      .limit(limit)
+      .toArray();
     const t = now();
     const d = capDecision(recent, limit, t);
     if (!d.admit) return { admitted: false, limit, retryAfterSeconds: d.retryAfterSeconds };

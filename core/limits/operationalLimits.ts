@@ -1,6 +1,11 @@
 import { BASELINE_ENTRY, OPERATIONS, type LimitEntryName, type Scope } from './limitTable';
 import {
-  applicableOverrides, organizationLimits, operationRequestsPerSecond, sameScope, standardRequestsPerMinute, type LimitSettingsDoc,
+  applicableOverrides,
+  organizationLimits,
+  operationRequestsPerSecond,
+  sameScope,
+  standardRequestsPerMinute,
+  type LimitSettingsDoc,
 } from './limitSettings';
 
 /**
@@ -86,12 +91,7 @@ export function overriddenScopes(settings: LimitSettingsDoc): Scope[] {
   return seen;
 }
 
-export function limitEntries(
-  settings: LimitSettingsDoc,
-  chains: ScopeChain[],
-  leaseTtlSeconds: number,
-  operation?: LimitEntryName,
-): LimitEntry[] {
+export function limitEntries(settings: LimitSettingsDoc, chains: ScopeChain[], leaseTtlSeconds: number, operation?: LimitEntryName): LimitEntry[] {
   const operations: LimitEntryName[] = operation ? [operation] : [BASELINE_ENTRY, ...OPERATIONS];
   return chains.flatMap((chain) => operations.map((op) => limitEntry(settings, op, chain, leaseTtlSeconds)));
 }

@@ -81,8 +81,7 @@ export interface WindowTaken {
 }
 
 export type WindowAdmission =
-  | { admitted: true; taken: WindowTaken; limit: number; count: number }
-  | { admitted: false; retryAfterSeconds: number; limit: number; count: number };
+  { admitted: true; taken: WindowTaken; limit: number; count: number } | { admitted: false; retryAfterSeconds: number; limit: number; count: number };
 
 const windowBlocks = new WindowBlockPool((scopeKey, second, size, index) =>
   windowInserts.insertOnce({ _id: `${windowSlotId(scopeKey, second, index)}:b${size}`, s: second }),
@@ -93,7 +92,13 @@ export async function admitWindow(scopeKey: string, limit: number, now: () => nu
   if (windowBlockSize(limit) > 1) {
     purgeOldWindows(windowSecond(now()));
     const got = await windowBlocks.admit(scopeKey, limit, () => windowSecond(now()));
-    if (got) return { admitted: true, taken: { slotId: `${windowSlotId(scopeKey, got.block.second, got.block.index)}:b${got.block.size}`, block: got.block }, limit, count: got.count };
+    if (got)
+      return {
+        admitted: true,
+        taken: { slotId: `${windowSlotId(scopeKey, got.block.second, got.block.index)}:b${got.block.size}`, block: got.block },
+        limit,
+        count: got.count,
+      };
     return { admitted: false, retryAfterSeconds: secondsUntilNextWindow(now()), limit, count: limit };
   }
   const t = now();
@@ -112,8 +117,13 @@ export async function admitWindow(scopeKey: string, limit: number, now: () => nu
   }
   // Every slot looked taken; slots given back by refused requests leave holes, so ask the store.
   const all = windowSlotIds(scopeKey, second, limit);
-  const existing = await windows().find({ _id: { $in: all } }, { projection: { _id: 1 } }).toArray();
-  for (const slotId of freeSlotIds(all, existing.map((d) => d._id))) {
+  const existing = await windows()
+    .find({ _id: { $in: all } }, { projection: { _id: 1 } })
+    .toArray();
+  for (const slotId of freeSlotIds(
+    all,
+    existing.map((d) => d._id),
+  )) {
     if (await windowInserts.insertOnce({ _id: slotId, s: second })) return { admitted: true, taken: { slotId }, limit, count: limit };
   }
   return { admitted: false, retryAfterSeconds: secondsUntilNextWindow(now()), limit, count: limit };
@@ -134,13 +144,9 @@ export interface Lease {
   block?: LeaseBlock;
 }
 
-export type LeaseAdmission =
-  | { admitted: true; lease: Lease }
-  | { admitted: false; retryAfterSeconds: number; held: number };
+export type LeaseAdmission = { admitted: true; lease: Lease } | { admitted: false; retryAfterSeconds: number; held: number };
 
-type StoreLeaseAdmission =
-  | { admitted: true; lease: Lease; index: number; expiresAt: number }
-  | { admitted: false; retryAfterSeconds: number; held: number };
+type StoreLeaseAdmission = { admitted: true; lease: Lease; index: number; expiresAt: number } | { admitted: false; retryAfterSeconds: number; held: number };
 
 const leaseBlocks = new LeaseBlockPool(
   (orgId, blocks) => acquireStoreLease(orgId, blocks, config().limits.leaseTtlSeconds * 1000, Date.now),
@@ -176,21 +182,33 @@ async function acquireStoreLease(orgId: string, slots: number, ttlMs: number, no
   const take = async (slot: number): Promise<StoreLeaseAdmission | undefined> => {
     const slotId = leaseSlotId(orgId, slot);
     const exp = now() + ttlMs;
-    return (await leaseInserts.insertOnce({ _id: slotId, org: orgId, slot, exp, token })) ? { admitted: true, lease: { slotId, token }, index: slot, expiresAt: exp } : undefined;
+    return (await leaseInserts.insertOnce({ _id: slotId, org: orgId, slot, exp, token }))
+      ? { admitted: true, lease: { slotId, token }, index: slot, expiresAt: exp }
+      : undefined;
   };
   for (const slot of probeOrder(limit, 2)) {
     const lease = await take(slot);
     if (lease) return lease;
   }
   for (let round = 0; round < 3; round++) {
-    const held = await leases().find({ org: orgId }, { projection: { slot: 1, exp: 1, token: 1 } }).toArray();
+    const held = await leases()
+      .find({ org: orgId }, { projection: { slot: 1, exp: 1, token: 1 } })
+      .toArray();
     const t = now();
     const expired = held.filter((h) => h.exp <= t);
     if (expired.length) await leases().deleteMany({ token: { $in: expired.map((h) => h.token) } });
     const free = freeLeaseSlots(held, limit, t);
     if (free.length === 0) {
       const live = held.filter((h) => h.exp > t);
-      return { admitted: false, retryAfterSeconds: inFlightRetryAfterSeconds(live.map((h) => h.exp), t, ttlMs), held: live.length };
+      return {
+        admitted: false,
+        retryAfterSeconds: inFlightRetryAfterSeconds(
+          live.map((h) => h.exp),
+          t,
+          ttlMs,
+        ),
+        held: live.length,
+      };
     }
     for (const slot of free) {
       const lease = await take(slot);

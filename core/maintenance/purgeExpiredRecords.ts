@@ -38,6 +38,14 @@ export async function purgeExpiredRecords(now = new Date()): Promise<PurgedCount
     purgeExpiredSignInRecords(now),
   ]);
   return {
-    searches, quotaEntries, idempotencyRecords, webhookEvents: webhook.events, webhookDeliveries: webhook.deliveries, attemptClaims, refreshTokens, jobDaySlots, signInRecords,
+    searches,
+    quotaEntries,
+    idempotencyRecords,
+    webhookEvents: webhook.events,
+    webhookDeliveries: webhook.deliveries,
+    attemptClaims,
+    refreshTokens,
+    jobDaySlots,
+    signInRecords,
   };
 }

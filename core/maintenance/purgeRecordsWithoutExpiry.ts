@@ -16,7 +16,9 @@ export async function purgeWebhookHistory(now = new Date()): Promise<{ events: n
   const candidates = await WebhookEvent.find(
     { createdAt: { $lte: new Date(nowMs - EVENT_RETENTION_MS) }, updatedAt: { $lte: new Date(nowMs - EVENT_QUIET_MS) } },
     { createdAt: 1, updatedAt: 1 },
-  ).limit(BATCH).lean();
+  )
+    .limit(BATCH)
+    .lean();
   const ids = candidates.filter((e) => eventPurgeable(e, nowMs)).map((e) => e._id);
   if (!ids.length) return { events: 0, deliveries: 0 };
   const deliveries = (await WebhookDelivery.deleteMany({ eventId: { $in: ids } })).deletedCount ?? 0;
@@ -31,7 +33,9 @@ export async function purgeAttemptClaims(now = new Date()): Promise<number> {
 /** Refresh-token chains every token of which has expired. */
 export async function purgeExpiredRefreshChains(now = new Date()): Promise<number> {
   const nowMs = now.getTime();
-  const expired = await RefreshToken.find({ expiresAt: { $lte: now } }, { chainId: 1 }).limit(BATCH).lean();
+  const expired = await RefreshToken.find({ expiresAt: { $lte: now } }, { chainId: 1 })
+    .limit(BATCH)
+    .lean();
   const chainIds = [...new Set(expired.map((t) => t.chainId))];
   if (!chainIds.length) return 0;
   const tokens = await RefreshToken.find({ chainId: { $in: chainIds } }, { chainId: 1, expiresAt: 1 }).lean();

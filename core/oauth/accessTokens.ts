@@ -56,7 +56,10 @@ export type AccessTokenVerdict = { ok: true; token: VerifiedAccessToken } | { ok
  * fail), `typ`, `iss`, an audience that is exactly the expected string, `exp`, and the
  * RFC 9068 claims. Scope and client revocation are the caller's next checks.
  */
-export async function verifyAccessToken(token: string, opts: { issuer: string; audience: string; accessTokenTtlSeconds: number; now?: Date }): Promise<AccessTokenVerdict> {
+export async function verifyAccessToken(
+  token: string,
+  opts: { issuer: string; audience: string; accessTokenTtlSeconds: number; now?: Date },
+): Promise<AccessTokenVerdict> {
   let kid: string | undefined;
   try {
     const header = decodeProtectedHeader(token);

@@ -38,7 +38,15 @@ export async function takeSlot(scope: string, limit: number, ttlMs: number, now 
     }
   }
   const live = await AttemptSlot.find({ _id: { $in: ids }, expiresAt: { $gt: now } }).lean<Array<{ expiresAt: Date }>>();
-  return { ok: false, retryAfterSeconds: live.length ? secondsUntilFree(live.map((s) => s.expiresAt), now) : 1 };
+  return {
+    ok: false,
+    retryAfterSeconds: live.length
+      ? secondsUntilFree(
+          live.map((s) => s.expiresAt),
+          now,
+        )
+      : 1,
+  };
 }
 
 export async function releaseSlot(slotId: string): Promise<void> {

@@ -6,7 +6,8 @@ import { isValidS256Challenge, PKCE_METHOD } from './pkce';
  * good (RFC 6749 4.1.1 and 4.1.2.1, RFC 7636, RFC 8707, OAuth 2.1). Failures here go back to
  * the client's redirect URI as `error` with `state` and `iss`.
  */
-export type AuthorizationErrorCode = 'invalid_request' | 'unsupported_response_type' | 'invalid_scope' | 'invalid_target' | 'access_denied' | 'server_error' | 'unauthorized_client';
+export type AuthorizationErrorCode =
+  'invalid_request' | 'unsupported_response_type' | 'invalid_scope' | 'invalid_target' | 'access_denied' | 'server_error' | 'unauthorized_client';
 
 export interface AuthorizationParams {
   state: string | null;
@@ -22,7 +23,10 @@ const IGNORED_SCOPES = new Set(['offline_access']);
 
 /** Absent or empty means mcp:tools; anything but mcp:tools (and offline_access) is refused. */
 export function resolveScope(requested: string | undefined): string | null {
-  const scopes = (requested ?? '').split(' ').filter(Boolean).filter((s) => !IGNORED_SCOPES.has(s));
+  const scopes = (requested ?? '')
+    .split(' ')
+    .filter(Boolean)
+    .filter((s) => !IGNORED_SCOPES.has(s));
   if (scopes.some((s) => s !== MCP_TOOLS_SCOPE)) return null;
   return MCP_TOOLS_SCOPE;
 }
@@ -39,22 +43,27 @@ const MAX_STATE_LENGTH = 2048;
 /** `params` maps each name to every value sent (a repeated parameter is invalid_request). */
 export function checkAuthorizationParams(params: Map<string, string[]>, toolsResource: string): ParamsVerdict {
   for (const [name, values] of params) {
-    if (values.length > 1) return { ok: false, error: name === 'resource' ? 'invalid_target' : 'invalid_request', description: `The parameter "${name}" was sent more than once.` };
+    if (values.length > 1)
+      return { ok: false, error: name === 'resource' ? 'invalid_target' : 'invalid_request', description: `The parameter "${name}" was sent more than once.` };
   }
   const one = (name: string) => params.get(name)?.[0];
   const state = one('state');
-  if (state !== undefined && state.length > MAX_STATE_LENGTH) return { ok: false, error: 'invalid_request', description: `state may be at most ${MAX_STATE_LENGTH} characters.` };
+  if (state !== undefined && state.length > MAX_STATE_LENGTH)
+    return { ok: false, error: 'invalid_request', description: `state may be at most ${MAX_STATE_LENGTH} characters.` };
   const responseType = one('response_type');
   if (!responseType) return { ok: false, error: 'invalid_request', description: 'response_type is required (code).' };
   if (responseType !== 'code') return { ok: false, error: 'unsupported_response_type', description: 'Only response_type=code is supported.' };
-  if (one('request') !== undefined || one('request_uri') !== undefined) return { ok: false, error: 'invalid_request', description: 'Request objects are not supported.' };
+  if (one('request') !== undefined || one('request_uri') !== undefined)
+    return { ok: false, error: 'invalid_request', description: 'Request objects are not supported.' };
   const responseMode = one('response_mode');
-  if (responseMode !== undefined && responseMode !== 'query') return { ok: false, error: 'invalid_request', description: 'Only response_mode=query is supported.' };
+  if (responseMode !== undefined && responseMode !== 'query')
+    return { ok: false, error: 'invalid_request', description: 'Only response_mode=query is supported.' };
   const challenge = one('code_challenge');
   const method = one('code_challenge_method');
   if (!challenge) return { ok: false, error: 'invalid_request', description: 'PKCE is required: send code_challenge with code_challenge_method=S256.' };
   if (method !== PKCE_METHOD) return { ok: false, error: 'invalid_request', description: 'code_challenge_method must be S256 (plain is not supported).' };
-  if (!isValidS256Challenge(challenge)) return { ok: false, error: 'invalid_request', description: 'code_challenge must be the 43-character base64url SHA-256 of the code verifier.' };
+  if (!isValidS256Challenge(challenge))
+    return { ok: false, error: 'invalid_request', description: 'code_challenge must be the 43-character base64url SHA-256 of the code verifier.' };
   const scope = resolveScope(one('scope'));
   if (!scope) return { ok: false, error: 'invalid_scope', description: `The only scope is ${MCP_TOOLS_SCOPE}.` };
   const resource = resolveResource(one('resource'), toolsResource);
@@ -63,7 +72,12 @@ export function checkAuthorizationParams(params: Map<string, string[]>, toolsRes
 }
 
 /** The redirect carrying an authorization response: code or error, always with state and iss (RFC 9207). */
-export function authorizationResponseUrl(redirectUri: string, issuer: string, state: string | null, result: { code: string } | { error: AuthorizationErrorCode; description?: string }): string {
+export function authorizationResponseUrl(
+  redirectUri: string,
+  issuer: string,
+  state: string | null,
+  result: { code: string } | { error: AuthorizationErrorCode; description?: string },
+): string {
   const url = new URL(redirectUri);
   if ('code' in result) url.searchParams.set('code', result.code);
   else {

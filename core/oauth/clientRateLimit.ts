@@ -22,10 +22,7 @@ export async function admitClientRequest(clientId: string, perMinute: number, no
   const nowMs = now.getTime();
   const windowStart = windowStartOf(nowMs);
   for (let attempt = 0; attempt < 3; attempt++) {
-    const counted = await ClientRateWindow.findOneAndUpdate(
-      { _id: clientId, windowStart, count: { $lt: perMinute } },
-      { $inc: { count: 1 } },
-    ).lean();
+    const counted = await ClientRateWindow.findOneAndUpdate({ _id: clientId, windowStart, count: { $lt: perMinute } }, { $inc: { count: 1 } }).lean();
     if (counted) return { ok: true };
     const reset = await ClientRateWindow.findOneAndUpdate({ _id: clientId, windowStart: { $lt: windowStart } }, { $set: { windowStart, count: 1 } }).lean();
     if (reset) return { ok: true };

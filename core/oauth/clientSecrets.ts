@@ -36,12 +36,7 @@ export function matchesLiveSecret(presented: string, secrets: readonly StoredSec
  * After a rotation: the new secret is current, the previous current one lives for the grace
  * period, and anything older is dropped, so at most two secrets are ever live.
  */
-export function rotateSecrets<T extends StoredSecret & { _id: string; createdAt: Date }>(
-  secrets: readonly T[],
-  next: T,
-  now: Date,
-  graceSeconds: number,
-): T[] {
+export function rotateSecrets<T extends StoredSecret & { _id: string; createdAt: Date }>(secrets: readonly T[], next: T, now: Date, graceSeconds: number): T[] {
   const current = secrets.filter((s) => s.expiresAt === null);
   const previous = current.map((s) => ({ ...s, expiresAt: new Date(now.getTime() + graceSeconds * 1000) }));
   return [...previous.filter((s) => s.expiresAt > now), next];

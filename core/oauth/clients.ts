@@ -43,9 +43,18 @@ export interface CreateClientInput {
 }
 
 /** Operator provisioning (SPEC 5.2 item 2): the secret is returned here once, stored as a hash. */
-export async function createClient(input: CreateClientInput): Promise<{ client_id: string; client_secret: string; org_id: string; workspace_id: string; application_id: string; scopes: string[]; rate_limit_per_minute: number }> {
+export async function createClient(input: CreateClientInput): Promise<{
+  client_id: string;
+  client_secret: string;
+  org_id: string;
+  workspace_id: string;
+  application_id: string;
+  scopes: string[];
+  rate_limit_per_minute: number;
+}> {
   await requireOrganization(input.orgId);
-  if (!Number.isInteger(input.rateLimitPerMinute) || input.rateLimitPerMinute < 1) throw new Error('rate limit must be a positive integer (requests per minute)');
+  if (!Number.isInteger(input.rateLimitPerMinute) || input.rateLimitPerMinute < 1)
+    throw new Error('rate limit must be a positive integer (requests per minute)');
   const permissions = [...new Set(input.permissions ?? DEFAULT_CLIENT_PERMISSIONS)];
   const unknown = permissions.filter((p) => !isPermission(p));
   if (unknown.length) throw new Error(`unknown scopes: ${unknown.join(', ')}`);
@@ -86,7 +95,10 @@ export async function createClient(input: CreateClientInput): Promise<{ client_i
  * (M2M_SECRET_ROTATION_GRACE_SECONDS by default; 0 ends it at once, for an exposed secret),
  * so a deployment can switch without downtime; older secrets are dropped.
  */
-export async function rotateClientSecret(clientId: string, graceSeconds = config().oauth.secretRotationGraceSeconds): Promise<{ client_id: string; client_secret: string; previous_secret_expires_at: string | null }> {
+export async function rotateClientSecret(
+  clientId: string,
+  graceSeconds = config().oauth.secretRotationGraceSeconds,
+): Promise<{ client_id: string; client_secret: string; previous_secret_expires_at: string | null }> {
   if (!Number.isInteger(graceSeconds) || graceSeconds < 0) throw new Error('grace seconds must be a non-negative integer');
   const client = await OAuthClient.findById(clientId).lean<ClientRecord>();
   if (!client) throw new Error(`client ${clientId} does not exist`);

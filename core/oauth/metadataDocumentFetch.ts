@@ -21,9 +21,7 @@ export interface FetchSettings {
   timeoutMs?: number;
 }
 
-export type FetchedDocument =
-  | { ok: true; status: number; contentType: string; cacheControl: string; body: string }
-  | { ok: false; reason: string };
+export type FetchedDocument = { ok: true; status: number; contentType: string; cacheControl: string; body: string } | { ok: false; reason: string };
 
 const trustCache = new Map<string, string[]>();
 
@@ -73,7 +71,10 @@ export async function fetchMetadataDocument(url: string, settings: FetchSettings
         const status = res.statusCode ?? 0;
         if (status !== 200) {
           res.destroy();
-          return finish({ ok: false, reason: status >= 300 && status < 400 ? 'the document URL redirects (not followed)' : `the document URL answered ${status}` });
+          return finish({
+            ok: false,
+            reason: status >= 300 && status < 400 ? 'the document URL redirects (not followed)' : `the document URL answered ${status}`,
+          });
         }
         const chunks: Buffer[] = [];
         let read = 0;

@@ -29,9 +29,13 @@ export function isMetadataDocumentUrl(clientId: unknown): clientId is string {
     return false;
   }
   if (url.hash !== '' || clientId.includes('#') || url.username !== '' || url.password !== '') return false;
-  const rawPath = clientId.slice('https://'.length).replace(/^[^/?]*/, '').split('?')[0];
+  const rawPath = clientId
+    .slice('https://'.length)
+    .replace(/^[^/?]*/, '')
+    .split('?')[0];
   if (rawPath === '' || rawPath === '/') return false;
-  if (rawPath.split('/').some((segment) => segment === '.' || segment === '..' || /^%2e(%2e)?$/i.test(segment) || /^\.%2e$|^%2e\.$/i.test(segment))) return false;
+  if (rawPath.split('/').some((segment) => segment === '.' || segment === '..' || /^%2e(%2e)?$/i.test(segment) || /^\.%2e$|^%2e\.$/i.test(segment)))
+    return false;
   return true;
 }
 
@@ -49,7 +53,8 @@ export function validateMetadataDocument(url: string, contentType: string, body:
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return { ok: false, reason: 'the document is not a JSON object' };
   const d = doc as Record<string, unknown>;
   if (d.client_id !== url) return { ok: false, reason: 'the document does not name its own URL as client_id' };
-  if (typeof d.client_name !== 'string' || d.client_name.trim() === '' || d.client_name.length > 200) return { ok: false, reason: 'the document needs a client_name of 1 to 200 characters' };
+  if (typeof d.client_name !== 'string' || d.client_name.trim() === '' || d.client_name.length > 200)
+    return { ok: false, reason: 'the document needs a client_name of 1 to 200 characters' };
   if ('client_secret' in d || 'client_secret_expires_at' in d) return { ok: false, reason: 'a metadata document must not carry a client secret' };
   const authMethod = d.token_endpoint_auth_method ?? 'none';
   if (authMethod !== 'none') return { ok: false, reason: 'token_endpoint_auth_method must be "none" (public clients only)' };
@@ -59,8 +64,10 @@ export function validateMetadataDocument(url: string, contentType: string, body:
   if (!Array.isArray(grantTypes) || !grantTypes.includes('authorization_code') || grantTypes.some((g) => typeof g !== 'string')) {
     return { ok: false, reason: 'grant_types must include authorization_code' };
   }
-  if (d.response_types !== undefined && (!Array.isArray(d.response_types) || !d.response_types.includes('code'))) return { ok: false, reason: 'response_types must include code' };
-  if (!Array.isArray(d.redirect_uris) || d.redirect_uris.length === 0 || d.redirect_uris.length > 20) return { ok: false, reason: 'redirect_uris must list 1 to 20 redirect URIs' };
+  if (d.response_types !== undefined && (!Array.isArray(d.response_types) || !d.response_types.includes('code')))
+    return { ok: false, reason: 'response_types must include code' };
+  if (!Array.isArray(d.redirect_uris) || d.redirect_uris.length === 0 || d.redirect_uris.length > 20)
+    return { ok: false, reason: 'redirect_uris must list 1 to 20 redirect URIs' };
   for (const uri of d.redirect_uris) {
     const verdict = checkRegisteredRedirectUri(uri, applicationType);
     if (!verdict.ok) return { ok: false, reason: `redirect_uris: ${verdict.reason}` };
@@ -79,7 +86,10 @@ export function validateMetadataDocument(url: string, contentType: string, body:
 
 /** Cache lifetime from the response's Cache-Control, kept within [60 s, 24 h]. */
 export function cacheSecondsOf(cacheControl: string): number {
-  const directives = cacheControl.toLowerCase().split(',').map((d) => d.trim());
+  const directives = cacheControl
+    .toLowerCase()
+    .split(',')
+    .map((d) => d.trim());
   if (directives.includes('no-store') || directives.includes('no-cache')) return MIN_CACHE_SECONDS;
   const maxAge = directives.map((d) => /^max-age=(\d+)$/.exec(d)).find(Boolean);
   const seconds = maxAge ? Number(maxAge[1]) : DEFAULT_CACHE_SECONDS;

@@ -118,19 +118,23 @@ const REGISTRABLE_GRANTS = ['authorization_code', 'refresh_token'];
  * grant_types authorization_code and refresh_token, response_types code.
  */
 export async function registerPublicClient(metadata: unknown, now = new Date()): Promise<Record<string, unknown>> {
-  if (!metadata || typeof metadata !== 'object' || Array.isArray(metadata)) throw new RegistrationError('invalid_client_metadata', 'Send the client metadata as a JSON object.');
+  if (!metadata || typeof metadata !== 'object' || Array.isArray(metadata))
+    throw new RegistrationError('invalid_client_metadata', 'Send the client metadata as a JSON object.');
   const m = metadata as Record<string, unknown>;
   const authMethod = m.token_endpoint_auth_method ?? 'none';
-  if (authMethod !== 'none') throw new RegistrationError('invalid_client_metadata', 'Only public clients may register: token_endpoint_auth_method must be "none".');
+  if (authMethod !== 'none')
+    throw new RegistrationError('invalid_client_metadata', 'Only public clients may register: token_endpoint_auth_method must be "none".');
   const applicationType = m.application_type ?? 'web';
-  if (applicationType !== 'web' && applicationType !== 'native') throw new RegistrationError('invalid_client_metadata', 'application_type must be "web" or "native".');
+  if (applicationType !== 'web' && applicationType !== 'native')
+    throw new RegistrationError('invalid_client_metadata', 'application_type must be "web" or "native".');
   const grantTypes = m.grant_types ?? REGISTRABLE_GRANTS;
   if (!Array.isArray(grantTypes) || grantTypes.length === 0 || grantTypes.some((g) => !REGISTRABLE_GRANTS.includes(g as string))) {
     throw new RegistrationError('invalid_client_metadata', 'grant_types may hold authorization_code and refresh_token only.');
   }
   if (!grantTypes.includes('authorization_code')) throw new RegistrationError('invalid_client_metadata', 'grant_types must include authorization_code.');
   const responseTypes = m.response_types ?? ['code'];
-  if (!Array.isArray(responseTypes) || responseTypes.length !== 1 || responseTypes[0] !== 'code') throw new RegistrationError('invalid_client_metadata', 'response_types must be ["code"].');
+  if (!Array.isArray(responseTypes) || responseTypes.length !== 1 || responseTypes[0] !== 'code')
+    throw new RegistrationError('invalid_client_metadata', 'response_types must be ["code"].');
   if (m.client_name !== undefined && (typeof m.client_name !== 'string' || m.client_name.trim() === '' || m.client_name.length > 200)) {
     throw new RegistrationError('invalid_client_metadata', 'client_name must be 1 to 200 characters.');
   }

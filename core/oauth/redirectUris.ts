@@ -24,8 +24,17 @@ function sameLoopbackRedirect(registered: string, requested: string): boolean {
   const a = parse(registered);
   const b = parse(requested);
   if (!a || !b || !isLoopbackHttp(registered) || !isLoopbackHttp(requested)) return false;
-  return a.hostname === b.hostname && a.pathname === b.pathname && a.search === b.search && a.hash === '' && b.hash === '' &&
-    a.username === '' && b.username === '' && a.password === '' && b.password === '';
+  return (
+    a.hostname === b.hostname &&
+    a.pathname === b.pathname &&
+    a.search === b.search &&
+    a.hash === '' &&
+    b.hash === '' &&
+    a.username === '' &&
+    b.username === '' &&
+    a.password === '' &&
+    b.password === ''
+  );
 }
 
 export function redirectUriMatches(registered: readonly string[], requested: string): boolean {
@@ -47,9 +56,11 @@ export function checkRegisteredRedirectUri(uri: unknown, applicationType: string
   if (u.hash !== '' || uri.includes('#')) return { ok: false, reason: `${uri} must not have a fragment` };
   if (u.username !== '' || u.password !== '') return { ok: false, reason: `${uri} must not carry credentials` };
   if (u.protocol === 'https:') return { ok: true };
-  if (u.protocol === 'http:') return isLoopbackHttp(uri) ? { ok: true } : { ok: false, reason: `${uri}: http is allowed only for loopback redirects (127.0.0.1, [::1], localhost)` };
+  if (u.protocol === 'http:')
+    return isLoopbackHttp(uri) ? { ok: true } : { ok: false, reason: `${uri}: http is allowed only for loopback redirects (127.0.0.1, [::1], localhost)` };
   const scheme = u.protocol.slice(0, -1).toLowerCase();
-  if (['javascript', 'data', 'file', 'vbscript', 'blob', 'about', 'ws', 'wss', 'ftp'].includes(scheme)) return { ok: false, reason: `${uri}: the ${scheme} scheme is not allowed` };
+  if (['javascript', 'data', 'file', 'vbscript', 'blob', 'about', 'ws', 'wss', 'ftp'].includes(scheme))
+    return { ok: false, reason: `${uri}: the ${scheme} scheme is not allowed` };
   if (applicationType !== 'native') return { ok: false, reason: `${uri}: a private-use scheme needs application_type "native"` };
   return { ok: true };
 }

@@ -48,9 +48,7 @@ export async function issueRefreshToken(grant: Omit<Grant, 'chainId'> & { chainI
   return token;
 }
 
-export type RedeemVerdict =
-  | { ok: true; grant: Grant }
-  | { ok: false; reason: 'unknown' | 'other_client' | 'expired' | 'revoked' | 'reused' };
+export type RedeemVerdict = { ok: true; grant: Grant } | { ok: false; reason: 'unknown' | 'other_client' | 'expired' | 'revoked' | 'reused' };
 
 /**
  * Consumes a refresh token presented by `clientId`. A token of another client is refused
@@ -69,7 +67,11 @@ export async function redeemRefreshToken(presented: string, clientId: string, no
   if (doc.revokedAt) return { ok: false, reason: 'revoked' };
   if (doc.expiresAt <= now) return { ok: false, reason: 'expired' };
   // The conditional update is the race guard: of two concurrent uses exactly one wins.
-  const consumed = await RefreshToken.findOneAndUpdate({ _id: doc._id, usedAt: null, revokedAt: null }, { $set: { usedAt: now } }, { returnDocument: 'after' }).lean<RefreshTokenDoc>();
+  const consumed = await RefreshToken.findOneAndUpdate(
+    { _id: doc._id, usedAt: null, revokedAt: null },
+    { $set: { usedAt: now } },
+    { returnDocument: 'after' },
+  ).lean<RefreshTokenDoc>();
   if (!consumed) {
     await revokeChain(doc.chainId, now);
     return { ok: false, reason: 'reused' };

@@ -57,7 +57,8 @@ export function clientCredentialsOf(authorization: string[], params: Map<string,
   if (authorization.length === 1) {
     const match = /^Basic ([A-Za-z0-9+/]+=*)$/i.exec(authorization[0].trim());
     if (!match) throw new OAuthError('invalid_request', 'The token endpoint accepts HTTP Basic client authentication only in the Authorization header.');
-    if (postSecret !== undefined) throw new OAuthError('invalid_request', 'Use one client authentication method: HTTP Basic or client_secret in the body, not both.');
+    if (postSecret !== undefined)
+      throw new OAuthError('invalid_request', 'Use one client authentication method: HTTP Basic or client_secret in the body, not both.');
     const decoded = Buffer.from(match[1], 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) throw basicFailure('The Basic credentials must be client_id:client_secret.');
@@ -69,7 +70,8 @@ export function clientCredentialsOf(authorization: string[], params: Map<string,
     } catch {
       throw basicFailure('The Basic credentials are not correctly encoded.');
     }
-    if (postId !== undefined && postId !== clientId) throw new OAuthError('invalid_request', 'client_id in the body differs from the one in the Authorization header.');
+    if (postId !== undefined && postId !== clientId)
+      throw new OAuthError('invalid_request', 'client_id in the body differs from the one in the Authorization header.');
     return { clientId, clientSecret, method: 'client_secret_basic' };
   }
   if (!postId || !postSecret) throw new OAuthError('invalid_client', 'Client authentication is required: client_id and client_secret, or HTTP Basic.', 401);

@@ -29,7 +29,10 @@ export class GroupedInserts<T extends Document> {
     while (this.queue.length) {
       const batch = this.queue.splice(0);
       try {
-        const { duplicates } = await insertManyIgnoringDuplicates(this.collection(), batch.map((b) => b.doc));
+        const { duplicates } = await insertManyIgnoringDuplicates(
+          this.collection(),
+          batch.map((b) => b.doc),
+        );
         const lost = new Set(duplicates);
         batch.forEach((b, i) => b.settle(!lost.has(i)));
       } catch (err) {

@@ -26,7 +26,10 @@ export interface BulkInsertResult {
  * Inserts all `docs` (unordered: one duplicate does not stop the rest), skipping those whose
  * unique key exists already. Any other write error is thrown.
  */
-export async function insertManyIgnoringDuplicates<T extends Document>(collection: Collection<T>, docs: ReadonlyArray<OptionalUnlessRequiredId<T>>): Promise<BulkInsertResult> {
+export async function insertManyIgnoringDuplicates<T extends Document>(
+  collection: Collection<T>,
+  docs: ReadonlyArray<OptionalUnlessRequiredId<T>>,
+): Promise<BulkInsertResult> {
   if (!docs.length) return { inserted: 0, duplicates: [] };
   try {
     return { inserted: (await collection.insertMany(docs, { ordered: false })).insertedCount, duplicates: [] };

@@ -7,7 +7,8 @@ import type { Model } from 'mongoose';
  * single unique insert (the one write FerretDB 1.x applies atomically), bulk inserts that skip
  * duplicates, and streamed full reads.
  */
-export function typedCollection<T extends Document>(model: Model<any>): Collection<T> { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function typedCollection<T extends Document>(model: Model<any>): Collection<T> {
   // Why the assertion: mongoose types `Model.collection` as holding untyped documents with
   // ObjectId ids; ours have string ids and the shape `T` the schema declares. This is the one
   // place the two type systems meet.

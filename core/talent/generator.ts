@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
 import { SENIORITIES, type Seniority } from './models';
-import {
-  COMPANIES, CULTURES, DEGREES, EXTRA_LANGUAGES, JOB_FAMILIES, PHONE_PREFIX, PLACES, SCHOOLS, SENIORITY_TITLES,
-} from './generatorData';
+import { COMPANIES, CULTURES, DEGREES, EXTRA_LANGUAGES, JOB_FAMILIES, PHONE_PREFIX, PLACES, SCHOOLS, SENIORITY_TITLES } from './generatorData';
 import { keyedId } from './keyedIds';
 import { BUILT_IN_SOURCE_ID, OPEN_WEB_SOURCE_ID } from './sources';
 
@@ -105,7 +103,11 @@ function seniorityFor(years: number, rng: () => number): Seniority {
 }
 
 function slug(s: string): string {
-  return s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '');
+  return s
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '');
 }
 
 function companyDomain(company: string): string {
@@ -159,9 +161,7 @@ export function generatePerson(seed: string, ordinal: number): { person: Generat
   const languages = [...new Set([...culture.languages, ...(rng() < 0.3 ? [pick(rng, EXTRA_LANGUAGES)] : [])])];
 
   const years = yearsExperience === 1 ? '1 year' : `${yearsExperience} years`;
-  const headline = rng() < 0.5
-    ? `${title} at ${company}`
-    : `${title} · ${skills.slice(0, 3).join(', ')} · ${years} of experience`;
+  const headline = rng() < 0.5 ? `${title} at ${company}` : `${title} · ${skills.slice(0, 3).join(', ')} · ${years} of experience`;
 
   const person: GeneratedPerson = {
     _id: id,

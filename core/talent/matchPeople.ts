@@ -150,7 +150,10 @@ export async function matchPeople(input: { orgId: string; familyId: string; clai
   const matches = await findMatches(input.orgId, input.fields, input.minConfidence, input.limit);
   if (!matches.length) return { data: matches, credits_charged: 0, receipt_id: null as string | null };
   const receipt = await charge({
-    orgId: input.orgId, familyId: input.familyId, amount: matches.length * PRICES.personMatch, operation: MATCH_OPERATION,
+    orgId: input.orgId,
+    familyId: input.familyId,
+    amount: matches.length * PRICES.personMatch,
+    operation: MATCH_OPERATION,
     chargeKey: claimChargeKey(MATCH_OPERATION, input.claim),
   });
   return { data: matches, credits_charged: receipt.amount, receipt_id: receipt.receiptId as string | null };

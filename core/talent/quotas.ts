@@ -82,7 +82,9 @@ async function add(kind: QuotaKind, orgId: string, members: string[], enforce: b
     if (!fresh.length) return;
     if (enforce && state.count + fresh.length > limit) throw refusal(kind, limit);
     const outcome = await appendEntry(QuotaEntry, state.chainId, state.seq + 1, {
-      members: fresh, countAfter: state.count + fresh.length, expiresAt: new Date(state.end + HOUR),
+      members: fresh,
+      countAfter: state.count + fresh.length,
+      expiresAt: new Date(state.end + HOUR),
     });
     if (outcome === 'appended') {
       state.seq += 1;

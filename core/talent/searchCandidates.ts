@@ -51,7 +51,10 @@ function searchIdFor(claim: RequestClaim, fingerprint: string): string {
 function normalizeFilters(f: SearchFilters = {}): SearchFilters {
   const list = (v?: string[]) => (v?.length ? [...new Set(v.map((x) => fold(x)).filter(Boolean))].sort() : undefined);
   const out: SearchFilters = {
-    titles: list(f.titles), skills: list(f.skills), locations: list(f.locations), current_company: list(f.current_company),
+    titles: list(f.titles),
+    skills: list(f.skills),
+    locations: list(f.locations),
+    current_company: list(f.current_company),
     seniority: f.seniority?.length ? [...new Set(f.seniority)].sort() : undefined,
     min_years_experience: f.min_years_experience,
   };
@@ -99,14 +102,16 @@ async function firstPage(req: SearchRequest): Promise<SearchPage> {
     throw validationFailed([{ field: 'query', message: 'send a query, at least one filter, or a cursor' }]);
   }
   const fingerprint = fingerprintOf(params);
-  firstFailure(await Promise.allSettled([
-    admitToQuota('queries', req.orgId, [queryMember(fingerprint)]),
-    // The request's own page may be what filled the quota (a retry after a crash): not a refusal then.
-    assertQuotaHasRoom('previews', req.orgId).catch(async (err: unknown) => {
-      if (!(await findCharge(pageChargeKey(req)))) throw err;
-    }),
-    assertCanFundUnlessCharged({ orgId: req.orgId, familyId: req.familyId, amount: PRICES.searchPage }, pageChargeKey(req)),
-  ]));
+  firstFailure(
+    await Promise.allSettled([
+      admitToQuota('queries', req.orgId, [queryMember(fingerprint)]),
+      // The request's own page may be what filled the quota (a retry after a crash): not a refusal then.
+      assertQuotaHasRoom('previews', req.orgId).catch(async (err: unknown) => {
+        if (!(await findCharge(pageChargeKey(req)))) throw err;
+      }),
+      assertCanFundUnlessCharged({ orgId: req.orgId, familyId: req.familyId, amount: PRICES.searchPage }, pageChargeKey(req)),
+    ]),
+  );
   const idx = await searchIndex();
   const outcome = await runScan(req.orgId, startSearch(idx, params, MAX_STORED_SEARCH_PEOPLE), config().search.scanBudget);
   const personIds = outcome.ordinals.map((o) => idx.personIds[o]);
@@ -114,7 +119,12 @@ async function firstPage(req: SearchRequest): Promise<SearchPage> {
   const data = previewsOf(idx, pageIds);
   const paid = await payForPage(req, data);
   const search = await storeOrReuseSearch({
-    orgId: req.orgId, fingerprint, params, personIds, total: outcome.total, searchId: searchIdFor(req.claim, fingerprint),
+    orgId: req.orgId,
+    fingerprint,
+    params,
+    personIds,
+    total: outcome.total,
+    searchId: searchIdFor(req.claim, fingerprint),
   });
   return pageOf(req, search, 0, pageIds, data, paid);
 }
@@ -151,9 +161,16 @@ function previewsOf(idx: SearchIndex, ids: string[]): PersonPreview[] {
  */
 async function payForPage(req: SearchRequest, data: PersonPreview[]): Promise<{ credits: number; receiptId: string | null }> {
   if (!data.length) return { credits: 0, receiptId: null };
-  await admitToQuota('previews', req.orgId, data.map((p) => p.person_id));
+  await admitToQuota(
+    'previews',
+    req.orgId,
+    data.map((p) => p.person_id),
+  );
   const receipt = await charge({
-    orgId: req.orgId, familyId: req.familyId, amount: PRICES.searchPage, operation: SEARCH_OPERATION,
+    orgId: req.orgId,
+    familyId: req.familyId,
+    amount: PRICES.searchPage,
+    operation: SEARCH_OPERATION,
     chargeKey: pageChargeKey(req),
   });
   return { credits: receipt.amount, receiptId: receipt.receiptId };
@@ -164,7 +181,12 @@ function pageChargeKey(req: SearchRequest): string {
 }
 
 function pageOf(
-  req: SearchRequest, search: StoredSearch, offset: number, pageIds: string[], data: PersonPreview[], paid: { credits: number; receiptId: string | null },
+  req: SearchRequest,
+  search: StoredSearch,
+  offset: number,
+  pageIds: string[],
+  data: PersonPreview[],
+  paid: { credits: number; receiptId: string | null },
 ): SearchPage {
   const nextOffset = offset + pageIds.length;
   return {

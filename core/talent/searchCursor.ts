@@ -26,7 +26,9 @@ function sign(payload: string): string {
 }
 
 export function encodeCursor(orgId: string, searchId: string, offset: number, now = Date.now()): string {
-  const payload = Buffer.from(JSON.stringify({ v: 1, org: orgId, search: searchId, offset, iat: Math.floor(now / 1000) } satisfies CursorPayload)).toString('base64url');
+  const payload = Buffer.from(JSON.stringify({ v: 1, org: orgId, search: searchId, offset, iat: Math.floor(now / 1000) } satisfies CursorPayload)).toString(
+    'base64url',
+  );
   return `${payload}.${sign(payload)}`;
 }
 

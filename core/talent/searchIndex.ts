@@ -73,8 +73,20 @@ export interface SearchIndex {
 const TOP_SKILLS = 5;
 
 const PROJECTION = {
-  _id: 1, source: 1, fullName: 1, headline: 1, title: 1, company: 1, seniority: 1, yearsExperience: 1, skills: 1,
-  location: 1, positions: 1, education: 1, languages: 1, profileUrl: 1,
+  _id: 1,
+  source: 1,
+  fullName: 1,
+  headline: 1,
+  title: 1,
+  company: 1,
+  seniority: 1,
+  yearsExperience: 1,
+  skills: 1,
+  location: 1,
+  positions: 1,
+  education: 1,
+  languages: 1,
+  profileUrl: 1,
 };
 
 export interface RawPerson {
@@ -95,7 +107,11 @@ export interface RawPerson {
 }
 
 export function normalizeProfileUrl(url: string): string {
-  return fold(url).replace(/^https?:\/\//, '').replace(/^www\./, '').replace(/[?#].*$/, '').replace(/\/+$/, '');
+  return fold(url)
+    .replace(/^https?:\/\//, '')
+    .replace(/^www\./, '')
+    .replace(/[?#].*$/, '')
+    .replace(/\/+$/, '');
 }
 
 /** The preview of one person, assembled from the columns. */
@@ -171,7 +187,10 @@ class Interner<T = string> {
 /** Grows a typed array column by doubling. */
 class Column<A extends Uint8Array | Uint32Array | Uint16Array> {
   private n = 0;
-  constructor(private buf: A, private readonly make: (n: number) => A) {}
+  constructor(
+    private buf: A,
+    private readonly make: (n: number) => A,
+  ) {}
   push(v: number): void {
     if (this.n === this.buf.length) {
       const grown = this.make(this.buf.length * 2);
@@ -220,8 +239,15 @@ export class SearchIndexBuilder {
     const skillTokens = raw.skills.flatMap(tokenize);
     for (const t of new Set([...titleTokens, ...skillTokens])) this.strong.push(t, ordinal);
     const text = [
-      raw.title, raw.headline, raw.company, raw.skills.join(' '), raw.location.city, raw.location.region, raw.location.country,
-      raw.location.countryCode, raw.fullName,
+      raw.title,
+      raw.headline,
+      raw.company,
+      raw.skills.join(' '),
+      raw.location.city,
+      raw.location.region,
+      raw.location.country,
+      raw.location.countryCode,
+      raw.fullName,
       ...(raw.positions ?? []).flatMap((p) => [p.title, p.company]),
       ...(raw.education ?? []).flatMap((e) => [e.school, e.field, e.degree]),
       ...(raw.languages ?? []),
@@ -241,10 +267,12 @@ export class SearchIndexBuilder {
     this.years.push(Math.min(255, raw.yearsExperience));
     this.titleCodes.push(titleCode);
     const loc = raw.location;
-    this.placeCodes.push(this.places.code(`${loc.city}|${loc.region}|${loc.country}|${loc.countryCode}`, () => ({
-      folded: [loc.city, loc.region, loc.country, loc.countryCode].map(fold),
-      names: { country: loc.country, countryCode: loc.countryCode, region: loc.region, city: loc.city },
-    })));
+    this.placeCodes.push(
+      this.places.code(`${loc.city}|${loc.region}|${loc.country}|${loc.countryCode}`, () => ({
+        folded: [loc.city, loc.region, loc.country, loc.countryCode].map(fold),
+        names: { country: loc.country, countryCode: loc.countryCode, region: loc.region, city: loc.city },
+      })),
+    );
     for (const skill of raw.skills) this.bySkill.push(fold(skill), ordinal);
     this.companyCodes.push(this.companies.code(raw.company, () => ({ folded: fold(raw.company), name: raw.company })));
     for (let k = 0; k < TOP_SKILLS; k++) this.topSkills.push(k < raw.skills.length ? 1 + this.skills.code(raw.skills[k], () => raw.skills[k]) : 0);
@@ -253,14 +281,30 @@ export class SearchIndexBuilder {
   finish(version: number): SearchIndex {
     const top = this.topSkills.finish();
     return {
-      version, size: this.personIds.length, personIds: this.personIds, names: this.names, headlines: this.headlines,
-      ordinalOf: this.ordinalOf, strong: this.strong.finish(), all: this.all.finish(),
-      byName: this.byName, byProfileUrl: this.byProfileUrl, seniorityCode: this.seniority.finish(),
-      years: this.years.finish(), sourceCode: this.sourceCodes.finish(), sources: this.sources.values,
-      titleCode: this.titleCodes.finish(), titles: this.titles.values.map((t) => t.title), titleTokens: this.titles.values.map((t) => t.tokens),
-      placeCode: this.placeCodes.finish(), places: this.places.values.map((p) => p.folded), placeNames: this.places.values.map((p) => p.names),
+      version,
+      size: this.personIds.length,
+      personIds: this.personIds,
+      names: this.names,
+      headlines: this.headlines,
+      ordinalOf: this.ordinalOf,
+      strong: this.strong.finish(),
+      all: this.all.finish(),
+      byName: this.byName,
+      byProfileUrl: this.byProfileUrl,
+      seniorityCode: this.seniority.finish(),
+      years: this.years.finish(),
+      sourceCode: this.sourceCodes.finish(),
+      sources: this.sources.values,
+      titleCode: this.titleCodes.finish(),
+      titles: this.titles.values.map((t) => t.title),
+      titleTokens: this.titles.values.map((t) => t.tokens),
+      placeCode: this.placeCodes.finish(),
+      places: this.places.values.map((p) => p.folded),
+      placeNames: this.places.values.map((p) => p.names),
       bySkill: this.bySkill.finish(),
-      companyCode: this.companyCodes.finish(), companies: this.companies.values.map((c) => c.folded), companyNames: this.companies.values.map((c) => c.name),
+      companyCode: this.companyCodes.finish(),
+      companies: this.companies.values.map((c) => c.folded),
+      companyNames: this.companies.values.map((c) => c.name),
       // Fewer than 65,535 distinct skills (the usual case) fit in half the bytes.
       topSkills: this.skills.values.length < 0xffff ? Uint16Array.from(top) : top,
       skills: this.skills.values,

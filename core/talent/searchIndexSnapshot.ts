@@ -81,7 +81,13 @@ export async function saveSearchIndexSnapshot(idx: SearchIndex, now = new Date()
     const data = bytes.subarray(part * PART_BYTES, (part + 1) * PART_BYTES);
     await insertManyIgnoringDuplicates(collection, [{ _id: partId(idx.version, part), version: idx.version, part, data, createdAt: now }]);
   }
-  await insertOnce(typedCollection<SnapshotDoc>(SearchIndexSnapshotManifest), { _id: manifestId(idx.version), version: idx.version, parts, bytes: bytes.length, createdAt: now });
+  await insertOnce(typedCollection<SnapshotDoc>(SearchIndexSnapshotManifest), {
+    _id: manifestId(idx.version),
+    version: idx.version,
+    parts,
+    bytes: bytes.length,
+    createdAt: now,
+  });
   await dropOtherSnapshots(idx.version);
 }
 

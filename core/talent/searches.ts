@@ -19,7 +19,14 @@ export interface StoredSearch {
   expiresAt: Date;
 }
 
-export async function storeSearch(input: { orgId: string; fingerprint: string; params: unknown; personIds: string[]; total: number; searchId?: string }): Promise<StoredSearch> {
+export async function storeSearch(input: {
+  orgId: string;
+  fingerprint: string;
+  params: unknown;
+  personIds: string[];
+  total: number;
+  searchId?: string;
+}): Promise<StoredSearch> {
   const searchId = input.searchId ?? newId('srch');
   const now = new Date();
   const expiresAt = new Date(now.getTime() + SEARCH_RETENTION_MS);
@@ -30,7 +37,15 @@ export async function storeSearch(input: { orgId: string; fingerprint: string; p
   } catch (err) {
     if (!isDuplicateKeyError(err)) throw err;
   }
-  await Search.create({ _id: searchId, orgId: input.orgId, fingerprint: input.fingerprint, params: input.params, size: personIds.length, total: input.total, expiresAt });
+  await Search.create({
+    _id: searchId,
+    orgId: input.orgId,
+    fingerprint: input.fingerprint,
+    params: input.params,
+    size: personIds.length,
+    total: input.total,
+    expiresAt,
+  });
   return { searchId, orgId: input.orgId, fingerprint: input.fingerprint, params: input.params, personIds, total: input.total, createdAt: now, expiresAt };
 }
 
@@ -39,8 +54,14 @@ export async function findSearch(orgId: string, searchId: string): Promise<Store
   const [doc, people] = await Promise.all([Search.findById(searchId).lean(), SearchPeople.findById(searchId).lean()]);
   if (!doc || doc.orgId !== orgId || doc.expiresAt.getTime() <= Date.now()) return null;
   return {
-    searchId: doc._id, orgId: doc.orgId, fingerprint: doc.fingerprint, params: doc.params, personIds: people?.ids ? people.ids.split(' ') : [],
-    total: doc.total, createdAt: (doc as { createdAt?: Date }).createdAt ?? new Date(0), expiresAt: doc.expiresAt,
+    searchId: doc._id,
+    orgId: doc.orgId,
+    fingerprint: doc.fingerprint,
+    params: doc.params,
+    personIds: people?.ids ? people.ids.split(' ') : [],
+    total: doc.total,
+    createdAt: (doc as { createdAt?: Date }).createdAt ?? new Date(0),
+    expiresAt: doc.expiresAt,
   };
 }
 

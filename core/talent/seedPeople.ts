@@ -41,10 +41,12 @@ export async function seedPeople(opts: { count: number; seed?: string; onProgres
         people.push(person);
         if (contact) contacts.push(contact);
       }
-      writes.push(Promise.all([
-        insertManyIgnoringDuplicates(typedCollection<GeneratedPerson>(Person), people),
-        insertManyIgnoringDuplicates(typedCollection<GeneratedContact>(ProviderContact), contacts),
-      ]).then(([written]) => written.inserted));
+      writes.push(
+        Promise.all([
+          insertManyIgnoringDuplicates(typedCollection<GeneratedPerson>(Person), people),
+          insertManyIgnoringDuplicates(typedCollection<GeneratedContact>(ProviderContact), contacts),
+        ]).then(([written]) => written.inserted),
+      );
     }
     for (const n of await Promise.all(writes)) inserted += n;
     await PeopleMeta.updateOne({ _id: metaId }, { $max: { seeded: waveEnd } }, { upsert: true });

@@ -38,8 +38,18 @@ export interface UnlockResult {
 }
 
 type PersonRecord = {
-  _id: string; source: string; firstName: string; lastName: string; fullName: string; headline: string; title: string; company: string;
-  seniority: string; yearsExperience: number; skills: string[]; languages: string[];
+  _id: string;
+  source: string;
+  firstName: string;
+  lastName: string;
+  fullName: string;
+  headline: string;
+  title: string;
+  company: string;
+  seniority: string;
+  yearsExperience: number;
+  skills: string[];
+  languages: string[];
   location: { country: string; countryCode: string; region: string; city: string };
   positions: Array<{ title: string; company: string; start: string; end?: string | null }>;
   education: Array<{ school: string; degree: string; field: string; endYear: number }>;
@@ -48,12 +58,22 @@ type PersonRecord = {
 
 function toProfile(p: PersonRecord): FullProfile {
   return {
-    person_id: p._id, name: p.fullName, first_name: p.firstName, last_name: p.lastName, headline: p.headline, title: p.title,
-    company: p.company, seniority: p.seniority, years_experience: p.yearsExperience, skills: p.skills, languages: p.languages,
+    person_id: p._id,
+    name: p.fullName,
+    first_name: p.firstName,
+    last_name: p.lastName,
+    headline: p.headline,
+    title: p.title,
+    company: p.company,
+    seniority: p.seniority,
+    years_experience: p.yearsExperience,
+    skills: p.skills,
+    languages: p.languages,
     location: { country: p.location.country, country_code: p.location.countryCode, region: p.location.region, city: p.location.city },
     positions: p.positions.map((x) => ({ title: x.title, company: x.company, start: x.start, end: x.end ?? null, current: !x.end })),
     education: p.education.map((e) => ({ school: e.school, degree: e.degree, field: e.field, end_year: e.endYear })),
-    profile_url: p.profileUrl, source: p.source,
+    profile_url: p.profileUrl,
+    source: p.source,
   };
 }
 
@@ -92,7 +112,12 @@ export async function unlockProfile(input: { orgId: string; familyId: string; cl
   if (!earlier) await assertCanFundUnlessCharged({ orgId, familyId, amount: PRICES.profileUnlock }, unlockChargeKey(orgId, personId));
   await admitToQuota('deliveries', orgId, [personId]);
   const receipt = await charge({
-    orgId, familyId, amount: PRICES.profileUnlock, operation: UNLOCK_OPERATION, chargeKey: unlockChargeKey(orgId, personId), requestKey,
+    orgId,
+    familyId,
+    amount: PRICES.profileUnlock,
+    operation: UNLOCK_OPERATION,
+    chargeKey: unlockChargeKey(orgId, personId),
+    requestKey,
   });
   // Another request paid for this person first: this one is an unlock of an unlocked profile.
   if (!receipt.charged && receipt.requestKey !== requestKey) return free();

@@ -18,7 +18,7 @@ export function temporalClient(cfg: Config): Promise<Client> {
 export async function pingTemporal(cfg: Config): Promise<boolean> {
   try {
     const client = await temporalClient(cfg);
-    await client.connection.workflowService.getSystemInfo({}, );
+    await client.connection.workflowService.getSystemInfo({});
     return true;
   } catch {
     return false;

@@ -30,7 +30,8 @@ function decoy(): Promise<string> {
 }
 
 export async function signIn(email: string, password: string, address: string, now = new Date()): Promise<SignInResult> {
-  if (typeof email !== 'string' || typeof password !== 'string' || email.length > 320 || password.length > 1024) return { ok: false, message: WRONG_CREDENTIALS };
+  if (typeof email !== 'string' || typeof password !== 'string' || email.length > 320 || password.length > 1024)
+    return { ok: false, message: WRONG_CREDENTIALS };
   const accountScope = `signin:acct:${sha256Hex(normalizeEmail(email))}`;
   const addressScope = `signin:addr:${address}`;
   const byAddress = await takeSlot(addressScope, ADDRESS_FAILURES, FAILURE_WINDOW_MS, now);

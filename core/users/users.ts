@@ -40,7 +40,10 @@ export function setupUrl(authUrl: string, token: string): string {
   return `${authUrl}${SETUP_PATH}?token=${token}`;
 }
 
-export async function createUser(input: { orgId: string; workspaceId: string; email: string; permissions: string[] }, now = new Date()): Promise<{ user_id: string; email: string; setup_url: string; setup_expires_at: string }> {
+export async function createUser(
+  input: { orgId: string; workspaceId: string; email: string; permissions: string[] },
+  now = new Date(),
+): Promise<{ user_id: string; email: string; setup_url: string; setup_expires_at: string }> {
   await requireOrganization(input.orgId);
   const workspace = await Workspace.findOne({ _id: input.workspaceId, orgId: input.orgId }).lean();
   if (!workspace) throw new Error(`workspace ${input.workspaceId} does not exist in organization ${input.orgId}`);
@@ -56,8 +59,14 @@ export async function createUser(input: { orgId: string; workspaceId: string; em
   const applicationId = newId('app');
   try {
     await User.create({
-      _id: userId, orgId: input.orgId, workspaceId: input.workspaceId, applicationId, email, permissions,
-      setupTokenHash: sha256Hex(token), setupExpiresAt,
+      _id: userId,
+      orgId: input.orgId,
+      workspaceId: input.workspaceId,
+      applicationId,
+      email,
+      permissions,
+      setupTokenHash: sha256Hex(token),
+      setupExpiresAt,
     });
   } catch (err) {
     if (isDuplicateKeyError(err)) throw new Error(`a user with the email ${email} already exists`, { cause: err });
@@ -111,7 +120,10 @@ export async function userGrants(userId: string): Promise<{ user_id: string; gra
   const user = await User.findById(userId).lean<UserRecord>();
   if (!user) throw new Error(`user ${userId} does not exist`);
   const grants = await listGrants(userId);
-  return { user_id: userId, grants: grants.map((g) => ({ client_id: g.clientId, client_name: g.clientName, scope: g.scope, granted_at: g.createdAt.toISOString() })) };
+  return {
+    user_id: userId,
+    grants: grants.map((g) => ({ client_id: g.clientId, client_name: g.clientName, scope: g.scope, granted_at: g.createdAt.toISOString() })),
+  };
 }
 
 export async function revokeUserGrants(userId: string, clientId?: string): Promise<{ user_id: string; revoked_client_ids: string[] }> {

@@ -86,10 +86,7 @@ export function createAttemptDeliverer(config: Config, deps: DeliverAttemptDeps 
     // The event's own status only tracks what replays need (dead-lettered or not); whether it
     // was delivered is in its delivery records, which saves a write on every success.
     if (record.status === 'dead_lettered') {
-      await WebhookEvent.updateOne(
-        { _id: record.eventId, replays: record.replay },
-        { $set: { status: 'dead_lettered', deadLetteredAt: record.attemptedAt } },
-      );
+      await WebhookEvent.updateOne({ _id: record.eventId, replays: record.replay }, { $set: { status: 'dead_lettered', deadLetteredAt: record.attemptedAt } });
       logger.warn({ eventId: record.eventId, orgId: record.orgId, endpointId: record.endpointId, replay: record.replay }, 'webhook event dead-lettered');
     }
     return { ok: record.status === 'succeeded', deliveryId: record._id, status: record.status };
@@ -113,7 +110,10 @@ export function createAttemptDeliverer(config: Config, deps: DeliverAttemptDeps 
       const endpoint = await endpointById(input.run.endpointId);
       const verdict = endpointVerdict(endpoint, event);
       if (verdict === 'endpoint_mismatch') {
-        logger.warn({ eventId: input.eventId, orgId: event.orgId, endpointId: input.run.endpointId }, 'webhook attempt refused: the endpoint belongs to another workspace');
+        logger.warn(
+          { eventId: input.eventId, orgId: event.orgId, endpointId: input.run.endpointId },
+          'webhook attempt refused: the endpoint belongs to another workspace',
+        );
       }
       if (!endpoint || verdict !== 'ok') {
         outcome = { ok: false, errorCode: verdict === 'ok' ? 'endpoint_inactive' : verdict, responseStatus: null, durationMs: 0 };

@@ -9,14 +9,7 @@ import ipaddr from 'ipaddr.js';
  * judged by the IPv4 address it carries. `allowedCidrs` (WEBHOOK_ALLOWED_CIDRS) lets tests
  * and local development reach e.g. 127.0.0.0/8; it is empty by default.
  */
-export type RefusalReason =
-  | 'not_a_url'
-  | 'not_https'
-  | 'credentials_in_url'
-  | 'port_not_allowed'
-  | 'host_not_allowed'
-  | 'address_not_allowed'
-  | 'no_address';
+export type RefusalReason = 'not_a_url' | 'not_https' | 'credentials_in_url' | 'port_not_allowed' | 'host_not_allowed' | 'address_not_allowed' | 'no_address';
 
 export interface ParsedDestination {
   url: URL;
@@ -128,8 +121,7 @@ export interface ResolvedAddress {
 export type LookupAll = (host: string) => Promise<ResolvedAddress[]>;
 
 export type DestinationVerdict =
-  | { ok: true; destination: ParsedDestination; addresses: ResolvedAddress[]; pinned: ResolvedAddress }
-  | { ok: false; reason: RefusalReason };
+  { ok: true; destination: ParsedDestination; addresses: ResolvedAddress[]; pinned: ResolvedAddress } | { ok: false; reason: RefusalReason };
 
 /**
  * The full check: static rules, then every DNS answer must be allowed (one bad answer refuses

@@ -16,7 +16,10 @@ export const DNS_LOOKUP_TIMEOUT_MS = 5_000;
 const systemLookup: LookupAll = async (host) => {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(Object.assign(new Error(`DNS lookup of ${host} took over ${DNS_LOOKUP_TIMEOUT_MS} ms`), { code: 'ETIMEOUT' })), DNS_LOOKUP_TIMEOUT_MS);
+    timer = setTimeout(
+      () => reject(Object.assign(new Error(`DNS lookup of ${host} took over ${DNS_LOOKUP_TIMEOUT_MS} ms`), { code: 'ETIMEOUT' })),
+      DNS_LOOKUP_TIMEOUT_MS,
+    );
   });
   try {
     const answers = await Promise.race([lookup(host, { all: true, verbatim: true }), late]);

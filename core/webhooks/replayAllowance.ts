@@ -43,7 +43,13 @@ export async function takeReplaySlot(endpointId: string, now = new Date()): Prom
     }
     if (!prev) {
       const all = await WebhookReplaySlot.find({ endpointId }).lean<{ usedAt: Date }[]>();
-      return { ok: false, retryAfterSeconds: retryAfterSeconds(all.map((s) => s.usedAt), now) };
+      return {
+        ok: false,
+        retryAfterSeconds: retryAfterSeconds(
+          all.map((s) => s.usedAt),
+          now,
+        ),
+      };
     }
   }
   return { ok: true, slotId: prev._id, previousUsedAt: prev.usedAt, usedAt: now };

@@ -6,9 +6,7 @@
  * JITTER_FRACTION of that delay, capped at MAX_JITTER_MS. With the spec schedule the last
  * attempt therefore lands between 20.7 h and 21.1 h after the first ("roughly 21 hours").
  */
-export const SPEC_RETRY_DELAYS_MS: readonly number[] = [
-  5_000, 30_000, 120_000, 600_000, 1_800_000, 7_200_000, 21_600_000, 43_200_000,
-];
+export const SPEC_RETRY_DELAYS_MS: readonly number[] = [5_000, 30_000, 120_000, 600_000, 1_800_000, 7_200_000, 21_600_000, 43_200_000];
 export const MAX_ATTEMPTS = 9;
 export const JITTER_FRACTION = 0.1;
 export const MAX_JITTER_MS = 5 * 60_000;

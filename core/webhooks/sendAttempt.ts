@@ -15,14 +15,7 @@ export const ATTEMPT_TIMEOUT_MS = 15_000;
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 
 export type AttemptErrorCode =
-  | 'destination_refused'
-  | 'dns_error'
-  | 'connection_refused'
-  | 'connection_error'
-  | 'tls_error'
-  | 'timeout'
-  | 'redirect'
-  | 'http_status';
+  'destination_refused' | 'dns_error' | 'connection_refused' | 'connection_error' | 'tls_error' | 'timeout' | 'redirect' | 'http_status';
 
 export type AttemptOutcome =
   | { ok: true; responseStatus: number; durationMs: number; address: string }
@@ -106,7 +99,12 @@ function pinnedLookup(pinned: ResolvedAddress): LookupFunction {
 async function within<T, L>(p: Promise<T>, ms: number, late: L): Promise<T | L> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    return await Promise.race([p, new Promise<L>((resolve) => { timer = setTimeout(() => resolve(late), ms); })]);
+    return await Promise.race([
+      p,
+      new Promise<L>((resolve) => {
+        timer = setTimeout(() => resolve(late), ms);
+      }),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -122,7 +120,13 @@ export async function sendAttempt(req: AttemptRequest, settings: SendSettings): 
   const verdict = await within(checkDestination(req.url, settings.lookupAll, settings.allowedCidrs), timeoutMs, TIMED_OUT);
   if (verdict === TIMED_OUT) return { ok: false, errorCode: 'timeout', responseStatus: null, durationMs: elapsed(), address: null };
   if (!verdict.ok) {
-    return { ok: false, errorCode: verdict.reason === 'no_address' ? 'dns_error' : 'destination_refused', responseStatus: null, durationMs: elapsed(), address: null };
+    return {
+      ok: false,
+      errorCode: verdict.reason === 'no_address' ? 'dns_error' : 'destination_refused',
+      responseStatus: null,
+      durationMs: elapsed(),
+      address: null,
+    };
   }
   const { destination, pinned } = verdict;
   const maxBytes = settings.maxResponseBytes ?? MAX_RESPONSE_BYTES;
@@ -155,7 +159,8 @@ export async function sendAttempt(req: AttemptRequest, settings: SendSettings): 
       let read = 0;
       const conclude = () => {
         if (status >= 200 && status < 300) finish({ ok: true, responseStatus: status, durationMs: elapsed(), address: pinned.address });
-        else if (status >= 300 && status < 400) fail('redirect', status); // never followed
+        else if (status >= 300 && status < 400)
+          fail('redirect', status); // never followed
         else fail('http_status', status);
       };
       res.on('data', (chunk: Buffer) => {
@@ -170,11 +175,14 @@ export async function sendAttempt(req: AttemptRequest, settings: SendSettings): 
       res.on('error', () => conclude());
       res.on('aborted', () => conclude());
     });
-    const timer = setTimeout(() => {
-      const err = Object.assign(new Error('attempt timed out'), { code: 'ATTEMPT_TIMEOUT' });
-      fail('timeout');
-      r.destroy(err);
-    }, Math.max(0, timeoutMs - (performance.now() - started)));
+    const timer = setTimeout(
+      () => {
+        const err = Object.assign(new Error('attempt timed out'), { code: 'ATTEMPT_TIMEOUT' });
+        fail('timeout');
+        r.destroy(err);
+      },
+      Math.max(0, timeoutMs - (performance.now() - started)),
+    );
     r.on('error', (err: NodeJS.ErrnoException) => fail(classify(err)));
     r.end(body);
   });

@@ -36,7 +36,10 @@ export function signatureHeader(secrets: readonly string[], eventId: string, tim
 /** What a receiver does: accept when ANY candidate matches, comparing in constant time. */
 export function verifySignature(secret: string, eventId: string, timestampSeconds: number, body: string | Buffer, header: string): boolean {
   const expected = signatureCandidate(secret, eventId, timestampSeconds, body);
-  return header.split(' ').filter(Boolean).some((candidate) => constantTimeEqual(candidate, expected));
+  return header
+    .split(' ')
+    .filter(Boolean)
+    .some((candidate) => constantTimeEqual(candidate, expected));
 }
 
 export interface SignedHeaders {

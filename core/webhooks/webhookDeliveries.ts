@@ -112,7 +112,10 @@ export async function listDeliveries(workspaceId: string, f: DeliveryFilter): Pr
   if (f.endpoint_id) filter.endpointId = f.endpoint_id;
   if (f.event_id) filter.eventId = f.event_id;
   if (f.status) filter.status = f.status;
-  const docs = await WebhookDelivery.find(filter).sort({ createdAt: -1, _id: -1 }).limit(f.limit + 1).lean<WebhookDeliveryDoc[]>();
+  const docs = await WebhookDelivery.find(filter)
+    .sort({ createdAt: -1, _id: -1 })
+    .limit(f.limit + 1)
+    .lean<WebhookDeliveryDoc[]>();
   const page = docs.slice(0, f.limit);
   const last = page[page.length - 1];
   return {

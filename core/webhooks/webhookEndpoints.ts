@@ -87,7 +87,10 @@ export async function listEndpoints(scope: EndpointScope, page: { limit: number;
   if (page.after) {
     filter.$or = [{ createdAt: { $lt: page.after.createdAt } }, { createdAt: page.after.createdAt, _id: { $lt: page.after.id } }];
   }
-  const docs = await WebhookEndpoint.find(filter).sort({ createdAt: -1, _id: -1 }).limit(page.limit + 1).lean<WebhookEndpointDoc[]>();
+  const docs = await WebhookEndpoint.find(filter)
+    .sort({ createdAt: -1, _id: -1 })
+    .limit(page.limit + 1)
+    .lean<WebhookEndpointDoc[]>();
   return { docs: docs.slice(0, page.limit), more: docs.length > page.limit };
 }
 

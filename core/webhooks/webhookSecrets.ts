@@ -26,9 +26,7 @@ export function mintSecret(key: Buffer, endpointId: string, now: Date): { stored
 
 /** Secrets that sign at `now`, newest first: the current one, plus a predecessor inside its window. */
 export function liveSecrets(secrets: readonly StoredSecret[], now: Date): StoredSecret[] {
-  return secrets
-    .filter((s) => s.expiresAt === null || s.expiresAt.getTime() > now.getTime())
-    .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+  return secrets.filter((s) => s.expiresAt === null || s.expiresAt.getTime() > now.getTime()).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
 }
 
 export function openSecrets(key: Buffer, endpointId: string, secrets: readonly StoredSecret[]): string[] {

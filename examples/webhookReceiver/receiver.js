@@ -124,14 +124,15 @@ async function printEvent(event, webhookId) {
 function main() {
   const secret = process.env.WEBHOOK_SECRET;
   if (!secret) {
-    console.error('Set WEBHOOK_SECRET to the endpoint\'s whsec_… secret.');
+    console.error("Set WEBHOOK_SECRET to the endpoint's whsec_… secret.");
     process.exit(2);
   }
   const handler = createReceiver({ secret, onEvent: printEvent });
   const { TLS_CERT_FILE, TLS_KEY_FILE } = process.env;
-  const server = TLS_CERT_FILE && TLS_KEY_FILE
-    ? createHttpsServer({ cert: readFileSync(TLS_CERT_FILE), key: readFileSync(TLS_KEY_FILE) }, handler)
-    : createHttpServer(handler);
+  const server =
+    TLS_CERT_FILE && TLS_KEY_FILE
+      ? createHttpsServer({ cert: readFileSync(TLS_CERT_FILE), key: readFileSync(TLS_KEY_FILE) }, handler)
+      : createHttpServer(handler);
   const port = Number(process.env.PORT || 3000);
   server.listen(port, () => console.log(`receiving webhooks on ${TLS_CERT_FILE ? 'https' : 'http'}://localhost:${port}/`));
 }

@@ -83,7 +83,13 @@ export function parseCommandFlags(name: string, command: AdminCommand, args: str
 }
 
 function explainParseError(name: string, known: Record<string, 'string' | 'boolean'>, args: string[], err: Error): string {
-  const { tokens = [] } = parseArgv({ args, options: Object.fromEntries(Object.entries(known).map(([f, type]) => [f, { type }])), strict: false, allowPositionals: true, tokens: true });
+  const { tokens = [] } = parseArgv({
+    args,
+    options: Object.fromEntries(Object.entries(known).map(([f, type]) => [f, { type }])),
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   for (const t of tokens) {
     if (t.kind === 'positional') return `unexpected word "${t.value}" (usage: ${usageLine(name, known)})`;
     if (t.kind !== 'option') continue;
@@ -100,7 +106,9 @@ function explainParseError(name: string, known: Record<string, 'string' | 'boole
 }
 
 function usageLine(name: string, known: Record<string, 'string' | 'boolean'>): string {
-  const flags = Object.entries(known).filter(([f]) => f !== 'help').map(([f, type]) => (type === 'string' ? `--${f} …` : `--${f}`));
+  const flags = Object.entries(known)
+    .filter(([f]) => f !== 'help')
+    .map(([f, type]) => (type === 'string' ? `--${f} …` : `--${f}`));
   return [name, ...flags].join(' ');
 }
 

@@ -1,10 +1,6 @@
 import { config } from '../../core/config';
-import {
-  BASELINE_ENTRY, isLimitEntryName, isOperationName, type LimitEntryName, type OperationName, type Scope,
-} from '../../core/limits/limitTable';
-import {
-  blockOperation, clearLimit, readLimitSettings, setCap, setOrganizationRate, type LimitSettingsDoc,
-} from '../../core/limits/limitSettings';
+import { BASELINE_ENTRY, isLimitEntryName, isOperationName, type LimitEntryName, type OperationName, type Scope } from '../../core/limits/limitTable';
+import { blockOperation, clearLimit, readLimitSettings, setCap, setOrganizationRate, type LimitSettingsDoc } from '../../core/limits/limitSettings';
 import { limitEntry, type ScopeChain } from '../../core/limits/operationalLimits';
 import { ApiKey } from '../../core/keys/models';
 import { intFlag, optionalFlag, requireFlag, UsageError, type AdminCommand, type Flags } from './command';

@@ -11,7 +11,10 @@ export const m2mCommands: Record<string, AdminCommand> = {
       createClient({
         orgId: requireFlag(f, 'org'),
         rateLimitPerMinute: intFlag(f, 'rate-limit', { required: true, min: 1 })!,
-        permissions: optionalFlag(f, 'scopes')?.split(',').map((s) => s.trim()).filter(Boolean),
+        permissions: optionalFlag(f, 'scopes')
+          ?.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
         name: optionalFlag(f, 'name'),
       }),
   },

@@ -28,7 +28,10 @@ export const tenancyCommands: Record<string, AdminCommand> = {
         workspaceId: requireFlag(f, 'workspace'),
         applicationId: optionalFlag(f, 'application'),
         familyId: family,
-        scopes: requireFlag(f, 'scopes').split(',').map((s) => s.trim()).filter(Boolean),
+        scopes: requireFlag(f, 'scopes')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
         environment: env,
         audience: optionalFlag(f, 'audience') ?? config().apiAudience,
       }).catch((err: unknown) => {

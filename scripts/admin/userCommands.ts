@@ -10,7 +10,10 @@ export const userCommands: Record<string, AdminCommand> = {
         orgId: requireFlag(f, 'org'),
         workspaceId: requireFlag(f, 'workspace'),
         email: requireFlag(f, 'email'),
-        permissions: requireFlag(f, 'permissions').split(',').map((s) => s.trim()).filter(Boolean),
+        permissions: requireFlag(f, 'permissions')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
       }),
   },
   'user setup-link': {

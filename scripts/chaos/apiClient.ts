@@ -38,7 +38,10 @@ export class ApiClient {
     }
     try {
       const res = await fetch(`${this.baseUrl()}${path}`, {
-        method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs),
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
       });
       const text = await res.text();
       let json: unknown;

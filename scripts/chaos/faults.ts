@@ -66,7 +66,15 @@ export async function runFaults(ctx: FaultContext): Promise<FaultLog> {
       const probes: OutageProbe[] = [];
       // The API's read cache (READ_CACHE_MS) may answer the first request; probe for a few seconds.
       for (let i = 0; i < 4; i++) {
-        const r = await ctx.api.call(ctx.probeTenant.orgId, ctx.probeTenant.key, 'outage probe', 'GET', '/v1/contact-retrieval-jobs?limit=1', undefined, 15_000);
+        const r = await ctx.api.call(
+          ctx.probeTenant.orgId,
+          ctx.probeTenant.key,
+          'outage probe',
+          'GET',
+          '/v1/contact-retrieval-jobs?limit=1',
+          undefined,
+          15_000,
+        );
         probes.push({ status: r.status, code: r.json?.code, retryAfter: r.headers.get('retry-after'), ms: r.ms });
         await sleep(500);
       }
@@ -74,7 +82,15 @@ export async function runFaults(ctx: FaultContext): Promise<FaultLog> {
       const back = Date.now();
       let recoveredAfterMs: number | null = null;
       while (Date.now() - back < 60_000) {
-        const r = await ctx.api.call(ctx.probeTenant.orgId, ctx.probeTenant.key, 'recovery probe', 'GET', '/v1/contact-retrieval-jobs?limit=1', undefined, 15_000);
+        const r = await ctx.api.call(
+          ctx.probeTenant.orgId,
+          ctx.probeTenant.key,
+          'recovery probe',
+          'GET',
+          '/v1/contact-retrieval-jobs?limit=1',
+          undefined,
+          15_000,
+        );
         if (r.status === 200) {
           recoveredAfterMs = Date.now() - back;
           break;

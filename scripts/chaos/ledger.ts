@@ -36,9 +36,7 @@ export interface LedgerInput {
 export async function outstanding(orgIds: string[]): Promise<{ runningJobs: number; undeliveredEvents: number }> {
   const runningJobs = await ContactRetrievalJob.countDocuments({ orgId: { $in: orgIds }, status: 'running' });
   const events = await WebhookEvent.find({ orgId: { $in: orgIds }, endpointId: { $ne: null } }, { _id: 1, status: 1 }).lean();
-  const delivered = new Set(
-    (await WebhookDelivery.find({ orgId: { $in: orgIds }, status: 'succeeded' }, { eventId: 1 }).lean()).map((d) => d.eventId),
-  );
+  const delivered = new Set((await WebhookDelivery.find({ orgId: { $in: orgIds }, status: 'succeeded' }, { eventId: 1 }).lean()).map((d) => d.eventId));
   const undeliveredEvents = events.filter((e) => !delivered.has(e._id) && e.status !== 'dead_lettered').length;
   return { runningJobs, undeliveredEvents };
 }
@@ -52,14 +50,23 @@ export async function reconcile(input: LedgerInput): Promise<LedgerLine[]> {
 
   // Faults injected.
   for (const [what, n] of Object.entries(input.faults.counts)) line(`fault: ${what}`, n, !what.startsWith('fault step failed'));
-  line('workers that exited on their own', input.unexpectedWorkerExits.length ? input.unexpectedWorkerExits.join('; ') : 0, input.unexpectedWorkerExits.length === 0);
+  line(
+    'workers that exited on their own',
+    input.unexpectedWorkerExits.length ? input.unexpectedWorkerExits.join('; ') : 0,
+    input.unexpectedWorkerExits.length === 0,
+  );
 
   // Jobs.
   const jobs = await ContactRetrievalJob.find({ orgId: { $in: orgIds } }).lean();
   const byStatus: Record<string, number> = {};
   for (const j of jobs) byStatus[j.status] = (byStatus[j.status] ?? 0) + 1;
   line('jobs created', jobs.length, jobs.length > 0);
-  line('jobs by status', Object.entries(byStatus).map(([s, n]) => `${s} ${n}`).join(', ') || 'none');
+  line(
+    'jobs by status',
+    Object.entries(byStatus)
+      .map(([s, n]) => `${s} ${n}`)
+      .join(', ') || 'none',
+  );
   line('jobs stuck (still running)', byStatus.running ?? 0, !byStatus.running);
 
   // Events and deliveries.
@@ -87,7 +94,9 @@ export async function reconcile(input: LedgerInput): Promise<LedgerLine[]> {
     }
     try {
       new Webhook(tenant.secret).verify(r.body, {
-        'webhook-id': id, 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']),
+        'webhook-id': id,
+        'webhook-timestamp': String(r.headers['webhook-timestamp']),
+        'webhook-signature': String(r.headers['webhook-signature']),
       });
       verified.set(id, (verified.get(id) ?? 0) + 1);
     } catch {
@@ -152,15 +161,24 @@ export async function reconcile(input: LedgerInput): Promise<LedgerLine[]> {
   line('contact records delivered (counts.delivered × price)', deliveredRecords, charged === deliveredRecords && mismatched === 0);
   line('ledger entries with a negative balance', negative, negative === 0);
   line('ledger entries whose balance does not follow from the previous one', chainBroken, chainBroken === 0);
-  line('paid calls answered 2xx (search, unlock, job)', input.calls.filter((c) => ['search', 'unlock', 'job'].includes(c.what) && c.status >= 200 && c.status < 300).length);
+  line(
+    'paid calls answered 2xx (search, unlock, job)',
+    input.calls.filter((c) => ['search', 'unlock', 'job'].includes(c.what) && c.status >= 200 && c.status < 300).length,
+  );
 
   // Store outages.
   for (const [i, o] of input.faults.outages.entries()) {
     const answered = o.probes.filter((p) => p.status !== 200);
     const good = answered.filter((p) => p.status === 503 && p.code === 'dependency_unavailable' && p.retryAfter && p.ms <= 2000);
-    const seen = o.probes.map((p) => `${p.status || 'no answer'}${p.code ? ` ${p.code}` : ''}${p.retryAfter ? ` RA=${p.retryAfter}` : ''} in ${p.ms} ms`).join('; ');
+    const seen = o.probes
+      .map((p) => `${p.status || 'no answer'}${p.code ? ` ${p.code}` : ''}${p.retryAfter ? ` RA=${p.retryAfter}` : ''} in ${p.ms} ms`)
+      .join('; ');
     line(`store outage ${i + 1}: answers while down`, seen, answered.length > 0 && good.length === answered.length);
-    line(`store outage ${i + 1}: API recovered by itself`, o.recoveredAfterMs === null ? 'no, within 60 s' : `${o.recoveredAfterMs} ms after the store was back`, o.recoveredAfterMs !== null);
+    line(
+      `store outage ${i + 1}: API recovered by itself`,
+      o.recoveredAfterMs === null ? 'no, within 60 s' : `${o.recoveredAfterMs} ms after the store was back`,
+      o.recoveredAfterMs !== null,
+    );
   }
 
   // Limits: admissions per organization per wall-clock second. A call sent and answered within
@@ -190,7 +208,12 @@ export async function reconcile(input: LedgerInput): Promise<LedgerLine[]> {
   for (const c of input.calls) statuses[c.status || 'no answer'] = (statuses[c.status || 'no answer'] ?? 0) + 1;
   const internal = input.calls.filter((c) => c.status >= 500 && c.code !== 'dependency_unavailable').length;
   line('5xx answers other than 503 dependency_unavailable', internal, internal === 0);
-  line('API calls by status', Object.entries(statuses).map(([s, n]) => `${s} ${n}`).join(', '));
+  line(
+    'API calls by status',
+    Object.entries(statuses)
+      .map(([s, n]) => `${s} ${n}`)
+      .join(', '),
+  );
   return lines;
 }
 

@@ -36,7 +36,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Receivers answer 503 during these windows (seconds after the load starts): "failing for a while". */
 const FAILING_PATHS = new Set(['/t1']);
-const FAILING_WINDOWS: Array<[number, number]> = [[20, 40], [90, 110]];
+const FAILING_WINDOWS: Array<[number, number]> = [
+  [20, 40],
+  [90, 110],
+];
 
 async function main(): Promise<number> {
   const opts = parseChaosOptions(process.argv.slice(2));
@@ -97,17 +100,21 @@ async function main(): Promise<number> {
     say(`load and faults for ${opts.durationSeconds} s`);
     const load = startLoad(api, { tenants: loaders, burst, personIds, maxJobs: opts.maxJobs, jobSize: 20, pauseMs: 400, volley: 35 });
     const faults = await runFaults({
-      services, api, probeTenant: loaders[0], say,
+      services,
+      api,
+      probeTenant: loaders[0],
+      say,
       deadline: loadStart + opts.durationSeconds * 1000,
       jobRunning: async () => (await ContactRetrievalJob.countDocuments({ status: 'running' })) > 0,
-      nextDelivery: (timeoutMs) => new Promise<boolean>((resolve) => {
-        const t = setTimeout(() => resolve(false), timeoutMs);
-        deliveryWaiter = () => {
-          clearTimeout(t);
-          deliveryWaiter = undefined;
-          resolve(true);
-        };
-      }),
+      nextDelivery: (timeoutMs) =>
+        new Promise<boolean>((resolve) => {
+          const t = setTimeout(() => resolve(false), timeoutMs);
+          deliveryWaiter = () => {
+            clearTimeout(t);
+            deliveryWaiter = undefined;
+            resolve(true);
+          };
+        }),
     });
     await sleep(Math.max(0, loadStart + opts.durationSeconds * 1000 - Date.now()));
     await load.stop();
@@ -126,7 +133,14 @@ async function main(): Promise<number> {
       await sleep(2000);
     }
 
-    const lines = await reconcile({ tenants, requests: receiver.requests, refusedByReceiver, calls: api.calls, faults, unexpectedWorkerExits: services.unexpectedWorkerExits });
+    const lines = await reconcile({
+      tenants,
+      requests: receiver.requests,
+      refusedByReceiver,
+      calls: api.calls,
+      faults,
+      unexpectedWorkerExits: services.unexpectedWorkerExits,
+    });
     const printed = printLedger(lines);
     const failed = lines.filter((l) => !l.ok).length;
     const summary = `chaos run: ${opts.durationSeconds} s of load, ${((Date.now() - t0) / 1000).toFixed(0)} s in all — ${failed ? `${failed} line(s) do not balance` : 'the ledger balances'}`;

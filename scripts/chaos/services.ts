@@ -3,9 +3,7 @@ import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../../core/config';
 import { startApiProcess, type ApiProcess } from '../../test/support/apiProcess';
-import {
-  ROOT, freePort, installServices, portOpen, startFerretDb, startTemporalDev, waitFor, type RunningService,
-} from '../localServices';
+import { ROOT, freePort, installServices, portOpen, startFerretDb, startTemporalDev, waitFor, type RunningService } from '../localServices';
 
 /**
  * Service control for the chaos run: the same local services as `npm run dev` (FerretDB, the

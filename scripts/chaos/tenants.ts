@@ -21,7 +21,11 @@ export interface ChaosTenant {
 export async function provisionTenant(api: ApiClient, receiverUrl: string, index: number, credits: number): Promise<ChaosTenant> {
   const org = await createOrganization(`chaos org ${index}`, credits);
   const k = await createApiKey({
-    orgId: org.org_id, workspaceId: org.workspace_id, applicationId: org.application_id, scopes: [...ALL_PERMISSIONS], audience: 'developer-api',
+    orgId: org.org_id,
+    workspaceId: org.workspace_id,
+    applicationId: org.application_id,
+    scopes: [...ALL_PERMISSIONS],
+    audience: 'developer-api',
   });
   const path = `/t${index}`;
   const res = await api.call(org.org_id, k.key, 'register endpoint', 'POST', '/v1/webhook-endpoints', { url: `${receiverUrl}${path}` });

@@ -78,7 +78,10 @@ async function devEnv(extra: Record<string, string> = {}): Promise<Record<string
 }
 
 function printedCurlLines(output: string): string[] {
-  return output.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('curl '));
+  return output
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith('curl '));
 }
 
 afterAll(async () => {
@@ -120,8 +123,15 @@ test('the first start prints a key whose curl lines answer 200 as printed; the n
   expect(again).toMatch(/key create --org org_\S+ --workspace ws_\S+ --scopes /);
   // The printed operator command works as printed in another shell (no exports): the CLI reads
   // the dev settings file (DEV_ENV_FILE stands in for .local/dev.env) for this start's store.
-  const keyCreate = again.split('\n').map((l) => l.trim()).find((l) => l.startsWith('npm run --silent admin -- key create'))!;
-  const made = spawnSync('sh', ['-c', keyCreate], { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, DEV_ENV_FILE: env.DEV_ENV_FILE }, encoding: 'utf8' });
+  const keyCreate = again
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l.startsWith('npm run --silent admin -- key create'))!;
+  const made = spawnSync('sh', ['-c', keyCreate], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, DEV_ENV_FILE: env.DEV_ENV_FILE },
+    encoding: 'utf8',
+  });
   expect({ status: made.status, stderr: made.stderr }).toEqual({ status: 0, stderr: '' });
   const newKey = JSON.parse(made.stdout).key as string;
   const r = spawnSync('sh', ['-c', `${printedCurlLines(out)[0].replace(key!, newKey)} -o /dev/null -w '%{http_code}'`], { encoding: 'utf8' });

@@ -39,7 +39,11 @@ beforeAll(async () => {
   metadataHost.respond((req) => {
     if (req.method === 'GET' && req.path === '/impostor.json') {
       // Served at one URL but naming another client: must not be taken for either.
-      return { status: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ client_id: cimdUrl, client_name: 'Impostor', redirect_uris: [loopback.redirectUri] }) };
+      return {
+        status: 200,
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ client_id: cimdUrl, client_name: 'Impostor', redirect_uris: [loopback.redirectUri] }),
+      };
     }
     if (req.method !== 'GET' || req.path !== '/client.json') return { status: 404 };
     return {
@@ -153,9 +157,15 @@ test('dynamic registration: the SDK discovers from the 401, registers, authorize
 test('Client ID Metadata Document: the SDK uses its HTTPS URL as client_id; the server fetches the document and names the client from it', async () => {
   const seen: Seen[] = [];
   const before = metadataHost.requests.length;
-  const provider = new BrowserOAuthProvider(await context.newPage(), loopback, { email: person.email, password: PASSWORD }, 'ignored: the document names the client', {
-    clientMetadataUrl: cimdUrl,
-  });
+  const provider = new BrowserOAuthProvider(
+    await context.newPage(),
+    loopback,
+    { email: person.email, password: PASSWORD },
+    'ignored: the document names the client',
+    {
+      clientMetadataUrl: cimdUrl,
+    },
+  );
   const client = await connectThroughOAuth(provider, seen);
 
   expect(seen[0]).toMatchObject({ method: 'POST', path: '/tools', status: 401 });
@@ -176,8 +186,13 @@ test('a metadata document that does not name its own URL as client_id is refused
   const before = metadataHost.requests.length;
   const url = new URL(`${srv.url}/api/oauth/authorize`);
   url.search = new URLSearchParams({
-    response_type: 'code', client_id: impostor, redirect_uri: loopback.redirectUri, scope: 'mcp:tools', state: 's',
-    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256',
+    response_type: 'code',
+    client_id: impostor,
+    redirect_uri: loopback.redirectUri,
+    scope: 'mcp:tools',
+    state: 's',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
   }).toString();
   const res = await fetch(url, { redirect: 'manual' });
   expect(res.status).toBe(400);

@@ -25,7 +25,9 @@ beforeAll(async () => {
   page.on('pageerror', (e) => pageErrors.push(e.message));
   await page.exposeFunction('reportViolation', (directive: string, blocked: string) => violations.push({ directive, blocked }));
   // Browser-side code is a string: this project compiles without the DOM library.
-  await page.addInitScript({ content: "document.addEventListener('securitypolicyviolation', (e) => window.reportViolation(e.violatedDirective, e.blockedURI));" });
+  await page.addInitScript({
+    content: "document.addEventListener('securitypolicyviolation', (e) => window.reportViolation(e.violatedDirective, e.blockedURI));",
+  });
   const res = await page.goto(`${srv.url}/docs`);
   expect(res?.status()).toBe(200);
   await page.waitForSelector('[data-section-id^="operation/"]', { timeout: 60_000 });
@@ -52,7 +54,9 @@ test('renders every operation and webhook event of the document', async () => {
     paths: Record<string, Record<string, { operationId: string }>>;
     webhooks: Record<string, Record<string, { operationId: string }>>;
   };
-  const operationIds = [...Object.values(document.paths), ...Object.values(document.webhooks)].flatMap((item) => Object.values(item).map((op) => op.operationId));
+  const operationIds = [...Object.values(document.paths), ...Object.values(document.webhooks)].flatMap((item) =>
+    Object.values(item).map((op) => op.operationId),
+  );
   expect(operationIds.length).toBeGreaterThan(40);
   const sections = await page.$$eval('[data-section-id]', (els) => els.map((e) => e.getAttribute('data-section-id') ?? ''));
   const missing = operationIds.filter((id) => !sections.some((s) => s.endsWith(`operation/${id}`)));

@@ -7,7 +7,14 @@ import { closeBrowser, launchBrowser } from '../support/browser';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { startLoopbackRedirect, type LoopbackRedirect } from '../support/loopbackRedirect';
 import {
-  buildAuthorizationUrl, callToolServer, discoverAuthorizationServer, postToken, redeemCallback, refresh, registerPublicClient, toolsResource,
+  buildAuthorizationUrl,
+  callToolServer,
+  discoverAuthorizationServer,
+  postToken,
+  redeemCallback,
+  refresh,
+  registerPublicClient,
+  toolsResource,
 } from '../support/publicOAuthClient';
 import { createUserWithCli, startSignInApi, uniqueEmail, type CreatedUser } from '../support/signInApi';
 import { authorizeInBrowser, setPasswordFromLink, submitWithin } from '../support/signInPages';
@@ -109,7 +116,9 @@ test('operator creates a person; the browser sets the password, signs in and con
   expect(tokens.refresh_token).toEqual(expect.any(String));
 
   const { payload, protectedHeader } = await jwtVerify(tokens.access_token, createRemoteJWKSet(new URL(as.jwks_uri!)), {
-    issuer: srv.url, audience: toolsResource(srv), typ: 'at+jwt',
+    issuer: srv.url,
+    audience: toolsResource(srv),
+    typ: 'at+jwt',
   });
   expect(protectedHeader.alg).toBe('ES256');
   expect(payload).toMatchObject({ sub: user.userId, client_id: client.client_id, scope: 'mcp:tools' });
@@ -197,12 +206,12 @@ describe('what real MCP clients send', () => {
     const rootLoopback = await startLoopbackRedirect('/');
     try {
       // VS Code's dynamic registration body (its fetchDynamicRegistration), ports as it sends them.
-      const vscode = await registerPublicClient(as, [
-        'https://insiders.vscode.dev/redirect',
-        'https://vscode.dev/redirect',
-        'http://127.0.0.1/',
-        'http://127.0.0.1:33418/',
-      ], 'Visual Studio Code', { client_uri: 'https://code.visualstudio.com', scope: 'mcp:tools', application_type: 'native' });
+      const vscode = await registerPublicClient(
+        as,
+        ['https://insiders.vscode.dev/redirect', 'https://vscode.dev/redirect', 'http://127.0.0.1/', 'http://127.0.0.1:33418/'],
+        'Visual Studio Code',
+        { client_uri: 'https://code.visualstudio.com', scope: 'mcp:tools', application_type: 'native' },
+      );
       const pending = await buildAuthorizationUrl(srv, as, vscode, rootLoopback.redirectUri);
       const outcome = await authorizeInBrowser(page, pending.url.href, rootLoopback, { email: user.email, password: PASSWORD });
       expect(outcome.consentText).toContain('Visual Studio Code');

@@ -32,7 +32,6 @@ let restoreLookup: (() => void) | undefined;
 const DELAYS = '300,300,2000,300,300,300,300,300';
 const counts = { requested: 2, delivered: 1, not_found: 1, failed: 0, reused: 0, cancelled: 0, pending: 0 };
 
-
 beforeAll(async () => {
   receiver = await startHttpsReceiver();
   srv = await startTestApi({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOK_EXTRA_CA_FILE: receiver.caFile, RETRY_DELAYS_MS: DELAYS });
@@ -54,8 +53,13 @@ async function registered(t: TestTenant, url: string): Promise<{ endpointId: str
 
 function emit(t: TestTenant, tag: string) {
   return emitJobCompleted({
-    orgId: t.orgId, workspaceId: t.workspaceId, jobId: `job_${tag}${Date.now()}`, status: 'completed', counts,
-    resultExpiresAt: new Date(Date.now() + 7 * 86400_000), completedAt: new Date(),
+    orgId: t.orgId,
+    workspaceId: t.workspaceId,
+    jobId: `job_${tag}${Date.now()}`,
+    status: 'completed',
+    counts,
+    resultExpiresAt: new Date(Date.now() + 7 * 86400_000),
+    completedAt: new Date(),
   });
 }
 
@@ -244,10 +248,14 @@ test('a worker killed between attempts loses nothing', async () => {
   const exited = new Promise<NodeJS.Signals | null>((res) => child.once('exit', (_code, signal) => res(signal)));
   try {
     const { eventId } = await emit(t, 'restart');
-    await eventually('the failed first attempt', async () => {
-      const r = await attempts(eventId);
-      return r[0]?.status === 'failed' ? r : undefined;
-    }, { timeoutMs: 120_000 });
+    await eventually(
+      'the failed first attempt',
+      async () => {
+        const r = await attempts(eventId);
+        return r[0]?.status === 'failed' ? r : undefined;
+      },
+      { timeoutMs: 120_000 },
+    );
     // Between attempts: the workflow has started its 300 ms retry timer.
     const client = await temporalClient(srv.config);
     const history = client.workflow.getHandle(deliveryWorkflowId(eventId));
@@ -259,10 +267,14 @@ test('a worker killed between attempts loses nothing', async () => {
     await eventually('the retry timer to fire while no worker runs', () => recorded(EventType.EVENT_TYPE_TIMER_FIRED), { timeoutMs: 30_000 });
     expect(at('/e2e/restart')).toHaveLength(1);
     worker = await startTestWorker(srv.config);
-    const rows = await eventually('the second attempt', async () => {
-      const r = await attempts(eventId);
-      return r[1]?.status === 'succeeded' ? r : undefined;
-    }, { timeoutMs: 120_000 });
+    const rows = await eventually(
+      'the second attempt',
+      async () => {
+        const r = await attempts(eventId);
+        return r[1]?.status === 'succeeded' ? r : undefined;
+      },
+      { timeoutMs: 120_000 },
+    );
     expect(rows.map((r) => r.attempt)).toEqual([1, 2]);
     const sent = at('/e2e/restart');
     expect(sent).toHaveLength(2);
@@ -275,7 +287,7 @@ test('a worker killed between attempts loses nothing', async () => {
   }
 }, 300_000);
 
-test('a finished job\'s event arrives', async () => {
+test("a finished job's event arrives", async () => {
   const t = await createTenant({ credits: 100 });
   const { secret } = await registered(t, `${receiver.url}/e2e/job`);
   await insertTestPeople(['per_webhookE2E000001A', 'per_webhookE2E000002A']);
@@ -287,7 +299,10 @@ test('a finished job\'s event arrives', async () => {
   expect(job.status).toBe(202);
   const [req] = await eventually('the job.completed POST', () => (at('/e2e/job').length ? at('/e2e/job') : undefined), { timeoutMs: 60_000 });
   const event = new Webhook(secret).verify(req.body, headersOf(req)) as any;
-  expect(event).toMatchObject({ type: 'job.completed', data: { job_id: job.json.job_id, type: 'contact_retrieval', result_url: `/v1/job-results/${job.json.job_id}` } });
+  expect(event).toMatchObject({
+    type: 'job.completed',
+    data: { job_id: job.json.job_id, type: 'contact_retrieval', result_url: `/v1/job-results/${job.json.job_id}` },
+  });
   expect(['completed', 'partial', 'failed']).toContain(event.data.status);
   expect(Object.keys(event.data.counts).sort()).toEqual(['cancelled', 'delivered', 'failed', 'not_found', 'pending', 'requested', 'reused']);
   expect(req.body).not.toMatch(/per_webhookE2E/);

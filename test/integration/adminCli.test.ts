@@ -16,20 +16,39 @@ describe('operator CLI', () => {
   test('provisions an organization and a key that works, then revokes it', async () => {
     const org = admin('org', 'create', '--name', 'Acme', '--credits', '50');
     expect(org.status).toBe(0);
-    expect(org.json).toEqual({ org_id: expect.stringMatching(/^org_/), workspace_id: expect.stringMatching(/^ws_/), application_id: expect.stringMatching(/^app_/) });
+    expect(org.json).toEqual({
+      org_id: expect.stringMatching(/^org_/),
+      workspace_id: expect.stringMatching(/^ws_/),
+      application_id: expect.stringMatching(/^app_/),
+    });
 
     const ws = admin('workspace', 'create', '--org', org.json.org_id);
     expect(ws.json.workspace_id).toMatch(/^ws_/);
 
     const key = admin('key', 'create', '--org', org.json.org_id, '--workspace', ws.json.workspace_id, '--scopes', 'candidates.search,limits.v1:read');
     expect(key.status).toBe(0);
-    expect(key.json).toEqual({ key: expect.stringMatching(/^sk_live_ext_[0-9A-Za-z]{32,}$/), key_id: expect.stringMatching(/^key_/), family_id: expect.stringMatching(/^kf_/) });
+    expect(key.json).toEqual({
+      key: expect.stringMatching(/^sk_live_ext_[0-9A-Za-z]{32,}$/),
+      key_id: expect.stringMatching(/^key_/),
+      family_id: expect.stringMatching(/^kf_/),
+    });
 
     const who = await api(srv.url, 'GET', '/v1/whoami', { key: key.json.key });
     expect(who.status).toBe(200);
     expect(who.json).toMatchObject({ org_root: org.json.org_id, workspace_id: ws.json.workspace_id, scopes: ['candidates.search', 'limits.v1:read'] });
 
-    const rotated = admin('key', 'create', '--org', org.json.org_id, '--workspace', ws.json.workspace_id, '--scopes', 'candidates.search', '--family', key.json.family_id);
+    const rotated = admin(
+      'key',
+      'create',
+      '--org',
+      org.json.org_id,
+      '--workspace',
+      ws.json.workspace_id,
+      '--scopes',
+      'candidates.search',
+      '--family',
+      key.json.family_id,
+    );
     expect(rotated.json.family_id).toBe(key.json.family_id);
 
     const revoked = admin('key', 'revoke', '--key-id', key.json.key_id);

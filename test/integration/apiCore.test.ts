@@ -56,7 +56,10 @@ describe('credential table (SPEC 5.1, DECISIONS.md)', () => {
   test('a duplicated Authorization header is 400 even when both are valid', async () => {
     const res = await rawRequest(srv.url, {
       path: '/v1/whoami',
-      headers: [['Authorization', `Bearer ${tenant.key}`], ['Authorization', `Bearer ${tenant.key}`]],
+      headers: [
+        ['Authorization', `Bearer ${tenant.key}`],
+        ['Authorization', `Bearer ${tenant.key}`],
+      ],
     });
     expectProblem(res, 400, 'malformed_authorization');
   });
@@ -112,7 +115,10 @@ describe('request ids (SPEC 7.1)', () => {
     const res = await api(srv.url, 'GET', '/v1/whoami', { key: tenant.key, headers: { 'X-Request-Id': 'abc.DEF_1:2-3' } });
     expect(res.headers['x-request-id']).toBe('abc.DEF_1:2-3');
   });
-  test.each([['too long', 'a'.repeat(129)], ['bad characters', 'abc def/ghi']])('an invalid caller id (%s) is replaced', async (_n, id) => {
+  test.each([
+    ['too long', 'a'.repeat(129)],
+    ['bad characters', 'abc def/ghi'],
+  ])('an invalid caller id (%s) is replaced', async (_n, id) => {
     const res = await api(srv.url, 'GET', '/v1/nope', { key: tenant.key, headers: { 'X-Request-Id': id } });
     expect(res.headers['x-request-id']).not.toBe(id);
     expect(res.headers['x-request-id']).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);

@@ -9,7 +9,12 @@ beforeAll(async () => {
 });
 afterAll(async () => srv.close());
 
-const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+const initialize = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+});
 
 describe('browser clients and Origin', () => {
   test('a foreign Origin is refused with 403 before any work (DNS rebinding)', async () => {
@@ -28,7 +33,11 @@ describe('browser clients and Origin', () => {
   test("CORS preflight from the Inspector's origin is answered before authentication", async () => {
     const res = await fetch(`${srv.url}/tools`, {
       method: 'OPTIONS',
-      headers: { Origin: INSPECTOR, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type, mcp-protocol-version' },
+      headers: {
+        Origin: INSPECTOR,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization, content-type, mcp-protocol-version',
+      },
     });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe(INSPECTOR);
@@ -55,7 +64,10 @@ describe('browser clients and Origin', () => {
     ['/.well-known/oauth-authorization-server', 'GET'],
     ['/api/oauth/token', 'POST'],
   ])('discovery and the token endpoint carry CORS for an allowed origin (%s)', async (path, method) => {
-    const preflight = await fetch(`${srv.url}${path}`, { method: 'OPTIONS', headers: { Origin: 'https://inspector.example.com', 'Access-Control-Request-Method': method } });
+    const preflight = await fetch(`${srv.url}${path}`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://inspector.example.com', 'Access-Control-Request-Method': method },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('https://inspector.example.com');
     if (method === 'GET') {
@@ -66,7 +78,11 @@ describe('browser clients and Origin', () => {
   });
 
   test('a request without Origin (a server-side client) is unaffected', async () => {
-    const res = await fetch(`${srv.url}/tools`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: initialize });
+    const res = await fetch(`${srv.url}/tools`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: initialize,
+    });
     expect(res.status).toBe(401);
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
   });

@@ -45,7 +45,9 @@ test(`findOneAndUpdate on the current state: exactly one of ${CONCURRENT} wins, 
     const _id = `slot_${round}_${Date.now()}`;
     await Slot.create({ _id, holder: null });
     const taken = await Promise.all(
-      Array.from({ length: CONCURRENT }, (_, i) => Slot.findOneAndUpdate({ _id, holder: null }, { $set: { holder: `w${i}` } }, { returnDocument: 'after' }).lean()),
+      Array.from({ length: CONCURRENT }, (_, i) =>
+        Slot.findOneAndUpdate({ _id, holder: null }, { $set: { holder: `w${i}` } }, { returnDocument: 'after' }).lean(),
+      ),
     );
     winners.push(taken.filter((t) => t !== null).length);
   }

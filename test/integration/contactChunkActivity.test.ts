@@ -68,8 +68,13 @@ async function acceptedJob(): Promise<{ tenant: TestTenant; chunk: ChunkInput; f
     config,
     {
       principal: {
-        keyId: tenant.keyId, orgId: tenant.orgId, workspaceId: tenant.workspaceId, applicationId: tenant.applicationId, familyId: tenant.familyId,
-        audience: 'developer-api', scopes: [...ALL_PERMISSIONS],
+        keyId: tenant.keyId,
+        orgId: tenant.orgId,
+        workspaceId: tenant.workspaceId,
+        applicationId: tenant.applicationId,
+        familyId: tenant.familyId,
+        audience: 'developer-api',
+        scopes: [...ALL_PERMISSIONS],
       },
       personIds: people,
       fields: ['email'],
@@ -97,7 +102,7 @@ const planOf = (c: ChunkInput) => ContactRetrievalChunkPlan.findById(`${c.jobId}
 const settledPeople = (c: ChunkInput) => ContactRetrievalJobItem.countDocuments({ jobId: c.jobId });
 const chargesOf = (c: ChunkInput) => LedgerEntry.find({ chargeKey: chunkChargeKey(c.jobId, c.from) }).lean();
 
-test('heartbeats before every provider try and between the chunk\'s steps', async () => {
+test("heartbeats before every provider try and between the chunk's steps", async () => {
   const { chunk, found } = await acceptedJob();
   const env = activityEnvironment(1);
   // How many provider requests had arrived at each heartbeat.

@@ -51,7 +51,9 @@ async function firstAttempt(): Promise<{ input: AttemptInput; path: string }> {
   const tenant = await createTenant();
   const path = `/hook/${tenant.workspaceId}`;
   const reg = await registerEndpoint(tenant, `${receiver.url}${path}`, {
-    lookupAll: destinationLookup(), allowedCidrs: config.webhooks.allowedCidrs, secretsKey: config.secretsKey,
+    lookupAll: destinationLookup(),
+    allowedCidrs: config.webhooks.allowedCidrs,
+    secretsKey: config.secretsKey,
   });
   const jobId = uniqueName('job');
   return {

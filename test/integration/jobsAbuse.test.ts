@@ -42,7 +42,13 @@ function people(count: number, want: 'found' | 'not_found', tag: string): string
   return out;
 }
 const principalOf = (t: TestTenant): KeyPrincipal => ({
-  keyId: t.keyId, orgId: t.orgId, workspaceId: t.workspaceId, applicationId: t.applicationId, familyId: t.familyId, audience: 'developer-api', scopes: [...ALL_PERMISSIONS],
+  keyId: t.keyId,
+  orgId: t.orgId,
+  workspaceId: t.workspaceId,
+  applicationId: t.applicationId,
+  familyId: t.familyId,
+  audience: 'developer-api',
+  scopes: [...ALL_PERMISSIONS],
 });
 
 function expectProblem(res: HttpResponse, status: number, code: string) {
@@ -55,11 +61,15 @@ const createJob = (t: TestTenant, personIds: string[]) =>
   api(srv.url, 'POST', '/v1/contact-retrieval-jobs', { key: t.key, body: { person_ids: personIds, fields: ['email'] }, idempotencyKey: idem() });
 
 async function waitFinished(t: TestTenant, jobId: string): Promise<any> {
-  return eventually(`job ${jobId} to finish`, async () => {
-    const res = await apiHonouringRateLimits(srv.url, 'GET', `/v1/contact-retrieval-jobs/${jobId}`, { key: t.key });
-    expect(res.status).toBe(200);
-    return res.json.status !== 'running' ? res.json : undefined;
-  }, { timeoutMs: 60_000, intervalMs: 150 });
+  return eventually(
+    `job ${jobId} to finish`,
+    async () => {
+      const res = await apiHonouringRateLimits(srv.url, 'GET', `/v1/contact-retrieval-jobs/${jobId}`, { key: t.key });
+      expect(res.status).toBe(200);
+      return res.json.status !== 'running' ? res.json : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 150 },
+  );
 }
 
 async function resultItems(t: TestTenant, jobId: string): Promise<any[]> {
@@ -83,7 +93,14 @@ beforeAll(async () => {
 afterAll(async () => {
   const client = await temporalClient(srv.config);
   const running = await ContactRetrievalJob.find({ status: 'running' }).lean();
-  await Promise.all(running.map((j) => client.workflow.getHandle(contactRetrievalWorkflowId(j._id)).terminate('test over').catch(() => undefined)));
+  await Promise.all(
+    running.map((j) =>
+      client.workflow
+        .getHandle(contactRetrievalWorkflowId(j._id))
+        .terminate('test over')
+        .catch(() => undefined),
+    ),
+  );
   await worker?.stop();
   await srv?.close();
   await provider?.close();
@@ -121,14 +138,18 @@ describe('jobs ignore source entitlement', () => {
     const asked = () => provider.requests.flatMap((r) => r.personIds);
     const before = new Set(asked());
 
-    const view = await createContactRetrievalJob(srv.config, { principal: principalOf(t), personIds: [...pool, ...open], fields: ['email'] }, {
-      // The entitlement changes between acceptance and the job's first chunk.
-      start: async (input) => {
-        await setSourceEnabled(t.orgId, OPEN_WEB_SOURCE_ID, false);
-        await startContactRetrievalWorkflow(srv.config, input);
+    const view = await createContactRetrievalJob(
+      srv.config,
+      { principal: principalOf(t), personIds: [...pool, ...open], fields: ['email'] },
+      {
+        // The entitlement changes between acceptance and the job's first chunk.
+        start: async (input) => {
+          await setSourceEnabled(t.orgId, OPEN_WEB_SOURCE_ID, false);
+          await startContactRetrievalWorkflow(srv.config, input);
+        },
+        running: (jobId) => contactRetrievalWorkflowRunning(srv.config, jobId),
       },
-      running: (jobId) => contactRetrievalWorkflowRunning(srv.config, jobId),
-    });
+    );
     const job = await waitFinished(t, view.job_id);
     expect(job.counts).toMatchObject({ requested: 4, delivered: 2, not_found: 2 });
     const items = await resultItems(t, view.job_id);
@@ -145,7 +166,11 @@ describe('jobs ignore source entitlement', () => {
     await insertTestPeople(open, OPEN_WEB_SOURCE_ID);
     await insertTestPeople(pool);
     const search = await storeSearch({ orgId: t.orgId, fingerprint: `abuse-${n}`, params: {}, personIds: [...open, ...pool], total: 3 });
-    const res = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/batch', { key: t.key, body: { search_id: search.searchId, limit: 3 }, idempotencyKey: idem() });
+    const res = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/batch', {
+      key: t.key,
+      body: { search_id: search.searchId, limit: 3 },
+      idempotencyKey: idem(),
+    });
     expect(res.status).toBe(202);
     const job = await waitFinished(t, res.json.job_id);
     expect(job.counts).toMatchObject({ requested: 3, delivered: 1, not_found: 2 });
@@ -156,7 +181,10 @@ describe('jobs ignore source entitlement', () => {
 describe('the daily delivery quota is checked only for the first person of a job', () => {
   test('two jobs started one person below the quota deliver one person between them; the other job is 429 delivery_quota_exceeded', async () => {
     const t = await createTenant({ credits: 100 });
-    await recordDelivered(t.orgId, Array.from({ length: DELIVERY_QUOTA - 1 }, (_, i) => `per_before${String(i).padStart(8, '0')}`));
+    await recordDelivered(
+      t.orgId,
+      Array.from({ length: DELIVERY_QUOTA - 1 }, (_, i) => `per_before${String(i).padStart(8, '0')}`),
+    );
     const a = people(5, 'found', 'qa');
     const b = people(5, 'found', 'qb');
     await insertTestPeople([...a, ...b]);
@@ -177,7 +205,10 @@ describe('the daily delivery quota is checked only for the first person of a job
 
   test('what a job reserved but did not deliver is given back when it finishes', async () => {
     const t = await createTenant({ credits: 100 });
-    await recordDelivered(t.orgId, Array.from({ length: DELIVERY_QUOTA - 3 }, (_, i) => `per_earlier${String(i).padStart(8, '0')}`));
+    await recordDelivered(
+      t.orgId,
+      Array.from({ length: DELIVERY_QUOTA - 3 }, (_, i) => `per_earlier${String(i).padStart(8, '0')}`),
+    );
     const missing = people(2, 'not_found', 'rel');
     const found = people(2, 'found', 'rel');
     await insertTestPeople([...missing, ...found]);
@@ -253,7 +284,10 @@ describe('an organization has a daily job cap', () => {
     await setDailyJobCap(t.orgId, 1);
     const who = people(2, 'found', 'giveback');
     await insertTestPeople(who);
-    await recordDelivered(t.orgId, Array.from({ length: DELIVERY_QUOTA }, (_, i) => `per_full${String(i).padStart(8, '0')}`));
+    await recordDelivered(
+      t.orgId,
+      Array.from({ length: DELIVERY_QUOTA }, (_, i) => `per_full${String(i).padStart(8, '0')}`),
+    );
     expectProblem(await createJob(t, [who[0]]), 429, 'delivery_quota_exceeded');
     expect(await ContactJobDaySlot.countDocuments({ orgId: t.orgId })).toBe(0);
   });

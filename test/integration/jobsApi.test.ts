@@ -35,12 +35,16 @@ function expectProblem(res: HttpResponse, status: number, code: string) {
 }
 
 async function waitFinished(key: string, jobId: string, timeoutMs = 60_000): Promise<any> {
-  return eventually(`job ${jobId} to finish`, async () => {
-    // It shares the tenant's request-rate window with the test's other requests.
-    const res = await apiHonouringRateLimits(srv.url, 'GET', `/v1/contact-retrieval-jobs/${jobId}`, { key });
-    expect(res.status).toBe(200);
-    return res.json.status !== 'running' ? res.json : undefined;
-  }, { timeoutMs, intervalMs: 150 });
+  return eventually(
+    `job ${jobId} to finish`,
+    async () => {
+      // It shares the tenant's request-rate window with the test's other requests.
+      const res = await apiHonouringRateLimits(srv.url, 'GET', `/v1/contact-retrieval-jobs/${jobId}`, { key });
+      expect(res.status).toBe(200);
+      return res.json.status !== 'running' ? res.json : undefined;
+    },
+    { timeoutMs, intervalMs: 150 },
+  );
 }
 
 async function create(key: string, personIds: string[], extra: Record<string, unknown> = {}) {
@@ -77,13 +81,26 @@ describe('a job from start to result', () => {
     const res = await create(tenant.key, [...people, people[0]]);
     expect(res.status).toBe(202);
     expect(res.json).toMatchObject({
-      job_id: expect.stringMatching(/^job_/), type: 'contact_retrieval', status: 'running', fields: ['email', 'phone'],
-      counts: { requested: 30, pending: 30, delivered: 0 }, result_url: `/v1/job-results/${res.json.job_id}`, result_expires_at: null,
+      job_id: expect.stringMatching(/^job_/),
+      type: 'contact_retrieval',
+      status: 'running',
+      fields: ['email', 'phone'],
+      counts: { requested: 30, pending: 30, delivered: 0 },
+      result_url: `/v1/job-results/${res.json.job_id}`,
+      result_expires_at: null,
     });
     const job = await waitFinished(tenant.key, res.json.job_id);
     const expectedNotFound = people.filter((p) => providerAnswerFor(p).status === 'not_found').length;
     expect(job.status).toBe('completed');
-    expect(job.counts).toEqual({ requested: 30, delivered: 30 - expectedNotFound, not_found: expectedNotFound, failed: 0, reused: 0, cancelled: 0, pending: 0 });
+    expect(job.counts).toEqual({
+      requested: 30,
+      delivered: 30 - expectedNotFound,
+      not_found: expectedNotFound,
+      failed: 0,
+      reused: 0,
+      cancelled: 0,
+      pending: 0,
+    });
     expect(Date.parse(job.result_expires_at) - Date.parse(job.completed_at)).toBe(7 * 24 * 3600 * 1000);
     expect(await creditBalance(tenant.orgId)).toBe(before - job.counts.delivered);
     expect(await jobCharged(job.job_id)).toBe(job.counts.delivered);
@@ -110,7 +127,13 @@ describe('a job from start to result', () => {
     for (const it of items) {
       const a = providerAnswerFor(it.person_id);
       if (a.status === 'found') {
-        expect(it).toEqual({ person_id: it.person_id, outcome: 'delivered', contacts: { emails: a.emails, phones: a.phones }, receipt_id: expect.stringMatching(/^rcpt_/), reason: null });
+        expect(it).toEqual({
+          person_id: it.person_id,
+          outcome: 'delivered',
+          contacts: { emails: a.emails, phones: a.phones },
+          receipt_id: expect.stringMatching(/^rcpt_/),
+          reason: null,
+        });
       } else {
         expect(it).toEqual({ person_id: it.person_id, outcome: 'not_found', contacts: { emails: [], phones: [] }, receipt_id: null, reason: null });
       }
@@ -128,7 +151,11 @@ describe('a job from start to result', () => {
     expect(await creditBalance(tenant.orgId)).toBe(before);
     expect(provider.requests.length).toBe(calls);
     const result = await api(srv.url, 'GET', `/v1/job-results/${second.job_id}`, { key: tenant.key });
-    expect(result.json.items[0]).toMatchObject({ outcome: 'reused', contacts: { emails: providerAnswerFor(people[0]).status === 'found' ? (providerAnswerFor(people[0]) as any).emails : [], phones: [] }, receipt_id: null });
+    expect(result.json.items[0]).toMatchObject({
+      outcome: 'reused',
+      contacts: { emails: providerAnswerFor(people[0]).status === 'found' ? (providerAnswerFor(people[0]) as any).emails : [], phones: [] },
+      receipt_id: null,
+    });
   });
 
   test('transient provider failures are retried; a person the provider keeps failing is failed and the job partial', async () => {
@@ -151,7 +178,9 @@ describe('a job from start to result', () => {
 
   test('running out of credits mid-job stops the charges: the rest fail with insufficient_credits, status partial', async () => {
     const poor = await createTenant({ credits: 5 });
-    const people = ids(40).filter((p) => providerAnswerFor(p).status === 'found').slice(0, 20);
+    const people = ids(40)
+      .filter((p) => providerAnswerFor(p).status === 'found')
+      .slice(0, 20);
     const job = await waitFinished(poor.key, (await create(poor.key, people)).json.job_id);
     expect(job.status).toBe('partial');
     expect(job.counts).toMatchObject({ requested: 20, delivered: 5, failed: 15, pending: 0 });
@@ -166,7 +195,10 @@ describe('a job from start to result', () => {
   test('an organization that cannot be delivered one more person today is refused with 429 delivery_quota_exceeded, nothing recorded', async () => {
     const full = await createTenant({ credits: 50 });
     const limit = srv.config.searchQuotas.deliveriesPerDay;
-    await recordDelivered(full.orgId, Array.from({ length: limit }, (_, i) => `per_quota${String(i).padStart(8, '0')}`));
+    await recordDelivered(
+      full.orgId,
+      Array.from({ length: limit }, (_, i) => `per_quota${String(i).padStart(8, '0')}`),
+    );
     const res = await create(full.key, ids(3, 'q'));
     expectProblem(res, 429, 'delivery_quota_exceeded');
     expect(res.headers['retry-after']).toBe('1');
@@ -179,7 +211,9 @@ describe('a job from start to result', () => {
     await insertTestPeople(people);
     const search = await storeSearch({ orgId: tenant.orgId, fingerprint: `f${n}`, params: {}, personIds: people, total: people.length });
     const res = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/batch', {
-      key: tenant.key, body: { search_id: search.searchId, limit: 9, fields: ['phone'] }, idempotencyKey: idem(),
+      key: tenant.key,
+      body: { search_id: search.searchId, limit: 9, fields: ['phone'] },
+      idempotencyKey: idem(),
     });
     expect(res.status).toBe(202);
     expect(res.json).toMatchObject({ search_id: search.searchId, fields: ['phone'], counts: { requested: 9 } });
@@ -190,9 +224,17 @@ describe('a job from start to result', () => {
     expect(result.json.items.every((i: any) => i.contacts.emails.length === 0)).toBe(true);
 
     const other = await createTenant({ credits: 10 });
-    const foreign = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/batch', { key: other.key, body: { search_id: search.searchId }, idempotencyKey: idem() });
+    const foreign = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/batch', {
+      key: other.key,
+      body: { search_id: search.searchId },
+      idempotencyKey: idem(),
+    });
     expectProblem(foreign, 404, 'not_found');
-    const absent = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/batch', { key: tenant.key, body: { search_id: 'srch_doesnotexist000000000' }, idempotencyKey: idem() });
+    const absent = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/batch', {
+      key: tenant.key,
+      body: { search_id: 'srch_doesnotexist000000000' },
+      idempotencyKey: idem(),
+    });
     expectProblem(absent, 404, 'not_found');
   });
 });
@@ -267,14 +309,22 @@ describe('refusals', () => {
 
   test('create and batch create require an Idempotency-Key', async () => {
     expectProblem(await api(srv.url, 'POST', '/v1/contact-retrieval-jobs', { key: tenant.key, body: { person_ids: ids(1) } }), 400, 'invalid_idempotency_key');
-    expectProblem(await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/batch', { key: tenant.key, body: { search_id: 'srch_abcdefgh12' } }), 400, 'invalid_idempotency_key');
+    expectProblem(
+      await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/batch', { key: tenant.key, body: { search_id: 'srch_abcdefgh12' } }),
+      400,
+      'invalid_idempotency_key',
+    );
   });
 
   test('permissions: jobs.v1:write to create and cancel, jobs.v1:read to read', async () => {
     const reader = await addKey(tenant, [PERMISSIONS.jobsRead]);
     const writer = await addKey(tenant, [PERMISSIONS.jobsWrite]);
     expectProblem(await create(reader.key, ids(1)), 403, 'insufficient_scope');
-    expectProblem(await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/batch', { key: reader.key, body: { search_id: 'srch_abcdefgh12' }, idempotencyKey: idem() }), 403, 'insufficient_scope');
+    expectProblem(
+      await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/batch', { key: reader.key, body: { search_id: 'srch_abcdefgh12' }, idempotencyKey: idem() }),
+      403,
+      'insufficient_scope',
+    );
     expectProblem(await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/job_x/cancel', { key: reader.key, body: {} }), 403, 'insufficient_scope');
     expectProblem(await api(srv.url, 'GET', '/v1/contact-retrieval-jobs', { key: writer.key }), 403, 'insufficient_scope');
     expectProblem(await api(srv.url, 'GET', '/v1/contact-retrieval-jobs/job_x', { key: writer.key }), 403, 'insufficient_scope');
@@ -295,7 +345,11 @@ describe('refusals', () => {
   test('cancelling a finished job is 409 invalid_state_transition', async () => {
     const r = await create(tenant.key, ids(1));
     await waitFinished(tenant.key, r.json.job_id);
-    expectProblem(await api(srv.url, 'POST', `/v1/contact-retrieval-jobs/${r.json.job_id}/cancel`, { key: tenant.key, body: {} }), 409, 'invalid_state_transition');
+    expectProblem(
+      await api(srv.url, 'POST', `/v1/contact-retrieval-jobs/${r.json.job_id}/cancel`, { key: tenant.key, body: {} }),
+      409,
+      'invalid_state_transition',
+    );
   });
 });
 
@@ -309,7 +363,11 @@ describe('cancel', () => {
       const r = await create(own.key, people);
       expect(r.status).toBe(202);
       // Let the first chunks land, then cancel.
-      await eventually('the first chunks to land', async () => (await ContactRetrievalJobItem.countDocuments({ jobId: r.json.job_id, outcome: { $ne: 'pending' } })) > 0, { timeoutMs: 60_000 });
+      await eventually(
+        'the first chunks to land',
+        async () => (await ContactRetrievalJobItem.countDocuments({ jobId: r.json.job_id, outcome: { $ne: 'pending' } })) > 0,
+        { timeoutMs: 60_000 },
+      );
       const c = await api(srv.url, 'POST', `/v1/contact-retrieval-jobs/${r.json.job_id}/cancel`, { key: own.key, body: {} });
       expect(c.status).toBe(202);
       expect(c.json.job_id).toBe(r.json.job_id);
@@ -337,7 +395,11 @@ describe('operator CLI', () => {
       const r = await create(t.key, ids(60, 'o'));
       const slots = admin('job', 'slots', '--org', t.orgId);
       expect(slots.status).toBe(0);
-      expect(slots.json).toEqual({ org_id: t.orgId, limit: 2, slots: [{ slot: 0, job_id: r.json.job_id, job_status: 'running', claimed_at: expect.any(String) }] });
+      expect(slots.json).toEqual({
+        org_id: t.orgId,
+        limit: 2,
+        slots: [{ slot: 0, job_id: r.json.job_id, job_status: 'running', claimed_at: expect.any(String) }],
+      });
       const cancelled = admin('job', 'cancel', '--job-id', r.json.job_id);
       expect(cancelled.status).toBe(0);
       expect(cancelled.json.job_id).toBe(r.json.job_id);
@@ -345,7 +407,14 @@ describe('operator CLI', () => {
       expect(job.status).toBe('cancelled');
       const shown = admin('job', 'show', '--job-id', r.json.job_id);
       expect(shown.status).toBe(0);
-      expect(shown.json).toMatchObject({ job_id: r.json.job_id, org_id: t.orgId, workspace_id: t.workspaceId, status: 'cancelled', counts: job.counts, workflow_id: `contact-retrieval:${r.json.job_id}` });
+      expect(shown.json).toMatchObject({
+        job_id: r.json.job_id,
+        org_id: t.orgId,
+        workspace_id: t.workspaceId,
+        status: 'cancelled',
+        counts: job.counts,
+        workflow_id: `contact-retrieval:${r.json.job_id}`,
+      });
       expect(admin('job', 'slots', '--org', t.orgId).json.slots).toEqual([]);
       const again = admin('job', 'cancel', '--job-id', r.json.job_id);
       expect(again.status).not.toBe(0);

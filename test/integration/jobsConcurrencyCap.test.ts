@@ -24,7 +24,13 @@ let seq = 0;
 const pool = Array.from({ length: 300 }, (_, k) => `per_cap${String(k).padStart(6, '0')}xp`);
 const person = (_i: number) => pool[seq++];
 const principalOf = (t: TestTenant): KeyPrincipal => ({
-  keyId: t.keyId, orgId: t.orgId, workspaceId: t.workspaceId, applicationId: t.applicationId, familyId: t.familyId, audience: 'developer-api', scopes: [...ALL_PERMISSIONS],
+  keyId: t.keyId,
+  orgId: t.orgId,
+  workspaceId: t.workspaceId,
+  applicationId: t.applicationId,
+  familyId: t.familyId,
+  audience: 'developer-api',
+  scopes: [...ALL_PERMISSIONS],
 });
 
 beforeAll(async () => {
@@ -34,7 +40,14 @@ beforeAll(async () => {
 afterAll(async () => {
   const client = await temporalClient(srv.config);
   const running = await ContactRetrievalJob.find({ status: 'running' }).lean();
-  await Promise.all(running.map((j) => client.workflow.getHandle(contactRetrievalWorkflowId(j._id)).terminate('test over').catch(() => undefined)));
+  await Promise.all(
+    running.map((j) =>
+      client.workflow
+        .getHandle(contactRetrievalWorkflowId(j._id))
+        .terminate('test over')
+        .catch(() => undefined),
+    ),
+  );
   await srv.close();
 });
 
@@ -58,9 +71,7 @@ test('50 concurrent creates of one organization: exactly two accepted, the rest 
   const t = await createTenant({ credits: 100 });
   const principal = principalOf(t);
   const people = Array.from({ length: 50 }, (_, i) => person(i));
-  const outcomes = await Promise.allSettled(
-    people.map((p) => createContactRetrievalJob(srv.config, { principal, personIds: [p], fields: ['email'] })),
-  );
+  const outcomes = await Promise.allSettled(people.map((p) => createContactRetrievalJob(srv.config, { principal, personIds: [p], fields: ['email'] })));
   const accepted = outcomes.filter((o) => o.status === 'fulfilled').map((o) => (o as PromiseFulfilledResult<{ job_id: string }>).value.job_id);
   expect(accepted).toHaveLength(2);
   for (const o of outcomes.filter((x) => x.status === 'rejected')) {
@@ -99,7 +110,11 @@ test('over HTTP, 50 concurrent creates: two 202, every other one 429 with no-sto
   // Waits out the one-second operation-rate window on purpose: a probe would itself be a
   // request counted in that window, and the point is a lone create that only the cap refuses.
   await new Promise((r) => setTimeout(r, 1100));
-  const third = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs', { key: t.key, body: { person_ids: [person(99)] }, idempotencyKey: `cap-${seq}-third` });
+  const third = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs', {
+    key: t.key,
+    body: { person_ids: [person(99)] },
+    idempotencyKey: `cap-${seq}-third`,
+  });
   expect(third.status).toBe(429);
   expect(third.json.code).toBe('contact_job_concurrency_cap');
   expect(third.headers['retry-after']).toBe('30');
@@ -109,7 +124,9 @@ test('the cap is per organization: another organization still starts jobs', asyn
   const a = await createTenant({ credits: 10 });
   const b = await createTenant({ credits: 10 });
   for (let i = 0; i < 2; i++) await createContactRetrievalJob(srv.config, { principal: principalOf(a), personIds: [person(i)], fields: ['email'] });
-  await expect(createContactRetrievalJob(srv.config, { principal: principalOf(a), personIds: [person(3)], fields: ['email'] })).rejects.toMatchObject({ code: 'contact_job_concurrency_cap' });
+  await expect(createContactRetrievalJob(srv.config, { principal: principalOf(a), personIds: [person(3)], fields: ['email'] })).rejects.toMatchObject({
+    code: 'contact_job_concurrency_cap',
+  });
   const other = await createContactRetrievalJob(srv.config, { principal: principalOf(b), personIds: [person(4)], fields: ['email'] });
   expect(other.status).toBe('running');
 });
@@ -119,7 +136,9 @@ test('a slot whose workflow is gone is reclaimed by the next create', async () =
   const p = principalOf(t);
   const first = await createContactRetrievalJob(srv.config, { principal: p, personIds: [person(1)], fields: ['email'] });
   await createContactRetrievalJob(srv.config, { principal: p, personIds: [person(2)], fields: ['email'] });
-  await expect(createContactRetrievalJob(srv.config, { principal: p, personIds: [person(3)], fields: ['email'] })).rejects.toMatchObject({ code: 'contact_job_concurrency_cap' });
+  await expect(createContactRetrievalJob(srv.config, { principal: p, personIds: [person(3)], fields: ['email'] })).rejects.toMatchObject({
+    code: 'contact_job_concurrency_cap',
+  });
 
   const client = await temporalClient(srv.config);
   await client.workflow.getHandle(contactRetrievalWorkflowId(first.job_id)).terminate('operator removed it');

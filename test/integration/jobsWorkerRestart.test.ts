@@ -47,8 +47,12 @@ function startWorkerProcess(): ChildProcess {
 beforeAll(async () => {
   provider = await startContactProviderServer({ token: TOKEN, latencyMs: 250 });
   srv = await startTestApi({
-    CONTACT_PROVIDER: 'http', CONTACT_PROVIDER_URL: provider.url, CONTACT_PROVIDER_TOKEN: TOKEN, CONTACT_PROVIDER_TIMEOUT_MS: '2000',
-    CONTACT_JOB_CHUNK_SIZE: '5', CONTACT_JOB_CONCURRENCY: '2',
+    CONTACT_PROVIDER: 'http',
+    CONTACT_PROVIDER_URL: provider.url,
+    CONTACT_PROVIDER_TOKEN: TOKEN,
+    CONTACT_PROVIDER_TIMEOUT_MS: '2000',
+    CONTACT_JOB_CHUNK_SIZE: '5',
+    CONTACT_JOB_CONCURRENCY: '2',
   });
 });
 afterAll(async () => {

@@ -186,8 +186,11 @@ describe('request rate: strict one-second window shared by every key and replica
       const decided = results.filter((r) => r.sent >= lo && r.received < hi).length;
       perSecond.push({ second: s, within, touching, decided });
     }
-    expect({ perSecond, aboveTheRate: perSecond.filter((p) => p.within > 25), belowTheRateWhenOffered: perSecond.filter((p) => p.decided >= 25 && p.touching < 25) })
-      .toEqual({ perSecond, aboveTheRate: [], belowTheRateWhenOffered: [] });
+    expect({
+      perSecond,
+      aboveTheRate: perSecond.filter((p) => p.within > 25),
+      belowTheRateWhenOffered: perSecond.filter((p) => p.decided >= 25 && p.touching < 25),
+    }).toEqual({ perSecond, aboveTheRate: [], belowTheRateWhenOffered: [] });
     // 60 offered per second, 25 admitted: refused requests are most of the traffic. Under load
     // answers may arrive late, so the bound is 25 per second the run spanned.
     const lastSecond = Math.floor(Math.max(...results.map((r) => r.received)) / 1000);
@@ -224,7 +227,11 @@ describe('request rate: strict one-second window shared by every key and replica
       const start = await nextSecond();
       const reads = [];
       for (let b = 0; b < 3; b++) {
-        reads.push(...(await Promise.all(Array.from({ length: 10 }, (_, i) => api(replicas[i % 2].url, 'GET', '/v1/contact-retrieval-jobs/job_doesnotexist0000000000', { key: other.key })))));
+        reads.push(
+          ...(await Promise.all(
+            Array.from({ length: 10 }, (_, i) => api(replicas[i % 2].url, 'GET', '/v1/contact-retrieval-jobs/job_doesnotexist0000000000', { key: other.key })),
+          )),
+        );
       }
       const more = await Promise.all(Array.from({ length: 5 }, (_, i) => api(replicas[i % 2].url, 'GET', '/v1/whoami', { key: other.key })));
       const last = await api(replicas[1].url, 'GET', '/v1/whoami', { key: other.key });
@@ -254,7 +261,9 @@ describe('request rate: strict one-second window shared by every key and replica
     await setOrganizationRate(tenant.orgId, { requestsPerSecond: 4 });
     for (let attempt = 0; attempt < 3; attempt++) {
       const start = await nextSecond();
-      const res = await Promise.all(Array.from({ length: 8 }, (_, i) => api(replicas[i % 2].url, 'GET', '/v1/whoami', { key: i % 2 ? tenant.key : second.key })));
+      const res = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => api(replicas[i % 2].url, 'GET', '/v1/whoami', { key: i % 2 ? tenant.key : second.key })),
+      );
       if (Date.now() >= start + 950) continue;
       expect(res.filter((r) => r.status === 200)).toHaveLength(4);
       for (const r of res.filter((x) => x.status !== 200)) expectRateLimited(r);
@@ -268,11 +277,11 @@ describe('per-minute caps', () => {
   test('a cap set through the operator CLI holds exactly across replicas; other keys are not affected', async () => {
     const tenant = await createTenant();
     const other = await addKey(tenant, [PERMISSIONS.candidatesSearch]);
-    const cli = runAdmin(
-      cfg,
-      ['limit', 'set', '--org', tenant.orgId, '--operation', 'whoami', '--key-id', tenant.keyId, '--requests-per-minute', '7'],
-      { NODE_ENV: 'test', LOG_LEVEL: 'silent', LIMITS_LEASE_TTL_SECONDS: String(LEASE_TTL_SECONDS) },
-    );
+    const cli = runAdmin(cfg, ['limit', 'set', '--org', tenant.orgId, '--operation', 'whoami', '--key-id', tenant.keyId, '--requests-per-minute', '7'], {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      LIMITS_LEASE_TTL_SECONDS: String(LEASE_TTL_SECONDS),
+    });
     expect(cli.status).toBe(0);
     expect(JSON.parse(cli.stdout)).toMatchObject({ operation: 'whoami', scope: { type: 'key', id: tenant.keyId }, requests_per_minute: 7, source: 'override' });
     const res: HttpResponse[] = [];
@@ -337,10 +346,14 @@ describe('requests in flight', () => {
     });
     let out = '';
     holder.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-    await eventually('lease holder', () => {
-      if (holder.exitCode !== null) throw new Error(`the lease holder exited with code ${holder.exitCode} before holding its leases`);
-      return out.includes('"held":2');
-    }, { timeoutMs: 30_000, intervalMs: 200 });
+    await eventually(
+      'lease holder',
+      () => {
+        if (holder.exitCode !== null) throw new Error(`the lease holder exited with code ${holder.exitCode} before holding its leases`);
+        return out.includes('"held":2');
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
     const heldAt = Date.now();
     await kill(holder, 'SIGKILL');
     expect((await heldLeases(tenant.orgId)).length).toBe(2);
@@ -372,7 +385,9 @@ describe('GET /v1/operational-limits', () => {
     expect(res.status).toBe(200);
     expect(res.headers['ratelimit-policy']).toBe('"baseline";q=25;w=1');
     const scopes = new Set(res.json.data.map((e: any) => `${e.scope.type}:${e.scope.id}`));
-    expect(scopes).toEqual(new Set([`organization:${tenant.orgId}`, `application:${tenant.applicationId}`, `key_family:${tenant.familyId}`, `key:${tenant.keyId}`]));
+    expect(scopes).toEqual(
+      new Set([`organization:${tenant.orgId}`, `application:${tenant.applicationId}`, `key_family:${tenant.familyId}`, `key:${tenant.keyId}`]),
+    );
     expect(entry(res, BASELINE_ENTRY, 'organization')).toEqual({
       operation: BASELINE_ENTRY,
       scope: { type: 'organization', id: tenant.orgId },
@@ -418,7 +433,13 @@ describe('GET /v1/operational-limits', () => {
 
     await blockOperation(tenant.orgId, op, { type: 'key_family', id: tenant.familyId });
     res = await read(`?operation=${op}`);
-    expect(entry(res, op, 'key_family')).toMatchObject({ status: 'denied', source: 'override', requests_per_second: null, requests_per_minute: null, max_concurrency: null });
+    expect(entry(res, op, 'key_family')).toMatchObject({
+      status: 'denied',
+      source: 'override',
+      requests_per_second: null,
+      requests_per_minute: null,
+      max_concurrency: null,
+    });
     expect(entry(res, op, 'application')).toMatchObject({ status: 'active' });
 
     await setOrganizationRate(tenant.orgId, { requestsPerSecond: 12 });

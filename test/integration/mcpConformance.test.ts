@@ -55,7 +55,9 @@ afterAll(async () => {
 
 function runScenario(scenario: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(runtime.node, [runtime.cli, 'server', '--url', `${proxyUrl}/tools`, '--scenario', scenario], { env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+    const child = spawn(runtime.node, [runtime.cli, 'server', '--url', `${proxyUrl}/tools`, '--scenario', scenario], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));

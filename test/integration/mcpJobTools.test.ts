@@ -54,8 +54,12 @@ async function call(name: string, args: Record<string, unknown>, client = mcp): 
 test('the job tools are listed with their route schemas', async () => {
   const { tools } = await mcp.listTools();
   const byName = new Map(tools.map((t) => [t.name, t]));
-  for (const n of ['create_contact_retrieval_job', 'get_contact_retrieval_job', 'get_job_result', 'cancel_contact_retrieval_job']) expect(byName.has(n)).toBe(true);
-  expect(byName.get('create_contact_retrieval_job')!.inputSchema).toMatchObject({ required: expect.arrayContaining(['person_ids']), properties: { person_ids: { type: 'array' }, idempotency_key: {} } });
+  for (const n of ['create_contact_retrieval_job', 'get_contact_retrieval_job', 'get_job_result', 'cancel_contact_retrieval_job'])
+    expect(byName.has(n)).toBe(true);
+  expect(byName.get('create_contact_retrieval_job')!.inputSchema).toMatchObject({
+    required: expect.arrayContaining(['person_ids']),
+    properties: { person_ids: { type: 'array' }, idempotency_key: {} },
+  });
 });
 
 test('create a job, replay it by idempotency key, follow it to its result', async () => {
@@ -69,10 +73,14 @@ test('create a job, replay it by idempotency key, follow it to its result', asyn
   expect(conflict.isError).toBe(true);
   expect(conflict.body.code).toBe('idempotency_key_reused');
 
-  const job = await eventually('the job to finish', async () => {
-    const current = (await call('get_contact_retrieval_job', { id: created.body.job_id })).body;
-    return current.status !== 'running' ? current : undefined;
-  }, { timeoutMs: 60_000, intervalMs: 250 });
+  const job = await eventually(
+    'the job to finish',
+    async () => {
+      const current = (await call('get_contact_retrieval_job', { id: created.body.job_id })).body;
+      return current.status !== 'running' ? current : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 250 },
+  );
   expect(['completed', 'partial']).toContain(job.status);
   const result = await call('get_job_result', { job_id: created.body.job_id });
   expect(result.isError).toBe(false);

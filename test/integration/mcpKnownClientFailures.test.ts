@@ -26,8 +26,12 @@ let tenant: TestTenant;
 beforeAll(async () => {
   receiver = await startHttpsReceiver();
   srv = await startTestApi({
-    NODE_ENV: 'development', AUTH_URL, MCP_URL, PASSWORD_SCRYPT_LOG2_N: '10',
-    WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOK_EXTRA_CA_FILE: receiver.caFile,
+    NODE_ENV: 'development',
+    AUTH_URL,
+    MCP_URL,
+    PASSWORD_SCRYPT_LOG2_N: '10',
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+    WEBHOOK_EXTRA_CA_FILE: receiver.caFile,
   });
   tenant = await createTenant({ credits: 100 });
 });
@@ -42,7 +46,11 @@ function challengeParams(header: string | null): Record<string, string> {
 }
 
 async function listTools(accessToken?: string) {
-  const res = await fetch(`${srv.url}/tools`, { method: 'POST', headers: { ...MCP_HEADERS, ...(accessToken ? { Authorization: `Bearer ${accessToken}` } : {}) }, body: LIST_TOOLS });
+  const res = await fetch(`${srv.url}/tools`, {
+    method: 'POST',
+    headers: { ...MCP_HEADERS, ...(accessToken ? { Authorization: `Bearer ${accessToken}` } : {}) },
+    body: LIST_TOOLS,
+  });
   return { status: res.status, challenge: res.headers.get('www-authenticate'), text: await res.text() };
 }
 
@@ -52,15 +60,39 @@ const localPath = (absolute: string) => new URL(absolute).pathname;
 async function personTokens(clientId: string, redirectUri: string, extra: Record<string, string> = {}) {
   const person = await newFormPerson(srv, tenant, ['candidates.search']);
   const { verifier, challenge } = pkcePair();
-  const back = await authorizeAs(person, { response_type: 'code', client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256', state: 's1', ...extra });
+  const back = await authorizeAs(person, {
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state: 's1',
+    ...extra,
+  });
   expect(back.searchParams.get('iss')).toBe(AUTH_URL);
-  const tokens = await tokenRequest(srv, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: redirectUri, client_id: clientId, code_verifier: verifier, ...(extra.resource ? { resource: extra.resource } : {}) });
+  const tokens = await tokenRequest(srv, {
+    grant_type: 'authorization_code',
+    code: back.searchParams.get('code')!,
+    redirect_uri: redirectUri,
+    client_id: clientId,
+    code_verifier: verifier,
+    ...(extra.resource ? { resource: extra.resource } : {}),
+  });
   expect(tokens.status).toBe(200);
   return { person, back, tokens: tokens.json as { access_token: string; refresh_token: string } };
 }
 
 async function registerClient(redirectUris: string[], name = 'Known failures client') {
-  const res = await fetch(`${srv.url}/api/oauth/register`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ client_name: name, redirect_uris: redirectUris, token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] }) });
+  const res = await fetch(`${srv.url}/api/oauth/register`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({
+      client_name: name,
+      redirect_uris: redirectUris,
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+    }),
+  });
   expect(res.status).toBe(201);
   return (await res.json()) as { client_id: string; redirect_uris: string[] };
 }
@@ -116,17 +148,34 @@ describe('known MCP client failures', () => {
     const { tokens } = await personTokens(client.client_id, 'http://127.0.0.1:33418/callback', { resource: `${RESOURCE}/` });
     expect(decodeJwt(tokens.access_token).aud).toBe(RESOURCE);
     expect((await listTools(tokens.access_token)).status).toBe(200);
-    const refreshed = await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id, resource: `${RESOURCE}/` });
+    const refreshed = await tokenRequest(srv, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: client.client_id,
+      resource: `${RESOURCE}/`,
+    });
     expect(refreshed.status).toBe(200);
     expect(decodeJwt(refreshed.json.access_token).aud).toBe(RESOURCE);
 
     // A machine client too.
     const m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 100 });
-    const cc = await tokenRequest(srv, { grant_type: 'client_credentials', client_id: m2m.client_id, client_secret: m2m.client_secret, scope: 'mcp:tools', resource: `${RESOURCE}/` });
+    const cc = await tokenRequest(srv, {
+      grant_type: 'client_credentials',
+      client_id: m2m.client_id,
+      client_secret: m2m.client_secret,
+      scope: 'mcp:tools',
+      resource: `${RESOURCE}/`,
+    });
     expect(cc.status).toBe(200);
     expect(decodeJwt(cc.json.access_token).aud).toBe(RESOURCE);
     // Anything else is still another resource.
-    const other = await tokenRequest(srv, { grant_type: 'client_credentials', client_id: m2m.client_id, client_secret: m2m.client_secret, scope: 'mcp:tools', resource: `${RESOURCE}//` });
+    const other = await tokenRequest(srv, {
+      grant_type: 'client_credentials',
+      client_id: m2m.client_id,
+      client_secret: m2m.client_secret,
+      scope: 'mcp:tools',
+      resource: `${RESOURCE}//`,
+    });
     expect(other.json.error).toBe('invalid_target');
   });
 
@@ -139,7 +188,10 @@ describe('known MCP client failures', () => {
     ['/api/oauth/token', 'POST', 'content-type'],
     ['/api/oauth/register', 'POST', 'content-type'],
   ])("CORS preflight from the Inspector's origin (%s) is answered before authentication", async (path, method, requestHeaders) => {
-    const res = await fetch(`${srv.url}${path}`, { method: 'OPTIONS', headers: { Origin: INSPECTOR, 'Access-Control-Request-Method': method, 'Access-Control-Request-Headers': requestHeaders } });
+    const res = await fetch(`${srv.url}${path}`, {
+      method: 'OPTIONS',
+      headers: { Origin: INSPECTOR, 'Access-Control-Request-Method': method, 'Access-Control-Request-Headers': requestHeaders },
+    });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe(INSPECTOR);
     expect(res.headers.get('access-control-allow-methods')).toContain(method);
@@ -183,7 +235,13 @@ describe('known MCP client failures', () => {
     expect(back.searchParams.get('state')).toBe('s1');
     expect((await listTools(tokens.access_token)).status).toBe(200);
     // Another connector's URI is not this client's: an error page, never a redirect.
-    const q = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: 'https://chatgpt.com/connector/oauth/c_other', code_challenge: pkcePair().challenge, code_challenge_method: 'S256' });
+    const q = new URLSearchParams({
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: 'https://chatgpt.com/connector/oauth/c_other',
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: 'S256',
+    });
     const other = await fetch(`${srv.url}/api/oauth/authorize?${q}`, { redirect: 'manual' });
     expect(other.status).toBe(400);
     expect(other.headers.get('location')).toBeNull();
@@ -196,7 +254,13 @@ describe('known MCP client failures', () => {
     receiver.respond(() => ({
       status: 200,
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ client_id: docUrl, client_name: 'ChatGPT', redirect_uris: [connector], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' }),
+      body: JSON.stringify({
+        client_id: docUrl,
+        client_name: 'ChatGPT',
+        redirect_uris: [connector],
+        grant_types: ['authorization_code', 'refresh_token'],
+        token_endpoint_auth_method: 'none',
+      }),
     }));
     const { back, tokens } = await personTokens(docUrl, connector);
     expect(`${back.origin}${back.pathname}`).toBe(connector);

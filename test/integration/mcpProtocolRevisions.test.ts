@@ -34,8 +34,17 @@ const auth = () => ({ Authorization: `Bearer ${token}` });
 
 function modernBody(method: string, params: Record<string, unknown> = {}, id = 1) {
   return {
-    jsonrpc: '2.0', id, method,
-    params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } },
+    jsonrpc: '2.0',
+    id,
+    method,
+    params: {
+      ...params,
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': MODERN,
+        'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    },
   };
 }
 
@@ -98,7 +107,13 @@ describe('both protocol revisions on /tools', () => {
   test('server/discover answers the supported revisions and the tools capability; no session id', async () => {
     const res = await fetch(toolsUrl(), {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'server/discover', ...auth() },
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'MCP-Protocol-Version': MODERN,
+        'Mcp-Method': 'server/discover',
+        ...auth(),
+      },
       body: JSON.stringify(modernBody('server/discover')),
     });
     expect(res.status).toBe(200);
@@ -114,14 +129,21 @@ describe('both protocol revisions on /tools', () => {
     expect(ok.json.result.isError).toBeFalsy();
     const wrongMethod = await postModern(modernBody('tools/list'), { 'Mcp-Method': 'tools/call' });
     expect(wrongMethod.status).toBe(400);
-    const wrongName = await postModern(modernBody('tools/call', { name: 'whoami', arguments: {} }), { 'Mcp-Method': 'tools/call', 'Mcp-Name': 'search_candidates' });
+    const wrongName = await postModern(modernBody('tools/call', { name: 'whoami', arguments: {} }), {
+      'Mcp-Method': 'tools/call',
+      'Mcp-Name': 'search_candidates',
+    });
     expect(wrongName.status).toBe(400);
     const missing = await postModern(modernBody('tools/list'), {});
     expect(missing.status).toBe(400);
   });
 
   test('a 2026-07-28 request is authenticated like any other: no token is 401 with the challenge', async () => {
-    const res = await fetch(toolsUrl(), { method: 'POST', headers: { 'Content-Type': 'application/json', 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'tools/list' }, body: JSON.stringify(modernBody('tools/list')) });
+    const res = await fetch(toolsUrl(), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'tools/list' },
+      body: JSON.stringify(modernBody('tools/list')),
+    });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toContain('resource_metadata="');
   });

@@ -39,10 +39,18 @@ afterAll(async () => {
 
 test('every tool of the catalogue is listed once its route exists', async () => {
   const names = (await mcp.listTools()).tools.map((t) => t.name);
-  expect(names).toEqual(expect.arrayContaining([
-    'search_candidates', 'list_sources', 'unlock_profile', 'match_person',
-    'create_contact_retrieval_job', 'get_contact_retrieval_job', 'get_job_result', 'cancel_contact_retrieval_job',
-  ]));
+  expect(names).toEqual(
+    expect.arrayContaining([
+      'search_candidates',
+      'list_sources',
+      'unlock_profile',
+      'match_person',
+      'create_contact_retrieval_job',
+      'get_contact_retrieval_job',
+      'get_job_result',
+      'cancel_contact_retrieval_job',
+    ]),
+  );
 });
 
 test('list_sources answers what GET /v1/search/sources answers', async () => {

@@ -27,7 +27,10 @@ const searchCall = (id: number) => ({
   jsonrpc: '2.0',
   id,
   method: 'tools/call',
-  params: { name: 'search_candidates', arguments: { filters: { min_years_experience: 0 }, page_size: 5, idempotency_key: `batch-search-${String(id).padStart(4, '0')}` } },
+  params: {
+    name: 'search_candidates',
+    arguments: { filters: { min_years_experience: 0 }, page_size: 5, idempotency_key: `batch-search-${String(id).padStart(4, '0')}` },
+  },
 });
 
 function postTools(token: string, message: unknown) {
@@ -54,7 +57,10 @@ test('a batch of N tools/call over a client with rate R < N runs none of them; s
   const token = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
   const before = await creditBalance(tenant.orgId);
 
-  const batch = await postTools(token, Array.from({ length: calls }, (_, i) => searchCall(i + 1)));
+  const batch = await postTools(
+    token,
+    Array.from({ length: calls }, (_, i) => searchCall(i + 1)),
+  );
   expect(batch.status).toBe(400);
   expect(await batch.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining('batches are not accepted') } });
   expect(await creditBalance(tenant.orgId)).toBe(before);

@@ -69,7 +69,13 @@ const tools = availableTools(routes);
 const dispatcher = createToolDispatcher(routes);
 const tool = (name: string) => tools.find((t) => t.definition.name === name)!;
 const principal: KeyPrincipal = {
-  keyId: 'cli_test', familyId: 'cli_test', orgId: 'org_test', workspaceId: 'ws_test', applicationId: 'app_test', audience: 'x', scopes: ['profiles.v1:unlock', 'jobs.v1:read'],
+  keyId: 'cli_test',
+  familyId: 'cli_test',
+  orgId: 'org_test',
+  workspaceId: 'ws_test',
+  applicationId: 'app_test',
+  audience: 'x',
+  scopes: ['profiles.v1:unlock', 'jobs.v1:read'],
 };
 
 beforeAll(async () => {
@@ -79,7 +85,11 @@ afterAll(async () => srv.close());
 
 test('only tools whose operations are registered are offered; input schemas merge path, query and body', () => {
   expect(tools.map((t) => t.definition.name)).toEqual(['unlock_profile', 'get_contact_retrieval_job', 'cancel_contact_retrieval_job']);
-  expect(tool('unlock_profile').inputSchema).toMatchObject({ type: 'object', required: ['person_id'], properties: { person_id: { type: 'string' }, idempotency_key: { type: 'string' } } });
+  expect(tool('unlock_profile').inputSchema).toMatchObject({
+    type: 'object',
+    required: ['person_id'],
+    properties: { person_id: { type: 'string' }, idempotency_key: { type: 'string' } },
+  });
   expect(tool('get_contact_retrieval_job').inputSchema).toMatchObject({ required: ['job_id'], properties: { job_id: {}, verbose: {} } });
 });
 

@@ -69,7 +69,12 @@ describe('bearer validation at /tools', () => {
 
   test('an expired token', async () => {
     const expired = await issueAccessToken({
-      issuer: AUTH_URL, audience: RESOURCE, clientId: m2m.client_id, scope: 'mcp:tools', ttlSeconds: 60, secretsKey: srv.config.secretsKey,
+      issuer: AUTH_URL,
+      audience: RESOURCE,
+      clientId: m2m.client_id,
+      scope: 'mcp:tools',
+      ttlSeconds: 60,
+      secretsKey: srv.config.secretsKey,
       now: new Date(Date.now() - 3600_000),
     });
     await expectInvalidToken(expired.token);
@@ -77,7 +82,12 @@ describe('bearer validation at /tools', () => {
 
   test('a token for another audience', async () => {
     const other = await issueAccessToken({
-      issuer: AUTH_URL, audience: 'http://other.invalid/tools', clientId: m2m.client_id, scope: 'mcp:tools', ttlSeconds: 600, secretsKey: srv.config.secretsKey,
+      issuer: AUTH_URL,
+      audience: 'http://other.invalid/tools',
+      clientId: m2m.client_id,
+      scope: 'mcp:tools',
+      ttlSeconds: 600,
+      secretsKey: srv.config.secretsKey,
     });
     await expectInvalidToken(other.token);
   });
@@ -87,7 +97,12 @@ describe('bearer validation at /tools', () => {
     const now = Math.floor(Date.now() / 1000);
     const forged = await new SignJWT({ client_id: m2m.client_id, scope: 'mcp:tools' })
       .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'jwk_unknown0000000000000' })
-      .setIssuer(AUTH_URL).setAudience(RESOURCE).setSubject(m2m.client_id).setIssuedAt(now).setExpirationTime(now + 600).setJti(randomUUID())
+      .setIssuer(AUTH_URL)
+      .setAudience(RESOURCE)
+      .setSubject(m2m.client_id)
+      .setIssuedAt(now)
+      .setExpirationTime(now + 600)
+      .setJti(randomUUID())
       .sign(privateKey);
     await expectInvalidToken(forged);
   });
@@ -103,7 +118,12 @@ describe('bearer validation at /tools', () => {
 
   test('a token without the mcp:tools scope is 403 insufficient_scope', async () => {
     const narrow = await issueAccessToken({
-      issuer: AUTH_URL, audience: RESOURCE, clientId: m2m.client_id, scope: 'profile', ttlSeconds: 600, secretsKey: srv.config.secretsKey,
+      issuer: AUTH_URL,
+      audience: RESOURCE,
+      clientId: m2m.client_id,
+      scope: 'profile',
+      ttlSeconds: 600,
+      secretsKey: srv.config.secretsKey,
     });
     const res = await postTools(`Bearer ${narrow.token}`);
     expect(res.status).toBe(403);

@@ -30,15 +30,20 @@ const SCAN_BUDGET = 150;
 
 beforeAll(async () => {
   srv = await startTestApi({
-    SEARCH_DISTINCT_QUERIES_PER_HOUR: '4', SEARCH_PREVIEW_QUOTA_PER_DAY: '40', SEARCH_DELIVERY_QUOTA_PER_DAY: '3', SEARCH_SCAN_BUDGET: String(SCAN_BUDGET),
+    SEARCH_DISTINCT_QUERIES_PER_HOUR: '4',
+    SEARCH_PREVIEW_QUOTA_PER_DAY: '40',
+    SEARCH_DELIVERY_QUOTA_PER_DAY: '3',
+    SEARCH_SCAN_BUDGET: String(SCAN_BUDGET),
   });
   await seedPeople({ count: PEOPLE });
 });
 afterAll(async () => srv.close());
 
 const search = (t: TestTenant, body: unknown, idem = key()) => api(srv.url, 'POST', '/v1/candidates/search', { key: t.key, body, idempotencyKey: idem });
-const match = (t: TestTenant | { key: string }, body: unknown, idem = key()) => api(srv.url, 'POST', '/v1/person-matches', { key: t.key, body, idempotencyKey: idem });
-const unlock = (t: TestTenant, personId: string, idem = key()) => api(srv.url, 'POST', '/v1/profiles/unlock', { key: t.key, body: { person_id: personId }, idempotencyKey: idem });
+const match = (t: TestTenant | { key: string }, body: unknown, idem = key()) =>
+  api(srv.url, 'POST', '/v1/person-matches', { key: t.key, body, idempotencyKey: idem });
+const unlock = (t: TestTenant, personId: string, idem = key()) =>
+  api(srv.url, 'POST', '/v1/profiles/unlock', { key: t.key, body: { person_id: personId }, idempotencyKey: idem });
 const storedSearches = (t: TestTenant) => Search.countDocuments({ orgId: t.orgId });
 
 function expectProblem(res: HttpResponse, status: number, code: string) {
@@ -105,9 +110,17 @@ async function crashedAfterCharging(t: TestTenant, k: string, operation: string,
   const claim = { orgId: t.orgId, workspaceId: t.workspaceId, key: k, nonce: `nonce-${k}` };
   const now = Date.now();
   await IdempotencyRecord.create({
-    _id: idempotencyRecordId(t.orgId, t.workspaceId, k), orgId: t.orgId, workspaceId: t.workspaceId, operation,
-    fingerprint: requestFingerprint(operation, 'POST', path, body, t), nonce: claim.nonce,
-    state: 'in_progress', owner: 'crashed', leaseUntil: new Date(now - 1000), createdAt: new Date(now - 5000), expiresAt: new Date(now + DAY),
+    _id: idempotencyRecordId(t.orgId, t.workspaceId, k),
+    orgId: t.orgId,
+    workspaceId: t.workspaceId,
+    operation,
+    fingerprint: requestFingerprint(operation, 'POST', path, body, t),
+    nonce: claim.nonce,
+    state: 'in_progress',
+    owner: 'crashed',
+    leaseUntil: new Date(now - 1000),
+    createdAt: new Date(now - 5000),
+    expiresAt: new Date(now + DAY),
   });
   return charge({ orgId: t.orgId, familyId: t.familyId, amount, operation, chargeKey: claimChargeKey(operation, claim) });
 }
@@ -148,12 +161,14 @@ describe('retries of a crashed or failed request', () => {
     const k = key();
     const body = { profile_url: a.profileUrl };
     const paid = await crashedAfterCharging(t, k, 'person_matches.create', '/v1/person-matches', body, 1);
-    const answers = await Promise.all(Array.from({ length: 6 }, () =>
-      eventually('an answer that is not idempotency_in_progress', async () => {
-        const res = await match(t, body, k);
-        return res.status === 409 && res.json.code === 'idempotency_in_progress' ? undefined : res;
-      }),
-    ));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        eventually('an answer that is not idempotency_in_progress', async () => {
+          const res = await match(t, body, k);
+          return res.status === 409 && res.json.code === 'idempotency_in_progress' ? undefined : res;
+        }),
+      ),
+    );
     expect(answers.map((r) => r.status)).toEqual(Array(6).fill(200));
     expect(new Set(answers.map((r) => r.text)).size).toBe(1);
     expect(answers[0].json).toMatchObject({ credits_charged: 1, receipt_id: paid.receiptId });
@@ -174,7 +189,13 @@ describe('idempotency records are scoped to the caller', () => {
     const t = await createTenant({ credits: 10 });
     const [a] = await twoPoolPeople();
     const ws2 = await createWorkspace(t.orgId);
-    const other = await createApiKey({ orgId: t.orgId, workspaceId: ws2.workspace_id, applicationId: t.applicationId, scopes: [PERMISSIONS.personMatchesCreate], audience: 'developer-api' });
+    const other = await createApiKey({
+      orgId: t.orgId,
+      workspaceId: ws2.workspace_id,
+      applicationId: t.applicationId,
+      scopes: [PERMISSIONS.personMatchesCreate],
+      audience: 'developer-api',
+    });
     const k = key();
     const body = { profile_url: a.profileUrl };
     const first = await match(t, body, k);
@@ -232,7 +253,9 @@ describe('no request makes the API do unbounded work for free', () => {
     expect(res.json.total_estimate).toBe(Math.round((found * PEOPLE) / SCAN_BUDGET));
     const kept = await SearchPeople.findById(res.json.search_id).lean();
     expect(kept!.ids.split(' ')).toHaveLength(found);
-    const firstOrdinals = (await Person.find({ _id: { $in: res.json.data.map((p: { person_id: string }) => p.person_id) } }, { ordinal: 1 }).lean()).map((p) => p.ordinal);
+    const firstOrdinals = (await Person.find({ _id: { $in: res.json.data.map((p: { person_id: string }) => p.person_id) } }, { ordinal: 1 }).lean()).map(
+      (p) => p.ordinal,
+    );
     expect(Math.max(...firstOrdinals)).toBeLessThan(SCAN_BUDGET);
   });
 });
@@ -244,7 +267,8 @@ describe('refused searches are not stored; ids are keyed by the server secret', 
     expect(await storedSearches(broke)).toBe(0);
 
     const capped = await createTenant({ credits: 10 });
-    for (let years = 0; years < 4; years++) expect((await search(capped, { query: 'engineer', page_size: 1, filters: { min_years_experience: years } })).status).toBe(200);
+    for (let years = 0; years < 4; years++)
+      expect((await search(capped, { query: 'engineer', page_size: 1, filters: { min_years_experience: years } })).status).toBe(200);
     expect(await storedSearches(capped)).toBe(4);
     expectProblem(await search(capped, { query: 'engineer', filters: { min_years_experience: 9 } }), 429, 'distinct_query_cap');
     expect(await storedSearches(capped)).toBe(4);

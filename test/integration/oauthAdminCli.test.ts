@@ -16,13 +16,24 @@ afterAll(async () => srv.close());
 
 const admin = (...args: string[]) => runAdmin(srv.config, args);
 
-const form = (id: string, secret: string) => ({ grant_type: 'client_credentials', client_id: id, client_secret: secret, scope: 'mcp:tools', resource: RESOURCE });
+const form = (id: string, secret: string) => ({
+  grant_type: 'client_credentials',
+  client_id: id,
+  client_secret: secret,
+  scope: 'mcp:tools',
+  resource: RESOURCE,
+});
 
 test('m2m create, rotate, list and revoke through the operator CLI', async () => {
   const tenant = await createTenant();
   const created = admin('m2m', 'create', '--org', tenant.orgId, '--rate-limit', '120', '--scopes', 'candidates.search,jobs.v1:read');
   expect(created.status).toBe(0);
-  expect(created.json).toMatchObject({ client_id: expect.stringMatching(/^cli_/), client_secret: expect.stringMatching(/^mcs_/), scopes: ['candidates.search', 'jobs.v1:read'], rate_limit_per_minute: 120 });
+  expect(created.json).toMatchObject({
+    client_id: expect.stringMatching(/^cli_/),
+    client_secret: expect.stringMatching(/^mcs_/),
+    scopes: ['candidates.search', 'jobs.v1:read'],
+    rate_limit_per_minute: 120,
+  });
   const { client_id: id, client_secret: secret } = created.json;
   const stored = await OAuthClient.findById(id).lean();
   expect(JSON.stringify(stored)).not.toContain(secret);

@@ -42,7 +42,9 @@ async function newPerson(permissions = ['candidates.search', 'jobs.v1:read']) {
   const page = await browser.request(setupPath);
   expect(page.status).toBe(200);
   expect(page.text).toContain('<label for="new_password">New password</label>');
-  const done = await browser.request('/api/oauth/setup', { form: { csrf_token: field(page.text, 'csrf_token'), token: field(page.text, 'token'), new_password: password, confirm_password: password } });
+  const done = await browser.request('/api/oauth/setup', {
+    form: { csrf_token: field(page.text, 'csrf_token'), token: field(page.text, 'token'), new_password: password, confirm_password: password },
+  });
   expect(done.status).toBe(200);
   return { userId: created.user_id, email, password, browser };
 }
@@ -60,10 +62,14 @@ async function authorizeThrough(browser: FormBrowser, person: { email: string; p
     if (!loc.startsWith('/')) return new URL(loc);
     if (loc.startsWith('/api/oauth/signin')) {
       const page = await browser.request(loc);
-      res = await browser.request('/api/oauth/signin', { form: { csrf_token: field(page.text, 'csrf_token'), request: field(page.text, 'request'), email: person.email, password: person.password } });
+      res = await browser.request('/api/oauth/signin', {
+        form: { csrf_token: field(page.text, 'csrf_token'), request: field(page.text, 'request'), email: person.email, password: person.password },
+      });
     } else if (loc.startsWith('/api/oauth/consent')) {
       const page = await browser.request(loc);
-      res = await browser.request('/api/oauth/consent', { form: { csrf_token: field(page.text, 'csrf_token'), request: field(page.text, 'request'), decision: 'allow' } });
+      res = await browser.request('/api/oauth/consent', {
+        form: { csrf_token: field(page.text, 'csrf_token'), request: field(page.text, 'request'), decision: 'allow' },
+      });
     } else {
       res = await browser.request(loc);
     }
@@ -104,7 +110,9 @@ describe('metadata (RFC 8414), API reference and housekeeping', () => {
     expect(meta.token_endpoint_auth_methods_supported).toContain('none');
     const reference = (await (await fetch(`${srv.url}/openapi.json`)).json()) as any;
     expect(reference.paths['/api/oauth/authorize'].get.servers).toEqual([{ url: AUTH_URL }]);
-    expect(Object.keys(reference.paths)).toEqual(expect.arrayContaining(['/api/oauth/token', '/api/oauth/register', '/api/oauth/signin', '/api/oauth/consent', '/api/oauth/connections']));
+    expect(Object.keys(reference.paths)).toEqual(
+      expect.arrayContaining(['/api/oauth/token', '/api/oauth/register', '/api/oauth/signin', '/api/oauth/consent', '/api/oauth/connections']),
+    );
   });
 
   test('store maintenance purges expired sign-in records; live ones stay', async () => {
@@ -121,23 +129,41 @@ describe('metadata (RFC 8414), API reference and housekeeping', () => {
 describe('the whole flow with a dynamically registered client on a loopback redirect', () => {
   test('sign in, consent, code, tokens, tools; a code used twice revokes what it issued; consent is remembered', async () => {
     const person = await newPerson();
-    const reg = await register({ client_name: 'Loopback <Test> App', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] });
+    const reg = await register({
+      client_name: 'Loopback <Test> App',
+      redirect_uris: ['http://127.0.0.1/callback'],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+    });
     expect(reg.status).toBe(201);
     const clientId = reg.json.client_id as string;
     const { verifier, challenge } = pkce();
     // Any port on a loopback redirect (RFC 8252 7.3); no resource means the tool server.
     const redirectUri = 'http://127.0.0.1:54321/callback';
-    const start = await person.browser.request(authorizePath({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256', state: 'st-1' }));
+    const start = await person.browser.request(
+      authorizePath({
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        state: 'st-1',
+      }),
+    );
     expect(start.status).toBe(303);
     expect(start.location).toMatch(/^\/api\/oauth\/signin\?request=/);
 
     const signInPage = await person.browser.request(start.location!);
     expect(signInPage.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect(signInPage.headers.get('x-frame-options')).toBe('DENY');
-    const wrong = await person.browser.request('/api/oauth/signin', { form: { csrf_token: field(signInPage.text, 'csrf_token'), request: field(signInPage.text, 'request'), email: person.email, password: 'not the password' } });
+    const wrong = await person.browser.request('/api/oauth/signin', {
+      form: { csrf_token: field(signInPage.text, 'csrf_token'), request: field(signInPage.text, 'request'), email: person.email, password: 'not the password' },
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.text).toContain('The email or password is not correct.');
-    const signedIn = await person.browser.request('/api/oauth/signin', { form: { csrf_token: field(wrong.text, 'csrf_token'), request: field(wrong.text, 'request'), email: person.email, password: person.password } });
+    const signedIn = await person.browser.request('/api/oauth/signin', {
+      form: { csrf_token: field(wrong.text, 'csrf_token'), request: field(wrong.text, 'request'), email: person.email, password: person.password },
+    });
     expect(signedIn.status).toBe(303);
     expect(signedIn.headers.getSetCookie().join()).toMatch(/HttpOnly; SameSite=Lax/);
     const consent = await person.browser.request(signedIn.location!);
@@ -146,7 +172,9 @@ describe('the whole flow with a dynamically registered client on a loopback redi
     expect(consent.text).toContain('Loopback &lt;Test&gt; App');
     expect(consent.text).toContain('127.0.0.1:54321');
     expect(consent.text).toContain('candidates.search');
-    const allowed = await person.browser.request('/api/oauth/consent', { form: { csrf_token: field(consent.text, 'csrf_token'), request: field(consent.text, 'request'), decision: 'allow' } });
+    const allowed = await person.browser.request('/api/oauth/consent', {
+      form: { csrf_token: field(consent.text, 'csrf_token'), request: field(consent.text, 'request'), decision: 'allow' },
+    });
     expect(allowed.status).toBe(303);
     const back = new URL(allowed.location!);
     expect(back.origin + back.pathname).toBe(redirectUri);
@@ -167,7 +195,12 @@ describe('the whole flow with a dynamically registered client on a loopback redi
     const tools = await connectTools(tokens.json.access_token);
     const who = await tools.callTool({ name: 'whoami', arguments: {} });
     expect(who.isError).toBeFalsy();
-    expect(who.structuredContent).toMatchObject({ org_root: tenant.orgId, workspace_id: tenant.workspaceId, key_id: person.userId, scopes: ['candidates.search', 'jobs.v1:read'] });
+    expect(who.structuredContent).toMatchObject({
+      org_root: tenant.orgId,
+      workspace_id: tenant.workspaceId,
+      key_id: person.userId,
+      scopes: ['candidates.search', 'jobs.v1:read'],
+    });
     // The person lacks profiles.v1:unlock: a tool error, not a transport failure.
     const unlock = await tools.callTool({ name: 'unlock_profile', arguments: { person_id: 'per_xxxxxxxxxxxxxxxxxxxxxx' } });
     expect(unlock.isError).toBe(true);
@@ -181,16 +214,34 @@ describe('the whole flow with a dynamically registered client on a loopback redi
     expect(afterReuse.status).toBe(401);
     expect(afterReuse.challenge).toContain('scope="mcp:tools"');
     expect(afterReuse.challenge).toContain('resource_metadata="http://mcp.test.invalid/.well-known/oauth-protected-resource/tools"');
-    expect((await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: tokens.json.refresh_token, client_id: clientId })).json.error).toBe('invalid_grant');
+    expect((await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: tokens.json.refresh_token, client_id: clientId })).json.error).toBe(
+      'invalid_grant',
+    );
 
     // Consent is remembered: the signed-in browser goes straight back with a code.
     const again = pkce();
-    const second = await person.browser.request(authorizePath({ response_type: 'code', client_id: clientId, redirect_uri: 'http://127.0.0.1:40000/callback', code_challenge: again.challenge, code_challenge_method: 'S256', state: 'st-2', resource: `${RESOURCE}/` }));
+    const second = await person.browser.request(
+      authorizePath({
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: 'http://127.0.0.1:40000/callback',
+        code_challenge: again.challenge,
+        code_challenge_method: 'S256',
+        state: 'st-2',
+        resource: `${RESOURCE}/`,
+      }),
+    );
     expect(second.status).toBe(303);
     const direct = new URL(second.location!);
     expect(direct.port).toBe('40000');
     expect(direct.searchParams.get('state')).toBe('st-2');
-    const t2 = await tokenRequest(srv, { grant_type: 'authorization_code', code: direct.searchParams.get('code')!, redirect_uri: 'http://127.0.0.1:40000/callback', client_id: clientId, code_verifier: again.verifier });
+    const t2 = await tokenRequest(srv, {
+      grant_type: 'authorization_code',
+      code: direct.searchParams.get('code')!,
+      redirect_uri: 'http://127.0.0.1:40000/callback',
+      client_id: clientId,
+      code_verifier: again.verifier,
+    });
     expect(t2.status).toBe(200);
     expect((await toolsStatus(t2.json.access_token)).status).toBe(200);
   });
@@ -201,9 +252,21 @@ describe('refresh tokens of people', () => {
     const person = await newPerson();
     const reg = await register({ client_name: 'Refresher', redirect_uris: ['https://app.example.com/cb'] });
     const { verifier, challenge } = pkce();
-    const back = await authorizeThrough(person.browser, person, { response_type: 'code', client_id: reg.json.client_id, redirect_uri: 'https://app.example.com/cb', code_challenge: challenge, code_challenge_method: 'S256' });
+    const back = await authorizeThrough(person.browser, person, {
+      response_type: 'code',
+      client_id: reg.json.client_id,
+      redirect_uri: 'https://app.example.com/cb',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    });
     expect(back.searchParams.get('iss')).toBe(AUTH_URL);
-    const first = await tokenRequest(srv, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: 'https://app.example.com/cb', client_id: reg.json.client_id, code_verifier: verifier });
+    const first = await tokenRequest(srv, {
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code')!,
+      redirect_uri: 'https://app.example.com/cb',
+      client_id: reg.json.client_id,
+      code_verifier: verifier,
+    });
     expect(first.status).toBe(200);
     const refresh = (token: string) => tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: token, client_id: reg.json.client_id });
     const second = await refresh(first.json.refresh_token);
@@ -224,8 +287,20 @@ describe('refresh tokens of people', () => {
 
     // A new chain, then the operator disables the person: tokens and the session stop at once.
     const p2 = pkce();
-    const back2 = await authorizeThrough(person.browser, person, { response_type: 'code', client_id: reg.json.client_id, redirect_uri: 'https://app.example.com/cb', code_challenge: p2.challenge, code_challenge_method: 'S256' });
-    const live = await tokenRequest(srv, { grant_type: 'authorization_code', code: back2.searchParams.get('code')!, redirect_uri: 'https://app.example.com/cb', client_id: reg.json.client_id, code_verifier: p2.verifier });
+    const back2 = await authorizeThrough(person.browser, person, {
+      response_type: 'code',
+      client_id: reg.json.client_id,
+      redirect_uri: 'https://app.example.com/cb',
+      code_challenge: p2.challenge,
+      code_challenge_method: 'S256',
+    });
+    const live = await tokenRequest(srv, {
+      grant_type: 'authorization_code',
+      code: back2.searchParams.get('code')!,
+      redirect_uri: 'https://app.example.com/cb',
+      client_id: reg.json.client_id,
+      code_verifier: p2.verifier,
+    });
     expect((await toolsStatus(live.json.access_token)).status).toBe(200);
     await disableUser(person.userId);
     expect((await toolsStatus(live.json.access_token)).status).toBe(401);
@@ -239,15 +314,29 @@ describe('refresh tokens of people', () => {
     const person = await newPerson();
     const reg = await register({ client_name: 'Revocable', redirect_uris: ['https://rev.example.com/cb'] });
     const { verifier, challenge } = pkce();
-    const back = await authorizeThrough(person.browser, person, { response_type: 'code', client_id: reg.json.client_id, redirect_uri: 'https://rev.example.com/cb', code_challenge: challenge, code_challenge_method: 'S256' });
-    const tokens = await tokenRequest(srv, { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: 'https://rev.example.com/cb', client_id: reg.json.client_id, code_verifier: verifier });
+    const back = await authorizeThrough(person.browser, person, {
+      response_type: 'code',
+      client_id: reg.json.client_id,
+      redirect_uri: 'https://rev.example.com/cb',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    });
+    const tokens = await tokenRequest(srv, {
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code')!,
+      redirect_uri: 'https://rev.example.com/cb',
+      client_id: reg.json.client_id,
+      code_verifier: verifier,
+    });
     const page = await person.browser.request('/api/oauth/connections');
     expect(page.status).toBe(200);
     expect(page.text).toContain('Revocable');
     const noCsrf = await person.browser.request('/api/oauth/connections/revoke', { form: { client_id: reg.json.client_id } });
     expect(noCsrf.status).toBe(403);
     expect((await toolsStatus(tokens.json.access_token)).status).toBe(200);
-    const revoked = await person.browser.request('/api/oauth/connections/revoke', { form: { csrf_token: field(page.text, 'csrf_token'), client_id: reg.json.client_id } });
+    const revoked = await person.browser.request('/api/oauth/connections/revoke', {
+      form: { csrf_token: field(page.text, 'csrf_token'), client_id: reg.json.client_id },
+    });
     expect(revoked.status).toBe(303);
     expect((await toolsStatus(tokens.json.access_token)).status).toBe(401);
     expect((await person.browser.request('/api/oauth/connections')).text).not.toContain('Revocable');
@@ -259,7 +348,14 @@ describe('refusals at the authorization endpoint', () => {
   beforeAll(async () => {
     clientId = (await register({ client_name: 'Strict', redirect_uris: ['https://strict.example.com/cb'] })).json.client_id;
   });
-  const base = () => ({ response_type: 'code', client_id: clientId, redirect_uri: 'https://strict.example.com/cb', code_challenge: pkce().challenge, code_challenge_method: 'S256', state: 'xyz' });
+  const base = () => ({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: 'https://strict.example.com/cb',
+    code_challenge: pkce().challenge,
+    code_challenge_method: 'S256',
+    state: 'xyz',
+  });
 
   test.each([
     ['an unknown client', { client_id: 'pcl_doesnotexist000000000000' }],
@@ -305,9 +401,13 @@ describe('refusals at the authorization endpoint', () => {
     const person = await newPerson();
     const start = await person.browser.request(authorizePath(base()));
     const page = await person.browser.request(start.location!);
-    const signedIn = await person.browser.request('/api/oauth/signin', { form: { csrf_token: field(page.text, 'csrf_token'), request: field(page.text, 'request'), email: person.email, password: person.password } });
+    const signedIn = await person.browser.request('/api/oauth/signin', {
+      form: { csrf_token: field(page.text, 'csrf_token'), request: field(page.text, 'request'), email: person.email, password: person.password },
+    });
     const consent = await person.browser.request(signedIn.location!);
-    const denied = await person.browser.request('/api/oauth/consent', { form: { csrf_token: field(consent.text, 'csrf_token'), request: field(consent.text, 'request'), decision: 'deny' } });
+    const denied = await person.browser.request('/api/oauth/consent', {
+      form: { csrf_token: field(consent.text, 'csrf_token'), request: field(consent.text, 'request'), decision: 'deny' },
+    });
     const url = new URL(denied.location!);
     expect(url.searchParams.get('error')).toBe('access_denied');
     expect(url.searchParams.get('iss')).toBe(AUTH_URL);

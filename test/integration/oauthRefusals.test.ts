@@ -9,7 +9,14 @@ import { createTenant, type TestTenant } from '../support/fixtures';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
 import { startLoopbackRedirect, type LoopbackRedirect } from '../support/loopbackRedirect';
 import {
-  buildAuthorizationUrl, callToolServer, discoverAuthorizationServer, postToken, redeemCallback, refresh, registerPublicClient, toolsResource,
+  buildAuthorizationUrl,
+  callToolServer,
+  discoverAuthorizationServer,
+  postToken,
+  redeemCallback,
+  refresh,
+  registerPublicClient,
+  toolsResource,
   type PendingAuthorization,
 } from '../support/publicOAuthClient';
 import { adminCli, createUserWithCli, startSignInApi, uniqueEmail, type CreatedUser } from '../support/signInApi';
@@ -53,7 +60,10 @@ beforeAll(async () => {
   expect(await setPasswordFromLink(page, person.setupUrl, PASSWORD)).toBeLessThan(400);
   client = await registerPublicClient(as, [loopback.redirectUri, CLAUDE_CALLBACK], 'Refusal Test Client');
   // Sign in and consent once in the browser; later codes come from the remembered consent.
-  await authorizeInBrowser(page, (await buildAuthorizationUrl(srv, as, client, loopback.redirectUri)).url.href, loopback, { email: person.email, password: PASSWORD });
+  await authorizeInBrowser(page, (await buildAuthorizationUrl(srv, as, client, loopback.redirectUri)).url.href, loopback, {
+    email: person.email,
+    password: PASSWORD,
+  });
 });
 afterAll(async () => {
   await closeBrowser(browser);
@@ -69,7 +79,13 @@ async function cookieHeader(ctx: BrowserContext = context): Promise<string> {
 /** The authorization endpoint as the signed-in browser reaches it, without following the redirect. */
 async function authorizeOverHttp(url: URL | string, cookie?: string) {
   const res = await fetch(url, { redirect: 'manual', headers: { Cookie: cookie ?? (await cookieHeader()), Accept: 'text/html' } });
-  return { status: res.status, location: res.headers.get('location'), contentType: res.headers.get('content-type') ?? '', csp: res.headers.get('content-security-policy') ?? '', text: await res.text() };
+  return {
+    status: res.status,
+    location: res.headers.get('location'),
+    contentType: res.headers.get('content-type') ?? '',
+    csp: res.headers.get('content-security-policy') ?? '',
+    text: await res.text(),
+  };
 }
 
 const SIGN_IN_PATH = '/api/oauth/signin';
@@ -224,7 +240,13 @@ describe('open-redirect attempts are error pages, never redirects', () => {
     const res = await fetch(as.registration_endpoint!, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ client_name: 'Bad Redirect', token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'], ...extra }),
+      body: JSON.stringify({
+        client_name: 'Bad Redirect',
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        ...extra,
+      }),
     });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: string }).error).toBe('invalid_redirect_uri');
@@ -322,7 +344,12 @@ describe('CSRF: a form posted without its token is 403 and changes nothing', () 
   });
 
   test('set password: 403, and the setup link still works afterwards', async () => {
-    const fresh = createUserWithCli(srv, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email: uniqueEmail('csrf-setup'), permissions: ['candidates.search'] });
+    const fresh = createUserWithCli(srv, {
+      orgId: tenant.orgId,
+      workspaceId: tenant.workspaceId,
+      email: uniqueEmail('csrf-setup'),
+      permissions: ['candidates.search'],
+    });
     const ctx = await browser.newContext();
     const p = await ctx.newPage();
     await p.goto(fresh.setupUrl);
@@ -354,7 +381,9 @@ describe('framing', () => {
     const framer: Server = createServer((req, res) => {
       res.writeHead(200, { 'Content-Type': 'text/html' });
       // A control frame from the framer's own origin shows the harness can see framed content.
-      res.end(req.url === '/inner' ? '<button>Inner control</button>' : `<iframe id="victim" src="${signInUrl}"></iframe><iframe id="control" src="/inner"></iframe>`);
+      res.end(
+        req.url === '/inner' ? '<button>Inner control</button>' : `<iframe id="victim" src="${signInUrl}"></iframe><iframe id="control" src="/inner"></iframe>`,
+      );
     });
     await new Promise<void>((resolve) => framer.listen(0, 'localhost', resolve));
     const ctx = await browser.newContext();
@@ -380,7 +409,12 @@ describe('framing', () => {
 
 describe('a disabled user and a revoked grant stop at once', () => {
   test('a disabled user: the tool call is 401, the refresh refused, the sign-in refused', async () => {
-    const other = createUserWithCli(srv, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email: uniqueEmail('disabled'), permissions: ['candidates.search'] });
+    const other = createUserWithCli(srv, {
+      orgId: tenant.orgId,
+      workspaceId: tenant.workspaceId,
+      email: uniqueEmail('disabled'),
+      permissions: ['candidates.search'],
+    });
     const ctx = await browser.newContext();
     const p = await ctx.newPage();
     expect(await setPasswordFromLink(p, other.setupUrl, PASSWORD)).toBeLessThan(400);

@@ -22,24 +22,47 @@ afterAll(async () => {
 });
 
 async function register(body: unknown, contentType = 'application/json') {
-  const res = await fetch(`${srv.url}/api/oauth/register`, { method: 'POST', headers: { 'Content-Type': contentType }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(`${srv.url}/api/oauth/register`, {
+    method: 'POST',
+    headers: { 'Content-Type': contentType },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   return { status: res.status, headers: res.headers, json: (await res.json()) as any };
 }
 
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
 
 async function authorize(clientId: string, redirectUri: string) {
-  const q = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, code_challenge: CHALLENGE, code_challenge_method: 'S256', state: 's' });
+  const q = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    code_challenge: CHALLENGE,
+    code_challenge_method: 'S256',
+    state: 's',
+  });
   const res = await fetch(`${srv.url}/api/oauth/authorize?${q}`, { redirect: 'manual' });
   return { status: res.status, location: res.headers.get('location'), text: await res.text() };
 }
 
 describe('dynamic registration (RFC 7591)', () => {
   test("Claude's hosted callback, public client, defaults filled in", async () => {
-    const res = await register({ client_name: 'Claude', redirect_uris: ['https://claude.ai/api/mcp/auth_callback'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] });
+    const res = await register({
+      client_name: 'Claude',
+      redirect_uris: ['https://claude.ai/api/mcp/auth_callback'],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    });
     expect(res.status).toBe(201);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    expect(res.json).toMatchObject({ client_id: expect.stringMatching(/^pcl_/), client_name: 'Claude', redirect_uris: ['https://claude.ai/api/mcp/auth_callback'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] });
+    expect(res.json).toMatchObject({
+      client_id: expect.stringMatching(/^pcl_/),
+      client_name: 'Claude',
+      redirect_uris: ['https://claude.ai/api/mcp/auth_callback'],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+    });
     expect(res.json.client_secret).toBeUndefined();
     expect((await authorize(res.json.client_id, 'https://claude.ai/api/mcp/auth_callback')).status).toBe(303);
   });
@@ -48,7 +71,11 @@ describe('dynamic registration (RFC 7591)', () => {
     const loopback = await register({ client_name: 'VS Code', redirect_uris: ['http://127.0.0.1:33418/', 'http://localhost:33418/'] });
     expect(loopback.status).toBe(201);
     expect(loopback.json.token_endpoint_auth_method).toBe('none');
-    const cursor = await register({ client_name: 'Cursor', application_type: 'native', redirect_uris: ['cursor://anysphere.cursor-retrieval/oauth/user-talent/callback'] });
+    const cursor = await register({
+      client_name: 'Cursor',
+      application_type: 'native',
+      redirect_uris: ['cursor://anysphere.cursor-retrieval/oauth/user-talent/callback'],
+    });
     expect(cursor.status).toBe(201);
   });
 
@@ -84,7 +111,13 @@ describe('dynamic registration (RFC 7591)', () => {
 
 describe('Client ID Metadata Documents', () => {
   const docUrl = () => `${receiver.url}/oauth/client.json`;
-  const good = () => ({ client_id: docUrl(), client_name: 'Doc Client', redirect_uris: ['https://doc.example.com/cb', 'http://127.0.0.1/cb'], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' });
+  const good = () => ({
+    client_id: docUrl(),
+    client_name: 'Doc Client',
+    redirect_uris: ['https://doc.example.com/cb', 'http://127.0.0.1/cb'],
+    grant_types: ['authorization_code', 'refresh_token'],
+    token_endpoint_auth_method: 'none',
+  });
 
   beforeEach(() => clearMetadataDocumentCache());
 
@@ -104,9 +137,19 @@ describe('Client ID Metadata Documents', () => {
   });
 
   test.each([
-    ['a document naming another client', () => ({ status: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ...good(), client_id: 'https://other.example.com/client' }) })],
+    [
+      'a document naming another client',
+      () => ({
+        status: 200,
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ ...good(), client_id: 'https://other.example.com/client' }),
+      }),
+    ],
     ['a redirect (never followed)', () => ({ status: 302, headers: { Location: 'https://127.0.0.1/elsewhere' }, body: '' })],
-    ['a document over 5 KB', () => ({ status: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ...good(), padding: 'x'.repeat(6000) }) })],
+    [
+      'a document over 5 KB',
+      () => ({ status: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ...good(), padding: 'x'.repeat(6000) }) }),
+    ],
     ['an error status', () => ({ status: 500, body: 'no' })],
   ])('refused with an error page: %s', async (_name, reply) => {
     receiver.respond(reply as never);

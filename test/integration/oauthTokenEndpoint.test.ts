@@ -10,9 +10,7 @@ import { redeemRefreshToken } from '../../core/oauth/refreshTokens';
 import { rotateSigningKey } from '../../core/oauth/signingKeys';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
-import {
-  AUTH_URL, OAUTH_ENV, RESOURCE, basic, clientCredentialsToken, discover, requestOptions, tokenRequest,
-} from './oauthTestClient';
+import { AUTH_URL, OAUTH_ENV, RESOURCE, basic, clientCredentialsToken, discover, requestOptions, tokenRequest } from './oauthTestClient';
 
 // Service start-up and spawned processes are slow on a loaded 2-core machine; the project-level testTimeout is not applied.
 jest.setTimeout(120_000);
@@ -57,7 +55,12 @@ describe('discovery (RFC 8414, RFC 9728)', () => {
     const res = await fetch(`${srv.url}/.well-known/oauth-protected-resource/tools`);
     expect(res.status).toBe(200);
     const body = await res.json();
-    expect(body).toMatchObject({ resource: RESOURCE, authorization_servers: [AUTH_URL], scopes_supported: ['mcp:tools'], bearer_methods_supported: ['header'] });
+    expect(body).toMatchObject({
+      resource: RESOURCE,
+      authorization_servers: [AUTH_URL],
+      scopes_supported: ['mcp:tools'],
+      bearer_methods_supported: ['header'],
+    });
   });
 });
 
@@ -134,7 +137,9 @@ describe('client_credentials', () => {
     expect(json.status).toBe(400);
     expect(((await json.json()) as { error: string }).error).toBe('invalid_request');
     const inUrl = await fetch(`${srv.url}/api/oauth/token?client_secret=${client.client_secret}`, {
-      method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(ccForm()).toString(),
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(ccForm()).toString(),
     });
     expect(inUrl.status).toBe(400);
   });
@@ -153,10 +158,20 @@ describe('refresh_token', () => {
     expect(payload.aud).toBe(RESOURCE);
 
     // Reuse of the first token: refused, and the chain's live token dies with it.
-    const reuse = await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: first.refresh_token!, client_id: client.client_id, client_secret: client.client_secret });
+    const reuse = await tokenRequest(srv, {
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token!,
+      client_id: client.client_id,
+      client_secret: client.client_secret,
+    });
     expect(reuse.status).toBe(400);
     expect(reuse.json.error).toBe('invalid_grant');
-    const afterReuse = await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: second.refresh_token!, client_id: client.client_id, client_secret: client.client_secret });
+    const afterReuse = await tokenRequest(srv, {
+      grant_type: 'refresh_token',
+      refresh_token: second.refresh_token!,
+      client_id: client.client_id,
+      client_secret: client.client_secret,
+    });
     expect(afterReuse.json.error).toBe('invalid_grant');
   });
 
@@ -165,7 +180,11 @@ describe('refresh_token', () => {
     const noAuth = await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: first.refresh_token! });
     expect(noAuth.status).toBe(401);
     expect(noAuth.json.error).toBe('invalid_client');
-    const ok = await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: first.refresh_token! }, { Authorization: basic(client.client_id, client.client_secret) });
+    const ok = await tokenRequest(
+      srv,
+      { grant_type: 'refresh_token', refresh_token: first.refresh_token! },
+      { Authorization: basic(client.client_id, client.client_secret) },
+    );
     expect(ok.status).toBe(200);
     expect(ok.json.scope).toBe('mcp:tools');
   });
@@ -173,10 +192,20 @@ describe('refresh_token', () => {
   test("another client's refresh token is invalid_grant and does not consume it", async () => {
     const other = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 100 });
     const mine = await clientCredentialsToken(srv, as, client.client_id, client.client_secret);
-    const stolen = await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: mine.refresh_token!, client_id: other.client_id, client_secret: other.client_secret });
+    const stolen = await tokenRequest(srv, {
+      grant_type: 'refresh_token',
+      refresh_token: mine.refresh_token!,
+      client_id: other.client_id,
+      client_secret: other.client_secret,
+    });
     expect(stolen.status).toBe(400);
     expect(stolen.json.error).toBe('invalid_grant');
-    const owner = await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: mine.refresh_token!, client_id: client.client_id, client_secret: client.client_secret });
+    const owner = await tokenRequest(srv, {
+      grant_type: 'refresh_token',
+      refresh_token: mine.refresh_token!,
+      client_id: client.client_id,
+      client_secret: client.client_secret,
+    });
     expect(owner.status).toBe(200);
   });
 
@@ -210,7 +239,12 @@ describe('operator lifecycle', () => {
     expect(issued.status).toBe(200);
     await revokeClient(c.client_id);
     expect((await tokenRequest(srv, form)).json.error).toBe('invalid_client');
-    const refresh = await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: issued.json.refresh_token, client_id: c.client_id, client_secret: c.client_secret });
+    const refresh = await tokenRequest(srv, {
+      grant_type: 'refresh_token',
+      refresh_token: issued.json.refresh_token,
+      client_id: c.client_id,
+      client_secret: c.client_secret,
+    });
     expect(refresh.status).toBe(401);
   });
 
@@ -267,8 +301,10 @@ describe('npm run token (scripts/fetchToken.ts)', () => {
       env: { ...process.env, AUTH_URL: srv.url, MCP_URL: OAUTH_ENV.MCP_URL, M2M_CLIENT_SECRET: client.client_secret },
     });
     expect(JSON.parse(headers.stdout).Authorization).toMatch(/^Bearer ey/);
-    await expect(run(process.execPath, [require.resolve('tsx/cli'), 'scripts/fetchToken.ts', '--client-id', client.client_id], {
-      env: { ...process.env, AUTH_URL: srv.url, MCP_URL: OAUTH_ENV.MCP_URL, M2M_CLIENT_SECRET: 'mcs_wrong' },
-    })).rejects.toMatchObject({ stderr: expect.stringContaining('HTTP 401 invalid_client') });
+    await expect(
+      run(process.execPath, [require.resolve('tsx/cli'), 'scripts/fetchToken.ts', '--client-id', client.client_id], {
+        env: { ...process.env, AUTH_URL: srv.url, MCP_URL: OAUTH_ENV.MCP_URL, M2M_CLIENT_SECRET: 'mcs_wrong' },
+      }),
+    ).rejects.toMatchObject({ stderr: expect.stringContaining('HTTP 401 invalid_client') });
   }, 120_000);
 });

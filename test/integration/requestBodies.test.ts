@@ -21,14 +21,24 @@ const headers = (extra: Record<string, string> = {}) => ({
 
 describe('request bodies (SPEC 7.2, 8.1 item 4)', () => {
   test('a body of another media type is 415 unsupported_media_type', async () => {
-    const res = await rawRequest(srv.url, { method: 'POST', path: '/v1/candidates/search', headers: headers({ 'Content-Type': 'text/plain' }), body: 'query=x' });
+    const res = await rawRequest(srv.url, {
+      method: 'POST',
+      path: '/v1/candidates/search',
+      headers: headers({ 'Content-Type': 'text/plain' }),
+      body: 'query=x',
+    });
     expect(res.status).toBe(415);
     expect(res.json.code).toBe('unsupported_media_type');
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   });
 
   test('malformed JSON is 400 malformed_body', async () => {
-    const res = await rawRequest(srv.url, { method: 'POST', path: '/v1/candidates/search', headers: headers({ 'Content-Type': 'application/json' }), body: '{"query": ' });
+    const res = await rawRequest(srv.url, {
+      method: 'POST',
+      path: '/v1/candidates/search',
+      headers: headers({ 'Content-Type': 'application/json' }),
+      body: '{"query": ',
+    });
     expect(res.status).toBe(400);
     expect(res.json.code).toBe('malformed_body');
   });
@@ -38,9 +48,19 @@ describe('request bodies (SPEC 7.2, 8.1 item 4)', () => {
     const base = pad(0).length;
     const exact = pad(65_536 - base);
     expect(Buffer.byteLength(exact)).toBe(65_536);
-    const atLimit = await rawRequest(srv.url, { method: 'POST', path: '/v1/candidates/search', headers: headers({ 'Content-Type': 'application/json' }), body: exact });
+    const atLimit = await rawRequest(srv.url, {
+      method: 'POST',
+      path: '/v1/candidates/search',
+      headers: headers({ 'Content-Type': 'application/json' }),
+      body: exact,
+    });
     expect(atLimit.status).not.toBe(413);
-    const over = await rawRequest(srv.url, { method: 'POST', path: '/v1/candidates/search', headers: headers({ 'Content-Type': 'application/json' }), body: pad(65_537 - base) });
+    const over = await rawRequest(srv.url, {
+      method: 'POST',
+      path: '/v1/candidates/search',
+      headers: headers({ 'Content-Type': 'application/json' }),
+      body: pad(65_537 - base),
+    });
     expect(over.status).toBe(413);
     expect(over.json.code).toBe('body_too_large');
   });
@@ -50,7 +70,13 @@ describe('request bodies (SPEC 7.2, 8.1 item 4)', () => {
     const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const url = new URL('/v1/candidates/search', srv.url);
       const req = httpRequest(
-        { hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { ...headers({ 'Content-Type': 'application/json' }), 'Content-Length': String(10 * 1024 * 1024) } },
+        {
+          hostname: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: { ...headers({ 'Content-Type': 'application/json' }), 'Content-Length': String(10 * 1024 * 1024) },
+        },
         (r) => {
           let body = '';
           r.on('data', (c) => (body += c));
@@ -69,7 +95,13 @@ describe('request bodies (SPEC 7.2, 8.1 item 4)', () => {
     const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const url = new URL('/v1/candidates/search', srv.url);
       const req = httpRequest(
-        { hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { ...headers({ 'Content-Type': 'application/json' }), 'Transfer-Encoding': 'chunked' } },
+        {
+          hostname: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: { ...headers({ 'Content-Type': 'application/json' }), 'Transfer-Encoding': 'chunked' },
+        },
         (r) => {
           let body = '';
           r.on('data', (c) => (body += c));
@@ -86,7 +118,10 @@ describe('request bodies (SPEC 7.2, 8.1 item 4)', () => {
 
   test('an API key inside a body is 400 malformed_authorization', async () => {
     const res = await rawRequest(srv.url, {
-      method: 'POST', path: '/v1/candidates/search', headers: headers({ 'Content-Type': 'application/json' }), body: JSON.stringify({ query: 'x', api_key: tenant.key }),
+      method: 'POST',
+      path: '/v1/candidates/search',
+      headers: headers({ 'Content-Type': 'application/json' }),
+      body: JSON.stringify({ query: 'x', api_key: tenant.key }),
     });
     expect(res.status).toBe(400);
     expect(res.json.code).toBe('malformed_authorization');
@@ -96,7 +131,9 @@ describe('request bodies (SPEC 7.2, 8.1 item 4)', () => {
   test('an API key inside a body is 400 malformed_authorization even for a key without the permission (checked before the 403)', async () => {
     const narrow = await addKey(tenant, [PERMISSIONS.jobsRead]);
     const res = await rawRequest(srv.url, {
-      method: 'POST', path: '/v1/candidates/search', headers: headers({ Authorization: `Bearer ${narrow.key}`, 'Content-Type': 'application/json' }),
+      method: 'POST',
+      path: '/v1/candidates/search',
+      headers: headers({ Authorization: `Bearer ${narrow.key}`, 'Content-Type': 'application/json' }),
       body: JSON.stringify({ query: 'x', note: tenant.key }),
     });
     expect(res.status).toBe(400);
@@ -106,7 +143,10 @@ describe('request bodies (SPEC 7.2, 8.1 item 4)', () => {
 
   test('an organization identifier inside a body is 422 validation_failed naming the field', async () => {
     const res = await rawRequest(srv.url, {
-      method: 'POST', path: '/v1/candidates/search', headers: headers({ 'Content-Type': 'application/json' }), body: JSON.stringify({ query: 'x', filters: { org_id: tenant.orgId } }),
+      method: 'POST',
+      path: '/v1/candidates/search',
+      headers: headers({ 'Content-Type': 'application/json' }),
+      body: JSON.stringify({ query: 'x', filters: { org_id: tenant.orgId } }),
     });
     expect(res.status).toBe(422);
     expect(res.json.code).toBe('validation_failed');

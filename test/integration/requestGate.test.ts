@@ -46,19 +46,22 @@ afterAll(async () => srv.close());
 function rawPath(baseUrl: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<HttpResponse> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ hostname: url.hostname, port: url.port, method, path, headers: { ...headers, ...(body ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}) } }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => {
-        let json: unknown;
-        try {
-          json = text ? JSON.parse(text) : undefined;
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-      });
-    });
+    const req = httpRequest(
+      { hostname: url.hostname, port: url.port, method, path, headers: { ...headers, ...(body ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}) } },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => {
+          let json: unknown;
+          try {
+            json = text ? JSON.parse(text) : undefined;
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        });
+      },
+    );
     req.on('error', reject);
     if (body) req.write(body);
     req.end();
@@ -96,13 +99,25 @@ describe('`/V1/...` skips authentication and admission (#17)', () => {
 
   test.each(FORMS)('%s %s with a valid key is still 404: the exact path is the only way in', async (method, path) => {
     const body = method === 'POST' ? JSON.stringify({ query: 'engineer' }) : undefined;
-    const res = await rawPath(srv.url, method, path, { Authorization: `Bearer ${tenant.key}`, 'Content-Type': 'application/json', 'Idempotency-Key': `gate-${Math.random()}` }, body);
+    const res = await rawPath(
+      srv.url,
+      method,
+      path,
+      { Authorization: `Bearer ${tenant.key}`, 'Content-Type': 'application/json', 'Idempotency-Key': `gate-${Math.random()}` },
+      body,
+    );
     expectProblem(res, 404, 'not_found');
   });
 
   test('the exact paths answer 401 without a key and reach the handler with one', async () => {
     expectProblem(await rawPath(srv.url, 'GET', '/v1/whoami', { 'X-Forwarded-For': newAddress() }), 401, 'missing_api_key');
-    const search = await rawPath(srv.url, 'POST', '/v1/candidates/search', { 'Content-Type': 'application/json', 'X-Forwarded-For': newAddress() }, '{"query":"x"}');
+    const search = await rawPath(
+      srv.url,
+      'POST',
+      '/v1/candidates/search',
+      { 'Content-Type': 'application/json', 'X-Forwarded-For': newAddress() },
+      '{"query":"x"}',
+    );
     expectProblem(search, 401, 'missing_api_key');
     const ok = await rawPath(srv.url, 'GET', '/v1/whoami', { Authorization: `Bearer ${tenant.key}` });
     expect(ok.status).toBe(200);
@@ -119,7 +134,13 @@ describe('a deeply nested JSON body of 30 KB answers 500 (#17)', () => {
   test('30 KB of nesting is 422 validation_failed naming body, before any walker runs', async () => {
     const body = `{"query":"engineer","filters":${nested(15_000)}}`;
     expect(Buffer.byteLength(body)).toBeGreaterThan(29_000);
-    const res = await rawPath(srv.url, 'POST', '/v1/candidates/search', { Authorization: `Bearer ${tenant.key}`, 'Content-Type': 'application/json', 'Idempotency-Key': 'gate-deep-000001' }, body);
+    const res = await rawPath(
+      srv.url,
+      'POST',
+      '/v1/candidates/search',
+      { Authorization: `Bearer ${tenant.key}`, 'Content-Type': 'application/json', 'Idempotency-Key': 'gate-deep-000001' },
+      body,
+    );
     expectProblem(res, 422, 'validation_failed');
     expect(res.json.errors).toEqual([{ field: 'body', message: expect.stringContaining('32') }]);
   });
@@ -127,7 +148,13 @@ describe('a deeply nested JSON body of 30 KB answers 500 (#17)', () => {
   test('depth 32 passes the depth check; depth 33 is refused by it', async () => {
     // The top-level object is depth 1, so a member holding 31 nested arrays makes 32.
     const send = (arrays: number, key: string) =>
-      rawPath(srv.url, 'POST', '/v1/candidates/search', { Authorization: `Bearer ${tenant.key}`, 'Content-Type': 'application/json', 'Idempotency-Key': key }, `{"query":"engineer","extra":${nested(arrays)}}`);
+      rawPath(
+        srv.url,
+        'POST',
+        '/v1/candidates/search',
+        { Authorization: `Bearer ${tenant.key}`, 'Content-Type': 'application/json', 'Idempotency-Key': key },
+        `{"query":"engineer","extra":${nested(arrays)}}`,
+      );
     const atLimit = await send(31, 'gate-depth-000032');
     expectProblem(atLimit, 422, 'validation_failed');
     expect(atLimit.json.errors.map((e: { field: string }) => e.field)).not.toContain('body');
@@ -138,9 +165,22 @@ describe('a deeply nested JSON body of 30 KB answers 500 (#17)', () => {
 
   test('the tool server refuses a deeply nested JSON-RPC message without a 500', async () => {
     const m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 1000 });
-    const { token } = await issueAccessToken({ issuer: AUTH_URL, audience: RESOURCE, clientId: m2m.client_id, scope: 'mcp:tools', ttlSeconds: 600, secretsKey: srv.config.secretsKey });
+    const { token } = await issueAccessToken({
+      issuer: AUTH_URL,
+      audience: RESOURCE,
+      clientId: m2m.client_id,
+      scope: 'mcp:tools',
+      ttlSeconds: 600,
+      secretsKey: srv.config.secretsKey,
+    });
     const message = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","arguments":{"x":${nested(15_000)}}}}`;
-    const res = await rawPath(srv.url, 'POST', '/tools', { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, message);
+    const res = await rawPath(
+      srv.url,
+      'POST',
+      '/tools',
+      { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      message,
+    );
     expect(res.status).toBe(400);
     expect(res.json.error).toMatchObject({ code: -32600, message: expect.stringContaining('deeper than 32') });
   });
@@ -148,7 +188,8 @@ describe('a deeply nested JSON body of 30 KB answers 500 (#17)', () => {
 
 describe('no rate limit on bad keys (#17)', () => {
   const badKey = 'sk_live_ext_' + 'A'.repeat(43);
-  const whoami = (base: string, address: string, key: string) => rawPath(base, 'GET', '/v1/whoami', { Authorization: `Bearer ${key}`, 'X-Forwarded-For': address });
+  const whoami = (base: string, address: string, key: string) =>
+    rawPath(base, 'GET', '/v1/whoami', { Authorization: `Bearer ${key}`, 'X-Forwarded-For': address });
 
   test('past the failed-authentication limit an address is 429 rate_limited with Retry-After, valid key or not', async () => {
     const address = newAddress();
@@ -203,7 +244,13 @@ function closeServer(server: Server): Promise<void> {
 
 describe('no rate limit on the token endpoint or JWKS (#17)', () => {
   const tokenRequest = (address: string) =>
-    rawPath(srv.url, 'POST', '/api/oauth/token', { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': address }, 'grant_type=client_credentials&client_id=cli_nobody&client_secret=nothing');
+    rawPath(
+      srv.url,
+      'POST',
+      '/api/oauth/token',
+      { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': address },
+      'grant_type=client_credentials&client_id=cli_nobody&client_secret=nothing',
+    );
 
   test('the token endpoint answers 429 rate_limited per client address, in its own error format', async () => {
     const address = newAddress();
@@ -261,7 +308,13 @@ describe('`SECRETS_ENCRYPTION_KEY` feeds both AES-GCM and HMAC with no key versi
       'POST',
       '/api/oauth/token',
       { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': newAddress() },
-      new URLSearchParams({ grant_type: 'client_credentials', client_id: m2m.client_id, client_secret: m2m.client_secret, scope: 'mcp:tools', resource: RESOURCE }).toString(),
+      new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: m2m.client_id,
+        client_secret: m2m.client_secret,
+        scope: 'mcp:tools',
+        resource: RESOURCE,
+      }).toString(),
     );
     expect(res.status).toBe(200);
     const header = JSON.parse(Buffer.from(res.json.access_token.split('.')[0], 'base64url').toString());

@@ -28,10 +28,18 @@ describe('structured request logs', () => {
     await rawRequest(proc.url, { path: '/v1/whoami', headers: { Authorization: `Bearer ${tenant.key}x` } });
     // A request's line is written as its response ends, a moment after the client has it:
     // wait for the line of the last request (the 401) instead of a fixed pause.
-    const records = await eventually('the log line of the last request', () => {
-      const parsed = proc.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
-      return parsed.some((r) => r.msg === 'request' && r.status === 401) ? parsed : undefined;
-    }, { timeoutMs: 10_000 });
+    const records = await eventually(
+      'the log line of the last request',
+      () => {
+        const parsed = proc
+          .output()
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l));
+        return parsed.some((r) => r.msg === 'request' && r.status === 401) ? parsed : undefined;
+      },
+      { timeoutMs: 10_000 },
+    );
     const entry = records.find((r) => r.request_id === 'log-test-1');
     expect(entry).toMatchObject({ msg: 'request', method: 'GET', route: '/v1/whoami', status: 200, key_id: tenant.keyId });
     expect(typeof entry.duration_ms).toBe('number');
@@ -51,7 +59,11 @@ describe('structured request logs', () => {
     await rawRequest(proc.url, { path: '/v1/no-such-thing', headers: { Authorization: `Bearer ${tenant.key}`, 'X-Request-Id': 'log-unknown' } });
     await new Promise((r) => setTimeout(r, 300));
 
-    const records = proc.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+    const records = proc
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l));
     const byId = (id: string) => records.find((r) => r.request_id === id && r.msg === 'request');
     expect(byId('log-no-key')).toMatchObject({ method: 'GET', route: '/v1/whoami', status: 401 });
     expect(byId('log-bad-key')).toMatchObject({ method: 'GET', route: '/v1/whoami', status: 401 });

@@ -87,24 +87,41 @@ describe('secrets at rest', () => {
     const m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 100 });
     secrets.client_secret = m2m.client_secret;
     const issued = await form('/api/oauth/token', {
-      grant_type: 'client_credentials', client_id: m2m.client_id, client_secret: m2m.client_secret, scope: 'mcp:tools', resource: `${MCP_URL}/tools`,
+      grant_type: 'client_credentials',
+      client_id: m2m.client_id,
+      client_secret: m2m.client_secret,
+      scope: 'mcp:tools',
+      resource: `${MCP_URL}/tools`,
     });
     secrets.access_token = String(issued.access_token);
     secrets.refresh_token = String(issued.refresh_token);
     const refreshed = await form('/api/oauth/token', {
-      grant_type: 'refresh_token', refresh_token: secrets.refresh_token, client_id: m2m.client_id, client_secret: m2m.client_secret,
+      grant_type: 'refresh_token',
+      refresh_token: secrets.refresh_token,
+      client_id: m2m.client_id,
+      client_secret: m2m.client_secret,
     });
     secrets.refreshed_access_token = String(refreshed.access_token);
     secrets.refreshed_refresh_token = String(refreshed.refresh_token);
     const toolCall = await fetch(`${proc.url}/tools`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${secrets.refreshed_access_token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'secrets-test', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'secrets-test', version: '1' } },
+      }),
     });
     expect(toolCall.status).toBe(200);
 
     // A person: the one-time setup token, the password chosen with it, the browser session.
-    const person = await createUser({ orgId: tenant.orgId, workspaceId: tenant.workspaceId, email: `secrets.${Date.now()}@example.com`, permissions: ['candidates.search'] });
+    const person = await createUser({
+      orgId: tenant.orgId,
+      workspaceId: tenant.workspaceId,
+      email: `secrets.${Date.now()}@example.com`,
+      permissions: ['candidates.search'],
+    });
     const setupUrl = new URL(person.setup_url);
     secrets.setup_token = setupUrl.searchParams.get('token')!;
     secrets.password = `a long passphrase ${randomUUID()}`;
@@ -112,11 +129,18 @@ describe('secrets at rest', () => {
     const setupPage = await browser.request(setupUrl.pathname + setupUrl.search);
     expect(setupPage.status).toBe(200);
     const setUp = await browser.request('/api/oauth/setup', {
-      form: { csrf_token: formField(setupPage.text, 'csrf_token'), token: secrets.setup_token, new_password: secrets.password, confirm_password: secrets.password },
+      form: {
+        csrf_token: formField(setupPage.text, 'csrf_token'),
+        token: secrets.setup_token,
+        new_password: secrets.password,
+        confirm_password: secrets.password,
+      },
     });
     expect(setUp.status).toBe(200);
     const signInPage = await browser.request('/api/oauth/signin');
-    const signedIn = await browser.request('/api/oauth/signin', { form: { csrf_token: formField(signInPage.text, 'csrf_token'), email: person.email, password: secrets.password } });
+    const signedIn = await browser.request('/api/oauth/signin', {
+      form: { csrf_token: formField(signInPage.text, 'csrf_token'), email: person.email, password: secrets.password },
+    });
     expect(signedIn.status).toBe(303);
     expect(browser.cookies.size).toBe(1);
     secrets.session_cookie = [...browser.cookies.values()][0];

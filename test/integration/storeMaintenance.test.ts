@@ -29,14 +29,24 @@ async function seedRecords(): Promise<{ expired: Record<string, string>; live: R
   const tag = randomBytes(6).toString('hex');
   const at = (offsetMs: number) => new Date(Date.now() + offsetMs);
   const ids = { expired: {} as Record<string, string>, live: {} as Record<string, string> };
-  for (const [which, offset] of [['expired', -HOUR], ['live', HOUR]] as const) {
+  for (const [which, offset] of [
+    ['expired', -HOUR],
+    ['live', HOUR],
+  ] as const) {
     const id = `${which}_${tag}`;
     await Search.create({ _id: `srch_${id}`, orgId: 'org_maint', fingerprint: 'f', params: {}, size: 1, total: 1, expiresAt: at(offset) });
     await SearchPeople.create({ _id: `srch_${id}`, ids: 'per_a per_b', expiresAt: at(offset) });
     await QuotaEntry.create({ _id: `q_${id}:0`, chainId: `q_${id}`, seq: 0, members: ['m'], countAfter: 1, expiresAt: at(offset) });
     await IdempotencyRecord.create({
-      _id: `org_maint:${id}`, orgId: 'org_maint', operation: 'profiles.unlock', fingerprint: 'f', state: 'in_progress', owner: 'o',
-      leaseUntil: at(offset), createdAt: at(-2 * HOUR), expiresAt: at(offset),
+      _id: `org_maint:${id}`,
+      orgId: 'org_maint',
+      operation: 'profiles.unlock',
+      fingerprint: 'f',
+      state: 'in_progress',
+      owner: 'o',
+      leaseUntil: at(offset),
+      createdAt: at(-2 * HOUR),
+      expiresAt: at(offset),
     });
     ids[which] = { search: `srch_${id}`, quota: `q_${id}:0`, idempotency: `org_maint:${id}` };
   }
@@ -45,7 +55,10 @@ async function seedRecords(): Promise<{ expired: Record<string, string>; live: R
 
 async function present(ids: Record<string, string>): Promise<boolean[]> {
   return Promise.all([
-    Search.exists({ _id: ids.search }), SearchPeople.exists({ _id: ids.search }), QuotaEntry.exists({ _id: ids.quota }), IdempotencyRecord.exists({ _id: ids.idempotency }),
+    Search.exists({ _id: ids.search }),
+    SearchPeople.exists({ _id: ids.search }),
+    QuotaEntry.exists({ _id: ids.quota }),
+    IdempotencyRecord.exists({ _id: ids.idempotency }),
   ]).then((r) => r.map((x) => x !== null));
 }
 
@@ -54,7 +67,9 @@ describe('store maintenance', () => {
     const ids = await seedRecords();
     const client = await temporalClient(srv.config);
     const counts = await client.workflow.execute(MAINTENANCE_WORKFLOW_TYPE, {
-      taskQueue: srv.config.temporal.taskQueue, workflowId: `store-maintenance-test-${randomBytes(4).toString('hex')}`, args: [],
+      taskQueue: srv.config.temporal.taskQueue,
+      workflowId: `store-maintenance-test-${randomBytes(4).toString('hex')}`,
+      args: [],
     });
     expect(counts.searches).toBeGreaterThanOrEqual(1);
     expect(counts.quotaEntries).toBeGreaterThanOrEqual(1);
@@ -91,14 +106,35 @@ describe('store maintenance', () => {
   test('refresh tokens, events, deliveries and attempt claims are never purged: a run deletes those past their retention and keeps the rest', async () => {
     const tag = randomBytes(6).toString('hex');
     const ago = (ms: number) => new Date(Date.now() - ms);
-    const event = (id: string, createdAgo: number, updatedAgo: number) => WebhookEvent.collection.insertOne({
-      _id: id, jobId: `job_${id}`, orgId: 'org_maint', workspaceId: 'ws_maint', endpointId: 'we_maint', body: '{}', status: 'dead_lettered', replays: 0,
-      createdAt: ago(createdAgo), updatedAt: ago(updatedAgo),
-    } as never);
-    const delivery = (eventId: string) => WebhookDelivery.collection.insertOne({
-      _id: `wd_${eventId}`, eventId, endpointId: 'we_maint', orgId: 'org_maint', workspaceId: 'ws_maint', jobId: `job_${eventId}`, attempt: 9, replay: 0,
-      status: 'dead_lettered', scheduledAt: ago(31 * DAY), attemptedAt: ago(31 * DAY), createdAt: ago(31 * DAY), updatedAt: ago(31 * DAY),
-    } as never);
+    const event = (id: string, createdAgo: number, updatedAgo: number) =>
+      WebhookEvent.collection.insertOne({
+        _id: id,
+        jobId: `job_${id}`,
+        orgId: 'org_maint',
+        workspaceId: 'ws_maint',
+        endpointId: 'we_maint',
+        body: '{}',
+        status: 'dead_lettered',
+        replays: 0,
+        createdAt: ago(createdAgo),
+        updatedAt: ago(updatedAgo),
+      } as never);
+    const delivery = (eventId: string) =>
+      WebhookDelivery.collection.insertOne({
+        _id: `wd_${eventId}`,
+        eventId,
+        endpointId: 'we_maint',
+        orgId: 'org_maint',
+        workspaceId: 'ws_maint',
+        jobId: `job_${eventId}`,
+        attempt: 9,
+        replay: 0,
+        status: 'dead_lettered',
+        scheduledAt: ago(31 * DAY),
+        attemptedAt: ago(31 * DAY),
+        createdAt: ago(31 * DAY),
+        updatedAt: ago(31 * DAY),
+      } as never);
     // Past the 30-day retention and quiet for over 8 days: purged with its records.
     const old = `evt_old_${tag}`;
     // Old, but replayed 2 days ago: a run may still be going, kept.
@@ -109,26 +145,41 @@ describe('store maintenance', () => {
     await event(young, 3 * DAY, 3 * DAY);
     for (const e of [old, replayed, young]) await delivery(e);
     await WebhookAttemptClaim.collection.insertMany([
-      { _id: `${old}:0:1`, claimedAt: ago(31 * DAY) }, { _id: `${young}:0:1`, claimedAt: ago(3 * DAY) },
+      { _id: `${old}:0:1`, claimedAt: ago(31 * DAY) },
+      { _id: `${young}:0:1`, claimedAt: ago(3 * DAY) },
     ] as never[]);
     const token = (id: string, chainId: string, expiresAgo: number) => ({
-      _id: id, hash: `h_${id}`, clientId: 'cli_maint', chainId, scope: 'mcp:tools', resource: 'https://mcp.example/tools', createdAt: ago(40 * DAY), expiresAt: ago(expiresAgo),
+      _id: id,
+      hash: `h_${id}`,
+      clientId: 'cli_maint',
+      chainId,
+      scope: 'mcp:tools',
+      resource: 'https://mcp.example/tools',
+      createdAt: ago(40 * DAY),
+      expiresAt: ago(expiresAgo),
     });
     // A chain whose every token expired goes; one whose latest token still lives keeps its used ones.
     await RefreshToken.collection.insertMany([
-      token(`rt_a1_${tag}`, `chain_dead_${tag}`, 10 * DAY), token(`rt_a2_${tag}`, `chain_dead_${tag}`, HOUR),
-      token(`rt_b1_${tag}`, `chain_live_${tag}`, 10 * DAY), token(`rt_b2_${tag}`, `chain_live_${tag}`, -DAY),
+      token(`rt_a1_${tag}`, `chain_dead_${tag}`, 10 * DAY),
+      token(`rt_a2_${tag}`, `chain_dead_${tag}`, HOUR),
+      token(`rt_b1_${tag}`, `chain_live_${tag}`, 10 * DAY),
+      token(`rt_b2_${tag}`, `chain_live_${tag}`, -DAY),
     ] as never[]);
 
     const client = await temporalClient(srv.config);
     const counts = await client.workflow.execute(MAINTENANCE_WORKFLOW_TYPE, {
-      taskQueue: srv.config.temporal.taskQueue, workflowId: `store-maintenance-test-${randomBytes(4).toString('hex')}`, args: [],
+      taskQueue: srv.config.temporal.taskQueue,
+      workflowId: `store-maintenance-test-${randomBytes(4).toString('hex')}`,
+      args: [],
     });
     expect(counts).toMatchObject({ webhookEvents: 1, webhookDeliveries: 1, attemptClaims: 1, refreshTokens: 2 });
     expect((await WebhookEvent.find({ _id: { $in: [old, replayed, young] } }).lean()).map((e) => e._id).sort()).toEqual([replayed, young].sort());
     expect((await WebhookDelivery.find({ eventId: { $in: [old, replayed, young] } }).lean()).map((d) => d.eventId).sort()).toEqual([replayed, young].sort());
     expect(await WebhookAttemptClaim.exists({ _id: `${old}:0:1` })).toBeNull();
     expect(await WebhookAttemptClaim.exists({ _id: `${young}:0:1` })).not.toBeNull();
-    expect((await RefreshToken.find({ clientId: 'cli_maint', _id: new RegExp(tag) }).lean()).map((t) => t._id).sort()).toEqual([`rt_b1_${tag}`, `rt_b2_${tag}`]);
+    expect((await RefreshToken.find({ clientId: 'cli_maint', _id: new RegExp(tag) }).lean()).map((t) => t._id).sort()).toEqual([
+      `rt_b1_${tag}`,
+      `rt_b2_${tag}`,
+    ]);
   });
 });

@@ -41,8 +41,7 @@ const search = (t: TestTenant, body: unknown, idem: string | undefined = key()) 
   api(srv.url, 'POST', '/v1/candidates/search', { key: t.key, body, idempotencyKey: idem });
 const unlock = (t: TestTenant, personId: string, idem = key()) =>
   api(srv.url, 'POST', '/v1/profiles/unlock', { key: t.key, body: { person_id: personId }, idempotencyKey: idem });
-const match = (t: TestTenant, body: unknown, idem = key()) =>
-  api(srv.url, 'POST', '/v1/person-matches', { key: t.key, body, idempotencyKey: idem });
+const match = (t: TestTenant, body: unknown, idem = key()) => api(srv.url, 'POST', '/v1/person-matches', { key: t.key, body, idempotencyKey: idem });
 
 async function poolPerson(filter: Record<string, unknown> = {}) {
   return (await Person.findOne({ source: 'src_talentpool', ...filter }).lean())!;
@@ -76,9 +75,18 @@ describe('POST /v1/candidates/search', () => {
     expect(res.json.data).toHaveLength(5);
     expect(res.json.total_estimate).toBeGreaterThan(5);
     expect(res.text).not.toMatch(/@|phone|email|positions|education/);
-    expect(Object.keys(res.json.data[0]).sort()).toEqual(
-      ['company', 'headline', 'location', 'name', 'person_id', 'seniority', 'source', 'title', 'top_skills', 'years_experience'],
-    );
+    expect(Object.keys(res.json.data[0]).sort()).toEqual([
+      'company',
+      'headline',
+      'location',
+      'name',
+      'person_id',
+      'seniority',
+      'source',
+      'title',
+      'top_skills',
+      'years_experience',
+    ]);
     for (const p of res.json.data) expect(p.person_id).toMatch(/^per_[0-9A-Za-z]{22}$/);
     expect(await creditBalance(t.orgId)).toBe(9);
     const page2 = await search(t, { cursor: res.json.next_cursor, page_size: 5 });
@@ -125,7 +133,8 @@ describe('POST /v1/candidates/search', () => {
     const k = key();
     const a = await search(t, { query: 'engineer', page_size: 3 }, k);
     const b = await rawRequest(srv.url, {
-      method: 'POST', path: '/v1/candidates/search',
+      method: 'POST',
+      path: '/v1/candidates/search',
       headers: { Authorization: `Bearer ${t.key}`, 'Idempotency-Key': k, 'Content-Type': 'application/json' },
       body: '{ "page_size": 3,   "query": "engineer" }',
     });
@@ -141,7 +150,7 @@ describe('POST /v1/candidates/search', () => {
     expect((await search(other, { query: 'engineer', page_size: 3 }, k)).status).toBe(200);
   });
 
-  test('cursor errors: forged 400, another organization\'s 400, another search\'s 400, old 410', async () => {
+  test("cursor errors: forged 400, another organization's 400, another search's 400, old 410", async () => {
     const t = await createTenant({ credits: 10 });
     const res = await search(t, { query: 'engineer', page_size: 2 });
     const cursor: string = res.json.next_cursor;
@@ -164,8 +173,10 @@ describe('POST /v1/candidates/search', () => {
     const big = await search(t, { query: 'x'.repeat(70_000) });
     expectProblem(big, 413, 'body_too_large');
     const text = await rawRequest(srv.url, {
-      method: 'POST', path: '/v1/candidates/search',
-      headers: { Authorization: `Bearer ${t.key}`, 'Idempotency-Key': key(), 'Content-Type': 'text/plain' }, body: 'query=x',
+      method: 'POST',
+      path: '/v1/candidates/search',
+      headers: { Authorization: `Bearer ${t.key}`, 'Idempotency-Key': key(), 'Content-Type': 'text/plain' },
+      body: 'query=x',
     });
     expectProblem(text, 415, 'unsupported_media_type');
     const tenantField = await search(t, { query: 'engineer', filters: { org_id: t.orgId } });
@@ -182,7 +193,11 @@ describe('POST /v1/candidates/search', () => {
     const t = await createTenant({ credits: 0 });
     expectProblem(await api(srv.url, 'POST', '/v1/candidates/search', { body: { query: 'engineer' }, idempotencyKey: key() }), 401, 'missing_api_key');
     const k = await addKey(t, [PERMISSIONS.profilesUnlock]);
-    expectProblem(await api(srv.url, 'POST', '/v1/candidates/search', { key: k.key, body: { query: 'engineer' }, idempotencyKey: key() }), 403, 'insufficient_scope');
+    expectProblem(
+      await api(srv.url, 'POST', '/v1/candidates/search', { key: k.key, body: { query: 'engineer' }, idempotencyKey: key() }),
+      403,
+      'insufficient_scope',
+    );
     expectProblem(await search(t, { query: 'engineer' }), 402, 'insufficient_credits');
     const funded = await createTenant({ credits: 5 });
     await setBudget({ orgId: funded.orgId, familyId: funded.familyId, amount: 0 });
@@ -223,14 +238,18 @@ describe('POST /v1/candidates/search', () => {
     const k = key();
     // Each client retries, as a client would, while the request is in progress or rate-limited.
     const one = (): Promise<HttpResponse> =>
-      eventually('an answer', async () => {
-        const res = await search(t, { query: 'developer', page_size: 10 }, k);
-        if (res.status === 409 && res.json.code === 'idempotency_in_progress') {
-          expect(res.headers['retry-after']).toBeDefined();
-          return undefined;
-        }
-        return res.status !== 429 ? res : undefined;
-      }, { timeoutMs: 50_000, intervalMs: 100 });
+      eventually(
+        'an answer',
+        async () => {
+          const res = await search(t, { query: 'developer', page_size: 10 }, k);
+          if (res.status === 409 && res.json.code === 'idempotency_in_progress') {
+            expect(res.headers['retry-after']).toBeDefined();
+            return undefined;
+          }
+          return res.status !== 429 ? res : undefined;
+        },
+        { timeoutMs: 50_000, intervalMs: 100 },
+      );
     const all = await Promise.all(Array.from({ length: 50 }, one));
     expect(all.map((r) => r.status)).toEqual(Array(50).fill(200));
     expect(new Set(all.map((r) => r.text)).size).toBe(1);
@@ -239,12 +258,18 @@ describe('POST /v1/candidates/search', () => {
 
   test('20 concurrent paid requests against a balance that funds 10: exactly 10 succeed', async () => {
     const t = await createTenant({ credits: 10 });
-    const all = await Promise.all(Array.from({ length: 20 }, () =>
-      eventually('an answer that is not rate-limited', async () => {
-        const res = await search(t, { query: 'analyst', page_size: 5 });
-        return res.status !== 429 ? res : undefined;
-      }, { timeoutMs: 50_000, intervalMs: 100 }),
-    ));
+    const all = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        eventually(
+          'an answer that is not rate-limited',
+          async () => {
+            const res = await search(t, { query: 'analyst', page_size: 5 });
+            return res.status !== 429 ? res : undefined;
+          },
+          { timeoutMs: 50_000, intervalMs: 100 },
+        ),
+      ),
+    );
     const statuses = all.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(10);
     expect(statuses.filter((s) => s === 402)).toHaveLength(10);
@@ -263,16 +288,29 @@ describe('idempotency in progress and crash recovery', () => {
     const recordId = idempotencyRecordId(t.orgId, t.workspaceId, k);
     const claim = { orgId: t.orgId, workspaceId: t.workspaceId, key: k, nonce: 'crashed-request-nonce' };
     await IdempotencyRecord.create({
-      _id: recordId, orgId: t.orgId, workspaceId: t.workspaceId, operation: 'profiles.unlock', fingerprint, nonce: claim.nonce, state: 'in_progress', owner: 'crashed',
-      leaseUntil: new Date(now + 60_000), createdAt: new Date(now), expiresAt: new Date(now + 86_400_000),
+      _id: recordId,
+      orgId: t.orgId,
+      workspaceId: t.workspaceId,
+      operation: 'profiles.unlock',
+      fingerprint,
+      nonce: claim.nonce,
+      state: 'in_progress',
+      owner: 'crashed',
+      leaseUntil: new Date(now + 60_000),
+      createdAt: new Date(now),
+      expiresAt: new Date(now + 86_400_000),
     });
     const busy = await unlock(t, person._id, k);
     expectProblem(busy, 409, 'idempotency_in_progress');
     expect(busy.headers['retry-after']).toBe('1');
     // The crashed worker had charged before it could answer.
     const first = await charge({
-      orgId: t.orgId, familyId: t.familyId, amount: 5, operation: 'profiles.unlock',
-      chargeKey: unlockChargeKey(t.orgId, person._id), requestKey: claimChargeKey('profiles.unlock', claim),
+      orgId: t.orgId,
+      familyId: t.familyId,
+      amount: 5,
+      operation: 'profiles.unlock',
+      chargeKey: unlockChargeKey(t.orgId, person._id),
+      requestKey: claimChargeKey('profiles.unlock', claim),
     });
     expect(await creditBalance(t.orgId)).toBe(15);
     await IdempotencyRecord.updateOne({ _id: recordId }, { $set: { leaseUntil: new Date(Date.now() - 1000) } });
@@ -317,7 +355,9 @@ describe('POST /v1/profiles/unlock', () => {
     const other = await addKey(t, [PERMISSIONS.profilesUnlock]);
     const person = await poolPerson();
     const answers = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => api(srv.url, 'POST', '/v1/profiles/unlock', { key: i % 2 ? other.key : t.key, body: { person_id: person._id }, idempotencyKey: key() })),
+      Array.from({ length: 10 }, (_, i) =>
+        api(srv.url, 'POST', '/v1/profiles/unlock', { key: i % 2 ? other.key : t.key, body: { person_id: person._id }, idempotencyKey: key() }),
+      ),
     );
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
     const paid = answers.filter((a) => a.json.credits_charged === 5);
@@ -331,8 +371,16 @@ describe('POST /v1/profiles/unlock', () => {
     const t = await createTenant({ credits: 100 });
     const k = await addKey(t, [PERMISSIONS.candidatesSearch]);
     const person = await poolPerson();
-    expectProblem(await api(srv.url, 'POST', '/v1/profiles/unlock', { key: k.key, body: { person_id: person._id }, idempotencyKey: key() }), 403, 'insufficient_scope');
-    expectProblem(await api(srv.url, 'POST', '/v1/profiles/unlock', { key: t.key, body: { person_id: person._id, account_id: 'a' }, idempotencyKey: key() }), 422, 'validation_failed');
+    expectProblem(
+      await api(srv.url, 'POST', '/v1/profiles/unlock', { key: k.key, body: { person_id: person._id }, idempotencyKey: key() }),
+      403,
+      'insufficient_scope',
+    );
+    expectProblem(
+      await api(srv.url, 'POST', '/v1/profiles/unlock', { key: t.key, body: { person_id: person._id, account_id: 'a' }, idempotencyKey: key() }),
+      422,
+      'validation_failed',
+    );
     const people = await Person.find({ source: 'src_talentpool' }).limit(4).lean();
     for (const p of people.slice(0, 3)) expect((await unlock(t, p._id)).status).toBe(200);
     expect(await creditBalance(t.orgId)).toBe(85);
@@ -375,6 +423,10 @@ describe('POST /v1/person-matches', () => {
     const person = await poolPerson();
     expectProblem(await match(t, { profile_url: person.profileUrl }), 402, 'insufficient_credits');
     const k = await addKey(t, [PERMISSIONS.candidatesSearch]);
-    expectProblem(await api(srv.url, 'POST', '/v1/person-matches', { key: k.key, body: { profile_url: person.profileUrl }, idempotencyKey: key() }), 403, 'insufficient_scope');
+    expectProblem(
+      await api(srv.url, 'POST', '/v1/person-matches', { key: k.key, body: { profile_url: person.profileUrl }, idempotencyKey: key() }),
+      403,
+      'insufficient_scope',
+    );
   });
 });

@@ -9,7 +9,13 @@ import { startTestApi, type TestApi } from '../support/testApi';
  * async iterators, problem documents as typed errors.
  */
 /** A search needs a query or a filter: every seniority matches everyone. */
-const EVERYONE = { filters: { seniority: ['intern', 'junior', 'mid', 'senior', 'lead', 'manager', 'director', 'vp', 'executive'] as ('intern' | 'junior' | 'mid' | 'senior' | 'lead' | 'manager' | 'director' | 'vp' | 'executive')[] } };
+const EVERYONE = {
+  filters: {
+    seniority: ['intern', 'junior', 'mid', 'senior', 'lead', 'manager', 'director', 'vp', 'executive'] as (
+      'intern' | 'junior' | 'mid' | 'senior' | 'lead' | 'manager' | 'director' | 'vp' | 'executive'
+    )[],
+  },
+};
 
 let srv: TestApi;
 let tenant: TestTenant;
@@ -44,7 +50,7 @@ test('without a key in the environment or the options it refuses to start', () =
   }
 });
 
-test('paid calls get a fresh idempotency key each, or replay with the caller\'s own', async () => {
+test("paid calls get a fresh idempotency key each, or replay with the caller's own", async () => {
   const a = await client.searchCandidates({ ...EVERYONE, page_size: 5 });
   const b = await client.searchCandidates({ ...EVERYONE, page_size: 5 });
   expect(a.search_id).not.toBe(b.search_id);

@@ -24,9 +24,24 @@ function admin(...args: string[]): AdminResult {
 
 test('user create, list, grants, grants revoke and disable', async () => {
   const tenant = await createTenant();
-  const created = admin('user', 'create', '--org', tenant.orgId, '--workspace', tenant.workspaceId, '--email', 'Ada@Example.com', '--permissions', 'candidates.search,jobs.v1:read');
+  const created = admin(
+    'user',
+    'create',
+    '--org',
+    tenant.orgId,
+    '--workspace',
+    tenant.workspaceId,
+    '--email',
+    'Ada@Example.com',
+    '--permissions',
+    'candidates.search,jobs.v1:read',
+  );
   expect(created.status).toBe(0);
-  expect(created.json).toMatchObject({ user_id: expect.stringMatching(/^usr_/), email: 'ada@example.com', setup_url: expect.stringMatching(/^http:\/\/auth\.test\.invalid\/api\/oauth\/setup\?token=ust_/) });
+  expect(created.json).toMatchObject({
+    user_id: expect.stringMatching(/^usr_/),
+    email: 'ada@example.com',
+    setup_url: expect.stringMatching(/^http:\/\/auth\.test\.invalid\/api\/oauth\/setup\?token=ust_/),
+  });
   const token = new URL(created.json.setup_url).searchParams.get('token')!;
   const stored = await User.findById(created.json.user_id).lean();
   expect(JSON.stringify(stored)).not.toContain(token);
@@ -36,13 +51,32 @@ test('user create, list, grants, grants revoke and disable', async () => {
   expect(page.status).toBe(200);
   expect(page.text).toContain('Set password');
 
-  const badPermission = admin('user', 'create', '--org', tenant.orgId, '--workspace', tenant.workspaceId, '--email', 'bob@example.com', '--permissions', 'everything');
+  const badPermission = admin(
+    'user',
+    'create',
+    '--org',
+    tenant.orgId,
+    '--workspace',
+    tenant.workspaceId,
+    '--email',
+    'bob@example.com',
+    '--permissions',
+    'everything',
+  );
   expect(badPermission.status).toBe(1);
   expect(badPermission.stderr).toContain('unknown permissions: everything');
 
   const listed = admin('user', 'list', '--org', tenant.orgId);
   expect(listed.status).toBe(0);
-  expect(listed.json.users).toEqual([expect.objectContaining({ user_id: created.json.user_id, email: 'ada@example.com', password_set: false, disabled_at: null, permissions: ['candidates.search', 'jobs.v1:read'] })]);
+  expect(listed.json.users).toEqual([
+    expect.objectContaining({
+      user_id: created.json.user_id,
+      email: 'ada@example.com',
+      password_set: false,
+      disabled_at: null,
+      permissions: ['candidates.search', 'jobs.v1:read'],
+    }),
+  ]);
   expect(JSON.stringify(listed.json)).not.toMatch(/setupTokenHash|passwordHash/);
 
   await recordConsent({ userId: created.json.user_id, clientId: 'pcl_one', clientName: 'One', scope: 'mcp:tools' });

@@ -45,25 +45,36 @@ async function registered(t: TestTenant, path: string): Promise<string> {
 }
 
 describe('the attempt activity trusts run.endpointId', () => {
-  test('a forged replay signal naming another tenant\'s endpoint sends nothing there: every attempt fails with endpoint_mismatch', async () => {
+  test("a forged replay signal naming another tenant's endpoint sends nothing there: every attempt fails with endpoint_mismatch", async () => {
     receiver.respond((r) => (r.path.startsWith('/victim-a/') ? { status: 500 } : { status: 200 }));
     const a = await createTenant();
     const b = await createTenant();
     await registered(a, '/victim-a/hook');
     const foreignEndpoint = await registered(b, '/tenant-b/hook');
     const { eventId } = await emitJobCompleted({
-      orgId: a.orgId, workspaceId: a.workspaceId, jobId: `job_forged_${Date.now()}`, status: 'completed', counts,
-      resultExpiresAt: new Date(Date.now() + 7 * 86400_000), completedAt: new Date(),
+      orgId: a.orgId,
+      workspaceId: a.workspaceId,
+      jobId: `job_forged_${Date.now()}`,
+      status: 'completed',
+      counts,
+      resultExpiresAt: new Date(Date.now() + 7 * 86400_000),
+      completedAt: new Date(),
     });
-    await eventually('the event to dead-letter', async () => !!(await WebhookDelivery.exists({ eventId, status: 'dead_lettered', replay: 0 })), { timeoutMs: 60_000 });
+    await eventually('the event to dead-letter', async () => !!(await WebhookDelivery.exists({ eventId, status: 'dead_lettered', replay: 0 })), {
+      timeoutMs: 60_000,
+    });
 
     // Someone with access to Temporal signals a replay to tenant B's endpoint.
     const client = await temporalClient(srv.config);
     await client.workflow.getHandle(deliveryWorkflowId(eventId)).signal(REPLAY_SIGNAL, { replay: 1, endpointId: foreignEndpoint });
-    const attempts = await eventually('the forged run to end', async () => {
-      const docs = await WebhookDelivery.find({ eventId, replay: 1 }).lean();
-      return docs.some((d) => d.status === 'dead_lettered') ? docs : undefined;
-    }, { timeoutMs: 60_000 });
+    const attempts = await eventually(
+      'the forged run to end',
+      async () => {
+        const docs = await WebhookDelivery.find({ eventId, replay: 1 }).lean();
+        return docs.some((d) => d.status === 'dead_lettered') ? docs : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
     expect(attempts).toHaveLength(9);
     expect(attempts.every((d) => d.errorCode === 'endpoint_mismatch' && d.responseStatus === null)).toBe(true);
     // The records stay the event's tenant's; tenant B's receiver never saw the event.
@@ -85,7 +96,12 @@ describe('DNS lookups have no time limit and the 15 s attempt timer starts after
       await new Promise((r) => setTimeout(r, 700));
       return [{ address: '127.0.0.1', family: 4 }];
     };
-    const out = await sendAttempt(req(`https://${RECEIVER_HOST_NAME}:${receiver.port}/slow`), { lookupAll: slowDns, allowedCidrs: ['127.0.0.0/8'], ca: ca(), timeoutMs: 1000 });
+    const out = await sendAttempt(req(`https://${RECEIVER_HOST_NAME}:${receiver.port}/slow`), {
+      lookupAll: slowDns,
+      allowedCidrs: ['127.0.0.0/8'],
+      ca: ca(),
+      timeoutMs: 1000,
+    });
     expect(out).toMatchObject({ ok: false, errorCode: 'timeout' });
     expect(out.durationMs).toBeGreaterThanOrEqual(990);
     expect(out.durationMs).toBeLessThan(1500);
@@ -94,7 +110,12 @@ describe('DNS lookups have no time limit and the 15 s attempt timer starts after
   test('a DNS lookup that never answers is a timeout at the budget', async () => {
     const before = receiver.requests.length;
     const silentDns: LookupAll = () => new Promise(() => undefined);
-    const out = await sendAttempt(req(`https://${RECEIVER_HOST_NAME}:${receiver.port}/never`), { lookupAll: silentDns, allowedCidrs: ['127.0.0.0/8'], ca: ca(), timeoutMs: 500 });
+    const out = await sendAttempt(req(`https://${RECEIVER_HOST_NAME}:${receiver.port}/never`), {
+      lookupAll: silentDns,
+      allowedCidrs: ['127.0.0.0/8'],
+      ca: ca(),
+      timeoutMs: 500,
+    });
     expect(out).toMatchObject({ ok: false, errorCode: 'timeout', address: null });
     expect(out.durationMs).toBeGreaterThanOrEqual(490);
     expect(out.durationMs).toBeLessThan(1500);

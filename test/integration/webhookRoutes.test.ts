@@ -22,7 +22,6 @@ let srv: TestApi;
 let worker: TestWorker;
 let receiver: HttpsReceiver;
 
-
 const counts = { requested: 1, delivered: 1, not_found: 0, failed: 0, reused: 0, cancelled: 0, pending: 0 };
 
 function expectProblem(res: HttpResponse, status: number, code: string) {
@@ -56,7 +55,13 @@ describe('endpoints (SPEC 4.2, DECISIONS.md)', () => {
     const res = await register(t, hookUrl('a'));
     expect(res.status).toBe(201);
     expect(res.json).toEqual({
-      endpoint: { endpoint_id: expect.stringMatching(/^we_/), url: hookUrl('a'), state: 'active', created_at: expect.any(String), updated_at: expect.any(String) },
+      endpoint: {
+        endpoint_id: expect.stringMatching(/^we_/),
+        url: hookUrl('a'),
+        state: 'active',
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      },
       secret_id: expect.stringMatching(/^whs_/),
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]+=*$/),
     });
@@ -89,7 +94,9 @@ describe('endpoints (SPEC 4.2, DECISIONS.md)', () => {
     // The store alone decides the race: 20 concurrent registrations behind no rate limit.
     const u = await createTenant();
     const direct = await Promise.allSettled(
-      Array.from({ length: 20 }, (_, i) => registerEndpoint(u, hookUrl(`direct${i}`), { lookupAll: destinationLookup(), allowedCidrs: ['127.0.0.0/8'], secretsKey: srv.config.secretsKey })),
+      Array.from({ length: 20 }, (_, i) =>
+        registerEndpoint(u, hookUrl(`direct${i}`), { lookupAll: destinationLookup(), allowedCidrs: ['127.0.0.0/8'], secretsKey: srv.config.secretsKey }),
+      ),
     );
     expect(direct.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     for (const r of direct) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'endpoint_limit_reached' });
@@ -116,7 +123,11 @@ describe('endpoints (SPEC 4.2, DECISIONS.md)', () => {
     expectProblem(await api(srv.url, 'POST', '/v1/webhook-endpoints', { key: other.key, body: { url: hookUrl('x') } }), 403, 'insufficient_scope');
     expectProblem(await api(srv.url, 'GET', '/v1/webhook-endpoints', { key: other.key }), 403, 'insufficient_scope');
     expectProblem(await api(srv.url, 'POST', '/v1/webhook-endpoints', { key: t.key, body: {} }), 422, 'validation_failed');
-    expectProblem(await api(srv.url, 'POST', '/v1/webhook-endpoints', { key: t.key, body: { url: hookUrl('x'), workspace_id: t.workspaceId } }), 422, 'validation_failed');
+    expectProblem(
+      await api(srv.url, 'POST', '/v1/webhook-endpoints', { key: t.key, body: { url: hookUrl('x'), workspace_id: t.workspaceId } }),
+      422,
+      'validation_failed',
+    );
   });
 
   test('a foreign id is the same 404 as an absent one', async () => {
@@ -128,8 +139,15 @@ describe('endpoints (SPEC 4.2, DECISIONS.md)', () => {
     expectProblem(foreign, 404, 'not_found');
     expectProblem(absent, 404, 'not_found');
     expect(foreign.json.detail).toBe(absent.json.detail);
-    for (const [method, path] of [['PATCH', ''], ['DELETE', ''], ['POST', '/rotate-secret']] as const) {
-      const res = await api(srv.url, method, `/v1/webhook-endpoints/${id}${path}`, { key: stranger.key, body: method === 'PATCH' ? { state: 'disabled' } : {} });
+    for (const [method, path] of [
+      ['PATCH', ''],
+      ['DELETE', ''],
+      ['POST', '/rotate-secret'],
+    ] as const) {
+      const res = await api(srv.url, method, `/v1/webhook-endpoints/${id}${path}`, {
+        key: stranger.key,
+        body: method === 'PATCH' ? { state: 'disabled' } : {},
+      });
       expectProblem(res, 404, 'not_found');
     }
   });
@@ -179,7 +197,11 @@ describe('endpoints (SPEC 4.2, DECISIONS.md)', () => {
     const before = Date.now();
     const rot = await api(srv.url, 'POST', path, { key: t.key, body: {} });
     expect(rot.status).toBe(200);
-    expect(rot.json).toEqual({ secret_id: expect.stringMatching(/^whs_/), secret: expect.stringMatching(/^whsec_/), previous_secret_expires_at: expect.any(String) });
+    expect(rot.json).toEqual({
+      secret_id: expect.stringMatching(/^whs_/),
+      secret: expect.stringMatching(/^whsec_/),
+      previous_secret_expires_at: expect.any(String),
+    });
     expect(rot.json.secret).not.toBe(reg.json.secret);
     const expires = Date.parse(rot.json.previous_secret_expires_at) - before;
     expect(expires).toBeGreaterThanOrEqual(24 * 3600_000 - 1000);
@@ -194,8 +216,13 @@ async function deadLettered(t: TestTenant, tag: string) {
   receiver.respond((req) => (req.path.includes('/dead/') ? { status: 500 } : { status: 200 }));
   const reg = await register(t, hookUrl(`dead/${tag}`));
   const { eventId } = await emitJobCompleted({
-    orgId: t.orgId, workspaceId: t.workspaceId, jobId: `job_${tag}_${Date.now()}`, status: 'completed', counts,
-    resultExpiresAt: new Date(Date.now() + 7 * 86400_000), completedAt: new Date(),
+    orgId: t.orgId,
+    workspaceId: t.workspaceId,
+    jobId: `job_${tag}_${Date.now()}`,
+    status: 'completed',
+    counts,
+    resultExpiresAt: new Date(Date.now() + 7 * 86400_000),
+    completedAt: new Date(),
   });
   const dead = await eventually('the event to dead-letter', async () => {
     const res = await api(srv.url, 'GET', `/v1/webhook-deliveries?event_id=${eventId}&status=dead_lettered`, { key: t.key });
@@ -217,7 +244,16 @@ function sharedDeadLetter() {
 describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
   test('nine attempt records, newest first, filtered and paged; tenant-scoped', async () => {
     const { t, eventId, endpointId, dead } = await sharedDeadLetter();
-    expect(dead).toMatchObject({ event_id: eventId, endpoint_id: endpointId, attempt: 9, replay: 0, status: 'dead_lettered', response_status: 500, error_code: 'http_status', next_attempt_at: null });
+    expect(dead).toMatchObject({
+      event_id: eventId,
+      endpoint_id: endpointId,
+      attempt: 9,
+      replay: 0,
+      status: 'dead_lettered',
+      response_status: 500,
+      error_code: 'http_status',
+      next_attempt_at: null,
+    });
     const all = await api(srv.url, 'GET', `/v1/webhook-deliveries?event_id=${eventId}&limit=100`, { key: t.key });
     expect(all.json.data.map((d: any) => d.attempt)).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1]);
     expect(all.json.next_cursor).toBeNull();
@@ -254,11 +290,15 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
     const client = await temporalClient(srv.config);
     const query = `DeliveryStatus = "dead_lettered" AND EndpointId = "${endpointId}" AND OrgId = "${t.orgId}"`;
     // Visibility is updated a moment after the workflow's search attributes.
-    const ids = await eventually('the workflow in the operator\'s filter', async () => {
-      const found: string[] = [];
-      for await (const wf of client.workflow.list({ query })) found.push(wf.workflowId);
-      return found.length ? found : undefined;
-    }, { timeoutMs: 15_000, intervalMs: 200 });
+    const ids = await eventually(
+      "the workflow in the operator's filter",
+      async () => {
+        const found: string[] = [];
+        for await (const wf of client.workflow.list({ query })) found.push(wf.workflowId);
+        return found.length ? found : undefined;
+      },
+      { timeoutMs: 15_000, intervalMs: 200 },
+    );
     expect(ids).toEqual([`webhook-event:${eventId}`]);
   });
 
@@ -268,8 +308,13 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
     const reg = await register(t, hookUrl('ok/at-once'));
     expect(reg.status).toBe(201);
     const { eventId } = await emitJobCompleted({
-      orgId: t.orgId, workspaceId: t.workspaceId, jobId: `job_at_once_${Date.now()}`, status: 'completed', counts,
-      resultExpiresAt: new Date(Date.now() + 7 * 86400_000), completedAt: new Date(),
+      orgId: t.orgId,
+      workspaceId: t.workspaceId,
+      jobId: `job_at_once_${Date.now()}`,
+      status: 'completed',
+      counts,
+      resultExpiresAt: new Date(Date.now() + 7 * 86400_000),
+      completedAt: new Date(),
     });
     const client = await temporalClient(srv.config);
     const list = async (query: string) => {
@@ -280,10 +325,14 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
     const orgs = `OrgId IN ("${t.orgId}", "${dead.t.orgId}")`;
     // The delivered event's workflow is Completed and `succeeded`; the dead letter waits for a
     // replay, Running and `dead_lettered`.
-    const succeeded = await eventually('the delivered event in the operator\'s filter', async () => {
-      const ids = await list(`ExecutionStatus = "Completed" AND DeliveryStatus = "succeeded" AND ${orgs}`);
-      return ids.length ? ids : undefined;
-    }, { timeoutMs: 15_000, intervalMs: 200 });
+    const succeeded = await eventually(
+      "the delivered event in the operator's filter",
+      async () => {
+        const ids = await list(`ExecutionStatus = "Completed" AND DeliveryStatus = "succeeded" AND ${orgs}`);
+        return ids.length ? ids : undefined;
+      },
+      { timeoutMs: 15_000, intervalMs: 200 },
+    );
     expect(succeeded).toEqual([`webhook-event:${eventId}`]);
     expect(await list(`DeliveryStatus = "dead_lettered" AND ${orgs}`)).toEqual([`webhook-event:${dead.eventId}`]);
     expect(await list(`ExecutionStatus = "Running" AND ${orgs}`)).toEqual([`webhook-event:${dead.eventId}`]);
@@ -300,16 +349,20 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
     expect(res.status).toBe(202);
     expect(res.json).toMatchObject({ event_id: eventId, replay: 1, status: 'replaying' });
     expectProblem(await api(srv.url, 'POST', `/v1/webhook-deliveries/${dead.delivery_id}/replays`, { key: t.key, body: {} }), 409, 'replay_not_allowed');
-    const replayed: any[] = await eventually('the replay to succeed', async () => {
-      const data = (await api(srv.url, 'GET', `/v1/webhook-deliveries?event_id=${eventId}&status=succeeded`, { key: t.key })).json.data;
-      return data.length ? data : undefined;
-    }, { timeoutMs: 20_000 });
+    const replayed: any[] = await eventually(
+      'the replay to succeed',
+      async () => {
+        const data = (await api(srv.url, 'GET', `/v1/webhook-deliveries?event_id=${eventId}&status=succeeded`, { key: t.key })).json.data;
+        return data.length ? data : undefined;
+      },
+      { timeoutMs: 20_000 },
+    );
     expect(replayed).toHaveLength(1);
     expect(replayed[0]).toMatchObject({ replay: 1, attempt: 1 });
     const sent = receiver.requests.filter((r) => r.headers['webhook-id'] === eventId);
     expect(sent).toHaveLength(10);
     expect(new Set(sent.map((r) => r.body))).toEqual(new Set([firstBody]));
-    });
+  });
 
   test('more than 10 replays for one endpoint in the trailing hour is 429 webhook_replay_cap', async () => {
     const { t, endpointId, dead } = await sharedDeadLetter();
@@ -326,14 +379,21 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
     receiver.respond(() => ({ status: 200 }));
     await register(t, hookUrl('idem'));
     const input = {
-      orgId: t.orgId, workspaceId: t.workspaceId, jobId: `job_idem_${Date.now()}`, status: 'completed' as const, counts,
-      resultExpiresAt: null, completedAt: new Date(),
+      orgId: t.orgId,
+      workspaceId: t.workspaceId,
+      jobId: `job_idem_${Date.now()}`,
+      status: 'completed' as const,
+      counts,
+      resultExpiresAt: null,
+      completedAt: new Date(),
     };
     const results = await Promise.all([emitJobCompleted(input), emitJobCompleted(input), emitJobCompleted(input)]);
     expect(new Set(results.map((r) => r.eventId)).size).toBe(1);
     expect(results.every((r) => r.deliveryStarted)).toBe(true);
     // Waits for the attempt's record (written after its POST) instead of a fixed pause: one POST, one record.
-    await eventually('the delivery to succeed', async () => (await WebhookDelivery.countDocuments({ eventId: results[0].eventId, status: 'succeeded' })) > 0, { timeoutMs: 10_000 });
+    await eventually('the delivery to succeed', async () => (await WebhookDelivery.countDocuments({ eventId: results[0].eventId, status: 'succeeded' })) > 0, {
+      timeoutMs: 10_000,
+    });
     expect(receiver.requests.filter((r) => r.headers['webhook-id'] === results[0].eventId)).toHaveLength(1);
     expect(await WebhookDelivery.countDocuments({ eventId: results[0].eventId })).toBe(1);
     expect(await WebhookEvent.countDocuments({ jobId: input.jobId })).toBe(1);
@@ -345,7 +405,13 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
   test('no active endpoint means no delivery', async () => {
     const t = await createTenant();
     const res = await emitJobCompleted({
-      orgId: t.orgId, workspaceId: t.workspaceId, jobId: `job_none_${Date.now()}`, status: 'failed', counts, resultExpiresAt: null, completedAt: new Date(),
+      orgId: t.orgId,
+      workspaceId: t.workspaceId,
+      jobId: `job_none_${Date.now()}`,
+      status: 'failed',
+      counts,
+      resultExpiresAt: null,
+      completedAt: new Date(),
     });
     expect(res.deliveryStarted).toBe(false);
     expect(res.eventId).toMatch(/^evt_/);

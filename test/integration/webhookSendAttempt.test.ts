@@ -51,10 +51,22 @@ test('an untrusted certificate is a tls_error (no extra CA: system roots only)',
 
 test('a redirect is a failure and is not followed; 4xx/5xx are http_status', async () => {
   receiver.respond((r) => (r.path === '/moved' ? { status: 307, headers: { Location: '/target' } } : r.path === '/gone' ? { status: 410 } : { status: 500 }));
-  expect(await sendAttempt(req(`${receiver.url}/moved`), { lookupAll, allowedCidrs: allowed, ca })).toMatchObject({ ok: false, errorCode: 'redirect', responseStatus: 307 });
+  expect(await sendAttempt(req(`${receiver.url}/moved`), { lookupAll, allowedCidrs: allowed, ca })).toMatchObject({
+    ok: false,
+    errorCode: 'redirect',
+    responseStatus: 307,
+  });
   expect(receiver.requests.some((r) => r.path === '/target')).toBe(false);
-  expect(await sendAttempt(req(`${receiver.url}/gone`), { lookupAll, allowedCidrs: allowed, ca })).toMatchObject({ ok: false, errorCode: 'http_status', responseStatus: 410 });
-  expect(await sendAttempt(req(`${receiver.url}/err`), { lookupAll, allowedCidrs: allowed, ca })).toMatchObject({ ok: false, errorCode: 'http_status', responseStatus: 500 });
+  expect(await sendAttempt(req(`${receiver.url}/gone`), { lookupAll, allowedCidrs: allowed, ca })).toMatchObject({
+    ok: false,
+    errorCode: 'http_status',
+    responseStatus: 410,
+  });
+  expect(await sendAttempt(req(`${receiver.url}/err`), { lookupAll, allowedCidrs: allowed, ca })).toMatchObject({
+    ok: false,
+    errorCode: 'http_status',
+    responseStatus: 500,
+  });
 });
 
 test('a receiver that never answers times out', async () => {
@@ -73,9 +85,19 @@ test('a huge response body is not read past the limit', async () => {
 
 test('refused destinations are never connected to; unknown names are dns_error', async () => {
   const before = receiver.requests.length;
-  expect(await sendAttempt(req(`${receiver.url}/x`), { lookupAll, allowedCidrs: [], ca })).toMatchObject({ ok: false, errorCode: 'destination_refused', address: null });
-  expect(await sendAttempt(req(`https://private.test:${receiver.port}/x`), { lookupAll, allowedCidrs: allowed, ca })).toMatchObject({ ok: false, errorCode: 'destination_refused' });
-  expect(await sendAttempt(req(`https://nowhere.test:${receiver.port}/x`), { lookupAll, allowedCidrs: allowed, ca })).toMatchObject({ ok: false, errorCode: 'dns_error' });
+  expect(await sendAttempt(req(`${receiver.url}/x`), { lookupAll, allowedCidrs: [], ca })).toMatchObject({
+    ok: false,
+    errorCode: 'destination_refused',
+    address: null,
+  });
+  expect(await sendAttempt(req(`https://private.test:${receiver.port}/x`), { lookupAll, allowedCidrs: allowed, ca })).toMatchObject({
+    ok: false,
+    errorCode: 'destination_refused',
+  });
+  expect(await sendAttempt(req(`https://nowhere.test:${receiver.port}/x`), { lookupAll, allowedCidrs: allowed, ca })).toMatchObject({
+    ok: false,
+    errorCode: 'dns_error',
+  });
   expect(receiver.requests.length).toBe(before);
 });
 

@@ -37,7 +37,15 @@ export async function startApiProcess(config: Config, env: Record<string, string
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
   const url = await listeningUrl(child, () => out);
-  await eventually('the API process to be healthy', () => fetch(`${url}/healthz`).then((r) => r.ok, () => false), { timeoutMs: 60_000 });
+  await eventually(
+    'the API process to be healthy',
+    () =>
+      fetch(`${url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ),
+    { timeoutMs: 60_000 },
+  );
   return {
     url,
     child,

@@ -75,9 +75,9 @@ export async function startContactProviderServer(opts: { token?: string; latency
         return;
       }
       log.answered = personIds.length;
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(
-        JSON.stringify({ results: personIds.map((person_id) => ({ person_id, ...providerAnswerFor(person_id) })) }),
-      );
+      res
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ results: personIds.map((person_id) => ({ person_id, ...providerAnswerFor(person_id) })) }));
     });
   });
   server.listen(0, '127.0.0.1');

@@ -45,9 +45,20 @@ let personOrdinal = 0;
  */
 export async function insertTestPeople(personIds: readonly string[], source = 'src_talentpool'): Promise<void> {
   const docs = personIds.map((id) => ({
-    _id: id, source, firstName: 'Test', lastName: 'Person', fullName: 'Test Person', headline: 'Test person', title: 'Engineer', company: 'Testco',
-    seniority: 'mid', yearsExperience: 3, location: { country: 'Nowhere', countryCode: 'NW', region: 'Test', city: 'Test' },
-    profileUrl: `https://profiles.example/${id}`, seed: 'test-fixture', ordinal: randomInt(2 ** 47) + ++personOrdinal,
+    _id: id,
+    source,
+    firstName: 'Test',
+    lastName: 'Person',
+    fullName: 'Test Person',
+    headline: 'Test person',
+    title: 'Engineer',
+    company: 'Testco',
+    seniority: 'mid',
+    yearsExperience: 3,
+    location: { country: 'Nowhere', countryCode: 'NW', region: 'Test', city: 'Test' },
+    profileUrl: `https://profiles.example/${id}`,
+    seed: 'test-fixture',
+    ordinal: randomInt(2 ** 47) + ++personOrdinal,
   }));
   try {
     await Person.insertMany(docs, { ordered: false });

@@ -24,7 +24,9 @@ export async function newFormPerson(srv: TestApi, tenant: { orgId: string; works
   const setup = new URL(created.setup_url);
   const page = await browser.request(setup.pathname + setup.search);
   if (page.status !== 200) throw new Error(`setup page answered ${page.status}`);
-  const done = await browser.request('/api/oauth/setup', { form: { csrf_token: formField(page.text, 'csrf_token'), token: formField(page.text, 'token'), new_password: password, confirm_password: password } });
+  const done = await browser.request('/api/oauth/setup', {
+    form: { csrf_token: formField(page.text, 'csrf_token'), token: formField(page.text, 'token'), new_password: password, confirm_password: password },
+  });
   if (done.status !== 200) throw new Error(`setting the password answered ${done.status}`);
   return { userId: created.user_id, email, password, browser };
 }
@@ -38,10 +40,14 @@ export async function authorizeAs(person: FormPerson, params: Record<string, str
     if (!loc.startsWith('/')) return new URL(loc);
     if (loc.startsWith('/api/oauth/signin')) {
       const page = await person.browser.request(loc);
-      res = await person.browser.request('/api/oauth/signin', { form: { csrf_token: formField(page.text, 'csrf_token'), request: formField(page.text, 'request'), email: person.email, password: person.password } });
+      res = await person.browser.request('/api/oauth/signin', {
+        form: { csrf_token: formField(page.text, 'csrf_token'), request: formField(page.text, 'request'), email: person.email, password: person.password },
+      });
     } else if (loc.startsWith('/api/oauth/consent')) {
       const page = await person.browser.request(loc);
-      res = await person.browser.request('/api/oauth/consent', { form: { csrf_token: formField(page.text, 'csrf_token'), request: formField(page.text, 'request'), decision: 'allow' } });
+      res = await person.browser.request('/api/oauth/consent', {
+        form: { csrf_token: formField(page.text, 'csrf_token'), request: formField(page.text, 'request'), decision: 'allow' },
+      });
     } else {
       res = await person.browser.request(loc);
     }

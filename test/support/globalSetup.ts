@@ -10,7 +10,10 @@ import { BINARIES, installChromium, type RunningService } from '../../scripts/lo
  * test file then uses its own database and task queue, so files never share state.
  */
 const quietBundleLogger = {
-  log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined,
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
   warn: (m: string) => process.stderr.write(`[workflow bundle] ${m}\n`),
   error: (m: string) => process.stderr.write(`[workflow bundle] ${m}\n`),
 };

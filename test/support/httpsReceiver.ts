@@ -103,7 +103,13 @@ export async function startHttpsReceiver(opts: { port?: number } = {}): Promise<
         const chunks: Buffer[] = [];
         req.on('data', (c: Buffer) => chunks.push(c));
         req.on('end', () => {
-          const rec: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+          const rec: ReceivedRequest = {
+            method: req.method ?? '',
+            path: req.url ?? '',
+            headers: req.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+            at: Date.now(),
+          };
           const index = requests.push(rec) - 1;
           receiver.onRequest?.(rec);
           for (const w of waiters.splice(0)) w();

@@ -22,14 +22,18 @@ export async function registerPublicClient(
   clientName: string,
   extra: Record<string, unknown> = {},
 ): Promise<oauth.Client> {
-  const res = await oauth.dynamicClientRegistrationRequest(as, {
-    client_name: clientName,
-    redirect_uris: redirectUris,
-    grant_types: ['authorization_code', 'refresh_token'],
-    response_types: ['code'],
-    token_endpoint_auth_method: 'none',
-    ...extra,
-  }, insecureLoopback);
+  const res = await oauth.dynamicClientRegistrationRequest(
+    as,
+    {
+      client_name: clientName,
+      redirect_uris: redirectUris,
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      ...extra,
+    },
+    insecureLoopback,
+  );
   return oauth.processDynamicClientRegistrationResponse(res);
 }
 

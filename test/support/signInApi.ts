@@ -51,11 +51,20 @@ export interface CreatedUser {
 }
 
 /** `user create` through the CLI; fails the test with the CLI's own error line when it fails. */
-export function createUserWithCli(
-  srv: TestApi,
-  opts: { orgId: string; workspaceId: string; email: string; permissions: readonly string[] },
-): CreatedUser {
-  const r = adminCli(srv, 'user', 'create', '--org', opts.orgId, '--workspace', opts.workspaceId, '--email', opts.email, '--permissions', opts.permissions.join(','));
+export function createUserWithCli(srv: TestApi, opts: { orgId: string; workspaceId: string; email: string; permissions: readonly string[] }): CreatedUser {
+  const r = adminCli(
+    srv,
+    'user',
+    'create',
+    '--org',
+    opts.orgId,
+    '--workspace',
+    opts.workspaceId,
+    '--email',
+    opts.email,
+    '--permissions',
+    opts.permissions.join(','),
+  );
   if (r.status !== 0 || !r.json?.user_id || !r.json?.setup_url) {
     throw new Error(`user create failed (exit ${r.status}): ${r.stderr.trim() || r.stdout.trim()}`);
   }

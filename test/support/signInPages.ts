@@ -68,7 +68,10 @@ export async function authorizeInBrowser(
   // Only a callback that arrives after this point belongs to this authorization.
   const stop = new AbortController();
   const callback = loopback.callbackAt(loopback.callbacks.length, { timeoutMs: 60_000, signal: stop.signal });
-  const arrived = callback.then(() => 'callback' as const, (err: Error) => err);
+  const arrived = callback.then(
+    () => 'callback' as const,
+    (err: Error) => err,
+  );
   let signedIn = false;
   let consented = false;
   let consentText: string | undefined;

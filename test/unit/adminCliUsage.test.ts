@@ -8,7 +8,9 @@ import { runAdmin, runAdminInProcess, type AdminResult } from '../support/adminC
 jest.setTimeout(120_000);
 
 const commands = Object.entries(adminCommands).map(([name, command]) => {
-  const valueFlags = Object.entries(command.flags ?? flagsOfUsage(command.usage)).filter(([, type]) => type === 'string').map(([f]) => f);
+  const valueFlags = Object.entries(command.flags ?? flagsOfUsage(command.usage))
+    .filter(([, type]) => type === 'string')
+    .map(([f]) => f);
   return { name, command, words: name.split(' '), valueFlag: valueFlags[0] as string | undefined };
 });
 
@@ -26,7 +28,12 @@ describe('operator CLI flags, parsed strictly', () => {
   test('every command names at least the flags its usage shows, and --help', () => {
     for (const { command } of commands) expect(flagsOfUsage(command.usage)).toHaveProperty('help', 'boolean');
     expect(flagsOfUsage('m2m rotate --client-id C [--grace-seconds S] (note)')).toEqual({ help: 'boolean', 'client-id': 'string', 'grace-seconds': 'string' });
-    expect(flagsOfUsage('user grants revoke --user-id U [--client-id C] [--force]')).toEqual({ help: 'boolean', 'user-id': 'string', 'client-id': 'string', force: 'boolean' });
+    expect(flagsOfUsage('user grants revoke --user-id U [--client-id C] [--force]')).toEqual({
+      help: 'boolean',
+      'user-id': 'string',
+      'client-id': 'string',
+      force: 'boolean',
+    });
     expect(flagsOfUsage('budget set --org O [--family F] --amount N|none   (remaining spend)')).toMatchObject({ amount: 'string', family: 'string' });
   });
 
@@ -35,7 +42,9 @@ describe('operator CLI flags, parsed strictly', () => {
     expect(usageError(() => parseCommandFlags('m2m rotate', rotate, ['--client-id', 'C', '--grace-second', '0']))).toBe(
       'unknown flag --grace-second for "m2m rotate" (did you mean --grace-seconds?)',
     );
-    expect(usageError(() => parseCommandFlags('m2m rotate', rotate, ['--client-id', 'C', '--frobnicate']))).toMatch(/^unknown flag --frobnicate for "m2m rotate" \(usage: m2m rotate --client-id … --grace-seconds …\)$/);
+    expect(usageError(() => parseCommandFlags('m2m rotate', rotate, ['--client-id', 'C', '--frobnicate']))).toMatch(
+      /^unknown flag --frobnicate for "m2m rotate" \(usage: m2m rotate --client-id … --grace-seconds …\)$/,
+    );
     expect(usageError(() => parseCommandFlags('m2m rotate', rotate, ['-c', 'C']))).toMatch(/unknown flag -c/);
   });
 
@@ -68,7 +77,9 @@ describe('the operator CLI exits 2 on a usage error, for every command', () => {
         return { name, args: [...words, typo, 'x'], mentions: typo };
       }
       // A command without value flags gets a stray word instead, the other way a value goes astray.
-      return valueFlag ? { name, args: [...words, `--${valueFlag}`], mentions: `--${valueFlag} needs a value` } : { name, args: [...words, 'x'], mentions: 'unexpected word "x"' };
+      return valueFlag
+        ? { name, args: [...words, `--${valueFlag}`], mentions: `--${valueFlag} needs a value` }
+        : { name, args: [...words, 'x'], mentions: 'unexpected word "x"' };
     });
     const results: AdminResult[] = [];
     for (const c of cases) results.push(await runAdminInProcess(c.args));

@@ -1,5 +1,11 @@
 import {
-  blockCapacity, blockCount, leaseBlockSize, LeaseBlockPool, windowBlockSize, WindowBlockPool, type StoreLease,
+  blockCapacity,
+  blockCount,
+  leaseBlockSize,
+  LeaseBlockPool,
+  windowBlockSize,
+  WindowBlockPool,
+  type StoreLease,
 } from '../../core/limits/admissionBlocks';
 import { ReadCache } from '../../core/store/readCache';
 
@@ -52,9 +58,7 @@ describe('WindowBlockPool', () => {
     const store = uniqueSlots();
     const replicas = [0, 1].map(() => new WindowBlockPool((scope, second, size, index) => store.take(`${scope}:${second}:${size}:${index}`)));
     const limit = 1000;
-    const results = await Promise.all(
-      Array.from({ length: 1500 }, (_, i) => replicas[i % 2].admit('req:org', limit, () => 7)),
-    );
+    const results = await Promise.all(Array.from({ length: 1500 }, (_, i) => replicas[i % 2].admit('req:org', limit, () => 7)));
     const admitted = results.filter(Boolean).length;
     expect(admitted).toBeLessThanOrEqual(limit);
     // Each replica can leave at most one block partly unused.
@@ -72,7 +76,7 @@ describe('WindowBlockPool', () => {
     expect(await pool.admit('s', 200, () => second)).toBeDefined();
   });
 
-  it('returns a refused request\'s slot to its block', async () => {
+  it("returns a refused request's slot to its block", async () => {
     const store = uniqueSlots();
     const pool = new WindowBlockPool((scope, second, size, index) => store.take(`${scope}:${second}:${size}:${index}`));
     const all = await Promise.all(Array.from({ length: 202 }, () => pool.admit('s', 202, () => 3)));
@@ -151,7 +155,11 @@ describe('ReadCache', () => {
   it('serves a read for the TTL counted from when the read started, and shares concurrent misses', async () => {
     let t = 0;
     let reads = 0;
-    const cache = new ReadCache<number>(() => 1000, 100, () => t);
+    const cache = new ReadCache<number>(
+      () => 1000,
+      100,
+      () => t,
+    );
     const read = async () => {
       reads++;
       t += 400; // the read itself takes 400 ms
@@ -168,7 +176,11 @@ describe('ReadCache', () => {
   it('refreshes an entry in steady use ahead of its expiry: no request waits, no value is older than the TTL', async () => {
     let t = 1; // lru-cache takes a start time of 0 for "no TTL"
     let reads = 0;
-    const cache = new ReadCache<{ n: number; readAt: number }>(() => 1000, 100, () => t);
+    const cache = new ReadCache<{ n: number; readAt: number }>(
+      () => 1000,
+      100,
+      () => t,
+    );
     const read = async () => ({ n: ++reads, readAt: t });
     await cache.get('k', read);
     // A request every 100 ms for 5 s: each is answered by a read that started before it (it did

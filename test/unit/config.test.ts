@@ -61,7 +61,10 @@ describe('config module', () => {
     expect(loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, NODE_ENV: 'development' }).metricsEnabled).toBe(true);
     expect(loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, NODE_ENV: 'production' }).metricsEnabled).toBe(false);
     expect(loadConfig({ SECRETS_ENCRYPTION_KEY: KEY }).metricsEnabled).toBe(false);
-    expect(loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, NODE_ENV: 'production', METRICS_TOKEN: token })).toMatchObject({ metricsEnabled: true, metricsToken: token });
+    expect(loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, NODE_ENV: 'production', METRICS_TOKEN: token })).toMatchObject({
+      metricsEnabled: true,
+      metricsToken: token,
+    });
     expect(() => loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, NODE_ENV: 'production', METRICS_ENABLED: 'true' })).toThrow(/METRICS_ENABLED.*METRICS_TOKEN/);
     expect(() => loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN/);
     expect(loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, NODE_ENV: 'test', METRICS_ENABLED: 'false' }).metricsEnabled).toBe(false);
@@ -87,7 +90,18 @@ describe('config module', () => {
   });
 
   test('the list of variables covers what the README documents', () => {
-    for (const v of ['PORT', 'BASE_URL', 'AUTH_URL', 'MCP_URL', 'MONGODB_URI', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE', 'LOG_LEVEL', 'SECRETS_ENCRYPTION_KEY']) {
+    for (const v of [
+      'PORT',
+      'BASE_URL',
+      'AUTH_URL',
+      'MCP_URL',
+      'MONGODB_URI',
+      'TEMPORAL_ADDRESS',
+      'TEMPORAL_NAMESPACE',
+      'TEMPORAL_TASK_QUEUE',
+      'LOG_LEVEL',
+      'SECRETS_ENCRYPTION_KEY',
+    ]) {
       expect(CONFIG_VARIABLES).toContain(v);
     }
   });

@@ -24,10 +24,12 @@ describe('provider retries', () => {
   });
   test('transient failures are retried up to the bound, then surface', async () => {
     let calls = 0;
-    await expect(withProviderRetries(policy, async () => {
-      calls++;
-      throw new ProviderUnavailable('down');
-    })).rejects.toBeInstanceOf(ProviderUnavailable);
+    await expect(
+      withProviderRetries(policy, async () => {
+        calls++;
+        throw new ProviderUnavailable('down');
+      }),
+    ).rejects.toBeInstanceOf(ProviderUnavailable);
     expect(calls).toBe(3);
   });
   test('a transient failure followed by success succeeds', async () => {
@@ -41,10 +43,12 @@ describe('provider retries', () => {
   });
   test('a rejection is not retried', async () => {
     let calls = 0;
-    await expect(withProviderRetries(policy, async () => {
-      calls++;
-      throw new ProviderRejected('400');
-    })).rejects.toBeInstanceOf(ProviderRejected);
+    await expect(
+      withProviderRetries(policy, async () => {
+        calls++;
+        throw new ProviderRejected('400');
+      }),
+    ).rejects.toBeInstanceOf(ProviderRejected);
     expect(calls).toBe(1);
   });
 });

@@ -24,6 +24,8 @@ describe('the development key of a first start', () => {
     expect(whoami).toBe('curl -sS -H "Authorization: Bearer sk_live_ext_abc" http://127.0.0.1:9999/v1/whoami');
     expect(search).toContain('http://127.0.0.1:9999/v1/candidates/search');
     expect(search).toMatch(/Idempotency-Key: [A-Za-z0-9][A-Za-z0-9._:-]{7,127}"/);
-    expect(keyCreateCommand('admin', { org_id: 'org_1', workspace_id: 'ws_1' })).toContain('key create --org org_1 --workspace ws_1 --scopes candidates.search,');
+    expect(keyCreateCommand('admin', { org_id: 'org_1', workspace_id: 'ws_1' })).toContain(
+      'key create --org org_1 --workspace ws_1 --scopes candidates.search,',
+    );
   });
 });

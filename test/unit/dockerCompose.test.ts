@@ -6,10 +6,18 @@ import { SA } from '../../core/temporal/searchAttributes';
 
 const root = join(__dirname, '..', '..');
 const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
-  services: Record<string, {
-    environment?: Record<string, unknown>; command?: unknown; build?: unknown; image?: string; ports?: unknown[];
-    configs?: Array<{ source: string; target: string }>; depends_on?: Record<string, { condition: string }>;
-  }>;
+  services: Record<
+    string,
+    {
+      environment?: Record<string, unknown>;
+      command?: unknown;
+      build?: unknown;
+      image?: string;
+      ports?: unknown[];
+      configs?: Array<{ source: string; target: string }>;
+      depends_on?: Record<string, { condition: string }>;
+    }
+  >;
   configs?: Record<string, { content?: string }>;
 };
 
@@ -73,7 +81,8 @@ describe('docker-compose.yml (it cannot run here; its wiring is checked instead)
     expect(schemaScript).toContain('update-schema');
     expect(JSON.stringify(namespace.command)).toMatch(/namespace create -n default/);
     // The app starts only once the namespace and its search attributes exist.
-    for (const app of ['api', 'worker']) expect(compose.services[app].depends_on?.['temporal-search-attributes']).toEqual({ condition: 'service_completed_successfully' });
+    for (const app of ['api', 'worker'])
+      expect(compose.services[app].depends_on?.['temporal-search-attributes']).toEqual({ condition: 'service_completed_successfully' });
   });
 
   test('MongoDB is a current major release (8 or later)', () => {
@@ -91,7 +100,7 @@ describe('runtime', () => {
     for (const base of bases) expect(base).toMatch(/^node:24(-|$)/);
   });
 
-  test('engines admits the Node 20 these machines run and the image\'s Node 24', () => {
+  test("engines admits the Node 20 these machines run and the image's Node 24", () => {
     const floor = /^>=(\d+)(?:\.(\d+))?/.exec(pkg.engines.node);
     expect(floor).not.toBeNull();
     expect(Number(floor![1])).toBe(20);

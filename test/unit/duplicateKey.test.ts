@@ -4,10 +4,15 @@ import { isDuplicateKeyError as fromConnection } from '../../core/store/connecti
 
 // The shapes below are what the stores answered (FerretDB 1.24.2 checked by hand; MongoDB's
 // are its documented ones).
-const mongoInsert = new MongoServerError({ message: 'E11000 duplicate key error collection: t.s index: _id_ dup key: { _id: "a" }', code: 11000, codeName: 'DuplicateKey' });
+const mongoInsert = new MongoServerError({
+  message: 'E11000 duplicate key error collection: t.s index: _id_ dup key: { _id: "a" }',
+  code: 11000,
+  codeName: 'DuplicateKey',
+});
 const ferretUpsert = new MongoServerError({ message: 'E11000 duplicate key error collection: probe.limit_settings', code: 11000 });
 const ferretUpdateOnUniqueIndex = new MongoServerError({
-  message: "[msg_update.go:133 handler.(*Handler).updateDocument] [update.go:114 common.UpdateDocument] constraint failed: UNIQUE constraint failed: index 'e_e00c22e0_ws_1' (2067)",
+  message:
+    "[msg_update.go:133 handler.(*Handler).updateDocument] [update.go:114 common.UpdateDocument] constraint failed: UNIQUE constraint failed: index 'e_e00c22e0_ws_1' (2067)",
   code: 1,
   codeName: 'InternalError',
 });

@@ -1,6 +1,22 @@
 import {
-  carriesResult, chunkRanges, countsAddUp, countsFromTally, emptyCounts, finalJobStatus, leftoverOutcome, chunkChargeKey,
-  resultTimes, uniquePersonIds, unknownPeople, planDeliveryReservation, utcDay, RESULT_PURGE_AFTER_MS, RESULT_RETENTION_MS, chargeableUnits, settlePlan, type PlanEntry,
+  carriesResult,
+  chunkRanges,
+  countsAddUp,
+  countsFromTally,
+  emptyCounts,
+  finalJobStatus,
+  leftoverOutcome,
+  chunkChargeKey,
+  resultTimes,
+  uniquePersonIds,
+  unknownPeople,
+  planDeliveryReservation,
+  utcDay,
+  RESULT_PURGE_AFTER_MS,
+  RESULT_RETENTION_MS,
+  chargeableUnits,
+  settlePlan,
+  type PlanEntry,
 } from '../../core/jobs/jobRules';
 import { decodeCursor, encodeCursor } from '../../core/jobs/cursor';
 import { Problem } from '../../core/problems';
@@ -65,7 +81,11 @@ describe('results and retention', () => {
 
 describe('chunks, people and charge keys', () => {
   test('chunks cover every position once', () => {
-    expect(chunkRanges(5, 2)).toEqual([{ from: 0, to: 2 }, { from: 2, to: 4 }, { from: 4, to: 5 }]);
+    expect(chunkRanges(5, 2)).toEqual([
+      { from: 0, to: 2 },
+      { from: 2, to: 4 },
+      { from: 4, to: 5 },
+    ]);
     expect(chunkRanges(0, 3)).toEqual([]);
     expect(() => chunkRanges(3, 0)).toThrow();
   });
@@ -82,7 +102,10 @@ describe('cursors', () => {
     const c = encodeCursor('result:job_1', { seq: 41 });
     expect(decodeCursor(c, 'result:job_1', { seq: 'number' })).toEqual({ seq: 41 });
   });
-  test.each([['garbage', '%%%'], ['not json', Buffer.from('nope').toString('base64url')]])('a %s cursor is 400 invalid_cursor', (_n, cur) => {
+  test.each([
+    ['garbage', '%%%'],
+    ['not json', Buffer.from('nope').toString('base64url')],
+  ])('a %s cursor is 400 invalid_cursor', (_n, cur) => {
     expect(() => decodeCursor(cur, 's', { seq: 'number' })).toThrow(Problem);
   });
   test('a cursor of another list is refused', () => {
@@ -111,7 +134,12 @@ describe('paying a chunk', () => {
   test('everything paid: every found person is delivered under the one receipt', () => {
     const s = settlePlan(plan, 3, 'rcpt_1');
     expect(s.map((p) => [p.seq, p.outcome, p.receiptId])).toEqual([
-      [10, 'delivered', 'rcpt_1'], [11, 'not_found', null], [12, 'delivered', 'rcpt_1'], [13, 'reused', null], [14, 'failed', null], [15, 'delivered', 'rcpt_1'],
+      [10, 'delivered', 'rcpt_1'],
+      [11, 'not_found', null],
+      [12, 'delivered', 'rcpt_1'],
+      [13, 'reused', null],
+      [14, 'failed', null],
+      [15, 'delivered', 'rcpt_1'],
     ]);
     expect(s.find((p) => p.seq === 14)!.reason).toBe('provider_rejected');
     expect(s.find((p) => p.seq === 13)!.emails).toEqual(['r@x.test']);
@@ -130,7 +158,10 @@ describe('paying a chunk', () => {
 
 describe('who a job may reach and how much of the delivery quota it reserves', () => {
   test('unknownPeople: an absent person and one of a source not enabled are the same to the caller', () => {
-    const sourceOf = new Map([['per_a', 'src_talentpool'], ['per_b', 'src_publicweb']]);
+    const sourceOf = new Map([
+      ['per_a', 'src_talentpool'],
+      ['per_b', 'src_publicweb'],
+    ]);
     expect(unknownPeople(['per_a', 'per_b', 'per_c'], sourceOf, new Set(['src_talentpool']))).toEqual(['per_b', 'per_c']);
     expect(unknownPeople(['per_a', 'per_b'], sourceOf, new Set(['src_talentpool', 'src_publicweb']))).toEqual([]);
   });

@@ -1,6 +1,14 @@
 import {
-  checkCapChange, checkClear, checkRateChange, emptySettings, applicableOverrides, organizationLimits, operationRequestsPerSecond,
-  standardRequestsPerMinute, LimitChangeError, type LimitSettingsDoc,
+  checkCapChange,
+  checkClear,
+  checkRateChange,
+  emptySettings,
+  applicableOverrides,
+  organizationLimits,
+  operationRequestsPerSecond,
+  standardRequestsPerMinute,
+  LimitChangeError,
+  type LimitSettingsDoc,
 } from '../../core/limits/limitSettings';
 import { BASELINE_ENTRY, OPERATIONS, OPERATION_REQUESTS_PER_SECOND, type Scope } from '../../core/limits/limitTable';
 import { capDecision, MINUTE_MS, type CapEntry } from '../../core/limits/minuteCaps';
@@ -18,10 +26,22 @@ const chain = [ORG, APP, FAM, KEY];
 function withOverrides(overrides: Partial<LimitSettingsDoc>): LimitSettingsDoc {
   return { ...emptySettings('org_1'), ...overrides };
 }
-const cap = (scope: Scope, rpm: number, operation = 'contact_retrieval_jobs.get') =>
-  ({ operation, scopeType: scope.type, scopeId: scope.id, kind: 'cap' as const, requestsPerMinute: rpm, updatedAt: new Date() });
-const block = (scope: Scope, operation = 'contact_retrieval_jobs.get') =>
-  ({ operation, scopeType: scope.type, scopeId: scope.id, kind: 'block' as const, requestsPerMinute: null, updatedAt: new Date() });
+const cap = (scope: Scope, rpm: number, operation = 'contact_retrieval_jobs.get') => ({
+  operation,
+  scopeType: scope.type,
+  scopeId: scope.id,
+  kind: 'cap' as const,
+  requestsPerMinute: rpm,
+  updatedAt: new Date(),
+});
+const block = (scope: Scope, operation = 'contact_retrieval_jobs.get') => ({
+  operation,
+  scopeType: scope.type,
+  scopeId: scope.id,
+  kind: 'block' as const,
+  requestsPerMinute: null,
+  updatedAt: new Date(),
+});
 
 describe('strict one-second window', () => {
   test('windows are aligned to wall-clock seconds', () => {
@@ -33,7 +53,12 @@ describe('strict one-second window', () => {
     expect(all).toHaveLength(25);
     expect(new Set(all).size).toBe(25);
     expect(all[0]).toBe(windowSlotId('req:org_1', 7, 0));
-    expect(freeSlotIds(all, all.filter((_, k) => k !== 3))).toEqual([all[3]]);
+    expect(
+      freeSlotIds(
+        all,
+        all.filter((_, k) => k !== 3),
+      ),
+    ).toEqual([all[3]]);
     expect(freeSlotIds(all, all)).toEqual([]);
   });
   test('a refusal waits for the next second', () => {
@@ -44,10 +69,37 @@ describe('strict one-second window', () => {
 
 describe('in-flight leases', () => {
   test('free slots exist only while fewer than the limit are live; expired leases do not count', () => {
-    expect(freeLeaseSlots([{ slot: 0, exp: 500 }, { slot: 1, exp: 5000 }], 2, 1000)).toEqual([0]);
-    expect(freeLeaseSlots([{ slot: 0, exp: 5000 }, { slot: 1, exp: 5000 }], 2, 1000)).toEqual([]);
+    expect(
+      freeLeaseSlots(
+        [
+          { slot: 0, exp: 500 },
+          { slot: 1, exp: 5000 },
+        ],
+        2,
+        1000,
+      ),
+    ).toEqual([0]);
+    expect(
+      freeLeaseSlots(
+        [
+          { slot: 0, exp: 5000 },
+          { slot: 1, exp: 5000 },
+        ],
+        2,
+        1000,
+      ),
+    ).toEqual([]);
     // After the limit was lowered, leases above it still count.
-    expect(freeLeaseSlots([{ slot: 5, exp: 5000 }, { slot: 6, exp: 5000 }], 2, 1000)).toEqual([]);
+    expect(
+      freeLeaseSlots(
+        [
+          { slot: 5, exp: 5000 },
+          { slot: 6, exp: 5000 },
+        ],
+        2,
+        1000,
+      ),
+    ).toEqual([]);
   });
   test('probes distinct slots below the limit', () => {
     const p = probeOrder(25, 2);
@@ -63,11 +115,14 @@ describe('in-flight leases', () => {
   });
   test('releases are batched and all reach the store', async () => {
     const calls: string[][] = [];
-    const r = new LeaseReleaser(async (tokens) => {
-      calls.push(tokens);
-      // A store call that takes a moment, so later releases arrive while one is in flight.
-      await new Promise((res) => setTimeout(res, 5));
-    }, () => undefined);
+    const r = new LeaseReleaser(
+      async (tokens) => {
+        calls.push(tokens);
+        // A store call that takes a moment, so later releases arrive while one is in flight.
+        await new Promise((res) => setTimeout(res, 5));
+      },
+      () => undefined,
+    );
     for (let i = 0; i < 10; i++) r.release(`t${i}`);
     await new Promise((res) => setImmediate(res));
     for (let i = 10; i < 15; i++) r.release(`t${i}`);
@@ -108,7 +163,10 @@ describe('per-minute cap log (exact in any trailing minute)', () => {
     }
   });
   test('a given-back entry leaves a hole that counts as free; a lowered cap applies at once', () => {
-    const log: CapEntry[] = [{ i: 0, at: T0 }, { i: 2, at: T0 + 2 }];
+    const log: CapEntry[] = [
+      { i: 0, at: T0 },
+      { i: 2, at: T0 + 2 },
+    ];
     expect(capDecision(log, 2, T0 + 10)).toMatchObject({ admit: true, next: 3 });
     const full = [0, 1, 2, 3].map((i) => ({ i, at: T0 + i }));
     expect(capDecision(full, 5, T0 + 10).admit).toBe(true);
@@ -150,7 +208,7 @@ describe('who may change a limit', () => {
     expect(() => checkCapChange(s, 'whoami', ORG, 1499, 'operator')).not.toThrow();
     expect(() => checkCapChange(s, 'whoami', ORG, 0, 'operator')).toThrow(LimitChangeError);
   });
-  test('customers only lower: a cap, a rate, the in-flight limit; clearing is the operator\'s', () => {
+  test("customers only lower: a cap, a rate, the in-flight limit; clearing is the operator's", () => {
     expect(() => checkCapChange(s, 'contact_retrieval_jobs.get', KEY, 50, 'customer')).not.toThrow();
     expect(() => checkCapChange(s, 'contact_retrieval_jobs.get', KEY, 150, 'customer')).toThrow(/lower/);
     expect(() => checkCapChange(s, 'contact_retrieval_jobs.get', KEY, 150, 'operator')).not.toThrow();
@@ -181,7 +239,11 @@ describe('limit entries (SPEC 8.3)', () => {
       inherited_ceiling_ref: null,
     });
     const op = limitEntry(emptySettings('org_1'), 'contact_retrieval_jobs.batch_create', chain, 60);
-    expect(op).toMatchObject({ requests_per_second: 2, standard_requests_per_minute: 120, inherited_ceiling_ref: 'key_family:kf_1/contact_retrieval_jobs.batch_create' });
+    expect(op).toMatchObject({
+      requests_per_second: 2,
+      standard_requests_per_minute: 120,
+      inherited_ceiling_ref: 'key_family:kf_1/contact_retrieval_jobs.batch_create',
+    });
     expect(limitEntries(emptySettings('org_1'), [[ORG], chain], 60)).toHaveLength(2 * (OPERATIONS.length + 1));
   });
   test('a cap is an override for its scope and narrower ones; the strictest cap is reported', () => {
@@ -192,7 +254,14 @@ describe('limit entries (SPEC 8.3)', () => {
   });
   test('a block is denied and reports no figures', () => {
     const e = limitEntry(withOverrides({ overrides: [block(FAM)] }), 'contact_retrieval_jobs.get', chain, 60);
-    expect(e).toMatchObject({ status: 'denied', source: 'override', requests_per_second: null, requests_per_minute: null, max_concurrency: null, lease_ttl_seconds: null });
+    expect(e).toMatchObject({
+      status: 'denied',
+      source: 'override',
+      requests_per_second: null,
+      requests_per_minute: null,
+      max_concurrency: null,
+      lease_ttl_seconds: null,
+    });
   });
   test('an organization-wide rate below 25 is an override everywhere; cleared reads as cleared', () => {
     const lowered = withOverrides({ requestsPerSecond: 5 });
@@ -200,7 +269,9 @@ describe('limit entries (SPEC 8.3)', () => {
     expect(limitEntry(lowered, 'whoami', chain, 60)).toMatchObject({ source: 'override', requests_per_second: 5 });
     const cleared = withOverrides({ rateCleared: true, overrides: [{ ...cap(KEY, 1), kind: 'cleared', requestsPerMinute: null }] });
     expect(limitEntry(cleared, BASELINE_ENTRY, [ORG], 60)).toMatchObject({ source: 'cleared', requests_per_second: 25 });
-    expect(limitEntry(withOverrides({ overrides: [{ ...cap(KEY, 1), kind: 'cleared', requestsPerMinute: null }] }), 'contact_retrieval_jobs.get', chain, 60)).toMatchObject({
+    expect(
+      limitEntry(withOverrides({ overrides: [{ ...cap(KEY, 1), kind: 'cleared', requestsPerMinute: null }] }), 'contact_retrieval_jobs.get', chain, 60),
+    ).toMatchObject({
       source: 'cleared',
       requests_per_minute: null,
     });

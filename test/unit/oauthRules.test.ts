@@ -30,7 +30,15 @@ describe('token request parsing (RFC 6749)', () => {
   });
 
   test('client_secret_post', () => {
-    expect(clientCredentialsOf([], new Map([['client_id', 'cli_a'], ['client_secret', 's']]))).toEqual({ clientId: 'cli_a', clientSecret: 's', method: 'client_secret_post' });
+    expect(
+      clientCredentialsOf(
+        [],
+        new Map([
+          ['client_id', 'cli_a'],
+          ['client_secret', 's'],
+        ]),
+      ),
+    ).toEqual({ clientId: 'cli_a', clientSecret: 's', method: 'client_secret_post' });
   });
 
   test('both methods at once, two Authorization headers, or a non-Basic scheme are invalid_request', () => {
@@ -103,14 +111,31 @@ describe('rate-limit window and signing-key acceptance', () => {
 describe('tool catalogue', () => {
   test('every tool names an agreed operation and has a description', () => {
     const ops = TOOL_DEFINITIONS.map((t) => t.operation);
-    expect(ops).toEqual(expect.arrayContaining(['candidates.search', 'search.sources', 'profiles.unlock', 'person_matches.create', 'contact_retrieval_jobs.create', 'contact_retrieval_jobs.get', 'job_results.get', 'contact_retrieval_jobs.cancel']));
+    expect(ops).toEqual(
+      expect.arrayContaining([
+        'candidates.search',
+        'search.sources',
+        'profiles.unlock',
+        'person_matches.create',
+        'contact_retrieval_jobs.create',
+        'contact_retrieval_jobs.get',
+        'job_results.get',
+        'contact_retrieval_jobs.cancel',
+      ]),
+    );
     expect(new Set(TOOL_DEFINITIONS.map((t) => t.name)).size).toBe(TOOL_DEFINITIONS.length);
   });
 
   test('a non-object body becomes a `body` argument', () => {
     const spec = defineRoute({
-      operation: 'person_matches.create', method: 'POST', path: '/v1/x', tag: 't', summary: 's',
-      body: z.array(z.string()), responses: { 200: { description: 'ok' } }, handler: async () => ({ status: 200 }),
+      operation: 'person_matches.create',
+      method: 'POST',
+      path: '/v1/x',
+      tag: 't',
+      summary: 's',
+      body: z.array(z.string()),
+      responses: { 200: { description: 'ok' } },
+      handler: async () => ({ status: 200 }),
     });
     const entry = buildToolEntry(TOOL_DEFINITIONS[0], spec);
     expect(entry.plan.bodyArgument).toBe(true);
@@ -124,7 +149,9 @@ describe('bearer challenge (RFC 6750, RFC 9728)', () => {
     expect(challenge(config)).toBe('Bearer resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/tools", scope="mcp:tools"');
   });
   test('a bad token: invalid_token; a narrow one: insufficient_scope naming the scope; quotes never break the header', () => {
-    expect(challenge(config, 'invalid_token', 'bad "token"')).toBe('Bearer resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/tools", scope="mcp:tools", error="invalid_token", error_description="bad token"');
+    expect(challenge(config, 'invalid_token', 'bad "token"')).toBe(
+      'Bearer resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/tools", scope="mcp:tools", error="invalid_token", error_description="bad token"',
+    );
     expect(challenge(config, 'insufficient_scope', 'x')).toContain('scope="mcp:tools"');
   });
   test('insufficient_scope lists every scope the call needs together with those the token had; other challenges only the needed ones', () => {

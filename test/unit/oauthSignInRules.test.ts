@@ -84,11 +84,24 @@ describe('PKCE S256 (RFC 7636)', () => {
 
 describe('authorization request parameters', () => {
   const params = (extra: Record<string, string | string[]> = {}) => {
-    const base: Record<string, string | string[]> = { response_type: 'code', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', state: 's', ...extra };
-    return new Map(Object.entries(base).filter(([, v]) => v !== '').map(([k, v]) => [k, Array.isArray(v) ? v : [v]]));
+    const base: Record<string, string | string[]> = {
+      response_type: 'code',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      state: 's',
+      ...extra,
+    };
+    return new Map(
+      Object.entries(base)
+        .filter(([, v]) => v !== '')
+        .map(([k, v]) => [k, Array.isArray(v) ? v : [v]]),
+    );
   };
   test('defaults: mcp:tools on the tool server', () => {
-    expect(checkAuthorizationParams(params(), TOOLS)).toEqual({ ok: true, params: { state: 's', codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', scope: 'mcp:tools', resource: TOOLS } });
+    expect(checkAuthorizationParams(params(), TOOLS)).toEqual({
+      ok: true,
+      params: { state: 's', codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', scope: 'mcp:tools', resource: TOOLS },
+    });
   });
   test.each([
     [{ code_challenge_method: 'plain' }, 'invalid_request'],
@@ -130,7 +143,15 @@ describe('authorization request parameters', () => {
 
 describe('Client ID Metadata Documents', () => {
   const URL_ = 'https://claude.ai/oauth/mcp-oauth-client-metadata';
-  const doc = (extra: Record<string, unknown> = {}) => JSON.stringify({ client_id: URL_, client_name: 'Claude', redirect_uris: ['https://claude.ai/api/mcp/auth_callback'], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none', ...extra });
+  const doc = (extra: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      client_id: URL_,
+      client_name: 'Claude',
+      redirect_uris: ['https://claude.ai/api/mcp/auth_callback'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_method: 'none',
+      ...extra,
+    });
 
   test('which client ids are document URLs', () => {
     expect(isMetadataDocumentUrl(URL_)).toBe(true);
@@ -146,7 +167,16 @@ describe('Client ID Metadata Documents', () => {
 
   test('a good document', () => {
     const verdict = validateMetadataDocument(URL_, 'application/json; charset=utf-8', doc());
-    expect(verdict).toEqual({ ok: true, client: { clientId: URL_, clientName: 'Claude', redirectUris: ['https://claude.ai/api/mcp/auth_callback'], grantTypes: ['authorization_code', 'refresh_token'], applicationType: 'web' } });
+    expect(verdict).toEqual({
+      ok: true,
+      client: {
+        clientId: URL_,
+        clientName: 'Claude',
+        redirectUris: ['https://claude.ai/api/mcp/auth_callback'],
+        grantTypes: ['authorization_code', 'refresh_token'],
+        applicationType: 'web',
+      },
+    });
   });
 
   test.each([
@@ -185,7 +215,13 @@ describe('attempt slots', () => {
 describe('authorization code checks at the token endpoint', () => {
   const now = new Date('2026-01-01T00:00:30Z');
   const verifier = 'v'.repeat(43);
-  const code = { clientId: 'pcl_a', redirectUri: 'http://127.0.0.1:4000/cb', codeChallenge: s256(verifier), resource: TOOLS, expiresAt: new Date('2026-01-01T00:01:00Z') };
+  const code = {
+    clientId: 'pcl_a',
+    redirectUri: 'http://127.0.0.1:4000/cb',
+    codeChallenge: s256(verifier),
+    resource: TOOLS,
+    expiresAt: new Date('2026-01-01T00:01:00Z'),
+  };
   const presented = { clientId: 'pcl_a', redirectUri: 'http://127.0.0.1:4000/cb', codeVerifier: verifier, resource: undefined };
   test.each([
     [{}, null],

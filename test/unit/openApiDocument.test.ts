@@ -9,11 +9,20 @@ import { PROBLEM_CODES } from '../../core/problems';
 
 const root = join(__dirname, '..', '..');
 const config = loadConfig({
-  NODE_ENV: 'test', HOST: '127.0.0.1', PORT: '0', MONGODB_URI: 'mongodb://127.0.0.1:1/unused', TEMPORAL_ADDRESS: '127.0.0.1:1',
-  SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'), METRICS_ENABLED: 'true', METRICS_TOKEN: 'm'.repeat(40),
+  NODE_ENV: 'test',
+  HOST: '127.0.0.1',
+  PORT: '0',
+  MONGODB_URI: 'mongodb://127.0.0.1:1/unused',
+  TEMPORAL_ADDRESS: '127.0.0.1:1',
+  SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+  METRICS_ENABLED: 'true',
+  METRICS_TOKEN: 'm'.repeat(40),
 });
 type Operation = { responses: Record<string, { $ref?: string; content?: Record<string, { schema?: unknown }> }>; operationId: string };
-const document = publicOpenApi(config) as { paths: Record<string, Record<string, Operation>>; webhooks: Record<string, Record<string, Operation & { parameters: Array<{ name: string; in: string }> }>> };
+const document = publicOpenApi(config) as {
+  paths: Record<string, Record<string, Operation>>;
+  webhooks: Record<string, Record<string, Operation & { parameters: Array<{ name: string; in: string }> }>>;
+};
 
 /** HTTP methods an OpenAPI path item can hold. */
 const OPENAPI_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -36,24 +45,41 @@ function appRoutes(): Array<{ path: string; method: string }> {
 
 describe('the OpenAPI document', () => {
   test("passes Redocly's recommended rules with no error and no warning", async () => {
-    const { stdout } = await promisify(execFile)('npx', ['tsx', 'scripts/lintOpenApi.ts'], { cwd: root, timeout: 60_000 }).catch((err: { stdout: string }) => err);
+    const { stdout } = await promisify(execFile)('npx', ['tsx', 'scripts/lintOpenApi.ts'], { cwd: root, timeout: 60_000 }).catch(
+      (err: { stdout: string }) => err,
+    );
     expect(JSON.parse(stdout)).toEqual([]);
   }, 90_000);
 
   test('documents every route of the app, and nothing the app does not route', () => {
     const routes = appRoutes();
     expect(routes.length).toBeGreaterThan(40);
-    const documented = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).filter((k) => OPENAPI_METHODS.includes(k)).map((method) => ({ path, method })));
+    const documented = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((k) => OPENAPI_METHODS.includes(k))
+        .map((method) => ({ path, method })),
+    );
     const undocumented = routes.filter((r) => !documented.some((d) => d.path === r.path && (r.method === '*' || d.method === r.method)));
     const unrouted = documented.filter((d) => !routes.some((r) => r.path === d.path && (r.method === '*' || r.method === d.method)));
     expect({ undocumented, unrouted }).toEqual({ undocumented: [], unrouted: [] });
   });
 
   test('covers the token endpoint, both discovery documents, the JWKS, the probes and the tool server', () => {
-    for (const path of ['/api/oauth/token', '/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource/tools', '/api/oauth/jwks', '/healthz', '/readyz', '/tools', '/docs']) {
+    for (const path of [
+      '/api/oauth/token',
+      '/.well-known/oauth-authorization-server',
+      '/.well-known/oauth-protected-resource/tools',
+      '/api/oauth/jwks',
+      '/healthz',
+      '/readyz',
+      '/tools',
+      '/docs',
+    ]) {
       expect(Object.keys(document.paths)).toContain(path);
     }
-    const token = document.paths['/api/oauth/token'].post as unknown as { requestBody: { content: Record<string, { schema: { oneOf: Array<{ properties: { grant_type: { const: string } } }> } }> } };
+    const token = document.paths['/api/oauth/token'].post as unknown as {
+      requestBody: { content: Record<string, { schema: { oneOf: Array<{ properties: { grant_type: { const: string } } }> } }> };
+    };
     expect(Object.keys(token.requestBody.content)).toEqual(['application/x-www-form-urlencoded']);
     const grants = token.requestBody.content['application/x-www-form-urlencoded'].schema.oneOf.map((g) => g.properties.grant_type.const);
     expect(grants).toEqual(['client_credentials', 'authorization_code', 'refresh_token']);
@@ -75,7 +101,8 @@ describe('the OpenAPI document', () => {
           const codes = schema?.allOf?.[1]?.properties?.code?.enum;
           expect({ path, status, codes: codes?.length ?? 0 }).toEqual({ path, status, codes: expect.any(Number) });
           expect(codes!.length).toBeGreaterThan(0);
-          for (const code of codes!) expect({ code, status: PROBLEM_CODES[code as keyof typeof PROBLEM_CODES].status }).toEqual({ code, status: Number(status) });
+          for (const code of codes!)
+            expect({ code, status: PROBLEM_CODES[code as keyof typeof PROBLEM_CODES].status }).toEqual({ code, status: Number(status) });
           named += codes!.length;
         }
       }
@@ -83,6 +110,15 @@ describe('the OpenAPI document', () => {
     expect(named).toBeGreaterThan(100);
     // Route-specific codes from the declarations come through: a paid, idempotent, cursor-paged search.
     const search = JSON.stringify(document.paths['/v1/candidates/search'].post.responses);
-    for (const code of ['preview_quota_exceeded', 'distinct_query_cap', 'idempotency_key_reused', 'invalid_cursor', 'cursor_expired', 'insufficient_credits', 'insufficient_scope']) expect(search).toContain(code);
+    for (const code of [
+      'preview_quota_exceeded',
+      'distinct_query_cap',
+      'idempotency_key_reused',
+      'invalid_cursor',
+      'cursor_expired',
+      'insufficient_credits',
+      'insufficient_scope',
+    ])
+      expect(search).toContain(code);
   });
 });

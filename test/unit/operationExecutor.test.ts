@@ -16,7 +16,13 @@ import { Problem, retryLater } from '../../core/problems';
 
 /** The operation executor with a tiny registry and an admission that only records what happens. */
 const principal: KeyPrincipal = {
-  keyId: 'key_1', familyId: 'kf_1', orgId: 'org_1', workspaceId: 'ws_1', applicationId: 'app_1', audience: 'developer-api', scopes: ['jobs.v1:read', 'jobs.v1:write'],
+  keyId: 'key_1',
+  familyId: 'kf_1',
+  orgId: 'org_1',
+  workspaceId: 'ws_1',
+  applicationId: 'app_1',
+  audience: 'developer-api',
+  scopes: ['jobs.v1:read', 'jobs.v1:write'],
 };
 
 let events: string[];
@@ -112,7 +118,9 @@ describe('operation executor', () => {
 
   test('a credential in the body is 400 malformed_authorization before the permission check, and takes no admission', async () => {
     const narrow = { ...principal, scopes: [] };
-    const problem = await problemOf(execute('contact_retrieval_jobs.cancel', request({ principal: narrow, params: { id: 'job_1' }, body: { reason: 'sk_live_ext_abcdefgh' } })));
+    const problem = await problemOf(
+      execute('contact_retrieval_jobs.cancel', request({ principal: narrow, params: { id: 'job_1' }, body: { reason: 'sk_live_ext_abcdefgh' } })),
+    );
     expect(problem.code).toBe('malformed_authorization');
     expect(problem.status).toBe(400);
     expect(events).toEqual([]);
@@ -132,7 +140,9 @@ describe('operation executor', () => {
   });
 
   test('tenant identifiers in the body, bad path or query parameters and an invalid body are 422 naming the field; the handler never runs', async () => {
-    const tenant = await problemOf(execute('contact_retrieval_jobs.cancel', request({ params: { id: 'job_1' }, body: { reason: 'because', workspace_id: 'ws_2' } })));
+    const tenant = await problemOf(
+      execute('contact_retrieval_jobs.cancel', request({ params: { id: 'job_1' }, body: { reason: 'because', workspace_id: 'ws_2' } })),
+    );
     expect(tenant.extensions.errors).toEqual([expect.objectContaining({ field: 'workspace_id' })]);
     const path = await problemOf(execute('contact_retrieval_jobs.get', request({ params: { id: 'nope' } })));
     expect(path.extensions.errors).toEqual([expect.objectContaining({ field: 'path.id' })]);
@@ -184,7 +194,12 @@ describe('operation names are a closed set', () => {
       defineRoute({
         // @ts-expect-error: not an operation name
         operation: 'candidate.search',
-        method: 'GET', path: '/v1/x', tag: 't', summary: 's', responses: {}, handler: async () => ({ status: 200 }),
+        method: 'GET',
+        path: '/v1/x',
+        tag: 't',
+        summary: 's',
+        responses: {},
+        handler: async () => ({ status: 200 }),
       });
     // @ts-expect-error: not an operation name
     const misspelledTool: ToolDefinition = { name: 'x', operation: 'contact_retrieval_job.get', title: 't', description: 'd' };
@@ -194,9 +209,12 @@ describe('operation names are a closed set', () => {
 });
 
 describe('operation names from the command line', () => {
-  test.each(['limit set', 'limit block', 'limit clear', 'limit show'])('%s refuses a misspelled --operation as a usage error before touching the store', async (command) => {
-    await expect(limitsCommands[command].run({ org: 'org_1', operation: 'who_am_i', 'requests-per-minute': '5' })).rejects.toThrow(UsageError);
-  });
+  test.each(['limit set', 'limit block', 'limit clear', 'limit show'])(
+    '%s refuses a misspelled --operation as a usage error before touching the store',
+    async (command) => {
+      await expect(limitsCommands[command].run({ org: 'org_1', operation: 'who_am_i', 'requests-per-minute': '5' })).rejects.toThrow(UsageError);
+    },
+  );
 });
 
 describe('tool calls', () => {
@@ -219,7 +237,10 @@ describe('tool calls', () => {
 
     const read = await dispatcher.run(tool('get_contact_retrieval_job'), { id: 'job_1' }, principal, 'req_1');
     expect(read).toEqual({ ok: true, status: 200, body: { ok: true } });
-    expect(seen[0]).toMatchObject({ operation: 'contact_retrieval_jobs.get', request: { params: { id: 'job_1' }, query: {}, body: undefined, idempotencyKey: undefined, requestId: 'req_1' } });
+    expect(seen[0]).toMatchObject({
+      operation: 'contact_retrieval_jobs.get',
+      request: { params: { id: 'job_1' }, query: {}, body: undefined, idempotencyKey: undefined, requestId: 'req_1' },
+    });
 
     await dispatcher.run(tool('unlock_profile'), { person_id: 'per_1', idempotency_key: 'tool-key-000001' }, principal, 'req_2');
     expect(seen[1]).toMatchObject({ operation: 'profiles.unlock', request: { params: {}, body: { person_id: 'per_1' }, idempotencyKey: 'tool-key-000001' } });

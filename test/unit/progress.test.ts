@@ -3,8 +3,9 @@ import { formatAmount, progressLine, startProgress } from '../../scripts/progres
 
 describe('progress of long local steps', () => {
   test('a line with bar, counts and elapsed seconds; bytes without a total', () => {
-    expect(progressLine({ label: 'seeding', done: 500, total: 2000, unit: 'count', elapsedMs: 3400, bar: true }))
-      .toBe('seeding  [######------------------]  500/2,000  3 s');
+    expect(progressLine({ label: 'seeding', done: 500, total: 2000, unit: 'count', elapsedMs: 3400, bar: true })).toBe(
+      'seeding  [######------------------]  500/2,000  3 s',
+    );
     expect(progressLine({ label: 'seeding', done: 500, total: 2000, unit: 'count', elapsedMs: 3400, bar: false })).toBe('seeding  500/2,000  3 s');
     expect(progressLine({ label: 'pip', done: 3 * 1024 * 1024, unit: 'bytes', elapsedMs: 12_000, bar: true })).toBe('pip  3.0 MB  12 s');
     expect(progressLine({ label: 'go build', unit: 'bytes', elapsedMs: 61_000, bar: true })).toBe('go build  61 s');

@@ -23,7 +23,7 @@ describe('retention of records without an expiry of their own', () => {
 
 describe('the endpoint an attempt may use', () => {
   const event = { orgId: 'org_a', workspaceId: 'ws_a' };
-  test('active and of the event\'s workspace: ok; disabled, retired or gone: endpoint_inactive; another workspace: endpoint_mismatch', () => {
+  test("active and of the event's workspace: ok; disabled, retired or gone: endpoint_inactive; another workspace: endpoint_mismatch", () => {
     expect(endpointVerdict({ orgId: 'org_a', workspaceId: 'ws_a', state: 'active' }, event)).toBe('ok');
     expect(endpointVerdict({ orgId: 'org_a', workspaceId: 'ws_a', state: 'disabled' }, event)).toBe('endpoint_inactive');
     expect(endpointVerdict(null, event)).toBe('endpoint_inactive');

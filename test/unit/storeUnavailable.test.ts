@@ -3,7 +3,14 @@ import { isStoreUnavailable } from '../../core/store/storeUnavailable';
 const named = (name: string, message = 'x', cause?: unknown) => Object.assign(new Error(message, { cause }), { name });
 
 test('driver and mongoose errors of an unreachable store are recognised, also as a cause', () => {
-  for (const n of ['MongoServerSelectionError', 'MongooseServerSelectionError', 'MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoNotConnectedError', 'MongoPoolClearedError']) {
+  for (const n of [
+    'MongoServerSelectionError',
+    'MongooseServerSelectionError',
+    'MongoNetworkError',
+    'MongoNetworkTimeoutError',
+    'MongoNotConnectedError',
+    'MongoPoolClearedError',
+  ]) {
     expect(isStoreUnavailable(named(n))).toBe(true);
   }
   expect(isStoreUnavailable(named('MongooseError', 'Operation `api_keys.findOne()` buffering timed out after 1500ms'))).toBe(true);

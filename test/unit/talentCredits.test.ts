@@ -26,7 +26,7 @@ describe('funding rules', () => {
     ['enough credits, no budgets', state(), 10, null],
     ['too few credits', state({ creditBalance: 4 }), 5, 'insufficient_credits'],
     ['family budget short', state({ familyBudgets: { kf_1: 2 } }), 3, 'family_budget_exhausted'],
-    ['another family\'s budget does not apply', state({ familyBudgets: { kf_2: 0 } }), 3, null],
+    ["another family's budget does not apply", state({ familyBudgets: { kf_2: 0 } }), 3, null],
     ['organization budget short', state({ budgetRemaining: 1 }), 2, 'organization_budget_exhausted'],
     ['credits are checked first', state({ creditBalance: 0, budgetRemaining: 0, familyBudgets: { kf_1: 0 } }), 1, 'insufficient_credits'],
     ['a zero budget refuses any spend', state({ budgetRemaining: 0 }), 1, 'organization_budget_exhausted'],
@@ -45,8 +45,17 @@ describe('funding rules', () => {
 
 describe('idempotency keys and fingerprints (SPEC 7.4)', () => {
   test.each([
-    ['12345678', true], ['a'.repeat(128), true], ['550e8400-e29b-41d4-a716-446655440000', true], ['ab.c_d:e-f', true],
-    ['1234567', false], ['a'.repeat(129), false], ['-abcdefgh', false], ['.abcdefgh', false], ['abc defgh', false], ['abcdefgé', false], ['abcd/efgh', false],
+    ['12345678', true],
+    ['a'.repeat(128), true],
+    ['550e8400-e29b-41d4-a716-446655440000', true],
+    ['ab.c_d:e-f', true],
+    ['1234567', false],
+    ['a'.repeat(129), false],
+    ['-abcdefgh', false],
+    ['.abcdefgh', false],
+    ['abc defgh', false],
+    ['abcdefgé', false],
+    ['abcd/efgh', false],
   ])('%s → %s', (key, ok) => {
     expect(isValidIdempotencyKey(key)).toBe(ok);
   });
@@ -61,7 +70,8 @@ describe('idempotency keys and fingerprints (SPEC 7.4)', () => {
   });
 
   test('the fingerprint names the caller: another workspace or key family sends another request', () => {
-    const fp = (workspaceId: string, familyId: string) => requestFingerprint('person_matches.create', 'POST', '/v1/person-matches', { email: 'a@b.example' }, { workspaceId, familyId });
+    const fp = (workspaceId: string, familyId: string) =>
+      requestFingerprint('person_matches.create', 'POST', '/v1/person-matches', { email: 'a@b.example' }, { workspaceId, familyId });
     expect(fp('ws_1', 'kf_1')).toBe(fp('ws_1', 'kf_1'));
     expect(fp('ws_2', 'kf_1')).not.toBe(fp('ws_1', 'kf_1'));
     expect(fp('ws_1', 'kf_2')).not.toBe(fp('ws_1', 'kf_1'));
@@ -89,8 +99,16 @@ describe('quota windows', () => {
 describe('person matching rules', () => {
   const b = new SearchIndexBuilder();
   b.add({
-    _id: 'per_aaaaaaaaaa', source: 'src_talentpool', fullName: 'Léa Martin', headline: '', title: 'Senior Data Engineer', company: 'Nova Cloud',
-    seniority: 'senior', yearsExperience: 8, skills: [], location: { country: 'France', countryCode: 'FR', region: 'Île-de-France', city: 'Paris' },
+    _id: 'per_aaaaaaaaaa',
+    source: 'src_talentpool',
+    fullName: 'Léa Martin',
+    headline: '',
+    title: 'Senior Data Engineer',
+    company: 'Nova Cloud',
+    seniority: 'senior',
+    yearsExperience: 8,
+    skills: [],
+    location: { country: 'France', countryCode: 'FR', region: 'Île-de-France', city: 'Paris' },
     profileUrl: 'https://profiles.example.com/in/lea',
   });
   const idx = b.finish(1);
@@ -103,7 +121,11 @@ describe('person matching rules', () => {
   });
 
   test('confidence combines what matched', () => {
-    expect(scoreCandidate(idx, 0, { profile_url: 'x' }, new Set(['profile_url']))).toEqual({ person_id: 'per_aaaaaaaaaa', confidence: 0.99, matched_on: ['profile_url'] });
+    expect(scoreCandidate(idx, 0, { profile_url: 'x' }, new Set(['profile_url']))).toEqual({
+      person_id: 'per_aaaaaaaaaa',
+      confidence: 0.99,
+      matched_on: ['profile_url'],
+    });
     const byName = scoreCandidate(idx, 0, { name: 'lea martin', company: 'NOVA CLOUD', title: 'data engineer', location: 'paris' }, new Set());
     expect(byName.matched_on).toEqual(['name', 'company', 'title', 'location']);
     expect(byName.confidence).toBe(0.95);

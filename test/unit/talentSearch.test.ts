@@ -12,9 +12,21 @@ setConfig(loadConfig({ SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'
 
 function person(id: string, over: Partial<RawPerson>): RawPerson {
   return {
-    _id: id, source: BUILT_IN_SOURCE_ID, fullName: 'Ana Silva', headline: 'Professional', title: 'Accountant', company: 'Acme Labs',
-    seniority: 'mid', yearsExperience: 5, skills: ['Excel'], location: { country: 'Brazil', countryCode: 'BR', region: 'São Paulo', city: 'São Paulo' },
-    positions: [], education: [], languages: ['Portuguese'], profileUrl: `https://profiles.example.com/in/${id}`, ...over,
+    _id: id,
+    source: BUILT_IN_SOURCE_ID,
+    fullName: 'Ana Silva',
+    headline: 'Professional',
+    title: 'Accountant',
+    company: 'Acme Labs',
+    seniority: 'mid',
+    yearsExperience: 5,
+    skills: ['Excel'],
+    location: { country: 'Brazil', countryCode: 'BR', region: 'São Paulo', city: 'São Paulo' },
+    positions: [],
+    education: [],
+    languages: ['Portuguese'],
+    profileUrl: `https://profiles.example.com/in/${id}`,
+    ...over,
   };
 }
 
@@ -101,17 +113,18 @@ describe('at scale: the scan stops once the best score holds `keep` people', () 
     expect(Math.abs(early.total - full.total) / full.total).toBeLessThan(0.05);
   });
 
-  test.each([['engineer', {}], ['', { min_years_experience: 3 }], ['', { skills: ['python'] }]])(
-    '%j %j: stepping in slices gives the outcome of one run',
-    (query, filters) => {
-      const p = params(query, filters);
-      const scan = startSearch(big, p, 2000);
-      let slices = 0;
-      while (!scan.step(997)) slices++;
-      expect(slices).toBeGreaterThan(0);
-      expect(scan.outcome()).toEqual(runSearch(big, p, 2000));
-    },
-  );
+  test.each([
+    ['engineer', {}],
+    ['', { min_years_experience: 3 }],
+    ['', { skills: ['python'] }],
+  ])('%j %j: stepping in slices gives the outcome of one run', (query, filters) => {
+    const p = params(query, filters);
+    const scan = startSearch(big, p, 2000);
+    let slices = 0;
+    while (!scan.step(997)) slices++;
+    expect(slices).toBeGreaterThan(0);
+    expect(scan.outcome()).toEqual(runSearch(big, p, 2000));
+  });
 
   test('a budget bounds the visit: the best of what was visited, an extrapolated total, never exact', () => {
     const filtered = params('', { seniority: ['director'] });
@@ -152,7 +165,14 @@ describe('at scale: the scan stops once the best score holds `keep` people', () 
 
 describe('filters are exact', () => {
   const idx = index([
-    person('per_a00000000', { seniority: 'senior', yearsExperience: 9, title: 'Senior Software Engineer', skills: ['Go', 'Rust'], company: 'Helix Labs', location: { country: 'Germany', countryCode: 'DE', region: 'Berlin', city: 'Berlin' } }),
+    person('per_a00000000', {
+      seniority: 'senior',
+      yearsExperience: 9,
+      title: 'Senior Software Engineer',
+      skills: ['Go', 'Rust'],
+      company: 'Helix Labs',
+      location: { country: 'Germany', countryCode: 'DE', region: 'Berlin', city: 'Berlin' },
+    }),
     person('per_b00000000', { seniority: 'junior', yearsExperience: 2, title: 'Junior Software Engineer', skills: ['Go'], company: 'Nova Cloud' }),
     person('per_c00000000', { seniority: 'senior', yearsExperience: 12, title: 'Software Development Engineer', skills: ['Rust'], source: OPEN_WEB_SOURCE_ID }),
   ]);

@@ -14,8 +14,10 @@ import { createTalentClient, ProblemError } from '../../clients/typescript/src';
 const root = join(__dirname, '..', '..');
 
 test('the generated types are not stale (npm run client:generate rewrites them)', async () => {
-  const run = await promisify(execFile)('npx', ['tsx', 'scripts/generateClient.ts', '--check'], { cwd: root, timeout: 60_000 })
-    .then(() => ({ code: 0, stderr: '' }), (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }));
+  const run = await promisify(execFile)('npx', ['tsx', 'scripts/generateClient.ts', '--check'], { cwd: root, timeout: 60_000 }).then(
+    () => ({ code: 0, stderr: '' }),
+    (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
+  );
   expect(run).toEqual({ code: 0, stderr: expect.any(String) });
   expect(run.stderr).not.toMatch(/stale/);
 }, 90_000);
@@ -52,7 +54,10 @@ describe('Retry-After', () => {
   const page = { search_id: 'srch_00000000', data: [], next_cursor: null, total_estimate: 0, credits_charged: 0, receipt_id: null };
 
   test('a 429 is waited out and the same paid request is sent again with the same Idempotency-Key', async () => {
-    script = [{ status: 429, retryAfter: '1', body: rateLimited }, { status: 200, body: page }];
+    script = [
+      { status: 429, retryAfter: '1', body: rateLimited },
+      { status: 200, body: page },
+    ];
     const client = createTalentClient({ apiKey: 'sk_test', baseUrl: url });
     const result = await client.searchCandidates({ query: 'rust' });
     expect(result).toEqual(page);
@@ -73,7 +78,11 @@ describe('Retry-After', () => {
   });
 
   test('retries stop after maxRetries', async () => {
-    script = [{ status: 429, retryAfter: '0', body: rateLimited }, { status: 429, retryAfter: '0', body: rateLimited }, { status: 429, retryAfter: '0', body: rateLimited }];
+    script = [
+      { status: 429, retryAfter: '0', body: rateLimited },
+      { status: 429, retryAfter: '0', body: rateLimited },
+      { status: 429, retryAfter: '0', body: rateLimited },
+    ];
     const client = createTalentClient({ apiKey: 'sk_test', baseUrl: url, maxRetries: 2 });
     expect(await client.whoami().catch((e: unknown) => e)).toMatchObject({ status: 429, code: 'rate_limited' });
     expect(seen).toHaveLength(3);

@@ -7,7 +7,7 @@ const table: Record<string, string[]> = {
   'v6.example.com': ['2606:2800:220:1:248:1893:25c8:1946'],
   'mixed.example.com': ['93.184.216.34', '10.0.0.7'],
   'rebind.example.com': ['169.254.169.254'],
-  'localhost': ['127.0.0.1', '::1'],
+  localhost: ['127.0.0.1', '::1'],
   'mapped.example.com': ['::ffff:192.168.1.1'],
   'empty.example.com': [],
 };

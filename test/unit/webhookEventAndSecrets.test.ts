@@ -9,7 +9,11 @@ const counts = { requested: 3, delivered: 1, not_found: 1, failed: 0, reused: 1,
 describe('job.completed envelope (SPEC 2.5)', () => {
   test('has exactly the spec fields, in a fixed order', () => {
     const body = jobCompletedBody({
-      eventId: 'evt_1', emittedAt: new Date('2026-01-02T03:04:05.678Z'), jobId: 'job_9', status: 'partial', counts,
+      eventId: 'evt_1',
+      emittedAt: new Date('2026-01-02T03:04:05.678Z'),
+      jobId: 'job_9',
+      status: 'partial',
+      counts,
       resultExpiresAt: new Date('2026-01-09T03:04:05.000Z'),
     });
     expect(body).toBe(
@@ -21,7 +25,9 @@ describe('job.completed envelope (SPEC 2.5)', () => {
 
   test('omits result_expires_at when the job carries no result, and carries nothing but the seven counts', () => {
     const sneaky = { ...counts, person_ids: ['per_1'], email: 'a@b.c' } as unknown as typeof counts;
-    const body = JSON.parse(jobCompletedBody({ eventId: 'evt_2', emittedAt: new Date(), jobId: 'job_1', status: 'failed', counts: sneaky, resultExpiresAt: null }));
+    const body = JSON.parse(
+      jobCompletedBody({ eventId: 'evt_2', emittedAt: new Date(), jobId: 'job_1', status: 'failed', counts: sneaky, resultExpiresAt: null }),
+    );
     expect(body.data).not.toHaveProperty('result_expires_at');
     expect(Object.keys(body.data.counts)).toEqual(['requested', 'delivered', 'not_found', 'failed', 'reused', 'cancelled', 'pending']);
     expect(JSON.stringify(body)).not.toMatch(/per_1|a@b\.c/);

@@ -13,7 +13,11 @@ import { RECEIVER_HOST_NAME, receiverCertificate } from '../support/httpsReceive
  * signer, sent by the platform's own sender (core/webhooks/sendAttempt.ts).
  */
 const { createReceiver } = require('../../examples/webhookReceiver/receiver.js') as {
-  createReceiver: (opts: { secret: string; onEvent: (event: unknown, id: string) => unknown; log?: { error: (m: string) => void } }) => Parameters<typeof createServer>[1];
+  createReceiver: (opts: {
+    secret: string;
+    onEvent: (event: unknown, id: string) => unknown;
+    log?: { error: (m: string) => void };
+  }) => Parameters<typeof createServer>[1];
 };
 
 const secret = generateSigningSecret();
@@ -27,7 +31,14 @@ const lookupAll: LookupAll = async () => [{ address: '127.0.0.1', family: 4 }];
 const counts = { requested: 2, delivered: 1, not_found: 1, failed: 0, reused: 0, cancelled: 0, pending: 0 };
 
 function delivery(eventId: string, secrets: string[], at = new Date()) {
-  const body = jobCompletedBody({ eventId, emittedAt: at, jobId: `job_${eventId}`, status: 'completed', counts, resultExpiresAt: new Date(at.getTime() + 7 * 86_400_000) });
+  const body = jobCompletedBody({
+    eventId,
+    emittedAt: at,
+    jobId: `job_${eventId}`,
+    status: 'completed',
+    counts,
+    resultExpiresAt: new Date(at.getTime() + 7 * 86_400_000),
+  });
   return { body, headers: { ...signedHeaders(secrets, eventId, at, body) } as Record<string, string> };
 }
 
@@ -61,7 +72,12 @@ test('a signed job.completed is verified, answered 204 and processed once', asyn
   const out = await send(delivery('evt_receiverExample0001', [secret]));
   expect(out).toMatchObject({ ok: true, responseStatus: 204 });
   await settle();
-  expect(processed).toEqual([{ id: 'evt_receiverExample0001', event: expect.objectContaining({ type: 'job.completed', data: expect.objectContaining({ job_id: 'job_evt_receiverExample0001', status: 'completed' }) }) }]);
+  expect(processed).toEqual([
+    {
+      id: 'evt_receiverExample0001',
+      event: expect.objectContaining({ type: 'job.completed', data: expect.objectContaining({ job_id: 'job_evt_receiverExample0001', status: 'completed' }) }),
+    },
+  ]);
 });
 
 test('a retry of the same event (same webhook-id, new timestamp and signature) is acknowledged but not processed again', async () => {
@@ -78,17 +94,23 @@ test('during a secret rotation the delivery carries two signatures; the receiver
 });
 
 test.each([
-  ['another endpoint\'s secret', () => delivery('evt_receiverExample0003', [generateSigningSecret()])],
-  ['an altered body', () => {
-    const d = delivery('evt_receiverExample0004', [secret]);
-    return { ...d, body: d.body.replace('"completed"', '"failed"') };
-  }],
+  ["another endpoint's secret", () => delivery('evt_receiverExample0003', [generateSigningSecret()])],
+  [
+    'an altered body',
+    () => {
+      const d = delivery('evt_receiverExample0004', [secret]);
+      return { ...d, body: d.body.replace('"completed"', '"failed"') };
+    },
+  ],
   ['a timestamp ten minutes old', () => delivery('evt_receiverExample0005', [secret], new Date(Date.now() - 10 * 60_000))],
-  ['no signature', () => {
-    const d = delivery('evt_receiverExample0006', [secret]);
-    delete d.headers['webhook-signature'];
-    return d;
-  }],
+  [
+    'no signature',
+    () => {
+      const d = delivery('evt_receiverExample0006', [secret]);
+      delete d.headers['webhook-signature'];
+      return d;
+    },
+  ],
 ])('%s is refused 400 and not processed', async (_name, make) => {
   const d = make();
   const before = processed.length;

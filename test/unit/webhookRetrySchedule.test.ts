@@ -1,5 +1,11 @@
 import {
-  delayAfterAttempt, delayWithJitter, MAX_ATTEMPTS, MAX_JITTER_MS, maxJitterMs, SPEC_RETRY_DELAYS_MS, validSchedule,
+  delayAfterAttempt,
+  delayWithJitter,
+  MAX_ATTEMPTS,
+  MAX_JITTER_MS,
+  maxJitterMs,
+  SPEC_RETRY_DELAYS_MS,
+  validSchedule,
 } from '../../core/webhooks/retrySchedule';
 
 describe('retry schedule (SPEC 6.4)', () => {

@@ -1,7 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import {
-  generateSigningSecret, SECRET_PREFIX, signatureCandidate, signatureHeader, signedHeaders, verifySignature,
-} from '../../core/webhooks/signPayload';
+import { generateSigningSecret, SECRET_PREFIX, signatureCandidate, signatureHeader, signedHeaders, verifySignature } from '../../core/webhooks/signPayload';
 
 // The published Standard Webhooks test vector (reference implementations' test suites).
 const VECTOR = {

@@ -29,7 +29,9 @@ beforeAll(async () => {
   bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quiet });
 });
 
-const historyFiles = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
+const historyFiles = readdirSync(DIR)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 const history = (name: string) => readHistoryFile(join(DIR, `${name}.json`));
 const events = (name: string) => history(name).events ?? [];
 const count = (name: string, type: temporal.api.enums.v1.EventType) => events(name).filter((e) => e.eventType === type).length;
@@ -49,7 +51,7 @@ test('the recorded histories are the ones the replay is meant to cover', () => {
   expect(count('contactRetrieval', EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED)).toBe(1);
 });
 
-test('every recorded history replays on today\'s workflow code', async () => {
+test("every recorded history replays on today's workflow code", async () => {
   const results: Array<{ workflowId: string; error?: unknown }> = [];
   const histories = historyFiles.map((f) => ({ workflowId: f.replace(/\.json$/, ''), history: readHistoryFile(join(DIR, f)) }));
   for await (const r of Worker.runReplayHistories({ workflowBundle: bundle, replayName: 'recorded-histories' }, histories)) {
@@ -63,7 +65,9 @@ test('a history the code no longer matches fails the replay (the test can fail)'
   // The post-patch history with its patch marker removed reads like a pre-patch history that
   // nevertheless ran its first attempt locally: the code must refuse it.
   const tampered = history('webhookDelivery-first-attempt-local');
-  const firstMarker = tampered.events!.findIndex((e) => e.eventType === EventType.EVENT_TYPE_MARKER_RECORDED && e.markerRecordedEventAttributes?.markerName === 'core_patch');
+  const firstMarker = tampered.events!.findIndex(
+    (e) => e.eventType === EventType.EVENT_TYPE_MARKER_RECORDED && e.markerRecordedEventAttributes?.markerName === 'core_patch',
+  );
   expect(firstMarker).toBeGreaterThan(0);
   tampered.events!.splice(firstMarker, 1);
   tampered.events!.forEach((e, i) => (e.eventId = Long.fromNumber(i + 1)));

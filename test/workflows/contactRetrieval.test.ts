@@ -76,7 +76,13 @@ afterAll(async () => {
 });
 
 const principalOf = (t: TestTenant): KeyPrincipal => ({
-  keyId: t.keyId, orgId: t.orgId, workspaceId: t.workspaceId, applicationId: t.applicationId, familyId: t.familyId, audience: 'developer-api', scopes: [...ALL_PERMISSIONS],
+  keyId: t.keyId,
+  orgId: t.orgId,
+  workspaceId: t.workspaceId,
+  applicationId: t.applicationId,
+  familyId: t.familyId,
+  audience: 'developer-api',
+  scopes: [...ALL_PERMISSIONS],
 });
 
 /**
@@ -158,14 +164,18 @@ test('failed: nobody could be processed; the job carries no result', async () =>
   const t = await createTenant({ credits: 1 });
   await withWorker(async (tq) => {
     const start = starter(tq);
-    const view = await createContactRetrievalJob(config, { principal: principalOf(t), personIds: found.slice(20, 26), fields: ['email'] }, {
-      ...start,
-      start: async (input) => {
-        // The credit goes elsewhere between acceptance and the first charge.
-        await charge({ orgId: t.orgId, familyId: t.familyId, amount: 1, operation: 'test.spend', chargeKey: `spend:${t.orgId}` });
-        await start.start(input);
+    const view = await createContactRetrievalJob(
+      config,
+      { principal: principalOf(t), personIds: found.slice(20, 26), fields: ['email'] },
+      {
+        ...start,
+        start: async (input) => {
+          // The credit goes elsewhere between acceptance and the first charge.
+          await charge({ orgId: t.orgId, familyId: t.familyId, amount: 1, operation: 'test.spend', chargeKey: `spend:${t.orgId}` });
+          await start.start(input);
+        },
       },
-    });
+    );
     const finished = await env.client.workflow.getHandle(contactRetrievalWorkflowId(view.job_id)).result();
     expect(finished).toMatchObject({ status: 'failed', counts: { requested: 6, failed: 6, delivered: 0 }, resultExpiresAt: null });
     await expectSettled(t, view.job_id);
@@ -184,19 +194,16 @@ test('cancelled: people not yet processed become cancelled', async () => {
 
 test('expired: a job not finished within 24 h expires through its durable timer', async () => {
   const t = await createTenant({ credits: 100 });
-  await withWorker(
-    async (tq) => {
-      const before = await env.currentTimeMs();
-      const { jobId, finished, handle } = await runJob(t, found.slice(0, 4), tq);
-      expect(finished).toMatchObject({ status: 'expired', counts: { requested: 4, failed: 4, delivered: 0 }, resultExpiresAt: null });
-      expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(DAY);
-      expect(outageAttempts).toBeGreaterThan(10);
-      expect(await ContactRetrievalJobItem.countDocuments({ jobId, reason: 'job_expired' })).toBe(4);
-      await expectSettled(t, jobId);
-      expect((await handle.describe()).typedSearchAttributes.get(SA.jobStatus)).toBe('expired');
-    },
-    'outage',
-  );
+  await withWorker(async (tq) => {
+    const before = await env.currentTimeMs();
+    const { jobId, finished, handle } = await runJob(t, found.slice(0, 4), tq);
+    expect(finished).toMatchObject({ status: 'expired', counts: { requested: 4, failed: 4, delivered: 0 }, resultExpiresAt: null });
+    expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(DAY);
+    expect(outageAttempts).toBeGreaterThan(10);
+    expect(await ContactRetrievalJobItem.countDocuments({ jobId, reason: 'job_expired' })).toBe(4);
+    await expectSettled(t, jobId);
+    expect((await handle.describe()).typedSearchAttributes.get(SA.jobStatus)).toBe('expired');
+  }, 'outage');
 });
 
 test('retention: readable for 7 days, then 409 with the contacts removed, then 410 once purged with the reuse cache', async () => {

@@ -75,8 +75,13 @@ async function emit(tenant: TestTenant, jobId: string) {
   return emitJobCompletedWith(
     { client: env.client, idKey: config.secretsKey, taskQueue: config.temporal.taskQueue, searchAttributes: false, now: () => new Date() },
     {
-      orgId: tenant.orgId, workspaceId: tenant.workspaceId, jobId, status: 'partial', counts,
-      resultExpiresAt: new Date(Date.now() + 7 * 86400_000), completedAt: new Date(),
+      orgId: tenant.orgId,
+      workspaceId: tenant.workspaceId,
+      jobId,
+      status: 'partial',
+      counts,
+      resultExpiresAt: new Date(Date.now() + 7 * 86400_000),
+      completedAt: new Date(),
     },
   );
 }
@@ -211,7 +216,7 @@ test('during a rotation both secrets sign for 24 hours, then only the new one', 
   await expect(rotateSecret(tenant, endpointId, config.secretsKey, await envNow())).resolves.toMatchObject({ secret: expect.stringMatching(/^whsec_/) });
 });
 
-test('a replay goes to the workspace\'s current active endpoint, with the same body and webhook-id', async () => {
+test("a replay goes to the workspace's current active endpoint, with the same body and webhook-id", async () => {
   const { tenant, endpointId } = await tenantWithEndpoint();
   receiver.respond(() => ({ status: 500 }));
   const { eventId } = await emit(tenant, `job_moved_${Date.now()}`);
@@ -221,7 +226,9 @@ test('a replay goes to the workspace\'s current active endpoint, with the same b
   // the workspace replaces its endpoint, then replays
   await retireEndpoint(tenant, endpointId);
   const next = await registerEndpoint(tenant, `${receiver.url}/moved/${tenant.workspaceId}`, {
-    lookupAll: destinationLookup(), allowedCidrs: config.webhooks.allowedCidrs, secretsKey: config.secretsKey,
+    lookupAll: destinationLookup(),
+    allowedCidrs: config.webhooks.allowedCidrs,
+    secretsKey: config.secretsKey,
   });
   receiver.respond(() => ({ status: 200 }));
   const accepted = await requestReplay(tenant.workspaceId, rows[8]._id, env.client);
@@ -231,7 +238,9 @@ test('a replay goes to the workspace\'s current active endpoint, with the same b
   expect(moved).toHaveLength(1);
   expect(moved[0].body).toBe(forWorkspace(tenant)[0].body);
   expect(moved[0].headers['webhook-id']).toBe(eventId);
-  expect(verifySignature(next.secret, eventId, Number(moved[0].headers['webhook-timestamp']), moved[0].body, String(moved[0].headers['webhook-signature']))).toBe(true);
+  expect(
+    verifySignature(next.secret, eventId, Number(moved[0].headers['webhook-timestamp']), moved[0].body, String(moved[0].headers['webhook-signature'])),
+  ).toBe(true);
   const after = await records(eventId);
   expect(after[9]).toMatchObject({ replay: 1, attempt: 1, status: 'succeeded', endpointId: next.endpoint.endpoint_id });
 });

@@ -42,7 +42,11 @@ export interface TalentClientOptions {
   fetch?: typeof globalThis.fetch;
 }
 
-type JsonBody<O> = O extends { requestBody: { content: { 'application/json': infer B } } } ? B : O extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+type JsonBody<O> = O extends { requestBody: { content: { 'application/json': infer B } } }
+  ? B
+  : O extends { requestBody?: { content: { 'application/json': infer B } } }
+    ? B
+    : never;
 type JsonOk<O, S extends number> = O extends { responses: { [K in S]: { content: { 'application/json': infer R } } } } ? R : never;
 
 type Page = { data: unknown[]; next_cursor: string | null };
@@ -133,8 +137,10 @@ export function createTalentClient(options: TalentClientOptions = {}) {
         yield* page.data;
       }
     },
-    unlockProfile: (body: JsonBody<operations['profiles.unlock']>, o?: PaidCallOptions) => ok(api.POST('/v1/profiles/unlock', { body, params: idempotency(o) })),
-    matchPerson: (body: JsonBody<operations['person_matches.create']>, o?: PaidCallOptions) => ok(api.POST('/v1/person-matches', { body, params: idempotency(o) })),
+    unlockProfile: (body: JsonBody<operations['profiles.unlock']>, o?: PaidCallOptions) =>
+      ok(api.POST('/v1/profiles/unlock', { body, params: idempotency(o) })),
+    matchPerson: (body: JsonBody<operations['person_matches.create']>, o?: PaidCallOptions) =>
+      ok(api.POST('/v1/person-matches', { body, params: idempotency(o) })),
     createContactRetrievalJob: (body: JsonBody<operations['contact_retrieval_jobs.create']>, o?: PaidCallOptions) =>
       ok(api.POST('/v1/contact-retrieval-jobs', { body, params: idempotency(o) })),
     createBatchContactRetrievalJob: (body: JsonBody<operations['contact_retrieval_jobs.batch_create']>, o?: PaidCallOptions) =>
@@ -143,7 +149,10 @@ export function createTalentClient(options: TalentClientOptions = {}) {
     getJobResult: (jobId: string) => ok(api.GET('/v1/job-results/{job_id}', { params: { path: { job_id: jobId } } })),
     /** Every item of a cursor-paged list, fetched page by page as the loop asks for them. */
     async *list<P extends ListPath>(path: P, query?: ListQuery<P>): AsyncGenerator<ListItem<P>> {
-      const get = api.GET as unknown as (p: string, init: { params: { query: Record<string, unknown> } }) => Promise<{ data?: Page; error?: unknown; response: Response }>;
+      const get = api.GET as unknown as (
+        p: string,
+        init: { params: { query: Record<string, unknown> } },
+      ) => Promise<{ data?: Page; error?: unknown; response: Response }>;
       let cursor: string | null = null;
       do {
         const page: Page = await ok(get(path, { params: { query: { ...(query ?? {}), ...(cursor ? { cursor } : {}) } } }));

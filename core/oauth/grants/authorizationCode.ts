@@ -18,10 +18,21 @@ const INVALID_CODE = 'The authorization code is invalid, expired or already used
  * verifier must hash to its S256 challenge. Redemption starts the code's token chain by a
  * unique insert: a second redemption finds the chain and revokes it with everything it issued.
  */
-export async function authorizationCodeGrant(client: PublicClientRecord, params: Map<string, string>, toolsResource: string, config: Config, now = new Date()): Promise<TokenResponse> {
+export async function authorizationCodeGrant(
+  client: PublicClientRecord,
+  params: Map<string, string>,
+  toolsResource: string,
+  config: Config,
+  now = new Date(),
+): Promise<TokenResponse> {
   const code = await findCode(requireParam(params, 'code'));
   if (!code) throw new OAuthError('invalid_grant', INVALID_CODE);
-  const refusal = codeRefusal(code, { clientId: client.clientId, redirectUri: params.get('redirect_uri'), codeVerifier: params.get('code_verifier'), resource: params.get('resource') }, toolsResource, now);
+  const refusal = codeRefusal(
+    code,
+    { clientId: client.clientId, redirectUri: params.get('redirect_uri'), codeVerifier: params.get('code_verifier'), resource: params.get('resource') },
+    toolsResource,
+    now,
+  );
   if (refusal === 'resource') throw new OAuthError('invalid_target', `The resource must be ${code.resource}, the one authorized.`);
   if (refusal === 'verifier') throw new OAuthError('invalid_grant', 'The code_verifier does not match the code_challenge.');
   if (refusal === 'expired') {
@@ -43,7 +54,14 @@ export async function authorizationCodeGrant(client: PublicClientRecord, params:
     throw new OAuthError('invalid_grant', INVALID_CODE);
   }
   return issueTokenPair(
-    { clientId: client.clientId, scope: code.scope, resource: code.resource, chainId: code.chainId, userId: code.userId, withRefreshToken: client.grantTypes.includes('refresh_token') },
+    {
+      clientId: client.clientId,
+      scope: code.scope,
+      resource: code.resource,
+      chainId: code.chainId,
+      userId: code.userId,
+      withRefreshToken: client.grantTypes.includes('refresh_token'),
+    },
     config,
     now,
   );

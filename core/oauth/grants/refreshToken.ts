@@ -38,14 +38,21 @@ async function refuseReuse(doc: RefreshTokenDoc, config: Config, now: Date): Pro
   const rotation = await RefreshRotation.findById(doc.hash).lean<{ chainId: string; sealedPair: string | null; retryUntil: Date }>();
   if (rotation?.sealedPair && rotation.retryUntil > now) {
     const chainAlive = doc.userId ? (await liveChain(doc.chainId)) !== null : !(await RefreshToken.exists({ chainId: doc.chainId, revokedAt: { $ne: null } }));
-    if (mayReplayRotation(rotation, chainAlive, now)) return JSON.parse(openSecret(purposeKey(config.secretsKey, 'secret-box'), rotation.sealedPair, rotationAad(doc.hash))) as TokenResponse;
+    if (mayReplayRotation(rotation, chainAlive, now))
+      return JSON.parse(openSecret(purposeKey(config.secretsKey, 'secret-box'), rotation.sealedPair, rotationAad(doc.hash))) as TokenResponse;
   }
   await revokeChain(doc.chainId, now);
   logger.warn({ client_id: doc.clientId }, 'refresh token reuse: chain revoked');
   throw new OAuthError('invalid_grant', INVALID);
 }
 
-export async function refreshTokenGrant(caller: RefreshCaller, presented: string, params: Map<string, string>, config: Config, now = new Date()): Promise<TokenResponse> {
+export async function refreshTokenGrant(
+  caller: RefreshCaller,
+  presented: string,
+  params: Map<string, string>,
+  config: Config,
+  now = new Date(),
+): Promise<TokenResponse> {
   const doc = await findRefreshToken(presented);
   // Another client's token is refused without being consumed: the presenter cannot be its owner.
   if (!doc || doc.clientId !== caller.clientId) throw new OAuthError('invalid_grant', INVALID);
@@ -65,7 +72,13 @@ export async function refreshTokenGrant(caller: RefreshCaller, presented: string
   );
   const sealedPair = caller.retryWindowMs > 0 ? sealSecret(purposeKey(config.secretsKey, 'secret-box'), JSON.stringify(pair), rotationAad(doc.hash)) : null;
   try {
-    await RefreshRotation.create({ _id: doc.hash, chainId: doc.chainId, sealedPair, retryUntil: new Date(now.getTime() + caller.retryWindowMs), createdAt: now });
+    await RefreshRotation.create({
+      _id: doc.hash,
+      chainId: doc.chainId,
+      sealedPair,
+      retryUntil: new Date(now.getTime() + caller.retryWindowMs),
+      createdAt: now,
+    });
   } catch (err) {
     if (!isDuplicateKeyError(err)) throw err;
     // Another use rotated this token first: the successor minted here must never work.
