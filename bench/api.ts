@@ -4,13 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, setConfig } from '../core/config';
-import { createApiKey } from '../core/keys/apiKeys';
-import { ALL_PERMISSIONS } from '../core/keys/permissions';
 import { setOrganizationRate } from '../core/limits/limitSettings';
 import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
-import { createOrganization } from '../core/tenancy/provisioning';
-import { startLocalStack, type LocalStack } from '../scripts/localStack';
+import { benchOrganization, startBenchStack } from './benchStack';
 import { startApiProcess } from '../test/support/apiProcess';
 import type { LoadPlan, LoadResult, LoadTarget } from './loadGenerator';
 import { runLoad } from './loadRun';
@@ -91,20 +88,7 @@ async function main(): Promise<void> {
 }
 
 async function measureAll(dir: string, stops: Array<() => Promise<unknown> | unknown>): Promise<void> {
-  let stack: LocalStack | undefined;
-  let mongodbUri = process.env.MONGODB_URI;
-  let temporalAddress = process.env.TEMPORAL_ADDRESS;
-  if (!mongodbUri || !temporalAddress) {
-    const services: LocalStack['services'] = [];
-    stops.push(async () => {
-      for (const svc of [...services].reverse()) await svc.stop();
-    });
-    stack = await startLocalStack({ dir, mongodbUri, temporalAddress, services });
-    mongodbUri ??= `${stack.storeBase}/bench_api`;
-    temporalAddress = stack.temporalAddress;
-  }
-  const storePid =
-    stack?.services.find((s) => s.name === 'ferretdb')?.child.pid ?? (process.env.BENCH_STORE_PID ? Number(process.env.BENCH_STORE_PID) : undefined);
+  const { mongodbUri, temporalAddress, storePid } = await startBenchStack(dir, 'bench_api', stops);
   const config = loadConfig({
     ...process.env,
     NODE_ENV: 'test',
@@ -117,17 +101,8 @@ async function measureAll(dir: string, stops: Array<() => Promise<unknown> | unk
   await connectStore(config.mongodbUri);
   await ensureIndexes();
 
-  const keyFor = async (name: string) => {
-    const org = await createOrganization(name, 0);
-    const key = await createApiKey({
-      orgId: org.org_id,
-      workspaceId: org.workspace_id,
-      applicationId: org.application_id,
-      scopes: [...ALL_PERMISSIONS],
-      audience: config.apiAudience,
-    });
-    return { orgId: org.org_id, key: key.key };
-  };
+  const keyFor = (name: string) => benchOrganization(name, 0, config.apiAudience);
+
   const stamp = Date.now();
   const common: { orgId: string; key: string }[] = [];
   for (let i = 0; i < ORGS; i++) common.push(await keyFor(`bench ${stamp} ${i}`));
@@ -182,7 +157,7 @@ async function measureAll(dir: string, stops: Array<() => Promise<unknown> | unk
 
   const w = (s: string) => process.stdout.write(s);
   w(
-    `machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), node ${process.version}, store ${stack?.services.some((s) => s.name === 'ferretdb') ? 'FerretDB 1.x over SQLite (scripts/localStack)' : config.mongodbUri.replace(/\/\/[^@]*@/, '//')}\n`,
+    `machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), node ${process.version}, store ${storePid && !process.env.MONGODB_URI ? 'FerretDB 1.x over SQLite (scripts/localStack)' : config.mongodbUri.replace(/\/\/[^@]*@/, '//')}\n`,
   );
   w(
     `generator: bench/loadGenerator.ts in its own process; API: api/server.ts in its own process (LOG_LEVEL ${process.env.BENCH_API_LOG_LEVEL ?? 'warn'}); bare Koa route in its own process\n`,

@@ -21,14 +21,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, setConfig } from '../core/config';
-import { createApiKey } from '../core/keys/apiKeys';
-import { ALL_PERMISSIONS } from '../core/keys/permissions';
 import { createClient } from '../core/oauth/clients';
 import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
 import { seedPeople } from '../core/talent/seedPeople';
-import { createOrganization } from '../core/tenancy/provisioning';
-import { startLocalStack, type LocalStack } from '../scripts/localStack';
+import { benchOrganization, startBenchStack } from './benchStack';
 import { startApiProcess } from '../test/support/apiProcess';
 import type { LoadResult, LoadTarget } from './loadGenerator';
 import { runLoad } from './loadRun';
@@ -117,20 +114,7 @@ async function main(): Promise<void> {
 }
 
 async function measureAll(dir: string, stops: Array<() => unknown>): Promise<void> {
-  let stack: LocalStack | undefined;
-  let mongodbUri = process.env.MONGODB_URI;
-  let temporalAddress = process.env.TEMPORAL_ADDRESS;
-  if (!mongodbUri || !temporalAddress) {
-    const services: LocalStack['services'] = [];
-    stops.push(async () => {
-      for (const svc of [...services].reverse()) await svc.stop();
-    });
-    stack = await startLocalStack({ dir, mongodbUri, temporalAddress, services });
-    mongodbUri ??= `${stack.storeBase}/bench_mcp`;
-    temporalAddress = stack.temporalAddress;
-  }
-  const storePid =
-    stack?.services.find((s) => s.name === 'ferretdb')?.child.pid ?? (process.env.BENCH_STORE_PID ? Number(process.env.BENCH_STORE_PID) : undefined);
+  const { mongodbUri, temporalAddress, storePid } = await startBenchStack(dir, 'bench_mcp', stops);
   const env = {
     LOG_LEVEL: process.env.BENCH_API_LOG_LEVEL ?? 'warn',
     // The benchmark measures speed, not the bulk-extraction quotas.
@@ -155,16 +139,9 @@ async function measureAll(dir: string, stops: Array<() => unknown>): Promise<voi
   }
   const orgs: Array<{ key: string; clientId: string; clientSecret: string }> = [];
   for (let i = 0; i < ORGS; i++) {
-    const org = await createOrganization(`bench ${Date.now()} ${i}`, 100_000_000);
-    const key = await createApiKey({
-      orgId: org.org_id,
-      workspaceId: org.workspace_id,
-      applicationId: org.application_id,
-      scopes: [...ALL_PERMISSIONS],
-      audience: config.apiAudience,
-    });
-    const m2m = await createClient({ orgId: org.org_id, rateLimitPerMinute: 10_000_000 });
-    orgs.push({ key: key.key, clientId: m2m.client_id, clientSecret: m2m.client_secret });
+    const org = await benchOrganization(`bench ${Date.now()} ${i}`, 100_000_000, config.apiAudience);
+    const m2m = await createClient({ orgId: org.orgId, rateLimitPerMinute: 10_000_000 });
+    orgs.push({ key: org.key, clientId: m2m.client_id, clientSecret: m2m.client_secret });
   }
   await disconnectStore();
 
@@ -200,7 +177,7 @@ async function measureAll(dir: string, stops: Array<() => unknown>): Promise<voi
 
   const w = (line: string) => process.stdout.write(line + '\n');
   w(
-    `machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), node ${process.version}, store ${storePid && stack ? 'FerretDB 1.x over SQLite (scripts/localStack)' : config.mongodbUri.replace(/\/\/[^@]*@/, '//')}`,
+    `machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), node ${process.version}, store ${storePid && !process.env.MONGODB_URI ? 'FerretDB 1.x over SQLite (scripts/localStack)' : config.mongodbUri.replace(/\/\/[^@]*@/, '//')}`,
   );
   w(
     `${WHOAMI ? 'whoami' : 'search_candidates'}: ${RATE} calls/s offered (open loop) over ${ORGS} organizations for ${SECONDS} s per surface; API and generator in their own processes`,

@@ -1,0 +1,47 @@
+import { ALL_PERMISSIONS } from '../core/keys/permissions';
+import { createApiKey } from '../core/keys/apiKeys';
+import { createOrganization } from '../core/tenancy/provisioning';
+import { startLocalStack, type LocalStack } from '../scripts/localStack';
+
+export interface BenchStack {
+  mongodbUri: string;
+  temporalAddress: string;
+  /** The store process, so its CPU can be read (BENCH_STORE_PID names it when the store is given). */
+  storePid: number | undefined;
+}
+
+/**
+ * The store and Temporal a request-path benchmark measures against: MONGODB_URI and
+ * TEMPORAL_ADDRESS when both are given, otherwise the local services started for this run (and
+ * stopped through `stops`).
+ */
+export async function startBenchStack(dir: string, database: string, stops: Array<() => unknown>): Promise<BenchStack> {
+  let stack: LocalStack | undefined;
+  let mongodbUri = process.env.MONGODB_URI;
+  let temporalAddress = process.env.TEMPORAL_ADDRESS;
+  if (!mongodbUri || !temporalAddress) {
+    const services: LocalStack['services'] = [];
+    stops.push(async () => {
+      for (const svc of [...services].reverse()) await svc.stop();
+    });
+    stack = await startLocalStack({ dir, mongodbUri, temporalAddress, services });
+    mongodbUri ??= `${stack.storeBase}/${database}`;
+    temporalAddress = stack.temporalAddress;
+  }
+  const storePid =
+    stack?.services.find((s) => s.name === 'ferretdb')?.child.pid ?? (process.env.BENCH_STORE_PID ? Number(process.env.BENCH_STORE_PID) : undefined);
+  return { mongodbUri, temporalAddress, storePid };
+}
+
+/** A new organization with every permission on one API key, as the operator CLI makes it. */
+export async function benchOrganization(name: string, credits: number, audience: string) {
+  const org = await createOrganization(name, credits);
+  const key = await createApiKey({
+    orgId: org.org_id,
+    workspaceId: org.workspace_id,
+    applicationId: org.application_id,
+    scopes: [...ALL_PERMISSIONS],
+    audience,
+  });
+  return { orgId: org.org_id, key: key.key };
+}
