@@ -20,15 +20,21 @@ export function retryAfterSeconds(nowMs: number): number {
 
 export async function admitClientRequest(clientId: string, perMinute: number, now = new Date()): Promise<RateVerdict> {
   const nowMs = now.getTime();
-  const windowStart = windowStartOf(nowMs);
+  let windowStart = windowStartOf(nowMs);
   for (let attempt = 0; attempt < 3; attempt++) {
     const counted = await ClientRateWindow.findOneAndUpdate({ _id: clientId, windowStart, count: { $lt: perMinute } }, { $inc: { count: 1 } }).lean();
     if (counted) return { ok: true };
     const reset = await ClientRateWindow.findOneAndUpdate({ _id: clientId, windowStart: { $lt: windowStart } }, { $set: { windowStart, count: 1 } }).lean();
     if (reset) return { ok: true };
-    if (await ClientRateWindow.exists({ _id: clientId, windowStart: { $gte: windowStart } })) {
-      return { ok: false, retryAfterSeconds: retryAfterSeconds(nowMs) };
+    const current = await ClientRateWindow.findById(clientId, { windowStart: 1, count: 1 }).lean();
+    if (current && current.windowStart > windowStart) {
+      // A request of the next minute reached the store first (concurrent requests across a
+      // minute boundary): this one counts in that newer window rather than being refused.
+      windowStart = current.windowStart;
+      continue;
     }
+    if (current?.windowStart === windowStart && current.count >= perMinute) return { ok: false, retryAfterSeconds: retryAfterSeconds(nowMs) };
+    if (current) continue; // reset by another request meanwhile: count again
     try {
       await ClientRateWindow.create({ _id: clientId, windowStart, count: 1 });
       return { ok: true };
