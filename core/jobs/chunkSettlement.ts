@@ -17,6 +17,27 @@ export const CHARGE_OPERATION = 'contact_retrieval_jobs.create';
 export const jobItems = () => typedCollection<JobItemDoc>(ContactRetrievalJobItem);
 const retrieved = () => typedCollection<RetrievedContactDoc>(RetrievedContact);
 
+/**
+ * The settled people as the job's items, one bulk insert keyed by job and position (a repeat
+ * inserts nothing); only delivered and reused people carry contact values.
+ */
+export async function storeJobItems(jobId: string, settled: readonly SettledPerson[], now: Date): Promise<void> {
+  await insertManyIgnoringDuplicates(
+    jobItems(),
+    settled.map((p) => ({
+      _id: `${jobId}:${p.seq}`,
+      jobId,
+      seq: p.seq,
+      personId: p.personId,
+      outcome: p.outcome,
+      reason: p.reason,
+      ...(p.outcome === 'delivered' || p.outcome === 'reused' ? { emails: p.emails, phones: p.phones } : {}),
+      receiptId: p.receiptId,
+      processedAt: now,
+    })),
+  );
+}
+
 /** Remembers delivered contacts for reuse: one bulk insert; an older record of a person is replaced. */
 async function rememberRetrieved(orgId: string, fields: readonly ContactField[], delivered: SettledPerson[], now: Date): Promise<void> {
   if (!delivered.length) return;
@@ -58,20 +79,7 @@ async function payAndSettle(
     receiptId = c.receiptId;
   }
   const settled = settlePlan(plan, paid, receiptId);
-  await insertManyIgnoringDuplicates(
-    jobItems(),
-    settled.map((p) => ({
-      _id: `${job.jobId}:${p.seq}`,
-      jobId: job.jobId,
-      seq: p.seq,
-      personId: p.personId,
-      outcome: p.outcome,
-      reason: p.reason,
-      ...(p.outcome === 'delivered' || p.outcome === 'reused' ? { emails: p.emails, phones: p.phones } : {}),
-      receiptId: p.receiptId,
-      processedAt: now,
-    })),
-  );
+  await storeJobItems(job.jobId, settled, now);
   const delivered = settled.filter((p) => p.outcome === 'delivered');
   await rememberRetrieved(job.orgId, job.fields, delivered, now);
   if (delivered.length && onDelivered) await onDelivered(delivered.map((p) => p.personId));

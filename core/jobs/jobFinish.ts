@@ -1,6 +1,6 @@
 import { findCharge } from '../credits/credits';
 import { insertManyIgnoringDuplicates } from '../store/inserts';
-import { jobItems, payAndSettle } from './chunkSettlement';
+import { jobItems, payAndSettle, storeJobItems } from './chunkSettlement';
 import { releaseDeliveries } from './deliveryReservations';
 import { forgetPeople, jobPeople } from './jobPeople';
 import {
@@ -168,21 +168,9 @@ async function payAndSettleRecovered(
   now: Date,
 ): Promise<{ settled: SettledPerson[] }> {
   if (!paid) {
+    // Unpaid: nothing is delivered (settlePlan gives found people insufficient_credits).
     const settled = settlePlan(plan, 0, null);
-    await insertManyIgnoringDuplicates(
-      jobItems(),
-      settled.map((p) => ({
-        _id: `${job.jobId}:${p.seq}`,
-        jobId: job.jobId,
-        seq: p.seq,
-        personId: p.personId,
-        outcome: p.outcome,
-        reason: p.reason,
-        ...(p.outcome === 'reused' ? { emails: p.emails, phones: p.phones } : {}),
-        receiptId: null,
-        processedAt: now,
-      })),
-    );
+    await storeJobItems(job.jobId, settled, now);
     return { settled };
   }
   // Paid: chargeUpTo with the same key returns that charge, so this settles exactly as paid.
