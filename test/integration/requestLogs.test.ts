@@ -57,13 +57,19 @@ describe('structured request logs', () => {
     await rawRequest(proc.url, { path: '/v1/whoami', headers: { Authorization: `Bearer ${tenant.key}x`, 'X-Request-Id': 'log-bad-key' } });
     await rawRequest(proc.url, { path: '/v1/contact-retrieval-jobs/job_missing', headers: { 'X-Request-Id': 'log-param-no-key' } });
     await rawRequest(proc.url, { path: '/v1/no-such-thing', headers: { Authorization: `Bearer ${tenant.key}`, 'X-Request-Id': 'log-unknown' } });
-    await new Promise((r) => setTimeout(r, 300));
-
-    const records = proc
-      .output()
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l));
+    // Wait for the line of the last request instead of a fixed pause.
+    const records = await eventually(
+      'the log line of the unknown path',
+      () => {
+        const parsed = proc
+          .output()
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l));
+        return parsed.some((r) => r.msg === 'request' && r.request_id === 'log-unknown') ? parsed : undefined;
+      },
+      { timeoutMs: 10_000 },
+    );
     const byId = (id: string) => records.find((r) => r.request_id === id && r.msg === 'request');
     expect(byId('log-no-key')).toMatchObject({ method: 'GET', route: '/v1/whoami', status: 401 });
     expect(byId('log-bad-key')).toMatchObject({ method: 'GET', route: '/v1/whoami', status: 401 });
