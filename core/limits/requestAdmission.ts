@@ -3,7 +3,7 @@ import { config } from '../config';
 import { logger } from '../observability/logger';
 import { GroupedInserts } from '../store/groupedInserts';
 import { typedCollection } from '../store/typedCollection';
-import { LeaseBlockPool, WindowBlockPool, windowBlockSize, leaseBlockSize, type LeaseBlock, type WindowBlock } from './admissionBlocks';
+import { EXACT_LEASES_UP_TO, LeaseBlockPool, WindowBlockPool, windowBlockSize, leaseBlockSize, type LeaseBlock, type WindowBlock } from './admissionBlocks';
 import { freeLeaseSlots, inFlightRetryAfterSeconds, leaseSlotId, LeaseReleaser, newLeaseToken, probeOrder, type HeldLease } from './inFlightLeases';
 import type { OperationName } from './limitTable';
 import { freeSlotIds, secondsUntilNextWindow, windowSecond, windowSlotId, windowSlotIds } from './strictWindow';
@@ -175,6 +175,16 @@ export function releaseIdleLeaseBlocks(): void {
   leaseBlocks.releaseIdle();
 }
 
+/**
+ * Every lease slot an organization can hold, whatever its limit was when they were taken: one
+ * per request up to EXACT_LEASES_UP_TO, one per block above it (never more blocks than that).
+ * Read by `_id` because that is an index lookup on every store; a filter on `org` scans the
+ * collection on FerretDB 1.x, and under load that scan is what a refused probe falls back to.
+ */
+function everyLeaseSlotId(orgId: string): string[] {
+  return Array.from({ length: EXACT_LEASES_UP_TO }, (_, k) => leaseSlotId(orgId, k));
+}
+
 /** One store slot of `slots`, by unique insert; expired ones are reclaimed. */
 async function acquireStoreLease(orgId: string, slots: number, ttlMs: number, now: () => number): Promise<StoreLeaseAdmission> {
   const limit = slots;
@@ -192,11 +202,11 @@ async function acquireStoreLease(orgId: string, slots: number, ttlMs: number, no
   }
   for (let round = 0; round < 3; round++) {
     const held = await leases()
-      .find({ org: orgId }, { projection: { slot: 1, exp: 1, token: 1 } })
+      .find({ _id: { $in: everyLeaseSlotId(orgId) } }, { projection: { slot: 1, exp: 1, token: 1 } })
       .toArray();
     const t = now();
     const expired = held.filter((h) => h.exp <= t);
-    if (expired.length) await leases().deleteMany({ token: { $in: expired.map((h) => h.token) } });
+    if (expired.length) await leases().deleteMany({ _id: { $in: expired.map((h) => h._id) }, token: { $in: expired.map((h) => h.token) } });
     const free = freeLeaseSlots(held, limit, t);
     if (free.length === 0) {
       const live = held.filter((h) => h.exp > t);
@@ -229,7 +239,11 @@ export const leaseReleaser = new LeaseReleaser(
 
 /** Leases an organization holds now, expired ones included (diagnostics, tests). */
 export async function heldLeases(orgId: string): Promise<HeldLease[]> {
-  return (await leases().find({ org: orgId }).toArray()).map((d) => ({ slot: d.slot, exp: d.exp }));
+  return (
+    await leases()
+      .find({ _id: { $in: everyLeaseSlotId(orgId) } })
+      .toArray()
+  ).map((d) => ({ slot: d.slot, exp: d.exp }));
 }
 
 // ---- both, for every request ----
