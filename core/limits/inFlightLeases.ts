@@ -14,11 +14,38 @@ export function newLeaseToken(): string {
   return randomBase62(16);
 }
 
-/** A few slots to try first, in random order, so concurrent requests rarely collide. */
-export function probeOrder(limit: number, count: number, random: () => number = Math.random): number[] {
-  const picks = new Set<number>();
-  while (picks.size < Math.min(count, limit)) picks.add(Math.floor(random() * limit));
-  return [...picks];
+/**
+ * A few slots to try first, in random order, so concurrent requests rarely collide; slots this
+ * process knows are taken (`taken`) are never tried, since an insert there can only fail.
+ */
+export function probeOrder(limit: number, count: number, random: () => number = Math.random, taken: (slot: number) => boolean = () => false): number[] {
+  const candidates = Array.from({ length: limit }, (_, k) => k).filter((k) => !taken(k));
+  const picks: number[] = [];
+  while (picks.length < count && candidates.length) picks.push(candidates.splice(Math.floor(random() * candidates.length), 1)[0]);
+  return picks;
+}
+
+/**
+ * The lease slots this process holds, or is still giving back, counted per slot id: a hint that
+ * keeps probes off them. The store's unique insert stays what decides who holds a slot.
+ */
+export class SlotsHeldHere {
+  private readonly held = new Map<string, number>();
+
+  has(slotId: string): boolean {
+    return this.held.has(slotId);
+  }
+
+  add(slotId: string): void {
+    this.held.set(slotId, (this.held.get(slotId) ?? 0) + 1);
+  }
+
+  /** After the slot's release reached the store (or failed: the lease then expires there). */
+  remove(slotId: string): void {
+    const n = this.held.get(slotId) ?? 0;
+    if (n <= 1) this.held.delete(slotId);
+    else this.held.set(slotId, n - 1);
+  }
 }
 
 export interface HeldLease {

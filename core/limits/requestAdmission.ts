@@ -4,7 +4,16 @@ import { logger } from '../observability/logger';
 import { GroupedInserts } from '../store/groupedInserts';
 import { typedCollection } from '../store/typedCollection';
 import { EXACT_LEASES_UP_TO, LeaseBlockPool, WindowBlockPool, windowBlockSize, leaseBlockSize, type LeaseBlock, type WindowBlock } from './admissionBlocks';
-import { freeLeaseSlots, inFlightRetryAfterSeconds, leaseSlotId, LeaseReleaser, newLeaseToken, probeOrder, type HeldLease } from './inFlightLeases';
+import {
+  freeLeaseSlots,
+  inFlightRetryAfterSeconds,
+  leaseSlotId,
+  LeaseReleaser,
+  newLeaseToken,
+  probeOrder,
+  SlotsHeldHere,
+  type HeldLease,
+} from './inFlightLeases';
 import type { OperationName } from './limitTable';
 import { freeSlotIds, secondsUntilNextWindow, windowSecond, windowSlotId, windowSlotIds } from './strictWindow';
 import { errorMessage } from '../observability/errorMessage';
@@ -185,6 +194,9 @@ function everyLeaseSlotId(orgId: string): string[] {
   return Array.from({ length: EXACT_LEASES_UP_TO }, (_, k) => leaseSlotId(orgId, k));
 }
 
+/** Slots this process's requests hold: probes skip them, so under load they rarely fall back to a read. */
+const slotsHeldHere = new SlotsHeldHere();
+
 /** One store slot of `slots`, by unique insert; expired ones are reclaimed. */
 async function acquireStoreLease(orgId: string, slots: number, ttlMs: number, now: () => number): Promise<StoreLeaseAdmission> {
   const limit = slots;
@@ -192,11 +204,11 @@ async function acquireStoreLease(orgId: string, slots: number, ttlMs: number, no
   const take = async (slot: number): Promise<StoreLeaseAdmission | undefined> => {
     const slotId = leaseSlotId(orgId, slot);
     const exp = now() + ttlMs;
-    return (await leaseInserts.insertOnce({ _id: slotId, org: orgId, slot, exp, token }))
-      ? { admitted: true, lease: { slotId, token }, index: slot, expiresAt: exp }
-      : undefined;
+    if (!(await leaseInserts.insertOnce({ _id: slotId, org: orgId, slot, exp, token }))) return undefined;
+    slotsHeldHere.add(slotId);
+    return { admitted: true, lease: { slotId, token }, index: slot, expiresAt: exp };
   };
-  for (const slot of probeOrder(limit, 2)) {
+  for (const slot of probeOrder(limit, 2, Math.random, (k) => slotsHeldHere.has(leaseSlotId(orgId, k)))) {
     const lease = await take(slot);
     if (lease) return lease;
   }
@@ -232,7 +244,11 @@ export const leaseReleaser = new LeaseReleaser(
   async (tokens, slotIds) => {
     // By _id when the slots are known (an index lookup; any other filter scans the collection on
     // FerretDB 1.x), still only where the token matches: a slot reclaimed by another holder stays.
-    await leases().deleteMany(slotIds ? { _id: { $in: slotIds }, token: { $in: tokens } } : { token: { $in: tokens } });
+    try {
+      await leases().deleteMany(slotIds ? { _id: { $in: slotIds }, token: { $in: tokens } } : { token: { $in: tokens } });
+    } finally {
+      for (const slotId of slotIds ?? []) slotsHeldHere.remove(slotId);
+    }
   },
   (err) => logger.warn({ err: { message: errorMessage(err) } }, 'lease release failed; the lease will expire'),
 );

@@ -13,7 +13,7 @@ import {
 import { BASELINE_ENTRY, OPERATIONS, OPERATION_REQUESTS_PER_SECOND, type Scope } from '../../core/limits/limitTable';
 import { capDecision, MINUTE_MS, type CapEntry } from '../../core/limits/minuteCaps';
 import { freeSlotIds, secondsUntilNextWindow, windowSecond, windowSlotId, windowSlotIds } from '../../core/limits/strictWindow';
-import { freeLeaseSlots, inFlightRetryAfterSeconds, LeaseReleaser, probeOrder } from '../../core/limits/inFlightLeases';
+import { freeLeaseSlots, inFlightRetryAfterSeconds, LeaseReleaser, probeOrder, SlotsHeldHere } from '../../core/limits/inFlightLeases';
 import { rateLimitHeader, rateLimitHeaders, rateLimitPolicyHeader } from '../../core/limits/rateLimitHeaders';
 import { limitEntries, limitEntry } from '../../core/limits/operationalLimits';
 
@@ -106,6 +106,24 @@ describe('in-flight leases', () => {
     expect(new Set(p).size).toBe(2);
     expect(p.every((k) => k >= 0 && k < 25)).toBe(true);
     expect(probeOrder(1, 2)).toEqual([0]);
+  });
+  test('never probes a slot this process knows is taken', () => {
+    for (let i = 0; i < 50; i++) {
+      const p = probeOrder(5, 2, Math.random, (k) => k !== 1 && k !== 3);
+      expect(p.sort()).toEqual([1, 3]);
+    }
+    expect(probeOrder(3, 2, Math.random, () => true)).toEqual([]);
+  });
+  test('a slot held twice here (reclaimed after its lease expired) stays known until both give it back', () => {
+    const held = new SlotsHeldHere();
+    held.add('l:o:1');
+    held.add('l:o:1');
+    held.remove('l:o:1');
+    expect(held.has('l:o:1')).toBe(true);
+    held.remove('l:o:1');
+    expect(held.has('l:o:1')).toBe(false);
+    held.remove('l:o:2');
+    expect(held.has('l:o:2')).toBe(false);
   });
   test('Retry-After is 1 s while leases are young and the time to the earliest expiry when all are old', () => {
     const ttl = 60_000;
