@@ -39,7 +39,7 @@ export function createContactActivities(config: Config) {
             ? recordJobDeliveries(orgId, jobId, deliveryQuotaAt.getTime(), personIds)
             : // A job accepted before reservations existed: counted today, as it was then.
               inTurn(`deliveries:${orgId}`, () => recordDelivered(orgId, personIds)),
-        usableSources: async (orgId) => new Set((await sourcesForOrganization(orgId)).map((s) => s.id)),
+        usableSources: async (orgId) => new Set((await sourcesForOrganization(config, orgId)).map((s) => s.id)),
       });
     },
 

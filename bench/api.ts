@@ -107,7 +107,7 @@ async function measureAll(dir: string, stops: Array<() => Promise<unknown> | unk
   const common: { orgId: string; key: string }[] = [];
   for (let i = 0; i < ORGS; i++) common.push(await keyFor(`bench ${stamp} ${i}`));
   const raised = await keyFor(`bench ${stamp} raised`);
-  await setOrganizationRate(raised.orgId, { requestsPerSecond: 100_000, maxConcurrency: 2_000 });
+  await setOrganizationRate(config, raised.orgId, { requestsPerSecond: 100_000, maxConcurrency: 2_000 });
   // The bench process only set up data; the API process does all the work from here on.
   await disconnectStore();
 

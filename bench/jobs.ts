@@ -166,9 +166,9 @@ async function main(): Promise<void> {
   await connectStore(local.mongodbUri);
   await ensureIndexes();
   const seedStarted = performance.now();
-  await seedPeople({ count: PEOPLE, seed: SEED });
+  await seedPeople({ secretsKey: local.secretsKey, count: PEOPLE, seed: SEED });
   process.stderr.write(`[bench] ${PEOPLE} people seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s\n`);
-  const personIds = Array.from({ length: PEOPLE }, (_, i) => personIdFor(SEED, i));
+  const personIds = Array.from({ length: PEOPLE }, (_, i) => personIdFor(local.secretsKey, SEED, i));
   process.stdout.write(`contact-retrieval jobs: chunk ${local.contactJobs.chunkSize}, ${local.contactJobs.concurrency} chunks in flight\n`);
   try {
     await runOnce('local provider', local, localEnv, personIds);

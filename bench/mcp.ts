@@ -135,7 +135,7 @@ async function measureAll(dir: string, stops: Array<() => unknown>): Promise<voi
   await ensureIndexes();
   if (!WHOAMI) {
     process.stdout.write(`seeding ${PEOPLE} people…\n`);
-    await seedPeople({ count: PEOPLE });
+    await seedPeople({ secretsKey: config.secretsKey, count: PEOPLE });
   }
   const orgs: Array<{ key: string; clientId: string; clientSecret: string }> = [];
   for (let i = 0; i < ORGS; i++) {

@@ -73,9 +73,9 @@ async function main(): Promise<number> {
     await services.startTemporal();
     await connectStore(services.mongodbUri);
     await ensureIndexes();
-    await seedPeople({ count: PEOPLE, seed: SEED });
+    await seedPeople({ secretsKey: config.secretsKey, count: PEOPLE, seed: SEED });
     // Only people of the built-in source: jobs and unlocks refuse the others (422, 404).
-    const seeded = Array.from({ length: PEOPLE }, (_, i) => personIdFor(SEED, i));
+    const seeded = Array.from({ length: PEOPLE }, (_, i) => personIdFor(config.secretsKey, SEED, i));
     const personIds = (await Person.find({ _id: { $in: seeded }, source: BUILT_IN_SOURCE_ID }, { _id: 1 }).lean()).map((p) => String(p._id));
     say('starting the API and a worker');
     const firstWorker = services.startWorker();
