@@ -49,7 +49,7 @@ export function createContactActivities(config: Config) {
 
     /** Emits the one `job.completed` event of the job (idempotent: the event id is fixed at first emission). */
     async emitContactRetrievalCompleted(job: FinishedJob): Promise<{ eventId: string; deliveryStarted: boolean }> {
-      return emitJobCompleted({
+      return emitJobCompleted(config, {
         orgId: job.orgId,
         workspaceId: job.workspaceId,
         jobId: job.jobId,

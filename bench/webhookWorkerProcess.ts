@@ -31,7 +31,7 @@ async function main(): Promise<void> {
     const n = seq++;
     const t = tenants[n % tenants.length];
     const at = epochNow();
-    const { eventId } = await emitJobCompleted({
+    const { eventId } = await emitJobCompleted(config, {
       ...t,
       jobId: `job_bench${process.pid.toString(36)}${Date.now().toString(36)}${n}`,
       status: 'completed',

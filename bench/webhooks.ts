@@ -202,7 +202,7 @@ async function burstPhase(
     const n = seq++;
     const t = tenants[n % tenants.length];
     const at = epochNow();
-    const { eventId } = await emitJobCompleted({
+    const { eventId } = await emitJobCompleted(config, {
       ...t,
       jobId: `job_bench${Date.now().toString(36)}${n}`,
       status: 'completed',

@@ -137,7 +137,7 @@ export async function createContactRetrievalJob(
   try {
     const daySlot = await claimDaySlot(config, principal.orgId, jobId, acceptedAt.getTime());
     undo.push(() => returnDaySlot(daySlot));
-    const slot = await claimJobSlot(principal.orgId, jobId, starter.running, acceptedAt, finishAbandonedJob);
+    const slot = await claimJobSlot(principal.orgId, jobId, starter.running, acceptedAt, (abandoned) => finishAbandonedJob(config, abandoned));
     if (slot === null) {
       throw retryLater(
         'contact_job_concurrency_cap',
@@ -220,10 +220,10 @@ function unknownPeopleProblem(unknown: string[]): Problem {
  * fails with `processing_error`, and its one `job.completed` event is emitted, as the
  * workflow would have. Best effort: the slot is free whatever happens here.
  */
-export async function finishAbandonedJob(jobId: string): Promise<void> {
+export async function finishAbandonedJob(config: Config, jobId: string): Promise<void> {
   try {
     const f = await finishJob(jobId, null);
-    await emitJobCompleted({
+    await emitJobCompleted(config, {
       orgId: f.orgId,
       workspaceId: f.workspaceId,
       jobId: f.jobId,
