@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, setConfig } from '../core/config';
+import { loadConfig } from '../core/config';
 import { setOrganizationRate } from '../core/limits/limitSettings';
 import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
@@ -97,7 +97,6 @@ async function measureAll(dir: string, stops: Array<() => Promise<unknown> | unk
     TEMPORAL_ADDRESS: temporalAddress,
     SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
   });
-  setConfig(config);
   await connectStore(config.mongodbUri);
   await ensureIndexes();
 

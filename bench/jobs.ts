@@ -16,7 +16,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { loadConfig, setConfig, type Config } from '../core/config';
+import { loadConfig, type Config } from '../core/config';
 import { createBatchContactRetrievalJob } from '../core/jobs/contactRetrievalJobs';
 import { tallyJobItems } from '../core/jobs/jobFinish';
 import { ContactRetrievalJob } from '../core/jobs/models';
@@ -162,7 +162,6 @@ async function main(): Promise<void> {
   };
   const local = loadConfig(localEnv);
   const http = loadConfig(httpEnv);
-  setConfig(local);
   await connectStore(local.mongodbUri);
   await ensureIndexes();
   const seedStarted = performance.now();
@@ -173,7 +172,6 @@ async function main(): Promise<void> {
   try {
     await runOnce('local provider', local, localEnv, personIds);
     if (!process.env.BENCH_SKIP_HTTP) {
-      setConfig(http);
       await runOnce(`http provider ${LATENCY_MS} ms`, http, httpEnv, personIds);
     }
   } finally {

@@ -163,7 +163,13 @@ export type SetupResult = { ok: true; user: UserRecord } | { ok: false; reason: 
 
 /** Sets the password through a setup token; the token works once (a unique insert decides between concurrent uses). */
 /** `settings.oauth.passwordScryptLog2N` is the scrypt cost the new password is hashed at. */
-export async function completeSetup(settings: Pick<Config, 'oauth'>, token: string, password: string, confirmation: string, now = new Date()): Promise<SetupResult> {
+export async function completeSetup(
+  settings: Pick<Config, 'oauth'>,
+  token: string,
+  password: string,
+  confirmation: string,
+  now = new Date(),
+): Promise<SetupResult> {
   const found = await findSetupUser(token, now);
   if (!found.ok) return { ok: false, reason: 'invalid_link', message: 'This setup link is invalid, used or expired. Ask your administrator for a new one.' };
   const problem = passwordProblem(password, confirmation);

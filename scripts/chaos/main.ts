@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, setConfig } from '../../core/config';
+import { loadConfig } from '../../core/config';
 import { ContactRetrievalJob } from '../../core/jobs/models';
 import { logger } from '../../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
@@ -64,7 +64,6 @@ async function main(): Promise<number> {
   env.MONGODB_URI = services.mongodbUri;
   env.TEMPORAL_ADDRESS = services.temporalAddress;
   const config = loadConfig({ ...env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: '0' });
-  setConfig(config);
   const api = new ApiClient(() => services.api!.url);
   let exitCode = 1;
   try {
