@@ -39,7 +39,7 @@ export function createContactActivities(config: Config) {
             ? recordJobDeliveries(orgId, jobId, deliveryQuotaAt.getTime(), personIds)
             : // A job accepted before reservations existed: counted today, as it was then.
               inTurn(`deliveries:${orgId}`, () => recordDelivered(orgId, personIds)),
-        usableSources: async (orgId) => new Set((await sourcesForOrganization(orgId)).map((s) => s.id)),
+        usableSources: async (orgId) => new Set((await sourcesForOrganization(config, orgId)).map((s) => s.id)),
       });
     },
 
@@ -49,7 +49,7 @@ export function createContactActivities(config: Config) {
 
     /** Emits the one `job.completed` event of the job (idempotent: the event id is fixed at first emission). */
     async emitContactRetrievalCompleted(job: FinishedJob): Promise<{ eventId: string; deliveryStarted: boolean }> {
-      return emitJobCompleted({
+      return emitJobCompleted(config, {
         orgId: job.orgId,
         workspaceId: job.workspaceId,
         jobId: job.jobId,

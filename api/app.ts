@@ -6,6 +6,7 @@ import { Problem } from '../core/problems';
 import { originRules } from '../core/allowedOrigins';
 import { accessLog } from './middleware/accessLog';
 import { baselineAdmission } from './middleware/admission';
+import { admissionUnder } from './operations/admission';
 import { authenticate, failedAuthenticationLimit } from './middleware/authenticate';
 import { browserOrigins } from './middleware/browserOrigins';
 import { problemDocuments } from './middleware/problemDocuments';
@@ -51,12 +52,8 @@ export const requirePrincipal: Koa.Middleware = async (ctx, next) => {
  */
 export function v1Router(config: Config, routes: RouteSpec[]): Router {
   const v1 = new Router(ROUTER_OPTIONS);
-  v1.use(
-    authenticate(() => config.apiAudience, failedAuthenticationLimit(config)),
-    baselineAdmission(),
-    requirePrincipal,
-  );
-  mountRoutes(v1, routes);
+  v1.use(authenticate(config, failedAuthenticationLimit(config)), baselineAdmission(admissionUnder(config)), requirePrincipal);
+  mountRoutes(v1, routes, config);
   return v1;
 }
 

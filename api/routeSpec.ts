@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ZodType, z } from 'zod';
+import type { Config } from '../core/config';
 import type { KeyPrincipal } from '../core/keys/apiKeys';
 import type { Permission } from '../core/keys/permissions';
 import type { OperationName } from '../core/limits/limitTable';
@@ -20,6 +21,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 export interface RouteInput<B, Q, P> {
   principal: KeyPrincipal;
+  /** The process's config, from the composition root (api/app.ts). */
+  config: Config;
   body: B;
   query: Q;
   params: P;
@@ -96,8 +99,8 @@ async function runOverHttp(ctx: Context, spec: RouteSpec, execute: ExecuteOperat
   }
 }
 
-export function mountRoutes(router: Router, specs: readonly RouteSpec[]): void {
-  const execute = createOperationExecutor(operationRegistry(specs));
+export function mountRoutes(router: Router, specs: readonly RouteSpec[], config: Config): void {
+  const execute = createOperationExecutor(operationRegistry(specs), config);
   for (const spec of specs) {
     router.register(spec.path, [spec.method], [(ctx: Context) => runOverHttp(ctx, spec, execute)], { name: spec.operation });
   }

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, setConfig } from '../core/config';
+import { loadConfig } from '../core/config';
 import { setOrganizationRate } from '../core/limits/limitSettings';
 import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
@@ -97,7 +97,6 @@ async function measureAll(dir: string, stops: Array<() => Promise<unknown> | unk
     TEMPORAL_ADDRESS: temporalAddress,
     SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
   });
-  setConfig(config);
   await connectStore(config.mongodbUri);
   await ensureIndexes();
 
@@ -107,7 +106,7 @@ async function measureAll(dir: string, stops: Array<() => Promise<unknown> | unk
   const common: { orgId: string; key: string }[] = [];
   for (let i = 0; i < ORGS; i++) common.push(await keyFor(`bench ${stamp} ${i}`));
   const raised = await keyFor(`bench ${stamp} raised`);
-  await setOrganizationRate(raised.orgId, { requestsPerSecond: 100_000, maxConcurrency: 2_000 });
+  await setOrganizationRate(config, raised.orgId, { requestsPerSecond: 100_000, maxConcurrency: 2_000 });
   // The bench process only set up data; the API process does all the work from here on.
   await disconnectStore();
 

@@ -16,7 +16,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { loadConfig, setConfig, type Config } from '../core/config';
+import { loadConfig, type Config } from '../core/config';
 import { createBatchContactRetrievalJob } from '../core/jobs/contactRetrievalJobs';
 import { tallyJobItems } from '../core/jobs/jobFinish';
 import { ContactRetrievalJob } from '../core/jobs/models';
@@ -162,18 +162,16 @@ async function main(): Promise<void> {
   };
   const local = loadConfig(localEnv);
   const http = loadConfig(httpEnv);
-  setConfig(local);
   await connectStore(local.mongodbUri);
   await ensureIndexes();
   const seedStarted = performance.now();
-  await seedPeople({ count: PEOPLE, seed: SEED });
+  await seedPeople({ secretsKey: local.secretsKey, count: PEOPLE, seed: SEED });
   process.stderr.write(`[bench] ${PEOPLE} people seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s\n`);
-  const personIds = Array.from({ length: PEOPLE }, (_, i) => personIdFor(SEED, i));
+  const personIds = Array.from({ length: PEOPLE }, (_, i) => personIdFor(local.secretsKey, SEED, i));
   process.stdout.write(`contact-retrieval jobs: chunk ${local.contactJobs.chunkSize}, ${local.contactJobs.concurrency} chunks in flight\n`);
   try {
     await runOnce('local provider', local, localEnv, personIds);
     if (!process.env.BENCH_SKIP_HTTP) {
-      setConfig(http);
       await runOnce(`http provider ${LATENCY_MS} ms`, http, httpEnv, personIds);
     }
   } finally {

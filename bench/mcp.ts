@@ -20,7 +20,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, setConfig } from '../core/config';
+import { loadConfig } from '../core/config';
 import { createClient } from '../core/oauth/clients';
 import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
@@ -130,12 +130,11 @@ async function measureAll(dir: string, stops: Array<() => unknown>): Promise<voi
     TEMPORAL_ADDRESS: temporalAddress,
     SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
   });
-  setConfig(config);
   await connectStore(config.mongodbUri);
   await ensureIndexes();
   if (!WHOAMI) {
     process.stdout.write(`seeding ${PEOPLE} people…\n`);
-    await seedPeople({ count: PEOPLE });
+    await seedPeople({ secretsKey: config.secretsKey, count: PEOPLE });
   }
   const orgs: Array<{ key: string; clientId: string; clientSecret: string }> = [];
   for (let i = 0; i < ORGS; i++) {

@@ -27,7 +27,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../api/app';
-import { loadConfig, setConfig } from '../core/config';
+import { loadConfig } from '../core/config';
 import { createApiKey } from '../core/keys/apiKeys';
 import { ALL_PERMISSIONS } from '../core/keys/permissions';
 import { logger } from '../core/observability/logger';
@@ -143,10 +143,10 @@ function engineRow(idx: SearchIndex, people: number, seconds: number): Row {
 }
 
 /** --engine-only: the index built straight from the generator (no store), to measure ranking at scale quickly. */
-function engineOnly(people: number, seconds: number): Row {
+function engineOnly(secretsKey: Buffer, people: number, seconds: number): Row {
   const t = Date.now();
   const b = new SearchIndexBuilder();
-  for (let i = 0; i < people; i++) b.add(generatePerson('talent-v1', i).person);
+  for (let i = 0; i < people; i++) b.add(generatePerson(secretsKey, 'talent-v1', i).person);
   const idx = b.finish(0);
   process.stderr.write(
     `generated index: ${people} people in ${((Date.now() - t) / 1000).toFixed(1)} s, heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MiB\n`,
@@ -204,7 +204,6 @@ async function benchCount(
     SEARCH_PREVIEW_QUOTA_PER_DAY: '100000000',
     SEARCH_DISTINCT_QUERIES_PER_HOUR: '100000000',
   });
-  setConfig(cfg);
   logger.level = 'silent';
   let started = performance.now();
   await connectStore(uri);
@@ -216,7 +215,11 @@ async function benchCount(
   if (have < people) {
     const t = Date.now();
     process.stderr.write(`seeding ${people - have} people into ${uri} …\n`);
-    await seedPeople({ count: people, onProgress: (p) => process.stderr.write(`\r  ${p.inserted}/${p.total} (${p.ratePerSecond}/s)   `) });
+    await seedPeople({
+      secretsKey: cfg.secretsKey,
+      count: people,
+      onProgress: (p) => process.stderr.write(`\r  ${p.inserted}/${p.total} (${p.ratePerSecond}/s)   `),
+    });
     process.stderr.write(`\n  seeded in ${((Date.now() - t) / 1000).toFixed(0)} s\n`);
   }
   // Bookkeeping of earlier runs (stored responses, searches, ledgers) is dropped so runs are
@@ -278,21 +281,21 @@ async function benchCount(
     rows.push(row(people, `http c=${concurrency}`, http, errors, (Date.now() - t) / 1000));
   }
   // The store reads with targets: unlock (the read alone and the whole paid request) and the reuse lookup.
-  await seedRetrievedContacts(contacts);
-  const reads = await timeUnlockReads(people, 200);
+  await seedRetrievedContacts(cfg.secretsKey, contacts);
+  const reads = await timeUnlockReads(cfg.secretsKey, people, 200);
   // Refused unlocks are counted and the first refusal printed; the p95 is of the answered ones.
   let unlockErrors = 0;
   const unlockHttp: number[] = [];
   for (let i = 0; i < 100; i++) {
     const s = performance.now();
     try {
-      await unlock(url, keys[i % keys.length], personIdFor(DEFAULT_PEOPLE_SEED, randomOrdinal(people)));
+      await unlock(url, keys[i % keys.length], personIdFor(cfg.secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(people)));
       unlockHttp.push(performance.now() - s);
     } catch (err) {
       if (!unlockErrors++) process.stderr.write(`${(err as Error).message}\n`);
     }
   }
-  const reuse = await timeReuseLookups(contacts, 50);
+  const reuse = await timeReuseLookups(cfg.secretsKey, contacts, 50);
   figures.push({
     people,
     startToReadyS,
@@ -325,7 +328,7 @@ async function main(): Promise<void> {
   // --uri names one database exactly (for a single count), e.g. one seeded by `npm run seed`.
   const exact = typeof flags.uri === 'string' ? flags.uri : undefined;
   for (const c of counts) {
-    if (flags['engine-only']) rows.push(engineOnly(c, seconds));
+    if (flags['engine-only']) rows.push(engineOnly(loadConfig().secretsKey, c, seconds));
     else rows.push(...(await benchCount(base, c, seconds, concurrencies, Number(flags.contacts ?? Math.min(c, 200_000)), figures, exact)));
   }
   const f = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '-');

@@ -38,9 +38,10 @@ export async function timeEach(n: number, op: (i: number) => Promise<unknown>): 
 }
 
 /** Retrieved contacts of REUSE_ORG for people 0..count-1, in unordered batches; resumable. */
-export async function seedRetrievedContacts(count: number, log: (m: string) => void = (m) => process.stderr.write(m)): Promise<void> {
+export async function seedRetrievedContacts(secretsKey: Buffer, count: number, log: (m: string) => void = (m) => process.stderr.write(m)): Promise<void> {
   // Resumes at the last whole 100,000 already there, probed by _id (a count would scan).
-  const present = async (ordinal: number) => !!(await RetrievedContact.exists({ _id: `${REUSE_ORG}:${personIdFor(DEFAULT_PEOPLE_SEED, ordinal)}` }));
+  const present = async (ordinal: number) =>
+    !!(await RetrievedContact.exists({ _id: `${REUSE_ORG}:${personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, ordinal)}` }));
   if (count === 0 || (await present(count - 1))) return;
   let start = 0;
   while (start + 100_000 <= count && (await present(start + 100_000 - 1))) start += 100_000;
@@ -52,7 +53,7 @@ export async function seedRetrievedContacts(count: number, log: (m: string) => v
     for (let first = from; first < Math.min(count, from + 4000); first += 1000) {
       const docs = [];
       for (let i = first; i < Math.min(count, first + 1000); i++) {
-        const personId = personIdFor(DEFAULT_PEOPLE_SEED, i);
+        const personId = personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, i);
         docs.push({
           _id: `${REUSE_ORG}:${personId}`,
           orgId: REUSE_ORG,
@@ -76,13 +77,13 @@ export async function seedRetrievedContacts(count: number, log: (m: string) => v
 }
 
 /** The job's reuse lookup for REUSE_IDS people, half of them retrieved before (`contacts` of them exist). */
-export function reuseFilter(i: number, contacts: number): object {
+export function reuseFilter(secretsKey: Buffer, i: number, contacts: number): object {
   const since = new Date(Date.now() - 86_400_000);
   return {
     _id: {
       $in: Array.from(
         { length: REUSE_IDS },
-        (_, k) => `${REUSE_ORG}:${k % 2 ? `per_absent${i}x${k}` : personIdFor(DEFAULT_PEOPLE_SEED, randomOrdinal(contacts))}`,
+        (_, k) => `${REUSE_ORG}:${k % 2 ? `per_absent${i}x${k}` : personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(contacts))}`,
       ),
     },
     retrievedAt: { $gte: since },
@@ -90,14 +91,14 @@ export function reuseFilter(i: number, contacts: number): object {
 }
 
 /** Unlock reads (Person.findById, present and absent ids) after a warm-up. */
-export async function timeUnlockReads(people: number, samples: number): Promise<{ present: number[]; absent: number[] }> {
-  await timeEach(20, () => Person.findById(personIdFor(DEFAULT_PEOPLE_SEED, randomOrdinal(people))).lean());
-  const present = await timeEach(samples, () => Person.findById(personIdFor(DEFAULT_PEOPLE_SEED, randomOrdinal(people))).lean());
+export async function timeUnlockReads(secretsKey: Buffer, people: number, samples: number): Promise<{ present: number[]; absent: number[] }> {
+  await timeEach(20, () => Person.findById(personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(people))).lean());
+  const present = await timeEach(samples, () => Person.findById(personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(people))).lean());
   const absent = await timeEach(samples, (i) => Person.findById(`per_absentBench${i}`).lean());
   return { present, absent };
 }
 
 /** The reuse lookup of a REUSE_IDS-person job, `samples` times. */
-export async function timeReuseLookups(contacts: number, samples: number): Promise<number[]> {
-  return timeEach(samples, (i) => RetrievedContact.find(reuseFilter(i, contacts)).lean());
+export async function timeReuseLookups(secretsKey: Buffer, contacts: number, samples: number): Promise<number[]> {
+  return timeEach(samples, (i) => RetrievedContact.find(reuseFilter(secretsKey, i, contacts)).lean());
 }

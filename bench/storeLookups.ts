@@ -25,6 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mongoose from 'mongoose';
 import { RetrievedContact } from '../core/jobs/models';
+import { loadConfig } from '../core/config';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
 import { personIdFor } from '../core/talent/generator';
 import { Person } from '../core/talent/models';
@@ -88,6 +89,8 @@ async function plan(collection: string, filter: object): Promise<string> {
 
 async function main(): Promise<void> {
   const { flags } = parseArgs(process.argv.slice(2));
+  // Person ids are keyed by SECRETS_ENCRYPTION_KEY: the same key as the store was seeded with.
+  const { secretsKey } = loadConfig();
   const people = Number(flags.people ?? 200_000);
   const contacts = Number(flags.contacts ?? people);
   const samples = Number(flags.samples ?? 200);
@@ -109,24 +112,27 @@ async function main(): Promise<void> {
     if ((await peopleCount()) < people) {
       const t = Date.now();
       process.stderr.write(`seeding ${people} people …\n`);
-      await seedPeople({ count: people, onProgress: (p) => process.stderr.write(`\r  ${p.inserted}/${p.total} (${p.ratePerSecond}/s)   `) });
+      await seedPeople({ secretsKey, count: people, onProgress: (p) => process.stderr.write(`\r  ${p.inserted}/${p.total} (${p.ratePerSecond}/s)   `) });
       process.stderr.write(`\n  seeded in ${((Date.now() - t) / 1000).toFixed(0)} s\n`);
     }
-    await seedRetrievedContacts(contacts);
+    await seedRetrievedContacts(secretsKey, contacts);
 
-    const reuseFilter = (i: number) => reuseFilterOf(i, contacts);
+    const reuseFilter = (i: number) => reuseFilterOf(secretsKey, i, contacts);
     console.log(`\nplans at ${people.toLocaleString('en')} people, ${contacts.toLocaleString('en')} retrieved contacts:`);
-    console.log(`  unlock    ${await plan('people', { _id: personIdFor(DEFAULT_PEOPLE_SEED, 1) })}`);
+    console.log(`  unlock    ${await plan('people', { _id: personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, 1) })}`);
     console.log(`  reuse     ${await plan('retrieved_contacts', reuseFilter(0))}`);
     console.log(`  secondary ${await plan('retrieved_contacts', { orgId: 'org_absent' })}`);
 
     // Warm-up: the first reads page the index in.
-    await timed(20, () => Person.findById(personIdFor(DEFAULT_PEOPLE_SEED, randomOrdinal(people))).lean());
-    const unlockPresent = await timed(samples, () => Person.findById(personIdFor(DEFAULT_PEOPLE_SEED, randomOrdinal(people))).lean());
+    await timed(20, () => Person.findById(personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(people))).lean());
+    const unlockPresent = await timed(samples, () => Person.findById(personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(people))).lean());
     const unlockAbsent = await timed(samples, (i) => Person.findById(`per_absentBench${i}`).lean());
     const reuse = await timed(Math.max(20, Math.floor(samples / 4)), (i) => RetrievedContact.find(reuseFilter(i)).lean());
     const update = await timed(samples, () =>
-      RetrievedContact.updateOne({ _id: `${ORG}:${personIdFor(DEFAULT_PEOPLE_SEED, randomOrdinal(contacts))}` }, { $set: { retrievedAt: new Date() } }),
+      RetrievedContact.updateOne(
+        { _id: `${ORG}:${personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(contacts))}` },
+        { $set: { retrievedAt: new Date() } },
+      ),
     );
     const secondary = flags.secondary ? await timed(1, () => RetrievedContact.findOne({ orgId: 'org_absent' }).lean()) : undefined;
 

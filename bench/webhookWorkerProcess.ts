@@ -1,5 +1,5 @@
 import { Runtime, DefaultLogger, makeTelemetryFilterString } from '@temporalio/worker';
-import { loadConfig, setConfig } from '../core/config';
+import { loadConfig } from '../core/config';
 import { logger } from '../core/observability/logger';
 import { connectStore } from '../core/store/connection';
 import { emitJobCompleted } from '../core/webhooks/jobCompletedEvent';
@@ -19,7 +19,6 @@ const counts = { requested: 1, delivered: 1, not_found: 0, failed: 0, reused: 0,
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  setConfig(config);
   logger.level = 'silent';
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
   await connectStore(config.mongodbUri);
@@ -31,7 +30,7 @@ async function main(): Promise<void> {
     const n = seq++;
     const t = tenants[n % tenants.length];
     const at = epochNow();
-    const { eventId } = await emitJobCompleted({
+    const { eventId } = await emitJobCompleted(config, {
       ...t,
       jobId: `job_bench${process.pid.toString(36)}${Date.now().toString(36)}${n}`,
       status: 'completed',

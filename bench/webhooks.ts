@@ -31,7 +31,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { Runtime, DefaultLogger, bundleWorkflowCode, makeTelemetryFilterString } from '@temporalio/worker';
-import { loadConfig, setConfig } from '../core/config';
+import { loadConfig } from '../core/config';
 import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
 import { closeTemporalClient, temporalClient } from '../core/temporal/client';
@@ -103,7 +103,6 @@ async function main(): Promise<void> {
   };
   const baseQueue = `bench-webhooks-${Date.now()}`;
   const config = loadConfig({ ...env, TEMPORAL_TASK_QUEUE: baseQueue });
-  setConfig(config);
   await connectStore(config.mongodbUri);
   await ensureIndexes();
   const storeProfile = process.env.BENCH_PROFILE ? await profileStoreCommands(config.mongodbUri) : undefined;
@@ -202,7 +201,7 @@ async function burstPhase(
     const n = seq++;
     const t = tenants[n % tenants.length];
     const at = epochNow();
-    const { eventId } = await emitJobCompleted({
+    const { eventId } = await emitJobCompleted(config, {
       ...t,
       jobId: `job_bench${Date.now().toString(36)}${n}`,
       status: 'completed',

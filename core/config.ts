@@ -244,23 +244,13 @@ export function logSettings(env: NodeJS.ProcessEnv = process.env): { level: stri
   return { level: level.success ? level.data : 'info', service: env.SERVICE_NAME || 'talent-platform' };
 }
 
-let cached: Config | undefined;
-
-/** The process-wide config, loaded on first use. Entry points call this at start-up. */
-export function config(): Config {
-  cached ??= loadConfig();
-  return cached;
-}
-
-/** For tests and embedders that build the config themselves. */
-export function setConfig(c: Config): void {
-  cached = c;
-}
-
-/** Entry points: load or exit non-zero with every bad variable named. */
+/**
+ * Entry points: load or exit non-zero with every bad variable named. There is no process-wide
+ * config: the entry point (composition root) passes what it loaded to what it builds.
+ */
 export function loadConfigOrExit(): Config {
   try {
-    return config();
+    return loadConfig();
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig, setConfig, ConfigError } from '../core/config';
+import { loadConfig, ConfigError, type Config } from '../core/config';
 import {
   createDevelopmentKeyIfEmpty,
   curlLines,
@@ -132,8 +132,6 @@ async function main(): Promise<void> {
   let cfg;
   try {
     cfg = loadConfig(env);
-    // The store work done here (seeding, the first-start key) reads the process-wide config.
-    setConfig(cfg);
   } catch (err) {
     if (err instanceof ConfigError) fail(err.message);
     throw err;
@@ -164,7 +162,7 @@ async function main(): Promise<void> {
       log: say,
       announce: say,
     });
-    const prepared = await prepareStore(cfg.mongodbUri, keyChoice, cfg.apiAudience);
+    const prepared = await prepareStore(cfg, keyChoice);
     say('starting worker');
     const worker = startNode('worker', 'worker/main.ts', { ...env, SERVICE_NAME: 'worker' });
     children.push(worker);
@@ -204,9 +202,8 @@ async function main(): Promise<void> {
 
 /** Seeds people on the first run and, when allowed, creates the development key in an empty store. */
 async function prepareStore(
-  mongodbUri: string,
+  { mongodbUri, apiAudience: audience, secretsKey }: Pick<Config, 'mongodbUri' | 'apiAudience' | 'secretsKey'>,
   keyChoice: FirstKeyChoice,
-  audience: string,
 ): Promise<{ devKey: DevelopmentKey | null; org: { org_id: string; workspace_id: string } | null }> {
   const { connectStore, disconnectStore, ensureIndexes } = await import('../core/store/connection');
   const seed = await import('../core/talent/seedPeople');
@@ -218,7 +215,7 @@ async function prepareStore(
       say(`seeding ${count} synthetic people (first run) …`);
       const progress = startProgress('[dev] seeding people', { total: count });
       try {
-        await seed.seedPeople({ count, onProgress: (p) => progress.update(p.inserted) });
+        await seed.seedPeople({ secretsKey, count, onProgress: (p) => progress.update(p.inserted) });
       } finally {
         progress.finish();
       }

@@ -1,3 +1,4 @@
+import { loadConfigOrExit } from '../core/config';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
 import { loadSearchIndex } from '../core/talent/searchIndex';
 import { DEFAULT_PEOPLE_SEED, peopleCount, seedPeople } from '../core/talent/seedPeople';
@@ -18,6 +19,8 @@ async function main(): Promise<number> {
   }
   const seed = typeof flags.seed === 'string' ? flags.seed : DEFAULT_PEOPLE_SEED;
   applyDevEnvDefaults();
+  // Person ids are keyed by SECRETS_ENCRYPTION_KEY.
+  const { secretsKey } = loadConfigOrExit();
   const uri = process.env.MONGODB_URI || 'mongodb://127.0.0.1:27017/talent';
   await connectStore(uri);
   try {
@@ -26,6 +29,7 @@ async function main(): Promise<number> {
     const tty = process.stderr.isTTY;
     let lastLine = 0;
     const { inserted } = await seedPeople({
+      secretsKey,
       count,
       seed,
       onProgress: (p) => {

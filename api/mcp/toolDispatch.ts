@@ -2,9 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import { logger } from '../../core/observability/logger';
 import { Problem } from '../../core/problems';
-import { createOperationExecutor, type ExecuteOperation, type OperationRequest } from '../operations/executeOperation';
-import { operationRegistry } from '../operations/operationRegistry';
-import type { RouteSpec } from '../routeSpec';
+import type { ExecuteOperation, OperationRequest } from '../operations/executeOperation';
 import { IDEMPOTENCY_KEY_ARGUMENT, type ToolEntry } from './toolCatalog';
 
 /**
@@ -94,10 +92,7 @@ export function problemPayload(problem: Problem, requestId: string): Record<stri
   };
 }
 
-export function createToolDispatcher(
-  routes: readonly RouteSpec[],
-  execute: ExecuteOperation = createOperationExecutor(operationRegistry(routes)),
-): ToolDispatcher {
+export function createToolDispatcher(execute: ExecuteOperation): ToolDispatcher {
   return {
     async run(entry, args, principal, requestId) {
       try {

@@ -7,6 +7,8 @@ import getRawBody from 'raw-body';
 import type { Config } from '../../core/config';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import type { RouteSpec } from '../routeSpec';
+import { createOperationExecutor } from '../operations/executeOperation';
+import { operationRegistry } from '../operations/operationRegistry';
 import { MAX_BODY_DEPTH, nestingExceeds } from '../middleware/jsonBody';
 import { authenticateBearer, BearerRejection, sendBearerRejection } from './bearer';
 import { availableTools, type ToolEntry } from './toolCatalog';
@@ -52,7 +54,7 @@ function jsonRpcError(ctx: Context, status: number, code: number, message: strin
  */
 export function toolServerRouter(config: Config, routes: readonly RouteSpec[]): Router {
   const tools = availableTools(routes);
-  const dispatcher = createToolDispatcher(routes);
+  const dispatcher = createToolDispatcher(createOperationExecutor(operationRegistry(routes), config));
   const modern = modernToolServer(tools, dispatcher, MAX_MESSAGE_BYTES);
   // Case-sensitive like every router; `/tools/` is kept as the same endpoint, because clients
   // configured with a trailing slash post there (and name it as their resource).

@@ -1,6 +1,6 @@
 import type { Context, Middleware, Next } from 'koa';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
-import { acquireAdmission, type AcquireAdmission, type AdmissionHandle } from '../operations/admission';
+import type { AcquireAdmission, AdmissionHandle } from '../operations/admission';
 
 /**
  * HTTP adapter of baseline admission (api/operations/admission.ts): every authenticated /v1
@@ -12,7 +12,7 @@ export function admissionOf(ctx: Context): AdmissionHandle | undefined {
   return ctx.state.admission as AdmissionHandle | undefined;
 }
 
-export function baselineAdmission(acquire: AcquireAdmission = acquireAdmission): Middleware {
+export function baselineAdmission(acquire: AcquireAdmission): Middleware {
   return async (ctx: Context, next: Next) => {
     const principal = ctx.state.principal as KeyPrincipal | undefined;
     if (!principal) return next();

@@ -92,7 +92,7 @@ function tooManyFailures(retryAfterSeconds: number): Problem {
  * on /v1: a malformed or duplicated credential fails first, then the key is verified against
  * the store on every request so revocation is immediate on every replica.
  */
-export function authenticate(audience: () => string, failures?: FailedAuthenticationLimit): Middleware {
+export function authenticate(settings: Pick<Config, 'apiAudience' | 'readCacheMs'>, failures?: FailedAuthenticationLimit): Middleware {
   return async (ctx, next) => {
     rejectCredentialsOutsideHeader(ctx);
     // An address over its limit is refused before its key is looked up: valid or not, it learns nothing.
@@ -103,7 +103,7 @@ export function authenticate(audience: () => string, failures?: FailedAuthentica
     if (headers.length === 0) throw new Problem('missing_api_key', 'Send your API key as `Authorization: Bearer <API_KEY>`.');
     const match = BEARER.exec(headers[0].trim());
     if (!match) throw malformed('The Authorization header must be `Bearer <API_KEY>`.');
-    const verdict = await verifyApiKey(match[1], audience());
+    const verdict = await verifyApiKey(match[1], settings);
     if (!verdict.ok) {
       const wait = (await failures?.recordFailure(ctx)) ?? 0;
       if (wait > 0) throw tooManyFailures(wait);

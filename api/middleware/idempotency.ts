@@ -58,12 +58,16 @@ export async function withIdempotency(
   input.idempotencyKey = key;
   const { orgId, workspaceId, familyId } = input.principal;
   const fingerprint = requestFingerprint(operation, call.method, call.path, parsedBody(rawBody), { workspaceId, familyId });
-  const { response, replayed } = await runIdempotent({ orgId, workspaceId, key, operation, fingerprint }, async (claim): Promise<StoredResponse> => {
-    claims.set(input, claim);
-    const result = await run();
-    const body = result.body === undefined ? '' : typeof result.body === 'string' ? result.body : JSON.stringify(result.body);
-    return { status: result.status, headers: { ...(result.headers ?? {}), 'Content-Type': JSON_TYPE }, body };
-  });
+  const { response, replayed } = await runIdempotent(
+    input.config,
+    { orgId, workspaceId, key, operation, fingerprint },
+    async (claim): Promise<StoredResponse> => {
+      claims.set(input, claim);
+      const result = await run();
+      const body = result.body === undefined ? '' : typeof result.body === 'string' ? result.body : JSON.stringify(result.body);
+      return { status: result.status, headers: { ...(result.headers ?? {}), 'Content-Type': JSON_TYPE }, body };
+    },
+  );
   return {
     status: response.status,
     headers: replayed ? { ...response.headers, 'Idempotent-Replayed': 'true' } : response.headers,

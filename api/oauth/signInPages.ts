@@ -74,7 +74,7 @@ async function setupSubmit(ctx: Context, config: Config): Promise<void> {
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const token = form.get('token') ?? '';
-  const result = await completeSetup(token, form.get('new_password') ?? '', form.get('confirm_password') ?? '');
+  const result = await completeSetup(config, token, form.get('new_password') ?? '', form.get('confirm_password') ?? '');
   if (!result.ok) {
     if (result.reason === 'invalid_link') return errorPage(ctx, 400, 'Setup link not valid', result.message);
     return setupForm(ctx, config, token, result.message, 400);
@@ -123,7 +123,7 @@ async function signInSubmit(ctx: Context, config: Config): Promise<void> {
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const handle = handleOf(form.get('request'));
   const email = form.get('email') ?? '';
-  const result = await signIn(email, form.get('password') ?? '', ctx.ip);
+  const result = await signIn(config, email, form.get('password') ?? '', ctx.ip);
   if (!result.ok) {
     if (result.retryAfterSeconds) ctx.set('Retry-After', String(result.retryAfterSeconds));
     return signInForm(ctx, config, handle, result.message, result.retryAfterSeconds ? 429 : 401, email.slice(0, 320));

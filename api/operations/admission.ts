@@ -1,4 +1,4 @@
-import { config } from '../../core/config';
+import type { Config } from '../../core/config';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import { BLOCKED_RETRY_AFTER_SECONDS, type OperationName, type Scope } from '../../core/limits/limitTable';
 import {
@@ -19,7 +19,7 @@ import { admissionRefusals } from '../../core/observability/metrics';
 import { retryLater, type Problem } from '../../core/problems';
 
 /**
- * Admission control (SPEC 8) as an explicit handle, independent of HTTP. `acquireAdmission`
+ * Admission control (SPEC 8) as an explicit handle, independent of HTTP. `admissionUnder`'s acquire
  * holds a request to the organization's strict per-second rate and in-flight limit (a slot
  * each, taken at once); `admitOperation` adds the operation's own rate, administrator blocks
  * and per-minute caps; `release` gives the in-flight lease back, and whoever acquired the
@@ -135,10 +135,17 @@ class HeldAdmission implements AdmissionHandle {
   }
 }
 
-/** Baseline admission of one request of `principal`'s organization; throws `rate_limited` when refused. */
-export const acquireAdmission: AcquireAdmission = async (principal) => {
-  const leaseTtlMs = config().limits.leaseTtlSeconds * 1000;
-  const settings = await admissionLimitSettings(principal.orgId);
+/**
+ * Baseline admission of one request of `principal`'s organization under the process's config
+ * (in-flight lease TTL, read-cache TTL); the acquire throws `rate_limited` when refused.
+ */
+export function admissionUnder(config: Pick<Config, 'limits' | 'readCacheMs'>): AcquireAdmission {
+  const leaseTtlMs = config.limits.leaseTtlSeconds * 1000;
+  return (principal) => acquireAdmission(principal, config, leaseTtlMs);
+}
+
+async function acquireAdmission(principal: KeyPrincipal, config: Pick<Config, 'readCacheMs'>, leaseTtlMs: number): Promise<AdmissionHandle> {
+  const settings = await admissionLimitSettings(config, principal.orgId);
   const org = organizationLimits(settings);
   const result = await admitRequest({ orgId: principal.orgId, requestsPerSecond: org.requestsPerSecond, maxConcurrency: org.maxConcurrency, leaseTtlMs });
   const baseline = windowState('baseline', org.requestsPerSecond, result.admitted ? result.limit - result.count : 0);
@@ -150,4 +157,4 @@ export const acquireAdmission: AcquireAdmission = async (principal) => {
     throw refusal(detail, result.retryAfterSeconds, [baseline], { limit: result.reason === 'request_rate' ? 'requests_per_second' : 'max_concurrency' });
   }
   return new HeldAdmission(principal, settings, org, result.lease, result.taken, [baseline]);
-};
+}

@@ -1,10 +1,11 @@
+import type { Config } from '../../core/config';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import type { Permission } from '../../core/keys/permissions';
 import type { OperationName } from '../../core/limits/limitTable';
 import { Problem, validationFailed } from '../../core/problems';
 import { withIdempotency } from '../middleware/idempotency';
 import type { RouteInput, RouteResult, RouteSpec } from '../routeSpec';
-import { acquireAdmission, type AcquireAdmission, type AdmissionHandle } from './admission';
+import { admissionUnder, type AcquireAdmission, type AdmissionHandle } from './admission';
 import { findTenantFields, parseWith, rejectCredentialsInBody } from './operationInput';
 import type { OperationRegistry } from './operationRegistry';
 
@@ -59,13 +60,13 @@ function rawBodyOf(request: OperationRequest): Buffer {
   return request.body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(request.body));
 }
 
-async function runValidated(spec: RouteSpec, request: OperationRequest): Promise<OperationResult> {
+async function runValidated(spec: RouteSpec, request: OperationRequest, config: Config): Promise<OperationResult> {
   const tenantFields = findTenantFields(request.body);
   if (tenantFields.length) throw validationFailed(tenantFields);
   const rawParams = request.params ?? {};
   const params = parseWith(spec.params, rawParams, 'path.');
   const query = parseWith(spec.query, request.query ?? {}, 'query.');
-  const input: RouteInput<unknown, unknown, unknown> = { principal: request.principal, body: undefined, query, params, requestId: request.requestId };
+  const input: RouteInput<unknown, unknown, unknown> = { principal: request.principal, config, body: undefined, query, params, requestId: request.requestId };
   const run = async (): Promise<OperationResult> => {
     if (spec.body) {
       if (request.body === undefined) throw validationFailed([{ field: 'body', message: 'a JSON body is required' }]);
@@ -78,7 +79,8 @@ async function runValidated(spec: RouteSpec, request: OperationRequest): Promise
   return withIdempotency(call, spec.operation, rawBodyOf(request), input, run);
 }
 
-export function createOperationExecutor(registry: OperationRegistry, acquire: AcquireAdmission = acquireAdmission): ExecuteOperation {
+/** The executor of the process: `config` reaches every handler in its input; `acquire` defaults to admission under that config. */
+export function createOperationExecutor(registry: OperationRegistry, config: Config, acquire: AcquireAdmission = admissionUnder(config)): ExecuteOperation {
   return async (operation, request) => {
     const spec = registry.get(operation);
     if (!spec) throw new Problem('not_found', 'No such resource.');
@@ -87,7 +89,7 @@ export function createOperationExecutor(registry: OperationRegistry, acquire: Ac
     try {
       requirePermission(request.principal, spec.permission);
       await admission.admitOperation(operation);
-      return await runValidated(spec, request);
+      return await runValidated(spec, request, config);
     } finally {
       if (!request.admission) admission.release();
     }

@@ -87,7 +87,7 @@ export const candidateRoutes = [
     },
     handler: async (input) => ({
       status: 200,
-      body: await searchCandidates({
+      body: await searchCandidates(input.config, {
         orgId: input.principal.orgId,
         familyId: input.principal.familyId,
         claim: requestClaim(input),

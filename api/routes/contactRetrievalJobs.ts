@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { config } from '../../core/config';
 import {
   cancelContactRetrievalJob,
   createBatchContactRetrievalJob,
@@ -122,9 +121,9 @@ export const contactRetrievalJobRoutes = [
       ...errors,
       422: { description: '`validation_failed`; unknown (or not available) person ids are listed in `unknown_person_ids`' },
     },
-    handler: async ({ principal, body }) => ({
+    handler: async ({ principal, body, config }) => ({
       status: 202,
-      body: await createContactRetrievalJob(config(), { principal, personIds: body.person_ids, fields: body.fields }),
+      body: await createContactRetrievalJob(config, { principal, personIds: body.person_ids, fields: body.fields }),
     }),
   }),
   defineRoute({
@@ -142,9 +141,9 @@ export const contactRetrievalJobRoutes = [
     idempotent: true,
     body: BatchBody,
     responses: { ...accepted, ...errors, 404: { description: 'No such search for this organization' } },
-    handler: async ({ principal, body }) => ({
+    handler: async ({ principal, body, config }) => ({
       status: 202,
-      body: await createBatchContactRetrievalJob(config(), { principal, searchId: body.search_id, limit: body.limit, fields: body.fields }),
+      body: await createBatchContactRetrievalJob(config, { principal, searchId: body.search_id, limit: body.limit, fields: body.fields }),
     }),
   }),
   defineRoute({
@@ -184,6 +183,6 @@ export const contactRetrievalJobRoutes = [
       404: { description: 'No such job for this key' },
       409: { description: '`invalid_state_transition`: the job already finished' },
     },
-    handler: async ({ principal, params }) => ({ status: 202, body: await cancelContactRetrievalJob(config(), principal, params.id) }),
+    handler: async ({ principal, params, config }) => ({ status: 202, body: await cancelContactRetrievalJob(config, principal, params.id) }),
   }),
 ];

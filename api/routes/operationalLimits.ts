@@ -2,7 +2,6 @@ import { z } from 'zod';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import { ApiKey } from '../../core/keys/models';
 import { PERMISSIONS } from '../../core/keys/permissions';
-import { config } from '../../core/config';
 import {
   BASELINE_ENTRY,
   DEFAULT_MAX_CONCURRENCY,
@@ -93,7 +92,7 @@ export const operationalLimitsRoutes = [
     permission: PERMISSIONS.limitsRead,
     query: Query,
     responses: { 200: { description: 'Limit entries', schema: z.object({ data: z.array(LimitEntrySchema) }) } },
-    handler: async ({ principal, query }) => {
+    handler: async ({ principal, query, config }) => {
       const settings = await readLimitSettings(principal.orgId);
       const asked: Scope[] = [];
       if (query.application_id) asked.push({ type: 'application', id: query.application_id });
@@ -113,7 +112,7 @@ export const operationalLimitsRoutes = [
         for (const chain of await Promise.all(others.map((s) => chainFor(principal.orgId, s)))) if (chain) chains.push(chain);
       }
       const selected = query.scope ? chains.filter((c) => c[c.length - 1].type === query.scope) : chains;
-      return { status: 200, body: { data: limitEntries(settings, selected, config().limits.leaseTtlSeconds, query.operation) } };
+      return { status: 200, body: { data: limitEntries(settings, selected, config.limits.leaseTtlSeconds, query.operation) } };
     },
   }),
 ];

@@ -63,7 +63,7 @@ export const personMatchRoutes = [
       const { orgId, familyId } = input.principal;
       return {
         status: 200,
-        body: await matchPeople({ orgId, familyId, claim: requestClaim(input), fields, minConfidence: min_confidence, limit }),
+        body: await matchPeople(input.config, { orgId, familyId, claim: requestClaim(input), fields, minConfidence: min_confidence, limit }),
       };
     },
   }),

@@ -53,7 +53,7 @@ export const profileRoutes = [
     },
     handler: async (input) => ({
       status: 200,
-      body: await unlockProfile({
+      body: await unlockProfile(input.config, {
         orgId: input.principal.orgId,
         familyId: input.principal.familyId,
         claim: requestClaim(input),

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { config } from '../../core/config';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { temporalClient } from '../../core/temporal/client';
 import { DELIVERY_STATUSES } from '../../core/webhooks/models';
@@ -85,9 +84,9 @@ export const webhookDeliveryRoutes = [
       409: { description: '`replay_not_allowed`' },
       429: { description: '`webhook_replay_cap`' },
     },
-    handler: async ({ principal, params }) => ({
+    handler: async ({ principal, params, config }) => ({
       status: 202,
-      body: await requestReplay(principal.workspaceId, params.id, await temporalClient(config())),
+      body: await requestReplay(principal.workspaceId, params.id, await temporalClient(config)),
     }),
   }),
 ];

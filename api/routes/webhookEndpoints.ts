@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { config } from '../../core/config';
+import type { Config } from '../../core/config';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { decodeCursor, encodeCursor } from '../../core/webhooks/deliveryCursor';
 import { destinationLookup } from '../../core/webhooks/destinationResolver';
@@ -48,8 +48,7 @@ const PageQuery = z.object({
   cursor: z.string().max(400).optional(),
 });
 
-function settings(): DestinationSettings {
-  const c = config();
+function settings(c: Config): DestinationSettings {
   return { lookupAll: destinationLookup(), allowedCidrs: c.webhooks.allowedCidrs, secretsKey: c.secretsKey };
 }
 
@@ -75,7 +74,7 @@ export const webhookEndpointRoutes = [
       409: { description: '`endpoint_limit_reached`' },
       422: { description: '`webhook_url_not_allowed` or `validation_failed`' },
     },
-    handler: async ({ principal, body }) => ({ status: 201, body: await registerEndpoint(scopeOf(principal), body.url, settings()) }),
+    handler: async ({ principal, body, config }) => ({ status: 201, body: await registerEndpoint(scopeOf(principal), body.url, settings(config)) }),
   }),
   defineRoute({
     operation: 'webhook_endpoints.list',
@@ -128,9 +127,9 @@ export const webhookEndpointRoutes = [
       409: { description: '`endpoint_retired` or `endpoint_limit_reached`' },
       422: { description: '`webhook_url_not_allowed` or `validation_failed`' },
     },
-    handler: async ({ principal, params, body }) => ({
+    handler: async ({ principal, params, body, config }) => ({
       status: 200,
-      body: await updateEndpoint(scopeOf(principal), params.id, body, settings()),
+      body: await updateEndpoint(scopeOf(principal), params.id, body, settings(config)),
     }),
   }),
   defineRoute({
@@ -160,6 +159,6 @@ export const webhookEndpointRoutes = [
       404: { description: '`not_found`' },
       409: { description: '`rotation_in_progress` or `endpoint_retired`' },
     },
-    handler: async ({ principal, params }) => ({ status: 200, body: await rotateSecret(scopeOf(principal), params.id, config().secretsKey) }),
+    handler: async ({ principal, params, config }) => ({ status: 200, body: await rotateSecret(scopeOf(principal), params.id, config.secretsKey) }),
   }),
 ];

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { config } from '../config';
+import type { Config } from '../config';
 import { sha256Hex } from '../crypto/hash';
 import { logger } from '../observability/logger';
 import { Problem } from '../problems';
@@ -136,13 +136,14 @@ function stored(doc: Pick<IdempotencyResponseDoc, 'status' | 'headers' | 'body'>
  * key, 409 `idempotency_in_progress` (Retry-After 1) while the first one runs.
  */
 export async function runIdempotent(
+  settings: Pick<Config, 'idempotency'>,
   req: IdempotentRequest,
   run: (claim: RequestClaim) => Promise<StoredResponse>,
 ): Promise<{ response: StoredResponse; replayed: boolean }> {
   if (!isValidIdempotencyKey(req.key)) throw invalidIdempotencyKey();
   const id = idempotencyRecordId(req.orgId, req.workspaceId, req.key);
   const owner = randomBytes(12).toString('hex');
-  const leaseMs = config().idempotency.leaseSeconds * 1000;
+  const leaseMs = settings.idempotency.leaseSeconds * 1000;
   const claimWith = (nonce: string): RequestClaim => ({ orgId: req.orgId, workspaceId: req.workspaceId, key: req.key, nonce });
   for (let attempt = 0; attempt < 10; attempt++) {
     const now = Date.now();

@@ -116,7 +116,7 @@ export async function createContactRetrievalJob(
   if (personIds.length === 0)
     throw new Problem('validation_failed', 'The job has no people.', { extensions: { errors: [{ field: 'person_ids', message: 'no people to retrieve' }] } });
   const sourceOf = await sourcesOfPeople(personIds);
-  const usable = new Set((await sourcesForOrganization(principal.orgId)).map((s) => s.id));
+  const usable = new Set((await sourcesForOrganization(config, principal.orgId)).map((s) => s.id));
   const unknown = unknownPeople(personIds, sourceOf, usable);
   if (unknown.length && input.unknownPeople !== 'settle_not_found') throw unknownPeopleProblem(unknown);
   const hidden = new Set(unknown);
@@ -135,9 +135,9 @@ export async function createContactRetrievalJob(
   };
   let reservation: { covered: string[]; over: string[] };
   try {
-    const daySlot = await claimDaySlot(principal.orgId, jobId, acceptedAt.getTime());
+    const daySlot = await claimDaySlot(config, principal.orgId, jobId, acceptedAt.getTime());
     undo.push(() => returnDaySlot(daySlot));
-    const slot = await claimJobSlot(principal.orgId, jobId, starter.running, acceptedAt, finishAbandonedJob);
+    const slot = await claimJobSlot(principal.orgId, jobId, starter.running, acceptedAt, (abandoned) => finishAbandonedJob(config, abandoned));
     if (slot === null) {
       throw retryLater(
         'contact_job_concurrency_cap',
@@ -148,7 +148,7 @@ export async function createContactRetrievalJob(
     undo.push(() => releaseJobSlot(principal.orgId, jobId));
     // Like the 402, refused only when nobody could be delivered today; people beyond the
     // reservation fail with `delivery_quota_exceeded` (free), as people beyond the credits do.
-    reservation = await reserveDeliveries(principal.orgId, jobId, visible, acceptedAt.getTime());
+    reservation = await reserveDeliveries(config, principal.orgId, jobId, visible, acceptedAt.getTime());
     undo.push(() => releaseDeliveries(principal.orgId, jobId, acceptedAt.getTime()));
   } catch (err) {
     await rollBack();
@@ -220,10 +220,10 @@ function unknownPeopleProblem(unknown: string[]): Problem {
  * fails with `processing_error`, and its one `job.completed` event is emitted, as the
  * workflow would have. Best effort: the slot is free whatever happens here.
  */
-export async function finishAbandonedJob(jobId: string): Promise<void> {
+export async function finishAbandonedJob(config: Config, jobId: string): Promise<void> {
   try {
     const f = await finishJob(jobId, null);
-    await emitJobCompleted({
+    await emitJobCompleted(config, {
       orgId: f.orgId,
       workspaceId: f.workspaceId,
       jobId: f.jobId,

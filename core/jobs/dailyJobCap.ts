@@ -1,4 +1,4 @@
-import { config } from '../config';
+import type { Config } from '../config';
 import { retryLater } from '../problems';
 import { insertOnce } from '../store/inserts';
 import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
@@ -17,16 +17,20 @@ import { ContactJobDailyCap, ContactJobDaySlot, type JobDaySlotDoc } from './mod
 
 const DAY_MS = 24 * 3600_000;
 
-const capReads = new ReadCache<number | null>(() => config().readCacheMs);
+const capReads = new ReadCache<number | null>();
+
+/** CONTACT_JOBS_PER_DAY, and READ_CACHE_MS for the operator's figures. */
+export type DailyJobCapSettings = Pick<Config, 'contactJobs' | 'readCacheMs'>;
 
 /** The organization's daily job cap. */
-export async function dailyJobCap(orgId: string): Promise<number> {
-  const own = await capReads.get(orgId, async () => (await ContactJobDailyCap.findById(orgId).lean())?.jobsPerDay ?? null);
-  return own ?? config().contactJobs.jobsPerDay;
+export async function dailyJobCap(settings: DailyJobCapSettings, orgId: string): Promise<number> {
+  const own = await capReads.get(orgId, settings.readCacheMs, async () => (await ContactJobDailyCap.findById(orgId).lean())?.jobsPerDay ?? null);
+  return own ?? settings.contactJobs.jobsPerDay;
 }
 
 /** Operator: sets (or with null removes) an organization's daily job cap; returns once every replica uses it. */
 export async function setDailyJobCap(
+  settings: DailyJobCapSettings,
   orgId: string,
   jobsPerDay: number | null,
 ): Promise<{ org_id: string; jobs_per_day: number; source: 'override' | 'default' }> {
@@ -34,8 +38,8 @@ export async function setDailyJobCap(
   if (jobsPerDay === null) await ContactJobDailyCap.deleteOne({ _id: orgId });
   else await ContactJobDailyCap.replaceOne({ _id: orgId }, { _id: orgId, jobsPerDay }, { upsert: true });
   capReads.invalidate(orgId);
-  await waitUntilReadCachesExpire(config().readCacheMs);
-  return { org_id: orgId, jobs_per_day: await dailyJobCap(orgId), source: jobsPerDay === null ? 'default' : 'override' };
+  await waitUntilReadCachesExpire(settings.readCacheMs);
+  return { org_id: orgId, jobs_per_day: await dailyJobCap(settings, orgId), source: jobsPerDay === null ? 'default' : 'override' };
 }
 
 export interface DaySlot {
@@ -43,8 +47,8 @@ export interface DaySlot {
 }
 
 /** Takes one of today's slots for the job, or throws 429 `contact_job_daily_cap` (Retry-After: until the UTC day rolls). */
-export async function claimDaySlot(orgId: string, jobId: string, now = Date.now()): Promise<DaySlot> {
-  const cap = await dailyJobCap(orgId);
+export async function claimDaySlot(settings: DailyJobCapSettings, orgId: string, jobId: string, now = Date.now()): Promise<DaySlot> {
+  const cap = await dailyJobCap(settings, orgId);
   const { day, secondsLeft } = utcDay(now);
   const expiresAt = new Date(Math.floor(now / DAY_MS) * DAY_MS + DAY_MS);
   const taken = new Set((await ContactJobDaySlot.find({ orgId, day }, { _id: 1 }).lean()).map((d) => d._id));

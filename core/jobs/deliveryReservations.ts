@@ -1,6 +1,6 @@
 import { appendEntry, headSeq } from '../credits/chain';
 import { retryLater } from '../problems';
-import { quotaLimit, quotaWindow, recordDelivered } from '../talent/quotas';
+import { quotaLimit, quotaWindow, recordDelivered, type QuotaSettings } from '../talent/quotas';
 import { QuotaEntry } from '../talent/searchModels';
 import { inTurn } from '../inTurn';
 import { planDeliveryReservation } from './jobRules';
@@ -84,8 +84,8 @@ export interface Reservation {
  * `delivery_quota_exceeded` (Retry-After 1, nothing reserved) when someone needs quota and
  * none is left.
  */
-export async function reserveDeliveries(orgId: string, jobId: string, people: readonly string[], at: number): Promise<Reservation> {
-  const limit = quotaLimit('deliveries');
+export async function reserveDeliveries(settings: QuotaSettings, orgId: string, jobId: string, people: readonly string[], at: number): Promise<Reservation> {
+  const limit = quotaLimit(settings, 'deliveries');
   return inTurn(`deliveries:${orgId}`, async () => {
     for (let race = 0; race < MAX_RACES; race++) {
       const w = await readWindow(orgId, at);

@@ -1,4 +1,4 @@
-import { config } from '../config';
+import type { Config } from '../config';
 import { sha256Hex } from '../crypto/hash';
 import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
 import { newId } from '../ids';
@@ -86,14 +86,14 @@ export async function createApiKey(input: CreateKeyInput): Promise<{ key: string
  * Revokes a key. Returns only once no replica can still hold the key in its read cache, so the
  * very next request with it fails everywhere (DECISIONS: no cache may outlive a revocation).
  */
-export async function revokeApiKey(keyId: string): Promise<{ key_id: string; revoked_at: string }> {
+export async function revokeApiKey(settings: Pick<Config, 'readCacheMs'>, keyId: string): Promise<{ key_id: string; revoked_at: string }> {
   const now = new Date();
   // Revoking twice keeps the first time; no update pipelines (FerretDB 1.x lacks them).
   await ApiKey.updateOne({ _id: keyId, revokedAt: null }, { $set: { revokedAt: now } });
   const doc = await ApiKey.findById(keyId).lean();
   if (!doc) throw new Error(`key ${keyId} does not exist`);
   keyReads.invalidate(doc.hash);
-  await waitUntilReadCachesExpire(config().readCacheMs);
+  await waitUntilReadCachesExpire(settings.readCacheMs);
   return { key_id: keyId, revoked_at: (doc.revokedAt ?? now).toISOString() };
 }
 
@@ -111,10 +111,10 @@ type StoredKey = {
 };
 
 /** Keys by hash, read at most once per READ_CACHE_MS per replica (see readCache.ts). */
-const keyReads = new ReadCache<StoredKey | null>(() => config().readCacheMs);
+const keyReads = new ReadCache<StoredKey | null>();
 
-async function readKeyByHash(hash: string): Promise<StoredKey | null> {
-  return keyReads.get(hash, () => ApiKey.findOne({ hash }).lean<StoredKey>().exec());
+async function readKeyByHash(hash: string, readCacheMs: number): Promise<StoredKey | null> {
+  return keyReads.get(hash, readCacheMs, () => ApiKey.findOne({ hash }).lean<StoredKey>().exec());
 }
 
 export type KeyVerdict =
@@ -124,15 +124,15 @@ export type KeyVerdict =
  * Verifies a presented key. Expiry is judged on every request; the stored key is read through
  * the replica's short read cache, which a revocation outwaits (see `revokeApiKey`).
  */
-export async function verifyApiKey(presented: string, audience: string, now = new Date()): Promise<KeyVerdict> {
+export async function verifyApiKey(presented: string, settings: Pick<Config, 'apiAudience' | 'readCacheMs'>, now = new Date()): Promise<KeyVerdict> {
   const format = parseApiKey(presented);
   if (!format) return { ok: false, reason: 'malformed' };
-  const doc = await readKeyByHash(sha256Hex(presented));
+  const doc = await readKeyByHash(sha256Hex(presented), settings.readCacheMs);
   if (!doc) return { ok: false, reason: 'unknown' };
   if (doc.revokedAt && doc.revokedAt <= now) return { ok: false, reason: 'revoked' };
   if (doc.expiresAt && doc.expiresAt <= now) return { ok: false, reason: 'expired' };
   if (format.environment !== 'live' || doc.environment !== 'live') return { ok: false, reason: 'wrong_environment' };
-  if (doc.audience !== audience) return { ok: false, reason: 'wrong_audience' };
+  if (doc.audience !== settings.apiAudience) return { ok: false, reason: 'wrong_audience' };
   return {
     ok: true,
     principal: {

@@ -127,9 +127,12 @@ export interface LeaseBlock {
   linger?: ReturnType<typeof setTimeout>;
 }
 
+/** Takes one store lease standing for `blocks` places, held for `ttlMs` (the acquiring request's lease TTL). */
 export type TakeLeaseBlock = (
   orgId: string,
   blocks: number,
+  ttlMs: number,
+  now: () => number,
 ) => Promise<{ admitted: true; lease: StoreLease; index: number; expiresAt: number } | { admitted: false; retryAfterSeconds: number }>;
 
 /**
@@ -166,7 +169,7 @@ export class LeaseBlockPool {
       }
       let pending = this.taking.get(orgId);
       if (!pending) {
-        pending = this.take(orgId, blockCount(limit, size))
+        pending = this.take(orgId, blockCount(limit, size), ttlMs, now)
           .then((r) => {
             if (r.admitted) {
               const list = this.pools.get(orgId) ?? [];

@@ -1,5 +1,5 @@
 import { Schema, model } from 'mongoose';
-import { config } from '../config';
+import type { Config } from '../config';
 import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
 import { typedCollection } from '../store/typedCollection';
 import { commitNextVersion, type VersionClaim, type VersionedDoc, type VersionedStore } from '../store/versionedDocument';
@@ -81,11 +81,14 @@ export async function readLimitSettings(orgId: string): Promise<LimitSettingsDoc
   return doc ? { ...emptySettings(orgId), ...doc } : emptySettings(orgId);
 }
 
-const settingsReads = new ReadCache<LimitSettingsDoc>(() => config().readCacheMs);
+const settingsReads = new ReadCache<LimitSettingsDoc>();
+
+/** What a change needs: it returns once every replica's read cache (READ_CACHE_MS) has let go of the old settings. */
+export type LimitChangeSettings = Pick<Config, 'readCacheMs'>;
 
 /** The settings every request is admitted under, through the read cache (see readCache.ts). */
-export function admissionLimitSettings(orgId: string): Promise<LimitSettingsDoc> {
-  return settingsReads.get(orgId, () => readLimitSettings(orgId));
+export function admissionLimitSettings(settings: Pick<Config, 'readCacheMs'>, orgId: string): Promise<LimitSettingsDoc> {
+  return settingsReads.get(orgId, settings.readCacheMs, () => readLimitSettings(orgId));
 }
 
 // ---- effective limits (pure) ----
@@ -153,7 +156,7 @@ const LimitSettingsVersions = model(
 
 // Versioned compare-and-set through unique inserts (see versionedDocument.ts): a conditional
 // update alone would let two concurrent changes on FerretDB both succeed and one be lost.
-async function updateSettings(orgId: string, change: (s: LimitSettingsDoc) => LimitSettingsDoc): Promise<LimitSettingsDoc> {
+async function updateSettings(settings: LimitChangeSettings, orgId: string, change: (s: LimitSettingsDoc) => LimitSettingsDoc): Promise<LimitSettingsDoc> {
   const store: VersionedStore = { documents: typedCollection<VersionedDoc>(LimitSettings), claims: typedCollection<VersionClaim>(LimitSettingsVersions) };
   for (let attempt = 0; attempt < 20; attempt++) {
     const current = await readLimitSettings(orgId);
@@ -161,7 +164,7 @@ async function updateSettings(orgId: string, change: (s: LimitSettingsDoc) => Li
     const { _id: _ignored, v: _v, ...fields } = next;
     if (await commitNextVersion(store, orgId, current.v, fields)) {
       settingsReads.invalidate(orgId);
-      await waitUntilReadCachesExpire(config().readCacheMs);
+      await waitUntilReadCachesExpire(settings.readCacheMs);
       return { ...next, v: current.v + 1 };
     }
   }
@@ -207,6 +210,7 @@ export function checkCapChange(s: LimitSettingsDoc, operation: OperationName, sc
 }
 
 export async function setCap(
+  settings: LimitChangeSettings,
   orgId: string,
   operation: OperationName,
   scope: Scope,
@@ -215,16 +219,18 @@ export async function setCap(
 ): Promise<LimitSettingsDoc> {
   await requireOrganization(orgId);
   await requireScope(orgId, scope);
-  return updateSettings(orgId, (s) => {
+  return updateSettings(settings, orgId, (s) => {
     checkCapChange(s, operation, scope, requestsPerMinute, actor);
     return upsertOverride(s, { operation, scopeType: scope.type, scopeId: scope.id, kind: 'cap', requestsPerMinute });
   });
 }
 
-export async function blockOperation(orgId: string, operation: OperationName, scope: Scope): Promise<LimitSettingsDoc> {
+export async function blockOperation(settings: LimitChangeSettings, orgId: string, operation: OperationName, scope: Scope): Promise<LimitSettingsDoc> {
   await requireOrganization(orgId);
   await requireScope(orgId, scope);
-  return updateSettings(orgId, (s) => upsertOverride(s, { operation, scopeType: scope.type, scopeId: scope.id, kind: 'block', requestsPerMinute: null }));
+  return updateSettings(settings, orgId, (s) =>
+    upsertOverride(s, { operation, scopeType: scope.type, scopeId: scope.id, kind: 'block', requestsPerMinute: null }),
+  );
 }
 
 /** Pure rule: clearing raises a limit back to the default, which only the operator may do. */
@@ -233,12 +239,18 @@ export function checkClear(actor: Actor): void {
 }
 
 /** Clears a cap or block; `api.request_baseline.v1` clears the organization-wide rate. */
-export async function clearLimit(orgId: string, operation: LimitEntryName, scope: Scope, actor: Actor = 'operator'): Promise<LimitSettingsDoc> {
+export async function clearLimit(
+  settings: LimitChangeSettings,
+  orgId: string,
+  operation: LimitEntryName,
+  scope: Scope,
+  actor: Actor = 'operator',
+): Promise<LimitSettingsDoc> {
   checkClear(actor);
   await requireOrganization(orgId);
   if (operation === BASELINE_ENTRY) {
     if (scope.type !== 'organization') throw new LimitChangeError(`${BASELINE_ENTRY} is organization-wide`);
-    return updateSettings(orgId, (s) => ({
+    return updateSettings(settings, orgId, (s) => ({
       ...s,
       rateCleared: s.rateCleared || s.requestsPerSecond !== null || s.maxConcurrency !== null,
       requestsPerSecond: null,
@@ -246,7 +258,7 @@ export async function clearLimit(orgId: string, operation: LimitEntryName, scope
     }));
   }
   await requireScope(orgId, scope);
-  return updateSettings(orgId, (s) =>
+  return updateSettings(settings, orgId, (s) =>
     existingOverride(s, operation, scope)
       ? upsertOverride(s, { operation, scopeType: scope.type, scopeId: scope.id, kind: 'cleared', requestsPerMinute: null })
       : s,
@@ -267,6 +279,7 @@ export function checkRateChange(s: LimitSettingsDoc, change: { requestsPerSecond
 }
 
 export async function setOrganizationRate(
+  settings: LimitChangeSettings,
   orgId: string,
   change: { requestsPerSecond?: number; maxConcurrency?: number },
   actor: Actor = 'operator',
@@ -275,7 +288,7 @@ export async function setOrganizationRate(
     throw new LimitChangeError('give a requests-per-second or max-concurrency value');
   }
   await requireOrganization(orgId);
-  return updateSettings(orgId, (s) => {
+  return updateSettings(settings, orgId, (s) => {
     checkRateChange(s, change, actor);
     return {
       ...s,

@@ -1,5 +1,4 @@
 import { Schema, model } from 'mongoose';
-import { config } from '../config';
 import { logger } from '../observability/logger';
 import { GroupedInserts } from '../store/groupedInserts';
 import { typedCollection } from '../store/typedCollection';
@@ -158,7 +157,7 @@ export type LeaseAdmission = { admitted: true; lease: Lease } | { admitted: fals
 type StoreLeaseAdmission = { admitted: true; lease: Lease; index: number; expiresAt: number } | { admitted: false; retryAfterSeconds: number; held: number };
 
 const leaseBlocks = new LeaseBlockPool(
-  (orgId, blocks) => acquireStoreLease(orgId, blocks, config().limits.leaseTtlSeconds * 1000, Date.now),
+  (orgId, blocks, ttlMs, now) => acquireStoreLease(orgId, blocks, ttlMs, now),
   (lease) => leaseReleaser.release(lease.token, lease.slotId),
 );
 

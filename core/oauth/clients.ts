@@ -1,4 +1,3 @@
-import { config } from '../config';
 import { newId } from '../ids';
 import { isPermission, PERMISSIONS, type Permission } from '../keys/permissions';
 import { Application, Workspace } from '../tenancy/models';
@@ -92,12 +91,12 @@ export async function createClient(input: CreateClientInput): Promise<{
 
 /**
  * Mints a new secret (shown once). The previous secret keeps working for `graceSeconds`
- * (M2M_SECRET_ROTATION_GRACE_SECONDS by default; 0 ends it at once, for an exposed secret),
+ * (the CLI's default is M2M_SECRET_ROTATION_GRACE_SECONDS; 0 ends it at once, for an exposed secret),
  * so a deployment can switch without downtime; older secrets are dropped.
  */
 export async function rotateClientSecret(
   clientId: string,
-  graceSeconds = config().oauth.secretRotationGraceSeconds,
+  graceSeconds: number,
 ): Promise<{ client_id: string; client_secret: string; previous_secret_expires_at: string | null }> {
   if (!Number.isInteger(graceSeconds) || graceSeconds < 0) throw new Error('grace seconds must be a non-negative integer');
   const client = await OAuthClient.findById(clientId).lean<ClientRecord>();

@@ -22,16 +22,17 @@ export class ReadCache<V> {
   private readonly pending = new Map<string, Promise<V>>();
 
   constructor(
-    private readonly ttlMs: () => number,
     maxEntries = 10_000,
     private readonly clock: () => number = () => performance.now(),
   ) {
     this.entries = new LRUCache({ max: maxEntries, ttlAutopurge: false, ttlResolution: 0, perf: { now: clock } });
   }
 
-  /** The cached value, or the one `read` returns; concurrent misses of one key share one read. */
-  async get(key: string, read: () => Promise<V>): Promise<V> {
-    const ttl = this.ttlMs();
+  /**
+   * The cached value, or the one `read` returns; concurrent misses of one key share one read.
+   * `ttl` is READ_CACHE_MS, passed by the caller from its config (0 reads every time).
+   */
+  async get(key: string, ttl: number, read: () => Promise<V>): Promise<V> {
     if (ttl <= 0) return read();
     const hit = this.entries.get(key);
     if (hit) {

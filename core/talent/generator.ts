@@ -49,10 +49,10 @@ export interface GeneratedContact {
 /**
  * The person id: a hash of (seed, ordinal) keyed by the server's secret, so ids reveal neither
  * order nor count and cannot be computed from the public seed: a client knows only the ids it
- * was shown. The same SECRETS_ENCRYPTION_KEY always seeds the same ids.
+ * was shown. The same SECRETS_ENCRYPTION_KEY (`secretsKey`) always seeds the same ids.
  */
-export function personIdFor(seed: string, ordinal: number): string {
-  return keyedId('per', 'person-id', `people:${seed}:${ordinal}`);
+export function personIdFor(secretsKey: Buffer, seed: string, ordinal: number): string {
+  return keyedId(secretsKey, 'per', 'person-id', `people:${seed}:${ordinal}`);
 }
 
 /** mulberry32: small, fast, good enough for synthetic data. */
@@ -114,9 +114,9 @@ function companyDomain(company: string): string {
   return `${slug(company)}.example`;
 }
 
-export function generatePerson(seed: string, ordinal: number): { person: GeneratedPerson; contact: GeneratedContact | null } {
+export function generatePerson(secretsKey: Buffer, seed: string, ordinal: number): { person: GeneratedPerson; contact: GeneratedContact | null } {
   const rng = rngFor(seed, ordinal);
-  const id = personIdFor(seed, ordinal);
+  const id = personIdFor(secretsKey, seed, ordinal);
   const culture = pick(rng, CULTURES);
   const firstName = pick(rng, culture.first);
   const lastName = pick(rng, culture.last);

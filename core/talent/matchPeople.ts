@@ -1,3 +1,4 @@
+import type { Config } from '../config';
 import { charge } from '../credits/credits';
 import { PRICES } from '../credits/prices';
 import { claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
@@ -114,10 +115,16 @@ export function scoreCandidate(idx: SearchIndex, ordinal: number, input: MatchIn
   return { person_id: idx.personIds[ordinal], confidence: Math.round(confidence * 100) / 100, matched_on: matched };
 }
 
-export async function findMatches(orgId: string, input: MatchInput, minConfidence: number, limit: number): Promise<PersonMatch[]> {
+export async function findMatches(
+  settings: Pick<Config, 'readCacheMs'>,
+  orgId: string,
+  input: MatchInput,
+  minConfidence: number,
+  limit: number,
+): Promise<PersonMatch[]> {
   assertIdentifyingInput(input);
   const idx = await searchIndex();
-  const usable = new Set((await sourcesForOrganization(orgId)).map((s) => s.id));
+  const usable = new Set((await sourcesForOrganization(settings, orgId)).map((s) => s.id));
   const hits = new Map<number, Set<string>>();
   const hit = (o: number | undefined, field: string | null) => {
     if (o === undefined) return;
@@ -146,8 +153,11 @@ export async function findMatches(orgId: string, input: MatchInput, minConfidenc
  * with what it took), a later request under a forgotten key pays afresh. The charge itself
  * refuses with 402 before anything is taken.
  */
-export async function matchPeople(input: { orgId: string; familyId: string; claim: RequestClaim; fields: MatchInput; minConfidence: number; limit: number }) {
-  const matches = await findMatches(input.orgId, input.fields, input.minConfidence, input.limit);
+export async function matchPeople(
+  settings: Pick<Config, 'readCacheMs'>,
+  input: { orgId: string; familyId: string; claim: RequestClaim; fields: MatchInput; minConfidence: number; limit: number },
+) {
+  const matches = await findMatches(settings, input.orgId, input.fields, input.minConfidence, input.limit);
   if (!matches.length) return { data: matches, credits_charged: 0, receipt_id: null as string | null };
   const receipt = await charge({
     orgId: input.orgId,

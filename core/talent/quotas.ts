@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { appendEntry, headSeq, readEntry } from '../credits/chain';
-import { config } from '../config';
+import type { Config } from '../config';
 import { sha256Hex } from '../crypto/hash';
 import { Problem, retryLater, type ProblemCode } from '../problems';
 import { QuotaEntry } from './searchModels';
@@ -24,8 +24,11 @@ const CODES: Record<QuotaKind, ProblemCode> = {
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
 
-export function quotaLimit(kind: QuotaKind): number {
-  const q = config().searchQuotas;
+/** The quota figures (SEARCH_*_QUOTA_PER_DAY, SEARCH_DISTINCT_QUERIES_PER_HOUR). */
+export type QuotaSettings = Pick<Config, 'searchQuotas'>;
+
+export function quotaLimit(settings: QuotaSettings, kind: QuotaKind): number {
+  const q = settings.searchQuotas;
   return kind === 'previews' ? q.previewsPerDay : kind === 'queries' ? q.distinctQueriesPerHour : q.deliveriesPerDay;
 }
 
@@ -74,13 +77,13 @@ function freshOf(state: WindowState, members: string[]): string[] {
   return [...new Set(members)].filter((m) => !state.members.has(m));
 }
 
-async function add(kind: QuotaKind, orgId: string, members: string[], enforce: boolean, now: number): Promise<void> {
-  const limit = quotaLimit(kind);
+/** Counts `members`; with a `limit`, refuses (counting nothing) when the new ones would pass it. */
+async function add(kind: QuotaKind, orgId: string, members: string[], limit: number | undefined, now: number): Promise<void> {
   for (let attempt = 0; attempt < 200; attempt++) {
     const state = await readWindow(kind, orgId, now);
     const fresh = freshOf(state, members);
     if (!fresh.length) return;
-    if (enforce && state.count + fresh.length > limit) throw refusal(kind, limit);
+    if (limit !== undefined && state.count + fresh.length > limit) throw refusal(kind, limit);
     const outcome = await appendEntry(QuotaEntry, state.chainId, state.seq + 1, {
       members: fresh,
       countAfter: state.count + fresh.length,
@@ -101,13 +104,13 @@ async function add(kind: QuotaKind, orgId: string, members: string[], enforce: b
  * Counts `members` in the current window of `kind`, or throws its 429 (Retry-After 1,
  * nothing counted) when the new ones among them would pass the threshold.
  */
-export async function admitToQuota(kind: QuotaKind, orgId: string, members: string[], now = Date.now()): Promise<void> {
-  await add(kind, orgId, members, true, now);
+export async function admitToQuota(settings: QuotaSettings, kind: QuotaKind, orgId: string, members: string[], now = Date.now()): Promise<void> {
+  await add(kind, orgId, members, quotaLimit(settings, kind), now);
 }
 
 /** Throws the 429 when the new ones among `members` would pass the threshold; records nothing. */
-export async function assertQuota(kind: QuotaKind, orgId: string, members: string[], now = Date.now()): Promise<void> {
-  const limit = quotaLimit(kind);
+export async function assertQuota(settings: QuotaSettings, kind: QuotaKind, orgId: string, members: string[], now = Date.now()): Promise<void> {
+  const limit = quotaLimit(settings, kind);
   let state = await readWindow(kind, orgId, now);
   // Nothing appends here to reveal a stale cache: other processes (the contact-retrieval
   // worker) record deliveries too, so look whether the chain moved on.
@@ -123,8 +126,8 @@ export async function assertQuota(kind: QuotaKind, orgId: string, members: strin
  * nothing. A cheap refusal before costly work: a count only grows within its window, so a
  * cached full window is full indeed (a stale one that looks open is caught by admitToQuota).
  */
-export async function assertQuotaHasRoom(kind: QuotaKind, orgId: string, now = Date.now()): Promise<void> {
-  const limit = quotaLimit(kind);
+export async function assertQuotaHasRoom(settings: QuotaSettings, kind: QuotaKind, orgId: string, now = Date.now()): Promise<void> {
+  const limit = quotaLimit(settings, kind);
   if ((await readWindow(kind, orgId, now)).count >= limit) throw refusal(kind, limit);
 }
 
@@ -133,7 +136,7 @@ export async function assertQuotaHasRoom(kind: QuotaKind, orgId: string, now = D
  * refuses: the quota is checked (assertQuota) or reserved (core/jobs/deliveryReservations.ts) before the work.
  */
 export async function recordDelivered(orgId: string, personIds: string[], now = Date.now()): Promise<void> {
-  if (personIds.length) await add('deliveries', orgId, personIds, false, now);
+  if (personIds.length) await add('deliveries', orgId, personIds, undefined, now);
 }
 
 /** What a search's parameters count as against the distinct-query cap. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { config } from '../config';
+import type { Config } from '../config';
 import { assertCanFundUnlessCharged, charge, findCharge } from '../credits/credits';
 import { PRICES } from '../credits/prices';
 import { canonicalJson, claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
@@ -44,8 +44,8 @@ export interface SearchPage {
  * nobody can compute another request's search id). A new request under a forgotten key has a
  * new claim, hence a new search: never the old search's people.
  */
-function searchIdFor(claim: RequestClaim, fingerprint: string): string {
-  return keyedId('srch', 'search-id', `${claim.orgId}\n${claim.workspaceId}\n${claim.key}\n${claim.nonce}\n${fingerprint}`);
+function searchIdFor(secretsKey: Buffer, claim: RequestClaim, fingerprint: string): string {
+  return keyedId(secretsKey, 'srch', 'search-id', `${claim.orgId}\n${claim.workspaceId}\n${claim.key}\n${claim.nonce}\n${fingerprint}`);
 }
 
 function normalizeFilters(f: SearchFilters = {}): SearchFilters {
@@ -61,8 +61,8 @@ function normalizeFilters(f: SearchFilters = {}): SearchFilters {
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined)) as SearchFilters;
 }
 
-async function resolveSources(orgId: string, requested?: string[]): Promise<string[]> {
-  const usable = (await sourcesForOrganization(orgId)).map((s) => s.id);
+async function resolveSources(settings: SearchSettings, orgId: string, requested?: string[]): Promise<string[]> {
+  const usable = (await sourcesForOrganization(settings, orgId)).map((s) => s.id);
   if (!requested?.length) return usable;
   const refused = requested.filter((s) => !usable.includes(s));
   if (refused.length) {
@@ -71,8 +71,8 @@ async function resolveSources(orgId: string, requested?: string[]): Promise<stri
   return [...new Set(requested)].sort();
 }
 
-async function paramsOf(req: SearchRequest): Promise<SearchParams> {
-  return { query: (req.query ?? '').trim(), filters: normalizeFilters(req.filters), sources: await resolveSources(req.orgId, req.sources) };
+async function paramsOf(settings: SearchSettings, req: SearchRequest): Promise<SearchParams> {
+  return { query: (req.query ?? '').trim(), filters: normalizeFilters(req.filters), sources: await resolveSources(settings, req.orgId, req.sources) };
 }
 
 function fingerprintOf(params: SearchParams): string {
@@ -84,8 +84,11 @@ function firstFailure(results: PromiseSettledResult<unknown>[]): void {
   for (const r of results) if (r.status === 'rejected') throw r.reason;
 }
 
-export async function searchCandidates(req: SearchRequest): Promise<SearchPage> {
-  return req.cursor ? nextPage(req, req.cursor) : firstPage(req);
+/** What a search reads of the config: the secrets key (ids, cursors), search and quota settings, READ_CACHE_MS. */
+export type SearchSettings = Pick<Config, 'secretsKey' | 'search' | 'searchQuotas' | 'readCacheMs'>;
+
+export async function searchCandidates(settings: SearchSettings, req: SearchRequest): Promise<SearchPage> {
+  return req.cursor ? nextPage(settings, req, req.cursor) : firstPage(settings, req);
 }
 
 /**
@@ -96,46 +99,46 @@ export async function searchCandidates(req: SearchRequest): Promise<SearchPage> 
  * is charged; only then is the search stored (a batch job can only ever use a search that
  * was answered).
  */
-async function firstPage(req: SearchRequest): Promise<SearchPage> {
-  const params = await paramsOf(req);
+async function firstPage(settings: SearchSettings, req: SearchRequest): Promise<SearchPage> {
+  const params = await paramsOf(settings, req);
   if (!params.query && Object.keys(params.filters).length === 0) {
     throw validationFailed([{ field: 'query', message: 'send a query, at least one filter, or a cursor' }]);
   }
   const fingerprint = fingerprintOf(params);
   firstFailure(
     await Promise.allSettled([
-      admitToQuota('queries', req.orgId, [queryMember(fingerprint)]),
+      admitToQuota(settings, 'queries', req.orgId, [queryMember(fingerprint)]),
       // The request's own page may be what filled the quota (a retry after a crash): not a refusal then.
-      assertQuotaHasRoom('previews', req.orgId).catch(async (err: unknown) => {
+      assertQuotaHasRoom(settings, 'previews', req.orgId).catch(async (err: unknown) => {
         if (!(await findCharge(pageChargeKey(req)))) throw err;
       }),
       assertCanFundUnlessCharged({ orgId: req.orgId, familyId: req.familyId, amount: PRICES.searchPage }, pageChargeKey(req)),
     ]),
   );
   const idx = await searchIndex();
-  const outcome = await runScan(req.orgId, startSearch(idx, params, MAX_STORED_SEARCH_PEOPLE), config().search.scanBudget);
+  const outcome = await runScan(req.orgId, startSearch(idx, params, MAX_STORED_SEARCH_PEOPLE), settings.search.scanBudget);
   const personIds = outcome.ordinals.map((o) => idx.personIds[o]);
   const pageIds = personIds.slice(0, req.pageSize);
   const data = previewsOf(idx, pageIds);
-  const paid = await payForPage(req, data);
+  const paid = await payForPage(settings, req, data);
   const search = await storeOrReuseSearch({
     orgId: req.orgId,
     fingerprint,
     params,
     personIds,
     total: outcome.total,
-    searchId: searchIdFor(req.claim, fingerprint),
+    searchId: searchIdFor(settings.secretsKey, req.claim, fingerprint),
   });
-  return pageOf(req, search, 0, pageIds, data, paid);
+  return pageOf(settings, req, search, 0, pageIds, data, paid);
 }
 
 /** The next page of a stored search, by its cursor. */
-async function nextPage(req: SearchRequest, cursor: string): Promise<SearchPage> {
-  const pos = decodeCursor(cursor, req.orgId);
+async function nextPage(settings: SearchSettings, req: SearchRequest, cursor: string): Promise<SearchPage> {
+  const pos = decodeCursor(settings, cursor, req.orgId);
   const search = await findSearch(req.orgId, pos.searchId);
   if (!search) throw cursorExpired();
   if (req.query !== undefined || req.filters !== undefined || req.sources !== undefined) {
-    if (fingerprintOf(await paramsOf(req)) !== search.fingerprint) {
+    if (fingerprintOf(await paramsOf(settings, req)) !== search.fingerprint) {
       throw invalidCursor('The cursor belongs to a different search; send the same query, filters and sources, or none.');
     }
   }
@@ -144,7 +147,7 @@ async function nextPage(req: SearchRequest, cursor: string): Promise<SearchPage>
   const data = previewsOf(idx, pageIds);
   // Before the previews are counted: a page that cannot be paid for counts nothing.
   if (data.length) await assertCanFundUnlessCharged({ orgId: req.orgId, familyId: req.familyId, amount: PRICES.searchPage }, pageChargeKey(req));
-  return pageOf(req, search, pos.offset, pageIds, data, await payForPage(req, data));
+  return pageOf(settings, req, search, pos.offset, pageIds, data, await payForPage(settings, req, data));
 }
 
 function previewsOf(idx: SearchIndex, ids: string[]): PersonPreview[] {
@@ -159,9 +162,10 @@ function previewsOf(idx: SearchIndex, ids: string[]): PersonPreview[] {
  * request's claim; an empty page is free. A retry of the request finds its people counted and
  * its charge taken, and answers with what that charge took.
  */
-async function payForPage(req: SearchRequest, data: PersonPreview[]): Promise<{ credits: number; receiptId: string | null }> {
+async function payForPage(settings: SearchSettings, req: SearchRequest, data: PersonPreview[]): Promise<{ credits: number; receiptId: string | null }> {
   if (!data.length) return { credits: 0, receiptId: null };
   await admitToQuota(
+    settings,
     'previews',
     req.orgId,
     data.map((p) => p.person_id),
@@ -181,6 +185,7 @@ function pageChargeKey(req: SearchRequest): string {
 }
 
 function pageOf(
+  settings: SearchSettings,
   req: SearchRequest,
   search: StoredSearch,
   offset: number,
@@ -192,7 +197,7 @@ function pageOf(
   return {
     search_id: search.searchId,
     data,
-    next_cursor: pageIds.length && nextOffset < search.personIds.length ? encodeCursor(req.orgId, search.searchId, nextOffset) : null,
+    next_cursor: pageIds.length && nextOffset < search.personIds.length ? encodeCursor(settings, req.orgId, search.searchId, nextOffset) : null,
     total_estimate: search.total,
     credits_charged: paid.credits,
     receipt_id: paid.receiptId,

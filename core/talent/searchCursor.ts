@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { config } from '../config';
+import type { Config } from '../config';
 import { constantTimeEqual } from '../crypto/hash';
 import { Problem } from '../problems';
 
@@ -17,19 +17,19 @@ interface CursorPayload {
   iat: number;
 }
 
-function signingKey(): Buffer {
-  return createHmac('sha256', config().secretsKey).update('search-cursor:v1').digest();
+function signingKey(secretsKey: Buffer): Buffer {
+  return createHmac('sha256', secretsKey).update('search-cursor:v1').digest();
 }
 
-function sign(payload: string): string {
-  return createHmac('sha256', signingKey()).update(payload).digest('base64url');
+function sign(secretsKey: Buffer, payload: string): string {
+  return createHmac('sha256', signingKey(secretsKey)).update(payload).digest('base64url');
 }
 
-export function encodeCursor(orgId: string, searchId: string, offset: number, now = Date.now()): string {
+export function encodeCursor(settings: Pick<Config, 'secretsKey'>, orgId: string, searchId: string, offset: number, now = Date.now()): string {
   const payload = Buffer.from(JSON.stringify({ v: 1, org: orgId, search: searchId, offset, iat: Math.floor(now / 1000) } satisfies CursorPayload)).toString(
     'base64url',
   );
-  return `${payload}.${sign(payload)}`;
+  return `${payload}.${sign(settings.secretsKey, payload)}`;
 }
 
 export function invalidCursor(detail = 'The cursor is not valid for this request; start the search again without a cursor.'): Problem {
@@ -40,9 +40,15 @@ export function cursorExpired(): Problem {
   return new Problem('cursor_expired', 'The cursor is no longer valid; start the search again.');
 }
 
-export function decodeCursor(cursor: string, orgId: string, now = Date.now()): { searchId: string; offset: number } {
+/** `settings`: the secrets key the cursor is signed under and SEARCH_CURSOR_TTL_SECONDS. */
+export function decodeCursor(
+  settings: Pick<Config, 'secretsKey' | 'search'>,
+  cursor: string,
+  orgId: string,
+  now = Date.now(),
+): { searchId: string; offset: number } {
   const [payload, signature, extra] = cursor.split('.');
-  if (!payload || !signature || extra !== undefined || !constantTimeEqual(signature, sign(payload))) throw invalidCursor();
+  if (!payload || !signature || extra !== undefined || !constantTimeEqual(signature, sign(settings.secretsKey, payload))) throw invalidCursor();
   let parsed: CursorPayload;
   try {
     parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as CursorPayload;
@@ -51,6 +57,6 @@ export function decodeCursor(cursor: string, orgId: string, now = Date.now()): {
   }
   if (parsed.v !== 1 || typeof parsed.search !== 'string' || !Number.isInteger(parsed.offset) || parsed.offset < 0) throw invalidCursor();
   if (parsed.org !== orgId) throw invalidCursor();
-  if (now / 1000 - parsed.iat > config().search.cursorTtlSeconds) throw cursorExpired();
+  if (now / 1000 - parsed.iat > settings.search.cursorTtlSeconds) throw cursorExpired();
   return { searchId: parsed.search, offset: parsed.offset };
 }

@@ -17,9 +17,15 @@ export interface SeedProgress {
 /**
  * Generates people `0..count-1` of `seed` and their provider contacts. Resumable and
  * idempotent: `people_meta` remembers how far each seed got, inserts are unordered and
- * duplicate ids are ignored, so a crash mid-way or a second run adds nothing twice.
+ * duplicate ids are ignored, so a crash mid-way or a second run adds nothing twice. Person ids
+ * are keyed by `secretsKey` (the config's SECRETS_ENCRYPTION_KEY).
  */
-export async function seedPeople(opts: { count: number; seed?: string; onProgress?: (p: SeedProgress) => void }): Promise<{ inserted: number }> {
+export async function seedPeople(opts: {
+  secretsKey: Buffer;
+  count: number;
+  seed?: string;
+  onProgress?: (p: SeedProgress) => void;
+}): Promise<{ inserted: number }> {
   const seed = opts.seed ?? DEFAULT_PEOPLE_SEED;
   const metaId = `seed:${seed}`;
   const meta = await PeopleMeta.findById(metaId).lean();
@@ -37,7 +43,7 @@ export async function seedPeople(opts: { count: number; seed?: string; onProgres
       const people: GeneratedPerson[] = [];
       const contacts: GeneratedContact[] = [];
       for (let i = start; i < to; i++) {
-        const { person, contact } = generatePerson(seed, i);
+        const { person, contact } = generatePerson(opts.secretsKey, seed, i);
         people.push(person);
         if (contact) contacts.push(contact);
       }

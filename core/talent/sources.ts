@@ -1,4 +1,4 @@
-import { config } from '../config';
+import type { Config } from '../config';
 import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
 import { Organization } from '../tenancy/models';
 
@@ -36,18 +36,27 @@ export const SOURCE_CATALOGUE: readonly SearchSource[] = [
 ];
 
 /** Enabled sources per organization, read through the replica's short read cache (every search needs them). */
-const enabledSourceReads = new ReadCache<string[]>(() => config().readCacheMs);
+const enabledSourceReads = new ReadCache<string[]>();
 
 /** The sources this organization may search, built-in first. */
-export async function sourcesForOrganization(orgId: string): Promise<SearchSource[]> {
+export async function sourcesForOrganization(settings: Pick<Config, 'readCacheMs'>, orgId: string): Promise<SearchSource[]> {
   const enabled = new Set(
-    await enabledSourceReads.get(orgId, async () => (await Organization.findById(orgId, { enabledSources: 1 }).lean())?.enabledSources ?? []),
+    await enabledSourceReads.get(
+      orgId,
+      settings.readCacheMs,
+      async () => (await Organization.findById(orgId, { enabledSources: 1 }).lean())?.enabledSources ?? [],
+    ),
   );
   return SOURCE_CATALOGUE.filter((s) => s.built_in || enabled.has(s.id));
 }
 
 /** Operator: enable or disable a non-built-in source for an organization. */
-export async function setSourceEnabled(orgId: string, sourceId: string, enabled: boolean): Promise<{ org_id: string; sources: string[] }> {
+export async function setSourceEnabled(
+  settings: Pick<Config, 'readCacheMs'>,
+  orgId: string,
+  sourceId: string,
+  enabled: boolean,
+): Promise<{ org_id: string; sources: string[] }> {
   const source = SOURCE_CATALOGUE.find((s) => s.id === sourceId);
   if (!source) throw new Error(`unknown source ${sourceId}; known: ${SOURCE_CATALOGUE.map((s) => s.id).join(', ')}`);
   if (source.built_in) throw new Error(`${sourceId} is built in and always enabled`);
@@ -55,6 +64,6 @@ export async function setSourceEnabled(orgId: string, sourceId: string, enabled:
   if (res.matchedCount !== 1) throw new Error(`organization ${orgId} does not exist`);
   // Returns once no replica still searches with the old set.
   enabledSourceReads.invalidate(orgId);
-  await waitUntilReadCachesExpire(config().readCacheMs);
-  return { org_id: orgId, sources: (await sourcesForOrganization(orgId)).map((s) => s.id) };
+  await waitUntilReadCachesExpire(settings.readCacheMs);
+  return { org_id: orgId, sources: (await sourcesForOrganization(settings, orgId)).map((s) => s.id) };
 }

@@ -1,3 +1,4 @@
+import type { Config } from '../config';
 import { assertCanFundUnlessCharged, charge } from '../credits/credits';
 import { PRICES } from '../credits/prices';
 import { claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
@@ -95,9 +96,12 @@ export function unlockChargeKey(orgId: string, personId: string): string {
  * the charge can refuse. Should the charge still find the funds gone (a concurrent spend), the
  * person stays counted for the day (a retry once funded counts nothing more).
  */
-export async function unlockProfile(input: { orgId: string; familyId: string; claim: RequestClaim; personId: string }): Promise<UnlockResult> {
+export async function unlockProfile(
+  settings: Pick<Config, 'readCacheMs' | 'searchQuotas'>,
+  input: { orgId: string; familyId: string; claim: RequestClaim; personId: string },
+): Promise<UnlockResult> {
   const { orgId, familyId, personId } = input;
-  const usable = new Set((await sourcesForOrganization(orgId)).map((s) => s.id));
+  const usable = new Set((await sourcesForOrganization(settings, orgId)).map((s) => s.id));
   const person = /^per_[0-9A-Za-z]{8,64}$/.test(personId) ? await Person.findById(personId).lean<PersonRecord>() : null;
   if (!person || !usable.has(person.source)) throw notFound('person');
   const profile = toProfile(person);
@@ -105,12 +109,12 @@ export async function unlockProfile(input: { orgId: string; familyId: string; cl
   const free = (): UnlockResult => ({ profile, already_unlocked: true, credits_charged: 0, receipt_id: null });
   const earlier = await ProfileUnlock.findById(unlockId(orgId, personId)).lean();
   if (earlier && earlier.chargeKey !== requestKey) {
-    await admitToQuota('deliveries', orgId, [personId]);
+    await admitToQuota(settings, 'deliveries', orgId, [personId]);
     return free();
   }
   // Already charged for this person (this request before a crash, or another one): no 402.
   if (!earlier) await assertCanFundUnlessCharged({ orgId, familyId, amount: PRICES.profileUnlock }, unlockChargeKey(orgId, personId));
-  await admitToQuota('deliveries', orgId, [personId]);
+  await admitToQuota(settings, 'deliveries', orgId, [personId]);
   const receipt = await charge({
     orgId,
     familyId,

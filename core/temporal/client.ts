@@ -4,7 +4,7 @@ import type { Config } from '../config';
 let clientPromise: Promise<Client> | undefined;
 
 /** The process's Temporal client, connected on first use. */
-export function temporalClient(cfg: Config): Promise<Client> {
+export function temporalClient(cfg: Pick<Config, 'temporal'>): Promise<Client> {
   clientPromise ??= Connection.connect({ address: cfg.temporal.address }).then(
     (connection) => new Client({ connection, namespace: cfg.temporal.namespace }),
     (err) => {
@@ -15,7 +15,7 @@ export function temporalClient(cfg: Config): Promise<Client> {
   return clientPromise;
 }
 
-export async function pingTemporal(cfg: Config): Promise<boolean> {
+export async function pingTemporal(cfg: Pick<Config, 'temporal'>): Promise<boolean> {
   try {
     const client = await temporalClient(cfg);
     await client.connection.workflowService.getSystemInfo({});

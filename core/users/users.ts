@@ -1,4 +1,4 @@
-import { config } from '../config';
+import type { Config } from '../config';
 import { sha256Hex } from '../crypto/hash';
 import { newId, randomBase62 } from '../ids';
 import { isPermission } from '../keys/permissions';
@@ -41,6 +41,7 @@ export function setupUrl(authUrl: string, token: string): string {
 }
 
 export async function createUser(
+  settings: Pick<Config, 'authUrl'>,
   input: { orgId: string; workspaceId: string; email: string; permissions: string[] },
   now = new Date(),
 ): Promise<{ user_id: string; email: string; setup_url: string; setup_expires_at: string }> {
@@ -73,18 +74,22 @@ export async function createUser(
     throw err;
   }
   await Application.create({ _id: applicationId, orgId: input.orgId, name: `User ${userId}` });
-  return { user_id: userId, email, setup_url: setupUrl(config().authUrl, token), setup_expires_at: setupExpiresAt.toISOString() };
+  return { user_id: userId, email, setup_url: setupUrl(settings.authUrl, token), setup_expires_at: setupExpiresAt.toISOString() };
 }
 
 /** A fresh one-time setup link (e.g. the first one expired, or a forgotten password); the old one stops working. */
-export async function reissueSetup(userId: string, now = new Date()): Promise<{ user_id: string; setup_url: string; setup_expires_at: string }> {
+export async function reissueSetup(
+  settings: Pick<Config, 'authUrl'>,
+  userId: string,
+  now = new Date(),
+): Promise<{ user_id: string; setup_url: string; setup_expires_at: string }> {
   const user = await User.findById(userId).lean<UserRecord>();
   if (!user) throw new Error(`user ${userId} does not exist`);
   if (user.disabledAt) throw new Error(`user ${userId} is disabled`);
   const token = SETUP_TOKEN_PREFIX + randomBase62(43);
   const setupExpiresAt = new Date(now.getTime() + SETUP_TTL_MS);
   await User.updateOne({ _id: userId }, { $set: { setupTokenHash: sha256Hex(token), setupExpiresAt } });
-  return { user_id: userId, setup_url: setupUrl(config().authUrl, token), setup_expires_at: setupExpiresAt.toISOString() };
+  return { user_id: userId, setup_url: setupUrl(settings.authUrl, token), setup_expires_at: setupExpiresAt.toISOString() };
 }
 
 function publicView(u: UserRecord) {
@@ -157,7 +162,14 @@ export async function findSetupUser(token: string, now = new Date()): Promise<Se
 export type SetupResult = { ok: true; user: UserRecord } | { ok: false; reason: 'invalid_link' | 'password'; message: string };
 
 /** Sets the password through a setup token; the token works once (a unique insert decides between concurrent uses). */
-export async function completeSetup(token: string, password: string, confirmation: string, now = new Date()): Promise<SetupResult> {
+/** `settings.oauth.passwordScryptLog2N` is the scrypt cost the new password is hashed at. */
+export async function completeSetup(
+  settings: Pick<Config, 'oauth'>,
+  token: string,
+  password: string,
+  confirmation: string,
+  now = new Date(),
+): Promise<SetupResult> {
   const found = await findSetupUser(token, now);
   if (!found.ok) return { ok: false, reason: 'invalid_link', message: 'This setup link is invalid, used or expired. Ask your administrator for a new one.' };
   const problem = passwordProblem(password, confirmation);
@@ -166,7 +178,7 @@ export async function completeSetup(token: string, password: string, confirmatio
   if (!(await claimOnce(`setup-used:${tokenHash}`, found.user.setupExpiresAt!))) {
     return { ok: false, reason: 'invalid_link', message: 'This setup link is invalid, used or expired. Ask your administrator for a new one.' };
   }
-  const passwordHash = await hashPassword(password, config().oauth.passwordScryptLog2N);
+  const passwordHash = await hashPassword(password, settings.oauth.passwordScryptLog2N);
   await User.updateOne({ _id: found.user._id, setupTokenHash: tokenHash }, { $set: { passwordHash, setupTokenHash: null, setupExpiresAt: null } });
   // A new password ends the sessions a previous one opened.
   await BrowserSession.deleteMany({ userId: found.user._id });

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { FinalJobStatus, JobCounts } from '../jobs/jobTypes';
-import { config } from '../config';
+import type { Config } from '../config';
 import { temporalClient } from '../temporal/client';
 import { emitJobCompletedWith } from './webhookEvents';
 
@@ -45,9 +45,11 @@ export function startDeliveriesEagerlyOn(worker: LocalWorker | undefined): void 
   localWorker = worker;
 }
 
+/** What an emission reads of the config: Temporal, the secrets key (event ids) and RETRY_DELAYS_MS. */
+export type EmitSettings = Pick<Config, 'temporal' | 'secretsKey' | 'webhooks'>;
+
 /** Same job → same event id and body bytes; a duplicate emission never starts a second workflow. */
-export async function emitJobCompleted(input: JobCompletedInput): Promise<EmittedEvent> {
-  const cfg = config();
+export async function emitJobCompleted(cfg: EmitSettings, input: JobCompletedInput): Promise<EmittedEvent> {
   const local = localWorker && localWorker.taskQueue === cfg.temporal.taskQueue && localWorker.running() ? localWorker : undefined;
   return emitJobCompletedWith(
     {

@@ -1,4 +1,4 @@
-import { loadConfig, setConfig } from '../../core/config';
+import { loadConfig } from '../../core/config';
 import { logger } from '../../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
 import { closeTemporalClient } from '../../core/temporal/client';
@@ -47,11 +47,10 @@ async function run(argv: string[], out: CliOutput): Promise<number> {
   logger.level = 'silent';
   applyDevEnvDefaults();
   const cfg = loadConfig();
-  setConfig(cfg);
   await connectStore(cfg.mongodbUri);
   try {
     await ensureIndexes();
-    const result = await found.command.run(flags);
+    const result = await found.command.run(flags, cfg);
     out.stdout(JSON.stringify(result) + '\n');
     return 0;
   } finally {

@@ -1,4 +1,5 @@
 import { parseArgs as parseArgv, type ParseArgsConfig } from 'node:util';
+import type { Config } from '../../core/config';
 
 /**
  * Operator CLI plumbing: each area exports its commands keyed by their words
@@ -15,7 +16,8 @@ export interface AdminCommand {
   flags?: Record<string, 'string' | 'boolean'>;
   /** Whether the command needs a Temporal client as well as the store. */
   needsTemporal?: boolean;
-  run: (flags: Flags) => Promise<unknown>;
+  /** Runs with the config the CLI loaded at start-up. */
+  run: (flags: Flags, config: Config) => Promise<unknown>;
 }
 
 export class UsageError extends Error {}

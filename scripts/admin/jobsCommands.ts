@@ -1,4 +1,3 @@
-import { config } from '../../core/config';
 import { cancelContactRetrievalJob, jobView } from '../../core/jobs/contactRetrievalJobs';
 import { RUNNING_JOB_SLOTS } from '../../core/jobs/jobRules';
 import { jobSlotHolders } from '../../core/jobs/jobSlots';
@@ -33,7 +32,7 @@ export const jobsCommands: Record<string, AdminCommand> = {
   'job cancel': {
     usage: 'job cancel --job-id J',
     needsTemporal: true,
-    run: (f) => cancelContactRetrievalJob(config(), null, requireFlag(f, 'job-id')),
+    run: (f, config) => cancelContactRetrievalJob(config, null, requireFlag(f, 'job-id')),
   },
   'job slots': {
     usage: 'job slots --org O',
@@ -51,14 +50,14 @@ export const jobsCommands: Record<string, AdminCommand> = {
   },
   'job daily-cap': {
     usage: 'job daily-cap --org O [--jobs-per-day N|default]',
-    run: async (f) => {
+    run: async (f, config) => {
       const orgId = requireFlag(f, 'org');
       const raw = f['jobs-per-day'];
-      if (raw === undefined) return { org_id: orgId, jobs_per_day: await dailyJobCap(orgId) };
-      if (raw === 'default') return setDailyJobCap(orgId, null);
+      if (raw === undefined) return { org_id: orgId, jobs_per_day: await dailyJobCap(config, orgId) };
+      if (raw === 'default') return setDailyJobCap(config, orgId, null);
       const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
       if (!Number.isSafeInteger(n) || n < 1) throw new UsageError('--jobs-per-day must be a positive integer or `default`');
-      return setDailyJobCap(orgId, n);
+      return setDailyJobCap(config, orgId, n);
     },
   },
 };

@@ -1,4 +1,4 @@
-import { config } from '../../core/config';
+import type { Config } from '../../core/config';
 import { BASELINE_ENTRY, isLimitEntryName, isOperationName, type LimitEntryName, type OperationName, type Scope } from '../../core/limits/limitTable';
 import { blockOperation, clearLimit, readLimitSettings, setCap, setOrganizationRate, type LimitSettingsDoc } from '../../core/limits/limitSettings';
 import { limitEntry, type ScopeChain } from '../../core/limits/operationalLimits';
@@ -50,57 +50,57 @@ function limitEntryFlag(f: Flags): LimitEntryName | undefined {
   return value;
 }
 
-async function entryFor(settings: LimitSettingsDoc, orgId: string, operation: LimitEntryName, scope: Scope) {
-  return limitEntry(settings, operation, await chainOf(orgId, scope), config().limits.leaseTtlSeconds);
+async function entryFor(config: Config, settings: LimitSettingsDoc, orgId: string, operation: LimitEntryName, scope: Scope) {
+  return limitEntry(settings, operation, await chainOf(orgId, scope), config.limits.leaseTtlSeconds);
 }
 
 export const limitsCommands: Record<string, AdminCommand> = {
   'limit set': {
     usage: `limit set --org O --operation OP ${SCOPE_FLAGS} --requests-per-minute N`,
-    run: async (f) => {
+    run: async (f, config) => {
       const orgId = requireFlag(f, 'org');
       const operation = operationFlag(f);
       const scope = scopeFromFlags(orgId, f);
-      const settings = await setCap(orgId, operation, scope, intFlag(f, 'requests-per-minute', { required: true, min: 1 })!);
-      return entryFor(settings, orgId, operation, scope);
+      const settings = await setCap(config, orgId, operation, scope, intFlag(f, 'requests-per-minute', { required: true, min: 1 })!);
+      return entryFor(config, settings, orgId, operation, scope);
     },
   },
   'limit block': {
     usage: `limit block --org O --operation OP ${SCOPE_FLAGS}`,
-    run: async (f) => {
+    run: async (f, config) => {
       const orgId = requireFlag(f, 'org');
       const operation = operationFlag(f);
       const scope = scopeFromFlags(orgId, f);
-      return entryFor(await blockOperation(orgId, operation, scope), orgId, operation, scope);
+      return entryFor(config, await blockOperation(config, orgId, operation, scope), orgId, operation, scope);
     },
   },
   'limit clear': {
     usage: `limit clear --org O --operation OP ${SCOPE_FLAGS}   (OP ${BASELINE_ENTRY} clears the organization-wide rate)`,
-    run: async (f) => {
+    run: async (f, config) => {
       const orgId = requireFlag(f, 'org');
       requireFlag(f, 'operation');
       const operation = limitEntryFlag(f)!;
       const scope = scopeFromFlags(orgId, f);
-      return entryFor(await clearLimit(orgId, operation, scope), orgId, operation, scope);
+      return entryFor(config, await clearLimit(config, orgId, operation, scope), orgId, operation, scope);
     },
   },
   'limit rate': {
     usage: 'limit rate --org O [--requests-per-second N] [--max-concurrency N]',
-    run: async (f) => {
+    run: async (f, config) => {
       const orgId = requireFlag(f, 'org');
-      const settings = await setOrganizationRate(orgId, {
+      const settings = await setOrganizationRate(config, orgId, {
         requestsPerSecond: intFlag(f, 'requests-per-second', { min: 1 }),
         maxConcurrency: intFlag(f, 'max-concurrency', { min: 1 }),
       });
-      return entryFor(settings, orgId, BASELINE_ENTRY, { type: 'organization', id: orgId });
+      return entryFor(config, settings, orgId, BASELINE_ENTRY, { type: 'organization', id: orgId });
     },
   },
   'limit show': {
     usage: `limit show --org O --operation OP ${SCOPE_FLAGS}`,
-    run: async (f) => {
+    run: async (f, config) => {
       const orgId = requireFlag(f, 'org');
       const operation = limitEntryFlag(f) ?? BASELINE_ENTRY;
-      return entryFor(await readLimitSettings(orgId), orgId, operation, scopeFromFlags(orgId, f));
+      return entryFor(config, await readLimitSettings(orgId), orgId, operation, scopeFromFlags(orgId, f));
     },
   },
 };

@@ -1,5 +1,4 @@
 import { UnknownKeyFamily, createApiKey, revokeApiKey } from '../../core/keys/apiKeys';
-import { config } from '../../core/config';
 import { createApplication, createOrganization, createWorkspace } from '../../core/tenancy/provisioning';
 import { UsageError, intFlag, optionalFlag, requireFlag, type AdminCommand } from './command';
 
@@ -18,7 +17,7 @@ export const tenancyCommands: Record<string, AdminCommand> = {
   },
   'key create': {
     usage: 'key create --org O --workspace W [--application A] --scopes s1,s2 [--family F] [--environment live|test] [--audience X]',
-    run: (f) => {
+    run: (f, config) => {
       const env = optionalFlag(f, 'environment') ?? 'live';
       if (env !== 'live' && env !== 'test') throw new Error('--environment must be live or test');
       const family = optionalFlag(f, 'family');
@@ -33,7 +32,7 @@ export const tenancyCommands: Record<string, AdminCommand> = {
           .map((s) => s.trim())
           .filter(Boolean),
         environment: env,
-        audience: optionalFlag(f, 'audience') ?? config().apiAudience,
+        audience: optionalFlag(f, 'audience') ?? config.apiAudience,
       }).catch((err: unknown) => {
         throw err instanceof UnknownKeyFamily ? new UsageError(err.message) : err;
       });
@@ -41,6 +40,6 @@ export const tenancyCommands: Record<string, AdminCommand> = {
   },
   'key revoke': {
     usage: 'key revoke --key-id K',
-    run: (f) => revokeApiKey(requireFlag(f, 'key-id')),
+    run: (f, config) => revokeApiKey(config, requireFlag(f, 'key-id')),
   },
 };

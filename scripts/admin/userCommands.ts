@@ -5,8 +5,8 @@ import { optionalFlag, requireFlag, type AdminCommand } from './command';
 export const userCommands: Record<string, AdminCommand> = {
   'user create': {
     usage: 'user create --org O --workspace W --email E --permissions p1,p2',
-    run: (f) =>
-      createUser({
+    run: (f, config) =>
+      createUser(config, {
         orgId: requireFlag(f, 'org'),
         workspaceId: requireFlag(f, 'workspace'),
         email: requireFlag(f, 'email'),
@@ -18,7 +18,7 @@ export const userCommands: Record<string, AdminCommand> = {
   },
   'user setup-link': {
     usage: 'user setup-link --user-id U',
-    run: (f) => reissueSetup(requireFlag(f, 'user-id')),
+    run: (f, config) => reissueSetup(config, requireFlag(f, 'user-id')),
   },
   'user list': {
     usage: 'user list --org O',

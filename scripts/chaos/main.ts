@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, setConfig } from '../../core/config';
+import { loadConfig } from '../../core/config';
 import { ContactRetrievalJob } from '../../core/jobs/models';
 import { logger } from '../../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
@@ -64,7 +64,6 @@ async function main(): Promise<number> {
   env.MONGODB_URI = services.mongodbUri;
   env.TEMPORAL_ADDRESS = services.temporalAddress;
   const config = loadConfig({ ...env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: '0' });
-  setConfig(config);
   const api = new ApiClient(() => services.api!.url);
   let exitCode = 1;
   try {
@@ -73,9 +72,9 @@ async function main(): Promise<number> {
     await services.startTemporal();
     await connectStore(services.mongodbUri);
     await ensureIndexes();
-    await seedPeople({ count: PEOPLE, seed: SEED });
+    await seedPeople({ secretsKey: config.secretsKey, count: PEOPLE, seed: SEED });
     // Only people of the built-in source: jobs and unlocks refuse the others (422, 404).
-    const seeded = Array.from({ length: PEOPLE }, (_, i) => personIdFor(SEED, i));
+    const seeded = Array.from({ length: PEOPLE }, (_, i) => personIdFor(config.secretsKey, SEED, i));
     const personIds = (await Person.find({ _id: { $in: seeded }, source: BUILT_IN_SOURCE_ID }, { _id: 1 }).lean()).map((p) => String(p._id));
     say('starting the API and a worker');
     const firstWorker = services.startWorker();

@@ -52,7 +52,7 @@ async function registered(t: TestTenant, url: string): Promise<{ endpointId: str
 }
 
 function emit(t: TestTenant, tag: string) {
-  return emitJobCompleted({
+  return emitJobCompleted(srv.config, {
     orgId: t.orgId,
     workspaceId: t.workspaceId,
     jobId: `job_${tag}${Date.now()}`,

@@ -1,6 +1,6 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import { createActivities } from '../../activities';
-import { loadConfig, setConfig } from '../../core/config';
+import { loadConfig } from '../../core/config';
 import { logger } from '../../core/observability/logger';
 import { connectStore } from '../../core/store/connection';
 
@@ -11,7 +11,6 @@ import { connectStore } from '../../core/store/connection';
  */
 async function main(): Promise<void> {
   const config = loadConfig();
-  setConfig(config);
   logger.level = 'silent';
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
   await connectStore(config.mongodbUri);

@@ -122,7 +122,7 @@ describe('jobs ignore source entitlement', () => {
     expect(await creditBalance(t.orgId)).toBe(100);
 
     // Once the operator enables the source, the same people are accepted and delivered.
-    await setSourceEnabled(t.orgId, OPEN_WEB_SOURCE_ID, true);
+    await setSourceEnabled(srv.config, t.orgId, OPEN_WEB_SOURCE_ID, true);
     const ok = await createJob(t, [...pool, ...open]);
     expect(ok.status).toBe(202);
     expect((await waitFinished(t, ok.json.job_id)).counts).toMatchObject({ requested: 2, delivered: 2 });
@@ -130,7 +130,7 @@ describe('jobs ignore source entitlement', () => {
 
   test('a source disabled while a job runs: its people are not_found, never asked of the provider, not charged', async () => {
     const t = await createTenant({ credits: 100 });
-    await setSourceEnabled(t.orgId, OPEN_WEB_SOURCE_ID, true);
+    await setSourceEnabled(srv.config, t.orgId, OPEN_WEB_SOURCE_ID, true);
     const open = people(2, 'found', 'webrun');
     const pool = people(2, 'found', 'poolrun');
     await insertTestPeople(open, OPEN_WEB_SOURCE_ID);
@@ -144,7 +144,7 @@ describe('jobs ignore source entitlement', () => {
       {
         // The entitlement changes between acceptance and the job's first chunk.
         start: async (input) => {
-          await setSourceEnabled(t.orgId, OPEN_WEB_SOURCE_ID, false);
+          await setSourceEnabled(srv.config, t.orgId, OPEN_WEB_SOURCE_ID, false);
           await startContactRetrievalWorkflow(srv.config, input);
         },
         running: (jobId) => contactRetrievalWorkflowRunning(srv.config, jobId),
@@ -200,7 +200,7 @@ describe('the daily delivery quota is checked only for the first person of a job
     expect(items.filter((i) => i.outcome === 'failed').every((i) => i.reason === 'delivery_quota_exceeded' && i.contacts.emails.length === 0)).toBe(true);
     expect(await creditBalance(t.orgId)).toBe(99);
     // The quota is full now: nobody new can be delivered today, by a job or an unlock.
-    await expect(assertQuota('deliveries', t.orgId, ['per_someoneelse0001'])).rejects.toMatchObject({ code: 'delivery_quota_exceeded' });
+    await expect(assertQuota(srv.config, 'deliveries', t.orgId, ['per_someoneelse0001'])).rejects.toMatchObject({ code: 'delivery_quota_exceeded' });
   });
 
   test('what a job reserved but did not deliver is given back when it finishes', async () => {
@@ -248,7 +248,7 @@ describe('an organization has a daily job cap', () => {
   test('past its daily cap a job is 429 contact_job_daily_cap with Retry-After until the UTC day rolls; other organizations are not affected', async () => {
     const t = await createTenant({ credits: 100 });
     const other = await createTenant({ credits: 100 });
-    await setDailyJobCap(t.orgId, 2);
+    await setDailyJobCap(srv.config, t.orgId, 2);
     const who = people(4, 'found', 'cap');
     await insertTestPeople(who);
     for (const p of who.slice(0, 2)) {
@@ -269,8 +269,8 @@ describe('an organization has a daily job cap', () => {
 
   test('concurrent claims never pass the cap (unique-insert day slots)', async () => {
     const t = await createTenant();
-    await setDailyJobCap(t.orgId, 3);
-    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => claimDaySlot(t.orgId, `job_concurrent${i}`)));
+    await setDailyJobCap(srv.config, t.orgId, 3);
+    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => claimDaySlot(srv.config, t.orgId, `job_concurrent${i}`)));
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(3);
     for (const o of outcomes.filter((x) => x.status === 'rejected')) {
       expect((o as PromiseRejectedResult).reason).toBeInstanceOf(Problem);
@@ -281,7 +281,7 @@ describe('an organization has a daily job cap', () => {
 
   test('a job refused by a later check gives its day slot back', async () => {
     const t = await createTenant({ credits: 100 });
-    await setDailyJobCap(t.orgId, 1);
+    await setDailyJobCap(srv.config, t.orgId, 1);
     const who = people(2, 'found', 'giveback');
     await insertTestPeople(who);
     await recordDelivered(

@@ -3,11 +3,14 @@ import { OPERATIONS } from '../../core/limits/limitTable';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
 import { createOrganization } from '../../core/tenancy/provisioning';
 import { testConfig } from '../support/testConfig';
+import type { Config } from '../../core/config';
 
 // Limit changes are versioned compare-and-set writes whose first one is an upsert; on the local
 // store (FerretDB) concurrent first-time upserts collide on the organization's _id.
+let config: Config;
+
 beforeAll(async () => {
-  const config = testConfig({ READ_CACHE_MS: '0' });
+  config = testConfig({ READ_CACHE_MS: '0' });
   await connectStore(config.mongodbUri);
   await ensureIndexes();
 });
@@ -16,7 +19,7 @@ afterAll(async () => disconnectStore());
 test.each([2, 10])('%i first-time limit changes at once each succeed or get a clean conflict, and none is lost', async (n) => {
   const org = await createOrganization(`limits race ${n}`, 0);
   const operations = OPERATIONS.slice(0, n);
-  const outcomes = await Promise.allSettled(operations.map((op, i) => setCap(org.org_id, op, { type: 'organization', id: org.org_id }, i + 1)));
+  const outcomes = await Promise.allSettled(operations.map((op, i) => setCap(config, org.org_id, op, { type: 'organization', id: org.org_id }, i + 1)));
 
   const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as Error] : []));
   for (const err of failures) {

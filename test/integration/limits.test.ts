@@ -104,7 +104,7 @@ describe('request rate: strict one-second window shared by every key and replica
     const limit = 300;
     const size = windowBlockSize(limit);
     expect(size).toBeGreaterThan(1);
-    await setOrganizationRate(tenant.orgId, { requestsPerSecond: limit, maxConcurrency: 1000 });
+    await setOrganizationRate(cfg, tenant.orgId, { requestsPerSecond: limit, maxConcurrency: 1000 });
     const start = await nextSecond(0);
     const results: Array<{ sent: number; received: number; status: number }> = [];
     const pending: Promise<void>[] = [];
@@ -201,7 +201,7 @@ describe('request rate: strict one-second window shared by every key and replica
 
   test('a request refused by a later check gives its baseline slot back; an operation rate below the baseline wins', async () => {
     const tenant = await createTenant();
-    await blockOperation(tenant.orgId, 'whoami', { type: 'key', id: tenant.keyId });
+    await blockOperation(cfg, tenant.orgId, 'whoami', { type: 'key', id: tenant.keyId });
     const other = await addKey(tenant, [PERMISSIONS.jobsRead]);
     for (let attempt = 0; attempt < 3; attempt++) {
       const start = await nextSecond();
@@ -258,7 +258,7 @@ describe('request rate: strict one-second window shared by every key and replica
   test('an organization-wide lower rate set by the operator applies to every key', async () => {
     const tenant = await createTenant();
     const second = await addKey(tenant, [PERMISSIONS.candidatesSearch]);
-    await setOrganizationRate(tenant.orgId, { requestsPerSecond: 4 });
+    await setOrganizationRate(cfg, tenant.orgId, { requestsPerSecond: 4 });
     for (let attempt = 0; attempt < 3; attempt++) {
       const start = await nextSecond();
       const res = await Promise.all(
@@ -301,7 +301,7 @@ describe('per-minute caps', () => {
     }
     expect((await api(replicas[1].url, 'GET', '/v1/whoami', { key: other.key })).status).toBe(200);
     // Clearing lifts it at once, on every replica.
-    await clearLimit(tenant.orgId, 'whoami', { type: 'key', id: tenant.keyId });
+    await clearLimit(cfg, tenant.orgId, 'whoami', { type: 'key', id: tenant.keyId });
     expect((await api(replicas[0].url, 'GET', '/v1/whoami', { key: tenant.key })).status).toBe(200);
     expect((await api(replicas[1].url, 'GET', '/v1/whoami', { key: tenant.key })).status).toBe(200);
   });
@@ -310,7 +310,7 @@ describe('per-minute caps', () => {
 describe('requests in flight', () => {
   test('held leases refuse new requests on both replicas until one is released', async () => {
     const tenant = await createTenant();
-    await setOrganizationRate(tenant.orgId, { maxConcurrency: 3 });
+    await setOrganizationRate(cfg, tenant.orgId, { maxConcurrency: 3 });
     const held = [];
     for (let i = 0; i < 3; i++) {
       const r = await admitRequest({ orgId: tenant.orgId, requestsPerSecond: 25, maxConcurrency: 3, leaseTtlMs: 60_000 });
@@ -338,7 +338,7 @@ describe('requests in flight', () => {
 
   test('leases of a killed process are reclaimed after lease_ttl_seconds', async () => {
     const tenant = await createTenant();
-    await setOrganizationRate(tenant.orgId, { maxConcurrency: 2 });
+    await setOrganizationRate(cfg, tenant.orgId, { maxConcurrency: 2 });
     const holder = spawn(process.execPath, ['--import', 'tsx', 'test/integration/limitsLeaseHolder.ts'], {
       cwd: ROOT,
       env: { ...childEnv(), ORG_ID: tenant.orgId, COUNT: '2', MAX_CONCURRENCY: '2', TTL_MS: String(LEASE_TTL_SECONDS * 1000) },
@@ -425,13 +425,13 @@ describe('GET /v1/operational-limits', () => {
 
   test('before and after each kind of override: cap, block, organization rate, and clearing', async () => {
     const op = 'contact_retrieval_jobs.get';
-    await setCap(tenant.orgId, op, { type: 'application', id: tenant.applicationId }, 600);
+    await setCap(cfg, tenant.orgId, op, { type: 'application', id: tenant.applicationId }, 600);
     let res = await read(`?operation=${op}`);
     expect(entry(res, op, 'organization')).toMatchObject({ source: 'inherited', requests_per_minute: null });
     expect(entry(res, op, 'application')).toMatchObject({ source: 'override', requests_per_minute: 600, standard_requests_per_minute: 1200 });
     expect(entry(res, op, 'key')).toMatchObject({ source: 'override', requests_per_minute: 600 });
 
-    await blockOperation(tenant.orgId, op, { type: 'key_family', id: tenant.familyId });
+    await blockOperation(cfg, tenant.orgId, op, { type: 'key_family', id: tenant.familyId });
     res = await read(`?operation=${op}`);
     expect(entry(res, op, 'key_family')).toMatchObject({
       status: 'denied',
@@ -442,13 +442,13 @@ describe('GET /v1/operational-limits', () => {
     });
     expect(entry(res, op, 'application')).toMatchObject({ status: 'active' });
 
-    await setOrganizationRate(tenant.orgId, { requestsPerSecond: 12 });
+    await setOrganizationRate(cfg, tenant.orgId, { requestsPerSecond: 12 });
     res = await read(`?operation=${BASELINE_ENTRY}&scope=organization`);
     expect(res.json.data).toEqual([expect.objectContaining({ source: 'override', requests_per_second: 12, standard_requests_per_minute: 720 })]);
 
-    await clearLimit(tenant.orgId, op, { type: 'key_family', id: tenant.familyId });
-    await clearLimit(tenant.orgId, op, { type: 'application', id: tenant.applicationId });
-    await clearLimit(tenant.orgId, BASELINE_ENTRY, { type: 'organization', id: tenant.orgId });
+    await clearLimit(cfg, tenant.orgId, op, { type: 'key_family', id: tenant.familyId });
+    await clearLimit(cfg, tenant.orgId, op, { type: 'application', id: tenant.applicationId });
+    await clearLimit(cfg, tenant.orgId, BASELINE_ENTRY, { type: 'organization', id: tenant.orgId });
     res = await read(`?operation=${op}`);
     expect(entry(res, op, 'key_family')).toMatchObject({ status: 'active', source: 'cleared', requests_per_minute: null, requests_per_second: 20 });
     expect(entry(res, op, 'application')).toMatchObject({ source: 'cleared', requests_per_minute: null });

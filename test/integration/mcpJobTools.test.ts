@@ -32,7 +32,7 @@ beforeAll(async () => {
   srv = await startTestApi(OAUTH_ENV);
   worker = await startTestWorker(srv.config);
   tenant = await createTenant({ credits: 1000 });
-  await seedPeople({ count: 60 });
+  await seedPeople({ secretsKey: srv.config.secretsKey, count: 60 });
   // Jobs accept only people of sources the organization may use: the built-in one here.
   personIds = (await Person.find({ source: BUILT_IN_SOURCE_ID }, { _id: 1 }).sort({ _id: 1 }).limit(30).lean()).map((p) => String(p._id));
   expect(personIds).toHaveLength(30);

@@ -19,7 +19,7 @@ let tenant: TestTenant;
 beforeAll(async () => {
   srv = await startTestApi(OAUTH_ENV);
   tenant = await createTenant({ credits: 100 });
-  await seedPeople({ count: 50 });
+  await seedPeople({ secretsKey: srv.config.secretsKey, count: 50 });
 });
 afterAll(async () => srv.close());
 

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { availableTools } from '../../api/mcp/toolCatalog';
-import { createToolDispatcher } from '../../api/mcp/toolDispatch';
+import { createToolDispatcher, type ToolDispatcher } from '../../api/mcp/toolDispatch';
+import { createOperationExecutor } from '../../api/operations/executeOperation';
+import { operationRegistry } from '../../api/operations/operationRegistry';
 import { defineRoute, type RouteSpec } from '../../api/routeSpec';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import { heldLeases, leaseReleaser } from '../../core/limits/requestAdmission';
@@ -66,7 +68,7 @@ const routes: RouteSpec[] = [
 
 let srv: TestApi;
 const tools = availableTools(routes);
-const dispatcher = createToolDispatcher(routes);
+let dispatcher: ToolDispatcher;
 const tool = (name: string) => tools.find((t) => t.definition.name === name)!;
 const principal: KeyPrincipal = {
   keyId: 'cli_test',
@@ -80,6 +82,7 @@ const principal: KeyPrincipal = {
 
 beforeAll(async () => {
   srv = await startTestApi();
+  dispatcher = createToolDispatcher(createOperationExecutor(operationRegistry(routes), srv.config));
 });
 afterAll(async () => srv.close());
 

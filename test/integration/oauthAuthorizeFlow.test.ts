@@ -35,7 +35,7 @@ async function register(metadata: Record<string, unknown>) {
 
 async function newPerson(permissions = ['candidates.search', 'jobs.v1:read']) {
   const email = `p${randomBytes(6).toString('hex')}@example.com`;
-  const created = await createUser({ orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions });
+  const created = await createUser(srv.config, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions });
   const password = 'correct horse battery staple';
   const browser = new FormBrowser(srv.url);
   const setupPath = new URL(created.setup_url).pathname + new URL(created.setup_url).search;

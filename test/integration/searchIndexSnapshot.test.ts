@@ -11,7 +11,7 @@ jest.setTimeout(120_000);
 let srv: TestApi;
 beforeAll(async () => {
   srv = await startTestApi();
-  await seedPeople({ count: 300 });
+  await seedPeople({ secretsKey: srv.config.secretsKey, count: 300 });
 });
 afterAll(async () => srv.close());
 

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import mongoose from 'mongoose';
+import type { Config } from '../../core/config';
 import { createClient } from '../../core/oauth/clients';
 import { createUser } from '../../core/users/users';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
@@ -25,9 +26,10 @@ const MCP_URL = 'http://mcp.secrets.invalid';
 let proc: ApiProcess;
 let tenant: TestTenant;
 let dbName: string;
+let config: Config;
 
 beforeAll(async () => {
-  const config = testConfig({ AUTH_URL, MCP_URL });
+  config = testConfig({ AUTH_URL, MCP_URL });
   dbName = new URL(config.mongodbUri).pathname.slice(1);
   await connectStore(config.mongodbUri);
   await ensureIndexes();
@@ -116,7 +118,7 @@ describe('secrets at rest', () => {
     expect(toolCall.status).toBe(200);
 
     // A person: the one-time setup token, the password chosen with it, the browser session.
-    const person = await createUser({
+    const person = await createUser(config, {
       orgId: tenant.orgId,
       workspaceId: tenant.workspaceId,
       email: `secrets.${Date.now()}@example.com`,

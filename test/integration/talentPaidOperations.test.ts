@@ -24,7 +24,7 @@ beforeAll(async () => {
     SEARCH_DISTINCT_QUERIES_PER_HOUR: '8',
     SEARCH_DELIVERY_QUOTA_PER_DAY: '3',
   });
-  await seedPeople({ count: 400 });
+  await seedPeople({ secretsKey: srv.config.secretsKey, count: 400 });
 });
 afterAll(async () => srv.close());
 
@@ -54,7 +54,7 @@ describe('GET /v1/search/sources', () => {
     expect(res.status).toBe(200);
     expect(res.json.data.map((s: any) => s.source_id)).toEqual(['src_talentpool']);
     expect(res.json.data[0]).toMatchObject({ name: expect.any(String), covers: expect.arrayContaining(['skills']), built_in: true });
-    await setSourceEnabled(t.orgId, OPEN_WEB_SOURCE_ID, true);
+    await setSourceEnabled(srv.config, t.orgId, OPEN_WEB_SOURCE_ID, true);
     const after = await api(srv.url, 'GET', '/v1/search/sources', { key: t.key });
     expect(after.json.data.map((s: any) => s.source_id)).toEqual(['src_talentpool', OPEN_WEB_SOURCE_ID]);
   });
@@ -160,7 +160,7 @@ describe('POST /v1/candidates/search', () => {
     const other = await createTenant({ credits: 10 });
     expectProblem(await search(other, { cursor }), 400, 'invalid_cursor');
     expectProblem(await search(t, { cursor, query: 'designer' }), 400, 'invalid_cursor');
-    const old = encodeCursor(t.orgId, res.json.search_id, 2, Date.now() - 2 * 3600_000);
+    const old = encodeCursor(srv.config, t.orgId, res.json.search_id, 2, Date.now() - 2 * 3600_000);
     expectProblem(await search(t, { cursor: old }), 410, 'cursor_expired');
     expect(await creditBalance(t.orgId)).toBe(9);
   });
@@ -343,7 +343,7 @@ describe('POST /v1/profiles/unlock', () => {
     expectProblem(await unlock(t, 'nonsense'), 404, 'not_found');
     const hidden = (await Person.findOne({ source: OPEN_WEB_SOURCE_ID }).lean())!;
     expectProblem(await unlock(t, hidden._id), 404, 'not_found');
-    await setSourceEnabled(t.orgId, OPEN_WEB_SOURCE_ID, true);
+    await setSourceEnabled(srv.config, t.orgId, OPEN_WEB_SOURCE_ID, true);
     expect((await unlock(t, hidden._id)).status).toBe(200);
     expect(await creditBalance(t.orgId)).toBe(2);
     expectProblem(await unlock(t, (await poolPerson({ _id: { $nin: [person._id] } }))._id), 402, 'insufficient_credits');

@@ -24,7 +24,7 @@ let client: TalentClient;
 beforeAll(async () => {
   srv = await startTestApi();
   tenant = await createTenant({ credits: 1000 });
-  await seedPeople({ count: 120 });
+  await seedPeople({ secretsKey: srv.config.secretsKey, count: 120 });
   process.env.TALENT_API_KEY = tenant.key;
   process.env.TALENT_API_URL = srv.url;
   client = createTalentClient();

@@ -51,7 +51,7 @@ describe('the attempt activity trusts run.endpointId', () => {
     const b = await createTenant();
     await registered(a, '/victim-a/hook');
     const foreignEndpoint = await registered(b, '/tenant-b/hook');
-    const { eventId } = await emitJobCompleted({
+    const { eventId } = await emitJobCompleted(srv.config, {
       orgId: a.orgId,
       workspaceId: a.workspaceId,
       jobId: `job_forged_${Date.now()}`,

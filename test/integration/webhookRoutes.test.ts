@@ -215,7 +215,7 @@ describe('endpoints (SPEC 4.2, DECISIONS.md)', () => {
 async function deadLettered(t: TestTenant, tag: string) {
   receiver.respond((req) => (req.path.includes('/dead/') ? { status: 500 } : { status: 200 }));
   const reg = await register(t, hookUrl(`dead/${tag}`));
-  const { eventId } = await emitJobCompleted({
+  const { eventId } = await emitJobCompleted(srv.config, {
     orgId: t.orgId,
     workspaceId: t.workspaceId,
     jobId: `job_${tag}_${Date.now()}`,
@@ -307,7 +307,7 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
     const t = await createTenant();
     const reg = await register(t, hookUrl('ok/at-once'));
     expect(reg.status).toBe(201);
-    const { eventId } = await emitJobCompleted({
+    const { eventId } = await emitJobCompleted(srv.config, {
       orgId: t.orgId,
       workspaceId: t.workspaceId,
       jobId: `job_at_once_${Date.now()}`,
@@ -387,7 +387,7 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
       resultExpiresAt: null,
       completedAt: new Date(),
     };
-    const results = await Promise.all([emitJobCompleted(input), emitJobCompleted(input), emitJobCompleted(input)]);
+    const results = await Promise.all([emitJobCompleted(srv.config, input), emitJobCompleted(srv.config, input), emitJobCompleted(srv.config, input)]);
     expect(new Set(results.map((r) => r.eventId)).size).toBe(1);
     expect(results.every((r) => r.deliveryStarted)).toBe(true);
     // Waits for the attempt's record (written after its POST) instead of a fixed pause: one POST, one record.
@@ -404,7 +404,7 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
 
   test('no active endpoint means no delivery', async () => {
     const t = await createTenant();
-    const res = await emitJobCompleted({
+    const res = await emitJobCompleted(srv.config, {
       orgId: t.orgId,
       workspaceId: t.workspaceId,
       jobId: `job_none_${Date.now()}`,

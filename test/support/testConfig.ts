@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { loadConfig, setConfig, type Config } from '../../core/config';
+import { loadConfig, type Config } from '../../core/config';
 
 let counter = 0;
 
@@ -29,6 +29,5 @@ export function testConfig(env: Record<string, string> = {}): Config {
     SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     ...env,
   });
-  setConfig(cfg);
   return cfg;
 }

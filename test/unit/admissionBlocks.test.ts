@@ -155,38 +155,30 @@ describe('ReadCache', () => {
   it('serves a read for the TTL counted from when the read started, and shares concurrent misses', async () => {
     let t = 0;
     let reads = 0;
-    const cache = new ReadCache<number>(
-      () => 1000,
-      100,
-      () => t,
-    );
+    const cache = new ReadCache<number>(100, () => t);
     const read = async () => {
       reads++;
       t += 400; // the read itself takes 400 ms
       return reads;
     };
-    const [a, b] = await Promise.all([cache.get('k', read), cache.get('k', read)]);
+    const [a, b] = await Promise.all([cache.get('k', 1000, read), cache.get('k', 1000, read)]);
     expect([a, b, reads]).toEqual([1, 1, 1]);
     t = 999;
-    expect(await cache.get('k', read)).toBe(1);
+    expect(await cache.get('k', 1000, read)).toBe(1);
     t = 1001;
-    expect(await cache.get('k', read)).toBe(2);
+    expect(await cache.get('k', 1000, read)).toBe(2);
   });
 
   it('refreshes an entry in steady use ahead of its expiry: no request waits, no value is older than the TTL', async () => {
     let t = 1; // lru-cache takes a start time of 0 for "no TTL"
     let reads = 0;
-    const cache = new ReadCache<{ n: number; readAt: number }>(
-      () => 1000,
-      100,
-      () => t,
-    );
+    const cache = new ReadCache<{ n: number; readAt: number }>(100, () => t);
     const read = async () => ({ n: ++reads, readAt: t });
-    await cache.get('k', read);
+    await cache.get('k', 1000, read);
     // A request every 100 ms for 5 s: each is answered by a read that started before it (it did
     // not wait for one), never more than the TTL before it.
     for (t = 100; t <= 5000; t += 100) {
-      const v = await cache.get('k', read);
+      const v = await cache.get('k', 1000, read);
       expect(v.readAt).toBeLessThan(t);
       expect(t - v.readAt).toBeLessThanOrEqual(1000);
     }
@@ -197,13 +189,13 @@ describe('ReadCache', () => {
 
   it('reads every time when the TTL is 0, and forgets an invalidated key', async () => {
     let reads = 0;
-    const off = new ReadCache<number>(() => 0);
-    await off.get('k', async () => ++reads);
-    await off.get('k', async () => ++reads);
+    const off = new ReadCache<number>();
+    await off.get('k', 0, async () => ++reads);
+    await off.get('k', 0, async () => ++reads);
     expect(reads).toBe(2);
-    const on = new ReadCache<number>(() => 1000);
-    await on.get('k', async () => ++reads);
+    const on = new ReadCache<number>();
+    await on.get('k', 1000, async () => ++reads);
     on.invalidate('k');
-    expect(await on.get('k', async () => ++reads)).toBe(4);
+    expect(await on.get('k', 1000, async () => ++reads)).toBe(4);
   });
 });

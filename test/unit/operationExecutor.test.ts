@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -10,6 +11,7 @@ import { defineRoute, type RouteSpec } from '../../api/routeSpec';
 import { v1Routes } from '../../api/routes/index';
 import { UsageError } from '../../scripts/admin/command';
 import { limitsCommands } from '../../scripts/admin/limitsCommands';
+import { loadConfig } from '../../core/config';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import { OPERATIONS, type OperationName } from '../../core/limits/limitTable';
 import { Problem, retryLater } from '../../core/problems';
@@ -92,7 +94,8 @@ function recordingAdmission(refuse?: OperationName): AcquireAdmission {
   };
 }
 
-const execute = createOperationExecutor(operationRegistry(routes), recordingAdmission());
+const config = loadConfig({ SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
+const execute = createOperationExecutor(operationRegistry(routes), config, recordingAdmission());
 const request = (extra: Partial<OperationRequest> = {}): OperationRequest => ({ principal, requestId: 'req_1', ...extra });
 
 async function problemOf(run: Promise<unknown>): Promise<Problem> {
@@ -133,7 +136,7 @@ describe('operation executor', () => {
   });
 
   test("a refusal by the operation's admission stops before the body checks and the handler", async () => {
-    const refusing = createOperationExecutor(operationRegistry(routes), recordingAdmission('contact_retrieval_jobs.cancel'));
+    const refusing = createOperationExecutor(operationRegistry(routes), config, recordingAdmission('contact_retrieval_jobs.cancel'));
     const problem = await problemOf(refusing('contact_retrieval_jobs.cancel', request({ params: { id: 'job_1' }, body: { org_id: 'org_2' } })));
     expect(problem.code).toBe('rate_limited');
     expect(events).toEqual(['acquire org_1', 'admit contact_retrieval_jobs.cancel', 'release']);
@@ -212,7 +215,7 @@ describe('operation names from the command line', () => {
   test.each(['limit set', 'limit block', 'limit clear', 'limit show'])(
     '%s refuses a misspelled --operation as a usage error before touching the store',
     async (command) => {
-      await expect(limitsCommands[command].run({ org: 'org_1', operation: 'who_am_i', 'requests-per-minute': '5' })).rejects.toThrow(UsageError);
+      await expect(limitsCommands[command].run({ org: 'org_1', operation: 'who_am_i', 'requests-per-minute': '5' }, config)).rejects.toThrow(UsageError);
     },
   );
 });
@@ -228,7 +231,7 @@ describe('tool calls', () => {
 
   test('tool arguments become path parameters, query and body of the operation; an idempotency key is passed or generated', async () => {
     const seen: Array<{ operation: OperationName; request: OperationRequest }> = [];
-    const dispatcher = createToolDispatcher(v1Routes, async (operation, req) => {
+    const dispatcher = createToolDispatcher(async (operation, req) => {
       seen.push({ operation, request: req });
       return { status: 200, body: '{"ok":true}' };
     });

@@ -1,12 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { loadConfig, setConfig } from '../../core/config';
 import { afterSpending, fundableUnits, fundingRefusal, type FundingState } from '../../core/credits/credits';
 import { canonicalJson, claimChargeKey, isValidIdempotencyKey, requestFingerprint } from '../../core/idempotency/idempotency';
 import { assertIdentifyingInput, normalizePhone, scoreCandidate } from '../../core/talent/matchPeople';
 import { quotaWindow } from '../../core/talent/quotas';
 import { SearchIndexBuilder } from '../../core/talent/searchIndex';
-
-beforeAll(() => setConfig(loadConfig({ SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64') })));
 
 const state = (over: Partial<FundingState> = {}): FundingState => ({ creditBalance: 10, budgetRemaining: null, familyBudgets: {}, ...over });
 

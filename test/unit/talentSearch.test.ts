@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { loadConfig, setConfig } from '../../core/config';
+import { loadConfig } from '../../core/config';
 import { runSearch, seek, startSearch } from '../../core/talent/candidateSearch';
 import { generatePerson, personIdFor } from '../../core/talent/generator';
 import { decodeCursor, encodeCursor } from '../../core/talent/searchCursor';
@@ -7,8 +7,9 @@ import { firstIndex, SearchIndexBuilder, type RawPerson } from '../../core/talen
 import { containsPhrase, fold, tokenize } from '../../core/talent/searchText';
 import { BUILT_IN_SOURCE_ID, OPEN_WEB_SOURCE_ID } from '../../core/talent/sources';
 
-// Set before the describe blocks run: person ids (generatePerson) are keyed by the configured secret.
-setConfig(loadConfig({ SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'), SEARCH_CURSOR_TTL_SECONDS: '60' }));
+// Person ids (generatePerson) and cursors are keyed by the configured secret.
+const config = loadConfig({ SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'), SEARCH_CURSOR_TTL_SECONDS: '60' });
+const { secretsKey } = config;
 
 function person(id: string, over: Partial<RawPerson>): RawPerson {
   return {
@@ -99,7 +100,7 @@ describe('seek (galloping through an ascending posting list)', () => {
 
 describe('at scale: the scan stops once the best score holds `keep` people', () => {
   const b = new SearchIndexBuilder();
-  for (let i = 0; i < 30_000; i++) b.add(generatePerson('scale', i).person);
+  for (let i = 0; i < 30_000; i++) b.add(generatePerson(secretsKey, 'scale', i).person);
   const big = b.finish(1);
   const params = (query: string, filters: object = {}) => ({ query, filters, sources: [BUILT_IN_SOURCE_ID] });
 
@@ -153,7 +154,7 @@ describe('at scale: the scan stops once the best score holds `keep` people', () 
   });
 
   test('the skills and company filters keep exactly the people who list them', () => {
-    const raw = (o: number) => generatePerson('scale', o).person;
+    const raw = (o: number) => generatePerson(secretsKey, 'scale', o).person;
     const skill = fold(raw(123).skills[0]);
     const company = fold(raw(123).company);
     const out = runSearch(big, params('', { skills: [skill.toUpperCase()], current_company: [company] }), Number.MAX_SAFE_INTEGER);
@@ -198,12 +199,12 @@ describe('filters are exact', () => {
 
 describe('generator', () => {
   test('deterministic per seed and ordinal; ids are opaque', () => {
-    const a = generatePerson('s1', 7);
-    expect(generatePerson('s1', 7)).toEqual(a);
-    expect(a.person._id).toBe(personIdFor('s1', 7));
+    const a = generatePerson(secretsKey, 's1', 7);
+    expect(generatePerson(secretsKey, 's1', 7)).toEqual(a);
+    expect(a.person._id).toBe(personIdFor(secretsKey, 's1', 7));
     expect(a.person._id).toMatch(/^per_[0-9A-Za-z]{22}$/);
-    expect(personIdFor('s2', 7)).not.toBe(a.person._id);
-    expect(personIdFor('s1', 8)).not.toBe(a.person._id);
+    expect(personIdFor(secretsKey, 's2', 7)).not.toBe(a.person._id);
+    expect(personIdFor(secretsKey, 's1', 8)).not.toBe(a.person._id);
     expect(JSON.stringify(a.person)).not.toMatch(/@|\+\d{6,}/);
   });
 
@@ -211,7 +212,7 @@ describe('generator', () => {
     let withoutContact = 0;
     const cultures = new Set<string>();
     for (let i = 0; i < 500; i++) {
-      const { person: p, contact } = generatePerson('shape', i);
+      const { person: p, contact } = generatePerson(secretsKey, 'shape', i);
       if (!contact) withoutContact++;
       else expect(contact.emails.length).toBeGreaterThan(0);
       cultures.add(p.location.countryCode);
@@ -229,15 +230,15 @@ describe('generator', () => {
 
 describe('search cursors', () => {
   test('round trip; tampered, foreign and old cursors are refused', () => {
-    const c = encodeCursor('org_aaaaaaaaaa', 'srch_bbbbbbbbbb', 40);
-    expect(decodeCursor(c, 'org_aaaaaaaaaa')).toEqual({ searchId: 'srch_bbbbbbbbbb', offset: 40 });
+    const c = encodeCursor(config, 'org_aaaaaaaaaa', 'srch_bbbbbbbbbb', 40);
+    expect(decodeCursor(config, c, 'org_aaaaaaaaaa')).toEqual({ searchId: 'srch_bbbbbbbbbb', offset: 40 });
     const [payload, sig] = c.split('.');
     const other = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), offset: 0 })).toString('base64url');
-    expect(() => decodeCursor(`${other}.${sig}`, 'org_aaaaaaaaaa')).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
-    expect(() => decodeCursor(c, 'org_cccccccccc')).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
-    expect(() => decodeCursor('garbage', 'org_aaaaaaaaaa')).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
-    const old = encodeCursor('org_aaaaaaaaaa', 'srch_bbbbbbbbbb', 40, Date.now() - 61_000);
-    expect(() => decodeCursor(old, 'org_aaaaaaaaaa')).toThrow(expect.objectContaining({ code: 'cursor_expired', status: 410 }));
+    expect(() => decodeCursor(config, `${other}.${sig}`, 'org_aaaaaaaaaa')).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
+    expect(() => decodeCursor(config, c, 'org_cccccccccc')).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
+    expect(() => decodeCursor(config, 'garbage', 'org_aaaaaaaaaa')).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
+    const old = encodeCursor(config, 'org_aaaaaaaaaa', 'srch_bbbbbbbbbb', 40, Date.now() - 61_000);
+    expect(() => decodeCursor(config, old, 'org_aaaaaaaaaa')).toThrow(expect.objectContaining({ code: 'cursor_expired', status: 410 }));
   });
 });
 

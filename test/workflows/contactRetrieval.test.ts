@@ -42,9 +42,9 @@ beforeAll(async () => {
   config = testConfig({ CONTACT_JOB_CHUNK_SIZE: '4', CONTACT_JOB_CONCURRENCY: '2' });
   await connectStore(config.mongodbUri);
   await ensureIndexes();
-  await seedPeople({ count: 80, seed: SEED });
+  await seedPeople({ secretsKey: config.secretsKey, count: 80, seed: SEED });
   // Jobs accept only people of sources the organization may use: the built-in one here.
-  const seeded = Array.from({ length: 80 }, (_, i) => personIdFor(SEED, i));
+  const seeded = Array.from({ length: 80 }, (_, i) => personIdFor(config.secretsKey, SEED, i));
   const builtIn = new Set((await Person.find({ _id: { $in: seeded }, source: BUILT_IN_SOURCE_ID }, { _id: 1 }).lean()).map((d) => String(d._id)));
   const all = seeded.filter((p) => builtIn.has(p));
   const withContacts = new Set((await ProviderContact.find({ _id: { $in: all } }, { _id: 1 }).lean()).map((d) => d._id as string));
