@@ -8,6 +8,8 @@ export interface BenchStack {
   temporalAddress: string;
   /** The store process, so its CPU can be read (BENCH_STORE_PID names it when the store is given). */
   storePid: number | undefined;
+  /** The Temporal server process when this run started it. */
+  temporalPid: number | undefined;
 }
 
 /**
@@ -15,7 +17,7 @@ export interface BenchStack {
  * TEMPORAL_ADDRESS when both are given, otherwise the local services started for this run (and
  * stopped through `stops`).
  */
-export async function startBenchStack(dir: string, database: string, stops: Array<() => unknown>): Promise<BenchStack> {
+export async function startBenchStack(dir: string, database: string, stops: Array<() => unknown>, log?: (message: string) => void): Promise<BenchStack> {
   let stack: LocalStack | undefined;
   let mongodbUri = process.env.MONGODB_URI;
   let temporalAddress = process.env.TEMPORAL_ADDRESS;
@@ -24,13 +26,14 @@ export async function startBenchStack(dir: string, database: string, stops: Arra
     stops.push(async () => {
       for (const svc of [...services].reverse()) await svc.stop();
     });
-    stack = await startLocalStack({ dir, mongodbUri, temporalAddress, services });
+    stack = await startLocalStack({ dir, mongodbUri, temporalAddress, services, log });
     mongodbUri ??= `${stack.storeBase}/${database}`;
     temporalAddress = stack.temporalAddress;
   }
   const storePid =
     stack?.services.find((s) => s.name === 'ferretdb')?.child.pid ?? (process.env.BENCH_STORE_PID ? Number(process.env.BENCH_STORE_PID) : undefined);
-  return { mongodbUri, temporalAddress, storePid };
+  const temporalPid = stack?.services.find((s) => s.name === 'temporal')?.child.pid;
+  return { mongodbUri, temporalAddress, storePid, temporalPid };
 }
 
 /** A new organization with every permission on one API key, as the operator CLI makes it. */

@@ -30,8 +30,7 @@ import { seedPeople } from '../core/talent/seedPeople';
 import { temporal } from '@temporalio/proto';
 import { closeTemporalClient, temporalClient } from '../core/temporal/client';
 import { createOrganization } from '../core/tenancy/provisioning';
-import { startLocalStack } from '../scripts/localStack';
-import type { RunningService } from '../scripts/localServices';
+import { startBenchStack } from './benchStack';
 import { startContactProviderServer } from '../test/support/contactProviderServer';
 
 const PEOPLE = Number(process.env.BENCH_PEOPLE ?? 10_000);
@@ -130,15 +129,8 @@ async function runOnce(label: string, config: Config, env: Record<string, string
 async function main(): Promise<void> {
   logger.level = 'silent';
   const dir = mkdtempSync(join(tmpdir(), 'bench-jobs-'));
-  const stack = await startLocalStack({
-    dir,
-    mongodbUri: process.env.MONGODB_URI || undefined,
-    temporalAddress: process.env.TEMPORAL_ADDRESS || undefined,
-    log: (m) => process.stderr.write(`[services] ${m}\n`),
-  });
-  const services: RunningService[] = stack.services;
-  const mongo = process.env.MONGODB_URI || `${stack.storeBase}/bench_jobs`;
-  const temporal = stack.temporalAddress;
+  const stops: Array<() => unknown> = [];
+  const { mongodbUri: mongo, temporalAddress: temporal } = await startBenchStack(dir, 'bench_jobs', stops, (m) => process.stderr.write(`[services] ${m}\n`));
   const provider = await startContactProviderServer({ token: 'bench-provider-token', latencyMs: LATENCY_MS });
   const base = {
     NODE_ENV: 'development',
@@ -178,7 +170,7 @@ async function main(): Promise<void> {
     await provider.close();
     await closeTemporalClient();
     await disconnectStore();
-    await Promise.all(services.map((s) => s.stop()));
+    for (const stop of stops) await stop();
   }
 }
 

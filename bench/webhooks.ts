@@ -42,8 +42,7 @@ import { closeAttemptAgents, sendAttempt } from '../core/webhooks/sendAttempt';
 import { signedHeaders } from '../core/webhooks/signPayload';
 import { registerEndpoint } from '../core/webhooks/webhookEndpoints';
 import { createOrganization } from '../core/tenancy/provisioning';
-import { startLocalStack } from '../scripts/localStack';
-import type { RunningService } from '../scripts/localServices';
+import { startBenchStack } from './benchStack';
 import { probeCeiling } from './ceilingProbe';
 import { profileStoreCommands } from './storeProfile';
 import { epochNow, forkBenchProcess, nextMessage, type ReceiverCommand, type ReceiverMessage } from './webhookBenchProcesses';
@@ -69,14 +68,9 @@ const stderr = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 async function main(): Promise<void> {
   logger.level = 'silent';
   const dir = mkdtempSync(join(tmpdir(), 'bench-webhooks-'));
-  const stack = await startLocalStack({
-    dir,
-    mongodbUri: process.env.MONGODB_URI || undefined,
-    temporalAddress: process.env.TEMPORAL_ADDRESS || undefined,
-    log: (m) => process.stderr.write(`[services] ${m}\n`),
-  });
-  const services: RunningService[] = stack.services;
-  const mongo = process.env.MONGODB_URI || `${stack.storeBase}/bench_webhooks`;
+  const stops: Array<() => unknown> = [];
+  const stack = await startBenchStack(dir, 'bench_webhooks', stops, (m) => process.stderr.write(`[services] ${m}\n`));
+  const mongo = stack.mongodbUri;
   const temporal = stack.temporalAddress;
 
   // The receiver runs in its own process; it reports each event's first POST here.
@@ -153,8 +147,8 @@ async function main(): Promise<void> {
           offeredShare: Number(process.env.BENCH_OFFERED_SHARE ?? 0.8),
           durationMs: Number(process.env.BENCH_SUSTAINED_S ?? 60) * 1000,
           processes: {
-            temporal: services.find((x) => x.name === 'temporal')?.child.pid,
-            store: services.find((x) => x.name !== 'temporal')?.child.pid,
+            temporal: stack.temporalPid,
+            store: stack.storePid,
             receiver: receiverProcess.pid,
             bench: process.pid,
           },
@@ -173,7 +167,7 @@ async function main(): Promise<void> {
   receiverProcess.send({ type: 'stop' } satisfies ReceiverCommand);
   await receiverExit;
   await disconnectStore();
-  for (const s of services) await s.stop();
+  for (const stop of stops) await stop();
   rmSync(dir, { recursive: true, force: true });
 }
 
