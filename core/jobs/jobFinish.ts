@@ -1,6 +1,5 @@
 import { findCharge } from '../credits/credits';
-import { insertManyIgnoringDuplicates } from '../store/inserts';
-import { jobItems, payAndSettle, storeJobItems } from './chunkSettlement';
+import { payAndSettle, storeJobItems } from './chunkSettlement';
 import { releaseDeliveries } from './deliveryReservations';
 import { forgetPeople, jobPeople } from './jobPeople';
 import {
@@ -142,18 +141,10 @@ async function settleTheRest(job: Pick<JobDoc, '_id' | 'orgId' | 'familyId' | 'f
   }
   const leftover = leftoverOutcome(stop);
   const leftovers = people.map((personId, seq) => ({ personId, seq })).filter((p) => !settledSeqs.has(p.seq));
-  await insertManyIgnoringDuplicates(
-    jobItems(),
-    leftovers.map((p) => ({
-      _id: `${jobId}:${p.seq}`,
-      jobId,
-      seq: p.seq,
-      personId: p.personId,
-      outcome: leftover.outcome,
-      reason: leftover.reason,
-      receiptId: null,
-      processedAt: now,
-    })),
+  await storeJobItems(
+    jobId,
+    leftovers.map((p) => ({ ...p, outcome: leftover.outcome, reason: leftover.reason, emails: [], phones: [], receiptId: null })),
+    now,
   );
   addTally(tally, leftover.outcome, leftovers.length);
   return leftovers.length;

@@ -20,29 +20,38 @@ afterAll(async () => {
   await disconnectStore();
 });
 
+type LogRecord = Record<string, any>;
+
+/**
+ * The API's JSON log lines once one of them is `seen`. A request's line is written as its
+ * response ends, a moment after the client has it: wait for the line of the last request
+ * instead of a fixed pause.
+ */
+function logLinesOnceSeen(what: string, seen: (r: LogRecord) => boolean): Promise<LogRecord[]> {
+  return eventually(
+    what,
+    () => {
+      const parsed: LogRecord[] = proc
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l));
+      return parsed.some(seen) ? parsed : undefined;
+    },
+    { timeoutMs: 10_000 },
+  );
+}
+
 describe('structured request logs', () => {
   test('one JSON line per request with the fields, never credentials, bodies or query text', async () => {
     const ok = await api(proc.url, 'GET', '/v1/whoami?trace=confidential-query-text', { key: tenant.key, headers: { 'X-Request-Id': 'log-test-1' } });
     expect(ok.status).toBe(200);
     await api(proc.url, 'POST', '/v1/whoami', { key: tenant.key, body: { name: 'Private Person Payload' } });
     await rawRequest(proc.url, { path: '/v1/whoami', headers: { Authorization: `Bearer ${tenant.key}x` } });
-    // A request's line is written as its response ends, a moment after the client has it:
-    // wait for the line of the last request (the 401) instead of a fixed pause.
-    const records = await eventually(
-      'the log line of the last request',
-      () => {
-        const parsed = proc
-          .output()
-          .split('\n')
-          .filter((l) => l.startsWith('{'))
-          .map((l) => JSON.parse(l));
-        return parsed.some((r) => r.msg === 'request' && r.status === 401) ? parsed : undefined;
-      },
-      { timeoutMs: 10_000 },
-    );
+    const records = await logLinesOnceSeen('the log line of the last request', (r) => r.msg === 'request' && r.status === 401);
     const entry = records.find((r) => r.request_id === 'log-test-1');
     expect(entry).toMatchObject({ msg: 'request', method: 'GET', route: '/v1/whoami', status: 200, key_id: tenant.keyId });
-    expect(typeof entry.duration_ms).toBe('number');
+    expect(typeof entry?.duration_ms).toBe('number');
     expect(records.map((r) => `${r.status}`)).toContain('401');
 
     const all = proc.output();
@@ -57,19 +66,7 @@ describe('structured request logs', () => {
     await rawRequest(proc.url, { path: '/v1/whoami', headers: { Authorization: `Bearer ${tenant.key}x`, 'X-Request-Id': 'log-bad-key' } });
     await rawRequest(proc.url, { path: '/v1/contact-retrieval-jobs/job_missing', headers: { 'X-Request-Id': 'log-param-no-key' } });
     await rawRequest(proc.url, { path: '/v1/no-such-thing', headers: { Authorization: `Bearer ${tenant.key}`, 'X-Request-Id': 'log-unknown' } });
-    // Wait for the line of the last request instead of a fixed pause.
-    const records = await eventually(
-      'the log line of the unknown path',
-      () => {
-        const parsed = proc
-          .output()
-          .split('\n')
-          .filter((l) => l.startsWith('{'))
-          .map((l) => JSON.parse(l));
-        return parsed.some((r) => r.msg === 'request' && r.request_id === 'log-unknown') ? parsed : undefined;
-      },
-      { timeoutMs: 10_000 },
-    );
+    const records = await logLinesOnceSeen('the log line of the unknown path', (r) => r.msg === 'request' && r.request_id === 'log-unknown');
     const byId = (id: string) => records.find((r) => r.request_id === id && r.msg === 'request');
     expect(byId('log-no-key')).toMatchObject({ method: 'GET', route: '/v1/whoami', status: 401 });
     expect(byId('log-bad-key')).toMatchObject({ method: 'GET', route: '/v1/whoami', status: 401 });
