@@ -173,8 +173,12 @@ export class LeaseBlockPool {
           .then((r) => {
             if (r.admitted) {
               const list = this.pools.get(orgId) ?? [];
-              list.push({ orgId, lease: r.lease, capacity: blockCapacity(limit, size, r.index), inUse: 0, expiresAt: r.expiresAt });
+              const block: LeaseBlock = { orgId, lease: r.lease, capacity: blockCapacity(limit, size, r.index), inUse: 0, expiresAt: r.expiresAt };
+              list.push(block);
               this.pools.set(orgId, list);
+              // The requests waiting for it may all find a place another block freed meanwhile;
+              // unused, it goes back like an idle block instead of staying held until reused.
+              this.lingerThenDrop(block);
             }
             return r;
           })
@@ -192,6 +196,12 @@ export class LeaseBlockPool {
     if (block.inUse > 0) return;
     const stale = block.expiresAt <= now;
     if (stale || this.lingerMs <= 0) return this.drop(block);
+    this.lingerThenDrop(block);
+  }
+
+  /** Keeps an idle block `lingerMs` for the next request (acquire cancels this), then gives it back. */
+  private lingerThenDrop(block: LeaseBlock): void {
+    if (block.linger) clearTimeout(block.linger);
     block.linger = setTimeout(() => {
       if (block.inUse === 0) this.drop(block);
     }, this.lingerMs);

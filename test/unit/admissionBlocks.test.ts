@@ -139,6 +139,33 @@ describe('LeaseBlockPool', () => {
     expect(store.slots.size).toBe(0);
   });
 
+  it('gives back a block that the requests waiting for it did not need (another block freed a place meanwhile)', async () => {
+    const store = leaseStore();
+    let gate: Promise<void> = Promise.resolve();
+    const pool = new LeaseBlockPool((org, blocks) => gate.then(() => store.take(org, blocks)), store.giveBack, 20);
+    // limit 100: blocks of 2 places. Two requests fill the first block.
+    const a1 = await pool.acquire('org', 100, 60_000, () => 0);
+    const a2 = await pool.acquire('org', 100, 60_000, () => 0);
+    if (!a1.admitted || !a2.admitted) throw new Error('refused');
+    expect(a2.block).toBe(a1.block);
+    // A third request needs a second block; while the store takes it, the first block frees a place.
+    let open!: () => void;
+    gate = new Promise<void>((r) => (open = r));
+    const a3p = pool.acquire('org', 100, 60_000, () => 0);
+    await new Promise((r) => setImmediate(r));
+    pool.release(a1.block, 0);
+    open();
+    const a3 = await a3p;
+    if (!a3.admitted) throw new Error('refused');
+    expect(a3.block).toBe(a1.block);
+    expect(store.slots.size).toBe(2);
+    pool.release(a2.block, 0);
+    pool.release(a3.block, 0);
+    // Both blocks' 20 ms lingers are timers: this later timer always fires after them.
+    await new Promise((r) => setTimeout(r, 60));
+    expect(store.slots.size).toBe(0);
+  });
+
   it('puts no new request in a block with less than half its lease time left', async () => {
     const store = leaseStore();
     const pool = new LeaseBlockPool(store.take, store.giveBack, 1000);
