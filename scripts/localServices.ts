@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { SEARCH_ATTRIBUTE_FLAGS } from '../core/temporal/searchAttributes';
@@ -295,32 +295,76 @@ function startChild(name: string, cmd: string, args: string[], logFile: string, 
   return { name, child, stop };
 }
 
+/** What a service wrote to its log after `offset`: its last lines, to say why it stopped. */
+function logSince(logFile: string, offset: number, lines = 5): string {
+  try {
+    return readFileSync(logFile).subarray(offset).toString('utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+function fileSize(path: string): number {
+  return existsSync(path) ? statSync(path).size : 0;
+}
+
+/**
+ * Free ports are only free when checked: another process (parallel test workers start services
+ * all the time) can bind one before the service does. A start that fails on a taken port is tried
+ * again with newly chosen free ports; any other early exit is reported with the service's last
+ * log lines.
+ */
+async function startWithPortRetry(
+  logFile: string,
+  start: () => Promise<RunningService>,
+  ready: (svc: RunningService) => Promise<void>,
+): Promise<RunningService> {
+  for (let attempt = 1; ; attempt++) {
+    const offset = fileSize(logFile);
+    const svc = await start();
+    try {
+      await ready(svc);
+      return svc;
+    } catch (err) {
+      await svc.stop();
+      const said = logSince(logFile, offset);
+      if (attempt < 3 && /address already in use/.test(said)) continue;
+      throw new Error(`${(err as Error).message}${said ? `; the end of its log (${logFile}):\n${said}` : ''}`, { cause: err });
+    }
+  }
+}
+
 export async function startFerretDb(opts: { port: number; dataDir: string; logFile: string }): Promise<RunningService> {
   mkdirSync(opts.dataDir, { recursive: true });
-  const svc = startChild(
-    'ferretdb',
-    BINARIES.ferretdb,
-    [
-      '--handler=sqlite',
-      // WAL with synchronous=NORMAL survives a crash of any process; only an OS crash can lose the
-      // last commits. The default FULL syncs on every commit and halves the write rate.
-      `--sqlite-url=file:${opts.dataDir.replace(/\/?$/, '/')}?_pragma=synchronous(NORMAL)`,
-      `--listen-addr=127.0.0.1:${opts.port}`,
-      '--telemetry=disable',
-      '--log-level=warn',
-      `--debug-addr=127.0.0.1:${await freePort()}`,
-      `--state-dir=${opts.dataDir}`,
-      // Garbage collection took a third of FerretDB's CPU on large reads (every document is decoded
-      // into short-lived objects); its heap is tens of MB, so collecting a quarter as often is cheap.
-    ],
-    opts.logFile,
-    { GOGC: process.env.GOGC ?? '400' },
-  );
-  await waitFor('FerretDB', () => portOpen(opts.port), 30_000, svc.child);
-  return svc;
+  const start = async () =>
+    startChild(
+      'ferretdb',
+      BINARIES.ferretdb,
+      [
+        '--handler=sqlite',
+        // WAL with synchronous=NORMAL survives a crash of any process; only an OS crash can lose the
+        // last commits. The default FULL syncs on every commit and halves the write rate.
+        `--sqlite-url=file:${opts.dataDir.replace(/\/?$/, '/')}?_pragma=synchronous(NORMAL)`,
+        `--listen-addr=127.0.0.1:${opts.port}`,
+        '--telemetry=disable',
+        '--log-level=warn',
+        `--debug-addr=127.0.0.1:${await freePort()}`,
+        `--state-dir=${opts.dataDir}`,
+        // Garbage collection took a third of FerretDB's CPU on large reads (every document is decoded
+        // into short-lived objects); its heap is tens of MB, so collecting a quarter as often is cheap.
+      ],
+      opts.logFile,
+      { GOGC: process.env.GOGC ?? '400' },
+    );
+  return startWithPortRetry(opts.logFile, start, (svc) => waitFor('FerretDB', () => portOpen(opts.port), 30_000, svc.child));
 }
 
 export async function startTemporalDev(opts: { port: number; uiPort?: number; dbFile?: string; logFile: string }): Promise<RunningService> {
+  const start = async () => startChild('temporal', BINARIES.temporal, await temporalDevArgs(opts), opts.logFile);
+  return startWithPortRetry(opts.logFile, start, (svc) => waitFor('Temporal dev server', () => portOpen(opts.port), 60_000, svc.child));
+}
+
+async function temporalDevArgs(opts: { port: number; uiPort?: number; dbFile?: string }): Promise<string[]> {
   const args = [
     'server',
     'start-dev',
@@ -343,7 +387,5 @@ export async function startTemporalDev(opts: { port: number; uiPort?: number; db
   if (opts.uiPort) args.push('--ui-port', String(opts.uiPort));
   else args.push('--headless');
   if (opts.dbFile) args.push('--db-filename', opts.dbFile);
-  const svc = startChild('temporal', BINARIES.temporal, args, opts.logFile);
-  await waitFor('Temporal dev server', () => portOpen(opts.port), 60_000, svc.child);
-  return svc;
+  return args;
 }

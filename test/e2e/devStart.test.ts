@@ -77,6 +77,21 @@ async function devEnv(extra: Record<string, string> = {}): Promise<Record<string
   };
 }
 
+/**
+ * The test picks the ports `npm run dev` is told to use; a parallel test worker can bind one of
+ * them before dev does. Such a start is tried again on other ports; any other failure is not.
+ */
+async function startDevOnFreePorts(extra: Record<string, string> = {}): Promise<{ env: Record<string, string>; run: DevRun }> {
+  for (let attempt = 1; ; attempt++) {
+    const env = await devEnv(extra);
+    try {
+      return { env, run: await startDev(env) };
+    } catch (err) {
+      if (attempt >= 3 || !/address already in use/.test((err as Error).message)) throw err;
+    }
+  }
+}
+
 function printedCurlLines(output: string): string[] {
   return output
     .split('\n')
@@ -90,8 +105,7 @@ afterAll(async () => {
 });
 
 test('the first start prints a key whose curl lines answer 200 as printed; the next start makes none and says how', async () => {
-  const env = await devEnv();
-  const first = await startDev(env);
+  const { env, run: first } = await startDevOnFreePorts();
   const out = first.output();
   expect(out).toContain('A development key was created');
   // Long steps report their time (seeding off a terminal: a line every few seconds, then this).
@@ -141,8 +155,7 @@ test('the first start prints a key whose curl lines answer 200 as printed; the n
 
 test('no key in a store the person supplied, unless asked', async () => {
   const storeUri = `${process.env.TEST_MONGODB_BASE}/${uniqueName('devsupplied')}`;
-  const env = await devEnv({ MONGODB_URI: storeUri, SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
-  const run = await startDev(env);
+  const { run } = await startDevOnFreePorts({ MONGODB_URI: storeUri, SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
   expect(run.output()).toContain('No development key: MONGODB_URI is yours');
   expect(run.output()).not.toMatch(/sk_live_ext_/);
   await run.stop();
