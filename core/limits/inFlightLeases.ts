@@ -79,17 +79,17 @@ export function inFlightRetryAfterSeconds(expiries: number[], nowMs: number, ttl
  * that fails is left to expire.
  */
 export class LeaseReleaser {
-  private pending: Array<{ token: string; slotId?: string }> = [];
+  private pending: Array<{ token: string; slotId: string }> = [];
   private flushing = false;
   private inFlight = new Set<Promise<void>>();
 
-  /** `remove` gets the tokens, and their slot ids when every one of them is known (a delete by `_id`, which the store looks up by index). */
+  /** `remove` gets the tokens and their slot ids (a delete by `_id`, which every store looks up by index). */
   constructor(
-    private readonly remove: (tokens: string[], slotIds?: string[]) => Promise<void>,
+    private readonly remove: (tokens: string[], slotIds: string[]) => Promise<void>,
     private readonly onError: (err: unknown) => void,
   ) {}
 
-  release(token: string, slotId?: string): void {
+  release(token: string, slotId: string): void {
     this.pending.push({ token, slotId });
     if (!this.flushing) this.schedule();
   }
@@ -98,12 +98,11 @@ export class LeaseReleaser {
     this.flushing = true;
     setImmediate(() => {
       const batch = this.pending.splice(0);
-      const slotIds = batch.every((b) => b.slotId) ? batch.map((b) => b.slotId as string) : undefined;
       const p = (
         batch.length
           ? this.remove(
               batch.map((b) => b.token),
-              slotIds,
+              batch.map((b) => b.slotId),
             )
           : Promise.resolve()
       )

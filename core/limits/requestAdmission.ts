@@ -28,20 +28,24 @@ import { errorMessage } from '../observability/errorMessage';
  * organization's and their requests are a subset of the organization's, so the organization
  * window bounds them exactly; they are reported, not counted separately.
  */
-const windowSlotSchema = new Schema({ _id: { type: String, required: true }, s: { type: Number, required: true, index: true } }, { versionKey: false });
-export const WindowSlot = model('WindowSlot', windowSlotSchema, 'admission_windows');
-
-const leaseSlotSchema = new Schema(
+/**
+ * Window slots and lease slots live in one collection, so that the two unique inserts a request
+ * makes at once (its window slot and its lease) travel to the store as one command. A window
+ * slot carries its second `s` (old windows are purged by it); a lease slot its organization, slot
+ * number, expiry and holder's token. Both are looked up by `_id` only.
+ */
+const admissionSlotSchema = new Schema(
   {
     _id: { type: String, required: true },
-    org: { type: String, required: true, index: true },
-    slot: { type: Number, required: true },
-    exp: { type: Number, required: true },
-    token: { type: String, required: true, index: true },
+    s: { type: Number, index: true },
+    org: String,
+    slot: Number,
+    exp: Number,
+    token: String,
   },
   { versionKey: false },
 );
-export const LeaseSlot = model('LeaseSlot', leaseSlotSchema, 'admission_leases');
+export const AdmissionSlot = model('AdmissionSlot', admissionSlotSchema, 'admission_slots');
 
 interface WindowSlotDoc {
   _id: string;
@@ -54,15 +58,16 @@ interface LeaseSlotDoc {
   exp: number;
   token: string;
 }
-const windows = () => typedCollection<WindowSlotDoc>(WindowSlot);
-const leases = () => typedCollection<LeaseSlotDoc>(LeaseSlot);
+type AdmissionSlotDoc = WindowSlotDoc | LeaseSlotDoc;
+const slots = () => typedCollection<AdmissionSlotDoc>(AdmissionSlot);
+const windows = () => typedCollection<WindowSlotDoc>(AdmissionSlot);
+const leases = () => typedCollection<LeaseSlotDoc>(AdmissionSlot);
 /**
- * Every slot is still taken by its own unique insert; concurrent requests' inserts travel to
- * the store together (groupedInserts.ts), so under load the store pays one command per round
- * trip instead of one per request.
+ * Every slot is still taken by its own unique insert; inserts asked for together (a request's
+ * window slot and lease, and concurrent requests' slots) travel to the store as one command
+ * (groupedInserts.ts), so under load the store pays one command per round trip, not per slot.
  */
-const windowInserts = new GroupedInserts(windows);
-const leaseInserts = new GroupedInserts(leases);
+const slotInserts = new GroupedInserts(slots);
 
 export const requestScopeKey = (orgId: string) => `req:${orgId}`;
 export const operationScopeKey = (orgId: string, operation: OperationName) => `op:${orgId}:${operation}`;
@@ -92,7 +97,7 @@ export type WindowAdmission =
   { admitted: true; taken: WindowTaken; limit: number; count: number } | { admitted: false; retryAfterSeconds: number; limit: number; count: number };
 
 const windowBlocks = new WindowBlockPool((scopeKey, second, size, index) =>
-  windowInserts.insertOnce({ _id: `${windowSlotId(scopeKey, second, index)}:b${size}`, s: second }),
+  slotInserts.insertOnce({ _id: `${windowSlotId(scopeKey, second, index)}:b${size}`, s: second }),
 );
 
 /** One more request in a scope's strict one-second window, or a refusal that writes nothing. */
@@ -119,7 +124,7 @@ export async function admitWindow(scopeKey: string, limit: number, now: () => nu
   const hintKey = `${scopeKey}:${second}`;
   for (let k = slotHints.get(hintKey) ?? 0; k < limit; k++) {
     const slotId = windowSlotId(scopeKey, second, k);
-    const won = await windowInserts.insertOnce({ _id: slotId, s: second });
+    const won = await slotInserts.insertOnce({ _id: slotId, s: second });
     slotHints.set(hintKey, k + 1);
     if (won) return { admitted: true, taken: { slotId }, limit, count: k + 1 };
   }
@@ -132,7 +137,7 @@ export async function admitWindow(scopeKey: string, limit: number, now: () => nu
     all,
     existing.map((d) => d._id),
   )) {
-    if (await windowInserts.insertOnce({ _id: slotId, s: second })) return { admitted: true, taken: { slotId }, limit, count: limit };
+    if (await slotInserts.insertOnce({ _id: slotId, s: second })) return { admitted: true, taken: { slotId }, limit, count: limit };
   }
   return { admitted: false, retryAfterSeconds: secondsUntilNextWindow(now()), limit, count: limit };
 }
@@ -203,7 +208,7 @@ async function acquireStoreLease(orgId: string, slots: number, ttlMs: number, no
   const take = async (slot: number): Promise<StoreLeaseAdmission | undefined> => {
     const slotId = leaseSlotId(orgId, slot);
     const exp = now() + ttlMs;
-    if (!(await leaseInserts.insertOnce({ _id: slotId, org: orgId, slot, exp, token }))) return undefined;
+    if (!(await slotInserts.insertOnce({ _id: slotId, org: orgId, slot, exp, token }))) return undefined;
     slotsHeldHere.add(slotId);
     return { admitted: true, lease: { slotId, token }, index: slot, expiresAt: exp };
   };
@@ -241,12 +246,12 @@ async function acquireStoreLease(orgId: string, slots: number, ttlMs: number, no
 
 export const leaseReleaser = new LeaseReleaser(
   async (tokens, slotIds) => {
-    // By _id when the slots are known (an index lookup; any other filter scans the collection on
-    // FerretDB 1.x), still only where the token matches: a slot reclaimed by another holder stays.
+    // By _id (an index lookup on every store), still only where the token matches: a slot
+    // reclaimed by another holder stays.
     try {
-      await leases().deleteMany(slotIds ? { _id: { $in: slotIds }, token: { $in: tokens } } : { token: { $in: tokens } });
+      await leases().deleteMany({ _id: { $in: slotIds }, token: { $in: tokens } });
     } finally {
-      for (const slotId of slotIds ?? []) slotsHeldHere.remove(slotId);
+      for (const slotId of slotIds) slotsHeldHere.remove(slotId);
     }
   },
   (err) => logger.warn({ err: { message: errorMessage(err) } }, 'lease release failed; the lease will expire'),

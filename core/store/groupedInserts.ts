@@ -6,8 +6,8 @@ import { insertManyIgnoringDuplicates } from './inserts';
  * way to the store, the inserts asked for meanwhile wait and then go as one unordered bulk
  * insert. Each document is still its own unique insert, so "whoever inserts first wins" holds
  * exactly as with `insertOnce` (two equal `_id`s in one batch: the first wins, the second is a
- * duplicate); what changes is the number of store commands. An unloaded process sends every
- * insert at once (a batch of one); under load a batch holds what arrived during one round
+ * duplicate); what changes is the number of store commands. An unloaded process sends each
+ * request's inserts at once; under load a batch holds what arrived during one round
  * trip, so the store's per-command cost is paid once per round trip instead of once per insert.
  */
 export class GroupedInserts<T extends Document> {
@@ -20,12 +20,15 @@ export class GroupedInserts<T extends Document> {
   insertOnce(doc: OptionalUnlessRequiredId<T>): Promise<boolean> {
     return new Promise((settle, fail) => {
       this.queue.push({ doc, settle, fail });
-      if (!this.sending) void this.send();
+      if (this.sending) return;
+      this.sending = true;
+      // Sent after the current synchronous step, so the inserts one step asks for together (a
+      // request's window slot and its lease) share a command.
+      queueMicrotask(() => void this.send());
     });
   }
 
   private async send(): Promise<void> {
-    this.sending = true;
     while (this.queue.length) {
       const batch = this.queue.splice(0);
       try {

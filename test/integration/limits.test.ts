@@ -5,7 +5,7 @@ import { PERMISSIONS } from '../../core/keys/permissions';
 import { BASELINE_ENTRY } from '../../core/limits/limitTable';
 import { blockOperation, clearLimit, setCap, setOrganizationRate } from '../../core/limits/limitSettings';
 import { windowBlockSize } from '../../core/limits/admissionBlocks';
-import { admitRequest, heldLeases, leaseReleaser, WindowSlot } from '../../core/limits/requestAdmission';
+import { admitRequest, heldLeases, leaseReleaser, AdmissionSlot } from '../../core/limits/requestAdmission';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
 import { runAdmin } from '../support/adminCli';
 import { startApiProcess } from '../support/apiProcess';
@@ -129,7 +129,7 @@ describe('request rate: strict one-second window shared by every key and replica
     for (let s = first; s < first + 3; s++) {
       const lo = s * 1000;
       const within = admitted.filter((r) => r.sent >= lo && r.received < lo + 1000).length;
-      const blocks = await WindowSlot.countDocuments({ _id: { $regex: `^w:req:${tenant.orgId}:${s}:` } });
+      const blocks = await AdmissionSlot.countDocuments({ _id: { $regex: `^w:req:${tenant.orgId}:${s}:` } });
       seconds.push({ within, blocks });
     }
     // One comparison of every figure, so that a failure prints them all.
@@ -323,12 +323,12 @@ describe('requests in flight', () => {
       expectRateLimited(res);
       expect(res.json.limit).toBe('max_concurrency');
     }
-    leaseReleaser.release(held[0].token);
+    leaseReleaser.release(held[0].token, held[0].slotId);
     await leaseReleaser.drain();
     expect((await api(replicas[1].url, 'GET', '/v1/whoami', { key: tenant.key })).status).toBe(200);
     // The slot is free again once the response finished.
     await eventually('lease released', async () => (await heldLeases(tenant.orgId)).length === 2, { timeoutMs: 5000, intervalMs: 200 });
-    for (const l of held.slice(1)) leaseReleaser.release(l.token);
+    for (const l of held.slice(1)) leaseReleaser.release(l.token, l.slotId);
     await leaseReleaser.drain();
     // Three concurrent requests fit, and every lease is gone when they finish.
     const res = await Promise.all(replicas.concat(replicas[0]).map((r) => api(r.url, 'GET', '/v1/whoami', { key: tenant.key })));

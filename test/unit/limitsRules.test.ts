@@ -141,9 +141,9 @@ describe('in-flight leases', () => {
       },
       () => undefined,
     );
-    for (let i = 0; i < 10; i++) r.release(`t${i}`);
+    for (let i = 0; i < 10; i++) r.release(`t${i}`, `l:o:${i}`);
     await new Promise((res) => setImmediate(res));
-    for (let i = 10; i < 15; i++) r.release(`t${i}`);
+    for (let i = 10; i < 15; i++) r.release(`t${i}`, `l:o:${i}`);
     await r.drain();
     expect(calls.flat().sort()).toEqual(Array.from({ length: 15 }, (_, i) => `t${i}`).sort());
     expect(calls.length).toBeLessThanOrEqual(3);
