@@ -83,10 +83,15 @@ export class LeaseReleaser {
   private flushing = false;
   private inFlight = new Set<Promise<void>>();
 
-  /** `remove` gets the tokens and their slot ids (a delete by `_id`, which every store looks up by index). */
+  /**
+   * `remove` gets the tokens and their slot ids (a delete by `_id`, which every store looks up by
+   * index). Releases asked for within `gatherMs` of the first go in one delete: a lease then stays
+   * held that much longer, which only ever refuses, never admits, more.
+   */
   constructor(
     private readonly remove: (tokens: string[], slotIds: string[]) => Promise<void>,
     private readonly onError: (err: unknown) => void,
+    private readonly gatherMs = 0,
   ) {}
 
   release(token: string, slotId: string): void {
@@ -96,7 +101,8 @@ export class LeaseReleaser {
 
   private schedule(): void {
     this.flushing = true;
-    setImmediate(() => {
+    const later = (send: () => void) => (this.gatherMs > 0 ? setTimeout(send, this.gatherMs) : setImmediate(send));
+    later(() => {
       const batch = this.pending.splice(0);
       const p = (
         batch.length

@@ -14,7 +14,7 @@ import {
   type HeldLease,
 } from './inFlightLeases';
 import type { OperationName } from './limitTable';
-import { freeSlotIds, secondsUntilNextWindow, windowSecond, windowSlotId, windowSlotIds } from './strictWindow';
+import { freeSlotIds, secondsUntilNextWindow, windowSecond, windowSlotId, windowSlotIds, WindowSlotsTakenHere } from './strictWindow';
 import { errorMessage } from '../observability/errorMessage';
 
 /**
@@ -31,7 +31,7 @@ import { errorMessage } from '../observability/errorMessage';
 /**
  * Window slots and lease slots live in one collection, so that the two unique inserts a request
  * makes at once (its window slot and its lease) travel to the store as one command. A window
- * slot carries its second `s` (old windows are purged by it); a lease slot its organization, slot
+ * slot carries its second `s` (old windows are swept by it); a lease slot its organization, slot
  * number, expiry and holder's token. Both are looked up by `_id` only.
  */
 const admissionSlotSchema = new Schema(
@@ -78,13 +78,35 @@ export const operationScopeKey = (orgId: string, operation: OperationName) => `o
 const slotHints = new Map<string, number>();
 let hintSecond = 0;
 let purgedSecond = 0;
+let sweptSecond = 0;
+/** Every this many seconds old windows are also deleted by their second: slots a replica that stopped took. */
+const SWEEP_EVERY_SECONDS = 60;
+const takenHere = new WindowSlotsTakenHere();
+
+/** Slot ids per delete: a bounded `$in` keeps each command small on any store. */
+const PURGE_BATCH = 1000;
 
 function purgeOldWindows(second: number): void {
   if (second - purgedSecond < 2) return;
   purgedSecond = second;
+  const warn = (err: unknown) => logger.warn({ err: { message: errorMessage(err) } }, 'could not purge old request windows');
+  const old = takenHere.takeOld(second);
+  for (let i = 0; i < old.length; i += PURGE_BATCH)
+    windows()
+      .deleteMany({ _id: { $in: old.slice(i, i + PURGE_BATCH) } })
+      .catch(warn);
+  if (second - sweptSecond < SWEEP_EVERY_SECONDS) return;
+  sweptSecond = second;
   windows()
     .deleteMany({ s: { $lt: second - 2 } })
-    .catch((err) => logger.warn({ err: { message: errorMessage(err) } }, 'could not purge old request windows'));
+    .catch(warn);
+}
+
+/** Inserts a window slot; the ones taken are remembered so that they are purged by `_id`. */
+async function insertWindowSlot(slotId: string, second: number): Promise<boolean> {
+  const won = await slotInserts.insertOnce({ _id: slotId, s: second });
+  if (won) takenHere.add(second, slotId);
+  return won;
 }
 
 export interface WindowTaken {
@@ -96,9 +118,7 @@ export interface WindowTaken {
 export type WindowAdmission =
   { admitted: true; taken: WindowTaken; limit: number; count: number } | { admitted: false; retryAfterSeconds: number; limit: number; count: number };
 
-const windowBlocks = new WindowBlockPool((scopeKey, second, size, index) =>
-  slotInserts.insertOnce({ _id: `${windowSlotId(scopeKey, second, index)}:b${size}`, s: second }),
-);
+const windowBlocks = new WindowBlockPool((scopeKey, second, size, index) => insertWindowSlot(`${windowSlotId(scopeKey, second, index)}:b${size}`, second));
 
 /** One more request in a scope's strict one-second window, or a refusal that writes nothing. */
 export async function admitWindow(scopeKey: string, limit: number, now: () => number = Date.now): Promise<WindowAdmission> {
@@ -124,7 +144,7 @@ export async function admitWindow(scopeKey: string, limit: number, now: () => nu
   const hintKey = `${scopeKey}:${second}`;
   for (let k = slotHints.get(hintKey) ?? 0; k < limit; k++) {
     const slotId = windowSlotId(scopeKey, second, k);
-    const won = await slotInserts.insertOnce({ _id: slotId, s: second });
+    const won = await insertWindowSlot(slotId, second);
     slotHints.set(hintKey, k + 1);
     if (won) return { admitted: true, taken: { slotId }, limit, count: k + 1 };
   }
@@ -137,7 +157,7 @@ export async function admitWindow(scopeKey: string, limit: number, now: () => nu
     all,
     existing.map((d) => d._id),
   )) {
-    if (await slotInserts.insertOnce({ _id: slotId, s: second })) return { admitted: true, taken: { slotId }, limit, count: limit };
+    if (await insertWindowSlot(slotId, second)) return { admitted: true, taken: { slotId }, limit, count: limit };
   }
   return { admitted: false, retryAfterSeconds: secondsUntilNextWindow(now()), limit, count: limit };
 }
@@ -244,6 +264,9 @@ async function acquireStoreLease(orgId: string, slots: number, ttlMs: number, no
   return { admitted: false, retryAfterSeconds: 1, held: limit };
 }
 
+/** How long a release waits for others to share its delete. */
+const RELEASE_GATHER_MS = 3;
+
 export const leaseReleaser = new LeaseReleaser(
   async (tokens, slotIds) => {
     // By _id (an index lookup on every store), still only where the token matches: a slot
@@ -255,6 +278,8 @@ export const leaseReleaser = new LeaseReleaser(
     }
   },
   (err) => logger.warn({ err: { message: errorMessage(err) } }, 'lease release failed; the lease will expire'),
+  // Under load, releases that finish within a few milliseconds share one delete.
+  RELEASE_GATHER_MS,
 );
 
 /** Leases an organization holds now, expired ones included (diagnostics, tests). */

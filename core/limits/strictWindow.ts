@@ -30,3 +30,29 @@ export function freeSlotIds(all: string[], existing: Iterable<string>): string[]
 export function secondsUntilNextWindow(nowMs: number): number {
   return Math.max(1, Math.ceil(((windowSecond(nowMs) + 1) * 1000 - nowMs) / 1000));
 }
+
+/**
+ * The window slots this process inserted, by second, so that old windows are deleted by `_id`
+ * (an index lookup on every store) instead of by a filter on the second, which FerretDB answers by
+ * reading every slot document. A window is old once its second is more than `keepSeconds` past.
+ */
+export class WindowSlotsTakenHere {
+  private readonly bySecond = new Map<number, string[]>();
+
+  add(second: number, slotId: string): void {
+    const ids = this.bySecond.get(second);
+    if (ids) ids.push(slotId);
+    else this.bySecond.set(second, [slotId]);
+  }
+
+  /** The slots of windows older than `second - keepSeconds`, forgotten here as they are returned. */
+  takeOld(second: number, keepSeconds = 2): string[] {
+    const old: string[] = [];
+    for (const [s, ids] of this.bySecond) {
+      if (s >= second - keepSeconds) continue;
+      old.push(...ids);
+      this.bySecond.delete(s);
+    }
+    return old;
+  }
+}

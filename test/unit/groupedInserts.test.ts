@@ -1,4 +1,4 @@
-import type { Collection, Document } from 'mongodb';
+import type { Collection } from 'mongodb';
 import { GroupedInserts } from '../../core/store/groupedInserts';
 
 /** A collection that records each insertMany command and refuses `_id`s it has seen (as a unique index would). */
@@ -18,7 +18,7 @@ function recordingCollection() {
       return { insertedCount: docs.length };
     },
   };
-  return { commands, collection: collection as unknown as Collection<Document> };
+  return { commands, collection: collection as unknown as Collection<{ _id: string }> };
 }
 
 describe('grouped inserts', () => {

@@ -12,7 +12,7 @@ import {
 } from '../../core/limits/limitSettings';
 import { BASELINE_ENTRY, OPERATIONS, OPERATION_REQUESTS_PER_SECOND, type Scope } from '../../core/limits/limitTable';
 import { capDecision, MINUTE_MS, type CapEntry } from '../../core/limits/minuteCaps';
-import { freeSlotIds, secondsUntilNextWindow, windowSecond, windowSlotId, windowSlotIds } from '../../core/limits/strictWindow';
+import { freeSlotIds, secondsUntilNextWindow, windowSecond, windowSlotId, windowSlotIds, WindowSlotsTakenHere } from '../../core/limits/strictWindow';
 import { freeLeaseSlots, inFlightRetryAfterSeconds, LeaseReleaser, probeOrder, SlotsHeldHere } from '../../core/limits/inFlightLeases';
 import { rateLimitHeader, rateLimitHeaders, rateLimitPolicyHeader } from '../../core/limits/rateLimitHeaders';
 import { limitEntries, limitEntry } from '../../core/limits/operationalLimits';
@@ -130,6 +130,32 @@ describe('in-flight leases', () => {
     expect(inFlightRetryAfterSeconds([99_000 + ttl, 100_000 + ttl], 100_500, ttl)).toBe(1);
     expect(inFlightRetryAfterSeconds([10_000 + ttl, 20_000 + ttl], 40_000, ttl)).toBe(30);
     expect(inFlightRetryAfterSeconds([], 0, ttl)).toBe(1);
+  });
+  test('releases asked for within the gathering time share one delete', async () => {
+    const calls: string[][] = [];
+    const r = new LeaseReleaser(
+      async (tokens) => {
+        calls.push(tokens);
+      },
+      () => undefined,
+      20,
+    );
+    r.release('t0', 'l:o:0');
+    await new Promise((res) => setTimeout(res, 5));
+    r.release('t1', 'l:o:1');
+    await r.drain();
+    expect(calls).toEqual([['t0', 't1']]);
+  });
+  test('old windows are the slots taken more than two seconds before, each returned once', () => {
+    const taken = new WindowSlotsTakenHere();
+    taken.add(100, 'w:a:100:0');
+    taken.add(101, 'w:a:101:0');
+    taken.add(102, 'w:a:102:0');
+    taken.add(100, 'w:b:100:3');
+    expect(taken.takeOld(102)).toEqual([]);
+    expect(taken.takeOld(103).sort()).toEqual(['w:a:100:0', 'w:b:100:3']);
+    expect(taken.takeOld(103)).toEqual([]);
+    expect(taken.takeOld(105)).toEqual(['w:a:101:0', 'w:a:102:0']);
   });
   test('releases are batched and all reach the store', async () => {
     const calls: string[][] = [];
