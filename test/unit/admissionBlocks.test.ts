@@ -214,6 +214,26 @@ describe('ReadCache', () => {
     expect(reads).toBeLessThanOrEqual(8);
   });
 
+  it('spreads the refreshes of entries read together instead of re-reading them all at once', async () => {
+    let t = 1;
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const readsAt = new Map<number, number>();
+    const cache = new ReadCache<number>(100, () => t, random);
+    const read = async () => {
+      readsAt.set(t, (readsAt.get(t) ?? 0) + 1);
+      return t;
+    };
+    const keys = Array.from({ length: 50 }, (_, i) => `org${i}`);
+    await Promise.all(keys.map((k) => cache.get(k, 1000, read)));
+    // Every key is asked for every 10 ms for 5 s, as under steady load.
+    for (t = 10; t <= 5000; t += 10) await Promise.all(keys.map((k) => cache.get(k, 1000, read)));
+    const refreshBursts = [...readsAt.entries()].filter(([at]) => at > 1).map(([, n]) => n);
+    // Each key is re-read about once per 0.72 TTL, never all 50 in the same moment.
+    expect(refreshBursts.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(50 * 5);
+    expect(Math.max(...refreshBursts)).toBeLessThanOrEqual(12);
+  });
+
   it('reads every time when the TTL is 0, and forgets an invalidated key', async () => {
     let reads = 0;
     const off = new ReadCache<number>();
