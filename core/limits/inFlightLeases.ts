@@ -26,6 +26,16 @@ export function probeOrder(limit: number, count: number, random: () => number = 
 }
 
 /**
+ * True when every one of the `limit` slots is held by this process (`heldHere`): the store holds
+ * them all too, so a probe could only be refused. Checked from slot 0, so the usual answer (slot
+ * 0 is free) costs one lookup.
+ */
+export function everySlotHeldHere(limit: number, heldHere: (slot: number) => boolean): boolean {
+  for (let k = 0; k < limit; k++) if (!heldHere(k)) return false;
+  return true;
+}
+
+/**
  * The lease slots this process holds, or is still giving back, counted per slot id: a hint that
  * keeps probes off them. The store's unique insert stays what decides who holds a slot.
  */

@@ -4,6 +4,7 @@ import { GroupedInserts } from '../store/groupedInserts';
 import { typedCollection } from '../store/typedCollection';
 import { EXACT_LEASES_UP_TO, LeaseBlockPool, WindowBlockPool, windowBlockSize, leaseBlockSize, type LeaseBlock, type WindowBlock } from './admissionBlocks';
 import {
+  everySlotHeldHere,
   freeLeaseSlots,
   inFlightRetryAfterSeconds,
   leaseSlotId,
@@ -308,6 +309,11 @@ export async function admitRequest(input: {
   leaseTtlMs: number;
   now?: () => number;
 }): Promise<RequestAdmission> {
+  // Every in-flight place of the organization is held by this process's own requests, so the store
+  // would refuse: refuse without a store command. An overloaded replica, whose requests wait long
+  // enough to fill the limit, then sheds the excess for free instead of feeding the store more.
+  if (leaseBlockSize(input.maxConcurrency) === 1 && everySlotHeldHere(input.maxConcurrency, (k) => slotsHeldHere.has(leaseSlotId(input.orgId, k))))
+    return { admitted: false, reason: 'in_flight', retryAfterSeconds: 1, limit: input.requestsPerSecond, count: input.requestsPerSecond };
   const [w, l] = await Promise.all([
     admitWindow(requestScopeKey(input.orgId), input.requestsPerSecond, input.now),
     acquireLease(input.orgId, input.maxConcurrency, input.leaseTtlMs, input.now),

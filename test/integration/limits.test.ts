@@ -336,6 +336,26 @@ describe('requests in flight', () => {
     await waitForNoLeases(tenant.orgId);
   });
 
+  test('a process holding every in-flight place refuses more without a store write', async () => {
+    const tenant = await createTenant();
+    const admit = () => admitRequest({ orgId: tenant.orgId, requestsPerSecond: 25, maxConcurrency: 2, leaseTtlMs: 60_000 });
+    const start = await nextSecond();
+    const held = [await admit(), await admit()];
+    expect(held.map((h) => h.admitted)).toEqual([true, true]);
+    // Watched, not replaced: the inserts still reach the store.
+    const inserts = jest.spyOn(AdmissionSlot.collection, 'insertMany');
+    const refused = await admit();
+    const insertCommands = inserts.mock.calls.length;
+    inserts.mockRestore();
+    expect(refused).toMatchObject({ admitted: false, reason: 'in_flight' });
+    expect(insertCommands).toBe(0);
+    const windowSlots = await AdmissionSlot.countDocuments({ _id: { $regex: `^w:req:${tenant.orgId}:${start / 1000}:` } });
+    expect(windowSlots).toBe(2);
+    for (const h of held) if (h.admitted) leaseReleaser.release(h.lease.token, h.lease.slotId);
+    await leaseReleaser.drain();
+    expect((await admit()).admitted).toBe(true);
+  });
+
   test('leases of a killed process are reclaimed after lease_ttl_seconds', async () => {
     const tenant = await createTenant();
     await setOrganizationRate(cfg, tenant.orgId, { maxConcurrency: 2 });

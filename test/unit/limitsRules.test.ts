@@ -13,7 +13,7 @@ import {
 import { BASELINE_ENTRY, OPERATIONS, OPERATION_REQUESTS_PER_SECOND, type Scope } from '../../core/limits/limitTable';
 import { capDecision, MINUTE_MS, type CapEntry } from '../../core/limits/minuteCaps';
 import { freeSlotIds, secondsUntilNextWindow, windowSecond, windowSlotId, windowSlotIds, WindowSlotsTakenHere } from '../../core/limits/strictWindow';
-import { freeLeaseSlots, inFlightRetryAfterSeconds, LeaseReleaser, probeOrder, SlotsHeldHere } from '../../core/limits/inFlightLeases';
+import { everySlotHeldHere, freeLeaseSlots, inFlightRetryAfterSeconds, LeaseReleaser, probeOrder, SlotsHeldHere } from '../../core/limits/inFlightLeases';
 import { rateLimitHeader, rateLimitHeaders, rateLimitPolicyHeader } from '../../core/limits/rateLimitHeaders';
 import { limitEntries, limitEntry } from '../../core/limits/operationalLimits';
 
@@ -130,6 +130,15 @@ describe('in-flight leases', () => {
     expect(inFlightRetryAfterSeconds([99_000 + ttl, 100_000 + ttl], 100_500, ttl)).toBe(1);
     expect(inFlightRetryAfterSeconds([10_000 + ttl, 20_000 + ttl], 40_000, ttl)).toBe(30);
     expect(inFlightRetryAfterSeconds([], 0, ttl)).toBe(1);
+  });
+  test('every slot held here is known from the first free one', () => {
+    const looked: number[] = [];
+    const held = new Set([0, 1, 2]);
+    expect(everySlotHeldHere(3, (k) => (looked.push(k), held.has(k)))).toBe(true);
+    expect(everySlotHeldHere(4, (k) => held.has(k))).toBe(false);
+    looked.length = 0;
+    expect(everySlotHeldHere(25, (k) => (looked.push(k), k !== 0))).toBe(false);
+    expect(looked).toEqual([0]);
   });
   test('releases asked for within the gathering time share one delete', async () => {
     const calls: string[][] = [];
