@@ -35,8 +35,8 @@ const BIN_DIR = join(LOCAL, 'bin');
  * the last write, making each of them atomic as on MongoDB.
  * sqliteFieldEquality: the SQLite backend pushed only `_id` conditions down, so a lookup by any
  * other field (a token's hash, a chain id) read and decoded every document of the collection.
- * The patch also pushes `field: "string"` down on the expression FerretDB's secondary indexes
- * are built on, so those lookups use the field's index (arrays are still selected, as MongoDB's
+ * The patch also pushes `field: "string"` and `field: {$in: ["string", …]}` down on the
+ * expression FerretDB's secondary indexes are built on, so those lookups use the field's index (arrays are still selected, as MongoDB's
  * equality matches an array that contains the value; the handler filters every row).
  * noResourceTracking: FerretDB tracks the lifetime of every iterator (a stack trace and a
  * finalizer each, several per document a cursor returns) to find unclosed ones; off, a full
@@ -44,7 +44,7 @@ const BIN_DIR = join(LOCAL, 'bin');
  * The binary's name carries the patch set, so a changed set builds a new binary.
  */
 const FERRETDB_PATCHES = ['sqliteIdIndex.patch', 'atomicReadModifyWrite.patch', 'sqliteFieldEquality.patch', 'noResourceTracking.patch'] as const;
-const FERRETDB_BUILD = `${VERSIONS.ferretdb}-sqliteid1-atomic1-fieldeq1-notrack1`;
+const FERRETDB_BUILD = `${VERSIONS.ferretdb}-sqliteid1-atomic1-fieldeq2-notrack1`;
 
 export const BINARIES = {
   temporal: join(PIP_DIR, 'bin', 'temporal'),
