@@ -1,5 +1,6 @@
 import type { Config } from '../config';
 import { sha256Hex } from '../crypto/hash';
+import { GatheredReads } from '../store/gatheredReads';
 import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
 import { newId } from '../ids';
 import { Application, Workspace } from '../tenancy/models';
@@ -99,6 +100,7 @@ export async function revokeApiKey(settings: Pick<Config, 'readCacheMs'>, keyId:
 
 type StoredKey = {
   _id: string;
+  hash: string;
   revokedAt?: Date | null;
   expiresAt?: Date | null;
   environment: string;
@@ -113,8 +115,16 @@ type StoredKey = {
 /** Keys by hash, read at most once per READ_CACHE_MS per replica (see readCache.ts). */
 const keyReads = new ReadCache<StoredKey | null>();
 
+/** Keys by hash; every tenant's key refreshes of a few milliseconds go to the store as one find. */
+const keyLookups = new GatheredReads<StoredKey>(async (hashes) => {
+  const docs = await ApiKey.find({ hash: { $in: hashes } })
+    .lean<StoredKey[]>()
+    .exec();
+  return new Map(docs.map((d) => [d.hash, d]));
+});
+
 async function readKeyByHash(hash: string, readCacheMs: number): Promise<StoredKey | null> {
-  return keyReads.get(hash, readCacheMs, () => ApiKey.findOne({ hash }).lean<StoredKey>().exec());
+  return keyReads.get(hash, readCacheMs, (gatherMs) => keyLookups.read(hash, gatherMs));
 }
 
 export type KeyVerdict =

@@ -1,5 +1,6 @@
 import { Schema, model } from 'mongoose';
 import type { Config } from '../config';
+import { GatheredReads } from '../store/gatheredReads';
 import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
 import { typedCollection } from '../store/typedCollection';
 import { commitNextVersion, type VersionClaim, type VersionedDoc, type VersionedStore } from '../store/versionedDocument';
@@ -82,13 +83,23 @@ export async function readLimitSettings(orgId: string): Promise<LimitSettingsDoc
 }
 
 const settingsReads = new ReadCache<LimitSettingsDoc>();
+/** Every organization's settings refreshes of a few milliseconds go to the store as one find. */
+const settingsLookups = new GatheredReads<LimitSettingsDoc>(async (orgIds) => {
+  const docs = await typedCollection<LimitSettingsDoc>(LimitSettings)
+    .find({ _id: { $in: orgIds } })
+    .toArray();
+  return new Map(docs.map((d) => [d._id, d]));
+});
 
 /** What a change needs: it returns once every replica's read cache (READ_CACHE_MS) has let go of the old settings. */
 export type LimitChangeSettings = Pick<Config, 'readCacheMs'>;
 
 /** The settings every request is admitted under, through the read cache (see readCache.ts). */
 export function admissionLimitSettings(settings: Pick<Config, 'readCacheMs'>, orgId: string): Promise<LimitSettingsDoc> {
-  return settingsReads.get(orgId, settings.readCacheMs, () => readLimitSettings(orgId));
+  return settingsReads.get(orgId, settings.readCacheMs, async (gatherMs) => {
+    const doc = await settingsLookups.read(orgId, gatherMs);
+    return doc ? { ...emptySettings(orgId), ...doc } : emptySettings(orgId);
+  });
 }
 
 // ---- effective limits (pure) ----

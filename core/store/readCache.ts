@@ -20,6 +20,12 @@ import { LRUCache } from 'lru-cache';
  * read together (every tenant's at start-up) would otherwise be re-read together forever, a burst
  * of reads once a TTL that the store answers one after another (it was the p99 of bench/api.ts).
  */
+/**
+ * How long a refresh ahead may wait for other reads to share its store command (gatheredReads.ts):
+ * it starts at least a fifth of the TTL before the entry expires, and no request waits for it.
+ */
+export const REFRESH_GATHER_MS = 25;
+
 export class ReadCache<V> {
   private readonly entries: LRUCache<string, { value: V; refreshBelowMs: number }>;
   private readonly pending = new Map<string, Promise<V>>();
@@ -34,16 +40,19 @@ export class ReadCache<V> {
 
   /**
    * The cached value, or the one `read` returns; concurrent misses of one key share one read.
-   * `ttl` is READ_CACHE_MS, passed by the caller from its config (0 reads every time).
+   * `ttl` is READ_CACHE_MS, passed by the caller from its config (0 reads every time). `read` is
+   * told how long it may wait to share its store command with other reads: 0 when a request waits
+   * for it, REFRESH_GATHER_MS for a refresh ahead.
    */
-  async get(key: string, ttl: number, read: () => Promise<V>): Promise<V> {
-    if (ttl <= 0) return read();
+  async get(key: string, ttl: number, read: (gatherMs: number) => Promise<V>): Promise<V> {
+    if (ttl <= 0) return read(0);
     const hit = this.entries.get(key);
     if (hit) {
-      if (this.entries.getRemainingTTL(key) < hit.refreshBelowMs && !this.pending.has(key)) this.load(key, read, ttl).catch(() => undefined);
+      if (this.entries.getRemainingTTL(key) < hit.refreshBelowMs && !this.pending.has(key))
+        this.load(key, () => read(REFRESH_GATHER_MS), ttl).catch(() => undefined);
       return hit.value;
     }
-    return this.pending.get(key) ?? this.load(key, read, ttl);
+    return this.pending.get(key) ?? this.load(key, () => read(0), ttl);
   }
 
   /** One read of `key`, shared by whoever asks meanwhile, cached for what is left of `ttl` from its start. */

@@ -1,0 +1,44 @@
+import { GatheredReads } from '../../core/store/gatheredReads';
+
+function recordingStore(docs: Record<string, string>) {
+  const finds: string[][] = [];
+  const reads = new GatheredReads<string>(async (keys) => {
+    finds.push([...keys]);
+    return new Map(keys.filter((k) => k in docs).map((k) => [k, docs[k]]));
+  });
+  return { finds, reads };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('gathered reads', () => {
+  test('refreshes asked for within the gathering time share one find; each caller gets its own document or null', async () => {
+    const { finds, reads } = recordingStore({ a: 'A', b: 'B' });
+    const first = reads.read('a', 30);
+    await sleep(5);
+    const rest = [reads.read('b', 30), reads.read('missing', 30), reads.read('a', 30)];
+    expect(await Promise.all([first, ...rest])).toEqual(['A', 'B', null, 'A']);
+    expect(finds).toEqual([['a', 'b', 'missing']]);
+  });
+
+  test('a read a request waits for goes at once and takes the waiting refreshes along', async () => {
+    const { finds, reads } = recordingStore({ a: 'A', b: 'B' });
+    const refresh = reads.read('a', 10_000);
+    const started = performance.now();
+    expect(await reads.read('b', 0)).toBe('B');
+    expect(await refresh).toBe('A');
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(finds).toEqual([['a', 'b']]);
+  });
+
+  test('a failed find fails every read of its batch, and later reads go on', async () => {
+    let fail = true;
+    const reads = new GatheredReads<string>(async (keys) => {
+      if (fail) throw new Error('store down');
+      return new Map(keys.map((k) => [k, k.toUpperCase()]));
+    });
+    await expect(Promise.all([reads.read('a', 0), reads.read('b', 0)])).rejects.toThrow('store down');
+    fail = false;
+    expect(await reads.read('c', 0)).toBe('C');
+  });
+});
