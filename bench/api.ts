@@ -29,7 +29,8 @@ import { measureCpu, waitUntilQuiet } from './processCpu';
  *   loop, BENCH_CONNECTIONS (default 50) connections, GET /v1/whoami, against the bare route's
  *   capacity. Target: ratio >= 0.3.
  * Each prints p50/p99, non-2xx and the CPU seconds the API and the store processes spent per
- * 1,000 requests (from /proc). BENCH_SECONDS (default 10) per measurement. BENCH_API_CPU_PROF=dir
+ * 1,000 requests (from /proc). BENCH_SECONDS (default 10) per measurement; BENCH_SCENARIOS=common
+ * or =capacity runs only that one. BENCH_API_CPU_PROF=dir
  * writes a V8 CPU profile of the API process there (for finding where its time goes).
  */
 const ORGS = Number(process.env.BENCH_ORGS ?? 50);
@@ -37,6 +38,8 @@ const RATE = Number(process.env.BENCH_RATE ?? 1000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WARMUP_SECONDS = 3;
+/** BENCH_SCENARIOS=common or =capacity runs one of the two (default both). */
+const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'common,capacity').split(',').map((s) => s.trim()));
 /**
  * Each common-case measurement starts with this much of the same load, not counted: after the
  * pause that lets the service settle, every organization's cached key and settings (READ_CACHE_MS,
@@ -149,20 +152,27 @@ async function measureAll(dir: string, stops: Array<() => Promise<unknown> | unk
   // Before each measurement the API and the store have finished whatever an earlier one left.
   const quiet = () => waitUntilQuiet([apiPid, storePid]);
   await runLoad(commonPlan(api.url, WARMUP_SECONDS));
-  await quiet();
-  const commonApi = await measure({ api: apiPid, store: storePid }, commonPlan(api.url, SECONDS, LEAD_IN_SECONDS));
-  await quiet();
-  const commonBare = await measure({ bare: barePid }, commonPlan(bare.url, SECONDS, LEAD_IN_SECONDS));
-
-  await runLoad({ mode: 'closed', target: whoami(api.url, raised.key), connections: CONNECTIONS, seconds: 2 });
-  await quiet();
-  const capacityApi = await measure(
-    { api: apiPid, store: storePid },
-    { mode: 'closed', target: whoami(api.url, raised.key), connections: CONNECTIONS, seconds: SECONDS },
-  );
-  await quiet();
-  await runLoad({ mode: 'closed', target: whoami(bare.url), connections: CONNECTIONS, seconds: 2 });
-  const capacityBare = await measure({ bare: barePid }, { mode: 'closed', target: whoami(bare.url), connections: CONNECTIONS, seconds: SECONDS });
+  let commonApi: Measured | undefined;
+  let commonBare: Measured | undefined;
+  if (SCENARIOS.has('common')) {
+    await quiet();
+    commonApi = await measure({ api: apiPid, store: storePid }, commonPlan(api.url, SECONDS, LEAD_IN_SECONDS));
+    await quiet();
+    commonBare = await measure({ bare: barePid }, commonPlan(bare.url, SECONDS, LEAD_IN_SECONDS));
+  }
+  let capacityApi: Measured | undefined;
+  let capacityBare: Measured | undefined;
+  if (SCENARIOS.has('capacity')) {
+    await runLoad({ mode: 'closed', target: whoami(api.url, raised.key), connections: CONNECTIONS, seconds: 2 });
+    await quiet();
+    capacityApi = await measure(
+      { api: apiPid, store: storePid },
+      { mode: 'closed', target: whoami(api.url, raised.key), connections: CONNECTIONS, seconds: SECONDS },
+    );
+    await quiet();
+    await runLoad({ mode: 'closed', target: whoami(bare.url), connections: CONNECTIONS, seconds: 2 });
+    capacityBare = await measure({ bare: barePid }, { mode: 'closed', target: whoami(bare.url), connections: CONNECTIONS, seconds: SECONDS });
+  }
 
   const w = (s: string) => process.stdout.write(s);
   w(
@@ -171,21 +181,27 @@ async function measureAll(dir: string, stops: Array<() => Promise<unknown> | unk
   w(
     `generator: bench/loadGenerator.ts in its own process; API: api/server.ts in its own process (LOG_LEVEL ${process.env.BENCH_API_LOG_LEVEL ?? 'warn'}); bare Koa route in its own process\n`,
   );
-  w(
-    `common case: ${ORGS} organizations at default limits, one key each, ${RATE} req/s offered in total (open loop, ${(RATE / ORGS).toFixed(0)}/s each), ${SECONDS} s after a ${LEAD_IN_SECONDS} s lead-in of the same load\n`,
-  );
-  w(line('whoami, all middleware', commonApi));
-  w(line('bare Koa route', commonBare));
-  w(`capacity: one organization with a raised rate, closed loop, ${CONNECTIONS} connections, ${SECONDS} s\n`);
-  w(line('whoami, all middleware', capacityApi));
-  w(line('bare Koa route', capacityBare));
-  const ratio = capacityApi.load.requestsPerSecond / capacityBare.load.requestsPerSecond;
-  w(`  ratio (whoami / bare)    ${ratio.toFixed(2)}\n`);
-  const commonMet = commonApi.load.requests > 0 && commonApi.load.p99Ms <= TARGET_COMMON_P99_MS && commonApi.load.non2xx === 0 && commonApi.load.errors === 0;
-  w(
-    `target: common case p99 <= ${TARGET_COMMON_P99_MS} ms and no non-2xx: ${verdict(commonMet)} (p99 ${ms(commonApi.load.p99Ms, 0)} ms, non-2xx ${commonApi.load.non2xx})\n`,
-  );
-  w(`target: capacity ratio >= ${TARGET_CAPACITY_RATIO}: ${verdict(ratio >= TARGET_CAPACITY_RATIO)} (${ratio.toFixed(2)})\n`);
+  if (commonApi && commonBare) {
+    w(
+      `common case: ${ORGS} organizations at default limits, one key each, ${RATE} req/s offered in total (open loop, ${(RATE / ORGS).toFixed(0)}/s each), ${SECONDS} s after a ${LEAD_IN_SECONDS} s lead-in of the same load\n`,
+    );
+    w(line('whoami, all middleware', commonApi));
+    w(line('bare Koa route', commonBare));
+  }
+  let ratio: number | undefined;
+  if (capacityApi && capacityBare) {
+    w(`capacity: one organization with a raised rate, closed loop, ${CONNECTIONS} connections, ${SECONDS} s\n`);
+    w(line('whoami, all middleware', capacityApi));
+    w(line('bare Koa route', capacityBare));
+    ratio = capacityApi.load.requestsPerSecond / capacityBare.load.requestsPerSecond;
+    w(`  ratio (whoami / bare)    ${ratio.toFixed(2)}\n`);
+  }
+  if (commonApi) {
+    const l = commonApi.load;
+    const commonMet = l.requests > 0 && l.p99Ms <= TARGET_COMMON_P99_MS && l.non2xx === 0 && l.errors === 0;
+    w(`target: common case p99 <= ${TARGET_COMMON_P99_MS} ms and no non-2xx: ${verdict(commonMet)} (p99 ${ms(l.p99Ms, 0)} ms, non-2xx ${l.non2xx})\n`);
+  }
+  if (ratio !== undefined) w(`target: capacity ratio >= ${TARGET_CAPACITY_RATIO}: ${verdict(ratio >= TARGET_CAPACITY_RATIO)} (${ratio.toFixed(2)})\n`);
 }
 
 main().then(
