@@ -36,8 +36,8 @@ export function everySlotHeldHere(limit: number, heldHere: (slot: number) => boo
 }
 
 /**
- * The lease slots this process holds, or is still giving back, counted per slot id: a hint that
- * keeps probes off them. The store's unique insert stays what decides who holds a slot.
+ * The lease slots this process holds, is taking (its insert is on the way) or is still giving
+ * back, counted per slot id: a hint that keeps probes off them. The store's unique insert stays what decides who holds a slot.
  */
 export class SlotsHeldHere {
   private readonly held = new Map<string, number>();

@@ -143,11 +143,13 @@ export async function admitWindow(scopeKey: string, limit: number, now: () => nu
   }
   purgeOldWindows(second);
   const hintKey = `${scopeKey}:${second}`;
-  for (let k = slotHints.get(hintKey) ?? 0; k < limit; k++) {
+  for (let k = slotHints.get(hintKey) ?? 0; k < limit; k = Math.max(k + 1, slotHints.get(hintKey) ?? 0)) {
+    // Moved on before the insert: requests of this process asking at the same moment try the
+    // next slots, instead of all trying slot k and then k+1 one round trip after another. (Never
+    // backwards: the hints are cleared when a new second begins, maybe during this insert.)
+    slotHints.set(hintKey, Math.max(k + 1, slotHints.get(hintKey) ?? 0));
     const slotId = windowSlotId(scopeKey, second, k);
-    const won = await insertWindowSlot(slotId, second);
-    slotHints.set(hintKey, k + 1);
-    if (won) return { admitted: true, taken: { slotId }, limit, count: k + 1 };
+    if (await insertWindowSlot(slotId, second)) return { admitted: true, taken: { slotId }, limit, count: k + 1 };
   }
   // Every slot looked taken; slots given back by refused requests leave holes, so ask the store.
   const all = windowSlotIds(scopeKey, second, limit);
@@ -228,10 +230,19 @@ async function acquireStoreLease(orgId: string, slots: number, ttlMs: number, no
   const token = newLeaseToken();
   const take = async (slot: number): Promise<StoreLeaseAdmission | undefined> => {
     const slotId = leaseSlotId(orgId, slot);
-    const exp = now() + ttlMs;
-    if (!(await slotInserts.insertOnce({ _id: slotId, org: orgId, slot, exp, token }))) return undefined;
+    // Taken or being taken by another request of this process: the insert could only fail.
+    if (slotsHeldHere.has(slotId)) return undefined;
+    // Marked before the insert, so that concurrent requests here probe other slots and do not fall
+    // back to reading the organization's leases because they collided with each other.
     slotsHeldHere.add(slotId);
-    return { admitted: true, lease: { slotId, token }, index: slot, expiresAt: exp };
+    const exp = now() + ttlMs;
+    let won = false;
+    try {
+      won = await slotInserts.insertOnce({ _id: slotId, org: orgId, slot, exp, token });
+    } finally {
+      if (!won) slotsHeldHere.remove(slotId);
+    }
+    return won ? { admitted: true, lease: { slotId, token }, index: slot, expiresAt: exp } : undefined;
   };
   for (const slot of probeOrder(limit, 2, Math.random, (k) => slotsHeldHere.has(leaseSlotId(orgId, k)))) {
     const lease = await take(slot);

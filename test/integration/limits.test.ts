@@ -336,6 +336,30 @@ describe('requests in flight', () => {
     await waitForNoLeases(tenant.orgId);
   });
 
+  test('requests of one process admitted at the same moment do not collide with each other', async () => {
+    const tenant = await createTenant();
+    const admit = () => admitRequest({ orgId: tenant.orgId, requestsPerSecond: 25, maxConcurrency: 25, leaseTtlMs: 60_000 });
+    await nextSecond();
+    // Watched, not replaced. Colliding requests would try window slot 0, then 1, … one round trip
+    // after another, and lease probes that collide fall back to reading the organization's leases.
+    const inserts = jest.spyOn(AdmissionSlot.collection, 'insertMany');
+    const finds = jest.spyOn(AdmissionSlot.collection, 'find');
+    const got = await Promise.all(Array.from({ length: 20 }, admit));
+    const insertCommands = inserts.mock.calls.length;
+    const findCommands = finds.mock.calls.length;
+    inserts.mockRestore();
+    finds.mockRestore();
+    expect(got.every((g) => g.admitted)).toBe(true);
+    const counts = got.map((g) => (g.admitted ? g.count : 0)).sort((a, b) => a - b);
+    expect(counts).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(new Set(got.map((g) => (g.admitted ? g.lease.slotId : ''))).size).toBe(20);
+    expect(findCommands).toBe(0);
+    expect(insertCommands).toBeLessThanOrEqual(2);
+    for (const g of got) if (g.admitted) leaseReleaser.release(g.lease.token, g.lease.slotId);
+    await leaseReleaser.drain();
+    await waitForNoLeases(tenant.orgId);
+  });
+
   test('a process holding every in-flight place refuses more without a store write', async () => {
     const tenant = await createTenant();
     const admit = () => admitRequest({ orgId: tenant.orgId, requestsPerSecond: 25, maxConcurrency: 2, leaseTtlMs: 60_000 });
