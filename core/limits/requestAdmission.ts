@@ -216,9 +216,19 @@ export function releaseIdleLeaseBlocks(): void {
  * per request up to EXACT_LEASES_UP_TO, one per block above it (never more blocks than that).
  * Read by `_id` because that is an index lookup on every store; a filter on `org` scans the
  * collection on FerretDB 1.x, and under load that scan is what a refused probe falls back to.
+ * Built once per organization and kept (a bounded number of organizations): every request's
+ * probe looks its slots up by these ids.
  */
-function everyLeaseSlotId(orgId: string): string[] {
-  return Array.from({ length: EXACT_LEASES_UP_TO }, (_, k) => leaseSlotId(orgId, k));
+const leaseSlotIdsByOrg = new Map<string, readonly string[]>();
+const LEASE_SLOT_ID_ORGS = 10_000;
+function everyLeaseSlotId(orgId: string): readonly string[] {
+  let ids = leaseSlotIdsByOrg.get(orgId);
+  if (!ids) {
+    if (leaseSlotIdsByOrg.size >= LEASE_SLOT_ID_ORGS) leaseSlotIdsByOrg.clear();
+    ids = Array.from({ length: EXACT_LEASES_UP_TO }, (_, k) => leaseSlotId(orgId, k));
+    leaseSlotIdsByOrg.set(orgId, ids);
+  }
+  return ids;
 }
 
 /** Slots this process's requests hold: probes skip them, so under load they rarely fall back to a read. */
@@ -228,8 +238,9 @@ const slotsHeldHere = new SlotsHeldHere();
 async function acquireStoreLease(orgId: string, slots: number, ttlMs: number, now: () => number): Promise<StoreLeaseAdmission> {
   const limit = slots;
   const token = newLeaseToken();
+  const slotIds = everyLeaseSlotId(orgId);
   const take = async (slot: number): Promise<StoreLeaseAdmission | undefined> => {
-    const slotId = leaseSlotId(orgId, slot);
+    const slotId = slotIds[slot];
     // Taken or being taken by another request of this process: the insert could only fail.
     if (slotsHeldHere.has(slotId)) return undefined;
     // Marked before the insert, so that concurrent requests here probe other slots and do not fall
@@ -244,13 +255,13 @@ async function acquireStoreLease(orgId: string, slots: number, ttlMs: number, no
     }
     return won ? { admitted: true, lease: { slotId, token }, index: slot, expiresAt: exp } : undefined;
   };
-  for (const slot of probeOrder(limit, 2, Math.random, (k) => slotsHeldHere.has(leaseSlotId(orgId, k)))) {
+  for (const slot of probeOrder(limit, 2, Math.random, (k) => slotsHeldHere.has(slotIds[k]))) {
     const lease = await take(slot);
     if (lease) return lease;
   }
   for (let round = 0; round < 3; round++) {
     const held = await leases()
-      .find({ _id: { $in: everyLeaseSlotId(orgId) } }, { projection: { slot: 1, exp: 1, token: 1 } })
+      .find({ _id: { $in: [...slotIds] } }, { projection: { slot: 1, exp: 1, token: 1 } })
       .toArray();
     const t = now();
     const expired = held.filter((h) => h.exp <= t);
@@ -298,7 +309,7 @@ export const leaseReleaser = new LeaseReleaser(
 export async function heldLeases(orgId: string): Promise<HeldLease[]> {
   return (
     await leases()
-      .find({ _id: { $in: everyLeaseSlotId(orgId) } })
+      .find({ _id: { $in: [...everyLeaseSlotId(orgId)] } })
       .toArray()
   ).map((d) => ({ slot: d.slot, exp: d.exp }));
 }
@@ -323,7 +334,8 @@ export async function admitRequest(input: {
   // Every in-flight place of the organization is held by this process's own requests, so the store
   // would refuse: refuse without a store command. An overloaded replica, whose requests wait long
   // enough to fill the limit, then sheds the excess for free instead of feeding the store more.
-  if (leaseBlockSize(input.maxConcurrency) === 1 && everySlotHeldHere(input.maxConcurrency, (k) => slotsHeldHere.has(leaseSlotId(input.orgId, k))))
+  const slotIds = everyLeaseSlotId(input.orgId);
+  if (leaseBlockSize(input.maxConcurrency) === 1 && everySlotHeldHere(input.maxConcurrency, (k) => slotsHeldHere.has(slotIds[k])))
     return { admitted: false, reason: 'in_flight', retryAfterSeconds: 1, limit: input.requestsPerSecond, count: input.requestsPerSecond };
   const [w, l] = await Promise.all([
     admitWindow(requestScopeKey(input.orgId), input.requestsPerSecond, input.now),
