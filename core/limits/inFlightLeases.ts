@@ -92,25 +92,31 @@ export function inFlightRetryAfterSeconds(expiries: number[], nowMs: number, ttl
  * Releases leases in small batches: under load many requests finish within the same few
  * milliseconds, and one delete per tick costs the store one write instead of many. A release
  * that fails is left to expire.
+ *
+ * A lease is normally deleted only where its token still matches, because once it expired another
+ * holder may have reclaimed the slot. Before its `byIdUntil` (half its TTL: no replica can have
+ * reclaimed it unless their clocks differ by that much) it is deleted by `_id` alone, which a store
+ * can do without reading the slot first; nearly every request finishes long before that.
  */
 export class LeaseReleaser {
-  private pending: Array<{ token: string; slotId: string }> = [];
+  private pending: Array<{ token: string; slotId: string; byIdUntil?: number }> = [];
   private flushing = false;
   private inFlight = new Set<Promise<void>>();
 
   /**
-   * `remove` gets the tokens and their slot ids (a delete by `_id`, which every store looks up by
-   * index). Releases asked for within `gatherMs` of the first go in one delete: a lease then stays
-   * held that much longer, which only ever refuses, never admits, more.
+   * `remove` gets the tokens and slot ids of the leases to delete where the token matches, and the
+   * slot ids to delete by `_id` alone. Releases asked for within `gatherMs` of the first go in one
+   * batch: a lease then stays held that much longer, which only ever refuses, never admits, more.
    */
   constructor(
-    private readonly remove: (tokens: string[], slotIds: string[]) => Promise<void>,
+    private readonly remove: (tokens: string[], slotIds: string[], byId: string[]) => Promise<void>,
     private readonly onError: (err: unknown) => void,
     private readonly gatherMs = 0,
+    private readonly now: () => number = Date.now,
   ) {}
 
-  release(token: string, slotId: string): void {
-    this.pending.push({ token, slotId });
+  release(token: string, slotId: string, byIdUntil?: number): void {
+    this.pending.push({ token, slotId, byIdUntil });
     if (!this.flushing) this.schedule();
   }
 
@@ -119,11 +125,15 @@ export class LeaseReleaser {
     const later = (send: () => void) => (this.gatherMs > 0 ? setTimeout(send, this.gatherMs) : setImmediate(send));
     later(() => {
       const batch = this.pending.splice(0);
+      const t = this.now();
+      const byId = batch.filter((b) => b.byIdUntil !== undefined && t < b.byIdUntil);
+      const byToken = batch.filter((b) => !(b.byIdUntil !== undefined && t < b.byIdUntil));
       const p = (
         batch.length
           ? this.remove(
-              batch.map((b) => b.token),
-              batch.map((b) => b.slotId),
+              byToken.map((b) => b.token),
+              byToken.map((b) => b.slotId),
+              byId.map((b) => b.slotId),
             )
           : Promise.resolve()
       )

@@ -178,6 +178,8 @@ export interface Lease {
   token: string;
   /** Set when the place is in a lease block this process holds. */
   block?: LeaseBlock;
+  /** Until then its release deletes the slot by `_id` alone (LeaseReleaser). */
+  releaseByIdUntil?: number;
 }
 
 export type LeaseAdmission = { admitted: true; lease: Lease } | { admitted: false; retryAfterSeconds: number; held: number };
@@ -203,7 +205,7 @@ export async function acquireLease(orgId: string, limit: number, ttlMs: number, 
 /** Finishes a request's hold on its in-flight place. */
 export function releaseLease(lease: Lease): void {
   if (lease.block) leaseBlocks.release(lease.block, Date.now());
-  else leaseReleaser.release(lease.token, lease.slotId);
+  else leaseReleaser.release(lease.token, lease.slotId, lease.releaseByIdUntil);
 }
 
 /** Gives back lease blocks no request uses (shutdown, tests); then `leaseReleaser.drain()`. */
@@ -246,14 +248,15 @@ async function acquireStoreLease(orgId: string, slots: number, ttlMs: number, no
     // Marked before the insert, so that concurrent requests here probe other slots and do not fall
     // back to reading the organization's leases because they collided with each other.
     slotsHeldHere.add(slotId);
-    const exp = now() + ttlMs;
+    const takenAt = now();
+    const exp = takenAt + ttlMs;
     let won = false;
     try {
       won = await slotInserts.insertOnce({ _id: slotId, org: orgId, slot, exp, token });
     } finally {
       if (!won) slotsHeldHere.remove(slotId);
     }
-    return won ? { admitted: true, lease: { slotId, token }, index: slot, expiresAt: exp } : undefined;
+    return won ? { admitted: true, lease: { slotId, token, releaseByIdUntil: takenAt + ttlMs / 2 }, index: slot, expiresAt: exp } : undefined;
   };
   for (const slot of probeOrder(limit, 2, Math.random, (k) => slotsHeldHere.has(slotIds[k]))) {
     const lease = await take(slot);
@@ -291,13 +294,17 @@ async function acquireStoreLease(orgId: string, slots: number, ttlMs: number, no
 const RELEASE_GATHER_MS = 3;
 
 export const leaseReleaser = new LeaseReleaser(
-  async (tokens, slotIds) => {
-    // By _id (an index lookup on every store), still only where the token matches: a slot
-    // reclaimed by another holder stays.
+  async (tokens, slotIds, byId) => {
+    // By _id (an index lookup on every store); where the lease may have expired, only where the
+    // token still matches: a slot reclaimed by another holder stays.
     try {
-      await leases().deleteMany({ _id: { $in: slotIds }, token: { $in: tokens } });
+      await Promise.all([
+        slotIds.length ? leases().deleteMany({ _id: { $in: slotIds }, token: { $in: tokens } }) : undefined,
+        byId.length ? leases().deleteMany({ _id: { $in: byId } }) : undefined,
+      ]);
     } finally {
       for (const slotId of slotIds) slotsHeldHere.remove(slotId);
+      for (const slotId of byId) slotsHeldHere.remove(slotId);
     }
   },
   (err) => logger.warn({ err: { message: errorMessage(err) } }, 'lease release failed; the lease will expire'),

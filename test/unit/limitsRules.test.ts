@@ -155,6 +155,27 @@ describe('in-flight leases', () => {
     await r.drain();
     expect(calls).toEqual([['t0', 't1']]);
   });
+  test('a lease released before its by-id time is deleted by _id alone, a later one only where its token matches', async () => {
+    const calls: Array<{ tokens: string[]; slotIds: string[]; byId: string[] }> = [];
+    let now = 1_000;
+    const r = new LeaseReleaser(
+      async (tokens, slotIds, byId) => {
+        calls.push({ tokens, slotIds, byId });
+      },
+      () => undefined,
+      0,
+      () => now,
+    );
+    r.release('t0', 'l:o:0', 1_001);
+    r.release('t1', 'l:o:1', 1_000);
+    r.release('t2', 'l:o:2');
+    await r.drain();
+    expect(calls).toEqual([{ tokens: ['t1', 't2'], slotIds: ['l:o:1', 'l:o:2'], byId: ['l:o:0'] }]);
+    now = 2_000;
+    r.release('t3', 'l:o:3', 1_500);
+    await r.drain();
+    expect(calls[1]).toEqual({ tokens: ['t3'], slotIds: ['l:o:3'], byId: [] });
+  });
   test('old windows are the slots taken more than two seconds before, each returned once', () => {
     const taken = new WindowSlotsTakenHere();
     taken.add(100, 'w:a:100:0');
