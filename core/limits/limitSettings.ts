@@ -76,10 +76,14 @@ export function emptySettings(orgId: string): LimitSettingsDoc {
   return { _id: orgId, v: 0, requestsPerSecond: null, maxConcurrency: null, rateCleared: false, overrides: [] };
 }
 
+/** A stored settings document with the defaults of the fields it lacks; none stored, the defaults. */
+function withDefaults(orgId: string, doc: LimitSettingsDoc | null | undefined): LimitSettingsDoc {
+  return doc ? { ...emptySettings(orgId), ...doc } : emptySettings(orgId);
+}
+
 /** The stored settings, read now (the native driver by primary key: no document hydration). */
 export async function readLimitSettings(orgId: string): Promise<LimitSettingsDoc> {
-  const doc = await typedCollection<LimitSettingsDoc>(LimitSettings).findOne({ _id: orgId });
-  return doc ? { ...emptySettings(orgId), ...doc } : emptySettings(orgId);
+  return withDefaults(orgId, await typedCollection<LimitSettingsDoc>(LimitSettings).findOne({ _id: orgId }));
 }
 
 const settingsReads = new ReadCache<LimitSettingsDoc>();
@@ -96,10 +100,7 @@ export type LimitChangeSettings = Pick<Config, 'readCacheMs'>;
 
 /** The settings every request is admitted under, through the read cache (see readCache.ts). */
 export function admissionLimitSettings(settings: Pick<Config, 'readCacheMs'>, orgId: string): Promise<LimitSettingsDoc> {
-  return settingsReads.get(orgId, settings.readCacheMs, async (gatherMs) => {
-    const doc = await settingsLookups.read(orgId, gatherMs);
-    return doc ? { ...emptySettings(orgId), ...doc } : emptySettings(orgId);
-  });
+  return settingsReads.get(orgId, settings.readCacheMs, async (gatherMs) => withDefaults(orgId, await settingsLookups.read(orgId, gatherMs)));
 }
 
 // ---- effective limits (pure) ----
