@@ -344,10 +344,19 @@ export async function admitRequest(input: {
   const slotIds = everyLeaseSlotId(input.orgId);
   if (leaseBlockSize(input.maxConcurrency) === 1 && everySlotHeldHere(input.maxConcurrency, (k) => slotsHeldHere.has(slotIds[k])))
     return { admitted: false, reason: 'in_flight', retryAfterSeconds: 1, limit: input.requestsPerSecond, count: input.requestsPerSecond };
-  const [w, l] = await Promise.all([
+  const [ws, ls] = await Promise.allSettled([
     admitWindow(requestScopeKey(input.orgId), input.requestsPerSecond, input.now),
     acquireLease(input.orgId, input.maxConcurrency, input.leaseTtlMs, input.now),
   ]);
+  if (ws.status === 'rejected' || ls.status === 'rejected') {
+    // A store error on one side: give back what the other took, or its place would stay taken
+    // (a lease until its TTL in the store, and here for good: this process would skip the slot).
+    if (ws.status === 'fulfilled' && ws.value.admitted) await returnWindowSlot(ws.value.taken).catch(() => undefined);
+    if (ls.status === 'fulfilled' && ls.value.admitted) releaseLease(ls.value.lease);
+    throw ws.status === 'rejected' ? ws.reason : (ls as PromiseRejectedResult).reason;
+  }
+  const w = ws.value;
+  const l = ls.value;
   if (w.admitted && l.admitted) return { admitted: true, lease: l.lease, taken: w.taken, limit: w.limit, count: w.count };
   if (w.admitted) await returnWindowSlot(w.taken);
   if (l.admitted) releaseLease(l.lease);

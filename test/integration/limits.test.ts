@@ -360,6 +360,23 @@ describe('requests in flight', () => {
     await waitForNoLeases(tenant.orgId);
   });
 
+  test('a store error on the window side gives back the lease the same request took', async () => {
+    const tenant = await createTenant();
+    const admit = () => admitRequest({ orgId: tenant.orgId, requestsPerSecond: 2, maxConcurrency: 25, leaseTtlMs: 60_000 });
+    await nextSecond();
+    const held = [await admit(), await admit()];
+    expect(held.map((h) => h.admitted)).toEqual([true, true]);
+    // The window is full, so the third request reads it from the store; that read fails.
+    const finds = jest.spyOn(AdmissionSlot.collection, 'find').mockImplementationOnce(() => {
+      throw new Error('store unavailable');
+    });
+    await expect(admit()).rejects.toThrow('store unavailable');
+    finds.mockRestore();
+    for (const h of held) if (h.admitted) leaseReleaser.release(h.lease.token, h.lease.slotId);
+    await leaseReleaser.drain();
+    await waitForNoLeases(tenant.orgId);
+  });
+
   test('a process holding every in-flight place refuses more without a store write', async () => {
     const tenant = await createTenant();
     const admit = () => admitRequest({ orgId: tenant.orgId, requestsPerSecond: 25, maxConcurrency: 2, leaseTtlMs: 60_000 });
