@@ -82,25 +82,47 @@ let purgedSecond = 0;
 let sweptSecond = 0;
 /** Every this many seconds old windows are also deleted by their second: slots a replica that stopped took. */
 const SWEEP_EVERY_SECONDS = 60;
+/** Slots per sweep: more (after a long outage) wait for the next one. */
+const SWEEP_LIMIT = 10_000;
 const takenHere = new WindowSlotsTakenHere();
 
-/** Slot ids per delete: a bounded `$in` keeps each command small on any store. */
-const PURGE_BATCH = 1000;
+/**
+ * Slot ids per delete, and one delete at a time: a purge of thousands of slots in one command held
+ * the local store's write lock long enough to delay every admission insert queued behind it (at
+ * 1,000 req/s, a slow stretch at every purge). Small deletes in turn let inserts in between.
+ */
+const PURGE_BATCH = 100;
+let purging: Promise<void> = Promise.resolve();
 
+async function deleteInTurns(slotIds: string[], warn: (err: unknown) => void): Promise<void> {
+  for (let i = 0; i < slotIds.length; i += PURGE_BATCH)
+    await windows()
+      .deleteMany({ _id: { $in: slotIds.slice(i, i + PURGE_BATCH) } })
+      .catch(warn);
+}
+
+/** Once a second: the windows this process took that are more than two seconds old. */
 function purgeOldWindows(second: number): void {
-  if (second - purgedSecond < 2) return;
+  if (second === purgedSecond) return;
   purgedSecond = second;
   const warn = (err: unknown) => logger.warn({ err: { message: errorMessage(err) } }, 'could not purge old request windows');
   const old = takenHere.takeOld(second);
-  for (let i = 0; i < old.length; i += PURGE_BATCH)
-    windows()
-      .deleteMany({ _id: { $in: old.slice(i, i + PURGE_BATCH) } })
-      .catch(warn);
+  if (old.length) purging = purging.then(() => deleteInTurns(old, warn));
   if (second - sweptSecond < SWEEP_EVERY_SECONDS) return;
   sweptSecond = second;
-  windows()
-    .deleteMany({ s: { $lt: second - 2 } })
-    .catch(warn);
+  // Found by a read, then deleted in turns by `_id`: a delete by second would hold the write lock
+  // while FerretDB reads every slot.
+  purging = purging.then(async () => {
+    const stale = await windows()
+      .find({ s: { $lt: second - 2 } }, { projection: { _id: 1 } })
+      .limit(SWEEP_LIMIT)
+      .toArray()
+      .catch((err: unknown) => (warn(err), []));
+    await deleteInTurns(
+      stale.map((d) => d._id),
+      warn,
+    );
+  });
 }
 
 /** Inserts a window slot; the ones taken are remembered so that they are purged by `_id`. */
