@@ -98,6 +98,12 @@ async function waitForNoLeases(orgId: string) {
   await eventually('leases released', async () => (await heldLeases(orgId)).length === 0, { timeoutMs: 10_000, intervalMs: 200 });
 }
 
+/** Releases the leases of the admitted ones, as finished requests do, and waits for the deletes. */
+async function releaseAdmitted(admissions: Awaited<ReturnType<typeof admitRequest>>[]) {
+  for (const a of admissions) if (a.admitted) leaseReleaser.release(a.lease.token, a.lease.slotId);
+  await leaseReleaser.drain();
+}
+
 describe('request rate: strict one-second window shared by every key and replica', () => {
   test('an operator-raised rate is admitted in blocks: never above it in any second, one store write per block', async () => {
     const tenant = await createTenant();
@@ -355,8 +361,7 @@ describe('requests in flight', () => {
     expect(new Set(got.map((g) => (g.admitted ? g.lease.slotId : ''))).size).toBe(20);
     expect(findCommands).toBe(0);
     expect(insertCommands).toBeLessThanOrEqual(2);
-    for (const g of got) if (g.admitted) leaseReleaser.release(g.lease.token, g.lease.slotId);
-    await leaseReleaser.drain();
+    await releaseAdmitted(got);
     await waitForNoLeases(tenant.orgId);
   });
 
@@ -372,8 +377,7 @@ describe('requests in flight', () => {
     });
     await expect(admit()).rejects.toThrow('store unavailable');
     finds.mockRestore();
-    for (const h of held) if (h.admitted) leaseReleaser.release(h.lease.token, h.lease.slotId);
-    await leaseReleaser.drain();
+    await releaseAdmitted(held);
     await waitForNoLeases(tenant.orgId);
   });
 
@@ -392,8 +396,7 @@ describe('requests in flight', () => {
     expect(insertCommands).toBe(0);
     const windowSlots = await AdmissionSlot.countDocuments({ _id: { $regex: `^w:req:${tenant.orgId}:${start / 1000}:` } });
     expect(windowSlots).toBe(2);
-    for (const h of held) if (h.admitted) leaseReleaser.release(h.lease.token, h.lease.slotId);
-    await leaseReleaser.drain();
+    await releaseAdmitted(held);
     expect((await admit()).admitted).toBe(true);
   });
 
