@@ -36,8 +36,9 @@ const BIN_DIR = join(LOCAL, 'bin');
  * sqliteFieldEquality: the SQLite backend pushed only `_id` conditions down, so a lookup by any
  * other field (a token's hash, a chain id) read and decoded every document of the collection.
  * The patch also pushes `field: "string"` and `field: {$in: ["string", …]}` down on the
- * expression FerretDB's secondary indexes are built on, so those lookups use the field's index (arrays are still selected, as MongoDB's
- * equality matches an array that contains the value; the handler filters every row).
+ * expression FerretDB's secondary indexes are built on, so those lookups use the field's index
+ * (arrays are still selected, as MongoDB's equality matches an array that contains the value;
+ * the handler filters every row).
  * noResourceTracking: FerretDB tracks the lifetime of every iterator (a stack trace and a
  * finalizer each, several per document a cursor returns) to find unclosed ones; off, a full
  * read of the people costs a tenth less CPU.

@@ -42,7 +42,8 @@ export function everySlotHeldHere(limit: number, heldHere: (slot: number) => boo
 
 /**
  * The lease slots this process holds, is taking (its insert is on the way) or is still giving
- * back, counted per slot id: a hint that keeps probes off them. The store's unique insert stays what decides who holds a slot.
+ * back, counted per slot id: a hint that keeps probes off them. The store's unique insert stays
+ * what decides who holds a slot.
  */
 export class SlotsHeldHere {
   private readonly held = new Map<string, number>();
@@ -126,8 +127,9 @@ export class LeaseReleaser {
     later(() => {
       const batch = this.pending.splice(0);
       const t = this.now();
-      const byId = batch.filter((b) => b.byIdUntil !== undefined && t < b.byIdUntil);
-      const byToken = batch.filter((b) => !(b.byIdUntil !== undefined && t < b.byIdUntil));
+      const byId: typeof batch = [];
+      const byToken: typeof batch = [];
+      for (const b of batch) (b.byIdUntil !== undefined && t < b.byIdUntil ? byId : byToken).push(b);
       const p = (
         batch.length
           ? this.remove(
