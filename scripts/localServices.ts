@@ -46,6 +46,11 @@ const BIN_DIR = join(LOCAL, 'bin');
  * and filtered every document it named before deleting them by `_id`; it now deletes them by
  * `_id` at once (same documents, same count). Admission slots are purged this way, and those
  * reads were a fifth of the store's CPU at 1,000 requests/s.
+ * serializeWrites: writers of one database wait on a mutex in FerretDB instead of polling
+ * SQLite's write lock from its busy handler, which sleeps 1, 2, 5, 10 ms and more between tries.
+ * backgroundCheckpoint: the write-ahead log is copied into the database file by a goroutine every
+ * 100 ms instead of inside whichever commit grows it past 1,000 pages; at 1,000 requests/s those
+ * in-commit checkpoints stalled a command for 10-20 ms several times a second.
  * The binary's name carries the patch set, so a changed set builds a new binary.
  */
 const FERRETDB_PATCHES = [
@@ -54,8 +59,10 @@ const FERRETDB_PATCHES = [
   'sqliteFieldEquality.patch',
   'noResourceTracking.patch',
   'deleteById.patch',
+  'serializeWrites.patch',
+  'backgroundCheckpoint.patch',
 ] as const;
-const FERRETDB_BUILD = `${VERSIONS.ferretdb}-sqliteid1-atomic1-fieldeq2-notrack1-delid1`;
+const FERRETDB_BUILD = `${VERSIONS.ferretdb}-sqliteid1-atomic1-fieldeq2-notrack1-delid1-serial1-ckpt1`;
 
 export const BINARIES = {
   temporal: join(PIP_DIR, 'bin', 'temporal'),
