@@ -7,8 +7,9 @@ import { ContactRetrievalJob, ContactRetrievalJobItem, RetrievedContact } from '
 
 /** Retention, step 1: past `result_expires_at` the contact values are removed (reads are 409). */
 export async function expireJobResult(jobId: string, now = new Date()): Promise<void> {
-  await ContactRetrievalJobItem.updateMany({ jobId }, { $unset: { emails: '', phones: '' } });
+  // Reads turn 409 first, so that no read in between shows delivered people without contacts.
   await ContactRetrievalJob.updateOne({ _id: jobId, resultExpiredAt: null }, { $set: { resultExpiredAt: now } });
+  await ContactRetrievalJobItem.updateMany({ jobId }, { $unset: { emails: '', phones: '' } });
 }
 
 /** Retention, step 2: the result is deleted (reads are 410 `result_gone`). */
