@@ -16,7 +16,7 @@ import {
 import { devEnvFile, readDevEnv, writeDevEnv } from './devEnv';
 import { startLocalStack } from './localStack';
 import { startProgress } from './progress';
-import { LOCAL, ROOT, portOpen, waitFor, type RunningService } from './localServices';
+import { LOCAL, ROOT, logSince, portOpen, waitFor, type RunningService } from './localServices';
 
 /**
  * `npm run dev`: the whole service on this machine, no Docker. Installs what is missing,
@@ -151,6 +151,26 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
 
+  // A child that stops while the others start ends the start at once, saying which and why,
+  // instead of a wait for the API that can only time out; once ready, it stops everything.
+  let ready = false;
+  let startFailed: (err: Error) => void = () => undefined;
+  const died = new Promise<never>((_, reject) => (startFailed = reject));
+  died.catch(() => undefined);
+  const watch = (c: RunningService) => {
+    const exited = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (stopping) return;
+      const said = c.logFile ? logSince(c.logFile) : '';
+      const what = `${c.name} exited (${code ?? signal})`;
+      if (!ready) return startFailed(new Error(`${what} while the others were starting${said ? `; the end of its log (${c.logFile}):\n${said}` : ''}`));
+      process.stderr.write(`[dev] ${what}; stopping everything\n`);
+      void stopAll(1);
+    };
+    if (c.child.exitCode !== null || c.child.signalCode !== null) exited(c.child.exitCode, c.child.signalCode);
+    else c.child.once('exit', exited);
+  };
+  const orDied = <T>(step: Promise<T>): Promise<T> => Promise.race([step, died]);
+
   try {
     await startLocalStack({
       dir: DATA,
@@ -162,23 +182,19 @@ async function main(): Promise<void> {
       log: say,
       announce: say,
     });
-    const prepared = await prepareStore(cfg, keyChoice);
+    children.forEach(watch);
+    const prepared = await orDied(prepareStore(cfg, keyChoice));
     say('starting worker');
     const worker = startNode('worker', 'worker/main.ts', { ...env, SERVICE_NAME: 'worker' });
     children.push(worker);
+    watch(worker);
     say('starting API');
     const apiProc = startNode('api', 'api/server.ts', { ...env, SERVICE_NAME: 'api' });
     children.push(apiProc);
+    watch(apiProc);
     const apiUrl = `http://127.0.0.1:${ports.api}`;
-    await waitFor('API', async () => (await fetch(`${apiUrl}/readyz`)).ok, 120_000, apiProc.child);
-    for (const c of children) {
-      c.child.once('exit', (code) => {
-        if (!stopping) {
-          process.stderr.write(`[dev] ${c.name} exited (${code}); stopping everything\n`);
-          void stopAll(1);
-        }
-      });
-    }
+    await orDied(waitFor('API', async () => (await fetch(`${apiUrl}/readyz`)).ok, 120_000, apiProc.child));
+    ready = true;
     say(`ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
     printWelcome({
       apiUrl,

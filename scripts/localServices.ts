@@ -294,6 +294,8 @@ export interface RunningService {
   name: string;
   child: ChildProcess;
   stop: () => Promise<void>;
+  /** Where the service writes its output, when not to the terminal: to say why it stopped. */
+  logFile?: string;
 }
 
 function startChild(name: string, cmd: string, args: string[], logFile: string, env?: NodeJS.ProcessEnv): RunningService {
@@ -310,11 +312,11 @@ function startChild(name: string, cmd: string, args: string[], logFile: string, 
       });
       child.kill('SIGTERM');
     });
-  return { name, child, stop };
+  return { name, child, stop, logFile };
 }
 
 /** What a service wrote to its log after `offset`: its last lines, to say why it stopped. */
-function logSince(logFile: string, offset: number, lines = 5): string {
+export function logSince(logFile: string, offset = 0, lines = 5): string {
   try {
     return readFileSync(logFile).subarray(offset).toString('utf8').trimEnd().split('\n').slice(-lines).join('\n');
   } catch {
@@ -379,7 +381,24 @@ export async function startFerretDb(opts: { port: number; dataDir: string; logFi
 
 export async function startTemporalDev(opts: { port: number; uiPort?: number; dbFile?: string; logFile: string }): Promise<RunningService> {
   const start = async () => startChild('temporal', BINARIES.temporal, await temporalDevArgs(opts), opts.logFile);
-  return startWithPortRetry(opts.logFile, start, (svc) => waitFor('Temporal dev server', () => portOpen(opts.port), 60_000, svc.child));
+  return startWithPortRetry(opts.logFile, start, (svc) => waitFor('Temporal dev server', () => temporalAnswers(opts.port), 60_000, svc.child));
+}
+
+/**
+ * An open port is not yet a server: the dev server binds ports it picks itself after its
+ * frontend's (one of them can turn out taken, which ends it), and an open port may belong to
+ * another process. Ready is when the frontend answers a call.
+ */
+async function temporalAnswers(port: number): Promise<boolean> {
+  if (!(await portOpen(port))) return false;
+  const { Connection } = await import('@temporalio/client');
+  const connection = await Connection.connect({ address: `127.0.0.1:${port}`, connectTimeout: 2_000 });
+  try {
+    await connection.workflowService.getSystemInfo({});
+    return true;
+  } finally {
+    await connection.close();
+  }
 }
 
 async function temporalDevArgs(opts: { port: number; uiPort?: number; dbFile?: string }): Promise<string[]> {

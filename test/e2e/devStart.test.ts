@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { freePort } from '../../scripts/localServices';
+import { eventually } from '../support/eventually';
 import { uniqueName } from '../support/testConfig';
 
 jest.setTimeout(240_000);
@@ -27,6 +28,17 @@ const runs: DevRun[] = [];
 const dirs: string[] = [];
 
 async function startDev(env: Record<string, string>, args: string[] = []): Promise<DevRun> {
+  const run = spawnDev(env, args);
+  const deadline = Date.now() + 200_000;
+  while (!run.output().includes('Ctrl-C stops everything.')) {
+    if (run.child.exitCode !== null) throw new Error(`npm run dev exited (${run.child.exitCode}):\n${run.output()}`);
+    if (Date.now() > deadline) throw new Error(`npm run dev was not ready:\n${run.output()}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return run;
+}
+
+function spawnDev(env: Record<string, string>, args: string[] = []): DevRun {
   const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'scripts/dev.ts', ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
@@ -52,12 +64,6 @@ async function startDev(env: Record<string, string>, args: string[] = []): Promi
     },
   };
   runs.push(run);
-  const deadline = Date.now() + 200_000;
-  while (!out.includes('Ctrl-C stops everything.')) {
-    if (child.exitCode !== null) throw new Error(`npm run dev exited (${child.exitCode}):\n${out}`);
-    if (Date.now() > deadline) throw new Error(`npm run dev was not ready:\n${out}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
   return run;
 }
 
@@ -165,4 +171,26 @@ test('no key in a store the person supplied, unless asked', async () => {
   } finally {
     await client.close();
   }
+});
+
+test('a service that stops while the others start ends the start at once, saying which', async () => {
+  const env = await devEnv({
+    MONGODB_URI: `${process.env.TEST_MONGODB_BASE}/${uniqueName('devdied')}`,
+    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  });
+  const run = spawnDev(env);
+  const exited = new Promise<number | null>((r) => run.child.once('exit', (code) => r(code)));
+  await eventually('the worker to be starting', async () => run.output().includes('[dev] starting worker') || run.child.exitCode !== null, {
+    timeoutMs: 120_000,
+  });
+  expect({ exitCode: run.child.exitCode, output: run.output() }).toEqual({ exitCode: null, output: expect.any(String) });
+  const temporal = spawnSync('pgrep', ['-f', `start-dev --ip 127.0.0.1 --port ${env.DEV_TEMPORAL_PORT} `], { encoding: 'utf8' }).stdout.trim();
+  expect(temporal).toMatch(/^\d+$/);
+  const killedAt = Date.now();
+  process.kill(Number(temporal), 'SIGKILL');
+  // Before, the start waited for the API's readiness until its 120 s limit.
+  expect(await exited).toBe(1);
+  expect(Date.now() - killedAt).toBeLessThan(30_000);
+  expect(run.output()).toContain('[dev] temporal exited (SIGKILL) while the others were starting');
+  expect(run.output()).not.toContain('Ctrl-C stops everything.');
 });
