@@ -13,6 +13,7 @@ import { problemDocuments } from './middleware/problemDocuments';
 import { requestId } from './middleware/requestId';
 import { ROUTER_OPTIONS } from './routerOptions';
 import { toolServerRouter } from './mcp/toolServer';
+import { isToolServerPath } from './mcp/toolPaths';
 import { oauthRouter } from './oauth/router';
 import { publicOpenApi } from './reference/publicDocument';
 import { referenceRouter } from './reference/referencePage';
@@ -25,9 +26,11 @@ export interface AppDeps {
   probes: Probes;
 }
 
-/** The paths browser-based MCP clients call: discovery, token, registration and the tool server. */
+/** The paths browser-based MCP clients call: discovery, token, registration and the tool server (every spelling it is served at). */
 export function isBrowserClientPath(path: string): boolean {
-  return path.startsWith('/.well-known/') || path === '/api/oauth/token' || path === '/api/oauth/register' || path === '/api/oauth/jwks' || path === '/tools';
+  return (
+    path.startsWith('/.well-known/') || path === '/api/oauth/token' || path === '/api/oauth/register' || path === '/api/oauth/jwks' || isToolServerPath(path)
+  );
 }
 
 export { ROUTER_OPTIONS } from './routerOptions';

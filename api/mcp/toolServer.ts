@@ -15,8 +15,10 @@ import { availableTools, type ToolEntry } from './toolCatalog';
 import { createToolDispatcher, type ToolDispatcher } from './toolDispatch';
 import { modernToolServer } from './modernToolServer';
 import { toolResult } from './toolResult';
+import { TOOLS_PATH_SPELLINGS } from './toolPaths';
+import { ROUTER_OPTIONS } from '../routerOptions';
 
-export const TOOLS_PATH = '/tools';
+export { TOOLS_PATH } from './toolPaths';
 const MAX_MESSAGE_BYTES = 65_536;
 
 export { clientPrincipal } from './bearer';
@@ -56,10 +58,9 @@ export function toolServerRouter(config: Config, routes: readonly RouteSpec[]): 
   const tools = availableTools(routes);
   const dispatcher = createToolDispatcher(createOperationExecutor(operationRegistry(routes), config));
   const modern = modernToolServer(tools, dispatcher, MAX_MESSAGE_BYTES);
-  // Case-sensitive like every router; `/tools/` is kept as the same endpoint, because clients
-  // configured with a trailing slash post there (and name it as their resource).
-  const router = new Router({ sensitive: true, strict: false });
-  router.all(TOOLS_PATH, async (ctx) => {
+  // Exact like every router, over the spellings the browser-origin rule covers too (toolPaths.ts).
+  const router = new Router(ROUTER_OPTIONS);
+  router.all([...TOOLS_PATH_SPELLINGS], async (ctx) => {
     let principal: KeyPrincipal;
     try {
       principal = await authenticateBearer(ctx, config);

@@ -16,9 +16,10 @@ const initialize = JSON.stringify({
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
 });
 
-describe('browser clients and Origin', () => {
+// Every spelling the tool server is served at gets one Origin rule, one CORS answer and one preflight answer.
+describe.each(['/tools', '/tools/'])('browser clients and Origin on %s', (toolsPath) => {
   test('a foreign Origin is refused with 403 before any work (DNS rebinding)', async () => {
-    const res = await fetch(`${srv.url}/tools`, {
+    const res = await fetch(`${srv.url}${toolsPath}`, {
       method: 'POST',
       headers: { Origin: 'http://evil.example.com', 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
       body: initialize,
@@ -31,7 +32,7 @@ describe('browser clients and Origin', () => {
   });
 
   test("CORS preflight from the Inspector's origin is answered before authentication", async () => {
-    const res = await fetch(`${srv.url}/tools`, {
+    const res = await fetch(`${srv.url}${toolsPath}`, {
       method: 'OPTIONS',
       headers: {
         Origin: INSPECTOR,
@@ -48,7 +49,7 @@ describe('browser clients and Origin', () => {
   });
 
   test('an allowed origin reads the 401 challenge: WWW-Authenticate is exposed', async () => {
-    const res = await fetch(`${srv.url}/tools`, {
+    const res = await fetch(`${srv.url}${toolsPath}`, {
       method: 'POST',
       headers: { Origin: INSPECTOR, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
       body: initialize,
@@ -57,6 +58,26 @@ describe('browser clients and Origin', () => {
     expect(res.headers.get('access-control-allow-origin')).toBe(INSPECTOR);
     expect(res.headers.get('access-control-expose-headers')).toContain('WWW-Authenticate');
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer /);
+  });
+
+  test('a request without Origin (a server-side client) is unaffected', async () => {
+    const res = await fetch(`${srv.url}${toolsPath}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: initialize,
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
+describe('browser clients and Origin', () => {
+  test('spellings the tool server is not served at reach no handler, with or without Origin', async () => {
+    for (const path of ['/tools//', '/Tools', '/tools/x']) {
+      const res = await fetch(`${srv.url}${path}`, { method: 'POST', headers: { Origin: INSPECTOR, 'Content-Type': 'application/json' }, body: initialize });
+      expect(res.status).toBe(404);
+      expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    }
   });
 
   test.each([
@@ -75,16 +96,6 @@ describe('browser clients and Origin', () => {
       expect(res.status).toBe(200);
       expect(res.headers.get('access-control-allow-origin')).toBe('https://inspector.example.com');
     }
-  });
-
-  test('a request without Origin (a server-side client) is unaffected', async () => {
-    const res = await fetch(`${srv.url}/tools`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-      body: initialize,
-    });
-    expect(res.status).toBe(401);
-    expect(res.headers.get('access-control-allow-origin')).toBeNull();
   });
 
   test('the developer API is not opened to browsers', async () => {
