@@ -12,6 +12,7 @@ import { browserOrigins } from './middleware/browserOrigins';
 import { problemDocuments } from './middleware/problemDocuments';
 import { requestId } from './middleware/requestId';
 import { ROUTER_OPTIONS } from './routerOptions';
+import { wellFormedHost } from './requestUrl';
 import { toolServerRouter } from './mcp/toolServer';
 import { isToolServerPath } from './mcp/toolPaths';
 import { oauthRouter } from './oauth/router';
@@ -62,7 +63,7 @@ export function v1Router(config: Config, routes: RouteSpec[]): Router {
 
 /**
  * The whole middleware chain, in order, in one place:
- * request id → access log/metrics → problem documents → unauthenticated probes and API
+ * request id → access log/metrics → problem documents → well-formed Host → unauthenticated probes and API
  * reference → OAuth token endpoint, discovery and JWKS, and the MCP tool server at /tools (own
  * bearer-token validation, never API keys) → the /v1 router (authenticate → baseline admission →
  * principal guard → route: permission → operation admission → body → validation → idempotency →
@@ -77,6 +78,7 @@ export function createApp({ config, probes }: AppDeps): Koa {
   // Outside problemDocuments, so the log and metrics see the final status of failures too.
   app.use(accessLog());
   app.use(problemDocuments());
+  app.use(wellFormedHost());
 
   // Browser clients (MCP Inspector, web apps) reach the tool server and the OAuth endpoints they
   // call only from allowed origins; preflights are answered before any authentication.

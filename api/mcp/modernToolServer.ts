@@ -6,6 +6,7 @@ import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import type { ToolEntry } from './toolCatalog';
 import type { ToolDispatcher } from './toolDispatch';
 import { toolResult } from './toolResult';
+import { namedHost, requestUrl } from '../requestUrl';
 
 /**
  * MCP 2026-07-28 on `/tools`, through the official SDK 2.x (`@modelcontextprotocol/server`):
@@ -48,7 +49,7 @@ function webRequest(ctx: Context, rawBody: string): Request {
     if (value === undefined || name === 'authorization' || name === 'cookie') continue; // authentication is done; the SDK never sees the token
     headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
-  return new Request(`http://${ctx.host || 'localhost'}${ctx.path}`, { method: ctx.method, headers, body: rawBody });
+  return new Request(requestUrl(namedHost(ctx), ctx.path), { method: ctx.method, headers, body: rawBody });
 }
 
 export interface ModernToolServer {

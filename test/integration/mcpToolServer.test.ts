@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SignJWT, generateKeyPair } from 'jose';
@@ -152,6 +153,51 @@ describe('bearer validation at /tools', () => {
     expect(statuses).toContain(429);
     expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
     expect(Number(retryAfter)).toBeLessThanOrEqual(60);
+  });
+});
+
+/** A request with a Host header fetch would not send: node:http sends it as given. */
+function withHost(path: string, host: string, headers: Record<string, string>, body?: string): Promise<{ status: number; type: string; body: string }> {
+  const { hostname, port } = new URL(srv.url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: hostname, port: Number(port), path, method: body === undefined ? 'GET' : 'POST', headers: { ...headers, Host: host } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('a malformed Host header', () => {
+  test.each(['exa mple.com', '[::1', 'x:99999', 'a@b', '256.0.0.1'])('%j is 400 on every route, the tool server included', async (host) => {
+    const jsonRpc = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${token}` };
+    for (const [path, headers, body] of [
+      ['/tools', jsonRpc, JSON.stringify(INITIALIZE)],
+      ['/tools/', jsonRpc, JSON.stringify(INITIALIZE)],
+      ['/v1/whoami', { Authorization: `Bearer ${tenant.key}` }, undefined],
+      ['/.well-known/oauth-authorization-server', {}, undefined],
+      ['/api/oauth/authorize?client_id=x', {}, undefined],
+    ] as const) {
+      const res = await withHost(path, host, headers, body);
+      expect({ path, status: res.status, type: res.type }).toEqual({ path, status: 400, type: 'application/problem+json' });
+      expect(JSON.parse(res.body)).toMatchObject({ code: 'malformed_request', status: 400 });
+    }
+  });
+
+  test('a well-formed Host with a port still reaches the tool server', async () => {
+    const res = await withHost(
+      '/tools',
+      'mcp.example.com:8443',
+      { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${token}` },
+      JSON.stringify(INITIALIZE),
+    );
+    expect(res.status).toBe(200);
   });
 });
 
