@@ -83,6 +83,14 @@ async function setupSubmit(ctx: Context, config: Config): Promise<void> {
     ctx,
     'Password set',
     html` <p role="status">Your password is set. Your account is ${result.user.email}.</p>
+      ${
+        result.replacedPassword
+          ? html`<p role="status">
+              For your safety every browser signed in to your account was signed out, and every application connected to it (Claude, VS Code, Cursor…) was
+              disconnected: its access ends now, and each application asks you to sign in again.
+            </p>`
+          : ''
+      }
       <p>
         To connect an AI application (Claude, VS Code, Cursor, Claude Code), add the tool server <code>${toolsResource(config)}</code> to it; it opens the
         sign-in page when it needs you.

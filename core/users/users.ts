@@ -111,13 +111,22 @@ export async function listUsers(orgId: string): Promise<{ org_id: string; users:
   return { org_id: orgId, users: users.map(publicView) };
 }
 
+/**
+ * Ends everything a person's sign-ins opened: browser sessions deleted, and every connected
+ * application's token chains revoked (its refresh tokens, and its access tokens, which name
+ * their chain and are checked against it on every tool call). Returns how many chains it revoked.
+ */
+async function endSignInsOf(userId: string, now: Date): Promise<number> {
+  await BrowserSession.deleteMany({ userId });
+  return revokeChainsOf(userId, undefined, now);
+}
+
 /** Disabling stops everything at once: sessions deleted, token chains revoked; every token use and tool call re-reads the user. */
 export async function disableUser(userId: string, now = new Date()): Promise<{ user_id: string; disabled_at: string; revoked_chains: number }> {
   const user = await User.findById(userId).lean<UserRecord>();
   if (!user) throw new Error(`user ${userId} does not exist`);
   if (!user.disabledAt) await User.updateOne({ _id: userId }, { $set: { disabledAt: now, setupTokenHash: null } });
-  await BrowserSession.deleteMany({ userId });
-  const revoked = await revokeChainsOf(userId, undefined, now);
+  const revoked = await endSignInsOf(userId, now);
   return { user_id: userId, disabled_at: (user.disabledAt ?? now).toISOString(), revoked_chains: revoked };
 }
 
@@ -159,7 +168,8 @@ export async function findSetupUser(token: string, now = new Date()): Promise<Se
   return { ok: true, user };
 }
 
-export type SetupResult = { ok: true; user: UserRecord } | { ok: false; reason: 'invalid_link' | 'password'; message: string };
+/** `replacedPassword`: the link replaced a password (a recovery), so every sign-in the old one opened was ended. */
+export type SetupResult = { ok: true; user: UserRecord; replacedPassword: boolean } | { ok: false; reason: 'invalid_link' | 'password'; message: string };
 
 /** Sets the password through a setup token; the token works once (a unique insert decides between concurrent uses). */
 /** `settings.oauth.passwordScryptLog2N` is the scrypt cost the new password is hashed at. */
@@ -180,7 +190,7 @@ export async function completeSetup(
   }
   const passwordHash = await hashPassword(password, settings.oauth.passwordScryptLog2N);
   await User.updateOne({ _id: found.user._id, setupTokenHash: tokenHash }, { $set: { passwordHash, setupTokenHash: null, setupExpiresAt: null } });
-  // A new password ends the sessions a previous one opened.
-  await BrowserSession.deleteMany({ userId: found.user._id });
-  return { ok: true, user: { ...found.user, passwordHash } };
+  // A new password (a recovery, perhaps after a leak) ends whatever the previous one opened: browser sessions and connected applications.
+  await endSignInsOf(found.user._id, now);
+  return { ok: true, user: { ...found.user, passwordHash }, replacedPassword: found.user.passwordHash !== null };
 }

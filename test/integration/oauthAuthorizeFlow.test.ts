@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { decodeJwt } from 'jose';
 import { AuthorizationCode, RefreshRotation } from '../../core/oauth/models';
-import { createUser, disableUser } from '../../core/users/users';
+import { createUser, disableUser, reissueSetup } from '../../core/users/users';
 import { User } from '../../core/users/models';
 import { FormBrowser, formField as field } from '../support/formBrowser';
 import { createTenant, type TestTenant } from '../support/fixtures';
@@ -308,6 +308,76 @@ describe('refresh tokens of people', () => {
     const connections = await person.browser.request('/api/oauth/connections');
     expect(connections.status).toBe(303);
     expect(connections.location).toBe('/api/oauth/signin');
+  });
+
+  test('a password set through a new setup link (recovery) signs every browser out and disconnects every application, and says so', async () => {
+    const person = await newPerson();
+    const connected = [];
+    for (const name of ['Recovered A', 'Recovered B']) {
+      const reg = await register({ client_name: name, redirect_uris: ['https://recover.example.com/cb'] });
+      const { verifier, challenge } = pkce();
+      const back = await authorizeThrough(person.browser, person, {
+        response_type: 'code',
+        client_id: reg.json.client_id,
+        redirect_uri: 'https://recover.example.com/cb',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      });
+      const tokens = await tokenRequest(srv, {
+        grant_type: 'authorization_code',
+        code: back.searchParams.get('code')!,
+        redirect_uri: 'https://recover.example.com/cb',
+        client_id: reg.json.client_id,
+        code_verifier: verifier,
+      });
+      expect(tokens.status).toBe(200);
+      expect((await toolsStatus(tokens.json.access_token)).status).toBe(200);
+      connected.push({ clientId: reg.json.client_id as string, tokens: tokens.json });
+    }
+
+    // The person forgot the password: the operator issues a new link, opened in another browser.
+    const link = new URL((await reissueSetup(srv.config, person.userId)).setup_url);
+    const other = new FormBrowser(srv.url);
+    const form = await other.request(link.pathname + link.search);
+    const done = await other.request('/api/oauth/setup', {
+      form: {
+        csrf_token: field(form.text, 'csrf_token'),
+        token: field(form.text, 'token'),
+        new_password: 'another long passphrase',
+        confirm_password: 'another long passphrase',
+      },
+    });
+    expect(done.status).toBe(200);
+    expect(done.text).toContain('every browser signed in to your account was signed out');
+    expect(done.text).toContain('every application connected to it');
+
+    for (const app of connected) {
+      expect((await toolsStatus(app.tokens.access_token)).status).toBe(401);
+      const refreshed = await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: app.tokens.refresh_token, client_id: app.clientId });
+      expect(refreshed.json.error).toBe('invalid_grant');
+    }
+    const connections = await person.browser.request('/api/oauth/connections');
+    expect(connections.status).toBe(303);
+    expect(connections.location).toBe('/api/oauth/signin');
+  });
+
+  test('the first password of a new person says nothing about disconnected applications', async () => {
+    const email = `p${randomBytes(6).toString('hex')}@example.com`;
+    const created = await createUser(srv.config, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions: ['candidates.search'] });
+    const browser = new FormBrowser(srv.url);
+    const link = new URL(created.setup_url);
+    const form = await browser.request(link.pathname + link.search);
+    const done = await browser.request('/api/oauth/setup', {
+      form: {
+        csrf_token: field(form.text, 'csrf_token'),
+        token: field(form.text, 'token'),
+        new_password: 'a first long passphrase',
+        confirm_password: 'a first long passphrase',
+      },
+    });
+    expect(done.status).toBe(200);
+    expect(done.text).toContain('Your password is set');
+    expect(done.text).not.toContain('signed out');
   });
 
   test('revoking a connected application on the page stops its tokens', async () => {
