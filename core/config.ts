@@ -96,6 +96,7 @@ const schema = z
     ADDRESS_AUTH_FAILURES_PER_MINUTE: positiveInt.default(30),
     ADDRESS_TOKEN_REQUESTS_PER_MINUTE: positiveInt.default(120),
     ADDRESS_JWKS_REQUESTS_PER_MINUTE: positiveInt.default(60),
+    PERSON_TOOL_REQUESTS_PER_SECOND: positiveInt.default(10),
     LIMITS_LEASE_TTL_SECONDS: positiveInt.default(60),
     READ_CACHE_MS: z.coerce.number().int().min(0).max(10_000).default(1000),
     WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).max(1000).default(300),
@@ -191,6 +192,8 @@ function toConfig(e: z.infer<typeof schema>) {
       refreshTokenIdleSeconds: e.REFRESH_TOKEN_IDLE_SECONDS,
       secretRotationGraceSeconds: e.M2M_SECRET_ROTATION_GRACE_SECONDS,
       passwordScryptLog2N: e.PASSWORD_SCRYPT_LOG2_N,
+      /** Tool-server requests per second of one person's tokens together, whatever the method. */
+      personToolRequestsPerSecond: e.PERSON_TOOL_REQUESTS_PER_SECOND,
     },
     searchQuotas: {
       previewsPerDay: e.SEARCH_PREVIEW_QUOTA_PER_DAY,

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { Config } from '../../core/config';
 import { verifyAccessToken } from '../../core/oauth/accessTokens';
 import { admitClientRequest } from '../../core/oauth/clientRateLimit';
+import { admitPersonRequest } from '../../core/oauth/personRateLimit';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import type { Permission } from '../../core/keys/permissions';
 import { findActiveClient, MCP_TOOLS_SCOPE, type ClientRecord } from '../../core/oauth/clients';
@@ -104,6 +105,18 @@ export async function authenticateBearer(ctx: Context, config: Config): Promise<
       throw new BearerRejection(401, 'invalid_token', INVALID_TOKEN);
     }
     requireScopes(verdict.token.scopes);
+    const perSecond = config.oauth.personToolRequestsPerSecond;
+    const admitted = await admitPersonRequest(user._id, perSecond);
+    if (!admitted.ok) {
+      throw new BearerRejection(
+        429,
+        undefined,
+        `This person's tool-server request rate (${perSecond} per second) is used up; retry after Retry-After seconds.`,
+        {
+          'Retry-After': String(admitted.retryAfterSeconds),
+        },
+      );
+    }
     return {
       keyId: user._id,
       familyId: user._id,
