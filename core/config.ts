@@ -96,6 +96,10 @@ const schema = z
     ADDRESS_AUTH_FAILURES_PER_MINUTE: positiveInt.default(30),
     ADDRESS_TOKEN_REQUESTS_PER_MINUTE: positiveInt.default(120),
     ADDRESS_JWKS_REQUESTS_PER_MINUTE: positiveInt.default(60),
+    ADDRESS_AUTHORIZE_REQUESTS_PER_MINUTE: positiveInt.default(60),
+    ADDRESS_METADATA_DOCUMENT_FETCHES_PER_MINUTE: positiveInt.default(30),
+    METADATA_DOCUMENT_FETCHES_IN_FLIGHT: positiveInt.default(20),
+    METADATA_DOCUMENT_FAILURE_CACHE_SECONDS: positiveInt.default(60),
     PERSON_TOOL_REQUESTS_PER_SECOND: positiveInt.default(10),
     LIMITS_LEASE_TTL_SECONDS: positiveInt.default(60),
     READ_CACHE_MS: z.coerce.number().int().min(0).max(10_000).default(1000),
@@ -210,6 +214,16 @@ function toConfig(e: z.infer<typeof schema>) {
       authFailuresPerMinute: e.ADDRESS_AUTH_FAILURES_PER_MINUTE,
       tokenRequestsPerMinute: e.ADDRESS_TOKEN_REQUESTS_PER_MINUTE,
       jwksRequestsPerMinute: e.ADDRESS_JWKS_REQUESTS_PER_MINUTE,
+      /** Authorization requests that would store a pending authorization. */
+      authorizeRequestsPerMinute: e.ADDRESS_AUTHORIZE_REQUESTS_PER_MINUTE,
+      /** Client ID Metadata Document fetches an address's requests may cause (cache hits cost none). */
+      metadataDocumentFetchesPerMinute: e.ADDRESS_METADATA_DOCUMENT_FETCHES_PER_MINUTE,
+    },
+    metadataDocuments: {
+      /** Fetches running at once in one process; one more is refused at once. */
+      fetchesInFlight: e.METADATA_DOCUMENT_FETCHES_IN_FLIGHT,
+      /** How long a URL whose fetch failed is not fetched again. */
+      failureCacheSeconds: e.METADATA_DOCUMENT_FAILURE_CACHE_SECONDS,
     },
     limits: { leaseTtlSeconds: e.LIMITS_LEASE_TTL_SECONDS },
     readCacheMs: e.READ_CACHE_MS,

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { Config } from '../../core/config';
+import { admitFromAddress } from '../../core/limits/clientAddressLimits';
 import { checkAuthorizationParams } from '../../core/oauth/authorizationRules';
 import { savePending } from '../../core/oauth/pendingAuthorizations';
 import { resolvePublicClient } from '../../core/oauth/publicClients';
@@ -30,8 +31,11 @@ export function authorizeEndpoint(config: Config) {
     const clientIds = params.get('client_id') ?? [];
     if (clientIds.length !== 1 || !clientIds[0])
       return errorPage(ctx, 400, 'Sign-in request refused', 'The request does not name exactly one client (client_id).');
-    const lookup = await resolvePublicClient(clientIds[0], config);
-    if (!lookup.ok) return errorPage(ctx, 400, 'Sign-in request refused', `The application could not be identified: ${lookup.reason}.`);
+    const lookup = await resolvePublicClient(clientIds[0], config, { address: ctx.ip, requestId: ctx.state.requestId });
+    if (!lookup.ok) {
+      if (lookup.status) ctx.set('Retry-After', String(lookup.retryAfterSeconds ?? 1));
+      return errorPage(ctx, lookup.status ?? 400, 'Sign-in request refused', `The application could not be identified: ${lookup.reason}.`);
+    }
     const client = lookup.client;
     const redirectUris = params.get('redirect_uri') ?? [];
     if (redirectUris.length > 1) return errorPage(ctx, 400, 'Sign-in request refused', 'The request names more than one redirect_uri.');
@@ -50,6 +54,17 @@ export function authorizeEndpoint(config: Config) {
     if (!verdict.ok) return redirectWithError(ctx, config, redirectUri, state, verdict.error, verdict.description);
     if (!client.grantTypes.includes('authorization_code'))
       return redirectWithError(ctx, config, redirectUri, state, 'unauthorized_client', 'This client may not use the authorization code grant.');
+    // Each request from here stores a pending authorization: an address gets a bounded number of them.
+    const admitted = await admitFromAddress(config.secretsKey, 'authorize', ctx.ip, config.addressLimits.authorizeRequestsPerMinute);
+    if (!admitted.admitted) {
+      ctx.set('Retry-After', String(admitted.retryAfterSeconds));
+      return errorPage(
+        ctx,
+        429,
+        'Too many sign-in requests',
+        `Too many sign-in requests came from your network in the last minute. Try again in ${admitted.retryAfterSeconds} seconds.`,
+      );
+    }
     const handle = await savePending({
       clientId: client.clientId,
       clientName: client.clientName,

@@ -8,7 +8,7 @@ import { authorizationCodeGrant } from '../../core/oauth/grants/authorizationCod
 import { clientCredentialsGrant } from '../../core/oauth/grants/clientCredentials';
 import { REFRESH_RETRY_WINDOW_MS, refreshTokenGrant } from '../../core/oauth/grants/refreshToken';
 import type { TokenResponse } from '../../core/oauth/grants/tokenPair';
-import { isPublicClientRevoked, resolvePublicClient } from '../../core/oauth/publicClients';
+import { isPublicClientRevoked, resolvePublicClient, type LookupCaller } from '../../core/oauth/publicClients';
 import { basicFailure, checkResource, checkScope, clientCredentialsOf, OAuthError, parseTokenForm, requireParam } from '../../core/oauth/tokenRequest';
 import { logger } from '../../core/observability/logger';
 
@@ -52,15 +52,29 @@ async function authenticate(ctx: Context, params: Map<string, string>): Promise<
 }
 
 /** A token request without client authentication: a public client naming itself by client_id. */
-async function publicClientGrant(grantType: string, params: Map<string, string>, resource: string, config: Config): Promise<TokenResponse> {
+async function publicClientGrant(
+  grantType: string,
+  params: Map<string, string>,
+  resource: string,
+  config: Config,
+  caller: LookupCaller,
+): Promise<TokenResponse> {
   const clientId = params.get('client_id');
   if (!clientId)
     throw new OAuthError('invalid_client', 'Client authentication is required: client_id and client_secret, HTTP Basic, or client_id of a public client.', 401);
   if (await findActiveClient(clientId)) throw new OAuthError('invalid_client', 'This client must authenticate (client_secret or HTTP Basic).', 401);
   if (grantType === 'client_credentials') throw new OAuthError('unauthorized_client', 'Public clients may not use the client_credentials grant.');
   if (grantType === 'authorization_code') {
-    const lookup = await resolvePublicClient(clientId, config);
-    if (!lookup.ok) throw new OAuthError('invalid_client', `Unknown or unusable client: ${lookup.reason}.`, 401);
+    const lookup = await resolvePublicClient(clientId, config, caller);
+    if (!lookup.ok) {
+      if (lookup.status) {
+        const retry = { 'Retry-After': String(lookup.retryAfterSeconds ?? 1), 'Cache-Control': 'private, no-store' };
+        throw lookup.status === 429
+          ? new OAuthError('rate_limited', `Refused: ${lookup.reason}.`, 429, retry)
+          : new OAuthError('temporarily_unavailable', `Refused: ${lookup.reason}.`, 503, retry);
+      }
+      throw new OAuthError('invalid_client', `Unknown or unusable client: ${lookup.reason}.`, 401);
+    }
     if (!lookup.client.grantTypes.includes('authorization_code'))
       throw new OAuthError('unauthorized_client', 'This client may not use the authorization_code grant.');
     return authorizationCodeGrant(lookup.client, params, resource, config);
@@ -112,7 +126,7 @@ export function tokenEndpoint(config: Config) {
       const body =
         authenticates || grantType === 'client_credentials'
           ? await confidentialClientGrant(ctx, grantType, params, resource, config)
-          : await publicClientGrant(grantType, params, resource, config);
+          : await publicClientGrant(grantType, params, resource, config, { address: ctx.ip, requestId: ctx.state.requestId });
       ctx.status = 200;
       ctx.body = body;
     } catch (err) {

@@ -7,15 +7,17 @@ import { errorMessage } from '../observability/errorMessage';
 
 /**
  * Per-client-address limits for what can be called without a credential (SPEC 8 covers
- * authenticated callers only): failed API-key authentications, token requests and JWKS
- * fetches. Each is a per-minute cap counted in the store (minuteCaps.ts: unique inserts, exact
- * in any trailing minute), so every API replica shares it.
+ * authenticated callers only): failed API-key authentications, token requests, JWKS
+ * fetches, authorization requests that store a pending authorization, and the Client ID
+ * Metadata Document fetches an address's requests cause. Each is a per-minute cap counted in
+ * the store (minuteCaps.ts: unique inserts, exact in any trailing minute), so every API
+ * replica shares it.
  *
  * The stored cap names carry a keyed hash of the address, never the address itself. IPv6
  * addresses count per /64, the block one subscriber usually gets, so cycling through one's own
  * addresses does not multiply the allowance.
  */
-export type AddressLimitName = 'auth-failures' | 'token' | 'jwks';
+export type AddressLimitName = 'auth-failures' | 'token' | 'jwks' | 'authorize' | 'metadata-fetch';
 
 const CAP_PREFIX = 'addr:';
 

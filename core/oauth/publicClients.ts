@@ -1,8 +1,11 @@
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config';
 import { newId } from '../ids';
+import { admitFromAddress } from '../limits/clientAddressLimits';
+import { logger } from '../observability/logger';
 import { destinationLookup } from '../webhooks/destinationResolver';
-import { fetchMetadataDocument } from './metadataDocumentFetch';
+import { FETCH_TIMEOUT_MS, fetchMetadataDocument } from './metadataDocumentFetch';
+import { MetadataFetchBounds } from './metadataFetchBounds';
 import { cacheSecondsOf, isMetadataDocumentUrl, validateMetadataDocument, type ClientMetadata } from './metadataDocuments';
 import { PublicClient } from './models';
 import { checkRegisteredRedirectUri } from './redirectUris';
@@ -17,7 +20,22 @@ export interface PublicClientRecord extends ClientMetadata {
   kind: 'dynamic' | 'metadata_document';
 }
 
-export type ClientLookup = { ok: true; client: PublicClientRecord } | { ok: false; reason: string };
+/**
+ * A refusal's `reason` may be shown to the caller. Whatever went wrong with a metadata document
+ * (an error status, a timeout, an unreachable or refused address, a document that breaks the
+ * rules) reads the same, so the answer is no probe of what listens where; the log has the
+ * precise reason. `status` is set when the refusal is a limit (429) or capacity (503), with
+ * `retryAfterSeconds`.
+ */
+export type ClientLookup = { ok: true; client: PublicClientRecord } | { ok: false; reason: string; status?: 429 | 503; retryAfterSeconds?: number };
+
+export const DOCUMENT_UNUSABLE = "the client's metadata document could not be used";
+
+/** Who is asking: the address whose allowance a fetch uses, and the request id the log names. */
+export interface LookupCaller {
+  address: string;
+  requestId?: string;
+}
 
 interface StoredPublicClient {
   _id: string;
@@ -32,23 +50,98 @@ interface StoredPublicClient {
 
 const documents = new LRUCache<string, ClientMetadata>({ max: 1000, ttl: 1000 * 60, ttlAutopurge: false });
 const inFlight = new Map<string, Promise<ClientLookup>>();
+// One set of bounds per process (per config, so tests with their own settings get their own).
+const boundsByConfig = new Map<Config, MetadataFetchBounds>();
 
-/** Tests: forget cached documents. */
-export function clearMetadataDocumentCache(): void {
-  documents.clear();
+function fetchBounds(config: Config): MetadataFetchBounds {
+  let bounds = boundsByConfig.get(config);
+  if (!bounds) {
+    bounds = new MetadataFetchBounds({
+      maxInFlight: config.metadataDocuments.fetchesInFlight,
+      failureTtlMs: config.metadataDocuments.failureCacheSeconds * 1000,
+    });
+    boundsByConfig.set(config, bounds);
+  }
+  return bounds;
 }
 
-async function loadDocument(url: string, config: Config): Promise<ClientLookup> {
+/** Tests: forget cached documents and remembered failures. */
+export function clearMetadataDocumentCache(): void {
+  documents.clear();
+  for (const bounds of boundsByConfig.values()) bounds.forgetFailures();
+}
+
+function unusable(url: string, reason: string, caller: LookupCaller, remembered: boolean): ClientLookup {
+  logger.warn(
+    { request_id: caller.requestId, client_id: url, reason, ...(remembered ? { remembered_failure: true } : {}) },
+    remembered ? 'a client metadata document that failed recently was not fetched again' : 'a client metadata document could not be used',
+  );
+  return { ok: false, reason: DOCUMENT_UNUSABLE };
+}
+
+async function loadDocument(url: string, config: Config, bounds: MetadataFetchBounds, caller: LookupCaller): Promise<ClientLookup> {
   const fetched = await fetchMetadataDocument(url, {
     lookupAll: destinationLookup(),
     allowedCidrs: config.webhooks.allowedCidrs,
     extraCaFile: config.webhooks.extraCaFile,
   });
-  if (!fetched.ok) return { ok: false, reason: fetched.reason };
+  const failed = (reason: string) => {
+    bounds.rememberFailure(url, reason);
+    return unusable(url, reason, caller, false);
+  };
+  if (!fetched.ok) return failed(fetched.reason);
   const verdict = validateMetadataDocument(url, fetched.contentType, fetched.body);
-  if (!verdict.ok) return { ok: false, reason: verdict.reason };
+  if (!verdict.ok) return failed(verdict.reason);
   documents.set(url, verdict.client, { ttl: cacheSecondsOf(fetched.cacheControl) * 1000 });
   return { ok: true, client: { ...verdict.client, kind: 'metadata_document' } };
+}
+
+/**
+ * A metadata document from the cache, from a fetch already running for the URL, or from a new
+ * fetch, which must fit the process's in-flight bound and the caller address's allowance. A
+ * URL that failed within the failure-cache time is refused without a fetch.
+ */
+async function metadataDocumentClient(url: string, config: Config, caller: LookupCaller): Promise<ClientLookup> {
+  const cached = documents.get(url);
+  if (cached) return { ok: true, client: { ...cached, kind: 'metadata_document' } };
+  const running = inFlight.get(url);
+  if (running) return running;
+  const bounds = fetchBounds(config);
+  const failed = bounds.recentFailure(url);
+  if (failed !== undefined) return unusable(url, failed, caller, true);
+  if (!bounds.tryStart()) {
+    logger.warn({ request_id: caller.requestId, client_id: url, in_flight: bounds.running }, 'client metadata document fetches at capacity; sign-in refused');
+    return {
+      ok: false,
+      reason: 'too many sign-in requests are being checked right now; try again in a few seconds',
+      status: 503,
+      retryAfterSeconds: Math.ceil(FETCH_TIMEOUT_MS / 1000),
+    };
+  }
+  let started = false;
+  try {
+    const admitted = await admitFromAddress(config.secretsKey, 'metadata-fetch', caller.address, config.addressLimits.metadataDocumentFetchesPerMinute);
+    if (!admitted.admitted) {
+      return {
+        ok: false,
+        reason: 'too many new applications were checked for this address; try again later',
+        status: 429,
+        retryAfterSeconds: admitted.retryAfterSeconds,
+      };
+    }
+    // Another request may have started this URL's fetch while the allowance was counted.
+    const joined = inFlight.get(url);
+    if (joined) return joined;
+    const pending = loadDocument(url, config, bounds, caller).finally(() => {
+      inFlight.delete(url);
+      bounds.finish();
+    });
+    inFlight.set(url, pending);
+    started = true;
+    return pending;
+  } finally {
+    if (!started) bounds.finish();
+  }
 }
 
 /** Whether the operator revoked this public client (a dynamic one, or a metadata-document URL). Read on every request. */
@@ -59,20 +152,11 @@ export async function isPublicClientRevoked(clientId: string): Promise<boolean> 
 }
 
 /** The client behind a client_id, or why it cannot be used. */
-export async function resolvePublicClient(clientId: string, config: Config): Promise<ClientLookup> {
+export async function resolvePublicClient(clientId: string, config: Config, caller: LookupCaller): Promise<ClientLookup> {
   if (typeof clientId !== 'string' || clientId.length === 0 || clientId.length > 2048) return { ok: false, reason: 'unknown client' };
   const stored = await PublicClient.findById(clientId).lean<StoredPublicClient>();
   if (stored?.revokedAt) return { ok: false, reason: 'this client has been revoked' };
-  if (isMetadataDocumentUrl(clientId)) {
-    const cached = documents.get(clientId);
-    if (cached) return { ok: true, client: { ...cached, kind: 'metadata_document' } };
-    let pending = inFlight.get(clientId);
-    if (!pending) {
-      pending = loadDocument(clientId, config).finally(() => inFlight.delete(clientId));
-      inFlight.set(clientId, pending);
-    }
-    return pending;
-  }
+  if (isMetadataDocumentUrl(clientId)) return metadataDocumentClient(clientId, config, caller);
   if (!stored || stored.kind !== 'dynamic') return { ok: false, reason: 'unknown client' };
   return {
     ok: true,

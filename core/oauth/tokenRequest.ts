@@ -11,6 +11,7 @@ export type OAuthErrorCode =
   | 'invalid_scope'
   | 'invalid_target'
   | 'rate_limited'
+  | 'temporarily_unavailable'
   | 'server_error';
 
 export class OAuthError extends Error {

@@ -157,12 +157,15 @@ describe('Client ID Metadata Documents', () => {
     expect(res.status).toBe(400);
     expect(res.location).toBeNull();
     expect(res.text).toContain('could not be identified');
+    // The same words whatever went wrong: the page is no probe of what answers where.
+    expect(res.text).toContain('the client&#39;s metadata document could not be used');
   });
 
-  test('a document at a private address is never fetched', async () => {
+  test('a document at a private address is never fetched, and the page says no more than for any other failure', async () => {
     const res = await authorize('https://10.1.2.3/client.json', 'https://doc.example.com/cb');
     expect(res.status).toBe(400);
-    expect(res.text).toContain('not allowed');
+    expect(res.text).toContain('the client&#39;s metadata document could not be used');
+    expect(res.text).not.toMatch(/address|allowed|10\.1\.2\.3/);
   });
 
   test('an operator-revoked document URL is refused from then on', async () => {
