@@ -1,13 +1,20 @@
+import Router from '@koa/router';
+
 /**
- * The tool server's path and every spelling of it that reaches the tool server: `/tools`, and
- * `/tools/` for clients configured with a trailing slash (which post there and name it as their
- * resource). The router mounts exactly these, and the Origin check, CORS and preflight answers
- * apply to exactly these, so no spelling reaches the tool server past a rule another skips.
+ * The tool server's path and the router options it is mounted with: case-sensitive like every
+ * router, but not strict, so `/tools/` is the same endpoint (clients configured with a trailing
+ * slash post there and name it as their resource). `isToolServerPath` asks a router built from
+ * the very same path and options, so the Origin check, CORS and preflight answers apply to
+ * exactly the spellings the tool server answers, whatever those options admit.
  */
 export const TOOLS_PATH = '/tools';
 
-export const TOOLS_PATH_SPELLINGS: readonly string[] = [TOOLS_PATH, `${TOOLS_PATH}/`];
+export const TOOL_SERVER_ROUTER_OPTIONS = { sensitive: true, strict: false } as const;
+
+const spellings = new Router(TOOL_SERVER_ROUTER_OPTIONS);
+spellings.all(TOOLS_PATH, () => undefined);
 
 export function isToolServerPath(path: string): boolean {
-  return TOOLS_PATH_SPELLINGS.includes(path);
+  // Every spelling starts with the path itself; the prefix test keeps other requests off the matcher.
+  return path.startsWith(TOOLS_PATH) && spellings.match(path, 'POST').route;
 }

@@ -15,10 +15,9 @@ import { availableTools, type ToolEntry } from './toolCatalog';
 import { createToolDispatcher, type ToolDispatcher } from './toolDispatch';
 import { modernToolServer } from './modernToolServer';
 import { toolResult } from './toolResult';
-import { TOOLS_PATH_SPELLINGS } from './toolPaths';
-import { ROUTER_OPTIONS } from '../routerOptions';
+import { TOOL_SERVER_ROUTER_OPTIONS, TOOLS_PATH } from './toolPaths';
 
-export { TOOLS_PATH } from './toolPaths';
+export { TOOLS_PATH };
 const MAX_MESSAGE_BYTES = 65_536;
 
 export { clientPrincipal } from './bearer';
@@ -58,9 +57,9 @@ export function toolServerRouter(config: Config, routes: readonly RouteSpec[]): 
   const tools = availableTools(routes);
   const dispatcher = createToolDispatcher(createOperationExecutor(operationRegistry(routes), config));
   const modern = modernToolServer(tools, dispatcher, MAX_MESSAGE_BYTES);
-  // Exact like every router, over the spellings the browser-origin rule covers too (toolPaths.ts).
-  const router = new Router(ROUTER_OPTIONS);
-  router.all([...TOOLS_PATH_SPELLINGS], async (ctx) => {
+  // The options the browser-origin rule matches with too (toolPaths.ts): `/tools` and `/tools/`.
+  const router = new Router(TOOL_SERVER_ROUTER_OPTIONS);
+  router.all(TOOLS_PATH, async (ctx) => {
     let principal: KeyPrincipal;
     try {
       principal = await authenticateBearer(ctx, config);
