@@ -180,3 +180,36 @@ describe('pending authorizations per client address', () => {
     expect(await stored()).toBe(AUTHORIZE_PER_ADDRESS + 1);
   });
 });
+
+describe("the token endpoint, which may fetch the document of a code's client", () => {
+  async function redeem(clientId: string, address: string) {
+    const res = await fetch(`${srv.url}/api/oauth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': address },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: 'mac_forged',
+        redirect_uri: REDIRECT,
+        client_id: clientId,
+        code_verifier: 'v'.repeat(43),
+      }),
+    });
+    return { status: res.status, retryAfter: res.headers.get('retry-after'), json: (await res.json()) as { error: string; error_description: string } };
+  }
+
+  test('the same words whatever failed, and the same per-address allowance', async () => {
+    serveDocuments((path) => (path.startsWith('/token-missing/') ? { status: 404, body: 'no' } : undefined));
+    const missing = await redeem(docUrl('token-missing'), newAddress());
+    expect(missing.status).toBe(401);
+    expect(missing.json.error).toBe('invalid_client');
+    expect(missing.json.error_description).toContain("the client's metadata document could not be used");
+    expect(missing.json.error_description).not.toContain('404');
+    const address = newAddress();
+    for (let i = 0; i < FETCHES_PER_ADDRESS; i++) await redeem(docUrl(`token-new${i}`), address);
+    const over = await redeem(docUrl('token-one-too-many'), address);
+    expect(over.status).toBe(429);
+    expect(over.json.error).toBe('rate_limited');
+    expect(Number(over.retryAfter)).toBeGreaterThanOrEqual(1);
+    expect(fetchesOf('token-one-too-many')).toBe(0);
+  });
+});
