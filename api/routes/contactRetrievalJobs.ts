@@ -77,7 +77,7 @@ const ListQuery = z
 const errors = {
   402: {
     description:
-      'The organization cannot fund one contact record (insufficient_credits, family_budget_exhausted, organization_budget_exhausted); nothing was created',
+      'The organization cannot fund one contact record (insufficient_credits with `required_credits` 1, family_budget_exhausted, organization_budget_exhausted), checked before any person or search is looked up; nothing was created',
   },
   429: {
     description:
