@@ -200,6 +200,7 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
   const onDelivered = deps.onDelivered;
   const { settled, outOfCredits } = await payAndSettle(input, input.from, plan, now, {
     charge: true,
+    firstAttempt: deps.firstAttempt !== false && !earlier,
     wait: { heartbeat: deps.heartbeat, signal: deps.signal },
     onDelivered: onDelivered && ((personIds) => onDelivered({ orgId: input.orgId, jobId: input.jobId, deliveryQuotaAt: people.deliveryQuotaAt, personIds })),
   });

@@ -78,9 +78,11 @@ async function chunkPayment(
   found: readonly PlanEntry[],
   now: Date,
   create: boolean,
+  firstAttempt: boolean,
 ): Promise<ChunkPaymentDoc | null> {
   const id = `${job.jobId}:${from}`;
-  const stored = await ContactRetrievalChunkPayment.findById(id).lean<ChunkPaymentDoc>();
+  // A first attempt cannot find a decision of its own: it skips the read (a scan on FerretDB).
+  const stored = firstAttempt && create ? null : await ContactRetrievalChunkPayment.findById(id).lean<ChunkPaymentDoc>();
   if (stored || !create) return stored;
   const claims = await claimContactFields({ orgId: job.orgId, jobId: job.jobId, fields: job.fields, people: found }, now);
   const doc: ChunkPaymentDoc = { _id: id, jobId: job.jobId, ours: [], others: [], createdAt: now };
@@ -129,10 +131,10 @@ export async function payAndSettle(
   from: number,
   plan: PlanEntry[],
   now: Date,
-  options: { charge: boolean; wait?: HolderWait; onDelivered?: (personIds: string[]) => Promise<void> },
+  options: { charge: boolean; firstAttempt?: boolean; wait?: HolderWait; onDelivered?: (personIds: string[]) => Promise<void> },
 ): Promise<{ settled: SettledPerson[]; outOfCredits: boolean }> {
   const found = plan.filter((e) => e.answer === 'found');
-  const payment = found.length ? await chunkPayment(job, from, found, now, options.charge) : null;
+  const payment = found.length ? await chunkPayment(job, from, found, now, options.charge, options.firstAttempt === true) : null;
   if (found.length && !payment) {
     // Stopped before deciding who pays: nothing was claimed or charged; found people stay unsettled.
     const settled = settlePlan(
