@@ -96,7 +96,7 @@ const deliveryQuotaNote =
 const accepted = {
   202: {
     description:
-      'Accepted: the job runs; poll it, wait for the `job.completed` webhook, then read its result. Each delivered record costs 1 credit; reused (retrieved by this organization within 30 days), not_found and failed people are free',
+      'Accepted: the job runs; poll it, wait for the `job.completed` webhook, then read its result. Each delivered record costs 1 credit; reused (retrieved by this organization within 30 days, including by another of its jobs running at the same time: an organization pays once per person and field), not_found and failed people are free',
     schema: JobSchema,
   },
 };

@@ -2377,7 +2377,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Accepted: the job runs; poll it, wait for the `job.completed` webhook, then read its result. Each delivered record costs 1 credit; reused (retrieved by this organization within 30 days), not_found and failed people are free */
+            /** @description Accepted: the job runs; poll it, wait for the `job.completed` webhook, then read its result. Each delivered record costs 1 credit; reused (retrieved by this organization within 30 days, including by another of its jobs running at the same time: an organization pays once per person and field), not_found and failed people are free */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -2582,7 +2582,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Accepted: the job runs; poll it, wait for the `job.completed` webhook, then read its result. Each delivered record costs 1 credit; reused (retrieved by this organization within 30 days), not_found and failed people are free */
+            /** @description Accepted: the job runs; poll it, wait for the `job.completed` webhook, then read its result. Each delivered record costs 1 credit; reused (retrieved by this organization within 30 days, including by another of its jobs running at the same time: an organization pays once per person and field), not_found and failed people are free */
             202: {
                 headers: {
                     [name: string]: unknown;
