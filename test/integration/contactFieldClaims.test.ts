@@ -3,7 +3,9 @@ import type { ContactProvider } from '../../core/contactProvider/contactProvider
 import { creditBalance, grantCredits } from '../../core/credits/credits';
 import { processChunk, type ChunkDeps, type ChunkInput } from '../../core/jobs/chunkProcessing';
 import { createContactRetrievalJob } from '../../core/jobs/contactRetrievalJobs';
-import { ContactFieldClaim, ContactRetrievalJobItem } from '../../core/jobs/models';
+import { finishJob } from '../../core/jobs/jobFinish';
+import { claimContactFields } from '../../core/jobs/contactFieldClaims';
+import { ContactFieldClaim, ContactRetrievalChunkPayment, ContactRetrievalChunkPlan, ContactRetrievalJobItem } from '../../core/jobs/models';
 import type { ContactRetrievalInput } from '../../core/jobs/workflowInput';
 import { ALL_PERMISSIONS } from '../../core/keys/permissions';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
@@ -149,4 +151,50 @@ describe('a person another job claimed and is still paying for', () => {
     expect(await ContactFieldClaim.countDocuments({ orgId: tenant.orgId, personId: people[0] })).toBe(0);
     expect(await creditBalance(tenant.orgId)).toBe(98);
   });
+});
+
+test('past the 30-day window the fields are claimed (and paid) again, once, under the next generation', async () => {
+  const tenant = await createTenant({ credits: 100 });
+  const people = await newPeople(2);
+  const longAgo = new Date(Date.now() - 31 * 24 * 3600 * 1000);
+  const old = await acceptedJob(tenant, people);
+  expect(await processChunk(old, { ...deps, now: () => longAgo })).toMatchObject({ tally: { delivered: 2 } });
+  const again = await acceptedJob(tenant, people);
+  expect(await processChunk(again, deps)).toMatchObject({ tally: { delivered: 2 } });
+  const claims = await ContactFieldClaim.find({ orgId: tenant.orgId }).lean();
+  // Two people, two fields: four claims per generation.
+  expect(claims.filter((c) => c.generation === 0 && c.jobId === old.jobId)).toHaveLength(4);
+  expect(claims.filter((c) => c.generation === 1 && c.jobId === again.jobId)).toHaveLength(4);
+  expect(claims).toHaveLength(8);
+  // Within the window of the new claims, nobody pays again (the old job finishes: two run at most).
+  await finishJob(old.jobId, null);
+  const third = await acceptedJob(tenant, people);
+  expect(await processChunk(third, deps)).toMatchObject({ tally: { reused: 2 } });
+  expect(await creditBalance(tenant.orgId)).toBe(96);
+});
+
+test('a job stopped after claiming and before paying gives its claims back when it finishes', async () => {
+  const tenant = await createTenant({ credits: 100 });
+  const people = await newPeople(2);
+  const job = await acceptedJob(tenant, people);
+  const now = new Date();
+  const entries = people.map((personId, seq) => ({ seq, personId, answer: 'found' as const, emails: [`${personId}@mail.test`], phones: [] }));
+  await ContactRetrievalChunkPlan.create({ _id: `${job.jobId}:0`, jobId: job.jobId, from: 0, to: 2, entries, createdAt: now });
+  const claims = await claimContactFields({ orgId: tenant.orgId, jobId: job.jobId, fields: job.fields, people: entries }, now);
+  await ContactRetrievalChunkPayment.create({
+    _id: `${job.jobId}:0`,
+    jobId: job.jobId,
+    ours: entries.map((e) => ({ seq: e.seq, claimIds: claims.get(e.seq)!.ours })),
+    others: [],
+    createdAt: now,
+  });
+  expect(await ContactFieldClaim.countDocuments({ orgId: tenant.orgId })).toBe(4);
+
+  const finished = await finishJob(job.jobId, 'cancelled');
+  expect(finished.counts).toMatchObject({ cancelled: 2, delivered: 0 });
+  expect(await ContactFieldClaim.countDocuments({ orgId: tenant.orgId })).toBe(0);
+  expect(await creditBalance(tenant.orgId)).toBe(100);
+  // The people are free to be paid for by the next job.
+  const next = await acceptedJob(tenant, people);
+  expect(await processChunk(next, deps)).toMatchObject({ tally: { delivered: 2 } });
 });
