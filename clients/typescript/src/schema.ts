@@ -850,6 +850,8 @@ export interface components {
                 field?: string;
                 message?: string;
             }[];
+            /** @description with `insufficient_credits`: the price of the operation's smallest useful answer (one page, one unlock, one match, one contact record), never derived from the data */
+            required_credits?: number;
         };
         /** @description No personal data: ids and counts only. Read the contacts from `result_url`. */
         JobCompletedEvent: {
