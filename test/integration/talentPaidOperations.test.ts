@@ -411,6 +411,26 @@ describe('POST /v1/person-matches', () => {
     expect(await creditBalance(t.orgId)).toBe(10 - 2 - byName.json.data.length);
   });
 
+  test('funds for fewer matches than found: the best ones they cover are answered and charged', async () => {
+    const [shared] = await Person.aggregate<{ _id: string; n: number }>([
+      { $match: { source: 'src_talentpool' } },
+      { $group: { _id: '$fullName', n: { $sum: 1 } } },
+      { $match: { n: { $gte: 3 } } },
+      { $limit: 1 },
+    ]);
+    expect(shared).toBeDefined();
+    const body = { name: shared._id, location: 'Nowhere At All', min_confidence: 0.4, limit: 10 };
+    const rich = await createTenant({ credits: 10 });
+    const all = await match(rich, body);
+    expect(all.json.data.length).toBeGreaterThanOrEqual(3);
+    const t = await createTenant({ credits: 2 });
+    const some = await match(t, body);
+    expect(some.status).toBe(200);
+    expect(some.json).toMatchObject({ credits_charged: 2, no_match: null });
+    expect(some.json.data).toEqual(all.json.data.slice(0, 2));
+    expect(await creditBalance(t.orgId)).toBe(0);
+  });
+
   test('no match is free and says why; too little to identify is 422; unfunded matches are 402 whatever the fields', async () => {
     const funded = await createTenant({ credits: 1 });
     const none = await match(funded, { email: 'nobody@nowhere.example' });
