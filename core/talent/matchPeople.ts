@@ -1,5 +1,5 @@
 import type { Config } from '../config';
-import { charge, findCharge, fundableUnits, fundingState } from '../credits/credits';
+import { charge, fundableUnits, fundingState } from '../credits/credits';
 import { PRICES } from '../credits/prices';
 import { assertCanFundSmallestAnswer, smallestAnswerRefusal, type Payer } from '../credits/smallestAnswer';
 import { claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
@@ -193,34 +193,25 @@ export async function matchPeople(
 }
 
 /**
- * Charges as many of `found` matches as the funds cover (at least one was covered when the
- * request was checked). Should a concurrent spend leave none, the refusal is the smallest
- * answer's, as before the data was read.
+ * Charges for the `found` matches, or for as many as the funds cover (at least one was covered
+ * when the request was checked). Should a concurrent spend leave none, the refusal is the
+ * smallest answer's, as before the data was read, so it tells nothing of how many were found.
  */
 async function payForMatches(payer: Payer, chargeKey: string, found: number): Promise<{ amount: number; receiptId: string }> {
+  let units = found;
   for (let attempt = 0; attempt < 3; attempt++) {
-    const earlier = attempt === 0 ? null : await findCharge(chargeKey);
-    if (earlier) return earlier;
-    const state = await fundingState(payer.orgId);
-    const units = fundableUnits(state, payer.familyId, PRICES.personMatch, found);
-    if (units === 0) {
-      const paid = await findCharge(chargeKey);
-      if (paid) return paid;
-      throw smallestAnswerRefusal('match', state, payer.familyId) ?? new Error('no match is fundable, yet the funds cover one');
-    }
     try {
+      // A retry of a request that paid finds its own receipt here, whatever the funds are now.
       const receipt = await charge({ ...payer, amount: units * PRICES.personMatch, operation: MATCH_OPERATION, chargeKey });
       return { amount: receipt.amount, receiptId: receipt.receiptId };
     } catch (err) {
-      // The funds moved between the read and the charge: read them again.
       if (!(err instanceof Problem && err.status === 402)) throw err;
     }
+    const state = await fundingState(payer.orgId);
+    units = fundableUnits(state, payer.familyId, PRICES.personMatch, found);
+    if (units === 0) throw smallestAnswerRefusal('match', state, payer.familyId) ?? new Error('no match is fundable, yet the funds cover one');
   }
-  const state = await fundingState(payer.orgId);
-  throw (
-    smallestAnswerRefusal('match', state, payer.familyId) ??
-    new Problem('dependency_unavailable', 'The credit ledger is under heavy contention; retry with the same Idempotency-Key.', {
-      headers: { 'Retry-After': '1' },
-    })
-  );
+  throw new Problem('dependency_unavailable', 'The credit ledger is under heavy contention; retry with the same Idempotency-Key.', {
+    headers: { 'Retry-After': '1' },
+  });
 }
