@@ -44,7 +44,9 @@ const MatchResponse = z.object({
         .min(0)
         .max(1)
         .nullable()
-        .describe('the best confidence of anyone the fields pointed at, below the threshold; null when they pointed at nobody'),
+        .describe(
+          'the best confidence of anyone a name (with company, title, location) pointed at, below the threshold; null when nobody, and always null when the request has an email, phone or profile_url (that would tell for free whether it belongs to someone)',
+        ),
       min_confidence: z.number().min(0).max(1).describe("the threshold in force (the request's `min_confidence`, default 0.8)"),
     })
     .nullable()

@@ -44,8 +44,13 @@ export const CONFIDENCE = {
   location: 0.1,
 } as const;
 
+/** Whether the input carries an email, phone or profile URL (each finds a person on its own). */
+export function hasStrongIdentifier(input: MatchInput): boolean {
+  return Boolean(input.email || input.phone || input.profile_url);
+}
+
 export function assertIdentifyingInput(input: MatchInput): void {
-  const strong = Boolean(input.email || input.phone || input.profile_url);
+  const strong = hasStrongIdentifier(input);
   const weak = [input.company, input.title, input.location].filter(Boolean).length;
   if (!strong && !(input.name && weak >= 1)) {
     throw validationFailed([{ field: 'body', message: 'send at least one of email, phone or profile_url, or a name plus company, title or location' }]);
@@ -156,7 +161,12 @@ export async function findMatches(
   return { matches, bestConfidence };
 }
 
-/** Why a match answered nothing: the best confidence found (null: nobody) and the threshold in force. */
+/**
+ * Why a match answered nothing: the best confidence found and the threshold in force. Only for
+ * a request without an email, phone or profile URL: a strong identifier below the threshold
+ * (say `min_confidence` 1 with an email) would otherwise tell for free whether the identifier
+ * belongs to someone, which is what a paid match sells.
+ */
 export interface NoMatch {
   best_confidence: number | null;
   min_confidence: number;
@@ -186,8 +196,10 @@ export async function matchPeople(
   const chargeKey = claimChargeKey(MATCH_OPERATION, input.claim);
   await assertCanFundSmallestAnswer('match', payer, chargeKey);
   const { matches, bestConfidence } = await findMatches(settings, input.orgId, input.fields, input.minConfidence, input.limit);
-  if (!matches.length)
-    return { data: [], credits_charged: 0, receipt_id: null, no_match: { best_confidence: bestConfidence, min_confidence: input.minConfidence } };
+  if (!matches.length) {
+    const best = hasStrongIdentifier(input.fields) ? null : bestConfidence;
+    return { data: [], credits_charged: 0, receipt_id: null, no_match: { best_confidence: best, min_confidence: input.minConfidence } };
+  }
   const paid = await payForMatches(payer, chargeKey, matches.length);
   return { data: matches.slice(0, paid.amount / PRICES.personMatch), credits_charged: paid.amount, receipt_id: paid.receiptId, no_match: null };
 }

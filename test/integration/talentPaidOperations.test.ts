@@ -439,6 +439,10 @@ describe('POST /v1/person-matches', () => {
     const someone = await poolPerson();
     const below = await match(funded, { name: someone.fullName, company: someone.company });
     expect(below.json).toMatchObject({ data: [], credits_charged: 0, no_match: { best_confidence: 0.7, min_confidence: 0.8 } });
+    // A strong identifier below the threshold is not told for free.
+    const contact = (await ProviderContact.findOne({ emails: { $exists: true, $ne: [] } }).lean())!;
+    const strict = await match(funded, { email: contact.emails[0], min_confidence: 1 });
+    expect(strict.json).toEqual({ data: [], credits_charged: 0, receipt_id: null, no_match: { best_confidence: null, min_confidence: 1 } });
     expect(await creditBalance(funded.orgId)).toBe(1);
     const t = await createTenant({ credits: 0 });
     expectProblem(await match(t, { email: 'nobody@nowhere.example' }), 402, 'insufficient_credits');

@@ -3955,7 +3955,7 @@ export interface operations {
                         receipt_id: string | null;
                         /** @description why `data` is empty (lower `min_confidence` or send more fields); null when there are matches */
                         no_match: {
-                            /** @description the best confidence of anyone the fields pointed at, below the threshold; null when they pointed at nobody */
+                            /** @description the best confidence of anyone a name (with company, title, location) pointed at, below the threshold; null when nobody, and always null when the request has an email, phone or profile_url (that would tell for free whether it belongs to someone) */
                             best_confidence: number | null;
                             /** @description the threshold in force (the request's `min_confidence`, default 0.8) */
                             min_confidence: number;
