@@ -26,6 +26,12 @@ const problemSchema = {
     request_id: { type: 'string' },
     instance: { type: 'string' },
     errors: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
+    required_credits: {
+      type: 'integer',
+      minimum: 1,
+      description:
+        "with `insufficient_credits`: the price of the operation's smallest useful answer (one page, one unlock, one match, one contact record), never derived from the data",
+    },
   },
 };
 

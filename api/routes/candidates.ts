@@ -79,7 +79,10 @@ export const candidateRoutes = [
     responses: {
       200: { description: 'A page of previews', schema: SearchPageSchema },
       400: { description: "`invalid_idempotency_key`, or `invalid_cursor` (forged, altered, another organization's, or another search's cursor)" },
-      402: { description: 'insufficient_credits, family_budget_exhausted or organization_budget_exhausted; nothing charged' },
+      402: {
+        description:
+          'insufficient_credits (`required_credits` is the price of one page), family_budget_exhausted or organization_budget_exhausted: checked before anything is searched or read; nothing charged',
+      },
       409: { description: '`idempotency_key_reused` (different body) or `idempotency_in_progress` (Retry-After)' },
       410: { description: '`cursor_expired`: start the search again' },
       422: { description: '`validation_failed`, including unknown or not enabled sources' },

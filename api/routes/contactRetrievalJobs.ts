@@ -77,7 +77,7 @@ const ListQuery = z
 const errors = {
   402: {
     description:
-      'The organization cannot fund one contact record (insufficient_credits, family_budget_exhausted, organization_budget_exhausted); nothing was created',
+      'The organization cannot fund one contact record (insufficient_credits with `required_credits` 1, family_budget_exhausted, organization_budget_exhausted), checked before any person or search is looked up; nothing was created',
   },
   429: {
     description:
@@ -96,7 +96,7 @@ const deliveryQuotaNote =
 const accepted = {
   202: {
     description:
-      'Accepted: the job runs; poll it, wait for the `job.completed` webhook, then read its result. Each delivered record costs 1 credit; reused (retrieved by this organization within 30 days), not_found and failed people are free',
+      'Accepted: the job runs; poll it, wait for the `job.completed` webhook, then read its result. Each delivered record costs 1 credit; reused (retrieved by this organization within 30 days, including by another of its jobs running at the same time: an organization pays once per person and field), not_found and failed people are free',
     schema: JobSchema,
   },
 };

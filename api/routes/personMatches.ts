@@ -37,6 +37,20 @@ const MatchResponse = z.object({
     .describe('best first; empty when nothing reaches min_confidence'),
   credits_charged: z.number().int(),
   receipt_id: z.string().nullable(),
+  no_match: z
+    .object({
+      best_confidence: z
+        .number()
+        .min(0)
+        .max(1)
+        .nullable()
+        .describe(
+          'the best confidence of anyone a name (with company, title, location) pointed at, below the threshold; null when nobody, and always null when the request has an email, phone or profile_url (that would tell for free whether it belongs to someone)',
+        ),
+      min_confidence: z.number().min(0).max(1).describe("the threshold in force (the request's `min_confidence`, default 0.8)"),
+    })
+    .nullable()
+    .describe('why `data` is empty (lower `min_confidence` or send more fields); null when there are matches'),
 });
 
 export const personMatchRoutes = [
@@ -48,13 +62,17 @@ export const personMatchRoutes = [
     summary: 'Match a person from identifying fields',
     description:
       `Requires an Idempotency-Key. Send at least one of email, phone, profile_url, or a name plus company, title or location. Costs ${PRICES.personMatch} credit per match returned; no match is free. ` +
+      `The funds for one match are checked before anything is looked up: without them the answer is 402 whatever the fields are. When the funds cover fewer matches than were found, the best ones they cover are returned and charged. ` +
       `Confidence: the best strong identifier (profile_url ${CONFIDENCE.profile_url}, email ${CONFIDENCE.email}, phone ${CONFIDENCE.phone}) raised by corroborating fields, or without one the sum of name ${CONFIDENCE.name}, company ${CONFIDENCE.company}, title ${CONFIDENCE.title}, location ${CONFIDENCE.location} (at most 0.95).`,
     permission: PERMISSIONS.personMatchesCreate,
     idempotent: true,
     body: MatchBody,
     responses: {
       200: { description: 'The matches (possibly none)', schema: MatchResponse },
-      402: { description: 'insufficient_credits, family_budget_exhausted or organization_budget_exhausted for the matches found; nothing charged' },
+      402: {
+        description:
+          'insufficient_credits (`required_credits` is the price of one match), family_budget_exhausted or organization_budget_exhausted: the funds cannot pay for one match, whatever the fields; nothing looked up, nothing charged',
+      },
       409: { description: '`idempotency_key_reused` or `idempotency_in_progress`' },
       422: { description: '`validation_failed`: not enough identifying fields, or a malformed one' },
     },

@@ -46,7 +46,10 @@ export const profileRoutes = [
     body: UnlockBody,
     responses: {
       200: { description: 'The full profile', schema: UnlockResponse },
-      402: { description: 'insufficient_credits, family_budget_exhausted or organization_budget_exhausted; nothing charged' },
+      402: {
+        description:
+          'insufficient_credits (`required_credits` is the unlock price), family_budget_exhausted or organization_budget_exhausted: checked before the person is looked up, so the same for every person id not unlocked before; nothing charged',
+      },
       404: { description: "No such person, or the person's source is not enabled for this organization" },
       409: { description: '`idempotency_key_reused` or `idempotency_in_progress`' },
       429: { description: '`delivery_quota_exceeded` (Retry-After: 1); nothing charged' },

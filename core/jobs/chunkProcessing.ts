@@ -11,9 +11,11 @@ import { addTally, mergeTally, type Tally } from './tally';
 
 /**
  * The work of a contact-retrieval job, called from its activities. A chunk of people is
- * answered (reuse, provider), its answers are stored as the chunk's plan, the plan's records
- * are paid in ONE ledger entry keyed by job and chunk (as many as the credits cover), and the
- * people are settled with one bulk insert. Every step is an insert or an exact-id read, and
+ * answered (reuse, provider), its answers are stored as the chunk's plan, who pays for each
+ * found person is decided at payment time (one claim per organization, person and field:
+ * people another running job claimed first are `reused`), the plan's records are paid in ONE
+ * ledger entry keyed by job and chunk (as many as the credits cover), and the people are
+ * settled with bulk inserts. Every step is an insert or an exact-id read, and
  * every step is safe to repeat: a retried chunk replays its stored plan and its charge, so it
  * never charges twice and never charges for something it did not deliver.
  */
@@ -196,13 +198,12 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
   if (deps.signal?.aborted) throw new Error('chunk cancelled');
   deps.heartbeat();
   const onDelivered = deps.onDelivered;
-  const { settled, outOfCredits } = await payAndSettle(
-    input,
-    input.from,
-    plan,
-    now,
-    onDelivered && ((personIds) => onDelivered({ orgId: input.orgId, jobId: input.jobId, deliveryQuotaAt: people.deliveryQuotaAt, personIds })),
-  );
+  const { settled, outOfCredits } = await payAndSettle(input, input.from, plan, now, {
+    charge: true,
+    firstAttempt: deps.firstAttempt !== false && !earlier,
+    wait: { heartbeat: deps.heartbeat, signal: deps.signal },
+    onDelivered: onDelivered && ((personIds) => onDelivered({ orgId: input.orgId, jobId: input.jobId, deliveryQuotaAt: people.deliveryQuotaAt, personIds })),
+  });
   const tally: Tally = {};
   for (const p of settled) addTally(tally, p.outcome);
   await insertManyIgnoringDuplicates(progress(), [{ _id: planId(input.jobId, input.from), jobId: input.jobId, tally }]);

@@ -1,21 +1,33 @@
-import { chargeUpTo } from '../credits/credits';
-import { insertManyIgnoringDuplicates } from '../store/inserts';
+import { chargeUpTo, findCharge } from '../credits/credits';
+import { insertManyIgnoringDuplicates, insertOnce } from '../store/inserts';
 import { typedCollection } from '../store/typedCollection';
-import { CREDITS_PER_RECORD, chargeableUnits, chunkChargeKey, settlePlan, type PlanEntry, type SettledPerson } from './jobRules';
+import { claimContactFields, holderStates, releaseClaims } from './contactFieldClaims';
+import { CREDITS_PER_RECORD, chunkChargeKey, heldAnswer, settlePlan, type HeldAnswer, type PlanEntry, type SettledPerson } from './jobRules';
 import type { ContactField } from './jobTypes';
-import { ContactRetrievalJobItem, RetrievedContact, type JobItemDoc, type RetrievedContactDoc } from './models';
+import {
+  ContactRetrievalChunkPayment,
+  ContactRetrievalJobItem,
+  RetrievedContact,
+  type ChunkPaymentDoc,
+  type JobItemDoc,
+  type RetrievedContactDoc,
+} from './models';
 
 /**
- * Settling a chunk's plan: its records are paid in ONE ledger entry keyed by job and chunk (as
- * many as the credits cover), its people are settled with one bulk insert of job items, and
- * what was delivered is remembered for reuse. Used by a chunk and by a job's finish (for chunks
- * stopped after storing their plan); every step is safe to repeat.
+ * Settling a chunk's plan: the found people's fields are claimed (an organization pays once
+ * per person and field within the reuse window, whatever number of its jobs run at once:
+ * contactFieldClaims.ts) and the decision stored, the people this job claimed are paid in ONE
+ * ledger entry keyed by job and chunk (as many as the credits cover), its people are settled
+ * with bulk inserts of job items, and what was delivered is remembered for reuse. People
+ * another job claimed first are `reused` once that job delivered them. Used by a chunk and by
+ * a job's finish (for chunks stopped after storing their plan); every step is safe to repeat.
  */
 
 export const CHARGE_OPERATION = 'contact_retrieval_jobs.create';
 
 export const jobItems = () => typedCollection<JobItemDoc>(ContactRetrievalJobItem);
 const retrieved = () => typedCollection<RetrievedContactDoc>(RetrievedContact);
+const payments = () => typedCollection<ChunkPaymentDoc>(ContactRetrievalChunkPayment);
 
 /**
  * The settled people as the job's items, one bulk insert keyed by job and position (a repeat
@@ -55,33 +67,134 @@ async function rememberRetrieved(orgId: string, fields: readonly ContactField[],
   for (const i of duplicates) await RetrievedContact.replaceOne({ _id: docs[i]._id }, docs[i], { upsert: true });
 }
 
-export /** Pays a plan's records (one entry, as many as funds cover) and settles its people. */
-async function payAndSettle(
+/**
+ * The chunk's payment decision: stored by the first attempt that makes it (claims first, so a
+ * retry finds its own claims and makes the same one), read back by every later one. `create:
+ * false` only reads it (a job's finish does not claim for a chunk that never did).
+ */
+async function chunkPayment(
+  job: { jobId: string; orgId: string; fields: readonly ContactField[] },
+  from: number,
+  found: readonly PlanEntry[],
+  now: Date,
+  create: boolean,
+  firstAttempt: boolean,
+): Promise<ChunkPaymentDoc | null> {
+  const id = `${job.jobId}:${from}`;
+  // A first attempt cannot find a decision of its own: it skips the read (a scan on FerretDB).
+  const stored = firstAttempt && create ? null : await ContactRetrievalChunkPayment.findById(id).lean<ChunkPaymentDoc>();
+  if (stored || !create) return stored;
+  const claims = await claimContactFields({ orgId: job.orgId, jobId: job.jobId, fields: job.fields, people: found }, now);
+  const doc: ChunkPaymentDoc = { _id: id, jobId: job.jobId, ours: [], others: [], createdAt: now };
+  for (const e of [...found].sort((a, b) => a.seq - b.seq)) {
+    const c = claims.get(e.seq)!;
+    // A person with one field nobody claimed yet is a new record: this job pays for it.
+    if (c.ours.length) doc.ours.push({ seq: e.seq, claimIds: c.ours });
+    else doc.others.push({ seq: e.seq, holders: c.others });
+  }
+  if (await insertOnce(payments(), doc)) return doc;
+  const earlier = await ContactRetrievalChunkPayment.findById(id).lean<ChunkPaymentDoc>();
+  if (!earlier) throw new Error(`the payment decision ${id} was refused as a duplicate but is gone`);
+  return earlier;
+}
+
+/** How a chunk waits for the jobs that claimed some of its people first to settle them. */
+export interface HolderWait {
+  heartbeat: () => void;
+  signal?: AbortSignal;
+  /** How long to wait before giving up (the activity is retried); default 30 s. */
+  timeoutMs?: number;
+}
+
+/** The answers of the people other jobs claimed; with `wait`, until none is pending. */
+async function resolveHeld(others: ChunkPaymentDoc['others'], wait: HolderWait | undefined): Promise<Map<number, HeldAnswer>> {
+  const deadline = Date.now() + (wait?.timeoutMs ?? 30_000);
+  for (let delay = 20; ; delay = Math.min(1000, delay * 2)) {
+    const states = await holderStates(others.flatMap((o) => o.holders));
+    const answers = new Map(others.map((o) => [o.seq, heldAnswer(o.holders.map((h) => states.get(h.claimId) ?? 'pending'))]));
+    if (!wait || ![...answers.values()].includes('pending')) return answers;
+    if (wait.signal?.aborted) throw new Error('chunk cancelled');
+    if (Date.now() > deadline) throw new Error('another job is still paying for people of this chunk; retried later');
+    wait.heartbeat();
+    await new Promise((r) => setTimeout(r, delay));
+  }
+}
+
+/**
+ * Pays a plan's records (one entry, as many as funds cover) and settles its people. `charge:
+ * false` (a job's finish) settles with the charge an earlier attempt made, if any: people it
+ * did not pay stay unsettled, their claims released. Held people are settled once their
+ * holders did (with `wait`, waiting for that); those still pending stay unsettled.
+ */
+export async function payAndSettle(
   job: { jobId: string; orgId: string; familyId: string; fields: readonly ContactField[] },
   from: number,
   plan: PlanEntry[],
   now: Date,
-  onDelivered?: (personIds: string[]) => Promise<void>,
+  options: { charge: boolean; firstAttempt?: boolean; wait?: HolderWait; onDelivered?: (personIds: string[]) => Promise<void> },
 ): Promise<{ settled: SettledPerson[]; outOfCredits: boolean }> {
-  const wanted = chargeableUnits(plan);
+  const found = plan.filter((e) => e.answer === 'found');
+  const payment = found.length ? await chunkPayment(job, from, found, now, options.charge, options.firstAttempt === true) : null;
+  if (found.length && !payment) {
+    // Stopped before deciding who pays: nothing was claimed or charged; found people stay unsettled.
+    const settled = settlePlan(
+      plan.filter((e) => e.answer !== 'found'),
+      0,
+      null,
+    );
+    await storeJobItems(job.jobId, settled, now);
+    return { settled, outOfCredits: false };
+  }
+  const ours = payment?.ours ?? [];
+  const others = payment?.others ?? [];
   let paid = 0;
   let receiptId: string | null = null;
-  if (wanted > 0) {
-    const c = await chargeUpTo({
-      orgId: job.orgId,
-      familyId: job.familyId,
-      operation: CHARGE_OPERATION,
-      chargeKey: chunkChargeKey(job.jobId, from),
-      unitPrice: CREDITS_PER_RECORD,
-      units: wanted,
-    });
-    paid = c.units;
-    receiptId = c.receiptId;
+  let charged = ours.length === 0;
+  if (ours.length) {
+    const key = chunkChargeKey(job.jobId, from);
+    const c = options.charge
+      ? await chargeUpTo({
+          orgId: job.orgId,
+          familyId: job.familyId,
+          operation: CHARGE_OPERATION,
+          chargeKey: key,
+          unitPrice: CREDITS_PER_RECORD,
+          units: ours.length,
+        })
+      : await findCharge(key).then((e) => e && { units: e.amount / CREDITS_PER_RECORD, receiptId: e.receiptId });
+    if (c) {
+      paid = c.units;
+      receiptId = c.receiptId;
+      charged = true;
+    }
   }
-  const settled = settlePlan(plan, paid, receiptId);
-  await storeJobItems(job.jobId, settled, now);
-  const delivered = settled.filter((p) => p.outcome === 'delivered');
+  const unsettledOurs = charged ? [] : ours;
+  const held = new Map<number, HeldAnswer>([...others.map((o): [number, HeldAnswer] => [o.seq, 'pending'])]);
+  const mine = settlePlan(
+    plan.filter((e) => !unsettledOurs.some((o) => o.seq === e.seq)),
+    paid,
+    receiptId,
+    held,
+  );
+  await storeJobItems(job.jobId, mine, now);
+  const delivered = mine.filter((p) => p.outcome === 'delivered');
   await rememberRetrieved(job.orgId, job.fields, delivered, now);
-  if (delivered.length && onDelivered) await onDelivered(delivered.map((p) => p.personId));
-  return { settled, outOfCredits: paid < wanted };
+  if (delivered.length && options.onDelivered) await options.onDelivered(delivered.map((p) => p.personId));
+  // Claims this job took and did not pay for go, so another job (or a later one) can pay.
+  await releaseClaims(
+    job.jobId,
+    [...(charged ? ours.slice(paid) : ours)].flatMap((o) => o.claimIds),
+  );
+  let theirs: SettledPerson[] = [];
+  if (others.length) {
+    const answers = await resolveHeld(others, options.wait);
+    theirs = settlePlan(
+      found.filter((e) => answers.has(e.seq)),
+      0,
+      null,
+      answers,
+    );
+    await storeJobItems(job.jobId, theirs, now);
+  }
+  return { settled: [...mine, ...theirs].sort((a, b) => a.seq - b.seq), outOfCredits: paid < ours.length && charged };
 }

@@ -1,5 +1,5 @@
 import type { Config } from '../config';
-import { assertCanFund } from '../credits/credits';
+import { assertCanFundSmallestAnswer } from '../credits/smallestAnswer';
 import { newId } from '../ids';
 import type { KeyPrincipal } from '../keys/apiKeys';
 import { Problem, notFound, retryLater } from '../problems';
@@ -11,16 +11,7 @@ import { releaseDeliveries, reserveDeliveries } from './deliveryReservations';
 import { sourcesOfPeople } from './personSources';
 import { decodeCursor, encodeCursor } from './cursor';
 import { contactRetrievalWorkflowRunning, signalContactRetrievalCancel, startContactRetrievalWorkflow } from './jobWorkflows';
-import {
-  CAP_RETRY_AFTER_SECONDS,
-  CREDITS_PER_RECORD,
-  MAX_PERSON_IDS,
-  contactRetrievalWorkflowId,
-  countsFromTally,
-  emptyCounts,
-  uniquePersonIds,
-  unknownPeople,
-} from './jobRules';
+import { CAP_RETRY_AFTER_SECONDS, MAX_PERSON_IDS, contactRetrievalWorkflowId, countsFromTally, emptyCounts, uniquePersonIds, unknownPeople } from './jobRules';
 import { claimJobSlot, releaseJobSlot } from './jobSlots';
 import { runningJobTally } from './chunkProcessing';
 import { finishJob } from './jobFinish';
@@ -97,8 +88,8 @@ function defaultStarter(config: Config): JobStarter {
 }
 
 /**
- * Accepts a job: 422 when a person is unknown to this organization, 402 when one record
- * cannot be funded, 429 at the daily job cap, the running-job cap or when the delivery quota
+ * Accepts a job: 402 when one record cannot be funded (checked first, before any person is
+ * looked up), 422 when a person is unknown to this organization, 429 at the daily job cap, the running-job cap or when the delivery quota
  * has no room left (nothing recorded, nothing charged), otherwise the job, its people, its
  * delivery-quota reservation and its workflow exist when this returns.
  *
@@ -115,6 +106,9 @@ export async function createContactRetrievalJob(
   const personIds = uniquePersonIds(input.personIds);
   if (personIds.length === 0)
     throw new Problem('validation_failed', 'The job has no people.', { extensions: { errors: [{ field: 'person_ids', message: 'no people to retrieve' }] } });
+  // Before any person is looked up: an organization that cannot pay for one record gets the
+  // same 402 whichever ids it sends, and learns nothing of which exist.
+  await assertCanFundSmallestAnswer('contactJob', principal);
   const sourceOf = await sourcesOfPeople(personIds);
   const usable = new Set((await sourcesForOrganization(config, principal.orgId)).map((s) => s.id));
   const unknown = unknownPeople(personIds, sourceOf, usable);
@@ -126,7 +120,6 @@ export async function createContactRetrievalJob(
       extensions: { errors: [{ field: 'search_id', message: "none of the search's people is available any more" }] },
     });
   }
-  await assertCanFund({ orgId: principal.orgId, familyId: principal.familyId, amount: CREDITS_PER_RECORD });
   const jobId = newId('job');
   const acceptedAt = new Date();
   const undo: Array<() => Promise<unknown>> = [];
@@ -242,6 +235,7 @@ export async function createBatchContactRetrievalJob(
   config: Config,
   input: { principal: KeyPrincipal; searchId: string; limit: number; fields: ContactField[] },
 ): Promise<JobView> {
+  await assertCanFundSmallestAnswer('contactJob', input.principal);
   const personIds = await peopleOfSearch(input.principal.orgId, input.searchId, input.limit);
   if (personIds.length === 0) {
     throw new Problem('validation_failed', 'The search has no people to retrieve.', {

@@ -1,21 +1,11 @@
-import { findCharge } from '../credits/credits';
 import { payAndSettle, storeJobItems } from './chunkSettlement';
 import { releaseDeliveries } from './deliveryReservations';
 import { forgetPeople, jobPeople } from './jobPeople';
-import {
-  chargeableUnits,
-  chunkChargeKey,
-  countsFromTally,
-  finalJobStatus,
-  leftoverOutcome,
-  resultTimes,
-  settlePlan,
-  type PlanEntry,
-  type SettledPerson,
-} from './jobRules';
+import { countsFromTally, finalJobStatus, leftoverOutcome, resultTimes } from './jobRules';
 import { releaseJobSlot } from './jobSlots';
-import type { ContactField, FinalJobStatus, JobCounts, StopReason } from './jobTypes';
+import type { FinalJobStatus, JobCounts, StopReason } from './jobTypes';
 import {
+  ContactRetrievalChunkPayment,
   ContactRetrievalChunkPlan,
   ContactRetrievalJob,
   ContactRetrievalJobItem,
@@ -124,14 +114,11 @@ async function settleTheRest(job: Pick<JobDoc, '_id' | 'orgId' | 'familyId' | 'f
     addTally(tally, d.outcome);
   }
   if (settledSeqs.size < people.length) {
-    // Chunks that stored a plan but were stopped before settling: replay their charge (if any).
+    // Chunks that stored a plan but were stopped before settling: settle them with the charge
+    // an attempt made (if any); found people nobody paid for become leftovers below.
     for (const p of await ContactRetrievalChunkPlan.find({ jobId }).lean()) {
-      const entries = p.entries.filter((e) => !settledSeqs.has(e.seq));
-      if (!entries.length) continue;
-      const paid = chargeableUnits(p.entries) > 0 ? await findCharge(chunkChargeKey(jobId, p.from)) : null;
-      // Not paid: what is free settles as found; the found people become leftovers below.
-      const plan = paid ? p.entries : entries.filter((e) => e.answer !== 'found');
-      const { settled } = await payAndSettleRecovered({ jobId, orgId: job.orgId, familyId: job.familyId, fields }, p.from, plan, paid, now);
+      if (!p.entries.some((e) => !settledSeqs.has(e.seq))) continue;
+      const { settled } = await payAndSettle({ jobId, orgId: job.orgId, familyId: job.familyId, fields }, p.from, p.entries, now, { charge: false });
       for (const s of settled) {
         if (settledSeqs.has(s.seq)) continue;
         settledSeqs.add(s.seq);
@@ -150,24 +137,6 @@ async function settleTheRest(job: Pick<JobDoc, '_id' | 'orgId' | 'familyId' | 'f
   return leftovers.length;
 }
 
-/** Settles a stopped chunk from its plan with the charge an attempt made (or none). */
-async function payAndSettleRecovered(
-  job: { jobId: string; orgId: string; familyId: string; fields: readonly ContactField[] },
-  from: number,
-  plan: PlanEntry[],
-  paid: { receiptId: string; amount: number } | null,
-  now: Date,
-): Promise<{ settled: SettledPerson[] }> {
-  if (!paid) {
-    // Unpaid: nothing is delivered (settlePlan gives found people insufficient_credits).
-    const settled = settlePlan(plan, 0, null);
-    await storeJobItems(job.jobId, settled, now);
-    return { settled };
-  }
-  // Paid: chargeUpTo with the same key returns that charge, so this settles exactly as paid.
-  return payAndSettle(job, from, plan, now);
-}
-
 /** What the job did not use of its delivery-quota reservation goes back to the organization. */
 async function releaseReservation(job: { _id: string; orgId: string; deliveryQuotaAt?: Date | null; deliveriesReserved?: number | null }): Promise<void> {
   if (job.deliveryQuotaAt && job.deliveriesReserved) await releaseDeliveries(job.orgId, job._id, job.deliveryQuotaAt.getTime());
@@ -176,6 +145,7 @@ async function releaseReservation(job: { _id: string; orgId: string; deliveryQuo
 /** The job's people list and chunk plans (contact values among them) are only for running jobs. */
 async function dropWorkingDocuments(jobId: string): Promise<void> {
   await ContactRetrievalChunkPlan.deleteMany({ jobId });
+  await ContactRetrievalChunkPayment.deleteMany({ jobId });
   await ContactRetrievalJobProgress.deleteMany({ jobId });
   await ContactRetrievalJobPeople.deleteOne({ _id: jobId });
   forgetPeople(jobId);

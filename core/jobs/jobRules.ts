@@ -146,15 +146,27 @@ export function chargeableUnits(plan: readonly PlanEntry[]): number {
   return plan.filter((e) => e.answer === 'found').length;
 }
 
+/** How a found person whose every field another job claimed first is answered (contactFieldClaims.ts). */
+export type HeldAnswer = 'reused' | 'unpaid' | 'pending';
+
 /**
  * Settles a chunk's plan once `paidUnits` of its records were paid under `receiptId`: the
  * first found people (in position order) are delivered, found people beyond what was paid
  * fail with `insufficient_credits` (free, contacts dropped), the rest keep their answer.
+ * A found person in `held` was paid for by another job: `reused` (free, contacts delivered)
+ * when that job delivered, `insufficient_credits` when it could not pay, and left out (not
+ * settled yet) while it is still paying; held people take no paid unit.
  */
-export function settlePlan(plan: readonly PlanEntry[], paidUnits: number, receiptId: string | null): SettledPerson[] {
+export function settlePlan(
+  plan: readonly PlanEntry[],
+  paidUnits: number,
+  receiptId: string | null,
+  held: ReadonlyMap<number, HeldAnswer> = new Map(),
+): SettledPerson[] {
   let paid = 0;
   return [...plan]
     .sort((a, b) => a.seq - b.seq)
+    .filter((e) => !(e.answer === 'found' && held.get(e.seq) === 'pending'))
     .map((e): SettledPerson => {
       const base = {
         seq: e.seq,
@@ -171,14 +183,27 @@ export function settlePlan(plan: readonly PlanEntry[], paidUnits: number, receip
           return { ...base, outcome: 'not_found' };
         case 'failed':
           return { ...base, outcome: 'failed', reason: e.reason ?? 'provider_unavailable' };
-        case 'found':
-          if (paid < paidUnits) {
+        case 'found': {
+          const other = held.get(e.seq);
+          if (other === 'reused') return { ...base, outcome: 'reused', emails: e.emails ?? [], phones: e.phones ?? [] };
+          if (other === undefined && paid < paidUnits) {
             paid++;
             return { ...base, outcome: 'delivered', emails: e.emails ?? [], phones: e.phones ?? [], receiptId };
           }
           return { ...base, outcome: 'failed', reason: 'insufficient_credits' };
+        }
       }
     });
+}
+
+/**
+ * How a person held by other jobs is answered from the states of their claims: reused once
+ * every holder delivered, unpaid as soon as one could not pay, pending otherwise.
+ */
+export function heldAnswer(states: ReadonlyArray<'paid' | 'unpaid' | 'pending'>): HeldAnswer {
+  if (states.includes('unpaid')) return 'unpaid';
+  if (states.includes('pending')) return 'pending';
+  return 'reused';
 }
 
 /**

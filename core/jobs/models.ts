@@ -282,3 +282,61 @@ const jobDailyCapSchema = new Schema(
   { versionKey: false, timestamps: true },
 );
 export const ContactJobDailyCap = model('ContactJobDailyCap', jobDailyCapSchema, 'contact_job_daily_caps');
+
+export interface ContactFieldClaimDoc {
+  _id: string;
+  orgId: string;
+  personId: string;
+  field: ContactField;
+  generation: number;
+  /** The job, and the person's position in it, that pays for the field. */
+  jobId: string;
+  seq: number;
+  claimedAt: Date;
+}
+
+/**
+ * Who pays for a person's contact field within the reuse window (contactFieldClaims.ts):
+ * `_id` = `<org_id>:<person_id>:<field>:<generation>`, so the unique `_id` lets exactly one
+ * of the organization's jobs claim it, however many run at once. No contact values.
+ */
+const contactFieldClaimSchema = new Schema<ContactFieldClaimDoc>(
+  {
+    _id: { type: String, required: true },
+    orgId: { type: String, required: true },
+    personId: { type: String, required: true },
+    field: { type: String, required: true, enum: CONTACT_FIELDS },
+    generation: { type: Number, required: true },
+    jobId: { type: String, required: true },
+    seq: { type: Number, required: true },
+    claimedAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+export const ContactFieldClaim = model('ContactFieldClaim', contactFieldClaimSchema, 'contact_field_claims');
+
+export interface ChunkPaymentDoc {
+  _id: string;
+  jobId: string;
+  /** Found people whose fields this job claimed (at least one): charged, in position order. */
+  ours: Array<{ seq: number; claimIds: string[] }>;
+  /** Found people whose every field another job claimed first: `reused` once those jobs paid. */
+  others: Array<{ seq: number; holders: Array<{ claimId: string; jobId: string; seq: number }> }>;
+  createdAt: Date;
+}
+
+/**
+ * The payment decision of one chunk, stored once before its charge: a retried chunk (or the
+ * finish) pays and settles exactly this. `_id` = `<job_id>:<from>`; deleted when the job finishes.
+ */
+const chunkPaymentSchema = new Schema<ChunkPaymentDoc>(
+  {
+    _id: { type: String, required: true },
+    jobId: { type: String, required: true },
+    ours: { type: Schema.Types.Mixed, required: true },
+    others: { type: Schema.Types.Mixed, required: true },
+    createdAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+export const ContactRetrievalChunkPayment = model('ContactRetrievalChunkPayment', chunkPaymentSchema, 'contact_retrieval_chunk_payments');

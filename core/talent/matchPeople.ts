@@ -1,9 +1,10 @@
 import type { Config } from '../config';
-import { charge } from '../credits/credits';
+import { charge, fundableUnits, fundingState } from '../credits/credits';
 import { PRICES } from '../credits/prices';
+import { assertCanFundSmallestAnswer, smallestAnswerRefusal, type Payer } from '../credits/smallestAnswer';
 import { claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
 import { logger } from '../observability/logger';
-import { validationFailed } from '../problems';
+import { Problem, validationFailed } from '../problems';
 import { typedCollection } from '../store/typedCollection';
 import { ProviderContact, type ProviderContactDoc } from './models';
 import { normalizeProfileUrl, personTitleTokens, searchIndex, type SearchIndex } from './searchIndex';
@@ -43,8 +44,13 @@ export const CONFIDENCE = {
   location: 0.1,
 } as const;
 
+/** Whether the input carries an email, phone or profile URL (each finds a person on its own). */
+export function hasStrongIdentifier(input: MatchInput): boolean {
+  return Boolean(input.email || input.phone || input.profile_url);
+}
+
 export function assertIdentifyingInput(input: MatchInput): void {
-  const strong = Boolean(input.email || input.phone || input.profile_url);
+  const strong = hasStrongIdentifier(input);
   const weak = [input.company, input.title, input.location].filter(Boolean).length;
   if (!strong && !(input.name && weak >= 1)) {
     throw validationFailed([{ field: 'body', message: 'send at least one of email, phone or profile_url, or a name plus company, title or location' }]);
@@ -115,13 +121,20 @@ export function scoreCandidate(idx: SearchIndex, ordinal: number, input: MatchIn
   return { person_id: idx.personIds[ordinal], confidence: Math.round(confidence * 100) / 100, matched_on: matched };
 }
 
+export interface MatchesFound {
+  /** Best first, at most `limit`, each at least `minConfidence`. */
+  matches: PersonMatch[];
+  /** The best confidence of anyone the input pointed at (threshold or not); null when nobody. */
+  bestConfidence: number | null;
+}
+
 export async function findMatches(
   settings: Pick<Config, 'readCacheMs'>,
   orgId: string,
   input: MatchInput,
   minConfidence: number,
   limit: number,
-): Promise<PersonMatch[]> {
+): Promise<MatchesFound> {
   assertIdentifyingInput(input);
   const idx = await searchIndex();
   const usable = new Set((await sourcesForOrganization(settings, orgId)).map((s) => s.id));
@@ -139,32 +152,78 @@ export async function findMatches(
     if (input.phone) for (const id of ci.byPhone.get(normalizePhone(input.phone)) ?? []) hit(idx.ordinalOf.get(id), 'phone');
   }
   if (input.name) for (const o of idx.byName.get(fold(input.name)) ?? []) hit(o, null);
-  return [...hits.entries()]
-    .filter(([o]) => usable.has(idx.sources[idx.sourceCode[o]]))
-    .map(([o, strong]) => scoreCandidate(idx, o, input, strong))
+  const scored = [...hits.entries()].filter(([o]) => usable.has(idx.sources[idx.sourceCode[o]])).map(([o, strong]) => scoreCandidate(idx, o, input, strong));
+  const bestConfidence = scored.reduce<number | null>((best, m) => (best === null || m.confidence > best ? m.confidence : best), null);
+  const matches = scored
     .filter((m) => m.confidence >= minConfidence)
     .sort((a, b) => b.confidence - a.confidence || (a.person_id < b.person_id ? -1 : 1))
     .slice(0, limit);
+  return { matches, bestConfidence };
 }
 
 /**
- * Person match, charged PRICES.personMatch per match returned; no match is free. The charge is
- * keyed by the request's claim: a retry of this request finds its own charge (and answers
- * with what it took), a later request under a forgotten key pays afresh. The charge itself
- * refuses with 402 before anything is taken.
+ * Why a match answered nothing: the best confidence found and the threshold in force. Only for
+ * a request without an email, phone or profile URL: a strong identifier below the threshold
+ * (say `min_confidence` 1 with an email) would otherwise tell for free whether the identifier
+ * belongs to someone, which is what a paid match sells.
+ */
+export interface NoMatch {
+  best_confidence: number | null;
+  min_confidence: number;
+}
+
+export interface MatchAnswer {
+  data: PersonMatch[];
+  credits_charged: number;
+  receipt_id: string | null;
+  no_match: NoMatch | null;
+}
+
+/**
+ * Person match, charged PRICES.personMatch per match returned; no match is free. The funds for
+ * one match are checked before the dataset is read, so an organization that cannot pay gets the
+ * same 402 whatever it sends (nothing tells it whether an email or phone belongs to someone).
+ * When the funds cover fewer matches than were found, the best ones they cover are answered and
+ * charged. The charge is keyed by the request's claim: a retry of this request finds its own
+ * charge (and answers with what it took), a later request under a forgotten key pays afresh.
  */
 export async function matchPeople(
   settings: Pick<Config, 'readCacheMs'>,
   input: { orgId: string; familyId: string; claim: RequestClaim; fields: MatchInput; minConfidence: number; limit: number },
-) {
-  const matches = await findMatches(settings, input.orgId, input.fields, input.minConfidence, input.limit);
-  if (!matches.length) return { data: matches, credits_charged: 0, receipt_id: null as string | null };
-  const receipt = await charge({
-    orgId: input.orgId,
-    familyId: input.familyId,
-    amount: matches.length * PRICES.personMatch,
-    operation: MATCH_OPERATION,
-    chargeKey: claimChargeKey(MATCH_OPERATION, input.claim),
+): Promise<MatchAnswer> {
+  assertIdentifyingInput(input.fields);
+  const payer = { orgId: input.orgId, familyId: input.familyId };
+  const chargeKey = claimChargeKey(MATCH_OPERATION, input.claim);
+  await assertCanFundSmallestAnswer('match', payer, chargeKey);
+  const { matches, bestConfidence } = await findMatches(settings, input.orgId, input.fields, input.minConfidence, input.limit);
+  if (!matches.length) {
+    const best = hasStrongIdentifier(input.fields) ? null : bestConfidence;
+    return { data: [], credits_charged: 0, receipt_id: null, no_match: { best_confidence: best, min_confidence: input.minConfidence } };
+  }
+  const paid = await payForMatches(payer, chargeKey, matches.length);
+  return { data: matches.slice(0, paid.amount / PRICES.personMatch), credits_charged: paid.amount, receipt_id: paid.receiptId, no_match: null };
+}
+
+/**
+ * Charges for the `found` matches, or for as many as the funds cover (at least one was covered
+ * when the request was checked). Should a concurrent spend leave none, the refusal is the
+ * smallest answer's, as before the data was read, so it tells nothing of how many were found.
+ */
+async function payForMatches(payer: Payer, chargeKey: string, found: number): Promise<{ amount: number; receiptId: string }> {
+  let units = found;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      // A retry of a request that paid finds its own receipt here, whatever the funds are now.
+      const receipt = await charge({ ...payer, amount: units * PRICES.personMatch, operation: MATCH_OPERATION, chargeKey });
+      return { amount: receipt.amount, receiptId: receipt.receiptId };
+    } catch (err) {
+      if (!(err instanceof Problem && err.status === 402)) throw err;
+    }
+    const state = await fundingState(payer.orgId);
+    units = fundableUnits(state, payer.familyId, PRICES.personMatch, found);
+    if (units === 0) throw smallestAnswerRefusal('match', state, payer.familyId) ?? new Error('no match is fundable, yet the funds cover one');
+  }
+  throw new Problem('dependency_unavailable', 'The credit ledger is under heavy contention; retry with the same Idempotency-Key.', {
+    headers: { 'Retry-After': '1' },
   });
-  return { data: matches, credits_charged: receipt.amount, receipt_id: receipt.receiptId as string | null };
 }

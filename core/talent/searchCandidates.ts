@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../config';
-import { assertCanFundUnlessCharged, charge, findCharge } from '../credits/credits';
+import { charge, findCharge } from '../credits/credits';
 import { PRICES } from '../credits/prices';
+import { assertCanFundSmallestAnswer } from '../credits/smallestAnswer';
 import { canonicalJson, claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
 import { validationFailed } from '../problems';
 import { isDuplicateKeyError } from '../store/connection';
@@ -112,7 +113,7 @@ async function firstPage(settings: SearchSettings, req: SearchRequest): Promise<
       assertQuotaHasRoom(settings, 'previews', req.orgId).catch(async (err: unknown) => {
         if (!(await findCharge(pageChargeKey(req)))) throw err;
       }),
-      assertCanFundUnlessCharged({ orgId: req.orgId, familyId: req.familyId, amount: PRICES.searchPage }, pageChargeKey(req)),
+      assertCanFundSmallestAnswer('search', { orgId: req.orgId, familyId: req.familyId }, pageChargeKey(req)),
     ]),
   );
   const idx = await searchIndex();
@@ -142,11 +143,11 @@ async function nextPage(settings: SearchSettings, req: SearchRequest, cursor: st
       throw invalidCursor('The cursor belongs to a different search; send the same query, filters and sources, or none.');
     }
   }
+  // Before the page is read: a page that cannot be paid for reads and counts nothing.
+  await assertCanFundSmallestAnswer('search', { orgId: req.orgId, familyId: req.familyId }, pageChargeKey(req));
   const idx = await searchIndex();
   const pageIds = search.personIds.slice(pos.offset, pos.offset + req.pageSize);
   const data = previewsOf(idx, pageIds);
-  // Before the previews are counted: a page that cannot be paid for counts nothing.
-  if (data.length) await assertCanFundUnlessCharged({ orgId: req.orgId, familyId: req.familyId, amount: PRICES.searchPage }, pageChargeKey(req));
   return pageOf(settings, req, search, pos.offset, pageIds, data, await payForPage(settings, req, data));
 }
 

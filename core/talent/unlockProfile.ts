@@ -1,6 +1,7 @@
 import type { Config } from '../config';
-import { assertCanFundUnlessCharged, charge } from '../credits/credits';
+import { charge } from '../credits/credits';
 import { PRICES } from '../credits/prices';
+import { assertCanFundSmallestAnswer } from '../credits/smallestAnswer';
 import { claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
 import { notFound } from '../problems';
 import { isDuplicateKeyError } from '../store/connection';
@@ -91,29 +92,34 @@ export function unlockChargeKey(orgId: string, personId: string): string {
  * other is free. The entry names the request that paid (its claim), so a retry of that request
  * after a crash finds its own receipt instead of paying again or being told "free".
  *
- * Every refusal comes before the charge: the funds are checked, then the person is counted
- * against the daily delivery quota (one atomic check-and-count), then charged; nothing after
- * the charge can refuse. Should the charge still find the funds gone (a concurrent spend), the
- * person stays counted for the day (a retry once funded counts nothing more).
+ * Every refusal comes before the charge, and the funds are checked before the person is read:
+ * an organization that cannot pay for an unlock gets the same 402 for every person id, so it
+ * learns nothing about which ids exist (its own earlier unlocks, free, are answered first).
+ * Then the person is counted against the daily delivery quota (one atomic check-and-count),
+ * then charged; nothing after the charge can refuse. Should the charge still find the funds
+ * gone (a concurrent spend), the person stays counted for the day (a retry once funded counts
+ * nothing more).
  */
 export async function unlockProfile(
   settings: Pick<Config, 'readCacheMs' | 'searchQuotas'>,
   input: { orgId: string; familyId: string; claim: RequestClaim; personId: string },
 ): Promise<UnlockResult> {
   const { orgId, familyId, personId } = input;
+  if (!/^per_[0-9A-Za-z]{8,64}$/.test(personId)) throw notFound('person');
+  const requestKey = claimChargeKey(UNLOCK_OPERATION, input.claim);
+  const earlier = await ProfileUnlock.findById(unlockId(orgId, personId)).lean();
+  const unlockedBefore = earlier !== null && earlier.chargeKey !== requestKey;
+  // Already charged for this person (this request before a crash, or another one): no 402.
+  if (!earlier) await assertCanFundSmallestAnswer('unlock', { orgId, familyId }, unlockChargeKey(orgId, personId));
   const usable = new Set((await sourcesForOrganization(settings, orgId)).map((s) => s.id));
-  const person = /^per_[0-9A-Za-z]{8,64}$/.test(personId) ? await Person.findById(personId).lean<PersonRecord>() : null;
+  const person = await Person.findById(personId).lean<PersonRecord>();
   if (!person || !usable.has(person.source)) throw notFound('person');
   const profile = toProfile(person);
-  const requestKey = claimChargeKey(UNLOCK_OPERATION, input.claim);
   const free = (): UnlockResult => ({ profile, already_unlocked: true, credits_charged: 0, receipt_id: null });
-  const earlier = await ProfileUnlock.findById(unlockId(orgId, personId)).lean();
-  if (earlier && earlier.chargeKey !== requestKey) {
+  if (unlockedBefore) {
     await admitToQuota(settings, 'deliveries', orgId, [personId]);
     return free();
   }
-  // Already charged for this person (this request before a crash, or another one): no 402.
-  if (!earlier) await assertCanFundUnlessCharged({ orgId, familyId, amount: PRICES.profileUnlock }, unlockChargeKey(orgId, personId));
   await admitToQuota(settings, 'deliveries', orgId, [personId]);
   const receipt = await charge({
     orgId,

@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createClient } from '../../core/oauth/clients';
+import { ProviderContact } from '../../core/talent/models';
 import { seedPeople } from '../../core/talent/seedPeople';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
@@ -91,4 +92,26 @@ test('match_person and its validation', async () => {
   expect(empty).toMatchObject({ isError: true, body: { code: 'validation_failed' } });
   const tooBig = await call('search_candidates', { ...SEARCH, page_size: 500 });
   expect(tooBig).toMatchObject({ isError: true, body: { code: 'validation_failed', errors: [expect.objectContaining({ field: 'page_size' })] } });
+});
+
+test('match_person without credits: the same refusal whether the email belongs to someone or not', async () => {
+  const broke = await createTenant({ credits: 0 });
+  const m2m = await createClient({ orgId: broke.orgId, rateLimitPerMinute: 1000 });
+  const token = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
+  const client = new Client({ name: 'search-tools-test-broke', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${srv.url}/tools`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  try {
+    const contact = (await ProviderContact.findOne({ emails: { $exists: true, $ne: [] } }).lean())!;
+    const refusal = async (email: string) => {
+      const r = await client.callTool({ name: 'match_person', arguments: { email } });
+      expect(r.isError).toBe(true);
+      const { request_id: _r, instance: _i, ...body } = r.structuredContent as Structured;
+      return body;
+    };
+    const known = await refusal(contact.emails[0]);
+    expect(known).toMatchObject({ code: 'insufficient_credits', required_credits: 1 });
+    expect(JSON.stringify(await refusal('nobody-at-all@nowhere.example'))).toBe(JSON.stringify(known));
+  } finally {
+    await client.close();
+  }
 });

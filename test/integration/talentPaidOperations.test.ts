@@ -411,11 +411,41 @@ describe('POST /v1/person-matches', () => {
     expect(await creditBalance(t.orgId)).toBe(10 - 2 - byName.json.data.length);
   });
 
-  test('no match is free; too little to identify is 422; unfunded matches are 402', async () => {
-    const t = await createTenant({ credits: 0 });
-    const none = await match(t, { email: 'nobody@nowhere.example' });
+  test('funds for fewer matches than found: the best ones they cover are answered and charged', async () => {
+    const [shared] = await Person.aggregate<{ _id: string; n: number }>([
+      { $match: { source: 'src_talentpool' } },
+      { $group: { _id: '$fullName', n: { $sum: 1 } } },
+      { $match: { n: { $gte: 3 } } },
+      { $limit: 1 },
+    ]);
+    expect(shared).toBeDefined();
+    const body = { name: shared._id, location: 'Nowhere At All', min_confidence: 0.4, limit: 10 };
+    const rich = await createTenant({ credits: 10 });
+    const all = await match(rich, body);
+    expect(all.json.data.length).toBeGreaterThanOrEqual(3);
+    const t = await createTenant({ credits: 2 });
+    const some = await match(t, body);
+    expect(some.status).toBe(200);
+    expect(some.json).toMatchObject({ credits_charged: 2, no_match: null });
+    expect(some.json.data).toEqual(all.json.data.slice(0, 2));
+    expect(await creditBalance(t.orgId)).toBe(0);
+  });
+
+  test('no match is free and says why; too little to identify is 422; unfunded matches are 402 whatever the fields', async () => {
+    const funded = await createTenant({ credits: 1 });
+    const none = await match(funded, { email: 'nobody@nowhere.example' });
     expect(none.status).toBe(200);
-    expect(none.json).toEqual({ data: [], credits_charged: 0, receipt_id: null });
+    expect(none.json).toEqual({ data: [], credits_charged: 0, receipt_id: null, no_match: { best_confidence: null, min_confidence: 0.8 } });
+    const someone = await poolPerson();
+    const below = await match(funded, { name: someone.fullName, company: someone.company });
+    expect(below.json).toMatchObject({ data: [], credits_charged: 0, no_match: { best_confidence: 0.7, min_confidence: 0.8 } });
+    // A strong identifier below the threshold is not told for free.
+    const contact = (await ProviderContact.findOne({ emails: { $exists: true, $ne: [] } }).lean())!;
+    const strict = await match(funded, { email: contact.emails[0], min_confidence: 1 });
+    expect(strict.json).toEqual({ data: [], credits_charged: 0, receipt_id: null, no_match: { best_confidence: null, min_confidence: 1 } });
+    expect(await creditBalance(funded.orgId)).toBe(1);
+    const t = await createTenant({ credits: 0 });
+    expectProblem(await match(t, { email: 'nobody@nowhere.example' }), 402, 'insufficient_credits');
     expectProblem(await match(t, { name: 'Ada Lovelace' }), 422, 'validation_failed');
     expectProblem(await match(t, { company: 'Acme Labs', title: 'Engineer' }), 422, 'validation_failed');
     expectProblem(await match(t, { email: 'x@y.example', min_confidence: 2 }), 422, 'validation_failed');

@@ -16,6 +16,7 @@ import {
   RESULT_RETENTION_MS,
   chargeableUnits,
   settlePlan,
+  heldAnswer,
   type PlanEntry,
 } from '../../core/jobs/jobRules';
 import { decodeCursor, encodeCursor } from '../../core/jobs/cursor';
@@ -153,6 +154,28 @@ describe('paying a chunk', () => {
   });
   test('nothing paid: no delivery at all', () => {
     expect(settlePlan(plan, 0, null).filter((p) => p.outcome === 'delivered')).toHaveLength(0);
+  });
+  test('people another job paid for are reused with their contacts and take no paid unit; unpaid ones fail free; pending ones wait', () => {
+    const held = new Map([
+      [10, 'reused' as const],
+      [12, 'pending' as const],
+    ]);
+    const s = settlePlan(plan, 1, 'rcpt_3', held);
+    expect(s.map((p) => [p.seq, p.outcome, p.receiptId])).toEqual([
+      [10, 'reused', null],
+      [11, 'not_found', null],
+      [13, 'reused', null],
+      [14, 'failed', null],
+      [15, 'delivered', 'rcpt_3'],
+    ]);
+    expect(s.find((p) => p.seq === 10)!.emails).toEqual(['a@x.test']);
+    const unpaid = settlePlan(plan, 3, 'rcpt_4', new Map([[15, 'unpaid' as const]])).find((p) => p.seq === 15)!;
+    expect(unpaid).toMatchObject({ outcome: 'failed', reason: 'insufficient_credits', phones: [], receiptId: null });
+  });
+  test('a held person is reused once every holder paid, unpaid as soon as one did not, pending otherwise', () => {
+    expect(heldAnswer(['paid', 'paid'])).toBe('reused');
+    expect(heldAnswer(['paid', 'pending'])).toBe('pending');
+    expect(heldAnswer(['pending', 'unpaid'])).toBe('unpaid');
   });
 });
 

@@ -1,4 +1,6 @@
 import { afterSpending, fundableUnits, fundingRefusal, type FundingState } from '../../core/credits/credits';
+import { PRICES } from '../../core/credits/prices';
+import { SMALLEST_ANSWER, smallestAnswerRefusal } from '../../core/credits/smallestAnswer';
 import { canonicalJson, claimChargeKey, isValidIdempotencyKey, requestFingerprint } from '../../core/idempotency/idempotency';
 import { assertIdentifyingInput, normalizePhone, scoreCandidate } from '../../core/talent/matchPeople';
 import { quotaWindow } from '../../core/talent/quotas';
@@ -7,6 +9,18 @@ import { SearchIndexBuilder } from '../../core/talent/searchIndex';
 const state = (over: Partial<FundingState> = {}): FundingState => ({ creditBalance: 10, budgetRemaining: null, familyBudgets: {}, ...over });
 
 describe('funding rules', () => {
+  test("a paid operation's 402 asks for its smallest answer's price and nothing else", () => {
+    expect(SMALLEST_ANSWER).toEqual({ search: PRICES.searchPage, unlock: PRICES.profileUnlock, match: PRICES.personMatch, contactJob: PRICES.contactRecord });
+    const broke = state({ creditBalance: 0 });
+    for (const kind of Object.keys(SMALLEST_ANSWER) as Array<keyof typeof SMALLEST_ANSWER>) {
+      const p = smallestAnswerRefusal(kind, broke, 'kf_1')!;
+      expect({ code: p.code, required: p.extensions.required_credits }).toEqual({ code: 'insufficient_credits', required: SMALLEST_ANSWER[kind] });
+    }
+    expect(smallestAnswerRefusal('unlock', state({ creditBalance: 4 }), 'kf_1')?.code).toBe('insufficient_credits');
+    expect(smallestAnswerRefusal('unlock', state({ creditBalance: 5 }), 'kf_1')).toBeNull();
+    expect(smallestAnswerRefusal('match', state({ familyBudgets: { kf_1: 0 } }), 'kf_1')?.code).toBe('family_budget_exhausted');
+    expect(smallestAnswerRefusal('match', state({ budgetRemaining: 0 }), 'kf_1')?.code).toBe('organization_budget_exhausted');
+  });
   test('a bulk charge covers as many units as the credits and every applicable budget allow', () => {
     const s = (over: Partial<FundingState>): FundingState => ({ creditBalance: 100, budgetRemaining: null, familyBudgets: {}, ...over });
     expect(fundableUnits(s({}), 'kf_1', 1, 40)).toBe(40);

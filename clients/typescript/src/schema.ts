@@ -407,7 +407,7 @@ export interface paths {
         put?: never;
         /**
          * Match a person from identifying fields
-         * @description Requires an Idempotency-Key. Send at least one of email, phone, profile_url, or a name plus company, title or location. Costs 1 credit per match returned; no match is free. Confidence: the best strong identifier (profile_url 0.99, email 0.97, phone 0.9) raised by corroborating fields, or without one the sum of name 0.45, company 0.25, title 0.15, location 0.1 (at most 0.95).
+         * @description Requires an Idempotency-Key. Send at least one of email, phone, profile_url, or a name plus company, title or location. Costs 1 credit per match returned; no match is free. The funds for one match are checked before anything is looked up: without them the answer is 402 whatever the fields are. When the funds cover fewer matches than were found, the best ones they cover are returned and charged. Confidence: the best strong identifier (profile_url 0.99, email 0.97, phone 0.9) raised by corroborating fields, or without one the sum of name 0.45, company 0.25, title 0.15, location 0.1 (at most 0.95).
          *
          *     Permission: `person_matches.v1:create`.
          */
@@ -850,6 +850,8 @@ export interface components {
                 field?: string;
                 message?: string;
             }[];
+            /** @description with `insufficient_credits`: the price of the operation's smallest useful answer (one page, one unlock, one match, one contact record), never derived from the data */
+            required_credits?: number;
         };
         /** @description No personal data: ids and counts only. Read the contacts from `result_url`. */
         JobCompletedEvent: {
@@ -2377,7 +2379,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Accepted: the job runs; poll it, wait for the `job.completed` webhook, then read its result. Each delivered record costs 1 credit; reused (retrieved by this organization within 30 days), not_found and failed people are free */
+            /** @description Accepted: the job runs; poll it, wait for the `job.completed` webhook, then read its result. Each delivered record costs 1 credit; reused (retrieved by this organization within 30 days, including by another of its jobs running at the same time: an organization pays once per person and field), not_found and failed people are free */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -2435,7 +2437,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_credits`, `family_budget_exhausted`, `organization_budget_exhausted`. The organization cannot fund one contact record (insufficient_credits, family_budget_exhausted, organization_budget_exhausted); nothing was created */
+            /** @description `insufficient_credits`, `family_budget_exhausted`, `organization_budget_exhausted`. The organization cannot fund one contact record (insufficient_credits with `required_credits` 1, family_budget_exhausted, organization_budget_exhausted), checked before any person or search is looked up; nothing was created */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -2582,7 +2584,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Accepted: the job runs; poll it, wait for the `job.completed` webhook, then read its result. Each delivered record costs 1 credit; reused (retrieved by this organization within 30 days), not_found and failed people are free */
+            /** @description Accepted: the job runs; poll it, wait for the `job.completed` webhook, then read its result. Each delivered record costs 1 credit; reused (retrieved by this organization within 30 days, including by another of its jobs running at the same time: an organization pays once per person and field), not_found and failed people are free */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -2640,7 +2642,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_credits`, `family_budget_exhausted`, `organization_budget_exhausted`. The organization cannot fund one contact record (insufficient_credits, family_budget_exhausted, organization_budget_exhausted); nothing was created */
+            /** @description `insufficient_credits`, `family_budget_exhausted`, `organization_budget_exhausted`. The organization cannot fund one contact record (insufficient_credits with `required_credits` 1, family_budget_exhausted, organization_budget_exhausted), checked before any person or search is looked up; nothing was created */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -3557,7 +3559,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_credits`, `family_budget_exhausted`, `organization_budget_exhausted`. insufficient_credits, family_budget_exhausted or organization_budget_exhausted; nothing charged */
+            /** @description `insufficient_credits`, `family_budget_exhausted`, `organization_budget_exhausted`. insufficient_credits (`required_credits` is the price of one page), family_budget_exhausted or organization_budget_exhausted: checked before anything is searched or read; nothing charged */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -3775,7 +3777,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_credits`, `family_budget_exhausted`, `organization_budget_exhausted`. insufficient_credits, family_budget_exhausted or organization_budget_exhausted; nothing charged */
+            /** @description `insufficient_credits`, `family_budget_exhausted`, `organization_budget_exhausted`. insufficient_credits (`required_credits` is the unlock price), family_budget_exhausted or organization_budget_exhausted: checked before the person is looked up, so the same for every person id not unlocked before; nothing charged */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -3951,6 +3953,13 @@ export interface operations {
                         }[];
                         credits_charged: number;
                         receipt_id: string | null;
+                        /** @description why `data` is empty (lower `min_confidence` or send more fields); null when there are matches */
+                        no_match: {
+                            /** @description the best confidence of anyone a name (with company, title, location) pointed at, below the threshold; null when nobody, and always null when the request has an email, phone or profile_url (that would tell for free whether it belongs to someone) */
+                            best_confidence: number | null;
+                            /** @description the threshold in force (the request's `min_confidence`, default 0.8) */
+                            min_confidence: number;
+                        } | null;
                     };
                 };
             };
@@ -3978,7 +3987,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `insufficient_credits`, `family_budget_exhausted`, `organization_budget_exhausted`. insufficient_credits, family_budget_exhausted or organization_budget_exhausted for the matches found; nothing charged */
+            /** @description `insufficient_credits`, `family_budget_exhausted`, `organization_budget_exhausted`. insufficient_credits (`required_credits` is the price of one match), family_budget_exhausted or organization_budget_exhausted: the funds cannot pay for one match, whatever the fields; nothing looked up, nothing charged */
             402: {
                 headers: {
                     [name: string]: unknown;
