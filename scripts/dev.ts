@@ -85,6 +85,15 @@ function writeDevSettings(addresses: { MONGODB_URI?: string; TEMPORAL_ADDRESS?: 
   return process.env.SECRETS_ENCRYPTION_KEY || keptKey!;
 }
 
+/**
+ * The URLs this start serves, beside the addresses: `npm run token`, the operator CLI's
+ * `webhook listen` and other local tools read them, so a non-default PORT needs no export.
+ */
+function recordUrls(cfg: Pick<Config, 'baseUrl' | 'authUrl' | 'mcpUrl'>): void {
+  const file = devEnvFile();
+  writeDevEnv(file, { ...readDevEnv(file), BASE_URL: cfg.baseUrl, AUTH_URL: cfg.authUrl, MCP_URL: cfg.mcpUrl });
+}
+
 function startNode(name: string, script: string, env: NodeJS.ProcessEnv): RunningService {
   const child: ChildProcess = spawn(process.execPath, [require.resolve('tsx/cli'), script], {
     cwd: ROOT,
@@ -137,6 +146,7 @@ async function main(): Promise<void> {
     throw err;
   }
 
+  recordUrls(cfg);
   writeFileSync(PID_FILE, String(process.pid));
   const children: RunningService[] = [];
   let stopping = false;
