@@ -6,14 +6,16 @@ import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError, type Config } from '../core/config';
 import {
   createDevelopmentKeyIfEmpty,
-  curlLines,
   firstKeyChoice,
   firstOrganization,
+  firstSessionLines,
   keyCreateCommand,
+  sessionPerson,
   type DevelopmentKey,
   type FirstKeyChoice,
 } from './devFirstKey';
 import { devEnvFile, readDevEnv, writeDevEnv } from './devEnv';
+import type { SessionPerson } from '../api/reference/firstCallGuide';
 import { startLocalStack } from './localStack';
 import { startProgress } from './progress';
 import { LOCAL, ROOT, logSince, portOpen, waitFor, type RunningService } from './localServices';
@@ -230,7 +232,7 @@ async function main(): Promise<void> {
 async function prepareStore(
   { mongodbUri, apiAudience: audience, secretsKey }: Pick<Config, 'mongodbUri' | 'apiAudience' | 'secretsKey'>,
   keyChoice: FirstKeyChoice,
-): Promise<{ devKey: DevelopmentKey | null; org: { org_id: string; workspace_id: string } | null }> {
+): Promise<{ devKey: DevelopmentKey | null; org: { org_id: string; workspace_id: string } | null; person: SessionPerson | null }> {
   const { connectStore, disconnectStore, ensureIndexes } = await import('../core/store/connection');
   const seed = await import('../core/talent/seedPeople');
   await connectStore(mongodbUri);
@@ -247,7 +249,7 @@ async function prepareStore(
       }
     }
     const devKey = keyChoice.allowed ? await createDevelopmentKeyIfEmpty(audience) : null;
-    return { devKey, org: devKey ? null : await firstOrganization() };
+    return { devKey, org: devKey ? null : await firstOrganization(), person: devKey ? await sessionPerson() : null };
   } finally {
     await disconnectStore();
   }
@@ -267,6 +269,7 @@ function printWelcome(w: {
   keyChoice: FirstKeyChoice;
   devKey: DevelopmentKey | null;
   org: { org_id: string; workspace_id: string } | null;
+  person: SessionPerson | null;
 }): void {
   const admin = 'npm run --silent admin --';
   const exports = w.suppliedExports.map((name) =>
@@ -281,8 +284,11 @@ function printWelcome(w: {
         '',
         `  ${w.devKey.key}`,
         '',
-        'Try it (in another terminal):',
-        ...curlLines(w.apiUrl, w.devKey.key).map((l) => `  ${l}`),
+        'A first session (in another terminal, line by line: whoami, search, unlock, match, a contact-retrieval job and its result;',
+        'the fixed Idempotency-Keys make a second run replay the answers without charging again):',
+        ...(w.person
+          ? firstSessionLines(w.apiUrl, w.devKey.key, w.person).map((l) => `  ${l}`)
+          : [`  curl -sS -H "Authorization: Bearer ${w.devKey.key}" ${w.apiUrl}/v1/whoami`]),
       ]
     : [
         ...(w.keyChoice.allowed ? [] : [`No development key: ${w.keyChoice.reason}.`]),
