@@ -16,6 +16,7 @@ import {
 } from './devFirstKey';
 import { devEnvFile, readDevEnv, writeDevEnv } from './devEnv';
 import type { SessionPerson } from '../api/reference/firstCallGuide';
+import { ensureWebhookCertificate, type WebhookCertificateFiles } from './devWebhookCertificate';
 import { startLocalStack } from './localStack';
 import { startProgress } from './progress';
 import { LOCAL, ROOT, logSince, portOpen, waitFor, type RunningService } from './localServices';
@@ -91,9 +92,29 @@ function writeDevSettings(addresses: { MONGODB_URI?: string; TEMPORAL_ADDRESS?: 
  * The URLs this start serves, beside the addresses: `npm run token`, the operator CLI's
  * `webhook listen` and other local tools read them, so a non-default PORT needs no export.
  */
-function recordUrls(cfg: Pick<Config, 'baseUrl' | 'authUrl' | 'mcpUrl'>): void {
+function recordUrls(cfg: Pick<Config, 'baseUrl' | 'authUrl' | 'mcpUrl'>, webhookTls: WebhookCertificateFiles | null): void {
   const file = devEnvFile();
-  writeDevEnv(file, { ...readDevEnv(file), BASE_URL: cfg.baseUrl, AUTH_URL: cfg.authUrl, MCP_URL: cfg.mcpUrl });
+  const { DEV_WEBHOOK_CERT_FILE: _cert, DEV_WEBHOOK_KEY_FILE: _key, ...previous } = readDevEnv(file);
+  writeDevEnv(file, {
+    ...previous,
+    BASE_URL: cfg.baseUrl,
+    AUTH_URL: cfg.authUrl,
+    MCP_URL: cfg.mcpUrl,
+    ...(webhookTls ? { DEV_WEBHOOK_CERT_FILE: webhookTls.certFile, DEV_WEBHOOK_KEY_FILE: webhookTls.keyFile } : {}),
+  });
+}
+
+/**
+ * Local webhooks without set-up: a loopback certificate, trusted by this start's worker and API
+ * for deliveries to loopback (`webhook listen` serves with it). Only under NODE_ENV=development
+ * or test, the only ones where those relaxations start; settings the person made are kept.
+ */
+async function trustLocalWebhooks(env: NodeJS.ProcessEnv): Promise<WebhookCertificateFiles | null> {
+  if (env.NODE_ENV !== 'development' && env.NODE_ENV !== 'test') return null;
+  const files = await ensureWebhookCertificate(join(DATA, 'webhook-tls'));
+  env.WEBHOOK_ALLOWED_CIDRS ||= '127.0.0.0/8,::1/128';
+  env.WEBHOOK_EXTRA_CA_FILE ||= files.certFile;
+  return files;
 }
 
 function startNode(name: string, script: string, env: NodeJS.ProcessEnv): RunningService {
@@ -138,6 +159,7 @@ async function main(): Promise<void> {
   };
   if (ownAddresses.MONGODB_URI) env.MONGODB_URI = ownAddresses.MONGODB_URI;
   if (ownAddresses.TEMPORAL_ADDRESS) env.TEMPORAL_ADDRESS = ownAddresses.TEMPORAL_ADDRESS;
+  const webhookTls = await trustLocalWebhooks(env);
   const keyChoice = firstKeyChoice({ nodeEnv: env.NODE_ENV, storeSupplied: !useOwnStore, askedFor: flags.devKey, skipped: flags.noDevKey });
 
   let cfg;
@@ -148,7 +170,7 @@ async function main(): Promise<void> {
     throw err;
   }
 
-  recordUrls(cfg);
+  recordUrls(cfg, webhookTls);
   writeFileSync(PID_FILE, String(process.pid));
   const children: RunningService[] = [];
   let stopping = false;
@@ -298,6 +320,16 @@ function printWelcome(w: {
         `  ${keyCreateCommand(admin, w.org)}`,
         `  curl -sS -H "Authorization: Bearer <key>" ${w.apiUrl}/v1/whoami`,
       ];
+  const workspace = w.devKey?.workspace_id ?? w.org?.workspace_id;
+  const webhookLines = workspace
+    ? [
+        '',
+        'Webhooks on this machine (in another terminal): a local HTTPS receiver as the workspace endpoint, printing each delivery;',
+        'then a free job whose job.completed it receives:',
+        `  ${admin} webhook listen --workspace ${workspace}`,
+        `  ${admin} webhook trigger --workspace ${workspace}`,
+      ]
+    : [];
   const lines = [
     '',
     'The service is running.',
@@ -306,6 +338,7 @@ function printWelcome(w: {
     `  Store          ${w.mongodbUri}`,
     '',
     ...keyLines,
+    ...webhookLines,
     '',
     'Ctrl-C stops everything.',
     '',
