@@ -162,8 +162,9 @@ function outputSchemaOf(spec: RouteSpec): ObjectSchema {
     .filter(([status, doc]) => Number(status) >= 200 && Number(status) < 300 && doc.schema)
     .map(([, doc]) => z.toJSONSchema(doc.schema!, { io: 'output', unrepresentable: 'any', target: 'draft-7' }) as JsonSchema)
     .map(({ $schema: _ignored, ...schema }) => schema);
-  if (success.length === 0) throw new Error(`${spec.operation} documents no success schema for its tool's outputSchema`);
-  return { type: 'object', anyOf: [...success, TOOL_PROBLEM_SCHEMA] };
+  // Every route of the catalogue documents one; a route without says only that it is an object.
+  const answers = success.length ? success : [{ type: 'object', additionalProperties: true }];
+  return { type: 'object', anyOf: [...answers, TOOL_PROBLEM_SCHEMA] };
 }
 
 /** The tool as tools/list shows it (both protocol revisions). */

@@ -1,11 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { seedPeople } from '../../core/talent/seedPeople';
 import { WebhookEndpoint } from '../../core/webhooks/models';
+import { generateSigningSecret, signedHeaders } from '../../core/webhooks/signPayload';
 import { ensureWebhookCertificate, type WebhookCertificateFiles } from '../../scripts/devWebhookCertificate';
 import { adminEnv, runAdmin, runAdminAsync } from '../support/adminCli';
 import { eventually } from '../support/eventually';
@@ -86,6 +88,21 @@ test('listen registers a local receiver, a free triggered job is delivered, prin
     expect(listen.out()).toMatch(new RegExp(`endpoint (we_\\S+) registered for workspace ${tenant.workspaceId} at https://127\\.0\\.0\\.1:\\d+/webhooks`));
     const endpointId = /endpoint (we_\S+) registered/.exec(listen.out())![1];
 
+    // A delivery signed with another secret is printed, and said to be unverified.
+    const listenUrl = /listening on (https:\/\/\S+?),/.exec(listen.out())![1];
+    const forged = signedHeaders([generateSigningSecret()], 'evt_forgedDelivery0001', new Date(), '{"type":"job.completed"}');
+    const answer = await new Promise<number>((resolve, reject) => {
+      const req = httpsRequest(listenUrl, { method: 'POST', ca: readFileSync(tls.certFile), headers: { ...forged } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end('{"type":"job.completed"}');
+    });
+    expect(answer).toBe(204);
+    await eventually('the forged delivery to be printed', async () => listen.out().includes('evt_forgedDelivery0001'));
+    expect(listen.out()).toContain("evt_forgedDelivery0001 attempt ? NOT verified (no signature matches the endpoint's secret)");
+
     const triggered = await runAdminAsync(srv.config, ['webhook', 'trigger', '--workspace', tenant.workspaceId], cliEnv());
     expect({ status: triggered.status, stderr: triggered.stderr }).toEqual({ status: 0, stderr: '' });
     const jobId = triggered.json.job_id as string;
@@ -97,9 +114,9 @@ test('listen registers a local receiver, a free triggered job is delivered, prin
       new RegExp(`evt_\\S+ attempt 1 verified → ${forwardUrl.replace(/[/.]/g, '\\$&')} 204\\n  \\{.*"type":"job\\.completed".*"job_id":"${jobId}"`),
     );
     // Forwarded unchanged: the body and the signature headers a receiver verifies.
-    expect(forwarded).toHaveLength(1);
-    expect(forwarded[0].body).toContain(`"job_id":"${jobId}"`);
-    expect(forwarded[0].headers['webhook-signature']).toMatch(/^v1,/);
+    expect(forwarded).toHaveLength(2);
+    expect(forwarded[1].body).toContain(`"job_id":"${jobId}"`);
+    expect(forwarded[1].headers['webhook-signature']).toMatch(/^v1,/);
 
     // Free: the job's person had no contact record; nothing was charged.
     const job = await eventually('the job to finish', async () => {
@@ -112,7 +129,7 @@ test('listen registers a local receiver, a free triggered job is delivered, prin
     listen.child.kill('SIGINT');
     expect(await listen.exited).toBe(0);
     const summary = JSON.parse(listen.out().trim().split('\n').pop()!);
-    expect(summary).toMatchObject({ endpoint_id: endpointId, deliveries: 1, restored: `endpoint ${endpointId} retired` });
+    expect(summary).toMatchObject({ endpoint_id: endpointId, deliveries: 2, restored: `endpoint ${endpointId} retired` });
     expect((await WebhookEndpoint.findById(endpointId).lean())!.state).toBe('retired');
   } finally {
     if (listen.child.exitCode === null) listen.child.kill('SIGKILL');
