@@ -194,8 +194,10 @@ async function listen(f: Flags, config: Config): Promise<unknown> {
   say(`produce a job.completed without spending credits: npm run --silent admin -- webhook trigger --workspace ${workspaceId}`);
 
   const signal = await untilStopped();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  // Kept-alive connections from the worker would hold close() open: end them too.
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeAllConnections();
+  await closed;
   const restored = await restore();
   say(`${signal}: ${restored}`);
   return { endpoint_id: endpointId, url, deliveries, restored };
