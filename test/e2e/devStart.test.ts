@@ -124,7 +124,7 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-test('the first start prints a key whose curl lines answer 200 as printed; the next start makes none and says how', async () => {
+test('the first start prints a key, a first session that works as printed and local webhooks that arrive verified; the next start makes no key and says how', async () => {
   const { env, run: first } = await startDevOnFreePorts();
   const out = first.output();
   expect(out).toContain('A development key was created');
@@ -168,6 +168,31 @@ test('the first start prints a key whose curl lines answer 200 as printed; the n
   expect(settings).toContain(`TEMPORAL_ADDRESS=127.0.0.1:${env.DEV_TEMPORAL_PORT}`);
   expect(settings).toContain(`BASE_URL=http://127.0.0.1:${env.PORT}\nAUTH_URL=http://127.0.0.1:${env.PORT}\nMCP_URL=http://127.0.0.1:${env.PORT}`);
   expect(settings).not.toContain(key);
+  expect(settings).toMatch(/^DEV_WEBHOOK_CERT_FILE=\S+webhook-cert\.pem$/m);
+
+  // Local webhooks as printed: listen in one terminal, trigger in another; the delivery arrives
+  // verified, over HTTPS to loopback, which this start's worker trusts.
+  const printedCommand = (words: string) =>
+    out
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l.startsWith(`npm run --silent admin -- ${words}`))!;
+  const cliEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DEV_ENV_FILE: env.DEV_ENV_FILE, TEMPORAL_TASK_QUEUE: env.TEMPORAL_TASK_QUEUE };
+  const listen = spawn('sh', ['-c', `exec ${printedCommand('webhook listen')}`], { cwd: ROOT, env: cliEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let heard = '';
+  listen.stdout!.on('data', (c: Buffer) => (heard += c.toString()));
+  listen.stderr!.on('data', (c: Buffer) => (heard += c.toString()));
+  try {
+    await eventually('listen to be ready', async () => heard.includes('listening on') || listen.exitCode !== null, { timeoutMs: 60_000 });
+    const triggered = spawnSync('sh', ['-c', printedCommand('webhook trigger')], { cwd: ROOT, env: cliEnv, encoding: 'utf8' });
+    expect({ status: triggered.status, stderr: triggered.stderr }).toEqual({ status: 0, stderr: '' });
+    const triggeredJob = JSON.parse(triggered.stdout).job_id as string;
+    await eventually('the delivery to be printed', async () => heard.includes(`"job_id":"${triggeredJob}"`), { timeoutMs: 60_000, intervalMs: 250 });
+    expect(heard).toMatch(/evt_\S+ attempt 1 verified\n/);
+  } finally {
+    process.kill(-listen.pid!, 'SIGINT');
+    await new Promise((r) => listen.once('exit', r));
+  }
   await first.stop();
 
   const second = await startDev(env);
