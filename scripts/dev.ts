@@ -49,6 +49,8 @@ const ports = {
   mongo: Number(process.env.DEV_MONGODB_PORT || 27017),
   temporal: Number(process.env.DEV_TEMPORAL_PORT || 7233),
   temporalUi: Number(process.env.DEV_TEMPORAL_UI_PORT || 8233),
+  /** The worker's metrics (WORKER_METRICS_PORT), when that port is free. */
+  workerMetrics: Number(process.env.WORKER_METRICS_PORT || process.env.DEV_WORKER_METRICS_PORT || 9464),
 };
 
 const say = (m: string) => process.stdout.write(`[dev] ${m}\n`);
@@ -219,7 +221,8 @@ async function main(): Promise<void> {
     children.forEach(watch);
     const prepared = await orDied(prepareStore(cfg, keyChoice));
     say('starting worker');
-    const worker = startNode('worker', 'worker/main.ts', { ...env, SERVICE_NAME: 'worker' });
+    const workerMetrics = await workerMetricsPort(env);
+    const worker = startNode('worker', 'worker/main.ts', { ...env, SERVICE_NAME: 'worker', WORKER_METRICS_PORT: String(workerMetrics ?? 0) });
     children.push(worker);
     watch(worker);
     say('starting API');
@@ -233,6 +236,7 @@ async function main(): Promise<void> {
     printWelcome({
       apiUrl,
       uiUrl: useOwnTemporal ? `http://127.0.0.1:${ports.temporalUi}` : "(your Temporal server's UI)",
+      workerMetricsUrl: workerMetrics === null ? null : `http://${cfg.host}:${workerMetrics}/metrics`,
       mongodbUri: env.MONGODB_URI!,
       suppliedExports: [
         ...(useOwnStore ? [] : ['MONGODB_URI']),
@@ -248,6 +252,21 @@ async function main(): Promise<void> {
     process.stderr.write(`[dev] ${(err as Error).message}\n`);
     await stopAll(1);
   }
+}
+
+/**
+ * The port of the worker's metrics in development (WORKER_METRICS_PORT, else
+ * DEV_WORKER_METRICS_PORT, else 9464), or none: when set to 0, when the port is taken (said),
+ * or outside development/test without METRICS_TOKEN (the worker would refuse to start).
+ */
+async function workerMetricsPort(env: NodeJS.ProcessEnv): Promise<number | null> {
+  if (ports.workerMetrics === 0) return null;
+  if (env.NODE_ENV !== 'development' && env.NODE_ENV !== 'test' && !env.METRICS_TOKEN) return null;
+  if (await portOpen(ports.workerMetrics)) {
+    say(`port ${ports.workerMetrics} is in use: the worker serves no metrics (set DEV_WORKER_METRICS_PORT)`);
+    return null;
+  }
+  return ports.workerMetrics;
 }
 
 /** Seeds people on the first run and, when allowed, creates the development key in an empty store. */
@@ -285,6 +304,7 @@ function shellWord(value: string): string {
 function printWelcome(w: {
   apiUrl: string;
   uiUrl: string;
+  workerMetricsUrl: string | null;
   mongodbUri: string;
   /** Variables the person supplied that another terminal needs too (the dev settings file has the rest). */
   suppliedExports: string[];
@@ -335,6 +355,7 @@ function printWelcome(w: {
     'The service is running.',
     `  API            ${w.apiUrl}   (reference: ${w.apiUrl}/openapi.json, readiness: ${w.apiUrl}/readyz)`,
     `  Temporal UI    ${w.uiUrl}`,
+    ...(w.workerMetricsUrl ? [`  Worker metrics ${w.workerMetricsUrl}   (the API's: ${w.apiUrl}/metrics)`] : []),
     `  Store          ${w.mongodbUri}`,
     '',
     ...keyLines,

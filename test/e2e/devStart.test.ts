@@ -75,6 +75,7 @@ async function devEnv(extra: Record<string, string> = {}): Promise<Record<string
     DEV_MONGODB_PORT: String(await freePort()),
     DEV_TEMPORAL_PORT: String(await freePort()),
     DEV_TEMPORAL_UI_PORT: String(await freePort()),
+    DEV_WORKER_METRICS_PORT: String(await freePort()),
     DEV_DATA_DIR: join(dir, 'data'),
     DEV_ENV_FILE: join(dir, 'dev.env'),
     DEV_SEED_PEOPLE: '60',
@@ -189,6 +190,12 @@ test('the first start prints a key, a first session that works as printed and lo
     const triggeredJob = JSON.parse(triggered.stdout).job_id as string;
     await eventually('the delivery to be printed', async () => heard.includes(`"job_id":"${triggeredJob}"`), { timeoutMs: 60_000, intervalMs: 250 });
     expect(heard).toMatch(/evt_\S+ attempt 1 verified\n/);
+    // The worker's metrics, printed beside the API's, counted that job and its delivery.
+    const metricsUrl = /Worker metrics (\S+)/.exec(out)![1];
+    expect(metricsUrl).toBe(`http://127.0.0.1:${env.DEV_WORKER_METRICS_PORT}/metrics`);
+    const workerMetrics = await (await fetch(metricsUrl)).text();
+    expect(workerMetrics).toMatch(/^contact_jobs_finished_total\{status="completed"\} [1-9]/m);
+    expect(workerMetrics).toMatch(/^webhook_delivery_attempts_total\{outcome="succeeded",error_code=""\} [1-9]/m);
   } finally {
     process.kill(-listen.pid!, 'SIGINT');
     await new Promise((r) => listen.once('exit', r));
