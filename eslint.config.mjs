@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import prettierCompatible from 'eslint-config-prettier';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.local/', 'coverage/'] },
+  { ignores: ['node_modules/', 'dist/', 'clients/typescript/dist/', '.local/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   // Layout is prettier's job (npm run lint checks it, npm run format writes it).

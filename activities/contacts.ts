@@ -11,6 +11,18 @@ import { recordJobDeliveries } from '../core/jobs/deliveryReservations';
 import { recordDelivered } from '../core/talent/quotas';
 import { sourcesForOrganization } from '../core/talent/sources';
 import { emitJobCompleted } from '../core/webhooks/jobCompletedEvent';
+import { logger } from '../core/observability/logger';
+import { jobsFinished, jobsStarted } from '../core/observability/metrics';
+import { activityContext } from './activityContext';
+
+/**
+ * A job's state changes, one line each, from the activities that make them (workflow code
+ * replays, so it does not log): started, finished with its status and counts, its
+ * job.completed event emitted, its result expired, its result purged.
+ */
+function jobLine(msg: string, fields: Record<string, unknown>): void {
+  logger.info({ ...fields, workflow_id: activityContext().workflowId }, msg);
+}
 
 /** Activities of contact-retrieval jobs and their results; each one is safe to retry. */
 export function createContactActivities(config: Config) {
@@ -23,7 +35,10 @@ export function createContactActivities(config: Config) {
   return {
     /** Positions of the job's people the organization retrieved recently (reused, free). */
     async planContactReuse(input: { jobId: string; orgId: string; fields: ContactField[] }): Promise<number[]> {
-      return findReusablePositions(input);
+      const reusable = await findReusablePositions(input);
+      if ((activityContext().attempt ?? 1) === 1) jobsStarted.inc();
+      jobLine('job started', { job_id: input.jobId, org_id: input.orgId, status: 'running', reusable: reusable.length });
+      return reusable;
     },
 
     async processContactChunk(input: ChunkInput): Promise<ChunkOutcome> {
@@ -44,12 +59,23 @@ export function createContactActivities(config: Config) {
     },
 
     async finishContactRetrievalJob(input: { jobId: string; stop: StopReason | null; completed?: CompletedChunk[] }): Promise<FinishedJob> {
-      return finishJob(input.jobId, input.stop, new Date(), input.completed ?? []);
+      const finished = await finishJob(input.jobId, input.stop, new Date(), input.completed ?? []);
+      if ((activityContext().attempt ?? 1) === 1) jobsFinished.inc({ status: finished.status });
+      jobLine('job finished', {
+        job_id: finished.jobId,
+        org_id: finished.orgId,
+        workspace_id: finished.workspaceId,
+        status: finished.status,
+        stop: input.stop ?? undefined,
+        counts: finished.counts,
+        result_expires_at: finished.resultExpiresAt,
+      });
+      return finished;
     },
 
     /** Emits the one `job.completed` event of the job (idempotent: the event id is fixed at first emission). */
     async emitContactRetrievalCompleted(job: FinishedJob): Promise<{ eventId: string; deliveryStarted: boolean }> {
-      return emitJobCompleted(config, {
+      const emitted = await emitJobCompleted(config, {
         orgId: job.orgId,
         workspaceId: job.workspaceId,
         jobId: job.jobId,
@@ -58,14 +84,25 @@ export function createContactActivities(config: Config) {
         resultExpiresAt: job.resultExpiresAt ? new Date(job.resultExpiresAt) : null,
         completedAt: new Date(job.completedAt),
       });
+      jobLine('job.completed emitted', {
+        job_id: job.jobId,
+        org_id: job.orgId,
+        workspace_id: job.workspaceId,
+        event_id: emitted.eventId,
+        status: job.status,
+        delivery_started: emitted.deliveryStarted,
+      });
+      return emitted;
     },
 
     async expireContactRetrievalResult(input: { jobId: string }): Promise<void> {
       await expireJobResult(input.jobId);
+      jobLine('job result expired', { job_id: input.jobId });
     },
 
     async purgeContactRetrievalResult(input: { jobId: string }): Promise<void> {
       await purgeJobResult(input.jobId);
+      jobLine('job result purged', { job_id: input.jobId });
     },
   };
 }

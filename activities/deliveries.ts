@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../core/config';
+import { activityContext } from './activityContext';
 import { EventMissing, createAttemptDeliverer, type AttemptInput, type AttemptResult, type DeliverAttemptDeps } from '../core/webhooks/deliverAttempt';
 
 export type { AttemptInput, AttemptResult } from '../core/webhooks/deliverAttempt';
@@ -11,7 +12,7 @@ export function createDeliveryActivities(config: Config, deps: DeliveryActivityD
   return {
     async attemptDelivery(input: AttemptInput): Promise<AttemptResult> {
       try {
-        return await deliver(input);
+        return await deliver(input, { workflowId: activityContext().workflowId });
       } catch (err) {
         // Not an infrastructure hiccup: retrying cannot make a missing event appear.
         if (err instanceof EventMissing) throw ApplicationFailure.nonRetryable(err.message, 'EventMissing');

@@ -106,6 +106,8 @@ const schema = z
     WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).max(1000).default(300),
     WORKER_MAX_CONCURRENT_ACTIVITIES: positiveInt.max(1000).default(200),
     WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES: positiveInt.max(1000).default(300),
+    /** The worker's Prometheus endpoint (GET /metrics on HOST); 0 serves none. */
+    WORKER_METRICS_PORT: port.default(0),
   })
   .superRefine((c, ctx) => {
     if (!relaxed(c.NODE_ENV)) {
@@ -136,6 +138,13 @@ const schema = z
         code: 'custom',
         path: ['METRICS_ENABLED'],
         message: 'metrics show business counters: set METRICS_TOKEN, or METRICS_ENABLED=false (only NODE_ENV=development or test serve them without a token)',
+      });
+    }
+    if (c.WORKER_METRICS_PORT > 0 && !c.METRICS_TOKEN && !relaxed(c.NODE_ENV)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['WORKER_METRICS_PORT'],
+        message: "the worker's metrics show business counters: set METRICS_TOKEN too (only NODE_ENV=development or test serve them without a token)",
       });
     }
     if (c.SECRETS_ENCRYPTION_KEY_PREVIOUS && Buffer.from(c.SECRETS_ENCRYPTION_KEY_PREVIOUS, 'base64').equals(Buffer.from(c.SECRETS_ENCRYPTION_KEY, 'base64'))) {
@@ -231,6 +240,7 @@ function toConfig(e: z.infer<typeof schema>) {
       maxConcurrentWorkflowTasks: e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
       maxConcurrentActivities: e.WORKER_MAX_CONCURRENT_ACTIVITIES,
       maxConcurrentLocalActivities: e.WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES,
+      metricsPort: e.WORKER_METRICS_PORT,
     },
   };
 }

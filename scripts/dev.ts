@@ -6,14 +6,17 @@ import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError, type Config } from '../core/config';
 import {
   createDevelopmentKeyIfEmpty,
-  curlLines,
   firstKeyChoice,
   firstOrganization,
+  firstSessionLines,
   keyCreateCommand,
+  sessionPerson,
   type DevelopmentKey,
   type FirstKeyChoice,
 } from './devFirstKey';
 import { devEnvFile, readDevEnv, writeDevEnv } from './devEnv';
+import type { SessionPerson } from '../api/reference/firstCallGuide';
+import { ensureWebhookCertificate, type WebhookCertificateFiles } from './devWebhookCertificate';
 import { startLocalStack } from './localStack';
 import { startProgress } from './progress';
 import { LOCAL, ROOT, logSince, portOpen, waitFor, type RunningService } from './localServices';
@@ -46,6 +49,8 @@ const ports = {
   mongo: Number(process.env.DEV_MONGODB_PORT || 27017),
   temporal: Number(process.env.DEV_TEMPORAL_PORT || 7233),
   temporalUi: Number(process.env.DEV_TEMPORAL_UI_PORT || 8233),
+  /** The worker's metrics (WORKER_METRICS_PORT), when that port is free. */
+  workerMetrics: Number(process.env.WORKER_METRICS_PORT || process.env.DEV_WORKER_METRICS_PORT || 9464),
 };
 
 const say = (m: string) => process.stdout.write(`[dev] ${m}\n`);
@@ -83,6 +88,35 @@ function writeDevSettings(addresses: { MONGODB_URI?: string; TEMPORAL_ADDRESS?: 
   if (addresses.TEMPORAL_ADDRESS) values.TEMPORAL_ADDRESS = addresses.TEMPORAL_ADDRESS;
   writeDevEnv(file, values);
   return process.env.SECRETS_ENCRYPTION_KEY || keptKey!;
+}
+
+/**
+ * The URLs this start serves, beside the addresses: `npm run token`, the operator CLI's
+ * `webhook listen` and other local tools read them, so a non-default PORT needs no export.
+ */
+function recordUrls(cfg: Pick<Config, 'baseUrl' | 'authUrl' | 'mcpUrl'>, webhookTls: WebhookCertificateFiles | null): void {
+  const file = devEnvFile();
+  const { DEV_WEBHOOK_CERT_FILE: _cert, DEV_WEBHOOK_KEY_FILE: _key, ...previous } = readDevEnv(file);
+  writeDevEnv(file, {
+    ...previous,
+    BASE_URL: cfg.baseUrl,
+    AUTH_URL: cfg.authUrl,
+    MCP_URL: cfg.mcpUrl,
+    ...(webhookTls ? { DEV_WEBHOOK_CERT_FILE: webhookTls.certFile, DEV_WEBHOOK_KEY_FILE: webhookTls.keyFile } : {}),
+  });
+}
+
+/**
+ * Local webhooks without set-up: a loopback certificate, trusted by this start's worker and API
+ * for deliveries to loopback (`webhook listen` serves with it). Only under NODE_ENV=development
+ * or test, the only ones where those relaxations start; settings the person made are kept.
+ */
+async function trustLocalWebhooks(env: NodeJS.ProcessEnv): Promise<WebhookCertificateFiles | null> {
+  if (env.NODE_ENV !== 'development' && env.NODE_ENV !== 'test') return null;
+  const files = await ensureWebhookCertificate(join(DATA, 'webhook-tls'));
+  env.WEBHOOK_ALLOWED_CIDRS ||= '127.0.0.0/8,::1/128';
+  env.WEBHOOK_EXTRA_CA_FILE ||= files.certFile;
+  return files;
 }
 
 function startNode(name: string, script: string, env: NodeJS.ProcessEnv): RunningService {
@@ -127,6 +161,7 @@ async function main(): Promise<void> {
   };
   if (ownAddresses.MONGODB_URI) env.MONGODB_URI = ownAddresses.MONGODB_URI;
   if (ownAddresses.TEMPORAL_ADDRESS) env.TEMPORAL_ADDRESS = ownAddresses.TEMPORAL_ADDRESS;
+  const webhookTls = await trustLocalWebhooks(env);
   const keyChoice = firstKeyChoice({ nodeEnv: env.NODE_ENV, storeSupplied: !useOwnStore, askedFor: flags.devKey, skipped: flags.noDevKey });
 
   let cfg;
@@ -137,6 +172,7 @@ async function main(): Promise<void> {
     throw err;
   }
 
+  recordUrls(cfg, webhookTls);
   writeFileSync(PID_FILE, String(process.pid));
   const children: RunningService[] = [];
   let stopping = false;
@@ -185,7 +221,8 @@ async function main(): Promise<void> {
     children.forEach(watch);
     const prepared = await orDied(prepareStore(cfg, keyChoice));
     say('starting worker');
-    const worker = startNode('worker', 'worker/main.ts', { ...env, SERVICE_NAME: 'worker' });
+    const workerMetrics = await workerMetricsPort(env);
+    const worker = startNode('worker', 'worker/main.ts', { ...env, SERVICE_NAME: 'worker', WORKER_METRICS_PORT: String(workerMetrics ?? 0) });
     children.push(worker);
     watch(worker);
     say('starting API');
@@ -199,6 +236,7 @@ async function main(): Promise<void> {
     printWelcome({
       apiUrl,
       uiUrl: useOwnTemporal ? `http://127.0.0.1:${ports.temporalUi}` : "(your Temporal server's UI)",
+      workerMetricsUrl: workerMetrics === null ? null : `http://${cfg.host}:${workerMetrics}/metrics`,
       mongodbUri: env.MONGODB_URI!,
       suppliedExports: [
         ...(useOwnStore ? [] : ['MONGODB_URI']),
@@ -216,11 +254,26 @@ async function main(): Promise<void> {
   }
 }
 
+/**
+ * The port of the worker's metrics in development (WORKER_METRICS_PORT, else
+ * DEV_WORKER_METRICS_PORT, else 9464), or none: when set to 0, when the port is taken (said),
+ * or outside development/test without METRICS_TOKEN (the worker would refuse to start).
+ */
+async function workerMetricsPort(env: NodeJS.ProcessEnv): Promise<number | null> {
+  if (ports.workerMetrics === 0) return null;
+  if (env.NODE_ENV !== 'development' && env.NODE_ENV !== 'test' && !env.METRICS_TOKEN) return null;
+  if (await portOpen(ports.workerMetrics)) {
+    say(`port ${ports.workerMetrics} is in use: the worker serves no metrics (set DEV_WORKER_METRICS_PORT)`);
+    return null;
+  }
+  return ports.workerMetrics;
+}
+
 /** Seeds people on the first run and, when allowed, creates the development key in an empty store. */
 async function prepareStore(
   { mongodbUri, apiAudience: audience, secretsKey }: Pick<Config, 'mongodbUri' | 'apiAudience' | 'secretsKey'>,
   keyChoice: FirstKeyChoice,
-): Promise<{ devKey: DevelopmentKey | null; org: { org_id: string; workspace_id: string } | null }> {
+): Promise<{ devKey: DevelopmentKey | null; org: { org_id: string; workspace_id: string } | null; person: SessionPerson | null }> {
   const { connectStore, disconnectStore, ensureIndexes } = await import('../core/store/connection');
   const seed = await import('../core/talent/seedPeople');
   await connectStore(mongodbUri);
@@ -237,7 +290,7 @@ async function prepareStore(
       }
     }
     const devKey = keyChoice.allowed ? await createDevelopmentKeyIfEmpty(audience) : null;
-    return { devKey, org: devKey ? null : await firstOrganization() };
+    return { devKey, org: devKey ? null : await firstOrganization(), person: devKey ? await sessionPerson() : null };
   } finally {
     await disconnectStore();
   }
@@ -251,12 +304,14 @@ function shellWord(value: string): string {
 function printWelcome(w: {
   apiUrl: string;
   uiUrl: string;
+  workerMetricsUrl: string | null;
   mongodbUri: string;
   /** Variables the person supplied that another terminal needs too (the dev settings file has the rest). */
   suppliedExports: string[];
   keyChoice: FirstKeyChoice;
   devKey: DevelopmentKey | null;
   org: { org_id: string; workspace_id: string } | null;
+  person: SessionPerson | null;
 }): void {
   const admin = 'npm run --silent admin --';
   const exports = w.suppliedExports.map((name) =>
@@ -271,8 +326,11 @@ function printWelcome(w: {
         '',
         `  ${w.devKey.key}`,
         '',
-        'Try it (in another terminal):',
-        ...curlLines(w.apiUrl, w.devKey.key).map((l) => `  ${l}`),
+        'A first session (in another terminal, line by line: whoami, search, unlock, match, a contact-retrieval job and its result;',
+        'the fixed Idempotency-Keys make a second run replay the answers without charging again):',
+        ...(w.person
+          ? firstSessionLines(w.apiUrl, w.devKey.key, w.person).map((l) => `  ${l}`)
+          : [`  curl -sS -H "Authorization: Bearer ${w.devKey.key}" ${w.apiUrl}/v1/whoami`]),
       ]
     : [
         ...(w.keyChoice.allowed ? [] : [`No development key: ${w.keyChoice.reason}.`]),
@@ -282,14 +340,26 @@ function printWelcome(w: {
         `  ${keyCreateCommand(admin, w.org)}`,
         `  curl -sS -H "Authorization: Bearer <key>" ${w.apiUrl}/v1/whoami`,
       ];
+  const workspace = w.devKey?.workspace_id ?? w.org?.workspace_id;
+  const webhookLines = workspace
+    ? [
+        '',
+        'Webhooks on this machine (in another terminal): a local HTTPS receiver as the workspace endpoint, printing each delivery;',
+        'then a free job whose job.completed it receives:',
+        `  ${admin} webhook listen --workspace ${workspace}`,
+        `  ${admin} webhook trigger --workspace ${workspace}`,
+      ]
+    : [];
   const lines = [
     '',
     'The service is running.',
     `  API            ${w.apiUrl}   (reference: ${w.apiUrl}/openapi.json, readiness: ${w.apiUrl}/readyz)`,
     `  Temporal UI    ${w.uiUrl}`,
+    ...(w.workerMetricsUrl ? [`  Worker metrics ${w.workerMetricsUrl}   (the API's: ${w.apiUrl}/metrics)`] : []),
     `  Store          ${w.mongodbUri}`,
     '',
     ...keyLines,
+    ...webhookLines,
     '',
     'Ctrl-C stops everything.',
     '',

@@ -1,3 +1,4 @@
+import { firstSessionCommands, type SessionPerson } from '../api/reference/firstCallGuide';
 import { ALL_PERMISSIONS } from '../core/keys/permissions';
 
 /**
@@ -56,13 +57,20 @@ export async function firstOrganization(): Promise<{ org_id: string; workspace_i
   return ws ? { org_id: String(org._id), workspace_id: String(ws._id) } : null;
 }
 
-/** curl lines that answer 200 exactly as printed (the search's Idempotency-Key replays the same page when run again). */
-export function curlLines(apiUrl: string, key: string): string[] {
-  return [
-    `curl -sS -H "Authorization: Bearer ${key}" ${apiUrl}/v1/whoami`,
-    `curl -sS -X POST -H "Authorization: Bearer ${key}" -H "Content-Type: application/json" -H "Idempotency-Key: dev-first-search-1" ` +
-      `-d '{"query":"engineer","page_size":5}' ${apiUrl}/v1/candidates/search`,
-  ];
+/**
+ * The first session's lines (the reference's "First call", with this key and a seeded person
+ * filled in): each answers 200 exactly as printed, run in order in one terminal.
+ */
+export function firstSessionLines(apiUrl: string, key: string, person: SessionPerson): string[] {
+  return firstSessionCommands({ baseUrl: apiUrl, key, person });
+}
+
+/** A seeded person of the built-in source (every organization may use it), for the printed session. */
+export async function sessionPerson(): Promise<SessionPerson | null> {
+  const { Person } = await import('../core/talent/models');
+  const { BUILT_IN_SOURCE_ID } = await import('../core/talent/sources');
+  const p = await Person.findOne({ source: BUILT_IN_SOURCE_ID }, { _id: 1, fullName: 1, profileUrl: 1 }).sort({ _id: 1 }).lean();
+  return p ? { person_id: String(p._id), name: String(p.fullName), profile_url: String(p.profileUrl) } : null;
 }
 
 export function keyCreateCommand(admin: string, org: { org_id: string; workspace_id: string } | null): string {

@@ -4,6 +4,7 @@ import { ensureMaintenanceSchedule, MAINTENANCE_SCHEDULE_ID } from '../core/main
 import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
 import { createWorker } from './createWorker';
+import { startMetricsServer } from './metricsServer';
 import { sdkLogger } from './sdkLogger';
 
 async function main(): Promise<void> {
@@ -18,9 +19,12 @@ async function main(): Promise<void> {
     (created) => logger.info({ scheduleId: MAINTENANCE_SCHEDULE_ID, created }, 'store maintenance schedule in place'),
     (err: Error) => logger.error({ scheduleId: MAINTENANCE_SCHEDULE_ID, err: { message: err.message } }, 'could not create the store maintenance schedule'),
   );
+  const metrics = config.worker.metricsPort > 0 ? await startMetricsServer(config) : null;
+  if (metrics) logger.info({ port: metrics.port, host: config.host }, 'worker metrics at /metrics');
   logger.info({ taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace }, 'worker running');
   // worker.run() resolves after SIGINT/SIGTERM: the SDK drains in-flight tasks first.
   await worker.run();
+  await metrics?.close();
   await connection.close();
   await disconnectStore();
   logger.info('worker stopped');

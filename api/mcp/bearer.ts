@@ -77,6 +77,19 @@ const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
 
 const INVALID_TOKEN = 'The access token is invalid or expired.';
 
+/** An API key's shape (core/keys/apiKeyFormat.ts), told apart so its sender learns what to send instead. */
+const API_KEY_HEAD = /^sk_(live|test)_ext_/;
+
+function apiKeyRefusal(config: Config): BearerRejection {
+  return new BearerRejection(
+    401,
+    'invalid_token',
+    `API keys are not accepted by the tool server: it takes an OAuth access token for ${toolsResource(config)}. ` +
+      `An M2M client gets one from ${config.authUrl}/api/oauth/token (grant_type=client_credentials, scope=mcp:tools, resource=${toolsResource(config)}); ` +
+      'an operator creates the client with the operator CLI (m2m create). An MCP client that signs in gets one through the authorization server this challenge names.',
+  );
+}
+
 export async function authenticateBearer(ctx: Context, config: Config): Promise<ToolPrincipal> {
   const raw = ctx.req.rawHeaders;
   const values: string[] = [];
@@ -87,6 +100,7 @@ export async function authenticateBearer(ctx: Context, config: Config): Promise<
   if (values.length === 0) throw new BearerRejection(401, undefined, 'An access token is required.');
   const match = BEARER.exec(values[0].trim());
   if (!match) throw new BearerRejection(401, 'invalid_token', 'The Authorization header must be `Bearer <access token>`.');
+  if (API_KEY_HEAD.test(match[1])) throw apiKeyRefusal(config);
   const verdict = await verifyAccessToken(match[1], {
     issuer: config.authUrl,
     audience: toolsResource(config),

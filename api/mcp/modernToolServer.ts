@@ -3,7 +3,7 @@ import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { createMcpHandler, isLegacyRequest, ProtocolError, ProtocolErrorCode, Server, type McpHttpHandler } from '@modelcontextprotocol/server';
 import type { Context } from 'koa';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
-import type { ToolEntry } from './toolCatalog';
+import { toolListing, type ToolEntry } from './toolCatalog';
 import type { ToolDispatcher } from './toolDispatch';
 import { toolResult } from './toolResult';
 import { namedHost, requestUrl } from '../requestUrl';
@@ -26,12 +26,10 @@ interface ModernCall {
 function modernServer(tools: readonly ToolEntry[], dispatcher: ToolDispatcher, call: ModernCall): Server {
   const server = new Server({ name: 'talent-platform-tools', version: '1.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler('tools/list', async () => ({
-    tools: tools.map((t) => ({
-      name: t.definition.name,
-      title: t.definition.title,
-      description: t.definition.description,
-      inputSchema: t.inputSchema as { type: 'object' },
-    })),
+    tools: tools.map((t) => {
+      const listed = toolListing(t);
+      return { ...listed, inputSchema: listed.inputSchema as { type: 'object' }, outputSchema: listed.outputSchema as { type: 'object' } };
+    }),
   }));
   server.setRequestHandler('tools/call', async (request) => {
     const entry = tools.find((t) => t.definition.name === request.params.name);

@@ -12,7 +12,25 @@ export interface ToolDefinition {
   operation: OperationName;
   title: string;
   description: string;
+  annotations: ToolAnnotations;
 }
+
+/**
+ * MCP tool annotations, as a client deciding whether to ask before a call reads them. A tool
+ * that spends credits is never read-only. Idempotent means a repeat with the same arguments
+ * has no further effect even without an idempotency_key (an unlock of a person already unlocked
+ * is free; a second cancel changes nothing); a search or a match without one is charged again.
+ * Open world: the tool reaches beyond this platform (a job asks the contact provider).
+ */
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const PAID: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 
 export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
   {
@@ -21,12 +39,14 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
     title: 'Search candidates',
     description:
       'Search the talent pool (same as POST /v1/candidates/search). Charged per page of results like the developer API; pass idempotency_key to make a retry safe.',
+    annotations: PAID,
   },
   {
     name: 'list_sources',
     operation: 'search.sources',
     title: 'List search sources',
     description: 'List the search sources this client can use (same as GET /v1/search/sources). Free.',
+    annotations: READ,
   },
   {
     name: 'unlock_profile',
@@ -34,6 +54,7 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
     title: 'Unlock a profile',
     description:
       'Unlock the full profile of one opaque person identifier (same as POST /v1/profiles/unlock). Costs credits unless already unlocked; pass idempotency_key to make a retry safe.',
+    annotations: { ...PAID, idempotentHint: true },
   },
   {
     name: 'match_person',
@@ -41,6 +62,7 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
     title: 'Match a person',
     description:
       'Match a person description to person identifiers (same as POST /v1/person-matches). Charged per match returned; pass idempotency_key to make a retry safe.',
+    annotations: PAID,
   },
   {
     name: 'create_contact_retrieval_job',
@@ -48,6 +70,7 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
     title: 'Create a contact-retrieval job',
     description:
       'Start retrieving contact details for up to 100 person identifiers (same as POST /v1/contact-retrieval-jobs). Runs asynchronously: poll get_contact_retrieval_job, then read get_job_result. Charged per delivered record.',
+    annotations: { ...PAID, openWorldHint: true },
   },
   {
     name: 'get_contact_retrieval_job',
@@ -55,12 +78,14 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
     title: 'Read a contact-retrieval job',
     description:
       'Read the status and counts of a contact-retrieval job (same as GET /v1/contact-retrieval-jobs/{id}; `id` is the job_id returned at creation).',
+    annotations: READ,
   },
   {
     name: 'get_job_result',
     operation: 'job_results.get',
     title: 'Read a job result',
     description: 'Read the result of a finished contact-retrieval job (same as GET /v1/job-results/{job_id}); retained 7 days.',
+    annotations: READ,
   },
   {
     name: 'cancel_contact_retrieval_job',
@@ -68,12 +93,14 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
     title: 'Cancel a contact-retrieval job',
     description:
       'Ask a running contact-retrieval job to stop (same as POST /v1/contact-retrieval-jobs/{id}/cancel; `id` is the job_id). Delivered records stay charged; the job ends `cancelled`.',
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'whoami',
     operation: 'whoami',
     title: 'Describe this client',
     description: 'Describe the calling client: organization, workspace, application and permissions (same as GET /v1/whoami). Free.',
+    annotations: READ,
   },
 ];
 
@@ -97,11 +124,53 @@ export interface ArgumentPlan {
   bodyArgument: boolean;
 }
 
+type ObjectSchema = { type: 'object'; properties?: Record<string, unknown>; required?: string[]; [k: string]: unknown };
+
 export interface ToolEntry {
   definition: ToolDefinition;
   spec: RouteSpec;
-  inputSchema: { type: 'object'; properties: Record<string, unknown>; required?: string[]; [k: string]: unknown };
+  inputSchema: ObjectSchema & { properties: Record<string, unknown> };
+  outputSchema: ObjectSchema;
   plan: ArgumentPlan;
+}
+
+/**
+ * What a refused call carries as its structured result (toolDispatch.ts `problemPayload`): the
+ * problem document's members, plus whatever the problem adds (`unknown_person_ids`, `errors`, …).
+ */
+const TOOL_PROBLEM_SCHEMA = {
+  type: 'object',
+  description: 'a refused call (isError: true): the problem document of the developer API',
+  properties: {
+    code: { type: 'string' },
+    status: { type: 'integer' },
+    title: { type: 'string' },
+    detail: { type: 'string' },
+    request_id: { type: 'string' },
+    retry_after: { type: 'integer', description: 'seconds, when a retry later can succeed' },
+  },
+  required: ['code', 'status', 'title', 'detail', 'request_id'],
+  additionalProperties: true,
+} as const;
+
+/**
+ * The tool's structured result: the operation's success response (the route's own schema, as
+ * /openapi.json documents it) or, on isError, its problem document.
+ */
+function outputSchemaOf(spec: RouteSpec): ObjectSchema {
+  const success = Object.entries(spec.responses)
+    .filter(([status, doc]) => Number(status) >= 200 && Number(status) < 300 && doc.schema)
+    .map(([, doc]) => z.toJSONSchema(doc.schema!, { io: 'output', unrepresentable: 'any', target: 'draft-7' }) as JsonSchema)
+    .map(({ $schema: _ignored, ...schema }) => schema);
+  // Every route of the catalogue documents one; a route without says only that it is an object.
+  const answers = success.length ? success : [{ type: 'object', additionalProperties: true }];
+  return { type: 'object', anyOf: [...answers, TOOL_PROBLEM_SCHEMA] };
+}
+
+/** The tool as tools/list shows it (both protocol revisions). */
+export function toolListing(t: ToolEntry) {
+  const { name, title, description, annotations } = t.definition;
+  return { name, title, description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: { title, ...annotations } };
 }
 
 /**
@@ -147,7 +216,7 @@ export function buildToolEntry(definition: ToolDefinition, spec: RouteSpec): Too
   }
   const inputSchema: ToolEntry['inputSchema'] = { type: 'object', properties, additionalProperties: additional };
   if (required.length) inputSchema.required = [...new Set(required)];
-  return { definition, spec, inputSchema, plan };
+  return { definition, spec, inputSchema, outputSchema: outputSchemaOf(spec), plan };
 }
 
 /** The tools whose operations are registered, in catalogue order. */

@@ -11,7 +11,7 @@ import { createOperationExecutor } from '../operations/executeOperation';
 import { operationRegistry } from '../operations/operationRegistry';
 import { MAX_BODY_DEPTH, nestingExceeds } from '../middleware/jsonBody';
 import { authenticateBearer, BearerRejection, sendBearerRejection } from './bearer';
-import { availableTools, type ToolEntry } from './toolCatalog';
+import { availableTools, toolListing, type ToolEntry } from './toolCatalog';
 import { createToolDispatcher, type ToolDispatcher } from './toolDispatch';
 import { modernToolServer } from './modernToolServer';
 import { toolResult } from './toolResult';
@@ -25,7 +25,7 @@ export { clientPrincipal } from './bearer';
 function mcpServer(tools: ToolEntry[], principal: KeyPrincipal, requestId: string, dispatcher: ToolDispatcher): Server {
   const server = new Server({ name: 'talent-platform-tools', version: '1.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: tools.map((t) => ({ name: t.definition.name, title: t.definition.title, description: t.definition.description, inputSchema: t.inputSchema })),
+    tools: tools.map(toolListing),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const entry = tools.find((t) => t.definition.name === request.params.name);

@@ -36,6 +36,8 @@ export interface ClientRecord {
 
 export interface CreateClientInput {
   orgId: string;
+  /** The workspace the client acts in (its jobs, its webhook endpoint); a new one of its own when absent. */
+  workspaceId?: string;
   rateLimitPerMinute: number;
   permissions?: string[];
   name?: string;
@@ -58,9 +60,14 @@ export async function createClient(input: CreateClientInput): Promise<{
   const unknown = permissions.filter((p) => !isPermission(p));
   if (unknown.length) throw new Error(`unknown scopes: ${unknown.join(', ')}`);
   const clientId = newId('cli');
-  const workspaceId = newId('ws');
+  const workspaceId = input.workspaceId ?? newId('ws');
   const applicationId = newId('app');
-  await Workspace.create({ _id: workspaceId, orgId: input.orgId, name: `M2M client ${clientId}` });
+  if (input.workspaceId) {
+    const ws = await Workspace.findById(input.workspaceId, { orgId: 1 }).lean();
+    if (!ws || ws.orgId !== input.orgId) throw new Error(`workspace ${input.workspaceId} is not a workspace of organization ${input.orgId}`);
+  } else {
+    await Workspace.create({ _id: workspaceId, orgId: input.orgId, name: `M2M client ${clientId}` });
+  }
   await Application.create({ _id: applicationId, orgId: input.orgId, name: `M2M client ${clientId}` });
   const secret = generateClientSecret();
   const now = new Date();

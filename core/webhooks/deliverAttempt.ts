@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import type { Config } from '../config';
 import { logger } from '../observability/logger';
+import { webhookAttemptDuration, webhookAttempts, webhookDeadLetters } from '../observability/metrics';
 import { destinationLookup } from './destinationResolver';
 import type { DeliveryRun } from './deliveryWorkflowContract';
 import { MAX_ATTEMPTS } from './retrySchedule';
@@ -69,6 +70,41 @@ export function endpointVerdict(
   return endpoint.state === 'active' ? 'ok' : 'endpoint_inactive';
 }
 
+/** Where an attempt runs, for its log line: the delivery workflow's id when run as its activity. */
+export interface AttemptContext {
+  workflowId?: string;
+}
+
+/**
+ * One line and the metrics of an attempt this run made (not of one it found already recorded):
+ * an operator follows an event from these lines by `event_id`, a job by `job_id`.
+ */
+function observeAttempt(record: WebhookDeliveryDoc, context: AttemptContext): void {
+  const outcome = record.status;
+  webhookAttempts.inc({ outcome, error_code: record.errorCode ?? '' });
+  if (record.durationMs !== null && record.durationMs !== undefined) webhookAttemptDuration.observe({ outcome }, record.durationMs / 1000);
+  if (outcome === 'dead_lettered') webhookDeadLetters.inc();
+  logger[outcome === 'succeeded' ? 'info' : 'warn'](
+    {
+      event_id: record.eventId,
+      delivery_id: record._id,
+      job_id: record.jobId,
+      org_id: record.orgId,
+      workspace_id: record.workspaceId,
+      endpoint_id: record.endpointId,
+      workflow_id: context.workflowId,
+      attempt: record.attempt,
+      replay: record.replay,
+      outcome,
+      response_status: record.responseStatus ?? undefined,
+      error_code: record.errorCode ?? undefined,
+      duration_ms: record.durationMs ?? undefined,
+      next_attempt_at: record.nextAttemptAt ?? undefined,
+    },
+    'webhook delivery attempt',
+  );
+}
+
 export function createAttemptDeliverer(config: Config, deps: DeliverAttemptDeps = {}) {
   const now = deps.now ?? (() => new Date());
   let ca: string[] | undefined;
@@ -92,7 +128,7 @@ export function createAttemptDeliverer(config: Config, deps: DeliverAttemptDeps 
     return { ok: record.status === 'succeeded', deliveryId: record._id, status: record.status };
   }
 
-  async function attemptDelivery(input: AttemptInput): Promise<AttemptResult> {
+  async function attemptDelivery(input: AttemptInput, context: AttemptContext = {}): Promise<AttemptResult> {
     const event = input.event ?? (await WebhookEvent.findById(input.eventId).lean());
     // Not an infrastructure hiccup: retrying cannot make a missing event appear.
     if (!event) throw new EventMissing(input.eventId);
@@ -142,6 +178,7 @@ export function createAttemptDeliverer(config: Config, deps: DeliverAttemptDeps 
       attemptedAt: at,
       nextAttemptAt: !outcome.ok && input.nextDelayMs !== null ? new Date(finishedAt + input.nextDelayMs) : null,
     });
+    observeAttempt(record, context);
     return settle(record);
   }
 

@@ -8,7 +8,8 @@
  *   WEBHOOK_SECRET=whsec_… node receiver.js
  *
  * Environment: WEBHOOK_SECRET (required, the `secret` shown when the endpoint was created or
- * its secret rotated), PORT (3000), TLS_CERT_FILE and TLS_KEY_FILE (serve HTTPS yourself;
+ * its secret rotated), PORT (3000), HOST (127.0.0.1: only this machine can reach it; set 0.0.0.0
+ * or :: to accept deliveries from elsewhere), TLS_CERT_FILE and TLS_KEY_FILE (serve HTTPS yourself;
  * without them put it behind a TLS-terminating proxy: the platform delivers to HTTPS URLs only),
  * API_KEY and API_BASE_URL (optional: then each event's result is fetched and summarised).
  */
@@ -117,8 +118,22 @@ async function printEvent(event, webhookId) {
   const { API_KEY, API_BASE_URL } = process.env;
   if (!API_KEY || !API_BASE_URL || event.type !== 'job.completed') return;
   const res = await fetch(new URL(event.data.result_url, API_BASE_URL), { headers: { Authorization: `Bearer ${API_KEY}` } });
-  const result = await res.json();
-  console.log(`result of ${event.data.job_id}: HTTP ${res.status}, ${Array.isArray(result.data) ? result.data.length : 0} people`);
+  console.log(`result of ${event.data.job_id}: HTTP ${res.status}, ${describeResult(await res.json())}`);
+}
+
+/**
+ * One line about a page of `GET /v1/job-results/{job_id}`: its people (`items`) by outcome, and
+ * whether more pages follow (`next_cursor`). A problem document is shown by its code.
+ */
+function describeResult(result) {
+  if (!result || !Array.isArray(result.items)) return `no result (${(result && (result.code || result.title)) || 'unexpected body'})`;
+  const outcomes = {};
+  for (const item of result.items) outcomes[item.outcome] = (outcomes[item.outcome] || 0) + 1;
+  const byOutcome = Object.entries(outcomes)
+    .map(([outcome, n]) => `${n} ${outcome}`)
+    .join(', ');
+  const people = `${result.items.length} ${result.items.length === 1 ? 'person' : 'people'}`;
+  return `${people}${byOutcome ? ` (${byOutcome})` : ''}${result.next_cursor ? ', more pages follow' : ''}`;
 }
 
 function main() {
@@ -134,9 +149,11 @@ function main() {
       ? createHttpsServer({ cert: readFileSync(TLS_CERT_FILE), key: readFileSync(TLS_KEY_FILE) }, handler)
       : createHttpServer(handler);
   const port = Number(process.env.PORT || 3000);
-  server.listen(port, () => console.log(`receiving webhooks on ${TLS_CERT_FILE ? 'https' : 'http'}://localhost:${port}/`));
+  const host = process.env.HOST || '127.0.0.1';
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  server.listen(port, host, () => console.log(`receiving webhooks on ${TLS_CERT_FILE ? 'https' : 'http'}://${shownHost}:${port}/`));
 }
 
-module.exports = { createReceiver, SeenEvents, MAX_BODY_BYTES };
+module.exports = { createReceiver, describeResult, SeenEvents, MAX_BODY_BYTES };
 
 if (require.main === module) main();

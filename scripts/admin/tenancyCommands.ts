@@ -16,10 +16,15 @@ export const tenancyCommands: Record<string, AdminCommand> = {
     run: (f) => createApplication(requireFlag(f, 'org'), optionalFlag(f, 'name')),
   },
   'key create': {
-    usage: 'key create --org O --workspace W [--application A] --scopes s1,s2 [--family F] [--environment live|test] [--audience X]',
+    usage: 'key create --org O --workspace W [--application A] --scopes s1,s2 [--family F] [--environment live] [--audience X]',
     run: (f, config) => {
       const env = optionalFlag(f, 'environment') ?? 'live';
-      if (env !== 'live' && env !== 'test') throw new Error('--environment must be live or test');
+      // The data model knows test keys, but this deployment refuses them on every request (401).
+      if (env === 'test')
+        throw new UsageError(
+          '--environment test: this deployment accepts live keys only (a test key would be refused with 401 on every request); leave --environment out',
+        );
+      if (env !== 'live') throw new UsageError('--environment must be live (the only environment this deployment accepts)');
       const family = optionalFlag(f, 'family');
       if (family !== undefined && !/^kf_[0-9A-Za-z]+$/.test(family)) throw new UsageError('--family must be an existing key family id (kf_…)');
       return createApiKey({

@@ -12,8 +12,8 @@ jest.setTimeout(240_000);
 
 /**
  * `npm run dev` as a new developer runs it (tsx scripts/dev.ts), on free ports with its data in
- * a temporary folder: the first start prints a key and curl lines that answer 200 exactly as
- * printed; a second start creates no key and prints a ready key-create command; against a
+ * a temporary folder: the first start prints a key and a first session (whoami, search, unlock,
+ * match, a job and its result) that works exactly as printed; a second start creates no key and prints a ready key-create command; against a
  * store the person supplied, no key is created.
  */
 const ROOT = resolve(__dirname, '..', '..');
@@ -75,6 +75,7 @@ async function devEnv(extra: Record<string, string> = {}): Promise<Record<string
     DEV_MONGODB_PORT: String(await freePort()),
     DEV_TEMPORAL_PORT: String(await freePort()),
     DEV_TEMPORAL_UI_PORT: String(await freePort()),
+    DEV_WORKER_METRICS_PORT: String(await freePort()),
     DEV_DATA_DIR: join(dir, 'data'),
     DEV_ENV_FILE: join(dir, 'dev.env'),
     DEV_SEED_PEOPLE: '60',
@@ -98,11 +99,25 @@ async function startDevOnFreePorts(extra: Record<string, string> = {}): Promise<
   }
 }
 
-function printedCurlLines(output: string): string[] {
-  return output
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l.startsWith('curl '));
+/** The first session's lines as printed: the indented lines under "A first session", up to the blank line. */
+function printedSession(output: string): string[] {
+  const lines = output.split('\n');
+  const start = lines.findIndex((l) => l.startsWith('A first session'));
+  const session: string[] = [];
+  for (const l of lines.slice(start + 1)) {
+    if (l.trim() === '') break;
+    if (l.startsWith('  ')) session.push(l.trim());
+  }
+  return session;
+}
+
+/** Runs the lines in one shell, in order, exactly as printed; returns what each printed. */
+function runSession(lines: string[]): string[] {
+  const SEP = '=====8<=====';
+  const script = lines.join(`\nprintf '\\n${SEP}\\n'\n`);
+  const r = spawnSync('sh', ['-c', script], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+  expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
+  return r.stdout.split(`\n${SEP}\n`).map((s) => s.trim());
 }
 
 afterAll(async () => {
@@ -110,7 +125,7 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-test('the first start prints a key whose curl lines answer 200 as printed; the next start makes none and says how', async () => {
+test('the first start prints a key, a first session that works as printed and local webhooks that arrive verified; the next start makes no key and says how', async () => {
   const { env, run: first } = await startDevOnFreePorts();
   const out = first.output();
   expect(out).toContain('A development key was created');
@@ -119,21 +134,72 @@ test('the first start prints a key whose curl lines answer 200 as printed; the n
   expect(out).toMatch(/\[dev\] ready in \d+\.\d s/);
   const key = /^\s+(sk_live_ext_\S+)$/m.exec(out)?.[1];
   expect(key).toBeDefined();
-  const curls = printedCurlLines(out);
-  expect(curls).toHaveLength(2);
-  for (const line of curls) {
-    // Exactly as printed, plus only curl's own report of the status code.
-    const r = spawnSync('sh', ['-c', `${line} -o /dev/null -w '%{http_code}'`], { encoding: 'utf8' });
-    expect({ line, status: r.stdout }).toEqual({ line, status: '200' });
-  }
-  const whoami = JSON.parse(spawnSync('sh', ['-c', curls[0]], { encoding: 'utf8' }).stdout);
-  expect(whoami.key_id).toMatch(/^key_/);
+  const session = printedSession(out);
+  expect(session[0]).toBe(`export API_KEY=${key}`);
+  const answers = runSession(session);
+  const [, whoami, search, unlock, match, jobId, job, result] = answers;
+  expect(JSON.parse(whoami).key_id).toMatch(/^key_/);
+  expect(JSON.parse(search).data.length).toBeGreaterThan(0);
+  const personId = JSON.parse(unlock).profile.person_id as string;
+  expect(personId).toMatch(/^per_/);
+  // Found at the default min_confidence, and the person the session is about.
+  expect(JSON.parse(match).data[0]).toMatchObject({ person_id: personId, confidence: expect.any(Number) });
+  expect(JSON.parse(match).data[0].confidence).toBeGreaterThanOrEqual(0.8);
+  expect(jobId).toMatch(/^job_/);
+  expect(JSON.parse(job)).toMatchObject({ job_id: jobId, counts: { requested: 1 } });
+  expect(JSON.parse(result)).toMatchObject({ job_id: jobId, items: expect.any(Array) });
+  // Run again as printed: the fixed idempotency keys replay every paid answer.
+  const replayed = runSession(session);
+  expect(replayed[5]).toBe(jobId);
+  expect(JSON.parse(replayed[2]).receipt_id).toBe(JSON.parse(search).receipt_id);
+  const finished = await eventually(
+    'the job to finish',
+    async () => {
+      const [, , , , , , , r] = runSession(session);
+      const body = JSON.parse(r);
+      return body.status !== 'running' ? body : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 500 },
+  );
+  expect(finished).toMatchObject({ job_id: jobId, items: [{ person_id: personId }] });
 
   // The operator CLI finds the store of this start (non-default ports) through the settings file.
   const settings = readFileSync(env.DEV_ENV_FILE, 'utf8');
   expect(settings).toContain(`MONGODB_URI=mongodb://127.0.0.1:${env.DEV_MONGODB_PORT}/talent`);
   expect(settings).toContain(`TEMPORAL_ADDRESS=127.0.0.1:${env.DEV_TEMPORAL_PORT}`);
+  expect(settings).toContain(`BASE_URL=http://127.0.0.1:${env.PORT}\nAUTH_URL=http://127.0.0.1:${env.PORT}\nMCP_URL=http://127.0.0.1:${env.PORT}`);
   expect(settings).not.toContain(key);
+  expect(settings).toMatch(/^DEV_WEBHOOK_CERT_FILE=\S+webhook-cert\.pem$/m);
+
+  // Local webhooks as printed: listen in one terminal, trigger in another; the delivery arrives
+  // verified, over HTTPS to loopback, which this start's worker trusts.
+  const printedCommand = (words: string) =>
+    out
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l.startsWith(`npm run --silent admin -- ${words}`))!;
+  const cliEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DEV_ENV_FILE: env.DEV_ENV_FILE, TEMPORAL_TASK_QUEUE: env.TEMPORAL_TASK_QUEUE };
+  const listen = spawn('sh', ['-c', `exec ${printedCommand('webhook listen')}`], { cwd: ROOT, env: cliEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let heard = '';
+  listen.stdout!.on('data', (c: Buffer) => (heard += c.toString()));
+  listen.stderr!.on('data', (c: Buffer) => (heard += c.toString()));
+  try {
+    await eventually('listen to be ready', async () => heard.includes('listening on') || listen.exitCode !== null, { timeoutMs: 60_000 });
+    const triggered = spawnSync('sh', ['-c', printedCommand('webhook trigger')], { cwd: ROOT, env: cliEnv, encoding: 'utf8' });
+    expect({ status: triggered.status, stderr: triggered.stderr }).toEqual({ status: 0, stderr: '' });
+    const triggeredJob = JSON.parse(triggered.stdout).job_id as string;
+    await eventually('the delivery to be printed', async () => heard.includes(`"job_id":"${triggeredJob}"`), { timeoutMs: 60_000, intervalMs: 250 });
+    expect(heard).toMatch(/evt_\S+ attempt 1 verified\n/);
+    // The worker's metrics, printed beside the API's, counted that job and its delivery.
+    const metricsUrl = /Worker metrics (\S+)/.exec(out)![1];
+    expect(metricsUrl).toBe(`http://127.0.0.1:${env.DEV_WORKER_METRICS_PORT}/metrics`);
+    const workerMetrics = await (await fetch(metricsUrl)).text();
+    expect(workerMetrics).toMatch(/^contact_jobs_finished_total\{status="completed"\} [1-9]/m);
+    expect(workerMetrics).toMatch(/^webhook_delivery_attempts_total\{outcome="succeeded",error_code=""\} [1-9]/m);
+  } finally {
+    process.kill(-listen.pid!, 'SIGINT');
+    await new Promise((r) => listen.once('exit', r));
+  }
   await first.stop();
 
   const second = await startDev(env);
@@ -154,7 +220,7 @@ test('the first start prints a key whose curl lines answer 200 as printed; the n
   });
   expect({ status: made.status, stderr: made.stderr }).toEqual({ status: 0, stderr: '' });
   const newKey = JSON.parse(made.stdout).key as string;
-  const r = spawnSync('sh', ['-c', `${printedCurlLines(out)[0].replace(key!, newKey)} -o /dev/null -w '%{http_code}'`], { encoding: 'utf8' });
+  const r = spawnSync('sh', ['-c', `${session[1]} -o /dev/null -w '%{http_code}'`], { encoding: 'utf8', env: { PATH: process.env.PATH, API_KEY: newKey } });
   expect(r.stdout).toBe('200');
   await second.stop();
 });

@@ -63,7 +63,8 @@ test('renders every operation and webhook event of the document', async () => {
   expect(missing).toEqual([]);
   // The first-call guide is the document's introduction.
   const text = await page.textContent('body');
-  for (const step of ['First call', 'Get a key', 'Who am I', 'Search', 'Receive and verify', 'standardwebhooks']) expect(text).toContain(step);
+  for (const step of ['First call', 'Get a key', 'A first session', 'Register a webhook endpoint', 'Receive and verify', 'standardwebhooks'])
+    expect(text).toContain(step);
 });
 
 test('loads nothing from another origin, breaks no CSP rule of its own, and throws no error', () => {

@@ -58,6 +58,20 @@ describe('operator CLI', () => {
     expect((await api(srv.url, 'GET', '/v1/whoami', { key: rotated.json.key })).status).toBe(200);
   }, 120_000);
 
+  test('key create refuses a test key, which this deployment would refuse on every request: exit 2, one line, nothing made', async () => {
+    const org = admin('org', 'create', '--name', 'Envs');
+    const base = ['key', 'create', '--org', org.json.org_id, '--workspace', org.json.workspace_id, '--scopes', 'candidates.search'];
+    const { ApiKey } = await import('../../core/keys/models');
+    for (const environment of ['test', 'staging']) {
+      const refused = admin(...base, '--environment', environment);
+      expect({ status: refused.status, stdout: refused.stdout, lines: refused.stderr.trim().split('\n').length }).toEqual({ status: 2, stdout: '', lines: 1 });
+      expect(refused.stderr).toMatch(/^usage error: --environment .*live/);
+    }
+    expect(admin(...base, '--environment', 'test').stderr).toContain('accepts live keys only');
+    expect(await ApiKey.countDocuments({ orgId: org.json.org_id })).toBe(0);
+    expect(admin(...base, '--environment', 'live').json.key).toMatch(/^sk_live_ext_/);
+  }, 120_000);
+
   test('key create --family accepts any unused family string: only an existing family of the same organization and application is accepted', () => {
     const org = admin('org', 'create', '--name', 'Fam');
     const other = admin('org', 'create', '--name', 'Other');

@@ -64,8 +64,18 @@ describe('bearer validation at /tools', () => {
     expect(res.headers.get('www-authenticate')).toContain(`resource_metadata="${metadataUrl}"`);
   }
 
-  test('an API key is never accepted', async () => {
+  test('an API key is never accepted, and the answer says so and how to get a token', async () => {
     await expectInvalidToken(tenant.key);
+    const res = await postTools(`Bearer ${tenant.key}`);
+    const body = (await res.json()) as { error: string; error_description: string };
+    expect(body.error).toBe('invalid_token');
+    expect(body.error_description).toMatch(/^API keys are not accepted by the tool server/);
+    expect(body.error_description).toContain('/api/oauth/token (grant_type=client_credentials');
+    expect(res.headers.get('www-authenticate')).toContain('error_description="API keys are not accepted');
+    expect(JSON.stringify(body) + res.headers.get('www-authenticate')).not.toContain(tenant.key);
+    // A test-environment key is an API key too.
+    const testKey = await postTools('Bearer sk_test_ext_' + 'a'.repeat(40));
+    expect(((await testKey.json()) as { error_description: string }).error_description).toMatch(/^API keys are not accepted/);
   });
 
   test('an expired token', async () => {

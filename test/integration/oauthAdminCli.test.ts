@@ -59,3 +59,27 @@ test('m2m create, rotate, list and revoke through the operator CLI', async () =>
   expect(bad.status).not.toBe(0);
   expect(bad.stderr).toContain('--rate-limit');
 }, 120_000);
+
+test("m2m create acts in the organization's workspace (or the one named), says which, and never adds one silently", async () => {
+  const org = admin('org', 'create', '--name', 'One workspace');
+  const only = admin('m2m', 'create', '--org', org.json.org_id, '--rate-limit', '60');
+  expect(only.status).toBe(0);
+  // Its jobs reach this workspace's webhook endpoint, not a workspace of its own.
+  expect(only.json).toMatchObject({ workspace_id: org.json.workspace_id, workspace: `${org.json.workspace_id}: the organization's only workspace` });
+
+  const second = admin('workspace', 'create', '--org', org.json.org_id);
+  const ambiguous = admin('m2m', 'create', '--org', org.json.org_id, '--rate-limit', '60');
+  expect({ status: ambiguous.status, stdout: ambiguous.stdout }).toEqual({ status: 2, stdout: '' });
+  expect(ambiguous.stderr.trim().split('\n')).toHaveLength(1);
+  expect(ambiguous.stderr).toContain(`has 2 workspaces (${org.json.workspace_id}, ${second.json.workspace_id}): name one with --workspace`);
+
+  const named = admin('m2m', 'create', '--org', org.json.org_id, '--workspace', second.json.workspace_id, '--rate-limit', '60');
+  expect(named.json).toMatchObject({ workspace_id: second.json.workspace_id, workspace: `${second.json.workspace_id}: given with --workspace` });
+
+  const other = admin('org', 'create', '--name', 'Other');
+  const foreign = admin('m2m', 'create', '--org', org.json.org_id, '--workspace', other.json.workspace_id, '--rate-limit', '60');
+  expect(foreign.status).toBe(1);
+  expect(foreign.stderr).toContain(`workspace ${other.json.workspace_id} is not a workspace of organization ${org.json.org_id}`);
+  const { Workspace } = await import('../../core/tenancy/models');
+  expect(await Workspace.countDocuments({ orgId: org.json.org_id })).toBe(2);
+});

@@ -1,5 +1,5 @@
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
-import { createTenant, type TestTenant } from '../support/fixtures';
+import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
 import { api, rawRequest } from '../support/http';
 import { startApiProcess, type ApiProcess } from '../support/apiProcess';
 import { testConfig } from '../support/testConfig';
@@ -71,6 +71,30 @@ describe('structured request logs', () => {
     expect(byId('log-no-key')).toMatchObject({ method: 'GET', route: '/v1/whoami', status: 401 });
     expect(byId('log-bad-key')).toMatchObject({ method: 'GET', route: '/v1/whoami', status: 401 });
     expect(byId('log-param-no-key')).toMatchObject({ method: 'GET', route: '/v1/contact-retrieval-jobs/:id', status: 401 });
-    expect(byId('log-unknown')).toMatchObject({ route: 'unmatched', status: 404 });
+    expect(byId('log-unknown')).toMatchObject({ route: 'unmatched', status: 404, path: '/v1/no-such-thing' });
+    // Only unmatched requests carry their path (a matched one has its route template).
+    expect(byId('log-no-key')!.path).toBeUndefined();
+  });
+
+  test("a job create's line carries the job_id it made, its replay's too", async () => {
+    const personId = `per_logtest${Date.now()}`;
+    await insertTestPeople([personId]);
+    const funded = await createTenant({ credits: 10 });
+    const idempotencyKey = `log-job-${Date.now()}`;
+    const create = (requestId: string) =>
+      api(proc.url, 'POST', '/v1/contact-retrieval-jobs', {
+        key: funded.key,
+        body: { person_ids: [personId], fields: ['email'] },
+        headers: { 'Idempotency-Key': idempotencyKey, 'X-Request-Id': requestId },
+      });
+    const created = await create('log-job-create');
+    expect(created.status).toBe(202);
+    expect((await create('log-job-replay')).json.job_id).toBe(created.json.job_id);
+    const records = await logLinesOnceSeen('the line of the replay', (r) => r.msg === 'request' && r.request_id === 'log-job-replay');
+    for (const id of ['log-job-create', 'log-job-replay']) {
+      const line = records.find((r) => r.request_id === id && r.msg === 'request');
+      expect(line).toMatchObject({ route: '/v1/contact-retrieval-jobs', status: 202, job_id: created.json.job_id });
+      expect(JSON.stringify(line)).not.toContain(personId);
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { rootCertificates } from 'node:tls';
@@ -12,7 +13,8 @@ import { RECEIVER_HOST_NAME, receiverCertificate } from '../support/httpsReceive
  * HTTPS, gets real deliveries: bodies from the event envelope, headers from the platform's
  * signer, sent by the platform's own sender (core/webhooks/sendAttempt.ts).
  */
-const { createReceiver } = require('../../examples/webhookReceiver/receiver.js') as {
+const { createReceiver, describeResult } = require('../../examples/webhookReceiver/receiver.js') as {
+  describeResult: (result: unknown) => string;
   createReceiver: (opts: {
     secret: string;
     onEvent: (event: unknown, id: string) => unknown;
@@ -130,4 +132,33 @@ test('the answer does not wait for slow processing', async () => {
   expect(processed.map((p) => p.id)).toContain('evt_receiverExample0007');
   finish();
   slowProcessing = undefined;
+});
+
+test("a job result's people are counted from its items, by outcome", () => {
+  const item = (outcome: string) => ({ person_id: 'per_1', outcome, contacts: { emails: [], phones: [] }, receipt_id: null, reason: null });
+  expect(describeResult({ job_id: 'job_1', items: [item('delivered'), item('delivered'), item('not_found')], next_cursor: null })).toBe(
+    '3 people (2 delivered, 1 not_found)',
+  );
+  expect(describeResult({ items: [item('reused')], next_cursor: 'c1' })).toBe('1 person (1 reused), more pages follow');
+  expect(describeResult({ type: 'about:blank', code: 'result_set_expired' })).toBe('no result (result_set_expired)');
+});
+
+test('run on its own it listens on loopback unless told otherwise', async () => {
+  const child = spawn(process.execPath, [require.resolve('../../examples/webhookReceiver/receiver.js')], {
+    env: { PATH: process.env.PATH, WEBHOOK_SECRET: secret, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  try {
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (c: Buffer) => {
+        out += c.toString();
+        if (out.includes('\n')) resolve(out.trim());
+      });
+      child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+    });
+    expect(line).toMatch(/^receiving webhooks on http:\/\/127\.0\.0\.1:\d+\/$/);
+  } finally {
+    child.kill();
+  }
 });

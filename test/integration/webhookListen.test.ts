@@ -1,0 +1,167 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { seedPeople } from '../../core/talent/seedPeople';
+import { WebhookEndpoint } from '../../core/webhooks/models';
+import { generateSigningSecret, signedHeaders } from '../../core/webhooks/signPayload';
+import { ensureWebhookCertificate, type WebhookCertificateFiles } from '../../scripts/devWebhookCertificate';
+import { adminEnv, runAdmin, runAdminAsync } from '../support/adminCli';
+import { eventually } from '../support/eventually';
+import { createTenant, type TestTenant } from '../support/fixtures';
+import { api } from '../support/http';
+import { startTestApi, type TestApi } from '../support/testApi';
+import { startTestWorker, type TestWorker } from '../support/testWorker';
+
+jest.setTimeout(180_000);
+
+/**
+ * `webhook listen` end to end: a real API and worker trusting the loopback certificate (as
+ * `npm run dev` sets them up), the operator CLI as a process registering itself as the
+ * workspace's endpoint, `webhook trigger` making a free job, and the delivery printed,
+ * verified, and forwarded to a local URL.
+ */
+const ROOT = join(__dirname, '..', '..');
+let dir: string;
+let tls: WebhookCertificateFiles;
+let srv: TestApi;
+let worker: TestWorker;
+let tenant: TestTenant;
+let forwardTarget: Server;
+const forwarded: Array<{ headers: Record<string, unknown>; body: string }> = [];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'webhook-listen-'));
+  tls = await ensureWebhookCertificate(dir);
+  srv = await startTestApi({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8,::1/128', WEBHOOK_EXTRA_CA_FILE: tls.certFile });
+  worker = await startTestWorker(srv.config);
+  tenant = await createTenant({ credits: 5 });
+  await seedPeople({ secretsKey: srv.config.secretsKey, count: 60 });
+  forwardTarget = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      forwarded.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => forwardTarget.listen(0, '127.0.0.1', resolve));
+});
+afterAll(async () => {
+  await worker?.stop();
+  await srv?.close();
+  await new Promise((resolve) => forwardTarget?.close(resolve));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The CLI's environment as `npm run dev` leaves it: the certificate files, no other dev settings file. */
+const cliEnv = (extra: Record<string, string> = {}) => ({
+  DEV_ENV_FILE: join(dir, 'no-dev.env'),
+  DEV_WEBHOOK_CERT_FILE: tls.certFile,
+  DEV_WEBHOOK_KEY_FILE: tls.keyFile,
+  ...extra,
+});
+
+function startListen(args: string[]): { child: ChildProcess; out: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'webhook', 'listen', ...args], {
+    cwd: ROOT,
+    env: adminEnv(srv.config, cliEnv()),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, out: () => out, exited };
+}
+
+test('listen registers a local receiver, a free triggered job is delivered, printed verified and forwarded; Ctrl-C retires the endpoint', async () => {
+  const forwardUrl = `http://127.0.0.1:${(forwardTarget.address() as AddressInfo).port}/hooks`;
+  const listen = startListen(['--workspace', tenant.workspaceId, '--forward-to', forwardUrl]);
+  try {
+    await eventually('listen to be ready', async () => listen.out().includes('listening on https://127.0.0.1:') || listen.child.exitCode !== null, {
+      timeoutMs: 60_000,
+    });
+    expect(listen.out()).toMatch(new RegExp(`endpoint (we_\\S+) registered for workspace ${tenant.workspaceId} at https://127\\.0\\.0\\.1:\\d+/webhooks`));
+    const endpointId = /endpoint (we_\S+) registered/.exec(listen.out())![1];
+
+    // A delivery signed with another secret is printed, and said to be unverified.
+    const listenUrl = /listening on (https:\/\/\S+?),/.exec(listen.out())![1];
+    const forged = signedHeaders([generateSigningSecret()], 'evt_forgedDelivery0001', new Date(), '{"type":"job.completed"}');
+    const answer = await new Promise<number>((resolve, reject) => {
+      const req = httpsRequest(listenUrl, { method: 'POST', ca: readFileSync(tls.certFile), headers: { ...forged } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end('{"type":"job.completed"}');
+    });
+    expect(answer).toBe(204);
+    await eventually('the forged delivery to be printed', async () => listen.out().includes('evt_forgedDelivery0001'));
+    expect(listen.out()).toContain("evt_forgedDelivery0001 attempt ? NOT verified (no signature matches the endpoint's secret)");
+
+    const triggered = await runAdminAsync(srv.config, ['webhook', 'trigger', '--workspace', tenant.workspaceId], cliEnv());
+    expect({ status: triggered.status, stderr: triggered.stderr }).toEqual({ status: 0, stderr: '' });
+    const jobId = triggered.json.job_id as string;
+    expect(jobId).toMatch(/^job_/);
+
+    await eventually('the delivery to be printed', async () => listen.out().includes(`"job_id":"${jobId}"`), { timeoutMs: 60_000, intervalMs: 250 });
+    const printed = listen.out();
+    expect(printed).toMatch(
+      new RegExp(`evt_\\S+ attempt 1 verified → ${forwardUrl.replace(/[/.]/g, '\\$&')} 204\\n  \\{.*"type":"job\\.completed".*"job_id":"${jobId}"`),
+    );
+    // Forwarded unchanged: the body and the signature headers a receiver verifies.
+    expect(forwarded).toHaveLength(2);
+    expect(forwarded[1].body).toContain(`"job_id":"${jobId}"`);
+    expect(forwarded[1].headers['webhook-signature']).toMatch(/^v1,/);
+
+    // Free: the job's person had no contact record; nothing was charged.
+    const job = await eventually('the job to finish', async () => {
+      const r = await api(srv.url, 'GET', `/v1/contact-retrieval-jobs/${jobId}`, { key: tenant.key });
+      return r.json.status !== 'running' ? r.json : undefined;
+    });
+    expect(job.counts).toMatchObject({ requested: 1, not_found: 1, delivered: 0 });
+    expect((await api(srv.url, 'GET', '/v1/whoami', { key: tenant.key })).status).toBe(200);
+
+    listen.child.kill('SIGINT');
+    expect(await listen.exited).toBe(0);
+    const summary = JSON.parse(listen.out().trim().split('\n').pop()!);
+    expect(summary).toMatchObject({ endpoint_id: endpointId, deliveries: 2, restored: `endpoint ${endpointId} retired` });
+    expect((await WebhookEndpoint.findById(endpointId).lean())!.state).toBe('retired');
+  } finally {
+    if (listen.child.exitCode === null) listen.child.kill('SIGKILL');
+  }
+});
+
+test('an existing endpoint is re-pointed while listening (its own secret verifies) and put back after', async () => {
+  const other = await createTenant();
+  const registered = await api(srv.url, 'POST', '/v1/webhook-endpoints', { key: other.key, body: { url: 'https://127.0.0.1:19999/elsewhere' } });
+  expect(registered.status).toBe(201);
+  const listen = startListen(['--workspace', other.workspaceId]);
+  try {
+    await eventually('listen to be ready', async () => listen.out().includes('listening on') || listen.child.exitCode !== null, { timeoutMs: 60_000 });
+    expect(listen.out()).toContain(
+      `endpoint ${registered.json.endpoint.endpoint_id} of workspace ${other.workspaceId} re-pointed from https://127.0.0.1:19999/elsewhere`,
+    );
+    expect(listen.out()).not.toContain(registered.json.secret);
+    listen.child.kill('SIGINT');
+    expect(await listen.exited).toBe(0);
+    expect((await WebhookEndpoint.findById(registered.json.endpoint.endpoint_id).lean())!).toMatchObject({
+      url: 'https://127.0.0.1:19999/elsewhere',
+      state: 'active',
+    });
+  } finally {
+    if (listen.child.exitCode === null) listen.child.kill('SIGKILL');
+  }
+});
+
+test('listen and trigger are never available with NODE_ENV=production', () => {
+  for (const command of ['listen', 'trigger']) {
+    const r = runAdmin(srv.config, ['webhook', command, '--workspace', tenant.workspaceId], cliEnv({ NODE_ENV: 'production' }));
+    expect({ status: r.status, stdout: r.stdout }).toEqual({ status: 2, stdout: '' });
+    expect(r.stderr).toBe(`usage error: webhook ${command} is for development only (NODE_ENV=production)\n`);
+  }
+});
