@@ -11,7 +11,8 @@ export type OAuthErrorCode =
   | 'invalid_scope'
   | 'invalid_target'
   | 'rate_limited'
-  | 'server_error';
+  | 'server_error'
+  | 'temporarily_unavailable';
 
 export class OAuthError extends Error {
   constructor(
