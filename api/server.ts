@@ -17,7 +17,7 @@ export function tuneServer(server: Server): void {
 }
 
 export async function startApi(config: Config): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
-  await connectStore(config.mongodbUri);
+  await connectStore(config.mongodbUri, config.store);
   await ensureIndexes();
   const app = createApp({ config, probes: { store: pingStore, temporal: () => pingTemporal(config) } });
   const server = app.listen(config.port, config.host);

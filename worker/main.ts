@@ -10,7 +10,7 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   logger.level = config.logLevel;
   Runtime.install({ logger: sdkLogger(logger), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) } } });
-  await connectStore(config.mongodbUri);
+  await connectStore(config.mongodbUri, config.store);
   await ensureIndexes();
   const { worker, connection, client } = await createWorker(config);
   // Not a reason to stop delivering webhooks and running jobs: say so loudly and go on.

@@ -86,7 +86,7 @@ export const webhookDeliveryRoutes = [
     },
     handler: async ({ principal, params, config }) => ({
       status: 202,
-      body: await requestReplay(principal.workspaceId, params.id, await temporalClient(config)),
+      body: await requestReplay(principal.workspaceId, params.id, await temporalClient(config), new Date(), config.temporal.callTimeoutMs),
     }),
   }),
 ];

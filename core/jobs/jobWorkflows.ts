@@ -1,13 +1,18 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Config } from '../config';
 import { SA } from '../temporal/searchAttributes';
-import { temporalClient } from '../temporal/client';
+import { temporalCall } from '../temporal/client';
 import { contactRetrievalWorkflowId } from './jobRules';
 import { CANCEL_SIGNAL, type ContactRetrievalInput } from './workflowInput';
 
 /** The jobs' side of Temporal: start, probe and signal the `contact-retrieval:<job_id>` workflows. */
-export async function startContactRetrievalWorkflow(config: Config, input: ContactRetrievalInput): Promise<void> {
-  await startContactRetrievalWorkflowWith(await temporalClient(config), config.temporal.taskQueue, input);
+export async function startContactRetrievalWorkflow(config: Config, input: ContactRetrievalInput, limitMs = config.temporal.callTimeoutMs): Promise<void> {
+  await temporalCall(
+    config,
+    `the start of ${contactRetrievalWorkflowId(input.jobId)}`,
+    (client) => startContactRetrievalWorkflowWith(client, config.temporal.taskQueue, input),
+    limitMs,
+  );
 }
 
 export async function startContactRetrievalWorkflowWith(
@@ -37,9 +42,10 @@ export async function startContactRetrievalWorkflowWith(
 
 /** Whether the job's workflow is still running (false when it is gone or closed). */
 export async function contactRetrievalWorkflowRunning(config: Config, jobId: string): Promise<boolean> {
-  const client = await temporalClient(config);
   try {
-    const d = await client.workflow.getHandle(contactRetrievalWorkflowId(jobId)).describe();
+    const d = await temporalCall(config, `a description of ${contactRetrievalWorkflowId(jobId)}`, (client) =>
+      client.workflow.getHandle(contactRetrievalWorkflowId(jobId)).describe(),
+    );
     return d.status.name === 'RUNNING';
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return false;
@@ -48,10 +54,14 @@ export async function contactRetrievalWorkflowRunning(config: Config, jobId: str
 }
 
 /** Asks the job to stop; false when its workflow no longer runs. */
-export async function signalContactRetrievalCancel(config: Config, jobId: string): Promise<boolean> {
-  const client = await temporalClient(config);
+export async function signalContactRetrievalCancel(config: Config, jobId: string, limitMs = config.temporal.callTimeoutMs): Promise<boolean> {
   try {
-    await client.workflow.getHandle(contactRetrievalWorkflowId(jobId)).signal(CANCEL_SIGNAL);
+    await temporalCall(
+      config,
+      `the cancel signal of ${contactRetrievalWorkflowId(jobId)}`,
+      (client) => client.workflow.getHandle(contactRetrievalWorkflowId(jobId)).signal(CANCEL_SIGNAL),
+      limitMs,
+    );
     return true;
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return false;

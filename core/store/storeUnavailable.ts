@@ -62,9 +62,6 @@ const NETWORK_MESSAGE =
 /** mongoose's own wait for a connection: "Operation `x.find()` buffering timed out after N ms". */
 const BUFFERING_TIMEOUT = /buffering timed out/;
 
-/** How long a request waits for an unreachable store before it is answered 503 (server selection and mongoose's buffer). */
-export const STORE_WAIT_MS = 1500;
-
 /** What a client is told to wait when the store is unreachable: a FerretDB or MongoDB restart takes seconds. */
 export const STORE_RETRY_AFTER_SECONDS = 2;
 

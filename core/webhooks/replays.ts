@@ -1,5 +1,6 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { Problem, retryLater } from '../problems';
+import { withTemporalDeadline } from '../temporal/deadline';
 import { deliveryWorkflowId, REPLAY_SIGNAL, type DeliveryRun } from './deliveryWorkflowContract';
 import { WebhookEvent } from './models';
 import { releaseReplaySlot, takeReplaySlot } from './replayAllowance';
@@ -23,7 +24,13 @@ function notAllowed(detail: string): Problem {
   return new Problem('replay_not_allowed', detail);
 }
 
-export async function requestReplay(workspaceId: string, deliveryId: string, client: Client, now = new Date()): Promise<ReplayAccepted> {
+export async function requestReplay(
+  workspaceId: string,
+  deliveryId: string,
+  client: Client,
+  now = new Date(),
+  signalLimitMs = 10_000,
+): Promise<ReplayAccepted> {
   const delivery = await findDelivery(workspaceId, deliveryId);
   if (delivery.status !== 'dead_lettered') throw notAllowed('Only a dead-lettered delivery can be replayed.');
   const event = await WebhookEvent.findById(delivery.eventId).lean();
@@ -49,7 +56,9 @@ export async function requestReplay(workspaceId: string, deliveryId: string, cli
   }
   const run: DeliveryRun = { replay, endpointId: endpoint._id };
   try {
-    await client.workflow.getHandle(deliveryWorkflowId(event._id)).signal(REPLAY_SIGNAL, run);
+    await withTemporalDeadline(client.connection, { what: `the replay signal of ${event._id}`, limitMs: signalLimitMs }, () =>
+      client.workflow.getHandle(deliveryWorkflowId(event._id)).signal(REPLAY_SIGNAL, run),
+    );
   } catch (err) {
     await WebhookEvent.updateOne({ _id: event._id, status: 'replaying', replays: replay }, { $set: { status: 'dead_lettered' }, $inc: { replays: -1 } });
     await releaseReplaySlot(slot);

@@ -70,7 +70,7 @@ async function main(): Promise<number> {
     say('starting FerretDB and the Temporal dev server');
     await services.startStore();
     await services.startTemporal();
-    await connectStore(services.mongodbUri);
+    await connectStore(services.mongodbUri, config.store);
     await ensureIndexes();
     await seedPeople({ secretsKey: config.secretsKey, count: PEOPLE, seed: SEED });
     // Only people of the built-in source: jobs and unlocks refuse the others (422, 404).
