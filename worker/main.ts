@@ -3,6 +3,8 @@ import { loadConfigOrExit } from '../core/config';
 import { ensureMaintenanceSchedule, MAINTENANCE_SCHEDULE_ID } from '../core/maintenance/maintenanceSchedule';
 import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
+import { closeTemporalClient } from '../core/temporal/client';
+import { startWorkflowStarter } from '../core/temporal/workflowStarter';
 import { createWorker } from './createWorker';
 import { sdkLogger } from './sdkLogger';
 
@@ -18,9 +20,13 @@ async function main(): Promise<void> {
     (created) => logger.info({ scheduleId: MAINTENANCE_SCHEDULE_ID, created }, 'store maintenance schedule in place'),
     (err: Error) => logger.error({ scheduleId: MAINTENANCE_SCHEDULE_ID, err: { message: err.message } }, 'could not create the store maintenance schedule'),
   );
+  // Starts and cancels the API recorded while Temporal was down are carried out from here too.
+  const workflowStarter = startWorkflowStarter(config);
   logger.info({ taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace }, 'worker running');
   // worker.run() resolves after SIGINT/SIGTERM: the SDK drains in-flight tasks first.
   await worker.run();
+  await workflowStarter.stop();
+  await closeTemporalClient();
   await connection.close();
   await disconnectStore();
   logger.info('worker stopped');

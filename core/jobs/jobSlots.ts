@@ -66,11 +66,13 @@ export async function jobSlotHolders(orgId: string): Promise<SlotHolder[]> {
 
 /** Whether a holder no longer stands for a running job. */
 export async function isStaleHolder(h: SlotHolder, workflowRunning: WorkflowProbe, now = new Date()): Promise<boolean> {
-  const job = await ContactRetrievalJob.findById(h.jobId, { status: 1 }).lean();
+  const job = await ContactRetrievalJob.findById(h.jobId, { status: 1, outboxDue: 1, workflowStartedAt: 1 }).lean();
   const fresh = now.getTime() - h.claimedAt.getTime() < SLOT_CLAIM_GRACE_MS;
   if (!job) return !fresh;
   if (job.status !== 'running') return true;
   if (fresh) return false;
+  // Accepted, its workflow still to be started by the outbox (Temporal was down): a live job, not an abandoned one.
+  if (job.outboxDue && !job.workflowStartedAt) return false;
   return !(await workflowRunning(h.jobId));
 }
 

@@ -1,4 +1,5 @@
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Config } from '../config';
 import { SA } from '../temporal/searchAttributes';
 import { temporalCall } from '../temporal/client';
@@ -6,11 +7,16 @@ import { contactRetrievalWorkflowId } from './jobRules';
 import { CANCEL_SIGNAL, type ContactRetrievalInput } from './workflowInput';
 
 /** The jobs' side of Temporal: start, probe and signal the `contact-retrieval:<job_id>` workflows. */
-export async function startContactRetrievalWorkflow(config: Config, input: ContactRetrievalInput, limitMs = config.temporal.callTimeoutMs): Promise<void> {
+export async function startContactRetrievalWorkflow(
+  config: Config,
+  input: ContactRetrievalInput,
+  opts: { cancelAtStart?: boolean } = {},
+  limitMs = config.temporal.callTimeoutMs,
+): Promise<void> {
   await temporalCall(
     config,
     `the start of ${contactRetrievalWorkflowId(input.jobId)}`,
-    (client) => startContactRetrievalWorkflowWith(client, config.temporal.taskQueue, input),
+    (client) => startContactRetrievalWorkflowWith(client, config.temporal.taskQueue, input, opts),
     limitMs,
   );
 }
@@ -25,6 +31,8 @@ export async function startContactRetrievalWorkflowWith(
     workflowId: contactRetrievalWorkflowId(input.jobId),
     taskQueue,
     args: [input],
+    // One workflow per job, ever: a start repeated by the outbox after the first closed is refused, not run again.
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
     typedSearchAttributes: [
       { key: SA.orgId, value: input.orgId },
       { key: SA.workspaceId, value: input.workspaceId },
@@ -32,11 +40,16 @@ export async function startContactRetrievalWorkflowWith(
       { key: SA.jobStatus, value: 'running' },
     ],
   };
-  if (opts.cancelAtStart) {
-    // Tests: a job cancelled before its first step.
-    await client.workflow.signalWithStart('contactRetrievalWorkflow', { ...options, signal: CANCEL_SIGNAL, signalArgs: [] });
-  } else {
-    await client.workflow.start('contactRetrievalWorkflow', options);
+  try {
+    if (opts.cancelAtStart) {
+      // A job cancelled before its workflow started (during a Temporal outage): it starts stopped.
+      await client.workflow.signalWithStart('contactRetrievalWorkflow', { ...options, signal: CANCEL_SIGNAL, signalArgs: [] });
+    } else {
+      await client.workflow.start('contactRetrievalWorkflow', options);
+    }
+  } catch (err) {
+    // The workflow id makes every start idempotent: an earlier attempt (or another replica) started it.
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
 }
 

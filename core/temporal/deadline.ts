@@ -56,7 +56,10 @@ export async function withTemporalDeadline<T>(
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     // A little over the gRPC deadline: the call's own DEADLINE_EXCEEDED usually comes first.
-    timer = setTimeout(() => reject(new TemporalDeadlineError(target.what, target.limitMs, target.address)), target.limitMs + 250);
+    timer = setTimeout(
+      () => reject(new TemporalDeadlineError(target.what, target.limitMs, target.address)),
+      target.limitMs + Math.min(250, target.limitMs / 4),
+    );
   });
   try {
     const run = connection ? connection.withDeadline(Date.now() + target.limitMs, fn) : fn();
