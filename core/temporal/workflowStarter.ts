@@ -1,6 +1,8 @@
 import type { Config } from '../config';
 import { claimJobOutbox, carryOutJobOutbox, jobsWithOutboxDue, releaseJobOutbox, temporalJobStarter } from '../jobs/jobOutbox';
 import { logger } from '../observability/logger';
+import { temporalReplaySignaller } from '../webhooks/replaySignals';
+import { signalRecordedReplays } from '../webhooks/replays';
 import { isStoreUnavailable } from '../store/storeUnavailable';
 import { closeTemporalClient } from './client';
 import { isTemporalUnanswered } from './deadline';
@@ -16,21 +18,33 @@ export interface WorkflowStarter {
 
 /**
  * The workflow starter, one in every API replica and worker: every WORKFLOW_STARTER_INTERVAL_MS
- * it carries out the workflow starts and cancels recorded in the store and not yet carried out
- * (core/jobs/jobOutbox.ts), each under a lease of WORKFLOW_STARTER_LEASE_MS so replicas do not
+ * it carries out the workflow starts, cancels and webhook replays recorded in the store and not
+ * yet carried out (core/jobs/jobOutbox.ts, core/webhooks/replays.ts), each under a lease of WORKFLOW_STARTER_LEASE_MS so replicas do not
  * all try the same job. While Temporal does not answer, a pass stops at the first job and drops
  * the process's connection, so the next pass connects afresh and starts everything as soon as
  * Temporal is back (a connection left in its reconnect back-off could wait far longer).
  */
 export function startWorkflowStarter(config: Config): WorkflowStarter {
   const starter = temporalJobStarter(config);
+  const replaySignal = temporalReplaySignaller(config);
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
 
   async function pass(): Promise<void> {
+    if (!(await startJobs())) return;
+    try {
+      await signalRecordedReplays(replaySignal, config.workflowStarter.leaseMs);
+    } catch (err) {
+      if (!isTemporalUnanswered(err)) throw err;
+      await closeTemporalClient();
+    }
+  }
+
+  /** False when Temporal did not answer (the rest waits for the next pass). */
+  async function startJobs(): Promise<boolean> {
     for (const jobId of await jobsWithOutboxDue(JOBS_PER_PASS)) {
-      if (stopped) return;
+      if (stopped) return false;
       if (!(await claimJobOutbox(jobId, config.workflowStarter.leaseMs))) continue;
       try {
         await carryOutJobOutbox(jobId, starter);
@@ -40,11 +54,12 @@ export function startWorkflowStarter(config: Config): WorkflowStarter {
         if (isTemporalUnanswered(err)) {
           await closeTemporalClient();
           logger.warn({ err: { message: (err as Error).message } }, 'workflow starter: Temporal does not answer; retrying on the next pass');
-          return;
+          return false;
         }
         throw err;
       }
     }
+    return true;
   }
 
   const tick = () => {
