@@ -42,7 +42,7 @@ const url = z
 const masterKey = (message: string) => z.string({ message }).refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes encoded as base64');
 
 /** Settings that weaken a production guarantee; accepted only when NODE_ENV says development or test. */
-const RELAXATIONS = ['RETRY_DELAYS_MS', 'WEBHOOK_ALLOWED_CIDRS', 'WEBHOOK_EXTRA_CA_FILE'] as const;
+const RELAXATIONS = ['RETRY_DELAYS_MS', 'WEBHOOK_ALLOWED_CIDRS', 'WEBHOOK_EXTRA_CA_FILE', 'CHAOS_EXIT_AT'] as const;
 
 const schema = z
   .object({
@@ -69,6 +69,7 @@ const schema = z
     TEMPORAL_START_WAIT_MS: positiveInt.max(10_000).default(400),
     WORKFLOW_STARTER_INTERVAL_MS: positiveInt.max(60_000).default(1000),
     WORKFLOW_STARTER_LEASE_MS: positiveInt.max(600_000).default(15_000),
+    CHAOS_EXIT_AT: z.enum(['after_charge']).optional(),
     WORKER_SHUTDOWN_FORCE_MS: positiveInt.max(3_600_000).default(60_000),
     STORE_SERVER_SELECTION_TIMEOUT_MS: positiveInt.max(120_000).default(STORE_WAIT_DEFAULTS.serverSelectionTimeoutMs),
     STORE_CONNECT_TIMEOUT_MS: positiveInt.max(120_000).default(STORE_WAIT_DEFAULTS.connectTimeoutMs),
@@ -243,6 +244,8 @@ function toConfig(e: z.infer<typeof schema>) {
     },
     limits: { leaseTtlSeconds: e.LIMITS_LEASE_TTL_SECONDS },
     readCacheMs: e.READ_CACHE_MS,
+    /** The chaos run's exit point (core/faultInjection.ts); refused in production. */
+    chaosExitAt: e.CHAOS_EXIT_AT ?? null,
     worker: {
       shutdownForceMs: e.WORKER_SHUTDOWN_FORCE_MS,
       maxConcurrentWorkflowTasks: e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,

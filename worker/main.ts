@@ -1,5 +1,6 @@
 import { Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import { loadConfigOrExit } from '../core/config';
+import { armExitPoint } from '../core/faultInjection';
 import { ensureMaintenanceSchedule, MAINTENANCE_SCHEDULE_ID } from '../core/maintenance/maintenanceSchedule';
 import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
@@ -12,6 +13,7 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   logger.level = config.logLevel;
   Runtime.install({ logger: sdkLogger(logger), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) } } });
+  armExitPoint(config.chaosExitAt);
   await connectStore(config.mongodbUri, config.store);
   await ensureIndexes();
   const { worker, connection, client } = await createWorker(config);

@@ -1,4 +1,5 @@
 import { chargeUpTo } from '../credits/credits';
+import { exitPoint } from '../faultInjection';
 import { insertManyIgnoringDuplicates } from '../store/inserts';
 import { typedCollection } from '../store/typedCollection';
 import { CREDITS_PER_RECORD, chargeableUnits, chunkChargeKey, settlePlan, type PlanEntry, type SettledPerson } from './jobRules';
@@ -77,6 +78,8 @@ async function payAndSettle(
     });
     paid = c.units;
     receiptId = c.receiptId;
+    // The chaos run's kill between a chunk's charge and its record (off unless CHAOS_EXIT_AT names it).
+    exitPoint('after_charge');
   }
   const settled = settlePlan(plan, paid, receiptId);
   await storeJobItems(job.jobId, settled, now);
