@@ -45,6 +45,25 @@ export async function pingTemporal(cfg: TemporalSettings): Promise<boolean> {
   }
 }
 
+/**
+ * Forgets the process's connection so the next call connects afresh (after Temporal came back, a
+ * new connection answers at once where the old one may sit in gRPC's reconnect back-off). The
+ * old connection is closed only after every call on it has passed its deadline: closing it under
+ * a call whose client is waiting to retry makes that retry throw from a timer and end the process.
+ */
+export function dropTemporalClient(cfg: TemporalSettings): void {
+  const p = clientPromise;
+  clientPromise = undefined;
+  if (!p) return;
+  const later = setTimeout(
+    () => {
+      void p.then((c) => c.connection.close()).catch(() => undefined);
+    },
+    2 * cfg.temporal.callTimeoutMs + 1000,
+  );
+  later.unref();
+}
+
 export async function closeTemporalClient(): Promise<void> {
   const p = clientPromise;
   clientPromise = undefined;

@@ -4,7 +4,7 @@ import { logger } from '../observability/logger';
 import { temporalReplaySignaller } from '../webhooks/replaySignals';
 import { signalRecordedReplays } from '../webhooks/replays';
 import { isStoreUnavailable } from '../store/storeUnavailable';
-import { closeTemporalClient } from './client';
+import { dropTemporalClient } from './client';
 import { isTemporalUnanswered } from './deadline';
 
 /** Jobs one pass takes at most; the next pass (WORKFLOW_STARTER_INTERVAL_MS later) takes the rest. */
@@ -37,7 +37,7 @@ export function startWorkflowStarter(config: Config): WorkflowStarter {
       await signalRecordedReplays(replaySignal, config.workflowStarter.leaseMs);
     } catch (err) {
       if (!isTemporalUnanswered(err)) throw err;
-      await closeTemporalClient();
+      dropTemporalClient(config);
     }
   }
 
@@ -52,7 +52,7 @@ export function startWorkflowStarter(config: Config): WorkflowStarter {
       } catch (err) {
         await releaseJobOutbox(jobId).catch(() => undefined);
         if (isTemporalUnanswered(err)) {
-          await closeTemporalClient();
+          dropTemporalClient(config);
           logger.warn({ err: { message: (err as Error).message } }, 'workflow starter: Temporal does not answer; retrying on the next pass');
           return false;
         }

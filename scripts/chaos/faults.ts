@@ -169,13 +169,14 @@ export async function runFaults(ctx: FaultContext): Promise<FaultLog> {
       for (const w of [...services.workers]) await services.killWorker(w);
       const armed = services.startWorker({ CHAOS_EXIT_AT: 'after_charge' });
       await armed.ready;
-      const ended = await Promise.race([armed.exited, sleep(30_000).then(() => null)]);
+      // Chunks of jobs whose worker was just killed come back after their heartbeat timeout: wait long enough for one.
+      const ended = await Promise.race([armed.exited, sleep(60_000).then(() => null)]);
       if (ended === 'SIGKILL') {
         log.exitsAfterCharge += 1;
         note('worker ended between a charge and its record');
       } else {
         await services.killWorker(armed);
-        note('armed worker saw no charge within 30 s');
+        note('armed worker saw no charge within 60 s');
       }
       await services.ensureWorker();
     },

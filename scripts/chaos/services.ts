@@ -104,7 +104,9 @@ export class ChaosServices {
   startWorker(extraEnv: Record<string, string> = {}): WorkerProcess {
     const id = this.nextWorkerId++;
     const log = openSync(join(this.dir, `worker-${id}.log`), 'a');
-    const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'worker/main.ts'], {
+    // Node itself runs the worker (tsx as a loader, not the tsx CLI, which would run it in a child
+    // of its own): a SIGKILL must reach the worker, not a wrapper that leaves it running.
+    const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', ...this.env, LOG_LEVEL: 'info', SERVICE_NAME: `worker-${id}`, ...extraEnv },
       stdio: ['ignore', 'pipe', log],
