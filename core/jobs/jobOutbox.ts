@@ -27,7 +27,7 @@ export interface JobStarter {
 export function temporalJobStarter(config: Config, limitMs = config.temporal.callTimeoutMs): JobStarter {
   return {
     start: (input, opts) => startContactRetrievalWorkflow(config, input, opts, limitMs),
-    running: (jobId) => contactRetrievalWorkflowRunning(config, jobId),
+    running: (jobId) => contactRetrievalWorkflowRunning(config, jobId, limitMs),
     cancel: (jobId) => signalContactRetrievalCancel(config, jobId, limitMs),
   };
 }

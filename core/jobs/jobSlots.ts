@@ -1,4 +1,5 @@
 import { isDuplicateKeyError } from '../store/connection';
+import { isTemporalUnanswered } from '../temporal/deadline';
 import { RUNNING_JOB_SLOTS } from './jobRules';
 import { ContactJobSlot, ContactRetrievalJob } from './models';
 
@@ -73,7 +74,13 @@ export async function isStaleHolder(h: SlotHolder, workflowRunning: WorkflowProb
   if (fresh) return false;
   // Accepted, its workflow still to be started by the outbox (Temporal was down): a live job, not an abandoned one.
   if (job.outboxDue && !job.workflowStartedAt) return false;
-  return !(await workflowRunning(h.jobId));
+  try {
+    return !(await workflowRunning(h.jobId));
+  } catch (err) {
+    // Temporal cannot say (down, slow): the holder counts as live; the claimant gets the cap's 429, not a wait or a 500.
+    if (isTemporalUnanswered(err)) return false;
+    throw err;
+  }
 }
 
 /** Deletes stale slots (only if still held by the same job); returns how many were freed. */

@@ -54,10 +54,13 @@ export async function startContactRetrievalWorkflowWith(
 }
 
 /** Whether the job's workflow is still running (false when it is gone or closed). */
-export async function contactRetrievalWorkflowRunning(config: Config, jobId: string): Promise<boolean> {
+export async function contactRetrievalWorkflowRunning(config: Config, jobId: string, limitMs = config.temporal.callTimeoutMs): Promise<boolean> {
   try {
-    const d = await temporalCall(config, `a description of ${contactRetrievalWorkflowId(jobId)}`, (client) =>
-      client.workflow.getHandle(contactRetrievalWorkflowId(jobId)).describe(),
+    const d = await temporalCall(
+      config,
+      `a description of ${contactRetrievalWorkflowId(jobId)}`,
+      (client) => client.workflow.getHandle(contactRetrievalWorkflowId(jobId)).describe(),
+      limitMs,
     );
     return d.status.name === 'RUNNING';
   } catch (err) {
