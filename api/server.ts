@@ -5,6 +5,7 @@ import { connectStore, disconnectStore, ensureIndexes, pingStore } from '../core
 import { leaseReleaser, releaseIdleLeaseBlocks } from '../core/limits/requestAdmission';
 import { warmSearchIndex } from '../core/talent/searchIndex';
 import { closeTemporalClient, pingTemporal } from '../core/temporal/client';
+import { startWorkflowStarter } from '../core/temporal/workflowStarter';
 import { createApp } from './app';
 import { answerClientErrors } from './clientErrors';
 
@@ -17,7 +18,7 @@ export function tuneServer(server: Server): void {
 }
 
 export async function startApi(config: Config): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
-  await connectStore(config.mongodbUri);
+  await connectStore(config.mongodbUri, config.store);
   await ensureIndexes();
   const app = createApp({ config, probes: { store: pingStore, temporal: () => pingTemporal(config) } });
   const server = app.listen(config.port, config.host);
@@ -26,6 +27,7 @@ export async function startApi(config: Config): Promise<{ server: Server; url: s
     server.once('error', reject);
   });
   tuneServer(server);
+  const workflowStarter = startWorkflowStarter(config);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host}:${port}`;
@@ -38,6 +40,7 @@ export async function startApi(config: Config): Promise<{ server: Server; url: s
       // In-flight places this replica still holds go back now instead of at their expiry.
       releaseIdleLeaseBlocks();
       await leaseReleaser.drain();
+      await workflowStarter.stop();
       await closeTemporalClient();
       await disconnectStore();
     },

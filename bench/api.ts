@@ -117,7 +117,7 @@ async function measureAll(dir: string, stops: Array<() => Promise<unknown> | unk
     TEMPORAL_ADDRESS: temporalAddress,
     SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
   });
-  await connectStore(config.mongodbUri);
+  await connectStore(config.mongodbUri, config.store);
   await ensureIndexes();
 
   const keyFor = (name: string) => benchOrganization(name, 0, config.apiAudience);

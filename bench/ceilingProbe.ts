@@ -34,19 +34,21 @@ export async function probeCeiling(
   const tag = `${process.pid}-${Date.now()}`;
   const probeOne = async (n: number) => {
     const id = `bench-probe-${tag}-${n}`;
-    await client.workflow.start('deliveryCeilingProbe', {
-      taskQueue: probeQueue,
-      workflowId: id,
-      args: [id],
-      requestEagerStart: true,
-      typedSearchAttributes: [
-        { key: SA.orgId, value: 'org_bench' },
-        { key: SA.workspaceId, value: 'ws_bench' },
-        { key: SA.endpointId, value: 'we_bench' },
-        { key: SA.jobId, value: `job_bench${n}` },
-        { key: SA.deliveryStatus, value: 'delivering' },
-      ],
-    });
+    await client.connection.withDeadline(Date.now() + config.temporal.callTimeoutMs, () =>
+      client.workflow.start('deliveryCeilingProbe', {
+        taskQueue: probeQueue,
+        workflowId: id,
+        args: [id],
+        requestEagerStart: true,
+        typedSearchAttributes: [
+          { key: SA.orgId, value: 'org_bench' },
+          { key: SA.workspaceId, value: 'ws_bench' },
+          { key: SA.endpointId, value: 'we_bench' },
+          { key: SA.jobId, value: `job_bench${n}` },
+          { key: SA.deliveryStatus, value: 'delivering' },
+        ],
+      }),
+    );
     return id;
   };
   const waitTouched = async (ids: string[]) => {

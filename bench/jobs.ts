@@ -28,7 +28,7 @@ import { personIdFor } from '../core/talent/generator';
 import { storeSearch } from '../core/talent/searches';
 import { seedPeople } from '../core/talent/seedPeople';
 import { temporal } from '@temporalio/proto';
-import { closeTemporalClient, temporalClient } from '../core/temporal/client';
+import { closeTemporalClient, temporalCall } from '../core/temporal/client';
 import { createOrganization } from '../core/tenancy/provisioning';
 import { startBenchStack } from './benchStack';
 import { startContactProviderServer } from '../test/support/contactProviderServer';
@@ -39,6 +39,8 @@ const CHUNK = process.env.BENCH_CHUNK;
 const CONCURRENCY = process.env.BENCH_CONCURRENCY;
 const LATENCY_MS = Number(process.env.BENCH_PROVIDER_LATENCY_MS ?? 50);
 const SEED = 'bench-jobs';
+/** How long one job may take before the run fails, naming it (not a wait without end). */
+const JOB_LIMIT_MS = Number(process.env.BENCH_JOB_LIMIT_SECONDS ?? 600) * 1000;
 
 /** The worker runs as its own process, as in production: `tsx worker/main.ts` with this run's settings. */
 function startWorkerProcess(env: Record<string, string>): ChildProcess {
@@ -49,28 +51,54 @@ function startWorkerProcess(env: Record<string, string>): ChildProcess {
   });
 }
 
-/** Waits until the worker polls both its workflow and activity task queues: the job is timed, not the worker's start. */
+/**
+ * Waits until the worker polls both its workflow and activity task queues: the job is timed, not
+ * the worker's start. Every call has its own limit, so a Temporal that stops answering fails the
+ * wait (naming it) instead of holding it past its deadline.
+ */
 async function workerReady(config: Config, worker: ChildProcess): Promise<void> {
-  const client = await temporalClient(config);
   const deadline = Date.now() + 120_000;
   for (;;) {
-    if (worker.exitCode !== null) throw new Error('the worker process exited');
+    if (worker.exitCode !== null) throw new Error(`the worker process exited with code ${worker.exitCode} before it polled`);
     const polled = await Promise.all(
       [temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY].map(
         async (taskQueueType) => {
-          const r = await client.workflowService.describeTaskQueue({
-            namespace: config.temporal.namespace,
-            taskQueue: { name: config.temporal.taskQueue },
-            taskQueueType,
-          });
+          const r = await temporalCall(config, `a description of task queue ${config.temporal.taskQueue}`, (client) =>
+            client.workflowService.describeTaskQueue({
+              namespace: config.temporal.namespace,
+              taskQueue: { name: config.temporal.taskQueue },
+              taskQueueType,
+            }),
+          );
           return (r.pollers?.length ?? 0) > 0;
         },
       ),
     );
     if (polled.every(Boolean)) return;
-    if (Date.now() > deadline) throw new Error('the worker did not start polling in time');
+    if (Date.now() > deadline) throw new Error('the worker did not start polling within 120 s');
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** The job's end, read every 50 ms; past `limitMs` the run fails naming the job and where it stood. */
+async function jobFinished(jobId: string, limitMs: number): Promise<NonNullable<Awaited<ReturnType<typeof readJob>>>> {
+  const deadline = Date.now() + limitMs;
+  let lastReport = performance.now();
+  for (;;) {
+    const job = await readJob(jobId);
+    if (!job) throw new Error(`job ${jobId} is gone`);
+    if (job.status !== 'running') return job;
+    if (Date.now() > deadline) throw new Error(`job ${jobId} did not finish within ${limitMs / 1000} s: ${JSON.stringify(await tallyJobItems(jobId))}`);
+    if (process.env.BENCH_LOG && performance.now() - lastReport > 5000) {
+      lastReport = performance.now();
+      process.stderr.write(`[bench] ${jobId}: ${JSON.stringify(await tallyJobItems(jobId))}\n`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function readJob(jobId: string) {
+  return ContactRetrievalJob.findById(jobId).lean();
 }
 
 async function runOnce(label: string, config: Config, env: Record<string, string>, personIds: string[]): Promise<void> {
@@ -101,29 +129,27 @@ async function runOnce(label: string, config: Config, env: Record<string, string
     const view = await createBatchContactRetrievalJob(config, { principal, searchId: search.searchId, limit: personIds.length, fields: ['email', 'phone'] });
     const accepted = performance.now();
     process.stderr.write(`[bench] ${label}: job ${view.job_id} accepted\n`);
-    if (process.env.BENCH_LOG) process.stderr.write(`[bench] polling\n`);
-    let job = await ContactRetrievalJob.findById(view.job_id).lean();
-    if (process.env.BENCH_LOG) process.stderr.write(`[bench] first read ${job?.status}\n`);
-    let lastReport = performance.now();
-    while (job!.status === 'running') {
-      await new Promise((r) => setTimeout(r, 50));
-      job = await ContactRetrievalJob.findById(view.job_id).lean();
-      if (process.env.BENCH_LOG && performance.now() - lastReport > 5000) {
-        lastReport = performance.now();
-        process.stderr.write(`[bench] ${label}: ${JSON.stringify(await tallyJobItems(view.job_id))}\n`);
-      }
-    }
+    const job = await jobFinished(view.job_id, JOB_LIMIT_MS);
     const seconds = (performance.now() - started) / 1000;
-    const c = job!.counts!;
+    const c = job.counts!;
     process.stdout.write(
       `${label.padEnd(22)} ${String(personIds.length).padStart(6)} people  accepted in ${(accepted - started).toFixed(0)} ms  ` +
         `finished in ${seconds.toFixed(2)} s  ${(personIds.length / seconds).toFixed(0)} people/s  ` +
-        `status ${job!.status}  delivered ${c.delivered} not_found ${c.not_found} failed ${c.failed}\n`,
+        `status ${job.status}  delivered ${c.delivered} not_found ${c.not_found} failed ${c.failed}\n`,
     );
   } finally {
-    worker.kill('SIGTERM');
-    await new Promise((r) => worker.once('exit', r));
+    await stopWorker(worker);
   }
+}
+
+/** SIGTERM, then SIGKILL if the worker has not ended within its own shutdown limit and a margin. */
+async function stopWorker(worker: ChildProcess): Promise<void> {
+  if (worker.exitCode !== null || worker.signalCode !== null) return;
+  const exited = new Promise((r) => worker.once('exit', r));
+  worker.kill('SIGTERM');
+  const timer = setTimeout(() => worker.kill('SIGKILL'), 70_000);
+  await exited;
+  clearTimeout(timer);
 }
 
 async function main(): Promise<void> {
@@ -154,7 +180,7 @@ async function main(): Promise<void> {
   };
   const local = loadConfig(localEnv);
   const http = loadConfig(httpEnv);
-  await connectStore(local.mongodbUri);
+  await connectStore(local.mongodbUri, local.store);
   await ensureIndexes();
   const seedStarted = performance.now();
   await seedPeople({ secretsKey: local.secretsKey, count: PEOPLE, seed: SEED });

@@ -130,7 +130,7 @@ async function measureAll(dir: string, stops: Array<() => unknown>): Promise<voi
     TEMPORAL_ADDRESS: temporalAddress,
     SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
   });
-  await connectStore(config.mongodbUri);
+  await connectStore(config.mongodbUri, config.store);
   await ensureIndexes();
   if (!WHOAMI) {
     process.stdout.write(`seeding ${PEOPLE} people…\n`);

@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   logger.level = 'silent';
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
-  await connectStore(config.mongodbUri);
+  await connectStore(config.mongodbUri, config.store);
   const { worker, connection } = await createWorker(config, { workflowBundlePath: process.env.BENCH_WORKFLOW_BUNDLE });
   const running = worker.run();
 

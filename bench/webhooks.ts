@@ -97,7 +97,7 @@ async function main(): Promise<void> {
   };
   const baseQueue = `bench-webhooks-${Date.now()}`;
   const config = loadConfig({ ...env, TEMPORAL_TASK_QUEUE: baseQueue });
-  await connectStore(config.mongodbUri);
+  await connectStore(config.mongodbUri, config.store);
   await ensureIndexes();
   const storeProfile = process.env.BENCH_PROFILE ? await profileStoreCommands(config.mongodbUri) : undefined;
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
@@ -275,19 +275,21 @@ async function burstPhase(
     Array.from({ length: CONCURRENCY }, async () => {
       while (started2 < EVENTS) {
         const n = started2++;
-        await client.workflow.start('webhookDelivery', {
-          taskQueue: `${config.temporal.taskQueue}-unpolled`,
-          workflowId: `bench-start-ceiling-${Date.now()}-${n}`,
-          args: [],
-          workflowExecutionTimeout: '10 seconds',
-          typedSearchAttributes: [
-            { key: SA.orgId, value: 'org_bench' },
-            { key: SA.workspaceId, value: 'ws_bench' },
-            { key: SA.endpointId, value: 'we_bench' },
-            { key: SA.jobId, value: `job_bench${n}` },
-            { key: SA.deliveryStatus, value: 'delivering' },
-          ],
-        });
+        await client.connection.withDeadline(Date.now() + config.temporal.callTimeoutMs, () =>
+          client.workflow.start('webhookDelivery', {
+            taskQueue: `${config.temporal.taskQueue}-unpolled`,
+            workflowId: `bench-start-ceiling-${Date.now()}-${n}`,
+            args: [],
+            workflowExecutionTimeout: '10 seconds',
+            typedSearchAttributes: [
+              { key: SA.orgId, value: 'org_bench' },
+              { key: SA.workspaceId, value: 'ws_bench' },
+              { key: SA.endpointId, value: 'we_bench' },
+              { key: SA.jobId, value: `job_bench${n}` },
+              { key: SA.deliveryStatus, value: 'delivering' },
+            ],
+          }),
+        );
       }
     }),
   );

@@ -28,6 +28,13 @@ const csvList = z.string().transform((s) =>
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
+
+/**
+ * How long each wait on the store may last. Exported for the scripts that connect without a
+ * full config (they take the same defaults).
+ */
+export const STORE_WAIT_DEFAULTS = { serverSelectionTimeoutMs: 1500, connectTimeoutMs: 5000, socketTimeoutMs: 60_000, startupWaitMs: 10_000 } as const;
+
 const url = z
   .string()
   .url()
@@ -35,7 +42,7 @@ const url = z
 const masterKey = (message: string) => z.string({ message }).refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes encoded as base64');
 
 /** Settings that weaken a production guarantee; accepted only when NODE_ENV says development or test. */
-const RELAXATIONS = ['RETRY_DELAYS_MS', 'WEBHOOK_ALLOWED_CIDRS', 'WEBHOOK_EXTRA_CA_FILE'] as const;
+const RELAXATIONS = ['RETRY_DELAYS_MS', 'WEBHOOK_ALLOWED_CIDRS', 'WEBHOOK_EXTRA_CA_FILE', 'CHAOS_EXIT_AT'] as const;
 
 const schema = z
   .object({
@@ -57,6 +64,17 @@ const schema = z
       .default('127.0.0.1:7233'),
     TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
     TEMPORAL_TASK_QUEUE: z.string().min(1).default('talent-platform'),
+    TEMPORAL_CONNECT_TIMEOUT_MS: positiveInt.max(120_000).default(5000),
+    TEMPORAL_CALL_TIMEOUT_MS: positiveInt.max(300_000).default(10_000),
+    TEMPORAL_START_WAIT_MS: positiveInt.max(10_000).default(400),
+    WORKFLOW_STARTER_INTERVAL_MS: positiveInt.max(60_000).default(1000),
+    WORKFLOW_STARTER_LEASE_MS: positiveInt.max(600_000).default(15_000),
+    CHAOS_EXIT_AT: z.enum(['after_charge']).optional(),
+    WORKER_SHUTDOWN_FORCE_MS: positiveInt.max(3_600_000).default(60_000),
+    STORE_SERVER_SELECTION_TIMEOUT_MS: positiveInt.max(120_000).default(STORE_WAIT_DEFAULTS.serverSelectionTimeoutMs),
+    STORE_CONNECT_TIMEOUT_MS: positiveInt.max(120_000).default(STORE_WAIT_DEFAULTS.connectTimeoutMs),
+    STORE_SOCKET_TIMEOUT_MS: positiveInt.max(3_600_000).default(STORE_WAIT_DEFAULTS.socketTimeoutMs),
+    STORE_STARTUP_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(STORE_WAIT_DEFAULTS.startupWaitMs),
     SECRETS_ENCRYPTION_KEY: masterKey('is required: 32 random bytes, base64 (generate with: openssl rand -base64 32)'),
     SECRETS_ENCRYPTION_KEY_PREVIOUS: masterKey('must be 32 bytes encoded as base64').optional(),
     API_AUDIENCE: z.string().min(1).default('developer-api'),
@@ -182,7 +200,23 @@ function toConfig(e: z.infer<typeof schema>) {
     /** Browser origins allowed on /tools and the OAuth endpoints; development allows the loopback ones by default. */
     allowedOrigins: e.MCP_ALLOWED_ORIGINS ?? (e.NODE_ENV === 'development' ? [...LOOPBACK_ORIGINS] : []),
     mongodbUri: e.MONGODB_URI,
-    temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE },
+    temporal: {
+      address: e.TEMPORAL_ADDRESS,
+      namespace: e.TEMPORAL_NAMESPACE,
+      taskQueue: e.TEMPORAL_TASK_QUEUE,
+      /** Every wait on Temporal has a limit: connecting, each call, and a request's own attempt to start a workflow. */
+      connectTimeoutMs: e.TEMPORAL_CONNECT_TIMEOUT_MS,
+      callTimeoutMs: e.TEMPORAL_CALL_TIMEOUT_MS,
+      startWaitMs: e.TEMPORAL_START_WAIT_MS,
+    },
+    /** The starter that carries out workflow starts and signals recorded in the store (core/temporal/workflowOutbox.ts). */
+    workflowStarter: { intervalMs: e.WORKFLOW_STARTER_INTERVAL_MS, leaseMs: e.WORKFLOW_STARTER_LEASE_MS },
+    store: {
+      serverSelectionTimeoutMs: e.STORE_SERVER_SELECTION_TIMEOUT_MS,
+      connectTimeoutMs: e.STORE_CONNECT_TIMEOUT_MS,
+      socketTimeoutMs: e.STORE_SOCKET_TIMEOUT_MS,
+      startupWaitMs: e.STORE_STARTUP_WAIT_MS,
+    },
     /** The master secret; seal with core/crypto/secretBox, which also opens values sealed under SECRETS_ENCRYPTION_KEY_PREVIOUS. */
     secretsKey,
     apiAudience: e.API_AUDIENCE,
@@ -236,7 +270,10 @@ function toConfig(e: z.infer<typeof schema>) {
     },
     limits: { leaseTtlSeconds: e.LIMITS_LEASE_TTL_SECONDS },
     readCacheMs: e.READ_CACHE_MS,
+    /** The chaos run's exit point (core/faultInjection.ts); refused in production. */
+    chaosExitAt: e.CHAOS_EXIT_AT ?? null,
     worker: {
+      shutdownForceMs: e.WORKER_SHUTDOWN_FORCE_MS,
       maxConcurrentWorkflowTasks: e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
       maxConcurrentActivities: e.WORKER_MAX_CONCURRENT_ACTIVITIES,
       maxConcurrentLocalActivities: e.WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES,

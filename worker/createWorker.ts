@@ -2,6 +2,7 @@ import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { Config } from '../core/config';
+import { withTemporalDeadline } from '../core/temporal/deadline';
 import { startDeliveriesEagerlyOn } from '../core/webhooks/jobCompletedEvent';
 
 /** A Temporal worker for the configured task queue, running every workflow and activity. */
@@ -9,23 +10,34 @@ export async function createWorker(
   config: Config,
   opts: { workflowBundlePath?: string } = {},
 ): Promise<{ worker: Worker; connection: NativeConnection; client: Client }> {
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
-  const worker = await Worker.create({
-    connection,
-    namespace: config.temporal.namespace,
-    taskQueue: config.temporal.taskQueue,
-    ...(opts.workflowBundlePath ? { workflowBundle: { codePath: opts.workflowBundlePath } } : { workflowsPath: require.resolve('../workflows') }),
-    activities: createActivities(config),
-    // A webhook's first attempt is a local activity inside its workflow task, so a slow receiver
-    // (15 s at most) holds a workflow task slot meanwhile: slots are cheap, keep plenty, or a
-    // burst of slow receivers would stall every other workflow on this worker (jobs included).
-    // A worker without a free slot also declines eager starts, so each event then costs the
-    // server a trip through matching (bench/webhooks.ts, one worker at saturation: 0.72 of the
-    // ceiling with 100 slots, 0.81 with 300; see README, Webhooks, Throughput).
-    maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
-    maxConcurrentLocalActivityExecutions: config.worker.maxConcurrentLocalActivities,
-    maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
-  });
+  const { address, connectTimeoutMs, callTimeoutMs } = config.temporal;
+  // The native connection has no connect timeout of its own: a timer bounds it.
+  const connection = await withTemporalDeadline(null, { what: 'a worker connection (TEMPORAL_CONNECT_TIMEOUT_MS)', limitMs: connectTimeoutMs, address }, () =>
+    NativeConnection.connect({ address }),
+  );
+  const worker = await withTemporalDeadline(
+    null,
+    { what: 'the worker start-up (namespace check, TEMPORAL_CALL_TIMEOUT_MS)', limitMs: callTimeoutMs, address },
+    () =>
+      Worker.create({
+        connection,
+        namespace: config.temporal.namespace,
+        taskQueue: config.temporal.taskQueue,
+        ...(opts.workflowBundlePath ? { workflowBundle: { codePath: opts.workflowBundlePath } } : { workflowsPath: require.resolve('../workflows') }),
+        activities: createActivities(config),
+        // A webhook's first attempt is a local activity inside its workflow task, so a slow receiver
+        // (15 s at most) holds a workflow task slot meanwhile: slots are cheap, keep plenty, or a
+        // burst of slow receivers would stall every other workflow on this worker (jobs included).
+        // A worker without a free slot also declines eager starts, so each event then costs the
+        // server a trip through matching (bench/webhooks.ts, one worker at saturation: 0.72 of the
+        // ceiling with 100 slots, 0.81 with 300; see README, Webhooks, Throughput).
+        maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
+        maxConcurrentLocalActivityExecutions: config.worker.maxConcurrentLocalActivities,
+        maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
+        // A stop waits for in-flight tasks this long at most, then ends anyway (their work is retried).
+        shutdownForceTime: config.worker.shutdownForceMs,
+      }),
+  );
   // Webhook events emitted in this process start their delivery workflow on this worker.
   const client = new Client({ connection, namespace: config.temporal.namespace });
   startDeliveriesEagerlyOn({ client, taskQueue: config.temporal.taskQueue, running: () => worker.getState() === 'RUNNING' });

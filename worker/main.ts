@@ -1,8 +1,11 @@
 import { Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import { loadConfigOrExit } from '../core/config';
+import { armExitPoint } from '../core/faultInjection';
 import { ensureMaintenanceSchedule, MAINTENANCE_SCHEDULE_ID } from '../core/maintenance/maintenanceSchedule';
 import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
+import { closeTemporalClient } from '../core/temporal/client';
+import { startWorkflowStarter } from '../core/temporal/workflowStarter';
 import { createWorker } from './createWorker';
 import { startMetricsServer } from './metricsServer';
 import { sdkLogger } from './sdkLogger';
@@ -11,7 +14,8 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   logger.level = config.logLevel;
   Runtime.install({ logger: sdkLogger(logger), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) } } });
-  await connectStore(config.mongodbUri);
+  armExitPoint(config.chaosExitAt);
+  await connectStore(config.mongodbUri, config.store);
   await ensureIndexes();
   const { worker, connection, client } = await createWorker(config);
   // Not a reason to stop delivering webhooks and running jobs: say so loudly and go on.
@@ -21,9 +25,13 @@ async function main(): Promise<void> {
   );
   const metrics = config.worker.metricsPort > 0 ? await startMetricsServer(config) : null;
   if (metrics) logger.info({ port: metrics.port, host: config.host }, 'worker metrics at /metrics');
+  // Starts and cancels the API recorded while Temporal was down are carried out from here too.
+  const workflowStarter = startWorkflowStarter(config);
   logger.info({ taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace }, 'worker running');
   // worker.run() resolves after SIGINT/SIGTERM: the SDK drains in-flight tasks first.
   await worker.run();
+  await workflowStarter.stop();
+  await closeTemporalClient();
   await metrics?.close();
   await connection.close();
   await disconnectStore();

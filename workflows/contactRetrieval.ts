@@ -30,6 +30,13 @@ export const cancelContactRetrieval = defineSignal(CANCEL_SIGNAL);
  * left (a person charged before the stop is delivered), stores the result, emits
  * `job.completed` once and hands the result to its retention schedule.
  */
+/** What is left of the job's deadline, counted from its acceptance (a workflow started late, after a Temporal outage, gets less). */
+function deadlineLeft(input: ContactRetrievalInput): number {
+  const limit = input.deadlineMs ?? JOB_DEADLINE_MS;
+  if (input.acceptedAtMs === undefined) return limit;
+  return Math.max(1, input.acceptedAtMs + limit - Date.now());
+}
+
 export async function contactRetrievalWorkflow(input: ContactRetrievalInput): Promise<FinishedJob> {
   const people = proxyActivities<ContactActivities>({
     startToCloseTimeout: '10 minutes',
@@ -82,7 +89,7 @@ export async function contactRetrievalWorkflow(input: ContactRetrievalInput): Pr
   const work = new CancellationScope();
   const deadline = new CancellationScope();
   const deadlineFired = deadline
-    .run(() => sleep(input.deadlineMs ?? JOB_DEADLINE_MS))
+    .run(() => sleep(deadlineLeft(input)))
     .then(
       () => {
         stopWith('expired');

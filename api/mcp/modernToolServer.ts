@@ -7,6 +7,8 @@ import { toolListing, type ToolEntry } from './toolCatalog';
 import type { ToolDispatcher } from './toolDispatch';
 import { toolResult } from './toolResult';
 import { namedHost, requestUrl } from '../requestUrl';
+import { STORE_RETRY_AFTER_SECONDS } from '../../core/store/storeUnavailable';
+import { noteStoreOutage, type OutageFlag } from './storeOutage';
 
 /**
  * MCP 2026-07-28 on `/tools`, through the official SDK 2.x (`@modelcontextprotocol/server`):
@@ -21,6 +23,7 @@ import { namedHost, requestUrl } from '../requestUrl';
 interface ModernCall {
   principal: KeyPrincipal;
   requestId: string;
+  outage: OutageFlag;
 }
 
 function modernServer(tools: readonly ToolEntry[], dispatcher: ToolDispatcher, call: ModernCall): Server {
@@ -35,7 +38,7 @@ function modernServer(tools: readonly ToolEntry[], dispatcher: ToolDispatcher, c
     const entry = tools.find((t) => t.definition.name === request.params.name);
     if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-    return toolResult(await dispatcher.run(entry, args, call.principal, call.requestId));
+    return toolResult(await noteStoreOutage(call.outage, () => dispatcher.run(entry, args, call.principal, call.requestId)));
   });
   return server;
 }
@@ -75,12 +78,13 @@ export function modernToolServer(tools: readonly ToolEntry[], dispatcher: ToolDi
     async serve(ctx, request, message, call) {
       const authInfo = { token: '', clientId: call.principal.keyId, scopes: [...call.principal.scopes], extra: { call } };
       const response = await handler.fetch(request, { parsedBody: message, authInfo });
-      ctx.status = response.status;
+      ctx.status = call.outage.storeUnavailable ? 503 : response.status;
+      if (call.outage.storeUnavailable) ctx.set('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
       response.headers.forEach((value, name) => {
         if (name !== 'content-length') ctx.set(name, value);
       });
       ctx.body = response.body ? Readable.fromWeb(response.body as unknown as NodeReadableStream) : null;
-      if (!response.body) ctx.status = response.status;
+      if (!response.body) ctx.status = call.outage.storeUnavailable ? 503 : response.status;
     },
     close: () => handler.close(),
   };

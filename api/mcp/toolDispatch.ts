@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import { logger } from '../../core/observability/logger';
 import { Problem } from '../../core/problems';
+import { isStoreUnavailable } from '../../core/store/storeUnavailable';
+import { ToolStoreOutage } from './storeOutage';
 import type { ExecuteOperation, OperationRequest } from '../operations/executeOperation';
 import { IDEMPOTENCY_KEY_ARGUMENT, type ToolEntry } from './toolCatalog';
 
@@ -100,6 +102,7 @@ export function createToolDispatcher(execute: ExecuteOperation): ToolDispatcher 
         return { ok: true, status: result.status, body: decodedBody(result.body) };
       } catch (err) {
         if (err instanceof Problem) return { ok: false, status: err.status, body: problemPayload(err, requestId) };
+        if (isStoreUnavailable(err)) throw new ToolStoreOutage(requestId, err);
         logger.error(
           { err: { message: (err as Error)?.message, stack: (err as Error)?.stack }, request_id: requestId, tool: entry.definition.name },
           'tool call failed',

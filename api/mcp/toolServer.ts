@@ -16,13 +16,15 @@ import { createToolDispatcher, type ToolDispatcher } from './toolDispatch';
 import { modernToolServer } from './modernToolServer';
 import { toolResult } from './toolResult';
 import { TOOL_SERVER_ROUTER_OPTIONS, TOOLS_PATH } from './toolPaths';
+import { isStoreUnavailable } from '../../core/store/storeUnavailable';
+import { noteStoreOutage, sendStoreOutage, statusOnOutage, type OutageFlag } from './storeOutage';
 
 export { TOOLS_PATH };
 const MAX_MESSAGE_BYTES = 65_536;
 
 export { clientPrincipal } from './bearer';
 
-function mcpServer(tools: ToolEntry[], principal: KeyPrincipal, requestId: string, dispatcher: ToolDispatcher): Server {
+function mcpServer(tools: ToolEntry[], principal: KeyPrincipal, requestId: string, dispatcher: ToolDispatcher, outage: OutageFlag): Server {
   const server = new Server({ name: 'talent-platform-tools', version: '1.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: tools.map(toolListing),
@@ -31,7 +33,7 @@ function mcpServer(tools: ToolEntry[], principal: KeyPrincipal, requestId: strin
     const entry = tools.find((t) => t.definition.name === request.params.name);
     if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-    return toolResult(await dispatcher.run(entry, args, principal, requestId)) satisfies CallToolResult;
+    return toolResult(await noteStoreOutage(outage, () => dispatcher.run(entry, args, principal, requestId))) satisfies CallToolResult;
   });
   return server;
 }
@@ -65,6 +67,7 @@ export function toolServerRouter(config: Config, routes: readonly RouteSpec[]): 
       principal = await authenticateBearer(ctx, config);
     } catch (err) {
       if (err instanceof BearerRejection) return sendBearerRejection(ctx, config, err);
+      if (isStoreUnavailable(err)) return sendStoreOutage(ctx, ctx.state.requestId, err);
       throw err;
     }
     if (ctx.method !== 'POST') {
@@ -94,10 +97,11 @@ export function toolServerRouter(config: Config, routes: readonly RouteSpec[]): 
     }
     // The protocol revision each request carries picks the server: 2026-07-28 (SDK 2.x) or 2025-era (SDK 1.x).
     const request = modern.webRequest(ctx, raw);
+    const outage: OutageFlag = { storeUnavailable: false };
     if (await modern.isModernRequest(request, message)) {
-      return modern.serve(ctx, request, message, { principal, requestId: ctx.state.requestId });
+      return modern.serve(ctx, request, message, { principal, requestId: ctx.state.requestId, outage });
     }
-    const server = mcpServer(tools, principal, ctx.state.requestId, dispatcher);
+    const server = mcpServer(tools, principal, ctx.state.requestId, dispatcher, outage);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     ctx.res.on('close', () => {
       void transport.close();
@@ -107,6 +111,7 @@ export function toolServerRouter(config: Config, routes: readonly RouteSpec[]): 
     // The transport writes the response itself; Koa must not touch it afterwards.
     ctx.status = 200;
     ctx.respond = false;
+    statusOnOutage(ctx, outage);
     await transport.handleRequest(ctx.req, ctx.res, message);
   });
   return router;

@@ -1,7 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import { logger } from '../../core/observability/logger';
-import { Problem, PROBLEM_CODES, retryLater, type ProblemCode } from '../../core/problems';
-import { isStoreUnavailable } from '../../core/store/storeUnavailable';
+import { Problem, PROBLEM_CODES, type ProblemCode } from '../../core/problems';
+import { isStoreUnavailable, storeUnavailableProblem } from '../../core/store/storeUnavailable';
 
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
@@ -25,9 +25,6 @@ export function sendProblem(ctx: Context, problem: Problem): void {
   ctx.body = problemDocument(problem, ctx.state.requestId);
   ctx.state.problemCode = problem.code;
 }
-
-/** What a client is told to wait when the store is unreachable: a FerretDB or MongoDB restart takes seconds. */
-const STORE_RETRY_AFTER_SECONDS = 2;
 
 /** Errors raised by Koa or its helpers (ctx.throw, router) carry an HTTP status. */
 function fromHttpError(err: { status?: number; expose?: boolean; message?: string }): Problem | undefined {
@@ -73,7 +70,7 @@ export function problemDocuments(): Middleware {
       else if (isStoreUnavailable(err)) {
         // The store is down or restarting: a retryable answer, not a 500 (the client and its retry loop can tell).
         logger.warn({ err: serializeError(err), request_id: ctx.state.requestId }, 'store unavailable');
-        problem = retryLater('dependency_unavailable', 'The store is unavailable; retry shortly.', STORE_RETRY_AFTER_SECONDS);
+        problem = storeUnavailableProblem(err);
       }
       if (!problem) {
         logger.error({ err: serializeError(err), request_id: ctx.state.requestId }, 'unhandled error');

@@ -4,6 +4,8 @@ import { authorizationResponseUrl, type AuthorizationErrorCode } from '../../cor
 import { findGrant, type GrantRecord } from '../../core/oauth/consentGrants';
 import { finishPending, findPending, issueCode, type PendingAuthorization } from '../../core/oauth/pendingAuthorizations';
 import type { UserRecord } from '../../core/users/users';
+import { logger } from '../../core/observability/logger';
+import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../../core/store/storeUnavailable';
 import { html, page } from './pageRendering';
 import { setPageHeaders } from './pageSecurity';
 import { CONSENT_PAGE_PATH } from './pagePaths';
@@ -22,6 +24,28 @@ export function errorPage(ctx: Context, status: number, title: string, message: 
     html`<p role="alert">${message}</p>
       <p class="note">Go back to the application you came from and start again. If this keeps happening, contact your administrator.</p>`,
   );
+}
+
+/**
+ * A sign-in page whose store is unreachable answers a page saying so (503 with Retry-After),
+ * never the bare 500 page: the person can retry in a moment with nothing lost.
+ */
+export function storeOutagePage(handler: (ctx: Context) => Promise<void>): (ctx: Context) => Promise<void> {
+  return async (ctx) => {
+    try {
+      await handler(ctx);
+    } catch (err) {
+      if (!isStoreUnavailable(err)) throw err;
+      logger.warn({ err: { name: (err as Error)?.name, message: (err as Error)?.message }, request_id: ctx.state.requestId }, 'store unavailable');
+      errorPage(
+        ctx,
+        503,
+        'Temporarily unavailable',
+        'The sign-in service cannot reach its data store right now. Nothing was changed; try again in a few seconds.',
+      );
+      ctx.set('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
+    }
+  };
 }
 
 export function redirectTo(ctx: Context, location: string): void {

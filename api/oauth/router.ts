@@ -15,8 +15,10 @@ import {
   authorizationServerMetadata,
   protectedResourceMetadata,
 } from './discovery';
-import { tokenEndpoint } from './tokenEndpoint';
+import { sendTokenStoreOutage, tokenEndpoint } from './tokenEndpoint';
+import { isStoreUnavailable } from '../../core/store/storeUnavailable';
 import { authorizeEndpoint } from './authorizeEndpoint';
+import { storeOutagePage } from './authorizationFlow';
 import { AUTHORIZE_PATH, REGISTER_PATH } from './pagePaths';
 import { registrationEndpoint } from './registrationEndpoint';
 import { mountSignInPages } from './signInPages';
@@ -26,9 +28,21 @@ import { mountSignInPages } from './signInPages';
  * any credential is known (core/limits/clientAddressLimits.ts). `refuse` writes the 429 in the
  * endpoint's own error format.
  */
-function limitPerAddress(config: Config, limit: AddressLimitName, perMinute: number, refuse: (ctx: Context, retryAfterSeconds: number) => void) {
+function limitPerAddress(
+  config: Config,
+  limit: AddressLimitName,
+  perMinute: number,
+  refuse: (ctx: Context, retryAfterSeconds: number) => void,
+  storeDown?: (ctx: Context, err: unknown) => void,
+) {
   return async (ctx: Context, next: Next) => {
-    const got = await admitFromAddress(config.secretsKey, limit, ctx.ip, perMinute);
+    let got: Awaited<ReturnType<typeof admitFromAddress>>;
+    try {
+      got = await admitFromAddress(config.secretsKey, limit, ctx.ip, perMinute);
+    } catch (err) {
+      if (storeDown && isStoreUnavailable(err)) return storeDown(ctx, err);
+      throw err;
+    }
     if (!got.admitted) return refuse(ctx, got.retryAfterSeconds);
     await next();
   };
@@ -51,8 +65,8 @@ const refuseJwks = (_ctx: Context, retryAfterSeconds: number) => {
 export function oauthRouter(config: Config): Router {
   const router = new Router(ROUTER_OPTIONS);
   const limits = config.addressLimits;
-  router.post(TOKEN_PATH, limitPerAddress(config, 'token', limits.tokenRequestsPerMinute, refuseTokenRequest), tokenEndpoint(config));
-  router.get(AUTHORIZE_PATH, authorizeEndpoint(config));
+  router.post(TOKEN_PATH, limitPerAddress(config, 'token', limits.tokenRequestsPerMinute, refuseTokenRequest, sendTokenStoreOutage), tokenEndpoint(config));
+  router.get(AUTHORIZE_PATH, storeOutagePage(authorizeEndpoint(config)));
   router.post(REGISTER_PATH, registrationEndpoint());
   mountSignInPages(router, config);
   // One document at both discovery locations: clients try RFC 8414's first, then OpenID's.

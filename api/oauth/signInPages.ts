@@ -9,7 +9,7 @@ import { redirectHostOf } from '../../core/oauth/redirectUris';
 import { endSession, SESSION_TTL_MS, sessionUser, startSession } from '../../core/users/sessions';
 import { signIn } from '../../core/users/signIn';
 import { completeSetup, findSetupUser, type UserRecord } from '../../core/users/users';
-import { completeAuthorization, errorPage, redirectTo, resumeAuthorization } from './authorizationFlow';
+import { completeAuthorization, errorPage, redirectTo, resumeAuthorization, storeOutagePage } from './authorizationFlow';
 import { errorNote, hidden, html, page, type Html } from './pageRendering';
 import { toolsResource } from './tokenEndpoint';
 import { clearSessionCookie, csrfToken, csrfValid, ensureSessionValue, readPageForm, sessionValueOf, setPageHeaders, setSessionCookie } from './pageSecurity';
@@ -260,13 +260,14 @@ async function signOutSubmit(ctx: Context, config: Config): Promise<void> {
 
 /** Mounts the pages (DECISIONS.md "Interactive sign-in"): set password, sign in, consent, connected applications. */
 export function mountSignInPages(router: Router, config: Config): void {
-  router.get(SETUP_PAGE_PATH, (ctx) => setupPage(ctx, config));
-  router.post(SETUP_PAGE_PATH, (ctx) => setupSubmit(ctx, config));
-  router.get(SIGN_IN_PAGE_PATH, (ctx) => signInPage(ctx, config));
-  router.post(SIGN_IN_PAGE_PATH, (ctx) => signInSubmit(ctx, config));
-  router.get(CONSENT_PAGE_PATH, (ctx) => consentPage(ctx, config));
-  router.post(CONSENT_PAGE_PATH, (ctx) => consentSubmit(ctx, config));
-  router.get(CONNECTIONS_PAGE_PATH, (ctx) => connectionsPage(ctx, config));
-  router.post(REVOKE_CONNECTION_PATH, (ctx) => revokeSubmit(ctx, config));
-  router.post(SIGN_OUT_PATH, (ctx) => signOutSubmit(ctx, config));
+  const serve = (handler: (ctx: Context, config: Config) => Promise<void>) => storeOutagePage((ctx: Context) => handler(ctx, config));
+  router.get(SETUP_PAGE_PATH, serve(setupPage));
+  router.post(SETUP_PAGE_PATH, serve(setupSubmit));
+  router.get(SIGN_IN_PAGE_PATH, serve(signInPage));
+  router.post(SIGN_IN_PAGE_PATH, serve(signInSubmit));
+  router.get(CONSENT_PAGE_PATH, serve(consentPage));
+  router.post(CONSENT_PAGE_PATH, serve(consentSubmit));
+  router.get(CONNECTIONS_PAGE_PATH, serve(connectionsPage));
+  router.post(REVOKE_CONNECTION_PATH, serve(revokeSubmit));
+  router.post(SIGN_OUT_PATH, serve(signOutSubmit));
 }

@@ -11,6 +11,7 @@ import type { TokenResponse } from '../../core/oauth/grants/tokenPair';
 import { isPublicClientRevoked, resolvePublicClient, type LookupCaller } from '../../core/oauth/publicClients';
 import { basicFailure, checkResource, checkScope, clientCredentialsOf, OAuthError, parseTokenForm, requireParam } from '../../core/oauth/tokenRequest';
 import { logger } from '../../core/observability/logger';
+import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../../core/store/storeUnavailable';
 
 const MAX_FORM_BYTES = 8192;
 
@@ -106,6 +107,15 @@ async function confidentialClientGrant(ctx: Context, grantType: string, params: 
   return refreshTokenGrant({ clientId: client._id, retryWindowMs: 0 }, presented, params, config);
 }
 
+/** The store is unreachable: 503 with Retry-After in the OAuth error shape clients parse, with the API's problem code. */
+export function sendTokenStoreOutage(ctx: Context, err: unknown): void {
+  logger.warn({ err: { name: (err as Error)?.name, message: (err as Error)?.message }, request_id: ctx.state.requestId }, 'store unavailable');
+  ctx.status = 503;
+  ctx.set('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = { error: 'temporarily_unavailable', error_description: 'The store is unavailable; retry shortly.', code: 'dependency_unavailable' };
+}
+
 const GRANT_TYPES = ['authorization_code', 'client_credentials', 'refresh_token'];
 
 /**
@@ -132,6 +142,7 @@ export function tokenEndpoint(config: Config) {
     } catch (err) {
       let e: OAuthError;
       if (err instanceof OAuthError) e = err;
+      else if (isStoreUnavailable(err)) return sendTokenStoreOutage(ctx, err);
       else {
         logger.error({ err: { message: (err as Error)?.message, stack: (err as Error)?.stack }, request_id: ctx.state.requestId }, 'token endpoint failure');
         e = new OAuthError('server_error', 'The token could not be issued; retry later.', 500);

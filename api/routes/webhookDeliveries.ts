@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { PERMISSIONS } from '../../core/keys/permissions';
-import { temporalClient } from '../../core/temporal/client';
 import { DELIVERY_STATUSES } from '../../core/webhooks/models';
 import { requestReplay } from '../../core/webhooks/replays';
+import { temporalReplaySignaller } from '../../core/webhooks/replaySignals';
 import { deliveryView, findDelivery, listDeliveries } from '../../core/webhooks/webhookDeliveries';
 import { defineRoute } from '../routeSpec';
 
@@ -86,7 +86,7 @@ export const webhookDeliveryRoutes = [
     },
     handler: async ({ principal, params, config }) => ({
       status: 202,
-      body: await requestReplay(principal.workspaceId, params.id, await temporalClient(config)),
+      body: await requestReplay(principal.workspaceId, params.id, temporalReplaySignaller(config, config.temporal.startWaitMs)),
     }),
   }),
 ];

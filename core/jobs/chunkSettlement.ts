@@ -1,4 +1,5 @@
 import { chargeUpTo, findCharge } from '../credits/credits';
+import { exitPoint } from '../faultInjection';
 import { insertManyIgnoringDuplicates, insertOnce } from '../store/inserts';
 import { typedCollection } from '../store/typedCollection';
 import { claimContactFields, holderStates, releaseClaims } from './contactFieldClaims';
@@ -167,6 +168,8 @@ export async function payAndSettle(
       receiptId = c.receiptId;
       charged = true;
     }
+    // The chaos run's kill between a chunk's charge and its record (off unless CHAOS_EXIT_AT names it).
+    if (options.charge) exitPoint('after_charge');
   }
   const unsettledOurs = charged ? [] : ours;
   const held = new Map<number, HeldAnswer>([...others.map((o): [number, HeldAnswer] => [o.seq, 'pending'])]);

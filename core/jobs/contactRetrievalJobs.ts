@@ -10,7 +10,7 @@ import { claimDaySlot, returnDaySlot } from './dailyJobCap';
 import { releaseDeliveries, reserveDeliveries } from './deliveryReservations';
 import { sourcesOfPeople } from './personSources';
 import { decodeCursor, encodeCursor } from './cursor';
-import { contactRetrievalWorkflowRunning, signalContactRetrievalCancel, startContactRetrievalWorkflow } from './jobWorkflows';
+import { carryOutOnRequest, recordJobCancel, temporalJobStarter, type JobStarter } from './jobOutbox';
 import { CAP_RETRY_AFTER_SECONDS, MAX_PERSON_IDS, contactRetrievalWorkflowId, countsFromTally, emptyCounts, uniquePersonIds, unknownPeople } from './jobRules';
 import { claimJobSlot, releaseJobSlot } from './jobSlots';
 import { runningJobTally } from './chunkProcessing';
@@ -77,21 +77,26 @@ export interface CreateJobInput {
   searchId?: string | null;
 }
 
-/** How a job reaches Temporal; workflow tests substitute their own test server's client. */
-export interface JobStarter {
-  start: (input: ContactRetrievalInput) => Promise<void>;
-  running: (jobId: string) => Promise<boolean>;
+export type { JobStarter } from './jobOutbox';
+
+/** A request waits for Temporal at most TEMPORAL_START_WAIT_MS; the starters carry on from the store after. */
+function requestStarter(config: Config): JobStarter {
+  return temporalJobStarter(config, config.temporal.startWaitMs);
 }
 
-function defaultStarter(config: Config): JobStarter {
-  return { start: (input) => startContactRetrievalWorkflow(config, input), running: (jobId) => contactRetrievalWorkflowRunning(config, jobId) };
+/** How long a request holds a job's outbox while it tries: its own wait and a margin, then a starter may take over. */
+function requestHoldMs(config: Config): number {
+  return Math.max(1000, 2 * config.temporal.startWaitMs);
 }
 
 /**
  * Accepts a job: 402 when one record cannot be funded (checked first, before any person is
- * looked up), 422 when a person is unknown to this organization, 429 at the daily job cap, the running-job cap or when the delivery quota
- * has no room left (nothing recorded, nothing charged), otherwise the job, its people, its
- * delivery-quota reservation and its workflow exist when this returns.
+ * looked up), 422 when a person is unknown to this organization, 429 at the daily job cap, the
+ * running-job cap or when the delivery quota has no room left (nothing recorded, nothing
+ * charged), otherwise the job, its people and its delivery-quota reservation are recorded when
+ * this returns, and its workflow is started, now if Temporal answers within
+ * TEMPORAL_START_WAIT_MS, else by the workflow starter as soon as it does (jobOutbox.ts):
+ * acceptance never waits on Temporal.
  *
  * `unknownPeople`: `refuse` (a list of ids the caller chose: 422 naming the unknown ones) or
  * `settle_not_found` (a batch over an earlier search: people the organization can no longer
@@ -100,7 +105,7 @@ function defaultStarter(config: Config): JobStarter {
 export async function createContactRetrievalJob(
   config: Config,
   input: CreateJobInput & { unknownPeople?: 'refuse' | 'settle_not_found' },
-  starter: JobStarter = defaultStarter(config),
+  starter: JobStarter = requestStarter(config),
 ): Promise<JobView> {
   const { principal } = input;
   const personIds = uniquePersonIds(input.personIds);
@@ -149,6 +154,7 @@ export async function createContactRetrievalJob(
   }
   const fields = [...new Set(input.fields)].sort();
   const over = new Set(reservation.over);
+  let accepted = false;
   try {
     await typedCollection<JobPeopleDoc>(ContactRetrievalJobPeople).insertOne({
       _id: jobId,
@@ -157,6 +163,19 @@ export async function createContactRetrievalJob(
       overQuota: personIds.flatMap((p, i) => (over.has(p) ? [i] : [])),
       deliveryQuotaAt: acceptedAt,
     });
+    const workflowInput: ContactRetrievalInput = {
+      jobId,
+      orgId: principal.orgId,
+      workspaceId: principal.workspaceId,
+      familyId: principal.familyId,
+      requested: personIds.length,
+      fields,
+      chunkSize: config.contactJobs.chunkSize,
+      concurrency: config.contactJobs.concurrency,
+      heartbeatTimeoutMs: Math.max(10_000, 2 * config.contactProvider.timeoutMs),
+      acceptedAtMs: acceptedAt.getTime(),
+    };
+    // The outbox record: the job is accepted with this, whatever Temporal's state; this request holds it while it tries.
     const job = await ContactRetrievalJob.create({
       _id: jobId,
       orgId: principal.orgId,
@@ -171,31 +190,21 @@ export async function createContactRetrievalJob(
       workflowId: contactRetrievalWorkflowId(jobId),
       deliveryQuotaAt: acceptedAt,
       deliveriesReserved: reservation.covered.length,
+      workflowInput,
+      workflowStartedAt: null,
+      outboxDue: true,
+      outboxLeaseUntil: new Date(Date.now() + requestHoldMs(config)),
     });
-    try {
-      await starter.start({
-        jobId,
-        orgId: principal.orgId,
-        workspaceId: principal.workspaceId,
-        familyId: principal.familyId,
-        requested: personIds.length,
-        fields,
-        chunkSize: config.contactJobs.chunkSize,
-        concurrency: config.contactJobs.concurrency,
-        heartbeatTimeoutMs: Math.max(10_000, 2 * config.contactProvider.timeoutMs),
-      });
-    } catch (err) {
-      throw new Problem('dependency_unavailable', 'The job could not be started; nothing was recorded or charged. Retry later.', {
-        headers: { 'Retry-After': '5' },
-        cause: err,
-      });
-    }
+    accepted = true;
+    await carryOutOnRequest(jobId, starter, requestHoldMs(config), { claimed: true });
     return jobView(job.toObject(), emptyCounts(personIds.length));
   } catch (err) {
-    // A job that could not start never existed.
-    await ContactRetrievalJobPeople.deleteOne({ _id: jobId }).catch(() => undefined);
-    await ContactRetrievalJob.deleteOne({ _id: jobId }).catch(() => undefined);
-    await rollBack();
+    // A job that was not recorded never existed.
+    if (!accepted) {
+      await ContactRetrievalJobPeople.deleteOne({ _id: jobId }).catch(() => undefined);
+      await ContactRetrievalJob.deleteOne({ _id: jobId }).catch(() => undefined);
+      await rollBack();
+    }
     throw err;
   }
 }
@@ -299,10 +308,11 @@ export async function cancelContactRetrievalJob(config: Config, principal: KeyPr
   if (job.status !== 'running') {
     throw new Problem('invalid_state_transition', `The job already finished with status \`${job.status}\`; only a running job can be cancelled.`);
   }
-  try {
-    await signalContactRetrievalCancel(config, jobId);
-  } catch (err) {
-    throw new Problem('dependency_unavailable', 'The cancel request could not be delivered; retry.', { headers: { 'Retry-After': '5' }, cause: err });
+  // Recorded first, so a cancel during a Temporal outage is kept and takes effect when the workflow runs.
+  if (!(await recordJobCancel(jobId))) {
+    const now = (await loadJob({ _id: jobId }))!;
+    throw new Problem('invalid_state_transition', `The job already finished with status \`${now.status}\`; only a running job can be cancelled.`);
   }
+  await carryOutOnRequest(jobId, requestStarter(config), requestHoldMs(config));
   return jobView((await loadJob({ _id: jobId }))!);
 }

@@ -1,4 +1,5 @@
 import { isDuplicateKeyError } from '../store/connection';
+import { isTemporalUnanswered } from '../temporal/deadline';
 import { RUNNING_JOB_SLOTS } from './jobRules';
 import { ContactJobSlot, ContactRetrievalJob } from './models';
 
@@ -66,12 +67,20 @@ export async function jobSlotHolders(orgId: string): Promise<SlotHolder[]> {
 
 /** Whether a holder no longer stands for a running job. */
 export async function isStaleHolder(h: SlotHolder, workflowRunning: WorkflowProbe, now = new Date()): Promise<boolean> {
-  const job = await ContactRetrievalJob.findById(h.jobId, { status: 1 }).lean();
+  const job = await ContactRetrievalJob.findById(h.jobId, { status: 1, outboxDue: 1, workflowStartedAt: 1 }).lean();
   const fresh = now.getTime() - h.claimedAt.getTime() < SLOT_CLAIM_GRACE_MS;
   if (!job) return !fresh;
   if (job.status !== 'running') return true;
   if (fresh) return false;
-  return !(await workflowRunning(h.jobId));
+  // Accepted, its workflow still to be started by the outbox (Temporal was down): a live job, not an abandoned one.
+  if (job.outboxDue && !job.workflowStartedAt) return false;
+  try {
+    return !(await workflowRunning(h.jobId));
+  } catch (err) {
+    // Temporal cannot say (down, slow): the holder counts as live; the claimant gets the cap's 429, not a wait or a 500.
+    if (isTemporalUnanswered(err)) return false;
+    throw err;
+  }
 }
 
 /** Deletes stale slots (only if still held by the same job); returns how many were freed. */

@@ -1,13 +1,24 @@
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Config } from '../config';
 import { SA } from '../temporal/searchAttributes';
-import { temporalClient } from '../temporal/client';
+import { temporalCall } from '../temporal/client';
 import { contactRetrievalWorkflowId } from './jobRules';
 import { CANCEL_SIGNAL, type ContactRetrievalInput } from './workflowInput';
 
 /** The jobs' side of Temporal: start, probe and signal the `contact-retrieval:<job_id>` workflows. */
-export async function startContactRetrievalWorkflow(config: Config, input: ContactRetrievalInput): Promise<void> {
-  await startContactRetrievalWorkflowWith(await temporalClient(config), config.temporal.taskQueue, input);
+export async function startContactRetrievalWorkflow(
+  config: Config,
+  input: ContactRetrievalInput,
+  opts: { cancelAtStart?: boolean } = {},
+  limitMs = config.temporal.callTimeoutMs,
+): Promise<void> {
+  await temporalCall(
+    config,
+    `the start of ${contactRetrievalWorkflowId(input.jobId)}`,
+    (client) => startContactRetrievalWorkflowWith(client, config.temporal.taskQueue, input, opts),
+    limitMs,
+  );
 }
 
 export async function startContactRetrievalWorkflowWith(
@@ -20,6 +31,8 @@ export async function startContactRetrievalWorkflowWith(
     workflowId: contactRetrievalWorkflowId(input.jobId),
     taskQueue,
     args: [input],
+    // One workflow per job, ever: a start repeated by the outbox after the first closed is refused, not run again.
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
     typedSearchAttributes: [
       { key: SA.orgId, value: input.orgId },
       { key: SA.workspaceId, value: input.workspaceId },
@@ -27,19 +40,28 @@ export async function startContactRetrievalWorkflowWith(
       { key: SA.jobStatus, value: 'running' },
     ],
   };
-  if (opts.cancelAtStart) {
-    // Tests: a job cancelled before its first step.
-    await client.workflow.signalWithStart('contactRetrievalWorkflow', { ...options, signal: CANCEL_SIGNAL, signalArgs: [] });
-  } else {
-    await client.workflow.start('contactRetrievalWorkflow', options);
+  try {
+    if (opts.cancelAtStart) {
+      // A job cancelled before its workflow started (during a Temporal outage): it starts stopped.
+      await client.workflow.signalWithStart('contactRetrievalWorkflow', { ...options, signal: CANCEL_SIGNAL, signalArgs: [] });
+    } else {
+      await client.workflow.start('contactRetrievalWorkflow', options);
+    }
+  } catch (err) {
+    // The workflow id makes every start idempotent: an earlier attempt (or another replica) started it.
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
 }
 
 /** Whether the job's workflow is still running (false when it is gone or closed). */
-export async function contactRetrievalWorkflowRunning(config: Config, jobId: string): Promise<boolean> {
-  const client = await temporalClient(config);
+export async function contactRetrievalWorkflowRunning(config: Config, jobId: string, limitMs = config.temporal.callTimeoutMs): Promise<boolean> {
   try {
-    const d = await client.workflow.getHandle(contactRetrievalWorkflowId(jobId)).describe();
+    const d = await temporalCall(
+      config,
+      `a description of ${contactRetrievalWorkflowId(jobId)}`,
+      (client) => client.workflow.getHandle(contactRetrievalWorkflowId(jobId)).describe(),
+      limitMs,
+    );
     return d.status.name === 'RUNNING';
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return false;
@@ -48,10 +70,14 @@ export async function contactRetrievalWorkflowRunning(config: Config, jobId: str
 }
 
 /** Asks the job to stop; false when its workflow no longer runs. */
-export async function signalContactRetrievalCancel(config: Config, jobId: string): Promise<boolean> {
-  const client = await temporalClient(config);
+export async function signalContactRetrievalCancel(config: Config, jobId: string, limitMs = config.temporal.callTimeoutMs): Promise<boolean> {
   try {
-    await client.workflow.getHandle(contactRetrievalWorkflowId(jobId)).signal(CANCEL_SIGNAL);
+    await temporalCall(
+      config,
+      `the cancel signal of ${contactRetrievalWorkflowId(jobId)}`,
+      (client) => client.workflow.getHandle(contactRetrievalWorkflowId(jobId)).signal(CANCEL_SIGNAL),
+      limitMs,
+    );
     return true;
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return false;

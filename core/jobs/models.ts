@@ -1,6 +1,7 @@
 import { Schema, model } from 'mongoose';
 import type { PlanEntry } from './jobRules';
 import type { Tally } from './tally';
+import type { ContactRetrievalInput } from './workflowInput';
 import {
   CONTACT_FIELDS,
   FAILURE_REASONS,
@@ -34,6 +35,17 @@ export interface JobDoc {
   resultPurgeAt: Date | null;
   resultExpiredAt: Date | null;
   resultPurgedAt: Date | null;
+  /** The workflow's input, fixed at acceptance: whichever process starts the workflow starts it with this. */
+  workflowInput?: ContactRetrievalInput | null;
+  /** When the workflow's start was confirmed; null while it is still to be started (the outbox). */
+  workflowStartedAt?: Date | null;
+  /** When a cancel was asked for; `cancelPending` while it has not reached the workflow yet. */
+  cancelRequestedAt?: Date | null;
+  cancelPending?: boolean;
+  /** Something recorded here (a start, a cancel) is still to be carried out in Temporal. */
+  outboxDue?: boolean;
+  /** Until when one process (a request, a starter) holds the carrying out; others leave the job alone meanwhile. */
+  outboxLeaseUntil?: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -135,10 +147,18 @@ const jobSchema = new Schema<JobDoc>(
     resultExpiredAt: { type: Date, default: null },
     /** Set when the retention schedule deleted the result: reads are 410 from then on. */
     resultPurgedAt: { type: Date, default: null },
+    workflowInput: { type: Schema.Types.Mixed, default: null },
+    workflowStartedAt: { type: Date, default: null },
+    cancelRequestedAt: { type: Date, default: null },
+    cancelPending: { type: Boolean, default: false },
+    outboxDue: { type: Boolean, default: false },
+    outboxLeaseUntil: { type: Date, default: null },
   },
   { timestamps: true, versionKey: false },
 );
 jobSchema.index({ workspaceId: 1, createdAt: -1, _id: -1 });
+// The workflow starter's look-up: the few jobs with something still to carry out.
+jobSchema.index({ outboxDue: 1, outboxLeaseUntil: 1 });
 jobSchema.index({ orgId: 1, status: 1 });
 export const ContactRetrievalJob = model('ContactRetrievalJob', jobSchema, 'contact_retrieval_jobs');
 

@@ -16,6 +16,8 @@ export interface ContactRetrievalInput {
   heartbeatTimeoutMs: number;
   /** Overrides the 24 h deadline; tests and demos only. */
   deadlineMs?: number;
+  /** When the job was accepted (epoch ms): its deadline counts from here, not from the workflow's start. Absent on older jobs. */
+  acceptedAtMs?: number;
 }
 
 export const CANCEL_SIGNAL = 'cancel';

@@ -1,27 +1,52 @@
 import mongoose from 'mongoose';
-import { isStoreUnavailable, STORE_WAIT_MS } from './storeUnavailable';
+import { STORE_WAIT_DEFAULTS, type Config } from '../config';
+import { isStoreUnavailable } from './storeUnavailable';
+
+export type StoreWaits = Config['store'];
+
+/** The store's address for messages: host and database, never credentials. */
+export function storeAddress(uri: string): string {
+  return uri.replace(/^(mongodb(\+srv)?:\/\/)[^@/]*@/, '$1').replace(/\?.*$/, '');
+}
 
 /**
  * One MongoDB connection per process (the default mongoose connection). Works against real
  * MongoDB and against FerretDB 1.x: no transactions, no TTL or partial indexes, no $text.
+ *
+ * Every wait on the store has a limit (`waits`, from STORE_* settings): a call waits at most
+ * the server selection time for a reachable server (and as long in mongoose's buffer while it
+ * reconnects), then fails and a request is answered 503 dependency_unavailable
+ * (api/middleware/problemDocuments), never a hang or a 500; a connection that stops answering
+ * fails a call after the socket timeout; start-up gives up after `startupWaitMs`, naming the store.
  */
-export async function connectStore(uri: string, opts: { startupWaitMs?: number } = {}): Promise<typeof mongoose> {
+export async function connectStore(uri: string, waits: Partial<StoreWaits> = {}): Promise<typeof mongoose> {
+  const w = { ...STORE_WAIT_DEFAULTS, ...waits };
   mongoose.set('strictQuery', true);
   // Indexes are created explicitly by ensureIndexes(): autoIndex would race across replicas
   // and hide index errors in background promises.
   mongoose.set('autoIndex', false);
-  // While the store is down a request waits at most STORE_WAIT_MS (server selection, or
-  // mongoose's buffer while it reconnects) and is then answered 503 dependency_unavailable
-  // (api/middleware/problemDocuments), never a hang or a 500.
-  mongoose.set('bufferTimeoutMS', STORE_WAIT_MS);
+  mongoose.set('bufferTimeoutMS', w.serverSelectionTimeoutMs);
   // At start-up the store may still be coming up: keep trying for a while.
-  const deadline = Date.now() + (opts.startupWaitMs ?? 10_000);
+  const deadline = Date.now() + w.startupWaitMs;
   for (;;) {
     try {
-      await mongoose.connect(uri, { serverSelectionTimeoutMS: STORE_WAIT_MS, maxPoolSize: 50 });
+      await mongoose.connect(uri, {
+        serverSelectionTimeoutMS: w.serverSelectionTimeoutMs,
+        connectTimeoutMS: w.connectTimeoutMs,
+        socketTimeoutMS: w.socketTimeoutMs,
+        maxPoolSize: 50,
+      });
       return mongoose;
     } catch (err) {
-      if (Date.now() >= deadline || !isStoreUnavailable(err)) throw err;
+      if (!isStoreUnavailable(err)) throw err;
+      if (Date.now() >= deadline) {
+        throw new Error(
+          `The store at ${storeAddress(uri)} could not be reached within ${w.startupWaitMs} ms (STORE_STARTUP_WAIT_MS): ${(err as Error).message}`,
+          {
+            cause: err,
+          },
+        );
+      }
       await new Promise((r) => setTimeout(r, 250));
     }
   }

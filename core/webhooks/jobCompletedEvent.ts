@@ -58,6 +58,7 @@ export async function emitJobCompleted(cfg: EmitSettings, input: JobCompletedInp
       idKey: cfg.secretsKey,
       taskQueue: cfg.temporal.taskQueue,
       retryDelaysMs: cfg.webhooks.retryDelaysMs,
+      startLimitMs: cfg.temporal.callTimeoutMs,
     },
     input,
   );

@@ -58,10 +58,18 @@ const eventSchema = new Schema(
     /** Number of replays requested so far; the nth replay's attempts carry `replay: n`. */
     replays: { type: Number, required: true, default: 0 },
     deadLetteredAt: { type: Date, default: null },
+    /**
+     * A replay accepted while Temporal did not answer: its run, still to be signalled by the
+     * workflow starter (the workflow takes a replay number once, so a repeated signal is harmless).
+     */
+    replayDue: { type: Boolean, default: false },
+    replayRun: { type: Schema.Types.Mixed, default: null },
+    replayLeaseUntil: { type: Date, default: null },
   },
   { timestamps: true, versionKey: false },
 );
 eventSchema.index({ jobId: 1 }, { unique: true });
+eventSchema.index({ replayDue: 1, replayLeaseUntil: 1 });
 eventSchema.index({ status: 1, orgId: 1 });
 export const WebhookEvent = model('WebhookEvent', eventSchema, 'webhook_events');
 export type WebhookEventDoc = InferSchemaType<typeof eventSchema> & { _id: string; createdAt: Date; updatedAt: Date };

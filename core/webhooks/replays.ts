@@ -1,5 +1,6 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { Problem, retryLater } from '../problems';
+import { isTemporalUnanswered, withTemporalDeadline } from '../temporal/deadline';
 import { deliveryWorkflowId, REPLAY_SIGNAL, type DeliveryRun } from './deliveryWorkflowContract';
 import { WebhookEvent } from './models';
 import { releaseReplaySlot, takeReplaySlot } from './replayAllowance';
@@ -23,7 +24,19 @@ function notAllowed(detail: string): Problem {
   return new Problem('replay_not_allowed', detail);
 }
 
-export async function requestReplay(workspaceId: string, deliveryId: string, client: Client, now = new Date()): Promise<ReplayAccepted> {
+/** Sends a replay run to the event's delivery workflow (within the caller's limit). */
+export type ReplaySignaller = (eventId: string, run: DeliveryRun) => Promise<void>;
+
+/** The signal through a client, within `limitMs`. */
+export function replaySignaller(client: Client, limitMs = 10_000): ReplaySignaller {
+  return (eventId, run) =>
+    withTemporalDeadline(client.connection, { what: `the replay signal of ${eventId}`, limitMs }, () =>
+      client.workflow.getHandle(deliveryWorkflowId(eventId)).signal(REPLAY_SIGNAL, run),
+    );
+}
+
+export async function requestReplay(workspaceId: string, deliveryId: string, deliver: Client | ReplaySignaller, now = new Date()): Promise<ReplayAccepted> {
+  const signal = typeof deliver === 'function' ? deliver : replaySignaller(deliver);
   const delivery = await findDelivery(workspaceId, deliveryId);
   if (delivery.status !== 'dead_lettered') throw notAllowed('Only a dead-lettered delivery can be replayed.');
   const event = await WebhookEvent.findById(delivery.eventId).lean();
@@ -49,12 +62,56 @@ export async function requestReplay(workspaceId: string, deliveryId: string, cli
   }
   const run: DeliveryRun = { replay, endpointId: endpoint._id };
   try {
-    await client.workflow.getHandle(deliveryWorkflowId(event._id)).signal(REPLAY_SIGNAL, run);
+    await signal(event._id, run);
   } catch (err) {
+    if (isTemporalUnanswered(err)) {
+      // Accepted and recorded: the workflow starter signals it once Temporal answers.
+      await WebhookEvent.updateOne(
+        { _id: event._id, status: 'replaying', replays: replay },
+        { $set: { replayDue: true, replayRun: run, replayLeaseUntil: null } },
+      );
+      return { event_id: event._id, replay, endpoint_id: endpoint._id, status: 'replaying' };
+    }
     await WebhookEvent.updateOne({ _id: event._id, status: 'replaying', replays: replay }, { $set: { status: 'dead_lettered' }, $inc: { replays: -1 } });
     await releaseReplaySlot(slot);
     if (err instanceof WorkflowNotFoundError) throw notAllowed('The replay window of this event has closed.');
     throw retryLater('dependency_unavailable', 'The delivery scheduler is unavailable; retry shortly.', 5, { cause: err });
   }
   return { event_id: event._id, replay, endpoint_id: endpoint._id, status: 'replaying' };
+}
+
+const replayLeaseFree = (now: Date) => ({ $or: [{ replayLeaseUntil: null }, { replayLeaseUntil: { $lte: now } }] });
+
+/**
+ * The workflow starter's part for replays: signals every replay recorded while Temporal did not
+ * answer, each under a lease of `leaseMs`. A workflow gone meanwhile (its replay window closed)
+ * puts the event back to dead-lettered, as a refused signal on the request would have.
+ */
+export async function signalRecordedReplays(signal: ReplaySignaller, leaseMs: number, limit = 50, now = new Date()): Promise<void> {
+  const due = await WebhookEvent.find({ replayDue: true, ...replayLeaseFree(now) }, { _id: 1 })
+    .limit(limit)
+    .lean();
+  for (const { _id } of due) {
+    const claimed = await WebhookEvent.findOneAndUpdate(
+      { _id, replayDue: true, ...replayLeaseFree(now) },
+      { $set: { replayLeaseUntil: new Date(now.getTime() + leaseMs) } },
+      { new: true },
+    ).lean();
+    if (!claimed?.replayRun) continue;
+    const run = claimed.replayRun as DeliveryRun;
+    try {
+      await signal(_id, run);
+      await WebhookEvent.updateOne({ _id, replays: run.replay }, { $set: { replayDue: false, replayRun: null, replayLeaseUntil: null } });
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) {
+        await WebhookEvent.updateOne(
+          { _id, status: 'replaying', replays: run.replay },
+          { $set: { status: 'dead_lettered', replayDue: false, replayRun: null, replayLeaseUntil: null }, $inc: { replays: -1 } },
+        );
+        continue;
+      }
+      await WebhookEvent.updateOne({ _id }, { $set: { replayLeaseUntil: null } });
+      throw err;
+    }
+  }
 }

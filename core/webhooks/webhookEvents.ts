@@ -2,6 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@te
 import type { Client } from '@temporalio/client';
 import { createHmac } from 'node:crypto';
 import { isDuplicateKeyError } from '../store/connection';
+import { withTemporalDeadline } from '../temporal/deadline';
 import { SA } from '../temporal/searchAttributes';
 import type { JobCompletedInput, EmittedEvent } from './jobCompletedEvent';
 import { DELIVERY_WORKFLOW_TYPE, deliveryWorkflowId, type WebhookDeliveryInput } from './deliveryWorkflowContract';
@@ -25,6 +26,8 @@ export interface EmitDeps {
   /** Off only where the Temporal server does not know our search attributes. */
   searchAttributes?: boolean;
   now?: () => Date;
+  /** Limit of the workflow start (TEMPORAL_CALL_TIMEOUT_MS); the emission is retried by its caller past it. */
+  startLimitMs?: number;
 }
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -80,37 +83,40 @@ async function recordEvent(input: JobCompletedInput, now: Date, idKey: Buffer): 
 export async function emitJobCompletedWith(deps: EmitDeps, input: JobCompletedInput): Promise<EmittedEvent> {
   const now = deps.now?.() ?? new Date();
   const event = await recordEvent(input, now, deps.idKey);
-  if (!event.endpointId) return { eventId: event._id, deliveryStarted: false };
+  const endpointId = event.endpointId;
+  if (!endpointId) return { eventId: event._id, deliveryStarted: false };
   const workflowInput: WebhookDeliveryInput = {
     eventId: event._id,
     orgId: event.orgId,
     workspaceId: event.workspaceId,
     jobId: event.jobId,
     body: event.body,
-    run: { replay: 0, endpointId: event.endpointId },
+    run: { replay: 0, endpointId },
     ...(deps.retryDelaysMs ? { retryDelaysMs: [...deps.retryDelaysMs] } : {}),
     ...(deps.searchAttributes === false ? { indexed: false } : {}),
   };
   try {
-    await deps.client.workflow.start(DELIVERY_WORKFLOW_TYPE, {
-      taskQueue: deps.taskQueue,
-      workflowId: deliveryWorkflowId(event._id),
-      args: [workflowInput],
-      // Never a second workflow for one event, not even after the first has closed.
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      ...(deps.eagerStart ? { requestEagerStart: true } : {}),
-      ...(deps.searchAttributes === false
-        ? {}
-        : {
-            typedSearchAttributes: [
-              { key: SA.orgId, value: event.orgId },
-              { key: SA.workspaceId, value: event.workspaceId },
-              { key: SA.endpointId, value: event.endpointId },
-              { key: SA.jobId, value: event.jobId },
-              { key: SA.deliveryStatus, value: 'delivering' },
-            ],
-          }),
-    });
+    const start = () =>
+      deps.client.workflow.start(DELIVERY_WORKFLOW_TYPE, {
+        taskQueue: deps.taskQueue,
+        workflowId: deliveryWorkflowId(event._id),
+        args: [workflowInput],
+        // Never a second workflow for one event, not even after the first has closed.
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        ...(deps.eagerStart ? { requestEagerStart: true } : {}),
+        ...(deps.searchAttributes === false
+          ? {}
+          : {
+              typedSearchAttributes: [
+                { key: SA.orgId, value: event.orgId },
+                { key: SA.workspaceId, value: event.workspaceId },
+                { key: SA.endpointId, value: endpointId },
+                { key: SA.jobId, value: event.jobId },
+                { key: SA.deliveryStatus, value: 'delivering' },
+              ],
+            }),
+      });
+    await withTemporalDeadline(deps.client.connection, { what: `the delivery start of ${event._id}`, limitMs: deps.startLimitMs ?? 10_000 }, start);
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }

@@ -47,7 +47,7 @@ async function run(argv: string[], out: CliOutput): Promise<number> {
   logger.level = 'silent';
   applyDevEnvDefaults();
   const cfg = loadConfig();
-  await connectStore(cfg.mongodbUri);
+  await connectStore(cfg.mongodbUri, cfg.store);
   try {
     await ensureIndexes();
     const result = await found.command.run(flags, cfg);

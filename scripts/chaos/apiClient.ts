@@ -14,6 +14,8 @@ export interface CallRecord {
   retryAfter?: string;
   /** Network error or timeout (status 0). */
   error?: string;
+  /** The API replica that was asked. */
+  base?: string;
 }
 
 export interface CallResult {
@@ -36,8 +38,9 @@ export class ApiClient {
       headers['Content-Type'] = 'application/json';
       headers['Idempotency-Key'] = randomUUID();
     }
+    const base = this.baseUrl();
     try {
-      const res = await fetch(`${this.baseUrl()}${path}`, {
+      const res = await fetch(`${base}${path}`, {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -52,11 +55,11 @@ export class ApiClient {
       }
       const endedAt = Date.now();
       const code = (json as { code?: string } | undefined)?.code;
-      this.calls.push({ orgId, what, startedAt, endedAt, status: res.status, code, retryAfter: res.headers.get('retry-after') ?? undefined });
+      this.calls.push({ orgId, what, startedAt, endedAt, status: res.status, code, retryAfter: res.headers.get('retry-after') ?? undefined, base });
       return { status: res.status, json, headers: res.headers, ms: endedAt - startedAt };
     } catch (err) {
       const endedAt = Date.now();
-      this.calls.push({ orgId, what, startedAt, endedAt, status: 0, error: (err as Error).name });
+      this.calls.push({ orgId, what, startedAt, endedAt, status: 0, error: (err as Error).name, base });
       return { status: 0, json: undefined, headers: new Headers(), ms: endedAt - startedAt };
     }
   }

@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { LedgerEntry } from '../../core/credits/models';
 import { PRICES } from '../../core/credits/prices';
 import { CHARGE_OPERATION } from '../../core/jobs/chunkSettlement';
-import { ContactRetrievalJob } from '../../core/jobs/models';
+import { ContactRetrievalJob, ContactRetrievalJobItem } from '../../core/jobs/models';
 import { DEFAULT_REQUESTS_PER_SECOND } from '../../core/limits/limitTable';
 import { MAX_ATTEMPTS } from '../../core/webhooks/retrySchedule';
 import { WebhookDelivery, WebhookEvent } from '../../core/webhooks/models';
@@ -132,6 +132,20 @@ export async function reconcile(input: LedgerInput): Promise<LedgerLine[]> {
   line('POSTs to an unknown path', foreign, foreign === 0);
   line('failed attempts recorded (receivers down, kills)', deliveries.filter((d) => d.status === 'failed').length);
 
+  // Workers SIGKILLed while a POST was held by a slow receiver: sent again, same bytes, one webhook-id.
+  for (const id of input.faults.killedInFlight) {
+    const posts = input.requests.filter((r) => String(r.headers['webhook-id'] ?? '') === id);
+    const bodies = new Set(posts.map((r) => r.body));
+    const records = attemptsByEvent.get(id) ?? [];
+    const succeeded = records.filter((d) => d.status === 'succeeded').length;
+    line(
+      `event ${id} (worker killed mid-POST): POSTs / distinct bodies / attempt records / succeeded (target ≥2 / 1 / = POSTs / 1)`,
+      `${posts.length} / ${bodies.size} / ${records.length} / ${succeeded}`,
+      posts.length >= 2 && bodies.size === 1 && succeeded === 1 && records.length === posts.length,
+    );
+  }
+  if (!input.faults.killedInFlight.length) line('workers killed while a POST was in flight (target ≥ 1)', 0, false);
+
   // Credits.
   const entries = await LedgerEntry.find({ orgId: { $in: orgIds } }).lean();
   let mismatched = 0;
@@ -159,6 +173,15 @@ export async function reconcile(input: LedgerInput): Promise<LedgerLine[]> {
   }
   line('credits charged for contact records', charged);
   line('contact records delivered (counts.delivered × price)', deliveredRecords, charged === deliveredRecords && mismatched === 0);
+  const receipted =
+    (await ContactRetrievalJobItem.countDocuments({ jobId: { $in: jobs.map((j) => j._id) }, outcome: 'delivered', receiptId: { $ne: null } })) *
+    PRICES.contactRecord;
+  line('delivered records with a receipt × price (target: = charged = delivered)', receipted, receipted === charged && receipted === deliveredRecords);
+  line(
+    'workers ended between a chunk charge and its record (CHAOS_EXIT_AT=after_charge; target ≥ 1)',
+    input.faults.exitsAfterCharge,
+    input.faults.exitsAfterCharge > 0,
+  );
   line('ledger entries with a negative balance', negative, negative === 0);
   line('ledger entries whose balance does not follow from the previous one', chainBroken, chainBroken === 0);
   line(
@@ -207,7 +230,46 @@ export async function reconcile(input: LedgerInput): Promise<LedgerLine[]> {
   const statuses: Record<string, number> = {};
   for (const c of input.calls) statuses[c.status || 'no answer'] = (statuses[c.status || 'no answer'] ?? 0) + 1;
   const internal = input.calls.filter((c) => c.status >= 500 && c.code !== 'dependency_unavailable').length;
-  line('5xx answers other than 503 dependency_unavailable', internal, internal === 0);
+  line('5xx answers other than 503 dependency_unavailable (target 0)', internal, internal === 0);
+  const fiveHundreds = input.calls.filter((c) => c.status === 500).length;
+  line('500 answers (target 0)', fiveHundreds, fiveHundreds === 0);
+  const hangs = input.calls.filter((c) => c.endedAt - c.startedAt > 2000);
+  line(
+    'calls answered after more than 2 s, or not at all within 2 s (target 0)',
+    hangs.length ? `${hangs.length}: ${[...new Set(hangs.map((c) => `${c.what} ${c.status}`))].slice(0, 6).join(', ')}` : 0,
+    hangs.length === 0,
+  );
+
+  // Temporal outages: creates accepted at once from the store, and carried out after the return.
+  for (const [i, o] of input.faults.temporalOutages.entries()) {
+    const accepted = o.creates.filter((c) => c.status === 202);
+    // The organization's two running-job slots fill with the first two (accepted jobs hold them while Temporal is down).
+    const capped = o.creates.filter((c) => c.status === 429).length;
+    const slowest = Math.max(0, ...o.creates.map((c) => c.ms));
+    const slowestAccepted = Math.max(0, ...accepted.map((c) => c.ms));
+    const unfinished = accepted.filter((c) => jobs.find((j) => j._id === c.jobId)?.status === 'running').length;
+    line(
+      `Temporal outage ${i + 1} (${(o.downMs / 1000).toFixed(0)} s): creates sent / 202 / 429 running-job cap, slowest 202, slowest answer (target 202 or the cap's 429 for all, ≤ 1000 ms)`,
+      `${o.creates.length} / ${accepted.length} / ${capped}, ${slowestAccepted} ms, ${slowest} ms`,
+      accepted.length > 0 && accepted.length + capped === o.creates.length && slowest <= 1000,
+    );
+    line(`Temporal outage ${i + 1}: of those jobs, still running at the end (target 0)`, unfinished, unfinished === 0);
+  }
+
+  // A second replica SIGKILLed under load.
+  for (const [i, k] of input.faults.replicaKills.entries()) {
+    const survivors5xx = input.calls.filter(
+      (c) => c.base !== k.killedBase && c.startedAt >= k.at - 5000 && c.status >= 500 && c.code !== 'dependency_unavailable',
+    ).length;
+    const dropped = input.calls.filter((c) => c.base === k.killedBase && c.status === 0).length;
+    line(`replica kill ${i + 1}: 5xx from the surviving replica (target 0)`, survivors5xx, survivors5xx === 0);
+    line(`replica kill ${i + 1}: calls to the killed replica dropped (its open connections)`, dropped);
+    line(
+      `replica kill ${i + 1}: its leases still held ${k.ttlSeconds} s (lease_ttl_seconds) after the kill (target 0 of ${k.leasesAtKill.length})`,
+      k.stillHeldAfterTtl,
+      k.stillHeldAfterTtl === 0,
+    );
+  }
   line(
     'API calls by status',
     Object.entries(statuses)

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../core/config';
 import { ContactRetrievalJob } from '../../core/jobs/models';
+import { AdmissionSlot } from '../../core/limits/requestAdmission';
 import { logger } from '../../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
 import { personIdFor } from '../../core/talent/generator';
@@ -33,6 +34,7 @@ const PROVIDER_TOKEN = 'chaos-provider-token';
 const t0 = Date.now();
 const say = (m: string) => process.stderr.write(`[chaos +${((Date.now() - t0) / 1000).toFixed(0)}s] ${m}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const LEASE_TTL_SECONDS = 15;
 
 /** Receivers answer 503 during these windows (seconds after the load starts): "failing for a while". */
 const FAILING_PATHS = new Set(['/t1']);
@@ -59,18 +61,25 @@ async function main(): Promise<number> {
     CONTACT_PROVIDER_TOKEN: PROVIDER_TOKEN,
     CONTACT_JOB_CHUNK_SIZE: '5',
     CONTACT_JOB_CONCURRENCY: '2',
+    // Short, so the run can see a killed replica's leases expire.
+    LIMITS_LEASE_TTL_SECONDS: String(LEASE_TTL_SECONDS),
   };
   const services = await ChaosServices.allocate(dir, env, say);
   env.MONGODB_URI = services.mongodbUri;
   env.TEMPORAL_ADDRESS = services.temporalAddress;
   const config = loadConfig({ ...env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: '0' });
-  const api = new ApiClient(() => services.api!.url);
+  // Round robin over the replicas answering now (one, or two while the second runs).
+  let turn = 0;
+  const api = new ApiClient(() => {
+    const urls = services.apiUrls();
+    return urls[turn++ % urls.length];
+  });
   let exitCode = 1;
   try {
     say('starting FerretDB and the Temporal dev server');
     await services.startStore();
     await services.startTemporal();
-    await connectStore(services.mongodbUri);
+    await connectStore(services.mongodbUri, config.store);
     await ensureIndexes();
     await seedPeople({ secretsKey: config.secretsKey, count: PEOPLE, seed: SEED });
     // Only people of the built-in source: jobs and unlocks refuse the others (422, 404).
@@ -84,11 +93,21 @@ async function main(): Promise<number> {
     const tenants = [];
     for (let i = 0; i <= opts.tenants; i++) tenants.push(await provisionTenant(api, receiver.url, i, i === 2 ? 60 : 100_000));
     const [burst, ...loaders] = tenants;
+    // Creates jobs only while Temporal is down: its own organization, so the running-job cap of the load's never refuses them.
+    const temporalProbe = await provisionTenant(api, receiver.url, opts.tenants + 1, 100_000);
+    tenants.push(temporalProbe);
     const loadStart = Date.now();
     const refusedByReceiver = new Set<number>();
+    let hold: { ms: number; seen: (id: string) => void } | undefined;
     receiver.respond((req, index) => {
       const s = (Date.now() - loadStart) / 1000;
       const failing = FAILING_PATHS.has(req.path) && FAILING_WINDOWS.some(([a, b]) => s >= a && s < b);
+      if (!failing && hold) {
+        const h = hold;
+        hold = undefined;
+        h.seen(String(req.headers['webhook-id'] ?? ''));
+        return { status: 200, body: 'ok', delayMs: h.ms };
+      }
       if (!failing) return { status: 200, body: 'ok' };
       refusedByReceiver.add(index);
       return { status: 503, body: 'down for a while' };
@@ -105,6 +124,36 @@ async function main(): Promise<number> {
       say,
       deadline: loadStart + opts.durationSeconds * 1000,
       jobRunning: async () => (await ContactRetrievalJob.countDocuments({ status: 'running' })) > 0,
+      holdNextDelivery: (holdMs, timeoutMs) =>
+        new Promise<string | null>((resolve) => {
+          const t = setTimeout(() => {
+            hold = undefined;
+            resolve(null);
+          }, timeoutMs);
+          hold = {
+            ms: holdMs,
+            seen: (id) => {
+              clearTimeout(t);
+              resolve(id);
+            },
+          };
+        }),
+      createProbeJob: async () => {
+        const people = Array.from({ length: 3 }, () => personIds[Math.floor(Math.random() * personIds.length)]);
+        const r = await api.call(temporalProbe.orgId, temporalProbe.key, 'job (Temporal down)', 'POST', '/v1/contact-retrieval-jobs', {
+          person_ids: people,
+          fields: ['email'],
+        });
+        return { status: r.status, ms: r.ms, jobId: r.json?.job_id };
+      },
+      leaseSlots: async () =>
+        (await AdmissionSlot.find({ token: { $exists: true } }, { _id: 1, token: 1, exp: 1 }).lean()).map((d) => ({
+          _id: String(d._id),
+          token: String(d.token),
+          exp: Number(d.exp),
+        })),
+      startSecondApi: () => services.startSecondApi(config),
+      leaseTtlSeconds: LEASE_TTL_SECONDS,
       nextDelivery: (timeoutMs) =>
         new Promise<boolean>((resolve) => {
           const t = setTimeout(() => resolve(false), timeoutMs);

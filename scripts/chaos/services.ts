@@ -16,12 +16,16 @@ export interface WorkerProcess {
   child: ChildProcess;
   ready: Promise<void>;
   startedAt: number;
+  /** Resolves with the signal (or exit code) the process ended with. */
+  exited: Promise<string>;
 }
 
 export class ChaosServices {
   store?: RunningService;
   temporal?: RunningService;
   api?: ApiProcess;
+  /** A second API replica behind the load, SIGKILLed by one fault. */
+  api2?: ApiProcess;
   workers: WorkerProcess[] = [];
   /** Every worker that exited without being killed by the run (a crash is a finding). */
   unexpectedWorkerExits: string[] = [];
@@ -75,13 +79,36 @@ export class ChaosServices {
     this.api = await startApiProcess(config, { ...this.env, LOG_LEVEL: 'warn' });
   }
 
+  async startSecondApi(config: Config): Promise<void> {
+    this.api2 = await startApiProcess(config, { ...this.env, LOG_LEVEL: 'warn' });
+  }
+
+  /** SIGKILL of the second replica: its in-flight requests are dropped, its leases left to expire. */
+  async killSecondApi(): Promise<void> {
+    await this.api2?.stop('SIGKILL');
+    this.api2 = undefined;
+  }
+
+  /** The replicas answering now (the load spreads over them). */
+  apiUrls(): string[] {
+    return [this.api?.url, this.api2?.url].filter((u): u is string => !!u);
+  }
+
+  /** SIGKILL of the Temporal server (an outage until startTemporal). */
+  async killTemporal(): Promise<void> {
+    await killChild(this.temporal?.child, 'SIGKILL');
+    await waitFor('Temporal port closed', async () => !(await portOpen(this.ports.temporal)), 10_000);
+  }
+
   /** A worker process (`tsx worker/main.ts`), ready when it logs that it runs. */
-  startWorker(): WorkerProcess {
+  startWorker(extraEnv: Record<string, string> = {}): WorkerProcess {
     const id = this.nextWorkerId++;
     const log = openSync(join(this.dir, `worker-${id}.log`), 'a');
-    const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'worker/main.ts'], {
+    // Node itself runs the worker (tsx as a loader, not the tsx CLI, which would run it in a child
+    // of its own): a SIGKILL must reach the worker, not a wrapper that leaves it running.
+    const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', ...this.env, LOG_LEVEL: 'info', SERVICE_NAME: `worker-${id}` },
+      env: { PATH: process.env.PATH ?? '', ...this.env, LOG_LEVEL: 'info', SERVICE_NAME: `worker-${id}`, ...extraEnv },
       stdio: ['ignore', 'pipe', log],
     });
     closeSync(log);
@@ -94,11 +121,15 @@ export class ChaosServices {
       child.once('exit', (code, signal) => reject(new Error(`worker ${id} exited (${code ?? signal}) before it ran`)));
     });
     ready.catch(() => undefined);
-    const w: WorkerProcess = { id, child, ready, startedAt: Date.now() };
-    child.once('exit', (code, signal) => {
-      this.workers = this.workers.filter((x) => x !== w);
-      if (signal !== 'SIGKILL' && signal !== 'SIGTERM') this.unexpectedWorkerExits.push(`worker ${id} exited with ${code ?? signal}`);
-    });
+    const w: WorkerProcess = { id, child, ready, startedAt: Date.now(), exited: Promise.resolve('') };
+    w.exited = new Promise((resolve) =>
+      child.once('exit', (code, signal) => {
+        this.workers = this.workers.filter((x) => x !== w);
+        // A worker armed with CHAOS_EXIT_AT ends itself with SIGKILL: expected.
+        if (signal !== 'SIGKILL' && signal !== 'SIGTERM') this.unexpectedWorkerExits.push(`worker ${id} exited with ${code ?? signal}`);
+        resolve(signal ?? String(code));
+      }),
+    );
     this.workers.push(w);
     return w;
   }
@@ -116,6 +147,7 @@ export class ChaosServices {
 
   async stopAll(): Promise<void> {
     for (const w of [...this.workers]) await killChild(w.child, 'SIGTERM', 15_000);
+    await this.api2?.stop();
     await this.api?.stop();
     // The API's own log (warnings and errors), for a line of the ledger that does not balance.
     if (this.api) writeFileSync(join(this.dir, 'api.log'), this.api.output());

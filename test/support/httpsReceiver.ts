@@ -20,7 +20,8 @@ export interface ReceivedRequest {
   at: number;
 }
 
-export type Reply = { status: number; headers?: Record<string, string>; body?: string } | 'hang';
+/** `delayMs`: the answer comes that long after the request (a slow receiver). */
+export type Reply = { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | 'hang';
 export type Responder = (req: ReceivedRequest, index: number) => Reply;
 
 export interface HttpsReceiver {
@@ -115,8 +116,13 @@ export async function startHttpsReceiver(opts: { port?: number } = {}): Promise<
           for (const w of waiters.splice(0)) w();
           const reply = responder(rec, index);
           if (reply === 'hang') return;
-          res.writeHead(reply.status, reply.headers ?? {});
-          res.end(reply.body ?? '');
+          const answer = () => {
+            if (res.destroyed) return;
+            res.writeHead(reply.status, reply.headers ?? {});
+            res.end(reply.body ?? '');
+          };
+          if (reply.delayMs) setTimeout(answer, reply.delayMs);
+          else answer();
         });
       });
       s.on('connection', (sock: Socket) => {

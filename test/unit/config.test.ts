@@ -11,7 +11,14 @@ describe('config module', () => {
     expect(c.baseUrl).toBe('https://api.example.com');
     expect(c.authUrl).toBe('https://api.example.com');
     expect(c.mcpUrl).toBe('https://api.example.com');
-    expect(c.temporal).toEqual({ address: '127.0.0.1:7233', namespace: 'default', taskQueue: 'talent-platform' });
+    expect(c.temporal).toEqual({
+      address: '127.0.0.1:7233',
+      namespace: 'default',
+      taskQueue: 'talent-platform',
+      connectTimeoutMs: 5000,
+      callTimeoutMs: 10_000,
+      startWaitMs: 400,
+    });
     expect(c.webhooks.allowedCidrs).toEqual([]);
     expect(c.webhooks.retryDelaysMs).toBeUndefined();
   });

@@ -1,0 +1,123 @@
+import type { Config } from '../config';
+import { logger } from '../observability/logger';
+import { isTemporalUnanswered } from '../temporal/deadline';
+import { contactRetrievalWorkflowRunning, signalContactRetrievalCancel, startContactRetrievalWorkflow } from './jobWorkflows';
+import { ContactRetrievalJob } from './models';
+import type { ContactRetrievalInput } from './workflowInput';
+
+/**
+ * The jobs' outbox: a job is accepted once it is recorded in the store, with its workflow's
+ * input and `outboxDue`; what Temporal must do for it (start `contact-retrieval:<job_id>`,
+ * deliver a cancel) is carried out from that record, first by the request itself within
+ * TEMPORAL_START_WAIT_MS, else by the workflow starter of any API replica or worker. Every
+ * start is idempotent (the workflow id), a cancel recorded before the start makes the start a
+ * signal-with-start, and a lease keeps replicas from working on the same job at once.
+ */
+
+/** How a job reaches Temporal; workflow tests substitute their own test server's client. */
+export interface JobStarter {
+  /** Starts the job's workflow; one already started counts as started. */
+  start: (input: ContactRetrievalInput, opts?: { cancelAtStart?: boolean }) => Promise<void>;
+  running: (jobId: string) => Promise<boolean>;
+  /** Delivers the cancel signal; false when the workflow no longer runs. */
+  cancel?: (jobId: string) => Promise<boolean>;
+}
+
+/** The process's way, each call within `limitMs`. */
+export function temporalJobStarter(config: Config, limitMs = config.temporal.callTimeoutMs): JobStarter {
+  return {
+    start: (input, opts) => startContactRetrievalWorkflow(config, input, opts, limitMs),
+    running: (jobId) => contactRetrievalWorkflowRunning(config, jobId, limitMs),
+    cancel: (jobId) => signalContactRetrievalCancel(config, jobId, limitMs),
+  };
+}
+
+const leaseFree = (now: Date) => ({ $or: [{ outboxLeaseUntil: null }, { outboxLeaseUntil: { $lte: now } }] });
+
+/** Takes the job's outbox for `holdMs`; false when another process holds it or nothing is due. */
+export async function claimJobOutbox(jobId: string, holdMs: number, now = new Date()): Promise<boolean> {
+  const r = await ContactRetrievalJob.updateOne(
+    { _id: jobId, outboxDue: true, ...leaseFree(now) },
+    { $set: { outboxLeaseUntil: new Date(now.getTime() + holdMs) } },
+  );
+  return r.modifiedCount === 1;
+}
+
+/** Gives the job back to the starters at once (after a failed attempt). */
+export async function releaseJobOutbox(jobId: string): Promise<void> {
+  await ContactRetrievalJob.updateOne({ _id: jobId }, { $set: { outboxLeaseUntil: null } });
+}
+
+/** Jobs with something due and no live lease, oldest first. */
+export async function jobsWithOutboxDue(limit: number, now = new Date()): Promise<string[]> {
+  const docs = await ContactRetrievalJob.find({ outboxDue: true, ...leaseFree(now) }, { _id: 1 })
+    .sort({ createdAt: 1 })
+    .limit(limit)
+    .lean();
+  return docs.map((d) => d._id);
+}
+
+/**
+ * Records a cancel (kept when Temporal is down; carried out when it answers). False when the job
+ * is not running any more.
+ */
+export async function recordJobCancel(jobId: string, now = new Date()): Promise<boolean> {
+  await ContactRetrievalJob.updateOne({ _id: jobId, status: 'running', cancelRequestedAt: null }, { $set: { cancelRequestedAt: now } });
+  const r = await ContactRetrievalJob.updateOne({ _id: jobId, status: 'running' }, { $set: { cancelPending: true, outboxDue: true } });
+  return r.matchedCount === 1;
+}
+
+/**
+ * Carries out what the job's record still asks of Temporal, by the caller that holds its lease.
+ * Throws what Temporal threw (the record stays due); on success nothing is due any more, unless
+ * a cancel arrived meanwhile (it stays due for the next attempt).
+ */
+export async function carryOutJobOutbox(jobId: string, starter: JobStarter): Promise<void> {
+  const job = await ContactRetrievalJob.findById(jobId, {
+    status: 1,
+    workflowInput: 1,
+    workflowStartedAt: 1,
+    cancelRequestedAt: 1,
+    cancelPending: 1,
+    outboxDue: 1,
+  }).lean();
+  if (!job || !job.outboxDue) return;
+  if (job.status === 'running' && !job.workflowStartedAt) {
+    if (!job.workflowInput) throw new Error(`job ${jobId} has no recorded workflow input`);
+    const cancelAtStart = job.cancelRequestedAt !== null && job.cancelRequestedAt !== undefined;
+    await starter.start(job.workflowInput, { cancelAtStart });
+    await ContactRetrievalJob.updateOne({ _id: jobId }, { $set: { workflowStartedAt: new Date() } });
+    // Started with the cancel this read saw: that cancel is delivered (a later one stays pending).
+    if (cancelAtStart) await ContactRetrievalJob.updateOne({ _id: jobId, cancelRequestedAt: job.cancelRequestedAt }, { $set: { cancelPending: false } });
+  }
+  const now = await ContactRetrievalJob.findById(jobId, { status: 1, cancelPending: 1, cancelRequestedAt: 1 }).lean();
+  if (now?.status === 'running' && now.cancelPending) {
+    // False: the workflow is gone or closed; nothing is left to stop.
+    await (starter.cancel ?? (async () => false))(jobId);
+    await ContactRetrievalJob.updateOne({ _id: jobId, cancelRequestedAt: now.cancelRequestedAt }, { $set: { cancelPending: false } });
+  }
+  // A job that finished owes Temporal nothing any more; one still running owes nothing once started and signalled.
+  await ContactRetrievalJob.updateOne(
+    { _id: jobId, $or: [{ status: { $ne: 'running' } }, { workflowStartedAt: { $ne: null }, cancelPending: false }] },
+    { $set: { outboxDue: false, outboxLeaseUntil: null } },
+  );
+}
+
+/**
+ * The request's own attempt: claim, carry out within the request's short limit, and on failure
+ * leave the job to the starters (released at once, so the next starter pass takes it).
+ */
+export async function carryOutOnRequest(jobId: string, starter: JobStarter, holdMs: number, opts: { claimed?: boolean } = {}): Promise<void> {
+  // A job just created is recorded with the request's lease already on it.
+  if (!opts.claimed && !(await claimJobOutbox(jobId, holdMs))) return;
+  try {
+    await carryOutJobOutbox(jobId, starter);
+  } catch (err) {
+    const unanswered = isTemporalUnanswered(err);
+    logger[unanswered ? 'warn' : 'error'](
+      { jobId, err: { name: (err as Error)?.name, message: (err as Error)?.message } },
+      'job recorded; its workflow is left to the workflow starter',
+    );
+    await releaseJobOutbox(jobId).catch(() => undefined);
+  }
+}

@@ -1,0 +1,85 @@
+import type { Config } from '../config';
+import { claimJobOutbox, carryOutJobOutbox, jobsWithOutboxDue, releaseJobOutbox, temporalJobStarter } from '../jobs/jobOutbox';
+import { logger } from '../observability/logger';
+import { temporalReplaySignaller } from '../webhooks/replaySignals';
+import { signalRecordedReplays } from '../webhooks/replays';
+import { isStoreUnavailable } from '../store/storeUnavailable';
+import { dropTemporalClient } from './client';
+import { isTemporalUnanswered } from './deadline';
+
+/** Jobs one pass takes at most; the next pass (WORKFLOW_STARTER_INTERVAL_MS later) takes the rest. */
+const JOBS_PER_PASS = 50;
+
+export interface WorkflowStarter {
+  /** One pass now (tests and the loop). */
+  pass(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The workflow starter, one in every API replica and worker: every WORKFLOW_STARTER_INTERVAL_MS
+ * it carries out the workflow starts, cancels and webhook replays recorded in the store and not
+ * yet carried out (core/jobs/jobOutbox.ts, core/webhooks/replays.ts), each under a lease of WORKFLOW_STARTER_LEASE_MS so replicas do not
+ * all try the same job. While Temporal does not answer, a pass stops at the first job and drops
+ * the process's connection, so the next pass connects afresh and starts everything as soon as
+ * Temporal is back (a connection left in its reconnect back-off could wait far longer).
+ */
+export function startWorkflowStarter(config: Config): WorkflowStarter {
+  const starter = temporalJobStarter(config);
+  const replaySignal = temporalReplaySignaller(config);
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+
+  async function pass(): Promise<void> {
+    if (!(await startJobs())) return;
+    try {
+      await signalRecordedReplays(replaySignal, config.workflowStarter.leaseMs);
+    } catch (err) {
+      if (!isTemporalUnanswered(err)) throw err;
+      dropTemporalClient(config);
+    }
+  }
+
+  /** False when Temporal did not answer (the rest waits for the next pass). */
+  async function startJobs(): Promise<boolean> {
+    for (const jobId of await jobsWithOutboxDue(JOBS_PER_PASS)) {
+      if (stopped) return false;
+      if (!(await claimJobOutbox(jobId, config.workflowStarter.leaseMs))) continue;
+      try {
+        await carryOutJobOutbox(jobId, starter);
+        logger.info({ jobId }, 'workflow starter: recorded start or cancel carried out');
+      } catch (err) {
+        await releaseJobOutbox(jobId).catch(() => undefined);
+        if (isTemporalUnanswered(err)) {
+          dropTemporalClient(config);
+          logger.warn({ err: { message: (err as Error).message } }, 'workflow starter: Temporal does not answer; retrying on the next pass');
+          return false;
+        }
+        throw err;
+      }
+    }
+    return true;
+  }
+
+  const tick = () => {
+    running = pass()
+      .catch((err) => {
+        const level = isStoreUnavailable(err) ? 'warn' : 'error';
+        logger[level]({ err: { name: (err as Error)?.name, message: (err as Error)?.message } }, 'workflow starter pass failed');
+      })
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, config.workflowStarter.intervalMs);
+      });
+  };
+  timer = setTimeout(tick, config.workflowStarter.intervalMs);
+
+  return {
+    pass,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,133 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { creditBalance } from '../../core/credits/credits';
+import { LedgerEntry } from '../../core/credits/models';
+import { ContactRetrievalJob, ContactRetrievalJobItem } from '../../core/jobs/models';
+import { freePort, startTemporalDev, type RunningService } from '../../scripts/localServices';
+import { eventually } from '../support/eventually';
+import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
+import { api } from '../support/http';
+import { startTestApi, type TestApi } from '../support/testApi';
+import { startTestWorker, type TestWorker } from '../support/testWorker';
+
+jest.setTimeout(180_000);
+
+/**
+ * Temporal stopped for real (a dev server of this file's own, SIGKILLed): a job is accepted
+ * from the store at once, a cancel is recorded, and once Temporal is back the workflow starter
+ * starts both workflows within seconds; the jobs end with an exact ledger.
+ */
+let dir: string;
+let port: number;
+let temporal: RunningService;
+let srv: TestApi;
+let worker: TestWorker | undefined;
+let tenant: TestTenant;
+
+const people = (count: number, tag: string) =>
+  Array.from({ length: count }, (_, i) => `per_tout${tag}${Date.now().toString(36)}${String(i).padStart(4, '0')}A`);
+
+async function createJob(personIds: string[]) {
+  await insertTestPeople(personIds);
+  const t0 = Date.now();
+  const res = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs', {
+    key: tenant.key,
+    body: { person_ids: personIds, fields: ['email'] },
+    idempotencyKey: `idem-${personIds[0]}`,
+  });
+  return { res, ms: Date.now() - t0 };
+}
+
+async function jobCharged(jobId: string): Promise<number> {
+  const entries = await LedgerEntry.find({ chargeKey: new RegExp(`^job:${jobId}:`) }).lean();
+  return entries.reduce((s, e) => s + Math.abs(e.amount), 0);
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'temporal-outage-'));
+  port = await freePort();
+  temporal = await startTemporalDev({ port, logFile: join(dir, 'temporal.log') });
+  srv = await startTestApi({
+    TEMPORAL_ADDRESS: `127.0.0.1:${port}`,
+    TEMPORAL_CONNECT_TIMEOUT_MS: '1000',
+    TEMPORAL_START_WAIT_MS: '400',
+    WORKFLOW_STARTER_INTERVAL_MS: '200',
+  });
+  tenant = await createTenant({ credits: 1000 });
+  temporal.child.kill('SIGKILL');
+  await new Promise((r) => temporal.child.once('exit', r));
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  await srv?.close();
+  await temporal?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('jobs created and cancelled while Temporal is down are accepted at once and carried out after its return', async () => {
+  const before = await creditBalance(tenant.orgId);
+  const first = await createJob(people(12, 'a'));
+  expect({ status: first.res.status, fast: first.ms < 1000 }).toEqual({ status: 202, fast: true });
+  const second = await createJob(people(5, 'b'));
+  expect({ status: second.res.status, fast: second.ms < 1000 }).toEqual({ status: 202, fast: true });
+  const jobId = first.res.json.job_id as string;
+  const cancelledId = second.res.json.job_id as string;
+
+  const t0 = Date.now();
+  const cancel = await api(srv.url, 'POST', `/v1/contact-retrieval-jobs/${cancelledId}/cancel`, {
+    key: tenant.key,
+    idempotencyKey: `idem-cancel-${cancelledId}`,
+  });
+  expect({ status: cancel.status, fast: Date.now() - t0 < 1000 }).toEqual({ status: 202, fast: true });
+
+  // Recorded, not started: nothing reached Temporal.
+  const recorded = await ContactRetrievalJob.find({ _id: { $in: [jobId, cancelledId] } }).lean();
+  expect(recorded.map((j) => [j.status, j.outboxDue, j.workflowStartedAt])).toEqual([
+    ['running', true, null],
+    ['running', true, null],
+  ]);
+  expect((await ContactRetrievalJob.findById(cancelledId).lean())!.cancelPending).toBe(true);
+
+  // Temporal comes back (a fresh server on the same address), then a worker.
+  temporal = await startTemporalDev({ port, logFile: join(dir, 'temporal.log') });
+  const back = Date.now();
+  worker = await startTestWorker(srv.config);
+
+  const started = await eventually(
+    'both workflows to be started from the store',
+    async () => {
+      const docs = await ContactRetrievalJob.find({ _id: { $in: [jobId, cancelledId] } }).lean();
+      return docs.every((d) => d.workflowStartedAt) ? docs : undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 100 },
+  );
+  for (const d of started) expect(d.workflowStartedAt!.getTime() - back).toBeLessThan(5_000);
+
+  const done = await eventually(
+    'both jobs to finish',
+    async () => {
+      const docs = await ContactRetrievalJob.find({ _id: { $in: [jobId, cancelledId] } }).lean();
+      return docs.every((d) => d.status !== 'running') ? new Map(docs.map((d) => [d._id, d])) : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 200 },
+  );
+  const job = done.get(jobId)!;
+  const cancelled = done.get(cancelledId)!;
+  expect(job.status).toBe('completed');
+  expect(job.counts!.pending).toBe(0);
+  expect(job.counts!.delivered + job.counts!.not_found + job.counts!.failed).toBe(12);
+  expect(cancelled.status).toBe('cancelled');
+  expect(cancelled.counts).toMatchObject({ cancelled: 5, delivered: 0 });
+  expect(cancelled.outboxDue).toBe(false);
+
+  // The ledger: every delivered person charged once, with a receipt; nothing for the cancelled job.
+  const receipts = await ContactRetrievalJobItem.countDocuments({ jobId, outcome: 'delivered', receiptId: { $ne: null } });
+  expect({ charged: await jobCharged(jobId), receipts, cancelledCharged: await jobCharged(cancelledId) }).toEqual({
+    charged: job.counts!.delivered,
+    receipts: job.counts!.delivered,
+    cancelledCharged: 0,
+  });
+  expect(await creditBalance(tenant.orgId)).toBe(before - job.counts!.delivered);
+});
