@@ -5,8 +5,8 @@ import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet
 import * as oauth from 'oauth4webapi';
 import { createApp } from '../../api/app';
 import { createClient, revokeClient, rotateClientSecret } from '../../core/oauth/clients';
+import { refreshTokenGrant } from '../../core/oauth/grants/refreshToken';
 import { RefreshToken } from '../../core/oauth/models';
-import { redeemRefreshToken } from '../../core/oauth/refreshTokens';
 import { rotateSigningKey } from '../../core/oauth/signingKeys';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
@@ -214,7 +214,10 @@ describe('refresh_token', () => {
     const stored = await RefreshToken.find({ clientId: client.client_id }).lean();
     expect(JSON.stringify(stored)).not.toContain(t.refresh_token);
     const later = new Date(Date.now() + (srv.config.oauth.refreshTokenIdleSeconds + 1) * 1000);
-    expect(await redeemRefreshToken(t.refresh_token!, client.client_id, later)).toEqual({ ok: false, reason: 'expired' });
+    const caller = { clientId: client.client_id, retryWindowMs: 0 };
+    await expect(refreshTokenGrant(caller, t.refresh_token!, new Map(), srv.config, later)).rejects.toMatchObject({ error: 'invalid_grant' });
+    // Refused for its age alone: the same token, not consumed by the refusal, still refreshes now.
+    await expect(refreshTokenGrant(caller, t.refresh_token!, new Map(), srv.config)).resolves.toMatchObject({ token_type: 'Bearer' });
   });
 });
 
