@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { rootCertificates } from 'node:tls';
 import type { Config } from '../config';
 import { logger } from '../observability/logger';
+import { trustAnchors } from '../outbound/trustAnchors';
 import { destinationLookup } from './destinationResolver';
 import type { DeliveryRun } from './deliveryWorkflowContract';
 import { MAX_ATTEMPTS } from './retrySchedule';
@@ -46,11 +45,6 @@ export interface DeliverAttemptDeps {
   now?: () => Promise<Date> | Date;
 }
 
-function trustAnchors(extraCaFile: string | undefined): string[] | undefined {
-  if (!extraCaFile) return undefined;
-  return [...rootCertificates, readFileSync(extraCaFile, 'utf8')];
-}
-
 /** A missing event: retrying cannot make it appear (the activity makes this non-retryable). */
 export class EventMissing extends Error {
   constructor(eventId: string) {
@@ -71,15 +65,6 @@ export function endpointVerdict(
 
 export function createAttemptDeliverer(config: Config, deps: DeliverAttemptDeps = {}) {
   const now = deps.now ?? (() => new Date());
-  let ca: string[] | undefined;
-  let caLoaded = false;
-  const anchors = () => {
-    if (!caLoaded) {
-      ca = trustAnchors(config.webhooks.extraCaFile);
-      caLoaded = true;
-    }
-    return ca;
-  };
 
   /** The event-level consequence of a recorded attempt; safe to repeat on a retried activity. */
   async function settle(record: WebhookDeliveryDoc): Promise<AttemptResult> {
@@ -121,7 +106,7 @@ export function createAttemptDeliverer(config: Config, deps: DeliverAttemptDeps 
         const secrets = openSecrets(config.secretsKey, endpoint._id, liveSecrets(endpoint.secrets as StoredSecret[], at));
         outcome = await sendAttempt(
           { url: endpoint.url, headers: { ...signedHeaders(secrets, input.eventId, at, event.body) }, body: event.body },
-          { lookupAll: destinationLookup(), allowedCidrs: config.webhooks.allowedCidrs, ca: anchors() },
+          { lookupAll: destinationLookup(), allowedCidrs: config.webhooks.allowedCidrs, ca: trustAnchors(config.webhooks.extraCaFile) },
         );
       }
     }
