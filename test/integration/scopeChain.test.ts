@@ -30,15 +30,6 @@ const scopesOf = (t: TestTenant): Scope[] => [
   { type: 'key', id: t.keyId },
 ];
 
-async function problemOf(promise: Promise<unknown>): Promise<Problem> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(Problem);
-  return err as Problem;
-}
-
 test('each scope of the organization resolves to the organization and every narrower scope down to it, from the stored key', async () => {
   const [org, app, family, key] = scopesOf(mine);
   expect(await scopeChain(mine.orgId, org)).toEqual([org]);
@@ -55,16 +46,20 @@ test("another organization's scopes, and ids that exist nowhere, are not_found (
   ];
   for (const scope of [...scopesOf(theirs), ...unknown]) {
     expect(await findScopeChain(mine.orgId, scope)).toBeUndefined();
-    const problem = await problemOf(scopeChain(mine.orgId, scope));
-    expect({ code: problem.code, status: problem.status }).toEqual({ code: 'not_found', status: 404 });
-    expect(problem.detail).toBe(`The ${scope.type.replace('_', ' ')} ${scope.id} does not exist in organization ${mine.orgId}.`);
+    const refusal = scopeChain(mine.orgId, scope);
+    await expect(refusal).rejects.toBeInstanceOf(Problem);
+    await expect(refusal).rejects.toMatchObject({
+      code: 'not_found',
+      status: 404,
+      detail: `The ${scope.type.replace('_', ' ')} ${scope.id} does not exist in organization ${mine.orgId}.`,
+    });
   }
 });
 
 test("a limit change on another organization's key is not_found and changes nothing", async () => {
   const foreignKey: Scope = { type: 'key', id: theirs.keyId };
   const before = await readLimitSettings(mine.orgId);
-  expect((await problemOf(setCap(config, mine.orgId, 'whoami', foreignKey, 5))).code).toBe('not_found');
+  await expect(setCap(config, mine.orgId, 'whoami', foreignKey, 5)).rejects.toMatchObject({ code: 'not_found' });
   expect(await readLimitSettings(mine.orgId)).toEqual(before);
 });
 
