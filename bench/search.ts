@@ -32,7 +32,7 @@ import { createApiKey } from '../core/keys/apiKeys';
 import { ALL_PERMISSIONS } from '../core/keys/permissions';
 import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
-import { runSearch } from '../core/talent/candidateSearch';
+import { runSearch } from '../core/talent/rankCandidates';
 import { generatePerson } from '../core/talent/generator';
 import { resetSearchIndex, SearchIndexBuilder, searchIndex, type SearchIndex } from '../core/talent/searchIndex';
 import { peopleCount, seedPeople } from '../core/talent/seedPeople';

@@ -13,7 +13,7 @@ import {
 import type { DeliveryActivities } from '../activities/deliveries';
 import {
   REPLAY_SIGNAL,
-  REPLAY_WINDOW_MS,
+  DEAD_LETTER_REPLAY_WINDOW_MS,
   type DeliveryRun,
   type DeliveryStatusAttribute,
   type WebhookDeliveryInput,
@@ -93,7 +93,7 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<'suc
     markStatus(outcome, input);
     if (outcome === 'succeeded') return outcome;
     const current = run;
-    const replayed = await condition(() => requested !== undefined && requested.replay > current.replay, input.replayWindowMs ?? REPLAY_WINDOW_MS);
+    const replayed = await condition(() => requested !== undefined && requested.replay > current.replay, input.replayWindowMs ?? DEAD_LETTER_REPLAY_WINDOW_MS);
     if (!replayed || !requested) {
       markStatus('replay_window_closed', input);
       return 'dead_lettered';

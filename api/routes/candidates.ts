@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PRICES } from '../../core/credits/prices';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { SENIORITIES } from '../../core/talent/models';
-import { searchCandidates } from '../../core/talent/searchCandidates';
+import { searchCandidates } from '../../core/talent/searchPages';
 import { requestClaim } from '../middleware/idempotency';
 import { defineRoute } from '../routeSpec';
 

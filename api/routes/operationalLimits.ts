@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
-import { ApiKey } from '../../core/keys/models';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import {
   BASELINE_ENTRY,
@@ -13,8 +12,7 @@ import {
 } from '../../core/limits/limitTable';
 import { readLimitSettings, sameScope } from '../../core/limits/limitSettings';
 import { limitEntries, overriddenScopes, type ScopeChain } from '../../core/limits/operationalLimits';
-import { notFound } from '../../core/problems';
-import { Application } from '../../core/tenancy/models';
+import { findScopeChain, scopeChain } from '../../core/limits/scopeChain';
 import { defineRoute } from '../routeSpec';
 import { principalScopes } from '../operations/admission';
 
@@ -58,24 +56,6 @@ ${describeOperationRates()}
 
 Per-minute caps and blocks are set for an operation on the organization, one application, key family or key by an administrator; a cap must be below \`standard_requests_per_minute\`. Raising the request rate or the in-flight limit is the operator's.`;
 
-async function chainFor(orgId: string, scope: Scope): Promise<ScopeChain | undefined> {
-  const org: Scope = { type: 'organization', id: orgId };
-  switch (scope.type) {
-    case 'organization':
-      return scope.id === orgId ? [org] : undefined;
-    case 'application':
-      return (await Application.exists({ _id: scope.id, orgId })) ? [org, scope] : undefined;
-    case 'key_family': {
-      const key = await ApiKey.findOne({ familyId: scope.id, orgId }, { applicationId: 1 }).lean();
-      return key ? [org, { type: 'application', id: key.applicationId }, scope] : undefined;
-    }
-    case 'key': {
-      const key = await ApiKey.findOne({ _id: scope.id, orgId }, { applicationId: 1, familyId: 1 }).lean();
-      return key ? [org, { type: 'application', id: key.applicationId }, { type: 'key_family', id: key.familyId }, scope] : undefined;
-    }
-  }
-}
-
 function callerChain(p: KeyPrincipal, upTo: Scope['type']): ScopeChain {
   const all = principalScopes(p);
   return all.slice(0, all.findIndex((s) => s.type === upTo) + 1);
@@ -101,15 +81,12 @@ export const operationalLimitsRoutes = [
 
       const chains: ScopeChain[] = [];
       if (asked.length) {
-        for (const scope of asked) {
-          const chain = await chainFor(principal.orgId, scope);
-          if (!chain) throw notFound(scope.type.replace('_', ' '));
-          chains.push(chain);
-        }
+        for (const scope of asked) chains.push(await scopeChain(principal.orgId, scope));
       } else {
         for (const type of SCOPE_TYPES) chains.push(callerChain(principal, type));
         const others = overriddenScopes(settings).filter((s) => !chains.some((c) => sameScope({ scopeType: s.type, scopeId: s.id }, c[c.length - 1])));
-        for (const chain of await Promise.all(others.map((s) => chainFor(principal.orgId, s)))) if (chain) chains.push(chain);
+        // An override may outlive its key or application: such a scope is left out, not an error.
+        for (const chain of await Promise.all(others.map((s) => findScopeChain(principal.orgId, s)))) if (chain) chains.push(chain);
       }
       const selected = query.scope ? chains.filter((c) => c[c.length - 1].type === query.scope) : chains;
       return { status: 200, body: { data: limitEntries(settings, selected, config.limits.leaseTtlSeconds, query.operation) } };

@@ -19,16 +19,20 @@ import { purposeKey } from './purposeKeys';
  */
 const SECRET_BOX_KEY_VERSION = 1;
 
-const predecessors = new WeakMap<Buffer, Buffer>();
+/**
+ * Keyed by the current master's key id, not by the Buffer object: any copy of the configured
+ * master (another config load, a Buffer rebuilt from the environment) finds its predecessor.
+ */
+const predecessors = new Map<string, Buffer>();
 
 /** Records that `previous` was the master before `current`; `openSecret(current, …)` then opens its values too. */
 export function linkPreviousKey(current: Buffer, previous: Buffer): void {
-  predecessors.set(current, previous);
+  predecessors.set(sealingKeyId(current), previous);
 }
 
 /** The masters a value may be sealed under, newest first. */
 export function masterKeys(current: Buffer): Buffer[] {
-  const previous = predecessors.get(current);
+  const previous = predecessors.get(sealingKeyId(current));
   return previous ? [current, previous] : [current];
 }
 

@@ -4,8 +4,6 @@ import { GatheredReads } from '../store/gatheredReads';
 import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
 import { typedCollection } from '../store/typedCollection';
 import { commitNextVersion, type VersionClaim, type VersionedDoc, type VersionedStore } from '../store/versionedDocument';
-import { ApiKey } from '../keys/models';
-import { Application } from '../tenancy/models';
 import { requireOrganization } from '../tenancy/provisioning';
 import {
   BASELINE_ENTRY,
@@ -17,6 +15,7 @@ import {
   type Scope,
   type ScopeType,
 } from './limitTable';
+import { scopeChain } from './scopeChain';
 
 /**
  * An organization's own limits (SPEC 8.3): an organization-wide request rate and in-flight
@@ -183,19 +182,6 @@ async function updateSettings(settings: LimitChangeSettings, orgId: string, chan
   throw new LimitChangeError('limit settings changed concurrently; try again');
 }
 
-/** Checks that a scope exists in the organization (a foreign id is refused). */
-export async function requireScope(orgId: string, scope: Scope): Promise<void> {
-  const exists =
-    scope.type === 'organization'
-      ? scope.id === orgId
-      : scope.type === 'application'
-        ? !!(await Application.exists({ _id: scope.id, orgId }))
-        : scope.type === 'key_family'
-          ? !!(await ApiKey.exists({ familyId: scope.id, orgId }))
-          : !!(await ApiKey.exists({ _id: scope.id, orgId }));
-  if (!exists) throw new LimitChangeError(`${scope.type.replace('_', ' ')} ${scope.id} does not belong to organization ${orgId}`);
-}
-
 function upsertOverride(s: LimitSettingsDoc, o: Omit<LimitOverride, 'updatedAt'>): LimitSettingsDoc {
   const rest = s.overrides.filter((x) => !(x.operation === o.operation && x.scopeType === o.scopeType && x.scopeId === o.scopeId));
   return { ...s, overrides: [...rest, { ...o, updatedAt: new Date() }] };
@@ -230,7 +216,7 @@ export async function setCap(
   actor: Actor = 'operator',
 ): Promise<LimitSettingsDoc> {
   await requireOrganization(orgId);
-  await requireScope(orgId, scope);
+  await scopeChain(orgId, scope);
   return updateSettings(settings, orgId, (s) => {
     checkCapChange(s, operation, scope, requestsPerMinute, actor);
     return upsertOverride(s, { operation, scopeType: scope.type, scopeId: scope.id, kind: 'cap', requestsPerMinute });
@@ -239,7 +225,7 @@ export async function setCap(
 
 export async function blockOperation(settings: LimitChangeSettings, orgId: string, operation: OperationName, scope: Scope): Promise<LimitSettingsDoc> {
   await requireOrganization(orgId);
-  await requireScope(orgId, scope);
+  await scopeChain(orgId, scope);
   return updateSettings(settings, orgId, (s) =>
     upsertOverride(s, { operation, scopeType: scope.type, scopeId: scope.id, kind: 'block', requestsPerMinute: null }),
   );
@@ -269,7 +255,7 @@ export async function clearLimit(
       maxConcurrency: null,
     }));
   }
-  await requireScope(orgId, scope);
+  await scopeChain(orgId, scope);
   return updateSettings(settings, orgId, (s) =>
     existingOverride(s, operation, scope)
       ? upsertOverride(s, { operation, scopeType: scope.type, scopeId: scope.id, kind: 'cleared', requestsPerMinute: null })

@@ -1,5 +1,5 @@
 import { RESULT_PURGE_AFTER_MS } from '../jobs/jobRules';
-import { REPLAY_WINDOW_MS } from '../webhooks/deliveryWorkflowContract';
+import { DEAD_LETTER_REPLAY_WINDOW_MS } from '../webhooks/deliveryWorkflowContract';
 
 /**
  * How long the records with no expiry of their own are kept (store maintenance deletes them
@@ -14,7 +14,7 @@ const DAY_MS = 24 * 3600_000;
  * state has not moved (dead-letter, replay request) for the replay window plus a day is done.
  */
 export const EVENT_RETENTION_MS = RESULT_PURGE_AFTER_MS;
-export const EVENT_QUIET_MS = REPLAY_WINDOW_MS + DAY_MS;
+export const EVENT_QUIET_MS = DEAD_LETTER_REPLAY_WINDOW_MS + DAY_MS;
 
 export function eventPurgeable(event: { createdAt: Date; updatedAt: Date }, nowMs: number): boolean {
   return event.createdAt.getTime() <= nowMs - EVENT_RETENTION_MS && event.updatedAt.getTime() <= nowMs - EVENT_QUIET_MS;

@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { inTurn } from '../inTurn';
-import type { SearchOutcome, SearchScan } from './candidateSearch';
+import type { SearchOutcome, SearchScan } from './rankCandidates';
 
 /**
  * How a replica runs search scans so that none can stall it for other tenants:

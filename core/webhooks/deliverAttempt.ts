@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { rootCertificates } from 'node:tls';
 import type { Config } from '../config';
 import { logger } from '../observability/logger';
 import { webhookAttemptDuration, webhookAttempts, webhookDeadLetters } from '../observability/metrics';
+import { trustAnchors } from '../outbound/trustAnchors';
 import { destinationLookup } from './destinationResolver';
 import type { DeliveryRun } from './deliveryWorkflowContract';
 import { MAX_ATTEMPTS } from './retrySchedule';
@@ -45,11 +44,6 @@ export interface AttemptResult {
 export interface DeliverAttemptDeps {
   /** The time of an attempt: its webhook-timestamp and which secrets are live. */
   now?: () => Promise<Date> | Date;
-}
-
-function trustAnchors(extraCaFile: string | undefined): string[] | undefined {
-  if (!extraCaFile) return undefined;
-  return [...rootCertificates, readFileSync(extraCaFile, 'utf8')];
 }
 
 /** A missing event: retrying cannot make it appear (the activity makes this non-retryable). */
@@ -107,15 +101,6 @@ function observeAttempt(record: WebhookDeliveryDoc, context: AttemptContext): vo
 
 export function createAttemptDeliverer(config: Config, deps: DeliverAttemptDeps = {}) {
   const now = deps.now ?? (() => new Date());
-  let ca: string[] | undefined;
-  let caLoaded = false;
-  const anchors = () => {
-    if (!caLoaded) {
-      ca = trustAnchors(config.webhooks.extraCaFile);
-      caLoaded = true;
-    }
-    return ca;
-  };
 
   /** The event-level consequence of a recorded attempt; safe to repeat on a retried activity. */
   async function settle(record: WebhookDeliveryDoc): Promise<AttemptResult> {
@@ -157,7 +142,7 @@ export function createAttemptDeliverer(config: Config, deps: DeliverAttemptDeps 
         const secrets = openSecrets(config.secretsKey, endpoint._id, liveSecrets(endpoint.secrets as StoredSecret[], at));
         outcome = await sendAttempt(
           { url: endpoint.url, headers: { ...signedHeaders(secrets, input.eventId, at, event.body) }, body: event.body },
-          { lookupAll: destinationLookup(), allowedCidrs: config.webhooks.allowedCidrs, ca: anchors() },
+          { lookupAll: destinationLookup(), allowedCidrs: config.webhooks.allowedCidrs, ca: trustAnchors(config.webhooks.extraCaFile) },
         );
       }
     }

@@ -11,7 +11,7 @@ export function deliveryWorkflowId(eventId: string): string {
 }
 
 /** How long a dead-lettered event waits for a replay: the result retention (SPEC 2.6, 7 days). */
-export const REPLAY_WINDOW_MS = 7 * 24 * 3600 * 1000;
+export const DEAD_LETTER_REPLAY_WINDOW_MS = 7 * 24 * 3600 * 1000;
 
 export interface DeliveryRun {
   /** 0 for the original run, n for the nth replay. */

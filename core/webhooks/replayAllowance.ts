@@ -7,19 +7,19 @@ import { WebhookReplaySlot } from './models';
  * replicas and concurrent requests can never exceed the allowance.
  */
 export const REPLAYS_PER_HOUR = 10;
-export const REPLAY_WINDOW_MS = 3600 * 1000;
+export const REPLAY_ALLOWANCE_WINDOW_MS = 3600 * 1000;
 
 export type SlotVerdict = { ok: true; slotId: string; previousUsedAt: Date; usedAt: Date } | { ok: false; retryAfterSeconds: number };
 
 /** Seconds until the oldest use leaves the trailing hour (the Retry-After of a refusal). */
 export function retryAfterSeconds(usedAts: readonly Date[], now: Date): number {
   const oldest = Math.min(...usedAts.map((d) => d.getTime()));
-  return Math.max(1, Math.ceil((oldest + REPLAY_WINDOW_MS - now.getTime()) / 1000));
+  return Math.max(1, Math.ceil((oldest + REPLAY_ALLOWANCE_WINDOW_MS - now.getTime()) / 1000));
 }
 
 async function claim(endpointId: string, now: Date) {
   return WebhookReplaySlot.findOneAndUpdate(
-    { endpointId, usedAt: { $lte: new Date(now.getTime() - REPLAY_WINDOW_MS) } },
+    { endpointId, usedAt: { $lte: new Date(now.getTime() - REPLAY_ALLOWANCE_WINDOW_MS) } },
     { $set: { usedAt: now } },
     { returnDocument: 'before', sort: { usedAt: 1 } },
   ).lean<{ _id: string; usedAt: Date }>();

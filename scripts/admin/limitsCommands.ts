@@ -1,8 +1,8 @@
 import type { Config } from '../../core/config';
 import { BASELINE_ENTRY, isLimitEntryName, isOperationName, type LimitEntryName, type OperationName, type Scope } from '../../core/limits/limitTable';
 import { blockOperation, clearLimit, readLimitSettings, setCap, setOrganizationRate, type LimitSettingsDoc } from '../../core/limits/limitSettings';
-import { limitEntry, type ScopeChain } from '../../core/limits/operationalLimits';
-import { ApiKey } from '../../core/keys/models';
+import { limitEntry } from '../../core/limits/operationalLimits';
+import { scopeChain } from '../../core/limits/scopeChain';
 import { intFlag, optionalFlag, requireFlag, UsageError, type AdminCommand, type Flags } from './command';
 
 /**
@@ -26,17 +26,6 @@ function scopeFromFlags(orgId: string, f: Flags): Scope {
   return given[0] ?? { type: 'organization', id: orgId };
 }
 
-async function chainOf(orgId: string, scope: Scope): Promise<ScopeChain> {
-  const org: Scope = { type: 'organization', id: orgId };
-  if (scope.type === 'organization') return [org];
-  if (scope.type === 'application') return [org, scope];
-  const key = await ApiKey.findOne(scope.type === 'key' ? { _id: scope.id, orgId } : { familyId: scope.id, orgId }).lean();
-  if (!key) return [org, scope];
-  return scope.type === 'key_family'
-    ? [org, { type: 'application', id: key.applicationId }, scope]
-    : [org, { type: 'application', id: key.applicationId }, { type: 'key_family', id: key.familyId }, scope];
-}
-
 /** `--operation` names an operation (or, where allowed, the baseline entry); a misspelled one is a usage error. */
 function operationFlag(f: Flags): OperationName {
   const value = requireFlag(f, 'operation');
@@ -51,7 +40,7 @@ function limitEntryFlag(f: Flags): LimitEntryName | undefined {
 }
 
 async function entryFor(config: Config, settings: LimitSettingsDoc, orgId: string, operation: LimitEntryName, scope: Scope) {
-  return limitEntry(settings, operation, await chainOf(orgId, scope), config.limits.leaseTtlSeconds);
+  return limitEntry(settings, operation, await scopeChain(orgId, scope), config.limits.leaseTtlSeconds);
 }
 
 export const limitsCommands: Record<string, AdminCommand> = {

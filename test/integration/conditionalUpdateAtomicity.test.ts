@@ -1,7 +1,8 @@
 import mongoose, { Schema } from 'mongoose';
 import { createClient } from '../../core/oauth/clients';
 import { refreshTokenGrant } from '../../core/oauth/grants/refreshToken';
-import { issueRefreshToken, redeemRefreshToken } from '../../core/oauth/refreshTokens';
+import { RefreshToken } from '../../core/oauth/models';
+import { findRefreshToken, issueRefreshToken } from '../../core/oauth/refreshTokens';
 import type { OAuthError } from '../../core/oauth/tokenRequest';
 import { createTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
@@ -75,27 +76,22 @@ test('concurrent updates of different fields of one document are all kept (no lo
   }
 });
 
-test(`${CONCURRENT} concurrent redemptions of one refresh token: exactly one succeeds, ${ROUNDS} rounds`, async () => {
-  const successes: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const token = await issueRefreshToken({ clientId: client.client_id, scope: 'mcp:tools', resource: RESOURCE }, 3600);
-    const verdicts = await Promise.all(Array.from({ length: CONCURRENT }, () => redeemRefreshToken(token, client.client_id)));
-    successes.push(verdicts.filter((v) => v.ok).length);
-  }
-  expect(successes).toEqual(Array(ROUNDS).fill(1));
-});
-
-test(`${CONCURRENT} concurrent refresh_token grants of one M2M refresh token: exactly one succeeds, ${ROUNDS} rounds`, async () => {
+test(`${CONCURRENT} concurrent refresh_token grants of one M2M refresh token: exactly one succeeds and the reuse revokes the chain, ${ROUNDS} rounds`, async () => {
   const caller = { clientId: client.client_id, retryWindowMs: 0 };
   const successes: number[] = [];
+  const liveTokensLeft: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const token = await issueRefreshToken({ clientId: client.client_id, scope: 'mcp:tools', resource: RESOURCE }, 3600);
+    const { chainId } = (await findRefreshToken(token))!;
     const outcomes = await Promise.allSettled(Array.from({ length: CONCURRENT }, () => refreshTokenGrant(caller, token, new Map(), srv.config)));
     successes.push(outcomes.filter((o) => o.status === 'fulfilled').length);
     // Every other outcome is the refusal of a reused token, not some other failure.
     for (const o of outcomes) if (o.status === 'rejected') expect((o.reason as OAuthError).error).toBe('invalid_grant');
+    // The losers presented a used token: the whole chain, the winner's successor included, is revoked.
+    liveTokensLeft.push(await RefreshToken.countDocuments({ chainId, revokedAt: null }));
   }
   expect(successes).toEqual(Array(ROUNDS).fill(1));
+  expect(liveTokensLeft).toEqual(Array(ROUNDS).fill(0));
 });
 
 test(`${CONCURRENT} concurrent refreshes of one M2M refresh token over HTTP: exactly one succeeds, ${HTTP_ROUNDS} rounds`, async () => {

@@ -1,14 +1,16 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { promisify } from 'node:util';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { createApp } from '../../api/app';
 import { createClient, revokeClient, rotateClientSecret } from '../../core/oauth/clients';
+import { REFRESH_RETRY_WINDOW_MS, refreshTokenGrant } from '../../core/oauth/grants/refreshToken';
 import { RefreshToken } from '../../core/oauth/models';
-import { redeemRefreshToken } from '../../core/oauth/refreshTokens';
 import { rotateSigningKey } from '../../core/oauth/signingKeys';
 import { createTenant, type TestTenant } from '../support/fixtures';
+import { testConfig } from '../support/testConfig';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { AUTH_URL, OAUTH_ENV, RESOURCE, basic, clientCredentialsToken, discover, requestOptions, tokenRequest } from './oauthTestClient';
 
@@ -214,7 +216,32 @@ describe('refresh_token', () => {
     const stored = await RefreshToken.find({ clientId: client.client_id }).lean();
     expect(JSON.stringify(stored)).not.toContain(t.refresh_token);
     const later = new Date(Date.now() + (srv.config.oauth.refreshTokenIdleSeconds + 1) * 1000);
-    expect(await redeemRefreshToken(t.refresh_token!, client.client_id, later)).toEqual({ ok: false, reason: 'expired' });
+    const caller = { clientId: client.client_id, retryWindowMs: 0 };
+    await expect(refreshTokenGrant(caller, t.refresh_token!, new Map(), srv.config, later)).rejects.toMatchObject({ error: 'invalid_grant' });
+    // Refused for its age alone: the same token, not consumed by the refusal, still refreshes now.
+    await expect(refreshTokenGrant(caller, t.refresh_token!, new Map(), srv.config)).resolves.toMatchObject({ token_type: 'Bearer' });
+  });
+});
+
+describe('master-secret rotation (SECRETS_ENCRYPTION_KEY_PREVIOUS)', () => {
+  test('a refresh token from before the rotation still refreshes after it; a retry in the window gets the pair sealed before it', async () => {
+    const t = await clientCredentialsToken(srv, as, client.client_id, client.client_secret);
+    // A retry window, as people's clients have, so the first rotation seals its pair under the old master.
+    const caller = { clientId: client.client_id, retryWindowMs: REFRESH_RETRY_WINDOW_MS };
+    const now = Date.now();
+    const first = await refreshTokenGrant(caller, t.refresh_token!, new Map(), srv.config, new Date(now));
+    const rotated = testConfig({
+      ...OAUTH_ENV,
+      MONGODB_URI: srv.config.mongodbUri,
+      SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      SECRETS_ENCRYPTION_KEY_PREVIOUS: srv.config.secretsKey.toString('base64'),
+    });
+    expect(await refreshTokenGrant(caller, t.refresh_token!, new Map(), rotated, new Date(now + 1000))).toEqual(first);
+    // The successor rotates under the new master; its access token is signed by the key sealed under the old one.
+    const next = await refreshTokenGrant(caller, first.refresh_token!, new Map(), rotated, new Date(now + 2000));
+    expect(next.refresh_token).not.toBe(first.refresh_token);
+    const { payload } = await jwtVerify(next.access_token, createLocalJWKSet(await jwksOf()), { issuer: AUTH_URL, audience: RESOURCE, typ: 'at+jwt' });
+    expect(payload).toMatchObject({ client_id: client.client_id, scope: 'mcp:tools' });
   });
 });
 

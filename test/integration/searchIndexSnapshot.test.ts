@@ -1,4 +1,4 @@
-import { runSearch } from '../../core/talent/candidateSearch';
+import { runSearch } from '../../core/talent/rankCandidates';
 import { PeopleMeta } from '../../core/talent/models';
 import { buildSearchIndex, loadSearchIndex, personPreview } from '../../core/talent/searchIndex';
 import { SearchIndexSnapshotManifest, loadSearchIndexSnapshot, saveSearchIndexSnapshot } from '../../core/talent/searchIndexSnapshot';

@@ -81,6 +81,8 @@ describe('sealed secrets: versioned form under a derived key', () => {
     linkPreviousKey(current, previous);
     expect(openSecret(current, v1, 'aad')).toBe('v1 under previous');
     expect(openSecret(current, v2, 'aad')).toBe('v2 under previous');
+    // The link belongs to the master's value, not to one Buffer object: a copy finds it too.
+    expect(openSecret(Buffer.from(current), v2, 'aad')).toBe('v2 under previous');
     const fresh = sealSecret(current, 'new', 'aad');
     expect(fresh.split('.')[1]).toBe(sealingKeyId(current));
     expect(() => openSecret(previous, fresh, 'aad')).toThrow();

@@ -1,4 +1,4 @@
-import type { SearchScan } from '../../core/talent/candidateSearch';
+import type { SearchScan } from '../../core/talent/rankCandidates';
 import { runScan, SLICE_VISITS } from '../../core/talent/searchScheduling';
 
 /** A scan of `size` candidates that records each slice it was asked for. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../core/config';
-import { runSearch, seek, startSearch } from '../../core/talent/candidateSearch';
+import { runSearch, seek, startSearch } from '../../core/talent/rankCandidates';
 import { generatePerson, personIdFor } from '../../core/talent/generator';
 import { decodeCursor, encodeCursor } from '../../core/talent/searchCursor';
 import { firstIndex, SearchIndexBuilder, type RawPerson } from '../../core/talent/searchIndex';

@@ -1,6 +1,5 @@
 import type { Config } from '../../config';
 import { sha256Hex } from '../../crypto/hash';
-import { purposeKey } from '../../crypto/purposeKeys';
 import { openSecret, sealSecret } from '../../crypto/secretBox';
 import { logger } from '../../observability/logger';
 import { isDuplicateKeyError } from '../../store/connection';
@@ -19,7 +18,9 @@ import { issueTokenPair, type TokenResponse } from './tokenPair';
  * except a retry within the client's retry window, which gets the very pair the first use got
  * (clients lose responses). Public clients (people's MCP clients) have a window of
  * REFRESH_RETRY_WINDOW_MS; confidential M2M clients, which can simply ask for a new token,
- * have none. The pair is kept for the window sealed with the secret-box key, never in plaintext.
+ * have none. The pair is kept for the window sealed by the secret box under the configured master
+ * (which derives its own key and also opens pairs sealed under SECRETS_ENCRYPTION_KEY_PREVIOUS),
+ * never in plaintext.
  */
 export const REFRESH_RETRY_WINDOW_MS = 10_000;
 
@@ -39,7 +40,7 @@ async function refuseReuse(doc: RefreshTokenDoc, config: Config, now: Date): Pro
   if (rotation?.sealedPair && rotation.retryUntil > now) {
     const chainAlive = doc.userId ? (await liveChain(doc.chainId)) !== null : !(await RefreshToken.exists({ chainId: doc.chainId, revokedAt: { $ne: null } }));
     if (mayReplayRotation(rotation, chainAlive, now))
-      return JSON.parse(openSecret(purposeKey(config.secretsKey, 'secret-box'), rotation.sealedPair, rotationAad(doc.hash))) as TokenResponse;
+      return JSON.parse(openSecret(config.secretsKey, rotation.sealedPair, rotationAad(doc.hash))) as TokenResponse;
   }
   await revokeChain(doc.chainId, now);
   logger.warn({ client_id: doc.clientId }, 'refresh token reuse: chain revoked');
@@ -70,7 +71,7 @@ export async function refreshTokenGrant(
     config,
     now,
   );
-  const sealedPair = caller.retryWindowMs > 0 ? sealSecret(purposeKey(config.secretsKey, 'secret-box'), JSON.stringify(pair), rotationAad(doc.hash)) : null;
+  const sealedPair = caller.retryWindowMs > 0 ? sealSecret(config.secretsKey, JSON.stringify(pair), rotationAad(doc.hash)) : null;
   try {
     await RefreshRotation.create({
       _id: doc.hash,

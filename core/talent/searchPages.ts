@@ -6,7 +6,7 @@ import { assertCanFundSmallestAnswer } from '../credits/smallestAnswer';
 import { canonicalJson, claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
 import { validationFailed } from '../problems';
 import { isDuplicateKeyError } from '../store/connection';
-import { startSearch, type SearchFilters, type SearchParams } from './candidateSearch';
+import { startSearch, type SearchFilters, type SearchParams } from './rankCandidates';
 import { keyedId } from './keyedIds';
 import { admitToQuota, assertQuotaHasRoom, queryMember } from './quotas';
 import { cursorExpired, decodeCursor, encodeCursor, invalidCursor } from './searchCursor';

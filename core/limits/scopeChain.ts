@@ -1,0 +1,36 @@
+import { ApiKey } from '../keys/models';
+import { Problem } from '../problems';
+import { Application } from '../tenancy/models';
+import type { Scope } from './limitTable';
+import type { ScopeChain } from './operationalLimits';
+
+/**
+ * Where a scope sits in its organization (SPEC 8.3): the organization, then each narrower
+ * scope down to the one asked for; a key family's application and a key's application and
+ * family come from the stored key. The one lookup behind reading limits (the API and the
+ * operator CLI) and changing them, so all three agree on what belongs to an organization.
+ */
+export async function findScopeChain(orgId: string, scope: Scope): Promise<ScopeChain | undefined> {
+  const org: Scope = { type: 'organization', id: orgId };
+  switch (scope.type) {
+    case 'organization':
+      return scope.id === orgId ? [org] : undefined;
+    case 'application':
+      return (await Application.exists({ _id: scope.id, orgId })) ? [org, scope] : undefined;
+    case 'key_family': {
+      const key = await ApiKey.findOne({ familyId: scope.id, orgId }, { applicationId: 1 }).lean();
+      return key ? [org, { type: 'application', id: key.applicationId }, scope] : undefined;
+    }
+    case 'key': {
+      const key = await ApiKey.findOne({ _id: scope.id, orgId }, { applicationId: 1, familyId: 1 }).lean();
+      return key ? [org, { type: 'application', id: key.applicationId }, { type: 'key_family', id: key.familyId }, scope] : undefined;
+    }
+  }
+}
+
+/** The scope's chain; a scope that is not the organization's own (another's, or none) is `not_found`. */
+export async function scopeChain(orgId: string, scope: Scope): Promise<ScopeChain> {
+  const chain = await findScopeChain(orgId, scope);
+  if (!chain) throw new Problem('not_found', `The ${scope.type.replace('_', ' ')} ${scope.id} does not exist in organization ${orgId}.`);
+  return chain;
+}
