@@ -3,7 +3,9 @@ import { PRICES } from '../../core/credits/prices';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { SENIORITIES } from '../../core/talent/models';
 import { searchCandidates } from '../../core/talent/searchCandidates';
+import { SEARCH_CURSOR_PATTERN } from '../../core/talent/searchCursor';
 import { requestClaim } from '../middleware/idempotency';
+import { cursorParameter } from './cursorParameter';
 import { defineRoute } from '../routeSpec';
 
 const text = (max: number) => z.string().trim().min(1).max(max);
@@ -30,12 +32,7 @@ const SearchBody = z
     filters: Filters.optional().describe('exact filters; they narrow, never rank'),
     sources: z.array(z.string().min(1).max(64)).min(1).max(10).optional().describe('source ids (GET /v1/search/sources); default: every usable source'),
     page_size: z.number().int().min(1).max(50).default(20),
-    cursor: z
-      .string()
-      .min(1)
-      .max(1024)
-      .optional()
-      .describe('`next_cursor` of the previous page; the other parameters may be omitted, and if sent must be the same'),
+    cursor: cursorParameter('`next_cursor` of the previous page; the other parameters may be omitted, and if sent must be the same', SEARCH_CURSOR_PATTERN),
   })
   .strict();
 

@@ -9,6 +9,7 @@ import {
 import { MAX_BATCH_PEOPLE, MAX_PERSON_IDS } from '../../core/jobs/jobRules';
 import { CONTACT_FIELDS, COUNT_KEYS, FINAL_JOB_STATUSES } from '../../core/jobs/jobTypes';
 import { PERMISSIONS } from '../../core/keys/permissions';
+import { cursorParameter } from './cursorParameter';
 import { defineRoute } from '../routeSpec';
 
 const TAG = 'Contact-retrieval jobs';
@@ -70,7 +71,7 @@ const ListQuery = z
   .object({
     status: z.enum(['running', ...FINAL_JOB_STATUSES]).optional(),
     limit: z.coerce.number().int().min(1).max(100).default(20),
-    cursor: z.string().min(1).max(512).optional(),
+    cursor: cursorParameter('`next_cursor` of the previous page'),
   })
   .strict();
 

@@ -4,6 +4,7 @@ import { temporalClient } from '../../core/temporal/client';
 import { DELIVERY_STATUSES } from '../../core/webhooks/models';
 import { requestReplay } from '../../core/webhooks/replays';
 import { deliveryView, findDelivery, listDeliveries } from '../../core/webhooks/webhookDeliveries';
+import { cursorParameter } from './cursorParameter';
 import { defineRoute } from '../routeSpec';
 
 /** Delivery history and replay (SPEC 3.2, 4.2, DECISIONS.md "Webhook deliveries"). */
@@ -46,7 +47,7 @@ export const webhookDeliveryRoutes = [
       event_id: z.string().max(64).optional(),
       status: z.enum(DELIVERY_STATUSES).optional(),
       limit: z.coerce.number().int().min(1).max(100).default(20),
-      cursor: z.string().max(400).optional().describe('opaque; `next_cursor` of the previous page'),
+      cursor: cursorParameter('`next_cursor` of the previous page'),
     }),
     responses: {
       200: { description: 'A page of attempts', schema: z.object({ data: z.array(DeliverySchema), next_cursor: z.string().nullable() }) },

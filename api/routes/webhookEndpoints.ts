@@ -13,6 +13,7 @@ import {
   updateEndpoint,
   type DestinationSettings,
 } from '../../core/webhooks/webhookEndpoints';
+import { cursorParameter } from './cursorParameter';
 import { defineRoute } from '../routeSpec';
 
 /** Webhook endpoint management (SPEC 4.2, DECISIONS.md "Webhook endpoints"); free, never metered. */
@@ -45,7 +46,7 @@ const Url = z.string().min(1).max(2048).describe('HTTPS URL of the destination')
 const IdParams = z.object({ id: z.string().min(1).max(64) });
 const PageQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().max(400).optional(),
+  cursor: cursorParameter('`next_cursor` of the previous page'),
 });
 
 function settings(c: Config): DestinationSettings {
@@ -87,11 +88,14 @@ export const webhookEndpointRoutes = [
     query: PageQuery,
     responses: { 200: { description: 'A page of endpoints', schema: EndpointPage } },
     handler: async ({ principal, query }) => {
-      const { docs, more } = await listEndpoints(scopeOf(principal), { limit: query.limit, after: decodeCursor(query.cursor) });
+      const { docs, more } = await listEndpoints(scopeOf(principal), { limit: query.limit, after: decodeCursor('webhook_endpoints', query.cursor) });
       const last = docs[docs.length - 1];
       return {
         status: 200,
-        body: { data: docs.map(endpointView), next_cursor: more && last ? encodeCursor({ createdAt: last.createdAt, id: last._id }) : null },
+        body: {
+          data: docs.map(endpointView),
+          next_cursor: more && last ? encodeCursor('webhook_endpoints', { createdAt: last.createdAt, id: last._id }) : null,
+        },
       };
     },
   }),
