@@ -1,6 +1,6 @@
 import { z, type ZodType } from 'zod';
 import { PROBLEM_CODES } from '../core/problems';
-import type { RouteSpec } from './routeSpec';
+import type { ResponseLink, RouteSpec } from './routeSpec';
 import { problemResponses } from './reference/problemResponses';
 import { JOB_COMPLETED_EVENT_SCHEMA, webhookEvents } from './reference/webhookEvents';
 
@@ -36,6 +36,20 @@ function narrowedProblem(description: string, codes: string[]): Record<string, u
       'application/problem+json': { schema: { allOf: [{ $ref: '#/components/schemas/Problem' }, { type: 'object', properties: { code: { enum: codes } } }] } },
     },
   };
+}
+
+function openApiLinks(links: Record<string, ResponseLink>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(links).map(([name, l]) => [
+      name,
+      {
+        operationId: l.operation,
+        description: l.description,
+        ...(l.parameters ? { parameters: l.parameters } : {}),
+        ...(l.requestBody ? { requestBody: l.requestBody } : {}),
+      },
+    ]),
+  );
 }
 
 function toOpenApiPath(path: string): string {
@@ -100,6 +114,7 @@ export function buildOpenApi(routes: RouteSpec[], info: OpenApiInfo): Record<str
       responses[status] = {
         description: doc.description,
         ...(doc.schema ? { content: { 'application/json': { schema: jsonSchema(doc.schema, 'output') } } } : {}),
+        ...(doc.links ? { links: openApiLinks(doc.links) } : {}),
       };
     }
     Object.assign(responses, problemResponses(spec));
@@ -157,7 +172,9 @@ export function buildOpenApi(routes: RouteSpec[], info: OpenApiInfo): Record<str
           name: 'X-Request-Id',
           in: 'header',
           required: false,
-          schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+          description:
+            'Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own.',
+          schema: { type: 'string', example: 'req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b' },
         },
       },
       schemas: { Problem: problemSchema, JobCompletedEvent: JOB_COMPLETED_EVENT_SCHEMA },

@@ -38,7 +38,13 @@ const csrf = { csrf_token: { type: 'string', description: 'The CSRF token of the
 const parserRefusal = { '4XX': { $ref: '#/components/responses/RequestRefused' } };
 const otherFailure = { default: { $ref: '#/components/responses/Problem' } };
 const browserRefusal = { 403: { $ref: '#/components/responses/OriginNotAllowed' } };
-const query = (name: string, description: string, required = false) => ({ name, in: 'query', required, description, schema: { type: 'string' } });
+const query = (name: string, description: string, required = false, schema: Record<string, unknown> = { type: 'string' }) => ({
+  name,
+  in: 'query',
+  required,
+  description,
+  schema,
+});
 
 export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
   const common = { tags: ['OAuth'], security: [], servers: [{ url: authUrl }] };
@@ -92,11 +98,19 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
         description:
           'Unknown client or unregistered redirect_uri: an HTML error page. Other errors redirect to the client with error, state and iss (RFC 9207).',
         parameters: [
-          query('response_type', '`code`', true),
-          query('client_id', 'A registered client id or a Client ID Metadata Document URL', true),
+          query('response_type', '`code`', true, { const: 'code' }),
+          query('client_id', 'A registered client id or a Client ID Metadata Document URL', true, {
+            type: 'string',
+            minLength: 1,
+            example: 'pcl_7Hq2mZ4kP9xW3vN8bR5tLc',
+          }),
           query('redirect_uri', 'Exactly as registered (loopback http: any port)'),
-          query('code_challenge', 'S256 challenge', true),
-          query('code_challenge_method', '`S256`', true),
+          query('code_challenge', 'S256 challenge: base64url SHA-256 of the code verifier', true, {
+            type: 'string',
+            pattern: '^[A-Za-z0-9_-]{43}$',
+            example: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+          }),
+          query('code_challenge_method', '`S256`', true, { const: 'S256' }),
           query('state', 'Returned unchanged'),
           query('scope', '`mcp:tools` (default)'),
           query('resource', '`{MCP_URL}/tools` (default)'),
@@ -244,7 +258,12 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
         operationId: 'pageConsent',
         summary: 'Consent page',
         parameters: [query('request', 'The pending authorization request', true)],
-        responses: { 200: html('Allow or Deny'), 303: seeOther('Not signed in'), ...parserRefusal },
+        responses: {
+          200: html('Allow or Deny'),
+          303: seeOther('Not signed in'),
+          400: html('The sign-in request expired or was already completed'),
+          ...parserRefusal,
+        },
       },
       post: {
         ...page,

@@ -5,7 +5,7 @@ import { CONFIDENCE, matchPeople } from '../../core/talent/matchPeople';
 import { requestClaim } from '../middleware/idempotency';
 import { defineRoute } from '../routeSpec';
 
-const field = (max: number) => z.string().trim().min(1).max(max).optional();
+const field = (max: number) => z.string().trim().min(1).max(max).regex(/\S/, 'must not be blank').optional();
 
 const MatchBody = z
   .object({
@@ -23,7 +23,18 @@ const MatchBody = z
     min_confidence: z.number().min(0).max(1).default(0.8),
     limit: z.number().int().min(1).max(10).default(5).describe('at most this many matches'),
   })
-  .strict();
+  .strict()
+  .meta({
+    // What matchPeople requires: one strong identifier, or a name with one more field.
+    anyOf: [
+      { required: ['email'] },
+      { required: ['phone'] },
+      { required: ['profile_url'] },
+      { required: ['name', 'company'] },
+      { required: ['name', 'title'] },
+      { required: ['name', 'location'] },
+    ],
+  });
 
 const MatchResponse = z.object({
   data: z

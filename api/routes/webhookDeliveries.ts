@@ -50,7 +50,18 @@ export const webhookDeliveryRoutes = [
       cursor: cursorParameter('`next_cursor` of the previous page'),
     }),
     responses: {
-      200: { description: 'A page of attempts', schema: z.object({ data: z.array(DeliverySchema), next_cursor: z.string().nullable() }) },
+      200: {
+        description: 'A page of attempts',
+        schema: z.object({ data: z.array(DeliverySchema), next_cursor: z.string().nullable() }),
+        links: {
+          GetDelivery: { operation: 'webhook_deliveries.get', description: 'The first attempt', parameters: { id: '$response.body#/data/0/delivery_id' } },
+          ReplayDelivery: {
+            operation: 'webhook_deliveries.replay',
+            description: 'Send its event again',
+            parameters: { id: '$response.body#/data/0/delivery_id' },
+          },
+        },
+      },
       400: { description: '`invalid_cursor`' },
     },
     handler: async ({ principal, query }) => ({ status: 200, body: await listDeliveries(principal.workspaceId, query) }),

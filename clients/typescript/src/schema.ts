@@ -937,6 +937,7 @@ export interface components {
         };
     };
     parameters: {
+        /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
         RequestId: string;
     };
     requestBodies: never;
@@ -952,6 +953,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -1035,6 +1037,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -1144,6 +1147,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -1152,7 +1156,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description HTTPS URL of the destination */
+                    /**
+                     * Format: uri
+                     * @description HTTPS URL of the destination (publicly routable)
+                     */
                     url: string;
                 };
             };
@@ -1299,6 +1306,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -1419,6 +1427,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -1539,6 +1548,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -1549,7 +1559,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description HTTPS URL of the destination */
+                    /**
+                     * Format: uri
+                     * @description HTTPS URL of the destination (publicly routable)
+                     */
                     url?: string;
                     /**
                      * @description `active` or `disabled`
@@ -1708,6 +1721,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -1843,6 +1857,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -1964,6 +1979,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -2096,6 +2112,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -2229,6 +2246,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -2355,6 +2373,7 @@ export interface operations {
             header: {
                 /** @description Same key and body replays the first successful result; a different body is 409. */
                 "Idempotency-Key": string;
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -2555,6 +2574,7 @@ export interface operations {
             header: {
                 /** @description Same key and body replays the first successful result; a different body is 409. */
                 "Idempotency-Key": string;
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -2770,6 +2790,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -2905,6 +2926,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -3056,6 +3078,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -3233,6 +3256,7 @@ export interface operations {
                 key_id?: string;
             };
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -3366,6 +3390,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -3463,6 +3488,7 @@ export interface operations {
             header: {
                 /** @description Same key and body replays the first successful result; a different body is 409. */
                 "Idempotency-Key": string;
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -3486,13 +3512,15 @@ export interface operations {
                         current_company?: string[];
                         min_years_experience?: number;
                     };
-                    /** @description source ids (GET /v1/search/sources); default: every usable source */
-                    sources?: string[];
+                    /** @description source ids (GET /v1/search/sources); a source not enabled for the organization is 422; default: every usable source */
+                    sources?: ("src_talentpool" | "src_publicweb")[];
                     /** @default 20 */
                     page_size?: number;
                     /** @description `next_cursor` of the previous page; the other parameters may be omitted, and if sent must be the same */
                     cursor?: string;
-                };
+                } | {
+                    query: unknown;
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -3689,6 +3717,7 @@ export interface operations {
             header: {
                 /** @description Same key and body replays the first successful result; a different body is 409. */
                 "Idempotency-Key": string;
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -3907,6 +3936,7 @@ export interface operations {
             header: {
                 /** @description Same key and body replays the first successful result; a different body is 409. */
                 "Idempotency-Key": string;
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -3932,7 +3962,7 @@ export interface operations {
                      * @default 5
                      */
                     limit?: number;
-                };
+                } | unknown | unknown | unknown | unknown | unknown | unknown;
             };
         };
         responses: {
@@ -4163,15 +4193,15 @@ export interface operations {
         parameters: {
             query: {
                 /** @description `code` */
-                response_type: string;
+                response_type: "code";
                 /** @description A registered client id or a Client ID Metadata Document URL */
                 client_id: string;
                 /** @description Exactly as registered (loopback http: any port) */
                 redirect_uri?: string;
-                /** @description S256 challenge */
+                /** @description S256 challenge: base64url SHA-256 of the code verifier */
                 code_challenge: string;
                 /** @description `S256` */
-                code_challenge_method: string;
+                code_challenge_method: "S256";
                 /** @description Returned unchanged */
                 state?: string;
                 /** @description `mcp:tools` (default) */
@@ -4552,6 +4582,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The sign-in request expired or was already completed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
             };
             "4XX": components["responses"]["RequestRefused"];
         };
