@@ -1,7 +1,8 @@
 import { z, type ZodType } from 'zod';
-import { PROBLEM_CODES } from '../core/problems';
+import { PROBLEM_CODES, type ProblemCode } from '../core/problems';
+import type { OperationExample } from './reference/operationExamples';
 import type { ResponseLink, RouteSpec } from './routeSpec';
-import { problemResponses } from './reference/problemResponses';
+import { problemExample, problemResponses } from './reference/problemResponses';
 import { JOB_COMPLETED_EVENT_SCHEMA, webhookEvents } from './reference/webhookEvents';
 
 /**
@@ -11,7 +12,32 @@ import { JOB_COMPLETED_EVENT_SCHEMA, webhookEvents } from './reference/webhookEv
 function jsonSchema(schema: ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const s = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
   delete s.$schema;
-  return s;
+  return withoutSafeIntegerBounds(s) as Record<string, unknown>;
+}
+
+/**
+ * zod states every `.int()` as bounded by ±(2^53 − 1), the safe-integer range; that is no
+ * limit of this API, and the reference showed it as one (and examples as -9007199254740991).
+ * The bounds a field really has are set on its schema.
+ */
+function withoutSafeIntegerBounds(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutSafeIntegerBounds);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'maximum' && value === Number.MAX_SAFE_INTEGER) continue;
+    if (key === 'minimum' && value === Number.MIN_SAFE_INTEGER) continue;
+    out[key] = withoutSafeIntegerBounds(value);
+  }
+  return out;
+}
+
+/**
+ * Redoc makes every Markdown heading of the introduction a side-menu entry, as plain text: a
+ * heading with inline code would show its `<code>` markup there.
+ */
+export function plainHeadings(markdown: string): string {
+  return markdown.replace(/^(#{1,6} .*)$/gm, (heading) => heading.replace(/`/g, ''));
 }
 
 const problemSchema = {
@@ -29,11 +55,14 @@ const problemSchema = {
   },
 };
 
-function narrowedProblem(description: string, codes: string[]): Record<string, unknown> {
+function narrowedProblem(description: string, codes: ProblemCode[]): Record<string, unknown> {
   return {
     description,
     content: {
-      'application/problem+json': { schema: { allOf: [{ $ref: '#/components/schemas/Problem' }, { type: 'object', properties: { code: { enum: codes } } }] } },
+      'application/problem+json': {
+        schema: { allOf: [{ $ref: '#/components/schemas/Problem' }, { type: 'object', properties: { code: { enum: codes } } }] },
+        example: problemExample(codes[0]),
+      },
     },
   };
 }
@@ -99,6 +128,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
 
 export interface OpenApiInfo {
   baseUrl: string;
+  /** An example request body and success answer of each operation (api/reference/operationExamples.ts). */
+  examples?: Partial<Record<string, OperationExample>>;
   version?: string;
   /** Markdown at the top of the reference; the default names the error model only. */
   description?: string;
@@ -109,11 +140,15 @@ export function buildOpenApi(routes: RouteSpec[], info: OpenApiInfo): Record<str
   const paths: Record<string, Record<string, unknown>> = {};
   for (const spec of routes) {
     const p = (paths[toOpenApiPath(spec.path)] ??= {});
+    const examples = info.examples?.[spec.operation];
+    const example = (value: unknown) => (value === undefined ? {} : { example: value });
     const responses: Record<string, unknown> = {};
     for (const [status, doc] of Object.entries(spec.responses)) {
       responses[status] = {
         description: doc.description,
-        ...(doc.schema ? { content: { 'application/json': { schema: jsonSchema(doc.schema, 'output') } } } : {}),
+        ...(doc.schema
+          ? { content: { 'application/json': { schema: jsonSchema(doc.schema, 'output'), ...example(examples?.responses[Number(status)]) } } }
+          : {}),
         ...(doc.links ? { links: openApiLinks(doc.links) } : {}),
       };
     }
@@ -125,7 +160,9 @@ export function buildOpenApi(routes: RouteSpec[], info: OpenApiInfo): Record<str
       description: [spec.description, spec.permission ? `Permission: \`${spec.permission}\`.` : 'Any valid key.'].filter(Boolean).join('\n\n'),
       tags: [spec.tag],
       parameters: parameters(spec),
-      ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(spec.body, 'input') } } } } : {}),
+      ...(spec.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(spec.body, 'input'), ...example(examples?.request) } } } }
+        : {}),
       responses,
       security: [{ apiKey: [] }],
       'x-permission': spec.permission ?? null,
@@ -145,9 +182,10 @@ export function buildOpenApi(routes: RouteSpec[], info: OpenApiInfo): Record<str
     info: {
       title: 'Talent platform developer API',
       version: info.version ?? '1.0.0',
-      description:
+      description: plainHeadings(
         info.description ??
-        'Errors are RFC 9457 problem documents (application/problem+json); `code` is the contract, and every error response names the codes it can carry.',
+          'Errors are RFC 9457 problem documents (application/problem+json); `code` is the contract, and every error response names the codes it can carry.',
+      ),
       license: { name: 'Proprietary: use is governed by your agreement with the operator', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: info.baseUrl }],
@@ -179,7 +217,10 @@ export function buildOpenApi(routes: RouteSpec[], info: OpenApiInfo): Record<str
       },
       schemas: { Problem: problemSchema, JobCompletedEvent: JOB_COMPLETED_EVENT_SCHEMA },
       responses: {
-        Problem: { description: 'A problem document', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
+        Problem: {
+          description: 'A problem document',
+          content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' }, example: problemExample('internal_error') } },
+        },
         RequestRefused: narrowedProblem('`malformed_request`, `request_timeout` or `headers_too_large`: the HTTP parser refused the request (any path)', [
           'malformed_request',
           'request_timeout',

@@ -54,7 +54,7 @@ const PreviewSchema = z.object({
   title: z.string(),
   company: z.string(),
   seniority: z.enum(SENIORITIES),
-  years_experience: z.number().int(),
+  years_experience: z.number().int().min(0),
   location: z.object({ country: z.string(), country_code: z.string(), region: z.string(), city: z.string() }),
   top_skills: z.array(z.string()),
   source: z.string(),
@@ -64,8 +64,8 @@ const SearchPageSchema = z.object({
   search_id: z.string().describe('names this search; a batch contact-retrieval job can work through its people'),
   data: z.array(PreviewSchema).describe('previews: no contact data'),
   next_cursor: z.string().nullable(),
-  total_estimate: z.number().int().describe('how many people match, extrapolated when the search stopped early; pages reach the first 10,000'),
-  credits_charged: z.number().int(),
+  total_estimate: z.number().int().min(0).describe('how many people match, extrapolated when the search stopped early; pages reach the first 10,000'),
+  credits_charged: z.number().int().min(0),
   receipt_id: z.string().nullable(),
 });
 

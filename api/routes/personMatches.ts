@@ -46,7 +46,7 @@ const MatchResponse = z.object({
       }),
     )
     .describe('best first; empty when nothing reaches min_confidence'),
-  credits_charged: z.number().int(),
+  credits_charged: z.number().int().min(0),
   receipt_id: z.string().nullable(),
 });
 

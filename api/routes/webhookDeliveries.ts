@@ -16,17 +16,17 @@ export const DeliverySchema = z.object({
   event_id: z.string().describe('equals the `webhook-id` header'),
   endpoint_id: z.string(),
   job_id: z.string(),
-  attempt: z.number().int().describe('1–9 within a run'),
-  replay: z.number().int().describe('0 for the original run, n for the nth replay'),
+  attempt: z.number().int().min(1).max(9).describe('1–9 within a run'),
+  replay: z.number().int().min(0).describe('0 for the original run, n for the nth replay'),
   status: z.enum(DELIVERY_STATUSES).describe('the ninth failed attempt of a run is `dead_lettered`'),
-  response_status: z.number().int().nullable(),
+  response_status: z.number().int().min(100).max(599).nullable(),
   error_code: z
     .string()
     .nullable()
     .describe(
       'timeout, tls_error, redirect, destination_refused, dns_error, connection_refused, connection_error, http_status, endpoint_inactive, attempt_interrupted',
     ),
-  duration_ms: z.number().int().nullable(),
+  duration_ms: z.number().int().min(0).nullable(),
   scheduled_at: z.string(),
   attempted_at: z.string(),
   next_attempt_at: z.string().nullable(),
@@ -90,7 +90,7 @@ export const webhookDeliveryRoutes = [
     responses: {
       202: {
         description: 'The replay is scheduled',
-        schema: z.object({ event_id: z.string(), replay: z.number().int(), endpoint_id: z.string(), status: z.literal('replaying') }),
+        schema: z.object({ event_id: z.string(), replay: z.number().int().min(1), endpoint_id: z.string(), status: z.literal('replaying') }),
       },
       404: { description: '`not_found`' },
       409: { description: '`replay_not_allowed`' },

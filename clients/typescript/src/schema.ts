@@ -895,6 +895,17 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "urn:service:developer-api:problem:internal_error",
+                 *       "title": "Internal error",
+                 *       "status": 500,
+                 *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                 *       "code": "internal_error",
+                 *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                 *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -904,6 +915,17 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "urn:service:developer-api:problem:malformed_request",
+                 *       "title": "Malformed request",
+                 *       "status": 400,
+                 *       "detail": "Malformed request.",
+                 *       "code": "malformed_request",
+                 *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                 *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {unknown} */
                     code?: "malformed_request" | "request_timeout" | "headers_too_large";
@@ -916,6 +938,17 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "urn:service:developer-api:problem:origin_not_allowed",
+                 *       "title": "Origin not allowed",
+                 *       "status": 403,
+                 *       "detail": "Origin not allowed.",
+                 *       "code": "origin_not_allowed",
+                 *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                 *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {unknown} */
                     code?: "origin_not_allowed";
@@ -929,6 +962,17 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "urn:service:developer-api:problem:rate_limited",
+                 *       "title": "Rate limited",
+                 *       "status": 429,
+                 *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                 *       "code": "rate_limited",
+                 *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                 *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {unknown} */
                     code?: "rate_limited";
@@ -967,6 +1011,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "workspace_id": "ws_8Jf3nT6qW1zK4pX7vB2mLs",
+                     *       "org_root": "org_5kQ2vN8xR3tLm7WbY4cH9d",
+                     *       "application_id": "app_3Rk9mW2xT7bN5vQ8cL4hJd",
+                     *       "audience": "developer-api",
+                     *       "scopes": [
+                     *         "candidates.search",
+                     *         "jobs.v1:read",
+                     *         "jobs.v1:write",
+                     *         "profiles.v1:unlock"
+                     *       ],
+                     *       "key_id": "key_9Tb4mK7xQ2nW8vR5cJ3hLp"
+                     *     }
+                     */
                     "application/json": {
                         workspace_id: string;
                         org_root: string;
@@ -984,6 +1043,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization";
@@ -996,6 +1066,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -1009,6 +1090,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -1021,6 +1113,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -1051,6 +1154,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "endpoint_id": "we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY",
+                     *           "url": "https://hooks.example.com/talent",
+                     *           "state": "active",
+                     *           "created_at": "2026-11-25T14:03:11.482Z",
+                     *           "updated_at": "2026-11-25T14:03:11.482Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             endpoint_id: string;
@@ -1073,6 +1190,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization" | "invalid_cursor";
@@ -1085,6 +1213,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -1097,6 +1236,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
@@ -1109,6 +1259,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
@@ -1122,6 +1289,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -1134,6 +1312,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -1155,6 +1344,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/talent"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: uri
@@ -1171,6 +1365,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoint": {
+                     *         "endpoint_id": "we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY",
+                     *         "url": "https://hooks.example.com/talent",
+                     *         "state": "active",
+                     *         "created_at": "2026-11-25T14:03:11.482Z",
+                     *         "updated_at": "2026-11-25T14:03:11.482Z"
+                     *       },
+                     *       "secret_id": "whs_5Lm8Qx3Kt7Rb2Wn9Vc4YhD",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
                     "application/json": {
                         endpoint: {
                             endpoint_id: string;
@@ -1195,6 +1402,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization" | "malformed_body";
@@ -1207,6 +1425,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -1219,19 +1448,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `endpoint_limit_reached`. `endpoint_limit_reached` */
+            /** @description `endpoint_limit_reached` */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:endpoint_limit_reached",
+                     *       "title": "Webhook endpoint limit reached",
+                     *       "status": 409,
+                     *       "detail": "Webhook endpoint limit reached.",
+                     *       "code": "endpoint_limit_reached",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "endpoint_limit_reached";
@@ -1244,6 +1495,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:body_too_large",
+                     *       "title": "Body too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than 65,536 bytes.",
+                     *       "code": "body_too_large",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "body_too_large";
@@ -1256,18 +1518,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as `Content-Type: application/json`.",
+                     *       "code": "unsupported_media_type",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "unsupported_media_type";
                     };
                 };
             };
-            /** @description `validation_failed`, `webhook_url_not_allowed`. `webhook_url_not_allowed` or `validation_failed` */
+            /** @description `webhook_url_not_allowed` or `validation_failed` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed" | "webhook_url_not_allowed";
@@ -1281,6 +1571,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -1293,6 +1594,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -1322,6 +1634,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoint_id": "we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY",
+                     *       "url": "https://hooks.example.com/talent",
+                     *       "state": "active",
+                     *       "created_at": "2026-11-25T14:03:11.482Z",
+                     *       "updated_at": "2026-11-25T14:03:11.482Z"
+                     *     }
+                     */
                     "application/json": {
                         endpoint_id: string;
                         /** @description the HTTPS destination */
@@ -1341,6 +1662,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization";
@@ -1353,6 +1685,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -1365,18 +1708,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `not_found`. `not_found` */
+            /** @description `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "not_found";
@@ -1389,6 +1754,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
@@ -1402,6 +1784,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -1414,6 +1807,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -1443,6 +1847,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoint_id": "we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY",
+                     *       "url": "https://hooks.example.com/talent",
+                     *       "state": "retired",
+                     *       "created_at": "2026-11-25T14:03:11.482Z",
+                     *       "updated_at": "2026-11-25T14:03:19.907Z"
+                     *     }
+                     */
                     "application/json": {
                         endpoint_id: string;
                         /** @description the HTTPS destination */
@@ -1462,6 +1875,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization";
@@ -1474,6 +1898,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -1486,18 +1921,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `not_found`. `not_found` */
+            /** @description `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "not_found";
@@ -1510,6 +1967,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
@@ -1523,6 +1997,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -1535,6 +2020,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -1558,6 +2054,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "state": "disabled"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: uri
@@ -1579,6 +2080,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoint_id": "we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY",
+                     *       "url": "https://hooks.example.com/talent",
+                     *       "state": "disabled",
+                     *       "created_at": "2026-11-25T14:03:11.482Z",
+                     *       "updated_at": "2026-11-25T14:03:19.907Z"
+                     *     }
+                     */
                     "application/json": {
                         endpoint_id: string;
                         /** @description the HTTPS destination */
@@ -1598,6 +2108,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization" | "malformed_body";
@@ -1610,6 +2131,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -1622,31 +2154,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `not_found`. `not_found` */
+            /** @description `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "not_found";
                     };
                 };
             };
-            /** @description `endpoint_limit_reached`, `endpoint_retired`. `endpoint_retired` or `endpoint_limit_reached` */
+            /** @description `endpoint_retired` or `endpoint_limit_reached` */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:endpoint_limit_reached",
+                     *       "title": "Webhook endpoint limit reached",
+                     *       "status": 409,
+                     *       "detail": "Webhook endpoint limit reached.",
+                     *       "code": "endpoint_limit_reached",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "endpoint_limit_reached" | "endpoint_retired";
@@ -1659,6 +2224,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:body_too_large",
+                     *       "title": "Body too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than 65,536 bytes.",
+                     *       "code": "body_too_large",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "body_too_large";
@@ -1671,18 +2247,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as `Content-Type: application/json`.",
+                     *       "code": "unsupported_media_type",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "unsupported_media_type";
                     };
                 };
             };
-            /** @description `validation_failed`, `webhook_url_not_allowed`. `webhook_url_not_allowed` or `validation_failed` */
+            /** @description `webhook_url_not_allowed` or `validation_failed` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed" | "webhook_url_not_allowed";
@@ -1696,6 +2300,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -1708,6 +2323,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -1737,6 +2363,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "secret_id": "whs_8Rt3Xm6Kq9Wb2Nv4Lc7YdP",
+                     *       "secret": "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+                     *       "previous_secret_expires_at": "2026-11-26T14:03:11.482Z"
+                     *     }
+                     */
                     "application/json": {
                         secret_id: string;
                         /** @description the successor secret; shown only in this response */
@@ -1752,6 +2385,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization";
@@ -1764,6 +2408,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -1776,31 +2431,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `not_found`. `not_found` */
+            /** @description `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "not_found";
                     };
                 };
             };
-            /** @description `endpoint_retired`, `rotation_in_progress`. `rotation_in_progress` or `endpoint_retired` */
+            /** @description `rotation_in_progress` or `endpoint_retired` */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:endpoint_retired",
+                     *       "title": "Webhook endpoint retired",
+                     *       "status": 409,
+                     *       "detail": "Webhook endpoint retired.",
+                     *       "code": "endpoint_retired",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "endpoint_retired" | "rotation_in_progress";
@@ -1813,6 +2501,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
@@ -1826,6 +2531,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -1838,6 +2554,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -1871,6 +2598,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "delivery_id": "dlv_2Xk7Rm4Qt9Wb3Nv8Lc5YdJ",
+                     *           "event_id": "evt_6Rq9Xm3Kt8Wb2Nv5Lc4YdH",
+                     *           "endpoint_id": "we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY",
+                     *           "job_id": "job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                     *           "attempt": 1,
+                     *           "replay": 0,
+                     *           "status": "succeeded",
+                     *           "response_status": 200,
+                     *           "error_code": null,
+                     *           "duration_ms": 142,
+                     *           "scheduled_at": "2026-11-25T14:03:19.907Z",
+                     *           "attempted_at": "2026-11-25T14:03:20.051Z",
+                     *           "next_attempt_at": null
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             delivery_id: string;
@@ -1899,12 +2648,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description `malformed_authorization`, `invalid_cursor`. `invalid_cursor` */
+            /** @description `malformed_authorization`; `invalid_cursor` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:invalid_cursor",
+                     *       "title": "Invalid cursor",
+                     *       "status": 400,
+                     *       "detail": "The cursor is not one this list returned; start again without a cursor.",
+                     *       "code": "invalid_cursor",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization" | "invalid_cursor";
@@ -1917,6 +2677,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -1929,6 +2700,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
@@ -1941,6 +2723,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
@@ -1954,6 +2753,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -1966,6 +2776,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -1995,6 +2816,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "delivery_id": "dlv_2Xk7Rm4Qt9Wb3Nv8Lc5YdJ",
+                     *       "event_id": "evt_6Rq9Xm3Kt8Wb2Nv5Lc4YdH",
+                     *       "endpoint_id": "we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY",
+                     *       "job_id": "job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                     *       "attempt": 1,
+                     *       "replay": 0,
+                     *       "status": "succeeded",
+                     *       "response_status": 200,
+                     *       "error_code": null,
+                     *       "duration_ms": 142,
+                     *       "scheduled_at": "2026-11-25T14:03:19.907Z",
+                     *       "attempted_at": "2026-11-25T14:03:20.051Z",
+                     *       "next_attempt_at": null
+                     *     }
+                     */
                     "application/json": {
                         delivery_id: string;
                         /** @description equals the `webhook-id` header */
@@ -2026,6 +2864,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization";
@@ -2038,6 +2887,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -2050,18 +2910,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `not_found`. `not_found` */
+            /** @description `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "not_found";
@@ -2074,6 +2956,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
@@ -2087,6 +2986,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -2099,6 +3009,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -2128,6 +3049,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "event_id": "evt_6Rq9Xm3Kt8Wb2Nv5Lc4YdH",
+                     *       "replay": 1,
+                     *       "endpoint_id": "we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY",
+                     *       "status": "replaying"
+                     *     }
+                     */
                     "application/json": {
                         event_id: string;
                         replay: number;
@@ -2143,6 +3072,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization";
@@ -2155,6 +3095,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -2167,31 +3118,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `not_found`. `not_found` */
+            /** @description `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "not_found";
                     };
                 };
             };
-            /** @description `replay_not_allowed`. `replay_not_allowed` */
+            /** @description `replay_not_allowed` */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:replay_not_allowed",
+                     *       "title": "Replay not allowed",
+                     *       "status": 409,
+                     *       "detail": "Replay not allowed.",
+                     *       "code": "replay_not_allowed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "replay_not_allowed";
@@ -2204,19 +3188,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
                     };
                 };
             };
-            /** @description `rate_limited`, `webhook_replay_cap`. `webhook_replay_cap` */
+            /** @description `rate_limited`; `webhook_replay_cap` */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:webhook_replay_cap",
+                     *       "title": "Webhook replay cap",
+                     *       "status": 429,
+                     *       "detail": "Webhook replay cap.",
+                     *       "code": "webhook_replay_cap",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited" | "webhook_replay_cap";
@@ -2229,6 +3241,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -2260,6 +3283,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "job_id": "job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                     *           "type": "contact_retrieval",
+                     *           "status": "completed",
+                     *           "fields": [
+                     *             "email",
+                     *             "phone"
+                     *           ],
+                     *           "search_id": null,
+                     *           "counts": {
+                     *             "requested": 2,
+                     *             "delivered": 1,
+                     *             "not_found": 1,
+                     *             "failed": 0,
+                     *             "reused": 0,
+                     *             "cancelled": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "created_at": "2026-11-25T14:03:11.482Z",
+                     *           "completed_at": "2026-11-25T14:03:19.907Z",
+                     *           "result_url": "/v1/job-results/job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                     *           "result_expires_at": "2026-12-02T14:03:19.907Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             job_id: string;
@@ -2297,6 +3350,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization" | "invalid_cursor";
@@ -2309,6 +3373,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -2321,6 +3396,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
@@ -2333,6 +3419,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
@@ -2346,6 +3449,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -2358,6 +3472,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -2381,6 +3506,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "person_ids": [
+                 *         "per_7Xq2Lm9KbR4tWn8vYc3HdZ",
+                 *         "per_2Bn8Wq5Rt3Ym7Kx9Lc4VdP"
+                 *       ],
+                 *       "fields": [
+                 *         "email",
+                 *         "phone"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description 1 to 100 person ids; repeats are retrieved once */
                     person_ids: string[];
@@ -2402,6 +3539,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "job_id": "job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                     *       "type": "contact_retrieval",
+                     *       "status": "running",
+                     *       "fields": [
+                     *         "email",
+                     *         "phone"
+                     *       ],
+                     *       "search_id": null,
+                     *       "counts": {
+                     *         "requested": 2,
+                     *         "delivered": 0,
+                     *         "not_found": 0,
+                     *         "failed": 0,
+                     *         "reused": 0,
+                     *         "cancelled": 0,
+                     *         "pending": 2
+                     *       },
+                     *       "created_at": "2026-11-25T14:03:11.482Z",
+                     *       "completed_at": null,
+                     *       "result_url": "/v1/job-results/job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                     *       "result_expires_at": null
+                     *     }
+                     */
                     "application/json": {
                         job_id: string;
                         /** @constant */
@@ -2436,6 +3598,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization" | "invalid_idempotency_key" | "malformed_body";
@@ -2448,18 +3621,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
                     };
                 };
             };
-            /** @description `insufficient_credits`, `family_budget_exhausted`, `organization_budget_exhausted`. The organization cannot fund one contact record (insufficient_credits, family_budget_exhausted, organization_budget_exhausted); nothing was created */
+            /** @description The organization cannot fund one contact record (insufficient_credits, family_budget_exhausted, organization_budget_exhausted); nothing was created */
             402: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_credits",
+                     *       "title": "Insufficient credits",
+                     *       "status": 402,
+                     *       "detail": "The organization has 0 credits; this request needs at least 1.",
+                     *       "code": "insufficient_credits",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_credits" | "family_budget_exhausted" | "organization_budget_exhausted";
@@ -2472,6 +3667,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
@@ -2485,6 +3691,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 409,
+                     *       "detail": "This Idempotency-Key was used with a different request body.",
+                     *       "code": "idempotency_key_reused",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "idempotency_key_reused" | "idempotency_in_progress";
@@ -2497,6 +3714,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:body_too_large",
+                     *       "title": "Body too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than 65,536 bytes.",
+                     *       "code": "body_too_large",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "body_too_large";
@@ -2509,31 +3737,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as `Content-Type: application/json`.",
+                     *       "code": "unsupported_media_type",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "unsupported_media_type";
                     };
                 };
             };
-            /** @description `validation_failed`. `validation_failed`; unknown (or not available) person ids are listed in `unknown_person_ids` */
+            /** @description `validation_failed`; unknown (or not available) person ids are listed in `unknown_person_ids` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
                     };
                 };
             };
-            /** @description `rate_limited`, `contact_job_concurrency_cap`, `contact_job_daily_cap`, `delivery_quota_exceeded`. `contact_job_concurrency_cap`: two jobs already run for this organization (Retry-After: 30); `contact_job_daily_cap`: the organization's jobs for this UTC day are used up (default 1,000; Retry-After: until 00:00 UTC); `delivery_quota_exceeded`: nobody of the job could be delivered today (Retry-After: 1; `limit` names the quota). Nothing was created or charged */
+            /** @description `rate_limited`; `contact_job_concurrency_cap`: two jobs already run for this organization (Retry-After: 30); `contact_job_daily_cap`: the organization's jobs for this UTC day are used up (default 1,000; Retry-After: until 00:00 UTC); `delivery_quota_exceeded`: nobody of the job could be delivered today (Retry-After: 1; `limit` names the quota). Nothing was created or charged */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:contact_job_concurrency_cap",
+                     *       "title": "Contact-retrieval job concurrency cap",
+                     *       "status": 429,
+                     *       "detail": "Contact-retrieval job concurrency cap.",
+                     *       "code": "contact_job_concurrency_cap",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited" | "contact_job_concurrency_cap" | "contact_job_daily_cap" | "delivery_quota_exceeded";
@@ -2546,6 +3813,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -2559,6 +3837,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:dependency_unavailable",
+                     *       "title": "Dependency unavailable",
+                     *       "status": 503,
+                     *       "detail": "The credit ledger did not answer in time; nothing was charged. Retry after the Retry-After delay.",
+                     *       "code": "dependency_unavailable",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "dependency_unavailable";
@@ -2582,6 +3871,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "search_id": "srch_4Wm9Kq2Xb7Rt3Ln8Vc5YhD",
+                 *       "limit": 100,
+                 *       "fields": [
+                 *         "email"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description an earlier search of this organization */
                     search_id: string;
@@ -2608,6 +3906,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "job_id": "job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                     *       "type": "contact_retrieval",
+                     *       "status": "running",
+                     *       "fields": [
+                     *         "email"
+                     *       ],
+                     *       "search_id": "srch_4Wm9Kq2Xb7Rt3Ln8Vc5YhD",
+                     *       "counts": {
+                     *         "requested": 100,
+                     *         "delivered": 0,
+                     *         "not_found": 0,
+                     *         "failed": 0,
+                     *         "reused": 0,
+                     *         "cancelled": 0,
+                     *         "pending": 100
+                     *       },
+                     *       "created_at": "2026-11-25T14:03:11.482Z",
+                     *       "completed_at": null,
+                     *       "result_url": "/v1/job-results/job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                     *       "result_expires_at": null
+                     *     }
+                     */
                     "application/json": {
                         job_id: string;
                         /** @constant */
@@ -2642,6 +3964,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization" | "invalid_idempotency_key" | "malformed_body";
@@ -2654,18 +3987,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
                     };
                 };
             };
-            /** @description `insufficient_credits`, `family_budget_exhausted`, `organization_budget_exhausted`. The organization cannot fund one contact record (insufficient_credits, family_budget_exhausted, organization_budget_exhausted); nothing was created */
+            /** @description The organization cannot fund one contact record (insufficient_credits, family_budget_exhausted, organization_budget_exhausted); nothing was created */
             402: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_credits",
+                     *       "title": "Insufficient credits",
+                     *       "status": 402,
+                     *       "detail": "The organization has 0 credits; this request needs at least 1.",
+                     *       "code": "insufficient_credits",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_credits" | "family_budget_exhausted" | "organization_budget_exhausted";
@@ -2678,18 +4033,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `not_found`. No such search for this organization */
+            /** @description `not_found`; No such search for this organization */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "not_found";
@@ -2703,6 +4080,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 409,
+                     *       "detail": "This Idempotency-Key was used with a different request body.",
+                     *       "code": "idempotency_key_reused",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "idempotency_key_reused" | "idempotency_in_progress";
@@ -2715,6 +4103,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:body_too_large",
+                     *       "title": "Body too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than 65,536 bytes.",
+                     *       "code": "body_too_large",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "body_too_large";
@@ -2727,6 +4126,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as `Content-Type: application/json`.",
+                     *       "code": "unsupported_media_type",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "unsupported_media_type";
@@ -2739,19 +4149,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
                     };
                 };
             };
-            /** @description `rate_limited`, `contact_job_concurrency_cap`, `contact_job_daily_cap`, `delivery_quota_exceeded`. `contact_job_concurrency_cap`: two jobs already run for this organization (Retry-After: 30); `contact_job_daily_cap`: the organization's jobs for this UTC day are used up (default 1,000; Retry-After: until 00:00 UTC); `delivery_quota_exceeded`: nobody of the job could be delivered today (Retry-After: 1; `limit` names the quota). Nothing was created or charged */
+            /** @description `rate_limited`; `contact_job_concurrency_cap`: two jobs already run for this organization (Retry-After: 30); `contact_job_daily_cap`: the organization's jobs for this UTC day are used up (default 1,000; Retry-After: until 00:00 UTC); `delivery_quota_exceeded`: nobody of the job could be delivered today (Retry-After: 1; `limit` names the quota). Nothing was created or charged */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:contact_job_concurrency_cap",
+                     *       "title": "Contact-retrieval job concurrency cap",
+                     *       "status": 429,
+                     *       "detail": "Contact-retrieval job concurrency cap.",
+                     *       "code": "contact_job_concurrency_cap",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited" | "contact_job_concurrency_cap" | "contact_job_daily_cap" | "delivery_quota_exceeded";
@@ -2764,6 +4202,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -2777,6 +4226,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:dependency_unavailable",
+                     *       "title": "Dependency unavailable",
+                     *       "status": 503,
+                     *       "detail": "The credit ledger did not answer in time; nothing was charged. Retry after the Retry-After delay.",
+                     *       "code": "dependency_unavailable",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "dependency_unavailable";
@@ -2806,6 +4266,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "job_id": "job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                     *       "type": "contact_retrieval",
+                     *       "status": "completed",
+                     *       "fields": [
+                     *         "email",
+                     *         "phone"
+                     *       ],
+                     *       "search_id": null,
+                     *       "counts": {
+                     *         "requested": 2,
+                     *         "delivered": 1,
+                     *         "not_found": 1,
+                     *         "failed": 0,
+                     *         "reused": 0,
+                     *         "cancelled": 0,
+                     *         "pending": 0
+                     *       },
+                     *       "created_at": "2026-11-25T14:03:11.482Z",
+                     *       "completed_at": "2026-11-25T14:03:19.907Z",
+                     *       "result_url": "/v1/job-results/job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                     *       "result_expires_at": "2026-12-02T14:03:19.907Z"
+                     *     }
+                     */
                     "application/json": {
                         job_id: string;
                         /** @constant */
@@ -2840,6 +4325,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization";
@@ -2852,6 +4348,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -2864,18 +4371,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `not_found`. No such job for this key */
+            /** @description `not_found`; No such job for this key */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "not_found";
@@ -2888,6 +4417,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
@@ -2901,6 +4447,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -2913,6 +4470,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -2942,6 +4510,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "job_id": "job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                     *       "type": "contact_retrieval",
+                     *       "status": "cancelled",
+                     *       "fields": [
+                     *         "email",
+                     *         "phone"
+                     *       ],
+                     *       "search_id": null,
+                     *       "counts": {
+                     *         "requested": 2,
+                     *         "delivered": 1,
+                     *         "not_found": 0,
+                     *         "failed": 0,
+                     *         "reused": 0,
+                     *         "cancelled": 1,
+                     *         "pending": 0
+                     *       },
+                     *       "created_at": "2026-11-25T14:03:11.482Z",
+                     *       "completed_at": "2026-11-25T14:03:19.907Z",
+                     *       "result_url": "/v1/job-results/job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                     *       "result_expires_at": "2026-12-02T14:03:19.907Z"
+                     *     }
+                     */
                     "application/json": {
                         job_id: string;
                         /** @constant */
@@ -2976,6 +4569,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization";
@@ -2988,6 +4592,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -3000,31 +4615,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `not_found`. No such job for this key */
+            /** @description `not_found`; No such job for this key */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "not_found";
                     };
                 };
             };
-            /** @description `invalid_state_transition`. `invalid_state_transition`: the job already finished */
+            /** @description `invalid_state_transition`: the job already finished */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:invalid_state_transition",
+                     *       "title": "Invalid state transition",
+                     *       "status": 409,
+                     *       "detail": "Invalid state transition.",
+                     *       "code": "invalid_state_transition",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "invalid_state_transition";
@@ -3037,6 +4685,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
@@ -3050,6 +4715,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -3062,6 +4738,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -3094,6 +4781,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "job_id": "job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                     *       "status": "completed",
+                     *       "counts": {
+                     *         "requested": 2,
+                     *         "delivered": 1,
+                     *         "not_found": 1,
+                     *         "failed": 0,
+                     *         "reused": 0,
+                     *         "cancelled": 0,
+                     *         "pending": 0
+                     *       },
+                     *       "created_at": "2026-11-25T14:03:11.482Z",
+                     *       "completed_at": "2026-11-25T14:03:19.907Z",
+                     *       "result_expires_at": "2026-12-02T14:03:19.907Z",
+                     *       "items": [
+                     *         {
+                     *           "person_id": "per_7Xq2Lm9KbR4tWn8vYc3HdZ",
+                     *           "outcome": "delivered",
+                     *           "contacts": {
+                     *             "emails": [
+                     *               "amara.okafor@example.com"
+                     *             ],
+                     *             "phones": [
+                     *               "+49 30 901820"
+                     *             ]
+                     *           },
+                     *           "receipt_id": "rcpt_9Wq4Xm7Kt2Rb8Nv3Lc5YdH",
+                     *           "reason": null
+                     *         },
+                     *         {
+                     *           "person_id": "per_2Bn8Wq5Rt3Ym7Kx9Lc4VdP",
+                     *           "outcome": "not_found",
+                     *           "contacts": {
+                     *             "emails": [],
+                     *             "phones": []
+                     *           },
+                     *           "receipt_id": null,
+                     *           "reason": null
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         job_id: string;
                         /** @enum {string} */
@@ -3139,6 +4871,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization" | "invalid_cursor";
@@ -3151,6 +4894,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -3163,43 +4917,87 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `not_found`. No such job for this key */
+            /** @description `not_found`; No such job for this key */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "not_found";
                     };
                 };
             };
-            /** @description `result_set_expired`. `result_set_expired`: past `result_expires_at` */
+            /** @description `result_set_expired`: past `result_expires_at` */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:result_set_expired",
+                     *       "title": "Result set expired",
+                     *       "status": 409,
+                     *       "detail": "Result set expired.",
+                     *       "code": "result_set_expired",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "result_set_expired";
                     };
                 };
             };
-            /** @description `result_gone`. `result_gone`: the result was purged */
+            /** @description `result_gone`: the result was purged */
             410: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:result_gone",
+                     *       "title": "Result no longer retained",
+                     *       "status": 410,
+                     *       "detail": "Result no longer retained.",
+                     *       "code": "result_gone",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "result_gone";
@@ -3212,6 +5010,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
@@ -3225,6 +5040,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -3237,6 +5063,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -3270,6 +5107,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "operation": "candidates.search",
+                     *           "scope": {
+                     *             "type": "organization",
+                     *             "id": "org_5kQ2vN8xR3tLm7WbY4cH9d"
+                     *           },
+                     *           "status": "active",
+                     *           "source": "inherited",
+                     *           "requests_per_second": 25,
+                     *           "requests_per_minute": null,
+                     *           "max_concurrency": 25,
+                     *           "lease_ttl_seconds": 60,
+                     *           "standard_requests_per_minute": 1500,
+                     *           "maximum_requests_per_minute": 1500,
+                     *           "suggested_requests_per_minute": 1200,
+                     *           "inherited_ceiling_ref": null
+                     *         },
+                     *         {
+                     *           "operation": "candidates.search",
+                     *           "scope": {
+                     *             "type": "key_family",
+                     *             "id": "kf_6Hn2pR8tY4wK9mX3bV7cQs"
+                     *           },
+                     *           "status": "active",
+                     *           "source": "override",
+                     *           "requests_per_second": 25,
+                     *           "requests_per_minute": 600,
+                     *           "max_concurrency": 25,
+                     *           "lease_ttl_seconds": 60,
+                     *           "standard_requests_per_minute": 1500,
+                     *           "maximum_requests_per_minute": 1500,
+                     *           "suggested_requests_per_minute": 1200,
+                     *           "inherited_ceiling_ref": "organization:org_5kQ2vN8xR3tLm7WbY4cH9d/candidates.search"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description operation name, or `api.request_baseline.v1` for the limit every request is held to */
@@ -3316,6 +5193,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization";
@@ -3328,6 +5216,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -3340,6 +5239,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
@@ -3352,6 +5262,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
@@ -3365,6 +5292,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -3377,6 +5315,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -3404,6 +5353,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "source_id": "src_talentpool",
+                     *           "name": "Talent pool",
+                     *           "description": "The built-in pool of professional profiles.",
+                     *           "covers": [
+                     *             "profiles",
+                     *             "positions",
+                     *             "skills",
+                     *             "education",
+                     *             "languages",
+                     *             "locations"
+                     *           ],
+                     *           "built_in": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description pass it in `sources` of a candidate search */
@@ -3424,6 +5393,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization";
@@ -3436,6 +5416,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -3448,6 +5439,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
@@ -3461,6 +5463,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -3473,6 +5486,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -3496,6 +5520,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "query": "backend engineer payments",
+                 *       "filters": {
+                 *         "locations": [
+                 *           "Berlin"
+                 *         ],
+                 *         "seniority": [
+                 *           "senior",
+                 *           "lead"
+                 *         ]
+                 *       },
+                 *       "page_size": 20
+                 *     }
+                 */
                 "application/json": {
                     /** @description free text; every word must appear in the profile; a word in the current title or skills ranks higher than a passing mention */
                     query?: string;
@@ -3530,6 +5569,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "search_id": "srch_4Wm9Kq2Xb7Rt3Ln8Vc5YhD",
+                     *       "data": [
+                     *         {
+                     *           "person_id": "per_7Xq2Lm9KbR4tWn8vYc3HdZ",
+                     *           "name": "Amara Okafor",
+                     *           "headline": "Senior backend engineer · payments infrastructure",
+                     *           "title": "Senior Backend Engineer",
+                     *           "company": "Northwind Payments",
+                     *           "seniority": "senior",
+                     *           "years_experience": 9,
+                     *           "location": {
+                     *             "country": "Germany",
+                     *             "country_code": "DE",
+                     *             "region": "Berlin",
+                     *             "city": "Berlin"
+                     *           },
+                     *           "top_skills": [
+                     *             "Go",
+                     *             "PostgreSQL",
+                     *             "Kafka"
+                     *           ],
+                     *           "source": "src_talentpool"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "eyJ2IjoxLCJvcmciOiJvcmdfNWtRMnZOOHhSM3RMbTdXYlk0Y0g5ZCIsInNlYXJjaCI6InNyY2hfNFdtOUtxMlhiN1J0M0xuOFZjNVloRCIsIm9mZnNldCI6MjAsImlhdCI6MTc2NDA3OTM5MX0.Qm9yZ2VkLXNpZ25hdHVyZS1leGFtcGxlLW9ubHktMDAw",
+                     *       "total_estimate": 137,
+                     *       "credits_charged": 1,
+                     *       "receipt_id": "rcpt_9Wq4Xm7Kt2Rb8Nv3Lc5YdH"
+                     *     }
+                     */
                     "application/json": {
                         /** @description names this search; a batch contact-retrieval job can work through its people */
                         search_id: string;
@@ -3561,12 +5632,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description `malformed_authorization`, `invalid_idempotency_key`, `invalid_cursor`, `malformed_body`. `invalid_idempotency_key`, or `invalid_cursor` (forged, altered, another organization's, or another search's cursor) */
+            /** @description `malformed_authorization`, `malformed_body`; `invalid_idempotency_key`, or `invalid_cursor` (forged, altered, another organization's, or another search's cursor) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:invalid_idempotency_key",
+                     *       "title": "Invalid Idempotency-Key",
+                     *       "status": 400,
+                     *       "detail": "Send an Idempotency-Key header of 8 to 128 characters: a letter or digit, then letters, digits, `.`, `_`, `:` or `-`.",
+                     *       "code": "invalid_idempotency_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization" | "invalid_idempotency_key" | "invalid_cursor" | "malformed_body";
@@ -3579,18 +5661,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
                     };
                 };
             };
-            /** @description `insufficient_credits`, `family_budget_exhausted`, `organization_budget_exhausted`. insufficient_credits, family_budget_exhausted or organization_budget_exhausted; nothing charged */
+            /** @description insufficient_credits, family_budget_exhausted or organization_budget_exhausted; nothing charged */
             402: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_credits",
+                     *       "title": "Insufficient credits",
+                     *       "status": 402,
+                     *       "detail": "The organization has 0 credits; this request needs at least 1.",
+                     *       "code": "insufficient_credits",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_credits" | "family_budget_exhausted" | "organization_budget_exhausted";
@@ -3603,31 +5707,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `idempotency_key_reused`, `idempotency_in_progress`. `idempotency_key_reused` (different body) or `idempotency_in_progress` (Retry-After) */
+            /** @description `idempotency_key_reused` (different body) or `idempotency_in_progress` (Retry-After) */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 409,
+                     *       "detail": "This Idempotency-Key was used with a different request body.",
+                     *       "code": "idempotency_key_reused",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "idempotency_key_reused" | "idempotency_in_progress";
                     };
                 };
             };
-            /** @description `cursor_expired`. `cursor_expired`: start the search again */
+            /** @description `cursor_expired`: start the search again */
             410: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:cursor_expired",
+                     *       "title": "Cursor expired",
+                     *       "status": 410,
+                     *       "detail": "The cursor is no longer valid; start the search again.",
+                     *       "code": "cursor_expired",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "cursor_expired";
@@ -3640,6 +5777,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:body_too_large",
+                     *       "title": "Body too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than 65,536 bytes.",
+                     *       "code": "body_too_large",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "body_too_large";
@@ -3652,31 +5800,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as `Content-Type: application/json`.",
+                     *       "code": "unsupported_media_type",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "unsupported_media_type";
                     };
                 };
             };
-            /** @description `validation_failed`. `validation_failed`, including unknown or not enabled sources */
+            /** @description `validation_failed`, including unknown or not enabled sources */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
                     };
                 };
             };
-            /** @description `rate_limited`, `preview_quota_exceeded`, `distinct_query_cap`. `preview_quota_exceeded` or `distinct_query_cap` (Retry-After: 1); nothing charged */
+            /** @description `rate_limited`; `preview_quota_exceeded` or `distinct_query_cap` (Retry-After: 1); nothing charged */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:preview_quota_exceeded",
+                     *       "title": "Preview quota exceeded",
+                     *       "status": 429,
+                     *       "detail": "Preview quota exceeded.",
+                     *       "code": "preview_quota_exceeded",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited" | "preview_quota_exceeded" | "distinct_query_cap";
@@ -3689,6 +5876,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -3702,6 +5900,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:dependency_unavailable",
+                     *       "title": "Dependency unavailable",
+                     *       "status": 503,
+                     *       "detail": "The credit ledger did not answer in time; nothing was charged. Retry after the Retry-After delay.",
+                     *       "code": "dependency_unavailable",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "dependency_unavailable";
@@ -3725,6 +5934,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "person_id": "per_7Xq2Lm9KbR4tWn8vYc3HdZ"
+                 *     }
+                 */
                 "application/json": {
                     /** @description an opaque person id (per_…) */
                     person_id: string;
@@ -3738,6 +5952,66 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "profile": {
+                     *         "person_id": "per_7Xq2Lm9KbR4tWn8vYc3HdZ",
+                     *         "name": "Amara Okafor",
+                     *         "first_name": "Amara",
+                     *         "last_name": "Okafor",
+                     *         "headline": "Senior backend engineer · payments infrastructure",
+                     *         "title": "Senior Backend Engineer",
+                     *         "company": "Northwind Payments",
+                     *         "seniority": "senior",
+                     *         "years_experience": 9,
+                     *         "skills": [
+                     *           "Go",
+                     *           "PostgreSQL",
+                     *           "Kafka",
+                     *           "Kubernetes"
+                     *         ],
+                     *         "languages": [
+                     *           "English",
+                     *           "German"
+                     *         ],
+                     *         "location": {
+                     *           "country": "Germany",
+                     *           "country_code": "DE",
+                     *           "region": "Berlin",
+                     *           "city": "Berlin"
+                     *         },
+                     *         "positions": [
+                     *           {
+                     *             "title": "Senior Backend Engineer",
+                     *             "company": "Northwind Payments",
+                     *             "start": "2021-03",
+                     *             "end": null,
+                     *             "current": true
+                     *           },
+                     *           {
+                     *             "title": "Backend Engineer",
+                     *             "company": "Contoso Bank",
+                     *             "start": "2017-09",
+                     *             "end": "2021-02",
+                     *             "current": false
+                     *           }
+                     *         ],
+                     *         "education": [
+                     *           {
+                     *             "school": "TU Berlin",
+                     *             "degree": "MSc",
+                     *             "field": "Computer Science",
+                     *             "end_year": 2017
+                     *           }
+                     *         ],
+                     *         "profile_url": "https://profiles.example.com/amara-okafor",
+                     *         "source": "src_talentpool"
+                     *       },
+                     *       "already_unlocked": false,
+                     *       "credits_charged": 5,
+                     *       "receipt_id": "rcpt_9Wq4Xm7Kt2Rb8Nv3Lc5YdH"
+                     *     }
+                     */
                     "application/json": {
                         /** @description the full profile; contact data is retrieved by a contact-retrieval job */
                         profile: {
@@ -3786,6 +6060,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization" | "invalid_idempotency_key" | "malformed_body";
@@ -3798,18 +6083,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
                     };
                 };
             };
-            /** @description `insufficient_credits`, `family_budget_exhausted`, `organization_budget_exhausted`. insufficient_credits, family_budget_exhausted or organization_budget_exhausted; nothing charged */
+            /** @description insufficient_credits, family_budget_exhausted or organization_budget_exhausted; nothing charged */
             402: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_credits",
+                     *       "title": "Insufficient credits",
+                     *       "status": 402,
+                     *       "detail": "The organization has 0 credits; this request needs at least 1.",
+                     *       "code": "insufficient_credits",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_credits" | "family_budget_exhausted" | "organization_budget_exhausted";
@@ -3822,31 +6129,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `not_found`. No such person, or the person's source is not enabled for this organization */
+            /** @description `not_found`; No such person, or the person's source is not enabled for this organization */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "not_found";
                     };
                 };
             };
-            /** @description `idempotency_key_reused`, `idempotency_in_progress`. `idempotency_key_reused` or `idempotency_in_progress` */
+            /** @description `idempotency_key_reused` or `idempotency_in_progress` */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 409,
+                     *       "detail": "This Idempotency-Key was used with a different request body.",
+                     *       "code": "idempotency_key_reused",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "idempotency_key_reused" | "idempotency_in_progress";
@@ -3859,6 +6199,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:body_too_large",
+                     *       "title": "Body too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than 65,536 bytes.",
+                     *       "code": "body_too_large",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "body_too_large";
@@ -3871,6 +6222,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as `Content-Type: application/json`.",
+                     *       "code": "unsupported_media_type",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "unsupported_media_type";
@@ -3883,19 +6245,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
                     };
                 };
             };
-            /** @description `rate_limited`, `delivery_quota_exceeded`. `delivery_quota_exceeded` (Retry-After: 1); nothing charged */
+            /** @description `rate_limited`; `delivery_quota_exceeded` (Retry-After: 1); nothing charged */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:delivery_quota_exceeded",
+                     *       "title": "Delivery quota exceeded",
+                     *       "status": 429,
+                     *       "detail": "Delivery quota exceeded.",
+                     *       "code": "delivery_quota_exceeded",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited" | "delivery_quota_exceeded";
@@ -3908,6 +6298,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -3921,6 +6322,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:dependency_unavailable",
+                     *       "title": "Dependency unavailable",
+                     *       "status": 503,
+                     *       "detail": "The credit ledger did not answer in time; nothing was charged. Retry after the Retry-After delay.",
+                     *       "code": "dependency_unavailable",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "dependency_unavailable";
@@ -3944,6 +6356,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "amara.okafor@example.com",
+                 *       "min_confidence": 0.8,
+                 *       "limit": 5
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     /** Format: email */
@@ -3972,6 +6391,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "person_id": "per_7Xq2Lm9KbR4tWn8vYc3HdZ",
+                     *           "confidence": 0.99,
+                     *           "matched_on": [
+                     *             "email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "credits_charged": 1,
+                     *       "receipt_id": "rcpt_9Wq4Xm7Kt2Rb8Nv3Lc5YdH"
+                     *     }
+                     */
                     "application/json": {
                         /** @description best first; empty when nothing reaches min_confidence */
                         data: {
@@ -3990,6 +6424,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization" | "invalid_idempotency_key" | "malformed_body";
@@ -4002,18 +6447,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
                     };
                 };
             };
-            /** @description `insufficient_credits`, `family_budget_exhausted`, `organization_budget_exhausted`. insufficient_credits, family_budget_exhausted or organization_budget_exhausted for the matches found; nothing charged */
+            /** @description insufficient_credits, family_budget_exhausted or organization_budget_exhausted for the matches found; nothing charged */
             402: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_credits",
+                     *       "title": "Insufficient credits",
+                     *       "status": 402,
+                     *       "detail": "The organization has 0 credits; this request needs at least 1.",
+                     *       "code": "insufficient_credits",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_credits" | "family_budget_exhausted" | "organization_budget_exhausted";
@@ -4026,19 +6493,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `idempotency_key_reused`, `idempotency_in_progress`. `idempotency_key_reused` or `idempotency_in_progress` */
+            /** @description `idempotency_key_reused` or `idempotency_in_progress` */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 409,
+                     *       "detail": "This Idempotency-Key was used with a different request body.",
+                     *       "code": "idempotency_key_reused",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "idempotency_key_reused" | "idempotency_in_progress";
@@ -4051,6 +6540,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:body_too_large",
+                     *       "title": "Body too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than 65,536 bytes.",
+                     *       "code": "body_too_large",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "body_too_large";
@@ -4063,18 +6563,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as `Content-Type: application/json`.",
+                     *       "code": "unsupported_media_type",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "unsupported_media_type";
                     };
                 };
             };
-            /** @description `validation_failed`. `validation_failed`: not enough identifying fields, or a malformed one */
+            /** @description `validation_failed`: not enough identifying fields, or a malformed one */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
@@ -4088,6 +6616,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -4100,6 +6639,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -4113,6 +6663,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:dependency_unavailable",
+                     *       "title": "Dependency unavailable",
+                     *       "status": 503,
+                     *       "detail": "The credit ledger did not answer in time; nothing was charged. Retry after the Retry-After delay.",
+                     *       "code": "dependency_unavailable",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "dependency_unavailable";
