@@ -18,7 +18,7 @@ export function publicOpenApi(config: DocumentSettings): Record<string, unknown>
     examples: OPERATION_EXAMPLES,
     extraPaths: {
       ...oauthOpenApiPaths(config.authUrl),
-      ...toolServerOpenApiPaths(config.mcpUrl),
+      ...toolServerOpenApiPaths(config.mcpUrl, config.authUrl),
       ...healthOpenApiPaths({ enabled: config.metricsEnabled, token: config.metricsToken }),
       ...referenceOpenApiPaths(),
     },

@@ -25,7 +25,13 @@ const jsonRpcMessage = {
 };
 const challenge = { 'WWW-Authenticate': { description: 'Bearer challenge naming the resource metadata URL (RFC 9728)', schema: { type: 'string' } } };
 
-function resourceMetadataPath(common: Record<string, unknown>, operationId: string, summary: string): Record<string, unknown> {
+function resourceMetadataPath(
+  common: Record<string, unknown>,
+  urls: { mcpUrl: string; authUrl: string },
+  operationId: string,
+  summary: string,
+): Record<string, unknown> {
+  const { mcpUrl, authUrl } = urls;
   const metadata = {
     type: 'object',
     required: ['resource', 'authorization_servers'],
@@ -47,7 +53,19 @@ function resourceMetadataPath(common: Record<string, unknown>, operationId: stri
       responses: {
         200: {
           description: 'Metadata: the resource, its authorization server, scopes and bearer methods',
-          content: { 'application/json': { schema: metadata } },
+          content: {
+            'application/json': {
+              schema: metadata,
+              example: {
+                resource: `${mcpUrl}/tools`,
+                authorization_servers: [authUrl],
+                scopes_supported: ['mcp:tools'],
+                bearer_methods_supported: ['header'],
+                resource_signing_alg_values_supported: ['ES256'],
+                resource_name: 'Talent platform tool server (MCP)',
+              },
+            },
+          },
         },
         403: { $ref: '#/components/responses/OriginNotAllowed' },
         '4XX': { $ref: '#/components/responses/RequestRefused' },
@@ -56,12 +74,18 @@ function resourceMetadataPath(common: Record<string, unknown>, operationId: stri
   };
 }
 
-export function toolServerOpenApiPaths(mcpUrl: string): Record<string, unknown> {
+export function toolServerOpenApiPaths(mcpUrl: string, authUrl = mcpUrl): Record<string, unknown> {
   const common = { tags: ['Tool server (MCP)'], servers: [{ url: mcpUrl }] };
   return {
-    [PROTECTED_RESOURCE_METADATA_PATH]: resourceMetadataPath(common, 'toolServerResourceMetadata', 'Protected resource metadata of the tool server (RFC 9728)'),
+    [PROTECTED_RESOURCE_METADATA_PATH]: resourceMetadataPath(
+      common,
+      { mcpUrl, authUrl },
+      'toolServerResourceMetadata',
+      'Protected resource metadata of the tool server (RFC 9728)',
+    ),
     [PROTECTED_RESOURCE_METADATA_ROOT_PATH]: resourceMetadataPath(
       common,
+      { mcpUrl, authUrl },
       'toolServerResourceMetadataRoot',
       'The same resource metadata at the host root, for clients that look there first',
     ),
@@ -74,19 +98,67 @@ export function toolServerOpenApiPaths(mcpUrl: string): Record<string, unknown> 
         description:
           'Needs an access token from the token endpoint for the resource `{MCP_URL}/tools` with scope `mcp:tools`. ' +
           'Call `tools/list` for the tools this token may use. GET and DELETE answer 405: the server keeps no sessions.',
-        requestBody: { required: true, content: { 'application/json': { schema: jsonRpcMessage } } },
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: jsonRpcMessage,
+              example: {
+                jsonrpc: '2.0',
+                id: 7,
+                method: 'tools/call',
+                params: { name: 'search_candidates', arguments: { query: 'backend engineer payments', page_size: 5 } },
+              },
+            },
+          },
+        },
         responses: {
-          200: { description: 'The JSON-RPC response', content: { 'application/json': { schema: jsonRpcMessage } } },
+          200: {
+            description: 'The JSON-RPC response',
+            content: {
+              'application/json': {
+                schema: jsonRpcMessage,
+                example: {
+                  jsonrpc: '2.0',
+                  id: 7,
+                  result: {
+                    content: [{ type: 'text', text: '{"search_id":"srch_4Wm9Kq2Xb7Rt3Ln8Vc5YhD","data":[…],"credits_charged":1}' }],
+                    isError: false,
+                  },
+                },
+              },
+            },
+          },
           400: {
             description: 'Parse error, a batch, or arguments nested too deep (JSON-RPC error)',
-            content: { 'application/json': { schema: jsonRpcMessage } },
+            content: { 'application/json': { schema: jsonRpcMessage, example: { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } } } },
           },
-          401: { description: '`invalid_token`, or no token', headers: challenge, content: { 'application/json': { schema: bearerError } } },
-          403: { description: '`insufficient_scope`', headers: challenge, content: { 'application/json': { schema: bearerError } } },
+          401: {
+            description: '`invalid_token`, or no token',
+            headers: challenge,
+            content: {
+              'application/json': { schema: bearerError, example: { error: 'invalid_token', error_description: 'The access token is invalid or expired.' } },
+            },
+          },
+          403: {
+            description: '`insufficient_scope`',
+            headers: challenge,
+            content: {
+              'application/json': {
+                schema: bearerError,
+                example: { error: 'insufficient_scope', error_description: 'The access token lacks the scopes: mcp:tools.' },
+              },
+            },
+          },
           429: {
             description: "`rate_limited`: the client credential's rate (Retry-After)",
             headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
-            content: { 'application/json': { schema: bearerError } },
+            content: {
+              'application/json': {
+                schema: bearerError,
+                example: { error: 'rate_limited', error_description: 'Too many requests for this client; retry after the Retry-After delay.' },
+              },
+            },
           },
         },
       },

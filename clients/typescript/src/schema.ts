@@ -6698,6 +6698,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "issuer": "https://auth.example.com",
+                     *       "authorization_endpoint": "https://auth.example.com/api/oauth/authorize",
+                     *       "token_endpoint": "https://auth.example.com/api/oauth/token",
+                     *       "registration_endpoint": "https://auth.example.com/api/oauth/register",
+                     *       "jwks_uri": "https://auth.example.com/api/oauth/jwks",
+                     *       "grant_types_supported": [
+                     *         "authorization_code",
+                     *         "client_credentials",
+                     *         "refresh_token"
+                     *       ],
+                     *       "response_types_supported": [
+                     *         "code"
+                     *       ],
+                     *       "code_challenge_methods_supported": [
+                     *         "S256"
+                     *       ],
+                     *       "token_endpoint_auth_methods_supported": [
+                     *         "client_secret_basic",
+                     *         "client_secret_post",
+                     *         "none"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "mcp:tools"
+                     *       ]
+                     *     }
+                     */
                     "application/json": Record<string, never>;
                 };
             };
@@ -6720,6 +6748,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "issuer": "https://auth.example.com",
+                     *       "authorization_endpoint": "https://auth.example.com/api/oauth/authorize",
+                     *       "token_endpoint": "https://auth.example.com/api/oauth/token",
+                     *       "registration_endpoint": "https://auth.example.com/api/oauth/register",
+                     *       "jwks_uri": "https://auth.example.com/api/oauth/jwks",
+                     *       "grant_types_supported": [
+                     *         "authorization_code",
+                     *         "client_credentials",
+                     *         "refresh_token"
+                     *       ],
+                     *       "response_types_supported": [
+                     *         "code"
+                     *       ],
+                     *       "code_challenge_methods_supported": [
+                     *         "S256"
+                     *       ],
+                     *       "token_endpoint_auth_methods_supported": [
+                     *         "client_secret_basic",
+                     *         "client_secret_post",
+                     *         "none"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "mcp:tools"
+                     *       ]
+                     *     }
+                     */
                     "application/json": Record<string, never>;
                 };
             };
@@ -6742,6 +6798,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "EC",
+                     *           "crv": "P-256",
+                     *           "kid": "jwk_4Tq8Xm2Kb7Rn3Wv9Lc5YdH",
+                     *           "use": "sig",
+                     *           "alg": "ES256",
+                     *           "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *           "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/jwk-set+json": Record<string, never>;
                 };
             };
@@ -6790,6 +6861,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -6805,6 +6883,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "grant_type": "client_credentials",
+                 *       "client_id": "cli_8Wm3Kq7Xb2Rt9Ln4Vc6YhD",
+                 *       "client_secret": "mcs_9fJ2kQ7mX4tR8wN3vB6cL1hD5sG0aEyZ4Kq9Xm2Rb7Tn3Wv8",
+                 *       "resource": "https://mcp.example.com/tools"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     /** @constant */
                     grant_type: "client_credentials";
@@ -6837,6 +6923,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "access_token": "eyJhbGciOiJFUzI1NiIsImtpZCI6Imp3a180VHE4WG0yS2I3Um4zV3Y5TGM1WWRIIiwidHlwIjoiYXQrand0In0.eyJzdWIiOiJjbGlfOFdtM0txN1hiMlJ0OUxuNFZjNlloRCJ9.c2lnbmF0dXJl",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 900,
+                     *       "scope": "mcp:tools"
+                     *     }
+                     */
                     "application/json": {
                         /** @description RFC 9068 JWT for {MCP_URL}/tools */
                         access_token: string;
@@ -6855,6 +6949,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid_grant",
+                     *       "error_description": "The authorization code is invalid, used or expired."
+                     *     }
+                     */
                     "application/json": {
                         error: string;
                         error_description?: string;
@@ -6867,6 +6967,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid_client",
+                     *       "error_description": "Client authentication failed."
+                     *     }
+                     */
                     "application/json": {
                         error: string;
                         error_description?: string;
@@ -6879,6 +6985,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limited",
+                     *       "error_description": "Too many token requests for this client; retry later."
+                     *     }
+                     */
                     "application/json": {
                         error: string;
                         error_description?: string;
@@ -6896,6 +7008,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "client_name": "Acme Assistant",
+                 *       "redirect_uris": [
+                 *         "http://127.0.0.1:33418/callback"
+                 *       ],
+                 *       "application_type": "native"
+                 *     }
+                 */
                 "application/json": {
                     redirect_uris: string[];
                     client_name?: string;
@@ -6915,8 +7036,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "client_id": "pcl_7Hq2mZ4kP9xW3vN8bR5tLc",
+                     *       "client_id_issued_at": 1764079391,
+                     *       "client_name": "Acme Assistant",
+                     *       "redirect_uris": [
+                     *         "http://127.0.0.1:33418/callback"
+                     *       ],
+                     *       "grant_types": [
+                     *         "authorization_code",
+                     *         "refresh_token"
+                     *       ],
+                     *       "response_types": [
+                     *         "code"
+                     *       ],
+                     *       "token_endpoint_auth_method": "none",
+                     *       "application_type": "native",
+                     *       "scope": "mcp:tools"
+                     *     }
+                     */
                     "application/json": {
                         client_id: string;
+                        /** @description Unix seconds */
+                        client_id_issued_at?: number;
+                        client_name?: string;
+                        redirect_uris: string[];
+                        grant_types: ("authorization_code" | "refresh_token")[];
+                        response_types: "code"[];
+                        /** @constant */
+                        token_endpoint_auth_method: "none";
+                        /** @enum {unknown} */
+                        application_type: "web" | "native";
+                        /** @constant */
+                        scope: "mcp:tools";
                     };
                 };
             };
@@ -6926,6 +7079,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid_redirect_uri",
+                     *       "error_description": "http://app.example.com/cb: http is allowed only for loopback redirects (127.0.0.1, [::1], localhost)"
+                     *     }
+                     */
                     "application/json": {
                         error: string;
                         error_description?: string;
@@ -6938,6 +7097,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limited",
+                     *       "error_description": "Too many registrations from this address; retry later."
+                     *     }
+                     */
                     "application/json": {
                         error: string;
                         error_description?: string;
@@ -6964,6 +7129,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -6973,6 +7145,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -6987,6 +7166,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "csrf_token": "Yp3Jx0k2Qm8RtV5wN9bL4cH7dF1sG6aE",
+                 *       "token": "ust_Kq9Xm2Rb7Tn3Wv8Lc5YdH4Wm9Kq2Xb7Rt3Ln8Vc5Yh",
+                 *       "new_password": "correct horse battery staple",
+                 *       "confirm_password": "correct horse battery staple"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     /** @description The CSRF token of the page the form came from. */
                     csrf_token: string;
@@ -7003,6 +7190,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -7012,6 +7206,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -7021,6 +7222,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -7044,6 +7252,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -7067,6 +7282,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "csrf_token": "Yp3Jx0k2Qm8RtV5wN9bL4cH7dF1sG6aE",
+                 *       "email": "dana.meyer@example.com",
+                 *       "password": "correct horse battery staple",
+                 *       "request": "6Wn3Kq8Xm2Rb7Tv4Lc9YdHp5Jx0k2Qm8R"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     /** @description The CSRF token of the page the form came from. */
                     csrf_token: string;
@@ -7091,6 +7314,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -7100,6 +7330,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -7109,6 +7346,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -7133,6 +7377,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -7150,6 +7401,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -7165,6 +7423,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "csrf_token": "Yp3Jx0k2Qm8RtV5wN9bL4cH7dF1sG6aE",
+                 *       "request": "6Wn3Kq8Xm2Rb7Tv4Lc9YdHp5Jx0k2Qm8R",
+                 *       "decision": "allow"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     /** @description The CSRF token of the page the form came from. */
                     csrf_token: string;
@@ -7189,6 +7454,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -7210,6 +7482,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -7233,6 +7512,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "csrf_token": "Yp3Jx0k2Qm8RtV5wN9bL4cH7dF1sG6aE",
+                 *       "client_id": "pcl_7Hq2mZ4kP9xW3vN8bR5tLc"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     /** @description The CSRF token of the page the form came from. */
                     csrf_token: string;
@@ -7255,6 +7540,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -7270,6 +7562,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "csrf_token": "Yp3Jx0k2Qm8RtV5wN9bL4cH7dF1sG6aE"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     /** @description The CSRF token of the page the form came from. */
                     csrf_token: string;
@@ -7291,6 +7588,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -7312,6 +7616,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "resource": "https://mcp.example.com/tools",
+                     *       "authorization_servers": [
+                     *         "https://auth.example.com"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "mcp:tools"
+                     *       ],
+                     *       "bearer_methods_supported": [
+                     *         "header"
+                     *       ],
+                     *       "resource_signing_alg_values_supported": [
+                     *         "ES256"
+                     *       ],
+                     *       "resource_name": "Talent platform tool server (MCP)"
+                     *     }
+                     */
                     "application/json": {
                         resource: string;
                         authorization_servers: string[];
@@ -7341,6 +7663,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "resource": "https://mcp.example.com/tools",
+                     *       "authorization_servers": [
+                     *         "https://auth.example.com"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "mcp:tools"
+                     *       ],
+                     *       "bearer_methods_supported": [
+                     *         "header"
+                     *       ],
+                     *       "resource_signing_alg_values_supported": [
+                     *         "ES256"
+                     *       ],
+                     *       "resource_name": "Talent platform tool server (MCP)"
+                     *     }
+                     */
                     "application/json": {
                         resource: string;
                         authorization_servers: string[];
@@ -7364,6 +7704,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": 7,
+                 *       "method": "tools/call",
+                 *       "params": {
+                 *         "name": "search_candidates",
+                 *         "arguments": {
+                 *           "query": "backend engineer payments",
+                 *           "page_size": 5
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     jsonrpc: "2.0";
@@ -7382,6 +7736,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": 7,
+                     *       "result": {
+                     *         "content": [
+                     *           {
+                     *             "type": "text",
+                     *             "text": "{\"search_id\":\"srch_4Wm9Kq2Xb7Rt3Ln8Vc5YhD\",\"data\":[…],\"credits_charged\":1}"
+                     *           }
+                     *         ],
+                     *         "isError": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         jsonrpc: "2.0";
@@ -7399,6 +7768,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": null,
+                     *       "error": {
+                     *         "code": -32700,
+                     *         "message": "Parse error"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         jsonrpc: "2.0";
@@ -7418,6 +7797,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid_token",
+                     *       "error_description": "The access token is invalid or expired."
+                     *     }
+                     */
                     "application/json": {
                         error: string;
                         error_description?: string;
@@ -7432,6 +7817,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_scope",
+                     *       "error_description": "The access token lacks the scopes: mcp:tools."
+                     *     }
+                     */
                     "application/json": {
                         error: string;
                         error_description?: string;
@@ -7445,6 +7836,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limited",
+                     *       "error_description": "Too many requests for this client; retry after the Retry-After delay."
+                     *     }
+                     */
                     "application/json": {
                         error: string;
                         error_description?: string;
@@ -7469,6 +7866,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -7494,6 +7896,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ready",
+                     *       "checks": {
+                     *         "store": "ok",
+                     *         "temporal": "ok"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         status: "ready" | "unavailable";
@@ -7513,6 +7924,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "unavailable",
+                     *       "checks": {
+                     *         "store": "ok",
+                     *         "temporal": "down"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         status: "ready" | "unavailable";
@@ -7543,6 +7963,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example # HELP http_requests_total HTTP requests answered, by route and status.
+                     *     # TYPE http_requests_total counter
+                     *     http_requests_total{method="POST",route="/v1/candidates/search",status="200"} 1027
+                     */
                     "text/plain": string;
                 };
             };
@@ -7552,6 +7977,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:invalid_api_key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "detail": "The metrics token is not valid.",
+                     *       "code": "invalid_api_key"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -7572,6 +8006,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "Talent platform developer API",
+                     *         "version": "1.0.0"
+                     *       },
+                     *       "paths": {}
+                     *     }
+                     */
                     "application/json": Record<string, never>;
                 };
             };
@@ -7593,6 +8037,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">…<div id="reference"></div>…</html>
+                     */
                     "text/html": string;
                 };
             };
@@ -7614,6 +8062,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example (function () { /* … *\/ })(); */
                     "application/javascript": string;
                 };
             };
@@ -7635,6 +8084,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example (function () { /* … *\/ })(); */
                     "application/javascript": string;
                 };
             };
