@@ -258,10 +258,15 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
                 properties: {
                   redirect_uris: { type: 'array', items: { type: 'string' } },
                   client_name: { type: 'string' },
-                  token_endpoint_auth_method: { const: 'none' },
-                  grant_types: { type: 'array', items: { enum: ['authorization_code', 'refresh_token'] } },
-                  response_types: { type: 'array', items: { const: 'code' } },
-                  application_type: { enum: ['web', 'native'] },
+                  // null, like an absent member, takes the default (RFC 7591 section 2).
+                  token_endpoint_auth_method: { enum: ['none', null], description: 'default `none`' },
+                  grant_types: {
+                    type: ['array', 'null'],
+                    items: { enum: ['authorization_code', 'refresh_token'] },
+                    description: 'default `["authorization_code", "refresh_token"]`',
+                  },
+                  response_types: { type: ['array', 'null'], items: { const: 'code' }, description: 'default `["code"]`' },
+                  application_type: { enum: ['web', 'native', null], description: 'default `web`' },
                 },
               },
               example: { client_name: 'Acme Assistant', redirect_uris: ['http://127.0.0.1:33418/callback'], application_type: 'native' },

@@ -41,11 +41,7 @@ const SearchBody = z
     cursor: cursorParameter('`next_cursor` of the previous page; the other parameters may be omitted, and if sent must be the same', SEARCH_CURSOR_PATTERN),
   })
   .strict()
-  .meta({
-    // What a search needs (core/talent/searchCandidates.ts): words to look for, a filter, or the
-    // cursor of an earlier page; otherwise 422.
-    anyOf: [{ required: ['query'], properties: { query: { pattern: '\\S' } } }, { required: ['filters'] }, { required: ['cursor'] }],
-  });
+  .describe('A new search needs words in `query`, at least one filter, or the `cursor` of an earlier page (otherwise 422).');
 
 const PreviewSchema = z.object({
   person_id: z.string().describe('opaque person id: unlock it, match against it or retrieve its contacts'),

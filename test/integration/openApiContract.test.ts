@@ -4,7 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { seedPeople } from '../../core/talent/seedPeople';
 import { OPEN_WEB_SOURCE_ID, setSourceEnabled } from '../../core/talent/sources';
-import { createTenant, type TestTenant } from '../support/fixtures';
+import { OPERATION_EXAMPLES } from '../../api/reference/operationExamples';
+import { setOrganizationRate } from '../../core/limits/limitSettings';
+import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
+import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { startTestApi, type TestApi } from '../support/testApi';
 
 /**
@@ -18,16 +21,26 @@ import { startTestApi, type TestApi } from '../support/testApi';
  * too: they need no key, and every answer they give (refusals included) is documented.
  */
 let srv: TestApi;
+let worker: TestWorker;
 let tenant: TestTenant;
 
 beforeAll(async () => {
   srv = await startTestApi();
+  // Jobs run to completion, so the two-jobs-at-once cap does not answer every later create.
+  worker = await startTestWorker(srv.config);
   tenant = await createTenant({ credits: 10_000_000 });
+  // The organization's own rate is not what is under test; each operation's rate still applies.
+  await setOrganizationRate(srv.config, tenant.orgId, { requestsPerSecond: 1000, maxConcurrency: 100 });
+  // The people the reference's examples name exist, so the examples (and what the stateful
+  // phase builds on their answers: jobs, results, unlocks) reach the service's logic.
+  const exampleJob = OPERATION_EXAMPLES['contact_retrieval_jobs.create'].request as { person_ids: string[] };
+  await insertTestPeople(exampleJob.person_ids);
   // Every source of the catalogue the document lists is usable by this organization.
   await setSourceEnabled(srv.config, tenant.orgId, OPEN_WEB_SOURCE_ID, true);
   await seedPeople({ secretsKey: srv.config.secretsKey, count: 50 });
 });
 afterAll(async () => {
+  await worker?.stop();
   await srv?.close();
 });
 
@@ -74,7 +87,7 @@ test('Schemathesis finds no disagreement between /openapi.json and the service',
       '--phases',
       'examples,coverage,fuzzing,stateful',
       '--max-examples',
-      process.env.SCHEMATHESIS_MAX_EXAMPLES ?? '10',
+      process.env.SCHEMATHESIS_MAX_EXAMPLES ?? '20',
       '--seed',
       process.env.SCHEMATHESIS_SEED ?? '20261125',
       '--workers',

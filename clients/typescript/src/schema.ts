@@ -5557,9 +5557,7 @@ export interface operations {
                     page_size?: number;
                     /** @description `next_cursor` of the previous page; the other parameters may be omitted, and if sent must be the same */
                     cursor?: string;
-                } | {
-                    query: unknown;
-                } | unknown | unknown;
+                };
             };
         };
         responses: {
@@ -7020,12 +7018,20 @@ export interface operations {
                 "application/json": {
                     redirect_uris: string[];
                     client_name?: string;
-                    /** @constant */
-                    token_endpoint_auth_method?: "none";
-                    grant_types?: ("authorization_code" | "refresh_token")[];
-                    response_types?: "code"[];
-                    /** @enum {unknown} */
-                    application_type?: "web" | "native";
+                    /**
+                     * @description default `none`
+                     * @enum {unknown}
+                     */
+                    token_endpoint_auth_method?: "none" | null;
+                    /** @description default `["authorization_code", "refresh_token"]` */
+                    grant_types?: ("authorization_code" | "refresh_token")[] | null;
+                    /** @description default `["code"]` */
+                    response_types?: "code"[] | null;
+                    /**
+                     * @description default `web`
+                     * @enum {unknown}
+                     */
+                    application_type?: "web" | "native" | null;
                 };
             };
         };
