@@ -11,16 +11,67 @@ const bearerError = {
   required: ['error'],
   properties: { error: { type: 'string' }, error_description: { type: 'string' } },
 };
-const jsonRpcMessage = {
+const requestId = { type: ['string', 'integer'], description: 'a string or an integer' };
+const rpcError = {
+  type: 'object',
+  required: ['code', 'message'],
+  properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} },
+};
+/** `_meta` of params and results: what MCP defines there; anything else is kept. */
+const meta = {
+  type: 'object',
+  properties: {
+    progressToken: { type: ['string', 'integer'] },
+    'io.modelcontextprotocol/related-task': { type: 'object', required: ['taskId'], properties: { taskId: { type: 'string' } } },
+  },
+};
+const params = { type: 'object', properties: { _meta: meta } };
+/**
+ * What a client may POST: a request (answered 200 with its response), or a notification or a
+ * response (accepted, 202, no body). JSON-RPC's own rules, as the MCP SDK applies them: ids are
+ * strings or integers, params and results are objects, and no other member is allowed.
+ */
+const clientMessage = {
+  anyOf: [
+    {
+      title: 'Request',
+      type: 'object',
+      required: ['jsonrpc', 'id', 'method'],
+      additionalProperties: false,
+      properties: { jsonrpc: { const: '2.0' }, id: requestId, method: { type: 'string' }, params },
+    },
+    {
+      title: 'Notification',
+      type: 'object',
+      required: ['jsonrpc', 'method'],
+      additionalProperties: false,
+      properties: { jsonrpc: { const: '2.0' }, method: { type: 'string' }, params },
+    },
+    {
+      title: 'Response',
+      type: 'object',
+      required: ['jsonrpc', 'id', 'result'],
+      additionalProperties: false,
+      properties: { jsonrpc: { const: '2.0' }, id: requestId, result: { type: 'object', properties: { _meta: meta } } },
+    },
+    {
+      title: 'Error response',
+      type: 'object',
+      required: ['jsonrpc', 'error'],
+      additionalProperties: false,
+      properties: { jsonrpc: { const: '2.0' }, id: requestId, error: rpcError },
+    },
+  ],
+};
+/** What the server answers: the response to a request, or an error naming the request's id when it had one. */
+const serverMessage = {
   type: 'object',
   required: ['jsonrpc'],
   properties: {
     jsonrpc: { const: '2.0' },
-    id: { type: ['string', 'integer', 'null'] },
-    method: { type: 'string' },
-    params: { type: 'object' },
-    result: {},
-    error: { type: 'object' },
+    id: { type: ['string', 'number', 'null'], description: "the request's id as it was sent; null when it could not be read" },
+    result: { type: 'object' },
+    error: rpcError,
   },
 };
 const challenge = { 'WWW-Authenticate': { description: 'Bearer challenge naming the resource metadata URL (RFC 9728)', schema: { type: 'string' } } };
@@ -97,12 +148,13 @@ export function toolServerOpenApiPaths(mcpUrl: string, authUrl = mcpUrl): Record
         summary: 'MCP tool server: one JSON-RPC message per POST (Streamable HTTP, stateless)',
         description:
           'Needs an access token from the token endpoint for the resource `{MCP_URL}/tools` with scope `mcp:tools`. ' +
-          'Call `tools/list` for the tools this token may use. GET and DELETE answer 405: the server keeps no sessions.',
+          'Call `tools/list` for the tools this token may use. GET and DELETE answer 405: the server keeps no sessions. ' +
+          'Send `Accept: application/json, text/event-stream` (MCP Streamable HTTP); without both, 406.',
         requestBody: {
           required: true,
           content: {
             'application/json': {
-              schema: jsonRpcMessage,
+              schema: clientMessage,
               example: {
                 jsonrpc: '2.0',
                 id: 7,
@@ -113,11 +165,12 @@ export function toolServerOpenApiPaths(mcpUrl: string, authUrl = mcpUrl): Record
           },
         },
         responses: {
+          202: { description: 'A notification or a response was accepted (no body)' },
           200: {
             description: 'The JSON-RPC response',
             content: {
               'application/json': {
-                schema: jsonRpcMessage,
+                schema: serverMessage,
                 example: {
                   jsonrpc: '2.0',
                   id: 7,
@@ -131,7 +184,20 @@ export function toolServerOpenApiPaths(mcpUrl: string, authUrl = mcpUrl): Record
           },
           400: {
             description: 'Parse error, a batch, or arguments nested too deep (JSON-RPC error)',
-            content: { 'application/json': { schema: jsonRpcMessage, example: { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } } } },
+            content: { 'application/json': { schema: serverMessage, example: { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } } } },
+          },
+          406: {
+            description: 'The request does not accept both `application/json` and `text/event-stream` (MCP Streamable HTTP requires a client to)',
+            content: {
+              'application/json': {
+                schema: serverMessage,
+                example: {
+                  jsonrpc: '2.0',
+                  id: null,
+                  error: { code: -32000, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' },
+                },
+              },
+            },
           },
           401: {
             description: '`invalid_token`, or no token',

@@ -6,9 +6,11 @@ import { seedPeople } from '../../core/talent/seedPeople';
 import { OPEN_WEB_SOURCE_ID, setSourceEnabled } from '../../core/talent/sources';
 import { OPERATION_EXAMPLES } from '../../api/reference/operationExamples';
 import { setOrganizationRate } from '../../core/limits/limitSettings';
+import { createClient } from '../../core/oauth/clients';
 import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { startTestApi, type TestApi } from '../support/testApi';
+import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';
 
 /**
  * The document is the validator: Schemathesis reads `/openapi.json` from the running API and
@@ -23,9 +25,10 @@ import { startTestApi, type TestApi } from '../support/testApi';
 let srv: TestApi;
 let worker: TestWorker;
 let tenant: TestTenant;
+let accessToken: string;
 
 beforeAll(async () => {
-  srv = await startTestApi();
+  srv = await startTestApi(OAUTH_ENV);
   // Jobs run to completion, so the two-jobs-at-once cap does not answer every later create.
   worker = await startTestWorker(srv.config);
   tenant = await createTenant({ credits: 10_000_000 });
@@ -35,6 +38,9 @@ beforeAll(async () => {
   // phase builds on their answers: jobs, results, unlocks) reach the service's logic.
   const exampleJob = OPERATION_EXAMPLES['contact_retrieval_jobs.create'].request as { person_ids: string[] };
   await insertTestPeople(exampleJob.person_ids);
+  // The tool server takes an OAuth access token, not a key: a machine client's, for the same organization.
+  const m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 100_000 });
+  accessToken = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
   // Every source of the catalogue the document lists is usable by this organization.
   await setSourceEnabled(srv.config, tenant.orgId, OPEN_WEB_SOURCE_ID, true);
   await seedPeople({ secretsKey: srv.config.secretsKey, count: 50 });
@@ -101,7 +107,7 @@ test('Schemathesis finds no disagreement between /openapi.json and the service',
       '--output-truncate',
       'false',
     ],
-    { TALENT_API_KEY: tenant.key },
+    { TALENT_API_KEY: tenant.key, TALENT_ACCESS_TOKEN: accessToken },
   );
   if (process.env.SCHEMATHESIS_OUTPUT) writeFileSync(process.env.SCHEMATHESIS_OUTPUT, run.output);
   // Its whole report is the message when it fails: every failure with the request that reproduces it.

@@ -676,7 +676,7 @@ export interface paths {
         put?: never;
         /**
          * MCP tool server: one JSON-RPC message per POST (Streamable HTTP, stateless)
-         * @description Needs an access token from the token endpoint for the resource `{MCP_URL}/tools` with scope `mcp:tools`. Call `tools/list` for the tools this token may use. GET and DELETE answer 405: the server keeps no sessions.
+         * @description Needs an access token from the token endpoint for the resource `{MCP_URL}/tools` with scope `mcp:tools`. Call `tools/list` for the tools this token may use. GET and DELETE answer 405: the server keeps no sessions. Send `Accept: application/json, text/event-stream` (MCP Streamable HTTP); without both, 406.
          */
         post: operations["toolServerMessage"];
         delete?: never;
@@ -7727,11 +7727,52 @@ export interface operations {
                 "application/json": {
                     /** @constant */
                     jsonrpc: "2.0";
-                    id?: string | number | null;
-                    method?: string;
-                    params?: Record<string, never>;
-                    result?: unknown;
-                    error?: Record<string, never>;
+                    /** @description a string or an integer */
+                    id: string | number;
+                    method: string;
+                    params?: {
+                        _meta?: {
+                            progressToken?: string | number;
+                            "io.modelcontextprotocol/related-task"?: {
+                                taskId: string;
+                            };
+                        };
+                    };
+                } | {
+                    /** @constant */
+                    jsonrpc: "2.0";
+                    method: string;
+                    params?: {
+                        _meta?: {
+                            progressToken?: string | number;
+                            "io.modelcontextprotocol/related-task"?: {
+                                taskId: string;
+                            };
+                        };
+                    };
+                } | {
+                    /** @constant */
+                    jsonrpc: "2.0";
+                    /** @description a string or an integer */
+                    id: string | number;
+                    result: {
+                        _meta?: {
+                            progressToken?: string | number;
+                            "io.modelcontextprotocol/related-task"?: {
+                                taskId: string;
+                            };
+                        };
+                    };
+                } | {
+                    /** @constant */
+                    jsonrpc: "2.0";
+                    /** @description a string or an integer */
+                    id?: string | number;
+                    error: {
+                        code: number;
+                        message: string;
+                        data?: unknown;
+                    };
                 };
             };
         };
@@ -7760,13 +7801,23 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         jsonrpc: "2.0";
+                        /** @description the request's id as it was sent; null when it could not be read */
                         id?: string | number | null;
-                        method?: string;
-                        params?: Record<string, never>;
-                        result?: unknown;
-                        error?: Record<string, never>;
+                        result?: Record<string, never>;
+                        error?: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
                     };
                 };
+            };
+            /** @description A notification or a response was accepted (no body) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Parse error, a batch, or arguments nested too deep (JSON-RPC error) */
             400: {
@@ -7787,11 +7838,14 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         jsonrpc: "2.0";
+                        /** @description the request's id as it was sent; null when it could not be read */
                         id?: string | number | null;
-                        method?: string;
-                        params?: Record<string, never>;
-                        result?: unknown;
-                        error?: Record<string, never>;
+                        result?: Record<string, never>;
+                        error?: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
                     };
                 };
             };
@@ -7832,6 +7886,36 @@ export interface operations {
                     "application/json": {
                         error: string;
                         error_description?: string;
+                    };
+                };
+            };
+            /** @description The request does not accept both `application/json` and `text/event-stream` (MCP Streamable HTTP requires a client to) */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": null,
+                     *       "error": {
+                     *         "code": -32000,
+                     *         "message": "Not Acceptable: Client must accept both application/json and text/event-stream"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        /** @description the request's id as it was sent; null when it could not be read */
+                        id?: string | number | null;
+                        result?: Record<string, never>;
+                        error?: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
                     };
                 };
             };
