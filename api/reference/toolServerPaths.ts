@@ -11,7 +11,11 @@ const bearerError = {
   required: ['error'],
   properties: { error: { type: 'string' }, error_description: { type: 'string' } },
 };
-const requestId = { type: ['string', 'integer'], description: 'a string or an integer' };
+/** The SDK reads an integer id only within the safe-integer range: here that is the real bound. */
+const requestId = {
+  anyOf: [{ type: 'string' }, { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }],
+  description: 'a string, or an integer JavaScript holds exactly',
+};
 const rpcError = {
   type: 'object',
   required: ['code', 'message'],

@@ -11,9 +11,9 @@ const MatchBody = z
   .object({
     name: field(200),
     email: z.string().trim().email().max(320).optional(),
+    // Not trimmed: the pattern itself allows spaces, so the document's pattern is the whole rule.
     phone: z
       .string()
-      .trim()
       .regex(/^\+?[\d\s().-]{6,32}$/, 'must be a phone number')
       .optional(),
     profile_url: z.string().trim().url().max(500).optional(),

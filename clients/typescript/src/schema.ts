@@ -7727,7 +7727,7 @@ export interface operations {
                 "application/json": {
                     /** @constant */
                     jsonrpc: "2.0";
-                    /** @description a string or an integer */
+                    /** @description a string, or an integer JavaScript holds exactly */
                     id: string | number;
                     method: string;
                     params?: {
@@ -7753,7 +7753,7 @@ export interface operations {
                 } | {
                     /** @constant */
                     jsonrpc: "2.0";
-                    /** @description a string or an integer */
+                    /** @description a string, or an integer JavaScript holds exactly */
                     id: string | number;
                     result: {
                         _meta?: {
@@ -7766,7 +7766,7 @@ export interface operations {
                 } | {
                     /** @constant */
                     jsonrpc: "2.0";
-                    /** @description a string or an integer */
+                    /** @description a string, or an integer JavaScript holds exactly */
                     id?: string | number;
                     error: {
                         code: number;
