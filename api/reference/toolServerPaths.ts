@@ -11,21 +11,19 @@ const bearerError = {
   required: ['error'],
   properties: { error: { type: 'string' }, error_description: { type: 'string' } },
 };
-/** The SDK reads an integer id only within the safe-integer range: here that is the real bound. */
-const requestId = {
-  anyOf: [{ type: 'string' }, { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }],
-  description: 'a string, or an integer JavaScript holds exactly',
-};
+/** The SDK reads integers (ids, error codes) only within the safe-integer range: here that is the real bound. */
+const sdkInteger = { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
+const requestId = { anyOf: [{ type: 'string' }, sdkInteger], description: 'a string, or an integer JavaScript holds exactly' };
 const rpcError = {
   type: 'object',
   required: ['code', 'message'],
-  properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} },
+  properties: { code: sdkInteger, message: { type: 'string' }, data: {} },
 };
 /** `_meta` of params and results: what MCP defines there; anything else is kept. */
 const meta = {
   type: 'object',
   properties: {
-    progressToken: { type: ['string', 'integer'] },
+    progressToken: { anyOf: [{ type: 'string' }, sdkInteger] },
     'io.modelcontextprotocol/related-task': { type: 'object', required: ['taskId'], properties: { taskId: { type: 'string' } } },
   },
 };
