@@ -6,6 +6,7 @@ import { Problem } from '../core/problems';
 import { originRules } from '../core/allowedOrigins';
 import { accessLog } from './middleware/accessLog';
 import { baselineAdmission } from './middleware/admission';
+import { idempotencyKeyBeforeAdmission } from './middleware/idempotency';
 import { admissionUnder } from './operations/admission';
 import { authenticate, failedAuthenticationLimit } from './middleware/authenticate';
 import { browserOrigins } from './middleware/browserOrigins';
@@ -56,7 +57,12 @@ export const requirePrincipal: Koa.Middleware = async (ctx, next) => {
  */
 export function v1Router(config: Config, routes: RouteSpec[]): Router {
   const v1 = new Router(ROUTER_OPTIONS);
-  v1.use(authenticate(config, failedAuthenticationLimit(config)), baselineAdmission(admissionUnder(config)), requirePrincipal);
+  v1.use(
+    authenticate(config, failedAuthenticationLimit(config)),
+    idempotencyKeyBeforeAdmission(routes),
+    baselineAdmission(admissionUnder(config)),
+    requirePrincipal,
+  );
   mountRoutes(v1, routes, config);
   return v1;
 }
@@ -65,7 +71,7 @@ export function v1Router(config: Config, routes: RouteSpec[]): Router {
  * The whole middleware chain, in order, in one place:
  * request id → access log/metrics → problem documents → well-formed Host → unauthenticated probes and API
  * reference → OAuth token endpoint, discovery and JWKS, and the MCP tool server at /tools (own
- * bearer-token validation, never API keys) → the /v1 router (authenticate → baseline admission →
+ * bearer-token validation, never API keys) → the /v1 router (authenticate → Idempotency-Key of idempotent routes → baseline admission →
  * principal guard → route: permission → operation admission → body → validation → idempotency →
  * handler) → 404/405.
  */

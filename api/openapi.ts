@@ -1,7 +1,8 @@
 import { z, type ZodType } from 'zod';
-import { PROBLEM_CODES } from '../core/problems';
-import type { RouteSpec } from './routeSpec';
-import { problemResponses } from './reference/problemResponses';
+import { PROBLEM_CODES, type ProblemCode } from '../core/problems';
+import type { OperationExample } from './reference/operationExamples';
+import type { ResponseLink, RouteSpec } from './routeSpec';
+import { problemExample, problemResponses } from './reference/problemResponses';
 import { JOB_COMPLETED_EVENT_SCHEMA, webhookEvents } from './reference/webhookEvents';
 
 /**
@@ -11,7 +12,32 @@ import { JOB_COMPLETED_EVENT_SCHEMA, webhookEvents } from './reference/webhookEv
 function jsonSchema(schema: ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const s = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
   delete s.$schema;
-  return s;
+  return withoutSafeIntegerBounds(s) as Record<string, unknown>;
+}
+
+/**
+ * zod states every `.int()` as bounded by ±(2^53 − 1), the safe-integer range; that is no
+ * limit of this API, and the reference showed it as one (and examples as -9007199254740991).
+ * The bounds a field really has are set on its schema.
+ */
+function withoutSafeIntegerBounds(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutSafeIntegerBounds);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'maximum' && value === Number.MAX_SAFE_INTEGER) continue;
+    if (key === 'minimum' && value === Number.MIN_SAFE_INTEGER) continue;
+    out[key] = withoutSafeIntegerBounds(value);
+  }
+  return out;
+}
+
+/**
+ * Redoc makes every Markdown heading of the introduction a side-menu entry, as plain text: a
+ * heading with inline code would show its `<code>` markup there.
+ */
+export function plainHeadings(markdown: string): string {
+  return markdown.replace(/^(#{1,6} .*)$/gm, (heading) => heading.replace(/`/g, ''));
 }
 
 const problemSchema = {
@@ -35,13 +61,30 @@ const problemSchema = {
   },
 };
 
-function narrowedProblem(description: string, codes: string[]): Record<string, unknown> {
+function narrowedProblem(description: string, codes: ProblemCode[]): Record<string, unknown> {
   return {
     description,
     content: {
-      'application/problem+json': { schema: { allOf: [{ $ref: '#/components/schemas/Problem' }, { type: 'object', properties: { code: { enum: codes } } }] } },
+      'application/problem+json': {
+        schema: { allOf: [{ $ref: '#/components/schemas/Problem' }, { type: 'object', properties: { code: { enum: codes } } }] },
+        example: problemExample(codes[0]),
+      },
     },
   };
+}
+
+function openApiLinks(links: Record<string, ResponseLink>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(links).map(([name, l]) => [
+      name,
+      {
+        operationId: l.operation,
+        description: l.description,
+        ...(l.parameters ? { parameters: l.parameters } : {}),
+        ...(l.requestBody ? { requestBody: l.requestBody } : {}),
+      },
+    ]),
+  );
 }
 
 function toOpenApiPath(path: string): string {
@@ -91,6 +134,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
 
 export interface OpenApiInfo {
   baseUrl: string;
+  /** An example request body and success answer of each operation (api/reference/operationExamples.ts). */
+  examples?: Partial<Record<string, OperationExample>>;
   version?: string;
   /** Markdown at the top of the reference; the default names the error model only. */
   description?: string;
@@ -101,11 +146,16 @@ export function buildOpenApi(routes: RouteSpec[], info: OpenApiInfo): Record<str
   const paths: Record<string, Record<string, unknown>> = {};
   for (const spec of routes) {
     const p = (paths[toOpenApiPath(spec.path)] ??= {});
+    const examples = info.examples?.[spec.operation];
+    const example = (value: unknown) => (value === undefined ? {} : { example: value });
     const responses: Record<string, unknown> = {};
     for (const [status, doc] of Object.entries(spec.responses)) {
       responses[status] = {
         description: doc.description,
-        ...(doc.schema ? { content: { 'application/json': { schema: jsonSchema(doc.schema, 'output') } } } : {}),
+        ...(doc.schema
+          ? { content: { 'application/json': { schema: jsonSchema(doc.schema, 'output'), ...example(examples?.responses[Number(status)]) } } }
+          : {}),
+        ...(doc.links ? { links: openApiLinks(doc.links) } : {}),
       };
     }
     Object.assign(responses, problemResponses(spec));
@@ -116,7 +166,9 @@ export function buildOpenApi(routes: RouteSpec[], info: OpenApiInfo): Record<str
       description: [spec.description, spec.permission ? `Permission: \`${spec.permission}\`.` : 'Any valid key.'].filter(Boolean).join('\n\n'),
       tags: [spec.tag],
       parameters: parameters(spec),
-      ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(spec.body, 'input') } } } } : {}),
+      ...(spec.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(spec.body, 'input'), ...example(examples?.request) } } } }
+        : {}),
       responses,
       security: [{ apiKey: [] }],
       'x-permission': spec.permission ?? null,
@@ -136,9 +188,10 @@ export function buildOpenApi(routes: RouteSpec[], info: OpenApiInfo): Record<str
     info: {
       title: 'Talent platform developer API',
       version: info.version ?? '1.0.0',
-      description:
+      description: plainHeadings(
         info.description ??
-        'Errors are RFC 9457 problem documents (application/problem+json); `code` is the contract, and every error response names the codes it can carry.',
+          'Errors are RFC 9457 problem documents (application/problem+json); `code` is the contract, and every error response names the codes it can carry.',
+      ),
       license: { name: 'Proprietary: use is governed by your agreement with the operator', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: info.baseUrl }],
@@ -163,12 +216,17 @@ export function buildOpenApi(routes: RouteSpec[], info: OpenApiInfo): Record<str
           name: 'X-Request-Id',
           in: 'header',
           required: false,
-          schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+          description:
+            'Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own.',
+          schema: { type: 'string', example: 'req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b' },
         },
       },
       schemas: { Problem: problemSchema, JobCompletedEvent: JOB_COMPLETED_EVENT_SCHEMA },
       responses: {
-        Problem: { description: 'A problem document', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
+        Problem: {
+          description: 'A problem document',
+          content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' }, example: problemExample('internal_error') } },
+        },
         RequestRefused: narrowedProblem('`malformed_request`, `request_timeout` or `headers_too_large`: the HTTP parser refused the request (any path)', [
           'malformed_request',
           'request_timeout',

@@ -36,9 +36,21 @@ export interface RouteResult {
   headers?: Record<string, string>;
 }
 
+/**
+ * An OpenAPI link from a response to an operation that reads or changes what it names: values
+ * are runtime expressions such as `$response.body#/job_id`. Clients and fuzzers follow them.
+ */
+export interface ResponseLink {
+  operation: OperationName;
+  description: string;
+  parameters?: Record<string, string>;
+  requestBody?: Record<string, string>;
+}
+
 export interface ResponseDoc {
   description: string;
   schema?: ZodType;
+  links?: Record<string, ResponseLink>;
 }
 
 export interface RouteSpec<B extends ZodType = ZodType, Q extends ZodType = ZodType, P extends ZodType = ZodType> {

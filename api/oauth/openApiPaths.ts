@@ -21,11 +21,17 @@ const oauthError = {
   properties: { error: { type: 'string' }, error_description: { type: 'string' } },
 };
 
-const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
+const PAGE_EXAMPLE =
+  '<!doctype html>\n<html lang="en">\n<head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>\n<body><main><h1>Sign in</h1><form method="post">…</form></main></body>\n</html>\n';
+const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' }, example: PAGE_EXAMPLE } } });
+const oauthErrorContent = (error: string, errorDescription: string) => ({
+  'application/json': { schema: oauthError, example: { error, error_description: errorDescription } },
+});
+const CSRF_EXAMPLE = 'Yp3Jx0k2Qm8RtV5wN9bL4cH7dF1sG6aE';
 const seeOther = (description: string) => ({ description, headers: { Location: { schema: { type: 'string' } } } });
-const form = (properties: Record<string, unknown>, required: string[]) => ({
+const form = (properties: Record<string, unknown>, required: string[], example: Record<string, string>) => ({
   required: true,
-  content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties, required } } },
+  content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties, required }, example } },
 });
 const grant = (type: string, title: string, properties: Record<string, unknown>, required: string[]) => ({
   title,
@@ -38,7 +44,13 @@ const csrf = { csrf_token: { type: 'string', description: 'The CSRF token of the
 const parserRefusal = { '4XX': { $ref: '#/components/responses/RequestRefused' } };
 const otherFailure = { default: { $ref: '#/components/responses/Problem' } };
 const browserRefusal = { 403: { $ref: '#/components/responses/OriginNotAllowed' } };
-const query = (name: string, description: string, required = false) => ({ name, in: 'query', required, description, schema: { type: 'string' } });
+const query = (name: string, description: string, required = false, schema: Record<string, unknown> = { type: 'string' }) => ({
+  name,
+  in: 'query',
+  required,
+  description,
+  schema,
+});
 
 export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
   const common = { tags: ['OAuth'], security: [], servers: [{ url: authUrl }] };
@@ -54,13 +66,29 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
       scope: { const: 'mcp:tools' },
     },
   };
+  const metadataExample = {
+    issuer: authUrl,
+    authorization_endpoint: `${authUrl}${AUTHORIZE_PATH}`,
+    token_endpoint: `${authUrl}${TOKEN_PATH}`,
+    registration_endpoint: `${authUrl}${REGISTER_PATH}`,
+    jwks_uri: `${authUrl}${JWKS_PATH}`,
+    grant_types_supported: ['authorization_code', 'client_credentials', 'refresh_token'],
+    response_types_supported: ['code'],
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    scopes_supported: ['mcp:tools'],
+  };
   return {
     [AUTHORIZATION_SERVER_METADATA_PATH]: {
       get: {
         ...common,
         operationId: 'oauthMetadata',
         summary: 'Authorization server metadata (RFC 8414)',
-        responses: { 200: { description: 'Metadata', content: { 'application/json': { schema: { type: 'object' } } } }, ...browserRefusal, ...parserRefusal },
+        responses: {
+          200: { description: 'Metadata', content: { 'application/json': { schema: { type: 'object' }, example: metadataExample } } },
+          ...browserRefusal,
+          ...parserRefusal,
+        },
       },
     },
     [OPENID_CONFIGURATION_PATH]: {
@@ -68,7 +96,11 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
         ...common,
         operationId: 'oauthOpenIdConfiguration',
         summary: 'The same authorization server metadata at the OpenID Connect Discovery location',
-        responses: { 200: { description: 'Metadata', content: { 'application/json': { schema: { type: 'object' } } } }, ...browserRefusal, ...parserRefusal },
+        responses: {
+          200: { description: 'Metadata', content: { 'application/json': { schema: { type: 'object' }, example: metadataExample } } },
+          ...browserRefusal,
+          ...parserRefusal,
+        },
       },
     },
     [JWKS_PATH]: {
@@ -77,7 +109,27 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
         operationId: 'oauthJwks',
         summary: 'Token signing keys (JWKS)',
         responses: {
-          200: { description: 'JWK set', content: { 'application/jwk-set+json': { schema: { type: 'object' } } } },
+          200: {
+            description: 'JWK set',
+            content: {
+              'application/jwk-set+json': {
+                schema: { type: 'object' },
+                example: {
+                  keys: [
+                    {
+                      kty: 'EC',
+                      crv: 'P-256',
+                      kid: 'jwk_4Tq8Xm2Kb7Rn3Wv9Lc5YdH',
+                      use: 'sig',
+                      alg: 'ES256',
+                      x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
+                      y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
+                    },
+                  ],
+                },
+              },
+            },
+          },
           ...browserRefusal,
           429: { $ref: '#/components/responses/AddressRateLimited' },
           ...parserRefusal,
@@ -92,11 +144,19 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
         description:
           'Unknown client or unregistered redirect_uri: an HTML error page. Other errors redirect to the client with error, state and iss (RFC 9207).',
         parameters: [
-          query('response_type', '`code`', true),
-          query('client_id', 'A registered client id or a Client ID Metadata Document URL', true),
+          query('response_type', '`code`', true, { const: 'code' }),
+          query('client_id', 'A registered client id or a Client ID Metadata Document URL', true, {
+            type: 'string',
+            minLength: 1,
+            example: 'pcl_7Hq2mZ4kP9xW3vN8bR5tLc',
+          }),
           query('redirect_uri', 'Exactly as registered (loopback http: any port)'),
-          query('code_challenge', 'S256 challenge', true),
-          query('code_challenge_method', '`S256`', true),
+          query('code_challenge', 'S256 challenge: base64url SHA-256 of the code verifier', true, {
+            type: 'string',
+            pattern: '^[A-Za-z0-9_-]{43}$',
+            example: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+          }),
+          query('code_challenge_method', '`S256`', true, { const: 'S256' }),
           query('state', 'Returned unchanged'),
           query('scope', '`mcp:tools` (default)'),
           query('resource', '`{MCP_URL}/tools` (default)'),
@@ -146,14 +206,40 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
                   ),
                 ],
               },
+              example: {
+                grant_type: 'client_credentials',
+                client_id: 'cli_8Wm3Kq7Xb2Rt9Ln4Vc6YhD',
+                client_secret: 'mcs_9fJ2kQ7mX4tR8wN3vB6cL1hD5sG0aEyZ4Kq9Xm2Rb7Tn3Wv8',
+                resource: 'https://mcp.example.com/tools',
+              },
             },
           },
         },
         responses: {
-          200: { description: 'Tokens', content: { 'application/json': { schema: tokenResponse } } },
-          400: { description: 'OAuth error (RFC 6749 5.2)', content: { 'application/json': { schema: oauthError } } },
-          401: { description: 'invalid_client', content: { 'application/json': { schema: oauthError } } },
-          429: { description: 'rate_limited (M2M credential)', content: { 'application/json': { schema: oauthError } } },
+          200: {
+            description: 'Tokens',
+            content: {
+              'application/json': {
+                schema: tokenResponse,
+                example: {
+                  access_token:
+                    'eyJhbGciOiJFUzI1NiIsImtpZCI6Imp3a180VHE4WG0yS2I3Um4zV3Y5TGM1WWRIIiwidHlwIjoiYXQrand0In0.eyJzdWIiOiJjbGlfOFdtM0txN1hiMlJ0OUxuNFZjNlloRCJ9.c2lnbmF0dXJl',
+                  token_type: 'Bearer',
+                  expires_in: 900,
+                  scope: 'mcp:tools',
+                },
+              },
+            },
+          },
+          400: {
+            description: 'OAuth error (RFC 6749 5.2)',
+            content: oauthErrorContent('invalid_grant', 'The authorization code is invalid, used or expired.'),
+          },
+          401: { description: 'invalid_client', content: oauthErrorContent('invalid_client', 'Client authentication failed.') },
+          429: {
+            description: 'rate_limited (M2M credential)',
+            content: oauthErrorContent('rate_limited', 'Too many token requests for this client; retry later.'),
+          },
         },
       },
     },
@@ -172,22 +258,66 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
                 properties: {
                   redirect_uris: { type: 'array', items: { type: 'string' } },
                   client_name: { type: 'string' },
-                  token_endpoint_auth_method: { const: 'none' },
-                  grant_types: { type: 'array', items: { enum: ['authorization_code', 'refresh_token'] } },
-                  response_types: { type: 'array', items: { const: 'code' } },
-                  application_type: { enum: ['web', 'native'] },
+                  // null, like an absent member, takes the default (RFC 7591 section 2).
+                  token_endpoint_auth_method: { enum: ['none', null], description: 'default `none`' },
+                  grant_types: {
+                    type: ['array', 'null'],
+                    items: { enum: ['authorization_code', 'refresh_token'] },
+                    description: 'default `["authorization_code", "refresh_token"]`',
+                  },
+                  response_types: { type: ['array', 'null'], items: { const: 'code' }, description: 'default `["code"]`' },
+                  application_type: { enum: ['web', 'native', null], description: 'default `web`' },
                 },
               },
+              example: { client_name: 'Acme Assistant', redirect_uris: ['http://127.0.0.1:33418/callback'], application_type: 'native' },
             },
           },
         },
         responses: {
           201: {
             description: 'Registered',
-            content: { 'application/json': { schema: { type: 'object', required: ['client_id'], properties: { client_id: { type: 'string' } } } } },
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['client_id', 'redirect_uris', 'grant_types', 'response_types', 'token_endpoint_auth_method', 'application_type', 'scope'],
+                  properties: {
+                    client_id: { type: 'string' },
+                    client_id_issued_at: { type: 'integer', description: 'Unix seconds' },
+                    client_name: { type: 'string' },
+                    redirect_uris: { type: 'array', items: { type: 'string' } },
+                    grant_types: { type: 'array', items: { enum: ['authorization_code', 'refresh_token'] } },
+                    response_types: { type: 'array', items: { const: 'code' } },
+                    token_endpoint_auth_method: { const: 'none' },
+                    application_type: { enum: ['web', 'native'] },
+                    scope: { const: 'mcp:tools' },
+                  },
+                },
+                example: {
+                  client_id: 'pcl_7Hq2mZ4kP9xW3vN8bR5tLc',
+                  client_id_issued_at: 1764079391,
+                  client_name: 'Acme Assistant',
+                  redirect_uris: ['http://127.0.0.1:33418/callback'],
+                  grant_types: ['authorization_code', 'refresh_token'],
+                  response_types: ['code'],
+                  token_endpoint_auth_method: 'none',
+                  application_type: 'native',
+                  scope: 'mcp:tools',
+                },
+              },
+            },
           },
-          400: { description: 'invalid_client_metadata or invalid_redirect_uri', content: { 'application/json': { schema: oauthError } } },
-          429: { description: 'rate_limited (per client address)', content: { 'application/json': { schema: oauthError } } },
+          400: {
+            description: 'invalid_client_metadata or invalid_redirect_uri',
+            content: oauthErrorContent(
+              'invalid_redirect_uri',
+              'http://app.example.com/cb: http is allowed only for loopback redirects (127.0.0.1, [::1], localhost)',
+            ),
+          },
+          429: {
+            description: 'rate_limited (per client address)',
+            content: oauthErrorContent('rate_limited', 'Too many registrations from this address; retry later.'),
+          },
         },
       },
     },
@@ -203,12 +333,16 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
         ...page,
         operationId: 'pageSetupSubmit',
         summary: 'Set the password',
-        requestBody: form({ ...csrf, token: { type: 'string' }, new_password: { type: 'string' }, confirm_password: { type: 'string' } }, [
-          'csrf_token',
-          'token',
-          'new_password',
-          'confirm_password',
-        ]),
+        requestBody: form(
+          { ...csrf, token: { type: 'string' }, new_password: { type: 'string' }, confirm_password: { type: 'string' } },
+          ['csrf_token', 'token', 'new_password', 'confirm_password'],
+          {
+            csrf_token: CSRF_EXAMPLE,
+            token: 'ust_Kq9Xm2Rb7Tn3Wv8Lc5YdH4Wm9Kq2Xb7Rt3Ln8Vc5Yh',
+            new_password: 'correct horse battery staple',
+            confirm_password: 'correct horse battery staple',
+          },
+        ),
         responses: { 200: html('Password set'), 400: html('Refused'), 403: html('CSRF check failed') },
       },
     },
@@ -224,11 +358,16 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
         ...page,
         operationId: 'pageSignInSubmit',
         summary: 'Sign in',
-        requestBody: form({ ...csrf, email: { type: 'string' }, password: { type: 'string' }, request: { type: 'string' } }, [
-          'csrf_token',
-          'email',
-          'password',
-        ]),
+        requestBody: form(
+          { ...csrf, email: { type: 'string' }, password: { type: 'string' }, request: { type: 'string' } },
+          ['csrf_token', 'email', 'password'],
+          {
+            csrf_token: CSRF_EXAMPLE,
+            email: 'dana.meyer@example.com',
+            password: 'correct horse battery staple',
+            request: '6Wn3Kq8Xm2Rb7Tv4Lc9YdHp5Jx0k2Qm8R',
+          },
+        ),
         responses: {
           303: seeOther('Signed in'),
           401: html('Wrong email or password'),
@@ -244,13 +383,22 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
         operationId: 'pageConsent',
         summary: 'Consent page',
         parameters: [query('request', 'The pending authorization request', true)],
-        responses: { 200: html('Allow or Deny'), 303: seeOther('Not signed in'), ...parserRefusal },
+        responses: {
+          200: html('Allow or Deny'),
+          303: seeOther('Not signed in'),
+          400: html('The sign-in request expired or was already completed'),
+          ...parserRefusal,
+        },
       },
       post: {
         ...page,
         operationId: 'pageConsentSubmit',
         summary: 'Allow or deny',
-        requestBody: form({ ...csrf, request: { type: 'string' }, decision: { enum: ['allow', 'deny'] } }, ['csrf_token', 'request', 'decision']),
+        requestBody: form({ ...csrf, request: { type: 'string' }, decision: { enum: ['allow', 'deny'] } }, ['csrf_token', 'request', 'decision'], {
+          csrf_token: CSRF_EXAMPLE,
+          request: '6Wn3Kq8Xm2Rb7Tv4Lc9YdHp5Jx0k2Qm8R',
+          decision: 'allow',
+        }),
         responses: { 303: seeOther('Back to the client with code or access_denied'), 403: html('CSRF check failed'), ...otherFailure },
       },
     },
@@ -267,7 +415,10 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
         ...page,
         operationId: 'pageRevokeConnection',
         summary: 'Revoke a connected application',
-        requestBody: form({ ...csrf, client_id: { type: 'string' } }, ['csrf_token', 'client_id']),
+        requestBody: form({ ...csrf, client_id: { type: 'string' } }, ['csrf_token', 'client_id'], {
+          csrf_token: CSRF_EXAMPLE,
+          client_id: 'pcl_7Hq2mZ4kP9xW3vN8bR5tLc',
+        }),
         responses: { 303: seeOther('Back to the list'), 403: html('CSRF check failed'), ...otherFailure },
       },
     },
@@ -276,7 +427,7 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
         ...page,
         operationId: 'pageSignOut',
         summary: 'Sign out',
-        requestBody: form(csrf, ['csrf_token']),
+        requestBody: form(csrf, ['csrf_token'], { csrf_token: CSRF_EXAMPLE }),
         responses: { 303: seeOther('To the sign-in page'), 403: html('CSRF check failed'), ...otherFailure },
       },
     },

@@ -3,7 +3,7 @@ import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import type { Permission } from '../../core/keys/permissions';
 import type { OperationName } from '../../core/limits/limitTable';
 import { Problem, validationFailed } from '../../core/problems';
-import { withIdempotency } from '../middleware/idempotency';
+import { requireIdempotencyKey, withIdempotency } from '../middleware/idempotency';
 import type { RouteInput, RouteResult, RouteSpec } from '../routeSpec';
 import { admissionUnder, type AcquireAdmission, type AdmissionHandle } from './admission';
 import { findTenantFields, parseWith, rejectCredentialsInBody } from './operationInput';
@@ -14,7 +14,7 @@ import type { OperationRegistry } from './operationRegistry';
  * Koa routes (api/routeSpec.ts) and the tool server (api/mcp/toolDispatch.ts) both call it
  * with values they have already taken out of their own protocol. Nothing here knows HTTP.
  *
- * Order: credential in the body → baseline admission (unless the caller holds it) →
+ * Order: credential in the body → idempotency key present and well formed → baseline admission (unless the caller holds it) →
  * permission → operation admission → tenant fields in the body → path and query validation →
  * idempotency → body validation → handler. A credential is looked for first so that it is
  * reported as such (400) rather than hidden behind a 403 or 429. Failures are thrown as
@@ -85,6 +85,7 @@ export function createOperationExecutor(registry: OperationRegistry, config: Con
     const spec = registry.get(operation);
     if (!spec) throw new Problem('not_found', 'No such resource.');
     rejectCredentialsInBody(request.body);
+    requireIdempotencyKey(spec, request.idempotencyKey);
     const admission = request.admission ?? (await acquire(request.principal));
     try {
       requirePermission(request.principal, spec.permission);

@@ -1,4 +1,4 @@
-import { PROBLEM_CODES, type ProblemCode } from '../../core/problems';
+import { PROBLEM_CODES, PROBLEM_TYPE_PREFIX, type ProblemCode } from '../../core/problems';
 import type { RouteSpec } from '../routeSpec';
 
 /**
@@ -43,6 +43,53 @@ export function problemCodesOf(spec: RouteSpec): ProblemCode[] {
   return ALL_CODES.filter((c) => codes.has(c));
 }
 
+/** What the service says for the codes an example shows most often; others show their title. */
+const EXAMPLE_DETAILS: Partial<Record<ProblemCode, string>> = {
+  invalid_cursor: 'The cursor is not one this list returned; start again without a cursor.',
+  invalid_idempotency_key: 'Send an Idempotency-Key header of 8 to 128 characters: a letter or digit, then letters, digits, `.`, `_`, `:` or `-`.',
+  malformed_authorization: 'Send your API key as `Authorization: Bearer <API_KEY>`.',
+  insufficient_credits: 'The organization has 0 credits; this request needs at least 1.',
+  insufficient_scope: 'This operation requires the `jobs.v1:write` permission.',
+  not_found: 'No such resource.',
+  idempotency_key_reused: 'This Idempotency-Key was used with a different request body.',
+  cursor_expired: 'The cursor is no longer valid; start the search again.',
+  validation_failed: 'person_ids: Too big: expected array to have <=100 items',
+  webhook_url_not_allowed: 'The url does not resolve to a publicly routable address.',
+  rate_limited: "The organization's request rate of 25 per second is used up for this second.",
+  body_too_large: 'The body is larger than 65,536 bytes.',
+  unsupported_media_type: 'Send the body as `Content-Type: application/json`.',
+  internal_error: 'Something went wrong on our side; the request id identifies it in our logs.',
+  dependency_unavailable: 'The credit ledger did not answer in time; nothing was charged. Retry after the Retry-After delay.',
+};
+
+const EXAMPLE_REQUEST_ID = 'req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b';
+
+/** A problem document of `code` as the service writes it. */
+export function problemExample(code: ProblemCode): Record<string, unknown> {
+  const { status, title } = PROBLEM_CODES[code];
+  return {
+    type: `${PROBLEM_TYPE_PREFIX}${code}`,
+    title,
+    status,
+    detail: EXAMPLE_DETAILS[code] ?? `${title}.`,
+    code,
+    request_id: EXAMPLE_REQUEST_ID,
+    instance: `urn:service:developer-api:request:${EXAMPLE_REQUEST_ID}`,
+    ...(code === 'validation_failed' ? { errors: [{ field: 'person_ids', message: 'Too big: expected array to have <=100 items' }] } : {}),
+  };
+}
+
+/**
+ * An error response's description: each of its codes named once, first those the route's own
+ * wording does not mention, then that wording.
+ */
+function describeCodes(codes: ProblemCode[], declared: string | undefined): string {
+  const unmentioned = codes.filter((c) => !declared || !new RegExp(`\\b${c}\\b`).test(declared));
+  const named = unmentioned.map((c) => `\`${c}\``).join(', ');
+  if (!declared) return `${named}.`;
+  return named ? `${named}; ${declared}` : declared;
+}
+
 /** Statuses whose answers tell the client when to come back. */
 const RETRY_AFTER_STATUSES = new Set([409, 429, 503]);
 
@@ -59,13 +106,15 @@ export function problemResponses(spec: RouteSpec): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [status, codes] of [...byStatus.entries()].sort(([a], [b]) => a - b)) {
     const declared = spec.responses[status]?.description;
-    const named = codes.map((c) => `\`${c}\``).join(', ');
+    // The example shows the code the route itself names for this status, when it names one.
+    const shown = codes.find((c) => declared && new RegExp(`\\b${c}\\b`).test(declared)) ?? codes[0];
     out[String(status)] = {
-      description: declared ? `${named}. ${declared}` : `${named}.`,
+      description: describeCodes(codes, declared),
       ...(RETRY_AFTER_STATUSES.has(status) ? { headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } } : {}),
       content: {
         'application/problem+json': {
           schema: { allOf: [{ $ref: '#/components/schemas/Problem' }, { type: 'object', properties: { code: { enum: codes } } }] },
+          example: problemExample(shown),
         },
       },
     };

@@ -4,6 +4,7 @@ import { buildOpenApi } from '../openapi';
 import { healthOpenApiPaths } from '../routes/health';
 import { v1Routes } from '../routes/index';
 import { firstCallGuide } from './firstCallGuide';
+import { OPERATION_EXAMPLES } from './operationExamples';
 import { referenceOpenApiPaths } from './referencePage';
 import { toolServerOpenApiPaths } from './toolServerPaths';
 
@@ -14,9 +15,10 @@ export function publicOpenApi(config: DocumentSettings): Record<string, unknown>
   return buildOpenApi(v1Routes, {
     baseUrl: config.baseUrl,
     description: firstCallGuide(config.baseUrl),
+    examples: OPERATION_EXAMPLES,
     extraPaths: {
       ...oauthOpenApiPaths(config.authUrl),
-      ...toolServerOpenApiPaths(config.mcpUrl),
+      ...toolServerOpenApiPaths(config.mcpUrl, config.authUrl),
       ...healthOpenApiPaths({ enabled: config.metricsEnabled, token: config.metricsToken }),
       ...referenceOpenApiPaths(),
     },

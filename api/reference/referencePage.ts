@@ -14,10 +14,22 @@ export const OPENAPI_PATH = '/openapi.json';
 const BUNDLE_PATH = '/docs/redoc.standalone.js';
 const INIT_PATH = '/docs/reference.js';
 
+/**
+ * Redoc's sidebar credit shows Redocly's logo from their CDN, which the page's CSP blocks (a
+ * violation and a console error on every visit). The bundle is served with that address
+ * replaced by an empty data: URL: the image fails to load, and Redoc's own error handler then
+ * leaves the logo out, keeping the credit's text.
+ */
+export const REDOCLY_LOGO_URL = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+
 let bundle: Buffer | undefined;
 /** Read on first use, so a process that never serves the page never reads 1 MB. */
 function redocBundle(): Buffer {
-  bundle ??= readFileSync(require.resolve('redoc/bundles/redoc.standalone.js'));
+  if (!bundle) {
+    const source = readFileSync(require.resolve('redoc/bundles/redoc.standalone.js'), 'utf8');
+    if (!source.includes(REDOCLY_LOGO_URL)) throw new Error('the Redoc bundle no longer names the Redocly logo where the reference page expects it');
+    bundle = Buffer.from(source.split(REDOCLY_LOGO_URL).join('data:,'), 'utf8');
+  }
   return bundle;
 }
 
@@ -109,7 +121,7 @@ export function referenceOpenApiPaths(): Record<string, unknown> {
       operationId,
       summary,
       responses: {
-        200: { description: 'JavaScript', content: { 'application/javascript': { schema: { type: 'string' } } } },
+        200: { description: 'JavaScript', content: { 'application/javascript': { schema: { type: 'string' }, example: '(function () { /* … */ })();\n' } } },
         '4XX': { $ref: '#/components/responses/RequestRefused' },
       },
     },
@@ -121,7 +133,15 @@ export function referenceOpenApiPaths(): Record<string, unknown> {
         operationId: 'openApiDocument',
         summary: 'This OpenAPI 3.1 document',
         responses: {
-          200: { description: 'The document', content: { 'application/json': { schema: { type: 'object' } } } },
+          200: {
+            description: 'The document',
+            content: {
+              'application/json': {
+                schema: { type: 'object' },
+                example: { openapi: '3.1.0', info: { title: 'Talent platform developer API', version: '1.0.0' }, paths: {} },
+              },
+            },
+          },
           '4XX': { $ref: '#/components/responses/RequestRefused' },
         },
       },
@@ -132,7 +152,10 @@ export function referenceOpenApiPaths(): Record<string, unknown> {
         operationId: 'referencePage',
         summary: 'The API reference page (rendered from this document)',
         responses: {
-          200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } },
+          200: {
+            description: 'HTML',
+            content: { 'text/html': { schema: { type: 'string' }, example: '<!doctype html>\n<html lang="en">…<div id="reference"></div>…</html>\n' } },
+          },
           '4XX': { $ref: '#/components/responses/RequestRefused' },
         },
       },

@@ -3,10 +3,13 @@ import { PRICES } from '../../core/credits/prices';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { SENIORITIES } from '../../core/talent/models';
 import { searchCandidates } from '../../core/talent/searchPages';
+import { SEARCH_CURSOR_PATTERN } from '../../core/talent/searchCursor';
+import { SOURCE_CATALOGUE } from '../../core/talent/sources';
 import { requestClaim } from '../middleware/idempotency';
+import { cursorParameter } from './cursorParameter';
 import { defineRoute } from '../routeSpec';
 
-const text = (max: number) => z.string().trim().min(1).max(max);
+const text = (max: number) => z.string().trim().min(1).max(max).regex(/\S/, 'must not be blank');
 const list = (max: number, itemMax = 100) => z.array(text(itemMax)).min(1).max(max);
 
 const Filters = z
@@ -28,16 +31,17 @@ const SearchBody = z
       .optional()
       .describe('free text; every word must appear in the profile; a word in the current title or skills ranks higher than a passing mention'),
     filters: Filters.optional().describe('exact filters; they narrow, never rank'),
-    sources: z.array(z.string().min(1).max(64)).min(1).max(10).optional().describe('source ids (GET /v1/search/sources); default: every usable source'),
-    page_size: z.number().int().min(1).max(50).default(20),
-    cursor: z
-      .string()
+    sources: z
+      .array(z.enum(SOURCE_CATALOGUE.map((s) => s.id) as [string, ...string[]]))
       .min(1)
-      .max(1024)
+      .max(10)
       .optional()
-      .describe('`next_cursor` of the previous page; the other parameters may be omitted, and if sent must be the same'),
+      .describe('source ids (GET /v1/search/sources); a source not enabled for the organization is 422; default: every usable source'),
+    page_size: z.number().int().min(1).max(50).default(20),
+    cursor: cursorParameter('`next_cursor` of the previous page; the other parameters may be omitted, and if sent must be the same', SEARCH_CURSOR_PATTERN),
   })
-  .strict();
+  .strict()
+  .describe('A new search needs words in `query`, at least one filter, or the `cursor` of an earlier page (otherwise 422).');
 
 const PreviewSchema = z.object({
   person_id: z.string().describe('opaque person id: unlock it, match against it or retrieve its contacts'),
@@ -46,7 +50,7 @@ const PreviewSchema = z.object({
   title: z.string(),
   company: z.string(),
   seniority: z.enum(SENIORITIES),
-  years_experience: z.number().int(),
+  years_experience: z.number().int().min(0),
   location: z.object({ country: z.string(), country_code: z.string(), region: z.string(), city: z.string() }),
   top_skills: z.array(z.string()),
   source: z.string(),
@@ -56,8 +60,8 @@ const SearchPageSchema = z.object({
   search_id: z.string().describe('names this search; a batch contact-retrieval job can work through its people'),
   data: z.array(PreviewSchema).describe('previews: no contact data'),
   next_cursor: z.string().nullable(),
-  total_estimate: z.number().int().describe('how many people match, extrapolated when the search stopped early; pages reach the first 10,000'),
-  credits_charged: z.number().int(),
+  total_estimate: z.number().int().min(0).describe('how many people match, extrapolated when the search stopped early; pages reach the first 10,000'),
+  credits_charged: z.number().int().min(0),
   receipt_id: z.string().nullable(),
 });
 
@@ -77,7 +81,22 @@ export const candidateRoutes = [
     idempotent: true,
     body: SearchBody,
     responses: {
-      200: { description: 'A page of previews', schema: SearchPageSchema },
+      200: {
+        description: 'A page of previews',
+        schema: SearchPageSchema,
+        links: {
+          RetrieveContacts: {
+            operation: 'contact_retrieval_jobs.batch_create',
+            description: "A contact-retrieval job over this search's people",
+            requestBody: { search_id: '$response.body#/search_id' },
+          },
+          UnlockProfile: {
+            operation: 'profiles.unlock',
+            description: 'The full profile of the first person',
+            requestBody: { person_id: '$response.body#/data/0/person_id' },
+          },
+        },
+      },
       400: { description: "`invalid_idempotency_key`, or `invalid_cursor` (forged, altered, another organization's, or another search's cursor)" },
       402: {
         description:

@@ -9,7 +9,8 @@ import {
 import { MAX_BATCH_PEOPLE, MAX_PERSON_IDS } from '../../core/jobs/jobRules';
 import { CONTACT_FIELDS, COUNT_KEYS, FINAL_JOB_STATUSES } from '../../core/jobs/jobTypes';
 import { PERMISSIONS } from '../../core/keys/permissions';
-import { defineRoute } from '../routeSpec';
+import { cursorParameter } from './cursorParameter';
+import { defineRoute, type ResponseDoc } from '../routeSpec';
 
 const TAG = 'Contact-retrieval jobs';
 
@@ -17,6 +18,7 @@ const Fields = z
   .array(z.enum(CONTACT_FIELDS))
   .min(1)
   .refine((f) => new Set(f).size === f.length, 'fields must not repeat')
+  .meta({ uniqueItems: true })
   .default(['email', 'phone'])
   .describe('contact fields to retrieve; default both');
 
@@ -70,7 +72,7 @@ const ListQuery = z
   .object({
     status: z.enum(['running', ...FINAL_JOB_STATUSES]).optional(),
     limit: z.coerce.number().int().min(1).max(100).default(20),
-    cursor: z.string().min(1).max(512).optional(),
+    cursor: cursorParameter('`next_cursor` of the previous page'),
   })
   .strict();
 
@@ -93,11 +95,16 @@ const deliveryQuotaNote =
   'people already delivered today are free, the others are covered while the quota lasts, and the people beyond it fail with reason `delivery_quota_exceeded` ' +
   '(free), as people beyond the credits fail with `insufficient_credits`. What the job does not use is given back when it finishes; its deliveries count in the day it was accepted.';
 
-const accepted = {
+const accepted: Record<number, ResponseDoc> = {
   202: {
     description:
       'Accepted: the job runs; poll it, wait for the `job.completed` webhook, then read its result. Each delivered record costs 1 credit; reused (retrieved by this organization within 30 days, including by another of its jobs running at the same time: an organization pays once per person and field), not_found and failed people are free',
     schema: JobSchema,
+    links: {
+      GetJob: { operation: 'contact_retrieval_jobs.get', description: 'The job, to poll its status', parameters: { id: '$response.body#/job_id' } },
+      GetJobResult: { operation: 'job_results.get', description: "The job's result once it finished", parameters: { job_id: '$response.body#/job_id' } },
+      CancelJob: { operation: 'contact_retrieval_jobs.cancel', description: 'Stop the job', parameters: { id: '$response.body#/job_id' } },
+    },
   },
 };
 

@@ -72,7 +72,9 @@ export function healthOpenApiPaths(metrics: MetricsAccess): Record<string, unkno
           200: {
             description: 'Alive',
             headers: noStore,
-            content: { 'application/json': { schema: { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } } } },
+            content: {
+              'application/json': { schema: { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } }, example: { status: 'ok' } },
+            },
           },
           '4XX': { $ref: '#/components/responses/RequestRefused' },
         },
@@ -84,9 +86,17 @@ export function healthOpenApiPaths(metrics: MetricsAccess): Record<string, unkno
         operationId: 'readyz',
         summary: 'Readiness: the store and Temporal are reachable',
         responses: {
-          200: { description: 'Ready', headers: noStore, content: { 'application/json': { schema: checks } } },
+          200: {
+            description: 'Ready',
+            headers: noStore,
+            content: { 'application/json': { schema: checks, example: { status: 'ready', checks: { store: 'ok', temporal: 'ok' } } } },
+          },
           '4XX': { $ref: '#/components/responses/RequestRefused' },
-          503: { description: 'A dependency is down (named in `checks`)', headers: noStore, content: { 'application/json': { schema: checks } } },
+          503: {
+            description: 'A dependency is down (named in `checks`)',
+            headers: noStore,
+            content: { 'application/json': { schema: checks, example: { status: 'unavailable', checks: { store: 'ok', temporal: 'down' } } } },
+          },
         },
       },
     },
@@ -101,10 +111,30 @@ export function healthOpenApiPaths(metrics: MetricsAccess): Record<string, unkno
           ? "Only `Authorization: Bearer <METRICS_TOKEN>` is answered (the operator's token, not an API key)."
           : 'Unauthenticated on this deployment (no METRICS_TOKEN).',
         responses: {
-          200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } },
+          200: {
+            description: 'Prometheus text exposition format',
+            content: {
+              'text/plain': {
+                schema: { type: 'string' },
+                example:
+                  '# HELP http_requests_total HTTP requests answered, by route and status.\n# TYPE http_requests_total counter\nhttp_requests_total{method="POST",route="/v1/candidates/search",status="200"} 1027\n',
+              },
+            },
+          },
           401: {
             description: '`missing_api_key` or `invalid_api_key`: the metrics token is missing or wrong',
-            content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+            content: {
+              'application/problem+json': {
+                schema: { $ref: '#/components/schemas/Problem' },
+                example: {
+                  type: 'urn:service:developer-api:problem:invalid_api_key',
+                  title: 'Invalid API key',
+                  status: 401,
+                  detail: 'The metrics token is not valid.',
+                  code: 'invalid_api_key',
+                },
+              },
+            },
           },
         },
       },

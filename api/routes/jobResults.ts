@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { readJobResult } from '../../core/jobs/jobResults';
 import { FAILURE_REASONS, FINAL_JOB_STATUSES, PERSON_OUTCOMES } from '../../core/jobs/jobTypes';
 import { PERMISSIONS } from '../../core/keys/permissions';
+import { cursorParameter } from './cursorParameter';
 import { defineRoute } from '../routeSpec';
 import { JobCountsSchema } from './contactRetrievalJobs';
 
@@ -38,7 +39,7 @@ export const jobResultRoutes = [
     query: z
       .object({
         limit: z.coerce.number().int().min(1).max(1000).default(100),
-        cursor: z.string().min(1).max(512).optional(),
+        cursor: cursorParameter('`next_cursor` of the previous page'),
       })
       .strict(),
     responses: {

@@ -16,7 +16,7 @@ import { findScopeChain, scopeChain } from '../../core/limits/scopeChain';
 import { defineRoute } from '../routeSpec';
 import { principalScopes } from '../operations/admission';
 
-const nullableInt = z.number().int().nullable();
+const nullableInt = z.number().int().min(0).nullable();
 
 export const LimitEntrySchema = z.object({
   operation: z.string().describe(`operation name, or \`${BASELINE_ENTRY}\` for the limit every request is held to`),

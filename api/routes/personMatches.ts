@@ -5,15 +5,15 @@ import { CONFIDENCE, matchPeople } from '../../core/talent/matchPeople';
 import { requestClaim } from '../middleware/idempotency';
 import { defineRoute } from '../routeSpec';
 
-const field = (max: number) => z.string().trim().min(1).max(max).optional();
+const field = (max: number) => z.string().trim().min(1).max(max).regex(/\S/, 'must not be blank').optional();
 
 const MatchBody = z
   .object({
     name: field(200),
     email: z.string().trim().email().max(320).optional(),
+    // Not trimmed: the pattern itself allows spaces, so the document's pattern is the whole rule.
     phone: z
       .string()
-      .trim()
       .regex(/^\+?[\d\s().-]{6,32}$/, 'must be a phone number')
       .optional(),
     profile_url: z.string().trim().url().max(500).optional(),
@@ -23,7 +23,18 @@ const MatchBody = z
     min_confidence: z.number().min(0).max(1).default(0.8),
     limit: z.number().int().min(1).max(10).default(5).describe('at most this many matches'),
   })
-  .strict();
+  .strict()
+  .meta({
+    // What matchPeople requires: one strong identifier, or a name with one more field.
+    anyOf: [
+      { required: ['email'] },
+      { required: ['phone'] },
+      { required: ['profile_url'] },
+      { required: ['name', 'company'] },
+      { required: ['name', 'title'] },
+      { required: ['name', 'location'] },
+    ],
+  });
 
 const MatchResponse = z.object({
   data: z
@@ -35,7 +46,7 @@ const MatchResponse = z.object({
       }),
     )
     .describe('best first; empty when nothing reaches min_confidence'),
-  credits_charged: z.number().int(),
+  credits_charged: z.number().int().min(0),
   receipt_id: z.string().nullable(),
   no_match: z
     .object({

@@ -16,7 +16,7 @@ const ProfileSchema = z.object({
   title: z.string(),
   company: z.string(),
   seniority: z.string(),
-  years_experience: z.number().int(),
+  years_experience: z.number().int().min(0),
   skills: z.array(z.string()),
   languages: z.array(z.string()),
   location: z.object({ country: z.string(), country_code: z.string(), region: z.string(), city: z.string() }),
@@ -29,7 +29,7 @@ const ProfileSchema = z.object({
 const UnlockResponse = z.object({
   profile: ProfileSchema.describe('the full profile; contact data is retrieved by a contact-retrieval job'),
   already_unlocked: z.boolean(),
-  credits_charged: z.number().int(),
+  credits_charged: z.number().int().min(0),
   receipt_id: z.string().nullable(),
 });
 

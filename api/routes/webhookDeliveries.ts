@@ -4,6 +4,7 @@ import { DELIVERY_STATUSES } from '../../core/webhooks/models';
 import { requestReplay } from '../../core/webhooks/replays';
 import { temporalReplaySignaller } from '../../core/webhooks/replaySignals';
 import { deliveryView, findDelivery, listDeliveries } from '../../core/webhooks/webhookDeliveries';
+import { cursorParameter } from './cursorParameter';
 import { defineRoute } from '../routeSpec';
 
 /** Delivery history and replay (SPEC 3.2, 4.2, DECISIONS.md "Webhook deliveries"). */
@@ -15,17 +16,17 @@ export const DeliverySchema = z.object({
   event_id: z.string().describe('equals the `webhook-id` header'),
   endpoint_id: z.string(),
   job_id: z.string(),
-  attempt: z.number().int().describe('1–9 within a run'),
-  replay: z.number().int().describe('0 for the original run, n for the nth replay'),
+  attempt: z.number().int().min(1).max(9).describe('1–9 within a run'),
+  replay: z.number().int().min(0).describe('0 for the original run, n for the nth replay'),
   status: z.enum(DELIVERY_STATUSES).describe('the ninth failed attempt of a run is `dead_lettered`'),
-  response_status: z.number().int().nullable(),
+  response_status: z.number().int().min(100).max(599).nullable(),
   error_code: z
     .string()
     .nullable()
     .describe(
       'timeout, tls_error, redirect, destination_refused, dns_error, connection_refused, connection_error, http_status, endpoint_inactive, attempt_interrupted',
     ),
-  duration_ms: z.number().int().nullable(),
+  duration_ms: z.number().int().min(0).nullable(),
   scheduled_at: z.string(),
   attempted_at: z.string(),
   next_attempt_at: z.string().nullable(),
@@ -46,10 +47,21 @@ export const webhookDeliveryRoutes = [
       event_id: z.string().max(64).optional(),
       status: z.enum(DELIVERY_STATUSES).optional(),
       limit: z.coerce.number().int().min(1).max(100).default(20),
-      cursor: z.string().max(400).optional().describe('opaque; `next_cursor` of the previous page'),
+      cursor: cursorParameter('`next_cursor` of the previous page'),
     }),
     responses: {
-      200: { description: 'A page of attempts', schema: z.object({ data: z.array(DeliverySchema), next_cursor: z.string().nullable() }) },
+      200: {
+        description: 'A page of attempts',
+        schema: z.object({ data: z.array(DeliverySchema), next_cursor: z.string().nullable() }),
+        links: {
+          GetDelivery: { operation: 'webhook_deliveries.get', description: 'The first attempt', parameters: { id: '$response.body#/data/0/delivery_id' } },
+          ReplayDelivery: {
+            operation: 'webhook_deliveries.replay',
+            description: 'Send its event again',
+            parameters: { id: '$response.body#/data/0/delivery_id' },
+          },
+        },
+      },
       400: { description: '`invalid_cursor`' },
     },
     handler: async ({ principal, query }) => ({ status: 200, body: await listDeliveries(principal.workspaceId, query) }),
@@ -78,7 +90,7 @@ export const webhookDeliveryRoutes = [
     responses: {
       202: {
         description: 'The replay is scheduled',
-        schema: z.object({ event_id: z.string(), replay: z.number().int(), endpoint_id: z.string(), status: z.literal('replaying') }),
+        schema: z.object({ event_id: z.string(), replay: z.number().int().min(1), endpoint_id: z.string(), status: z.literal('replaying') }),
       },
       404: { description: '`not_found`' },
       409: { description: '`replay_not_allowed`' },

@@ -13,6 +13,7 @@ import {
   updateEndpoint,
   type DestinationSettings,
 } from '../../core/webhooks/webhookEndpoints';
+import { cursorParameter } from './cursorParameter';
 import { defineRoute } from '../routeSpec';
 
 /** Webhook endpoint management (SPEC 4.2, DECISIONS.md "Webhook endpoints"); free, never metered. */
@@ -41,11 +42,17 @@ const RotationSchema = z.object({
 
 const EndpointPage = z.object({ data: z.array(EndpointSchema), next_cursor: z.string().nullable() });
 
-const Url = z.string().min(1).max(2048).describe('HTTPS URL of the destination');
+// The destination policy (core/webhooks/destinationPolicy) refuses what is not an absolute
+// https URL with 422 webhook_url_not_allowed; the pattern says so to callers.
+const Url = z
+  .string()
+  .min(1)
+  .max(2048)
+  .meta({ pattern: '^https://[^\\s/?#@]+(/[^\\s#]*)?$', format: 'uri', description: 'HTTPS URL of the destination (publicly routable)' });
 const IdParams = z.object({ id: z.string().min(1).max(64) });
 const PageQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().max(400).optional(),
+  cursor: cursorParameter('`next_cursor` of the previous page'),
 });
 
 function settings(c: Config): DestinationSettings {
@@ -70,7 +77,29 @@ export const webhookEndpointRoutes = [
     ].join('\n'),
     body: z.object({ url: Url }).strict(),
     responses: {
-      201: { description: 'Registered; the secret appears only here', schema: RegistrationSchema },
+      201: {
+        description: 'Registered; the secret appears only here',
+        schema: RegistrationSchema,
+        links: {
+          GetEndpoint: { operation: 'webhook_endpoints.get', description: 'The endpoint', parameters: { id: '$response.body#/endpoint/endpoint_id' } },
+          UpdateEndpoint: {
+            operation: 'webhook_endpoints.update',
+            description: 'Re-point, disable or enable it',
+            parameters: { id: '$response.body#/endpoint/endpoint_id' },
+          },
+          RotateSecret: {
+            operation: 'webhook_endpoints.rotate_secret',
+            description: 'Rotate its secret',
+            parameters: { id: '$response.body#/endpoint/endpoint_id' },
+          },
+          RetireEndpoint: { operation: 'webhook_endpoints.delete', description: 'Retire it', parameters: { id: '$response.body#/endpoint/endpoint_id' } },
+          ListDeliveries: {
+            operation: 'webhook_deliveries.list',
+            description: 'The deliveries made to it',
+            parameters: { endpoint_id: '$response.body#/endpoint/endpoint_id' },
+          },
+        },
+      },
       409: { description: '`endpoint_limit_reached`' },
       422: { description: '`webhook_url_not_allowed` or `validation_failed`' },
     },
@@ -87,11 +116,14 @@ export const webhookEndpointRoutes = [
     query: PageQuery,
     responses: { 200: { description: 'A page of endpoints', schema: EndpointPage } },
     handler: async ({ principal, query }) => {
-      const { docs, more } = await listEndpoints(scopeOf(principal), { limit: query.limit, after: decodeCursor(query.cursor) });
+      const { docs, more } = await listEndpoints(scopeOf(principal), { limit: query.limit, after: decodeCursor('webhook_endpoints', query.cursor) });
       const last = docs[docs.length - 1];
       return {
         status: 200,
-        body: { data: docs.map(endpointView), next_cursor: more && last ? encodeCursor({ createdAt: last.createdAt, id: last._id }) : null },
+        body: {
+          data: docs.map(endpointView),
+          next_cursor: more && last ? encodeCursor('webhook_endpoints', { createdAt: last.createdAt, id: last._id }) : null,
+        },
       };
     },
   }),
@@ -120,7 +152,8 @@ export const webhookEndpointRoutes = [
     body: z
       .object({ url: Url.optional(), state: z.enum(['active', 'disabled']).optional().describe('`active` or `disabled`') })
       .strict()
-      .refine((b) => b.url !== undefined || b.state !== undefined, { message: 'give url, state or both' }),
+      .refine((b) => b.url !== undefined || b.state !== undefined, { message: 'give url, state or both' })
+      .meta({ minProperties: 1 }),
     responses: {
       200: { description: 'The endpoint after the change', schema: EndpointSchema },
       404: { description: '`not_found`' },

@@ -9,7 +9,7 @@ import { sourcesForOrganization } from '../talent/sources';
 import { claimDaySlot, returnDaySlot } from './dailyJobCap';
 import { releaseDeliveries, reserveDeliveries } from './deliveryReservations';
 import { sourcesOfPeople } from './personSources';
-import { decodeCursor, encodeCursor } from './cursor';
+import { cursorId, cursorInstant, decodeListCursor, encodeListCursor } from '../pageCursor';
 import { carryOutOnRequest, recordJobCancel, temporalJobStarter, type JobStarter } from './jobOutbox';
 import { CAP_RETRY_AFTER_SECONDS, MAX_PERSON_IDS, contactRetrievalWorkflowId, countsFromTally, emptyCounts, uniquePersonIds, unknownPeople } from './jobRules';
 import { claimJobSlot, releaseJobSlot } from './jobSlots';
@@ -281,10 +281,9 @@ export async function listContactRetrievalJobs(principal: KeyPrincipal, q: { sta
   const filter: Record<string, unknown> = { workspaceId: principal.workspaceId, orgId: principal.orgId };
   if (q.status) filter.status = q.status;
   const scope = `jobs:${principal.workspaceId}:${q.status ?? '*'}`;
-  if (q.cursor) {
-    const pos = decodeCursor<{ t: number; id: string }>(q.cursor, scope, { t: 'number', id: 'string' });
-    const t = new Date(pos.t);
-    filter.$or = [{ createdAt: { $lt: t } }, { createdAt: t, _id: { $lt: pos.id } }];
+  if (q.cursor !== undefined) {
+    const { t, id } = decodeListCursor<{ t: Date; id: string }>(q.cursor, scope, { t: cursorInstant, id: cursorId });
+    filter.$or = [{ createdAt: { $lt: t } }, { createdAt: t, _id: { $lt: id } }];
   }
   const docs = await ContactRetrievalJob.find(filter)
     .sort({ createdAt: -1, _id: -1 })
@@ -294,7 +293,7 @@ export async function listContactRetrievalJobs(principal: KeyPrincipal, q: { sta
   const last = page[page.length - 1];
   return {
     data: await Promise.all(page.map((d) => jobView(d))),
-    next_cursor: docs.length > q.limit && last ? encodeCursor(scope, { t: last.createdAt.getTime(), id: last._id }) : null,
+    next_cursor: docs.length > q.limit && last ? encodeListCursor(scope, { t: last.createdAt.getTime(), id: last._id }) : null,
   };
 }
 

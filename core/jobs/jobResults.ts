@@ -1,7 +1,7 @@
 import type { KeyPrincipal } from '../keys/apiKeys';
 import { Problem } from '../problems';
 import { findOwnJob, jobCounts } from './contactRetrievalJobs';
-import { decodeCursor, encodeCursor } from './cursor';
+import { cursorIndex, decodeListCursor, encodeListCursor } from '../pageCursor';
 import type { FailureReason, JobCounts, JobStatus, PersonOutcome } from './jobTypes';
 import { ContactRetrievalJobItem } from './models';
 
@@ -39,7 +39,7 @@ export async function readJobResult(principal: KeyPrincipal, jobId: string, q: {
     });
   }
   const scope = `result:${jobId}`;
-  const after = q.cursor ? decodeCursor<{ seq: number }>(q.cursor, scope, { seq: 'number' }).seq : -1;
+  const after = q.cursor !== undefined ? decodeListCursor<{ seq: number }>(q.cursor, scope, { seq: cursorIndex }).seq : -1;
   const docs = await ContactRetrievalJobItem.find({ jobId, seq: { $gt: after } })
     .sort({ seq: 1 })
     .limit(q.limit + 1)
@@ -63,6 +63,6 @@ export async function readJobResult(principal: KeyPrincipal, jobId: string, q: {
         reason: d.reason ?? null,
       };
     }),
-    next_cursor: docs.length > q.limit && last ? encodeCursor(scope, { seq: last.seq }) : null,
+    next_cursor: docs.length > q.limit && last ? encodeListCursor(scope, { seq: last.seq }) : null,
   };
 }

@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import type { Config } from '../config';
 import { constantTimeEqual } from '../crypto/hash';
-import { Problem } from '../problems';
+import { cursorExpired as listCursorExpired, cursorId, cursorIndex, cursorObject, invalidCursor as listCursorInvalid, MAX_CURSOR_LENGTH } from '../pageCursor';
+import type { Problem } from '../problems';
 
 /**
  * Search cursors: opaque, signed (HMAC-SHA-256 under a key derived from the secrets key), so
@@ -33,12 +34,15 @@ export function encodeCursor(settings: Pick<Config, 'secretsKey'>, orgId: string
 }
 
 export function invalidCursor(detail = 'The cursor is not valid for this request; start the search again without a cursor.'): Problem {
-  return new Problem('invalid_cursor', detail);
+  return listCursorInvalid(detail);
 }
 
 export function cursorExpired(): Problem {
-  return new Problem('cursor_expired', 'The cursor is no longer valid; start the search again.');
+  return listCursorExpired('The cursor is no longer valid; start the search again.');
 }
+
+/** The text of a search cursor: base64url payload, a dot, base64url signature. */
+export const SEARCH_CURSOR_PATTERN = '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$';
 
 /** `settings`: the secrets key the cursor is signed under and SEARCH_CURSOR_TTL_SECONDS. */
 export function decodeCursor(
@@ -47,16 +51,14 @@ export function decodeCursor(
   orgId: string,
   now = Date.now(),
 ): { searchId: string; offset: number } {
+  if (typeof cursor !== 'string' || cursor.length > MAX_CURSOR_LENGTH) throw invalidCursor();
   const [payload, signature, extra] = cursor.split('.');
   if (!payload || !signature || extra !== undefined || !constantTimeEqual(signature, sign(settings.secretsKey, payload))) throw invalidCursor();
-  let parsed: CursorPayload;
-  try {
-    parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as CursorPayload;
-  } catch {
-    throw invalidCursor();
-  }
-  if (parsed.v !== 1 || typeof parsed.search !== 'string' || !Number.isInteger(parsed.offset) || parsed.offset < 0) throw invalidCursor();
-  if (parsed.org !== orgId) throw invalidCursor();
-  if (now / 1000 - parsed.iat > settings.search.cursorTtlSeconds) throw cursorExpired();
-  return { searchId: parsed.search, offset: parsed.offset };
+  const parsed = cursorObject(payload);
+  if (parsed.v !== 1 || parsed.org !== orgId) throw invalidCursor();
+  const searchId = cursorId(parsed.search);
+  const offset = cursorIndex(parsed.offset);
+  const issuedAt = cursorIndex(parsed.iat);
+  if (now / 1000 - issuedAt > settings.search.cursorTtlSeconds) throw cursorExpired();
+  return { searchId, offset };
 }

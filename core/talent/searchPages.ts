@@ -89,7 +89,7 @@ function firstFailure(results: PromiseSettledResult<unknown>[]): void {
 export type SearchSettings = Pick<Config, 'secretsKey' | 'search' | 'searchQuotas' | 'readCacheMs'>;
 
 export async function searchCandidates(settings: SearchSettings, req: SearchRequest): Promise<SearchPage> {
-  return req.cursor ? nextPage(settings, req, req.cursor) : firstPage(settings, req);
+  return req.cursor !== undefined ? nextPage(settings, req, req.cursor) : firstPage(settings, req);
 }
 
 /**

@@ -1,28 +1,25 @@
-import { Problem } from '../problems';
+import { cursorId, cursorInstant, decodeListCursor, encodeListCursor } from '../pageCursor';
 
 /**
- * Opaque page cursors for newest-first lists: the position (created_at, id) of the last item
- * returned, base64url JSON. Malformed input is 400 `invalid_cursor`.
+ * Page cursors of the newest-first webhook lists (endpoints, deliveries): the position
+ * (created_at, id) of the last item returned, in the shared cursor format (core/pageCursor.ts),
+ * so a forged one is 400 `invalid_cursor` and one list's cursor is refused by the other.
  */
+export type NewestFirstList = 'webhook_endpoints' | 'webhook_deliveries';
+
 export interface PagePosition {
   createdAt: Date;
   id: string;
 }
 
-export function encodeCursor(pos: PagePosition): string {
-  return Buffer.from(JSON.stringify({ t: pos.createdAt.getTime(), i: pos.id })).toString('base64url');
+export function encodeCursor(list: NewestFirstList, pos: PagePosition): string {
+  return encodeListCursor(list, { t: pos.createdAt.getTime(), id: pos.id });
 }
 
-export function decodeCursor(cursor: string | undefined): PagePosition | undefined {
+export function decodeCursor(list: NewestFirstList, cursor: string | undefined): PagePosition | undefined {
   if (cursor === undefined) return undefined;
-  try {
-    if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) throw new Error('shape');
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { t?: unknown; i?: unknown };
-    if (typeof v.t !== 'number' || !Number.isFinite(v.t) || typeof v.i !== 'string' || v.i.length > 64) throw new Error('fields');
-    return { createdAt: new Date(v.t), id: v.i };
-  } catch {
-    throw new Problem('invalid_cursor', 'The cursor is not one this API returned.');
-  }
+  const { t, id } = decodeListCursor<{ t: Date; id: string }>(cursor, list, { t: cursorInstant, id: cursorId });
+  return { createdAt: t, id };
 }
 
 /** Filter for "strictly after `pos`" in (createdAt desc, _id desc) order. */

@@ -107,7 +107,7 @@ export interface DeliveryFilter {
 }
 
 export async function listDeliveries(workspaceId: string, f: DeliveryFilter): Promise<{ data: DeliveryView[]; next_cursor: string | null }> {
-  const after = decodeCursor(f.cursor);
+  const after = decodeCursor('webhook_deliveries', f.cursor);
   const filter: Record<string, unknown> = { workspaceId, ...afterPosition(after) };
   if (f.endpoint_id) filter.endpointId = f.endpoint_id;
   if (f.event_id) filter.eventId = f.event_id;
@@ -120,7 +120,7 @@ export async function listDeliveries(workspaceId: string, f: DeliveryFilter): Pr
   const last = page[page.length - 1];
   return {
     data: page.map(deliveryView),
-    next_cursor: docs.length > f.limit && last ? encodeCursor({ createdAt: last.createdAt, id: last._id }) : null,
+    next_cursor: docs.length > f.limit && last ? encodeCursor('webhook_deliveries', { createdAt: last.createdAt, id: last._id }) : null,
   };
 }
 

@@ -275,6 +275,8 @@ describe('reads', () => {
     const running = await api(srv.url, 'GET', '/v1/contact-retrieval-jobs?status=running', { key: t.key });
     expect(running.json.data).toEqual([]);
     expectProblem(await api(srv.url, 'GET', '/v1/contact-retrieval-jobs?cursor=bogus', { key: t.key }), 400, 'invalid_cursor');
+    const outOfRange = Buffer.from(JSON.stringify({ s: `jobs:${t.workspaceId}:*`, p: { t: 9e15, id: 'job_x' } })).toString('base64url');
+    expectProblem(await api(srv.url, 'GET', `/v1/contact-retrieval-jobs?cursor=${outOfRange}`, { key: t.key }), 400, 'invalid_cursor');
     expectProblem(await api(srv.url, 'GET', `/v1/contact-retrieval-jobs?cursor=${p1.json.next_cursor}`, { key: tenant.key }), 400, 'invalid_cursor');
     expectProblem(await api(srv.url, 'GET', `/v1/job-results/${made[0]}?cursor=${p1.json.next_cursor}`, { key: t.key }), 400, 'invalid_cursor');
     expectProblem(await api(srv.url, 'GET', '/v1/contact-retrieval-jobs?limit=0', { key: t.key }), 422, 'validation_failed');

@@ -277,6 +277,21 @@ describe('request rate: strict one-second window shared by every key and replica
       break;
     }
   });
+
+  test('a request without its Idempotency-Key is 400 before any limit: it is malformed, not over a rate', async () => {
+    const tenant = await createTenant();
+    await setOrganizationRate(cfg, tenant.orgId, { requestsPerSecond: 1 });
+    // Used up for this second (and the batch route's own rate is 2 per second).
+    await Promise.all([1, 2].map(() => api(replicas[0].url, 'GET', '/v1/whoami', { key: tenant.key })));
+    const keyless = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        i % 2
+          ? api(replicas[i % 2].url, 'POST', '/v1/contact-retrieval-jobs/batch', { key: tenant.key, body: { search_id: 'srch_4Wm9Kq2Xb7Rt3Ln8Vc5YhD' } })
+          : api(replicas[i % 2].url, 'POST', '/v1/candidates/search', { key: tenant.key, body: { query: 'engineer' } }),
+      ),
+    );
+    for (const res of keyless) expect({ status: res.status, code: res.json?.code }).toEqual({ status: 400, code: 'invalid_idempotency_key' });
+  });
 });
 
 describe('per-minute caps', () => {

@@ -271,6 +271,11 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
     const one = await api(srv.url, 'GET', `/v1/webhook-deliveries/${dead.delivery_id}`, { key: t.key });
     expect(one.json).toEqual(dead);
     expectProblem(await api(srv.url, 'GET', '/v1/webhook-deliveries?cursor=notacursor', { key: t.key }), 400, 'invalid_cursor');
+    // A forged position outside the Date range is refused like any other forged cursor, not a 500.
+    for (const list of ['webhook_deliveries', 'webhook_endpoints']) {
+      const forged = Buffer.from(`{"s":"${list}","p":{"t":1e300,"id":"x"}}`).toString('base64url');
+      expectProblem(await api(srv.url, 'GET', `/v1/${list.replace('_', '-')}?cursor=${forged}`, { key: t.key }), 400, 'invalid_cursor');
+    }
     expectProblem(await api(srv.url, 'GET', '/v1/webhook-deliveries?limit=101', { key: t.key }), 422, 'validation_failed');
     const stranger = await createTenant();
     expectProblem(await api(srv.url, 'GET', `/v1/webhook-deliveries/${dead.delivery_id}`, { key: stranger.key }), 404, 'not_found');

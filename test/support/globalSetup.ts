@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalStack } from '../../scripts/localStack';
-import { BINARIES, installChromium, type RunningService } from '../../scripts/localServices';
+import { BINARIES, installChromium, installSchemathesis, type RunningService } from '../../scripts/localServices';
 
 /**
  * Starts MongoDB-wire storage (FerretDB) and a Temporal dev server on free loopback ports for
@@ -31,6 +31,8 @@ export default async function globalSetup(): Promise<void> {
   const started: RunningService[] = stack.services;
   // The sign-in tests drive a real browser; a missing one fails the run here, never skips them.
   process.env.TEST_CHROMIUM_PATH = await installChromium(say);
+  // The contract test fuzzes the running API from its own document.
+  process.env.TEST_SCHEMATHESIS = await installSchemathesis(say);
   process.env.TEST_MONGODB_BASE = stack.storeBase;
   process.env.TEST_TEMPORAL_ADDRESS = stack.temporalAddress;
   process.env.TEST_TEMPORAL_TEST_SERVER = BINARIES.temporalTestServer;

@@ -19,7 +19,7 @@ import {
   heldAnswer,
   type PlanEntry,
 } from '../../core/jobs/jobRules';
-import { decodeCursor, encodeCursor } from '../../core/jobs/cursor';
+import { cursorIndex, decodeListCursor, encodeListCursor } from '../../core/pageCursor';
 import { Problem } from '../../core/problems';
 
 describe('job counts', () => {
@@ -100,19 +100,19 @@ describe('chunks, people and charge keys', () => {
 
 describe('cursors', () => {
   test('round trip', () => {
-    const c = encodeCursor('result:job_1', { seq: 41 });
-    expect(decodeCursor(c, 'result:job_1', { seq: 'number' })).toEqual({ seq: 41 });
+    const c = encodeListCursor('result:job_1', { seq: 41 });
+    expect(decodeListCursor(c, 'result:job_1', { seq: cursorIndex })).toEqual({ seq: 41 });
   });
   test.each([
     ['garbage', '%%%'],
     ['not json', Buffer.from('nope').toString('base64url')],
   ])('a %s cursor is 400 invalid_cursor', (_n, cur) => {
-    expect(() => decodeCursor(cur, 's', { seq: 'number' })).toThrow(Problem);
+    expect(() => decodeListCursor(cur, 's', { seq: cursorIndex })).toThrow(Problem);
   });
   test('a cursor of another list is refused', () => {
-    const c = encodeCursor('result:job_1', { seq: 1 });
+    const c = encodeListCursor('result:job_1', { seq: 1 });
     try {
-      decodeCursor(c, 'result:job_2', { seq: 'number' });
+      decodeListCursor(c, 'result:job_2', { seq: cursorIndex });
       throw new Error('accepted');
     } catch (err) {
       expect((err as Problem).code).toBe('invalid_cursor');

@@ -4,6 +4,8 @@ import { promisify } from 'node:util';
 import type Router from '@koa/router';
 import { createApp } from '../../api/app';
 import { publicOpenApi } from '../../api/reference/publicDocument';
+import { OPERATION_EXAMPLES } from '../../api/reference/operationExamples';
+import { v1Routes } from '../../api/routes/index';
 import { loadConfig } from '../../core/config';
 import { PROBLEM_CODES } from '../../core/problems';
 
@@ -120,5 +122,81 @@ describe('the OpenAPI document', () => {
       'insufficient_scope',
     ])
       expect(search).toContain(code);
+  });
+
+  test('every request and response of every operation carries an example', () => {
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, op] of Object.entries(item) as Array<[string, Operation & { requestBody?: { content: Record<string, { example?: unknown }> } }]>) {
+        for (const [type, media] of Object.entries(op.requestBody?.content ?? {}))
+          if (media.example === undefined) missing.push(`${method} ${path} request ${type}`);
+        for (const [status, response] of Object.entries(op.responses)) {
+          for (const [type, media] of Object.entries(response.content ?? {}))
+            if ((media as { example?: unknown }).example === undefined) missing.push(`${method} ${path} ${status} ${type}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  test("each /v1 example is accepted by the route's own schema: requests as input, answers as output", () => {
+    let checked = 0;
+    for (const spec of v1Routes) {
+      const example = OPERATION_EXAMPLES[spec.operation];
+      if (spec.body) {
+        expect({ operation: spec.operation, result: spec.body.safeParse(example.request).error?.issues ?? 'ok' }).toEqual({
+          operation: spec.operation,
+          result: 'ok',
+        });
+        checked += 1;
+      } else expect({ operation: spec.operation, request: example.request }).toEqual({ operation: spec.operation, request: undefined });
+      for (const [status, doc] of Object.entries(spec.responses)) {
+        if (!doc.schema) continue;
+        const answer = example.responses[Number(status)];
+        expect({ operation: spec.operation, status, result: doc.schema.safeParse(answer).error?.issues ?? 'ok' }).toEqual({
+          operation: spec.operation,
+          status,
+          result: 'ok',
+        });
+        checked += 1;
+      }
+    }
+    expect(checked).toBeGreaterThan(25);
+  });
+
+  test("examples use the service's id shapes and amounts, and no integer is bounded by the safe-integer range", () => {
+    // The /v1 schemas and examples: only the tool server's JSON-RPC ids are really bounded so.
+    const v1 = JSON.stringify(Object.entries(document.paths).filter(([p]) => p.startsWith('/v1/')));
+    expect(v1).not.toMatch(/9007199254740991/);
+    const search = document.paths['/v1/candidates/search'].post as unknown as {
+      responses: Record<string, { content: Record<string, { example: Record<string, unknown> }> }>;
+    };
+    const page = search.responses['200'].content['application/json'].example;
+    expect(page.search_id).toMatch(/^srch_[0-9A-Za-z]{22}$/);
+    expect(page.credits_charged).toBe(1);
+    const whoami = (
+      document.paths['/v1/whoami'].get as unknown as { responses: Record<string, { content: Record<string, { example: Record<string, string> }> }> }
+    ).responses['200'].content['application/json'].example;
+    expect(whoami.org_root).toMatch(/^org_[0-9A-Za-z]{22}$/);
+    expect(whoami.key_id).toMatch(/^key_[0-9A-Za-z]{22}$/);
+  });
+
+  test('each error description names each of its codes once', () => {
+    for (const [path, item] of Object.entries(document.paths).filter(([p]) => p.startsWith('/v1/'))) {
+      for (const op of Object.values(item)) {
+        for (const [status, response] of Object.entries(op.responses) as Array<[string, { description?: string }]>) {
+          if (!/^[45]\d\d$/.test(status) || !response.description) continue;
+          for (const code of Object.keys(PROBLEM_CODES)) {
+            const times = response.description.match(new RegExp(`\\b${code}\\b`, 'g'))?.length ?? 0;
+            expect({ path, status, code, times: Math.min(times, 2) }).toEqual({ path, status, code, times: Math.min(times, 1) });
+          }
+        }
+      }
+    }
+  });
+
+  test('introduction headings are plain text (Redoc shows them in the side menu)', () => {
+    const intro = (document as unknown as { info: { description: string } }).info.description;
+    for (const heading of intro.split('\n').filter((l) => /^#{1,6} /.test(l))) expect(heading).not.toMatch(/[`<>]/);
   });
 });

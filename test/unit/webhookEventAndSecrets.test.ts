@@ -72,10 +72,11 @@ describe('replay allowance and cursors', () => {
 
   test('cursors round-trip and garbage is 400 invalid_cursor', () => {
     const pos = { createdAt: new Date('2026-01-01T00:00:00.123Z'), id: 'dlv_abc' };
-    expect(decodeCursor(encodeCursor(pos))).toEqual(pos);
-    expect(decodeCursor(undefined)).toBeUndefined();
+    expect(decodeCursor('webhook_deliveries', encodeCursor('webhook_deliveries', pos))).toEqual(pos);
+    expect(decodeCursor('webhook_deliveries', undefined)).toBeUndefined();
+    expect(() => decodeCursor('webhook_endpoints', encodeCursor('webhook_deliveries', pos))).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
     for (const bad of ['!!', 'abc', Buffer.from('{"t":"x","i":1}').toString('base64url')]) {
-      expect(() => decodeCursor(bad)).toThrow(expect.objectContaining({ code: 'invalid_cursor', status: 400 }));
+      expect(() => decodeCursor('webhook_deliveries', bad)).toThrow(expect.objectContaining({ code: 'invalid_cursor', status: 400 }));
     }
   });
 });

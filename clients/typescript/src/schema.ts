@@ -676,7 +676,7 @@ export interface paths {
         put?: never;
         /**
          * MCP tool server: one JSON-RPC message per POST (Streamable HTTP, stateless)
-         * @description Needs an access token from the token endpoint for the resource `{MCP_URL}/tools` with scope `mcp:tools`. Call `tools/list` for the tools this token may use. GET and DELETE answer 405: the server keeps no sessions.
+         * @description Needs an access token from the token endpoint for the resource `{MCP_URL}/tools` with scope `mcp:tools`. Call `tools/list` for the tools this token may use. GET and DELETE answer 405: the server keeps no sessions. Send `Accept: application/json, text/event-stream` (MCP Streamable HTTP); without both, 406.
          */
         post: operations["toolServerMessage"];
         delete?: never;
@@ -897,6 +897,17 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "urn:service:developer-api:problem:internal_error",
+                 *       "title": "Internal error",
+                 *       "status": 500,
+                 *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                 *       "code": "internal_error",
+                 *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                 *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -906,6 +917,17 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "urn:service:developer-api:problem:malformed_request",
+                 *       "title": "Malformed request",
+                 *       "status": 400,
+                 *       "detail": "Malformed request.",
+                 *       "code": "malformed_request",
+                 *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                 *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {unknown} */
                     code?: "malformed_request" | "request_timeout" | "headers_too_large";
@@ -918,6 +940,17 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "urn:service:developer-api:problem:origin_not_allowed",
+                 *       "title": "Origin not allowed",
+                 *       "status": 403,
+                 *       "detail": "Origin not allowed.",
+                 *       "code": "origin_not_allowed",
+                 *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                 *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {unknown} */
                     code?: "origin_not_allowed";
@@ -931,6 +964,17 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "urn:service:developer-api:problem:rate_limited",
+                 *       "title": "Rate limited",
+                 *       "status": 429,
+                 *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                 *       "code": "rate_limited",
+                 *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                 *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {unknown} */
                     code?: "rate_limited";
@@ -939,6 +983,7 @@ export interface components {
         };
     };
     parameters: {
+        /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
         RequestId: string;
     };
     requestBodies: never;
@@ -954,6 +999,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -967,6 +1013,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "workspace_id": "ws_8Jf3nT6qW1zK4pX7vB2mLs",
+                     *       "org_root": "org_5kQ2vN8xR3tLm7WbY4cH9d",
+                     *       "application_id": "app_3Rk9mW2xT7bN5vQ8cL4hJd",
+                     *       "audience": "developer-api",
+                     *       "scopes": [
+                     *         "candidates.search",
+                     *         "jobs.v1:read",
+                     *         "jobs.v1:write",
+                     *         "profiles.v1:unlock"
+                     *       ],
+                     *       "key_id": "key_9Tb4mK7xQ2nW8vR5cJ3hLp"
+                     *     }
+                     */
                     "application/json": {
                         workspace_id: string;
                         org_root: string;
@@ -984,6 +1045,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization";
@@ -996,6 +1068,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -1009,6 +1092,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -1021,6 +1115,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -1037,6 +1142,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -1050,6 +1156,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "endpoint_id": "we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY",
+                     *           "url": "https://hooks.example.com/talent",
+                     *           "state": "active",
+                     *           "created_at": "2026-11-25T14:03:11.482Z",
+                     *           "updated_at": "2026-11-25T14:03:11.482Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             endpoint_id: string;
@@ -1072,6 +1192,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization" | "invalid_cursor";
@@ -1084,6 +1215,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -1096,6 +1238,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
@@ -1108,6 +1261,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
@@ -1121,6 +1291,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -1133,6 +1314,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -1146,6 +1338,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -1153,8 +1346,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/talent"
+                 *     }
+                 */
                 "application/json": {
-                    /** @description HTTPS URL of the destination */
+                    /**
+                     * Format: uri
+                     * @description HTTPS URL of the destination (publicly routable)
+                     */
                     url: string;
                 };
             };
@@ -1166,6 +1367,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoint": {
+                     *         "endpoint_id": "we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY",
+                     *         "url": "https://hooks.example.com/talent",
+                     *         "state": "active",
+                     *         "created_at": "2026-11-25T14:03:11.482Z",
+                     *         "updated_at": "2026-11-25T14:03:11.482Z"
+                     *       },
+                     *       "secret_id": "whs_5Lm8Qx3Kt7Rb2Wn9Vc4YhD",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
                     "application/json": {
                         endpoint: {
                             endpoint_id: string;
@@ -1190,6 +1404,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization" | "malformed_body";
@@ -1202,6 +1427,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -1214,19 +1450,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `endpoint_limit_reached`. `endpoint_limit_reached` */
+            /** @description `endpoint_limit_reached` */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:endpoint_limit_reached",
+                     *       "title": "Webhook endpoint limit reached",
+                     *       "status": 409,
+                     *       "detail": "Webhook endpoint limit reached.",
+                     *       "code": "endpoint_limit_reached",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "endpoint_limit_reached";
@@ -1239,6 +1497,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:body_too_large",
+                     *       "title": "Body too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than 65,536 bytes.",
+                     *       "code": "body_too_large",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "body_too_large";
@@ -1251,18 +1520,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as `Content-Type: application/json`.",
+                     *       "code": "unsupported_media_type",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "unsupported_media_type";
                     };
                 };
             };
-            /** @description `validation_failed`, `webhook_url_not_allowed`. `webhook_url_not_allowed` or `validation_failed` */
+            /** @description `webhook_url_not_allowed` or `validation_failed` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed" | "webhook_url_not_allowed";
@@ -1276,6 +1573,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -1288,6 +1596,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -1301,6 +1620,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -1316,6 +1636,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoint_id": "we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY",
+                     *       "url": "https://hooks.example.com/talent",
+                     *       "state": "active",
+                     *       "created_at": "2026-11-25T14:03:11.482Z",
+                     *       "updated_at": "2026-11-25T14:03:11.482Z"
+                     *     }
+                     */
                     "application/json": {
                         endpoint_id: string;
                         /** @description the HTTPS destination */
@@ -1335,6 +1664,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization";
@@ -1347,6 +1687,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -1359,18 +1710,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `not_found`. `not_found` */
+            /** @description `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "not_found";
@@ -1383,6 +1756,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
@@ -1396,6 +1786,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -1408,6 +1809,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -1421,6 +1833,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -1436,6 +1849,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoint_id": "we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY",
+                     *       "url": "https://hooks.example.com/talent",
+                     *       "state": "retired",
+                     *       "created_at": "2026-11-25T14:03:11.482Z",
+                     *       "updated_at": "2026-11-25T14:03:19.907Z"
+                     *     }
+                     */
                     "application/json": {
                         endpoint_id: string;
                         /** @description the HTTPS destination */
@@ -1455,6 +1877,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization";
@@ -1467,6 +1900,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -1479,18 +1923,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `not_found`. `not_found` */
+            /** @description `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "not_found";
@@ -1503,6 +1969,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
@@ -1516,6 +1999,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -1528,6 +2022,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -1541,6 +2046,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -1550,8 +2056,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "state": "disabled"
+                 *     }
+                 */
                 "application/json": {
-                    /** @description HTTPS URL of the destination */
+                    /**
+                     * Format: uri
+                     * @description HTTPS URL of the destination (publicly routable)
+                     */
                     url?: string;
                     /**
                      * @description `active` or `disabled`
@@ -1568,6 +2082,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoint_id": "we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY",
+                     *       "url": "https://hooks.example.com/talent",
+                     *       "state": "disabled",
+                     *       "created_at": "2026-11-25T14:03:11.482Z",
+                     *       "updated_at": "2026-11-25T14:03:19.907Z"
+                     *     }
+                     */
                     "application/json": {
                         endpoint_id: string;
                         /** @description the HTTPS destination */
@@ -1587,6 +2110,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization" | "malformed_body";
@@ -1599,6 +2133,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -1611,31 +2156,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `not_found`. `not_found` */
+            /** @description `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "not_found";
                     };
                 };
             };
-            /** @description `endpoint_limit_reached`, `endpoint_retired`. `endpoint_retired` or `endpoint_limit_reached` */
+            /** @description `endpoint_retired` or `endpoint_limit_reached` */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:endpoint_limit_reached",
+                     *       "title": "Webhook endpoint limit reached",
+                     *       "status": 409,
+                     *       "detail": "Webhook endpoint limit reached.",
+                     *       "code": "endpoint_limit_reached",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "endpoint_limit_reached" | "endpoint_retired";
@@ -1648,6 +2226,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:body_too_large",
+                     *       "title": "Body too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than 65,536 bytes.",
+                     *       "code": "body_too_large",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "body_too_large";
@@ -1660,18 +2249,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as `Content-Type: application/json`.",
+                     *       "code": "unsupported_media_type",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "unsupported_media_type";
                     };
                 };
             };
-            /** @description `validation_failed`, `webhook_url_not_allowed`. `webhook_url_not_allowed` or `validation_failed` */
+            /** @description `webhook_url_not_allowed` or `validation_failed` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed" | "webhook_url_not_allowed";
@@ -1685,6 +2302,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -1697,6 +2325,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -1710,6 +2349,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -1725,6 +2365,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "secret_id": "whs_8Rt3Xm6Kq9Wb2Nv4Lc7YdP",
+                     *       "secret": "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+                     *       "previous_secret_expires_at": "2026-11-26T14:03:11.482Z"
+                     *     }
+                     */
                     "application/json": {
                         secret_id: string;
                         /** @description the successor secret; shown only in this response */
@@ -1740,6 +2387,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization";
@@ -1752,6 +2410,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -1764,31 +2433,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `not_found`. `not_found` */
+            /** @description `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "not_found";
                     };
                 };
             };
-            /** @description `endpoint_retired`, `rotation_in_progress`. `rotation_in_progress` or `endpoint_retired` */
+            /** @description `rotation_in_progress` or `endpoint_retired` */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:endpoint_retired",
+                     *       "title": "Webhook endpoint retired",
+                     *       "status": 409,
+                     *       "detail": "Webhook endpoint retired.",
+                     *       "code": "endpoint_retired",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "endpoint_retired" | "rotation_in_progress";
@@ -1801,6 +2503,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
@@ -1814,6 +2533,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -1826,6 +2556,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -1845,6 +2586,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -1858,6 +2600,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "delivery_id": "dlv_2Xk7Rm4Qt9Wb3Nv8Lc5YdJ",
+                     *           "event_id": "evt_6Rq9Xm3Kt8Wb2Nv5Lc4YdH",
+                     *           "endpoint_id": "we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY",
+                     *           "job_id": "job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                     *           "attempt": 1,
+                     *           "replay": 0,
+                     *           "status": "succeeded",
+                     *           "response_status": 200,
+                     *           "error_code": null,
+                     *           "duration_ms": 142,
+                     *           "scheduled_at": "2026-11-25T14:03:19.907Z",
+                     *           "attempted_at": "2026-11-25T14:03:20.051Z",
+                     *           "next_attempt_at": null
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             delivery_id: string;
@@ -1886,12 +2650,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description `malformed_authorization`, `invalid_cursor`. `invalid_cursor` */
+            /** @description `malformed_authorization`; `invalid_cursor` */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:invalid_cursor",
+                     *       "title": "Invalid cursor",
+                     *       "status": 400,
+                     *       "detail": "The cursor is not one this list returned; start again without a cursor.",
+                     *       "code": "invalid_cursor",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization" | "invalid_cursor";
@@ -1904,6 +2679,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -1916,6 +2702,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
@@ -1928,6 +2725,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
@@ -1941,6 +2755,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -1953,6 +2778,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -1966,6 +2802,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -1981,6 +2818,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "delivery_id": "dlv_2Xk7Rm4Qt9Wb3Nv8Lc5YdJ",
+                     *       "event_id": "evt_6Rq9Xm3Kt8Wb2Nv5Lc4YdH",
+                     *       "endpoint_id": "we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY",
+                     *       "job_id": "job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                     *       "attempt": 1,
+                     *       "replay": 0,
+                     *       "status": "succeeded",
+                     *       "response_status": 200,
+                     *       "error_code": null,
+                     *       "duration_ms": 142,
+                     *       "scheduled_at": "2026-11-25T14:03:19.907Z",
+                     *       "attempted_at": "2026-11-25T14:03:20.051Z",
+                     *       "next_attempt_at": null
+                     *     }
+                     */
                     "application/json": {
                         delivery_id: string;
                         /** @description equals the `webhook-id` header */
@@ -2012,6 +2866,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization";
@@ -2024,6 +2889,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -2036,18 +2912,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `not_found`. `not_found` */
+            /** @description `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "not_found";
@@ -2060,6 +2958,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
@@ -2073,6 +2988,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -2085,6 +3011,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -2098,6 +3035,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -2113,6 +3051,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "event_id": "evt_6Rq9Xm3Kt8Wb2Nv5Lc4YdH",
+                     *       "replay": 1,
+                     *       "endpoint_id": "we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY",
+                     *       "status": "replaying"
+                     *     }
+                     */
                     "application/json": {
                         event_id: string;
                         replay: number;
@@ -2128,6 +3074,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization";
@@ -2140,6 +3097,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -2152,31 +3120,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `not_found`. `not_found` */
+            /** @description `not_found` */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "not_found";
                     };
                 };
             };
-            /** @description `replay_not_allowed`. `replay_not_allowed` */
+            /** @description `replay_not_allowed` */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:replay_not_allowed",
+                     *       "title": "Replay not allowed",
+                     *       "status": 409,
+                     *       "detail": "Replay not allowed.",
+                     *       "code": "replay_not_allowed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "replay_not_allowed";
@@ -2189,19 +3190,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
                     };
                 };
             };
-            /** @description `rate_limited`, `webhook_replay_cap`. `webhook_replay_cap` */
+            /** @description `rate_limited`; `webhook_replay_cap` */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:webhook_replay_cap",
+                     *       "title": "Webhook replay cap",
+                     *       "status": 429,
+                     *       "detail": "Webhook replay cap.",
+                     *       "code": "webhook_replay_cap",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited" | "webhook_replay_cap";
@@ -2214,6 +3243,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -2231,6 +3271,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -2244,6 +3285,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "job_id": "job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                     *           "type": "contact_retrieval",
+                     *           "status": "completed",
+                     *           "fields": [
+                     *             "email",
+                     *             "phone"
+                     *           ],
+                     *           "search_id": null,
+                     *           "counts": {
+                     *             "requested": 2,
+                     *             "delivered": 1,
+                     *             "not_found": 1,
+                     *             "failed": 0,
+                     *             "reused": 0,
+                     *             "cancelled": 0,
+                     *             "pending": 0
+                     *           },
+                     *           "created_at": "2026-11-25T14:03:11.482Z",
+                     *           "completed_at": "2026-11-25T14:03:19.907Z",
+                     *           "result_url": "/v1/job-results/job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                     *           "result_expires_at": "2026-12-02T14:03:19.907Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             job_id: string;
@@ -2281,6 +3352,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization" | "invalid_cursor";
@@ -2293,6 +3375,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -2305,6 +3398,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
@@ -2317,6 +3421,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
@@ -2330,6 +3451,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -2342,6 +3474,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -2357,6 +3500,7 @@ export interface operations {
             header: {
                 /** @description Same key and body replays the first successful result; a different body is 409. */
                 "Idempotency-Key": string;
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -2364,6 +3508,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "person_ids": [
+                 *         "per_7Xq2Lm9KbR4tWn8vYc3HdZ",
+                 *         "per_2Bn8Wq5Rt3Ym7Kx9Lc4VdP"
+                 *       ],
+                 *       "fields": [
+                 *         "email",
+                 *         "phone"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description 1 to 100 person ids; repeats are retrieved once */
                     person_ids: string[];
@@ -2385,6 +3541,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "job_id": "job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                     *       "type": "contact_retrieval",
+                     *       "status": "running",
+                     *       "fields": [
+                     *         "email",
+                     *         "phone"
+                     *       ],
+                     *       "search_id": null,
+                     *       "counts": {
+                     *         "requested": 2,
+                     *         "delivered": 0,
+                     *         "not_found": 0,
+                     *         "failed": 0,
+                     *         "reused": 0,
+                     *         "cancelled": 0,
+                     *         "pending": 2
+                     *       },
+                     *       "created_at": "2026-11-25T14:03:11.482Z",
+                     *       "completed_at": null,
+                     *       "result_url": "/v1/job-results/job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                     *       "result_expires_at": null
+                     *     }
+                     */
                     "application/json": {
                         job_id: string;
                         /** @constant */
@@ -2419,6 +3600,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization" | "invalid_idempotency_key" | "malformed_body";
@@ -2431,18 +3623,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
                     };
                 };
             };
-            /** @description `insufficient_credits`, `family_budget_exhausted`, `organization_budget_exhausted`. The organization cannot fund one contact record (insufficient_credits with `required_credits` 1, family_budget_exhausted, organization_budget_exhausted), checked before any person or search is looked up; nothing was created */
+            /** @description The organization cannot fund one contact record (insufficient_credits with `required_credits` 1, family_budget_exhausted, organization_budget_exhausted), checked before any person or search is looked up; nothing was created */
             402: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_credits",
+                     *       "title": "Insufficient credits",
+                     *       "status": 402,
+                     *       "detail": "The organization has 0 credits; this request needs at least 1.",
+                     *       "code": "insufficient_credits",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_credits" | "family_budget_exhausted" | "organization_budget_exhausted";
@@ -2455,6 +3669,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
@@ -2468,6 +3693,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 409,
+                     *       "detail": "This Idempotency-Key was used with a different request body.",
+                     *       "code": "idempotency_key_reused",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "idempotency_key_reused" | "idempotency_in_progress";
@@ -2480,6 +3716,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:body_too_large",
+                     *       "title": "Body too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than 65,536 bytes.",
+                     *       "code": "body_too_large",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "body_too_large";
@@ -2492,31 +3739,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as `Content-Type: application/json`.",
+                     *       "code": "unsupported_media_type",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "unsupported_media_type";
                     };
                 };
             };
-            /** @description `validation_failed`. `validation_failed`; unknown (or not available) person ids are listed in `unknown_person_ids` */
+            /** @description `validation_failed`; unknown (or not available) person ids are listed in `unknown_person_ids` */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
                     };
                 };
             };
-            /** @description `rate_limited`, `contact_job_concurrency_cap`, `contact_job_daily_cap`, `delivery_quota_exceeded`. `contact_job_concurrency_cap`: two jobs already run for this organization (Retry-After: 30); `contact_job_daily_cap`: the organization's jobs for this UTC day are used up (default 1,000; Retry-After: until 00:00 UTC); `delivery_quota_exceeded`: nobody of the job could be delivered today (Retry-After: 1; `limit` names the quota). Nothing was created or charged */
+            /** @description `rate_limited`; `contact_job_concurrency_cap`: two jobs already run for this organization (Retry-After: 30); `contact_job_daily_cap`: the organization's jobs for this UTC day are used up (default 1,000; Retry-After: until 00:00 UTC); `delivery_quota_exceeded`: nobody of the job could be delivered today (Retry-After: 1; `limit` names the quota). Nothing was created or charged */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:contact_job_concurrency_cap",
+                     *       "title": "Contact-retrieval job concurrency cap",
+                     *       "status": 429,
+                     *       "detail": "Contact-retrieval job concurrency cap.",
+                     *       "code": "contact_job_concurrency_cap",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited" | "contact_job_concurrency_cap" | "contact_job_daily_cap" | "delivery_quota_exceeded";
@@ -2529,6 +3815,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -2542,6 +3839,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:dependency_unavailable",
+                     *       "title": "Dependency unavailable",
+                     *       "status": 503,
+                     *       "detail": "The credit ledger did not answer in time; nothing was charged. Retry after the Retry-After delay.",
+                     *       "code": "dependency_unavailable",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "dependency_unavailable";
@@ -2557,6 +3865,7 @@ export interface operations {
             header: {
                 /** @description Same key and body replays the first successful result; a different body is 409. */
                 "Idempotency-Key": string;
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -2564,6 +3873,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "search_id": "srch_4Wm9Kq2Xb7Rt3Ln8Vc5YhD",
+                 *       "limit": 100,
+                 *       "fields": [
+                 *         "email"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description an earlier search of this organization */
                     search_id: string;
@@ -2590,6 +3908,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "job_id": "job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                     *       "type": "contact_retrieval",
+                     *       "status": "running",
+                     *       "fields": [
+                     *         "email"
+                     *       ],
+                     *       "search_id": "srch_4Wm9Kq2Xb7Rt3Ln8Vc5YhD",
+                     *       "counts": {
+                     *         "requested": 100,
+                     *         "delivered": 0,
+                     *         "not_found": 0,
+                     *         "failed": 0,
+                     *         "reused": 0,
+                     *         "cancelled": 0,
+                     *         "pending": 100
+                     *       },
+                     *       "created_at": "2026-11-25T14:03:11.482Z",
+                     *       "completed_at": null,
+                     *       "result_url": "/v1/job-results/job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                     *       "result_expires_at": null
+                     *     }
+                     */
                     "application/json": {
                         job_id: string;
                         /** @constant */
@@ -2624,6 +3966,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization" | "invalid_idempotency_key" | "malformed_body";
@@ -2636,18 +3989,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
                     };
                 };
             };
-            /** @description `insufficient_credits`, `family_budget_exhausted`, `organization_budget_exhausted`. The organization cannot fund one contact record (insufficient_credits with `required_credits` 1, family_budget_exhausted, organization_budget_exhausted), checked before any person or search is looked up; nothing was created */
+            /** @description The organization cannot fund one contact record (insufficient_credits with `required_credits` 1, family_budget_exhausted, organization_budget_exhausted), checked before any person or search is looked up; nothing was created */
             402: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_credits",
+                     *       "title": "Insufficient credits",
+                     *       "status": 402,
+                     *       "detail": "The organization has 0 credits; this request needs at least 1.",
+                     *       "code": "insufficient_credits",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_credits" | "family_budget_exhausted" | "organization_budget_exhausted";
@@ -2660,18 +4035,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `not_found`. No such search for this organization */
+            /** @description `not_found`; No such search for this organization */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "not_found";
@@ -2685,6 +4082,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 409,
+                     *       "detail": "This Idempotency-Key was used with a different request body.",
+                     *       "code": "idempotency_key_reused",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "idempotency_key_reused" | "idempotency_in_progress";
@@ -2697,6 +4105,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:body_too_large",
+                     *       "title": "Body too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than 65,536 bytes.",
+                     *       "code": "body_too_large",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "body_too_large";
@@ -2709,6 +4128,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as `Content-Type: application/json`.",
+                     *       "code": "unsupported_media_type",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "unsupported_media_type";
@@ -2721,19 +4151,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
                     };
                 };
             };
-            /** @description `rate_limited`, `contact_job_concurrency_cap`, `contact_job_daily_cap`, `delivery_quota_exceeded`. `contact_job_concurrency_cap`: two jobs already run for this organization (Retry-After: 30); `contact_job_daily_cap`: the organization's jobs for this UTC day are used up (default 1,000; Retry-After: until 00:00 UTC); `delivery_quota_exceeded`: nobody of the job could be delivered today (Retry-After: 1; `limit` names the quota). Nothing was created or charged */
+            /** @description `rate_limited`; `contact_job_concurrency_cap`: two jobs already run for this organization (Retry-After: 30); `contact_job_daily_cap`: the organization's jobs for this UTC day are used up (default 1,000; Retry-After: until 00:00 UTC); `delivery_quota_exceeded`: nobody of the job could be delivered today (Retry-After: 1; `limit` names the quota). Nothing was created or charged */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:contact_job_concurrency_cap",
+                     *       "title": "Contact-retrieval job concurrency cap",
+                     *       "status": 429,
+                     *       "detail": "Contact-retrieval job concurrency cap.",
+                     *       "code": "contact_job_concurrency_cap",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited" | "contact_job_concurrency_cap" | "contact_job_daily_cap" | "delivery_quota_exceeded";
@@ -2746,6 +4204,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -2759,6 +4228,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:dependency_unavailable",
+                     *       "title": "Dependency unavailable",
+                     *       "status": 503,
+                     *       "detail": "The credit ledger did not answer in time; nothing was charged. Retry after the Retry-After delay.",
+                     *       "code": "dependency_unavailable",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "dependency_unavailable";
@@ -2772,6 +4252,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -2787,6 +4268,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "job_id": "job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                     *       "type": "contact_retrieval",
+                     *       "status": "completed",
+                     *       "fields": [
+                     *         "email",
+                     *         "phone"
+                     *       ],
+                     *       "search_id": null,
+                     *       "counts": {
+                     *         "requested": 2,
+                     *         "delivered": 1,
+                     *         "not_found": 1,
+                     *         "failed": 0,
+                     *         "reused": 0,
+                     *         "cancelled": 0,
+                     *         "pending": 0
+                     *       },
+                     *       "created_at": "2026-11-25T14:03:11.482Z",
+                     *       "completed_at": "2026-11-25T14:03:19.907Z",
+                     *       "result_url": "/v1/job-results/job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                     *       "result_expires_at": "2026-12-02T14:03:19.907Z"
+                     *     }
+                     */
                     "application/json": {
                         job_id: string;
                         /** @constant */
@@ -2821,6 +4327,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization";
@@ -2833,6 +4350,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -2845,18 +4373,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `not_found`. No such job for this key */
+            /** @description `not_found`; No such job for this key */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "not_found";
@@ -2869,6 +4419,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
@@ -2882,6 +4449,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -2894,6 +4472,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -2907,6 +4496,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -2922,6 +4512,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "job_id": "job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                     *       "type": "contact_retrieval",
+                     *       "status": "cancelled",
+                     *       "fields": [
+                     *         "email",
+                     *         "phone"
+                     *       ],
+                     *       "search_id": null,
+                     *       "counts": {
+                     *         "requested": 2,
+                     *         "delivered": 1,
+                     *         "not_found": 0,
+                     *         "failed": 0,
+                     *         "reused": 0,
+                     *         "cancelled": 1,
+                     *         "pending": 0
+                     *       },
+                     *       "created_at": "2026-11-25T14:03:11.482Z",
+                     *       "completed_at": "2026-11-25T14:03:19.907Z",
+                     *       "result_url": "/v1/job-results/job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                     *       "result_expires_at": "2026-12-02T14:03:19.907Z"
+                     *     }
+                     */
                     "application/json": {
                         job_id: string;
                         /** @constant */
@@ -2956,6 +4571,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization";
@@ -2968,6 +4594,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -2980,31 +4617,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `not_found`. No such job for this key */
+            /** @description `not_found`; No such job for this key */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "not_found";
                     };
                 };
             };
-            /** @description `invalid_state_transition`. `invalid_state_transition`: the job already finished */
+            /** @description `invalid_state_transition`: the job already finished */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:invalid_state_transition",
+                     *       "title": "Invalid state transition",
+                     *       "status": 409,
+                     *       "detail": "Invalid state transition.",
+                     *       "code": "invalid_state_transition",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "invalid_state_transition";
@@ -3017,6 +4687,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
@@ -3030,6 +4717,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -3042,6 +4740,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -3058,6 +4767,7 @@ export interface operations {
                 cursor?: string;
             };
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -3073,6 +4783,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "job_id": "job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                     *       "status": "completed",
+                     *       "counts": {
+                     *         "requested": 2,
+                     *         "delivered": 1,
+                     *         "not_found": 1,
+                     *         "failed": 0,
+                     *         "reused": 0,
+                     *         "cancelled": 0,
+                     *         "pending": 0
+                     *       },
+                     *       "created_at": "2026-11-25T14:03:11.482Z",
+                     *       "completed_at": "2026-11-25T14:03:19.907Z",
+                     *       "result_expires_at": "2026-12-02T14:03:19.907Z",
+                     *       "items": [
+                     *         {
+                     *           "person_id": "per_7Xq2Lm9KbR4tWn8vYc3HdZ",
+                     *           "outcome": "delivered",
+                     *           "contacts": {
+                     *             "emails": [
+                     *               "amara.okafor@example.com"
+                     *             ],
+                     *             "phones": [
+                     *               "+49 30 901820"
+                     *             ]
+                     *           },
+                     *           "receipt_id": "rcpt_9Wq4Xm7Kt2Rb8Nv3Lc5YdH",
+                     *           "reason": null
+                     *         },
+                     *         {
+                     *           "person_id": "per_2Bn8Wq5Rt3Ym7Kx9Lc4VdP",
+                     *           "outcome": "not_found",
+                     *           "contacts": {
+                     *             "emails": [],
+                     *             "phones": []
+                     *           },
+                     *           "receipt_id": null,
+                     *           "reason": null
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         job_id: string;
                         /** @enum {string} */
@@ -3118,6 +4873,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization" | "invalid_cursor";
@@ -3130,6 +4896,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -3142,43 +4919,87 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `not_found`. No such job for this key */
+            /** @description `not_found`; No such job for this key */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "not_found";
                     };
                 };
             };
-            /** @description `result_set_expired`. `result_set_expired`: past `result_expires_at` */
+            /** @description `result_set_expired`: past `result_expires_at` */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:result_set_expired",
+                     *       "title": "Result set expired",
+                     *       "status": 409,
+                     *       "detail": "Result set expired.",
+                     *       "code": "result_set_expired",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "result_set_expired";
                     };
                 };
             };
-            /** @description `result_gone`. `result_gone`: the result was purged */
+            /** @description `result_gone`: the result was purged */
             410: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:result_gone",
+                     *       "title": "Result no longer retained",
+                     *       "status": 410,
+                     *       "detail": "Result no longer retained.",
+                     *       "code": "result_gone",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "result_gone";
@@ -3191,6 +5012,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
@@ -3204,6 +5042,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -3216,6 +5065,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -3235,6 +5095,7 @@ export interface operations {
                 key_id?: string;
             };
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -3248,6 +5109,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "operation": "candidates.search",
+                     *           "scope": {
+                     *             "type": "organization",
+                     *             "id": "org_5kQ2vN8xR3tLm7WbY4cH9d"
+                     *           },
+                     *           "status": "active",
+                     *           "source": "inherited",
+                     *           "requests_per_second": 25,
+                     *           "requests_per_minute": null,
+                     *           "max_concurrency": 25,
+                     *           "lease_ttl_seconds": 60,
+                     *           "standard_requests_per_minute": 1500,
+                     *           "maximum_requests_per_minute": 1500,
+                     *           "suggested_requests_per_minute": 1200,
+                     *           "inherited_ceiling_ref": null
+                     *         },
+                     *         {
+                     *           "operation": "candidates.search",
+                     *           "scope": {
+                     *             "type": "key_family",
+                     *             "id": "kf_6Hn2pR8tY4wK9mX3bV7cQs"
+                     *           },
+                     *           "status": "active",
+                     *           "source": "override",
+                     *           "requests_per_second": 25,
+                     *           "requests_per_minute": 600,
+                     *           "max_concurrency": 25,
+                     *           "lease_ttl_seconds": 60,
+                     *           "standard_requests_per_minute": 1500,
+                     *           "maximum_requests_per_minute": 1500,
+                     *           "suggested_requests_per_minute": 1200,
+                     *           "inherited_ceiling_ref": "organization:org_5kQ2vN8xR3tLm7WbY4cH9d/candidates.search"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description operation name, or `api.request_baseline.v1` for the limit every request is held to */
@@ -3294,6 +5195,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization";
@@ -3306,6 +5218,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -3318,6 +5241,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
@@ -3330,6 +5264,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
@@ -3343,6 +5294,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -3355,6 +5317,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -3368,6 +5341,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -3381,6 +5355,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "source_id": "src_talentpool",
+                     *           "name": "Talent pool",
+                     *           "description": "The built-in pool of professional profiles.",
+                     *           "covers": [
+                     *             "profiles",
+                     *             "positions",
+                     *             "skills",
+                     *             "education",
+                     *             "languages",
+                     *             "locations"
+                     *           ],
+                     *           "built_in": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description pass it in `sources` of a candidate search */
@@ -3401,6 +5395,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization";
@@ -3413,6 +5418,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
@@ -3425,6 +5441,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
@@ -3438,6 +5465,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -3450,6 +5488,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -3465,6 +5514,7 @@ export interface operations {
             header: {
                 /** @description Same key and body replays the first successful result; a different body is 409. */
                 "Idempotency-Key": string;
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -3472,6 +5522,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "query": "backend engineer payments",
+                 *       "filters": {
+                 *         "locations": [
+                 *           "Berlin"
+                 *         ],
+                 *         "seniority": [
+                 *           "senior",
+                 *           "lead"
+                 *         ]
+                 *       },
+                 *       "page_size": 20
+                 *     }
+                 */
                 "application/json": {
                     /** @description free text; every word must appear in the profile; a word in the current title or skills ranks higher than a passing mention */
                     query?: string;
@@ -3488,8 +5553,8 @@ export interface operations {
                         current_company?: string[];
                         min_years_experience?: number;
                     };
-                    /** @description source ids (GET /v1/search/sources); default: every usable source */
-                    sources?: string[];
+                    /** @description source ids (GET /v1/search/sources); a source not enabled for the organization is 422; default: every usable source */
+                    sources?: ("src_talentpool" | "src_publicweb")[];
                     /** @default 20 */
                     page_size?: number;
                     /** @description `next_cursor` of the previous page; the other parameters may be omitted, and if sent must be the same */
@@ -3504,6 +5569,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "search_id": "srch_4Wm9Kq2Xb7Rt3Ln8Vc5YhD",
+                     *       "data": [
+                     *         {
+                     *           "person_id": "per_7Xq2Lm9KbR4tWn8vYc3HdZ",
+                     *           "name": "Amara Okafor",
+                     *           "headline": "Senior backend engineer · payments infrastructure",
+                     *           "title": "Senior Backend Engineer",
+                     *           "company": "Northwind Payments",
+                     *           "seniority": "senior",
+                     *           "years_experience": 9,
+                     *           "location": {
+                     *             "country": "Germany",
+                     *             "country_code": "DE",
+                     *             "region": "Berlin",
+                     *             "city": "Berlin"
+                     *           },
+                     *           "top_skills": [
+                     *             "Go",
+                     *             "PostgreSQL",
+                     *             "Kafka"
+                     *           ],
+                     *           "source": "src_talentpool"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "eyJ2IjoxLCJvcmciOiJvcmdfNWtRMnZOOHhSM3RMbTdXYlk0Y0g5ZCIsInNlYXJjaCI6InNyY2hfNFdtOUtxMlhiN1J0M0xuOFZjNVloRCIsIm9mZnNldCI6MjAsImlhdCI6MTc2NDA3OTM5MX0.Qm9yZ2VkLXNpZ25hdHVyZS1leGFtcGxlLW9ubHktMDAw",
+                     *       "total_estimate": 137,
+                     *       "credits_charged": 1,
+                     *       "receipt_id": "rcpt_9Wq4Xm7Kt2Rb8Nv3Lc5YdH"
+                     *     }
+                     */
                     "application/json": {
                         /** @description names this search; a batch contact-retrieval job can work through its people */
                         search_id: string;
@@ -3535,12 +5632,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description `malformed_authorization`, `invalid_idempotency_key`, `invalid_cursor`, `malformed_body`. `invalid_idempotency_key`, or `invalid_cursor` (forged, altered, another organization's, or another search's cursor) */
+            /** @description `malformed_authorization`, `malformed_body`; `invalid_idempotency_key`, or `invalid_cursor` (forged, altered, another organization's, or another search's cursor) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:invalid_idempotency_key",
+                     *       "title": "Invalid Idempotency-Key",
+                     *       "status": 400,
+                     *       "detail": "Send an Idempotency-Key header of 8 to 128 characters: a letter or digit, then letters, digits, `.`, `_`, `:` or `-`.",
+                     *       "code": "invalid_idempotency_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization" | "invalid_idempotency_key" | "invalid_cursor" | "malformed_body";
@@ -3553,18 +5661,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
                     };
                 };
             };
-            /** @description `insufficient_credits`, `family_budget_exhausted`, `organization_budget_exhausted`. insufficient_credits (`required_credits` is the price of one page), family_budget_exhausted or organization_budget_exhausted: checked before anything is searched or read; nothing charged */
+            /** @description insufficient_credits (`required_credits` is the price of one page), family_budget_exhausted or organization_budget_exhausted: checked before anything is searched or read; nothing charged */
             402: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_credits",
+                     *       "title": "Insufficient credits",
+                     *       "status": 402,
+                     *       "detail": "The organization has 0 credits; this request needs at least 1.",
+                     *       "code": "insufficient_credits",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_credits" | "family_budget_exhausted" | "organization_budget_exhausted";
@@ -3577,31 +5707,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `idempotency_key_reused`, `idempotency_in_progress`. `idempotency_key_reused` (different body) or `idempotency_in_progress` (Retry-After) */
+            /** @description `idempotency_key_reused` (different body) or `idempotency_in_progress` (Retry-After) */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 409,
+                     *       "detail": "This Idempotency-Key was used with a different request body.",
+                     *       "code": "idempotency_key_reused",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "idempotency_key_reused" | "idempotency_in_progress";
                     };
                 };
             };
-            /** @description `cursor_expired`. `cursor_expired`: start the search again */
+            /** @description `cursor_expired`: start the search again */
             410: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:cursor_expired",
+                     *       "title": "Cursor expired",
+                     *       "status": 410,
+                     *       "detail": "The cursor is no longer valid; start the search again.",
+                     *       "code": "cursor_expired",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "cursor_expired";
@@ -3614,6 +5777,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:body_too_large",
+                     *       "title": "Body too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than 65,536 bytes.",
+                     *       "code": "body_too_large",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "body_too_large";
@@ -3626,31 +5800,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as `Content-Type: application/json`.",
+                     *       "code": "unsupported_media_type",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "unsupported_media_type";
                     };
                 };
             };
-            /** @description `validation_failed`. `validation_failed`, including unknown or not enabled sources */
+            /** @description `validation_failed`, including unknown or not enabled sources */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
                     };
                 };
             };
-            /** @description `rate_limited`, `preview_quota_exceeded`, `distinct_query_cap`. `preview_quota_exceeded` or `distinct_query_cap` (Retry-After: 1); nothing charged */
+            /** @description `rate_limited`; `preview_quota_exceeded` or `distinct_query_cap` (Retry-After: 1); nothing charged */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:preview_quota_exceeded",
+                     *       "title": "Preview quota exceeded",
+                     *       "status": 429,
+                     *       "detail": "Preview quota exceeded.",
+                     *       "code": "preview_quota_exceeded",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited" | "preview_quota_exceeded" | "distinct_query_cap";
@@ -3663,6 +5876,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -3676,6 +5900,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:dependency_unavailable",
+                     *       "title": "Dependency unavailable",
+                     *       "status": 503,
+                     *       "detail": "The credit ledger did not answer in time; nothing was charged. Retry after the Retry-After delay.",
+                     *       "code": "dependency_unavailable",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "dependency_unavailable";
@@ -3691,6 +5926,7 @@ export interface operations {
             header: {
                 /** @description Same key and body replays the first successful result; a different body is 409. */
                 "Idempotency-Key": string;
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -3698,6 +5934,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "person_id": "per_7Xq2Lm9KbR4tWn8vYc3HdZ"
+                 *     }
+                 */
                 "application/json": {
                     /** @description an opaque person id (per_…) */
                     person_id: string;
@@ -3711,6 +5952,66 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "profile": {
+                     *         "person_id": "per_7Xq2Lm9KbR4tWn8vYc3HdZ",
+                     *         "name": "Amara Okafor",
+                     *         "first_name": "Amara",
+                     *         "last_name": "Okafor",
+                     *         "headline": "Senior backend engineer · payments infrastructure",
+                     *         "title": "Senior Backend Engineer",
+                     *         "company": "Northwind Payments",
+                     *         "seniority": "senior",
+                     *         "years_experience": 9,
+                     *         "skills": [
+                     *           "Go",
+                     *           "PostgreSQL",
+                     *           "Kafka",
+                     *           "Kubernetes"
+                     *         ],
+                     *         "languages": [
+                     *           "English",
+                     *           "German"
+                     *         ],
+                     *         "location": {
+                     *           "country": "Germany",
+                     *           "country_code": "DE",
+                     *           "region": "Berlin",
+                     *           "city": "Berlin"
+                     *         },
+                     *         "positions": [
+                     *           {
+                     *             "title": "Senior Backend Engineer",
+                     *             "company": "Northwind Payments",
+                     *             "start": "2021-03",
+                     *             "end": null,
+                     *             "current": true
+                     *           },
+                     *           {
+                     *             "title": "Backend Engineer",
+                     *             "company": "Contoso Bank",
+                     *             "start": "2017-09",
+                     *             "end": "2021-02",
+                     *             "current": false
+                     *           }
+                     *         ],
+                     *         "education": [
+                     *           {
+                     *             "school": "TU Berlin",
+                     *             "degree": "MSc",
+                     *             "field": "Computer Science",
+                     *             "end_year": 2017
+                     *           }
+                     *         ],
+                     *         "profile_url": "https://profiles.example.com/amara-okafor",
+                     *         "source": "src_talentpool"
+                     *       },
+                     *       "already_unlocked": false,
+                     *       "credits_charged": 5,
+                     *       "receipt_id": "rcpt_9Wq4Xm7Kt2Rb8Nv3Lc5YdH"
+                     *     }
+                     */
                     "application/json": {
                         /** @description the full profile; contact data is retrieved by a contact-retrieval job */
                         profile: {
@@ -3759,6 +6060,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization" | "invalid_idempotency_key" | "malformed_body";
@@ -3771,18 +6083,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
                     };
                 };
             };
-            /** @description `insufficient_credits`, `family_budget_exhausted`, `organization_budget_exhausted`. insufficient_credits (`required_credits` is the unlock price), family_budget_exhausted or organization_budget_exhausted: checked before the person is looked up, so the same for every person id not unlocked before; nothing charged */
+            /** @description insufficient_credits (`required_credits` is the unlock price), family_budget_exhausted or organization_budget_exhausted: checked before the person is looked up, so the same for every person id not unlocked before; nothing charged */
             402: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_credits",
+                     *       "title": "Insufficient credits",
+                     *       "status": 402,
+                     *       "detail": "The organization has 0 credits; this request needs at least 1.",
+                     *       "code": "insufficient_credits",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_credits" | "family_budget_exhausted" | "organization_budget_exhausted";
@@ -3795,31 +6129,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `not_found`. No such person, or the person's source is not enabled for this organization */
+            /** @description `not_found`; No such person, or the person's source is not enabled for this organization */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "No such resource.",
+                     *       "code": "not_found",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "not_found";
                     };
                 };
             };
-            /** @description `idempotency_key_reused`, `idempotency_in_progress`. `idempotency_key_reused` or `idempotency_in_progress` */
+            /** @description `idempotency_key_reused` or `idempotency_in_progress` */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 409,
+                     *       "detail": "This Idempotency-Key was used with a different request body.",
+                     *       "code": "idempotency_key_reused",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "idempotency_key_reused" | "idempotency_in_progress";
@@ -3832,6 +6199,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:body_too_large",
+                     *       "title": "Body too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than 65,536 bytes.",
+                     *       "code": "body_too_large",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "body_too_large";
@@ -3844,6 +6222,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as `Content-Type: application/json`.",
+                     *       "code": "unsupported_media_type",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "unsupported_media_type";
@@ -3856,19 +6245,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
                     };
                 };
             };
-            /** @description `rate_limited`, `delivery_quota_exceeded`. `delivery_quota_exceeded` (Retry-After: 1); nothing charged */
+            /** @description `rate_limited`; `delivery_quota_exceeded` (Retry-After: 1); nothing charged */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:delivery_quota_exceeded",
+                     *       "title": "Delivery quota exceeded",
+                     *       "status": 429,
+                     *       "detail": "Delivery quota exceeded.",
+                     *       "code": "delivery_quota_exceeded",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited" | "delivery_quota_exceeded";
@@ -3881,6 +6298,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -3894,6 +6322,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:dependency_unavailable",
+                     *       "title": "Dependency unavailable",
+                     *       "status": 503,
+                     *       "detail": "The credit ledger did not answer in time; nothing was charged. Retry after the Retry-After delay.",
+                     *       "code": "dependency_unavailable",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "dependency_unavailable";
@@ -3909,6 +6348,7 @@ export interface operations {
             header: {
                 /** @description Same key and body replays the first successful result; a different body is 409. */
                 "Idempotency-Key": string;
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -3916,6 +6356,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "amara.okafor@example.com",
+                 *       "min_confidence": 0.8,
+                 *       "limit": 5
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     /** Format: email */
@@ -3934,7 +6381,7 @@ export interface operations {
                      * @default 5
                      */
                     limit?: number;
-                };
+                } | unknown | unknown | unknown | unknown | unknown | unknown;
             };
         };
         responses: {
@@ -3944,6 +6391,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "person_id": "per_7Xq2Lm9KbR4tWn8vYc3HdZ",
+                     *           "confidence": 0.99,
+                     *           "matched_on": [
+                     *             "email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "credits_charged": 1,
+                     *       "receipt_id": "rcpt_9Wq4Xm7Kt2Rb8Nv3Lc5YdH"
+                     *     }
+                     */
                     "application/json": {
                         /** @description best first; empty when nothing reaches min_confidence */
                         data: {
@@ -3969,6 +6431,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization" | "invalid_idempotency_key" | "malformed_body";
@@ -3981,18 +6454,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "missing_api_key" | "invalid_api_key";
                     };
                 };
             };
-            /** @description `insufficient_credits`, `family_budget_exhausted`, `organization_budget_exhausted`. insufficient_credits (`required_credits` is the price of one match), family_budget_exhausted or organization_budget_exhausted: the funds cannot pay for one match, whatever the fields; nothing looked up, nothing charged */
+            /** @description insufficient_credits (`required_credits` is the price of one match), family_budget_exhausted or organization_budget_exhausted: the funds cannot pay for one match, whatever the fields; nothing looked up, nothing charged */
             402: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_credits",
+                     *       "title": "Insufficient credits",
+                     *       "status": 402,
+                     *       "detail": "The organization has 0 credits; this request needs at least 1.",
+                     *       "code": "insufficient_credits",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_credits" | "family_budget_exhausted" | "organization_budget_exhausted";
@@ -4005,19 +6500,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "insufficient_scope";
                     };
                 };
             };
-            /** @description `idempotency_key_reused`, `idempotency_in_progress`. `idempotency_key_reused` or `idempotency_in_progress` */
+            /** @description `idempotency_key_reused` or `idempotency_in_progress` */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:idempotency_key_reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 409,
+                     *       "detail": "This Idempotency-Key was used with a different request body.",
+                     *       "code": "idempotency_key_reused",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "idempotency_key_reused" | "idempotency_in_progress";
@@ -4030,6 +6547,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:body_too_large",
+                     *       "title": "Body too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than 65,536 bytes.",
+                     *       "code": "body_too_large",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "body_too_large";
@@ -4042,18 +6570,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Send the body as `Content-Type: application/json`.",
+                     *       "code": "unsupported_media_type",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "unsupported_media_type";
                     };
                 };
             };
-            /** @description `validation_failed`. `validation_failed`: not enough identifying fields, or a malformed one */
+            /** @description `validation_failed`: not enough identifying fields, or a malformed one */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "validation_failed";
@@ -4067,6 +6623,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited";
@@ -4079,6 +6646,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "internal_error";
@@ -4092,6 +6670,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:dependency_unavailable",
+                     *       "title": "Dependency unavailable",
+                     *       "status": 503,
+                     *       "detail": "The credit ledger did not answer in time; nothing was charged. Retry after the Retry-After delay.",
+                     *       "code": "dependency_unavailable",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "dependency_unavailable";
@@ -4116,6 +6705,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "issuer": "https://auth.example.com",
+                     *       "authorization_endpoint": "https://auth.example.com/api/oauth/authorize",
+                     *       "token_endpoint": "https://auth.example.com/api/oauth/token",
+                     *       "registration_endpoint": "https://auth.example.com/api/oauth/register",
+                     *       "jwks_uri": "https://auth.example.com/api/oauth/jwks",
+                     *       "grant_types_supported": [
+                     *         "authorization_code",
+                     *         "client_credentials",
+                     *         "refresh_token"
+                     *       ],
+                     *       "response_types_supported": [
+                     *         "code"
+                     *       ],
+                     *       "code_challenge_methods_supported": [
+                     *         "S256"
+                     *       ],
+                     *       "token_endpoint_auth_methods_supported": [
+                     *         "client_secret_basic",
+                     *         "client_secret_post",
+                     *         "none"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "mcp:tools"
+                     *       ]
+                     *     }
+                     */
                     "application/json": Record<string, never>;
                 };
             };
@@ -4138,6 +6755,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "issuer": "https://auth.example.com",
+                     *       "authorization_endpoint": "https://auth.example.com/api/oauth/authorize",
+                     *       "token_endpoint": "https://auth.example.com/api/oauth/token",
+                     *       "registration_endpoint": "https://auth.example.com/api/oauth/register",
+                     *       "jwks_uri": "https://auth.example.com/api/oauth/jwks",
+                     *       "grant_types_supported": [
+                     *         "authorization_code",
+                     *         "client_credentials",
+                     *         "refresh_token"
+                     *       ],
+                     *       "response_types_supported": [
+                     *         "code"
+                     *       ],
+                     *       "code_challenge_methods_supported": [
+                     *         "S256"
+                     *       ],
+                     *       "token_endpoint_auth_methods_supported": [
+                     *         "client_secret_basic",
+                     *         "client_secret_post",
+                     *         "none"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "mcp:tools"
+                     *       ]
+                     *     }
+                     */
                     "application/json": Record<string, never>;
                 };
             };
@@ -4160,6 +6805,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "EC",
+                     *           "crv": "P-256",
+                     *           "kid": "jwk_4Tq8Xm2Kb7Rn3Wv9Lc5YdH",
+                     *           "use": "sig",
+                     *           "alg": "ES256",
+                     *           "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *           "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/jwk-set+json": Record<string, never>;
                 };
             };
@@ -4172,15 +6832,15 @@ export interface operations {
         parameters: {
             query: {
                 /** @description `code` */
-                response_type: string;
+                response_type: "code";
                 /** @description A registered client id or a Client ID Metadata Document URL */
                 client_id: string;
                 /** @description Exactly as registered (loopback http: any port) */
                 redirect_uri?: string;
-                /** @description S256 challenge */
+                /** @description S256 challenge: base64url SHA-256 of the code verifier */
                 code_challenge: string;
                 /** @description `S256` */
-                code_challenge_method: string;
+                code_challenge_method: "S256";
                 /** @description Returned unchanged */
                 state?: string;
                 /** @description `mcp:tools` (default) */
@@ -4208,6 +6868,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -4223,6 +6890,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "grant_type": "client_credentials",
+                 *       "client_id": "cli_8Wm3Kq7Xb2Rt9Ln4Vc6YhD",
+                 *       "client_secret": "mcs_9fJ2kQ7mX4tR8wN3vB6cL1hD5sG0aEyZ4Kq9Xm2Rb7Tn3Wv8",
+                 *       "resource": "https://mcp.example.com/tools"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     /** @constant */
                     grant_type: "client_credentials";
@@ -4255,6 +6930,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "access_token": "eyJhbGciOiJFUzI1NiIsImtpZCI6Imp3a180VHE4WG0yS2I3Um4zV3Y5TGM1WWRIIiwidHlwIjoiYXQrand0In0.eyJzdWIiOiJjbGlfOFdtM0txN1hiMlJ0OUxuNFZjNlloRCJ9.c2lnbmF0dXJl",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 900,
+                     *       "scope": "mcp:tools"
+                     *     }
+                     */
                     "application/json": {
                         /** @description RFC 9068 JWT for {MCP_URL}/tools */
                         access_token: string;
@@ -4273,6 +6956,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid_grant",
+                     *       "error_description": "The authorization code is invalid, used or expired."
+                     *     }
+                     */
                     "application/json": {
                         error: string;
                         error_description?: string;
@@ -4285,6 +6974,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid_client",
+                     *       "error_description": "Client authentication failed."
+                     *     }
+                     */
                     "application/json": {
                         error: string;
                         error_description?: string;
@@ -4297,6 +6992,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limited",
+                     *       "error_description": "Too many token requests for this client; retry later."
+                     *     }
+                     */
                     "application/json": {
                         error: string;
                         error_description?: string;
@@ -4314,15 +7015,32 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "client_name": "Acme Assistant",
+                 *       "redirect_uris": [
+                 *         "http://127.0.0.1:33418/callback"
+                 *       ],
+                 *       "application_type": "native"
+                 *     }
+                 */
                 "application/json": {
                     redirect_uris: string[];
                     client_name?: string;
-                    /** @constant */
-                    token_endpoint_auth_method?: "none";
-                    grant_types?: ("authorization_code" | "refresh_token")[];
-                    response_types?: "code"[];
-                    /** @enum {unknown} */
-                    application_type?: "web" | "native";
+                    /**
+                     * @description default `none`
+                     * @enum {unknown}
+                     */
+                    token_endpoint_auth_method?: "none" | null;
+                    /** @description default `["authorization_code", "refresh_token"]` */
+                    grant_types?: ("authorization_code" | "refresh_token")[] | null;
+                    /** @description default `["code"]` */
+                    response_types?: "code"[] | null;
+                    /**
+                     * @description default `web`
+                     * @enum {unknown}
+                     */
+                    application_type?: "web" | "native" | null;
                 };
             };
         };
@@ -4333,8 +7051,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "client_id": "pcl_7Hq2mZ4kP9xW3vN8bR5tLc",
+                     *       "client_id_issued_at": 1764079391,
+                     *       "client_name": "Acme Assistant",
+                     *       "redirect_uris": [
+                     *         "http://127.0.0.1:33418/callback"
+                     *       ],
+                     *       "grant_types": [
+                     *         "authorization_code",
+                     *         "refresh_token"
+                     *       ],
+                     *       "response_types": [
+                     *         "code"
+                     *       ],
+                     *       "token_endpoint_auth_method": "none",
+                     *       "application_type": "native",
+                     *       "scope": "mcp:tools"
+                     *     }
+                     */
                     "application/json": {
                         client_id: string;
+                        /** @description Unix seconds */
+                        client_id_issued_at?: number;
+                        client_name?: string;
+                        redirect_uris: string[];
+                        grant_types: ("authorization_code" | "refresh_token")[];
+                        response_types: "code"[];
+                        /** @constant */
+                        token_endpoint_auth_method: "none";
+                        /** @enum {unknown} */
+                        application_type: "web" | "native";
+                        /** @constant */
+                        scope: "mcp:tools";
                     };
                 };
             };
@@ -4344,6 +7094,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid_redirect_uri",
+                     *       "error_description": "http://app.example.com/cb: http is allowed only for loopback redirects (127.0.0.1, [::1], localhost)"
+                     *     }
+                     */
                     "application/json": {
                         error: string;
                         error_description?: string;
@@ -4356,6 +7112,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limited",
+                     *       "error_description": "Too many registrations from this address; retry later."
+                     *     }
+                     */
                     "application/json": {
                         error: string;
                         error_description?: string;
@@ -4382,6 +7144,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -4391,6 +7160,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -4405,6 +7181,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "csrf_token": "Yp3Jx0k2Qm8RtV5wN9bL4cH7dF1sG6aE",
+                 *       "token": "ust_Kq9Xm2Rb7Tn3Wv8Lc5YdH4Wm9Kq2Xb7Rt3Ln8Vc5Yh",
+                 *       "new_password": "correct horse battery staple",
+                 *       "confirm_password": "correct horse battery staple"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     /** @description The CSRF token of the page the form came from. */
                     csrf_token: string;
@@ -4421,6 +7205,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -4430,6 +7221,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -4439,6 +7237,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -4462,6 +7267,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -4485,6 +7297,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "csrf_token": "Yp3Jx0k2Qm8RtV5wN9bL4cH7dF1sG6aE",
+                 *       "email": "dana.meyer@example.com",
+                 *       "password": "correct horse battery staple",
+                 *       "request": "6Wn3Kq8Xm2Rb7Tv4Lc9YdHp5Jx0k2Qm8R"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     /** @description The CSRF token of the page the form came from. */
                     csrf_token: string;
@@ -4509,6 +7329,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -4518,6 +7345,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -4527,6 +7361,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -4551,6 +7392,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -4561,6 +7409,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The sign-in request expired or was already completed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
+                    "text/html": string;
+                };
             };
             "4XX": components["responses"]["RequestRefused"];
         };
@@ -4574,6 +7438,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "csrf_token": "Yp3Jx0k2Qm8RtV5wN9bL4cH7dF1sG6aE",
+                 *       "request": "6Wn3Kq8Xm2Rb7Tv4Lc9YdHp5Jx0k2Qm8R",
+                 *       "decision": "allow"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     /** @description The CSRF token of the page the form came from. */
                     csrf_token: string;
@@ -4598,6 +7469,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -4619,6 +7497,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -4642,6 +7527,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "csrf_token": "Yp3Jx0k2Qm8RtV5wN9bL4cH7dF1sG6aE",
+                 *       "client_id": "pcl_7Hq2mZ4kP9xW3vN8bR5tLc"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     /** @description The CSRF token of the page the form came from. */
                     csrf_token: string;
@@ -4664,6 +7555,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -4679,6 +7577,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "csrf_token": "Yp3Jx0k2Qm8RtV5wN9bL4cH7dF1sG6aE"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     /** @description The CSRF token of the page the form came from. */
                     csrf_token: string;
@@ -4700,6 +7603,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -4721,6 +7631,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "resource": "https://mcp.example.com/tools",
+                     *       "authorization_servers": [
+                     *         "https://auth.example.com"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "mcp:tools"
+                     *       ],
+                     *       "bearer_methods_supported": [
+                     *         "header"
+                     *       ],
+                     *       "resource_signing_alg_values_supported": [
+                     *         "ES256"
+                     *       ],
+                     *       "resource_name": "Talent platform tool server (MCP)"
+                     *     }
+                     */
                     "application/json": {
                         resource: string;
                         authorization_servers: string[];
@@ -4750,6 +7678,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "resource": "https://mcp.example.com/tools",
+                     *       "authorization_servers": [
+                     *         "https://auth.example.com"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "mcp:tools"
+                     *       ],
+                     *       "bearer_methods_supported": [
+                     *         "header"
+                     *       ],
+                     *       "resource_signing_alg_values_supported": [
+                     *         "ES256"
+                     *       ],
+                     *       "resource_name": "Talent platform tool server (MCP)"
+                     *     }
+                     */
                     "application/json": {
                         resource: string;
                         authorization_servers: string[];
@@ -4773,14 +7719,69 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": 7,
+                 *       "method": "tools/call",
+                 *       "params": {
+                 *         "name": "search_candidates",
+                 *         "arguments": {
+                 *           "query": "backend engineer payments",
+                 *           "page_size": 5
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     jsonrpc: "2.0";
-                    id?: string | number | null;
-                    method?: string;
-                    params?: Record<string, never>;
-                    result?: unknown;
-                    error?: Record<string, never>;
+                    /** @description a string, or an integer JavaScript holds exactly */
+                    id: string | number;
+                    method: string;
+                    params?: {
+                        _meta?: {
+                            progressToken?: string | number;
+                            "io.modelcontextprotocol/related-task"?: {
+                                taskId: string;
+                            };
+                        };
+                    };
+                } | {
+                    /** @constant */
+                    jsonrpc: "2.0";
+                    method: string;
+                    params?: {
+                        _meta?: {
+                            progressToken?: string | number;
+                            "io.modelcontextprotocol/related-task"?: {
+                                taskId: string;
+                            };
+                        };
+                    };
+                } | {
+                    /** @constant */
+                    jsonrpc: "2.0";
+                    /** @description a string, or an integer JavaScript holds exactly */
+                    id: string | number;
+                    result: {
+                        _meta?: {
+                            progressToken?: string | number;
+                            "io.modelcontextprotocol/related-task"?: {
+                                taskId: string;
+                            };
+                        };
+                    };
+                } | {
+                    /** @constant */
+                    jsonrpc: "2.0";
+                    /** @description a string, or an integer JavaScript holds exactly */
+                    id?: string | number;
+                    error: {
+                        code: number;
+                        message: string;
+                        data?: unknown;
+                    };
                 };
             };
         };
@@ -4791,16 +7792,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": 7,
+                     *       "result": {
+                     *         "content": [
+                     *           {
+                     *             "type": "text",
+                     *             "text": "{\"search_id\":\"srch_4Wm9Kq2Xb7Rt3Ln8Vc5YhD\",\"data\":[…],\"credits_charged\":1}"
+                     *           }
+                     *         ],
+                     *         "isError": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         jsonrpc: "2.0";
+                        /** @description the request's id as it was sent; null when it could not be read */
                         id?: string | number | null;
-                        method?: string;
-                        params?: Record<string, never>;
-                        result?: unknown;
-                        error?: Record<string, never>;
+                        result?: Record<string, never>;
+                        error?: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
                     };
                 };
+            };
+            /** @description A notification or a response was accepted (no body) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Parse error, a batch, or arguments nested too deep (JSON-RPC error) */
             400: {
@@ -4808,14 +7834,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": null,
+                     *       "error": {
+                     *         "code": -32700,
+                     *         "message": "Parse error"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         jsonrpc: "2.0";
+                        /** @description the request's id as it was sent; null when it could not be read */
                         id?: string | number | null;
-                        method?: string;
-                        params?: Record<string, never>;
-                        result?: unknown;
-                        error?: Record<string, never>;
+                        result?: Record<string, never>;
+                        error?: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
                     };
                 };
             };
@@ -4827,6 +7866,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid_token",
+                     *       "error_description": "The access token is invalid or expired."
+                     *     }
+                     */
                     "application/json": {
                         error: string;
                         error_description?: string;
@@ -4841,9 +7886,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_scope",
+                     *       "error_description": "The access token lacks the scopes: mcp:tools."
+                     *     }
+                     */
                     "application/json": {
                         error: string;
                         error_description?: string;
+                    };
+                };
+            };
+            /** @description The request does not accept both `application/json` and `text/event-stream` (MCP Streamable HTTP requires a client to) */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": null,
+                     *       "error": {
+                     *         "code": -32000,
+                     *         "message": "Not Acceptable: Client must accept both application/json and text/event-stream"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        /** @description the request's id as it was sent; null when it could not be read */
+                        id?: string | number | null;
+                        result?: Record<string, never>;
+                        error?: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
                     };
                 };
             };
@@ -4854,6 +7935,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limited",
+                     *       "error_description": "Too many requests for this client; retry after the Retry-After delay."
+                     *     }
+                     */
                     "application/json": {
                         error: string;
                         error_description?: string;
@@ -4878,6 +7965,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -4903,6 +7995,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ready",
+                     *       "checks": {
+                     *         "store": "ok",
+                     *         "temporal": "ok"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         status: "ready" | "unavailable";
@@ -4922,6 +8023,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "unavailable",
+                     *       "checks": {
+                     *         "store": "ok",
+                     *         "temporal": "down"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         status: "ready" | "unavailable";
@@ -4952,6 +8062,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example # HELP http_requests_total HTTP requests answered, by route and status.
+                     *     # TYPE http_requests_total counter
+                     *     http_requests_total{method="POST",route="/v1/candidates/search",status="200"} 1027
+                     */
                     "text/plain": string;
                 };
             };
@@ -4961,6 +8076,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:invalid_api_key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "detail": "The metrics token is not valid.",
+                     *       "code": "invalid_api_key"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -4981,6 +8105,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "Talent platform developer API",
+                     *         "version": "1.0.0"
+                     *       },
+                     *       "paths": {}
+                     *     }
+                     */
                     "application/json": Record<string, never>;
                 };
             };
@@ -5002,6 +8136,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">…<div id="reference"></div>…</html>
+                     */
                     "text/html": string;
                 };
             };
@@ -5023,6 +8161,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example (function () { /* … *\/ })(); */
                     "application/javascript": string;
                 };
             };
@@ -5044,6 +8183,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example (function () { /* … *\/ })(); */
                     "application/javascript": string;
                 };
             };

@@ -1,0 +1,279 @@
+import type { OperationName } from '../../core/limits/limitTable';
+
+/**
+ * The reference's examples: one realistic request body and one answer per success status of
+ * every /v1 operation, with ids of the service's own shapes (`org_…`, `job_…`, `kf_…`) and
+ * amounts as the price list makes them. test/unit/openApiDocument.test.ts parses each one with
+ * the route's own schema, so an example cannot drift from what the service accepts and answers.
+ */
+export interface OperationExample {
+  request?: unknown;
+  responses: Record<number, unknown>;
+}
+
+const ORG = 'org_5kQ2vN8xR3tLm7WbY4cH9d';
+const WORKSPACE = 'ws_8Jf3nT6qW1zK4pX7vB2mLs';
+const APPLICATION = 'app_3Rk9mW2xT7bN5vQ8cL4hJd';
+const FAMILY = 'kf_6Hn2pR8tY4wK9mX3bV7cQs';
+const KEY = 'key_9Tb4mK7xQ2nW8vR5cJ3hLp';
+const PERSON = 'per_7Xq2Lm9KbR4tWn8vYc3HdZ';
+const PERSON_2 = 'per_2Bn8Wq5Rt3Ym7Kx9Lc4VdP';
+const SEARCH = 'srch_4Wm9Kq2Xb7Rt3Ln8Vc5YhD';
+const JOB = 'job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP';
+const ENDPOINT = 'we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY';
+const EVENT = 'evt_6Rq9Xm3Kt8Wb2Nv5Lc4YdH';
+const DELIVERY = 'dlv_2Xk7Rm4Qt9Wb3Nv8Lc5YdJ';
+const SECRET = 'whs_5Lm8Qx3Kt7Rb2Wn9Vc4YhD';
+const RECEIPT = 'rcpt_9Wq4Xm7Kt2Rb8Nv3Lc5YdH';
+const CREATED = '2026-11-25T14:03:11.482Z';
+const COMPLETED = '2026-11-25T14:03:19.907Z';
+const EXPIRES = '2026-12-02T14:03:19.907Z';
+
+const preview = {
+  person_id: PERSON,
+  name: 'Amara Okafor',
+  headline: 'Senior backend engineer · payments infrastructure',
+  title: 'Senior Backend Engineer',
+  company: 'Northwind Payments',
+  seniority: 'senior',
+  years_experience: 9,
+  location: { country: 'Germany', country_code: 'DE', region: 'Berlin', city: 'Berlin' },
+  top_skills: ['Go', 'PostgreSQL', 'Kafka'],
+  source: 'src_talentpool',
+};
+
+const runningJob = {
+  job_id: JOB,
+  type: 'contact_retrieval',
+  status: 'running',
+  fields: ['email', 'phone'],
+  search_id: null,
+  counts: { requested: 2, delivered: 0, not_found: 0, failed: 0, reused: 0, cancelled: 0, pending: 2 },
+  created_at: CREATED,
+  completed_at: null,
+  result_url: `/v1/job-results/${JOB}`,
+  result_expires_at: null,
+};
+
+const completedJob = {
+  ...runningJob,
+  status: 'completed',
+  counts: { requested: 2, delivered: 1, not_found: 1, failed: 0, reused: 0, cancelled: 0, pending: 0 },
+  completed_at: COMPLETED,
+  result_expires_at: EXPIRES,
+};
+
+const endpoint = {
+  endpoint_id: ENDPOINT,
+  url: 'https://hooks.example.com/talent',
+  state: 'active',
+  created_at: CREATED,
+  updated_at: CREATED,
+};
+
+const delivery = {
+  delivery_id: DELIVERY,
+  event_id: EVENT,
+  endpoint_id: ENDPOINT,
+  job_id: JOB,
+  attempt: 1,
+  replay: 0,
+  status: 'succeeded',
+  response_status: 200,
+  error_code: null,
+  duration_ms: 142,
+  scheduled_at: COMPLETED,
+  attempted_at: '2026-11-25T14:03:20.051Z',
+  next_attempt_at: null,
+};
+
+export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
+  whoami: {
+    responses: {
+      200: {
+        workspace_id: WORKSPACE,
+        org_root: ORG,
+        application_id: APPLICATION,
+        audience: 'developer-api',
+        scopes: ['candidates.search', 'jobs.v1:read', 'jobs.v1:write', 'profiles.v1:unlock'],
+        key_id: KEY,
+      },
+    },
+  },
+  'search.sources': {
+    responses: {
+      200: {
+        data: [
+          {
+            source_id: 'src_talentpool',
+            name: 'Talent pool',
+            description: 'The built-in pool of professional profiles.',
+            covers: ['profiles', 'positions', 'skills', 'education', 'languages', 'locations'],
+            built_in: true,
+          },
+        ],
+      },
+    },
+  },
+  'candidates.search': {
+    request: { query: 'backend engineer payments', filters: { locations: ['Berlin'], seniority: ['senior', 'lead'] }, page_size: 20 },
+    responses: {
+      200: {
+        search_id: SEARCH,
+        data: [preview],
+        next_cursor:
+          'eyJ2IjoxLCJvcmciOiJvcmdfNWtRMnZOOHhSM3RMbTdXYlk0Y0g5ZCIsInNlYXJjaCI6InNyY2hfNFdtOUtxMlhiN1J0M0xuOFZjNVloRCIsIm9mZnNldCI6MjAsImlhdCI6MTc2NDA3OTM5MX0.Qm9yZ2VkLXNpZ25hdHVyZS1leGFtcGxlLW9ubHktMDAw',
+        total_estimate: 137,
+        credits_charged: 1,
+        receipt_id: RECEIPT,
+      },
+    },
+  },
+  'profiles.unlock': {
+    request: { person_id: PERSON },
+    responses: {
+      200: {
+        profile: {
+          person_id: PERSON,
+          name: 'Amara Okafor',
+          first_name: 'Amara',
+          last_name: 'Okafor',
+          headline: 'Senior backend engineer · payments infrastructure',
+          title: 'Senior Backend Engineer',
+          company: 'Northwind Payments',
+          seniority: 'senior',
+          years_experience: 9,
+          skills: ['Go', 'PostgreSQL', 'Kafka', 'Kubernetes'],
+          languages: ['English', 'German'],
+          location: { country: 'Germany', country_code: 'DE', region: 'Berlin', city: 'Berlin' },
+          positions: [
+            { title: 'Senior Backend Engineer', company: 'Northwind Payments', start: '2021-03', end: null, current: true },
+            { title: 'Backend Engineer', company: 'Contoso Bank', start: '2017-09', end: '2021-02', current: false },
+          ],
+          education: [{ school: 'TU Berlin', degree: 'MSc', field: 'Computer Science', end_year: 2017 }],
+          profile_url: 'https://profiles.example.com/amara-okafor',
+          source: 'src_talentpool',
+        },
+        already_unlocked: false,
+        credits_charged: 5,
+        receipt_id: RECEIPT,
+      },
+    },
+  },
+  'person_matches.create': {
+    request: { email: 'amara.okafor@example.com', min_confidence: 0.8, limit: 5 },
+    responses: {
+      200: { data: [{ person_id: PERSON, confidence: 0.99, matched_on: ['email'] }], credits_charged: 1, receipt_id: RECEIPT },
+    },
+  },
+  'contact_retrieval_jobs.create': {
+    request: { person_ids: [PERSON, PERSON_2], fields: ['email', 'phone'] },
+    responses: { 202: runningJob },
+  },
+  'contact_retrieval_jobs.batch_create': {
+    request: { search_id: SEARCH, limit: 100, fields: ['email'] },
+    responses: {
+      202: {
+        ...runningJob,
+        fields: ['email'],
+        search_id: SEARCH,
+        counts: { requested: 100, delivered: 0, not_found: 0, failed: 0, reused: 0, cancelled: 0, pending: 100 },
+      },
+    },
+  },
+  'contact_retrieval_jobs.list': { responses: { 200: { data: [completedJob], next_cursor: null } } },
+  'contact_retrieval_jobs.get': { responses: { 200: completedJob } },
+  'contact_retrieval_jobs.cancel': {
+    responses: {
+      202: {
+        ...runningJob,
+        status: 'cancelled',
+        counts: { requested: 2, delivered: 1, not_found: 0, failed: 0, reused: 0, cancelled: 1, pending: 0 },
+        completed_at: COMPLETED,
+        result_expires_at: EXPIRES,
+      },
+    },
+  },
+  'job_results.get': {
+    responses: {
+      200: {
+        job_id: JOB,
+        status: 'completed',
+        counts: completedJob.counts,
+        created_at: CREATED,
+        completed_at: COMPLETED,
+        result_expires_at: EXPIRES,
+        items: [
+          {
+            person_id: PERSON,
+            outcome: 'delivered',
+            contacts: { emails: ['amara.okafor@example.com'], phones: ['+49 30 901820'] },
+            receipt_id: RECEIPT,
+            reason: null,
+          },
+          { person_id: PERSON_2, outcome: 'not_found', contacts: { emails: [], phones: [] }, receipt_id: null, reason: null },
+        ],
+        next_cursor: null,
+      },
+    },
+  },
+  'webhook_endpoints.create': {
+    request: { url: 'https://hooks.example.com/talent' },
+    responses: { 201: { endpoint, secret_id: SECRET, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' } },
+  },
+  'webhook_endpoints.list': { responses: { 200: { data: [endpoint], next_cursor: null } } },
+  'webhook_endpoints.get': { responses: { 200: endpoint } },
+  'webhook_endpoints.update': {
+    request: { state: 'disabled' },
+    responses: { 200: { ...endpoint, state: 'disabled', updated_at: COMPLETED } },
+  },
+  'webhook_endpoints.delete': { responses: { 200: { ...endpoint, state: 'retired', updated_at: COMPLETED } } },
+  'webhook_endpoints.rotate_secret': {
+    responses: {
+      200: {
+        secret_id: 'whs_8Rt3Xm6Kq9Wb2Nv4Lc7YdP',
+        secret: 'whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD',
+        previous_secret_expires_at: '2026-11-26T14:03:11.482Z',
+      },
+    },
+  },
+  'webhook_deliveries.list': { responses: { 200: { data: [delivery], next_cursor: null } } },
+  'webhook_deliveries.get': { responses: { 200: delivery } },
+  'webhook_deliveries.replay': { responses: { 202: { event_id: EVENT, replay: 1, endpoint_id: ENDPOINT, status: 'replaying' } } },
+  'operational_limits.get': {
+    responses: {
+      200: {
+        data: [
+          {
+            operation: 'candidates.search',
+            scope: { type: 'organization', id: ORG },
+            status: 'active',
+            source: 'inherited',
+            requests_per_second: 25,
+            requests_per_minute: null,
+            max_concurrency: 25,
+            lease_ttl_seconds: 60,
+            standard_requests_per_minute: 1500,
+            maximum_requests_per_minute: 1500,
+            suggested_requests_per_minute: 1200,
+            inherited_ceiling_ref: null,
+          },
+          {
+            operation: 'candidates.search',
+            scope: { type: 'key_family', id: FAMILY },
+            status: 'active',
+            source: 'override',
+            requests_per_second: 25,
+            requests_per_minute: 600,
+            max_concurrency: 25,
+            lease_ttl_seconds: 60,
+            standard_requests_per_minute: 1500,
+            maximum_requests_per_minute: 1500,
+            suggested_requests_per_minute: 1200,
+            inherited_ceiling_ref: `organization:${ORG}/candidates.search`,
+          },
+        ],
+      },
+    },
+  },
+};
