@@ -193,9 +193,18 @@ test('the first start prints a key, a first session that works as printed and lo
     // The worker's metrics, printed beside the API's, counted that job and its delivery.
     const metricsUrl = /Worker metrics (\S+)/.exec(out)![1];
     expect(metricsUrl).toBe(`http://127.0.0.1:${env.DEV_WORKER_METRICS_PORT}/metrics`);
-    const workerMetrics = await (await fetch(metricsUrl)).text();
+    // The receiver prints the delivery before the worker has read its answer and counted it.
+    const succeeded = /^webhook_delivery_attempts_total\{outcome="succeeded",error_code=""\} [1-9]/m;
+    const workerMetrics = await eventually(
+      'the worker to count the delivery',
+      async () => {
+        const text = await (await fetch(metricsUrl)).text();
+        return succeeded.test(text) ? text : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 250 },
+    );
     expect(workerMetrics).toMatch(/^contact_jobs_finished_total\{status="completed"\} [1-9]/m);
-    expect(workerMetrics).toMatch(/^webhook_delivery_attempts_total\{outcome="succeeded",error_code=""\} [1-9]/m);
+    expect(workerMetrics).toMatch(succeeded);
   } finally {
     process.kill(-listen.pid!, 'SIGINT');
     await new Promise((r) => listen.once('exit', r));
