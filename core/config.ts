@@ -5,7 +5,7 @@ import { linkPreviousKey } from './crypto/secretBox';
 
 /**
  * The one config module. Every setting the processes read is declared here, validated at
- * start-up, and documented in the README's configuration table with the same default.
+ * start-up, and documented in docs/configuration.md with the same default.
  */
 
 const csvNumbers = (count: number) =>
@@ -180,7 +180,7 @@ function relaxed(nodeEnv: string | undefined): boolean {
   return nodeEnv === 'development' || nodeEnv === 'test';
 }
 
-/** Every environment variable the processes read (the README's configuration table). */
+/** Every environment variable the processes read (docs/configuration.md). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.shape);
 
 export type Config = ReturnType<typeof toConfig>;

@@ -93,7 +93,7 @@ curl -sS -X POST ${baseUrl}/v1/webhook-endpoints -H "Authorization: Bearer $API_
 \`\`\`
 
 On your own machine, \`npm run --silent admin -- webhook listen --workspace ws_…\` registers a local HTTPS receiver instead and
-prints every delivery (see the repository's README, "Webhooks on your machine").
+prints every delivery (see the repository's docs/webhooks.md, "Webhooks on your machine").
 
 ## 4. Receive and verify \`job.completed\`
 

@@ -10,7 +10,7 @@ import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';
 /**
  * Issue 19 item 4: the official MCP conformance suite (`@modelcontextprotocol/conformance`)
  * against `/tools` with a real access token, for every server scenario that applies to a tool
- * server without prompts, resources, logging, sampling or elicitation (README "Conformance"
+ * server without prompts, resources, logging, sampling or elicitation (docs/oauth-and-tool-server.md, "Conformance"
  * lists the others and why). The suite has no option for a bearer token, so a small loopback
  * proxy adds the `Authorization` header to what the suite sends and passes everything else on.
  * The suite needs Node 22+: scripts/conformanceRuntime.ts provides it, or fails with one message.

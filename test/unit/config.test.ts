@@ -96,7 +96,7 @@ describe('config module', () => {
     expect(r.stderr).toMatch(/PORT/);
   });
 
-  test('the list of variables covers what the README documents', () => {
+  test('the list of variables covers what docs/configuration.md documents', () => {
     for (const v of [
       'PORT',
       'BASE_URL',
