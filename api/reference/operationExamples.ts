@@ -163,7 +163,7 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
   'person_matches.create': {
     request: { email: 'amara.okafor@example.com', min_confidence: 0.8, limit: 5 },
     responses: {
-      200: { data: [{ person_id: PERSON, confidence: 0.99, matched_on: ['email'] }], credits_charged: 1, receipt_id: RECEIPT },
+      200: { data: [{ person_id: PERSON, confidence: 0.99, matched_on: ['email'] }], credits_charged: 1, receipt_id: RECEIPT, no_match: null },
     },
   },
   'contact_retrieval_jobs.create': {

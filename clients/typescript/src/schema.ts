@@ -6403,7 +6403,8 @@ export interface operations {
                      *         }
                      *       ],
                      *       "credits_charged": 1,
-                     *       "receipt_id": "rcpt_9Wq4Xm7Kt2Rb8Nv3Lc5YdH"
+                     *       "receipt_id": "rcpt_9Wq4Xm7Kt2Rb8Nv3Lc5YdH",
+                     *       "no_match": null
                      *     }
                      */
                     "application/json": {
