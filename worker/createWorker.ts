@@ -3,7 +3,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { Config } from '../core/config';
 import { temporalConnectOptions, type TemporalConnectionSettings } from '../core/temporal/connectionOptions';
-import { withTemporalDeadline } from '../core/temporal/deadline';
+import { TemporalDeadlineError, withTemporalDeadline } from '../core/temporal/deadline';
 import { startDeliveriesEagerlyOn } from '../core/webhooks/jobCompletedEvent';
 
 /** The worker's connection to Temporal (TLS and API key as configured), within TEMPORAL_CONNECT_TIMEOUT_MS. */
@@ -11,7 +11,11 @@ export function connectWorkerConnection(t: TemporalConnectionSettings): Promise<
   // The native connection has no connect timeout of its own: a timer bounds it.
   return withTemporalDeadline(null, { what: 'a worker connection (TEMPORAL_CONNECT_TIMEOUT_MS)', limitMs: t.connectTimeoutMs, address: t.address }, () =>
     NativeConnection.connect(temporalConnectOptions(t)),
-  );
+  ).catch((err: unknown) => {
+    if (err instanceof TemporalDeadlineError) throw err;
+    // A refused handshake (no or wrong client certificate, untrusted server) fails at once; the SDK's message does not say where.
+    throw new Error(`Temporal at ${t.address} refused the worker connection: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  });
 }
 
 /** A Temporal worker for the configured task queue, running every workflow and activity. */
