@@ -82,7 +82,7 @@ function throughProxy(env: Record<string, string>): Config {
   return testConfig({
     TEMPORAL_ADDRESS: proxy.address,
     TEMPORAL_TLS_CA_FILE: files.caCert,
-    // The proxy is reached by IP; its certificate names localhost (and 127.0.0.1), the name checked here.
+    // The proxy is reached by IP; its certificate names only localhost, so this setting is what lets the check pass.
     TEMPORAL_TLS_SERVER_NAME: 'localhost',
     TEMPORAL_CONNECT_TIMEOUT_MS: '2000',
     TEMPORAL_CALL_TIMEOUT_MS: '3000',
@@ -179,4 +179,19 @@ test.each([
   const native = await failure(() => connectWorkerConnection(cfg.temporal));
   expect(native.err.message).toMatch(new RegExp(`^Temporal at ${proxy.address} (refused the worker connection|did not answer)`));
   expect(native.ms).toBeLessThan(cfg.temporal.connectTimeoutMs + 1500);
+});
+
+test("without TEMPORAL_TLS_SERVER_NAME the proxy's certificate (for localhost) does not match 127.0.0.1 and neither connection trusts it", async () => {
+  const cfg = testConfig({
+    TEMPORAL_ADDRESS: proxy.address,
+    TEMPORAL_TLS_CA_FILE: files.caCert,
+    TEMPORAL_TLS_CERT_FILE: files.clientCert,
+    TEMPORAL_TLS_KEY_FILE: files.clientKey,
+    TEMPORAL_CONNECT_TIMEOUT_MS: '2000',
+    TEMPORAL_CALL_TIMEOUT_MS: '3000',
+  });
+  const { err } = await failure(() => temporalCall(cfg, 'a health check', (client) => client.connection.workflowService.getSystemInfo({})));
+  expect(err.message).toContain(`Temporal at ${proxy.address} did not answer`);
+  const native = await failure(() => connectWorkerConnection(cfg.temporal));
+  expect(native.err.message).toMatch(new RegExp(`^Temporal at ${proxy.address} (refused the worker connection|did not answer)`));
 });
