@@ -5,6 +5,7 @@ import { connectStore, disconnectStore, ensureIndexes, pingStore } from '../core
 import { leaseReleaser, releaseIdleLeaseBlocks } from '../core/limits/requestAdmission';
 import { warmSearchIndex } from '../core/talent/searchIndex';
 import { closeTemporalClient, pingTemporal } from '../core/temporal/client';
+import { describeTemporalConnection } from '../core/temporal/connectionOptions';
 import { startWorkflowStarter } from '../core/temporal/workflowStarter';
 import { createApp } from './app';
 import { answerClientErrors } from './clientErrors';
@@ -52,7 +53,7 @@ if (require.main === module) {
   logger.level = config.logLevel;
   startApi(config).then(
     ({ url, close }) => {
-      logger.info({ url }, 'api listening');
+      logger.info({ url, temporal: describeTemporalConnection(config.temporal) }, 'api listening');
       // A parent that started this process with an IPC channel (the tests, with PORT=0) learns
       // the port the system chose here, instead of picking a "free" one that may be taken first.
       process.send?.({ type: 'api-listening', url });

@@ -1,7 +1,11 @@
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { LOOPBACK_ORIGINS, parseOriginRule } from './allowedOrigins';
+import { Concealed } from './concealed';
 import { linkPreviousKey } from './crypto/secretBox';
+import type { TemporalTls } from './temporal/connectionOptions';
 
 /**
  * The one config module. Every setting the processes read is declared here, validated at
@@ -39,6 +43,33 @@ const url = z
   .string()
   .url()
   .transform((u) => u.replace(/\/+$/, ''));
+/**
+ * A PEM file read at start-up: a missing, unreadable or malformed file fails the start with the
+ * setting's name and the path (never the file's content).
+ */
+const pemFile = (kind: 'certificate' | 'private key') =>
+  z
+    .string()
+    .min(1)
+    .transform((path, ctx) => {
+      let pem: Buffer;
+      try {
+        pem = readFileSync(path);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: `cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})` });
+        return z.NEVER;
+      }
+      try {
+        if (kind === 'certificate') new X509Certificate(pem);
+        else createPrivateKey(pem);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: `${path} holds no PEM ${kind}` });
+        return z.NEVER;
+      }
+      return { path, pem };
+    });
+const flag = z.enum(['true', 'false']).transform((v) => v === 'true');
+
 const masterKey = (message: string) => z.string({ message }).refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes encoded as base64');
 
 /** Settings that weaken a production guarantee; accepted only when NODE_ENV says development or test. */
@@ -67,6 +98,13 @@ const schema = z
     TEMPORAL_CONNECT_TIMEOUT_MS: positiveInt.max(120_000).default(5000),
     TEMPORAL_CALL_TIMEOUT_MS: positiveInt.max(300_000).default(10_000),
     TEMPORAL_START_WAIT_MS: positiveInt.max(10_000).default(400),
+    /** TLS towards Temporal; on by default as soon as any TLS setting or an API key is given. */
+    TEMPORAL_TLS: flag.optional(),
+    TEMPORAL_TLS_CERT_FILE: pemFile('certificate').optional(),
+    TEMPORAL_TLS_KEY_FILE: pemFile('private key').optional(),
+    TEMPORAL_TLS_CA_FILE: pemFile('certificate').optional(),
+    TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
+    TEMPORAL_API_KEY: z.string().min(1).optional(),
     WORKFLOW_STARTER_INTERVAL_MS: positiveInt.max(60_000).default(1000),
     WORKFLOW_STARTER_LEASE_MS: positiveInt.max(600_000).default(15_000),
     CHAOS_EXIT_AT: z.enum(['after_charge']).optional(),
@@ -165,6 +203,7 @@ const schema = z
         message: "the worker's metrics show business counters: set METRICS_TOKEN too (only NODE_ENV=development or test serve them without a token)",
       });
     }
+    temporalTlsIssues(c).forEach(([path, message]) => ctx.addIssue({ code: 'custom', path: [path], message }));
     if (c.SECRETS_ENCRYPTION_KEY_PREVIOUS && Buffer.from(c.SECRETS_ENCRYPTION_KEY_PREVIOUS, 'base64').equals(Buffer.from(c.SECRETS_ENCRYPTION_KEY, 'base64'))) {
       ctx.addIssue({ code: 'custom', path: ['SECRETS_ENCRYPTION_KEY_PREVIOUS'], message: 'must differ from SECRETS_ENCRYPTION_KEY' });
     }
@@ -175,6 +214,41 @@ const schema = z
       ctx.addIssue({ code: 'custom', path: ['CONTACT_PROVIDER_URL'], message: 'is required when CONTACT_PROVIDER=http' });
     }
   });
+
+type TemporalTlsSettings = Pick<
+  z.infer<typeof schema>,
+  'NODE_ENV' | 'TEMPORAL_TLS' | 'TEMPORAL_TLS_CERT_FILE' | 'TEMPORAL_TLS_KEY_FILE' | 'TEMPORAL_TLS_CA_FILE' | 'TEMPORAL_TLS_SERVER_NAME' | 'TEMPORAL_API_KEY'
+>;
+
+function temporalTlsIssues(c: TemporalTlsSettings): [string, string][] {
+  const cert = c.TEMPORAL_TLS_CERT_FILE;
+  const key = c.TEMPORAL_TLS_KEY_FILE;
+  if (cert && !key) return [['TEMPORAL_TLS_KEY_FILE', 'is required with TEMPORAL_TLS_CERT_FILE (the client certificate needs its private key)']];
+  if (key && !cert) return [['TEMPORAL_TLS_CERT_FILE', 'is required with TEMPORAL_TLS_KEY_FILE (the private key needs its client certificate)']];
+  if (cert && key && !new X509Certificate(cert.pem).checkPrivateKey(createPrivateKey(key.pem))) {
+    return [['TEMPORAL_TLS_KEY_FILE', `${key.path} is not the private key of the certificate in ${cert.path}`]];
+  }
+  if (c.TEMPORAL_TLS === false) {
+    const tlsOnly = (['TEMPORAL_TLS_CERT_FILE', 'TEMPORAL_TLS_CA_FILE', 'TEMPORAL_TLS_SERVER_NAME'] as const).filter((name) => c[name] !== undefined);
+    if (tlsOnly.length) return [['TEMPORAL_TLS', `is false but ${tlsOnly.join(', ')} ${tlsOnly.length > 1 ? 'are' : 'is'} set: unset them or TEMPORAL_TLS`]];
+    if (c.TEMPORAL_API_KEY && !relaxed(c.NODE_ENV)) {
+      return [['TEMPORAL_TLS', 'is false with TEMPORAL_API_KEY set, which would send the key in clear (only NODE_ENV=development or test allow it)']];
+    }
+  }
+  return [];
+}
+
+function temporalTls(e: TemporalTlsSettings): TemporalTls | null {
+  const on = e.TEMPORAL_TLS ?? Boolean(e.TEMPORAL_TLS_CERT_FILE || e.TEMPORAL_TLS_CA_FILE || e.TEMPORAL_TLS_SERVER_NAME || e.TEMPORAL_API_KEY);
+  if (!on) return null;
+  const cert = e.TEMPORAL_TLS_CERT_FILE;
+  const key = e.TEMPORAL_TLS_KEY_FILE;
+  return {
+    ...(cert && key ? { clientCert: { crt: cert.pem, key: new Concealed(key.pem) } } : {}),
+    ...(e.TEMPORAL_TLS_CA_FILE ? { serverCa: e.TEMPORAL_TLS_CA_FILE.pem } : {}),
+    ...(e.TEMPORAL_TLS_SERVER_NAME ? { serverName: e.TEMPORAL_TLS_SERVER_NAME } : {}),
+  };
+}
 
 function relaxed(nodeEnv: string | undefined): boolean {
   return nodeEnv === 'development' || nodeEnv === 'test';
@@ -208,6 +282,9 @@ function toConfig(e: z.infer<typeof schema>) {
       connectTimeoutMs: e.TEMPORAL_CONNECT_TIMEOUT_MS,
       callTimeoutMs: e.TEMPORAL_CALL_TIMEOUT_MS,
       startWaitMs: e.TEMPORAL_START_WAIT_MS,
+      /** How the connections authenticate (core/temporal/connectionOptions.ts builds both from these). */
+      tls: temporalTls(e),
+      apiKey: e.TEMPORAL_API_KEY ? new Concealed(e.TEMPORAL_API_KEY) : null,
     },
     /** The starter that carries out workflow starts and signals recorded in the store (core/temporal/workflowOutbox.ts). */
     workflowStarter: { intervalMs: e.WORKFLOW_STARTER_INTERVAL_MS, leaseMs: e.WORKFLOW_STARTER_LEASE_MS },

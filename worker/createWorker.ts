@@ -2,19 +2,29 @@ import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { Config } from '../core/config';
-import { withTemporalDeadline } from '../core/temporal/deadline';
+import { temporalConnectOptions, type TemporalConnectionSettings } from '../core/temporal/connectionOptions';
+import { TemporalDeadlineError, withTemporalDeadline } from '../core/temporal/deadline';
 import { startDeliveriesEagerlyOn } from '../core/webhooks/jobCompletedEvent';
+
+/** The worker's connection to Temporal (TLS and API key as configured), within TEMPORAL_CONNECT_TIMEOUT_MS. */
+export function connectWorkerConnection(t: TemporalConnectionSettings): Promise<NativeConnection> {
+  // The native connection has no connect timeout of its own: a timer bounds it.
+  return withTemporalDeadline(null, { what: 'a worker connection (TEMPORAL_CONNECT_TIMEOUT_MS)', limitMs: t.connectTimeoutMs, address: t.address }, () =>
+    NativeConnection.connect(temporalConnectOptions(t)),
+  ).catch((err: unknown) => {
+    if (err instanceof TemporalDeadlineError) throw err;
+    // A refused handshake (no or wrong client certificate, untrusted server) fails at once; the SDK's message does not say where.
+    throw new Error(`Temporal at ${t.address} refused the worker connection: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  });
+}
 
 /** A Temporal worker for the configured task queue, running every workflow and activity. */
 export async function createWorker(
   config: Config,
   opts: { workflowBundlePath?: string } = {},
 ): Promise<{ worker: Worker; connection: NativeConnection; client: Client }> {
-  const { address, connectTimeoutMs, callTimeoutMs } = config.temporal;
-  // The native connection has no connect timeout of its own: a timer bounds it.
-  const connection = await withTemporalDeadline(null, { what: 'a worker connection (TEMPORAL_CONNECT_TIMEOUT_MS)', limitMs: connectTimeoutMs, address }, () =>
-    NativeConnection.connect({ address }),
-  );
+  const { address, callTimeoutMs } = config.temporal;
+  const connection = await connectWorkerConnection(config.temporal);
   const worker = await withTemporalDeadline(
     null,
     { what: 'the worker start-up (namespace check, TEMPORAL_CALL_TIMEOUT_MS)', limitMs: callTimeoutMs, address },

@@ -5,6 +5,7 @@ import { ensureMaintenanceSchedule, MAINTENANCE_SCHEDULE_ID } from '../core/main
 import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
 import { closeTemporalClient } from '../core/temporal/client';
+import { describeTemporalConnection } from '../core/temporal/connectionOptions';
 import { startWorkflowStarter } from '../core/temporal/workflowStarter';
 import { createWorker } from './createWorker';
 import { startMetricsServer } from './metricsServer';
@@ -27,7 +28,7 @@ async function main(): Promise<void> {
   if (metrics) logger.info({ port: metrics.port, host: config.host }, 'worker metrics at /metrics');
   // Starts and cancels the API recorded while Temporal was down are carried out from here too.
   const workflowStarter = startWorkflowStarter(config);
-  logger.info({ taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace }, 'worker running');
+  logger.info({ taskQueue: config.temporal.taskQueue, temporal: describeTemporalConnection(config.temporal) }, 'worker running');
   // worker.run() resolves after SIGINT/SIGTERM: the SDK drains in-flight tasks first.
   await worker.run();
   await workflowStarter.stop();

@@ -1,39 +1,98 @@
 import { Client, Connection } from '@temporalio/client';
 import type { Config } from '../config';
+import { clientConnectOptions, temporalConnectionIdentity } from './connectionOptions';
 import { TemporalDeadlineError, withTemporalDeadline } from './deadline';
-
-let clientPromise: Promise<Client> | undefined;
 
 export type TemporalSettings = Pick<Config, 'temporal'>;
 
-/** The process's Temporal client, connected on first use; connecting waits at most TEMPORAL_CONNECT_TIMEOUT_MS. */
-export function temporalClient(cfg: TemporalSettings): Promise<Client> {
-  const { address, namespace, connectTimeoutMs } = cfg.temporal;
-  clientPromise ??= Connection.connect({ address, connectTimeout: connectTimeoutMs }).then(
-    (connection) => new Client({ connection, namespace }),
-    (err) => {
-      clientPromise = undefined;
-      throw new TemporalDeadlineError('a connection (TEMPORAL_CONNECT_TIMEOUT_MS)', connectTimeoutMs, address, err);
+/** One configuration's Temporal client: connected on first use, dropped or closed on demand. */
+export interface TemporalClients {
+  /** The client, connected on first use; connecting waits at most TEMPORAL_CONNECT_TIMEOUT_MS. */
+  client(): Promise<Client>;
+  /**
+   * One call (or a few) within `limitMs` (by default TEMPORAL_CALL_TIMEOUT_MS) including the
+   * connection; past it, a TemporalDeadlineError naming `what`.
+   */
+  call<T>(what: string, fn: (client: Client) => Promise<T>, limitMs?: number): Promise<T>;
+  /**
+   * Forgets the connection so the next call connects afresh (after Temporal came back, a new
+   * connection answers at once where the old one may sit in gRPC's reconnect back-off). The old
+   * connection is closed only after every call on it has passed its deadline: closing it under a
+   * call whose client is waiting to retry makes that retry throw from a timer and end the process.
+   */
+  drop(): void;
+  close(): Promise<void>;
+}
+
+export function createTemporalClients(cfg: TemporalSettings): TemporalClients {
+  const t = cfg.temporal;
+  let clientPromise: Promise<Client> | undefined;
+
+  const client = (): Promise<Client> => {
+    clientPromise ??= Connection.connect(clientConnectOptions(t)).then(
+      (connection) => new Client({ connection, namespace: t.namespace }),
+      (err) => {
+        clientPromise = undefined;
+        throw new TemporalDeadlineError('a connection (TEMPORAL_CONNECT_TIMEOUT_MS)', t.connectTimeoutMs, t.address, err);
+      },
+    );
+    return clientPromise;
+  };
+
+  return {
+    client,
+    async call(what, fn, limitMs = t.callTimeoutMs) {
+      const target = { what, limitMs, address: t.address };
+      const started = Date.now();
+      const c = await withTemporalDeadline(null, target, client);
+      const left = Math.max(1, limitMs - (Date.now() - started));
+      return withTemporalDeadline(c.connection, { ...target, limitMs: left }, () => fn(c));
     },
-  );
-  return clientPromise;
+    drop() {
+      const p = clientPromise;
+      clientPromise = undefined;
+      if (!p) return;
+      const later = setTimeout(
+        () => {
+          void p.then((c) => c.connection.close()).catch(() => undefined);
+        },
+        2 * t.callTimeoutMs + 1000,
+      );
+      later.unref();
+    },
+    async close() {
+      const p = clientPromise;
+      clientPromise = undefined;
+      if (p) await (await p.catch(() => undefined))?.connection.close().catch(() => undefined);
+    },
+  };
 }
 
 /**
- * One call (or a few) to Temporal through the process's client, within `limitMs` (by default
- * TEMPORAL_CALL_TIMEOUT_MS) including the connection; past it, a TemporalDeadlineError naming `what`.
+ * The process's clients, one per connection identity (server, namespace, TLS identity, API key),
+ * for the callers that take a config rather than a TemporalClients of their own: a config that
+ * points elsewhere or authenticates otherwise gets its own client, never the first one made.
  */
-export async function temporalCall<T>(
-  cfg: TemporalSettings,
-  what: string,
-  fn: (client: Client) => Promise<T>,
-  limitMs = cfg.temporal.callTimeoutMs,
-): Promise<T> {
-  const target = { what, limitMs, address: cfg.temporal.address };
-  const started = Date.now();
-  const client = await withTemporalDeadline(null, target, () => temporalClient(cfg));
-  const left = Math.max(1, limitMs - (Date.now() - started));
-  return withTemporalDeadline(client.connection, { ...target, limitMs: left }, () => fn(client));
+const processClients = new Map<string, TemporalClients>();
+
+function clientsFor(cfg: TemporalSettings): TemporalClients {
+  const identity = temporalConnectionIdentity(cfg.temporal);
+  let clients = processClients.get(identity);
+  if (!clients) {
+    clients = createTemporalClients(cfg);
+    processClients.set(identity, clients);
+  }
+  return clients;
+}
+
+/** The process's Temporal client for this configuration, connected on first use. */
+export function temporalClient(cfg: TemporalSettings): Promise<Client> {
+  return clientsFor(cfg).client();
+}
+
+/** One call (or a few) through the process's client for this configuration; see TemporalClients.call. */
+export function temporalCall<T>(cfg: TemporalSettings, what: string, fn: (client: Client) => Promise<T>, limitMs = cfg.temporal.callTimeoutMs): Promise<T> {
+  return clientsFor(cfg).call(what, fn, limitMs);
 }
 
 export async function pingTemporal(cfg: TemporalSettings): Promise<boolean> {
@@ -45,27 +104,14 @@ export async function pingTemporal(cfg: TemporalSettings): Promise<boolean> {
   }
 }
 
-/**
- * Forgets the process's connection so the next call connects afresh (after Temporal came back, a
- * new connection answers at once where the old one may sit in gRPC's reconnect back-off). The
- * old connection is closed only after every call on it has passed its deadline: closing it under
- * a call whose client is waiting to retry makes that retry throw from a timer and end the process.
- */
+/** Forgets this configuration's connection so the next call connects afresh; see TemporalClients.drop. */
 export function dropTemporalClient(cfg: TemporalSettings): void {
-  const p = clientPromise;
-  clientPromise = undefined;
-  if (!p) return;
-  const later = setTimeout(
-    () => {
-      void p.then((c) => c.connection.close()).catch(() => undefined);
-    },
-    2 * cfg.temporal.callTimeoutMs + 1000,
-  );
-  later.unref();
+  processClients.get(temporalConnectionIdentity(cfg.temporal))?.drop();
 }
 
+/** Closes every client the process made. */
 export async function closeTemporalClient(): Promise<void> {
-  const p = clientPromise;
-  clientPromise = undefined;
-  if (p) await (await p.catch(() => undefined))?.connection.close().catch(() => undefined);
+  const all = [...processClients.values()];
+  processClients.clear();
+  await Promise.all(all.map((c) => c.close()));
 }

@@ -18,6 +18,8 @@ describe('config module', () => {
       connectTimeoutMs: 5000,
       callTimeoutMs: 10_000,
       startWaitMs: 400,
+      tls: null,
+      apiKey: null,
     });
     expect(c.webhooks.allowedCidrs).toEqual([]);
     expect(c.webhooks.retryDelaysMs).toBeUndefined();

@@ -1,0 +1,197 @@
+import { readFileSync } from 'node:fs';
+import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
+import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket } from 'node:tls';
+import type { Connection } from '@temporalio/client';
+import type { Config } from '../../core/config';
+import { closeTemporalClient, temporalCall, temporalClient } from '../../core/temporal/client';
+import { TemporalDeadlineError } from '../../core/temporal/deadline';
+import { connectWorkerConnection } from '../../worker/createWorker';
+import { eventually } from '../support/eventually';
+import { makeTemporalTlsFiles, type TemporalTlsFiles } from '../support/temporalTlsCertificates';
+import { testConfig } from '../support/testConfig';
+import { startTestWorker, type TestWorker } from '../support/testWorker';
+
+/**
+ * A production Temporal asks for TLS and a client certificate. The dev server has no TLS of its
+ * own, so here it sits behind a TLS-terminating proxy that requires a certificate signed by the
+ * test CA (as a cluster with `requireClientAuth` does) and passes the bytes on in plain TCP.
+ * The API's client and the worker, built from config as in production, get through; without a
+ * certificate, or with one the CA did not sign, the proxy refuses the handshake and the call
+ * fails within its deadline, naming the address.
+ */
+
+interface MtlsProxy {
+  address: string;
+  /** Common names of the client certificates of the accepted connections. */
+  accepted: string[];
+  /** Handshakes refused (no certificate, or one the CA did not sign). */
+  refused: string[];
+  close(): Promise<void>;
+}
+
+async function startMtlsProxy(files: TemporalTlsFiles, upstream: string): Promise<MtlsProxy> {
+  const [host, port] = [upstream.slice(0, upstream.lastIndexOf(':')), Number(upstream.slice(upstream.lastIndexOf(':') + 1))];
+  const accepted: string[] = [];
+  const refused: string[] = [];
+  const sockets = new Set<Socket>();
+  const track = (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+    s.on('error', () => s.destroy());
+  };
+  const server: TlsServer = createTlsServer(
+    {
+      cert: readFileSync(files.serverCert),
+      key: readFileSync(files.serverKey),
+      ca: readFileSync(files.caCert),
+      requestCert: true,
+      rejectUnauthorized: true,
+      // gRPC runs over HTTP/2 and the Rust client insists on negotiating it.
+      ALPNProtocols: ['h2'],
+    },
+    (client: TLSSocket) => {
+      accepted.push(String(client.getPeerCertificate().subject?.CN));
+      const server = netConnect(port, host);
+      track(client);
+      track(server);
+      client.pipe(server).pipe(client);
+      client.on('close', () => server.destroy());
+      server.on('close', () => client.destroy());
+    },
+  );
+  server.on('tlsClientError', (err) => refused.push(err.message));
+  server.on('connection', track);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    address: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    accepted,
+    refused,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+let files: TemporalTlsFiles;
+let proxy: MtlsProxy;
+let worker: TestWorker | undefined;
+
+/** A config reaching Temporal through the proxy, with these TLS settings. */
+function throughProxy(env: Record<string, string>): Config {
+  return testConfig({
+    TEMPORAL_ADDRESS: proxy.address,
+    TEMPORAL_TLS_CA_FILE: files.caCert,
+    // The proxy is reached by IP; its certificate names only localhost, so this setting is what lets the check pass.
+    TEMPORAL_TLS_SERVER_NAME: 'localhost',
+    TEMPORAL_CONNECT_TIMEOUT_MS: '2000',
+    TEMPORAL_CALL_TIMEOUT_MS: '3000',
+    ...env,
+  });
+}
+
+const withCertificate = () => throughProxy({ TEMPORAL_TLS_CERT_FILE: files.clientCert, TEMPORAL_TLS_KEY_FILE: files.clientKey });
+
+beforeAll(async () => {
+  files = await makeTemporalTlsFiles();
+  proxy = await startMtlsProxy(files, process.env.TEST_TEMPORAL_ADDRESS!);
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  await closeTemporalClient();
+  await proxy.close();
+});
+
+test("the API's client, built from config with a client certificate, calls Temporal through the proxy", async () => {
+  const config = withCertificate();
+  const info = await temporalCall(config, 'a health check', (client) => client.connection.workflowService.getSystemInfo({}));
+  expect(info.serverVersion).toBeTruthy();
+  const ns = await temporalCall(config, 'a namespace description', (client) =>
+    client.connection.workflowService.describeNamespace({ namespace: config.temporal.namespace }),
+  );
+  expect(ns.namespaceInfo?.name).toBe(config.temporal.namespace);
+  expect(proxy.accepted).toContain('talent-platform-worker');
+});
+
+test('a config that connects otherwise gets its own client, not the first one the process made', async () => {
+  const plain = testConfig();
+  const tls = withCertificate();
+  const plainClient = await temporalClient(plain);
+  const tlsClient = await temporalClient(tls);
+  expect(tlsClient).not.toBe(plainClient);
+  expect((tlsClient.connection as Connection).options.address).toBe(proxy.address);
+  expect((plainClient.connection as Connection).options.address).toBe(process.env.TEST_TEMPORAL_ADDRESS);
+  // The same connection settings share one client.
+  expect(await temporalClient(withCertificate())).toBe(tlsClient);
+});
+
+test("the worker's native connection, built from the same config, connects through the proxy and its worker polls", async () => {
+  const config = withCertificate();
+  const connection = await connectWorkerConnection(config.temporal);
+  try {
+    const info = await connection.workflowService.getSystemInfo({});
+    expect(info.serverVersion).toBeTruthy();
+  } finally {
+    await connection.close();
+  }
+
+  worker = await startTestWorker(config);
+  const pollers = await eventually('a poller of the worker on its task queue, seen through the proxy', async () => {
+    const r = await temporalCall(config, 'a task queue description', (client) =>
+      client.connection.workflowService.describeTaskQueue({
+        namespace: config.temporal.namespace,
+        taskQueue: { name: config.temporal.taskQueue },
+        taskQueueType: 1, // workflow
+      }),
+    );
+    return r.pollers.length > 0 && r.pollers;
+  });
+  expect(pollers.length).toBeGreaterThan(0);
+  await worker.stop();
+  worker = undefined;
+});
+
+async function failure(run: () => Promise<unknown>): Promise<{ err: Error; ms: number }> {
+  const t0 = Date.now();
+  try {
+    await run();
+  } catch (err) {
+    return { err: err as Error, ms: Date.now() - t0 };
+  }
+  throw new Error('Temporal answered a connection the proxy should have refused');
+}
+
+test.each([
+  ['no client certificate', () => throughProxy({})],
+  ['a client certificate the CA did not sign', () => throughProxy({ TEMPORAL_TLS_CERT_FILE: files.strangerCert, TEMPORAL_TLS_KEY_FILE: files.strangerKey })],
+])('with %s the proxy refuses the handshake and the call fails within its deadline, naming the address', async (_, config) => {
+  const cfg = config();
+  const refusedBefore = proxy.refused.length;
+  const acceptedBefore = proxy.accepted.length;
+  const { err, ms } = await failure(() => temporalCall(cfg, 'a health check', (client) => client.connection.workflowService.getSystemInfo({})));
+  expect(err).toBeInstanceOf(TemporalDeadlineError);
+  expect(err.message).toContain(`Temporal at ${proxy.address} did not answer`);
+  expect(ms).toBeLessThan(cfg.temporal.callTimeoutMs + 1500);
+  expect(proxy.refused.length).toBeGreaterThan(refusedBefore);
+  expect(proxy.accepted.length).toBe(acceptedBefore);
+
+  const native = await failure(() => connectWorkerConnection(cfg.temporal));
+  expect(native.err.message).toMatch(new RegExp(`^Temporal at ${proxy.address} (refused the worker connection|did not answer)`));
+  expect(native.ms).toBeLessThan(cfg.temporal.connectTimeoutMs + 1500);
+});
+
+test("without TEMPORAL_TLS_SERVER_NAME the proxy's certificate (for localhost) does not match 127.0.0.1 and neither connection trusts it", async () => {
+  const cfg = testConfig({
+    TEMPORAL_ADDRESS: proxy.address,
+    TEMPORAL_TLS_CA_FILE: files.caCert,
+    TEMPORAL_TLS_CERT_FILE: files.clientCert,
+    TEMPORAL_TLS_KEY_FILE: files.clientKey,
+    TEMPORAL_CONNECT_TIMEOUT_MS: '2000',
+    TEMPORAL_CALL_TIMEOUT_MS: '3000',
+  });
+  const { err } = await failure(() => temporalCall(cfg, 'a health check', (client) => client.connection.workflowService.getSystemInfo({})));
+  expect(err.message).toContain(`Temporal at ${proxy.address} did not answer`);
+  const native = await failure(() => connectWorkerConnection(cfg.temporal));
+  expect(native.err.message).toMatch(new RegExp(`^Temporal at ${proxy.address} (refused the worker connection|did not answer)`));
+});
