@@ -1,5 +1,18 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
+import {
+  type Dirent,
+  closeSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  chmodSync,
+} from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { SEARCH_ATTRIBUTE_FLAGS } from '../core/temporal/searchAttributes';
@@ -117,8 +130,16 @@ export async function runWithProgress(
 export function folderBytes(dir: string): number {
   if (!existsSync(dir)) return 0;
   let total = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) total += statSync(join(entry.parentPath, entry.name)).size;
+  // The folder is measured while an installer writes it: files (pip's temporary .pyc files) and
+  // folders come and go during the walk, and a progress figure may miss them.
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true, recursive: true });
+  } catch {
+    return total;
+  }
+  for (const entry of entries) {
+    if (entry.isFile()) total += statSync(join(entry.parentPath, entry.name), { throwIfNoEntry: false })?.size ?? 0;
   }
   return total;
 }
