@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generate } from 'selfsigned';
+import { loopbackCertificate } from './loopbackCertificate';
 
 /**
  * The loopback certificate of local webhooks: `npm run dev` makes it once (kept in its data
@@ -22,28 +22,9 @@ export async function ensureWebhookCertificate(dir: string, now = new Date()): P
     const validTo = new Date(new X509Certificate(readFileSync(files.certFile)).validTo).getTime();
     if (validTo - now.getTime() > RENEW_BEFORE_MS) return files;
   }
-  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
-    keyType: 'ec',
-    curve: 'P-256',
-    algorithm: 'sha256',
-    notBeforeDate: new Date(now.getTime() - 24 * 3600_000),
-    notAfterDate: new Date(now.getTime() + 365 * 24 * 3600_000),
-    extensions: [
-      { name: 'basicConstraints', cA: true },
-      { name: 'keyUsage', digitalSignature: true, keyCertSign: true },
-      { name: 'extKeyUsage', serverAuth: true },
-      {
-        name: 'subjectAltName',
-        altNames: [
-          { type: 2, value: 'localhost' },
-          { type: 7, ip: '127.0.0.1' },
-          { type: 7, ip: '::1' },
-        ],
-      },
-    ],
-  });
+  const pems = await loopbackCertificate({ now, validDays: 365 });
   mkdirSync(dir, { recursive: true });
   writeFileSync(files.certFile, pems.cert);
-  writeFileSync(files.keyFile, pems.private, { mode: 0o600 });
+  writeFileSync(files.keyFile, pems.key, { mode: 0o600 });
   return files;
 }

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:https';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generate } from 'selfsigned';
+import { loopbackCertificate } from '../../scripts/loopbackCertificate';
 
 /**
  * A real HTTPS webhook receiver on loopback for tests and the benchmark: a self-signed
@@ -45,30 +45,10 @@ let cached: Promise<{ cert: string; key: string; caFile: string }> | undefined;
 
 export function receiverCertificate(): Promise<{ cert: string; key: string; caFile: string }> {
   cached ??= (async () => {
-    const pems = await generate([{ name: 'commonName', value: RECEIVER_HOST_NAME }], {
-      keyType: 'ec',
-      curve: 'P-256',
-      algorithm: 'sha256',
-      notBeforeDate: new Date(Date.now() - 24 * 3600_000),
-      notAfterDate: new Date(Date.now() + 30 * 24 * 3600_000),
-      extensions: [
-        { name: 'basicConstraints', cA: true },
-        { name: 'keyUsage', digitalSignature: true, keyCertSign: true },
-        { name: 'extKeyUsage', serverAuth: true },
-        {
-          name: 'subjectAltName',
-          altNames: [
-            { type: 2, value: RECEIVER_HOST_NAME },
-            { type: 2, value: 'localhost' },
-            { type: 7, ip: '127.0.0.1' },
-            { type: 7, ip: '::1' },
-          ],
-        },
-      ],
-    });
+    const pems = await loopbackCertificate({ hostNames: [RECEIVER_HOST_NAME], validDays: 30 });
     const caFile = join(mkdtempSync(join(tmpdir(), 'receiver-ca-')), 'ca.pem');
     writeFileSync(caFile, pems.cert);
-    return { cert: pems.cert, key: pems.private, caFile };
+    return { cert: pems.cert, key: pems.key, caFile };
   })();
   return cached;
 }
