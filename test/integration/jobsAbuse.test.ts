@@ -13,10 +13,11 @@ import { OPEN_WEB_SOURCE_ID, setSourceEnabled } from '../../core/talent/sources'
 import { temporalClient } from '../../core/temporal/client';
 import { providerAnswerFor, startContactProviderServer, type ContactProviderServer } from '../support/contactProviderServer';
 import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
-import { api, apiHonouringRateLimits, type HttpResponse } from '../support/http';
+import { api, apiHonouringRateLimits } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { eventually } from '../support/eventually';
+import { expectProblemResponse } from '../support/problems';
 
 jest.setTimeout(180_000);
 
@@ -50,12 +51,6 @@ const principalOf = (t: TestTenant): KeyPrincipal => ({
   audience: 'developer-api',
   scopes: [...ALL_PERMISSIONS],
 });
-
-function expectProblem(res: HttpResponse, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(res.json.code).toBe(code);
-}
 
 const createJob = (t: TestTenant, personIds: string[]) =>
   api(srv.url, 'POST', '/v1/contact-retrieval-jobs', { key: t.key, body: { person_ids: personIds, fields: ['email'] }, idempotencyKey: idem() });
@@ -114,9 +109,9 @@ describe('jobs ignore source entitlement', () => {
     await insertTestPeople(pool);
 
     const unlock = await api(srv.url, 'POST', '/v1/profiles/unlock', { key: t.key, body: { person_id: open[0] }, idempotencyKey: idem() });
-    expectProblem(unlock, 404, 'not_found');
+    expectProblemResponse(unlock, 404, 'not_found');
     const res = await createJob(t, [...pool, ...open]);
-    expectProblem(res, 422, 'validation_failed');
+    expectProblemResponse(res, 422, 'validation_failed');
     expect(res.json.unknown_person_ids).toEqual(open);
     expect(await ContactRetrievalJob.countDocuments({ orgId: t.orgId })).toBe(0);
     expect(await creditBalance(t.orgId)).toBe(100);
@@ -192,7 +187,7 @@ describe('the daily delivery quota is checked only for the first person of a job
     const accepted = [ra, rb].filter((r) => r.status === 202);
     const refused = [ra, rb].filter((r) => r.status !== 202);
     expect(accepted).toHaveLength(1);
-    expectProblem(refused[0], 429, 'delivery_quota_exceeded');
+    expectProblemResponse(refused[0], 429, 'delivery_quota_exceeded');
     expect(refused[0].headers['retry-after']).toBe('1');
     const job = await waitFinished(t, accepted[0].json.job_id);
     expect(job.counts).toMatchObject({ requested: 5, delivered: 1, failed: 4 });
@@ -233,7 +228,7 @@ describe('jobs over ids that do not exist are free and unlimited', () => {
     await insertTestPeople(real);
     const ghosts = ['per_ghost000000000001', 'per_ghost000000000002'];
     const res = await createJob(t, [real[0], ghosts[0], real[1], ghosts[1]]);
-    expectProblem(res, 422, 'validation_failed');
+    expectProblemResponse(res, 422, 'validation_failed');
     expect(res.json.unknown_person_ids).toEqual(ghosts);
     expect(res.json.errors).toEqual([expect.objectContaining({ field: 'person_ids' })]);
     expect(res.json.detail).toContain(ghosts[0]);
@@ -257,7 +252,7 @@ describe('an organization has a daily job cap', () => {
       await waitFinished(t, r.json.job_id);
     }
     const third = await createJob(t, [who[2]]);
-    expectProblem(third, 429, 'contact_job_daily_cap');
+    expectProblemResponse(third, 429, 'contact_job_daily_cap');
     const retryAfter = Number(third.headers['retry-after']);
     const untilMidnight = Math.ceil((Math.ceil(Date.now() / 86_400_000) * 86_400_000 - Date.now()) / 1000);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
@@ -288,7 +283,7 @@ describe('an organization has a daily job cap', () => {
       t.orgId,
       Array.from({ length: DELIVERY_QUOTA }, (_, i) => `per_full${String(i).padStart(8, '0')}`),
     );
-    expectProblem(await createJob(t, [who[0]]), 429, 'delivery_quota_exceeded');
+    expectProblemResponse(await createJob(t, [who[0]]), 429, 'delivery_quota_exceeded');
     expect(await ContactJobDaySlot.countDocuments({ orgId: t.orgId })).toBe(0);
   });
 });

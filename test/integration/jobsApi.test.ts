@@ -11,6 +11,7 @@ import { api, apiHonouringRateLimits, type HttpResponse } from '../support/http'
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { eventually } from '../support/eventually';
+import { expectProblemResponse } from '../support/problems';
 
 jest.setTimeout(120_000);
 
@@ -27,12 +28,6 @@ let n = 0;
 
 const ids = (count: number, tag = 'x') => Array.from({ length: count }, (_, i) => `per_${tag}${String(n).padStart(4, '0')}${String(i).padStart(6, '0')}A`);
 const idem = () => `idem-${Date.now()}-${++n}`;
-
-function expectProblem(res: HttpResponse, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(res.json.code).toBe(code);
-}
 
 async function waitFinished(key: string, jobId: string, timeoutMs = 60_000): Promise<any> {
   return eventually(
@@ -200,7 +195,7 @@ describe('a job from start to result', () => {
       Array.from({ length: limit }, (_, i) => `per_quota${String(i).padStart(8, '0')}`),
     );
     const res = await create(full.key, ids(3, 'q'));
-    expectProblem(res, 429, 'delivery_quota_exceeded');
+    expectProblemResponse(res, 429, 'delivery_quota_exceeded');
     expect(res.headers['retry-after']).toBe('1');
     expect(await ContactRetrievalJob.countDocuments({ orgId: full.orgId })).toBe(0);
     expect(await creditBalance(full.orgId)).toBe(50);
@@ -229,13 +224,13 @@ describe('a job from start to result', () => {
       body: { search_id: search.searchId },
       idempotencyKey: idem(),
     });
-    expectProblem(foreign, 404, 'not_found');
+    expectProblemResponse(foreign, 404, 'not_found');
     const absent = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/batch', {
       key: tenant.key,
       body: { search_id: 'srch_doesnotexist000000000' },
       idempotencyKey: idem(),
     });
-    expectProblem(absent, 404, 'not_found');
+    expectProblemResponse(absent, 404, 'not_found');
   });
 });
 
@@ -252,8 +247,8 @@ describe('reads', () => {
       const body = method === 'POST' ? {} : undefined;
       const foreign = await api(srv.url, method, path, { key: other.key, body });
       const absent = await api(srv.url, method, path.replace(job.json.job_id, 'job_absent0000000000000000'), { key: other.key, body });
-      expectProblem(foreign, 404, 'not_found');
-      expectProblem(absent, 404, 'not_found');
+      expectProblemResponse(foreign, 404, 'not_found');
+      expectProblemResponse(absent, 404, 'not_found');
       expect(foreign.json.detail).toBe(absent.json.detail);
     }
   });
@@ -274,12 +269,12 @@ describe('reads', () => {
     expect(p2.json.next_cursor).toBeNull();
     const running = await api(srv.url, 'GET', '/v1/contact-retrieval-jobs?status=running', { key: t.key });
     expect(running.json.data).toEqual([]);
-    expectProblem(await api(srv.url, 'GET', '/v1/contact-retrieval-jobs?cursor=bogus', { key: t.key }), 400, 'invalid_cursor');
+    expectProblemResponse(await api(srv.url, 'GET', '/v1/contact-retrieval-jobs?cursor=bogus', { key: t.key }), 400, 'invalid_cursor');
     const outOfRange = Buffer.from(JSON.stringify({ s: `jobs:${t.workspaceId}:*`, p: { t: 9e15, id: 'job_x' } })).toString('base64url');
-    expectProblem(await api(srv.url, 'GET', `/v1/contact-retrieval-jobs?cursor=${outOfRange}`, { key: t.key }), 400, 'invalid_cursor');
-    expectProblem(await api(srv.url, 'GET', `/v1/contact-retrieval-jobs?cursor=${p1.json.next_cursor}`, { key: tenant.key }), 400, 'invalid_cursor');
-    expectProblem(await api(srv.url, 'GET', `/v1/job-results/${made[0]}?cursor=${p1.json.next_cursor}`, { key: t.key }), 400, 'invalid_cursor');
-    expectProblem(await api(srv.url, 'GET', '/v1/contact-retrieval-jobs?limit=0', { key: t.key }), 422, 'validation_failed');
+    expectProblemResponse(await api(srv.url, 'GET', `/v1/contact-retrieval-jobs?cursor=${outOfRange}`, { key: t.key }), 400, 'invalid_cursor');
+    expectProblemResponse(await api(srv.url, 'GET', `/v1/contact-retrieval-jobs?cursor=${p1.json.next_cursor}`, { key: tenant.key }), 400, 'invalid_cursor');
+    expectProblemResponse(await api(srv.url, 'GET', `/v1/job-results/${made[0]}?cursor=${p1.json.next_cursor}`, { key: t.key }), 400, 'invalid_cursor');
+    expectProblemResponse(await api(srv.url, 'GET', '/v1/contact-retrieval-jobs?limit=0', { key: t.key }), 422, 'validation_failed');
   });
 
   test('409 result_set_expired after result_expires_at and 410 result_gone once purged', async () => {
@@ -287,9 +282,9 @@ describe('reads', () => {
     const job = await waitFinished(tenant.key, r.json.job_id);
     await ContactRetrievalJob.updateOne({ _id: job.job_id }, { $set: { resultExpiresAt: new Date(Date.now() - 1000) } });
     const expired = await api(srv.url, 'GET', `/v1/job-results/${job.job_id}`, { key: tenant.key });
-    expectProblem(expired, 409, 'result_set_expired');
+    expectProblemResponse(expired, 409, 'result_set_expired');
     await ContactRetrievalJob.updateOne({ _id: job.job_id }, { $set: { resultPurgedAt: new Date() } });
-    expectProblem(await api(srv.url, 'GET', `/v1/job-results/${job.job_id}`, { key: tenant.key }), 410, 'result_gone');
+    expectProblemResponse(await api(srv.url, 'GET', `/v1/job-results/${job.job_id}`, { key: tenant.key }), 410, 'result_gone');
     // The job itself stays readable.
     expect((await api(srv.url, 'GET', `/v1/contact-retrieval-jobs/${job.job_id}`, { key: tenant.key })).status).toBe(200);
   });
@@ -305,13 +300,17 @@ describe('refusals', () => {
     ['a tenant id in the body', { person_ids: ['per_abcdefgh12'], org_id: 'org_x' }],
   ])('%s is 422 validation_failed', async (_name, body) => {
     const res = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs', { key: tenant.key, body, idempotencyKey: idem() });
-    expectProblem(res, 422, 'validation_failed');
+    expectProblemResponse(res, 422, 'validation_failed');
     expect(res.json.errors.length).toBeGreaterThan(0);
   });
 
   test('create and batch create require an Idempotency-Key', async () => {
-    expectProblem(await api(srv.url, 'POST', '/v1/contact-retrieval-jobs', { key: tenant.key, body: { person_ids: ids(1) } }), 400, 'invalid_idempotency_key');
-    expectProblem(
+    expectProblemResponse(
+      await api(srv.url, 'POST', '/v1/contact-retrieval-jobs', { key: tenant.key, body: { person_ids: ids(1) } }),
+      400,
+      'invalid_idempotency_key',
+    );
+    expectProblemResponse(
       await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/batch', { key: tenant.key, body: { search_id: 'srch_abcdefgh12' } }),
       400,
       'invalid_idempotency_key',
@@ -321,23 +320,23 @@ describe('refusals', () => {
   test('permissions: jobs.v1:write to create and cancel, jobs.v1:read to read', async () => {
     const reader = await addKey(tenant, [PERMISSIONS.jobsRead]);
     const writer = await addKey(tenant, [PERMISSIONS.jobsWrite]);
-    expectProblem(await create(reader.key, ids(1)), 403, 'insufficient_scope');
-    expectProblem(
+    expectProblemResponse(await create(reader.key, ids(1)), 403, 'insufficient_scope');
+    expectProblemResponse(
       await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/batch', { key: reader.key, body: { search_id: 'srch_abcdefgh12' }, idempotencyKey: idem() }),
       403,
       'insufficient_scope',
     );
-    expectProblem(await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/job_x/cancel', { key: reader.key, body: {} }), 403, 'insufficient_scope');
-    expectProblem(await api(srv.url, 'GET', '/v1/contact-retrieval-jobs', { key: writer.key }), 403, 'insufficient_scope');
-    expectProblem(await api(srv.url, 'GET', '/v1/contact-retrieval-jobs/job_x', { key: writer.key }), 403, 'insufficient_scope');
-    expectProblem(await api(srv.url, 'GET', '/v1/job-results/job_x', { key: writer.key }), 403, 'insufficient_scope');
+    expectProblemResponse(await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/job_x/cancel', { key: reader.key, body: {} }), 403, 'insufficient_scope');
+    expectProblemResponse(await api(srv.url, 'GET', '/v1/contact-retrieval-jobs', { key: writer.key }), 403, 'insufficient_scope');
+    expectProblemResponse(await api(srv.url, 'GET', '/v1/contact-retrieval-jobs/job_x', { key: writer.key }), 403, 'insufficient_scope');
+    expectProblemResponse(await api(srv.url, 'GET', '/v1/job-results/job_x', { key: writer.key }), 403, 'insufficient_scope');
   });
 
   test('402 before any provider call when the organization cannot fund one record; nothing recorded', async () => {
     const broke = await createTenant({ credits: 0 });
     const calls = provider.requests.length;
     const res = await create(broke.key, ids(3));
-    expectProblem(res, 402, 'insufficient_credits');
+    expectProblemResponse(res, 402, 'insufficient_credits');
     expect(provider.requests.length).toBe(calls);
     expect(await ContactRetrievalJob.countDocuments({ orgId: broke.orgId })).toBe(0);
     const list = await api(srv.url, 'GET', '/v1/contact-retrieval-jobs', { key: broke.key });
@@ -347,7 +346,7 @@ describe('refusals', () => {
   test('cancelling a finished job is 409 invalid_state_transition', async () => {
     const r = await create(tenant.key, ids(1));
     await waitFinished(tenant.key, r.json.job_id);
-    expectProblem(
+    expectProblemResponse(
       await api(srv.url, 'POST', `/v1/contact-retrieval-jobs/${r.json.job_id}/cancel`, { key: tenant.key, body: {} }),
       409,
       'invalid_state_transition',
