@@ -22,7 +22,7 @@ import { expectProblemResponse } from '../support/problems';
 jest.setTimeout(180_000);
 
 /**
- * Issue #17, contact-retrieval jobs: quotas and entitlements hold for every person of every
+ * Contact-retrieval jobs: quotas and entitlements hold for every person of every
  * job. Real API over HTTP, real store, Temporal server and worker, the `http` provider.
  */
 const PROVIDER_TOKEN = 'provider-secret-token-abuse';

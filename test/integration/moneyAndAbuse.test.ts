@@ -16,8 +16,8 @@ import { eventually } from '../support/eventually';
 import { expectProblemResponse } from '../support/problems';
 
 /**
- * Issue #17, charges, idempotency and search: one test per finding, named after it. Each
- * reproduces the finding through the HTTP API against the real store.
+ * Charges, idempotency and search: one test per rule an abuse could break, named after the
+ * rule. Each tries the abuse through the HTTP API against the real store.
  */
 jest.setTimeout(60_000);
 

@@ -15,7 +15,7 @@ import { AUTH_URL, OAUTH_ENV, RESOURCE } from './oauthTestClient';
 import { expectProblemResponse } from '../support/problems';
 
 /**
- * The request gate (issue #17): what reaches a handler, how bodies are bounded, what answers
+ * The request gate: what reaches a handler, how bodies are bounded, what answers
  * without a credential and how often. The server trusts one proxy hop, so each test speaks from
  * its own client address through X-Forwarded-For and the per-address limits stay apart.
  */

@@ -16,7 +16,7 @@ import { eventually } from '../support/eventually';
 jest.setTimeout(120_000);
 
 /**
- * Issue #17, webhook delivery attempts: the attempt checks that the endpoint belongs to the
+ * Webhook delivery attempts: the attempt checks that the endpoint belongs to the
  * event's workspace, and the 15 s attempt budget covers DNS too. Real store, Temporal server,
  * worker and HTTPS receiver.
  */
