@@ -1,23 +1,19 @@
 import { creditBalance } from '../../core/credits/credits';
 import { createContactRetrievalJob } from '../../core/jobs/contactRetrievalJobs';
 import { claimDaySlot, setDailyJobCap } from '../../core/jobs/dailyJobCap';
-import { contactRetrievalWorkflowId } from '../../core/jobs/jobRules';
 import { contactRetrievalWorkflowRunning, startContactRetrievalWorkflow } from '../../core/jobs/jobWorkflows';
 import { ContactJobDaySlot, ContactRetrievalJob, ContactRetrievalJobPeople } from '../../core/jobs/models';
-import type { KeyPrincipal } from '../../core/keys/apiKeys';
-import { ALL_PERMISSIONS } from '../../core/keys/permissions';
 import { Problem } from '../../core/problems';
 import { assertQuota, recordDelivered } from '../../core/talent/quotas';
 import { storeSearch } from '../../core/talent/searches';
 import { OPEN_WEB_SOURCE_ID, setSourceEnabled } from '../../core/talent/sources';
-import { temporalClient } from '../../core/temporal/client';
 import { providerAnswerFor, startContactProviderServer, type ContactProviderServer } from '../support/contactProviderServer';
-import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
-import { api, apiHonouringRateLimits } from '../support/http';
+import { createTenant, insertTestPeople, keyPrincipalOf, type TestTenant } from '../support/fixtures';
+import { api } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
-import { eventually } from '../support/eventually';
 import { expectProblemResponse } from '../support/problems';
+import { terminateRunningJobWorkflows, waitForJobToFinish } from '../support/contactRetrievalJobs';
 
 jest.setTimeout(180_000);
 
@@ -42,30 +38,9 @@ function people(count: number, want: 'found' | 'not_found', tag: string): string
   }
   return out;
 }
-const principalOf = (t: TestTenant): KeyPrincipal => ({
-  keyId: t.keyId,
-  orgId: t.orgId,
-  workspaceId: t.workspaceId,
-  applicationId: t.applicationId,
-  familyId: t.familyId,
-  audience: 'developer-api',
-  scopes: [...ALL_PERMISSIONS],
-});
 
 const createJob = (t: TestTenant, personIds: string[]) =>
   api(srv.url, 'POST', '/v1/contact-retrieval-jobs', { key: t.key, body: { person_ids: personIds, fields: ['email'] }, idempotencyKey: idem() });
-
-async function waitFinished(t: TestTenant, jobId: string): Promise<any> {
-  return eventually(
-    `job ${jobId} to finish`,
-    async () => {
-      const res = await apiHonouringRateLimits(srv.url, 'GET', `/v1/contact-retrieval-jobs/${jobId}`, { key: t.key });
-      expect(res.status).toBe(200);
-      return res.json.status !== 'running' ? res.json : undefined;
-    },
-    { timeoutMs: 60_000, intervalMs: 150 },
-  );
-}
 
 async function resultItems(t: TestTenant, jobId: string): Promise<any[]> {
   const res = await api(srv.url, 'GET', `/v1/job-results/${jobId}?limit=100`, { key: t.key });
@@ -86,16 +61,7 @@ beforeAll(async () => {
   worker = await startTestWorker(srv.config);
 });
 afterAll(async () => {
-  const client = await temporalClient(srv.config);
-  const running = await ContactRetrievalJob.find({ status: 'running' }).lean();
-  await Promise.all(
-    running.map((j) =>
-      client.workflow
-        .getHandle(contactRetrievalWorkflowId(j._id))
-        .terminate('test over')
-        .catch(() => undefined),
-    ),
-  );
+  await terminateRunningJobWorkflows(srv.config);
   await worker?.stop();
   await srv?.close();
   await provider?.close();
@@ -120,7 +86,7 @@ describe('jobs ignore source entitlement', () => {
     await setSourceEnabled(srv.config, t.orgId, OPEN_WEB_SOURCE_ID, true);
     const ok = await createJob(t, [...pool, ...open]);
     expect(ok.status).toBe(202);
-    expect((await waitFinished(t, ok.json.job_id)).counts).toMatchObject({ requested: 2, delivered: 2 });
+    expect((await waitForJobToFinish(srv.url, t.key, ok.json.job_id)).counts).toMatchObject({ requested: 2, delivered: 2 });
   });
 
   test('a source disabled while a job runs: its people are not_found, never asked of the provider, not charged', async () => {
@@ -135,7 +101,7 @@ describe('jobs ignore source entitlement', () => {
 
     const view = await createContactRetrievalJob(
       srv.config,
-      { principal: principalOf(t), personIds: [...pool, ...open], fields: ['email'] },
+      { principal: keyPrincipalOf(t), personIds: [...pool, ...open], fields: ['email'] },
       {
         // The entitlement changes between acceptance and the job's first chunk.
         start: async (input) => {
@@ -145,7 +111,7 @@ describe('jobs ignore source entitlement', () => {
         running: (jobId) => contactRetrievalWorkflowRunning(srv.config, jobId),
       },
     );
-    const job = await waitFinished(t, view.job_id);
+    const job = await waitForJobToFinish(srv.url, t.key, view.job_id);
     expect(job.counts).toMatchObject({ requested: 4, delivered: 2, not_found: 2 });
     const items = await resultItems(t, view.job_id);
     for (const id of open) expect(items.find((i) => i.person_id === id)).toMatchObject({ outcome: 'not_found', receipt_id: null });
@@ -167,7 +133,7 @@ describe('jobs ignore source entitlement', () => {
       idempotencyKey: idem(),
     });
     expect(res.status).toBe(202);
-    const job = await waitFinished(t, res.json.job_id);
+    const job = await waitForJobToFinish(srv.url, t.key, res.json.job_id);
     expect(job.counts).toMatchObject({ requested: 3, delivered: 1, not_found: 2 });
     expect(await creditBalance(t.orgId)).toBe(99);
   });
@@ -189,7 +155,7 @@ describe('the daily delivery quota is checked only for the first person of a job
     expect(accepted).toHaveLength(1);
     expectProblemResponse(refused[0], 429, 'delivery_quota_exceeded');
     expect(refused[0].headers['retry-after']).toBe('1');
-    const job = await waitFinished(t, accepted[0].json.job_id);
+    const job = await waitForJobToFinish(srv.url, t.key, accepted[0].json.job_id);
     expect(job.counts).toMatchObject({ requested: 5, delivered: 1, failed: 4 });
     const items = await resultItems(t, job.job_id);
     expect(items.filter((i) => i.outcome === 'failed').every((i) => i.reason === 'delivery_quota_exceeded' && i.contacts.emails.length === 0)).toBe(true);
@@ -210,14 +176,14 @@ describe('the daily delivery quota is checked only for the first person of a job
     // Three of quota left: the two not-found people and the first found one are covered.
     const first = await createJob(t, [...missing, ...found]);
     expect(first.status).toBe(202);
-    const job = await waitFinished(t, first.json.job_id);
+    const job = await waitForJobToFinish(srv.url, t.key, first.json.job_id);
     expect(job.counts).toMatchObject({ requested: 4, not_found: 2, delivered: 1, failed: 1 });
     // The two reserved for people who were not found came back: two more fit today.
     const more = people(3, 'found', 'rel2');
     await insertTestPeople(more);
     const second = await createJob(t, more);
     expect(second.status).toBe(202);
-    expect((await waitFinished(t, second.json.job_id)).counts).toMatchObject({ requested: 3, delivered: 2, failed: 1 });
+    expect((await waitForJobToFinish(srv.url, t.key, second.json.job_id)).counts).toMatchObject({ requested: 3, delivered: 2, failed: 1 });
   });
 });
 
@@ -249,7 +215,7 @@ describe('an organization has a daily job cap', () => {
     for (const p of who.slice(0, 2)) {
       const r = await createJob(t, [p]);
       expect(r.status).toBe(202);
-      await waitFinished(t, r.json.job_id);
+      await waitForJobToFinish(srv.url, t.key, r.json.job_id);
     }
     const third = await createJob(t, [who[2]]);
     expectProblemResponse(third, 429, 'contact_job_daily_cap');

@@ -7,11 +7,12 @@ import { storeSearch } from '../../core/talent/searches';
 import { runAdmin } from '../support/adminCli';
 import { providerAnswerFor, startContactProviderServer, type ContactProviderServer } from '../support/contactProviderServer';
 import { addKey, createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
-import { api, apiHonouringRateLimits, type HttpResponse } from '../support/http';
+import { api, type HttpResponse } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { eventually } from '../support/eventually';
 import { expectProblemResponse } from '../support/problems';
+import { waitForJobToFinish } from '../support/contactRetrievalJobs';
 
 jest.setTimeout(120_000);
 
@@ -28,19 +29,6 @@ let n = 0;
 
 const ids = (count: number, tag = 'x') => Array.from({ length: count }, (_, i) => `per_${tag}${String(n).padStart(4, '0')}${String(i).padStart(6, '0')}A`);
 const idem = () => `idem-${Date.now()}-${++n}`;
-
-async function waitFinished(key: string, jobId: string, timeoutMs = 60_000): Promise<any> {
-  return eventually(
-    `job ${jobId} to finish`,
-    async () => {
-      // It shares the tenant's request-rate window with the test's other requests.
-      const res = await apiHonouringRateLimits(srv.url, 'GET', `/v1/contact-retrieval-jobs/${jobId}`, { key });
-      expect(res.status).toBe(200);
-      return res.json.status !== 'running' ? res.json : undefined;
-    },
-    { timeoutMs, intervalMs: 150 },
-  );
-}
 
 async function create(key: string, personIds: string[], extra: Record<string, unknown> = {}) {
   // Jobs refuse people that do not exist: the people asked for are put in the dataset first.
@@ -84,7 +72,7 @@ describe('a job from start to result', () => {
       result_url: `/v1/job-results/${res.json.job_id}`,
       result_expires_at: null,
     });
-    const job = await waitFinished(tenant.key, res.json.job_id);
+    const job = await waitForJobToFinish(srv.url, tenant.key, res.json.job_id);
     const expectedNotFound = people.filter((p) => providerAnswerFor(p).status === 'not_found').length;
     expect(job.status).toBe('completed');
     expect(job.counts).toEqual({
@@ -137,11 +125,11 @@ describe('a job from start to result', () => {
 
   test('people retrieved by this organization within 30 days are reused, free and without a provider call', async () => {
     const people = ids(10).filter((p) => providerAnswerFor(p).status === 'found');
-    const first = await waitFinished(tenant.key, (await create(tenant.key, people, { fields: ['email'] })).json.job_id);
+    const first = await waitForJobToFinish(srv.url, tenant.key, (await create(tenant.key, people, { fields: ['email'] })).json.job_id);
     expect(first.counts.delivered).toBe(people.length);
     const calls = provider.requests.length;
     const before = await creditBalance(tenant.orgId);
-    const second = await waitFinished(tenant.key, (await create(tenant.key, people, { fields: ['email'] })).json.job_id);
+    const second = await waitForJobToFinish(srv.url, tenant.key, (await create(tenant.key, people, { fields: ['email'] })).json.job_id);
     expect(second).toMatchObject({ status: 'completed', counts: { reused: people.length, delivered: 0 } });
     expect(await creditBalance(tenant.orgId)).toBe(before);
     expect(provider.requests.length).toBe(calls);
@@ -156,13 +144,13 @@ describe('a job from start to result', () => {
   test('transient provider failures are retried; a person the provider keeps failing is failed and the job partial', async () => {
     const people = ids(7).filter((p) => providerAnswerFor(p).status === 'found');
     provider.faults.push({ kind: 'status', status: 503 }, { kind: 'status', status: 429, retryAfter: '0' }, { kind: 'hang' });
-    const ok = await waitFinished(tenant.key, (await create(tenant.key, people)).json.job_id);
+    const ok = await waitForJobToFinish(srv.url, tenant.key, (await create(tenant.key, people)).json.job_id);
     expect(ok).toMatchObject({ status: 'completed', counts: { delivered: people.length, failed: 0 } });
 
     const more = ids(7);
     provider.alwaysFail.add(more[0]);
     provider.faults.length = 0;
-    const job = await waitFinished(tenant.key, (await create(tenant.key, more)).json.job_id);
+    const job = await waitForJobToFinish(srv.url, tenant.key, (await create(tenant.key, more)).json.job_id);
     provider.alwaysFail.clear();
     // One chunk of seven: its one batch call keeps failing, so all seven fail; nothing is charged.
     expect(job).toMatchObject({ status: 'failed', counts: { requested: 7, failed: 7, delivered: 0, pending: 0 }, result_expires_at: null });
@@ -176,7 +164,7 @@ describe('a job from start to result', () => {
     const people = ids(40)
       .filter((p) => providerAnswerFor(p).status === 'found')
       .slice(0, 20);
-    const job = await waitFinished(poor.key, (await create(poor.key, people)).json.job_id);
+    const job = await waitForJobToFinish(srv.url, poor.key, (await create(poor.key, people)).json.job_id);
     expect(job.status).toBe('partial');
     expect(job.counts).toMatchObject({ requested: 20, delivered: 5, failed: 15, pending: 0 });
     expect(await creditBalance(poor.orgId)).toBe(0);
@@ -212,7 +200,7 @@ describe('a job from start to result', () => {
     });
     expect(res.status).toBe(202);
     expect(res.json).toMatchObject({ search_id: search.searchId, fields: ['phone'], counts: { requested: 9 } });
-    const job = await waitFinished(tenant.key, res.json.job_id);
+    const job = await waitForJobToFinish(srv.url, tenant.key, res.json.job_id);
     expect(job.counts.delivered + job.counts.not_found).toBe(9);
     const result = await api(srv.url, 'GET', `/v1/job-results/${job.job_id}`, { key: tenant.key });
     expect(result.json.items.map((i: any) => i.person_id)).toEqual(people.slice(0, 9));
@@ -237,7 +225,7 @@ describe('a job from start to result', () => {
 describe('reads', () => {
   test('a foreign job is the same 404 as an absent one, on every route', async () => {
     const job = await create(tenant.key, ids(1));
-    await waitFinished(tenant.key, job.json.job_id);
+    await waitForJobToFinish(srv.url, tenant.key, job.json.job_id);
     const other = await createTenant({ credits: 10 });
     for (const [method, path] of [
       ['GET', `/v1/contact-retrieval-jobs/${job.json.job_id}`],
@@ -259,7 +247,7 @@ describe('reads', () => {
     for (let i = 0; i < 3; i++) {
       const r = await create(t.key, ids(1));
       made.push(r.json.job_id);
-      await waitFinished(t.key, r.json.job_id);
+      await waitForJobToFinish(srv.url, t.key, r.json.job_id);
     }
     const p1 = await api(srv.url, 'GET', '/v1/contact-retrieval-jobs?limit=2', { key: t.key });
     expect(p1.status).toBe(200);
@@ -279,7 +267,7 @@ describe('reads', () => {
 
   test('409 result_set_expired after result_expires_at and 410 result_gone once purged', async () => {
     const r = await create(tenant.key, ids(2));
-    const job = await waitFinished(tenant.key, r.json.job_id);
+    const job = await waitForJobToFinish(srv.url, tenant.key, r.json.job_id);
     await ContactRetrievalJob.updateOne({ _id: job.job_id }, { $set: { resultExpiresAt: new Date(Date.now() - 1000) } });
     const expired = await api(srv.url, 'GET', `/v1/job-results/${job.job_id}`, { key: tenant.key });
     expectProblemResponse(expired, 409, 'result_set_expired');
@@ -345,7 +333,7 @@ describe('refusals', () => {
 
   test('cancelling a finished job is 409 invalid_state_transition', async () => {
     const r = await create(tenant.key, ids(1));
-    await waitFinished(tenant.key, r.json.job_id);
+    await waitForJobToFinish(srv.url, tenant.key, r.json.job_id);
     expectProblemResponse(
       await api(srv.url, 'POST', `/v1/contact-retrieval-jobs/${r.json.job_id}/cancel`, { key: tenant.key, body: {} }),
       409,
@@ -372,7 +360,7 @@ describe('cancel', () => {
       const c = await api(srv.url, 'POST', `/v1/contact-retrieval-jobs/${r.json.job_id}/cancel`, { key: own.key, body: {} });
       expect(c.status).toBe(202);
       expect(c.json.job_id).toBe(r.json.job_id);
-      const job = await waitFinished(own.key, r.json.job_id);
+      const job = await waitForJobToFinish(srv.url, own.key, r.json.job_id);
       expect(job.status).toBe('cancelled');
       const k = job.counts;
       expect(k.cancelled).toBeGreaterThan(0);
@@ -404,7 +392,7 @@ describe('operator CLI', () => {
       const cancelled = admin('job', 'cancel', '--job-id', r.json.job_id);
       expect(cancelled.status).toBe(0);
       expect(cancelled.json.job_id).toBe(r.json.job_id);
-      const job = await waitFinished(t.key, r.json.job_id);
+      const job = await waitForJobToFinish(srv.url, t.key, r.json.job_id);
       expect(job.status).toBe('cancelled');
       const shown = admin('job', 'show', '--job-id', r.json.job_id);
       expect(shown.status).toBe(0);
