@@ -400,7 +400,7 @@ export async function startFerretDb(opts: { port: number; dataDir: string; logFi
         '--log-level=warn',
         `--debug-addr=127.0.0.1:${await freePort()}`,
         `--state-dir=${opts.dataDir}`,
-        // Garbage collection took a third of FerretDB's CPU on large reads (every document is decoded
+        // At the default GOGC garbage collection is a third of FerretDB's CPU on large reads (every document is decoded
         // into short-lived objects); its heap is tens of MB, so collecting a quarter as often is cheap.
       ],
       opts.logFile,
