@@ -13,7 +13,7 @@ import { api } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { expectProblemResponse } from '../support/problems';
-import { terminateRunningJobWorkflows, waitForJobToFinish } from '../support/contactRetrievalJobs';
+import { jobResultItems, terminateRunningJobWorkflows, waitForJobToFinish } from '../support/contactRetrievalJobs';
 
 jest.setTimeout(180_000);
 
@@ -41,12 +41,6 @@ function people(count: number, want: 'found' | 'not_found', tag: string): string
 
 const createJob = (t: TestTenant, personIds: string[]) =>
   api(srv.url, 'POST', '/v1/contact-retrieval-jobs', { key: t.key, body: { person_ids: personIds, fields: ['email'] }, idempotencyKey: idem() });
-
-async function resultItems(t: TestTenant, jobId: string): Promise<any[]> {
-  const res = await api(srv.url, 'GET', `/v1/job-results/${jobId}?limit=100`, { key: t.key });
-  expect(res.status).toBe(200);
-  return res.json.items;
-}
 
 beforeAll(async () => {
   provider = await startContactProviderServer({ token: PROVIDER_TOKEN });
@@ -113,7 +107,7 @@ describe('jobs ignore source entitlement', () => {
     );
     const job = await waitForJobToFinish(srv.url, t.key, view.job_id);
     expect(job.counts).toMatchObject({ requested: 4, delivered: 2, not_found: 2 });
-    const items = await resultItems(t, view.job_id);
+    const items = await jobResultItems(srv.url, t.key, view.job_id);
     for (const id of open) expect(items.find((i) => i.person_id === id)).toMatchObject({ outcome: 'not_found', receipt_id: null });
     expect(await creditBalance(t.orgId)).toBe(98);
     const newlyAsked = asked().filter((p) => !before.has(p));
@@ -157,7 +151,7 @@ describe('the daily delivery quota is checked only for the first person of a job
     expect(refused[0].headers['retry-after']).toBe('1');
     const job = await waitForJobToFinish(srv.url, t.key, accepted[0].json.job_id);
     expect(job.counts).toMatchObject({ requested: 5, delivered: 1, failed: 4 });
-    const items = await resultItems(t, job.job_id);
+    const items = await jobResultItems(srv.url, t.key, job.job_id);
     expect(items.filter((i) => i.outcome === 'failed').every((i) => i.reason === 'delivery_quota_exceeded' && i.contacts.emails.length === 0)).toBe(true);
     expect(await creditBalance(t.orgId)).toBe(99);
     // The quota is full now: nobody new can be delivered today, by a job or an unlock.

@@ -4,10 +4,10 @@ import { ContactFieldClaim, ContactRetrievalJobItem } from '../../core/jobs/mode
 import { providerAnswerFor, startContactProviderServer, type ContactProviderServer } from '../support/contactProviderServer';
 import { eventually } from '../support/eventually';
 import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
-import { api, apiHonouringRateLimits, type HttpResponse } from '../support/http';
+import { apiHonouringRateLimits } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
-import { waitForJobToFinish } from '../support/contactRetrievalJobs';
+import { jobResultItems, waitForJobToFinish } from '../support/contactRetrievalJobs';
 
 jest.setTimeout(180_000);
 
@@ -66,18 +66,6 @@ async function accepted(t: TestTenant, body: unknown): Promise<string> {
   );
 }
 
-async function resultItems(t: TestTenant, jobId: string): Promise<any[]> {
-  const items: any[] = [];
-  let cursor: string | null = null;
-  do {
-    const page: HttpResponse = await api(srv.url, 'GET', `/v1/job-results/${jobId}?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { key: t.key });
-    expect(page.status).toBe(200);
-    items.push(...page.json.items);
-    cursor = page.json.next_cursor;
-  } while (cursor);
-  return items;
-}
-
 async function chargedFor(jobIds: string[]): Promise<number> {
   const entries = await LedgerEntry.find({
     kind: 'charge',
@@ -103,7 +91,7 @@ test('four jobs over the same 40 people sent together: each person and field pai
     expect(job.status).toBe('completed');
     expect(job.counts.delivered + job.counts.reused).toBe(found.length);
     expect(job.counts.not_found).toBe(ids.length - found.length);
-    const items = await resultItems(t, jobIds[i]);
+    const items = await jobResultItems(srv.url, t.key, jobIds[i]);
     for (const it of items) {
       const a = providerAnswerFor(it.person_id);
       if (a.status !== 'found') continue;

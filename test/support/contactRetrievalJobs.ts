@@ -3,7 +3,7 @@ import { contactRetrievalWorkflowId } from '../../core/jobs/jobRules';
 import { ContactRetrievalJob } from '../../core/jobs/models';
 import { temporalClient } from '../../core/temporal/client';
 import { eventually } from './eventually';
-import { apiHonouringRateLimits } from './http';
+import { api, apiHonouringRateLimits, type HttpResponse } from './http';
 
 /**
  * The job as `GET /v1/contact-retrieval-jobs/{id}` answers it once it is no longer running.
@@ -20,6 +20,19 @@ export async function waitForJobToFinish(baseUrl: string, key: string, jobId: st
     },
     { timeoutMs, intervalMs: 150 },
   );
+}
+
+/** Every item of a finished job's result, page by page. */
+export async function jobResultItems(baseUrl: string, key: string, jobId: string): Promise<any[]> {
+  const items: any[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: HttpResponse = await api(baseUrl, 'GET', `/v1/job-results/${jobId}?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { key });
+    expect(page.status).toBe(200);
+    items.push(...page.json.items);
+    cursor = page.json.next_cursor;
+  } while (cursor);
+  return items;
 }
 
 /**
