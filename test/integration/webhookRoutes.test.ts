@@ -5,40 +5,31 @@ import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../../core/webho
 import { takeReplaySlot } from '../../core/webhooks/replayAllowance';
 import { registerEndpoint } from '../../core/webhooks/webhookEndpoints';
 import { destinationLookup } from '../../core/webhooks/destinationResolver';
-import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
 import { emitJobCompleted } from '../../core/webhooks/jobCompletedEvent';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';
 import { api as rawApi, apiHonouringRateLimits as api, type HttpResponse } from '../support/http';
-import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
-import { startTestApi, type TestApi } from '../support/testApi';
-import { startTestWorker, type TestWorker } from '../support/testWorker';
+import type { HttpsReceiver } from '../support/httpsReceiver';
+import type { TestApi } from '../support/testApi';
 import { runAdmin } from '../support/adminCli';
 import { eventually } from '../support/eventually';
 import { expectProblemResponse } from '../support/problems';
+import { startWebhookStack, type WebhookStack } from '../support/webhookStack';
 
 jest.setTimeout(60_000);
 
 /** Webhook management and delivery routes over HTTP against the real store, Temporal and a worker. */
 let srv: TestApi;
-let worker: TestWorker;
+let stack: WebhookStack | undefined;
 let receiver: HttpsReceiver;
 
 const counts = { requested: 1, delivered: 1, not_found: 0, failed: 0, reused: 0, cancelled: 0, pending: 0 };
 
 beforeAll(async () => {
-  receiver = await startHttpsReceiver();
-  srv = await startTestApi({
-    WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
-    WEBHOOK_EXTRA_CA_FILE: receiver.caFile,
-    RETRY_DELAYS_MS: '10,10,10,10,10,10,10,10',
-  });
-  worker = await startTestWorker(srv.config);
+  stack = await startWebhookStack({ RETRY_DELAYS_MS: '10,10,10,10,10,10,10,10' });
+  ({ srv, receiver } = stack);
 });
 afterAll(async () => {
-  await worker?.stop();
-  await srv?.close();
-  await receiver?.close();
-  closeAttemptAgents();
+  await stack?.close();
 });
 
 const hookUrl = (tag: string) => `${receiver.url}/hooks/${tag}`;
