@@ -17,7 +17,7 @@
  * time a request waits behind the others (the c=4 row is the capacity, in req/s). Use a database of its own: the run first
  * empties the bookkeeping collections (tenants, keys, ledgers, idempotency, searches) in it.
  *
- * Beside the search latency it prints the local store's figures (issue 13), each with its
+ * Beside the search latency it prints the local store's figures, each with its
  * target at 1,000,000 people: start to a ready search index (connect + first index load, as an
  * API process does at start) <= 60 s; heap after the load <= 1.5 GiB (run with
  * NODE_OPTIONS=--expose-gc so the figure is what stays, not garbage); unlock p95 <= 50 ms (the

@@ -1,5 +1,5 @@
 /**
- * The store reads issue 13 sets targets for, timed one at a time (shared by bench/storeLookups.ts
+ * The store reads with latency targets of their own, timed one at a time (shared by bench/storeLookups.ts
  * and bench/search.ts): the unlock read of a person and the contact-retrieval job's reuse lookup.
  * Targets at 1,000,000 people: unlock p95 <= 50 ms; a 100-person job's reuse lookup p95 <= 100 ms.
  */

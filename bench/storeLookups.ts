@@ -17,7 +17,7 @@
  *              index; the released 1.24.2 scanned: minutes at a million).
  * It prints the store's own plan (explain) for each shape and, for the store it started, the
  * CPU time the store process spent per lookup (wall time on a shared machine also counts
- * waiting for a core). Targets (issue 13, at 1,000,000 people): unlock p95 <= 50 ms; a 100-id
+ * waiting for a core). Targets (at 1,000,000 people): unlock p95 <= 50 ms; a 100-id
  * reuse lookup p95 <= 100 ms.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

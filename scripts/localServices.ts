@@ -56,10 +56,10 @@ const BIN_DIR = join(LOCAL, 'bin');
  * noResourceTracking: FerretDB tracks the lifetime of every iterator (a stack trace and a
  * finalizer each, several per document a cursor returns) to find unclosed ones; off, a full
  * read of the people costs a tenth less CPU.
- * deleteById: a delete whose filter is only `_id` (one string, or `$in` of strings) read, decoded
- * and filtered every document it named before deleting them by `_id`; it now deletes them by
- * `_id` at once (same documents, same count). Admission slots are purged this way, and those
- * reads were a fifth of the store's CPU at 1,000 requests/s.
+ * deleteById: a delete whose filter is only `_id` (one string, or `$in` of strings) deletes the
+ * documents by `_id` at once (same documents, same count) instead of reading, decoding and
+ * filtering every one it names first. Admission slots are purged this way, and those reads
+ * would be a fifth of the store's CPU at 1,000 requests/s.
  * serializeWrites: writers of one database wait on a mutex in FerretDB instead of polling
  * SQLite's write lock from its busy handler, which sleeps 1, 2, 5, 10 ms and more between tries.
  * backgroundCheckpoint: the write-ahead log is copied into the database file by a goroutine every
@@ -421,7 +421,7 @@ export async function startFerretDb(opts: { port: number; dataDir: string; logFi
         '--log-level=warn',
         `--debug-addr=127.0.0.1:${await freePort()}`,
         `--state-dir=${opts.dataDir}`,
-        // Garbage collection took a third of FerretDB's CPU on large reads (every document is decoded
+        // At the default GOGC garbage collection is a third of FerretDB's CPU on large reads (every document is decoded
         // into short-lived objects); its heap is tens of MB, so collecting a quarter as often is cheap.
       ],
       opts.logFile,

@@ -18,7 +18,7 @@ import { LRUCache } from 'lru-cache';
  * what keeps the miss of every organization's key and settings, once a TTL, off the requests.
  * Each entry's refresh point is drawn between 20 % and 35 % of the TTL before its expiry: entries
  * read together (every tenant's at start-up) would otherwise be re-read together forever, a burst
- * of reads once a TTL that the store answers one after another (it was the p99 of bench/api.ts).
+ * of reads once a TTL that the store answers one after another (enough to set the p99 of bench/api.ts).
  */
 /**
  * How long a refresh ahead may wait for other reads to share its store command (gatheredReads.ts):

@@ -13,7 +13,7 @@ import { setPasswordFromLink } from '../support/signInPages';
 import type { TestApi } from '../support/testApi';
 
 /**
- * Item 7 of issue 12, second bullet: the official MCP SDK client's own OAuth support connects
+ * The official MCP SDK client's own OAuth support connects
  * end to end — a 401 from the tool server, discovery from its challenge, registration (dynamic,
  * or a Client ID Metadata Document on a local HTTPS server), authorization in a real browser,
  * the token, `tools/list` and a tool call.

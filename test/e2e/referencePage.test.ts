@@ -3,7 +3,7 @@ import { closeBrowser, launchBrowser } from '../support/browser';
 import { startTestApi, type TestApi } from '../support/testApi';
 
 /**
- * Issue 14, item 1: the reference page at /docs, in a real browser. Redoc renders it from
+ * The reference page at /docs, in a real browser. Redoc renders it from
  * /openapi.json with assets served by the service itself, under a CSP that allows only this
  * origin. Every operation of the document (webhook events included) must appear on the page,
  * and a screenshot must show a page, not a blank.

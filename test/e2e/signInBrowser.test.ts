@@ -21,7 +21,7 @@ import { authorizeInBrowser, setPasswordFromLink, submitWithin } from '../suppor
 import type { TestApi } from '../support/testApi';
 
 /**
- * Item 7 of issue 12, first bullet: a person connects a native MCP client through a real
+ * A person connects a native MCP client through a real
  * browser. The operator creates the person with the CLI, the browser sets the password from the
  * setup link, signs in and consents; the client (oauth4webapi, strict) redeems the code from its
  * loopback redirect and calls the tool server; the refresh grant rotates; the person revokes the

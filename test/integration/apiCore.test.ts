@@ -3,6 +3,7 @@ import { PERMISSIONS } from '../../core/keys/permissions';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';
 import { api, rawRequest } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
+import { expectProblemResponse } from '../support/problems';
 
 let srv: TestApi;
 let tenant: TestTenant;
@@ -12,18 +13,6 @@ beforeAll(async () => {
   tenant = await createTenant();
 });
 afterAll(async () => srv.close());
-
-function expectProblem(res: { status: number; headers: Record<string, unknown>; json: any }, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(res.json).toMatchObject({ type: `urn:service:developer-api:problem:${code}`, status, code });
-  expect(typeof res.json.title).toBe('string');
-  expect(typeof res.json.detail).toBe('string');
-  const rid = res.headers['x-request-id'];
-  expect(typeof rid).toBe('string');
-  expect(res.json.request_id).toBe(rid);
-  expect(res.json.instance).toBe(`urn:service:developer-api:request:${rid}`);
-}
 
 describe('credential table (SPEC 5.1, DECISIONS.md)', () => {
   test('a valid live key reaches whoami with every field', async () => {
@@ -40,7 +29,7 @@ describe('credential table (SPEC 5.1, DECISIONS.md)', () => {
   });
 
   test('no Authorization header is 401 missing_api_key', async () => {
-    expectProblem(await api(srv.url, 'GET', '/v1/whoami'), 401, 'missing_api_key');
+    expectProblemResponse(await api(srv.url, 'GET', '/v1/whoami'), 401, 'missing_api_key');
   });
 
   test.each([
@@ -50,7 +39,7 @@ describe('credential table (SPEC 5.1, DECISIONS.md)', () => {
     ['token only', 'sk_live_ext_abc'],
   ])('malformed header (%s) is 400 malformed_authorization', async (_name, value) => {
     const res = await rawRequest(srv.url, { path: '/v1/whoami', headers: { Authorization: value } });
-    expectProblem(res, 400, 'malformed_authorization');
+    expectProblemResponse(res, 400, 'malformed_authorization');
   });
 
   test('a duplicated Authorization header is 400 even when both are valid', async () => {
@@ -61,44 +50,44 @@ describe('credential table (SPEC 5.1, DECISIONS.md)', () => {
         ['Authorization', `Bearer ${tenant.key}`],
       ],
     });
-    expectProblem(res, 400, 'malformed_authorization');
+    expectProblemResponse(res, 400, 'malformed_authorization');
   });
 
   test('a key in the query string is 400, even beside a valid header', async () => {
     const res = await api(srv.url, 'GET', `/v1/whoami?api_key=${tenant.key}`, { key: tenant.key });
-    expectProblem(res, 400, 'malformed_authorization');
+    expectProblemResponse(res, 400, 'malformed_authorization');
     expect(res.text).not.toContain(tenant.key);
   });
 
   test('a key in a cookie is 400', async () => {
     const res = await api(srv.url, 'GET', '/v1/whoami', { key: tenant.key, headers: { Cookie: `k=${tenant.key}` } });
-    expectProblem(res, 400, 'malformed_authorization');
+    expectProblemResponse(res, 400, 'malformed_authorization');
   });
 
   test('an unknown well-formed key is 401 invalid_api_key', async () => {
-    expectProblem(await api(srv.url, 'GET', '/v1/whoami', { key: 'sk_live_ext_' + 'A'.repeat(40) }), 401, 'invalid_api_key');
+    expectProblemResponse(await api(srv.url, 'GET', '/v1/whoami', { key: 'sk_live_ext_' + 'A'.repeat(40) }), 401, 'invalid_api_key');
   });
 
   test('a token that is not shaped like a key is 401 invalid_api_key', async () => {
-    expectProblem(await api(srv.url, 'GET', '/v1/whoami', { key: 'not-a-key' }), 401, 'invalid_api_key');
+    expectProblemResponse(await api(srv.url, 'GET', '/v1/whoami', { key: 'not-a-key' }), 401, 'invalid_api_key');
   });
 
   test('a test-environment key is 401', async () => {
     const k = await addKey(tenant, [PERMISSIONS.candidatesSearch], { environment: 'test' });
     expect(k.key.startsWith('sk_test_ext_')).toBe(true);
-    expectProblem(await api(srv.url, 'GET', '/v1/whoami', { key: k.key }), 401, 'invalid_api_key');
+    expectProblemResponse(await api(srv.url, 'GET', '/v1/whoami', { key: k.key }), 401, 'invalid_api_key');
   });
 
   test('a key for another audience is 401', async () => {
     const k = await addKey(tenant, [PERMISSIONS.candidatesSearch], { audience: 'internal-admin' });
-    expectProblem(await api(srv.url, 'GET', '/v1/whoami', { key: k.key }), 401, 'invalid_api_key');
+    expectProblemResponse(await api(srv.url, 'GET', '/v1/whoami', { key: k.key }), 401, 'invalid_api_key');
   });
 
   test('revocation takes effect on the very next request', async () => {
     const k = await addKey(tenant, [PERMISSIONS.candidatesSearch]);
     expect((await api(srv.url, 'GET', '/v1/whoami', { key: k.key })).status).toBe(200);
     await revokeApiKey(srv.config, k.key_id);
-    expectProblem(await api(srv.url, 'GET', '/v1/whoami', { key: k.key }), 401, 'invalid_api_key');
+    expectProblemResponse(await api(srv.url, 'GET', '/v1/whoami', { key: k.key }), 401, 'invalid_api_key');
   });
 
   test('a valid key without the permission is 403 insufficient_scope, whoami still works', async () => {
@@ -106,7 +95,7 @@ describe('credential table (SPEC 5.1, DECISIONS.md)', () => {
     expect((await api(srv.url, 'GET', '/v1/whoami', { key: k.key })).status).toBe(200);
     const res = await api(srv.url, 'GET', '/v1/operational-limits', { key: k.key });
     // The route may not exist yet in this build; once it does, the answer must be 403.
-    if (res.status !== 404) expectProblem(res, 403, 'insufficient_scope');
+    if (res.status !== 404) expectProblemResponse(res, 403, 'insufficient_scope');
   });
 });
 
@@ -133,11 +122,11 @@ describe('request ids (SPEC 7.1)', () => {
 
 describe('problem documents for routing and bodies', () => {
   test('unknown route is 404 not_found', async () => {
-    expectProblem(await api(srv.url, 'GET', '/v1/does-not-exist', { key: tenant.key }), 404, 'not_found');
+    expectProblemResponse(await api(srv.url, 'GET', '/v1/does-not-exist', { key: tenant.key }), 404, 'not_found');
   });
   test('wrong method is 405 with Allow', async () => {
     const res = await api(srv.url, 'DELETE', '/v1/whoami', { key: tenant.key });
-    expectProblem(res, 405, 'method_not_allowed');
+    expectProblemResponse(res, 405, 'method_not_allowed');
     expect(res.headers.allow).toContain('GET');
   });
   test('unauthenticated probes answer', async () => {

@@ -1,6 +1,6 @@
 import { startTestApi, type TestApi } from '../support/testApi';
 
-/** Issue 19 item 3: CORS for browser-based MCP clients, and Origin validation on the tool server. */
+/** CORS for browser-based MCP clients, and Origin validation on the tool server. */
 const INSPECTOR = 'http://localhost:6274';
 let srv: TestApi;
 

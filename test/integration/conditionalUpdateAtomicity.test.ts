@@ -9,7 +9,7 @@ import { startTestApi, type TestApi } from '../support/testApi';
 import { OAUTH_ENV, RESOURCE, tokenRequest } from './oauthTestClient';
 
 /**
- * The store applies a conditional update atomically (issue 13): of concurrent writers that
+ * The store applies a conditional update atomically: of concurrent writers that
  * update one document on a condition about its current state, exactly one wins, and
  * concurrent updates of different fields of one document all survive. On real MongoDB every
  * single-document write is atomic; the local store (FerretDB over SQLite) reads and writes

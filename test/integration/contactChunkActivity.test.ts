@@ -9,11 +9,10 @@ import { createContactRetrievalJob } from '../../core/jobs/contactRetrievalJobs'
 import { chunkChargeKey } from '../../core/jobs/jobRules';
 import { ContactRetrievalChunkPlan, ContactRetrievalJobItem } from '../../core/jobs/models';
 import type { ContactRetrievalInput } from '../../core/jobs/workflowInput';
-import { ALL_PERMISSIONS } from '../../core/keys/permissions';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
 import { providerAnswerFor, startContactProviderServer, type ContactProviderServer } from '../support/contactProviderServer';
 import { eventually } from '../support/eventually';
-import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
+import { createTenant, insertTestPeople, keyPrincipalOf, type TestTenant } from '../support/fixtures';
 import { testConfig, uniqueName } from '../support/testConfig';
 
 jest.setTimeout(120_000);
@@ -67,15 +66,7 @@ async function acceptedJob(): Promise<{ tenant: TestTenant; chunk: ChunkInput; f
   await createContactRetrievalJob(
     config,
     {
-      principal: {
-        keyId: tenant.keyId,
-        orgId: tenant.orgId,
-        workspaceId: tenant.workspaceId,
-        applicationId: tenant.applicationId,
-        familyId: tenant.familyId,
-        audience: 'developer-api',
-        scopes: [...ALL_PERMISSIONS],
-      },
+      principal: keyPrincipalOf(tenant),
       personIds: people,
       fields: ['email'],
     },

@@ -1,27 +1,24 @@
 import { creditBalance } from '../../core/credits/credits';
 import { createContactRetrievalJob } from '../../core/jobs/contactRetrievalJobs';
 import { claimDaySlot, setDailyJobCap } from '../../core/jobs/dailyJobCap';
-import { contactRetrievalWorkflowId } from '../../core/jobs/jobRules';
 import { contactRetrievalWorkflowRunning, startContactRetrievalWorkflow } from '../../core/jobs/jobWorkflows';
 import { ContactJobDaySlot, ContactRetrievalJob, ContactRetrievalJobPeople } from '../../core/jobs/models';
-import type { KeyPrincipal } from '../../core/keys/apiKeys';
-import { ALL_PERMISSIONS } from '../../core/keys/permissions';
 import { Problem } from '../../core/problems';
 import { assertQuota, recordDelivered } from '../../core/talent/quotas';
 import { storeSearch } from '../../core/talent/searches';
 import { OPEN_WEB_SOURCE_ID, setSourceEnabled } from '../../core/talent/sources';
-import { temporalClient } from '../../core/temporal/client';
 import { providerAnswerFor, startContactProviderServer, type ContactProviderServer } from '../support/contactProviderServer';
-import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
-import { api, apiHonouringRateLimits, type HttpResponse } from '../support/http';
+import { createTenant, insertTestPeople, keyPrincipalOf, type TestTenant } from '../support/fixtures';
+import { api } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
-import { eventually } from '../support/eventually';
+import { expectProblemResponse } from '../support/problems';
+import { jobResultItems, terminateRunningJobWorkflows, waitForJobToFinish } from '../support/contactRetrievalJobs';
 
 jest.setTimeout(180_000);
 
 /**
- * Issue #17, contact-retrieval jobs: quotas and entitlements hold for every person of every
+ * Contact-retrieval jobs: quotas and entitlements hold for every person of every
  * job. Real API over HTTP, real store, Temporal server and worker, the `http` provider.
  */
 const PROVIDER_TOKEN = 'provider-secret-token-abuse';
@@ -41,42 +38,9 @@ function people(count: number, want: 'found' | 'not_found', tag: string): string
   }
   return out;
 }
-const principalOf = (t: TestTenant): KeyPrincipal => ({
-  keyId: t.keyId,
-  orgId: t.orgId,
-  workspaceId: t.workspaceId,
-  applicationId: t.applicationId,
-  familyId: t.familyId,
-  audience: 'developer-api',
-  scopes: [...ALL_PERMISSIONS],
-});
-
-function expectProblem(res: HttpResponse, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(res.json.code).toBe(code);
-}
 
 const createJob = (t: TestTenant, personIds: string[]) =>
   api(srv.url, 'POST', '/v1/contact-retrieval-jobs', { key: t.key, body: { person_ids: personIds, fields: ['email'] }, idempotencyKey: idem() });
-
-async function waitFinished(t: TestTenant, jobId: string): Promise<any> {
-  return eventually(
-    `job ${jobId} to finish`,
-    async () => {
-      const res = await apiHonouringRateLimits(srv.url, 'GET', `/v1/contact-retrieval-jobs/${jobId}`, { key: t.key });
-      expect(res.status).toBe(200);
-      return res.json.status !== 'running' ? res.json : undefined;
-    },
-    { timeoutMs: 60_000, intervalMs: 150 },
-  );
-}
-
-async function resultItems(t: TestTenant, jobId: string): Promise<any[]> {
-  const res = await api(srv.url, 'GET', `/v1/job-results/${jobId}?limit=100`, { key: t.key });
-  expect(res.status).toBe(200);
-  return res.json.items;
-}
 
 beforeAll(async () => {
   provider = await startContactProviderServer({ token: PROVIDER_TOKEN });
@@ -91,16 +55,7 @@ beforeAll(async () => {
   worker = await startTestWorker(srv.config);
 });
 afterAll(async () => {
-  const client = await temporalClient(srv.config);
-  const running = await ContactRetrievalJob.find({ status: 'running' }).lean();
-  await Promise.all(
-    running.map((j) =>
-      client.workflow
-        .getHandle(contactRetrievalWorkflowId(j._id))
-        .terminate('test over')
-        .catch(() => undefined),
-    ),
-  );
+  await terminateRunningJobWorkflows(srv.config);
   await worker?.stop();
   await srv?.close();
   await provider?.close();
@@ -114,9 +69,9 @@ describe('jobs ignore source entitlement', () => {
     await insertTestPeople(pool);
 
     const unlock = await api(srv.url, 'POST', '/v1/profiles/unlock', { key: t.key, body: { person_id: open[0] }, idempotencyKey: idem() });
-    expectProblem(unlock, 404, 'not_found');
+    expectProblemResponse(unlock, 404, 'not_found');
     const res = await createJob(t, [...pool, ...open]);
-    expectProblem(res, 422, 'validation_failed');
+    expectProblemResponse(res, 422, 'validation_failed');
     expect(res.json.unknown_person_ids).toEqual(open);
     expect(await ContactRetrievalJob.countDocuments({ orgId: t.orgId })).toBe(0);
     expect(await creditBalance(t.orgId)).toBe(100);
@@ -125,7 +80,7 @@ describe('jobs ignore source entitlement', () => {
     await setSourceEnabled(srv.config, t.orgId, OPEN_WEB_SOURCE_ID, true);
     const ok = await createJob(t, [...pool, ...open]);
     expect(ok.status).toBe(202);
-    expect((await waitFinished(t, ok.json.job_id)).counts).toMatchObject({ requested: 2, delivered: 2 });
+    expect((await waitForJobToFinish(srv.url, t.key, ok.json.job_id)).counts).toMatchObject({ requested: 2, delivered: 2 });
   });
 
   test('a source disabled while a job runs: its people are not_found, never asked of the provider, not charged', async () => {
@@ -140,7 +95,7 @@ describe('jobs ignore source entitlement', () => {
 
     const view = await createContactRetrievalJob(
       srv.config,
-      { principal: principalOf(t), personIds: [...pool, ...open], fields: ['email'] },
+      { principal: keyPrincipalOf(t), personIds: [...pool, ...open], fields: ['email'] },
       {
         // The entitlement changes between acceptance and the job's first chunk.
         start: async (input) => {
@@ -150,9 +105,9 @@ describe('jobs ignore source entitlement', () => {
         running: (jobId) => contactRetrievalWorkflowRunning(srv.config, jobId),
       },
     );
-    const job = await waitFinished(t, view.job_id);
+    const job = await waitForJobToFinish(srv.url, t.key, view.job_id);
     expect(job.counts).toMatchObject({ requested: 4, delivered: 2, not_found: 2 });
-    const items = await resultItems(t, view.job_id);
+    const items = await jobResultItems(srv.url, t.key, view.job_id);
     for (const id of open) expect(items.find((i) => i.person_id === id)).toMatchObject({ outcome: 'not_found', receipt_id: null });
     expect(await creditBalance(t.orgId)).toBe(98);
     const newlyAsked = asked().filter((p) => !before.has(p));
@@ -172,7 +127,7 @@ describe('jobs ignore source entitlement', () => {
       idempotencyKey: idem(),
     });
     expect(res.status).toBe(202);
-    const job = await waitFinished(t, res.json.job_id);
+    const job = await waitForJobToFinish(srv.url, t.key, res.json.job_id);
     expect(job.counts).toMatchObject({ requested: 3, delivered: 1, not_found: 2 });
     expect(await creditBalance(t.orgId)).toBe(99);
   });
@@ -192,11 +147,11 @@ describe('the daily delivery quota is checked only for the first person of a job
     const accepted = [ra, rb].filter((r) => r.status === 202);
     const refused = [ra, rb].filter((r) => r.status !== 202);
     expect(accepted).toHaveLength(1);
-    expectProblem(refused[0], 429, 'delivery_quota_exceeded');
+    expectProblemResponse(refused[0], 429, 'delivery_quota_exceeded');
     expect(refused[0].headers['retry-after']).toBe('1');
-    const job = await waitFinished(t, accepted[0].json.job_id);
+    const job = await waitForJobToFinish(srv.url, t.key, accepted[0].json.job_id);
     expect(job.counts).toMatchObject({ requested: 5, delivered: 1, failed: 4 });
-    const items = await resultItems(t, job.job_id);
+    const items = await jobResultItems(srv.url, t.key, job.job_id);
     expect(items.filter((i) => i.outcome === 'failed').every((i) => i.reason === 'delivery_quota_exceeded' && i.contacts.emails.length === 0)).toBe(true);
     expect(await creditBalance(t.orgId)).toBe(99);
     // The quota is full now: nobody new can be delivered today, by a job or an unlock.
@@ -215,14 +170,14 @@ describe('the daily delivery quota is checked only for the first person of a job
     // Three of quota left: the two not-found people and the first found one are covered.
     const first = await createJob(t, [...missing, ...found]);
     expect(first.status).toBe(202);
-    const job = await waitFinished(t, first.json.job_id);
+    const job = await waitForJobToFinish(srv.url, t.key, first.json.job_id);
     expect(job.counts).toMatchObject({ requested: 4, not_found: 2, delivered: 1, failed: 1 });
     // The two reserved for people who were not found came back: two more fit today.
     const more = people(3, 'found', 'rel2');
     await insertTestPeople(more);
     const second = await createJob(t, more);
     expect(second.status).toBe(202);
-    expect((await waitFinished(t, second.json.job_id)).counts).toMatchObject({ requested: 3, delivered: 2, failed: 1 });
+    expect((await waitForJobToFinish(srv.url, t.key, second.json.job_id)).counts).toMatchObject({ requested: 3, delivered: 2, failed: 1 });
   });
 });
 
@@ -233,7 +188,7 @@ describe('jobs over ids that do not exist are free and unlimited', () => {
     await insertTestPeople(real);
     const ghosts = ['per_ghost000000000001', 'per_ghost000000000002'];
     const res = await createJob(t, [real[0], ghosts[0], real[1], ghosts[1]]);
-    expectProblem(res, 422, 'validation_failed');
+    expectProblemResponse(res, 422, 'validation_failed');
     expect(res.json.unknown_person_ids).toEqual(ghosts);
     expect(res.json.errors).toEqual([expect.objectContaining({ field: 'person_ids' })]);
     expect(res.json.detail).toContain(ghosts[0]);
@@ -254,10 +209,10 @@ describe('an organization has a daily job cap', () => {
     for (const p of who.slice(0, 2)) {
       const r = await createJob(t, [p]);
       expect(r.status).toBe(202);
-      await waitFinished(t, r.json.job_id);
+      await waitForJobToFinish(srv.url, t.key, r.json.job_id);
     }
     const third = await createJob(t, [who[2]]);
-    expectProblem(third, 429, 'contact_job_daily_cap');
+    expectProblemResponse(third, 429, 'contact_job_daily_cap');
     const retryAfter = Number(third.headers['retry-after']);
     const untilMidnight = Math.ceil((Math.ceil(Date.now() / 86_400_000) * 86_400_000 - Date.now()) / 1000);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
@@ -288,7 +243,7 @@ describe('an organization has a daily job cap', () => {
       t.orgId,
       Array.from({ length: DELIVERY_QUOTA }, (_, i) => `per_full${String(i).padStart(8, '0')}`),
     );
-    expectProblem(await createJob(t, [who[0]]), 429, 'delivery_quota_exceeded');
+    expectProblemResponse(await createJob(t, [who[0]]), 429, 'delivery_quota_exceeded');
     expect(await ContactJobDaySlot.countDocuments({ orgId: t.orgId })).toBe(0);
   });
 });

@@ -7,10 +7,12 @@ import { storeSearch } from '../../core/talent/searches';
 import { runAdmin } from '../support/adminCli';
 import { providerAnswerFor, startContactProviderServer, type ContactProviderServer } from '../support/contactProviderServer';
 import { addKey, createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
-import { api, apiHonouringRateLimits, type HttpResponse } from '../support/http';
+import { api, type HttpResponse } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { eventually } from '../support/eventually';
+import { expectProblemResponse } from '../support/problems';
+import { waitForJobToFinish } from '../support/contactRetrievalJobs';
 
 jest.setTimeout(120_000);
 
@@ -27,25 +29,6 @@ let n = 0;
 
 const ids = (count: number, tag = 'x') => Array.from({ length: count }, (_, i) => `per_${tag}${String(n).padStart(4, '0')}${String(i).padStart(6, '0')}A`);
 const idem = () => `idem-${Date.now()}-${++n}`;
-
-function expectProblem(res: HttpResponse, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(res.json.code).toBe(code);
-}
-
-async function waitFinished(key: string, jobId: string, timeoutMs = 60_000): Promise<any> {
-  return eventually(
-    `job ${jobId} to finish`,
-    async () => {
-      // It shares the tenant's request-rate window with the test's other requests.
-      const res = await apiHonouringRateLimits(srv.url, 'GET', `/v1/contact-retrieval-jobs/${jobId}`, { key });
-      expect(res.status).toBe(200);
-      return res.json.status !== 'running' ? res.json : undefined;
-    },
-    { timeoutMs, intervalMs: 150 },
-  );
-}
 
 async function create(key: string, personIds: string[], extra: Record<string, unknown> = {}) {
   // Jobs refuse people that do not exist: the people asked for are put in the dataset first.
@@ -89,7 +72,7 @@ describe('a job from start to result', () => {
       result_url: `/v1/job-results/${res.json.job_id}`,
       result_expires_at: null,
     });
-    const job = await waitFinished(tenant.key, res.json.job_id);
+    const job = await waitForJobToFinish(srv.url, tenant.key, res.json.job_id);
     const expectedNotFound = people.filter((p) => providerAnswerFor(p).status === 'not_found').length;
     expect(job.status).toBe('completed');
     expect(job.counts).toEqual({
@@ -142,11 +125,11 @@ describe('a job from start to result', () => {
 
   test('people retrieved by this organization within 30 days are reused, free and without a provider call', async () => {
     const people = ids(10).filter((p) => providerAnswerFor(p).status === 'found');
-    const first = await waitFinished(tenant.key, (await create(tenant.key, people, { fields: ['email'] })).json.job_id);
+    const first = await waitForJobToFinish(srv.url, tenant.key, (await create(tenant.key, people, { fields: ['email'] })).json.job_id);
     expect(first.counts.delivered).toBe(people.length);
     const calls = provider.requests.length;
     const before = await creditBalance(tenant.orgId);
-    const second = await waitFinished(tenant.key, (await create(tenant.key, people, { fields: ['email'] })).json.job_id);
+    const second = await waitForJobToFinish(srv.url, tenant.key, (await create(tenant.key, people, { fields: ['email'] })).json.job_id);
     expect(second).toMatchObject({ status: 'completed', counts: { reused: people.length, delivered: 0 } });
     expect(await creditBalance(tenant.orgId)).toBe(before);
     expect(provider.requests.length).toBe(calls);
@@ -161,13 +144,13 @@ describe('a job from start to result', () => {
   test('transient provider failures are retried; a person the provider keeps failing is failed and the job partial', async () => {
     const people = ids(7).filter((p) => providerAnswerFor(p).status === 'found');
     provider.faults.push({ kind: 'status', status: 503 }, { kind: 'status', status: 429, retryAfter: '0' }, { kind: 'hang' });
-    const ok = await waitFinished(tenant.key, (await create(tenant.key, people)).json.job_id);
+    const ok = await waitForJobToFinish(srv.url, tenant.key, (await create(tenant.key, people)).json.job_id);
     expect(ok).toMatchObject({ status: 'completed', counts: { delivered: people.length, failed: 0 } });
 
     const more = ids(7);
     provider.alwaysFail.add(more[0]);
     provider.faults.length = 0;
-    const job = await waitFinished(tenant.key, (await create(tenant.key, more)).json.job_id);
+    const job = await waitForJobToFinish(srv.url, tenant.key, (await create(tenant.key, more)).json.job_id);
     provider.alwaysFail.clear();
     // One chunk of seven: its one batch call keeps failing, so all seven fail; nothing is charged.
     expect(job).toMatchObject({ status: 'failed', counts: { requested: 7, failed: 7, delivered: 0, pending: 0 }, result_expires_at: null });
@@ -181,7 +164,7 @@ describe('a job from start to result', () => {
     const people = ids(40)
       .filter((p) => providerAnswerFor(p).status === 'found')
       .slice(0, 20);
-    const job = await waitFinished(poor.key, (await create(poor.key, people)).json.job_id);
+    const job = await waitForJobToFinish(srv.url, poor.key, (await create(poor.key, people)).json.job_id);
     expect(job.status).toBe('partial');
     expect(job.counts).toMatchObject({ requested: 20, delivered: 5, failed: 15, pending: 0 });
     expect(await creditBalance(poor.orgId)).toBe(0);
@@ -200,7 +183,7 @@ describe('a job from start to result', () => {
       Array.from({ length: limit }, (_, i) => `per_quota${String(i).padStart(8, '0')}`),
     );
     const res = await create(full.key, ids(3, 'q'));
-    expectProblem(res, 429, 'delivery_quota_exceeded');
+    expectProblemResponse(res, 429, 'delivery_quota_exceeded');
     expect(res.headers['retry-after']).toBe('1');
     expect(await ContactRetrievalJob.countDocuments({ orgId: full.orgId })).toBe(0);
     expect(await creditBalance(full.orgId)).toBe(50);
@@ -217,7 +200,7 @@ describe('a job from start to result', () => {
     });
     expect(res.status).toBe(202);
     expect(res.json).toMatchObject({ search_id: search.searchId, fields: ['phone'], counts: { requested: 9 } });
-    const job = await waitFinished(tenant.key, res.json.job_id);
+    const job = await waitForJobToFinish(srv.url, tenant.key, res.json.job_id);
     expect(job.counts.delivered + job.counts.not_found).toBe(9);
     const result = await api(srv.url, 'GET', `/v1/job-results/${job.job_id}`, { key: tenant.key });
     expect(result.json.items.map((i: any) => i.person_id)).toEqual(people.slice(0, 9));
@@ -229,20 +212,20 @@ describe('a job from start to result', () => {
       body: { search_id: search.searchId },
       idempotencyKey: idem(),
     });
-    expectProblem(foreign, 404, 'not_found');
+    expectProblemResponse(foreign, 404, 'not_found');
     const absent = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/batch', {
       key: tenant.key,
       body: { search_id: 'srch_doesnotexist000000000' },
       idempotencyKey: idem(),
     });
-    expectProblem(absent, 404, 'not_found');
+    expectProblemResponse(absent, 404, 'not_found');
   });
 });
 
 describe('reads', () => {
   test('a foreign job is the same 404 as an absent one, on every route', async () => {
     const job = await create(tenant.key, ids(1));
-    await waitFinished(tenant.key, job.json.job_id);
+    await waitForJobToFinish(srv.url, tenant.key, job.json.job_id);
     const other = await createTenant({ credits: 10 });
     for (const [method, path] of [
       ['GET', `/v1/contact-retrieval-jobs/${job.json.job_id}`],
@@ -252,8 +235,8 @@ describe('reads', () => {
       const body = method === 'POST' ? {} : undefined;
       const foreign = await api(srv.url, method, path, { key: other.key, body });
       const absent = await api(srv.url, method, path.replace(job.json.job_id, 'job_absent0000000000000000'), { key: other.key, body });
-      expectProblem(foreign, 404, 'not_found');
-      expectProblem(absent, 404, 'not_found');
+      expectProblemResponse(foreign, 404, 'not_found');
+      expectProblemResponse(absent, 404, 'not_found');
       expect(foreign.json.detail).toBe(absent.json.detail);
     }
   });
@@ -264,7 +247,7 @@ describe('reads', () => {
     for (let i = 0; i < 3; i++) {
       const r = await create(t.key, ids(1));
       made.push(r.json.job_id);
-      await waitFinished(t.key, r.json.job_id);
+      await waitForJobToFinish(srv.url, t.key, r.json.job_id);
     }
     const p1 = await api(srv.url, 'GET', '/v1/contact-retrieval-jobs?limit=2', { key: t.key });
     expect(p1.status).toBe(200);
@@ -274,22 +257,22 @@ describe('reads', () => {
     expect(p2.json.next_cursor).toBeNull();
     const running = await api(srv.url, 'GET', '/v1/contact-retrieval-jobs?status=running', { key: t.key });
     expect(running.json.data).toEqual([]);
-    expectProblem(await api(srv.url, 'GET', '/v1/contact-retrieval-jobs?cursor=bogus', { key: t.key }), 400, 'invalid_cursor');
+    expectProblemResponse(await api(srv.url, 'GET', '/v1/contact-retrieval-jobs?cursor=bogus', { key: t.key }), 400, 'invalid_cursor');
     const outOfRange = Buffer.from(JSON.stringify({ s: `jobs:${t.workspaceId}:*`, p: { t: 9e15, id: 'job_x' } })).toString('base64url');
-    expectProblem(await api(srv.url, 'GET', `/v1/contact-retrieval-jobs?cursor=${outOfRange}`, { key: t.key }), 400, 'invalid_cursor');
-    expectProblem(await api(srv.url, 'GET', `/v1/contact-retrieval-jobs?cursor=${p1.json.next_cursor}`, { key: tenant.key }), 400, 'invalid_cursor');
-    expectProblem(await api(srv.url, 'GET', `/v1/job-results/${made[0]}?cursor=${p1.json.next_cursor}`, { key: t.key }), 400, 'invalid_cursor');
-    expectProblem(await api(srv.url, 'GET', '/v1/contact-retrieval-jobs?limit=0', { key: t.key }), 422, 'validation_failed');
+    expectProblemResponse(await api(srv.url, 'GET', `/v1/contact-retrieval-jobs?cursor=${outOfRange}`, { key: t.key }), 400, 'invalid_cursor');
+    expectProblemResponse(await api(srv.url, 'GET', `/v1/contact-retrieval-jobs?cursor=${p1.json.next_cursor}`, { key: tenant.key }), 400, 'invalid_cursor');
+    expectProblemResponse(await api(srv.url, 'GET', `/v1/job-results/${made[0]}?cursor=${p1.json.next_cursor}`, { key: t.key }), 400, 'invalid_cursor');
+    expectProblemResponse(await api(srv.url, 'GET', '/v1/contact-retrieval-jobs?limit=0', { key: t.key }), 422, 'validation_failed');
   });
 
   test('409 result_set_expired after result_expires_at and 410 result_gone once purged', async () => {
     const r = await create(tenant.key, ids(2));
-    const job = await waitFinished(tenant.key, r.json.job_id);
+    const job = await waitForJobToFinish(srv.url, tenant.key, r.json.job_id);
     await ContactRetrievalJob.updateOne({ _id: job.job_id }, { $set: { resultExpiresAt: new Date(Date.now() - 1000) } });
     const expired = await api(srv.url, 'GET', `/v1/job-results/${job.job_id}`, { key: tenant.key });
-    expectProblem(expired, 409, 'result_set_expired');
+    expectProblemResponse(expired, 409, 'result_set_expired');
     await ContactRetrievalJob.updateOne({ _id: job.job_id }, { $set: { resultPurgedAt: new Date() } });
-    expectProblem(await api(srv.url, 'GET', `/v1/job-results/${job.job_id}`, { key: tenant.key }), 410, 'result_gone');
+    expectProblemResponse(await api(srv.url, 'GET', `/v1/job-results/${job.job_id}`, { key: tenant.key }), 410, 'result_gone');
     // The job itself stays readable.
     expect((await api(srv.url, 'GET', `/v1/contact-retrieval-jobs/${job.job_id}`, { key: tenant.key })).status).toBe(200);
   });
@@ -305,13 +288,17 @@ describe('refusals', () => {
     ['a tenant id in the body', { person_ids: ['per_abcdefgh12'], org_id: 'org_x' }],
   ])('%s is 422 validation_failed', async (_name, body) => {
     const res = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs', { key: tenant.key, body, idempotencyKey: idem() });
-    expectProblem(res, 422, 'validation_failed');
+    expectProblemResponse(res, 422, 'validation_failed');
     expect(res.json.errors.length).toBeGreaterThan(0);
   });
 
   test('create and batch create require an Idempotency-Key', async () => {
-    expectProblem(await api(srv.url, 'POST', '/v1/contact-retrieval-jobs', { key: tenant.key, body: { person_ids: ids(1) } }), 400, 'invalid_idempotency_key');
-    expectProblem(
+    expectProblemResponse(
+      await api(srv.url, 'POST', '/v1/contact-retrieval-jobs', { key: tenant.key, body: { person_ids: ids(1) } }),
+      400,
+      'invalid_idempotency_key',
+    );
+    expectProblemResponse(
       await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/batch', { key: tenant.key, body: { search_id: 'srch_abcdefgh12' } }),
       400,
       'invalid_idempotency_key',
@@ -321,23 +308,23 @@ describe('refusals', () => {
   test('permissions: jobs.v1:write to create and cancel, jobs.v1:read to read', async () => {
     const reader = await addKey(tenant, [PERMISSIONS.jobsRead]);
     const writer = await addKey(tenant, [PERMISSIONS.jobsWrite]);
-    expectProblem(await create(reader.key, ids(1)), 403, 'insufficient_scope');
-    expectProblem(
+    expectProblemResponse(await create(reader.key, ids(1)), 403, 'insufficient_scope');
+    expectProblemResponse(
       await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/batch', { key: reader.key, body: { search_id: 'srch_abcdefgh12' }, idempotencyKey: idem() }),
       403,
       'insufficient_scope',
     );
-    expectProblem(await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/job_x/cancel', { key: reader.key, body: {} }), 403, 'insufficient_scope');
-    expectProblem(await api(srv.url, 'GET', '/v1/contact-retrieval-jobs', { key: writer.key }), 403, 'insufficient_scope');
-    expectProblem(await api(srv.url, 'GET', '/v1/contact-retrieval-jobs/job_x', { key: writer.key }), 403, 'insufficient_scope');
-    expectProblem(await api(srv.url, 'GET', '/v1/job-results/job_x', { key: writer.key }), 403, 'insufficient_scope');
+    expectProblemResponse(await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/job_x/cancel', { key: reader.key, body: {} }), 403, 'insufficient_scope');
+    expectProblemResponse(await api(srv.url, 'GET', '/v1/contact-retrieval-jobs', { key: writer.key }), 403, 'insufficient_scope');
+    expectProblemResponse(await api(srv.url, 'GET', '/v1/contact-retrieval-jobs/job_x', { key: writer.key }), 403, 'insufficient_scope');
+    expectProblemResponse(await api(srv.url, 'GET', '/v1/job-results/job_x', { key: writer.key }), 403, 'insufficient_scope');
   });
 
   test('402 before any provider call when the organization cannot fund one record; nothing recorded', async () => {
     const broke = await createTenant({ credits: 0 });
     const calls = provider.requests.length;
     const res = await create(broke.key, ids(3));
-    expectProblem(res, 402, 'insufficient_credits');
+    expectProblemResponse(res, 402, 'insufficient_credits');
     expect(provider.requests.length).toBe(calls);
     expect(await ContactRetrievalJob.countDocuments({ orgId: broke.orgId })).toBe(0);
     const list = await api(srv.url, 'GET', '/v1/contact-retrieval-jobs', { key: broke.key });
@@ -346,8 +333,8 @@ describe('refusals', () => {
 
   test('cancelling a finished job is 409 invalid_state_transition', async () => {
     const r = await create(tenant.key, ids(1));
-    await waitFinished(tenant.key, r.json.job_id);
-    expectProblem(
+    await waitForJobToFinish(srv.url, tenant.key, r.json.job_id);
+    expectProblemResponse(
       await api(srv.url, 'POST', `/v1/contact-retrieval-jobs/${r.json.job_id}/cancel`, { key: tenant.key, body: {} }),
       409,
       'invalid_state_transition',
@@ -373,7 +360,7 @@ describe('cancel', () => {
       const c = await api(srv.url, 'POST', `/v1/contact-retrieval-jobs/${r.json.job_id}/cancel`, { key: own.key, body: {} });
       expect(c.status).toBe(202);
       expect(c.json.job_id).toBe(r.json.job_id);
-      const job = await waitFinished(own.key, r.json.job_id);
+      const job = await waitForJobToFinish(srv.url, own.key, r.json.job_id);
       expect(job.status).toBe('cancelled');
       const k = job.counts;
       expect(k.cancelled).toBeGreaterThan(0);
@@ -405,7 +392,7 @@ describe('operator CLI', () => {
       const cancelled = admin('job', 'cancel', '--job-id', r.json.job_id);
       expect(cancelled.status).toBe(0);
       expect(cancelled.json.job_id).toBe(r.json.job_id);
-      const job = await waitFinished(t.key, r.json.job_id);
+      const job = await waitForJobToFinish(srv.url, t.key, r.json.job_id);
       expect(job.status).toBe('cancelled');
       const shown = admin('job', 'show', '--job-id', r.json.job_id);
       expect(shown.status).toBe(0);

@@ -4,13 +4,12 @@ import { createContactRetrievalJob } from '../../core/jobs/contactRetrievalJobs'
 import { contactRetrievalWorkflowId } from '../../core/jobs/jobRules';
 import { jobSlotHolders } from '../../core/jobs/jobSlots';
 import { ContactJobSlot, ContactRetrievalJob, ContactRetrievalJobItem, ContactRetrievalJobPeople } from '../../core/jobs/models';
-import type { KeyPrincipal } from '../../core/keys/apiKeys';
-import { ALL_PERMISSIONS } from '../../core/keys/permissions';
 import { Problem } from '../../core/problems';
 import { temporalClient } from '../../core/temporal/client';
-import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
+import { createTenant, insertTestPeople, keyPrincipalOf, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
+import { terminateRunningJobWorkflows } from '../support/contactRetrievalJobs';
 
 jest.setTimeout(120_000);
 
@@ -23,31 +22,13 @@ let seq = 0;
 // Jobs refuse people that do not exist: every test draws from people put in the dataset first.
 const pool = Array.from({ length: 300 }, (_, k) => `per_cap${String(k).padStart(6, '0')}xp`);
 const person = (_i: number) => pool[seq++];
-const principalOf = (t: TestTenant): KeyPrincipal => ({
-  keyId: t.keyId,
-  orgId: t.orgId,
-  workspaceId: t.workspaceId,
-  applicationId: t.applicationId,
-  familyId: t.familyId,
-  audience: 'developer-api',
-  scopes: [...ALL_PERMISSIONS],
-});
 
 beforeAll(async () => {
   srv = await startTestApi();
   await insertTestPeople(pool);
 });
 afterAll(async () => {
-  const client = await temporalClient(srv.config);
-  const running = await ContactRetrievalJob.find({ status: 'running' }).lean();
-  await Promise.all(
-    running.map((j) =>
-      client.workflow
-        .getHandle(contactRetrievalWorkflowId(j._id))
-        .terminate('test over')
-        .catch(() => undefined),
-    ),
-  );
+  await terminateRunningJobWorkflows(srv.config);
   await srv.close();
 });
 
@@ -69,7 +50,7 @@ async function expectNothingBeyond(t: TestTenant, accepted: string[], balance: n
 
 test('50 concurrent creates of one organization: exactly two accepted, the rest refused and never existed', async () => {
   const t = await createTenant({ credits: 100 });
-  const principal = principalOf(t);
+  const principal = keyPrincipalOf(t);
   const people = Array.from({ length: 50 }, (_, i) => person(i));
   const outcomes = await Promise.allSettled(people.map((p) => createContactRetrievalJob(srv.config, { principal, personIds: [p], fields: ['email'] })));
   const accepted = outcomes.filter((o) => o.status === 'fulfilled').map((o) => (o as PromiseFulfilledResult<{ job_id: string }>).value.job_id);
@@ -123,17 +104,17 @@ test('over HTTP, 50 concurrent creates: two 202, every other one 429 with no-sto
 test('the cap is per organization: another organization still starts jobs', async () => {
   const a = await createTenant({ credits: 10 });
   const b = await createTenant({ credits: 10 });
-  for (let i = 0; i < 2; i++) await createContactRetrievalJob(srv.config, { principal: principalOf(a), personIds: [person(i)], fields: ['email'] });
-  await expect(createContactRetrievalJob(srv.config, { principal: principalOf(a), personIds: [person(3)], fields: ['email'] })).rejects.toMatchObject({
+  for (let i = 0; i < 2; i++) await createContactRetrievalJob(srv.config, { principal: keyPrincipalOf(a), personIds: [person(i)], fields: ['email'] });
+  await expect(createContactRetrievalJob(srv.config, { principal: keyPrincipalOf(a), personIds: [person(3)], fields: ['email'] })).rejects.toMatchObject({
     code: 'contact_job_concurrency_cap',
   });
-  const other = await createContactRetrievalJob(srv.config, { principal: principalOf(b), personIds: [person(4)], fields: ['email'] });
+  const other = await createContactRetrievalJob(srv.config, { principal: keyPrincipalOf(b), personIds: [person(4)], fields: ['email'] });
   expect(other.status).toBe('running');
 });
 
 test('a slot whose workflow is gone is reclaimed by the next create', async () => {
   const t = await createTenant({ credits: 10 });
-  const p = principalOf(t);
+  const p = keyPrincipalOf(t);
   const first = await createContactRetrievalJob(srv.config, { principal: p, personIds: [person(1)], fields: ['email'] });
   await createContactRetrievalJob(srv.config, { principal: p, personIds: [person(2)], fields: ['email'] });
   await expect(createContactRetrievalJob(srv.config, { principal: p, personIds: [person(3)], fields: ['email'] })).rejects.toMatchObject({

@@ -13,6 +13,7 @@ import { eventually } from '../support/eventually';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';
 import { api, type HttpResponse } from '../support/http';
 import { testConfig } from '../support/testConfig';
+import { expectProblemResponse } from '../support/problems';
 
 /**
  * Operational limits (SPEC 8) against two real API processes sharing one store, with no
@@ -86,9 +87,7 @@ async function nextSecond(marginMs = 20): Promise<number> {
 }
 
 function expectRateLimited(res: HttpResponse) {
-  expect(res.status).toBe(429);
-  expect(res.json.code).toBe('rate_limited');
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expectProblemResponse(res, 429, 'rate_limited');
   expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   expect(res.headers['cache-control']).toBe('private, no-store');
   expect(res.headers['ratelimit-policy']).toMatch(/^"baseline";q=\d+;w=1/);

@@ -8,7 +8,7 @@ import { startTestApi, type TestApi } from '../support/testApi';
 import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';
 
 /**
- * Issue 19 item 4: the official MCP conformance suite (`@modelcontextprotocol/conformance`)
+ * The official MCP conformance suite (`@modelcontextprotocol/conformance`)
  * against `/tools` with a real access token, for every server scenario that applies to a tool
  * server without prompts, resources, logging, sampling or elicitation (docs/oauth-and-tool-server.md, "Conformance"
  * lists the others and why). The suite has no option for a bearer token, so a small loopback

@@ -8,7 +8,7 @@ import { startTestApi, type TestApi } from '../support/testApi';
 import { AUTH_URL, MCP_URL, RESOURCE, tokenRequest } from './oauthTestClient';
 
 /**
- * Issue 19 item 5: one test per failure real MCP clients are known for (from their public
+ * One test per failure real MCP clients are known for (from their public
  * issue trackers), each named after it. The server runs as `npm run dev` runs it
  * (NODE_ENV=development, no MCP_ALLOWED_ORIGINS: the loopback origins of a local MCP Inspector
  * are allowed by default).

@@ -8,7 +8,7 @@ import { startTestApi, type TestApi } from '../support/testApi';
 import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';
 
 /**
- * Issue 19 item 1: `/tools` speaks MCP 2025-11-25 (initialize handshake, SDK 1.x server) and
+ * `/tools` speaks MCP 2025-11-25 (initialize handshake, SDK 1.x server) and
  * 2026-07-28 (sessionless, server/discover, Mcp-Method/Mcp-Name; SDK 2.x server) from one tool
  * catalogue and one dispatcher, chosen by the protocol version each request carries.
  */

@@ -10,7 +10,7 @@ import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';
 jest.setTimeout(120_000);
 
 /**
- * The client rate of an M2M credential counts tool calls (issue 17 item 5): one JSON-RPC batch
+ * The client rate of an M2M credential counts tool calls (SPEC 5.2 item 5): one JSON-RPC batch
  * could carry up to 100 tools/call past a rate that counts HTTP requests, so batches are refused.
  */
 let srv: TestApi;

@@ -10,13 +10,14 @@ import { Person } from '../../core/talent/models';
 import { Search, SearchPeople } from '../../core/talent/searchModels';
 import { DEFAULT_PEOPLE_SEED, seedPeople } from '../../core/talent/seedPeople';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';
-import { api, type HttpResponse } from '../support/http';
+import { api } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { eventually } from '../support/eventually';
+import { expectProblemResponse } from '../support/problems';
 
 /**
- * Issue #17, charges, idempotency and search: one test per finding, named after it. Each
- * reproduces the finding through the HTTP API against the real store.
+ * Charges, idempotency and search: one test per rule an abuse could break, named after the
+ * rule. Each tries the abuse through the HTTP API against the real store.
  */
 jest.setTimeout(60_000);
 
@@ -45,10 +46,6 @@ const match = (t: TestTenant | { key: string }, body: unknown, idem = key()) =>
 const unlock = (t: TestTenant, personId: string, idem = key()) =>
   api(srv.url, 'POST', '/v1/profiles/unlock', { key: t.key, body: { person_id: personId }, idempotencyKey: idem });
 const storedSearches = (t: TestTenant) => Search.countDocuments({ orgId: t.orgId });
-
-function expectProblem(res: HttpResponse, status: number, code: string) {
-  expect({ status: res.status, code: res.json?.code }).toEqual({ status, code });
-}
 
 /** What the hourly maintenance run does once the idempotency records are past their 24 h. */
 const purgeAsMaintenanceDoesTomorrow = () => purgeExpiredIdempotencyRecords(new Date(Date.now() + DAY + 3600_000));
@@ -179,8 +176,8 @@ describe('retries of a crashed or failed request', () => {
   it('a key whose request failed may carry another request', async () => {
     const t = await createTenant({ credits: 0 });
     const k = key();
-    expectProblem(await search(t, { query: 'engineer' }, k), 402, 'insufficient_credits');
-    expectProblem(await search(t, { query: 'designer' }, k), 402, 'insufficient_credits');
+    expectProblemResponse(await search(t, { query: 'engineer' }, k), 402, 'insufficient_credits');
+    expectProblemResponse(await search(t, { query: 'designer' }, k), 402, 'insufficient_credits');
   });
 });
 
@@ -210,7 +207,7 @@ describe('idempotency records are scoped to the caller', () => {
 
     // Another key family of the same workspace: a different caller, so a different request.
     const family = await addKey(t, [PERMISSIONS.personMatchesCreate]);
-    expectProblem(await match({ key: family.key }, body, k), 409, 'idempotency_key_reused');
+    expectProblemResponse(await match({ key: family.key }, body, k), 409, 'idempotency_key_reused');
     // The caller itself still replays.
     const replay = await match(t, body, k);
     expect(replay.headers['idempotent-replayed']).toBe('true');
@@ -227,7 +224,7 @@ describe('no request makes the API do unbounded work for free', () => {
       expect(res.status).toBe(200);
       expect(res.json).toMatchObject({ data: [], total_estimate: 0, credits_charged: 0 });
     }
-    expectProblem(await search(t, { filters: { seniority: ['intern'], min_years_experience: 44 } }), 429, 'distinct_query_cap');
+    expectProblemResponse(await search(t, { filters: { seniority: ['intern'], min_years_experience: 44 } }), 429, 'distinct_query_cap');
     // A repeat is not a new distinct query.
     expect((await search(t, { filters: { seniority: ['intern'], min_years_experience: 40 } })).status).toBe(200);
     expect(await creditBalance(t.orgId)).toBe(5);
@@ -235,12 +232,12 @@ describe('no request makes the API do unbounded work for free', () => {
 
   it('a search is refused before the scan when the organization cannot pay for a page or its preview quota is used up', async () => {
     const broke = await createTenant({ credits: 0 });
-    expectProblem(await search(broke, { filters: { seniority: ['intern'], min_years_experience: 60 } }), 402, 'insufficient_credits');
+    expectProblemResponse(await search(broke, { filters: { seniority: ['intern'], min_years_experience: 60 } }), 402, 'insufficient_credits');
 
     const t = await createTenant({ credits: 10 });
     const all = await search(t, { filters: { min_years_experience: 0 }, page_size: 40 });
     expect(all.json.data).toHaveLength(40);
-    expectProblem(await search(t, { filters: { seniority: ['intern'], min_years_experience: 60 } }), 429, 'preview_quota_exceeded');
+    expectProblemResponse(await search(t, { filters: { seniority: ['intern'], min_years_experience: 60 } }), 429, 'preview_quota_exceeded');
     expect(await creditBalance(t.orgId)).toBe(9);
   });
 
@@ -263,21 +260,21 @@ describe('no request makes the API do unbounded work for free', () => {
 describe('refused searches are not stored; ids are keyed by the server secret', () => {
   it('refused searches (429 distinct_query_cap, preview_quota_exceeded, 402) are not stored', async () => {
     const broke = await createTenant({ credits: 0 });
-    expectProblem(await search(broke, { query: 'engineer' }), 402, 'insufficient_credits');
+    expectProblemResponse(await search(broke, { query: 'engineer' }), 402, 'insufficient_credits');
     expect(await storedSearches(broke)).toBe(0);
 
     const capped = await createTenant({ credits: 10 });
     for (let years = 0; years < 4; years++)
       expect((await search(capped, { query: 'engineer', page_size: 1, filters: { min_years_experience: years } })).status).toBe(200);
     expect(await storedSearches(capped)).toBe(4);
-    expectProblem(await search(capped, { query: 'engineer', filters: { min_years_experience: 9 } }), 429, 'distinct_query_cap');
+    expectProblemResponse(await search(capped, { query: 'engineer', filters: { min_years_experience: 9 } }), 429, 'distinct_query_cap');
     expect(await storedSearches(capped)).toBe(4);
 
     // 40 previews a day: 25 people, then 20 others (refused after its scan, so after nothing was stored).
     const quota = await createTenant({ credits: 10 });
     expect((await search(quota, { filters: { seniority: ['mid', 'senior'] }, page_size: 25 })).json.data).toHaveLength(25);
     const others = { seniority: ['intern', 'junior', 'lead', 'manager', 'director', 'vp', 'executive'] };
-    expectProblem(await search(quota, { filters: others, page_size: 20 }), 429, 'preview_quota_exceeded');
+    expectProblemResponse(await search(quota, { filters: others, page_size: 20 }), 429, 'preview_quota_exceeded');
     expect(await storedSearches(quota)).toBe(1);
   });
 
@@ -303,7 +300,7 @@ describe('unlock refuses before it charges', () => {
     // One delivery left today, two new people at once: one is unlocked and paid, the other refused and free.
     const [x, y] = await Promise.all([unlock(t, people[2]._id), unlock(t, people[3]._id)]);
     expect([x.status, y.status].sort()).toEqual([200, 429]);
-    expectProblem(x.status === 429 ? x : y, 429, 'delivery_quota_exceeded');
+    expectProblemResponse(x.status === 429 ? x : y, 429, 'delivery_quota_exceeded');
     expect(await creditBalance(t.orgId)).toBe(85);
   });
 });

@@ -24,7 +24,7 @@ import { authorizeInBrowser, setPasswordFromLink, submitWith, submitWithin } fro
 import type { TestApi } from '../support/testApi';
 
 /**
- * Item 7 of issue 12, third bullet: every refusal of the browser sign-in, each its own test.
+ * Every refusal of the browser sign-in, each its own test.
  * HTTP-level wherever a browser adds nothing: once the person has signed in and consented in
  * the browser, its session cookie lets plain requests collect codes from the authorization
  * endpoint, as the browser would after a remembered consent.

@@ -4,9 +4,10 @@ import { ContactFieldClaim, ContactRetrievalJobItem } from '../../core/jobs/mode
 import { providerAnswerFor, startContactProviderServer, type ContactProviderServer } from '../support/contactProviderServer';
 import { eventually } from '../support/eventually';
 import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
-import { api, apiHonouringRateLimits, type HttpResponse } from '../support/http';
+import { apiHonouringRateLimits } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
+import { jobResultItems, waitForJobToFinish } from '../support/contactRetrievalJobs';
 
 jest.setTimeout(180_000);
 
@@ -65,30 +66,6 @@ async function accepted(t: TestTenant, body: unknown): Promise<string> {
   );
 }
 
-async function finished(t: TestTenant, jobId: string): Promise<any> {
-  return eventually(
-    `job ${jobId} to finish`,
-    async () => {
-      const res = await apiHonouringRateLimits(srv.url, 'GET', `/v1/contact-retrieval-jobs/${jobId}`, { key: t.key });
-      expect(res.status).toBe(200);
-      return res.json.status !== 'running' ? res.json : undefined;
-    },
-    { timeoutMs: 120_000, intervalMs: 150 },
-  );
-}
-
-async function resultItems(t: TestTenant, jobId: string): Promise<any[]> {
-  const items: any[] = [];
-  let cursor: string | null = null;
-  do {
-    const page: HttpResponse = await api(srv.url, 'GET', `/v1/job-results/${jobId}?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { key: t.key });
-    expect(page.status).toBe(200);
-    items.push(...page.json.items);
-    cursor = page.json.next_cursor;
-  } while (cursor);
-  return items;
-}
-
 async function chargedFor(jobIds: string[]): Promise<number> {
   const entries = await LedgerEntry.find({
     kind: 'charge',
@@ -107,14 +84,14 @@ test('four jobs over the same 40 people sent together: each person and field pai
 
   const body = { person_ids: ids, fields: ['email', 'phone'] };
   const jobIds = await Promise.all([0, 1, 2, 3].map(() => accepted(t, body)));
-  const jobs = await Promise.all(jobIds.map((id) => finished(t, id)));
+  const jobs = await Promise.all(jobIds.map((id) => waitForJobToFinish(srv.url, t.key, id, 120_000)));
 
   const deliveredBy = new Map<string, string[]>();
   for (const [i, job] of jobs.entries()) {
     expect(job.status).toBe('completed');
     expect(job.counts.delivered + job.counts.reused).toBe(found.length);
     expect(job.counts.not_found).toBe(ids.length - found.length);
-    const items = await resultItems(t, jobIds[i]);
+    const items = await jobResultItems(srv.url, t.key, jobIds[i]);
     for (const it of items) {
       const a = providerAnswerFor(it.person_id);
       if (a.status !== 'found') continue;
@@ -143,7 +120,7 @@ test('four jobs over the same 40 people sent together: each person and field pai
   for (const c of claims) expect(deliveredBy.get(c.personId)).toEqual([c.jobId]);
 
   // A later job over the same people pays nothing.
-  const later = await finished(t, await accepted(t, body));
+  const later = await waitForJobToFinish(srv.url, t.key, await accepted(t, body), 120_000);
   expect(later.counts).toMatchObject({ delivered: 0, reused: found.length });
   expect(await creditBalance(t.orgId)).toBe(before - found.length);
 });
@@ -154,10 +131,10 @@ test('a job asking one more field pays for the people once more, once, however m
   await insertTestPeople(ids);
   const found = ids.filter((p) => providerAnswerFor(p).status === 'found');
   const before = await creditBalance(t.orgId);
-  const emailOnly = await finished(t, await accepted(t, { person_ids: ids, fields: ['email'] }));
+  const emailOnly = await waitForJobToFinish(srv.url, t.key, await accepted(t, { person_ids: ids, fields: ['email'] }), 120_000);
   expect(emailOnly.counts.delivered).toBe(found.length);
   const both = await Promise.all([0, 1, 2].map(() => accepted(t, { person_ids: ids, fields: ['email', 'phone'] })));
-  const done = await Promise.all(both.map((id) => finished(t, id)));
+  const done = await Promise.all(both.map((id) => waitForJobToFinish(srv.url, t.key, id, 120_000)));
   // The phone field is new: one record per found person, paid by one of the three jobs.
   expect(done.reduce((s, j) => s + j.counts.delivered, 0)).toBe(found.length);
   expect(done.reduce((s, j) => s + j.counts.reused, 0)).toBe(2 * found.length);

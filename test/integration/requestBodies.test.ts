@@ -3,6 +3,7 @@ import { PERMISSIONS } from '../../core/keys/permissions';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';
 import { rawRequest } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
+import { expectProblemResponse } from '../support/problems';
 
 let srv: TestApi;
 let tenant: TestTenant;
@@ -27,9 +28,7 @@ describe('request bodies (SPEC 7.2, 8.1 item 4)', () => {
       headers: headers({ 'Content-Type': 'text/plain' }),
       body: 'query=x',
     });
-    expect(res.status).toBe(415);
-    expect(res.json.code).toBe('unsupported_media_type');
-    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expectProblemResponse(res, 415, 'unsupported_media_type');
   });
 
   test('malformed JSON is 400 malformed_body', async () => {

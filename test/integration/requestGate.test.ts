@@ -12,9 +12,10 @@ import { createTenant, type TestTenant } from '../support/fixtures';
 import type { HttpResponse } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { AUTH_URL, OAUTH_ENV, RESOURCE } from './oauthTestClient';
+import { expectProblemResponse } from '../support/problems';
 
 /**
- * The request gate (issue #17): what reaches a handler, how bodies are bounded, what answers
+ * The request gate: what reaches a handler, how bodies are bounded, what answers
  * without a credential and how often. The server trusts one proxy hop, so each test speaks from
  * its own client address through X-Forwarded-For and the per-address limits stay apart.
  */
@@ -68,11 +69,6 @@ function rawPath(baseUrl: string, method: string, path: string, headers: Record<
   });
 }
 
-function expectProblem(res: HttpResponse, status: number, code: string) {
-  expect({ status: res.status, code: res.json?.code }).toEqual({ status, code });
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-}
-
 describe('`/V1/...` skips authentication and admission (#17)', () => {
   const FORMS: Array<[string, string]> = [
     ['GET', '/V1/whoami'],
@@ -94,7 +90,7 @@ describe('`/V1/...` skips authentication and admission (#17)', () => {
   test.each(FORMS)('%s %s without a key is 404 not_found: no route matches, no handler runs', async (method, path) => {
     const body = method === 'POST' ? JSON.stringify({ query: 'engineer' }) : undefined;
     const res = await rawPath(srv.url, method, path, { 'Content-Type': 'application/json', 'X-Forwarded-For': newAddress() }, body);
-    expectProblem(res, 404, 'not_found');
+    expectProblemResponse(res, 404, 'not_found');
   });
 
   test.each(FORMS)('%s %s with a valid key is still 404: the exact path is the only way in', async (method, path) => {
@@ -106,11 +102,11 @@ describe('`/V1/...` skips authentication and admission (#17)', () => {
       { Authorization: `Bearer ${tenant.key}`, 'Content-Type': 'application/json', 'Idempotency-Key': `gate-${Math.random()}` },
       body,
     );
-    expectProblem(res, 404, 'not_found');
+    expectProblemResponse(res, 404, 'not_found');
   });
 
   test('the exact paths answer 401 without a key and reach the handler with one', async () => {
-    expectProblem(await rawPath(srv.url, 'GET', '/v1/whoami', { 'X-Forwarded-For': newAddress() }), 401, 'missing_api_key');
+    expectProblemResponse(await rawPath(srv.url, 'GET', '/v1/whoami', { 'X-Forwarded-For': newAddress() }), 401, 'missing_api_key');
     const search = await rawPath(
       srv.url,
       'POST',
@@ -118,7 +114,7 @@ describe('`/V1/...` skips authentication and admission (#17)', () => {
       { 'Content-Type': 'application/json', 'X-Forwarded-For': newAddress() },
       '{"query":"x"}',
     );
-    expectProblem(search, 401, 'missing_api_key');
+    expectProblemResponse(search, 401, 'missing_api_key');
     const ok = await rawPath(srv.url, 'GET', '/v1/whoami', { Authorization: `Bearer ${tenant.key}` });
     expect(ok.status).toBe(200);
     expect(ok.json.key_id).toBe(tenant.keyId);
@@ -141,7 +137,7 @@ describe('a deeply nested JSON body of 30 KB answers 500 (#17)', () => {
       { Authorization: `Bearer ${tenant.key}`, 'Content-Type': 'application/json', 'Idempotency-Key': 'gate-deep-000001' },
       body,
     );
-    expectProblem(res, 422, 'validation_failed');
+    expectProblemResponse(res, 422, 'validation_failed');
     expect(res.json.errors).toEqual([{ field: 'body', message: expect.stringContaining('32') }]);
   });
 
@@ -156,10 +152,10 @@ describe('a deeply nested JSON body of 30 KB answers 500 (#17)', () => {
         `{"query":"engineer","extra":${nested(arrays)}}`,
       );
     const atLimit = await send(31, 'gate-depth-000032');
-    expectProblem(atLimit, 422, 'validation_failed');
+    expectProblemResponse(atLimit, 422, 'validation_failed');
     expect(atLimit.json.errors.map((e: { field: string }) => e.field)).not.toContain('body');
     const over = await send(32, 'gate-depth-000033');
-    expectProblem(over, 422, 'validation_failed');
+    expectProblemResponse(over, 422, 'validation_failed');
     expect(over.json.errors).toEqual([{ field: 'body', message: expect.stringContaining('deeper than 32') }]);
   });
 
@@ -193,13 +189,13 @@ describe('no rate limit on bad keys (#17)', () => {
 
   test('past the failed-authentication limit an address is 429 rate_limited with Retry-After, valid key or not', async () => {
     const address = newAddress();
-    for (let i = 0; i < PER_MINUTE; i++) expectProblem(await whoami(srv.url, address, badKey), 401, 'invalid_api_key');
+    for (let i = 0; i < PER_MINUTE; i++) expectProblemResponse(await whoami(srv.url, address, badKey), 401, 'invalid_api_key');
     const limited = await whoami(srv.url, address, badKey);
-    expectProblem(limited, 429, 'rate_limited');
+    expectProblemResponse(limited, 429, 'rate_limited');
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
     // Refused before the key is looked at, so a guessed key's validity never shows.
-    expectProblem(await whoami(srv.url, address, tenant.key), 429, 'rate_limited');
+    expectProblemResponse(await whoami(srv.url, address, tenant.key), 429, 'rate_limited');
     // Other addresses are unaffected.
     expect((await whoami(srv.url, newAddress(), tenant.key)).status).toBe(200);
   });
@@ -211,11 +207,11 @@ describe('no rate limit on bad keys (#17)', () => {
     const replica2 = `http://127.0.0.1:${port}`;
     try {
       const address = newAddress();
-      expectProblem(await whoami(srv.url, address, badKey), 401, 'invalid_api_key');
-      expectProblem(await whoami(replica2, address, badKey), 401, 'invalid_api_key');
-      expectProblem(await whoami(srv.url, address, badKey), 401, 'invalid_api_key');
-      expectProblem(await whoami(replica2, address, badKey), 429, 'rate_limited');
-      expectProblem(await whoami(srv.url, address, badKey), 429, 'rate_limited');
+      expectProblemResponse(await whoami(srv.url, address, badKey), 401, 'invalid_api_key');
+      expectProblemResponse(await whoami(replica2, address, badKey), 401, 'invalid_api_key');
+      expectProblemResponse(await whoami(srv.url, address, badKey), 401, 'invalid_api_key');
+      expectProblemResponse(await whoami(replica2, address, badKey), 429, 'rate_limited');
+      expectProblemResponse(await whoami(srv.url, address, badKey), 429, 'rate_limited');
     } finally {
       await closeServer(second);
     }
@@ -266,7 +262,7 @@ describe('no rate limit on the token endpoint or JWKS (#17)', () => {
     const address = newAddress();
     for (let i = 0; i < PER_MINUTE; i++) expect((await rawPath(srv.url, 'GET', '/api/oauth/jwks', { 'X-Forwarded-For': address })).status).toBe(200);
     const limited = await rawPath(srv.url, 'GET', '/api/oauth/jwks', { 'X-Forwarded-For': address });
-    expectProblem(limited, 429, 'rate_limited');
+    expectProblemResponse(limited, 429, 'rate_limited');
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect((await rawPath(srv.url, 'GET', '/api/oauth/jwks', { 'X-Forwarded-For': newAddress() })).status).toBe(200);
   });
@@ -275,9 +271,9 @@ describe('no rate limit on the token endpoint or JWKS (#17)', () => {
 describe('`/metrics` is public and shows charge counters (#17)', () => {
   test('metrics need the METRICS_TOKEN bearer', async () => {
     const none = await rawPath(srv.url, 'GET', '/metrics');
-    expectProblem(none, 401, 'missing_api_key');
+    expectProblemResponse(none, 401, 'missing_api_key');
     expect(none.headers['www-authenticate']).toContain('Bearer');
-    expectProblem(await rawPath(srv.url, 'GET', '/metrics', { Authorization: `Bearer ${'x'.repeat(40)}` }), 401, 'invalid_api_key');
+    expectProblemResponse(await rawPath(srv.url, 'GET', '/metrics', { Authorization: `Bearer ${'x'.repeat(40)}` }), 401, 'invalid_api_key');
     const ok = await rawPath(srv.url, 'GET', '/metrics', { Authorization: `Bearer ${METRICS_TOKEN}` });
     expect(ok.status).toBe(200);
     expect(ok.text).toMatch(/^# HELP /m);
@@ -292,7 +288,7 @@ describe('`X-API-Key` headers are not checked (#17)', () => {
     ['X-Custom', `sk_live_ext_${'B'.repeat(43)}`],
   ])('a request carrying %s is 400 malformed_authorization, even beside a valid Authorization', async (name, value) => {
     const res = await rawPath(srv.url, 'GET', '/v1/whoami', { Authorization: `Bearer ${tenant.key}`, [name]: value });
-    expectProblem(res, 400, 'malformed_authorization');
+    expectProblemResponse(res, 400, 'malformed_authorization');
     expect(res.text).not.toContain(value);
   });
 });

@@ -13,7 +13,7 @@ import { api } from '../support/http';
 import { testConfig } from '../support/testConfig';
 
 /**
- * Secrets never at rest in plaintext (issue 16 item 4): every kind of secret the service hands
+ * Secrets never at rest in plaintext: every kind of secret the service hands
  * out is created and exercised through the real API process, then the store (every document of
  * every collection, and on the local store its data files) and the process's logs are searched
  * for each one. Webhook signing secrets must be recoverable, so they are sealed, not hashed;

@@ -11,6 +11,7 @@ import { createTenant, insertTestPeople, type TestTenant } from '../support/fixt
 import { api } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';
+import { expectProblemResponse } from '../support/problems';
 
 jest.setTimeout(120_000);
 
@@ -65,8 +66,7 @@ test.each([
 ])('%s: 503 dependency_unavailable problem document with Retry-After', async (_name, method, path, body) => {
   const [res, ms] = await timed(() => api(srv.url, method, path, { key: tenant.key, body, idempotencyKey: method === 'POST' ? randomUUID() : undefined }));
   expectOutage(res, ms);
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(res.json).toMatchObject({ status: 503, code: 'dependency_unavailable' });
+  expectProblemResponse(res, 503, 'dependency_unavailable');
 });
 
 test('the token endpoint: 503 in the OAuth error shape with Retry-After', async () => {

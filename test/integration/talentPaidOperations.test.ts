@@ -11,6 +11,7 @@ import { addKey, createTenant, type TestTenant } from '../support/fixtures';
 import { api, rawRequest, type HttpResponse } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { eventually } from '../support/eventually';
+import { expectProblemResponse } from '../support/problems';
 
 jest.setTimeout(60_000);
 
@@ -27,15 +28,6 @@ beforeAll(async () => {
   await seedPeople({ secretsKey: srv.config.secretsKey, count: 400 });
 });
 afterAll(async () => srv.close());
-
-function expectProblem(res: HttpResponse, status: number, code: string) {
-  expect({ status: res.status, code: res.json?.code }).toEqual({ status, code });
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  if (status === 429) {
-    expect(res.headers['retry-after']).toBe('1');
-    expect(res.headers['cache-control']).toBe('private, no-store');
-  }
-}
 
 const search = (t: TestTenant, body: unknown, idem: string | undefined = key()) =>
   api(srv.url, 'POST', '/v1/candidates/search', { key: t.key, body, idempotencyKey: idem });
@@ -60,9 +52,9 @@ describe('GET /v1/search/sources', () => {
   });
   test('401 without a key, 403 without candidates.search', async () => {
     const t = await createTenant();
-    expectProblem(await api(srv.url, 'GET', '/v1/search/sources'), 401, 'missing_api_key');
+    expectProblemResponse(await api(srv.url, 'GET', '/v1/search/sources'), 401, 'missing_api_key');
     const k = await addKey(t, [PERMISSIONS.profilesUnlock]);
-    expectProblem(await api(srv.url, 'GET', '/v1/search/sources', { key: k.key }), 403, 'insufficient_scope');
+    expectProblemResponse(await api(srv.url, 'GET', '/v1/search/sources', { key: k.key }), 403, 'insufficient_scope');
   });
 });
 
@@ -144,7 +136,7 @@ describe('POST /v1/candidates/search', () => {
     expect(b.headers['idempotent-replayed']).toBe('true');
     expect(a.headers['idempotent-replayed']).toBeUndefined();
     expect(await creditBalance(t.orgId)).toBe(9);
-    expectProblem(await search(t, { query: 'engineer', page_size: 4 }, k), 409, 'idempotency_key_reused');
+    expectProblemResponse(await search(t, { query: 'engineer', page_size: 4 }, k), 409, 'idempotency_key_reused');
     // The key is scoped to the organization: another one may use it freely.
     const other = await createTenant({ credits: 1 });
     expect((await search(other, { query: 'engineer', page_size: 3 }, k)).status).toBe(200);
@@ -155,73 +147,75 @@ describe('POST /v1/candidates/search', () => {
     const res = await search(t, { query: 'engineer', page_size: 2 });
     const cursor: string = res.json.next_cursor;
     const forged = cursor.slice(0, 5) + (cursor[5] === 'A' ? 'B' : 'A') + cursor.slice(6);
-    expectProblem(await search(t, { cursor: forged }), 400, 'invalid_cursor');
-    expectProblem(await search(t, { cursor: 'not-a-cursor' }), 400, 'invalid_cursor');
+    expectProblemResponse(await search(t, { cursor: forged }), 400, 'invalid_cursor');
+    expectProblemResponse(await search(t, { cursor: 'not-a-cursor' }), 400, 'invalid_cursor');
     const other = await createTenant({ credits: 10 });
-    expectProblem(await search(other, { cursor }), 400, 'invalid_cursor');
-    expectProblem(await search(t, { cursor, query: 'designer' }), 400, 'invalid_cursor');
+    expectProblemResponse(await search(other, { cursor }), 400, 'invalid_cursor');
+    expectProblemResponse(await search(t, { cursor, query: 'designer' }), 400, 'invalid_cursor');
     const old = encodeCursor(srv.config, t.orgId, res.json.search_id, 2, Date.now() - 2 * 3600_000);
-    expectProblem(await search(t, { cursor: old }), 410, 'cursor_expired');
+    expectProblemResponse(await search(t, { cursor: old }), 410, 'cursor_expired');
     expect(await creditBalance(t.orgId)).toBe(9);
   });
 
   test('request errors: 400 key, 413, 415, 422 (tenant id, page size, unknown source)', async () => {
     const t = await createTenant({ credits: 10 });
-    expectProblem(await search(t, { query: 'x' }, ''), 400, 'invalid_idempotency_key');
-    expectProblem(await search(t, { query: 'x' }, 'short'), 400, 'invalid_idempotency_key');
-    expectProblem(await search(t, { query: 'x' }, '-starts-with-dash'), 400, 'invalid_idempotency_key');
+    expectProblemResponse(await search(t, { query: 'x' }, ''), 400, 'invalid_idempotency_key');
+    expectProblemResponse(await search(t, { query: 'x' }, 'short'), 400, 'invalid_idempotency_key');
+    expectProblemResponse(await search(t, { query: 'x' }, '-starts-with-dash'), 400, 'invalid_idempotency_key');
     const big = await search(t, { query: 'x'.repeat(70_000) });
-    expectProblem(big, 413, 'body_too_large');
+    expectProblemResponse(big, 413, 'body_too_large');
     const text = await rawRequest(srv.url, {
       method: 'POST',
       path: '/v1/candidates/search',
       headers: { Authorization: `Bearer ${t.key}`, 'Idempotency-Key': key(), 'Content-Type': 'text/plain' },
       body: 'query=x',
     });
-    expectProblem(text, 415, 'unsupported_media_type');
+    expectProblemResponse(text, 415, 'unsupported_media_type');
     const tenantField = await search(t, { query: 'engineer', filters: { org_id: t.orgId } });
-    expectProblem(tenantField, 422, 'validation_failed');
+    expectProblemResponse(tenantField, 422, 'validation_failed');
     expect(tenantField.json.errors[0].field).toBe('filters.org_id');
-    expectProblem(await search(t, { query: 'engineer', organization_id: 'org_x' }), 422, 'validation_failed');
-    expectProblem(await search(t, { query: 'engineer', page_size: 51 }), 422, 'validation_failed');
-    expectProblem(await search(t, { query: 'engineer', sources: [OPEN_WEB_SOURCE_ID] }), 422, 'validation_failed');
-    expectProblem(await search(t, {}), 422, 'validation_failed');
+    expectProblemResponse(await search(t, { query: 'engineer', organization_id: 'org_x' }), 422, 'validation_failed');
+    expectProblemResponse(await search(t, { query: 'engineer', page_size: 51 }), 422, 'validation_failed');
+    expectProblemResponse(await search(t, { query: 'engineer', sources: [OPEN_WEB_SOURCE_ID] }), 422, 'validation_failed');
+    expectProblemResponse(await search(t, {}), 422, 'validation_failed');
     expect(await creditBalance(t.orgId)).toBe(10);
   });
 
   test('401, 403 and the three 402s charge nothing', async () => {
     const t = await createTenant({ credits: 0 });
-    expectProblem(await api(srv.url, 'POST', '/v1/candidates/search', { body: { query: 'engineer' }, idempotencyKey: key() }), 401, 'missing_api_key');
+    expectProblemResponse(await api(srv.url, 'POST', '/v1/candidates/search', { body: { query: 'engineer' }, idempotencyKey: key() }), 401, 'missing_api_key');
     const k = await addKey(t, [PERMISSIONS.profilesUnlock]);
-    expectProblem(
+    expectProblemResponse(
       await api(srv.url, 'POST', '/v1/candidates/search', { key: k.key, body: { query: 'engineer' }, idempotencyKey: key() }),
       403,
       'insufficient_scope',
     );
-    expectProblem(await search(t, { query: 'engineer' }), 402, 'insufficient_credits');
+    expectProblemResponse(await search(t, { query: 'engineer' }), 402, 'insufficient_credits');
     const funded = await createTenant({ credits: 5 });
     await setBudget({ orgId: funded.orgId, familyId: funded.familyId, amount: 0 });
-    expectProblem(await search(funded, { query: 'engineer' }), 402, 'family_budget_exhausted');
+    expectProblemResponse(await search(funded, { query: 'engineer' }), 402, 'family_budget_exhausted');
     await setBudget({ orgId: funded.orgId, familyId: funded.familyId, amount: null });
     await setBudget({ orgId: funded.orgId, amount: 0 });
-    expectProblem(await search(funded, { query: 'engineer' }), 402, 'organization_budget_exhausted');
+    expectProblemResponse(await search(funded, { query: 'engineer' }), 402, 'organization_budget_exhausted');
     expect(await creditBalance(funded.orgId)).toBe(5);
     // A refused request is not stored: the same key runs again once funded.
     const k2 = key();
     await setBudget({ orgId: funded.orgId, amount: null });
     await setBudget({ orgId: funded.orgId, familyId: funded.familyId, amount: 0 });
-    expectProblem(await search(funded, { query: 'engineer' }, k2), 402, 'family_budget_exhausted');
+    expectProblemResponse(await search(funded, { query: 'engineer' }, k2), 402, 'family_budget_exhausted');
     await setBudget({ orgId: funded.orgId, familyId: funded.familyId, amount: 1 });
     expect((await search(funded, { query: 'engineer' }, k2)).status).toBe(200);
     expect(await creditBalance(funded.orgId)).toBe(4);
-    expectProblem(await search(funded, { query: 'designer' }), 402, 'family_budget_exhausted');
+    expectProblemResponse(await search(funded, { query: 'designer' }), 402, 'family_budget_exhausted');
   });
 
   test('429 distinct_query_cap and preview_quota_exceeded charge nothing', async () => {
     const t = await createTenant({ credits: 100 });
     for (let i = 0; i < 8; i++) expect((await search(t, { query: 'engineer', page_size: 1, filters: { min_years_experience: i } })).status).toBe(200);
     const before = await creditBalance(t.orgId);
-    expectProblem(await search(t, { query: 'engineer', page_size: 1, filters: { min_years_experience: 9 } }), 429, 'distinct_query_cap');
+    expectProblemResponse(await search(t, { query: 'engineer', page_size: 1, filters: { min_years_experience: 9 } }), 429, 'distinct_query_cap', {
+      retryAfter: '1',
+    });
     // The same parameters again are not a new distinct query.
     expect((await search(t, { query: 'engineer', page_size: 1, filters: { min_years_experience: 0 } })).status).toBe(200);
     expect(await creditBalance(t.orgId)).toBe(before - 1);
@@ -229,7 +223,7 @@ describe('POST /v1/candidates/search', () => {
     const p = await createTenant({ credits: 100 });
     expect((await search(p, { query: 'manager', page_size: 50 })).status).toBe(200);
     const afterFirst = await creditBalance(p.orgId);
-    expectProblem(await search(p, { query: 'engineer', page_size: 50 }), 429, 'preview_quota_exceeded');
+    expectProblemResponse(await search(p, { query: 'engineer', page_size: 50 }), 429, 'preview_quota_exceeded', { retryAfter: '1' });
     expect(await creditBalance(p.orgId)).toBe(afterFirst);
   });
 
@@ -301,7 +295,7 @@ describe('idempotency in progress and crash recovery', () => {
       expiresAt: new Date(now + 86_400_000),
     });
     const busy = await unlock(t, person._id, k);
-    expectProblem(busy, 409, 'idempotency_in_progress');
+    expectProblemResponse(busy, 409, 'idempotency_in_progress');
     expect(busy.headers['retry-after']).toBe('1');
     // The crashed worker had charged before it could answer.
     const first = await charge({
@@ -339,14 +333,14 @@ describe('POST /v1/profiles/unlock', () => {
     const second = await unlock(t, person._id);
     expect(second.json).toMatchObject({ credits_charged: 0, already_unlocked: true, receipt_id: null });
     expect(await creditBalance(t.orgId)).toBe(7);
-    expectProblem(await unlock(t, 'per_' + 'Z'.repeat(22)), 404, 'not_found');
-    expectProblem(await unlock(t, 'nonsense'), 404, 'not_found');
+    expectProblemResponse(await unlock(t, 'per_' + 'Z'.repeat(22)), 404, 'not_found');
+    expectProblemResponse(await unlock(t, 'nonsense'), 404, 'not_found');
     const hidden = (await Person.findOne({ source: OPEN_WEB_SOURCE_ID }).lean())!;
-    expectProblem(await unlock(t, hidden._id), 404, 'not_found');
+    expectProblemResponse(await unlock(t, hidden._id), 404, 'not_found');
     await setSourceEnabled(srv.config, t.orgId, OPEN_WEB_SOURCE_ID, true);
     expect((await unlock(t, hidden._id)).status).toBe(200);
     expect(await creditBalance(t.orgId)).toBe(2);
-    expectProblem(await unlock(t, (await poolPerson({ _id: { $nin: [person._id] } }))._id), 402, 'insufficient_credits');
+    expectProblemResponse(await unlock(t, (await poolPerson({ _id: { $nin: [person._id] } }))._id), 402, 'insufficient_credits');
     expect(await creditBalance(t.orgId)).toBe(2);
   });
 
@@ -371,12 +365,12 @@ describe('POST /v1/profiles/unlock', () => {
     const t = await createTenant({ credits: 100 });
     const k = await addKey(t, [PERMISSIONS.candidatesSearch]);
     const person = await poolPerson();
-    expectProblem(
+    expectProblemResponse(
       await api(srv.url, 'POST', '/v1/profiles/unlock', { key: k.key, body: { person_id: person._id }, idempotencyKey: key() }),
       403,
       'insufficient_scope',
     );
-    expectProblem(
+    expectProblemResponse(
       await api(srv.url, 'POST', '/v1/profiles/unlock', { key: t.key, body: { person_id: person._id, account_id: 'a' }, idempotencyKey: key() }),
       422,
       'validation_failed',
@@ -385,7 +379,7 @@ describe('POST /v1/profiles/unlock', () => {
     for (const p of people.slice(0, 3)) expect((await unlock(t, p._id)).status).toBe(200);
     expect(await creditBalance(t.orgId)).toBe(85);
     const k4 = key();
-    expectProblem(await unlock(t, people[3]._id, k4), 429, 'delivery_quota_exceeded');
+    expectProblemResponse(await unlock(t, people[3]._id, k4), 429, 'delivery_quota_exceeded', { retryAfter: '1' });
     expect(await creditBalance(t.orgId)).toBe(85);
     // An already delivered person is not a new delivery.
     expect((await unlock(t, people[0]._id)).status).toBe(200);
@@ -445,15 +439,15 @@ describe('POST /v1/person-matches', () => {
     expect(strict.json).toEqual({ data: [], credits_charged: 0, receipt_id: null, no_match: { best_confidence: null, min_confidence: 1 } });
     expect(await creditBalance(funded.orgId)).toBe(1);
     const t = await createTenant({ credits: 0 });
-    expectProblem(await match(t, { email: 'nobody@nowhere.example' }), 402, 'insufficient_credits');
-    expectProblem(await match(t, { name: 'Ada Lovelace' }), 422, 'validation_failed');
-    expectProblem(await match(t, { company: 'Acme Labs', title: 'Engineer' }), 422, 'validation_failed');
-    expectProblem(await match(t, { email: 'x@y.example', min_confidence: 2 }), 422, 'validation_failed');
-    expectProblem(await match(t, { email: 'x@y.example', workspace_id: t.workspaceId }), 422, 'validation_failed');
+    expectProblemResponse(await match(t, { email: 'nobody@nowhere.example' }), 402, 'insufficient_credits');
+    expectProblemResponse(await match(t, { name: 'Ada Lovelace' }), 422, 'validation_failed');
+    expectProblemResponse(await match(t, { company: 'Acme Labs', title: 'Engineer' }), 422, 'validation_failed');
+    expectProblemResponse(await match(t, { email: 'x@y.example', min_confidence: 2 }), 422, 'validation_failed');
+    expectProblemResponse(await match(t, { email: 'x@y.example', workspace_id: t.workspaceId }), 422, 'validation_failed');
     const person = await poolPerson();
-    expectProblem(await match(t, { profile_url: person.profileUrl }), 402, 'insufficient_credits');
+    expectProblemResponse(await match(t, { profile_url: person.profileUrl }), 402, 'insufficient_credits');
     const k = await addKey(t, [PERMISSIONS.candidatesSearch]);
-    expectProblem(
+    expectProblemResponse(
       await api(srv.url, 'POST', '/v1/person-matches', { key: k.key, body: { profile_url: person.profileUrl }, idempotencyKey: key() }),
       403,
       'insufficient_scope',

@@ -4,7 +4,7 @@ import { addKey, createTenant, type TestTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
 
 /**
- * Issue 14, item 3: the generated TypeScript client (clients/typescript) against the real
+ * The generated TypeScript client (clients/typescript) against the real
  * running service: key from the environment, idempotency keys for paid calls, pagination as
  * async iterators, problem documents as typed errors.
  */

@@ -5,37 +5,33 @@ import { deliveryWorkflowId, REPLAY_SIGNAL } from '../../core/webhooks/deliveryW
 import type { LookupAll } from '../../core/webhooks/destinationPolicy';
 import { emitJobCompleted } from '../../core/webhooks/jobCompletedEvent';
 import { WebhookDelivery } from '../../core/webhooks/models';
-import { closeAttemptAgents, sendAttempt } from '../../core/webhooks/sendAttempt';
+import { sendAttempt } from '../../core/webhooks/sendAttempt';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { apiHonouringRateLimits as api } from '../support/http';
-import { RECEIVER_HOST_NAME, startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
-import { startTestApi, type TestApi } from '../support/testApi';
-import { startTestWorker, type TestWorker } from '../support/testWorker';
+import { RECEIVER_HOST_NAME, type HttpsReceiver } from '../support/httpsReceiver';
+import type { TestApi } from '../support/testApi';
 import { eventually } from '../support/eventually';
+import { startWebhookStack, type WebhookStack } from '../support/webhookStack';
 
 jest.setTimeout(120_000);
 
 /**
- * Issue #17, webhook delivery attempts: the attempt checks that the endpoint belongs to the
+ * Webhook delivery attempts: the attempt checks that the endpoint belongs to the
  * event's workspace, and the 15 s attempt budget covers DNS too. Real store, Temporal server,
  * worker and HTTPS receiver.
  */
 let srv: TestApi;
-let worker: TestWorker;
+let stack: WebhookStack | undefined;
 let receiver: HttpsReceiver;
 
 const counts = { requested: 1, delivered: 1, not_found: 0, failed: 0, reused: 0, cancelled: 0, pending: 0 };
 
 beforeAll(async () => {
-  receiver = await startHttpsReceiver();
-  srv = await startTestApi({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOK_EXTRA_CA_FILE: receiver.caFile, RETRY_DELAYS_MS: '10,10,10,10,10,10,10,10' });
-  worker = await startTestWorker(srv.config);
+  stack = await startWebhookStack({ RETRY_DELAYS_MS: '10,10,10,10,10,10,10,10' });
+  ({ srv, receiver } = stack);
 });
 afterAll(async () => {
-  await worker?.stop();
-  await srv?.close();
-  await receiver?.close();
-  closeAttemptAgents();
+  await stack?.close();
 });
 
 async function registered(t: TestTenant, path: string): Promise<string> {

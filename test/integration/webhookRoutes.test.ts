@@ -5,45 +5,31 @@ import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../../core/webho
 import { takeReplaySlot } from '../../core/webhooks/replayAllowance';
 import { registerEndpoint } from '../../core/webhooks/webhookEndpoints';
 import { destinationLookup } from '../../core/webhooks/destinationResolver';
-import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
 import { emitJobCompleted } from '../../core/webhooks/jobCompletedEvent';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';
 import { api as rawApi, apiHonouringRateLimits as api, type HttpResponse } from '../support/http';
-import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
-import { startTestApi, type TestApi } from '../support/testApi';
-import { startTestWorker, type TestWorker } from '../support/testWorker';
+import type { HttpsReceiver } from '../support/httpsReceiver';
+import type { TestApi } from '../support/testApi';
 import { runAdmin } from '../support/adminCli';
 import { eventually } from '../support/eventually';
+import { expectProblemResponse } from '../support/problems';
+import { startWebhookStack, type WebhookStack } from '../support/webhookStack';
 
 jest.setTimeout(60_000);
 
 /** Webhook management and delivery routes over HTTP against the real store, Temporal and a worker. */
 let srv: TestApi;
-let worker: TestWorker;
+let stack: WebhookStack | undefined;
 let receiver: HttpsReceiver;
 
 const counts = { requested: 1, delivered: 1, not_found: 0, failed: 0, reused: 0, cancelled: 0, pending: 0 };
 
-function expectProblem(res: HttpResponse, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(res.json.code).toBe(code);
-}
-
 beforeAll(async () => {
-  receiver = await startHttpsReceiver();
-  srv = await startTestApi({
-    WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
-    WEBHOOK_EXTRA_CA_FILE: receiver.caFile,
-    RETRY_DELAYS_MS: '10,10,10,10,10,10,10,10',
-  });
-  worker = await startTestWorker(srv.config);
+  stack = await startWebhookStack({ RETRY_DELAYS_MS: '10,10,10,10,10,10,10,10' });
+  ({ srv, receiver } = stack);
 });
 afterAll(async () => {
-  await worker?.stop();
-  await srv?.close();
-  await receiver?.close();
-  closeAttemptAgents();
+  await stack?.close();
 });
 
 const hookUrl = (tag: string) => `${receiver.url}/hooks/${tag}`;
@@ -90,7 +76,7 @@ describe('endpoints (SPEC 4.2, DECISIONS.md)', () => {
       expect(r.json.code).toBe(r.status === 409 ? 'endpoint_limit_reached' : 'rate_limited');
     }
     expect(await WebhookEndpoint.countDocuments({ workspaceId: t.workspaceId })).toBe(1);
-    expectProblem(await register(t, hookUrl('again')), 409, 'endpoint_limit_reached');
+    expectProblemResponse(await register(t, hookUrl('again')), 409, 'endpoint_limit_reached');
     // The store alone decides the race: 20 concurrent registrations behind no rate limit.
     const u = await createTenant();
     const direct = await Promise.allSettled(
@@ -113,17 +99,17 @@ describe('endpoints (SPEC 4.2, DECISIONS.md)', () => {
     ['https://[2002:c0a8:101::1]/hook'], // 6to4 embedding a private address
   ])('a refused destination (%s) is 422 webhook_url_not_allowed and persists nothing', async (url) => {
     const t = await createTenant();
-    expectProblem(await register(t, url), 422, 'webhook_url_not_allowed');
+    expectProblemResponse(await register(t, url), 422, 'webhook_url_not_allowed');
     expect(await WebhookEndpoint.countDocuments({ workspaceId: t.workspaceId })).toBe(0);
   });
 
   test('the webhooks permission is required (403), and the body is validated (422)', async () => {
     const t = await createTenant();
     const other = await addKey(t, [PERMISSIONS.candidatesSearch]);
-    expectProblem(await api(srv.url, 'POST', '/v1/webhook-endpoints', { key: other.key, body: { url: hookUrl('x') } }), 403, 'insufficient_scope');
-    expectProblem(await api(srv.url, 'GET', '/v1/webhook-endpoints', { key: other.key }), 403, 'insufficient_scope');
-    expectProblem(await api(srv.url, 'POST', '/v1/webhook-endpoints', { key: t.key, body: {} }), 422, 'validation_failed');
-    expectProblem(
+    expectProblemResponse(await api(srv.url, 'POST', '/v1/webhook-endpoints', { key: other.key, body: { url: hookUrl('x') } }), 403, 'insufficient_scope');
+    expectProblemResponse(await api(srv.url, 'GET', '/v1/webhook-endpoints', { key: other.key }), 403, 'insufficient_scope');
+    expectProblemResponse(await api(srv.url, 'POST', '/v1/webhook-endpoints', { key: t.key, body: {} }), 422, 'validation_failed');
+    expectProblemResponse(
       await api(srv.url, 'POST', '/v1/webhook-endpoints', { key: t.key, body: { url: hookUrl('x'), workspace_id: t.workspaceId } }),
       422,
       'validation_failed',
@@ -136,8 +122,8 @@ describe('endpoints (SPEC 4.2, DECISIONS.md)', () => {
     const id = (await register(owner, hookUrl('own'))).json.endpoint.endpoint_id;
     const foreign = await api(srv.url, 'GET', `/v1/webhook-endpoints/${id}`, { key: stranger.key });
     const absent = await api(srv.url, 'GET', '/v1/webhook-endpoints/we_doesnotexist0000000000', { key: stranger.key });
-    expectProblem(foreign, 404, 'not_found');
-    expectProblem(absent, 404, 'not_found');
+    expectProblemResponse(foreign, 404, 'not_found');
+    expectProblemResponse(absent, 404, 'not_found');
     expect(foreign.json.detail).toBe(absent.json.detail);
     for (const [method, path] of [
       ['PATCH', ''],
@@ -148,7 +134,7 @@ describe('endpoints (SPEC 4.2, DECISIONS.md)', () => {
         key: stranger.key,
         body: method === 'PATCH' ? { state: 'disabled' } : {},
       });
-      expectProblem(res, 404, 'not_found');
+      expectProblemResponse(res, 404, 'not_found');
     }
   });
 
@@ -160,23 +146,23 @@ describe('endpoints (SPEC 4.2, DECISIONS.md)', () => {
     // while disabled another endpoint may be registered; enabling the first is then 409
     const second = await register(t, hookUrl('p2'));
     expect(second.status).toBe(201);
-    expectProblem(await api(srv.url, 'PATCH', path, { key: t.key, body: { state: 'active' } }), 409, 'endpoint_limit_reached');
+    expectProblemResponse(await api(srv.url, 'PATCH', path, { key: t.key, body: { state: 'active' } }), 409, 'endpoint_limit_reached');
     await api(srv.url, 'DELETE', `/v1/webhook-endpoints/${second.json.endpoint.endpoint_id}`, { key: t.key });
     expect((await api(srv.url, 'PATCH', path, { key: t.key, body: { state: 'active' } })).json.state).toBe('active');
     const repointed = await api(srv.url, 'PATCH', path, { key: t.key, body: { url: hookUrl('p3') } });
     expect(repointed.json.url).toBe(hookUrl('p3'));
-    expectProblem(await api(srv.url, 'PATCH', path, { key: t.key, body: { url: 'https://192.168.1.1/x' } }), 422, 'webhook_url_not_allowed');
+    expectProblemResponse(await api(srv.url, 'PATCH', path, { key: t.key, body: { url: 'https://192.168.1.1/x' } }), 422, 'webhook_url_not_allowed');
     expect((await api(srv.url, 'GET', path, { key: t.key })).json.url).toBe(hookUrl('p3'));
-    expectProblem(await api(srv.url, 'PATCH', path, { key: t.key, body: { state: 'retired' } }), 422, 'validation_failed');
-    expectProblem(await api(srv.url, 'PATCH', path, { key: t.key, body: {} }), 422, 'validation_failed');
-    expectProblem(await api(srv.url, 'PATCH', path, { key: t.key, body: { colour: 'red' } }), 422, 'validation_failed');
+    expectProblemResponse(await api(srv.url, 'PATCH', path, { key: t.key, body: { state: 'retired' } }), 422, 'validation_failed');
+    expectProblemResponse(await api(srv.url, 'PATCH', path, { key: t.key, body: {} }), 422, 'validation_failed');
+    expectProblemResponse(await api(srv.url, 'PATCH', path, { key: t.key, body: { colour: 'red' } }), 422, 'validation_failed');
 
     const retired = await api(srv.url, 'DELETE', path, { key: t.key });
     expect(retired.status).toBe(200);
     expect(retired.json.state).toBe('retired');
     expect((await api(srv.url, 'GET', path, { key: t.key })).json.state).toBe('retired');
-    expectProblem(await api(srv.url, 'PATCH', path, { key: t.key, body: { state: 'active' } }), 409, 'endpoint_retired');
-    expectProblem(await api(srv.url, 'POST', `${path}/rotate-secret`, { key: t.key, body: {} }), 409, 'endpoint_retired');
+    expectProblemResponse(await api(srv.url, 'PATCH', path, { key: t.key, body: { state: 'active' } }), 409, 'endpoint_retired');
+    expectProblemResponse(await api(srv.url, 'POST', `${path}/rotate-secret`, { key: t.key, body: {} }), 409, 'endpoint_retired');
     expect((await api(srv.url, 'DELETE', path, { key: t.key })).json.state).toBe('retired');
     // the workspace may register again
     expect((await register(t, hookUrl('p4'))).status).toBe(201);
@@ -206,7 +192,7 @@ describe('endpoints (SPEC 4.2, DECISIONS.md)', () => {
     const expires = Date.parse(rot.json.previous_secret_expires_at) - before;
     expect(expires).toBeGreaterThanOrEqual(24 * 3600_000 - 1000);
     expect(expires).toBeLessThanOrEqual(24 * 3600_000 + 5000);
-    expectProblem(await api(srv.url, 'POST', path, { key: t.key, body: {} }), 409, 'rotation_in_progress');
+    expectProblemResponse(await api(srv.url, 'POST', path, { key: t.key, body: {} }), 409, 'rotation_in_progress');
     const doc = await WebhookEndpoint.findById(reg.json.endpoint.endpoint_id).lean();
     expect(doc?.secrets).toHaveLength(2);
   });
@@ -270,17 +256,17 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
     expect(seen).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1]);
     const one = await api(srv.url, 'GET', `/v1/webhook-deliveries/${dead.delivery_id}`, { key: t.key });
     expect(one.json).toEqual(dead);
-    expectProblem(await api(srv.url, 'GET', '/v1/webhook-deliveries?cursor=notacursor', { key: t.key }), 400, 'invalid_cursor');
+    expectProblemResponse(await api(srv.url, 'GET', '/v1/webhook-deliveries?cursor=notacursor', { key: t.key }), 400, 'invalid_cursor');
     // A forged position outside the Date range is refused like any other forged cursor, not a 500.
     for (const list of ['webhook_deliveries', 'webhook_endpoints']) {
       const forged = Buffer.from(`{"s":"${list}","p":{"t":1e300,"id":"x"}}`).toString('base64url');
-      expectProblem(await api(srv.url, 'GET', `/v1/${list.replace('_', '-')}?cursor=${forged}`, { key: t.key }), 400, 'invalid_cursor');
+      expectProblemResponse(await api(srv.url, 'GET', `/v1/${list.replace('_', '-')}?cursor=${forged}`, { key: t.key }), 400, 'invalid_cursor');
     }
-    expectProblem(await api(srv.url, 'GET', '/v1/webhook-deliveries?limit=101', { key: t.key }), 422, 'validation_failed');
+    expectProblemResponse(await api(srv.url, 'GET', '/v1/webhook-deliveries?limit=101', { key: t.key }), 422, 'validation_failed');
     const stranger = await createTenant();
-    expectProblem(await api(srv.url, 'GET', `/v1/webhook-deliveries/${dead.delivery_id}`, { key: stranger.key }), 404, 'not_found');
+    expectProblemResponse(await api(srv.url, 'GET', `/v1/webhook-deliveries/${dead.delivery_id}`, { key: stranger.key }), 404, 'not_found');
     expect((await api(srv.url, 'GET', `/v1/webhook-deliveries?event_id=${eventId}`, { key: stranger.key })).json.data).toEqual([]);
-    expectProblem(await api(srv.url, 'POST', `/v1/webhook-deliveries/${dead.delivery_id}/replays`, { key: stranger.key, body: {} }), 404, 'not_found');
+    expectProblemResponse(await api(srv.url, 'POST', `/v1/webhook-deliveries/${dead.delivery_id}/replays`, { key: stranger.key, body: {} }), 404, 'not_found');
   });
 
   test('operators find dead-lettered events in the CLI and through the search attributes', async () => {
@@ -348,12 +334,20 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
     const { eventId, dead } = await deadLettered(t, 'replay');
     const firstBody = receiver.requests.find((r) => r.headers['webhook-id'] === eventId)!.body;
     const notDead = (await api(srv.url, 'GET', `/v1/webhook-deliveries?event_id=${eventId}&status=failed&limit=1`, { key: t.key })).json.data[0];
-    expectProblem(await api(srv.url, 'POST', `/v1/webhook-deliveries/${notDead.delivery_id}/replays`, { key: t.key, body: {} }), 409, 'replay_not_allowed');
+    expectProblemResponse(
+      await api(srv.url, 'POST', `/v1/webhook-deliveries/${notDead.delivery_id}/replays`, { key: t.key, body: {} }),
+      409,
+      'replay_not_allowed',
+    );
     receiver.respond(() => ({ status: 200 }));
     const res = await api(srv.url, 'POST', `/v1/webhook-deliveries/${dead.delivery_id}/replays`, { key: t.key, body: {} });
     expect(res.status).toBe(202);
     expect(res.json).toMatchObject({ event_id: eventId, replay: 1, status: 'replaying' });
-    expectProblem(await api(srv.url, 'POST', `/v1/webhook-deliveries/${dead.delivery_id}/replays`, { key: t.key, body: {} }), 409, 'replay_not_allowed');
+    expectProblemResponse(
+      await api(srv.url, 'POST', `/v1/webhook-deliveries/${dead.delivery_id}/replays`, { key: t.key, body: {} }),
+      409,
+      'replay_not_allowed',
+    );
     const replayed: any[] = await eventually(
       'the replay to succeed',
       async () => {
@@ -373,7 +367,7 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
     const { t, endpointId, dead } = await sharedDeadLetter();
     for (let i = 0; i < 10; i++) expect((await takeReplaySlot(endpointId)).ok).toBe(true);
     const res = await api(srv.url, 'POST', `/v1/webhook-deliveries/${dead.delivery_id}/replays`, { key: t.key, body: {} });
-    expectProblem(res, 429, 'webhook_replay_cap');
+    expectProblemResponse(res, 429, 'webhook_replay_cap');
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(3500);
     expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(3600);
     expect(res.headers['cache-control']).toBe('private, no-store');

@@ -39,7 +39,7 @@ function result(status: number | null, stdout: string, stderr: string): AdminRes
 }
 
 // `node --import tsx` runs the CLI in one process; `tsx`'s own CLI starts a second node for it,
-// which doubled the cost of every call (3.3 s against 1.8 s on the CI machine).
+// which would double the cost of every call.
 const cliArgs = (args: string[]) => ['--import', 'tsx', 'scripts/admin.ts', ...args];
 
 /**

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { createApiKey } from '../../core/keys/apiKeys';
+import { createApiKey, type KeyPrincipal } from '../../core/keys/apiKeys';
 import { ALL_PERMISSIONS, type Permission } from '../../core/keys/permissions';
 import { Person } from '../../core/talent/models';
 import { createOrganization } from '../../core/tenancy/provisioning';
@@ -24,6 +24,19 @@ export async function createTenant(opts: { credits?: number; scopes?: readonly P
     audience: opts.audience ?? 'developer-api',
   });
   return { orgId: org.org_id, workspaceId: org.workspace_id, applicationId: org.application_id, key: k.key, keyId: k.key_id, familyId: k.family_id };
+}
+
+/** The principal the API builds from the tenant's key, for tests that call core functions directly. */
+export function keyPrincipalOf(t: TestTenant): KeyPrincipal {
+  return {
+    keyId: t.keyId,
+    orgId: t.orgId,
+    workspaceId: t.workspaceId,
+    applicationId: t.applicationId,
+    familyId: t.familyId,
+    audience: 'developer-api',
+    scopes: [...ALL_PERMISSIONS],
+  };
 }
 
 export async function addKey(t: TestTenant, scopes: readonly Permission[], extra: { environment?: 'live' | 'test'; audience?: string } = {}) {

@@ -9,7 +9,7 @@ import { generateSigningSecret, signedHeaders } from '../../core/webhooks/signPa
 import { RECEIVER_HOST_NAME, receiverCertificate } from '../support/httpsReceiver';
 
 /**
- * Issue 14, item 4: the example receiver (examples/webhookReceiver/receiver.js), served over
+ * The example receiver (examples/webhookReceiver/receiver.js), served over
  * HTTPS, gets real deliveries: bodies from the event envelope, headers from the platform's
  * signer, sent by the platform's own sender (core/webhooks/sendAttempt.ts).
  */

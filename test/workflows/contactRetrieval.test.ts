@@ -12,15 +12,13 @@ import { contactRetrievalWorkflowId, resultRetentionWorkflowId } from '../../cor
 import { jobSlotHolders } from '../../core/jobs/jobSlots';
 import { startContactRetrievalWorkflowWith } from '../../core/jobs/jobWorkflows';
 import { ContactRetrievalJob, ContactRetrievalJobItem, RetrievedContact } from '../../core/jobs/models';
-import type { KeyPrincipal } from '../../core/keys/apiKeys';
-import { ALL_PERMISSIONS } from '../../core/keys/permissions';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
 import { SA } from '../../core/temporal/searchAttributes';
 import { personIdFor } from '../../core/talent/generator';
 import { Person, ProviderContact } from '../../core/talent/models';
 import { BUILT_IN_SOURCE_ID } from '../../core/talent/sources';
 import { seedPeople } from '../../core/talent/seedPeople';
-import { createTenant, type TestTenant } from '../support/fixtures';
+import { createTenant, keyPrincipalOf, type TestTenant } from '../support/fixtures';
 import { testConfig, uniqueName } from '../support/testConfig';
 import { eventually } from '../support/eventually';
 import { installTestRuntime } from '../support/testRuntime';
@@ -84,16 +82,6 @@ afterAll(async () => {
   await disconnectStore();
 });
 
-const principalOf = (t: TestTenant): KeyPrincipal => ({
-  keyId: t.keyId,
-  orgId: t.orgId,
-  workspaceId: t.workspaceId,
-  applicationId: t.applicationId,
-  familyId: t.familyId,
-  audience: 'developer-api',
-  scopes: [...ALL_PERMISSIONS],
-});
-
 /**
  * Two workers for the whole file, kept running: each finished job leaves a retention workflow
  * on its queue, and the test server only skips time while no workflow task is left waiting.
@@ -121,7 +109,7 @@ function starter(taskQueue: string, opts: { cancelAtStart?: boolean } = {}): Job
 }
 
 async function runJob(t: TestTenant, personIds: string[], taskQueue: string, opts: { cancelAtStart?: boolean; skipTime?: boolean } = {}) {
-  const view = await createContactRetrievalJob(config, { principal: principalOf(t), personIds, fields: ['email', 'phone'] }, starter(taskQueue, opts));
+  const view = await createContactRetrievalJob(config, { principal: keyPrincipalOf(t), personIds, fields: ['email', 'phone'] }, starter(taskQueue, opts));
   const handle = (opts.skipTime ? env.client : realTime).workflow.getHandle(contactRetrievalWorkflowId(view.job_id));
   const finished = await handle.result();
   return { jobId: view.job_id, finished, handle };
@@ -175,7 +163,7 @@ test('failed: nobody could be processed; the job carries no result', async () =>
     const start = starter(tq);
     const view = await createContactRetrievalJob(
       config,
-      { principal: principalOf(t), personIds: found.slice(20, 26), fields: ['email'] },
+      { principal: keyPrincipalOf(t), personIds: found.slice(20, 26), fields: ['email'] },
       {
         ...start,
         start: async (input) => {
@@ -220,7 +208,7 @@ test('retention: readable for 7 days, then 409 with the contacts removed, then 4
   await withWorker(async (tq) => {
     const { jobId, finished } = await runJob(t, found.slice(30, 33), tq);
     expect(finished).toMatchObject({ status: 'completed', counts: { requested: 3, delivered: 3 } });
-    const p = principalOf(t);
+    const p = keyPrincipalOf(t);
     const page = await readJobResult(p, jobId, { limit: 10 });
     expect(page.items.map((i) => ({ outcome: i.outcome, reason: i.reason, hasEmail: (i.contacts?.emails.length ?? 0) > 0 }))).toEqual(
       new Array(3).fill({ outcome: 'delivered', reason: null, hasEmail: true }),

@@ -1,0 +1,53 @@
+import type { Config } from '../../core/config';
+import { contactRetrievalWorkflowId } from '../../core/jobs/jobRules';
+import { ContactRetrievalJob } from '../../core/jobs/models';
+import { temporalClient } from '../../core/temporal/client';
+import { eventually } from './eventually';
+import { api, apiHonouringRateLimits, type HttpResponse } from './http';
+
+/**
+ * The job as `GET /v1/contact-retrieval-jobs/{id}` answers it once it is no longer running.
+ * Polls through the rate limits, since the polls share the tenant's request window with
+ * whatever else the test sends.
+ */
+export async function waitForJobToFinish(baseUrl: string, key: string, jobId: string, timeoutMs = 60_000): Promise<any> {
+  return eventually(
+    `job ${jobId} to finish`,
+    async () => {
+      const res = await apiHonouringRateLimits(baseUrl, 'GET', `/v1/contact-retrieval-jobs/${jobId}`, { key });
+      expect(res.status).toBe(200);
+      return res.json.status !== 'running' ? res.json : undefined;
+    },
+    { timeoutMs, intervalMs: 150 },
+  );
+}
+
+/** Every item of a finished job's result, page by page. */
+export async function jobResultItems(baseUrl: string, key: string, jobId: string): Promise<any[]> {
+  const items: any[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: HttpResponse = await api(baseUrl, 'GET', `/v1/job-results/${jobId}?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { key });
+    expect(page.status).toBe(200);
+    items.push(...page.json.items);
+    cursor = page.json.next_cursor;
+  } while (cursor);
+  return items;
+}
+
+/**
+ * Terminates the workflow of every job still recorded as running, so no workflow of a file
+ * outlives it and runs against the next file's store.
+ */
+export async function terminateRunningJobWorkflows(config: Config): Promise<void> {
+  const client = await temporalClient(config);
+  const running = await ContactRetrievalJob.find({ status: 'running' }).lean();
+  await Promise.all(
+    running.map((j) =>
+      client.workflow
+        .getHandle(contactRetrievalWorkflowId(j._id))
+        .terminate('test over')
+        .catch(() => undefined),
+    ),
+  );
+}
