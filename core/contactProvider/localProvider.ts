@@ -1,5 +1,6 @@
 import { typedCollection } from '../store/typedCollection';
-import { ProviderContact, type ProviderContactDoc } from '../talent/models';
+import { ProviderContact } from '../talent/models';
+import type { ProviderContactRecord } from '../talent/person';
 import { peopleVersion } from '../talent/seedPeople';
 import type { ContactProvider, ProviderAnswer, ProviderLookupRequest } from './contactProvider';
 
@@ -28,7 +29,7 @@ export function localContactProvider(): ContactProvider {
 
   async function load(version: number): Promise<Snapshot> {
     const byPerson = new Map<string, { emails: string[]; phones: string[] }>();
-    const cursor = typedCollection<ProviderContactDoc>(ProviderContact).find({}, { batchSize: 5000 });
+    const cursor = typedCollection<ProviderContactRecord>(ProviderContact).find({}, { batchSize: 5000 });
     for await (const c of cursor) byPerson.set(c._id, { emails: c.emails ?? [], phones: c.phones ?? [] });
     return { version, byPerson };
   }

@@ -6,7 +6,8 @@ import { claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
 import { logger } from '../observability/logger';
 import { Problem, validationFailed } from '../problems';
 import { typedCollection } from '../store/typedCollection';
-import { ProviderContact, type ProviderContactDoc } from './models';
+import { ProviderContact } from './models';
+import type { ProviderContactRecord } from './person';
 import { normalizeProfileUrl, personTitleTokens, searchIndex, type SearchIndex } from './searchIndex';
 import { containsPhrase, fold, tokenize } from './searchText';
 import { sourcesForOrganization } from './sources';
@@ -82,7 +83,7 @@ async function contactIndex(idx: SearchIndex): Promise<ContactIndex> {
       if (l) l.push(id);
       else m.set(k, [id]);
     };
-    for await (const c of typedCollection<ProviderContactDoc>(ProviderContact).find({}, { batchSize: 5000 })) {
+    for await (const c of typedCollection<ProviderContactRecord>(ProviderContact).find({}, { batchSize: 5000 })) {
       for (const e of c.emails ?? []) add(byEmail, fold(e), c._id);
       for (const p of c.phones ?? []) add(byPhone, normalizePhone(p), c._id);
     }

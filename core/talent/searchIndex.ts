@@ -1,7 +1,8 @@
 import { logger } from '../observability/logger';
 import { retryLater } from '../problems';
 import { typedCollection } from '../store/typedCollection';
-import { Person, SENIORITIES, type PersonDoc, type Seniority } from './models';
+import { Person } from './models';
+import { INDEXED_PERSON_FIELDS, SENIORITIES, type IndexedPerson, type PersonLocation, type PersonRecord, type Seniority } from './person';
 import { peopleVersion } from './seedPeople';
 import { fold, tokenize } from './searchText';
 import { errorMessage } from '../observability/errorMessage';
@@ -58,7 +59,7 @@ export interface SearchIndex {
   /** Interned location per person: `places` folded [city, region, country, country code] (filters compare codes), `placeNames` as stored. */
   placeCode: Uint32Array;
   places: string[][];
-  placeNames: Array<{ country: string; countryCode: string; region: string; city: string }>;
+  placeNames: PersonLocation[];
   /** Folded skill → ascending ordinals of people who list it (the exact skills filter). */
   bySkill: Map<string, Int32Array>;
   /** Interned current company per person: `companies` folded (the exact company filter), `companyNames` as stored. */
@@ -72,39 +73,7 @@ export interface SearchIndex {
 
 const TOP_SKILLS = 5;
 
-const PROJECTION = {
-  _id: 1,
-  source: 1,
-  fullName: 1,
-  headline: 1,
-  title: 1,
-  company: 1,
-  seniority: 1,
-  yearsExperience: 1,
-  skills: 1,
-  location: 1,
-  positions: 1,
-  education: 1,
-  languages: 1,
-  profileUrl: 1,
-};
-
-export interface RawPerson {
-  _id: string;
-  source: string;
-  fullName: string;
-  headline: string;
-  title: string;
-  company: string;
-  seniority: Seniority;
-  yearsExperience: number;
-  skills: string[];
-  location: { country: string; countryCode: string; region: string; city: string };
-  positions?: Array<{ title: string; company: string }>;
-  education?: Array<{ school: string; field: string; degree: string }>;
-  languages?: string[];
-  profileUrl: string;
-}
+const PROJECTION = Object.fromEntries(INDEXED_PERSON_FIELDS.map((f) => [f, 1]));
 
 export function normalizeProfileUrl(url: string): string {
   return fold(url)
@@ -221,7 +190,7 @@ export class SearchIndexBuilder {
   private readonly titleCodes = new Column(new Uint32Array(1024), (n) => new Uint32Array(n));
   private readonly titles = new Interner<{ title: string; tokens: string[] }>();
   private readonly placeCodes = new Column(new Uint32Array(1024), (n) => new Uint32Array(n));
-  private readonly places = new Interner<{ folded: string[]; names: RawPerson['location'] }>();
+  private readonly places = new Interner<{ folded: string[]; names: PersonLocation }>();
   private readonly bySkill = new PostingLists();
   private readonly companyCodes = new Column(new Uint32Array(1024), (n) => new Uint32Array(n));
   private readonly companies = new Interner<{ folded: string; name: string }>();
@@ -232,7 +201,7 @@ export class SearchIndexBuilder {
     return this.personIds.length;
   }
 
-  add(raw: RawPerson): void {
+  add(raw: IndexedPerson): void {
     const ordinal = this.personIds.length;
     const titleCode = this.titles.code(raw.title, () => ({ title: raw.title, tokens: tokenize(raw.title) }));
     const titleTokens = this.titles.values[titleCode].tokens;
@@ -340,7 +309,7 @@ export async function buildSearchIndex(onProgress?: (loaded: number) => void, kn
   const builder = new SearchIndexBuilder();
   // Natural (insertion) order: stable across reloads and replicas; sorting a million
   // documents is not something FerretDB can push down.
-  const cursor = typedCollection<PersonDoc>(Person).find<RawPerson>({}, { projection: PROJECTION, batchSize: LOAD_BATCH });
+  const cursor = typedCollection<PersonRecord>(Person).find<IndexedPerson>({}, { projection: PROJECTION, batchSize: LOAD_BATCH });
   let more = await cursor.hasNext();
   while (more) {
     const batch = cursor.readBufferedDocuments();

@@ -1,7 +1,8 @@
 import { insertManyIgnoringDuplicates } from '../store/inserts';
 import { typedCollection } from '../store/typedCollection';
-import { generatePerson, type GeneratedContact, type GeneratedPerson } from './generator';
+import { generatePerson } from './generator';
 import { PeopleMeta, Person, ProviderContact } from './models';
+import type { PersonRecord, ProviderContactRecord } from './person';
 
 export const DEFAULT_PEOPLE_SEED = 'talent-v1';
 const VERSION_ID = 'version';
@@ -40,8 +41,8 @@ export async function seedPeople(opts: {
     const writes: Array<Promise<number>> = [];
     for (let start = from; start < waveEnd; start += BATCH) {
       const to = Math.min(waveEnd, start + BATCH);
-      const people: GeneratedPerson[] = [];
-      const contacts: GeneratedContact[] = [];
+      const people: PersonRecord[] = [];
+      const contacts: ProviderContactRecord[] = [];
       for (let i = start; i < to; i++) {
         const { person, contact } = generatePerson(opts.secretsKey, seed, i);
         people.push(person);
@@ -49,8 +50,8 @@ export async function seedPeople(opts: {
       }
       writes.push(
         Promise.all([
-          insertManyIgnoringDuplicates(typedCollection<GeneratedPerson>(Person), people),
-          insertManyIgnoringDuplicates(typedCollection<GeneratedContact>(ProviderContact), contacts),
+          insertManyIgnoringDuplicates(typedCollection<PersonRecord>(Person), people),
+          insertManyIgnoringDuplicates(typedCollection<ProviderContactRecord>(ProviderContact), contacts),
         ]).then(([written]) => written.inserted),
       );
     }

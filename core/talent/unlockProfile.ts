@@ -6,6 +6,7 @@ import { claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
 import { notFound } from '../problems';
 import { isDuplicateKeyError } from '../store/connection';
 import { Person } from './models';
+import type { PersonProfileRecord } from './person';
 import { admitToQuota } from './quotas';
 import { ProfileUnlock, unlockId } from './searchModels';
 import { sourcesForOrganization } from './sources';
@@ -39,26 +40,7 @@ export interface UnlockResult {
   receipt_id: string | null;
 }
 
-type PersonRecord = {
-  _id: string;
-  source: string;
-  firstName: string;
-  lastName: string;
-  fullName: string;
-  headline: string;
-  title: string;
-  company: string;
-  seniority: string;
-  yearsExperience: number;
-  skills: string[];
-  languages: string[];
-  location: { country: string; countryCode: string; region: string; city: string };
-  positions: Array<{ title: string; company: string; start: string; end?: string | null }>;
-  education: Array<{ school: string; degree: string; field: string; endYear: number }>;
-  profileUrl: string;
-};
-
-function toProfile(p: PersonRecord): FullProfile {
+function toProfile(p: PersonProfileRecord): FullProfile {
   return {
     person_id: p._id,
     name: p.fullName,
@@ -112,7 +94,7 @@ export async function unlockProfile(
   // Already charged for this person (this request before a crash, or another one): no 402.
   if (!earlier) await assertCanFundSmallestAnswer('unlock', { orgId, familyId }, unlockChargeKey(orgId, personId));
   const usable = new Set((await sourcesForOrganization(settings, orgId)).map((s) => s.id));
-  const person = await Person.findById(personId).lean<PersonRecord>();
+  const person = await Person.findById(personId).lean<PersonProfileRecord>();
   if (!person || !usable.has(person.source)) throw notFound('person');
   const profile = toProfile(person);
   const free = (): UnlockResult => ({ profile, already_unlocked: true, credits_charged: 0, receipt_id: null });
