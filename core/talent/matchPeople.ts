@@ -5,12 +5,10 @@ import { assertCanFundSmallestAnswer, smallestAnswerRefusal, type Payer } from '
 import { claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
 import { logger } from '../observability/logger';
 import { Problem, validationFailed } from '../problems';
-import { typedCollection } from '../store/typedCollection';
-import { ProviderContact } from './models';
-import type { ProviderContactRecord } from './person';
 import { normalizeProfileUrl, personTitleTokens, searchIndex, type SearchIndex } from './searchIndex';
 import { containsPhrase, fold, tokenize } from './searchText';
 import { sourcesForOrganization } from './sources';
+import { allProviderContacts } from './store';
 
 export const MATCH_OPERATION = 'person_matches.create';
 
@@ -83,7 +81,7 @@ async function contactIndex(idx: SearchIndex): Promise<ContactIndex> {
       if (l) l.push(id);
       else m.set(k, [id]);
     };
-    for await (const c of typedCollection<ProviderContactRecord>(ProviderContact).find({}, { batchSize: 5000 })) {
+    for await (const c of allProviderContacts()) {
       for (const e of c.emails ?? []) add(byEmail, fold(e), c._id);
       for (const p of c.phones ?? []) add(byPhone, normalizePhone(p), c._id);
     }

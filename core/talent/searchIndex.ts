@@ -1,9 +1,7 @@
 import { logger } from '../observability/logger';
 import { retryLater } from '../problems';
-import { typedCollection } from '../store/typedCollection';
-import { Person } from './models';
-import { INDEXED_PERSON_FIELDS, SENIORITIES, type IndexedPerson, type PersonLocation, type PersonRecord, type Seniority } from './person';
-import { peopleVersion } from './seedPeople';
+import { SENIORITIES, type IndexedPerson, type PersonLocation, type Seniority } from './person';
+import { peopleForIndex, peopleVersion } from './store';
 import { fold, tokenize } from './searchText';
 import { errorMessage } from '../observability/errorMessage';
 import { loadSearchIndexSnapshot, saveSearchIndexSnapshot } from './searchIndexSnapshot';
@@ -72,8 +70,6 @@ export interface SearchIndex {
 }
 
 const TOP_SKILLS = 5;
-
-const PROJECTION = Object.fromEntries(INDEXED_PERSON_FIELDS.map((f) => [f, 1]));
 
 export function normalizeProfileUrl(url: string): string {
   return fold(url)
@@ -307,21 +303,14 @@ export async function loadSearchIndex(onProgress?: (loaded: number) => void): Pr
 export async function buildSearchIndex(onProgress?: (loaded: number) => void, knownVersion?: number): Promise<SearchIndex> {
   const version = knownVersion ?? (await peopleVersion());
   const builder = new SearchIndexBuilder();
-  // Natural (insertion) order: stable across reloads and replicas; sorting a million
-  // documents is not something FerretDB can push down.
-  const cursor = typedCollection<PersonRecord>(Person).find<IndexedPerson>({}, { projection: PROJECTION, batchSize: LOAD_BATCH });
-  let more = await cursor.hasNext();
-  while (more) {
-    const batch = cursor.readBufferedDocuments();
-    // The next batch is asked for before this one is indexed, so the store reads and encodes
-    // it while this process indexes (two cores at work instead of one at a time).
-    const next = cursor.hasNext();
+  // The store's order (natural): stable across reloads and replicas.
+  for await (const batch of peopleForIndex(LOAD_BATCH)) {
+    // Lets the store's read of the next batch, already asked for, get going before indexing.
     await new Promise<void>((resolve) => setImmediate(resolve));
     for (const raw of batch) {
       builder.add(raw);
       if (onProgress && builder.size % 50_000 === 0) onProgress(builder.size);
     }
-    more = await next;
   }
   return builder.finish(version);
 }

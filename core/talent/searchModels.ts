@@ -68,7 +68,3 @@ const profileUnlockSchema = new Schema(
   { timestamps: true, versionKey: false },
 );
 export const ProfileUnlock = model('ProfileUnlock', profileUnlockSchema, 'profile_unlocks');
-
-export function unlockId(orgId: string, personId: string): string {
-  return `${orgId}:${personId}`;
-}
