@@ -1,14 +1,15 @@
 import { appendEntry, headSeq, readEntry, type AppendOutcome } from '../credits/chain';
 import { isDuplicateKeyError } from '../store/connection';
-import { insertManyIgnoringDuplicates } from '../store/inserts';
+import { insertManyIgnoringDuplicates, insertOnce } from '../store/inserts';
 import { typedCollection } from '../store/typedCollection';
 import { PeopleMeta, Person, ProviderContact } from './models';
 import { INDEXED_PERSON_FIELDS, type IndexedPerson, type PersonProfileRecord, type PersonRecord, type ProviderContactRecord } from './person';
-import { ProfileUnlock, QuotaEntry, Search, SearchPeople } from './searchModels';
+import { ProfileUnlock, QuotaEntry, Search, SearchIndexSnapshot, SearchIndexSnapshotManifest, SearchPeople } from './searchModels';
 
 /**
  * The talent area's store: the one module that reads and writes its collections (people,
- * provider contacts, the people meta, stored searches, quota windows, unlocks). It answers
+ * provider contacts, the people meta, stored searches, quota windows, unlocks, search index
+ * snapshots). It answers
  * with plain records; the rules (ranking, matching, quotas, charging) live with the callers.
  */
 
@@ -241,4 +242,60 @@ export async function recordProfileUnlock(unlock: ProfileUnlockRecord): Promise<
   } catch (err) {
     if (!isDuplicateKeyError(err)) throw err;
   }
+}
+
+// ---- search index snapshots ---------------------------------------------------------------
+
+/** A part of a search index snapshot (`data`), or its manifest (`parts`, `bytes`). */
+export interface IndexSnapshotRecord {
+  _id: string;
+  version: number;
+  part?: number;
+  parts?: number;
+  bytes?: number;
+  data?: Buffer;
+  createdAt: Date;
+}
+
+/** The manifest stored under `id`, or null. */
+export async function findIndexSnapshotManifest(id: string): Promise<IndexSnapshotRecord | null> {
+  return SearchIndexSnapshotManifest.findById(id).lean<IndexSnapshotRecord>();
+}
+
+/** Every manifest (ids and part counts only). */
+export async function indexSnapshotManifests(): Promise<Array<Pick<IndexSnapshotRecord, '_id' | 'parts'>>> {
+  return SearchIndexSnapshotManifest.find({}, { parts: 1 }).lean<Array<Pick<IndexSnapshotRecord, '_id' | 'parts'>>>();
+}
+
+export async function indexSnapshotManifestExists(id: string): Promise<boolean> {
+  return (await SearchIndexSnapshotManifest.exists({ _id: id })) !== null;
+}
+
+/** The bytes of the parts stored under `ids`, by id (absent parts are missing from the map). */
+export async function findIndexSnapshotParts(ids: string[]): Promise<Map<string, Buffer>> {
+  const docs = await SearchIndexSnapshot.find({ _id: { $in: ids } }).lean<IndexSnapshotRecord[]>();
+  const out = new Map<string, Buffer>();
+  for (const d of docs) if (d.data) out.set(d._id, Buffer.from(d.data.buffer, d.data.byteOffset, d.data.byteLength));
+  return out;
+}
+
+/**
+ * Stores a part; a part already stored (another replica wrote the same version) stays.
+ * FerretDB: a unique insert is the one write it applies atomically, so replicas never conflict.
+ */
+export async function insertIndexSnapshotPart(part: IndexSnapshotRecord): Promise<void> {
+  await insertManyIgnoringDuplicates(typedCollection<IndexSnapshotRecord>(SearchIndexSnapshot), [part]);
+}
+
+/** Stores a manifest once; false when one was already stored under its id. */
+export function insertIndexSnapshotManifest(manifest: IndexSnapshotRecord): Promise<boolean> {
+  return insertOnce(typedCollection<IndexSnapshotRecord>(SearchIndexSnapshotManifest), manifest);
+}
+
+export async function deleteIndexSnapshotManifest(id: string): Promise<void> {
+  await SearchIndexSnapshotManifest.deleteOne({ _id: id });
+}
+
+export async function deleteIndexSnapshotParts(ids: string[]): Promise<void> {
+  if (ids.length) await SearchIndexSnapshot.deleteMany({ _id: { $in: ids } });
 }

@@ -25,10 +25,7 @@ const PORTS: Port[] = [
     area: 'core/talent',
     models: ['core/talent/models', 'core/talent/searchModels'],
     allowed: ['core/talent/store', 'core/talent/models', 'core/talent/searchModels'],
-    exceptions: {
-      // It declares its own two collections and stores only the serialized index in them.
-      'core/talent/searchIndexSnapshot': 'the search index snapshot: a store module of its own',
-    },
+    exceptions: {},
   },
 ];
 
