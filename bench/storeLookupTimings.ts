@@ -5,7 +5,7 @@
  */
 import { RetrievedContact } from '../core/jobs/models';
 import { personIdFor } from '../core/talent/generator';
-import { Person } from '../core/talent/models';
+import { findPersonProfile } from '../core/talent/store';
 import { DEFAULT_PEOPLE_SEED } from '../core/talent/seedPeople';
 
 export const REUSE_ORG = 'org_storeLookupsBench0000';
@@ -90,11 +90,11 @@ export function reuseFilter(secretsKey: Buffer, i: number, contacts: number): ob
   };
 }
 
-/** Unlock reads (Person.findById, present and absent ids) after a warm-up. */
+/** Unlock reads (findPersonProfile, present and absent ids) after a warm-up. */
 export async function timeUnlockReads(secretsKey: Buffer, people: number, samples: number): Promise<{ present: number[]; absent: number[] }> {
-  await timeEach(20, () => Person.findById(personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(people))).lean());
-  const present = await timeEach(samples, () => Person.findById(personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(people))).lean());
-  const absent = await timeEach(samples, (i) => Person.findById(`per_absentBench${i}`).lean());
+  await timeEach(20, () => findPersonProfile(personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(people))));
+  const present = await timeEach(samples, () => findPersonProfile(personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(people))));
+  const absent = await timeEach(samples, (i) => findPersonProfile(`per_absentBench${i}`));
   return { present, absent };
 }
 

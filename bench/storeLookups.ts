@@ -8,7 +8,7 @@
  * the seeding), else in a temporary folder removed afterwards. It seeds `--people` people with
  * the real seeder and `--contacts` (default: as many) retrieved-contact records of one
  * organization, then measures, one request at a time:
- *   - unlock:  Person.findById, as profile unlock reads a person (present and absent ids);
+ *   - unlock:  findPersonProfile, as profile unlock reads a person (present and absent ids);
  *   - reuse:   the contact-retrieval job's reuse lookup, `_id: {$in: 100 ids}` plus
  *              `retrievedAt: {$gte}` (half of the ids present);
  *   - update:  updateOne by `_id` (the write every conditional update ends with);
@@ -28,7 +28,7 @@ import { RetrievedContact } from '../core/jobs/models';
 import { loadConfig } from '../core/config';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
 import { personIdFor } from '../core/talent/generator';
-import { Person } from '../core/talent/models';
+import { findPersonProfile } from '../core/talent/store';
 import { DEFAULT_PEOPLE_SEED, peopleCount, seedPeople } from '../core/talent/seedPeople';
 import {
   REUSE_IDS,
@@ -124,9 +124,9 @@ async function main(): Promise<void> {
     console.log(`  secondary ${await plan('retrieved_contacts', { orgId: 'org_absent' })}`);
 
     // Warm-up: the first reads page the index in.
-    await timed(20, () => Person.findById(personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(people))).lean());
-    const unlockPresent = await timed(samples, () => Person.findById(personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(people))).lean());
-    const unlockAbsent = await timed(samples, (i) => Person.findById(`per_absentBench${i}`).lean());
+    await timed(20, () => findPersonProfile(personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(people))));
+    const unlockPresent = await timed(samples, () => findPersonProfile(personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(people))));
+    const unlockAbsent = await timed(samples, (i) => findPersonProfile(`per_absentBench${i}`));
     const reuse = await timed(Math.max(20, Math.floor(samples / 4)), (i) => RetrievedContact.find(reuseFilter(i)).lean());
     const update = await timed(samples, () =>
       RetrievedContact.updateOne(

@@ -67,10 +67,10 @@ export function firstSessionLines(apiUrl: string, key: string, person: SessionPe
 
 /** A seeded person of the built-in source (every organization may use it), for the printed session. */
 export async function sessionPerson(): Promise<SessionPerson | null> {
-  const { Person } = await import('../core/talent/models');
+  const { firstPersonOfSource } = await import('../core/talent/store');
   const { BUILT_IN_SOURCE_ID } = await import('../core/talent/sources');
-  const p = await Person.findOne({ source: BUILT_IN_SOURCE_ID }, { _id: 1, fullName: 1, profileUrl: 1 }).sort({ _id: 1 }).lean();
-  return p ? { person_id: String(p._id), name: String(p.fullName), profile_url: String(p.profileUrl) } : null;
+  const p = await firstPersonOfSource(BUILT_IN_SOURCE_ID);
+  return p ? { person_id: p._id, name: p.fullName, profile_url: p.profileUrl } : null;
 }
 
 export function keyCreateCommand(admin: string, org: { org_id: string; workspace_id: string } | null): string {

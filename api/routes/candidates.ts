@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PRICES } from '../../core/credits/prices';
 import { PERMISSIONS } from '../../core/keys/permissions';
-import { SENIORITIES } from '../../core/talent/models';
+import { SENIORITIES } from '../../core/talent/person';
 import { searchCandidates } from '../../core/talent/searchPages';
 import { SEARCH_CURSOR_PATTERN } from '../../core/talent/searchCursor';
 import { SOURCE_CATALOGUE } from '../../core/talent/sources';

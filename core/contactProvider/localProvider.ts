@@ -1,6 +1,4 @@
-import { typedCollection } from '../store/typedCollection';
-import { ProviderContact, type ProviderContactDoc } from '../talent/models';
-import { peopleVersion } from '../talent/seedPeople';
+import { allProviderContacts, peopleVersion } from '../talent/store';
 import type { ContactProvider, ProviderAnswer, ProviderLookupRequest } from './contactProvider';
 
 /**
@@ -28,8 +26,7 @@ export function localContactProvider(): ContactProvider {
 
   async function load(version: number): Promise<Snapshot> {
     const byPerson = new Map<string, { emails: string[]; phones: string[] }>();
-    const cursor = typedCollection<ProviderContactDoc>(ProviderContact).find({}, { batchSize: 5000 });
-    for await (const c of cursor) byPerson.set(c._id, { emails: c.emails ?? [], phones: c.phones ?? [] });
+    for await (const c of allProviderContacts()) byPerson.set(c._id, { emails: c.emails ?? [], phones: c.phones ?? [] });
     return { version, byPerson };
   }
 

@@ -8,7 +8,7 @@ import { peopleOfSearch } from '../talent/searches';
 import { sourcesForOrganization } from '../talent/sources';
 import { claimDaySlot, returnDaySlot } from './dailyJobCap';
 import { releaseDeliveries, reserveDeliveries } from './deliveryReservations';
-import { sourcesOfPeople } from './personSources';
+import { sourcesOfPeople } from '../talent/store';
 import { cursorId, cursorInstant, decodeListCursor, encodeListCursor } from '../pageCursor';
 import { carryOutOnRequest, recordJobCancel, temporalJobStarter, type JobStarter } from './jobOutbox';
 import { CAP_RETRY_AFTER_SECONDS, MAX_PERSON_IDS, contactRetrievalWorkflowId, countsFromTally, emptyCounts, uniquePersonIds, unknownPeople } from './jobRules';

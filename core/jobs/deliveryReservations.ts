@@ -1,7 +1,6 @@
-import { appendEntry, headSeq } from '../credits/chain';
 import { retryLater } from '../problems';
 import { quotaLimit, quotaWindow, recordDelivered, type QuotaSettings } from '../talent/quotas';
-import { QuotaEntry } from '../talent/searchModels';
+import { appendQuotaEntry, quotaEntriesUpTo, quotaHeadSeq, type QuotaEntryRecord } from '../talent/store';
 import { inTurn } from '../inTurn';
 import { planDeliveryReservation } from './jobRules';
 
@@ -20,15 +19,7 @@ import { planDeliveryReservation } from './jobRules';
 
 const HOUR_MS = 3600_000;
 
-interface ReservationEntry {
-  seq: number;
-  members?: string[];
-  countAfter: number;
-  job?: string;
-  reserved?: number;
-  consumed?: number;
-  released?: number;
-}
+type ReservationEntry = Pick<QuotaEntryRecord, 'seq' | 'countAfter' | 'job' | 'reserved' | 'consumed' | 'released'> & { members?: string[] };
 
 interface DeliveryWindow {
   chainId: string;
@@ -48,8 +39,8 @@ function chainOf(orgId: string, at: number): { chainId: string; end: number } {
 
 async function readWindow(orgId: string, at: number): Promise<DeliveryWindow> {
   const { chainId, end } = chainOf(orgId, at);
-  const seq = await headSeq(QuotaEntry, chainId);
-  const entries = seq >= 0 ? await QuotaEntry.find({ chainId, seq: { $lte: seq } }).lean<ReservationEntry[]>() : [];
+  const seq = await quotaHeadSeq(chainId);
+  const entries = seq >= 0 ? await quotaEntriesUpTo(chainId, seq) : [];
   const members = new Set<string>();
   const held = new Map<string, number>();
   let count = 0;
@@ -62,7 +53,7 @@ async function readWindow(orgId: string, at: number): Promise<DeliveryWindow> {
 }
 
 async function append(w: DeliveryWindow, doc: Omit<ReservationEntry, 'seq'>): Promise<boolean> {
-  return (await appendEntry(QuotaEntry, w.chainId, w.seq + 1, { ...doc, members: doc.members ?? [], expiresAt: new Date(w.end + HOUR_MS) })) === 'appended';
+  return (await appendQuotaEntry(w.chainId, w.seq + 1, { ...doc, members: doc.members ?? [], expiresAt: new Date(w.end + HOUR_MS) })) === 'appended';
 }
 
 const MAX_RACES = 200;

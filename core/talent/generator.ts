@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { SENIORITIES, type Seniority } from './models';
+import { SENIORITIES, type PersonPosition, type PersonRecord, type ProviderContactRecord, type Seniority } from './person';
 import { COMPANIES, CULTURES, DEGREES, EXTRA_LANGUAGES, JOB_FAMILIES, PHONE_PREFIX, PLACES, SCHOOLS, SENIORITY_TITLES } from './generatorData';
 import { keyedId } from './keyedIds';
 import { BUILT_IN_SOURCE_ID, OPEN_WEB_SOURCE_ID } from './sources';
@@ -11,40 +11,6 @@ import { BUILT_IN_SOURCE_ID, OPEN_WEB_SOURCE_ID } from './sources';
  */
 const REFERENCE_YEAR = 2026;
 const REFERENCE_MONTH = 1;
-
-export interface GeneratedPosition {
-  title: string;
-  company: string;
-  start: string;
-  end: string | null;
-}
-
-export interface GeneratedPerson {
-  _id: string;
-  source: string;
-  firstName: string;
-  lastName: string;
-  fullName: string;
-  headline: string;
-  title: string;
-  company: string;
-  seniority: Seniority;
-  yearsExperience: number;
-  skills: string[];
-  languages: string[];
-  location: { country: string; countryCode: string; region: string; city: string };
-  positions: GeneratedPosition[];
-  education: Array<{ school: string; degree: string; field: string; endYear: number }>;
-  profileUrl: string;
-  seed: string;
-  ordinal: number;
-}
-
-export interface GeneratedContact {
-  _id: string;
-  emails: string[];
-  phones: string[];
-}
 
 /**
  * The person id: a hash of (seed, ordinal) keyed by the server's secret, so ids reveal neither
@@ -114,7 +80,7 @@ function companyDomain(company: string): string {
   return `${slug(company)}.example`;
 }
 
-export function generatePerson(secretsKey: Buffer, seed: string, ordinal: number): { person: GeneratedPerson; contact: GeneratedContact | null } {
+export function generatePerson(secretsKey: Buffer, seed: string, ordinal: number): { person: PersonRecord; contact: ProviderContactRecord | null } {
   const rng = rngFor(seed, ordinal);
   const id = personIdFor(secretsKey, seed, ordinal);
   const culture = pick(rng, CULTURES);
@@ -138,7 +104,7 @@ export function generatePerson(secretsKey: Buffer, seed: string, ordinal: number
   const cuts = Array.from({ length: positionCount - 1 }, () => careerStart + Math.floor(rng() * (nowMonths - careerStart))).sort((a, b) => a - b);
   const bounds = [careerStart, ...cuts, nowMonths];
   const company = pick(rng, COMPANIES);
-  const positions: GeneratedPosition[] = [];
+  const positions: PersonPosition[] = [];
   const seniorityIndex = SENIORITIES.indexOf(seniority);
   for (let i = positionCount - 1; i >= 0; i--) {
     const isCurrent = i === positionCount - 1;
@@ -163,7 +129,7 @@ export function generatePerson(secretsKey: Buffer, seed: string, ordinal: number
   const years = yearsExperience === 1 ? '1 year' : `${yearsExperience} years`;
   const headline = rng() < 0.5 ? `${title} at ${company}` : `${title} · ${skills.slice(0, 3).join(', ')} · ${years} of experience`;
 
-  const person: GeneratedPerson = {
+  const person: PersonRecord = {
     _id: id,
     source: rng() < 0.9 ? BUILT_IN_SOURCE_ID : OPEN_WEB_SOURCE_ID,
     firstName,
@@ -185,7 +151,7 @@ export function generatePerson(secretsKey: Buffer, seed: string, ordinal: number
   };
 
   // About one person in seven has no contact record with the provider.
-  let contact: GeneratedContact | null = null;
+  let contact: ProviderContactRecord | null = null;
   if (rng() >= 0.15) {
     const local = `${slug(firstName)}.${slug(lastName)}`;
     const emails = [`${local}@${companyDomain(company)}`];

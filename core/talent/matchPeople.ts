@@ -5,11 +5,10 @@ import { assertCanFundSmallestAnswer, smallestAnswerRefusal, type Payer } from '
 import { claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
 import { logger } from '../observability/logger';
 import { Problem, validationFailed } from '../problems';
-import { typedCollection } from '../store/typedCollection';
-import { ProviderContact, type ProviderContactDoc } from './models';
 import { normalizeProfileUrl, personTitleTokens, searchIndex, type SearchIndex } from './searchIndex';
 import { containsPhrase, fold, tokenize } from './searchText';
 import { sourcesForOrganization } from './sources';
+import { allProviderContacts } from './store';
 
 export const MATCH_OPERATION = 'person_matches.create';
 
@@ -82,7 +81,7 @@ async function contactIndex(idx: SearchIndex): Promise<ContactIndex> {
       if (l) l.push(id);
       else m.set(k, [id]);
     };
-    for await (const c of typedCollection<ProviderContactDoc>(ProviderContact).find({}, { batchSize: 5000 })) {
+    for await (const c of allProviderContacts()) {
       for (const e of c.emails ?? []) add(byEmail, fold(e), c._id);
       for (const p of c.phones ?? []) add(byPhone, normalizePhone(p), c._id);
     }

@@ -1,24 +1,24 @@
-import { Schema, model, type InferSchemaType } from 'mongoose';
+import { Schema, model } from 'mongoose';
+import { SENIORITIES, type PersonEducation, type PersonPosition, type PersonRecord, type ProviderContactRecord } from './person';
 
 /**
  * The searchable people (collection `people`) and, apart from them, the contact data the
  * contact provider holds (collection `provider_contacts`). A profile never carries emails or
- * phones: those are delivered only by a paid contact retrieval.
+ * phones: those are delivered only by a paid contact retrieval. Their shapes are declared in
+ * ./person.ts; these schemas store them.
  */
 
-const positionSchema = new Schema(
+const positionSchema = new Schema<PersonPosition>(
   {
     title: { type: String, required: true },
     company: { type: String, required: true },
-    /** ISO month, `YYYY-MM`. */
     start: { type: String, required: true },
-    /** ISO month, or null for the current position. */
     end: { type: String, default: null },
   },
   { _id: false },
 );
 
-const educationSchema = new Schema(
+const educationSchema = new Schema<PersonEducation>(
   {
     school: { type: String, required: true },
     degree: { type: String, required: true },
@@ -28,14 +28,9 @@ const educationSchema = new Schema(
   { _id: false },
 );
 
-export const SENIORITIES = ['intern', 'junior', 'mid', 'senior', 'lead', 'manager', 'director', 'vp', 'executive'] as const;
-export type Seniority = (typeof SENIORITIES)[number];
-
-const personSchema = new Schema(
+const personSchema = new Schema<PersonRecord>(
   {
-    /** `per_` + 22 opaque characters, derived from (seed, ordinal) by a keyed hash. */
     _id: { type: String, required: true },
-    /** The search source the person belongs to (`src_…`). */
     source: { type: String, required: true },
     firstName: { type: String, required: true },
     lastName: { type: String, required: true },
@@ -55,23 +50,20 @@ const personSchema = new Schema(
     },
     positions: { type: [positionSchema], default: [] },
     education: { type: [educationSchema], default: [] },
-    /** Public profile address; one of the identifiers person matching accepts. */
     profileUrl: { type: String, required: true },
-    /** Generator seed and ordinal: internal, never exposed; makes re-seeding idempotent. */
     seed: { type: String, required: true },
     ordinal: { type: Number, required: true },
   },
   { versionKey: false },
 );
 personSchema.index({ seed: 1, ordinal: 1 }, { unique: true });
-export type PersonDoc = InferSchemaType<typeof personSchema> & { _id: string };
-export const Person = model('Person', personSchema, 'people');
+export const Person = model<PersonRecord>('Person', personSchema, 'people');
 
 /**
  * Contact data held by the provider side. A deterministic share of people has no record at
  * all, so a provider lookup can answer not_found.
  */
-const providerContactSchema = new Schema(
+const providerContactSchema = new Schema<ProviderContactRecord>(
   {
     _id: { type: String, required: true },
     emails: { type: [String], default: [] },
@@ -79,8 +71,7 @@ const providerContactSchema = new Schema(
   },
   { versionKey: false },
 );
-export type ProviderContactDoc = InferSchemaType<typeof providerContactSchema> & { _id: string };
-export const ProviderContact = model('ProviderContact', providerContactSchema, 'provider_contacts');
+export const ProviderContact = model<ProviderContactRecord>('ProviderContact', providerContactSchema, 'provider_contacts');
 
 /**
  * How far each seed has been generated, and a version that moves on every change of the

@@ -1,9 +1,8 @@
 import { LRUCache } from 'lru-cache';
-import { appendEntry, headSeq, readEntry } from '../credits/chain';
 import type { Config } from '../config';
 import { sha256Hex } from '../crypto/hash';
 import { Problem, retryLater, type ProblemCode } from '../problems';
-import { QuotaEntry } from './searchModels';
+import { appendQuotaEntry, deleteExpiredQuotaEntries, quotaEntriesUpTo, quotaEntryExists, quotaHeadSeq, readQuotaEntry } from './store';
 
 /**
  * Search bulk-extraction quotas (SPEC 7.3, 8.1 item 3), per organization:
@@ -60,13 +59,13 @@ async function readWindow(kind: QuotaKind, orgId: string, now: number): Promise<
   const chainId = `${orgId}:${kind}:${w.key}`;
   const cached = windows.get(chainId);
   if (cached) return cached;
-  const seq = await headSeq(QuotaEntry, chainId);
+  const seq = await quotaHeadSeq(chainId);
   const members = new Set<string>();
   let count = 0;
   if (seq >= 0) {
-    const entries = await QuotaEntry.find({ chainId, seq: { $lte: seq } }, { members: 1 }).lean();
+    const entries = await quotaEntriesUpTo(chainId, seq);
     for (const e of entries) for (const m of e.members) members.add(m);
-    count = (await readEntry<{ countAfter: number }>(QuotaEntry, chainId, seq))?.countAfter ?? members.size;
+    count = (await readQuotaEntry(chainId, seq))?.countAfter ?? members.size;
   }
   const state = { chainId, seq, count, members, end: w.end };
   windows.set(chainId, state);
@@ -84,7 +83,7 @@ async function add(kind: QuotaKind, orgId: string, members: string[], limit: num
     const fresh = freshOf(state, members);
     if (!fresh.length) return;
     if (limit !== undefined && state.count + fresh.length > limit) throw refusal(kind, limit);
-    const outcome = await appendEntry(QuotaEntry, state.chainId, state.seq + 1, {
+    const outcome = await appendQuotaEntry(state.chainId, state.seq + 1, {
       members: fresh,
       countAfter: state.count + fresh.length,
       expiresAt: new Date(state.end + HOUR),
@@ -114,7 +113,7 @@ export async function assertQuota(settings: QuotaSettings, kind: QuotaKind, orgI
   let state = await readWindow(kind, orgId, now);
   // Nothing appends here to reveal a stale cache: other processes (the contact-retrieval
   // worker) record deliveries too, so look whether the chain moved on.
-  if (await QuotaEntry.exists({ _id: `${state.chainId}:${state.seq + 1}` })) {
+  if (await quotaEntryExists(state.chainId, state.seq + 1)) {
     windows.delete(state.chainId);
     state = await readWindow(kind, orgId, now);
   }
@@ -145,5 +144,5 @@ export function queryMember(fingerprint: string): string {
 }
 
 export async function purgeExpiredQuotaEntries(now = new Date()): Promise<number> {
-  return (await QuotaEntry.deleteMany({ expiresAt: { $lte: now } })).deletedCount ?? 0;
+  return deleteExpiredQuotaEntries(now);
 }

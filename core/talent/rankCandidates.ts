@@ -1,4 +1,4 @@
-import { SENIORITIES, type Seniority } from './models';
+import { SENIORITIES, type Seniority } from './person';
 import { personTitleTokens, type SearchIndex } from './searchIndex';
 import { containsPhrase, fold, tokenize, uniqueTokens } from './searchText';
 

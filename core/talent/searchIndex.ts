@@ -1,8 +1,7 @@
 import { logger } from '../observability/logger';
 import { retryLater } from '../problems';
-import { typedCollection } from '../store/typedCollection';
-import { Person, SENIORITIES, type PersonDoc, type Seniority } from './models';
-import { peopleVersion } from './seedPeople';
+import { SENIORITIES, type IndexedPerson, type PersonLocation, type Seniority } from './person';
+import { peopleForIndex, peopleVersion } from './store';
 import { fold, tokenize } from './searchText';
 import { errorMessage } from '../observability/errorMessage';
 import { loadSearchIndexSnapshot, saveSearchIndexSnapshot } from './searchIndexSnapshot';
@@ -58,7 +57,7 @@ export interface SearchIndex {
   /** Interned location per person: `places` folded [city, region, country, country code] (filters compare codes), `placeNames` as stored. */
   placeCode: Uint32Array;
   places: string[][];
-  placeNames: Array<{ country: string; countryCode: string; region: string; city: string }>;
+  placeNames: PersonLocation[];
   /** Folded skill → ascending ordinals of people who list it (the exact skills filter). */
   bySkill: Map<string, Int32Array>;
   /** Interned current company per person: `companies` folded (the exact company filter), `companyNames` as stored. */
@@ -71,40 +70,6 @@ export interface SearchIndex {
 }
 
 const TOP_SKILLS = 5;
-
-const PROJECTION = {
-  _id: 1,
-  source: 1,
-  fullName: 1,
-  headline: 1,
-  title: 1,
-  company: 1,
-  seniority: 1,
-  yearsExperience: 1,
-  skills: 1,
-  location: 1,
-  positions: 1,
-  education: 1,
-  languages: 1,
-  profileUrl: 1,
-};
-
-export interface RawPerson {
-  _id: string;
-  source: string;
-  fullName: string;
-  headline: string;
-  title: string;
-  company: string;
-  seniority: Seniority;
-  yearsExperience: number;
-  skills: string[];
-  location: { country: string; countryCode: string; region: string; city: string };
-  positions?: Array<{ title: string; company: string }>;
-  education?: Array<{ school: string; field: string; degree: string }>;
-  languages?: string[];
-  profileUrl: string;
-}
 
 export function normalizeProfileUrl(url: string): string {
   return fold(url)
@@ -221,7 +186,7 @@ export class SearchIndexBuilder {
   private readonly titleCodes = new Column(new Uint32Array(1024), (n) => new Uint32Array(n));
   private readonly titles = new Interner<{ title: string; tokens: string[] }>();
   private readonly placeCodes = new Column(new Uint32Array(1024), (n) => new Uint32Array(n));
-  private readonly places = new Interner<{ folded: string[]; names: RawPerson['location'] }>();
+  private readonly places = new Interner<{ folded: string[]; names: PersonLocation }>();
   private readonly bySkill = new PostingLists();
   private readonly companyCodes = new Column(new Uint32Array(1024), (n) => new Uint32Array(n));
   private readonly companies = new Interner<{ folded: string; name: string }>();
@@ -232,7 +197,7 @@ export class SearchIndexBuilder {
     return this.personIds.length;
   }
 
-  add(raw: RawPerson): void {
+  add(raw: IndexedPerson): void {
     const ordinal = this.personIds.length;
     const titleCode = this.titles.code(raw.title, () => ({ title: raw.title, tokens: tokenize(raw.title) }));
     const titleTokens = this.titles.values[titleCode].tokens;
@@ -338,21 +303,14 @@ export async function loadSearchIndex(onProgress?: (loaded: number) => void): Pr
 export async function buildSearchIndex(onProgress?: (loaded: number) => void, knownVersion?: number): Promise<SearchIndex> {
   const version = knownVersion ?? (await peopleVersion());
   const builder = new SearchIndexBuilder();
-  // Natural (insertion) order: stable across reloads and replicas; sorting a million
-  // documents is not something FerretDB can push down.
-  const cursor = typedCollection<PersonDoc>(Person).find<RawPerson>({}, { projection: PROJECTION, batchSize: LOAD_BATCH });
-  let more = await cursor.hasNext();
-  while (more) {
-    const batch = cursor.readBufferedDocuments();
-    // The next batch is asked for before this one is indexed, so the store reads and encodes
-    // it while this process indexes (two cores at work instead of one at a time).
-    const next = cursor.hasNext();
+  // The store's order (natural): stable across reloads and replicas.
+  for await (const batch of peopleForIndex(LOAD_BATCH)) {
+    // Lets the store's read of the next batch, already asked for, get going before indexing.
     await new Promise<void>((resolve) => setImmediate(resolve));
     for (const raw of batch) {
       builder.add(raw);
       if (onProgress && builder.size % 50_000 === 0) onProgress(builder.size);
     }
-    more = await next;
   }
   return builder.finish(version);
 }

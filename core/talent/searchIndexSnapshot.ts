@@ -1,9 +1,16 @@
 import { deserialize, serialize } from 'node:v8';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { Schema, model } from 'mongoose';
-import { insertManyIgnoringDuplicates, insertOnce } from '../store/inserts';
-import { typedCollection } from '../store/typedCollection';
 import type { SearchIndex } from './searchIndex';
+import {
+  deleteIndexSnapshotManifest,
+  deleteIndexSnapshotParts,
+  findIndexSnapshotManifest,
+  findIndexSnapshotParts,
+  indexSnapshotManifestExists,
+  indexSnapshotManifests,
+  insertIndexSnapshotManifest,
+  insertIndexSnapshotPart,
+} from './store';
 
 /**
  * A built search index kept in the store, per people version, so an API replica starts from it
@@ -24,47 +31,21 @@ const PART_BYTES = 8 * 2 ** 20;
 /** How many parts one read asks for (each is up to PART_BYTES). */
 const PARTS_PER_READ = 4;
 
-interface SnapshotDoc {
-  _id: string;
-  version: number;
-  part?: number;
-  parts?: number;
-  bytes?: number;
-  data?: Buffer;
-  createdAt: Date;
-}
-
-const snapshotSchema = new Schema(
-  {
-    _id: { type: String, required: true },
-    version: { type: Number, required: true },
-    part: Number,
-    parts: Number,
-    bytes: Number,
-    data: Buffer,
-    createdAt: { type: Date, required: true },
-  },
-  { versionKey: false },
-);
-export const SearchIndexSnapshot = model('SearchIndexSnapshot', snapshotSchema, 'search_index_snapshots');
-export const SearchIndexSnapshotManifest = model('SearchIndexSnapshotManifest', snapshotSchema.clone(), 'search_index_snapshot_manifests');
-
 const manifestId = (version: number) => `${FORMAT}:${version}`;
 const partId = (version: number, part: number) => `${FORMAT}:${version}:${part}`;
 
 /** The index of `version` from its snapshot, or null when there is none (yet). */
 export async function loadSearchIndexSnapshot(version: number): Promise<SearchIndex | null> {
-  const manifest = await SearchIndexSnapshotManifest.findById(manifestId(version)).lean<SnapshotDoc>();
+  const manifest = await findIndexSnapshotManifest(manifestId(version));
   if (!manifest?.parts) return null;
   const chunks: Buffer[] = [];
   for (let from = 0; from < manifest.parts; from += PARTS_PER_READ) {
     const ids = Array.from({ length: Math.min(PARTS_PER_READ, manifest.parts - from) }, (_, k) => partId(version, from + k));
-    const docs = await SearchIndexSnapshot.find({ _id: { $in: ids } }).lean<SnapshotDoc[]>();
-    const byId = new Map(docs.map((d) => [d._id, d]));
+    const byId = await findIndexSnapshotParts(ids);
     for (const id of ids) {
-      const data = byId.get(id)?.data;
+      const data = byId.get(id);
       if (!data) return null;
-      chunks.push(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+      chunks.push(data);
     }
   }
   const idx = deserialize(gunzipSync(Buffer.concat(chunks))) as SearchIndex;
@@ -73,15 +54,14 @@ export async function loadSearchIndexSnapshot(version: number): Promise<SearchIn
 
 /** Stores the snapshot of `idx` (a no-op when its version has one) and drops the snapshots of other versions. */
 export async function saveSearchIndexSnapshot(idx: SearchIndex, now = new Date()): Promise<void> {
-  const collection = typedCollection<SnapshotDoc>(SearchIndexSnapshot);
-  if (await SearchIndexSnapshotManifest.exists({ _id: manifestId(idx.version) })) return;
+  if (await indexSnapshotManifestExists(manifestId(idx.version))) return;
   const bytes = gzipSync(serialize(idx), { level: 1 });
   const parts = Math.ceil(bytes.length / PART_BYTES);
   for (let part = 0; part < parts; part++) {
     const data = bytes.subarray(part * PART_BYTES, (part + 1) * PART_BYTES);
-    await insertManyIgnoringDuplicates(collection, [{ _id: partId(idx.version, part), version: idx.version, part, data, createdAt: now }]);
+    await insertIndexSnapshotPart({ _id: partId(idx.version, part), version: idx.version, part, data, createdAt: now });
   }
-  await insertOnce(typedCollection<SnapshotDoc>(SearchIndexSnapshotManifest), {
+  await insertIndexSnapshotManifest({
     _id: manifestId(idx.version),
     version: idx.version,
     parts,
@@ -93,12 +73,12 @@ export async function saveSearchIndexSnapshot(idx: SearchIndex, now = new Date()
 
 /** Deletes the snapshots other than the current one of `keep`, by id (their manifests name their parts). */
 async function dropOtherSnapshots(keep: number): Promise<void> {
-  const manifests = await SearchIndexSnapshotManifest.find({}, { parts: 1 }).lean<SnapshotDoc[]>();
+  const manifests = await indexSnapshotManifests();
   for (const m of manifests) {
     if (m._id === manifestId(keep)) continue;
     // The manifest first: from then on no reader trusts the parts being deleted.
-    await SearchIndexSnapshotManifest.deleteOne({ _id: m._id });
+    await deleteIndexSnapshotManifest(m._id);
     const ids = Array.from({ length: m.parts ?? 0 }, (_, k) => `${m._id}:${k}`);
-    if (ids.length) await SearchIndexSnapshot.deleteMany({ _id: { $in: ids } });
+    await deleteIndexSnapshotParts(ids);
   }
 }

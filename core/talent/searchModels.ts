@@ -69,6 +69,21 @@ const profileUnlockSchema = new Schema(
 );
 export const ProfileUnlock = model('ProfileUnlock', profileUnlockSchema, 'profile_unlocks');
 
-export function unlockId(orgId: string, personId: string): string {
-  return `${orgId}:${personId}`;
-}
+/**
+ * A built search index kept per people version (core/talent/searchIndexSnapshot.ts): its parts,
+ * and apart from them (small: listing it never reads the parts) the manifests naming them.
+ */
+const snapshotSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    version: { type: Number, required: true },
+    part: Number,
+    parts: Number,
+    bytes: Number,
+    data: Buffer,
+    createdAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+export const SearchIndexSnapshot = model('SearchIndexSnapshot', snapshotSchema, 'search_index_snapshots');
+export const SearchIndexSnapshotManifest = model('SearchIndexSnapshotManifest', snapshotSchema.clone(), 'search_index_snapshot_manifests');

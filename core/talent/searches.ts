@@ -1,7 +1,6 @@
 import { newId } from '../ids';
 import { notFound } from '../problems';
-import { isDuplicateKeyError } from '../store/connection';
-import { Search, SearchPeople } from './searchModels';
+import { deleteExpiredSearches, findSearchRecord, insertSearch } from './store';
 
 /** How many matched people a stored search keeps (the batch job limit is 10,000). */
 export const MAX_STORED_SEARCH_PEOPLE = 10_000;
@@ -31,36 +30,27 @@ export async function storeSearch(input: {
   const now = new Date();
   const expiresAt = new Date(now.getTime() + SEARCH_RETENTION_MS);
   const personIds = input.personIds.slice(0, MAX_STORED_SEARCH_PEOPLE);
-  // People first: a visible search always has its people. A retry may find them stored.
-  try {
-    await SearchPeople.create({ _id: searchId, ids: personIds.join(' '), expiresAt });
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
-  }
-  await Search.create({
-    _id: searchId,
-    orgId: input.orgId,
-    fingerprint: input.fingerprint,
-    params: input.params,
-    size: personIds.length,
-    total: input.total,
-    expiresAt,
-  });
+  await insertSearch(
+    { _id: searchId, orgId: input.orgId, fingerprint: input.fingerprint, params: input.params, size: personIds.length, total: input.total, expiresAt },
+    personIds,
+  );
   return { searchId, orgId: input.orgId, fingerprint: input.fingerprint, params: input.params, personIds, total: input.total, createdAt: now, expiresAt };
 }
 
 /** The organization's stored search, or null when absent, foreign or past retention. */
 export async function findSearch(orgId: string, searchId: string): Promise<StoredSearch | null> {
-  const [doc, people] = await Promise.all([Search.findById(searchId).lean(), SearchPeople.findById(searchId).lean()]);
-  if (!doc || doc.orgId !== orgId || doc.expiresAt.getTime() <= Date.now()) return null;
+  const found = await findSearchRecord(searchId);
+  if (!found) return null;
+  const doc = found.search;
+  if (doc.orgId !== orgId || doc.expiresAt.getTime() <= Date.now()) return null;
   return {
     searchId: doc._id,
     orgId: doc.orgId,
     fingerprint: doc.fingerprint,
     params: doc.params,
-    personIds: people?.ids ? people.ids.split(' ') : [],
+    personIds: found.personIds,
     total: doc.total,
-    createdAt: (doc as { createdAt?: Date }).createdAt ?? new Date(0),
+    createdAt: doc.createdAt ?? new Date(0),
     expiresAt: doc.expiresAt,
   };
 }
@@ -76,6 +66,5 @@ export async function peopleOfSearch(orgId: string, searchId: string, limit: num
 }
 
 export async function purgeExpiredSearches(now = new Date()): Promise<number> {
-  await SearchPeople.deleteMany({ expiresAt: { $lte: now } });
-  return (await Search.deleteMany({ expiresAt: { $lte: now } })).deletedCount ?? 0;
+  return deleteExpiredSearches(now);
 }

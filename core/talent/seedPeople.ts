@@ -1,10 +1,10 @@
-import { insertManyIgnoringDuplicates } from '../store/inserts';
-import { typedCollection } from '../store/typedCollection';
-import { generatePerson, type GeneratedContact, type GeneratedPerson } from './generator';
-import { PeopleMeta, Person, ProviderContact } from './models';
+import { generatePerson } from './generator';
+import type { PersonRecord, ProviderContactRecord } from './person';
+import { bumpPeopleVersion, insertPeople, insertProviderContacts, recordSeeded, seededUpTo } from './store';
+
+export { peopleCount, peopleVersion } from './store';
 
 export const DEFAULT_PEOPLE_SEED = 'talent-v1';
-const VERSION_ID = 'version';
 const BATCH = 1000;
 const WAVE = 4;
 
@@ -27,9 +27,7 @@ export async function seedPeople(opts: {
   onProgress?: (p: SeedProgress) => void;
 }): Promise<{ inserted: number }> {
   const seed = opts.seed ?? DEFAULT_PEOPLE_SEED;
-  const metaId = `seed:${seed}`;
-  const meta = await PeopleMeta.findById(metaId).lean();
-  let from = meta?.seeded ?? 0;
+  let from = await seededUpTo(seed);
   if (from >= opts.count) return { inserted: 0 };
   const started = Date.now();
   let inserted = 0;
@@ -40,37 +38,21 @@ export async function seedPeople(opts: {
     const writes: Array<Promise<number>> = [];
     for (let start = from; start < waveEnd; start += BATCH) {
       const to = Math.min(waveEnd, start + BATCH);
-      const people: GeneratedPerson[] = [];
-      const contacts: GeneratedContact[] = [];
+      const people: PersonRecord[] = [];
+      const contacts: ProviderContactRecord[] = [];
       for (let i = start; i < to; i++) {
         const { person, contact } = generatePerson(opts.secretsKey, seed, i);
         people.push(person);
         if (contact) contacts.push(contact);
       }
-      writes.push(
-        Promise.all([
-          insertManyIgnoringDuplicates(typedCollection<GeneratedPerson>(Person), people),
-          insertManyIgnoringDuplicates(typedCollection<GeneratedContact>(ProviderContact), contacts),
-        ]).then(([written]) => written.inserted),
-      );
+      writes.push(Promise.all([insertPeople(people), insertProviderContacts(contacts)]).then(([written]) => written));
     }
     for (const n of await Promise.all(writes)) inserted += n;
-    await PeopleMeta.updateOne({ _id: metaId }, { $max: { seeded: waveEnd } }, { upsert: true });
+    await recordSeeded(seed, waveEnd);
     from = waveEnd;
     const seconds = Math.max(0.001, (Date.now() - started) / 1000);
     opts.onProgress?.({ inserted: from, total: opts.count, ratePerSecond: Math.round((inserted || 1) / seconds) });
   }
-  await PeopleMeta.updateOne({ _id: VERSION_ID }, { $inc: { version: 1 } }, { upsert: true });
+  await bumpPeopleVersion();
   return { inserted };
-}
-
-/** How many people are seeded (sum over seeds), read from `people_meta` (no scan). */
-export async function peopleCount(): Promise<number> {
-  const metas = await PeopleMeta.find({ _id: { $regex: /^seed:/ } }, { seeded: 1 }).lean();
-  return metas.reduce((s, m) => s + (m.seeded ?? 0), 0);
-}
-
-/** Moves whenever the people collection changes; search indexes reload when it moves. */
-export async function peopleVersion(): Promise<number> {
-  return (await PeopleMeta.findById(VERSION_ID, { version: 1 }).lean())?.version ?? 0;
 }

@@ -4,11 +4,10 @@ import { PRICES } from '../credits/prices';
 import { assertCanFundSmallestAnswer } from '../credits/smallestAnswer';
 import { claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
 import { notFound } from '../problems';
-import { isDuplicateKeyError } from '../store/connection';
-import { Person } from './models';
+import type { PersonProfileRecord } from './person';
 import { admitToQuota } from './quotas';
-import { ProfileUnlock, unlockId } from './searchModels';
 import { sourcesForOrganization } from './sources';
+import { findPersonProfile, findProfileUnlock, recordProfileUnlock } from './store';
 
 export const UNLOCK_OPERATION = 'profiles.unlock';
 
@@ -39,26 +38,7 @@ export interface UnlockResult {
   receipt_id: string | null;
 }
 
-type PersonRecord = {
-  _id: string;
-  source: string;
-  firstName: string;
-  lastName: string;
-  fullName: string;
-  headline: string;
-  title: string;
-  company: string;
-  seniority: string;
-  yearsExperience: number;
-  skills: string[];
-  languages: string[];
-  location: { country: string; countryCode: string; region: string; city: string };
-  positions: Array<{ title: string; company: string; start: string; end?: string | null }>;
-  education: Array<{ school: string; degree: string; field: string; endYear: number }>;
-  profileUrl: string;
-};
-
-function toProfile(p: PersonRecord): FullProfile {
+function toProfile(p: PersonProfileRecord): FullProfile {
   return {
     person_id: p._id,
     name: p.fullName,
@@ -107,12 +87,12 @@ export async function unlockProfile(
   const { orgId, familyId, personId } = input;
   if (!/^per_[0-9A-Za-z]{8,64}$/.test(personId)) throw notFound('person');
   const requestKey = claimChargeKey(UNLOCK_OPERATION, input.claim);
-  const earlier = await ProfileUnlock.findById(unlockId(orgId, personId)).lean();
+  const earlier = await findProfileUnlock(orgId, personId);
   const unlockedBefore = earlier !== null && earlier.chargeKey !== requestKey;
   // Already charged for this person (this request before a crash, or another one): no 402.
   if (!earlier) await assertCanFundSmallestAnswer('unlock', { orgId, familyId }, unlockChargeKey(orgId, personId));
   const usable = new Set((await sourcesForOrganization(settings, orgId)).map((s) => s.id));
-  const person = await Person.findById(personId).lean<PersonRecord>();
+  const person = await findPersonProfile(personId);
   if (!person || !usable.has(person.source)) throw notFound('person');
   const profile = toProfile(person);
   const free = (): UnlockResult => ({ profile, already_unlocked: true, credits_charged: 0, receipt_id: null });
@@ -131,10 +111,6 @@ export async function unlockProfile(
   });
   // Another request paid for this person first: this one is an unlock of an unlocked profile.
   if (!receipt.charged && receipt.requestKey !== requestKey) return free();
-  try {
-    await ProfileUnlock.create({ _id: unlockId(orgId, personId), orgId, personId, chargeKey: requestKey, receiptId: receipt.receiptId });
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
-  }
+  await recordProfileUnlock({ orgId, personId, chargeKey: requestKey, receiptId: receipt.receiptId });
   return { profile, already_unlocked: false, credits_charged: receipt.amount, receipt_id: receipt.receiptId };
 }

@@ -214,7 +214,7 @@ async function trigger(f: Flags, config: Config): Promise<unknown> {
   if (config.contactProvider.kind !== 'local') throw new UsageError('webhook trigger needs CONTACT_PROVIDER=local (the seeded dataset), where its job is free');
   const workspaceId = requireFlag(f, 'workspace');
   const { Application, Workspace: Workspaces } = await import('../../core/tenancy/models');
-  const { Person, ProviderContact } = await import('../../core/talent/models');
+  const { personIdsOfSourceAfter, personIdsWithProviderContacts } = await import('../../core/talent/store');
   const { BUILT_IN_SOURCE_ID } = await import('../../core/talent/sources');
   const { createContactRetrievalJob } = await import('../../core/jobs/contactRetrievalJobs');
   const ws = await Workspaces.findById(workspaceId, { orgId: 1 }).lean();
@@ -225,14 +225,9 @@ async function trigger(f: Flags, config: Config): Promise<unknown> {
   let personId: string | undefined;
   let after = '';
   while (!personId) {
-    const page = (
-      await Person.find({ source: BUILT_IN_SOURCE_ID, _id: { $gt: after } }, { _id: 1 })
-        .sort({ _id: 1 })
-        .limit(200)
-        .lean()
-    ).map((p) => String(p._id));
+    const page = await personIdsOfSourceAfter(BUILT_IN_SOURCE_ID, after, 200);
     if (page.length === 0) throw new Error('no seeded person without contacts was found: seed people first (npm run seed)');
-    const withContacts = new Set((await ProviderContact.find({ _id: { $in: page } }, { _id: 1 }).lean()).map((c) => String(c._id)));
+    const withContacts = await personIdsWithProviderContacts(page);
     personId = page.find((p) => !withContacts.has(p));
     after = page[page.length - 1];
   }

@@ -14,8 +14,8 @@ import { AdmissionSlot } from '../../core/limits/requestAdmission';
 import { logger } from '../../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
 import { personIdFor } from '../../core/talent/generator';
-import { Person } from '../../core/talent/models';
 import { seedPeople } from '../../core/talent/seedPeople';
+import { sourcesOfPeople } from '../../core/talent/store';
 import { BUILT_IN_SOURCE_ID } from '../../core/talent/sources';
 import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
 import { startContactProviderServer } from '../../test/support/contactProviderServer';
@@ -84,7 +84,8 @@ async function main(): Promise<number> {
     await seedPeople({ secretsKey: config.secretsKey, count: PEOPLE, seed: SEED });
     // Only people of the built-in source: jobs and unlocks refuse the others (422, 404).
     const seeded = Array.from({ length: PEOPLE }, (_, i) => personIdFor(config.secretsKey, SEED, i));
-    const personIds = (await Person.find({ _id: { $in: seeded }, source: BUILT_IN_SOURCE_ID }, { _id: 1 }).lean()).map((p) => String(p._id));
+    const sources = await sourcesOfPeople(seeded);
+    const personIds = seeded.filter((id) => sources.get(id) === BUILT_IN_SOURCE_ID);
     say('starting the API and a worker');
     const firstWorker = services.startWorker();
     await services.startApi(config);

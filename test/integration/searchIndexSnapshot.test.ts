@@ -1,7 +1,8 @@
 import { runSearch } from '../../core/talent/rankCandidates';
 import { PeopleMeta } from '../../core/talent/models';
 import { buildSearchIndex, loadSearchIndex, personPreview } from '../../core/talent/searchIndex';
-import { SearchIndexSnapshotManifest, loadSearchIndexSnapshot, saveSearchIndexSnapshot } from '../../core/talent/searchIndexSnapshot';
+import { loadSearchIndexSnapshot, saveSearchIndexSnapshot } from '../../core/talent/searchIndexSnapshot';
+import { SearchIndexSnapshotManifest } from '../../core/talent/searchModels';
 import { peopleVersion, seedPeople } from '../../core/talent/seedPeople';
 import { BUILT_IN_SOURCE_ID } from '../../core/talent/sources';
 import { startTestApi, type TestApi } from '../support/testApi';

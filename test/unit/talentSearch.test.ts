@@ -3,7 +3,8 @@ import { loadConfig } from '../../core/config';
 import { runSearch, seek, startSearch } from '../../core/talent/rankCandidates';
 import { generatePerson, personIdFor } from '../../core/talent/generator';
 import { decodeCursor, encodeCursor } from '../../core/talent/searchCursor';
-import { firstIndex, SearchIndexBuilder, type RawPerson } from '../../core/talent/searchIndex';
+import { firstIndex, SearchIndexBuilder } from '../../core/talent/searchIndex';
+import type { IndexedPerson } from '../../core/talent/person';
 import { containsPhrase, fold, tokenize } from '../../core/talent/searchText';
 import { BUILT_IN_SOURCE_ID, OPEN_WEB_SOURCE_ID } from '../../core/talent/sources';
 
@@ -11,7 +12,7 @@ import { BUILT_IN_SOURCE_ID, OPEN_WEB_SOURCE_ID } from '../../core/talent/source
 const config = loadConfig({ SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'), SEARCH_CURSOR_TTL_SECONDS: '60' });
 const { secretsKey } = config;
 
-function person(id: string, over: Partial<RawPerson>): RawPerson {
+function person(id: string, over: Partial<IndexedPerson>): IndexedPerson {
   return {
     _id: id,
     source: BUILT_IN_SOURCE_ID,
@@ -31,7 +32,7 @@ function person(id: string, over: Partial<RawPerson>): RawPerson {
   };
 }
 
-function index(people: RawPerson[]) {
+function index(people: IndexedPerson[]) {
   const b = new SearchIndexBuilder();
   for (const p of people) b.add(p);
   return b.finish(1);

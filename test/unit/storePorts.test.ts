@@ -1,0 +1,86 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+/**
+ * The store port rule, read from the sources: an area's mongoose models are imported only by
+ * its store module, so domain functions, routes, the CLI, scripts and benchmarks reach the
+ * store through it. Tests are not checked (they may set the store up through the models).
+ */
+const ROOT = join(__dirname, '..', '..');
+const CHECKED = ['api', 'core', 'activities', 'workflows', 'worker', 'scripts', 'bench'];
+
+interface Port {
+  /** Modules that declare the area's mongoose models (without extension, from the root). */
+  models: string[];
+  /** The modules allowed to import them: the store and the model modules themselves. */
+  allowed: string[];
+  /** The area's folder: inside it only `allowed` and `exceptions` may reach mongoose or the driver. */
+  area: string;
+  /** Files that may still touch mongoose themselves, each with why. */
+  exceptions: Record<string, string>;
+}
+
+const PORTS: Port[] = [
+  {
+    area: 'core/talent',
+    models: ['core/talent/models', 'core/talent/searchModels'],
+    allowed: ['core/talent/store', 'core/talent/models', 'core/talent/searchModels'],
+    exceptions: {},
+  },
+];
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+    const path = `${dir}/${e.name}`;
+    if (e.isDirectory()) return e.name === 'node_modules' || e.name === 'dist' ? [] : sourceFiles(path);
+    return /\.tsx?$/.test(e.name) && !e.name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+/** Every module a file imports (static, dynamic, re-exports), as written. */
+function importsOf(source: string): string[] {
+  const found: string[] = [];
+  for (const m of source.matchAll(/(?:from\s+|import\s*\(\s*|require\s*\(\s*|import\s+)'([^']+)'/g)) found.push(m[1]);
+  return found;
+}
+
+/** A relative specifier as a path from the root without extension; packages as written. */
+function resolved(file: string, spec: string): string {
+  if (!spec.startsWith('.')) return spec;
+  return relative(ROOT, resolve(ROOT, dirname(file), spec)).replace(/\.(ts|js)$/, '');
+}
+
+const files = CHECKED.flatMap(sourceFiles);
+const moduleOf = (file: string) => file.replace(/\.tsx?$/, '');
+
+describe.each(PORTS)('the store port of $area', (port) => {
+  test('only its store imports its models', () => {
+    const offenders = files
+      .filter((f) => !port.allowed.includes(moduleOf(f)))
+      .flatMap((f) => {
+        const source = readFileSync(join(ROOT, f), 'utf8');
+        return importsOf(source)
+          .map((spec) => resolved(f, spec))
+          .filter((m) => port.models.includes(m))
+          .map((m) => `${f} imports ${m}`);
+      });
+    expect(offenders).toEqual([]);
+  });
+
+  test('inside the area, only the store (and named exceptions) reach mongoose or the driver', () => {
+    const offenders = files
+      .filter((f) => f.startsWith(`${port.area}/`))
+      .filter((f) => !port.allowed.includes(moduleOf(f)) && !(moduleOf(f) in port.exceptions))
+      .flatMap((f) =>
+        importsOf(readFileSync(join(ROOT, f), 'utf8'))
+          .map((spec) => resolved(f, spec))
+          .filter((m) => m === 'mongoose' || m === 'mongodb' || m === 'core/store/typedCollection' || m === 'core/store/inserts')
+          .map((m) => `${f} imports ${m}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
+  test('the named exceptions exist (a stale one is removed from the list)', () => {
+    for (const file of Object.keys(port.exceptions)) expect(files).toContainEqual(expect.stringMatching(new RegExp(`^${file}\\.tsx?$`)));
+  });
+});
