@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Config } from '../core/config';
+import { KeyUseRecorder } from '../core/keys/keyUse';
 import { logger } from '../core/observability/logger';
 import { Problem } from '../core/problems';
 import { originRules } from '../core/allowedOrigins';
@@ -58,7 +59,7 @@ export const requirePrincipal: Koa.Middleware = async (ctx, next) => {
 export function v1Router(config: Config, routes: RouteSpec[]): Router {
   const v1 = new Router(ROUTER_OPTIONS);
   v1.use(
-    authenticate(config, failedAuthenticationLimit(config)),
+    authenticate(config, failedAuthenticationLimit(config), new KeyUseRecorder()),
     idempotencyKeyBeforeAdmission(routes),
     baselineAdmission(admissionUnder(config)),
     requirePrincipal,

@@ -87,6 +87,44 @@ function openApiLinks(links: Record<string, ResponseLink>): Record<string, unkno
   );
 }
 
+/** The headers of api/creditHeaders.ts, as components and inline where a response requires them (a `$ref` takes no `required`). */
+const CREDIT_HEADERS = {
+  CreditsCharged: {
+    description:
+      'Credits this request charged: 0 on an idempotent replay (`Idempotent-Replayed: true`), on a refusal (402 and every other error) and on a free answer. ' +
+      "A contact-retrieval job's creation always says 0: its records are charged as the job pays for them while it runs (the job's counts and the ledger show them).",
+    schema: { type: 'integer', minimum: 0 },
+  },
+  CreditsRemaining: {
+    description:
+      "The organization's credit balance as this answer is sent, after this request's charge (read from the ledger, so charges of concurrent requests may show too). " +
+      'Not sent on a 429 or 503 (the service is turning requests away and spends no read on them), nor when the balance could not be read.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+};
+
+/**
+ * The credit headers on a paid operation's answers (api/creditHeaders.ts): always on its
+ * successes and its 402; on its other answers when the operation itself gave them (not on
+ * refusals of the credential or of the Idempotency-Key's form, which come before it), and
+ * `Credits-Remaining` never on a 429 or 503.
+ */
+function withCreditHeaders(responses: Record<string, unknown>): void {
+  for (const [status, response] of Object.entries(responses)) {
+    const code = Number(status);
+    if (code === 401 || !response || typeof response !== 'object' || '$ref' in response) continue;
+    const always = (code >= 200 && code < 300) || code === 402;
+    const ref = (name: 'CreditsCharged' | 'CreditsRemaining') =>
+      always ? { ...CREDIT_HEADERS[name], required: true } : { $ref: `#/components/headers/${name}` };
+    const doc = response as { headers?: Record<string, unknown> };
+    doc.headers = {
+      ...(doc.headers ?? {}),
+      'Credits-Charged': ref('CreditsCharged'),
+      ...(code === 429 || code === 503 ? {} : { 'Credits-Remaining': ref('CreditsRemaining') }),
+    };
+  }
+}
+
 function toOpenApiPath(path: string): string {
   return path.replace(/:([A-Za-z_]+)/g, '{$1}');
 }
@@ -159,6 +197,7 @@ export function buildOpenApi(routes: RouteSpec[], info: OpenApiInfo): Record<str
       };
     }
     Object.assign(responses, problemResponses(spec));
+    if (spec.paid) withCreditHeaders(responses);
     responses.default = { $ref: '#/components/responses/Problem' };
     p[spec.method.toLowerCase()] = {
       operationId: spec.operation,
@@ -210,6 +249,7 @@ export function buildOpenApi(routes: RouteSpec[], info: OpenApiInfo): Record<str
       },
       headers: {
         RetryAfter: { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } },
+        ...CREDIT_HEADERS,
       },
       parameters: {
         RequestId: {

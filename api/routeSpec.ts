@@ -6,6 +6,7 @@ import type { KeyPrincipal } from '../core/keys/apiKeys';
 import type { Permission } from '../core/keys/permissions';
 import type { OperationName } from '../core/limits/limitTable';
 import { Problem } from '../core/problems';
+import { creditHeaders, statusOfFailure } from './creditHeaders';
 import { admissionOf } from './middleware/admission';
 import { readJsonBody, type ReadBody } from './middleware/jsonBody';
 import { createOperationExecutor, type ExecuteOperation } from './operations/executeOperation';
@@ -34,6 +35,11 @@ export interface RouteResult {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /**
+   * Credits this request charged (paid operations). Not part of the stored answer: a replay
+   * charges nothing and reports 0.
+   */
+  creditsCharged?: number;
 }
 
 /**
@@ -66,6 +72,8 @@ export interface RouteSpec<B extends ZodType = ZodType, Q extends ZodType = ZodT
   permission?: Permission;
   /** Requires an Idempotency-Key (SPEC 7.4). */
   idempotent?: boolean;
+  /** Spends credits: its answers carry `Credits-Charged` and `Credits-Remaining` (api/creditHeaders.ts). */
+  paid?: boolean;
   body?: B;
   query?: Q;
   params?: P;
@@ -88,6 +96,23 @@ const NO_BODY: ReadBody = { value: undefined, raw: Buffer.alloc(0) };
 async function runOverHttp(ctx: Context, spec: RouteSpec, execute: ExecuteOperation): Promise<void> {
   const principal = ctx.state.principal as KeyPrincipal | undefined;
   if (!principal) throw new Problem('missing_api_key', 'Send your API key as `Authorization: Bearer <API_KEY>`.');
+  if (!spec.paid) {
+    await answer(ctx, spec, principal, execute);
+    return;
+  }
+  // Every answer of a paid operation, refusals and failures included, says what it cost.
+  let charged: number;
+  try {
+    charged = await answer(ctx, spec, principal, execute);
+  } catch (err) {
+    ctx.set(await creditHeaders(principal.orgId, 0, statusOfFailure(err)));
+    throw err;
+  }
+  ctx.set(await creditHeaders(principal.orgId, charged, ctx.status));
+}
+
+/** Runs the operation and writes its answer; returns the credits it charged. */
+async function answer(ctx: Context, spec: RouteSpec, principal: KeyPrincipal, execute: ExecuteOperation): Promise<number> {
   const takesBody = spec.method === 'POST' || spec.method === 'PATCH';
   const body = takesBody ? await readJsonBody(ctx) : NO_BODY;
   const admission = admissionOf(ctx);
@@ -105,6 +130,7 @@ async function runOverHttp(ctx: Context, spec: RouteSpec, execute: ExecuteOperat
     ctx.status = result.status;
     for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
     if (result.body !== undefined) ctx.body = result.body;
+    return result.creditsCharged ?? 0;
   } finally {
     // Every answer, refusals and failures included, reports the limits the request was held to.
     if (admission) ctx.set(admission.rateLimitHeaders());

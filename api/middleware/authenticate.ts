@@ -1,6 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import type { Config } from '../../core/config';
 import { verifyApiKey } from '../../core/keys/apiKeys';
+import type { KeyUseRecorder } from '../../core/keys/keyUse';
 import { AddressBlocks, admitFromAddress, clientAddressBucket } from '../../core/limits/clientAddressLimits';
 import { Problem, retryLater } from '../../core/problems';
 
@@ -90,9 +91,10 @@ function tooManyFailures(retryAfterSeconds: number): Problem {
 /**
  * API-key authentication (SPEC 5.1, DECISIONS.md credential table). Runs before anything else
  * on /v1: a malformed or duplicated credential fails first, then the key is verified against
- * the store on every request so revocation is immediate on every replica.
+ * the store on every request so revocation is immediate on every replica. A verified key's use
+ * is noted for its `last_used_at` (written at most once a minute, never awaited here).
  */
-export function authenticate(settings: Pick<Config, 'apiAudience' | 'readCacheMs'>, failures?: FailedAuthenticationLimit): Middleware {
+export function authenticate(settings: Pick<Config, 'apiAudience' | 'readCacheMs'>, failures?: FailedAuthenticationLimit, keyUse?: KeyUseRecorder): Middleware {
   return async (ctx, next) => {
     rejectCredentialsOutsideHeader(ctx);
     // An address over its limit is refused before its key is looked up: valid or not, it learns nothing.
@@ -110,6 +112,7 @@ export function authenticate(settings: Pick<Config, 'apiAudience' | 'readCacheMs
       throw new Problem('invalid_api_key', 'The API key is not valid for this API: it is unknown, expired, revoked, or not a live key for this audience.');
     }
     ctx.state.principal = verdict.principal;
+    void keyUse?.note(verdict.principal.keyId);
     await next();
   };
 }

@@ -78,6 +78,7 @@ export async function withIdempotency(
   if (!isValidIdempotencyKey(key)) throw invalidIdempotencyKey();
   input.idempotencyKey = key;
   const { orgId, workspaceId, familyId } = input.principal;
+  let creditsCharged: number | undefined;
   const fingerprint = requestFingerprint(operation, call.method, call.path, parsedBody(rawBody), { workspaceId, familyId });
   const { response, replayed } = await runIdempotent(
     input.config,
@@ -85,6 +86,7 @@ export async function withIdempotency(
     async (claim): Promise<StoredResponse> => {
       claims.set(input, claim);
       const result = await run();
+      creditsCharged = result.creditsCharged;
       const body = result.body === undefined ? '' : typeof result.body === 'string' ? result.body : JSON.stringify(result.body);
       return { status: result.status, headers: { ...(result.headers ?? {}), 'Content-Type': JSON_TYPE }, body };
     },
@@ -93,5 +95,7 @@ export async function withIdempotency(
     status: response.status,
     headers: replayed ? { ...response.headers, 'Idempotent-Replayed': 'true' } : response.headers,
     body: response.body === '' ? undefined : response.body,
+    // What this request charged: a replay ran nothing, so it charged nothing.
+    ...(replayed || creditsCharged === undefined ? {} : { creditsCharged }),
   };
 }

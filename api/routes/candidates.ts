@@ -79,6 +79,7 @@ export const candidateRoutes = [
       'A search visits at most a fixed number of candidates (250,000 unless the operator set another budget); past it, it answers with the best of what it visited and an extrapolated `total_estimate`.',
     permission: PERMISSIONS.candidatesSearch,
     idempotent: true,
+    paid: true,
     body: SearchBody,
     responses: {
       200: {
@@ -107,9 +108,8 @@ export const candidateRoutes = [
       422: { description: '`validation_failed`, including unknown or not enabled sources' },
       429: { description: '`preview_quota_exceeded` or `distinct_query_cap` (Retry-After: 1); nothing charged' },
     },
-    handler: async (input) => ({
-      status: 200,
-      body: await searchCandidates(input.config, {
+    handler: async (input) => {
+      const page = await searchCandidates(input.config, {
         orgId: input.principal.orgId,
         familyId: input.principal.familyId,
         claim: requestClaim(input),
@@ -118,7 +118,8 @@ export const candidateRoutes = [
         sources: input.body.sources,
         pageSize: input.body.page_size,
         cursor: input.body.cursor,
-      }),
-    }),
+      });
+      return { status: 200, body: page, creditsCharged: page.credits_charged };
+    },
   }),
 ];

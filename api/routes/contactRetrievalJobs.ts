@@ -122,6 +122,8 @@ export const contactRetrievalJobRoutes = [
       deliveryQuotaNote,
     permission: PERMISSIONS.jobsWrite,
     idempotent: true,
+    // Charged as its chunks are paid, never at acceptance: its answers say 0 (and the balance).
+    paid: true,
     body: CreateBody,
     responses: {
       ...accepted,
@@ -146,6 +148,8 @@ export const contactRetrievalJobRoutes = [
       deliveryQuotaNote,
     permission: PERMISSIONS.jobsWrite,
     idempotent: true,
+    // Charged as its chunks are paid, never at acceptance: its answers say 0 (and the balance).
+    paid: true,
     body: BatchBody,
     responses: { ...accepted, ...errors, 404: { description: 'No such search for this organization' } },
     handler: async ({ principal, body, config }) => ({

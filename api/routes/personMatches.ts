@@ -77,6 +77,7 @@ export const personMatchRoutes = [
       `Confidence: the best strong identifier (profile_url ${CONFIDENCE.profile_url}, email ${CONFIDENCE.email}, phone ${CONFIDENCE.phone}) raised by corroborating fields, or without one the sum of name ${CONFIDENCE.name}, company ${CONFIDENCE.company}, title ${CONFIDENCE.title}, location ${CONFIDENCE.location} (at most 0.95).`,
     permission: PERMISSIONS.personMatchesCreate,
     idempotent: true,
+    paid: true,
     body: MatchBody,
     responses: {
       200: { description: 'The matches (possibly none)', schema: MatchResponse },
@@ -90,10 +91,8 @@ export const personMatchRoutes = [
     handler: async (input) => {
       const { min_confidence, limit, ...fields } = input.body;
       const { orgId, familyId } = input.principal;
-      return {
-        status: 200,
-        body: await matchPeople(input.config, { orgId, familyId, claim: requestClaim(input), fields, minConfidence: min_confidence, limit }),
-      };
+      const matched = await matchPeople(input.config, { orgId, familyId, claim: requestClaim(input), fields, minConfidence: min_confidence, limit });
+      return { status: 200, body: matched, creditsCharged: matched.credits_charged };
     },
   }),
 ];

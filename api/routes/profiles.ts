@@ -43,6 +43,7 @@ export const profileRoutes = [
     description: `Requires an Idempotency-Key. Costs ${PRICES.profileUnlock} credits; free when this organization already unlocked the person. Counts against the daily delivery quota (\`delivery_quota_exceeded\`).`,
     permission: PERMISSIONS.profilesUnlock,
     idempotent: true,
+    paid: true,
     body: UnlockBody,
     responses: {
       200: { description: 'The full profile', schema: UnlockResponse },
@@ -54,14 +55,14 @@ export const profileRoutes = [
       409: { description: '`idempotency_key_reused` or `idempotency_in_progress`' },
       429: { description: '`delivery_quota_exceeded` (Retry-After: 1); nothing charged' },
     },
-    handler: async (input) => ({
-      status: 200,
-      body: await unlockProfile(input.config, {
+    handler: async (input) => {
+      const unlocked = await unlockProfile(input.config, {
         orgId: input.principal.orgId,
         familyId: input.principal.familyId,
         claim: requestClaim(input),
         personId: input.body.person_id,
-      }),
-    }),
+      });
+      return { status: 200, body: unlocked, creditsCharged: unlocked.credits_charged };
+    },
   }),
 ];

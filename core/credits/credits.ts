@@ -352,6 +352,16 @@ export async function creditBalance(orgId: string): Promise<number> {
   return (await fundingState(orgId)).creditBalance;
 }
 
+/**
+ * The balance as it stands now, for answers that report it: the head entry this process wrote
+ * or read last when a probe finds nothing after it (two look-ups by id), else the head read afresh.
+ */
+export async function currentCreditBalance(orgId: string): Promise<number> {
+  const held = headEntries.get(orgId);
+  if (held && (await headSeq(LedgerEntry, orgId, held.seq)) === held.seq) return held.balanceAfter;
+  return creditBalance(orgId);
+}
+
 export interface BudgetView {
   org_id: string;
   family_id: string | null;

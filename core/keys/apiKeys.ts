@@ -6,6 +6,7 @@ import { newId } from '../ids';
 import { Application, Workspace } from '../tenancy/models';
 import { requireOrganization } from '../tenancy/provisioning';
 import { displayPrefix, generateApiKey, parseApiKey, type KeyEnvironment } from './apiKeyFormat';
+import { checkKeyName, defaultKeyName } from './keyNames';
 import { ApiKey } from './models';
 import { isPermission, type Permission } from './permissions';
 
@@ -28,8 +29,18 @@ export class UnknownKeyFamily extends Error {
   }
 }
 
+/** A key name that cannot be one (blank, too long, control characters): the caller's mistake. */
+export class InvalidKeyName extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidKeyName';
+  }
+}
+
 export interface CreateKeyInput {
   orgId: string;
+  /** Default: the family's name for a rotation, else `Key <display prefix>` (keyNames.ts). */
+  name?: string;
   workspaceId: string;
   applicationId?: string;
   familyId?: string;
@@ -39,7 +50,9 @@ export interface CreateKeyInput {
   expiresAt?: Date | null;
 }
 
-export async function createApiKey(input: CreateKeyInput): Promise<{ key: string; key_id: string; family_id: string }> {
+export async function createApiKey(input: CreateKeyInput): Promise<{ key: string; key_id: string; family_id: string; name: string }> {
+  const given = input.name === undefined ? undefined : checkKeyName(input.name);
+  if (given && !given.ok) throw new InvalidKeyName(given.message);
   await requireOrganization(input.orgId);
   const unknown = input.scopes.filter((s) => !isPermission(s));
   if (unknown.length) throw new Error(`unknown scopes: ${unknown.join(', ')}`);
@@ -47,7 +60,9 @@ export async function createApiKey(input: CreateKeyInput): Promise<{ key: string
   if (!ws) throw new Error(`workspace ${input.workspaceId} does not belong to ${input.orgId}`);
   // A rotation joins a family that already exists in this organization (and application): a
   // made-up family id would otherwise start a family whose budget and caps nobody set.
-  const family = input.familyId ? await ApiKey.findOne({ familyId: input.familyId, orgId: input.orgId }, { applicationId: 1 }).lean() : null;
+  const family = input.familyId
+    ? await ApiKey.findOne({ familyId: input.familyId, orgId: input.orgId }, { applicationId: 1, name: 1 }).sort({ createdAt: -1 }).lean()
+    : null;
   if (input.familyId && !family) {
     throw new UnknownKeyFamily(`key family ${input.familyId} does not exist in organization ${input.orgId}; omit --family to start a new family`);
   }
@@ -67,8 +82,10 @@ export async function createApiKey(input: CreateKeyInput): Promise<{ key: string
   const familyId = input.familyId ?? newId('kf');
   const key = generateApiKey(input.environment ?? 'live');
   const keyId = newId('key');
+  const name = given?.ok ? given.name : defaultKeyName(displayPrefix(key), family?.name);
   await ApiKey.create({
     _id: keyId,
+    name,
     hash: sha256Hex(key),
     displayPrefix: displayPrefix(key),
     environment: input.environment ?? 'live',
@@ -80,7 +97,47 @@ export async function createApiKey(input: CreateKeyInput): Promise<{ key: string
     scopes: [...new Set(input.scopes)],
     expiresAt: input.expiresAt ?? null,
   });
-  return { key, key_id: keyId, family_id: familyId };
+  return { key, key_id: keyId, family_id: familyId, name };
+}
+
+/** A key as the operator (and the organization's admins) read it: never its hash or plaintext. */
+export interface KeyView {
+  key_id: string;
+  name: string;
+  display_prefix: string;
+  family_id: string;
+  workspace_id: string;
+  application_id: string;
+  scopes: string[];
+  status: 'active' | 'expired' | 'revoked';
+  created_at: string | null;
+  /** Accurate to the minute (keyUse.ts); null when the key was never used. */
+  last_used_at: string | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+}
+
+/** The organization's keys, oldest first, revoked and expired ones included. */
+export async function listApiKeys(orgId: string, now = new Date()): Promise<{ org_id: string; keys: KeyView[] }> {
+  await requireOrganization(orgId);
+  const docs = await ApiKey.find({ orgId }, { hash: 0 }).sort({ createdAt: 1, _id: 1 }).lean();
+  return {
+    org_id: orgId,
+    keys: docs.map((d) => ({
+      key_id: d._id,
+      name: d.name ?? defaultKeyName(d.displayPrefix, null),
+      display_prefix: d.displayPrefix,
+      family_id: d.familyId,
+      workspace_id: d.workspaceId,
+      application_id: d.applicationId,
+      scopes: d.scopes,
+      status: d.revokedAt && d.revokedAt <= now ? 'revoked' : d.expiresAt && d.expiresAt <= now ? 'expired' : 'active',
+      created_at: d.createdAt?.toISOString() ?? null,
+      last_used_at: d.lastUsedAt?.toISOString() ?? null,
+      expires_at: d.expiresAt?.toISOString() ?? null,
+      revoked_at: d.revokedAt?.toISOString() ?? null,
+    })),
+  };
 }
 
 /**

@@ -3,6 +3,8 @@ import { Schema, model } from 'mongoose';
 const apiKeySchema = new Schema(
   {
     _id: { type: String, required: true }, // key_…
+    // What people recognise the key by; keys made before names existed have none (listed by their prefix).
+    name: { type: String, default: null },
     hash: { type: String, required: true, unique: true }, // sha256 of the plaintext
     displayPrefix: { type: String, required: true },
     environment: { type: String, enum: ['live', 'test'], required: true },
@@ -14,6 +16,8 @@ const apiKeySchema = new Schema(
     scopes: { type: [String], required: true },
     expiresAt: { type: Date, default: null },
     revokedAt: { type: Date, default: null },
+    // Written at most once a minute per key (keyUse.ts): accurate to the minute, never per request.
+    lastUsedAt: { type: Date, default: null },
   },
   { timestamps: true, versionKey: false },
 );

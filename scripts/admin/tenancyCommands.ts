@@ -1,4 +1,4 @@
-import { UnknownKeyFamily, createApiKey, revokeApiKey } from '../../core/keys/apiKeys';
+import { InvalidKeyName, UnknownKeyFamily, createApiKey, listApiKeys, revokeApiKey } from '../../core/keys/apiKeys';
 import { createApplication, createOrganization, createWorkspace } from '../../core/tenancy/provisioning';
 import { UsageError, intFlag, optionalFlag, requireFlag, type AdminCommand } from './command';
 
@@ -16,7 +16,7 @@ export const tenancyCommands: Record<string, AdminCommand> = {
     run: (f) => createApplication(requireFlag(f, 'org'), optionalFlag(f, 'name')),
   },
   'key create': {
-    usage: 'key create --org O --workspace W [--application A] --scopes s1,s2 [--family F] [--environment live] [--audience X]',
+    usage: 'key create --org O --workspace W [--application A] --scopes s1,s2 [--family F] [--name N] [--environment live] [--audience X]',
     run: (f, config) => {
       const env = optionalFlag(f, 'environment') ?? 'live';
       // The data model knows test keys, but this deployment refuses them on every request (401).
@@ -29,6 +29,7 @@ export const tenancyCommands: Record<string, AdminCommand> = {
       if (family !== undefined && !/^kf_[0-9A-Za-z]+$/.test(family)) throw new UsageError('--family must be an existing key family id (kf_…)');
       return createApiKey({
         orgId: requireFlag(f, 'org'),
+        name: optionalFlag(f, 'name'),
         workspaceId: requireFlag(f, 'workspace'),
         applicationId: optionalFlag(f, 'application'),
         familyId: family,
@@ -39,9 +40,13 @@ export const tenancyCommands: Record<string, AdminCommand> = {
         environment: env,
         audience: optionalFlag(f, 'audience') ?? config.apiAudience,
       }).catch((err: unknown) => {
-        throw err instanceof UnknownKeyFamily ? new UsageError(err.message) : err;
+        throw err instanceof UnknownKeyFamily || err instanceof InvalidKeyName ? new UsageError(err.message) : err;
       });
     },
+  },
+  'key list': {
+    usage: 'key list --org O (every key of the organization: name, prefix, scopes, status, last use; never a secret)',
+    run: (f) => listApiKeys(requireFlag(f, 'org')),
   },
   'key revoke': {
     usage: 'key revoke --key-id K',

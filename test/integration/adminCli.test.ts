@@ -31,6 +31,7 @@ describe('operator CLI', () => {
       key: expect.stringMatching(/^sk_live_ext_[0-9A-Za-z]{32,}$/),
       key_id: expect.stringMatching(/^key_/),
       family_id: expect.stringMatching(/^kf_/),
+      name: `Key ${key.json.key.slice(0, 16)}`,
     });
 
     const who = await api(srv.url, 'GET', '/v1/whoami', { key: key.json.key });

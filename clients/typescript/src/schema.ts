@@ -990,6 +990,10 @@ export interface components {
     headers: {
         /** @description Seconds to wait before retrying */
         RetryAfter: number;
+        /** @description Credits this request charged: 0 on an idempotent replay (`Idempotent-Replayed: true`), on a refusal (402 and every other error) and on a free answer. A contact-retrieval job's creation always says 0: its records are charged as the job pays for them while it runs (the job's counts and the ledger show them). */
+        CreditsCharged: number;
+        /** @description The organization's credit balance as this answer is sent, after this request's charge (read from the ledger, so charges of concurrent requests may show too). Not sent on a 429 or 503 (the service is turning requests away and spends no read on them), nor when the balance could not be read. */
+        CreditsRemaining: number;
     };
     pathItems: never;
 }
@@ -3538,6 +3542,10 @@ export interface operations {
             /** @description Accepted: the job runs; poll it, wait for the `job.completed` webhook, then read its result. Each delivered record costs 1 credit; reused (retrieved by this organization within 30 days, including by another of its jobs running at the same time: an organization pays once per person and field), not_found and failed people are free */
             202: {
                 headers: {
+                    /** @description Credits this request charged: 0 on an idempotent replay (`Idempotent-Replayed: true`), on a refusal (402 and every other error) and on a free answer. A contact-retrieval job's creation always says 0: its records are charged as the job pays for them while it runs (the job's counts and the ledger show them). */
+                    "Credits-Charged": number;
+                    /** @description The organization's credit balance as this answer is sent, after this request's charge (read from the ledger, so charges of concurrent requests may show too). Not sent on a 429 or 503 (the service is turning requests away and spends no read on them), nor when the balance could not be read. */
+                    "Credits-Remaining": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3597,6 +3605,8 @@ export interface operations {
             /** @description `malformed_authorization`, `invalid_idempotency_key`, `malformed_body`. */
             400: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3643,6 +3653,10 @@ export interface operations {
             /** @description The organization cannot fund one contact record (insufficient_credits with `required_credits` 1, family_budget_exhausted, organization_budget_exhausted), checked before any person or search is looked up; nothing was created */
             402: {
                 headers: {
+                    /** @description Credits this request charged: 0 on an idempotent replay (`Idempotent-Replayed: true`), on a refusal (402 and every other error) and on a free answer. A contact-retrieval job's creation always says 0: its records are charged as the job pays for them while it runs (the job's counts and the ledger show them). */
+                    "Credits-Charged": number;
+                    /** @description The organization's credit balance as this answer is sent, after this request's charge (read from the ledger, so charges of concurrent requests may show too). Not sent on a 429 or 503 (the service is turning requests away and spends no read on them), nor when the balance could not be read. */
+                    "Credits-Remaining": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3666,6 +3680,8 @@ export interface operations {
             /** @description `insufficient_scope`. */
             403: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3690,6 +3706,8 @@ export interface operations {
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3713,6 +3731,8 @@ export interface operations {
             /** @description `body_too_large`. */
             413: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3736,6 +3756,8 @@ export interface operations {
             /** @description `unsupported_media_type`. */
             415: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3759,6 +3781,8 @@ export interface operations {
             /** @description `validation_failed`; unknown (or not available) person ids are listed in `unknown_person_ids` */
             422: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3789,6 +3813,7 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3812,6 +3837,8 @@ export interface operations {
             /** @description `internal_error`. */
             500: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3836,6 +3863,7 @@ export interface operations {
             503: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3905,6 +3933,10 @@ export interface operations {
             /** @description Accepted: the job runs; poll it, wait for the `job.completed` webhook, then read its result. Each delivered record costs 1 credit; reused (retrieved by this organization within 30 days, including by another of its jobs running at the same time: an organization pays once per person and field), not_found and failed people are free */
             202: {
                 headers: {
+                    /** @description Credits this request charged: 0 on an idempotent replay (`Idempotent-Replayed: true`), on a refusal (402 and every other error) and on a free answer. A contact-retrieval job's creation always says 0: its records are charged as the job pays for them while it runs (the job's counts and the ledger show them). */
+                    "Credits-Charged": number;
+                    /** @description The organization's credit balance as this answer is sent, after this request's charge (read from the ledger, so charges of concurrent requests may show too). Not sent on a 429 or 503 (the service is turning requests away and spends no read on them), nor when the balance could not be read. */
+                    "Credits-Remaining": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3963,6 +3995,8 @@ export interface operations {
             /** @description `malformed_authorization`, `invalid_idempotency_key`, `malformed_body`. */
             400: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4009,6 +4043,10 @@ export interface operations {
             /** @description The organization cannot fund one contact record (insufficient_credits with `required_credits` 1, family_budget_exhausted, organization_budget_exhausted), checked before any person or search is looked up; nothing was created */
             402: {
                 headers: {
+                    /** @description Credits this request charged: 0 on an idempotent replay (`Idempotent-Replayed: true`), on a refusal (402 and every other error) and on a free answer. A contact-retrieval job's creation always says 0: its records are charged as the job pays for them while it runs (the job's counts and the ledger show them). */
+                    "Credits-Charged": number;
+                    /** @description The organization's credit balance as this answer is sent, after this request's charge (read from the ledger, so charges of concurrent requests may show too). Not sent on a 429 or 503 (the service is turning requests away and spends no read on them), nor when the balance could not be read. */
+                    "Credits-Remaining": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4032,6 +4070,8 @@ export interface operations {
             /** @description `insufficient_scope`. */
             403: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4055,6 +4095,8 @@ export interface operations {
             /** @description `not_found`; No such search for this organization */
             404: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4079,6 +4121,8 @@ export interface operations {
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4102,6 +4146,8 @@ export interface operations {
             /** @description `body_too_large`. */
             413: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4125,6 +4171,8 @@ export interface operations {
             /** @description `unsupported_media_type`. */
             415: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4148,6 +4196,8 @@ export interface operations {
             /** @description `validation_failed`. */
             422: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4178,6 +4228,7 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4201,6 +4252,8 @@ export interface operations {
             /** @description `internal_error`. */
             500: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4225,6 +4278,7 @@ export interface operations {
             503: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5566,6 +5620,10 @@ export interface operations {
             /** @description A page of previews */
             200: {
                 headers: {
+                    /** @description Credits this request charged: 0 on an idempotent replay (`Idempotent-Replayed: true`), on a refusal (402 and every other error) and on a free answer. A contact-retrieval job's creation always says 0: its records are charged as the job pays for them while it runs (the job's counts and the ledger show them). */
+                    "Credits-Charged": number;
+                    /** @description The organization's credit balance as this answer is sent, after this request's charge (read from the ledger, so charges of concurrent requests may show too). Not sent on a 429 or 503 (the service is turning requests away and spends no read on them), nor when the balance could not be read. */
+                    "Credits-Remaining": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5635,6 +5693,8 @@ export interface operations {
             /** @description `malformed_authorization`, `malformed_body`; `invalid_idempotency_key`, or `invalid_cursor` (forged, altered, another organization's, or another search's cursor) */
             400: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5681,6 +5741,10 @@ export interface operations {
             /** @description insufficient_credits (`required_credits` is the price of one page), family_budget_exhausted or organization_budget_exhausted: checked before anything is searched or read; nothing charged */
             402: {
                 headers: {
+                    /** @description Credits this request charged: 0 on an idempotent replay (`Idempotent-Replayed: true`), on a refusal (402 and every other error) and on a free answer. A contact-retrieval job's creation always says 0: its records are charged as the job pays for them while it runs (the job's counts and the ledger show them). */
+                    "Credits-Charged": number;
+                    /** @description The organization's credit balance as this answer is sent, after this request's charge (read from the ledger, so charges of concurrent requests may show too). Not sent on a 429 or 503 (the service is turning requests away and spends no read on them), nor when the balance could not be read. */
+                    "Credits-Remaining": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5704,6 +5768,8 @@ export interface operations {
             /** @description `insufficient_scope`. */
             403: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5728,6 +5794,8 @@ export interface operations {
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5751,6 +5819,8 @@ export interface operations {
             /** @description `cursor_expired`: start the search again */
             410: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5774,6 +5844,8 @@ export interface operations {
             /** @description `body_too_large`. */
             413: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5797,6 +5869,8 @@ export interface operations {
             /** @description `unsupported_media_type`. */
             415: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5820,6 +5894,8 @@ export interface operations {
             /** @description `validation_failed`, including unknown or not enabled sources */
             422: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5850,6 +5926,7 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5873,6 +5950,8 @@ export interface operations {
             /** @description `internal_error`. */
             500: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5897,6 +5976,7 @@ export interface operations {
             503: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5949,6 +6029,10 @@ export interface operations {
             /** @description The full profile */
             200: {
                 headers: {
+                    /** @description Credits this request charged: 0 on an idempotent replay (`Idempotent-Replayed: true`), on a refusal (402 and every other error) and on a free answer. A contact-retrieval job's creation always says 0: its records are charged as the job pays for them while it runs (the job's counts and the ledger show them). */
+                    "Credits-Charged": number;
+                    /** @description The organization's credit balance as this answer is sent, after this request's charge (read from the ledger, so charges of concurrent requests may show too). Not sent on a 429 or 503 (the service is turning requests away and spends no read on them), nor when the balance could not be read. */
+                    "Credits-Remaining": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6057,6 +6141,8 @@ export interface operations {
             /** @description `malformed_authorization`, `invalid_idempotency_key`, `malformed_body`. */
             400: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6103,6 +6189,10 @@ export interface operations {
             /** @description insufficient_credits (`required_credits` is the unlock price), family_budget_exhausted or organization_budget_exhausted: checked before the person is looked up, so the same for every person id not unlocked before; nothing charged */
             402: {
                 headers: {
+                    /** @description Credits this request charged: 0 on an idempotent replay (`Idempotent-Replayed: true`), on a refusal (402 and every other error) and on a free answer. A contact-retrieval job's creation always says 0: its records are charged as the job pays for them while it runs (the job's counts and the ledger show them). */
+                    "Credits-Charged": number;
+                    /** @description The organization's credit balance as this answer is sent, after this request's charge (read from the ledger, so charges of concurrent requests may show too). Not sent on a 429 or 503 (the service is turning requests away and spends no read on them), nor when the balance could not be read. */
+                    "Credits-Remaining": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6126,6 +6216,8 @@ export interface operations {
             /** @description `insufficient_scope`. */
             403: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6149,6 +6241,8 @@ export interface operations {
             /** @description `not_found`; No such person, or the person's source is not enabled for this organization */
             404: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6173,6 +6267,8 @@ export interface operations {
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6196,6 +6292,8 @@ export interface operations {
             /** @description `body_too_large`. */
             413: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6219,6 +6317,8 @@ export interface operations {
             /** @description `unsupported_media_type`. */
             415: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6242,6 +6342,8 @@ export interface operations {
             /** @description `validation_failed`. */
             422: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6272,6 +6374,7 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6295,6 +6398,8 @@ export interface operations {
             /** @description `internal_error`. */
             500: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6319,6 +6424,7 @@ export interface operations {
             503: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6388,6 +6494,10 @@ export interface operations {
             /** @description The matches (possibly none) */
             200: {
                 headers: {
+                    /** @description Credits this request charged: 0 on an idempotent replay (`Idempotent-Replayed: true`), on a refusal (402 and every other error) and on a free answer. A contact-retrieval job's creation always says 0: its records are charged as the job pays for them while it runs (the job's counts and the ledger show them). */
+                    "Credits-Charged": number;
+                    /** @description The organization's credit balance as this answer is sent, after this request's charge (read from the ledger, so charges of concurrent requests may show too). Not sent on a 429 or 503 (the service is turning requests away and spends no read on them), nor when the balance could not be read. */
+                    "Credits-Remaining": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6429,6 +6539,8 @@ export interface operations {
             /** @description `malformed_authorization`, `invalid_idempotency_key`, `malformed_body`. */
             400: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6475,6 +6587,10 @@ export interface operations {
             /** @description insufficient_credits (`required_credits` is the price of one match), family_budget_exhausted or organization_budget_exhausted: the funds cannot pay for one match, whatever the fields; nothing looked up, nothing charged */
             402: {
                 headers: {
+                    /** @description Credits this request charged: 0 on an idempotent replay (`Idempotent-Replayed: true`), on a refusal (402 and every other error) and on a free answer. A contact-retrieval job's creation always says 0: its records are charged as the job pays for them while it runs (the job's counts and the ledger show them). */
+                    "Credits-Charged": number;
+                    /** @description The organization's credit balance as this answer is sent, after this request's charge (read from the ledger, so charges of concurrent requests may show too). Not sent on a 429 or 503 (the service is turning requests away and spends no read on them), nor when the balance could not be read. */
+                    "Credits-Remaining": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6498,6 +6614,8 @@ export interface operations {
             /** @description `insufficient_scope`. */
             403: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6522,6 +6640,8 @@ export interface operations {
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6545,6 +6665,8 @@ export interface operations {
             /** @description `body_too_large`. */
             413: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6568,6 +6690,8 @@ export interface operations {
             /** @description `unsupported_media_type`. */
             415: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6591,6 +6715,8 @@ export interface operations {
             /** @description `validation_failed`: not enough identifying fields, or a malformed one */
             422: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6621,6 +6747,7 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6644,6 +6771,8 @@ export interface operations {
             /** @description `internal_error`. */
             500: {
                 headers: {
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
+                    "Credits-Remaining": components["headers"]["CreditsRemaining"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6668,6 +6797,7 @@ export interface operations {
             503: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Credits-Charged": components["headers"]["CreditsCharged"];
                     [name: string]: unknown;
                 };
                 content: {

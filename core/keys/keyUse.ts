@@ -1,0 +1,53 @@
+import { LRUCache } from 'lru-cache';
+import { logger } from '../observability/logger';
+import { ApiKey } from './models';
+
+/** How stale a key's `last_used_at` may be: it is written at most once per key per this period. */
+export const KEY_USE_PERIOD_MS = 60_000;
+
+/** How many keys a process remembers its last write for; one forgotten costs one extra write. */
+const REMEMBERED_KEYS = 100_000;
+
+/**
+ * Stores that a key was used at `at`, unless the store already holds a use within the period
+ * (so several replicas, each writing once per period, still change the key once per period).
+ * Resolves to whether the key's document changed.
+ */
+export type KeyUseWrite = (keyId: string, at: Date) => Promise<boolean>;
+
+export const writeKeyUse: KeyUseWrite = async (keyId, at) => {
+  const res = await ApiKey.updateOne(
+    { _id: keyId, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lte: new Date(at.getTime() - KEY_USE_PERIOD_MS) } }] },
+    { $set: { lastUsedAt: at } },
+  );
+  return res.modifiedCount === 1;
+};
+
+/**
+ * Keeps each key's `last_used_at` without a store write per request: a process writes a key's
+ * use at most once per KEY_USE_PERIOD_MS (it notes when it last wrote each key), and never on
+ * the request's path: the write is started, not awaited, and its failure is logged, never the
+ * request's. What this remembers is when it wrote, never whether a key is valid: every request
+ * is still verified against the store, so a revocation is seen on the very next request.
+ */
+export class KeyUseRecorder {
+  private readonly lastWritten = new LRUCache<string, number>({ max: REMEMBERED_KEYS });
+
+  constructor(
+    private readonly write: KeyUseWrite = writeKeyUse,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Notes a verified use of the key; returns the pending write when one was started (tests wait on it), else undefined. */
+  note(keyId: string): Promise<void> | undefined {
+    const now = this.now();
+    const last = this.lastWritten.get(keyId);
+    if (last !== undefined && now - last < KEY_USE_PERIOD_MS && now >= last) return undefined;
+    this.lastWritten.set(keyId, now);
+    return this.write(keyId, new Date(now)).then(
+      () => undefined,
+      // One attempt per period even when it fails: a store in trouble gets no write per request.
+      (err: unknown) => logger.warn({ err, key_id: keyId }, 'recording the last use of an API key failed'),
+    );
+  }
+}

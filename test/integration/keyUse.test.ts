@@ -1,0 +1,157 @@
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import { authenticate } from '../../api/middleware/authenticate';
+import { problemDocuments } from '../../api/middleware/problemDocuments';
+import { revokeApiKey } from '../../core/keys/apiKeys';
+import { KEY_USE_PERIOD_MS, KeyUseRecorder, writeKeyUse } from '../../core/keys/keyUse';
+import { ApiKey } from '../../core/keys/models';
+import { PERMISSIONS } from '../../core/keys/permissions';
+import { runAdmin } from '../support/adminCli';
+import { eventually } from '../support/eventually';
+import { createTenant } from '../support/fixtures';
+import { api } from '../support/http';
+import { startTestApi, type TestApi } from '../support/testApi';
+
+let srv: TestApi;
+
+beforeAll(async () => {
+  srv = await startTestApi();
+});
+afterAll(async () => srv.close());
+
+/** The real authentication middleware in front of a handler that answers 200, with the given recorder. */
+async function authenticatedApp(recorder: KeyUseRecorder): Promise<{ url: string; close: () => Promise<void> }> {
+  const app = new Koa();
+  app.silent = true;
+  app.use(problemDocuments());
+  app.use(authenticate(srv.config, undefined, recorder));
+  app.use((ctx) => {
+    ctx.body = { ok: true };
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+const storedUse = async (keyId: string) => (await ApiKey.findById(keyId, { lastUsedAt: 1 }).lean())?.lastUsedAt ?? null;
+
+describe('last use of an API key', () => {
+  test('100 requests within a minute are one store write, the next minute another; a revoked key is refused on its very next request', async () => {
+    const tenant = await createTenant({ scopes: [PERMISSIONS.limitsRead] });
+    const clock = { now: Date.UTC(2026, 0, 5, 9, 0, 0) };
+    const pending: Promise<void>[] = [];
+    const changes: boolean[] = [];
+    const recorder = new KeyUseRecorder(
+      async (keyId, at) => {
+        const changed = await writeKeyUse(keyId, at);
+        changes.push(changed);
+        return changed;
+      },
+      () => clock.now,
+    );
+    const noting = recorder.note.bind(recorder);
+    recorder.note = (keyId) => {
+      const p = noting(keyId);
+      if (p) pending.push(p);
+      return p;
+    };
+    const app = await authenticatedApp(recorder);
+    try {
+      const start = clock.now;
+      for (let i = 0; i < 100; i++) {
+        expect((await api(app.url, 'GET', '/', { key: tenant.key })).status).toBe(200);
+        clock.now += 500; // 100 requests over 50 seconds
+      }
+      await Promise.all(pending);
+      expect(changes).toEqual([true]);
+      expect(await storedUse(tenant.keyId)).toEqual(new Date(start));
+
+      clock.now = start + KEY_USE_PERIOD_MS;
+      expect((await api(app.url, 'GET', '/', { key: tenant.key })).status).toBe(200);
+      await Promise.all(pending);
+      expect(changes).toEqual([true, true]);
+      expect(await storedUse(tenant.keyId)).toEqual(new Date(start + KEY_USE_PERIOD_MS));
+
+      // Nothing remembered about the key's use stands in for verifying it.
+      await revokeApiKey(srv.config, tenant.keyId);
+      expect((await api(app.url, 'GET', '/', { key: tenant.key })).status).toBe(401);
+      expect(pending).toHaveLength(2);
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('a second replica writing within the same minute changes nothing in the store', async () => {
+    const tenant = await createTenant({ scopes: [PERMISSIONS.limitsRead] });
+    const at = new Date(Date.UTC(2026, 0, 5, 10, 0, 0));
+    expect(await writeKeyUse(tenant.keyId, at)).toBe(true);
+    expect(await writeKeyUse(tenant.keyId, new Date(at.getTime() + 30_000))).toBe(false);
+    expect(await storedUse(tenant.keyId)).toEqual(at);
+    expect(await writeKeyUse(tenant.keyId, new Date(at.getTime() + KEY_USE_PERIOD_MS))).toBe(true);
+  });
+
+  test('the answer never waits for the write, and a failing write fails no request', async () => {
+    const tenant = await createTenant({ scopes: [PERMISSIONS.limitsRead] });
+    const hanging = await authenticatedApp(new KeyUseRecorder(() => new Promise<boolean>(() => undefined)));
+    const failing = await authenticatedApp(new KeyUseRecorder(() => Promise.reject(new Error('store write refused'))));
+    try {
+      expect((await api(hanging.url, 'GET', '/', { key: tenant.key })).status).toBe(200);
+      expect((await api(failing.url, 'GET', '/', { key: tenant.key })).status).toBe(200);
+    } finally {
+      await hanging.close();
+      await failing.close();
+    }
+  });
+
+  test('the API records a use that the operator CLI lists with the key name', async () => {
+    const org = runAdmin(srv.config, ['org', 'create', '--name', 'Key names']).json;
+    const named = runAdmin(srv.config, [
+      'key',
+      'create',
+      '--org',
+      org.org_id,
+      '--workspace',
+      org.workspace_id,
+      '--scopes',
+      'limits.v1:read',
+      '--name',
+      ' CI deploys ',
+    ]);
+    expect(named.status).toBe(0);
+    expect(named.json).toMatchObject({ name: 'CI deploys', key_id: expect.stringMatching(/^key_/) });
+    const rotated = runAdmin(srv.config, [
+      ...['key', 'create', '--org', org.org_id, '--workspace', org.workspace_id, '--scopes', 'limits.v1:read'],
+      ...['--family', named.json.family_id],
+    ]).json;
+    expect(rotated.name).toBe('CI deploys');
+    const unnamed = runAdmin(srv.config, ['key', 'create', '--org', org.org_id, '--workspace', org.workspace_id, '--scopes', 'limits.v1:read']).json;
+    expect(unnamed.name).toBe(`Key ${unnamed.key.slice(0, 16)}`);
+    const blank = runAdmin(srv.config, ['key', 'create', '--org', org.org_id, '--workspace', org.workspace_id, '--scopes', 'limits.v1:read', '--name=  ']);
+    expect(blank.status).toBe(2);
+    expect(blank.stderr).toMatch(/must not be blank/);
+
+    const before = Date.now();
+    expect((await api(srv.url, 'GET', '/v1/whoami', { key: named.json.key })).status).toBe(200);
+    const used = await eventually('the key use to be stored', async () => (await storedUse(named.json.key_id)) ?? undefined);
+    expect(used.getTime()).toBeGreaterThanOrEqual(before - 1000);
+
+    const list = runAdmin(srv.config, ['key', 'list', '--org', org.org_id]);
+    expect(list.status).toBe(0);
+    expect(list.stdout).not.toContain(named.json.key);
+    expect(list.json.keys).toEqual([
+      expect.objectContaining({
+        key_id: named.json.key_id,
+        name: 'CI deploys',
+        status: 'active',
+        last_used_at: used.toISOString(),
+        display_prefix: named.json.key.slice(0, 16),
+      }),
+      expect.objectContaining({ key_id: rotated.key_id, name: 'CI deploys', family_id: named.json.family_id, last_used_at: null }),
+      expect.objectContaining({ key_id: unnamed.key_id, name: unnamed.name, last_used_at: null }),
+    ]);
+    expect(list.json.keys[0]).not.toHaveProperty('hash');
+  });
+});
