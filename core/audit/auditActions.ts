@@ -49,7 +49,7 @@ const KEY_FIELDS = [
 const LIMIT_FIELDS = ['operation', 'scope_type', 'scope_id', 'requests_per_minute', 'blocked', 'requests_per_second', 'max_concurrency', 'source'];
 const BUDGET_FIELDS = ['family_id', 'budget', 'remaining'];
 const USER_FIELDS = ['user_id', 'email', 'workspace_id', 'role', 'permissions', 'status', 'disabled_at'];
-const ENDPOINT_FIELDS = ['endpoint_id', 'workspace_id', 'url', 'status', 'enabled', 'rotated_at', 'previous_valid_until'];
+const ENDPOINT_FIELDS = ['endpoint_id', 'workspace_id', 'url', 'state', 'enabled', 'rotated_at', 'previous_valid_until'];
 
 export const AUDIT_FIELDS: Record<AuditAction, readonly string[]> = {
   'key.created': KEY_FIELDS,
@@ -69,7 +69,7 @@ export const AUDIT_FIELDS: Record<AuditAction, readonly string[]> = {
   'webhook_endpoint.updated': ENDPOINT_FIELDS,
   'webhook_endpoint.retired': ENDPOINT_FIELDS,
   'webhook_endpoint.secret_rotated': ENDPOINT_FIELDS,
-  'webhook_delivery.replayed': ['delivery_id', 'event_id', 'endpoint_id', 'status'],
+  'webhook_delivery.replayed': ['delivery_id', 'event_id', 'endpoint_id', 'replay', 'status'],
   'job.cancelled': ['job_id', 'status'],
   'grant.revoked': ['user_id', 'client_id', 'revoked_client_ids'],
 };
