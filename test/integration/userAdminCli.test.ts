@@ -1,4 +1,5 @@
 import { recordConsent } from '../../core/oauth/consentGrants';
+import { listAuditEvents } from '../../core/audit/auditLog';
 import { User } from '../../core/users/models';
 import { userGrants } from '../../core/users/users';
 import { createTenant } from '../support/fixtures';
@@ -124,4 +125,19 @@ test('roles: user create --role, user role, and the last active admin is kept', 
     [member.json.user_id]: 'admin',
     [first.json.user_id]: 'member',
   });
+
+  // Each change is in the organization's audit log as the operator's; the refusals left nothing.
+  const entries = (await listAuditEvents(tenant.orgId, { actor: 'operator' })).data;
+  expect(entries.map((e) => [e.action, e.target, e.before, e.after])).toEqual([
+    ['user.updated', first.json.user_id, { role: 'admin' }, { role: 'member' }],
+    ['user.updated', member.json.user_id, { role: 'member' }, { role: 'admin' }],
+    [
+      'user.invited',
+      first.json.user_id,
+      null,
+      expect.objectContaining({ role: 'admin', email: `a.${tenant.orgId}@example.com`.toLowerCase(), permissions: ['jobs.v1:read'] }),
+    ],
+    ['user.invited', member.json.user_id, null, expect.objectContaining({ role: 'member' })],
+  ]);
+  expect(JSON.stringify(entries)).not.toContain('setup');
 });
