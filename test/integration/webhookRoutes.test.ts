@@ -1,4 +1,5 @@
 import mongoose from 'mongoose';
+import { listAuditEvents } from '../../core/audit/auditLog';
 import { temporalClient } from '../../core/temporal/client';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../../core/webhooks/models';
@@ -354,6 +355,10 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
     expect(res.status).toBe(202);
     expect(res.json).toMatchObject({ event_id: eventId, replay: 1, status: 'replaying' });
     expectProblem(await api(srv.url, 'POST', `/v1/webhook-deliveries/${dead.delivery_id}/replays`, { key: t.key, body: {} }), 409, 'replay_not_allowed');
+    // The one replay made (not the two refused) is in the audit log as this key's.
+    expect((await listAuditEvents(t.orgId, { action: 'webhook_delivery.replayed' })).data).toEqual([
+      expect.objectContaining({ actor: `key:${t.keyId}`, target: dead.delivery_id, after: expect.objectContaining({ event_id: eventId, replay: 1 }) }),
+    ]);
     const replayed: any[] = await eventually(
       'the replay to succeed',
       async () => {
