@@ -8,7 +8,7 @@ export function createActivities(config: Config) {
   return {
     ...createDeliveryActivities(config),
     ...createContactActivities(config),
-    ...createMaintenanceActivities(),
+    ...createMaintenanceActivities(config),
   };
 }
 

@@ -1,10 +1,11 @@
+import type { Config } from '../core/config';
 import { purgeExpiredRecords, type PurgedCounts } from '../core/maintenance/purgeExpiredRecords';
 
 /** Activities of the store maintenance schedule; each one is safe to repeat. */
-export function createMaintenanceActivities() {
+export function createMaintenanceActivities(config: Pick<Config, 'auditRetentionDays'>) {
   return {
     async purgeExpiredRecords(): Promise<PurgedCounts> {
-      return purgeExpiredRecords();
+      return purgeExpiredRecords(new Date(), { auditRetentionDays: config.auditRetentionDays });
     },
   };
 }

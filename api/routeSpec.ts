@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ZodType, z } from 'zod';
+import type { AuditAction } from '../core/audit/auditActions';
 import type { Config } from '../core/config';
 import type { KeyPrincipal } from '../core/keys/apiKeys';
 import type { Permission } from '../core/keys/permissions';
@@ -53,6 +54,24 @@ export interface ResponseLink {
   requestBody?: Record<string, string>;
 }
 
+/** The audit entry a successful change makes: what it did, to what, and the values around it. */
+export interface AuditChange {
+  action: AuditAction;
+  target: string;
+  before?: Record<string, unknown> | null;
+  after?: Record<string, unknown> | null;
+}
+
+/**
+ * How a changing route is audited: `before` reads the state the change will replace (run just
+ * before the handler; null when there is none to read), `change` describes the entry from the
+ * handler's answer. Only allowlisted fields of the values are kept (core/audit/auditActions.ts).
+ */
+export interface RouteAudit<I = RouteInput<never, never, never>> {
+  before?: (input: I) => Promise<Record<string, unknown> | null>;
+  change: (input: I, result: RouteResult, before: Record<string, unknown> | null) => AuditChange;
+}
+
 export interface ResponseDoc {
   description: string;
   schema?: ZodType;
@@ -79,6 +98,8 @@ export interface RouteSpec<B extends ZodType = ZodType, Q extends ZodType = ZodT
   params?: P;
   responses: Record<number, ResponseDoc>;
   handler: (input: RouteInput<z.output<B>, z.output<Q>, z.output<P>>) => Promise<RouteResult>;
+  /** Set on every route that changes the organization: the executor records the entry after a 2xx. */
+  audit?: RouteAudit<RouteInput<z.output<B>, z.output<Q>, z.output<P>>>;
 }
 
 /** Identity function that gives handlers typed input. */
@@ -125,6 +146,7 @@ async function answer(ctx: Context, spec: RouteSpec, principal: KeyPrincipal, ex
       rawBody: body.raw,
       idempotencyKey: ctx.get('Idempotency-Key') || undefined,
       requestId: ctx.state.requestId,
+      clientAddress: ctx.ip || undefined,
       admission,
     });
     ctx.status = result.status;

@@ -30,6 +30,9 @@ const csvList = z.string().transform((s) =>
     .filter(Boolean),
 );
 
+/** Exported for callers of store maintenance that run without a loaded config (tests, scripts). */
+export const AUDIT_RETENTION_DAYS_DEFAULT = 400;
+
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
 
@@ -159,6 +162,8 @@ const schema = z
     PERSON_TOOL_REQUESTS_PER_SECOND: positiveInt.default(10),
     LIMITS_LEASE_TTL_SECONDS: positiveInt.default(60),
     READ_CACHE_MS: z.coerce.number().int().min(0).max(10_000).default(1000),
+    /** Days an audit entry is kept; store maintenance deletes older ones, and nothing else ever does. */
+    AUDIT_RETENTION_DAYS: positiveInt.max(36_500).default(AUDIT_RETENTION_DAYS_DEFAULT),
     WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).max(1000).default(300),
     WORKER_MAX_CONCURRENT_ACTIVITIES: positiveInt.max(1000).default(200),
     WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES: positiveInt.max(1000).default(300),
@@ -347,6 +352,7 @@ function toConfig(e: z.infer<typeof schema>) {
     },
     limits: { leaseTtlSeconds: e.LIMITS_LEASE_TTL_SECONDS },
     readCacheMs: e.READ_CACHE_MS,
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     /** The chaos run's exit point (core/faultInjection.ts); refused in production. */
     chaosExitAt: e.CHAOS_EXIT_AT ?? null,
     worker: {

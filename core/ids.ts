@@ -37,7 +37,8 @@ export type IdPrefix =
   | 'rtc'
   | 'usr'
   | 'cg'
-  | 'pcl';
+  | 'pcl'
+  | 'aud';
 
 /** Opaque, prefixed, random ids (DECISIONS.md "Identity"). */
 export function newId(prefix: IdPrefix): string {

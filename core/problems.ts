@@ -30,6 +30,7 @@ export const PROBLEM_CODES = {
   invalid_state_transition: { status: 409, title: 'Invalid state transition' },
   replay_not_allowed: { status: 409, title: 'Replay not allowed' },
   rotation_in_progress: { status: 409, title: 'Secret rotation already in progress' },
+  last_admin: { status: 409, title: 'Last active admin' },
   cursor_expired: { status: 410, title: 'Cursor expired' },
   result_gone: { status: 410, title: 'Result no longer retained' },
   request_timeout: { status: 408, title: 'Request timeout' },

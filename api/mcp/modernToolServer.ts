@@ -23,6 +23,8 @@ import { noteStoreOutage, type OutageFlag } from './storeOutage';
 interface ModernCall {
   principal: KeyPrincipal;
   requestId: string;
+  /** Where the call came from, for the audit entry of a change. */
+  clientAddress?: string;
   outage: OutageFlag;
 }
 
@@ -38,7 +40,7 @@ function modernServer(tools: readonly ToolEntry[], dispatcher: ToolDispatcher, c
     const entry = tools.find((t) => t.definition.name === request.params.name);
     if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-    return toolResult(await noteStoreOutage(call.outage, () => dispatcher.run(entry, args, call.principal, call.requestId)));
+    return toolResult(await noteStoreOutage(call.outage, () => dispatcher.run(entry, args, call.principal, call.requestId, call.clientAddress)));
   });
   return server;
 }

@@ -22,7 +22,7 @@ export interface ToolOutcome {
 }
 
 export interface ToolDispatcher {
-  run: (entry: ToolEntry, args: Record<string, unknown>, principal: KeyPrincipal, requestId: string) => Promise<ToolOutcome>;
+  run: (entry: ToolEntry, args: Record<string, unknown>, principal: KeyPrincipal, requestId: string, clientAddress?: string) => Promise<ToolOutcome>;
 }
 
 /** Path arguments as a router would hand them over: strings, and a missing one names no resource. */
@@ -58,7 +58,13 @@ function bodyOf(entry: ToolEntry, args: Record<string, unknown>): unknown {
   return Object.fromEntries(Object.entries(args).filter(([k]) => !skip.has(k)));
 }
 
-export function operationRequestOf(entry: ToolEntry, args: Record<string, unknown>, principal: KeyPrincipal, requestId: string): OperationRequest {
+export function operationRequestOf(
+  entry: ToolEntry,
+  args: Record<string, unknown>,
+  principal: KeyPrincipal,
+  requestId: string,
+  clientAddress?: string,
+): OperationRequest {
   const supplied = args[IDEMPOTENCY_KEY_ARGUMENT];
   return {
     principal,
@@ -67,6 +73,7 @@ export function operationRequestOf(entry: ToolEntry, args: Record<string, unknow
     body: bodyOf(entry, args),
     idempotencyKey: entry.spec.idempotent ? (typeof supplied === 'string' ? supplied : randomUUID()) : undefined,
     requestId,
+    clientAddress,
   };
 }
 
@@ -96,9 +103,9 @@ export function problemPayload(problem: Problem, requestId: string): Record<stri
 
 export function createToolDispatcher(execute: ExecuteOperation): ToolDispatcher {
   return {
-    async run(entry, args, principal, requestId) {
+    async run(entry, args, principal, requestId, clientAddress) {
       try {
-        const result = await execute(entry.spec.operation, operationRequestOf(entry, args, principal, requestId));
+        const result = await execute(entry.spec.operation, operationRequestOf(entry, args, principal, requestId, clientAddress));
         return { ok: true, status: result.status, body: decodedBody(result.body) };
       } catch (err) {
         if (err instanceof Problem) return { ok: false, status: err.status, body: problemPayload(err, requestId) };

@@ -24,7 +24,14 @@ const MAX_MESSAGE_BYTES = 65_536;
 
 export { clientPrincipal } from './bearer';
 
-function mcpServer(tools: ToolEntry[], principal: KeyPrincipal, requestId: string, dispatcher: ToolDispatcher, outage: OutageFlag): Server {
+function mcpServer(
+  tools: ToolEntry[],
+  principal: KeyPrincipal,
+  requestId: string,
+  dispatcher: ToolDispatcher,
+  outage: OutageFlag,
+  clientAddress?: string,
+): Server {
   const server = new Server({ name: 'talent-platform-tools', version: '1.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: tools.map(toolListing),
@@ -33,7 +40,7 @@ function mcpServer(tools: ToolEntry[], principal: KeyPrincipal, requestId: strin
     const entry = tools.find((t) => t.definition.name === request.params.name);
     if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-    return toolResult(await noteStoreOutage(outage, () => dispatcher.run(entry, args, principal, requestId))) satisfies CallToolResult;
+    return toolResult(await noteStoreOutage(outage, () => dispatcher.run(entry, args, principal, requestId, clientAddress))) satisfies CallToolResult;
   });
   return server;
 }
@@ -99,9 +106,9 @@ export function toolServerRouter(config: Config, routes: readonly RouteSpec[]): 
     const request = modern.webRequest(ctx, raw);
     const outage: OutageFlag = { storeUnavailable: false };
     if (await modern.isModernRequest(request, message)) {
-      return modern.serve(ctx, request, message, { principal, requestId: ctx.state.requestId, outage });
+      return modern.serve(ctx, request, message, { principal, requestId: ctx.state.requestId, clientAddress: ctx.ip || undefined, outage });
     }
-    const server = mcpServer(tools, principal, ctx.state.requestId, dispatcher, outage);
+    const server = mcpServer(tools, principal, ctx.state.requestId, dispatcher, outage, ctx.ip || undefined);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     ctx.res.on('close', () => {
       void transport.close();

@@ -7,6 +7,7 @@ import { requireIdempotencyKey, withIdempotency } from '../middleware/idempotenc
 import type { RouteInput, RouteResult, RouteSpec } from '../routeSpec';
 import { admissionUnder, type AcquireAdmission, type AdmissionHandle } from './admission';
 import { findTenantFields, parseWith, rejectCredentialsInBody } from './operationInput';
+import { recordOperationAudit } from './operationAudit';
 import type { OperationRegistry } from './operationRegistry';
 
 /**
@@ -16,7 +17,7 @@ import type { OperationRegistry } from './operationRegistry';
  *
  * Order: credential in the body → idempotency key present and well formed → baseline admission (unless the caller holds it) →
  * permission → operation admission → tenant fields in the body → path and query validation →
- * idempotency → body validation → handler. A credential is looked for first so that it is
+ * idempotency → body validation → handler → audit entry of a change. A credential is looked for first so that it is
  * reported as such (400) rather than hidden behind a 403 or 429. Failures are thrown as
  * `Problem`s; the result is what the handler answered, or the stored answer of a replay.
  */
@@ -32,6 +33,8 @@ export interface OperationRequest {
   rawBody?: Buffer;
   idempotencyKey?: string;
   requestId: string;
+  /** The address the request came from (after trusted proxies), for the audit entry of a change. */
+  clientAddress?: string;
   /**
    * Baseline admission the caller already holds and releases itself (HTTP holds it until the
    * response is sent). Without it the executor acquires its own and releases it when done.
@@ -72,7 +75,11 @@ async function runValidated(spec: RouteSpec, request: OperationRequest, config: 
       if (request.body === undefined) throw validationFailed([{ field: 'body', message: 'a JSON body is required' }]);
       input.body = parseWith(spec.body, request.body, '');
     }
-    return spec.handler(input as never);
+    if (!spec.audit) return spec.handler(input as never);
+    const before = spec.audit.before ? await spec.audit.before(input) : null;
+    const result = await spec.handler(input as never);
+    await recordOperationAudit(spec.audit, input, result, before, request.clientAddress);
+    return result;
   };
   if (!spec.idempotent) return run();
   const call = { idempotencyKey: request.idempotencyKey, method: spec.method, path: operationPath(spec, rawParams) };

@@ -240,6 +240,35 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
   'webhook_deliveries.list': { responses: { 200: { data: [delivery], next_cursor: null } } },
   'webhook_deliveries.get': { responses: { 200: delivery } },
   'webhook_deliveries.replay': { responses: { 202: { event_id: EVENT, replay: 1, endpoint_id: ENDPOINT, status: 'replaying' } } },
+  'audit_events.list': {
+    responses: {
+      200: {
+        data: [
+          {
+            event_id: 'aud_4Tq8Xm2Kb7Rn3Wv9Lc5YdH',
+            time: COMPLETED,
+            actor: `key:${KEY}`,
+            action: 'webhook_endpoint.updated',
+            target: ENDPOINT,
+            before: { endpoint_id: ENDPOINT, url: 'https://hooks.example.com/talent', state: 'active' },
+            after: { endpoint_id: ENDPOINT, url: 'https://hooks.example.com/talent', state: 'disabled' },
+            client_address: '203.0.113.24',
+          },
+          {
+            event_id: 'aud_9Lm3Rq7Xt2Kb8Wn4Vc6YhP',
+            time: CREATED,
+            actor: 'operator',
+            action: 'credits.granted',
+            target: ORG,
+            before: null,
+            after: { amount: 5000, balance: 12500 },
+            client_address: null,
+          },
+        ],
+        next_cursor: 'eyJzIjoiYXVkaXQtZXZlbnRzOjoiLCJwIjp7InQiOjE3OTU2MTUzOTE0ODIsImlkIjoiYXVkXzlMbTNScTdYdDJLYjhXbjRWYzZZaFAifX0',
+      },
+    },
+  },
   'operational_limits.get': {
     responses: {
       200: {

@@ -195,5 +195,12 @@ export const contactRetrievalJobRoutes = [
       409: { description: '`invalid_state_transition`: the job already finished' },
     },
     handler: async ({ principal, params, config }) => ({ status: 202, body: await cancelContactRetrievalJob(config, principal, params.id) }),
+    audit: {
+      change: ({ params }, result) => ({
+        action: 'job.cancelled',
+        target: params.id,
+        after: { job_id: params.id, status: (result.body as { status?: string }).status ?? null },
+      }),
+    },
   }),
 ];

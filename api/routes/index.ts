@@ -1,4 +1,5 @@
 import type { RouteSpec } from '../routeSpec';
+import { auditEventRoutes } from './auditEvents';
 import { candidateRoutes } from './candidates';
 import { contactRetrievalJobRoutes } from './contactRetrievalJobs';
 import { jobResultRoutes } from './jobResults';
@@ -22,4 +23,5 @@ export const v1Routes: RouteSpec[] = [
   ...candidateRoutes,
   ...profileRoutes,
   ...personMatchRoutes,
+  ...auditEventRoutes,
 ];

@@ -100,5 +100,12 @@ export const webhookDeliveryRoutes = [
       status: 202,
       body: await requestReplay(principal.workspaceId, params.id, temporalReplaySignaller(config, config.temporal.startWaitMs)),
     }),
+    audit: {
+      change: ({ params }, result) => ({
+        action: 'webhook_delivery.replayed',
+        target: params.id,
+        after: { delivery_id: params.id, ...(result.body as Record<string, unknown>) },
+      }),
+    },
   }),
 ];

@@ -1,3 +1,4 @@
+import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import { z } from 'zod';
 import type { Config } from '../../core/config';
 import { PERMISSIONS } from '../../core/keys/permissions';
@@ -61,6 +62,14 @@ function settings(c: Config): DestinationSettings {
 
 const scopeOf = (p: { orgId: string; workspaceId: string }) => ({ orgId: p.orgId, workspaceId: p.workspaceId });
 
+/** The endpoint as it was before a change, for its audit entry (null when it is not this workspace's: the handler answers 404). */
+async function endpointBefore({ principal, params }: { principal: KeyPrincipal; params: { id: string } }): Promise<Record<string, unknown> | null> {
+  return findEndpoint(scopeOf(principal), params.id).then(
+    (doc) => ({ ...endpointView(doc) }),
+    () => null,
+  );
+}
+
 export const webhookEndpointRoutes = [
   defineRoute({
     operation: 'webhook_endpoints.create',
@@ -104,6 +113,12 @@ export const webhookEndpointRoutes = [
       422: { description: '`webhook_url_not_allowed` or `validation_failed`' },
     },
     handler: async ({ principal, body, config }) => ({ status: 201, body: await registerEndpoint(scopeOf(principal), body.url, settings(config)) }),
+    audit: {
+      change: ({ principal }, result) => {
+        const { endpoint } = result.body as { endpoint: { endpoint_id: string } };
+        return { action: 'webhook_endpoint.created', target: endpoint.endpoint_id, after: { ...endpoint, workspace_id: principal.workspaceId } };
+      },
+    },
   }),
   defineRoute({
     operation: 'webhook_endpoints.list',
@@ -164,6 +179,15 @@ export const webhookEndpointRoutes = [
       status: 200,
       body: await updateEndpoint(scopeOf(principal), params.id, body, settings(config)),
     }),
+    audit: {
+      before: endpointBefore,
+      change: ({ params }, result, before) => ({
+        action: 'webhook_endpoint.updated',
+        target: params.id,
+        before,
+        after: result.body as Record<string, unknown>,
+      }),
+    },
   }),
   defineRoute({
     operation: 'webhook_endpoints.delete',
@@ -176,6 +200,15 @@ export const webhookEndpointRoutes = [
     params: IdParams,
     responses: { 200: { description: 'The retired endpoint', schema: EndpointSchema }, 404: { description: '`not_found`' } },
     handler: async ({ principal, params }) => ({ status: 200, body: await retireEndpoint(scopeOf(principal), params.id) }),
+    audit: {
+      before: endpointBefore,
+      change: ({ params }, result, before) => ({
+        action: 'webhook_endpoint.retired',
+        target: params.id,
+        before,
+        after: result.body as Record<string, unknown>,
+      }),
+    },
   }),
   defineRoute({
     operation: 'webhook_endpoints.rotate_secret',
@@ -193,5 +226,12 @@ export const webhookEndpointRoutes = [
       409: { description: '`rotation_in_progress` or `endpoint_retired`' },
     },
     handler: async ({ principal, params, config }) => ({ status: 200, body: await rotateSecret(scopeOf(principal), params.id, config.secretsKey) }),
+    audit: {
+      change: ({ params }, result) => ({
+        action: 'webhook_endpoint.secret_rotated',
+        target: params.id,
+        after: { endpoint_id: params.id, previous_valid_until: (result.body as { previous_secret_expires_at: string }).previous_secret_expires_at },
+      }),
+    },
   }),
 ];

@@ -7,6 +7,7 @@ export const PERMISSIONS = {
   personMatchesCreate: 'person_matches.v1:create',
   jobsWrite: 'jobs.v1:write',
   jobsRead: 'jobs.v1:read',
+  auditRead: 'audit.v1:read',
 } as const;
 
 export type Permission = (typeof PERMISSIONS)[keyof typeof PERMISSIONS];

@@ -37,6 +37,7 @@ export const OPERATIONS = [
   'webhook_deliveries.get',
   'webhook_deliveries.replay',
   'operational_limits.get',
+  'audit_events.list',
 ] as const;
 
 export type OperationName = (typeof OPERATIONS)[number];
@@ -74,6 +75,7 @@ export const OPERATION_REQUESTS_PER_SECOND: Partial<Record<OperationName, number
   'webhook_deliveries.list': 10,
   'webhook_deliveries.get': 10,
   'webhook_deliveries.replay': 5,
+  'audit_events.list': 10,
 };
 
 /** Scopes a limit can be held at, widest first (SPEC 8.1 item 1). */

@@ -1,3 +1,5 @@
+import { purgeExpiredAuditEvents } from '../audit/auditLog';
+import { AUDIT_RETENTION_DAYS_DEFAULT } from '../config';
 import { purgeExpiredIdempotencyRecords } from '../idempotency/idempotency';
 import { purgeExpiredDaySlots } from '../jobs/dailyJobCap';
 import { purgeExpiredSignInRecords } from '../oauth/expiredSignInRecords';
@@ -12,7 +14,8 @@ import { purgeAttemptClaims, purgeExpiredRefreshChains, purgeWebhookHistory } fr
  * on FerretDB 1.x), so it runs on a schedule and is safe to repeat at any time. With them go
  * the records without an expiry of their own (core/maintenance/retentionRules.ts): webhook
  * events and deliveries, attempt claims, refresh-token chains, and past days' job slots; and
- * what people's sign-in leaves behind (core/oauth/expiredSignInRecords.ts).
+ * what people's sign-in leaves behind (core/oauth/expiredSignInRecords.ts); and audit entries
+ * older than AUDIT_RETENTION_DAYS.
  */
 export interface PurgedCounts {
   searches: number;
@@ -24,10 +27,12 @@ export interface PurgedCounts {
   refreshTokens: number;
   jobDaySlots: number;
   signInRecords: number;
+  auditEvents: number;
 }
 
-export async function purgeExpiredRecords(now = new Date()): Promise<PurgedCounts> {
-  const [searches, quotaEntries, idempotencyRecords, webhook, attemptClaims, refreshTokens, jobDaySlots, signInRecords] = await Promise.all([
+/** `auditRetentionDays`: AUDIT_RETENTION_DAYS, the one setting that bounds the audit log. */
+export async function purgeExpiredRecords(now = new Date(), { auditRetentionDays = AUDIT_RETENTION_DAYS_DEFAULT } = {}): Promise<PurgedCounts> {
+  const [searches, quotaEntries, idempotencyRecords, webhook, attemptClaims, refreshTokens, jobDaySlots, signInRecords, auditEvents] = await Promise.all([
     purgeExpiredSearches(now),
     purgeExpiredQuotaEntries(now),
     purgeExpiredIdempotencyRecords(now),
@@ -36,6 +41,7 @@ export async function purgeExpiredRecords(now = new Date()): Promise<PurgedCount
     purgeExpiredRefreshChains(now),
     purgeExpiredDaySlots(now),
     purgeExpiredSignInRecords(now),
+    purgeExpiredAuditEvents(now, auditRetentionDays),
   ]);
   return {
     searches,
@@ -47,5 +53,6 @@ export async function purgeExpiredRecords(now = new Date()): Promise<PurgedCount
     refreshTokens,
     jobDaySlots,
     signInRecords,
+    auditEvents,
   };
 }

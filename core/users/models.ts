@@ -15,6 +15,8 @@ const userSchema = new Schema(
     /** Lower case; one account per address across the service (sign-in is by email alone). */
     email: { type: String, required: true, unique: true },
     permissions: { type: [String], required: true },
+    /** `admin` runs the organization's account; documents written before roles existed read as `member`. */
+    role: { type: String, enum: ['admin', 'member'], default: 'member' },
     /** `scrypt$…` (see passwords.ts); null until the person opens the setup link. */
     passwordHash: { type: String, default: null },
     /** SHA-256 of the one-time setup token; null once used. */
@@ -37,3 +39,18 @@ const browserSessionSchema = new Schema(
   { versionKey: false },
 );
 export const BrowserSession = model('BrowserSession', browserSessionSchema, 'browser_sessions');
+
+/**
+ * How many active admins an organization has: the one document a demotion or a disable
+ * decrements conditionally (`active > 1`), so two admins demoting each other at once cannot
+ * leave none. Written before a promotion is counted and after a demotion is, so a crash
+ * between the two writes leaves it counting fewer admins than there are (refusing more), never more.
+ */
+const orgAdminCountSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    active: { type: Number, required: true },
+  },
+  { versionKey: false },
+);
+export const OrgAdminCount = model('OrgAdminCount', orgAdminCountSchema, 'org_admin_counts');

@@ -8,6 +8,7 @@ import { revokeChainsOf } from '../oauth/tokenChains';
 import { isDuplicateKeyError } from '../store/connection';
 import { Application, Workspace } from '../tenancy/models';
 import { requireOrganization } from '../tenancy/provisioning';
+import { addAdminSeat, ensureAdminCount, isRole, releaseAdminSeat, roleOf, type Role } from './adminSeats';
 import { BrowserSession, User } from './models';
 import { hashPassword, passwordProblem } from './passwords';
 
@@ -23,6 +24,8 @@ export interface UserRecord {
   applicationId: string;
   email: string;
   permissions: string[];
+  /** Absent on documents written before roles existed: read it through `roleOf`. */
+  role?: Role;
   passwordHash: string | null;
   setupTokenHash: string | null;
   setupExpiresAt: Date | null;
@@ -42,9 +45,9 @@ export function setupUrl(authUrl: string, token: string): string {
 
 export async function createUser(
   settings: Pick<Config, 'authUrl'>,
-  input: { orgId: string; workspaceId: string; email: string; permissions: string[] },
+  input: { orgId: string; workspaceId: string; email: string; permissions: string[]; role?: Role },
   now = new Date(),
-): Promise<{ user_id: string; email: string; setup_url: string; setup_expires_at: string }> {
+): Promise<{ user_id: string; email: string; role: Role; setup_url: string; setup_expires_at: string }> {
   await requireOrganization(input.orgId);
   const workspace = await Workspace.findOne({ _id: input.workspaceId, orgId: input.orgId }).lean();
   if (!workspace) throw new Error(`workspace ${input.workspaceId} does not exist in organization ${input.orgId}`);
@@ -54,6 +57,9 @@ export async function createUser(
   if (permissions.length === 0) throw new Error('give at least one permission');
   const unknown = permissions.filter((p) => !isPermission(p));
   if (unknown.length) throw new Error(`unknown permissions: ${unknown.join(', ')}`);
+  const role = input.role ?? 'member';
+  if (!isRole(role)) throw new Error(`the role must be admin or member`);
+  if (role === 'admin') await ensureAdminCount(input.orgId);
   const userId = newId('usr');
   const token = SETUP_TOKEN_PREFIX + randomBase62(43);
   const setupExpiresAt = new Date(now.getTime() + SETUP_TTL_MS);
@@ -66,6 +72,7 @@ export async function createUser(
       applicationId,
       email,
       permissions,
+      role,
       setupTokenHash: sha256Hex(token),
       setupExpiresAt,
     });
@@ -73,8 +80,9 @@ export async function createUser(
     if (isDuplicateKeyError(err)) throw new Error(`a user with the email ${email} already exists`, { cause: err });
     throw err;
   }
+  if (role === 'admin') await addAdminSeat(input.orgId);
   await Application.create({ _id: applicationId, orgId: input.orgId, name: `User ${userId}` });
-  return { user_id: userId, email, setup_url: setupUrl(settings.authUrl, token), setup_expires_at: setupExpiresAt.toISOString() };
+  return { user_id: userId, email, role, setup_url: setupUrl(settings.authUrl, token), setup_expires_at: setupExpiresAt.toISOString() };
 }
 
 /** A fresh one-time setup link (e.g. the first one expired, or a forgotten password); the old one stops working. */
@@ -98,6 +106,7 @@ function publicView(u: UserRecord) {
     email: u.email,
     org_id: u.orgId,
     workspace_id: u.workspaceId,
+    role: roleOf(u),
     permissions: u.permissions,
     password_set: u.passwordHash !== null,
     created_at: u.createdAt?.toISOString() ?? null,
@@ -121,13 +130,56 @@ async function endSignInsOf(userId: string, now: Date): Promise<number> {
   return revokeChainsOf(userId, undefined, now);
 }
 
-/** Disabling stops everything at once: sessions deleted, token chains revoked; every token use and tool call re-reads the user. */
+/**
+ * Disabling stops everything at once: sessions deleted, token chains revoked; every token use and
+ * tool call re-reads the user. The last active admin of an organization cannot be disabled.
+ */
 export async function disableUser(userId: string, now = new Date()): Promise<{ user_id: string; disabled_at: string; revoked_chains: number }> {
   const user = await User.findById(userId).lean<UserRecord>();
   if (!user) throw new Error(`user ${userId} does not exist`);
-  if (!user.disabledAt) await User.updateOne({ _id: userId }, { $set: { disabledAt: now, setupTokenHash: null } });
+  if (!user.disabledAt) {
+    const wasAdmin = roleOf(user) === 'admin';
+    if (wasAdmin) await releaseAdminSeat(user.orgId, userId);
+    const changed = await User.updateOne({ _id: userId, disabledAt: null }, { $set: { disabledAt: now, setupTokenHash: null } });
+    // Disabled meanwhile by someone else, who released the seat themselves.
+    if (wasAdmin && changed.modifiedCount === 0) await addAdminSeat(user.orgId);
+  }
   const revoked = await endSignInsOf(userId, now);
   return { user_id: userId, disabled_at: (user.disabledAt ?? now).toISOString(), revoked_chains: revoked };
+}
+
+export interface RoleChange {
+  user_id: string;
+  org_id: string;
+  role_before: Role;
+  role: Role;
+}
+
+/**
+ * Makes a person `admin` or `member` of their organization. Demoting the last active admin is
+ * refused (`last_admin`), whoever asks; a disabled person's role may change but counts for nothing.
+ */
+export async function setUserRole(userId: string, role: Role): Promise<RoleChange> {
+  if (!isRole(role)) throw new Error('the role must be admin or member');
+  const user = await User.findById(userId).lean<UserRecord>();
+  if (!user) throw new Error(`user ${userId} does not exist`);
+  const before = roleOf(user);
+  const result = { user_id: userId, org_id: user.orgId, role_before: before, role };
+  if (before === role) return result;
+  const active = !user.disabledAt;
+  if (role === 'member') {
+    if (active) await releaseAdminSeat(user.orgId, userId);
+    const changed = await User.updateOne({ _id: userId, role: 'admin', disabledAt: user.disabledAt }, { $set: { role: 'member' } });
+    // Changed or disabled meanwhile: the seat was not this call's to take.
+    if (active && changed.modifiedCount === 0) await addAdminSeat(user.orgId);
+    if (changed.modifiedCount === 0) return setUserRole(userId, role);
+    return result;
+  }
+  if (active) await ensureAdminCount(user.orgId);
+  const changed = await User.updateOne({ _id: userId, role: { $ne: 'admin' }, disabledAt: user.disabledAt }, { $set: { role: 'admin' } });
+  if (changed.modifiedCount === 0) return setUserRole(userId, role);
+  if (active) await addAdminSeat(user.orgId);
+  return result;
 }
 
 export async function userGrants(userId: string): Promise<{ user_id: string; grants: unknown[] }> {

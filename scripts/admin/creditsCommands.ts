@@ -1,12 +1,19 @@
 import { creditSummary, grantCredits, setBudget } from '../../core/credits/credits';
 import { setSourceEnabled } from '../../core/talent/sources';
 import { intFlag, optionalFlag, requireFlag, UsageError, type AdminCommand } from './command';
+import { recordOperatorChange } from './operatorAudit';
 
 /** Credits, budgets and search sources (DECISIONS.md "Operator CLI", "Paid operations"). */
 export const creditsCommands: Record<string, AdminCommand> = {
   'credits grant': {
     usage: 'credits grant --org O --amount N',
-    run: (f) => grantCredits(requireFlag(f, 'org'), intFlag(f, 'amount', { required: true, min: 1 })!),
+    run: async (f) => {
+      const orgId = requireFlag(f, 'org');
+      const amount = intFlag(f, 'amount', { required: true, min: 1 })!;
+      const granted = await grantCredits(orgId, amount);
+      await recordOperatorChange({ orgId, action: 'credits.granted', target: orgId, after: { amount, balance: granted.balance } });
+      return granted;
+    },
   },
   'credits show': {
     usage: 'credits show --org O',
@@ -14,7 +21,7 @@ export const creditsCommands: Record<string, AdminCommand> = {
   },
   'budget set': {
     usage: 'budget set --org O [--family F] --amount N|none   (remaining spend; "none" removes the budget)',
-    run: (f) => {
+    run: async (f) => {
       const raw = requireFlag(f, 'amount');
       let amount: number | null = null;
       if (raw !== 'none') {
@@ -22,7 +29,18 @@ export const creditsCommands: Record<string, AdminCommand> = {
       }
       const family = optionalFlag(f, 'family');
       if (family !== undefined && !family.startsWith('kf_')) throw new UsageError('--family must be a key family id (kf_…)');
-      return setBudget({ orgId: requireFlag(f, 'org'), familyId: family, amount });
+      const orgId = requireFlag(f, 'org');
+      const previous = await creditSummary(orgId);
+      const before = family === undefined ? previous.organization_budget : (previous.family_budgets[family] ?? null);
+      const set = await setBudget({ orgId, familyId: family, amount });
+      await recordOperatorChange({
+        orgId,
+        action: amount === null ? 'budget.removed' : 'budget.set',
+        target: family ?? orgId,
+        before: { family_id: family ?? null, budget: before },
+        after: { family_id: family ?? null, budget: amount },
+      });
+      return set;
     },
   },
   'source enable': {

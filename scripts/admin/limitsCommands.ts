@@ -4,6 +4,7 @@ import { blockOperation, clearLimit, readLimitSettings, setCap, setOrganizationR
 import { limitEntry } from '../../core/limits/operationalLimits';
 import { scopeChain } from '../../core/limits/scopeChain';
 import { intFlag, optionalFlag, requireFlag, UsageError, type AdminCommand, type Flags } from './command';
+import { recordOperatorChange } from './operatorAudit';
 
 /**
  * Operator commands for limits (DECISIONS.md "Operator CLI", SPEC 8.3): per-minute caps and
@@ -39,6 +40,10 @@ function limitEntryFlag(f: Flags): LimitEntryName | undefined {
   return value;
 }
 
+function limitTarget(operation: LimitEntryName, scope: Scope) {
+  return { operation, scope_type: scope.type, scope_id: scope.id };
+}
+
 async function entryFor(config: Config, settings: LimitSettingsDoc, orgId: string, operation: LimitEntryName, scope: Scope) {
   return limitEntry(settings, operation, await scopeChain(orgId, scope), config.limits.leaseTtlSeconds);
 }
@@ -50,7 +55,9 @@ export const limitsCommands: Record<string, AdminCommand> = {
       const orgId = requireFlag(f, 'org');
       const operation = operationFlag(f);
       const scope = scopeFromFlags(orgId, f);
-      const settings = await setCap(config, orgId, operation, scope, intFlag(f, 'requests-per-minute', { required: true, min: 1 })!);
+      const rpm = intFlag(f, 'requests-per-minute', { required: true, min: 1 })!;
+      const settings = await setCap(config, orgId, operation, scope, rpm);
+      await recordOperatorChange({ orgId, action: 'limit.cap_set', target: scope.id, after: { ...limitTarget(operation, scope), requests_per_minute: rpm } });
       return entryFor(config, settings, orgId, operation, scope);
     },
   },
@@ -60,7 +67,9 @@ export const limitsCommands: Record<string, AdminCommand> = {
       const orgId = requireFlag(f, 'org');
       const operation = operationFlag(f);
       const scope = scopeFromFlags(orgId, f);
-      return entryFor(config, await blockOperation(config, orgId, operation, scope), orgId, operation, scope);
+      const settings = await blockOperation(config, orgId, operation, scope);
+      await recordOperatorChange({ orgId, action: 'limit.blocked', target: scope.id, after: { ...limitTarget(operation, scope), blocked: true } });
+      return entryFor(config, settings, orgId, operation, scope);
     },
   },
   'limit clear': {
@@ -70,16 +79,22 @@ export const limitsCommands: Record<string, AdminCommand> = {
       requireFlag(f, 'operation');
       const operation = limitEntryFlag(f)!;
       const scope = scopeFromFlags(orgId, f);
-      return entryFor(config, await clearLimit(config, orgId, operation, scope), orgId, operation, scope);
+      const settings = await clearLimit(config, orgId, operation, scope);
+      await recordOperatorChange({ orgId, action: 'limit.cleared', target: scope.id, after: limitTarget(operation, scope) });
+      return entryFor(config, settings, orgId, operation, scope);
     },
   },
   'limit rate': {
     usage: 'limit rate --org O [--requests-per-second N] [--max-concurrency N]',
     run: async (f, config) => {
       const orgId = requireFlag(f, 'org');
-      const settings = await setOrganizationRate(config, orgId, {
-        requestsPerSecond: intFlag(f, 'requests-per-second', { min: 1 }),
-        maxConcurrency: intFlag(f, 'max-concurrency', { min: 1 }),
+      const change = { requestsPerSecond: intFlag(f, 'requests-per-second', { min: 1 }), maxConcurrency: intFlag(f, 'max-concurrency', { min: 1 }) };
+      const settings = await setOrganizationRate(config, orgId, change);
+      await recordOperatorChange({
+        orgId,
+        action: 'limit.rate_set',
+        target: orgId,
+        after: { requests_per_second: change.requestsPerSecond ?? null, max_concurrency: change.maxConcurrency ?? null },
       });
       return entryFor(config, settings, orgId, BASELINE_ENTRY, { type: 'organization', id: orgId });
     },

@@ -1,6 +1,8 @@
 import { InvalidKeyName, UnknownKeyFamily, createApiKey, listApiKeys, revokeApiKey } from '../../core/keys/apiKeys';
+import { ApiKey } from '../../core/keys/models';
 import { createApplication, createOrganization, createWorkspace } from '../../core/tenancy/provisioning';
 import { UsageError, intFlag, optionalFlag, requireFlag, type AdminCommand } from './command';
+import { recordOperatorChange } from './operatorAudit';
 
 export const tenancyCommands: Record<string, AdminCommand> = {
   'org create': {
@@ -17,7 +19,7 @@ export const tenancyCommands: Record<string, AdminCommand> = {
   },
   'key create': {
     usage: 'key create --org O --workspace W [--application A] --scopes s1,s2 [--family F] [--name N] [--environment live] [--audience X]',
-    run: (f, config) => {
+    run: async (f, config) => {
       const env = optionalFlag(f, 'environment') ?? 'live';
       // The data model knows test keys, but this deployment refuses them on every request (401).
       if (env === 'test')
@@ -27,21 +29,31 @@ export const tenancyCommands: Record<string, AdminCommand> = {
       if (env !== 'live') throw new UsageError('--environment must be live (the only environment this deployment accepts)');
       const family = optionalFlag(f, 'family');
       if (family !== undefined && !/^kf_[0-9A-Za-z]+$/.test(family)) throw new UsageError('--family must be an existing key family id (kf_…)');
-      return createApiKey({
-        orgId: requireFlag(f, 'org'),
+      const orgId = requireFlag(f, 'org');
+      const workspaceId = requireFlag(f, 'workspace');
+      const scopes = requireFlag(f, 'scopes')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      const created = await createApiKey({
+        orgId,
         name: optionalFlag(f, 'name'),
-        workspaceId: requireFlag(f, 'workspace'),
+        workspaceId,
         applicationId: optionalFlag(f, 'application'),
         familyId: family,
-        scopes: requireFlag(f, 'scopes')
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean),
+        scopes,
         environment: env,
         audience: optionalFlag(f, 'audience') ?? config.apiAudience,
       }).catch((err: unknown) => {
         throw err instanceof UnknownKeyFamily || err instanceof InvalidKeyName ? new UsageError(err.message) : err;
       });
+      await recordOperatorChange({
+        orgId,
+        action: 'key.created',
+        target: created.key_id,
+        after: { key_id: created.key_id, family_id: created.family_id, workspace_id: workspaceId, scopes, environment: env, status: 'active' },
+      });
+      return created;
     },
   },
   'key list': {
@@ -50,6 +62,20 @@ export const tenancyCommands: Record<string, AdminCommand> = {
   },
   'key revoke': {
     usage: 'key revoke --key-id K',
-    run: (f, config) => revokeApiKey(config, requireFlag(f, 'key-id')),
+    run: async (f, config) => {
+      const keyId = requireFlag(f, 'key-id');
+      const key = await ApiKey.findById(keyId).lean<{ orgId: string; revokedAt: Date | null }>();
+      const revoked = await revokeApiKey(config, keyId);
+      if (key && !key.revokedAt) {
+        await recordOperatorChange({
+          orgId: key.orgId,
+          action: 'key.revoked',
+          target: keyId,
+          before: { status: 'active' },
+          after: { status: 'revoked', revoked_at: revoked.revoked_at },
+        });
+      }
+      return revoked;
+    },
   },
 };

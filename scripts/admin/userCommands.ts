@@ -1,12 +1,21 @@
-import { disableUser, createUser, listUsers, reissueSetup, revokeUserGrants, userGrants } from '../../core/users/users';
-import { optionalFlag, requireFlag, type AdminCommand } from './command';
+import { isRole, type Role } from '../../core/users/adminSeats';
+import { disableUser, createUser, listUsers, reissueSetup, revokeUserGrants, setUserRole, userGrants } from '../../core/users/users';
+import { User } from '../../core/users/models';
+import { optionalFlag, requireFlag, UsageError, type AdminCommand, type Flags } from './command';
+import { recordOperatorChange } from './operatorAudit';
+
+function roleFlag(f: Flags, required: boolean): Role {
+  const raw = required ? requireFlag(f, 'role') : (optionalFlag(f, 'role') ?? 'member');
+  if (!isRole(raw)) throw new UsageError('--role must be admin or member');
+  return raw;
+}
 
 /** Operator commands for people who sign in through the browser (DECISIONS.md "Interactive sign-in"). */
 export const userCommands: Record<string, AdminCommand> = {
   'user create': {
-    usage: 'user create --org O --workspace W --email E --permissions p1,p2',
-    run: (f, config) =>
-      createUser(config, {
+    usage: 'user create --org O --workspace W --email E --permissions p1,p2 [--role admin|member]',
+    run: async (f, config) => {
+      const input = {
         orgId: requireFlag(f, 'org'),
         workspaceId: requireFlag(f, 'workspace'),
         email: requireFlag(f, 'email'),
@@ -14,7 +23,39 @@ export const userCommands: Record<string, AdminCommand> = {
           .split(',')
           .map((s) => s.trim())
           .filter(Boolean),
-      }),
+        role: roleFlag(f, false),
+      };
+      const created = await createUser(config, input);
+      await recordOperatorChange({
+        orgId: input.orgId,
+        action: 'user.invited',
+        target: created.user_id,
+        after: {
+          user_id: created.user_id,
+          email: created.email,
+          workspace_id: input.workspaceId,
+          role: created.role,
+          permissions: [...new Set(input.permissions)],
+        },
+      });
+      return created;
+    },
+  },
+  'user role': {
+    usage: 'user role --user-id U --role admin|member',
+    run: async (f) => {
+      const changed = await setUserRole(requireFlag(f, 'user-id'), roleFlag(f, true));
+      if (changed.role !== changed.role_before) {
+        await recordOperatorChange({
+          orgId: changed.org_id,
+          action: 'user.updated',
+          target: changed.user_id,
+          before: { role: changed.role_before },
+          after: { role: changed.role },
+        });
+      }
+      return changed;
+    },
   },
   'user setup-link': {
     usage: 'user setup-link --user-id U',
@@ -26,7 +67,21 @@ export const userCommands: Record<string, AdminCommand> = {
   },
   'user disable': {
     usage: 'user disable --user-id U',
-    run: (f) => disableUser(requireFlag(f, 'user-id')),
+    run: async (f) => {
+      const userId = requireFlag(f, 'user-id');
+      const user = await User.findById(userId).lean<{ orgId: string; disabledAt: Date | null }>();
+      const disabled = await disableUser(userId);
+      if (user && !user.disabledAt) {
+        await recordOperatorChange({
+          orgId: user.orgId,
+          action: 'user.disabled',
+          target: userId,
+          before: { status: 'active' },
+          after: { status: 'disabled', disabled_at: disabled.disabled_at, revoked_chains: disabled.revoked_chains },
+        });
+      }
+      return disabled;
+    },
   },
   'user grants': {
     usage: 'user grants --user-id U',
@@ -34,6 +89,19 @@ export const userCommands: Record<string, AdminCommand> = {
   },
   'user grants revoke': {
     usage: 'user grants revoke --user-id U [--client-id C]',
-    run: (f) => revokeUserGrants(requireFlag(f, 'user-id'), optionalFlag(f, 'client-id')),
+    run: async (f) => {
+      const userId = requireFlag(f, 'user-id');
+      const revoked = await revokeUserGrants(userId, optionalFlag(f, 'client-id'));
+      const user = await User.findById(userId).lean<{ orgId: string }>();
+      if (user && revoked.revoked_client_ids.length) {
+        await recordOperatorChange({
+          orgId: user.orgId,
+          action: 'grant.revoked',
+          target: userId,
+          after: { user_id: userId, revoked_client_ids: revoked.revoked_client_ids },
+        });
+      }
+      return revoked;
+    },
   },
 };

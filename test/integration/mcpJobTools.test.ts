@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { listAuditEvents } from '../../core/audit/auditLog';
 import { createClient } from '../../core/oauth/clients';
 import { Person } from '../../core/talent/models';
 import { BUILT_IN_SOURCE_ID } from '../../core/talent/sources';
@@ -18,6 +19,7 @@ let srv: TestApi;
 let worker: TestWorker;
 let tenant: TestTenant;
 let personIds: string[];
+let m2mClientId: string;
 
 async function connect(clientId: string, secret: string): Promise<Client> {
   const token = (await clientCredentialsToken(srv, await discover(srv), clientId, secret)).access_token;
@@ -37,6 +39,7 @@ beforeAll(async () => {
   personIds = (await Person.find({ source: BUILT_IN_SOURCE_ID }, { _id: 1 }).sort({ _id: 1 }).limit(30).lean()).map((p) => String(p._id));
   expect(personIds).toHaveLength(30);
   const m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 1000 });
+  m2mClientId = m2m.client_id;
   mcp = await connect(m2m.client_id, m2m.client_secret);
 });
 afterAll(async () => {
@@ -99,6 +102,10 @@ test('cancel a running job', async () => {
   // The job may have finished in between; either way the answer is about this job.
   if (cancelled.isError) expect(cancelled.body.code).toBe('invalid_state_transition');
   else expect(cancelled.body.job_id).toBe(created.body.job_id);
+  // A cancel the tool server made is in the audit log as the M2M client's, with where it came from; a refused one is not.
+  const entries = (await listAuditEvents(tenant.orgId, { action: 'job.cancelled' })).data.filter((e) => e.target === created.body.job_id);
+  if (cancelled.isError) expect(entries).toEqual([]);
+  else expect(entries).toEqual([expect.objectContaining({ actor: `m2m:${m2mClientId}`, client_address: expect.stringMatching(/127\.0\.0\.1|::1/) })]);
 });
 
 test('tool errors are isError results carrying the problem code, and the session survives', async () => {

@@ -1,4 +1,5 @@
 import { recordConsent } from '../../core/oauth/consentGrants';
+import { listAuditEvents } from '../../core/audit/auditLog';
 import { User } from '../../core/users/models';
 import { userGrants } from '../../core/users/users';
 import { createTenant } from '../support/fixtures';
@@ -93,4 +94,50 @@ test('user create, list, grants, grants revoke and disable', async () => {
   // A disabled person's setup link no longer works.
   // (A fresh connection: the CLI runs block this process longer than a kept-alive socket lives.)
   expect((await rawRequest(srv.url, { path: `/api/oauth/setup?token=${token}`, headers: { Connection: 'close' } })).status).toBe(400);
+});
+
+test('roles: user create --role, user role, and the last active admin is kept', async () => {
+  const tenant = await createTenant();
+  const base = ['--org', tenant.orgId, '--workspace', tenant.workspaceId, '--permissions', 'jobs.v1:read'];
+  const member = admin('user', 'create', ...base, '--email', `m.${tenant.orgId}@example.com`);
+  expect(member.json).toMatchObject({ role: 'member' });
+  const first = admin('user', 'create', ...base, '--email', `a.${tenant.orgId}@example.com`, '--role', 'admin');
+  expect(first.status).toBe(0);
+  expect(first.json).toMatchObject({ role: 'admin' });
+  expect(admin('user', 'create', ...base, '--email', `x.${tenant.orgId}@example.com`, '--role', 'owner')).toMatchObject({
+    status: 2,
+    stderr: expect.stringContaining('--role must be admin or member'),
+  });
+
+  const demoteLast = admin('user', 'role', '--user-id', first.json.user_id, '--role', 'member');
+  expect(demoteLast.status).toBe(1);
+  expect(demoteLast.stderr).toMatch(/^error: User usr_\S+ is the last active admin of organization org_\S+; make another person admin first\.\n$/);
+  const disableLast = admin('user', 'disable', '--user-id', first.json.user_id);
+  expect(disableLast.status).toBe(1);
+  expect(disableLast.stderr).toContain('is the last active admin');
+  expect(await User.findById(first.json.user_id).lean()).toMatchObject({ role: 'admin', disabledAt: null });
+
+  const promoted = admin('user', 'role', '--user-id', member.json.user_id, '--role', 'admin');
+  expect(promoted.json).toEqual({ user_id: member.json.user_id, org_id: tenant.orgId, role_before: 'member', role: 'admin' });
+  expect(admin('user', 'role', '--user-id', first.json.user_id, '--role', 'member').json).toMatchObject({ role_before: 'admin', role: 'member' });
+  const listed = admin('user', 'list', '--org', tenant.orgId);
+  expect(Object.fromEntries(listed.json.users.map((u: { user_id: string; role: string }) => [u.user_id, u.role]))).toEqual({
+    [member.json.user_id]: 'admin',
+    [first.json.user_id]: 'member',
+  });
+
+  // Each change is in the organization's audit log as the operator's; the refusals left nothing.
+  const entries = (await listAuditEvents(tenant.orgId, { actor: 'operator' })).data;
+  expect(entries.map((e) => [e.action, e.target, e.before, e.after])).toEqual([
+    ['user.updated', first.json.user_id, { role: 'admin' }, { role: 'member' }],
+    ['user.updated', member.json.user_id, { role: 'member' }, { role: 'admin' }],
+    [
+      'user.invited',
+      first.json.user_id,
+      null,
+      expect.objectContaining({ role: 'admin', email: `a.${tenant.orgId}@example.com`.toLowerCase(), permissions: ['jobs.v1:read'] }),
+    ],
+    ['user.invited', member.json.user_id, null, expect.objectContaining({ role: 'member' })],
+  ]);
+  expect(JSON.stringify(entries)).not.toContain('setup');
 });

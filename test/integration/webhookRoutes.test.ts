@@ -1,4 +1,5 @@
 import mongoose from 'mongoose';
+import { listAuditEvents } from '../../core/audit/auditLog';
 import { temporalClient } from '../../core/temporal/client';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../../core/webhooks/models';
@@ -348,6 +349,10 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
       409,
       'replay_not_allowed',
     );
+    // The one replay made (not the two refused) is in the audit log as this key's.
+    expect((await listAuditEvents(t.orgId, { action: 'webhook_delivery.replayed' })).data).toEqual([
+      expect.objectContaining({ actor: `key:${t.keyId}`, target: dead.delivery_id, after: expect.objectContaining({ event_id: eventId, replay: 1 }) }),
+    ]);
     const replayed: any[] = await eventually(
       'the replay to succeed',
       async () => {

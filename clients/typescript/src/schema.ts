@@ -316,6 +316,7 @@ export interface paths {
          *     | `webhook_deliveries.list` | 10 |
          *     | `webhook_deliveries.get` | 10 |
          *     | `webhook_deliveries.replay` | 5 |
+         *     | `audit_events.list` | 10 |
          *
          *     Per-minute caps and blocks are set for an operation on the organization, one application, key family or key by an administrator; a cap must be below `standard_requests_per_minute`. Raising the request rate or the in-flight limit is the operator's.
          *
@@ -412,6 +413,28 @@ export interface paths {
          *     Permission: `person_matches.v1:create`.
          */
         post: operations["person_matches.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's audit log, newest first
+         * @description Every change to the organization, whoever made it: keys, caps, blocks, budgets, credits granted, people and roles, webhook endpoints and secret rotations, replays, job cancels, grants revoked, and the rate set by the service operator. Entries are never changed or deleted except by retention (`AUDIT_RETENTION_DAYS`, 400 days by default). Filter by `action` and `actor`; paged with an opaque `cursor`.
+         *
+         *     Permission: `audit.v1:read`.
+         */
+        get: operations["audit_events.list"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -843,7 +866,7 @@ export interface components {
              * @description stable machine code: the contract
              * @enum {string}
              */
-            code: "malformed_authorization" | "invalid_idempotency_key" | "invalid_cursor" | "malformed_body" | "malformed_request" | "invalid_request_id" | "missing_api_key" | "invalid_api_key" | "insufficient_credits" | "family_budget_exhausted" | "organization_budget_exhausted" | "insufficient_scope" | "origin_not_allowed" | "not_found" | "method_not_allowed" | "endpoint_limit_reached" | "result_set_expired" | "idempotency_key_reused" | "idempotency_in_progress" | "endpoint_retired" | "invalid_state_transition" | "replay_not_allowed" | "rotation_in_progress" | "cursor_expired" | "result_gone" | "request_timeout" | "body_too_large" | "unsupported_media_type" | "validation_failed" | "headers_too_large" | "webhook_url_not_allowed" | "rate_limited" | "contact_job_concurrency_cap" | "contact_job_daily_cap" | "webhook_replay_cap" | "preview_quota_exceeded" | "distinct_query_cap" | "delivery_quota_exceeded" | "internal_error" | "dependency_unavailable";
+            code: "malformed_authorization" | "invalid_idempotency_key" | "invalid_cursor" | "malformed_body" | "malformed_request" | "invalid_request_id" | "missing_api_key" | "invalid_api_key" | "insufficient_credits" | "family_budget_exhausted" | "organization_budget_exhausted" | "insufficient_scope" | "origin_not_allowed" | "not_found" | "method_not_allowed" | "endpoint_limit_reached" | "result_set_expired" | "idempotency_key_reused" | "idempotency_in_progress" | "endpoint_retired" | "invalid_state_transition" | "replay_not_allowed" | "rotation_in_progress" | "last_admin" | "cursor_expired" | "result_gone" | "request_timeout" | "body_too_large" | "unsupported_media_type" | "validation_failed" | "headers_too_large" | "webhook_url_not_allowed" | "rate_limited" | "contact_job_concurrency_cap" | "contact_job_daily_cap" | "webhook_replay_cap" | "preview_quota_exceeded" | "distinct_query_cap" | "delivery_quota_exceeded" | "internal_error" | "dependency_unavailable";
             request_id?: string;
             instance?: string;
             errors?: {
@@ -5142,7 +5165,7 @@ export interface operations {
     "operational_limits.get": {
         parameters: {
             query?: {
-                operation?: "api.request_baseline.v1" | "whoami" | "candidates.search" | "search.sources" | "profiles.unlock" | "person_matches.create" | "contact_retrieval_jobs.create" | "contact_retrieval_jobs.batch_create" | "contact_retrieval_jobs.get" | "contact_retrieval_jobs.list" | "contact_retrieval_jobs.cancel" | "job_results.get" | "webhook_endpoints.create" | "webhook_endpoints.list" | "webhook_endpoints.get" | "webhook_endpoints.update" | "webhook_endpoints.delete" | "webhook_endpoints.rotate_secret" | "webhook_deliveries.list" | "webhook_deliveries.get" | "webhook_deliveries.replay" | "operational_limits.get";
+                operation?: "api.request_baseline.v1" | "whoami" | "candidates.search" | "search.sources" | "profiles.unlock" | "person_matches.create" | "contact_retrieval_jobs.create" | "contact_retrieval_jobs.batch_create" | "contact_retrieval_jobs.get" | "contact_retrieval_jobs.list" | "contact_retrieval_jobs.cancel" | "job_results.get" | "webhook_endpoints.create" | "webhook_endpoints.list" | "webhook_endpoints.get" | "webhook_endpoints.update" | "webhook_endpoints.delete" | "webhook_endpoints.rotate_secret" | "webhook_deliveries.list" | "webhook_deliveries.get" | "webhook_deliveries.replay" | "operational_limits.get" | "audit_events.list";
                 scope?: "organization" | "application" | "key_family" | "key";
                 application_id?: string;
                 family_id?: string;
@@ -6815,6 +6838,242 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "dependency_unavailable";
+                    };
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    "audit_events.list": {
+        parameters: {
+            query?: {
+                action?: "key.created" | "key.rotated" | "key.revoked" | "limit.cap_set" | "limit.blocked" | "limit.cleared" | "limit.rate_set" | "budget.set" | "budget.removed" | "credits.granted" | "user.invited" | "user.updated" | "user.disabled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.retired" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "job.cancelled" | "grant.revoked";
+                actor?: string;
+                cursor?: string;
+                limit?: number;
+            };
+            header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit entries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "event_id": "aud_4Tq8Xm2Kb7Rn3Wv9Lc5YdH",
+                     *           "time": "2026-11-25T14:03:19.907Z",
+                     *           "actor": "key:key_9Tb4mK7xQ2nW8vR5cJ3hLp",
+                     *           "action": "webhook_endpoint.updated",
+                     *           "target": "we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY",
+                     *           "before": {
+                     *             "endpoint_id": "we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY",
+                     *             "url": "https://hooks.example.com/talent",
+                     *             "state": "active"
+                     *           },
+                     *           "after": {
+                     *             "endpoint_id": "we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY",
+                     *             "url": "https://hooks.example.com/talent",
+                     *             "state": "disabled"
+                     *           },
+                     *           "client_address": "203.0.113.24"
+                     *         },
+                     *         {
+                     *           "event_id": "aud_9Lm3Rq7Xt2Kb8Wn4Vc6YhP",
+                     *           "time": "2026-11-25T14:03:11.482Z",
+                     *           "actor": "operator",
+                     *           "action": "credits.granted",
+                     *           "target": "org_5kQ2vN8xR3tLm7WbY4cH9d",
+                     *           "before": null,
+                     *           "after": {
+                     *             "amount": 5000,
+                     *             "balance": 12500
+                     *           },
+                     *           "client_address": null
+                     *         }
+                     *       ],
+                     *       "next_cursor": "eyJzIjoiYXVkaXQtZXZlbnRzOjoiLCJwIjp7InQiOjE3OTU2MTUzOTE0ODIsImlkIjoiYXVkXzlMbTNScTdYdDJLYjhXbjRWYzZZaFAifX0"
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description `aud_…` */
+                            event_id: string;
+                            /** @description ISO 8601 UTC */
+                            time: string;
+                            /** @description `user:<user_id>`, `key:<key_id>`, `m2m:<client_id>` or `operator` */
+                            actor: string;
+                            /** @enum {string} */
+                            action: "key.created" | "key.rotated" | "key.revoked" | "limit.cap_set" | "limit.blocked" | "limit.cleared" | "limit.rate_set" | "budget.set" | "budget.removed" | "credits.granted" | "user.invited" | "user.updated" | "user.disabled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.retired" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "job.cancelled" | "grant.revoked";
+                            /** @description the id of what changed (a key, a person, an endpoint, a delivery, a job, or the organization) */
+                            target: string;
+                            /** @description the changed values before the change, or null; never a secret */
+                            before: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description the changed values after the change, or null; never a secret */
+                            after: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description the address the change came from; null for the operator CLI */
+                            client_address: string | null;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `malformed_authorization`, `invalid_cursor`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "malformed_authorization" | "invalid_cursor";
+                    };
+                };
+            };
+            /** @description `missing_api_key`, `invalid_api_key`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "missing_api_key" | "invalid_api_key";
+                    };
+                };
+            };
+            /** @description `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description `validation_failed`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "internal_error";
                     };
                 };
             };

@@ -1,0 +1,73 @@
+import type { Config } from '../../core/config';
+import { recordAuditEvent, listAuditEvents } from '../../core/audit/auditLog';
+import { AuditEvent } from '../../core/audit/models';
+import { createMaintenanceActivities } from '../../activities/maintenance';
+import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
+import { createTenant } from '../support/fixtures';
+import { testConfig } from '../support/testConfig';
+
+// The audit log's store: append, page newest first per organization, retention as the only delete.
+let config: Config;
+
+beforeAll(async () => {
+  config = testConfig();
+  await connectStore(config.mongodbUri);
+  await ensureIndexes();
+});
+afterAll(async () => disconnectStore());
+
+const DAY = 24 * 3600_000;
+
+test('entries page newest first, filter by action and actor, and stay inside their organization', async () => {
+  const [a, b] = [await createTenant(), await createTenant()];
+  const base = Date.parse('2026-06-01T00:00:00Z');
+  // Several entries share one instant: the id breaks the tie and no entry is skipped or repeated.
+  for (let i = 0; i < 7; i++) {
+    await recordAuditEvent({
+      orgId: a.orgId,
+      actor: i % 2 ? 'operator' : `key:${a.keyId}`,
+      action: i % 3 ? 'budget.set' : 'credits.granted',
+      target: a.orgId,
+      after: { budget: i, amount: i },
+      now: new Date(base + Math.floor(i / 3) * 1000),
+    });
+  }
+  await recordAuditEvent({ orgId: b.orgId, actor: 'operator', action: 'credits.granted', target: b.orgId, after: { amount: 1 } });
+
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await listAuditEvents(a.orgId, { limit: 3, cursor });
+    seen.push(...page.data.map((e) => e.event_id));
+    for (let i = 1; i < page.data.length; i++) expect(page.data[i - 1].time >= page.data[i].time).toBe(true);
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  expect(seen).toHaveLength(7);
+  expect(new Set(seen).size).toBe(7);
+
+  const grants = await listAuditEvents(a.orgId, { action: 'credits.granted' });
+  expect(grants.data.map((e) => e.after)).toEqual([{ amount: 6 }, { amount: 3 }, { amount: 0 }]);
+  const operator = await listAuditEvents(a.orgId, { actor: 'operator' });
+  expect(operator.data).toHaveLength(3);
+  expect(operator.data.every((e) => e.actor === 'operator')).toBe(true);
+  // A cursor of another filter is not a page of this one.
+  const firstPage = await listAuditEvents(a.orgId, { limit: 1 });
+  await expect(listAuditEvents(a.orgId, { actor: 'operator', cursor: firstPage.next_cursor! })).rejects.toMatchObject({ code: 'invalid_cursor' });
+  expect((await listAuditEvents(b.orgId)).data).toHaveLength(1);
+});
+
+test('the maintenance run deletes entries older than AUDIT_RETENTION_DAYS and only those', async () => {
+  const t = await createTenant();
+  const now = Date.now();
+  const old = await recordAuditEvent({ orgId: t.orgId, actor: 'operator', action: 'credits.granted', target: t.orgId, now: new Date(now - 11 * DAY) });
+  const kept = await recordAuditEvent({ orgId: t.orgId, actor: 'operator', action: 'credits.granted', target: t.orgId, now: new Date(now - 9 * DAY) });
+  const purged = await createMaintenanceActivities({ auditRetentionDays: 10 }).purgeExpiredRecords();
+  expect(purged.auditEvents).toBeGreaterThanOrEqual(1);
+  expect(await AuditEvent.exists({ _id: old.event_id })).toBeNull();
+  expect(await AuditEvent.exists({ _id: kept.event_id })).not.toBeNull();
+  // The default (400 days) keeps both of a year-old and a fresh entry.
+  const yearOld = await recordAuditEvent({ orgId: t.orgId, actor: 'operator', action: 'credits.granted', target: t.orgId, now: new Date(now - 365 * DAY) });
+  await createMaintenanceActivities({ auditRetentionDays: config.auditRetentionDays }).purgeExpiredRecords();
+  expect(config.auditRetentionDays).toBe(400);
+  expect(await AuditEvent.exists({ _id: yearOld.event_id })).not.toBeNull();
+});
