@@ -4,6 +4,7 @@ import { cursorId, cursorIndex, cursorInstant, decodeListCursor, encodeListCurso
 import { Problem } from '../../core/problems';
 import { decodeCursor as decodeSearchCursor, encodeCursor as encodeSearchCursor } from '../../core/talent/searchCursor';
 import { decodeCursor as decodeWebhookCursor, encodeCursor as encodeWebhookCursor } from '../../core/webhooks/deliveryCursor';
+import { seededRandom } from '../support/seededRandom';
 
 /**
  * Every cursor decoder the API runs, fed random and boundary input: each either returns a
@@ -12,18 +13,6 @@ import { decodeCursor as decodeWebhookCursor, encodeCursor as encodeWebhookCurso
  */
 const config = loadConfig({ SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'), SEARCH_CURSOR_TTL_SECONDS: '3600' });
 const ORG = 'org_1T9pEX3JhWhNaRUdTncqq6';
-
-/** Seeded so that a failure names the case that reproduces it (mulberry32). */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const BOUNDARY_NUMBERS: unknown[] = [
   0,

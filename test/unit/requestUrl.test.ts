@@ -1,17 +1,6 @@
 import { requestUrl } from '../../api/requestUrl';
 import { Problem } from '../../core/problems';
-
-/** A small seeded generator (mulberry32): the same cases on every run, so a failure reproduces. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as seeded } from '../support/seededRandom';
 
 // Characters a Host header can carry once the HTTP parser has accepted it, weighted towards the ones with a meaning in a URL.
 const PIECES = [
