@@ -3,6 +3,7 @@ import { addKey, createTenant, type TestTenant } from '../support/fixtures';
 import { apiHonouringRateLimits as api, type HttpResponse } from '../support/http';
 import { runAdmin } from '../support/adminCli';
 import { startTestApi, type TestApi } from '../support/testApi';
+import type { AuditEventView } from '../../core/audit/auditLog';
 
 // GET /v1/audit-events: the entries the operator CLI and the API's changes leave, read back over
 // HTTP against the real store. Each CLI run is a fresh process: slow on a loaded machine.
@@ -15,16 +16,7 @@ beforeAll(async () => {
 });
 afterAll(async () => srv?.close());
 
-interface Entry {
-  event_id: string;
-  time: string;
-  actor: string;
-  action: string;
-  target: string;
-  before: Record<string, unknown> | null;
-  after: Record<string, unknown> | null;
-  client_address: string | null;
-}
+type Entry = AuditEventView;
 
 const admin = (...args: string[]) => runAdmin(srv.config, args, {}, { timeoutMs: 120_000 });
 
