@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import type { ZodType, z } from 'zod';
 import type { AuditAction } from '../core/audit/auditActions';
 import type { Config } from '../core/config';
+import type { RequestClaim } from '../core/idempotency/idempotency';
 import type { KeyPrincipal } from '../core/keys/apiKeys';
 import type { Permission } from '../core/keys/permissions';
 import type { OperationName } from '../core/limits/limitTable';
@@ -30,6 +31,8 @@ export interface RouteInput<B, Q, P> {
   params: P;
   requestId: string;
   idempotencyKey?: string;
+  /** The claim an idempotent operation runs under (set by the executor; read with `requestClaim`). */
+  claim?: RequestClaim;
 }
 
 export interface RouteResult {

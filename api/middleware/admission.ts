@@ -1,9 +1,9 @@
 import type { Context, Middleware, Next } from 'koa';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
-import type { AcquireAdmission, AdmissionHandle } from '../operations/admission';
+import type { AcquireAdmission, AdmissionHandle } from '../../core/limits/operationAdmission';
 
 /**
- * HTTP adapter of baseline admission (api/operations/admission.ts): every authenticated /v1
+ * HTTP adapter of baseline admission (core/limits/operationAdmission.ts): every authenticated /v1
  * request takes its slot before routing, and the handle rides in `ctx.state.admission` for the
  * route's operation admission. The in-flight lease is held until the response is finished and
  * the handler has settled, so a streamed or slow response keeps its place.

@@ -5,7 +5,7 @@ import { SENIORITIES } from '../../core/talent/person';
 import { searchCandidates } from '../../core/talent/searchPages';
 import { SEARCH_CURSOR_PATTERN } from '../../core/talent/searchCursor';
 import { SOURCE_CATALOGUE } from '../../core/talent/sources';
-import { requestClaim } from '../middleware/idempotency';
+import { requestClaim } from '../operations/idempotentRun';
 import { cursorParameter } from './cursorParameter';
 import { defineRoute } from '../routeSpec';
 

@@ -14,7 +14,7 @@ import { readLimitSettings, sameScope } from '../../core/limits/limitSettings';
 import { limitEntries, overriddenScopes, type ScopeChain } from '../../core/limits/operationalLimits';
 import { findScopeChain, scopeChain } from '../../core/limits/scopeChain';
 import { defineRoute } from '../routeSpec';
-import { principalScopes } from '../operations/admission';
+import { principalScopes } from '../../core/limits/operationAdmission';
 
 const nullableInt = z.number().int().min(0).nullable();
 

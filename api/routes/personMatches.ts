@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PRICES } from '../../core/credits/prices';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { CONFIDENCE, matchPeople } from '../../core/talent/matchPeople';
-import { requestClaim } from '../middleware/idempotency';
+import { requestClaim } from '../operations/idempotentRun';
 import { defineRoute } from '../routeSpec';
 
 const field = (max: number) => z.string().trim().min(1).max(max).regex(/\S/, 'must not be blank').optional();

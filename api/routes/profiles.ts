@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PRICES } from '../../core/credits/prices';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { unlockProfile } from '../../core/talent/unlockProfile';
-import { requestClaim } from '../middleware/idempotency';
+import { requestClaim } from '../operations/idempotentRun';
 import { defineRoute } from '../routeSpec';
 
 const UnlockBody = z.object({ person_id: z.string().min(1).max(128).describe('an opaque person id (per_…)') }).strict();

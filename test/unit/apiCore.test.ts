@@ -1,6 +1,6 @@
 import { displayPrefix, generateApiKey, parseApiKey } from '../../core/keys/apiKeyFormat';
 import { Problem, PROBLEM_CODES, retryLater } from '../../core/problems';
-import { isValidIdempotencyKey } from '../../api/middleware/idempotency';
+import { isValidIdempotencyKey } from '../../api/operations/idempotentRun';
 import { isValidRequestId } from '../../api/middleware/requestId';
 import { problemDocument } from '../../api/middleware/problemDocuments';
 import { findTenantFields } from '../../api/operations/operationInput';

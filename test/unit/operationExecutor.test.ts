@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { availableTools, TOOL_DEFINITIONS, type ToolDefinition } from '../../api/mcp/toolCatalog';
 import { createToolDispatcher } from '../../api/mcp/toolDispatch';
-import type { AcquireAdmission, AdmissionHandle } from '../../api/operations/admission';
+import type { AcquireAdmission, AdmissionHandle } from '../../core/limits/operationAdmission';
 import { createOperationExecutor, operationPath, type OperationRequest } from '../../api/operations/executeOperation';
 import { operationRegistry } from '../../api/operations/operationRegistry';
 import { defineRoute, type RouteSpec } from '../../api/routeSpec';
@@ -223,7 +223,7 @@ describe('operation names from the command line', () => {
 describe('tool calls', () => {
   test('a tool call reaches the operation without any synthetic HTTP request', () => {
     const root = join(__dirname, '..', '..');
-    for (const file of ['api/mcp/toolDispatch.ts', 'api/operations/executeOperation.ts', 'api/operations/admission.ts']) {
+    for (const file of ['api/mcp/toolDispatch.ts', 'api/operations/executeOperation.ts', 'core/limits/operationAdmission.ts']) {
       const source = readFileSync(join(root, file), 'utf8');
       expect(source).not.toMatch(/from '(node:)?(http|net)'|IncomingMessage|ServerResponse|from 'koa'/);
     }

@@ -6,9 +6,7 @@ import {
   type RequestClaim,
   type StoredResponse,
 } from '../../core/idempotency/idempotency';
-import type { Middleware } from 'koa';
 import type { RouteInput, RouteResult, RouteSpec } from '../routeSpec';
-import { matchedRoute, type MatchedLayer } from './matchedRoute';
 
 export { isValidIdempotencyKey };
 
@@ -18,17 +16,12 @@ export function requireIdempotencyKey(spec: Pick<RouteSpec, 'idempotent'>, key: 
 }
 
 /**
- * /v1 middleware between authentication and baseline admission: a request to an idempotent
- * route without a valid Idempotency-Key is malformed (400, SPEC 7.2) whatever the limits, so it
- * is answered before admission could answer 429, and takes no slot.
+ * The claim the handler of an idempotent operation runs under: paid work is charged, and a
+ * search named, under it. The executor sets it before the handler runs.
  */
-export function idempotencyKeyBeforeAdmission(routes: readonly RouteSpec[]): Middleware {
-  const idempotent = new Set(routes.filter((r) => r.idempotent).map((r) => `${r.method} ${r.path}`));
-  return async (ctx, next) => {
-    const route = matchedRoute(ctx.matched as MatchedLayer[] | undefined, ctx.method);
-    if (route && idempotent.has(`${ctx.method} ${route}`)) requireIdempotencyKey({ idempotent: true }, ctx.get('Idempotency-Key') || undefined);
-    await next();
-  };
+export function requestClaim(input: Pick<RouteInput<unknown, unknown, unknown>, 'claim'>): RequestClaim {
+  if (!input.claim) throw new Error('requestClaim: only an operation declared idempotent runs under a claim');
+  return input.claim;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -40,19 +33,6 @@ function parsedBody(raw: Buffer): unknown {
   } catch {
     return raw.toString('base64');
   }
-}
-
-/** The claim each idempotent request's handler runs under, by its route input. */
-const claims = new WeakMap<object, RequestClaim>();
-
-/**
- * The claim the request of this route input runs under: paid work is charged, and a search
- * named, under it. Only idempotent routes have one.
- */
-export function requestClaim(input: object): RequestClaim {
-  const claim = claims.get(input);
-  if (!claim) throw new Error('requestClaim: only a route declared idempotent runs under a claim');
-  return claim;
 }
 
 /** The idempotency key as the caller sent it, and the request line the fingerprint covers. */
@@ -84,7 +64,7 @@ export async function withIdempotency(
     input.config,
     { orgId, workspaceId, key, operation, fingerprint },
     async (claim): Promise<StoredResponse> => {
-      claims.set(input, claim);
+      input.claim = claim;
       const result = await run();
       creditsCharged = result.creditsCharged;
       const body = result.body === undefined ? '' : typeof result.body === 'string' ? result.body : JSON.stringify(result.body);

@@ -1,6 +1,6 @@
-import type { Config } from '../../core/config';
-import type { KeyPrincipal } from '../../core/keys/apiKeys';
-import { BLOCKED_RETRY_AFTER_SECONDS, type OperationName, type Scope } from '../../core/limits/limitTable';
+import type { Config } from '../config';
+import type { KeyPrincipal } from '../keys/apiKeys';
+import { BLOCKED_RETRY_AFTER_SECONDS, type OperationName, type Scope } from './limitTable';
 import {
   admissionLimitSettings,
   applicableOverrides,
@@ -9,14 +9,14 @@ import {
   operationRequestsPerSecond,
   type LimitSettingsDoc,
   type OrganizationLimits,
-} from '../../core/limits/limitSettings';
-import { admitUnderCap, capLogId, returnCapSlot, type CapTaken } from '../../core/limits/minuteCaps';
-import { rateLimitHeaders, type RateLimitState } from '../../core/limits/rateLimitHeaders';
-import { admitRequest, admitWindow, operationScopeKey, releaseLease, returnWindowSlot, type Lease, type WindowTaken } from '../../core/limits/requestAdmission';
-import { secondsUntilNextWindow } from '../../core/limits/strictWindow';
-import { logger } from '../../core/observability/logger';
-import { admissionRefusals } from '../../core/observability/metrics';
-import { retryLater, type Problem } from '../../core/problems';
+} from './limitSettings';
+import { admitUnderCap, capLogId, returnCapSlot, type CapTaken } from './minuteCaps';
+import { rateLimitHeaders, type RateLimitState } from './rateLimitHeaders';
+import { admitRequest, admitWindow, operationScopeKey, releaseLease, returnWindowSlot, type Lease, type WindowTaken } from './requestAdmission';
+import { secondsUntilNextWindow } from './strictWindow';
+import { logger } from '../observability/logger';
+import { admissionRefusals } from '../observability/metrics';
+import { retryLater, type Problem } from '../problems';
 
 /**
  * Admission control (SPEC 8) as an explicit handle, independent of HTTP. `admissionUnder`'s acquire
