@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import {
   BASELINE_ENTRY,
@@ -8,11 +7,8 @@ import {
   OPERATIONS,
   SCOPE_TYPES,
   describeOperationRates,
-  type Scope,
 } from '../../core/limits/limitTable';
-import { readLimitSettings, sameScope } from '../../core/limits/limitSettings';
-import { limitEntries, overriddenScopes, type ScopeChain } from '../../core/limits/operationalLimits';
-import { findScopeChain, scopeChain } from '../../core/limits/scopeChain';
+import { reportLimits } from '../../core/limits/limitReport';
 import { defineRoute } from '../routeSpec';
 import { principalScopes } from '../../core/limits/operationAdmission';
 
@@ -56,11 +52,6 @@ ${describeOperationRates()}
 
 Per-minute caps and blocks are set for an operation on the organization, one application, key family or key by an administrator; a cap must be below \`standard_requests_per_minute\`. Raising the request rate or the in-flight limit is the operator's.`;
 
-function callerChain(p: KeyPrincipal, upTo: Scope['type']): ScopeChain {
-  const all = principalScopes(p);
-  return all.slice(0, all.findIndex((s) => s.type === upTo) + 1);
-}
-
 export const operationalLimitsRoutes = [
   defineRoute({
     operation: 'operational_limits.get',
@@ -72,24 +63,9 @@ export const operationalLimitsRoutes = [
     permission: PERMISSIONS.limitsRead,
     query: Query,
     responses: { 200: { description: 'Limit entries', schema: z.object({ data: z.array(LimitEntrySchema) }) } },
-    handler: async ({ principal, query, config }) => {
-      const settings = await readLimitSettings(principal.orgId);
-      const asked: Scope[] = [];
-      if (query.application_id) asked.push({ type: 'application', id: query.application_id });
-      if (query.family_id) asked.push({ type: 'key_family', id: query.family_id });
-      if (query.key_id) asked.push({ type: 'key', id: query.key_id });
-
-      const chains: ScopeChain[] = [];
-      if (asked.length) {
-        for (const scope of asked) chains.push(await scopeChain(principal.orgId, scope));
-      } else {
-        for (const type of SCOPE_TYPES) chains.push(callerChain(principal, type));
-        const others = overriddenScopes(settings).filter((s) => !chains.some((c) => sameScope({ scopeType: s.type, scopeId: s.id }, c[c.length - 1])));
-        // An override may outlive its key or application: such a scope is left out, not an error.
-        for (const chain of await Promise.all(others.map((s) => findScopeChain(principal.orgId, s)))) if (chain) chains.push(chain);
-      }
-      const selected = query.scope ? chains.filter((c) => c[c.length - 1].type === query.scope) : chains;
-      return { status: 200, body: { data: limitEntries(settings, selected, config.limits.leaseTtlSeconds, query.operation) } };
-    },
+    handler: async ({ principal, query, config }) => ({
+      status: 200,
+      body: { data: await reportLimits(principal.orgId, principalScopes(principal), query, config.limits.leaseTtlSeconds) },
+    }),
   }),
 ];
