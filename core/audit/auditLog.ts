@@ -116,3 +116,16 @@ export async function purgeExpiredAuditEvents(now: Date, retentionDays: number):
   const res = await AuditEvent.deleteMany({ time: { $lt: new Date(now.getTime() - retentionDays * DAY_MS) } });
   return res.deletedCount ?? 0;
 }
+
+/** Every entry matching the filters, newest first, read in batches as the consumer takes them (the CSV download). */
+export async function* allAuditEvents(orgId: string, query: Pick<AuditEventQuery, 'action' | 'actor'> = {}): AsyncGenerator<AuditEventView> {
+  const filter: Record<string, unknown> = { orgId };
+  if (query.action) filter.action = query.action;
+  if (query.actor) filter.actor = query.actor;
+  const cursor = AuditEvent.find(filter).sort({ time: -1, _id: -1 }).lean<StoredAuditEvent[]>().cursor({ batchSize: 500 });
+  try {
+    for await (const doc of cursor) yield view(doc as unknown as StoredAuditEvent);
+  } finally {
+    await cursor.close();
+  }
+}

@@ -1,0 +1,98 @@
+import type { Config } from '../../core/config';
+import { allAuditEvents, recordAuditEvent } from '../../core/audit/auditLog';
+import { charge, grantCredits, setBudget } from '../../core/credits/credits';
+import { allLedgerEntries, listLedgerEntries, type LedgerEntryView } from '../../core/credits/ledgerEntries';
+import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
+import { createTenant, type TestTenant } from '../support/fixtures';
+import { testConfig } from '../support/testConfig';
+
+// The ledger as an organization's people read it: grants and charges, newest first, filtered and paged or exported whole.
+let config: Config;
+let a: TestTenant;
+let b: TestTenant;
+
+beforeAll(async () => {
+  config = testConfig();
+  await connectStore(config.mongodbUri);
+  await ensureIndexes();
+  a = await createTenant({ credits: 100 });
+  b = await createTenant({ credits: 10 });
+  await setBudget({ orgId: a.orgId, amount: 90 });
+  for (let i = 0; i < 5; i++)
+    await charge({
+      orgId: a.orgId,
+      familyId: a.familyId,
+      operation: i % 2 ? 'profiles.unlock' : 'candidates.search',
+      amount: i + 1,
+      chargeKey: `ledger-test:${a.orgId}:${i}`,
+    });
+  await grantCredits(a.orgId, 7);
+  await charge({ orgId: b.orgId, familyId: b.familyId, operation: 'profiles.unlock', amount: 2, chargeKey: `ledger-test:${b.orgId}` });
+});
+afterAll(async () => disconnectStore());
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+test('pages hold every grant and charge once, newest first, with the balance after each; down to the opening balance; budget entries are left out', async () => {
+  const seen: LedgerEntryView[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await listLedgerEntries(a.orgId, {}, { limit: 3, cursor });
+    seen.push(...page.data);
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  expect(seen.map((e) => [e.kind, e.amount])).toEqual([
+    ['grant', 7],
+    ['charge', 5],
+    ['charge', 4],
+    ['charge', 3],
+    ['charge', 2],
+    ['charge', 1],
+    ['opening', 100],
+  ]);
+  expect(seen[0].balance_after).toBe(100 - 15 + 7);
+  expect(new Set(seen.map((e) => e.receipt_id)).size).toBe(seen.length);
+});
+
+test('filters by operation, key family and time; another organization sees none of it', async () => {
+  const unlocks = await listLedgerEntries(a.orgId, { operation: 'profiles.unlock' });
+  expect(unlocks.data.map((e) => e.amount)).toEqual([4, 2]);
+  expect((await listLedgerEntries(a.orgId, { familyId: a.familyId })).data).toHaveLength(5);
+  expect((await listLedgerEntries(a.orgId, { from: new Date(Date.now() + 60_000) })).data).toEqual([]);
+  const other = await listLedgerEntries(b.orgId, {});
+  expect(other.data.every((e) => !unlocks.data.some((u) => u.receipt_id === e.receipt_id))).toBe(true);
+});
+
+test('a cursor of another filter is invalid_cursor', async () => {
+  const page = await listLedgerEntries(a.orgId, {}, { limit: 1 });
+  await expect(listLedgerEntries(a.orgId, { operation: 'profiles.unlock' }, { cursor: page.next_cursor ?? '' })).rejects.toMatchObject({
+    code: 'invalid_cursor',
+    status: 400,
+  });
+});
+
+test('the export yields what the pages hold, in the same order', async () => {
+  const all = await collect(allLedgerEntries(a.orgId, { operation: 'candidates.search' }));
+  expect(all).toEqual((await listLedgerEntries(a.orgId, { operation: 'candidates.search' })).data);
+  expect(all.map((e) => e.amount)).toEqual([5, 3, 1]);
+});
+
+test('the audit export yields the filtered entries newest first', async () => {
+  const t = Date.parse('2026-07-01T00:00:00Z');
+  for (let i = 0; i < 4; i++) {
+    await recordAuditEvent({
+      orgId: b.orgId,
+      actor: i % 2 ? 'operator' : `key:${b.keyId}`,
+      action: 'budget.set',
+      target: b.orgId,
+      after: { budget: i },
+      now: new Date(t + i * 1000),
+    });
+  }
+  const byOperator = await collect(allAuditEvents(b.orgId, { actor: 'operator' }));
+  expect(byOperator.map((e) => e.after)).toEqual([{ budget: 3 }, { budget: 1 }]);
+});
