@@ -59,3 +59,20 @@ export async function takeReplaySlot(endpointId: string, now = new Date()): Prom
 export async function releaseReplaySlot(slot: { slotId: string; previousUsedAt: Date; usedAt: Date }): Promise<void> {
   await WebhookReplaySlot.updateOne({ _id: slot.slotId, usedAt: slot.usedAt }, { $set: { usedAt: slot.previousUsedAt } });
 }
+
+/** Uses in the trailing hour counted from the slots' last use times: what is left, and when the next one frees when none is. */
+export function allowanceFrom(usedAts: readonly Date[], now: Date): { left: number; nextAllowedAt: Date | null } {
+  const inWindow = usedAts.filter((d) => now.getTime() - d.getTime() < REPLAY_ALLOWANCE_WINDOW_MS);
+  const left = Math.max(0, REPLAYS_PER_HOUR - inWindow.length);
+  if (left > 0) return { left, nextAllowedAt: null };
+  return { left, nextAllowedAt: new Date(now.getTime() + retryAfterSeconds(inWindow, now) * 1000) };
+}
+
+/** The endpoint's replays left in the trailing hour, as a page shows them before anyone asks for one. */
+export async function replayAllowanceOf(endpointId: string, now = new Date()): Promise<{ left: number; nextAllowedAt: Date | null }> {
+  const slots = await WebhookReplaySlot.find({ endpointId }, { usedAt: 1 }).lean<{ usedAt: Date }[]>();
+  return allowanceFrom(
+    slots.map((s) => s.usedAt),
+    now,
+  );
+}
