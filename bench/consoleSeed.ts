@@ -1,0 +1,196 @@
+import { randomBytes } from 'node:crypto';
+import type { Config } from '../core/config';
+import { AuditEvent } from '../core/audit/models';
+import { grantCredits } from '../core/credits/credits';
+import { LedgerEntry } from '../core/credits/models';
+import { newId } from '../core/ids';
+import { ContactRetrievalJob } from '../core/jobs/models';
+import { createApiKey } from '../core/keys/apiKeys';
+import { ALL_PERMISSIONS } from '../core/keys/permissions';
+import { createOrganization } from '../core/tenancy/provisioning';
+import { completeSetup, createUser } from '../core/users/users';
+import { WebhookDelivery, WebhookEndpoint } from '../core/webhooks/models';
+
+/**
+ * One organization as large as the console's speed targets name: keys, people, ledger and audit
+ * entries, webhook delivery attempts and jobs, spread over the last 90 days. Bulk rows are
+ * inserted straight into their collections (a benchmark's set-up, not a use case): going through
+ * the one writer of each would take the store hours at these sizes.
+ */
+export interface ConsoleSeedSize {
+  keys: number;
+  people: number;
+  ledgerEntries: number;
+  auditEntries: number;
+  deliveryAttempts: number;
+  jobs: number;
+}
+
+export interface SeededOrganization {
+  orgId: string;
+  workspaceId: string;
+  adminEmail: string;
+  adminPassword: string;
+  keyIds: string[];
+  jobIds: string[];
+}
+
+const DAY_MS = 24 * 3600_000;
+const BATCH = 1000;
+const OPERATIONS = ['candidates.search', 'profiles.unlock', 'person_matches.create', 'contact_retrieval_jobs.create'];
+
+async function insertInBatches(count: number, insert: (docs: Record<string, unknown>[]) => Promise<unknown>, make: (i: number) => Record<string, unknown>) {
+  for (let start = 0; start < count; start += BATCH) {
+    const docs: Record<string, unknown>[] = [];
+    for (let i = start; i < Math.min(count, start + BATCH); i++) docs.push(make(i));
+    await insert(docs);
+  }
+}
+
+export async function seedConsoleOrganization(config: Config, size: ConsoleSeedSize, now = new Date()): Promise<SeededOrganization> {
+  const org = await createOrganization(`console bench ${now.getTime()}`, 0);
+  const { org_id: orgId, workspace_id: workspaceId, application_id: applicationId } = org;
+
+  const keyIds: string[] = [];
+  const familyIds: string[] = [];
+  for (let i = 0; i < size.keys; i++) {
+    const key = await createApiKey({ orgId, workspaceId, applicationId, scopes: [...ALL_PERMISSIONS], audience: config.apiAudience, name: `Service ${i}` });
+    keyIds.push(key.key_id);
+    familyIds.push(key.family_id);
+  }
+
+  const adminEmail = `admin-${now.getTime()}@bench.example`;
+  const adminPassword = randomBytes(12).toString('base64url');
+  const admin = await createUser(config, { orgId, workspaceId, email: adminEmail, permissions: [...ALL_PERMISSIONS], role: 'admin' });
+  const token = new URL(admin.setup_url).searchParams.get('token') ?? '';
+  const setup = await completeSetup(config, token, adminPassword, adminPassword);
+  if (!setup.ok) throw new Error(`admin set-up failed: ${setup.message}`);
+  for (let i = 1; i < size.people; i++) {
+    await createUser(config, { orgId, workspaceId, email: `person-${now.getTime()}-${i}@bench.example`, permissions: ['candidates.search'] });
+  }
+
+  // The ledger: the opening entry, one large grant, then charges continuing the chain.
+  await grantCredits(orgId, size.ledgerEntries * 10);
+  const head = await LedgerEntry.findOne({ orgId }).sort({ orgId: 1, seq: -1 }).lean<{ seq: number; balanceAfter: number }>();
+  let balance = head!.balanceAfter;
+  const firstSeq = head!.seq + 1;
+  const span = 90 * DAY_MS;
+  await insertInBatches(
+    size.ledgerEntries,
+    (docs) => LedgerEntry.collection.insertMany(docs as never[], { ordered: false }),
+    (i) => {
+      const amount = 1 + (i % 5);
+      balance -= amount;
+      const seq = firstSeq + i;
+      return {
+        _id: `${orgId}:${seq}`,
+        chainId: orgId,
+        seq,
+        receiptId: newId('rcpt'),
+        chargeKey: `bench:${orgId}:${seq}`,
+        kind: 'charge',
+        orgId,
+        familyId: familyIds[i % familyIds.length] ?? null,
+        operation: OPERATIONS[i % OPERATIONS.length],
+        amount,
+        balanceAfter: balance,
+        orgBudgetAfter: null,
+        familyBudgetsAfter: {},
+        createdAt: new Date(now.getTime() - span + (i / size.ledgerEntries) * span),
+      };
+    },
+  );
+
+  await insertInBatches(
+    size.auditEntries,
+    (docs) => AuditEvent.collection.insertMany(docs as never[], { ordered: false }),
+    (i) => ({
+      _id: newId('aud'),
+      orgId,
+      time: new Date(now.getTime() - span + (i / size.auditEntries) * span),
+      actor: i % 3 ? `key:${keyIds[i % keyIds.length]}` : 'operator',
+      action: i % 2 ? 'budget.set' : 'limit.cap_set',
+      target: orgId,
+      before: null,
+      after: { budget: i },
+      clientAddress: '127.0.0.1',
+    }),
+  );
+
+  const endpointId = newId('we');
+  await WebhookEndpoint.collection.insertOne({
+    _id: endpointId,
+    orgId,
+    workspaceId,
+    url: 'https://receiver.bench.example/hooks',
+    state: 'active',
+    activeSlot: workspaceId,
+    secrets: [],
+    rotationEndsAt: null,
+    retiredAt: null,
+    createdAt: new Date(now.getTime() - span),
+    updatedAt: new Date(now.getTime() - span),
+  } as never);
+
+  const jobIds: string[] = [];
+  await insertInBatches(
+    size.jobs,
+    (docs) => ContactRetrievalJob.collection.insertMany(docs as never[], { ordered: false }),
+    (i) => {
+      const id = newId('job');
+      jobIds.push(id);
+      const createdAt = new Date(now.getTime() - span + (i / size.jobs) * span);
+      return {
+        _id: id,
+        orgId,
+        workspaceId,
+        applicationId,
+        familyId: familyIds[0],
+        keyId: keyIds[0],
+        status: 'completed',
+        fields: ['email'],
+        searchId: null,
+        requested: 10,
+        counts: { requested: 10, delivered: 7, not_found: 2, failed: 1, reused: 0, cancelled: 0, pending: 0 },
+        stopReason: null,
+        workflowId: `contact-retrieval-job:${id}`,
+        deliveriesReserved: 0,
+        completedAt: new Date(createdAt.getTime() + 60_000),
+        resultExpiresAt: new Date(createdAt.getTime() + 30 * DAY_MS),
+        createdAt,
+        updatedAt: createdAt,
+      };
+    },
+  );
+
+  await insertInBatches(
+    size.deliveryAttempts,
+    (docs) => WebhookDelivery.collection.insertMany(docs as never[], { ordered: false }),
+    (i) => {
+      const attemptedAt = new Date(now.getTime() - span + (i / size.deliveryAttempts) * span);
+      const attempt = 1 + (i % 9);
+      const failed = attempt < 9 && i % 4 !== 0;
+      return {
+        _id: newId('dlv'),
+        eventId: `evt_bench_${Math.floor(i / 9)}`,
+        endpointId,
+        orgId,
+        workspaceId,
+        jobId: jobIds[Math.floor(i / 9) % Math.max(1, jobIds.length)] ?? 'job_none',
+        attempt,
+        replay: 0,
+        status: failed ? 'failed' : attempt === 9 ? 'dead_lettered' : 'succeeded',
+        responseStatus: failed ? 500 : 200,
+        errorCode: failed ? 'http_status' : null,
+        durationMs: 40 + (i % 60),
+        scheduledAt: attemptedAt,
+        attemptedAt,
+        nextAttemptAt: failed ? new Date(attemptedAt.getTime() + 60_000) : null,
+        createdAt: attemptedAt,
+        updatedAt: attemptedAt,
+      };
+    },
+  );
+
+  return { orgId, workspaceId, adminEmail, adminPassword, keyIds, jobIds };
+}
