@@ -17,6 +17,7 @@ import { ROUTER_OPTIONS } from './routerOptions';
 import { wellFormedHost } from './requestUrl';
 import { toolServerRouter } from './mcp/toolServer';
 import { isToolServerPath } from './mcp/toolPaths';
+import { consoleRouter } from './console/consoleRouter';
 import { oauthRouter } from './oauth/router';
 import { publicOpenApi } from './reference/publicDocument';
 import { referenceRouter } from './reference/referencePage';
@@ -71,7 +72,7 @@ export function v1Router(config: Config, routes: RouteSpec[]): Router {
 /**
  * The whole middleware chain, in order, in one place:
  * request id → access log/metrics → problem documents → well-formed Host → unauthenticated probes and API
- * reference → OAuth token endpoint, discovery and JWKS, and the MCP tool server at /tools (own
+ * reference → OAuth token endpoint, discovery and JWKS, the organization console (its own session guard), and the MCP tool server at /tools (own
  * bearer-token validation, never API keys) → the /v1 router (authenticate → Idempotency-Key of idempotent routes → baseline admission →
  * principal guard → route: permission → operation admission → body → validation → idempotency →
  * handler) → 404/405.
@@ -100,6 +101,7 @@ export function createApp({ config, probes }: AppDeps): Koa {
   const oauth = oauthRouter(config);
   app.use(oauth.routes());
   app.use(oauth.allowedMethods());
+  app.use(consoleRouter(config).routes());
   app.use(toolServerRouter(config, v1Routes).routes());
 
   const v1 = v1Router(config, v1Routes);

@@ -81,9 +81,14 @@ export interface ResponseDoc {
   links?: Record<string, ResponseLink>;
 }
 
-export interface RouteSpec<B extends ZodType = ZodType, Q extends ZodType = ZodType, P extends ZodType = ZodType> {
+/**
+ * `N`: the operation names a declaration may carry. /v1 routes name developer-API operations;
+ * the console's operations (api/console/consoleOperations.ts) have names of their own, run by
+ * the same executor but never mounted under /v1, described in OpenAPI or given limit entries.
+ */
+export interface RouteSpec<B extends ZodType = ZodType, Q extends ZodType = ZodType, P extends ZodType = ZodType, N extends string = OperationName> {
   /** Stable operation name, e.g. `candidates.search`: limit entries, metrics and tools use it. */
-  operation: OperationName;
+  operation: N;
   method: HttpMethod;
   /** Koa path, e.g. `/v1/webhook-endpoints/:id`. */
   path: string;

@@ -12,6 +12,10 @@ import { completeSetup, findSetupUser, type UserRecord } from '../../core/users/
 import { completeAuthorization, errorPage, redirectTo, resumeAuthorization, storeOutagePage } from './authorizationFlow';
 import { errorNote, hidden, html, page, type Html } from './pageRendering';
 import { toolsResource } from './tokenEndpoint';
+import { CONSOLE_PATHS } from '../console/consolePaths';
+import { scrollingTable, sendConsolePage } from '../console/consoleLayout';
+import { roleOf } from '../../core/users/adminSeats';
+import { safeReturnPath } from '../console/returnPath';
 import { clearSessionCookie, csrfToken, csrfValid, ensureSessionValue, readPageForm, sessionValueOf, setPageHeaders, setSessionCookie } from './pageSecurity';
 import { CONNECTIONS_PAGE_PATH, CONSENT_PAGE_PATH, REVOKE_CONNECTION_PATH, SETUP_PAGE_PATH, SIGN_IN_PAGE_PATH, SIGN_OUT_PATH } from './pagePaths';
 
@@ -101,7 +105,20 @@ async function setupSubmit(ctx: Context, config: Config): Promise<void> {
 
 // ---- sign in ------------------------------------------------------------------------------
 
-function signInForm(ctx: Context, config: Config, handle: string | null, message: string | null, status = 200, email = ''): void {
+/** Where signing in without an authorization request goes: the console page that sent the person here, else its overview. */
+function landingOf(returnTo: unknown): string {
+  return safeReturnPath(returnTo) ?? CONSOLE_PATHS.overview;
+}
+
+function signInForm(
+  ctx: Context,
+  config: Config,
+  handle: string | null,
+  message: string | null,
+  status = 200,
+  email = '',
+  returnTo: string | null = null,
+): void {
   const session = ensureSessionValue(ctx, config);
   sendPage(
     ctx,
@@ -109,6 +126,7 @@ function signInForm(ctx: Context, config: Config, handle: string | null, message
     html` ${errorNote(message)}
       <form method="post" action="${SIGN_IN_PAGE_PATH}">
         ${hidden('csrf_token', csrfToken(session, config))} ${handle ? hidden('request', handle) : ''}
+        ${!handle && returnTo ? hidden('return_to', returnTo) : ''}
         <label for="email">Email</label>
         <input id="email" name="email" type="email" autocomplete="username" value="${email}" required />
         <label for="password">Password</label>
@@ -122,8 +140,8 @@ function signInForm(ctx: Context, config: Config, handle: string | null, message
 async function signInPage(ctx: Context, config: Config): Promise<void> {
   const handle = handleOf(typeof ctx.query.request === 'string' ? ctx.query.request : null);
   const user = await sessionUser(sessionValueOf(ctx, config));
-  if (user) return handle ? resumeAuthorization(ctx, config, handle, user) : redirectTo(ctx, CONNECTIONS_PAGE_PATH);
-  signInForm(ctx, config, handle, null);
+  if (user) return handle ? resumeAuthorization(ctx, config, handle, user) : redirectTo(ctx, landingOf(ctx.query.return_to));
+  signInForm(ctx, config, handle, null, 200, '', safeReturnPath(ctx.query.return_to));
 }
 
 async function signInSubmit(ctx: Context, config: Config): Promise<void> {
@@ -134,13 +152,14 @@ async function signInSubmit(ctx: Context, config: Config): Promise<void> {
   const result = await signIn(config, email, form.get('password') ?? '', ctx.ip);
   if (!result.ok) {
     if (result.retryAfterSeconds) ctx.set('Retry-After', String(result.retryAfterSeconds));
-    return signInForm(ctx, config, handle, result.message, result.retryAfterSeconds ? 429 : 401, email.slice(0, 320));
+    const status = result.retryAfterSeconds ? 429 : 401;
+    return signInForm(ctx, config, handle, result.message, status, email.slice(0, 320), safeReturnPath(form.get('return_to')));
   }
   await endSession(sessionValueOf(ctx, config));
   const session = await startSession(result.user._id);
   setSessionCookie(ctx, config, session.value, Math.floor(SESSION_TTL_MS / 1000));
   if (handle) return resumeAuthorization(ctx, config, handle, result.user);
-  redirectTo(ctx, CONNECTIONS_PAGE_PATH);
+  redirectTo(ctx, landingOf(form.get('return_to')));
 }
 
 async function signedInUser(ctx: Context, config: Config): Promise<UserRecord | null> {
@@ -207,7 +226,7 @@ async function connectionsPage(ctx: Context, config: Config): Promise<void> {
   const rows = grants.map(
     (g) =>
       html`<tr>
-        <td>${g.clientName}<br /><span class="note">${g.clientId}</span></td>
+        <td class="wrap">${g.clientName}<br /><span class="note">${g.clientId}</span></td>
         <td>${g.createdAt.toISOString().slice(0, 10)}</td>
         <td>
           <form method="post" action="${REVOKE_CONNECTION_PATH}">
@@ -216,28 +235,18 @@ async function connectionsPage(ctx: Context, config: Config): Promise<void> {
         </td>
       </tr>`,
   );
-  sendPage(
-    ctx,
-    'Connected applications',
-    html` <p>Signed in as ${user.email}.</p>
+  // One of the console's pages: its navigation, stylesheet and CSP.
+  sendConsolePage(ctx, {
+    title: 'Connected applications',
+    visitor: { email: user.email, role: roleOf(user), csrf },
+    current: CONNECTIONS_PAGE_PATH,
+    body: html` <p>Signed in as ${user.email}.</p>
       ${
         grants.length === 0
           ? html`<p>No application is connected to your account.</p>`
-          : html`<table>
-              <thead>
-                <tr>
-                  <th scope="col">Application</th>
-                  <th scope="col">Allowed on</th>
-                  <th scope="col"><span class="note">Action</span></th>
-                </tr>
-              </thead>
-              <tbody>
-                ${rows}
-              </tbody>
-            </table>`
-      }
-      <form method="post" action="${SIGN_OUT_PATH}">${hidden('csrf_token', csrf)}<button type="submit">Sign out</button></form>`,
-  );
+          : scrollingTable('Connected applications', ['Application', 'Allowed on', 'Action'], rows)
+      }`,
+  });
 }
 
 async function revokeSubmit(ctx: Context, config: Config): Promise<void> {

@@ -1,3 +1,4 @@
+import type { ZodType } from 'zod';
 import type { Config } from '../../core/config';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import type { Permission } from '../../core/keys/permissions';
@@ -21,7 +22,7 @@ import type { OperationRegistry } from './operationRegistry';
  * reported as such (400) rather than hidden behind a 403 or 429. Failures are thrown as
  * `Problem`s; the result is what the handler answered, or the stored answer of a replay.
  */
-export interface OperationRequest {
+export interface OperationRequest<N extends string = OperationName> {
   principal: KeyPrincipal;
   /** Path parameters, before the route's schema. */
   params?: Record<string, unknown>;
@@ -39,12 +40,12 @@ export interface OperationRequest {
    * Baseline admission the caller already holds and releases itself (HTTP holds it until the
    * response is sent). Without it the executor acquires its own and releases it when done.
    */
-  admission?: AdmissionHandle;
+  admission?: AdmissionHandle<N>;
 }
 
 export type OperationResult = RouteResult;
 
-export type ExecuteOperation = (operation: OperationName, request: OperationRequest) => Promise<OperationResult>;
+export type ExecuteOperation<N extends string = OperationName> = (operation: N, request: OperationRequest<N>) => Promise<OperationResult>;
 
 function requirePermission(principal: KeyPrincipal, permission: Permission | undefined): void {
   if (!permission || principal.scopes.includes(permission)) return;
@@ -54,16 +55,20 @@ function requirePermission(principal: KeyPrincipal, permission: Permission | und
 }
 
 /** The route's path with its parameters filled in: the request line an idempotency fingerprint covers. */
-export function operationPath(spec: RouteSpec, params: Record<string, unknown>): string {
+export function operationPath(spec: Pick<RouteSpec, 'path'>, params: Record<string, unknown>): string {
   return spec.path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => encodeURIComponent(String(params[name] ?? '')));
 }
 
-function rawBodyOf(request: OperationRequest): Buffer {
+function rawBodyOf(request: Pick<OperationRequest, 'rawBody' | 'body'>): Buffer {
   if (request.rawBody) return request.rawBody;
   return request.body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(request.body));
 }
 
-async function runValidated(spec: RouteSpec, request: OperationRequest, config: Config): Promise<OperationResult> {
+async function runValidated<N extends string>(
+  spec: RouteSpec<ZodType, ZodType, ZodType, N>,
+  request: OperationRequest<N>,
+  config: Config,
+): Promise<OperationResult> {
   const tenantFields = findTenantFields(request.body);
   if (tenantFields.length) throw validationFailed(tenantFields);
   const rawParams = request.params ?? {};
@@ -86,8 +91,19 @@ async function runValidated(spec: RouteSpec, request: OperationRequest, config: 
   return withIdempotency(call, spec.operation, rawBodyOf(request), input, run);
 }
 
-/** The executor of the process: `config` reaches every handler in its input; `acquire` defaults to admission under that config. */
-export function createOperationExecutor(registry: OperationRegistry, config: Config, acquire: AcquireAdmission = admissionUnder(config)): ExecuteOperation {
+/**
+ * The executor of the process: `config` reaches every handler in its input; `acquire` defaults to
+ * admission under that config. A registry of operations outside the limit table (the console's)
+ * brings its own admission.
+ */
+export function createOperationExecutor(registry: OperationRegistry, config: Config, acquire?: AcquireAdmission): ExecuteOperation;
+export function createOperationExecutor<N extends string>(registry: OperationRegistry<N>, config: Config, acquire: AcquireAdmission<N>): ExecuteOperation<N>;
+export function createOperationExecutor<N extends string>(
+  registry: OperationRegistry<N>,
+  config: Config,
+  // Only the first overload omits `acquire`, and there N is OperationName.
+  acquire: AcquireAdmission<N> = admissionUnder(config) as unknown as AcquireAdmission<N>,
+): ExecuteOperation<N> {
   return async (operation, request) => {
     const spec = registry.get(operation);
     if (!spec) throw new Problem('not_found', 'No such resource.');

@@ -1,4 +1,5 @@
 import type { OperationName } from '../../core/limits/limitTable';
+import type { ZodType } from 'zod';
 import type { RouteSpec } from '../routeSpec';
 
 /**
@@ -6,10 +7,10 @@ import type { RouteSpec } from '../routeSpec';
  * api/routes: one declaration per operation, so two routes can never share a name (and with it
  * a rate, limit entries and metrics).
  */
-export type OperationRegistry = ReadonlyMap<OperationName, RouteSpec>;
+export type OperationRegistry<N extends string = OperationName> = ReadonlyMap<N, RouteSpec<ZodType, ZodType, ZodType, N>>;
 
-export function operationRegistry(specs: readonly RouteSpec[]): OperationRegistry {
-  const byName = new Map<OperationName, RouteSpec>();
+export function operationRegistry<N extends string = OperationName>(specs: readonly RouteSpec<ZodType, ZodType, ZodType, N>[]): OperationRegistry<N> {
+  const byName = new Map<N, RouteSpec<ZodType, ZodType, ZodType, N>>();
   for (const spec of specs) {
     if (byName.has(spec.operation)) throw new Error(`operation ${spec.operation} is declared by two routes`);
     byName.set(spec.operation, spec);

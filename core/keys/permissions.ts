@@ -17,3 +17,11 @@ export const ALL_PERMISSIONS: readonly Permission[] = Object.values(PERMISSIONS)
 export function isPermission(value: string): value is Permission {
   return (ALL_PERMISSIONS as readonly string[]).includes(value);
 }
+
+/**
+ * The permissions of `requested` that `held` does not include: what a person may not hand on to
+ * a key or a teammate (nobody gives more than they have). Empty when the request is within.
+ */
+export function permissionsBeyond(requested: readonly string[], held: readonly string[]): string[] {
+  return [...new Set(requested.filter((p) => !held.includes(p)))];
+}

@@ -27,16 +27,16 @@ import { retryLater, type Problem } from '../problems';
  * response is sent). A refusal is 429 `rate_limited` with Retry-After and RateLimit headers,
  * and gives back whatever the request had taken so far.
  */
-export interface AdmissionHandle {
+export interface AdmissionHandle<N extends string = OperationName> {
   /** The operation's own admission; throws `rate_limited` (having given back its slots) when refused. */
-  admitOperation: (operation: OperationName) => Promise<void>;
+  admitOperation: (operation: N) => Promise<void>;
   /** `RateLimit-Policy` and `RateLimit` for every limit the request was held to so far. */
   rateLimitHeaders: () => Record<string, string>;
   /** Gives back the in-flight lease; later calls do nothing. */
   release: () => void;
 }
 
-export type AcquireAdmission = (principal: KeyPrincipal) => Promise<AdmissionHandle>;
+export type AcquireAdmission<N extends string = OperationName> = (principal: KeyPrincipal) => Promise<AdmissionHandle<N>>;
 
 export function principalScopes(p: KeyPrincipal): Scope[] {
   return [

@@ -23,6 +23,8 @@ const userSchema = new Schema(
     setupTokenHash: { type: String, default: null, index: true },
     setupExpiresAt: { type: Date, default: null },
     disabledAt: { type: Date, default: null },
+    /** The last successful password sign-in (the console's Team page shows it). */
+    lastSignInAt: { type: Date, default: null },
   },
   { timestamps: true, versionKey: false },
 );
@@ -35,6 +37,8 @@ const browserSessionSchema = new Schema(
     userId: { type: String, required: true, index: true },
     createdAt: { type: Date, required: true },
     expiresAt: { type: Date, required: true },
+    /** When the person last typed their password in this browser (sudo mode, sudoMode.ts); absent: at sign-in. */
+    confirmedAt: { type: Date, default: null },
   },
   { versionKey: false },
 );

@@ -1,7 +1,7 @@
 import { constantTimeEqual, hmacSha256, sha256Hex } from '../crypto/hash';
 import { purposeKey } from '../crypto/purposeKeys';
 import { randomBase62 } from '../ids';
-import { BrowserSession } from './models';
+import { BrowserSession, User } from './models';
 import { findActiveUser, type UserRecord } from './users';
 
 /**
@@ -26,6 +26,7 @@ export async function startSession(userId: string, now = new Date()): Promise<{ 
   const value = newSessionValue();
   const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
   await BrowserSession.create({ _id: sha256Hex(value), userId, createdAt: now, expiresAt });
+  await User.updateOne({ _id: userId }, { $set: { lastSignInAt: now } });
   return { value, expiresAt };
 }
 

@@ -1,0 +1,129 @@
+import type { Context } from 'koa';
+import { escapeHtml, hidden, html, type Html } from '../oauth/pageRendering';
+import { SIGN_OUT_PATH } from '../oauth/pagePaths';
+import { CONSOLE_NAV, CONSOLE_PATHS } from './consolePaths';
+
+/**
+ * The frame of every console page: skip link, who is signed in, the navigation (DECISIONS.md
+ * order) with the current page marked, "Sign out" as a CSRF-protected form, then the page's
+ * `<h1>` and body. Styles and the script come from the service itself (consoleAssets.ts), which
+ * is all the console's CSP allows: no inline style or script.
+ */
+export const CONSOLE_CONTENT_SECURITY_POLICY =
+  "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; connect-src 'none'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+export interface LayoutVisitor {
+  email: string;
+  role: string;
+  csrf: string;
+}
+
+export interface ConsolePageContent {
+  title: string;
+  body: Html;
+  /** Whose page it is: null on pages shown to someone not signed in (no navigation then). */
+  visitor: LayoutVisitor | null;
+  /** The path of the navigation entry to mark as the current page. */
+  current?: string;
+}
+
+function navigation(current: string | undefined): Html {
+  return html`<nav aria-label="Console">
+    <ul>
+      ${CONSOLE_NAV.map((entry) => html`<li><a href="${entry.path}" ${entry.path === current ? html`aria-current="page"` : ''}>${entry.label}</a></li>`)}
+    </ul>
+  </nav>`;
+}
+
+export function renderConsolePage(content: ConsolePageContent): string {
+  const { visitor } = content;
+  const header = visitor
+    ? html`<header>
+        <div class="bar">
+          <span class="brand">Talent platform console</span>
+          <span class="who">${visitor.email} (${visitor.role})</span>
+          <form class="signout" method="post" action="${SIGN_OUT_PATH}">${hidden('csrf_token', visitor.csrf)}<button type="submit">Sign out</button></form>
+        </div>
+        ${navigation(content.current)}
+      </header>`
+    : html`<header>
+        <div class="bar"><span class="brand">Talent platform console</span></div>
+      </header>`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(content.title)} · Talent platform</title>
+<link rel="stylesheet" href="${CONSOLE_PATHS.stylesheet}">
+<script src="${CONSOLE_PATHS.script}" defer></script>
+</head>
+<body>
+<a class="skip" href="#content">Skip to content</a>
+${header.html}
+<main id="content">
+<h1>${escapeHtml(content.title)}</h1>
+${content.body.html}
+</main>
+</body>
+</html>
+`;
+}
+
+/** Security headers of a console page: the sign-in pages' ones, with the console's own CSP. */
+export function setConsoleHeaders(ctx: Context): void {
+  ctx.set('Content-Security-Policy', CONSOLE_CONTENT_SECURITY_POLICY);
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Pragma', 'no-cache');
+}
+
+export function sendConsolePage(ctx: Context, content: ConsolePageContent, status = 200): void {
+  setConsoleHeaders(ctx);
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = renderConsolePage(content);
+}
+
+export function seeOther(ctx: Context, location: string): void {
+  setConsoleHeaders(ctx);
+  ctx.status = 303;
+  ctx.set('Location', location);
+  ctx.body = '';
+}
+
+/** A secret shown once (DECISIONS.md): in `<code id="new-secret">`, with "Copy" beside it (the script shows the button). */
+export function secretBlock(secret: string, label: string): Html {
+  return html`<div class="secret">
+    <code id="new-secret" aria-label="${label}">${secret}</code>
+    <button type="button" class="secondary" data-copy="new-secret" hidden>Copy</button>
+  </div>`;
+}
+
+/** A table that scrolls sideways on its own on a narrow screen, instead of the page. */
+export function scrollingTable(caption: string, head: string[], rows: Html[]): Html {
+  return html`<div class="table-wrap" role="region" aria-label="${caption}" tabindex="0">
+    <table>
+      <caption class="vh">
+        ${caption}
+      </caption>
+      <thead>
+        <tr>
+          ${head.map((h) => html`<th scope="col">${h}</th>`)}
+        </tr>
+      </thead>
+      <tbody>
+        ${rows}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+export function dateText(value: Date | string | null | undefined): string {
+  if (!value) return '—';
+  const d = typeof value === 'string' ? new Date(value) : value;
+  return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}

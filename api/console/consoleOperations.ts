@@ -1,0 +1,4 @@
+import type { ConsoleOperation } from './consoleOperation';
+
+/** Every console write the executor can run, from each area of the console. */
+export const consoleOperations: readonly ConsoleOperation[] = [];

@@ -1,0 +1,63 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Config } from '../../core/config';
+import { Problem } from '../../core/problems';
+import { storeOutagePage } from '../oauth/authorizationFlow';
+import { csrfValid, readPageForm } from '../oauth/pageSecurity';
+import { formExpiredPage, problemPage } from './consoleErrors';
+import type { ConsoleRoad } from './consoleRoad';
+import { requireVisitor, type ConsoleVisitor } from './consoleVisitor';
+
+/**
+ * How a console page module declares its pages: `get` and `post` handlers that receive the
+ * signed-in visitor (the guard ran) and, for a post, the verified form (CSRF checked, nothing
+ * read before). A `Problem` a handler throws becomes its page (consoleErrors.ts).
+ */
+export interface ConsoleDeps {
+  config: Config;
+  road: ConsoleRoad;
+}
+
+export type ConsoleGet = (ctx: Context, visitor: ConsoleVisitor, deps: ConsoleDeps) => Promise<void>;
+export type ConsolePost = (ctx: Context, visitor: ConsoleVisitor, form: URLSearchParams, deps: ConsoleDeps) => Promise<void>;
+
+export interface ConsolePages {
+  get: (path: string, handler: ConsoleGet) => void;
+  post: (path: string, handler: ConsolePost) => void;
+}
+
+async function answeringProblems(ctx: Context, visitor: ConsoleVisitor, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (err) {
+    if (err instanceof Problem && err.status < 500) return problemPage(ctx, visitor.layout, err);
+    throw err;
+  }
+}
+
+export function consolePages(router: Router, deps: ConsoleDeps): ConsolePages {
+  const { config } = deps;
+  return {
+    get(path, handler) {
+      router.get(
+        path,
+        storeOutagePage(async (ctx) => {
+          const visitor = await requireVisitor(ctx, config);
+          if (visitor) await answeringProblems(ctx, visitor, () => handler(ctx, visitor, deps));
+        }),
+      );
+    },
+    post(path, handler) {
+      router.post(
+        path,
+        storeOutagePage(async (ctx) => {
+          const visitor = await requireVisitor(ctx, config);
+          if (!visitor) return;
+          const form = await readPageForm(ctx);
+          if (!form || !csrfValid(ctx, config, form)) return formExpiredPage(ctx, visitor.layout);
+          await answeringProblems(ctx, visitor, () => handler(ctx, visitor, form, deps));
+        }),
+      );
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import { CONNECTIONS_PAGE_PATH } from '../oauth/pagePaths';
+
+/**
+ * Where the organization console's pages live under AUTH_URL (DECISIONS.md "Organization
+ * console"), and the navigation every console page carries, in its fixed order.
+ */
+export const CONSOLE_ROOT = '/console';
+
+export const CONSOLE_PATHS = {
+  overview: '/console/overview',
+  keys: '/console/keys',
+  newKey: '/console/keys/new',
+  limits: '/console/limits',
+  budgets: '/console/budgets',
+  usage: '/console/usage',
+  webhooks: '/console/webhooks',
+  jobs: '/console/jobs',
+  team: '/console/team',
+  invite: '/console/team/invite',
+  audit: '/console/audit',
+  confirm: '/console/confirm',
+  stylesheet: '/console/assets/console.css',
+  script: '/console/assets/console.js',
+} as const;
+
+export interface NavEntry {
+  label: string;
+  path: string;
+}
+
+export const CONSOLE_NAV: readonly NavEntry[] = [
+  { label: 'Overview', path: CONSOLE_PATHS.overview },
+  { label: 'API keys', path: CONSOLE_PATHS.keys },
+  { label: 'Limits', path: CONSOLE_PATHS.limits },
+  { label: 'Budgets', path: CONSOLE_PATHS.budgets },
+  { label: 'Usage', path: CONSOLE_PATHS.usage },
+  { label: 'Webhooks', path: CONSOLE_PATHS.webhooks },
+  { label: 'Jobs', path: CONSOLE_PATHS.jobs },
+  { label: 'Team', path: CONSOLE_PATHS.team },
+  { label: 'Audit log', path: CONSOLE_PATHS.audit },
+  { label: 'Connected applications', path: CONNECTIONS_PAGE_PATH },
+];
+
+/** A key's page under /console/keys. */
+export const keyPath = (keyId: string, action: 'rotate' | 'revoke') => `${CONSOLE_PATHS.keys}/${encodeURIComponent(keyId)}/${action}`;
+
+/** A person's page under /console/team. */
+export const personPath = (userId: string) => `${CONSOLE_PATHS.team}/${encodeURIComponent(userId)}`;

@@ -1,0 +1,37 @@
+import Router from '@koa/router';
+import type { Config } from '../../core/config';
+import { ROUTER_OPTIONS } from '../routerOptions';
+import { storeOutagePage } from '../oauth/authorizationFlow';
+import { mountConsoleAssets } from './consoleAssets';
+import { notFoundPage } from './consoleErrors';
+import { seeOther } from './consoleLayout';
+import { consoleOperations } from './consoleOperations';
+import { consolePages, type ConsolePages } from './consolePages';
+import { CONSOLE_PATHS, CONSOLE_ROOT } from './consolePaths';
+import { createConsoleRoad } from './consoleRoad';
+import { requireVisitor } from './consoleVisitor';
+import { mountConfirmPage } from './pages/confirmPage';
+import { mountOverviewPage } from './pages/overviewPage';
+
+/** Each page module of the console mounts its pages through the shared guard (consolePages.ts). */
+const PAGE_MODULES: ReadonlyArray<(pages: ConsolePages) => void> = [mountOverviewPage, mountConfirmPage];
+
+/**
+ * The organization console under `{AUTH_URL}/console` (DECISIONS.md "Organization console"), on
+ * the sign-in pages' session. Any other path under /console is the console's 404 page.
+ */
+export function consoleRouter(config: Config): Router {
+  const router = new Router(ROUTER_OPTIONS);
+  mountConsoleAssets(router);
+  router.get(CONSOLE_ROOT, (ctx) => seeOther(ctx, CONSOLE_PATHS.overview));
+  const pages = consolePages(router, { config, road: createConsoleRoad(config, consoleOperations) });
+  for (const mount of PAGE_MODULES) mount(pages);
+  router.all(
+    `${CONSOLE_ROOT}/*rest`,
+    storeOutagePage(async (ctx) => {
+      const visitor = await requireVisitor(ctx, config);
+      if (visitor) notFoundPage(ctx, visitor.layout);
+    }),
+  );
+  return router;
+}

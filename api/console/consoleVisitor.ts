@@ -1,0 +1,75 @@
+import type { Context } from 'koa';
+import type { Config } from '../../core/config';
+import type { KeyPrincipal } from '../../core/keys/apiKeys';
+import type { Permission } from '../../core/keys/permissions';
+import { roleOf, type Role } from '../../core/users/adminSeats';
+import { sessionUser } from '../../core/users/sessions';
+import { sessionConfirmedAt, sudoActive } from '../../core/users/sudoMode';
+import type { UserRecord } from '../../core/users/users';
+import { csrfToken, sessionValueOf } from '../oauth/pageSecurity';
+import { SIGN_IN_PAGE_PATH } from '../oauth/pagePaths';
+import { CONSOLE_PATHS } from './consolePaths';
+import { seeOther } from './consoleLayout';
+
+/**
+ * The page guard: who is looking at a console page. Every console page needs a signed-in,
+ * active person (read from the store on every request, so a disable or sign-out takes effect on
+ * the next click); anyone else is sent to the sign-in page, which sends them back here.
+ */
+
+/** A signed-in person as the operation executor sees them: their organization and permissions, acting as `user:<id>`. */
+export type ConsolePrincipal = KeyPrincipal & { subject: { type: 'user'; id: string } };
+
+export interface ConsoleVisitor {
+  user: UserRecord;
+  role: Role;
+  sessionValue: string;
+  /** The CSRF token every form of this session carries. */
+  csrf: string;
+  principal: ConsolePrincipal;
+  /** The layout's view of the visitor. */
+  layout: { email: string; role: Role; csrf: string };
+}
+
+export function consolePrincipal(user: UserRecord, config: Config): ConsolePrincipal {
+  return {
+    // A person has no key: their own id stands in, as it does for their tool-server tokens.
+    keyId: user._id,
+    familyId: user._id,
+    orgId: user.orgId,
+    workspaceId: user.workspaceId,
+    applicationId: user.applicationId,
+    audience: `${config.authUrl}${CONSOLE_PATHS.overview.replace(/\/overview$/, '')}`,
+    scopes: user.permissions as Permission[],
+    subject: { type: 'user', id: user._id },
+  };
+}
+
+/** The path (and query) of this request, to come back to after signing in or confirming the password. */
+export function hereOf(ctx: Context): string {
+  return ctx.method === 'GET' ? ctx.originalUrl : ctx.path;
+}
+
+/** The visitor, or null after answering with a redirect to the sign-in page. */
+export async function requireVisitor(ctx: Context, config: Config): Promise<ConsoleVisitor | null> {
+  const sessionValue = sessionValueOf(ctx, config);
+  const user = sessionValue ? await sessionUser(sessionValue) : null;
+  if (!user || !sessionValue) {
+    seeOther(ctx, `${SIGN_IN_PAGE_PATH}?return_to=${encodeURIComponent(hereOf(ctx))}`);
+    return null;
+  }
+  const csrf = csrfToken(sessionValue, config);
+  const role = roleOf(user);
+  return { user, role, sessionValue, csrf, principal: consolePrincipal(user, config), layout: { email: user.email, role, csrf } };
+}
+
+/**
+ * Sudo mode: true when the password was typed in this browser within the last 15 minutes;
+ * otherwise answers with a redirect to "Confirm your password", which sends the person on to
+ * `returnTo` afterwards, and returns false (nothing was changed).
+ */
+export async function requireSudo(ctx: Context, visitor: ConsoleVisitor, returnTo: string, now = new Date()): Promise<boolean> {
+  if (sudoActive(await sessionConfirmedAt(visitor.sessionValue), now)) return true;
+  seeOther(ctx, `${CONSOLE_PATHS.confirm}?return_to=${encodeURIComponent(returnTo)}`);
+  return false;
+}

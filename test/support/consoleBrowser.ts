@@ -1,0 +1,92 @@
+import type { Browser, Page } from 'playwright-core';
+import type { TestApi } from './testApi';
+import { adminCli } from './signInApi';
+import { signIn, setPasswordFromLink } from './signInPages';
+
+/**
+ * What the console tests share: making a person through the operator CLI with a role, signing
+ * them in through the pages, an accessibility check of the page shown, and screenshots at a
+ * phone's and a desktop's width.
+ */
+export interface ConsolePerson {
+  userId: string;
+  email: string;
+  password: string;
+}
+
+export function createPersonWithCli(
+  srv: TestApi,
+  opts: { orgId: string; workspaceId: string; email: string; permissions: readonly string[]; role: 'admin' | 'member' },
+): { userId: string; setupUrl: string } {
+  const r = adminCli(
+    srv,
+    'user',
+    'create',
+    '--org',
+    opts.orgId,
+    '--workspace',
+    opts.workspaceId,
+    '--email',
+    opts.email,
+    '--permissions',
+    opts.permissions.join(','),
+    '--role',
+    opts.role,
+  );
+  if (r.status !== 0 || !r.json?.user_id) throw new Error(`user create failed (exit ${r.status}): ${r.stderr.trim() || r.stdout.trim()}`);
+  return { userId: r.json.user_id, setupUrl: r.json.setup_url };
+}
+
+/** Sets the password from the setup link, then signs in on the sign-in page itself (no authorization request). */
+export async function setUpAndSignIn(page: Page, srv: TestApi, setupUrl: string, email: string, password: string): Promise<void> {
+  const status = await setPasswordFromLink(page, setupUrl, password);
+  if (status >= 400) throw new Error(`setting the password answered ${status}`);
+  await page.goto(`${srv.url}/api/oauth/signin`);
+  await signIn(page, email, password);
+}
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: string[] }>;
+}
+
+/**
+ * axe-core's serious and critical violations on what `page` shows. axe is injected as a script,
+ * which the console's CSP forbids, so it runs in a second context of the same browser that
+ * bypasses CSP and is handed the very HTML `page` received at its URL (the answer of a form
+ * post cannot be fetched again), with its stylesheet and script from the server.
+ */
+export async function seriousAxeViolations(browser: Browser, page: Page): Promise<AxeViolation[]> {
+  const url = page.url();
+  const body = await page.content();
+  const context = await browser.newContext({ bypassCSP: true });
+  try {
+    const checked = await context.newPage();
+    await checked.route(url, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body }));
+    await checked.goto(url);
+    await checked.addScriptTag({ path: require.resolve('axe-core') });
+    // A string, evaluated in the page: this project's TypeScript has no DOM types.
+    const violations = (await checked.evaluate("axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)")) as AxeViolation[];
+    return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  } finally {
+    await context.close();
+  }
+}
+
+/** Screenshots of what `page` shows at 375 and 1,440 px wide into /tmp/console-shots/<name>-<width>.png. */
+export async function screenshots(page: Page, name: string): Promise<void> {
+  const before = page.viewportSize();
+  for (const width of [375, 1440]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: `/tmp/console-shots/${name}-${width}.png`, fullPage: true });
+  }
+  if (before) await page.setViewportSize(before);
+}
+
+/** Accessibility check and screenshots of the page shown: what every console page gets in the browser test. */
+export async function checkPage(browser: Browser, page: Page, name: string): Promise<AxeViolation[]> {
+  if (process.env.CONSOLE_SHOTS) await screenshots(page, name);
+  return seriousAxeViolations(browser, page);
+}
