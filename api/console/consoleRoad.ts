@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { Config } from '../../core/config';
-import type { AcquireAdmission, AdmissionHandle } from '../operations/admission';
+import type { AcquireAdmission, AdmissionHandle } from '../../core/limits/operationAdmission';
 import { createOperationExecutor, type ExecuteOperation } from '../operations/executeOperation';
 import { operationRegistry } from '../operations/operationRegistry';
 import type { RouteResult } from '../routeSpec';
