@@ -3,6 +3,8 @@ import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import type { Permission } from '../../core/keys/permissions';
 import type { OperationName } from '../../core/limits/limitTable';
 import { Problem, validationFailed } from '../../core/problems';
+import type { UsageCounters } from '../../core/usage/usageCounters';
+import { statusOfFailure } from '../creditHeaders';
 import { requireIdempotencyKey, withIdempotency } from '../middleware/idempotency';
 import type { RouteInput, RouteResult, RouteSpec } from '../routeSpec';
 import { admissionUnder, type AcquireAdmission, type AdmissionHandle } from './admission';
@@ -86,8 +88,33 @@ async function runValidated(spec: RouteSpec, request: OperationRequest, config: 
   return withIdempotency(call, spec.operation, rawBodyOf(request), input, run);
 }
 
-/** The executor of the process: `config` reaches every handler in its input; `acquire` defaults to admission under that config. */
-export function createOperationExecutor(registry: OperationRegistry, config: Config, acquire: AcquireAdmission = admissionUnder(config)): ExecuteOperation {
+/**
+ * The executor of the process: `config` reaches every handler in its input; `acquire` defaults to
+ * admission under that config. With `usage`, every run is counted there by its outcome and the
+ * credits it charged: the one place both roads (HTTP and the tool server) pass.
+ */
+export function createOperationExecutor(
+  registry: OperationRegistry,
+  config: Config,
+  acquire: AcquireAdmission = admissionUnder(config),
+  usage?: UsageCounters,
+): ExecuteOperation {
+  const execute = executeWith(registry, config, acquire);
+  if (!usage) return execute;
+  return async (operation, request) => {
+    let result: OperationResult;
+    try {
+      result = await execute(operation, request);
+    } catch (err) {
+      if (registry.get(operation)) usage.countRequest(request.principal.orgId, operation, statusOfFailure(err), 0);
+      throw err;
+    }
+    usage.countRequest(request.principal.orgId, operation, result.status, result.creditsCharged ?? 0);
+    return result;
+  };
+}
+
+function executeWith(registry: OperationRegistry, config: Config, acquire: AcquireAdmission): ExecuteOperation {
   return async (operation, request) => {
     const spec = registry.get(operation);
     if (!spec) throw new Problem('not_found', 'No such resource.');
