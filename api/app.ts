@@ -64,7 +64,7 @@ export function v1Router(config: Config, routes: RouteSpec[], usage?: UsageCount
   v1.use(
     authenticate(config, failedAuthenticationLimit(config), new KeyUseRecorder()),
     idempotencyKeyBeforeAdmission(routes),
-    baselineAdmission(admissionUnder(config)),
+    baselineAdmission(admissionUnder(config), usage),
     requirePrincipal,
   );
   mountRoutes(v1, routes, config, usage);
