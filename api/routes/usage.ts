@@ -31,7 +31,9 @@ const Query = z
     from: z.iso
       .datetime({ offset: true })
       .optional()
-      .describe('start of the range (ISO 8601), widened to its bucket; default: 24 hours (hour) or 30 days (day) before `to`'),
+      .describe(
+        'start of the range (ISO 8601), widened to its bucket; default: 24 hours (hour) or 30 days (day) before `to`; at most 31 days (hour) or 400 days (day) before it',
+      ),
     to: z.iso.datetime({ offset: true }).optional().describe('end of the range (ISO 8601, exclusive), widened to its bucket; default: now'),
     granularity: z.enum(['day', 'hour']).default('day').describe('bucket size, in UTC'),
     operation: z.enum(OPERATIONS).optional().describe("only this operation's figures"),
