@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { Config } from '../core/config';
+import type { UsageCounters } from '../core/usage/usageCounters';
 import { createContactProvider } from '../core/contactProvider';
 import type { ProviderRetryPolicy } from '../core/contactProvider/retryPolicy';
 import { findReusablePositions, processChunk, type ChunkInput, type ChunkOutcome } from '../core/jobs/chunkProcessing';
@@ -25,7 +26,8 @@ function jobLine(msg: string, fields: Record<string, unknown>): void {
 }
 
 /** Activities of contact-retrieval jobs and their results; each one is safe to retry. */
-export function createContactActivities(config: Config) {
+/** `usage`: the worker's usage counters, told the credits each chunk charges. */
+export function createContactActivities(config: Config, usage?: UsageCounters) {
   const provider = createContactProvider(config);
   const retryPolicy: ProviderRetryPolicy = {
     maxAttempts: config.contactProvider.maxAttempts,
@@ -55,6 +57,7 @@ export function createContactActivities(config: Config) {
             : // A job accepted before reservations existed: counted today, as it was then.
               inTurn(`deliveries:${orgId}`, () => recordDelivered(orgId, personIds)),
         usableSources: async (orgId) => new Set((await sourcesForOrganization(config, orgId)).map((s) => s.id)),
+        onCharged: usage && (({ orgId, operation, credits }) => usage.countCredits(orgId, operation, credits)),
       });
     },
 

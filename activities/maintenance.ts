@@ -1,11 +1,15 @@
 import type { Config } from '../core/config';
 import { purgeExpiredRecords, type PurgedCounts } from '../core/maintenance/purgeExpiredRecords';
+import { rollUpUsage, type RollupCounts } from '../core/usage/usageRollup';
 
 /** Activities of the store maintenance schedule; each one is safe to repeat. */
 export function createMaintenanceActivities(config: Pick<Config, 'auditRetentionDays'>) {
   return {
     async purgeExpiredRecords(): Promise<PurgedCounts> {
       return purgeExpiredRecords(new Date(), { auditRetentionDays: config.auditRetentionDays });
+    },
+    async rollUpUsage(): Promise<RollupCounts> {
+      return rollUpUsage(new Date());
     },
   };
 }

@@ -4,6 +4,7 @@ import type { Config } from '../core/config';
 import { KeyUseRecorder } from '../core/keys/keyUse';
 import { logger } from '../core/observability/logger';
 import { Problem } from '../core/problems';
+import type { UsageCounters } from '../core/usage/usageCounters';
 import { originRules } from '../core/allowedOrigins';
 import { accessLog } from './middleware/accessLog';
 import { baselineAdmission } from './middleware/admission';
@@ -28,6 +29,8 @@ import { v1Routes } from './routes/index';
 export interface AppDeps {
   config: Config;
   probes: Probes;
+  /** The process's usage counters (api/server.ts builds, starts and flushes them); without them nothing is counted. */
+  usage?: UsageCounters;
 }
 
 /** The paths browser-based MCP clients call: discovery, token, registration and the tool server (every spelling it is served at). */
@@ -57,15 +60,15 @@ export const requirePrincipal: Koa.Middleware = async (ctx, next) => {
  * mounts. A path no route matches exactly (`/V1/…`, `/v1/whoami/`, `//v1/…`, `/v1%2F…`,
  * `/v1/./…`) reaches no handler: 404.
  */
-export function v1Router(config: Config, routes: RouteSpec[]): Router {
+export function v1Router(config: Config, routes: RouteSpec[], usage?: UsageCounters): Router {
   const v1 = new Router(ROUTER_OPTIONS);
   v1.use(
     authenticate(config, failedAuthenticationLimit(config), new KeyUseRecorder()),
     idempotencyKeyBeforeAdmission(routes),
-    baselineAdmission(admissionUnder(config)),
+    baselineAdmission(admissionUnder(config), usage),
     requirePrincipal,
   );
-  mountRoutes(v1, routes, config);
+  mountRoutes(v1, routes, config, usage);
   return v1;
 }
 
@@ -77,7 +80,7 @@ export function v1Router(config: Config, routes: RouteSpec[]): Router {
  * principal guard → route: permission → operation admission → body → validation → idempotency →
  * handler) → 404/405.
  */
-export function createApp({ config, probes }: AppDeps): Koa {
+export function createApp({ config, probes, usage }: AppDeps): Koa {
   // ctx.ip is the socket's peer unless TRUSTED_PROXY_HOPS proxies in front append to X-Forwarded-For.
   const app = new Koa({ proxy: config.trustedProxyHops > 0, maxIpsCount: config.trustedProxyHops });
   app.silent = true; // errors are logged once, by problemDocuments, with the request id
@@ -102,9 +105,9 @@ export function createApp({ config, probes }: AppDeps): Koa {
   app.use(oauth.routes());
   app.use(oauth.allowedMethods());
   app.use(consoleRouter(config).routes());
-  app.use(toolServerRouter(config, v1Routes).routes());
+  app.use(toolServerRouter(config, v1Routes, usage).routes());
 
-  const v1 = v1Router(config, v1Routes);
+  const v1 = v1Router(config, v1Routes, usage);
   app.use(v1.routes());
   app.use(v1.allowedMethods());
   return app;

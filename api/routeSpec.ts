@@ -8,6 +8,7 @@ import type { KeyPrincipal } from '../core/keys/apiKeys';
 import type { Permission } from '../core/keys/permissions';
 import type { OperationName } from '../core/limits/limitTable';
 import { Problem } from '../core/problems';
+import type { UsageCounters } from '../core/usage/usageCounters';
 import { creditHeaders, statusOfFailure } from './creditHeaders';
 import { admissionOf } from './middleware/admission';
 import { readJsonBody, type ReadBody } from './middleware/jsonBody';
@@ -167,8 +168,9 @@ async function answer(ctx: Context, spec: RouteSpec, principal: KeyPrincipal, ex
   }
 }
 
-export function mountRoutes(router: Router, specs: readonly RouteSpec[], config: Config): void {
-  const execute = createOperationExecutor(operationRegistry(specs), config);
+/** `usage`: the process's usage counters, which count every operation run (api/app.ts builds them). */
+export function mountRoutes(router: Router, specs: readonly RouteSpec[], config: Config, usage?: UsageCounters): void {
+  const execute = createOperationExecutor(operationRegistry(specs), config, undefined, usage);
   for (const spec of specs) {
     router.register(spec.path, [spec.method], [(ctx: Context) => runOverHttp(ctx, spec, execute)], { name: spec.operation });
   }

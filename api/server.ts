@@ -6,6 +6,7 @@ import { leaseReleaser, releaseIdleLeaseBlocks } from '../core/limits/requestAdm
 import { warmSearchIndex } from '../core/talent/searchIndex';
 import { closeTemporalClient, pingTemporal } from '../core/temporal/client';
 import { describeTemporalConnection } from '../core/temporal/connectionOptions';
+import { UsageCounters } from '../core/usage/usageCounters';
 import { startWorkflowStarter } from '../core/temporal/workflowStarter';
 import { createApp } from './app';
 import { answerClientErrors } from './clientErrors';
@@ -18,10 +19,18 @@ export function tuneServer(server: Server): void {
   answerClientErrors(server);
 }
 
-export async function startApi(config: Config): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
+export async function startApi(
+  config: Config,
+): Promise<{
+  server: Server;
+  url: string;
+  close: () => Promise<void>;
+  /** Writes the usage counted so far (tests read it back at once). */ flushUsage: () => Promise<void>;
+}> {
   await connectStore(config.mongodbUri, config.store);
   await ensureIndexes();
-  const app = createApp({ config, probes: { store: pingStore, temporal: () => pingTemporal(config) } });
+  const usage = new UsageCounters().start();
+  const app = createApp({ config, probes: { store: pingStore, temporal: () => pingTemporal(config) }, usage });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -35,9 +44,12 @@ export async function startApi(config: Config): Promise<{ server: Server; url: s
   return {
     server,
     url,
+    flushUsage: () => usage.flush(),
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      // What this replica counted since its last flush is written before the store goes.
+      await usage.stop();
       // In-flight places this replica still holds go back now instead of at their expiry.
       releaseIdleLeaseBlocks();
       await leaseReleaser.drain();

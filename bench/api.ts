@@ -12,6 +12,7 @@ import { startApiProcess } from '../test/support/apiProcess';
 import type { LoadPlan, LoadResult, LoadTarget } from './loadGenerator';
 import { runLoad } from './loadRun';
 import { measureCpu, waitUntilQuiet } from './processCpu';
+import { measureCounterCpu, quantile, seedYearOfUsage } from './usageBench';
 
 /**
  * The request path measured from outside, as a user meets it: the API (`api/server.ts`) in its
@@ -28,6 +29,11 @@ import { measureCpu, waitUntilQuiet } from './processCpu';
  * - capacity: one organization whose rate the operator raised (as `limit rate` does), closed
  *   loop, BENCH_CONNECTIONS (default 50) connections, GET /v1/whoami, against the bare route's
  *   capacity. Target: ratio >= 0.3.
+ * - usage: GET /v1/usage by the day over 90 days for organizations with a year of counter rows
+ *   (bench/usageBench.ts: minute rows of 48 h, hour rows of 100 days, day rows; six operations
+ *   every minute), paced under the operation's own rate. Target: p95 <= 50 ms. And the usage
+ *   counters' CPU per request (counting and flushing, this process plus the store), beside the
+ *   common case's API and store CPU per request. Target: <= 5 % of it.
  * Each prints p50/p99, non-2xx and the CPU seconds the API and the store processes spent per
  * 1,000 requests (from /proc). BENCH_SECONDS (default 10) per measurement, after
  * BENCH_WARMUP_SECONDS (default 10) of the common load; BENCH_SCENARIOS=common or =capacity runs
@@ -46,8 +52,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
  * shows the younger service.
  */
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 10);
-/** BENCH_SCENARIOS=common or =capacity runs one of the two (default both). */
-const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'common,capacity').split(',').map((s) => s.trim()));
+/** BENCH_SCENARIOS=common, capacity or usage (comma-separated) runs those (default all). */
+const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'common,capacity,usage').split(',').map((s) => s.trim()));
 /**
  * Each common-case measurement starts with this much of the same load, not counted: after the
  * pause that lets the service settle, every organization's cached key and settings (READ_CACHE_MS,
@@ -58,6 +64,13 @@ const LEAD_IN_SECONDS = 2;
 
 const TARGET_COMMON_P99_MS = 25;
 const TARGET_CAPACITY_RATIO = 0.3;
+const TARGET_USAGE_P95_MS = 50;
+const TARGET_COUNTER_CPU_SHARE = 0.05;
+/** Organizations GET /v1/usage is measured for, in turn: each answers 10 of it a second (its own rate). */
+const USAGE_ORGS = 3;
+const USAGE_REQUESTS_PER_SECOND_EACH = 8;
+/** Requests counted when measuring the counters' CPU. */
+const COUNTER_REQUESTS = 200_000;
 
 function startBareRoute(): Promise<{ url: string; child: ChildProcess }> {
   const child = fork(join(__dirname, 'bareRoute.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
@@ -127,6 +140,22 @@ async function measureAll(dir: string, stops: Array<() => Promise<unknown> | unk
   for (let i = 0; i < ORGS; i++) common.push(await keyFor(`bench ${stamp} ${i}`));
   const raised = await keyFor(`bench ${stamp} raised`);
   await setOrganizationRate(config, raised.orgId, { requestsPerSecond: 100_000, maxConcurrency: 2_000 });
+  const usageOrgs: { orgId: string; key: string }[] = [];
+  let usageRows = 0;
+  let counterCpu: Awaited<ReturnType<typeof measureCounterCpu>> | undefined;
+  if (SCENARIOS.has('usage')) {
+    for (let i = 0; i < USAGE_ORGS; i++) {
+      const org = await keyFor(`bench ${stamp} usage ${i}`);
+      usageRows = await seedYearOfUsage(org.orgId, Date.now());
+      usageOrgs.push(org);
+    }
+    counterCpu = await measureCounterCpu(
+      common.map((c) => c.orgId),
+      COUNTER_REQUESTS,
+      RATE,
+      storePid,
+    );
+  }
   // The bench process only set up data; the API process does all the work from here on.
   await disconnectStore();
 
@@ -182,6 +211,26 @@ async function measureAll(dir: string, stops: Array<() => Promise<unknown> | unk
     capacityBare = await measure({ bare: barePid }, { mode: 'closed', target: whoami(bare.url), connections: CONNECTIONS, seconds: SECONDS });
   }
 
+  let usageLatencies: number[] = [];
+  const usageStatuses: Record<number, number> = {};
+  if (usageOrgs.length) {
+    await quiet();
+    const from = new Date(Date.now() - 90 * 24 * 3600_000).toISOString();
+    const pace = 1000 / (USAGE_ORGS * USAGE_REQUESTS_PER_SECOND_EACH);
+    const started = Date.now();
+    for (let i = 0; Date.now() - started < SECONDS * 1000; i++) {
+      const org = usageOrgs[i % usageOrgs.length];
+      const t0 = performance.now();
+      const res = await fetch(`${api.url}/v1/usage?granularity=day&from=${from}`, { headers: { authorization: `Bearer ${org.key}` } });
+      const body = (await res.json()) as { data?: unknown[] };
+      const took = performance.now() - t0;
+      usageStatuses[res.status] = (usageStatuses[res.status] ?? 0) + 1;
+      if (res.status === 200 && body.data?.length) usageLatencies.push(took);
+      await new Promise((r) => setTimeout(r, Math.max(0, pace - took)));
+    }
+    usageLatencies = usageLatencies.sort((a, b) => a - b);
+  }
+
   const w = (s: string) => process.stdout.write(s);
   w(
     `machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), node ${process.version}, store ${storePid && !process.env.MONGODB_URI ? 'FerretDB 1.x over SQLite (scripts/localStack)' : config.mongodbUri.replace(/\/\/[^@]*@/, '//')}\n`,
@@ -210,6 +259,35 @@ async function measureAll(dir: string, stops: Array<() => Promise<unknown> | unk
     w(`target: common case p99 <= ${TARGET_COMMON_P99_MS} ms and no non-2xx: ${verdict(commonMet)} (p99 ${ms(l.p99Ms, 0)} ms, non-2xx ${l.non2xx})\n`);
   }
   if (ratio !== undefined) w(`target: capacity ratio >= ${TARGET_CAPACITY_RATIO}: ${verdict(ratio >= TARGET_CAPACITY_RATIO)} (${ratio.toFixed(2)})\n`);
+  if (usageOrgs.length) {
+    const n = usageLatencies.length;
+    const p95 = n ? quantile(usageLatencies, 0.95) : NaN;
+    w(
+      `usage: GET /v1/usage?granularity=day over 90 days, ${USAGE_ORGS} organizations with ${usageRows} counter rows each, ${USAGE_ORGS * USAGE_REQUESTS_PER_SECOND_EACH} req/s, ${SECONDS} s; statuses ${JSON.stringify(usageStatuses)}\n`,
+    );
+    w(
+      `  p50 ${ms(n ? quantile(usageLatencies, 0.5) : NaN, 6)} ms   p95 ${ms(p95, 6)} ms   p99 ${ms(n ? quantile(usageLatencies, 0.99) : NaN, 6)} ms   max ${ms(n ? usageLatencies[n - 1] : NaN, 6)} ms (client-side, ${n} answers)\n`,
+    );
+    w(`target: GET /v1/usage over 90 days p95 <= ${TARGET_USAGE_P95_MS} ms: ${verdict(n > 0 && p95 <= TARGET_USAGE_P95_MS)} (p95 ${ms(p95, 0)} ms)\n`);
+  }
+  if (counterCpu) {
+    const counters = counterCpu.processSeconds + (counterCpu.storeSeconds ?? 0);
+    w(
+      `usage counters: ${COUNTER_REQUESTS} requests counted over ${ORGS} organizations at ${RATE}/s of clock, ${counterCpu.upserts} upserts; CPU per 1,000 requests: counting ${perThousand(counterCpu.processSeconds, COUNTER_REQUESTS)}, store ${perThousand(counterCpu.storeSeconds, COUNTER_REQUESTS)}\n`,
+    );
+    if (commonApi) {
+      const served = commonApi.load.requests + (commonApi.load.leadInRequests ?? 0);
+      const path = ((commonApi.cpuSeconds.api ?? 0) + (commonApi.cpuSeconds.store ?? 0)) / served;
+      const perRequest = counters / COUNTER_REQUESTS;
+      const share = perRequest / (path - perRequest);
+      w(
+        `  beside the common case's request path: ${(path * 1e6).toFixed(0)} µs of API and store CPU per request, of which the counters ${(perRequest * 1e6).toFixed(2)} µs\n`,
+      );
+      w(
+        `target: the counters add <= ${TARGET_COUNTER_CPU_SHARE * 100} % to the request path's CPU: ${verdict(share <= TARGET_COUNTER_CPU_SHARE)} (${(share * 100).toFixed(2)} %)\n`,
+      );
+    }
+  }
 }
 
 main().then(

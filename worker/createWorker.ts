@@ -4,6 +4,7 @@ import { createActivities } from '../activities';
 import type { Config } from '../core/config';
 import { temporalConnectOptions, type TemporalConnectionSettings } from '../core/temporal/connectionOptions';
 import { TemporalDeadlineError, withTemporalDeadline } from '../core/temporal/deadline';
+import { UsageCounters } from '../core/usage/usageCounters';
 import { startDeliveriesEagerlyOn } from '../core/webhooks/jobCompletedEvent';
 
 /** The worker's connection to Temporal (TLS and API key as configured), within TEMPORAL_CONNECT_TIMEOUT_MS. */
@@ -18,12 +19,17 @@ export function connectWorkerConnection(t: TemporalConnectionSettings): Promise<
   });
 }
 
-/** A Temporal worker for the configured task queue, running every workflow and activity. */
+/**
+ * A Temporal worker for the configured task queue, running every workflow and activity, with
+ * the usage counters its activities count job charges in (started here; the caller stops them
+ * once the worker has drained, which writes what is left).
+ */
 export async function createWorker(
   config: Config,
   opts: { workflowBundlePath?: string } = {},
-): Promise<{ worker: Worker; connection: NativeConnection; client: Client }> {
+): Promise<{ worker: Worker; connection: NativeConnection; client: Client; usage: UsageCounters }> {
   const { address, callTimeoutMs } = config.temporal;
+  const usage = new UsageCounters();
   const connection = await connectWorkerConnection(config.temporal);
   const worker = await withTemporalDeadline(
     null,
@@ -34,7 +40,7 @@ export async function createWorker(
         namespace: config.temporal.namespace,
         taskQueue: config.temporal.taskQueue,
         ...(opts.workflowBundlePath ? { workflowBundle: { codePath: opts.workflowBundlePath } } : { workflowsPath: require.resolve('../workflows') }),
-        activities: createActivities(config),
+        activities: createActivities(config, usage),
         // A webhook's first attempt is a local activity inside its workflow task, so a slow receiver
         // (15 s at most) holds a workflow task slot meanwhile: slots are cheap, keep plenty, or a
         // burst of slow receivers would stall every other workflow on this worker (jobs included).
@@ -51,5 +57,6 @@ export async function createWorker(
   // Webhook events emitted in this process start their delivery workflow on this worker.
   const client = new Client({ connection, namespace: config.temporal.namespace });
   startDeliveriesEagerlyOn({ client, taskQueue: config.temporal.taskQueue, running: () => worker.getState() === 'RUNNING' });
-  return { worker, connection, client };
+  usage.start();
+  return { worker, connection, client, usage };
 }

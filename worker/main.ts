@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   armExitPoint(config.chaosExitAt);
   await connectStore(config.mongodbUri, config.store);
   await ensureIndexes();
-  const { worker, connection, client } = await createWorker(config);
+  const { worker, connection, client, usage } = await createWorker(config);
   // Not a reason to stop delivering webhooks and running jobs: say so loudly and go on.
   await ensureMaintenanceSchedule(client, { taskQueue: config.temporal.taskQueue }).then(
     (created) => logger.info({ scheduleId: MAINTENANCE_SCHEDULE_ID, created }, 'store maintenance schedule in place'),
@@ -31,6 +31,7 @@ async function main(): Promise<void> {
   logger.info({ taskQueue: config.temporal.taskQueue, temporal: describeTemporalConnection(config.temporal) }, 'worker running');
   // worker.run() resolves after SIGINT/SIGTERM: the SDK drains in-flight tasks first.
   await worker.run();
+  await usage.stop();
   await workflowStarter.stop();
   await closeTemporalClient();
   await metrics?.close();

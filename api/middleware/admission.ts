@@ -1,6 +1,9 @@
 import type { Context, Middleware, Next } from 'koa';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import type { AcquireAdmission, AdmissionHandle } from '../../core/limits/operationAdmission';
+import type { UsageCounters } from '../../core/usage/usageCounters';
+import { statusOfFailure } from '../creditHeaders';
+import { matchedLayer, type MatchedLayer } from './matchedRoute';
 
 /**
  * HTTP adapter of baseline admission (core/limits/operationAdmission.ts): every authenticated /v1
@@ -12,11 +15,22 @@ export function admissionOf(ctx: Context): AdmissionHandle | undefined {
   return ctx.state.admission as AdmissionHandle | undefined;
 }
 
-export function baselineAdmission(acquire: AcquireAdmission): Middleware {
+/**
+ * `usage`: a request refused here never reaches the operation executor, which counts the
+ * others, so its refusal (a 429) is counted here, under the operation of the route it matched.
+ */
+export function baselineAdmission(acquire: AcquireAdmission, usage?: UsageCounters): Middleware {
   return async (ctx: Context, next: Next) => {
     const principal = ctx.state.principal as KeyPrincipal | undefined;
     if (!principal) return next();
-    const admission = await acquire(principal);
+    let admission: AdmissionHandle;
+    try {
+      admission = await acquire(principal);
+    } catch (err) {
+      const operation = matchedLayer(ctx.matched as MatchedLayer[] | undefined, ctx.method)?.name;
+      if (usage && operation) usage.countRequest(principal.orgId, operation, statusOfFailure(err), 0);
+      throw err;
+    }
     ctx.state.admission = admission;
     ctx.set(admission.rateLimitHeaders());
 

@@ -2,6 +2,8 @@
 export interface MatchedLayer {
   path: string | RegExp;
   methods: string[];
+  /** The route's name: the operation of a /v1 route (api/routeSpec.ts registers it so). */
+  name?: string | null;
 }
 
 /**
@@ -12,10 +14,15 @@ export interface MatchedLayer {
  * unmatched) instead of under its route.
  */
 export function matchedRoute(layers: readonly MatchedLayer[] | undefined, method: string): string | undefined {
+  return matchedLayer(layers, method)?.path as string | undefined;
+}
+
+/** The route layer a request matched (see matchedRoute), whose name is its operation. */
+export function matchedLayer(layers: readonly MatchedLayer[] | undefined, method: string): MatchedLayer | undefined {
   if (!layers) return undefined;
   for (let i = layers.length - 1; i >= 0; i -= 1) {
     const layer = layers[i];
-    if (layer.methods.includes(method) && typeof layer.path === 'string') return layer.path;
+    if (layer.methods.includes(method) && typeof layer.path === 'string') return layer;
   }
   return undefined;
 }

@@ -28,6 +28,7 @@ const PERMISSION_TEXT: Record<string, string> = {
   [PERMISSIONS.jobsRead]: 'Read contact-retrieval jobs and their results',
   [PERMISSIONS.webhooksManage]: 'Manage webhook endpoints',
   [PERMISSIONS.limitsRead]: 'Read operational limits',
+  [PERMISSIONS.usageRead]: 'Read usage: requests and credits spent',
 };
 
 function sendPage(ctx: Context, title: string, body: Html, status = 200): void {

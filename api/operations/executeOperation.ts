@@ -4,6 +4,8 @@ import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import type { Permission } from '../../core/keys/permissions';
 import type { OperationName } from '../../core/limits/limitTable';
 import { Problem, validationFailed } from '../../core/problems';
+import type { UsageCounters } from '../../core/usage/usageCounters';
+import { statusOfFailure } from '../creditHeaders';
 import { requireIdempotencyKey, withIdempotency } from './idempotentRun';
 import type { RouteInput, RouteResult, RouteSpec } from '../routeSpec';
 import { admissionUnder, type AcquireAdmission, type AdmissionHandle } from '../../core/limits/operationAdmission';
@@ -94,16 +96,35 @@ async function runValidated<N extends string>(
 /**
  * The executor of the process: `config` reaches every handler in its input; `acquire` defaults to
  * admission under that config. A registry of operations outside the limit table (the console's)
- * brings its own admission.
+ * brings its own admission. With `usage`, every run of a developer-API operation is counted
+ * there by its outcome and the credits it charged: the one place both roads (HTTP and the tool
+ * server) pass.
  */
-export function createOperationExecutor(registry: OperationRegistry, config: Config, acquire?: AcquireAdmission): ExecuteOperation;
+export function createOperationExecutor(registry: OperationRegistry, config: Config, acquire?: AcquireAdmission, usage?: UsageCounters): ExecuteOperation;
 export function createOperationExecutor<N extends string>(registry: OperationRegistry<N>, config: Config, acquire: AcquireAdmission<N>): ExecuteOperation<N>;
 export function createOperationExecutor<N extends string>(
   registry: OperationRegistry<N>,
   config: Config,
-  // Only the first overload omits `acquire`, and there N is OperationName.
+  // Only the first overload omits `acquire` or passes `usage`, and there N is OperationName.
   acquire: AcquireAdmission<N> = admissionUnder(config) as unknown as AcquireAdmission<N>,
+  usage?: UsageCounters,
 ): ExecuteOperation<N> {
+  const execute = executeWith(registry, config, acquire);
+  if (!usage) return execute;
+  return async (operation, request) => {
+    let result: OperationResult;
+    try {
+      result = await execute(operation, request);
+    } catch (err) {
+      if (registry.get(operation)) usage.countRequest(request.principal.orgId, operation as unknown as OperationName, statusOfFailure(err), 0);
+      throw err;
+    }
+    usage.countRequest(request.principal.orgId, operation as unknown as OperationName, result.status, result.creditsCharged ?? 0);
+    return result;
+  };
+}
+
+function executeWith<N extends string>(registry: OperationRegistry<N>, config: Config, acquire: AcquireAdmission<N>): ExecuteOperation<N> {
   return async (operation, request) => {
     const spec = registry.get(operation);
     if (!spec) throw new Problem('not_found', 'No such resource.');

@@ -269,6 +269,32 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
       },
     },
   },
+  'usage.get': {
+    responses: {
+      200: {
+        data: [
+          {
+            start: '2026-11-24T00:00:00.000Z',
+            operation: 'candidates.search',
+            requests: { success: 412, client_error: 3, rate_limited: 7, server_error: 0 },
+            credits: 412,
+          },
+          {
+            start: '2026-11-24T00:00:00.000Z',
+            operation: 'contact_retrieval_jobs.create',
+            requests: { success: 2, client_error: 0, rate_limited: 0, server_error: 0 },
+            credits: 180,
+          },
+          {
+            start: '2026-11-25T00:00:00.000Z',
+            operation: 'profiles.unlock',
+            requests: { success: 25, client_error: 1, rate_limited: 0, server_error: 0 },
+            credits: 125,
+          },
+        ],
+      },
+    },
+  },
   'operational_limits.get': {
     responses: {
       200: {

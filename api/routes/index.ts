@@ -7,6 +7,7 @@ import { operationalLimitsRoutes } from './operationalLimits';
 import { personMatchRoutes } from './personMatches';
 import { profileRoutes } from './profiles';
 import { searchSourceRoutes } from './searchSources';
+import { usageRoutes } from './usage';
 import { webhookDeliveryRoutes } from './webhookDeliveries';
 import { webhookEndpointRoutes } from './webhookEndpoints';
 import { whoamiRoutes } from './whoami';
@@ -24,4 +25,5 @@ export const v1Routes: RouteSpec[] = [
   ...profileRoutes,
   ...personMatchRoutes,
   ...auditEventRoutes,
+  ...usageRoutes,
 ];

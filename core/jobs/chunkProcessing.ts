@@ -54,6 +54,8 @@ export interface ChunkDeps {
   onDelivered?: (delivered: { orgId: string; jobId: string; deliveryQuotaAt: Date | null; personIds: string[] }) => Promise<void>;
   /** The sources the organization may use now: entitlement can change while a job runs. */
   usableSources?: (orgId: string) => Promise<ReadonlySet<string>>;
+  /** Told the credits a chunk's charge took (the worker's usage counters count them). */
+  onCharged?: (charged: { orgId: string; operation: string; credits: number }) => void;
   now?: () => Date;
 }
 
@@ -202,6 +204,7 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
     charge: true,
     firstAttempt: deps.firstAttempt !== false && !earlier,
     wait: { heartbeat: deps.heartbeat, signal: deps.signal },
+    onCharged: deps.onCharged,
     onDelivered: onDelivered && ((personIds) => onDelivered({ orgId: input.orgId, jobId: input.jobId, deliveryQuotaAt: people.deliveryQuotaAt, personIds })),
   });
   const tally: Tally = {};

@@ -132,7 +132,14 @@ export async function payAndSettle(
   from: number,
   plan: PlanEntry[],
   now: Date,
-  options: { charge: boolean; firstAttempt?: boolean; wait?: HolderWait; onDelivered?: (personIds: string[]) => Promise<void> },
+  options: {
+    charge: boolean;
+    firstAttempt?: boolean;
+    wait?: HolderWait;
+    onDelivered?: (personIds: string[]) => Promise<void>;
+    /** Told the credits this call charged under `operation` (not a charge an earlier attempt made). */
+    onCharged?: (charged: { orgId: string; operation: string; credits: number }) => void;
+  },
 ): Promise<{ settled: SettledPerson[]; outOfCredits: boolean }> {
   const found = plan.filter((e) => e.answer === 'found');
   const payment = found.length ? await chunkPayment(job, from, found, now, options.charge, options.firstAttempt === true) : null;
@@ -163,6 +170,7 @@ export async function payAndSettle(
           units: ours.length,
         })
       : await findCharge(key).then((e) => e && { units: e.amount / CREDITS_PER_RECORD, receiptId: e.receiptId });
+    if (c && 'charged' in c && c.charged) options.onCharged?.({ orgId: job.orgId, operation: CHARGE_OPERATION, credits: c.units * CREDITS_PER_RECORD });
     if (c) {
       paid = c.units;
       receiptId = c.receiptId;

@@ -8,6 +8,7 @@ export const PERMISSIONS = {
   jobsWrite: 'jobs.v1:write',
   jobsRead: 'jobs.v1:read',
   auditRead: 'audit.v1:read',
+  usageRead: 'usage.v1:read',
 } as const;
 
 export type Permission = (typeof PERMISSIONS)[keyof typeof PERMISSIONS];

@@ -38,6 +38,7 @@ export const OPERATIONS = [
   'webhook_deliveries.replay',
   'operational_limits.get',
   'audit_events.list',
+  'usage.get',
 ] as const;
 
 export type OperationName = (typeof OPERATIONS)[number];
@@ -76,6 +77,7 @@ export const OPERATION_REQUESTS_PER_SECOND: Partial<Record<OperationName, number
   'webhook_deliveries.get': 10,
   'webhook_deliveries.replay': 5,
   'audit_events.list': 10,
+  'usage.get': 10,
 };
 
 /** Scopes a limit can be held at, widest first (SPEC 8.1 item 1). */

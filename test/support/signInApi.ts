@@ -25,6 +25,7 @@ export async function startSignInApi(env: Record<string, string> = {}): Promise<
         url,
         config,
         server: api.server,
+        flushUsage: api.flushUsage,
         close: async () => {
           api.server.closeAllConnections();
           await api.close();

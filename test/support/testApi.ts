@@ -9,6 +9,8 @@ export interface TestApi {
   config: Config;
   server: Server;
   close: () => Promise<void>;
+  /** Writes the usage this API counted so far, so a test reads it back without waiting for the timer. */
+  flushUsage: () => Promise<void>;
 }
 
 /**
@@ -23,6 +25,7 @@ export async function startTestApi(env: Record<string, string> = {}, existing?: 
     url: api.url,
     config,
     server: api.server,
+    flushUsage: api.flushUsage,
     close: async () => {
       // A test may leave a stream open (an SSE response, a hanging client): end it, or the
       // server's graceful close would wait for it.

@@ -7,6 +7,8 @@ export interface TestWorker {
   worker: Worker;
   /** Stops the worker (as a SIGTERM would) and waits for it to drain. */
   stop: () => Promise<void>;
+  /** Writes the usage (job charges) this worker counted so far. */
+  flushUsage: () => Promise<void>;
 }
 
 /**
@@ -15,13 +17,15 @@ export interface TestWorker {
  */
 export async function startTestWorker(config: Config): Promise<TestWorker> {
   installTestRuntime();
-  const { worker, connection } = await createWorker(config, { workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE });
+  const { worker, connection, usage } = await createWorker(config, { workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE });
   const running = worker.run();
   return {
     worker,
+    flushUsage: () => usage.flush(),
     stop: async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
+      await usage.stop();
       await connection.close();
     },
   };

@@ -317,6 +317,7 @@ export interface paths {
          *     | `webhook_deliveries.get` | 10 |
          *     | `webhook_deliveries.replay` | 5 |
          *     | `audit_events.list` | 10 |
+         *     | `usage.get` | 10 |
          *
          *     Per-minute caps and blocks are set for an operation on the organization, one application, key family or key by an administrator; a cap must be below `standard_requests_per_minute`. Raising the request rate or the in-flight limit is the operator's.
          *
@@ -433,6 +434,28 @@ export interface paths {
          *     Permission: `audit.v1:read`.
          */
         get: operations["audit_events.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's requests and credits per hour or day and operation
+         * @description Per UTC bucket (`granularity`: `hour` or `day`) and operation: requests by outcome (2xx `success`, 4xx `client_error` other than 429, 429 `rate_limited`, 5xx `server_error`) and `credits` charged, including the credits contact-retrieval jobs charge as they run. The figures come from counters kept as the work happens and reach this answer within seconds; `credits` over a range agrees with the ledger. Buckets with nothing counted are left out. Ranges: up to 31 days by the hour, 400 days by the day; hour buckets are kept 100 days.
+         *
+         *     Permission: `usage.v1:read`.
+         */
+        get: operations["usage.get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5165,7 +5188,7 @@ export interface operations {
     "operational_limits.get": {
         parameters: {
             query?: {
-                operation?: "api.request_baseline.v1" | "whoami" | "candidates.search" | "search.sources" | "profiles.unlock" | "person_matches.create" | "contact_retrieval_jobs.create" | "contact_retrieval_jobs.batch_create" | "contact_retrieval_jobs.get" | "contact_retrieval_jobs.list" | "contact_retrieval_jobs.cancel" | "job_results.get" | "webhook_endpoints.create" | "webhook_endpoints.list" | "webhook_endpoints.get" | "webhook_endpoints.update" | "webhook_endpoints.delete" | "webhook_endpoints.rotate_secret" | "webhook_deliveries.list" | "webhook_deliveries.get" | "webhook_deliveries.replay" | "operational_limits.get" | "audit_events.list";
+                operation?: "api.request_baseline.v1" | "whoami" | "candidates.search" | "search.sources" | "profiles.unlock" | "person_matches.create" | "contact_retrieval_jobs.create" | "contact_retrieval_jobs.batch_create" | "contact_retrieval_jobs.get" | "contact_retrieval_jobs.list" | "contact_retrieval_jobs.cancel" | "job_results.get" | "webhook_endpoints.create" | "webhook_endpoints.list" | "webhook_endpoints.get" | "webhook_endpoints.update" | "webhook_endpoints.delete" | "webhook_endpoints.rotate_secret" | "webhook_deliveries.list" | "webhook_deliveries.get" | "webhook_deliveries.replay" | "operational_limits.get" | "audit_events.list" | "usage.get";
                 scope?: "organization" | "application" | "key_family" | "key";
                 application_id?: string;
                 family_id?: string;
@@ -6952,6 +6975,239 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
                         code?: "malformed_authorization" | "invalid_cursor";
+                    };
+                };
+            };
+            /** @description `missing_api_key`, `invalid_api_key`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:missing_api_key",
+                     *       "title": "Missing API key",
+                     *       "status": 401,
+                     *       "detail": "Missing API key.",
+                     *       "code": "missing_api_key",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "missing_api_key" | "invalid_api_key";
+                    };
+                };
+            };
+            /** @description `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "code": "insufficient_scope",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "insufficient_scope";
+                    };
+                };
+            };
+            /** @description `validation_failed`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "code": "validation_failed",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "errors": [
+                     *         {
+                     *           "field": "person_ids",
+                     *           "message": "Too big: expected array to have <=100 items"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description `rate_limited`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "code": "rate_limited",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; the request id identifies it in our logs.",
+                     *       "code": "internal_error",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    "usage.get": {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                granularity?: "day" | "hour";
+                operation?: "whoami" | "candidates.search" | "search.sources" | "profiles.unlock" | "person_matches.create" | "contact_retrieval_jobs.create" | "contact_retrieval_jobs.batch_create" | "contact_retrieval_jobs.get" | "contact_retrieval_jobs.list" | "contact_retrieval_jobs.cancel" | "job_results.get" | "webhook_endpoints.create" | "webhook_endpoints.list" | "webhook_endpoints.get" | "webhook_endpoints.update" | "webhook_endpoints.delete" | "webhook_endpoints.rotate_secret" | "webhook_deliveries.list" | "webhook_deliveries.get" | "webhook_deliveries.replay" | "operational_limits.get" | "audit_events.list" | "usage.get";
+            };
+            header?: {
+                /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Usage per bucket and operation, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "start": "2026-11-24T00:00:00.000Z",
+                     *           "operation": "candidates.search",
+                     *           "requests": {
+                     *             "success": 412,
+                     *             "client_error": 3,
+                     *             "rate_limited": 7,
+                     *             "server_error": 0
+                     *           },
+                     *           "credits": 412
+                     *         },
+                     *         {
+                     *           "start": "2026-11-24T00:00:00.000Z",
+                     *           "operation": "contact_retrieval_jobs.create",
+                     *           "requests": {
+                     *             "success": 2,
+                     *             "client_error": 0,
+                     *             "rate_limited": 0,
+                     *             "server_error": 0
+                     *           },
+                     *           "credits": 180
+                     *         },
+                     *         {
+                     *           "start": "2026-11-25T00:00:00.000Z",
+                     *           "operation": "profiles.unlock",
+                     *           "requests": {
+                     *             "success": 25,
+                     *             "client_error": 1,
+                     *             "rate_limited": 0,
+                     *             "server_error": 0
+                     *           },
+                     *           "credits": 125
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description the bucket's start, ISO 8601 UTC (a whole hour or a UTC midnight) */
+                            start: string;
+                            /** @enum {string} */
+                            operation: "whoami" | "candidates.search" | "search.sources" | "profiles.unlock" | "person_matches.create" | "contact_retrieval_jobs.create" | "contact_retrieval_jobs.batch_create" | "contact_retrieval_jobs.get" | "contact_retrieval_jobs.list" | "contact_retrieval_jobs.cancel" | "job_results.get" | "webhook_endpoints.create" | "webhook_endpoints.list" | "webhook_endpoints.get" | "webhook_endpoints.update" | "webhook_endpoints.delete" | "webhook_endpoints.rotate_secret" | "webhook_deliveries.list" | "webhook_deliveries.get" | "webhook_deliveries.replay" | "operational_limits.get" | "audit_events.list" | "usage.get";
+                            /** @description requests of this operation in the bucket, by outcome */
+                            requests: {
+                                /** @description 2xx answers */
+                                success: number;
+                                /** @description 4xx answers other than 429 */
+                                client_error: number;
+                                /** @description 429 answers */
+                                rate_limited: number;
+                                /** @description 5xx answers */
+                                server_error: number;
+                            };
+                            /** @description credits charged in the bucket by this operation, as the ledger records them */
+                            credits: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description `malformed_authorization`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:service:developer-api:problem:malformed_authorization",
+                     *       "title": "Malformed authorization",
+                     *       "status": 400,
+                     *       "detail": "Send your API key as `Authorization: Bearer <API_KEY>`.",
+                     *       "code": "malformed_authorization",
+                     *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "malformed_authorization";
                     };
                 };
             };

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { PERMISSIONS } from '../../core/keys/permissions';
+import { OPERATIONS } from '../../core/limits/limitTable';
+import { DAY_MS, HOUR_MS } from '../../core/usage/usageBuckets';
+import { usageSeries, type Granularity } from '../../core/usage/usageSeries';
+import { defineRoute } from '../routeSpec';
+
+/** The longest range each granularity answers: a month of hours (hour rows are kept 100 days), 400 days of days. */
+export const USAGE_MAX_RANGE_MS: Record<Granularity, number> = { hour: 31 * DAY_MS, day: 400 * DAY_MS };
+/** The range when `from` is absent: the 24 hours or 30 days before `to`. */
+export const USAGE_DEFAULT_RANGE_MS: Record<Granularity, number> = { hour: 24 * HOUR_MS, day: 30 * DAY_MS };
+
+const Count = z.number().int().min(0);
+
+export const UsagePointSchema = z.object({
+  start: z.string().describe("the bucket's start, ISO 8601 UTC (a whole hour or a UTC midnight)"),
+  operation: z.enum(OPERATIONS),
+  requests: z
+    .object({
+      success: Count.describe('2xx answers'),
+      client_error: Count.describe('4xx answers other than 429'),
+      rate_limited: Count.describe('429 answers'),
+      server_error: Count.describe('5xx answers'),
+    })
+    .describe('requests of this operation in the bucket, by outcome'),
+  credits: Count.describe('credits charged in the bucket by this operation, as the ledger records them'),
+});
+
+const Query = z
+  .object({
+    from: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe(
+        'start of the range (ISO 8601), widened to its bucket; default: 24 hours (hour) or 30 days (day) before `to`; at most 31 days (hour) or 400 days (day) before it',
+      ),
+    to: z.iso.datetime({ offset: true }).optional().describe('end of the range (ISO 8601, exclusive), widened to its bucket; default: now'),
+    granularity: z.enum(['day', 'hour']).default('day').describe('bucket size, in UTC'),
+    operation: z.enum(OPERATIONS).optional().describe("only this operation's figures"),
+  })
+  .superRefine((q, ctx) => {
+    const to = q.to ? Date.parse(q.to) : Date.now();
+    const from = q.from ? Date.parse(q.from) : to - USAGE_DEFAULT_RANGE_MS[q.granularity];
+    if (from >= to) ctx.addIssue({ code: 'custom', path: ['from'], message: 'must be before `to`' });
+    else if (to - from > USAGE_MAX_RANGE_MS[q.granularity]) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['from'],
+        message: `the range is at most ${USAGE_MAX_RANGE_MS[q.granularity] / DAY_MS} days with granularity ${q.granularity}`,
+      });
+    }
+  });
+
+export const usageRoutes = [
+  defineRoute({
+    operation: 'usage.get',
+    method: 'GET',
+    path: '/v1/usage',
+    tag: 'Usage',
+    permission: PERMISSIONS.usageRead,
+    summary: "The organization's requests and credits per hour or day and operation",
+    description:
+      'Per UTC bucket (`granularity`: `hour` or `day`) and operation: requests by outcome (2xx `success`, 4xx `client_error` other than 429, 429 `rate_limited`, 5xx `server_error`) and `credits` charged, including the credits contact-retrieval jobs charge as they run. The figures come from counters kept as the work happens and reach this answer within seconds; `credits` over a range agrees with the ledger. Buckets with nothing counted are left out. Ranges: up to 31 days by the hour, 400 days by the day; hour buckets are kept 100 days.',
+    query: Query,
+    responses: { 200: { description: 'Usage per bucket and operation, oldest first', schema: z.object({ data: z.array(UsagePointSchema) }) } },
+    handler: async ({ principal, query }) => {
+      const to = query.to ? new Date(query.to) : new Date();
+      const from = query.from ? new Date(query.from) : new Date(to.getTime() - USAGE_DEFAULT_RANGE_MS[query.granularity]);
+      const data = await usageSeries({ orgId: principal.orgId, from, to, granularity: query.granularity, operation: query.operation });
+      return { status: 200, body: { data } };
+    },
+  }),
+];

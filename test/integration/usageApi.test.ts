@@ -1,0 +1,214 @@
+import { LedgerEntry } from '../../core/credits/models';
+import { PERMISSIONS } from '../../core/keys/permissions';
+import { setOrganizationRate } from '../../core/limits/limitSettings';
+import { Person } from '../../core/talent/models';
+import { seedPeople } from '../../core/talent/seedPeople';
+import { COUNTER_MODELS, UsageRollupState } from '../../core/usage/models';
+import { outcomeClass, type OutcomeClass } from '../../core/usage/outcomeClass';
+import { counterRowId, DAY_MS, HOUR_MS, MINUTE_MS } from '../../core/usage/usageBuckets';
+import { UsageCounters } from '../../core/usage/usageCounters';
+import { rollUpUsage } from '../../core/usage/usageRollup';
+import { usageSeries, type UsagePoint } from '../../core/usage/usageSeries';
+import { waitForJobToFinish } from '../support/contactRetrievalJobs';
+import { addKey, createTenant, type TestTenant } from '../support/fixtures';
+import { api, apiHonouringRateLimits, type HttpResponse } from '../support/http';
+import { expectProblemResponse } from '../support/problems';
+import { startTestApi, type TestApi } from '../support/testApi';
+import { startTestWorker, type TestWorker } from '../support/testWorker';
+
+jest.setTimeout(120_000);
+
+let srv: TestApi;
+let worker: TestWorker;
+let n = 0;
+const idem = () => `usage-${Date.now()}-${++n}`;
+
+beforeAll(async () => {
+  srv = await startTestApi();
+  worker = await startTestWorker(srv.config);
+  await seedPeople({ secretsKey: srv.config.secretsKey, count: 60 });
+});
+afterAll(async () => {
+  await worker?.stop();
+  await srv?.close();
+});
+
+type Requests = Record<OutcomeClass, number>;
+const noRequests = (): Requests => ({ success: 0, client_error: 0, rate_limited: 0, server_error: 0 });
+
+/** What the test saw answered, per operation and outcome class. */
+class Seen {
+  readonly requests = new Map<string, Requests>();
+  add(operation: string, res: HttpResponse): HttpResponse {
+    const outcome = outcomeClass(res.status);
+    if (!outcome) throw new Error(`unexpected status ${res.status}`);
+    const r = this.requests.get(operation) ?? noRequests();
+    r[outcome] += 1;
+    this.requests.set(operation, r);
+    return res;
+  }
+}
+
+/** GET /v1/usage's figures added up per operation over the range. */
+function totals(points: UsagePoint[]): Map<string, { requests: Requests; credits: number }> {
+  const sums = new Map<string, { requests: Requests; credits: number }>();
+  for (const p of points) {
+    const s = sums.get(p.operation) ?? { requests: noRequests(), credits: 0 };
+    for (const k of Object.keys(s.requests) as OutcomeClass[]) s.requests[k] += p.requests[k];
+    s.credits += p.credits;
+    sums.set(p.operation, s);
+  }
+  return sums;
+}
+
+/** The ledger's charges per operation: what usage must agree with to the credit. */
+async function ledgerCharges(orgId: string): Promise<Map<string, number>> {
+  const charges = new Map<string, number>();
+  for (const e of await LedgerEntry.find({ orgId, kind: 'charge' }).lean()) charges.set(e.operation!, (charges.get(e.operation!) ?? 0) + e.amount);
+  return charges;
+}
+
+async function getUsage(t: TestTenant, query: string, key = t.key): Promise<HttpResponse> {
+  return apiHonouringRateLimits(srv.url, 'GET', `/v1/usage${query}`, { key });
+}
+
+describe('GET /v1/usage', () => {
+  test('agrees with the ledger to the credit and counts every answer by outcome, refusals included', async () => {
+    const t = await createTenant({ credits: 30 });
+    const seen = new Seen();
+    const people = (await Person.find({ source: 'src_talentpool' }).limit(12).lean()).map((p) => p._id as string);
+    const post = (path: string, body: unknown, key = t.key, idempotencyKey = idem()) => api(srv.url, 'POST', path, { key, body, idempotencyKey });
+
+    // Paid answers (1 credit a page, 5 an unlock), a replay (nothing charged), a free repeat.
+    const searchKey = idem();
+    expect(seen.add('candidates.search', await post('/v1/candidates/search', { query: 'engineer', page_size: 5 }, t.key, searchKey)).status).toBe(200);
+    expect(
+      seen.add('candidates.search', await post('/v1/candidates/search', { query: 'engineer', page_size: 5 }, t.key, searchKey)).headers['idempotent-replayed'],
+    ).toBe('true');
+    expect(seen.add('candidates.search', await post('/v1/candidates/search', { query: 'manager', page_size: 5 })).status).toBe(200);
+    expect(seen.add('profiles.unlock', await post('/v1/profiles/unlock', { person_id: people[0] })).status).toBe(200);
+    expect(seen.add('profiles.unlock', await post('/v1/profiles/unlock', { person_id: people[0] })).status).toBe(200);
+    // A job is charged by the worker as it pays for its chunks.
+    const job = seen.add('contact_retrieval_jobs.create', await post('/v1/contact-retrieval-jobs', { person_ids: people.slice(1, 6) }));
+    expect(job.status).toBe(202);
+    const finished = await waitForJobToFinish(srv.url, t.key, job.json.job_id);
+    expect(finished.status).toBe('completed');
+
+    // Refusals: a body the contract refuses, a key without the permission, then no credits left.
+    expect(seen.add('candidates.search', await post('/v1/candidates/search', { query: '' })).status).toBe(422);
+    const unlockOnly = await addKey(t, [PERMISSIONS.profilesUnlock]);
+    expect(seen.add('candidates.search', await post('/v1/candidates/search', { query: 'engineer' }, unlockOnly.key)).status).toBe(403);
+    let refused: HttpResponse | undefined;
+    for (const person of people.slice(6)) {
+      const res = seen.add('profiles.unlock', await post('/v1/profiles/unlock', { person_id: person }));
+      if (res.status === 402) {
+        refused = res;
+        break;
+      }
+      expect(res.status).toBe(200);
+    }
+    expect(refused?.headers['credits-charged']).toBe('0');
+    // Request-rate refusals, before any operation runs: 429s of whoami.
+    await setOrganizationRate(srv.config, t.orgId, { requestsPerSecond: 1 });
+    const burst = await Promise.all(Array.from({ length: 8 }, () => api(srv.url, 'GET', '/v1/whoami', { key: t.key })));
+    for (const res of burst) seen.add('whoami', res);
+    expect(burst.some((r) => r.status === 429)).toBe(true);
+    await setOrganizationRate(srv.config, t.orgId, { requestsPerSecond: 100 });
+
+    await srv.flushUsage();
+    await worker.flushUsage();
+    const from = new Date(Date.now() - HOUR_MS).toISOString();
+    const res = await getUsage(t, `?granularity=hour&from=${from}`);
+    expect(res.status).toBe(200);
+    const sums = totals(res.json.data);
+
+    const ledger = await ledgerCharges(t.orgId);
+    expect(ledger.get('contact_retrieval_jobs.create')).toBeGreaterThan(0);
+    expect(Object.fromEntries([...sums].map(([op, s]) => [op, s.credits]).filter(([, c]) => c !== 0))).toEqual(Object.fromEntries(ledger));
+    for (const [operation, requests] of seen.requests) expect({ operation, requests: sums.get(operation)?.requests }).toEqual({ operation, requests });
+    expect(sums.get('candidates.search')?.requests).toEqual({ success: 3, client_error: 2, rate_limited: 0, server_error: 0 });
+    expect(sums.get('whoami')?.requests.rate_limited).toBeGreaterThan(0);
+
+    // By the day, and for one operation: the same figures.
+    const daily = await getUsage(t, `?granularity=day&operation=profiles.unlock&from=${from}`);
+    expect(daily.status).toBe(200);
+    expect(daily.json.data.every((p: UsagePoint) => p.operation === 'profiles.unlock' && p.start.endsWith('T00:00:00.000Z'))).toBe(true);
+    expect(totals(daily.json.data).get('profiles.unlock')).toEqual(sums.get('profiles.unlock'));
+  });
+
+  test('needs usage.v1:read and answers only the organization of the key', async () => {
+    const t = await createTenant({ credits: 5 });
+    const other = await createTenant({ credits: 5 });
+    const without = await addKey(t, [PERMISSIONS.candidatesSearch, PERMISSIONS.auditRead]);
+    const refused = await getUsage(t, '', without.key);
+    expectProblemResponse(refused, 403, 'insufficient_scope');
+    expect(refused.json.required_scope).toBe('usage.v1:read');
+
+    expect(
+      (await api(srv.url, 'POST', '/v1/candidates/search', { key: other.key, body: { query: 'engineer', page_size: 1 }, idempotencyKey: idem() })).status,
+    ).toBe(200);
+    await srv.flushUsage();
+    const mine = await getUsage(t, '');
+    expect(mine.status).toBe(200);
+    expect(mine.json.data.filter((p: UsagePoint) => p.operation === 'candidates.search')).toEqual([]);
+  });
+
+  test('refuses a range it does not answer: backwards, or longer than 31 days by the hour or 400 by the day', async () => {
+    const t = await createTenant();
+    const now = Date.now();
+    const iso = (ms: number) => new Date(ms).toISOString();
+    for (const query of [
+      `?from=${iso(now)}&to=${iso(now - DAY_MS)}`,
+      `?granularity=hour&from=${iso(now - 32 * DAY_MS)}&to=${iso(now)}`,
+      `?granularity=day&from=${iso(now - 401 * DAY_MS)}&to=${iso(now)}`,
+      '?granularity=week',
+      '?operation=candidates.find',
+      '?from=yesterday',
+    ]) {
+      expectProblemResponse(await getUsage(t, query), 422, 'validation_failed');
+    }
+    expect((await getUsage(t, `?granularity=hour&from=${iso(now - 31 * DAY_MS)}&to=${iso(now)}`)).status).toBe(200);
+    expect((await getUsage(t, `?granularity=day&from=${iso(now - 400 * DAY_MS)}&to=${iso(now)}`)).status).toBe(200);
+  });
+});
+
+describe('the roll-up by the store maintenance', () => {
+  test('folds minutes into hours and hours into days with the same figures, and deletes only what is folded and past retention', async () => {
+    const t = await createTenant();
+    // Counted three days and two hours ago, and 20 minutes ago, by a clock the test sets.
+    const now = Date.parse('2026-11-25T10:20:00Z');
+    let clock = now - 3 * DAY_MS - 2 * HOUR_MS;
+    const counters = new UsageCounters({ now: () => clock });
+    counters.countRequest(t.orgId, 'candidates.search', 200, 1);
+    counters.countRequest(t.orgId, 'candidates.search', 429, 0);
+    clock += 5 * MINUTE_MS;
+    counters.countRequest(t.orgId, 'candidates.search', 200, 1);
+    counters.countRequest(t.orgId, 'profiles.unlock', 200, 5);
+    clock = now - 20 * MINUTE_MS;
+    counters.countRequest(t.orgId, 'profiles.unlock', 402, 0);
+    await counters.flush();
+
+    const read = (granularity: 'hour' | 'day', fromMs: number) => usageSeries({ orgId: t.orgId, from: new Date(fromMs), to: new Date(now), granularity }, now);
+    const before = { days: await read('day', now - 10 * DAY_MS), hours: await read('hour', now - 4 * DAY_MS) };
+    expect(before.days.map((p) => [p.start, p.operation, p.credits])).toEqual([
+      ['2026-11-22T00:00:00.000Z', 'candidates.search', 2],
+      ['2026-11-22T00:00:00.000Z', 'profiles.unlock', 5],
+      ['2026-11-25T00:00:00.000Z', 'profiles.unlock', 0],
+    ]);
+
+    await UsageRollupState.deleteMany({});
+    const counts = await rollUpUsage(new Date(now));
+    expect(counts).toMatchObject({ minuteRowsDeleted: 2 });
+    expect(await read('day', now - 10 * DAY_MS)).toEqual(before.days);
+    expect(await read('hour', now - 4 * DAY_MS)).toEqual(before.hours);
+    // The old minutes are gone (folded, past 48 h); the last 20 minutes' are not folded yet and stay.
+    const minuteRows = await COUNTER_MODELS.minute.find({ orgId: t.orgId }).lean();
+    expect(minuteRows.map((r) => r._id)).toEqual([counterRowId(t.orgId, now - 20 * MINUTE_MS)]);
+    expect(await COUNTER_MODELS.hour.exists({ _id: counterRowId(t.orgId, Date.parse('2026-11-22T08:00:00Z')) })).not.toBeNull();
+    expect(await COUNTER_MODELS.day.exists({ _id: counterRowId(t.orgId, Date.parse('2026-11-22T00:00:00Z')) })).not.toBeNull();
+
+    // A second run finds nothing new and changes nothing.
+    await rollUpUsage(new Date(now));
+    expect(await read('day', now - 10 * DAY_MS)).toEqual(before.days);
+  });
+});
