@@ -19,9 +19,7 @@ export function tuneServer(server: Server): void {
   answerClientErrors(server);
 }
 
-export async function startApi(
-  config: Config,
-): Promise<{
+export async function startApi(config: Config): Promise<{
   server: Server;
   url: string;
   close: () => Promise<void>;
