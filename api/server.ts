@@ -19,9 +19,7 @@ export function tuneServer(server: Server): void {
   answerClientErrors(server);
 }
 
-export async function startApi(
-  config: Config,
-): Promise<{
+export async function startApi(config: Config): Promise<{
   server: Server;
   url: string;
   close: () => Promise<void>;
@@ -44,7 +42,7 @@ export async function startApi(
   return {
     server,
     url,
-    flushUsage: () => usage.flush(),
+    flushUsage: () => usage.flush({ all: true }),
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
