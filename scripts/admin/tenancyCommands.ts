@@ -1,4 +1,5 @@
 import { InvalidKeyName, UnknownKeyFamily, createApiKey, listApiKeys, revokeApiKey } from '../../core/keys/apiKeys';
+import { OPERATOR } from '../../core/audit/auditActions';
 import { ApiKey } from '../../core/keys/models';
 import { createApplication, createOrganization, createWorkspace } from '../../core/tenancy/provisioning';
 import { UsageError, intFlag, optionalFlag, requireFlag, type AdminCommand } from './command';
@@ -44,6 +45,7 @@ export const tenancyCommands: Record<string, AdminCommand> = {
         scopes,
         environment: env,
         audience: optionalFlag(f, 'audience') ?? config.apiAudience,
+        createdBy: OPERATOR,
       }).catch((err: unknown) => {
         throw err instanceof UnknownKeyFamily || err instanceof InvalidKeyName ? new UsageError(err.message) : err;
       });

@@ -1,4 +1,5 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { BrowserSession } from '../../core/users/models';
 import { closeBrowser, launchBrowser } from '../support/browser';
 import { checkPage, createPersonWithCli, setUpAndSignIn } from '../support/consoleBrowser';
 import { createTenant, type TestTenant } from '../support/fixtures';
@@ -74,6 +75,97 @@ test('an unknown console path is the console 404 page; "Connected applications" 
   await page.getByRole('heading', { level: 1, name: 'Connected applications' }).waitFor();
   expect(await page.getByRole('navigation').getByRole('link').allInnerTexts()).toEqual(NAV);
   await expectAccessible('connections');
+});
+
+async function whoamiStatus(key: string): Promise<number> {
+  const res = await fetch(`${srv.url}/v1/whoami`, { headers: { Authorization: `Bearer ${key}` } });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+async function newSecretShown(): Promise<string> {
+  await page.getByRole('heading', { level: 1, name: 'Your new API key' }).waitFor();
+  return (await page.locator('code#new-secret').innerText()).trim();
+}
+
+let firstKey = '';
+let secondKey = '';
+
+test('the admin creates a key on "Create an API key"; it is shown once and answers 200 on /v1/whoami', async () => {
+  await page.goto(`${srv.url}/console/keys`);
+  await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+  await expectAccessible('keys');
+  await page.getByRole('link', { name: 'Create an API key' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Create an API key' }).waitFor();
+  // One checkbox per permission the admin has, labelled with the permission string; none beyond.
+  for (const p of ADMIN_PERMISSIONS) expect(await page.getByLabel(p, { exact: true }).count()).toBe(1);
+  expect(await page.getByLabel('webhooks.v1:manage', { exact: true }).count()).toBe(0);
+  await expectAccessible('key-new');
+  await page.getByLabel('Name', { exact: true }).fill('Console e2e key');
+  await page.getByLabel('Workspace', { exact: true }).selectOption(tenant.workspaceId);
+  await page.getByLabel('candidates.search', { exact: true }).check();
+  await page.getByLabel('Expires', { exact: true }).selectOption({ label: 'In 30 days' });
+  const [answer] = await Promise.all([
+    page.waitForResponse((r) => r.request().method() === 'POST' && r.request().isNavigationRequest()),
+    submitWith(page, 'Create key'),
+  ]);
+  expect(answer.headers()['cache-control']).toBe('no-store');
+  firstKey = await newSecretShown();
+  expect(firstKey).toMatch(/^sk_live_/);
+  expect(await page.getByRole('button', { name: 'Copy' }).isVisible()).toBe(true);
+  await expectAccessible('key-created');
+  expect(await whoamiStatus(firstKey)).toBe(200);
+
+  await page.goto(`${srv.url}/console/keys`);
+  const row = page.getByRole('row').filter({ hasText: 'Console e2e key' });
+  expect(await row.count()).toBe(1);
+  const text = await row.innerText();
+  expect(text).toContain(`user:${admin.userId}`);
+  expect(text).toContain('active');
+  expect(text).not.toContain(firstKey);
+});
+
+test('"Rotate" with "In 1 hour": both keys answer 200; "Revoke" on the old one makes its next request 401', async () => {
+  await page.goto(`${srv.url}/console/keys`);
+  await page.getByRole('row').filter({ hasText: 'Console e2e key' }).getByRole('link', { name: 'Rotate' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Rotate API key' }).waitFor();
+  await expectAccessible('key-rotate');
+  await page.getByLabel('Old key stops working', { exact: true }).selectOption({ label: 'In 1 hour' });
+  await submitWith(page, 'Rotate key');
+  secondKey = await newSecretShown();
+  expect(secondKey).not.toBe(firstKey);
+  expect(await whoamiStatus(secondKey)).toBe(200);
+  expect(await whoamiStatus(firstKey)).toBe(200);
+
+  await page.goto(`${srv.url}/console/keys`);
+  const rows = page.getByRole('row').filter({ hasText: 'Console e2e key' });
+  expect(await rows.count()).toBe(2);
+  const oldRow = rows.filter({ hasText: firstKey.slice(0, 16) });
+  expect(await oldRow.count()).toBe(1);
+  await oldRow.getByRole('link', { name: 'Revoke' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Revoke API key' }).waitFor();
+  await expectAccessible('key-revoke');
+  page.once('dialog', (d) => void d.accept());
+  await submitWith(page, 'Revoke key');
+  await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+  expect(await whoamiStatus(firstKey)).toBe(401);
+  expect(await whoamiStatus(secondKey)).toBe(200);
+});
+
+test('sudo mode: a password typed more than 15 minutes ago is asked for again, then the person goes on to the form', async () => {
+  // Ages this browser's sign-in as 16 minutes of waiting would.
+  await BrowserSession.updateMany({ userId: admin.userId }, { $set: { createdAt: new Date(Date.now() - 16 * 60_000), confirmedAt: null } });
+  await page.goto(`${srv.url}/console/keys/new`);
+  await page.getByRole('heading', { level: 1, name: 'Confirm your password' }).waitFor();
+  await expectAccessible('confirm');
+  await page.getByLabel('Password', { exact: true }).fill('not the password at all');
+  await submitWith(page, 'Confirm');
+  await page.getByRole('heading', { level: 1, name: 'Confirm your password' }).waitFor();
+  expect(await page.getByRole('alert').innerText()).toContain('not correct');
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await submitWith(page, 'Confirm');
+  await page.getByRole('heading', { level: 1, name: 'Create an API key' }).waitFor();
+  expect(new URL(page.url()).pathname).toBe('/console/keys/new');
 });
 
 test('"Sign out" ends the session: the console asks to sign in again', async () => {
