@@ -12,10 +12,11 @@ import { createConsoleRoad } from './consoleRoad';
 import { requireVisitor } from './consoleVisitor';
 import { mountConfirmPage } from './pages/confirmPage';
 import { mountKeysPages } from './pages/keysPages';
+import { mountTeamPages } from './pages/teamPages';
 import { mountOverviewPage } from './pages/overviewPage';
 
 /** Each page module of the console mounts its pages through the shared guard (consolePages.ts). */
-const PAGE_MODULES: ReadonlyArray<(pages: ConsolePages) => void> = [mountOverviewPage, mountConfirmPage, mountKeysPages];
+const PAGE_MODULES: ReadonlyArray<(pages: ConsolePages) => void> = [mountOverviewPage, mountConfirmPage, mountKeysPages, mountTeamPages];
 
 /**
  * The organization console under `{AUTH_URL}/console` (DECISIONS.md "Organization console"), on

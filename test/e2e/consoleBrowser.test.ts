@@ -1,5 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { BrowserSession } from '../../core/users/models';
+import { AuditEvent } from '../../core/audit/models';
+import { ApiKey } from '../../core/keys/models';
+import { BrowserSession, User } from '../../core/users/models';
 import { closeBrowser, launchBrowser } from '../support/browser';
 import { checkPage, createPersonWithCli, setUpAndSignIn } from '../support/consoleBrowser';
 import { createTenant, type TestTenant } from '../support/fixtures';
@@ -39,8 +41,12 @@ afterAll(async () => {
 
 const NAV = ['Overview', 'API keys', 'Limits', 'Budgets', 'Usage', 'Webhooks', 'Jobs', 'Team', 'Audit log', 'Connected applications'];
 
+async function expectAccessibleOf(shown: Page, name: string): Promise<void> {
+  expect(await checkPage(browser, shown, name)).toEqual([]);
+}
+
 async function expectAccessible(name: string): Promise<void> {
-  expect(await checkPage(browser, page, name)).toEqual([]);
+  await expectAccessibleOf(page, name);
 }
 
 test('a page of the console without a session sends the browser to sign in, and signing in comes back to it', async () => {
@@ -166,6 +172,105 @@ test('sudo mode: a password typed more than 15 minutes ago is asked for again, t
   await submitWith(page, 'Confirm');
   await page.getByRole('heading', { level: 1, name: 'Create an API key' }).waitFor();
   expect(new URL(page.url()).pathname).toBe('/console/keys/new');
+});
+
+const member = { userId: '', email: uniqueEmail('member') };
+let memberContext: BrowserContext;
+let memberPage: Page;
+
+test('the admin invites a member on "Invite a person"; the setup link is shown once on "Invitation created"', async () => {
+  await page.goto(`${srv.url}/console/team`);
+  await page.getByRole('heading', { level: 1, name: 'Team' }).waitFor();
+  await expectAccessible('team');
+  await page.getByRole('link', { name: 'Invite a person' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Invite a person' }).waitFor();
+  expect(await page.getByLabel('webhooks.v1:manage', { exact: true }).count()).toBe(0);
+  await expectAccessible('team-invite');
+  await page.getByLabel('Email', { exact: true }).fill(member.email);
+  await page.getByLabel('Role', { exact: true }).selectOption({ label: 'Member' });
+  await page.getByLabel('candidates.search', { exact: true }).check();
+  await submitWith(page, 'Invite');
+  await page.getByRole('heading', { level: 1, name: 'Invitation created' }).waitFor();
+  const setupUrl = (await page.locator('code#new-secret').innerText()).trim();
+  expect(setupUrl.startsWith(`${srv.url}/api/oauth/setup?token=`)).toBe(true);
+  await expectAccessible('team-invited');
+
+  memberContext = await browser.newContext();
+  memberPage = await memberContext.newPage();
+  await setUpAndSignIn(memberPage, srv, setupUrl, member.email, PASSWORD);
+  expect(new URL(memberPage.url()).pathname).toBe('/console/overview');
+  const invited = await User.findOne({ email: member.email }).lean<{ _id: string; orgId: string; role: string; permissions: string[] }>();
+  expect(invited).toMatchObject({ orgId: tenant.orgId, role: 'member', permissions: ['candidates.search'] });
+  member.userId = invited!._id;
+});
+
+async function csrfOf(p: Page): Promise<string> {
+  return (await p.locator('input[name="csrf_token"]').first().getAttribute('value')) ?? '';
+}
+
+test('a member\'s crafted POST to create a key is 403 "Not allowed" and creates nothing', async () => {
+  const page403 = await memberPage.goto(`${srv.url}/console/keys/new`);
+  expect(page403?.status()).toBe(403);
+  await memberPage.getByRole('heading', { level: 1, name: 'Not allowed' }).waitFor();
+  await expectAccessibleOf(memberPage, 'not-allowed');
+  const keysBefore = await ApiKey.countDocuments({ orgId: tenant.orgId });
+  const crafted = await memberPage.request.post(`${srv.url}/console/keys/new`, {
+    form: { csrf_token: await csrfOf(memberPage), name: 'Sneaky', workspace: tenant.workspaceId, scopes: 'candidates.search', expires: 'never' },
+    maxRedirects: 0,
+  });
+  expect(crafted.status()).toBe(403);
+  expect(await crafted.text()).toContain('Not allowed');
+  expect(await ApiKey.countDocuments({ orgId: tenant.orgId })).toBe(keysBefore);
+});
+
+test("another organization's key id is the same 404 as an absent one, and posting to it changes nothing", async () => {
+  const other = await createTenant({ credits: 0 });
+  const foreign = await memberPage.goto(`${srv.url}/console/keys/${other.keyId}/revoke`);
+  expect(foreign?.status()).toBe(404);
+  await memberPage.getByRole('heading', { level: 1, name: 'Not found' }).waitFor();
+  const absent = await memberPage.goto(`${srv.url}/console/keys/key_doesnotexist/revoke`);
+  expect(absent?.status()).toBe(404);
+  // An admin gets the same 404, and the foreign key keeps working.
+  const posted = await page.request.post(`${srv.url}/console/keys/${other.keyId}/revoke`, { form: { csrf_token: await csrfOf(page) }, maxRedirects: 0 });
+  expect(posted.status()).toBe(404);
+  expect(await whoamiStatus(other.key)).toBe(200);
+});
+
+test('"Edit person": the admin changes the member\'s permissions; the last active admin cannot be demoted', async () => {
+  await page.goto(`${srv.url}/console/team`);
+  await page.getByRole('link', { name: `Edit ${member.email}` }).click();
+  await page.getByRole('heading', { level: 1, name: 'Edit person' }).waitFor();
+  await expectAccessible('team-edit');
+  await page.getByLabel('jobs.v1:read', { exact: true }).check();
+  await submitWith(page, 'Save');
+  await page.getByRole('heading', { level: 1, name: 'Team' }).waitFor();
+  expect(await page.getByRole('row').filter({ hasText: member.email }).innerText()).toContain('jobs.v1:read');
+  expect((await User.findById(member.userId).lean<{ permissions: string[] }>())?.permissions.sort()).toEqual(['candidates.search', 'jobs.v1:read']);
+
+  await page.goto(`${srv.url}/console/team/${admin.userId}`);
+  await page.getByLabel('Role', { exact: true }).selectOption({ label: 'Member' });
+  await submitWith(page, 'Save');
+  await page.getByRole('heading', { level: 1, name: 'Edit person' }).waitFor();
+  expect(await page.getByRole('alert').innerText()).toContain('last active admin');
+  expect((await User.findById(admin.userId).lean<{ role: string }>())?.role).toBe('admin');
+});
+
+test('"Disable person" signs the member out at once; every change is in the audit log as the admin', async () => {
+  await page.goto(`${srv.url}/console/team/${member.userId}`);
+  page.once('dialog', (d) => void d.accept());
+  await submitWith(page, 'Disable person');
+  await page.getByRole('heading', { level: 1, name: 'Team' }).waitFor();
+  expect(await page.getByRole('row').filter({ hasText: member.email }).innerText()).toContain('disabled');
+  await memberPage.goto(`${srv.url}/console/overview`);
+  expect(new URL(memberPage.url()).pathname).toBe('/api/oauth/signin');
+
+  const entries = await AuditEvent.find({ orgId: tenant.orgId, actor: `user:${admin.userId}` }).lean<Array<{ action: string; after: unknown }>>();
+  expect(entries.map((e) => e.action).sort()).toEqual(['key.created', 'key.revoked', 'key.rotated', 'user.disabled', 'user.invited', 'user.updated'].sort());
+  // No secret reaches an entry: not the keys, not the setup link.
+  const text = JSON.stringify(entries);
+  expect(text).not.toContain(firstKey);
+  expect(text).not.toContain(secondKey);
+  expect(text).not.toContain('ust_');
 });
 
 test('"Sign out" ends the session: the console asks to sign in again', async () => {

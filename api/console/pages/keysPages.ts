@@ -18,7 +18,8 @@ import type { CreatedKey } from '../operations/keyOperations';
 /**
  * "API keys" and its forms (DECISIONS.md "Organization console"). Creating and rotating need sudo
  * mode, asked for when the form is opened and checked again when it is posted; revoking does not.
- * Only admins write; members see the list without the links.
+ * Only admins write; members see the list without the links. A key's pages look the key up
+ * before the role is judged, so an id of another organization is the same 404 for everyone.
  */
 export const KEYS_PER_PAGE = 50;
 
@@ -152,8 +153,8 @@ export function mountKeysPages(pages: ConsolePages): void {
   });
 
   pages.get('/console/keys/:key_id/rotate', async (ctx, visitor) => {
-    requireAdmin(visitor);
     const key = await keyOf(ctx, visitor);
+    requireAdmin(visitor);
     if (!(await requireSudo(ctx, visitor, keyPath(key.key_id, 'rotate')))) return;
     sendConsolePage(ctx, {
       title: 'Rotate API key',
@@ -172,8 +173,8 @@ export function mountKeysPages(pages: ConsolePages): void {
   });
 
   pages.post('/console/keys/:key_id/rotate', async (ctx, visitor, form, { road }) => {
+    const keyId = (await keyOf(ctx, visitor)).key_id;
     requireAdmin(visitor);
-    const keyId = String(ctx.params.key_id);
     if (!(await requireSudo(ctx, visitor, keyPath(keyId, 'rotate')))) return;
     const result = await road.run(ctx, visitor, 'console.keys.rotate', { params: { key_id: keyId }, body: formBody(form, ['old_key_ends']) });
     const rotated = result.body as RotationResult;
@@ -188,8 +189,8 @@ export function mountKeysPages(pages: ConsolePages): void {
   });
 
   pages.get('/console/keys/:key_id/revoke', async (ctx, visitor) => {
-    requireAdmin(visitor);
     const key = await keyOf(ctx, visitor);
+    requireAdmin(visitor);
     sendConsolePage(ctx, {
       title: 'Revoke API key',
       visitor: visitor.layout,
@@ -205,8 +206,9 @@ export function mountKeysPages(pages: ConsolePages): void {
   });
 
   pages.post('/console/keys/:key_id/revoke', async (ctx, visitor, _form, { road }) => {
+    const keyId = (await keyOf(ctx, visitor)).key_id;
     requireAdmin(visitor);
-    await road.run(ctx, visitor, 'console.keys.revoke', { params: { key_id: String(ctx.params.key_id) }, body: {} });
+    await road.run(ctx, visitor, 'console.keys.revoke', { params: { key_id: keyId }, body: {} });
     seeOther(ctx, CONSOLE_PATHS.keys);
   });
 }
