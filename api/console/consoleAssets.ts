@@ -45,7 +45,8 @@ button.danger{background:var(--danger);border-color:var(--danger)}
 table{border-collapse:collapse;width:100%;font-size:.925rem}
 th,td{text-align:left;vertical-align:top;padding:.45rem .6rem;border-bottom:1px solid var(--line);white-space:nowrap}
 thead th{background:var(--soft)}
-td.wrap{white-space:normal;min-width:12rem}
+td.wrap{white-space:normal;min-width:14rem}
+td code{overflow-wrap:normal;white-space:nowrap}
 tbody tr:last-child td{border-bottom:0}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em;overflow-wrap:anywhere}
 .secret{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem;margin:1rem 0}
