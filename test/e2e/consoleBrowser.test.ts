@@ -5,7 +5,7 @@ import { BrowserSession, User } from '../../core/users/models';
 import { closeBrowser, launchBrowser } from '../support/browser';
 import { checkPage, createPersonWithCli, setUpAndSignIn } from '../support/consoleBrowser';
 import { createTenant, type TestTenant } from '../support/fixtures';
-import { startSignInApi, uniqueEmail } from '../support/signInApi';
+import { adminCli, startSignInApi, uniqueEmail } from '../support/signInApi';
 import { submitWith } from '../support/signInPages';
 import type { TestApi } from '../support/testApi';
 
@@ -271,6 +271,17 @@ test('"Disable person" signs the member out at once; every change is in the audi
   expect(text).not.toContain(firstKey);
   expect(text).not.toContain(secondKey);
   expect(text).not.toContain('ust_');
+});
+
+test("the operator's `key rotate` runs the same rotation: with --old-key-seconds 0 the old key is refused at once", async () => {
+  const current = await ApiKey.findOne({ orgId: tenant.orgId, name: 'Console e2e key', revokedAt: null }).lean<{ _id: string }>();
+  const r = adminCli(srv, 'key', 'rotate', '--key-id', current!._id, '--old-key-seconds', '0');
+  expect(r.status).toBe(0);
+  expect(r.json).toMatchObject({ replaced_key_id: current!._id, name: 'Console e2e key' });
+  expect(await whoamiStatus(secondKey)).toBe(401);
+  expect(await whoamiStatus(r.json.key)).toBe(200);
+  const entry = await AuditEvent.findOne({ orgId: tenant.orgId, action: 'key.rotated', actor: 'operator' }).lean<{ target: string }>();
+  expect(entry?.target).toBe(current!._id);
 });
 
 test('"Sign out" ends the session: the console asks to sign in again', async () => {
