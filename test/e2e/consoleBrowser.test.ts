@@ -284,6 +284,29 @@ test("the operator's `key rotate` runs the same rotation: with --old-key-seconds
   expect(entry?.target).toBe(current!._id);
 });
 
+test("every console page is no-store under a CSP of 'self' only; a POST without its CSRF token changes nothing", async () => {
+  for (const path of ['/console/overview', '/console/keys', '/console/team', '/console/keys/new', '/console/team/invite', '/api/oauth/connections']) {
+    const res = await page.request.get(`${srv.url}${path}`, { maxRedirects: 0 });
+    expect([path, res.status()]).toEqual([path, 200]);
+    expect(res.headers()['cache-control']).toBe('no-store');
+    const csp = res.headers()['content-security-policy'];
+    expect(csp).toContain("style-src 'self'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+  }
+  const css = await page.request.get(`${srv.url}/console/assets/console.css`);
+  expect(css.headers()['content-type']).toContain('text/css');
+
+  const keysBefore = await ApiKey.countDocuments({ orgId: tenant.orgId });
+  const forged = await page.request.post(`${srv.url}/console/keys/new`, {
+    form: { name: 'Forged', workspace: tenant.workspaceId, scopes: 'candidates.search', expires: 'never' },
+    maxRedirects: 0,
+  });
+  expect(forged.status()).toBe(403);
+  expect(await forged.text()).toContain('Form expired');
+  expect(await ApiKey.countDocuments({ orgId: tenant.orgId })).toBe(keysBefore);
+});
+
 test('"Sign out" ends the session: the console asks to sign in again', async () => {
   await page.goto(`${srv.url}/console/overview`);
   await submitWith(page, 'Sign out');
