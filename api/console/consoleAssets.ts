@@ -31,6 +31,7 @@ main{max-width:80rem;margin:0 auto;padding:1rem 1rem 3rem}
 h1{font-size:1.6rem;margin:.5rem 0 1rem}
 h2{font-size:1.2rem;margin:1.5rem 0 .5rem}
 p{max-width:48rem}
+main p,main li{overflow-wrap:anywhere}
 label{display:block;margin:.9rem 0 .25rem;font-weight:600}
 fieldset{border:1px solid var(--line);border-radius:.375rem;margin:1rem 0;padding:.5rem 1rem 1rem;max-width:36rem}
 legend{font-weight:600;padding:0 .25rem}
