@@ -221,6 +221,22 @@ test('a member\'s crafted POST to create a key is 403 "Not allowed" and creates 
   expect(crafted.status()).toBe(403);
   expect(await crafted.text()).toContain('Not allowed');
   expect(await ApiKey.countDocuments({ orgId: tenant.orgId })).toBe(keysBefore);
+
+  // Every other write of the console is refused the same way, whatever the form says.
+  const csrf = await csrfOf(memberPage);
+  const writes: Array<[string, Record<string, string>]> = [
+    ['/console/team/invite', { csrf_token: csrf, email: uniqueEmail('sneaky'), role: 'admin', permissions: 'candidates.search' }],
+    [`/console/team/${admin.userId}`, { csrf_token: csrf, role: 'member', permissions: 'candidates.search' }],
+    [`/console/team/${admin.userId}/disable`, { csrf_token: csrf }],
+    [`/console/team/${member.userId}`, { csrf_token: csrf, role: 'admin', permissions: 'candidates.search' }],
+  ];
+  for (const [path, form] of writes) {
+    const refused = await memberPage.request.post(`${srv.url}${path}`, { form, maxRedirects: 0 });
+    expect([path, refused.status()]).toEqual([path, 403]);
+  }
+  expect(await User.findById(admin.userId).lean<{ role: string; disabledAt: Date | null }>()).toMatchObject({ role: 'admin', disabledAt: null });
+  expect((await User.findById(member.userId).lean<{ role: string }>())?.role).toBe('member');
+  expect(await User.countDocuments({ orgId: tenant.orgId })).toBe(2);
 });
 
 test("another organization's key id is the same 404 as an absent one, and posting to it changes nothing", async () => {
