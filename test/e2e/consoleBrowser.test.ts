@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { AuditEvent } from '../../core/audit/models';
+import { createApiKey } from '../../core/keys/apiKeys';
 import { ApiKey } from '../../core/keys/models';
 import { BrowserSession, User } from '../../core/users/models';
 import { closeBrowser, launchBrowser } from '../support/browser';
@@ -321,6 +322,28 @@ test("every console page is no-store under a CSP of 'self' only; a POST without 
   expect(forged.status()).toBe(403);
   expect(await forged.text()).toContain('Form expired');
   expect(await ApiKey.countDocuments({ orgId: tenant.orgId })).toBe(keysBefore);
+});
+
+test('"API keys" pages by 50, newest first, with "Next page" and "Previous page"', async () => {
+  for (let i = 0; i < 55; i++) {
+    await createApiKey({
+      orgId: tenant.orgId,
+      workspaceId: tenant.workspaceId,
+      name: `Paging key ${i}`,
+      scopes: ['candidates.search'],
+      audience: 'developer-api',
+    });
+  }
+  const total = await ApiKey.countDocuments({ orgId: tenant.orgId });
+  await page.goto(`${srv.url}/console/keys`);
+  // The header row, then one row per key.
+  expect(await page.getByRole('row').count()).toBe(51);
+  expect(await page.getByRole('row').nth(1).innerText()).toContain('Paging key 54');
+  await page.getByRole('link', { name: 'Next page' }).click();
+  await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+  expect(await page.getByRole('row').count()).toBe(total - 50 + 1);
+  expect(await page.getByRole('link', { name: 'Next page' }).count()).toBe(0);
+  expect(await page.getByRole('link', { name: 'Previous page' }).count()).toBe(1);
 });
 
 test('"Sign out" ends the session: the console asks to sign in again', async () => {

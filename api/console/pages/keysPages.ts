@@ -13,6 +13,7 @@ import type { ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS, keyPath } from '../consolePaths';
 import { requireSudo, type ConsoleVisitor } from '../consoleVisitor';
 import { permissionCheckboxes, postForm, selectInput, textInput } from '../formControls';
+import { pageNumber, pager } from '../listPages';
 import type { CreatedKey } from '../operations/keyOperations';
 
 /**
@@ -22,11 +23,6 @@ import type { CreatedKey } from '../operations/keyOperations';
  * before the role is judged, so an id of another organization is the same 404 for everyone.
  */
 export const KEYS_PER_PAGE = 50;
-
-function pageNumber(value: unknown): number {
-  const n = typeof value === 'string' && /^[1-9][0-9]{0,5}$/.test(value) ? Number(value) : 1;
-  return n;
-}
 
 function keyRow(k: KeyView, admin: boolean): Html {
   return html`<tr>
@@ -101,19 +97,16 @@ export function mountKeysPages(pages: ConsolePages): void {
       visitor: visitor.layout,
       current: CONSOLE_PATHS.keys,
       body: html`${admin ? html`<p><a class="button" href="${CONSOLE_PATHS.newKey}">Create an API key</a></p>` : ''}
-        ${
-          keys.length === 0 && page === 1
-            ? html`<p>Your organization has no API key yet.</p>`
-            : scrollingTable(
-                'API keys',
-                ['Name', 'Display prefix', 'Scopes', 'Workspace', 'Family', 'Created by', 'Created', 'Last used', 'Expires', 'Status', 'Actions'],
-                keys.map((k) => keyRow(k, admin)),
-              )
-        }
-        <nav class="pager" aria-label="Pages of keys">
-          ${page > 1 ? html`<a href="${CONSOLE_PATHS.keys}?page=${page - 1}">Previous page</a>` : ''}
-          ${more ? html`<a href="${CONSOLE_PATHS.keys}?page=${page + 1}">Next page</a>` : ''}
-        </nav>`,
+      ${
+        keys.length === 0 && page === 1
+          ? html`<p>Your organization has no API key yet.</p>`
+          : scrollingTable(
+              'API keys',
+              ['Name', 'Display prefix', 'Scopes', 'Workspace', 'Family', 'Created by', 'Created', 'Last used', 'Expires', 'Status', 'Actions'],
+              keys.map((k) => keyRow(k, admin)),
+            )
+      }
+      ${pager(CONSOLE_PATHS.keys, 'Pages of keys', page, more)}`,
     });
   });
 

@@ -11,6 +11,7 @@ import type { ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS, personPath } from '../consolePaths';
 import { requireSudo, type ConsoleVisitor } from '../consoleVisitor';
 import { permissionCheckboxes, postForm, selectInput, textInput } from '../formControls';
+import { pageNumber, pager } from '../listPages';
 import type { Invitation } from '../operations/teamOperations';
 
 /**
@@ -18,6 +19,8 @@ import type { Invitation } from '../operations/teamOperations';
  * role or permissions and inviting an admin need sudo mode; disabling does not. The last active
  * admin's refusal is shown on the person's page.
  */
+export const PEOPLE_PER_PAGE = 50;
+
 const ROLE_OPTIONS = [
   { value: 'member', label: 'Member' },
   { value: 'admin', label: 'Admin' },
@@ -105,7 +108,13 @@ async function onLastAdmin(ctx: Context, visitor: ConsoleVisitor, work: () => Pr
 
 export function mountTeamPages(pages: ConsolePages): void {
   pages.get(CONSOLE_PATHS.team, async (ctx, visitor) => {
-    const people = await User.find({ orgId: visitor.user.orgId }).sort({ createdAt: 1, _id: 1 }).lean<UserRecord[]>();
+    const page = pageNumber(ctx.query.page);
+    const found = await User.find({ orgId: visitor.user.orgId })
+      .sort({ createdAt: 1, _id: 1 })
+      .skip((page - 1) * PEOPLE_PER_PAGE)
+      .limit(PEOPLE_PER_PAGE + 1)
+      .lean<UserRecord[]>();
+    const people = found.slice(0, PEOPLE_PER_PAGE);
     const admin = visitor.role === 'admin';
     sendConsolePage(ctx, {
       title: 'Team',
@@ -116,7 +125,8 @@ export function mountTeamPages(pages: ConsolePages): void {
         'Team',
         ['Email', 'Role', 'Permissions', 'Last sign-in', 'Status', 'Actions'],
         people.map((u) => personRow(u, admin)),
-      )}`,
+      )}
+      ${pager(CONSOLE_PATHS.team, 'Pages of people', page, found.length > PEOPLE_PER_PAGE)}`,
     });
   });
 
