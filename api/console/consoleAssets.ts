@@ -31,6 +31,7 @@ main{max-width:80rem;margin:0 auto;padding:1rem 1rem 3rem}
 h1{font-size:1.6rem;margin:.5rem 0 1rem}
 h2{font-size:1.2rem;margin:1.5rem 0 .5rem}
 p{max-width:48rem}
+main p,main li{overflow-wrap:anywhere}
 label{display:block;margin:.9rem 0 .25rem;font-weight:600}
 fieldset{border:1px solid var(--line);border-radius:.375rem;margin:1rem 0;padding:.5rem 1rem 1rem;max-width:36rem}
 legend{font-weight:600;padding:0 .25rem}
@@ -45,7 +46,8 @@ button.danger{background:var(--danger);border-color:var(--danger)}
 table{border-collapse:collapse;width:100%;font-size:.925rem}
 th,td{text-align:left;vertical-align:top;padding:.45rem .6rem;border-bottom:1px solid var(--line);white-space:nowrap}
 thead th{background:var(--soft)}
-td.wrap{white-space:normal;min-width:12rem}
+td.wrap{white-space:normal;min-width:14rem}
+td code{overflow-wrap:normal;white-space:nowrap}
 tbody tr:last-child td{border-bottom:0}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em;overflow-wrap:anywhere}
 .secret{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem;margin:1rem 0}
