@@ -21,5 +21,8 @@ const auditEventSchema = new Schema(
 );
 // Newest first per organization, with the id as tie-breaker: the one order the list pages in.
 auditEventSchema.index({ orgId: 1, time: -1, _id: -1 });
+// The audit log's filters (by action, by actor) page in the same order without scanning the organization's other entries.
+auditEventSchema.index({ orgId: 1, action: 1, time: -1, _id: -1 });
+auditEventSchema.index({ orgId: 1, actor: 1, time: -1, _id: -1 });
 auditEventSchema.index({ time: 1 });
 export const AuditEvent = model('AuditEvent', auditEventSchema, 'audit_events');

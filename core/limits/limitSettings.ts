@@ -205,7 +205,9 @@ export function checkCapChange(s: LimitSettingsDoc, operation: OperationName, sc
   if (actor === 'customer') {
     if (existing?.kind === 'block') {
       throw new LimitChangeError(
-        setByOf(existing) === 'customer' ? 'the operation is blocked for this scope; clear the block first' : 'the operation is blocked; only the operator can lift a block',
+        setByOf(existing) === 'customer'
+          ? 'the operation is blocked for this scope; clear the block first'
+          : 'the operation is blocked; only the operator can lift a block',
       );
     }
     if (existing?.kind === 'cap' && requestsPerMinute > (existing.requestsPerMinute ?? 0)) {
