@@ -87,12 +87,8 @@ function overrideRow(o: LimitOverride, visitor: ConsoleVisitor): Html {
               `${CONSOLE_PATHS.limits}/clear`,
               visitor.csrf,
               html`${hidden('operation', o.operation)} ${hidden('applies_to', o.scopeType)} ${hidden('target', o.scopeId)}
-                <button
-                  type="submit"
-                  class="secondary"
-                  aria-label="Clear ${o.kind === 'block' ? 'the block' : 'the cap'} on ${o.operation} for ${scopeLabel(o.scopeType)} ${o.scopeId}"
-                >
-                  Clear
+                <button type="submit" class="secondary">
+                  Clear<span class="vh"> the ${o.kind === 'block' ? 'block' : 'cap'} on ${o.operation} for ${scopeLabel(o.scopeType)} ${o.scopeId}</span>
                 </button>`,
             )
           : customers
