@@ -42,9 +42,11 @@ function filterOf(ctx: Context): { filter: AuditFilter; typed: AuditFilter; mess
   return { filter: { action: action || undefined, actor: actor || undefined }, typed, message: null };
 }
 
-function valuesText(values: Record<string, unknown> | null): string {
+/** An entry's values as text, leaving out those that only repeat its target. */
+function valuesText(values: Record<string, unknown> | null, target: string): string {
   if (!values) return '';
   return Object.entries(values)
+    .filter(([, v]) => v !== target)
     .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : v === null ? 'none' : String(v)}`)
     .join('; ');
 }
@@ -55,8 +57,8 @@ function entryRow(e: AuditEventView): Html {
     <td><code>${e.actor}</code></td>
     <td><code>${e.action}</code></td>
     <td><code>${e.target}</code></td>
-    <td class="wrap">${valuesText(e.before)}</td>
-    <td class="wrap">${valuesText(e.after)}</td>
+    <td class="wrap">${valuesText(e.before, e.target)}</td>
+    <td class="wrap">${valuesText(e.after, e.target)}</td>
     <td>${e.client_address ?? '—'}</td>
   </tr>`;
 }

@@ -114,7 +114,7 @@ function capForm(visitor: ConsoleVisitor, values: CapFormValues): Html {
         ${textInput('target', 'Target', { value: values.target ?? '', required: false, maxLength: 100 })}
         <p class="note" id="target-note">The id of the application, key family or key; ignored for Organization.</p>
         ${textInput('requests_per_minute', 'Requests per minute', { value: values.requests_per_minute ?? '', required: false, maxLength: 9 })}
-        <p class="note">A cap must be below the operation's standard requests per minute (the last column above).</p>
+        <p class="note">A cap must be below the operation's standard requests per minute (the last column of the table below).</p>
         <p>
           <button type="submit">Set cap</button>
           <button type="submit" class="danger" formaction="${CONSOLE_PATHS.limits}/block">Block</button>
@@ -169,7 +169,7 @@ export async function sendLimitsPage(
         <p class="note">As <code>GET /v1/operational-limits</code> reports them, for the organization and every scope that has a cap or block.</p>
         ${scrollingTable(
           'Limits in force',
-          ['Operation', 'Applies to', 'Target', 'Status', 'Source', 'Per second', 'Per minute', 'In flight', 'Standard per minute'],
+          ['Operation', 'Applies to', 'Target', 'Status', 'Source', 'Per second', 'Per minute', 'In flight', 'Standard per min.'],
           shown.map(entryRow),
         )}
         <nav class="pager" aria-label="Pages of limits">
