@@ -65,24 +65,38 @@ async function nextSeq(orgId: string): Promise<number> {
   return head!.seq;
 }
 
+const RECORD_ATTEMPTS = 5;
+
+function duplicateKey(err: unknown): boolean {
+  return (err as { code?: number })?.code === 11000;
+}
+
 export async function recordAuditEvent(input: AuditEventInput): Promise<AuditEventView> {
   if (!isAuditAction(input.action)) throw new Error(`unknown audit action ${String(input.action)}`);
   if (!isAuditActor(input.actor)) throw new Error(`malformed audit actor ${String(input.actor)}`);
-  const seq = await nextSeq(input.orgId);
-  const doc: StoredAuditEvent = {
-    _id: auditEventId(input.orgId, seq),
-    orgId: input.orgId,
-    seq,
-    time: input.now ?? new Date(),
-    actor: input.actor,
-    action: input.action,
-    target: input.target,
-    before: auditValues(input.action, input.before),
-    after: auditValues(input.action, input.after),
-    clientAddress: input.clientAddress ?? null,
-  };
-  await AuditEvent.create(doc);
-  return view(doc);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const seq = await nextSeq(input.orgId);
+      const doc: StoredAuditEvent = {
+        _id: auditEventId(input.orgId, seq),
+        orgId: input.orgId,
+        seq,
+        time: input.now ?? new Date(),
+        actor: input.actor,
+        action: input.action,
+        target: input.target,
+        before: auditValues(input.action, input.before),
+        after: auditValues(input.action, input.after),
+        clientAddress: input.clientAddress ?? null,
+      };
+      await AuditEvent.create(doc);
+      return view(doc);
+    } catch (err) {
+      // Two first entries of an organization may both upsert its counter (one loses on the unique
+      // _id), and a number taken twice loses on the entry's own _id: both take the next number.
+      if (!duplicateKey(err) || attempt >= RECORD_ATTEMPTS) throw err;
+    }
+  }
 }
 
 function view(e: StoredAuditEvent): AuditEventView {
