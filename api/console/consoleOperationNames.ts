@@ -10,6 +10,11 @@ export const CONSOLE_OPERATIONS = [
   'console.team.invite',
   'console.team.update',
   'console.team.disable',
+  'console.limits.set_cap',
+  'console.limits.block',
+  'console.limits.clear',
+  'console.budgets.set',
+  'console.budgets.remove',
 ] as const;
 
 export type ConsoleOperationName = (typeof CONSOLE_OPERATIONS)[number];

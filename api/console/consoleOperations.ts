@@ -1,6 +1,8 @@
 import type { ConsoleOperation } from './consoleOperation';
+import { budgetOperations } from './operations/budgetOperations';
 import { keyOperations } from './operations/keyOperations';
+import { limitOperations } from './operations/limitOperations';
 import { teamOperations } from './operations/teamOperations';
 
 /** Every console write the executor can run, from each area of the console. */
-export const consoleOperations: readonly ConsoleOperation[] = [...keyOperations, ...teamOperations];
+export const consoleOperations: readonly ConsoleOperation[] = [...keyOperations, ...teamOperations, ...limitOperations, ...budgetOperations];

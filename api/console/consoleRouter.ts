@@ -10,13 +10,24 @@ import { consolePages, type ConsolePages } from './consolePages';
 import { CONSOLE_PATHS, CONSOLE_ROOT } from './consolePaths';
 import { createConsoleRoad } from './consoleRoad';
 import { requireVisitor } from './consoleVisitor';
+import { mountAuditPage } from './pages/auditPage';
+import { mountBudgetsPage } from './pages/budgetsPage';
 import { mountConfirmPage } from './pages/confirmPage';
 import { mountKeysPages } from './pages/keysPages';
-import { mountTeamPages } from './pages/teamPages';
+import { mountLimitsPage } from './pages/limitsPage';
 import { mountOverviewPage } from './pages/overviewPage';
+import { mountTeamPages } from './pages/teamPages';
 
 /** Each page module of the console mounts its pages through the shared guard (consolePages.ts). */
-const PAGE_MODULES: ReadonlyArray<(pages: ConsolePages) => void> = [mountOverviewPage, mountConfirmPage, mountKeysPages, mountTeamPages];
+const PAGE_MODULES: ReadonlyArray<(pages: ConsolePages) => void> = [
+  mountOverviewPage,
+  mountConfirmPage,
+  mountKeysPages,
+  mountLimitsPage,
+  mountBudgetsPage,
+  mountTeamPages,
+  mountAuditPage,
+];
 
 /**
  * The organization console under `{AUTH_URL}/console` (DECISIONS.md "Organization console"), on
