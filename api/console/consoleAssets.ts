@@ -56,6 +56,14 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:
 .status{color:var(--ok)}
 .pager{display:flex;gap:1rem;margin:1rem 0}
 .actions a{margin-right:.75rem}
+.actions form{display:inline-block}
+td.actions button{margin:0}
+dl.facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.25rem 1rem;margin:.5rem 0}
+dl.facts dt{font-weight:600}
+dl.facts dd{margin:0;overflow-wrap:anywhere}
+.timeline ol{padding-left:1.25rem}
+.timeline li{margin:.25rem 0}
+.timeline li.planned{color:var(--muted)}
 @media (max-width:40rem){h1{font-size:1.35rem}main{padding:.75rem .75rem 2rem}nav ul{padding:.25rem .5rem}}
 `;
 

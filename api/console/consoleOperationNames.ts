@@ -10,6 +10,11 @@ export const CONSOLE_OPERATIONS = [
   'console.team.invite',
   'console.team.update',
   'console.team.disable',
+  'console.webhooks.register',
+  'console.webhooks.update',
+  'console.webhooks.retire',
+  'console.webhooks.rotate_secret',
+  'console.webhooks.replay',
 ] as const;
 
 export type ConsoleOperationName = (typeof CONSOLE_OPERATIONS)[number];

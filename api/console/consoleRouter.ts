@@ -12,9 +12,11 @@ import { createConsoleRoad } from './consoleRoad';
 import { requireVisitor } from './consoleVisitor';
 import { mountConfirmPage } from './pages/confirmPage';
 import { mountOverviewPage } from './pages/overviewPage';
+import { mountWebhookDeliveriesPages } from './pages/webhookDeliveriesPages';
+import { mountWebhooksPage } from './pages/webhooksPage';
 
 /** Each page module of the console mounts its pages through the shared guard (consolePages.ts). */
-const PAGE_MODULES: ReadonlyArray<(pages: ConsolePages) => void> = [mountOverviewPage, mountConfirmPage];
+const PAGE_MODULES: ReadonlyArray<(pages: ConsolePages) => void> = [mountOverviewPage, mountConfirmPage, mountWebhooksPage, mountWebhookDeliveriesPages];
 
 /**
  * The organization console under `{AUTH_URL}/console` (DECISIONS.md "Organization console"), on
