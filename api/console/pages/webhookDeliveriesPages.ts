@@ -72,26 +72,26 @@ function deliveryRow(d: DeliveryView, visitor: ConsoleVisitor, allowances: Reado
     const allowance = allowances.get(d.endpoint_id);
     action =
       allowance && allowance.left === 0
-        ? html`Next replay allowed at ${dateText(allowance.nextAllowedAt)}`
-        : html`<form method="post" action="${WEBHOOK_OPERATION_PATHS.replay.replace(':id', encodeURIComponent(d.delivery_id))}">
+        ? html`<span class="note">next replay at ${dateText(allowance.nextAllowedAt)}</span>`
+        : html`<form class="inline" method="post" action="${WEBHOOK_OPERATION_PATHS.replay.replace(':id', encodeURIComponent(d.delivery_id))}">
             ${hidden('csrf_token', visitor.csrf)}
             <button type="submit" class="secondary" aria-label="Replay event ${d.event_id}">Replay</button>
           </form>`;
   }
+  // Status and its action first: on a narrow screen they show before the table scrolls.
   return html`<tr>
-    <td>
-      <a href="${eventPath(d.event_id)}"><code>${d.event_id}</code></a>
-    </td>
-    <td><code>${d.job_id}</code></td>
+    <td><span class="delivery-status">${statusLabel(d.status)}</span> ${action}</td>
     <td>${d.attempt}</td>
     <td>${d.replay === 0 ? 'Original' : `Replay ${d.replay}`}</td>
     <td>${dateText(d.attempted_at)}</td>
-    <td class="delivery-${d.status}">${statusLabel(d.status)}</td>
     <td>${d.response_status ?? '—'}</td>
     <td>${d.duration_ms === null ? '—' : `${d.duration_ms} ms`}</td>
     <td>${d.error_code ? html`<code>${d.error_code}</code>` : '—'}</td>
     <td>${d.next_attempt_at ? dateText(d.next_attempt_at) : '—'}</td>
-    <td class="actions">${action}</td>
+    <td>
+      <a href="${eventPath(d.event_id)}"><code>${d.event_id}</code></a>
+    </td>
+    <td><code>${d.job_id}</code></td>
   </tr>`;
 }
 
@@ -106,16 +106,22 @@ function filterForm(q: DeliveryQuery, choices: Awaited<ReturnType<typeof workspa
   const option = (value: string, label: string) =>
     html`<option value="${value}" ${q.status === value || (!q.status && value === '') ? html`selected` : ''}>${label}</option>`;
   return html`<form method="get" action="${DELIVERIES_PATH}" class="filters">
-    ${workspaceSelect(choices, q.workspace)}
-    <label for="status">Status</label>
-    <select id="status" name="status">
-      ${option('', 'Any')} ${DELIVERY_STATUSES.map((s) => option(s, statusLabel(s)))}
-    </select>
-    <label for="event_id">Event id</label>
-    <input id="event_id" name="event_id" type="text" value="${q.event_id ?? ''}" maxlength="64" autocomplete="off" />
-    <label for="job_id">Job id</label>
-    <input id="job_id" name="job_id" type="text" value="${q.job_id ?? ''}" maxlength="64" autocomplete="off" />
-    <button type="submit">Filter</button>
+    ${choices.length > 1 ? html`<div>${workspaceSelect(choices, q.workspace)}</div>` : workspaceSelect(choices, q.workspace)}
+    <div>
+      <label for="status">Status</label>
+      <select id="status" name="status">
+        ${option('', 'Any')} ${DELIVERY_STATUSES.map((s) => option(s, statusLabel(s)))}
+      </select>
+    </div>
+    <div>
+      <label for="event_id">Event id</label>
+      <input id="event_id" name="event_id" type="text" value="${q.event_id ?? ''}" maxlength="64" autocomplete="off" />
+    </div>
+    <div>
+      <label for="job_id">Job id</label>
+      <input id="job_id" name="job_id" type="text" value="${q.job_id ?? ''}" maxlength="64" autocomplete="off" />
+    </div>
+    <div><button type="submit">Filter</button></div>
   </form>`;
 }
 
@@ -146,7 +152,7 @@ async function deliveriesPage(ctx: Context, visitor: ConsoleVisitor): Promise<vo
           ? html`<p>No delivery attempt matches.</p>`
           : scrollingTable(
               'Delivery attempts, newest first',
-              ['Event', 'Job', 'Attempt', 'Replay run', 'Time', 'Status', 'Response status', 'Duration', 'Error code', 'Next attempt', 'Action'],
+              ['Status', 'Attempt', 'Replay run', 'Time', 'Response status', 'Duration', 'Error code', 'Next attempt', 'Event', 'Job'],
               page.data.map((d) => deliveryRow(d, visitor, allowances)),
             )
       }

@@ -72,7 +72,6 @@ function endpointSection(doc: WebhookEndpointDoc, visitor: ConsoleVisitor, now: 
       <dt>Secret rotation</dt>
       <dd>${rotationText(doc, now)}</dd>
     </dl>
-    <p><a href="${CONSOLE_PATHS.webhooks}/deliveries?workspace=${encodeURIComponent(doc.workspaceId)}">Deliveries of this workspace</a></p>
     ${admin && doc.state !== 'retired' ? endpointForms(doc, visitor.csrf) : ''}
   </section>`;
 }
