@@ -230,6 +230,13 @@ describe('Webhook deliveries', () => {
     for (const label of ['Status', 'Event id', 'Job id']) expect(adminPage.text).toContain(`>${label}</label>`);
   });
 
+  test('a dead letter whose event has been replayed since has no "Replay"', async () => {
+    await WebhookEvent.updateOne({ _id: events[1] }, { $set: { status: 'replaying', replays: 1 } });
+    const res = await admin.get(`/console/webhooks/deliveries?job_id=${jobs[1]}`);
+    expect(res.text).toContain('>dead lettered</span>');
+    expect(res.text).not.toContain('>Replay</button>');
+  });
+
   test('filters by status and event, and pages with "Next page"', async () => {
     const dead = await admin.get(`/console/webhooks/deliveries?status=dead_lettered`);
     expect(dead.text.match(/<tr>/g)).toHaveLength(4);

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { notFound } from '../../../core/problems';
 import { DELIVERY_STATUSES, WebhookEvent, type DeliveryStatus } from '../../../core/webhooks/models';
 import { replayAllowanceOf } from '../../../core/webhooks/replayAllowance';
+import { replayableAmong } from '../../../core/webhooks/replays';
 import { validSchedule } from '../../../core/webhooks/retrySchedule';
 import { activeEndpointOf } from '../../../core/webhooks/webhookEndpoints';
 import { listDeliveries, type DeliveryView } from '../../../core/webhooks/webhookDeliveries';
@@ -11,7 +12,7 @@ import type { ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
 import type { ConsoleVisitor } from '../consoleVisitor';
 import { WEBHOOK_OPERATION_PATHS } from '../operations/webhookOperations';
-import { deliveryTimeline, timelineHtml } from '../webhooks/deliveryTimeline';
+import { deliveryTimeline, instantHtml, timelineHtml } from '../webhooks/deliveryTimeline';
 import { actingIn, chosenWorkspace, deliveryWorkspace, workspacesOf } from '../webhooks/consoleWorkspaces';
 import { workspaceSelect } from '../webhooks/workspaceSwitch';
 
@@ -62,17 +63,19 @@ async function workspaceNamedBy(orgId: string, q: { event_id?: string; job_id?: 
 
 type Allowance = { left: number; nextAllowedAt: Date | null };
 
+const nextAllowedHtml = (a: Allowance): Html => (a.nextAllowedAt ? instantHtml(a.nextAllowedAt.toISOString()) : html`—`);
+
 function statusLabel(status: string): string {
   return status.replace('_', ' ');
 }
 
-function deliveryRow(d: DeliveryView, visitor: ConsoleVisitor, allowances: ReadonlyMap<string, Allowance>): Html {
+function deliveryRow(d: DeliveryView, visitor: ConsoleVisitor, allowances: ReadonlyMap<string, Allowance>, replayable: ReadonlySet<string>): Html {
   let action: Html = html``;
-  if (d.status === 'dead_lettered' && visitor.role === 'admin') {
+  if (replayable.has(d.delivery_id) && visitor.role === 'admin') {
     const allowance = allowances.get(d.endpoint_id);
     action =
       allowance && allowance.left === 0
-        ? html`<span class="note">next replay at ${dateText(allowance.nextAllowedAt)}</span>`
+        ? html`<span class="note">next replay at ${nextAllowedHtml(allowance)}</span>`
         : html`<form class="inline" method="post" action="${WEBHOOK_OPERATION_PATHS.replay.replace(':id', encodeURIComponent(d.delivery_id))}">
             ${hidden('csrf_token', visitor.csrf)}
             <button type="submit" class="secondary" aria-label="Replay event ${d.event_id}">Replay</button>
@@ -83,11 +86,11 @@ function deliveryRow(d: DeliveryView, visitor: ConsoleVisitor, allowances: Reado
     <td><span class="delivery-status">${statusLabel(d.status)}</span> ${action}</td>
     <td>${d.attempt}</td>
     <td>${d.replay === 0 ? 'Original' : `Replay ${d.replay}`}</td>
-    <td>${dateText(d.attempted_at)}</td>
+    <td>${instantHtml(d.attempted_at)}</td>
     <td>${d.response_status ?? '—'}</td>
     <td>${d.duration_ms === null ? '—' : `${d.duration_ms} ms`}</td>
     <td>${d.error_code ? html`<code>${d.error_code}</code>` : '—'}</td>
-    <td>${d.next_attempt_at ? dateText(d.next_attempt_at) : '—'}</td>
+    <td>${d.next_attempt_at ? instantHtml(d.next_attempt_at) : '—'}</td>
     <td>
       <a href="${eventPath(d.event_id)}"><code>${d.event_id}</code></a>
     </td>
@@ -98,7 +101,7 @@ function deliveryRow(d: DeliveryView, visitor: ConsoleVisitor, allowances: Reado
 function allowanceNote(endpointId: string, allowance: Allowance, several: boolean): Html {
   const whose = several ? html` (endpoint <code>${endpointId}</code>)` : '';
   return html`<p role="status">
-    Replays left this hour: ${allowance.left}${whose}. ${allowance.left === 0 ? html`The next replay is allowed at ${dateText(allowance.nextAllowedAt)}.` : ''}
+    Replays left this hour: ${allowance.left}${whose}. ${allowance.left === 0 ? html`The next replay is allowed at ${nextAllowedHtml(allowance)}.` : ''}
   </p>`;
 }
 
@@ -136,7 +139,8 @@ async function deliveriesPage(ctx: Context, visitor: ConsoleVisitor): Promise<vo
 
   // The allowance of each endpoint a Replay on this page would count against, and of the active one.
   const active = await activeEndpointOf(q.workspace);
-  const endpointIds = [...new Set([...(active ? [active._id] : []), ...page.data.filter((d) => d.status === 'dead_lettered').map((d) => d.endpoint_id)])];
+  const replayable = await replayableAmong(page.data);
+  const endpointIds = [...new Set([...(active ? [active._id] : []), ...page.data.filter((d) => replayable.has(d.delivery_id)).map((d) => d.endpoint_id)])];
   const now = new Date();
   const allowances = new Map<string, Allowance>();
   for (const id of endpointIds) allowances.set(id, await replayAllowanceOf(id, now));
@@ -153,7 +157,7 @@ async function deliveriesPage(ctx: Context, visitor: ConsoleVisitor): Promise<vo
           : scrollingTable(
               'Delivery attempts, newest first',
               ['Status', 'Attempt', 'Replay run', 'Time', 'Response status', 'Duration', 'Error code', 'Next attempt', 'Event', 'Job'],
-              page.data.map((d) => deliveryRow(d, visitor, allowances)),
+              page.data.map((d) => deliveryRow(d, visitor, allowances, replayable)),
             )
       }
       <nav class="pager" aria-label="Pages of deliveries">
