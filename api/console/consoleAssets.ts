@@ -28,7 +28,7 @@ nav a:hover{background:#e7ecf2}
 nav a[aria-current=page]{background:var(--accent);color:#fff}
 .signout{margin:0}
 main{max-width:80rem;margin:0 auto;padding:1rem 1rem 3rem}
-h1{font-size:1.6rem;margin:.5rem 0 1rem}
+h1{font-size:1.6rem;margin:.5rem 0 1rem;overflow-wrap:anywhere}
 h2{font-size:1.2rem;margin:1.5rem 0 .5rem}
 p{max-width:48rem}
 main p,main li{overflow-wrap:anywhere}
@@ -58,6 +58,18 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:
 .status{color:var(--ok)}
 .pager{display:flex;gap:1rem;margin:1rem 0}
 .actions a{margin-right:.75rem}
+.actions form{display:inline-block}
+form.inline{display:inline}
+form.inline button{margin:0 0 0 .5rem;padding:.2rem .6rem}
+.filters{display:flex;flex-wrap:wrap;gap:0 1rem;align-items:flex-end}
+.filters>div{flex:1 1 14rem;max-width:24rem}
+.filters>div:last-child{flex:0 0 auto}
+dl.facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.25rem 1rem;margin:.5rem 0}
+dl.facts dt{font-weight:600}
+dl.facts dd{margin:0;overflow-wrap:anywhere}
+.timeline ol{padding-left:1.25rem}
+.timeline li{margin:.25rem 0}
+.timeline li.planned{color:var(--muted)}
 @media (max-width:40rem){h1{font-size:1.35rem}main{padding:.75rem .75rem 2rem}nav ul{padding:.25rem .5rem}}
 `;
 

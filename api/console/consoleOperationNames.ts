@@ -15,6 +15,11 @@ export const CONSOLE_OPERATIONS = [
   'console.limits.clear',
   'console.budgets.set',
   'console.budgets.remove',
+  'console.webhooks.register',
+  'console.webhooks.update',
+  'console.webhooks.retire',
+  'console.webhooks.rotate_secret',
+  'console.webhooks.replay',
 ] as const;
 
 export type ConsoleOperationName = (typeof CONSOLE_OPERATIONS)[number];

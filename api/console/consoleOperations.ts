@@ -3,6 +3,13 @@ import { budgetOperations } from './operations/budgetOperations';
 import { keyOperations } from './operations/keyOperations';
 import { limitOperations } from './operations/limitOperations';
 import { teamOperations } from './operations/teamOperations';
+import { webhookOperations } from './operations/webhookOperations';
 
 /** Every console write the executor can run, from each area of the console. */
-export const consoleOperations: readonly ConsoleOperation[] = [...keyOperations, ...teamOperations, ...limitOperations, ...budgetOperations];
+export const consoleOperations: readonly ConsoleOperation[] = [
+  ...keyOperations,
+  ...teamOperations,
+  ...limitOperations,
+  ...budgetOperations,
+  ...webhookOperations,
+];

@@ -17,6 +17,8 @@ import { mountKeysPages } from './pages/keysPages';
 import { mountLimitsPage } from './pages/limitsPage';
 import { mountOverviewPage } from './pages/overviewPage';
 import { mountTeamPages } from './pages/teamPages';
+import { mountWebhookDeliveriesPages } from './pages/webhookDeliveriesPages';
+import { mountWebhooksPage } from './pages/webhooksPage';
 
 /** Each page module of the console mounts its pages through the shared guard (consolePages.ts). */
 const PAGE_MODULES: ReadonlyArray<(pages: ConsolePages) => void> = [
@@ -27,6 +29,8 @@ const PAGE_MODULES: ReadonlyArray<(pages: ConsolePages) => void> = [
   mountBudgetsPage,
   mountTeamPages,
   mountAuditPage,
+  mountWebhooksPage,
+  mountWebhookDeliveriesPages,
 ];
 
 /**
