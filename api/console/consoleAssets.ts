@@ -56,6 +56,21 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:
 .status{color:var(--ok)}
 .pager{display:flex;gap:1rem;margin:1rem 0}
 .actions a{margin-right:.75rem}
+.figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(13rem,1fr));gap:.75rem;margin:.5rem 0 1rem}
+.figures div{border:1px solid var(--line);border-radius:.375rem;padding:.5rem .75rem;background:var(--soft)}
+.figures dt{font-size:.875rem;color:var(--muted)}
+.figures dd{margin:0;font-size:1.15rem;font-weight:600;overflow-wrap:anywhere}
+.plain{list-style:none;padding:0}
+.chart{margin:1rem 0 2rem;max-width:56rem}
+.chart figcaption{font-weight:600;margin-bottom:.25rem}
+.chart svg{display:block;width:100%;height:auto}
+.legend{list-style:none;display:flex;flex-wrap:wrap;gap:.25rem 1rem;padding:0;margin:.5rem 0;font-size:.875rem}
+.table-scroll{overflow-x:auto}
+.choices{display:flex;flex-wrap:wrap;gap:.25rem .5rem;list-style:none;padding:0}
+.choices a{display:inline-block;padding:.3rem .6rem;border:1px solid var(--line);border-radius:.375rem;text-decoration:none}
+.choices a[aria-current=true]{background:var(--accent);color:#fff;border-color:var(--accent)}
+.filters{display:flex;flex-wrap:wrap;align-items:flex-end;gap:0 1rem}
+.filters div{min-width:10rem;flex:1 1 10rem;max-width:16rem}
 @media (max-width:40rem){h1{font-size:1.35rem}main{padding:.75rem .75rem 2rem}nav ul{padding:.25rem .5rem}}
 `;
 

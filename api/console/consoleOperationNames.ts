@@ -10,6 +10,7 @@ export const CONSOLE_OPERATIONS = [
   'console.team.invite',
   'console.team.update',
   'console.team.disable',
+  'console.jobs.cancel',
 ] as const;
 
 export type ConsoleOperationName = (typeof CONSOLE_OPERATIONS)[number];

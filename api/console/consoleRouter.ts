@@ -11,10 +11,12 @@ import { CONSOLE_PATHS, CONSOLE_ROOT } from './consolePaths';
 import { createConsoleRoad } from './consoleRoad';
 import { requireVisitor } from './consoleVisitor';
 import { mountConfirmPage } from './pages/confirmPage';
+import { mountJobsPages } from './pages/jobsPages';
 import { mountOverviewPage } from './pages/overviewPage';
+import { mountUsagePage } from './pages/usagePage';
 
 /** Each page module of the console mounts its pages through the shared guard (consolePages.ts). */
-const PAGE_MODULES: ReadonlyArray<(pages: ConsolePages) => void> = [mountOverviewPage, mountConfirmPage];
+const PAGE_MODULES: ReadonlyArray<(pages: ConsolePages) => void> = [mountOverviewPage, mountUsagePage, mountJobsPages, mountConfirmPage];
 
 /**
  * The organization console under `{AUTH_URL}/console` (DECISIONS.md "Organization console"), on
