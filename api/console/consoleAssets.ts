@@ -28,7 +28,7 @@ nav a:hover{background:#e7ecf2}
 nav a[aria-current=page]{background:var(--accent);color:#fff}
 .signout{margin:0}
 main{max-width:80rem;margin:0 auto;padding:1rem 1rem 3rem}
-h1{font-size:1.6rem;margin:.5rem 0 1rem}
+h1{font-size:1.6rem;margin:.5rem 0 1rem;overflow-wrap:anywhere}
 h2{font-size:1.2rem;margin:1.5rem 0 .5rem}
 p{max-width:48rem}
 label{display:block;margin:.9rem 0 .25rem;font-weight:600}
@@ -56,15 +56,17 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:
 .status{color:var(--ok)}
 .pager{display:flex;gap:1rem;margin:1rem 0}
 .actions a{margin-right:.75rem}
-.figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(13rem,1fr));gap:.75rem;margin:.5rem 0 1rem}
+.figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(9rem,1fr));gap:.75rem;margin:.5rem 0 1rem}
 .figures div{border:1px solid var(--line);border-radius:.375rem;padding:.5rem .75rem;background:var(--soft)}
 .figures dt{font-size:.875rem;color:var(--muted)}
 .figures dd{margin:0;font-size:1.15rem;font-weight:600;overflow-wrap:anywhere}
 .plain{list-style:none;padding:0}
-.chart{margin:1rem 0 2rem;max-width:56rem}
+.chart{margin:1rem 0 2rem;max-width:56rem;overflow-x:auto}
 .chart figcaption{font-weight:600;margin-bottom:.25rem}
-.chart svg{display:block;width:100%;height:auto}
+.chart>svg{display:block;width:100%;min-width:34rem;height:auto}
 .legend{list-style:none;display:flex;flex-wrap:wrap;gap:.25rem 1rem;padding:0;margin:.5rem 0;font-size:.875rem}
+.legend li{display:flex;align-items:center;gap:.35rem}
+.legend svg{flex:none;width:12px;height:12px}
 .table-scroll{overflow-x:auto}
 .choices{display:flex;flex-wrap:wrap;gap:.25rem .5rem;list-style:none;padding:0}
 .choices a{display:inline-block;padding:.3rem .6rem;border:1px solid var(--line);border-radius:.375rem;text-decoration:none}

@@ -149,9 +149,31 @@ test('a job run with an API key is on Jobs and on its own page, with counts, its
 });
 
 test('"Cancel job" on a running job\'s page cancels it, through the console road with its audit entry', async () => {
+  // A member (even one holding jobs.v1:write) gets no button, and a crafted post is refused.
+  const memberContext = await browser.newContext();
+  const memberPage = await memberContext.newPage();
+  const memberEmail = uniqueEmail('activity-member');
+  const member = createPersonWithCli(srv, {
+    orgId: tenant.orgId,
+    workspaceId: tenant.workspaceId,
+    email: memberEmail,
+    permissions: ADMIN_PERMISSIONS,
+    role: 'member',
+  });
+  await setUpAndSignIn(memberPage, srv, member.setupUrl, memberEmail, PASSWORD);
   provider.latencyMs = 1500;
   try {
     const jobId = await runJob(tenant, people(24));
+    await memberPage.goto(`${srv.url}/console/jobs/${jobId}`);
+    await memberPage.getByRole('heading', { level: 1, name: `Job ${jobId}` }).waitFor();
+    expect(await memberPage.getByRole('button', { name: 'Cancel job' }).count()).toBe(0);
+    const csrf = await memberPage.locator('input[name=csrf_token]').first().getAttribute('value');
+    const refused = await memberContext.request.post(`${srv.url}/console/jobs/${jobId}/cancel`, { form: { csrf_token: csrf ?? '' }, maxRedirects: 0 });
+    expect(refused.status()).toBe(403);
+    expect(await refused.text()).toContain('Not allowed');
+    expect((await api(srv.url, 'GET', `/v1/contact-retrieval-jobs/${jobId}`, { key: tenant.key })).json.status).toBe('running');
+    await memberContext.close();
+
     await page.goto(`${srv.url}/console/jobs/${jobId}`);
     await page.getByRole('heading', { level: 1, name: `Job ${jobId}` }).waitFor();
     await expectAccessible('job-running');

@@ -106,7 +106,9 @@ async function eventSection(orgId: string, job: JobView): Promise<Html> {
               <summary>Attempts against the schedule</summary>
               ${timelineHtml(deliveryTimeline(event.attempts))}
             </details>`
-        : html`<p>No attempt has been made yet.</p>`
+        : event.endpointId
+          ? html`<p>No attempt has been made yet.</p>`
+          : ''
     }
     ${link}`;
 }
@@ -139,6 +141,17 @@ async function resultSection(visitor: ConsoleVisitor, job: JobView, cursor: stri
       ${cursor ? html`<a href="${jobPath(job.job_id)}#result">First page of the result</a>` : ''}
       ${page.next_cursor ? html`<a href="${jobPath(job.job_id)}?result_cursor=${encodeURIComponent(page.next_cursor)}#result">Next page of the result</a>` : ''}
     </p>`;
+}
+
+/** "Cancel job" for those who may (an admin holding `jobs.v1:write`); the road refuses anyone else's post all the same. */
+function cancelControl(visitor: ConsoleVisitor, job: JobView): Html {
+  if (visitor.role !== 'admin' || !visitor.principal.scopes.includes(PERMISSIONS.jobsWrite)) {
+    return html`<p class="note">Cancelling a job needs an admin holding the <code>${PERMISSIONS.jobsWrite}</code> permission.</p>`;
+  }
+  return html`<form method="post" action="${jobPath(job.job_id)}/cancel">
+    ${hidden('csrf_token', visitor.csrf)}
+    <button type="submit" class="danger">Cancel job</button>
+  </form>`;
 }
 
 export function mountJobsPages(pages: ConsolePages): void {
@@ -175,15 +188,7 @@ export function mountJobsPages(pages: ConsolePages): void {
       title: `Job ${job.job_id}`,
       visitor: visitor.layout,
       current: CONSOLE_PATHS.jobs,
-      body: html`${figures(job)}
-        ${
-          job.status === 'running'
-            ? html`<form method="post" action="${jobPath(job.job_id)}/cancel">
-                ${hidden('csrf_token', visitor.csrf)}
-                <button type="submit" class="danger">Cancel job</button>
-              </form>`
-            : ''
-        }
+      body: html`${figures(job)} ${job.status === 'running' ? cancelControl(visitor, job) : ''}
         <h2>Webhook event</h2>
         ${event}
         <h2 id="result">Result</h2>
