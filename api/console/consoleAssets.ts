@@ -56,14 +56,14 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:
 .status{color:var(--ok)}
 .pager{display:flex;gap:1rem;margin:1rem 0}
 .actions a{margin-right:.75rem}
-.figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(9rem,1fr));gap:.75rem;margin:.5rem 0 1rem}
+.figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(10.5rem,1fr));gap:.75rem;margin:.5rem 0 1rem;max-width:56rem}
 .figures div{border:1px solid var(--line);border-radius:.375rem;padding:.5rem .75rem;background:var(--soft)}
 .figures dt{font-size:.875rem;color:var(--muted)}
 .figures dd{margin:0;font-size:1.15rem;font-weight:600;overflow-wrap:anywhere}
 .plain{list-style:none;padding:0}
 .chart{margin:1rem 0 2rem;max-width:56rem;overflow-x:auto}
 .chart figcaption{font-weight:600;margin-bottom:.25rem}
-.chart>svg{display:block;width:100%;min-width:34rem;height:auto}
+.chart>svg{display:block;width:100%;min-width:30rem;height:auto}
 .legend{list-style:none;display:flex;flex-wrap:wrap;gap:.25rem 1rem;padding:0;margin:.5rem 0;font-size:.875rem}
 .legend li{display:flex;align-items:center;gap:.35rem}
 .legend svg{flex:none;width:12px;height:12px}
