@@ -70,6 +70,21 @@ dl.facts dd{margin:0;overflow-wrap:anywhere}
 .timeline ol{padding-left:1.25rem}
 .timeline li{margin:.25rem 0}
 .timeline li.planned{color:var(--muted)}
+.figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(10.5rem,1fr));gap:.75rem;margin:.5rem 0 1rem;max-width:56rem}
+.figures div{border:1px solid var(--line);border-radius:.375rem;padding:.5rem .75rem;background:var(--soft)}
+.figures dt{font-size:.875rem;color:var(--muted)}
+.figures dd{margin:0;font-size:1.15rem;font-weight:600;overflow-wrap:anywhere}
+.plain{list-style:none;padding:0}
+.chart{margin:1rem 0 2rem;max-width:56rem;overflow-x:auto}
+.chart figcaption{font-weight:600;margin-bottom:.25rem}
+.chart>svg{display:block;width:100%;min-width:30rem;height:auto}
+.legend{list-style:none;display:flex;flex-wrap:wrap;gap:.25rem 1rem;padding:0;margin:.5rem 0;font-size:.875rem}
+.legend li{display:flex;align-items:center;gap:.35rem}
+.legend svg{flex:none;width:12px;height:12px}
+.table-scroll{overflow-x:auto}
+.choices{display:flex;flex-wrap:wrap;gap:.25rem .5rem;list-style:none;padding:0}
+.choices a{display:inline-block;padding:.3rem .6rem;border:1px solid var(--line);border-radius:.375rem;text-decoration:none}
+.choices a[aria-current=true]{background:var(--accent);color:#fff;border-color:var(--accent)}
 @media (max-width:40rem){h1{font-size:1.35rem}main{padding:.75rem .75rem 2rem}nav ul{padding:.25rem .5rem}}
 `;
 

@@ -1,4 +1,5 @@
 import type { ZodType, z } from 'zod';
+import type { Permission } from '../../core/keys/permissions';
 import type { RouteAudit, RouteInput, RouteResult, RouteSpec } from '../routeSpec';
 import type { ConsoleOperationName } from './consoleOperationNames';
 
@@ -11,6 +12,8 @@ export interface ConsoleOperationSpec<B extends ZodType, P extends ZodType> {
   operation: ConsoleOperationName;
   path: string;
   summary: string;
+  /** The permission the person needs beyond the admin role (the executor checks it, as for a /v1 route). */
+  permission?: Permission;
   body: B;
   params?: P;
   handler: (input: RouteInput<z.output<B>, unknown, z.output<P>>) => Promise<RouteResult>;

@@ -20,6 +20,7 @@ export const CONSOLE_OPERATIONS = [
   'console.webhooks.retire',
   'console.webhooks.rotate_secret',
   'console.webhooks.replay',
+  'console.jobs.cancel',
 ] as const;
 
 export type ConsoleOperationName = (typeof CONSOLE_OPERATIONS)[number];

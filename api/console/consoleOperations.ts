@@ -1,5 +1,6 @@
 import type { ConsoleOperation } from './consoleOperation';
 import { budgetOperations } from './operations/budgetOperations';
+import { jobOperations } from './operations/jobOperations';
 import { keyOperations } from './operations/keyOperations';
 import { limitOperations } from './operations/limitOperations';
 import { teamOperations } from './operations/teamOperations';
@@ -12,4 +13,5 @@ export const consoleOperations: readonly ConsoleOperation[] = [
   ...limitOperations,
   ...budgetOperations,
   ...webhookOperations,
+  ...jobOperations,
 ];

@@ -13,10 +13,12 @@ import { requireVisitor } from './consoleVisitor';
 import { mountAuditPage } from './pages/auditPage';
 import { mountBudgetsPage } from './pages/budgetsPage';
 import { mountConfirmPage } from './pages/confirmPage';
+import { mountJobsPages } from './pages/jobsPages';
 import { mountKeysPages } from './pages/keysPages';
 import { mountLimitsPage } from './pages/limitsPage';
 import { mountOverviewPage } from './pages/overviewPage';
 import { mountTeamPages } from './pages/teamPages';
+import { mountUsagePage } from './pages/usagePage';
 import { mountWebhookDeliveriesPages } from './pages/webhookDeliveriesPages';
 import { mountWebhooksPage } from './pages/webhooksPage';
 
@@ -31,6 +33,8 @@ const PAGE_MODULES: ReadonlyArray<(pages: ConsolePages) => void> = [
   mountAuditPage,
   mountWebhooksPage,
   mountWebhookDeliveriesPages,
+  mountUsagePage,
+  mountJobsPages,
 ];
 
 /**

@@ -315,3 +315,8 @@ export async function cancelContactRetrievalJob(config: Config, principal: KeyPr
   await carryOutOnRequest(jobId, requestStarter(config), requestHoldMs(config));
   return jobView((await loadJob({ _id: jobId }))!);
 }
+
+/** How many of the organization's jobs are running now (at most the running-job cap). */
+export async function runningJobCount(orgId: string): Promise<number> {
+  return ContactRetrievalJob.countDocuments({ orgId, status: 'running' });
+}

@@ -1,21 +1,102 @@
-import { html } from '../../oauth/pageRendering';
-import { CONSOLE_NAV, CONSOLE_PATHS } from '../consolePaths';
-import { sendConsolePage } from '../consoleLayout';
+import { fundingState } from '../../../core/credits/credits';
+import { runningJobCount } from '../../../core/jobs/contactRetrievalJobs';
+import { familyNames } from '../../../core/keys/keyFamilies';
+import { DAY_MS } from '../../../core/usage/usageBuckets';
+import { usageSeries } from '../../../core/usage/usageSeries';
+import { webhookHealthOf, type BoundedCount } from '../../../core/webhooks/webhookHealth';
+import { html, type Html } from '../../oauth/pageRendering';
+import { barChart } from '../charts/barChart';
+import { creditsChart, rangeEndingAt, requestsChart, usageTotals, type ChartRange } from '../charts/usageCharts';
+import { CONSOLE_PATHS } from '../consolePaths';
+import { dateText, sendConsolePage } from '../consoleLayout';
 import type { ConsolePages } from '../consolePages';
 
-/** `/console/overview` "Overview": where signing in lands; a map of the console for now. */
+/**
+ * `/console/overview` "Overview": where signing in lands. The organization's credits and
+ * budgets, its spend and traffic (from the usage counters, the aggregation GET /v1/usage reads,
+ * never the ledger or the request log), running jobs and how its webhooks are doing, with the
+ * two usage charts. Every figure is one bounded read; nothing here scans a collection.
+ */
+const FAMILY_BUDGETS_SHOWN = 20;
+
+function figure(term: string, value: Html | string | number): Html {
+  return html`<div>
+    <dt>${term}</dt>
+    <dd>${value}</dd>
+  </div>`;
+}
+
+function boundedText(c: BoundedCount): string {
+  return c.more ? `${c.count.toLocaleString('en')} or more` : c.count.toLocaleString('en');
+}
+
+const n = (value: number) => value.toLocaleString('en');
+
 export function mountOverviewPage(pages: ConsolePages): void {
   pages.get(CONSOLE_PATHS.overview, async (ctx, visitor) => {
+    const { orgId, workspaceId } = visitor.user;
+    const now = Date.now();
+    const days: ChartRange = rangeEndingAt('day', 30, now);
+    const hours: ChartRange = rangeEndingAt('hour', 24, now);
+    const [funding, daily, hourly, running, webhooks] = await Promise.all([
+      fundingState(orgId),
+      usageSeries({ orgId, granularity: 'day', from: new Date(days.fromMs), to: new Date(days.toMs) }, now),
+      usageSeries({ orgId, granularity: 'hour', from: new Date(hours.fromMs), to: new Date(hours.toMs) }, now),
+      runningJobCount(orgId),
+      webhookHealthOf(orgId, workspaceId, new Date(now)),
+    ]);
+    const familyBudgets = Object.entries(funding.familyBudgets).slice(0, FAMILY_BUDGETS_SHOWN);
+    const names = await familyNames(
+      orgId,
+      familyBudgets.map(([id]) => id),
+    );
+    const month = usageTotals(daily);
+    const today = usageTotals(daily, days.toMs - DAY_MS);
+    const day = usageTotals(hourly);
+    const last = webhooks.lastAttempt;
+
     sendConsolePage(ctx, {
       title: 'Overview',
       visitor: visitor.layout,
       current: CONSOLE_PATHS.overview,
-      body: html`<p>
-          Signed in as ${visitor.user.email}, ${visitor.role === 'admin' ? 'an admin' : 'a member'} of organization <code>${visitor.user.orgId}</code>.
+      body: html`<p class="note">
+          Signed in as ${visitor.user.email}, ${visitor.role === 'admin' ? 'an admin' : 'a member'} of organization <code>${orgId}</code>.
         </p>
-        <ul>
-          ${CONSOLE_NAV.filter((e) => e.path !== CONSOLE_PATHS.overview).map((e) => html`<li><a href="${e.path}">${e.label}</a></li>`)}
-        </ul>`,
+        <h2>Credits</h2>
+        <dl class="figures">
+          ${figure('Credit balance', `${n(funding.creditBalance)} credits`)}
+          ${figure('Organization budget remaining', funding.budgetRemaining === null ? 'No budget set' : `${n(funding.budgetRemaining)} credits`)}
+          ${figure('Credits spent today (UTC)', n(today.credits))} ${figure('Credits spent over 30 days', n(month.credits))}
+        </dl>
+        ${
+          familyBudgets.length
+            ? html`<h3>Key budgets remaining</h3>
+                <ul class="plain">
+                  ${familyBudgets.map(([id, left]) => html`<li>${names.get(id) ?? id}: ${n(left)} credits</li>`)}
+                </ul>`
+            : html``
+        }
+        <p><a href="${CONSOLE_PATHS.budgets}">Budgets</a> · <a href="${CONSOLE_PATHS.usage}">Usage and ledger</a></p>
+        <h2>Requests and jobs</h2>
+        <dl class="figures">
+          ${figure('Requests over 24 hours', n(day.requests))} ${figure('Refused with 429 over 24 hours', n(day.rateLimited))}
+          ${figure('Running jobs', html`<a href="${CONSOLE_PATHS.jobs}?status=running">${n(running)}</a>`)}
+        </dl>
+        <h2>Webhooks of your workspace</h2>
+        <dl class="figures">
+          ${figure(
+            'Last attempt',
+            last
+              ? html`${last.status.replace('_', ' ')}${last.response_status !== null ? ` (HTTP ${last.response_status})` : last.error_code ? ` (${last.error_code})` : ''},
+                ${dateText(last.attempted_at)}`
+              : 'None yet',
+          )}
+          ${figure('Failed attempts over 7 days', boundedText(webhooks.failedAttempts))}
+          ${figure('Dead letters over 7 days', boundedText(webhooks.deadLetters))}
+        </dl>
+        <p><a href="${CONSOLE_PATHS.webhooks}">Webhooks</a></p>
+        <h2>Charts</h2>
+        ${barChart(creditsChart(daily, days))} ${barChart(requestsChart(hourly, hours))}`,
     });
   });
 }

@@ -1,0 +1,205 @@
+import { getContactRetrievalJob, listContactRetrievalJobs, type JobView } from '../../../core/jobs/contactRetrievalJobs';
+import { readJobResult, type JobResultPage } from '../../../core/jobs/jobResults';
+import { COUNT_KEYS, FINAL_JOB_STATUSES, type JobStatus } from '../../../core/jobs/jobTypes';
+import { PERMISSIONS } from '../../../core/keys/permissions';
+import { Problem } from '../../../core/problems';
+import { jobEventDeliveries } from '../../../core/webhooks/jobEventDeliveries';
+import { hidden, html, type Html } from '../../oauth/pageRendering';
+import { CONSOLE_PATHS } from '../consolePaths';
+import { dateText, scrollingTable, seeOther, sendConsolePage } from '../consoleLayout';
+import type { ConsolePages } from '../consolePages';
+import type { ConsoleVisitor } from '../consoleVisitor';
+import { deliveryTimeline, timelineHtml } from '../webhooks/deliveryTimeline';
+
+/**
+ * `/console/jobs` "Jobs" and `/console/jobs/{job_id}` "Job {job_id}": the contact-retrieval
+ * jobs of the person's workspace (the same list GET /v1/contact-retrieval-jobs gives a key of
+ * it), each job's counts, times, `job.completed` event with its delivery attempts, and its
+ * result. Contact values appear only in a job's result, shown only to people holding
+ * `jobs.v1:read`; no list carries them. "Cancel job" is the console operation
+ * `console.jobs.cancel` (admins holding `jobs.v1:write`).
+ */
+const JOBS_PAGE = 25;
+const RESULT_PAGE = 25;
+const STATUSES: readonly JobStatus[] = ['running', ...FINAL_JOB_STATUSES];
+const COUNT_LABELS: Record<(typeof COUNT_KEYS)[number], string> = {
+  requested: 'Requested',
+  delivered: 'Delivered',
+  not_found: 'Not found',
+  failed: 'Failed',
+  reused: 'Reused',
+  cancelled: 'Cancelled',
+  pending: 'Pending',
+};
+
+export const jobPath = (jobId: string) => `${CONSOLE_PATHS.jobs}/${encodeURIComponent(jobId)}`;
+/** The deliveries page of the webhooks area, filtered to one job. */
+export const jobDeliveriesPath = (jobId: string) => `${CONSOLE_PATHS.webhooks}/deliveries?job_id=${encodeURIComponent(jobId)}`;
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value.trim() : '';
+}
+
+function statusFilter(status: string): Html {
+  return html`<form method="get" action="${CONSOLE_PATHS.jobs}" class="filters">
+    <div>
+      <label for="status">Status</label>
+      <select id="status" name="status">
+        <option value="" ${status === '' ? html`selected` : ''}>Any status</option>
+        ${STATUSES.map((s) => html`<option value="${s}" ${s === status ? html`selected` : ''}>${s}</option>`)}
+      </select>
+    </div>
+    <div><button type="submit">Filter</button></div>
+  </form>`;
+}
+
+function jobRow(job: JobView): Html {
+  return html`<tr>
+    <td>
+      <a href="${jobPath(job.job_id)}"><code>${job.job_id}</code></a>
+    </td>
+    <td>${job.status}</td>
+    ${COUNT_KEYS.map((k) => html`<td>${job.counts[k]}</td>`)}
+    <td>${dateText(job.created_at)}</td>
+  </tr>`;
+}
+
+function figures(job: JobView): Html {
+  const item = (term: string, value: string | number) =>
+    html`<div>
+      <dt>${term}</dt>
+      <dd>${value}</dd>
+    </div>`;
+  return html`<dl class="figures">
+    ${item('Status', job.status)} ${COUNT_KEYS.map((k) => item(COUNT_LABELS[k], job.counts[k]))} ${item('Created', dateText(job.created_at))}
+    ${item('Completed', dateText(job.completed_at))} ${item('Result expires', dateText(job.result_expires_at))} ${item('Fields', job.fields.join(', '))}
+  </dl>`;
+}
+
+async function eventSection(orgId: string, job: JobView): Promise<Html> {
+  const event = await jobEventDeliveries(orgId, job.job_id);
+  const link = html`<p><a href="${jobDeliveriesPath(job.job_id)}">This job's webhook deliveries</a></p>`;
+  if (!event) {
+    return html`<p>
+        ${job.status === 'running' ? 'The job.completed event is sent when the job finishes.' : 'No job.completed event was recorded for this job.'}
+      </p>
+      ${link}`;
+  }
+  const rows = event.attempts.map(
+    (d) =>
+      html`<tr>
+        <td>${d.attempt}</td>
+        <td>${d.replay === 0 ? 'Original' : `Replay ${d.replay}`}</td>
+        <td>${d.status.replace('_', ' ')}</td>
+        <td>${d.response_status ?? '—'}</td>
+        <td>${d.duration_ms !== null ? `${d.duration_ms} ms` : '—'}</td>
+        <td>${d.error_code ?? '—'}</td>
+        <td>${dateText(d.attempted_at)}</td>
+        <td>${dateText(d.next_attempt_at)}</td>
+      </tr>`,
+  );
+  return html`<p>Event <code>${event.eventId}</code>: ${event.endpointId ? event.status.replace('_', ' ') : 'no endpoint was active, nothing is sent'}.</p>
+    ${
+      rows.length
+        ? html`${scrollingTable('Delivery attempts of the job.completed event', ['Attempt', 'Run', 'Status', 'Response', 'Duration', 'Error', 'Time', 'Next attempt'], rows)}
+            <details>
+              <summary>Attempts against the schedule</summary>
+              ${timelineHtml(deliveryTimeline(event.attempts))}
+            </details>`
+        : event.endpointId
+          ? html`<p>No attempt has been made yet.</p>`
+          : ''
+    }
+    ${link}`;
+}
+
+async function resultSection(visitor: ConsoleVisitor, job: JobView, cursor: string | undefined): Promise<Html> {
+  if (!visitor.principal.scopes.includes(PERMISSIONS.jobsRead)) {
+    return html`<p class="note">Reading a job's result needs the <code>${PERMISSIONS.jobsRead}</code> permission.</p>`;
+  }
+  let page: JobResultPage;
+  try {
+    page = await readJobResult(visitor.principal, job.job_id, { limit: RESULT_PAGE, cursor });
+  } catch (err) {
+    if (err instanceof Problem && (err.code === 'result_set_expired' || err.code === 'result_gone')) return html`<p>${err.detail}</p>`;
+    throw err;
+  }
+  if (page.items.length === 0) return html`<p>No person has been settled yet.</p>`;
+  const rows = page.items.map(
+    (item) =>
+      html`<tr>
+        <td><code>${item.person_id}</code></td>
+        <td>${item.outcome}</td>
+        <td>${item.contacts.emails.join(', ') || '—'}</td>
+        <td>${item.contacts.phones.join(', ') || '—'}</td>
+        <td>${item.receipt_id ? html`<code>${item.receipt_id}</code>` : '—'}</td>
+        <td>${item.reason ?? '—'}</td>
+      </tr>`,
+  );
+  return html`${scrollingTable('Result', ['Person id', 'Outcome', 'Emails', 'Phones', 'Receipt id', 'Reason'], rows)}
+    <p class="pager">
+      ${cursor ? html`<a href="${jobPath(job.job_id)}#result">First page of the result</a>` : ''}
+      ${page.next_cursor ? html`<a href="${jobPath(job.job_id)}?result_cursor=${encodeURIComponent(page.next_cursor)}#result">Next page of the result</a>` : ''}
+    </p>`;
+}
+
+/** "Cancel job" for those who may (an admin holding `jobs.v1:write`); the road refuses anyone else's post all the same. */
+function cancelControl(visitor: ConsoleVisitor, job: JobView): Html {
+  if (visitor.role !== 'admin' || !visitor.principal.scopes.includes(PERMISSIONS.jobsWrite)) {
+    return html`<p class="note">Cancelling a job needs an admin holding the <code>${PERMISSIONS.jobsWrite}</code> permission.</p>`;
+  }
+  return html`<form method="post" action="${jobPath(job.job_id)}/cancel">
+    ${hidden('csrf_token', visitor.csrf)}
+    <button type="submit" class="danger">Cancel job</button>
+  </form>`;
+}
+
+export function mountJobsPages(pages: ConsolePages): void {
+  pages.get(CONSOLE_PATHS.jobs, async (ctx, visitor) => {
+    const status = (STATUSES as readonly string[]).includes(text(ctx.query.status)) ? (text(ctx.query.status) as JobStatus) : undefined;
+    const cursor = text(ctx.query.cursor) || undefined;
+    const list = await listContactRetrievalJobs(visitor.principal, { status, limit: JOBS_PAGE, cursor });
+    const here = (extra: Record<string, string>) => {
+      const q = new URLSearchParams({ ...(status ? { status } : {}), ...extra }).toString();
+      return `${CONSOLE_PATHS.jobs}${q ? `?${q}` : ''}`;
+    };
+    sendConsolePage(ctx, {
+      title: 'Jobs',
+      visitor: visitor.layout,
+      current: CONSOLE_PATHS.jobs,
+      body: html`<p class="note">Contact-retrieval jobs of your workspace, newest first.</p>
+        ${statusFilter(status ?? '')}
+        ${
+          list.data.length
+            ? scrollingTable('Jobs', ['Job id', 'Status', ...COUNT_KEYS.map((k) => COUNT_LABELS[k]), 'Created'], list.data.map(jobRow))
+            : html`<p>No jobs${status ? html` with status ${status}` : ''}.</p>`
+        }
+        <p class="pager">
+          ${cursor ? html`<a href="${here({})}">First page</a>` : ''}
+          ${list.next_cursor ? html`<a href="${here({ cursor: list.next_cursor })}">Next page</a>` : ''}
+        </p>`,
+    });
+  });
+
+  pages.get(`${CONSOLE_PATHS.jobs}/:job_id`, async (ctx, visitor) => {
+    const job = await getContactRetrievalJob(visitor.principal, ctx.params.job_id);
+    const [event, result] = await Promise.all([eventSection(visitor.user.orgId, job), resultSection(visitor, job, text(ctx.query.result_cursor) || undefined)]);
+    sendConsolePage(ctx, {
+      title: `Job ${job.job_id}`,
+      visitor: visitor.layout,
+      current: CONSOLE_PATHS.jobs,
+      body: html`${figures(job)} ${job.status === 'running' ? cancelControl(visitor, job) : ''}
+        <h2>Webhook event</h2>
+        ${event}
+        <h2 id="result">Result</h2>
+        ${result}
+        <p><a href="${CONSOLE_PATHS.jobs}">All jobs</a></p>`,
+    });
+  });
+
+  pages.post(`${CONSOLE_PATHS.jobs}/:job_id/cancel`, async (ctx, visitor, _form, { road }) => {
+    const jobId = ctx.params.job_id;
+    await road.run(ctx, visitor, 'console.jobs.cancel', { params: { job_id: jobId }, body: {} });
+    seeOther(ctx, jobPath(jobId));
+  });
+}

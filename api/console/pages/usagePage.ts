@@ -1,0 +1,211 @@
+import type { Context } from 'koa';
+import { allLedgerEntries, listLedgerEntries, type LedgerEntryView, type LedgerFilter } from '../../../core/credits/ledgerEntries';
+import { csvStream, type CsvColumn } from '../../../core/csvExport';
+import { keyFamiliesOf } from '../../../core/keys/keyFamilies';
+import { OPERATIONS } from '../../../core/limits/limitTable';
+import { DAY_MS } from '../../../core/usage/usageBuckets';
+import { usageSeries, type Granularity } from '../../../core/usage/usageSeries';
+import { hidden, html, type Html } from '../../oauth/pageRendering';
+import { barChart } from '../charts/barChart';
+import { creditsChart, rangeEndingAt, requestsChart } from '../charts/usageCharts';
+import { CONSOLE_PATHS } from '../consolePaths';
+import { dateText, scrollingTable, sendConsolePage, setConsoleHeaders } from '../consoleLayout';
+import type { ConsolePages } from '../consolePages';
+
+/**
+ * `/console/usage` "Usage": the overview's two charts over a chosen range, and the credit
+ * ledger (every grant and charge) with filters, cursor pages and a CSV download of the filtered
+ * entries, streamed from the store however many there are.
+ *
+ * Who sees it: every signed-in person of the organization, admin or member, whatever their
+ * permissions. What the organization spends is not secret among its own people, and nothing here
+ * is a secret or a contact value; the ledger names key families by their names, never keys.
+ */
+export const LEDGER_CSV_PATH = `${CONSOLE_PATHS.usage}/ledger.csv`;
+const LEDGER_PAGE = 50;
+
+export const USAGE_RANGES = {
+  day: { label: 'Day', granularity: 'hour', buckets: 24 },
+  '7d': { label: '7 days', granularity: 'day', buckets: 7 },
+  '30d': { label: '30 days', granularity: 'day', buckets: 30 },
+  '90d': { label: '90 days', granularity: 'day', buckets: 90 },
+} as const satisfies Record<string, { label: string; granularity: Granularity; buckets: number }>;
+type RangeName = keyof typeof USAGE_RANGES;
+const DEFAULT_RANGE: RangeName = '30d';
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const FAMILY_ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+/** The ledger filter as the form gives it: text as typed, kept to fill the form again. */
+export interface LedgerForm {
+  operation: string;
+  key: string;
+  from: string;
+  to: string;
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value.trim() : '';
+}
+
+function dayOf(value: string): Date | undefined {
+  if (!DATE.test(value)) return undefined;
+  const ms = Date.parse(`${value}T00:00:00Z`);
+  return Number.isNaN(ms) ? undefined : new Date(ms);
+}
+
+/** Only values the form could have sent are kept; "To" is a whole day, so the filter ends at its end. */
+export function ledgerFormOf(query: Record<string, unknown>): { form: LedgerForm; filter: LedgerFilter } {
+  const operation = (OPERATIONS as readonly string[]).includes(text(query.operation)) ? text(query.operation) : '';
+  const key = FAMILY_ID.test(text(query.key)) ? text(query.key) : '';
+  const from = dayOf(text(query.from));
+  const to = dayOf(text(query.to));
+  return {
+    form: { operation, key, from: from ? text(query.from) : '', to: to ? text(query.to) : '' },
+    filter: {
+      ...(operation ? { operation } : {}),
+      ...(key ? { familyId: key } : {}),
+      ...(from ? { from } : {}),
+      ...(to ? { to: new Date(to.getTime() + DAY_MS) } : {}),
+    },
+  };
+}
+
+function queryString(values: Record<string, string | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(values)) if (v) q.set(k, v);
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+function signedAmount(e: LedgerEntryView): string {
+  if (e.kind === 'charge') return `−${e.amount.toLocaleString('en')}`;
+  if (e.kind === 'grant') return `+${e.amount.toLocaleString('en')}`;
+  return `${e.amount.toLocaleString('en')} (opening balance)`;
+}
+
+function whatOf(e: LedgerEntryView): string {
+  return e.operation ?? (e.kind === 'grant' ? 'Credits granted' : 'Opening balance');
+}
+
+function rangeLinks(current: RangeName, form: LedgerForm): Html {
+  return html`<nav aria-label="Range">
+    <ul class="choices">
+      ${(Object.keys(USAGE_RANGES) as RangeName[]).map(
+        (name) =>
+          html`<li>
+            <a href="${CONSOLE_PATHS.usage}${queryString({ range: name, ...form })}" ${name === current ? html`aria-current="true"` : ''}
+              >${USAGE_RANGES[name].label}</a
+            >
+          </li>`,
+      )}
+    </ul>
+  </nav>`;
+}
+
+function filterForm(range: RangeName, form: LedgerForm, families: { family_id: string; name: string }[]): Html {
+  const option = (value: string, label: string, selected: string) =>
+    html`<option value="${value}" ${value === selected ? html`selected` : ''}>${label}</option>`;
+  return html`<form method="get" action="${CONSOLE_PATHS.usage}" class="filters">
+    ${hidden('range', range)}
+    <div>
+      <label for="operation">Operation</label>
+      <select id="operation" name="operation">
+        ${option('', 'Any operation', form.operation)} ${OPERATIONS.map((op) => option(op, op, form.operation))}
+      </select>
+    </div>
+    <div>
+      <label for="key">Key</label>
+      <select id="key" name="key">
+        ${option('', 'Any key', form.key)} ${families.map((f) => option(f.family_id, f.name, form.key))}
+      </select>
+    </div>
+    <div>
+      <label for="from">From</label>
+      <input id="from" name="from" type="date" value="${form.from}" />
+    </div>
+    <div>
+      <label for="to">To</label>
+      <input id="to" name="to" type="date" value="${form.to}" />
+    </div>
+    <div><button type="submit">Filter</button></div>
+  </form>`;
+}
+
+export function mountUsagePage(pages: ConsolePages): void {
+  pages.get(CONSOLE_PATHS.usage, async (ctx, visitor) => {
+    const orgId = visitor.user.orgId;
+    const range: RangeName = text(ctx.query.range) in USAGE_RANGES ? (text(ctx.query.range) as RangeName) : DEFAULT_RANGE;
+    const { granularity, buckets } = USAGE_RANGES[range];
+    const { form, filter } = ledgerFormOf(ctx.query);
+    const cursor = text(ctx.query.cursor) || undefined;
+    const now = Date.now();
+    const chartRange = rangeEndingAt(granularity, buckets, now);
+    const [points, families, ledger] = await Promise.all([
+      usageSeries({ orgId, granularity, from: new Date(chartRange.fromMs), to: new Date(chartRange.toMs) }, now),
+      keyFamiliesOf(orgId),
+      listLedgerEntries(orgId, filter, { cursor, limit: LEDGER_PAGE }),
+    ]);
+    const names = new Map(families.map((f) => [f.family_id, f.name]));
+    const here = { range, ...form };
+    const rows = ledger.data.map(
+      (e) =>
+        html`<tr>
+          <td><code>${e.receipt_id}</code></td>
+          <td>${whatOf(e)}</td>
+          <td>${e.family_id ? (names.get(e.family_id) ?? e.family_id) : '—'}</td>
+          <td>${signedAmount(e)}</td>
+          <td>${e.balance_after.toLocaleString('en')}</td>
+          <td>${dateText(e.time)}</td>
+        </tr>`,
+    );
+    sendConsolePage(ctx, {
+      title: 'Usage',
+      visitor: visitor.layout,
+      current: CONSOLE_PATHS.usage,
+      body: html`<h2>Charts</h2>
+        ${rangeLinks(range, form)} ${barChart(creditsChart(points, chartRange))} ${barChart(requestsChart(points, chartRange))}
+        <h2>Ledger</h2>
+        <p class="note">Every grant and charge of the organization, newest first. Times are UTC; "To" includes the whole day.</p>
+        ${filterForm(range, form, families)}
+        <p><a href="${LEDGER_CSV_PATH}${queryString({ ...form })}" download>Download CSV</a></p>
+        ${
+          rows.length
+            ? scrollingTable('Ledger entries', ['Receipt id', 'Operation', 'Key name', 'Amount', 'Balance after', 'Time'], rows)
+            : html`<p>No ledger entries match.</p>`
+        }
+        <p class="pager">
+          ${cursor ? html`<a href="${CONSOLE_PATHS.usage}${queryString(here)}">First page</a>` : ''}
+          ${ledger.next_cursor ? html`<a href="${CONSOLE_PATHS.usage}${queryString({ ...here, cursor: ledger.next_cursor })}">Next page</a>` : ''}
+        </p>`,
+    });
+  });
+
+  pages.get(LEDGER_CSV_PATH, async (ctx, visitor) => {
+    const orgId = visitor.user.orgId;
+    const { filter } = ledgerFormOf(ctx.query);
+    const names = new Map((await keyFamiliesOf(orgId)).map((f) => [f.family_id, f.name]));
+    sendLedgerCsv(ctx, ledgerCsvColumns(names), allLedgerEntries(orgId, filter));
+  });
+}
+
+export function ledgerCsvColumns(names: ReadonlyMap<string, string>): CsvColumn<LedgerEntryView>[] {
+  return [
+    { header: 'receipt_id', value: (e) => e.receipt_id },
+    { header: 'kind', value: (e) => e.kind },
+    { header: 'operation', value: (e) => e.operation },
+    { header: 'key_name', value: (e) => (e.family_id ? (names.get(e.family_id) ?? null) : null) },
+    { header: 'family_id', value: (e) => e.family_id },
+    { header: 'amount', value: (e) => e.amount },
+    { header: 'balance_after', value: (e) => e.balance_after },
+    { header: 'time', value: (e) => e.time },
+  ];
+}
+
+function sendLedgerCsv(ctx: Context, columns: CsvColumn<LedgerEntryView>[], rows: AsyncIterable<LedgerEntryView>): void {
+  setConsoleHeaders(ctx);
+  ctx.status = 200;
+  ctx.type = 'text/csv; charset=utf-8';
+  ctx.set('Content-Disposition', 'attachment; filename="ledger.csv"');
+  ctx.body = csvStream(columns, rows);
+}

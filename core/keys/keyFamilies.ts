@@ -1,0 +1,41 @@
+import { defaultKeyName } from './keyNames';
+import { ApiKey } from './models';
+
+/**
+ * What people call a key family: the name of its newest key (a rotation keeps the family's
+ * name, keyNames.ts). Ledger charges and budgets carry the family id; pages show this name.
+ */
+export interface KeyFamily {
+  family_id: string;
+  name: string;
+}
+
+interface FamilyKey {
+  familyId: string;
+  name?: string | null;
+  displayPrefix: string;
+  createdAt?: Date;
+}
+
+function newestPerFamily(keys: readonly FamilyKey[]): KeyFamily[] {
+  const newest = new Map<string, FamilyKey>();
+  for (const k of keys) {
+    const seen = newest.get(k.familyId);
+    if (!seen || (k.createdAt?.getTime() ?? 0) >= (seen.createdAt?.getTime() ?? 0)) newest.set(k.familyId, k);
+  }
+  return [...newest.values()].map((k) => ({ family_id: k.familyId, name: k.name ?? defaultKeyName(k.displayPrefix, null) }));
+}
+
+/** The names of these families of the organization, in one read; a family of another organization has none. */
+export async function familyNames(orgId: string, familyIds: readonly (string | null)[]): Promise<Map<string, string>> {
+  const wanted = [...new Set(familyIds.filter((id): id is string => typeof id === 'string'))];
+  if (wanted.length === 0) return new Map();
+  const keys = await ApiKey.find({ orgId, familyId: { $in: wanted } }, { familyId: 1, name: 1, displayPrefix: 1, createdAt: 1 }).lean<FamilyKey[]>();
+  return new Map(newestPerFamily(keys).map((f) => [f.family_id, f.name]));
+}
+
+/** Every key family of the organization with its name, by name: what a "Key" filter offers. */
+export async function keyFamiliesOf(orgId: string): Promise<KeyFamily[]> {
+  const keys = await ApiKey.find({ orgId }, { familyId: 1, name: 1, displayPrefix: 1, createdAt: 1 }).lean<FamilyKey[]>();
+  return newestPerFamily(keys).sort((a, b) => a.name.localeCompare(b.name) || a.family_id.localeCompare(b.family_id));
+}
