@@ -8,7 +8,7 @@ import { sessionConfirmedAt, sudoActive } from '../../core/users/sudoMode';
 import type { UserRecord } from '../../core/users/users';
 import { csrfToken, sessionValueOf } from '../oauth/pageSecurity';
 import { SIGN_IN_PAGE_PATH } from '../oauth/pagePaths';
-import { CONSOLE_PATHS } from './consolePaths';
+import { CONSOLE_PATHS, CONSOLE_ROOT } from './consolePaths';
 import { seeOther } from './consoleLayout';
 
 /**
@@ -39,7 +39,7 @@ export function consolePrincipal(user: UserRecord, config: Config): ConsolePrinc
     orgId: user.orgId,
     workspaceId: user.workspaceId,
     applicationId: user.applicationId,
-    audience: `${config.authUrl}${CONSOLE_PATHS.overview.replace(/\/overview$/, '')}`,
+    audience: `${config.authUrl}${CONSOLE_ROOT}`,
     scopes: user.permissions as Permission[],
     subject: { type: 'user', id: user._id },
   };

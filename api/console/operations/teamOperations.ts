@@ -84,7 +84,7 @@ const update = defineConsoleOperation({
     const person = await orgPerson(principal.orgId, params.user_id);
     withinOwn(body.permissions, principal.scopes);
     // What the person has beyond the editor's own stays: the editor can neither see nor give it.
-    const kept = person.permissions.filter((p) => !principal.scopes.includes(p as never));
+    const kept = person.permissions.filter((p) => !(principal.scopes as readonly string[]).includes(p));
     const role = await setUserRole(person._id, body.role);
     const permissions = await setUserPermissions(person._id, [...body.permissions, ...kept]);
     return { status: 200, body: { user_id: person._id, role: role.role, permissions: permissions.permissions } };
