@@ -12,7 +12,7 @@ import { startApiProcess } from '../support/apiProcess';
 import { eventually } from '../support/eventually';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';
 import { api, type HttpResponse } from '../support/http';
-import { testConfig } from '../support/testConfig';
+import { sharedSettings, testConfig } from '../support/testConfig';
 import { expectProblemResponse } from '../support/problems';
 
 /**
@@ -42,6 +42,7 @@ function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     TEMPORAL_ADDRESS: cfg.temporal.address,
     TEMPORAL_TASK_QUEUE: cfg.temporal.taskQueue,
     SECRETS_ENCRYPTION_KEY: cfg.secretsKey.toString('base64'),
+    ...sharedSettings(cfg),
     LIMITS_LEASE_TTL_SECONDS: String(LEASE_TTL_SECONDS),
     ...extra,
   };
