@@ -13,6 +13,7 @@ import { createTenant, insertTestPeople, type TestTenant } from '../support/fixt
 import { apiHonouringRateLimits as api } from '../support/http';
 import { RECEIVER_HOST_NAME, startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from '../support/httpsReceiver';
 import { startTestApi, type TestApi } from '../support/testApi';
+import { sharedSettings } from '../support/testConfig';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { eventually } from '../support/eventually';
 
@@ -224,6 +225,7 @@ function spawnWorkerProcess(): ChildProcess {
       TEMPORAL_ADDRESS: c.temporal.address,
       TEMPORAL_TASK_QUEUE: c.temporal.taskQueue,
       SECRETS_ENCRYPTION_KEY: c.secretsKey.toString('base64'),
+      ...sharedSettings(c),
       WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
       WEBHOOK_EXTRA_CA_FILE: receiver.caFile,
       RETRY_DELAYS_MS: DELAYS,

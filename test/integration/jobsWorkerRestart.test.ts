@@ -7,6 +7,7 @@ import { providerAnswerFor, startContactProviderServer, type ContactProviderServ
 import { createTenant, insertTestPeople } from '../support/fixtures';
 import { api } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
+import { sharedSettings } from '../support/testConfig';
 import { eventually } from '../support/eventually';
 
 jest.setTimeout(120_000);
@@ -32,6 +33,7 @@ function startWorkerProcess(): ChildProcess {
       TEMPORAL_ADDRESS: srv.config.temporal.address,
       TEMPORAL_TASK_QUEUE: srv.config.temporal.taskQueue,
       SECRETS_ENCRYPTION_KEY: srv.config.secretsKey.toString('base64'),
+      ...sharedSettings(srv.config),
       CONTACT_PROVIDER: 'http',
       CONTACT_PROVIDER_URL: provider.url,
       CONTACT_PROVIDER_TOKEN: TOKEN,

@@ -12,7 +12,7 @@ import { startApiProcess } from '../support/apiProcess';
 import { eventually } from '../support/eventually';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';
 import { api, type HttpResponse } from '../support/http';
-import { testConfig } from '../support/testConfig';
+import { sharedSettings, testConfig } from '../support/testConfig';
 import { expectProblemResponse } from '../support/problems';
 
 /**
@@ -42,6 +42,7 @@ function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     TEMPORAL_ADDRESS: cfg.temporal.address,
     TEMPORAL_TASK_QUEUE: cfg.temporal.taskQueue,
     SECRETS_ENCRYPTION_KEY: cfg.secretsKey.toString('base64'),
+    ...sharedSettings(cfg),
     LIMITS_LEASE_TTL_SECONDS: String(LEASE_TTL_SECONDS),
     ...extra,
   };
@@ -74,11 +75,18 @@ afterAll(async () => {
   await disconnectStore();
 });
 
-// Fixed waits here are the point of the tests: they pace load to wall-clock windows and let a
-// lease's TTL run out; none of them waits for something that could be awaited instead.
+// Real waits stay only where the replicas, processes of their own, read the wall clock: pacing
+// load to their one-second windows and letting a lease's TTL run out. Admissions made in this
+// process take an injected clock instead.
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Waits until the start of the next wall-clock second (plus a small margin). */
+/** A clock stopped well inside one second (its start returned as `second`), for admissions made here. */
+function stoppedClock(): { now: () => number; second: number } {
+  const second = Math.floor(Date.now() / 1000) + 1;
+  return { now: () => second * 1000 + 100, second };
+}
+
+/** Waits until the start of the next wall-clock second (plus a small margin), for requests to the replicas. */
 async function nextSecond(marginMs = 20): Promise<number> {
   const now = Date.now();
   const start = (Math.floor(now / 1000) + 1) * 1000;
@@ -305,9 +313,9 @@ describe('per-minute caps', () => {
     expect(cli.status).toBe(0);
     expect(JSON.parse(cli.stdout)).toMatchObject({ operation: 'whoami', scope: { type: 'key', id: tenant.keyId }, requests_per_minute: 7, source: 'override' });
     const res: HttpResponse[] = [];
+    // 20 requests fit any second's baseline of 25: only the cap refuses.
     for (let b = 0; b < 4; b++) {
       res.push(...(await Promise.all(Array.from({ length: 5 }, (_, i) => api(replicas[i % 2].url, 'GET', '/v1/whoami', { key: tenant.key })))));
-      await sleep(250);
     }
     const ok = res.filter((r) => r.status === 200);
     expect(ok).toHaveLength(7);
@@ -333,11 +341,11 @@ describe('requests in flight', () => {
     await setOrganizationRate(cfg, tenant.orgId, { maxConcurrency: 3 });
     const held = [];
     for (let i = 0; i < 3; i++) {
-      const r = await admitRequest({ orgId: tenant.orgId, requestsPerSecond: 25, maxConcurrency: 3, leaseTtlMs: 60_000 });
+      const r = await admitRequest({ orgId: tenant.orgId, requestsPerSecond: 25, maxConcurrency: 3, leaseTtlMs: 60_000, now: stoppedClock().now });
       expect(r.admitted).toBe(true);
       if (r.admitted) held.push(r.lease);
     }
-    await nextSecond();
+    // The 3 admissions above used a window second of their own; the 6 requests below fit any second's 25.
     for (const replica of replicas) {
       const res = await api(replica.url, 'GET', '/v1/whoami', { key: tenant.key });
       expectRateLimited(res);
@@ -358,8 +366,9 @@ describe('requests in flight', () => {
 
   test('requests of one process admitted at the same moment do not collide with each other', async () => {
     const tenant = await createTenant();
-    const admit = () => admitRequest({ orgId: tenant.orgId, requestsPerSecond: 25, maxConcurrency: 25, leaseTtlMs: 60_000 });
-    await nextSecond();
+    // All 20 in one window second: the clock does not move.
+    const { now } = stoppedClock();
+    const admit = () => admitRequest({ orgId: tenant.orgId, requestsPerSecond: 25, maxConcurrency: 25, leaseTtlMs: 60_000, now });
     // Watched, not replaced. Colliding requests would try window slot 0, then 1, … one round trip
     // after another, and lease probes that collide fall back to reading the organization's leases.
     const inserts = jest.spyOn(AdmissionSlot.collection, 'insertMany');
@@ -381,8 +390,8 @@ describe('requests in flight', () => {
 
   test('a store error on the window side gives back the lease the same request took', async () => {
     const tenant = await createTenant();
-    const admit = () => admitRequest({ orgId: tenant.orgId, requestsPerSecond: 2, maxConcurrency: 25, leaseTtlMs: 60_000 });
-    await nextSecond();
+    const { now } = stoppedClock();
+    const admit = () => admitRequest({ orgId: tenant.orgId, requestsPerSecond: 2, maxConcurrency: 25, leaseTtlMs: 60_000, now });
     const held = [await admit(), await admit()];
     expect(held.map((h) => h.admitted)).toEqual([true, true]);
     // The window is full, so the third request reads it from the store; that read fails.
@@ -397,8 +406,8 @@ describe('requests in flight', () => {
 
   test('a process holding every in-flight place refuses more without a store write', async () => {
     const tenant = await createTenant();
-    const admit = () => admitRequest({ orgId: tenant.orgId, requestsPerSecond: 25, maxConcurrency: 2, leaseTtlMs: 60_000 });
-    const start = await nextSecond();
+    const { now, second } = stoppedClock();
+    const admit = () => admitRequest({ orgId: tenant.orgId, requestsPerSecond: 25, maxConcurrency: 2, leaseTtlMs: 60_000, now });
     const held = [await admit(), await admit()];
     expect(held.map((h) => h.admitted)).toEqual([true, true]);
     // Watched, not replaced: the inserts still reach the store.
@@ -408,7 +417,7 @@ describe('requests in flight', () => {
     inserts.mockRestore();
     expect(refused).toMatchObject({ admitted: false, reason: 'in_flight' });
     expect(insertCommands).toBe(0);
-    const windowSlots = await AdmissionSlot.countDocuments({ _id: { $regex: `^w:req:${tenant.orgId}:${start / 1000}:` } });
+    const windowSlots = await AdmissionSlot.countDocuments({ _id: { $regex: `^w:req:${tenant.orgId}:${second}:` } });
     expect(windowSlots).toBe(2);
     await releaseAdmitted(held);
     expect((await admit()).admitted).toBe(true);
@@ -441,6 +450,7 @@ describe('requests in flight', () => {
       expect(refused.json.limit).toBe('max_concurrency');
       expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(LEASE_TTL_SECONDS);
     }
+    // Real time on purpose: the replicas judge the killed holder's leases expired by their own wall clock.
     await sleep(Math.max(0, heldAt + LEASE_TTL_SECONDS * 1000 + 100 - Date.now()));
     const res = await api(replicas[1].url, 'GET', '/v1/whoami', { key: tenant.key });
     expect(res.status).toBe(200);

@@ -3,6 +3,8 @@ import { request as httpRequest } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SignJWT, generateKeyPair } from 'jose';
+import { BASELINE_ENTRY } from '../../core/limits/limitTable';
+import { clearLimit, setOrganizationRate } from '../../core/limits/limitSettings';
 import { issueAccessToken } from '../../core/oauth/accessTokens';
 import { createClient, revokeClient } from '../../core/oauth/clients';
 import { createTenant, type TestTenant } from '../support/fixtures';
@@ -241,12 +243,18 @@ describe('MCP over Streamable HTTP with the official SDK client', () => {
   });
 
   test('tool calls release their in-flight slot: more calls than the in-flight limit, one after another', async () => {
-    for (let i = 0; i < 27; i++) {
-      const r = await client.callTool({ name: 'whoami', arguments: {} });
-      expect(r.structuredContent).toMatchObject({ key_id: m2m.client_id });
-      // Pacing on purpose: 27 calls stay under the organization's 25 requests per second, so a
-      // refusal could only come from an in-flight slot a finished call did not give back.
-      await new Promise((done) => setTimeout(done, 60));
+    // A request rate far above 27 calls, the in-flight limit left at 25: a refusal could only
+    // come from an in-flight slot a finished call did not give back. This file's API is the only
+    // replica and shares this process's read caches, which a change clears at once: no wait.
+    const onlyReplica = { readCacheMs: 0 };
+    await setOrganizationRate(onlyReplica, tenant.orgId, { requestsPerSecond: 1000, maxConcurrency: 25 });
+    try {
+      for (let i = 0; i < 27; i++) {
+        const r = await client.callTool({ name: 'whoami', arguments: {} });
+        expect(r.structuredContent).toMatchObject({ key_id: m2m.client_id });
+      }
+    } finally {
+      await clearLimit(onlyReplica, tenant.orgId, BASELINE_ENTRY, { type: 'organization', id: tenant.orgId });
     }
   });
 

@@ -33,6 +33,7 @@ afterAll(async () => disconnectStore());
   for (let r = 0; r < rounds; r++) {
     await Doc.insertMany(Array.from({ length: perRound }, (_, i) => ({ _id: `${r}:${i}`, body })));
     if (existsSync(walFile!)) largestWal = Math.max(largestWal, statSync(walFile!).size);
+    // Real time on purpose: the store, a process of its own, checkpoints its log on its own clock.
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   // Everything written is there; about 6 MB went through the log.

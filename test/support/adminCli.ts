@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { Config } from '../../core/config';
+import { sharedSettings } from './testConfig';
 
 export interface AdminResult {
   status: number | null;
@@ -22,6 +23,7 @@ export function adminEnv(config?: Config, extra: Record<string, string> = {}): N
           TEMPORAL_ADDRESS: config.temporal.address,
           TEMPORAL_TASK_QUEUE: config.temporal.taskQueue,
           SECRETS_ENCRYPTION_KEY: config.secretsKey.toString('base64'),
+          ...sharedSettings(config),
         }
       : {}),
     ...extra,

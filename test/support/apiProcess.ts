@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import type { Config } from '../../core/config';
 import { eventually } from './eventually';
+import { sharedSettings } from './testConfig';
 
 export interface ApiProcess {
   url: string;
@@ -28,6 +29,7 @@ export async function startApiProcess(config: Config, env: Record<string, string
       TEMPORAL_ADDRESS: config.temporal.address,
       TEMPORAL_TASK_QUEUE: config.temporal.taskQueue,
       SECRETS_ENCRYPTION_KEY: config.secretsKey.toString('base64'),
+      ...sharedSettings(config),
       LOG_LEVEL: 'info',
       ...env,
     },

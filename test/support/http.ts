@@ -64,13 +64,17 @@ export function api(
 }
 
 /**
- * `api` as a well-behaved client calls it (SPEC 7.2): a 429 `rate_limited` is retried after its
- * Retry-After. For tests whose requests share an organization's window with other requests.
+ * `api` as a well-behaved client calls it (SPEC 7.2): a 429 `rate_limited` is retried once its
+ * window has passed. For tests whose requests share an organization's window with other requests.
+ * The wait is real time because the API under test reads the wall clock; a per-second refusal
+ * waits only for the next wall-clock second (the window's start), not the whole rounded-up
+ * Retry-After second.
  */
 export async function apiHonouringRateLimits(...args: Parameters<typeof api>): Promise<HttpResponse> {
   for (;;) {
     const res = await api(...args);
     if (res.status !== 429 || res.json?.code !== 'rate_limited') return res;
-    await new Promise((r) => setTimeout(r, Number(res.headers['retry-after'] ?? 1) * 1000));
+    const waitMs = res.json.limit === 'requests_per_second' ? 1000 - (Date.now() % 1000) + 5 : Number(res.headers['retry-after'] ?? 1) * 1000;
+    await new Promise((r) => setTimeout(r, waitMs));
   }
 }

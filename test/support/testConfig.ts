@@ -10,6 +10,15 @@ export function uniqueName(prefix: string): string {
 }
 
 /**
+ * The settings every process of one test deployment (API replicas, workers, the operator CLI)
+ * must agree on, as environment variables: a CLI that waited a shorter read-cache time than an
+ * API replica caches would let the replica act on what the CLI just changed.
+ */
+export function sharedSettings(config: Config): Record<string, string> {
+  return { READ_CACHE_MS: String(config.readCacheMs) };
+}
+
+/**
  * A config for one test file: its own database on the shared test store and its own Temporal
  * task queue. `env` overrides any variable, exactly as the processes read them.
  */
@@ -27,6 +36,10 @@ export function testConfig(env: Record<string, string> = {}): Config {
     TEMPORAL_ADDRESS: temporal,
     TEMPORAL_TASK_QUEUE: uniqueName('tq'),
     SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    // A change (a revoked key, a limit) returns once every replica's read cache let go of the old
+    // value: a short cache keeps each such change from costing the test a second. Every process
+    // a test starts gets the same value (see \`sharedSettings\`).
+    READ_CACHE_MS: '100',
     ...env,
   });
   return cfg;

@@ -88,6 +88,12 @@ describe('WindowBlockPool', () => {
 });
 
 describe('LeaseBlockPool', () => {
+  /** Linger timers on jest's clock, advanced by the test; the store's own turns (setImmediate) stay real. */
+  function useLingerClock() {
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick'] });
+  }
+  afterEach(() => jest.useRealTimers());
+
   function leaseStore() {
     const slots = new Map<number, string>();
     let n = 0;
@@ -125,6 +131,7 @@ describe('LeaseBlockPool', () => {
   });
 
   it('keeps a block for the next request while it lingers, then gives it back', async () => {
+    useLingerClock();
     const store = leaseStore();
     const pool = new LeaseBlockPool(store.take, store.giveBack, 20);
     const a = await pool.acquire('org', 100, 60_000, () => 0);
@@ -134,12 +141,15 @@ describe('LeaseBlockPool', () => {
     if (!b.admitted) throw new Error('refused');
     expect(b.block).toBe(a.block);
     pool.release(b.block, 0);
-    // The block's 20 ms linger is a timer: this later timer always fires after it.
-    await new Promise((r) => setTimeout(r, 60));
+    // The block's 20 ms linger is a timer on jest's clock.
+    await jest.advanceTimersByTimeAsync(19);
+    expect(store.slots.size).toBe(1);
+    await jest.advanceTimersByTimeAsync(1);
     expect(store.slots.size).toBe(0);
   });
 
   it('gives back a block that the requests waiting for it did not need (another block freed a place meanwhile)', async () => {
+    useLingerClock();
     const store = leaseStore();
     let gate: Promise<void> = Promise.resolve();
     const pool = new LeaseBlockPool((org, blocks) => gate.then(() => store.take(org, blocks)), store.giveBack, 20);
@@ -161,8 +171,8 @@ describe('LeaseBlockPool', () => {
     expect(store.slots.size).toBe(2);
     pool.release(a2.block, 0);
     pool.release(a3.block, 0);
-    // Both blocks' 20 ms lingers are timers: this later timer always fires after them.
-    await new Promise((r) => setTimeout(r, 60));
+    // Both blocks' 20 ms lingers are timers on jest's clock.
+    await jest.advanceTimersByTimeAsync(20);
     expect(store.slots.size).toBe(0);
   });
 

@@ -9,16 +9,22 @@ function recordingStore(docs: Record<string, string>) {
   return { finds, reads };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe('gathered reads', () => {
   test('refreshes asked for within the gathering time share one find; each caller gets its own document or null', async () => {
-    const { finds, reads } = recordingStore({ a: 'A', b: 'B' });
-    const first = reads.read('a', 30);
-    await sleep(5);
-    const rest = [reads.read('b', 30), reads.read('missing', 30), reads.read('a', 30)];
-    expect(await Promise.all([first, ...rest])).toEqual(['A', 'B', null, 'A']);
-    expect(finds).toEqual([['a', 'b', 'missing']]);
+    // The gathering timer and the clock are jest's: 5 ms pass exactly, however busy the machine.
+    jest.useFakeTimers();
+    try {
+      const { finds, reads } = recordingStore({ a: 'A', b: 'B' });
+      const first = reads.read('a', 30);
+      jest.advanceTimersByTime(5);
+      const rest = [reads.read('b', 30), reads.read('missing', 30), reads.read('a', 30)];
+      expect(finds).toEqual([]);
+      await jest.advanceTimersByTimeAsync(25);
+      expect(await Promise.all([first, ...rest])).toEqual(['A', 'B', null, 'A']);
+      expect(finds).toEqual([['a', 'b', 'missing']]);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   test('a read a request waits for goes at once and takes the waiting refreshes along', async () => {

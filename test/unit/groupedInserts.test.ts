@@ -13,6 +13,7 @@ function recordingCollection() {
         if (ids.has(d._id)) writeErrors.push({ index, code: 11000 });
         else ids.add(d._id);
       });
+      // A command that takes a moment, so later inserts arrive while one is in flight.
       await new Promise((r) => setTimeout(r, 2));
       if (writeErrors.length) throw Object.assign(new Error('E11000 duplicate key'), { code: 11000, writeErrors });
       return { insertedCount: docs.length };

@@ -12,13 +12,19 @@ describe('progress of long local steps', () => {
     expect(formatAmount(2048, 'bytes')).toBe('2.0 KB');
   });
 
-  test('off a terminal: a plain line every few seconds, and the time at the end', async () => {
+  test('off a terminal: a plain line every few seconds, and the time at the end', () => {
     let written = '';
     const stream = Object.assign(new Writable({ write: (c, _e, cb) => ((written += c.toString()), cb()) }), { isTTY: false }) as unknown as NodeJS.WriteStream;
-    const p = startProgress('building', { stream, plainEverySeconds: 1 });
-    p.update(10);
-    await new Promise((r) => setTimeout(r, 2300));
-    p.finish();
+    // The ticker and the elapsed time both run on jest's clock, advanced instead of waited for.
+    jest.useFakeTimers({ now: Date.UTC(2026, 0, 1) });
+    try {
+      const p = startProgress('building', { stream, plainEverySeconds: 1 });
+      p.update(10);
+      jest.advanceTimersByTime(2300);
+      p.finish();
+    } finally {
+      jest.useRealTimers();
+    }
     const lines = written.trim().split('\n');
     expect(written).not.toContain('\r');
     expect(lines.length).toBeGreaterThanOrEqual(2);

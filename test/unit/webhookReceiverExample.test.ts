@@ -68,6 +68,8 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
+// The example processes an event after answering; a pause (not a probe) is what lets a test see
+// that a retry was not processed a second time, an absence no condition can be awaited for.
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
 test('a signed job.completed is verified, answered 204 and processed once', async () => {
