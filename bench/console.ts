@@ -141,19 +141,6 @@ async function measure(dir: string, stops: Array<() => Promise<unknown> | unknow
       continue;
     }
     if (process.env.BENCH_VERBOSE) process.stdout.write(`${page}: ${probe.status}, ${JSON.stringify(Object.fromEntries(probe.headers))}\n`);
-    if (process.env.BENCH_DEBUG) {
-      for (let i = 0; i < 3; i++) {
-        const t = performance.now();
-        const r = await fetch(`${api.url}${page}`, { headers: { cookie }, redirect: 'manual' });
-        await r.arrayBuffer();
-        process.stdout.write(`seq ${r.status} ${(performance.now() - t).toFixed(0)} ms\n`);
-      }
-      const { request } = await import('undici');
-      const t = performance.now();
-      const r = await request(`${api.url}${page}`, { headers: { cookie }, headersTimeout: 5000 });
-      await r.body.dump();
-      process.stdout.write(`undici ${r.statusCode} ${(performance.now() - t).toFixed(0)} ms\n`);
-    }
     if (probe.status !== 200) throw new Error(`${page} answered ${probe.status} to the signed-in admin`);
     const result = await runLoad({
       mode: 'open',

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { creditSummary } from '../../../core/credits/credits';
 import { ApiKey } from '../../../core/keys/models';
 import { Problem } from '../../../core/problems';
+import { ReadCache } from '../../../core/store/readCache';
 import { errorNote, hidden, html, type Html } from '../../oauth/pageRendering';
 import { notAllowed } from '../consoleErrors';
 import { scrollingTable, seeOther, sendConsolePage } from '../consoleLayout';
@@ -92,9 +93,23 @@ function familyRow(f: FamilyRow, remaining: number | null, visitor: ConsoleVisit
   </tr>`;
 }
 
-async function sendBudgetsPage(ctx: Context, visitor: ConsoleVisitor, message: string | null, status = 200): Promise<void> {
+/**
+ * The organization's key families through a read cache of READ_CACHE_MS (as limit settings are
+ * read): FerretDB decodes every key document of the organization for this list (about 40 ms for
+ * 200 keys), too much for every view of the page. A new key family shows within READ_CACHE_MS.
+ */
+type FamilyReads = ReadCache<FamilyRow[]>;
+
+async function sendBudgetsPage(
+  ctx: Context,
+  visitor: ConsoleVisitor,
+  deps: ConsoleDeps,
+  familyReads: FamilyReads,
+  message: string | null,
+  status = 200,
+): Promise<void> {
   const orgId = visitor.user.orgId;
-  const [summary, families] = await Promise.all([creditSummary(orgId), keyFamilies(orgId)]);
+  const [summary, families] = await Promise.all([creditSummary(orgId), familyReads.get(orgId, deps.config.readCacheMs, () => keyFamilies(orgId))]);
   const page = pageNumber(ctx.query.page);
   const shown = families.slice((page - 1) * FAMILIES_PER_PAGE, page * FAMILIES_PER_PAGE);
   const more = families.length > page * FAMILIES_PER_PAGE;
@@ -153,21 +168,23 @@ async function sendBudgetsPage(ctx: Context, visitor: ConsoleVisitor, message: s
   );
 }
 
-async function budgetChange(ctx: Context, visitor: ConsoleVisitor, deps: ConsoleDeps, change: () => Promise<string>): Promise<void> {
+async function budgetChange(ctx: Context, visitor: ConsoleVisitor, deps: ConsoleDeps, familyReads: FamilyReads, change: () => Promise<string>): Promise<void> {
   if (visitor.role !== 'admin') throw notAllowed();
   try {
     seeOther(ctx, `${CONSOLE_PATHS.budgets}?done=${await change()}`);
   } catch (err) {
     if (!(err instanceof Problem) || err.status >= 500 || err.status === 403) throw err;
-    await sendBudgetsPage(ctx, visitor, `Not saved: ${err.detail}`, err.status === 404 ? 404 : 422);
+    await sendBudgetsPage(ctx, visitor, deps, familyReads, `Not saved: ${err.detail}`, err.status === 404 ? 404 : 422);
   }
 }
 
 export function mountBudgetsPage(pages: ConsolePages): void {
-  pages.get(CONSOLE_PATHS.budgets, (ctx, visitor) => sendBudgetsPage(ctx, visitor, null));
+  // One cache per mounted console (the composition root builds the router once per process).
+  const familyReads: FamilyReads = new ReadCache<FamilyRow[]>(1_000);
+  pages.get(CONSOLE_PATHS.budgets, (ctx, visitor, deps) => sendBudgetsPage(ctx, visitor, deps, familyReads, null));
 
   pages.post(CONSOLE_PATHS.budgets, (ctx, visitor, form, deps) =>
-    budgetChange(ctx, visitor, deps, async () => {
+    budgetChange(ctx, visitor, deps, familyReads, async () => {
       const body = { family_id: form.get('family_id') ?? '', budget: form.get('budget') ?? '' };
       await deps.road.run(ctx, visitor, 'console.budgets.set', { body });
       return 'set';
@@ -175,7 +192,7 @@ export function mountBudgetsPage(pages: ConsolePages): void {
   );
 
   pages.post(`${CONSOLE_PATHS.budgets}/remove`, (ctx, visitor, form, deps) =>
-    budgetChange(ctx, visitor, deps, async () => {
+    budgetChange(ctx, visitor, deps, familyReads, async () => {
       await deps.road.run(ctx, visitor, 'console.budgets.remove', { body: { family_id: form.get('family_id') ?? '' } });
       return 'removed';
     }),
