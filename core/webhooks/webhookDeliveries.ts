@@ -110,20 +110,25 @@ export interface DeliveryFilter {
 
 export async function listDeliveries(workspaceId: string, f: DeliveryFilter): Promise<{ data: DeliveryView[]; next_cursor: string | null }> {
   const after = decodeCursor('webhook_deliveries', f.cursor);
-  const filter: Record<string, unknown> = { workspaceId, ...afterPosition(after) };
-  if (f.endpoint_id) filter.endpointId = f.endpoint_id;
-  if (f.event_id) filter.eventId = f.event_id;
+  let eventId = f.event_id;
   if (f.job_id) {
     // Through the event (one per job, indexed by job): the attempts' own index is by event.
     const event = await WebhookEvent.findOne({ jobId: f.job_id, workspaceId }, { _id: 1 }).lean<{ _id: string }>();
-    if (!event || (f.event_id && f.event_id !== event._id)) return { data: [], next_cursor: null };
-    filter.eventId = event._id;
+    if (!event || (eventId && eventId !== event._id)) return { data: [], next_cursor: null };
+    eventId = event._id;
   }
+  // One event's attempts are read by the event alone: with the workspace beside it the local
+  // store (FerretDB) reads and sorts every attempt of the workspace. They all share the event's
+  // workspace, so another workspace's event is dropped whole below.
+  const filter: Record<string, unknown> = { ...(eventId ? { eventId } : { workspaceId }), ...afterPosition(after) };
+  if (f.endpoint_id) filter.endpointId = f.endpoint_id;
   if (f.status) filter.status = f.status;
-  const docs = await WebhookDelivery.find(filter)
-    .sort({ createdAt: -1, _id: -1 })
-    .limit(f.limit + 1)
-    .lean<WebhookDeliveryDoc[]>();
+  const docs = (
+    await WebhookDelivery.find(filter)
+      .sort({ createdAt: -1, _id: -1 })
+      .limit(f.limit + 1)
+      .lean<WebhookDeliveryDoc[]>()
+  ).filter((d) => d.workspaceId === workspaceId);
   const page = docs.slice(0, f.limit);
   const last = page[page.length - 1];
   return {

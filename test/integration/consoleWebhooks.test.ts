@@ -276,5 +276,25 @@ describe('Webhook deliveries', () => {
       status: 'no_endpoint',
     });
     for (const id of [foreign, 'evt_absent']) expect((await admin.get(`/console/webhooks/events/${id}`)).status).toBe(404);
+    // Its attempts, asked for by event id in this organization's workspace, are not listed.
+    await recordAttempt({
+      eventId: foreign,
+      replay: 0,
+      attempt: 1,
+      endpointId: newId('we'),
+      orgId: other.orgId,
+      workspaceId: other.workspaceId,
+      jobId: 'job_foreign',
+      status: 'failed',
+      responseStatus: 500,
+      errorCode: 'http_status',
+      durationMs: 5,
+      scheduledAt: new Date(),
+      attemptedAt: new Date(),
+      nextAttemptAt: new Date(),
+    });
+    const listed = await admin.get(`/console/webhooks/deliveries?workspace=${tenant.workspaceId}&event_id=${foreign}`);
+    expect(listed.text).toContain('No delivery attempt matches.');
+    expect(listed.text).not.toContain('job_foreign');
   });
 });
