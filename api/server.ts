@@ -42,7 +42,7 @@ export async function startApi(config: Config): Promise<{
   return {
     server,
     url,
-    flushUsage: () => usage.flush(),
+    flushUsage: () => usage.flush({ all: true }),
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

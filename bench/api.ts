@@ -30,8 +30,8 @@ import { measureCounterCpu, quantile, seedYearOfUsage } from './usageBench';
  *   loop, BENCH_CONNECTIONS (default 50) connections, GET /v1/whoami, against the bare route's
  *   capacity. Target: ratio >= 0.3.
  * - usage: GET /v1/usage by the day over 90 days for organizations with a year of counter rows
- *   (bench/usageBench.ts: minute rows of 48 h, hour rows of 100 days, day rows; six operations
- *   every minute), paced under the operation's own rate. Target: p95 <= 50 ms. And the usage
+ *   (bench/usageBench.ts: hour rows of 100 days, month rows of rolled-up days; six operations
+ *   every hour), paced under the operation's own rate. Target: p95 <= 50 ms. And the usage
  *   counters' CPU per request (counting and flushing, this process plus the store), beside the
  *   common case's API and store CPU per request. Target: <= 5 % of it.
  * Each prints p50/p99, non-2xx and the CPU seconds the API and the store processes spent per
@@ -273,7 +273,7 @@ async function measureAll(dir: string, stops: Array<() => Promise<unknown> | unk
   if (counterCpu) {
     const counters = counterCpu.processSeconds + (counterCpu.storeSeconds ?? 0);
     w(
-      `usage counters: ${COUNTER_REQUESTS} requests counted over ${ORGS} organizations at ${RATE}/s of clock, ${counterCpu.upserts} upserts; CPU per 1,000 requests: counting ${perThousand(counterCpu.processSeconds, COUNTER_REQUESTS)}, store ${perThousand(counterCpu.storeSeconds, COUNTER_REQUESTS)}\n`,
+      `usage counters: ${COUNTER_REQUESTS} requests counted over ${ORGS} organizations at ${RATE}/s of clock, about ${counterCpu.minutes * ORGS} upserts (one per organization and minute); CPU per 1,000 requests: counting ${perThousand(counterCpu.processSeconds, COUNTER_REQUESTS)}, store ${perThousand(counterCpu.storeSeconds, COUNTER_REQUESTS)}\n`,
     );
     if (commonApi) {
       const served = commonApi.load.requests + (commonApi.load.leadInRequests ?? 0);

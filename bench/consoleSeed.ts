@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../core/config';
-import { AuditEvent } from '../core/audit/models';
+import { auditEventId } from '../core/audit/auditLog';
+import { AuditEvent, AuditHead } from '../core/audit/models';
 import { grantCredits } from '../core/credits/credits';
 import { LedgerEntry } from '../core/credits/models';
 import { newId } from '../core/ids';
@@ -105,8 +106,9 @@ export async function seedConsoleOrganization(config: Config, size: ConsoleSeedS
     size.auditEntries,
     (docs) => AuditEvent.collection.insertMany(docs as never[], { ordered: false }),
     (i) => ({
-      _id: newId('aud'),
+      _id: auditEventId(orgId, i + 1),
       orgId,
+      seq: i + 1,
       time: new Date(now.getTime() - span + (i / size.auditEntries) * span),
       actor: i % 3 ? `key:${keyIds[i % keyIds.length]}` : 'operator',
       action: i % 2 ? 'budget.set' : 'limit.cap_set',
@@ -116,6 +118,8 @@ export async function seedConsoleOrganization(config: Config, size: ConsoleSeedS
       clientAddress: '127.0.0.1',
     }),
   );
+
+  await AuditHead.collection.insertOne({ _id: orgId, seq: size.auditEntries } as never);
 
   const endpointId = newId('we');
   await WebhookEndpoint.collection.insertOne({

@@ -1,7 +1,7 @@
-import { COUNTER_MODELS, ROLLUP_STATE_ID, UsageRollupState } from '../core/usage/models';
-import { bucketStart, counterRowId, DAY_MS, HOUR_MS, MINUTE_MS, operationKey, type BucketSize } from '../core/usage/usageBuckets';
+import { ROLLUP_STATE_ID, UsageHour, UsageMonth, UsageRollupState } from '../core/usage/models';
+import { bucketStart, counterRowId, DAY_MS, HOUR_MS, monthStart, operationKey, packTallies, type Tally } from '../core/usage/usageBuckets';
 import { UsageCounters, USAGE_FLUSH_EVERY_MS } from '../core/usage/usageCounters';
-import { HOUR_RETENTION_MS, MINUTE_RETENTION_MS, rollupMarks } from '../core/usage/usageRollup';
+import { dayField, HOUR_RETENTION_MS, rollupMarks } from '../core/usage/usageRollup';
 import { processCpuSeconds } from './processCpu';
 
 /**
@@ -9,7 +9,7 @@ import { processCpuSeconds } from './processCpu';
  * leaves them, and the CPU the counters cost per request, apart from the API process.
  */
 
-/** The operations a busy organization uses every minute. */
+/** The operations a busy organization uses every hour. */
 const BUSY_OPERATIONS = [
   'candidates.search',
   'profiles.unlock',
@@ -19,76 +19,66 @@ const BUSY_OPERATIONS = [
   'whoami',
 ];
 
-function rowAt(orgId: string, start: number, scale: number) {
-  const ops: Record<string, Record<string, number>> = {};
+function tallies(scale: number): Record<string, Tally> {
+  const ops: Record<string, Tally> = {};
   for (const [i, op] of BUSY_OPERATIONS.entries()) {
     const n = scale * (i + 1);
-    ops[operationKey(op)] = { success: n, client_error: Math.floor(n / 20), rate_limited: Math.floor(n / 50), server_error: 0, credits: n };
+    ops[operationKey(op)] = { success: n, client_error: Math.floor(n / 20), rate_limited: Math.floor(n / 50), server_error: Math.floor(n / 1000), credits: n };
   }
-  return { _id: counterRowId(orgId, start), orgId, start: new Date(start), ops };
-}
-
-async function insertRows(size: BucketSize, rows: ReturnType<typeof rowAt>[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += 1000) await COUNTER_MODELS[size].collection.insertMany(rows.slice(i, i + 1000) as never[], { ordered: false });
+  return ops;
 }
 
 /**
- * Rows of an organization busy every minute for a year, as the roll-up leaves them at `nowMs`:
- * a minute row for each minute of the last 48 hours, an hour row for each hour of the last 100
- * days, a day row for each folded day; and the roll-up marks that go with them. Returns the count.
+ * Rows of an organization busy every hour for a year, as the roll-up leaves them at `nowMs`:
+ * an hour row for each hour of the last 100 days (six operations each), each folded day of the
+ * year in its month row, and the roll-up mark that goes with them. Returns the number of rows.
  */
 export async function seedYearOfUsage(orgId: string, nowMs: number): Promise<number> {
   const marks = rollupMarks(nowMs);
-  const minutes = [];
-  for (let t = bucketStart('minute', nowMs - MINUTE_RETENTION_MS); t <= nowMs; t += MINUTE_MS) minutes.push(rowAt(orgId, t, 1));
   const hours = [];
-  for (let t = bucketStart('hour', nowMs - HOUR_RETENTION_MS); t < marks.hoursUntil; t += HOUR_MS) hours.push(rowAt(orgId, t, 60));
-  const days = [];
-  for (let t = marks.daysUntil - 365 * DAY_MS; t < marks.daysUntil; t += DAY_MS) days.push(rowAt(orgId, t, 1440));
-  await insertRows('minute', minutes);
-  await insertRows('hour', hours);
-  await insertRows('day', days);
-  await UsageRollupState.updateOne(
-    { _id: ROLLUP_STATE_ID },
-    { $set: { hoursUntil: new Date(marks.hoursUntil), daysUntil: new Date(marks.daysUntil) } },
-    { upsert: true },
-  );
-  return minutes.length + hours.length + days.length;
+  for (let t = bucketStart('hour', nowMs - HOUR_RETENTION_MS); t <= nowMs; t += HOUR_MS)
+    hours.push({ _id: counterRowId(orgId, t), orgId, start: new Date(t), ops: tallies(60) });
+  const months = new Map<number, { _id: string; orgId: string; start: Date; days: Record<string, string> }>();
+  for (let t = marks.daysUntil - 365 * DAY_MS; t < marks.daysUntil; t += DAY_MS) {
+    const m = monthStart(t);
+    const row = months.get(m) ?? { _id: counterRowId(orgId, m), orgId, start: new Date(m), days: {} };
+    row.days[dayField(t)] = packTallies(tallies(1440));
+    months.set(m, row);
+  }
+  for (let i = 0; i < hours.length; i += 1000) await UsageHour.collection.insertMany(hours.slice(i, i + 1000) as never[], { ordered: false });
+  await UsageMonth.collection.insertMany([...months.values()] as never[], { ordered: false });
+  await UsageRollupState.updateOne({ _id: ROLLUP_STATE_ID }, { $set: { daysUntil: new Date(marks.daysUntil) } }, { upsert: true });
+  return hours.length + months.size;
 }
 
 /**
  * CPU per request of the counters alone, as the API runs them: `requests` counted over the
  * organizations in turn on a clock advancing `ratePerSecond`, a flush every USAGE_FLUSH_EVERY_MS
- * of that clock (one upsert per organization and minute). This process's CPU plus the store's.
+ * of that clock (the ended minutes, one upsert per organization). This process's CPU plus the store's.
  */
 export async function measureCounterCpu(
   orgIds: readonly string[],
   requests: number,
   ratePerSecond: number,
   storePid: number | undefined,
-): Promise<{ processSeconds: number; storeSeconds: number | undefined; upserts: number }> {
+): Promise<{ processSeconds: number; storeSeconds: number | undefined; minutes: number }> {
   let clock = Date.now();
   const counters = new UsageCounters({ now: () => clock });
   const perFlush = Math.max(1, Math.round((ratePerSecond * USAGE_FLUSH_EVERY_MS) / 1000));
-  let upserts = 0;
   const storeBefore = processCpuSeconds(storePid);
   const cpuBefore = process.cpuUsage();
   for (let i = 0; i < requests; i++) {
     counters.countRequest(orgIds[i % orgIds.length], 'whoami', 200, 0);
     clock += 1000 / ratePerSecond;
-    if ((i + 1) % perFlush === 0) {
-      upserts += counters.pendingRows().length;
-      await counters.flush();
-    }
+    if ((i + 1) % perFlush === 0) await counters.flush();
   }
-  upserts += counters.pendingRows().length;
-  await counters.flush();
+  await counters.flush({ all: true });
   const cpu = process.cpuUsage(cpuBefore);
   const storeAfter = processCpuSeconds(storePid);
   return {
     processSeconds: (cpu.user + cpu.system) / 1e6,
     storeSeconds: storeBefore === undefined || storeAfter === undefined ? undefined : storeAfter - storeBefore,
-    upserts,
+    minutes: Math.ceil(requests / ratePerSecond / 60),
   };
 }
 

@@ -15,7 +15,7 @@ html{-webkit-text-size-adjust:100%}
 body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;font-size:1rem;line-height:1.5;color:var(--fg);background:var(--bg)}
 a{color:var(--accent)}
 a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
-caption.vh{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+caption.vh,.vh{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .skip{position:absolute;left:-999px;top:0;background:var(--bg);padding:.5rem}
 .skip:focus{left:.5rem}
 header{border-bottom:1px solid var(--line);background:var(--soft)}
@@ -31,6 +31,7 @@ main{max-width:80rem;margin:0 auto;padding:1rem 1rem 3rem}
 h1{font-size:1.6rem;margin:.5rem 0 1rem;overflow-wrap:anywhere}
 h2{font-size:1.2rem;margin:1.5rem 0 .5rem}
 p{max-width:48rem}
+main p,main li{overflow-wrap:anywhere}
 label{display:block;margin:.9rem 0 .25rem;font-weight:600}
 fieldset{border:1px solid var(--line);border-radius:.375rem;margin:1rem 0;padding:.5rem 1rem 1rem;max-width:36rem}
 legend{font-weight:600;padding:0 .25rem}
@@ -45,7 +46,8 @@ button.danger{background:var(--danger);border-color:var(--danger)}
 table{border-collapse:collapse;width:100%;font-size:.925rem}
 th,td{text-align:left;vertical-align:top;padding:.45rem .6rem;border-bottom:1px solid var(--line);white-space:nowrap}
 thead th{background:var(--soft)}
-td.wrap{white-space:normal;min-width:12rem}
+td.wrap{white-space:normal;min-width:14rem}
+td code{overflow-wrap:normal;white-space:nowrap}
 tbody tr:last-child td{border-bottom:0}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em;overflow-wrap:anywhere}
 .secret{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem;margin:1rem 0}
@@ -56,6 +58,18 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:
 .status{color:var(--ok)}
 .pager{display:flex;gap:1rem;margin:1rem 0}
 .actions a{margin-right:.75rem}
+.actions form{display:inline-block}
+form.inline{display:inline}
+form.inline button{margin:0 0 0 .5rem;padding:.2rem .6rem}
+.filters{display:flex;flex-wrap:wrap;gap:0 1rem;align-items:flex-end}
+.filters>div{flex:1 1 14rem;max-width:24rem}
+.filters>div:last-child{flex:0 0 auto}
+dl.facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.25rem 1rem;margin:.5rem 0}
+dl.facts dt{font-weight:600}
+dl.facts dd{margin:0;overflow-wrap:anywhere}
+.timeline ol{padding-left:1.25rem}
+.timeline li{margin:.25rem 0}
+.timeline li.planned{color:var(--muted)}
 .figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(10.5rem,1fr));gap:.75rem;margin:.5rem 0 1rem;max-width:56rem}
 .figures div{border:1px solid var(--line);border-radius:.375rem;padding:.5rem .75rem;background:var(--soft)}
 .figures dt{font-size:.875rem;color:var(--muted)}
@@ -71,8 +85,6 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:
 .choices{display:flex;flex-wrap:wrap;gap:.25rem .5rem;list-style:none;padding:0}
 .choices a{display:inline-block;padding:.3rem .6rem;border:1px solid var(--line);border-radius:.375rem;text-decoration:none}
 .choices a[aria-current=true]{background:var(--accent);color:#fff;border-color:var(--accent)}
-.filters{display:flex;flex-wrap:wrap;align-items:flex-end;gap:0 1rem}
-.filters div{min-width:10rem;flex:1 1 10rem;max-width:16rem}
 @media (max-width:40rem){h1{font-size:1.35rem}main{padding:.75rem .75rem 2rem}nav ul{padding:.25rem .5rem}}
 `;
 

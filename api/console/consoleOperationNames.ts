@@ -10,6 +10,16 @@ export const CONSOLE_OPERATIONS = [
   'console.team.invite',
   'console.team.update',
   'console.team.disable',
+  'console.limits.set_cap',
+  'console.limits.block',
+  'console.limits.clear',
+  'console.budgets.set',
+  'console.budgets.remove',
+  'console.webhooks.register',
+  'console.webhooks.update',
+  'console.webhooks.retire',
+  'console.webhooks.rotate_secret',
+  'console.webhooks.replay',
   'console.jobs.cancel',
 ] as const;
 

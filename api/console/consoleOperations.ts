@@ -1,5 +1,17 @@
 import type { ConsoleOperation } from './consoleOperation';
+import { budgetOperations } from './operations/budgetOperations';
 import { jobOperations } from './operations/jobOperations';
+import { keyOperations } from './operations/keyOperations';
+import { limitOperations } from './operations/limitOperations';
+import { teamOperations } from './operations/teamOperations';
+import { webhookOperations } from './operations/webhookOperations';
 
 /** Every console write the executor can run, from each area of the console. */
-export const consoleOperations: readonly ConsoleOperation[] = [...jobOperations];
+export const consoleOperations: readonly ConsoleOperation[] = [
+  ...keyOperations,
+  ...teamOperations,
+  ...limitOperations,
+  ...budgetOperations,
+  ...webhookOperations,
+  ...jobOperations,
+];

@@ -10,13 +10,32 @@ import { consolePages, type ConsolePages } from './consolePages';
 import { CONSOLE_PATHS, CONSOLE_ROOT } from './consolePaths';
 import { createConsoleRoad } from './consoleRoad';
 import { requireVisitor } from './consoleVisitor';
+import { mountAuditPage } from './pages/auditPage';
+import { mountBudgetsPage } from './pages/budgetsPage';
 import { mountConfirmPage } from './pages/confirmPage';
 import { mountJobsPages } from './pages/jobsPages';
+import { mountKeysPages } from './pages/keysPages';
+import { mountLimitsPage } from './pages/limitsPage';
 import { mountOverviewPage } from './pages/overviewPage';
+import { mountTeamPages } from './pages/teamPages';
 import { mountUsagePage } from './pages/usagePage';
+import { mountWebhookDeliveriesPages } from './pages/webhookDeliveriesPages';
+import { mountWebhooksPage } from './pages/webhooksPage';
 
 /** Each page module of the console mounts its pages through the shared guard (consolePages.ts). */
-const PAGE_MODULES: ReadonlyArray<(pages: ConsolePages) => void> = [mountOverviewPage, mountUsagePage, mountJobsPages, mountConfirmPage];
+const PAGE_MODULES: ReadonlyArray<(pages: ConsolePages) => void> = [
+  mountOverviewPage,
+  mountConfirmPage,
+  mountKeysPages,
+  mountLimitsPage,
+  mountBudgetsPage,
+  mountTeamPages,
+  mountAuditPage,
+  mountWebhooksPage,
+  mountWebhookDeliveriesPages,
+  mountUsagePage,
+  mountJobsPages,
+];
 
 /**
  * The organization console under `{AUTH_URL}/console` (DECISIONS.md "Organization console"), on

@@ -5,8 +5,8 @@ import { DAY_MS, HOUR_MS } from '../../core/usage/usageBuckets';
 import { usageSeries, type Granularity } from '../../core/usage/usageSeries';
 import { defineRoute } from '../routeSpec';
 
-/** The longest range each granularity answers: a month of hours (hour rows are kept 100 days), 400 days of days. */
-export const USAGE_MAX_RANGE_MS: Record<Granularity, number> = { hour: 31 * DAY_MS, day: 400 * DAY_MS };
+/** The longest range each granularity answers: a week of hours (each hour a row to read), 400 days of days (a row a month). */
+export const USAGE_MAX_RANGE_MS: Record<Granularity, number> = { hour: 7 * DAY_MS, day: 400 * DAY_MS };
 /** The range when `from` is absent: the 24 hours or 30 days before `to`. */
 export const USAGE_DEFAULT_RANGE_MS: Record<Granularity, number> = { hour: 24 * HOUR_MS, day: 30 * DAY_MS };
 
@@ -32,7 +32,7 @@ const Query = z
       .datetime({ offset: true })
       .optional()
       .describe(
-        'start of the range (ISO 8601), widened to its bucket; default: 24 hours (hour) or 30 days (day) before `to`; at most 31 days (hour) or 400 days (day) before it',
+        'start of the range (ISO 8601), widened to its bucket; default: 24 hours (hour) or 30 days (day) before `to`; at most 7 days (hour) or 400 days (day) before it',
       ),
     to: z.iso.datetime({ offset: true }).optional().describe('end of the range (ISO 8601, exclusive), widened to its bucket; default: now'),
     granularity: z.enum(['day', 'hour']).default('day').describe('bucket size, in UTC'),
@@ -60,7 +60,7 @@ export const usageRoutes = [
     permission: PERMISSIONS.usageRead,
     summary: "The organization's requests and credits per hour or day and operation",
     description:
-      'Per UTC bucket (`granularity`: `hour` or `day`) and operation: requests by outcome (2xx `success`, 4xx `client_error` other than 429, 429 `rate_limited`, 5xx `server_error`) and `credits` charged, including the credits contact-retrieval jobs charge as they run. The figures come from counters kept as the work happens and reach this answer within seconds; `credits` over a range agrees with the ledger. Buckets with nothing counted are left out. Ranges: up to 31 days by the hour, 400 days by the day; hour buckets are kept 100 days.',
+      'Per UTC bucket (`granularity`: `hour` or `day`) and operation: requests by outcome (2xx `success`, 4xx `client_error` other than 429, 429 `rate_limited`, 5xx `server_error`) and `credits` charged, including the credits contact-retrieval jobs charge as they run. The figures come from counters kept as the work happens; `credits` over a range agrees with the ledger. Buckets with nothing counted are left out. Ranges: up to 7 days by the hour, 400 days by the day; hour buckets are kept 100 days. Counts reach this answer within about a minute (each process writes a minute once it has ended).',
     query: Query,
     responses: { 200: { description: 'Usage per bucket and operation, oldest first', schema: z.object({ data: z.array(UsagePointSchema) }) } },
     handler: async ({ principal, query }) => {

@@ -1,7 +1,6 @@
-import { newId } from '../ids';
-import { cursorId, cursorInstant, decodeListCursor, encodeListCursor } from '../pageCursor';
+import { cursorIndex, decodeListCursor, encodeListCursor } from '../pageCursor';
 import { auditValues, isAuditActor, isAuditAction, type AuditAction, type AuditActor } from './auditActions';
-import { AuditEvent } from './models';
+import { AuditEvent, AuditHead } from './models';
 
 /**
  * The audit log of each organization: every change made by a person, an API key, an M2M client
@@ -34,6 +33,7 @@ export interface AuditEventView {
 interface StoredAuditEvent {
   _id: string;
   orgId: string;
+  seq: number;
   time: Date;
   actor: string;
   action: string;
@@ -43,22 +43,60 @@ interface StoredAuditEvent {
   clientAddress: string | null;
 }
 
+/**
+ * Entries are numbered per organization (1, 2, …) and the number is in the id, so a page is read
+ * by ids (`_id $in`), the one lookup besides string equality that FerretDB's SQLite backend does
+ * through an index (docs/local-store.md): sorting an organization's entries by time read and
+ * decoded every one of them, seconds per page at 100,000 entries. Newest first is highest number first.
+ */
+export function auditEventId(orgId: string, seq: number): string {
+  return `aud_${orgId.replace(/^org_/, '')}_${seq}`;
+}
+
+/** The number of the organization's latest entry (0 when it has none). */
+async function headSeq(orgId: string): Promise<number> {
+  const head = await AuditHead.findById(orgId, { seq: 1 }).lean<{ seq: number }>();
+  return head?.seq ?? 0;
+}
+
+async function nextSeq(orgId: string): Promise<number> {
+  // No projection: FerretDB's findAndModify does not take one.
+  const head = await AuditHead.findOneAndUpdate({ _id: orgId }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' }).lean<{ seq: number }>();
+  return head!.seq;
+}
+
+const RECORD_ATTEMPTS = 5;
+
+function duplicateKey(err: unknown): boolean {
+  return (err as { code?: number })?.code === 11000;
+}
+
 export async function recordAuditEvent(input: AuditEventInput): Promise<AuditEventView> {
   if (!isAuditAction(input.action)) throw new Error(`unknown audit action ${String(input.action)}`);
   if (!isAuditActor(input.actor)) throw new Error(`malformed audit actor ${String(input.actor)}`);
-  const doc: StoredAuditEvent = {
-    _id: newId('aud'),
-    orgId: input.orgId,
-    time: input.now ?? new Date(),
-    actor: input.actor,
-    action: input.action,
-    target: input.target,
-    before: auditValues(input.action, input.before),
-    after: auditValues(input.action, input.after),
-    clientAddress: input.clientAddress ?? null,
-  };
-  await AuditEvent.create(doc);
-  return view(doc);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const seq = await nextSeq(input.orgId);
+      const doc: StoredAuditEvent = {
+        _id: auditEventId(input.orgId, seq),
+        orgId: input.orgId,
+        seq,
+        time: input.now ?? new Date(),
+        actor: input.actor,
+        action: input.action,
+        target: input.target,
+        before: auditValues(input.action, input.before),
+        after: auditValues(input.action, input.after),
+        clientAddress: input.clientAddress ?? null,
+      };
+      await AuditEvent.create(doc);
+      return view(doc);
+    } catch (err) {
+      // Two first entries of an organization may both upsert its counter (one loses on the unique
+      // _id), and a number taken twice loses on the entry's own _id: both take the next number.
+      if (!duplicateKey(err) || attempt >= RECORD_ATTEMPTS) throw err;
+    }
+  }
 }
 
 function view(e: StoredAuditEvent): AuditEventView {
@@ -85,27 +123,56 @@ export interface AuditEventQuery {
   limit?: number;
 }
 
-/** One page of an organization's entries, newest first; `next_cursor` is null on the last page. */
-export async function listAuditEvents(orgId: string, query: AuditEventQuery = {}): Promise<{ data: AuditEventView[]; next_cursor: string | null }> {
-  const limit = Math.min(Math.max(query.limit ?? AUDIT_PAGE_DEFAULT, 1), AUDIT_PAGE_MAX);
+/** Ids read per store query while scanning down the numbers. */
+const WINDOW = 500;
+/** Numbers one page request scans at most: a rare filter answers a shorter page with a cursor instead of scanning the whole log. */
+const MAX_SCAN = 20_000;
+
+function storeFilter(orgId: string, query: Pick<AuditEventQuery, 'action' | 'actor'>): Record<string, unknown> {
   const filter: Record<string, unknown> = { orgId };
   if (query.action) filter.action = query.action;
   if (query.actor) filter.actor = query.actor;
+  return filter;
+}
+
+/** The entries numbered `from` down to `to` (inclusive) that match, highest number first. */
+async function window(orgId: string, filter: Record<string, unknown>, from: number, to: number): Promise<StoredAuditEvent[]> {
+  const ids: string[] = [];
+  for (let seq = from; seq >= to; seq--) ids.push(auditEventId(orgId, seq));
+  const rows = await AuditEvent.find({ ...filter, _id: { $in: ids } }).lean<StoredAuditEvent[]>();
+  return rows.sort((a, b) => b.seq - a.seq);
+}
+
+/**
+ * One page of an organization's entries, newest first; `next_cursor` is null on the last page.
+ * A page holds at most `limit` entries, and fewer when a filter matched few of the numbers one
+ * request scans; its cursor then goes on from there.
+ */
+export async function listAuditEvents(orgId: string, query: AuditEventQuery = {}): Promise<{ data: AuditEventView[]; next_cursor: string | null }> {
+  const limit = Math.min(Math.max(query.limit ?? AUDIT_PAGE_DEFAULT, 1), AUDIT_PAGE_MAX);
+  const filter = storeFilter(orgId, query);
+  const filtered = Boolean(query.action || query.actor);
   // The cursor names the list (and the filters) it belongs to: a page of another filter is invalid_cursor.
   const scope = `${CURSOR_SCOPE}:${query.action ?? ''}:${query.actor ?? ''}`;
-  if (query.cursor !== undefined) {
-    const after = decodeListCursor<{ t: Date; id: string }>(query.cursor, scope, { t: cursorInstant, id: cursorId });
-    filter.$or = [{ time: { $lt: after.t } }, { time: after.t, _id: { $lt: after.id } }];
+  let next = query.cursor !== undefined ? decodeListCursor<{ below: number }>(query.cursor, scope, { below: cursorIndex }).below : await headSeq(orgId);
+  const rows: StoredAuditEvent[] = [];
+  const floor = Math.max(0, next - MAX_SCAN);
+  while (next > floor && rows.length <= limit) {
+    // Unfiltered, the page's own numbers (and one more, to know whether another page follows).
+    const size = filtered ? WINDOW : limit + 1 - rows.length;
+    const to = Math.max(floor + 1, next - size + 1);
+    const found = await window(orgId, filter, next, to);
+    rows.push(...found);
+    next = to - 1;
+    // Retention deletes the oldest entries first: an empty stretch of the unfiltered log is its end.
+    if (!filtered && found.length === 0) next = 0;
   }
-  const rows = await AuditEvent.find(filter)
-    .sort({ time: -1, _id: -1 })
-    .limit(limit + 1)
-    .lean<StoredAuditEvent[]>();
   const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
+  let below = next;
+  if (rows.length > limit) below = page[page.length - 1].seq - 1;
   return {
     data: page.map(view),
-    next_cursor: rows.length > limit && last ? encodeListCursor(scope, { t: last.time.getTime(), id: last._id }) : null,
+    next_cursor: below > 0 ? encodeListCursor(scope, { below }) : null,
   };
 }
 
@@ -117,15 +184,10 @@ export async function purgeExpiredAuditEvents(now: Date, retentionDays: number):
   return res.deletedCount ?? 0;
 }
 
-/** Every entry matching the filters, newest first, read in batches as the consumer takes them (the CSV download). */
+/** Every entry matching the filters, newest first, read in windows of numbers as the consumer takes them (the CSV download). */
 export async function* allAuditEvents(orgId: string, query: Pick<AuditEventQuery, 'action' | 'actor'> = {}): AsyncGenerator<AuditEventView> {
-  const filter: Record<string, unknown> = { orgId };
-  if (query.action) filter.action = query.action;
-  if (query.actor) filter.actor = query.actor;
-  const cursor = AuditEvent.find(filter).sort({ time: -1, _id: -1 }).lean<StoredAuditEvent[]>().cursor({ batchSize: 500 });
-  try {
-    for await (const doc of cursor) yield view(doc as unknown as StoredAuditEvent);
-  } finally {
-    await cursor.close();
+  const filter = storeFilter(orgId, query);
+  for (let next = await headSeq(orgId); next > 0; next -= WINDOW) {
+    for (const doc of await window(orgId, filter, next, Math.max(1, next - WINDOW + 1))) yield view(doc);
   }
 }

@@ -9,6 +9,8 @@ const auditEventSchema = new Schema(
   {
     _id: { type: String, required: true },
     orgId: { type: String, required: true },
+    // The entry's number in its organization's log, also in its id (auditLog.ts pages by ids).
+    seq: { type: Number, required: true },
     time: { type: Date, required: true },
     actor: { type: String, required: true },
     action: { type: String, required: true },
@@ -19,7 +21,12 @@ const auditEventSchema = new Schema(
   },
   { versionKey: false, minimize: false },
 );
-// Newest first per organization, with the id as tie-breaker: the one order the list pages in.
-auditEventSchema.index({ orgId: 1, time: -1, _id: -1 });
 auditEventSchema.index({ time: 1 });
 export const AuditEvent = model('AuditEvent', auditEventSchema, 'audit_events');
+
+/** Each organization's latest entry number: the one counter the log's writer increments. */
+export const AuditHead = model(
+  'AuditHead',
+  new Schema({ _id: { type: String, required: true }, seq: { type: Number, required: true, default: 0 } }, { versionKey: false }),
+  'audit_heads',
+);

@@ -48,6 +48,8 @@ export interface CreateKeyInput {
   environment?: KeyEnvironment;
   audience: string;
   expiresAt?: Date | null;
+  /** Who makes it, as the audit log names actors: `user:<id>` from the console, `operator` from the CLI. */
+  createdBy?: string | null;
 }
 
 export async function createApiKey(input: CreateKeyInput): Promise<{ key: string; key_id: string; family_id: string; name: string }> {
@@ -96,6 +98,7 @@ export async function createApiKey(input: CreateKeyInput): Promise<{ key: string
     familyId,
     scopes: [...new Set(input.scopes)],
     expiresAt: input.expiresAt ?? null,
+    createdBy: input.createdBy ?? null,
   });
   return { key, key_id: keyId, family_id: familyId, name };
 }
@@ -110,6 +113,8 @@ export interface KeyView {
   application_id: string;
   scopes: string[];
   status: 'active' | 'expired' | 'revoked';
+  /** `user:<id>` or `operator`; null when not known. */
+  created_by: string | null;
   created_at: string | null;
   /** Accurate to the minute (keyUse.ts); null when the key was never used. */
   last_used_at: string | null;
@@ -117,27 +122,107 @@ export interface KeyView {
   revoked_at: string | null;
 }
 
+interface StoredKeyDoc {
+  _id: string;
+  name?: string | null;
+  displayPrefix: string;
+  familyId: string;
+  workspaceId: string;
+  applicationId: string;
+  scopes: string[];
+  createdBy?: string | null;
+  createdAt?: Date;
+  lastUsedAt?: Date | null;
+  expiresAt?: Date | null;
+  revokedAt?: Date | null;
+}
+
+function keyView(d: StoredKeyDoc, now: Date): KeyView {
+  return {
+    key_id: d._id,
+    name: d.name ?? defaultKeyName(d.displayPrefix, null),
+    display_prefix: d.displayPrefix,
+    family_id: d.familyId,
+    workspace_id: d.workspaceId,
+    application_id: d.applicationId,
+    scopes: d.scopes,
+    status: d.revokedAt && d.revokedAt <= now ? 'revoked' : d.expiresAt && d.expiresAt <= now ? 'expired' : 'active',
+    created_by: d.createdBy ?? null,
+    created_at: d.createdAt?.toISOString() ?? null,
+    last_used_at: d.lastUsedAt?.toISOString() ?? null,
+    expires_at: d.expiresAt?.toISOString() ?? null,
+    revoked_at: d.revokedAt?.toISOString() ?? null,
+  };
+}
+
 /** The organization's keys, oldest first, revoked and expired ones included. */
 export async function listApiKeys(orgId: string, now = new Date()): Promise<{ org_id: string; keys: KeyView[] }> {
   await requireOrganization(orgId);
-  const docs = await ApiKey.find({ orgId }, { hash: 0 }).sort({ createdAt: 1, _id: 1 }).lean();
-  return {
-    org_id: orgId,
-    keys: docs.map((d) => ({
-      key_id: d._id,
-      name: d.name ?? defaultKeyName(d.displayPrefix, null),
-      display_prefix: d.displayPrefix,
-      family_id: d.familyId,
-      workspace_id: d.workspaceId,
-      application_id: d.applicationId,
-      scopes: d.scopes,
-      status: d.revokedAt && d.revokedAt <= now ? 'revoked' : d.expiresAt && d.expiresAt <= now ? 'expired' : 'active',
-      created_at: d.createdAt?.toISOString() ?? null,
-      last_used_at: d.lastUsedAt?.toISOString() ?? null,
-      expires_at: d.expiresAt?.toISOString() ?? null,
-      revoked_at: d.revokedAt?.toISOString() ?? null,
-    })),
-  };
+  const docs = await ApiKey.find({ orgId }, { hash: 0 }).sort({ createdAt: 1, _id: 1 }).lean<StoredKeyDoc[]>();
+  return { org_id: orgId, keys: docs.map((d) => keyView(d, now)) };
+}
+
+/** One page of the organization's keys, newest first; `more` when a further page exists. */
+export async function pageOfApiKeys(orgId: string, page: number, perPage: number, now = new Date()): Promise<{ keys: KeyView[]; more: boolean }> {
+  const docs = await ApiKey.find({ orgId }, { hash: 0 })
+    .sort({ createdAt: -1, _id: -1 })
+    .skip(Math.max(0, page - 1) * perPage)
+    .limit(perPage + 1)
+    .lean<StoredKeyDoc[]>();
+  return { keys: docs.slice(0, perPage).map((d) => keyView(d, now)), more: docs.length > perPage };
+}
+
+/** A key of this organization, or null: another organization's key reads as absent. */
+export async function findOrgKey(orgId: string, keyId: string, now = new Date()): Promise<KeyView | null> {
+  if (typeof keyId !== 'string' || keyId.length > 100) return null;
+  const doc = await ApiKey.findOne({ _id: keyId, orgId }, { hash: 0 }).lean<StoredKeyDoc>();
+  return doc ? keyView(doc, now) : null;
+}
+
+export interface RotationResult {
+  key: string;
+  key_id: string;
+  family_id: string;
+  name: string;
+  replaced_key_id: string;
+  /** When the replaced key stops working. */
+  replaced_key_expires_at: string;
+}
+
+/**
+ * Rotates a key (SPEC 5.1.5): a new key of the same family, workspace, application, scopes and
+ * name, issued alongside the old one, which stops working `oldKeyEndsInMs` from now (0: at once,
+ * as a revocation, which waits out the read caches so the next request with it fails
+ * everywhere). The old key never lives longer than it already would. The new key has no expiry.
+ */
+export async function rotateApiKey(
+  settings: Pick<Config, 'readCacheMs' | 'apiAudience'>,
+  input: { orgId: string; keyId: string; oldKeyEndsInMs: number; createdBy?: string | null },
+  now = new Date(),
+): Promise<RotationResult> {
+  const old = await ApiKey.findOne({ _id: input.keyId, orgId: input.orgId }).lean();
+  if (!old) throw new Error(`key ${input.keyId} does not exist in organization ${input.orgId}`);
+  if ((old.revokedAt && old.revokedAt <= now) || (old.expiresAt && old.expiresAt <= now)) throw new Error(`key ${input.keyId} is no longer active`);
+  const created = await createApiKey({
+    orgId: old.orgId,
+    workspaceId: old.workspaceId,
+    applicationId: old.applicationId,
+    familyId: old.familyId,
+    scopes: old.scopes,
+    audience: old.audience,
+    environment: old.environment as KeyEnvironment,
+    createdBy: input.createdBy,
+  });
+  let endsAt = new Date(now.getTime() + Math.max(0, input.oldKeyEndsInMs));
+  if (input.oldKeyEndsInMs <= 0) {
+    const revoked = await revokeApiKey(settings, old._id);
+    endsAt = new Date(revoked.revoked_at);
+  } else {
+    if (old.expiresAt && old.expiresAt < endsAt) endsAt = old.expiresAt;
+    await ApiKey.updateOne({ _id: old._id }, { $set: { expiresAt: endsAt } });
+    keyReads.invalidate(old.hash);
+  }
+  return { ...created, replaced_key_id: old._id, replaced_key_expires_at: endsAt.toISOString() };
 }
 
 /**

@@ -18,6 +18,8 @@ const apiKeySchema = new Schema(
     revokedAt: { type: Date, default: null },
     // Written at most once a minute per key (keyUse.ts): accurate to the minute, never per request.
     lastUsedAt: { type: Date, default: null },
+    // Who made it, as the audit log names actors (`user:<id>`, `operator`); null on keys made before this was kept.
+    createdBy: { type: String, default: null },
   },
   { timestamps: true, versionKey: false },
 );

@@ -33,6 +33,8 @@ export interface LimitOverride {
   kind: OverrideKind;
   requestsPerMinute: number | null;
   updatedAt: Date;
+  /** Who set it; an override stored without one was set by the operator. */
+  setBy?: Actor;
 }
 
 export interface LimitSettingsDoc {
@@ -54,6 +56,7 @@ const overrideSchema = new Schema(
     kind: { type: String, enum: ['cap', 'block', 'cleared'], required: true },
     requestsPerMinute: { type: Number, default: null },
     updatedAt: { type: Date, required: true },
+    setBy: { type: String, enum: ['operator', 'customer'], default: 'operator' },
   },
   { _id: false },
 );
@@ -187,7 +190,7 @@ function upsertOverride(s: LimitSettingsDoc, o: Omit<LimitOverride, 'updatedAt'>
   return { ...s, overrides: [...rest, { ...o, updatedAt: new Date() }] };
 }
 
-function existingOverride(s: LimitSettingsDoc, operation: string, scope: Scope): LimitOverride | undefined {
+export function existingOverride(s: LimitSettingsDoc, operation: string, scope: Scope): LimitOverride | undefined {
   return s.overrides.find((o) => o.operation === operation && sameScope(o, scope));
 }
 
@@ -200,7 +203,13 @@ export function checkCapChange(s: LimitSettingsDoc, operation: OperationName, sc
   }
   const existing = existingOverride(s, operation, scope);
   if (actor === 'customer') {
-    if (existing?.kind === 'block') throw new LimitChangeError('the operation is blocked; only the operator can lift a block');
+    if (existing?.kind === 'block') {
+      throw new LimitChangeError(
+        setByOf(existing) === 'customer'
+          ? 'the operation is blocked for this scope; clear the block first'
+          : 'the operation is blocked; only the operator can lift a block',
+      );
+    }
     if (existing?.kind === 'cap' && requestsPerMinute > (existing.requestsPerMinute ?? 0)) {
       throw new LimitChangeError('a customer can only lower a cap');
     }
@@ -219,21 +228,47 @@ export async function setCap(
   await scopeChain(orgId, scope);
   return updateSettings(settings, orgId, (s) => {
     checkCapChange(s, operation, scope, requestsPerMinute, actor);
-    return upsertOverride(s, { operation, scopeType: scope.type, scopeId: scope.id, kind: 'cap', requestsPerMinute });
+    const existing = existingOverride(s, operation, scope);
+    // A customer lowering the operator's cap leaves it the operator's: clearing it must stay the operator's too.
+    const setBy = existing && existing.kind !== 'cleared' && setByOf(existing) === 'operator' ? 'operator' : actor;
+    return upsertOverride(s, { operation, scopeType: scope.type, scopeId: scope.id, kind: 'cap', requestsPerMinute, setBy });
   });
 }
 
-export async function blockOperation(settings: LimitChangeSettings, orgId: string, operation: OperationName, scope: Scope): Promise<LimitSettingsDoc> {
+export async function blockOperation(
+  settings: LimitChangeSettings,
+  orgId: string,
+  operation: OperationName,
+  scope: Scope,
+  actor: Actor = 'operator',
+): Promise<LimitSettingsDoc> {
   await requireOrganization(orgId);
   await scopeChain(orgId, scope);
-  return updateSettings(settings, orgId, (s) =>
-    upsertOverride(s, { operation, scopeType: scope.type, scopeId: scope.id, kind: 'block', requestsPerMinute: null }),
-  );
+  return updateSettings(settings, orgId, (s) => {
+    const existing = existingOverride(s, operation, scope);
+    // A customer's block must not take over an operator's cap or block: clearing it later would lift the operator's limit.
+    if (actor === 'customer' && existing && existing.kind !== 'cleared' && setByOf(existing) === 'operator') {
+      throw new LimitChangeError('the service operator set a limit on this operation for this scope; only the operator can change it');
+    }
+    return upsertOverride(s, { operation, scopeType: scope.type, scopeId: scope.id, kind: 'block', requestsPerMinute: null, setBy: actor });
+  });
 }
 
-/** Pure rule: clearing raises a limit back to the default, which only the operator may do. */
-export function checkClear(actor: Actor): void {
-  if (actor === 'customer') throw new LimitChangeError('clearing a limit raises it; only the operator can do that');
+/** Who set an override (one stored before this was recorded counts as the operator's). */
+export function setByOf(o: Pick<LimitOverride, 'setBy'>): Actor {
+  return o.setBy ?? 'operator';
+}
+
+/**
+ * Pure rule (SPEC 8.3 rule 3): clearing raises a limit back to the standard. The operator may
+ * clear anything; a customer only a cap or block the customer set, which takes back their own
+ * lowering and never lifts one the operator set.
+ */
+export function checkClear(actor: Actor, existing?: Pick<LimitOverride, 'kind' | 'setBy'>): void {
+  if (actor === 'operator') return;
+  if (!existing || existing.kind === 'cleared' || setByOf(existing) !== 'customer') {
+    throw new LimitChangeError('only a cap or block your organization set can be cleared here; one the service operator set is cleared by the operator');
+  }
 }
 
 /** Clears a cap or block; `api.request_baseline.v1` clears the organization-wide rate. */
@@ -244,7 +279,7 @@ export async function clearLimit(
   scope: Scope,
   actor: Actor = 'operator',
 ): Promise<LimitSettingsDoc> {
-  checkClear(actor);
+  if (actor === 'customer' && operation === BASELINE_ENTRY) checkClear(actor);
   await requireOrganization(orgId);
   if (operation === BASELINE_ENTRY) {
     if (scope.type !== 'organization') throw new LimitChangeError(`${BASELINE_ENTRY} is organization-wide`);
@@ -256,11 +291,11 @@ export async function clearLimit(
     }));
   }
   await scopeChain(orgId, scope);
-  return updateSettings(settings, orgId, (s) =>
-    existingOverride(s, operation, scope)
-      ? upsertOverride(s, { operation, scopeType: scope.type, scopeId: scope.id, kind: 'cleared', requestsPerMinute: null })
-      : s,
-  );
+  return updateSettings(settings, orgId, (s) => {
+    const existing = existingOverride(s, operation, scope);
+    checkClear(actor, existing);
+    return existing ? upsertOverride(s, { operation, scopeType: scope.type, scopeId: scope.id, kind: 'cleared', requestsPerMinute: null, setBy: actor }) : s;
+  });
 }
 
 /** Pure rule for an organization-wide rate change: customers lower, the operator also raises. */

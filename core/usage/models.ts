@@ -1,54 +1,55 @@
 import { Schema, model } from 'mongoose';
-import type { BucketSize, Tally } from './usageBuckets';
+import type { Tally } from './usageBuckets';
 
 /**
- * Usage counter rows, one collection per bucket size: `_id = <org_id>|<bucket start, ISO>`,
- * `ops` = tallies keyed by operation (usageBuckets.ts `operationKey`). Minute rows are written
- * by the processes' counters (usageCounters.ts); hour and day rows only by the roll-up
- * (usageRollup.ts), which also deletes minute and hour rows past their retention.
+ * Usage counter rows. An hour row, `_id = <org_id>|<hour start, ISO>`, holds the hour's tallies
+ * keyed by operation (usageBuckets.ts `operationKey`); the processes' counters add to it
+ * (usageCounters.ts). A month row, `_id = <org_id>|<month start, ISO>`, holds each rolled-up
+ * day of the month as one packed string under `days.<DD>` (usageBuckets.ts `packTallies`); only
+ * the roll-up writes it (usageRollup.ts), which also deletes hour rows past their retention.
  */
-export interface CounterRow {
+export interface HourRow {
   _id: string;
   orgId: string;
   start: Date;
   ops: Record<string, Partial<Tally>>;
 }
 
-function counterModel(size: BucketSize) {
-  const schema = new Schema(
-    {
-      _id: { type: String, required: true },
-      orgId: { type: String, required: true },
-      start: { type: Date, required: true },
-      ops: { type: Schema.Types.Mixed, default: {} },
-    },
-    { versionKey: false, minimize: false },
-  );
-  schema.index({ start: 1 });
-  const name = `Usage${size[0].toUpperCase()}${size.slice(1)}`;
-  return model(name, schema, `usage_${size}s`);
-}
-
-export const UsageMinute = counterModel('minute');
-export const UsageHour = counterModel('hour');
-export const UsageDay = counterModel('day');
-
-export const COUNTER_MODELS = { minute: UsageMinute, hour: UsageHour, day: UsageDay } as const;
-
-/**
- * How far the roll-up has gone: every minute before `hoursUntil` is in hour rows, every hour
- * before `daysUntil` in day rows. Readers take each span from the rows that hold it whole.
- */
-export interface RollupState {
+export interface MonthRow {
   _id: string;
-  hoursUntil: Date;
-  daysUntil: Date;
+  orgId: string;
+  start: Date;
+  /** Day of the month (`01`–`31`) → packed tallies. */
+  days: Record<string, string>;
 }
 
+const hourSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    orgId: { type: String, required: true },
+    start: { type: Date, required: true },
+    ops: { type: Schema.Types.Mixed, default: {} },
+  },
+  { versionKey: false, minimize: false },
+);
+hourSchema.index({ start: 1 });
+export const UsageHour = model('UsageHour', hourSchema, 'usage_hours');
+
+const monthSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    orgId: { type: String, required: true },
+    start: { type: Date, required: true },
+    days: { type: Schema.Types.Mixed, default: {} },
+  },
+  { versionKey: false, minimize: false },
+);
+export const UsageMonth = model('UsageMonth', monthSchema, 'usage_months');
+
+/** How far the roll-up has gone: every hour before `daysUntil` is in month rows. */
 const rollupStateSchema = new Schema(
   {
     _id: { type: String, required: true },
-    hoursUntil: { type: Date, required: true },
     daysUntil: { type: Date, required: true },
   },
   { versionKey: false },

@@ -1,14 +1,14 @@
 import { logger } from '../observability/logger';
-import { COUNTER_MODELS } from './models';
+import { UsageHour } from './models';
 import { outcomeClass } from './outcomeClass';
 import { addTally, bucketStart, counterRowId, emptyTally, operationKey, type Tally } from './usageBuckets';
 
-/** How often a process writes what it counted: late enough to batch, early enough for the roll-up's lag (usageRollup.ts). */
+/** How often a process writes the minutes that have ended. */
 export const USAGE_FLUSH_EVERY_MS = 5_000;
 /** Rows written at once by a flush. */
 const FLUSH_PARALLELISM = 16;
 
-interface PendingRow {
+interface PendingMinute {
   orgId: string;
   start: number;
   ops: Map<string, Tally>;
@@ -22,14 +22,15 @@ export interface UsageCountersOptions {
 
 /**
  * A process's usage counters, kept as the work happens: per organization, operation and UTC
- * minute, requests by outcome class and credits charged, added up in memory and written every
- * few seconds (and on stop) as one upsert per organization and minute, whatever the number of
- * requests or operations in it. Built by the composition root (api/server.ts, worker/createWorker.ts)
- * and passed down, so two apps in one process count apart. A flush that fails keeps its counts
- * for the next one.
+ * minute, requests by outcome class and credits charged, added up in memory. Every few seconds
+ * the minutes that have ended are written, each organization's into its hour row in one upsert,
+ * so a row gets at most one write per organization and minute from a process, whatever the
+ * number of requests or operations; the minute under way waits until it ends (or the process
+ * stops). Built by the composition root (api/server.ts, worker/createWorker.ts) and passed
+ * down, so two apps in one process count apart. A write that fails keeps its counts for the next.
  */
 export class UsageCounters {
-  private pending = new Map<string, PendingRow>();
+  private pending = new Map<string, PendingMinute>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private readonly now: () => number;
@@ -42,7 +43,7 @@ export class UsageCounters {
 
   /** One answered request of `operation` with `status`, and the credits it charged (0 on a replay or a refusal). */
   countRequest(orgId: string, operation: string, status: number, credits: number): void {
-    const tally = this.tallyOf(orgId, operation, this.now());
+    const tally = this.tallyOf(orgId, operation, bucketStart('minute', this.now()));
     const outcome = outcomeClass(status);
     if (outcome) tally[outcome] += 1;
     tally.credits += credits;
@@ -51,15 +52,14 @@ export class UsageCounters {
   /** Credits charged by work that is no request of its own (a job's chunk, charged by the worker). */
   countCredits(orgId: string, operation: string, credits: number): void {
     if (credits === 0) return;
-    this.tallyOf(orgId, operation, this.now()).credits += credits;
+    this.tallyOf(orgId, operation, bucketStart('minute', this.now())).credits += credits;
   }
 
-  private tallyOf(orgId: string, operation: string, atMs: number): Tally {
-    const start = bucketStart('minute', atMs);
-    const id = counterRowId(orgId, start);
+  private tallyOf(orgId: string, operation: string, minute: number): Tally {
+    const id = `${orgId}|${minute}`;
     let row = this.pending.get(id);
     if (!row) {
-      row = { orgId, start, ops: new Map() };
+      row = { orgId, start: minute, ops: new Map() };
       this.pending.set(id, row);
     }
     let tally = row.ops.get(operation);
@@ -70,8 +70,8 @@ export class UsageCounters {
     return tally;
   }
 
-  /** What is counted and not yet written, as the minute rows a flush would add (tests, diagnostics). */
-  pendingRows(): Array<{ orgId: string; start: Date; ops: Record<string, Tally> }> {
+  /** What is counted and not yet written, per organization and minute (tests, diagnostics). */
+  pendingMinutes(): Array<{ orgId: string; start: Date; ops: Record<string, Tally> }> {
     return [...this.pending.values()].map((r) => ({
       orgId: r.orgId,
       start: new Date(r.start),
@@ -79,32 +79,39 @@ export class UsageCounters {
     }));
   }
 
-  /** Writes every count so far; concurrent calls queue, so a caller's counts are written when it resolves. */
-  flush(): Promise<void> {
-    this.flushing = this.flushing.then(() => this.writePending());
+  /**
+   * Writes the minutes that have ended, or with `all` every count so far (shutdown, tests).
+   * Calls queue, so a caller's counts are written when it resolves.
+   */
+  flush(options: { all?: boolean } = {}): Promise<void> {
+    this.flushing = this.flushing.then(() => this.write(options.all ? Infinity : bucketStart('minute', this.now())));
     return this.flushing;
   }
 
-  private async writePending(): Promise<void> {
-    if (this.pending.size === 0) return;
-    const rows = [...this.pending.entries()];
-    this.pending = new Map();
+  private async write(before: number): Promise<void> {
+    const due = new Map<string, { orgId: string; hour: number; minutes: PendingMinute[] }>();
+    for (const [id, minute] of this.pending) {
+      if (minute.start >= before) continue;
+      this.pending.delete(id);
+      const hour = bucketStart('hour', minute.start);
+      const rowId = counterRowId(minute.orgId, hour);
+      const row = due.get(rowId) ?? { orgId: minute.orgId, hour, minutes: [] };
+      row.minutes.push(minute);
+      due.set(rowId, row);
+    }
+    const rows = [...due.entries()];
     for (let i = 0; i < rows.length; i += FLUSH_PARALLELISM) {
       await Promise.all(
         rows.slice(i, i + FLUSH_PARALLELISM).map(async ([id, row]) => {
           try {
-            await upsertRow(id, row);
+            await upsertHour(id, row.orgId, row.hour, row.minutes);
           } catch (err) {
             logger.warn({ err, org_id: row.orgId }, 'writing usage counters failed; they are kept for the next flush');
-            this.restore(row);
+            for (const m of row.minutes) for (const [op, t] of m.ops) addTally(this.tallyOf(m.orgId, op, m.start), t);
           }
         }),
       );
     }
-  }
-
-  private restore(row: PendingRow): void {
-    for (const [operation, tally] of row.ops) addTally(this.tallyOf(row.orgId, operation, row.start), tally);
   }
 
   /** Flushes every few seconds until `stop`; the timer never keeps the process alive. */
@@ -116,32 +123,34 @@ export class UsageCounters {
     return this;
   }
 
-  /** Stops the timer and writes what is left (shutdown). */
+  /** Stops the timer and writes everything left, the minute under way included (shutdown). */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    await this.flush();
+    await this.flush({ all: true });
   }
 }
 
-function incrementsOf(row: PendingRow): Record<string, number> {
+function incrementsOf(minutes: readonly PendingMinute[]): Record<string, number> {
   const inc: Record<string, number> = {};
-  for (const [operation, tally] of row.ops) {
-    const key = operationKey(operation);
-    for (const [field, n] of Object.entries(tally)) if (n !== 0) inc[`ops.${key}.${field}`] = n;
+  for (const minute of minutes) {
+    for (const [operation, tally] of minute.ops) {
+      const key = operationKey(operation);
+      for (const [field, n] of Object.entries(tally)) if (n !== 0) inc[`ops.${key}.${field}`] = (inc[`ops.${key}.${field}`] ?? 0) + n;
+    }
   }
   return inc;
 }
 
-async function upsertRow(id: string, row: PendingRow): Promise<void> {
-  const inc = incrementsOf(row);
+async function upsertHour(id: string, orgId: string, hour: number, minutes: readonly PendingMinute[]): Promise<void> {
+  const inc = incrementsOf(minutes);
   if (Object.keys(inc).length === 0) return;
-  const update = { $inc: inc, $setOnInsert: { orgId: row.orgId, start: new Date(row.start) } };
+  const update = { $inc: inc, $setOnInsert: { orgId, start: new Date(hour) } };
   try {
-    await COUNTER_MODELS.minute.collection.updateOne({ _id: id as never }, update, { upsert: true });
+    await UsageHour.collection.updateOne({ _id: id as never }, update, { upsert: true });
   } catch (err) {
     // Two processes inserting the same new row: one wins, the other's upsert is now an update.
     if ((err as { code?: number }).code !== 11000) throw err;
-    await COUNTER_MODELS.minute.collection.updateOne({ _id: id as never }, update, { upsert: true });
+    await UsageHour.collection.updateOne({ _id: id as never }, update, { upsert: true });
   }
 }

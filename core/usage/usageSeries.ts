@@ -1,17 +1,18 @@
-import { COUNTER_MODELS, type CounterRow } from './models';
+import { UsageHour, UsageMonth, type HourRow, type MonthRow } from './models';
 import type { OutcomeClass } from './outcomeClass';
 import { storedRollupMarks, type RollupMarks } from './usageRollup';
 import {
   addTally,
-  BUCKET_MS,
   bucketEndCeil,
   bucketStart,
   bucketStarts,
   counterRowId,
+  DAY_MS,
   emptyTally,
-  MINUTE_MS,
+  HOUR_MS,
+  monthStarts,
   operationOfKey,
-  type BucketSize,
+  unpackTallies,
   type Tally,
 } from './usageBuckets';
 
@@ -34,52 +35,68 @@ export interface UsagePoint {
   credits: number;
 }
 
-/** A span of time read from rows of one size. */
+/** A span of time read from rows of one kind: month rows (rolled-up days) or hour rows. */
 export interface ReadSpan {
-  size: BucketSize;
+  rows: 'month' | 'hour';
   fromMs: number;
   toMs: number;
 }
 
-/** Beyond this many rows to look up by id, a span is read by organization and time instead. */
+/** Beyond this many hour rows to look up by id, a span is read by organization and time instead. */
 const MAX_IDS_PER_SPAN = 2_000;
 
 /**
- * Which rows hold [fromMs, toMs) (both on `granularity` boundaries) whole, each instant from one
- * size only: day rows up to the day mark (day granularity), hour rows up to the hour mark,
- * minute rows after it, up to the minute now is in.
+ * Which rows hold [fromMs, toMs) (both on `granularity` boundaries), each instant from one kind
+ * only: by the day, the rolled-up days from month rows and the rest from hour rows; by the hour,
+ * hour rows.
  */
-export function readPlan(granularity: Granularity, fromMs: number, toMs: number, marks: RollupMarks, nowMs: number): ReadSpan[] {
+export function readPlan(granularity: Granularity, fromMs: number, toMs: number, marks: RollupMarks): ReadSpan[] {
   const spans: ReadSpan[] = [];
   let at = fromMs;
   if (granularity === 'day') {
     const end = Math.min(toMs, Math.max(at, marks.daysUntil));
-    if (end > at) spans.push({ size: 'day', fromMs: at, toMs: end });
-    at = Math.max(at, end);
+    if (end > at) spans.push({ rows: 'month', fromMs: at, toMs: end });
+    at = end;
   }
-  const hoursEnd = Math.min(toMs, Math.max(at, marks.hoursUntil));
-  if (hoursEnd > at) spans.push({ size: 'hour', fromMs: at, toMs: hoursEnd });
-  at = Math.max(at, hoursEnd);
-  const minutesEnd = Math.min(toMs, bucketStart('minute', nowMs) + MINUTE_MS);
-  if (minutesEnd > at) spans.push({ size: 'minute', fromMs: at, toMs: minutesEnd });
+  if (toMs > at) spans.push({ rows: 'hour', fromMs: at, toMs });
   return spans;
 }
 
-async function readSpan(orgId: string, span: ReadSpan): Promise<CounterRow[]> {
-  const model = COUNTER_MODELS[span.size];
-  if ((span.toMs - span.fromMs) / BUCKET_MS[span.size] <= MAX_IDS_PER_SPAN) {
-    const ids = bucketStarts(span.size, span.fromMs, span.toMs).map((s) => counterRowId(orgId, s));
-    return model.find({ _id: { $in: ids } }).lean<CounterRow[]>();
-  }
-  return model.find({ orgId, start: { $gte: new Date(span.fromMs), $lt: new Date(span.toMs) } }).lean<CounterRow[]>();
+/** A day or hour of counts, read from either kind of row. */
+export interface CountedSpan {
+  start: number;
+  ops: Record<string, Partial<Tally>>;
 }
 
-/** Adds rows into points per (bucket of `granularity`, operation), sorted by start then operation. */
-export function seriesOf(rows: readonly CounterRow[], granularity: Granularity, operation?: string): UsagePoint[] {
+async function readSpan(orgId: string, span: ReadSpan, nowMs: number): Promise<CountedSpan[]> {
+  if (span.rows === 'month') {
+    const ids = monthStarts(span.fromMs, span.toMs).map((m) => counterRowId(orgId, m));
+    const months = await UsageMonth.find({ _id: { $in: ids } }).lean<MonthRow[]>();
+    const days: CountedSpan[] = [];
+    for (const month of months) {
+      for (const [field, packed] of Object.entries(month.days ?? {})) {
+        const day = month.start.getTime() + (Number(field) - 1) * DAY_MS;
+        if (day >= span.fromMs && day < span.toMs) days.push({ start: day, ops: unpackTallies(packed) });
+      }
+    }
+    return days;
+  }
+  // Hours after now hold nothing yet.
+  const toMs = Math.min(span.toMs, bucketStart('hour', nowMs) + HOUR_MS);
+  if (toMs <= span.fromMs) return [];
+  const hours =
+    (toMs - span.fromMs) / HOUR_MS <= MAX_IDS_PER_SPAN
+      ? await UsageHour.find({ _id: { $in: bucketStarts('hour', span.fromMs, toMs).map((h) => counterRowId(orgId, h)) } }).lean<HourRow[]>()
+      : await UsageHour.find({ orgId, start: { $gte: new Date(span.fromMs), $lt: new Date(toMs) } }).lean<HourRow[]>();
+  return hours.map((h) => ({ start: h.start.getTime(), ops: h.ops ?? {} }));
+}
+
+/** Adds counted spans into points per (bucket of `granularity`, operation), sorted by start then operation. */
+export function seriesOf(spans: readonly CountedSpan[], granularity: Granularity, operation?: string): UsagePoint[] {
   const points = new Map<string, { start: number; operation: string; tally: Tally }>();
-  for (const row of rows) {
-    const start = bucketStart(granularity, row.start.getTime());
-    for (const [key, tally] of Object.entries(row.ops ?? {})) {
+  for (const span of spans) {
+    const start = bucketStart(granularity, span.start);
+    for (const [key, tally] of Object.entries(span.ops)) {
       const op = operationOfKey(key);
       if (operation !== undefined && op !== operation) continue;
       const id = `${start}|${op}`;
@@ -111,7 +128,7 @@ export async function usageSeries(query: UsageQuery, nowMs = Date.now()): Promis
   const fromMs = bucketStart(query.granularity, query.from.getTime());
   const toMs = bucketEndCeil(query.granularity, query.to.getTime());
   const marks = await storedRollupMarks();
-  const spans = readPlan(query.granularity, fromMs, toMs, marks, nowMs);
-  const rows = (await Promise.all(spans.map((s) => readSpan(query.orgId, s)))).flat();
-  return seriesOf(rows, query.granularity, query.operation);
+  const spans = readPlan(query.granularity, fromMs, toMs, marks);
+  const counted = (await Promise.all(spans.map((s) => readSpan(query.orgId, s, nowMs)))).flat();
+  return seriesOf(counted, query.granularity, query.operation);
 }

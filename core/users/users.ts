@@ -30,6 +30,8 @@ export interface UserRecord {
   setupTokenHash: string | null;
   setupExpiresAt: Date | null;
   disabledAt: Date | null;
+  /** The last successful sign-in; absent on documents written before it was kept. */
+  lastSignInAt?: Date | null;
   createdAt?: Date;
 }
 
@@ -110,6 +112,7 @@ function publicView(u: UserRecord) {
     permissions: u.permissions,
     password_set: u.passwordHash !== null,
     created_at: u.createdAt?.toISOString() ?? null,
+    last_sign_in_at: u.lastSignInAt?.toISOString() ?? null,
     disabled_at: u.disabledAt?.toISOString() ?? null,
   };
 }
@@ -180,6 +183,28 @@ export async function setUserRole(userId: string, role: Role): Promise<RoleChang
   if (changed.modifiedCount === 0) return setUserRole(userId, role);
   if (active) await addAdminSeat(user.orgId);
   return result;
+}
+
+export interface PermissionChange {
+  user_id: string;
+  org_id: string;
+  permissions_before: string[];
+  permissions: string[];
+}
+
+/**
+ * Replaces a person's permission set. Their tool-server tokens act with it from the next call
+ * (every call re-reads the person), and keys they made keep their own.
+ */
+export async function setUserPermissions(userId: string, permissions: readonly string[]): Promise<PermissionChange> {
+  const wanted = [...new Set(permissions)];
+  if (wanted.length === 0) throw new Error('give at least one permission');
+  const unknown = wanted.filter((p) => !isPermission(p));
+  if (unknown.length) throw new Error(`unknown permissions: ${unknown.join(', ')}`);
+  const user = await User.findById(userId).lean<UserRecord>();
+  if (!user) throw new Error(`user ${userId} does not exist`);
+  await User.updateOne({ _id: userId }, { $set: { permissions: wanted } });
+  return { user_id: userId, org_id: user.orgId, permissions_before: user.permissions, permissions: wanted };
 }
 
 export async function userGrants(userId: string): Promise<{ user_id: string; grants: unknown[] }> {

@@ -100,6 +100,8 @@ const deliverySchema = new Schema(
 // One record per attempt: a retried activity finds its record and never POSTs twice for it.
 deliverySchema.index({ eventId: 1, replay: 1, attempt: 1 }, { unique: true });
 deliverySchema.index({ workspaceId: 1, createdAt: -1, _id: -1 });
+// A status filter (the dead letters among many attempts) reads only the attempts it shows.
+deliverySchema.index({ workspaceId: 1, status: 1, createdAt: -1, _id: -1 });
 export const WebhookDelivery = model('WebhookDelivery', deliverySchema, 'webhook_deliveries');
 export type WebhookDeliveryDoc = InferSchemaType<typeof deliverySchema> & { _id: string; createdAt: Date; updatedAt: Date };
 

@@ -35,12 +35,28 @@ export function replaySignaller(client: Client, limitMs = 10_000): ReplaySignall
     );
 }
 
+/** The rule of a replay: the dead-lettered last attempt of the event's latest run, and the event not replayed since. */
+export function isReplayable(delivery: { status: string; replay: number }, event: { status: string; replays: number } | null): boolean {
+  return delivery.status === 'dead_lettered' && event !== null && event.status === 'dead_lettered' && event.replays === delivery.replay;
+}
+
+/** The ids of the deliveries among `deliveries` that may be replayed now (a page offers "Replay" on those only). */
+export async function replayableAmong(deliveries: readonly { delivery_id: string; event_id: string; status: string; replay: number }[]): Promise<Set<string>> {
+  const dead = deliveries.filter((d) => d.status === 'dead_lettered');
+  if (dead.length === 0) return new Set();
+  const events = await WebhookEvent.find({ _id: { $in: [...new Set(dead.map((d) => d.event_id))] } }, { status: 1, replays: 1 }).lean<
+    { _id: string; status: string; replays: number }[]
+  >();
+  const byId = new Map(events.map((e) => [e._id, e]));
+  return new Set(dead.filter((d) => isReplayable(d, byId.get(d.event_id) ?? null)).map((d) => d.delivery_id));
+}
+
 export async function requestReplay(workspaceId: string, deliveryId: string, deliver: Client | ReplaySignaller, now = new Date()): Promise<ReplayAccepted> {
   const signal = typeof deliver === 'function' ? deliver : replaySignaller(deliver);
   const delivery = await findDelivery(workspaceId, deliveryId);
   if (delivery.status !== 'dead_lettered') throw notAllowed('Only a dead-lettered delivery can be replayed.');
   const event = await WebhookEvent.findById(delivery.eventId).lean();
-  if (!event || event.status !== 'dead_lettered' || event.replays !== delivery.replay) {
+  if (!event || !isReplayable(delivery, event)) {
     throw notAllowed('This event has been replayed since; only its latest dead-lettered delivery can be replayed.');
   }
   const endpoint = await activeEndpointOf(workspaceId);

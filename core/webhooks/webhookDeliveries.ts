@@ -2,7 +2,7 @@ import { newId } from '../ids';
 import { notFound } from '../problems';
 import { isDuplicateKeyError } from '../store/connection';
 import { afterPosition, decodeCursor, encodeCursor } from './deliveryCursor';
-import { WebhookAttemptClaim, WebhookDelivery, type DeliveryStatus, type WebhookDeliveryDoc } from './models';
+import { WebhookAttemptClaim, WebhookDelivery, WebhookEvent, type DeliveryStatus, type WebhookDeliveryDoc } from './models';
 
 /**
  * Delivery records (DECISIONS.md "Webhook deliveries"): one per attempt. The attempt is
@@ -101,6 +101,8 @@ export async function recordAttempt(record: AttemptRecord): Promise<WebhookDeliv
 export interface DeliveryFilter {
   endpoint_id?: string;
   event_id?: string;
+  /** The job's deliveries: those of its one `job.completed` event. */
+  job_id?: string;
   status?: DeliveryStatus;
   limit: number;
   cursor?: string;
@@ -111,6 +113,12 @@ export async function listDeliveries(workspaceId: string, f: DeliveryFilter): Pr
   const filter: Record<string, unknown> = { workspaceId, ...afterPosition(after) };
   if (f.endpoint_id) filter.endpointId = f.endpoint_id;
   if (f.event_id) filter.eventId = f.event_id;
+  if (f.job_id) {
+    // Through the event (one per job, indexed by job): the attempts' own index is by event.
+    const event = await WebhookEvent.findOne({ jobId: f.job_id, workspaceId }, { _id: 1 }).lean<{ _id: string }>();
+    if (!event || (f.event_id && f.event_id !== event._id)) return { data: [], next_cursor: null };
+    filter.eventId = event._id;
+  }
   if (f.status) filter.status = f.status;
   const docs = await WebhookDelivery.find(filter)
     .sort({ createdAt: -1, _id: -1 })

@@ -1,4 +1,5 @@
-import { InvalidKeyName, UnknownKeyFamily, createApiKey, listApiKeys, revokeApiKey } from '../../core/keys/apiKeys';
+import { InvalidKeyName, UnknownKeyFamily, createApiKey, findOrgKey, listApiKeys, revokeApiKey, rotateApiKey } from '../../core/keys/apiKeys';
+import { OPERATOR } from '../../core/audit/auditActions';
 import { ApiKey } from '../../core/keys/models';
 import { createApplication, createOrganization, createWorkspace } from '../../core/tenancy/provisioning';
 import { UsageError, intFlag, optionalFlag, requireFlag, type AdminCommand } from './command';
@@ -44,6 +45,7 @@ export const tenancyCommands: Record<string, AdminCommand> = {
         scopes,
         environment: env,
         audience: optionalFlag(f, 'audience') ?? config.apiAudience,
+        createdBy: OPERATOR,
       }).catch((err: unknown) => {
         throw err instanceof UnknownKeyFamily || err instanceof InvalidKeyName ? new UsageError(err.message) : err;
       });
@@ -54,6 +56,33 @@ export const tenancyCommands: Record<string, AdminCommand> = {
         after: { key_id: created.key_id, family_id: created.family_id, workspace_id: workspaceId, scopes, environment: env, status: 'active' },
       });
       return created;
+    },
+  },
+  'key rotate': {
+    usage:
+      'key rotate --key-id K [--old-key-seconds S] (a new key of the same family beside the old one, which works S more seconds; default 86400, 0 = at once)',
+    run: async (f, config) => {
+      const keyId = requireFlag(f, 'key-id');
+      const seconds = intFlag(f, 'old-key-seconds', { min: 0 }) ?? 86_400;
+      const key = await ApiKey.findById(keyId).lean<{ orgId: string }>();
+      const current = key ? await findOrgKey(key.orgId, keyId) : null;
+      if (!key || !current) throw new UsageError(`key ${keyId} does not exist`);
+      if (current.status !== 'active') throw new UsageError(`key ${keyId} is ${current.status}: only an active key can be rotated`);
+      const rotated = await rotateApiKey(config, { orgId: key.orgId, keyId, oldKeyEndsInMs: seconds * 1000, createdBy: OPERATOR });
+      await recordOperatorChange({
+        orgId: key.orgId,
+        action: 'key.rotated',
+        target: keyId,
+        after: {
+          key_id: rotated.key_id,
+          family_id: rotated.family_id,
+          name: rotated.name,
+          status: 'active',
+          replaced_key_id: rotated.replaced_key_id,
+          replaced_key_expires_at: rotated.replaced_key_expires_at,
+        },
+      });
+      return rotated;
     },
   },
   'key list': {

@@ -1,8 +1,12 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { AuditEvent } from '../../core/audit/models';
+import { createApiKey } from '../../core/keys/apiKeys';
+import { ApiKey } from '../../core/keys/models';
+import { BrowserSession, User } from '../../core/users/models';
 import { closeBrowser, launchBrowser } from '../support/browser';
 import { checkPage, createPersonWithCli, setUpAndSignIn } from '../support/consoleBrowser';
 import { createTenant, type TestTenant } from '../support/fixtures';
-import { startSignInApi, uniqueEmail } from '../support/signInApi';
+import { adminCli, startSignInApi, uniqueEmail } from '../support/signInApi';
 import { submitWith } from '../support/signInPages';
 import type { TestApi } from '../support/testApi';
 
@@ -38,8 +42,12 @@ afterAll(async () => {
 
 const NAV = ['Overview', 'API keys', 'Limits', 'Budgets', 'Usage', 'Webhooks', 'Jobs', 'Team', 'Audit log', 'Connected applications'];
 
+async function expectAccessibleOf(shown: Page, name: string): Promise<void> {
+  expect(await checkPage(browser, shown, name)).toEqual([]);
+}
+
 async function expectAccessible(name: string): Promise<void> {
-  expect(await checkPage(browser, page, name)).toEqual([]);
+  await expectAccessibleOf(page, name);
 }
 
 test('a page of the console without a session sends the browser to sign in, and signing in comes back to it', async () => {
@@ -74,6 +82,268 @@ test('an unknown console path is the console 404 page; "Connected applications" 
   await page.getByRole('heading', { level: 1, name: 'Connected applications' }).waitFor();
   expect(await page.getByRole('navigation').getByRole('link').allInnerTexts()).toEqual(NAV);
   await expectAccessible('connections');
+});
+
+async function whoamiStatus(key: string): Promise<number> {
+  const res = await fetch(`${srv.url}/v1/whoami`, { headers: { Authorization: `Bearer ${key}` } });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+async function newSecretShown(): Promise<string> {
+  await page.getByRole('heading', { level: 1, name: 'Your new API key' }).waitFor();
+  return (await page.locator('code#new-secret').innerText()).trim();
+}
+
+let firstKey = '';
+let secondKey = '';
+
+test('the admin creates a key on "Create an API key"; it is shown once and answers 200 on /v1/whoami', async () => {
+  await page.goto(`${srv.url}/console/keys`);
+  await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+  await expectAccessible('keys');
+  await page.getByRole('link', { name: 'Create an API key' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Create an API key' }).waitFor();
+  // One checkbox per permission the admin has, labelled with the permission string; none beyond.
+  for (const p of ADMIN_PERMISSIONS) expect(await page.getByLabel(p, { exact: true }).count()).toBe(1);
+  expect(await page.getByLabel('webhooks.v1:manage', { exact: true }).count()).toBe(0);
+  await expectAccessible('key-new');
+  await page.getByLabel('Name', { exact: true }).fill('Console e2e key');
+  await page.getByLabel('Workspace', { exact: true }).selectOption(tenant.workspaceId);
+  await page.getByLabel('candidates.search', { exact: true }).check();
+  await page.getByLabel('Expires', { exact: true }).selectOption({ label: 'In 30 days' });
+  const [answer] = await Promise.all([
+    page.waitForResponse((r) => r.request().method() === 'POST' && r.request().isNavigationRequest()),
+    submitWith(page, 'Create key'),
+  ]);
+  expect(answer.headers()['cache-control']).toBe('no-store');
+  firstKey = await newSecretShown();
+  expect(firstKey).toMatch(/^sk_live_/);
+  expect(await page.getByRole('button', { name: 'Copy' }).isVisible()).toBe(true);
+  await expectAccessible('key-created');
+  expect(await whoamiStatus(firstKey)).toBe(200);
+
+  await page.goto(`${srv.url}/console/keys`);
+  const row = page.getByRole('row').filter({ hasText: 'Console e2e key' });
+  expect(await row.count()).toBe(1);
+  const text = await row.innerText();
+  expect(text).toContain(`user:${admin.userId}`);
+  expect(text).toContain('active');
+  expect(text).not.toContain(firstKey);
+});
+
+test('"Rotate" with "In 1 hour": both keys answer 200; "Revoke" on the old one makes its next request 401', async () => {
+  await page.goto(`${srv.url}/console/keys`);
+  await page.getByRole('row').filter({ hasText: 'Console e2e key' }).getByRole('link', { name: 'Rotate' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Rotate API key' }).waitFor();
+  await expectAccessible('key-rotate');
+  await page.getByLabel('Old key stops working', { exact: true }).selectOption({ label: 'In 1 hour' });
+  await submitWith(page, 'Rotate key');
+  secondKey = await newSecretShown();
+  expect(secondKey).not.toBe(firstKey);
+  expect(await whoamiStatus(secondKey)).toBe(200);
+  expect(await whoamiStatus(firstKey)).toBe(200);
+
+  await page.goto(`${srv.url}/console/keys`);
+  const rows = page.getByRole('row').filter({ hasText: 'Console e2e key' });
+  expect(await rows.count()).toBe(2);
+  const oldRow = rows.filter({ hasText: firstKey.slice(0, 16) });
+  expect(await oldRow.count()).toBe(1);
+  await oldRow.getByRole('link', { name: 'Revoke' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Revoke API key' }).waitFor();
+  await expectAccessible('key-revoke');
+  page.once('dialog', (d) => void d.accept());
+  await submitWith(page, 'Revoke key');
+  await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+  expect(await whoamiStatus(firstKey)).toBe(401);
+  expect(await whoamiStatus(secondKey)).toBe(200);
+});
+
+test('sudo mode: a password typed more than 15 minutes ago is asked for again, then the person goes on to the form', async () => {
+  // Ages this browser's sign-in as 16 minutes of waiting would.
+  await BrowserSession.updateMany({ userId: admin.userId }, { $set: { createdAt: new Date(Date.now() - 16 * 60_000), confirmedAt: null } });
+  await page.goto(`${srv.url}/console/keys/new`);
+  await page.getByRole('heading', { level: 1, name: 'Confirm your password' }).waitFor();
+  await expectAccessible('confirm');
+  await page.getByLabel('Password', { exact: true }).fill('not the password at all');
+  await submitWith(page, 'Confirm');
+  await page.getByRole('heading', { level: 1, name: 'Confirm your password' }).waitFor();
+  expect(await page.getByRole('alert').innerText()).toContain('not correct');
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await submitWith(page, 'Confirm');
+  await page.getByRole('heading', { level: 1, name: 'Create an API key' }).waitFor();
+  expect(new URL(page.url()).pathname).toBe('/console/keys/new');
+});
+
+const member = { userId: '', email: uniqueEmail('member') };
+let memberContext: BrowserContext;
+let memberPage: Page;
+
+test('the admin invites a member on "Invite a person"; the setup link is shown once on "Invitation created"', async () => {
+  await page.goto(`${srv.url}/console/team`);
+  await page.getByRole('heading', { level: 1, name: 'Team' }).waitFor();
+  await expectAccessible('team');
+  await page.getByRole('link', { name: 'Invite a person' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Invite a person' }).waitFor();
+  expect(await page.getByLabel('webhooks.v1:manage', { exact: true }).count()).toBe(0);
+  await expectAccessible('team-invite');
+  await page.getByLabel('Email', { exact: true }).fill(member.email);
+  await page.getByLabel('Role', { exact: true }).selectOption({ label: 'Member' });
+  await page.getByLabel('candidates.search', { exact: true }).check();
+  await submitWith(page, 'Invite');
+  await page.getByRole('heading', { level: 1, name: 'Invitation created' }).waitFor();
+  const setupUrl = (await page.locator('code#new-secret').innerText()).trim();
+  expect(setupUrl.startsWith(`${srv.url}/api/oauth/setup?token=`)).toBe(true);
+  await expectAccessible('team-invited');
+
+  memberContext = await browser.newContext();
+  memberPage = await memberContext.newPage();
+  await setUpAndSignIn(memberPage, srv, setupUrl, member.email, PASSWORD);
+  expect(new URL(memberPage.url()).pathname).toBe('/console/overview');
+  const invited = await User.findOne({ email: member.email }).lean<{ _id: string; orgId: string; role: string; permissions: string[] }>();
+  expect(invited).toMatchObject({ orgId: tenant.orgId, role: 'member', permissions: ['candidates.search'] });
+  member.userId = invited!._id;
+});
+
+async function csrfOf(p: Page): Promise<string> {
+  return (await p.locator('input[name="csrf_token"]').first().getAttribute('value')) ?? '';
+}
+
+test('a member\'s crafted POST to create a key is 403 "Not allowed" and creates nothing', async () => {
+  const page403 = await memberPage.goto(`${srv.url}/console/keys/new`);
+  expect(page403?.status()).toBe(403);
+  await memberPage.getByRole('heading', { level: 1, name: 'Not allowed' }).waitFor();
+  await expectAccessibleOf(memberPage, 'not-allowed');
+  const keysBefore = await ApiKey.countDocuments({ orgId: tenant.orgId });
+  const crafted = await memberPage.request.post(`${srv.url}/console/keys/new`, {
+    form: { csrf_token: await csrfOf(memberPage), name: 'Sneaky', workspace: tenant.workspaceId, scopes: 'candidates.search', expires: 'never' },
+    maxRedirects: 0,
+  });
+  expect(crafted.status()).toBe(403);
+  expect(await crafted.text()).toContain('Not allowed');
+  expect(await ApiKey.countDocuments({ orgId: tenant.orgId })).toBe(keysBefore);
+
+  // Every other write of the console is refused the same way, whatever the form says.
+  const csrf = await csrfOf(memberPage);
+  const writes: Array<[string, Record<string, string>]> = [
+    ['/console/team/invite', { csrf_token: csrf, email: uniqueEmail('sneaky'), role: 'admin', permissions: 'candidates.search' }],
+    [`/console/team/${admin.userId}`, { csrf_token: csrf, role: 'member', permissions: 'candidates.search' }],
+    [`/console/team/${admin.userId}/disable`, { csrf_token: csrf }],
+    [`/console/team/${member.userId}`, { csrf_token: csrf, role: 'admin', permissions: 'candidates.search' }],
+  ];
+  for (const [path, form] of writes) {
+    const refused = await memberPage.request.post(`${srv.url}${path}`, { form, maxRedirects: 0 });
+    expect([path, refused.status()]).toEqual([path, 403]);
+  }
+  expect(await User.findById(admin.userId).lean<{ role: string; disabledAt: Date | null }>()).toMatchObject({ role: 'admin', disabledAt: null });
+  expect((await User.findById(member.userId).lean<{ role: string }>())?.role).toBe('member');
+  expect(await User.countDocuments({ orgId: tenant.orgId })).toBe(2);
+});
+
+test("another organization's key id is the same 404 as an absent one, and posting to it changes nothing", async () => {
+  const other = await createTenant({ credits: 0 });
+  const foreign = await memberPage.goto(`${srv.url}/console/keys/${other.keyId}/revoke`);
+  expect(foreign?.status()).toBe(404);
+  await memberPage.getByRole('heading', { level: 1, name: 'Not found' }).waitFor();
+  const absent = await memberPage.goto(`${srv.url}/console/keys/key_doesnotexist/revoke`);
+  expect(absent?.status()).toBe(404);
+  // An admin gets the same 404, and the foreign key keeps working.
+  const posted = await page.request.post(`${srv.url}/console/keys/${other.keyId}/revoke`, { form: { csrf_token: await csrfOf(page) }, maxRedirects: 0 });
+  expect(posted.status()).toBe(404);
+  expect(await whoamiStatus(other.key)).toBe(200);
+});
+
+test('"Edit person": the admin changes the member\'s permissions; the last active admin cannot be demoted', async () => {
+  await page.goto(`${srv.url}/console/team`);
+  await page.getByRole('link', { name: `Edit ${member.email}` }).click();
+  await page.getByRole('heading', { level: 1, name: 'Edit person' }).waitFor();
+  await expectAccessible('team-edit');
+  await page.getByLabel('jobs.v1:read', { exact: true }).check();
+  await submitWith(page, 'Save');
+  await page.getByRole('heading', { level: 1, name: 'Team' }).waitFor();
+  expect(await page.getByRole('row').filter({ hasText: member.email }).innerText()).toContain('jobs.v1:read');
+  expect((await User.findById(member.userId).lean<{ permissions: string[] }>())?.permissions.sort()).toEqual(['candidates.search', 'jobs.v1:read']);
+
+  await page.goto(`${srv.url}/console/team/${admin.userId}`);
+  await page.getByLabel('Role', { exact: true }).selectOption({ label: 'Member' });
+  await submitWith(page, 'Save');
+  await page.getByRole('heading', { level: 1, name: 'Edit person' }).waitFor();
+  expect(await page.getByRole('alert').innerText()).toContain('last active admin');
+  expect((await User.findById(admin.userId).lean<{ role: string }>())?.role).toBe('admin');
+});
+
+test('"Disable person" signs the member out at once; every change is in the audit log as the admin', async () => {
+  await page.goto(`${srv.url}/console/team/${member.userId}`);
+  page.once('dialog', (d) => void d.accept());
+  await submitWith(page, 'Disable person');
+  await page.getByRole('heading', { level: 1, name: 'Team' }).waitFor();
+  expect(await page.getByRole('row').filter({ hasText: member.email }).innerText()).toContain('disabled');
+  await memberPage.goto(`${srv.url}/console/overview`);
+  expect(new URL(memberPage.url()).pathname).toBe('/api/oauth/signin');
+
+  const entries = await AuditEvent.find({ orgId: tenant.orgId, actor: `user:${admin.userId}` }).lean<Array<{ action: string; after: unknown }>>();
+  expect(entries.map((e) => e.action).sort()).toEqual(['key.created', 'key.revoked', 'key.rotated', 'user.disabled', 'user.invited', 'user.updated'].sort());
+  // No secret reaches an entry: not the keys, not the setup link.
+  const text = JSON.stringify(entries);
+  expect(text).not.toContain(firstKey);
+  expect(text).not.toContain(secondKey);
+  expect(text).not.toContain('ust_');
+});
+
+test("the operator's `key rotate` runs the same rotation: with --old-key-seconds 0 the old key is refused at once", async () => {
+  const current = await ApiKey.findOne({ orgId: tenant.orgId, name: 'Console e2e key', revokedAt: null }).lean<{ _id: string }>();
+  const r = adminCli(srv, 'key', 'rotate', '--key-id', current!._id, '--old-key-seconds', '0');
+  expect(r.status).toBe(0);
+  expect(r.json).toMatchObject({ replaced_key_id: current!._id, name: 'Console e2e key' });
+  expect(await whoamiStatus(secondKey)).toBe(401);
+  expect(await whoamiStatus(r.json.key)).toBe(200);
+  const entry = await AuditEvent.findOne({ orgId: tenant.orgId, action: 'key.rotated', actor: 'operator' }).lean<{ target: string }>();
+  expect(entry?.target).toBe(current!._id);
+});
+
+test("every console page is no-store under a CSP of 'self' only; a POST without its CSRF token changes nothing", async () => {
+  for (const path of ['/console/overview', '/console/keys', '/console/team', '/console/keys/new', '/console/team/invite', '/api/oauth/connections']) {
+    const res = await page.request.get(`${srv.url}${path}`, { maxRedirects: 0 });
+    expect([path, res.status()]).toEqual([path, 200]);
+    expect(res.headers()['cache-control']).toBe('no-store');
+    const csp = res.headers()['content-security-policy'];
+    expect(csp).toContain("style-src 'self'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+  }
+  const css = await page.request.get(`${srv.url}/console/assets/console.css`);
+  expect(css.headers()['content-type']).toContain('text/css');
+
+  const keysBefore = await ApiKey.countDocuments({ orgId: tenant.orgId });
+  const forged = await page.request.post(`${srv.url}/console/keys/new`, {
+    form: { name: 'Forged', workspace: tenant.workspaceId, scopes: 'candidates.search', expires: 'never' },
+    maxRedirects: 0,
+  });
+  expect(forged.status()).toBe(403);
+  expect(await forged.text()).toContain('Form expired');
+  expect(await ApiKey.countDocuments({ orgId: tenant.orgId })).toBe(keysBefore);
+});
+
+test('"API keys" pages by 50, newest first, with "Next page" and "Previous page"', async () => {
+  for (let i = 0; i < 55; i++) {
+    await createApiKey({
+      orgId: tenant.orgId,
+      workspaceId: tenant.workspaceId,
+      name: `Paging key ${i}`,
+      scopes: ['candidates.search'],
+      audience: 'developer-api',
+    });
+  }
+  const total = await ApiKey.countDocuments({ orgId: tenant.orgId });
+  await page.goto(`${srv.url}/console/keys`);
+  // The header row, then one row per key.
+  expect(await page.getByRole('row').count()).toBe(51);
+  expect(await page.getByRole('row').nth(1).innerText()).toContain('Paging key 54');
+  await page.getByRole('link', { name: 'Next page' }).click();
+  await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+  expect(await page.getByRole('row').count()).toBe(total - 50 + 1);
+  expect(await page.getByRole('link', { name: 'Next page' }).count()).toBe(0);
+  expect(await page.getByRole('link', { name: 'Previous page' }).count()).toBe(1);
 });
 
 test('"Sign out" ends the session: the console asks to sign in again', async () => {

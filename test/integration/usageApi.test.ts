@@ -3,7 +3,7 @@ import { PERMISSIONS } from '../../core/keys/permissions';
 import { setOrganizationRate } from '../../core/limits/limitSettings';
 import { Person } from '../../core/talent/models';
 import { seedPeople } from '../../core/talent/seedPeople';
-import { COUNTER_MODELS, UsageRollupState } from '../../core/usage/models';
+import { UsageHour, UsageMonth, UsageRollupState } from '../../core/usage/models';
 import { outcomeClass, type OutcomeClass } from '../../core/usage/outcomeClass';
 import { counterRowId, DAY_MS, HOUR_MS, MINUTE_MS } from '../../core/usage/usageBuckets';
 import { UsageCounters } from '../../core/usage/usageCounters';
@@ -153,13 +153,13 @@ describe('GET /v1/usage', () => {
     expect(mine.json.data.filter((p: UsagePoint) => p.operation === 'candidates.search')).toEqual([]);
   });
 
-  test('refuses a range it does not answer: backwards, or longer than 31 days by the hour or 400 by the day', async () => {
+  test('refuses a range it does not answer: backwards, or longer than 7 days by the hour or 400 by the day', async () => {
     const t = await createTenant();
     const now = Date.now();
     const iso = (ms: number) => new Date(ms).toISOString();
     for (const query of [
       `?from=${iso(now)}&to=${iso(now - DAY_MS)}`,
-      `?granularity=hour&from=${iso(now - 32 * DAY_MS)}&to=${iso(now)}`,
+      `?granularity=hour&from=${iso(now - 8 * DAY_MS)}&to=${iso(now)}`,
       `?granularity=day&from=${iso(now - 401 * DAY_MS)}&to=${iso(now)}`,
       '?granularity=week',
       '?operation=candidates.find',
@@ -167,48 +167,78 @@ describe('GET /v1/usage', () => {
     ]) {
       expectProblemResponse(await getUsage(t, query), 422, 'validation_failed');
     }
-    expect((await getUsage(t, `?granularity=hour&from=${iso(now - 31 * DAY_MS)}&to=${iso(now)}`)).status).toBe(200);
+    expect((await getUsage(t, `?granularity=hour&from=${iso(now - 7 * DAY_MS)}&to=${iso(now)}`)).status).toBe(200);
     expect((await getUsage(t, `?granularity=day&from=${iso(now - 400 * DAY_MS)}&to=${iso(now)}`)).status).toBe(200);
   });
 });
 
-describe('the roll-up by the store maintenance', () => {
-  test('folds minutes into hours and hours into days with the same figures, and deletes only what is folded and past retention', async () => {
+describe('the counters and their roll-up by the store maintenance', () => {
+  test('a minute is written once it has ended, into its hour row, in one write per organization', async () => {
     const t = await createTenant();
-    // Counted three days and two hours ago, and 20 minutes ago, by a clock the test sets.
-    const now = Date.parse('2026-11-25T10:20:00Z');
-    let clock = now - 3 * DAY_MS - 2 * HOUR_MS;
+    let clock = Date.parse('2026-11-20T09:58:30Z');
     const counters = new UsageCounters({ now: () => clock });
     counters.countRequest(t.orgId, 'candidates.search', 200, 1);
+    counters.countRequest(t.orgId, 'profiles.unlock', 200, 5);
+    await counters.flush();
+    expect(await UsageHour.exists({ orgId: t.orgId })).toBeNull();
+    clock += MINUTE_MS;
     counters.countRequest(t.orgId, 'candidates.search', 429, 0);
-    clock += 5 * MINUTE_MS;
+    await counters.flush();
+    const row = await UsageHour.findById(counterRowId(t.orgId, Date.parse('2026-11-20T09:00:00Z'))).lean();
+    expect(row?.ops).toEqual({ 'candidates:search': { success: 1, credits: 1 }, 'profiles:unlock': { success: 1, credits: 5 } });
+    expect(counters.pendingMinutes()).toHaveLength(1);
+    await counters.flush({ all: true });
+    expect((await UsageHour.findById(row!._id).lean())?.ops).toEqual({
+      'candidates:search': { success: 1, rate_limited: 1, credits: 1 },
+      'profiles:unlock': { success: 1, credits: 5 },
+    });
+  });
+
+  test('folds ended days into month rows with the same figures, and deletes only hour rows folded and past retention', async () => {
+    const t = await createTenant();
+    // Counted by a clock the test sets: 120 days ago, three days and two hours ago, 20 minutes ago.
+    const now = Date.parse('2026-11-25T10:20:00Z');
+    let clock = now - 120 * DAY_MS;
+    const counters = new UsageCounters({ now: () => clock });
+    counters.countRequest(t.orgId, 'whoami', 200, 0);
+    clock = now - 3 * DAY_MS - 2 * HOUR_MS;
+    counters.countRequest(t.orgId, 'candidates.search', 200, 1);
+    counters.countRequest(t.orgId, 'candidates.search', 429, 0);
+    clock += 65 * MINUTE_MS;
     counters.countRequest(t.orgId, 'candidates.search', 200, 1);
     counters.countRequest(t.orgId, 'profiles.unlock', 200, 5);
     clock = now - 20 * MINUTE_MS;
     counters.countRequest(t.orgId, 'profiles.unlock', 402, 0);
-    await counters.flush();
+    await counters.flush({ all: true });
 
     const read = (granularity: 'hour' | 'day', fromMs: number) => usageSeries({ orgId: t.orgId, from: new Date(fromMs), to: new Date(now), granularity }, now);
-    const before = { days: await read('day', now - 10 * DAY_MS), hours: await read('hour', now - 4 * DAY_MS) };
+    const before = { days: await read('day', now - 200 * DAY_MS), hours: await read('hour', now - 4 * DAY_MS) };
     expect(before.days.map((p) => [p.start, p.operation, p.credits])).toEqual([
+      ['2026-07-28T00:00:00.000Z', 'whoami', 0],
       ['2026-11-22T00:00:00.000Z', 'candidates.search', 2],
       ['2026-11-22T00:00:00.000Z', 'profiles.unlock', 5],
       ['2026-11-25T00:00:00.000Z', 'profiles.unlock', 0],
     ]);
+    expect(before.hours.map((p) => [p.start, p.operation, p.requests.success, p.requests.rate_limited])).toEqual([
+      ['2026-11-22T08:00:00.000Z', 'candidates.search', 1, 1],
+      ['2026-11-22T09:00:00.000Z', 'candidates.search', 1, 0],
+      ['2026-11-22T09:00:00.000Z', 'profiles.unlock', 1, 0],
+      ['2026-11-25T10:00:00.000Z', 'profiles.unlock', 0, 0],
+    ]);
 
     await UsageRollupState.deleteMany({});
     const counts = await rollUpUsage(new Date(now));
-    expect(counts).toMatchObject({ minuteRowsDeleted: 2 });
-    expect(await read('day', now - 10 * DAY_MS)).toEqual(before.days);
+    expect(counts.hourRowsDeleted).toBeGreaterThanOrEqual(1);
+    expect(await read('day', now - 200 * DAY_MS)).toEqual(before.days);
     expect(await read('hour', now - 4 * DAY_MS)).toEqual(before.hours);
-    // The old minutes are gone (folded, past 48 h); the last 20 minutes' are not folded yet and stay.
-    const minuteRows = await COUNTER_MODELS.minute.find({ orgId: t.orgId }).lean();
-    expect(minuteRows.map((r) => r._id)).toEqual([counterRowId(t.orgId, now - 20 * MINUTE_MS)]);
-    expect(await COUNTER_MODELS.hour.exists({ _id: counterRowId(t.orgId, Date.parse('2026-11-22T08:00:00Z')) })).not.toBeNull();
-    expect(await COUNTER_MODELS.day.exists({ _id: counterRowId(t.orgId, Date.parse('2026-11-22T00:00:00Z')) })).not.toBeNull();
+    // The 120-day-old hour is gone (folded, past 100 days); the rest stay for reads by the hour.
+    const hourRows = await UsageHour.find({ orgId: t.orgId }).lean();
+    expect(hourRows.map((r) => r.start.toISOString()).sort()).toEqual(['2026-11-22T08:00:00.000Z', '2026-11-22T09:00:00.000Z', '2026-11-25T10:00:00.000Z']);
+    const november = await UsageMonth.findById(counterRowId(t.orgId, Date.parse('2026-11-01T00:00:00Z'))).lean();
+    expect(november?.days).toEqual({ '22': 'candidates.search 2 0 1 0 2;profiles.unlock 1 0 0 0 5' });
 
     // A second run finds nothing new and changes nothing.
     await rollUpUsage(new Date(now));
-    expect(await read('day', now - 10 * DAY_MS)).toEqual(before.days);
+    expect(await read('day', now - 200 * DAY_MS)).toEqual(before.days);
   });
 });

@@ -21,7 +21,7 @@ export async function startTestWorker(config: Config): Promise<TestWorker> {
   const running = worker.run();
   return {
     worker,
-    flushUsage: () => usage.flush(),
+    flushUsage: () => usage.flush({ all: true }),
     stop: async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;

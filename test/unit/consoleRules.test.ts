@@ -1,4 +1,10 @@
+import { CONSOLE_OPERATIONS } from '../../api/console/consoleOperationNames';
+import { consoleOperations } from '../../api/console/consoleOperations';
 import { safeReturnPath } from '../../api/console/returnPath';
+import { publicOpenApi } from '../../api/reference/publicDocument';
+import { v1Routes } from '../../api/routes/index';
+import { KEY_EXPIRY_CHOICES, OLD_KEY_END_CHOICES, expiryOf, oldKeyEndMs } from '../../core/keys/keyLifetimes';
+import { OPERATIONS } from '../../core/limits/limitTable';
 import { permissionsBeyond } from '../../core/keys/permissions';
 import { SUDO_WINDOW_MS, sudoActive } from '../../core/users/sudoMode';
 
@@ -67,5 +73,42 @@ describe("permissions never beyond the giver's own", () => {
 
   test('beyond: each extra permission once', () => {
     expect(permissionsBeyond(['candidates.search', 'webhooks.v1:manage', 'webhooks.v1:manage'], ['candidates.search'])).toEqual(['webhooks.v1:manage']);
+  });
+});
+
+describe('key lifetimes offered by the console', () => {
+  const now = new Date('2026-01-01T00:00:00Z');
+
+  test('"Never" gives no expiry; the others count from now', () => {
+    expect(expiryOf('never', now)).toBeNull();
+    expect(expiryOf('30d', now)?.toISOString()).toBe('2026-01-31T00:00:00.000Z');
+    expect(expiryOf('90d', now)?.toISOString()).toBe('2026-04-01T00:00:00.000Z');
+    expect(expiryOf('1y', now)?.toISOString()).toBe('2027-01-01T00:00:00.000Z');
+  });
+
+  test('the old key of a rotation ends now, in 1 hour, 24 hours or 7 days', () => {
+    expect(OLD_KEY_END_CHOICES.map((c) => c.label)).toEqual(['Now', 'In 1 hour', 'In 24 hours', 'In 7 days']);
+    expect(['now', '1h', '24h', '7d'].map((c) => oldKeyEndMs(c as never))).toEqual([0, 3600_000, 86_400_000, 604_800_000]);
+    expect(KEY_EXPIRY_CHOICES.map((c) => c.label)).toEqual(['Never', 'In 30 days', 'In 90 days', 'In 1 year']);
+  });
+});
+
+describe('console operations are their own road: executor operations, never developer-API ones', () => {
+  test('each console operation is declared once, under a name of the console list', () => {
+    expect(consoleOperations.map((o) => o.operation).sort()).toEqual([...CONSOLE_OPERATIONS].sort());
+  });
+
+  test('no console operation is a /v1 route, a limit-table operation or in the OpenAPI document', () => {
+    const names = new Set<string>(CONSOLE_OPERATIONS);
+    expect(v1Routes.filter((r) => names.has(r.operation))).toEqual([]);
+    expect(OPERATIONS.filter((o) => names.has(o))).toEqual([]);
+    const document = publicOpenApi({
+      baseUrl: 'http://127.0.0.1:1',
+      authUrl: 'http://127.0.0.1:1',
+      mcpUrl: 'http://127.0.0.1:1',
+      metricsEnabled: false,
+      metricsToken: null,
+    } as never);
+    expect(JSON.stringify(document)).not.toMatch(/console\.(keys|team)/);
   });
 });

@@ -49,7 +49,9 @@ test('a failing run shows its attempts and the next one planned; a run that ende
   const out = timelineHtml(runs).html;
   expect(out).toContain('Original delivery');
   expect(out).toContain('Replay 1');
-  expect(out).toMatch(/Attempt 2<\/strong> · planned \+5 s · sent 2026-11-25T10:00:05\.400Z \(\+5 s\)\s*· failed · HTTP 500 · 12 ms · next attempt/);
+  expect(out).toMatch(
+    /Attempt 2<\/strong> · planned \+5 s · sent <time datetime="2026-11-25T10:00:05\.400Z">2026-11-25 10:00:05 UTC<\/time> \(\+5 s\)\s*· failed · HTTP 500 · 12 ms · next attempt/,
+  );
   expect(out).toMatch(/Attempt 3<\/strong> · planned \+35 s\s*· not yet sent/);
 });
 

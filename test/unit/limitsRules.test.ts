@@ -293,6 +293,15 @@ describe('who may change a limit', () => {
     expect(() => checkClear('customer')).toThrow(LimitChangeError);
     expect(() => checkClear('operator')).not.toThrow();
   });
+  test("a customer clears only the caps and blocks the customer set, never the operator's", () => {
+    const customerCap = { ...cap(KEY, 100), setBy: 'customer' as const };
+    expect(() => checkClear('customer', customerCap)).not.toThrow();
+    expect(() => checkClear('customer', { kind: 'block', setBy: 'customer' })).not.toThrow();
+    expect(() => checkClear('customer', cap(KEY, 100))).toThrow(/operator/);
+    expect(() => checkClear('customer', { kind: 'block', setBy: 'operator' })).toThrow(/operator/);
+    expect(() => checkClear('customer', { kind: 'cleared', setBy: 'customer' })).toThrow(LimitChangeError);
+    expect(() => checkClear('operator', cap(KEY, 100))).not.toThrow();
+  });
 });
 
 describe('limit entries (SPEC 8.3)', () => {

@@ -1,9 +1,20 @@
 import { outcomeClass } from '../../core/usage/outcomeClass';
-import type { CounterRow } from '../../core/usage/models';
-import { bucketEndCeil, bucketStart, counterRowId, DAY_MS, HOUR_MS, MINUTE_MS, operationKey, operationOfKey } from '../../core/usage/usageBuckets';
+import type { HourRow } from '../../core/usage/models';
+import {
+  bucketEndCeil,
+  bucketStart,
+  counterRowId,
+  DAY_MS,
+  MINUTE_MS,
+  monthStarts,
+  operationKey,
+  operationOfKey,
+  packTallies,
+  unpackTallies,
+} from '../../core/usage/usageBuckets';
 import { UsageCounters } from '../../core/usage/usageCounters';
-import { deletableBefore, foldRows, HOUR_RETENTION_MS, MINUTE_RETENTION_MS, ROLLUP_LAG_MS, rollupMarks } from '../../core/usage/usageRollup';
-import { readPlan, seriesOf } from '../../core/usage/usageSeries';
+import { dayField, foldHours, hoursDeletableBefore, HOUR_RETENTION_MS, ROLLUP_LAG_MS, rollupMarks } from '../../core/usage/usageRollup';
+import { readPlan, seriesOf, type CountedSpan } from '../../core/usage/usageSeries';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -38,6 +49,29 @@ describe('buckets', () => {
     expect(bucketEndCeil('hour', at('2026-11-25T17:00:00.000Z'))).toBe(at('2026-11-25T17:00:00.000Z'));
   });
 
+  test('months are UTC calendar months', () => {
+    expect(monthStarts(at('2026-08-27T00:00:00Z'), at('2026-11-26T00:00:00Z')).map((m) => new Date(m).toISOString())).toEqual([
+      '2026-08-01T00:00:00.000Z',
+      '2026-09-01T00:00:00.000Z',
+      '2026-10-01T00:00:00.000Z',
+      '2026-11-01T00:00:00.000Z',
+    ]);
+    expect(dayField(at('2026-11-05T00:00:00Z'))).toBe('05');
+  });
+
+  test("a day's tallies pack into one string and come back", () => {
+    const ops = {
+      'candidates:search': { success: 412, client_error: 3, rate_limited: 7, server_error: 0, credits: 412 },
+      'profiles:unlock': { success: 1, credits: 5 },
+    };
+    expect(packTallies(ops)).toBe('candidates.search 412 3 7 0 412;profiles.unlock 1 0 0 0 5');
+    expect(unpackTallies(packTallies(ops))).toEqual({
+      'candidates.search': { success: 412, client_error: 3, rate_limited: 7, server_error: 0, credits: 412 },
+      'profiles.unlock': { success: 1, client_error: 0, rate_limited: 0, server_error: 0, credits: 5 },
+    });
+    expect(unpackTallies('')).toEqual({});
+  });
+
   test('a row id names the organization and the bucket; operation keys hold no dot and come back', () => {
     expect(counterRowId('org_a', at('2026-11-25T17:00:00Z'))).toBe('org_a|2026-11-25T17:00:00.000Z');
     expect(operationKey('contact_retrieval_jobs.create')).toBe('contact_retrieval_jobs:create');
@@ -59,7 +93,7 @@ describe('the counters of a process', () => {
     counters.countCredits('org_a', 'contact_retrieval_jobs.create', 7);
     counters.countCredits('org_a', 'contact_retrieval_jobs.create', 0);
 
-    const rows = counters.pendingRows().map((r) => ({ ...r, start: r.start.toISOString() }));
+    const rows = counters.pendingMinutes().map((r) => ({ ...r, start: r.start.toISOString() }));
     expect(rows).toEqual([
       {
         orgId: 'org_a',
@@ -89,92 +123,85 @@ describe('the counters of a process', () => {
     const a = new UsageCounters();
     const b = new UsageCounters();
     a.countRequest('org_a', 'whoami', 200, 0);
-    expect(a.pendingRows()).toHaveLength(1);
-    expect(b.pendingRows()).toHaveLength(0);
+    expect(a.pendingMinutes()).toHaveLength(1);
+    expect(b.pendingMinutes()).toHaveLength(0);
   });
 });
 
-const row = (orgId: string, iso: string, ops: CounterRow['ops']): CounterRow => ({ _id: counterRowId(orgId, at(iso)), orgId, start: new Date(iso), ops });
+const row = (orgId: string, iso: string, ops: HourRow['ops']): HourRow => ({ _id: counterRowId(orgId, at(iso)), orgId, start: new Date(iso), ops });
 
 describe('the roll-up', () => {
-  test('folds finer rows into coarser ones per organization and bucket, adding each operation', () => {
-    const folded = foldRows(
-      [
-        row('org_a', '2026-11-25T10:00:00Z', { 'candidates:search': { success: 2, credits: 2 } }),
-        row('org_a', '2026-11-25T10:59:00Z', { 'candidates:search': { success: 1, rate_limited: 3, credits: 1 }, 'profiles:unlock': { client_error: 1 } }),
-        row('org_a', '2026-11-25T11:00:00Z', { 'candidates:search': { success: 5, credits: 5 } }),
-        row('org_b', '2026-11-25T10:30:00Z', { 'candidates:search': { server_error: 1 } }),
-      ],
-      'hour',
-    );
-    expect(folded.map((r) => ({ _id: r._id, ops: r.ops }))).toEqual([
+  test('folds hour rows into days per organization, adding each operation', () => {
+    const folded = foldHours([
+      row('org_a', '2026-11-24T00:00:00Z', { 'candidates:search': { success: 2, credits: 2 } }),
+      row('org_a', '2026-11-24T23:00:00Z', { 'candidates:search': { success: 1, rate_limited: 3, credits: 1 }, 'profiles:unlock': { client_error: 1 } }),
+      row('org_a', '2026-11-25T00:00:00Z', { 'candidates:search': { success: 5, credits: 5 } }),
+      row('org_b', '2026-11-24T10:00:00Z', { 'candidates:search': { server_error: 1 } }),
+    ]);
+    expect(folded.map((d) => ({ orgId: d.orgId, day: new Date(d.day).toISOString(), ops: d.ops }))).toEqual([
       {
-        _id: 'org_a|2026-11-25T10:00:00.000Z',
+        orgId: 'org_a',
+        day: '2026-11-24T00:00:00.000Z',
         ops: {
           'candidates:search': { success: 3, client_error: 0, rate_limited: 3, server_error: 0, credits: 3 },
           'profiles:unlock': { success: 0, client_error: 1, rate_limited: 0, server_error: 0, credits: 0 },
         },
       },
-      { _id: 'org_a|2026-11-25T11:00:00.000Z', ops: { 'candidates:search': { success: 5, client_error: 0, rate_limited: 0, server_error: 0, credits: 5 } } },
-      { _id: 'org_b|2026-11-25T10:00:00.000Z', ops: { 'candidates:search': { success: 0, client_error: 0, rate_limited: 0, server_error: 1, credits: 0 } } },
+      {
+        orgId: 'org_a',
+        day: '2026-11-25T00:00:00.000Z',
+        ops: { 'candidates:search': { success: 5, client_error: 0, rate_limited: 0, server_error: 0, credits: 5 } },
+      },
+      {
+        orgId: 'org_b',
+        day: '2026-11-24T00:00:00.000Z',
+        ops: { 'candidates:search': { success: 0, client_error: 0, rate_limited: 0, server_error: 1, credits: 0 } },
+      },
     ]);
   });
 
-  test('folds an hour once it has been over for the lag, and a day once all its hours are folded', () => {
+  test('folds a day once it has been over for the lag', () => {
     expect(ROLLUP_LAG_MS).toBe(15 * MINUTE_MS);
-    const marks = (iso: string) => {
-      const m = rollupMarks(at(iso));
-      return { hoursUntil: new Date(m.hoursUntil).toISOString(), daysUntil: new Date(m.daysUntil).toISOString() };
-    };
-    expect(marks('2026-11-25T10:14:59Z')).toEqual({ hoursUntil: '2026-11-25T09:00:00.000Z', daysUntil: '2026-11-25T00:00:00.000Z' });
-    expect(marks('2026-11-25T10:15:00Z')).toEqual({ hoursUntil: '2026-11-25T10:00:00.000Z', daysUntil: '2026-11-25T00:00:00.000Z' });
-    expect(marks('2026-11-26T00:14:00Z')).toEqual({ hoursUntil: '2026-11-25T23:00:00.000Z', daysUntil: '2026-11-25T00:00:00.000Z' });
-    expect(marks('2026-11-26T00:15:00Z')).toEqual({ hoursUntil: '2026-11-26T00:00:00.000Z', daysUntil: '2026-11-26T00:00:00.000Z' });
+    const mark = (iso: string) => new Date(rollupMarks(at(iso)).daysUntil).toISOString();
+    expect(mark('2026-11-26T00:14:59Z')).toBe('2026-11-25T00:00:00.000Z');
+    expect(mark('2026-11-26T00:15:00Z')).toBe('2026-11-26T00:00:00.000Z');
   });
 
-  test('deletes minute rows after 48 hours and hour rows after 100 days, never before they are folded', () => {
-    expect(MINUTE_RETENTION_MS).toBe(48 * HOUR_MS);
+  test('deletes hour rows after 100 days, never before they are folded', () => {
     expect(HOUR_RETENTION_MS).toBe(100 * DAY_MS);
-    const now = at('2026-11-25T10:00:00Z');
-    expect(deletableBefore(rollupMarks(now), now)).toEqual({ minute: now - 48 * HOUR_MS, hour: now - 100 * DAY_MS });
-    // Nothing folded yet (the roll-up has not run for days): nothing is deleted past the marks.
-    const stale = { hoursUntil: now - 72 * HOUR_MS, daysUntil: now - 200 * DAY_MS };
-    expect(deletableBefore(stale, now)).toEqual({ minute: stale.hoursUntil, hour: stale.daysUntil });
+    const now = at('2026-11-25T10:20:00Z');
+    expect(new Date(hoursDeletableBefore(rollupMarks(now), now)).toISOString()).toBe('2026-08-17T10:00:00.000Z');
+    // The roll-up has not run for months: nothing past its mark is deleted.
+    const stale = { daysUntil: now - 200 * DAY_MS };
+    expect(hoursDeletableBefore(stale, now)).toBe(stale.daysUntil);
   });
 });
 
 describe('a usage read', () => {
-  const now = at('2026-11-25T10:20:30Z');
-  const marks = rollupMarks(now); // hours until 10:00, days until 2026-11-25
+  const marks = rollupMarks(at('2026-11-25T10:20:30Z')); // days until 2026-11-25
   const plan = (granularity: 'hour' | 'day', from: string, to: string, m = marks) =>
-    readPlan(granularity, at(from), at(to), m, now).map((s) => `${s.size} ${new Date(s.fromMs).toISOString()} ${new Date(s.toMs).toISOString()}`);
+    readPlan(granularity, at(from), at(to), m).map((s) => `${s.rows} ${new Date(s.fromMs).toISOString()} ${new Date(s.toMs).toISOString()}`);
 
-  test('takes each span from the coarsest rows that hold it whole, each instant once', () => {
+  test('takes each span from the rows that hold it whole, each instant once', () => {
     expect(plan('day', '2026-08-27T00:00:00Z', '2026-11-26T00:00:00Z')).toEqual([
-      'day 2026-08-27T00:00:00.000Z 2026-11-25T00:00:00.000Z',
-      'hour 2026-11-25T00:00:00.000Z 2026-11-25T10:00:00.000Z',
-      'minute 2026-11-25T10:00:00.000Z 2026-11-25T10:21:00.000Z',
+      'month 2026-08-27T00:00:00.000Z 2026-11-25T00:00:00.000Z',
+      'hour 2026-11-25T00:00:00.000Z 2026-11-26T00:00:00.000Z',
     ]);
-    expect(plan('hour', '2026-11-24T10:00:00Z', '2026-11-25T11:00:00Z')).toEqual([
-      'hour 2026-11-24T10:00:00.000Z 2026-11-25T10:00:00.000Z',
-      'minute 2026-11-25T10:00:00.000Z 2026-11-25T10:21:00.000Z',
-    ]);
-    // A range that ends before the marks reads coarse rows only.
-    expect(plan('day', '2026-10-01T00:00:00Z', '2026-10-03T00:00:00Z')).toEqual(['day 2026-10-01T00:00:00.000Z 2026-10-03T00:00:00.000Z']);
-    // Before any roll-up everything is in minute rows.
-    expect(plan('day', '2026-11-24T00:00:00Z', '2026-11-26T00:00:00Z', { hoursUntil: 0, daysUntil: 0 })).toEqual([
-      'minute 2026-11-24T00:00:00.000Z 2026-11-25T10:21:00.000Z',
-    ]);
+    expect(plan('hour', '2026-11-24T10:00:00Z', '2026-11-25T11:00:00Z')).toEqual(['hour 2026-11-24T10:00:00.000Z 2026-11-25T11:00:00.000Z']);
+    // A range that ends before the mark reads month rows only.
+    expect(plan('day', '2026-10-01T00:00:00Z', '2026-10-03T00:00:00Z')).toEqual(['month 2026-10-01T00:00:00.000Z 2026-10-03T00:00:00.000Z']);
+    // Before any roll-up everything is in hour rows.
+    expect(plan('day', '2026-11-24T00:00:00Z', '2026-11-26T00:00:00Z', { daysUntil: 0 })).toEqual(['hour 2026-11-24T00:00:00.000Z 2026-11-26T00:00:00.000Z']);
   });
 
-  test('adds rows into buckets per operation, oldest first, one operation when asked', () => {
-    const rows = [
-      row('org_a', '2026-11-24T00:00:00Z', { 'profiles:unlock': { success: 1, credits: 5 } }),
-      row('org_a', '2026-11-25T00:00:00Z', { 'candidates:search': { success: 2, credits: 2 } }),
-      row('org_a', '2026-11-25T10:03:00Z', { 'candidates:search': { rate_limited: 1 }, 'profiles:unlock': { client_error: 1 } }),
-      row('org_a', '2026-11-24T23:00:00Z', { 'candidates:search': { success: 1, credits: 1 } }),
+  test('adds counts into buckets per operation, oldest first, one operation when asked', () => {
+    const spans: CountedSpan[] = [
+      { start: at('2026-11-24T00:00:00Z'), ops: unpackTallies('profiles.unlock 1 0 0 0 5') },
+      { start: at('2026-11-25T00:00:00Z'), ops: { 'candidates:search': { success: 2, credits: 2 } } },
+      { start: at('2026-11-25T10:00:00Z'), ops: { 'candidates:search': { rate_limited: 1 }, 'profiles:unlock': { client_error: 1 } } },
+      { start: at('2026-11-24T23:00:00Z'), ops: { 'candidates:search': { success: 1, credits: 1 } } },
     ];
-    expect(seriesOf(rows, 'day')).toEqual([
+    expect(seriesOf(spans, 'day')).toEqual([
       {
         start: '2026-11-24T00:00:00.000Z',
         operation: 'candidates.search',
@@ -200,7 +227,7 @@ describe('a usage read', () => {
         credits: 0,
       },
     ]);
-    expect(seriesOf(rows, 'hour', 'profiles.unlock').map((p) => [p.start, p.credits])).toEqual([
+    expect(seriesOf(spans, 'hour', 'profiles.unlock').map((p) => [p.start, p.credits])).toEqual([
       ['2026-11-24T00:00:00.000Z', 5],
       ['2026-11-25T10:00:00.000Z', 0],
     ]);

@@ -58,6 +58,11 @@ export function offsetText(ms: number): string {
   return `+${shown.map(([n, unit]) => `${n} ${unit}`).join(' ')}`;
 }
 
+/** An instant to the second, as a person reads it, with the exact value for machines. */
+export function instantHtml(iso: string): Html {
+  return html`<time datetime="${iso}">${iso.slice(0, 19).replace('T', ' ')} UTC</time>`;
+}
+
 function outcome(d: DeliveryView): string {
   const answer = d.response_status !== null ? `HTTP ${d.response_status}` : (d.error_code ?? 'no answer');
   return `${d.status.replace('_', ' ')} · ${answer}${d.duration_ms !== null ? ` · ${d.duration_ms} ms` : ''}`;
@@ -73,10 +78,10 @@ export function timelineHtml(runs: readonly TimelineRun[]): Html {
       <ol>
         ${run.steps.map((step) => {
           const d = step.delivery;
-          const sent = d && start !== null ? html` · sent ${d.attempted_at} (${offsetText(Date.parse(d.attempted_at) - start)})` : html``;
+          const sent = d && start !== null ? html` · sent ${instantHtml(d.attempted_at)} (${offsetText(Date.parse(d.attempted_at) - start)})` : html``;
           return html`<li class="${d ? `attempt ${d.status}` : 'attempt planned'}">
             <strong>Attempt ${step.attempt}</strong> · planned ${offsetText(step.plannedOffsetMs)}${sent}
-            ${d ? html` · ${outcome(d)}${d.next_attempt_at ? html` · next attempt ${d.next_attempt_at}` : html``}` : html` · not yet sent`}
+            ${d ? html` · ${outcome(d)}${d.next_attempt_at ? html` · next attempt ${instantHtml(d.next_attempt_at)}` : html``}` : html` · not yet sent`}
           </li>`;
         })}
       </ol>

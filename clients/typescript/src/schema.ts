@@ -451,7 +451,7 @@ export interface paths {
         };
         /**
          * The organization's requests and credits per hour or day and operation
-         * @description Per UTC bucket (`granularity`: `hour` or `day`) and operation: requests by outcome (2xx `success`, 4xx `client_error` other than 429, 429 `rate_limited`, 5xx `server_error`) and `credits` charged, including the credits contact-retrieval jobs charge as they run. The figures come from counters kept as the work happens and reach this answer within seconds; `credits` over a range agrees with the ledger. Buckets with nothing counted are left out. Ranges: up to 31 days by the hour, 400 days by the day; hour buckets are kept 100 days.
+         * @description Per UTC bucket (`granularity`: `hour` or `day`) and operation: requests by outcome (2xx `success`, 4xx `client_error` other than 429, 429 `rate_limited`, 5xx `server_error`) and `credits` charged, including the credits contact-retrieval jobs charge as they run. The figures come from counters kept as the work happens; `credits` over a range agrees with the ledger. Buckets with nothing counted are left out. Ranges: up to 7 days by the hour, 400 days by the day; hour buckets are kept 100 days. Counts reach this answer within about a minute (each process writes a minute once it has ended).
          *
          *     Permission: `usage.v1:read`.
          */

@@ -1,0 +1,53 @@
+import { hidden, html, type Html } from '../oauth/pageRendering';
+
+/**
+ * Labelled form controls of the console, each with a stable id so its `<label for>` names it
+ * (the browser tests find controls by these labels), and a form that always carries its CSRF token.
+ */
+export function postForm(action: string, csrf: string, body: Html, extra: { confirm?: string } = {}): Html {
+  return html`<form method="post" action="${action}" ${extra.confirm ? html`data-confirm="${extra.confirm}"` : ''}>
+    ${hidden('csrf_token', csrf)} ${body}
+  </form>`;
+}
+
+export function textInput(
+  id: string,
+  label: string,
+  opts: { value?: string; type?: string; required?: boolean; maxLength?: number; autocomplete?: string } = {},
+): Html {
+  return html`<label for="${id}">${label}</label>
+    <input
+      id="${id}"
+      name="${id}"
+      type="${opts.type ?? 'text'}"
+      value="${opts.value ?? ''}"
+      ${opts.required === false ? '' : html`required`}
+      ${opts.maxLength ? html`maxlength="${opts.maxLength}"` : ''}
+      autocomplete="${opts.autocomplete ?? 'off'}"
+    />`;
+}
+
+export interface SelectOption {
+  value: string;
+  label: string;
+}
+
+export function selectInput(id: string, label: string, options: readonly SelectOption[], selected?: string): Html {
+  return html`<label for="${id}">${label}</label>
+    <select id="${id}" name="${id}">
+      ${options.map((o) => html`<option value="${o.value}" ${o.value === selected ? html`selected` : ''}>${o.label}</option>`)}
+    </select>`;
+}
+
+/** One checkbox per permission, labelled with the permission string itself. */
+export function permissionCheckboxes(legend: string, name: string, permissions: readonly string[], checked: readonly string[]): Html {
+  return html`<fieldset>
+    <legend>${legend}</legend>
+    ${permissions.map(
+      (p, i) =>
+        html`<label for="${name}-${i}"
+          ><input type="checkbox" id="${name}-${i}" name="${name}" value="${p}" ${checked.includes(p) ? html`checked` : ''} /><code>${p}</code></label
+        >`,
+    )}
+  </fieldset>`;
+}

@@ -1,0 +1,134 @@
+import { z } from 'zod';
+import { createApiKey, findOrgKey, revokeApiKey, rotateApiKey, type RotationResult } from '../../../core/keys/apiKeys';
+import { KEY_NAME_MAX_LENGTH } from '../../../core/keys/keyNames';
+import { expiryOf, oldKeyEndMs } from '../../../core/keys/keyLifetimes';
+import { permissionsBeyond } from '../../../core/keys/permissions';
+import { notFound, Problem, validationFailed } from '../../../core/problems';
+import { Workspace } from '../../../core/tenancy/models';
+import { auditActorOf } from '../../operations/operationAudit';
+import { notAllowed } from '../consoleErrors';
+import { defineConsoleOperation } from '../consoleOperation';
+
+/**
+ * The console's key writes (DECISIONS.md "Organization console"): create, rotate, revoke, by the
+ * same core/keys functions the operator CLI calls. A key of another organization is not found.
+ */
+const keyParams = z.object({ key_id: z.string().min(1).max(100) });
+
+/** A key that must still be active to be rotated or revoked; absent and foreign alike are 404. */
+async function activeKey(orgId: string, keyId: string) {
+  const key = await findOrgKey(orgId, keyId);
+  if (!key) throw notFound('key');
+  if (key.status !== 'active') throw new Problem('invalid_state_transition', `This key is ${key.status}: only an active key can be rotated or revoked.`);
+  return key;
+}
+
+export interface CreatedKey {
+  key: string;
+  key_id: string;
+  family_id: string;
+  name: string;
+  workspace_id: string;
+  scopes: string[];
+  expires_at: string | null;
+}
+
+const createKey = defineConsoleOperation({
+  operation: 'console.keys.create',
+  path: '/console/keys/new',
+  summary: 'Create an API key',
+  body: z
+    .object({
+      name: z.string().trim().min(1, 'give the key a name').max(KEY_NAME_MAX_LENGTH),
+      workspace: z.string().min(1).max(100),
+      scopes: z.array(z.string().max(100)).min(1, 'choose at least one permission').max(50),
+      expires: z.enum(['never', '30d', '90d', '1y']),
+    })
+    .strict(),
+  handler: async ({ principal, body, config }) => {
+    const beyond = permissionsBeyond(body.scopes, principal.scopes);
+    if (beyond.length) throw notAllowed(`A key cannot have permissions you do not have yourself: ${beyond.join(', ')}.`);
+    if (!(await Workspace.exists({ _id: body.workspace, orgId: principal.orgId }))) {
+      throw validationFailed([{ field: 'workspace', message: 'choose a workspace of your organization' }]);
+    }
+    const expiresAt = expiryOf(body.expires, new Date());
+    const created = await createApiKey({
+      orgId: principal.orgId,
+      name: body.name,
+      workspaceId: body.workspace,
+      scopes: body.scopes,
+      audience: config.apiAudience,
+      expiresAt,
+      createdBy: auditActorOf(principal),
+    });
+    const result: CreatedKey = { ...created, workspace_id: body.workspace, scopes: [...new Set(body.scopes)], expires_at: expiresAt?.toISOString() ?? null };
+    return { status: 201, body: result };
+  },
+  audit: {
+    change: (_input, result) => {
+      const created = result.body as CreatedKey;
+      return {
+        action: 'key.created',
+        target: created.key_id,
+        after: { ...created, key: undefined, status: 'active', environment: 'live' },
+      };
+    },
+  },
+});
+
+const rotateKey = defineConsoleOperation({
+  operation: 'console.keys.rotate',
+  path: '/console/keys/:key_id/rotate',
+  summary: 'Rotate API key',
+  params: keyParams,
+  body: z.object({ old_key_ends: z.enum(['now', '1h', '24h', '7d']) }).strict(),
+  handler: async ({ principal, params, body, config }) => {
+    await activeKey(principal.orgId, params.key_id);
+    const rotated = await rotateApiKey(config, {
+      orgId: principal.orgId,
+      keyId: params.key_id,
+      oldKeyEndsInMs: oldKeyEndMs(body.old_key_ends),
+      createdBy: auditActorOf(principal),
+    });
+    return { status: 201, body: rotated };
+  },
+  audit: {
+    change: (_input, result) => {
+      const rotated = result.body as RotationResult;
+      return {
+        action: 'key.rotated',
+        target: rotated.replaced_key_id,
+        after: {
+          key_id: rotated.key_id,
+          family_id: rotated.family_id,
+          name: rotated.name,
+          status: 'active',
+          replaced_key_id: rotated.replaced_key_id,
+          replaced_key_expires_at: rotated.replaced_key_expires_at,
+        },
+      };
+    },
+  },
+});
+
+const revokeKey = defineConsoleOperation({
+  operation: 'console.keys.revoke',
+  path: '/console/keys/:key_id/revoke',
+  summary: 'Revoke API key',
+  params: keyParams,
+  body: z.object({}).strict(),
+  handler: async ({ principal, params, config }) => {
+    await activeKey(principal.orgId, params.key_id);
+    return { status: 200, body: await revokeApiKey(config, params.key_id) };
+  },
+  audit: {
+    change: (input, result) => ({
+      action: 'key.revoked',
+      target: input.params.key_id,
+      before: { status: 'active' },
+      after: { status: 'revoked', revoked_at: (result.body as { revoked_at: string }).revoked_at },
+    }),
+  },
+});
+
+export const keyOperations = [createKey, rotateKey, revokeKey];

@@ -1,0 +1,158 @@
+import { z } from 'zod';
+import { OPERATIONS, SCOPE_TYPES, type OperationName, type Scope } from '../../../core/limits/limitTable';
+import {
+  blockOperation,
+  clearLimit,
+  existingOverride,
+  LimitChangeError,
+  readLimitSettings,
+  setCap,
+  type LimitOverride,
+  type LimitSettingsDoc,
+} from '../../../core/limits/limitSettings';
+import { limitEntry, type LimitEntry } from '../../../core/limits/operationalLimits';
+import { scopeChain } from '../../../core/limits/scopeChain';
+import { validationFailed } from '../../../core/problems';
+import type { KeyPrincipal } from '../../../core/keys/apiKeys';
+import type { Config } from '../../../core/config';
+import type { RouteInput } from '../../routeSpec';
+import { defineConsoleOperation } from '../consoleOperation';
+import { CONSOLE_PATHS } from '../consolePaths';
+
+/**
+ * The console's limit writes (DECISIONS.md "Organization console", SPEC 8.3 rules 2 and 3): a
+ * per-minute cap, a block and clearing one, by the core/limits functions the operator CLI calls,
+ * as the customer (who only lowers, and clears only what the customer set). A scope of another
+ * organization is not found, as an absent one is (core/limits/scopeChain.ts).
+ */
+const target = z.string().trim().max(100).optional().default('');
+
+const scopeFields = {
+  operation: z.enum(OPERATIONS, { message: 'choose an operation' }),
+  applies_to: z.enum(SCOPE_TYPES, { message: 'choose what the cap applies to' }),
+  target,
+};
+
+const capBody = z
+  .object({
+    ...scopeFields,
+    requests_per_minute: z
+      .string()
+      .trim()
+      .regex(/^[0-9]{1,9}$/, 'requests per minute must be a whole number')
+      .transform(Number),
+  })
+  .strict();
+
+const scopeBody = z.object(scopeFields).strict();
+
+type ScopeInput = z.output<typeof scopeBody>;
+
+/** The scope a form names: the organization itself, or the id typed as "Target". */
+export function scopeOf(principal: Pick<KeyPrincipal, 'orgId'>, body: ScopeInput): Scope {
+  if (body.applies_to === 'organization') return { type: 'organization', id: principal.orgId };
+  if (!body.target) throw validationFailed([{ field: 'target', message: 'give the id of the application, key family or key' }]);
+  return { type: body.applies_to, id: body.target };
+}
+
+/** A refusal of the limit rules as the form's validation message. */
+async function underLimitRules<T>(field: string, change: () => Promise<T>): Promise<T> {
+  try {
+    return await change();
+  } catch (err) {
+    if (err instanceof LimitChangeError) throw validationFailed([{ field, message: err.message }], err.message);
+    throw err;
+  }
+}
+
+function overrideValues(operation: string, scope: Scope, o: LimitOverride | undefined): Record<string, unknown> | null {
+  if (!o || o.kind === 'cleared') return null;
+  return { operation, scope_type: scope.type, scope_id: scope.id, requests_per_minute: o.requestsPerMinute, blocked: o.kind === 'block', source: 'override' };
+}
+
+async function overrideBefore(input: RouteInput<ScopeInput, unknown, unknown>): Promise<Record<string, unknown> | null> {
+  const scope = scopeOf(input.principal, input.body);
+  return overrideValues(input.body.operation, scope, existingOverride(await readLimitSettings(input.principal.orgId), input.body.operation, scope));
+}
+
+async function entryAfter(config: Config, settings: LimitSettingsDoc, orgId: string, operation: OperationName, scope: Scope): Promise<LimitEntry> {
+  return limitEntry(settings, operation, await scopeChain(orgId, scope), config.limits.leaseTtlSeconds);
+}
+
+function entryValues(entry: LimitEntry): Record<string, unknown> {
+  return {
+    operation: entry.operation,
+    scope_type: entry.scope.type,
+    scope_id: entry.scope.id,
+    requests_per_minute: entry.requests_per_minute,
+    blocked: entry.status === 'denied',
+    source: entry.source,
+  };
+}
+
+const setCapOperation = defineConsoleOperation({
+  operation: 'console.limits.set_cap',
+  path: CONSOLE_PATHS.limits,
+  summary: 'Set a per-minute cap',
+  body: capBody,
+  handler: async ({ principal, body, config }) => {
+    const scope = scopeOf(principal, body);
+    const settings = await underLimitRules('requests_per_minute', () =>
+      setCap(config, principal.orgId, body.operation, scope, body.requests_per_minute, 'customer'),
+    );
+    return { status: 200, body: await entryAfter(config, settings, principal.orgId, body.operation, scope) };
+  },
+  audit: {
+    before: overrideBefore,
+    change: ({ principal, body }, result, before) => ({
+      action: 'limit.cap_set',
+      target: scopeOf(principal, body).id,
+      before,
+      after: entryValues(result.body as LimitEntry),
+    }),
+  },
+});
+
+const blockOperationOperation = defineConsoleOperation({
+  operation: 'console.limits.block',
+  path: `${CONSOLE_PATHS.limits}/block`,
+  summary: 'Block an operation',
+  body: capBody.omit({ requests_per_minute: true }).extend({ requests_per_minute: z.string().optional() }),
+  handler: async ({ principal, body, config }) => {
+    const scope = scopeOf(principal, body);
+    const settings = await underLimitRules('operation', () => blockOperation(config, principal.orgId, body.operation, scope, 'customer'));
+    return { status: 200, body: await entryAfter(config, settings, principal.orgId, body.operation, scope) };
+  },
+  audit: {
+    before: overrideBefore,
+    change: ({ principal, body }, result, before) => ({
+      action: 'limit.blocked',
+      target: scopeOf(principal, body).id,
+      before,
+      after: entryValues(result.body as LimitEntry),
+    }),
+  },
+});
+
+const clearOperation = defineConsoleOperation({
+  operation: 'console.limits.clear',
+  path: `${CONSOLE_PATHS.limits}/clear`,
+  summary: 'Clear a cap or a block',
+  body: scopeBody,
+  handler: async ({ principal, body, config }) => {
+    const scope = scopeOf(principal, body);
+    const settings = await underLimitRules('operation', () => clearLimit(config, principal.orgId, body.operation, scope, 'customer'));
+    return { status: 200, body: await entryAfter(config, settings, principal.orgId, body.operation, scope) };
+  },
+  audit: {
+    before: overrideBefore,
+    change: ({ principal, body }, result, before) => ({
+      action: 'limit.cleared',
+      target: scopeOf(principal, body).id,
+      before,
+      after: entryValues(result.body as LimitEntry),
+    }),
+  },
+});
+
+export const limitOperations = [setCapOperation, blockOperationOperation, clearOperation];

@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { permissionsBeyond } from '../../../core/keys/permissions';
+import { notFound, Problem, validationFailed } from '../../../core/problems';
+import { roleOf } from '../../../core/users/adminSeats';
+import { User } from '../../../core/users/models';
+import { createUser, disableUser, findUserByEmail, setUserPermissions, setUserRole, type UserRecord } from '../../../core/users/users';
+import { notAllowed } from '../consoleErrors';
+import { defineConsoleOperation } from '../consoleOperation';
+
+/**
+ * The console's team writes (DECISIONS.md "Organization console"): invite, change role and
+ * permissions, disable, by the same core/users functions the operator CLI calls, with the same
+ * rules (the last active admin stays). Nobody hands on permissions they do not have themselves.
+ */
+const personParams = z.object({ user_id: z.string().min(1).max(100) });
+const roleField = z.enum(['admin', 'member']);
+const permissionsField = z.array(z.string().max(100)).min(1, 'choose at least one permission').max(50);
+
+/** A person of this organization; another organization's reads as absent. */
+async function orgPerson(orgId: string, userId: string): Promise<UserRecord> {
+  const user = await User.findOne({ _id: userId, orgId }).lean<UserRecord>();
+  if (!user) throw notFound('person');
+  return user;
+}
+
+function withinOwn(requested: readonly string[], held: readonly string[]): void {
+  const beyond = permissionsBeyond(requested, held);
+  if (beyond.length) throw notAllowed(`You cannot give permissions you do not have yourself: ${beyond.join(', ')}.`);
+}
+
+export interface Invitation {
+  user_id: string;
+  email: string;
+  role: string;
+  workspace_id: string;
+  permissions: string[];
+  setup_url: string;
+  setup_expires_at: string;
+}
+
+const invite = defineConsoleOperation({
+  operation: 'console.team.invite',
+  path: '/console/team/invite',
+  summary: 'Invite a person',
+  body: z
+    .object({
+      email: z
+        .string()
+        .trim()
+        .max(320)
+        .regex(/^[^\s@]{1,64}@[^\s@]{1,255}$/, 'enter an email address'),
+      role: roleField,
+      permissions: permissionsField,
+    })
+    .strict(),
+  handler: async ({ principal, body, config }) => {
+    withinOwn(body.permissions, principal.scopes);
+    if (await findUserByEmail(body.email)) throw validationFailed([{ field: 'email', message: 'a person with this email address already has an account' }]);
+    const created = await createUser(config, {
+      orgId: principal.orgId,
+      workspaceId: principal.workspaceId,
+      email: body.email,
+      permissions: body.permissions,
+      role: body.role,
+    });
+    const invitation: Invitation = { ...created, workspace_id: principal.workspaceId, permissions: [...new Set(body.permissions)] };
+    return { status: 201, body: invitation };
+  },
+  audit: {
+    change: (_input, result) => {
+      const invitation = result.body as Invitation;
+      return { action: 'user.invited', target: invitation.user_id, after: { ...invitation, setup_url: undefined, status: 'invited' } };
+    },
+  },
+});
+
+const update = defineConsoleOperation({
+  operation: 'console.team.update',
+  path: '/console/team/:user_id',
+  summary: 'Edit person',
+  params: personParams,
+  body: z.object({ role: roleField, permissions: permissionsField }).strict(),
+  handler: async ({ principal, params, body }) => {
+    const person = await orgPerson(principal.orgId, params.user_id);
+    withinOwn(body.permissions, principal.scopes);
+    // What the person has beyond the editor's own stays: the editor can neither see nor give it.
+    const kept = person.permissions.filter((p) => !principal.scopes.includes(p as never));
+    const role = await setUserRole(person._id, body.role);
+    const permissions = await setUserPermissions(person._id, [...body.permissions, ...kept]);
+    return { status: 200, body: { user_id: person._id, role: role.role, permissions: permissions.permissions } };
+  },
+  audit: {
+    before: async ({ principal, params }) => {
+      const person = await User.findOne({ _id: params.user_id, orgId: principal.orgId }).lean<UserRecord>();
+      return person ? { user_id: person._id, role: roleOf(person), permissions: person.permissions } : null;
+    },
+    change: (input, result, before) => ({ action: 'user.updated', target: input.params.user_id, before, after: result.body as Record<string, unknown> }),
+  },
+});
+
+const disable = defineConsoleOperation({
+  operation: 'console.team.disable',
+  path: '/console/team/:user_id/disable',
+  summary: 'Disable person',
+  params: personParams,
+  body: z.object({}).strict(),
+  handler: async ({ principal, params }) => {
+    const person = await orgPerson(principal.orgId, params.user_id);
+    if (person.disabledAt) throw new Problem('invalid_state_transition', 'This person is already disabled.');
+    return { status: 200, body: await disableUser(person._id) };
+  },
+  audit: {
+    change: (input, result) => {
+      const disabled = result.body as { disabled_at: string; revoked_chains: number };
+      return {
+        action: 'user.disabled',
+        target: input.params.user_id,
+        before: { status: 'active' },
+        after: { user_id: input.params.user_id, status: 'disabled', disabled_at: disabled.disabled_at, revoked_chains: disabled.revoked_chains },
+      };
+    },
+  },
+});
+
+export const teamOperations = [invite, update, disable];

@@ -1,0 +1,142 @@
+import type { Context } from 'koa';
+import { AUDIT_ACTIONS, isAuditAction, isAuditActor } from '../../../core/audit/auditActions';
+import { allAuditEvents, listAuditEvents, type AuditEventView } from '../../../core/audit/auditLog';
+import { csvStream, type CsvColumn } from '../../../core/csvExport';
+import { PERMISSIONS } from '../../../core/keys/permissions';
+import { Problem } from '../../../core/problems';
+import { errorNote, html, type Html } from '../../oauth/pageRendering';
+import { notAllowed } from '../consoleErrors';
+import { dateText, scrollingTable, sendConsolePage, setConsoleHeaders } from '../consoleLayout';
+import type { ConsolePages } from '../consolePages';
+import { CONSOLE_PATHS } from '../consolePaths';
+import type { ConsoleVisitor } from '../consoleVisitor';
+import { selectInput } from '../formControls';
+
+/**
+ * `/console/audit` "Audit log" (DECISIONS.md "Organization console"): the organization's entries
+ * newest first (core/audit/auditLog.ts), filtered by action and actor, in cursor pages, and the
+ * filtered entries as a CSV download. Read by admins, and by members holding `audit.v1:read`
+ * (the permission GET /v1/audit-events asks of a key).
+ */
+export const AUDIT_DOWNLOAD_PATH = `${CONSOLE_PATHS.audit}/download`;
+export const AUDIT_ROWS_PER_PAGE = 50;
+
+export function mayReadAuditLog(visitor: Pick<ConsoleVisitor, 'role' | 'principal'>): boolean {
+  return visitor.role === 'admin' || visitor.principal.scopes.includes(PERMISSIONS.auditRead);
+}
+
+interface AuditFilter {
+  action?: string;
+  actor?: string;
+}
+
+/** The filters as typed, and the refusal of one that cannot match anything. */
+function filterOf(ctx: Context): { filter: AuditFilter; typed: AuditFilter; message: string | null } {
+  const action = typeof ctx.query.action === 'string' ? ctx.query.action.trim() : '';
+  const actor = typeof ctx.query.actor === 'string' ? ctx.query.actor.trim() : '';
+  const typed = { action, actor };
+  if (action && !isAuditAction(action)) return { filter: {}, typed, message: 'Choose an action from the list.' };
+  if (actor && !isAuditActor(actor)) {
+    return { filter: {}, typed, message: 'An actor is written user:<id>, key:<id>, m2m:<id> or operator.' };
+  }
+  return { filter: { action: action || undefined, actor: actor || undefined }, typed, message: null };
+}
+
+/** An entry's values as text, leaving out those that only repeat its target. */
+function valuesText(values: Record<string, unknown> | null, target: string): string {
+  if (!values) return '';
+  return Object.entries(values)
+    .filter(([, v]) => v !== target)
+    .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : v === null ? 'none' : String(v)}`)
+    .join('; ');
+}
+
+function entryRow(e: AuditEventView): Html {
+  return html`<tr>
+    <td>${dateText(e.time)}</td>
+    <td><code>${e.actor}</code></td>
+    <td><code>${e.action}</code></td>
+    <td><code>${e.target}</code></td>
+    <td class="wrap">${valuesText(e.before, e.target)}</td>
+    <td class="wrap">${valuesText(e.after, e.target)}</td>
+    <td>${e.client_address ?? '—'}</td>
+  </tr>`;
+}
+
+function query(filter: AuditFilter, extra: Record<string, string> = {}): string {
+  const q = new URLSearchParams();
+  if (filter.action) q.set('action', filter.action);
+  if (filter.actor) q.set('actor', filter.actor);
+  for (const [k, v] of Object.entries(extra)) q.set(k, v);
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+function filterForm(typed: AuditFilter): Html {
+  return html`<form method="get" action="${CONSOLE_PATHS.audit}" class="filters">
+    ${selectInput('action', 'Action', [{ value: '', label: 'Any action' }, ...AUDIT_ACTIONS.map((a) => ({ value: a, label: a }))], typed.action ?? '')}
+    <label for="actor">Actor</label>
+    <input id="actor" name="actor" type="text" value="${typed.actor ?? ''}" maxlength="110" autocomplete="off" aria-describedby="actor-note" />
+    <p class="note" id="actor-note"><code>user:&lt;id&gt;</code>, <code>key:&lt;id&gt;</code>, <code>m2m:&lt;id&gt;</code> or <code>operator</code></p>
+    <button type="submit">Filter</button>
+  </form>`;
+}
+
+const CSV_COLUMNS: CsvColumn<AuditEventView>[] = [
+  { header: 'time', value: (e) => e.time },
+  { header: 'actor', value: (e) => e.actor },
+  { header: 'action', value: (e) => e.action },
+  { header: 'target', value: (e) => e.target },
+  { header: 'before', value: (e) => (e.before ? JSON.stringify(e.before) : '') },
+  { header: 'after', value: (e) => (e.after ? JSON.stringify(e.after) : '') },
+  { header: 'client_address', value: (e) => e.client_address },
+  { header: 'event_id', value: (e) => e.event_id },
+];
+
+export function mountAuditPage(pages: ConsolePages): void {
+  pages.get(CONSOLE_PATHS.audit, async (ctx, visitor) => {
+    if (!mayReadAuditLog(visitor)) throw notAllowed('Reading the audit log needs the admin role or the audit.v1:read permission.');
+    const { filter, typed, message } = filterOf(ctx);
+    const cursor = typeof ctx.query.cursor === 'string' && !message ? ctx.query.cursor : undefined;
+    let page: Awaited<ReturnType<typeof listAuditEvents>> = { data: [], next_cursor: null };
+    let problem = message;
+    if (!message) {
+      try {
+        page = await listAuditEvents(visitor.user.orgId, { ...filter, cursor, limit: AUDIT_ROWS_PER_PAGE });
+      } catch (err) {
+        if (!(err instanceof Problem) || err.status >= 500) throw err;
+        problem = 'This page link is no longer valid for these filters; start again from the first page.';
+      }
+    }
+    sendConsolePage(
+      ctx,
+      {
+        title: 'Audit log',
+        visitor: visitor.layout,
+        current: CONSOLE_PATHS.audit,
+        body: html`${filterForm(typed)} ${errorNote(problem)}
+          <p><a href="${AUDIT_DOWNLOAD_PATH}${query(filter)}" download>Download CSV</a></p>
+          ${
+            page.data.length
+              ? scrollingTable('Audit log entries', ['Time', 'Actor', 'Action', 'Target', 'Before', 'After', 'Client address'], page.data.map(entryRow))
+              : html`<p>${problem ? '' : 'No entry matches.'}</p>`
+          }
+          <nav class="pager" aria-label="Pages of the audit log">
+            ${cursor ? html`<a href="${CONSOLE_PATHS.audit}${query(filter)}">First page</a>` : ''}
+            ${page.next_cursor ? html`<a href="${CONSOLE_PATHS.audit}${query(filter, { cursor: page.next_cursor })}">Next page</a>` : ''}
+          </nav>`,
+      },
+      problem ? (message ? 422 : 400) : 200,
+    );
+  });
+
+  pages.get(AUDIT_DOWNLOAD_PATH, async (ctx, visitor) => {
+    if (!mayReadAuditLog(visitor)) throw notAllowed('Reading the audit log needs the admin role or the audit.v1:read permission.');
+    const { filter, message } = filterOf(ctx);
+    if (message) throw new Problem('validation_failed', message);
+    setConsoleHeaders(ctx);
+    ctx.type = 'text/csv; charset=utf-8';
+    ctx.set('Content-Disposition', 'attachment; filename=audit-log.csv');
+    ctx.body = csvStream(CSV_COLUMNS, allAuditEvents(visitor.user.orgId, filter));
+  });
+}

@@ -1,0 +1,183 @@
+import type { Context } from 'koa';
+import { creditSummary } from '../../../core/credits/credits';
+import { ApiKey } from '../../../core/keys/models';
+import { Problem } from '../../../core/problems';
+import { errorNote, hidden, html, type Html } from '../../oauth/pageRendering';
+import { notAllowed } from '../consoleErrors';
+import { scrollingTable, seeOther, sendConsolePage } from '../consoleLayout';
+import type { ConsoleDeps, ConsolePages } from '../consolePages';
+import { CONSOLE_PATHS } from '../consolePaths';
+import type { ConsoleVisitor } from '../consoleVisitor';
+import { postForm } from '../formControls';
+
+/**
+ * `/console/budgets` "Budgets" (SPEC 7.3, DECISIONS.md "Organization console"): the
+ * organization's budget and each key family's, as what remains to be spent under it (a budget
+ * is the remaining spend, as the operator CLI's `budget set` sets it). Admins set, change and
+ * remove them; members see the figures only.
+ */
+export const FAMILIES_PER_PAGE = 50;
+
+interface FamilyRow {
+  familyId: string;
+  name: string;
+  keys: number;
+}
+
+/** The organization's key families, newest first, named after their newest key (keys are few per organization). */
+async function keyFamilies(orgId: string): Promise<FamilyRow[]> {
+  const keys = await ApiKey.find({ orgId }, { familyId: 1, name: 1, displayPrefix: 1, createdAt: 1 })
+    .sort({ createdAt: -1 })
+    .lean<Array<{ familyId: string; name?: string | null; displayPrefix: string }>>();
+  const families = new Map<string, FamilyRow>();
+  for (const k of keys) {
+    const row = families.get(k.familyId);
+    if (row) row.keys += 1;
+    else families.set(k.familyId, { familyId: k.familyId, name: k.name ?? `${k.displayPrefix}…`, keys: 1 });
+  }
+  return [...families.values()];
+}
+
+function pageNumber(value: unknown): number {
+  return typeof value === 'string' && /^[1-9][0-9]{0,4}$/.test(value) ? Number(value) : 1;
+}
+
+const credits = (n: number | null) => (n === null ? 'No budget' : `${n} credits`);
+
+const DONE: Record<string, string> = { set: 'The budget is saved.', removed: 'The budget is removed.' };
+
+function budgetInput(id: string, label: Html, value: number | null): Html {
+  return html`<label for="${id}">${label}</label>
+    <input
+      id="${id}"
+      name="budget"
+      type="text"
+      inputmode="numeric"
+      pattern="[0-9]*"
+      value="${value === null ? '' : String(value)}"
+      required
+      autocomplete="off"
+    />`;
+}
+
+function familyRow(f: FamilyRow, remaining: number | null, visitor: ConsoleVisitor): Html {
+  const admin = visitor.role === 'admin';
+  return html`<tr>
+    <td>${f.name}</td>
+    <td><code>${f.familyId}</code></td>
+    <td>${credits(remaining)}</td>
+    ${
+      admin
+        ? html`<td class="actions">
+            ${postForm(
+              CONSOLE_PATHS.budgets,
+              visitor.csrf,
+              html`${hidden('family_id', f.familyId)}
+                ${budgetInput(`budget-${f.familyId}`, html`Budget<span class="vh"> for ${f.name} (${f.familyId})</span>`, remaining)}
+                <button type="submit">Save budget<span class="vh"> for ${f.name}</span></button>`,
+            )}
+            ${
+              remaining !== null
+                ? postForm(
+                    `${CONSOLE_PATHS.budgets}/remove`,
+                    visitor.csrf,
+                    html`${hidden('family_id', f.familyId)}
+                      <button type="submit" class="secondary">Remove budget<span class="vh"> for ${f.name}</span></button>`,
+                  )
+                : ''
+            }
+          </td>`
+        : ''
+    }
+  </tr>`;
+}
+
+async function sendBudgetsPage(ctx: Context, visitor: ConsoleVisitor, message: string | null, status = 200): Promise<void> {
+  const orgId = visitor.user.orgId;
+  const [summary, families] = await Promise.all([creditSummary(orgId), keyFamilies(orgId)]);
+  const page = pageNumber(ctx.query.page);
+  const shown = families.slice((page - 1) * FAMILIES_PER_PAGE, page * FAMILIES_PER_PAGE);
+  const more = families.length > page * FAMILIES_PER_PAGE;
+  const admin = visitor.role === 'admin';
+  const done = typeof ctx.query.done === 'string' ? DONE[ctx.query.done] : undefined;
+  sendConsolePage(
+    ctx,
+    {
+      title: 'Budgets',
+      visitor: visitor.layout,
+      current: CONSOLE_PATHS.budgets,
+      body: html`${errorNote(message)} ${!message && done ? html`<p class="status" role="status">${done}</p>` : ''}
+        <p>
+          A budget is what may still be spent: each paid call lowers it by its price, and a call it does not cover is refused with
+          <code>402</code>. Credit balance: ${summary.balance} credits.
+        </p>
+        <h2>Organization budget</h2>
+        <p>
+          Remaining: ${credits(summary.organization_budget)}${summary.organization_budget === null ? ' (spending is bounded by the credit balance only)' : ''}.
+        </p>
+        ${
+          admin
+            ? html`${postForm(
+                CONSOLE_PATHS.budgets,
+                visitor.csrf,
+                html`${budgetInput('organization-budget', html`Organization budget`, summary.organization_budget)}
+                  <button type="submit">Save organization budget</button>`,
+              )}
+              ${
+                summary.organization_budget !== null
+                  ? postForm(
+                      `${CONSOLE_PATHS.budgets}/remove`,
+                      visitor.csrf,
+                      html`<button type="submit" class="secondary">Remove budget<span class="vh"> of the organization</span></button>`,
+                    )
+                  : ''
+              }`
+            : html`<p class="note">Only an admin of your organization can change budgets.</p>`
+        }
+        <h2>Key family budgets</h2>
+        ${
+          families.length
+            ? scrollingTable(
+                'Key family budgets',
+                admin ? ['Key family', 'Id', 'Remaining', 'Budget'] : ['Key family', 'Id', 'Remaining'],
+                shown.map((f) => familyRow(f, summary.family_budgets[f.familyId] ?? null, visitor)),
+              )
+            : html`<p>Your organization has no API key yet.</p>`
+        }
+        <nav class="pager" aria-label="Pages of key families">
+          ${page > 1 ? html`<a href="${CONSOLE_PATHS.budgets}?page=${page - 1}">Previous page</a>` : ''}
+          ${more ? html`<a href="${CONSOLE_PATHS.budgets}?page=${page + 1}">Next page</a>` : ''}
+        </nav>`,
+    },
+    status,
+  );
+}
+
+async function budgetChange(ctx: Context, visitor: ConsoleVisitor, deps: ConsoleDeps, change: () => Promise<string>): Promise<void> {
+  if (visitor.role !== 'admin') throw notAllowed();
+  try {
+    seeOther(ctx, `${CONSOLE_PATHS.budgets}?done=${await change()}`);
+  } catch (err) {
+    if (!(err instanceof Problem) || err.status >= 500 || err.status === 403) throw err;
+    await sendBudgetsPage(ctx, visitor, `Not saved: ${err.detail}`, err.status === 404 ? 404 : 422);
+  }
+}
+
+export function mountBudgetsPage(pages: ConsolePages): void {
+  pages.get(CONSOLE_PATHS.budgets, (ctx, visitor) => sendBudgetsPage(ctx, visitor, null));
+
+  pages.post(CONSOLE_PATHS.budgets, (ctx, visitor, form, deps) =>
+    budgetChange(ctx, visitor, deps, async () => {
+      const body = { family_id: form.get('family_id') ?? '', budget: form.get('budget') ?? '' };
+      await deps.road.run(ctx, visitor, 'console.budgets.set', { body });
+      return 'set';
+    }),
+  );
+
+  pages.post(`${CONSOLE_PATHS.budgets}/remove`, (ctx, visitor, form, deps) =>
+    budgetChange(ctx, visitor, deps, async () => {
+      await deps.road.run(ctx, visitor, 'console.budgets.remove', { body: { family_id: form.get('family_id') ?? '' } });
+      return 'removed';
+    }),
+  );
+}

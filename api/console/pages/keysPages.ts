@@ -1,0 +1,207 @@
+import type { Context } from 'koa';
+import { findOrgKey, pageOfApiKeys, type KeyView } from '../../../core/keys/apiKeys';
+import { KEY_EXPIRY_CHOICES, OLD_KEY_END_CHOICES } from '../../../core/keys/keyLifetimes';
+import { KEY_NAME_MAX_LENGTH } from '../../../core/keys/keyNames';
+import { ALL_PERMISSIONS } from '../../../core/keys/permissions';
+import { notFound } from '../../../core/problems';
+import { Workspace } from '../../../core/tenancy/models';
+import type { RotationResult } from '../../../core/keys/apiKeys';
+import { html, type Html } from '../../oauth/pageRendering';
+import { notAllowed } from '../consoleErrors';
+import { dateText, scrollingTable, secretBlock, seeOther, sendConsolePage } from '../consoleLayout';
+import type { ConsolePages } from '../consolePages';
+import { CONSOLE_PATHS, keyPath } from '../consolePaths';
+import { requireSudo, type ConsoleVisitor } from '../consoleVisitor';
+import { permissionCheckboxes, postForm, selectInput, textInput } from '../formControls';
+import { pageNumber, pager } from '../listPages';
+import type { CreatedKey } from '../operations/keyOperations';
+
+/**
+ * "API keys" and its forms (DECISIONS.md "Organization console"). Creating and rotating need sudo
+ * mode, asked for when the form is opened and checked again when it is posted; revoking does not.
+ * Only admins write; members see the list without the links. A key's pages look the key up
+ * before the role is judged, so an id of another organization is the same 404 for everyone.
+ */
+export const KEYS_PER_PAGE = 50;
+
+function keyRow(k: KeyView, admin: boolean): Html {
+  return html`<tr>
+    <td>${k.name}</td>
+    <td><code>${k.display_prefix}</code></td>
+    <td class="wrap">${k.scopes.map((s, i) => html`${i ? ', ' : ''}<code>${s}</code>`)}</td>
+    <td><code>${k.workspace_id}</code></td>
+    <td><code>${k.family_id}</code></td>
+    <td>${k.created_by ?? '—'}</td>
+    <td>${dateText(k.created_at)}</td>
+    <td>${k.last_used_at ? dateText(k.last_used_at) : 'Never'}</td>
+    <td>${k.expires_at ? dateText(k.expires_at) : 'Never'}</td>
+    <td>${k.status}</td>
+    <td class="actions">
+      ${
+        admin && k.status === 'active'
+          ? html`<a href="${keyPath(k.key_id, 'rotate')}" aria-label="Rotate ${k.name}">Rotate</a>
+              <a href="${keyPath(k.key_id, 'revoke')}" aria-label="Revoke ${k.name}">Revoke</a>`
+          : ''
+      }
+    </td>
+  </tr>`;
+}
+
+function newKeyPage(
+  ctx: Context,
+  visitor: ConsoleVisitor,
+  title: string,
+  key: { key: string; name: string; key_id: string },
+  status: number,
+  note: Html,
+): void {
+  sendConsolePage(
+    ctx,
+    {
+      title,
+      visitor: visitor.layout,
+      current: CONSOLE_PATHS.keys,
+      body: html`<p role="status">The key <strong>${key.name}</strong> (<code>${key.key_id}</code>) is ready. Copy it now: it is shown only this once.</p>
+        ${secretBlock(key.key, 'The new API key')} ${note}
+        <p><a href="${CONSOLE_PATHS.keys}">Back to API keys</a></p>`,
+    },
+    status,
+  );
+}
+
+function requireAdmin(visitor: ConsoleVisitor): void {
+  if (visitor.role !== 'admin') throw notAllowed();
+}
+
+/** The request's key, of the visitor's organization; another organization's reads as absent. */
+async function keyOf(ctx: Context, visitor: ConsoleVisitor): Promise<KeyView> {
+  const key = await findOrgKey(visitor.user.orgId, String(ctx.params.key_id));
+  if (!key) throw notFound('key');
+  return key;
+}
+
+function formBody(form: URLSearchParams, fields: string[], lists: string[] = []): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const f of fields) body[f] = form.get(f) ?? '';
+  for (const l of lists) body[l] = form.getAll(l);
+  return body;
+}
+
+export function mountKeysPages(pages: ConsolePages): void {
+  pages.get(CONSOLE_PATHS.keys, async (ctx, visitor) => {
+    const page = pageNumber(ctx.query.page);
+    const { keys, more } = await pageOfApiKeys(visitor.user.orgId, page, KEYS_PER_PAGE);
+    const admin = visitor.role === 'admin';
+    sendConsolePage(ctx, {
+      title: 'API keys',
+      visitor: visitor.layout,
+      current: CONSOLE_PATHS.keys,
+      body: html`${admin ? html`<p><a class="button" href="${CONSOLE_PATHS.newKey}">Create an API key</a></p>` : ''}
+      ${
+        keys.length === 0 && page === 1
+          ? html`<p>Your organization has no API key yet.</p>`
+          : scrollingTable(
+              'API keys',
+              ['Name', 'Display prefix', 'Scopes', 'Workspace', 'Family', 'Created by', 'Created', 'Last used', 'Expires', 'Status', 'Actions'],
+              keys.map((k) => keyRow(k, admin)),
+            )
+      }
+      ${pager(CONSOLE_PATHS.keys, 'Pages of keys', page, more)}`,
+    });
+  });
+
+  pages.get(CONSOLE_PATHS.newKey, async (ctx, visitor) => {
+    requireAdmin(visitor);
+    if (!(await requireSudo(ctx, visitor, CONSOLE_PATHS.newKey))) return;
+    const workspaces = await Workspace.find({ orgId: visitor.user.orgId }, { name: 1 }).sort({ createdAt: 1 }).lean<Array<{ _id: string; name?: string }>>();
+    const own = ALL_PERMISSIONS.filter((p) => visitor.principal.scopes.includes(p));
+    sendConsolePage(ctx, {
+      title: 'Create an API key',
+      visitor: visitor.layout,
+      current: CONSOLE_PATHS.keys,
+      body: postForm(
+        CONSOLE_PATHS.newKey,
+        visitor.csrf,
+        html`${textInput('name', 'Name', { maxLength: KEY_NAME_MAX_LENGTH })}
+          ${selectInput(
+            'workspace',
+            'Workspace',
+            workspaces.map((w) => ({ value: w._id, label: w.name ? `${w.name} (${w._id})` : w._id })),
+            visitor.user.workspaceId,
+          )}
+          ${permissionCheckboxes('Permissions', 'scopes', own, [])}
+          <p class="note">A key can have only permissions you have yourself.</p>
+          ${selectInput('expires', 'Expires', KEY_EXPIRY_CHOICES, 'never')}
+          <button type="submit">Create key</button>`,
+      ),
+    });
+  });
+
+  pages.post(CONSOLE_PATHS.newKey, async (ctx, visitor, form, { road }) => {
+    requireAdmin(visitor);
+    if (!(await requireSudo(ctx, visitor, CONSOLE_PATHS.newKey))) return;
+    const result = await road.run(ctx, visitor, 'console.keys.create', { body: formBody(form, ['name', 'workspace', 'expires'], ['scopes']) });
+    const created = result.body as CreatedKey;
+    newKeyPage(ctx, visitor, 'Your new API key', created, 201, html``);
+  });
+
+  pages.get('/console/keys/:key_id/rotate', async (ctx, visitor) => {
+    const key = await keyOf(ctx, visitor);
+    requireAdmin(visitor);
+    if (!(await requireSudo(ctx, visitor, keyPath(key.key_id, 'rotate')))) return;
+    sendConsolePage(ctx, {
+      title: 'Rotate API key',
+      visitor: visitor.layout,
+      current: CONSOLE_PATHS.keys,
+      body: html`<p>
+          A new key of the family <code>${key.family_id}</code> replaces <strong>${key.name}</strong> (<code>${key.display_prefix}…</code>), with the same
+          workspace and permissions. The old key keeps working until the time you choose, so you can deploy the new one first.
+        </p>
+        ${postForm(
+          keyPath(key.key_id, 'rotate'),
+          visitor.csrf,
+          html`${selectInput('old_key_ends', 'Old key stops working', OLD_KEY_END_CHOICES, '24h')} <button type="submit">Rotate key</button>`,
+        )}`,
+    });
+  });
+
+  pages.post('/console/keys/:key_id/rotate', async (ctx, visitor, form, { road }) => {
+    const keyId = (await keyOf(ctx, visitor)).key_id;
+    requireAdmin(visitor);
+    if (!(await requireSudo(ctx, visitor, keyPath(keyId, 'rotate')))) return;
+    const result = await road.run(ctx, visitor, 'console.keys.rotate', { params: { key_id: keyId }, body: formBody(form, ['old_key_ends']) });
+    const rotated = result.body as RotationResult;
+    newKeyPage(
+      ctx,
+      visitor,
+      'Your new API key',
+      rotated,
+      201,
+      html`<p>The old key <code>${rotated.replaced_key_id}</code> stops working at ${dateText(rotated.replaced_key_expires_at)}.</p>`,
+    );
+  });
+
+  pages.get('/console/keys/:key_id/revoke', async (ctx, visitor) => {
+    const key = await keyOf(ctx, visitor);
+    requireAdmin(visitor);
+    sendConsolePage(ctx, {
+      title: 'Revoke API key',
+      visitor: visitor.layout,
+      current: CONSOLE_PATHS.keys,
+      body: html`<p>
+          Revoking <strong>${key.name}</strong> (<code>${key.display_prefix}…</code>, <code>${key.key_id}</code>) refuses its very next request. This cannot be
+          undone.
+        </p>
+        ${postForm(keyPath(key.key_id, 'revoke'), visitor.csrf, html`<button type="submit" class="danger">Revoke key</button>`, {
+          confirm: `Revoke ${key.name}? Its next request will be refused.`,
+        })}`,
+    });
+  });
+
+  pages.post('/console/keys/:key_id/revoke', async (ctx, visitor, _form, { road }) => {
+    const keyId = (await keyOf(ctx, visitor)).key_id;
+    requireAdmin(visitor);
+    await road.run(ctx, visitor, 'console.keys.revoke', { params: { key_id: keyId }, body: {} });
+    seeOther(ctx, CONSOLE_PATHS.keys);
+  });
+}

@@ -1,0 +1,202 @@
+import type { Context } from 'koa';
+import { ALL_PERMISSIONS } from '../../../core/keys/permissions';
+import { notFound, Problem } from '../../../core/problems';
+import { roleOf } from '../../../core/users/adminSeats';
+import { User } from '../../../core/users/models';
+import type { UserRecord } from '../../../core/users/users';
+import { errorNote, html, type Html } from '../../oauth/pageRendering';
+import { notAllowed } from '../consoleErrors';
+import { dateText, scrollingTable, secretBlock, seeOther, sendConsolePage } from '../consoleLayout';
+import type { ConsolePages } from '../consolePages';
+import { CONSOLE_PATHS, personPath } from '../consolePaths';
+import { requireSudo, type ConsoleVisitor } from '../consoleVisitor';
+import { permissionCheckboxes, postForm, selectInput, textInput } from '../formControls';
+import { pageNumber, pager } from '../listPages';
+import type { Invitation } from '../operations/teamOperations';
+
+/**
+ * "Team", "Invite a person" and "Edit person" (DECISIONS.md "Organization console"). Changing a
+ * role or permissions and inviting an admin need sudo mode; disabling does not. The last active
+ * admin's refusal is shown on the person's page.
+ */
+export const PEOPLE_PER_PAGE = 50;
+
+const ROLE_OPTIONS = [
+  { value: 'member', label: 'Member' },
+  { value: 'admin', label: 'Admin' },
+];
+
+function statusOf(u: UserRecord): string {
+  if (u.disabledAt) return 'disabled';
+  return u.passwordHash ? 'active' : 'invited';
+}
+
+function requireAdmin(visitor: ConsoleVisitor): void {
+  if (visitor.role !== 'admin') throw notAllowed();
+}
+
+function ownPermissions(visitor: ConsoleVisitor): string[] {
+  return ALL_PERMISSIONS.filter((p) => visitor.principal.scopes.includes(p));
+}
+
+async function personOf(ctx: Context, visitor: ConsoleVisitor): Promise<UserRecord> {
+  const userId = String(ctx.params.user_id);
+  const person = userId.length <= 100 ? await User.findOne({ _id: userId, orgId: visitor.user.orgId }).lean<UserRecord>() : null;
+  if (!person) throw notFound('person');
+  return person;
+}
+
+function personRow(u: UserRecord, admin: boolean): Html {
+  return html`<tr>
+    <td>${u.email}</td>
+    <td>${roleOf(u)}</td>
+    <td class="wrap">${u.permissions.map((p, i) => html`${i ? ', ' : ''}<code>${p}</code>`)}</td>
+    <td>${u.lastSignInAt ? dateText(u.lastSignInAt) : 'Never'}</td>
+    <td>${statusOf(u)}</td>
+    <td>${admin ? html`<a href="${personPath(u._id)}" aria-label="Edit ${u.email}">Edit</a>` : ''}</td>
+  </tr>`;
+}
+
+function editPage(ctx: Context, visitor: ConsoleVisitor, person: UserRecord, message: string | null, status = 200): void {
+  const own = ownPermissions(visitor);
+  const beyondOwn = person.permissions.filter((p) => !own.includes(p));
+  sendConsolePage(
+    ctx,
+    {
+      title: 'Edit person',
+      visitor: visitor.layout,
+      current: CONSOLE_PATHS.team,
+      body: html`${errorNote(message)}
+        <p><strong>${person.email}</strong> · <code>${person._id}</code> · ${statusOf(person)}</p>
+        ${postForm(
+          personPath(person._id),
+          visitor.csrf,
+          html`${selectInput('role', 'Role', ROLE_OPTIONS, roleOf(person))} ${permissionCheckboxes('Permissions', 'permissions', own, person.permissions)}
+            ${
+              beyondOwn.length
+                ? html`<p class="note">
+                    Also has, outside your own permissions (kept as they are): ${beyondOwn.map((p, i) => html`${i ? ', ' : ''}<code>${p}</code>`)}
+                  </p>`
+                : ''
+            } <button type="submit">Save</button>`,
+        )}
+        ${
+          person.disabledAt
+            ? html`<p>Disabled on ${dateText(person.disabledAt)}.</p>`
+            : html`<h2>Disable</h2>
+                <p>Disabling signs this person out everywhere at once and disconnects every application they connected.</p>
+                ${postForm(`${personPath(person._id)}/disable`, visitor.csrf, html`<button type="submit" class="danger">Disable person</button>`, {
+                  confirm: `Disable ${person.email}? They are signed out everywhere at once.`,
+                })}`
+        }
+        <p><a href="${CONSOLE_PATHS.team}">Back to Team</a></p>`,
+    },
+    status,
+  );
+}
+
+/** The last active admin's refusal, shown on the person's page; anything else goes to the error pages. */
+async function onLastAdmin(ctx: Context, visitor: ConsoleVisitor, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (err) {
+    if (!(err instanceof Problem) || err.code !== 'last_admin') throw err;
+    const person = await personOf(ctx, visitor);
+    editPage(ctx, visitor, person, 'This is the last active admin of your organization: make another person admin first. Nothing was changed.', 409);
+  }
+}
+
+export function mountTeamPages(pages: ConsolePages): void {
+  pages.get(CONSOLE_PATHS.team, async (ctx, visitor) => {
+    const page = pageNumber(ctx.query.page);
+    const found = await User.find({ orgId: visitor.user.orgId })
+      .sort({ createdAt: 1, _id: 1 })
+      .skip((page - 1) * PEOPLE_PER_PAGE)
+      .limit(PEOPLE_PER_PAGE + 1)
+      .lean<UserRecord[]>();
+    const people = found.slice(0, PEOPLE_PER_PAGE);
+    const admin = visitor.role === 'admin';
+    sendConsolePage(ctx, {
+      title: 'Team',
+      visitor: visitor.layout,
+      current: CONSOLE_PATHS.team,
+      body: html`${admin ? html`<p><a class="button" href="${CONSOLE_PATHS.invite}">Invite a person</a></p>` : ''}
+      ${scrollingTable(
+        'Team',
+        ['Email', 'Role', 'Permissions', 'Last sign-in', 'Status', 'Actions'],
+        people.map((u) => personRow(u, admin)),
+      )}
+      ${pager(CONSOLE_PATHS.team, 'Pages of people', page, found.length > PEOPLE_PER_PAGE)}`,
+    });
+  });
+
+  pages.get(CONSOLE_PATHS.invite, async (ctx, visitor) => {
+    requireAdmin(visitor);
+    sendConsolePage(ctx, {
+      title: 'Invite a person',
+      visitor: visitor.layout,
+      current: CONSOLE_PATHS.team,
+      body: postForm(
+        CONSOLE_PATHS.invite,
+        visitor.csrf,
+        html`${textInput('email', 'Email', { type: 'email', maxLength: 320 })} ${selectInput('role', 'Role', ROLE_OPTIONS, 'member')}
+          ${permissionCheckboxes('Permissions', 'permissions', ownPermissions(visitor), [])}
+          <p class="note">
+            You can give only permissions you have yourself. Inviting an admin asks for your password if you have not typed it in the last 15 minutes.
+          </p>
+          <button type="submit">Invite</button>`,
+      ),
+    });
+  });
+
+  pages.post(CONSOLE_PATHS.invite, async (ctx, visitor, form, { road }) => {
+    requireAdmin(visitor);
+    if (form.get('role') === 'admin' && !(await requireSudo(ctx, visitor, CONSOLE_PATHS.invite))) return;
+    const body = { email: form.get('email') ?? '', role: form.get('role') ?? '', permissions: form.getAll('permissions') };
+    const result = await road.run(ctx, visitor, 'console.team.invite', { body });
+    const invitation = result.body as Invitation;
+    sendConsolePage(
+      ctx,
+      {
+        title: 'Invitation created',
+        visitor: visitor.layout,
+        current: CONSOLE_PATHS.team,
+        body: html`<p role="status">
+            <strong>${invitation.email}</strong> is invited as ${invitation.role}. Send them this one-time setup link; it is shown only this once and works
+            until ${dateText(invitation.setup_expires_at)}.
+          </p>
+          ${secretBlock(invitation.setup_url, 'The setup link')}
+          <p><a href="${CONSOLE_PATHS.team}">Back to Team</a></p>`,
+      },
+      201,
+    );
+  });
+
+  pages.get('/console/team/:user_id', async (ctx, visitor) => {
+    const person = await personOf(ctx, visitor);
+    requireAdmin(visitor);
+    editPage(ctx, visitor, person, null);
+  });
+
+  pages.post('/console/team/:user_id', async (ctx, visitor, form, { road }) => {
+    const userId = (await personOf(ctx, visitor))._id;
+    requireAdmin(visitor);
+    if (!(await requireSudo(ctx, visitor, personPath(userId)))) return;
+    await onLastAdmin(ctx, visitor, async () => {
+      await road.run(ctx, visitor, 'console.team.update', {
+        params: { user_id: userId },
+        body: { role: form.get('role') ?? '', permissions: form.getAll('permissions') },
+      });
+      seeOther(ctx, CONSOLE_PATHS.team);
+    });
+  });
+
+  pages.post('/console/team/:user_id/disable', async (ctx, visitor, _form, { road }) => {
+    const userId = (await personOf(ctx, visitor))._id;
+    requireAdmin(visitor);
+    await onLastAdmin(ctx, visitor, async () => {
+      await road.run(ctx, visitor, 'console.team.disable', { params: { user_id: userId }, body: {} });
+      seeOther(ctx, CONSOLE_PATHS.team);
+    });
+  });
+}

@@ -1,0 +1,212 @@
+import type { Context } from 'koa';
+import { notFound } from '../../../core/problems';
+import { DELIVERY_STATUSES, WebhookEvent, type DeliveryStatus } from '../../../core/webhooks/models';
+import { replayAllowanceOf } from '../../../core/webhooks/replayAllowance';
+import { replayableAmong } from '../../../core/webhooks/replays';
+import { validSchedule } from '../../../core/webhooks/retrySchedule';
+import { activeEndpointOf } from '../../../core/webhooks/webhookEndpoints';
+import { listDeliveries, type DeliveryView } from '../../../core/webhooks/webhookDeliveries';
+import { hidden, html, type Html } from '../../oauth/pageRendering';
+import { dateText, scrollingTable, seeOther, sendConsolePage } from '../consoleLayout';
+import type { ConsolePages } from '../consolePages';
+import { CONSOLE_PATHS } from '../consolePaths';
+import type { ConsoleVisitor } from '../consoleVisitor';
+import { WEBHOOK_OPERATION_PATHS } from '../operations/webhookOperations';
+import { deliveryTimeline, instantHtml, timelineHtml } from '../webhooks/deliveryTimeline';
+import { actingIn, chosenWorkspace, deliveryWorkspace, workspacesOf } from '../webhooks/consoleWorkspaces';
+import { workspaceSelect } from '../webhooks/workspaceSwitch';
+
+/**
+ * `/console/webhooks/deliveries` "Webhook deliveries": every attempt, newest first, filtered by
+ * status, event and job (the Jobs pages link here with `?job_id=`); a dead-lettered attempt has
+ * "Replay", run as the console twin of `POST /v1/webhook-deliveries/{id}/replays`, and the page
+ * says how many replays its endpoint has left this hour (10 per hour) or when the next one is
+ * allowed. `/console/webhooks/events/{event_id}` "Event {event_id}": the event's attempts laid
+ * against the nine-attempt schedule this service runs.
+ */
+export const DELIVERIES_PATH = `${CONSOLE_PATHS.webhooks}/deliveries`;
+const EVENTS_PATH = `${CONSOLE_PATHS.webhooks}/events`;
+const DELIVERIES_PER_PAGE = 25;
+/** An event's attempts: nine per run, and replays are capped per hour; a page shows this many. */
+const EVENT_ATTEMPTS_SHOWN = 100;
+
+export const eventPath = (eventId: string) => `${EVENTS_PATH}/${encodeURIComponent(eventId)}`;
+
+interface DeliveryQuery {
+  workspace: string;
+  status?: DeliveryStatus;
+  event_id?: string;
+  job_id?: string;
+  cursor?: string;
+}
+
+function text(value: unknown, max = 64): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim().slice(0, max) : undefined;
+}
+
+function deliveriesHref(q: DeliveryQuery, cursor?: string): string {
+  const params = new URLSearchParams({ workspace: q.workspace });
+  if (q.status) params.set('status', q.status);
+  if (q.event_id) params.set('event_id', q.event_id);
+  if (q.job_id) params.set('job_id', q.job_id);
+  if (cursor) params.set('cursor', cursor);
+  return `${DELIVERIES_PATH}?${params.toString()}`;
+}
+
+/** The workspace of a link that names only a job or an event (the Jobs pages' links): the one that event is in. */
+async function workspaceNamedBy(orgId: string, q: { event_id?: string; job_id?: string }): Promise<string | null> {
+  const filter = q.event_id ? { _id: q.event_id, orgId } : q.job_id ? { jobId: q.job_id, orgId } : null;
+  if (!filter) return null;
+  const event = await WebhookEvent.findOne(filter, { workspaceId: 1 }).lean<{ workspaceId: string }>();
+  return event?.workspaceId ?? null;
+}
+
+type Allowance = { left: number; nextAllowedAt: Date | null };
+
+const nextAllowedHtml = (a: Allowance): Html => (a.nextAllowedAt ? instantHtml(a.nextAllowedAt.toISOString()) : html`—`);
+
+function statusLabel(status: string): string {
+  return status.replace('_', ' ');
+}
+
+function deliveryRow(d: DeliveryView, visitor: ConsoleVisitor, allowances: ReadonlyMap<string, Allowance>, replayable: ReadonlySet<string>): Html {
+  let action: Html = html``;
+  if (replayable.has(d.delivery_id) && visitor.role === 'admin') {
+    const allowance = allowances.get(d.endpoint_id);
+    action =
+      allowance && allowance.left === 0
+        ? html`<span class="note">next replay at ${nextAllowedHtml(allowance)}</span>`
+        : html`<form class="inline" method="post" action="${WEBHOOK_OPERATION_PATHS.replay.replace(':id', encodeURIComponent(d.delivery_id))}">
+            ${hidden('csrf_token', visitor.csrf)}
+            <button type="submit" class="secondary" aria-label="Replay event ${d.event_id}">Replay</button>
+          </form>`;
+  }
+  // Status and its action first: on a narrow screen they show before the table scrolls.
+  return html`<tr>
+    <td><span class="delivery-status">${statusLabel(d.status)}</span> ${action}</td>
+    <td>${d.attempt}</td>
+    <td>${d.replay === 0 ? 'Original' : `Replay ${d.replay}`}</td>
+    <td>${instantHtml(d.attempted_at)}</td>
+    <td>${d.response_status ?? '—'}</td>
+    <td>${d.duration_ms === null ? '—' : `${d.duration_ms} ms`}</td>
+    <td>${d.error_code ? html`<code>${d.error_code}</code>` : '—'}</td>
+    <td>${d.next_attempt_at ? instantHtml(d.next_attempt_at) : '—'}</td>
+    <td>
+      <a href="${eventPath(d.event_id)}"><code>${d.event_id}</code></a>
+    </td>
+    <td><code>${d.job_id}</code></td>
+  </tr>`;
+}
+
+function allowanceNote(endpointId: string, allowance: Allowance, several: boolean): Html {
+  const whose = several ? html` (endpoint <code>${endpointId}</code>)` : '';
+  return html`<p role="status">
+    Replays left this hour: ${allowance.left}${whose}. ${allowance.left === 0 ? html`The next replay is allowed at ${nextAllowedHtml(allowance)}.` : ''}
+  </p>`;
+}
+
+function filterForm(q: DeliveryQuery, choices: Awaited<ReturnType<typeof workspacesOf>>): Html {
+  const option = (value: string, label: string) =>
+    html`<option value="${value}" ${q.status === value || (!q.status && value === '') ? html`selected` : ''}>${label}</option>`;
+  return html`<form method="get" action="${DELIVERIES_PATH}" class="filters">
+    ${choices.length > 1 ? html`<div>${workspaceSelect(choices, q.workspace)}</div>` : workspaceSelect(choices, q.workspace)}
+    <div>
+      <label for="status">Status</label>
+      <select id="status" name="status">
+        ${option('', 'Any')} ${DELIVERY_STATUSES.map((s) => option(s, statusLabel(s)))}
+      </select>
+    </div>
+    <div>
+      <label for="event_id">Event id</label>
+      <input id="event_id" name="event_id" type="text" value="${q.event_id ?? ''}" maxlength="64" autocomplete="off" />
+    </div>
+    <div>
+      <label for="job_id">Job id</label>
+      <input id="job_id" name="job_id" type="text" value="${q.job_id ?? ''}" maxlength="64" autocomplete="off" />
+    </div>
+    <div><button type="submit">Filter</button></div>
+  </form>`;
+}
+
+async function deliveriesPage(ctx: Context, visitor: ConsoleVisitor): Promise<void> {
+  const orgId = visitor.user.orgId;
+  const choices = await workspacesOf(orgId);
+  const status = DELIVERY_STATUSES.find((s) => s === ctx.query.status);
+  const named = { event_id: text(ctx.query.event_id), job_id: text(ctx.query.job_id) };
+  const asked = text(ctx.query.workspace) ?? (await workspaceNamedBy(orgId, named));
+  const q: DeliveryQuery = { workspace: chosenWorkspace(choices, asked, visitor.user.workspaceId), status, ...named, cursor: text(ctx.query.cursor, 512) };
+  const page = await listDeliveries(q.workspace, { status: q.status, event_id: q.event_id, job_id: q.job_id, cursor: q.cursor, limit: DELIVERIES_PER_PAGE });
+
+  // The allowance of each endpoint a Replay on this page would count against, and of the active one.
+  const active = await activeEndpointOf(q.workspace);
+  const replayable = await replayableAmong(page.data);
+  const endpointIds = [...new Set([...(active ? [active._id] : []), ...page.data.filter((d) => replayable.has(d.delivery_id)).map((d) => d.endpoint_id)])];
+  const now = new Date();
+  const allowances = new Map<string, Allowance>();
+  for (const id of endpointIds) allowances.set(id, await replayAllowanceOf(id, now));
+
+  sendConsolePage(ctx, {
+    title: 'Webhook deliveries',
+    visitor: visitor.layout,
+    current: CONSOLE_PATHS.webhooks,
+    body: html`<p><a href="${CONSOLE_PATHS.webhooks}?workspace=${encodeURIComponent(q.workspace)}">Webhook endpoints</a></p>
+      ${filterForm(q, choices)} ${[...allowances].map(([id, a]) => allowanceNote(id, a, allowances.size > 1))}
+      ${
+        page.data.length === 0
+          ? html`<p>No delivery attempt matches.</p>`
+          : scrollingTable(
+              'Delivery attempts, newest first',
+              ['Status', 'Attempt', 'Replay run', 'Time', 'Response status', 'Duration', 'Error code', 'Next attempt', 'Event', 'Job'],
+              page.data.map((d) => deliveryRow(d, visitor, allowances, replayable)),
+            )
+      }
+      <nav class="pager" aria-label="Pages of deliveries">
+        ${q.cursor ? html`<a href="${deliveriesHref(q)}">First page</a>` : ''}
+        ${page.next_cursor ? html`<a href="${deliveriesHref(q, page.next_cursor)}">Next page</a>` : ''}
+      </nav>`,
+  });
+}
+
+async function eventPage(ctx: Context, visitor: ConsoleVisitor, config: { webhooks: { retryDelaysMs?: readonly number[] } }): Promise<void> {
+  const eventId = String(ctx.params.event_id);
+  const event = await WebhookEvent.findOne({ _id: eventId, orgId: visitor.user.orgId }).lean();
+  if (!event) throw notFound('webhook event');
+  const { data } = await listDeliveries(event.workspaceId, { event_id: eventId, limit: EVENT_ATTEMPTS_SHOWN });
+  const runs = deliveryTimeline(data, validSchedule(config.webhooks.retryDelaysMs));
+  sendConsolePage(ctx, {
+    title: `Event ${eventId}`,
+    visitor: visitor.layout,
+    current: CONSOLE_PATHS.webhooks,
+    body: html`<dl class="facts">
+        <dt>Type</dt>
+        <dd><code>job.completed</code></dd>
+        <dt>Job</dt>
+        <dd>
+          <a href="${CONSOLE_PATHS.jobs}/${encodeURIComponent(event.jobId)}"><code>${event.jobId}</code></a>
+        </dd>
+        <dt>Endpoint</dt>
+        <dd>${event.endpointId ? html`<code>${event.endpointId}</code>` : 'None was active: nothing is delivered'}</dd>
+        <dt>Created</dt>
+        <dd>${dateText(event.createdAt)}</dd>
+        <dt>Dead-lettered</dt>
+        <dd>${event.status === 'dead_lettered' ? dateText(event.deadLetteredAt) : 'No'}</dd>
+        <dt>Replays</dt>
+        <dd>${event.replays}</dd>
+      </dl>
+      <p><a href="${deliveriesHref({ workspace: event.workspaceId, event_id: eventId })}">Its attempts in Webhook deliveries</a></p>
+      <h2>Attempts against the schedule</h2>
+      ${timelineHtml(runs)}`,
+  });
+}
+
+export function mountWebhookDeliveriesPages(pages: ConsolePages): void {
+  pages.get(DELIVERIES_PATH, deliveriesPage);
+  pages.get(`${EVENTS_PATH}/:event_id`, (ctx, visitor, { config }) => eventPage(ctx, visitor, config));
+  pages.post(WEBHOOK_OPERATION_PATHS.replay, async (ctx, visitor, form, { road }) => {
+    const id = String(ctx.params.id);
+    const workspaceId = await deliveryWorkspace(visitor.user.orgId, id);
+    const result = await road.run(ctx, actingIn(visitor, workspaceId), 'console.webhooks.replay', { params: { id }, body: {} });
+    const accepted = result.body as { event_id: string };
+    seeOther(ctx, deliveriesHref({ workspace: workspaceId, event_id: accepted.event_id }));
+  });
+}

@@ -1,0 +1,50 @@
+import { notFound } from '../../../core/problems';
+import { Workspace } from '../../../core/tenancy/models';
+import { WebhookDelivery, WebhookEndpoint } from '../../../core/webhooks/models';
+import type { ConsoleVisitor } from '../consoleVisitor';
+
+/**
+ * Webhooks are per workspace, and an admin runs those of every workspace of their organization:
+ * the workspace a page shows is chosen (or is the one of the endpoint, delivery or event it
+ * names), always one of the visitor's organization. A write then runs with the visitor's
+ * principal in that workspace, so the /v1 handler it reuses finds what it acts on there.
+ */
+export interface WorkspaceChoice {
+  id: string;
+  label: string;
+}
+
+/** An organization has a handful of workspaces; more than this are not offered in a select. */
+const MAX_WORKSPACES = 200;
+
+export async function workspacesOf(orgId: string): Promise<WorkspaceChoice[]> {
+  const docs = await Workspace.find({ orgId }, { name: 1 }).sort({ _id: 1 }).limit(MAX_WORKSPACES).lean<{ _id: string; name?: string | null }[]>();
+  return docs.map((w) => ({ id: w._id, label: w.name ? `${w.name} (${w._id})` : w._id }));
+}
+
+/** The asked-for workspace when it is one of `choices`, else the visitor's own, else the first. */
+export function chosenWorkspace(choices: readonly WorkspaceChoice[], asked: unknown, own: string): string {
+  if (typeof asked === 'string' && choices.some((c) => c.id === asked)) return asked;
+  if (choices.some((c) => c.id === own) || choices.length === 0) return own;
+  return choices[0].id;
+}
+
+/** A workspace the form names: one of the organization's, or 404 like any foreign id. */
+export async function requireOrgWorkspace(orgId: string, workspaceId: unknown): Promise<string> {
+  if (typeof workspaceId !== 'string' || !(await Workspace.exists({ _id: workspaceId, orgId }))) throw notFound('workspace');
+  return workspaceId;
+}
+
+async function workspaceOf(model: typeof WebhookEndpoint | typeof WebhookDelivery, what: string, orgId: string, id: string): Promise<string> {
+  const doc = await (model as typeof WebhookEndpoint).findOne({ _id: id, orgId }, { workspaceId: 1 }).lean<{ workspaceId: string }>();
+  if (!doc) throw notFound(what);
+  return doc.workspaceId;
+}
+
+export const endpointWorkspace = (orgId: string, endpointId: string) => workspaceOf(WebhookEndpoint, 'webhook endpoint', orgId, endpointId);
+export const deliveryWorkspace = (orgId: string, deliveryId: string) => workspaceOf(WebhookDelivery, 'webhook delivery', orgId, deliveryId);
+
+/** The visitor acting in `workspaceId` (of their organization, checked by the caller). */
+export function actingIn(visitor: ConsoleVisitor, workspaceId: string): ConsoleVisitor {
+  return { ...visitor, principal: { ...visitor.principal, workspaceId } };
+}

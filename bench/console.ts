@@ -1,0 +1,188 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../core/config';
+import { logger } from '../core/observability/logger';
+import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
+import { startApiProcess } from '../test/support/apiProcess';
+import { startBenchStack } from './benchStack';
+import { seedConsoleOrganization, type ConsoleSeedSize } from './consoleSeed';
+import type { LoadResult } from './loadGenerator';
+import { runLoad } from './loadRun';
+
+/**
+ * The organization console's server time, measured from outside as a signed-in person meets it:
+ * one organization seeded to the speed target's sizes (bench/consoleSeed.ts), the API
+ * (`api/server.ts`) in its own process, the load generator (bench/loadGenerator.ts) in a third.
+ *
+ *   npx tsx bench/console.ts     (starts FerretDB and Temporal via scripts/localStack unless MONGODB_URI is set)
+ *
+ * The seeded admin signs in over HTTP as a browser does (the sign-in page's CSRF token and
+ * session cookie, then the form), and every console page that exists is loaded with that
+ * session, one page at a time: BENCH_RATE (default 20) requests/s, open loop, for BENCH_SECONDS
+ * (default 10) after LEAD_IN_SECONDS of the same load. Target (issue "Organization console",
+ * 6): p95 <= 100 ms per page; the generator reports p50 and p99, and p99 <= 100 ms implies it.
+ * BENCH_CONSOLE_SCALE (default 1) multiplies the seeded sizes (0.01 for a quick try);
+ * BENCH_PAGES=/console/audit,… measures only those pages.
+ */
+const RATE = Number(process.env.BENCH_RATE ?? 20);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SCALE = Number(process.env.BENCH_CONSOLE_SCALE ?? 1);
+const LEAD_IN_SECONDS = 3;
+const TARGET_P95_MS = 100;
+
+const FULL_SIZE: ConsoleSeedSize = {
+  keys: 200,
+  people: 50,
+  ledgerEntries: 100_000,
+  auditEntries: 100_000,
+  deliveryAttempts: 100_000,
+  jobs: 10_000,
+};
+
+/** The console's pages a person reads (GET), in the navigation's order. */
+const PAGES = [
+  '/console/overview',
+  '/console/keys',
+  '/console/limits',
+  '/console/budgets',
+  '/console/usage',
+  '/console/webhooks',
+  '/console/webhooks/deliveries',
+  '/console/jobs',
+  '/console/team',
+  '/console/audit',
+];
+
+function scaled(size: ConsoleSeedSize, scale: number): ConsoleSeedSize {
+  const out = { ...size };
+  for (const k of Object.keys(out) as Array<keyof ConsoleSeedSize>) out[k] = Math.max(1, Math.round(out[k] * scale));
+  return out;
+}
+
+/** `name=value` of each Set-Cookie of an answer, as a browser would send them back. */
+function cookiesOf(res: Response): string[] {
+  return res.headers.getSetCookie().map((c) => c.split(';')[0]);
+}
+
+/** Signs in on the sign-in page as a browser does; returns the Cookie header of the signed-in session. */
+async function signInOverHttp(base: string, email: string, password: string): Promise<string> {
+  const page = await fetch(`${base}/api/oauth/signin`);
+  const pageCookie = cookiesOf(page).join('; ');
+  const csrf = /name="csrf_token" value="([^"]+)"/.exec(await page.text())?.[1];
+  if (!csrf || !pageCookie) throw new Error('the sign-in page gave no CSRF token or session cookie');
+  const answer = await fetch(`${base}/api/oauth/signin`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: pageCookie },
+    body: new URLSearchParams({ csrf_token: csrf, email, password }).toString(),
+  });
+  const session = cookiesOf(answer).filter((c) => !c.endsWith('='));
+  if (answer.status !== 303 && answer.status !== 302) throw new Error(`signing in answered ${answer.status}`);
+  if (!session.length) throw new Error('signing in set no session cookie');
+  return session.join('; ');
+}
+
+function row(page: string, r: LoadResult | null, note = ''): string {
+  // A run without one answer reports its percentiles as null (NaN in JSON).
+  if (!r) return `${page.padEnd(32)} ${'—'.padStart(8)} ${'—'.padStart(8)}   ${note}`;
+  if (r.p50Ms === null || r.p99Ms === null) return `${page.padEnd(32)} no answer measured: ${JSON.stringify(r.statuses)}, errors ${r.errors}`;
+  const verdict = r.p99Ms <= TARGET_P95_MS && r.non2xx === 0 && r.errors === 0 ? 'meets' : 'MISSES';
+  return `${page.padEnd(32)} ${r.p50Ms.toFixed(1).padStart(8)} ${r.p99Ms.toFixed(1).padStart(8)}   ${verdict} (p95 <= ${TARGET_P95_MS} ms; non-2xx ${r.non2xx}, errors ${r.errors})${note}`;
+}
+
+async function main(): Promise<void> {
+  logger.level = 'silent';
+  const dir = mkdtempSync(join(tmpdir(), 'bench-console-'));
+  const stops: Array<() => Promise<unknown> | unknown> = [() => rmSync(dir, { recursive: true, force: true })];
+  try {
+    await measure(dir, stops);
+  } finally {
+    for (const stop of stops.reverse()) await Promise.resolve(stop()).catch(() => undefined);
+  }
+}
+
+async function measure(dir: string, stops: Array<() => Promise<unknown> | unknown>): Promise<void> {
+  const { mongodbUri, temporalAddress } = await startBenchStack(dir, 'bench_console', stops, (m) => process.stdout.write(`${m}\n`));
+  const config = loadConfig({
+    ...process.env,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    MONGODB_URI: mongodbUri,
+    TEMPORAL_ADDRESS: temporalAddress,
+    SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
+  });
+  await connectStore(config.mongodbUri, config.store);
+  await ensureIndexes();
+  const size = scaled(FULL_SIZE, SCALE);
+  process.stdout.write(`seeding ${JSON.stringify(size)}\n`);
+  const seedStart = Date.now();
+  const seeded = await seedConsoleOrganization(config, size);
+  const seedSeconds = (Date.now() - seedStart) / 1000;
+  process.stdout.write(`seeded in ${seedSeconds.toFixed(1)} s\n`);
+  // The bench process only set up data; the API process does all the work from here on.
+  await disconnectStore();
+
+  const api = await startApiProcess(config, { LOG_LEVEL: process.env.BENCH_API_LOG_LEVEL ?? 'warn' });
+  stops.push(() => api.stop());
+  // The sign-in pages' session cookie is named after the AUTH_URL, which is the API process's own URL here.
+  const cookie = await signInOverHttp(api.url, seeded.adminEmail, seeded.adminPassword);
+
+  const lines: string[] = [];
+  const only = process.env.BENCH_PAGES?.split(',');
+  for (const page of PAGES.filter((p) => !only || only.includes(p))) {
+    const probeStart = performance.now();
+    const probe = await fetch(`${api.url}${page}`, { headers: { cookie }, redirect: 'manual' });
+    await probe.arrayBuffer();
+    if (process.env.BENCH_VERBOSE) process.stdout.write(`${page}: first answer in ${(performance.now() - probeStart).toFixed(0)} ms\n`);
+    if (probe.status === 404) {
+      lines.push(row(page, null, 'not in this tree (404), skipped'));
+      continue;
+    }
+    if (process.env.BENCH_VERBOSE) process.stdout.write(`${page}: ${probe.status}, ${JSON.stringify(Object.fromEntries(probe.headers))}\n`);
+    if (process.env.BENCH_DEBUG) {
+      for (let i = 0; i < 3; i++) {
+        const t = performance.now();
+        const r = await fetch(`${api.url}${page}`, { headers: { cookie }, redirect: 'manual' });
+        await r.arrayBuffer();
+        process.stdout.write(`seq ${r.status} ${(performance.now() - t).toFixed(0)} ms\n`);
+      }
+      const { request } = await import('undici');
+      const t = performance.now();
+      const r = await request(`${api.url}${page}`, { headers: { cookie }, headersTimeout: 5000 });
+      await r.body.dump();
+      process.stdout.write(`undici ${r.statusCode} ${(performance.now() - t).toFixed(0)} ms\n`);
+    }
+    if (probe.status !== 200) throw new Error(`${page} answered ${probe.status} to the signed-in admin`);
+    const result = await runLoad({
+      mode: 'open',
+      targets: [{ url: `${api.url}${page}`, headers: { cookie } }],
+      ratePerSecond: RATE,
+      seconds: SECONDS,
+      leadInSeconds: LEAD_IN_SECONDS,
+    });
+    if (process.env.BENCH_VERBOSE) process.stdout.write(`${JSON.stringify(result)}\n`);
+    lines.push(row(page, result));
+    process.stdout.write(`${lines[lines.length - 1]}\n`);
+  }
+
+  process.stdout.write(
+    [
+      '',
+      `console pages, one organization of ${JSON.stringify(size)} (seeded in ${seedSeconds.toFixed(0)} s)`,
+      `${RATE} req/s open loop per page for ${SECONDS} s after ${LEAD_IN_SECONDS} s lead-in; ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'})`,
+      `${'page'.padEnd(32)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}   target`,
+      ...lines,
+      '',
+    ].join('\n'),
+  );
+}
+
+main().then(
+  () => process.exit(0),
+  (err: Error) => {
+    process.stderr.write(`bench failed: ${err.stack ?? err.message}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,214 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { LedgerEntry } from '../../core/credits/models';
+import { creditBalance } from '../../core/credits/credits';
+import { closeBrowser, launchBrowser } from '../support/browser';
+import { checkPage, createPersonWithCli, setUpAndSignIn } from '../support/consoleBrowser';
+import { createTenant, type TestTenant } from '../support/fixtures';
+import { api } from '../support/http';
+import { startSignInApi, uniqueEmail } from '../support/signInApi';
+import { submitWith, submitWithin } from '../support/signInPages';
+import type { TestApi } from '../support/testApi';
+
+/**
+ * The console's Limits, Budgets and Audit log pages in a real browser, by the labels of
+ * DECISIONS.md "Organization console": an admin sets a cap that GET /v1/operational-limits
+ * reports as an override, is refused a cap at the standard, blocks an operation (the API refuses
+ * it) and clears it; sets an organization budget below a paid call's price (402, nothing
+ * charged); the audit log lists each change as `user:<id>` and downloads them as CSV. A member
+ * sees budgets without forms and a crafted post is 403. Each page passes the axe check.
+ */
+jest.setTimeout(300_000);
+
+const PASSWORD = 'correct horse battery staple 12';
+const PERMISSIONS = ['candidates.search', 'limits.v1:read'];
+
+let srv: TestApi;
+let tenant: TestTenant;
+let other: TestTenant;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let adminId = '';
+let n = 0;
+
+beforeAll(async () => {
+  srv = await startSignInApi();
+  tenant = await createTenant({ credits: 100 });
+  other = await createTenant({ credits: 0 });
+  browser = await launchBrowser();
+  context = await browser.newContext();
+  page = await context.newPage();
+  const email = uniqueEmail('limits-admin');
+  const made = createPersonWithCli(srv, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions: PERMISSIONS, role: 'admin' });
+  adminId = made.userId;
+  await setUpAndSignIn(page, srv, made.setupUrl, email, PASSWORD);
+});
+afterAll(async () => {
+  await closeBrowser(browser);
+  await srv?.close();
+});
+
+async function expectAccessible(name: string): Promise<void> {
+  expect(await checkPage(browser, page, name)).toEqual([]);
+}
+
+const limitsOf = async (query: string) => api(srv.url, 'GET', `/v1/operational-limits?${query}`, { key: tenant.key });
+
+async function openLimits(): Promise<void> {
+  await page.goto(`${srv.url}/console/limits`);
+  await page.getByRole('heading', { level: 1, name: 'Limits' }).waitFor();
+}
+
+async function fillCapForm(operation: string, appliesTo: string, target: string, perMinute: string): Promise<void> {
+  await page.getByLabel('Operation', { exact: true }).selectOption(operation);
+  await page.getByLabel('Applies to', { exact: true }).selectOption({ label: appliesTo });
+  await page.getByLabel('Target', { exact: true }).fill(target);
+  await page.getByLabel('Requests per minute', { exact: true }).fill(perMinute);
+}
+
+test('Limits: the entries, the operator-set rate shown read-only, and a cap that /v1/operational-limits reports as an override', async () => {
+  await openLimits();
+  const text = await page.locator('main').innerText();
+  expect(text).toMatch(/25 requests per second, set by the service operator/);
+  expect(text).toMatch(/25 requests at a time, set by the service operator/);
+  await expectAccessible('limits');
+
+  await fillCapForm('contact_retrieval_jobs.get', 'Key', tenant.keyId, '30');
+  await submitWith(page, 'Set cap');
+  expect(new URL(page.url()).search).toBe('?done=cap');
+  const row = page.locator('tr', { hasText: 'contact_retrieval_jobs.get' }).filter({ hasText: '30 per minute' });
+  expect(await row.count()).toBe(1);
+
+  const res = await limitsOf(`operation=contact_retrieval_jobs.get&key_id=${tenant.keyId}`);
+  expect(res.status).toBe(200);
+  const entry = (res.json.data as Array<Record<string, unknown>>).find((e) => (e.scope as { type: string }).type === 'key');
+  expect(entry).toMatchObject({ source: 'override', requests_per_minute: 30 });
+});
+
+test('a cap at the standard is refused with a clear message, the values kept; a key of another organization is not found', async () => {
+  await openLimits();
+  await fillCapForm('whoami', 'Organization', '', '1500');
+  const answer = page.waitForResponse((r) => r.url().endsWith('/console/limits') && r.request().method() === 'POST');
+  await page.getByRole('button', { name: 'Set cap', exact: true }).click();
+  expect((await answer).status()).toBe(422);
+  await page.getByRole('alert').waitFor();
+  expect(await page.getByRole('alert').innerText()).toMatch(/a cap must be below standard_requests_per_minute \(1500\) for whoami/);
+  expect(await page.getByLabel('Requests per minute', { exact: true }).inputValue()).toBe('1500');
+  expect(await page.getByLabel('Operation', { exact: true }).inputValue()).toBe('whoami');
+  await expectAccessible('limits-refused');
+
+  await fillCapForm('whoami', 'Key', other.keyId, '10');
+  const foreign = page.waitForResponse((r) => r.url().endsWith('/console/limits') && r.request().method() === 'POST');
+  await page.getByRole('button', { name: 'Set cap', exact: true }).click();
+  expect((await foreign).status()).toBe(404);
+  await fillCapForm('whoami', 'Key', 'key_doesnotexist0000', '10');
+  const absent = page.waitForResponse((r) => r.url().endsWith('/console/limits') && r.request().method() === 'POST');
+  await page.getByRole('button', { name: 'Set cap', exact: true }).click();
+  expect((await absent).status()).toBe(404);
+  expect((await limitsOf(`operation=whoami`)).json.data.every((e: { source: string }) => e.source !== 'override')).toBe(true);
+});
+
+test('Block refuses the operation on the API; Clear lifts it', async () => {
+  await openLimits();
+  await fillCapForm('candidates.search', 'Organization', '', '');
+  await submitWith(page, 'Block');
+  expect(new URL(page.url()).search).toBe('?done=block');
+  const blocked = await api(srv.url, 'POST', '/v1/candidates/search', {
+    key: tenant.key,
+    body: { query: 'manager' },
+    idempotencyKey: `console-block-${Date.now()}-${++n}`,
+  });
+  expect(blocked.status).toBe(429);
+  const entry = (await limitsOf('operation=candidates.search&scope=organization')).json.data[0];
+  expect(entry).toMatchObject({ status: 'denied', source: 'override' });
+
+  const row = page.locator('tr', { hasText: 'candidates.search' }).filter({ hasText: 'Blocked' });
+  await submitWithin(row, 'Clear the block on candidates.search for Organization ' + tenant.orgId);
+  expect(new URL(page.url()).search).toBe('?done=clear');
+  const after = (await limitsOf('operation=candidates.search&scope=organization')).json.data[0];
+  expect(after).toMatchObject({ status: 'active' });
+  expect(after.source).not.toBe('override');
+});
+
+test("Budgets: an organization budget below a paid call's price refuses it with 402 and charges nothing", async () => {
+  await page.goto(`${srv.url}/console/budgets`);
+  await page.getByRole('heading', { level: 1, name: 'Budgets' }).waitFor();
+  await expectAccessible('budgets');
+  await page.getByLabel('Organization budget', { exact: true }).fill('0');
+  await submitWith(page, 'Save organization budget');
+  expect(new URL(page.url()).search).toBe('?done=set');
+  expect(await page.locator('main').innerText()).toMatch(/Remaining: 0 credits/);
+
+  const charges = await LedgerEntry.countDocuments({ orgId: tenant.orgId, kind: 'charge' });
+  const res = await api(srv.url, 'POST', '/v1/person-matches', {
+    key: tenant.key,
+    body: { email: 'nobody-at-all@nowhere.example' },
+    idempotencyKey: `console-budget-${Date.now()}-${++n}`,
+  });
+  expect(res.status).toBe(402);
+  expect(res.json.code).toBe('organization_budget_exhausted');
+  expect(await LedgerEntry.countDocuments({ orgId: tenant.orgId, kind: 'charge' })).toBe(charges);
+  expect(await creditBalance(tenant.orgId)).toBe(100);
+
+  const family = page.locator('tr', { hasText: tenant.familyId });
+  await family.getByLabel(/^Budget/).fill('7');
+  await submitWithin(family, `Save budget for ${(await family.locator('td').first().innerText()).trim()}`);
+  expect(await page.locator('tr', { hasText: tenant.familyId }).innerText()).toMatch(/7 credits/);
+  await submitWithin(
+    page.locator('tr', { hasText: tenant.familyId }),
+    `Remove budget for ${(await page.locator('tr', { hasText: tenant.familyId }).locator('td').first().innerText()).trim()}`,
+  );
+  expect(await page.locator('tr', { hasText: tenant.familyId }).innerText()).toMatch(/No budget/);
+});
+
+test('Audit log: each change with its actor user:<id>, filtered by action, and the CSV download holds them', async () => {
+  await page.goto(`${srv.url}/console/audit`);
+  await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor();
+  await expectAccessible('audit');
+  const table = await page.locator('table').innerText();
+  for (const action of ['limit.cap_set', 'limit.blocked', 'limit.cleared', 'budget.set', 'budget.removed']) expect(table).toContain(action);
+  expect(table).toContain(`user:${adminId}`);
+
+  await page.getByLabel('Action', { exact: true }).selectOption('limit.cap_set');
+  await page.getByLabel('Actor', { exact: true }).fill(`user:${adminId}`);
+  await submitWith(page, 'Filter');
+  const rows = page.locator('tbody tr');
+  expect(await rows.count()).toBe(1);
+  expect(await rows.first().innerText()).toMatch(/requests_per_minute: 30/);
+
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSV' }).click()]);
+  expect(download.suggestedFilename()).toBe('audit-log.csv');
+  const csv = await (await import('node:fs/promises')).readFile((await download.path())!, 'utf8');
+  expect(csv.split('\r\n')[0]).toBe('time,actor,action,target,before,after,client_address,event_id');
+  expect(csv).toContain(`user:${adminId},limit.cap_set,${tenant.keyId}`);
+  expect(csv).not.toContain('limit.blocked');
+});
+
+test('a member sees budgets without forms, cannot read the audit log, and a crafted post is 403 with nothing changed', async () => {
+  const email = uniqueEmail('limits-member');
+  const made = createPersonWithCli(srv, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions: PERMISSIONS, role: 'member' });
+  const memberContext = await browser.newContext();
+  const member = await memberContext.newPage();
+  try {
+    await setUpAndSignIn(member, srv, made.setupUrl, email, PASSWORD);
+    await member.goto(`${srv.url}/console/budgets`);
+    await member.getByRole('heading', { level: 1, name: 'Budgets' }).waitFor();
+    expect(await member.locator('main form').count()).toBe(0);
+    await member.goto(`${srv.url}/console/limits`);
+    expect(await member.getByRole('button', { name: 'Set cap' }).count()).toBe(0);
+    expect((await member.goto(`${srv.url}/console/audit`))?.status()).toBe(403);
+
+    const csrf = await member.locator('input[name=csrf_token]').first().inputValue();
+    const post = await member.request.post(`${srv.url}/console/budgets`, { form: { csrf_token: csrf, budget: '0' }, maxRedirects: 0 });
+    expect(post.status()).toBe(403);
+    expect(await post.text()).toContain('Not allowed');
+    const cap = await member.request.post(`${srv.url}/console/limits`, {
+      form: { csrf_token: csrf, operation: 'whoami', applies_to: 'organization', target: '', requests_per_minute: '5' },
+      maxRedirects: 0,
+    });
+    expect(cap.status()).toBe(403);
+    expect((await limitsOf('operation=whoami&scope=organization')).json.data[0].requests_per_minute).toBeNull();
+  } finally {
+    await memberContext.close();
+  }
+});
