@@ -1,4 +1,7 @@
 import { cursorIndex, decodeListCursor, encodeListCursor } from '../pageCursor';
+import { typedCollection } from '../store/typedCollection';
+import { Organization } from '../tenancy/models';
+import { entryId, headSeq } from './chain';
 import { LedgerEntry, type LedgerEntryDoc } from './models';
 
 /**
@@ -28,12 +31,14 @@ export const LEDGER_PAGE_DEFAULT = 50;
 export const LEDGER_PAGE_MAX = 200;
 const MOVEMENTS = ['opening', 'grant', 'charge'];
 
-function storeFilter(orgId: string, filter: LedgerFilter): Record<string, unknown> {
-  const query: Record<string, unknown> = { orgId, kind: { $in: MOVEMENTS } };
-  if (filter.operation) query.operation = filter.operation;
-  if (filter.familyId) query.familyId = filter.familyId;
-  if (filter.from || filter.to) query.createdAt = { ...(filter.from ? { $gte: filter.from } : {}), ...(filter.to ? { $lt: filter.to } : {}) };
-  return query;
+/** Whether an entry is one the filter keeps (applied to entries read by id). */
+export function matchesFilter(doc: Pick<LedgerEntryDoc, 'kind' | 'operation' | 'familyId' | 'createdAt'>, filter: LedgerFilter): boolean {
+  if (!MOVEMENTS.includes(doc.kind)) return false;
+  if (filter.operation && doc.operation !== filter.operation) return false;
+  if (filter.familyId && doc.familyId !== filter.familyId) return false;
+  if (filter.from && doc.createdAt < filter.from) return false;
+  if (filter.to && doc.createdAt >= filter.to) return false;
+  return true;
 }
 
 function scopeOf(filter: LedgerFilter): string {
@@ -52,6 +57,50 @@ function view(doc: LedgerEntryDoc): LedgerEntryView {
   };
 }
 
+/**
+ * How the ledger is read: by id, never by a sorted query. Entries are `<org_id>:<seq>` with
+ * contiguous seq, so the newest are the ids just below the head, and a window of ids is one
+ * `_id: {$in}` read, the one look-up FerretDB 1.x answers from an index for a list of values
+ * (it sorts in memory, so a sorted query reads every entry of the organization first). A page
+ * reads windows downwards until it has its rows or has looked at `MAX_SCANNED_PER_PAGE`
+ * entries: a filter that matches rarely then answers a shorter page with a cursor to carry on,
+ * so no page costs more than a few windows however large the ledger. Entries are appended in
+ * time order, so "From" ends the walk and "To" is found by a binary search over seq.
+ */
+const WINDOW = 250;
+export const MAX_SCANNED_PER_PAGE = 2_000;
+
+async function headOf(orgId: string): Promise<number> {
+  // The organization's mirror names a recent head: the probe then needs a read or two, not a search from 0.
+  const org = await typedCollection<{ _id: string; creditSeq?: number }>(Organization).findOne({ _id: orgId }, { projection: { creditSeq: 1 } });
+  return headSeq(LedgerEntry, orgId, org?.creditSeq ?? -1);
+}
+
+async function readWindow(orgId: string, top: number, size: number): Promise<LedgerEntryDoc[]> {
+  const ids: string[] = [];
+  for (let seq = top; seq > top - size && seq >= 0; seq--) ids.push(entryId(orgId, seq));
+  const docs = await LedgerEntry.find({ _id: { $in: ids } }).lean<LedgerEntryDoc[]>();
+  return docs.sort((x, y) => y.seq - x.seq);
+}
+
+/** The highest seq whose entry was made before `to` (-1 when none): O(log n) reads by id. */
+async function lastSeqBefore(orgId: string, head: number, to: Date): Promise<number> {
+  let lo = -1;
+  let hi = head + 1;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    const e = await LedgerEntry.findById(entryId(orgId, mid), { createdAt: 1 }).lean<{ createdAt: Date }>();
+    if (e && e.createdAt < to) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+async function startSeq(orgId: string, filter: LedgerFilter): Promise<number> {
+  const head = await headOf(orgId);
+  return filter.to ? lastSeqBefore(orgId, head, filter.to) : head;
+}
+
 /** One page of the filtered entries; the cursor belongs to its filter (another filter's is `invalid_cursor`). */
 export async function listLedgerEntries(
   orgId: string,
@@ -60,23 +109,39 @@ export async function listLedgerEntries(
 ): Promise<{ data: LedgerEntryView[]; next_cursor: string | null }> {
   const limit = Math.min(Math.max(page.limit ?? LEDGER_PAGE_DEFAULT, 1), LEDGER_PAGE_MAX);
   const scope = scopeOf(filter);
-  const query = storeFilter(orgId, filter);
-  if (page.cursor !== undefined) query.seq = { $lt: decodeListCursor<{ seq: number }>(page.cursor, scope, { seq: cursorIndex }).seq };
-  const docs = await LedgerEntry.find(query)
-    .sort({ orgId: 1, seq: -1 })
-    .limit(limit + 1)
-    .lean<LedgerEntryDoc[]>();
-  const rows = docs.slice(0, limit);
-  const last = rows[rows.length - 1];
-  return { data: rows.map(view), next_cursor: docs.length > limit && last ? encodeListCursor(scope, { seq: last.seq }) : null };
+  let top = page.cursor !== undefined ? decodeListCursor<{ seq: number }>(page.cursor, scope, { seq: cursorIndex }).seq - 1 : await startSeq(orgId, filter);
+  const rows: LedgerEntryDoc[] = [];
+  let scanned = 0;
+  let reachedFrom = false;
+  while (top >= 0 && rows.length <= limit && scanned < MAX_SCANNED_PER_PAGE && !reachedFrom) {
+    const size = Math.min(WINDOW, MAX_SCANNED_PER_PAGE - scanned);
+    for (const doc of await readWindow(orgId, top, size)) {
+      if (filter.from && doc.createdAt < filter.from) {
+        reachedFrom = true;
+        break;
+      }
+      if (matchesFilter(doc, filter)) rows.push(doc);
+    }
+    top -= size;
+    scanned += size;
+  }
+  if (rows.length > limit) {
+    const shown = rows.slice(0, limit);
+    return { data: shown.map(view), next_cursor: encodeListCursor(scope, { seq: shown[shown.length - 1].seq }) };
+  }
+  // The scan budget ran out before the ledger (or "From") did: carry on below what was looked at.
+  const more = top >= 0 && !reachedFrom;
+  return { data: rows.map(view), next_cursor: more ? encodeListCursor(scope, { seq: top + 1 }) : null };
 }
 
-/** Every filtered entry, newest first, read from the store in batches as the consumer takes them. */
+/** Every filtered entry, newest first, read from the store a window at a time as the consumer takes them. */
 export async function* allLedgerEntries(orgId: string, filter: LedgerFilter): AsyncGenerator<LedgerEntryView> {
-  const cursor = LedgerEntry.find(storeFilter(orgId, filter)).sort({ orgId: 1, seq: -1 }).lean<LedgerEntryDoc[]>().cursor({ batchSize: 500 });
-  try {
-    for await (const doc of cursor) yield view(doc as unknown as LedgerEntryDoc);
-  } finally {
-    await cursor.close();
+  let top = await startSeq(orgId, filter);
+  while (top >= 0) {
+    for (const doc of await readWindow(orgId, top, 2 * WINDOW)) {
+      if (filter.from && doc.createdAt < filter.from) return;
+      if (matchesFilter(doc, filter)) yield view(doc);
+    }
+    top -= 2 * WINDOW;
   }
 }

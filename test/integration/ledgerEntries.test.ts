@@ -1,7 +1,8 @@
 import type { Config } from '../../core/config';
 import { allAuditEvents, recordAuditEvent } from '../../core/audit/auditLog';
 import { charge, grantCredits, setBudget } from '../../core/credits/credits';
-import { allLedgerEntries, listLedgerEntries, type LedgerEntryView } from '../../core/credits/ledgerEntries';
+import { seedConsoleOrganization } from '../../bench/consoleSeed';
+import { allLedgerEntries, listLedgerEntries, MAX_SCANNED_PER_PAGE, type LedgerEntryView } from '../../core/credits/ledgerEntries';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { testConfig } from '../support/testConfig';
@@ -95,4 +96,29 @@ test('the audit export yields the filtered entries newest first', async () => {
   }
   const byOperator = await collect(allAuditEvents(b.orgId, { actor: 'operator' }));
   expect(byOperator.map((e) => e.after)).toEqual([{ budget: 3 }, { budget: 1 }]);
+});
+
+test('a page looks at a bounded number of entries: a filter that matches rarely answers a short page and a cursor that carries on to the end', async () => {
+  const seeded = await seedConsoleOrganization(config, {
+    keys: 1,
+    people: 1,
+    ledgerEntries: MAX_SCANNED_PER_PAGE + 400,
+    auditEntries: 0,
+    deliveryAttempts: 0,
+    jobs: 0,
+  });
+  const first = await listLedgerEntries(seeded.orgId, { operation: 'whoami' }, { limit: 10 });
+  expect(first.data).toEqual([]);
+  expect(first.next_cursor).not.toBeNull();
+  const second = await listLedgerEntries(seeded.orgId, { operation: 'whoami' }, { limit: 10, cursor: first.next_cursor! });
+  expect(second).toEqual({ data: [], next_cursor: null });
+
+  const unlocks = await listLedgerEntries(seeded.orgId, { operation: 'profiles.unlock' }, { limit: 50 });
+  expect(unlocks.data).toHaveLength(50);
+  expect(unlocks.data.every((e) => e.operation === 'profiles.unlock')).toBe(true);
+  const balances = unlocks.data.map((e) => e.balance_after);
+  expect(balances).toEqual([...balances].sort((x, y) => x - y));
+  // "To" is found by a binary search over the chain: the newest entry before it comes first.
+  const cut = new Date(Date.parse(unlocks.data[10].time) + 1);
+  expect((await listLedgerEntries(seeded.orgId, { operation: 'profiles.unlock', to: cut }, { limit: 1 })).data[0]).toEqual(unlocks.data[10]);
 });

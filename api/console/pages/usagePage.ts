@@ -172,7 +172,12 @@ export function mountUsagePage(pages: ConsolePages): void {
         ${
           rows.length
             ? scrollingTable('Ledger entries', ['Receipt id', 'Operation', 'Key name', 'Amount', 'Balance after', 'Time'], rows)
-            : html`<p>No ledger entries match.</p>`
+            : html`<p>${ledger.next_cursor ? 'No ledger entries match among the most recent ones looked at.' : 'No ledger entries match.'}</p>`
+        }
+        ${
+          rows.length < LEDGER_PAGE && ledger.next_cursor
+            ? html`<p class="note">A page looks through a bounded stretch of the ledger; older entries may match further back ("Next page").</p>`
+            : ''
         }
         <p class="pager">
           ${cursor ? html`<a href="${CONSOLE_PATHS.usage}${queryString(here)}">First page</a>` : ''}
