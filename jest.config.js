@@ -6,11 +6,6 @@ const transformIgnorePatterns = ['/node_modules/(?!(oauth4webapi|jose)/)'];
 module.exports = {
   // A global option: jest ignores testTimeout inside a project.
   testTimeout: 120000,
-  // Jest's default on a 2-CPU machine is one worker, which runs every file in band, one after
-  // another. Integration files spend most of their time waiting on the store, Temporal, child
-  // processes and the browser, and each has its own database and task queue: two at once keep
-  // both CPUs busy without starving the tests that hold a server to a deadline.
-  maxWorkers: 2,
   projects: [
     { displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'], transform, transformIgnorePatterns, testEnvironment: 'node' },
     {

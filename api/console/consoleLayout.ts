@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { escapeHtml, hidden, html, type Html } from '../oauth/pageRendering';
+import { setPageHeaders } from '../oauth/pageSecurity';
 import { SIGN_OUT_PATH } from '../oauth/pagePaths';
 import { CONSOLE_NAV, CONSOLE_PATHS } from './consolePaths';
 
@@ -73,12 +74,7 @@ ${content.body.html}
 
 /** Security headers of a console page: the sign-in pages' ones, with the console's own CSP. */
 export function setConsoleHeaders(ctx: Context): void {
-  ctx.set('Content-Security-Policy', CONSOLE_CONTENT_SECURITY_POLICY);
-  ctx.set('X-Frame-Options', 'DENY');
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('Referrer-Policy', 'no-referrer');
-  ctx.set('Cache-Control', 'no-store');
-  ctx.set('Pragma', 'no-cache');
+  setPageHeaders(ctx, CONSOLE_CONTENT_SECURITY_POLICY);
 }
 
 export function sendConsolePage(ctx: Context, content: ConsolePageContent, status = 200): void {

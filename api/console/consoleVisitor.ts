@@ -1,8 +1,7 @@
 import type { Context } from 'koa';
 import type { Config } from '../../core/config';
-import type { KeyPrincipal } from '../../core/keys/apiKeys';
-import type { Permission } from '../../core/keys/permissions';
 import { roleOf, type Role } from '../../core/users/adminSeats';
+import { personPrincipal, type PersonPrincipal } from '../../core/users/personPrincipal';
 import { sessionUser } from '../../core/users/sessions';
 import { sessionConfirmedAt, sudoActive } from '../../core/users/sudoMode';
 import type { UserRecord } from '../../core/users/users';
@@ -17,8 +16,7 @@ import { seeOther } from './consoleLayout';
  * the next click); anyone else is sent to the sign-in page, which sends them back here.
  */
 
-/** A signed-in person as the operation executor sees them: their organization and permissions, acting as `user:<id>`. */
-export type ConsolePrincipal = KeyPrincipal & { subject: { type: 'user'; id: string } };
+export type ConsolePrincipal = PersonPrincipal;
 
 export interface ConsoleVisitor {
   user: UserRecord;
@@ -32,17 +30,7 @@ export interface ConsoleVisitor {
 }
 
 export function consolePrincipal(user: UserRecord, config: Config): ConsolePrincipal {
-  return {
-    // A person has no key: their own id stands in, as it does for their tool-server tokens.
-    keyId: user._id,
-    familyId: user._id,
-    orgId: user.orgId,
-    workspaceId: user.workspaceId,
-    applicationId: user.applicationId,
-    audience: `${config.authUrl}${CONSOLE_ROOT}`,
-    scopes: user.permissions as Permission[],
-    subject: { type: 'user', id: user._id },
-  };
+  return personPrincipal(user, `${config.authUrl}${CONSOLE_ROOT}`);
 }
 
 /** The path (and query) of this request, to come back to after signing in or confirming the password. */

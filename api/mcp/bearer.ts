@@ -8,6 +8,7 @@ import type { Permission } from '../../core/keys/permissions';
 import { findActiveClient, MCP_TOOLS_SCOPE, type ClientRecord } from '../../core/oauth/clients';
 import { isPublicClientRevoked } from '../../core/oauth/publicClients';
 import { liveChain } from '../../core/oauth/tokenChains';
+import { personPrincipal } from '../../core/users/personPrincipal';
 import { findActiveUser } from '../../core/users/users';
 import { protectedResourceMetadataUrl } from '../oauth/discovery';
 import { toolsResource } from '../oauth/tokenEndpoint';
@@ -131,17 +132,7 @@ export async function authenticateBearer(ctx: Context, config: Config): Promise<
         },
       );
     }
-    return {
-      keyId: user._id,
-      familyId: user._id,
-      orgId: user.orgId,
-      workspaceId: user.workspaceId,
-      applicationId: user.applicationId,
-      audience: toolsResource(config),
-      scopes: user.permissions as Permission[],
-      subject: { type: 'user', id: user._id },
-      clientId: verdict.token.clientId,
-    };
+    return { ...personPrincipal(user, toolsResource(config)), clientId: verdict.token.clientId };
   }
   const client = await findActiveClient(verdict.token.clientId);
   if (!client) throw new BearerRejection(401, 'invalid_token', INVALID_TOKEN);

@@ -23,8 +23,9 @@ export function cookieSettings(config: Config): { name: string; secure: boolean 
   return { name: secure ? '__Host-talent_session' : 'talent_session', secure };
 }
 
-export function setPageHeaders(ctx: Context): void {
-  ctx.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+/** Security headers of a page for people: the sign-in pages' CSP unless the page family has its own. */
+export function setPageHeaders(ctx: Context, contentSecurityPolicy = CONTENT_SECURITY_POLICY): void {
+  ctx.set('Content-Security-Policy', contentSecurityPolicy);
   ctx.set('X-Frame-Options', 'DENY');
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Referrer-Policy', 'no-referrer');

@@ -189,6 +189,18 @@ export interface RotationResult {
   replaced_key_expires_at: string;
 }
 
+/** What the audit log keeps of a rotation, whoever made it (console or operator CLI): never the key itself. */
+export function rotationAuditValues(rotated: RotationResult): Record<string, unknown> {
+  return {
+    key_id: rotated.key_id,
+    family_id: rotated.family_id,
+    name: rotated.name,
+    status: 'active',
+    replaced_key_id: rotated.replaced_key_id,
+    replaced_key_expires_at: rotated.replaced_key_expires_at,
+  };
+}
+
 /**
  * Rotates a key (SPEC 5.1.5): a new key of the same family, workspace, application, scopes and
  * name, issued alongside the old one, which stops working `oldKeyEndsInMs` from now (0: at once,

@@ -1,4 +1,13 @@
-import { InvalidKeyName, UnknownKeyFamily, createApiKey, findOrgKey, listApiKeys, revokeApiKey, rotateApiKey } from '../../core/keys/apiKeys';
+import {
+  InvalidKeyName,
+  UnknownKeyFamily,
+  createApiKey,
+  findOrgKey,
+  listApiKeys,
+  revokeApiKey,
+  rotateApiKey,
+  rotationAuditValues,
+} from '../../core/keys/apiKeys';
 import { OPERATOR } from '../../core/audit/auditActions';
 import { ApiKey } from '../../core/keys/models';
 import { createApplication, createOrganization, createWorkspace } from '../../core/tenancy/provisioning';
@@ -73,14 +82,7 @@ export const tenancyCommands: Record<string, AdminCommand> = {
         orgId: key.orgId,
         action: 'key.rotated',
         target: keyId,
-        after: {
-          key_id: rotated.key_id,
-          family_id: rotated.family_id,
-          name: rotated.name,
-          status: 'active',
-          replaced_key_id: rotated.replaced_key_id,
-          replaced_key_expires_at: rotated.replaced_key_expires_at,
-        },
+        after: rotationAuditValues(rotated),
       });
       return rotated;
     },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createApiKey, findOrgKey, revokeApiKey, rotateApiKey, type RotationResult } from '../../../core/keys/apiKeys';
+import { createApiKey, findOrgKey, revokeApiKey, rotateApiKey, rotationAuditValues, type RotationResult } from '../../../core/keys/apiKeys';
 import { KEY_NAME_MAX_LENGTH } from '../../../core/keys/keyNames';
 import { expiryOf, oldKeyEndMs } from '../../../core/keys/keyLifetimes';
 import { permissionsBeyond } from '../../../core/keys/permissions';
@@ -98,14 +98,7 @@ const rotateKey = defineConsoleOperation({
       return {
         action: 'key.rotated',
         target: rotated.replaced_key_id,
-        after: {
-          key_id: rotated.key_id,
-          family_id: rotated.family_id,
-          name: rotated.name,
-          status: 'active',
-          replaced_key_id: rotated.replaced_key_id,
-          replaced_key_expires_at: rotated.replaced_key_expires_at,
-        },
+        after: rotationAuditValues(rotated),
       };
     },
   },
