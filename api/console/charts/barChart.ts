@@ -1,4 +1,5 @@
 import { html, type Html } from '../../oauth/pageRendering';
+import { scrollingTable } from '../consoleLayout';
 import { niceScale } from './niceScale';
 
 /**
@@ -124,20 +125,7 @@ export function barChart(chart: BarChart): Html {
     </ul>
     <details>
       <summary>${chart.title} as a table</summary>
-      <div class="table-scroll">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">${chart.categoryName}</th>
-              ${chart.series.map((s) => html`<th scope="col">${s.name}</th>`)}
-              <th scope="col">Total (${chart.unit})</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${rows}
-          </tbody>
-        </table>
-      </div>
+      ${scrollingTable(`${chart.title}: the figures`, [chart.categoryName, ...chart.series.map((s) => s.name), `Total (${chart.unit})`], rows)}
     </details>
   </figure>`;
 }
