@@ -1,0 +1,146 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ts from 'typescript';
+
+/**
+ * No module-level mutable state in `core/`, `api/` or `activities/`, read from the sources: a
+ * top-level `let`/`var`, or a top-level constant built with `new` (a cache, a map, a pool), is
+ * state every app in the process shares, so two apps with different settings could not live
+ * side by side. State belongs to an object the process's composition root builds and passes
+ * down. Each remaining declaration is named below with why it may stay, or as a conversion
+ * still owed; a converted one must leave the list (a stale entry fails).
+ */
+const ROOT = join(__dirname, '..', '..');
+const CHECKED = ['core', 'api', 'activities'];
+
+/** Constructors whose instances never change after the module is loaded. */
+const IMMUTABLE_CONSTRUCTORS = new Set(['Schema', 'RegExp', 'URL', 'TextEncoder', 'TextDecoder']);
+/** Lookup tables: allowed when named as a constant and never changed in their file. */
+const TABLE_CONSTRUCTORS = new Set(['Set', 'Map']);
+
+/** Process-wide by nature, each with why. */
+const JUSTIFIED: Record<string, string> = {
+  'core/observability/metrics.ts:metricsRegistry': 'Prometheus scrapes a process, so its counters are per process by definition',
+  'core/observability/metrics.ts:httpRequests': 'a per-process metric (see metricsRegistry)',
+  'core/observability/metrics.ts:httpDuration': 'a per-process metric (see metricsRegistry)',
+  'core/observability/metrics.ts:admissionRefusals': 'a per-process metric (see metricsRegistry)',
+  'core/observability/metrics.ts:creditsCharged': 'a per-process metric (see metricsRegistry)',
+  'core/observability/metrics.ts:jobsStarted': 'a per-process metric (see metricsRegistry)',
+  'core/observability/metrics.ts:jobsFinished': 'a per-process metric (see metricsRegistry)',
+  'core/observability/metrics.ts:webhookAttempts': 'a per-process metric (see metricsRegistry)',
+  'core/observability/metrics.ts:webhookAttemptDuration': 'a per-process metric (see metricsRegistry)',
+  'core/observability/metrics.ts:webhookDeadLetters': 'a per-process metric (see metricsRegistry)',
+  'api/mcp/toolPaths.ts:spellings': 'a router with one route, built from constants and only matched against, never changed',
+  'core/faultInjection.ts:armed': 'the chaos harness arms one exit point in a process it is about to kill; off unless FAULT_INJECTION is set',
+};
+
+/** State still shared by the whole process, owed a conversion to an instance the composition root builds. */
+const STATE_TO_CONVERT: string[] = [
+  'api/reference/referencePage.ts:bundle',
+  'core/credits/chain.ts:hints',
+  'core/credits/credits.ts:headEntries',
+  'core/crypto/purposeKeys.ts:derived',
+  'core/crypto/secretBox.ts:predecessors',
+  'core/inTurn.ts:queues',
+  'core/jobs/contactFieldClaims.ts:generations',
+  'core/jobs/dailyJobCap.ts:capReads',
+  'core/jobs/jobPeople.ts:peopleCache',
+  'core/keys/apiKeys.ts:keyLookups',
+  'core/keys/apiKeys.ts:keyReads',
+  'core/limits/clientAddressLimits.ts:purgedAt',
+  'core/limits/limitSettings.ts:settingsLookups',
+  'core/limits/limitSettings.ts:settingsReads',
+  'core/limits/requestAdmission.ts:hintSecond',
+  'core/limits/requestAdmission.ts:leaseBlocks',
+  'core/limits/requestAdmission.ts:leaseReleaser',
+  'core/limits/requestAdmission.ts:leaseSlotIdsByOrg',
+  'core/limits/requestAdmission.ts:purgedSecond',
+  'core/limits/requestAdmission.ts:purging',
+  'core/limits/requestAdmission.ts:slotHints',
+  'core/limits/requestAdmission.ts:slotInserts',
+  'core/limits/requestAdmission.ts:slotsHeldHere',
+  'core/limits/requestAdmission.ts:sweptSecond',
+  'core/limits/requestAdmission.ts:takenHere',
+  'core/limits/requestAdmission.ts:windowBlocks',
+  'core/oauth/publicClients.ts:boundsByConfig',
+  'core/oauth/publicClients.ts:documents',
+  'core/oauth/publicClients.ts:inFlight',
+  'core/oauth/signingKeys.ts:publicKeyCache',
+  'core/oauth/signingKeys.ts:signerCache',
+  'core/outbound/pinnedFetch.ts:agents',
+  'core/outbound/pinnedFetch.ts:nextTrustId',
+  'core/outbound/pinnedFetch.ts:trustSets',
+  'core/outbound/trustAnchors.ts:byFile',
+  'core/talent/matchPeople.ts:contacts',
+  'core/talent/matchPeople.ts:contactsLoading',
+  'core/talent/quotas.ts:windows',
+  'core/talent/searchIndex.ts:checkedAt',
+  'core/talent/searchIndex.ts:current',
+  'core/talent/searchIndex.ts:loading',
+  'core/talent/sources.ts:enabledSourceReads',
+  'core/temporal/client.ts:processClients',
+  'core/users/signIn.ts:decoyHashes',
+  'core/webhooks/destinationResolver.ts:current',
+  'core/webhooks/jobCompletedEvent.ts:localWorker',
+];
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+    const path = `${dir}/${e.name}`;
+    if (e.isDirectory()) return sourceFiles(path);
+    return /\.ts$/.test(e.name) && !e.name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+const MUTATORS = /\.(add|set|delete|clear)\(/;
+
+/** The top-level declarations of one source that hold state, as `file:name`. */
+export function moduleStateOf(file: string, source: string): string[] {
+  const sf = ts.createSourceFile(file, source, ts.ScriptTarget.ES2022, true);
+  const found: string[] = [];
+  for (const statement of sf.statements) {
+    if (!ts.isVariableStatement(statement)) continue;
+    const isConst = (statement.declarationList.flags & ts.NodeFlags.Const) !== 0;
+    for (const d of statement.declarationList.declarations) {
+      const name = d.name.getText(sf);
+      if (!isConst) {
+        found.push(`${file}:${name}`);
+        continue;
+      }
+      const init = d.initializer;
+      if (!init || !ts.isNewExpression(init)) continue;
+      const constructor = init.expression.getText(sf);
+      if (IMMUTABLE_CONSTRUCTORS.has(constructor)) continue;
+      const isTable = TABLE_CONSTRUCTORS.has(constructor) && /^[A-Z][A-Z0-9_]*$/.test(name);
+      const changed = source.split('\n').some((line) => line.includes(`${name}.`) && MUTATORS.test(line.slice(line.indexOf(`${name}.`))));
+      if (isTable && !changed) continue;
+      found.push(`${file}:${name}`);
+    }
+  }
+  return found;
+}
+
+const found = CHECKED.flatMap(sourceFiles).flatMap((f) => moduleStateOf(f, readFileSync(join(ROOT, f), 'utf8')));
+
+test('module-level state is only what is named here', () => {
+  const named = new Set([...Object.keys(JUSTIFIED), ...STATE_TO_CONVERT]);
+  expect(found.filter((s) => !named.has(s))).toEqual([]);
+});
+
+test('every named declaration still exists (a converted one leaves the list)', () => {
+  const present = new Set(found);
+  expect([...Object.keys(JUSTIFIED), ...STATE_TO_CONVERT].filter((s) => !present.has(s))).toEqual([]);
+});
+
+test('the reader finds what it must and lets constant tables be', () => {
+  const source = [
+    'let armed = false;',
+    'const cache = new Map<string, number>();',
+    "const LIMITS = new Set(['a']);",
+    'const GROWING = new Set<string>();',
+    "GROWING.add('x');",
+    'const schema = new Schema({});',
+    'export function f() { let local = 1; return local; }',
+  ].join('\n');
+  expect(moduleStateOf('x.ts', source)).toEqual(['x.ts:armed', 'x.ts:cache', 'x.ts:GROWING']);
+});
