@@ -1,10 +1,9 @@
 import Router from '@koa/router';
 import Koa from 'koa';
-import type { Config } from '../core/config';
+import type { Deps } from '../core/deps';
 import { KeyUseRecorder } from '../core/keys/keyUse';
 import { logger } from '../core/observability/logger';
 import { Problem } from '../core/problems';
-import type { UsageCounters } from '../core/usage/usageCounters';
 import { originRules } from '../core/allowedOrigins';
 import { accessLog } from './middleware/accessLog';
 import { baselineAdmission } from './middleware/admission';
@@ -26,11 +25,10 @@ import { mountRoutes, type RouteSpec } from './routeSpec';
 import { healthRouter, type Probes } from './routes/health';
 import { v1Routes } from './routes/index';
 
-export interface AppDeps {
-  config: Config;
+export interface AppParts {
+  /** The app's dependencies, built by its composition root (api/server.ts, a test, a benchmark). */
+  deps: Deps;
   probes: Probes;
-  /** The process's usage counters (api/server.ts builds, starts and flushes them); without them nothing is counted. */
-  usage?: UsageCounters;
 }
 
 /** The paths browser-based MCP clients call: discovery, token, registration and the tool server (every spelling it is served at). */
@@ -60,7 +58,8 @@ export const requirePrincipal: Koa.Middleware = async (ctx, next) => {
  * mounts. A path no route matches exactly (`/V1/…`, `/v1/whoami/`, `//v1/…`, `/v1%2F…`,
  * `/v1/./…`) reaches no handler: 404.
  */
-export function v1Router(config: Config, routes: RouteSpec[], usage?: UsageCounters): Router {
+export function v1Router(deps: Deps, routes: RouteSpec[]): Router {
+  const { config, usage } = deps;
   const v1 = new Router(ROUTER_OPTIONS);
   v1.use(
     authenticate(config, failedAuthenticationLimit(config), new KeyUseRecorder()),
@@ -68,7 +67,7 @@ export function v1Router(config: Config, routes: RouteSpec[], usage?: UsageCount
     baselineAdmission(admissionUnder(config), usage),
     requirePrincipal,
   );
-  mountRoutes(v1, routes, config, usage);
+  mountRoutes(v1, routes, deps);
   return v1;
 }
 
@@ -80,7 +79,8 @@ export function v1Router(config: Config, routes: RouteSpec[], usage?: UsageCount
  * principal guard → route: permission → operation admission → body → validation → idempotency →
  * handler) → 404/405.
  */
-export function createApp({ config, probes, usage }: AppDeps): Koa {
+export function createApp({ deps, probes }: AppParts): Koa {
+  const { config } = deps;
   // ctx.ip is the socket's peer unless TRUSTED_PROXY_HOPS proxies in front append to X-Forwarded-For.
   const app = new Koa({ proxy: config.trustedProxyHops > 0, maxIpsCount: config.trustedProxyHops });
   app.silent = true; // errors are logged once, by problemDocuments, with the request id
@@ -104,10 +104,10 @@ export function createApp({ config, probes, usage }: AppDeps): Koa {
   const oauth = oauthRouter(config);
   app.use(oauth.routes());
   app.use(oauth.allowedMethods());
-  app.use(consoleRouter(config).routes());
-  app.use(toolServerRouter(config, v1Routes, usage).routes());
+  app.use(consoleRouter(deps).routes());
+  app.use(toolServerRouter(deps, v1Routes).routes());
 
-  const v1 = v1Router(config, v1Routes, usage);
+  const v1 = v1Router(deps, v1Routes);
   app.use(v1.routes());
   app.use(v1.allowedMethods());
   return app;

@@ -3,12 +3,12 @@ import type { Context } from 'koa';
 import type { ZodType, z } from 'zod';
 import type { AuditAction } from '../core/audit/auditActions';
 import type { Config } from '../core/config';
+import type { Deps } from '../core/deps';
 import type { RequestClaim } from '../core/idempotency/idempotency';
 import type { KeyPrincipal } from '../core/keys/apiKeys';
 import type { Permission } from '../core/keys/permissions';
 import type { OperationName } from '../core/limits/limitTable';
 import { Problem } from '../core/problems';
-import type { UsageCounters } from '../core/usage/usageCounters';
 import { creditHeaders, statusOfFailure } from './creditHeaders';
 import { admissionOf } from './middleware/admission';
 import { readJsonBody, type ReadBody } from './middleware/jsonBody';
@@ -25,8 +25,10 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 export interface RouteInput<B, Q, P> {
   principal: KeyPrincipal;
-  /** The process's config, from the composition root (api/app.ts). */
+  /** The app's config (`deps.config`). */
   config: Config;
+  /** The app's dependencies, from its composition root (core/deps.ts). */
+  deps: Deps;
   body: B;
   query: Q;
   params: P;
@@ -168,9 +170,9 @@ async function answer(ctx: Context, spec: RouteSpec, principal: KeyPrincipal, ex
   }
 }
 
-/** `usage`: the process's usage counters, which count every operation run (api/app.ts builds them). */
-export function mountRoutes(router: Router, specs: readonly RouteSpec[], config: Config, usage?: UsageCounters): void {
-  const execute = createOperationExecutor(operationRegistry(specs), config, undefined, usage);
+/** `deps.usage`: the app's usage counters, which count every operation run. */
+export function mountRoutes(router: Router, specs: readonly RouteSpec[], deps: Deps): void {
+  const execute = createOperationExecutor(operationRegistry(specs), deps, undefined, deps.usage);
   for (const spec of specs) {
     router.register(spec.path, [spec.method], [(ctx: Context) => runOverHttp(ctx, spec, execute)], { name: spec.operation });
   }

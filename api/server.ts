@@ -1,9 +1,9 @@
 import type { Server } from 'node:http';
 import { loadConfigOrExit, type Config } from '../core/config';
+import { createDeps, type Deps } from '../core/deps';
 import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes, pingStore } from '../core/store/connection';
 import { leaseReleaser, releaseIdleLeaseBlocks } from '../core/limits/requestAdmission';
-import { warmSearchIndex } from '../core/talent/searchIndex';
 import { closeTemporalClient, pingTemporal } from '../core/temporal/client';
 import { describeTemporalConnection } from '../core/temporal/connectionOptions';
 import { UsageCounters } from '../core/usage/usageCounters';
@@ -23,12 +23,15 @@ export async function startApi(config: Config): Promise<{
   server: Server;
   url: string;
   close: () => Promise<void>;
+  /** What this app's composition root built. */
+  deps: Deps;
   /** Writes the usage counted so far (tests read it back at once). */ flushUsage: () => Promise<void>;
 }> {
   await connectStore(config.mongodbUri, config.store);
   await ensureIndexes();
   const usage = new UsageCounters().start();
-  const app = createApp({ config, probes: { store: pingStore, temporal: () => pingTemporal(config) }, usage });
+  const deps = createDeps(config, { usage });
+  const app = createApp({ deps, probes: { store: pingStore, temporal: () => pingTemporal(config) } });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -42,6 +45,7 @@ export async function startApi(config: Config): Promise<{
   return {
     server,
     url,
+    deps,
     flushUsage: () => usage.flush({ all: true }),
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -62,12 +66,12 @@ if (require.main === module) {
   const config = loadConfigOrExit();
   logger.level = config.logLevel;
   startApi(config).then(
-    ({ url, close }) => {
+    ({ url, close, deps }) => {
       logger.info({ url, temporal: describeTemporalConnection(config.temporal) }, 'api listening');
       // A parent that started this process with an IPC channel (the tests, with PORT=0) learns
       // the port the system chose here, instead of picking a "free" one that may be taken first.
       process.send?.({ type: 'api-listening', url });
-      warmSearchIndex();
+      deps.people.search.warm();
       const stop = () => {
         logger.info('api stopping');
         close().then(

@@ -34,7 +34,8 @@ import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
 import { runSearch } from '../core/talent/rankCandidates';
 import { generatePerson } from '../core/talent/generator';
-import { resetSearchIndex, SearchIndexBuilder, searchIndex, type SearchIndex } from '../core/talent/searchIndex';
+import { createDeps, type Deps } from '../core/deps';
+import { SearchIndexBuilder, type SearchIndex } from '../core/talent/searchIndex';
 import { peopleCount, seedPeople } from '../core/talent/seedPeople';
 import { BUILT_IN_SOURCE_ID } from '../core/talent/sources';
 import { createOrganization } from '../core/tenancy/provisioning';
@@ -155,10 +156,10 @@ function engineOnly(secretsKey: Buffer, people: number, seconds: number): Row {
 }
 
 /** The index, however long its first load takes (a request would get 503 after 20 s). */
-async function loadedSearchIndex(): Promise<SearchIndex> {
+async function loadedSearchIndex(deps: Deps): Promise<SearchIndex> {
   for (;;) {
     try {
-      return await searchIndex();
+      return await deps.people.search.get();
     } catch (err) {
       if ((err as { code?: string }).code !== 'dependency_unavailable') throw err;
     }
@@ -209,7 +210,8 @@ async function benchCount(
   await connectStore(uri);
   const connectMs = performance.now() - started;
   await ensureIndexes();
-  resetSearchIndex();
+  // This stack's own indexes: built from the database just connected.
+  const deps = createDeps(cfg);
   const storeProfile = process.env.BENCH_PROFILE ? await profileStoreCommands(uri) : undefined;
   const have = await peopleCount();
   if (have < people) {
@@ -227,7 +229,7 @@ async function benchCount(
   const db = (await import('mongoose')).default.connection.db!;
   for (const name of BOOKKEEPING) await db.collection(name).deleteMany({});
   started = performance.now();
-  const idx = await loadedSearchIndex();
+  const idx = await loadedSearchIndex(deps);
   const startToReadyS = (connectMs + performance.now() - started) / 1000;
   (globalThis as { gc?: () => void }).gc?.();
   const mem = process.memoryUsage();
@@ -239,7 +241,7 @@ async function benchCount(
   const rows = [engineRow(idx, people, Math.min(5, seconds))];
 
   // End to end over HTTP.
-  const app = createApp({ config: cfg, probes: { store: async () => true, temporal: async () => true } });
+  const app = createApp({ deps, probes: { store: async () => true, temporal: async () => true } });
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((r) => server.once('listening', () => r()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { Config } from '../../core/config';
+import type { Deps } from '../../core/deps';
 import type { AcquireAdmission, AdmissionHandle } from '../../core/limits/operationAdmission';
 import { createOperationExecutor, type ExecuteOperation } from '../operations/executeOperation';
 import { operationRegistry } from '../operations/operationRegistry';
@@ -40,8 +40,8 @@ const NO_LIMITS: AdmissionHandle<ConsoleOperationName> = {
 
 const consoleAdmission: AcquireAdmission<ConsoleOperationName> = async () => NO_LIMITS;
 
-export function createConsoleRoad(config: Config, operations: readonly ConsoleOperation[]): ConsoleRoad {
-  const execute: ExecuteOperation<ConsoleOperationName> = createOperationExecutor(operationRegistry(operations), config, consoleAdmission);
+export function createConsoleRoad(deps: Deps, operations: readonly ConsoleOperation[]): ConsoleRoad {
+  const execute: ExecuteOperation<ConsoleOperationName> = createOperationExecutor(operationRegistry(operations), deps, consoleAdmission);
   return {
     async run(ctx, visitor, operation, input) {
       if (visitor.role !== 'admin') throw notAllowed();

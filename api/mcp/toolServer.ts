@@ -1,11 +1,10 @@
 import Router from '@koa/router';
-import type { UsageCounters } from '../../core/usage/usageCounters';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
-import type { Config } from '../../core/config';
+import type { Deps } from '../../core/deps';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import type { RouteSpec } from '../routeSpec';
 import { createOperationExecutor } from '../operations/executeOperation';
@@ -63,9 +62,10 @@ function jsonRpcError(ctx: Context, status: number, code: number, message: strin
  * batch would carry up to 100 tool calls past it, so a batch is refused whole (400, -32600)
  * and none of its calls runs. MCP 2025-06-18 removed batching; the SDK's clients never send one.
  */
-export function toolServerRouter(config: Config, routes: readonly RouteSpec[], usage?: UsageCounters): Router {
+export function toolServerRouter(deps: Deps, routes: readonly RouteSpec[]): Router {
+  const { config } = deps;
   const tools = availableTools(routes);
-  const dispatcher = createToolDispatcher(createOperationExecutor(operationRegistry(routes), config, undefined, usage));
+  const dispatcher = createToolDispatcher(createOperationExecutor(operationRegistry(routes), deps, undefined, deps.usage));
   const modern = modernToolServer(tools, dispatcher, MAX_MESSAGE_BYTES);
   // The options the browser-origin rule matches with too (toolPaths.ts): `/tools` and `/tools/`.
   const router = new Router(TOOL_SERVER_ROUTER_OPTIONS);

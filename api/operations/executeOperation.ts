@@ -1,5 +1,5 @@
 import type { ZodType } from 'zod';
-import type { Config } from '../../core/config';
+import type { Deps } from '../../core/deps';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import type { Permission } from '../../core/keys/permissions';
 import type { OperationName } from '../../core/limits/limitTable';
@@ -69,14 +69,22 @@ function rawBodyOf(request: Pick<OperationRequest, 'rawBody' | 'body'>): Buffer 
 async function runValidated<N extends string>(
   spec: RouteSpec<ZodType, ZodType, ZodType, N>,
   request: OperationRequest<N>,
-  config: Config,
+  deps: Deps,
 ): Promise<OperationResult> {
   const tenantFields = findTenantFields(request.body);
   if (tenantFields.length) throw validationFailed(tenantFields);
   const rawParams = request.params ?? {};
   const params = parseWith(spec.params, rawParams, 'path.');
   const query = parseWith(spec.query, request.query ?? {}, 'query.');
-  const input: RouteInput<unknown, unknown, unknown> = { principal: request.principal, config, body: undefined, query, params, requestId: request.requestId };
+  const input: RouteInput<unknown, unknown, unknown> = {
+    principal: request.principal,
+    config: deps.config,
+    deps,
+    body: undefined,
+    query,
+    params,
+    requestId: request.requestId,
+  };
   const run = async (): Promise<OperationResult> => {
     if (spec.body) {
       if (request.body === undefined) throw validationFailed([{ field: 'body', message: 'a JSON body is required' }]);
@@ -94,22 +102,22 @@ async function runValidated<N extends string>(
 }
 
 /**
- * The executor of the process: `config` reaches every handler in its input; `acquire` defaults to
- * admission under that config. A registry of operations outside the limit table (the console's)
+ * The executor of an app: its dependencies (`deps`, with the config) reach every handler in its
+ * input; `acquire` defaults to admission under that config. A registry of operations outside the limit table (the console's)
  * brings its own admission. With `usage`, every run of a developer-API operation is counted
  * there by its outcome and the credits it charged: the one place both roads (HTTP and the tool
  * server) pass.
  */
-export function createOperationExecutor(registry: OperationRegistry, config: Config, acquire?: AcquireAdmission, usage?: UsageCounters): ExecuteOperation;
-export function createOperationExecutor<N extends string>(registry: OperationRegistry<N>, config: Config, acquire: AcquireAdmission<N>): ExecuteOperation<N>;
+export function createOperationExecutor(registry: OperationRegistry, deps: Deps, acquire?: AcquireAdmission, usage?: UsageCounters): ExecuteOperation;
+export function createOperationExecutor<N extends string>(registry: OperationRegistry<N>, deps: Deps, acquire: AcquireAdmission<N>): ExecuteOperation<N>;
 export function createOperationExecutor<N extends string>(
   registry: OperationRegistry<N>,
-  config: Config,
+  deps: Deps,
   // Only the first overload omits `acquire` or passes `usage`, and there N is OperationName.
-  acquire: AcquireAdmission<N> = admissionUnder(config) as unknown as AcquireAdmission<N>,
+  acquire: AcquireAdmission<N> = admissionUnder(deps.config) as unknown as AcquireAdmission<N>,
   usage?: UsageCounters,
 ): ExecuteOperation<N> {
-  const execute = executeWith(registry, config, acquire);
+  const execute = executeWith(registry, deps, acquire);
   if (!usage) return execute;
   return async (operation, request) => {
     let result: OperationResult;
@@ -124,7 +132,7 @@ export function createOperationExecutor<N extends string>(
   };
 }
 
-function executeWith<N extends string>(registry: OperationRegistry<N>, config: Config, acquire: AcquireAdmission<N>): ExecuteOperation<N> {
+function executeWith<N extends string>(registry: OperationRegistry<N>, deps: Deps, acquire: AcquireAdmission<N>): ExecuteOperation<N> {
   return async (operation, request) => {
     const spec = registry.get(operation);
     if (!spec) throw new Problem('not_found', 'No such resource.');
@@ -134,7 +142,7 @@ function executeWith<N extends string>(registry: OperationRegistry<N>, config: C
     try {
       requirePermission(request.principal, spec.permission);
       await admission.admitOperation(operation);
-      return await runValidated(spec, request, config);
+      return await runValidated(spec, request, deps);
     } finally {
       if (!request.admission) admission.release();
     }

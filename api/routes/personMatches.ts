@@ -91,7 +91,14 @@ export const personMatchRoutes = [
     handler: async (input) => {
       const { min_confidence, limit, ...fields } = input.body;
       const { orgId, familyId } = input.principal;
-      const matched = await matchPeople(input.config, { orgId, familyId, claim: requestClaim(input), fields, minConfidence: min_confidence, limit });
+      const matched = await matchPeople(input.config, input.deps.people, {
+        orgId,
+        familyId,
+        claim: requestClaim(input),
+        fields,
+        minConfidence: min_confidence,
+        limit,
+      });
       return { status: 200, body: matched, creditsCharged: matched.credits_charged };
     },
   }),

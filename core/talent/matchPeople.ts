@@ -5,7 +5,8 @@ import { assertCanFundSmallestAnswer, smallestAnswerRefusal, type Payer } from '
 import { claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
 import { logger } from '../observability/logger';
 import { Problem, validationFailed } from '../problems';
-import { normalizeProfileUrl, personTitleTokens, searchIndex, type SearchIndex } from './searchIndex';
+import type { PeopleIndexes } from './peopleIndexes';
+import { normalizeProfileUrl, personTitleTokens, type SearchIndex } from './searchIndex';
 import { containsPhrase, fold, tokenize } from './searchText';
 import { sourcesForOrganization } from './sources';
 import { allProviderContacts } from './store';
@@ -67,31 +68,33 @@ interface ContactIndex {
   byPhone: Map<string, string[]>;
 }
 
-let contacts: ContactIndex | null = null;
-let contactsLoading: Promise<ContactIndex> | null = null;
+/** One app's reverse lookup of provider contacts, built lazily beside its search index. */
+export class ContactMatchIndex {
+  private built: ContactIndex | null = null;
+  private loading: Promise<ContactIndex> | null = null;
 
-/** Reverse lookup of provider contacts, built lazily beside the search index. */
-async function contactIndex(idx: SearchIndex): Promise<ContactIndex> {
-  if (contacts && contacts.version === idx.version) return contacts;
-  contactsLoading ??= (async () => {
-    const byEmail = new Map<string, string[]>();
-    const byPhone = new Map<string, string[]>();
-    const add = (m: Map<string, string[]>, k: string, id: string) => {
-      const l = m.get(k);
-      if (l) l.push(id);
-      else m.set(k, [id]);
-    };
-    for await (const c of allProviderContacts()) {
-      for (const e of c.emails ?? []) add(byEmail, fold(e), c._id);
-      for (const p of c.phones ?? []) add(byPhone, normalizePhone(p), c._id);
-    }
-    contacts = { version: idx.version, byEmail, byPhone };
-    logger.info({ emails: byEmail.size }, 'contact match index built');
-    return contacts;
-  })().finally(() => {
-    contactsLoading = null;
-  });
-  return contactsLoading;
+  async of(idx: SearchIndex): Promise<ContactIndex> {
+    if (this.built && this.built.version === idx.version) return this.built;
+    this.loading ??= (async () => {
+      const byEmail = new Map<string, string[]>();
+      const byPhone = new Map<string, string[]>();
+      const add = (m: Map<string, string[]>, k: string, id: string) => {
+        const l = m.get(k);
+        if (l) l.push(id);
+        else m.set(k, [id]);
+      };
+      for await (const c of allProviderContacts()) {
+        for (const e of c.emails ?? []) add(byEmail, fold(e), c._id);
+        for (const p of c.phones ?? []) add(byPhone, normalizePhone(p), c._id);
+      }
+      this.built = { version: idx.version, byEmail, byPhone };
+      logger.info({ emails: byEmail.size }, 'contact match index built');
+      return this.built;
+    })().finally(() => {
+      this.loading = null;
+    });
+    return this.loading;
+  }
 }
 
 export function scoreCandidate(idx: SearchIndex, ordinal: number, input: MatchInput, strongHits: Set<string>): PersonMatch {
@@ -129,13 +132,14 @@ export interface MatchesFound {
 
 export async function findMatches(
   settings: Pick<Config, 'readCacheMs'>,
+  people: PeopleIndexes,
   orgId: string,
   input: MatchInput,
   minConfidence: number,
   limit: number,
 ): Promise<MatchesFound> {
   assertIdentifyingInput(input);
-  const idx = await searchIndex();
+  const idx = await people.search.get();
   const usable = new Set((await sourcesForOrganization(settings, orgId)).map((s) => s.id));
   const hits = new Map<number, Set<string>>();
   const hit = (o: number | undefined, field: string | null) => {
@@ -146,7 +150,7 @@ export async function findMatches(
   };
   if (input.profile_url) hit(idx.byProfileUrl.get(normalizeProfileUrl(input.profile_url)), 'profile_url');
   if (input.email || input.phone) {
-    const ci = await contactIndex(idx);
+    const ci = await people.contacts.of(idx);
     if (input.email) for (const id of ci.byEmail.get(fold(input.email)) ?? []) hit(idx.ordinalOf.get(id), 'email');
     if (input.phone) for (const id of ci.byPhone.get(normalizePhone(input.phone)) ?? []) hit(idx.ordinalOf.get(id), 'phone');
   }
@@ -188,13 +192,14 @@ export interface MatchAnswer {
  */
 export async function matchPeople(
   settings: Pick<Config, 'readCacheMs'>,
+  people: PeopleIndexes,
   input: { orgId: string; familyId: string; claim: RequestClaim; fields: MatchInput; minConfidence: number; limit: number },
 ): Promise<MatchAnswer> {
   assertIdentifyingInput(input.fields);
   const payer = { orgId: input.orgId, familyId: input.familyId };
   const chargeKey = claimChargeKey(MATCH_OPERATION, input.claim);
   await assertCanFundSmallestAnswer('match', payer, chargeKey);
-  const { matches, bestConfidence } = await findMatches(settings, input.orgId, input.fields, input.minConfidence, input.limit);
+  const { matches, bestConfidence } = await findMatches(settings, people, input.orgId, input.fields, input.minConfidence, input.limit);
   if (!matches.length) {
     const best = hasStrongIdentifier(input.fields) ? null : bestConfidence;
     return { data: [], credits_charged: 0, receipt_id: null, no_match: { best_confidence: best, min_confidence: input.minConfidence } };

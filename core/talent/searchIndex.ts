@@ -315,33 +315,52 @@ export async function buildSearchIndex(onProgress?: (loaded: number) => void, kn
   return builder.finish(version);
 }
 
-let current: SearchIndex | null = null;
-let loading: Promise<SearchIndex> | null = null;
-let checkedAt = 0;
 /** How often a replica looks at the people version (a one-document read). */
 const VERSION_CHECK_MS = 1000;
 
-/** The current index, (re)built when the people collection changed since it was built. */
-export async function searchIndex(): Promise<SearchIndex> {
-  if (current && current.size > 0 && Date.now() - checkedAt < VERSION_CHECK_MS) return current;
-  const version = await peopleVersion();
-  checkedAt = Date.now();
-  if (current && current.version === version) return current;
-  if (!loading) {
-    const started = Date.now();
-    loading = loadSearchIndex()
-      .then((idx) => {
-        current = idx;
-        logger.info({ people: idx.size, ms: Date.now() - started }, 'search index built');
-        return idx;
-      })
-      .finally(() => {
-        loading = null;
-      });
+/**
+ * One app's search index: (re)built when the people collection changed since it was built,
+ * checked at most once a second. The composition root builds one per app (core/deps.ts).
+ */
+export class SearchIndexHolder {
+  private current: SearchIndex | null = null;
+  private loading: Promise<SearchIndex> | null = null;
+  private checkedAt = 0;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  async get(): Promise<SearchIndex> {
+    if (this.current && this.current.size > 0 && this.now() - this.checkedAt < VERSION_CHECK_MS) return this.current;
+    const version = await peopleVersion();
+    this.checkedAt = this.now();
+    if (this.current && this.current.version === version) return this.current;
+    if (!this.loading) {
+      const started = this.now();
+      this.loading = loadSearchIndex()
+        .then((idx) => {
+          this.current = idx;
+          logger.info({ people: idx.size, ms: this.now() - started }, 'search index built');
+          return idx;
+        })
+        .finally(() => {
+          this.loading = null;
+        });
+    }
+    // A stale index keeps answering while the new one builds; the first one must be awaited.
+    if (this.current && this.current.size > 0) return this.current;
+    return firstIndex(this.loading);
   }
-  // A stale index keeps answering while the new one builds; the first one must be awaited.
-  if (current && current.size > 0) return current;
-  return firstIndex(loading!);
+
+  /** Starts loading the index at start-up so the first search does not wait for it. */
+  warm(): void {
+    this.get().catch((err) => logger.warn({ err: { message: errorMessage(err) } }, 'search index not loaded yet'));
+  }
+
+  /** Forgets the index, so the next read builds one from the store (a benchmark switching databases). */
+  reset(): void {
+    this.current = null;
+    this.checkedAt = 0;
+  }
 }
 
 /**
@@ -363,15 +382,4 @@ export async function firstIndex(building: Promise<SearchIndex>, waitMs = FIRST_
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** Starts loading the index at start-up so the first search does not wait for it. */
-export function warmSearchIndex(): void {
-  searchIndex().catch((err) => logger.warn({ err: { message: errorMessage(err) } }, 'search index not loaded yet'));
-}
-
-/** Forget the index (tests that switch databases in one process). */
-export function resetSearchIndex(): void {
-  current = null;
-  checkedAt = 0;
 }

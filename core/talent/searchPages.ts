@@ -10,7 +10,8 @@ import { startSearch, type SearchFilters, type SearchParams } from './rankCandid
 import { keyedId } from './keyedIds';
 import { admitToQuota, assertQuotaHasRoom, queryMember } from './quotas';
 import { cursorExpired, decodeCursor, encodeCursor, invalidCursor } from './searchCursor';
-import { personPreview, searchIndex, type PersonPreview, type SearchIndex } from './searchIndex';
+import type { PeopleIndexes } from './peopleIndexes';
+import { personPreview, type PersonPreview, type SearchIndex } from './searchIndex';
 import { runScan } from './searchScheduling';
 import { findSearch, MAX_STORED_SEARCH_PEOPLE, storeSearch, type StoredSearch } from './searches';
 import { fold } from './searchText';
@@ -88,8 +89,8 @@ function firstFailure(results: PromiseSettledResult<unknown>[]): void {
 /** What a search reads of the config: the secrets key (ids, cursors), search and quota settings, READ_CACHE_MS. */
 export type SearchSettings = Pick<Config, 'secretsKey' | 'search' | 'searchQuotas' | 'readCacheMs'>;
 
-export async function searchCandidates(settings: SearchSettings, req: SearchRequest): Promise<SearchPage> {
-  return req.cursor !== undefined ? nextPage(settings, req, req.cursor) : firstPage(settings, req);
+export async function searchCandidates(settings: SearchSettings, people: PeopleIndexes, req: SearchRequest): Promise<SearchPage> {
+  return req.cursor !== undefined ? nextPage(settings, people, req, req.cursor) : firstPage(settings, people, req);
 }
 
 /**
@@ -100,7 +101,7 @@ export async function searchCandidates(settings: SearchSettings, req: SearchRequ
  * is charged; only then is the search stored (a batch job can only ever use a search that
  * was answered).
  */
-async function firstPage(settings: SearchSettings, req: SearchRequest): Promise<SearchPage> {
+async function firstPage(settings: SearchSettings, people: PeopleIndexes, req: SearchRequest): Promise<SearchPage> {
   const params = await paramsOf(settings, req);
   if (!params.query && Object.keys(params.filters).length === 0) {
     throw validationFailed([{ field: 'query', message: 'send a query, at least one filter, or a cursor' }]);
@@ -116,7 +117,7 @@ async function firstPage(settings: SearchSettings, req: SearchRequest): Promise<
       assertCanFundSmallestAnswer('search', { orgId: req.orgId, familyId: req.familyId }, pageChargeKey(req)),
     ]),
   );
-  const idx = await searchIndex();
+  const idx = await people.search.get();
   const outcome = await runScan(req.orgId, startSearch(idx, params, MAX_STORED_SEARCH_PEOPLE), settings.search.scanBudget);
   const personIds = outcome.ordinals.map((o) => idx.personIds[o]);
   const pageIds = personIds.slice(0, req.pageSize);
@@ -134,7 +135,7 @@ async function firstPage(settings: SearchSettings, req: SearchRequest): Promise<
 }
 
 /** The next page of a stored search, by its cursor. */
-async function nextPage(settings: SearchSettings, req: SearchRequest, cursor: string): Promise<SearchPage> {
+async function nextPage(settings: SearchSettings, people: PeopleIndexes, req: SearchRequest, cursor: string): Promise<SearchPage> {
   const pos = decodeCursor(settings, cursor, req.orgId);
   const search = await findSearch(req.orgId, pos.searchId);
   if (!search) throw cursorExpired();
@@ -145,7 +146,7 @@ async function nextPage(settings: SearchSettings, req: SearchRequest, cursor: st
   }
   // Before the page is read: a page that cannot be paid for reads and counts nothing.
   await assertCanFundSmallestAnswer('search', { orgId: req.orgId, familyId: req.familyId }, pageChargeKey(req));
-  const idx = await searchIndex();
+  const idx = await people.search.get();
   const pageIds = search.personIds.slice(pos.offset, pos.offset + req.pageSize);
   const data = previewsOf(idx, pageIds);
   return pageOf(settings, req, search, pos.offset, pageIds, data, await payForPage(settings, req, data));

@@ -8,6 +8,7 @@ import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import { heldLeases, leaseReleaser } from '../../core/limits/requestAdmission';
 import { retryLater } from '../../core/problems';
 import { startTestApi, type TestApi } from '../support/testApi';
+import { createDeps } from '../../core/deps';
 
 // Service start-up and spawned processes are slow on a loaded 2-core machine; the project-level testTimeout is not applied.
 jest.setTimeout(120_000);
@@ -82,7 +83,7 @@ const principal: KeyPrincipal = {
 
 beforeAll(async () => {
   srv = await startTestApi();
-  dispatcher = createToolDispatcher(createOperationExecutor(operationRegistry(routes), srv.config));
+  dispatcher = createToolDispatcher(createOperationExecutor(operationRegistry(routes), createDeps(srv.config)));
 });
 afterAll(async () => srv.close());
 

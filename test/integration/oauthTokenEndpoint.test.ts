@@ -13,6 +13,7 @@ import { createTenant, type TestTenant } from '../support/fixtures';
 import { testConfig } from '../support/testConfig';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { AUTH_URL, OAUTH_ENV, RESOURCE, basic, clientCredentialsToken, discover, requestOptions, tokenRequest } from './oauthTestClient';
+import { createDeps } from '../../core/deps';
 
 // Service start-up and spawned processes are slow on a loaded 2-core machine; the project-level testTimeout is not applied.
 jest.setTimeout(120_000);
@@ -291,7 +292,9 @@ describe('operator lifecycle', () => {
 describe('per-credential rate limit', () => {
   test('shared across two API replicas: 429 with Retry-After once the minute is used up', async () => {
     const c = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 2 });
-    const replica: Server = createServer(createApp({ config: srv.config, probes: { store: async () => true, temporal: async () => true } }).callback());
+    const replica: Server = createServer(
+      createApp({ deps: createDeps(srv.config), probes: { store: async () => true, temporal: async () => true } }).callback(),
+    );
     await new Promise<void>((r) => replica.listen(0, '127.0.0.1', r));
     const addr = replica.address();
     const second = { ...srv, url: `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}` };

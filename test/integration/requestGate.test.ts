@@ -13,6 +13,7 @@ import type { HttpResponse } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { AUTH_URL, OAUTH_ENV, RESOURCE } from './oauthTestClient';
 import { expectProblemResponse } from '../support/problems';
+import { createDeps } from '../../core/deps';
 
 /**
  * The request gate: what reaches a handler, how bodies are bounded, what answers
@@ -201,7 +202,7 @@ describe('no rate limit on bad keys (#17)', () => {
   });
 
   test('the failure count is shared by every replica', async () => {
-    const second = createApp({ config: srv.config, probes: { store: pingStore, temporal: async () => true } }).listen(0, '127.0.0.1');
+    const second = createApp({ deps: createDeps(srv.config), probes: { store: pingStore, temporal: async () => true } }).listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => second.once('listening', resolve));
     const port = (second.address() as { port: number }).port;
     const replica2 = `http://127.0.0.1:${port}`;

@@ -15,6 +15,7 @@ import { loadConfig } from '../../core/config';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import { OPERATIONS, type OperationName } from '../../core/limits/limitTable';
 import { Problem, retryLater } from '../../core/problems';
+import { createDeps } from '../../core/deps';
 
 /** The operation executor with a tiny registry and an admission that only records what happens. */
 const principal: KeyPrincipal = {
@@ -95,7 +96,7 @@ function recordingAdmission(refuse?: OperationName): AcquireAdmission {
 }
 
 const config = loadConfig({ SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
-const execute = createOperationExecutor(operationRegistry(routes), config, recordingAdmission());
+const execute = createOperationExecutor(operationRegistry(routes), createDeps(config), recordingAdmission());
 const request = (extra: Partial<OperationRequest> = {}): OperationRequest => ({ principal, requestId: 'req_1', ...extra });
 
 async function problemOf(run: Promise<unknown>): Promise<Problem> {
@@ -136,7 +137,7 @@ describe('operation executor', () => {
   });
 
   test("a refusal by the operation's admission stops before the body checks and the handler", async () => {
-    const refusing = createOperationExecutor(operationRegistry(routes), config, recordingAdmission('contact_retrieval_jobs.cancel'));
+    const refusing = createOperationExecutor(operationRegistry(routes), createDeps(config), recordingAdmission('contact_retrieval_jobs.cancel'));
     const problem = await problemOf(refusing('contact_retrieval_jobs.cancel', request({ params: { id: 'job_1' }, body: { org_id: 'org_2' } })));
     expect(problem.code).toBe('rate_limited');
     expect(events).toEqual(['acquire org_1', 'admit contact_retrieval_jobs.cancel', 'release']);

@@ -1,0 +1,20 @@
+import type { Config } from './config';
+import { createPeopleIndexes, type PeopleIndexes } from './talent/peopleIndexes';
+import type { UsageCounters } from './usage/usageCounters';
+
+/**
+ * What one app's composition root (api/server.ts, a test, a benchmark's stack) builds once and
+ * passes down: its settings and the state that belongs to it rather than to a module, so two
+ * apps with different settings live side by side in one process.
+ */
+export interface Deps {
+  readonly config: Config;
+  /** The people indexes searches and matches read. */
+  readonly people: PeopleIndexes;
+  /** The usage counters every operation run is counted in; absent where nothing is counted. */
+  readonly usage?: UsageCounters;
+}
+
+export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> = {}): Deps {
+  return { config, people: parts.people ?? createPeopleIndexes(), usage: parts.usage };
+}
