@@ -64,7 +64,7 @@ export function v1Router(deps: Deps, routes: RouteSpec[]): Router {
   v1.use(
     authenticate(config, failedAuthenticationLimit(config), new KeyUseRecorder()),
     idempotencyKeyBeforeAdmission(routes),
-    baselineAdmission(admissionUnder(config), usage),
+    baselineAdmission(admissionUnder(deps), usage),
     requirePrincipal,
   );
   mountRoutes(v1, routes, deps);

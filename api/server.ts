@@ -3,7 +3,6 @@ import { loadConfigOrExit, type Config } from '../core/config';
 import { createDeps, type Deps } from '../core/deps';
 import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes, pingStore } from '../core/store/connection';
-import { leaseReleaser, releaseIdleLeaseBlocks } from '../core/limits/requestAdmission';
 import { closeTemporalClient, pingTemporal } from '../core/temporal/client';
 import { describeTemporalConnection } from '../core/temporal/connectionOptions';
 import { UsageCounters } from '../core/usage/usageCounters';
@@ -53,8 +52,7 @@ export async function startApi(config: Config): Promise<{
       // What this replica counted since its last flush is written before the store goes.
       await usage.stop();
       // In-flight places this replica still holds go back now instead of at their expiry.
-      releaseIdleLeaseBlocks();
-      await leaseReleaser.drain();
+      await deps.admission.close();
       await workflowStarter.stop();
       await closeTemporalClient();
       await disconnectStore();

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { Config } from '../../core/config';
+import type { Deps } from '../../core/deps';
 import { verifyAccessToken } from '../../core/oauth/accessTokens';
 import { admitClientRequest } from '../../core/oauth/clientRateLimit';
 import { admitPersonRequest } from '../../core/oauth/personRateLimit';
@@ -91,7 +92,8 @@ function apiKeyRefusal(config: Config): BearerRejection {
   );
 }
 
-export async function authenticateBearer(ctx: Context, config: Config): Promise<ToolPrincipal> {
+export async function authenticateBearer(ctx: Context, deps: Pick<Deps, 'config' | 'admission'>): Promise<ToolPrincipal> {
+  const { config } = deps;
   const raw = ctx.req.rawHeaders;
   const values: string[] = [];
   for (let i = 0; i < raw.length; i += 2) if (raw[i].toLowerCase() === 'authorization') values.push(raw[i + 1]);
@@ -121,7 +123,7 @@ export async function authenticateBearer(ctx: Context, config: Config): Promise<
     }
     requireScopes(verdict.token.scopes);
     const perSecond = config.oauth.personToolRequestsPerSecond;
-    const admitted = await admitPersonRequest(user._id, perSecond);
+    const admitted = await admitPersonRequest(deps.admission, user._id, perSecond);
     if (!admitted.ok) {
       throw new BearerRejection(
         429,

@@ -72,7 +72,7 @@ export function toolServerRouter(deps: Deps, routes: readonly RouteSpec[]): Rout
   router.all(TOOLS_PATH, async (ctx) => {
     let principal: KeyPrincipal;
     try {
-      principal = await authenticateBearer(ctx, config);
+      principal = await authenticateBearer(ctx, deps);
     } catch (err) {
       if (err instanceof BearerRejection) return sendBearerRejection(ctx, config, err);
       if (isStoreUnavailable(err)) return sendStoreOutage(ctx, ctx.state.requestId, err);

@@ -114,7 +114,7 @@ export function createOperationExecutor<N extends string>(
   registry: OperationRegistry<N>,
   deps: Deps,
   // Only the first overload omits `acquire` or passes `usage`, and there N is OperationName.
-  acquire: AcquireAdmission<N> = admissionUnder(deps.config) as unknown as AcquireAdmission<N>,
+  acquire: AcquireAdmission<N> = admissionUnder(deps) as unknown as AcquireAdmission<N>,
   usage?: UsageCounters,
 ): ExecuteOperation<N> {
   const execute = executeWith(registry, deps, acquire);

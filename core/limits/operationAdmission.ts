@@ -12,7 +12,7 @@ import {
 } from './limitSettings';
 import { admitUnderCap, capLogId, returnCapSlot, type CapTaken } from './minuteCaps';
 import { rateLimitHeaders, type RateLimitState } from './rateLimitHeaders';
-import { admitRequest, admitWindow, operationScopeKey, releaseLease, returnWindowSlot, type Lease, type WindowTaken } from './requestAdmission';
+import { operationScopeKey, type Lease, type StoreAdmission, type WindowTaken } from './requestAdmission';
 import { secondsUntilNextWindow } from './strictWindow';
 import { logger } from '../observability/logger';
 import { admissionRefusals } from '../observability/metrics';
@@ -62,6 +62,7 @@ class HeldAdmission implements AdmissionHandle {
   private released = false;
 
   constructor(
+    private readonly admission: StoreAdmission,
     private readonly principal: KeyPrincipal,
     private readonly settings: LimitSettingsDoc,
     private readonly org: OrganizationLimits,
@@ -79,7 +80,7 @@ class HeldAdmission implements AdmissionHandle {
   release(): void {
     if (this.released) return;
     this.released = true;
-    releaseLease(this.lease);
+    this.admission.releaseLease(this.lease);
   }
 
   async admitOperation(operation: OperationName): Promise<void> {
@@ -96,7 +97,7 @@ class HeldAdmission implements AdmissionHandle {
 
     if (ownRequestsPerSecond(operation) !== undefined) {
       const limit = operationRequestsPerSecond(operation, this.org);
-      const w = await admitWindow(operationScopeKey(orgId, operation), limit);
+      const w = await this.admission.admitWindow(operationScopeKey(orgId, operation), limit);
       this.states.push(windowState(operation, limit, w.admitted ? limit - w.count : 0));
       if (!w.admitted) {
         throw await this.refuse(
@@ -129,25 +130,35 @@ class HeldAdmission implements AdmissionHandle {
 
   /** Gives back the window and cap slots of a refused request (a refusal consumes nothing). */
   private async refuse(operation: OperationName, detail: string, retryAfter: number, limit: string): Promise<Problem> {
-    const taken = [...this.windows.splice(0).map(returnWindowSlot), ...this.caps.splice(0).map(returnCapSlot)];
+    const taken = [...this.windows.splice(0).map((w) => this.admission.returnWindowSlot(w)), ...this.caps.splice(0).map(returnCapSlot)];
     await Promise.all(taken).catch((err) => logger.warn({ err: { message: (err as Error).message } }, 'could not give back admission slots'));
     return refusal(detail, retryAfter, this.states, { operation, limit });
   }
 }
 
 /**
- * Baseline admission of one request of `principal`'s organization under the process's config
- * (in-flight lease TTL, read-cache TTL); the acquire throws `rate_limited` when refused.
+ * Baseline admission of one request of `principal`'s organization by an app's store admission
+ * under its config (in-flight lease TTL, read-cache TTL); the acquire throws `rate_limited` when refused.
  */
-export function admissionUnder(config: Pick<Config, 'limits' | 'readCacheMs'>): AcquireAdmission {
-  const leaseTtlMs = config.limits.leaseTtlSeconds * 1000;
-  return (principal) => acquireAdmission(principal, config, leaseTtlMs);
+export function admissionUnder(deps: { config: Pick<Config, 'limits' | 'readCacheMs'>; admission: StoreAdmission }): AcquireAdmission {
+  const leaseTtlMs = deps.config.limits.leaseTtlSeconds * 1000;
+  return (principal) => acquireAdmission(deps.admission, principal, deps.config, leaseTtlMs);
 }
 
-async function acquireAdmission(principal: KeyPrincipal, config: Pick<Config, 'readCacheMs'>, leaseTtlMs: number): Promise<AdmissionHandle> {
+async function acquireAdmission(
+  admission: StoreAdmission,
+  principal: KeyPrincipal,
+  config: Pick<Config, 'readCacheMs'>,
+  leaseTtlMs: number,
+): Promise<AdmissionHandle> {
   const settings = await admissionLimitSettings(config, principal.orgId);
   const org = organizationLimits(settings);
-  const result = await admitRequest({ orgId: principal.orgId, requestsPerSecond: org.requestsPerSecond, maxConcurrency: org.maxConcurrency, leaseTtlMs });
+  const result = await admission.admitRequest({
+    orgId: principal.orgId,
+    requestsPerSecond: org.requestsPerSecond,
+    maxConcurrency: org.maxConcurrency,
+    leaseTtlMs,
+  });
   const baseline = windowState('baseline', org.requestsPerSecond, result.admitted ? result.limit - result.count : 0);
   if (!result.admitted) {
     const detail =
@@ -156,5 +167,5 @@ async function acquireAdmission(principal: KeyPrincipal, config: Pick<Config, 'r
         : `The organization already has ${org.maxConcurrency} requests in flight.`;
     throw refusal(detail, result.retryAfterSeconds, [baseline], { limit: result.reason === 'request_rate' ? 'requests_per_second' : 'max_concurrency' });
   }
-  return new HeldAdmission(principal, settings, org, result.lease, result.taken, [baseline]);
+  return new HeldAdmission(admission, principal, settings, org, result.lease, result.taken, [baseline]);
 }

@@ -63,74 +63,23 @@ type AdmissionSlotDoc = WindowSlotDoc | LeaseSlotDoc;
 const slots = () => typedCollection<AdmissionSlotDoc>(AdmissionSlot);
 const windows = () => typedCollection<WindowSlotDoc>(AdmissionSlot);
 const leases = () => typedCollection<LeaseSlotDoc>(AdmissionSlot);
-/**
- * Every slot is still taken by its own unique insert; inserts asked for together (a request's
- * window slot and lease, and concurrent requests' slots) travel to the store as one command
- * (groupedInserts.ts), so under load the store pays one command per round trip, not per slot.
- */
-const slotInserts = new GroupedInserts(slots);
-
 export const requestScopeKey = (orgId: string) => `req:${orgId}`;
 export const operationScopeKey = (orgId: string, operation: OperationName) => `op:${orgId}:${operation}`;
 
-// ---- strict window ----
-
-/** Which slot to try first per window: a hint only, the store decides. */
-const slotHints = new Map<string, number>();
-let hintSecond = 0;
-let purgedSecond = 0;
-let sweptSecond = 0;
 /** Every this many seconds old windows are also deleted by their second: slots a replica that stopped took. */
 const SWEEP_EVERY_SECONDS = 60;
 /** Slots per sweep: more (after a long outage) wait for the next one. */
 const SWEEP_LIMIT = 10_000;
-const takenHere = new WindowSlotsTakenHere();
-
 /**
  * Slot ids per delete, and one delete at a time: a purge of thousands of slots in one command held
  * the local store's write lock long enough to delay every admission insert queued behind it (at
  * 1,000 req/s, a slow stretch at every purge). Small deletes in turn let inserts in between.
  */
 const PURGE_BATCH = 100;
-let purging: Promise<void> = Promise.resolve();
-
-async function deleteInTurns(slotIds: string[], warn: (err: unknown) => void): Promise<void> {
-  for (let i = 0; i < slotIds.length; i += PURGE_BATCH)
-    await windows()
-      .deleteMany({ _id: { $in: slotIds.slice(i, i + PURGE_BATCH) } })
-      .catch(warn);
-}
-
-/** Once a second: the windows this process took that are more than two seconds old. */
-function purgeOldWindows(second: number): void {
-  if (second === purgedSecond) return;
-  purgedSecond = second;
-  const warn = (err: unknown) => logger.warn({ err: { message: errorMessage(err) } }, 'could not purge old request windows');
-  const old = takenHere.takeOld(second);
-  if (old.length) purging = purging.then(() => deleteInTurns(old, warn));
-  if (second - sweptSecond < SWEEP_EVERY_SECONDS) return;
-  sweptSecond = second;
-  // Found by a read, then deleted in turns by `_id`: a delete by second would hold the write lock
-  // while FerretDB reads every slot.
-  purging = purging.then(async () => {
-    const stale = await windows()
-      .find({ s: { $lt: second - 2 } }, { projection: { _id: 1 } })
-      .limit(SWEEP_LIMIT)
-      .toArray()
-      .catch((err: unknown) => (warn(err), []));
-    await deleteInTurns(
-      stale.map((d) => d._id),
-      warn,
-    );
-  });
-}
-
-/** Inserts a window slot; the ones taken are remembered so that they are purged by `_id`. */
-async function insertWindowSlot(slotId: string, second: number): Promise<boolean> {
-  const won = await slotInserts.insertOnce({ _id: slotId, s: second });
-  if (won) takenHere.add(second, slotId);
-  return won;
-}
+/** Organizations whose lease slot ids are kept (built once per organization, see everyLeaseSlotId). */
+const LEASE_SLOT_ID_ORGS = 10_000;
+/** How long a release waits for others to share its delete. */
+const RELEASE_GATHER_MS = 3;
 
 export interface WindowTaken {
   slotId: string;
@@ -140,60 +89,6 @@ export interface WindowTaken {
 
 export type WindowAdmission =
   { admitted: true; taken: WindowTaken; limit: number; count: number } | { admitted: false; retryAfterSeconds: number; limit: number; count: number };
-
-const windowBlocks = new WindowBlockPool((scopeKey, second, size, index) => insertWindowSlot(`${windowSlotId(scopeKey, second, index)}:b${size}`, second));
-
-/** One more request in a scope's strict one-second window, or a refusal that writes nothing. */
-export async function admitWindow(scopeKey: string, limit: number, now: () => number = Date.now): Promise<WindowAdmission> {
-  if (windowBlockSize(limit) > 1) {
-    purgeOldWindows(windowSecond(now()));
-    const got = await windowBlocks.admit(scopeKey, limit, () => windowSecond(now()));
-    if (got)
-      return {
-        admitted: true,
-        taken: { slotId: `${windowSlotId(scopeKey, got.block.second, got.block.index)}:b${got.block.size}`, block: got.block },
-        limit,
-        count: got.count,
-      };
-    return { admitted: false, retryAfterSeconds: secondsUntilNextWindow(now()), limit, count: limit };
-  }
-  const t = now();
-  const second = windowSecond(t);
-  if (second !== hintSecond) {
-    slotHints.clear();
-    hintSecond = second;
-  }
-  purgeOldWindows(second);
-  const hintKey = `${scopeKey}:${second}`;
-  for (let k = slotHints.get(hintKey) ?? 0; k < limit; k = Math.max(k + 1, slotHints.get(hintKey) ?? 0)) {
-    // Moved on before the insert: requests of this process asking at the same moment try the
-    // next slots, instead of all trying slot k and then k+1 one round trip after another. (Never
-    // backwards: the hints are cleared when a new second begins, maybe during this insert.)
-    slotHints.set(hintKey, Math.max(k + 1, slotHints.get(hintKey) ?? 0));
-    const slotId = windowSlotId(scopeKey, second, k);
-    if (await insertWindowSlot(slotId, second)) return { admitted: true, taken: { slotId }, limit, count: k + 1 };
-  }
-  // Every slot looked taken; slots given back by refused requests leave holes, so ask the store.
-  const all = windowSlotIds(scopeKey, second, limit);
-  const existing = await windows()
-    .find({ _id: { $in: all } }, { projection: { _id: 1 } })
-    .toArray();
-  for (const slotId of freeSlotIds(
-    all,
-    existing.map((d) => d._id),
-  )) {
-    if (await insertWindowSlot(slotId, second)) return { admitted: true, taken: { slotId }, limit, count: limit };
-  }
-  return { admitted: false, retryAfterSeconds: secondsUntilNextWindow(now()), limit, count: limit };
-}
-
-/** Gives back a window slot taken by a request that a later check refused (refusals consume nothing). */
-export async function returnWindowSlot(taken: WindowTaken): Promise<void> {
-  if (taken.block) return windowBlocks.giveBack(taken.block);
-  await windows().deleteOne({ _id: taken.slotId });
-}
-
-// ---- in-flight leases ----
 
 export interface Lease {
   slotId: string;
@@ -208,31 +103,15 @@ export type LeaseAdmission = { admitted: true; lease: Lease } | { admitted: fals
 
 type StoreLeaseAdmission = { admitted: true; lease: Lease; index: number; expiresAt: number } | { admitted: false; retryAfterSeconds: number; held: number };
 
-const leaseBlocks = new LeaseBlockPool(
-  (orgId, blocks, ttlMs, now) => acquireStoreLease(orgId, blocks, ttlMs, now),
-  (lease) => leaseReleaser.release(lease.token, lease.slotId),
-);
+export type RequestAdmission =
+  | { admitted: true; lease: Lease; taken: WindowTaken; limit: number; count: number }
+  | { admitted: false; reason: 'request_rate' | 'in_flight'; retryAfterSeconds: number; limit: number; count: number };
 
-/** Takes one of the organization's in-flight places; expired slots (their process died) are reclaimed. */
-export async function acquireLease(orgId: string, limit: number, ttlMs: number, now: () => number = Date.now): Promise<LeaseAdmission> {
-  if (leaseBlockSize(limit) > 1) {
-    const got = await leaseBlocks.acquire(orgId, limit, ttlMs, now);
-    if (!got.admitted) return { admitted: false, retryAfterSeconds: got.retryAfterSeconds, held: limit };
-    return { admitted: true, lease: { ...got.block.lease, block: got.block } };
-  }
-  const got = await acquireStoreLease(orgId, limit, ttlMs, now);
-  return got.admitted ? { admitted: true, lease: got.lease } : got;
-}
-
-/** Finishes a request's hold on its in-flight place. */
-export function releaseLease(lease: Lease): void {
-  if (lease.block) leaseBlocks.release(lease.block, Date.now());
-  else leaseReleaser.release(lease.token, lease.slotId, lease.releaseByIdUntil);
-}
-
-/** Gives back lease blocks no request uses (shutdown, tests); then `leaseReleaser.drain()`. */
-export function releaseIdleLeaseBlocks(): void {
-  leaseBlocks.releaseIdle();
+async function deleteInTurns(slotIds: string[], warn: (err: unknown) => void): Promise<void> {
+  for (let i = 0; i < slotIds.length; i += PURGE_BATCH)
+    await windows()
+      .deleteMany({ _id: { $in: slotIds.slice(i, i + PURGE_BATCH) } })
+      .catch(warn);
 }
 
 /**
@@ -240,148 +119,280 @@ export function releaseIdleLeaseBlocks(): void {
  * per request up to EXACT_LEASES_UP_TO, one per block above it (never more blocks than that).
  * Read by `_id` because that is an index lookup on every store; a filter on `org` scans the
  * collection on FerretDB 1.x, and under load that scan is what a refused probe falls back to.
- * Built once per organization and kept (a bounded number of organizations): every request's
- * probe looks its slots up by these ids.
  */
-const leaseSlotIdsByOrg = new Map<string, readonly string[]>();
-const LEASE_SLOT_ID_ORGS = 10_000;
-function everyLeaseSlotId(orgId: string): readonly string[] {
-  let ids = leaseSlotIdsByOrg.get(orgId);
-  if (!ids) {
-    if (leaseSlotIdsByOrg.size >= LEASE_SLOT_ID_ORGS) leaseSlotIdsByOrg.clear();
-    ids = Array.from({ length: EXACT_LEASES_UP_TO }, (_, k) => leaseSlotId(orgId, k));
-    leaseSlotIdsByOrg.set(orgId, ids);
-  }
-  return ids;
+function leaseSlotIdsOf(orgId: string): readonly string[] {
+  return Array.from({ length: EXACT_LEASES_UP_TO }, (_, k) => leaseSlotId(orgId, k));
 }
-
-/** Slots this process's requests hold: probes skip them, so under load they rarely fall back to a read. */
-const slotsHeldHere = new SlotsHeldHere();
-
-/** One store slot of `slots`, by unique insert; expired ones are reclaimed. */
-async function acquireStoreLease(orgId: string, slots: number, ttlMs: number, now: () => number): Promise<StoreLeaseAdmission> {
-  const limit = slots;
-  const token = newLeaseToken();
-  const slotIds = everyLeaseSlotId(orgId);
-  const take = async (slot: number): Promise<StoreLeaseAdmission | undefined> => {
-    const slotId = slotIds[slot];
-    // Taken or being taken by another request of this process: the insert could only fail.
-    if (slotsHeldHere.has(slotId)) return undefined;
-    // Marked before the insert, so that concurrent requests here probe other slots and do not fall
-    // back to reading the organization's leases because they collided with each other.
-    slotsHeldHere.add(slotId);
-    const takenAt = now();
-    const exp = takenAt + ttlMs;
-    let won = false;
-    try {
-      won = await slotInserts.insertOnce({ _id: slotId, org: orgId, slot, exp, token });
-    } finally {
-      if (!won) slotsHeldHere.remove(slotId);
-    }
-    return won ? { admitted: true, lease: { slotId, token, releaseByIdUntil: takenAt + ttlMs / 2 }, index: slot, expiresAt: exp } : undefined;
-  };
-  for (const slot of probeOrder(limit, 2, Math.random, (k) => slotsHeldHere.has(slotIds[k]))) {
-    const lease = await take(slot);
-    if (lease) return lease;
-  }
-  for (let round = 0; round < 3; round++) {
-    const held = await leases()
-      .find({ _id: { $in: [...slotIds] } }, { projection: { slot: 1, exp: 1, token: 1 } })
-      .toArray();
-    const t = now();
-    const expired = held.filter((h) => h.exp <= t);
-    if (expired.length) await leases().deleteMany({ _id: { $in: expired.map((h) => h._id) }, token: { $in: expired.map((h) => h.token) } });
-    const free = freeLeaseSlots(held, limit, t);
-    if (free.length === 0) {
-      const live = held.filter((h) => h.exp > t);
-      return {
-        admitted: false,
-        retryAfterSeconds: inFlightRetryAfterSeconds(
-          live.map((h) => h.exp),
-          t,
-          ttlMs,
-        ),
-        held: live.length,
-      };
-    }
-    for (const slot of free) {
-      const lease = await take(slot);
-      if (lease) return lease;
-    }
-  }
-  return { admitted: false, retryAfterSeconds: 1, held: limit };
-}
-
-/** How long a release waits for others to share its delete. */
-const RELEASE_GATHER_MS = 3;
-
-export const leaseReleaser = new LeaseReleaser(
-  async (tokens, slotIds, byId) => {
-    // By _id (an index lookup on every store); where the lease may have expired, only where the
-    // token still matches: a slot reclaimed by another holder stays.
-    try {
-      await Promise.all([
-        slotIds.length ? leases().deleteMany({ _id: { $in: slotIds }, token: { $in: tokens } }) : undefined,
-        byId.length ? leases().deleteMany({ _id: { $in: byId } }) : undefined,
-      ]);
-    } finally {
-      for (const slotId of slotIds) slotsHeldHere.remove(slotId);
-      for (const slotId of byId) slotsHeldHere.remove(slotId);
-    }
-  },
-  (err) => logger.warn({ err: { message: errorMessage(err) } }, 'lease release failed; the lease will expire'),
-  // Under load, releases that finish within a few milliseconds share one delete.
-  RELEASE_GATHER_MS,
-);
 
 /** Leases an organization holds now, expired ones included (diagnostics, tests). */
 export async function heldLeases(orgId: string): Promise<HeldLease[]> {
   return (
     await leases()
-      .find({ _id: { $in: [...everyLeaseSlotId(orgId)] } })
+      .find({ _id: { $in: [...leaseSlotIdsOf(orgId)] } })
       .toArray()
   ).map((d) => ({ slot: d.slot, exp: d.exp }));
 }
 
-// ---- both, for every request ----
-
-export type RequestAdmission =
-  | { admitted: true; lease: Lease; taken: WindowTaken; limit: number; count: number }
-  | { admitted: false; reason: 'request_rate' | 'in_flight'; retryAfterSeconds: number; limit: number; count: number };
-
 /**
- * Admits one request of an organization against its request rate and in-flight limit (both
- * asked at once), or refuses it; whichever of the two admitted a refused request is given back.
+ * One app's admission against the store: what it remembers between requests (which slot to try
+ * first, the slots its own requests hold, the blocks it took, the windows it must purge, the
+ * releases it gathers) is only ever a hint or its own holdings; the store decides. The app's
+ * composition root builds one (core/deps.ts) and closes it at shutdown.
  */
-export async function admitRequest(input: {
-  orgId: string;
-  requestsPerSecond: number;
-  maxConcurrency: number;
-  leaseTtlMs: number;
-  now?: () => number;
-}): Promise<RequestAdmission> {
-  // Every in-flight place of the organization is held by this process's own requests, so the store
-  // would refuse: refuse without a store command. An overloaded replica, whose requests wait long
-  // enough to fill the limit, then sheds the excess for free instead of feeding the store more.
-  const slotIds = everyLeaseSlotId(input.orgId);
-  if (leaseBlockSize(input.maxConcurrency) === 1 && everySlotHeldHere(input.maxConcurrency, (k) => slotsHeldHere.has(slotIds[k])))
-    return { admitted: false, reason: 'in_flight', retryAfterSeconds: 1, limit: input.requestsPerSecond, count: input.requestsPerSecond };
-  const [ws, ls] = await Promise.allSettled([
-    admitWindow(requestScopeKey(input.orgId), input.requestsPerSecond, input.now),
-    acquireLease(input.orgId, input.maxConcurrency, input.leaseTtlMs, input.now),
-  ]);
-  if (ws.status === 'rejected' || ls.status === 'rejected') {
-    // A store error on one side: give back what the other took, or its place would stay taken
-    // (a lease until its TTL in the store, and here for good: this process would skip the slot).
-    if (ws.status === 'fulfilled' && ws.value.admitted) await returnWindowSlot(ws.value.taken).catch(() => undefined);
-    if (ls.status === 'fulfilled' && ls.value.admitted) releaseLease(ls.value.lease);
-    throw ws.status === 'rejected' ? ws.reason : (ls as PromiseRejectedResult).reason;
+export class StoreAdmission {
+  /**
+   * Every slot is still taken by its own unique insert; inserts asked for together (a request's
+   * window slot and lease, and concurrent requests' slots) travel to the store as one command
+   * (groupedInserts.ts), so under load the store pays one command per round trip, not per slot.
+   */
+  private readonly slotInserts = new GroupedInserts(slots);
+  /** Which slot to try first per window: a hint only, the store decides. */
+  private readonly slotHints = new Map<string, number>();
+  private hintSecond = 0;
+  private purgedSecond = 0;
+  private sweptSecond = 0;
+  private readonly takenHere = new WindowSlotsTakenHere();
+  private purging: Promise<void> = Promise.resolve();
+  private readonly windowBlocks = new WindowBlockPool((scopeKey, second, size, index) =>
+    this.insertWindowSlot(`${windowSlotId(scopeKey, second, index)}:b${size}`, second),
+  );
+  /** Built once per organization and kept (a bounded number): every request's probe looks its slots up by these ids. */
+  private readonly leaseSlotIdsByOrg = new Map<string, readonly string[]>();
+  /** Slots this app's requests hold: probes skip them, so under load they rarely fall back to a read. */
+  private readonly slotsHeldHere = new SlotsHeldHere();
+  readonly leaseReleaser = new LeaseReleaser(
+    async (tokens, slotIds, byId) => {
+      // By _id (an index lookup on every store); where the lease may have expired, only where the
+      // token still matches: a slot reclaimed by another holder stays.
+      try {
+        await Promise.all([
+          slotIds.length ? leases().deleteMany({ _id: { $in: slotIds }, token: { $in: tokens } }) : undefined,
+          byId.length ? leases().deleteMany({ _id: { $in: byId } }) : undefined,
+        ]);
+      } finally {
+        for (const slotId of slotIds) this.slotsHeldHere.remove(slotId);
+        for (const slotId of byId) this.slotsHeldHere.remove(slotId);
+      }
+    },
+    (err) => logger.warn({ err: { message: errorMessage(err) } }, 'lease release failed; the lease will expire'),
+    // Under load, releases that finish within a few milliseconds share one delete.
+    RELEASE_GATHER_MS,
+  );
+  private readonly leaseBlocks = new LeaseBlockPool(
+    (orgId, blocks, ttlMs, now) => this.acquireStoreLease(orgId, blocks, ttlMs, now),
+    (lease) => this.leaseReleaser.release(lease.token, lease.slotId),
+  );
+
+  // ---- strict window ----
+
+  /** Once a second: the windows this app took that are more than two seconds old. */
+  private purgeOldWindows(second: number): void {
+    if (second === this.purgedSecond) return;
+    this.purgedSecond = second;
+    const warn = (err: unknown) => logger.warn({ err: { message: errorMessage(err) } }, 'could not purge old request windows');
+    const old = this.takenHere.takeOld(second);
+    if (old.length) this.purging = this.purging.then(() => deleteInTurns(old, warn));
+    if (second - this.sweptSecond < SWEEP_EVERY_SECONDS) return;
+    this.sweptSecond = second;
+    // Found by a read, then deleted in turns by `_id`: a delete by second would hold the write lock
+    // while FerretDB reads every slot.
+    this.purging = this.purging.then(async () => {
+      const stale = await windows()
+        .find({ s: { $lt: second - 2 } }, { projection: { _id: 1 } })
+        .limit(SWEEP_LIMIT)
+        .toArray()
+        .catch((err: unknown) => (warn(err), []));
+      await deleteInTurns(
+        stale.map((d) => d._id),
+        warn,
+      );
+    });
   }
-  const w = ws.value;
-  const l = ls.value;
-  if (w.admitted && l.admitted) return { admitted: true, lease: l.lease, taken: w.taken, limit: w.limit, count: w.count };
-  if (w.admitted) await returnWindowSlot(w.taken);
-  if (l.admitted) releaseLease(l.lease);
-  if (!w.admitted) return { admitted: false, reason: 'request_rate', retryAfterSeconds: w.retryAfterSeconds, limit: w.limit, count: w.count };
-  return { admitted: false, reason: 'in_flight', retryAfterSeconds: (l as { retryAfterSeconds: number }).retryAfterSeconds, limit: w.limit, count: w.count };
+
+  /** Inserts a window slot; the ones taken are remembered so that they are purged by `_id`. */
+  private async insertWindowSlot(slotId: string, second: number): Promise<boolean> {
+    const won = await this.slotInserts.insertOnce({ _id: slotId, s: second });
+    if (won) this.takenHere.add(second, slotId);
+    return won;
+  }
+
+  /** One more request in a scope's strict one-second window, or a refusal that writes nothing. */
+  async admitWindow(scopeKey: string, limit: number, now: () => number = Date.now): Promise<WindowAdmission> {
+    if (windowBlockSize(limit) > 1) {
+      this.purgeOldWindows(windowSecond(now()));
+      const got = await this.windowBlocks.admit(scopeKey, limit, () => windowSecond(now()));
+      if (got)
+        return {
+          admitted: true,
+          taken: { slotId: `${windowSlotId(scopeKey, got.block.second, got.block.index)}:b${got.block.size}`, block: got.block },
+          limit,
+          count: got.count,
+        };
+      return { admitted: false, retryAfterSeconds: secondsUntilNextWindow(now()), limit, count: limit };
+    }
+    const t = now();
+    const second = windowSecond(t);
+    if (second !== this.hintSecond) {
+      this.slotHints.clear();
+      this.hintSecond = second;
+    }
+    this.purgeOldWindows(second);
+    const hints = this.slotHints;
+    const hintKey = `${scopeKey}:${second}`;
+    for (let k = hints.get(hintKey) ?? 0; k < limit; k = Math.max(k + 1, hints.get(hintKey) ?? 0)) {
+      // Moved on before the insert: requests of this app asking at the same moment try the
+      // next slots, instead of all trying slot k and then k+1 one round trip after another. (Never
+      // backwards: the hints are cleared when a new second begins, maybe during this insert.)
+      hints.set(hintKey, Math.max(k + 1, hints.get(hintKey) ?? 0));
+      const slotId = windowSlotId(scopeKey, second, k);
+      if (await this.insertWindowSlot(slotId, second)) return { admitted: true, taken: { slotId }, limit, count: k + 1 };
+    }
+    // Every slot looked taken; slots given back by refused requests leave holes, so ask the store.
+    const all = windowSlotIds(scopeKey, second, limit);
+    const existing = await windows()
+      .find({ _id: { $in: all } }, { projection: { _id: 1 } })
+      .toArray();
+    for (const slotId of freeSlotIds(
+      all,
+      existing.map((d) => d._id),
+    )) {
+      if (await this.insertWindowSlot(slotId, second)) return { admitted: true, taken: { slotId }, limit, count: limit };
+    }
+    return { admitted: false, retryAfterSeconds: secondsUntilNextWindow(now()), limit, count: limit };
+  }
+
+  /** Gives back a window slot taken by a request that a later check refused (refusals consume nothing). */
+  async returnWindowSlot(taken: WindowTaken): Promise<void> {
+    if (taken.block) return this.windowBlocks.giveBack(taken.block);
+    await windows().deleteOne({ _id: taken.slotId });
+  }
+
+  // ---- in-flight leases ----
+
+  /** Takes one of the organization's in-flight places; expired slots (their process died) are reclaimed. */
+  async acquireLease(orgId: string, limit: number, ttlMs: number, now: () => number = Date.now): Promise<LeaseAdmission> {
+    if (leaseBlockSize(limit) > 1) {
+      const got = await this.leaseBlocks.acquire(orgId, limit, ttlMs, now);
+      if (!got.admitted) return { admitted: false, retryAfterSeconds: got.retryAfterSeconds, held: limit };
+      return { admitted: true, lease: { ...got.block.lease, block: got.block } };
+    }
+    const got = await this.acquireStoreLease(orgId, limit, ttlMs, now);
+    return got.admitted ? { admitted: true, lease: got.lease } : got;
+  }
+
+  /** Finishes a request's hold on its in-flight place. */
+  releaseLease(lease: Lease): void {
+    if (lease.block) this.leaseBlocks.release(lease.block, Date.now());
+    else this.leaseReleaser.release(lease.token, lease.slotId, lease.releaseByIdUntil);
+  }
+
+  /** Gives back every place this app holds in blocks and waits for the releases (shutdown, tests). */
+  async close(): Promise<void> {
+    this.leaseBlocks.releaseIdle();
+    await this.leaseReleaser.drain();
+  }
+
+  private everyLeaseSlotId(orgId: string): readonly string[] {
+    let ids = this.leaseSlotIdsByOrg.get(orgId);
+    if (!ids) {
+      if (this.leaseSlotIdsByOrg.size >= LEASE_SLOT_ID_ORGS) this.leaseSlotIdsByOrg.clear();
+      ids = leaseSlotIdsOf(orgId);
+      this.leaseSlotIdsByOrg.set(orgId, ids);
+    }
+    return ids;
+  }
+
+  /** One store slot of `slots`, by unique insert; expired ones are reclaimed. */
+  private async acquireStoreLease(orgId: string, slots: number, ttlMs: number, now: () => number): Promise<StoreLeaseAdmission> {
+    const limit = slots;
+    const token = newLeaseToken();
+    const slotIds = this.everyLeaseSlotId(orgId);
+    const heldHere = this.slotsHeldHere;
+    const take = async (slot: number): Promise<StoreLeaseAdmission | undefined> => {
+      const slotId = slotIds[slot];
+      // Taken or being taken by another request of this app: the insert could only fail.
+      if (heldHere.has(slotId)) return undefined;
+      // Marked before the insert, so that concurrent requests here probe other slots and do not fall
+      // back to reading the organization's leases because they collided with each other.
+      heldHere.add(slotId);
+      const takenAt = now();
+      const exp = takenAt + ttlMs;
+      let won = false;
+      try {
+        won = await this.slotInserts.insertOnce({ _id: slotId, org: orgId, slot, exp, token });
+      } finally {
+        if (!won) heldHere.remove(slotId);
+      }
+      return won ? { admitted: true, lease: { slotId, token, releaseByIdUntil: takenAt + ttlMs / 2 }, index: slot, expiresAt: exp } : undefined;
+    };
+    for (const slot of probeOrder(limit, 2, Math.random, (k) => heldHere.has(slotIds[k]))) {
+      const lease = await take(slot);
+      if (lease) return lease;
+    }
+    for (let round = 0; round < 3; round++) {
+      const held = await leases()
+        .find({ _id: { $in: [...slotIds] } }, { projection: { slot: 1, exp: 1, token: 1 } })
+        .toArray();
+      const t = now();
+      const expired = held.filter((h) => h.exp <= t);
+      if (expired.length) await leases().deleteMany({ _id: { $in: expired.map((h) => h._id) }, token: { $in: expired.map((h) => h.token) } });
+      const free = freeLeaseSlots(held, limit, t);
+      if (free.length === 0) {
+        const live = held.filter((h) => h.exp > t);
+        return {
+          admitted: false,
+          retryAfterSeconds: inFlightRetryAfterSeconds(
+            live.map((h) => h.exp),
+            t,
+            ttlMs,
+          ),
+          held: live.length,
+        };
+      }
+      for (const slot of free) {
+        const lease = await take(slot);
+        if (lease) return lease;
+      }
+    }
+    return { admitted: false, retryAfterSeconds: 1, held: limit };
+  }
+
+  // ---- both, for every request ----
+
+  /**
+   * Admits one request of an organization against its request rate and in-flight limit (both
+   * asked at once), or refuses it; whichever of the two admitted a refused request is given back.
+   */
+  async admitRequest(input: {
+    orgId: string;
+    requestsPerSecond: number;
+    maxConcurrency: number;
+    leaseTtlMs: number;
+    now?: () => number;
+  }): Promise<RequestAdmission> {
+    // Every in-flight place of the organization is held by this app's own requests, so the store
+    // would refuse: refuse without a store command. An overloaded replica, whose requests wait long
+    // enough to fill the limit, then sheds the excess for free instead of feeding the store more.
+    const slotIds = this.everyLeaseSlotId(input.orgId);
+    if (leaseBlockSize(input.maxConcurrency) === 1 && everySlotHeldHere(input.maxConcurrency, (k) => this.slotsHeldHere.has(slotIds[k])))
+      return { admitted: false, reason: 'in_flight', retryAfterSeconds: 1, limit: input.requestsPerSecond, count: input.requestsPerSecond };
+    const [ws, ls] = await Promise.allSettled([
+      this.admitWindow(requestScopeKey(input.orgId), input.requestsPerSecond, input.now),
+      this.acquireLease(input.orgId, input.maxConcurrency, input.leaseTtlMs, input.now),
+    ]);
+    if (ws.status === 'rejected' || ls.status === 'rejected') {
+      // A store error on one side: give back what the other took, or its place would stay taken
+      // (a lease until its TTL in the store, and here for good: this app would skip the slot).
+      if (ws.status === 'fulfilled' && ws.value.admitted) await this.returnWindowSlot(ws.value.taken).catch(() => undefined);
+      if (ls.status === 'fulfilled' && ls.value.admitted) this.releaseLease(ls.value.lease);
+      throw ws.status === 'rejected' ? ws.reason : (ls as PromiseRejectedResult).reason;
+    }
+    const w = ws.value;
+    const l = ls.value;
+    if (w.admitted && l.admitted) return { admitted: true, lease: l.lease, taken: w.taken, limit: w.limit, count: w.count };
+    if (w.admitted) await this.returnWindowSlot(w.taken);
+    if (l.admitted) this.releaseLease(l.lease);
+    if (!w.admitted) return { admitted: false, reason: 'request_rate', retryAfterSeconds: w.retryAfterSeconds, limit: w.limit, count: w.count };
+    return { admitted: false, reason: 'in_flight', retryAfterSeconds: (l as { retryAfterSeconds: number }).retryAfterSeconds, limit: w.limit, count: w.count };
+  }
 }

@@ -1,4 +1,4 @@
-import { admitWindow } from '../limits/requestAdmission';
+import type { StoreAdmission } from '../limits/requestAdmission';
 import type { RateVerdict } from './clientRateLimit';
 
 /**
@@ -9,7 +9,7 @@ import type { RateVerdict } from './clientRateLimit';
  */
 export const personScopeKey = (userId: string) => `person:${userId}`;
 
-export async function admitPersonRequest(userId: string, perSecond: number, now: () => number = Date.now): Promise<RateVerdict> {
-  const got = await admitWindow(personScopeKey(userId), perSecond, now);
+export async function admitPersonRequest(admission: StoreAdmission, userId: string, perSecond: number, now: () => number = Date.now): Promise<RateVerdict> {
+  const got = await admission.admitWindow(personScopeKey(userId), perSecond, now);
   return got.admitted ? { ok: true } : { ok: false, retryAfterSeconds: got.retryAfterSeconds };
 }

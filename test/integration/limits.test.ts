@@ -5,7 +5,7 @@ import { PERMISSIONS } from '../../core/keys/permissions';
 import { BASELINE_ENTRY } from '../../core/limits/limitTable';
 import { blockOperation, clearLimit, setCap, setOrganizationRate } from '../../core/limits/limitSettings';
 import { windowBlockSize } from '../../core/limits/admissionBlocks';
-import { admitRequest, heldLeases, leaseReleaser, AdmissionSlot } from '../../core/limits/requestAdmission';
+import { heldLeases, AdmissionSlot, StoreAdmission, type RequestAdmission } from '../../core/limits/requestAdmission';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
 import { runAdmin } from '../support/adminCli';
 import { startApiProcess } from '../support/apiProcess';
@@ -62,6 +62,9 @@ function kill(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<
   });
 }
 
+/** This process's own admission (the replicas under test have theirs). */
+const admission = new StoreAdmission();
+
 beforeAll(async () => {
   cfg = testConfig({ LIMITS_LEASE_TTL_SECONDS: String(LEASE_TTL_SECONDS) });
   await connectStore(cfg.mongodbUri);
@@ -71,7 +74,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(replicas.map((r) => kill(r.child)));
-  await leaseReleaser.drain();
+  await admission.leaseReleaser.drain();
   await disconnectStore();
 });
 
@@ -106,9 +109,9 @@ async function waitForNoLeases(orgId: string) {
 }
 
 /** Releases the leases of the admitted ones, as finished requests do, and waits for the deletes. */
-async function releaseAdmitted(admissions: Awaited<ReturnType<typeof admitRequest>>[]) {
-  for (const a of admissions) if (a.admitted) leaseReleaser.release(a.lease.token, a.lease.slotId);
-  await leaseReleaser.drain();
+async function releaseAdmitted(admissions: RequestAdmission[]) {
+  for (const a of admissions) if (a.admitted) admission.leaseReleaser.release(a.lease.token, a.lease.slotId);
+  await admission.leaseReleaser.drain();
 }
 
 describe('request rate: strict one-second window shared by every key and replica', () => {
@@ -341,7 +344,7 @@ describe('requests in flight', () => {
     await setOrganizationRate(cfg, tenant.orgId, { maxConcurrency: 3 });
     const held = [];
     for (let i = 0; i < 3; i++) {
-      const r = await admitRequest({ orgId: tenant.orgId, requestsPerSecond: 25, maxConcurrency: 3, leaseTtlMs: 60_000, now: stoppedClock().now });
+      const r = await admission.admitRequest({ orgId: tenant.orgId, requestsPerSecond: 25, maxConcurrency: 3, leaseTtlMs: 60_000, now: stoppedClock().now });
       expect(r.admitted).toBe(true);
       if (r.admitted) held.push(r.lease);
     }
@@ -351,13 +354,13 @@ describe('requests in flight', () => {
       expectRateLimited(res);
       expect(res.json.limit).toBe('max_concurrency');
     }
-    leaseReleaser.release(held[0].token, held[0].slotId);
-    await leaseReleaser.drain();
+    admission.leaseReleaser.release(held[0].token, held[0].slotId);
+    await admission.leaseReleaser.drain();
     expect((await api(replicas[1].url, 'GET', '/v1/whoami', { key: tenant.key })).status).toBe(200);
     // The slot is free again once the response finished.
     await eventually('lease released', async () => (await heldLeases(tenant.orgId)).length === 2, { timeoutMs: 5000, intervalMs: 200 });
-    for (const l of held.slice(1)) leaseReleaser.release(l.token, l.slotId);
-    await leaseReleaser.drain();
+    for (const l of held.slice(1)) admission.leaseReleaser.release(l.token, l.slotId);
+    await admission.leaseReleaser.drain();
     // Three concurrent requests fit, and every lease is gone when they finish.
     const res = await Promise.all(replicas.concat(replicas[0]).map((r) => api(r.url, 'GET', '/v1/whoami', { key: tenant.key })));
     expect(res.map((r) => r.status)).toEqual([200, 200, 200]);
@@ -368,7 +371,7 @@ describe('requests in flight', () => {
     const tenant = await createTenant();
     // All 20 in one window second: the clock does not move.
     const { now } = stoppedClock();
-    const admit = () => admitRequest({ orgId: tenant.orgId, requestsPerSecond: 25, maxConcurrency: 25, leaseTtlMs: 60_000, now });
+    const admit = () => admission.admitRequest({ orgId: tenant.orgId, requestsPerSecond: 25, maxConcurrency: 25, leaseTtlMs: 60_000, now });
     // Watched, not replaced. Colliding requests would try window slot 0, then 1, … one round trip
     // after another, and lease probes that collide fall back to reading the organization's leases.
     const inserts = jest.spyOn(AdmissionSlot.collection, 'insertMany');
@@ -391,7 +394,7 @@ describe('requests in flight', () => {
   test('a store error on the window side gives back the lease the same request took', async () => {
     const tenant = await createTenant();
     const { now } = stoppedClock();
-    const admit = () => admitRequest({ orgId: tenant.orgId, requestsPerSecond: 2, maxConcurrency: 25, leaseTtlMs: 60_000, now });
+    const admit = () => admission.admitRequest({ orgId: tenant.orgId, requestsPerSecond: 2, maxConcurrency: 25, leaseTtlMs: 60_000, now });
     const held = [await admit(), await admit()];
     expect(held.map((h) => h.admitted)).toEqual([true, true]);
     // The window is full, so the third request reads it from the store; that read fails.
@@ -407,7 +410,7 @@ describe('requests in flight', () => {
   test('a process holding every in-flight place refuses more without a store write', async () => {
     const tenant = await createTenant();
     const { now, second } = stoppedClock();
-    const admit = () => admitRequest({ orgId: tenant.orgId, requestsPerSecond: 25, maxConcurrency: 2, leaseTtlMs: 60_000, now });
+    const admit = () => admission.admitRequest({ orgId: tenant.orgId, requestsPerSecond: 25, maxConcurrency: 2, leaseTtlMs: 60_000, now });
     const held = [await admit(), await admit()];
     expect(held.map((h) => h.admitted)).toEqual([true, true]);
     // Watched, not replaced: the inserts still reach the store.

@@ -1,4 +1,4 @@
-import { admitRequest } from '../../core/limits/requestAdmission';
+import { StoreAdmission } from '../../core/limits/requestAdmission';
 import { connectStore } from '../../core/store/connection';
 
 /**
@@ -8,9 +8,10 @@ import { connectStore } from '../../core/store/connection';
  */
 async function main() {
   await connectStore(process.env.MONGODB_URI!);
+  const admission = new StoreAdmission();
   let held = 0;
   for (let i = 0; i < Number(process.env.COUNT); i++) {
-    const r = await admitRequest({
+    const r = await admission.admitRequest({
       orgId: process.env.ORG_ID!,
       requestsPerSecond: 1000,
       maxConcurrency: Number(process.env.MAX_CONCURRENCY),

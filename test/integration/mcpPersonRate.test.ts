@@ -8,6 +8,7 @@ import { createUser } from '../../core/users/users';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { AUTH_URL, OAUTH_ENV, RESOURCE } from './oauthTestClient';
+import { StoreAdmission } from '../../core/limits/requestAdmission';
 
 // Service start-up is slow on a loaded 2-core machine; the project-level testTimeout is not applied.
 jest.setTimeout(120_000);
@@ -58,20 +59,21 @@ function toolsList(token: string) {
 }
 
 describe('the per-person request rate of the tool server (a clock the test sets)', () => {
+  const admission = new StoreAdmission();
   test('PER_SECOND requests in one second, the next refused until the next second; a refusal takes no place', async () => {
     const { userId } = await personToken();
     // A second far from now, so no real request of this person shares its window.
     const second = Math.floor(Date.now() / 1000) + 10_000;
     const at = (ms: number) => () => second * 1000 + ms;
-    for (let i = 0; i < PER_SECOND; i++) expect(await admitPersonRequest(userId, PER_SECOND, at(100 * i))).toEqual({ ok: true });
-    expect(await admitPersonRequest(userId, PER_SECOND, at(400))).toEqual({ ok: false, retryAfterSeconds: 1 });
-    expect(await admitPersonRequest(userId, PER_SECOND, at(999))).toEqual({ ok: false, retryAfterSeconds: 1 });
+    for (let i = 0; i < PER_SECOND; i++) expect(await admitPersonRequest(admission, userId, PER_SECOND, at(100 * i))).toEqual({ ok: true });
+    expect(await admitPersonRequest(admission, userId, PER_SECOND, at(400))).toEqual({ ok: false, retryAfterSeconds: 1 });
+    expect(await admitPersonRequest(admission, userId, PER_SECOND, at(999))).toEqual({ ok: false, retryAfterSeconds: 1 });
     // Another person is not affected.
     const other = await personToken();
-    expect(await admitPersonRequest(other.userId, PER_SECOND, at(500))).toEqual({ ok: true });
+    expect(await admitPersonRequest(admission, other.userId, PER_SECOND, at(500))).toEqual({ ok: true });
     // The next second has room again: refusals used none of it.
-    for (let i = 0; i < PER_SECOND; i++) expect(await admitPersonRequest(userId, PER_SECOND, at(1000 + i))).toEqual({ ok: true });
-    expect(await admitPersonRequest(userId, PER_SECOND, at(1500))).toEqual({ ok: false, retryAfterSeconds: 1 });
+    for (let i = 0; i < PER_SECOND; i++) expect(await admitPersonRequest(admission, userId, PER_SECOND, at(1000 + i))).toEqual({ ok: true });
+    expect(await admitPersonRequest(admission, userId, PER_SECOND, at(1500))).toEqual({ ok: false, retryAfterSeconds: 1 });
   });
 });
 

@@ -5,10 +5,10 @@ import { createOperationExecutor } from '../../api/operations/executeOperation';
 import { operationRegistry } from '../../api/operations/operationRegistry';
 import { defineRoute, type RouteSpec } from '../../api/routeSpec';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
-import { heldLeases, leaseReleaser } from '../../core/limits/requestAdmission';
+import { heldLeases } from '../../core/limits/requestAdmission';
 import { retryLater } from '../../core/problems';
 import { startTestApi, type TestApi } from '../support/testApi';
-import { createDeps } from '../../core/deps';
+import { createDeps, type Deps } from '../../core/deps';
 
 // Service start-up and spawned processes are slow on a loaded 2-core machine; the project-level testTimeout is not applied.
 jest.setTimeout(120_000);
@@ -68,6 +68,7 @@ const routes: RouteSpec[] = [
 ];
 
 let srv: TestApi;
+let deps: Deps;
 const tools = availableTools(routes);
 let dispatcher: ToolDispatcher;
 const tool = (name: string) => tools.find((t) => t.definition.name === name)!;
@@ -83,7 +84,8 @@ const principal: KeyPrincipal = {
 
 beforeAll(async () => {
   srv = await startTestApi();
-  dispatcher = createToolDispatcher(createOperationExecutor(operationRegistry(routes), createDeps(srv.config)));
+  deps = createDeps(srv.config);
+  dispatcher = createToolDispatcher(createOperationExecutor(operationRegistry(routes), deps));
 });
 afterAll(async () => srv.close());
 
@@ -130,13 +132,13 @@ test('a missing permission is insufficient_scope; a problem keeps its code and R
 });
 
 test('a tool call holds an in-flight lease while it runs and gives it back when it returns, with no HTTP response to close', async () => {
-  await leaseReleaser.drain();
+  await deps.admission.leaseReleaser.drain();
   expect(await heldLeases(principal.orgId)).toHaveLength(0);
   leasesDuringCall.length = 0;
   const out = await dispatcher.run(tool('get_contact_retrieval_job'), { job_id: 'job_lease' }, principal, 'req_8');
   expect(out.ok).toBe(true);
   expect(leasesDuringCall).toEqual([1]);
-  await leaseReleaser.drain();
+  await deps.admission.leaseReleaser.drain();
   expect(await heldLeases(principal.orgId)).toHaveLength(0);
 });
 
