@@ -22,15 +22,17 @@ const INIT_PATH = '/docs/reference.js';
  */
 export const REDOCLY_LOGO_URL = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
 
-let bundle: Buffer | undefined;
-/** Read on first use, so a process that never serves the page never reads 1 MB. */
-function redocBundle(): Buffer {
-  if (!bundle) {
-    const source = readFileSync(require.resolve('redoc/bundles/redoc.standalone.js'), 'utf8');
-    if (!source.includes(REDOCLY_LOGO_URL)) throw new Error('the Redoc bundle no longer names the Redocly logo where the reference page expects it');
-    bundle = Buffer.from(source.split(REDOCLY_LOGO_URL).join('data:,'), 'utf8');
-  }
-  return bundle;
+/** Redoc's bundle, read on first use, so an app that never serves the page never reads 1 MB. */
+function redocBundleReader(): () => Buffer {
+  let bundle: Buffer | undefined;
+  return () => {
+    if (!bundle) {
+      const source = readFileSync(require.resolve('redoc/bundles/redoc.standalone.js'), 'utf8');
+      if (!source.includes(REDOCLY_LOGO_URL)) throw new Error('the Redoc bundle no longer names the Redocly logo where the reference page expects it');
+      bundle = Buffer.from(source.split(REDOCLY_LOGO_URL).join('data:,'), 'utf8');
+    }
+    return bundle;
+  };
 }
 
 /**
@@ -84,6 +86,7 @@ function page(nonce: string): string {
 }
 
 export function referenceRouter(document: Record<string, unknown>): Router {
+  const redocBundle = redocBundleReader();
   const router = new Router({ sensitive: true, strict: true });
   router.get(OPENAPI_PATH, (ctx) => {
     ctx.body = document;

@@ -31,17 +31,22 @@ const JUSTIFIED: Record<string, string> = {
   'core/observability/metrics.ts:webhookAttemptDuration': 'a per-process metric (see metricsRegistry)',
   'core/observability/metrics.ts:webhookDeadLetters': 'a per-process metric (see metricsRegistry)',
   'api/mcp/toolPaths.ts:spellings': 'a router with one route, built from constants and only matched against, never changed',
+  'core/crypto/purposeKeys.ts:derived':
+    'a memo of a pure derivation (HKDF of the master secret and a purpose label), keyed by the secret itself: apps with other secrets get other entries',
+  'core/outbound/trustAnchors.ts:byFile':
+    'a memo of a CA file by its path, so the pinned fetch builds one TLS context per trust set; an app naming another file gets its own',
+  'core/inTurn.ts:queues':
+    'writers of one chain in one process take turns so they do not race each other for the next sequence number; apps sharing a process share the races it removes and no answer changes',
+  'core/temporal/client.ts:processClients':
+    'one Temporal connection per connection identity (address, namespace, TLS identity, API key), like a connection pool: a config that points elsewhere or authenticates otherwise gets its own',
   'core/faultInjection.ts:armed': 'the chaos harness arms one exit point in a process it is about to kill; off unless FAULT_INJECTION is set',
 };
 
 /** State still shared by the whole process, owed a conversion to an instance the composition root builds. */
 const STATE_TO_CONVERT: string[] = [
-  'api/reference/referencePage.ts:bundle',
   'core/credits/chain.ts:hints',
   'core/credits/credits.ts:headEntries',
-  'core/crypto/purposeKeys.ts:derived',
   'core/crypto/secretBox.ts:predecessors',
-  'core/inTurn.ts:queues',
   'core/jobs/contactFieldClaims.ts:generations',
   'core/jobs/dailyJobCap.ts:capReads',
   'core/jobs/jobPeople.ts:peopleCache',
@@ -58,10 +63,8 @@ const STATE_TO_CONVERT: string[] = [
   'core/outbound/pinnedFetch.ts:agents',
   'core/outbound/pinnedFetch.ts:nextTrustId',
   'core/outbound/pinnedFetch.ts:trustSets',
-  'core/outbound/trustAnchors.ts:byFile',
   'core/talent/quotas.ts:windows',
   'core/talent/sources.ts:enabledSourceReads',
-  'core/temporal/client.ts:processClients',
   'core/users/signIn.ts:decoyHashes',
   'core/webhooks/destinationResolver.ts:current',
   'core/webhooks/jobCompletedEvent.ts:localWorker',
