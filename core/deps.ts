@@ -1,4 +1,5 @@
 import type { Config } from './config';
+import { LimitSettingsReads } from './limits/limitSettings';
 import { StoreAdmission } from './limits/requestAdmission';
 import { createPeopleIndexes, type PeopleIndexes } from './talent/peopleIndexes';
 import type { UsageCounters } from './usage/usageCounters';
@@ -12,6 +13,8 @@ export interface Deps {
   readonly config: Config;
   /** Admission against the store: the organization's window and in-flight places, each operation's window. */
   readonly admission: StoreAdmission;
+  /** The organizations' limit settings, through a read cache. */
+  readonly limitSettings: LimitSettingsReads;
   /** The people indexes searches and matches read. */
   readonly people: PeopleIndexes;
   /** The usage counters every operation run is counted in; absent where nothing is counted. */
@@ -19,5 +22,11 @@ export interface Deps {
 }
 
 export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> = {}): Deps {
-  return { config, admission: parts.admission ?? new StoreAdmission(), people: parts.people ?? createPeopleIndexes(), usage: parts.usage };
+  return {
+    config,
+    admission: parts.admission ?? new StoreAdmission(),
+    limitSettings: parts.limitSettings ?? new LimitSettingsReads(),
+    people: parts.people ?? createPeopleIndexes(),
+    usage: parts.usage,
+  };
 }

@@ -88,21 +88,26 @@ export async function readLimitSettings(orgId: string): Promise<LimitSettingsDoc
   return withDefaults(orgId, await typedCollection<LimitSettingsDoc>(LimitSettings).findOne({ _id: orgId }));
 }
 
-const settingsReads = new ReadCache<LimitSettingsDoc>();
-/** Every organization's settings refreshes of a few milliseconds go to the store as one find. */
-const settingsLookups = new GatheredReads<LimitSettingsDoc>(async (orgIds) => {
-  const docs = await typedCollection<LimitSettingsDoc>(LimitSettings)
-    .find({ _id: { $in: orgIds } })
-    .toArray();
-  return new Map(docs.map((d) => [d._id, d]));
-});
-
 /** What a change needs: it returns once every replica's read cache (READ_CACHE_MS) has let go of the old settings. */
 export type LimitChangeSettings = Pick<Config, 'readCacheMs'>;
 
-/** The settings every request is admitted under, through the read cache (see readCache.ts). */
-export function admissionLimitSettings(settings: Pick<Config, 'readCacheMs'>, orgId: string): Promise<LimitSettingsDoc> {
-  return settingsReads.get(orgId, settings.readCacheMs, async (gatherMs) => withDefaults(orgId, await settingsLookups.read(orgId, gatherMs)));
+/**
+ * The settings every request is admitted under, through one app's read cache (see readCache.ts):
+ * every organization's refreshes of a few milliseconds go to the store as one find. The app's
+ * composition root builds one (core/deps.ts).
+ */
+export class LimitSettingsReads {
+  private readonly reads = new ReadCache<LimitSettingsDoc>();
+  private readonly lookups = new GatheredReads<LimitSettingsDoc>(async (orgIds) => {
+    const docs = await typedCollection<LimitSettingsDoc>(LimitSettings)
+      .find({ _id: { $in: orgIds } })
+      .toArray();
+    return new Map(docs.map((d) => [d._id, d]));
+  });
+
+  get(settings: Pick<Config, 'readCacheMs'>, orgId: string): Promise<LimitSettingsDoc> {
+    return this.reads.get(orgId, settings.readCacheMs, async (gatherMs) => withDefaults(orgId, await this.lookups.read(orgId, gatherMs)));
+  }
 }
 
 // ---- effective limits (pure) ----
@@ -177,7 +182,6 @@ async function updateSettings(settings: LimitChangeSettings, orgId: string, chan
     const next = change(structuredClone(current));
     const { _id: _ignored, v: _v, ...fields } = next;
     if (await commitNextVersion(store, orgId, current.v, fields)) {
-      settingsReads.invalidate(orgId);
       await waitUntilReadCachesExpire(settings.readCacheMs);
       return { ...next, v: current.v + 1 };
     }

@@ -2,12 +2,12 @@ import type { Config } from '../config';
 import type { KeyPrincipal } from '../keys/apiKeys';
 import { BLOCKED_RETRY_AFTER_SECONDS, type OperationName, type Scope } from './limitTable';
 import {
-  admissionLimitSettings,
   applicableOverrides,
   organizationLimits,
   ownRequestsPerSecond,
   operationRequestsPerSecond,
   type LimitSettingsDoc,
+  type LimitSettingsReads,
   type OrganizationLimits,
 } from './limitSettings';
 import { admitUnderCap, capLogId, returnCapSlot, type CapTaken } from './minuteCaps';
@@ -136,22 +136,24 @@ class HeldAdmission implements AdmissionHandle {
   }
 }
 
+/** What admission reads of an app's dependencies (core/deps.ts). */
+export interface AdmissionDeps {
+  config: Pick<Config, 'limits' | 'readCacheMs'>;
+  admission: StoreAdmission;
+  limitSettings: LimitSettingsReads;
+}
+
 /**
  * Baseline admission of one request of `principal`'s organization by an app's store admission
  * under its config (in-flight lease TTL, read-cache TTL); the acquire throws `rate_limited` when refused.
  */
-export function admissionUnder(deps: { config: Pick<Config, 'limits' | 'readCacheMs'>; admission: StoreAdmission }): AcquireAdmission {
+export function admissionUnder(deps: AdmissionDeps): AcquireAdmission {
   const leaseTtlMs = deps.config.limits.leaseTtlSeconds * 1000;
-  return (principal) => acquireAdmission(deps.admission, principal, deps.config, leaseTtlMs);
+  return (principal) => acquireAdmission(deps, principal, leaseTtlMs);
 }
 
-async function acquireAdmission(
-  admission: StoreAdmission,
-  principal: KeyPrincipal,
-  config: Pick<Config, 'readCacheMs'>,
-  leaseTtlMs: number,
-): Promise<AdmissionHandle> {
-  const settings = await admissionLimitSettings(config, principal.orgId);
+async function acquireAdmission({ admission, limitSettings, config }: AdmissionDeps, principal: KeyPrincipal, leaseTtlMs: number): Promise<AdmissionHandle> {
+  const settings = await limitSettings.get(config, principal.orgId);
   const org = organizationLimits(settings);
   const result = await admission.admitRequest({
     orgId: principal.orgId,

@@ -53,8 +53,6 @@ const STATE_TO_CONVERT: string[] = [
   'core/keys/apiKeys.ts:keyLookups',
   'core/keys/apiKeys.ts:keyReads',
   'core/limits/clientAddressLimits.ts:purgedAt',
-  'core/limits/limitSettings.ts:settingsLookups',
-  'core/limits/limitSettings.ts:settingsReads',
   'core/oauth/publicClients.ts:boundsByConfig',
   'core/oauth/publicClients.ts:documents',
   'core/oauth/publicClients.ts:inFlight',
