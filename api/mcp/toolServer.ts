@@ -13,7 +13,7 @@ import { MAX_BODY_DEPTH, nestingExceeds } from '../middleware/jsonBody';
 import { authenticateBearer, BearerRejection, sendBearerRejection } from './bearer';
 import { availableTools, toolListing, type ToolEntry } from './toolCatalog';
 import { createToolDispatcher, type ToolDispatcher } from './toolDispatch';
-import { modernToolServer } from './modernToolServer';
+import { sessionlessToolServer } from './sessionlessToolServer';
 import { toolResult } from './toolResult';
 import { TOOL_SERVER_ROUTER_OPTIONS, TOOLS_PATH } from './toolPaths';
 import { isStoreUnavailable } from '../../core/store/storeUnavailable';
@@ -53,7 +53,7 @@ function jsonRpcError(ctx: Context, status: number, code: number, message: strin
 /**
  * `{MCP_URL}/tools`: an MCP server over Streamable HTTP, behind bearer validation on every
  * request. Two protocol revisions, chosen per request by the SDK's own classification
- * (modernToolServer.ts): 2026-07-28 (sessionless, `server/discover`, Mcp-Method/Mcp-Name) is
+ * (sessionlessToolServer.ts): 2026-07-28 (sessionless, `server/discover`, Mcp-Method/Mcp-Name) is
  * served by the SDK 2.x server; 2025-era requests by the SDK 1.x server in stateless mode (a
  * fresh server per POST, JSON responses). Both list one catalogue and run one dispatcher. GET (a server-initiated
  * event stream) and DELETE (session end) have no meaning without sessions: 405.
@@ -66,7 +66,7 @@ export function toolServerRouter(deps: Deps, routes: readonly RouteSpec[]): Rout
   const { config } = deps;
   const tools = availableTools(routes);
   const dispatcher = createToolDispatcher(createOperationExecutor(operationRegistry(routes), deps, undefined, deps.usage));
-  const modern = modernToolServer(tools, dispatcher, MAX_MESSAGE_BYTES);
+  const sessionless = sessionlessToolServer(tools, dispatcher, MAX_MESSAGE_BYTES);
   // The options the browser-origin rule matches with too (toolPaths.ts): `/tools` and `/tools/`.
   const router = new Router(TOOL_SERVER_ROUTER_OPTIONS);
   router.all(TOOLS_PATH, async (ctx) => {
@@ -104,10 +104,10 @@ export function toolServerRouter(deps: Deps, routes: readonly RouteSpec[]): Rout
       return jsonRpcError(ctx, 400, -32600, `Invalid Request: tool arguments nest deeper than ${MAX_BODY_DEPTH} levels.`);
     }
     // The protocol revision each request carries picks the server: 2026-07-28 (SDK 2.x) or 2025-era (SDK 1.x).
-    const request = modern.webRequest(ctx, raw);
+    const request = sessionless.webRequest(ctx, raw);
     const outage: OutageFlag = { storeUnavailable: false };
-    if (await modern.isModernRequest(request, message)) {
-      return modern.serve(ctx, request, message, { principal, requestId: ctx.state.requestId, clientAddress: ctx.ip || undefined, outage });
+    if (await sessionless.isSessionlessRequest(request, message)) {
+      return sessionless.serve(ctx, request, message, { principal, requestId: ctx.state.requestId, clientAddress: ctx.ip || undefined, outage });
     }
     const server = mcpServer(tools, principal, ctx.state.requestId, dispatcher, outage, ctx.ip || undefined);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

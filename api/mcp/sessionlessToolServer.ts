@@ -17,10 +17,10 @@ import { noteStoreOutage, type OutageFlag } from './storeOutage';
  * SDK checks against the body (a mismatch is answered 400 by the SDK's validation ladder).
  *
  * 2025-era requests (the `initialize` handshake, no per-request envelope) are not served here:
- * `isModernRequest` sends them to the SDK 1.x server in toolServer.ts, so existing clients see
+ * `isSessionlessRequest` sends them to the SDK 1.x server in toolServer.ts, so existing clients see
  * exactly what they saw before. Both serve one tool catalogue through one dispatcher.
  */
-interface ModernCall {
+interface SessionlessCall {
   principal: KeyPrincipal;
   requestId: string;
   /** Where the call came from, for the audit entry of a change. */
@@ -28,7 +28,7 @@ interface ModernCall {
   outage: OutageFlag;
 }
 
-function modernServer(tools: readonly ToolEntry[], dispatcher: ToolDispatcher, call: ModernCall): Server {
+function sessionlessServer(tools: readonly ToolEntry[], dispatcher: ToolDispatcher, call: SessionlessCall): Server {
   const server = new Server({ name: 'talent-platform-tools', version: '1.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler('tools/list', async () => ({
     tools: tools.map((t) => {
@@ -55,27 +55,27 @@ function webRequest(ctx: Context, rawBody: string): Request {
   return new Request(requestUrl(namedHost(ctx), ctx.path), { method: ctx.method, headers, body: rawBody });
 }
 
-export interface ModernToolServer {
+export interface SessionlessToolServer {
   /** Whether the SDK would serve this message as 2026-07-28 (the same classification the SDK's handler runs). */
-  isModernRequest(request: Request, message: unknown): Promise<boolean>;
-  serve(ctx: Context, request: Request, message: unknown, call: ModernCall): Promise<void>;
+  isSessionlessRequest(request: Request, message: unknown): Promise<boolean>;
+  serve(ctx: Context, request: Request, message: unknown, call: SessionlessCall): Promise<void>;
   webRequest: typeof webRequest;
   close(): Promise<void>;
 }
 
-export function modernToolServer(tools: readonly ToolEntry[], dispatcher: ToolDispatcher, maxMessageBytes: number): ModernToolServer {
+export function sessionlessToolServer(tools: readonly ToolEntry[], dispatcher: ToolDispatcher, maxMessageBytes: number): SessionlessToolServer {
   const handler: McpHttpHandler = createMcpHandler(
     // authInfo is the SDK's pass-through for who the caller is (it never reads it from headers).
     ({ authInfo }) => {
-      const call = authInfo?.extra?.call as ModernCall | undefined;
-      if (!call) throw new Error('a modern MCP request reached the server factory without its principal');
-      return modernServer(tools, dispatcher, call);
+      const call = authInfo?.extra?.call as SessionlessCall | undefined;
+      if (!call) throw new Error('a sessionless MCP request reached the server factory without its principal');
+      return sessionlessServer(tools, dispatcher, call);
     },
     // 2025-era traffic goes to the SDK 1.x server instead. 'auto': one JSON body unless a handler emits a message first.
     { legacy: 'reject', responseMode: 'auto', maxRequestBodySize: maxMessageBytes },
   );
   return {
-    isModernRequest: async (request, message) => !(await isLegacyRequest(request, message, { maxRequestBodySize: maxMessageBytes })),
+    isSessionlessRequest: async (request, message) => !(await isLegacyRequest(request, message, { maxRequestBodySize: maxMessageBytes })),
     webRequest,
     async serve(ctx, request, message, call) {
       const authInfo = { token: '', clientId: call.principal.keyId, scopes: [...call.principal.scopes], extra: { call } };
