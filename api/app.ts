@@ -4,7 +4,10 @@ import type { Config } from '../core/config';
 import { KeyUseRecorder } from '../core/keys/keyUse';
 import { logger } from '../core/observability/logger';
 import { Problem } from '../core/problems';
+import { PublicClients } from '../core/oauth/publicClients';
+import { SigningKeys } from '../core/oauth/signingKeys';
 import type { UsageCounters } from '../core/usage/usageCounters';
+import { DecoyPasswordHash } from '../core/users/signIn';
 import { originRules } from '../core/allowedOrigins';
 import { accessLog } from './middleware/accessLog';
 import { baselineAdmission } from './middleware/admission';
@@ -31,6 +34,10 @@ export interface AppDeps {
   probes: Probes;
   /** The process's usage counters (api/server.ts builds, starts and flushes them); without them nothing is counted. */
   usage?: UsageCounters;
+  /** The app's signing keys (api/server.ts builds them, so whoever started the app can rotate through them); built here when absent. */
+  signingKeys?: SigningKeys;
+  /** The app's public clients (metadata documents cached and fetches bounded per app); built here when absent. */
+  publicClients?: PublicClients;
 }
 
 /** The paths browser-based MCP clients call: discovery, token, registration and the tool server (every spelling it is served at). */
@@ -80,7 +87,7 @@ export function v1Router(config: Config, routes: RouteSpec[], usage?: UsageCount
  * principal guard → route: permission → operation admission → body → validation → idempotency →
  * handler) → 404/405.
  */
-export function createApp({ config, probes, usage }: AppDeps): Koa {
+export function createApp({ config, probes, usage, ...deps }: AppDeps): Koa {
   // ctx.ip is the socket's peer unless TRUSTED_PROXY_HOPS proxies in front append to X-Forwarded-For.
   const app = new Koa({ proxy: config.trustedProxyHops > 0, maxIpsCount: config.trustedProxyHops });
   app.silent = true; // errors are logged once, by problemDocuments, with the request id
@@ -101,11 +108,14 @@ export function createApp({ config, probes, usage }: AppDeps): Koa {
 
   app.use(referenceRouter(publicOpenApi(config)).routes());
 
-  const oauth = oauthRouter(config);
+  const signingKeys = deps.signingKeys ?? new SigningKeys(config);
+  const publicClients = deps.publicClients ?? new PublicClients(config);
+  const decoy = new DecoyPasswordHash(config.oauth.passwordScryptLog2N);
+  const oauth = oauthRouter(config, { signingKeys, publicClients, decoy });
   app.use(oauth.routes());
   app.use(oauth.allowedMethods());
-  app.use(consoleRouter(config).routes());
-  app.use(toolServerRouter(config, v1Routes, usage).routes());
+  app.use(consoleRouter(config, decoy).routes());
+  app.use(toolServerRouter(config, v1Routes, signingKeys, usage).routes());
 
   const v1 = v1Router(config, v1Routes, usage);
   app.use(v1.routes());

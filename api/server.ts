@@ -3,6 +3,8 @@ import { loadConfigOrExit, type Config } from '../core/config';
 import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes, pingStore } from '../core/store/connection';
 import { leaseReleaser, releaseIdleLeaseBlocks } from '../core/limits/requestAdmission';
+import { PublicClients } from '../core/oauth/publicClients';
+import { SigningKeys } from '../core/oauth/signingKeys';
 import { warmSearchIndex } from '../core/talent/searchIndex';
 import { closeTemporalClient, pingTemporal } from '../core/temporal/client';
 import { describeTemporalConnection } from '../core/temporal/connectionOptions';
@@ -24,11 +26,17 @@ export async function startApi(config: Config): Promise<{
   url: string;
   close: () => Promise<void>;
   /** Writes the usage counted so far (tests read it back at once). */ flushUsage: () => Promise<void>;
+  /** The app's signing keys: a rotation through them takes effect in this app at once. */
+  signingKeys: SigningKeys;
+  /** The app's public clients (tests forget its cached metadata documents). */
+  publicClients: PublicClients;
 }> {
   await connectStore(config.mongodbUri, config.store);
   await ensureIndexes();
   const usage = new UsageCounters().start();
-  const app = createApp({ config, probes: { store: pingStore, temporal: () => pingTemporal(config) }, usage });
+  const signingKeys = new SigningKeys(config);
+  const publicClients = new PublicClients(config);
+  const app = createApp({ config, probes: { store: pingStore, temporal: () => pingTemporal(config) }, usage, signingKeys, publicClients });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -43,6 +51,8 @@ export async function startApi(config: Config): Promise<{
     server,
     url,
     flushUsage: () => usage.flush({ all: true }),
+    signingKeys,
+    publicClients,
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

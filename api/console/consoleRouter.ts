@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import type { Config } from '../../core/config';
+import type { DecoyPasswordHash } from '../../core/users/signIn';
 import { ROUTER_OPTIONS } from '../routerOptions';
 import { storeOutagePage } from '../oauth/authorizationFlow';
 import { mountConsoleAssets } from './consoleAssets';
@@ -41,11 +42,11 @@ const PAGE_MODULES: ReadonlyArray<(pages: ConsolePages) => void> = [
  * The organization console under `{AUTH_URL}/console` (DECISIONS.md "Organization console"), on
  * the sign-in pages' session. Any other path under /console is the console's 404 page.
  */
-export function consoleRouter(config: Config): Router {
+export function consoleRouter(config: Config, decoy: DecoyPasswordHash): Router {
   const router = new Router(ROUTER_OPTIONS);
   mountConsoleAssets(router);
   router.get(CONSOLE_ROOT, (ctx) => seeOther(ctx, CONSOLE_PATHS.overview));
-  const pages = consolePages(router, { config, road: createConsoleRoad(config, consoleOperations) });
+  const pages = consolePages(router, { config, road: createConsoleRoad(config, consoleOperations), decoy });
   for (const mount of PAGE_MODULES) mount(pages);
   router.all(
     `${CONSOLE_ROOT}/*rest`,

@@ -7,6 +7,7 @@ import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import type { Permission } from '../../core/keys/permissions';
 import { findActiveClient, MCP_TOOLS_SCOPE, type ClientRecord } from '../../core/oauth/clients';
 import { isPublicClientRevoked } from '../../core/oauth/publicClients';
+import type { SigningKeys } from '../../core/oauth/signingKeys';
 import { liveChain } from '../../core/oauth/tokenChains';
 import { personPrincipal } from '../../core/users/personPrincipal';
 import { findActiveUser } from '../../core/users/users';
@@ -91,7 +92,7 @@ function apiKeyRefusal(config: Config): BearerRejection {
   );
 }
 
-export async function authenticateBearer(ctx: Context, config: Config): Promise<ToolPrincipal> {
+export async function authenticateBearer(ctx: Context, config: Config, signingKeys: SigningKeys): Promise<ToolPrincipal> {
   const raw = ctx.req.rawHeaders;
   const values: string[] = [];
   for (let i = 0; i < raw.length; i += 2) if (raw[i].toLowerCase() === 'authorization') values.push(raw[i + 1]);
@@ -105,7 +106,7 @@ export async function authenticateBearer(ctx: Context, config: Config): Promise<
   const verdict = await verifyAccessToken(match[1], {
     issuer: config.authUrl,
     audience: toolsResource(config),
-    accessTokenTtlSeconds: config.oauth.accessTokenTtlSeconds,
+    signingKeys,
   });
   if (!verdict.ok) throw new BearerRejection(401, 'invalid_token', INVALID_TOKEN);
   const person = verdict.token.user;

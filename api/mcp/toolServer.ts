@@ -7,6 +7,7 @@ import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import type { Config } from '../../core/config';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
+import type { SigningKeys } from '../../core/oauth/signingKeys';
 import type { RouteSpec } from '../routeSpec';
 import { createOperationExecutor } from '../operations/executeOperation';
 import { operationRegistry } from '../operations/operationRegistry';
@@ -63,7 +64,7 @@ function jsonRpcError(ctx: Context, status: number, code: number, message: strin
  * batch would carry up to 100 tool calls past it, so a batch is refused whole (400, -32600)
  * and none of its calls runs. MCP 2025-06-18 removed batching; the SDK's clients never send one.
  */
-export function toolServerRouter(config: Config, routes: readonly RouteSpec[], usage?: UsageCounters): Router {
+export function toolServerRouter(config: Config, routes: readonly RouteSpec[], signingKeys: SigningKeys, usage?: UsageCounters): Router {
   const tools = availableTools(routes);
   const dispatcher = createToolDispatcher(createOperationExecutor(operationRegistry(routes), config, undefined, usage));
   const modern = modernToolServer(tools, dispatcher, MAX_MESSAGE_BYTES);
@@ -72,7 +73,7 @@ export function toolServerRouter(config: Config, routes: readonly RouteSpec[], u
   router.all(TOOLS_PATH, async (ctx) => {
     let principal: KeyPrincipal;
     try {
-      principal = await authenticateBearer(ctx, config);
+      principal = await authenticateBearer(ctx, config, signingKeys);
     } catch (err) {
       if (err instanceof BearerRejection) return sendBearerRejection(ctx, config, err);
       if (isStoreUnavailable(err)) return sendStoreOutage(ctx, ctx.state.requestId, err);

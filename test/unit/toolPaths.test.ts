@@ -2,6 +2,7 @@ import { isBrowserClientPath } from '../../api/app';
 import { toolServerRouter } from '../../api/mcp/toolServer';
 import { v1Routes } from '../../api/routes/index';
 import { loadConfig } from '../../core/config';
+import { SigningKeys } from '../../core/oauth/signingKeys';
 
 const config = loadConfig({
   NODE_ENV: 'test',
@@ -13,7 +14,7 @@ const config = loadConfig({
 });
 
 describe('the spellings of the tool server path', () => {
-  const router = toolServerRouter(config, v1Routes);
+  const router = toolServerRouter(config, v1Routes, new SigningKeys(config));
   const served = (path: string) => router.match(path, 'POST').route;
 
   test.each(['/tools', '/tools/', '/tools//', '/Tools', '/TOOLS/', '/tools/x', '/tools.json', '/toolsx', '/tools%2F', '/tools/.', '//tools', '/', '/v1/tools'])(
