@@ -177,7 +177,10 @@ export async function isPublicClientRevoked(clientId: string): Promise<boolean> 
   return doc.revokedAt !== null;
 }
 
-/** Revokes a public client: a registered one, or a metadata-document URL (recorded so it is refused from now on). */
+/**
+ * Revokes a public client: a registered one, or a metadata-document URL (recorded so it is refused
+ * from now on). Apps read the revocation before any document they cached, so no cache outlives it.
+ */
 export async function revokePublicClient(clientId: string, now = new Date()): Promise<boolean> {
   if (await findPublicClient(clientId)) {
     await revokePublicClientRecord(clientId, now);
