@@ -1,5 +1,7 @@
 import type { Server } from 'node:http';
 import { loadConfigOrExit, type Config } from '../core/config';
+import type { PublicClients } from '../core/oauth/publicClients';
+import type { SigningKeys } from '../core/oauth/signingKeys';
 import { createDeps, type Deps } from '../core/deps';
 import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes, pingStore } from '../core/store/connection';
@@ -25,6 +27,10 @@ export async function startApi(config: Config): Promise<{
   /** What this app's composition root built. */
   deps: Deps;
   /** Writes the usage counted so far (tests read it back at once). */ flushUsage: () => Promise<void>;
+  /** The app's signing keys: a rotation through them takes effect in this app at once. */
+  signingKeys: SigningKeys;
+  /** The app's public clients (tests forget its cached metadata documents). */
+  publicClients: PublicClients;
 }> {
   await connectStore(config.mongodbUri, config.store);
   await ensureIndexes();
@@ -46,6 +52,8 @@ export async function startApi(config: Config): Promise<{
     url,
     deps,
     flushUsage: () => usage.flush({ all: true }),
+    signingKeys: deps.signingKeys,
+    publicClients: deps.publicClients,
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

@@ -1,8 +1,11 @@
 import type { Config } from './config';
 import { LimitSettingsReads } from './limits/limitSettings';
 import { StoreAdmission } from './limits/requestAdmission';
+import { PublicClients } from './oauth/publicClients';
+import { SigningKeys } from './oauth/signingKeys';
 import { createPeopleIndexes, type PeopleIndexes } from './talent/peopleIndexes';
 import type { UsageCounters } from './usage/usageCounters';
+import { DecoyPasswordHash } from './users/signIn';
 
 /**
  * What one app's composition root (api/server.ts, a test, a benchmark's stack) builds once and
@@ -17,6 +20,12 @@ export interface Deps {
   readonly limitSettings: LimitSettingsReads;
   /** The people indexes searches and matches read. */
   readonly people: PeopleIndexes;
+  /** The token signing keys, cached per app; a rotation through them takes effect in this app at once. */
+  readonly signingKeys: SigningKeys;
+  /** Metadata-document clients: documents cached and fetches bounded per app. */
+  readonly publicClients: PublicClients;
+  /** The password hash a sign-in of an unknown email spends its time on. */
+  readonly decoy: DecoyPasswordHash;
   /** The usage counters every operation run is counted in; absent where nothing is counted. */
   readonly usage?: UsageCounters;
 }
@@ -26,6 +35,9 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> 
     config,
     admission: parts.admission ?? new StoreAdmission(),
     limitSettings: parts.limitSettings ?? new LimitSettingsReads(),
+    signingKeys: parts.signingKeys ?? new SigningKeys(config),
+    publicClients: parts.publicClients ?? new PublicClients(config),
+    decoy: parts.decoy ?? new DecoyPasswordHash(config.oauth.passwordScryptLog2N),
     people: parts.people ?? createPeopleIndexes(),
     usage: parts.usage,
   };

@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Config } from '../../core/config';
 import { Problem } from '../../core/problems';
+import type { DecoyPasswordHash } from '../../core/users/signIn';
 import { storeOutagePage } from '../oauth/authorizationFlow';
 import { csrfValid, readPageForm } from '../oauth/pageSecurity';
 import { formExpiredPage, problemPage } from './consoleErrors';
@@ -16,6 +17,8 @@ import { requireVisitor, type ConsoleVisitor } from './consoleVisitor';
 export interface ConsoleDeps {
   config: Config;
   road: ConsoleRoad;
+  /** The app's decoy hash, so a password confirmation costs the same whether the account exists or not. */
+  decoy: DecoyPasswordHash;
 }
 
 export type ConsoleGet = (ctx: Context, visitor: ConsoleVisitor, deps: ConsoleDeps) => Promise<void>;

@@ -92,7 +92,8 @@ function apiKeyRefusal(config: Config): BearerRejection {
   );
 }
 
-export async function authenticateBearer(ctx: Context, deps: Pick<Deps, 'config' | 'admission'>): Promise<ToolPrincipal> {
+export async function authenticateBearer(ctx: Context, deps: Pick<Deps, 'config' | 'admission' | 'signingKeys'>): Promise<ToolPrincipal> {
+  const { signingKeys } = deps;
   const { config } = deps;
   const raw = ctx.req.rawHeaders;
   const values: string[] = [];
@@ -107,7 +108,7 @@ export async function authenticateBearer(ctx: Context, deps: Pick<Deps, 'config'
   const verdict = await verifyAccessToken(match[1], {
     issuer: config.authUrl,
     audience: toolsResource(config),
-    accessTokenTtlSeconds: config.oauth.accessTokenTtlSeconds,
+    signingKeys,
   });
   if (!verdict.ok) throw new BearerRejection(401, 'invalid_token', INVALID_TOKEN);
   const person = verdict.token.user;

@@ -3,7 +3,7 @@ import type { Config } from '../../core/config';
 import { admitFromAddress } from '../../core/limits/clientAddressLimits';
 import { checkAuthorizationParams } from '../../core/oauth/authorizationRules';
 import { savePending } from '../../core/oauth/pendingAuthorizations';
-import { resolvePublicClient } from '../../core/oauth/publicClients';
+import type { PublicClients } from '../../core/oauth/publicClients';
 import { isLoopbackHttp, redirectUriMatches } from '../../core/oauth/redirectUris';
 import { sessionUser } from '../../core/users/sessions';
 import { toolsResource } from './tokenEndpoint';
@@ -24,14 +24,14 @@ function multiParams(querystring: string): Map<string, string[]> {
  * the redirect URI as `error`, with `state` and `iss`. A good request is stored and the person
  * signs in (unless already signed in) and consents (unless already consented).
  */
-export function authorizeEndpoint(config: Config) {
+export function authorizeEndpoint(config: Config, publicClients: PublicClients) {
   const resource = toolsResource(config);
   return async (ctx: Context) => {
     const params = multiParams(ctx.querystring);
     const clientIds = params.get('client_id') ?? [];
     if (clientIds.length !== 1 || !clientIds[0])
       return errorPage(ctx, 400, 'Sign-in request refused', 'The request does not name exactly one client (client_id).');
-    const lookup = await resolvePublicClient(clientIds[0], config, { address: ctx.ip, requestId: ctx.state.requestId });
+    const lookup = await publicClients.resolve(clientIds[0], { address: ctx.ip, requestId: ctx.state.requestId });
     if (!lookup.ok) {
       if (lookup.status) ctx.set('Retry-After', String(lookup.retryAfterSeconds ?? 1));
       return errorPage(ctx, lookup.status ?? 400, 'Sign-in request refused', `The application could not be identified: ${lookup.reason}.`);

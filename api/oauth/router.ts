@@ -3,7 +3,9 @@ import type { Context, Next } from 'koa';
 import type { Config } from '../../core/config';
 import { ROUTER_OPTIONS } from '../routerOptions';
 import { admitFromAddress, type AddressLimitName } from '../../core/limits/clientAddressLimits';
-import { publishedJwks } from '../../core/oauth/signingKeys';
+import type { PublicClients } from '../../core/oauth/publicClients';
+import type { SigningKeys } from '../../core/oauth/signingKeys';
+import type { DecoyPasswordHash } from '../../core/users/signIn';
 import { retryLater } from '../../core/problems';
 import {
   AUTHORIZATION_SERVER_METADATA_PATH,
@@ -61,14 +63,24 @@ const refuseJwks = (_ctx: Context, retryAfterSeconds: number) => {
   });
 };
 
+export interface OAuthRouterDeps {
+  signingKeys: SigningKeys;
+  publicClients: PublicClients;
+  decoy: DecoyPasswordHash;
+}
+
 /** The OAuth authorization server (token, authorization and registration endpoints, sign-in pages, discovery, JWKS) and the tool server's resource metadata. */
-export function oauthRouter(config: Config): Router {
+export function oauthRouter(config: Config, { signingKeys, publicClients, decoy }: OAuthRouterDeps): Router {
   const router = new Router(ROUTER_OPTIONS);
   const limits = config.addressLimits;
-  router.post(TOKEN_PATH, limitPerAddress(config, 'token', limits.tokenRequestsPerMinute, refuseTokenRequest, sendTokenStoreOutage), tokenEndpoint(config));
-  router.get(AUTHORIZE_PATH, storeOutagePage(authorizeEndpoint(config)));
+  router.post(
+    TOKEN_PATH,
+    limitPerAddress(config, 'token', limits.tokenRequestsPerMinute, refuseTokenRequest, sendTokenStoreOutage),
+    tokenEndpoint({ config, signingKeys, publicClients }),
+  );
+  router.get(AUTHORIZE_PATH, storeOutagePage(authorizeEndpoint(config, publicClients)));
   router.post(REGISTER_PATH, registrationEndpoint());
-  mountSignInPages(router, config);
+  mountSignInPages(router, config, decoy);
   // One document at both discovery locations: clients try RFC 8414's first, then OpenID's.
   router.get([AUTHORIZATION_SERVER_METADATA_PATH, OPENID_CONFIGURATION_PATH], (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=300');
@@ -83,7 +95,7 @@ export function oauthRouter(config: Config): Router {
     // Short, so verifiers elsewhere see a rotated key soon; they also refetch on an unknown kid.
     ctx.set('Cache-Control', 'public, max-age=60');
     ctx.type = 'application/jwk-set+json';
-    ctx.body = await publishedJwks(config.oauth.accessTokenTtlSeconds);
+    ctx.body = await signingKeys.publishedJwks();
   });
   return router;
 }

@@ -7,7 +7,7 @@ import { listGrants, recordConsent, revokeGrants } from '../../core/oauth/consen
 import { finishPending, findPending } from '../../core/oauth/pendingAuthorizations';
 import { redirectHostOf } from '../../core/oauth/redirectUris';
 import { endSession, SESSION_TTL_MS, sessionUser, startSession } from '../../core/users/sessions';
-import { signIn } from '../../core/users/signIn';
+import { signIn, type DecoyPasswordHash } from '../../core/users/signIn';
 import { completeSetup, findSetupUser, type UserRecord } from '../../core/users/users';
 import { completeAuthorization, errorPage, redirectTo, resumeAuthorization, storeOutagePage } from './authorizationFlow';
 import { errorNote, hidden, html, page, type Html } from './pageRendering';
@@ -145,12 +145,12 @@ async function signInPage(ctx: Context, config: Config): Promise<void> {
   signInForm(ctx, config, handle, null, 200, '', safeReturnPath(ctx.query.return_to));
 }
 
-async function signInSubmit(ctx: Context, config: Config): Promise<void> {
+async function signInSubmit(ctx: Context, config: Config, decoy: DecoyPasswordHash): Promise<void> {
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const handle = handleOf(form.get('request'));
   const email = form.get('email') ?? '';
-  const result = await signIn(config, email, form.get('password') ?? '', ctx.ip);
+  const result = await signIn(decoy, email, form.get('password') ?? '', ctx.ip);
   if (!result.ok) {
     if (result.retryAfterSeconds) ctx.set('Retry-After', String(result.retryAfterSeconds));
     const status = result.retryAfterSeconds ? 429 : 401;
@@ -269,12 +269,15 @@ async function signOutSubmit(ctx: Context, config: Config): Promise<void> {
 }
 
 /** Mounts the pages (DECISIONS.md "Interactive sign-in"): set password, sign in, consent, connected applications. */
-export function mountSignInPages(router: Router, config: Config): void {
+export function mountSignInPages(router: Router, config: Config, decoy: DecoyPasswordHash): void {
   const serve = (handler: (ctx: Context, config: Config) => Promise<void>) => storeOutagePage((ctx: Context) => handler(ctx, config));
   router.get(SETUP_PAGE_PATH, serve(setupPage));
   router.post(SETUP_PAGE_PATH, serve(setupSubmit));
   router.get(SIGN_IN_PAGE_PATH, serve(signInPage));
-  router.post(SIGN_IN_PAGE_PATH, serve(signInSubmit));
+  router.post(
+    SIGN_IN_PAGE_PATH,
+    serve((ctx) => signInSubmit(ctx, config, decoy)),
+  );
   router.get(CONSENT_PAGE_PATH, serve(consentPage));
   router.post(CONSENT_PAGE_PATH, serve(consentSubmit));
   router.get(CONNECTIONS_PAGE_PATH, serve(connectionsPage));

@@ -8,12 +8,20 @@ import { authorizationCodeGrant } from '../../core/oauth/grants/authorizationCod
 import { clientCredentialsGrant } from '../../core/oauth/grants/clientCredentials';
 import { REFRESH_RETRY_WINDOW_MS, refreshTokenGrant } from '../../core/oauth/grants/refreshToken';
 import type { TokenResponse } from '../../core/oauth/grants/tokenPair';
-import { isPublicClientRevoked, resolvePublicClient, type LookupCaller } from '../../core/oauth/publicClients';
+import { isPublicClientRevoked, type LookupCaller, type PublicClients } from '../../core/oauth/publicClients';
+import type { SigningKeys } from '../../core/oauth/signingKeys';
 import { basicFailure, checkResource, checkScope, clientCredentialsOf, OAuthError, parseTokenForm, requireParam } from '../../core/oauth/tokenRequest';
 import { logger } from '../../core/observability/logger';
 import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../../core/store/storeUnavailable';
 
 const MAX_FORM_BYTES = 8192;
+
+/** What the token endpoint works with: the settings, the app's signing keys and its public clients. */
+export interface TokenEndpointDeps {
+  config: Config;
+  signingKeys: SigningKeys;
+  publicClients: PublicClients;
+}
 
 export function toolsResource(config: Config): string {
   return `${config.mcpUrl}/tools`;
@@ -57,16 +65,17 @@ async function publicClientGrant(
   grantType: string,
   params: Map<string, string>,
   resource: string,
-  config: Config,
+  deps: TokenEndpointDeps,
   caller: LookupCaller,
 ): Promise<TokenResponse> {
+  const { config, signingKeys } = deps;
   const clientId = params.get('client_id');
   if (!clientId)
     throw new OAuthError('invalid_client', 'Client authentication is required: client_id and client_secret, HTTP Basic, or client_id of a public client.', 401);
   if (await findActiveClient(clientId)) throw new OAuthError('invalid_client', 'This client must authenticate (client_secret or HTTP Basic).', 401);
   if (grantType === 'client_credentials') throw new OAuthError('unauthorized_client', 'Public clients may not use the client_credentials grant.');
   if (grantType === 'authorization_code') {
-    const lookup = await resolvePublicClient(clientId, config, caller);
+    const lookup = await deps.publicClients.resolve(clientId, caller);
     if (!lookup.ok) {
       if (lookup.status) {
         const retry = { 'Retry-After': String(lookup.retryAfterSeconds ?? 1), 'Cache-Control': 'private, no-store' };
@@ -78,18 +87,24 @@ async function publicClientGrant(
     }
     if (!lookup.client.grantTypes.includes('authorization_code'))
       throw new OAuthError('unauthorized_client', 'This client may not use the authorization_code grant.');
-    return authorizationCodeGrant(lookup.client, params, resource, config);
+    return authorizationCodeGrant(lookup.client, params, resource, config, signingKeys);
   }
   // A refresh needs only the client's standing, not its (possibly remote) metadata document again.
   if (await isPublicClientRevoked(clientId)) throw new OAuthError('invalid_client', 'Unknown or revoked client.', 401);
   const presented = requireParam(params, 'refresh_token');
   if (params.has('resource') && resolveResource(params.get('resource'), resource) !== resource)
     throw new OAuthError('invalid_target', `The resource must be ${resource}.`);
-  return refreshTokenGrant({ clientId, retryWindowMs: REFRESH_RETRY_WINDOW_MS }, presented, params, config);
+  return refreshTokenGrant({ clientId, retryWindowMs: REFRESH_RETRY_WINDOW_MS }, presented, params, config, signingKeys);
 }
 
 /** A token request of an authenticated (confidential, M2M) client: rate limited per credential. */
-async function confidentialClientGrant(ctx: Context, grantType: string, params: Map<string, string>, resource: string, config: Config): Promise<TokenResponse> {
+async function confidentialClientGrant(
+  ctx: Context,
+  grantType: string,
+  params: Map<string, string>,
+  resource: string,
+  { config, signingKeys }: TokenEndpointDeps,
+): Promise<TokenResponse> {
   const client = await authenticate(ctx, params);
   if (!client.grantTypes.includes(grantType)) throw new OAuthError('unauthorized_client', `This client may not use the ${grantType} grant.`);
   const admitted = await admitClientRequest(client._id, client.rateLimitPerMinute);
@@ -99,12 +114,12 @@ async function confidentialClientGrant(ctx: Context, grantType: string, params: 
       'Cache-Control': 'private, no-store',
     });
   }
-  if (grantType === 'client_credentials') return clientCredentialsGrant(client, params, resource, config);
+  if (grantType === 'client_credentials') return clientCredentialsGrant(client, params, resource, config, signingKeys);
   const presented = requireParam(params, 'refresh_token');
   // Carried over; if a client repeats them they must match, checked before the token is consumed.
   if (params.has('scope')) checkScope(params.get('scope')!, [MCP_TOOLS_SCOPE]);
   if (params.has('resource')) checkResource(params.get('resource')!, resource);
-  return refreshTokenGrant({ clientId: client._id, retryWindowMs: 0 }, presented, params, config);
+  return refreshTokenGrant({ clientId: client._id, retryWindowMs: 0 }, presented, params, config, signingKeys);
 }
 
 /** The store is unreachable: 503 with Retry-After in the OAuth error shape clients parse, with the API's problem code. */
@@ -123,8 +138,8 @@ const GRANT_TYPES = ['authorization_code', 'client_credentials', 'refresh_token'
  * core/oauth/grants. Order: form → grant type → client (authenticated M2M client, or a public
  * client by client_id) → grant allowed for the client → (M2M) rate limit → the grant's checks.
  */
-export function tokenEndpoint(config: Config) {
-  const resource = toolsResource(config);
+export function tokenEndpoint(deps: TokenEndpointDeps) {
+  const resource = toolsResource(deps.config);
   return async (ctx: Context) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.set('Pragma', 'no-cache');
@@ -135,8 +150,8 @@ export function tokenEndpoint(config: Config) {
       const authenticates = authorizationHeaders(ctx).length > 0 || params.has('client_secret');
       const body =
         authenticates || grantType === 'client_credentials'
-          ? await confidentialClientGrant(ctx, grantType, params, resource, config)
-          : await publicClientGrant(grantType, params, resource, config, { address: ctx.ip, requestId: ctx.state.requestId });
+          ? await confidentialClientGrant(ctx, grantType, params, resource, deps)
+          : await publicClientGrant(grantType, params, resource, deps, { address: ctx.ip, requestId: ctx.state.requestId });
       ctx.status = 200;
       ctx.body = body;
     } catch (err) {

@@ -1,4 +1,4 @@
-import { RefreshToken } from '../oauth/models';
+import { chainIdsWithExpiredRefreshTokens, deleteExpiredRefreshTokensOf, refreshTokenExpiriesOf } from '../oauth/store';
 import { WebhookAttemptClaim, WebhookDelivery, WebhookEvent } from '../webhooks/models';
 import { ATTEMPT_CLAIM_RETENTION_MS, EVENT_QUIET_MS, EVENT_RETENTION_MS, chainExpired, eventPurgeable } from './retentionRules';
 
@@ -33,16 +33,13 @@ export async function purgeAttemptClaims(now = new Date()): Promise<number> {
 /** Refresh-token chains every token of which has expired. */
 export async function purgeExpiredRefreshChains(now = new Date()): Promise<number> {
   const nowMs = now.getTime();
-  const expired = await RefreshToken.find({ expiresAt: { $lte: now } }, { chainId: 1 })
-    .limit(BATCH)
-    .lean();
-  const chainIds = [...new Set(expired.map((t) => t.chainId))];
+  const chainIds = await chainIdsWithExpiredRefreshTokens(now, BATCH);
   if (!chainIds.length) return 0;
-  const tokens = await RefreshToken.find({ chainId: { $in: chainIds } }, { chainId: 1, expiresAt: 1 }).lean();
+  const tokens = await refreshTokenExpiriesOf(chainIds);
   const byChain = new Map<string, Array<{ expiresAt: Date }>>();
   for (const t of tokens) byChain.set(t.chainId, [...(byChain.get(t.chainId) ?? []), t]);
   const done = chainIds.filter((c) => chainExpired(byChain.get(c) ?? [], nowMs));
   if (!done.length) return 0;
   // Only tokens already expired: one issued in the meantime keeps its chain alive.
-  return (await RefreshToken.deleteMany({ chainId: { $in: done }, expiresAt: { $lte: now } })).deletedCount ?? 0;
+  return deleteExpiredRefreshTokensOf(done, now);
 }

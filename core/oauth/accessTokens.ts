@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
-import { SIGNING_ALG, currentSigner, verificationKey } from './signingKeys';
+import { SIGNING_ALG, type SigningKeys } from './signingKeys';
 
 /**
  * Access tokens are JWTs per RFC 9068: `typ: at+jwt`, issuer = AUTH_URL, audience = the one
@@ -16,14 +16,15 @@ export interface IssueAccessTokenInput {
   clientId: string;
   scope: string;
   ttlSeconds: number;
-  secretsKey: Buffer;
+  /** The app's signing keys (the newest signs). */
+  signingKeys: SigningKeys;
   now?: Date;
   /** A person's token: the user id and the token chain. Absent for M2M tokens. */
   user?: { userId: string; chainId: string };
 }
 
 export async function issueAccessToken(input: IssueAccessTokenInput): Promise<{ token: string; expiresIn: number; jti: string }> {
-  const signer = await currentSigner(input.secretsKey);
+  const signer = await input.signingKeys.signer(input.now);
   const iat = Math.floor((input.now ?? new Date()).getTime() / 1000);
   const jti = randomUUID();
   const claims: Record<string, string> = { client_id: input.clientId, scope: input.scope };
@@ -58,7 +59,7 @@ export type AccessTokenVerdict = { ok: true; token: VerifiedAccessToken } | { ok
  */
 export async function verifyAccessToken(
   token: string,
-  opts: { issuer: string; audience: string; accessTokenTtlSeconds: number; now?: Date },
+  opts: { issuer: string; audience: string; signingKeys: SigningKeys; now?: Date },
 ): Promise<AccessTokenVerdict> {
   let kid: string | undefined;
   try {
@@ -69,7 +70,7 @@ export async function verifyAccessToken(
     return { ok: false, reason: 'not a JWS' };
   }
   if (!kid) return { ok: false, reason: 'no kid' };
-  const key = await verificationKey(kid, opts.accessTokenTtlSeconds, opts.now);
+  const key = await opts.signingKeys.verificationKey(kid, opts.now);
   if (!key) return { ok: false, reason: 'unknown or retired kid' };
   let payload: JWTPayload;
   try {

@@ -1,12 +1,9 @@
-import { isDuplicateKeyError } from '../store/connection';
-import { AttemptSlot } from './models';
+import { deleteAttemptSlot, deleteExpiredAttemptSlot, findAttemptSlots, insertAttemptSlot, liveAttemptSlots } from './store';
 
 /**
  * A limit of `limit` counted attempts per `ttlMs` for one scope (an account, a client address),
  * shared by every replica: each attempt takes one of `limit` slot documents by a unique insert
- * and holds it until it expires. FerretDB 1.x does not apply concurrent conditional updates
- * atomically, but it never lets two inserts of one `_id` both succeed, so the limit is exact
- * under concurrency. An attempt that should not count gives its slot back.
+ * and holds it until it expires, so the limit is exact under concurrency. An attempt that should not count gives its slot back.
  */
 export type SlotVerdict = { ok: true; slotId: string } | { ok: false; retryAfterSeconds: number };
 
@@ -22,22 +19,17 @@ export function secondsUntilFree(expiries: readonly Date[], now: Date): number {
 
 export async function takeSlot(scope: string, limit: number, ttlMs: number, now = new Date()): Promise<SlotVerdict> {
   const ids = slotIds(scope, limit);
-  const existing = await AttemptSlot.find({ _id: { $in: ids } }).lean<Array<{ _id: string; expiresAt: Date }>>();
+  const existing = await findAttemptSlots(ids);
   const byId = new Map(existing.map((s) => [s._id, s]));
   const expiresAt = new Date(now.getTime() + ttlMs);
   for (const id of ids) {
     const held = byId.get(id);
     if (held && held.expiresAt > now) continue;
     // An expired slot is deleted (only if still expired) before it is taken again.
-    if (held) await AttemptSlot.deleteOne({ _id: id, expiresAt: { $lte: now } });
-    try {
-      await AttemptSlot.create({ _id: id, expiresAt });
-      return { ok: true, slotId: id };
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-    }
+    if (held) await deleteExpiredAttemptSlot(id, now);
+    if (await insertAttemptSlot(id, expiresAt)) return { ok: true, slotId: id };
   }
-  const live = await AttemptSlot.find({ _id: { $in: ids }, expiresAt: { $gt: now } }).lean<Array<{ expiresAt: Date }>>();
+  const live = await liveAttemptSlots(ids, now);
   return {
     ok: false,
     retryAfterSeconds: live.length
@@ -50,16 +42,10 @@ export async function takeSlot(scope: string, limit: number, ttlMs: number, now 
 }
 
 export async function releaseSlot(slotId: string): Promise<void> {
-  await AttemptSlot.deleteOne({ _id: slotId });
+  await deleteAttemptSlot(slotId);
 }
 
 /** A one-time marker (e.g. a used setup token): true for exactly one caller. */
 export async function claimOnce(id: string, expiresAt: Date): Promise<boolean> {
-  try {
-    await AttemptSlot.create({ _id: id, expiresAt });
-    return true;
-  } catch (err) {
-    if (isDuplicateKeyError(err)) return false;
-    throw err;
-  }
+  return insertAttemptSlot(id, expiresAt);
 }

@@ -1,5 +1,4 @@
-import { isDuplicateKeyError } from '../store/connection';
-import { ClientRateWindow } from './models';
+import { countInRateWindow, findRateWindow, insertRateWindow, restartRateWindow } from './store';
 
 /**
  * Per-credential rate limit of an M2M client (SPEC 5.2 item 5, 8.3 rule 4): a strict
@@ -22,11 +21,9 @@ export async function admitClientRequest(clientId: string, perMinute: number, no
   const nowMs = now.getTime();
   let windowStart = windowStartOf(nowMs);
   for (let attempt = 0; attempt < 3; attempt++) {
-    const counted = await ClientRateWindow.findOneAndUpdate({ _id: clientId, windowStart, count: { $lt: perMinute } }, { $inc: { count: 1 } }).lean();
-    if (counted) return { ok: true };
-    const reset = await ClientRateWindow.findOneAndUpdate({ _id: clientId, windowStart: { $lt: windowStart } }, { $set: { windowStart, count: 1 } }).lean();
-    if (reset) return { ok: true };
-    const current = await ClientRateWindow.findById(clientId, { windowStart: 1, count: 1 }).lean();
+    if (await countInRateWindow(clientId, windowStart, perMinute)) return { ok: true };
+    if (await restartRateWindow(clientId, windowStart)) return { ok: true };
+    const current = await findRateWindow(clientId);
     if (current && current.windowStart > windowStart) {
       // A request of the next minute reached the store first (concurrent requests across a
       // minute boundary): this one counts in that newer window rather than being refused.
@@ -35,13 +32,8 @@ export async function admitClientRequest(clientId: string, perMinute: number, no
     }
     if (current?.windowStart === windowStart && current.count >= perMinute) return { ok: false, retryAfterSeconds: retryAfterSeconds(nowMs) };
     if (current) continue; // reset by another request meanwhile: count again
-    try {
-      await ClientRateWindow.create({ _id: clientId, windowStart, count: 1 });
-      return { ok: true };
-    } catch (err) {
-      // Another replica created the window first: count against it.
-      if (!isDuplicateKeyError(err)) throw err;
-    }
+    if (await insertRateWindow(clientId, windowStart)) return { ok: true };
+    // Another replica created the window first: count against it.
   }
   return { ok: false, retryAfterSeconds: retryAfterSeconds(nowMs) };
 }

@@ -3,7 +3,16 @@ import { isPermission, PERMISSIONS, type Permission } from '../keys/permissions'
 import { Application, Workspace } from '../tenancy/models';
 import { requireOrganization } from '../tenancy/provisioning';
 import { generateClientSecret, hashClientSecret, matchesLiveSecret, rotateSecrets } from './clientSecrets';
-import { OAuthClient, RefreshToken, TokenChain } from './models';
+import {
+  findOAuthClient,
+  insertOAuthClient,
+  oauthClientsOf,
+  revokeOAuthClientRecord,
+  revokeRefreshTokens,
+  revokeTokenChains,
+  setOAuthClientSecrets,
+  type ClientRecord,
+} from './store';
 import { revokePublicClient } from './publicClients';
 
 export const MCP_TOOLS_SCOPE = 'mcp:tools';
@@ -17,22 +26,7 @@ export const DEFAULT_CLIENT_PERMISSIONS: Permission[] = [
   PERMISSIONS.jobsRead,
 ];
 
-export interface ClientRecord {
-  _id: string;
-  orgId: string;
-  workspaceId: string;
-  applicationId: string;
-  name: string | null;
-  clientType: string;
-  grantTypes: string[];
-  tokenEndpointAuthMethods: string[];
-  oauthScopes: string[];
-  permissions: string[];
-  rateLimitPerMinute: number;
-  secrets: Array<{ _id: string; hash: string; createdAt: Date; expiresAt: Date | null }>;
-  revokedAt: Date | null;
-  createdAt?: Date;
-}
+export type { ClientRecord } from './store';
 
 export interface CreateClientInput {
   orgId: string;
@@ -71,7 +65,7 @@ export async function createClient(input: CreateClientInput): Promise<{
   await Application.create({ _id: applicationId, orgId: input.orgId, name: `M2M client ${clientId}` });
   const secret = generateClientSecret();
   const now = new Date();
-  await OAuthClient.create({
+  await insertOAuthClient({
     _id: clientId,
     orgId: input.orgId,
     workspaceId,
@@ -106,14 +100,14 @@ export async function rotateClientSecret(
   graceSeconds: number,
 ): Promise<{ client_id: string; client_secret: string; previous_secret_expires_at: string | null }> {
   if (!Number.isInteger(graceSeconds) || graceSeconds < 0) throw new Error('grace seconds must be a non-negative integer');
-  const client = await OAuthClient.findById(clientId).lean<ClientRecord>();
+  const client = await findOAuthClient(clientId);
   if (!client) throw new Error(`client ${clientId} does not exist`);
   if (client.revokedAt) throw new Error(`client ${clientId} is revoked`);
   const now = new Date();
   const secret = generateClientSecret();
   const next = { _id: newId('cs'), hash: hashClientSecret(secret), createdAt: now, expiresAt: null };
   const secrets = rotateSecrets(client.secrets, next, now, graceSeconds);
-  await OAuthClient.updateOne({ _id: clientId }, { $set: { secrets } });
+  await setOAuthClientSecrets(clientId, secrets);
   const previous = secrets.find((s) => s.expiresAt !== null);
   return { client_id: clientId, client_secret: secret, previous_secret_expires_at: previous?.expiresAt?.toISOString() ?? null };
 }
@@ -124,22 +118,22 @@ export async function rotateClientSecret(
  */
 export async function revokeClient(clientId: string): Promise<{ client_id: string; revoked_at: string }> {
   const now = new Date();
-  await OAuthClient.updateOne({ _id: clientId, revokedAt: null }, { $set: { revokedAt: now } });
-  const doc = await OAuthClient.findById(clientId).lean<ClientRecord>();
+  await revokeOAuthClientRecord(clientId, now);
+  const doc = await findOAuthClient(clientId);
   if (!doc) {
     // A public client of browser sign-in (registered, or a metadata-document URL): refused from now on, its chains revoked.
     if (!(await revokePublicClient(clientId, now))) throw new Error(`client ${clientId} does not exist`);
-    await TokenChain.updateMany({ clientId, revokedAt: null }, { $set: { revokedAt: now } });
-    await RefreshToken.updateMany({ clientId, revokedAt: null }, { $set: { revokedAt: now } });
+    await revokeTokenChains({ clientId }, now);
+    await revokeRefreshTokens({ clientId }, now);
     return { client_id: clientId, revoked_at: now.toISOString() };
   }
-  await RefreshToken.updateMany({ clientId, revokedAt: null }, { $set: { revokedAt: now } });
+  await revokeRefreshTokens({ clientId }, now);
   return { client_id: clientId, revoked_at: (doc.revokedAt ?? now).toISOString() };
 }
 
 export async function listClients(orgId: string): Promise<{ org_id: string; clients: unknown[] }> {
   await requireOrganization(orgId);
-  const docs = await OAuthClient.find({ orgId }).sort({ createdAt: 1 }).lean<ClientRecord[]>();
+  const docs = await oauthClientsOf(orgId);
   const now = new Date();
   return {
     org_id: orgId,
@@ -161,7 +155,7 @@ export async function listClients(orgId: string): Promise<{ org_id: string; clie
 /** The client if it exists and is not revoked; read from the store every time (no cache outlives a revocation). */
 export async function findActiveClient(clientId: string): Promise<ClientRecord | null> {
   if (typeof clientId !== 'string' || clientId.length > 100) return null;
-  const doc = await OAuthClient.findById(clientId).lean<ClientRecord>();
+  const doc = await findOAuthClient(clientId);
   if (!doc || doc.revokedAt) return null;
   return doc;
 }

@@ -1,6 +1,5 @@
 import { newId } from '../ids';
-import { isDuplicateKeyError } from '../store/connection';
-import { ConsentGrant } from './models';
+import { consentGrantsOf, deleteConsentGrant, findConsentGrantByPair, insertConsentGrant, type GrantRecord } from './store';
 import { revokeChainsOf } from './tokenChains';
 
 /**
@@ -8,46 +7,33 @@ import { revokeChainsOf } from './tokenChains';
  * kept until revoked (by the person on the "Connected applications" page, or by the operator).
  * Revoking deletes the grant and revokes every token chain of that person and client.
  */
-export interface GrantRecord {
-  _id: string;
-  pairKey: string;
-  userId: string;
-  clientId: string;
-  clientName: string;
-  scope: string;
-  createdAt: Date;
-}
+export type { GrantRecord } from './store';
 
 export function pairKeyOf(userId: string, clientId: string): string {
   return `${userId} ${clientId}`;
 }
 
 export async function findGrant(userId: string, clientId: string): Promise<GrantRecord | null> {
-  return ConsentGrant.findOne({ pairKey: pairKeyOf(userId, clientId) }).lean<GrantRecord>();
+  return findConsentGrantByPair(pairKeyOf(userId, clientId));
 }
 
 /** Records consent; a concurrent or earlier consent to the same client is the same grant. */
 export async function recordConsent(input: { userId: string; clientId: string; clientName: string; scope: string }, now = new Date()): Promise<GrantRecord> {
   const doc = { _id: newId('cg'), pairKey: pairKeyOf(input.userId, input.clientId), ...input, createdAt: now };
-  try {
-    await ConsentGrant.create(doc);
-    return doc;
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
-    const existing = await findGrant(input.userId, input.clientId);
-    if (!existing) throw err;
-    return existing;
-  }
+  if (await insertConsentGrant(doc)) return doc;
+  const existing = await findGrant(input.userId, input.clientId);
+  if (!existing) throw new Error('a consent grant was reported stored but cannot be read');
+  return existing;
 }
 
 export async function listGrants(userId: string): Promise<GrantRecord[]> {
-  return ConsentGrant.find({ userId }).sort({ createdAt: 1 }).lean<GrantRecord[]>();
+  return consentGrantsOf(userId);
 }
 
 /** Revokes one grant (clientId given) or all of a person's grants; returns the revoked client ids. */
 export async function revokeGrants(userId: string, clientId?: string, now = new Date()): Promise<string[]> {
   const grants = clientId === undefined ? await listGrants(userId) : [await findGrant(userId, clientId)].filter((g): g is GrantRecord => g !== null);
-  for (const g of grants) await ConsentGrant.deleteOne({ _id: g._id });
+  for (const g of grants) await deleteConsentGrant(g._id);
   // Chains are revoked even without a grant: a code redeemed while the grant was being deleted.
   await revokeChainsOf(userId, clientId, now);
   return grants.map((g) => g.clientId);

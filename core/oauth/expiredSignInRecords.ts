@@ -1,5 +1,5 @@
 import { BrowserSession } from '../users/models';
-import { AttemptSlot, AuthorizationCode, AuthorizationRequest, RefreshRotation } from './models';
+import { deleteExpiredSignInRecords } from './store';
 
 /**
  * Deletes what browser sign-in leaves behind once it can no longer matter (reads already ignore
@@ -11,12 +11,9 @@ import { AttemptSlot, AuthorizationCode, AuthorizationRequest, RefreshRotation }
 export async function purgeExpiredSignInRecords(now = new Date()): Promise<number> {
   const hourAgo = new Date(now.getTime() - 3600_000);
   const dayAgo = new Date(now.getTime() - 24 * 3600_000);
-  const results = await Promise.all([
-    AuthorizationRequest.deleteMany({ expiresAt: { $lte: now } }),
-    AuthorizationCode.deleteMany({ expiresAt: { $lte: hourAgo } }),
-    AttemptSlot.deleteMany({ expiresAt: { $lte: now } }),
+  const [oauthRecords, sessions] = await Promise.all([
+    deleteExpiredSignInRecords({ requests: now, codes: hourAgo, attemptSlots: now, rotations: dayAgo }),
     BrowserSession.deleteMany({ expiresAt: { $lte: now } }),
-    RefreshRotation.deleteMany({ retryUntil: { $lte: dayAgo } }),
   ]);
-  return results.reduce((sum, r) => sum + r.deletedCount, 0);
+  return oauthRecords + sessions.deletedCount;
 }

@@ -7,8 +7,8 @@ import { destinationLookup } from '../webhooks/destinationResolver';
 import { FETCH_TIMEOUT_MS, fetchMetadataDocument } from './metadataDocumentFetch';
 import { MetadataFetchBounds } from './metadataFetchBounds';
 import { cacheSecondsOf, isMetadataDocumentUrl, validateMetadataDocument, type ClientMetadata } from './metadataDocuments';
-import { PublicClient } from './models';
 import { checkRegisteredRedirectUri } from './redirectUris';
+import { findPublicClient, insertPublicClient, revokePublicClientRecord } from './store';
 
 /**
  * Public clients of browser sign-in (MCP clients: Claude, VS Code, Cursor, Claude Code): either
@@ -37,38 +37,129 @@ export interface LookupCaller {
   requestId?: string;
 }
 
-interface StoredPublicClient {
-  _id: string;
-  kind: 'dynamic' | 'metadata_document';
-  clientName: string | null;
-  redirectUris: string[];
-  grantTypes: string[];
-  applicationType: string;
-  createdAt: Date;
-  revokedAt: Date | null;
+export interface PublicClientsOptions {
+  /** The clock of the document cache and the failure memory (milliseconds); tests inject one. */
+  clock?: () => number;
 }
 
-const documents = new LRUCache<string, ClientMetadata>({ max: 1000, ttl: 1000 * 60, ttlAutopurge: false });
-const inFlight = new Map<string, Promise<ClientLookup>>();
-// One set of bounds per process (per config, so tests with their own settings get their own).
-const boundsByConfig = new Map<Config, MetadataFetchBounds>();
+/**
+ * The public clients one app resolves: metadata documents it fetched (cached by their
+ * Cache-Control, at most 1000), the fetches under way (a second request for a URL joins the
+ * first), and the bounds on its fetches. Built once per app by the composition root
+ * (api/app.ts createApp) and passed to the endpoints that resolve clients.
+ */
+export class PublicClients {
+  private readonly documents: LRUCache<string, ClientMetadata>;
+  private readonly inFlight = new Map<string, Promise<ClientLookup>>();
+  private readonly bounds: MetadataFetchBounds;
 
-function fetchBounds(config: Config): MetadataFetchBounds {
-  let bounds = boundsByConfig.get(config);
-  if (!bounds) {
-    bounds = new MetadataFetchBounds({
-      maxInFlight: config.metadataDocuments.fetchesInFlight,
-      failureTtlMs: config.metadataDocuments.failureCacheSeconds * 1000,
-    });
-    boundsByConfig.set(config, bounds);
+  constructor(
+    private readonly config: Config,
+    options: PublicClientsOptions = {},
+  ) {
+    const clock = options.clock ?? Date.now;
+    this.documents = new LRUCache({ max: 1000, ttl: 1000 * 60, ttlAutopurge: false, perf: { now: clock } });
+    this.bounds = new MetadataFetchBounds(
+      { maxInFlight: config.metadataDocuments.fetchesInFlight, failureTtlMs: config.metadataDocuments.failureCacheSeconds * 1000 },
+      clock,
+    );
   }
-  return bounds;
-}
 
-/** Tests: forget cached documents and remembered failures. */
-export function clearMetadataDocumentCache(): void {
-  documents.clear();
-  for (const bounds of boundsByConfig.values()) bounds.forgetFailures();
+  /** The client behind a client_id, or why it cannot be used. */
+  async resolve(clientId: string, caller: LookupCaller): Promise<ClientLookup> {
+    if (typeof clientId !== 'string' || clientId.length === 0 || clientId.length > 2048) return { ok: false, reason: 'unknown client' };
+    const stored = await findPublicClient(clientId);
+    if (stored?.revokedAt) return { ok: false, reason: 'this client has been revoked' };
+    if (isMetadataDocumentUrl(clientId)) return this.metadataDocumentClient(clientId, caller);
+    if (!stored || stored.kind !== 'dynamic') return { ok: false, reason: 'unknown client' };
+    return {
+      ok: true,
+      client: {
+        kind: 'dynamic',
+        clientId: stored._id,
+        clientName: stored.clientName ?? 'Unnamed application',
+        redirectUris: stored.redirectUris,
+        grantTypes: stored.grantTypes,
+        applicationType: stored.applicationType,
+      },
+    };
+  }
+
+  /** Forgets cached documents and remembered failures (as if their cache times had passed). */
+  forgetDocuments(): void {
+    this.documents.clear();
+    this.bounds.forgetFailures();
+  }
+
+  /**
+   * A metadata document from the cache, from a fetch already running for the URL, or from a new
+   * fetch, which must fit the app's in-flight bound and the caller address's allowance. A
+   * URL that failed within the failure-cache time is refused without a fetch.
+   */
+  private async metadataDocumentClient(url: string, caller: LookupCaller): Promise<ClientLookup> {
+    const cached = this.documents.get(url);
+    if (cached) return { ok: true, client: { ...cached, kind: 'metadata_document' } };
+    const running = this.inFlight.get(url);
+    if (running) return running;
+    const bounds = this.bounds;
+    const failed = bounds.recentFailure(url);
+    if (failed !== undefined) return unusable(url, failed, caller, true);
+    if (!bounds.tryStart()) {
+      logger.warn({ request_id: caller.requestId, client_id: url, in_flight: bounds.running }, 'client metadata document fetches at capacity; sign-in refused');
+      return {
+        ok: false,
+        reason: 'too many sign-in requests are being checked right now; try again in a few seconds',
+        status: 503,
+        retryAfterSeconds: Math.ceil(FETCH_TIMEOUT_MS / 1000),
+      };
+    }
+    let started = false;
+    try {
+      const admitted = await admitFromAddress(
+        this.config.secretsKey,
+        'metadata-fetch',
+        caller.address,
+        this.config.addressLimits.metadataDocumentFetchesPerMinute,
+      );
+      if (!admitted.admitted) {
+        return {
+          ok: false,
+          reason: 'too many new applications were checked for this address; try again later',
+          status: 429,
+          retryAfterSeconds: admitted.retryAfterSeconds,
+        };
+      }
+      // Another request may have started this URL's fetch while the allowance was counted.
+      const joined = this.inFlight.get(url);
+      if (joined) return joined;
+      const pending = this.loadDocument(url, caller).finally(() => {
+        this.inFlight.delete(url);
+        bounds.finish();
+      });
+      this.inFlight.set(url, pending);
+      started = true;
+      return pending;
+    } finally {
+      if (!started) bounds.finish();
+    }
+  }
+
+  private async loadDocument(url: string, caller: LookupCaller): Promise<ClientLookup> {
+    const fetched = await fetchMetadataDocument(url, {
+      lookupAll: destinationLookup(),
+      allowedCidrs: this.config.webhooks.allowedCidrs,
+      extraCaFile: this.config.webhooks.extraCaFile,
+    });
+    const failed = (reason: string) => {
+      this.bounds.rememberFailure(url, reason);
+      return unusable(url, reason, caller, false);
+    };
+    if (!fetched.ok) return failed(fetched.reason);
+    const verdict = validateMetadataDocument(url, fetched.contentType, fetched.body);
+    if (!verdict.ok) return failed(verdict.reason);
+    this.documents.set(url, verdict.client, { ttl: cacheSecondsOf(fetched.cacheControl) * 1000 });
+    return { ok: true, client: { ...verdict.client, kind: 'metadata_document' } };
+  }
 }
 
 function unusable(url: string, reason: string, caller: LookupCaller, remembered: boolean): ClientLookup {
@@ -79,109 +170,26 @@ function unusable(url: string, reason: string, caller: LookupCaller, remembered:
   return { ok: false, reason: DOCUMENT_UNUSABLE };
 }
 
-async function loadDocument(url: string, config: Config, bounds: MetadataFetchBounds, caller: LookupCaller): Promise<ClientLookup> {
-  const fetched = await fetchMetadataDocument(url, {
-    lookupAll: destinationLookup(),
-    allowedCidrs: config.webhooks.allowedCidrs,
-    extraCaFile: config.webhooks.extraCaFile,
-  });
-  const failed = (reason: string) => {
-    bounds.rememberFailure(url, reason);
-    return unusable(url, reason, caller, false);
-  };
-  if (!fetched.ok) return failed(fetched.reason);
-  const verdict = validateMetadataDocument(url, fetched.contentType, fetched.body);
-  if (!verdict.ok) return failed(verdict.reason);
-  documents.set(url, verdict.client, { ttl: cacheSecondsOf(fetched.cacheControl) * 1000 });
-  return { ok: true, client: { ...verdict.client, kind: 'metadata_document' } };
-}
-
-/**
- * A metadata document from the cache, from a fetch already running for the URL, or from a new
- * fetch, which must fit the process's in-flight bound and the caller address's allowance. A
- * URL that failed within the failure-cache time is refused without a fetch.
- */
-async function metadataDocumentClient(url: string, config: Config, caller: LookupCaller): Promise<ClientLookup> {
-  const cached = documents.get(url);
-  if (cached) return { ok: true, client: { ...cached, kind: 'metadata_document' } };
-  const running = inFlight.get(url);
-  if (running) return running;
-  const bounds = fetchBounds(config);
-  const failed = bounds.recentFailure(url);
-  if (failed !== undefined) return unusable(url, failed, caller, true);
-  if (!bounds.tryStart()) {
-    logger.warn({ request_id: caller.requestId, client_id: url, in_flight: bounds.running }, 'client metadata document fetches at capacity; sign-in refused');
-    return {
-      ok: false,
-      reason: 'too many sign-in requests are being checked right now; try again in a few seconds',
-      status: 503,
-      retryAfterSeconds: Math.ceil(FETCH_TIMEOUT_MS / 1000),
-    };
-  }
-  let started = false;
-  try {
-    const admitted = await admitFromAddress(config.secretsKey, 'metadata-fetch', caller.address, config.addressLimits.metadataDocumentFetchesPerMinute);
-    if (!admitted.admitted) {
-      return {
-        ok: false,
-        reason: 'too many new applications were checked for this address; try again later',
-        status: 429,
-        retryAfterSeconds: admitted.retryAfterSeconds,
-      };
-    }
-    // Another request may have started this URL's fetch while the allowance was counted.
-    const joined = inFlight.get(url);
-    if (joined) return joined;
-    const pending = loadDocument(url, config, bounds, caller).finally(() => {
-      inFlight.delete(url);
-      bounds.finish();
-    });
-    inFlight.set(url, pending);
-    started = true;
-    return pending;
-  } finally {
-    if (!started) bounds.finish();
-  }
-}
-
 /** Whether the operator revoked this public client (a dynamic one, or a metadata-document URL). Read on every request. */
 export async function isPublicClientRevoked(clientId: string): Promise<boolean> {
-  const doc = await PublicClient.findById(clientId).lean<StoredPublicClient>();
+  const doc = await findPublicClient(clientId);
   if (!doc) return !isMetadataDocumentUrl(clientId);
   return doc.revokedAt !== null;
 }
 
-/** The client behind a client_id, or why it cannot be used. */
-export async function resolvePublicClient(clientId: string, config: Config, caller: LookupCaller): Promise<ClientLookup> {
-  if (typeof clientId !== 'string' || clientId.length === 0 || clientId.length > 2048) return { ok: false, reason: 'unknown client' };
-  const stored = await PublicClient.findById(clientId).lean<StoredPublicClient>();
-  if (stored?.revokedAt) return { ok: false, reason: 'this client has been revoked' };
-  if (isMetadataDocumentUrl(clientId)) return metadataDocumentClient(clientId, config, caller);
-  if (!stored || stored.kind !== 'dynamic') return { ok: false, reason: 'unknown client' };
-  return {
-    ok: true,
-    client: {
-      kind: 'dynamic',
-      clientId: stored._id,
-      clientName: stored.clientName ?? 'Unnamed application',
-      redirectUris: stored.redirectUris,
-      grantTypes: stored.grantTypes,
-      applicationType: stored.applicationType,
-    },
-  };
-}
-
-/** Revokes a public client: a registered one, or a metadata-document URL (recorded so it is refused from now on). */
+/**
+ * Revokes a public client: a registered one, or a metadata-document URL (recorded so it is refused
+ * from now on). Apps read the revocation before any document they cached, so no cache outlives it.
+ */
 export async function revokePublicClient(clientId: string, now = new Date()): Promise<boolean> {
-  const stored = await PublicClient.findById(clientId).lean<StoredPublicClient>();
-  if (stored) {
-    await PublicClient.updateOne({ _id: clientId, revokedAt: null }, { $set: { revokedAt: now } });
+  if (await findPublicClient(clientId)) {
+    await revokePublicClientRecord(clientId, now);
     return true;
   }
   if (!isMetadataDocumentUrl(clientId)) return false;
-  await PublicClient.create({ _id: clientId, kind: 'metadata_document', createdAt: now, revokedAt: now }).catch(() => undefined);
-  await PublicClient.updateOne({ _id: clientId, revokedAt: null }, { $set: { revokedAt: now } });
-  documents.delete(clientId);
+  // A concurrent revocation may have stored the marker first: it is revoked either way.
+  await insertPublicClient({ _id: clientId, kind: 'metadata_document', createdAt: now, revokedAt: now });
+  await revokePublicClientRecord(clientId, now);
   return true;
 }
 
@@ -232,7 +240,7 @@ export async function registerPublicClient(metadata: unknown, now = new Date()):
   const clientId = newId('pcl');
   const clientName = typeof m.client_name === 'string' ? m.client_name.trim() : null;
   const redirectUris = [...new Set(m.redirect_uris as string[])];
-  await PublicClient.create({ _id: clientId, kind: 'dynamic', clientName, redirectUris, grantTypes, applicationType, createdAt: now });
+  await insertPublicClient({ _id: clientId, kind: 'dynamic', clientName, redirectUris, grantTypes, applicationType, createdAt: now });
   return {
     client_id: clientId,
     client_id_issued_at: Math.floor(now.getTime() / 1000),

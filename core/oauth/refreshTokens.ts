@@ -1,6 +1,6 @@
 import { sha256Hex } from '../crypto/hash';
 import { newId, randomBase62 } from '../ids';
-import { RefreshToken } from './models';
+import { findRefreshTokenByHash, insertRefreshToken, type RefreshTokenRecord } from './store';
 
 /**
  * Rotating refresh tokens (SPEC 2.8, 4.3): issuing and finding them. Only hashes are stored.
@@ -9,18 +9,7 @@ import { RefreshToken } from './models';
  */
 export const REFRESH_TOKEN_PREFIX = 'mrt_';
 
-export interface RefreshTokenDoc {
-  _id: string;
-  hash: string;
-  clientId: string;
-  chainId: string;
-  userId?: string | null;
-  scope: string;
-  resource: string;
-  expiresAt: Date;
-  usedAt: Date | null;
-  revokedAt: Date | null;
-}
+export type { RefreshTokenRecord } from './store';
 
 export interface Grant {
   clientId: string;
@@ -33,7 +22,7 @@ export interface Grant {
 
 export async function issueRefreshToken(grant: Omit<Grant, 'chainId'> & { chainId?: string }, idleSeconds: number, now = new Date()): Promise<string> {
   const token = REFRESH_TOKEN_PREFIX + randomBase62(48);
-  await RefreshToken.create({
+  await insertRefreshToken({
     _id: newId('rt'),
     hash: sha256Hex(token),
     clientId: grant.clientId,
@@ -47,7 +36,7 @@ export async function issueRefreshToken(grant: Omit<Grant, 'chainId'> & { chainI
   return token;
 }
 
-export async function findRefreshToken(presented: unknown): Promise<RefreshTokenDoc | null> {
+export async function findRefreshToken(presented: unknown): Promise<RefreshTokenRecord | null> {
   if (typeof presented !== 'string' || !presented.startsWith(REFRESH_TOKEN_PREFIX) || presented.length > 200) return null;
-  return RefreshToken.findOne({ hash: sha256Hex(presented) }).lean<RefreshTokenDoc>();
+  return findRefreshTokenByHash(sha256Hex(presented));
 }

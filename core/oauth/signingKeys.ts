@@ -1,7 +1,16 @@
 import { exportJWK, generateKeyPair, importJWK, type JWK, type KeyLike } from 'jose';
+import type { Config } from '../config';
 import { openSecret, sealSecret } from '../crypto/secretBox';
 import { newId } from '../ids';
-import { SigningKey } from './models';
+import {
+  findSigningKeyPublicHalf,
+  insertSigningKey,
+  newestSigningKey,
+  signingKeysNewestFirst,
+  supersedeSigningKeys,
+  unsupersededSigningKeyIds,
+  type SigningKeyRecord,
+} from './store';
 
 /**
  * Access-token signing keys (RFC 9068 tokens, ES256). Keys live in the store so every API
@@ -13,15 +22,8 @@ export const SIGNING_ALG = 'ES256';
 const SKEW_SECONDS = 60;
 /** How long a replica keeps signing with the key it loaded: bounded staleness after a rotation. */
 const SIGNER_CACHE_MS = 30_000;
-
-interface SigningKeyDoc {
-  _id: string;
-  alg: string;
-  publicJwk: JWK;
-  privateJwkSealed: string;
-  createdAt: Date;
-  supersededAt: Date | null;
-}
+/** How long a replica trusts what it read of a key's supersession. */
+const VERIFIER_CACHE_MS = 30_000;
 
 export interface Signer {
   kid: string;
@@ -35,12 +37,12 @@ export function isKeyAcceptable(key: { supersededAt: Date | null }, now: Date, a
   return key.supersededAt.getTime() + (accessTokenTtlSeconds + SKEW_SECONDS) * 1000 > now.getTime();
 }
 
-async function createKey(secretsKey: Buffer, now: Date): Promise<SigningKeyDoc> {
+async function createKey(secretsKey: Buffer, now: Date): Promise<SigningKeyRecord> {
   const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
   const kid = newId('jwk');
   const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' };
   const privateJwk = await exportJWK(privateKey);
-  const doc: SigningKeyDoc = {
+  const doc: SigningKeyRecord = {
     _id: kid,
     alg: SIGNING_ALG,
     publicJwk,
@@ -48,60 +50,84 @@ async function createKey(secretsKey: Buffer, now: Date): Promise<SigningKeyDoc> 
     createdAt: now,
     supersededAt: null,
   };
-  await SigningKey.create(doc);
+  await insertSigningKey(doc);
   return doc;
 }
 
 /**
  * Adds a new signing key and supersedes the others. Replicas pick it up within
- * SIGNER_CACHE_MS; verifiers find it on first sight of its kid.
+ * SIGNER_CACHE_MS (the one that rotates through `SigningKeys.rotate`, at once); verifiers find
+ * it on first sight of its kid.
  */
 export async function rotateSigningKey(secretsKey: Buffer, now = new Date()): Promise<{ kid: string; superseded: string[] }> {
-  const previous = await SigningKey.find({ supersededAt: null }).lean<SigningKeyDoc[]>();
+  const previous = await unsupersededSigningKeyIds();
   const created = await createKey(secretsKey, now);
-  await SigningKey.updateMany({ _id: { $in: previous.map((k) => k._id) } }, { $set: { supersededAt: now } });
-  signerCache = undefined;
-  return { kid: created._id, superseded: previous.map((k) => k._id) };
+  await supersedeSigningKeys(previous, now);
+  return { kid: created._id, superseded: previous };
 }
 
-let signerCache: { signer: Signer; loadedAt: number; secretsKey: Buffer } | undefined;
-
-/**
- * The key to sign with: the newest one not superseded. On first use a replica creates one;
- * if two replicas race, both keys are valid and the newest wins from then on.
- */
-export async function currentSigner(secretsKey: Buffer, now = new Date()): Promise<Signer> {
-  if (signerCache && signerCache.secretsKey === secretsKey && Date.now() - signerCache.loadedAt < SIGNER_CACHE_MS) return signerCache.signer;
-  let doc = await SigningKey.findOne({ supersededAt: null }).sort({ createdAt: -1 }).lean<SigningKeyDoc>();
-  doc ??= await createKey(secretsKey, now);
-  const privateJwk = JSON.parse(openSecret(secretsKey, doc.privateJwkSealed, `oauth-signing-key:${doc._id}`)) as JWK;
-  const signer = { kid: doc._id, alg: doc.alg, key: await importJWK(privateJwk, doc.alg) };
-  signerCache = { signer, loadedAt: Date.now(), secretsKey };
-  return signer;
+export interface SigningKeysOptions {
+  /** The clock of the caches (milliseconds); tests inject one. */
+  clock?: () => number;
 }
 
 /**
- * Public keys by kid. A key's material never changes; its supersession can, but a superseded
- * key stays acceptable for a whole token lifetime, so re-reading it every 30 s is exact enough.
+ * One app's view of the signing keys: the key it signs with (re-read every SIGNER_CACHE_MS)
+ * and the public keys it verified with (by kid, re-read every VERIFIER_CACHE_MS). A key's
+ * material never changes; its supersession can, but a superseded key stays acceptable for a
+ * whole token lifetime, so re-reading it every 30 s is exact enough. Built once per app by the
+ * composition root (api/server.ts startApi, or api/app.ts createApp) and passed down.
  */
-const publicKeyCache = new Map<string, { key: KeyLike | Uint8Array; supersededAt: Date | null; loadedAt: number }>();
-const VERIFIER_CACHE_MS = 30_000;
+export class SigningKeys {
+  private signerCache: { signer: Signer; loadedAt: number } | undefined;
+  private readonly publicKeys = new Map<string, { key: KeyLike | Uint8Array; supersededAt: Date | null; loadedAt: number }>();
+  private readonly secretsKey: Buffer;
+  private readonly accessTokenTtlSeconds: number;
+  private readonly clock: () => number;
 
-/** The verification key for a kid, or null if unknown or past its acceptance window. */
-export async function verificationKey(kid: string, accessTokenTtlSeconds: number, now = new Date()): Promise<KeyLike | Uint8Array | null> {
-  if (typeof kid !== 'string' || kid.length > 100) return null;
-  let entry = publicKeyCache.get(kid);
-  if (!entry || Date.now() - entry.loadedAt >= VERIFIER_CACHE_MS) {
-    const doc = await SigningKey.findById(kid, { alg: 1, publicJwk: 1, supersededAt: 1 }).lean<SigningKeyDoc>();
-    if (!doc) return null;
-    entry = { key: entry?.key ?? (await importJWK(doc.publicJwk, doc.alg)), supersededAt: doc.supersededAt, loadedAt: Date.now() };
-    publicKeyCache.set(kid, entry);
+  constructor(config: Pick<Config, 'secretsKey' | 'oauth'>, options: SigningKeysOptions = {}) {
+    this.secretsKey = config.secretsKey;
+    this.accessTokenTtlSeconds = config.oauth.accessTokenTtlSeconds;
+    this.clock = options.clock ?? Date.now;
   }
-  return isKeyAcceptable(entry, now, accessTokenTtlSeconds) ? entry.key : null;
-}
 
-/** The published key set (RFC 7517): every key that may still verify a token. */
-export async function publishedJwks(accessTokenTtlSeconds: number, now = new Date()): Promise<{ keys: JWK[] }> {
-  const docs = await SigningKey.find({}).sort({ createdAt: -1 }).lean<SigningKeyDoc[]>();
-  return { keys: docs.filter((d) => isKeyAcceptable(d, now, accessTokenTtlSeconds)).map((d) => d.publicJwk) };
+  /**
+   * The key to sign with: the newest one not superseded. On first use a replica creates one;
+   * if two replicas race, both keys are valid and the newest wins from then on.
+   */
+  async signer(now = new Date()): Promise<Signer> {
+    if (this.signerCache && this.clock() - this.signerCache.loadedAt < SIGNER_CACHE_MS) return this.signerCache.signer;
+    let doc = await newestSigningKey();
+    doc ??= await createKey(this.secretsKey, now);
+    const privateJwk = JSON.parse(openSecret(this.secretsKey, doc.privateJwkSealed, `oauth-signing-key:${doc._id}`)) as JWK;
+    const signer = { kid: doc._id, alg: doc.alg, key: await importJWK(privateJwk, doc.alg) };
+    this.signerCache = { signer, loadedAt: this.clock() };
+    return signer;
+  }
+
+  /** The verification key for a kid, or null if unknown or past its acceptance window. */
+  async verificationKey(kid: string, now = new Date()): Promise<KeyLike | Uint8Array | null> {
+    if (typeof kid !== 'string' || kid.length > 100) return null;
+    let entry = this.publicKeys.get(kid);
+    if (!entry || this.clock() - entry.loadedAt >= VERIFIER_CACHE_MS) {
+      const doc = await findSigningKeyPublicHalf(kid);
+      if (!doc) return null;
+      entry = { key: entry?.key ?? (await importJWK(doc.publicJwk, doc.alg)), supersededAt: doc.supersededAt, loadedAt: this.clock() };
+      this.publicKeys.set(kid, entry);
+    }
+    return isKeyAcceptable(entry, now, this.accessTokenTtlSeconds) ? entry.key : null;
+  }
+
+  /** The published key set (RFC 7517): every key that may still verify a token. */
+  async publishedJwks(now = new Date()): Promise<{ keys: JWK[] }> {
+    const docs = await signingKeysNewestFirst();
+    return { keys: docs.filter((d) => isKeyAcceptable(d, now, this.accessTokenTtlSeconds)).map((d) => d.publicJwk) };
+  }
+
+  /** Rotates (rotateSigningKey); this app signs with the new key at once. */
+  async rotate(now = new Date()): Promise<{ kid: string; superseded: string[] }> {
+    const rotated = await rotateSigningKey(this.secretsKey, now);
+    this.signerCache = undefined;
+    return rotated;
+  }
 }

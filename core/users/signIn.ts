@@ -1,4 +1,3 @@
-import type { Config } from '../config';
 import { sha256Hex } from '../crypto/hash';
 import { releaseSlot, takeSlot } from '../oauth/attemptSlots';
 import { hashPassword, verifyPassword } from './passwords';
@@ -21,17 +20,23 @@ export const TOO_MANY_ATTEMPTS = 'Too many sign-in attempts. Wait a few minutes 
 
 export type SignInResult = { ok: true; user: UserRecord } | { ok: false; message: string; retryAfterSeconds?: number };
 
-/** Per scrypt cost (one per process: PASSWORD_SCRYPT_LOG2N), computed once. */
-const decoyHashes = new Map<number, Promise<string>>();
+/**
+ * A hash to verify against when there is no account, so timing does not tell: same cost
+ * (PASSWORD_SCRYPT_LOG2N) as real ones. Computed on first need, once per app: the composition
+ * root (api/app.ts createApp) builds it and passes it to the pages that sign people in.
+ */
+export class DecoyPasswordHash {
+  private hash: Promise<string> | undefined;
 
-/** A hash to verify against when there is no account, so timing does not tell: same cost as real ones. */
-function decoy(log2N: number): Promise<string> {
-  let hash = decoyHashes.get(log2N);
-  if (!hash) decoyHashes.set(log2N, (hash = hashPassword('decoy password that matches nothing', log2N)));
-  return hash;
+  constructor(private readonly log2N: number) {}
+
+  value(): Promise<string> {
+    this.hash ??= hashPassword('decoy password that matches nothing', this.log2N);
+    return this.hash;
+  }
 }
 
-export async function signIn(settings: Pick<Config, 'oauth'>, email: string, password: string, address: string, now = new Date()): Promise<SignInResult> {
+export async function signIn(decoy: DecoyPasswordHash, email: string, password: string, address: string, now = new Date()): Promise<SignInResult> {
   if (typeof email !== 'string' || typeof password !== 'string' || email.length > 320 || password.length > 1024)
     return { ok: false, message: WRONG_CREDENTIALS };
   const accountScope = `signin:acct:${sha256Hex(normalizeEmail(email))}`;
@@ -45,7 +50,7 @@ export async function signIn(settings: Pick<Config, 'oauth'>, email: string, pas
   }
   const user = await findUserByEmail(email);
   const usable = user && user.passwordHash && !user.disabledAt;
-  const matches = await verifyPassword(password, usable ? user.passwordHash! : await decoy(settings.oauth.passwordScryptLog2N));
+  const matches = await verifyPassword(password, usable ? user.passwordHash! : await decoy.value());
   if (!usable || !matches) return { ok: false, message: WRONG_CREDENTIALS };
   await releaseSlot(byAccount.slotId);
   await releaseSlot(byAddress.slotId);

@@ -83,7 +83,9 @@ test(`${CONCURRENT} concurrent refresh_token grants of one M2M refresh token: ex
   for (let round = 0; round < ROUNDS; round++) {
     const token = await issueRefreshToken({ clientId: client.client_id, scope: 'mcp:tools', resource: RESOURCE }, 3600);
     const { chainId } = (await findRefreshToken(token))!;
-    const outcomes = await Promise.allSettled(Array.from({ length: CONCURRENT }, () => refreshTokenGrant(caller, token, new Map(), srv.config)));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: CONCURRENT }, () => refreshTokenGrant(caller, token, new Map(), srv.config, srv.signingKeys)),
+    );
     successes.push(outcomes.filter((o) => o.status === 'fulfilled').length);
     // Every other outcome is the refusal of a reused token, not some other failure.
     for (const o of outcomes) if (o.status === 'rejected') expect((o.reason as OAuthError).error).toBe('invalid_grant');

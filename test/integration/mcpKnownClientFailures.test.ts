@@ -1,6 +1,5 @@
 import { decodeJwt } from 'jose';
 import { createClient } from '../../core/oauth/clients';
-import { clearMetadataDocumentCache } from '../../core/oauth/publicClients';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { authorizeAs, newFormPerson, pkcePair } from '../support/formSignIn';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
@@ -248,7 +247,7 @@ describe('known MCP client failures', () => {
   });
 
   test('a per-connector redirect URI (ChatGPT) named by a Client ID Metadata Document: the flow ends at that connector', async () => {
-    clearMetadataDocumentCache();
+    srv.publicClients.forgetDocuments();
     const docUrl = `${receiver.url}/chatgpt/client.json`;
     const connector = 'https://chatgpt.com/connector/oauth/c_0a9b8c7d6e5f';
     receiver.respond(() => ({

@@ -44,7 +44,7 @@ async function personToken(userId?: string): Promise<{ userId: string; token: st
     clientId: client,
     scope: 'mcp:tools',
     ttlSeconds: 600,
-    secretsKey: srv.config.secretsKey,
+    signingKeys: srv.signingKeys,
     user: { userId: person, chainId },
   });
   return { userId: person, token };

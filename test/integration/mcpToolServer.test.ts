@@ -87,7 +87,7 @@ describe('bearer validation at /tools', () => {
       clientId: m2m.client_id,
       scope: 'mcp:tools',
       ttlSeconds: 60,
-      secretsKey: srv.config.secretsKey,
+      signingKeys: srv.signingKeys,
       now: new Date(Date.now() - 3600_000),
     });
     await expectInvalidToken(expired.token);
@@ -100,7 +100,7 @@ describe('bearer validation at /tools', () => {
       clientId: m2m.client_id,
       scope: 'mcp:tools',
       ttlSeconds: 600,
-      secretsKey: srv.config.secretsKey,
+      signingKeys: srv.signingKeys,
     });
     await expectInvalidToken(other.token);
   });
@@ -136,7 +136,7 @@ describe('bearer validation at /tools', () => {
       clientId: m2m.client_id,
       scope: 'profile',
       ttlSeconds: 600,
-      secretsKey: srv.config.secretsKey,
+      signingKeys: srv.signingKeys,
     });
     const res = await postTools(`Bearer ${narrow.token}`);
     expect(res.status).toBe(403);

@@ -1,5 +1,4 @@
 import { AuthorizationRequest } from '../../core/oauth/models';
-import { clearMetadataDocumentCache } from '../../core/oauth/publicClients';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { OAUTH_ENV } from './oauthTestClient';
@@ -40,7 +39,7 @@ afterAll(async () => {
   await srv.close();
   await receiver.close();
 });
-beforeEach(() => clearMetadataDocumentCache());
+beforeEach(() => srv.publicClients.forgetDocuments());
 
 let addresses = 0;
 /** A client address no other test used. */
@@ -118,7 +117,7 @@ describe('failures are remembered', () => {
     expect(fetchesOf('failing')).toBe(1);
     // Once forgotten (the cache time passed), the URL is fetched again: now it serves a document.
     serveDocuments();
-    clearMetadataDocumentCache();
+    srv.publicClients.forgetDocuments();
     expect((await authorize(docUrl('failing'), newAddress())).status).toBe(303);
     expect(fetchesOf('failing')).toBe(2);
   });

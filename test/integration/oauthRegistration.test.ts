@@ -1,4 +1,3 @@
-import { clearMetadataDocumentCache } from '../../core/oauth/publicClients';
 import { PublicClient } from '../../core/oauth/models';
 import { revokeClient } from '../../core/oauth/clients';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
@@ -119,7 +118,7 @@ describe('Client ID Metadata Documents', () => {
     token_endpoint_auth_method: 'none',
   });
 
-  beforeEach(() => clearMetadataDocumentCache());
+  beforeEach(() => srv.publicClients.forgetDocuments());
 
   test('fetched once, cached by max-age, and the client can start a sign-in (loopback any port too)', async () => {
     receiver.respond(() => ({ status: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'max-age=600' }, body: JSON.stringify(good()) }));

@@ -8,7 +8,7 @@ import { createApp } from '../../api/app';
 import { createClient, revokeClient, rotateClientSecret } from '../../core/oauth/clients';
 import { REFRESH_RETRY_WINDOW_MS, refreshTokenGrant } from '../../core/oauth/grants/refreshToken';
 import { RefreshToken } from '../../core/oauth/models';
-import { rotateSigningKey } from '../../core/oauth/signingKeys';
+import { SigningKeys } from '../../core/oauth/signingKeys';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { testConfig } from '../support/testConfig';
 import { startTestApi, type TestApi } from '../support/testApi';
@@ -218,9 +218,9 @@ describe('refresh_token', () => {
     expect(JSON.stringify(stored)).not.toContain(t.refresh_token);
     const later = new Date(Date.now() + (srv.config.oauth.refreshTokenIdleSeconds + 1) * 1000);
     const caller = { clientId: client.client_id, retryWindowMs: 0 };
-    await expect(refreshTokenGrant(caller, t.refresh_token!, new Map(), srv.config, later)).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(refreshTokenGrant(caller, t.refresh_token!, new Map(), srv.config, srv.signingKeys, later)).rejects.toMatchObject({ error: 'invalid_grant' });
     // Refused for its age alone: the same token, not consumed by the refusal, still refreshes now.
-    await expect(refreshTokenGrant(caller, t.refresh_token!, new Map(), srv.config)).resolves.toMatchObject({ token_type: 'Bearer' });
+    await expect(refreshTokenGrant(caller, t.refresh_token!, new Map(), srv.config, srv.signingKeys)).resolves.toMatchObject({ token_type: 'Bearer' });
   });
 });
 
@@ -230,16 +230,18 @@ describe('master-secret rotation (SECRETS_ENCRYPTION_KEY_PREVIOUS)', () => {
     // A retry window, as people's clients have, so the first rotation seals its pair under the old master.
     const caller = { clientId: client.client_id, retryWindowMs: REFRESH_RETRY_WINDOW_MS };
     const now = Date.now();
-    const first = await refreshTokenGrant(caller, t.refresh_token!, new Map(), srv.config, new Date(now));
+    const first = await refreshTokenGrant(caller, t.refresh_token!, new Map(), srv.config, srv.signingKeys, new Date(now));
     const rotated = testConfig({
       ...OAUTH_ENV,
       MONGODB_URI: srv.config.mongodbUri,
       SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       SECRETS_ENCRYPTION_KEY_PREVIOUS: srv.config.secretsKey.toString('base64'),
     });
-    expect(await refreshTokenGrant(caller, t.refresh_token!, new Map(), rotated, new Date(now + 1000))).toEqual(first);
+    // A replica started with the rotated settings: its signing keys open the key sealed under the old master.
+    const rotatedKeys = new SigningKeys(rotated);
+    expect(await refreshTokenGrant(caller, t.refresh_token!, new Map(), rotated, rotatedKeys, new Date(now + 1000))).toEqual(first);
     // The successor rotates under the new master; its access token is signed by the key sealed under the old one.
-    const next = await refreshTokenGrant(caller, first.refresh_token!, new Map(), rotated, new Date(now + 2000));
+    const next = await refreshTokenGrant(caller, first.refresh_token!, new Map(), rotated, rotatedKeys, new Date(now + 2000));
     expect(next.refresh_token).not.toBe(first.refresh_token);
     const { payload } = await jwtVerify(next.access_token, createLocalJWKSet(await jwksOf()), { issuer: AUTH_URL, audience: RESOURCE, typ: 'at+jwt' });
     expect(payload).toMatchObject({ client_id: client.client_id, scope: 'mcp:tools' });
@@ -279,7 +281,7 @@ describe('operator lifecycle', () => {
   test('signing-key rotation: tokens signed by the old key still verify; new tokens use the new kid; both are published', async () => {
     const before = await tokenRequest(srv, ccForm());
     const oldKid = decodeProtectedHeader(before.json.access_token).kid;
-    const { kid } = await rotateSigningKey(srv.config.secretsKey);
+    const { kid } = await srv.signingKeys.rotate();
     const after = await tokenRequest(srv, ccForm());
     expect(decodeProtectedHeader(after.json.access_token).kid).toBe(kid);
     const jwks = createLocalJWKSet(await jwksOf());

@@ -6,7 +6,6 @@ import { MinuteCapLog } from '../../core/limits/minuteCaps';
 import { issueAccessToken } from '../../core/oauth/accessTokens';
 import { createClient } from '../../core/oauth/clients';
 import { SigningKey } from '../../core/oauth/models';
-import { rotateSigningKey } from '../../core/oauth/signingKeys';
 import { pingStore } from '../../core/store/connection';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import type { HttpResponse } from '../support/http';
@@ -168,7 +167,7 @@ describe('a deeply nested JSON body of 30 KB answers 500 (#17)', () => {
       clientId: m2m.client_id,
       scope: 'mcp:tools',
       ttlSeconds: 600,
-      secretsKey: srv.config.secretsKey,
+      signingKeys: srv.signingKeys,
     });
     const message = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","arguments":{"x":${nested(15_000)}}}}`;
     const res = await rawPath(
@@ -296,7 +295,7 @@ describe('`X-API-Key` headers are not checked (#17)', () => {
 
 describe('`SECRETS_ENCRYPTION_KEY` feeds both AES-GCM and HMAC with no key version (#17)', () => {
   test('a signing key is sealed in the versioned form under a derived key, and tokens still sign', async () => {
-    const { kid } = await rotateSigningKey(srv.config.secretsKey);
+    const { kid } = await srv.signingKeys.rotate();
     const doc = await SigningKey.findById(kid).lean<{ privateJwkSealed: string }>();
     expect(doc!.privateJwkSealed.split('.')).toEqual(['v2', sealingKeyId(srv.config.secretsKey), expect.any(String), expect.any(String), expect.any(String)]);
     const m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 1000 });

@@ -26,6 +26,8 @@ export async function startSignInApi(env: Record<string, string> = {}): Promise<
         config,
         server: api.server,
         flushUsage: api.flushUsage,
+        signingKeys: api.signingKeys,
+        publicClients: api.publicClients,
         close: async () => {
           api.server.closeAllConnections();
           await api.close();

@@ -1,6 +1,8 @@
 import type { Server } from 'node:http';
 import { startApi } from '../../api/server';
 import type { Config } from '../../core/config';
+import type { PublicClients } from '../../core/oauth/publicClients';
+import type { SigningKeys } from '../../core/oauth/signingKeys';
 import { logger } from '../../core/observability/logger';
 import { testConfig } from './testConfig';
 
@@ -11,6 +13,10 @@ export interface TestApi {
   close: () => Promise<void>;
   /** Writes the usage this API counted so far, so a test reads it back without waiting for the timer. */
   flushUsage: () => Promise<void>;
+  /** The API's signing keys: a rotation through them takes effect at once. */
+  signingKeys: SigningKeys;
+  /** The API's public clients: `forgetDocuments()` as if the metadata documents' cache times had passed. */
+  publicClients: PublicClients;
 }
 
 /**
@@ -26,6 +32,8 @@ export async function startTestApi(env: Record<string, string> = {}, existing?: 
     config,
     server: api.server,
     flushUsage: api.flushUsage,
+    signingKeys: api.signingKeys,
+    publicClients: api.publicClients,
     close: async () => {
       // A test may leave a stream open (an SSE response, a hanging client): end it, or the
       // server's graceful close would wait for it.

@@ -5,6 +5,8 @@ import { isValidCodeVerifier, isValidS256Challenge, s256, verifierMatches } from
 import { checkRegisteredRedirectUri, isLoopbackHttp, redirectHostOf, redirectUriMatches } from '../../core/oauth/redirectUris';
 import { secondsUntilFree, slotIds } from '../../core/oauth/attemptSlots';
 import { codeRefusal, mayReplayRotation } from '../../core/oauth/codeRules';
+import { verifyPassword } from '../../core/users/passwords';
+import { DecoyPasswordHash } from '../../core/users/signIn';
 
 const TOOLS = 'https://mcp.example.com/tools';
 
@@ -251,5 +253,16 @@ describe('refresh retry window', () => {
     // Confidential clients keep no pair: every reuse revokes.
     expect(mayReplayRotation({ sealedPair: null, retryUntil: new Date(now.getTime() + 5000) }, true, now)).toBe(false);
     expect(mayReplayRotation(null, true, now)).toBe(false);
+  });
+});
+
+describe('the decoy password hash of an app', () => {
+  test('computed once per app, at the configured cost, and a typed password does not match it', async () => {
+    const decoy = new DecoyPasswordHash(10);
+    const first = decoy.value();
+    expect(decoy.value()).toBe(first);
+    expect((await first).split('$').slice(0, 2)).toEqual(['scrypt', '10']);
+    expect(await verifyPassword('correct horse battery staple', await first)).toBe(false);
+    expect(await new DecoyPasswordHash(10).value()).not.toBe(await first);
   });
 });

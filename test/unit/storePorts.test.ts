@@ -27,6 +27,12 @@ const PORTS: Port[] = [
     allowed: ['core/talent/store', 'core/talent/models', 'core/talent/searchModels'],
     exceptions: {},
   },
+  {
+    area: 'core/oauth',
+    models: ['core/oauth/models'],
+    allowed: ['core/oauth/store', 'core/oauth/models'],
+    exceptions: {},
+  },
 ];
 
 function sourceFiles(dir: string): string[] {

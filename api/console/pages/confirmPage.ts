@@ -36,9 +36,9 @@ export function mountConfirmPage(pages: ConsolePages): void {
   pages.get(CONSOLE_PATHS.confirm, async (ctx, visitor) => {
     confirmForm(ctx, visitor, safeReturnPath(ctx.query.return_to) ?? CONSOLE_PATHS.overview, null);
   });
-  pages.post(CONSOLE_PATHS.confirm, async (ctx, visitor, form, { config }) => {
+  pages.post(CONSOLE_PATHS.confirm, async (ctx, visitor, form, { decoy }) => {
     const returnTo = safeReturnPath(form.get('return_to')) ?? CONSOLE_PATHS.overview;
-    const result = await signIn(config, visitor.user.email, form.get('password') ?? '', ctx.ip);
+    const result = await signIn(decoy, visitor.user.email, form.get('password') ?? '', ctx.ip);
     if (!result.ok || result.user._id !== visitor.user._id) {
       if (!result.ok && result.retryAfterSeconds) ctx.set('Retry-After', String(result.retryAfterSeconds));
       const message = !result.ok && result.retryAfterSeconds ? result.message : 'The password is not correct.';

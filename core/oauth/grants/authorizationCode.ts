@@ -3,9 +3,10 @@ import { logger } from '../../observability/logger';
 import { findActiveUser } from '../../users/users';
 import { codeRefusal } from '../codeRules';
 import { findGrant } from '../consentGrants';
-import { TokenChain } from '../models';
 import { findCode } from '../pendingAuthorizations';
 import type { PublicClientRecord } from '../publicClients';
+import type { SigningKeys } from '../signingKeys';
+import { tokenChainExists } from '../store';
 import { revokeChain, startChain } from '../tokenChains';
 import { OAuthError, requireParam } from '../tokenRequest';
 import { issueTokenPair, type TokenResponse } from './tokenPair';
@@ -23,6 +24,7 @@ export async function authorizationCodeGrant(
   params: Map<string, string>,
   toolsResource: string,
   config: Config,
+  signingKeys: SigningKeys,
   now = new Date(),
 ): Promise<TokenResponse> {
   const code = await findCode(requireParam(params, 'code'));
@@ -37,7 +39,7 @@ export async function authorizationCodeGrant(
   if (refusal === 'verifier') throw new OAuthError('invalid_grant', 'The code_verifier does not match the code_challenge.');
   if (refusal === 'expired') {
     // A late second use is still a second use.
-    if (await TokenChain.exists({ _id: code.chainId })) await revokeChain(code.chainId, now);
+    if (await tokenChainExists(code.chainId)) await revokeChain(code.chainId, now);
     throw new OAuthError('invalid_grant', INVALID_CODE);
   }
   if (refusal) throw new OAuthError('invalid_grant', INVALID_CODE);
@@ -63,6 +65,7 @@ export async function authorizationCodeGrant(
       withRefreshToken: client.grantTypes.includes('refresh_token'),
     },
     config,
+    signingKeys,
     now,
   );
 }

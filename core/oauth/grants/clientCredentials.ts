@@ -1,11 +1,18 @@
 import type { Config } from '../../config';
 import type { ClientRecord } from '../clients';
+import type { SigningKeys } from '../signingKeys';
 import { checkResource, checkScope, requireParam } from '../tokenRequest';
 import { issueTokenPair, type TokenResponse } from './tokenPair';
 
 /** client_credentials (SPEC 4.3): an authenticated M2M client asks for mcp:tools on the tool server, by name. */
-export async function clientCredentialsGrant(client: ClientRecord, params: Map<string, string>, resource: string, config: Config): Promise<TokenResponse> {
+export async function clientCredentialsGrant(
+  client: ClientRecord,
+  params: Map<string, string>,
+  resource: string,
+  config: Config,
+  signingKeys: SigningKeys,
+): Promise<TokenResponse> {
   const scope = checkScope(requireParam(params, 'scope'), client.oauthScopes);
   checkResource(requireParam(params, 'resource'), resource);
-  return issueTokenPair({ clientId: client._id, scope, resource, withRefreshToken: true }, config);
+  return issueTokenPair({ clientId: client._id, scope, resource, withRefreshToken: true }, config, signingKeys);
 }

@@ -2,11 +2,18 @@ import type { Config } from '../../config';
 import { sha256Hex } from '../../crypto/hash';
 import { openSecret, sealSecret } from '../../crypto/secretBox';
 import { logger } from '../../observability/logger';
-import { isDuplicateKeyError } from '../../store/connection';
 import { findActiveUser } from '../../users/users';
 import { mayReplayRotation } from '../codeRules';
-import { RefreshRotation, RefreshToken } from '../models';
-import { findRefreshToken, type RefreshTokenDoc } from '../refreshTokens';
+import { findRefreshToken } from '../refreshTokens';
+import type { SigningKeys } from '../signingKeys';
+import {
+  deleteRefreshTokenByHash,
+  findRefreshRotation,
+  insertRefreshRotation,
+  markRefreshTokenUsed,
+  refreshChainHasRevokedToken,
+  type RefreshTokenRecord,
+} from '../store';
 import { liveChain, revokeChain } from '../tokenChains';
 import { OAuthError, checkScope } from '../tokenRequest';
 import { issueTokenPair, type TokenResponse } from './tokenPair';
@@ -35,10 +42,10 @@ function rotationAad(tokenHash: string): string {
   return `oauth-refresh-rotation:${tokenHash}`;
 }
 
-async function refuseReuse(doc: RefreshTokenDoc, config: Config, now: Date): Promise<TokenResponse> {
-  const rotation = await RefreshRotation.findById(doc.hash).lean<{ chainId: string; sealedPair: string | null; retryUntil: Date }>();
+async function refuseReuse(doc: RefreshTokenRecord, config: Config, now: Date): Promise<TokenResponse> {
+  const rotation = await findRefreshRotation(doc.hash);
   if (rotation?.sealedPair && rotation.retryUntil > now) {
-    const chainAlive = doc.userId ? (await liveChain(doc.chainId)) !== null : !(await RefreshToken.exists({ chainId: doc.chainId, revokedAt: { $ne: null } }));
+    const chainAlive = doc.userId ? (await liveChain(doc.chainId)) !== null : !(await refreshChainHasRevokedToken(doc.chainId));
     if (mayReplayRotation(rotation, chainAlive, now))
       return JSON.parse(openSecret(config.secretsKey, rotation.sealedPair, rotationAad(doc.hash))) as TokenResponse;
   }
@@ -52,6 +59,7 @@ export async function refreshTokenGrant(
   presented: string,
   params: Map<string, string>,
   config: Config,
+  signingKeys: SigningKeys,
   now = new Date(),
 ): Promise<TokenResponse> {
   const doc = await findRefreshToken(presented);
@@ -69,23 +77,22 @@ export async function refreshTokenGrant(
   const pair = await issueTokenPair(
     { clientId: doc.clientId, scope: doc.scope, resource: doc.resource, chainId: doc.chainId, userId: doc.userId ?? undefined, withRefreshToken: true },
     config,
+    signingKeys,
     now,
   );
   const sealedPair = caller.retryWindowMs > 0 ? sealSecret(config.secretsKey, JSON.stringify(pair), rotationAad(doc.hash)) : null;
-  try {
-    await RefreshRotation.create({
-      _id: doc.hash,
-      chainId: doc.chainId,
-      sealedPair,
-      retryUntil: new Date(now.getTime() + caller.retryWindowMs),
-      createdAt: now,
-    });
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
+  const rotated = await insertRefreshRotation({
+    _id: doc.hash,
+    chainId: doc.chainId,
+    sealedPair,
+    retryUntil: new Date(now.getTime() + caller.retryWindowMs),
+    createdAt: now,
+  });
+  if (!rotated) {
     // Another use rotated this token first: the successor minted here must never work.
-    await RefreshToken.deleteOne({ hash: sha256Hex(pair.refresh_token!) });
+    await deleteRefreshTokenByHash(sha256Hex(pair.refresh_token!));
     return refuseReuse(doc, config, now);
   }
-  await RefreshToken.updateOne({ _id: doc._id }, { $set: { usedAt: now } });
+  await markRefreshTokenUsed(doc._id, now);
   return pair;
 }

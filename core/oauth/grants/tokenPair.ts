@@ -1,6 +1,7 @@
 import type { Config } from '../../config';
 import { issueAccessToken } from '../accessTokens';
 import { issueRefreshToken } from '../refreshTokens';
+import type { SigningKeys } from '../signingKeys';
 
 /** The token response body of every grant (RFC 6749 5.1). */
 export interface TokenResponse {
@@ -23,14 +24,19 @@ export interface PairInput {
 }
 
 /** One access token (RFC 9068) and, when the client may refresh, the next refresh token of the chain. */
-export async function issueTokenPair(input: PairInput, config: Config, now = new Date()): Promise<TokenResponse & { refreshTokenId?: string }> {
+export async function issueTokenPair(
+  input: PairInput,
+  config: Config,
+  signingKeys: SigningKeys,
+  now = new Date(),
+): Promise<TokenResponse & { refreshTokenId?: string }> {
   const access = await issueAccessToken({
     issuer: config.authUrl,
     audience: input.resource,
     clientId: input.clientId,
     scope: input.scope,
     ttlSeconds: config.oauth.accessTokenTtlSeconds,
-    secretsKey: config.secretsKey,
+    signingKeys,
     now,
     ...(input.userId && input.chainId ? { user: { userId: input.userId, chainId: input.chainId } } : {}),
   });
