@@ -11,7 +11,7 @@ import type { ContactField, StopReason } from '../core/jobs/jobTypes';
 import { recordJobDeliveries } from '../core/jobs/deliveryReservations';
 import { recordDelivered } from '../core/talent/quotas';
 import { sourcesForOrganization } from '../core/talent/sources';
-import { emitJobCompleted } from '../core/webhooks/jobCompletedEvent';
+import { emitJobCompleted, type EagerDeliveryStarts } from '../core/webhooks/jobCompletedEvent';
 import { logger } from '../core/observability/logger';
 import { jobsFinished, jobsStarted } from '../core/observability/metrics';
 import { activityContext } from './activityContext';
@@ -26,8 +26,11 @@ function jobLine(msg: string, fields: Record<string, unknown>): void {
 }
 
 /** Activities of contact-retrieval jobs and their results; each one is safe to retry. */
-/** `usage`: the worker's usage counters, told the credits each chunk charges. */
-export function createContactActivities(config: Config, usage?: UsageCounters) {
+/**
+ * `usage`: the worker's usage counters, told the credits each chunk charges; `eager`: the
+ * worker's own worker, which starts the delivery workflow of an emitted event eagerly.
+ */
+export function createContactActivities(config: Config, usage?: UsageCounters, eager?: EagerDeliveryStarts) {
   const provider = createContactProvider(config);
   const retryPolicy: ProviderRetryPolicy = {
     maxAttempts: config.contactProvider.maxAttempts,
@@ -78,15 +81,19 @@ export function createContactActivities(config: Config, usage?: UsageCounters) {
 
     /** Emits the one `job.completed` event of the job (idempotent: the event id is fixed at first emission). */
     async emitContactRetrievalCompleted(job: FinishedJob): Promise<{ eventId: string; deliveryStarted: boolean }> {
-      const emitted = await emitJobCompleted(config, {
-        orgId: job.orgId,
-        workspaceId: job.workspaceId,
-        jobId: job.jobId,
-        status: job.status,
-        counts: job.counts,
-        resultExpiresAt: job.resultExpiresAt ? new Date(job.resultExpiresAt) : null,
-        completedAt: new Date(job.completedAt),
-      });
+      const emitted = await emitJobCompleted(
+        config,
+        {
+          orgId: job.orgId,
+          workspaceId: job.workspaceId,
+          jobId: job.jobId,
+          status: job.status,
+          counts: job.counts,
+          resultExpiresAt: job.resultExpiresAt ? new Date(job.resultExpiresAt) : null,
+          completedAt: new Date(job.completedAt),
+        },
+        eager,
+      );
       jobLine('job.completed emitted', {
         job_id: job.jobId,
         org_id: job.orgId,

@@ -5,7 +5,7 @@ import type { Config } from '../core/config';
 import { temporalConnectOptions, type TemporalConnectionSettings } from '../core/temporal/connectionOptions';
 import { TemporalDeadlineError, withTemporalDeadline } from '../core/temporal/deadline';
 import { UsageCounters } from '../core/usage/usageCounters';
-import { startDeliveriesEagerlyOn } from '../core/webhooks/jobCompletedEvent';
+import { EagerDeliveryStarts } from '../core/webhooks/jobCompletedEvent';
 
 /** The worker's connection to Temporal (TLS and API key as configured), within TEMPORAL_CONNECT_TIMEOUT_MS. */
 export function connectWorkerConnection(t: TemporalConnectionSettings): Promise<NativeConnection> {
@@ -30,6 +30,7 @@ export async function createWorker(
 ): Promise<{ worker: Worker; connection: NativeConnection; client: Client; usage: UsageCounters }> {
   const { address, callTimeoutMs } = config.temporal;
   const usage = new UsageCounters();
+  const eager = new EagerDeliveryStarts();
   const connection = await connectWorkerConnection(config.temporal);
   const worker = await withTemporalDeadline(
     null,
@@ -40,7 +41,7 @@ export async function createWorker(
         namespace: config.temporal.namespace,
         taskQueue: config.temporal.taskQueue,
         ...(opts.workflowBundlePath ? { workflowBundle: { codePath: opts.workflowBundlePath } } : { workflowsPath: require.resolve('../workflows') }),
-        activities: createActivities(config, usage),
+        activities: createActivities(config, usage, eager),
         // A webhook's first attempt is a local activity inside its workflow task, so a slow receiver
         // (15 s at most) holds a workflow task slot meanwhile: slots are cheap, keep plenty, or a
         // burst of slow receivers would stall every other workflow on this worker (jobs included).
@@ -56,7 +57,7 @@ export async function createWorker(
   );
   // Webhook events emitted in this process start their delivery workflow on this worker.
   const client = new Client({ connection, namespace: config.temporal.namespace });
-  startDeliveriesEagerlyOn({ client, taskQueue: config.temporal.taskQueue, running: () => worker.getState() === 'RUNNING' });
+  eager.attach({ client, taskQueue: config.temporal.taskQueue, running: () => worker.getState() === 'RUNNING' });
   usage.start();
   return { worker, connection, client, usage };
 }

@@ -34,23 +34,39 @@ export interface EmittedEvent {
  * of queueing it for a poller, which saves a dispatch per event and most of the time to the
  * first POST. Any other process (or a stopped worker) starts through the shared client.
  */
-interface LocalWorker {
+export interface LocalWorker {
   client: Client;
   taskQueue: string;
   running: () => boolean;
 }
-let localWorker: LocalWorker | undefined;
 
-export function startDeliveriesEagerlyOn(worker: LocalWorker | undefined): void {
-  localWorker = worker;
+/**
+ * The worker process's own worker, once it exists: the worker's composition root builds this
+ * before its activities (which emit events) and attaches the worker after creating it.
+ */
+export class EagerDeliveryStarts {
+  private worker: LocalWorker | undefined;
+
+  attach(worker: LocalWorker): void {
+    this.worker = worker;
+  }
+
+  /** The local worker when it polls `taskQueue` and is running; undefined otherwise. */
+  on(taskQueue: string): LocalWorker | undefined {
+    const w = this.worker;
+    return w && w.taskQueue === taskQueue && w.running() ? w : undefined;
+  }
 }
 
 /** What an emission reads of the config: Temporal, the secrets key (event ids) and RETRY_DELAYS_MS. */
 export type EmitSettings = Pick<Config, 'temporal' | 'secretsKey' | 'webhooks'>;
 
-/** Same job → same event id and body bytes; a duplicate emission never starts a second workflow. */
-export async function emitJobCompleted(cfg: EmitSettings, input: JobCompletedInput): Promise<EmittedEvent> {
-  const local = localWorker && localWorker.taskQueue === cfg.temporal.taskQueue && localWorker.running() ? localWorker : undefined;
+/**
+ * Same job → same event id and body bytes; a duplicate emission never starts a second workflow.
+ * `eager`: the worker process's own worker, which starts the delivery workflow eagerly.
+ */
+export async function emitJobCompleted(cfg: EmitSettings, input: JobCompletedInput, eager?: EagerDeliveryStarts): Promise<EmittedEvent> {
+  const local = eager?.on(cfg.temporal.taskQueue);
   return emitJobCompletedWith(
     {
       client: local?.client ?? (await temporalClient(cfg)),

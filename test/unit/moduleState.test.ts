@@ -59,7 +59,6 @@ const STATE_TO_CONVERT: string[] = [
   'core/talent/quotas.ts:windows',
   'core/talent/sources.ts:enabledSourceReads',
   'core/webhooks/destinationResolver.ts:current',
-  'core/webhooks/jobCompletedEvent.ts:localWorker',
 ];
 
 function sourceFiles(dir: string): string[] {
