@@ -1,5 +1,5 @@
 import { RefreshToken } from '../oauth/models';
-import { deleteAttemptClaimsBefore, deleteDeliveriesOfEvents, deleteHealthHoursBefore } from '../webhooks/store/deliveryStore';
+import { deleteAttemptClaimsBefore, deleteDeliveriesOfEvents, deleteHealthDaysBefore } from '../webhooks/store/deliveryStore';
 import { deleteEvents, eventsOlderThan } from '../webhooks/store/eventStore';
 import { HEALTH_WINDOW_MS } from '../webhooks/webhookHealth';
 import { ATTEMPT_CLAIM_RETENTION_MS, EVENT_QUIET_MS, EVENT_RETENTION_MS, chainExpired, eventPurgeable } from './retentionRules';
@@ -14,12 +14,12 @@ const BATCH = 1000;
 
 /**
  * Events past retention with their delivery records (records first: a crash leaves no orphans),
- * and the webhook health counters of hours the overview's window has left (uncounted: a few
- * small rows per workspace and hour).
+ * and the webhook health counters of days the overview's window has left (uncounted: a row per
+ * workspace and day).
  */
 export async function purgeWebhookHistory(now = new Date()): Promise<{ events: number; deliveries: number }> {
   const nowMs = now.getTime();
-  await deleteHealthHoursBefore(new Date(nowMs - HEALTH_WINDOW_MS - 3600_000));
+  await deleteHealthDaysBefore(new Date(nowMs - HEALTH_WINDOW_MS - 24 * 3600_000));
   const candidates = await eventsOlderThan(new Date(nowMs - EVENT_RETENTION_MS), new Date(nowMs - EVENT_QUIET_MS), BATCH);
   const ids = candidates.filter((e) => eventPurgeable(e, nowMs)).map((e) => e._id);
   if (!ids.length) return { events: 0, deliveries: 0 };

@@ -24,13 +24,14 @@ export const walkFrom = (top: number): Walk => ({ top: Math.max(0, top), scanned
 
 /**
  * The numbers of the next read, highest first, or none when the walk is over (below 1, or the
- * page's budget spent). Unfiltered, the rows still wanted (a number taken by a write that failed,
- * or a purged record, leaves a hole, so the reads grow with what was already read); filtered, a
- * whole window.
+ * page's budget spent): first the rows still wanted, then as many as were read so far, up to a
+ * window. A number taken by a write that failed, a purged record or a filter's misses leave
+ * holes, so the reads grow with what was read; the local store decodes every record it returns,
+ * so a common filter (most attempts `failed`) reads no more than it needs.
  */
-export function nextWindow(walk: Walk, wanted: number, filtered: boolean): number[] {
+export function nextWindow(walk: Walk, wanted: number): number[] {
   if (walk.top < 1 || walk.scanned >= MAX_SCANNED_PER_PAGE) return [];
-  const size = Math.min(filtered ? WINDOW : Math.max(wanted, walk.scanned, 1), WINDOW, MAX_SCANNED_PER_PAGE - walk.scanned, walk.top);
+  const size = Math.min(Math.max(wanted, walk.scanned, 1), WINDOW, MAX_SCANNED_PER_PAGE - walk.scanned, walk.top);
   return Array.from({ length: size }, (_, i) => walk.top - i);
 }
 

@@ -105,9 +105,8 @@ export async function listDeliveries(workspaceId: string, f: DeliveryFilter): Pr
   const head = await deliveryHead(workspaceId);
   const rows: DeliveryRecord[] = [];
   if (!pos || 'below' in pos) {
-    const filtered = Boolean(f.endpoint_id || f.status);
     let walk = walkFrom(pos ? Math.min(pos.below, head.seq) : head.seq);
-    for (let w = nextWindow(walk, f.limit + 1, filtered); w.length > 0 && rows.length <= f.limit; w = nextWindow(walk, f.limit + 1 - rows.length, filtered)) {
+    for (let w = nextWindow(walk, f.limit + 1); w.length > 0 && rows.length <= f.limit; w = nextWindow(walk, f.limit + 1 - rows.length)) {
       rows.push(...(await numberedDeliveries(workspaceId, w, fields)));
       walk = advance(walk, w);
     }

@@ -7,8 +7,8 @@ import type { DeliveryRecord } from './store/records';
 /**
  * How a workspace's webhooks are doing, as the console's overview shows it: the last attempt's
  * outcome, the failed attempts and the dead-lettered runs of the last 7 days. The counts are
- * kept as attempts are recorded, per workspace and UTC hour, so the overview reads a week of
- * small counter rows by id (169 at most) instead of counting attempts, and the last attempt is
+ * kept as attempts are recorded, per workspace and UTC hour (a row per day), so the overview
+ * reads eight counter rows by id instead of counting attempts, and the last attempt is
  * read by its number: no figure reads more as the history grows.
  */
 export const HEALTH_WINDOW_MS = 7 * 24 * 3600_000;
@@ -48,7 +48,7 @@ export async function countAttemptHealth(record: Pick<DeliveryRecord, 'workspace
 export async function lastAttemptOf(workspaceId: string): Promise<DeliveryRecord | null> {
   const head = await deliveryHead(workspaceId);
   let walk = walkFrom(head.seq);
-  for (let window = nextWindow(walk, 1, false); window.length; window = nextWindow(walk, 1, false)) {
+  for (let window = nextWindow(walk, 1); window.length; window = nextWindow(walk, 1)) {
     const [found] = await numberedDeliveries(workspaceId, window);
     if (found) return found;
     walk = advance(walk, window);

@@ -1,5 +1,5 @@
 import { newId } from '../../core/ids';
-import { WebhookDelivery, WebhookDeliveryHead, WebhookHealthHour } from '../../core/webhooks/models';
+import { WebhookDelivery, WebhookDeliveryHead, WebhookHealthDay } from '../../core/webhooks/models';
 import { setDeliveryHead } from '../../core/webhooks/store/deliveryStore';
 import { listDeliveries, recordAttempt, type AttemptRecord } from '../../core/webhooks/webhookDeliveries';
 import { webhookHealthOf } from '../../core/webhooks/webhookHealth';
@@ -138,6 +138,6 @@ test('the health figures are counted as attempts are recorded, over the last 7 d
 
   // The maintenance run deletes the counters the window has left, and keeps the others.
   await purgeWebhookHistory(now);
-  const rows = await WebhookHealthHour.find({ workspaceId: t.workspaceId }).lean();
-  expect(rows.map((r) => r.hour.getTime()).sort()).toEqual([Math.floor(recent.getTime() / HOUR) * HOUR]);
+  const rows = await WebhookHealthDay.find({ workspaceId: t.workspaceId }).lean();
+  expect(rows.map((r) => r.day.getTime()).sort()).toEqual([Math.floor(recent.getTime() / (24 * HOUR)) * 24 * HOUR]);
 });

@@ -3,10 +3,10 @@ import { advance, deliveryIdOf, MAX_SCANNED_PER_PAGE, nextBelow, nextWindow, wal
 import { healthCountsOfAttempt, healthHours, HEALTH_WINDOW_MS } from '../../core/webhooks/webhookHealth';
 
 /** Every window a walk reads until it ends, when no read finds anything. */
-function windowsOfEmptyWalk(top: number, wanted: number, filtered: boolean): number[][] {
+function windowsOfEmptyWalk(top: number, wanted: number): number[][] {
   const windows: number[][] = [];
   let walk: Walk = walkFrom(top);
-  for (let w = nextWindow(walk, wanted, filtered); w.length; w = nextWindow(walk, wanted, filtered)) {
+  for (let w = nextWindow(walk, wanted); w.length; w = nextWindow(walk, wanted)) {
     windows.push(w);
     walk = advance(walk, w);
   }
@@ -19,22 +19,25 @@ describe('the walk down the delivery numbers', () => {
     expect(deliveryIdOf('ws_abc', 42)).not.toBe(deliveryIdOf('ws_abd', 42));
   });
 
-  test('an unfiltered page reads its own numbers and one more, highest first', () => {
-    expect(nextWindow(walkFrom(100), 21, false)).toEqual(Array.from({ length: 21 }, (_, i) => 100 - i));
+  test('a page first reads its own numbers and one more, highest first', () => {
+    expect(nextWindow(walkFrom(100), 21)).toEqual(Array.from({ length: 21 }, (_, i) => 100 - i));
   });
 
-  test('a filtered page reads whole windows', () => {
-    expect(nextWindow(walkFrom(10_000), 21, true)).toHaveLength(WINDOW);
+  test('a page that found few rows reads as many again as it has read, up to a window', () => {
+    expect(nextWindow({ top: 10_000, scanned: 21 }, 15)).toHaveLength(21);
+    expect(nextWindow({ top: 10_000, scanned: 84 }, 15)).toHaveLength(84);
+    expect(nextWindow({ top: 10_000, scanned: 1000 }, 15)).toHaveLength(WINDOW);
+    expect(nextWindow({ top: 10_000, scanned: MAX_SCANNED_PER_PAGE - 10 }, 15)).toHaveLength(10);
   });
 
   test('the walk never reads below 1, and ends there', () => {
-    expect(nextWindow(walkFrom(5), 21, false)).toEqual([5, 4, 3, 2, 1]);
-    expect(nextWindow(walkFrom(0), 21, false)).toEqual([]);
-    expect(windowsOfEmptyWalk(7, 3, false).flat()).toEqual([7, 6, 5, 4, 3, 2, 1]);
+    expect(nextWindow(walkFrom(5), 21)).toEqual([5, 4, 3, 2, 1]);
+    expect(nextWindow(walkFrom(0), 21)).toEqual([]);
+    expect(windowsOfEmptyWalk(7, 3).flat()).toEqual([7, 6, 5, 4, 3, 2, 1]);
   });
 
   test('over holes the reads grow, and no page reads more than its budget', () => {
-    const windows = windowsOfEmptyWalk(1_000_000, 21, false);
+    const windows = windowsOfEmptyWalk(1_000_000, 21);
     const sizes = windows.map((w) => w.length);
     expect(sizes.slice(0, 4)).toEqual([21, 21, 42, 84]);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(WINDOW);

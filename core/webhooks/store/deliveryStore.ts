@@ -1,7 +1,7 @@
 import { isDuplicateKeyError } from '../../store/connection';
 import { deliveryIdOf } from '../deliveryNumbering';
 import type { DeliveryStatus } from '../deliveryStatus';
-import { WebhookAttemptClaim, WebhookDelivery, WebhookDeliveryHead, WebhookHealthHour } from '../models';
+import { WebhookAttemptClaim, WebhookDelivery, WebhookDeliveryHead, WebhookHealthDay } from '../models';
 import type { AttemptKey, DeliveryRecord } from './records';
 
 /**
@@ -156,39 +156,51 @@ export interface HealthCounts {
 }
 
 export const HOUR_MS = 3600_000;
-export const healthHourId = (workspaceId: string, hourStartMs: number) => `${workspaceId}:${hourStartMs}`;
+const DAY_MS = 24 * HOUR_MS;
+const dayOf = (hourStartMs: number) => Math.floor(hourStartMs / DAY_MS) * DAY_MS;
+const healthDayId = (workspaceId: string, dayStartMs: number) => `${workspaceId}:${dayStartMs}`;
+const hourOfDay = (hourStartMs: number) => Math.floor((hourStartMs - dayOf(hourStartMs)) / HOUR_MS);
 
-/** Adds to the workspace's counters of the hour starting at `hourStartMs`. */
+/** Adds to the workspace's counters of the UTC hour starting at `hourStartMs`. */
 export async function addHealthCounts(workspaceId: string, hourStartMs: number, counts: Partial<HealthCounts>): Promise<void> {
-  const inc = Object.fromEntries(Object.entries(counts).filter(([, n]) => n));
+  const h = hourOfDay(hourStartMs);
+  const inc: Record<string, number> = {};
+  if (counts.failed) inc[`f${h}`] = counts.failed;
+  if (counts.deadLettered) inc[`d${h}`] = counts.deadLettered;
   if (Object.keys(inc).length === 0) return;
-  const update = { $inc: inc, $setOnInsert: { workspaceId, hour: new Date(hourStartMs) } };
-  const id = healthHourId(workspaceId, hourStartMs);
+  const day = dayOf(hourStartMs);
+  const update = { $inc: inc, $setOnInsert: { workspaceId, day: new Date(day) } };
+  const id = healthDayId(workspaceId, day);
   try {
-    await WebhookHealthHour.collection.updateOne({ _id: id as never }, update, { upsert: true });
+    await WebhookHealthDay.collection.updateOne({ _id: id as never }, update, { upsert: true });
   } catch (err) {
     // Two writers inserting the same new row: one wins, the other's upsert is now an update.
     if (!isDuplicateKeyError(err)) throw err;
-    await WebhookHealthHour.collection.updateOne({ _id: id as never }, update, { upsert: true });
+    await WebhookHealthDay.collection.updateOne({ _id: id as never }, update, { upsert: true });
   }
 }
 
-/** The sum of the workspace's counters of the hours starting at `hourStartsMs`, read by id. */
+/** The sum of the workspace's counters of the UTC hours starting at `hourStartsMs`: their days' rows, read by id. */
 export async function healthCountsOf(workspaceId: string, hourStartsMs: readonly number[]): Promise<HealthCounts> {
-  const rows = await WebhookHealthHour.find({ _id: { $in: hourStartsMs.map((h) => healthHourId(workspaceId, h)) } }, { failed: 1, deadLettered: 1 }).lean<
-    Array<{ failed?: number; deadLettered?: number }>
+  const days = [...new Set(hourStartsMs.map(dayOf))];
+  const rows = await WebhookHealthDay.find({ _id: { $in: days.map((d) => healthDayId(workspaceId, d)) } }).lean<
+    Array<Record<string, unknown> & { day: Date }>
   >();
+  const byDay = new Map(rows.map((r) => [r.day.getTime(), r]));
   const sum: HealthCounts = { failed: 0, deadLettered: 0 };
-  for (const r of rows) {
-    sum.failed += r.failed ?? 0;
-    sum.deadLettered += r.deadLettered ?? 0;
+  for (const hour of hourStartsMs) {
+    const row = byDay.get(dayOf(hour));
+    if (!row) continue;
+    const h = hourOfDay(hour);
+    sum.failed += Number(row[`f${h}`] ?? 0);
+    sum.deadLettered += Number(row[`d${h}`] ?? 0);
   }
   return sum;
 }
 
-/** Deletes the counters of hours before `before` (the store maintenance run). */
-export async function deleteHealthHoursBefore(before: Date): Promise<number> {
-  return (await WebhookHealthHour.deleteMany({ hour: { $lt: before } })).deletedCount ?? 0;
+/** Deletes the counters of days before `before` (the store maintenance run). */
+export async function deleteHealthDaysBefore(before: Date): Promise<number> {
+  return (await WebhookHealthDay.deleteMany({ day: { $lt: before } })).deletedCount ?? 0;
 }
 
 // ---- bulk set-up (benchmarks) ---------------------------------------------------------------
