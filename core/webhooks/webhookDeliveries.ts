@@ -85,6 +85,8 @@ function pageOf(rows: readonly DeliveryRecord[], limit: number, filters: string)
 export async function listDeliveries(workspaceId: string, f: DeliveryFilter): Promise<DeliveryPage> {
   const filters = [f.endpoint_id ?? '', f.status ?? '', f.event_id ?? '', f.job_id ?? ''].join(':');
   const pos = decodeDeliveryCursor(filters, f.cursor);
+  // A stored record always carries an outcome: no walk through the history can find a pending one.
+  if (f.status === 'pending') return { data: [], next_cursor: null };
   const fields: DeliveryFilterFields = { endpointId: f.endpoint_id, status: f.status };
   let eventId = f.event_id;
   if (f.job_id) {

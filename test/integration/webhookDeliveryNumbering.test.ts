@@ -103,6 +103,8 @@ test('a workspace numbered from its first attempt never reads by a sorted query,
   expect(pages.flat()).toEqual([third._id, second._id, first._id]);
   expect(pages.length).toBeGreaterThan(1);
   expect(pages[0]).toEqual([third._id]);
+  // No stored record is pending: that filter answers at once, without walking the numbers.
+  expect(await listDeliveries(t.workspaceId, { limit: 20, status: 'pending' })).toEqual({ data: [], next_cursor: null });
   const lastPage = await listDeliveries(t.workspaceId, { limit: 20 });
   expect(lastPage.next_cursor).not.toBeNull();
   // Another filter's cursor is refused.
