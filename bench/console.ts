@@ -57,6 +57,7 @@ const PAGES = [
   '/console/usage',
   '/console/webhooks',
   '/console/webhooks/deliveries',
+  '/console/webhooks/deliveries?status=dead_lettered',
   '/console/jobs',
   '/console/team',
   '/console/audit',

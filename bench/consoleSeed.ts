@@ -10,7 +10,7 @@ import { createApiKey } from '../core/keys/apiKeys';
 import { ALL_PERMISSIONS } from '../core/keys/permissions';
 import { createOrganization } from '../core/tenancy/provisioning';
 import { completeSetup, createUser } from '../core/users/users';
-import { WebhookDelivery, WebhookEndpoint } from '../core/webhooks/models';
+import { seedConsoleWebhooks } from './consoleWebhookSeed';
 
 /**
  * One organization as large as the console's speed targets name: keys, people, ledger and audit
@@ -121,21 +121,6 @@ export async function seedConsoleOrganization(config: Config, size: ConsoleSeedS
 
   await AuditHead.collection.insertOne({ _id: orgId, seq: size.auditEntries } as never);
 
-  const endpointId = newId('we');
-  await WebhookEndpoint.collection.insertOne({
-    _id: endpointId,
-    orgId,
-    workspaceId,
-    url: 'https://receiver.bench.example/hooks',
-    state: 'active',
-    activeSlot: workspaceId,
-    secrets: [],
-    rotationEndsAt: null,
-    retiredAt: null,
-    createdAt: new Date(now.getTime() - span),
-    updatedAt: new Date(now.getTime() - span),
-  } as never);
-
   const jobIds: string[] = [];
   await insertInBatches(
     size.jobs,
@@ -167,34 +152,7 @@ export async function seedConsoleOrganization(config: Config, size: ConsoleSeedS
     },
   );
 
-  await insertInBatches(
-    size.deliveryAttempts,
-    (docs) => WebhookDelivery.collection.insertMany(docs as never[], { ordered: false }),
-    (i) => {
-      const attemptedAt = new Date(now.getTime() - span + (i / size.deliveryAttempts) * span);
-      const attempt = 1 + (i % 9);
-      const failed = attempt < 9 && i % 4 !== 0;
-      return {
-        _id: newId('dlv'),
-        eventId: `evt_bench_${Math.floor(i / 9)}`,
-        endpointId,
-        orgId,
-        workspaceId,
-        jobId: jobIds[Math.floor(i / 9) % Math.max(1, jobIds.length)] ?? 'job_none',
-        attempt,
-        replay: 0,
-        status: failed ? 'failed' : attempt === 9 ? 'dead_lettered' : 'succeeded',
-        responseStatus: failed ? 500 : 200,
-        errorCode: failed ? 'http_status' : null,
-        durationMs: 40 + (i % 60),
-        scheduledAt: attemptedAt,
-        attemptedAt,
-        nextAttemptAt: failed ? new Date(attemptedAt.getTime() + 60_000) : null,
-        createdAt: attemptedAt,
-        updatedAt: attemptedAt,
-      };
-    },
-  );
+  if (size.deliveryAttempts > 0) await seedConsoleWebhooks({ orgId, workspaceId }, size.deliveryAttempts, jobIds, now);
 
   return { orgId, workspaceId, adminEmail, adminPassword, keyIds, jobIds };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PERMISSIONS } from '../../core/keys/permissions';
-import { DELIVERY_STATUSES } from '../../core/webhooks/models';
+import { DELIVERY_STATUSES } from '../../core/webhooks/deliveryStatus';
 import { requestReplay } from '../../core/webhooks/replays';
 import { temporalReplaySignaller } from '../../core/webhooks/replaySignals';
 import { deliveryView, findDelivery, listDeliveries } from '../../core/webhooks/webhookDeliveries';

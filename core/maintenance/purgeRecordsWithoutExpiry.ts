@@ -1,5 +1,7 @@
 import { chainIdsWithExpiredRefreshTokens, deleteExpiredRefreshTokensOf, refreshTokenExpiriesOf } from '../oauth/store';
-import { WebhookAttemptClaim, WebhookDelivery, WebhookEvent } from '../webhooks/models';
+import { deleteAttemptClaimsBefore, deleteDeliveriesOfEvents, deleteHealthDaysBefore } from '../webhooks/store/deliveryStore';
+import { deleteEvents, eventsOlderThan } from '../webhooks/store/eventStore';
+import { HEALTH_WINDOW_MS } from '../webhooks/webhookHealth';
 import { ATTEMPT_CLAIM_RETENTION_MS, EVENT_QUIET_MS, EVENT_RETENTION_MS, chainExpired, eventPurgeable } from './retentionRules';
 
 /**
@@ -10,24 +12,24 @@ import { ATTEMPT_CLAIM_RETENTION_MS, EVENT_QUIET_MS, EVENT_RETENTION_MS, chainEx
  */
 const BATCH = 1000;
 
-/** Events past retention with their delivery records (records first: a crash leaves no orphans). */
+/**
+ * Events past retention with their delivery records (records first: a crash leaves no orphans),
+ * and the webhook health counters of days the overview's window has left (uncounted: a row per
+ * workspace and day).
+ */
 export async function purgeWebhookHistory(now = new Date()): Promise<{ events: number; deliveries: number }> {
   const nowMs = now.getTime();
-  const candidates = await WebhookEvent.find(
-    { createdAt: { $lte: new Date(nowMs - EVENT_RETENTION_MS) }, updatedAt: { $lte: new Date(nowMs - EVENT_QUIET_MS) } },
-    { createdAt: 1, updatedAt: 1 },
-  )
-    .limit(BATCH)
-    .lean();
+  await deleteHealthDaysBefore(new Date(nowMs - HEALTH_WINDOW_MS - 24 * 3600_000));
+  const candidates = await eventsOlderThan(new Date(nowMs - EVENT_RETENTION_MS), new Date(nowMs - EVENT_QUIET_MS), BATCH);
   const ids = candidates.filter((e) => eventPurgeable(e, nowMs)).map((e) => e._id);
   if (!ids.length) return { events: 0, deliveries: 0 };
-  const deliveries = (await WebhookDelivery.deleteMany({ eventId: { $in: ids } })).deletedCount ?? 0;
-  const events = (await WebhookEvent.deleteMany({ _id: { $in: ids } })).deletedCount ?? 0;
+  const deliveries = await deleteDeliveriesOfEvents(ids);
+  const events = await deleteEvents(ids);
   return { events, deliveries };
 }
 
 export async function purgeAttemptClaims(now = new Date()): Promise<number> {
-  return (await WebhookAttemptClaim.deleteMany({ claimedAt: { $lte: new Date(now.getTime() - ATTEMPT_CLAIM_RETENTION_MS) } })).deletedCount ?? 0;
+  return deleteAttemptClaimsBefore(new Date(now.getTime() - ATTEMPT_CLAIM_RETENTION_MS));
 }
 
 /** Refresh-token chains every token of which has expired. */

@@ -5,9 +5,10 @@ import { trustAnchors } from '../outbound/trustAnchors';
 import { destinationLookup } from './destinationResolver';
 import type { DeliveryRun } from './deliveryWorkflowContract';
 import { MAX_ATTEMPTS } from './retrySchedule';
-import { WebhookEvent, type WebhookDeliveryDoc } from './models';
 import { sendAttempt, type AttemptOutcome } from './sendAttempt';
 import { signedHeaders } from './signPayload';
+import { eventById, markEventDeadLettered } from './store/eventStore';
+import type { DeliveryRecord } from './store/records';
 import { claimAttempt, findAttempt, recordAttempt } from './webhookDeliveries';
 import { endpointById } from './webhookEndpoints';
 import { liveSecrets, openSecrets, type StoredSecret } from './webhookSecrets';
@@ -73,7 +74,7 @@ export interface AttemptContext {
  * One line and the metrics of an attempt this run made (not of one it found already recorded):
  * an operator follows an event from these lines by `event_id`, a job by `job_id`.
  */
-function observeAttempt(record: WebhookDeliveryDoc, context: AttemptContext): void {
+function observeAttempt(record: DeliveryRecord, context: AttemptContext): void {
   const outcome = record.status;
   webhookAttempts.inc({ outcome, error_code: record.errorCode ?? '' });
   if (record.durationMs !== null && record.durationMs !== undefined) webhookAttemptDuration.observe({ outcome }, record.durationMs / 1000);
@@ -103,18 +104,18 @@ export function createAttemptDeliverer(config: Config, deps: DeliverAttemptDeps 
   const now = deps.now ?? (() => new Date());
 
   /** The event-level consequence of a recorded attempt; safe to repeat on a retried activity. */
-  async function settle(record: WebhookDeliveryDoc): Promise<AttemptResult> {
+  async function settle(record: DeliveryRecord): Promise<AttemptResult> {
     // The event's own status only tracks what replays need (dead-lettered or not); whether it
     // was delivered is in its delivery records, which saves a write on every success.
     if (record.status === 'dead_lettered') {
-      await WebhookEvent.updateOne({ _id: record.eventId, replays: record.replay }, { $set: { status: 'dead_lettered', deadLetteredAt: record.attemptedAt } });
+      await markEventDeadLettered(record.eventId, record.replay, record.attemptedAt);
       logger.warn({ eventId: record.eventId, orgId: record.orgId, endpointId: record.endpointId, replay: record.replay }, 'webhook event dead-lettered');
     }
     return { ok: record.status === 'succeeded', deliveryId: record._id, status: record.status };
   }
 
   async function attemptDelivery(input: AttemptInput, context: AttemptContext = {}): Promise<AttemptResult> {
-    const event = input.event ?? (await WebhookEvent.findById(input.eventId).lean());
+    const event = input.event ?? (await eventById(input.eventId));
     // Not an infrastructure hiccup: retrying cannot make a missing event appear.
     if (!event) throw new EventMissing(input.eventId);
     const at = await now();

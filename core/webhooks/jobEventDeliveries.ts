@@ -1,5 +1,6 @@
-import { deliveryView, type DeliveryView } from './webhookDeliveries';
-import { WebhookDelivery, WebhookEvent, type WebhookDeliveryDoc } from './models';
+import { deliveryView, type DeliveryView } from './deliveryView';
+import { deliveriesOfEvent } from './store/deliveryStore';
+import { eventInOrg } from './store/eventStore';
 
 /**
  * A job's `job.completed` event as its page shows it: the event of this organization (one per
@@ -19,8 +20,8 @@ export interface JobEventDeliveries {
 
 /** Null before the job finished (no event yet), and for a job of another organization. */
 export async function jobEventDeliveries(orgId: string, jobId: string): Promise<JobEventDeliveries | null> {
-  const event = await WebhookEvent.findOne({ jobId, orgId }).lean();
+  const event = await eventInOrg(orgId, { jobId });
   if (!event) return null;
-  const attempts = await WebhookDelivery.find({ eventId: event._id }).sort({ replay: 1, attempt: 1 }).limit(MAX_ATTEMPTS_SHOWN).lean<WebhookDeliveryDoc[]>();
+  const attempts = (await deliveriesOfEvent(event._id)).sort((a, b) => a.replay - b.replay || a.attempt - b.attempt).slice(0, MAX_ATTEMPTS_SHOWN);
   return { eventId: event._id, status: event.status, endpointId: event.endpointId ?? null, createdAt: event.createdAt, attempts: attempts.map(deliveryView) };
 }

@@ -1,4 +1,5 @@
 import { Schema, model, type InferSchemaType } from 'mongoose';
+import { DELIVERY_STATUSES } from './deliveryStatus';
 
 /**
  * Webhook storage. Ids are prefixed (`we_`, `whs_`, `evt_`, `dlv_`). FerretDB 1.x has no
@@ -74,9 +75,6 @@ eventSchema.index({ status: 1, orgId: 1 });
 export const WebhookEvent = model('WebhookEvent', eventSchema, 'webhook_events');
 export type WebhookEventDoc = InferSchemaType<typeof eventSchema> & { _id: string; createdAt: Date; updatedAt: Date };
 
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'dead_lettered'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
-
 const deliverySchema = new Schema(
   {
     _id: { type: String, required: true },
@@ -87,6 +85,11 @@ const deliverySchema = new Schema(
     jobId: { type: String, required: true },
     attempt: { type: Number, required: true },
     replay: { type: Number, required: true },
+    /**
+     * The attempt's number in its workspace (1, 2, …), also in its id (store/deliveryStore.ts
+     * pages by ids). Absent on records written before the numbering.
+     */
+    seq: { type: Number, default: undefined },
     status: { type: String, required: true, enum: DELIVERY_STATUSES },
     responseStatus: { type: Number, default: null },
     errorCode: { type: String, default: null },
@@ -104,6 +107,34 @@ deliverySchema.index({ workspaceId: 1, createdAt: -1, _id: -1 });
 deliverySchema.index({ workspaceId: 1, status: 1, createdAt: -1, _id: -1 });
 export const WebhookDelivery = model('WebhookDelivery', deliverySchema, 'webhook_deliveries');
 export type WebhookDeliveryDoc = InferSchemaType<typeof deliverySchema> & { _id: string; createdAt: Date; updatedAt: Date };
+
+/** Each workspace's latest delivery number, and whether it has records from before the numbering. */
+const deliveryHeadSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    seq: { type: Number, required: true, default: 0 },
+    /** False once the workspace is known to hold no unnumbered record; absent means unknown. */
+    legacy: { type: Boolean, default: undefined },
+  },
+  { versionKey: false },
+);
+export const WebhookDeliveryHead = model('WebhookDeliveryHead', deliveryHeadSchema, 'webhook_delivery_heads');
+
+/**
+ * The webhook health figures of a workspace for one UTC day, by hour, counted as attempts are
+ * recorded (`<workspace_id>:<day start ms>`; `f<h>` failed and `d<h>` dead-lettered attempts of
+ * hour h): the overview adds up the hours of a week from eight rows read by id. One row per day,
+ * not per hour: FerretDB decodes every row it returns, so fewer rows is a cheaper read.
+ */
+const healthDaySchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    workspaceId: { type: String, required: true },
+    day: { type: Date, required: true },
+  },
+  { versionKey: false, strict: false },
+);
+export const WebhookHealthDay = model('WebhookHealthDay', healthDaySchema, 'webhook_health_days');
 
 /** The claim of one attempt (`<event>:<replay>:<attempt>`), taken before its POST. */
 const attemptClaimSchema = new Schema(

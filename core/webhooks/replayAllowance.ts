@@ -1,5 +1,4 @@
-import { isDuplicateKeyError } from '../store/connection';
-import { WebhookReplaySlot } from './models';
+import { createSlot, restoreSlot, slotsOf, takeSlotUsedBefore } from './store/replaySlotStore';
 
 /**
  * Replay allowance (SPEC 8.1): 10 replays per endpoint in any trailing hour. Ten slot records
@@ -17,32 +16,22 @@ export function retryAfterSeconds(usedAts: readonly Date[], now: Date): number {
   return Math.max(1, Math.ceil((oldest + REPLAY_ALLOWANCE_WINDOW_MS - now.getTime()) / 1000));
 }
 
-async function claim(endpointId: string, now: Date) {
-  return WebhookReplaySlot.findOneAndUpdate(
-    { endpointId, usedAt: { $lte: new Date(now.getTime() - REPLAY_ALLOWANCE_WINDOW_MS) } },
-    { $set: { usedAt: now } },
-    { returnDocument: 'before', sort: { usedAt: 1 } },
-  ).lean<{ _id: string; usedAt: Date }>();
+function claim(endpointId: string, now: Date) {
+  return takeSlotUsedBefore(endpointId, new Date(now.getTime() - REPLAY_ALLOWANCE_WINDOW_MS), now);
 }
 
 export async function takeReplaySlot(endpointId: string, now = new Date()): Promise<SlotVerdict> {
   let prev = await claim(endpointId, now);
   if (!prev) {
-    const slots = await WebhookReplaySlot.find({ endpointId }).lean<{ _id: string; usedAt: Date }[]>();
+    const slots = await slotsOf(endpointId);
     if (slots.length < REPLAYS_PER_HOUR) {
       const have = new Set(slots.map((s) => s._id));
       const missing = Array.from({ length: REPLAYS_PER_HOUR }, (_, i) => `${endpointId}:${i}`).filter((id) => !have.has(id));
-      for (const id of missing) {
-        try {
-          await WebhookReplaySlot.create({ _id: id, endpointId, usedAt: new Date(0) });
-        } catch (err) {
-          if (!isDuplicateKeyError(err)) throw err;
-        }
-      }
+      for (const id of missing) await createSlot({ _id: id, endpointId, usedAt: new Date(0) });
       prev = await claim(endpointId, now);
     }
     if (!prev) {
-      const all = await WebhookReplaySlot.find({ endpointId }).lean<{ usedAt: Date }[]>();
+      const all = await slotsOf(endpointId);
       return {
         ok: false,
         retryAfterSeconds: retryAfterSeconds(
@@ -57,7 +46,7 @@ export async function takeReplaySlot(endpointId: string, now = new Date()): Prom
 
 /** Gives a slot back when the replay it was taken for did not happen. */
 export async function releaseReplaySlot(slot: { slotId: string; previousUsedAt: Date; usedAt: Date }): Promise<void> {
-  await WebhookReplaySlot.updateOne({ _id: slot.slotId, usedAt: slot.usedAt }, { $set: { usedAt: slot.previousUsedAt } });
+  await restoreSlot(slot.slotId, slot.usedAt, slot.previousUsedAt);
 }
 
 /** Uses in the trailing hour counted from the slots' last use times: what is left, and when the next one frees when none is. */
@@ -70,7 +59,7 @@ export function allowanceFrom(usedAts: readonly Date[], now: Date): { left: numb
 
 /** The endpoint's replays left in the trailing hour, as a page shows them before anyone asks for one. */
 export async function replayAllowanceOf(endpointId: string, now = new Date()): Promise<{ left: number; nextAllowedAt: Date | null }> {
-  const slots = await WebhookReplaySlot.find({ endpointId }, { usedAt: 1 }).lean<{ usedAt: Date }[]>();
+  const slots = await slotsOf(endpointId);
   return allowanceFrom(
     slots.map((s) => s.usedAt),
     now,

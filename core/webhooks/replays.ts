@@ -2,7 +2,18 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { Problem, retryLater } from '../problems';
 import { isTemporalUnanswered, withTemporalDeadline } from '../temporal/deadline';
 import { deliveryWorkflowId, REPLAY_SIGNAL, type DeliveryRun } from './deliveryWorkflowContract';
-import { WebhookEvent } from './models';
+import {
+  beginReplay,
+  dropDueReplay,
+  dueReplayEventIds,
+  eventById,
+  leaseDueReplay,
+  recordReplayDue,
+  releaseReplayLease,
+  replaySignalled,
+  replayStatesOf,
+  undoReplay,
+} from './store/eventStore';
 import { releaseReplaySlot, takeReplaySlot } from './replayAllowance';
 import { findDelivery } from './webhookDeliveries';
 import { activeEndpointOf } from './webhookEndpoints';
@@ -44,9 +55,7 @@ export function isReplayable(delivery: { status: string; replay: number }, event
 export async function replayableAmong(deliveries: readonly { delivery_id: string; event_id: string; status: string; replay: number }[]): Promise<Set<string>> {
   const dead = deliveries.filter((d) => d.status === 'dead_lettered');
   if (dead.length === 0) return new Set();
-  const events = await WebhookEvent.find({ _id: { $in: [...new Set(dead.map((d) => d.event_id))] } }, { status: 1, replays: 1 }).lean<
-    { _id: string; status: string; replays: number }[]
-  >();
+  const events = await replayStatesOf([...new Set(dead.map((d) => d.event_id))]);
   const byId = new Map(events.map((e) => [e._id, e]));
   return new Set(dead.filter((d) => isReplayable(d, byId.get(d.event_id) ?? null)).map((d) => d.delivery_id));
 }
@@ -55,7 +64,7 @@ export async function requestReplay(workspaceId: string, deliveryId: string, del
   const signal = typeof deliver === 'function' ? deliver : replaySignaller(deliver);
   const delivery = await findDelivery(workspaceId, deliveryId);
   if (delivery.status !== 'dead_lettered') throw notAllowed('Only a dead-lettered delivery can be replayed.');
-  const event = await WebhookEvent.findById(delivery.eventId).lean();
+  const event = await eventById(delivery.eventId);
   if (!event || !isReplayable(delivery, event)) {
     throw notAllowed('This event has been replayed since; only its latest dead-lettered delivery can be replayed.');
   }
@@ -68,11 +77,7 @@ export async function requestReplay(workspaceId: string, deliveryId: string, del
   }
   const replay = delivery.replay + 1;
   // The transition is conditional on the run the checks saw: concurrent requests replay once.
-  const moved = await WebhookEvent.updateOne(
-    { _id: event._id, status: 'dead_lettered', replays: delivery.replay },
-    { $set: { status: 'replaying' }, $inc: { replays: 1 } },
-  );
-  if (moved.modifiedCount !== 1) {
+  if (!(await beginReplay(event._id, delivery.replay))) {
     await releaseReplaySlot(slot);
     throw notAllowed('This delivery is already being replayed.');
   }
@@ -82,13 +87,10 @@ export async function requestReplay(workspaceId: string, deliveryId: string, del
   } catch (err) {
     if (isTemporalUnanswered(err)) {
       // Accepted and recorded: the workflow starter signals it once Temporal answers.
-      await WebhookEvent.updateOne(
-        { _id: event._id, status: 'replaying', replays: replay },
-        { $set: { replayDue: true, replayRun: run, replayLeaseUntil: null } },
-      );
+      await recordReplayDue(event._id, replay, run);
       return { event_id: event._id, replay, endpoint_id: endpoint._id, status: 'replaying' };
     }
-    await WebhookEvent.updateOne({ _id: event._id, status: 'replaying', replays: replay }, { $set: { status: 'dead_lettered' }, $inc: { replays: -1 } });
+    await undoReplay(event._id, replay);
     await releaseReplaySlot(slot);
     if (err instanceof WorkflowNotFoundError) throw notAllowed('The replay window of this event has closed.');
     throw retryLater('dependency_unavailable', 'The delivery scheduler is unavailable; retry shortly.', 5, { cause: err });
@@ -96,37 +98,25 @@ export async function requestReplay(workspaceId: string, deliveryId: string, del
   return { event_id: event._id, replay, endpoint_id: endpoint._id, status: 'replaying' };
 }
 
-const replayLeaseFree = (now: Date) => ({ $or: [{ replayLeaseUntil: null }, { replayLeaseUntil: { $lte: now } }] });
-
 /**
  * The workflow starter's part for replays: signals every replay recorded while Temporal did not
  * answer, each under a lease of `leaseMs`. A workflow gone meanwhile (its replay window closed)
  * puts the event back to dead-lettered, as a refused signal on the request would have.
  */
 export async function signalRecordedReplays(signal: ReplaySignaller, leaseMs: number, limit = 50, now = new Date()): Promise<void> {
-  const due = await WebhookEvent.find({ replayDue: true, ...replayLeaseFree(now) }, { _id: 1 })
-    .limit(limit)
-    .lean();
-  for (const { _id } of due) {
-    const claimed = await WebhookEvent.findOneAndUpdate(
-      { _id, replayDue: true, ...replayLeaseFree(now) },
-      { $set: { replayLeaseUntil: new Date(now.getTime() + leaseMs) } },
-      { new: true },
-    ).lean();
+  for (const _id of await dueReplayEventIds(now, limit)) {
+    const claimed = await leaseDueReplay(_id, now, new Date(now.getTime() + leaseMs));
     if (!claimed?.replayRun) continue;
     const run = claimed.replayRun as DeliveryRun;
     try {
       await signal(_id, run);
-      await WebhookEvent.updateOne({ _id, replays: run.replay }, { $set: { replayDue: false, replayRun: null, replayLeaseUntil: null } });
+      await replaySignalled(_id, run.replay);
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) {
-        await WebhookEvent.updateOne(
-          { _id, status: 'replaying', replays: run.replay },
-          { $set: { status: 'dead_lettered', replayDue: false, replayRun: null, replayLeaseUntil: null }, $inc: { replays: -1 } },
-        );
+        await dropDueReplay(_id, run.replay);
         continue;
       }
-      await WebhookEvent.updateOne({ _id }, { $set: { replayLeaseUntil: null } });
+      await releaseReplayLease(_id);
       throw err;
     }
   }

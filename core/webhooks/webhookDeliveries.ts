@@ -1,8 +1,22 @@
-import { newId } from '../ids';
 import { notFound } from '../problems';
-import { isDuplicateKeyError } from '../store/connection';
-import { afterPosition, decodeCursor, encodeCursor } from './deliveryCursor';
-import { WebhookAttemptClaim, WebhookDelivery, WebhookEvent, type DeliveryStatus, type WebhookDeliveryDoc } from './models';
+import { comesAfter, decodeDeliveryCursor, encodeDeliveryCursor, listOrder, type DeliveryPosition } from './deliveryCursor';
+import { advance, nextBelow, nextWindow, walkFrom } from './deliveryNumbering';
+import type { DeliveryStatus } from './deliveryStatus';
+import { deliveryView, type DeliveryView } from './deliveryView';
+import {
+  claimAttempt,
+  deliveriesOfEvent,
+  deliveryHead,
+  deliveryInWorkspace,
+  findAttempt,
+  insertNumberedDelivery,
+  numberedDeliveries,
+  unnumberedDeliveries,
+  type DeliveryFilterFields,
+} from './store/deliveryStore';
+import { eventIdOfJobIn } from './store/eventStore';
+import type { AttemptKey, DeliveryRecord } from './store/records';
+import { countAttemptHealth } from './webhookHealth';
 
 /**
  * Delivery records (DECISIONS.md "Webhook deliveries"): one per attempt. The attempt is
@@ -10,63 +24,8 @@ import { WebhookAttemptClaim, WebhookDelivery, WebhookEvent, type DeliveryStatus
  * written with the outcome before the workflow moves on. `pending` is part of the vocabulary
  * but a stored record always carries an outcome.
  */
-export interface DeliveryView {
-  delivery_id: string;
-  event_id: string;
-  endpoint_id: string;
-  job_id: string;
-  attempt: number;
-  replay: number;
-  status: DeliveryStatus;
-  response_status: number | null;
-  error_code: string | null;
-  duration_ms: number | null;
-  scheduled_at: string;
-  attempted_at: string;
-  next_attempt_at: string | null;
-}
-
-export function deliveryView(d: WebhookDeliveryDoc): DeliveryView {
-  return {
-    delivery_id: d._id,
-    event_id: d.eventId,
-    endpoint_id: d.endpointId,
-    job_id: d.jobId,
-    attempt: d.attempt,
-    replay: d.replay,
-    status: d.status as DeliveryStatus,
-    response_status: d.responseStatus ?? null,
-    error_code: d.errorCode ?? null,
-    duration_ms: d.durationMs ?? null,
-    scheduled_at: d.scheduledAt.toISOString(),
-    attempted_at: d.attemptedAt.toISOString(),
-    next_attempt_at: d.nextAttemptAt ? d.nextAttemptAt.toISOString() : null,
-  };
-}
-
-export interface AttemptKey {
-  eventId: string;
-  replay: number;
-  attempt: number;
-}
-
-/**
- * Claims one attempt before its POST: true the first time, false when an earlier run of the
- * activity already began it, in which case the caller must not POST again.
- */
-export async function claimAttempt(key: AttemptKey, now: Date): Promise<boolean> {
-  try {
-    await WebhookAttemptClaim.create({ _id: `${key.eventId}:${key.replay}:${key.attempt}`, claimedAt: now });
-    return true;
-  } catch (err) {
-    if (isDuplicateKeyError(err)) return false;
-    throw err;
-  }
-}
-
-export async function findAttempt(key: AttemptKey): Promise<WebhookDeliveryDoc | null> {
-  return WebhookDelivery.findOne(key).lean<WebhookDeliveryDoc>();
-}
+export { deliveryView, type DeliveryView };
+export { claimAttempt, findAttempt, type AttemptKey };
 
 export type AttemptRecord = AttemptKey & {
   endpointId: string;
@@ -83,19 +42,14 @@ export type AttemptRecord = AttemptKey & {
 };
 
 /**
- * Writes the record of a finished attempt, once: insert-only, so the hot path costs no update
- * (FerretDB updates scan). A second write for the same attempt returns the first.
+ * Writes the record of a finished attempt, once, numbered in its workspace (deliveryNumbering.ts),
+ * and counts it for the workspace's health figures. A second write for the same attempt returns
+ * the first and counts nothing.
  */
-export async function recordAttempt(record: AttemptRecord): Promise<WebhookDeliveryDoc> {
-  try {
-    const doc = await WebhookDelivery.create({ _id: newId('dlv'), ...record });
-    return doc.toObject() as WebhookDeliveryDoc;
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
-    const existing = await findAttempt(record);
-    if (!existing) throw err;
-    return existing;
-  }
+export async function recordAttempt(record: AttemptRecord): Promise<DeliveryRecord> {
+  const { record: stored, inserted } = await insertNumberedDelivery(record);
+  if (inserted) await countAttemptHealth(stored);
+  return stored;
 }
 
 export interface DeliveryFilter {
@@ -108,37 +62,74 @@ export interface DeliveryFilter {
   cursor?: string;
 }
 
-export async function listDeliveries(workspaceId: string, f: DeliveryFilter): Promise<{ data: DeliveryView[]; next_cursor: string | null }> {
-  const after = decodeCursor('webhook_deliveries', f.cursor);
+type DeliveryPage = { data: DeliveryView[]; next_cursor: string | null };
+
+function positionAfter(record: DeliveryRecord): DeliveryPosition {
+  return typeof record.seq === 'number' ? { below: record.seq - 1 } : { before: { createdAt: record.createdAt, id: record._id } };
+}
+
+/** The page of `rows` (in list order, one more than `limit` when another page follows). */
+function pageOf(rows: readonly DeliveryRecord[], limit: number, filters: string): DeliveryPage {
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { data: page.map(deliveryView), next_cursor: rows.length > limit && last ? encodeDeliveryCursor(filters, positionAfter(last)) : null };
+}
+
+/**
+ * One page of the workspace's attempts, newest first (highest number first, then the records
+ * from before the numbering). One event's attempts (nine per run) are read by the event; the
+ * workspace's are read by number, down from the head, in windows: a filter that matches rarely
+ * answers a shorter page with a cursor after `MAX_SCANNED_PER_PAGE` numbers, so no page costs
+ * more than a few reads by id however long the history.
+ */
+export async function listDeliveries(workspaceId: string, f: DeliveryFilter): Promise<DeliveryPage> {
+  const filters = [f.endpoint_id ?? '', f.status ?? '', f.event_id ?? '', f.job_id ?? ''].join(':');
+  const pos = decodeDeliveryCursor(filters, f.cursor);
+  // A stored record always carries an outcome: no walk through the history can find a pending one.
+  if (f.status === 'pending') return { data: [], next_cursor: null };
+  const fields: DeliveryFilterFields = { endpointId: f.endpoint_id, status: f.status };
   let eventId = f.event_id;
   if (f.job_id) {
     // Through the event (one per job, indexed by job): the attempts' own index is by event.
-    const event = await WebhookEvent.findOne({ jobId: f.job_id, workspaceId }, { _id: 1 }).lean<{ _id: string }>();
-    if (!event || (eventId && eventId !== event._id)) return { data: [], next_cursor: null };
-    eventId = event._id;
+    const id = await eventIdOfJobIn(workspaceId, f.job_id);
+    if (!id || (eventId && eventId !== id)) return { data: [], next_cursor: null };
+    eventId = id;
   }
-  // One event's attempts are read by the event alone: with the workspace beside it the local
-  // store (FerretDB) reads and sorts every attempt of the workspace. They all share the event's
-  // workspace, so another workspace's event is dropped whole below.
-  const filter: Record<string, unknown> = { ...(eventId ? { eventId } : { workspaceId }), ...afterPosition(after) };
-  if (f.endpoint_id) filter.endpointId = f.endpoint_id;
-  if (f.status) filter.status = f.status;
-  const docs = (
-    await WebhookDelivery.find(filter)
-      .sort({ createdAt: -1, _id: -1 })
-      .limit(f.limit + 1)
-      .lean<WebhookDeliveryDoc[]>()
-  ).filter((d) => d.workspaceId === workspaceId);
-  const page = docs.slice(0, f.limit);
-  const last = page[page.length - 1];
-  return {
-    data: page.map(deliveryView),
-    next_cursor: docs.length > f.limit && last ? encodeCursor('webhook_deliveries', { createdAt: last.createdAt, id: last._id }) : null,
-  };
+  if (eventId) {
+    // All of one workspace: another workspace's event is dropped whole.
+    const rows = (await deliveriesOfEvent(eventId))
+      .filter((d) => d.workspaceId === workspaceId && (!f.endpoint_id || d.endpointId === f.endpoint_id) && (!f.status || d.status === f.status))
+      .filter((d) => comesAfter(d, pos))
+      .sort(listOrder);
+    return pageOf(rows, f.limit, filters);
+  }
+
+  const head = await deliveryHead(workspaceId);
+  const rows: DeliveryRecord[] = [];
+  if (!pos || 'below' in pos) {
+    let walk = walkFrom(pos ? Math.min(pos.below, head.seq) : head.seq);
+    for (let w = nextWindow(walk, f.limit + 1); w.length > 0 && rows.length <= f.limit; w = nextWindow(walk, f.limit + 1 - rows.length)) {
+      rows.push(...(await numberedDeliveries(workspaceId, w, fields)));
+      walk = advance(walk, w);
+    }
+    const below = nextBelow(
+      rows.map((r) => r.seq!),
+      f.limit,
+      walk,
+    );
+    if (rows.length > f.limit) return pageOf(rows, f.limit, filters);
+    // The page's budget of numbers ran out before the numbered records did: go on from there.
+    if (below > 0) return { data: rows.map(deliveryView), next_cursor: encodeDeliveryCursor(filters, { below }) };
+    if (!head.legacy) return { data: rows.map(deliveryView), next_cursor: null };
+  }
+  // Records from before the numbering, after every numbered one.
+  const after = pos && 'before' in pos ? pos.before : undefined;
+  rows.push(...(await unnumberedDeliveries(workspaceId, fields, f.limit + 1 - rows.length, after)));
+  return pageOf(rows, f.limit, filters);
 }
 
-export async function findDelivery(workspaceId: string, deliveryId: string): Promise<WebhookDeliveryDoc> {
-  const doc = await WebhookDelivery.findOne({ _id: deliveryId, workspaceId }).lean<WebhookDeliveryDoc>();
+export async function findDelivery(workspaceId: string, deliveryId: string): Promise<DeliveryRecord> {
+  const doc = await deliveryInWorkspace(workspaceId, deliveryId);
   if (!doc) throw notFound('webhook delivery');
   return doc;
 }

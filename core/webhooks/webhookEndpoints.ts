@@ -2,7 +2,18 @@ import { isDuplicateKeyError } from '../store/connection';
 import { newId } from '../ids';
 import { Problem, notFound } from '../problems';
 import { checkDestination, REFUSAL_TEXT, type LookupAll } from './destinationPolicy';
-import { WebhookEndpoint, type WebhookEndpointDoc } from './models';
+import {
+  activeEndpointOf,
+  endpointById,
+  endpointInWorkspace,
+  endpointsPage,
+  hasActiveEndpoint,
+  insertEndpoint,
+  markEndpointRetired,
+  replaceSecrets,
+  updateEndpointUnlessRetired,
+} from './store/endpointStore';
+import type { EndpointRecord, EndpointState } from './store/records';
 import { mintSecret, ROTATION_OVERLAP_MS, rotatedSecrets, type StoredSecret } from './webhookSecrets';
 
 /**
@@ -10,7 +21,8 @@ import { mintSecret, ROTATION_OVERLAP_MS, rotatedSecrets, type StoredSecret } fr
  * read, re-point, disable/enable, retire, rotate the signing secret. Scoped to the caller's
  * workspace: another workspace's endpoint is the same 404 as a missing one.
  */
-export type EndpointState = 'active' | 'disabled' | 'retired';
+export type { EndpointState };
+export { activeEndpointOf, endpointById };
 
 export interface EndpointScope {
   orgId: string;
@@ -31,11 +43,11 @@ export interface EndpointView {
   updated_at: string;
 }
 
-export function endpointView(doc: Pick<WebhookEndpointDoc, '_id' | 'url' | 'state' | 'createdAt' | 'updatedAt'>): EndpointView {
+export function endpointView(doc: Pick<EndpointRecord, '_id' | 'url' | 'state' | 'createdAt' | 'updatedAt'>): EndpointView {
   return {
     endpoint_id: doc._id,
     url: doc.url,
-    state: doc.state as EndpointState,
+    state: doc.state,
     created_at: doc.createdAt.toISOString(),
     updated_at: doc.updatedAt.toISOString(),
   };
@@ -55,11 +67,11 @@ function limitReached(): Problem {
 export async function registerEndpoint(scope: EndpointScope, url: string, settings: DestinationSettings, now = new Date()) {
   // Checked before anything is written: a refused destination persists nothing.
   await requireAllowedDestination(url, settings);
-  if (await WebhookEndpoint.exists({ activeSlot: scope.workspaceId })) throw limitReached();
+  if (await hasActiveEndpoint(scope.workspaceId)) throw limitReached();
   const endpointId = newId('we');
   const { stored, plaintext } = mintSecret(settings.secretsKey, endpointId, now);
   try {
-    const doc = await WebhookEndpoint.create({
+    const doc = await insertEndpoint({
       _id: endpointId,
       orgId: scope.orgId,
       workspaceId: scope.workspaceId,
@@ -68,7 +80,7 @@ export async function registerEndpoint(scope: EndpointScope, url: string, settin
       activeSlot: scope.workspaceId,
       secrets: [stored],
     });
-    return { endpoint: endpointView(doc.toObject() as WebhookEndpointDoc), secret_id: stored.secretId, secret: plaintext };
+    return { endpoint: endpointView(doc), secret_id: stored.secretId, secret: plaintext };
   } catch (err) {
     // The unique active slot makes concurrent registrations race-free: one wins, the rest 409.
     if (isDuplicateKeyError(err)) throw limitReached();
@@ -76,22 +88,15 @@ export async function registerEndpoint(scope: EndpointScope, url: string, settin
   }
 }
 
-export async function findEndpoint(scope: EndpointScope, endpointId: string): Promise<WebhookEndpointDoc> {
-  const doc = await WebhookEndpoint.findOne({ _id: endpointId, workspaceId: scope.workspaceId }).lean<WebhookEndpointDoc>();
+export async function findEndpoint(scope: EndpointScope, endpointId: string): Promise<EndpointRecord> {
+  const doc = await endpointInWorkspace(scope.workspaceId, endpointId);
   if (!doc) throw notFound('webhook endpoint');
   return doc;
 }
 
 export async function listEndpoints(scope: EndpointScope, page: { limit: number; after?: { createdAt: Date; id: string } }) {
-  const filter: Record<string, unknown> = { workspaceId: scope.workspaceId };
-  if (page.after) {
-    filter.$or = [{ createdAt: { $lt: page.after.createdAt } }, { createdAt: page.after.createdAt, _id: { $lt: page.after.id } }];
-  }
-  const docs = await WebhookEndpoint.find(filter)
-    .sort({ createdAt: -1, _id: -1 })
-    .limit(page.limit + 1)
-    .lean<WebhookEndpointDoc[]>();
-  return { docs: docs.slice(0, page.limit), more: docs.length > page.limit };
+  const { records, more } = await endpointsPage(scope.workspaceId, page.limit, page.after);
+  return { docs: records, more };
 }
 
 export interface EndpointChange {
@@ -104,18 +109,14 @@ export async function updateEndpoint(scope: EndpointScope, endpointId: string, c
   if (doc.state === 'retired') throw new Problem('endpoint_retired', 'A retired webhook endpoint cannot be changed.');
   // A re-point is checked like a registration: the new destination must pass the policy.
   if (change.url !== undefined && change.url !== doc.url) await requireAllowedDestination(change.url, settings);
-  const set: Record<string, unknown> = {};
+  const set: Parameters<typeof updateEndpointUnlessRetired>[2] = {};
   if (change.url !== undefined) set.url = change.url;
   if (change.state !== undefined) {
     set.state = change.state;
     set.activeSlot = change.state === 'active' ? scope.workspaceId : endpointId;
   }
   try {
-    const updated = await WebhookEndpoint.findOneAndUpdate(
-      { _id: endpointId, workspaceId: scope.workspaceId, state: { $ne: 'retired' } },
-      { $set: set },
-      { returnDocument: 'after' },
-    ).lean<WebhookEndpointDoc>();
+    const updated = await updateEndpointUnlessRetired(scope.workspaceId, endpointId, set);
     if (!updated) throw new Problem('endpoint_retired', 'A retired webhook endpoint cannot be changed.');
     return endpointView(updated);
   } catch (err) {
@@ -127,10 +128,7 @@ export async function updateEndpoint(scope: EndpointScope, endpointId: string, c
 /** DELETE: retire, keep the record and its deliveries readable; retiring twice is harmless. */
 export async function retireEndpoint(scope: EndpointScope, endpointId: string, now = new Date()): Promise<EndpointView> {
   await findEndpoint(scope, endpointId);
-  await WebhookEndpoint.updateOne(
-    { _id: endpointId, workspaceId: scope.workspaceId, state: { $ne: 'retired' } },
-    { $set: { state: 'retired', activeSlot: endpointId, retiredAt: now } },
-  );
+  await markEndpointRetired(scope.workspaceId, endpointId, now);
   return endpointView(await findEndpoint(scope, endpointId));
 }
 
@@ -150,23 +148,10 @@ export async function rotateSecret(scope: EndpointScope, endpointId: string, sec
   const { stored, plaintext } = mintSecret(secretsKey, endpointId, now);
   const secrets = rotatedSecrets(doc.secrets as StoredSecret[], stored, now);
   const windowEnd = new Date(now.getTime() + ROTATION_OVERLAP_MS);
-  const res = await WebhookEndpoint.updateOne(
-    { _id: endpointId, workspaceId: scope.workspaceId, state: { $ne: 'retired' }, rotationEndsAt: doc.rotationEndsAt ?? null },
-    { $set: { secrets, rotationEndsAt: windowEnd } },
-  );
-  if (res.matchedCount === 0) {
+  if (!(await replaceSecrets(scope.workspaceId, endpointId, doc.rotationEndsAt ?? null, secrets, windowEnd))) {
     const fresh = await findEndpoint(scope, endpointId);
     if (fresh.state === 'retired') throw new Problem('endpoint_retired', 'A retired webhook endpoint has no secret to rotate.');
     throw new Problem('rotation_in_progress', 'Another rotation of this secret has just happened; rotate again after its 24-hour overlap.');
   }
   return { secret_id: stored.secretId, secret: plaintext, previous_secret_expires_at: windowEnd.toISOString() };
-}
-
-/** The workspace's active endpoint at this moment, if any (emission picks it). */
-export async function activeEndpointOf(workspaceId: string): Promise<WebhookEndpointDoc | null> {
-  return WebhookEndpoint.findOne({ activeSlot: workspaceId }).lean<WebhookEndpointDoc>();
-}
-
-export async function endpointById(endpointId: string): Promise<WebhookEndpointDoc | null> {
-  return WebhookEndpoint.findById(endpointId).lean<WebhookEndpointDoc>();
 }

@@ -7,7 +7,8 @@ import { SA } from '../temporal/searchAttributes';
 import type { JobCompletedInput, EmittedEvent } from './jobCompletedEvent';
 import { DELIVERY_WORKFLOW_TYPE, deliveryWorkflowId, type WebhookDeliveryInput } from './deliveryWorkflowContract';
 import { jobCompletedBody } from './eventEnvelope';
-import { WebhookEvent, type WebhookEventDoc } from './models';
+import { eventById, eventOfJob, insertEvent } from './store/eventStore';
+import type { EventRecord } from './store/records';
 import { activeEndpointOf } from './webhookEndpoints';
 
 /**
@@ -44,7 +45,7 @@ export function eventIdForJob(jobId: string, idKey: Buffer): string {
   return id;
 }
 
-async function recordEvent(input: JobCompletedInput, now: Date, idKey: Buffer): Promise<WebhookEventDoc> {
+async function recordEvent(input: JobCompletedInput, now: Date, idKey: Buffer): Promise<EventRecord> {
   const eventId = eventIdForJob(input.jobId, idKey);
   // Insert first: a retried emission fails on the primary key and reads the first record.
   // The endpoint active at this moment receives the event; none active means no delivery.
@@ -58,7 +59,7 @@ async function recordEvent(input: JobCompletedInput, now: Date, idKey: Buffer): 
     resultExpiresAt: input.resultExpiresAt,
   });
   try {
-    const doc = await WebhookEvent.create({
+    return await insertEvent({
       _id: eventId,
       jobId: input.jobId,
       orgId: input.orgId,
@@ -68,13 +69,11 @@ async function recordEvent(input: JobCompletedInput, now: Date, idKey: Buffer): 
       resultExpiresAt: input.resultExpiresAt,
       status: endpoint ? 'delivering' : 'no_endpoint',
     });
-    return doc.toObject() as WebhookEventDoc;
   } catch (err) {
     // A concurrent emission for the same job won: its record (and body bytes) is the event.
     // (Unique on jobId too, so even an id derived under another key cannot make a second.)
     if (!isDuplicateKeyError(err)) throw err;
-    const winner =
-      (await WebhookEvent.findById(eventId).lean<WebhookEventDoc>()) ?? (await WebhookEvent.findOne({ jobId: input.jobId }).lean<WebhookEventDoc>());
+    const winner = (await eventById(eventId)) ?? (await eventOfJob(input.jobId));
     if (!winner) throw err;
     return winner;
   }

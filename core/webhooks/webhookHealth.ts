@@ -1,42 +1,64 @@
-import { deliveryView, type DeliveryView } from './webhookDeliveries';
-import { WebhookDelivery, WebhookEvent, type WebhookDeliveryDoc } from './models';
+import { deliveryView, type DeliveryView } from './deliveryView';
+import { advance, nextWindow, walkFrom } from './deliveryNumbering';
+import type { DeliveryStatus } from './deliveryStatus';
+import { addHealthCounts, deliveryHead, healthCountsOf, HOUR_MS, numberedDeliveries, unnumberedDeliveries, type HealthCounts } from './store/deliveryStore';
+import type { DeliveryRecord } from './store/records';
 
 /**
  * How a workspace's webhooks are doing, as the console's overview shows it: the last attempt's
- * outcome, the failed attempts and the dead letters of the last 7 days. Each figure is one read
- * bounded by `COUNT_CAP` rows, so a workspace with a flood of failures costs the same as one
- * with a few: beyond the cap the figure is "at least", which is all a glance needs.
+ * outcome, the failed attempts and the dead-lettered runs of the last 7 days. The counts are
+ * kept as attempts are recorded, per workspace and UTC hour (a row per day), so the overview
+ * reads eight counter rows by id instead of counting attempts, and the last attempt is
+ * read by its number: no figure reads more as the history grows.
  */
 export const HEALTH_WINDOW_MS = 7 * 24 * 3600_000;
-export const COUNT_CAP = 1000;
-
-export interface BoundedCount {
-  count: number;
-  /** True when there are more than `count` (the read stopped at the cap). */
-  more: boolean;
-}
 
 export interface WebhookHealth {
   lastAttempt: DeliveryView | null;
-  failedAttempts: BoundedCount;
-  deadLetters: BoundedCount;
+  /** Attempts recorded `failed` (not the ninth of a run) in the window, counted to the hour. */
+  failedAttempts: number;
+  /** Runs that ended dead-lettered in the window, counted to the hour. */
+  deadLetters: number;
 }
 
-function bounded(rows: readonly unknown[]): BoundedCount {
-  return rows.length > COUNT_CAP ? { count: COUNT_CAP, more: true } : { count: rows.length, more: false };
+/** What one recorded attempt adds to its hour's counters. */
+export function healthCountsOfAttempt(status: DeliveryStatus): Partial<HealthCounts> {
+  if (status === 'failed') return { failed: 1 };
+  if (status === 'dead_lettered') return { deadLettered: 1 };
+  return {};
 }
 
-export async function webhookHealthOf(orgId: string, workspaceId: string, now = new Date()): Promise<WebhookHealth> {
-  const since = new Date(now.getTime() - HEALTH_WINDOW_MS);
-  const [last, failed, dead] = await Promise.all([
-    WebhookDelivery.find({ workspaceId }).sort({ createdAt: -1, _id: -1 }).limit(1).lean<WebhookDeliveryDoc[]>(),
-    WebhookDelivery.find({ workspaceId, status: 'failed', createdAt: { $gte: since } }, { _id: 1 })
-      .sort({ createdAt: -1, _id: -1 })
-      .limit(COUNT_CAP + 1)
-      .lean(),
-    WebhookEvent.find({ status: 'dead_lettered', orgId, workspaceId, deadLetteredAt: { $gte: since } }, { _id: 1 })
-      .limit(COUNT_CAP + 1)
-      .lean(),
-  ]);
-  return { lastAttempt: last[0] ? deliveryView(last[0]) : null, failedAttempts: bounded(failed), deadLetters: bounded(dead) };
+/** The starts of the UTC hours the window ending at `now` touches, oldest first (the first one counts whole). */
+export function healthHours(now: Date): number[] {
+  const first = Math.floor((now.getTime() - HEALTH_WINDOW_MS) / HOUR_MS) * HOUR_MS;
+  const last = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS;
+  const hours: number[] = [];
+  for (let h = first; h <= last; h += HOUR_MS) hours.push(h);
+  return hours;
+}
+
+/** Counts a newly recorded attempt in its hour (a write lost to a crash between the two is one count short). */
+export async function countAttemptHealth(record: Pick<DeliveryRecord, 'workspaceId' | 'status' | 'attemptedAt'>): Promise<void> {
+  const counts = healthCountsOfAttempt(record.status);
+  if (Object.keys(counts).length === 0) return;
+  await addHealthCounts(record.workspaceId, Math.floor(record.attemptedAt.getTime() / HOUR_MS) * HOUR_MS, counts);
+}
+
+/** The workspace's latest attempt: the highest number present (one read when it is the head), else the latest from before the numbering. */
+export async function lastAttemptOf(workspaceId: string): Promise<DeliveryRecord | null> {
+  const head = await deliveryHead(workspaceId);
+  let walk = walkFrom(head.seq);
+  for (let window = nextWindow(walk, 1); window.length; window = nextWindow(walk, 1)) {
+    const [found] = await numberedDeliveries(workspaceId, window);
+    if (found) return found;
+    walk = advance(walk, window);
+  }
+  if (!head.legacy) return null;
+  const [legacy] = await unnumberedDeliveries(workspaceId, {}, 1);
+  return legacy ?? null;
+}
+
+export async function webhookHealthOf(workspaceId: string, now = new Date()): Promise<WebhookHealth> {
+  const [last, counts] = await Promise.all([lastAttemptOf(workspaceId), healthCountsOf(workspaceId, healthHours(now))]);
+  return { lastAttempt: last ? deliveryView(last) : null, failedAttempts: counts.failed, deadLetters: counts.deadLettered };
 }

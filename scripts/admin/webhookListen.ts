@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from '../../core/config';
 import { Workspace } from '../../core/tenancy/models';
 import { destinationLookup } from '../../core/webhooks/destinationResolver';
-import { WebhookAttemptClaim, WebhookEndpoint } from '../../core/webhooks/models';
+import { claimedAttemptsOf } from '../../core/webhooks/store/deliveryStore';
+import { restoreEndpointUrl } from '../../core/webhooks/store/endpointStore';
 import { verifySignature } from '../../core/webhooks/signPayload';
 import { activeEndpointOf, registerEndpoint, retireEndpoint, updateEndpoint, type DestinationSettings } from '../../core/webhooks/webhookEndpoints';
 import { liveSecrets, openSecrets, type StoredSecret } from '../../core/webhooks/webhookSecrets';
@@ -48,11 +49,8 @@ export function listenCertificate(f: Flags, env: NodeJS.ProcessEnv = process.env
 
 /** Which attempt of its event a delivery is: the attempt claimed last before it was sent. */
 async function attemptOf(eventId: string): Promise<{ replay: number; attempt: number } | null> {
-  const claims = await WebhookAttemptClaim.find({ _id: { $gt: `${eventId}:`, $lt: `${eventId};` } }, { _id: 1 }).lean();
   let last: { replay: number; attempt: number } | null = null;
-  for (const c of claims) {
-    const [, replay, attempt] = String(c._id).split(':');
-    const r = { replay: Number(replay), attempt: Number(attempt) };
+  for (const r of await claimedAttemptsOf(eventId)) {
     if (!last || r.replay > last.replay || (r.replay === last.replay && r.attempt > last.attempt)) last = r;
   }
   return last;
@@ -176,7 +174,7 @@ async function listen(f: Flags, config: Config): Promise<unknown> {
     restore = async () => {
       // Put back as it was, unchecked: that URL passed the policy when it was set. Only if it
       // still points here (nobody re-pointed it meanwhile).
-      await WebhookEndpoint.updateOne({ _id: endpointId, url }, { $set: { url: previousUrl } });
+      await restoreEndpointUrl(endpointId, url, previousUrl);
       return `endpoint ${endpointId} points at ${previousUrl} again`;
     };
   } else {

@@ -1,5 +1,5 @@
 import { deliveryWorkflowId } from '../../core/webhooks/deliveryWorkflowContract';
-import { WebhookEvent } from '../../core/webhooks/models';
+import { deadLetteredEvents } from '../../core/webhooks/store/eventStore';
 import { optionalFlag, intFlag, type AdminCommand } from './command';
 
 /**
@@ -12,10 +12,7 @@ export const webhooksCommands: Record<string, AdminCommand> = {
     run: async (f) => {
       const org = optionalFlag(f, 'org');
       const limit = intFlag(f, 'limit', { min: 1 }) ?? 100;
-      const docs = await WebhookEvent.find({ status: 'dead_lettered', ...(org ? { orgId: org } : {}) })
-        .sort({ deadLetteredAt: -1 })
-        .limit(limit)
-        .lean();
+      const docs = await deadLetteredEvents(org, limit);
       return {
         dead_letters: docs.map((d) => ({
           event_id: d._id,

@@ -5,7 +5,8 @@ import { CHARGE_OPERATION } from '../../core/jobs/chunkSettlement';
 import { ContactRetrievalJob, ContactRetrievalJobItem } from '../../core/jobs/models';
 import { DEFAULT_REQUESTS_PER_SECOND } from '../../core/limits/limitTable';
 import { MAX_ATTEMPTS } from '../../core/webhooks/retrySchedule';
-import { WebhookDelivery, WebhookEvent } from '../../core/webhooks/models';
+import { deliveriesOfOrganizations } from '../../core/webhooks/store/deliveryStore';
+import { eventsOfOrganizations } from '../../core/webhooks/store/eventStore';
 import type { ReceivedRequest } from '../../test/support/httpsReceiver';
 import type { CallRecord } from './apiClient';
 import type { FaultLog } from './faults';
@@ -35,8 +36,8 @@ export interface LedgerInput {
 /** Jobs not yet final, events not yet delivered: what the drain waits on. */
 export async function outstanding(orgIds: string[]): Promise<{ runningJobs: number; undeliveredEvents: number }> {
   const runningJobs = await ContactRetrievalJob.countDocuments({ orgId: { $in: orgIds }, status: 'running' });
-  const events = await WebhookEvent.find({ orgId: { $in: orgIds }, endpointId: { $ne: null } }, { _id: 1, status: 1 }).lean();
-  const delivered = new Set((await WebhookDelivery.find({ orgId: { $in: orgIds }, status: 'succeeded' }, { eventId: 1 }).lean()).map((d) => d.eventId));
+  const events = (await eventsOfOrganizations(orgIds)).filter((e) => e.endpointId !== null);
+  const delivered = new Set((await deliveriesOfOrganizations(orgIds)).filter((d) => d.status === 'succeeded').map((d) => d.eventId));
   const undeliveredEvents = events.filter((e) => !delivered.has(e._id) && e.status !== 'dead_lettered').length;
   return { runningJobs, undeliveredEvents };
 }
@@ -70,7 +71,7 @@ export async function reconcile(input: LedgerInput): Promise<LedgerLine[]> {
   line('jobs stuck (still running)', byStatus.running ?? 0, !byStatus.running);
 
   // Events and deliveries.
-  const events = await WebhookEvent.find({ orgId: { $in: orgIds } }).lean();
+  const events = await eventsOfOrganizations(orgIds);
   const eventByJob = new Map(events.map((e) => [e.jobId, e]));
   const finalJobs = jobs.filter((j) => j.status !== 'running');
   const missingEvents = finalJobs.filter((j) => !eventByJob.has(j._id));
@@ -103,7 +104,7 @@ export async function reconcile(input: LedgerInput): Promise<LedgerLine[]> {
       badSignature += 1;
     }
   }
-  const deliveries = await WebhookDelivery.find({ orgId: { $in: orgIds } }).lean();
+  const deliveries = await deliveriesOfOrganizations(orgIds);
   const attemptsByEvent = new Map<string, typeof deliveries>();
   for (const d of deliveries) attemptsByEvent.set(d.eventId, [...(attemptsByEvent.get(d.eventId) ?? []), d]);
   let delivered = 0;

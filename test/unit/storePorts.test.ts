@@ -33,6 +33,18 @@ const PORTS: Port[] = [
     allowed: ['core/oauth/store', 'core/oauth/models'],
     exceptions: {},
   },
+  {
+    area: 'core/webhooks',
+    models: ['core/webhooks/models'],
+    allowed: [
+      'core/webhooks/models',
+      'core/webhooks/store/endpointStore',
+      'core/webhooks/store/eventStore',
+      'core/webhooks/store/deliveryStore',
+      'core/webhooks/store/replaySlotStore',
+    ],
+    exceptions: {},
+  },
 ];
 
 function sourceFiles(dir: string): string[] {

@@ -3,7 +3,7 @@ import { runningJobCount } from '../../../core/jobs/contactRetrievalJobs';
 import { familyNames } from '../../../core/keys/keyFamilies';
 import { DAY_MS } from '../../../core/usage/usageBuckets';
 import { usageSeries } from '../../../core/usage/usageSeries';
-import { webhookHealthOf, type BoundedCount } from '../../../core/webhooks/webhookHealth';
+import { webhookHealthOf } from '../../../core/webhooks/webhookHealth';
 import { html, type Html } from '../../oauth/pageRendering';
 import { barChart } from '../charts/barChart';
 import { creditsChart, rangeEndingAt, requestsChart, usageTotals, type ChartRange } from '../charts/usageCharts';
@@ -26,10 +26,6 @@ function figure(term: string, value: Html | string | number): Html {
   </div>`;
 }
 
-function boundedText(c: BoundedCount): string {
-  return c.more ? `${c.count.toLocaleString('en')} or more` : c.count.toLocaleString('en');
-}
-
 const n = (value: number) => value.toLocaleString('en');
 
 export function mountOverviewPage(pages: ConsolePages): void {
@@ -43,7 +39,7 @@ export function mountOverviewPage(pages: ConsolePages): void {
       usageSeries({ orgId, granularity: 'day', from: new Date(days.fromMs), to: new Date(days.toMs) }, now),
       usageSeries({ orgId, granularity: 'hour', from: new Date(hours.fromMs), to: new Date(hours.toMs) }, now),
       runningJobCount(orgId),
-      webhookHealthOf(orgId, workspaceId, new Date(now)),
+      webhookHealthOf(workspaceId, new Date(now)),
     ]);
     const familyBudgets = Object.entries(funding.familyBudgets).slice(0, FAMILY_BUDGETS_SHOWN);
     const names = await familyNames(
@@ -91,8 +87,7 @@ export function mountOverviewPage(pages: ConsolePages): void {
                 ${dateText(last.attempted_at)}`
               : 'None yet',
           )}
-          ${figure('Failed attempts over 7 days', boundedText(webhooks.failedAttempts))}
-          ${figure('Dead letters over 7 days', boundedText(webhooks.deadLetters))}
+          ${figure('Failed attempts over 7 days', n(webhooks.failedAttempts))} ${figure('Dead letters over 7 days', n(webhooks.deadLetters))}
         </dl>
         <p><a href="${CONSOLE_PATHS.webhooks}">Webhooks</a></p>
         <h2>Charts</h2>

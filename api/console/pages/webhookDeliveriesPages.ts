@@ -1,10 +1,11 @@
 import type { Context } from 'koa';
 import { notFound } from '../../../core/problems';
-import { DELIVERY_STATUSES, WebhookEvent, type DeliveryStatus } from '../../../core/webhooks/models';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../../../core/webhooks/deliveryStatus';
 import { replayAllowanceOf } from '../../../core/webhooks/replayAllowance';
 import { replayableAmong } from '../../../core/webhooks/replays';
 import { validSchedule } from '../../../core/webhooks/retrySchedule';
 import { activeEndpointOf } from '../../../core/webhooks/webhookEndpoints';
+import { eventInOrg } from '../../../core/webhooks/store/eventStore';
 import { listDeliveries, type DeliveryView } from '../../../core/webhooks/webhookDeliveries';
 import { hidden, html, type Html } from '../../oauth/pageRendering';
 import { dateText, scrollingTable, seeOther, sendConsolePage } from '../consoleLayout';
@@ -55,9 +56,9 @@ function deliveriesHref(q: DeliveryQuery, cursor?: string): string {
 
 /** The workspace of a link that names only a job or an event (the Jobs pages' links): the one that event is in. */
 async function workspaceNamedBy(orgId: string, q: { event_id?: string; job_id?: string }): Promise<string | null> {
-  const filter = q.event_id ? { _id: q.event_id, orgId } : q.job_id ? { jobId: q.job_id, orgId } : null;
-  if (!filter) return null;
-  const event = await WebhookEvent.findOne(filter, { workspaceId: 1 }).lean<{ workspaceId: string }>();
+  const named = q.event_id ? { eventId: q.event_id } : q.job_id ? { jobId: q.job_id } : null;
+  if (!named) return null;
+  const event = await eventInOrg(orgId, named);
   return event?.workspaceId ?? null;
 }
 
@@ -169,7 +170,7 @@ async function deliveriesPage(ctx: Context, visitor: ConsoleVisitor): Promise<vo
 
 async function eventPage(ctx: Context, visitor: ConsoleVisitor, config: { webhooks: { retryDelaysMs?: readonly number[] } }): Promise<void> {
   const eventId = String(ctx.params.event_id);
-  const event = await WebhookEvent.findOne({ _id: eventId, orgId: visitor.user.orgId }).lean();
+  const event = await eventInOrg(visitor.user.orgId, { eventId });
   if (!event) throw notFound('webhook event');
   const { data } = await listDeliveries(event.workspaceId, { event_id: eventId, limit: EVENT_ATTEMPTS_SHOWN });
   const runs = deliveryTimeline(data, validSchedule(config.webhooks.retryDelaysMs));

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { decodeCursor, encodeCursor } from '../../../core/webhooks/deliveryCursor';
-import type { WebhookEndpointDoc } from '../../../core/webhooks/models';
+import type { EndpointRecord } from '../../../core/webhooks/store/records';
 import { listEndpoints } from '../../../core/webhooks/webhookEndpoints';
 import { hidden, html, type Html } from '../../oauth/pageRendering';
 import { dateText, secretBlock, seeOther, sendConsolePage } from '../consoleLayout';
@@ -22,14 +22,14 @@ const ENDPOINTS_PER_PAGE = 20;
 const endpointPath = (path: string, endpointId: string) => path.replace(':id', encodeURIComponent(endpointId));
 const webhooksOf = (workspaceId: string) => `${CONSOLE_PATHS.webhooks}?workspace=${encodeURIComponent(workspaceId)}`;
 
-function rotationText(doc: WebhookEndpointDoc, now: Date): string {
+function rotationText(doc: EndpointRecord, now: Date): string {
   if (doc.rotationEndsAt && doc.rotationEndsAt.getTime() > now.getTime()) {
     return `Under way: the previous secret also signs until ${dateText(doc.rotationEndsAt)}`;
   }
   return 'None under way';
 }
 
-function endpointForms(doc: WebhookEndpointDoc, csrf: string): Html {
+function endpointForms(doc: EndpointRecord, csrf: string): Html {
   const id = doc._id;
   const form = (action: string, body: Html, confirm?: string) =>
     html`<form method="post" action="${endpointPath(action, id)}" ${confirm ? html`data-confirm="${confirm}"` : ''}>
@@ -56,7 +56,7 @@ function endpointForms(doc: WebhookEndpointDoc, csrf: string): Html {
     </div>`;
 }
 
-function endpointSection(doc: WebhookEndpointDoc, visitor: ConsoleVisitor, now: Date): Html {
+function endpointSection(doc: EndpointRecord, visitor: ConsoleVisitor, now: Date): Html {
   const admin = visitor.role === 'admin';
   return html`<section class="endpoint" aria-labelledby="ep-${doc._id}">
     <h2 id="ep-${doc._id}">Endpoint <code>${doc._id}</code></h2>

@@ -1,6 +1,7 @@
 import { notFound } from '../../../core/problems';
 import { Workspace } from '../../../core/tenancy/models';
-import { WebhookDelivery, WebhookEndpoint } from '../../../core/webhooks/models';
+import { deliveryWorkspaceIn } from '../../../core/webhooks/store/deliveryStore';
+import { endpointWorkspaceIn } from '../../../core/webhooks/store/endpointStore';
 import type { ConsoleVisitor } from '../consoleVisitor';
 
 /**
@@ -35,14 +36,14 @@ export async function requireOrgWorkspace(orgId: string, workspaceId: unknown): 
   return workspaceId;
 }
 
-async function workspaceOf(model: typeof WebhookEndpoint | typeof WebhookDelivery, what: string, orgId: string, id: string): Promise<string> {
-  const doc = await (model as typeof WebhookEndpoint).findOne({ _id: id, orgId }, { workspaceId: 1 }).lean<{ workspaceId: string }>();
-  if (!doc) throw notFound(what);
-  return doc.workspaceId;
+async function workspaceOf(find: (orgId: string, id: string) => Promise<string | null>, what: string, orgId: string, id: string): Promise<string> {
+  const workspaceId = await find(orgId, id);
+  if (!workspaceId) throw notFound(what);
+  return workspaceId;
 }
 
-export const endpointWorkspace = (orgId: string, endpointId: string) => workspaceOf(WebhookEndpoint, 'webhook endpoint', orgId, endpointId);
-export const deliveryWorkspace = (orgId: string, deliveryId: string) => workspaceOf(WebhookDelivery, 'webhook delivery', orgId, deliveryId);
+export const endpointWorkspace = (orgId: string, endpointId: string) => workspaceOf(endpointWorkspaceIn, 'webhook endpoint', orgId, endpointId);
+export const deliveryWorkspace = (orgId: string, deliveryId: string) => workspaceOf(deliveryWorkspaceIn, 'webhook delivery', orgId, deliveryId);
 
 /** The visitor acting in `workspaceId` (of their organization, checked by the caller). */
 export function actingIn(visitor: ConsoleVisitor, workspaceId: string): ConsoleVisitor {

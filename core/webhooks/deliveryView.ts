@@ -1,0 +1,37 @@
+import type { DeliveryStatus } from './deliveryStatus';
+import type { DeliveryRecord } from './store/records';
+
+/** A delivery record as the API and the console show it (DECISIONS.md "Webhook deliveries"). */
+export interface DeliveryView {
+  delivery_id: string;
+  event_id: string;
+  endpoint_id: string;
+  job_id: string;
+  attempt: number;
+  replay: number;
+  status: DeliveryStatus;
+  response_status: number | null;
+  error_code: string | null;
+  duration_ms: number | null;
+  scheduled_at: string;
+  attempted_at: string;
+  next_attempt_at: string | null;
+}
+
+export function deliveryView(d: DeliveryRecord): DeliveryView {
+  return {
+    delivery_id: d._id,
+    event_id: d.eventId,
+    endpoint_id: d.endpointId,
+    job_id: d.jobId,
+    attempt: d.attempt,
+    replay: d.replay,
+    status: d.status,
+    response_status: d.responseStatus ?? null,
+    error_code: d.errorCode ?? null,
+    duration_ms: d.durationMs ?? null,
+    scheduled_at: d.scheduledAt.toISOString(),
+    attempted_at: d.attemptedAt.toISOString(),
+    next_attempt_at: d.nextAttemptAt ? d.nextAttemptAt.toISOString() : null,
+  };
+}
