@@ -27,6 +27,12 @@ const PORTS: Port[] = [
     allowed: ['core/talent/store', 'core/talent/models', 'core/talent/searchModels'],
     exceptions: {},
   },
+  {
+    area: 'core/keys',
+    models: ['core/keys/models'],
+    allowed: ['core/keys/store', 'core/keys/models'],
+    exceptions: {},
+  },
 ];
 
 function sourceFiles(dir: string): string[] {
