@@ -33,6 +33,14 @@ const PORTS: Port[] = [
     allowed: ['core/keys/store', 'core/keys/models'],
     exceptions: {},
   },
+  {
+    area: 'core/credits',
+    models: ['core/credits/models'],
+    allowed: ['core/credits/store', 'core/credits/models'],
+    exceptions: {
+      'core/credits/chain': 'the append-only chain over any model (ledger, quota windows, job tallies): the stores of those areas hand it their models',
+    },
+  },
 ];
 
 function sourceFiles(dir: string): string[] {
