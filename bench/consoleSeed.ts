@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../core/config';
 import { auditEventId } from '../core/audit/auditLog';
-import { AuditEvent, AuditHead } from '../core/audit/models';
+import { insertAuditEvents, insertAuditHead } from '../core/audit/store';
 import { grantCredits } from '../core/credits/credits';
 import { insertLedgerEntries, newestLedgerEntryOfOrg } from '../core/credits/store';
 import { newId } from '../core/ids';
@@ -104,7 +104,7 @@ export async function seedConsoleOrganization(config: Config, size: ConsoleSeedS
 
   await insertInBatches(
     size.auditEntries,
-    (docs) => AuditEvent.collection.insertMany(docs as never[], { ordered: false }),
+    (docs) => insertAuditEvents(docs as never[]),
     (i) => ({
       _id: auditEventId(orgId, i + 1),
       orgId,
@@ -119,7 +119,7 @@ export async function seedConsoleOrganization(config: Config, size: ConsoleSeedS
     }),
   );
 
-  await AuditHead.collection.insertOne({ _id: orgId, seq: size.auditEntries } as never);
+  await insertAuditHead(orgId, size.auditEntries);
 
   const endpointId = newId('we');
   await WebhookEndpoint.collection.insertOne({

@@ -34,6 +34,12 @@ const PORTS: Port[] = [
     exceptions: {},
   },
   {
+    area: 'core/audit',
+    models: ['core/audit/models'],
+    allowed: ['core/audit/store', 'core/audit/models'],
+    exceptions: {},
+  },
+  {
     area: 'core/credits',
     models: ['core/credits/models'],
     allowed: ['core/credits/store', 'core/credits/models'],
