@@ -1,4 +1,4 @@
-import { BrowserSession } from '../users/models';
+import { deleteExpiredBrowserSessions } from '../users/store';
 import { AttemptSlot, AuthorizationCode, AuthorizationRequest, RefreshRotation } from './models';
 
 /**
@@ -15,7 +15,7 @@ export async function purgeExpiredSignInRecords(now = new Date()): Promise<numbe
     AuthorizationRequest.deleteMany({ expiresAt: { $lte: now } }),
     AuthorizationCode.deleteMany({ expiresAt: { $lte: hourAgo } }),
     AttemptSlot.deleteMany({ expiresAt: { $lte: now } }),
-    BrowserSession.deleteMany({ expiresAt: { $lte: now } }),
+    deleteExpiredBrowserSessions(now).then((deletedCount) => ({ deletedCount })),
     RefreshRotation.deleteMany({ retryUntil: { $lte: dayAgo } }),
   ]);
   return results.reduce((sum, r) => sum + r.deletedCount, 0);

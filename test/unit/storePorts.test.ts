@@ -40,6 +40,12 @@ const PORTS: Port[] = [
     exceptions: {},
   },
   {
+    area: 'core/users',
+    models: ['core/users/models'],
+    allowed: ['core/users/store', 'core/users/models'],
+    exceptions: {},
+  },
+  {
     area: 'core/credits',
     models: ['core/credits/models'],
     allowed: ['core/credits/store', 'core/credits/models'],
