@@ -46,6 +46,12 @@ const PORTS: Port[] = [
     exceptions: {},
   },
   {
+    area: 'core/usage',
+    models: ['core/usage/models'],
+    allowed: ['core/usage/store', 'core/usage/models'],
+    exceptions: {},
+  },
+  {
     area: 'core/credits',
     models: ['core/credits/models'],
     allowed: ['core/credits/store', 'core/credits/models'],
