@@ -52,6 +52,12 @@ const PORTS: Port[] = [
     exceptions: {},
   },
   {
+    area: 'core/idempotency',
+    models: ['core/idempotency/models'],
+    allowed: ['core/idempotency/store', 'core/idempotency/models'],
+    exceptions: {},
+  },
+  {
     area: 'core/credits',
     models: ['core/credits/models'],
     allowed: ['core/credits/store', 'core/credits/models'],
