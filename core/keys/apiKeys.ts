@@ -3,7 +3,7 @@ import { sha256Hex } from '../crypto/hash';
 import { GatheredReads } from '../store/gatheredReads';
 import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
 import { newId } from '../ids';
-import { Application, Workspace } from '../tenancy/models';
+import { applicationExistsInOrg, findWorkspaceOfOrg, oldestApplicationOfOrg } from '../tenancy/store';
 import { requireOrganization } from '../tenancy/provisioning';
 import { displayPrefix, generateApiKey, parseApiKey, type KeyEnvironment } from './apiKeyFormat';
 import { checkKeyName, defaultKeyName } from './keyNames';
@@ -58,7 +58,7 @@ export async function createApiKey(input: CreateKeyInput): Promise<{ key: string
   await requireOrganization(input.orgId);
   const unknown = input.scopes.filter((s) => !isPermission(s));
   if (unknown.length) throw new Error(`unknown scopes: ${unknown.join(', ')}`);
-  const ws = await Workspace.findOne({ _id: input.workspaceId, orgId: input.orgId }).lean();
+  const ws = await findWorkspaceOfOrg(input.orgId, input.workspaceId);
   if (!ws) throw new Error(`workspace ${input.workspaceId} does not belong to ${input.orgId}`);
   // A rotation joins a family that already exists in this organization (and application): a
   // made-up family id would otherwise start a family whose budget and caps nobody set.
@@ -71,13 +71,13 @@ export async function createApiKey(input: CreateKeyInput): Promise<{ key: string
   }
   let applicationId = input.applicationId ?? family?.applicationId;
   if (applicationId) {
-    if (!(await Application.exists({ _id: applicationId, orgId: input.orgId }))) {
+    if (!(await applicationExistsInOrg(input.orgId, applicationId))) {
       throw new Error(`application ${applicationId} does not belong to ${input.orgId}`);
     }
   } else {
-    const app = await Application.findOne({ orgId: input.orgId }).sort({ createdAt: 1 }).lean();
+    const app = await oldestApplicationOfOrg(input.orgId);
     if (!app) throw new Error(`organization ${input.orgId} has no application; pass --application`);
-    applicationId = app._id;
+    applicationId = app;
   }
   const familyId = input.familyId ?? newId('kf');
   const key = generateApiKey(input.environment ?? 'live');

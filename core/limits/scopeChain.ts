@@ -1,6 +1,6 @@
 import { applicationOfFamily, findListedKeyOfOrg } from '../keys/store';
 import { Problem } from '../problems';
-import { Application } from '../tenancy/models';
+import { applicationExistsInOrg } from '../tenancy/store';
 import type { Scope } from './limitTable';
 import type { ScopeChain } from './operationalLimits';
 
@@ -16,7 +16,7 @@ export async function findScopeChain(orgId: string, scope: Scope): Promise<Scope
     case 'organization':
       return scope.id === orgId ? [org] : undefined;
     case 'application':
-      return (await Application.exists({ _id: scope.id, orgId })) ? [org, scope] : undefined;
+      return (await applicationExistsInOrg(orgId, scope.id)) ? [org, scope] : undefined;
     case 'key_family': {
       const applicationId = await applicationOfFamily(orgId, scope.id);
       return applicationId !== null ? [org, { type: 'application', id: applicationId }, scope] : undefined;

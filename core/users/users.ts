@@ -6,7 +6,7 @@ import { claimOnce } from '../oauth/attemptSlots';
 import { listGrants, revokeGrants } from '../oauth/consentGrants';
 import { revokeChainsOf } from '../oauth/tokenChains';
 import { isDuplicateKeyError } from '../store/connection';
-import { Application, Workspace } from '../tenancy/models';
+import { findWorkspaceOfOrg, insertApplication } from '../tenancy/store';
 import { requireOrganization } from '../tenancy/provisioning';
 import { addAdminSeat, ensureAdminCount, isRole, releaseAdminSeat, roleOf, type Role } from './adminSeats';
 import * as store from './store';
@@ -36,7 +36,7 @@ export async function createUser(
   now = new Date(),
 ): Promise<{ user_id: string; email: string; role: Role; setup_url: string; setup_expires_at: string }> {
   await requireOrganization(input.orgId);
-  const workspace = await Workspace.findOne({ _id: input.workspaceId, orgId: input.orgId }).lean();
+  const workspace = await findWorkspaceOfOrg(input.orgId, input.workspaceId);
   if (!workspace) throw new Error(`workspace ${input.workspaceId} does not exist in organization ${input.orgId}`);
   const email = normalizeEmail(input.email);
   if (!EMAIL.test(email)) throw new Error('the email address is not valid');
@@ -68,7 +68,7 @@ export async function createUser(
     throw err;
   }
   if (role === 'admin') await addAdminSeat(input.orgId);
-  await Application.create({ _id: applicationId, orgId: input.orgId, name: `User ${userId}` });
+  await insertApplication({ _id: applicationId, orgId: input.orgId, name: `User ${userId}` });
   return { user_id: userId, email, role, setup_url: setupUrl(settings.authUrl, token), setup_expires_at: setupExpiresAt.toISOString() };
 }
 

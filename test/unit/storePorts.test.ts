@@ -58,6 +58,12 @@ const PORTS: Port[] = [
     exceptions: {},
   },
   {
+    area: 'core/tenancy',
+    models: ['core/tenancy/models'],
+    allowed: ['core/tenancy/store', 'core/tenancy/models'],
+    exceptions: {},
+  },
+  {
     area: 'core/credits',
     models: ['core/credits/models'],
     allowed: ['core/credits/store', 'core/credits/models'],
