@@ -201,7 +201,7 @@ export async function rotateApiKey(
     familyId: old.familyId,
     scopes: old.scopes,
     audience: old.audience,
-    environment: old.environment as KeyEnvironment,
+    environment: old.environment,
     createdBy: input.createdBy,
   });
   let endsAt = new Date(now.getTime() + Math.max(0, input.oldKeyEndsInMs));
@@ -230,18 +230,16 @@ export async function revokeApiKey(settings: Pick<Config, 'readCacheMs'>, keyId:
   return { key_id: keyId, revoked_at: (doc.revokedAt ?? now).toISOString() };
 }
 
-type StoredKey = store.ApiKeyRecord;
-
 /** Keys by hash, read at most once per READ_CACHE_MS per replica (see readCache.ts). */
-const keyReads = new ReadCache<StoredKey | null>();
+const keyReads = new ReadCache<store.ApiKeyRecord | null>();
 
 /** Keys by hash; every tenant's key refreshes of a few milliseconds go to the store as one find. */
-const keyLookups = new GatheredReads<StoredKey>(async (hashes) => {
+const keyLookups = new GatheredReads<store.ApiKeyRecord>(async (hashes) => {
   const docs = await store.keysByHashes(hashes);
   return new Map(docs.map((d) => [d.hash, d]));
 });
 
-async function readKeyByHash(hash: string, readCacheMs: number): Promise<StoredKey | null> {
+async function readKeyByHash(hash: string, readCacheMs: number): Promise<store.ApiKeyRecord | null> {
   return keyReads.get(hash, readCacheMs, (gatherMs) => keyLookups.read(hash, gatherMs));
 }
 
