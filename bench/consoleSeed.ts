@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../core/config';
 import { auditEventId } from '../core/audit/auditLog';
-import { AuditEvent, AuditHead } from '../core/audit/models';
+import { insertAuditEvents, insertAuditHead } from '../core/audit/store';
 import { grantCredits } from '../core/credits/credits';
-import { LedgerEntry } from '../core/credits/models';
+import { insertLedgerEntries, newestLedgerEntryOfOrg } from '../core/credits/store';
 import { newId } from '../core/ids';
 import { ContactRetrievalJob } from '../core/jobs/models';
 import { createApiKey } from '../core/keys/apiKeys';
@@ -72,13 +72,13 @@ export async function seedConsoleOrganization(config: Config, size: ConsoleSeedS
 
   // The ledger: the opening entry, one large grant, then charges continuing the chain.
   await grantCredits(orgId, size.ledgerEntries * 10);
-  const head = await LedgerEntry.findOne({ orgId }).sort({ orgId: 1, seq: -1 }).lean<{ seq: number; balanceAfter: number }>();
+  const head = await newestLedgerEntryOfOrg(orgId);
   let balance = head!.balanceAfter;
   const firstSeq = head!.seq + 1;
   const span = 90 * DAY_MS;
   await insertInBatches(
     size.ledgerEntries,
-    (docs) => LedgerEntry.collection.insertMany(docs as never[], { ordered: false }),
+    (docs) => insertLedgerEntries(docs as never[]),
     (i) => {
       const amount = 1 + (i % 5);
       balance -= amount;
@@ -104,7 +104,7 @@ export async function seedConsoleOrganization(config: Config, size: ConsoleSeedS
 
   await insertInBatches(
     size.auditEntries,
-    (docs) => AuditEvent.collection.insertMany(docs as never[], { ordered: false }),
+    (docs) => insertAuditEvents(docs as never[]),
     (i) => ({
       _id: auditEventId(orgId, i + 1),
       orgId,
@@ -119,7 +119,7 @@ export async function seedConsoleOrganization(config: Config, size: ConsoleSeedS
     }),
   );
 
-  await AuditHead.collection.insertOne({ _id: orgId, seq: size.auditEntries } as never);
+  await insertAuditHead(orgId, size.auditEntries);
 
   const jobIds: string[] = [];
   await insertInBatches(

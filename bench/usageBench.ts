@@ -1,4 +1,4 @@
-import { ROLLUP_STATE_ID, UsageHour, UsageMonth, UsageRollupState } from '../core/usage/models';
+import { insertUsageRows, setRolledUpUntil } from '../core/usage/store';
 import { bucketStart, counterRowId, DAY_MS, HOUR_MS, monthStart, operationKey, packTallies, type Tally } from '../core/usage/usageBuckets';
 import { UsageCounters, USAGE_FLUSH_EVERY_MS } from '../core/usage/usageCounters';
 import { dayField, HOUR_RETENTION_MS, rollupMarks } from '../core/usage/usageRollup';
@@ -45,9 +45,8 @@ export async function seedYearOfUsage(orgId: string, nowMs: number): Promise<num
     row.days[dayField(t)] = packTallies(tallies(1440));
     months.set(m, row);
   }
-  for (let i = 0; i < hours.length; i += 1000) await UsageHour.collection.insertMany(hours.slice(i, i + 1000) as never[], { ordered: false });
-  await UsageMonth.collection.insertMany([...months.values()] as never[], { ordered: false });
-  await UsageRollupState.updateOne({ _id: ROLLUP_STATE_ID }, { $set: { daysUntil: new Date(marks.daysUntil) } }, { upsert: true });
+  await insertUsageRows(hours, [...months.values()]);
+  await setRolledUpUntil(new Date(marks.daysUntil));
   return hours.length + months.size;
 }
 

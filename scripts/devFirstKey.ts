@@ -39,10 +39,10 @@ export interface DevelopmentKey {
 
 /** Creates the development organization, workspace and key when the store has no organization; otherwise nothing. */
 export async function createDevelopmentKeyIfEmpty(audience: string): Promise<DevelopmentKey | null> {
-  const { Organization } = await import('../core/tenancy/models');
+  const { anyOrganizationStored } = await import('../core/tenancy/store');
   const { createOrganization } = await import('../core/tenancy/provisioning');
   const { createApiKey } = await import('../core/keys/apiKeys');
-  if ((await Organization.estimatedDocumentCount()) > 0) return null;
+  if (await anyOrganizationStored()) return null;
   const org = await createOrganization(DEV_ORG_NAME, DEV_ORG_CREDITS);
   const created = await createApiKey({ orgId: org.org_id, workspaceId: org.workspace_id, scopes: [...ALL_PERMISSIONS], environment: 'live', audience });
   return { key: created.key, key_id: created.key_id, org_id: org.org_id, workspace_id: org.workspace_id };
@@ -50,11 +50,11 @@ export async function createDevelopmentKeyIfEmpty(audience: string): Promise<Dev
 
 /** The first organization and workspace in the store, to fill in the "make another key" command. */
 export async function firstOrganization(): Promise<{ org_id: string; workspace_id: string } | null> {
-  const { Organization, Workspace } = await import('../core/tenancy/models');
-  const org = await Organization.findOne({}, { _id: 1 }).sort({ createdAt: 1 }).lean();
-  if (!org) return null;
-  const ws = await Workspace.findOne({ orgId: org._id }, { _id: 1 }).sort({ createdAt: 1 }).lean();
-  return ws ? { org_id: String(org._id), workspace_id: String(ws._id) } : null;
+  const { oldestOrganizationId, workspacesOfOrg } = await import('../core/tenancy/store');
+  const orgId = await oldestOrganizationId();
+  if (!orgId) return null;
+  const [ws] = await workspacesOfOrg(orgId, 'oldest_first', 1);
+  return ws ? { org_id: orgId, workspace_id: String(ws._id) } : null;
 }
 
 /**

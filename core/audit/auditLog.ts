@@ -1,11 +1,11 @@
 import { cursorIndex, decodeListCursor, encodeListCursor } from '../pageCursor';
 import { auditValues, isAuditActor, isAuditAction, type AuditAction, type AuditActor } from './auditActions';
-import { AuditEvent, AuditHead } from './models';
+import { auditEventsByIds, auditHeadSeq, deleteAuditEventsBefore, insertAuditEvent, takeAuditSeq, type AuditEventMatch, type AuditEventRecord } from './store';
 
 /**
  * The audit log of each organization: every change made by a person, an API key, an M2M client
  * or the operator is recorded here through `recordAuditEvent`, the one writer, and read back
- * newest first through `listAuditEvents`. Append-only: see models.ts.
+ * newest first through `listAuditEvents`. Append-only: only retention deletes entries.
  */
 export interface AuditEventInput {
   orgId: string;
@@ -30,19 +30,6 @@ export interface AuditEventView {
   client_address: string | null;
 }
 
-interface StoredAuditEvent {
-  _id: string;
-  orgId: string;
-  seq: number;
-  time: Date;
-  actor: string;
-  action: string;
-  target: string;
-  before: Record<string, unknown> | null;
-  after: Record<string, unknown> | null;
-  clientAddress: string | null;
-}
-
 /**
  * Entries are numbered per organization (1, 2, …) and the number is in the id, so a page is read
  * by ids (`_id $in`), the one lookup besides string equality that FerretDB's SQLite backend does
@@ -51,18 +38,6 @@ interface StoredAuditEvent {
  */
 export function auditEventId(orgId: string, seq: number): string {
   return `aud_${orgId.replace(/^org_/, '')}_${seq}`;
-}
-
-/** The number of the organization's latest entry (0 when it has none). */
-async function headSeq(orgId: string): Promise<number> {
-  const head = await AuditHead.findById(orgId, { seq: 1 }).lean<{ seq: number }>();
-  return head?.seq ?? 0;
-}
-
-async function nextSeq(orgId: string): Promise<number> {
-  // No projection: FerretDB's findAndModify does not take one.
-  const head = await AuditHead.findOneAndUpdate({ _id: orgId }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' }).lean<{ seq: number }>();
-  return head!.seq;
 }
 
 const RECORD_ATTEMPTS = 5;
@@ -76,8 +51,8 @@ export async function recordAuditEvent(input: AuditEventInput): Promise<AuditEve
   if (!isAuditActor(input.actor)) throw new Error(`malformed audit actor ${String(input.actor)}`);
   for (let attempt = 1; ; attempt++) {
     try {
-      const seq = await nextSeq(input.orgId);
-      const doc: StoredAuditEvent = {
+      const seq = await takeAuditSeq(input.orgId);
+      const doc: AuditEventRecord = {
         _id: auditEventId(input.orgId, seq),
         orgId: input.orgId,
         seq,
@@ -89,7 +64,7 @@ export async function recordAuditEvent(input: AuditEventInput): Promise<AuditEve
         after: auditValues(input.action, input.after),
         clientAddress: input.clientAddress ?? null,
       };
-      await AuditEvent.create(doc);
+      await insertAuditEvent(doc);
       return view(doc);
     } catch (err) {
       // Two first entries of an organization may both upsert its counter (one loses on the unique
@@ -99,7 +74,7 @@ export async function recordAuditEvent(input: AuditEventInput): Promise<AuditEve
   }
 }
 
-function view(e: StoredAuditEvent): AuditEventView {
+function view(e: AuditEventRecord): AuditEventView {
   return {
     event_id: e._id,
     time: e.time.toISOString(),
@@ -128,18 +103,15 @@ const WINDOW = 500;
 /** Numbers one page request scans at most: a rare filter answers a shorter page with a cursor instead of scanning the whole log. */
 const MAX_SCAN = 20_000;
 
-function storeFilter(orgId: string, query: Pick<AuditEventQuery, 'action' | 'actor'>): Record<string, unknown> {
-  const filter: Record<string, unknown> = { orgId };
-  if (query.action) filter.action = query.action;
-  if (query.actor) filter.actor = query.actor;
-  return filter;
+function storeFilter(query: Pick<AuditEventQuery, 'action' | 'actor'>): AuditEventMatch {
+  return { action: query.action, actor: query.actor };
 }
 
 /** The entries numbered `from` down to `to` (inclusive) that match, highest number first. */
-async function window(orgId: string, filter: Record<string, unknown>, from: number, to: number): Promise<StoredAuditEvent[]> {
+async function window(orgId: string, filter: AuditEventMatch, from: number, to: number): Promise<AuditEventRecord[]> {
   const ids: string[] = [];
   for (let seq = from; seq >= to; seq--) ids.push(auditEventId(orgId, seq));
-  const rows = await AuditEvent.find({ ...filter, _id: { $in: ids } }).lean<StoredAuditEvent[]>();
+  const rows = await auditEventsByIds(orgId, ids, filter);
   return rows.sort((a, b) => b.seq - a.seq);
 }
 
@@ -150,12 +122,12 @@ async function window(orgId: string, filter: Record<string, unknown>, from: numb
  */
 export async function listAuditEvents(orgId: string, query: AuditEventQuery = {}): Promise<{ data: AuditEventView[]; next_cursor: string | null }> {
   const limit = Math.min(Math.max(query.limit ?? AUDIT_PAGE_DEFAULT, 1), AUDIT_PAGE_MAX);
-  const filter = storeFilter(orgId, query);
+  const filter = storeFilter(query);
   const filtered = Boolean(query.action || query.actor);
   // The cursor names the list (and the filters) it belongs to: a page of another filter is invalid_cursor.
   const scope = `${CURSOR_SCOPE}:${query.action ?? ''}:${query.actor ?? ''}`;
-  let next = query.cursor !== undefined ? decodeListCursor<{ below: number }>(query.cursor, scope, { below: cursorIndex }).below : await headSeq(orgId);
-  const rows: StoredAuditEvent[] = [];
+  let next = query.cursor !== undefined ? decodeListCursor<{ below: number }>(query.cursor, scope, { below: cursorIndex }).below : await auditHeadSeq(orgId);
+  const rows: AuditEventRecord[] = [];
   const floor = Math.max(0, next - MAX_SCAN);
   while (next > floor && rows.length <= limit) {
     // Unfiltered, the page's own numbers (and one more, to know whether another page follows).
@@ -180,14 +152,13 @@ const DAY_MS = 24 * 3600_000;
 
 /** Retention, the only deletion of entries: those older than `retentionDays`. */
 export async function purgeExpiredAuditEvents(now: Date, retentionDays: number): Promise<number> {
-  const res = await AuditEvent.deleteMany({ time: { $lt: new Date(now.getTime() - retentionDays * DAY_MS) } });
-  return res.deletedCount ?? 0;
+  return deleteAuditEventsBefore(new Date(now.getTime() - retentionDays * DAY_MS));
 }
 
 /** Every entry matching the filters, newest first, read in windows of numbers as the consumer takes them (the CSV download). */
 export async function* allAuditEvents(orgId: string, query: Pick<AuditEventQuery, 'action' | 'actor'> = {}): AsyncGenerator<AuditEventView> {
-  const filter = storeFilter(orgId, query);
-  for (let next = await headSeq(orgId); next > 0; next -= WINDOW) {
+  const filter = storeFilter(query);
+  for (let next = await auditHeadSeq(orgId); next > 0; next -= WINDOW) {
     for (const doc of await window(orgId, filter, next, Math.max(1, next - WINDOW + 1))) yield view(doc);
   }
 }

@@ -3,10 +3,9 @@ import { newId } from '../ids';
 import { inTurn } from '../inTurn';
 import { creditsCharged } from '../observability/metrics';
 import { Problem } from '../problems';
-import { typedCollection } from '../store/typedCollection';
-import { Organization } from '../tenancy/models';
-import { appendEntry, forgetHead, headSeq, knownHead, readEntry } from './chain';
-import { LedgerEntry, type LedgerEntryDoc } from './models';
+import { creditMirrorOf, mirrorCreditHead } from '../tenancy/store';
+import { forgetHead, knownHead } from './chain';
+import * as store from './store';
 
 /**
  * Credits and budgets (SPEC 7.3, DECISIONS.md "Paid operations"). Every movement is one
@@ -50,32 +49,22 @@ export interface FundingState {
 
 const MAX_ATTEMPTS = 200;
 
-/** The organization's mirror of its ledger head (read by Organization.creditBalance readers). */
-interface OrganizationBalance {
-  _id: string;
-  creditBalance?: number;
-  budgetRemaining?: number | null;
-  /** The ledger entry the mirror was copied from; absent before the first. */
-  creditSeq?: number;
-}
-const organizations = () => typedCollection<OrganizationBalance>(Organization);
-
-function stateOf(e: LedgerEntryDoc): FundingState {
+function stateOf(e: store.LedgerEntryRecord): FundingState {
   return { creditBalance: e.balanceAfter, budgetRemaining: e.orgBudgetAfter ?? null, familyBudgets: { ...(e.familyBudgetsAfter ?? {}) } };
 }
 
 /** The head of the organization's ledger, opening it from the organization record if new. */
-async function head(orgId: string): Promise<LedgerEntryDoc> {
+async function head(orgId: string): Promise<store.LedgerEntryRecord> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const org = await organizations().findOne({ _id: orgId }, { projection: { creditBalance: 1, budgetRemaining: 1, creditSeq: 1 } });
+    const org = await creditMirrorOf(orgId);
     if (!org) throw new Error(`organization ${orgId} does not exist`);
-    const seq = await headSeq(LedgerEntry, orgId, org.creditSeq ?? -1);
+    const seq = await store.ledgerHeadSeq(orgId, org.creditSeq ?? -1);
     if (seq >= 0) {
-      const entry = await readEntry<LedgerEntryDoc>(LedgerEntry, orgId, seq);
+      const entry = await store.readLedgerEntry(orgId, seq);
       if (entry) return entry;
       continue;
     }
-    await appendEntry(LedgerEntry, orgId, 0, {
+    await store.appendLedgerEntry(orgId, 0, {
       receiptId: newId('rcpt'),
       chargeKey: `opening:${orgId}`,
       kind: 'opening',
@@ -133,7 +122,7 @@ export async function assertCanFund(input: FundingInput): Promise<void> {
   // The last head this process saw answers "yes" cheaply (the charge re-checks atomically);
   // a "no" is confirmed on the verified head, which sees other processes' grants.
   const hinted = knownHead(input.orgId);
-  const fromHint = hinted !== undefined ? await readEntry<LedgerEntryDoc>(LedgerEntry, input.orgId, hinted) : null;
+  const fromHint = hinted !== undefined ? await store.readLedgerEntry(input.orgId, hinted) : null;
   if (fromHint && !fundingRefusal(stateOf(fromHint), input.familyId, input.amount)) return;
   const refusal = fundingRefusal(await fundingState(input.orgId), input.familyId, input.amount);
   if (refusal) throw refusal;
@@ -156,16 +145,16 @@ function assertAmount(amount: number): void {
   if (!Number.isInteger(amount) || amount < 0) throw new Error('amount must be a non-negative integer');
 }
 
-type Movement = Omit<LedgerEntryDoc, '_id' | 'chainId' | 'seq' | 'receiptId' | 'balanceAfter' | 'orgBudgetAfter' | 'familyBudgetsAfter' | 'createdAt'>;
+type Movement = Omit<store.LedgerEntryRecord, '_id' | 'chainId' | 'seq' | 'receiptId' | 'balanceAfter' | 'orgBudgetAfter' | 'familyBudgetsAfter' | 'createdAt'>;
 
 /**
  * The head entry this process wrote or read last, per organization. Safe to compute from:
  * an append after a stale one conflicts on its seq and re-probes. Saves a read per charge,
  * which on FerretDB is a scan of the whole ledger.
  */
-const headEntries = new LRUCache<string, LedgerEntryDoc>({ max: 10_000 });
+const headEntries = new LRUCache<string, store.LedgerEntryRecord>({ max: 10_000 });
 
-function remember(entry: LedgerEntryDoc): void {
+function remember(entry: store.LedgerEntryRecord): void {
   headEntries.set(entry.chainId, entry);
 }
 
@@ -183,7 +172,7 @@ function append(
   movement: Movement,
   next: (s: FundingState) => FundingState,
   patch?: MovementPatch,
-): Promise<{ entry: LedgerEntryDoc; fresh: boolean }> {
+): Promise<{ entry: store.LedgerEntryRecord; fresh: boolean }> {
   // One append of an organization at a time from this process: concurrent writers of one process
   // would only race each other for the same seq (each lost race costs re-reads).
   return inTurn(`ledger:${orgId}`, () => appendNow(orgId, movement, next, patch));
@@ -197,12 +186,12 @@ async function appendNow(
   movement: Movement,
   next: (s: FundingState) => FundingState,
   patch?: MovementPatch,
-): Promise<{ entry: LedgerEntryDoc; fresh: boolean }> {
+): Promise<{ entry: store.LedgerEntryRecord; fresh: boolean }> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     // Trust the head this process saw last: a stale one only costs a conflict and a re-probe.
     const hinted = knownHead(orgId);
     const cached = headEntries.get(orgId);
-    const fromHint = hinted === undefined ? null : cached && cached.seq === hinted ? cached : await readEntry<LedgerEntryDoc>(LedgerEntry, orgId, hinted);
+    const fromHint = hinted === undefined ? null : cached && cached.seq === hinted ? cached : await store.readLedgerEntry(orgId, hinted);
     const current = fromHint ?? (await head(orgId));
     let after: FundingState;
     try {
@@ -223,27 +212,24 @@ async function appendNow(
       familyBudgetsAfter: after.familyBudgets,
       createdAt: new Date(),
     };
-    const outcome = await appendEntry(LedgerEntry, orgId, current.seq + 1, doc);
+    const outcome = await store.appendLedgerEntry(orgId, current.seq + 1, doc);
     if (outcome === 'appended') {
-      const entry: LedgerEntryDoc = { ...doc, _id: `${orgId}:${current.seq + 1}`, chainId: orgId, seq: current.seq + 1 };
+      const entry: store.LedgerEntryRecord = { ...doc, _id: `${orgId}:${current.seq + 1}`, chainId: orgId, seq: current.seq + 1 };
       remember(entry);
       await mirror(orgId, entry);
       return { entry, fresh: true };
     }
     // Either the seq was taken (someone appended) or the chargeKey was (already charged).
-    const earlier = await LedgerEntry.findOne({ chargeKey: movement.chargeKey }).lean<LedgerEntryDoc>();
+    const earlier = await store.ledgerEntryOfChargeKey(movement.chargeKey);
     if (earlier) return { entry: earlier, fresh: false };
     forget(orgId);
   }
   throw unavailable();
 }
 
-/** Best-effort copy of the head onto the organization, for readers of Organization.creditBalance. */
-async function mirror(orgId: string, e: LedgerEntryDoc): Promise<void> {
-  await organizations().updateOne(
-    { _id: orgId, $or: [{ creditSeq: { $exists: false } }, { creditSeq: { $lt: e.seq } }] },
-    { $set: { creditBalance: e.balanceAfter, budgetRemaining: e.orgBudgetAfter, creditSeq: e.seq } },
-  );
+/** Best-effort copy of the head onto the organization, for readers of its `creditBalance`. */
+async function mirror(orgId: string, e: store.LedgerEntryRecord): Promise<void> {
+  await mirrorCreditHead(orgId, { seq: e.seq, balance: e.balanceAfter, budgetRemaining: e.orgBudgetAfter });
 }
 
 /**
@@ -276,7 +262,7 @@ export async function charge(input: ChargeInput): Promise<ChargeResult> {
   } catch (err) {
     // A retry of a charge that went through, now that funds ran out: it is still charged.
     if (err instanceof Problem && err.status === 402) {
-      const earlier = await LedgerEntry.findOne({ chargeKey: input.chargeKey }).lean<LedgerEntryDoc>();
+      const earlier = await store.ledgerEntryOfChargeKey(input.chargeKey);
       if (earlier) return { receiptId: earlier.receiptId, charged: false, amount: earlier.amount, requestKey: earlier.requestKey ?? null };
     }
     throw err;
@@ -335,7 +321,7 @@ export async function chargeUpTo(input: BulkChargeInput): Promise<BulkChargeResu
 
 /** The charge made under `chargeKey`, if any (a retry after a crash finds it here). */
 export async function findCharge(chargeKey: string): Promise<{ receiptId: string; amount: number } | null> {
-  const e = await LedgerEntry.findOne({ chargeKey, kind: 'charge' }).lean<LedgerEntryDoc>();
+  const e = await store.chargeEntryOfChargeKey(chargeKey);
   return e ? { receiptId: e.receiptId, amount: e.amount } : null;
 }
 
@@ -358,7 +344,7 @@ export async function creditBalance(orgId: string): Promise<number> {
  */
 export async function currentCreditBalance(orgId: string): Promise<number> {
   const held = headEntries.get(orgId);
-  if (held && (await headSeq(LedgerEntry, orgId, held.seq)) === held.seq) return held.balanceAfter;
+  if (held && (await store.ledgerHeadSeq(orgId, held.seq)) === held.seq) return held.balanceAfter;
   return creditBalance(orgId);
 }
 

@@ -1,8 +1,6 @@
 import { cursorIndex, decodeListCursor, encodeListCursor } from '../pageCursor';
-import { typedCollection } from '../store/typedCollection';
-import { Organization } from '../tenancy/models';
-import { entryId, headSeq } from './chain';
-import { LedgerEntry, type LedgerEntryDoc } from './models';
+import { creditMirrorOf } from '../tenancy/store';
+import { ledgerEntryTime, ledgerHeadSeq, ledgerWindow, type LedgerEntryRecord } from './store';
 
 /**
  * What an organization's people read of its credit ledger: every grant and charge, newest
@@ -32,7 +30,7 @@ export const LEDGER_PAGE_MAX = 200;
 const MOVEMENTS = ['opening', 'grant', 'charge'];
 
 /** Whether an entry is one the filter keeps (applied to entries read by id). */
-export function matchesFilter(doc: Pick<LedgerEntryDoc, 'kind' | 'operation' | 'familyId' | 'createdAt'>, filter: LedgerFilter): boolean {
+export function matchesFilter(doc: Pick<LedgerEntryRecord, 'kind' | 'operation' | 'familyId' | 'createdAt'>, filter: LedgerFilter): boolean {
   if (!MOVEMENTS.includes(doc.kind)) return false;
   if (filter.operation && doc.operation !== filter.operation) return false;
   if (filter.familyId && doc.familyId !== filter.familyId) return false;
@@ -45,7 +43,7 @@ function scopeOf(filter: LedgerFilter): string {
   return ['ledger', filter.operation ?? '', filter.familyId ?? '', filter.from?.getTime() ?? '', filter.to?.getTime() ?? ''].join(':');
 }
 
-function view(doc: LedgerEntryDoc): LedgerEntryView {
+function view(doc: LedgerEntryRecord): LedgerEntryView {
   return {
     receipt_id: doc.receiptId,
     kind: doc.kind as LedgerEntryView['kind'],
@@ -72,15 +70,8 @@ export const MAX_SCANNED_PER_PAGE = 2_000;
 
 async function headOf(orgId: string): Promise<number> {
   // The organization's mirror names a recent head: the probe then needs a read or two, not a search from 0.
-  const org = await typedCollection<{ _id: string; creditSeq?: number }>(Organization).findOne({ _id: orgId }, { projection: { creditSeq: 1 } });
-  return headSeq(LedgerEntry, orgId, org?.creditSeq ?? -1);
-}
-
-async function readWindow(orgId: string, top: number, size: number): Promise<LedgerEntryDoc[]> {
-  const ids: string[] = [];
-  for (let seq = top; seq > top - size && seq >= 0; seq--) ids.push(entryId(orgId, seq));
-  const docs = await LedgerEntry.find({ _id: { $in: ids } }).lean<LedgerEntryDoc[]>();
-  return docs.sort((x, y) => y.seq - x.seq);
+  const org = await creditMirrorOf(orgId);
+  return ledgerHeadSeq(orgId, org?.creditSeq ?? -1);
 }
 
 /** The highest seq whose entry was made before `to` (-1 when none): O(log n) reads by id. */
@@ -89,8 +80,8 @@ async function lastSeqBefore(orgId: string, head: number, to: Date): Promise<num
   let hi = head + 1;
   while (hi - lo > 1) {
     const mid = Math.floor((lo + hi) / 2);
-    const e = await LedgerEntry.findById(entryId(orgId, mid), { createdAt: 1 }).lean<{ createdAt: Date }>();
-    if (e && e.createdAt < to) lo = mid;
+    const createdAt = await ledgerEntryTime(orgId, mid);
+    if (createdAt && createdAt < to) lo = mid;
     else hi = mid;
   }
   return lo;
@@ -110,12 +101,12 @@ export async function listLedgerEntries(
   const limit = Math.min(Math.max(page.limit ?? LEDGER_PAGE_DEFAULT, 1), LEDGER_PAGE_MAX);
   const scope = scopeOf(filter);
   let top = page.cursor !== undefined ? decodeListCursor<{ seq: number }>(page.cursor, scope, { seq: cursorIndex }).seq - 1 : await startSeq(orgId, filter);
-  const rows: LedgerEntryDoc[] = [];
+  const rows: LedgerEntryRecord[] = [];
   let scanned = 0;
   let reachedFrom = false;
   while (top >= 0 && rows.length <= limit && scanned < MAX_SCANNED_PER_PAGE && !reachedFrom) {
     const size = Math.min(WINDOW, MAX_SCANNED_PER_PAGE - scanned);
-    for (const doc of await readWindow(orgId, top, size)) {
+    for (const doc of await ledgerWindow(orgId, top, size)) {
       if (filter.from && doc.createdAt < filter.from) {
         reachedFrom = true;
         break;
@@ -138,7 +129,7 @@ export async function listLedgerEntries(
 export async function* allLedgerEntries(orgId: string, filter: LedgerFilter): AsyncGenerator<LedgerEntryView> {
   let top = await startSeq(orgId, filter);
   while (top >= 0) {
-    for (const doc of await readWindow(orgId, top, 2 * WINDOW)) {
+    for (const doc of await ledgerWindow(orgId, top, 2 * WINDOW)) {
       if (filter.from && doc.createdAt < filter.from) return;
       if (matchesFilter(doc, filter)) yield view(doc);
     }

@@ -32,22 +32,3 @@ const ledgerEntrySchema = new Schema(
 );
 ledgerEntrySchema.index({ orgId: 1, seq: -1 });
 export const LedgerEntry = model('LedgerEntry', ledgerEntrySchema, 'credit_ledger');
-
-export interface LedgerEntryDoc {
-  _id: string;
-  chainId: string;
-  seq: number;
-  receiptId: string;
-  chargeKey: string;
-  kind: 'opening' | 'grant' | 'charge' | 'budget';
-  orgId: string;
-  familyId: string | null;
-  operation: string | null;
-  amount: number;
-  units?: number;
-  requestKey?: string;
-  balanceAfter: number;
-  orgBudgetAfter: number | null;
-  familyBudgetsAfter: Record<string, number>;
-  createdAt: Date;
-}

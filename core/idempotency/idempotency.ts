@@ -3,16 +3,8 @@ import type { Config } from '../config';
 import { sha256Hex } from '../crypto/hash';
 import { logger } from '../observability/logger';
 import { Problem } from '../problems';
-import { insertOnce } from '../store/inserts';
-import { typedCollection } from '../store/typedCollection';
-import {
-  IdempotencyRecord,
-  IdempotencyResponse,
-  IdempotencyTakeover,
-  type IdempotencyRecordDoc,
-  type IdempotencyResponseDoc,
-  type IdempotencyTakeoverDoc,
-} from './models';
+import * as store from './store';
+import type { IdempotencyResponseDoc } from './store';
 
 /**
  * Idempotent execution (SPEC 7.4), independent of HTTP so the API and the tool server share
@@ -111,9 +103,7 @@ export function claimChargeKey(operation: string, claim: RequestClaim): string {
  * FerretDB); one met by a request before then is deleted on the spot (runIdempotent).
  */
 export async function purgeExpiredIdempotencyRecords(now = new Date()): Promise<number> {
-  await IdempotencyResponse.deleteMany({ expiresAt: { $lte: now } });
-  await IdempotencyTakeover.deleteMany({ expiresAt: { $lte: now } });
-  return (await IdempotencyRecord.deleteMany({ expiresAt: { $lte: now } })).deletedCount ?? 0;
+  return store.deleteExpired(now);
 }
 
 function inProgress(): Problem {
@@ -149,7 +139,7 @@ export async function runIdempotent(
     const now = Date.now();
     const nonce = randomBytes(16).toString('hex');
     const expiresAt = new Date(now + IDEMPOTENCY_RETENTION_MS);
-    const claimed = await insertOnce(typedCollection<IdempotencyRecordDoc>(IdempotencyRecord), {
+    const claimed = await store.insertClaim({
       _id: id,
       orgId: req.orgId,
       workspaceId: req.workspaceId,
@@ -164,26 +154,26 @@ export async function runIdempotent(
     });
     if (claimed) return { response: await execute(id, owner, req.fingerprint, expiresAt, () => run(claimWith(nonce))), replayed: false };
 
-    const existing = await IdempotencyRecord.findById(id).lean();
+    const existing = await store.findClaim(id);
     if (!existing) continue;
     if (existing.expiresAt.getTime() <= now) {
-      await IdempotencyResponse.deleteOne({ _id: id, expiresAt: { $lte: new Date(now) } });
-      await IdempotencyRecord.deleteOne({ _id: id, owner: existing.owner });
+      await store.deleteExpiredResponse(id, new Date(now));
+      await store.deleteClaimOf(id, existing.owner);
       continue;
     }
     if (existing.fingerprint !== req.fingerprint) {
       if (existing.state !== 'released') throw reused();
       // The request that held the key failed (nothing was stored): the key may carry a new
       // request, which gets a new nonce. A delete is atomic on every store: one replacement wins.
-      await IdempotencyRecord.deleteOne({ _id: id, owner: existing.owner, state: 'released' });
+      await store.deleteClaimOf(id, existing.owner, true);
       continue;
     }
-    const response = await IdempotencyResponse.findById(id).lean();
+    const response = await store.findResponse(id);
     if (response && response.fingerprint === req.fingerprint) return { response: stored(response), replayed: true };
     if (existing.leaseUntil.getTime() > now) throw inProgress();
     if (!existing.nonce) {
       // A record without a nonce predates claim-bound charges: claim afresh.
-      await IdempotencyRecord.deleteOne({ _id: id, owner: existing.owner });
+      await store.deleteClaimOf(id, existing.owner);
       continue;
     }
     // The holder crashed, stalled past its lease or failed: continue its work under its nonce.
@@ -208,13 +198,9 @@ async function takeOver(
   expiresAt: Date,
   leaseMs: number,
 ): Promise<'taken' | 'taken_by_another' | 'record_gone'> {
-  if (!(await insertOnce(typedCollection<IdempotencyTakeoverDoc>(IdempotencyTakeover), { _id: `${id}|${previousOwner}`, expiresAt })))
-    return 'taken_by_another';
-  const moved = await IdempotencyRecord.updateOne(
-    { _id: id, owner: previousOwner },
-    { $set: { owner, state: 'in_progress', leaseUntil: new Date(Date.now() + leaseMs) } },
-  );
-  return moved.matchedCount === 1 ? 'taken' : 'record_gone';
+  if (!(await store.insertTakeover({ _id: `${id}|${previousOwner}`, expiresAt }))) return 'taken_by_another';
+  const moved = await store.moveClaim(id, previousOwner, owner, new Date(Date.now() + leaseMs));
+  return moved ? 'taken' : 'record_gone';
 }
 
 async function execute(id: string, owner: string, fingerprint: string, expiresAt: Date, run: () => Promise<StoredResponse>): Promise<StoredResponse> {
@@ -231,8 +217,8 @@ async function execute(id: string, owner: string, fingerprint: string, expiresAt
   }
   // The recovery point: stored before the caller sees it, so a lost answer is replayed.
   // Should a taken-over twin have stored first, its response is the one to answer with.
-  if (!(await insertOnce(typedCollection<IdempotencyResponseDoc>(IdempotencyResponse), { _id: id, fingerprint, ...response, expiresAt }))) {
-    const first = await IdempotencyResponse.findById(id).lean();
+  if (!(await store.insertResponse({ _id: id, fingerprint, ...response, expiresAt }))) {
+    const first = await store.findResponse(id);
     if (first) return stored(first);
   }
   return response;
@@ -243,7 +229,5 @@ async function execute(id: string, owner: string, fingerprint: string, expiresAt
  * request continues under it (finding any charge the failure left), another request replaces it.
  */
 async function release(id: string, owner: string): Promise<void> {
-  await IdempotencyRecord.updateOne({ _id: id, owner, state: 'in_progress' }, { $set: { state: 'released', leaseUntil: new Date(0) } }).catch((err) =>
-    logger.warn({ err }, 'idempotency release failed'),
-  );
+  await store.releaseClaim(id, owner).catch((err) => logger.warn({ err }, 'idempotency release failed'));
 }

@@ -3,7 +3,7 @@ import { retryLater } from '../problems';
 import { insertOnce } from '../store/inserts';
 import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
 import { typedCollection } from '../store/typedCollection';
-import { Organization } from '../tenancy/models';
+import { organizationExists } from '../tenancy/store';
 import { utcDay } from './jobRules';
 import { ContactJobDailyCap, ContactJobDaySlot, type JobDaySlotDoc } from './models';
 
@@ -34,7 +34,7 @@ export async function setDailyJobCap(
   orgId: string,
   jobsPerDay: number | null,
 ): Promise<{ org_id: string; jobs_per_day: number; source: 'override' | 'default' }> {
-  if (!(await Organization.exists({ _id: orgId }))) throw new Error(`organization ${orgId} does not exist`);
+  if (!(await organizationExists(orgId))) throw new Error(`organization ${orgId} does not exist`);
   if (jobsPerDay === null) await ContactJobDailyCap.deleteOne({ _id: orgId });
   else await ContactJobDailyCap.replaceOne({ _id: orgId }, { _id: orgId, jobsPerDay }, { upsert: true });
   capReads.invalidate(orgId);

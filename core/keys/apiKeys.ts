@@ -3,11 +3,11 @@ import { sha256Hex } from '../crypto/hash';
 import { GatheredReads } from '../store/gatheredReads';
 import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
 import { newId } from '../ids';
-import { Application, Workspace } from '../tenancy/models';
+import { applicationExistsInOrg, findWorkspaceOfOrg, oldestApplicationOfOrg } from '../tenancy/store';
 import { requireOrganization } from '../tenancy/provisioning';
 import { displayPrefix, generateApiKey, parseApiKey, type KeyEnvironment } from './apiKeyFormat';
 import { checkKeyName, defaultKeyName } from './keyNames';
-import { ApiKey } from './models';
+import * as store from './store';
 import { isPermission, type Permission } from './permissions';
 
 /** What a request knows about its caller once the key has been verified. */
@@ -58,13 +58,11 @@ export async function createApiKey(input: CreateKeyInput): Promise<{ key: string
   await requireOrganization(input.orgId);
   const unknown = input.scopes.filter((s) => !isPermission(s));
   if (unknown.length) throw new Error(`unknown scopes: ${unknown.join(', ')}`);
-  const ws = await Workspace.findOne({ _id: input.workspaceId, orgId: input.orgId }).lean();
+  const ws = await findWorkspaceOfOrg(input.orgId, input.workspaceId);
   if (!ws) throw new Error(`workspace ${input.workspaceId} does not belong to ${input.orgId}`);
   // A rotation joins a family that already exists in this organization (and application): a
   // made-up family id would otherwise start a family whose budget and caps nobody set.
-  const family = input.familyId
-    ? await ApiKey.findOne({ familyId: input.familyId, orgId: input.orgId }, { applicationId: 1, name: 1 }).sort({ createdAt: -1 }).lean()
-    : null;
+  const family = input.familyId ? await store.newestKeyOfFamily(input.orgId, input.familyId) : null;
   if (input.familyId && !family) {
     throw new UnknownKeyFamily(`key family ${input.familyId} does not exist in organization ${input.orgId}; omit --family to start a new family`);
   }
@@ -73,19 +71,19 @@ export async function createApiKey(input: CreateKeyInput): Promise<{ key: string
   }
   let applicationId = input.applicationId ?? family?.applicationId;
   if (applicationId) {
-    if (!(await Application.exists({ _id: applicationId, orgId: input.orgId }))) {
+    if (!(await applicationExistsInOrg(input.orgId, applicationId))) {
       throw new Error(`application ${applicationId} does not belong to ${input.orgId}`);
     }
   } else {
-    const app = await Application.findOne({ orgId: input.orgId }).sort({ createdAt: 1 }).lean();
+    const app = await oldestApplicationOfOrg(input.orgId);
     if (!app) throw new Error(`organization ${input.orgId} has no application; pass --application`);
-    applicationId = app._id;
+    applicationId = app;
   }
   const familyId = input.familyId ?? newId('kf');
   const key = generateApiKey(input.environment ?? 'live');
   const keyId = newId('key');
   const name = given?.ok ? given.name : defaultKeyName(displayPrefix(key), family?.name);
-  await ApiKey.create({
+  await store.insertKey({
     _id: keyId,
     name,
     hash: sha256Hex(key),
@@ -122,22 +120,7 @@ export interface KeyView {
   revoked_at: string | null;
 }
 
-interface StoredKeyDoc {
-  _id: string;
-  name?: string | null;
-  displayPrefix: string;
-  familyId: string;
-  workspaceId: string;
-  applicationId: string;
-  scopes: string[];
-  createdBy?: string | null;
-  createdAt?: Date;
-  lastUsedAt?: Date | null;
-  expiresAt?: Date | null;
-  revokedAt?: Date | null;
-}
-
-function keyView(d: StoredKeyDoc, now: Date): KeyView {
+function keyView(d: store.ListedKeyRecord, now: Date): KeyView {
   return {
     key_id: d._id,
     name: d.name ?? defaultKeyName(d.displayPrefix, null),
@@ -158,24 +141,20 @@ function keyView(d: StoredKeyDoc, now: Date): KeyView {
 /** The organization's keys, oldest first, revoked and expired ones included. */
 export async function listApiKeys(orgId: string, now = new Date()): Promise<{ org_id: string; keys: KeyView[] }> {
   await requireOrganization(orgId);
-  const docs = await ApiKey.find({ orgId }, { hash: 0 }).sort({ createdAt: 1, _id: 1 }).lean<StoredKeyDoc[]>();
+  const docs = await store.keysOfOrg(orgId);
   return { org_id: orgId, keys: docs.map((d) => keyView(d, now)) };
 }
 
 /** One page of the organization's keys, newest first; `more` when a further page exists. */
 export async function pageOfApiKeys(orgId: string, page: number, perPage: number, now = new Date()): Promise<{ keys: KeyView[]; more: boolean }> {
-  const docs = await ApiKey.find({ orgId }, { hash: 0 })
-    .sort({ createdAt: -1, _id: -1 })
-    .skip(Math.max(0, page - 1) * perPage)
-    .limit(perPage + 1)
-    .lean<StoredKeyDoc[]>();
+  const docs = await store.pageOfKeysOfOrg(orgId, Math.max(0, page - 1) * perPage, perPage + 1);
   return { keys: docs.slice(0, perPage).map((d) => keyView(d, now)), more: docs.length > perPage };
 }
 
 /** A key of this organization, or null: another organization's key reads as absent. */
 export async function findOrgKey(orgId: string, keyId: string, now = new Date()): Promise<KeyView | null> {
   if (typeof keyId !== 'string' || keyId.length > 100) return null;
-  const doc = await ApiKey.findOne({ _id: keyId, orgId }, { hash: 0 }).lean<StoredKeyDoc>();
+  const doc = await store.findListedKeyOfOrg(orgId, keyId);
   return doc ? keyView(doc, now) : null;
 }
 
@@ -212,7 +191,7 @@ export async function rotateApiKey(
   input: { orgId: string; keyId: string; oldKeyEndsInMs: number; createdBy?: string | null },
   now = new Date(),
 ): Promise<RotationResult> {
-  const old = await ApiKey.findOne({ _id: input.keyId, orgId: input.orgId }).lean();
+  const old = await store.findKeyOfOrg(input.orgId, input.keyId);
   if (!old) throw new Error(`key ${input.keyId} does not exist in organization ${input.orgId}`);
   if ((old.revokedAt && old.revokedAt <= now) || (old.expiresAt && old.expiresAt <= now)) throw new Error(`key ${input.keyId} is no longer active`);
   const created = await createApiKey({
@@ -222,7 +201,7 @@ export async function rotateApiKey(
     familyId: old.familyId,
     scopes: old.scopes,
     audience: old.audience,
-    environment: old.environment as KeyEnvironment,
+    environment: old.environment,
     createdBy: input.createdBy,
   });
   let endsAt = new Date(now.getTime() + Math.max(0, input.oldKeyEndsInMs));
@@ -231,7 +210,7 @@ export async function rotateApiKey(
     endsAt = new Date(revoked.revoked_at);
   } else {
     if (old.expiresAt && old.expiresAt < endsAt) endsAt = old.expiresAt;
-    await ApiKey.updateOne({ _id: old._id }, { $set: { expiresAt: endsAt } });
+    await store.setKeyExpiry(old._id, endsAt);
     keyReads.invalidate(old.hash);
   }
   return { ...created, replaced_key_id: old._id, replaced_key_expires_at: endsAt.toISOString() };
@@ -243,41 +222,24 @@ export async function rotateApiKey(
  */
 export async function revokeApiKey(settings: Pick<Config, 'readCacheMs'>, keyId: string): Promise<{ key_id: string; revoked_at: string }> {
   const now = new Date();
-  // Revoking twice keeps the first time; no update pipelines (FerretDB 1.x lacks them).
-  await ApiKey.updateOne({ _id: keyId, revokedAt: null }, { $set: { revokedAt: now } });
-  const doc = await ApiKey.findById(keyId).lean();
+  await store.markKeyRevoked(keyId, now);
+  const doc = await store.findKey(keyId);
   if (!doc) throw new Error(`key ${keyId} does not exist`);
   keyReads.invalidate(doc.hash);
   await waitUntilReadCachesExpire(settings.readCacheMs);
   return { key_id: keyId, revoked_at: (doc.revokedAt ?? now).toISOString() };
 }
 
-type StoredKey = {
-  _id: string;
-  hash: string;
-  revokedAt?: Date | null;
-  expiresAt?: Date | null;
-  environment: string;
-  audience: string;
-  orgId: string;
-  workspaceId: string;
-  applicationId: string;
-  familyId: string;
-  scopes: string[];
-};
-
 /** Keys by hash, read at most once per READ_CACHE_MS per replica (see readCache.ts). */
-const keyReads = new ReadCache<StoredKey | null>();
+const keyReads = new ReadCache<store.ApiKeyRecord | null>();
 
 /** Keys by hash; every tenant's key refreshes of a few milliseconds go to the store as one find. */
-const keyLookups = new GatheredReads<StoredKey>(async (hashes) => {
-  const docs = await ApiKey.find({ hash: { $in: hashes } })
-    .lean<StoredKey[]>()
-    .exec();
+const keyLookups = new GatheredReads<store.ApiKeyRecord>(async (hashes) => {
+  const docs = await store.keysByHashes(hashes);
   return new Map(docs.map((d) => [d.hash, d]));
 });
 
-async function readKeyByHash(hash: string, readCacheMs: number): Promise<StoredKey | null> {
+async function readKeyByHash(hash: string, readCacheMs: number): Promise<store.ApiKeyRecord | null> {
   return keyReads.get(hash, readCacheMs, (gatherMs) => keyLookups.read(hash, gatherMs));
 }
 

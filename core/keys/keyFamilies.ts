@@ -1,5 +1,5 @@
 import { defaultKeyName } from './keyNames';
-import { ApiKey } from './models';
+import { familyKeysOfOrg, type FamilyKeyRecord } from './store';
 
 /**
  * What people call a key family: the name of its newest key (a rotation keeps the family's
@@ -10,12 +10,7 @@ export interface KeyFamily {
   name: string;
 }
 
-interface FamilyKey {
-  familyId: string;
-  name?: string | null;
-  displayPrefix: string;
-  createdAt?: Date;
-}
+type FamilyKey = FamilyKeyRecord;
 
 function newestPerFamily(keys: readonly FamilyKey[]): KeyFamily[] {
   const newest = new Map<string, FamilyKey>();
@@ -30,12 +25,12 @@ function newestPerFamily(keys: readonly FamilyKey[]): KeyFamily[] {
 export async function familyNames(orgId: string, familyIds: readonly (string | null)[]): Promise<Map<string, string>> {
   const wanted = [...new Set(familyIds.filter((id): id is string => typeof id === 'string'))];
   if (wanted.length === 0) return new Map();
-  const keys = await ApiKey.find({ orgId, familyId: { $in: wanted } }, { familyId: 1, name: 1, displayPrefix: 1, createdAt: 1 }).lean<FamilyKey[]>();
+  const keys = await familyKeysOfOrg(orgId, wanted);
   return new Map(newestPerFamily(keys).map((f) => [f.family_id, f.name]));
 }
 
 /** Every key family of the organization with its name, by name: what a "Key" filter offers. */
 export async function keyFamiliesOf(orgId: string): Promise<KeyFamily[]> {
-  const keys = await ApiKey.find({ orgId }, { familyId: 1, name: 1, displayPrefix: 1, createdAt: 1 }).lean<FamilyKey[]>();
+  const keys = await familyKeysOfOrg(orgId);
   return newestPerFamily(keys).sort((a, b) => a.name.localeCompare(b.name) || a.family_id.localeCompare(b.family_id));
 }

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { logger } from '../observability/logger';
-import { ApiKey } from './models';
+import { recordKeyUse } from './store';
 
 /** How stale a key's `last_used_at` may be: it is written at most once per key per this period. */
 export const KEY_USE_PERIOD_MS = 60_000;
@@ -15,13 +15,7 @@ const REMEMBERED_KEYS = 100_000;
  */
 export type KeyUseWrite = (keyId: string, at: Date) => Promise<boolean>;
 
-export const writeKeyUse: KeyUseWrite = async (keyId, at) => {
-  const res = await ApiKey.updateOne(
-    { _id: keyId, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lte: new Date(at.getTime() - KEY_USE_PERIOD_MS) } }] },
-    { $set: { lastUsedAt: at } },
-  );
-  return res.modifiedCount === 1;
-};
+export const writeKeyUse: KeyUseWrite = (keyId, at) => recordKeyUse(keyId, at, KEY_USE_PERIOD_MS);
 
 /**
  * Keeps each key's `last_used_at` without a store write per request: a process writes a key's

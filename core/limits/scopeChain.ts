@@ -1,6 +1,6 @@
-import { ApiKey } from '../keys/models';
+import { applicationOfFamily, findListedKeyOfOrg } from '../keys/store';
 import { Problem } from '../problems';
-import { Application } from '../tenancy/models';
+import { applicationExistsInOrg } from '../tenancy/store';
 import type { Scope } from './limitTable';
 import type { ScopeChain } from './operationalLimits';
 
@@ -16,13 +16,13 @@ export async function findScopeChain(orgId: string, scope: Scope): Promise<Scope
     case 'organization':
       return scope.id === orgId ? [org] : undefined;
     case 'application':
-      return (await Application.exists({ _id: scope.id, orgId })) ? [org, scope] : undefined;
+      return (await applicationExistsInOrg(orgId, scope.id)) ? [org, scope] : undefined;
     case 'key_family': {
-      const key = await ApiKey.findOne({ familyId: scope.id, orgId }, { applicationId: 1 }).lean();
-      return key ? [org, { type: 'application', id: key.applicationId }, scope] : undefined;
+      const applicationId = await applicationOfFamily(orgId, scope.id);
+      return applicationId !== null ? [org, { type: 'application', id: applicationId }, scope] : undefined;
     }
     case 'key': {
-      const key = await ApiKey.findOne({ _id: scope.id, orgId }, { applicationId: 1, familyId: 1 }).lean();
+      const key = await findListedKeyOfOrg(orgId, scope.id);
       return key ? [org, { type: 'application', id: key.applicationId }, { type: 'key_family', id: key.familyId }, scope] : undefined;
     }
   }

@@ -1,6 +1,6 @@
 import { newId } from '../ids';
 import { isPermission, PERMISSIONS, type Permission } from '../keys/permissions';
-import { Application, Workspace } from '../tenancy/models';
+import { insertApplication, insertWorkspace, orgOfWorkspace } from '../tenancy/store';
 import { requireOrganization } from '../tenancy/provisioning';
 import { generateClientSecret, hashClientSecret, matchesLiveSecret, rotateSecrets } from './clientSecrets';
 import {
@@ -57,12 +57,12 @@ export async function createClient(input: CreateClientInput): Promise<{
   const workspaceId = input.workspaceId ?? newId('ws');
   const applicationId = newId('app');
   if (input.workspaceId) {
-    const ws = await Workspace.findById(input.workspaceId, { orgId: 1 }).lean();
-    if (!ws || ws.orgId !== input.orgId) throw new Error(`workspace ${input.workspaceId} is not a workspace of organization ${input.orgId}`);
+    if ((await orgOfWorkspace(input.workspaceId)) !== input.orgId)
+      throw new Error(`workspace ${input.workspaceId} is not a workspace of organization ${input.orgId}`);
   } else {
-    await Workspace.create({ _id: workspaceId, orgId: input.orgId, name: `M2M client ${clientId}` });
+    await insertWorkspace({ _id: workspaceId, orgId: input.orgId, name: `M2M client ${clientId}` });
   }
-  await Application.create({ _id: applicationId, orgId: input.orgId, name: `M2M client ${clientId}` });
+  await insertApplication({ _id: applicationId, orgId: input.orgId, name: `M2M client ${clientId}` });
   const secret = generateClientSecret();
   const now = new Date();
   await insertOAuthClient({

@@ -1,4 +1,4 @@
-import { BrowserSession } from '../users/models';
+import { deleteExpiredBrowserSessions } from '../users/store';
 import { deleteExpiredSignInRecords } from './store';
 
 /**
@@ -13,7 +13,7 @@ export async function purgeExpiredSignInRecords(now = new Date()): Promise<numbe
   const dayAgo = new Date(now.getTime() - 24 * 3600_000);
   const [oauthRecords, sessions] = await Promise.all([
     deleteExpiredSignInRecords({ requests: now, codes: hourAgo, attemptSlots: now, rotations: dayAgo }),
-    BrowserSession.deleteMany({ expiresAt: { $lte: now } }),
+    deleteExpiredBrowserSessions(now),
   ]);
-  return oauthRecords + sessions.deletedCount;
+  return oauthRecords + sessions;
 }

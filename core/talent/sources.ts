@@ -1,11 +1,11 @@
 import type { Config } from '../config';
 import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
-import { Organization } from '../tenancy/models';
+import { enabledSourcesOf, storeSourceEnabled } from '../tenancy/store';
 
 /**
  * Search sources. The built-in talent pool is open to every organization; any other source
  * in the catalogue is usable only once the operator enabled it for the organization
- * (Organization.enabledSources). A person belongs to exactly one source.
+ * (the organization's `enabledSources`). A person belongs to exactly one source.
  */
 export const BUILT_IN_SOURCE_ID = 'src_talentpool';
 export const OPEN_WEB_SOURCE_ID = 'src_publicweb';
@@ -40,13 +40,7 @@ const enabledSourceReads = new ReadCache<string[]>();
 
 /** The sources this organization may search, built-in first. */
 export async function sourcesForOrganization(settings: Pick<Config, 'readCacheMs'>, orgId: string): Promise<SearchSource[]> {
-  const enabled = new Set(
-    await enabledSourceReads.get(
-      orgId,
-      settings.readCacheMs,
-      async () => (await Organization.findById(orgId, { enabledSources: 1 }).lean())?.enabledSources ?? [],
-    ),
-  );
+  const enabled = new Set(await enabledSourceReads.get(orgId, settings.readCacheMs, () => enabledSourcesOf(orgId)));
   return SOURCE_CATALOGUE.filter((s) => s.built_in || enabled.has(s.id));
 }
 
@@ -60,8 +54,7 @@ export async function setSourceEnabled(
   const source = SOURCE_CATALOGUE.find((s) => s.id === sourceId);
   if (!source) throw new Error(`unknown source ${sourceId}; known: ${SOURCE_CATALOGUE.map((s) => s.id).join(', ')}`);
   if (source.built_in) throw new Error(`${sourceId} is built in and always enabled`);
-  const res = await Organization.updateOne({ _id: orgId }, enabled ? { $addToSet: { enabledSources: sourceId } } : { $pull: { enabledSources: sourceId } });
-  if (res.matchedCount !== 1) throw new Error(`organization ${orgId} does not exist`);
+  if (!(await storeSourceEnabled(orgId, sourceId, enabled))) throw new Error(`organization ${orgId} does not exist`);
   // Returns once no replica still searches with the old set.
   enabledSourceReads.invalidate(orgId);
   await waitUntilReadCachesExpire(settings.readCacheMs);

@@ -1,5 +1,5 @@
 import { newId } from '../ids';
-import { Application, Organization, Workspace } from './models';
+import { findOrganization, insertApplication, insertOrganization, insertWorkspace, type OrganizationRecord } from './store';
 
 export interface CreatedOrganization {
   org_id: string;
@@ -11,30 +11,30 @@ export interface CreatedOrganization {
 export async function createOrganization(name: string, credits = 0): Promise<CreatedOrganization> {
   if (!Number.isInteger(credits) || credits < 0) throw new Error('credits must be a non-negative integer');
   const orgId = newId('org');
-  await Organization.create({ _id: orgId, name, creditBalance: credits });
+  await insertOrganization({ _id: orgId, name, creditBalance: credits });
   const workspaceId = newId('ws');
-  await Workspace.create({ _id: workspaceId, orgId });
+  await insertWorkspace({ _id: workspaceId, orgId });
   const applicationId = newId('app');
-  await Application.create({ _id: applicationId, orgId });
+  await insertApplication({ _id: applicationId, orgId });
   return { org_id: orgId, workspace_id: workspaceId, application_id: applicationId };
 }
 
 export async function createWorkspace(orgId: string, name?: string): Promise<{ workspace_id: string }> {
   await requireOrganization(orgId);
   const workspaceId = newId('ws');
-  await Workspace.create({ _id: workspaceId, orgId, name: name ?? null });
+  await insertWorkspace({ _id: workspaceId, orgId, name: name ?? null });
   return { workspace_id: workspaceId };
 }
 
 export async function createApplication(orgId: string, name?: string): Promise<{ application_id: string }> {
   await requireOrganization(orgId);
   const applicationId = newId('app');
-  await Application.create({ _id: applicationId, orgId, name: name ?? null });
+  await insertApplication({ _id: applicationId, orgId, name: name ?? null });
   return { application_id: applicationId };
 }
 
-export async function requireOrganization(orgId: string) {
-  const org = await Organization.findById(orgId).lean();
+export async function requireOrganization(orgId: string): Promise<OrganizationRecord> {
+  const org = await findOrganization(orgId);
   if (!org) throw new Error(`organization ${orgId} does not exist`);
   return org;
 }

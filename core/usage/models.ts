@@ -1,5 +1,4 @@
 import { Schema, model } from 'mongoose';
-import type { Tally } from './usageBuckets';
 
 /**
  * Usage counter rows. An hour row, `_id = <org_id>|<hour start, ISO>`, holds the hour's tallies
@@ -8,21 +7,6 @@ import type { Tally } from './usageBuckets';
  * day of the month as one packed string under `days.<DD>` (usageBuckets.ts `packTallies`); only
  * the roll-up writes it (usageRollup.ts), which also deletes hour rows past their retention.
  */
-export interface HourRow {
-  _id: string;
-  orgId: string;
-  start: Date;
-  ops: Record<string, Partial<Tally>>;
-}
-
-export interface MonthRow {
-  _id: string;
-  orgId: string;
-  start: Date;
-  /** Day of the month (`01`–`31`) → packed tallies. */
-  days: Record<string, string>;
-}
-
 const hourSchema = new Schema(
   {
     _id: { type: String, required: true },

@@ -1,5 +1,5 @@
 import { logger } from '../observability/logger';
-import { UsageHour } from './models';
+import { addToHourRow } from './store';
 import { outcomeClass } from './outcomeClass';
 import { addTally, bucketStart, counterRowId, emptyTally, operationKey, type Tally } from './usageBuckets';
 
@@ -145,12 +145,5 @@ function incrementsOf(minutes: readonly PendingMinute[]): Record<string, number>
 async function upsertHour(id: string, orgId: string, hour: number, minutes: readonly PendingMinute[]): Promise<void> {
   const inc = incrementsOf(minutes);
   if (Object.keys(inc).length === 0) return;
-  const update = { $inc: inc, $setOnInsert: { orgId, start: new Date(hour) } };
-  try {
-    await UsageHour.collection.updateOne({ _id: id as never }, update, { upsert: true });
-  } catch (err) {
-    // Two processes inserting the same new row: one wins, the other's upsert is now an update.
-    if ((err as { code?: number }).code !== 11000) throw err;
-    await UsageHour.collection.updateOne({ _id: id as never }, update, { upsert: true });
-  }
+  await addToHourRow(id, orgId, new Date(hour), inc);
 }

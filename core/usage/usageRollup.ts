@@ -1,4 +1,4 @@
-import { ROLLUP_STATE_ID, UsageHour, UsageMonth, UsageRollupState, type HourRow } from './models';
+import { deleteHourRowsBefore, hourRowsBetween, rolledUpUntil, setMonthDay, setRolledUpUntil, type HourRow } from './store';
 import { addTally, bucketStart, counterRowId, DAY_MS, emptyTally, MINUTE_MS, monthStart, packTallies, type Tally } from './usageBuckets';
 
 /**
@@ -59,8 +59,7 @@ export function hoursDeletableBefore(marks: RollupMarks, nowMs: number): number 
 
 /** The roll-up mark as stored; the epoch before the first roll-up (nothing folded yet). */
 export async function storedRollupMarks(): Promise<RollupMarks> {
-  const state = await UsageRollupState.findById(ROLLUP_STATE_ID).lean<{ daysUntil: Date }>();
-  return { daysUntil: state?.daysUntil.getTime() ?? 0 };
+  return { daysUntil: (await rolledUpUntil())?.getTime() ?? 0 };
 }
 
 export interface RollupCounts {
@@ -80,18 +79,14 @@ export async function rollUpUsage(now = new Date()): Promise<RollupCounts> {
   const marks = { daysUntil: Math.max(before.daysUntil, rollupMarks(nowMs).daysUntil) };
   let days = 0;
   if (marks.daysUntil > before.daysUntil) {
-    const rows = await UsageHour.find({ start: { $gte: new Date(before.daysUntil), $lt: new Date(marks.daysUntil) } }).lean<HourRow[]>();
+    const rows = await hourRowsBetween(new Date(before.daysUntil), new Date(marks.daysUntil));
     for (const folded of foldHours(rows)) {
       const month = monthStart(folded.day);
-      await UsageMonth.collection.updateOne(
-        { _id: counterRowId(folded.orgId, month) as never },
-        { $set: { [`days.${dayField(folded.day)}`]: packTallies(folded.ops) }, $setOnInsert: { orgId: folded.orgId, start: new Date(month) } },
-        { upsert: true },
-      );
+      await setMonthDay(counterRowId(folded.orgId, month), folded.orgId, new Date(month), dayField(folded.day), packTallies(folded.ops));
       days += 1;
     }
-    await UsageRollupState.updateOne({ _id: ROLLUP_STATE_ID }, { $set: { daysUntil: new Date(marks.daysUntil) } }, { upsert: true });
+    await setRolledUpUntil(new Date(marks.daysUntil));
   }
-  const deleted = await UsageHour.deleteMany({ start: { $lt: new Date(hoursDeletableBefore(marks, nowMs)) } });
-  return { days, hourRowsDeleted: deleted.deletedCount };
+  const hourRowsDeleted = await deleteHourRowsBefore(new Date(hoursDeletableBefore(marks, nowMs)));
+  return { days, hourRowsDeleted };
 }

@@ -1,4 +1,4 @@
-import { UsageHour, UsageMonth, type HourRow, type MonthRow } from './models';
+import { hourRowsByIds, hourRowsOfOrgBetween, monthRowsByIds } from './store';
 import type { OutcomeClass } from './outcomeClass';
 import { storedRollupMarks, type RollupMarks } from './usageRollup';
 import {
@@ -71,7 +71,7 @@ export interface CountedSpan {
 async function readSpan(orgId: string, span: ReadSpan, nowMs: number): Promise<CountedSpan[]> {
   if (span.rows === 'month') {
     const ids = monthStarts(span.fromMs, span.toMs).map((m) => counterRowId(orgId, m));
-    const months = await UsageMonth.find({ _id: { $in: ids } }).lean<MonthRow[]>();
+    const months = await monthRowsByIds(ids);
     const days: CountedSpan[] = [];
     for (const month of months) {
       for (const [field, packed] of Object.entries(month.days ?? {})) {
@@ -86,8 +86,8 @@ async function readSpan(orgId: string, span: ReadSpan, nowMs: number): Promise<C
   if (toMs <= span.fromMs) return [];
   const hours =
     (toMs - span.fromMs) / HOUR_MS <= MAX_IDS_PER_SPAN
-      ? await UsageHour.find({ _id: { $in: bucketStarts('hour', span.fromMs, toMs).map((h) => counterRowId(orgId, h)) } }).lean<HourRow[]>()
-      : await UsageHour.find({ orgId, start: { $gte: new Date(span.fromMs), $lt: new Date(toMs) } }).lean<HourRow[]>();
+      ? await hourRowsByIds(bucketStarts('hour', span.fromMs, toMs).map((h) => counterRowId(orgId, h)))
+      : await hourRowsOfOrgBetween(orgId, new Date(span.fromMs), new Date(toMs));
   return hours.map((h) => ({ start: h.start.getTime(), ops: h.ops ?? {} }));
 }
 

@@ -1,10 +1,10 @@
 import { Problem } from '../problems';
 import { isDuplicateKeyError } from '../store/connection';
-import { OrgAdminCount, User } from './models';
+import * as store from './store';
 
 /**
  * The rule "an organization always keeps at least one active admin", decided on one counter
- * document per organization (models.ts `OrgAdminCount`) rather than on a count of users read
+ * document per organization (`org_admin_counts`) rather than on a count of users read
  * and then acted on: two admins demoting each other at once both read two admins, and both
  * demotions would go through. A conditional decrement lets exactly one of them take the seat.
  */
@@ -23,7 +23,7 @@ export function roleOf(user: { role?: string | null }): Role {
 
 /** The active admins the users collection holds, the counter's starting value. */
 function countActiveAdmins(orgId: string): Promise<number> {
-  return User.countDocuments({ orgId, role: 'admin', disabledAt: null });
+  return store.countActiveAdmins(orgId);
 }
 
 /**
@@ -31,10 +31,10 @@ function countActiveAdmins(orgId: string): Promise<number> {
  * counted the users before this caller's change, so the change is counted once, by the caller.
  */
 export async function ensureAdminCount(orgId: string): Promise<void> {
-  if (await OrgAdminCount.exists({ _id: orgId })) return;
+  if (await store.adminCountExists(orgId)) return;
   const active = await countActiveAdmins(orgId);
   try {
-    await OrgAdminCount.create({ _id: orgId, active });
+    await store.insertAdminCount(orgId, active);
   } catch (err) {
     if (!isDuplicateKeyError(err)) throw err;
   }
@@ -42,7 +42,7 @@ export async function ensureAdminCount(orgId: string): Promise<void> {
 
 /** Counts one more active admin; call after the user document says so. */
 export async function addAdminSeat(orgId: string): Promise<void> {
-  await OrgAdminCount.updateOne({ _id: orgId }, { $inc: { active: 1 } });
+  await store.incrementAdminCount(orgId);
 }
 
 /**
@@ -52,8 +52,7 @@ export async function addAdminSeat(orgId: string): Promise<void> {
  */
 export async function releaseAdminSeat(orgId: string, userId: string): Promise<void> {
   await ensureAdminCount(orgId);
-  const taken = await OrgAdminCount.findOneAndUpdate({ _id: orgId, active: { $gt: 1 } }, { $inc: { active: -1 } }, { returnDocument: 'after' }).lean();
-  if (!taken) {
+  if (!(await store.decrementAdminCountAboveOne(orgId))) {
     throw new Problem('last_admin', `User ${userId} is the last active admin of organization ${orgId}; make another person admin first.`);
   }
 }

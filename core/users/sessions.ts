@@ -1,7 +1,7 @@
 import { constantTimeEqual, hmacSha256, sha256Hex } from '../crypto/hash';
 import { purposeKey } from '../crypto/purposeKeys';
 import { randomBase62 } from '../ids';
-import { BrowserSession, User } from './models';
+import { deleteBrowserSession, findBrowserSession, insertBrowserSession, recordSignInTime } from './store';
 import { findActiveUser, type UserRecord } from './users';
 
 /**
@@ -25,21 +25,21 @@ export function isSessionValue(value: unknown): value is string {
 export async function startSession(userId: string, now = new Date()): Promise<{ value: string; expiresAt: Date }> {
   const value = newSessionValue();
   const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
-  await BrowserSession.create({ _id: sha256Hex(value), userId, createdAt: now, expiresAt });
-  await User.updateOne({ _id: userId }, { $set: { lastSignInAt: now } });
+  await insertBrowserSession({ _id: sha256Hex(value), userId, createdAt: now, expiresAt });
+  await recordSignInTime(userId, now);
   return { value, expiresAt };
 }
 
 /** The signed-in, still active user of a session value; null otherwise (read on every request). */
 export async function sessionUser(value: unknown, now = new Date()): Promise<UserRecord | null> {
   if (!isSessionValue(value)) return null;
-  const session = await BrowserSession.findById(sha256Hex(value)).lean<{ userId: string; expiresAt: Date }>();
+  const session = await findBrowserSession(sha256Hex(value));
   if (!session || session.expiresAt <= now) return null;
   return findActiveUser(session.userId);
 }
 
 export async function endSession(value: unknown): Promise<void> {
-  if (isSessionValue(value)) await BrowserSession.deleteOne({ _id: sha256Hex(value) });
+  if (isSessionValue(value)) await deleteBrowserSession(sha256Hex(value));
 }
 
 export function csrfTokenFor(sessionValue: string, secretsKey: Buffer): string {

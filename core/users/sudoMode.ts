@@ -1,5 +1,5 @@
 import { sha256Hex } from '../crypto/hash';
-import { BrowserSession } from './models';
+import { findBrowserSession, setSessionConfirmedAt } from './store';
 import { isSessionValue } from './sessions';
 
 /**
@@ -19,15 +19,12 @@ export function sudoActive(confirmedAt: Date | null | undefined, now: Date): boo
 /** When the session's person last typed their password: the confirmation, else the sign-in. */
 export async function sessionConfirmedAt(sessionValue: unknown): Promise<Date | null> {
   if (!isSessionValue(sessionValue)) return null;
-  const session = await BrowserSession.findById(sha256Hex(sessionValue), { createdAt: 1, confirmedAt: 1 }).lean<{
-    createdAt: Date;
-    confirmedAt?: Date | null;
-  }>();
+  const session = await findBrowserSession(sha256Hex(sessionValue));
   if (!session) return null;
   return session.confirmedAt ?? session.createdAt;
 }
 
 /** Records that the password was typed again in this browser now. */
 export async function recordConfirmation(sessionValue: string, now = new Date()): Promise<void> {
-  if (isSessionValue(sessionValue)) await BrowserSession.updateOne({ _id: sha256Hex(sessionValue) }, { $set: { confirmedAt: now } });
+  if (isSessionValue(sessionValue)) await setSessionConfirmedAt(sha256Hex(sessionValue), now);
 }

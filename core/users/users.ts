@@ -6,10 +6,11 @@ import { claimOnce } from '../oauth/attemptSlots';
 import { listGrants, revokeGrants } from '../oauth/consentGrants';
 import { revokeChainsOf } from '../oauth/tokenChains';
 import { isDuplicateKeyError } from '../store/connection';
-import { Application, Workspace } from '../tenancy/models';
+import { findWorkspaceOfOrg, insertApplication } from '../tenancy/store';
 import { requireOrganization } from '../tenancy/provisioning';
 import { addAdminSeat, ensureAdminCount, isRole, releaseAdminSeat, roleOf, type Role } from './adminSeats';
-import { BrowserSession, User } from './models';
+import * as store from './store';
+import type { UserRecord } from './store';
 import { hashPassword, passwordProblem } from './passwords';
 
 /** Operator-created people (DECISIONS.md "Interactive sign-in"). */
@@ -17,23 +18,7 @@ export const SETUP_TOKEN_PREFIX = 'ust_';
 export const SETUP_TTL_MS = 24 * 3600_000;
 export const SETUP_PATH = '/api/oauth/setup';
 
-export interface UserRecord {
-  _id: string;
-  orgId: string;
-  workspaceId: string;
-  applicationId: string;
-  email: string;
-  permissions: string[];
-  /** Absent on documents written before roles existed: read it through `roleOf`. */
-  role?: Role;
-  passwordHash: string | null;
-  setupTokenHash: string | null;
-  setupExpiresAt: Date | null;
-  disabledAt: Date | null;
-  /** The last successful sign-in; absent on documents written before it was kept. */
-  lastSignInAt?: Date | null;
-  createdAt?: Date;
-}
+export type { UserRecord } from './store';
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
@@ -51,7 +36,7 @@ export async function createUser(
   now = new Date(),
 ): Promise<{ user_id: string; email: string; role: Role; setup_url: string; setup_expires_at: string }> {
   await requireOrganization(input.orgId);
-  const workspace = await Workspace.findOne({ _id: input.workspaceId, orgId: input.orgId }).lean();
+  const workspace = await findWorkspaceOfOrg(input.orgId, input.workspaceId);
   if (!workspace) throw new Error(`workspace ${input.workspaceId} does not exist in organization ${input.orgId}`);
   const email = normalizeEmail(input.email);
   if (!EMAIL.test(email)) throw new Error('the email address is not valid');
@@ -67,7 +52,7 @@ export async function createUser(
   const setupExpiresAt = new Date(now.getTime() + SETUP_TTL_MS);
   const applicationId = newId('app');
   try {
-    await User.create({
+    await store.insertUser({
       _id: userId,
       orgId: input.orgId,
       workspaceId: input.workspaceId,
@@ -83,7 +68,7 @@ export async function createUser(
     throw err;
   }
   if (role === 'admin') await addAdminSeat(input.orgId);
-  await Application.create({ _id: applicationId, orgId: input.orgId, name: `User ${userId}` });
+  await insertApplication({ _id: applicationId, orgId: input.orgId, name: `User ${userId}` });
   return { user_id: userId, email, role, setup_url: setupUrl(settings.authUrl, token), setup_expires_at: setupExpiresAt.toISOString() };
 }
 
@@ -93,12 +78,12 @@ export async function reissueSetup(
   userId: string,
   now = new Date(),
 ): Promise<{ user_id: string; setup_url: string; setup_expires_at: string }> {
-  const user = await User.findById(userId).lean<UserRecord>();
+  const user = await store.findUser(userId);
   if (!user) throw new Error(`user ${userId} does not exist`);
   if (user.disabledAt) throw new Error(`user ${userId} is disabled`);
   const token = SETUP_TOKEN_PREFIX + randomBase62(43);
   const setupExpiresAt = new Date(now.getTime() + SETUP_TTL_MS);
-  await User.updateOne({ _id: userId }, { $set: { setupTokenHash: sha256Hex(token), setupExpiresAt } });
+  await store.setSetupToken(userId, sha256Hex(token), setupExpiresAt);
   return { user_id: userId, setup_url: setupUrl(settings.authUrl, token), setup_expires_at: setupExpiresAt.toISOString() };
 }
 
@@ -119,7 +104,7 @@ function publicView(u: UserRecord) {
 
 export async function listUsers(orgId: string): Promise<{ org_id: string; users: unknown[] }> {
   await requireOrganization(orgId);
-  const users = await User.find({ orgId }).sort({ createdAt: 1 }).lean<UserRecord[]>();
+  const users = await store.usersOfOrg(orgId);
   return { org_id: orgId, users: users.map(publicView) };
 }
 
@@ -129,7 +114,7 @@ export async function listUsers(orgId: string): Promise<{ org_id: string; users:
  * their chain and are checked against it on every tool call). Returns how many chains it revoked.
  */
 async function endSignInsOf(userId: string, now: Date): Promise<number> {
-  await BrowserSession.deleteMany({ userId });
+  await store.deleteBrowserSessionsOf(userId);
   return revokeChainsOf(userId, undefined, now);
 }
 
@@ -138,14 +123,14 @@ async function endSignInsOf(userId: string, now: Date): Promise<number> {
  * tool call re-reads the user. The last active admin of an organization cannot be disabled.
  */
 export async function disableUser(userId: string, now = new Date()): Promise<{ user_id: string; disabled_at: string; revoked_chains: number }> {
-  const user = await User.findById(userId).lean<UserRecord>();
+  const user = await store.findUser(userId);
   if (!user) throw new Error(`user ${userId} does not exist`);
   if (!user.disabledAt) {
     const wasAdmin = roleOf(user) === 'admin';
     if (wasAdmin) await releaseAdminSeat(user.orgId, userId);
-    const changed = await User.updateOne({ _id: userId, disabledAt: null }, { $set: { disabledAt: now, setupTokenHash: null } });
+    const changed = await store.markUserDisabled(userId, now);
     // Disabled meanwhile by someone else, who released the seat themselves.
-    if (wasAdmin && changed.modifiedCount === 0) await addAdminSeat(user.orgId);
+    if (wasAdmin && !changed) await addAdminSeat(user.orgId);
   }
   const revoked = await endSignInsOf(userId, now);
   return { user_id: userId, disabled_at: (user.disabledAt ?? now).toISOString(), revoked_chains: revoked };
@@ -164,7 +149,7 @@ export interface RoleChange {
  */
 export async function setUserRole(userId: string, role: Role): Promise<RoleChange> {
   if (!isRole(role)) throw new Error('the role must be admin or member');
-  const user = await User.findById(userId).lean<UserRecord>();
+  const user = await store.findUser(userId);
   if (!user) throw new Error(`user ${userId} does not exist`);
   const before = roleOf(user);
   const result = { user_id: userId, org_id: user.orgId, role_before: before, role };
@@ -172,15 +157,15 @@ export async function setUserRole(userId: string, role: Role): Promise<RoleChang
   const active = !user.disabledAt;
   if (role === 'member') {
     if (active) await releaseAdminSeat(user.orgId, userId);
-    const changed = await User.updateOne({ _id: userId, role: 'admin', disabledAt: user.disabledAt }, { $set: { role: 'member' } });
+    const changed = await store.changeUserRole(userId, 'member', user.disabledAt);
     // Changed or disabled meanwhile: the seat was not this call's to take.
-    if (active && changed.modifiedCount === 0) await addAdminSeat(user.orgId);
-    if (changed.modifiedCount === 0) return setUserRole(userId, role);
+    if (active && !changed) await addAdminSeat(user.orgId);
+    if (!changed) return setUserRole(userId, role);
     return result;
   }
   if (active) await ensureAdminCount(user.orgId);
-  const changed = await User.updateOne({ _id: userId, role: { $ne: 'admin' }, disabledAt: user.disabledAt }, { $set: { role: 'admin' } });
-  if (changed.modifiedCount === 0) return setUserRole(userId, role);
+  const changed = await store.changeUserRole(userId, 'admin', user.disabledAt);
+  if (!changed) return setUserRole(userId, role);
   if (active) await addAdminSeat(user.orgId);
   return result;
 }
@@ -201,14 +186,14 @@ export async function setUserPermissions(userId: string, permissions: readonly s
   if (wanted.length === 0) throw new Error('give at least one permission');
   const unknown = wanted.filter((p) => !isPermission(p));
   if (unknown.length) throw new Error(`unknown permissions: ${unknown.join(', ')}`);
-  const user = await User.findById(userId).lean<UserRecord>();
+  const user = await store.findUser(userId);
   if (!user) throw new Error(`user ${userId} does not exist`);
-  await User.updateOne({ _id: userId }, { $set: { permissions: wanted } });
+  await store.setUserPermissionSet(userId, wanted);
   return { user_id: userId, org_id: user.orgId, permissions_before: user.permissions, permissions: wanted };
 }
 
 export async function userGrants(userId: string): Promise<{ user_id: string; grants: unknown[] }> {
-  const user = await User.findById(userId).lean<UserRecord>();
+  const user = await store.findUser(userId);
   if (!user) throw new Error(`user ${userId} does not exist`);
   const grants = await listGrants(userId);
   return {
@@ -218,7 +203,7 @@ export async function userGrants(userId: string): Promise<{ user_id: string; gra
 }
 
 export async function revokeUserGrants(userId: string, clientId?: string): Promise<{ user_id: string; revoked_client_ids: string[] }> {
-  const user = await User.findById(userId).lean<UserRecord>();
+  const user = await store.findUser(userId);
   if (!user) throw new Error(`user ${userId} does not exist`);
   return { user_id: userId, revoked_client_ids: await revokeGrants(userId, clientId) };
 }
@@ -226,13 +211,13 @@ export async function revokeUserGrants(userId: string, clientId?: string): Promi
 /** The user when it exists and is not disabled; read from the store on every call (no cache outlives a disable). */
 export async function findActiveUser(userId: string): Promise<UserRecord | null> {
   if (typeof userId !== 'string' || userId.length > 100) return null;
-  const user = await User.findById(userId).lean<UserRecord>();
+  const user = await store.findUser(userId);
   return user && !user.disabledAt ? user : null;
 }
 
 export async function findUserByEmail(email: string): Promise<UserRecord | null> {
   if (typeof email !== 'string' || email.length > 320) return null;
-  return User.findOne({ email: normalizeEmail(email) }).lean<UserRecord>();
+  return store.findUserWithEmail(normalizeEmail(email));
 }
 
 export type SetupLookup = { ok: true; user: UserRecord } | { ok: false };
@@ -240,7 +225,7 @@ export type SetupLookup = { ok: true; user: UserRecord } | { ok: false };
 /** The user a setup token belongs to, if the token is current and unused. */
 export async function findSetupUser(token: string, now = new Date()): Promise<SetupLookup> {
   if (typeof token !== 'string' || !token.startsWith(SETUP_TOKEN_PREFIX) || token.length > 100) return { ok: false };
-  const user = await User.findOne({ setupTokenHash: sha256Hex(token) }).lean<UserRecord>();
+  const user = await store.findUserWithSetupTokenHash(sha256Hex(token));
   if (!user || user.disabledAt || !user.setupExpiresAt || user.setupExpiresAt <= now) return { ok: false };
   return { ok: true, user };
 }
@@ -266,7 +251,7 @@ export async function completeSetup(
     return { ok: false, reason: 'invalid_link', message: 'This setup link is invalid, used or expired. Ask your administrator for a new one.' };
   }
   const passwordHash = await hashPassword(password, settings.oauth.passwordScryptLog2N);
-  await User.updateOne({ _id: found.user._id, setupTokenHash: tokenHash }, { $set: { passwordHash, setupTokenHash: null, setupExpiresAt: null } });
+  await store.setPasswordThroughSetup(found.user._id, tokenHash, passwordHash);
   // A new password (a recovery, perhaps after a leak) ends whatever the previous one opened: browser sessions and connected applications.
   await endSignInsOf(found.user._id, now);
   return { ok: true, user: { ...found.user, passwordHash }, replacedPassword: found.user.passwordHash !== null };

@@ -1,6 +1,6 @@
 import { createClient, listClients, revokeClient, rotateClientSecret } from '../../core/oauth/clients';
 import { rotateSigningKey } from '../../core/oauth/signingKeys';
-import { Workspace } from '../../core/tenancy/models';
+import { workspacesOfOrg } from '../../core/tenancy/store';
 import { UsageError, intFlag, optionalFlag, requireFlag, type AdminCommand, type Flags } from './command';
 
 /**
@@ -12,7 +12,7 @@ import { UsageError, intFlag, optionalFlag, requireFlag, type AdminCommand, type
 async function clientWorkspace(f: Flags, orgId: string): Promise<{ workspaceId?: string; chosen: string }> {
   const given = optionalFlag(f, 'workspace');
   if (given) return { workspaceId: given, chosen: 'given with --workspace' };
-  const all = await Workspace.find({ orgId }, { _id: 1 }).sort({ createdAt: 1 }).limit(6).lean();
+  const all = await workspacesOfOrg(orgId, 'oldest_first', 6);
   if (all.length === 1) return { workspaceId: String(all[0]._id), chosen: "the organization's only workspace" };
   if (all.length > 1) {
     const shown = all.slice(0, 5).map((w) => String(w._id));

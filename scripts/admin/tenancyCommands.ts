@@ -9,7 +9,7 @@ import {
   rotationAuditValues,
 } from '../../core/keys/apiKeys';
 import { OPERATOR } from '../../core/audit/auditActions';
-import { ApiKey } from '../../core/keys/models';
+import { findKey } from '../../core/keys/store';
 import { createApplication, createOrganization, createWorkspace } from '../../core/tenancy/provisioning';
 import { UsageError, intFlag, optionalFlag, requireFlag, type AdminCommand } from './command';
 import { recordOperatorChange } from './operatorAudit';
@@ -73,7 +73,7 @@ export const tenancyCommands: Record<string, AdminCommand> = {
     run: async (f, config) => {
       const keyId = requireFlag(f, 'key-id');
       const seconds = intFlag(f, 'old-key-seconds', { min: 0 }) ?? 86_400;
-      const key = await ApiKey.findById(keyId).lean<{ orgId: string }>();
+      const key = await findKey(keyId);
       const current = key ? await findOrgKey(key.orgId, keyId) : null;
       if (!key || !current) throw new UsageError(`key ${keyId} does not exist`);
       if (current.status !== 'active') throw new UsageError(`key ${keyId} is ${current.status}: only an active key can be rotated`);
@@ -95,7 +95,7 @@ export const tenancyCommands: Record<string, AdminCommand> = {
     usage: 'key revoke --key-id K',
     run: async (f, config) => {
       const keyId = requireFlag(f, 'key-id');
-      const key = await ApiKey.findById(keyId).lean<{ orgId: string; revokedAt: Date | null }>();
+      const key = await findKey(keyId);
       const revoked = await revokeApiKey(config, keyId);
       if (key && !key.revokedAt) {
         await recordOperatorChange({

@@ -1,6 +1,6 @@
 import { isRole, type Role } from '../../core/users/adminSeats';
 import { disableUser, createUser, listUsers, reissueSetup, revokeUserGrants, setUserRole, userGrants } from '../../core/users/users';
-import { User } from '../../core/users/models';
+import { findUser } from '../../core/users/store';
 import { optionalFlag, requireFlag, UsageError, type AdminCommand, type Flags } from './command';
 import { recordOperatorChange } from './operatorAudit';
 
@@ -69,7 +69,7 @@ export const userCommands: Record<string, AdminCommand> = {
     usage: 'user disable --user-id U',
     run: async (f) => {
       const userId = requireFlag(f, 'user-id');
-      const user = await User.findById(userId).lean<{ orgId: string; disabledAt: Date | null }>();
+      const user = await findUser(userId);
       const disabled = await disableUser(userId);
       if (user && !user.disabledAt) {
         await recordOperatorChange({
@@ -92,7 +92,7 @@ export const userCommands: Record<string, AdminCommand> = {
     run: async (f) => {
       const userId = requireFlag(f, 'user-id');
       const revoked = await revokeUserGrants(userId, optionalFlag(f, 'client-id'));
-      const user = await User.findById(userId).lean<{ orgId: string }>();
+      const user = await findUser(userId);
       if (user && revoked.revoked_client_ids.length) {
         await recordOperatorChange({
           orgId: user.orgId,

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../../core/config';
-import { Workspace } from '../../core/tenancy/models';
+import { oldestApplicationOfOrg, orgOfWorkspace } from '../../core/tenancy/store';
 import { destinationLookup } from '../../core/webhooks/destinationResolver';
 import { claimedAttemptsOf } from '../../core/webhooks/store/deliveryStore';
 import { restoreEndpointUrl } from '../../core/webhooks/store/endpointStore';
@@ -119,9 +119,9 @@ async function listen(f: Flags, config: Config): Promise<unknown> {
   if (forwardTo && !/^https?:\/\//.test(forwardTo)) throw new UsageError('--forward-to must be an http:// or https:// URL');
   const port = intFlag(f, 'port') ?? 0;
   const tls = listenCertificate(f);
-  const ws = await Workspace.findById(workspaceId, { orgId: 1 }).lean();
-  if (!ws) throw new UsageError(`workspace ${workspaceId} does not exist`);
-  const scope = { orgId: String(ws.orgId), workspaceId };
+  const wsOrgId = await orgOfWorkspace(workspaceId);
+  if (!wsOrgId) throw new UsageError(`workspace ${workspaceId} does not exist`);
+  const scope = { orgId: wsOrgId, workspaceId };
   const say = (line: string) => process.stdout.write(`${line}\n`);
 
   let secrets: string[] = [];
@@ -211,14 +211,12 @@ async function trigger(f: Flags, config: Config): Promise<unknown> {
   refuseInProduction('webhook trigger');
   if (config.contactProvider.kind !== 'local') throw new UsageError('webhook trigger needs CONTACT_PROVIDER=local (the seeded dataset), where its job is free');
   const workspaceId = requireFlag(f, 'workspace');
-  const { Application, Workspace: Workspaces } = await import('../../core/tenancy/models');
   const { personIdsOfSourceAfter, personIdsWithProviderContacts } = await import('../../core/talent/store');
   const { BUILT_IN_SOURCE_ID } = await import('../../core/talent/sources');
   const { createContactRetrievalJob } = await import('../../core/jobs/contactRetrievalJobs');
-  const ws = await Workspaces.findById(workspaceId, { orgId: 1 }).lean();
-  if (!ws) throw new UsageError(`workspace ${workspaceId} does not exist`);
-  const orgId = String(ws.orgId);
-  const app = await Application.findOne({ orgId }, { _id: 1 }).sort({ createdAt: 1 }).lean();
+  const orgId = await orgOfWorkspace(workspaceId);
+  if (!orgId) throw new UsageError(`workspace ${workspaceId} does not exist`);
+  const app = await oldestApplicationOfOrg(orgId);
   if (!app) throw new Error(`organization ${orgId} has no application`);
   let personId: string | undefined;
   let after = '';
@@ -235,7 +233,7 @@ async function trigger(f: Flags, config: Config): Promise<unknown> {
       familyId: 'operator_cli',
       orgId,
       workspaceId,
-      applicationId: String(app._id),
+      applicationId: app,
       audience: config.apiAudience,
       scopes: [],
     },

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { LedgerEntry } from '../../core/credits/models';
+import { ledgerEntriesOfOrgs } from '../../core/credits/store';
 import { PRICES } from '../../core/credits/prices';
 import { CHARGE_OPERATION } from '../../core/jobs/chunkSettlement';
 import { ContactRetrievalJob, ContactRetrievalJobItem } from '../../core/jobs/models';
@@ -148,7 +148,7 @@ export async function reconcile(input: LedgerInput): Promise<LedgerLine[]> {
   if (!input.faults.killedInFlight.length) line('workers killed while a POST was in flight (target ≥ 1)', 0, false);
 
   // Credits.
-  const entries = await LedgerEntry.find({ orgId: { $in: orgIds } }).lean();
+  const entries = await ledgerEntriesOfOrgs(orgIds);
   let mismatched = 0;
   let negative = 0;
   let chainBroken = 0;

@@ -45,6 +45,50 @@ const PORTS: Port[] = [
     ],
     exceptions: {},
   },
+  {
+    area: 'core/keys',
+    models: ['core/keys/models'],
+    allowed: ['core/keys/store', 'core/keys/models'],
+    exceptions: {},
+  },
+  {
+    area: 'core/audit',
+    models: ['core/audit/models'],
+    allowed: ['core/audit/store', 'core/audit/models'],
+    exceptions: {},
+  },
+  {
+    area: 'core/users',
+    models: ['core/users/models'],
+    allowed: ['core/users/store', 'core/users/models'],
+    exceptions: {},
+  },
+  {
+    area: 'core/usage',
+    models: ['core/usage/models'],
+    allowed: ['core/usage/store', 'core/usage/models'],
+    exceptions: {},
+  },
+  {
+    area: 'core/idempotency',
+    models: ['core/idempotency/models'],
+    allowed: ['core/idempotency/store', 'core/idempotency/models'],
+    exceptions: {},
+  },
+  {
+    area: 'core/tenancy',
+    models: ['core/tenancy/models'],
+    allowed: ['core/tenancy/store', 'core/tenancy/models'],
+    exceptions: {},
+  },
+  {
+    area: 'core/credits',
+    models: ['core/credits/models'],
+    allowed: ['core/credits/store', 'core/credits/models'],
+    exceptions: {
+      'core/credits/chain': 'the append-only chain over any model (ledger, quota windows, job tallies): the stores of those areas hand it their models',
+    },
+  },
 ];
 
 function sourceFiles(dir: string): string[] {

@@ -1,5 +1,5 @@
 import { outcomeClass } from '../../core/usage/outcomeClass';
-import type { HourRow } from '../../core/usage/models';
+import type { HourRow } from '../../core/usage/store';
 import {
   bucketEndCeil,
   bucketStart,

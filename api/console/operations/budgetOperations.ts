@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { creditSummary, setBudget, type BudgetView } from '../../../core/credits/credits';
-import { ApiKey } from '../../../core/keys/models';
+import { familyExists } from '../../../core/keys/store';
 import { notFound } from '../../../core/problems';
 import type { RouteInput } from '../../routeSpec';
 import { defineConsoleOperation } from '../consoleOperation';
@@ -34,7 +34,7 @@ const removeBody = z.object({ family_id: familyField }).strict();
 type BudgetInput = { family_id: string };
 
 async function requireOwnFamily(orgId: string, familyId: string): Promise<void> {
-  if (familyId && !(await ApiKey.exists({ orgId, familyId }))) throw notFound('key family');
+  if (familyId && !(await familyExists(orgId, familyId))) throw notFound('key family');
 }
 
 async function budgetBefore(input: RouteInput<BudgetInput, unknown, unknown>): Promise<Record<string, unknown>> {

@@ -4,7 +4,7 @@ import { KEY_NAME_MAX_LENGTH } from '../../../core/keys/keyNames';
 import { expiryOf, oldKeyEndMs } from '../../../core/keys/keyLifetimes';
 import { permissionsBeyond } from '../../../core/keys/permissions';
 import { notFound, Problem, validationFailed } from '../../../core/problems';
-import { Workspace } from '../../../core/tenancy/models';
+import { workspaceExistsInOrg } from '../../../core/tenancy/store';
 import { auditActorOf } from '../../operations/operationAudit';
 import { notAllowed } from '../consoleErrors';
 import { defineConsoleOperation } from '../consoleOperation';
@@ -48,7 +48,7 @@ const createKey = defineConsoleOperation({
   handler: async ({ principal, body, config }) => {
     const beyond = permissionsBeyond(body.scopes, principal.scopes);
     if (beyond.length) throw notAllowed(`A key cannot have permissions you do not have yourself: ${beyond.join(', ')}.`);
-    if (!(await Workspace.exists({ _id: body.workspace, orgId: principal.orgId }))) {
+    if (!(await workspaceExistsInOrg(principal.orgId, body.workspace))) {
       throw validationFailed([{ field: 'workspace', message: 'choose a workspace of your organization' }]);
     }
     const expiresAt = expiryOf(body.expires, new Date());

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { permissionsBeyond } from '../../../core/keys/permissions';
 import { notFound, Problem, validationFailed } from '../../../core/problems';
 import { roleOf } from '../../../core/users/adminSeats';
-import { User } from '../../../core/users/models';
+import { findUserOfOrg } from '../../../core/users/store';
 import { createUser, disableUser, findUserByEmail, setUserPermissions, setUserRole, type UserRecord } from '../../../core/users/users';
 import { notAllowed } from '../consoleErrors';
 import { defineConsoleOperation } from '../consoleOperation';
@@ -18,7 +18,7 @@ const permissionsField = z.array(z.string().max(100)).min(1, 'choose at least on
 
 /** A person of this organization; another organization's reads as absent. */
 async function orgPerson(orgId: string, userId: string): Promise<UserRecord> {
-  const user = await User.findOne({ _id: userId, orgId }).lean<UserRecord>();
+  const user = await findUserOfOrg(orgId, userId);
   if (!user) throw notFound('person');
   return user;
 }
@@ -91,7 +91,7 @@ const update = defineConsoleOperation({
   },
   audit: {
     before: async ({ principal, params }) => {
-      const person = await User.findOne({ _id: params.user_id, orgId: principal.orgId }).lean<UserRecord>();
+      const person = await findUserOfOrg(principal.orgId, params.user_id);
       return person ? { user_id: person._id, role: roleOf(person), permissions: person.permissions } : null;
     },
     change: (input, result, before) => ({ action: 'user.updated', target: input.params.user_id, before, after: result.body as Record<string, unknown> }),

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { creditSummary } from '../../../core/credits/credits';
-import { ApiKey } from '../../../core/keys/models';
+import { familyKeysOfOrgNewestFirst } from '../../../core/keys/store';
 import { Problem } from '../../../core/problems';
 import { ReadCache } from '../../../core/store/readCache';
 import { errorNote, hidden, html, type Html } from '../../oauth/pageRendering';
@@ -27,9 +27,7 @@ interface FamilyRow {
 
 /** The organization's key families, newest first, named after their newest key (keys are few per organization). */
 async function keyFamilies(orgId: string): Promise<FamilyRow[]> {
-  const keys = await ApiKey.find({ orgId }, { familyId: 1, name: 1, displayPrefix: 1, createdAt: 1 })
-    .sort({ createdAt: -1 })
-    .lean<Array<{ familyId: string; name?: string | null; displayPrefix: string }>>();
+  const keys = await familyKeysOfOrgNewestFirst(orgId);
   const families = new Map<string, FamilyRow>();
   for (const k of keys) {
     const row = families.get(k.familyId);

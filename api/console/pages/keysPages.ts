@@ -4,7 +4,7 @@ import { KEY_EXPIRY_CHOICES, OLD_KEY_END_CHOICES } from '../../../core/keys/keyL
 import { KEY_NAME_MAX_LENGTH } from '../../../core/keys/keyNames';
 import { ALL_PERMISSIONS } from '../../../core/keys/permissions';
 import { notFound } from '../../../core/problems';
-import { Workspace } from '../../../core/tenancy/models';
+import { workspacesOfOrg } from '../../../core/tenancy/store';
 import type { RotationResult } from '../../../core/keys/apiKeys';
 import { html, type Html } from '../../oauth/pageRendering';
 import { notAllowed } from '../consoleErrors';
@@ -113,7 +113,7 @@ export function mountKeysPages(pages: ConsolePages): void {
   pages.get(CONSOLE_PATHS.newKey, async (ctx, visitor) => {
     requireAdmin(visitor);
     if (!(await requireSudo(ctx, visitor, CONSOLE_PATHS.newKey))) return;
-    const workspaces = await Workspace.find({ orgId: visitor.user.orgId }, { name: 1 }).sort({ createdAt: 1 }).lean<Array<{ _id: string; name?: string }>>();
+    const workspaces = await workspacesOfOrg(visitor.user.orgId, 'oldest_first');
     const own = ALL_PERMISSIONS.filter((p) => visitor.principal.scopes.includes(p));
     sendConsolePage(ctx, {
       title: 'Create an API key',

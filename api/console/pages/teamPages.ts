@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import { ALL_PERMISSIONS } from '../../../core/keys/permissions';
 import { notFound, Problem } from '../../../core/problems';
 import { roleOf } from '../../../core/users/adminSeats';
-import { User } from '../../../core/users/models';
+import { findUserOfOrg, pageOfUsersOfOrg } from '../../../core/users/store';
 import type { UserRecord } from '../../../core/users/users';
 import { errorNote, html, type Html } from '../../oauth/pageRendering';
 import { notAllowed } from '../consoleErrors';
@@ -41,7 +41,7 @@ function ownPermissions(visitor: ConsoleVisitor): string[] {
 
 async function personOf(ctx: Context, visitor: ConsoleVisitor): Promise<UserRecord> {
   const userId = String(ctx.params.user_id);
-  const person = userId.length <= 100 ? await User.findOne({ _id: userId, orgId: visitor.user.orgId }).lean<UserRecord>() : null;
+  const person = userId.length <= 100 ? await findUserOfOrg(visitor.user.orgId, userId) : null;
   if (!person) throw notFound('person');
   return person;
 }
@@ -109,11 +109,7 @@ async function onLastAdmin(ctx: Context, visitor: ConsoleVisitor, work: () => Pr
 export function mountTeamPages(pages: ConsolePages): void {
   pages.get(CONSOLE_PATHS.team, async (ctx, visitor) => {
     const page = pageNumber(ctx.query.page);
-    const found = await User.find({ orgId: visitor.user.orgId })
-      .sort({ createdAt: 1, _id: 1 })
-      .skip((page - 1) * PEOPLE_PER_PAGE)
-      .limit(PEOPLE_PER_PAGE + 1)
-      .lean<UserRecord[]>();
+    const found = await pageOfUsersOfOrg(visitor.user.orgId, (page - 1) * PEOPLE_PER_PAGE, PEOPLE_PER_PAGE + 1);
     const people = found.slice(0, PEOPLE_PER_PAGE);
     const admin = visitor.role === 'admin';
     sendConsolePage(ctx, {

@@ -1,5 +1,5 @@
 import { notFound } from '../../../core/problems';
-import { Workspace } from '../../../core/tenancy/models';
+import { workspaceExistsInOrg, workspacesOfOrg } from '../../../core/tenancy/store';
 import { deliveryWorkspaceIn } from '../../../core/webhooks/store/deliveryStore';
 import { endpointWorkspaceIn } from '../../../core/webhooks/store/endpointStore';
 import type { ConsoleVisitor } from '../consoleVisitor';
@@ -19,7 +19,7 @@ export interface WorkspaceChoice {
 const MAX_WORKSPACES = 200;
 
 export async function workspacesOf(orgId: string): Promise<WorkspaceChoice[]> {
-  const docs = await Workspace.find({ orgId }, { name: 1 }).sort({ _id: 1 }).limit(MAX_WORKSPACES).lean<{ _id: string; name?: string | null }[]>();
+  const docs = await workspacesOfOrg(orgId, 'by_id', MAX_WORKSPACES);
   return docs.map((w) => ({ id: w._id, label: w.name ? `${w.name} (${w._id})` : w._id }));
 }
 
@@ -32,7 +32,7 @@ export function chosenWorkspace(choices: readonly WorkspaceChoice[], asked: unkn
 
 /** A workspace the form names: one of the organization's, or 404 like any foreign id. */
 export async function requireOrgWorkspace(orgId: string, workspaceId: unknown): Promise<string> {
-  if (typeof workspaceId !== 'string' || !(await Workspace.exists({ _id: workspaceId, orgId }))) throw notFound('workspace');
+  if (typeof workspaceId !== 'string' || !(await workspaceExistsInOrg(orgId, workspaceId))) throw notFound('workspace');
   return workspaceId;
 }
 

@@ -1,0 +1,89 @@
+import { appendEntry, entryId, headSeq, readEntry, type AppendOutcome } from './chain';
+import { LedgerEntry } from './models';
+
+/**
+ * The credits area's store: the one module that reads and writes `credit_ledger`. It answers
+ * with plain records; funding rules, charges and budgets live with the callers.
+ */
+
+/** An entry of an organization's ledger chain (chain.ts), `_id = <org_id>:<seq>`: one movement and the funding state after it. */
+export interface LedgerEntryRecord {
+  _id: string;
+  chainId: string;
+  seq: number;
+  receiptId: string;
+  chargeKey: string;
+  kind: 'opening' | 'grant' | 'charge' | 'budget';
+  orgId: string;
+  familyId: string | null;
+  operation: string | null;
+  amount: number;
+  units?: number;
+  requestKey?: string;
+  balanceAfter: number;
+  orgBudgetAfter: number | null;
+  familyBudgetsAfter: Record<string, number>;
+  createdAt: Date;
+}
+
+/** An entry before the chain gives it its place (`_id`, `chainId`, `seq`). */
+export type NewLedgerEntry = Omit<LedgerEntryRecord, '_id' | 'chainId' | 'seq'>;
+
+/**
+ * The head seq of the organization's ledger (-1 when empty), probing from `hint`.
+ * FerretDB: concurrent updates are lost, so the ledger is an append-only chain of unique inserts.
+ */
+export function ledgerHeadSeq(orgId: string, hint = -1): Promise<number> {
+  return headSeq(LedgerEntry, orgId, hint);
+}
+
+/** Entry `seq` of the organization's ledger, or null. */
+export function readLedgerEntry(orgId: string, seq: number): Promise<LedgerEntryRecord | null> {
+  return readEntry<LedgerEntryRecord>(LedgerEntry, orgId, seq);
+}
+
+/** Inserts entry `seq`: 'conflict' when that seq or the entry's chargeKey or receiptId is taken. */
+export function appendLedgerEntry(orgId: string, seq: number, entry: NewLedgerEntry): Promise<AppendOutcome> {
+  return appendEntry(LedgerEntry, orgId, seq, { ...entry });
+}
+
+/** The entry under `chargeKey` (of any kind), or null. */
+export async function ledgerEntryOfChargeKey(chargeKey: string): Promise<LedgerEntryRecord | null> {
+  return LedgerEntry.findOne({ chargeKey }).lean<LedgerEntryRecord>();
+}
+
+/** The charge entry under `chargeKey`, or null. */
+export async function chargeEntryOfChargeKey(chargeKey: string): Promise<LedgerEntryRecord | null> {
+  return LedgerEntry.findOne({ chargeKey, kind: 'charge' }).lean<LedgerEntryRecord>();
+}
+
+/**
+ * The organization's entries `top - size + 1 .. top` (those that exist), newest first.
+ * FerretDB: a `_id: {$in}` read is answered from the index; a sorted query reads every entry first.
+ */
+export async function ledgerWindow(orgId: string, top: number, size: number): Promise<LedgerEntryRecord[]> {
+  const ids: string[] = [];
+  for (let seq = top; seq > top - size && seq >= 0; seq--) ids.push(entryId(orgId, seq));
+  const docs = await LedgerEntry.find({ _id: { $in: ids } }).lean<LedgerEntryRecord[]>();
+  return docs.sort((x, y) => y.seq - x.seq);
+}
+
+/** When entry `seq` of the organization's ledger was made, or null when it does not exist. */
+export async function ledgerEntryTime(orgId: string, seq: number): Promise<Date | null> {
+  return (await LedgerEntry.findById(entryId(orgId, seq), { createdAt: 1 }).lean<Pick<LedgerEntryRecord, 'createdAt'>>())?.createdAt ?? null;
+}
+
+/** Every entry of these organizations' ledgers (any order): the chaos run's audit of the chains. */
+export async function ledgerEntriesOfOrgs(orgIds: readonly string[]): Promise<LedgerEntryRecord[]> {
+  return LedgerEntry.find({ orgId: { $in: [...orgIds] } }).lean<LedgerEntryRecord[]>();
+}
+
+/** The organization's newest entry by a sorted query, or null (benchmark seeding; the domain probes the chain instead). */
+export async function newestLedgerEntryOfOrg(orgId: string): Promise<LedgerEntryRecord | null> {
+  return LedgerEntry.findOne({ orgId }).sort({ orgId: 1, seq: -1 }).lean<LedgerEntryRecord>();
+}
+
+/** Stores entries that continue chains, unordered (benchmark seeding: the caller numbers them). */
+export async function insertLedgerEntries(entries: LedgerEntryRecord[]): Promise<void> {
+  await LedgerEntry.collection.insertMany(entries as never[], { ordered: false });
+}

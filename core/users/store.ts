@@ -1,0 +1,167 @@
+import { BrowserSession, OrgAdminCount, User } from './models';
+
+/**
+ * The users area's store: the one module that reads and writes `users`, `browser_sessions` and
+ * `org_admin_counts`. It answers with plain records; sign-in, roles and the last-admin rule
+ * live with the callers.
+ */
+
+/** A person who signs in through the browser (users.ts). */
+export interface UserRecord {
+  _id: string;
+  orgId: string;
+  workspaceId: string;
+  applicationId: string;
+  /** Lower case, unique across the service. */
+  email: string;
+  permissions: string[];
+  /** Absent on documents written before roles existed: read it through adminSeats.ts `roleOf`. */
+  role?: 'admin' | 'member';
+  passwordHash: string | null;
+  setupTokenHash: string | null;
+  setupExpiresAt: Date | null;
+  disabledAt: Date | null;
+  /** The last successful sign-in; absent on documents written before it was kept. */
+  lastSignInAt?: Date | null;
+  createdAt?: Date;
+}
+
+/** A signed-in browser, keyed by the SHA-256 of its cookie value. */
+export interface BrowserSessionRecord {
+  _id: string;
+  userId: string;
+  createdAt: Date;
+  expiresAt: Date;
+  /** When the password was last typed in this browser; absent or null: at sign-in. */
+  confirmedAt?: Date | null;
+}
+
+// ---- users --------------------------------------------------------------------------------
+
+/** Stores a new person; a duplicate key error when the email is taken. */
+export async function insertUser(
+  user: Pick<UserRecord, '_id' | 'orgId' | 'workspaceId' | 'applicationId' | 'email' | 'permissions' | 'setupTokenHash' | 'setupExpiresAt'> & {
+    role: 'admin' | 'member';
+  },
+): Promise<void> {
+  await User.create(user);
+}
+
+/** A person by id whatever the organization, or null. */
+export async function findUser(userId: string): Promise<UserRecord | null> {
+  return User.findById(userId).lean<UserRecord>();
+}
+
+/** A person of this organization, or null: another organization's reads as absent. */
+export async function findUserOfOrg(orgId: string, userId: string): Promise<UserRecord | null> {
+  return User.findOne({ _id: userId, orgId }).lean<UserRecord>();
+}
+
+/** The person with this (normalized) email, or null. */
+export async function findUserWithEmail(email: string): Promise<UserRecord | null> {
+  return User.findOne({ email }).lean<UserRecord>();
+}
+
+/** The person whose setup token has this hash, or null. */
+export async function findUserWithSetupTokenHash(setupTokenHash: string): Promise<UserRecord | null> {
+  return User.findOne({ setupTokenHash }).lean<UserRecord>();
+}
+
+/** The organization's people, oldest first. */
+export async function usersOfOrg(orgId: string): Promise<UserRecord[]> {
+  return User.find({ orgId }).sort({ createdAt: 1 }).lean<UserRecord[]>();
+}
+
+/** Up to `limit` of the organization's people, oldest first, after skipping `skip`. */
+export async function pageOfUsersOfOrg(orgId: string, skip: number, limit: number): Promise<UserRecord[]> {
+  return User.find({ orgId }).sort({ createdAt: 1, _id: 1 }).skip(skip).limit(limit).lean<UserRecord[]>();
+}
+
+/** How many active admins the organization's user documents name. */
+export async function countActiveAdmins(orgId: string): Promise<number> {
+  return User.countDocuments({ orgId, role: 'admin', disabledAt: null });
+}
+
+/** Replaces the person's setup token (its hash) and when it expires. */
+export async function setSetupToken(userId: string, setupTokenHash: string, setupExpiresAt: Date): Promise<void> {
+  await User.updateOne({ _id: userId }, { $set: { setupTokenHash, setupExpiresAt } });
+}
+
+/** Disables the person (and voids their setup token) unless already disabled; answers whether this call did. */
+export async function markUserDisabled(userId: string, at: Date): Promise<boolean> {
+  const changed = await User.updateOne({ _id: userId, disabledAt: null }, { $set: { disabledAt: at, setupTokenHash: null } });
+  return changed.modifiedCount === 1;
+}
+
+/**
+ * Gives the person `role` if they do not have it yet and are still as disabled as `disabledAt`
+ * says; answers whether this call changed it (false: someone changed them meanwhile).
+ */
+export async function changeUserRole(userId: string, role: 'admin' | 'member', disabledAt: Date | null): Promise<boolean> {
+  const changed =
+    role === 'member'
+      ? await User.updateOne({ _id: userId, role: 'admin', disabledAt }, { $set: { role } })
+      : await User.updateOne({ _id: userId, role: { $ne: 'admin' }, disabledAt }, { $set: { role } });
+  return changed.modifiedCount === 1;
+}
+
+export async function setUserPermissionSet(userId: string, permissions: string[]): Promise<void> {
+  await User.updateOne({ _id: userId }, { $set: { permissions } });
+}
+
+export async function recordSignInTime(userId: string, at: Date): Promise<void> {
+  await User.updateOne({ _id: userId }, { $set: { lastSignInAt: at } });
+}
+
+/** Sets the password hash and voids the setup token, if the person still holds that token. */
+export async function setPasswordThroughSetup(userId: string, setupTokenHash: string, passwordHash: string): Promise<void> {
+  await User.updateOne({ _id: userId, setupTokenHash }, { $set: { passwordHash, setupTokenHash: null, setupExpiresAt: null } });
+}
+
+// ---- browser sessions ---------------------------------------------------------------------
+
+export async function insertBrowserSession(session: Omit<BrowserSessionRecord, 'confirmedAt'>): Promise<void> {
+  await BrowserSession.create(session);
+}
+
+export async function findBrowserSession(sessionHash: string): Promise<BrowserSessionRecord | null> {
+  return BrowserSession.findById(sessionHash).lean<BrowserSessionRecord>();
+}
+
+export async function deleteBrowserSession(sessionHash: string): Promise<void> {
+  await BrowserSession.deleteOne({ _id: sessionHash });
+}
+
+export async function deleteBrowserSessionsOf(userId: string): Promise<void> {
+  await BrowserSession.deleteMany({ userId });
+}
+
+export async function setSessionConfirmedAt(sessionHash: string, at: Date): Promise<void> {
+  await BrowserSession.updateOne({ _id: sessionHash }, { $set: { confirmedAt: at } });
+}
+
+/** Deletes the sessions expired at `now`; answers how many. */
+export async function deleteExpiredBrowserSessions(now: Date): Promise<number> {
+  return (await BrowserSession.deleteMany({ expiresAt: { $lte: now } })).deletedCount;
+}
+
+// ---- admin counts -------------------------------------------------------------------------
+
+export async function adminCountExists(orgId: string): Promise<boolean> {
+  return (await OrgAdminCount.exists({ _id: orgId })) !== null;
+}
+
+/** Stores the organization's admin count; a duplicate key error when another caller stored it first. */
+export async function insertAdminCount(orgId: string, active: number): Promise<void> {
+  await OrgAdminCount.create({ _id: orgId, active });
+}
+
+export async function incrementAdminCount(orgId: string): Promise<void> {
+  await OrgAdminCount.updateOne({ _id: orgId }, { $inc: { active: 1 } });
+}
+
+/** Takes one admin from the count unless it is the last; answers whether it did. */
+export async function decrementAdminCountAboveOne(orgId: string): Promise<boolean> {
+  const taken = await OrgAdminCount.findOneAndUpdate({ _id: orgId, active: { $gt: 1 } }, { $inc: { active: -1 } }, { returnDocument: 'after' }).lean();
+  return taken !== null;
+}
