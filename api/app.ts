@@ -62,7 +62,7 @@ export function v1Router(deps: Deps, routes: RouteSpec[]): Router {
   const { config, usage } = deps;
   const v1 = new Router(ROUTER_OPTIONS);
   v1.use(
-    authenticate(config, failedAuthenticationLimit(config), new KeyUseRecorder()),
+    authenticate(config, deps.keyReads, failedAuthenticationLimit(config), new KeyUseRecorder()),
     idempotencyKeyBeforeAdmission(routes),
     baselineAdmission(admissionUnder(deps), usage),
     requirePrincipal,

@@ -1,4 +1,5 @@
 import type { Config } from './config';
+import { KeyReads } from './keys/apiKeys';
 import { LimitSettingsReads } from './limits/limitSettings';
 import { StoreAdmission } from './limits/requestAdmission';
 import { PublicClients } from './oauth/publicClients';
@@ -16,6 +17,8 @@ export interface Deps {
   readonly config: Config;
   /** Admission against the store: the organization's window and in-flight places, each operation's window. */
   readonly admission: StoreAdmission;
+  /** API keys by hash, through a read cache. */
+  readonly keyReads: KeyReads;
   /** The organizations' limit settings, through a read cache. */
   readonly limitSettings: LimitSettingsReads;
   /** The people indexes searches and matches read. */
@@ -34,6 +37,7 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> 
   return {
     config,
     admission: parts.admission ?? new StoreAdmission(),
+    keyReads: parts.keyReads ?? new KeyReads(),
     limitSettings: parts.limitSettings ?? new LimitSettingsReads(),
     signingKeys: parts.signingKeys ?? new SigningKeys(config),
     publicClients: parts.publicClients ?? new PublicClients(config),

@@ -1,6 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import type { Config } from '../../core/config';
-import { verifyApiKey } from '../../core/keys/apiKeys';
+import { verifyApiKey, type KeyReads } from '../../core/keys/apiKeys';
 import type { KeyUseRecorder } from '../../core/keys/keyUse';
 import { AddressBlocks, admitFromAddress, clientAddressBucket } from '../../core/limits/clientAddressLimits';
 import { Problem, retryLater } from '../../core/problems';
@@ -94,7 +94,12 @@ function tooManyFailures(retryAfterSeconds: number): Problem {
  * the store on every request so revocation is immediate on every replica. A verified key's use
  * is noted for its `last_used_at` (written at most once a minute, never awaited here).
  */
-export function authenticate(settings: Pick<Config, 'apiAudience' | 'readCacheMs'>, failures?: FailedAuthenticationLimit, keyUse?: KeyUseRecorder): Middleware {
+export function authenticate(
+  settings: Pick<Config, 'apiAudience' | 'readCacheMs'>,
+  keyReads: KeyReads,
+  failures?: FailedAuthenticationLimit,
+  keyUse?: KeyUseRecorder,
+): Middleware {
   return async (ctx, next) => {
     rejectCredentialsOutsideHeader(ctx);
     // An address over its limit is refused before its key is looked up: valid or not, it learns nothing.
@@ -105,7 +110,7 @@ export function authenticate(settings: Pick<Config, 'apiAudience' | 'readCacheMs
     if (headers.length === 0) throw new Problem('missing_api_key', 'Send your API key as `Authorization: Bearer <API_KEY>`.');
     const match = BEARER.exec(headers[0].trim());
     if (!match) throw malformed('The Authorization header must be `Bearer <API_KEY>`.');
-    const verdict = await verifyApiKey(match[1], settings);
+    const verdict = await verifyApiKey(match[1], settings, keyReads);
     if (!verdict.ok) {
       const wait = (await failures?.recordFailure(ctx)) ?? 0;
       if (wait > 0) throw tooManyFailures(wait);

@@ -211,7 +211,6 @@ export async function rotateApiKey(
   } else {
     if (old.expiresAt && old.expiresAt < endsAt) endsAt = old.expiresAt;
     await store.setKeyExpiry(old._id, endsAt);
-    keyReads.invalidate(old.hash);
   }
   return { ...created, replaced_key_id: old._id, replaced_key_expires_at: endsAt.toISOString() };
 }
@@ -225,22 +224,25 @@ export async function revokeApiKey(settings: Pick<Config, 'readCacheMs'>, keyId:
   await store.markKeyRevoked(keyId, now);
   const doc = await store.findKey(keyId);
   if (!doc) throw new Error(`key ${keyId} does not exist`);
-  keyReads.invalidate(doc.hash);
   await waitUntilReadCachesExpire(settings.readCacheMs);
   return { key_id: keyId, revoked_at: (doc.revokedAt ?? now).toISOString() };
 }
 
-/** Keys by hash, read at most once per READ_CACHE_MS per replica (see readCache.ts). */
-const keyReads = new ReadCache<store.ApiKeyRecord | null>();
+/**
+ * One app's reads of keys by hash: each key read at most once per READ_CACHE_MS (see
+ * readCache.ts), and every tenant's refreshes of a few milliseconds sent to the store as one
+ * find. The app's composition root builds one (core/deps.ts).
+ */
+export class KeyReads {
+  private readonly reads = new ReadCache<store.ApiKeyRecord | null>();
+  private readonly lookups = new GatheredReads<store.ApiKeyRecord>(async (hashes) => {
+    const docs = await store.keysByHashes(hashes);
+    return new Map(docs.map((d) => [d.hash, d]));
+  });
 
-/** Keys by hash; every tenant's key refreshes of a few milliseconds go to the store as one find. */
-const keyLookups = new GatheredReads<store.ApiKeyRecord>(async (hashes) => {
-  const docs = await store.keysByHashes(hashes);
-  return new Map(docs.map((d) => [d.hash, d]));
-});
-
-async function readKeyByHash(hash: string, readCacheMs: number): Promise<store.ApiKeyRecord | null> {
-  return keyReads.get(hash, readCacheMs, (gatherMs) => keyLookups.read(hash, gatherMs));
+  byHash(hash: string, readCacheMs: number): Promise<store.ApiKeyRecord | null> {
+    return this.reads.get(hash, readCacheMs, (gatherMs) => this.lookups.read(hash, gatherMs));
+  }
 }
 
 export type KeyVerdict =
@@ -250,10 +252,15 @@ export type KeyVerdict =
  * Verifies a presented key. Expiry is judged on every request; the stored key is read through
  * the replica's short read cache, which a revocation outwaits (see `revokeApiKey`).
  */
-export async function verifyApiKey(presented: string, settings: Pick<Config, 'apiAudience' | 'readCacheMs'>, now = new Date()): Promise<KeyVerdict> {
+export async function verifyApiKey(
+  presented: string,
+  settings: Pick<Config, 'apiAudience' | 'readCacheMs'>,
+  reads: KeyReads,
+  now = new Date(),
+): Promise<KeyVerdict> {
   const format = parseApiKey(presented);
   if (!format) return { ok: false, reason: 'malformed' };
-  const doc = await readKeyByHash(sha256Hex(presented), settings.readCacheMs);
+  const doc = await reads.byHash(sha256Hex(presented), settings.readCacheMs);
   if (!doc) return { ok: false, reason: 'unknown' };
   if (doc.revokedAt && doc.revokedAt <= now) return { ok: false, reason: 'revoked' };
   if (doc.expiresAt && doc.expiresAt <= now) return { ok: false, reason: 'expired' };

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { authenticate } from '../../api/middleware/authenticate';
 import { problemDocuments } from '../../api/middleware/problemDocuments';
-import { revokeApiKey } from '../../core/keys/apiKeys';
+import { KeyReads, revokeApiKey } from '../../core/keys/apiKeys';
 import { KEY_USE_PERIOD_MS, KeyUseRecorder, writeKeyUse } from '../../core/keys/keyUse';
 import { ApiKey } from '../../core/keys/models';
 import { PERMISSIONS } from '../../core/keys/permissions';
@@ -24,7 +24,7 @@ async function authenticatedApp(recorder: KeyUseRecorder): Promise<{ url: string
   const app = new Koa();
   app.silent = true;
   app.use(problemDocuments());
-  app.use(authenticate(srv.config, undefined, recorder));
+  app.use(authenticate(srv.config, new KeyReads(), undefined, recorder));
   app.use((ctx) => {
     ctx.body = { ok: true };
   });

@@ -50,8 +50,6 @@ const STATE_TO_CONVERT: string[] = [
   'core/jobs/contactFieldClaims.ts:generations',
   'core/jobs/dailyJobCap.ts:capReads',
   'core/jobs/jobPeople.ts:peopleCache',
-  'core/keys/apiKeys.ts:keyLookups',
-  'core/keys/apiKeys.ts:keyReads',
   'core/limits/clientAddressLimits.ts:purgedAt',
   'core/outbound/pinnedFetch.ts:agents',
   'core/outbound/pinnedFetch.ts:nextTrustId',
