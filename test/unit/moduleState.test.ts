@@ -39,6 +39,10 @@ const JUSTIFIED: Record<string, string> = {
     'writers of one chain in one process take turns so they do not race each other for the next sequence number; apps sharing a process share the races it removes and no answer changes',
   'core/temporal/client.ts:processClients':
     'one Temporal connection per connection identity (address, namespace, TLS identity, API key), like a connection pool: a config that points elsewhere or authenticates otherwise gets its own',
+  'core/outbound/pinnedFetch.ts:agents':
+    'keep-alive connection pools keyed by host, port, pinned address and trust set: a pooled socket serves only a request whose own check approved that address under that trust set, whichever app sends it',
+  'core/outbound/pinnedFetch.ts:trustSets': 'one TLS context per trust set, part of the pool key of `agents`',
+  'core/outbound/pinnedFetch.ts:nextTrustId': 'names the trust sets in the pool key of `agents`',
   'core/faultInjection.ts:armed': 'the chaos harness arms one exit point in a process it is about to kill; off unless FAULT_INJECTION is set',
 };
 
@@ -51,9 +55,6 @@ const STATE_TO_CONVERT: string[] = [
   'core/jobs/dailyJobCap.ts:capReads',
   'core/jobs/jobPeople.ts:peopleCache',
   'core/limits/clientAddressLimits.ts:purgedAt',
-  'core/outbound/pinnedFetch.ts:agents',
-  'core/outbound/pinnedFetch.ts:nextTrustId',
-  'core/outbound/pinnedFetch.ts:trustSets',
   'core/talent/quotas.ts:windows',
   'core/talent/sources.ts:enabledSourceReads',
   'core/webhooks/destinationResolver.ts:current',
