@@ -1,12 +1,10 @@
 import { ProviderRejected, ProviderUnavailable, type ContactProvider, type ProviderAnswer } from '../contactProvider/contactProvider';
 import { withProviderRetries, type ProviderRetryPolicy } from '../contactProvider/retryPolicy';
-import { insertManyIgnoringDuplicates, insertOnce } from '../store/inserts';
-import { typedCollection } from '../store/typedCollection';
 import { payAndSettle } from './chunkSettlement';
 import { jobPeople, jobPeopleRecord, type JobPeopleRecord } from './jobPeople';
 import { REUSE_WINDOW_MS, type PlanEntry } from './jobRules';
 import type { ContactField, FailureReason } from './jobTypes';
-import { ContactRetrievalChunkPlan, ContactRetrievalJobProgress, RetrievedContact, type ChunkPlanDoc, type JobProgressDoc } from './models';
+import { findChunkPlan, insertChunkPlan, insertChunkProgress, progressOfJob, retrievedContactsSince } from './store';
 import { addTally, mergeTally, type Tally } from './tally';
 
 /**
@@ -19,9 +17,6 @@ import { addTally, mergeTally, type Tally } from './tally';
  * every step is safe to repeat: a retried chunk replays its stored plan and its charge, so it
  * never charges twice and never charges for something it did not deliver.
  */
-
-const plans = () => typedCollection<ChunkPlanDoc>(ContactRetrievalChunkPlan);
-const progress = () => typedCollection<JobProgressDoc>(ContactRetrievalJobProgress);
 
 export interface ChunkInput {
   jobId: string;
@@ -77,8 +72,7 @@ export async function findReusablePositions(input: { jobId: string; orgId: strin
   const people = await jobPeople(input.jobId);
   const usable = new Set<string>();
   for (let from = 0; from < people.length; from += REUSE_LOOKUP_IDS) {
-    const ids = people.slice(from, from + REUSE_LOOKUP_IDS).map((p) => `${input.orgId}:${p}`);
-    const docs = await RetrievedContact.find({ _id: { $in: ids }, retrievedAt: { $gte: since } }, { personId: 1, fields: 1 }).lean();
+    const docs = await retrievedContactsSince(input.orgId, people.slice(from, from + REUSE_LOOKUP_IDS), since);
     for (const d of docs) if (input.fields.every((f) => d.fields.includes(f))) usable.add(d.personId);
   }
   const out: number[] = [];
@@ -92,7 +86,7 @@ async function readReusable(orgId: string, personIds: string[], fields: readonly
   const out = new Map<string, { emails: string[]; phones: string[] }>();
   if (!personIds.length) return out;
   const since = new Date(now.getTime() - REUSE_WINDOW_MS);
-  const docs = await RetrievedContact.find({ _id: { $in: personIds.map((p) => `${orgId}:${p}`) }, retrievedAt: { $gte: since } }).lean();
+  const docs = await retrievedContactsSince(orgId, personIds, since);
   for (const d of docs) {
     if (fields.every((f) => d.fields.includes(f))) out.set(d.personId, pick(fields, d.emails, d.phones));
   }
@@ -178,8 +172,8 @@ async function answerChunk(input: ChunkInput, people: JobPeopleRecord, deps: Chu
 /** Stores the plan; when an earlier attempt stored one first, that one wins. */
 async function storePlan(input: ChunkInput, entries: PlanEntry[], now: Date): Promise<PlanEntry[]> {
   const id = planId(input.jobId, input.from);
-  if (await insertOnce(plans(), { _id: id, jobId: input.jobId, from: input.from, to: input.to, entries, createdAt: now })) return entries;
-  const earlier = await plans().findOne({ _id: id });
+  if (await insertChunkPlan({ _id: id, jobId: input.jobId, from: input.from, to: input.to, entries, createdAt: now })) return entries;
+  const earlier = await findChunkPlan(id);
   if (!earlier) throw new Error(`the plan ${id} was refused as a duplicate but is gone`);
   return earlier.entries;
 }
@@ -189,7 +183,7 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
   const now = (deps.now ?? (() => new Date()))();
   const people = await jobPeopleRecord(input.jobId);
   // A first attempt cannot find anything of its own: it skips the read (a scan on FerretDB).
-  const earlier = deps.firstAttempt === false ? await ContactRetrievalChunkPlan.findById(planId(input.jobId, input.from)).lean() : null;
+  const earlier = deps.firstAttempt === false ? await findChunkPlan(planId(input.jobId, input.from)) : null;
   let plan = earlier ? earlier.entries : null;
   if (!plan) {
     const answered = await answerChunk(input, people, deps, now);
@@ -209,14 +203,14 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
   });
   const tally: Tally = {};
   for (const p of settled) addTally(tally, p.outcome);
-  await insertManyIgnoringDuplicates(progress(), [{ _id: planId(input.jobId, input.from), jobId: input.jobId, tally }]);
+  await insertChunkProgress({ _id: planId(input.jobId, input.from), jobId: input.jobId, tally });
   return { tally, outOfCredits };
 }
 
 /** Outcomes so far of a running job, from its finished chunks. */
 export async function runningJobTally(jobId: string): Promise<Tally> {
   const tally: Tally = {};
-  for (const d of await ContactRetrievalJobProgress.find({ jobId }).lean()) {
+  for (const d of await progressOfJob(jobId)) {
     mergeTally(tally, d.tally);
   }
   return tally;

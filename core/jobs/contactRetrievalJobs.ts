@@ -3,7 +3,6 @@ import { assertCanFundSmallestAnswer } from '../credits/smallestAnswer';
 import { newId } from '../ids';
 import type { KeyPrincipal } from '../keys/apiKeys';
 import { Problem, notFound, retryLater } from '../problems';
-import { typedCollection } from '../store/typedCollection';
 import { peopleOfSearch } from '../talent/searches';
 import { sourcesForOrganization } from '../talent/sources';
 import { claimDaySlot, returnDaySlot } from './dailyJobCap';
@@ -18,8 +17,7 @@ import { logger } from '../observability/logger';
 import { emitJobCompleted } from '../webhooks/jobCompletedEvent';
 import { JOB_TYPE, type ContactField, type JobCounts, type JobStatus } from './jobTypes';
 import type { ContactRetrievalInput } from './workflowInput';
-import { ContactRetrievalJobPeople, type JobPeopleDoc } from './models';
-import { deleteJob, findJob, insertJob, type JobDoc } from './store';
+import { deleteJob, deleteJobPeople, findJob, insertJob, insertJobPeople, type JobDoc } from './store';
 
 /**
  * Contact-retrieval jobs as the API (and the tool server) sees them: accept, read, list and
@@ -154,7 +152,7 @@ export async function createContactRetrievalJob(
   const over = new Set(reservation.over);
   let accepted = false;
   try {
-    await typedCollection<JobPeopleDoc>(ContactRetrievalJobPeople).insertOne({
+    await insertJobPeople({
       _id: jobId,
       personIds,
       sources: personIds.map((p) => sourceOf.get(p) ?? ''),
@@ -199,7 +197,7 @@ export async function createContactRetrievalJob(
   } catch (err) {
     // A job that was not recorded never existed.
     if (!accepted) {
-      await ContactRetrievalJobPeople.deleteOne({ _id: jobId }).catch(() => undefined);
+      await deleteJobPeople(jobId).catch(() => undefined);
       await deleteJob(jobId).catch(() => undefined);
       await rollBack();
     }

@@ -1,4 +1,4 @@
-import { ContactRetrievalJobPeople } from './models';
+import { findJobPeople } from './store';
 
 /** The people of a job as accepted; absent fields on jobs accepted before they existed. */
 export interface JobPeopleRecord {
@@ -16,7 +16,7 @@ const peopleCache = new Map<string, JobPeopleRecord>();
 export async function jobPeopleRecord(jobId: string): Promise<JobPeopleRecord> {
   const cached = peopleCache.get(jobId);
   if (cached) return cached;
-  const doc = await ContactRetrievalJobPeople.findById(jobId).lean();
+  const doc = await findJobPeople(jobId);
   if (!doc) throw new Error(`the people of job ${jobId} are gone`);
   const record: JobPeopleRecord = {
     personIds: doc.personIds,

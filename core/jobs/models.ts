@@ -107,6 +107,14 @@ export interface RetrievedContactDoc {
   retrievedAt: Date;
 }
 
+export interface JobSlotDoc {
+  _id: string;
+  orgId: string;
+  slot: number;
+  jobId: string;
+  claimedAt: Date;
+}
+
 export interface JobDaySlotDoc {
   _id: string;
   orgId: string;
@@ -287,7 +295,7 @@ export const RetrievedContact = model('RetrievedContact', retrievedContactSchema
  * A running-job slot: `_id` is `<org_id>:<slot number>`, so the store's primary key makes a
  * claim atomic across API replicas without transactions.
  */
-const jobSlotSchema = new Schema(
+const jobSlotSchema = new Schema<JobSlotDoc>(
   {
     _id: { type: String, required: true },
     orgId: { type: String, required: true },

@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { LedgerEntry } from '../../core/credits/models';
 import { PRICES } from '../../core/credits/prices';
 import { CHARGE_OPERATION } from '../../core/jobs/chunkSettlement';
-import { ContactRetrievalJob, ContactRetrievalJobItem } from '../../core/jobs/models';
+import { countChargedDeliveries, countRunningJobs, jobsOfOrganizations } from '../../core/jobs/store';
 import { DEFAULT_REQUESTS_PER_SECOND } from '../../core/limits/limitTable';
 import { MAX_ATTEMPTS } from '../../core/webhooks/retrySchedule';
 import { WebhookDelivery, WebhookEvent } from '../../core/webhooks/models';
@@ -34,7 +34,7 @@ export interface LedgerInput {
 
 /** Jobs not yet final, events not yet delivered: what the drain waits on. */
 export async function outstanding(orgIds: string[]): Promise<{ runningJobs: number; undeliveredEvents: number }> {
-  const runningJobs = await ContactRetrievalJob.countDocuments({ orgId: { $in: orgIds }, status: 'running' });
+  const runningJobs = await countRunningJobs(orgIds);
   const events = await WebhookEvent.find({ orgId: { $in: orgIds }, endpointId: { $ne: null } }, { _id: 1, status: 1 }).lean();
   const delivered = new Set((await WebhookDelivery.find({ orgId: { $in: orgIds }, status: 'succeeded' }, { eventId: 1 }).lean()).map((d) => d.eventId));
   const undeliveredEvents = events.filter((e) => !delivered.has(e._id) && e.status !== 'dead_lettered').length;
@@ -57,7 +57,7 @@ export async function reconcile(input: LedgerInput): Promise<LedgerLine[]> {
   );
 
   // Jobs.
-  const jobs = await ContactRetrievalJob.find({ orgId: { $in: orgIds } }).lean();
+  const jobs = await jobsOfOrganizations(orgIds);
   const byStatus: Record<string, number> = {};
   for (const j of jobs) byStatus[j.status] = (byStatus[j.status] ?? 0) + 1;
   line('jobs created', jobs.length, jobs.length > 0);
@@ -173,9 +173,7 @@ export async function reconcile(input: LedgerInput): Promise<LedgerLine[]> {
   }
   line('credits charged for contact records', charged);
   line('contact records delivered (counts.delivered × price)', deliveredRecords, charged === deliveredRecords && mismatched === 0);
-  const receipted =
-    (await ContactRetrievalJobItem.countDocuments({ jobId: { $in: jobs.map((j) => j._id) }, outcome: 'delivered', receiptId: { $ne: null } })) *
-    PRICES.contactRecord;
+  const receipted = (await countChargedDeliveries(jobs.map((j) => j._id))) * PRICES.contactRecord;
   line('delivered records with a receipt × price (target: = charged = delivered)', receipted, receipted === charged && receipted === deliveredRecords);
   line(
     'workers ended between a chunk charge and its record (CHAOS_EXIT_AT=after_charge; target ≥ 1)',

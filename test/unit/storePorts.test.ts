@@ -27,6 +27,12 @@ const PORTS: Port[] = [
     allowed: ['core/talent/store', 'core/talent/models', 'core/talent/searchModels'],
     exceptions: {},
   },
+  {
+    area: 'core/jobs',
+    models: ['core/jobs/models'],
+    allowed: ['core/jobs/store', 'core/jobs/models'],
+    exceptions: {},
+  },
 ];
 
 function sourceFiles(dir: string): string[] {
