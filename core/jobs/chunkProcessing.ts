@@ -1,7 +1,8 @@
 import { ProviderRejected, ProviderUnavailable, type ContactProvider, type ProviderAnswer } from '../contactProvider/contactProvider';
 import { withProviderRetries, type ProviderRetryPolicy } from '../contactProvider/retryPolicy';
 import { payAndSettle } from './chunkSettlement';
-import { jobPeople, jobPeopleRecord, type JobPeopleRecord } from './jobPeople';
+import type { ClaimGenerations } from './contactFieldClaims';
+import { uncachedJobPeople, type JobPeopleReads, type JobPeopleRecord } from './jobPeople';
 import { REUSE_WINDOW_MS, type PlanEntry } from './jobRules';
 import type { ContactField, FailureReason } from './jobTypes';
 import { findChunkPlan, insertChunkPlan, insertChunkProgress, progressOfJob, retrievedContactsSince } from './store';
@@ -52,6 +53,10 @@ export interface ChunkDeps {
   /** Told the credits a chunk's charge took (the worker's usage counters count them). */
   onCharged?: (charged: { orgId: string; operation: string; credits: number }) => void;
   now?: () => Date;
+  /** The worker's reads of job people (kept across a job's chunks); each read goes to the store without. */
+  people?: JobPeopleReads;
+  /** The worker's claim generations (contactFieldClaims.ts); claims start from generation 0 without. */
+  generations?: ClaimGenerations;
 }
 
 function pick(fields: readonly ContactField[], emails: string[] = [], phones: string[] = []): { emails: string[]; phones: string[] } {
@@ -67,9 +72,13 @@ const REUSE_LOOKUP_IDS = 1000;
  * records are read by their ids (organization and person), so the lookup costs the job's size,
  * not the number of people the organization ever retrieved.
  */
-export async function findReusablePositions(input: { jobId: string; orgId: string; fields: ContactField[] }, now = new Date()): Promise<number[]> {
+export async function findReusablePositions(
+  input: { jobId: string; orgId: string; fields: ContactField[] },
+  now = new Date(),
+  reads: JobPeopleReads = uncachedJobPeople,
+): Promise<number[]> {
   const since = new Date(now.getTime() - REUSE_WINDOW_MS);
-  const people = await jobPeople(input.jobId);
+  const people = await reads.people(input.jobId);
   const usable = new Set<string>();
   for (let from = 0; from < people.length; from += REUSE_LOOKUP_IDS) {
     const docs = await retrievedContactsSince(input.orgId, people.slice(from, from + REUSE_LOOKUP_IDS), since);
@@ -181,7 +190,7 @@ async function storePlan(input: ChunkInput, entries: PlanEntry[], now: Date): Pr
 /** Processes the people at positions [from, to) of a job: reuse, look up, charge, deliver. */
 export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<ChunkOutcome> {
   const now = (deps.now ?? (() => new Date()))();
-  const people = await jobPeopleRecord(input.jobId);
+  const people = await (deps.people ?? uncachedJobPeople).record(input.jobId);
   // A first attempt cannot find anything of its own: it skips the read (a scan on FerretDB).
   const earlier = deps.firstAttempt === false ? await findChunkPlan(planId(input.jobId, input.from)) : null;
   let plan = earlier ? earlier.entries : null;
@@ -199,6 +208,7 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
     firstAttempt: deps.firstAttempt !== false && !earlier,
     wait: { heartbeat: deps.heartbeat, signal: deps.signal },
     onCharged: deps.onCharged,
+    generations: deps.generations,
     onDelivered: onDelivered && ((personIds) => onDelivered({ orgId: input.orgId, jobId: input.jobId, deliveryQuotaAt: people.deliveryQuotaAt, personIds })),
   });
   const tally: Tally = {};

@@ -1,6 +1,6 @@
 import { chargeUpTo, findCharge } from '../credits/credits';
 import { exitPoint } from '../faultInjection';
-import { claimContactFields, holderStates, releaseClaims } from './contactFieldClaims';
+import { claimContactFields, holderStates, releaseClaims, type ClaimGenerations } from './contactFieldClaims';
 import { CREDITS_PER_RECORD, chunkChargeKey, heldAnswer, settlePlan, type HeldAnswer, type PlanEntry, type SettledPerson } from './jobRules';
 import type { ContactField } from './jobTypes';
 import { findChunkPayment, insertChunkPayment, insertJobItems, rememberRetrievedContacts, type ChunkPaymentDoc } from './store';
@@ -64,12 +64,13 @@ async function chunkPayment(
   now: Date,
   create: boolean,
   firstAttempt: boolean,
+  generations?: ClaimGenerations,
 ): Promise<ChunkPaymentDoc | null> {
   const id = `${job.jobId}:${from}`;
   // A first attempt cannot find a decision of its own: it skips the read (a scan on FerretDB).
   const stored = firstAttempt && create ? null : await findChunkPayment(id);
   if (stored || !create) return stored;
-  const claims = await claimContactFields({ orgId: job.orgId, jobId: job.jobId, fields: job.fields, people: found }, now);
+  const claims = await claimContactFields({ orgId: job.orgId, jobId: job.jobId, fields: job.fields, people: found }, now, generations);
   const doc: ChunkPaymentDoc = { _id: id, jobId: job.jobId, ours: [], others: [], createdAt: now };
   for (const e of [...found].sort((a, b) => a.seq - b.seq)) {
     const c = claims.get(e.seq)!;
@@ -123,10 +124,12 @@ export async function payAndSettle(
     onDelivered?: (personIds: string[]) => Promise<void>;
     /** Told the credits this call charged under `operation` (not a charge an earlier attempt made). */
     onCharged?: (charged: { orgId: string; operation: string; credits: number }) => void;
+    /** The worker's claim generation hints. */
+    generations?: ClaimGenerations;
   },
 ): Promise<{ settled: SettledPerson[]; outOfCredits: boolean }> {
   const found = plan.filter((e) => e.answer === 'found');
-  const payment = found.length ? await chunkPayment(job, from, found, now, options.charge, options.firstAttempt === true) : null;
+  const payment = found.length ? await chunkPayment(job, from, found, now, options.charge, options.firstAttempt === true, options.generations) : null;
   if (found.length && !payment) {
     // Stopped before deciding who pays: nothing was claimed or charged; found people stay unsettled.
     const settled = settlePlan(

@@ -31,7 +31,15 @@ function claimKey(orgId: string, personId: string, field: ContactField): string 
 }
 
 /** The generation a process last saw per claim key: a hint only (probing verifies it). */
-const generations = new LRUCache<string, number>({ max: 50_000 });
+export interface ClaimGenerations {
+  get(key: string): number | undefined;
+  set(key: string, generation: number): unknown;
+}
+
+/** A worker's generation hints, built once by its composition root (activities/contacts.ts). */
+export function createClaimGenerations(max = 50_000): ClaimGenerations {
+  return new LRUCache<string, number>({ max });
+}
 
 /** Rounds of probing one claim key may take (generations are 30 days apart; a hint skips them). */
 const MAX_ROUNDS = 1_000;
@@ -43,6 +51,8 @@ const MAX_ROUNDS = 1_000;
 export async function claimContactFields(
   input: { orgId: string; jobId: string; fields: readonly ContactField[]; people: ReadonlyArray<{ seq: number; personId: string }> },
   now: Date,
+  // Without hints every key is probed from generation 0 (one round per 30-day generation).
+  generations: ClaimGenerations = new Map<string, number>(),
 ): Promise<Map<number, FieldClaims>> {
   const since = now.getTime() - REUSE_WINDOW_MS;
   const out = new Map<number, FieldClaims>(input.people.map((p) => [p.seq, { ours: [], others: [] }]));

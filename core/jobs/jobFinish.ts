@@ -1,6 +1,6 @@
 import { payAndSettle, storeJobItems } from './chunkSettlement';
 import { releaseDeliveries } from './deliveryReservations';
-import { forgetPeople, jobPeople } from './jobPeople';
+import { uncachedJobPeople, type JobPeopleReads } from './jobPeople';
 import { countsFromTally, finalJobStatus, leftoverOutcome, resultTimes } from './jobRules';
 import { releaseJobSlot } from './jobSlots';
 import type { FinalJobStatus, JobCounts, StopReason } from './jobTypes';
@@ -59,13 +59,19 @@ export interface CompletedChunk {
  * retention times, frees the running-job slot and drops the job's working documents.
  * Repeating it returns the first finish.
  */
-export async function finishJob(jobId: string, stop: StopReason | null, now = new Date(), completed: CompletedChunk[] = []): Promise<FinishedJob> {
+export async function finishJob(
+  jobId: string,
+  stop: StopReason | null,
+  now = new Date(),
+  completed: CompletedChunk[] = [],
+  people: JobPeopleReads = uncachedJobPeople,
+): Promise<FinishedJob> {
   const job = await findJob({ _id: jobId });
   if (!job) throw new Error(`job ${jobId} does not exist`);
   if (job.status !== 'running') {
     await releaseJobSlot(job.orgId, jobId);
     await releaseReservation(job);
-    await dropWorkingDocuments(jobId);
+    await dropWorkingDocuments(jobId, people);
     return finishedView(job);
   }
   const tally: Tally = {};
@@ -75,7 +81,7 @@ export async function finishJob(jobId: string, stop: StopReason | null, now = ne
     // Every chunk finished and reported its outcomes: nothing to settle, nothing to read.
     for (const c of chunks.values()) mergeTally(tally, c.tally);
   } else {
-    leftoverCount = await settleTheRest(job, stop, tally, now);
+    leftoverCount = await settleTheRest(job, stop, tally, now, people);
   }
   const counts = countsFromTally(job.requested, tally);
   const status = finalJobStatus(counts, stop, stop ? leftoverCount : 0);
@@ -90,7 +96,7 @@ export async function finishJob(jobId: string, stop: StopReason | null, now = ne
   });
   await releaseJobSlot(job.orgId, jobId);
   await releaseReservation(job);
-  await dropWorkingDocuments(jobId);
+  await dropWorkingDocuments(jobId, people);
   return finishedView(updated ?? (await findJob({ _id: jobId }))!);
 }
 
@@ -99,10 +105,16 @@ export async function finishJob(jobId: string, stop: StopReason | null, now = ne
  * as paid, the rest get the stop's outcome. Fills `tally` with every person's outcome and
  * returns how many got the stop's outcome.
  */
-async function settleTheRest(job: Pick<JobDoc, '_id' | 'orgId' | 'familyId' | 'fields'>, stop: StopReason | null, tally: Tally, now: Date): Promise<number> {
+async function settleTheRest(
+  job: Pick<JobDoc, '_id' | 'orgId' | 'familyId' | 'fields'>,
+  stop: StopReason | null,
+  tally: Tally,
+  now: Date,
+  reads: JobPeopleReads,
+): Promise<number> {
   const jobId = job._id;
   const fields = job.fields;
-  const people = await jobPeople(jobId);
+  const people = await reads.people(jobId);
   const settledSeqs = new Set<number>();
   for (const d of await jobItemOutcomes(jobId)) {
     settledSeqs.add(d.seq);
@@ -138,7 +150,7 @@ async function releaseReservation(job: { _id: string; orgId: string; deliveryQuo
 }
 
 /** The job's people list and chunk plans (contact values among them) are only for running jobs. */
-async function dropWorkingDocuments(jobId: string): Promise<void> {
+async function dropWorkingDocuments(jobId: string, people: JobPeopleReads): Promise<void> {
   await deleteJobWorkingDocuments(jobId);
-  forgetPeople(jobId);
+  people.forget(jobId);
 }

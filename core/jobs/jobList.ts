@@ -2,15 +2,17 @@ import type { KeyPrincipal } from '../keys/apiKeys';
 import { cursorId, cursorIndex, cursorInstant, cursorObject, decodeListCursor, encodeListCursor } from '../pageCursor';
 import { jobView, type JobView } from './contactRetrievalJobs';
 import type { JobStatus } from './jobTypes';
-import { JOB_LIST_WINDOW, jobListHead, jobsByTime, numberedJobs, runningJobIdsOfOrganization, type JobDoc } from './store';
+import { jobSlotHolders } from './jobSlots';
+import { JOB_LIST_WINDOW, jobListHead, jobsByIds, jobsByTime, numberedJobs, type JobDoc } from './store';
 
 /**
  * The jobs list of a workspace, newest first (GET /v1/contact-retrieval-jobs and the console's
  * Jobs page). Jobs are numbered per workspace in acceptance order (store.ts), so a page is read
  * by the numbers just below the head. A status filter walks down the numbers in windows and
  * stops after MAX_SCANNED_PER_PAGE of them: a rare status then answers a shorter page whose
- * cursor goes on from there. Running jobs (a few per organization) are read by their status
- * instead. Jobs accepted before numbering existed follow the numbered ones, oldest last.
+ * cursor goes on from there. Running jobs are read through the organization's running-job
+ * slots instead (at most RUNNING_JOB_SLOTS). Jobs accepted before numbering existed follow the
+ * numbered ones, oldest last.
  */
 export interface JobPage {
   data: JobView[];
@@ -18,7 +20,7 @@ export interface JobPage {
 }
 
 /** Numbers one page request looks at, at most. */
-export const MAX_SCANNED_PER_PAGE = 5_000;
+export const MAX_SCANNED_PER_PAGE = 2_000;
 
 /** Where the next page starts: at number `n` (inclusive; 0 is below the numbered jobs), or after the unnumbered job at (`t`, `id`). */
 type Position = { n: number } | { t: Date; id: string };
@@ -41,10 +43,12 @@ export async function listContactRetrievalJobs(principal: KeyPrincipal, q: { sta
   const at = q.cursor !== undefined ? decodePosition(q.cursor, scope) : undefined;
 
   if (q.status === 'running') {
-    // Found by the pushed-down status, numbered or not: the running jobs are few.
     const after = at && 't' in at ? at : undefined;
     if (at && !after) return page([], scope, null);
-    const docs = await jobsByTime(where, { status: q.status, after, limit: q.limit + 1 });
+    const docs = (await runningJobsOf(principal.orgId))
+      .filter((j) => j.workspaceId === principal.workspaceId)
+      .sort(newestFirst)
+      .filter((j) => !after || newestFirst(j, { createdAt: after.t, _id: after.id }) > 0);
     const shown = docs.slice(0, q.limit);
     return page(shown, scope, docs.length > q.limit ? timePosition(shown[shown.length - 1]) : null);
   }
@@ -53,9 +57,12 @@ export async function listContactRetrievalJobs(principal: KeyPrincipal, q: { sta
   const rows: JobDoc[] = [];
   let next = at === undefined ? head.seq : 'n' in at ? Math.min(at.n, head.seq) : 0;
   let scanned = 0;
+  // Filtered, windows grow from a few pages' worth: a common status is found in the first, a rare one in few reads.
+  let window = Math.min(JOB_LIST_WINDOW, 4 * (q.limit + 1));
   while (next > 0 && rows.length <= q.limit && scanned < MAX_SCANNED_PER_PAGE) {
     // Unfiltered, the page's own numbers and one more (to know whether another page follows).
-    const size = Math.min(q.status ? JOB_LIST_WINDOW : q.limit + 1 - rows.length, MAX_SCANNED_PER_PAGE - scanned);
+    const size = Math.min(q.status ? window : q.limit + 1 - rows.length, MAX_SCANNED_PER_PAGE - scanned);
+    window = Math.min(JOB_LIST_WINDOW, window * 4);
     const to = Math.max(1, next - size + 1);
     rows.push(...(await numberedJobs(where, next, to, q.status)));
     scanned += next - to + 1;
@@ -78,10 +85,23 @@ export async function listContactRetrievalJobs(principal: KeyPrincipal, q: { sta
   return page(shown, scope, last.seq !== undefined ? { n: 0 } : timePosition(last));
 }
 
-/** The most running jobs the Overview counts; an organization runs at most a few at once. */
-const RUNNING_COUNTED = 100;
+/** Newest first by acceptance time, then id (the order of jobs without a number). */
+function newestFirst(a: Pick<JobDoc, 'createdAt' | '_id'>, b: Pick<JobDoc, 'createdAt' | '_id'>): number {
+  return b.createdAt.getTime() - a.createdAt.getTime() || (a._id < b._id ? 1 : a._id > b._id ? -1 : 0);
+}
 
-/** How many of the organization's jobs are running now (bounded by RUNNING_COUNTED). */
+/**
+ * The organization's running jobs: those holding its running-job slots (a job claims one
+ * before it is recorded and frees it after it finished).
+ * FerretDB: a status query read every job of the organization (the status is not selective in
+ * its index), the slots are a few documents read by the organization.
+ */
+async function runningJobsOf(orgId: string): Promise<JobDoc[]> {
+  const holders = await jobSlotHolders(orgId);
+  return (await jobsByIds(holders.map((h) => h.jobId))).filter((j) => j.status === 'running' && j.orgId === orgId);
+}
+
+/** How many of the organization's jobs are running now (at most RUNNING_JOB_SLOTS). */
 export async function runningJobCount(orgId: string): Promise<number> {
-  return (await runningJobIdsOfOrganization(orgId, RUNNING_COUNTED)).length;
+  return (await runningJobsOf(orgId)).length;
 }

@@ -129,17 +129,18 @@ export async function insertJobs(workspaceId: string, jobs: Array<Omit<JobDoc, '
 export async function numberedJobs(scope: { orgId: string; workspaceId: string }, from: number, to: number, status?: JobStatus): Promise<JobDoc[]> {
   const keys: string[] = [];
   for (let seq = from; seq >= to; seq--) keys.push(jobListKey(scope.workspaceId, seq));
-  const filter: Record<string, unknown> = { listKey: { $in: keys }, workspaceId: scope.workspaceId, orgId: scope.orgId };
+  // The keys and the status only: with the organization or workspace in the filter too, SQLite
+  // chose their indexes (every job of the organization) over the keys'. The key names the workspace.
+  const filter: Record<string, unknown> = { listKey: { $in: keys } };
   if (status) filter.status = status;
   const docs = await ContactRetrievalJob.find(filter).lean<JobDoc[]>();
-  return docs.sort((a, b) => (b.seq ?? 0) - (a.seq ?? 0));
+  return docs.filter((d) => d.orgId === scope.orgId && d.workspaceId === scope.workspaceId).sort((a, b) => (b.seq ?? 0) - (a.seq ?? 0));
 }
 
 /**
  * Up to `limit` of the workspace's jobs, newest first by acceptance time, after the position
  * `after`; only jobs without a number when `unnumbered`, and of `status` if given.
- * FerretDB sorts these in memory: the list reads this way only running jobs (a few, found by
- * the pushed-down status) and jobs accepted before numbering.
+ * FerretDB sorts these in memory: the list reads this way only the jobs accepted before numbering.
  */
 export async function jobsByTime(
   scope: { orgId: string; workspaceId: string },
@@ -150,15 +151,6 @@ export async function jobsByTime(
   if (q.unnumbered) filter.seq = { $exists: false };
   if (q.after) filter.$or = [{ createdAt: { $lt: q.after.t } }, { createdAt: q.after.t, _id: { $lt: q.after.id } }];
   return ContactRetrievalJob.find(filter).sort({ createdAt: -1, _id: -1 }).limit(q.limit).lean<JobDoc[]>();
-}
-
-/**
- * Ids of the organization's running jobs, at most `max`.
- * FerretDB: `orgId` and `status` equalities are pushed down, so only running jobs are read.
- */
-export async function runningJobIdsOfOrganization(orgId: string, max: number): Promise<string[]> {
-  const docs = await ContactRetrievalJob.find({ orgId, status: 'running' }, { _id: 1 }).limit(max).lean<Array<Pick<JobDoc, '_id'>>>();
-  return docs.map((d) => d._id);
 }
 
 /** Jobs by id (those that exist), in no order. */

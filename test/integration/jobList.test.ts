@@ -2,7 +2,7 @@ import { newId } from '../../core/ids';
 import { MAX_SCANNED_PER_PAGE, listContactRetrievalJobs, runningJobCount } from '../../core/jobs/jobList';
 import type { JobStatus } from '../../core/jobs/jobTypes';
 import { ContactRetrievalJob } from '../../core/jobs/models';
-import { insertJobs, jobListHead, type JobDoc } from '../../core/jobs/store';
+import { insertJobSlot, insertJobs, jobListHead, type JobDoc } from '../../core/jobs/store';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
 import { createTenant } from '../support/fixtures';
@@ -70,6 +70,10 @@ test('numbered jobs page newest first, then the jobs accepted before numbering, 
   const numbered = statuses.map((s, i) => job(t, s, BASE + 10_000 + i * 1000));
   await insertJobs(t.workspaceId, numbered);
   expect(await jobListHead(t.workspaceId)).toMatchObject({ seq: numbered.length, legacy: true });
+  // Running jobs hold the organization's running-job slots, as accepted jobs do.
+  const running = [...legacy, ...numbered].filter((j) => j.status === 'running');
+  for (const [slot, j] of running.entries())
+    expect(await insertJobSlot({ _id: `${t.orgId}:${slot}`, orgId: t.orgId, slot, jobId: j._id, claimedAt: new Date() })).toBe(true);
 
   const newestFirst = [...numbered.reverse(), ...legacy.reverse()];
   for (const limit of [1, 3, 11, 20]) expect((await allPages(principal, limit)).ids).toEqual(newestFirst.map((j) => j._id));
