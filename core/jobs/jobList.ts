@@ -57,16 +57,19 @@ export async function listContactRetrievalJobs(principal: KeyPrincipal, q: { sta
   const rows: JobDoc[] = [];
   let next = at === undefined ? head.seq : 'n' in at ? Math.min(at.n, head.seq) : 0;
   let scanned = 0;
-  // Filtered, windows grow from a few pages' worth: a common status is found in the first, a rare one in few reads.
+  // Filtered, the first window is a few pages' worth; the next ones are sized by how often the
+  // status came up so far (each number read costs the store, whether it matches or not).
   let window = Math.min(JOB_LIST_WINDOW, 4 * (q.limit + 1));
   while (next > 0 && rows.length <= q.limit && scanned < MAX_SCANNED_PER_PAGE) {
     // Unfiltered, the page's own numbers and one more (to know whether another page follows).
     const size = Math.min(q.status ? window : q.limit + 1 - rows.length, MAX_SCANNED_PER_PAGE - scanned);
-    window = Math.min(JOB_LIST_WINDOW, window * 4);
     const to = Math.max(1, next - size + 1);
     rows.push(...(await numberedJobs(where, next, to, q.status)));
     scanned += next - to + 1;
     next = to - 1;
+    const rate = rows.length / scanned;
+    const wanted = rate > 0 ? Math.ceil(((q.limit + 1 - rows.length) / rate) * 1.25) : window * 4;
+    window = Math.min(JOB_LIST_WINDOW, Math.max(q.limit + 1, wanted));
   }
   if (rows.length > q.limit) {
     const shown = rows.slice(0, q.limit);
