@@ -4,6 +4,8 @@ import type { UsageCounters } from '../core/usage/usageCounters';
 import { createContactProvider } from '../core/contactProvider';
 import type { ProviderRetryPolicy } from '../core/contactProvider/retryPolicy';
 import { findReusablePositions, processChunk, type ChunkInput, type ChunkOutcome } from '../core/jobs/chunkProcessing';
+import { createClaimGenerations } from '../core/jobs/contactFieldClaims';
+import { createJobPeopleReads } from '../core/jobs/jobPeople';
 import { finishJob, type CompletedChunk, type FinishedJob } from '../core/jobs/jobFinish';
 import { expireJobResult, purgeJobResult } from '../core/jobs/resultRetention';
 import { inTurn } from '../core/inTurn';
@@ -37,10 +39,13 @@ export function createContactActivities(config: Config, usage?: UsageCounters, e
     baseDelayMs: config.contactProvider.retryBaseMs,
     maxDelayMs: 30_000,
   };
+  // Kept for this worker's lifetime: the people of the jobs it works on, and claim generation hints.
+  const people = createJobPeopleReads();
+  const generations = createClaimGenerations();
   return {
     /** Positions of the job's people the organization retrieved recently (reused, free). */
     async planContactReuse(input: { jobId: string; orgId: string; fields: ContactField[] }): Promise<number[]> {
-      const reusable = await findReusablePositions(input);
+      const reusable = await findReusablePositions(input, new Date(), people);
       if ((activityContext().attempt ?? 1) === 1) jobsStarted.inc();
       jobLine('job started', { job_id: input.jobId, org_id: input.orgId, status: 'running', reusable: reusable.length });
       return reusable;
@@ -61,11 +66,13 @@ export function createContactActivities(config: Config, usage?: UsageCounters, e
               inTurn(`deliveries:${orgId}`, () => recordDelivered(orgId, personIds)),
         usableSources: async (orgId) => new Set((await sourcesForOrganization(config, orgId)).map((s) => s.id)),
         onCharged: usage && (({ orgId, operation, credits }) => usage.countCredits(orgId, operation, credits)),
+        people,
+        generations,
       });
     },
 
     async finishContactRetrievalJob(input: { jobId: string; stop: StopReason | null; completed?: CompletedChunk[] }): Promise<FinishedJob> {
-      const finished = await finishJob(input.jobId, input.stop, new Date(), input.completed ?? []);
+      const finished = await finishJob(input.jobId, input.stop, new Date(), input.completed ?? [], people);
       if ((activityContext().attempt ?? 1) === 1) jobsFinished.inc({ status: finished.status });
       jobLine('job finished', {
         job_id: finished.jobId,

@@ -5,7 +5,7 @@ import { insertAuditEvents, insertAuditHead } from '../core/audit/store';
 import { grantCredits } from '../core/credits/credits';
 import { insertLedgerEntries, newestLedgerEntryOfOrg } from '../core/credits/store';
 import { newId } from '../core/ids';
-import { ContactRetrievalJob } from '../core/jobs/models';
+import { insertJobs } from '../core/jobs/store';
 import { createApiKey } from '../core/keys/apiKeys';
 import { ALL_PERMISSIONS } from '../core/keys/permissions';
 import { createOrganization } from '../core/tenancy/provisioning';
@@ -121,14 +121,16 @@ export async function seedConsoleOrganization(config: Config, size: ConsoleSeedS
 
   await insertAuditHead(orgId, size.auditEntries);
 
+  // Through the jobs store, so they are numbered as accepted jobs are; mostly completed, a few of each other final status.
   const jobIds: string[] = [];
   await insertInBatches(
     size.jobs,
-    (docs) => ContactRetrievalJob.collection.insertMany(docs as never[], { ordered: false }),
+    (docs) => insertJobs(workspaceId, docs as Parameters<typeof insertJobs>[1]),
     (i) => {
       const id = newId('job');
       jobIds.push(id);
       const createdAt = new Date(now.getTime() - span + (i / size.jobs) * span);
+      const status = i % 50 === 7 ? 'cancelled' : i % 10 === 3 ? 'failed' : 'completed';
       return {
         _id: id,
         orgId,
@@ -136,16 +138,20 @@ export async function seedConsoleOrganization(config: Config, size: ConsoleSeedS
         applicationId,
         familyId: familyIds[0],
         keyId: keyIds[0],
-        status: 'completed',
+        status,
         fields: ['email'],
         searchId: null,
         requested: 10,
         counts: { requested: 10, delivered: 7, not_found: 2, failed: 1, reused: 0, cancelled: 0, pending: 0 },
         stopReason: null,
         workflowId: `contact-retrieval-job:${id}`,
+        deliveryQuotaAt: null,
         deliveriesReserved: 0,
         completedAt: new Date(createdAt.getTime() + 60_000),
         resultExpiresAt: new Date(createdAt.getTime() + 30 * DAY_MS),
+        resultPurgeAt: null,
+        resultExpiredAt: null,
+        resultPurgedAt: null,
         createdAt,
         updatedAt: createdAt,
       };

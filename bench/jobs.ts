@@ -19,7 +19,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { loadConfig, type Config } from '../core/config';
 import { createBatchContactRetrievalJob } from '../core/jobs/contactRetrievalJobs';
 import { tallyJobItems } from '../core/jobs/jobFinish';
-import { ContactRetrievalJob } from '../core/jobs/models';
+import { findJob } from '../core/jobs/store';
 import { createApiKey } from '../core/keys/apiKeys';
 import { ALL_PERMISSIONS } from '../core/keys/permissions';
 import { logger } from '../core/observability/logger';
@@ -98,7 +98,7 @@ async function jobFinished(jobId: string, limitMs: number): Promise<NonNullable<
 }
 
 function readJob(jobId: string) {
-  return ContactRetrievalJob.findById(jobId).lean();
+  return findJob({ _id: jobId });
 }
 
 async function runOnce(label: string, config: Config, env: Record<string, string>, personIds: string[]): Promise<void> {

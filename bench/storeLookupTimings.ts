@@ -3,7 +3,7 @@
  * and bench/search.ts): the unlock read of a person and the contact-retrieval job's reuse lookup.
  * Targets at 1,000,000 people: unlock p95 <= 50 ms; a 100-person job's reuse lookup p95 <= 100 ms.
  */
-import { RetrievedContact } from '../core/jobs/models';
+import { insertRetrievedContacts, retrievedContactExists, retrievedContactId, retrievedContactsSince, type RetrievedContactDoc } from '../core/jobs/store';
 import { personIdFor } from '../core/talent/generator';
 import { findPersonProfile } from '../core/talent/store';
 import { DEFAULT_PEOPLE_SEED } from '../core/talent/seedPeople';
@@ -40,8 +40,7 @@ export async function timeEach(n: number, op: (i: number) => Promise<unknown>): 
 /** Retrieved contacts of REUSE_ORG for people 0..count-1, in unordered batches; resumable. */
 export async function seedRetrievedContacts(secretsKey: Buffer, count: number, log: (m: string) => void = (m) => process.stderr.write(m)): Promise<void> {
   // Resumes at the last whole 100,000 already there, probed by _id (a count would scan).
-  const present = async (ordinal: number) =>
-    !!(await RetrievedContact.exists({ _id: `${REUSE_ORG}:${personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, ordinal)}` }));
+  const present = async (ordinal: number) => retrievedContactExists(REUSE_ORG, personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, ordinal));
   if (count === 0 || (await present(count - 1))) return;
   let start = 0;
   while (start + 100_000 <= count && (await present(start + 100_000 - 1))) start += 100_000;
@@ -51,7 +50,7 @@ export async function seedRetrievedContacts(secretsKey: Buffer, count: number, l
   for (let from = start; from < count; from += 4000) {
     const waves: Array<Promise<unknown>> = [];
     for (let first = from; first < Math.min(count, from + 4000); first += 1000) {
-      const docs = [];
+      const docs: RetrievedContactDoc[] = [];
       for (let i = first; i < Math.min(count, first + 1000); i++) {
         const personId = personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, i);
         docs.push({
@@ -64,11 +63,7 @@ export async function seedRetrievedContacts(secretsKey: Buffer, count: number, l
           retrievedAt: at,
         });
       }
-      waves.push(
-        RetrievedContact.collection.insertMany(docs as never[], { ordered: false }).catch((err: { writeErrors?: unknown }) => {
-          if (!err.writeErrors) throw err;
-        }),
-      );
+      waves.push(insertRetrievedContacts(docs));
     }
     await Promise.all(waves);
     log(`\r  ${Math.min(count, from + 4000)}/${count}   `);
@@ -77,17 +72,16 @@ export async function seedRetrievedContacts(secretsKey: Buffer, count: number, l
 }
 
 /** The job's reuse lookup for REUSE_IDS people, half of them retrieved before (`contacts` of them exist). */
+export function reusePeople(secretsKey: Buffer, i: number, contacts: number): string[] {
+  return Array.from({ length: REUSE_IDS }, (_, k) => (k % 2 ? `per_absent${i}x${k}` : personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(contacts))));
+}
+
+/** Since when the reuse lookup counts a record. */
+export const reuseSince = () => new Date(Date.now() - 86_400_000);
+
+/** The store filter of that lookup (retrievedContactsSince's), for the store's query plan. */
 export function reuseFilter(secretsKey: Buffer, i: number, contacts: number): object {
-  const since = new Date(Date.now() - 86_400_000);
-  return {
-    _id: {
-      $in: Array.from(
-        { length: REUSE_IDS },
-        (_, k) => `${REUSE_ORG}:${k % 2 ? `per_absent${i}x${k}` : personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(contacts))}`,
-      ),
-    },
-    retrievedAt: { $gte: since },
-  };
+  return { _id: { $in: reusePeople(secretsKey, i, contacts).map((p) => retrievedContactId(REUSE_ORG, p)) }, retrievedAt: { $gte: reuseSince() } };
 }
 
 /** Unlock reads (findPersonProfile, present and absent ids) after a warm-up. */
@@ -100,5 +94,5 @@ export async function timeUnlockReads(secretsKey: Buffer, people: number, sample
 
 /** The reuse lookup of a REUSE_IDS-person job, `samples` times. */
 export async function timeReuseLookups(secretsKey: Buffer, contacts: number, samples: number): Promise<number[]> {
-  return timeEach(samples, (i) => RetrievedContact.find(reuseFilter(secretsKey, i, contacts)).lean());
+  return timeEach(samples, (i) => retrievedContactsSince(REUSE_ORG, reusePeople(secretsKey, i, contacts), reuseSince()));
 }

@@ -24,8 +24,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mongoose from 'mongoose';
-import { RetrievedContact } from '../core/jobs/models';
 import { loadConfig } from '../core/config';
+import { anyRetrievedContactOf, retrievedContactsSince, touchRetrievedContact } from '../core/jobs/store';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
 import { personIdFor } from '../core/talent/generator';
 import { findPersonProfile } from '../core/talent/store';
@@ -37,6 +37,8 @@ import {
   UNLOCK_P95_MS,
   randomOrdinal,
   reuseFilter as reuseFilterOf,
+  reusePeople,
+  reuseSince,
   seedRetrievedContacts,
   stats,
 } from './storeLookupTimings';
@@ -127,14 +129,9 @@ async function main(): Promise<void> {
     await timed(20, () => findPersonProfile(personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(people))));
     const unlockPresent = await timed(samples, () => findPersonProfile(personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(people))));
     const unlockAbsent = await timed(samples, (i) => findPersonProfile(`per_absentBench${i}`));
-    const reuse = await timed(Math.max(20, Math.floor(samples / 4)), (i) => RetrievedContact.find(reuseFilter(i)).lean());
-    const update = await timed(samples, () =>
-      RetrievedContact.updateOne(
-        { _id: `${ORG}:${personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(contacts))}` },
-        { $set: { retrievedAt: new Date() } },
-      ),
-    );
-    const secondary = flags.secondary ? await timed(1, () => RetrievedContact.findOne({ orgId: 'org_absent' }).lean()) : undefined;
+    const reuse = await timed(Math.max(20, Math.floor(samples / 4)), (i) => retrievedContactsSince(ORG, reusePeople(secretsKey, i, contacts), reuseSince()));
+    const update = await timed(samples, () => touchRetrievedContact(ORG, personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(contacts)), new Date()));
+    const secondary = flags.secondary ? await timed(1, () => anyRetrievedContactOf('org_absent')) : undefined;
 
     const rows: Array<[string, Timed | undefined]> = [
       ['unlock findById (present)', unlockPresent],

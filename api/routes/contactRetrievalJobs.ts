@@ -4,8 +4,8 @@ import {
   createBatchContactRetrievalJob,
   createContactRetrievalJob,
   getContactRetrievalJob,
-  listContactRetrievalJobs,
 } from '../../core/jobs/contactRetrievalJobs';
+import { listContactRetrievalJobs } from '../../core/jobs/jobList';
 import { MAX_BATCH_PEOPLE, MAX_PERSON_IDS } from '../../core/jobs/jobRules';
 import { CONTACT_FIELDS, COUNT_KEYS, FINAL_JOB_STATUSES } from '../../core/jobs/jobTypes';
 import { PERMISSIONS } from '../../core/keys/permissions';

@@ -1,12 +1,11 @@
 import { ProviderRejected, ProviderUnavailable, type ContactProvider, type ProviderAnswer } from '../contactProvider/contactProvider';
 import { withProviderRetries, type ProviderRetryPolicy } from '../contactProvider/retryPolicy';
-import { insertManyIgnoringDuplicates, insertOnce } from '../store/inserts';
-import { typedCollection } from '../store/typedCollection';
 import { payAndSettle } from './chunkSettlement';
-import { jobPeople, jobPeopleRecord, type JobPeopleRecord } from './jobPeople';
+import type { ClaimGenerations } from './contactFieldClaims';
+import { uncachedJobPeople, type JobPeopleReads, type JobPeopleRecord } from './jobPeople';
 import { REUSE_WINDOW_MS, type PlanEntry } from './jobRules';
 import type { ContactField, FailureReason } from './jobTypes';
-import { ContactRetrievalChunkPlan, ContactRetrievalJobProgress, RetrievedContact, type ChunkPlanDoc, type JobProgressDoc } from './models';
+import { findChunkPlan, insertChunkPlan, insertChunkProgress, progressOfJob, retrievedContactsSince } from './store';
 import { addTally, mergeTally, type Tally } from './tally';
 
 /**
@@ -19,9 +18,6 @@ import { addTally, mergeTally, type Tally } from './tally';
  * every step is safe to repeat: a retried chunk replays its stored plan and its charge, so it
  * never charges twice and never charges for something it did not deliver.
  */
-
-const plans = () => typedCollection<ChunkPlanDoc>(ContactRetrievalChunkPlan);
-const progress = () => typedCollection<JobProgressDoc>(ContactRetrievalJobProgress);
 
 export interface ChunkInput {
   jobId: string;
@@ -57,6 +53,10 @@ export interface ChunkDeps {
   /** Told the credits a chunk's charge took (the worker's usage counters count them). */
   onCharged?: (charged: { orgId: string; operation: string; credits: number }) => void;
   now?: () => Date;
+  /** The worker's reads of job people (kept across a job's chunks); each read goes to the store without. */
+  people?: JobPeopleReads;
+  /** The worker's claim generations (contactFieldClaims.ts); claims start from generation 0 without. */
+  generations?: ClaimGenerations;
 }
 
 function pick(fields: readonly ContactField[], emails: string[] = [], phones: string[] = []): { emails: string[]; phones: string[] } {
@@ -72,13 +72,16 @@ const REUSE_LOOKUP_IDS = 1000;
  * records are read by their ids (organization and person), so the lookup costs the job's size,
  * not the number of people the organization ever retrieved.
  */
-export async function findReusablePositions(input: { jobId: string; orgId: string; fields: ContactField[] }, now = new Date()): Promise<number[]> {
+export async function findReusablePositions(
+  input: { jobId: string; orgId: string; fields: ContactField[] },
+  now = new Date(),
+  reads: JobPeopleReads = uncachedJobPeople,
+): Promise<number[]> {
   const since = new Date(now.getTime() - REUSE_WINDOW_MS);
-  const people = await jobPeople(input.jobId);
+  const people = await reads.people(input.jobId);
   const usable = new Set<string>();
   for (let from = 0; from < people.length; from += REUSE_LOOKUP_IDS) {
-    const ids = people.slice(from, from + REUSE_LOOKUP_IDS).map((p) => `${input.orgId}:${p}`);
-    const docs = await RetrievedContact.find({ _id: { $in: ids }, retrievedAt: { $gte: since } }, { personId: 1, fields: 1 }).lean();
+    const docs = await retrievedContactsSince(input.orgId, people.slice(from, from + REUSE_LOOKUP_IDS), since);
     for (const d of docs) if (input.fields.every((f) => d.fields.includes(f))) usable.add(d.personId);
   }
   const out: number[] = [];
@@ -92,7 +95,7 @@ async function readReusable(orgId: string, personIds: string[], fields: readonly
   const out = new Map<string, { emails: string[]; phones: string[] }>();
   if (!personIds.length) return out;
   const since = new Date(now.getTime() - REUSE_WINDOW_MS);
-  const docs = await RetrievedContact.find({ _id: { $in: personIds.map((p) => `${orgId}:${p}`) }, retrievedAt: { $gte: since } }).lean();
+  const docs = await retrievedContactsSince(orgId, personIds, since);
   for (const d of docs) {
     if (fields.every((f) => d.fields.includes(f))) out.set(d.personId, pick(fields, d.emails, d.phones));
   }
@@ -178,8 +181,8 @@ async function answerChunk(input: ChunkInput, people: JobPeopleRecord, deps: Chu
 /** Stores the plan; when an earlier attempt stored one first, that one wins. */
 async function storePlan(input: ChunkInput, entries: PlanEntry[], now: Date): Promise<PlanEntry[]> {
   const id = planId(input.jobId, input.from);
-  if (await insertOnce(plans(), { _id: id, jobId: input.jobId, from: input.from, to: input.to, entries, createdAt: now })) return entries;
-  const earlier = await plans().findOne({ _id: id });
+  if (await insertChunkPlan({ _id: id, jobId: input.jobId, from: input.from, to: input.to, entries, createdAt: now })) return entries;
+  const earlier = await findChunkPlan(id);
   if (!earlier) throw new Error(`the plan ${id} was refused as a duplicate but is gone`);
   return earlier.entries;
 }
@@ -187,9 +190,9 @@ async function storePlan(input: ChunkInput, entries: PlanEntry[], now: Date): Pr
 /** Processes the people at positions [from, to) of a job: reuse, look up, charge, deliver. */
 export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<ChunkOutcome> {
   const now = (deps.now ?? (() => new Date()))();
-  const people = await jobPeopleRecord(input.jobId);
+  const people = await (deps.people ?? uncachedJobPeople).record(input.jobId);
   // A first attempt cannot find anything of its own: it skips the read (a scan on FerretDB).
-  const earlier = deps.firstAttempt === false ? await ContactRetrievalChunkPlan.findById(planId(input.jobId, input.from)).lean() : null;
+  const earlier = deps.firstAttempt === false ? await findChunkPlan(planId(input.jobId, input.from)) : null;
   let plan = earlier ? earlier.entries : null;
   if (!plan) {
     const answered = await answerChunk(input, people, deps, now);
@@ -205,18 +208,19 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
     firstAttempt: deps.firstAttempt !== false && !earlier,
     wait: { heartbeat: deps.heartbeat, signal: deps.signal },
     onCharged: deps.onCharged,
+    generations: deps.generations,
     onDelivered: onDelivered && ((personIds) => onDelivered({ orgId: input.orgId, jobId: input.jobId, deliveryQuotaAt: people.deliveryQuotaAt, personIds })),
   });
   const tally: Tally = {};
   for (const p of settled) addTally(tally, p.outcome);
-  await insertManyIgnoringDuplicates(progress(), [{ _id: planId(input.jobId, input.from), jobId: input.jobId, tally }]);
+  await insertChunkProgress({ _id: planId(input.jobId, input.from), jobId: input.jobId, tally });
   return { tally, outOfCredits };
 }
 
 /** Outcomes so far of a running job, from its finished chunks. */
 export async function runningJobTally(jobId: string): Promise<Tally> {
   const tally: Tally = {};
-  for (const d of await ContactRetrievalJobProgress.find({ jobId }).lean()) {
+  for (const d of await progressOfJob(jobId)) {
     mergeTally(tally, d.tally);
   }
   return tally;

@@ -1,18 +1,9 @@
 import { chargeUpTo, findCharge } from '../credits/credits';
 import { exitPoint } from '../faultInjection';
-import { insertManyIgnoringDuplicates, insertOnce } from '../store/inserts';
-import { typedCollection } from '../store/typedCollection';
-import { claimContactFields, holderStates, releaseClaims } from './contactFieldClaims';
+import { claimContactFields, holderStates, releaseClaims, type ClaimGenerations } from './contactFieldClaims';
 import { CREDITS_PER_RECORD, chunkChargeKey, heldAnswer, settlePlan, type HeldAnswer, type PlanEntry, type SettledPerson } from './jobRules';
 import type { ContactField } from './jobTypes';
-import {
-  ContactRetrievalChunkPayment,
-  ContactRetrievalJobItem,
-  RetrievedContact,
-  type ChunkPaymentDoc,
-  type JobItemDoc,
-  type RetrievedContactDoc,
-} from './models';
+import { findChunkPayment, insertChunkPayment, insertJobItems, rememberRetrievedContacts, type ChunkPaymentDoc } from './store';
 
 /**
  * Settling a chunk's plan: the found people's fields are claimed (an organization pays once
@@ -26,17 +17,12 @@ import {
 
 export const CHARGE_OPERATION = 'contact_retrieval_jobs.create';
 
-export const jobItems = () => typedCollection<JobItemDoc>(ContactRetrievalJobItem);
-const retrieved = () => typedCollection<RetrievedContactDoc>(RetrievedContact);
-const payments = () => typedCollection<ChunkPaymentDoc>(ContactRetrievalChunkPayment);
-
 /**
  * The settled people as the job's items, one bulk insert keyed by job and position (a repeat
  * inserts nothing); only delivered and reused people carry contact values.
  */
 export async function storeJobItems(jobId: string, settled: readonly SettledPerson[], now: Date): Promise<void> {
-  await insertManyIgnoringDuplicates(
-    jobItems(),
+  await insertJobItems(
     settled.map((p) => ({
       _id: `${jobId}:${p.seq}`,
       jobId,
@@ -63,9 +49,7 @@ async function rememberRetrieved(orgId: string, fields: readonly ContactField[],
     phones: it.phones,
     retrievedAt: now,
   }));
-  const { duplicates } = await insertManyIgnoringDuplicates(retrieved(), docs);
-  // Already there: retrieved before the reuse window, or with fewer fields (rare: an update scans).
-  for (const i of duplicates) await RetrievedContact.replaceOne({ _id: docs[i]._id }, docs[i], { upsert: true });
+  await rememberRetrievedContacts(docs);
 }
 
 /**
@@ -80,12 +64,13 @@ async function chunkPayment(
   now: Date,
   create: boolean,
   firstAttempt: boolean,
+  generations?: ClaimGenerations,
 ): Promise<ChunkPaymentDoc | null> {
   const id = `${job.jobId}:${from}`;
   // A first attempt cannot find a decision of its own: it skips the read (a scan on FerretDB).
-  const stored = firstAttempt && create ? null : await ContactRetrievalChunkPayment.findById(id).lean<ChunkPaymentDoc>();
+  const stored = firstAttempt && create ? null : await findChunkPayment(id);
   if (stored || !create) return stored;
-  const claims = await claimContactFields({ orgId: job.orgId, jobId: job.jobId, fields: job.fields, people: found }, now);
+  const claims = await claimContactFields({ orgId: job.orgId, jobId: job.jobId, fields: job.fields, people: found }, now, generations);
   const doc: ChunkPaymentDoc = { _id: id, jobId: job.jobId, ours: [], others: [], createdAt: now };
   for (const e of [...found].sort((a, b) => a.seq - b.seq)) {
     const c = claims.get(e.seq)!;
@@ -93,8 +78,8 @@ async function chunkPayment(
     if (c.ours.length) doc.ours.push({ seq: e.seq, claimIds: c.ours });
     else doc.others.push({ seq: e.seq, holders: c.others });
   }
-  if (await insertOnce(payments(), doc)) return doc;
-  const earlier = await ContactRetrievalChunkPayment.findById(id).lean<ChunkPaymentDoc>();
+  if (await insertChunkPayment(doc)) return doc;
+  const earlier = await findChunkPayment(id);
   if (!earlier) throw new Error(`the payment decision ${id} was refused as a duplicate but is gone`);
   return earlier;
 }
@@ -139,10 +124,12 @@ export async function payAndSettle(
     onDelivered?: (personIds: string[]) => Promise<void>;
     /** Told the credits this call charged under `operation` (not a charge an earlier attempt made). */
     onCharged?: (charged: { orgId: string; operation: string; credits: number }) => void;
+    /** The worker's claim generation hints. */
+    generations?: ClaimGenerations;
   },
 ): Promise<{ settled: SettledPerson[]; outOfCredits: boolean }> {
   const found = plan.filter((e) => e.answer === 'found');
-  const payment = found.length ? await chunkPayment(job, from, found, now, options.charge, options.firstAttempt === true) : null;
+  const payment = found.length ? await chunkPayment(job, from, found, now, options.charge, options.firstAttempt === true, options.generations) : null;
   if (found.length && !payment) {
     // Stopped before deciding who pays: nothing was claimed or charged; found people stay unsettled.
     const settled = settlePlan(

@@ -1,9 +1,7 @@
 import { LRUCache } from 'lru-cache';
-import { insertManyIgnoringDuplicates } from '../store/inserts';
-import { typedCollection } from '../store/typedCollection';
 import { REUSE_WINDOW_MS } from './jobRules';
 import type { ContactField } from './jobTypes';
-import { ContactFieldClaim, ContactRetrievalJobItem, type ContactFieldClaimDoc } from './models';
+import { claimsByIds, deleteClaimsOfJob, insertClaims, itemOutcomesByIds } from './store';
 
 /**
  * Who pays for a person's contact field (DECISIONS "reused ... within 30 days"): an organization
@@ -14,8 +12,6 @@ import { ContactFieldClaim, ContactRetrievalJobItem, type ContactFieldClaimDoc }
  * followed by the next generation, claimed the same way. Inserts only (the one write FerretDB
  * 1.x applies atomically); a claim whose job could not pay is deleted by that job.
  */
-
-const claims = () => typedCollection<ContactFieldClaimDoc>(ContactFieldClaim);
 
 /** The job position that holds a claim: its item `<job_id>:<seq>` tells whether it paid. */
 export interface ClaimHolder {
@@ -35,7 +31,15 @@ function claimKey(orgId: string, personId: string, field: ContactField): string 
 }
 
 /** The generation a process last saw per claim key: a hint only (probing verifies it). */
-const generations = new LRUCache<string, number>({ max: 50_000 });
+export interface ClaimGenerations {
+  get(key: string): number | undefined;
+  set(key: string, generation: number): unknown;
+}
+
+/** A worker's generation hints, built once by its composition root (activities/contacts.ts). */
+export function createClaimGenerations(max = 50_000): ClaimGenerations {
+  return new LRUCache<string, number>({ max });
+}
 
 /** Rounds of probing one claim key may take (generations are 30 days apart; a hint skips them). */
 const MAX_ROUNDS = 1_000;
@@ -47,6 +51,8 @@ const MAX_ROUNDS = 1_000;
 export async function claimContactFields(
   input: { orgId: string; jobId: string; fields: readonly ContactField[]; people: ReadonlyArray<{ seq: number; personId: string }> },
   now: Date,
+  // Without hints every key is probed from generation 0 (one round per 30-day generation).
+  generations: ClaimGenerations = new Map<string, number>(),
 ): Promise<Map<number, FieldClaims>> {
   const since = now.getTime() - REUSE_WINDOW_MS;
   const out = new Map<number, FieldClaims>(input.people.map((p) => [p.seq, { ours: [], others: [] }]));
@@ -58,13 +64,7 @@ export async function claimContactFields(
   );
   for (let round = 0; open.length && round < MAX_ROUNDS; round++) {
     const idOf = (o: (typeof open)[number]) => `${o.key}:${o.generation}`;
-    const found = new Map(
-      (
-        await claims()
-          .find({ _id: { $in: open.map(idOf) } })
-          .toArray()
-      ).map((d) => [d._id, d]),
-    );
+    const found = new Map((await claimsByIds(open.map(idOf))).map((d) => [d._id, d]));
     const toInsert: typeof open = [];
     const next: typeof open = [];
     for (const o of open) {
@@ -92,8 +92,7 @@ export async function claimContactFields(
       seq: o.seq,
       claimedAt: now,
     }));
-    const { duplicates } = await insertManyIgnoringDuplicates(claims(), docs);
-    const lost = new Set(duplicates);
+    const lost = new Set(await insertClaims(docs));
     toInsert.forEach((o, i) => {
       // Another job inserted it first: the next round reads whose it is.
       if (lost.has(i)) next.push(o);
@@ -110,7 +109,7 @@ export async function claimContactFields(
 
 /** Deletes claims this job took but did not pay for: the fields are free to be claimed again. */
 export async function releaseClaims(jobId: string, claimIds: readonly string[]): Promise<void> {
-  if (claimIds.length) await ContactFieldClaim.deleteMany({ _id: { $in: [...claimIds] }, jobId });
+  if (claimIds.length) await deleteClaimsOfJob(jobId, claimIds);
 }
 
 export type HolderState = 'paid' | 'unpaid' | 'pending';
@@ -124,7 +123,7 @@ export async function holderStates(holders: readonly ClaimHolder[]): Promise<Map
   const out = new Map<string, HolderState>();
   if (!holders.length) return out;
   const itemIds = [...new Set(holders.map((h) => `${h.jobId}:${h.seq}`))];
-  const items = new Map((await ContactRetrievalJobItem.find({ _id: { $in: itemIds } }, { outcome: 1 }).lean()).map((d) => [String(d._id), d.outcome]));
+  const items = await itemOutcomesByIds(itemIds);
   const dead: ClaimHolder[] = [];
   for (const h of holders) {
     const outcome = items.get(`${h.jobId}:${h.seq}`);
@@ -132,6 +131,6 @@ export async function holderStates(holders: readonly ClaimHolder[]): Promise<Map
     if (state === 'unpaid') dead.push(h);
     out.set(h.claimId, state);
   }
-  for (const h of dead) await ContactFieldClaim.deleteOne({ _id: h.claimId, jobId: h.jobId });
+  for (const h of dead) await deleteClaimsOfJob(h.jobId, [h.claimId]);
   return out;
 }

@@ -3,13 +3,11 @@ import { assertCanFundSmallestAnswer } from '../credits/smallestAnswer';
 import { newId } from '../ids';
 import type { KeyPrincipal } from '../keys/apiKeys';
 import { Problem, notFound, retryLater } from '../problems';
-import { typedCollection } from '../store/typedCollection';
 import { peopleOfSearch } from '../talent/searches';
 import { sourcesForOrganization } from '../talent/sources';
 import { claimDaySlot, returnDaySlot } from './dailyJobCap';
 import { releaseDeliveries, reserveDeliveries } from './deliveryReservations';
 import { sourcesOfPeople } from '../talent/store';
-import { cursorId, cursorInstant, decodeListCursor, encodeListCursor } from '../pageCursor';
 import { carryOutOnRequest, recordJobCancel, temporalJobStarter, type JobStarter } from './jobOutbox';
 import { CAP_RETRY_AFTER_SECONDS, MAX_PERSON_IDS, contactRetrievalWorkflowId, countsFromTally, emptyCounts, uniquePersonIds, unknownPeople } from './jobRules';
 import { claimJobSlot, releaseJobSlot } from './jobSlots';
@@ -19,7 +17,7 @@ import { logger } from '../observability/logger';
 import { emitJobCompleted } from '../webhooks/jobCompletedEvent';
 import { JOB_TYPE, type ContactField, type JobCounts, type JobStatus } from './jobTypes';
 import type { ContactRetrievalInput } from './workflowInput';
-import { ContactRetrievalJob, ContactRetrievalJobPeople, type JobPeopleDoc } from './models';
+import { deleteJob, deleteJobPeople, findJob, insertJob, insertJobPeople, type JobDoc } from './store';
 
 /**
  * Contact-retrieval jobs as the API (and the tool server) sees them: accept, read, list and
@@ -39,10 +37,8 @@ export interface JobView {
   result_expires_at: string | null;
 }
 
-type JobDoc = NonNullable<Awaited<ReturnType<typeof loadJob>>>;
-
-function loadJob(filter: Record<string, unknown>) {
-  return ContactRetrievalJob.findOne(filter).lean();
+function loadJob(where: { _id: string; orgId?: string; workspaceId?: string }) {
+  return findJob(where);
 }
 
 export function resultUrl(jobId: string): string {
@@ -156,7 +152,7 @@ export async function createContactRetrievalJob(
   const over = new Set(reservation.over);
   let accepted = false;
   try {
-    await typedCollection<JobPeopleDoc>(ContactRetrievalJobPeople).insertOne({
+    await insertJobPeople({
       _id: jobId,
       personIds,
       sources: personIds.map((p) => sourceOf.get(p) ?? ''),
@@ -176,7 +172,7 @@ export async function createContactRetrievalJob(
       acceptedAtMs: acceptedAt.getTime(),
     };
     // The outbox record: the job is accepted with this, whatever Temporal's state; this request holds it while it tries.
-    const job = await ContactRetrievalJob.create({
+    const job = await insertJob({
       _id: jobId,
       orgId: principal.orgId,
       workspaceId: principal.workspaceId,
@@ -197,12 +193,12 @@ export async function createContactRetrievalJob(
     });
     accepted = true;
     await carryOutOnRequest(jobId, starter, requestHoldMs(config), { claimed: true });
-    return jobView(job.toObject(), emptyCounts(personIds.length));
+    return jobView(job, emptyCounts(personIds.length));
   } catch (err) {
     // A job that was not recorded never existed.
     if (!accepted) {
-      await ContactRetrievalJobPeople.deleteOne({ _id: jobId }).catch(() => undefined);
-      await ContactRetrievalJob.deleteOne({ _id: jobId }).catch(() => undefined);
+      await deleteJobPeople(jobId).catch(() => undefined);
+      await deleteJob(jobId).catch(() => undefined);
       await rollBack();
     }
     throw err;
@@ -271,32 +267,6 @@ export async function getContactRetrievalJob(principal: KeyPrincipal, jobId: str
   return jobView(await findOwnJob(principal, jobId));
 }
 
-export interface JobPage {
-  data: JobView[];
-  next_cursor: string | null;
-}
-
-/** The workspace's jobs, newest first. */
-export async function listContactRetrievalJobs(principal: KeyPrincipal, q: { status?: JobStatus; limit: number; cursor?: string }): Promise<JobPage> {
-  const filter: Record<string, unknown> = { workspaceId: principal.workspaceId, orgId: principal.orgId };
-  if (q.status) filter.status = q.status;
-  const scope = `jobs:${principal.workspaceId}:${q.status ?? '*'}`;
-  if (q.cursor !== undefined) {
-    const { t, id } = decodeListCursor<{ t: Date; id: string }>(q.cursor, scope, { t: cursorInstant, id: cursorId });
-    filter.$or = [{ createdAt: { $lt: t } }, { createdAt: t, _id: { $lt: id } }];
-  }
-  const docs = await ContactRetrievalJob.find(filter)
-    .sort({ createdAt: -1, _id: -1 })
-    .limit(q.limit + 1)
-    .lean();
-  const page = docs.slice(0, q.limit);
-  const last = page[page.length - 1];
-  return {
-    data: await Promise.all(page.map((d) => jobView(d))),
-    next_cursor: docs.length > q.limit && last ? encodeListCursor(scope, { t: last.createdAt.getTime(), id: last._id }) : null,
-  };
-}
-
 /**
  * Asks a running job to stop: people not yet processed become `cancelled`. 202 with the job
  * as it is now; a finished job cannot be cancelled (409 `invalid_state_transition`).
@@ -314,9 +284,4 @@ export async function cancelContactRetrievalJob(config: Config, principal: KeyPr
   }
   await carryOutOnRequest(jobId, requestStarter(config), requestHoldMs(config));
   return jobView((await loadJob({ _id: jobId }))!);
-}
-
-/** How many of the organization's jobs are running now (at most the running-job cap). */
-export async function runningJobCount(orgId: string): Promise<number> {
-  return ContactRetrievalJob.countDocuments({ orgId, status: 'running' });
 }

@@ -1,11 +1,9 @@
 import type { Config } from '../config';
 import { retryLater } from '../problems';
-import { insertOnce } from '../store/inserts';
 import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
-import { typedCollection } from '../store/typedCollection';
 import { organizationExists } from '../tenancy/store';
 import { utcDay } from './jobRules';
-import { ContactJobDailyCap, ContactJobDaySlot, type JobDaySlotDoc } from './models';
+import { daySlotIdsOf, deleteDaySlot, deleteExpiredDaySlots, findDailyJobCap, insertDaySlot, saveDailyJobCap } from './store';
 
 /**
  * The daily job cap: an organization may have at most N jobs accepted per UTC day
@@ -24,7 +22,7 @@ export type DailyJobCapSettings = Pick<Config, 'contactJobs' | 'readCacheMs'>;
 
 /** The organization's daily job cap. */
 export async function dailyJobCap(settings: DailyJobCapSettings, orgId: string): Promise<number> {
-  const own = await capReads.get(orgId, settings.readCacheMs, async () => (await ContactJobDailyCap.findById(orgId).lean())?.jobsPerDay ?? null);
+  const own = await capReads.get(orgId, settings.readCacheMs, () => findDailyJobCap(orgId));
   return own ?? settings.contactJobs.jobsPerDay;
 }
 
@@ -35,8 +33,7 @@ export async function setDailyJobCap(
   jobsPerDay: number | null,
 ): Promise<{ org_id: string; jobs_per_day: number; source: 'override' | 'default' }> {
   if (!(await organizationExists(orgId))) throw new Error(`organization ${orgId} does not exist`);
-  if (jobsPerDay === null) await ContactJobDailyCap.deleteOne({ _id: orgId });
-  else await ContactJobDailyCap.replaceOne({ _id: orgId }, { _id: orgId, jobsPerDay }, { upsert: true });
+  await saveDailyJobCap(orgId, jobsPerDay);
   capReads.invalidate(orgId);
   await waitUntilReadCachesExpire(settings.readCacheMs);
   return { org_id: orgId, jobs_per_day: await dailyJobCap(settings, orgId), source: jobsPerDay === null ? 'default' : 'override' };
@@ -51,11 +48,11 @@ export async function claimDaySlot(settings: DailyJobCapSettings, orgId: string,
   const cap = await dailyJobCap(settings, orgId);
   const { day, secondsLeft } = utcDay(now);
   const expiresAt = new Date(Math.floor(now / DAY_MS) * DAY_MS + DAY_MS);
-  const taken = new Set((await ContactJobDaySlot.find({ orgId, day }, { _id: 1 }).lean()).map((d) => d._id));
+  const taken = await daySlotIdsOf(orgId, day);
   for (let n = 0; n < cap; n++) {
     const slotId = `${orgId}:${day}:${n}`;
     if (taken.has(slotId)) continue;
-    if (await insertOnce(typedCollection<JobDaySlotDoc>(ContactJobDaySlot), { _id: slotId, orgId, day, jobId, expiresAt })) return { slotId };
+    if (await insertDaySlot({ _id: slotId, orgId, day, jobId, expiresAt })) return { slotId };
   }
   throw retryLater(
     'contact_job_daily_cap',
@@ -69,10 +66,10 @@ export async function claimDaySlot(settings: DailyJobCapSettings, orgId: string,
 
 /** Gives back the slot of a job that was refused after claiming it. */
 export async function returnDaySlot(slot: DaySlot): Promise<void> {
-  await ContactJobDaySlot.deleteOne({ _id: slot.slotId });
+  await deleteDaySlot(slot.slotId);
 }
 
 /** Slots of days that are over (store maintenance). */
 export async function purgeExpiredDaySlots(now = new Date()): Promise<number> {
-  return (await ContactJobDaySlot.deleteMany({ expiresAt: { $lte: now } })).deletedCount ?? 0;
+  return deleteExpiredDaySlots(now);
 }

@@ -1,23 +1,15 @@
 import { payAndSettle, storeJobItems } from './chunkSettlement';
 import { releaseDeliveries } from './deliveryReservations';
-import { forgetPeople, jobPeople } from './jobPeople';
+import { uncachedJobPeople, type JobPeopleReads } from './jobPeople';
 import { countsFromTally, finalJobStatus, leftoverOutcome, resultTimes } from './jobRules';
 import { releaseJobSlot } from './jobSlots';
 import type { FinalJobStatus, JobCounts, StopReason } from './jobTypes';
-import {
-  ContactRetrievalChunkPayment,
-  ContactRetrievalChunkPlan,
-  ContactRetrievalJob,
-  ContactRetrievalJobItem,
-  ContactRetrievalJobPeople,
-  ContactRetrievalJobProgress,
-  type JobDoc,
-} from './models';
+import { chunkPlansOfJob, deleteJobWorkingDocuments, findJob, jobItemOutcomes, recordJobFinished, type JobDoc } from './store';
 import { addTally, mergeTally, type Tally } from './tally';
 
 /** Outcomes of a job's people, counted in the store. */
 export async function tallyJobItems(jobId: string): Promise<Tally> {
-  const docs = await ContactRetrievalJobItem.find({ jobId }, { outcome: 1 }).lean();
+  const docs = await jobItemOutcomes(jobId);
   const tally: Tally = {};
   for (const d of docs) addTally(tally, d.outcome);
   return tally;
@@ -67,13 +59,19 @@ export interface CompletedChunk {
  * retention times, frees the running-job slot and drops the job's working documents.
  * Repeating it returns the first finish.
  */
-export async function finishJob(jobId: string, stop: StopReason | null, now = new Date(), completed: CompletedChunk[] = []): Promise<FinishedJob> {
-  const job = await ContactRetrievalJob.findById(jobId).lean();
+export async function finishJob(
+  jobId: string,
+  stop: StopReason | null,
+  now = new Date(),
+  completed: CompletedChunk[] = [],
+  people: JobPeopleReads = uncachedJobPeople,
+): Promise<FinishedJob> {
+  const job = await findJob({ _id: jobId });
   if (!job) throw new Error(`job ${jobId} does not exist`);
   if (job.status !== 'running') {
     await releaseJobSlot(job.orgId, jobId);
     await releaseReservation(job);
-    await dropWorkingDocuments(jobId);
+    await dropWorkingDocuments(jobId, people);
     return finishedView(job);
   }
   const tally: Tally = {};
@@ -83,20 +81,23 @@ export async function finishJob(jobId: string, stop: StopReason | null, now = ne
     // Every chunk finished and reported its outcomes: nothing to settle, nothing to read.
     for (const c of chunks.values()) mergeTally(tally, c.tally);
   } else {
-    leftoverCount = await settleTheRest(job, stop, tally, now);
+    leftoverCount = await settleTheRest(job, stop, tally, now, people);
   }
   const counts = countsFromTally(job.requested, tally);
   const status = finalJobStatus(counts, stop, stop ? leftoverCount : 0);
   const times = resultTimes(now, counts);
-  const updated = await ContactRetrievalJob.findOneAndUpdate(
-    { _id: jobId, status: 'running' },
-    { $set: { status, counts, stopReason: stop, completedAt: now, resultExpiresAt: times.resultExpiresAt, resultPurgeAt: times.resultPurgeAt } },
-    { returnDocument: 'after' },
-  ).lean();
+  const updated = await recordJobFinished(jobId, {
+    status,
+    counts,
+    stopReason: stop,
+    completedAt: now,
+    resultExpiresAt: times.resultExpiresAt,
+    resultPurgeAt: times.resultPurgeAt,
+  });
   await releaseJobSlot(job.orgId, jobId);
   await releaseReservation(job);
-  await dropWorkingDocuments(jobId);
-  return finishedView(updated ?? (await ContactRetrievalJob.findById(jobId).lean())!);
+  await dropWorkingDocuments(jobId, people);
+  return finishedView(updated ?? (await findJob({ _id: jobId }))!);
 }
 
 /**
@@ -104,19 +105,25 @@ export async function finishJob(jobId: string, stop: StopReason | null, now = ne
  * as paid, the rest get the stop's outcome. Fills `tally` with every person's outcome and
  * returns how many got the stop's outcome.
  */
-async function settleTheRest(job: Pick<JobDoc, '_id' | 'orgId' | 'familyId' | 'fields'>, stop: StopReason | null, tally: Tally, now: Date): Promise<number> {
+async function settleTheRest(
+  job: Pick<JobDoc, '_id' | 'orgId' | 'familyId' | 'fields'>,
+  stop: StopReason | null,
+  tally: Tally,
+  now: Date,
+  reads: JobPeopleReads,
+): Promise<number> {
   const jobId = job._id;
   const fields = job.fields;
-  const people = await jobPeople(jobId);
+  const people = await reads.people(jobId);
   const settledSeqs = new Set<number>();
-  for (const d of await ContactRetrievalJobItem.find({ jobId }, { seq: 1, outcome: 1 }).lean()) {
+  for (const d of await jobItemOutcomes(jobId)) {
     settledSeqs.add(d.seq);
     addTally(tally, d.outcome);
   }
   if (settledSeqs.size < people.length) {
     // Chunks that stored a plan but were stopped before settling: settle them with the charge
     // an attempt made (if any); found people nobody paid for become leftovers below.
-    for (const p of await ContactRetrievalChunkPlan.find({ jobId }).lean()) {
+    for (const p of await chunkPlansOfJob(jobId)) {
       if (!p.entries.some((e) => !settledSeqs.has(e.seq))) continue;
       const { settled } = await payAndSettle({ jobId, orgId: job.orgId, familyId: job.familyId, fields }, p.from, p.entries, now, { charge: false });
       for (const s of settled) {
@@ -143,10 +150,7 @@ async function releaseReservation(job: { _id: string; orgId: string; deliveryQuo
 }
 
 /** The job's people list and chunk plans (contact values among them) are only for running jobs. */
-async function dropWorkingDocuments(jobId: string): Promise<void> {
-  await ContactRetrievalChunkPlan.deleteMany({ jobId });
-  await ContactRetrievalChunkPayment.deleteMany({ jobId });
-  await ContactRetrievalJobProgress.deleteMany({ jobId });
-  await ContactRetrievalJobPeople.deleteOne({ _id: jobId });
-  forgetPeople(jobId);
+async function dropWorkingDocuments(jobId: string, people: JobPeopleReads): Promise<void> {
+  await deleteJobWorkingDocuments(jobId);
+  people.forget(jobId);
 }

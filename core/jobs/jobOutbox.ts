@@ -2,7 +2,16 @@ import type { Config } from '../config';
 import { logger } from '../observability/logger';
 import { isTemporalUnanswered } from '../temporal/deadline';
 import { contactRetrievalWorkflowRunning, signalContactRetrievalCancel, startContactRetrievalWorkflow } from './jobWorkflows';
-import { ContactRetrievalJob } from './models';
+import {
+  closeJobOutboxIfDone,
+  findJob,
+  freeJobOutbox,
+  jobIdsWithOutboxDue,
+  leaseJobOutbox,
+  recordCancelDelivered,
+  recordCancelRequest,
+  recordWorkflowStarted,
+} from './store';
 import type { ContactRetrievalInput } from './workflowInput';
 
 /**
@@ -32,29 +41,19 @@ export function temporalJobStarter(config: Config, limitMs = config.temporal.cal
   };
 }
 
-const leaseFree = (now: Date) => ({ $or: [{ outboxLeaseUntil: null }, { outboxLeaseUntil: { $lte: now } }] });
-
 /** Takes the job's outbox for `holdMs`; false when another process holds it or nothing is due. */
 export async function claimJobOutbox(jobId: string, holdMs: number, now = new Date()): Promise<boolean> {
-  const r = await ContactRetrievalJob.updateOne(
-    { _id: jobId, outboxDue: true, ...leaseFree(now) },
-    { $set: { outboxLeaseUntil: new Date(now.getTime() + holdMs) } },
-  );
-  return r.modifiedCount === 1;
+  return leaseJobOutbox(jobId, new Date(now.getTime() + holdMs), now);
 }
 
 /** Gives the job back to the starters at once (after a failed attempt). */
 export async function releaseJobOutbox(jobId: string): Promise<void> {
-  await ContactRetrievalJob.updateOne({ _id: jobId }, { $set: { outboxLeaseUntil: null } });
+  await freeJobOutbox(jobId);
 }
 
 /** Jobs with something due and no live lease, oldest first. */
 export async function jobsWithOutboxDue(limit: number, now = new Date()): Promise<string[]> {
-  const docs = await ContactRetrievalJob.find({ outboxDue: true, ...leaseFree(now) }, { _id: 1 })
-    .sort({ createdAt: 1 })
-    .limit(limit)
-    .lean();
-  return docs.map((d) => d._id);
+  return jobIdsWithOutboxDue(limit, now);
 }
 
 /**
@@ -62,9 +61,7 @@ export async function jobsWithOutboxDue(limit: number, now = new Date()): Promis
  * is not running any more.
  */
 export async function recordJobCancel(jobId: string, now = new Date()): Promise<boolean> {
-  await ContactRetrievalJob.updateOne({ _id: jobId, status: 'running', cancelRequestedAt: null }, { $set: { cancelRequestedAt: now } });
-  const r = await ContactRetrievalJob.updateOne({ _id: jobId, status: 'running' }, { $set: { cancelPending: true, outboxDue: true } });
-  return r.matchedCount === 1;
+  return recordCancelRequest(jobId, now);
 }
 
 /**
@@ -73,34 +70,24 @@ export async function recordJobCancel(jobId: string, now = new Date()): Promise<
  * a cancel arrived meanwhile (it stays due for the next attempt).
  */
 export async function carryOutJobOutbox(jobId: string, starter: JobStarter): Promise<void> {
-  const job = await ContactRetrievalJob.findById(jobId, {
-    status: 1,
-    workflowInput: 1,
-    workflowStartedAt: 1,
-    cancelRequestedAt: 1,
-    cancelPending: 1,
-    outboxDue: 1,
-  }).lean();
+  const job = await findJob({ _id: jobId });
   if (!job || !job.outboxDue) return;
   if (job.status === 'running' && !job.workflowStartedAt) {
     if (!job.workflowInput) throw new Error(`job ${jobId} has no recorded workflow input`);
     const cancelAtStart = job.cancelRequestedAt !== null && job.cancelRequestedAt !== undefined;
     await starter.start(job.workflowInput, { cancelAtStart });
-    await ContactRetrievalJob.updateOne({ _id: jobId }, { $set: { workflowStartedAt: new Date() } });
+    await recordWorkflowStarted(jobId, new Date());
     // Started with the cancel this read saw: that cancel is delivered (a later one stays pending).
-    if (cancelAtStart) await ContactRetrievalJob.updateOne({ _id: jobId, cancelRequestedAt: job.cancelRequestedAt }, { $set: { cancelPending: false } });
+    if (cancelAtStart) await recordCancelDelivered(jobId, job.cancelRequestedAt);
   }
-  const now = await ContactRetrievalJob.findById(jobId, { status: 1, cancelPending: 1, cancelRequestedAt: 1 }).lean();
+  const now = await findJob({ _id: jobId });
   if (now?.status === 'running' && now.cancelPending) {
     // False: the workflow is gone or closed; nothing is left to stop.
     await (starter.cancel ?? (async () => false))(jobId);
-    await ContactRetrievalJob.updateOne({ _id: jobId, cancelRequestedAt: now.cancelRequestedAt }, { $set: { cancelPending: false } });
+    await recordCancelDelivered(jobId, now.cancelRequestedAt);
   }
   // A job that finished owes Temporal nothing any more; one still running owes nothing once started and signalled.
-  await ContactRetrievalJob.updateOne(
-    { _id: jobId, $or: [{ status: { $ne: 'running' } }, { workflowStartedAt: { $ne: null }, cancelPending: false }] },
-    { $set: { outboxDue: false, outboxLeaseUntil: null } },
-  );
+  await closeJobOutboxIfDone(jobId);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ContactRetrievalJobPeople } from './models';
+import { findJobPeople } from './store';
 
 /** The people of a job as accepted; absent fields on jobs accepted before they existed. */
 export interface JobPeopleRecord {
@@ -10,30 +10,49 @@ export interface JobPeopleRecord {
   deliveryQuotaAt: Date | null;
 }
 
-/** People lists are immutable: a process keeps the few it is working on. */
-const peopleCache = new Map<string, JobPeopleRecord>();
+/** How a process reads the people of the jobs it works on. */
+export interface JobPeopleReads {
+  record(jobId: string): Promise<JobPeopleRecord>;
+  /** The job's person ids in order (position = index). */
+  people(jobId: string): Promise<string[]>;
+  /** Drops what is kept of a job (it finished). */
+  forget(jobId: string): void;
+}
 
-export async function jobPeopleRecord(jobId: string): Promise<JobPeopleRecord> {
-  const cached = peopleCache.get(jobId);
-  if (cached) return cached;
-  const doc = await ContactRetrievalJobPeople.findById(jobId).lean();
+async function readJobPeople(jobId: string): Promise<JobPeopleRecord> {
+  const doc = await findJobPeople(jobId);
   if (!doc) throw new Error(`the people of job ${jobId} are gone`);
-  const record: JobPeopleRecord = {
+  return {
     personIds: doc.personIds,
     sources: doc.sources?.length === doc.personIds.length ? doc.sources : undefined,
     overQuota: new Set(doc.overQuota ?? []),
     deliveryQuotaAt: doc.deliveryQuotaAt ?? null,
   };
-  if (peopleCache.size >= 16) peopleCache.delete(peopleCache.keys().next().value!);
-  peopleCache.set(jobId, record);
-  return record;
 }
 
-export async function jobPeople(jobId: string): Promise<string[]> {
-  return (await jobPeopleRecord(jobId)).personIds;
+/** Jobs kept at once: a worker runs a few jobs' chunks at a time. */
+const KEPT_JOBS = 16;
+
+/**
+ * People lists are immutable, so a worker keeps the few it is working on (each chunk of a job
+ * reads them). Built once per worker by its composition root (activities/contacts.ts).
+ */
+export function createJobPeopleReads(): JobPeopleReads {
+  const kept = new Map<string, JobPeopleRecord>();
+  const record = async (jobId: string) => {
+    const cached = kept.get(jobId);
+    if (cached) return cached;
+    const read = await readJobPeople(jobId);
+    if (kept.size >= KEPT_JOBS) kept.delete(kept.keys().next().value!);
+    kept.set(jobId, read);
+    return read;
+  };
+  return { record, people: async (jobId) => (await record(jobId)).personIds, forget: (jobId) => void kept.delete(jobId) };
 }
 
-/** Forgets a finished job's people (its people document is deleted with it). */
-export function forgetPeople(jobId: string): void {
-  peopleCache.delete(jobId);
-}
+/** Reads every time: for one-off reads (a finish outside a worker, a test). */
+export const uncachedJobPeople: JobPeopleReads = {
+  record: readJobPeople,
+  people: async (jobId) => (await readJobPeople(jobId)).personIds,
+  forget: () => undefined,
+};

@@ -3,7 +3,7 @@ import { Problem } from '../problems';
 import { findOwnJob, jobCounts } from './contactRetrievalJobs';
 import { cursorIndex, decodeListCursor, encodeListCursor } from '../pageCursor';
 import type { FailureReason, JobCounts, JobStatus, PersonOutcome } from './jobTypes';
-import { ContactRetrievalJobItem } from './models';
+import { jobItemsAfter } from './store';
 
 /**
  * `GET /v1/job-results/{job_id}` (SPEC 2.6, DECISIONS.md): the people of a job and what was
@@ -40,10 +40,7 @@ export async function readJobResult(principal: KeyPrincipal, jobId: string, q: {
   }
   const scope = `result:${jobId}`;
   const after = q.cursor !== undefined ? decodeListCursor<{ seq: number }>(q.cursor, scope, { seq: cursorIndex }).seq : -1;
-  const docs = await ContactRetrievalJobItem.find({ jobId, seq: { $gt: after } })
-    .sort({ seq: 1 })
-    .limit(q.limit + 1)
-    .lean();
+  const docs = await jobItemsAfter(jobId, after, q.limit + 1);
   const page = docs.slice(0, q.limit);
   const last = page[page.length - 1];
   return {

@@ -1,7 +1,6 @@
-import { isDuplicateKeyError } from '../store/connection';
 import { isTemporalUnanswered } from '../temporal/deadline';
 import { RUNNING_JOB_SLOTS } from './jobRules';
-import { ContactJobSlot, ContactRetrievalJob } from './models';
+import { deleteJobSlot, deleteJobSlotsOfJob, findJob, insertJobSlot, jobSlotsOf } from './store';
 
 /**
  * Running-job slots (SPEC 8.1: two running contact-retrieval jobs per organization). A slot is
@@ -28,12 +27,7 @@ function slotId(orgId: string, slot: number): string {
 
 async function tryClaim(orgId: string, jobId: string): Promise<number | null> {
   for (let slot = 0; slot < RUNNING_JOB_SLOTS; slot++) {
-    try {
-      await ContactJobSlot.create({ _id: slotId(orgId, slot), orgId, slot, jobId, claimedAt: new Date() });
-      return slot;
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-    }
+    if (await insertJobSlot({ _id: slotId(orgId, slot), orgId, slot, jobId, claimedAt: new Date() })) return slot;
   }
   return null;
 }
@@ -57,17 +51,17 @@ export async function claimJobSlot(
 
 /** Frees every slot of the job (idempotent). */
 export async function releaseJobSlot(orgId: string, jobId: string): Promise<void> {
-  await ContactJobSlot.deleteMany({ orgId, jobId });
+  await deleteJobSlotsOfJob(orgId, jobId);
 }
 
 export async function jobSlotHolders(orgId: string): Promise<SlotHolder[]> {
-  const docs = await ContactJobSlot.find({ orgId }).sort({ slot: 1 }).lean();
+  const docs = await jobSlotsOf(orgId);
   return docs.map((d) => ({ slot: d.slot, jobId: d.jobId, claimedAt: d.claimedAt }));
 }
 
 /** Whether a holder no longer stands for a running job. */
 export async function isStaleHolder(h: SlotHolder, workflowRunning: WorkflowProbe, now = new Date()): Promise<boolean> {
-  const job = await ContactRetrievalJob.findById(h.jobId, { status: 1, outboxDue: 1, workflowStartedAt: 1 }).lean();
+  const job = await findJob({ _id: h.jobId });
   const fresh = now.getTime() - h.claimedAt.getTime() < SLOT_CLAIM_GRACE_MS;
   if (!job) return !fresh;
   if (job.status !== 'running') return true;
@@ -88,11 +82,11 @@ export async function reclaimStaleSlots(orgId: string, workflowRunning: Workflow
   let freed = 0;
   for (const h of await jobSlotHolders(orgId)) {
     if (!(await isStaleHolder(h, workflowRunning, now))) continue;
-    const r = await ContactJobSlot.deleteOne({ _id: slotId(orgId, h.slot), jobId: h.jobId });
-    freed += r.deletedCount;
+    const deleted = await deleteJobSlot(slotId(orgId, h.slot), h.jobId);
+    freed += deleted;
     // Nobody will finish a job whose workflow is gone: without this it would read `running` forever.
-    if (r.deletedCount && onAbandoned) {
-      const job = await ContactRetrievalJob.findById(h.jobId, { status: 1 }).lean();
+    if (deleted && onAbandoned) {
+      const job = await findJob({ _id: h.jobId });
       if (job?.status === 'running') await onAbandoned(h.jobId);
     }
   }

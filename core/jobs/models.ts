@@ -46,8 +46,19 @@ export interface JobDoc {
   outboxDue?: boolean;
   /** Until when one process (a request, a starter) holds the carrying out; others leave the job alone meanwhile. */
   outboxLeaseUntil?: Date | null;
+  /** The job's number in its workspace (1, 2, …, in acceptance order); absent on jobs accepted before jobs were numbered. */
+  seq?: number;
+  /** `<workspace_id>:<seq>`: what the jobs list looks pages up by (store.ts). */
+  listKey?: string;
   createdAt: Date;
   updatedAt: Date;
+}
+
+export interface JobListHeadDoc {
+  _id: string;
+  seq: number;
+  /** Whether the workspace had jobs before it numbered its first one (the list then reads those too). */
+  legacy: boolean;
 }
 
 export interface JobPeopleDoc {
@@ -94,6 +105,14 @@ export interface RetrievedContactDoc {
   emails: string[];
   phones: string[];
   retrievedAt: Date;
+}
+
+export interface JobSlotDoc {
+  _id: string;
+  orgId: string;
+  slot: number;
+  jobId: string;
+  claimedAt: Date;
 }
 
 export interface JobDaySlotDoc {
@@ -153,6 +172,8 @@ const jobSchema = new Schema<JobDoc>(
     cancelPending: { type: Boolean, default: false },
     outboxDue: { type: Boolean, default: false },
     outboxLeaseUntil: { type: Date, default: null },
+    seq: { type: Number },
+    listKey: { type: String },
   },
   { timestamps: true, versionKey: false },
 );
@@ -160,7 +181,19 @@ jobSchema.index({ workspaceId: 1, createdAt: -1, _id: -1 });
 // The workflow starter's look-up: the few jobs with something still to carry out.
 jobSchema.index({ outboxDue: 1, outboxLeaseUntil: 1 });
 jobSchema.index({ orgId: 1, status: 1 });
+jobSchema.index({ listKey: 1 });
 export const ContactRetrievalJob = model('ContactRetrievalJob', jobSchema, 'contact_retrieval_jobs');
+
+/** The number of each workspace's latest job (`_id` = workspace id): the top of its jobs list. */
+const jobListHeadSchema = new Schema<JobListHeadDoc>(
+  {
+    _id: { type: String, required: true },
+    seq: { type: Number, required: true },
+    legacy: { type: Boolean, default: false },
+  },
+  { versionKey: false },
+);
+export const ContactRetrievalJobListHead = model('ContactRetrievalJobListHead', jobListHeadSchema, 'contact_retrieval_job_list_heads');
 
 /**
  * The people of a running job in order (position = index), `_id` = job id. Written once at
@@ -262,7 +295,7 @@ export const RetrievedContact = model('RetrievedContact', retrievedContactSchema
  * A running-job slot: `_id` is `<org_id>:<slot number>`, so the store's primary key makes a
  * claim atomic across API replicas without transactions.
  */
-const jobSlotSchema = new Schema(
+const jobSlotSchema = new Schema<JobSlotDoc>(
   {
     _id: { type: String, required: true },
     orgId: { type: String, required: true },

@@ -1,13 +1,13 @@
 import { cancelContactRetrievalJob, jobView } from '../../core/jobs/contactRetrievalJobs';
 import { RUNNING_JOB_SLOTS } from '../../core/jobs/jobRules';
 import { jobSlotHolders } from '../../core/jobs/jobSlots';
-import { ContactRetrievalJob } from '../../core/jobs/models';
+import { findJob, jobsByIds } from '../../core/jobs/store';
 import { dailyJobCap, setDailyJobCap } from '../../core/jobs/dailyJobCap';
 import { UsageError, requireFlag, type AdminCommand } from './command';
 
 /** Operator commands for contact-retrieval jobs: read one, cancel one, see an organization's running-job slots and set its daily job cap. */
 async function loadJob(jobId: string) {
-  const job = await ContactRetrievalJob.findById(jobId).lean();
+  const job = await findJob({ _id: jobId });
   if (!job) throw new Error(`job ${jobId} does not exist`);
   return job;
 }
@@ -39,7 +39,7 @@ export const jobsCommands: Record<string, AdminCommand> = {
     run: async (f) => {
       const orgId = requireFlag(f, 'org');
       const holders = await jobSlotHolders(orgId);
-      const jobs = await ContactRetrievalJob.find({ _id: { $in: holders.map((h) => h.jobId) } }, { status: 1 }).lean();
+      const jobs = await jobsByIds(holders.map((h) => h.jobId));
       const status = new Map(jobs.map((j) => [j._id, j.status]));
       return {
         org_id: orgId,

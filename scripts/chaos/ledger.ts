@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { ledgerEntriesOfOrgs } from '../../core/credits/store';
 import { PRICES } from '../../core/credits/prices';
 import { CHARGE_OPERATION } from '../../core/jobs/chunkSettlement';
-import { ContactRetrievalJob, ContactRetrievalJobItem } from '../../core/jobs/models';
+import { countChargedDeliveries, countRunningJobs, jobsOfOrganizations } from '../../core/jobs/store';
 import { DEFAULT_REQUESTS_PER_SECOND } from '../../core/limits/limitTable';
 import { MAX_ATTEMPTS } from '../../core/webhooks/retrySchedule';
 import { deliveriesOfOrganizations } from '../../core/webhooks/store/deliveryStore';
@@ -35,7 +35,7 @@ export interface LedgerInput {
 
 /** Jobs not yet final, events not yet delivered: what the drain waits on. */
 export async function outstanding(orgIds: string[]): Promise<{ runningJobs: number; undeliveredEvents: number }> {
-  const runningJobs = await ContactRetrievalJob.countDocuments({ orgId: { $in: orgIds }, status: 'running' });
+  const runningJobs = await countRunningJobs(orgIds);
   const events = (await eventsOfOrganizations(orgIds)).filter((e) => e.endpointId !== null);
   const delivered = new Set((await deliveriesOfOrganizations(orgIds)).filter((d) => d.status === 'succeeded').map((d) => d.eventId));
   const undeliveredEvents = events.filter((e) => !delivered.has(e._id) && e.status !== 'dead_lettered').length;
@@ -58,7 +58,7 @@ export async function reconcile(input: LedgerInput): Promise<LedgerLine[]> {
   );
 
   // Jobs.
-  const jobs = await ContactRetrievalJob.find({ orgId: { $in: orgIds } }).lean();
+  const jobs = await jobsOfOrganizations(orgIds);
   const byStatus: Record<string, number> = {};
   for (const j of jobs) byStatus[j.status] = (byStatus[j.status] ?? 0) + 1;
   line('jobs created', jobs.length, jobs.length > 0);
@@ -174,9 +174,7 @@ export async function reconcile(input: LedgerInput): Promise<LedgerLine[]> {
   }
   line('credits charged for contact records', charged);
   line('contact records delivered (counts.delivered × price)', deliveredRecords, charged === deliveredRecords && mismatched === 0);
-  const receipted =
-    (await ContactRetrievalJobItem.countDocuments({ jobId: { $in: jobs.map((j) => j._id) }, outcome: 'delivered', receiptId: { $ne: null } })) *
-    PRICES.contactRecord;
+  const receipted = (await countChargedDeliveries(jobs.map((j) => j._id))) * PRICES.contactRecord;
   line('delivered records with a receipt × price (target: = charged = delivered)', receipted, receipted === charged && receipted === deliveredRecords);
   line(
     'workers ended between a chunk charge and its record (CHAOS_EXIT_AT=after_charge; target ≥ 1)',

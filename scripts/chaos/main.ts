@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../core/config';
-import { ContactRetrievalJob } from '../../core/jobs/models';
+import { countRunningJobs } from '../../core/jobs/store';
 import { AdmissionSlot } from '../../core/limits/requestAdmission';
 import { logger } from '../../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
@@ -124,7 +124,7 @@ async function main(): Promise<number> {
       probeTenant: loaders[0],
       say,
       deadline: loadStart + opts.durationSeconds * 1000,
-      jobRunning: async () => (await ContactRetrievalJob.countDocuments({ status: 'running' })) > 0,
+      jobRunning: async () => (await countRunningJobs()) > 0,
       holdNextDelivery: (holdMs, timeoutMs) =>
         new Promise<string | null>((resolve) => {
           const t = setTimeout(() => {

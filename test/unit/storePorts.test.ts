@@ -89,6 +89,12 @@ const PORTS: Port[] = [
       'core/credits/chain': 'the append-only chain over any model (ledger, quota windows, job tallies): the stores of those areas hand it their models',
     },
   },
+  {
+    area: 'core/jobs',
+    models: ['core/jobs/models'],
+    allowed: ['core/jobs/store', 'core/jobs/models'],
+    exceptions: {},
+  },
 ];
 
 function sourceFiles(dir: string): string[] {

@@ -1,4 +1,5 @@
-import { getContactRetrievalJob, listContactRetrievalJobs, type JobView } from '../../../core/jobs/contactRetrievalJobs';
+import { getContactRetrievalJob, type JobView } from '../../../core/jobs/contactRetrievalJobs';
+import { listContactRetrievalJobs } from '../../../core/jobs/jobList';
 import { readJobResult, type JobResultPage } from '../../../core/jobs/jobResults';
 import { COUNT_KEYS, FINAL_JOB_STATUSES, type JobStatus } from '../../../core/jobs/jobTypes';
 import { PERMISSIONS } from '../../../core/keys/permissions';

@@ -1,5 +1,5 @@
 import { fundingState } from '../../../core/credits/credits';
-import { runningJobCount } from '../../../core/jobs/contactRetrievalJobs';
+import { runningJobCount } from '../../../core/jobs/jobList';
 import { familyNames } from '../../../core/keys/keyFamilies';
 import { DAY_MS } from '../../../core/usage/usageBuckets';
 import { usageSeries } from '../../../core/usage/usageSeries';
