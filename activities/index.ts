@@ -1,14 +1,25 @@
 import type { Config } from '../core/config';
 import type { UsageCounters } from '../core/usage/usageCounters';
+import type { LookupAll } from '../core/webhooks/destinationPolicy';
 import type { EagerDeliveryStarts } from '../core/webhooks/jobCompletedEvent';
 import { createContactActivities } from './contacts';
 import { createDeliveryActivities } from './deliveries';
 import { createMaintenanceActivities } from './maintenance';
 
+/** What the worker's composition root hands its activities. */
+export interface WorkerParts {
+  /** The worker's usage counters, told the credits each chunk charges. */
+  usage?: UsageCounters;
+  /** The worker's own worker, which starts an emitted event's delivery workflow eagerly. */
+  eager?: EagerDeliveryStarts;
+  /** The DNS lookup of the destination check before each webhook attempt; the system's by default. */
+  destinationLookup?: LookupAll;
+}
+
 /** Builds the activity implementations the worker registers; each one is idempotent. */
-export function createActivities(config: Config, usage?: UsageCounters, eager?: EagerDeliveryStarts) {
+export function createActivities(config: Config, { usage, eager, destinationLookup }: WorkerParts = {}) {
   return {
-    ...createDeliveryActivities(config),
+    ...createDeliveryActivities(config, { destinationLookup }),
     ...createContactActivities(config, usage, eager),
     ...createMaintenanceActivities(config),
   };

@@ -20,7 +20,11 @@ export function tuneServer(server: Server): void {
   answerClientErrors(server);
 }
 
-export async function startApi(config: Config): Promise<{
+export async function startApi(
+  config: Config,
+  /** Parts of the app's dependencies to use instead of the ones it would build (tests). */
+  parts: Partial<Omit<Deps, 'config' | 'usage'>> = {},
+): Promise<{
   server: Server;
   url: string;
   close: () => Promise<void>;
@@ -35,7 +39,7 @@ export async function startApi(config: Config): Promise<{
   await connectStore(config.mongodbUri, config.store);
   await ensureIndexes();
   const usage = new UsageCounters().start();
-  const deps = createDeps(config, { usage });
+  const deps = createDeps(config, { ...parts, usage });
   const app = createApp({ deps, probes: { store: pingStore, temporal: () => pingTemporal(config) } });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {

@@ -36,7 +36,7 @@ import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
 import { closeTemporalClient, temporalClient } from '../core/temporal/client';
 import { SA } from '../core/temporal/searchAttributes';
-import { destinationLookup } from '../core/webhooks/destinationResolver';
+import { systemDestinationLookup } from '../core/webhooks/destinationResolver';
 import { emitJobCompleted } from '../core/webhooks/jobCompletedEvent';
 import { closeAttemptAgents, sendAttempt } from '../core/webhooks/sendAttempt';
 import { signedHeaders } from '../core/webhooks/signPayload';
@@ -106,7 +106,7 @@ async function main(): Promise<void> {
   for (let i = 0; i < TENANTS; i++) {
     const org = await createOrganization(`bench ${i}`, 0);
     await registerEndpoint({ orgId: org.org_id, workspaceId: org.workspace_id }, `${receiver.url}/bench/${i}`, {
-      lookupAll: destinationLookup(),
+      lookupAll: systemDestinationLookup,
       allowedCidrs: config.webhooks.allowedCidrs,
       secretsKey: config.secretsKey,
     });
@@ -257,7 +257,7 @@ async function burstPhase(
         sent += 1;
         const out = await sendAttempt(
           { url: `${receiver.url}/ceiling`, headers: { ...signedHeaders([secret], 'evt_ceiling', new Date(), body) }, body },
-          { lookupAll: destinationLookup(), allowedCidrs: config.webhooks.allowedCidrs, ca },
+          { lookupAll: systemDestinationLookup, allowedCidrs: config.webhooks.allowedCidrs, ca },
         );
         if (out.ok) ok += 1;
       }

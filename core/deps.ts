@@ -7,6 +7,8 @@ import { SigningKeys } from './oauth/signingKeys';
 import { createPeopleIndexes, type PeopleIndexes } from './talent/peopleIndexes';
 import type { UsageCounters } from './usage/usageCounters';
 import { DecoyPasswordHash } from './users/signIn';
+import type { LookupAll } from './webhooks/destinationPolicy';
+import { systemDestinationLookup } from './webhooks/destinationResolver';
 
 /**
  * What one app's composition root (api/server.ts, a test, a benchmark's stack) builds once and
@@ -29,20 +31,24 @@ export interface Deps {
   readonly publicClients: PublicClients;
   /** The password hash a sign-in of an unknown email spends its time on. */
   readonly decoy: DecoyPasswordHash;
+  /** The DNS lookup of destination checks (webhook endpoints, metadata documents). */
+  readonly destinationLookup: LookupAll;
   /** The usage counters every operation run is counted in; absent where nothing is counted. */
   readonly usage?: UsageCounters;
 }
 
 export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> = {}): Deps {
+  const destinationLookup = parts.destinationLookup ?? systemDestinationLookup;
   return {
     config,
     admission: parts.admission ?? new StoreAdmission(),
     keyReads: parts.keyReads ?? new KeyReads(),
     limitSettings: parts.limitSettings ?? new LimitSettingsReads(),
     signingKeys: parts.signingKeys ?? new SigningKeys(config),
-    publicClients: parts.publicClients ?? new PublicClients(config),
+    publicClients: parts.publicClients ?? new PublicClients(config, { destinationLookup }),
     decoy: parts.decoy ?? new DecoyPasswordHash(config.oauth.passwordScryptLog2N),
     people: parts.people ?? createPeopleIndexes(),
+    destinationLookup,
     usage: parts.usage,
   };
 }

@@ -5,6 +5,7 @@ import type { Config } from '../core/config';
 import { temporalConnectOptions, type TemporalConnectionSettings } from '../core/temporal/connectionOptions';
 import { TemporalDeadlineError, withTemporalDeadline } from '../core/temporal/deadline';
 import { UsageCounters } from '../core/usage/usageCounters';
+import type { LookupAll } from '../core/webhooks/destinationPolicy';
 import { EagerDeliveryStarts } from '../core/webhooks/jobCompletedEvent';
 
 /** The worker's connection to Temporal (TLS and API key as configured), within TEMPORAL_CONNECT_TIMEOUT_MS. */
@@ -26,7 +27,7 @@ export function connectWorkerConnection(t: TemporalConnectionSettings): Promise<
  */
 export async function createWorker(
   config: Config,
-  opts: { workflowBundlePath?: string } = {},
+  opts: { workflowBundlePath?: string; destinationLookup?: LookupAll } = {},
 ): Promise<{ worker: Worker; connection: NativeConnection; client: Client; usage: UsageCounters }> {
   const { address, callTimeoutMs } = config.temporal;
   const usage = new UsageCounters();
@@ -41,7 +42,7 @@ export async function createWorker(
         namespace: config.temporal.namespace,
         taskQueue: config.temporal.taskQueue,
         ...(opts.workflowBundlePath ? { workflowBundle: { codePath: opts.workflowBundlePath } } : { workflowsPath: require.resolve('../workflows') }),
-        activities: createActivities(config, usage, eager),
+        activities: createActivities(config, { usage, eager, destinationLookup: opts.destinationLookup }),
         // A webhook's first attempt is a local activity inside its workflow task, so a slow receiver
         // (15 s at most) holds a workflow task slot meanwhile: slots are cheap, keep plenty, or a
         // burst of slow receivers would stall every other workflow on this worker (jobs included).

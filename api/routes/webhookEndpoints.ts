@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Config } from '../../core/config';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { decodeCursor, encodeCursor } from '../../core/webhooks/deliveryCursor';
-import { destinationLookup } from '../../core/webhooks/destinationResolver';
+import type { LookupAll } from '../../core/webhooks/destinationPolicy';
 import {
   endpointView,
   findEndpoint,
@@ -56,8 +56,8 @@ const PageQuery = z.object({
   cursor: cursorParameter('`next_cursor` of the previous page'),
 });
 
-function settings(c: Config): DestinationSettings {
-  return { lookupAll: destinationLookup(), allowedCidrs: c.webhooks.allowedCidrs, secretsKey: c.secretsKey };
+function settings(c: Config, lookupAll: LookupAll): DestinationSettings {
+  return { lookupAll, allowedCidrs: c.webhooks.allowedCidrs, secretsKey: c.secretsKey };
 }
 
 const scopeOf = (p: { orgId: string; workspaceId: string }) => ({ orgId: p.orgId, workspaceId: p.workspaceId });
@@ -112,7 +112,10 @@ export const webhookEndpointRoutes = [
       409: { description: '`endpoint_limit_reached`' },
       422: { description: '`webhook_url_not_allowed` or `validation_failed`' },
     },
-    handler: async ({ principal, body, config }) => ({ status: 201, body: await registerEndpoint(scopeOf(principal), body.url, settings(config)) }),
+    handler: async ({ principal, body, config, deps }) => ({
+      status: 201,
+      body: await registerEndpoint(scopeOf(principal), body.url, settings(config, deps.destinationLookup)),
+    }),
     audit: {
       change: ({ principal }, result) => {
         const { endpoint } = result.body as { endpoint: { endpoint_id: string } };
@@ -175,9 +178,9 @@ export const webhookEndpointRoutes = [
       409: { description: '`endpoint_retired` or `endpoint_limit_reached`' },
       422: { description: '`webhook_url_not_allowed` or `validation_failed`' },
     },
-    handler: async ({ principal, params, body, config }) => ({
+    handler: async ({ principal, params, body, config, deps }) => ({
       status: 200,
-      body: await updateEndpoint(scopeOf(principal), params.id, body, settings(config)),
+      body: await updateEndpoint(scopeOf(principal), params.id, body, settings(config, deps.destinationLookup)),
     }),
     audit: {
       before: endpointBefore,

@@ -3,7 +3,8 @@ import type { Config } from '../config';
 import { newId } from '../ids';
 import { admitFromAddress } from '../limits/clientAddressLimits';
 import { logger } from '../observability/logger';
-import { destinationLookup } from '../webhooks/destinationResolver';
+import type { LookupAll } from '../webhooks/destinationPolicy';
+import { systemDestinationLookup } from '../webhooks/destinationResolver';
 import { FETCH_TIMEOUT_MS, fetchMetadataDocument } from './metadataDocumentFetch';
 import { MetadataFetchBounds } from './metadataFetchBounds';
 import { cacheSecondsOf, isMetadataDocumentUrl, validateMetadataDocument, type ClientMetadata } from './metadataDocuments';
@@ -40,6 +41,8 @@ export interface LookupCaller {
 export interface PublicClientsOptions {
   /** The clock of the document cache and the failure memory (milliseconds); tests inject one. */
   clock?: () => number;
+  /** The DNS lookup of the destination check before a fetch; the system's by default. */
+  destinationLookup?: LookupAll;
 }
 
 /**
@@ -52,12 +55,14 @@ export class PublicClients {
   private readonly documents: LRUCache<string, ClientMetadata>;
   private readonly inFlight = new Map<string, Promise<ClientLookup>>();
   private readonly bounds: MetadataFetchBounds;
+  private readonly destinationLookup: LookupAll;
 
   constructor(
     private readonly config: Config,
     options: PublicClientsOptions = {},
   ) {
     const clock = options.clock ?? Date.now;
+    this.destinationLookup = options.destinationLookup ?? systemDestinationLookup;
     this.documents = new LRUCache({ max: 1000, ttl: 1000 * 60, ttlAutopurge: false, perf: { now: clock } });
     this.bounds = new MetadataFetchBounds(
       { maxInFlight: config.metadataDocuments.fetchesInFlight, failureTtlMs: config.metadataDocuments.failureCacheSeconds * 1000 },
@@ -146,7 +151,7 @@ export class PublicClients {
 
   private async loadDocument(url: string, caller: LookupCaller): Promise<ClientLookup> {
     const fetched = await fetchMetadataDocument(url, {
-      lookupAll: destinationLookup(),
+      lookupAll: this.destinationLookup,
       allowedCidrs: this.config.webhooks.allowedCidrs,
       extraCaFile: this.config.webhooks.extraCaFile,
     });

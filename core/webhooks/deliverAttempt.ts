@@ -2,7 +2,8 @@ import type { Config } from '../config';
 import { logger } from '../observability/logger';
 import { webhookAttemptDuration, webhookAttempts, webhookDeadLetters } from '../observability/metrics';
 import { trustAnchors } from '../outbound/trustAnchors';
-import { destinationLookup } from './destinationResolver';
+import type { LookupAll } from './destinationPolicy';
+import { systemDestinationLookup } from './destinationResolver';
 import type { DeliveryRun } from './deliveryWorkflowContract';
 import { MAX_ATTEMPTS } from './retrySchedule';
 import { sendAttempt, type AttemptOutcome } from './sendAttempt';
@@ -45,6 +46,8 @@ export interface AttemptResult {
 export interface DeliverAttemptDeps {
   /** The time of an attempt: its webhook-timestamp and which secrets are live. */
   now?: () => Promise<Date> | Date;
+  /** The DNS lookup of the destination check before each attempt; the system's by default. */
+  destinationLookup?: LookupAll;
 }
 
 /** A missing event: retrying cannot make it appear (the activity makes this non-retryable). */
@@ -143,7 +146,11 @@ export function createAttemptDeliverer(config: Config, deps: DeliverAttemptDeps 
         const secrets = openSecrets(config.secretsKey, endpoint._id, liveSecrets(endpoint.secrets as StoredSecret[], at));
         outcome = await sendAttempt(
           { url: endpoint.url, headers: { ...signedHeaders(secrets, input.eventId, at, event.body) }, body: event.body },
-          { lookupAll: destinationLookup(), allowedCidrs: config.webhooks.allowedCidrs, ca: trustAnchors(config.webhooks.extraCaFile) },
+          {
+            lookupAll: deps.destinationLookup ?? systemDestinationLookup,
+            allowedCidrs: config.webhooks.allowedCidrs,
+            ca: trustAnchors(config.webhooks.extraCaFile),
+          },
         );
       }
     }

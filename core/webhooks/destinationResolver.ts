@@ -2,18 +2,19 @@ import { lookup } from 'node:dns/promises';
 import type { LookupAll, ResolvedAddress } from './destinationPolicy';
 
 /**
- * The DNS lookup used by the destination checks, at registration and before every attempt.
- * Replaceable so tests can answer differently at registration and at send time (a DNS
- * rebinding rehearsal) without a DNS server.
- */
-/**
  * A lookup that has not answered by then fails (no address): registration answers 422 rather
  * than hang, and an attempt's own 15 s budget covers it too (core/webhooks/sendAttempt.ts).
  * The system resolver cannot be cancelled; the lookup goes on in libuv's thread pool.
  */
 export const DNS_LOOKUP_TIMEOUT_MS = 5_000;
 
-const systemLookup: LookupAll = async (host) => {
+/**
+ * The DNS lookup of the destination checks, at registration and before every attempt. Each
+ * composition root passes the one it uses (core/deps.ts, the worker's activities), so a test
+ * answers differently at registration and at send time (a DNS rebinding rehearsal) without a
+ * DNS server.
+ */
+export const systemDestinationLookup: LookupAll = async (host) => {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -28,17 +29,3 @@ const systemLookup: LookupAll = async (host) => {
     clearTimeout(timer);
   }
 };
-
-let current: LookupAll = systemLookup;
-
-export function destinationLookup(): LookupAll {
-  return current;
-}
-
-/** Tests only: swap the resolver; returns a function that restores the system one. */
-export function setDestinationLookup(lookupAll: LookupAll): () => void {
-  current = lookupAll;
-  return () => {
-    current = systemLookup;
-  };
-}

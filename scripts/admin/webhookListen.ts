@@ -4,7 +4,7 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../../core/config';
 import { oldestApplicationOfOrg, orgOfWorkspace } from '../../core/tenancy/store';
-import { destinationLookup } from '../../core/webhooks/destinationResolver';
+import { systemDestinationLookup } from '../../core/webhooks/destinationResolver';
 import { claimedAttemptsOf } from '../../core/webhooks/store/deliveryStore';
 import { restoreEndpointUrl } from '../../core/webhooks/store/endpointStore';
 import { verifySignature } from '../../core/webhooks/signPayload';
@@ -160,7 +160,7 @@ async function listen(f: Flags, config: Config): Promise<unknown> {
     server.listen(port, '127.0.0.1', () => resolve());
   });
   const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
-  const settings: DestinationSettings = { lookupAll: destinationLookup(), allowedCidrs: LOOPBACK, secretsKey: config.secretsKey };
+  const settings: DestinationSettings = { lookupAll: systemDestinationLookup, allowedCidrs: LOOPBACK, secretsKey: config.secretsKey };
 
   const existing = await activeEndpointOf(workspaceId);
   let endpointId: string;

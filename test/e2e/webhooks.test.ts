@@ -5,7 +5,7 @@ import { temporal } from '@temporalio/proto';
 import { temporalClient } from '../../core/temporal/client';
 import { deliveryWorkflowId } from '../../core/webhooks/deliveryWorkflowContract';
 import { WebhookDelivery } from '../../core/webhooks/models';
-import { setDestinationLookup } from '../../core/webhooks/destinationResolver';
+import { systemDestinationLookup } from '../../core/webhooks/destinationResolver';
 import type { LookupAll } from '../../core/webhooks/destinationPolicy';
 import { emitJobCompleted } from '../../core/webhooks/jobCompletedEvent';
 import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
@@ -27,7 +27,9 @@ jest.setTimeout(90_000);
 let srv: TestApi;
 let worker: TestWorker;
 let receiver: HttpsReceiver;
-let restoreLookup: (() => void) | undefined;
+/** What answers this file's API and worker's DNS lookups: the system, unless a test answers instead. */
+let answering: LookupAll | undefined;
+const destinationLookup: LookupAll = (host) => (answering ?? systemDestinationLookup)(host);
 
 // Short schedule (RETRY_DELAYS_MS); the third gap is long enough to bring a receiver back up.
 const DELAYS = '300,300,2000,300,300,300,300,300';
@@ -35,11 +37,12 @@ const counts = { requested: 2, delivered: 1, not_found: 1, failed: 0, reused: 0,
 
 beforeAll(async () => {
   receiver = await startHttpsReceiver();
-  srv = await startTestApi({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOK_EXTRA_CA_FILE: receiver.caFile, RETRY_DELAYS_MS: DELAYS });
-  worker = await startTestWorker(srv.config);
+  srv = await startTestApi({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOK_EXTRA_CA_FILE: receiver.caFile, RETRY_DELAYS_MS: DELAYS }, undefined, {
+    destinationLookup,
+  });
+  worker = await startTestWorker(srv.config, { destinationLookup });
 });
 afterAll(async () => {
-  restoreLookup?.();
   await worker?.stop();
   await srv?.close();
   await receiver?.close();
@@ -184,7 +187,7 @@ test('DNS is checked on every attempt and the approved address is pinned', async
     if (host === RECEIVER_HOST_NAME) return [{ address: '127.0.0.1', family: 4 }];
     throw Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' });
   };
-  restoreLookup = setDestinationLookup(lookup);
+  answering = lookup;
   try {
     // public at registration, private (metadata) at send time: refused at send time
     const t = await createTenant();
@@ -206,8 +209,7 @@ test('DNS is checked on every attempt and the approved address is pinned', async
     expect(req.headers.host).toBe(`${RECEIVER_HOST_NAME}:${receiver.port}`);
     expect(req.headers['webhook-id']).toBe(pinned.eventId);
   } finally {
-    restoreLookup();
-    restoreLookup = undefined;
+    answering = undefined;
   }
 });
 
@@ -268,7 +270,7 @@ test('a worker killed between attempts loses nothing', async () => {
     // The timer comes due while no worker runs (the server records it), and nothing is sent.
     await eventually('the retry timer to fire while no worker runs', () => recorded(EventType.EVENT_TYPE_TIMER_FIRED), { timeoutMs: 30_000 });
     expect(at('/e2e/restart')).toHaveLength(1);
-    worker = await startTestWorker(srv.config);
+    worker = await startTestWorker(srv.config, { destinationLookup });
     const rows = await eventually(
       'the second attempt',
       async () => {
@@ -285,7 +287,7 @@ test('a worker killed between attempts loses nothing', async () => {
     expect(new Webhook(secret).verify(sent[1].body, headersOf(sent[1]))).toMatchObject({ id: eventId });
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    if (worker.worker.getState() !== 'RUNNING') worker = await startTestWorker(srv.config);
+    if (worker.worker.getState() !== 'RUNNING') worker = await startTestWorker(srv.config, { destinationLookup });
   }
 }, 300_000);
 

@@ -4,7 +4,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import { createDeliveryActivities, type AttemptInput, type AttemptResult, type DeliveryActivities } from '../../activities/deliveries';
 import type { Config } from '../../core/config';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
-import { destinationLookup } from '../../core/webhooks/destinationResolver';
+import { systemDestinationLookup } from '../../core/webhooks/destinationResolver';
 import { WebhookDelivery } from '../../core/webhooks/models';
 import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
 import { claimAttempt } from '../../core/webhooks/webhookDeliveries';
@@ -51,7 +51,7 @@ async function firstAttempt(): Promise<{ input: AttemptInput; path: string }> {
   const tenant = await createTenant();
   const path = `/hook/${tenant.workspaceId}`;
   const reg = await registerEndpoint(tenant, `${receiver.url}${path}`, {
-    lookupAll: destinationLookup(),
+    lookupAll: systemDestinationLookup,
     allowedCidrs: config.webhooks.allowedCidrs,
     secretsKey: config.secretsKey,
   });

@@ -5,7 +5,7 @@ import { PERMISSIONS } from '../../core/keys/permissions';
 import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../../core/webhooks/models';
 import { takeReplaySlot } from '../../core/webhooks/replayAllowance';
 import { registerEndpoint } from '../../core/webhooks/webhookEndpoints';
-import { destinationLookup } from '../../core/webhooks/destinationResolver';
+import { systemDestinationLookup } from '../../core/webhooks/destinationResolver';
 import { emitJobCompleted } from '../../core/webhooks/jobCompletedEvent';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';
 import { api as rawApi, apiHonouringRateLimits as api, type HttpResponse } from '../support/http';
@@ -82,7 +82,7 @@ describe('endpoints (SPEC 4.2, DECISIONS.md)', () => {
     const u = await createTenant();
     const direct = await Promise.allSettled(
       Array.from({ length: 20 }, (_, i) =>
-        registerEndpoint(u, hookUrl(`direct${i}`), { lookupAll: destinationLookup(), allowedCidrs: ['127.0.0.0/8'], secretsKey: srv.config.secretsKey }),
+        registerEndpoint(u, hookUrl(`direct${i}`), { lookupAll: systemDestinationLookup, allowedCidrs: ['127.0.0.0/8'], secretsKey: srv.config.secretsKey }),
       ),
     );
     expect(direct.filter((r) => r.status === 'fulfilled')).toHaveLength(1);

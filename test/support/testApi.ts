@@ -23,10 +23,10 @@ export interface TestApi {
  * The real API over HTTP, started by the same `startApi` as `api/server.ts`, on a loopback port
  * the system chooses (port 0), against the test store and Temporal.
  */
-export async function startTestApi(env: Record<string, string> = {}, existing?: Config): Promise<TestApi> {
+export async function startTestApi(env: Record<string, string> = {}, existing?: Config, parts: Parameters<typeof startApi>[1] = {}): Promise<TestApi> {
   const config = existing ?? testConfig(env);
   logger.level = config.logLevel;
-  const api = await startApi({ ...config, host: '127.0.0.1', port: 0 });
+  const api = await startApi({ ...config, host: '127.0.0.1', port: 0 }, parts);
   return {
     url: api.url,
     config,

@@ -1,5 +1,6 @@
 import type { Worker } from '@temporalio/worker';
 import type { Config } from '../../core/config';
+import type { LookupAll } from '../../core/webhooks/destinationPolicy';
 import { createWorker } from '../../worker/createWorker';
 import { installTestRuntime } from './testRuntime';
 
@@ -15,9 +16,9 @@ export interface TestWorker {
  * A real worker, in-process, on the test file's own task queue, running the workflow bundle
  * made once by the global set-up. The store connection is the test API's.
  */
-export async function startTestWorker(config: Config): Promise<TestWorker> {
+export async function startTestWorker(config: Config, opts: { destinationLookup?: LookupAll } = {}): Promise<TestWorker> {
   installTestRuntime();
-  const { worker, connection, usage } = await createWorker(config, { workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE });
+  const { worker, connection, usage } = await createWorker(config, { workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE, ...opts });
   const running = worker.run();
   return {
     worker,

@@ -55,7 +55,6 @@ const STATE_TO_CONVERT: string[] = [
   'core/limits/clientAddressLimits.ts:purgedAt',
   'core/talent/quotas.ts:windows',
   'core/talent/sources.ts:enabledSourceReads',
-  'core/webhooks/destinationResolver.ts:current',
 ];
 
 function sourceFiles(dir: string): string[] {

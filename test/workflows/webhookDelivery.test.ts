@@ -12,7 +12,7 @@ import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
 import { verifySignature } from '../../core/webhooks/signPayload';
 import { emitJobCompletedWith } from '../../core/webhooks/webhookEvents';
 import { registerEndpoint, retireEndpoint, rotateSecret } from '../../core/webhooks/webhookEndpoints';
-import { destinationLookup } from '../../core/webhooks/destinationResolver';
+import { systemDestinationLookup } from '../../core/webhooks/destinationResolver';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
 import { testConfig } from '../support/testConfig';
 import { createTenant, type TestTenant } from '../support/fixtures';
@@ -64,7 +64,7 @@ afterAll(async () => {
 async function tenantWithEndpoint(): Promise<{ tenant: TestTenant; endpointId: string; secret: string }> {
   const tenant = await createTenant();
   const reg = await registerEndpoint(tenant, `${receiver.url}/hook/${tenant.workspaceId}`, {
-    lookupAll: destinationLookup(),
+    lookupAll: systemDestinationLookup,
     allowedCidrs: config.webhooks.allowedCidrs,
     secretsKey: config.secretsKey,
   });
@@ -226,7 +226,7 @@ test("a replay goes to the workspace's current active endpoint, with the same bo
   // the workspace replaces its endpoint, then replays
   await retireEndpoint(tenant, endpointId);
   const next = await registerEndpoint(tenant, `${receiver.url}/moved/${tenant.workspaceId}`, {
-    lookupAll: destinationLookup(),
+    lookupAll: systemDestinationLookup,
     allowedCidrs: config.webhooks.allowedCidrs,
     secretsKey: config.secretsKey,
   });
