@@ -119,7 +119,7 @@ describe('request rate: strict one-second window shared by every key and replica
     expect(size).toBeGreaterThan(1);
     await setOrganizationRate(cfg, tenant.orgId, { requestsPerSecond: limit, maxConcurrency: 1000 });
     const start = await nextSecond(0);
-    const results: Array<{ sent: number; received: number; status: number }> = [];
+    const results: Array<{ sent: number; received: number; status: number; limit?: string }> = [];
     const pending: Promise<void>[] = [];
     const rate = 400;
     for (let i = 0; i < rate * 3; i++) {
@@ -130,7 +130,7 @@ describe('request rate: strict one-second window shared by every key and replica
       pending.push(
         api(replicas[i % 2].url, 'GET', '/v1/whoami', { key: tenant.key }).then((res) => {
           if (res.status !== 200) expectRateLimited(res);
-          results.push({ sent, received: Date.now(), status: res.status });
+          results.push({ sent, received: Date.now(), status: res.status, limit: res.json?.limit });
         }),
       );
     }
@@ -139,21 +139,32 @@ describe('request rate: strict one-second window shared by every key and replica
     const first = Math.floor(start / 1000);
     const lastSecond = Math.floor(Math.max(...results.map((r) => r.received)) / 1000);
     const seconds = [];
-    for (let s = first; s < first + 3; s++) {
+    for (let s = first; s <= lastSecond; s++) {
       const lo = s * 1000;
-      const within = admitted.filter((r) => r.sent >= lo && r.received < lo + 1000).length;
+      const hi = lo + 1000;
+      const within = admitted.filter((r) => r.sent >= lo && r.received < hi).length;
+      // Requests the replicas surely decided inside this second (sent and answered in it), left
+      // out those an in-flight limit refused (the window gave their slot back).
+      const decided = results.filter((r) => r.sent >= lo && r.received < hi && r.limit !== 'max_concurrency').length;
       const blocks = await AdmissionSlot.countDocuments({ _id: { $regex: `^w:req:${tenant.orgId}:${s}:` } });
-      seconds.push({ within, blocks });
+      seconds.push({ second: s - first, within, decided, blocks });
     }
+    const refusedBy: Record<string, number> = {};
+    for (const r of results) if (r.status !== 200) refusedBy[String(r.limit)] = (refusedBy[String(r.limit)] ?? 0) + 1;
+    // A second's window refuses only once its blocks are all taken, and each replica may leave
+    // part of one block unused per second; nothing else is lost. So every second admits at least
+    // what it decided, up to the limit less two blocks. Counting per second what the replicas
+    // decided, not what was sent, keeps a starved machine (which answers in bursts: few requests
+    // in one second, too many in the next) from being blamed on the limiter.
+    const notLost = seconds.reduce((sum, f) => sum + Math.min(f.decided, limit - 2 * size), 0);
     // One comparison of every figure, so that a failure prints them all.
-    const figures = { seconds, admitted: admitted.length, offered: results.length, secondsSpanned: lastSecond - first + 1, blockSize: size };
+    const figures = { seconds, admitted: admitted.length, offered: results.length, refusedBy, notLost, blockSize: size };
     expect({
       figures,
       neverAboveTheRate: seconds.every((f) => f.within <= limit),
       oneWritePerBlock: seconds.every((f) => f.blocks <= limit / size),
       boundedOverTheRun: admitted.length <= limit * (lastSecond - first + 1),
-      // Each replica may leave part of one block unused per second; nothing else is lost.
-      littleLost: admitted.length >= Math.min(results.length, 3 * (limit - 2 * size)) * 0.9,
+      littleLost: admitted.length >= notLost * 0.9,
     }).toEqual({ figures, neverAboveTheRate: true, oneWritePerBlock: true, boundedOverTheRun: true, littleLost: true });
     // Lease blocks go back to the store once their last request finished.
     await waitForNoLeases(tenant.orgId);
