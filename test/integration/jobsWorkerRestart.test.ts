@@ -9,6 +9,7 @@ import { api } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { sharedSettings } from '../support/testConfig';
 import { eventually } from '../support/eventually';
+import { TYPESCRIPT_NODE_ARGS } from '../support/typescriptProcess';
 
 jest.setTimeout(120_000);
 
@@ -23,7 +24,7 @@ let srv: TestApi;
 const children: ChildProcess[] = [];
 
 function startWorkerProcess(): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+  const child = spawn(process.execPath, [...TYPESCRIPT_NODE_ARGS, 'worker/main.ts'], {
     cwd: root,
     env: {
       PATH: process.env.PATH,

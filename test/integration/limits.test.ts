@@ -14,6 +14,7 @@ import { addKey, createTenant, type TestTenant } from '../support/fixtures';
 import { api, type HttpResponse } from '../support/http';
 import { sharedSettings, testConfig } from '../support/testConfig';
 import { expectProblemResponse } from '../support/problems';
+import { TYPESCRIPT_NODE_ARGS } from '../support/typescriptProcess';
 
 /**
  * Operational limits (SPEC 8) against two real API processes sharing one store, with no
@@ -437,7 +438,7 @@ describe('requests in flight', () => {
   test('leases of a killed process are reclaimed after lease_ttl_seconds', async () => {
     const tenant = await createTenant();
     await setOrganizationRate(cfg, tenant.orgId, { maxConcurrency: 2 });
-    const holder = spawn(process.execPath, ['--import', 'tsx', 'test/integration/limitsLeaseHolder.ts'], {
+    const holder = spawn(process.execPath, [...TYPESCRIPT_NODE_ARGS, 'test/integration/limitsLeaseHolder.ts'], {
       cwd: ROOT,
       env: { ...childEnv(), ORG_ID: tenant.orgId, COUNT: '2', MAX_CONCURRENCY: '2', TTL_MS: String(LEASE_TTL_SECONDS * 1000) },
       stdio: ['ignore', 'pipe', 'inherit'],
