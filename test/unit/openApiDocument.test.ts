@@ -9,6 +9,7 @@ import { OPERATION_EXAMPLES } from '../../api/reference/operationExamples';
 import { v1Routes } from '../../api/routes/index';
 import { loadConfig } from '../../core/config';
 import { PROBLEM_CODES } from '../../core/problems';
+import { TYPESCRIPT_NODE_ARGS } from '../support/typescriptProcess';
 
 const root = join(__dirname, '..', '..');
 const config = loadConfig({
@@ -48,7 +49,7 @@ function appRoutes(): Array<{ path: string; method: string }> {
 
 describe('the OpenAPI document', () => {
   test("passes Redocly's recommended rules with no error and no warning", async () => {
-    const { stdout } = await promisify(execFile)('npx', ['tsx', 'scripts/lintOpenApi.ts'], { cwd: root, timeout: 60_000 }).catch(
+    const { stdout } = await promisify(execFile)(process.execPath, [...TYPESCRIPT_NODE_ARGS, 'scripts/lintOpenApi.ts'], { cwd: root, timeout: 60_000 }).catch(
       (err: { stdout: string }) => err,
     );
     expect(JSON.parse(stdout)).toEqual([]);
