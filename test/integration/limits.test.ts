@@ -197,8 +197,9 @@ describe('request rate: strict one-second window shared by every key and replica
       else expect(r.res.headers['ratelimit']).toMatch(/^"baseline";r=\d+;t=1$/);
     }
     const first = Math.floor(start / 1000);
+    const lastSecond = Math.floor(Math.max(...results.map((r) => r.received)) / 1000);
     const perSecond: Array<{ second: number; within: number; touching: number; decided: number }> = [];
-    for (let s = first; s < first + 10; s++) {
+    for (let s = first; s <= lastSecond; s++) {
       const lo = s * 1000;
       const hi = lo + 1000;
       // Admission happened between sending and receiving: a request counts for a second for
@@ -208,7 +209,8 @@ describe('request rate: strict one-second window shared by every key and replica
       // Requests surely decided inside this second, admitted or not. When 25 of them were, the
       // second's 25 slots were all used (by requests touching it) or none of them was refused.
       // Counting what was sent instead would blame the limiter for a starved client or server.
-      const decided = results.filter((r) => r.sent >= lo && r.received < hi).length;
+      // Those the in-flight limit refused gave their window slot back: the window did not judge them.
+      const decided = results.filter((r) => r.sent >= lo && r.received < hi && r.res.json?.limit !== 'max_concurrency').length;
       perSecond.push({ second: s, within, touching, decided });
     }
     expect({
@@ -216,10 +218,11 @@ describe('request rate: strict one-second window shared by every key and replica
       aboveTheRate: perSecond.filter((p) => p.within > 25),
       belowTheRateWhenOffered: perSecond.filter((p) => p.decided >= 25 && p.touching < 25),
     }).toEqual({ perSecond, aboveTheRate: [], belowTheRateWhenOffered: [] });
-    // 60 offered per second, 25 admitted: refused requests are most of the traffic. Under load
-    // answers may arrive late, so the bound is 25 per second the run spanned.
-    const lastSecond = Math.floor(Math.max(...results.map((r) => r.received)) / 1000);
-    expect(admitted.length).toBeGreaterThanOrEqual(250);
+    // 60 offered per second, 25 admitted: refused requests are most of the traffic, and each
+    // second admits at least what it decided, up to 25 (250 over the ten seconds when the
+    // machine keeps up). Under load answers may arrive late, so the upper bound is 25 per second
+    // the run spanned.
+    expect(admitted.length).toBeGreaterThanOrEqual(perSecond.reduce((n, p) => n + Math.min(p.decided, 25), 0));
     expect(admitted.length).toBeLessThanOrEqual(25 * (lastSecond - first + 1));
     await waitForNoLeases(tenant.orgId);
   }, 60_000);
