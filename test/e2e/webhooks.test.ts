@@ -16,6 +16,7 @@ import { startTestApi, type TestApi } from '../support/testApi';
 import { sharedSettings } from '../support/testConfig';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { eventually } from '../support/eventually';
+import { TYPESCRIPT_NODE_ARGS } from '../support/typescriptProcess';
 
 jest.setTimeout(90_000);
 
@@ -216,7 +217,7 @@ test('DNS is checked on every attempt and the approved address is pinned', async
 /** A real worker process on the test's task queue, to be killed with SIGKILL. */
 function spawnWorkerProcess(): ChildProcess {
   const c = srv.config;
-  return spawn(process.execPath, ['--import', 'tsx', 'test/e2e/webhooksWorkerProcess.ts'], {
+  return spawn(process.execPath, [...TYPESCRIPT_NODE_ARGS, 'test/e2e/webhooksWorkerProcess.ts'], {
     cwd: resolve(__dirname, '../..'),
     stdio: 'ignore',
     env: {

@@ -9,8 +9,11 @@ import { api } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { sharedSettings } from '../support/testConfig';
 import { eventually } from '../support/eventually';
+import { TYPESCRIPT_NODE_ARGS } from '../support/typescriptProcess';
 
-jest.setTimeout(120_000);
+// Each worker process bundles the workflow code at start-up (worker/main.ts as deployed), a
+// minute or more of webpack on a busy 2-CPU machine: the waits below include it.
+jest.setTimeout(420_000);
 
 /**
  * A worker killed mid-job (SIGKILL: no draining) and a new one started: the job finishes with
@@ -23,7 +26,7 @@ let srv: TestApi;
 const children: ChildProcess[] = [];
 
 function startWorkerProcess(): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+  const child = spawn(process.execPath, [...TYPESCRIPT_NODE_ARGS, 'worker/main.ts'], {
     cwd: root,
     env: {
       PATH: process.env.PATH,
@@ -76,7 +79,7 @@ test('a worker killed mid-job and restarted finishes the job with every count ri
   const jobId = res.json.job_id as string;
 
   const first = startWorkerProcess();
-  await eventually('the first worker to settle ten people', async () => (await settled(jobId)) >= 10, { timeoutMs: 60_000 });
+  await eventually('the first worker to settle ten people', async () => (await settled(jobId)) >= 10, { timeoutMs: 180_000 });
   first.kill('SIGKILL');
   await new Promise((r) => first.once('exit', r));
   const atKill = await settled(jobId);
@@ -90,7 +93,7 @@ test('a worker killed mid-job and restarted finishes the job with every count ri
 
   startWorkerProcess();
   await eventually('the job to finish after the restart', async () => (await ContactRetrievalJob.findById(jobId).lean())!.status !== 'running', {
-    timeoutMs: 90_000,
+    timeoutMs: 180_000,
     intervalMs: 200,
   });
 

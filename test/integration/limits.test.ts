@@ -14,6 +14,7 @@ import { addKey, createTenant, type TestTenant } from '../support/fixtures';
 import { api, type HttpResponse } from '../support/http';
 import { sharedSettings, testConfig } from '../support/testConfig';
 import { expectProblemResponse } from '../support/problems';
+import { TYPESCRIPT_NODE_ARGS } from '../support/typescriptProcess';
 
 /**
  * Operational limits (SPEC 8) against two real API processes sharing one store, with no
@@ -122,7 +123,7 @@ describe('request rate: strict one-second window shared by every key and replica
     expect(size).toBeGreaterThan(1);
     await setOrganizationRate(cfg, tenant.orgId, { requestsPerSecond: limit, maxConcurrency: 1000 });
     const start = await nextSecond(0);
-    const results: Array<{ sent: number; received: number; status: number }> = [];
+    const results: Array<{ sent: number; received: number; status: number; limit?: string }> = [];
     const pending: Promise<void>[] = [];
     const rate = 400;
     for (let i = 0; i < rate * 3; i++) {
@@ -133,7 +134,7 @@ describe('request rate: strict one-second window shared by every key and replica
       pending.push(
         api(replicas[i % 2].url, 'GET', '/v1/whoami', { key: tenant.key }).then((res) => {
           if (res.status !== 200) expectRateLimited(res);
-          results.push({ sent, received: Date.now(), status: res.status });
+          results.push({ sent, received: Date.now(), status: res.status, limit: res.json?.limit });
         }),
       );
     }
@@ -142,21 +143,32 @@ describe('request rate: strict one-second window shared by every key and replica
     const first = Math.floor(start / 1000);
     const lastSecond = Math.floor(Math.max(...results.map((r) => r.received)) / 1000);
     const seconds = [];
-    for (let s = first; s < first + 3; s++) {
+    for (let s = first; s <= lastSecond; s++) {
       const lo = s * 1000;
-      const within = admitted.filter((r) => r.sent >= lo && r.received < lo + 1000).length;
+      const hi = lo + 1000;
+      const within = admitted.filter((r) => r.sent >= lo && r.received < hi).length;
+      // Requests the replicas surely decided inside this second (sent and answered in it), left
+      // out those an in-flight limit refused (the window gave their slot back).
+      const decided = results.filter((r) => r.sent >= lo && r.received < hi && r.limit !== 'max_concurrency').length;
       const blocks = await AdmissionSlot.countDocuments({ _id: { $regex: `^w:req:${tenant.orgId}:${s}:` } });
-      seconds.push({ within, blocks });
+      seconds.push({ second: s - first, within, decided, blocks });
     }
+    const refusedBy: Record<string, number> = {};
+    for (const r of results) if (r.status !== 200) refusedBy[String(r.limit)] = (refusedBy[String(r.limit)] ?? 0) + 1;
+    // A second's window refuses only once its blocks are all taken, and each replica may leave
+    // part of one block unused per second; nothing else is lost. So every second admits at least
+    // what it decided, up to the limit less two blocks. Counting per second what the replicas
+    // decided, not what was sent, keeps a starved machine (which answers in bursts: few requests
+    // in one second, too many in the next) from being blamed on the limiter.
+    const notLost = seconds.reduce((sum, f) => sum + Math.min(f.decided, limit - 2 * size), 0);
     // One comparison of every figure, so that a failure prints them all.
-    const figures = { seconds, admitted: admitted.length, offered: results.length, secondsSpanned: lastSecond - first + 1, blockSize: size };
+    const figures = { seconds, admitted: admitted.length, offered: results.length, refusedBy, notLost, blockSize: size };
     expect({
       figures,
       neverAboveTheRate: seconds.every((f) => f.within <= limit),
       oneWritePerBlock: seconds.every((f) => f.blocks <= limit / size),
       boundedOverTheRun: admitted.length <= limit * (lastSecond - first + 1),
-      // Each replica may leave part of one block unused per second; nothing else is lost.
-      littleLost: admitted.length >= Math.min(results.length, 3 * (limit - 2 * size)) * 0.9,
+      littleLost: admitted.length >= notLost * 0.9,
     }).toEqual({ figures, neverAboveTheRate: true, oneWritePerBlock: true, boundedOverTheRun: true, littleLost: true });
     // Lease blocks go back to the store once their last request finished.
     await waitForNoLeases(tenant.orgId);
@@ -188,8 +200,9 @@ describe('request rate: strict one-second window shared by every key and replica
       else expect(r.res.headers['ratelimit']).toMatch(/^"baseline";r=\d+;t=1$/);
     }
     const first = Math.floor(start / 1000);
+    const lastSecond = Math.floor(Math.max(...results.map((r) => r.received)) / 1000);
     const perSecond: Array<{ second: number; within: number; touching: number; decided: number }> = [];
-    for (let s = first; s < first + 10; s++) {
+    for (let s = first; s <= lastSecond; s++) {
       const lo = s * 1000;
       const hi = lo + 1000;
       // Admission happened between sending and receiving: a request counts for a second for
@@ -199,7 +212,8 @@ describe('request rate: strict one-second window shared by every key and replica
       // Requests surely decided inside this second, admitted or not. When 25 of them were, the
       // second's 25 slots were all used (by requests touching it) or none of them was refused.
       // Counting what was sent instead would blame the limiter for a starved client or server.
-      const decided = results.filter((r) => r.sent >= lo && r.received < hi).length;
+      // Those the in-flight limit refused gave their window slot back: the window did not judge them.
+      const decided = results.filter((r) => r.sent >= lo && r.received < hi && r.res.json?.limit !== 'max_concurrency').length;
       perSecond.push({ second: s, within, touching, decided });
     }
     expect({
@@ -207,10 +221,11 @@ describe('request rate: strict one-second window shared by every key and replica
       aboveTheRate: perSecond.filter((p) => p.within > 25),
       belowTheRateWhenOffered: perSecond.filter((p) => p.decided >= 25 && p.touching < 25),
     }).toEqual({ perSecond, aboveTheRate: [], belowTheRateWhenOffered: [] });
-    // 60 offered per second, 25 admitted: refused requests are most of the traffic. Under load
-    // answers may arrive late, so the bound is 25 per second the run spanned.
-    const lastSecond = Math.floor(Math.max(...results.map((r) => r.received)) / 1000);
-    expect(admitted.length).toBeGreaterThanOrEqual(250);
+    // 60 offered per second, 25 admitted: refused requests are most of the traffic, and each
+    // second admits at least what it decided, up to 25 (250 over the ten seconds when the
+    // machine keeps up). Under load answers may arrive late, so the upper bound is 25 per second
+    // the run spanned.
+    expect(admitted.length).toBeGreaterThanOrEqual(perSecond.reduce((n, p) => n + Math.min(p.decided, 25), 0));
     expect(admitted.length).toBeLessThanOrEqual(25 * (lastSecond - first + 1));
     await waitForNoLeases(tenant.orgId);
   }, 60_000);
@@ -429,7 +444,7 @@ describe('requests in flight', () => {
   test('leases of a killed process are reclaimed after lease_ttl_seconds', async () => {
     const tenant = await createTenant();
     await setOrganizationRate(cfg, tenant.orgId, { maxConcurrency: 2 });
-    const holder = spawn(process.execPath, ['--import', 'tsx', 'test/integration/limitsLeaseHolder.ts'], {
+    const holder = spawn(process.execPath, [...TYPESCRIPT_NODE_ARGS, 'test/integration/limitsLeaseHolder.ts'], {
       cwd: ROOT,
       env: { ...childEnv(), ORG_ID: tenant.orgId, COUNT: '2', MAX_CONCURRENCY: '2', TTL_MS: String(LEASE_TTL_SECONDS * 1000) },
       stdio: ['ignore', 'pipe', 'inherit'],

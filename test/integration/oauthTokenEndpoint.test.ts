@@ -12,6 +12,7 @@ import { SigningKeys } from '../../core/oauth/signingKeys';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { testConfig } from '../support/testConfig';
 import { startTestApi, type TestApi } from '../support/testApi';
+import { TYPESCRIPT_NODE_ARGS } from '../support/typescriptProcess';
 import { AUTH_URL, OAUTH_ENV, RESOURCE, basic, clientCredentialsToken, discover, requestOptions, tokenRequest } from './oauthTestClient';
 import { createDeps } from '../../core/deps';
 
@@ -322,19 +323,19 @@ describe('per-credential rate limit', () => {
 describe('npm run token (scripts/fetchToken.ts)', () => {
   test('prints a fresh access token for the client; the secret comes from the environment', async () => {
     const run = promisify(execFile);
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/fetchToken.ts', '--client-id', client.client_id], {
+    const { stdout } = await run(process.execPath, [...TYPESCRIPT_NODE_ARGS, 'scripts/fetchToken.ts', '--client-id', client.client_id], {
       env: { ...process.env, AUTH_URL: srv.url, MCP_URL: OAUTH_ENV.MCP_URL, M2M_CLIENT_SECRET: client.client_secret },
     });
     const printed = stdout.trim();
     expect(decodeProtectedHeader(printed).typ).toBe('at+jwt');
     const { payload } = await jwtVerify(printed, createLocalJWKSet(await jwksOf()), { audience: RESOURCE });
     expect(payload.client_id).toBe(client.client_id);
-    const headers = await run(process.execPath, ['--import', 'tsx', 'scripts/fetchToken.ts', '--client-id', client.client_id, '--headers'], {
+    const headers = await run(process.execPath, [...TYPESCRIPT_NODE_ARGS, 'scripts/fetchToken.ts', '--client-id', client.client_id, '--headers'], {
       env: { ...process.env, AUTH_URL: srv.url, MCP_URL: OAUTH_ENV.MCP_URL, M2M_CLIENT_SECRET: client.client_secret },
     });
     expect(JSON.parse(headers.stdout).Authorization).toMatch(/^Bearer ey/);
     await expect(
-      run(process.execPath, ['--import', 'tsx', 'scripts/fetchToken.ts', '--client-id', client.client_id], {
+      run(process.execPath, [...TYPESCRIPT_NODE_ARGS, 'scripts/fetchToken.ts', '--client-id', client.client_id], {
         env: { ...process.env, AUTH_URL: srv.url, MCP_URL: OAUTH_ENV.MCP_URL, M2M_CLIENT_SECRET: 'mcs_wrong' },
       }),
     ).rejects.toMatchObject({ stderr: expect.stringContaining('HTTP 401 invalid_client') });

@@ -9,7 +9,7 @@ import { startTestApi, type TestApi } from '../support/testApi';
 import { OAUTH_ENV } from './oauthTestClient';
 
 // The operator's user commands, run as the real CLI process against the test store.
-// Each CLI run is a fresh tsx process: slow on a loaded machine.
+// Each CLI run is a fresh node process: slow on a loaded machine.
 jest.setTimeout(600_000);
 
 let srv: TestApi;

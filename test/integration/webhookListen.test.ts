@@ -10,6 +10,7 @@ import { WebhookEndpoint } from '../../core/webhooks/models';
 import { generateSigningSecret, signedHeaders } from '../../core/webhooks/signPayload';
 import { ensureWebhookCertificate, type WebhookCertificateFiles } from '../../scripts/devWebhookCertificate';
 import { adminEnv, runAdmin, runAdminAsync } from '../support/adminCli';
+import { TYPESCRIPT_NODE_ARGS } from '../support/typescriptProcess';
 import { eventually } from '../support/eventually';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
@@ -66,7 +67,7 @@ const cliEnv = (extra: Record<string, string> = {}) => ({
 });
 
 function startListen(args: string[]): { child: ChildProcess; out: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'webhook', 'listen', ...args], {
+  const child = spawn(process.execPath, [...TYPESCRIPT_NODE_ARGS, 'scripts/admin.ts', 'webhook', 'listen', ...args], {
     cwd: ROOT,
     env: adminEnv(srv.config, cliEnv()),
     stdio: ['ignore', 'pipe', 'pipe'],

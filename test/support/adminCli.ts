@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { Config } from '../../core/config';
 import { sharedSettings } from './testConfig';
+import { TYPESCRIPT_NODE_ARGS } from './typescriptProcess';
 
 export interface AdminResult {
   status: number | null;
@@ -40,13 +41,13 @@ function result(status: number | null, stdout: string, stderr: string): AdminRes
   return { status, stdout, stderr, json };
 }
 
-// `node --import tsx` runs the CLI in one process; `tsx`'s own CLI starts a second node for it,
-// which would double the cost of every call.
-const cliArgs = (args: string[]) => ['--import', 'tsx', 'scripts/admin.ts', ...args];
+// Node runs the CLI in one process (`tsx`'s own CLI would start a second node for it), its
+// sources compiled as jest compiles them (see typescriptProcess.ts).
+const cliArgs = (args: string[]) => [...TYPESCRIPT_NODE_ARGS, 'scripts/admin.ts', ...args];
 
 /**
  * Runs the operator CLI exactly as an operator would (`npm run --silent admin -- …`), against
- * `config`'s store: the one way tests run it as a process. Each run is a fresh tsx process,
+ * `config`'s store: the one way tests run it as a process. Each run is a fresh node process,
  * slow on a loaded machine: commands that start more (a Temporal client) may need `timeoutMs`.
  */
 export function runAdmin(config: Config | undefined, args: string[], extraEnv: Record<string, string> = {}, { timeoutMs = 60_000 } = {}): AdminResult {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Config } from '../../core/config';
 import { eventually } from './eventually';
 import { sharedSettings } from './testConfig';
+import { TYPESCRIPT_NODE_ARGS } from './typescriptProcess';
 
 export interface ApiProcess {
   url: string;
@@ -18,7 +19,7 @@ export interface ApiProcess {
  * no other process can take the port between choosing and binding it.
  */
 export async function startApiProcess(config: Config, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ApiProcess> {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'api/server.ts'], {
+  const child = spawn(process.execPath, [...nodeArgs, ...TYPESCRIPT_NODE_ARGS, 'api/server.ts'], {
     cwd: join(__dirname, '..', '..'),
     env: {
       PATH: process.env.PATH,

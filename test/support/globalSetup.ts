@@ -21,6 +21,11 @@ const quietBundleLogger = {
 export default async function globalSetup(): Promise<void> {
   const say = (m: string) => process.stderr.write(`[test services] ${m}\n`);
   const dir = mkdtempSync(join(tmpdir(), 'talent-test-'));
+  // Bundle the workflow code once for every test file's in-process workers, while the services
+  // start (which is mostly waiting for their processes).
+  const bundled = bundleWorkflows(dir);
+  // Awaited below; a failure meanwhile must not end the process as an unhandled rejection.
+  bundled.catch(() => undefined);
   const stack = await startLocalStack({
     dir,
     mongodbUri: process.env.MONGODB_URI || undefined,
@@ -36,13 +41,16 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_MONGODB_BASE = stack.storeBase;
   process.env.TEST_TEMPORAL_ADDRESS = stack.temporalAddress;
   process.env.TEST_TEMPORAL_TEST_SERVER = BINARIES.temporalTestServer;
-  // Bundle the workflow code once for every test file's in-process workers.
+  process.env.TEST_WORKFLOW_BUNDLE = await bundled;
+  process.env.TEST_SERVICES_DIR = dir;
+  writeFileSync(join(dir, 'pids.json'), JSON.stringify(started.map((s) => s.child.pid)));
+  (globalThis as { __testServices?: RunningService[] }).__testServices = started;
+}
+
+async function bundleWorkflows(dir: string): Promise<string> {
   const { bundleWorkflowCode } = await import('@temporalio/worker');
   const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietBundleLogger });
   const bundlePath = join(dir, 'workflow-bundle.js');
   writeFileSync(bundlePath, bundle.code);
-  process.env.TEST_WORKFLOW_BUNDLE = bundlePath;
-  process.env.TEST_SERVICES_DIR = dir;
-  writeFileSync(join(dir, 'pids.json'), JSON.stringify(started.map((s) => s.child.pid)));
-  (globalThis as { __testServices?: RunningService[] }).__testServices = started;
+  return bundlePath;
 }

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../../core/config';
+import { TYPESCRIPT_NODE_ARGS } from '../support/typescriptProcess';
 
 const KEY = Buffer.alloc(32, 7).toString('base64');
 
@@ -88,7 +89,7 @@ describe('config module', () => {
 
   test('the API process exits non-zero naming the bad variable', () => {
     const root = join(__dirname, '..', '..');
-    const r = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'api/server.ts'], {
+    const r = spawnSync(process.execPath, [...TYPESCRIPT_NODE_ARGS, 'api/server.ts'], {
       cwd: root,
       env: { PATH: process.env.PATH, SECRETS_ENCRYPTION_KEY: KEY, PORT: 'not-a-port' },
       encoding: 'utf8',

@@ -10,6 +10,7 @@ import { v1Routes } from '../../api/routes/index';
 import { loadConfig } from '../../core/config';
 import { PROBLEM_CODES } from '../../core/problems';
 import { createDeps } from '../../core/deps';
+import { TYPESCRIPT_NODE_ARGS } from '../support/typescriptProcess';
 
 const root = join(__dirname, '..', '..');
 const config = loadConfig({
@@ -49,7 +50,7 @@ function appRoutes(): Array<{ path: string; method: string }> {
 
 describe('the OpenAPI document', () => {
   test("passes Redocly's recommended rules with no error and no warning", async () => {
-    const { stdout } = await promisify(execFile)('npx', ['tsx', 'scripts/lintOpenApi.ts'], { cwd: root, timeout: 60_000 }).catch(
+    const { stdout } = await promisify(execFile)(process.execPath, [...TYPESCRIPT_NODE_ARGS, 'scripts/lintOpenApi.ts'], { cwd: root, timeout: 60_000 }).catch(
       (err: { stdout: string }) => err,
     );
     expect(JSON.parse(stdout)).toEqual([]);

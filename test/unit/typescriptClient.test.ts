@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createTalentClient, ProblemError } from '../../clients/typescript/src';
+import { TYPESCRIPT_NODE_ARGS } from '../support/typescriptProcess';
 
 /**
  * The TypeScript client's own rules: its generated types match the document, and Retry-After
@@ -14,7 +15,10 @@ import { createTalentClient, ProblemError } from '../../clients/typescript/src';
 const root = join(__dirname, '..', '..');
 
 test('the generated types are not stale (npm run client:generate rewrites them)', async () => {
-  const run = await promisify(execFile)('npx', ['tsx', 'scripts/generateClient.ts', '--check'], { cwd: root, timeout: 60_000 }).then(
+  const run = await promisify(execFile)(process.execPath, [...TYPESCRIPT_NODE_ARGS, 'scripts/generateClient.ts', '--check'], {
+    cwd: root,
+    timeout: 60_000,
+  }).then(
     () => ({ code: 0, stderr: '' }),
     (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
   );
