@@ -430,9 +430,22 @@ export async function startFerretDb(opts: { port: number; dataDir: string; logFi
   return startWithPortRetry(opts.logFile, start, (svc) => waitFor('FerretDB', () => portOpen(opts.port), 30_000, svc.child));
 }
 
+/**
+ * The dev server binds its internal services' ports after its frontend answers; one of them found
+ * taken ends the server within a second or two (a Go panic), so ready means still answering then.
+ */
+const TEMPORAL_SETTLE_MS = 3_000;
+
 export async function startTemporalDev(opts: { port: number; uiPort?: number; dbFile?: string; logFile: string }): Promise<RunningService> {
   const start = async () => startChild('temporal', BINARIES.temporal, await temporalDevArgs(opts), opts.logFile);
-  return startWithPortRetry(opts.logFile, start, (svc) => waitFor('Temporal dev server', () => temporalAnswers(opts.port), 60_000, svc.child));
+  return startWithPortRetry(opts.logFile, start, async (svc) => {
+    const answers = () => temporalAnswers(opts.port);
+    await waitFor('Temporal dev server', answers, 60_000, svc.child);
+    await new Promise((resolve) => setTimeout(resolve, TEMPORAL_SETTLE_MS));
+    if (svc.child.exitCode !== null || svc.child.signalCode !== null)
+      throw new Error(`Temporal dev server exited (code ${svc.child.exitCode}) just after it answered`);
+    if (!(await answers().catch(() => false))) throw new Error('Temporal dev server stopped answering just after it answered');
+  });
 }
 
 /**
