@@ -2,7 +2,8 @@ import ipaddr from 'ipaddr.js';
 import { hmacSha256 } from '../crypto/hash';
 import { purposeKey } from '../crypto/purposeKeys';
 import { logger } from '../observability/logger';
-import { admitUnderCap, MINUTE_MS, MinuteCapLog } from './minuteCaps';
+import { admitUnderCap, MINUTE_MS } from './minuteCaps';
+import { deleteCapEntriesWithPrefixBefore } from './store';
 import { errorMessage } from '../observability/errorMessage';
 
 /**
@@ -39,8 +40,7 @@ export type AddressAdmission = { admitted: true } | { admitted: false; retryAfte
 
 /** Deletes address-limit entries older than two minutes (only the trailing minute is ever read); returns how many. */
 export async function purgeStaleAddressEntries(now: number): Promise<number> {
-  const result = await MinuteCapLog.deleteMany({ cap: { $regex: `^${CAP_PREFIX}` }, at: { $lt: now - 2 * MINUTE_MS } });
-  return result.deletedCount;
+  return deleteCapEntriesWithPrefixBefore(CAP_PREFIX, now - 2 * MINUTE_MS);
 }
 
 let purgedAt = 0;

@@ -1,9 +1,7 @@
-import { Schema, model } from 'mongoose';
 import type { Config } from '../config';
 import { GatheredReads } from '../store/gatheredReads';
 import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
-import { typedCollection } from '../store/typedCollection';
-import { commitNextVersion, type VersionClaim, type VersionedDoc, type VersionedStore } from '../store/versionedDocument';
+import { commitNextVersion } from '../store/versionedDocument';
 import { requireOrganization } from '../tenancy/provisioning';
 import {
   BASELINE_ENTRY,
@@ -16,6 +14,7 @@ import {
   type ScopeType,
 } from './limitTable';
 import { scopeChain } from './scopeChain';
+import { findLimitSettings, limitSettingsOf, limitSettingsVersions } from './store';
 
 /**
  * An organization's own limits (SPEC 8.3): an organization-wide request rate and in-flight
@@ -48,32 +47,6 @@ export interface LimitSettingsDoc {
   overrides: LimitOverride[];
 }
 
-const overrideSchema = new Schema(
-  {
-    operation: { type: String, required: true },
-    scopeType: { type: String, required: true },
-    scopeId: { type: String, required: true },
-    kind: { type: String, enum: ['cap', 'block', 'cleared'], required: true },
-    requestsPerMinute: { type: Number, default: null },
-    updatedAt: { type: Date, required: true },
-    setBy: { type: String, enum: ['operator', 'customer'], default: 'operator' },
-  },
-  { _id: false },
-);
-
-const limitSettingsSchema = new Schema(
-  {
-    _id: { type: String, required: true }, // org_…
-    v: { type: Number, required: true, default: 0 },
-    requestsPerSecond: { type: Number, default: null },
-    maxConcurrency: { type: Number, default: null },
-    rateCleared: { type: Boolean, default: false },
-    overrides: { type: [overrideSchema], default: [] },
-  },
-  { versionKey: false },
-);
-export const LimitSettings = model('LimitSettings', limitSettingsSchema, 'limit_settings');
-
 export function emptySettings(orgId: string): LimitSettingsDoc {
   return { _id: orgId, v: 0, requestsPerSecond: null, maxConcurrency: null, rateCleared: false, overrides: [] };
 }
@@ -85,7 +58,7 @@ function withDefaults(orgId: string, doc: LimitSettingsDoc | null | undefined): 
 
 /** The stored settings, read now (the native driver by primary key: no document hydration). */
 export async function readLimitSettings(orgId: string): Promise<LimitSettingsDoc> {
-  return withDefaults(orgId, await typedCollection<LimitSettingsDoc>(LimitSettings).findOne({ _id: orgId }));
+  return withDefaults(orgId, await findLimitSettings(orgId));
 }
 
 /** What a change needs: it returns once every replica's read cache (READ_CACHE_MS) has let go of the old settings. */
@@ -99,9 +72,7 @@ export type LimitChangeSettings = Pick<Config, 'readCacheMs'>;
 export class LimitSettingsReads {
   private readonly reads = new ReadCache<LimitSettingsDoc>();
   private readonly lookups = new GatheredReads<LimitSettingsDoc>(async (orgIds) => {
-    const docs = await typedCollection<LimitSettingsDoc>(LimitSettings)
-      .find({ _id: { $in: orgIds } })
-      .toArray();
+    const docs = await limitSettingsOf(orgIds);
     return new Map(docs.map((d) => [d._id, d]));
   });
 
@@ -167,16 +138,10 @@ export type Actor = 'operator' | 'customer';
 
 export class LimitChangeError extends Error {}
 
-const LimitSettingsVersions = model(
-  'LimitSettingsVersion',
-  new Schema({ _id: String, doc: String, v: Number, state: Schema.Types.Mixed, at: Date }, { versionKey: false }),
-  'limit_settings_versions',
-);
-
 // Versioned compare-and-set through unique inserts (see versionedDocument.ts): a conditional
 // update alone would let two concurrent changes on FerretDB both succeed and one be lost.
 async function updateSettings(settings: LimitChangeSettings, orgId: string, change: (s: LimitSettingsDoc) => LimitSettingsDoc): Promise<LimitSettingsDoc> {
-  const store: VersionedStore = { documents: typedCollection<VersionedDoc>(LimitSettings), claims: typedCollection<VersionClaim>(LimitSettingsVersions) };
+  const store = limitSettingsVersions();
   for (let attempt = 0; attempt < 20; attempt++) {
     const current = await readLimitSettings(orgId);
     const next = change(structuredClone(current));

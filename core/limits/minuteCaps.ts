@@ -1,8 +1,6 @@
-import { Schema, model } from 'mongoose';
 import { logger } from '../observability/logger';
-import { insertOnce } from '../store/inserts';
-import { typedCollection } from '../store/typedCollection';
 import type { OperationName } from './limitTable';
+import { deleteCapEntriesBefore, deleteCapEntry, insertCapEntry, latestCapEntries } from './store';
 import { errorMessage } from '../observability/errorMessage';
 
 /**
@@ -38,25 +36,6 @@ export function capDecision(recent: CapEntry[], n: number, nowMs: number): CapDe
   return { admit, next, used, retryAfterSeconds: admit ? 0 : Math.max(1, Math.ceil((nthMostRecent!.at + MINUTE_MS - nowMs) / 1000)) };
 }
 
-interface CapLogDoc {
-  _id: string;
-  cap: string;
-  i: number;
-  at: number;
-}
-
-const capLogSchema = new Schema(
-  {
-    _id: { type: String, required: true },
-    cap: { type: String, required: true, index: true },
-    i: { type: Number, required: true },
-    at: { type: Number, required: true },
-  },
-  { versionKey: false },
-);
-export const MinuteCapLog = model('MinuteCapLog', capLogSchema, 'minute_cap_logs');
-const logs = () => typedCollection<CapLogDoc>(MinuteCapLog);
-
 export const capLogId = (orgId: string, operation: OperationName, scopeType: string, scopeId: string) => `${orgId}:${operation}:${scopeType}:${scopeId}`;
 
 export interface CapTaken {
@@ -69,20 +48,14 @@ export type CapAdmission =
 /** Admits one request under a per-minute cap of `limit`, or refuses it without writing. */
 export async function admitUnderCap(cap: string, limit: number, now: () => number = Date.now): Promise<CapAdmission> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const recent = await logs()
-      .find({ cap }, { projection: { i: 1, at: 1 } })
-      .sort({ i: -1 })
-      .limit(limit)
-      .toArray();
+    const recent = await latestCapEntries(cap, limit);
     const t = now();
     const d = capDecision(recent, limit, t);
     if (!d.admit) return { admitted: false, limit, retryAfterSeconds: d.retryAfterSeconds };
     const entryId = `c:${cap}:${d.next}`;
-    if (!(await insertOnce(logs(), { _id: entryId, cap, i: d.next, at: t }))) continue; // another request took this number
+    if (!(await insertCapEntry({ _id: entryId, cap, i: d.next, at: t }))) continue; // another request took this number
     if (d.next % 100 === 0) {
-      logs()
-        .deleteMany({ cap, at: { $lt: t - 2 * MINUTE_MS } })
-        .catch((e) => logger.warn({ err: { message: errorMessage(e) } }, 'could not purge a cap log'));
+      deleteCapEntriesBefore(cap, t - 2 * MINUTE_MS).catch((e) => logger.warn({ err: { message: errorMessage(e) } }, 'could not purge a cap log'));
     }
     const oldestCounted = [...recent.filter((e) => e.i > d.next - limit && e.at > t - MINUTE_MS).map((e) => e.at), t];
     return {
@@ -98,5 +71,5 @@ export async function admitUnderCap(cap: string, limit: number, now: () => numbe
 
 /** Gives back a cap entry taken by a request that a later check refused. */
 export async function returnCapSlot(taken: CapTaken): Promise<void> {
-  await logs().deleteOne({ _id: taken.entryId });
+  await deleteCapEntry(taken.entryId);
 }

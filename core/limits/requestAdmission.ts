@@ -1,7 +1,4 @@
-import { Schema, model } from 'mongoose';
 import { logger } from '../observability/logger';
-import { GroupedInserts } from '../store/groupedInserts';
-import { typedCollection } from '../store/typedCollection';
 import { EXACT_LEASES_UP_TO, LeaseBlockPool, WindowBlockPool, windowBlockSize, leaseBlockSize, type LeaseBlock, type WindowBlock } from './admissionBlocks';
 import {
   everySlotHeldHere,
@@ -17,6 +14,16 @@ import {
 import type { OperationName } from './limitTable';
 import { freeSlotIds, secondsUntilNextWindow, windowSecond, windowSlotId, windowSlotIds, WindowSlotsTakenHere } from './strictWindow';
 import { errorMessage } from '../observability/errorMessage';
+import {
+  createSlotInserts,
+  deleteLeases,
+  deleteLeasesHeldBy,
+  deleteWindowSlot,
+  deleteWindowSlots,
+  leasesByIds,
+  staleWindowSlotIds,
+  takenWindowSlotIds,
+} from './store';
 
 /**
  * Admission against the store (SPEC 8.1): the organization's strict per-second window and its
@@ -29,40 +36,6 @@ import { errorMessage } from '../observability/errorMessage';
  * organization's and their requests are a subset of the organization's, so the organization
  * window bounds them exactly; they are reported, not counted separately.
  */
-/**
- * Window slots and lease slots live in one collection, so that the two unique inserts a request
- * makes at once (its window slot and its lease) travel to the store as one command. A window
- * slot carries its second `s` (old windows are swept by it); a lease slot its organization, slot
- * number, expiry and holder's token. Both are looked up by `_id` only.
- */
-const admissionSlotSchema = new Schema(
-  {
-    _id: { type: String, required: true },
-    s: { type: Number, index: true },
-    org: String,
-    slot: Number,
-    exp: Number,
-    token: String,
-  },
-  { versionKey: false },
-);
-export const AdmissionSlot = model('AdmissionSlot', admissionSlotSchema, 'admission_slots');
-
-interface WindowSlotDoc {
-  _id: string;
-  s: number;
-}
-interface LeaseSlotDoc {
-  _id: string;
-  org: string;
-  slot: number;
-  exp: number;
-  token: string;
-}
-type AdmissionSlotDoc = WindowSlotDoc | LeaseSlotDoc;
-const slots = () => typedCollection<AdmissionSlotDoc>(AdmissionSlot);
-const windows = () => typedCollection<WindowSlotDoc>(AdmissionSlot);
-const leases = () => typedCollection<LeaseSlotDoc>(AdmissionSlot);
 export const requestScopeKey = (orgId: string) => `req:${orgId}`;
 export const operationScopeKey = (orgId: string, operation: OperationName) => `op:${orgId}:${operation}`;
 
@@ -108,10 +81,7 @@ export type RequestAdmission =
   | { admitted: false; reason: 'request_rate' | 'in_flight'; retryAfterSeconds: number; limit: number; count: number };
 
 async function deleteInTurns(slotIds: string[], warn: (err: unknown) => void): Promise<void> {
-  for (let i = 0; i < slotIds.length; i += PURGE_BATCH)
-    await windows()
-      .deleteMany({ _id: { $in: slotIds.slice(i, i + PURGE_BATCH) } })
-      .catch(warn);
+  for (let i = 0; i < slotIds.length; i += PURGE_BATCH) await deleteWindowSlots(slotIds.slice(i, i + PURGE_BATCH)).catch(warn);
 }
 
 /**
@@ -126,11 +96,7 @@ function leaseSlotIdsOf(orgId: string): readonly string[] {
 
 /** Leases an organization holds now, expired ones included (diagnostics, tests). */
 export async function heldLeases(orgId: string): Promise<HeldLease[]> {
-  return (
-    await leases()
-      .find({ _id: { $in: [...leaseSlotIdsOf(orgId)] } })
-      .toArray()
-  ).map((d) => ({ slot: d.slot, exp: d.exp }));
+  return (await leasesByIds(leaseSlotIdsOf(orgId))).map((d) => ({ slot: d.slot, exp: d.exp }));
 }
 
 /**
@@ -145,7 +111,7 @@ export class StoreAdmission {
    * window slot and lease, and concurrent requests' slots) travel to the store as one command
    * (groupedInserts.ts), so under load the store pays one command per round trip, not per slot.
    */
-  private readonly slotInserts = new GroupedInserts(slots);
+  private readonly slotInserts = createSlotInserts();
   /** Which slot to try first per window: a hint only, the store decides. */
   private readonly slotHints = new Map<string, number>();
   private hintSecond = 0;
@@ -165,10 +131,7 @@ export class StoreAdmission {
       // By _id (an index lookup on every store); where the lease may have expired, only where the
       // token still matches: a slot reclaimed by another holder stays.
       try {
-        await Promise.all([
-          slotIds.length ? leases().deleteMany({ _id: { $in: slotIds }, token: { $in: tokens } }) : undefined,
-          byId.length ? leases().deleteMany({ _id: { $in: byId } }) : undefined,
-        ]);
+        await Promise.all([slotIds.length ? deleteLeasesHeldBy(slotIds, tokens) : undefined, byId.length ? deleteLeases(byId) : undefined]);
       } finally {
         for (const slotId of slotIds) this.slotsHeldHere.remove(slotId);
         for (const slotId of byId) this.slotsHeldHere.remove(slotId);
@@ -197,15 +160,8 @@ export class StoreAdmission {
     // Found by a read, then deleted in turns by `_id`: a delete by second would hold the write lock
     // while FerretDB reads every slot.
     this.purging = this.purging.then(async () => {
-      const stale = await windows()
-        .find({ s: { $lt: second - 2 } }, { projection: { _id: 1 } })
-        .limit(SWEEP_LIMIT)
-        .toArray()
-        .catch((err: unknown) => (warn(err), []));
-      await deleteInTurns(
-        stale.map((d) => d._id),
-        warn,
-      );
+      const stale = await staleWindowSlotIds(second - 2, SWEEP_LIMIT).catch((err: unknown) => (warn(err), []));
+      await deleteInTurns(stale, warn);
     });
   }
 
@@ -249,13 +205,7 @@ export class StoreAdmission {
     }
     // Every slot looked taken; slots given back by refused requests leave holes, so ask the store.
     const all = windowSlotIds(scopeKey, second, limit);
-    const existing = await windows()
-      .find({ _id: { $in: all } }, { projection: { _id: 1 } })
-      .toArray();
-    for (const slotId of freeSlotIds(
-      all,
-      existing.map((d) => d._id),
-    )) {
+    for (const slotId of freeSlotIds(all, await takenWindowSlotIds(all))) {
       if (await this.insertWindowSlot(slotId, second)) return { admitted: true, taken: { slotId }, limit, count: limit };
     }
     return { admitted: false, retryAfterSeconds: secondsUntilNextWindow(now()), limit, count: limit };
@@ -264,7 +214,7 @@ export class StoreAdmission {
   /** Gives back a window slot taken by a request that a later check refused (refusals consume nothing). */
   async returnWindowSlot(taken: WindowTaken): Promise<void> {
     if (taken.block) return this.windowBlocks.giveBack(taken.block);
-    await windows().deleteOne({ _id: taken.slotId });
+    await deleteWindowSlot(taken.slotId);
   }
 
   // ---- in-flight leases ----
@@ -330,12 +280,14 @@ export class StoreAdmission {
       if (lease) return lease;
     }
     for (let round = 0; round < 3; round++) {
-      const held = await leases()
-        .find({ _id: { $in: [...slotIds] } }, { projection: { slot: 1, exp: 1, token: 1 } })
-        .toArray();
+      const held = await leasesByIds(slotIds);
       const t = now();
       const expired = held.filter((h) => h.exp <= t);
-      if (expired.length) await leases().deleteMany({ _id: { $in: expired.map((h) => h._id) }, token: { $in: expired.map((h) => h.token) } });
+      if (expired.length)
+        await deleteLeasesHeldBy(
+          expired.map((h) => h._id),
+          expired.map((h) => h.token),
+        );
       const free = freeLeaseSlots(held, limit, t);
       if (free.length === 0) {
         const live = held.filter((h) => h.exp > t);

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../core/config';
 import { countRunningJobs } from '../../core/jobs/store';
-import { AdmissionSlot } from '../../core/limits/requestAdmission';
+import { everyHeldLease } from '../../core/limits/store';
 import { logger } from '../../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
 import { personIdFor } from '../../core/talent/generator';
@@ -147,12 +147,7 @@ async function main(): Promise<number> {
         });
         return { status: r.status, ms: r.ms, jobId: r.json?.job_id };
       },
-      leaseSlots: async () =>
-        (await AdmissionSlot.find({ token: { $exists: true } }, { _id: 1, token: 1, exp: 1 }).lean()).map((d) => ({
-          _id: String(d._id),
-          token: String(d.token),
-          exp: Number(d.exp),
-        })),
+      leaseSlots: async () => (await everyHeldLease()).map((d) => ({ _id: d._id, token: d.token, exp: d.exp })),
       startSecondApi: () => services.startSecondApi(config),
       leaseTtlSeconds: LEASE_TTL_SECONDS,
       nextDelivery: (timeoutMs) =>

@@ -2,7 +2,7 @@ import { request as httpRequest, type Server } from 'node:http';
 import { createApp } from '../../api/app';
 import { sealingKeyId } from '../../core/crypto/secretBox';
 import { addressCapName, admitFromAddress, purgeStaleAddressEntries } from '../../core/limits/clientAddressLimits';
-import { MinuteCapLog } from '../../core/limits/minuteCaps';
+import { MinuteCapLog } from '../../core/limits/models';
 import { issueAccessToken } from '../../core/oauth/accessTokens';
 import { createClient } from '../../core/oauth/clients';
 import { SigningKey } from '../../core/oauth/models';

@@ -90,6 +90,12 @@ const PORTS: Port[] = [
     },
   },
   {
+    area: 'core/limits',
+    models: ['core/limits/models'],
+    allowed: ['core/limits/store', 'core/limits/models'],
+    exceptions: {},
+  },
+  {
     area: 'core/jobs',
     models: ['core/jobs/models'],
     allowed: ['core/jobs/store', 'core/jobs/models'],
