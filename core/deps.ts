@@ -1,4 +1,5 @@
 import type { Config } from './config';
+import { DailyJobCapReads } from './jobs/dailyJobCap';
 import { KeyReads } from './keys/apiKeys';
 import { LimitSettingsReads } from './limits/limitSettings';
 import { StoreAdmission } from './limits/requestAdmission';
@@ -17,6 +18,8 @@ export interface Deps {
   readonly config: Config;
   /** Admission against the store: the organization's window and in-flight places, each operation's window. */
   readonly admission: StoreAdmission;
+  /** The operator's daily job caps, through a read cache. */
+  readonly dailyJobCaps: DailyJobCapReads;
   /** API keys by hash, through a read cache. */
   readonly keyReads: KeyReads;
   /** The organizations' limit settings, through a read cache. */
@@ -37,6 +40,7 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> 
   return {
     config,
     admission: parts.admission ?? new StoreAdmission(),
+    dailyJobCaps: parts.dailyJobCaps ?? new DailyJobCapReads(),
     keyReads: parts.keyReads ?? new KeyReads(),
     limitSettings: parts.limitSettings ?? new LimitSettingsReads(),
     signingKeys: parts.signingKeys ?? new SigningKeys(config),

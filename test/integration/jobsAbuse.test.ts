@@ -1,6 +1,6 @@
 import { creditBalance } from '../../core/credits/credits';
 import { createContactRetrievalJob } from '../../core/jobs/contactRetrievalJobs';
-import { claimDaySlot, setDailyJobCap } from '../../core/jobs/dailyJobCap';
+import { DailyJobCapReads, claimDaySlot, setDailyJobCap } from '../../core/jobs/dailyJobCap';
 import { contactRetrievalWorkflowRunning, startContactRetrievalWorkflow } from '../../core/jobs/jobWorkflows';
 import { ContactJobDaySlot, ContactRetrievalJob, ContactRetrievalJobPeople } from '../../core/jobs/models';
 import { Problem } from '../../core/problems';
@@ -14,6 +14,7 @@ import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { expectProblemResponse } from '../support/problems';
 import { jobResultItems, terminateRunningJobWorkflows, waitForJobToFinish } from '../support/contactRetrievalJobs';
+import { createDeps } from '../../core/deps';
 
 jest.setTimeout(180_000);
 
@@ -94,7 +95,7 @@ describe('jobs ignore source entitlement', () => {
     const before = new Set(asked());
 
     const view = await createContactRetrievalJob(
-      srv.config,
+      createDeps(srv.config),
       { principal: keyPrincipalOf(t), personIds: [...pool, ...open], fields: ['email'] },
       {
         // The entitlement changes between acceptance and the job's first chunk.
@@ -225,7 +226,8 @@ describe('an organization has a daily job cap', () => {
   test('concurrent claims never pass the cap (unique-insert day slots)', async () => {
     const t = await createTenant();
     await setDailyJobCap(srv.config, t.orgId, 3);
-    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => claimDaySlot(srv.config, t.orgId, `job_concurrent${i}`)));
+    const caps = new DailyJobCapReads();
+    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => claimDaySlot(srv.config, caps, t.orgId, `job_concurrent${i}`)));
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(3);
     for (const o of outcomes.filter((x) => x.status === 'rejected')) {
       expect((o as PromiseRejectedResult).reason).toBeInstanceOf(Problem);
