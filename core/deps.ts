@@ -5,6 +5,7 @@ import { LimitSettingsReads } from './limits/limitSettings';
 import { StoreAdmission } from './limits/requestAdmission';
 import { PublicClients } from './oauth/publicClients';
 import { SigningKeys } from './oauth/signingKeys';
+import { EnabledSourceReads } from './talent/sources';
 import { createPeopleIndexes, type PeopleIndexes } from './talent/peopleIndexes';
 import type { UsageCounters } from './usage/usageCounters';
 import { DecoyPasswordHash } from './users/signIn';
@@ -24,6 +25,8 @@ export interface Deps {
   readonly keyReads: KeyReads;
   /** The organizations' limit settings, through a read cache. */
   readonly limitSettings: LimitSettingsReads;
+  /** The search sources each organization enabled, through a read cache. */
+  readonly enabledSources: EnabledSourceReads;
   /** The people indexes searches and matches read. */
   readonly people: PeopleIndexes;
   /** The token signing keys, cached per app; a rotation through them takes effect in this app at once. */
@@ -47,6 +50,7 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> 
     publicClients: parts.publicClients ?? new PublicClients(config),
     decoy: parts.decoy ?? new DecoyPasswordHash(config.oauth.passwordScryptLog2N),
     people: parts.people ?? createPeopleIndexes(),
+    enabledSources: parts.enabledSources ?? new EnabledSourceReads(),
     usage: parts.usage,
   };
 }

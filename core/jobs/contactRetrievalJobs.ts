@@ -77,7 +77,7 @@ export interface CreateJobInput {
 export type { JobStarter } from './jobOutbox';
 
 /** What accepting a job reads through the app's caches (core/deps.ts); a test or the CLI builds its own with createDeps. */
-export type JobCreationDeps = Pick<Deps, 'config' | 'dailyJobCaps'>;
+export type JobCreationDeps = Pick<Deps, 'config' | 'dailyJobCaps' | 'enabledSources'>;
 
 /** A request waits for Temporal at most TEMPORAL_START_WAIT_MS; the starters carry on from the store after. */
 function requestStarter(config: Config): JobStarter {
@@ -116,7 +116,7 @@ export async function createContactRetrievalJob(
   // same 402 whichever ids it sends, and learns nothing of which exist.
   await assertCanFundSmallestAnswer('contactJob', principal);
   const sourceOf = await sourcesOfPeople(personIds);
-  const usable = new Set((await sourcesForOrganization(config, principal.orgId)).map((s) => s.id));
+  const usable = new Set((await sourcesForOrganization(config, deps.enabledSources, principal.orgId)).map((s) => s.id));
   const unknown = unknownPeople(personIds, sourceOf, usable);
   if (unknown.length && input.unknownPeople !== 'settle_not_found') throw unknownPeopleProblem(unknown);
   const hidden = new Set(unknown);

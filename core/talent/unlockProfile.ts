@@ -6,7 +6,7 @@ import { claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
 import { notFound } from '../problems';
 import type { PersonProfileRecord } from './person';
 import { admitToQuota } from './quotas';
-import { sourcesForOrganization } from './sources';
+import { sourcesForOrganization, type EnabledSourceReads } from './sources';
 import { findPersonProfile, findProfileUnlock, recordProfileUnlock } from './store';
 
 export const UNLOCK_OPERATION = 'profiles.unlock';
@@ -82,6 +82,7 @@ export function unlockChargeKey(orgId: string, personId: string): string {
  */
 export async function unlockProfile(
   settings: Pick<Config, 'readCacheMs' | 'searchQuotas'>,
+  sources: EnabledSourceReads,
   input: { orgId: string; familyId: string; claim: RequestClaim; personId: string },
 ): Promise<UnlockResult> {
   const { orgId, familyId, personId } = input;
@@ -91,7 +92,7 @@ export async function unlockProfile(
   const unlockedBefore = earlier !== null && earlier.chargeKey !== requestKey;
   // Already charged for this person (this request before a crash, or another one): no 402.
   if (!earlier) await assertCanFundSmallestAnswer('unlock', { orgId, familyId }, unlockChargeKey(orgId, personId));
-  const usable = new Set((await sourcesForOrganization(settings, orgId)).map((s) => s.id));
+  const usable = new Set((await sourcesForOrganization(settings, sources, orgId)).map((s) => s.id));
   const person = await findPersonProfile(personId);
   if (!person || !usable.has(person.source)) throw notFound('person');
   const profile = toProfile(person);

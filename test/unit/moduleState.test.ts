@@ -53,7 +53,6 @@ const STATE_TO_CONVERT: string[] = [
   'core/crypto/secretBox.ts:predecessors',
   'core/limits/clientAddressLimits.ts:purgedAt',
   'core/talent/quotas.ts:windows',
-  'core/talent/sources.ts:enabledSourceReads',
   'core/webhooks/destinationResolver.ts:current',
 ];
 
