@@ -5,6 +5,7 @@ import { LimitSettingsReads } from './limits/limitSettings';
 import { StoreAdmission } from './limits/requestAdmission';
 import { PublicClients } from './oauth/publicClients';
 import { SigningKeys } from './oauth/signingKeys';
+import { QuotaWindows } from './talent/quotas';
 import { EnabledSourceReads } from './talent/sources';
 import { createPeopleIndexes, type PeopleIndexes } from './talent/peopleIndexes';
 import type { UsageCounters } from './usage/usageCounters';
@@ -27,6 +28,8 @@ export interface Deps {
   readonly limitSettings: LimitSettingsReads;
   /** The search sources each organization enabled, through a read cache. */
   readonly enabledSources: EnabledSourceReads;
+  /** The search quota windows (previews, queries, deliveries) this app has read or written: hints, the store decides. */
+  readonly quotaWindows: QuotaWindows;
   /** The people indexes searches and matches read. */
   readonly people: PeopleIndexes;
   /** The token signing keys, cached per app; a rotation through them takes effect in this app at once. */
@@ -51,6 +54,7 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> 
     decoy: parts.decoy ?? new DecoyPasswordHash(config.oauth.passwordScryptLog2N),
     people: parts.people ?? createPeopleIndexes(),
     enabledSources: parts.enabledSources ?? new EnabledSourceReads(),
+    quotaWindows: parts.quotaWindows ?? new QuotaWindows(),
     usage: parts.usage,
   };
 }

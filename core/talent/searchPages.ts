@@ -90,7 +90,7 @@ function firstFailure(results: PromiseSettledResult<unknown>[]): void {
 export type SearchSettings = Pick<Config, 'secretsKey' | 'search' | 'searchQuotas' | 'readCacheMs'>;
 
 /** What a search reads through the app's own instances (core/deps.ts). */
-export type SearchReads = Pick<Deps, 'people' | 'enabledSources'>;
+export type SearchReads = Pick<Deps, 'people' | 'enabledSources' | 'quotaWindows'>;
 
 export async function searchCandidates(settings: SearchSettings, reads: SearchReads, req: SearchRequest): Promise<SearchPage> {
   return req.cursor !== undefined ? nextPage(settings, reads, req, req.cursor) : firstPage(settings, reads, req);
@@ -112,9 +112,9 @@ async function firstPage(settings: SearchSettings, reads: SearchReads, req: Sear
   const fingerprint = fingerprintOf(params);
   firstFailure(
     await Promise.allSettled([
-      admitToQuota(settings, 'queries', req.orgId, [queryMember(fingerprint)]),
+      admitToQuota(settings, reads.quotaWindows, 'queries', req.orgId, [queryMember(fingerprint)]),
       // The request's own page may be what filled the quota (a retry after a crash): not a refusal then.
-      assertQuotaHasRoom(settings, 'previews', req.orgId).catch(async (err: unknown) => {
+      assertQuotaHasRoom(settings, reads.quotaWindows, 'previews', req.orgId).catch(async (err: unknown) => {
         if (!(await findCharge(pageChargeKey(req)))) throw err;
       }),
       assertCanFundSmallestAnswer('search', { orgId: req.orgId, familyId: req.familyId }, pageChargeKey(req)),
@@ -125,7 +125,7 @@ async function firstPage(settings: SearchSettings, reads: SearchReads, req: Sear
   const personIds = outcome.ordinals.map((o) => idx.personIds[o]);
   const pageIds = personIds.slice(0, req.pageSize);
   const data = previewsOf(idx, pageIds);
-  const paid = await payForPage(settings, req, data);
+  const paid = await payForPage(settings, reads, req, data);
   const search = await storeOrReuseSearch({
     orgId: req.orgId,
     fingerprint,
@@ -152,7 +152,7 @@ async function nextPage(settings: SearchSettings, reads: SearchReads, req: Searc
   const idx = await reads.people.search.get();
   const pageIds = search.personIds.slice(pos.offset, pos.offset + req.pageSize);
   const data = previewsOf(idx, pageIds);
-  return pageOf(settings, req, search, pos.offset, pageIds, data, await payForPage(settings, req, data));
+  return pageOf(settings, req, search, pos.offset, pageIds, data, await payForPage(settings, reads, req, data));
 }
 
 function previewsOf(idx: SearchIndex, ids: string[]): PersonPreview[] {
@@ -167,10 +167,16 @@ function previewsOf(idx: SearchIndex, ids: string[]): PersonPreview[] {
  * request's claim; an empty page is free. A retry of the request finds its people counted and
  * its charge taken, and answers with what that charge took.
  */
-async function payForPage(settings: SearchSettings, req: SearchRequest, data: PersonPreview[]): Promise<{ credits: number; receiptId: string | null }> {
+async function payForPage(
+  settings: SearchSettings,
+  reads: SearchReads,
+  req: SearchRequest,
+  data: PersonPreview[],
+): Promise<{ credits: number; receiptId: string | null }> {
   if (!data.length) return { credits: 0, receiptId: null };
   await admitToQuota(
     settings,
+    reads.quotaWindows,
     'previews',
     req.orgId,
     data.map((p) => p.person_id),

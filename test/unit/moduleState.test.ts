@@ -52,7 +52,6 @@ const STATE_TO_CONVERT: string[] = [
   'core/credits/credits.ts:headEntries',
   'core/crypto/secretBox.ts:predecessors',
   'core/limits/clientAddressLimits.ts:purgedAt',
-  'core/talent/quotas.ts:windows',
   'core/webhooks/destinationResolver.ts:current',
 ];
 
