@@ -11,8 +11,8 @@ import { expireJobResult, purgeJobResult } from '../core/jobs/resultRetention';
 import { inTurn } from '../core/inTurn';
 import type { ContactField, StopReason } from '../core/jobs/jobTypes';
 import { recordJobDeliveries } from '../core/jobs/deliveryReservations';
-import { recordDelivered } from '../core/talent/quotas';
-import { sourcesForOrganization } from '../core/talent/sources';
+import { QuotaWindows, recordDelivered } from '../core/talent/quotas';
+import { EnabledSourceReads, sourcesForOrganization } from '../core/talent/sources';
 import { emitJobCompleted, type EagerDeliveryStarts } from '../core/webhooks/jobCompletedEvent';
 import { logger } from '../core/observability/logger';
 import { jobsFinished, jobsStarted } from '../core/observability/metrics';
@@ -39,9 +39,12 @@ export function createContactActivities(config: Config, usage?: UsageCounters, e
     baseDelayMs: config.contactProvider.retryBaseMs,
     maxDelayMs: 30_000,
   };
-  // Kept for this worker's lifetime: the people of the jobs it works on, and claim generation hints.
+  // Kept for this worker's lifetime: the people of the jobs it works on, claim generation hints,
+  // the organizations' enabled sources and delivery quota windows.
   const people = createJobPeopleReads();
   const generations = createClaimGenerations();
+  const sources = new EnabledSourceReads();
+  const quotaWindows = new QuotaWindows();
   return {
     /** Positions of the job's people the organization retrieved recently (reused, free). */
     async planContactReuse(input: { jobId: string; orgId: string; fields: ContactField[] }): Promise<number[]> {
@@ -61,10 +64,10 @@ export function createContactActivities(config: Config, usage?: UsageCounters, e
         firstAttempt: ctx.info.attempt === 1,
         onDelivered: ({ orgId, jobId, deliveryQuotaAt, personIds }) =>
           deliveryQuotaAt
-            ? recordJobDeliveries(orgId, jobId, deliveryQuotaAt.getTime(), personIds)
+            ? recordJobDeliveries(quotaWindows, orgId, jobId, deliveryQuotaAt.getTime(), personIds)
             : // A job accepted before reservations existed: counted today, as it was then.
-              inTurn(`deliveries:${orgId}`, () => recordDelivered(orgId, personIds)),
-        usableSources: async (orgId) => new Set((await sourcesForOrganization(config, orgId)).map((s) => s.id)),
+              inTurn(`deliveries:${orgId}`, () => recordDelivered(quotaWindows, orgId, personIds)),
+        usableSources: async (orgId) => new Set((await sourcesForOrganization(config, sources, orgId)).map((s) => s.id)),
         onCharged: usage && (({ orgId, operation, credits }) => usage.countCredits(orgId, operation, credits)),
         people,
         generations,

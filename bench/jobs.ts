@@ -32,6 +32,7 @@ import { closeTemporalClient, temporalCall } from '../core/temporal/client';
 import { createOrganization } from '../core/tenancy/provisioning';
 import { startBenchStack } from './benchStack';
 import { startContactProviderServer } from '../test/support/contactProviderServer';
+import { createDeps } from '../core/deps';
 
 const PEOPLE = Number(process.env.BENCH_PEOPLE ?? 10_000);
 /** Unset: the configured defaults (CONTACT_JOB_CHUNK_SIZE, CONTACT_JOB_CONCURRENCY). */
@@ -126,7 +127,12 @@ async function runOnce(label: string, config: Config, env: Record<string, string
     };
     const search = await storeSearch({ orgId: org.org_id, fingerprint: `bench-${label}`, params: {}, personIds, total: personIds.length });
     const started = performance.now();
-    const view = await createBatchContactRetrievalJob(config, { principal, searchId: search.searchId, limit: personIds.length, fields: ['email', 'phone'] });
+    const view = await createBatchContactRetrievalJob(createDeps(config), {
+      principal,
+      searchId: search.searchId,
+      limit: personIds.length,
+      fields: ['email', 'phone'],
+    });
     const accepted = performance.now();
     process.stderr.write(`[bench] ${label}: job ${view.job_id} accepted\n`);
     const job = await jobFinished(view.job_id, JOB_LIMIT_MS);

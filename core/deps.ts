@@ -1,9 +1,12 @@
 import type { Config } from './config';
+import { DailyJobCapReads } from './jobs/dailyJobCap';
 import { KeyReads } from './keys/apiKeys';
 import { LimitSettingsReads } from './limits/limitSettings';
 import { StoreAdmission } from './limits/requestAdmission';
 import { PublicClients } from './oauth/publicClients';
 import { SigningKeys } from './oauth/signingKeys';
+import { QuotaWindows } from './talent/quotas';
+import { EnabledSourceReads } from './talent/sources';
 import { createPeopleIndexes, type PeopleIndexes } from './talent/peopleIndexes';
 import type { UsageCounters } from './usage/usageCounters';
 import { DecoyPasswordHash } from './users/signIn';
@@ -19,10 +22,16 @@ export interface Deps {
   readonly config: Config;
   /** Admission against the store: the organization's window and in-flight places, each operation's window. */
   readonly admission: StoreAdmission;
+  /** The operator's daily job caps, through a read cache. */
+  readonly dailyJobCaps: DailyJobCapReads;
   /** API keys by hash, through a read cache. */
   readonly keyReads: KeyReads;
   /** The organizations' limit settings, through a read cache. */
   readonly limitSettings: LimitSettingsReads;
+  /** The search sources each organization enabled, through a read cache. */
+  readonly enabledSources: EnabledSourceReads;
+  /** The search quota windows (previews, queries, deliveries) this app has read or written: hints, the store decides. */
+  readonly quotaWindows: QuotaWindows;
   /** The people indexes searches and matches read. */
   readonly people: PeopleIndexes;
   /** The token signing keys, cached per app; a rotation through them takes effect in this app at once. */
@@ -42,12 +51,15 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> 
   return {
     config,
     admission: parts.admission ?? new StoreAdmission(),
+    dailyJobCaps: parts.dailyJobCaps ?? new DailyJobCapReads(),
     keyReads: parts.keyReads ?? new KeyReads(),
     limitSettings: parts.limitSettings ?? new LimitSettingsReads(),
     signingKeys: parts.signingKeys ?? new SigningKeys(config),
     publicClients: parts.publicClients ?? new PublicClients(config, { destinationLookup }),
     decoy: parts.decoy ?? new DecoyPasswordHash(config.oauth.passwordScryptLog2N),
     people: parts.people ?? createPeopleIndexes(),
+    enabledSources: parts.enabledSources ?? new EnabledSourceReads(),
+    quotaWindows: parts.quotaWindows ?? new QuotaWindows(),
     destinationLookup,
     usage: parts.usage,
   };

@@ -109,7 +109,7 @@ export const candidateRoutes = [
       429: { description: '`preview_quota_exceeded` or `distinct_query_cap` (Retry-After: 1); nothing charged' },
     },
     handler: async (input) => {
-      const page = await searchCandidates(input.config, input.deps.people, {
+      const page = await searchCandidates(input.config, input.deps, {
         orgId: input.principal.orgId,
         familyId: input.principal.familyId,
         claim: requestClaim(input),

@@ -130,9 +130,9 @@ export const contactRetrievalJobRoutes = [
       ...errors,
       422: { description: '`validation_failed`; unknown (or not available) person ids are listed in `unknown_person_ids`' },
     },
-    handler: async ({ principal, body, config }) => ({
+    handler: async ({ principal, body, deps }) => ({
       status: 202,
-      body: await createContactRetrievalJob(config, { principal, personIds: body.person_ids, fields: body.fields }),
+      body: await createContactRetrievalJob(deps, { principal, personIds: body.person_ids, fields: body.fields }),
     }),
   }),
   defineRoute({
@@ -152,9 +152,9 @@ export const contactRetrievalJobRoutes = [
     paid: true,
     body: BatchBody,
     responses: { ...accepted, ...errors, 404: { description: 'No such search for this organization' } },
-    handler: async ({ principal, body, config }) => ({
+    handler: async ({ principal, body, deps }) => ({
       status: 202,
-      body: await createBatchContactRetrievalJob(config, { principal, searchId: body.search_id, limit: body.limit, fields: body.fields }),
+      body: await createBatchContactRetrievalJob(deps, { principal, searchId: body.search_id, limit: body.limit, fields: body.fields }),
     }),
   }),
   defineRoute({

@@ -91,7 +91,7 @@ export const personMatchRoutes = [
     handler: async (input) => {
       const { min_confidence, limit, ...fields } = input.body;
       const { orgId, familyId } = input.principal;
-      const matched = await matchPeople(input.config, input.deps.people, {
+      const matched = await matchPeople(input.config, input.deps, {
         orgId,
         familyId,
         claim: requestClaim(input),

@@ -56,7 +56,7 @@ export const profileRoutes = [
       429: { description: '`delivery_quota_exceeded` (Retry-After: 1); nothing charged' },
     },
     handler: async (input) => {
-      const unlocked = await unlockProfile(input.config, {
+      const unlocked = await unlockProfile(input.config, input.deps, {
         orgId: input.principal.orgId,
         familyId: input.principal.familyId,
         claim: requestClaim(input),

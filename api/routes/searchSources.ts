@@ -22,10 +22,10 @@ export const searchSourceRoutes = [
       'Free; takes no Idempotency-Key. The built-in talent pool is always listed; other sources appear once the operator enabled them for the organization.',
     permission: PERMISSIONS.candidatesSearch,
     responses: { 200: { description: 'The usable sources', schema: z.object({ data: z.array(SearchSourceSchema) }) } },
-    handler: async ({ principal, config }) => ({
+    handler: async ({ principal, config, deps }) => ({
       status: 200,
       body: {
-        data: (await sourcesForOrganization(config, principal.orgId)).map((s) => ({
+        data: (await sourcesForOrganization(config, deps.enabledSources, principal.orgId)).map((s) => ({
           source_id: s.id,
           name: s.name,
           description: s.description,

@@ -1,4 +1,5 @@
 import type { Config } from '../config';
+import type { Deps } from '../deps';
 import { assertCanFundSmallestAnswer } from '../credits/smallestAnswer';
 import { newId } from '../ids';
 import type { KeyPrincipal } from '../keys/apiKeys';
@@ -75,6 +76,9 @@ export interface CreateJobInput {
 
 export type { JobStarter } from './jobOutbox';
 
+/** What accepting a job reads through the app's caches (core/deps.ts); a test or the CLI builds its own with createDeps. */
+export type JobCreationDeps = Pick<Deps, 'config' | 'dailyJobCaps' | 'enabledSources'>;
+
 /** A request waits for Temporal at most TEMPORAL_START_WAIT_MS; the starters carry on from the store after. */
 function requestStarter(config: Config): JobStarter {
   return temporalJobStarter(config, config.temporal.startWaitMs);
@@ -99,10 +103,11 @@ function requestHoldMs(config: Config): number {
  * see are answered `not_found` by the job, free).
  */
 export async function createContactRetrievalJob(
-  config: Config,
+  deps: JobCreationDeps,
   input: CreateJobInput & { unknownPeople?: 'refuse' | 'settle_not_found' },
-  starter: JobStarter = requestStarter(config),
+  starter: JobStarter = requestStarter(deps.config),
 ): Promise<JobView> {
+  const { config } = deps;
   const { principal } = input;
   const personIds = uniquePersonIds(input.personIds);
   if (personIds.length === 0)
@@ -111,7 +116,7 @@ export async function createContactRetrievalJob(
   // same 402 whichever ids it sends, and learns nothing of which exist.
   await assertCanFundSmallestAnswer('contactJob', principal);
   const sourceOf = await sourcesOfPeople(personIds);
-  const usable = new Set((await sourcesForOrganization(config, principal.orgId)).map((s) => s.id));
+  const usable = new Set((await sourcesForOrganization(config, deps.enabledSources, principal.orgId)).map((s) => s.id));
   const unknown = unknownPeople(personIds, sourceOf, usable);
   if (unknown.length && input.unknownPeople !== 'settle_not_found') throw unknownPeopleProblem(unknown);
   const hidden = new Set(unknown);
@@ -129,7 +134,7 @@ export async function createContactRetrievalJob(
   };
   let reservation: { covered: string[]; over: string[] };
   try {
-    const daySlot = await claimDaySlot(config, principal.orgId, jobId, acceptedAt.getTime());
+    const daySlot = await claimDaySlot(config, deps.dailyJobCaps, principal.orgId, jobId, acceptedAt.getTime());
     undo.push(() => returnDaySlot(daySlot));
     const slot = await claimJobSlot(principal.orgId, jobId, starter.running, acceptedAt, (abandoned) => finishAbandonedJob(config, abandoned));
     if (slot === null) {
@@ -237,7 +242,7 @@ export async function finishAbandonedJob(config: Config, jobId: string): Promise
 
 /** A job over the first `limit` people of an earlier search of the same organization. */
 export async function createBatchContactRetrievalJob(
-  config: Config,
+  deps: JobCreationDeps,
   input: { principal: KeyPrincipal; searchId: string; limit: number; fields: ContactField[] },
 ): Promise<JobView> {
   await assertCanFundSmallestAnswer('contactJob', input.principal);
@@ -247,7 +252,7 @@ export async function createBatchContactRetrievalJob(
       extensions: { errors: [{ field: 'search_id', message: 'the search returned no people' }] },
     });
   }
-  return createContactRetrievalJob(config, {
+  return createContactRetrievalJob(deps, {
     principal: input.principal,
     personIds,
     fields: input.fields,

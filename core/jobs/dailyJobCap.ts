@@ -15,15 +15,26 @@ import { daySlotIdsOf, deleteDaySlot, deleteExpiredDaySlots, findDailyJobCap, in
 
 const DAY_MS = 24 * 3600_000;
 
-const capReads = new ReadCache<number | null>();
-
 /** CONTACT_JOBS_PER_DAY, and READ_CACHE_MS for the operator's figures. */
 export type DailyJobCapSettings = Pick<Config, 'contactJobs' | 'readCacheMs'>;
 
-/** The organization's daily job cap. */
+/**
+ * One app's reads of the operator's daily job caps, each organization's read at most once per
+ * READ_CACHE_MS (see readCache.ts). The app's composition root builds one (core/deps.ts).
+ */
+export class DailyJobCapReads {
+  private readonly reads = new ReadCache<number | null>();
+
+  /** The organization's daily job cap. */
+  async capOf(settings: DailyJobCapSettings, orgId: string): Promise<number> {
+    const own = await this.reads.get(orgId, settings.readCacheMs, () => findDailyJobCap(orgId));
+    return own ?? settings.contactJobs.jobsPerDay;
+  }
+}
+
+/** The organization's daily job cap as stored now (the operator's view). */
 export async function dailyJobCap(settings: DailyJobCapSettings, orgId: string): Promise<number> {
-  const own = await capReads.get(orgId, settings.readCacheMs, () => findDailyJobCap(orgId));
-  return own ?? settings.contactJobs.jobsPerDay;
+  return (await findDailyJobCap(orgId)) ?? settings.contactJobs.jobsPerDay;
 }
 
 /** Operator: sets (or with null removes) an organization's daily job cap; returns once every replica uses it. */
@@ -34,7 +45,6 @@ export async function setDailyJobCap(
 ): Promise<{ org_id: string; jobs_per_day: number; source: 'override' | 'default' }> {
   if (!(await organizationExists(orgId))) throw new Error(`organization ${orgId} does not exist`);
   await saveDailyJobCap(orgId, jobsPerDay);
-  capReads.invalidate(orgId);
   await waitUntilReadCachesExpire(settings.readCacheMs);
   return { org_id: orgId, jobs_per_day: await dailyJobCap(settings, orgId), source: jobsPerDay === null ? 'default' : 'override' };
 }
@@ -44,8 +54,8 @@ export interface DaySlot {
 }
 
 /** Takes one of today's slots for the job, or throws 429 `contact_job_daily_cap` (Retry-After: until the UTC day rolls). */
-export async function claimDaySlot(settings: DailyJobCapSettings, orgId: string, jobId: string, now = Date.now()): Promise<DaySlot> {
-  const cap = await dailyJobCap(settings, orgId);
+export async function claimDaySlot(settings: DailyJobCapSettings, caps: DailyJobCapReads, orgId: string, jobId: string, now = Date.now()): Promise<DaySlot> {
+  const cap = await caps.capOf(settings, orgId);
   const { day, secondsLeft } = utcDay(now);
   const expiresAt = new Date(Math.floor(now / DAY_MS) * DAY_MS + DAY_MS);
   const taken = await daySlotIdsOf(orgId, day);

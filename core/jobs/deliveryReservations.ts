@@ -1,5 +1,5 @@
 import { retryLater } from '../problems';
-import { quotaLimit, quotaWindow, recordDelivered, type QuotaSettings } from '../talent/quotas';
+import { quotaLimit, quotaWindow, recordDelivered, type QuotaSettings, type QuotaWindows } from '../talent/quotas';
 import { appendQuotaEntry, quotaEntriesUpTo, quotaHeadSeq, type QuotaEntryRecord } from '../talent/store';
 import { inTurn } from '../inTurn';
 import { planDeliveryReservation } from './jobRules';
@@ -95,9 +95,10 @@ export async function reserveDeliveries(settings: QuotaSettings, orgId: string, 
 
 /**
  * Records people a job delivered: they join the window of the job's acceptance, paid from its
- * reservation. Never refuses (the delivery happened); safe to repeat.
+ * reservation. Never refuses (the delivery happened); safe to repeat. `windows`: the worker's
+ * quota windows, for the count outside the reservation when the chain stays contended.
  */
-export async function recordJobDeliveries(orgId: string, jobId: string, at: number, personIds: readonly string[]): Promise<void> {
+export async function recordJobDeliveries(windows: QuotaWindows, orgId: string, jobId: string, at: number, personIds: readonly string[]): Promise<void> {
   if (!personIds.length) return;
   await inTurn(`deliveries:${orgId}`, async () => {
     for (let race = 0; race < MAX_RACES; race++) {
@@ -108,7 +109,7 @@ export async function recordJobDeliveries(orgId: string, jobId: string, at: numb
       if (await append(w, { members: fresh, countAfter: w.count + fresh.length - consumed, job: jobId, consumed })) return;
     }
     // Counted anyway, outside the reservation: never lose a delivery from the count.
-    await recordDelivered(orgId, [...personIds], at);
+    await recordDelivered(windows, orgId, [...personIds], at);
   });
 }
 

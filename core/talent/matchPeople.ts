@@ -5,7 +5,7 @@ import { assertCanFundSmallestAnswer, smallestAnswerRefusal, type Payer } from '
 import { claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
 import { logger } from '../observability/logger';
 import { Problem, validationFailed } from '../problems';
-import type { PeopleIndexes } from './peopleIndexes';
+import type { Deps } from '../deps';
 import { normalizeProfileUrl, personTitleTokens, type SearchIndex } from './searchIndex';
 import { containsPhrase, fold, tokenize } from './searchText';
 import { sourcesForOrganization } from './sources';
@@ -130,17 +130,20 @@ export interface MatchesFound {
   bestConfidence: number | null;
 }
 
+/** What a match reads through the app's own instances (core/deps.ts). */
+export type MatchReads = Pick<Deps, 'people' | 'enabledSources'>;
+
 export async function findMatches(
   settings: Pick<Config, 'readCacheMs'>,
-  people: PeopleIndexes,
+  reads: MatchReads,
   orgId: string,
   input: MatchInput,
   minConfidence: number,
   limit: number,
 ): Promise<MatchesFound> {
   assertIdentifyingInput(input);
-  const idx = await people.search.get();
-  const usable = new Set((await sourcesForOrganization(settings, orgId)).map((s) => s.id));
+  const idx = await reads.people.search.get();
+  const usable = new Set((await sourcesForOrganization(settings, reads.enabledSources, orgId)).map((s) => s.id));
   const hits = new Map<number, Set<string>>();
   const hit = (o: number | undefined, field: string | null) => {
     if (o === undefined) return;
@@ -150,7 +153,7 @@ export async function findMatches(
   };
   if (input.profile_url) hit(idx.byProfileUrl.get(normalizeProfileUrl(input.profile_url)), 'profile_url');
   if (input.email || input.phone) {
-    const ci = await people.contacts.of(idx);
+    const ci = await reads.people.contacts.of(idx);
     if (input.email) for (const id of ci.byEmail.get(fold(input.email)) ?? []) hit(idx.ordinalOf.get(id), 'email');
     if (input.phone) for (const id of ci.byPhone.get(normalizePhone(input.phone)) ?? []) hit(idx.ordinalOf.get(id), 'phone');
   }
@@ -192,14 +195,14 @@ export interface MatchAnswer {
  */
 export async function matchPeople(
   settings: Pick<Config, 'readCacheMs'>,
-  people: PeopleIndexes,
+  reads: MatchReads,
   input: { orgId: string; familyId: string; claim: RequestClaim; fields: MatchInput; minConfidence: number; limit: number },
 ): Promise<MatchAnswer> {
   assertIdentifyingInput(input.fields);
   const payer = { orgId: input.orgId, familyId: input.familyId };
   const chargeKey = claimChargeKey(MATCH_OPERATION, input.claim);
   await assertCanFundSmallestAnswer('match', payer, chargeKey);
-  const { matches, bestConfidence } = await findMatches(settings, people, input.orgId, input.fields, input.minConfidence, input.limit);
+  const { matches, bestConfidence } = await findMatches(settings, reads, input.orgId, input.fields, input.minConfidence, input.limit);
   if (!matches.length) {
     const best = hasStrongIdentifier(input.fields) ? null : bestConfidence;
     return { data: [], credits_charged: 0, receipt_id: null, no_match: { best_confidence: best, min_confidence: input.minConfidence } };

@@ -51,25 +51,37 @@ interface WindowState {
   end: number;
 }
 
-/** Windows this process has read or written: a cache (a conflict on append reloads it). */
-const windows = new LRUCache<string, WindowState>({ max: 10_000 });
+/**
+ * The quota windows one app (or worker) has read or written: a cache that saves re-reading a
+ * window's chain on every search; the store decides (a conflict on append reloads the window).
+ * The composition root builds one (core/deps.ts, activities/contacts.ts); a caller without one
+ * may use a fresh one.
+ */
+export class QuotaWindows {
+  private readonly states = new LRUCache<string, WindowState>({ max: 10_000 });
 
-async function readWindow(kind: QuotaKind, orgId: string, now: number): Promise<WindowState> {
-  const w = quotaWindow(kind, now);
-  const chainId = `${orgId}:${kind}:${w.key}`;
-  const cached = windows.get(chainId);
-  if (cached) return cached;
-  const seq = await quotaHeadSeq(chainId);
-  const members = new Set<string>();
-  let count = 0;
-  if (seq >= 0) {
-    const entries = await quotaEntriesUpTo(chainId, seq);
-    for (const e of entries) for (const m of e.members) members.add(m);
-    count = (await readQuotaEntry(chainId, seq))?.countAfter ?? members.size;
+  async read(kind: QuotaKind, orgId: string, now: number): Promise<WindowState> {
+    const w = quotaWindow(kind, now);
+    const chainId = `${orgId}:${kind}:${w.key}`;
+    const cached = this.states.get(chainId);
+    if (cached) return cached;
+    const seq = await quotaHeadSeq(chainId);
+    const members = new Set<string>();
+    let count = 0;
+    if (seq >= 0) {
+      const entries = await quotaEntriesUpTo(chainId, seq);
+      for (const e of entries) for (const m of e.members) members.add(m);
+      count = (await readQuotaEntry(chainId, seq))?.countAfter ?? members.size;
+    }
+    const state = { chainId, seq, count, members, end: w.end };
+    this.states.set(chainId, state);
+    return state;
   }
-  const state = { chainId, seq, count, members, end: w.end };
-  windows.set(chainId, state);
-  return state;
+
+  /** Forgets a window found stale, so the next read loads it from the store. */
+  forget(chainId: string): void {
+    this.states.delete(chainId);
+  }
 }
 
 function freshOf(state: WindowState, members: string[]): string[] {
@@ -77,9 +89,9 @@ function freshOf(state: WindowState, members: string[]): string[] {
 }
 
 /** Counts `members`; with a `limit`, refuses (counting nothing) when the new ones would pass it. */
-async function add(kind: QuotaKind, orgId: string, members: string[], limit: number | undefined, now: number): Promise<void> {
+async function add(windows: QuotaWindows, kind: QuotaKind, orgId: string, members: string[], limit: number | undefined, now: number): Promise<void> {
   for (let attempt = 0; attempt < 200; attempt++) {
-    const state = await readWindow(kind, orgId, now);
+    const state = await windows.read(kind, orgId, now);
     const fresh = freshOf(state, members);
     if (!fresh.length) return;
     if (limit !== undefined && state.count + fresh.length > limit) throw refusal(kind, limit);
@@ -94,7 +106,7 @@ async function add(kind: QuotaKind, orgId: string, members: string[], limit: num
       for (const m of fresh) state.members.add(m);
       return;
     }
-    windows.delete(state.chainId);
+    windows.forget(state.chainId);
   }
   throw retryLater('rate_limited', 'The search quota is under heavy contention; retry shortly.', 1);
 }
@@ -103,19 +115,33 @@ async function add(kind: QuotaKind, orgId: string, members: string[], limit: num
  * Counts `members` in the current window of `kind`, or throws its 429 (Retry-After 1,
  * nothing counted) when the new ones among them would pass the threshold.
  */
-export async function admitToQuota(settings: QuotaSettings, kind: QuotaKind, orgId: string, members: string[], now = Date.now()): Promise<void> {
-  await add(kind, orgId, members, quotaLimit(settings, kind), now);
+export async function admitToQuota(
+  settings: QuotaSettings,
+  windows: QuotaWindows,
+  kind: QuotaKind,
+  orgId: string,
+  members: string[],
+  now = Date.now(),
+): Promise<void> {
+  await add(windows, kind, orgId, members, quotaLimit(settings, kind), now);
 }
 
 /** Throws the 429 when the new ones among `members` would pass the threshold; records nothing. */
-export async function assertQuota(settings: QuotaSettings, kind: QuotaKind, orgId: string, members: string[], now = Date.now()): Promise<void> {
+export async function assertQuota(
+  settings: QuotaSettings,
+  windows: QuotaWindows,
+  kind: QuotaKind,
+  orgId: string,
+  members: string[],
+  now = Date.now(),
+): Promise<void> {
   const limit = quotaLimit(settings, kind);
-  let state = await readWindow(kind, orgId, now);
+  let state = await windows.read(kind, orgId, now);
   // Nothing appends here to reveal a stale cache: other processes (the contact-retrieval
   // worker) record deliveries too, so look whether the chain moved on.
   if (await quotaEntryExists(state.chainId, state.seq + 1)) {
-    windows.delete(state.chainId);
-    state = await readWindow(kind, orgId, now);
+    windows.forget(state.chainId);
+    state = await windows.read(kind, orgId, now);
   }
   if (state.count + freshOf(state, members).length > limit) throw refusal(kind, limit);
 }
@@ -125,17 +151,17 @@ export async function assertQuota(settings: QuotaSettings, kind: QuotaKind, orgI
  * nothing. A cheap refusal before costly work: a count only grows within its window, so a
  * cached full window is full indeed (a stale one that looks open is caught by admitToQuota).
  */
-export async function assertQuotaHasRoom(settings: QuotaSettings, kind: QuotaKind, orgId: string, now = Date.now()): Promise<void> {
+export async function assertQuotaHasRoom(settings: QuotaSettings, windows: QuotaWindows, kind: QuotaKind, orgId: string, now = Date.now()): Promise<void> {
   const limit = quotaLimit(settings, kind);
-  if ((await readWindow(kind, orgId, now)).count >= limit) throw refusal(kind, limit);
+  if ((await windows.read(kind, orgId, now)).count >= limit) throw refusal(kind, limit);
 }
 
 /**
  * Records people as delivered today. Called after the delivery happened, so it never
  * refuses: the quota is checked (assertQuota) or reserved (core/jobs/deliveryReservations.ts) before the work.
  */
-export async function recordDelivered(orgId: string, personIds: string[], now = Date.now()): Promise<void> {
-  if (personIds.length) await add('deliveries', orgId, personIds, undefined, now);
+export async function recordDelivered(windows: QuotaWindows, orgId: string, personIds: string[], now = Date.now()): Promise<void> {
+  if (personIds.length) await add(windows, 'deliveries', orgId, personIds, undefined, now);
 }
 
 /** What a search's parameters count as against the distinct-query cap. */

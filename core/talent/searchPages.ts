@@ -10,7 +10,7 @@ import { startSearch, type SearchFilters, type SearchParams } from './rankCandid
 import { keyedId } from './keyedIds';
 import { admitToQuota, assertQuotaHasRoom, queryMember } from './quotas';
 import { cursorExpired, decodeCursor, encodeCursor, invalidCursor } from './searchCursor';
-import type { PeopleIndexes } from './peopleIndexes';
+import type { Deps } from '../deps';
 import { personPreview, type PersonPreview, type SearchIndex } from './searchIndex';
 import { runScan } from './searchScheduling';
 import { findSearch, MAX_STORED_SEARCH_PEOPLE, storeSearch, type StoredSearch } from './searches';
@@ -63,8 +63,8 @@ function normalizeFilters(f: SearchFilters = {}): SearchFilters {
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined)) as SearchFilters;
 }
 
-async function resolveSources(settings: SearchSettings, orgId: string, requested?: string[]): Promise<string[]> {
-  const usable = (await sourcesForOrganization(settings, orgId)).map((s) => s.id);
+async function resolveSources(settings: SearchSettings, reads: SearchReads, orgId: string, requested?: string[]): Promise<string[]> {
+  const usable = (await sourcesForOrganization(settings, reads.enabledSources, orgId)).map((s) => s.id);
   if (!requested?.length) return usable;
   const refused = requested.filter((s) => !usable.includes(s));
   if (refused.length) {
@@ -73,8 +73,8 @@ async function resolveSources(settings: SearchSettings, orgId: string, requested
   return [...new Set(requested)].sort();
 }
 
-async function paramsOf(settings: SearchSettings, req: SearchRequest): Promise<SearchParams> {
-  return { query: (req.query ?? '').trim(), filters: normalizeFilters(req.filters), sources: await resolveSources(settings, req.orgId, req.sources) };
+async function paramsOf(settings: SearchSettings, reads: SearchReads, req: SearchRequest): Promise<SearchParams> {
+  return { query: (req.query ?? '').trim(), filters: normalizeFilters(req.filters), sources: await resolveSources(settings, reads, req.orgId, req.sources) };
 }
 
 function fingerprintOf(params: SearchParams): string {
@@ -89,8 +89,11 @@ function firstFailure(results: PromiseSettledResult<unknown>[]): void {
 /** What a search reads of the config: the secrets key (ids, cursors), search and quota settings, READ_CACHE_MS. */
 export type SearchSettings = Pick<Config, 'secretsKey' | 'search' | 'searchQuotas' | 'readCacheMs'>;
 
-export async function searchCandidates(settings: SearchSettings, people: PeopleIndexes, req: SearchRequest): Promise<SearchPage> {
-  return req.cursor !== undefined ? nextPage(settings, people, req, req.cursor) : firstPage(settings, people, req);
+/** What a search reads through the app's own instances (core/deps.ts). */
+export type SearchReads = Pick<Deps, 'people' | 'enabledSources' | 'quotaWindows'>;
+
+export async function searchCandidates(settings: SearchSettings, reads: SearchReads, req: SearchRequest): Promise<SearchPage> {
+  return req.cursor !== undefined ? nextPage(settings, reads, req, req.cursor) : firstPage(settings, reads, req);
 }
 
 /**
@@ -101,28 +104,28 @@ export async function searchCandidates(settings: SearchSettings, people: PeopleI
  * is charged; only then is the search stored (a batch job can only ever use a search that
  * was answered).
  */
-async function firstPage(settings: SearchSettings, people: PeopleIndexes, req: SearchRequest): Promise<SearchPage> {
-  const params = await paramsOf(settings, req);
+async function firstPage(settings: SearchSettings, reads: SearchReads, req: SearchRequest): Promise<SearchPage> {
+  const params = await paramsOf(settings, reads, req);
   if (!params.query && Object.keys(params.filters).length === 0) {
     throw validationFailed([{ field: 'query', message: 'send a query, at least one filter, or a cursor' }]);
   }
   const fingerprint = fingerprintOf(params);
   firstFailure(
     await Promise.allSettled([
-      admitToQuota(settings, 'queries', req.orgId, [queryMember(fingerprint)]),
+      admitToQuota(settings, reads.quotaWindows, 'queries', req.orgId, [queryMember(fingerprint)]),
       // The request's own page may be what filled the quota (a retry after a crash): not a refusal then.
-      assertQuotaHasRoom(settings, 'previews', req.orgId).catch(async (err: unknown) => {
+      assertQuotaHasRoom(settings, reads.quotaWindows, 'previews', req.orgId).catch(async (err: unknown) => {
         if (!(await findCharge(pageChargeKey(req)))) throw err;
       }),
       assertCanFundSmallestAnswer('search', { orgId: req.orgId, familyId: req.familyId }, pageChargeKey(req)),
     ]),
   );
-  const idx = await people.search.get();
+  const idx = await reads.people.search.get();
   const outcome = await runScan(req.orgId, startSearch(idx, params, MAX_STORED_SEARCH_PEOPLE), settings.search.scanBudget);
   const personIds = outcome.ordinals.map((o) => idx.personIds[o]);
   const pageIds = personIds.slice(0, req.pageSize);
   const data = previewsOf(idx, pageIds);
-  const paid = await payForPage(settings, req, data);
+  const paid = await payForPage(settings, reads, req, data);
   const search = await storeOrReuseSearch({
     orgId: req.orgId,
     fingerprint,
@@ -135,21 +138,21 @@ async function firstPage(settings: SearchSettings, people: PeopleIndexes, req: S
 }
 
 /** The next page of a stored search, by its cursor. */
-async function nextPage(settings: SearchSettings, people: PeopleIndexes, req: SearchRequest, cursor: string): Promise<SearchPage> {
+async function nextPage(settings: SearchSettings, reads: SearchReads, req: SearchRequest, cursor: string): Promise<SearchPage> {
   const pos = decodeCursor(settings, cursor, req.orgId);
   const search = await findSearch(req.orgId, pos.searchId);
   if (!search) throw cursorExpired();
   if (req.query !== undefined || req.filters !== undefined || req.sources !== undefined) {
-    if (fingerprintOf(await paramsOf(settings, req)) !== search.fingerprint) {
+    if (fingerprintOf(await paramsOf(settings, reads, req)) !== search.fingerprint) {
       throw invalidCursor('The cursor belongs to a different search; send the same query, filters and sources, or none.');
     }
   }
   // Before the page is read: a page that cannot be paid for reads and counts nothing.
   await assertCanFundSmallestAnswer('search', { orgId: req.orgId, familyId: req.familyId }, pageChargeKey(req));
-  const idx = await people.search.get();
+  const idx = await reads.people.search.get();
   const pageIds = search.personIds.slice(pos.offset, pos.offset + req.pageSize);
   const data = previewsOf(idx, pageIds);
-  return pageOf(settings, req, search, pos.offset, pageIds, data, await payForPage(settings, req, data));
+  return pageOf(settings, req, search, pos.offset, pageIds, data, await payForPage(settings, reads, req, data));
 }
 
 function previewsOf(idx: SearchIndex, ids: string[]): PersonPreview[] {
@@ -164,10 +167,16 @@ function previewsOf(idx: SearchIndex, ids: string[]): PersonPreview[] {
  * request's claim; an empty page is free. A retry of the request finds its people counted and
  * its charge taken, and answers with what that charge took.
  */
-async function payForPage(settings: SearchSettings, req: SearchRequest, data: PersonPreview[]): Promise<{ credits: number; receiptId: string | null }> {
+async function payForPage(
+  settings: SearchSettings,
+  reads: SearchReads,
+  req: SearchRequest,
+  data: PersonPreview[],
+): Promise<{ credits: number; receiptId: string | null }> {
   if (!data.length) return { credits: 0, receiptId: null };
   await admitToQuota(
     settings,
+    reads.quotaWindows,
     'previews',
     req.orgId,
     data.map((p) => p.person_id),

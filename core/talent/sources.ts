@@ -35,13 +35,27 @@ export const SOURCE_CATALOGUE: readonly SearchSource[] = [
   },
 ];
 
-/** Enabled sources per organization, read through the replica's short read cache (every search needs them). */
-const enabledSourceReads = new ReadCache<string[]>();
+/**
+ * One app's (or worker's) reads of the sources each organization enabled, each read at most
+ * once per READ_CACHE_MS (see readCache.ts): every search needs them. The composition root
+ * builds one (core/deps.ts, activities/contacts.ts).
+ */
+export class EnabledSourceReads {
+  private readonly reads = new ReadCache<string[]>();
+
+  enabledOf(settings: Pick<Config, 'readCacheMs'>, orgId: string): Promise<string[]> {
+    return this.reads.get(orgId, settings.readCacheMs, () => enabledSourcesOf(orgId));
+  }
+}
+
+function usableOf(enabledIds: readonly string[]): SearchSource[] {
+  const enabled = new Set(enabledIds);
+  return SOURCE_CATALOGUE.filter((s) => s.built_in || enabled.has(s.id));
+}
 
 /** The sources this organization may search, built-in first. */
-export async function sourcesForOrganization(settings: Pick<Config, 'readCacheMs'>, orgId: string): Promise<SearchSource[]> {
-  const enabled = new Set(await enabledSourceReads.get(orgId, settings.readCacheMs, () => enabledSourcesOf(orgId)));
-  return SOURCE_CATALOGUE.filter((s) => s.built_in || enabled.has(s.id));
+export async function sourcesForOrganization(settings: Pick<Config, 'readCacheMs'>, reads: EnabledSourceReads, orgId: string): Promise<SearchSource[]> {
+  return usableOf(await reads.enabledOf(settings, orgId));
 }
 
 /** Operator: enable or disable a non-built-in source for an organization. */
@@ -56,7 +70,6 @@ export async function setSourceEnabled(
   if (source.built_in) throw new Error(`${sourceId} is built in and always enabled`);
   if (!(await storeSourceEnabled(orgId, sourceId, enabled))) throw new Error(`organization ${orgId} does not exist`);
   // Returns once no replica still searches with the old set.
-  enabledSourceReads.invalidate(orgId);
   await waitUntilReadCachesExpire(settings.readCacheMs);
-  return { org_id: orgId, sources: (await sourcesForOrganization(settings, orgId)).map((s) => s.id) };
+  return { org_id: orgId, sources: usableOf(await enabledSourcesOf(orgId)).map((s) => s.id) };
 }

@@ -7,6 +7,7 @@ import { notFound } from '../problems';
 import type { PersonProfileRecord } from './person';
 import { admitToQuota } from './quotas';
 import { sourcesForOrganization } from './sources';
+import type { Deps } from '../deps';
 import { findPersonProfile, findProfileUnlock, recordProfileUnlock } from './store';
 
 export const UNLOCK_OPERATION = 'profiles.unlock';
@@ -82,6 +83,7 @@ export function unlockChargeKey(orgId: string, personId: string): string {
  */
 export async function unlockProfile(
   settings: Pick<Config, 'readCacheMs' | 'searchQuotas'>,
+  reads: Pick<Deps, 'enabledSources' | 'quotaWindows'>,
   input: { orgId: string; familyId: string; claim: RequestClaim; personId: string },
 ): Promise<UnlockResult> {
   const { orgId, familyId, personId } = input;
@@ -91,16 +93,16 @@ export async function unlockProfile(
   const unlockedBefore = earlier !== null && earlier.chargeKey !== requestKey;
   // Already charged for this person (this request before a crash, or another one): no 402.
   if (!earlier) await assertCanFundSmallestAnswer('unlock', { orgId, familyId }, unlockChargeKey(orgId, personId));
-  const usable = new Set((await sourcesForOrganization(settings, orgId)).map((s) => s.id));
+  const usable = new Set((await sourcesForOrganization(settings, reads.enabledSources, orgId)).map((s) => s.id));
   const person = await findPersonProfile(personId);
   if (!person || !usable.has(person.source)) throw notFound('person');
   const profile = toProfile(person);
   const free = (): UnlockResult => ({ profile, already_unlocked: true, credits_charged: 0, receipt_id: null });
   if (unlockedBefore) {
-    await admitToQuota(settings, 'deliveries', orgId, [personId]);
+    await admitToQuota(settings, reads.quotaWindows, 'deliveries', orgId, [personId]);
     return free();
   }
-  await admitToQuota(settings, 'deliveries', orgId, [personId]);
+  await admitToQuota(settings, reads.quotaWindows, 'deliveries', orgId, [personId]);
   const receipt = await charge({
     orgId,
     familyId,

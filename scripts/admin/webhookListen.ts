@@ -214,6 +214,7 @@ async function trigger(f: Flags, config: Config): Promise<unknown> {
   const { personIdsOfSourceAfter, personIdsWithProviderContacts } = await import('../../core/talent/store');
   const { BUILT_IN_SOURCE_ID } = await import('../../core/talent/sources');
   const { createContactRetrievalJob } = await import('../../core/jobs/contactRetrievalJobs');
+  const { createDeps } = await import('../../core/deps');
   const orgId = await orgOfWorkspace(workspaceId);
   if (!orgId) throw new UsageError(`workspace ${workspaceId} does not exist`);
   const app = await oldestApplicationOfOrg(orgId);
@@ -227,7 +228,7 @@ async function trigger(f: Flags, config: Config): Promise<unknown> {
     personId = page.find((p) => !withContacts.has(p));
     after = page[page.length - 1];
   }
-  const job = await createContactRetrievalJob(config, {
+  const job = await createContactRetrievalJob(createDeps(config), {
     principal: {
       keyId: 'operator_cli',
       familyId: 'operator_cli',

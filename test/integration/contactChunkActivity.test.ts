@@ -14,6 +14,7 @@ import { providerAnswerFor, startContactProviderServer, type ContactProviderServ
 import { eventually } from '../support/eventually';
 import { createTenant, insertTestPeople, keyPrincipalOf, type TestTenant } from '../support/fixtures';
 import { testConfig, uniqueName } from '../support/testConfig';
+import { createDeps } from '../../core/deps';
 
 jest.setTimeout(120_000);
 
@@ -64,7 +65,7 @@ async function acceptedJob(): Promise<{ tenant: TestTenant; chunk: ChunkInput; f
   const tenant = await createTenant({ credits: CREDITS });
   let started: ContactRetrievalInput | undefined;
   await createContactRetrievalJob(
-    config,
+    createDeps(config),
     {
       principal: keyPrincipalOf(tenant),
       personIds: people,

@@ -12,6 +12,7 @@ import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/c
 import { eventually } from '../support/eventually';
 import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
 import { testConfig, uniqueName } from '../support/testConfig';
+import { createDeps } from '../../core/deps';
 
 jest.setTimeout(60_000);
 
@@ -46,7 +47,7 @@ const deps: ChunkDeps = { provider: everyoneFound, retryPolicy: { maxAttempts: 1
 async function acceptedJob(tenant: TestTenant, people: string[]): Promise<ChunkInput> {
   let started: ContactRetrievalInput | undefined;
   await createContactRetrievalJob(
-    config,
+    createDeps(config),
     {
       principal: { ...tenant, audience: 'developer-api', scopes: [...ALL_PERMISSIONS] },
       personIds: people,

@@ -1,10 +1,10 @@
 import { creditBalance } from '../../core/credits/credits';
 import { createContactRetrievalJob } from '../../core/jobs/contactRetrievalJobs';
-import { claimDaySlot, setDailyJobCap } from '../../core/jobs/dailyJobCap';
+import { DailyJobCapReads, claimDaySlot, setDailyJobCap } from '../../core/jobs/dailyJobCap';
 import { contactRetrievalWorkflowRunning, startContactRetrievalWorkflow } from '../../core/jobs/jobWorkflows';
 import { ContactJobDaySlot, ContactRetrievalJob, ContactRetrievalJobPeople } from '../../core/jobs/models';
 import { Problem } from '../../core/problems';
-import { assertQuota, recordDelivered } from '../../core/talent/quotas';
+import { QuotaWindows, assertQuota, recordDelivered } from '../../core/talent/quotas';
 import { storeSearch } from '../../core/talent/searches';
 import { OPEN_WEB_SOURCE_ID, setSourceEnabled } from '../../core/talent/sources';
 import { providerAnswerFor, startContactProviderServer, type ContactProviderServer } from '../support/contactProviderServer';
@@ -14,6 +14,7 @@ import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { expectProblemResponse } from '../support/problems';
 import { jobResultItems, terminateRunningJobWorkflows, waitForJobToFinish } from '../support/contactRetrievalJobs';
+import { createDeps } from '../../core/deps';
 
 jest.setTimeout(180_000);
 
@@ -94,7 +95,7 @@ describe('jobs ignore source entitlement', () => {
     const before = new Set(asked());
 
     const view = await createContactRetrievalJob(
-      srv.config,
+      createDeps(srv.config),
       { principal: keyPrincipalOf(t), personIds: [...pool, ...open], fields: ['email'] },
       {
         // The entitlement changes between acceptance and the job's first chunk.
@@ -137,6 +138,7 @@ describe('the daily delivery quota is checked only for the first person of a job
   test('two jobs started one person below the quota deliver one person between them; the other job is 429 delivery_quota_exceeded', async () => {
     const t = await createTenant({ credits: 100 });
     await recordDelivered(
+      new QuotaWindows(),
       t.orgId,
       Array.from({ length: DELIVERY_QUOTA - 1 }, (_, i) => `per_before${String(i).padStart(8, '0')}`),
     );
@@ -155,12 +157,15 @@ describe('the daily delivery quota is checked only for the first person of a job
     expect(items.filter((i) => i.outcome === 'failed').every((i) => i.reason === 'delivery_quota_exceeded' && i.contacts.emails.length === 0)).toBe(true);
     expect(await creditBalance(t.orgId)).toBe(99);
     // The quota is full now: nobody new can be delivered today, by a job or an unlock.
-    await expect(assertQuota(srv.config, 'deliveries', t.orgId, ['per_someoneelse0001'])).rejects.toMatchObject({ code: 'delivery_quota_exceeded' });
+    await expect(assertQuota(srv.config, new QuotaWindows(), 'deliveries', t.orgId, ['per_someoneelse0001'])).rejects.toMatchObject({
+      code: 'delivery_quota_exceeded',
+    });
   });
 
   test('what a job reserved but did not deliver is given back when it finishes', async () => {
     const t = await createTenant({ credits: 100 });
     await recordDelivered(
+      new QuotaWindows(),
       t.orgId,
       Array.from({ length: DELIVERY_QUOTA - 3 }, (_, i) => `per_earlier${String(i).padStart(8, '0')}`),
     );
@@ -225,7 +230,8 @@ describe('an organization has a daily job cap', () => {
   test('concurrent claims never pass the cap (unique-insert day slots)', async () => {
     const t = await createTenant();
     await setDailyJobCap(srv.config, t.orgId, 3);
-    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => claimDaySlot(srv.config, t.orgId, `job_concurrent${i}`)));
+    const caps = new DailyJobCapReads();
+    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => claimDaySlot(srv.config, caps, t.orgId, `job_concurrent${i}`)));
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(3);
     for (const o of outcomes.filter((x) => x.status === 'rejected')) {
       expect((o as PromiseRejectedResult).reason).toBeInstanceOf(Problem);
@@ -240,6 +246,7 @@ describe('an organization has a daily job cap', () => {
     const who = people(2, 'found', 'giveback');
     await insertTestPeople(who);
     await recordDelivered(
+      new QuotaWindows(),
       t.orgId,
       Array.from({ length: DELIVERY_QUOTA }, (_, i) => `per_full${String(i).padStart(8, '0')}`),
     );

@@ -2,7 +2,7 @@ import { creditBalance } from '../../core/credits/credits';
 import { LedgerEntry } from '../../core/credits/models';
 import { ContactRetrievalJob, ContactRetrievalJobItem } from '../../core/jobs/models';
 import { PERMISSIONS } from '../../core/keys/permissions';
-import { recordDelivered } from '../../core/talent/quotas';
+import { QuotaWindows, recordDelivered } from '../../core/talent/quotas';
 import { storeSearch } from '../../core/talent/searches';
 import { runAdmin } from '../support/adminCli';
 import { providerAnswerFor, startContactProviderServer, type ContactProviderServer } from '../support/contactProviderServer';
@@ -179,6 +179,7 @@ describe('a job from start to result', () => {
     const full = await createTenant({ credits: 50 });
     const limit = srv.config.searchQuotas.deliveriesPerDay;
     await recordDelivered(
+      new QuotaWindows(),
       full.orgId,
       Array.from({ length: limit }, (_, i) => `per_quota${String(i).padStart(8, '0')}`),
     );

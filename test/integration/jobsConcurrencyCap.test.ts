@@ -10,6 +10,7 @@ import { createTenant, insertTestPeople, keyPrincipalOf, type TestTenant } from 
 import { api } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { terminateRunningJobWorkflows } from '../support/contactRetrievalJobs';
+import { createDeps } from '../../core/deps';
 
 jest.setTimeout(120_000);
 
@@ -52,7 +53,9 @@ test('50 concurrent creates of one organization: exactly two accepted, the rest 
   const t = await createTenant({ credits: 100 });
   const principal = keyPrincipalOf(t);
   const people = Array.from({ length: 50 }, (_, i) => person(i));
-  const outcomes = await Promise.allSettled(people.map((p) => createContactRetrievalJob(srv.config, { principal, personIds: [p], fields: ['email'] })));
+  const outcomes = await Promise.allSettled(
+    people.map((p) => createContactRetrievalJob(createDeps(srv.config), { principal, personIds: [p], fields: ['email'] })),
+  );
   const accepted = outcomes.filter((o) => o.status === 'fulfilled').map((o) => (o as PromiseFulfilledResult<{ job_id: string }>).value.job_id);
   expect(accepted).toHaveLength(2);
   for (const o of outcomes.filter((x) => x.status === 'rejected')) {
@@ -104,20 +107,23 @@ test('over HTTP, 50 concurrent creates: two 202, every other one 429 with no-sto
 test('the cap is per organization: another organization still starts jobs', async () => {
   const a = await createTenant({ credits: 10 });
   const b = await createTenant({ credits: 10 });
-  for (let i = 0; i < 2; i++) await createContactRetrievalJob(srv.config, { principal: keyPrincipalOf(a), personIds: [person(i)], fields: ['email'] });
-  await expect(createContactRetrievalJob(srv.config, { principal: keyPrincipalOf(a), personIds: [person(3)], fields: ['email'] })).rejects.toMatchObject({
+  for (let i = 0; i < 2; i++)
+    await createContactRetrievalJob(createDeps(srv.config), { principal: keyPrincipalOf(a), personIds: [person(i)], fields: ['email'] });
+  await expect(
+    createContactRetrievalJob(createDeps(srv.config), { principal: keyPrincipalOf(a), personIds: [person(3)], fields: ['email'] }),
+  ).rejects.toMatchObject({
     code: 'contact_job_concurrency_cap',
   });
-  const other = await createContactRetrievalJob(srv.config, { principal: keyPrincipalOf(b), personIds: [person(4)], fields: ['email'] });
+  const other = await createContactRetrievalJob(createDeps(srv.config), { principal: keyPrincipalOf(b), personIds: [person(4)], fields: ['email'] });
   expect(other.status).toBe('running');
 });
 
 test('a slot whose workflow is gone is reclaimed by the next create', async () => {
   const t = await createTenant({ credits: 10 });
   const p = keyPrincipalOf(t);
-  const first = await createContactRetrievalJob(srv.config, { principal: p, personIds: [person(1)], fields: ['email'] });
-  await createContactRetrievalJob(srv.config, { principal: p, personIds: [person(2)], fields: ['email'] });
-  await expect(createContactRetrievalJob(srv.config, { principal: p, personIds: [person(3)], fields: ['email'] })).rejects.toMatchObject({
+  const first = await createContactRetrievalJob(createDeps(srv.config), { principal: p, personIds: [person(1)], fields: ['email'] });
+  await createContactRetrievalJob(createDeps(srv.config), { principal: p, personIds: [person(2)], fields: ['email'] });
+  await expect(createContactRetrievalJob(createDeps(srv.config), { principal: p, personIds: [person(3)], fields: ['email'] })).rejects.toMatchObject({
     code: 'contact_job_concurrency_cap',
   });
 
@@ -125,7 +131,7 @@ test('a slot whose workflow is gone is reclaimed by the next create', async () =
   await client.workflow.getHandle(contactRetrievalWorkflowId(first.job_id)).terminate('operator removed it');
   // Fresh claims are trusted for a grace period (creation in progress); age this one past it.
   await ContactJobSlot.updateOne({ orgId: t.orgId, jobId: first.job_id }, { $set: { claimedAt: new Date(Date.now() - 5 * 60_000) } });
-  const third = await createContactRetrievalJob(srv.config, { principal: p, personIds: [person(4)], fields: ['email'] });
+  const third = await createContactRetrievalJob(createDeps(srv.config), { principal: p, personIds: [person(4)], fields: ['email'] });
   expect(third.status).toBe('running');
   const holders = (await jobSlotHolders(t.orgId)).map((h) => h.jobId);
   expect(holders).toContain(third.job_id);

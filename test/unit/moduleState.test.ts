@@ -51,10 +51,7 @@ const STATE_TO_CONVERT: string[] = [
   'core/credits/chain.ts:hints',
   'core/credits/credits.ts:headEntries',
   'core/crypto/secretBox.ts:predecessors',
-  'core/jobs/dailyJobCap.ts:capReads',
   'core/limits/clientAddressLimits.ts:purgedAt',
-  'core/talent/quotas.ts:windows',
-  'core/talent/sources.ts:enabledSourceReads',
 ];
 
 function sourceFiles(dir: string): string[] {

@@ -22,6 +22,7 @@ import { createTenant, keyPrincipalOf, type TestTenant } from '../support/fixtur
 import { testConfig, uniqueName } from '../support/testConfig';
 import { eventually } from '../support/eventually';
 import { installTestRuntime } from '../support/testRuntime';
+import { createDeps } from '../../core/deps';
 
 jest.setTimeout(120_000);
 
@@ -109,7 +110,11 @@ function starter(taskQueue: string, opts: { cancelAtStart?: boolean } = {}): Job
 }
 
 async function runJob(t: TestTenant, personIds: string[], taskQueue: string, opts: { cancelAtStart?: boolean; skipTime?: boolean } = {}) {
-  const view = await createContactRetrievalJob(config, { principal: keyPrincipalOf(t), personIds, fields: ['email', 'phone'] }, starter(taskQueue, opts));
+  const view = await createContactRetrievalJob(
+    createDeps(config),
+    { principal: keyPrincipalOf(t), personIds, fields: ['email', 'phone'] },
+    starter(taskQueue, opts),
+  );
   const handle = (opts.skipTime ? env.client : realTime).workflow.getHandle(contactRetrievalWorkflowId(view.job_id));
   const finished = await handle.result();
   return { jobId: view.job_id, finished, handle };
@@ -162,7 +167,7 @@ test('failed: nobody could be processed; the job carries no result', async () =>
   await withWorker(async (tq) => {
     const start = starter(tq);
     const view = await createContactRetrievalJob(
-      config,
+      createDeps(config),
       { principal: keyPrincipalOf(t), personIds: found.slice(20, 26), fields: ['email'] },
       {
         ...start,
