@@ -105,7 +105,9 @@ export async function listLedgerEntries(
   let scanned = 0;
   let reachedFrom = false;
   while (top >= 0 && rows.length <= limit && scanned < MAX_SCANNED_PER_PAGE && !reachedFrom) {
-    const size = Math.min(WINDOW, MAX_SCANNED_PER_PAGE - scanned);
+    // The first window is the page and one more (every entry a person reads is a movement, so an
+    // unfiltered page needs no more); a filter's misses grow the next windows up to WINDOW.
+    const size = Math.min(Math.max(limit + 1, scanned), WINDOW, MAX_SCANNED_PER_PAGE - scanned);
     for (const doc of await ledgerWindow(orgId, top, size)) {
       if (filter.from && doc.createdAt < filter.from) {
         reachedFrom = true;
