@@ -22,7 +22,7 @@ import { runLoad } from './loadRun';
  * session cookie, then the form), and every console page that exists is loaded with that
  * session, one page at a time: BENCH_RATE (default 20) requests/s, open loop, for BENCH_SECONDS
  * (default 10) after LEAD_IN_SECONDS of the same load. Target (issue "Organization console",
- * 6): p95 <= 100 ms per page; the generator reports p50 and p99, and p99 <= 100 ms implies it.
+ * 6): p95 <= 100 ms per page; the open-loop generator reports p50, p95 and p99.
  * BENCH_CONSOLE_SCALE (default 1) multiplies the seeded sizes (0.01 for a quick try);
  * BENCH_PAGES=/console/audit,… measures only those pages. BENCH_CONSOLE_SIZES=account seeds the
  * organization the account pages' target names (keys, people, ledger and audit entries, no
@@ -96,8 +96,9 @@ function row(page: string, r: LoadResult | null, note = ''): string {
   // A run without one answer reports its percentiles as null (NaN in JSON).
   if (!r) return `${page.padEnd(32)} ${'—'.padStart(8)} ${'—'.padStart(8)}   ${note}`;
   if (r.p50Ms === null || r.p99Ms === null) return `${page.padEnd(32)} no answer measured: ${JSON.stringify(r.statuses)}, errors ${r.errors}`;
-  const verdict = r.p99Ms <= TARGET_P95_MS && r.non2xx === 0 && r.errors === 0 ? 'meets' : 'MISSES';
-  return `${page.padEnd(32)} ${r.p50Ms.toFixed(1).padStart(8)} ${r.p99Ms.toFixed(1).padStart(8)}   ${verdict} (p95 <= ${TARGET_P95_MS} ms; non-2xx ${r.non2xx}, errors ${r.errors})${note}`;
+  const p95 = r.p95Ms ?? r.p99Ms;
+  const verdict = p95 <= TARGET_P95_MS && r.non2xx === 0 && r.errors === 0 ? 'meets' : 'MISSES';
+  return `${page.padEnd(32)} ${r.p50Ms.toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)} ${r.p99Ms.toFixed(1).padStart(8)}   ${verdict} (p95 <= ${TARGET_P95_MS} ms; non-2xx ${r.non2xx}, errors ${r.errors})${note}`;
 }
 
 async function main(): Promise<void> {
@@ -170,7 +171,7 @@ async function measure(dir: string, stops: Array<() => Promise<unknown> | unknow
       '',
       `console pages, one organization of ${JSON.stringify(size)} (seeded in ${seedSeconds.toFixed(0)} s)`,
       `${RATE} req/s open loop per page for ${SECONDS} s after ${LEAD_IN_SECONDS} s lead-in; ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'})`,
-      `${'page'.padEnd(32)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}   target`,
+      `${'page'.padEnd(32)} ${'p50 ms'.padStart(8)} ${'p95 ms'.padStart(8)} ${'p99 ms'.padStart(8)}   target`,
       ...lines,
       '',
     ].join('\n'),

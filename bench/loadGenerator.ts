@@ -45,6 +45,8 @@ export interface LoadResult {
   requests: number;
   requestsPerSecond: number;
   p50Ms: number;
+  /** Open loop only (autocannon reports no 95th percentile). */
+  p95Ms?: number;
   p99Ms: number;
   maxMs: number;
   non2xx: number;
@@ -161,6 +163,7 @@ async function openLoop(plan: Extract<LoadPlan, { mode: 'open' }>): Promise<Omit
     leadInRequests: leadIn,
     requestsPerSecond: sorted.length / (elapsed / 1000),
     p50Ms: percentile(sorted, 50),
+    p95Ms: percentile(sorted, 95),
     p99Ms: percentile(sorted, 99),
     maxMs: sorted[sorted.length - 1] ?? NaN,
     non2xx,
