@@ -27,19 +27,13 @@ import { countAttemptHealth } from './webhookHealth';
 export { deliveryView, type DeliveryView };
 export { claimAttempt, findAttempt, type AttemptKey };
 
-export type AttemptRecord = AttemptKey & {
-  endpointId: string;
-  orgId: string;
-  workspaceId: string;
-  jobId: string;
-  status: Exclude<DeliveryStatus, 'pending'>;
-  responseStatus: number | null;
-  errorCode: string | null;
-  durationMs: number | null;
-  scheduledAt: Date;
-  attemptedAt: Date;
-  nextAttemptAt: Date | null;
-};
+export type AttemptRecord = AttemptKey &
+  Pick<
+    DeliveryRecord,
+    'endpointId' | 'orgId' | 'workspaceId' | 'jobId' | 'responseStatus' | 'errorCode' | 'durationMs' | 'scheduledAt' | 'attemptedAt' | 'nextAttemptAt'
+  > & {
+    status: Exclude<DeliveryStatus, 'pending'>;
+  };
 
 /**
  * Writes the record of a finished attempt, once, numbered in its workspace (deliveryNumbering.ts),
