@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { escapeHtml, hidden, html, type Html } from '../oauth/pageRendering';
+import { hidden, html, htmlDocument, type Html } from '../oauth/pageRendering';
 import { setPageHeaders } from '../oauth/pageSecurity';
 import { SIGN_OUT_PATH } from '../oauth/pagePaths';
 import { CONSOLE_NAV, CONSOLE_PATHS } from './consolePaths';
@@ -50,26 +50,17 @@ export function renderConsolePage(content: ConsolePageContent): string {
     : html`<header>
         <div class="bar"><span class="brand">Talent platform console</span></div>
       </header>`;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${escapeHtml(content.title)} · Talent platform</title>
-<link rel="stylesheet" href="${CONSOLE_PATHS.stylesheet}">
-<script src="${CONSOLE_PATHS.script}" defer></script>
-</head>
-<body>
-<a class="skip" href="#content">Skip to content</a>
-${header.html}
-<main id="content">
-<h1>${escapeHtml(content.title)}</h1>
-${content.body.html}
-</main>
-</body>
-</html>
-`;
+  return htmlDocument(
+    content.title,
+    html`<link rel="stylesheet" href="${CONSOLE_PATHS.stylesheet}" />
+      <script src="${CONSOLE_PATHS.script}" defer></script>`,
+    html`<a class="skip" href="#content">Skip to content</a>
+      ${header}
+      <main id="content">
+        <h1>${content.title}</h1>
+        ${content.body}
+      </main>`,
+  );
 }
 
 /** Security headers of a console page: the sign-in pages' ones, with the console's own CSP. */

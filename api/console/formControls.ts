@@ -10,16 +10,25 @@ export function postForm(action: string, csrf: string, body: Html, extra: { conf
   </form>`;
 }
 
-export function textInput(
-  id: string,
-  label: string,
-  opts: { value?: string; type?: string; required?: boolean; maxLength?: number; autocomplete?: string } = {},
-): Html {
+export interface TextInputOptions {
+  value?: string;
+  type?: string;
+  /** The field's name when several forms of one page post the same one; the id otherwise. */
+  name?: string;
+  required?: boolean;
+  maxLength?: number;
+  autocomplete?: string;
+  /** Whole numbers only: a numeric keypad on phones, refused by the browser otherwise. */
+  digits?: boolean;
+}
+
+export function textInput(id: string, label: string | Html, opts: TextInputOptions = {}): Html {
   return html`<label for="${id}">${label}</label>
     <input
       id="${id}"
-      name="${id}"
+      name="${opts.name ?? id}"
       type="${opts.type ?? 'text'}"
+      ${opts.digits ? html`inputmode="numeric" pattern="[0-9]*"` : ''}
       value="${opts.value ?? ''}"
       ${opts.required === false ? '' : html`required`}
       ${opts.maxLength ? html`maxlength="${opts.maxLength}"` : ''}

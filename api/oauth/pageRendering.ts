@@ -32,7 +32,11 @@ const STYLE =
   'button{margin-top:1rem;margin-right:.5rem;padding:.4rem 1rem;font-size:1rem}.error{color:#a00}.note{color:#555}' +
   'table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.3rem;border-bottom:1px solid #ddd}';
 
-export function page(title: string, body: Html): string {
+/**
+ * The one HTML document every page is: the head both page kinds share (charset, viewport, no
+ * referrer, the title), then what a page kind adds to the head and its body.
+ */
+export function htmlDocument(title: string, head: Html, body: Html): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -40,16 +44,24 @@ export function page(title: string, body: Html): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)} · Talent platform</title>
-<style>${STYLE}</style>
+${head.html}
 </head>
 <body>
-<main>
-<h1>${escapeHtml(title)}</h1>
 ${body.html}
-</main>
 </body>
 </html>
 `;
+}
+
+export function page(title: string, body: Html): string {
+  return htmlDocument(
+    title,
+    { html: `<style>${STYLE}</style>` },
+    html`<main>
+      <h1>${title}</h1>
+      ${body}
+    </main>`,
+  );
 }
 
 export function hidden(name: string, value: string): Html {

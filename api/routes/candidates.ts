@@ -8,6 +8,7 @@ import { SOURCE_CATALOGUE } from '../../core/talent/sources';
 import { requestClaim } from '../operations/idempotentRun';
 import { cursorParameter } from './cursorParameter';
 import { defineRoute } from '../routeSpec';
+import { IDEMPOTENCY_CONFLICT } from './idempotencyConflict';
 
 const text = (max: number) => z.string().trim().min(1).max(max).regex(/\S/, 'must not be blank');
 const list = (max: number, itemMax = 100) => z.array(text(itemMax)).min(1).max(max);
@@ -65,6 +66,10 @@ const SearchPageSchema = z.object({
   receipt_id: z.string().nullable(),
 });
 
+/** What the links from a search page carry to the next step: the search, or its first person. */
+const SEARCH = { search_id: '$response.body#/search_id' };
+const FIRST_PERSON = { person_id: '$response.body#/data/0/person_id' };
+
 export const candidateRoutes = [
   defineRoute({
     operation: 'candidates.search',
@@ -89,13 +94,9 @@ export const candidateRoutes = [
           RetrieveContacts: {
             operation: 'contact_retrieval_jobs.batch_create',
             description: "A contact-retrieval job over this search's people",
-            requestBody: { search_id: '$response.body#/search_id' },
+            requestBody: SEARCH,
           },
-          UnlockProfile: {
-            operation: 'profiles.unlock',
-            description: 'The full profile of the first person',
-            requestBody: { person_id: '$response.body#/data/0/person_id' },
-          },
+          UnlockProfile: { operation: 'profiles.unlock', description: 'The full profile of the first person', requestBody: FIRST_PERSON },
         },
       },
       400: { description: "`invalid_idempotency_key`, or `invalid_cursor` (forged, altered, another organization's, or another search's cursor)" },
@@ -103,7 +104,7 @@ export const candidateRoutes = [
         description:
           'insufficient_credits (`required_credits` is the price of one page), family_budget_exhausted or organization_budget_exhausted: checked before anything is searched or read; nothing charged',
       },
-      409: { description: '`idempotency_key_reused` (different body) or `idempotency_in_progress` (Retry-After)' },
+      409: IDEMPOTENCY_CONFLICT,
       410: { description: '`cursor_expired`: start the search again' },
       422: { description: '`validation_failed`, including unknown or not enabled sources' },
       429: { description: '`preview_quota_exceeded` or `distinct_query_cap` (Retry-After: 1); nothing charged' },

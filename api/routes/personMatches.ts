@@ -4,6 +4,7 @@ import { PERMISSIONS } from '../../core/keys/permissions';
 import { CONFIDENCE, matchPeople } from '../../core/talent/matchPeople';
 import { requestClaim } from '../operations/idempotentRun';
 import { defineRoute } from '../routeSpec';
+import { IDEMPOTENCY_CONFLICT } from './idempotencyConflict';
 
 const field = (max: number) => z.string().trim().min(1).max(max).regex(/\S/, 'must not be blank').optional();
 
@@ -85,7 +86,7 @@ export const personMatchRoutes = [
         description:
           'insufficient_credits (`required_credits` is the price of one match), family_budget_exhausted or organization_budget_exhausted: the funds cannot pay for one match, whatever the fields; nothing looked up, nothing charged',
       },
-      409: { description: '`idempotency_key_reused` or `idempotency_in_progress`' },
+      409: IDEMPOTENCY_CONFLICT,
       422: { description: '`validation_failed`: not enough identifying fields, or a malformed one' },
     },
     handler: async (input) => {

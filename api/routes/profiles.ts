@@ -4,6 +4,7 @@ import { PERMISSIONS } from '../../core/keys/permissions';
 import { unlockProfile } from '../../core/talent/unlockProfile';
 import { requestClaim } from '../operations/idempotentRun';
 import { defineRoute } from '../routeSpec';
+import { IDEMPOTENCY_CONFLICT } from './idempotencyConflict';
 
 const UnlockBody = z.object({ person_id: z.string().min(1).max(128).describe('an opaque person id (per_…)') }).strict();
 
@@ -52,7 +53,7 @@ export const profileRoutes = [
           'insufficient_credits (`required_credits` is the unlock price), family_budget_exhausted or organization_budget_exhausted: checked before the person is looked up, so the same for every person id not unlocked before; nothing charged',
       },
       404: { description: "No such person, or the person's source is not enabled for this organization" },
-      409: { description: '`idempotency_key_reused` or `idempotency_in_progress`' },
+      409: IDEMPOTENCY_CONFLICT,
       429: { description: '`delivery_quota_exceeded` (Retry-After: 1); nothing charged' },
     },
     handler: async (input) => {

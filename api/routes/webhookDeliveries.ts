@@ -11,6 +11,9 @@ import { defineRoute } from '../routeSpec';
 const TAG = 'Webhooks';
 const permission = PERMISSIONS.webhooksManage;
 
+/** The first attempt of a page, for the links from a list to one attempt. */
+const FIRST_DELIVERY = { id: '$response.body#/data/0/delivery_id' };
+
 export const DeliverySchema = z.object({
   delivery_id: z.string(),
   event_id: z.string().describe('equals the `webhook-id` header'),
@@ -54,12 +57,8 @@ export const webhookDeliveryRoutes = [
         description: 'A page of attempts',
         schema: z.object({ data: z.array(DeliverySchema), next_cursor: z.string().nullable() }),
         links: {
-          GetDelivery: { operation: 'webhook_deliveries.get', description: 'The first attempt', parameters: { id: '$response.body#/data/0/delivery_id' } },
-          ReplayDelivery: {
-            operation: 'webhook_deliveries.replay',
-            description: 'Send its event again',
-            parameters: { id: '$response.body#/data/0/delivery_id' },
-          },
+          GetDelivery: { operation: 'webhook_deliveries.get', description: 'The first attempt', parameters: FIRST_DELIVERY },
+          ReplayDelivery: { operation: 'webhook_deliveries.replay', description: 'Send its event again', parameters: FIRST_DELIVERY },
         },
       },
       400: { description: '`invalid_cursor`' },

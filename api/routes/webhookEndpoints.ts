@@ -15,7 +15,7 @@ import {
   type DestinationSettings,
 } from '../../core/webhooks/webhookEndpoints';
 import { cursorParameter } from './cursorParameter';
-import { defineRoute } from '../routeSpec';
+import { defineRoute, type RouteResult } from '../routeSpec';
 
 /** Webhook endpoint management (SPEC 4.2, DECISIONS.md "Webhook endpoints"); free, never metered. */
 const TAG = 'Webhooks';
@@ -62,12 +62,28 @@ function settings(c: Config, lookupAll: LookupAll): DestinationSettings {
 
 const scopeOf = (p: { orgId: string; workspaceId: string }) => ({ orgId: p.orgId, workspaceId: p.workspaceId });
 
+/** The registered endpoint's id in the registration answer, for the links to what can be done with it. */
+const NEW_ENDPOINT = '$response.body#/endpoint/endpoint_id';
+
 /** The endpoint as it was before a change, for its audit entry (null when it is not this workspace's: the handler answers 404). */
 async function endpointBefore({ principal, params }: { principal: KeyPrincipal; params: { id: string } }): Promise<Record<string, unknown> | null> {
   return findEndpoint(scopeOf(principal), params.id).then(
     (doc) => ({ ...endpointView(doc) }),
     () => null,
   );
+}
+
+/** The audit of a change to one endpoint: the endpoint before it and as the answer shows it after. */
+function endpointChangeAudit(action: 'webhook_endpoint.updated' | 'webhook_endpoint.retired') {
+  return {
+    before: endpointBefore,
+    change: ({ params }: { params: { id: string } }, result: RouteResult, before: Record<string, unknown> | null) => ({
+      action,
+      target: params.id,
+      before,
+      after: result.body as Record<string, unknown>,
+    }),
+  };
 }
 
 export const webhookEndpointRoutes = [
@@ -90,23 +106,11 @@ export const webhookEndpointRoutes = [
         description: 'Registered; the secret appears only here',
         schema: RegistrationSchema,
         links: {
-          GetEndpoint: { operation: 'webhook_endpoints.get', description: 'The endpoint', parameters: { id: '$response.body#/endpoint/endpoint_id' } },
-          UpdateEndpoint: {
-            operation: 'webhook_endpoints.update',
-            description: 'Re-point, disable or enable it',
-            parameters: { id: '$response.body#/endpoint/endpoint_id' },
-          },
-          RotateSecret: {
-            operation: 'webhook_endpoints.rotate_secret',
-            description: 'Rotate its secret',
-            parameters: { id: '$response.body#/endpoint/endpoint_id' },
-          },
-          RetireEndpoint: { operation: 'webhook_endpoints.delete', description: 'Retire it', parameters: { id: '$response.body#/endpoint/endpoint_id' } },
-          ListDeliveries: {
-            operation: 'webhook_deliveries.list',
-            description: 'The deliveries made to it',
-            parameters: { endpoint_id: '$response.body#/endpoint/endpoint_id' },
-          },
+          GetEndpoint: { operation: 'webhook_endpoints.get', description: 'The endpoint', parameters: { id: NEW_ENDPOINT } },
+          UpdateEndpoint: { operation: 'webhook_endpoints.update', description: 'Re-point, disable or enable it', parameters: { id: NEW_ENDPOINT } },
+          RotateSecret: { operation: 'webhook_endpoints.rotate_secret', description: 'Rotate its secret', parameters: { id: NEW_ENDPOINT } },
+          RetireEndpoint: { operation: 'webhook_endpoints.delete', description: 'Retire it', parameters: { id: NEW_ENDPOINT } },
+          ListDeliveries: { operation: 'webhook_deliveries.list', description: 'The deliveries made to it', parameters: { endpoint_id: NEW_ENDPOINT } },
         },
       },
       409: { description: '`endpoint_limit_reached`' },
@@ -182,15 +186,7 @@ export const webhookEndpointRoutes = [
       status: 200,
       body: await updateEndpoint(scopeOf(principal), params.id, body, settings(config, deps.destinationLookup)),
     }),
-    audit: {
-      before: endpointBefore,
-      change: ({ params }, result, before) => ({
-        action: 'webhook_endpoint.updated',
-        target: params.id,
-        before,
-        after: result.body as Record<string, unknown>,
-      }),
-    },
+    audit: endpointChangeAudit('webhook_endpoint.updated'),
   }),
   defineRoute({
     operation: 'webhook_endpoints.delete',
@@ -203,15 +199,7 @@ export const webhookEndpointRoutes = [
     params: IdParams,
     responses: { 200: { description: 'The retired endpoint', schema: EndpointSchema }, 404: { description: '`not_found`' } },
     handler: async ({ principal, params }) => ({ status: 200, body: await retireEndpoint(scopeOf(principal), params.id) }),
-    audit: {
-      before: endpointBefore,
-      change: ({ params }, result, before) => ({
-        action: 'webhook_endpoint.retired',
-        target: params.id,
-        before,
-        after: result.body as Record<string, unknown>,
-      }),
-    },
+    audit: endpointChangeAudit('webhook_endpoint.retired'),
   }),
   defineRoute({
     operation: 'webhook_endpoints.rotate_secret',

@@ -185,6 +185,27 @@ export function checkCapChange(s: LimitSettingsDoc, operation: OperationName, sc
   }
 }
 
+type OverrideChange = Pick<LimitOverride, 'kind' | 'requestsPerMinute' | 'setBy'>;
+
+/**
+ * The one road of a scope's override change: the organization and the scope must exist, then
+ * `decide` sees the stored settings and the scope's current override and answers the new one
+ * (or throws its refusal) inside the conditional update.
+ */
+async function changeOverride(
+  settings: LimitChangeSettings,
+  orgId: string,
+  operation: OperationName,
+  scope: Scope,
+  decide: (s: LimitSettingsDoc, existing: LimitOverride | undefined) => OverrideChange,
+): Promise<LimitSettingsDoc> {
+  await requireOrganization(orgId);
+  await scopeChain(orgId, scope);
+  return updateSettings(settings, orgId, (s) =>
+    upsertOverride(s, { operation, scopeType: scope.type, scopeId: scope.id, ...decide(s, existingOverride(s, operation, scope)) }),
+  );
+}
+
 export async function setCap(
   settings: LimitChangeSettings,
   orgId: string,
@@ -193,14 +214,11 @@ export async function setCap(
   requestsPerMinute: number,
   actor: Actor = 'operator',
 ): Promise<LimitSettingsDoc> {
-  await requireOrganization(orgId);
-  await scopeChain(orgId, scope);
-  return updateSettings(settings, orgId, (s) => {
+  return changeOverride(settings, orgId, operation, scope, (s, existing) => {
     checkCapChange(s, operation, scope, requestsPerMinute, actor);
-    const existing = existingOverride(s, operation, scope);
     // A customer lowering the operator's cap leaves it the operator's: clearing it must stay the operator's too.
     const setBy = existing && existing.kind !== 'cleared' && setByOf(existing) === 'operator' ? 'operator' : actor;
-    return upsertOverride(s, { operation, scopeType: scope.type, scopeId: scope.id, kind: 'cap', requestsPerMinute, setBy });
+    return { kind: 'cap', requestsPerMinute, setBy };
   });
 }
 
@@ -211,15 +229,12 @@ export async function blockOperation(
   scope: Scope,
   actor: Actor = 'operator',
 ): Promise<LimitSettingsDoc> {
-  await requireOrganization(orgId);
-  await scopeChain(orgId, scope);
-  return updateSettings(settings, orgId, (s) => {
-    const existing = existingOverride(s, operation, scope);
+  return changeOverride(settings, orgId, operation, scope, (_s, existing) => {
     // A customer's block must not take over an operator's cap or block: clearing it later would lift the operator's limit.
     if (actor === 'customer' && existing && existing.kind !== 'cleared' && setByOf(existing) === 'operator') {
       throw new LimitChangeError('the service operator set a limit on this operation for this scope; only the operator can change it');
     }
-    return upsertOverride(s, { operation, scopeType: scope.type, scopeId: scope.id, kind: 'block', requestsPerMinute: null, setBy: actor });
+    return { kind: 'block', requestsPerMinute: null, setBy: actor };
   });
 }
 

@@ -9,7 +9,7 @@ import { scrollingTable, seeOther, sendConsolePage } from '../consoleLayout';
 import type { ConsoleDeps, ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
 import type { ConsoleVisitor } from '../consoleVisitor';
-import { postForm } from '../formControls';
+import { postForm, textInput } from '../formControls';
 
 /**
  * `/console/budgets` "Budgets" (SPEC 7.3, DECISIONS.md "Organization console"): the
@@ -46,17 +46,7 @@ const credits = (n: number | null) => (n === null ? 'No budget' : `${n} credits`
 const DONE: Record<string, string> = { set: 'The budget is saved.', removed: 'The budget is removed.' };
 
 function budgetInput(id: string, label: Html, value: number | null): Html {
-  return html`<label for="${id}">${label}</label>
-    <input
-      id="${id}"
-      name="budget"
-      type="text"
-      inputmode="numeric"
-      pattern="[0-9]*"
-      value="${value === null ? '' : String(value)}"
-      required
-      autocomplete="off"
-    />`;
+  return textInput(id, label, { name: 'budget', digits: true, value: value === null ? '' : String(value) });
 }
 
 function familyRow(f: FamilyRow, remaining: number | null, visitor: ConsoleVisitor): Html {

@@ -5836,7 +5836,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `idempotency_key_reused` (different body) or `idempotency_in_progress` (Retry-After) */
+            /** @description `idempotency_key_reused` (the key came with a different body) or `idempotency_in_progress` (its first request still runs; Retry-After) */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -6309,7 +6309,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `idempotency_key_reused` or `idempotency_in_progress` */
+            /** @description `idempotency_key_reused` (the key came with a different body) or `idempotency_in_progress` (its first request still runs; Retry-After) */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -6682,7 +6682,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `idempotency_key_reused` or `idempotency_in_progress` */
+            /** @description `idempotency_key_reused` (the key came with a different body) or `idempotency_in_progress` (its first request still runs; Retry-After) */
             409: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
