@@ -13,6 +13,7 @@ import type { DeliveryRecord } from './store/records';
 import { claimAttempt, findAttempt, recordAttempt } from './webhookDeliveries';
 import { endpointById } from './webhookEndpoints';
 import { liveSecrets, openSecrets, type StoredSecret } from './webhookSecrets';
+import { deliveryView } from './deliveryView';
 
 /**
  * The delivery attempt use case: a single attempt, recorded. The attempt is claimed before the
@@ -83,22 +84,8 @@ function observeAttempt(record: DeliveryRecord, context: AttemptContext): void {
   if (record.durationMs !== null && record.durationMs !== undefined) webhookAttemptDuration.observe({ outcome }, record.durationMs / 1000);
   if (outcome === 'dead_lettered') webhookDeadLetters.inc();
   logger[outcome === 'succeeded' ? 'info' : 'warn'](
-    {
-      event_id: record.eventId,
-      delivery_id: record._id,
-      job_id: record.jobId,
-      org_id: record.orgId,
-      workspace_id: record.workspaceId,
-      endpoint_id: record.endpointId,
-      workflow_id: context.workflowId,
-      attempt: record.attempt,
-      replay: record.replay,
-      outcome,
-      response_status: record.responseStatus ?? undefined,
-      error_code: record.errorCode ?? undefined,
-      duration_ms: record.durationMs ?? undefined,
-      next_attempt_at: record.nextAttemptAt ?? undefined,
-    },
+    // The attempt as the API shows it, and where it ran: the operator reads the same fields the customer does.
+    { ...deliveryView(record), org_id: record.orgId, workspace_id: record.workspaceId, workflow_id: context.workflowId, outcome },
     'webhook delivery attempt',
   );
 }

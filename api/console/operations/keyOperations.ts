@@ -93,14 +93,11 @@ const rotateKey = defineConsoleOperation({
     return { status: 201, body: rotated };
   },
   audit: {
-    change: (_input, result) => {
-      const rotated = result.body as RotationResult;
-      return {
-        action: 'key.rotated',
-        target: rotated.replaced_key_id,
-        after: rotationAuditValues(rotated),
-      };
-    },
+    change: (_input, { body }) => ({
+      action: 'key.rotated',
+      target: (body as RotationResult).replaced_key_id,
+      after: rotationAuditValues(body as RotationResult),
+    }),
   },
 });
 
