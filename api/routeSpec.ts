@@ -11,7 +11,7 @@ import type { OperationName } from '../core/limits/limitTable';
 import { Problem } from '../core/problems';
 import { creditHeaders, statusOfFailure } from './creditHeaders';
 import { admissionOf } from './middleware/admission';
-import { readJsonBody, type ReadBody } from './middleware/jsonBody';
+import { readJsonBody, type ReadBody } from './jsonBody';
 import { createOperationExecutor, type ExecuteOperation } from './operations/executeOperation';
 import { operationRegistry } from './operations/operationRegistry';
 

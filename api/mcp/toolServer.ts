@@ -9,7 +9,7 @@ import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import type { RouteSpec } from '../routeSpec';
 import { createOperationExecutor } from '../operations/executeOperation';
 import { operationRegistry } from '../operations/operationRegistry';
-import { MAX_BODY_DEPTH, nestingExceeds } from '../middleware/jsonBody';
+import { MAX_BODY_DEPTH, nestingExceeds } from '../jsonBody';
 import { authenticateBearer, BearerRejection, sendBearerRejection } from './bearer';
 import { availableTools, toolListing, type ToolEntry } from './toolCatalog';
 import { createToolDispatcher, type ToolDispatcher } from './toolDispatch';

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { logger } from '../../core/observability/logger';
 import { httpDuration, httpRequests } from '../../core/observability/metrics';
-import { matchedRoute, type MatchedLayer } from './matchedRoute';
+import { matchedRoute, type MatchedLayer } from '../matchedRoute';
 
 /** Ids a successful POST answers with, logged so an operator can follow what it made. */
 const CREATED_IDS = ['job_id', 'search_id', 'receipt_id', 'client_id', 'user_id'] as const;

@@ -3,7 +3,7 @@ import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import type { AcquireAdmission, AdmissionHandle } from '../../core/limits/operationAdmission';
 import type { UsageCounters } from '../../core/usage/usageCounters';
 import { statusOfFailure } from '../creditHeaders';
-import { matchedLayer, type MatchedLayer } from './matchedRoute';
+import { matchedLayer, type MatchedLayer } from '../matchedRoute';
 
 /**
  * HTTP adapter of baseline admission (core/limits/operationAdmission.ts): every authenticated /v1

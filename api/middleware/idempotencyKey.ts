@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { requireIdempotencyKey } from '../operations/idempotentRun';
 import type { RouteSpec } from '../routeSpec';
-import { matchedRoute, type MatchedLayer } from './matchedRoute';
+import { matchedRoute, type MatchedLayer } from '../matchedRoute';
 
 /**
  * /v1 middleware between authentication and baseline admission: a request to an idempotent

@@ -1,4 +1,4 @@
-import { matchedRoute } from '../../api/middleware/matchedRoute';
+import { matchedRoute } from '../../api/matchedRoute';
 
 describe('the route an access log names', () => {
   const routerUse = { path: '(?:\\/|$)', methods: [] };

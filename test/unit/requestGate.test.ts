@@ -2,7 +2,7 @@ import { createCipheriv, randomBytes } from 'node:crypto';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { requirePrincipal, ROUTER_OPTIONS } from '../../api/app';
-import { MAX_BODY_DEPTH, nestingExceeds } from '../../api/middleware/jsonBody';
+import { MAX_BODY_DEPTH, nestingExceeds } from '../../api/jsonBody';
 import { problemDocuments } from '../../api/middleware/problemDocuments';
 import { linkPreviousKey, openSecret, sealingKeyId, sealSecret } from '../../core/crypto/secretBox';
 import { AddressBlocks, addressCapName, clientAddressBucket } from '../../core/limits/clientAddressLimits';

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
-import { Problem, validationFailed } from '../../core/problems';
+import { Problem, validationFailed } from '../core/problems';
 
 export const MAX_BODY_BYTES = 65_536;
 /** Objects and arrays nested deeper than this are refused: no contract needs more, and code that walks a body recurses. */
