@@ -1,4 +1,5 @@
 import type { Config } from './config';
+import { LedgerHeads } from './credits/credits';
 import { DailyJobCapReads } from './jobs/dailyJobCap';
 import { KeyReads } from './keys/apiKeys';
 import { LimitSettingsReads } from './limits/limitSettings';
@@ -44,6 +45,8 @@ export interface Deps {
   readonly destinationLookup: LookupAll;
   /** The usage counters every operation run is counted in; absent where nothing is counted. */
   readonly usage?: UsageCounters;
+  /** The credit ledger heads this app has seen: hints that spare a charge its head reads, the store decides. */
+  readonly ledgerHeads: LedgerHeads;
 }
 
 export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> = {}): Deps {
@@ -62,5 +65,6 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> 
     quotaWindows: parts.quotaWindows ?? new QuotaWindows(),
     destinationLookup,
     usage: parts.usage,
+    ledgerHeads: parts.ledgerHeads ?? new LedgerHeads(),
   };
 }

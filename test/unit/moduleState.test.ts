@@ -47,12 +47,7 @@ const JUSTIFIED: Record<string, string> = {
 };
 
 /** State still shared by the whole process, owed a conversion to an instance the composition root builds. */
-const STATE_TO_CONVERT: string[] = [
-  'core/credits/chain.ts:hints',
-  'core/credits/credits.ts:headEntries',
-  'core/crypto/secretBox.ts:predecessors',
-  'core/limits/clientAddressLimits.ts:purgedAt',
-];
+const STATE_TO_CONVERT: string[] = ['core/crypto/secretBox.ts:predecessors', 'core/limits/clientAddressLimits.ts:purgedAt'];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
