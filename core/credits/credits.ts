@@ -60,7 +60,7 @@ export class LedgerHeads {
   readonly seqs = new ChainHeads();
   private readonly entries = new LRUCache<string, store.LedgerEntryRecord>({ max: 10_000 });
 
-  /** The head entry written last, when it is still the head this app knows of. */
+  /** The entry this app appended last (a head once; callers compare its seq with the known head). */
   entry(orgId: string): store.LedgerEntryRecord | undefined {
     return this.entries.get(orgId);
   }
