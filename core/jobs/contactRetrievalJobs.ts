@@ -77,7 +77,7 @@ export interface CreateJobInput {
 export type { JobStarter } from './jobOutbox';
 
 /** What accepting a job reads through the app's caches (core/deps.ts); a test or the CLI builds its own with createDeps. */
-export type JobCreationDeps = Pick<Deps, 'config' | 'dailyJobCaps' | 'enabledSources' | 'ledgerHeads'>;
+export type JobCreationDeps = Pick<Deps, 'config' | 'dailyJobCaps' | 'enabledSources' | 'ledgerHeads' | 'quotaWindows'>;
 
 /** A request waits for Temporal at most TEMPORAL_START_WAIT_MS; the starters carry on from the store after. */
 function requestStarter(config: Config): JobStarter {
@@ -147,7 +147,7 @@ export async function createContactRetrievalJob(
     undo.push(() => releaseJobSlot(principal.orgId, jobId));
     // Like the 402, refused only when nobody could be delivered today; people beyond the
     // reservation fail with `delivery_quota_exceeded` (free), as people beyond the credits do.
-    reservation = await reserveDeliveries(config, principal.orgId, jobId, visible, acceptedAt.getTime());
+    reservation = await reserveDeliveries(config, principal.orgId, jobId, visible, acceptedAt.getTime(), deps.quotaWindows.heads);
     undo.push(() => releaseDeliveries(principal.orgId, jobId, acceptedAt.getTime()));
   } catch (err) {
     await rollBack();

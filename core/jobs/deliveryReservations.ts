@@ -76,13 +76,20 @@ export interface Reservation {
  * Reserves the delivery quota for a job's `people` in the window of `at`: people counted
  * today already are free, the others are covered while the quota lasts. Throws 429
  * `delivery_quota_exceeded` (Retry-After 1, nothing reserved) when someone needs quota and
- * none is left.
+ * none is left. `heads`: the app's quota chain heads (QuotaWindows), when it has them.
  */
-export async function reserveDeliveries(settings: QuotaSettings, orgId: string, jobId: string, people: readonly string[], at: number): Promise<Reservation> {
+export async function reserveDeliveries(
+  settings: QuotaSettings,
+  orgId: string,
+  jobId: string,
+  people: readonly string[],
+  at: number,
+  heads?: ChainHeads,
+): Promise<Reservation> {
   const limit = quotaLimit(settings, 'deliveries');
   return inTurn(`deliveries:${orgId}`, async () => {
     for (let race = 0; race < MAX_RACES; race++) {
-      const w = await readWindow(orgId, at);
+      const w = await readWindow(orgId, at, heads);
       const plan = planDeliveryReservation(people, w.members, w.count, limit);
       if (plan.covered.length === 0 && plan.over.length > 0) {
         throw retryLater('delivery_quota_exceeded', `The organization reached its quota of ${limit} unique people delivered per day.`, 1, {
@@ -90,7 +97,7 @@ export async function reserveDeliveries(settings: QuotaSettings, orgId: string, 
         });
       }
       if (plan.covered.length === 0) return plan;
-      if (await append(w, { countAfter: w.count + plan.covered.length, job: jobId, reserved: plan.covered.length })) return plan;
+      if (await append(w, { countAfter: w.count + plan.covered.length, job: jobId, reserved: plan.covered.length }, heads)) return plan;
     }
     return contended();
   });
