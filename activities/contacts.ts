@@ -3,6 +3,7 @@ import type { Config } from '../core/config';
 import type { UsageCounters } from '../core/usage/usageCounters';
 import { createContactProvider } from '../core/contactProvider';
 import type { ProviderRetryPolicy } from '../core/contactProvider/retryPolicy';
+import { LedgerHeads } from '../core/credits/credits';
 import { findReusablePositions, processChunk, type ChunkInput, type ChunkOutcome } from '../core/jobs/chunkProcessing';
 import { createClaimGenerations } from '../core/jobs/contactFieldClaims';
 import { createJobPeopleReads } from '../core/jobs/jobPeople';
@@ -40,11 +41,12 @@ export function createContactActivities(config: Config, usage?: UsageCounters, e
     maxDelayMs: 30_000,
   };
   // Kept for this worker's lifetime: the people of the jobs it works on, claim generation hints,
-  // the organizations' enabled sources and delivery quota windows.
+  // the organizations' enabled sources, delivery quota windows and credit ledger heads.
   const people = createJobPeopleReads();
   const generations = createClaimGenerations();
   const sources = new EnabledSourceReads();
   const quotaWindows = new QuotaWindows();
+  const ledgerHeads = new LedgerHeads();
   return {
     /** Positions of the job's people the organization retrieved recently (reused, free). */
     async planContactReuse(input: { jobId: string; orgId: string; fields: ContactField[] }): Promise<number[]> {
@@ -71,6 +73,7 @@ export function createContactActivities(config: Config, usage?: UsageCounters, e
         onCharged: usage && (({ orgId, operation, credits }) => usage.countCredits(orgId, operation, credits)),
         people,
         generations,
+        ledgerHeads,
       });
     },
 

@@ -62,7 +62,7 @@ export function v1Router(deps: Deps, routes: RouteSpec[]): Router {
   const { config, usage } = deps;
   const v1 = new Router(ROUTER_OPTIONS);
   v1.use(
-    authenticate(config, deps.keyReads, failedAuthenticationLimit(config), new KeyUseRecorder()),
+    authenticate(config, deps.keyReads, failedAuthenticationLimit(config, deps.addressLimits), new KeyUseRecorder()),
     idempotencyKeyBeforeAdmission(routes),
     baselineAdmission(admissionUnder(deps), usage),
     requirePrincipal,
@@ -101,7 +101,7 @@ export function createApp({ deps, probes }: AppParts): Koa {
 
   app.use(referenceRouter(publicOpenApi(config)).routes());
 
-  const oauth = oauthRouter(config, { signingKeys: deps.signingKeys, publicClients: deps.publicClients, decoy: deps.decoy });
+  const oauth = oauthRouter(config, { signingKeys: deps.signingKeys, publicClients: deps.publicClients, decoy: deps.decoy, addressLimits: deps.addressLimits });
   app.use(oauth.routes());
   app.use(oauth.allowedMethods());
   app.use(consoleRouter(deps).routes());

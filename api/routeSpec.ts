@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import type { ZodType, z } from 'zod';
 import type { AuditAction } from '../core/audit/auditActions';
 import type { Config } from '../core/config';
+import type { LedgerHeads } from '../core/credits/credits';
 import type { Deps } from '../core/deps';
 import type { RequestClaim } from '../core/idempotency/idempotency';
 import type { KeyPrincipal } from '../core/keys/apiKeys';
@@ -125,7 +126,7 @@ const NO_BODY: ReadBody = { value: undefined, raw: Buffer.alloc(0) };
  * Idempotency-Key header, path and query parameters) and runs the operation through the
  * executor, holding the baseline admission the /v1 chain took for this request.
  */
-async function runOverHttp(ctx: Context, spec: RouteSpec, execute: ExecuteOperation): Promise<void> {
+async function runOverHttp(ctx: Context, spec: RouteSpec, execute: ExecuteOperation, heads: LedgerHeads): Promise<void> {
   const principal = ctx.state.principal as KeyPrincipal | undefined;
   if (!principal) throw new Problem('missing_api_key', 'Send your API key as `Authorization: Bearer <API_KEY>`.');
   if (!spec.paid) {
@@ -137,10 +138,10 @@ async function runOverHttp(ctx: Context, spec: RouteSpec, execute: ExecuteOperat
   try {
     charged = await answer(ctx, spec, principal, execute);
   } catch (err) {
-    ctx.set(await creditHeaders(principal.orgId, 0, statusOfFailure(err)));
+    ctx.set(await creditHeaders(principal.orgId, 0, statusOfFailure(err), heads));
     throw err;
   }
-  ctx.set(await creditHeaders(principal.orgId, charged, ctx.status));
+  ctx.set(await creditHeaders(principal.orgId, charged, ctx.status, heads));
 }
 
 /** Runs the operation and writes its answer; returns the credits it charged. */
@@ -174,6 +175,6 @@ async function answer(ctx: Context, spec: RouteSpec, principal: KeyPrincipal, ex
 export function mountRoutes(router: Router, specs: readonly RouteSpec[], deps: Deps): void {
   const execute = createOperationExecutor(operationRegistry(specs), deps, undefined, deps.usage);
   for (const spec of specs) {
-    router.register(spec.path, [spec.method], [(ctx: Context) => runOverHttp(ctx, spec, execute)], { name: spec.operation });
+    router.register(spec.path, [spec.method], [(ctx: Context) => runOverHttp(ctx, spec, execute, deps.ledgerHeads)], { name: spec.operation });
   }
 }

@@ -4,7 +4,6 @@ import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { LOOPBACK_ORIGINS, parseOriginRule } from './allowedOrigins';
 import { Concealed } from './concealed';
-import { linkPreviousKey } from './crypto/secretBox';
 import type { TemporalTls } from './temporal/connectionOptions';
 
 /**
@@ -267,7 +266,6 @@ export type Config = ReturnType<typeof toConfig>;
 function toConfig(e: z.infer<typeof schema>) {
   const baseUrl = e.BASE_URL ?? `http://${e.HOST}:${e.PORT}`;
   const secretsKey = Buffer.from(e.SECRETS_ENCRYPTION_KEY, 'base64');
-  if (e.SECRETS_ENCRYPTION_KEY_PREVIOUS) linkPreviousKey(secretsKey, Buffer.from(e.SECRETS_ENCRYPTION_KEY_PREVIOUS, 'base64'));
   return {
     env: e.NODE_ENV ?? 'development',
     logLevel: e.LOG_LEVEL,
@@ -299,8 +297,10 @@ function toConfig(e: z.infer<typeof schema>) {
       socketTimeoutMs: e.STORE_SOCKET_TIMEOUT_MS,
       startupWaitMs: e.STORE_STARTUP_WAIT_MS,
     },
-    /** The master secret; seal with core/crypto/secretBox, which also opens values sealed under SECRETS_ENCRYPTION_KEY_PREVIOUS. */
+    /** The master secret; seal and open with core/crypto/secretBox. */
     secretsKey,
+    /** SECRETS_ENCRYPTION_KEY_PREVIOUS during a rotation: openSecret opens values sealed under it too. */
+    secretsKeyPrevious: e.SECRETS_ENCRYPTION_KEY_PREVIOUS ? Buffer.from(e.SECRETS_ENCRYPTION_KEY_PREVIOUS, 'base64') : null,
     apiAudience: e.API_AUDIENCE,
     webhooks: {
       allowedCidrs: e.WEBHOOK_ALLOWED_CIDRS,

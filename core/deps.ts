@@ -1,6 +1,8 @@
 import type { Config } from './config';
+import { LedgerHeads } from './credits/credits';
 import { DailyJobCapReads } from './jobs/dailyJobCap';
 import { KeyReads } from './keys/apiKeys';
+import { ClientAddressLimits } from './limits/clientAddressLimits';
 import { LimitSettingsReads } from './limits/limitSettings';
 import { StoreAdmission } from './limits/requestAdmission';
 import { PublicClients } from './oauth/publicClients';
@@ -44,10 +46,15 @@ export interface Deps {
   readonly destinationLookup: LookupAll;
   /** The usage counters every operation run is counted in; absent where nothing is counted. */
   readonly usage?: UsageCounters;
+  /** The credit ledger heads this app has seen: hints that spare a charge its head reads, the store decides. */
+  readonly ledgerHeads: LedgerHeads;
+  /** The limits per client address (failed authentications, token, JWKS, authorize, metadata fetches); counted in the store. */
+  readonly addressLimits: ClientAddressLimits;
 }
 
 export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> = {}): Deps {
   const destinationLookup = parts.destinationLookup ?? systemDestinationLookup;
+  const addressLimits = parts.addressLimits ?? new ClientAddressLimits(config.secretsKey);
   return {
     config,
     admission: parts.admission ?? new StoreAdmission(),
@@ -55,12 +62,14 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> 
     keyReads: parts.keyReads ?? new KeyReads(),
     limitSettings: parts.limitSettings ?? new LimitSettingsReads(),
     signingKeys: parts.signingKeys ?? new SigningKeys(config),
-    publicClients: parts.publicClients ?? new PublicClients(config, { destinationLookup }),
+    publicClients: parts.publicClients ?? new PublicClients(config, { destinationLookup, addressLimits }),
     decoy: parts.decoy ?? new DecoyPasswordHash(config.oauth.passwordScryptLog2N),
     people: parts.people ?? createPeopleIndexes(),
     enabledSources: parts.enabledSources ?? new EnabledSourceReads(),
     quotaWindows: parts.quotaWindows ?? new QuotaWindows(),
     destinationLookup,
     usage: parts.usage,
+    ledgerHeads: parts.ledgerHeads ?? new LedgerHeads(),
+    addressLimits,
   };
 }

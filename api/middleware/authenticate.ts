@@ -2,7 +2,7 @@ import type { Context, Middleware } from 'koa';
 import type { Config } from '../../core/config';
 import { verifyApiKey, type KeyReads } from '../../core/keys/apiKeys';
 import type { KeyUseRecorder } from '../../core/keys/keyUse';
-import { AddressBlocks, admitFromAddress, clientAddressBucket } from '../../core/limits/clientAddressLimits';
+import { AddressBlocks, clientAddressBucket, type ClientAddressLimits } from '../../core/limits/clientAddressLimits';
 import { Problem, retryLater } from '../../core/problems';
 
 const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
@@ -69,12 +69,12 @@ export interface FailedAuthenticationLimit {
 }
 
 /** One per app (a replica): its memory of blocked addresses is its own, the counts are the store's. */
-export function failedAuthenticationLimit(config: Config): FailedAuthenticationLimit {
+export function failedAuthenticationLimit(config: Config, addressLimits: ClientAddressLimits): FailedAuthenticationLimit {
   const blocks = new AddressBlocks();
   return {
     retryAfterSeconds: (ctx) => (blocks.empty ? 0 : blocks.retryAfterSeconds(clientAddressBucket(ctx.ip))),
     recordFailure: async (ctx) => {
-      const got = await admitFromAddress(config.secretsKey, 'auth-failures', ctx.ip, config.addressLimits.authFailuresPerMinute);
+      const got = await addressLimits.admit('auth-failures', ctx.ip, config.addressLimits.authFailuresPerMinute);
       if (got.admitted) return 0;
       blocks.block(clientAddressBucket(ctx.ip), got.retryAfterSeconds);
       return got.retryAfterSeconds;

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { Config } from '../../core/config';
-import { admitFromAddress } from '../../core/limits/clientAddressLimits';
+import type { ClientAddressLimits } from '../../core/limits/clientAddressLimits';
 import { checkAuthorizationParams } from '../../core/oauth/authorizationRules';
 import { savePending } from '../../core/oauth/pendingAuthorizations';
 import type { PublicClients } from '../../core/oauth/publicClients';
@@ -24,7 +24,7 @@ function multiParams(querystring: string): Map<string, string[]> {
  * the redirect URI as `error`, with `state` and `iss`. A good request is stored and the person
  * signs in (unless already signed in) and consents (unless already consented).
  */
-export function authorizeEndpoint(config: Config, publicClients: PublicClients) {
+export function authorizeEndpoint(config: Config, publicClients: PublicClients, addressLimits: ClientAddressLimits) {
   const resource = toolsResource(config);
   return async (ctx: Context) => {
     const params = multiParams(ctx.querystring);
@@ -55,7 +55,7 @@ export function authorizeEndpoint(config: Config, publicClients: PublicClients) 
     if (!client.grantTypes.includes('authorization_code'))
       return redirectWithError(ctx, config, redirectUri, state, 'unauthorized_client', 'This client may not use the authorization code grant.');
     // Each request from here stores a pending authorization: an address gets a bounded number of them.
-    const admitted = await admitFromAddress(config.secretsKey, 'authorize', ctx.ip, config.addressLimits.authorizeRequestsPerMinute);
+    const admitted = await addressLimits.admit('authorize', ctx.ip, config.addressLimits.authorizeRequestsPerMinute);
     if (!admitted.admitted) {
       ctx.set('Retry-After', String(admitted.retryAfterSeconds));
       return errorPage(

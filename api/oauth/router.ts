@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { Config } from '../../core/config';
 import { ROUTER_OPTIONS } from '../routerOptions';
-import { admitFromAddress, type AddressLimitName } from '../../core/limits/clientAddressLimits';
+import type { AddressAdmission, AddressLimitName, ClientAddressLimits } from '../../core/limits/clientAddressLimits';
 import type { PublicClients } from '../../core/oauth/publicClients';
 import type { SigningKeys } from '../../core/oauth/signingKeys';
 import type { DecoyPasswordHash } from '../../core/users/signIn';
@@ -31,16 +31,16 @@ import { mountSignInPages } from './signInPages';
  * endpoint's own error format.
  */
 function limitPerAddress(
-  config: Config,
+  addressLimits: ClientAddressLimits,
   limit: AddressLimitName,
   perMinute: number,
   refuse: (ctx: Context, retryAfterSeconds: number) => void,
   storeDown?: (ctx: Context, err: unknown) => void,
 ) {
   return async (ctx: Context, next: Next) => {
-    let got: Awaited<ReturnType<typeof admitFromAddress>>;
+    let got: AddressAdmission;
     try {
-      got = await admitFromAddress(config.secretsKey, limit, ctx.ip, perMinute);
+      got = await addressLimits.admit(limit, ctx.ip, perMinute);
     } catch (err) {
       if (storeDown && isStoreUnavailable(err)) return storeDown(ctx, err);
       throw err;
@@ -67,18 +67,19 @@ export interface OAuthRouterDeps {
   signingKeys: SigningKeys;
   publicClients: PublicClients;
   decoy: DecoyPasswordHash;
+  addressLimits: ClientAddressLimits;
 }
 
 /** The OAuth authorization server (token, authorization and registration endpoints, sign-in pages, discovery, JWKS) and the tool server's resource metadata. */
-export function oauthRouter(config: Config, { signingKeys, publicClients, decoy }: OAuthRouterDeps): Router {
+export function oauthRouter(config: Config, { signingKeys, publicClients, decoy, addressLimits }: OAuthRouterDeps): Router {
   const router = new Router(ROUTER_OPTIONS);
   const limits = config.addressLimits;
   router.post(
     TOKEN_PATH,
-    limitPerAddress(config, 'token', limits.tokenRequestsPerMinute, refuseTokenRequest, sendTokenStoreOutage),
+    limitPerAddress(addressLimits, 'token', limits.tokenRequestsPerMinute, refuseTokenRequest, sendTokenStoreOutage),
     tokenEndpoint({ config, signingKeys, publicClients }),
   );
-  router.get(AUTHORIZE_PATH, storeOutagePage(authorizeEndpoint(config, publicClients)));
+  router.get(AUTHORIZE_PATH, storeOutagePage(authorizeEndpoint(config, publicClients, addressLimits)));
   router.post(REGISTER_PATH, registrationEndpoint());
   mountSignInPages(router, config, decoy);
   // One document at both discovery locations: clients try RFC 8414's first, then OpenID's.
@@ -91,7 +92,7 @@ export function oauthRouter(config: Config, { signingKeys, publicClients, decoy 
     ctx.set('Cache-Control', 'public, max-age=300');
     ctx.body = protectedResourceMetadata(config);
   });
-  router.get(JWKS_PATH, limitPerAddress(config, 'jwks', limits.jwksRequestsPerMinute, refuseJwks), async (ctx) => {
+  router.get(JWKS_PATH, limitPerAddress(addressLimits, 'jwks', limits.jwksRequestsPerMinute, refuseJwks), async (ctx) => {
     // Short, so verifiers elsewhere see a rotated key soon; they also refetch on an unknown kid.
     ctx.set('Cache-Control', 'public, max-age=60');
     ctx.type = 'application/jwk-set+json';

@@ -18,15 +18,43 @@ export function entryId(chainId: string, seq: number): string {
   return `${chainId}:${seq}`;
 }
 
-/** How many chains a process remembers a head for: every ledger, quota window, … it touched. */
+/** How many chains one app remembers a head for: every ledger, quota window, … it touched. */
 export const HEAD_HINTS_MAX = 50_000;
 
 /**
- * Latest known head per chain: a hint only (probing verifies it), so it is never wrong, and
- * forgetting one only costs a cold probe. Bounded: chain ids include organizations and
- * hourly quota windows, so a long-running process would otherwise keep every one it met.
+ * The latest head one app (or worker) saw per chain: a hint only (probing verifies it), so it
+ * is never wrong, and forgetting one only costs a cold probe. Bounded: chain ids include
+ * organizations and hourly quota windows, so a long-running process would otherwise keep every
+ * one it met. Held by what remembers a chain family (credits.ts LedgerHeads, quotas.ts
+ * QuotaWindows), which the composition root builds once per app (core/deps.ts).
  */
-const hints = new LRUCache<string, number>({ max: HEAD_HINTS_MAX });
+export class ChainHeads {
+  private readonly hints: LRUCache<string, number>;
+
+  constructor(max = HEAD_HINTS_MAX) {
+    this.hints = new LRUCache<string, number>({ max });
+  }
+
+  /** The head last seen for the chain (an append there may still conflict). */
+  known(chainId: string): number | undefined {
+    return this.hints.get(chainId);
+  }
+
+  /** Notes the head a probe found (it may be lower than a hint whose entries were deleted). */
+  found(chainId: string, seq: number): void {
+    if (seq >= 0) this.hints.set(chainId, seq);
+  }
+
+  /** Notes an appended seq; one appended earlier and noted late never moves the hint back. */
+  appended(chainId: string, seq: number): void {
+    this.hints.set(chainId, Math.max(seq, this.hints.get(chainId) ?? -1));
+  }
+
+  /** Forgets a hint that turned out stale (another writer appended). */
+  forget(chainId: string): void {
+    this.hints.delete(chainId);
+  }
+}
 
 async function exists(model: ChainModel, chainId: string, seq: number): Promise<boolean> {
   return (await model.exists({ _id: entryId(chainId, seq) })) !== null;
@@ -34,10 +62,11 @@ async function exists(model: ChainModel, chainId: string, seq: number): Promise<
 
 /**
  * The head sequence number of the chain, or -1 when it is empty. Gallops forward from the
- * hint, then binary-searches, so a cold process needs O(log n) lookups.
+ * hint (or the one `heads` holds, whichever is further), then binary-searches, so a cold
+ * process needs O(log n) lookups; `heads` learns the head found.
  */
-export async function headSeq(model: ChainModel, chainId: string, hint = -1): Promise<number> {
-  let lo = Math.max(hint, hints.get(chainId) ?? -1);
+export async function headSeq(model: ChainModel, chainId: string, hint = -1, heads?: ChainHeads): Promise<number> {
+  let lo = Math.max(hint, heads?.known(chainId) ?? -1);
   if (lo >= 0 && !(await exists(model, chainId, lo))) lo = -1;
   let step = 1;
   while (await exists(model, chainId, lo + step)) {
@@ -50,18 +79,8 @@ export async function headSeq(model: ChainModel, chainId: string, hint = -1): Pr
     if (await exists(model, chainId, mid)) lo = mid;
     else hi = mid;
   }
-  if (lo >= 0) hints.set(chainId, lo);
+  heads?.found(chainId, lo);
   return lo;
-}
-
-/** The head this process last saw for the chain (an append there may still conflict). */
-export function knownHead(chainId: string): number | undefined {
-  return hints.get(chainId);
-}
-
-/** Forget a hint that turned out stale (another writer appended). */
-export function forgetHead(chainId: string): void {
-  hints.delete(chainId);
 }
 
 export async function readEntry<T>(model: ChainModel, chainId: string, seq: number): Promise<T | null> {
@@ -79,10 +98,10 @@ interface ChainEntry extends Document {
 
 /**
  * Inserts entry `seq`. 'conflict' when another writer took that seq (or another unique
- * index of the collection refused it: the caller looks at why).
+ * index of the collection refused it: the caller looks at why). `heads` learns an appended seq.
  */
-export async function appendEntry(model: ChainModel, chainId: string, seq: number, doc: Record<string, unknown>): Promise<AppendOutcome> {
+export async function appendEntry(model: ChainModel, chainId: string, seq: number, doc: Record<string, unknown>, heads?: ChainHeads): Promise<AppendOutcome> {
   if (!(await insertOnce(typedCollection<ChainEntry>(model), { ...doc, _id: entryId(chainId, seq), chainId, seq }))) return 'conflict';
-  hints.set(chainId, Math.max(seq, hints.get(chainId) ?? -1));
+  heads?.appended(chainId, seq);
   return 'appended';
 }

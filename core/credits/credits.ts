@@ -4,7 +4,7 @@ import { inTurn } from '../inTurn';
 import { creditsCharged } from '../observability/metrics';
 import { Problem } from '../problems';
 import { creditMirrorOf, mirrorCreditHead } from '../tenancy/store';
-import { forgetHead, knownHead } from './chain';
+import { ChainHeads } from './chain';
 import * as store from './store';
 
 /**
@@ -49,34 +49,65 @@ export interface FundingState {
 
 const MAX_ATTEMPTS = 200;
 
+/**
+ * The ledger heads one app (or worker) has seen: per organization the head seq it probed or
+ * appended last and the head entry it wrote last. Safe to compute from: an append after a stale
+ * one conflicts on its seq and re-probes. Saves a read per charge, which on FerretDB is a scan of
+ * the whole ledger. The composition root builds one (core/deps.ts, activities/contacts.ts); a
+ * caller without one reads every head afresh.
+ */
+export class LedgerHeads {
+  readonly seqs = new ChainHeads();
+  private readonly entries = new LRUCache<string, store.LedgerEntryRecord>({ max: 10_000 });
+
+  /** The entry this app appended last (a head once; callers compare its seq with the known head). */
+  entry(orgId: string): store.LedgerEntryRecord | undefined {
+    return this.entries.get(orgId);
+  }
+
+  remember(entry: store.LedgerEntryRecord): void {
+    this.entries.set(entry.chainId, entry);
+  }
+
+  forget(orgId: string): void {
+    this.entries.delete(orgId);
+    this.seqs.forget(orgId);
+  }
+}
+
 function stateOf(e: store.LedgerEntryRecord): FundingState {
   return { creditBalance: e.balanceAfter, budgetRemaining: e.orgBudgetAfter ?? null, familyBudgets: { ...(e.familyBudgetsAfter ?? {}) } };
 }
 
 /** The head of the organization's ledger, opening it from the organization record if new. */
-async function head(orgId: string): Promise<store.LedgerEntryRecord> {
+async function head(orgId: string, heads?: LedgerHeads): Promise<store.LedgerEntryRecord> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const org = await creditMirrorOf(orgId);
     if (!org) throw new Error(`organization ${orgId} does not exist`);
-    const seq = await store.ledgerHeadSeq(orgId, org.creditSeq ?? -1);
+    const seq = await store.ledgerHeadSeq(orgId, org.creditSeq ?? -1, heads?.seqs);
     if (seq >= 0) {
       const entry = await store.readLedgerEntry(orgId, seq);
       if (entry) return entry;
       continue;
     }
-    await store.appendLedgerEntry(orgId, 0, {
-      receiptId: newId('rcpt'),
-      chargeKey: `opening:${orgId}`,
-      kind: 'opening',
+    await store.appendLedgerEntry(
       orgId,
-      familyId: null,
-      operation: null,
-      amount: 0,
-      balanceAfter: org.creditBalance ?? 0,
-      orgBudgetAfter: org.budgetRemaining ?? null,
-      familyBudgetsAfter: {},
-      createdAt: new Date(),
-    });
+      0,
+      {
+        receiptId: newId('rcpt'),
+        chargeKey: `opening:${orgId}`,
+        kind: 'opening',
+        orgId,
+        familyId: null,
+        operation: null,
+        amount: 0,
+        balanceAfter: org.creditBalance ?? 0,
+        orgBudgetAfter: org.budgetRemaining ?? null,
+        familyBudgetsAfter: {},
+        createdAt: new Date(),
+      },
+      heads?.seqs,
+    );
   }
   throw unavailable();
 }
@@ -112,19 +143,19 @@ export function afterSpending(state: FundingState, familyId: string, amount: num
   return next;
 }
 
-export async function fundingState(orgId: string): Promise<FundingState> {
-  return stateOf(await head(orgId));
+export async function fundingState(orgId: string, heads?: LedgerHeads): Promise<FundingState> {
+  return stateOf(await head(orgId, heads));
 }
 
 /** Throws the 402 problem when `amount` cannot be funded now; charges nothing. */
-export async function assertCanFund(input: FundingInput): Promise<void> {
+export async function assertCanFund(input: FundingInput, heads?: LedgerHeads): Promise<void> {
   if (input.amount <= 0) return;
-  // The last head this process saw answers "yes" cheaply (the charge re-checks atomically);
+  // The last head this app saw answers "yes" cheaply (the charge re-checks atomically);
   // a "no" is confirmed on the verified head, which sees other processes' grants.
-  const hinted = knownHead(input.orgId);
+  const hinted = heads?.seqs.known(input.orgId);
   const fromHint = hinted !== undefined ? await store.readLedgerEntry(input.orgId, hinted) : null;
   if (fromHint && !fundingRefusal(stateOf(fromHint), input.familyId, input.amount)) return;
-  const refusal = fundingRefusal(await fundingState(input.orgId), input.familyId, input.amount);
+  const refusal = fundingRefusal(await fundingState(input.orgId, heads), input.familyId, input.amount);
   if (refusal) throw refusal;
 }
 
@@ -132,9 +163,9 @@ export async function assertCanFund(input: FundingInput): Promise<void> {
  * assertCanFund for work paid under `chargeKey`: no refusal when that charge was already taken
  * (a retry of a request that paid before it could answer must find its receipt, not a 402).
  */
-export async function assertCanFundUnlessCharged(input: FundingInput, chargeKey: string): Promise<void> {
+export async function assertCanFundUnlessCharged(input: FundingInput, chargeKey: string, heads?: LedgerHeads): Promise<void> {
   try {
-    await assertCanFund(input);
+    await assertCanFund(input, heads);
   } catch (err) {
     if (err instanceof Problem && err.status === 402 && (await findCharge(chargeKey))) return;
     throw err;
@@ -148,26 +179,11 @@ function assertAmount(amount: number): void {
 type Movement = Omit<store.LedgerEntryRecord, '_id' | 'chainId' | 'seq' | 'receiptId' | 'balanceAfter' | 'orgBudgetAfter' | 'familyBudgetsAfter' | 'createdAt'>;
 
 /**
- * The head entry this process wrote or read last, per organization. Safe to compute from:
- * an append after a stale one conflicts on its seq and re-probes. Saves a read per charge,
- * which on FerretDB is a scan of the whole ledger.
- */
-const headEntries = new LRUCache<string, store.LedgerEntryRecord>({ max: 10_000 });
-
-function remember(entry: store.LedgerEntryRecord): void {
-  headEntries.set(entry.chainId, entry);
-}
-
-function forget(orgId: string): void {
-  headEntries.delete(orgId);
-  forgetHead(orgId);
-}
-
-/**
  * Appends one movement computed from the current head: `next` returns the state after it or
  * throws a refusal. Returns the entry, or the earlier entry with the same chargeKey.
  */
 function append(
+  heads: LedgerHeads | undefined,
   orgId: string,
   movement: Movement,
   next: (s: FundingState) => FundingState,
@@ -175,31 +191,32 @@ function append(
 ): Promise<{ entry: store.LedgerEntryRecord; fresh: boolean }> {
   // One append of an organization at a time from this process: concurrent writers of one process
   // would only race each other for the same seq (each lost race costs re-reads).
-  return inTurn(`ledger:${orgId}`, () => appendNow(orgId, movement, next, patch));
+  return inTurn(`ledger:${orgId}`, () => appendNow(heads, orgId, movement, next, patch));
 }
 
 /** Fields of the movement known only once the head is read (a bulk charge's amount). */
 type MovementPatch = (before: FundingState, after: FundingState) => Partial<Movement>;
 
 async function appendNow(
+  heads: LedgerHeads | undefined,
   orgId: string,
   movement: Movement,
   next: (s: FundingState) => FundingState,
   patch?: MovementPatch,
 ): Promise<{ entry: store.LedgerEntryRecord; fresh: boolean }> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    // Trust the head this process saw last: a stale one only costs a conflict and a re-probe.
-    const hinted = knownHead(orgId);
-    const cached = headEntries.get(orgId);
+    // Trust the head this app saw last: a stale one only costs a conflict and a re-probe.
+    const hinted = heads?.seqs.known(orgId);
+    const cached = heads?.entry(orgId);
     const fromHint = hinted === undefined ? null : cached && cached.seq === hinted ? cached : await store.readLedgerEntry(orgId, hinted);
-    const current = fromHint ?? (await head(orgId));
+    const current = fromHint ?? (await head(orgId, heads));
     let after: FundingState;
     try {
       after = next(stateOf(current));
     } catch (err) {
       // Refuse only on the verified head: another process may have granted credits since.
       if (!fromHint) throw err;
-      forget(orgId);
+      heads?.forget(orgId);
       continue;
     }
     const receiptId = newId('rcpt');
@@ -212,17 +229,17 @@ async function appendNow(
       familyBudgetsAfter: after.familyBudgets,
       createdAt: new Date(),
     };
-    const outcome = await store.appendLedgerEntry(orgId, current.seq + 1, doc);
+    const outcome = await store.appendLedgerEntry(orgId, current.seq + 1, doc, heads?.seqs);
     if (outcome === 'appended') {
       const entry: store.LedgerEntryRecord = { ...doc, _id: `${orgId}:${current.seq + 1}`, chainId: orgId, seq: current.seq + 1 };
-      remember(entry);
+      heads?.remember(entry);
       await mirror(orgId, entry);
       return { entry, fresh: true };
     }
     // Either the seq was taken (someone appended) or the chargeKey was (already charged).
     const earlier = await store.ledgerEntryOfChargeKey(movement.chargeKey);
     if (earlier) return { entry: earlier, fresh: false };
-    forget(orgId);
+    heads?.forget(orgId);
   }
   throw unavailable();
 }
@@ -236,11 +253,12 @@ async function mirror(orgId: string, e: store.LedgerEntryRecord): Promise<void> 
  * Debits `amount` once per `chargeKey`: atomic, never below zero or below any budget, with a
  * ledger entry whose receipt id is returned. Throws 402 (nothing charged) when unfundable.
  */
-export async function charge(input: ChargeInput): Promise<ChargeResult> {
+export async function charge(input: ChargeInput, heads?: LedgerHeads): Promise<ChargeResult> {
   assertAmount(input.amount);
   try {
     // No look-up first: a repeated chargeKey is refused by its unique index at the append.
     const { entry, fresh } = await append(
+      heads,
       input.orgId,
       {
         kind: 'charge',
@@ -304,11 +322,12 @@ export function fundableUnits(state: FundingState, familyId: string, unitPrice: 
  * many as the credits and budgets cover (possibly none: the entry then records 0, so a retry
  * keeps the same answer even if credits arrive in between). Idempotent per `chargeKey`.
  */
-export async function chargeUpTo(input: BulkChargeInput): Promise<BulkChargeResult> {
+export async function chargeUpTo(input: BulkChargeInput, heads?: LedgerHeads): Promise<BulkChargeResult> {
   assertAmount(input.units);
   assertAmount(input.unitPrice);
   const unitsFor = (s: FundingState) => fundableUnits(s, input.familyId, input.unitPrice, input.units);
   const { entry, fresh } = await append(
+    heads,
     input.orgId,
     { kind: 'charge', chargeKey: input.chargeKey, orgId: input.orgId, familyId: input.familyId, operation: input.operation, amount: 0 },
     (s) => afterSpending(s, input.familyId, unitsFor(s) * input.unitPrice),
@@ -325,27 +344,27 @@ export async function findCharge(chargeKey: string): Promise<{ receiptId: string
   return e ? { receiptId: e.receiptId, amount: e.amount } : null;
 }
 
-export async function grantCredits(orgId: string, amount: number): Promise<{ org_id: string; balance: number }> {
+export async function grantCredits(orgId: string, amount: number, heads?: LedgerHeads): Promise<{ org_id: string; balance: number }> {
   assertAmount(amount);
-  const { entry } = await append(orgId, { kind: 'grant', chargeKey: `grant:${newId('rcpt')}`, orgId, familyId: null, operation: null, amount }, (s) => ({
+  const { entry } = await append(heads, orgId, { kind: 'grant', chargeKey: `grant:${newId('rcpt')}`, orgId, familyId: null, operation: null, amount }, (s) => ({
     ...s,
     creditBalance: s.creditBalance + amount,
   }));
   return { org_id: orgId, balance: entry.balanceAfter };
 }
 
-export async function creditBalance(orgId: string): Promise<number> {
-  return (await fundingState(orgId)).creditBalance;
+export async function creditBalance(orgId: string, heads?: LedgerHeads): Promise<number> {
+  return (await fundingState(orgId, heads)).creditBalance;
 }
 
 /**
- * The balance as it stands now, for answers that report it: the head entry this process wrote
- * or read last when a probe finds nothing after it (two look-ups by id), else the head read afresh.
+ * The balance as it stands now, for answers that report it: the head entry this app wrote
+ * last when a probe finds nothing after it (two look-ups by id), else the head read afresh.
  */
-export async function currentCreditBalance(orgId: string): Promise<number> {
-  const held = headEntries.get(orgId);
-  if (held && (await store.ledgerHeadSeq(orgId, held.seq)) === held.seq) return held.balanceAfter;
-  return creditBalance(orgId);
+export async function currentCreditBalance(orgId: string, heads?: LedgerHeads): Promise<number> {
+  const held = heads?.entry(orgId);
+  if (held && (await store.ledgerHeadSeq(orgId, held.seq, heads?.seqs)) === held.seq) return held.balanceAfter;
+  return creditBalance(orgId, heads);
 }
 
 export interface BudgetView {
@@ -356,10 +375,11 @@ export interface BudgetView {
 }
 
 /** Sets (or with `amount: null` clears) the remaining organization or key-family budget. */
-export async function setBudget(input: { orgId: string; familyId?: string; amount: number | null }): Promise<BudgetView> {
+export async function setBudget(input: { orgId: string; familyId?: string; amount: number | null }, heads?: LedgerHeads): Promise<BudgetView> {
   if (input.amount !== null) assertAmount(input.amount);
   if (input.familyId !== undefined && !/^kf_[0-9A-Za-z]{8,64}$/.test(input.familyId)) throw new Error('family must be a key family id (kf_…)');
   const { entry } = await append(
+    heads,
     input.orgId,
     { kind: 'budget', chargeKey: `budget:${newId('rcpt')}`, orgId: input.orgId, familyId: input.familyId ?? null, operation: null, amount: input.amount ?? 0 },
     (s) => {
@@ -380,7 +400,8 @@ export async function setBudget(input: { orgId: string; familyId?: string; amoun
 
 export async function creditSummary(
   orgId: string,
+  heads?: LedgerHeads,
 ): Promise<{ org_id: string; balance: number; organization_budget: number | null; family_budgets: Record<string, number> }> {
-  const s = await fundingState(orgId);
+  const s = await fundingState(orgId, heads);
   return { org_id: orgId, balance: s.creditBalance, organization_budget: s.budgetRemaining, family_budgets: s.familyBudgets };
 }

@@ -1,5 +1,5 @@
 import { Problem } from '../problems';
-import { assertCanFund, findCharge, fundingRefusal, type FundingState } from './credits';
+import { assertCanFund, findCharge, fundingRefusal, type FundingState, type LedgerHeads } from './credits';
 import { PRICES } from './prices';
 
 /**
@@ -31,11 +31,11 @@ export interface Payer {
  * Throws the 402 problem (`insufficient_credits` with `required_credits` = the smallest answer's
  * price, or a budget's code) when the payer cannot fund the smallest useful answer of `kind`;
  * charges nothing. `paidUnder`: the charge key of this very request, when it may have paid
- * before (a retry after a crash finds its receipt, not a 402).
+ * before (a retry after a crash finds its receipt, not a 402). `heads`: the app's ledger heads.
  */
-export async function assertCanFundSmallestAnswer(kind: PaidOperationKind, payer: Payer, paidUnder?: string): Promise<void> {
+export async function assertCanFundSmallestAnswer(kind: PaidOperationKind, payer: Payer, paidUnder?: string, heads?: LedgerHeads): Promise<void> {
   try {
-    await assertCanFund({ orgId: payer.orgId, familyId: payer.familyId, amount: SMALLEST_ANSWER[kind] });
+    await assertCanFund({ orgId: payer.orgId, familyId: payer.familyId, amount: SMALLEST_ANSWER[kind] }, heads);
   } catch (err) {
     if (paidUnder && err instanceof Problem && err.status === 402 && (await findCharge(paidUnder))) return;
     throw err;

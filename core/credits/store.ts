@@ -1,4 +1,4 @@
-import { appendEntry, entryId, headSeq, readEntry, type AppendOutcome } from './chain';
+import { appendEntry, entryId, headSeq, readEntry, type AppendOutcome, type ChainHeads } from './chain';
 import { LedgerEntry } from './models';
 
 /**
@@ -30,11 +30,12 @@ export interface LedgerEntryRecord {
 export type NewLedgerEntry = Omit<LedgerEntryRecord, '_id' | 'chainId' | 'seq'>;
 
 /**
- * The head seq of the organization's ledger (-1 when empty), probing from `hint`.
+ * The head seq of the organization's ledger (-1 when empty), probing from `hint` or the head
+ * `heads` holds, which learn the head found.
  * FerretDB: concurrent updates are lost, so the ledger is an append-only chain of unique inserts.
  */
-export function ledgerHeadSeq(orgId: string, hint = -1): Promise<number> {
-  return headSeq(LedgerEntry, orgId, hint);
+export function ledgerHeadSeq(orgId: string, hint = -1, heads?: ChainHeads): Promise<number> {
+  return headSeq(LedgerEntry, orgId, hint, heads);
 }
 
 /** Entry `seq` of the organization's ledger, or null. */
@@ -42,9 +43,9 @@ export function readLedgerEntry(orgId: string, seq: number): Promise<LedgerEntry
   return readEntry<LedgerEntryRecord>(LedgerEntry, orgId, seq);
 }
 
-/** Inserts entry `seq`: 'conflict' when that seq or the entry's chargeKey or receiptId is taken. */
-export function appendLedgerEntry(orgId: string, seq: number, entry: NewLedgerEntry): Promise<AppendOutcome> {
-  return appendEntry(LedgerEntry, orgId, seq, { ...entry });
+/** Inserts entry `seq`: 'conflict' when that seq or the entry's chargeKey or receiptId is taken; `heads` learn an appended seq. */
+export function appendLedgerEntry(orgId: string, seq: number, entry: NewLedgerEntry, heads?: ChainHeads): Promise<AppendOutcome> {
+  return appendEntry(LedgerEntry, orgId, seq, { ...entry }, heads);
 }
 
 /** The entry under `chargeKey` (of any kind), or null. */

@@ -13,26 +13,14 @@ import { purposeKey } from './purposeKeys';
  * - `v1.<iv>.<tag>.<ciphertext>`, written before key versions: the raw master was the AES key.
  *   Still opened, never written.
  *
- * Rotation: SECRETS_ENCRYPTION_KEY is the new master, SECRETS_ENCRYPTION_KEY_PREVIOUS the old
- * one. The config links the two (`linkPreviousKey`), so every caller that passes the configured
- * master opens values sealed under either without threading a second key through its callers.
+ * Rotation: SECRETS_ENCRYPTION_KEY is the new master (`config.secretsKey`), seals and opens;
+ * SECRETS_ENCRYPTION_KEY_PREVIOUS the old one (`config.secretsKeyPrevious`), which a caller passes
+ * to `openSecret` beside the master so values sealed before the rotation still open.
  */
 const SECRET_BOX_KEY_VERSION = 1;
 
-/**
- * Keyed by the current master's key id, not by the Buffer object: any copy of the configured
- * master (another config load, a Buffer rebuilt from the environment) finds its predecessor.
- */
-const predecessors = new Map<string, Buffer>();
-
-/** Records that `previous` was the master before `current`; `openSecret(current, …)` then opens its values too. */
-export function linkPreviousKey(current: Buffer, previous: Buffer): void {
-  predecessors.set(sealingKeyId(current), previous);
-}
-
 /** The masters a value may be sealed under, newest first. */
-export function masterKeys(current: Buffer): Buffer[] {
-  const previous = predecessors.get(sealingKeyId(current));
+function masterKeys(current: Buffer, previous: Buffer | null): Buffer[] {
   return previous ? [current, previous] : [current];
 }
 
@@ -60,11 +48,12 @@ function decrypt(key: Buffer, iv: string, tag: string, ct: string, aad: string):
   return Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()]).toString('utf8');
 }
 
-export function openSecret(master: Buffer, sealed: string, aad: string): string {
+/** Opens a value sealed under `master` or, during a rotation, under `previous` (SECRETS_ENCRYPTION_KEY_PREVIOUS). */
+export function openSecret(master: Buffer, sealed: string, aad: string, previous: Buffer | null = null): string {
   const parts = sealed.split('.');
   if (parts[0] === 'v2' && parts.length === 5) {
     const [, kid, iv, tag, ct] = parts;
-    const owner = masterKeys(master).find((m) => sealingKeyId(m) === kid);
+    const owner = masterKeys(master, previous).find((m) => sealingKeyId(m) === kid);
     if (!owner) throw new Error(`sealed secret under key ${kid}, which is neither SECRETS_ENCRYPTION_KEY nor SECRETS_ENCRYPTION_KEY_PREVIOUS`);
     return decrypt(boxKey(owner), iv, tag, ct, aad);
   }
@@ -72,7 +61,7 @@ export function openSecret(master: Buffer, sealed: string, aad: string): string 
     const [, iv, tag, ct] = parts;
     // No key id in this form: the GCM tag tells which master sealed it.
     let failure: unknown;
-    for (const m of masterKeys(master)) {
+    for (const m of masterKeys(master, previous)) {
       try {
         return decrypt(m, iv, tag, ct, aad);
       } catch (err) {

@@ -2,6 +2,7 @@ import { ProviderRejected, ProviderUnavailable, type ContactProvider, type Provi
 import { withProviderRetries, type ProviderRetryPolicy } from '../contactProvider/retryPolicy';
 import { payAndSettle } from './chunkSettlement';
 import type { ClaimGenerations } from './contactFieldClaims';
+import type { LedgerHeads } from '../credits/credits';
 import { uncachedJobPeople, type JobPeopleReads, type JobPeopleRecord } from './jobPeople';
 import { REUSE_WINDOW_MS, type PlanEntry } from './jobRules';
 import type { ContactField, FailureReason } from './jobTypes';
@@ -57,6 +58,8 @@ export interface ChunkDeps {
   people?: JobPeopleReads;
   /** The worker's claim generations (contactFieldClaims.ts); claims start from generation 0 without. */
   generations?: ClaimGenerations;
+  /** The worker's credit ledger heads; each charge reads its organization's head afresh without. */
+  ledgerHeads?: LedgerHeads;
 }
 
 function pick(fields: readonly ContactField[], emails: string[] = [], phones: string[] = []): { emails: string[]; phones: string[] } {
@@ -209,6 +212,7 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
     wait: { heartbeat: deps.heartbeat, signal: deps.signal },
     onCharged: deps.onCharged,
     generations: deps.generations,
+    ledgerHeads: deps.ledgerHeads,
     onDelivered: onDelivered && ((personIds) => onDelivered({ orgId: input.orgId, jobId: input.jobId, deliveryQuotaAt: people.deliveryQuotaAt, personIds })),
   });
   const tally: Tally = {};

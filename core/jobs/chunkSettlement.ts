@@ -1,4 +1,4 @@
-import { chargeUpTo, findCharge } from '../credits/credits';
+import { chargeUpTo, findCharge, type LedgerHeads } from '../credits/credits';
 import { exitPoint } from '../faultInjection';
 import { claimContactFields, holderStates, releaseClaims, type ClaimGenerations } from './contactFieldClaims';
 import { CREDITS_PER_RECORD, chunkChargeKey, heldAnswer, settlePlan, type HeldAnswer, type PlanEntry, type SettledPerson } from './jobRules';
@@ -126,6 +126,8 @@ export async function payAndSettle(
     onCharged?: (charged: { orgId: string; operation: string; credits: number }) => void;
     /** The worker's claim generation hints. */
     generations?: ClaimGenerations;
+    /** The worker's credit ledger heads. */
+    ledgerHeads?: LedgerHeads;
   },
 ): Promise<{ settled: SettledPerson[]; outOfCredits: boolean }> {
   const found = plan.filter((e) => e.answer === 'found');
@@ -148,14 +150,17 @@ export async function payAndSettle(
   if (ours.length) {
     const key = chunkChargeKey(job.jobId, from);
     const c = options.charge
-      ? await chargeUpTo({
-          orgId: job.orgId,
-          familyId: job.familyId,
-          operation: CHARGE_OPERATION,
-          chargeKey: key,
-          unitPrice: CREDITS_PER_RECORD,
-          units: ours.length,
-        })
+      ? await chargeUpTo(
+          {
+            orgId: job.orgId,
+            familyId: job.familyId,
+            operation: CHARGE_OPERATION,
+            chargeKey: key,
+            unitPrice: CREDITS_PER_RECORD,
+            units: ours.length,
+          },
+          options.ledgerHeads,
+        )
       : await findCharge(key).then((e) => e && { units: e.amount / CREDITS_PER_RECORD, receiptId: e.receiptId });
     if (c && 'charged' in c && c.charged) options.onCharged?.({ orgId: job.orgId, operation: CHARGE_OPERATION, credits: c.units * CREDITS_PER_RECORD });
     if (c) {

@@ -77,7 +77,7 @@ export interface CreateJobInput {
 export type { JobStarter } from './jobOutbox';
 
 /** What accepting a job reads through the app's caches (core/deps.ts); a test or the CLI builds its own with createDeps. */
-export type JobCreationDeps = Pick<Deps, 'config' | 'dailyJobCaps' | 'enabledSources'>;
+export type JobCreationDeps = Pick<Deps, 'config' | 'dailyJobCaps' | 'enabledSources' | 'ledgerHeads' | 'quotaWindows'>;
 
 /** A request waits for Temporal at most TEMPORAL_START_WAIT_MS; the starters carry on from the store after. */
 function requestStarter(config: Config): JobStarter {
@@ -114,7 +114,7 @@ export async function createContactRetrievalJob(
     throw new Problem('validation_failed', 'The job has no people.', { extensions: { errors: [{ field: 'person_ids', message: 'no people to retrieve' }] } });
   // Before any person is looked up: an organization that cannot pay for one record gets the
   // same 402 whichever ids it sends, and learns nothing of which exist.
-  await assertCanFundSmallestAnswer('contactJob', principal);
+  await assertCanFundSmallestAnswer('contactJob', principal, undefined, deps.ledgerHeads);
   const sourceOf = await sourcesOfPeople(personIds);
   const usable = new Set((await sourcesForOrganization(config, deps.enabledSources, principal.orgId)).map((s) => s.id));
   const unknown = unknownPeople(personIds, sourceOf, usable);
@@ -147,7 +147,7 @@ export async function createContactRetrievalJob(
     undo.push(() => releaseJobSlot(principal.orgId, jobId));
     // Like the 402, refused only when nobody could be delivered today; people beyond the
     // reservation fail with `delivery_quota_exceeded` (free), as people beyond the credits do.
-    reservation = await reserveDeliveries(config, principal.orgId, jobId, visible, acceptedAt.getTime());
+    reservation = await reserveDeliveries(config, principal.orgId, jobId, visible, acceptedAt.getTime(), deps.quotaWindows.heads);
     undo.push(() => releaseDeliveries(principal.orgId, jobId, acceptedAt.getTime()));
   } catch (err) {
     await rollBack();
@@ -245,7 +245,7 @@ export async function createBatchContactRetrievalJob(
   deps: JobCreationDeps,
   input: { principal: KeyPrincipal; searchId: string; limit: number; fields: ContactField[] },
 ): Promise<JobView> {
-  await assertCanFundSmallestAnswer('contactJob', input.principal);
+  await assertCanFundSmallestAnswer('contactJob', input.principal, undefined, deps.ledgerHeads);
   const personIds = await peopleOfSearch(input.principal.orgId, input.searchId, input.limit);
   if (personIds.length === 0) {
     throw new Problem('validation_failed', 'The search has no people to retrieve.', {

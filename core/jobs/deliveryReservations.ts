@@ -1,3 +1,4 @@
+import type { ChainHeads } from '../credits/chain';
 import { retryLater } from '../problems';
 import { quotaLimit, quotaWindow, recordDelivered, type QuotaSettings, type QuotaWindows } from '../talent/quotas';
 import { appendQuotaEntry, quotaEntriesUpTo, quotaHeadSeq, type QuotaEntryRecord } from '../talent/store';
@@ -37,9 +38,10 @@ function chainOf(orgId: string, at: number): { chainId: string; end: number } {
   return { chainId: `${orgId}:deliveries:${w.key}`, end: w.end };
 }
 
-async function readWindow(orgId: string, at: number): Promise<DeliveryWindow> {
+/** `heads`: the quota windows' chain heads, when the caller holds them (the worker's). */
+async function readWindow(orgId: string, at: number, heads?: ChainHeads): Promise<DeliveryWindow> {
   const { chainId, end } = chainOf(orgId, at);
-  const seq = await quotaHeadSeq(chainId);
+  const seq = await quotaHeadSeq(chainId, heads);
   const entries = seq >= 0 ? await quotaEntriesUpTo(chainId, seq) : [];
   const members = new Set<string>();
   const held = new Map<string, number>();
@@ -52,8 +54,9 @@ async function readWindow(orgId: string, at: number): Promise<DeliveryWindow> {
   return { chainId, seq, count, members, end, outstanding: (jobId) => Math.max(0, held.get(jobId) ?? 0) };
 }
 
-async function append(w: DeliveryWindow, doc: Omit<ReservationEntry, 'seq'>): Promise<boolean> {
-  return (await appendQuotaEntry(w.chainId, w.seq + 1, { ...doc, members: doc.members ?? [], expiresAt: new Date(w.end + HOUR_MS) })) === 'appended';
+async function append(w: DeliveryWindow, doc: Omit<ReservationEntry, 'seq'>, heads?: ChainHeads): Promise<boolean> {
+  const entry = { ...doc, members: doc.members ?? [], expiresAt: new Date(w.end + HOUR_MS) };
+  return (await appendQuotaEntry(w.chainId, w.seq + 1, entry, heads)) === 'appended';
 }
 
 const MAX_RACES = 200;
@@ -73,13 +76,20 @@ export interface Reservation {
  * Reserves the delivery quota for a job's `people` in the window of `at`: people counted
  * today already are free, the others are covered while the quota lasts. Throws 429
  * `delivery_quota_exceeded` (Retry-After 1, nothing reserved) when someone needs quota and
- * none is left.
+ * none is left. `heads`: the app's quota chain heads (QuotaWindows), when it has them.
  */
-export async function reserveDeliveries(settings: QuotaSettings, orgId: string, jobId: string, people: readonly string[], at: number): Promise<Reservation> {
+export async function reserveDeliveries(
+  settings: QuotaSettings,
+  orgId: string,
+  jobId: string,
+  people: readonly string[],
+  at: number,
+  heads?: ChainHeads,
+): Promise<Reservation> {
   const limit = quotaLimit(settings, 'deliveries');
   return inTurn(`deliveries:${orgId}`, async () => {
     for (let race = 0; race < MAX_RACES; race++) {
-      const w = await readWindow(orgId, at);
+      const w = await readWindow(orgId, at, heads);
       const plan = planDeliveryReservation(people, w.members, w.count, limit);
       if (plan.covered.length === 0 && plan.over.length > 0) {
         throw retryLater('delivery_quota_exceeded', `The organization reached its quota of ${limit} unique people delivered per day.`, 1, {
@@ -87,7 +97,7 @@ export async function reserveDeliveries(settings: QuotaSettings, orgId: string, 
         });
       }
       if (plan.covered.length === 0) return plan;
-      if (await append(w, { countAfter: w.count + plan.covered.length, job: jobId, reserved: plan.covered.length })) return plan;
+      if (await append(w, { countAfter: w.count + plan.covered.length, job: jobId, reserved: plan.covered.length }, heads)) return plan;
     }
     return contended();
   });
@@ -102,11 +112,11 @@ export async function recordJobDeliveries(windows: QuotaWindows, orgId: string, 
   if (!personIds.length) return;
   await inTurn(`deliveries:${orgId}`, async () => {
     for (let race = 0; race < MAX_RACES; race++) {
-      const w = await readWindow(orgId, at);
+      const w = await readWindow(orgId, at, windows.heads);
       const fresh = [...new Set(personIds)].filter((p) => !w.members.has(p));
       if (!fresh.length) return;
       const consumed = Math.min(fresh.length, w.outstanding(jobId));
-      if (await append(w, { members: fresh, countAfter: w.count + fresh.length - consumed, job: jobId, consumed })) return;
+      if (await append(w, { members: fresh, countAfter: w.count + fresh.length - consumed, job: jobId, consumed }, windows.heads)) return;
     }
     // Counted anyway, outside the reservation: never lose a delivery from the count.
     await recordDelivered(windows, orgId, [...personIds], at);

@@ -43,18 +43,6 @@ export async function purgeStaleAddressEntries(now: number): Promise<number> {
   return deleteCapEntriesWithPrefixBefore(CAP_PREFIX, now - 2 * MINUTE_MS);
 }
 
-let purgedAt = 0;
-
-/**
- * Entries of addresses that stop calling would stay forever (minuteCaps purges a cap only
- * while it is used), so each process purges them at most once a minute.
- */
-function purgeStaleEntries(now: number): void {
-  if (now - purgedAt < MINUTE_MS) return;
-  purgedAt = now;
-  purgeStaleAddressEntries(now).catch((err) => logger.warn({ err: { message: errorMessage(err) } }, 'could not purge client-address limit entries'));
-}
-
 /** Counts one event of `limit` for `address`, or refuses it (writing nothing) when `perMinute` happened in the trailing minute. */
 export async function admitFromAddress(
   master: Buffer,
@@ -63,9 +51,32 @@ export async function admitFromAddress(
   perMinute: number,
   now: () => number = Date.now,
 ): Promise<AddressAdmission> {
-  purgeStaleEntries(now());
   const got = await admitUnderCap(addressCapName(master, limit, address), perMinute, now);
   return got.admitted ? { admitted: true } : { admitted: false, retryAfterSeconds: got.retryAfterSeconds };
+}
+
+/**
+ * One app's gate on what its clients' addresses may do (admitFromAddress, counted in the store).
+ * Entries of addresses that stop calling would stay forever (minuteCaps purges a cap only while
+ * it is used), so the app also purges them, at most once a minute. Built once per app by the
+ * composition root (core/deps.ts).
+ */
+export class ClientAddressLimits {
+  private purgedAt = 0;
+
+  constructor(private readonly master: Buffer) {}
+
+  /** admitFromAddress under this app's master secret, after a purge when a minute has passed since the last. */
+  async admit(limit: AddressLimitName, address: string, perMinute: number, now: () => number = Date.now): Promise<AddressAdmission> {
+    this.purgeStaleEntries(now());
+    return admitFromAddress(this.master, limit, address, perMinute, now);
+  }
+
+  private purgeStaleEntries(now: number): void {
+    if (now - this.purgedAt < MINUTE_MS) return;
+    this.purgedAt = now;
+    purgeStaleAddressEntries(now).catch((err) => logger.warn({ err: { message: errorMessage(err) } }, 'could not purge client-address limit entries'));
+  }
 }
 
 /**

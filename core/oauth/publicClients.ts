@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config';
 import { newId } from '../ids';
-import { admitFromAddress } from '../limits/clientAddressLimits';
+import { ClientAddressLimits } from '../limits/clientAddressLimits';
 import { logger } from '../observability/logger';
 import type { LookupAll } from '../webhooks/destinationPolicy';
 import { systemDestinationLookup } from '../webhooks/destinationResolver';
@@ -43,6 +43,8 @@ export interface PublicClientsOptions {
   clock?: () => number;
   /** The DNS lookup of the destination check before a fetch; the system's by default. */
   destinationLookup?: LookupAll;
+  /** The app's per-address limits, which bound the fetches an address causes; its own without. */
+  addressLimits?: ClientAddressLimits;
 }
 
 /**
@@ -56,6 +58,7 @@ export class PublicClients {
   private readonly inFlight = new Map<string, Promise<ClientLookup>>();
   private readonly bounds: MetadataFetchBounds;
   private readonly destinationLookup: LookupAll;
+  private readonly addressLimits: ClientAddressLimits;
 
   constructor(
     private readonly config: Config,
@@ -63,6 +66,7 @@ export class PublicClients {
   ) {
     const clock = options.clock ?? Date.now;
     this.destinationLookup = options.destinationLookup ?? systemDestinationLookup;
+    this.addressLimits = options.addressLimits ?? new ClientAddressLimits(config.secretsKey);
     this.documents = new LRUCache({ max: 1000, ttl: 1000 * 60, ttlAutopurge: false, perf: { now: clock } });
     this.bounds = new MetadataFetchBounds(
       { maxInFlight: config.metadataDocuments.fetchesInFlight, failureTtlMs: config.metadataDocuments.failureCacheSeconds * 1000 },
@@ -120,12 +124,7 @@ export class PublicClients {
     }
     let started = false;
     try {
-      const admitted = await admitFromAddress(
-        this.config.secretsKey,
-        'metadata-fetch',
-        caller.address,
-        this.config.addressLimits.metadataDocumentFetchesPerMinute,
-      );
+      const admitted = await this.addressLimits.admit('metadata-fetch', caller.address, this.config.addressLimits.metadataDocumentFetchesPerMinute);
       if (!admitted.admitted) {
         return {
           ok: false,

@@ -82,11 +82,13 @@ export class SigningKeys {
   private signerCache: { signer: Signer; loadedAt: number } | undefined;
   private readonly publicKeys = new Map<string, { key: KeyLike | Uint8Array; supersededAt: Date | null; loadedAt: number }>();
   private readonly secretsKey: Buffer;
+  private readonly secretsKeyPrevious: Buffer | null;
   private readonly accessTokenTtlSeconds: number;
   private readonly clock: () => number;
 
-  constructor(config: Pick<Config, 'secretsKey' | 'oauth'>, options: SigningKeysOptions = {}) {
+  constructor(config: Pick<Config, 'secretsKey' | 'secretsKeyPrevious' | 'oauth'>, options: SigningKeysOptions = {}) {
     this.secretsKey = config.secretsKey;
+    this.secretsKeyPrevious = config.secretsKeyPrevious;
     this.accessTokenTtlSeconds = config.oauth.accessTokenTtlSeconds;
     this.clock = options.clock ?? Date.now;
   }
@@ -99,7 +101,7 @@ export class SigningKeys {
     if (this.signerCache && this.clock() - this.signerCache.loadedAt < SIGNER_CACHE_MS) return this.signerCache.signer;
     let doc = await newestSigningKey();
     doc ??= await createKey(this.secretsKey, now);
-    const privateJwk = JSON.parse(openSecret(this.secretsKey, doc.privateJwkSealed, `oauth-signing-key:${doc._id}`)) as JWK;
+    const privateJwk = JSON.parse(openSecret(this.secretsKey, doc.privateJwkSealed, `oauth-signing-key:${doc._id}`, this.secretsKeyPrevious)) as JWK;
     const signer = { kid: doc._id, alg: doc.alg, key: await importJWK(privateJwk, doc.alg) };
     this.signerCache = { signer, loadedAt: this.clock() };
     return signer;

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config';
+import { ChainHeads } from '../credits/chain';
 import { sha256Hex } from '../crypto/hash';
 import { Problem, retryLater, type ProblemCode } from '../problems';
 import { appendQuotaEntry, deleteExpiredQuotaEntries, quotaEntriesUpTo, quotaEntryExists, quotaHeadSeq, readQuotaEntry } from './store';
@@ -59,13 +60,15 @@ interface WindowState {
  */
 export class QuotaWindows {
   private readonly states = new LRUCache<string, WindowState>({ max: 10_000 });
+  /** The heads of the windows' chains, kept beyond a forgotten window: its reload probes from there. */
+  readonly heads = new ChainHeads();
 
   async read(kind: QuotaKind, orgId: string, now: number): Promise<WindowState> {
     const w = quotaWindow(kind, now);
     const chainId = `${orgId}:${kind}:${w.key}`;
     const cached = this.states.get(chainId);
     if (cached) return cached;
-    const seq = await quotaHeadSeq(chainId);
+    const seq = await quotaHeadSeq(chainId, this.heads);
     const members = new Set<string>();
     let count = 0;
     if (seq >= 0) {
@@ -95,11 +98,16 @@ async function add(windows: QuotaWindows, kind: QuotaKind, orgId: string, member
     const fresh = freshOf(state, members);
     if (!fresh.length) return;
     if (limit !== undefined && state.count + fresh.length > limit) throw refusal(kind, limit);
-    const outcome = await appendQuotaEntry(state.chainId, state.seq + 1, {
-      members: fresh,
-      countAfter: state.count + fresh.length,
-      expiresAt: new Date(state.end + HOUR),
-    });
+    const outcome = await appendQuotaEntry(
+      state.chainId,
+      state.seq + 1,
+      {
+        members: fresh,
+        countAfter: state.count + fresh.length,
+        expiresAt: new Date(state.end + HOUR),
+      },
+      windows.heads,
+    );
     if (outcome === 'appended') {
       state.seq += 1;
       state.count += fresh.length;

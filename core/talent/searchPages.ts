@@ -90,7 +90,7 @@ function firstFailure(results: PromiseSettledResult<unknown>[]): void {
 export type SearchSettings = Pick<Config, 'secretsKey' | 'search' | 'searchQuotas' | 'readCacheMs'>;
 
 /** What a search reads through the app's own instances (core/deps.ts). */
-export type SearchReads = Pick<Deps, 'people' | 'enabledSources' | 'quotaWindows'>;
+export type SearchReads = Pick<Deps, 'people' | 'enabledSources' | 'quotaWindows' | 'ledgerHeads'>;
 
 export async function searchCandidates(settings: SearchSettings, reads: SearchReads, req: SearchRequest): Promise<SearchPage> {
   return req.cursor !== undefined ? nextPage(settings, reads, req, req.cursor) : firstPage(settings, reads, req);
@@ -117,7 +117,7 @@ async function firstPage(settings: SearchSettings, reads: SearchReads, req: Sear
       assertQuotaHasRoom(settings, reads.quotaWindows, 'previews', req.orgId).catch(async (err: unknown) => {
         if (!(await findCharge(pageChargeKey(req)))) throw err;
       }),
-      assertCanFundSmallestAnswer('search', { orgId: req.orgId, familyId: req.familyId }, pageChargeKey(req)),
+      assertCanFundSmallestAnswer('search', { orgId: req.orgId, familyId: req.familyId }, pageChargeKey(req), reads.ledgerHeads),
     ]),
   );
   const idx = await reads.people.search.get();
@@ -148,7 +148,7 @@ async function nextPage(settings: SearchSettings, reads: SearchReads, req: Searc
     }
   }
   // Before the page is read: a page that cannot be paid for reads and counts nothing.
-  await assertCanFundSmallestAnswer('search', { orgId: req.orgId, familyId: req.familyId }, pageChargeKey(req));
+  await assertCanFundSmallestAnswer('search', { orgId: req.orgId, familyId: req.familyId }, pageChargeKey(req), reads.ledgerHeads);
   const idx = await reads.people.search.get();
   const pageIds = search.personIds.slice(pos.offset, pos.offset + req.pageSize);
   const data = previewsOf(idx, pageIds);
@@ -181,13 +181,16 @@ async function payForPage(
     req.orgId,
     data.map((p) => p.person_id),
   );
-  const receipt = await charge({
-    orgId: req.orgId,
-    familyId: req.familyId,
-    amount: PRICES.searchPage,
-    operation: SEARCH_OPERATION,
-    chargeKey: pageChargeKey(req),
-  });
+  const receipt = await charge(
+    {
+      orgId: req.orgId,
+      familyId: req.familyId,
+      amount: PRICES.searchPage,
+      operation: SEARCH_OPERATION,
+      chargeKey: pageChargeKey(req),
+    },
+    reads.ledgerHeads,
+  );
   return { credits: receipt.amount, receiptId: receipt.receiptId };
 }
 

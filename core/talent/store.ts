@@ -1,4 +1,4 @@
-import { appendEntry, headSeq, readEntry, type AppendOutcome } from '../credits/chain';
+import { appendEntry, headSeq, readEntry, type AppendOutcome, type ChainHeads } from '../credits/chain';
 import { isDuplicateKeyError } from '../store/connection';
 import { insertManyIgnoringDuplicates, insertOnce } from '../store/inserts';
 import { typedCollection } from '../store/typedCollection';
@@ -183,11 +183,12 @@ export interface QuotaEntryRecord {
 }
 
 /**
- * The head sequence number of a quota window's chain, or -1 when empty.
+ * The head sequence number of a quota window's chain, or -1 when empty, probing from the head
+ * `heads` holds, which learn the head found.
  * FerretDB: concurrent updates are lost, so a window is an append-only chain of unique inserts.
  */
-export function quotaHeadSeq(chainId: string): Promise<number> {
-  return headSeq(QuotaEntry, chainId);
+export function quotaHeadSeq(chainId: string, heads?: ChainHeads): Promise<number> {
+  return headSeq(QuotaEntry, chainId, -1, heads);
 }
 
 /** The entries `0..upToSeq` of a quota window's chain (any order). */
@@ -205,9 +206,14 @@ export async function quotaEntryExists(chainId: string, seq: number): Promise<bo
   return (await QuotaEntry.exists({ _id: `${chainId}:${seq}` })) !== null;
 }
 
-/** Appends entry `seq`; exactly one of concurrent writers of the same `seq` gets 'appended'. */
-export function appendQuotaEntry(chainId: string, seq: number, entry: Omit<QuotaEntryRecord, '_id' | 'chainId' | 'seq'>): Promise<AppendOutcome> {
-  return appendEntry(QuotaEntry, chainId, seq, { ...entry });
+/** Appends entry `seq`; exactly one of concurrent writers of the same `seq` gets 'appended' (which `heads` learn). */
+export function appendQuotaEntry(
+  chainId: string,
+  seq: number,
+  entry: Omit<QuotaEntryRecord, '_id' | 'chainId' | 'seq'>,
+  heads?: ChainHeads,
+): Promise<AppendOutcome> {
+  return appendEntry(QuotaEntry, chainId, seq, { ...entry }, heads);
 }
 
 /** Deletes the quota entries expired at `now`; answers how many. */

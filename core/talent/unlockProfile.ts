@@ -83,7 +83,7 @@ export function unlockChargeKey(orgId: string, personId: string): string {
  */
 export async function unlockProfile(
   settings: Pick<Config, 'readCacheMs' | 'searchQuotas'>,
-  reads: Pick<Deps, 'enabledSources' | 'quotaWindows'>,
+  reads: Pick<Deps, 'enabledSources' | 'quotaWindows' | 'ledgerHeads'>,
   input: { orgId: string; familyId: string; claim: RequestClaim; personId: string },
 ): Promise<UnlockResult> {
   const { orgId, familyId, personId } = input;
@@ -92,7 +92,7 @@ export async function unlockProfile(
   const earlier = await findProfileUnlock(orgId, personId);
   const unlockedBefore = earlier !== null && earlier.chargeKey !== requestKey;
   // Already charged for this person (this request before a crash, or another one): no 402.
-  if (!earlier) await assertCanFundSmallestAnswer('unlock', { orgId, familyId }, unlockChargeKey(orgId, personId));
+  if (!earlier) await assertCanFundSmallestAnswer('unlock', { orgId, familyId }, unlockChargeKey(orgId, personId), reads.ledgerHeads);
   const usable = new Set((await sourcesForOrganization(settings, reads.enabledSources, orgId)).map((s) => s.id));
   const person = await findPersonProfile(personId);
   if (!person || !usable.has(person.source)) throw notFound('person');
@@ -103,14 +103,10 @@ export async function unlockProfile(
     return free();
   }
   await admitToQuota(settings, reads.quotaWindows, 'deliveries', orgId, [personId]);
-  const receipt = await charge({
-    orgId,
-    familyId,
-    amount: PRICES.profileUnlock,
-    operation: UNLOCK_OPERATION,
-    chargeKey: unlockChargeKey(orgId, personId),
-    requestKey,
-  });
+  const receipt = await charge(
+    { orgId, familyId, amount: PRICES.profileUnlock, operation: UNLOCK_OPERATION, chargeKey: unlockChargeKey(orgId, personId), requestKey },
+    reads.ledgerHeads,
+  );
   // Another request paid for this person first: this one is an unlock of an unlocked profile.
   if (!receipt.charged && receipt.requestKey !== requestKey) return free();
   await recordProfileUnlock({ orgId, personId, chargeKey: requestKey, receiptId: receipt.receiptId });

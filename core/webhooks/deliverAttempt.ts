@@ -130,7 +130,7 @@ export function createAttemptDeliverer(config: Config, deps: DeliverAttemptDeps 
       if (!endpoint || verdict !== 'ok') {
         outcome = { ok: false, errorCode: verdict === 'ok' ? 'endpoint_inactive' : verdict, responseStatus: null, durationMs: 0 };
       } else {
-        const secrets = openSecrets(config.secretsKey, endpoint._id, liveSecrets(endpoint.secrets as StoredSecret[], at));
+        const secrets = openSecrets(config.secretsKey, endpoint._id, liveSecrets(endpoint.secrets as StoredSecret[], at), config.secretsKeyPrevious);
         outcome = await sendAttempt(
           { url: endpoint.url, headers: { ...signedHeaders(secrets, input.eventId, at, event.body) }, body: event.body },
           {

@@ -29,8 +29,9 @@ export function liveSecrets(secrets: readonly StoredSecret[], now: Date): Stored
   return secrets.filter((s) => s.expiresAt === null || s.expiresAt.getTime() > now.getTime()).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
 }
 
-export function openSecrets(key: Buffer, endpointId: string, secrets: readonly StoredSecret[]): string[] {
-  return secrets.map((s) => openSecret(key, s.sealed, aad(endpointId, s.secretId)));
+/** `previous`: SECRETS_ENCRYPTION_KEY_PREVIOUS during a rotation (secrets sealed before it still open). */
+export function openSecrets(key: Buffer, endpointId: string, secrets: readonly StoredSecret[], previous: Buffer | null = null): string[] {
+  return secrets.map((s) => openSecret(key, s.sealed, aad(endpointId, s.secretId), previous));
 }
 
 /** The secret list after a rotation: successor, the predecessor for 24 h, nothing older. */

@@ -1,4 +1,4 @@
-import { creditBalance, setBudget } from '../../core/credits/credits';
+import { creditBalance, LedgerHeads, setBudget } from '../../core/credits/credits';
 import { Person } from '../../core/talent/models';
 import { seedPeople } from '../../core/talent/seedPeople';
 import { createTenant, type TestTenant } from '../support/fixtures';
@@ -8,11 +8,13 @@ import { startTestApi, type TestApi } from '../support/testApi';
 jest.setTimeout(60_000);
 
 let srv: TestApi;
+/** The app's ledger heads: a budget set through them is one the app itself saw set (as its console's is). */
+const ledgerHeads = new LedgerHeads();
 let n = 0;
 const idem = () => `credit-headers-${Date.now()}-${++n}`;
 
 beforeAll(async () => {
-  srv = await startTestApi();
+  srv = await startTestApi({}, undefined, { ledgerHeads });
   await seedPeople({ secretsKey: srv.config.secretsKey, count: 200 });
 });
 afterAll(async () => srv.close());
@@ -82,7 +84,7 @@ describe.each(PAID)('credit headers of $name', ({ paid, status, charged }) => {
     const t = await createTenant({ credits: 20 });
     const body = await paid.prepare(t);
     const before = await creditBalance(t.orgId);
-    await setBudget({ orgId: t.orgId, amount: 0 });
+    await setBudget({ orgId: t.orgId, amount: 0 }, ledgerHeads);
     const refused = await paid.call(t, body, idem());
     expect({ status: refused.status, code: refused.json.code }).toEqual({ status: 402, code: 'organization_budget_exhausted' });
     await expectCredits(refused, t, 0);

@@ -38,7 +38,7 @@ async function requireOwnFamily(orgId: string, familyId: string): Promise<void> 
 }
 
 async function budgetBefore(input: RouteInput<BudgetInput, unknown, unknown>): Promise<Record<string, unknown>> {
-  const summary = await creditSummary(input.principal.orgId);
+  const summary = await creditSummary(input.principal.orgId, input.deps.ledgerHeads);
   const familyId = input.body.family_id || null;
   return { family_id: familyId, budget: familyId ? (summary.family_budgets[familyId] ?? null) : summary.organization_budget };
 }
@@ -48,9 +48,9 @@ const setBudgetOperation = defineConsoleOperation({
   path: CONSOLE_PATHS.budgets,
   summary: 'Set a budget',
   body: setBody,
-  handler: async ({ principal, body }) => {
+  handler: async ({ principal, body, deps }) => {
     await requireOwnFamily(principal.orgId, body.family_id);
-    const view = await setBudget({ orgId: principal.orgId, familyId: body.family_id || undefined, amount: body.budget });
+    const view = await setBudget({ orgId: principal.orgId, familyId: body.family_id || undefined, amount: body.budget }, deps.ledgerHeads);
     return { status: 200, body: view };
   },
   audit: {
@@ -69,9 +69,9 @@ const removeBudgetOperation = defineConsoleOperation({
   path: `${CONSOLE_PATHS.budgets}/remove`,
   summary: 'Remove a budget',
   body: removeBody,
-  handler: async ({ principal, body }) => {
+  handler: async ({ principal, body, deps }) => {
     await requireOwnFamily(principal.orgId, body.family_id);
-    const view = await setBudget({ orgId: principal.orgId, familyId: body.family_id || undefined, amount: null });
+    const view = await setBudget({ orgId: principal.orgId, familyId: body.family_id || undefined, amount: null }, deps.ledgerHeads);
     return { status: 200, body: view };
   },
   audit: {

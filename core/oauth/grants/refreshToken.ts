@@ -47,7 +47,7 @@ async function refuseReuse(doc: RefreshTokenRecord, config: Config, now: Date): 
   if (rotation?.sealedPair && rotation.retryUntil > now) {
     const chainAlive = doc.userId ? (await liveChain(doc.chainId)) !== null : !(await refreshChainHasRevokedToken(doc.chainId));
     if (mayReplayRotation(rotation, chainAlive, now))
-      return JSON.parse(openSecret(config.secretsKey, rotation.sealedPair, rotationAad(doc.hash))) as TokenResponse;
+      return JSON.parse(openSecret(config.secretsKey, rotation.sealedPair, rotationAad(doc.hash), config.secretsKeyPrevious)) as TokenResponse;
   }
   await revokeChain(doc.chainId, now);
   logger.warn({ client_id: doc.clientId }, 'refresh token reuse: chain revoked');
