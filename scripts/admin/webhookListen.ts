@@ -169,7 +169,7 @@ async function listen(f: Flags, config: Config): Promise<unknown> {
     endpointId = existing._id;
     const previousUrl = existing.url;
     await updateEndpoint(scope, endpointId, { url }, settings);
-    secrets = openSecrets(config.secretsKey, endpointId, liveSecrets(existing.secrets as StoredSecret[], new Date()));
+    secrets = openSecrets(config.secretsKey, endpointId, liveSecrets(existing.secrets as StoredSecret[], new Date()), config.secretsKeyPrevious);
     say(`endpoint ${endpointId} of workspace ${workspaceId} re-pointed from ${previousUrl} to ${url} (its own secret verifies)`);
     restore = async () => {
       // Put back as it was, unchecked: that URL passed the policy when it was set. Only if it
