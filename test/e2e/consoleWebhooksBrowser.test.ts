@@ -58,7 +58,7 @@ afterAll(async () => {
 });
 
 async function expectAccessible(name: string): Promise<void> {
-  expect(await checkPage(browser, page, name)).toEqual([]);
+  expect(await checkPage(page, name)).toEqual([]);
 }
 
 const rows = () => page.locator('tbody tr');
