@@ -51,7 +51,7 @@ async function runJob(t: TestTenant, personIds: string[]): Promise<string> {
 }
 
 async function expectAccessible(name: string): Promise<void> {
-  expect(await checkPage(browser, page, name)).toEqual([]);
+  expect(await checkPage(page, name)).toEqual([]);
 }
 
 const finished = { jobId: '', delivered: 0, receiptIds: [] as string[] };

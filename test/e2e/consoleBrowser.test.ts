@@ -43,7 +43,7 @@ afterAll(async () => {
 const NAV = ['Overview', 'API keys', 'Limits', 'Budgets', 'Usage', 'Webhooks', 'Jobs', 'Team', 'Audit log', 'Connected applications'];
 
 async function expectAccessibleOf(shown: Page, name: string): Promise<void> {
-  expect(await checkPage(browser, shown, name)).toEqual([]);
+  expect(await checkPage(shown, name)).toEqual([]);
 }
 
 async function expectAccessible(name: string): Promise<void> {

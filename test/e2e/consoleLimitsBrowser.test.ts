@@ -49,7 +49,7 @@ afterAll(async () => {
 });
 
 async function expectAccessible(name: string): Promise<void> {
-  expect(await checkPage(browser, page, name)).toEqual([]);
+  expect(await checkPage(page, name)).toEqual([]);
 }
 
 const limitsOf = async (query: string) => api(srv.url, 'GET', `/v1/operational-limits?${query}`, { key: tenant.key });

@@ -13,8 +13,9 @@ jest.setTimeout(240_000);
 /**
  * `npm run dev` as a new developer runs it (tsx scripts/dev.ts), on free ports with its data in
  * a temporary folder: the first start prints a key and a first session (whoami, search, unlock,
- * match, a job and its result) that works exactly as printed; a second start creates no key and prints a ready key-create command; against a
- * store the person supplied, no key is created.
+ * match, a job and its result) that works exactly as printed; a second start while it runs
+ * refuses; a start after it creates no key and prints a ready key-create command; against a
+ * store (and Temporal) the person supplied, nothing is started for them and no key is created.
  */
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -55,7 +56,10 @@ function spawnDev(env: Record<string, string>, args: string[] = []): DevRun {
     output: () => out,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGINT');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))]);
+      // A bounded wait whose timer goes with it, so the file ends once its runs have ended.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, 20_000)))]);
+      clearTimeout(timer);
       try {
         process.kill(-child.pid!, 'SIGKILL');
       } catch {
@@ -128,6 +132,13 @@ afterAll(async () => {
 test('the first start prints a key, a first session that works as printed and local webhooks that arrive verified; the next start makes no key and says how', async () => {
   const { env, run: first } = await startDevOnFreePorts();
   const out = first.output();
+  // A second start while this one runs says so and exits, leaving this one running.
+  const refused = spawnDev(env);
+  const refusedCode = await new Promise<number | null>((r) => refused.child.once('exit', (code) => r(code)));
+  expect({ code: refusedCode, output: refused.output() }).toEqual({
+    code: 1,
+    output: expect.stringContaining('[dev] the service is already running (pid '),
+  });
   expect(out).toContain('A development key was created');
   // Long steps report their time (seeding off a terminal: a line every few seconds, then this).
   expect(out).toMatch(/seeding people: done in \d+\.\d s, 60\n/);
@@ -234,11 +245,17 @@ test('the first start prints a key, a first session that works as printed and lo
   await second.stop();
 });
 
-test('no key in a store the person supplied, unless asked', async () => {
+test('no key in a store the person supplied, unless asked; supplied services are used as given', async () => {
   const storeUri = `${process.env.TEST_MONGODB_BASE}/${uniqueName('devsupplied')}`;
-  const { run } = await startDevOnFreePorts({ MONGODB_URI: storeUri, SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
+  const { run } = await startDevOnFreePorts({
+    MONGODB_URI: storeUri,
+    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
+    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  });
   expect(run.output()).toContain('No development key: MONGODB_URI is yours');
   expect(run.output()).not.toMatch(/sk_live_ext_/);
+  expect(run.output()).not.toMatch(/starting FerretDB|starting Temporal/);
+  expect(run.output()).toContain(`export TEMPORAL_ADDRESS=${process.env.TEST_TEMPORAL_ADDRESS}`);
   await run.stop();
   const client = await MongoClient.connect(storeUri);
   try {
