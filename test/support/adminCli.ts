@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { Config } from '../../core/config';
+import type { Deps } from '../../core/deps';
 import { sharedSettings } from './testConfig';
 import { TYPESCRIPT_NODE_ARGS } from './typescriptProcess';
 
@@ -68,14 +69,30 @@ export function runAdminAsync(config: Config | undefined, args: string[], extraE
   });
 }
 
-/**
- * The CLI's own entry (`runAdminCli`) in this process, for tables of cases that end before the
- * CLI touches configuration or the store (usage errors): one process per case would cost seconds.
- */
-export async function runAdminInProcess(args: string[]): Promise<AdminResult> {
+/** The CLI's own entry (`runAdminCli`) in this process, its output captured. */
+async function runInProcess(args: string[], open: () => Promise<Deps>): Promise<AdminResult> {
   const { runAdminCli } = await import('../../scripts/admin/cli');
   let stdout = '';
   let stderr = '';
-  const status = await runAdminCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  const status = await runAdminCli(args, { out: { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) }, open });
   return result(status, stdout, stderr);
+}
+
+/**
+ * The CLI's own entry (`runAdminCli`) in this process, for tables of cases that end before the
+ * CLI asks for its dependencies (usage errors): one process per case would cost seconds.
+ */
+export function runAdminInProcess(args: string[]): Promise<AdminResult> {
+  return runInProcess(args, () => Promise.reject(new Error('this case was to end before the CLI opened its dependencies')));
+}
+
+/**
+ * The operator CLI run by its own entry (`runAdminCli`) in this process, with the test file's
+ * dependencies as its root's: the test's store connection and Temporal clients, which the CLI
+ * neither opens nor closes. Same parsing, commands, output and exit codes as a process, in
+ * milliseconds instead of a node start-up per call; `runAdmin` keeps the few tests of the
+ * process itself (environment, exit status, streams).
+ */
+export function runAdminWith(deps: Deps, args: string[]): Promise<AdminResult> {
+  return runInProcess(args, async () => deps);
 }
