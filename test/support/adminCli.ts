@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { Config } from '../../core/config';
 import type { Deps } from '../../core/deps';
@@ -48,25 +48,13 @@ const cliArgs = (args: string[]) => [...TYPESCRIPT_NODE_ARGS, 'scripts/admin.ts'
 
 /**
  * Runs the operator CLI exactly as an operator would (`npm run --silent admin -- …`), against
- * `config`'s store: the one way tests run it as a process. Each run is a fresh node process,
- * slow on a loaded machine: commands that start more (a Temporal client) may need `timeoutMs`.
+ * `config`'s store: the one way tests run it as a process. Each run is a fresh node process
+ * (about a second of CPU), slow on a loaded machine: a test of anything but the process itself
+ * uses `runAdminWith`.
  */
 export function runAdmin(config: Config | undefined, args: string[], extraEnv: Record<string, string> = {}, { timeoutMs = 60_000 } = {}): AdminResult {
   const r = spawnSync(process.execPath, cliArgs(args), { cwd: ROOT, env: adminEnv(config, extraEnv), encoding: 'utf8', timeout: timeoutMs });
   return result(r.status, r.stdout, r.stderr);
-}
-
-/** `runAdmin` without blocking the test's event loop, so several can run at once. */
-export function runAdminAsync(config: Config | undefined, args: string[], extraEnv: Record<string, string> = {}): Promise<AdminResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, cliArgs(args), { cwd: ROOT, env: adminEnv(config, extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.once('error', reject);
-    child.once('close', (status) => resolve(result(status, stdout, stderr)));
-  });
 }
 
 /** The CLI's own entry (`runAdminCli`) in this process, its output captured. */
