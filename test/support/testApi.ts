@@ -5,6 +5,7 @@ import type { Deps } from '../../core/deps';
 import type { PublicClients } from '../../core/oauth/publicClients';
 import type { SigningKeys } from '../../core/oauth/signingKeys';
 import { logger } from '../../core/observability/logger';
+import { closeTemporalClient } from '../../core/temporal/client';
 import { testConfig } from './testConfig';
 
 export interface TestApi {
@@ -43,6 +44,8 @@ export async function startTestApi(env: Record<string, string> = {}, existing?: 
       // server's graceful close would wait for it.
       api.server.closeAllConnections();
       await api.close();
+      // And the process's clients this file reached Temporal through beside the API (temporalClient(config)).
+      await closeTemporalClient();
     },
   };
 }
