@@ -14,7 +14,7 @@ import type { ContactField, StopReason } from '../core/jobs/jobTypes';
 import { recordJobDeliveries } from '../core/jobs/deliveryReservations';
 import { QuotaWindows, recordDelivered } from '../core/talent/quotas';
 import { EnabledSourceReads, sourcesForOrganization } from '../core/talent/sources';
-import { emitJobCompleted, type EagerDeliveryStarts } from '../core/webhooks/jobCompletedEvent';
+import { emitJobCompleted, type EmitVia } from '../core/webhooks/jobCompletedEvent';
 import { logger } from '../core/observability/logger';
 import { jobsFinished, jobsStarted } from '../core/observability/metrics';
 import { activityContext } from './activityContext';
@@ -30,10 +30,10 @@ function jobLine(msg: string, fields: Record<string, unknown>): void {
 
 /** Activities of contact-retrieval jobs and their results; each one is safe to retry. */
 /**
- * `usage`: the worker's usage counters, told the credits each chunk charges; `eager`: the
- * worker's own worker, which starts the delivery workflow of an emitted event eagerly.
+ * `usage`: the worker's usage counters, told the credits each chunk charges; `via`: the worker's
+ * Temporal clients and its own worker, which starts the delivery workflow of an emitted event eagerly.
  */
-export function createContactActivities(config: Config, usage?: UsageCounters, eager?: EagerDeliveryStarts) {
+export function createContactActivities(config: Config, usage?: UsageCounters, via: EmitVia = {}) {
   const provider = createContactProvider(config);
   const retryPolicy: ProviderRetryPolicy = {
     maxAttempts: config.contactProvider.maxAttempts,
@@ -105,7 +105,7 @@ export function createContactActivities(config: Config, usage?: UsageCounters, e
           resultExpiresAt: job.resultExpiresAt ? new Date(job.resultExpiresAt) : null,
           completedAt: new Date(job.completedAt),
         },
-        eager,
+        via,
       );
       jobLine('job.completed emitted', {
         job_id: job.jobId,

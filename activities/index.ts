@@ -1,4 +1,5 @@
 import type { Config } from '../core/config';
+import type { TemporalClients } from '../core/temporal/client';
 import type { UsageCounters } from '../core/usage/usageCounters';
 import type { LookupAll } from '../core/webhooks/destinationPolicy';
 import type { EagerDeliveryStarts } from '../core/webhooks/jobCompletedEvent';
@@ -12,15 +13,17 @@ export interface WorkerParts {
   usage?: UsageCounters;
   /** The worker's own worker, which starts an emitted event's delivery workflow eagerly. */
   eager?: EagerDeliveryStarts;
+  /** The worker's Temporal clients, for what its own worker cannot start eagerly. */
+  temporal?: TemporalClients;
   /** The DNS lookup of the destination check before each webhook attempt; the system's by default. */
   destinationLookup?: LookupAll;
 }
 
 /** Builds the activity implementations the worker registers; each one is idempotent. */
-export function createActivities(config: Config, { usage, eager, destinationLookup }: WorkerParts = {}) {
+export function createActivities(config: Config, { usage, eager, temporal, destinationLookup }: WorkerParts = {}) {
   return {
     ...createDeliveryActivities(config, { destinationLookup }),
-    ...createContactActivities(config, usage, eager),
+    ...createContactActivities(config, usage, { eager, temporal }),
     ...createMaintenanceActivities(config),
   };
 }

@@ -2,10 +2,9 @@ import type { Server } from 'node:http';
 import { loadConfigOrExit, type Config } from '../core/config';
 import type { PublicClients } from '../core/oauth/publicClients';
 import type { SigningKeys } from '../core/oauth/signingKeys';
-import { createDeps, type Deps } from '../core/deps';
+import { openDeps, type Deps } from '../core/deps';
 import { logger } from '../core/observability/logger';
-import { connectStore, disconnectStore, ensureIndexes, pingStore } from '../core/store/connection';
-import { closeTemporalClient, pingTemporal } from '../core/temporal/client';
+import { pingTemporal } from '../core/temporal/client';
 import { describeTemporalConnection } from '../core/temporal/connectionOptions';
 import { UsageCounters } from '../core/usage/usageCounters';
 import { startWorkflowStarter } from '../core/temporal/workflowStarter';
@@ -23,7 +22,7 @@ export function tuneServer(server: Server): void {
 export async function startApi(
   config: Config,
   /** Parts of the app's dependencies to use instead of the ones it would build (tests). */
-  parts: Partial<Omit<Deps, 'config' | 'usage'>> = {},
+  parts: Partial<Omit<Deps, 'config' | 'usage' | 'store'>> = {},
 ): Promise<{
   server: Server;
   url: string;
@@ -36,18 +35,17 @@ export async function startApi(
   /** The app's public clients (tests forget its cached metadata documents). */
   publicClients: PublicClients;
 }> {
-  await connectStore(config.mongodbUri, config.store);
-  await ensureIndexes();
-  const usage = new UsageCounters().start();
-  const deps = createDeps(config, { ...parts, usage });
-  const app = createApp({ deps, probes: { store: pingStore, temporal: () => pingTemporal(config) } });
+  const usage = new UsageCounters();
+  const deps = await openDeps(config, { ...parts, usage });
+  usage.start();
+  const app = createApp({ deps, probes: { store: deps.store.ping, temporal: () => pingTemporal(deps.temporal) } });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
   });
   tuneServer(server);
-  const workflowStarter = startWorkflowStarter(config);
+  const workflowStarter = startWorkflowStarter(config, deps.temporal);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host}:${port}`;
@@ -66,8 +64,9 @@ export async function startApi(
       // In-flight places this replica still holds go back now instead of at their expiry.
       await deps.admission.close();
       await workflowStarter.stop();
-      await closeTemporalClient();
-      await disconnectStore();
+      // Clients a test handed in are its own to close.
+      if (!parts.temporal) await deps.temporal.close();
+      await deps.store.close();
     },
   };
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../core/config';
 import { setOrganizationRate } from '../core/limits/limitSettings';
 import { logger } from '../core/observability/logger';
-import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
+import { closeDeps, openDeps } from '../core/deps';
 import { benchOrganization, startBenchStack } from './benchStack';
 import { startApiProcess } from '../test/support/apiProcess';
 import type { LoadPlan, LoadResult, LoadTarget } from './loadGenerator';
@@ -130,8 +130,7 @@ async function measureAll(dir: string, stops: Array<() => Promise<unknown> | unk
     TEMPORAL_ADDRESS: temporalAddress,
     SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
   });
-  await connectStore(config.mongodbUri, config.store);
-  await ensureIndexes();
+  const deps = await openDeps(config);
 
   const keyFor = (name: string) => benchOrganization(name, 0, config.apiAudience);
 
@@ -157,7 +156,7 @@ async function measureAll(dir: string, stops: Array<() => Promise<unknown> | unk
     );
   }
   // The bench process only set up data; the API process does all the work from here on.
-  await disconnectStore();
+  await closeDeps(deps);
 
   const profileDir = process.env.BENCH_API_CPU_PROF;
   const api = await startApiProcess(

@@ -4,7 +4,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../core/config';
 import { logger } from '../core/observability/logger';
-import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
+import { closeDeps, openDeps } from '../core/deps';
 import { startApiProcess } from '../test/support/apiProcess';
 import { startBenchStack } from './benchStack';
 import { seedConsoleOrganization, type ConsoleSeedSize } from './consoleSeed';
@@ -122,8 +122,7 @@ async function measure(dir: string, stops: Array<() => Promise<unknown> | unknow
     TEMPORAL_ADDRESS: temporalAddress,
     SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
   });
-  await connectStore(config.mongodbUri, config.store);
-  await ensureIndexes();
+  const deps = await openDeps(config);
   const sizes = SIZES[process.env.BENCH_CONSOLE_SIZES ?? 'activity'];
   if (!sizes) throw new Error(`BENCH_CONSOLE_SIZES is one of ${Object.keys(SIZES).join(', ')}`);
   const size = scaled(sizes, SCALE);
@@ -133,7 +132,7 @@ async function measure(dir: string, stops: Array<() => Promise<unknown> | unknow
   const seedSeconds = (Date.now() - seedStart) / 1000;
   process.stdout.write(`seeded in ${seedSeconds.toFixed(1)} s\n`);
   // The bench process only set up data; the API process does all the work from here on.
-  await disconnectStore();
+  await closeDeps(deps);
 
   const api = await startApiProcess(config, { LOG_LEVEL: process.env.BENCH_API_LOG_LEVEL ?? 'warn' });
   stops.push(() => api.stop());

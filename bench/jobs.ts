@@ -23,16 +23,14 @@ import { findJob } from '../core/jobs/store';
 import { createApiKey } from '../core/keys/apiKeys';
 import { ALL_PERMISSIONS } from '../core/keys/permissions';
 import { logger } from '../core/observability/logger';
-import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
 import { personIdFor } from '../core/talent/generator';
 import { storeSearch } from '../core/talent/searches';
 import { seedPeople } from '../core/talent/seedPeople';
 import { temporal } from '@temporalio/proto';
-import { closeTemporalClient, temporalCall } from '../core/temporal/client';
 import { createOrganization } from '../core/tenancy/provisioning';
 import { startBenchStack } from './benchStack';
 import { startContactProviderServer } from '../test/support/contactProviderServer';
-import { createDeps } from '../core/deps';
+import { closeDeps, createDeps, openDeps, type Deps } from '../core/deps';
 
 const PEOPLE = Number(process.env.BENCH_PEOPLE ?? 10_000);
 /** Unset: the configured defaults (CONTACT_JOB_CHUNK_SIZE, CONTACT_JOB_CONCURRENCY). */
@@ -57,14 +55,14 @@ function startWorkerProcess(env: Record<string, string>): ChildProcess {
  * the worker's start. Every call has its own limit, so a Temporal that stops answering fails the
  * wait (naming it) instead of holding it past its deadline.
  */
-async function workerReady(config: Config, worker: ChildProcess): Promise<void> {
+async function workerReady({ config, temporal: clients }: Pick<Deps, 'config' | 'temporal'>, worker: ChildProcess): Promise<void> {
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (worker.exitCode !== null) throw new Error(`the worker process exited with code ${worker.exitCode} before it polled`);
     const polled = await Promise.all(
       [temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY].map(
         async (taskQueueType) => {
-          const r = await temporalCall(config, `a description of task queue ${config.temporal.taskQueue}`, (client) =>
+          const r = await clients.call(`a description of task queue ${config.temporal.taskQueue}`, (client) =>
             client.workflowService.describeTaskQueue({
               namespace: config.temporal.namespace,
               taskQueue: { name: config.temporal.taskQueue },
@@ -102,11 +100,13 @@ function readJob(jobId: string) {
   return findJob({ _id: jobId });
 }
 
-async function runOnce(label: string, config: Config, env: Record<string, string>, personIds: string[]): Promise<void> {
+/** One run's stack: its own settings (provider, task queue) over the store the root opened. */
+async function runOnce(label: string, root: Deps, config: Config, env: Record<string, string>, personIds: string[]): Promise<void> {
+  const deps = createDeps(config, { store: root.store });
   const worker = startWorkerProcess(env);
   try {
     const booting = performance.now();
-    await workerReady(config, worker);
+    await workerReady(deps, worker);
     process.stderr.write(`[bench] ${label}: worker polling after ${((performance.now() - booting) / 1000).toFixed(1)} s\n`);
     const org = await createOrganization(`bench jobs ${label}`, PEOPLE * 2);
     const key = await createApiKey({
@@ -126,8 +126,6 @@ async function runOnce(label: string, config: Config, env: Record<string, string
       scopes: [...ALL_PERMISSIONS],
     };
     const search = await storeSearch({ orgId: org.org_id, fingerprint: `bench-${label}`, params: {}, personIds, total: personIds.length });
-    // Built before the clock starts: the timing is the job's acceptance, not the app's set-up.
-    const deps = createDeps(config);
     const started = performance.now();
     const view = await createBatchContactRetrievalJob(deps, {
       principal,
@@ -147,6 +145,7 @@ async function runOnce(label: string, config: Config, env: Record<string, string
     );
   } finally {
     await stopWorker(worker);
+    await deps.temporal.close();
   }
 }
 
@@ -188,22 +187,20 @@ async function main(): Promise<void> {
   };
   const local = loadConfig(localEnv);
   const http = loadConfig(httpEnv);
-  await connectStore(local.mongodbUri, local.store);
-  await ensureIndexes();
+  const deps = await openDeps(local);
   const seedStarted = performance.now();
   await seedPeople({ secretsKey: local.secretsKey, count: PEOPLE, seed: SEED });
   process.stderr.write(`[bench] ${PEOPLE} people seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s\n`);
   const personIds = Array.from({ length: PEOPLE }, (_, i) => personIdFor(local.secretsKey, SEED, i));
   process.stdout.write(`contact-retrieval jobs: chunk ${local.contactJobs.chunkSize}, ${local.contactJobs.concurrency} chunks in flight\n`);
   try {
-    await runOnce('local provider', local, localEnv, personIds);
+    await runOnce('local provider', deps, local, localEnv, personIds);
     if (!process.env.BENCH_SKIP_HTTP) {
-      await runOnce(`http provider ${LATENCY_MS} ms`, http, httpEnv, personIds);
+      await runOnce(`http provider ${LATENCY_MS} ms`, deps, http, httpEnv, personIds);
     }
   } finally {
     await provider.close();
-    await closeTemporalClient();
-    await disconnectStore();
+    await closeDeps(deps);
     for (const stop of stops) await stop();
   }
 }

@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../core/config';
 import { createClient } from '../core/oauth/clients';
 import { logger } from '../core/observability/logger';
-import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
+import { closeDeps, openDeps } from '../core/deps';
 import { seedPeople } from '../core/talent/seedPeople';
 import { benchOrganization, startBenchStack } from './benchStack';
 import { startApiProcess } from '../test/support/apiProcess';
@@ -130,8 +130,7 @@ async function measureAll(dir: string, stops: Array<() => unknown>): Promise<voi
     TEMPORAL_ADDRESS: temporalAddress,
     SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
   });
-  await connectStore(config.mongodbUri, config.store);
-  await ensureIndexes();
+  const deps = await openDeps(config);
   if (!WHOAMI) {
     process.stdout.write(`seeding ${PEOPLE} people…\n`);
     await seedPeople({ secretsKey: config.secretsKey, count: PEOPLE });
@@ -142,7 +141,7 @@ async function measureAll(dir: string, stops: Array<() => unknown>): Promise<voi
     const m2m = await createClient({ orgId: org.orgId, rateLimitPerMinute: 10_000_000 });
     orgs.push({ key: org.key, clientId: m2m.client_id, clientSecret: m2m.client_secret });
   }
-  await disconnectStore();
+  await closeDeps(deps);
 
   const api = await startApiProcess(config, env);
   stops.push(() => api.stop());

@@ -31,10 +31,10 @@ import { loadConfig } from '../core/config';
 import { createApiKey } from '../core/keys/apiKeys';
 import { ALL_PERMISSIONS } from '../core/keys/permissions';
 import { logger } from '../core/observability/logger';
-import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
+import { openStore } from '../core/store/connection';
 import { runSearch } from '../core/talent/rankCandidates';
 import { generatePerson } from '../core/talent/generator';
-import { createDeps, type Deps } from '../core/deps';
+import { closeDeps, createDeps, type Deps } from '../core/deps';
 import { SearchIndexBuilder, type SearchIndex } from '../core/talent/searchIndex';
 import { peopleCount, seedPeople } from '../core/talent/seedPeople';
 import { BUILT_IN_SOURCE_ID } from '../core/talent/sources';
@@ -207,11 +207,11 @@ async function benchCount(
   });
   logger.level = 'silent';
   let started = performance.now();
-  await connectStore(uri);
+  const store = await openStore(cfg.mongodbUri, cfg.store);
   const connectMs = performance.now() - started;
-  await ensureIndexes();
-  // This stack's own indexes: built from the database just connected.
-  const deps = createDeps(cfg);
+  await store.ensureIndexes();
+  // This stack's own dependencies (its people indexes built from the database just connected).
+  const deps = createDeps(cfg, { store });
   const storeProfile = process.env.BENCH_PROFILE ? await profileStoreCommands(uri) : undefined;
   const have = await peopleCount();
   if (have < people) {
@@ -310,7 +310,7 @@ async function benchCount(
   });
   storeProfile?.print((line) => process.stderr.write(line));
   server.close();
-  await disconnectStore();
+  await closeDeps(deps);
   return rows;
 }
 

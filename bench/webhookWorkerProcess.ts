@@ -1,7 +1,8 @@
 import { Runtime, DefaultLogger, makeTelemetryFilterString } from '@temporalio/worker';
 import { loadConfig } from '../core/config';
 import { logger } from '../core/observability/logger';
-import { connectStore } from '../core/store/connection';
+import { createDeps } from '../core/deps';
+import { openStore } from '../core/store/connection';
 import { emitJobCompleted } from '../core/webhooks/jobCompletedEvent';
 import { closeAttemptAgents } from '../core/webhooks/sendAttempt';
 import { createWorker } from '../worker/createWorker';
@@ -21,8 +22,8 @@ async function main(): Promise<void> {
   const config = loadConfig();
   logger.level = 'silent';
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
-  await connectStore(config.mongodbUri, config.store);
-  const { worker, connection } = await createWorker(config, { workflowBundlePath: process.env.BENCH_WORKFLOW_BUNDLE });
+  const deps = createDeps(config, { store: await openStore(config.mongodbUri, config.store) });
+  const { worker, connection } = await createWorker(config, { workflowBundlePath: process.env.BENCH_WORKFLOW_BUNDLE, temporal: deps.temporal });
   const running = worker.run();
 
   let seq = 0;
@@ -30,14 +31,18 @@ async function main(): Promise<void> {
     const n = seq++;
     const t = tenants[n % tenants.length];
     const at = epochNow();
-    const { eventId } = await emitJobCompleted(config, {
-      ...t,
-      jobId: `job_bench${process.pid.toString(36)}${Date.now().toString(36)}${n}`,
-      status: 'completed',
-      counts,
-      resultExpiresAt: new Date(Date.now() + 7 * 86400_000),
-      completedAt: new Date(),
-    });
+    const { eventId } = await emitJobCompleted(
+      config,
+      {
+        ...t,
+        jobId: `job_bench${process.pid.toString(36)}${Date.now().toString(36)}${n}`,
+        status: 'completed',
+        counts,
+        resultExpiresAt: new Date(Date.now() + 7 * 86400_000),
+        completedAt: new Date(),
+      },
+      { temporal: deps.temporal },
+    );
     return { id: eventId, at };
   };
 
@@ -87,6 +92,7 @@ async function main(): Promise<void> {
       worker.shutdown();
       await running;
       await connection.close();
+      await deps.temporal.close();
       closeAttemptAgents();
       process.exit(0);
     }

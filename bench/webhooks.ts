@@ -33,8 +33,7 @@ import { rootCertificates } from 'node:tls';
 import { Runtime, DefaultLogger, bundleWorkflowCode, makeTelemetryFilterString } from '@temporalio/worker';
 import { loadConfig } from '../core/config';
 import { logger } from '../core/observability/logger';
-import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
-import { closeTemporalClient, temporalClient } from '../core/temporal/client';
+import { closeDeps, openDeps, type Deps } from '../core/deps';
 import { SA } from '../core/temporal/searchAttributes';
 import { systemDestinationLookup } from '../core/webhooks/destinationResolver';
 import { emitJobCompleted } from '../core/webhooks/jobCompletedEvent';
@@ -97,8 +96,7 @@ async function main(): Promise<void> {
   };
   const baseQueue = `bench-webhooks-${Date.now()}`;
   const config = loadConfig({ ...env, TEMPORAL_TASK_QUEUE: baseQueue });
-  await connectStore(config.mongodbUri, config.store);
-  await ensureIndexes();
+  const deps = await openDeps(config);
   const storeProfile = process.env.BENCH_PROFILE ? await profileStoreCommands(config.mongodbUri) : undefined;
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
 
@@ -113,7 +111,7 @@ async function main(): Promise<void> {
     tenants.push({ orgId: org.org_id, workspaceId: org.workspace_id });
   }
   const report: Record<string, unknown> = {};
-  if (PHASES.has('burst')) Object.assign(report, await burstPhase(config, tenants, firstPost, receiver));
+  if (PHASES.has('burst')) Object.assign(report, await burstPhase(deps, tenants, firstPost, receiver));
 
   if (PHASES.has('sustained')) {
     // Bundled once here: N worker processes bundling at once would take minutes on 2 cores.
@@ -161,12 +159,11 @@ async function main(): Promise<void> {
   process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   storeProfile?.print((line) => process.stdout.write(line));
 
-  await closeTemporalClient();
   closeAttemptAgents();
   const receiverExit = new Promise((r) => receiverProcess.once('exit', r));
   receiverProcess.send({ type: 'stop' } satisfies ReceiverCommand);
   await receiverExit;
-  await disconnectStore();
+  await closeDeps(deps);
   for (const stop of stops) await stop();
   rmSync(dir, { recursive: true, force: true });
 }
@@ -176,12 +173,13 @@ async function main(): Promise<void> {
  * POSTs from a loop, bare workflow starts, one workflow per event).
  */
 async function burstPhase(
-  config: ReturnType<typeof loadConfig>,
+  deps: Deps,
   tenants: Array<{ orgId: string; workspaceId: string }>,
   firstPost: Map<string, number>,
   receiver: { url: string; caFile: string },
 ): Promise<Record<string, unknown>> {
-  const { worker, connection } = await createWorker(config);
+  const { config } = deps;
+  const { worker, connection } = await createWorker(config, { temporal: deps.temporal });
   const running = worker.run();
   const waitDelivered = async (ids: string[], timeoutMs: number) => {
     const deadline = performance.now() + timeoutMs;
@@ -195,14 +193,18 @@ async function burstPhase(
     const n = seq++;
     const t = tenants[n % tenants.length];
     const at = epochNow();
-    const { eventId } = await emitJobCompleted(config, {
-      ...t,
-      jobId: `job_bench${Date.now().toString(36)}${n}`,
-      status: 'completed',
-      counts,
-      resultExpiresAt: new Date(Date.now() + 7 * 86400_000),
-      completedAt: new Date(),
-    });
+    const { eventId } = await emitJobCompleted(
+      config,
+      {
+        ...t,
+        jobId: `job_bench${Date.now().toString(36)}${n}`,
+        status: 'completed',
+        counts,
+        resultExpiresAt: new Date(Date.now() + 7 * 86400_000),
+        completedAt: new Date(),
+      },
+      { temporal: deps.temporal },
+    );
     return { id: eventId, at };
   };
 
@@ -268,7 +270,7 @@ async function burstPhase(
   // Ceiling of the Temporal server itself: bare workflow starts (same search attributes) on a
   // task queue no worker polls. Every delivery needs one start before its first POST, so no
   // delivery rate can exceed this on the same server.
-  const client = await temporalClient(config);
+  const client = await deps.temporal.client();
   let started2 = 0;
   const startsBegin = performance.now();
   await Promise.all(

@@ -1,14 +1,18 @@
+import type { Logger } from 'pino';
 import type { Config } from './config';
 import { LedgerHeads } from './credits/credits';
 import { DailyJobCapReads } from './jobs/dailyJobCap';
 import { KeyReads } from './keys/apiKeys';
 import { ClientAddressLimits } from './limits/clientAddressLimits';
+import { logger } from './observability/logger';
 import { LimitSettingsReads } from './limits/limitSettings';
 import { StoreAdmission } from './limits/requestAdmission';
 import { PublicClients } from './oauth/publicClients';
 import { SigningKeys } from './oauth/signingKeys';
 import { QuotaWindows } from './talent/quotas';
 import { EnabledSourceReads } from './talent/sources';
+import { defaultStore, openStore, type StoreHandle } from './store/connection';
+import { createTemporalClients, type TemporalClients } from './temporal/client';
 import { createPeopleIndexes, type PeopleIndexes } from './talent/peopleIndexes';
 import type { UsageCounters } from './usage/usageCounters';
 import { DecoyPasswordHash } from './users/signIn';
@@ -16,11 +20,19 @@ import type { LookupAll } from './webhooks/destinationPolicy';
 import { systemDestinationLookup } from './webhooks/destinationResolver';
 
 /**
- * What one app's composition root (api/server.ts, a test, a benchmark's stack) builds once and
- * passes down: its settings and the state that belongs to it rather than to a module, so two
- * apps with different settings live side by side in one process.
+ * What one composition root (api/server.ts, worker/main.ts, the operator CLI's scripts/admin.ts,
+ * scripts/seed.ts, a benchmark's stack, a test) builds once and passes down: its settings, its
+ * connections and the state that belongs to it rather than to a module, so two apps with
+ * different settings live side by side in one process.
  */
 export interface Deps {
+  /** The app's Temporal clients, connected on first use; whoever built them closes them. */
+  readonly temporal: TemporalClients;
+  /** The app's clock (milliseconds since the epoch). */
+  readonly now: () => number;
+  readonly logger: Logger;
+  /** The store connection the root opened (ping, indexes, close). */
+  readonly store: StoreHandle;
   readonly config: Config;
   /** Admission against the store: the organization's window and in-flight places, each operation's window. */
   readonly admission: StoreAdmission;
@@ -55,7 +67,12 @@ export interface Deps {
 export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> = {}): Deps {
   const destinationLookup = parts.destinationLookup ?? systemDestinationLookup;
   const addressLimits = parts.addressLimits ?? new ClientAddressLimits(config.secretsKey);
+  const now = parts.now ?? Date.now;
   return {
+    temporal: parts.temporal ?? createTemporalClients(config),
+    now,
+    logger: parts.logger ?? logger,
+    store: parts.store ?? defaultStore(),
     config,
     admission: parts.admission ?? new StoreAdmission(),
     dailyJobCaps: parts.dailyJobCaps ?? new DailyJobCapReads(),
@@ -64,7 +81,7 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> 
     signingKeys: parts.signingKeys ?? new SigningKeys(config),
     publicClients: parts.publicClients ?? new PublicClients(config, { destinationLookup, addressLimits }),
     decoy: parts.decoy ?? new DecoyPasswordHash(config.oauth.passwordScryptLog2N),
-    people: parts.people ?? createPeopleIndexes(),
+    people: parts.people ?? createPeopleIndexes(now),
     enabledSources: parts.enabledSources ?? new EnabledSourceReads(),
     quotaWindows: parts.quotaWindows ?? new QuotaWindows(),
     destinationLookup,
@@ -72,4 +89,17 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> 
     ledgerHeads: parts.ledgerHeads ?? new LedgerHeads(),
     addressLimits,
   };
+}
+
+/** A process's root: connects the store (creating indexes) and builds the dependencies over it. */
+export async function openDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 'store'>> = {}): Promise<Deps> {
+  const store = await openStore(config.mongodbUri, config.store);
+  await store.ensureIndexes();
+  return createDeps(config, { ...parts, store });
+}
+
+/** Closes what a root opened: its Temporal clients, then the store. */
+export async function closeDeps(deps: Pick<Deps, 'temporal' | 'store'>): Promise<void> {
+  await deps.temporal.close();
+  await deps.store.close();
 }

@@ -2,6 +2,7 @@ import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { Config } from '../core/config';
+import type { TemporalClients } from '../core/temporal/client';
 import { temporalConnectOptions, type TemporalConnectionSettings } from '../core/temporal/connectionOptions';
 import { TemporalDeadlineError, withTemporalDeadline } from '../core/temporal/deadline';
 import { UsageCounters } from '../core/usage/usageCounters';
@@ -27,7 +28,8 @@ export function connectWorkerConnection(t: TemporalConnectionSettings): Promise<
  */
 export async function createWorker(
   config: Config,
-  opts: { workflowBundlePath?: string; destinationLookup?: LookupAll } = {},
+  /** `temporal`: the worker's Temporal clients (its root closes them), for emissions its own worker cannot start eagerly. */
+  opts: { workflowBundlePath?: string; destinationLookup?: LookupAll; temporal?: TemporalClients } = {},
 ): Promise<{ worker: Worker; connection: NativeConnection; client: Client; usage: UsageCounters }> {
   const { address, callTimeoutMs } = config.temporal;
   const usage = new UsageCounters();
@@ -42,7 +44,7 @@ export async function createWorker(
         namespace: config.temporal.namespace,
         taskQueue: config.temporal.taskQueue,
         ...(opts.workflowBundlePath ? { workflowBundle: { codePath: opts.workflowBundlePath } } : { workflowsPath: require.resolve('../workflows') }),
-        activities: createActivities(config, { usage, eager, destinationLookup: opts.destinationLookup }),
+        activities: createActivities(config, { usage, eager, temporal: opts.temporal, destinationLookup: opts.destinationLookup }),
         // A webhook's first attempt is a local activity inside its workflow task, so a slow receiver
         // (15 s at most) holds a workflow task slot meanwhile: slots are cheap, keep plenty, or a
         // burst of slow receivers would stall every other workflow on this worker (jobs included).

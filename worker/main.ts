@@ -4,7 +4,7 @@ import { armExitPoint } from '../core/faultInjection';
 import { ensureMaintenanceSchedule, MAINTENANCE_SCHEDULE_ID } from '../core/maintenance/maintenanceSchedule';
 import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
-import { closeTemporalClient } from '../core/temporal/client';
+import { createTemporalClients } from '../core/temporal/client';
 import { describeTemporalConnection } from '../core/temporal/connectionOptions';
 import { startWorkflowStarter } from '../core/temporal/workflowStarter';
 import { createWorker } from './createWorker';
@@ -18,7 +18,8 @@ async function main(): Promise<void> {
   armExitPoint(config.chaosExitAt);
   await connectStore(config.mongodbUri, config.store);
   await ensureIndexes();
-  const { worker, connection, client, usage } = await createWorker(config);
+  const temporal = createTemporalClients(config);
+  const { worker, connection, client, usage } = await createWorker(config, { temporal });
   // Not a reason to stop delivering webhooks and running jobs: say so loudly and go on.
   await ensureMaintenanceSchedule(client, { taskQueue: config.temporal.taskQueue }).then(
     (created) => logger.info({ scheduleId: MAINTENANCE_SCHEDULE_ID, created }, 'store maintenance schedule in place'),
@@ -27,13 +28,13 @@ async function main(): Promise<void> {
   const metrics = config.worker.metricsPort > 0 ? await startMetricsServer(config) : null;
   if (metrics) logger.info({ port: metrics.port, host: config.host }, 'worker metrics at /metrics');
   // Starts and cancels the API recorded while Temporal was down are carried out from here too.
-  const workflowStarter = startWorkflowStarter(config);
+  const workflowStarter = startWorkflowStarter(config, temporal);
   logger.info({ taskQueue: config.temporal.taskQueue, temporal: describeTemporalConnection(config.temporal) }, 'worker running');
   // worker.run() resolves after SIGINT/SIGTERM: the SDK drains in-flight tasks first.
   await worker.run();
   await usage.stop();
   await workflowStarter.stop();
-  await closeTemporalClient();
+  await temporal.close();
   await metrics?.close();
   await connection.close();
   await disconnectStore();

@@ -194,7 +194,7 @@ export const contactRetrievalJobRoutes = [
       404: { description: 'No such job for this key' },
       409: { description: '`invalid_state_transition`: the job already finished' },
     },
-    handler: async ({ principal, params, config }) => ({ status: 202, body: await cancelContactRetrievalJob(config, principal, params.id) }),
+    handler: async ({ principal, params, deps }) => ({ status: 202, body: await cancelContactRetrievalJob(deps, principal, params.id) }),
     audit: {
       change: ({ params }, result) => ({
         action: 'job.cancelled',

@@ -95,9 +95,9 @@ export const webhookDeliveryRoutes = [
       409: { description: '`replay_not_allowed`' },
       429: { description: '`webhook_replay_cap`' },
     },
-    handler: async ({ principal, params, config }) => ({
+    handler: async ({ principal, params, deps }) => ({
       status: 202,
-      body: await requestReplay(principal.workspaceId, params.id, temporalReplaySignaller(config, config.temporal.startWaitMs)),
+      body: await requestReplay(principal.workspaceId, params.id, temporalReplaySignaller(deps.temporal, deps.config, deps.config.temporal.startWaitMs)),
     }),
     audit: {
       change: ({ params }, result) => ({

@@ -76,12 +76,15 @@ export interface CreateJobInput {
 
 export type { JobStarter } from './jobOutbox';
 
+/** What reaching a job's workflow takes: the app's settings and its Temporal clients. */
+export type JobTemporalDeps = Pick<Deps, 'config' | 'temporal'>;
+
 /** What accepting a job reads through the app's caches (core/deps.ts); a test or the CLI builds its own with createDeps. */
-export type JobCreationDeps = Pick<Deps, 'config' | 'dailyJobCaps' | 'enabledSources' | 'ledgerHeads' | 'quotaWindows'>;
+export type JobCreationDeps = Pick<Deps, 'config' | 'temporal' | 'dailyJobCaps' | 'enabledSources' | 'ledgerHeads' | 'quotaWindows'>;
 
 /** A request waits for Temporal at most TEMPORAL_START_WAIT_MS; the starters carry on from the store after. */
-function requestStarter(config: Config): JobStarter {
-  return temporalJobStarter(config, config.temporal.startWaitMs);
+function requestStarter({ config, temporal }: JobTemporalDeps): JobStarter {
+  return temporalJobStarter(temporal, config, config.temporal.startWaitMs);
 }
 
 /** How long a request holds a job's outbox while it tries: its own wait and a margin, then a starter may take over. */
@@ -105,7 +108,7 @@ function requestHoldMs(config: Config): number {
 export async function createContactRetrievalJob(
   deps: JobCreationDeps,
   input: CreateJobInput & { unknownPeople?: 'refuse' | 'settle_not_found' },
-  starter: JobStarter = requestStarter(deps.config),
+  starter: JobStarter = requestStarter(deps),
 ): Promise<JobView> {
   const { config } = deps;
   const { principal } = input;
@@ -136,7 +139,7 @@ export async function createContactRetrievalJob(
   try {
     const daySlot = await claimDaySlot(config, deps.dailyJobCaps, principal.orgId, jobId, acceptedAt.getTime());
     undo.push(() => returnDaySlot(daySlot));
-    const slot = await claimJobSlot(principal.orgId, jobId, starter.running, acceptedAt, (abandoned) => finishAbandonedJob(config, abandoned));
+    const slot = await claimJobSlot(principal.orgId, jobId, starter.running, acceptedAt, (abandoned) => finishAbandonedJob(deps, abandoned));
     if (slot === null) {
       throw retryLater(
         'contact_job_concurrency_cap',
@@ -223,18 +226,22 @@ function unknownPeopleProblem(unknown: string[]): Problem {
  * fails with `processing_error`, and its one `job.completed` event is emitted, as the
  * workflow would have. Best effort: the slot is free whatever happens here.
  */
-export async function finishAbandonedJob(config: Config, jobId: string): Promise<void> {
+export async function finishAbandonedJob({ config, temporal }: JobTemporalDeps, jobId: string): Promise<void> {
   try {
     const f = await finishJob(jobId, null);
-    await emitJobCompleted(config, {
-      orgId: f.orgId,
-      workspaceId: f.workspaceId,
-      jobId: f.jobId,
-      status: f.status,
-      counts: f.counts,
-      resultExpiresAt: f.resultExpiresAt ? new Date(f.resultExpiresAt) : null,
-      completedAt: new Date(f.completedAt),
-    });
+    await emitJobCompleted(
+      config,
+      {
+        orgId: f.orgId,
+        workspaceId: f.workspaceId,
+        jobId: f.jobId,
+        status: f.status,
+        counts: f.counts,
+        resultExpiresAt: f.resultExpiresAt ? new Date(f.resultExpiresAt) : null,
+        completedAt: new Date(f.completedAt),
+      },
+      { temporal },
+    );
   } catch (err) {
     logger.warn({ err, jobId }, 'could not finish a job whose workflow is gone');
   }
@@ -276,7 +283,7 @@ export async function getContactRetrievalJob(principal: KeyPrincipal, jobId: str
  * Asks a running job to stop: people not yet processed become `cancelled`. 202 with the job
  * as it is now; a finished job cannot be cancelled (409 `invalid_state_transition`).
  */
-export async function cancelContactRetrievalJob(config: Config, principal: KeyPrincipal | null, jobId: string): Promise<JobView> {
+export async function cancelContactRetrievalJob(deps: JobTemporalDeps, principal: KeyPrincipal | null, jobId: string): Promise<JobView> {
   const job = principal ? await findOwnJob(principal, jobId) : await loadJob({ _id: jobId });
   if (!job) throw notFound('contact-retrieval job');
   if (job.status !== 'running') {
@@ -287,6 +294,6 @@ export async function cancelContactRetrievalJob(config: Config, principal: KeyPr
     const now = (await loadJob({ _id: jobId }))!;
     throw new Problem('invalid_state_transition', `The job already finished with status \`${now.status}\`; only a running job can be cancelled.`);
   }
-  await carryOutOnRequest(jobId, requestStarter(config), requestHoldMs(config));
+  await carryOutOnRequest(jobId, requestStarter(deps), requestHoldMs(deps.config));
   return jobView((await loadJob({ _id: jobId }))!);
 }

@@ -1,5 +1,6 @@
 import type { Config } from '../config';
 import { logger } from '../observability/logger';
+import type { TemporalClients } from '../temporal/client';
 import { isTemporalUnanswered } from '../temporal/deadline';
 import { contactRetrievalWorkflowRunning, signalContactRetrievalCancel, startContactRetrievalWorkflow } from './jobWorkflows';
 import {
@@ -32,12 +33,12 @@ export interface JobStarter {
   cancel?: (jobId: string) => Promise<boolean>;
 }
 
-/** The process's way, each call within `limitMs`. */
-export function temporalJobStarter(config: Config, limitMs = config.temporal.callTimeoutMs): JobStarter {
+/** Through the app's Temporal clients, each call within `limitMs`. */
+export function temporalJobStarter(temporal: TemporalClients, config: Config, limitMs = config.temporal.callTimeoutMs): JobStarter {
   return {
-    start: (input, opts) => startContactRetrievalWorkflow(config, input, opts, limitMs),
-    running: (jobId) => contactRetrievalWorkflowRunning(config, jobId, limitMs),
-    cancel: (jobId) => signalContactRetrievalCancel(config, jobId, limitMs),
+    start: (input, opts) => startContactRetrievalWorkflow(temporal, config, input, opts, limitMs),
+    running: (jobId) => contactRetrievalWorkflowRunning(temporal, config, jobId, limitMs),
+    cancel: (jobId) => signalContactRetrievalCancel(temporal, config, jobId, limitMs),
   };
 }
 

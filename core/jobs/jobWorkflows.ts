@@ -2,19 +2,19 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Clien
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Config } from '../config';
 import { SA } from '../temporal/searchAttributes';
-import { temporalCall } from '../temporal/client';
+import type { TemporalClients } from '../temporal/client';
 import { contactRetrievalWorkflowId } from './jobRules';
 import { CANCEL_SIGNAL, type ContactRetrievalInput } from './workflowInput';
 
 /** The jobs' side of Temporal: start, probe and signal the `contact-retrieval:<job_id>` workflows. */
 export async function startContactRetrievalWorkflow(
+  temporal: TemporalClients,
   config: Config,
   input: ContactRetrievalInput,
   opts: { cancelAtStart?: boolean } = {},
   limitMs = config.temporal.callTimeoutMs,
 ): Promise<void> {
-  await temporalCall(
-    config,
+  await temporal.call(
     `the start of ${contactRetrievalWorkflowId(input.jobId)}`,
     (client) => startContactRetrievalWorkflowWith(client, config.temporal.taskQueue, input, opts),
     limitMs,
@@ -54,10 +54,14 @@ export async function startContactRetrievalWorkflowWith(
 }
 
 /** Whether the job's workflow is still running (false when it is gone or closed). */
-export async function contactRetrievalWorkflowRunning(config: Config, jobId: string, limitMs = config.temporal.callTimeoutMs): Promise<boolean> {
+export async function contactRetrievalWorkflowRunning(
+  temporal: TemporalClients,
+  config: Config,
+  jobId: string,
+  limitMs = config.temporal.callTimeoutMs,
+): Promise<boolean> {
   try {
-    const d = await temporalCall(
-      config,
+    const d = await temporal.call(
       `a description of ${contactRetrievalWorkflowId(jobId)}`,
       (client) => client.workflow.getHandle(contactRetrievalWorkflowId(jobId)).describe(),
       limitMs,
@@ -70,10 +74,14 @@ export async function contactRetrievalWorkflowRunning(config: Config, jobId: str
 }
 
 /** Asks the job to stop; false when its workflow no longer runs. */
-export async function signalContactRetrievalCancel(config: Config, jobId: string, limitMs = config.temporal.callTimeoutMs): Promise<boolean> {
+export async function signalContactRetrievalCancel(
+  temporal: TemporalClients,
+  config: Config,
+  jobId: string,
+  limitMs = config.temporal.callTimeoutMs,
+): Promise<boolean> {
   try {
-    await temporalCall(
-      config,
+    await temporal.call(
       `the cancel signal of ${contactRetrievalWorkflowId(jobId)}`,
       (client) => client.workflow.getHandle(contactRetrievalWorkflowId(jobId)).signal(CANCEL_SIGNAL),
       limitMs,

@@ -74,5 +74,28 @@ export async function pingStore(): Promise<boolean> {
   }
 }
 
+/**
+ * The store as a composition root holds it: the connection `connectStore` opened. The models
+ * stay on mongoose's default connection, so this handle is how a root checks, prepares and
+ * closes that connection, not how anything reads or writes.
+ */
+export interface StoreHandle {
+  ping(): Promise<boolean>;
+  /** Creates every model's indexes (idempotent). */
+  ensureIndexes(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The handle over the process's connection (opened or not: `ping` says). */
+export function defaultStore(): StoreHandle {
+  return { ping: pingStore, ensureIndexes, close: disconnectStore };
+}
+
+/** Connects to the store (waiting as `waits` allow) and returns its handle. */
+export async function openStore(uri: string, waits: Partial<StoreWaits> = {}): Promise<StoreHandle> {
+  await connectStore(uri, waits);
+  return defaultStore();
+}
+
 // Kept importable from here: most of core/ reads the duplicate-key test from this module.
 export { isDuplicateKeyError } from './duplicateKey';

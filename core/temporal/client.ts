@@ -68,10 +68,22 @@ export function createTemporalClients(cfg: TemporalSettings): TemporalClients {
   };
 }
 
+/** Whether Temporal answers (a health check through these clients, within TEMPORAL_CALL_TIMEOUT_MS). */
+export async function pingTemporal(temporal: TemporalClients): Promise<boolean> {
+  try {
+    await temporal.call('a health check', (client) => client.connection.workflowService.getSystemInfo({}));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The process's clients, one per connection identity (server, namespace, TLS identity, API key),
- * for the callers that take a config rather than a TemporalClients of their own: a config that
- * points elsewhere or authenticates otherwise gets its own client, never the first one made.
+ * for callers that hold a config and no composition root (test files reaching into Temporal
+ * beside an app): a config that points elsewhere or authenticates otherwise gets its own
+ * client, never the first one made. An app, worker, CLI run, seed or benchmark uses the
+ * TemporalClients its root built (core/deps.ts), never these.
  */
 const processClients = new Map<string, TemporalClients>();
 
@@ -95,13 +107,9 @@ export function temporalCall<T>(cfg: TemporalSettings, what: string, fn: (client
   return clientsFor(cfg).call(what, fn, limitMs);
 }
 
-export async function pingTemporal(cfg: TemporalSettings): Promise<boolean> {
-  try {
-    await temporalCall(cfg, 'a health check', (client) => client.connection.workflowService.getSystemInfo({}));
-    return true;
-  } catch {
-    return false;
-  }
+/** The process's clients for this configuration, for a caller without clients of its own. */
+export function processTemporalClients(cfg: TemporalSettings): TemporalClients {
+  return clientsFor(cfg);
 }
 
 /** Forgets this configuration's connection so the next call connects afresh; see TemporalClients.drop. */

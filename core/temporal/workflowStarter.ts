@@ -4,7 +4,7 @@ import { logger } from '../observability/logger';
 import { temporalReplaySignaller } from '../webhooks/replaySignals';
 import { signalRecordedReplays } from '../webhooks/replays';
 import { isStoreUnavailable } from '../store/storeUnavailable';
-import { dropTemporalClient } from './client';
+import type { TemporalClients } from './client';
 import { isTemporalUnanswered } from './deadline';
 
 /** Jobs one pass takes at most; the next pass (WORKFLOW_STARTER_INTERVAL_MS later) takes the rest. */
@@ -21,12 +21,12 @@ export interface WorkflowStarter {
  * it carries out the workflow starts, cancels and webhook replays recorded in the store and not
  * yet carried out (core/jobs/jobOutbox.ts, core/webhooks/replays.ts), each under a lease of WORKFLOW_STARTER_LEASE_MS so replicas do not
  * all try the same job. While Temporal does not answer, a pass stops at the first job and drops
- * the process's connection, so the next pass connects afresh and starts everything as soon as
+ * the app's connection, so the next pass connects afresh and starts everything as soon as
  * Temporal is back (a connection left in its reconnect back-off could wait far longer).
  */
-export function startWorkflowStarter(config: Config): WorkflowStarter {
-  const starter = temporalJobStarter(config);
-  const replaySignal = temporalReplaySignaller(config);
+export function startWorkflowStarter(config: Config, temporal: TemporalClients): WorkflowStarter {
+  const starter = temporalJobStarter(temporal, config);
+  const replaySignal = temporalReplaySignaller(temporal, config);
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
@@ -37,7 +37,7 @@ export function startWorkflowStarter(config: Config): WorkflowStarter {
       await signalRecordedReplays(replaySignal, config.workflowStarter.leaseMs);
     } catch (err) {
       if (!isTemporalUnanswered(err)) throw err;
-      dropTemporalClient(config);
+      temporal.drop();
     }
   }
 
@@ -52,7 +52,7 @@ export function startWorkflowStarter(config: Config): WorkflowStarter {
       } catch (err) {
         await releaseJobOutbox(jobId).catch(() => undefined);
         if (isTemporalUnanswered(err)) {
-          dropTemporalClient(config);
+          temporal.drop();
           logger.warn({ err: { message: (err as Error).message } }, 'workflow starter: Temporal does not answer; retrying on the next pass');
           return false;
         }

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { FinalJobStatus, JobCounts } from '../jobs/jobTypes';
 import type { Config } from '../config';
-import { temporalClient } from '../temporal/client';
+import { processTemporalClients, type TemporalClients } from '../temporal/client';
 import { emitJobCompletedWith } from './webhookEvents';
 
 /**
@@ -32,7 +32,7 @@ export interface EmittedEvent {
  * happens in the worker (the job's finishing activity), so the delivery workflow can start
  * eagerly: the server hands its first workflow task straight back in the start response instead
  * of queueing it for a poller, which saves a dispatch per event and most of the time to the
- * first POST. Any other process (or a stopped worker) starts through the shared client.
+ * first POST. Any other process (or a stopped worker) starts through its Temporal clients.
  */
 export interface LocalWorker {
   client: Client;
@@ -61,15 +61,20 @@ export class EagerDeliveryStarts {
 /** What an emission reads of the config: Temporal, the secrets key (event ids) and RETRY_DELAYS_MS. */
 export type EmitSettings = Pick<Config, 'temporal' | 'secretsKey' | 'webhooks'>;
 
-/**
- * Same job → same event id and body bytes; a duplicate emission never starts a second workflow.
- * `eager`: the worker process's own worker, which starts the delivery workflow eagerly.
- */
-export async function emitJobCompleted(cfg: EmitSettings, input: JobCompletedInput, eager?: EagerDeliveryStarts): Promise<EmittedEvent> {
-  const local = eager?.on(cfg.temporal.taskQueue);
+/** Where an emission reaches Temporal from. */
+export interface EmitVia {
+  /** The app's or worker's Temporal clients; a caller holding only a config (a test) goes through the process's. */
+  temporal?: TemporalClients;
+  /** The worker process's own worker, which starts the delivery workflow eagerly. */
+  eager?: EagerDeliveryStarts;
+}
+
+/** Same job → same event id and body bytes; a duplicate emission never starts a second workflow. */
+export async function emitJobCompleted(cfg: EmitSettings, input: JobCompletedInput, via: EmitVia = {}): Promise<EmittedEvent> {
+  const local = via.eager?.on(cfg.temporal.taskQueue);
   return emitJobCompletedWith(
     {
-      client: local?.client ?? (await temporalClient(cfg)),
+      client: local?.client ?? (await (via.temporal ?? processTemporalClients(cfg)).client()),
       eagerStart: local !== undefined,
       idKey: cfg.secretsKey,
       taskQueue: cfg.temporal.taskQueue,

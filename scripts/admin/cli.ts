@@ -1,8 +1,4 @@
-import { loadConfig } from '../../core/config';
-import { logger } from '../../core/observability/logger';
-import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
-import { closeTemporalClient } from '../../core/temporal/client';
-import { applyDevEnvDefaults } from '../devEnv';
+import type { Deps } from '../../core/deps';
 import { closestFlag, parseCommandFlags, splitCommandWords, UsageError } from './command';
 import { adminCommands } from './commands';
 
@@ -13,6 +9,18 @@ export interface CliOutput {
 }
 
 const processOutput: CliOutput = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
+
+/** What a run of the CLI gets from its composition root. */
+export interface AdminCliRoot {
+  /** Where it writes; the process's streams by default. */
+  out?: CliOutput;
+  /**
+   * The dependencies the command runs with (config, store, Temporal clients), asked for only once
+   * a command and its flags are known, so a usage error touches nothing. Whoever opens them
+   * closes them: the CLI never does.
+   */
+  open: () => Promise<Deps>;
+}
 
 function usage(): string {
   return ['usage: npm run --silent admin -- <command> [--flags]', 'commands:', ...Object.values(adminCommands).map((c) => `  ${c.usage}`)].join('\n');
@@ -26,7 +34,7 @@ function findCommand(words: string[]) {
   return undefined;
 }
 
-async function run(argv: string[], out: CliOutput): Promise<number> {
+async function run(argv: string[], out: CliOutput, open: () => Promise<Deps>): Promise<number> {
   const { words, rest } = splitCommandWords(argv);
   if (words.length === 0) {
     out.stdout(usage() + '\n');
@@ -44,19 +52,9 @@ async function run(argv: string[], out: CliOutput): Promise<number> {
     out.stdout(`usage: npm run --silent admin -- ${found.command.usage}\n`);
     return 0;
   }
-  logger.level = 'silent';
-  applyDevEnvDefaults();
-  const cfg = loadConfig();
-  await connectStore(cfg.mongodbUri, cfg.store);
-  try {
-    await ensureIndexes();
-    const result = await found.command.run(flags, cfg);
-    out.stdout(JSON.stringify(result) + '\n');
-    return 0;
-  } finally {
-    await closeTemporalClient();
-    await disconnectStore();
-  }
+  const result = await found.command.run(flags, await open());
+  out.stdout(JSON.stringify(result) + '\n');
+  return 0;
 }
 
 /**
@@ -64,9 +62,9 @@ async function run(argv: string[], out: CliOutput): Promise<number> {
  * One JSON object on stdout on success; one line on stderr otherwise, with exit 2 for a usage
  * error (unknown command or flag, missing value, stray word) and 1 for any other failure.
  */
-export async function runAdminCli(argv: string[], out: CliOutput = processOutput): Promise<number> {
+export async function runAdminCli(argv: string[], { out = processOutput, open }: AdminCliRoot): Promise<number> {
   try {
-    return await run(argv, out);
+    return await run(argv, out, open);
   } catch (err) {
     const usageError = err instanceof UsageError;
     out.stderr(`${usageError ? 'usage error' : 'error'}: ${(err as Error).message.split('\n').join(' ')}\n`);

@@ -1,11 +1,12 @@
 import { parseArgs as parseArgv, type ParseArgsConfig } from 'node:util';
-import type { Config } from '../../core/config';
+import type { Deps } from '../../core/deps';
 
 /**
  * Operator CLI plumbing: each area exports its commands keyed by their words
- * (`"key create"`); scripts/admin.ts finds the command, parses its flags strictly, connects to
- * the store, prints the result as one JSON object and exits non-zero with a one-line error
- * otherwise (2 for a usage error, so a typo never runs a command with a default in its place).
+ * (`"key create"`); scripts/admin/cli.ts finds the command, parses its flags strictly, runs it
+ * with the dependencies the process's root (scripts/admin.ts) built, prints the result as one
+ * JSON object and exits non-zero with a one-line error otherwise (2 for a usage error, so a
+ * typo never runs a command with a default in its place).
  */
 export type Flags = Record<string, string | true>;
 
@@ -14,10 +15,8 @@ export interface AdminCommand {
   usage: string;
   /** Overrides the flags read from `usage`, for a usage string that cannot say them plainly. */
   flags?: Record<string, 'string' | 'boolean'>;
-  /** Whether the command needs a Temporal client as well as the store. */
-  needsTemporal?: boolean;
-  /** Runs with the config the CLI loaded at start-up. */
-  run: (flags: Flags, config: Config) => Promise<unknown>;
+  /** Runs with what the CLI's root built: the loaded config, the connected store, Temporal clients connected on first use. */
+  run: (flags: Flags, deps: Deps) => Promise<unknown>;
 }
 
 export class UsageError extends Error {}

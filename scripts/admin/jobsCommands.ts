@@ -31,8 +31,7 @@ export const jobsCommands: Record<string, AdminCommand> = {
   },
   'job cancel': {
     usage: 'job cancel --job-id J',
-    needsTemporal: true,
-    run: (f, config) => cancelContactRetrievalJob(config, null, requireFlag(f, 'job-id')),
+    run: (f, deps) => cancelContactRetrievalJob(deps, null, requireFlag(f, 'job-id')),
   },
   'job slots': {
     usage: 'job slots --org O',
@@ -50,7 +49,7 @@ export const jobsCommands: Record<string, AdminCommand> = {
   },
   'job daily-cap': {
     usage: 'job daily-cap --org O [--jobs-per-day N|default]',
-    run: async (f, config) => {
+    run: async (f, { config }) => {
       const orgId = requireFlag(f, 'org');
       const raw = f['jobs-per-day'];
       if (raw === undefined) return { org_id: orgId, jobs_per_day: await dailyJobCap(config, orgId) };

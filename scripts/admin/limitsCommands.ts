@@ -51,7 +51,7 @@ async function entryFor(config: Config, settings: LimitSettingsDoc, orgId: strin
 export const limitsCommands: Record<string, AdminCommand> = {
   'limit set': {
     usage: `limit set --org O --operation OP ${SCOPE_FLAGS} --requests-per-minute N`,
-    run: async (f, config) => {
+    run: async (f, { config }) => {
       const orgId = requireFlag(f, 'org');
       const operation = operationFlag(f);
       const scope = scopeFromFlags(orgId, f);
@@ -63,7 +63,7 @@ export const limitsCommands: Record<string, AdminCommand> = {
   },
   'limit block': {
     usage: `limit block --org O --operation OP ${SCOPE_FLAGS}`,
-    run: async (f, config) => {
+    run: async (f, { config }) => {
       const orgId = requireFlag(f, 'org');
       const operation = operationFlag(f);
       const scope = scopeFromFlags(orgId, f);
@@ -74,7 +74,7 @@ export const limitsCommands: Record<string, AdminCommand> = {
   },
   'limit clear': {
     usage: `limit clear --org O --operation OP ${SCOPE_FLAGS}   (OP ${BASELINE_ENTRY} clears the organization-wide rate)`,
-    run: async (f, config) => {
+    run: async (f, { config }) => {
       const orgId = requireFlag(f, 'org');
       requireFlag(f, 'operation');
       const operation = limitEntryFlag(f)!;
@@ -86,7 +86,7 @@ export const limitsCommands: Record<string, AdminCommand> = {
   },
   'limit rate': {
     usage: 'limit rate --org O [--requests-per-second N] [--max-concurrency N]',
-    run: async (f, config) => {
+    run: async (f, { config }) => {
       const orgId = requireFlag(f, 'org');
       const change = { requestsPerSecond: intFlag(f, 'requests-per-second', { min: 1 }), maxConcurrency: intFlag(f, 'max-concurrency', { min: 1 }) };
       const settings = await setOrganizationRate(config, orgId, change);
@@ -101,7 +101,7 @@ export const limitsCommands: Record<string, AdminCommand> = {
   },
   'limit show': {
     usage: `limit show --org O --operation OP ${SCOPE_FLAGS}`,
-    run: async (f, config) => {
+    run: async (f, { config }) => {
       const orgId = requireFlag(f, 'org');
       const operation = limitEntryFlag(f) ?? BASELINE_ENTRY;
       return entryFor(config, await readLimitSettings(orgId), orgId, operation, scopeFromFlags(orgId, f));

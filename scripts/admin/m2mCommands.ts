@@ -46,7 +46,7 @@ export const m2mCommands: Record<string, AdminCommand> = {
   },
   'm2m rotate': {
     usage: 'm2m rotate --client-id C [--grace-seconds S] (previous secret works S more seconds; default M2M_SECRET_ROTATION_GRACE_SECONDS, 0 = at once)',
-    run: (f, config) => rotateClientSecret(requireFlag(f, 'client-id'), intFlag(f, 'grace-seconds') ?? config.oauth.secretRotationGraceSeconds),
+    run: (f, { config }) => rotateClientSecret(requireFlag(f, 'client-id'), intFlag(f, 'grace-seconds') ?? config.oauth.secretRotationGraceSeconds),
   },
   'm2m revoke': {
     usage: 'm2m revoke --client-id C',
@@ -58,6 +58,6 @@ export const m2mCommands: Record<string, AdminCommand> = {
   },
   'm2m signing-key rotate': {
     usage: 'm2m signing-key rotate (new access-token signing key; the old one verifies for one token lifetime more)',
-    run: (_f, config) => rotateSigningKey(config.secretsKey),
+    run: (_f, { config }) => rotateSigningKey(config.secretsKey),
   },
 };

@@ -29,7 +29,7 @@ export const tenancyCommands: Record<string, AdminCommand> = {
   },
   'key create': {
     usage: 'key create --org O --workspace W [--application A] --scopes s1,s2 [--family F] [--name N] [--environment live] [--audience X]',
-    run: async (f, config) => {
+    run: async (f, { config }) => {
       const env = optionalFlag(f, 'environment') ?? 'live';
       // The data model knows test keys, but this deployment refuses them on every request (401).
       if (env === 'test')
@@ -70,7 +70,7 @@ export const tenancyCommands: Record<string, AdminCommand> = {
   'key rotate': {
     usage:
       'key rotate --key-id K [--old-key-seconds S] (a new key of the same family beside the old one, which works S more seconds; default 86400, 0 = at once)',
-    run: async (f, config) => {
+    run: async (f, { config }) => {
       const keyId = requireFlag(f, 'key-id');
       const seconds = intFlag(f, 'old-key-seconds', { min: 0 }) ?? 86_400;
       const key = await findKey(keyId);
@@ -93,7 +93,7 @@ export const tenancyCommands: Record<string, AdminCommand> = {
   },
   'key revoke': {
     usage: 'key revoke --key-id K',
-    run: async (f, config) => {
+    run: async (f, { config }) => {
       const keyId = requireFlag(f, 'key-id');
       const key = await findKey(keyId);
       const revoked = await revokeApiKey(config, keyId);

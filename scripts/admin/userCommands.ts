@@ -14,7 +14,7 @@ function roleFlag(f: Flags, required: boolean): Role {
 export const userCommands: Record<string, AdminCommand> = {
   'user create': {
     usage: 'user create --org O --workspace W --email E --permissions p1,p2 [--role admin|member]',
-    run: async (f, config) => {
+    run: async (f, { config }) => {
       const input = {
         orgId: requireFlag(f, 'org'),
         workspaceId: requireFlag(f, 'workspace'),
@@ -59,7 +59,7 @@ export const userCommands: Record<string, AdminCommand> = {
   },
   'user setup-link': {
     usage: 'user setup-link --user-id U',
-    run: (f, config) => reissueSetup(config, requireFlag(f, 'user-id')),
+    run: (f, { config }) => reissueSetup(config, requireFlag(f, 'user-id')),
   },
   'user list': {
     usage: 'user list --org O',

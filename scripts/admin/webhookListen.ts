@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { Config } from '../../core/config';
+import type { Deps } from '../../core/deps';
 import { oldestApplicationOfOrg, orgOfWorkspace } from '../../core/tenancy/store';
 import { systemDestinationLookup } from '../../core/webhooks/destinationResolver';
 import { claimedAttemptsOf } from '../../core/webhooks/store/deliveryStore';
@@ -112,7 +112,7 @@ function untilStopped(): Promise<string> {
   });
 }
 
-async function listen(f: Flags, config: Config): Promise<unknown> {
+async function listen(f: Flags, { config }: Deps): Promise<unknown> {
   refuseInProduction('webhook listen');
   const workspaceId = requireFlag(f, 'workspace');
   const forwardTo = optionalFlag(f, 'forward-to');
@@ -207,14 +207,14 @@ async function listen(f: Flags, config: Config): Promise<unknown> {
  * provider has no record of, answered `not_found` (free). Development only, and only with the
  * local provider, whose seeded answers make it free.
  */
-async function trigger(f: Flags, config: Config): Promise<unknown> {
+async function trigger(f: Flags, deps: Deps): Promise<unknown> {
+  const { config } = deps;
   refuseInProduction('webhook trigger');
   if (config.contactProvider.kind !== 'local') throw new UsageError('webhook trigger needs CONTACT_PROVIDER=local (the seeded dataset), where its job is free');
   const workspaceId = requireFlag(f, 'workspace');
   const { personIdsOfSourceAfter, personIdsWithProviderContacts } = await import('../../core/talent/store');
   const { BUILT_IN_SOURCE_ID } = await import('../../core/talent/sources');
   const { createContactRetrievalJob } = await import('../../core/jobs/contactRetrievalJobs');
-  const { createDeps } = await import('../../core/deps');
   const orgId = await orgOfWorkspace(workspaceId);
   if (!orgId) throw new UsageError(`workspace ${workspaceId} does not exist`);
   const app = await oldestApplicationOfOrg(orgId);
@@ -228,7 +228,7 @@ async function trigger(f: Flags, config: Config): Promise<unknown> {
     personId = page.find((p) => !withContacts.has(p));
     after = page[page.length - 1];
   }
-  const job = await createContactRetrievalJob(createDeps(config), {
+  const job = await createContactRetrievalJob(deps, {
     principal: {
       keyId: 'operator_cli',
       familyId: 'operator_cli',
@@ -260,7 +260,6 @@ export const webhookListenCommands: Record<string, AdminCommand> = {
   },
   'webhook trigger': {
     usage: 'webhook trigger --workspace W (development only: a free job whose job.completed goes to the workspace endpoint)',
-    needsTemporal: true,
     run: trigger,
   },
 };

@@ -1,7 +1,7 @@
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';
 import { apiHonouringRateLimits as api, type HttpResponse } from '../support/http';
-import { runAdmin } from '../support/adminCli';
+import { runAdminWith } from '../support/adminCli';
 import { startTestApi, type TestApi } from '../support/testApi';
 import type { AuditEventView } from '../../core/audit/auditLog';
 
@@ -18,7 +18,7 @@ afterAll(async () => srv?.close());
 
 type Entry = AuditEventView;
 
-const admin = (...args: string[]) => runAdmin(srv.config, args, {}, { timeoutMs: 120_000 });
+const admin = (...args: string[]) => runAdminWith(srv.deps, args);
 
 async function readAll(key: string, query = ''): Promise<Entry[]> {
   const out: Entry[] = [];
@@ -54,9 +54,9 @@ beforeAll(async () => {
   // A refused change records nothing.
   expect((await api(srv.url, 'PATCH', `/v1/webhook-endpoints/${endpointId}`, { key: t.key, body: { state: 'active' } })).status).toBe(409);
 
-  expect(admin('credits', 'grant', '--org', t.orgId, '--amount', '500').status).toBe(0);
-  expect(admin('budget', 'set', '--org', t.orgId, '--amount', '200').status).toBe(0);
-  const key = admin('key', 'create', '--org', t.orgId, '--workspace', t.workspaceId, '--scopes', PERMISSIONS.jobsRead);
+  expect((await admin('credits', 'grant', '--org', t.orgId, '--amount', '500')).status).toBe(0);
+  expect((await admin('budget', 'set', '--org', t.orgId, '--amount', '200')).status).toBe(0);
+  const key = await admin('key', 'create', '--org', t.orgId, '--workspace', t.workspaceId, '--scopes', PERMISSIONS.jobsRead);
   expect(key.status).toBe(0);
   cliKey = key.json;
 });

@@ -14,7 +14,6 @@ import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { expectProblemResponse } from '../support/problems';
 import { jobResultItems, terminateRunningJobWorkflows, waitForJobToFinish } from '../support/contactRetrievalJobs';
-import { createDeps } from '../../core/deps';
 
 jest.setTimeout(180_000);
 
@@ -95,15 +94,15 @@ describe('jobs ignore source entitlement', () => {
     const before = new Set(asked());
 
     const view = await createContactRetrievalJob(
-      createDeps(srv.config),
+      srv.deps,
       { principal: keyPrincipalOf(t), personIds: [...pool, ...open], fields: ['email'] },
       {
         // The entitlement changes between acceptance and the job's first chunk.
         start: async (input) => {
           await setSourceEnabled(srv.config, t.orgId, OPEN_WEB_SOURCE_ID, false);
-          await startContactRetrievalWorkflow(srv.config, input);
+          await startContactRetrievalWorkflow(srv.deps.temporal, srv.config, input);
         },
-        running: (jobId) => contactRetrievalWorkflowRunning(srv.config, jobId),
+        running: (jobId) => contactRetrievalWorkflowRunning(srv.deps.temporal, srv.config, jobId),
       },
     );
     const job = await waitForJobToFinish(srv.url, t.key, view.job_id);

@@ -4,7 +4,7 @@ import { ContactRetrievalJob, ContactRetrievalJobItem } from '../../core/jobs/mo
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { QuotaWindows, recordDelivered } from '../../core/talent/quotas';
 import { storeSearch } from '../../core/talent/searches';
-import { runAdmin } from '../support/adminCli';
+import { runAdminWith } from '../support/adminCli';
 import { providerAnswerFor, startContactProviderServer, type ContactProviderServer } from '../support/contactProviderServer';
 import { addKey, createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
 import { api, type HttpResponse } from '../support/http';
@@ -376,26 +376,26 @@ describe('cancel', () => {
 });
 
 describe('operator CLI', () => {
-  const admin = (...args: string[]) => runAdmin(srv.config, args);
+  const admin = (...args: string[]) => runAdminWith(srv.deps, args);
 
   test('job show, job slots and job cancel', async () => {
     const t = await createTenant({ credits: 50 });
     provider.latencyMs = 200;
     try {
       const r = await create(t.key, ids(60, 'o'));
-      const slots = admin('job', 'slots', '--org', t.orgId);
+      const slots = await admin('job', 'slots', '--org', t.orgId);
       expect(slots.status).toBe(0);
       expect(slots.json).toEqual({
         org_id: t.orgId,
         limit: 2,
         slots: [{ slot: 0, job_id: r.json.job_id, job_status: 'running', claimed_at: expect.any(String) }],
       });
-      const cancelled = admin('job', 'cancel', '--job-id', r.json.job_id);
+      const cancelled = await admin('job', 'cancel', '--job-id', r.json.job_id);
       expect(cancelled.status).toBe(0);
       expect(cancelled.json.job_id).toBe(r.json.job_id);
       const job = await waitForJobToFinish(srv.url, t.key, r.json.job_id);
       expect(job.status).toBe('cancelled');
-      const shown = admin('job', 'show', '--job-id', r.json.job_id);
+      const shown = await admin('job', 'show', '--job-id', r.json.job_id);
       expect(shown.status).toBe(0);
       expect(shown.json).toMatchObject({
         job_id: r.json.job_id,
@@ -405,8 +405,8 @@ describe('operator CLI', () => {
         counts: job.counts,
         workflow_id: `contact-retrieval:${r.json.job_id}`,
       });
-      expect(admin('job', 'slots', '--org', t.orgId).json.slots).toEqual([]);
-      const again = admin('job', 'cancel', '--job-id', r.json.job_id);
+      expect((await admin('job', 'slots', '--org', t.orgId)).json.slots).toEqual([]);
+      const again = await admin('job', 'cancel', '--job-id', r.json.job_id);
       expect(again.status).not.toBe(0);
       expect(again.stderr).toMatch(/already finished/);
     } finally {

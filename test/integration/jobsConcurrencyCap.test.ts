@@ -5,7 +5,6 @@ import { contactRetrievalWorkflowId } from '../../core/jobs/jobRules';
 import { jobSlotHolders } from '../../core/jobs/jobSlots';
 import { ContactJobSlot, ContactRetrievalJob, ContactRetrievalJobItem, ContactRetrievalJobPeople } from '../../core/jobs/models';
 import { Problem } from '../../core/problems';
-import { temporalClient } from '../../core/temporal/client';
 import { createTenant, insertTestPeople, keyPrincipalOf, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
@@ -23,6 +22,9 @@ let seq = 0;
 // Jobs refuse people that do not exist: every test draws from people put in the dataset first.
 const pool = Array.from({ length: 300 }, (_, k) => `per_cap${String(k).padStart(6, '0')}xp`);
 const person = (_i: number) => pool[seq++];
+
+/** Fresh caches for each acceptance, over the API's Temporal clients (which the API closes). */
+const jobDeps = () => createDeps(srv.config, { temporal: srv.deps.temporal });
 
 beforeAll(async () => {
   srv = await startTestApi();
@@ -53,9 +55,7 @@ test('50 concurrent creates of one organization: exactly two accepted, the rest 
   const t = await createTenant({ credits: 100 });
   const principal = keyPrincipalOf(t);
   const people = Array.from({ length: 50 }, (_, i) => person(i));
-  const outcomes = await Promise.allSettled(
-    people.map((p) => createContactRetrievalJob(createDeps(srv.config), { principal, personIds: [p], fields: ['email'] })),
-  );
+  const outcomes = await Promise.allSettled(people.map((p) => createContactRetrievalJob(jobDeps(), { principal, personIds: [p], fields: ['email'] })));
   const accepted = outcomes.filter((o) => o.status === 'fulfilled').map((o) => (o as PromiseFulfilledResult<{ job_id: string }>).value.job_id);
   expect(accepted).toHaveLength(2);
   for (const o of outcomes.filter((x) => x.status === 'rejected')) {
@@ -107,31 +107,28 @@ test('over HTTP, 50 concurrent creates: two 202, every other one 429 with no-sto
 test('the cap is per organization: another organization still starts jobs', async () => {
   const a = await createTenant({ credits: 10 });
   const b = await createTenant({ credits: 10 });
-  for (let i = 0; i < 2; i++)
-    await createContactRetrievalJob(createDeps(srv.config), { principal: keyPrincipalOf(a), personIds: [person(i)], fields: ['email'] });
-  await expect(
-    createContactRetrievalJob(createDeps(srv.config), { principal: keyPrincipalOf(a), personIds: [person(3)], fields: ['email'] }),
-  ).rejects.toMatchObject({
+  for (let i = 0; i < 2; i++) await createContactRetrievalJob(jobDeps(), { principal: keyPrincipalOf(a), personIds: [person(i)], fields: ['email'] });
+  await expect(createContactRetrievalJob(jobDeps(), { principal: keyPrincipalOf(a), personIds: [person(3)], fields: ['email'] })).rejects.toMatchObject({
     code: 'contact_job_concurrency_cap',
   });
-  const other = await createContactRetrievalJob(createDeps(srv.config), { principal: keyPrincipalOf(b), personIds: [person(4)], fields: ['email'] });
+  const other = await createContactRetrievalJob(jobDeps(), { principal: keyPrincipalOf(b), personIds: [person(4)], fields: ['email'] });
   expect(other.status).toBe('running');
 });
 
 test('a slot whose workflow is gone is reclaimed by the next create', async () => {
   const t = await createTenant({ credits: 10 });
   const p = keyPrincipalOf(t);
-  const first = await createContactRetrievalJob(createDeps(srv.config), { principal: p, personIds: [person(1)], fields: ['email'] });
-  await createContactRetrievalJob(createDeps(srv.config), { principal: p, personIds: [person(2)], fields: ['email'] });
-  await expect(createContactRetrievalJob(createDeps(srv.config), { principal: p, personIds: [person(3)], fields: ['email'] })).rejects.toMatchObject({
+  const first = await createContactRetrievalJob(jobDeps(), { principal: p, personIds: [person(1)], fields: ['email'] });
+  await createContactRetrievalJob(jobDeps(), { principal: p, personIds: [person(2)], fields: ['email'] });
+  await expect(createContactRetrievalJob(jobDeps(), { principal: p, personIds: [person(3)], fields: ['email'] })).rejects.toMatchObject({
     code: 'contact_job_concurrency_cap',
   });
 
-  const client = await temporalClient(srv.config);
+  const client = await srv.deps.temporal.client();
   await client.workflow.getHandle(contactRetrievalWorkflowId(first.job_id)).terminate('operator removed it');
   // Fresh claims are trusted for a grace period (creation in progress); age this one past it.
   await ContactJobSlot.updateOne({ orgId: t.orgId, jobId: first.job_id }, { $set: { claimedAt: new Date(Date.now() - 5 * 60_000) } });
-  const third = await createContactRetrievalJob(createDeps(srv.config), { principal: p, personIds: [person(4)], fields: ['email'] });
+  const third = await createContactRetrievalJob(jobDeps(), { principal: p, personIds: [person(4)], fields: ['email'] });
   expect(third.status).toBe('running');
   const holders = (await jobSlotHolders(t.orgId)).map((h) => h.jobId);
   expect(holders).toContain(third.job_id);

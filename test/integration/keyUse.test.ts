@@ -6,7 +6,7 @@ import { KeyReads, revokeApiKey } from '../../core/keys/apiKeys';
 import { KEY_USE_PERIOD_MS, KeyUseRecorder, writeKeyUse } from '../../core/keys/keyUse';
 import { ApiKey } from '../../core/keys/models';
 import { PERMISSIONS } from '../../core/keys/permissions';
-import { runAdmin } from '../support/adminCli';
+import { runAdminWith } from '../support/adminCli';
 import { eventually } from '../support/eventually';
 import { createTenant } from '../support/fixtures';
 import { api } from '../support/http';
@@ -107,8 +107,8 @@ describe('last use of an API key', () => {
   });
 
   test('the API records a use that the operator CLI lists with the key name', async () => {
-    const org = runAdmin(srv.config, ['org', 'create', '--name', 'Key names']).json;
-    const named = runAdmin(srv.config, [
+    const org = (await runAdminWith(srv.deps, ['org', 'create', '--name', 'Key names'])).json;
+    const named = await runAdminWith(srv.deps, [
       'key',
       'create',
       '--org',
@@ -122,14 +122,26 @@ describe('last use of an API key', () => {
     ]);
     expect(named.status).toBe(0);
     expect(named.json).toMatchObject({ name: 'CI deploys', key_id: expect.stringMatching(/^key_/) });
-    const rotated = runAdmin(srv.config, [
-      ...['key', 'create', '--org', org.org_id, '--workspace', org.workspace_id, '--scopes', 'limits.v1:read'],
-      ...['--family', named.json.family_id],
-    ]).json;
+    const rotated = (
+      await runAdminWith(srv.deps, [
+        ...['key', 'create', '--org', org.org_id, '--workspace', org.workspace_id, '--scopes', 'limits.v1:read'],
+        ...['--family', named.json.family_id],
+      ])
+    ).json;
     expect(rotated.name).toBe('CI deploys');
-    const unnamed = runAdmin(srv.config, ['key', 'create', '--org', org.org_id, '--workspace', org.workspace_id, '--scopes', 'limits.v1:read']).json;
+    const unnamed = (await runAdminWith(srv.deps, ['key', 'create', '--org', org.org_id, '--workspace', org.workspace_id, '--scopes', 'limits.v1:read'])).json;
     expect(unnamed.name).toBe(`Key ${unnamed.key.slice(0, 16)}`);
-    const blank = runAdmin(srv.config, ['key', 'create', '--org', org.org_id, '--workspace', org.workspace_id, '--scopes', 'limits.v1:read', '--name=  ']);
+    const blank = await runAdminWith(srv.deps, [
+      'key',
+      'create',
+      '--org',
+      org.org_id,
+      '--workspace',
+      org.workspace_id,
+      '--scopes',
+      'limits.v1:read',
+      '--name=  ',
+    ]);
     expect(blank.status).toBe(2);
     expect(blank.stderr).toMatch(/must not be blank/);
 
@@ -138,7 +150,7 @@ describe('last use of an API key', () => {
     const used = await eventually('the key use to be stored', async () => (await storedUse(named.json.key_id)) ?? undefined);
     expect(used.getTime()).toBeGreaterThanOrEqual(before - 1000);
 
-    const list = runAdmin(srv.config, ['key', 'list', '--org', org.org_id]);
+    const list = await runAdminWith(srv.deps, ['key', 'list', '--org', org.org_id]);
     expect(list.status).toBe(0);
     expect(list.stdout).not.toContain(named.json.key);
     expect(list.json.keys).toEqual([

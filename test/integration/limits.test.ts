@@ -8,7 +8,8 @@ import { windowBlockSize } from '../../core/limits/admissionBlocks';
 import { AdmissionSlot } from '../../core/limits/models';
 import { heldLeases, StoreAdmission, type RequestAdmission } from '../../core/limits/requestAdmission';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
-import { runAdmin } from '../support/adminCli';
+import { runAdminWith } from '../support/adminCli';
+import { createDeps } from '../../core/deps';
 import { startApiProcess } from '../support/apiProcess';
 import { eventually } from '../support/eventually';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';
@@ -324,11 +325,19 @@ describe('per-minute caps', () => {
   test('a cap set through the operator CLI holds exactly across replicas; other keys are not affected', async () => {
     const tenant = await createTenant();
     const other = await addKey(tenant, [PERMISSIONS.candidatesSearch]);
-    const cli = runAdmin(cfg, ['limit', 'set', '--org', tenant.orgId, '--operation', 'whoami', '--key-id', tenant.keyId, '--requests-per-minute', '7'], {
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'silent',
-      LIMITS_LEASE_TTL_SECONDS: String(LEASE_TTL_SECONDS),
-    });
+    // cfg carries LIMITS_LEASE_TTL_SECONDS, as the API processes' environment does.
+    const cli = await runAdminWith(createDeps(cfg), [
+      'limit',
+      'set',
+      '--org',
+      tenant.orgId,
+      '--operation',
+      'whoami',
+      '--key-id',
+      tenant.keyId,
+      '--requests-per-minute',
+      '7',
+    ]);
     expect(cli.status).toBe(0);
     expect(JSON.parse(cli.stdout)).toMatchObject({ operation: 'whoami', scope: { type: 'key', id: tenant.keyId }, requests_per_minute: 7, source: 'override' });
     const res: HttpResponse[] = [];

@@ -4,7 +4,8 @@ import type { Scope } from '../../core/limits/limitTable';
 import { findScopeChain, scopeChain } from '../../core/limits/scopeChain';
 import { Problem } from '../../core/problems';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
-import { runAdmin } from '../support/adminCli';
+import { runAdminWith } from '../support/adminCli';
+import { createDeps } from '../../core/deps';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { testConfig } from '../support/testConfig';
 
@@ -63,8 +64,8 @@ test("a limit change on another organization's key is not_found and changes noth
   expect(await readLimitSettings(mine.orgId)).toEqual(before);
 });
 
-test("the operator CLI reports another organization's key as one not-found line with exit 1", () => {
-  const shown = runAdmin(config, ['limit', 'show', '--org', mine.orgId, '--operation', 'whoami', '--key-id', theirs.keyId]);
+test("the operator CLI reports another organization's key as one not-found line with exit 1", async () => {
+  const shown = await runAdminWith(createDeps(config), ['limit', 'show', '--org', mine.orgId, '--operation', 'whoami', '--key-id', theirs.keyId]);
   expect(shown.status).toBe(1);
   expect(shown.stdout).toBe('');
   expect(shown.stderr).toBe(`error: The key ${theirs.keyId} does not exist in organization ${mine.orgId}.\n`);

@@ -4,13 +4,12 @@ import { User } from '../../core/users/models';
 import { userGrants } from '../../core/users/users';
 import { createTenant } from '../support/fixtures';
 import { rawRequest } from '../support/http';
-import { runAdmin, type AdminResult } from '../support/adminCli';
+import { runAdminWith, type AdminResult } from '../support/adminCli';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { OAUTH_ENV } from './oauthTestClient';
 
-// The operator's user commands, run as the real CLI process against the test store.
-// Each CLI run is a fresh node process: slow on a loaded machine.
-jest.setTimeout(600_000);
+// The operator's user commands, run by the CLI's own entry in this process with the test API's
+// dependencies (adminCli.test.ts keeps the tests of the CLI as a process).
 
 let srv: TestApi;
 
@@ -19,13 +18,14 @@ beforeAll(async () => {
 });
 afterAll(async () => srv.close());
 
-function admin(...args: string[]): AdminResult {
-  return runAdmin(srv.config, args, { AUTH_URL: OAUTH_ENV.AUTH_URL }, { timeoutMs: 120_000 });
+/** The API's config carries OAUTH_ENV's AUTH_URL, which setup links are built on. */
+function admin(...args: string[]): Promise<AdminResult> {
+  return runAdminWith(srv.deps, args);
 }
 
 test('user create, list, grants, grants revoke and disable', async () => {
   const tenant = await createTenant();
-  const created = admin(
+  const created = await admin(
     'user',
     'create',
     '--org',
@@ -52,7 +52,7 @@ test('user create, list, grants, grants revoke and disable', async () => {
   expect(page.status).toBe(200);
   expect(page.text).toContain('Set password');
 
-  const badPermission = admin(
+  const badPermission = await admin(
     'user',
     'create',
     '--org',
@@ -67,7 +67,7 @@ test('user create, list, grants, grants revoke and disable', async () => {
   expect(badPermission.status).toBe(1);
   expect(badPermission.stderr).toContain('unknown permissions: everything');
 
-  const listed = admin('user', 'list', '--org', tenant.orgId);
+  const listed = await admin('user', 'list', '--org', tenant.orgId);
   expect(listed.status).toBe(0);
   expect(listed.json.users).toEqual([
     expect.objectContaining({
@@ -82,13 +82,13 @@ test('user create, list, grants, grants revoke and disable', async () => {
 
   await recordConsent({ userId: created.json.user_id, clientId: 'pcl_one', clientName: 'One', scope: 'mcp:tools' });
   await recordConsent({ userId: created.json.user_id, clientId: 'pcl_two', clientName: 'Two', scope: 'mcp:tools' });
-  const grants = admin('user', 'grants', '--user-id', created.json.user_id);
+  const grants = await admin('user', 'grants', '--user-id', created.json.user_id);
   expect(grants.json.grants.map((g: { client_id: string }) => g.client_id).sort()).toEqual(['pcl_one', 'pcl_two']);
-  const revokeOne = admin('user', 'grants', 'revoke', '--user-id', created.json.user_id, '--client-id', 'pcl_one');
+  const revokeOne = await admin('user', 'grants', 'revoke', '--user-id', created.json.user_id, '--client-id', 'pcl_one');
   expect(revokeOne.json).toEqual({ user_id: created.json.user_id, revoked_client_ids: ['pcl_one'] });
   expect((await userGrants(created.json.user_id)).grants).toEqual([expect.objectContaining({ client_id: 'pcl_two', client_name: 'Two' })]);
 
-  const disabled = admin('user', 'disable', '--user-id', created.json.user_id);
+  const disabled = await admin('user', 'disable', '--user-id', created.json.user_id);
   expect(disabled.status).toBe(0);
   expect(disabled.json.disabled_at).toEqual(expect.any(String));
   // A disabled person's setup link no longer works.
@@ -99,28 +99,28 @@ test('user create, list, grants, grants revoke and disable', async () => {
 test('roles: user create --role, user role, and the last active admin is kept', async () => {
   const tenant = await createTenant();
   const base = ['--org', tenant.orgId, '--workspace', tenant.workspaceId, '--permissions', 'jobs.v1:read'];
-  const member = admin('user', 'create', ...base, '--email', `m.${tenant.orgId}@example.com`);
+  const member = await admin('user', 'create', ...base, '--email', `m.${tenant.orgId}@example.com`);
   expect(member.json).toMatchObject({ role: 'member' });
-  const first = admin('user', 'create', ...base, '--email', `a.${tenant.orgId}@example.com`, '--role', 'admin');
+  const first = await admin('user', 'create', ...base, '--email', `a.${tenant.orgId}@example.com`, '--role', 'admin');
   expect(first.status).toBe(0);
   expect(first.json).toMatchObject({ role: 'admin' });
-  expect(admin('user', 'create', ...base, '--email', `x.${tenant.orgId}@example.com`, '--role', 'owner')).toMatchObject({
+  expect(await admin('user', 'create', ...base, '--email', `x.${tenant.orgId}@example.com`, '--role', 'owner')).toMatchObject({
     status: 2,
     stderr: expect.stringContaining('--role must be admin or member'),
   });
 
-  const demoteLast = admin('user', 'role', '--user-id', first.json.user_id, '--role', 'member');
+  const demoteLast = await admin('user', 'role', '--user-id', first.json.user_id, '--role', 'member');
   expect(demoteLast.status).toBe(1);
   expect(demoteLast.stderr).toMatch(/^error: User usr_\S+ is the last active admin of organization org_\S+; make another person admin first\.\n$/);
-  const disableLast = admin('user', 'disable', '--user-id', first.json.user_id);
+  const disableLast = await admin('user', 'disable', '--user-id', first.json.user_id);
   expect(disableLast.status).toBe(1);
   expect(disableLast.stderr).toContain('is the last active admin');
   expect(await User.findById(first.json.user_id).lean()).toMatchObject({ role: 'admin', disabledAt: null });
 
-  const promoted = admin('user', 'role', '--user-id', member.json.user_id, '--role', 'admin');
+  const promoted = await admin('user', 'role', '--user-id', member.json.user_id, '--role', 'admin');
   expect(promoted.json).toEqual({ user_id: member.json.user_id, org_id: tenant.orgId, role_before: 'member', role: 'admin' });
-  expect(admin('user', 'role', '--user-id', first.json.user_id, '--role', 'member').json).toMatchObject({ role_before: 'admin', role: 'member' });
-  const listed = admin('user', 'list', '--org', tenant.orgId);
+  expect((await admin('user', 'role', '--user-id', first.json.user_id, '--role', 'member')).json).toMatchObject({ role_before: 'admin', role: 'member' });
+  const listed = await admin('user', 'list', '--org', tenant.orgId);
   expect(Object.fromEntries(listed.json.users.map((u: { user_id: string; role: string }) => [u.user_id, u.role]))).toEqual({
     [member.json.user_id]: 'admin',
     [first.json.user_id]: 'member',

@@ -9,7 +9,7 @@ import { seedPeople } from '../../core/talent/seedPeople';
 import { WebhookEndpoint } from '../../core/webhooks/models';
 import { generateSigningSecret, signedHeaders } from '../../core/webhooks/signPayload';
 import { ensureWebhookCertificate, type WebhookCertificateFiles } from '../../scripts/devWebhookCertificate';
-import { adminEnv, runAdmin, runAdminAsync } from '../support/adminCli';
+import { adminEnv, runAdmin, runAdminWith } from '../support/adminCli';
 import { TYPESCRIPT_NODE_ARGS } from '../support/typescriptProcess';
 import { eventually } from '../support/eventually';
 import { createTenant, type TestTenant } from '../support/fixtures';
@@ -104,7 +104,7 @@ test('listen registers a local receiver, a free triggered job is delivered, prin
     await eventually('the forged delivery to be printed', async () => listen.out().includes('evt_forgedDelivery0001'));
     expect(listen.out()).toContain("evt_forgedDelivery0001 attempt ? NOT verified (no signature matches the endpoint's secret)");
 
-    const triggered = await runAdminAsync(srv.config, ['webhook', 'trigger', '--workspace', tenant.workspaceId], cliEnv());
+    const triggered = await runAdminWith(srv.deps, ['webhook', 'trigger', '--workspace', tenant.workspaceId]);
     expect({ status: triggered.status, stderr: triggered.stderr }).toEqual({ status: 0, stderr: '' });
     const jobId = triggered.json.job_id as string;
     expect(jobId).toMatch(/^job_/);

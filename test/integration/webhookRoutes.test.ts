@@ -11,7 +11,7 @@ import { addKey, createTenant, type TestTenant } from '../support/fixtures';
 import { api as rawApi, apiHonouringRateLimits as api, type HttpResponse } from '../support/http';
 import type { HttpsReceiver } from '../support/httpsReceiver';
 import type { TestApi } from '../support/testApi';
-import { runAdmin } from '../support/adminCli';
+import { runAdminWith } from '../support/adminCli';
 import { eventually } from '../support/eventually';
 import { expectProblemResponse } from '../support/problems';
 import { startWebhookStack, type WebhookStack } from '../support/webhookStack';
@@ -272,7 +272,7 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
 
   test('operators find dead-lettered events in the CLI and through the search attributes', async () => {
     const { t, eventId, endpointId } = await sharedDeadLetter();
-    const r = runAdmin(srv.config, ['webhook', 'dead-letters', '--org', t.orgId]);
+    const r = await runAdminWith(srv.deps, ['webhook', 'dead-letters', '--org', t.orgId]);
     expect(r.status).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.dead_letters).toEqual([

@@ -1,6 +1,7 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { Config } from '../../core/config';
+import type { Deps } from '../../core/deps';
 import { sharedSettings } from './testConfig';
 import { TYPESCRIPT_NODE_ARGS } from './typescriptProcess';
 
@@ -47,35 +48,39 @@ const cliArgs = (args: string[]) => [...TYPESCRIPT_NODE_ARGS, 'scripts/admin.ts'
 
 /**
  * Runs the operator CLI exactly as an operator would (`npm run --silent admin -- …`), against
- * `config`'s store: the one way tests run it as a process. Each run is a fresh node process,
- * slow on a loaded machine: commands that start more (a Temporal client) may need `timeoutMs`.
+ * `config`'s store: the one way tests run it as a process. Each run is a fresh node process
+ * (about a second of CPU), slow on a loaded machine: a test of anything but the process itself
+ * uses `runAdminWith`.
  */
 export function runAdmin(config: Config | undefined, args: string[], extraEnv: Record<string, string> = {}, { timeoutMs = 60_000 } = {}): AdminResult {
   const r = spawnSync(process.execPath, cliArgs(args), { cwd: ROOT, env: adminEnv(config, extraEnv), encoding: 'utf8', timeout: timeoutMs });
   return result(r.status, r.stdout, r.stderr);
 }
 
-/** `runAdmin` without blocking the test's event loop, so several can run at once. */
-export function runAdminAsync(config: Config | undefined, args: string[], extraEnv: Record<string, string> = {}): Promise<AdminResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, cliArgs(args), { cwd: ROOT, env: adminEnv(config, extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.once('error', reject);
-    child.once('close', (status) => resolve(result(status, stdout, stderr)));
-  });
+/** The CLI's own entry (`runAdminCli`) in this process, its output captured. */
+async function runInProcess(args: string[], open: () => Promise<Deps>): Promise<AdminResult> {
+  const { runAdminCli } = await import('../../scripts/admin/cli');
+  let stdout = '';
+  let stderr = '';
+  const status = await runAdminCli(args, { out: { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) }, open });
+  return result(status, stdout, stderr);
 }
 
 /**
  * The CLI's own entry (`runAdminCli`) in this process, for tables of cases that end before the
- * CLI touches configuration or the store (usage errors): one process per case would cost seconds.
+ * CLI asks for its dependencies (usage errors): one process per case would cost seconds.
  */
-export async function runAdminInProcess(args: string[]): Promise<AdminResult> {
-  const { runAdminCli } = await import('../../scripts/admin/cli');
-  let stdout = '';
-  let stderr = '';
-  const status = await runAdminCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-  return result(status, stdout, stderr);
+export function runAdminInProcess(args: string[]): Promise<AdminResult> {
+  return runInProcess(args, () => Promise.reject(new Error('this case was to end before the CLI opened its dependencies')));
+}
+
+/**
+ * The operator CLI run by its own entry (`runAdminCli`) in this process, with the test file's
+ * dependencies as its root's: the test's store connection and Temporal clients, which the CLI
+ * neither opens nor closes. Same parsing, commands, output and exit codes as a process, in
+ * milliseconds instead of a node start-up per call; `runAdmin` keeps the few tests of the
+ * process itself (environment, exit status, streams).
+ */
+export function runAdminWith(deps: Deps, args: string[]): Promise<AdminResult> {
+  return runInProcess(args, async () => deps);
 }

@@ -28,6 +28,7 @@ export async function startSignInApi(env: Record<string, string> = {}): Promise<
         flushUsage: api.flushUsage,
         signingKeys: api.signingKeys,
         publicClients: api.publicClients,
+        deps: api.deps,
         close: async () => {
           api.server.closeAllConnections();
           await api.close();

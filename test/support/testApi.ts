@@ -1,9 +1,11 @@
 import type { Server } from 'node:http';
 import { startApi } from '../../api/server';
 import type { Config } from '../../core/config';
+import type { Deps } from '../../core/deps';
 import type { PublicClients } from '../../core/oauth/publicClients';
 import type { SigningKeys } from '../../core/oauth/signingKeys';
 import { logger } from '../../core/observability/logger';
+import { closeTemporalClient } from '../../core/temporal/client';
 import { testConfig } from './testConfig';
 
 export interface TestApi {
@@ -17,6 +19,8 @@ export interface TestApi {
   signingKeys: SigningKeys;
   /** The API's public clients: `forgetDocuments()` as if the metadata documents' cache times had passed. */
   publicClients: PublicClients;
+  /** What the API's composition root built (its Temporal clients, caches, clock). */
+  deps: Deps;
 }
 
 /**
@@ -34,11 +38,14 @@ export async function startTestApi(env: Record<string, string> = {}, existing?: 
     flushUsage: api.flushUsage,
     signingKeys: api.signingKeys,
     publicClients: api.publicClients,
+    deps: api.deps,
     close: async () => {
       // A test may leave a stream open (an SSE response, a hanging client): end it, or the
       // server's graceful close would wait for it.
       api.server.closeAllConnections();
       await api.close();
+      // And the process's clients this file reached Temporal through beside the API (temporalClient(config)).
+      await closeTemporalClient();
     },
   };
 }

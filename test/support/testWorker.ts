@@ -1,5 +1,6 @@
 import type { Worker } from '@temporalio/worker';
 import type { Config } from '../../core/config';
+import { createTemporalClients } from '../../core/temporal/client';
 import type { LookupAll } from '../../core/webhooks/destinationPolicy';
 import { createWorker } from '../../worker/createWorker';
 import { installTestRuntime } from './testRuntime';
@@ -14,11 +15,13 @@ export interface TestWorker {
 
 /**
  * A real worker, in-process, on the test file's own task queue, running the workflow bundle
- * made once by the global set-up. The store connection is the test API's.
+ * made once by the global set-up. The store connection is the test API's; its Temporal clients
+ * (what its own worker cannot start eagerly) are its own, closed when it stops.
  */
 export async function startTestWorker(config: Config, opts: { destinationLookup?: LookupAll } = {}): Promise<TestWorker> {
   installTestRuntime();
-  const { worker, connection, usage } = await createWorker(config, { workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE, ...opts });
+  const temporal = createTemporalClients(config);
+  const { worker, connection, usage } = await createWorker(config, { workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE, temporal, ...opts });
   const running = worker.run();
   return {
     worker,
@@ -28,6 +31,7 @@ export async function startTestWorker(config: Config, opts: { destinationLookup?
       await running;
       await usage.stop();
       await connection.close();
+      await temporal.close();
     },
   };
 }

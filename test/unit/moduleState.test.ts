@@ -38,7 +38,7 @@ const JUSTIFIED: Record<string, string> = {
   'core/inTurn.ts:queues':
     'writers of one chain in one process take turns so they do not race each other for the next sequence number; apps sharing a process share the races it removes and no answer changes',
   'core/temporal/client.ts:processClients':
-    'one Temporal connection per connection identity (address, namespace, TLS identity, API key), like a connection pool: a config that points elsewhere or authenticates otherwise gets its own',
+    'only for callers holding a config and no composition root (test files reaching into Temporal beside an app, an emission given no clients): every app, worker, CLI run, seed and benchmark uses the TemporalClients its root built (Deps.temporal); one connection per connection identity, so a config that points elsewhere or authenticates otherwise gets its own',
   'core/outbound/pinnedFetch.ts:agents':
     'keep-alive connection pools keyed by host, port, pinned address and trust set: a pooled socket serves only a request whose own check approved that address under that trust set, whichever app sends it',
   'core/outbound/pinnedFetch.ts:trustSets': 'one TLS context per trust set, part of the pool key of `agents`',

@@ -216,7 +216,9 @@ describe('operation names from the command line', () => {
   test.each(['limit set', 'limit block', 'limit clear', 'limit show'])(
     '%s refuses a misspelled --operation as a usage error before touching the store',
     async (command) => {
-      await expect(limitsCommands[command].run({ org: 'org_1', operation: 'who_am_i', 'requests-per-minute': '5' }, config)).rejects.toThrow(UsageError);
+      await expect(limitsCommands[command].run({ org: 'org_1', operation: 'who_am_i', 'requests-per-minute': '5' }, createDeps(config))).rejects.toThrow(
+        UsageError,
+      );
     },
   );
 });

@@ -1,6 +1,7 @@
 import type { ConnectionOptions } from '@temporalio/client';
 import { loadConfig } from '../../core/config';
-import { closeTemporalClient, createTemporalClients, dropTemporalClient, temporalClient } from '../../core/temporal/client';
+import { closeDeps, createDeps } from '../../core/deps';
+import { closeTemporalClient, createTemporalClients, dropTemporalClient, pingTemporal, temporalClient } from '../../core/temporal/client';
 
 /**
  * The process's Temporal clients, one per connection identity: a config that points elsewhere
@@ -78,4 +79,20 @@ test('createTemporalClients keeps its own client, apart from the process-wide on
   expect(await own.call('a probe', async (client) => client)).toBe(mine);
   await own.close();
   expect(closed).toEqual(['a.internal:7233']);
+});
+
+test("createDeps connects nothing; each app's Temporal clients are its own and closed by the root that built them", async () => {
+  const config = load({ TEMPORAL_ADDRESS: 'a.internal:7233' });
+  const closedStores: string[] = [];
+  const store = (name: string) => ({ ping: async () => true, ensureIndexes: async () => undefined, close: async () => void closedStores.push(name) });
+  const first = createDeps(config, { store: store('first') });
+  const second = createDeps(config, { store: store('second') });
+  expect(connects).toHaveLength(0);
+  const a = await first.temporal.client();
+  expect(await second.temporal.client()).not.toBe(a);
+  expect(await pingTemporal(first.temporal)).toBe(false);
+  await closeDeps(first);
+  expect({ closed, closedStores }).toEqual({ closed: ['a.internal:7233'], closedStores: ['first'] });
+  expect(await second.temporal.call('a probe', async (client) => client)).not.toBe(a);
+  await closeDeps(second);
 });

@@ -15,7 +15,7 @@ const cancelJob = defineConsoleOperation({
   permission: PERMISSIONS.jobsWrite,
   params: z.object({ job_id: z.string().min(1).max(128) }),
   body: z.object({}).strict(),
-  handler: async ({ principal, params, config }) => ({ status: 202, body: await cancelContactRetrievalJob(config, principal, params.job_id) }),
+  handler: async ({ principal, params, deps }) => ({ status: 202, body: await cancelContactRetrievalJob(deps, principal, params.job_id) }),
   audit: {
     change: ({ params }, result) => ({
       action: 'job.cancelled',
