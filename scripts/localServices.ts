@@ -483,6 +483,10 @@ async function temporalDevArgs(opts: { port: number; uiPort?: number; dbFile?: s
     // dispatch fewer per event); the server must allow it.
     '--dynamic-config-value',
     'system.enableEagerWorkflowStart=true',
+    // A timer fires up to this late (1 s by default): short retry gaps, as tests and demos
+    // configure them, would each run a second long.
+    '--dynamic-config-value',
+    'history.timerProcessorMaxTimeShift="10ms"',
     ...SEARCH_ATTRIBUTE_FLAGS.flatMap((f) => ['--search-attribute', f]),
   ];
   if (opts.uiPort) args.push('--ui-port', String(opts.uiPort));
