@@ -3,12 +3,12 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { listAuditEvents } from '../../core/audit/auditLog';
 import { CHARGE_OPERATION } from '../../core/jobs/chunkSettlement';
 import { closeBrowser, launchBrowser } from '../support/browser';
-import { checkPage, createPersonWithCli, setUpAndSignIn } from '../support/consoleBrowser';
+import { checkPage, setUpAndSignIn } from '../support/consoleBrowser';
 import { jobResultItems, terminateRunningJobWorkflows, waitForJobToFinish } from '../support/contactRetrievalJobs';
 import { providerAnswerFor, startContactProviderServer, type ContactProviderServer } from '../support/contactProviderServer';
 import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
-import { startSignInApi, uniqueEmail } from '../support/signInApi';
+import { createUserWithCli, startSignInApi, uniqueEmail } from '../support/signInApi';
 import { submitWith } from '../support/signInPages';
 import type { TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
@@ -71,7 +71,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
   context = await browser.newContext({ acceptDownloads: true });
   page = await context.newPage();
-  const made = createPersonWithCli(srv, {
+  const made = await createUserWithCli(srv, {
     orgId: tenant.orgId,
     workspaceId: tenant.workspaceId,
     email: admin.email,
@@ -153,7 +153,7 @@ test('"Cancel job" on a running job\'s page cancels it, through the console road
   const memberContext = await browser.newContext();
   const memberPage = await memberContext.newPage();
   const memberEmail = uniqueEmail('activity-member');
-  const member = createPersonWithCli(srv, {
+  const member = await createUserWithCli(srv, {
     orgId: tenant.orgId,
     workspaceId: tenant.workspaceId,
     email: memberEmail,

@@ -4,9 +4,9 @@ import { createApiKey } from '../../core/keys/apiKeys';
 import { ApiKey } from '../../core/keys/models';
 import { BrowserSession, User } from '../../core/users/models';
 import { closeBrowser, launchBrowser } from '../support/browser';
-import { checkPage, createPersonWithCli, setUpAndSignIn } from '../support/consoleBrowser';
+import { checkPage, setUpAndSignIn } from '../support/consoleBrowser';
 import { createTenant, type TestTenant } from '../support/fixtures';
-import { adminCli, startSignInApi, uniqueEmail } from '../support/signInApi';
+import { adminCli, createUserWithCli, startSignInApi, uniqueEmail } from '../support/signInApi';
 import { submitWith } from '../support/signInPages';
 import type { TestApi } from '../support/testApi';
 
@@ -57,7 +57,7 @@ test('a page of the console without a session sends the browser to sign in, and 
 });
 
 test('the operator makes an admin; the admin sets a password, signs in and lands on Overview with the navigation', async () => {
-  const made = createPersonWithCli(srv, {
+  const made = await createUserWithCli(srv, {
     orgId: tenant.orgId,
     workspaceId: tenant.workspaceId,
     email: admin.email,
@@ -292,7 +292,7 @@ test('"Disable person" signs the member out at once; every change is in the audi
 
 test("the operator's `key rotate` runs the same rotation: with --old-key-seconds 0 the old key is refused at once", async () => {
   const current = await ApiKey.findOne({ orgId: tenant.orgId, name: 'Console e2e key', revokedAt: null }).lean<{ _id: string }>();
-  const r = adminCli(srv, 'key', 'rotate', '--key-id', current!._id, '--old-key-seconds', '0');
+  const r = await adminCli(srv, 'key', 'rotate', '--key-id', current!._id, '--old-key-seconds', '0');
   expect(r.status).toBe(0);
   expect(r.json).toMatchObject({ replaced_key_id: current!._id, name: 'Console e2e key' });
   expect(await whoamiStatus(secondKey)).toBe(401);

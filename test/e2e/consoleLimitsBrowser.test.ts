@@ -2,10 +2,10 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { LedgerEntry } from '../../core/credits/models';
 import { creditBalance } from '../../core/credits/credits';
 import { closeBrowser, launchBrowser } from '../support/browser';
-import { checkPage, createPersonWithCli, setUpAndSignIn } from '../support/consoleBrowser';
+import { checkPage, setUpAndSignIn } from '../support/consoleBrowser';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
-import { startSignInApi, uniqueEmail } from '../support/signInApi';
+import { createUserWithCli, startSignInApi, uniqueEmail } from '../support/signInApi';
 import { submitWith, submitWithin } from '../support/signInPages';
 import type { TestApi } from '../support/testApi';
 
@@ -39,7 +39,7 @@ beforeAll(async () => {
   context = await browser.newContext();
   page = await context.newPage();
   const email = uniqueEmail('limits-admin');
-  const made = createPersonWithCli(srv, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions: PERMISSIONS, role: 'admin' });
+  const made = await createUserWithCli(srv, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions: PERMISSIONS, role: 'admin' });
   adminId = made.userId;
   await setUpAndSignIn(page, srv, made.setupUrl, email, PASSWORD);
 });
@@ -186,7 +186,7 @@ test('Audit log: each change with its actor user:<id>, filtered by action, and t
 
 test('a member sees budgets without forms, cannot read the audit log, and a crafted post is 403 with nothing changed', async () => {
   const email = uniqueEmail('limits-member');
-  const made = createPersonWithCli(srv, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions: PERMISSIONS, role: 'member' });
+  const made = await createUserWithCli(srv, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions: PERMISSIONS, role: 'member' });
   const memberContext = await browser.newContext();
   const member = await memberContext.newPage();
   try {

@@ -1,13 +1,13 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
 import { closeBrowser, launchBrowser } from '../support/browser';
-import { checkPage, createPersonWithCli, setUpAndSignIn } from '../support/consoleBrowser';
+import { checkPage, setUpAndSignIn } from '../support/consoleBrowser';
 import { terminateRunningJobWorkflows, waitForJobToFinish } from '../support/contactRetrievalJobs';
 import { eventually } from '../support/eventually';
 import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
-import { startSignInApi, uniqueEmail } from '../support/signInApi';
+import { createUserWithCli, startSignInApi, uniqueEmail } from '../support/signInApi';
 import { submitWith, submitWithin } from '../support/signInPages';
 import type { TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
@@ -48,7 +48,7 @@ beforeAll(async () => {
   context = await browser.newContext();
   page = await context.newPage();
   const email = uniqueEmail('webhooks-admin');
-  const made = createPersonWithCli(srv, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions: ['jobs.v1:read'], role: 'admin' });
+  const made = await createUserWithCli(srv, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions: ['jobs.v1:read'], role: 'admin' });
   await setUpAndSignIn(page, srv, made.setupUrl, email, PASSWORD);
 });
 afterAll(async () => {

@@ -64,7 +64,12 @@ beforeAll(async () => {
   srv = await startSignInApi({ WEBHOOK_EXTRA_CA_FILE: metadataHost.caFile, WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' });
   tenant = await createTenant({ credits: 100 });
   browser = await launchBrowser();
-  person = createUserWithCli(srv, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email: uniqueEmail('sdk'), permissions: ['candidates.search'] });
+  person = await createUserWithCli(srv, {
+    orgId: tenant.orgId,
+    workspaceId: tenant.workspaceId,
+    email: uniqueEmail('sdk'),
+    permissions: ['candidates.search'],
+  });
   const ctx = await browser.newContext();
   expect(await setPasswordFromLink(await ctx.newPage(), person.setupUrl, PASSWORD)).toBeLessThan(400);
   await ctx.close();
@@ -209,7 +214,7 @@ test("a grant revoked by the operator stops the SDK's next call, and the SDK ask
   await expectToolsWork(client);
   const clientId = provider.saved.client!.client_id;
 
-  expect(adminCli(srv, 'user', 'grants', 'revoke', '--user-id', person.userId, '--client-id', clientId).status).toBe(0);
+  expect((await adminCli(srv, 'user', 'grants', 'revoke', '--user-id', person.userId, '--client-id', clientId)).status).toBe(0);
 
   // The next call is refused; the SDK's refresh is refused too, so it starts a new authorization.
   await expect(client.callTool({ name: 'whoami', arguments: {} })).rejects.toBeInstanceOf(UnauthorizedError);

@@ -84,7 +84,7 @@ test('the authorization server advertises browser sign-in: code + S256, iss, reg
 });
 
 test('operator creates a person; the browser sets the password, signs in and consents; the client redeems the code and calls the tools', async () => {
-  user = createUserWithCli(srv, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email: uniqueEmail(), permissions: PERMISSIONS });
+  user = await createUserWithCli(srv, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email: uniqueEmail(), permissions: PERMISSIONS });
   expect(user.setupUrl.startsWith(`${srv.url}/`)).toBe(true);
 
   expect(await setPasswordFromLink(page, user.setupUrl, PASSWORD)).toBeLessThan(400);

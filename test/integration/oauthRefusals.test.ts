@@ -56,7 +56,12 @@ beforeAll(async () => {
   context = await browser.newContext();
   page = await context.newPage();
   as = await discoverAuthorizationServer(srv);
-  person = createUserWithCli(srv, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email: uniqueEmail('refusals'), permissions: ['candidates.search'] });
+  person = await createUserWithCli(srv, {
+    orgId: tenant.orgId,
+    workspaceId: tenant.workspaceId,
+    email: uniqueEmail('refusals'),
+    permissions: ['candidates.search'],
+  });
   expect(await setPasswordFromLink(page, person.setupUrl, PASSWORD)).toBeLessThan(400);
   client = await registerPublicClient(as, [loopback.redirectUri, CLAUDE_CALLBACK], 'Refusal Test Client');
   // Sign in and consent once in the browser; later codes come from the remembered consent.
@@ -344,7 +349,7 @@ describe('CSRF: a form posted without its token is 403 and changes nothing', () 
   });
 
   test('set password: 403, and the setup link still works afterwards', async () => {
-    const fresh = createUserWithCli(srv, {
+    const fresh = await createUserWithCli(srv, {
       orgId: tenant.orgId,
       workspaceId: tenant.workspaceId,
       email: uniqueEmail('csrf-setup'),
@@ -409,7 +414,7 @@ describe('framing', () => {
 
 describe('a disabled user and a revoked grant stop at once', () => {
   test('a disabled user: the tool call is 401, the refresh refused, the sign-in refused', async () => {
-    const other = createUserWithCli(srv, {
+    const other = await createUserWithCli(srv, {
       orgId: tenant.orgId,
       workspaceId: tenant.workspaceId,
       email: uniqueEmail('disabled'),
@@ -423,7 +428,7 @@ describe('a disabled user and a revoked grant stop at once', () => {
     const tokens = await redeemCallback(as, client, pending, outcome.callback);
     expect((await callToolServer(srv, tokens.access_token)).status).toBe(200);
 
-    const disabled = adminCli(srv, 'user', 'disable', '--user-id', other.userId);
+    const disabled = await adminCli(srv, 'user', 'disable', '--user-id', other.userId);
     expect(disabled.status).toBe(0);
 
     const call = await callToolServer(srv, tokens.access_token);
@@ -444,10 +449,10 @@ describe('a disabled user and a revoked grant stop at once', () => {
     expect(outcome.consented).toBe(true);
     const tokens = await redeemCallback(as, granted, pending, outcome.callback);
     expect((await callToolServer(srv, tokens.access_token)).status).toBe(200);
-    const listed = adminCli(srv, 'user', 'grants', '--user-id', person.userId);
+    const listed = await adminCli(srv, 'user', 'grants', '--user-id', person.userId);
     expect(JSON.stringify(listed.json)).toContain(granted.client_id);
 
-    const revoked = adminCli(srv, 'user', 'grants', 'revoke', '--user-id', person.userId, '--client-id', granted.client_id);
+    const revoked = await adminCli(srv, 'user', 'grants', 'revoke', '--user-id', person.userId, '--client-id', granted.client_id);
     expect(revoked.status).toBe(0);
 
     expect((await callToolServer(srv, tokens.access_token)).status).toBe(401);

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import type { TestApi } from './testApi';
-import { adminCli } from './signInApi';
 import { signIn, setPasswordFromLink } from './signInPages';
 
 /**
@@ -13,29 +12,6 @@ export interface ConsolePerson {
   userId: string;
   email: string;
   password: string;
-}
-
-export function createPersonWithCli(
-  srv: TestApi,
-  opts: { orgId: string; workspaceId: string; email: string; permissions: readonly string[]; role: 'admin' | 'member' },
-): { userId: string; setupUrl: string } {
-  const r = adminCli(
-    srv,
-    'user',
-    'create',
-    '--org',
-    opts.orgId,
-    '--workspace',
-    opts.workspaceId,
-    '--email',
-    opts.email,
-    '--permissions',
-    opts.permissions.join(','),
-    '--role',
-    opts.role,
-  );
-  if (r.status !== 0 || !r.json?.user_id) throw new Error(`user create failed (exit ${r.status}): ${r.stderr.trim() || r.stdout.trim()}`);
-  return { userId: r.json.user_id, setupUrl: r.json.setup_url };
 }
 
 /** Sets the password from the setup link, then signs in on the sign-in page itself (no authorization request). */

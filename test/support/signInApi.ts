@@ -2,7 +2,7 @@ import { startApi } from '../../api/server';
 import { logger } from '../../core/observability/logger';
 import { disconnectStore } from '../../core/store/connection';
 import { freePort } from '../../scripts/localServices';
-import { runAdmin, type AdminResult } from './adminCli';
+import { runAdminWith, type AdminResult } from './adminCli';
 import { testConfig } from './testConfig';
 import type { TestApi } from './testApi';
 
@@ -43,9 +43,9 @@ export async function startSignInApi(env: Record<string, string> = {}): Promise<
 
 export type CliResult = AdminResult;
 
-/** The operator CLI as an operator runs it (`npm run admin -- …`), against the test API's store and URLs. */
-export function adminCli(srv: TestApi, ...args: string[]): CliResult {
-  return runAdmin(srv.config, args, { BASE_URL: srv.config.baseUrl, AUTH_URL: srv.config.authUrl, MCP_URL: srv.config.mcpUrl }, { timeoutMs: 90_000 });
+/** The operator CLI's commands, run in this process with the test API's dependencies (its store, Temporal and URLs). */
+export function adminCli(srv: TestApi, ...args: string[]): Promise<CliResult> {
+  return runAdminWith(srv.deps, args);
 }
 
 export interface CreatedUser {
@@ -54,9 +54,12 @@ export interface CreatedUser {
   setupUrl: string;
 }
 
-/** `user create` through the CLI; fails the test with the CLI's own error line when it fails. */
-export function createUserWithCli(srv: TestApi, opts: { orgId: string; workspaceId: string; email: string; permissions: readonly string[] }): CreatedUser {
-  const r = adminCli(
+/** `user create` through the CLI (`--role` when given); fails the test with the CLI's own error line when it fails. */
+export async function createUserWithCli(
+  srv: TestApi,
+  opts: { orgId: string; workspaceId: string; email: string; permissions: readonly string[]; role?: 'admin' | 'member' },
+): Promise<CreatedUser> {
+  const r = await adminCli(
     srv,
     'user',
     'create',
@@ -68,6 +71,7 @@ export function createUserWithCli(srv: TestApi, opts: { orgId: string; workspace
     opts.email,
     '--permissions',
     opts.permissions.join(','),
+    ...(opts.role ? ['--role', opts.role] : []),
   );
   if (r.status !== 0 || !r.json?.user_id || !r.json?.setup_url) {
     throw new Error(`user create failed (exit ${r.status}): ${r.stderr.trim() || r.stdout.trim()}`);
