@@ -3,7 +3,7 @@ import type { Config } from '../config';
 import { ChainHeads } from '../credits/chain';
 import { sha256Hex } from '../crypto/hash';
 import { Problem, retryLater, type ProblemCode } from '../problems';
-import { appendQuotaEntry, deleteExpiredQuotaEntries, quotaEntriesUpTo, quotaEntryExists, quotaHeadSeq, readQuotaEntry } from './store';
+import { appendQuotaEntry, deleteExpiredQuotaEntries, quotaEntriesUpTo, quotaHeadSeq, readQuotaEntry } from './store';
 
 /**
  * Search bulk-extraction quotas (SPEC 7.3, 8.1 item 3), per organization:
@@ -134,26 +134,6 @@ export async function admitToQuota(
   await add(windows, kind, orgId, members, quotaLimit(settings, kind), now);
 }
 
-/** Throws the 429 when the new ones among `members` would pass the threshold; records nothing. */
-export async function assertQuota(
-  settings: QuotaSettings,
-  windows: QuotaWindows,
-  kind: QuotaKind,
-  orgId: string,
-  members: string[],
-  now = Date.now(),
-): Promise<void> {
-  const limit = quotaLimit(settings, kind);
-  let state = await windows.read(kind, orgId, now);
-  // Nothing appends here to reveal a stale cache: other processes (the contact-retrieval
-  // worker) record deliveries too, so look whether the chain moved on.
-  if (await quotaEntryExists(state.chainId, state.seq + 1)) {
-    windows.forget(state.chainId);
-    state = await windows.read(kind, orgId, now);
-  }
-  if (state.count + freshOf(state, members).length > limit) throw refusal(kind, limit);
-}
-
 /**
  * Throws the 429 when the current window is full, so no new member could be counted; records
  * nothing. A cheap refusal before costly work: a count only grows within its window, so a
@@ -166,7 +146,7 @@ export async function assertQuotaHasRoom(settings: QuotaSettings, windows: Quota
 
 /**
  * Records people as delivered today. Called after the delivery happened, so it never
- * refuses: the quota is checked (assertQuota) or reserved (core/jobs/deliveryReservations.ts) before the work.
+ * refuses: the quota is admitted (admitToQuota) or reserved (core/jobs/deliveryReservations.ts) before the work.
  */
 export async function recordDelivered(windows: QuotaWindows, orgId: string, personIds: string[], now = Date.now()): Promise<void> {
   if (personIds.length) await add(windows, 'deliveries', orgId, personIds, undefined, now);

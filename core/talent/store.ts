@@ -201,11 +201,6 @@ export function readQuotaEntry(chainId: string, seq: number): Promise<QuotaEntry
   return readEntry<QuotaEntryRecord>(QuotaEntry, chainId, seq);
 }
 
-/** Whether entry `seq` of the chain exists (another process appended it). */
-export async function quotaEntryExists(chainId: string, seq: number): Promise<boolean> {
-  return (await QuotaEntry.exists({ _id: `${chainId}:${seq}` })) !== null;
-}
-
 /** Appends entry `seq`; exactly one of concurrent writers of the same `seq` gets 'appended' (which `heads` learn). */
 export function appendQuotaEntry(
   chainId: string,
