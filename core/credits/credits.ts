@@ -191,18 +191,23 @@ function append(
 ): Promise<{ entry: store.LedgerEntryRecord; fresh: boolean }> {
   // One append of an organization at a time from this process: concurrent writers of one process
   // would only race each other for the same seq (each lost race costs re-reads).
-  return inTurn(`ledger:${orgId}`, () => appendNow(heads, orgId, movement, next, patch));
+  return inTurn(`ledger:${orgId}`, () => appendNow(heads, orgId, { movement, next, patch }));
 }
 
 /** Fields of the movement known only once the head is read (a bulk charge's amount). */
 type MovementPatch = (before: FundingState, after: FundingState) => Partial<Movement>;
 
+/** One movement: its fields, the funding state after it (or its refusal), and what only the head tells. */
+interface LedgerChange {
+  movement: Movement;
+  next: (s: FundingState) => FundingState;
+  patch?: MovementPatch;
+}
+
 async function appendNow(
   heads: LedgerHeads | undefined,
   orgId: string,
-  movement: Movement,
-  next: (s: FundingState) => FundingState,
-  patch?: MovementPatch,
+  { movement, next, patch }: LedgerChange,
 ): Promise<{ entry: store.LedgerEntryRecord; fresh: boolean }> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     // Trust the head this app saw last: a stale one only costs a conflict and a re-probe.

@@ -37,8 +37,8 @@ export interface JobStarter {
 export function temporalJobStarter(temporal: TemporalClients, config: Config, limitMs = config.temporal.callTimeoutMs): JobStarter {
   return {
     start: (input, opts) => startContactRetrievalWorkflow(temporal, config, input, opts, limitMs),
-    running: (jobId) => contactRetrievalWorkflowRunning(temporal, config, jobId, limitMs),
-    cancel: (jobId) => signalContactRetrievalCancel(temporal, config, jobId, limitMs),
+    running: (jobId) => contactRetrievalWorkflowRunning(temporal, jobId, limitMs),
+    cancel: (jobId) => signalContactRetrievalCancel(temporal, jobId, limitMs),
   };
 }
 

@@ -53,42 +53,31 @@ export async function startContactRetrievalWorkflowWith(
   }
 }
 
-/** Whether the job's workflow is still running (false when it is gone or closed). */
-export async function contactRetrievalWorkflowRunning(
+/** One call on the job's workflow within `limitMs`; undefined when there is no such workflow. */
+async function onJobWorkflow<T>(
   temporal: TemporalClients,
-  config: Config,
   jobId: string,
-  limitMs = config.temporal.callTimeoutMs,
-): Promise<boolean> {
+  what: string,
+  call: (handle: ReturnType<Client['workflow']['getHandle']>) => Promise<T>,
+  limitMs: number,
+): Promise<T | undefined> {
+  const workflowId = contactRetrievalWorkflowId(jobId);
   try {
-    const d = await temporal.call(
-      `a description of ${contactRetrievalWorkflowId(jobId)}`,
-      (client) => client.workflow.getHandle(contactRetrievalWorkflowId(jobId)).describe(),
-      limitMs,
-    );
-    return d.status.name === 'RUNNING';
+    return await temporal.call(`${what} of ${workflowId}`, (client) => call(client.workflow.getHandle(workflowId)), limitMs);
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return false;
+    if (err instanceof WorkflowNotFoundError) return undefined;
     throw err;
   }
 }
 
+/** Whether the job's workflow is still running (false when it is gone or closed). */
+export async function contactRetrievalWorkflowRunning(temporal: TemporalClients, jobId: string, limitMs: number): Promise<boolean> {
+  const description = await onJobWorkflow(temporal, jobId, 'a description', (handle) => handle.describe(), limitMs);
+  return description?.status.name === 'RUNNING';
+}
+
 /** Asks the job to stop; false when its workflow no longer runs. */
-export async function signalContactRetrievalCancel(
-  temporal: TemporalClients,
-  config: Config,
-  jobId: string,
-  limitMs = config.temporal.callTimeoutMs,
-): Promise<boolean> {
-  try {
-    await temporal.call(
-      `the cancel signal of ${contactRetrievalWorkflowId(jobId)}`,
-      (client) => client.workflow.getHandle(contactRetrievalWorkflowId(jobId)).signal(CANCEL_SIGNAL),
-      limitMs,
-    );
-    return true;
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return false;
-    throw err;
-  }
+export async function signalContactRetrievalCancel(temporal: TemporalClients, jobId: string, limitMs: number): Promise<boolean> {
+  const signalled = await onJobWorkflow(temporal, jobId, 'the cancel signal', (handle) => handle.signal(CANCEL_SIGNAL).then(() => true), limitMs);
+  return signalled ?? false;
 }

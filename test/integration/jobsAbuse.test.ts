@@ -102,7 +102,7 @@ describe('jobs ignore source entitlement', () => {
           await setSourceEnabled(srv.config, t.orgId, OPEN_WEB_SOURCE_ID, false);
           await startContactRetrievalWorkflow(srv.deps.temporal, srv.config, input);
         },
-        running: (jobId) => contactRetrievalWorkflowRunning(srv.deps.temporal, srv.config, jobId),
+        running: (jobId) => contactRetrievalWorkflowRunning(srv.deps.temporal, jobId, srv.config.temporal.callTimeoutMs),
       },
     );
     const job = await waitForJobToFinish(srv.url, t.key, view.job_id);
