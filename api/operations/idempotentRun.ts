@@ -24,6 +24,14 @@ export function requestClaim(input: Pick<RouteInput<unknown, unknown, unknown>, 
   return input.claim;
 }
 
+/**
+ * Who pays for a paid operation's work and under which claim: the caller's organization and
+ * key family, and the request's claim.
+ */
+export function payerOf(input: Pick<RouteInput<unknown, unknown, unknown>, 'claim' | 'principal'>): { orgId: string; familyId: string; claim: RequestClaim } {
+  return { orgId: input.principal.orgId, familyId: input.principal.familyId, claim: requestClaim(input) };
+}
+
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 function parsedBody(raw: Buffer): unknown {

@@ -5,7 +5,7 @@ import { SENIORITIES } from '../../core/talent/person';
 import { searchCandidates } from '../../core/talent/searchPages';
 import { SEARCH_CURSOR_PATTERN } from '../../core/talent/searchCursor';
 import { SOURCE_CATALOGUE } from '../../core/talent/sources';
-import { requestClaim } from '../operations/idempotentRun';
+import { payerOf } from '../operations/idempotentRun';
 import { cursorParameter } from './cursorParameter';
 import { defineRoute } from '../routeSpec';
 import { IDEMPOTENCY_CONFLICT } from './idempotencyConflict';
@@ -111,9 +111,7 @@ export const candidateRoutes = [
     },
     handler: async (input) => {
       const page = await searchCandidates(input.config, input.deps, {
-        orgId: input.principal.orgId,
-        familyId: input.principal.familyId,
-        claim: requestClaim(input),
+        ...payerOf(input),
         query: input.body.query,
         filters: input.body.filters,
         sources: input.body.sources,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PRICES } from '../../core/credits/prices';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { CONFIDENCE, matchPeople } from '../../core/talent/matchPeople';
-import { requestClaim } from '../operations/idempotentRun';
+import { payerOf } from '../operations/idempotentRun';
 import { defineRoute } from '../routeSpec';
 import { IDEMPOTENCY_CONFLICT } from './idempotencyConflict';
 
@@ -91,11 +91,8 @@ export const personMatchRoutes = [
     },
     handler: async (input) => {
       const { min_confidence, limit, ...fields } = input.body;
-      const { orgId, familyId } = input.principal;
       const matched = await matchPeople(input.config, input.deps, {
-        orgId,
-        familyId,
-        claim: requestClaim(input),
+        ...payerOf(input),
         fields,
         minConfidence: min_confidence,
         limit,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PRICES } from '../../core/credits/prices';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { unlockProfile } from '../../core/talent/unlockProfile';
-import { requestClaim } from '../operations/idempotentRun';
+import { payerOf } from '../operations/idempotentRun';
 import { defineRoute } from '../routeSpec';
 import { IDEMPOTENCY_CONFLICT } from './idempotencyConflict';
 
@@ -58,9 +58,7 @@ export const profileRoutes = [
     },
     handler: async (input) => {
       const unlocked = await unlockProfile(input.config, input.deps, {
-        orgId: input.principal.orgId,
-        familyId: input.principal.familyId,
-        claim: requestClaim(input),
+        ...payerOf(input),
         personId: input.body.person_id,
       });
       return { status: 200, body: unlocked, creditsCharged: unlocked.credits_charged };
