@@ -15,7 +15,7 @@ import { scopeChain } from '../../../core/limits/scopeChain';
 import { validationFailed } from '../../../core/problems';
 import type { KeyPrincipal } from '../../../core/keys/apiKeys';
 import type { Config } from '../../../core/config';
-import type { RouteInput } from '../../routeSpec';
+import type { RouteInput, RouteResult } from '../../routeSpec';
 import { defineConsoleOperation } from '../consoleOperation';
 import { CONSOLE_PATHS } from '../consolePaths';
 
@@ -90,6 +90,19 @@ function entryValues(entry: LimitEntry): Record<string, unknown> {
   };
 }
 
+/** The audit of a change to one scope's override: the override before it and the entry after. */
+function overrideAudit(action: 'limit.cap_set' | 'limit.blocked' | 'limit.cleared') {
+  return {
+    before: overrideBefore,
+    change: ({ principal, body }: RouteInput<ScopeInput, unknown, unknown>, result: RouteResult, before: Record<string, unknown> | null) => ({
+      action,
+      target: scopeOf(principal, body).id,
+      before,
+      after: entryValues(result.body as LimitEntry),
+    }),
+  };
+}
+
 const setCapOperation = defineConsoleOperation({
   operation: 'console.limits.set_cap',
   path: CONSOLE_PATHS.limits,
@@ -102,15 +115,7 @@ const setCapOperation = defineConsoleOperation({
     );
     return { status: 200, body: await entryAfter(config, settings, principal.orgId, body.operation, scope) };
   },
-  audit: {
-    before: overrideBefore,
-    change: ({ principal, body }, result, before) => ({
-      action: 'limit.cap_set',
-      target: scopeOf(principal, body).id,
-      before,
-      after: entryValues(result.body as LimitEntry),
-    }),
-  },
+  audit: overrideAudit('limit.cap_set'),
 });
 
 const blockOperationOperation = defineConsoleOperation({
@@ -123,15 +128,7 @@ const blockOperationOperation = defineConsoleOperation({
     const settings = await underLimitRules('operation', () => blockOperation(config, principal.orgId, body.operation, scope, 'customer'));
     return { status: 200, body: await entryAfter(config, settings, principal.orgId, body.operation, scope) };
   },
-  audit: {
-    before: overrideBefore,
-    change: ({ principal, body }, result, before) => ({
-      action: 'limit.blocked',
-      target: scopeOf(principal, body).id,
-      before,
-      after: entryValues(result.body as LimitEntry),
-    }),
-  },
+  audit: overrideAudit('limit.blocked'),
 });
 
 const clearOperation = defineConsoleOperation({
@@ -144,15 +141,7 @@ const clearOperation = defineConsoleOperation({
     const settings = await underLimitRules('operation', () => clearLimit(config, principal.orgId, body.operation, scope, 'customer'));
     return { status: 200, body: await entryAfter(config, settings, principal.orgId, body.operation, scope) };
   },
-  audit: {
-    before: overrideBefore,
-    change: ({ principal, body }, result, before) => ({
-      action: 'limit.cleared',
-      target: scopeOf(principal, body).id,
-      before,
-      after: entryValues(result.body as LimitEntry),
-    }),
-  },
+  audit: overrideAudit('limit.cleared'),
 });
 
 export const limitOperations = [setCapOperation, blockOperationOperation, clearOperation];
