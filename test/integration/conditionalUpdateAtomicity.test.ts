@@ -16,7 +16,6 @@ import { OAUTH_ENV, RESOURCE, tokenRequest } from './oauthTestClient';
  * back in separate steps, which the project's FerretDB build serializes per collection
  * (scripts/ferretdb/atomicReadModifyWrite.patch).
  */
-jest.setTimeout(300_000);
 
 const ROUNDS = 100;
 const CONCURRENT = 10;

@@ -14,8 +14,6 @@ import { createDeps } from '../../core/deps';
 import { StoreAdmission } from '../../core/limits/requestAdmission';
 import { TestClock } from '../support/testClock';
 
-jest.setTimeout(120_000);
-
 /**
  * The two-running-jobs cap (SPEC 8.1). No worker polls this file's task queue, so accepted
  * jobs stay running for as long as the test needs.

@@ -26,7 +26,6 @@ import { expectProblemResponse } from '../support/problems';
  * admissions read a clock the test moves, so that each request lands in the second the test
  * chose, whatever the machine's speed.
  */
-jest.setTimeout(120_000);
 
 const LEASE_TTL_SECONDS = 3;
 

@@ -29,7 +29,6 @@ import type { TestApi } from '../support/testApi';
  * the browser, its session cookie lets plain requests collect codes from the authorization
  * endpoint, as the browser would after a remembered consent.
  */
-jest.setTimeout(180_000);
 
 const PASSWORD = 'refusals need a real password';
 const CLAUDE_CALLBACK = 'https://claude.ai/api/mcp/auth_callback';
