@@ -10,7 +10,7 @@ import { startTcpProxy, type TcpProxy } from '../support/tcpProxy';
 
 /**
  * Temporal unreachable (the API reaches it through a proxy that goes down as a dying server
- * does: its connections reset, new ones refused): a job is accepted from the store at once, a
+ * does: its connections closed, new ones refused): a job is accepted from the store at once, a
  * cancel is recorded, and once Temporal is back the workflow starter starts both workflows
  * within seconds; the jobs end with an exact ledger.
  */

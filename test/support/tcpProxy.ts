@@ -3,7 +3,7 @@ import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 export interface TcpProxy {
   /** host:port to connect to instead of the target. */
   address: string;
-  /** The target is gone, as when its process dies: open connections are cut and new ones refused. */
+  /** The target is gone, as when its process dies: open connections are closed and new ones refused. */
   down: () => Promise<void>;
   /** The target is back on the same address. */
   up: () => Promise<void>;
@@ -13,7 +13,7 @@ export interface TcpProxy {
 /**
  * A TCP proxy on a loopback port in front of `target` (host:port) that a test takes down and
  * brings back: an outage of a server the test shares with other files (the test Temporal
- * server), seen by the clients exactly as a dead server (connections reset, then refused).
+ * server), seen by the clients as a dead server (connections closed, then refused).
  */
 export async function startTcpProxy(target: string): Promise<TcpProxy> {
   const [host, port] = target.split(':');
@@ -41,7 +41,9 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
   const ownPort = (server.address() as AddressInfo).port;
   const down = async () => {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    for (const s of sockets) s.resetAndDestroy();
+    // Closed, not reset: the system closes a killed process's connections, and gRPC clients
+    // wait out a reconnect back-off after a reset that they do not after a close.
+    for (const s of sockets) s.destroy();
     await closed;
   };
   return {
