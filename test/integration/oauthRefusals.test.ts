@@ -48,8 +48,10 @@ beforeAll(async () => {
   metadataHost = await startHttpsReceiver();
   loopback = await startLoopbackRedirect();
   // The metadata host's certificate is trusted, but no private range is allowed: an address
-  // check is the only thing that can refuse its documents.
-  srv = await startSignInApi({ WEBHOOK_EXTRA_CA_FILE: metadataHost.caFile });
+  // check is the only thing that can refuse its documents. Passwords are hashed at the lowest
+  // cost the config allows: what is refused here does not depend on it, and each sign-in and
+  // password set would spend a tenth of a second of CPU at the default.
+  srv = await startSignInApi({ WEBHOOK_EXTRA_CA_FILE: metadataHost.caFile, PASSWORD_SCRYPT_LOG2_N: '10' });
   tenant = await createTenant({ credits: 100 });
   browser = await launchBrowser();
   context = await browser.newContext();
