@@ -46,10 +46,6 @@ const url = z
   .string()
   .url()
   .transform((u) => u.replace(/\/+$/, ''));
-/**
- * A PEM file read at start-up: a missing, unreadable or malformed file fails the start with the
- * setting's name and the path (never the file's content).
- */
 /** A file read later (by a library): it must be readable at start-up; its path is kept. */
 const readableFile = z
   .string()
@@ -62,6 +58,10 @@ const readableFile = z
     }
   });
 
+/**
+ * A PEM file read at start-up: a missing, unreadable or malformed file fails the start with the
+ * setting's name and the path (never the file's content).
+ */
 const pemFile = (kind: 'certificate' | 'private key') =>
   z
     .string()
