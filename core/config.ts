@@ -46,6 +46,7 @@ const url = z
   .string()
   .url()
   .transform((u) => u.replace(/\/+$/, ''));
+
 /** A file read later (by a library): it must be readable at start-up; its path is kept. */
 const readableFile = z
   .string()
