@@ -1,5 +1,5 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { LOOPBACK_ORIGINS, parseOriginRule } from './allowedOrigins';
@@ -45,6 +45,19 @@ const url = z
   .string()
   .url()
   .transform((u) => u.replace(/\/+$/, ''));
+
+/** A file read later (by a library): it must be readable at start-up; its path is kept. */
+const readableFile = z
+  .string()
+  .min(1)
+  .superRefine((path, ctx) => {
+    try {
+      accessSync(path, constants.R_OK);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: `cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})` });
+    }
+  });
+
 /**
  * A PEM file read at start-up: a missing, unreadable or malformed file fails the start with the
  * setting's name and the path (never the file's content).
@@ -131,6 +144,8 @@ const schema = z
     CONTACT_JOB_CHUNK_SIZE: positiveInt.max(1000).default(500),
     CONTACT_JOB_CONCURRENCY: positiveInt.max(50).default(4),
     CONTACT_JOBS_PER_DAY: positiveInt.default(1000),
+    CONTACT_JOB_HEARTBEAT_TIMEOUT_MS: positiveInt.max(600_000).optional(),
+    CONTACT_JOB_WORKFLOW_TASK_TIMEOUT_MS: positiveInt.max(120_000).default(10_000),
     ACCESS_TOKEN_TTL_SECONDS: positiveInt.default(900),
     REFRESH_TOKEN_IDLE_SECONDS: positiveInt.default(30 * 24 * 3600),
     M2M_SECRET_ROTATION_GRACE_SECONDS: z.coerce
@@ -168,6 +183,8 @@ const schema = z
     WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES: positiveInt.max(1000).default(300),
     /** The worker's Prometheus endpoint (GET /metrics on HOST); 0 serves none. */
     WORKER_METRICS_PORT: port.default(0),
+    WORKER_STICKY_QUEUE_TIMEOUT_MS: positiveInt.max(600_000).default(10_000),
+    WORKER_WORKFLOW_BUNDLE: readableFile.optional(),
   })
   .superRefine((c, ctx) => {
     if (!relaxed(c.NODE_ENV)) {
@@ -213,6 +230,13 @@ const schema = z
     }
     if (c.NODE_ENV === 'production' && c.PASSWORD_SCRYPT_LOG2_N < 15) {
       ctx.addIssue({ code: 'custom', path: ['PASSWORD_SCRYPT_LOG2_N'], message: 'must be at least 15 when NODE_ENV=production' });
+    }
+    if (c.CONTACT_JOB_HEARTBEAT_TIMEOUT_MS !== undefined && c.CONTACT_JOB_HEARTBEAT_TIMEOUT_MS <= c.CONTACT_PROVIDER_TIMEOUT_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['CONTACT_JOB_HEARTBEAT_TIMEOUT_MS'],
+        message: 'must be longer than CONTACT_PROVIDER_TIMEOUT_MS (a chunk reports progress between provider calls)',
+      });
     }
     if (c.CONTACT_PROVIDER === 'http' && !c.CONTACT_PROVIDER_URL) {
       ctx.addIssue({ code: 'custom', path: ['CONTACT_PROVIDER_URL'], message: 'is required when CONTACT_PROVIDER=http' });
@@ -315,7 +339,15 @@ function toConfig(e: z.infer<typeof schema>) {
       maxAttempts: e.CONTACT_PROVIDER_MAX_ATTEMPTS,
       retryBaseMs: e.CONTACT_PROVIDER_RETRY_BASE_MS,
     },
-    contactJobs: { chunkSize: e.CONTACT_JOB_CHUNK_SIZE, concurrency: e.CONTACT_JOB_CONCURRENCY, jobsPerDay: e.CONTACT_JOBS_PER_DAY },
+    contactJobs: {
+      chunkSize: e.CONTACT_JOB_CHUNK_SIZE,
+      concurrency: e.CONTACT_JOB_CONCURRENCY,
+      jobsPerDay: e.CONTACT_JOBS_PER_DAY,
+      /** How long a chunk may go without reporting progress before Temporal gives it to another worker (its worker died). */
+      heartbeatTimeoutMs: e.CONTACT_JOB_HEARTBEAT_TIMEOUT_MS ?? Math.max(10_000, 2 * e.CONTACT_PROVIDER_TIMEOUT_MS),
+      /** How long a job workflow's task may take at a worker before Temporal gives it to another (the worker died mid-task). */
+      workflowTaskTimeoutMs: e.CONTACT_JOB_WORKFLOW_TASK_TIMEOUT_MS,
+    },
     oauth: {
       accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
       refreshTokenIdleSeconds: e.REFRESH_TOKEN_IDLE_SECONDS,
@@ -361,6 +393,10 @@ function toConfig(e: z.infer<typeof schema>) {
       maxConcurrentActivities: e.WORKER_MAX_CONCURRENT_ACTIVITIES,
       maxConcurrentLocalActivities: e.WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES,
       metricsPort: e.WORKER_METRICS_PORT,
+      /** How long a workflow's next task waits for the worker that holds the workflow in memory before any worker takes it. */
+      stickyQueueTimeoutMs: e.WORKER_STICKY_QUEUE_TIMEOUT_MS,
+      /** A workflow bundle built beforehand (`bundleWorkflowCode`), run instead of bundling `workflows/` at start-up. */
+      workflowBundlePath: e.WORKER_WORKFLOW_BUNDLE ?? null,
     },
   };
 }

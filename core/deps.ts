@@ -74,7 +74,7 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> 
     logger: parts.logger ?? logger,
     store: parts.store ?? defaultStore(),
     config,
-    admission: parts.admission ?? new StoreAdmission(),
+    admission: parts.admission ?? new StoreAdmission(now),
     dailyJobCaps: parts.dailyJobCaps ?? new DailyJobCapReads(),
     keyReads: parts.keyReads ?? new KeyReads(),
     limitSettings: parts.limitSettings ?? new LimitSettingsReads(),

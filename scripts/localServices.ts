@@ -483,8 +483,8 @@ async function temporalDevArgs(opts: { port: number; uiPort?: number; dbFile?: s
     // dispatch fewer per event); the server must allow it.
     '--dynamic-config-value',
     'system.enableEagerWorkflowStart=true',
-    // A timer fires up to this late (1 s by default): short retry gaps, as tests and demos
-    // configure them, would each run a second long.
+    // The timer queue reads this far ahead and so fires a timer due sooner up to a second late: a
+    // 10 ms retry delay (tests' RETRY_DELAYS_MS) would take a second per attempt.
     '--dynamic-config-value',
     'history.timerProcessorMaxTimeShift="10ms"',
     ...SEARCH_ATTRIBUTE_FLAGS.flatMap((f) => ['--search-attribute', f]),

@@ -32,6 +32,7 @@ export async function createWorker(
   opts: { workflowBundlePath?: string; destinationLookup?: LookupAll; temporal?: TemporalClients } = {},
 ): Promise<{ worker: Worker; connection: NativeConnection; client: Client; usage: UsageCounters }> {
   const { address, callTimeoutMs } = config.temporal;
+  const workflowBundlePath = opts.workflowBundlePath ?? config.worker.workflowBundlePath;
   const usage = new UsageCounters();
   const eager = new EagerDeliveryStarts();
   const connection = await connectWorkerConnection(config.temporal);
@@ -43,7 +44,7 @@ export async function createWorker(
         connection,
         namespace: config.temporal.namespace,
         taskQueue: config.temporal.taskQueue,
-        ...(opts.workflowBundlePath ? { workflowBundle: { codePath: opts.workflowBundlePath } } : { workflowsPath: require.resolve('../workflows') }),
+        ...(workflowBundlePath ? { workflowBundle: { codePath: workflowBundlePath } } : { workflowsPath: require.resolve('../workflows') }),
         activities: createActivities(config, { usage, eager, temporal: opts.temporal, destinationLookup: opts.destinationLookup }),
         // A webhook's first attempt is a local activity inside its workflow task, so a slow receiver
         // (15 s at most) holds a workflow task slot meanwhile: slots are cheap, keep plenty, or a
@@ -56,6 +57,8 @@ export async function createWorker(
         maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
         // A stop waits for in-flight tasks this long at most, then ends anyway (their work is retried).
         shutdownForceTime: config.worker.shutdownForceMs,
+        // After a worker dies, its workflows' next tasks go to any worker once this passes.
+        stickyQueueScheduleToStartTimeout: config.worker.stickyQueueTimeoutMs,
       }),
   );
   // Webhook events emitted in this process start their delivery workflow on this worker.

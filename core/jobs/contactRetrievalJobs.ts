@@ -176,7 +176,7 @@ export async function createContactRetrievalJob(
       fields,
       chunkSize: config.contactJobs.chunkSize,
       concurrency: config.contactJobs.concurrency,
-      heartbeatTimeoutMs: Math.max(10_000, 2 * config.contactProvider.timeoutMs),
+      heartbeatTimeoutMs: config.contactJobs.heartbeatTimeoutMs,
       acceptedAtMs: acceptedAt.getTime(),
     };
     // The outbox record: the job is accepted with this, whatever Temporal's state; this request holds it while it tries.

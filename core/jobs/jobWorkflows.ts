@@ -16,7 +16,8 @@ export async function startContactRetrievalWorkflow(
 ): Promise<void> {
   await temporal.call(
     `the start of ${contactRetrievalWorkflowId(input.jobId)}`,
-    (client) => startContactRetrievalWorkflowWith(client, config.temporal.taskQueue, input, opts),
+    (client) =>
+      startContactRetrievalWorkflowWith(client, config.temporal.taskQueue, input, { ...opts, workflowTaskTimeoutMs: config.contactJobs.workflowTaskTimeoutMs }),
     limitMs,
   );
 }
@@ -25,12 +26,13 @@ export async function startContactRetrievalWorkflowWith(
   client: Client,
   taskQueue: string,
   input: ContactRetrievalInput,
-  opts: { cancelAtStart?: boolean } = {},
+  opts: { cancelAtStart?: boolean; workflowTaskTimeoutMs?: number } = {},
 ): Promise<void> {
   const options = {
     workflowId: contactRetrievalWorkflowId(input.jobId),
     taskQueue,
     args: [input],
+    ...(opts.workflowTaskTimeoutMs ? { workflowTaskTimeout: opts.workflowTaskTimeoutMs } : {}),
     // One workflow per job, ever: a start repeated by the outbox after the first closed is refused, not run again.
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
     typedSearchAttributes: [

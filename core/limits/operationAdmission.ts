@@ -52,8 +52,8 @@ function refusal(detail: string, retryAfterSeconds: number, states: RateLimitSta
   return retryLater('rate_limited', detail, retryAfterSeconds, { headers: rateLimitHeaders(states), extensions });
 }
 
-function windowState(policy: string, quota: number, remaining: number): RateLimitState {
-  return { policy, quota, windowSeconds: 1, remaining, resetSeconds: secondsUntilNextWindow(Date.now()) };
+function windowState(policy: string, quota: number, remaining: number, nowMs: number): RateLimitState {
+  return { policy, quota, windowSeconds: 1, remaining, resetSeconds: secondsUntilNextWindow(nowMs) };
 }
 
 class HeldAdmission implements AdmissionHandle {
@@ -98,7 +98,7 @@ class HeldAdmission implements AdmissionHandle {
     if (ownRequestsPerSecond(operation) !== undefined) {
       const limit = operationRequestsPerSecond(operation, this.org);
       const w = await this.admission.admitWindow(operationScopeKey(orgId, operation), limit);
-      this.states.push(windowState(operation, limit, w.admitted ? limit - w.count : 0));
+      this.states.push(windowState(operation, limit, w.admitted ? limit - w.count : 0, this.admission.now()));
       if (!w.admitted) {
         throw await this.refuse(
           operation,
@@ -112,7 +112,7 @@ class HeldAdmission implements AdmissionHandle {
 
     for (const cap of overrides.caps) {
       const limit = cap.requestsPerMinute ?? 0;
-      const c = await admitUnderCap(capLogId(orgId, operation, cap.scopeType, cap.scopeId), limit);
+      const c = await admitUnderCap(capLogId(orgId, operation, cap.scopeType, cap.scopeId), limit, this.admission.now);
       this.states.push({
         policy: `${operation}@${cap.scopeType}`,
         quota: limit,
@@ -161,7 +161,7 @@ async function acquireAdmission({ admission, limitSettings, config }: AdmissionD
     maxConcurrency: org.maxConcurrency,
     leaseTtlMs,
   });
-  const baseline = windowState('baseline', org.requestsPerSecond, result.admitted ? result.limit - result.count : 0);
+  const baseline = windowState('baseline', org.requestsPerSecond, result.admitted ? result.limit - result.count : 0, admission.now());
   if (!result.admitted) {
     const detail =
       result.reason === 'request_rate'

@@ -104,8 +104,13 @@ export async function heldLeases(orgId: string): Promise<HeldLease[]> {
  * first, the slots its own requests hold, the blocks it took, the windows it must purge, the
  * releases it gathers) is only ever a hint or its own holdings; the store decides. The app's
  * composition root builds one (core/deps.ts) and closes it at shutdown.
+ *
+ * `now` is the clock its windows, leases and per-minute caps are judged by: the wall clock, or
+ * one a test moves to put requests in the seconds it chooses.
  */
 export class StoreAdmission {
+  constructor(readonly now: () => number = Date.now) {}
+
   /**
    * Every slot is still taken by its own unique insert; inserts asked for together (a request's
    * window slot and lease, and concurrent requests' slots) travel to the store as one command
@@ -140,6 +145,8 @@ export class StoreAdmission {
     (err) => logger.warn({ err: { message: errorMessage(err) } }, 'lease release failed; the lease will expire'),
     // Under load, releases that finish within a few milliseconds share one delete.
     RELEASE_GATHER_MS,
+    // Read when the releases go out: field initializers run before the constructor sets `now`.
+    () => this.now(),
   );
   private readonly leaseBlocks = new LeaseBlockPool(
     (orgId, blocks, ttlMs, now) => this.acquireStoreLease(orgId, blocks, ttlMs, now),
@@ -173,7 +180,7 @@ export class StoreAdmission {
   }
 
   /** One more request in a scope's strict one-second window, or a refusal that writes nothing. */
-  async admitWindow(scopeKey: string, limit: number, now: () => number = Date.now): Promise<WindowAdmission> {
+  async admitWindow(scopeKey: string, limit: number, now: () => number = this.now): Promise<WindowAdmission> {
     if (windowBlockSize(limit) > 1) {
       this.purgeOldWindows(windowSecond(now()));
       const got = await this.windowBlocks.admit(scopeKey, limit, () => windowSecond(now()));
@@ -220,7 +227,7 @@ export class StoreAdmission {
   // ---- in-flight leases ----
 
   /** Takes one of the organization's in-flight places; expired slots (their process died) are reclaimed. */
-  async acquireLease(orgId: string, limit: number, ttlMs: number, now: () => number = Date.now): Promise<LeaseAdmission> {
+  async acquireLease(orgId: string, limit: number, ttlMs: number, now: () => number = this.now): Promise<LeaseAdmission> {
     if (leaseBlockSize(limit) > 1) {
       const got = await this.leaseBlocks.acquire(orgId, limit, ttlMs, now);
       if (!got.admitted) return { admitted: false, retryAfterSeconds: got.retryAfterSeconds, held: limit };
@@ -232,7 +239,7 @@ export class StoreAdmission {
 
   /** Finishes a request's hold on its in-flight place. */
   releaseLease(lease: Lease): void {
-    if (lease.block) this.leaseBlocks.release(lease.block, Date.now());
+    if (lease.block) this.leaseBlocks.release(lease.block, this.now());
     else this.leaseReleaser.release(lease.token, lease.slotId, lease.releaseByIdUntil);
   }
 

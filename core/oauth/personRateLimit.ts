@@ -9,7 +9,12 @@ import type { RateVerdict } from './clientRateLimit';
  */
 export const personScopeKey = (userId: string) => `person:${userId}`;
 
-export async function admitPersonRequest(admission: StoreAdmission, userId: string, perSecond: number, now: () => number = Date.now): Promise<RateVerdict> {
+export async function admitPersonRequest(
+  admission: StoreAdmission,
+  userId: string,
+  perSecond: number,
+  now: () => number = admission.now,
+): Promise<RateVerdict> {
   const got = await admission.admitWindow(personScopeKey(userId), perSecond, now);
   return got.admitted ? { ok: true } : { ok: false, retryAfterSeconds: got.retryAfterSeconds };
 }

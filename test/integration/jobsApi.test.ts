@@ -14,8 +14,6 @@ import { eventually } from '../support/eventually';
 import { expectProblemResponse } from '../support/problems';
 import { waitForJobToFinish } from '../support/contactRetrievalJobs';
 
-jest.setTimeout(120_000);
-
 /**
  * Contact-retrieval job routes over HTTP against the real API, store, Temporal server and a
  * worker, with the `http` provider pointed at a loopback provider server.

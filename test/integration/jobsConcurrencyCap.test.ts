@@ -10,14 +10,16 @@ import { api } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { terminateRunningJobWorkflows } from '../support/contactRetrievalJobs';
 import { createDeps } from '../../core/deps';
-
-jest.setTimeout(120_000);
+import { StoreAdmission } from '../../core/limits/requestAdmission';
+import { TestClock } from '../support/testClock';
 
 /**
  * The two-running-jobs cap (SPEC 8.1). No worker polls this file's task queue, so accepted
  * jobs stay running for as long as the test needs.
  */
 let srv: TestApi;
+/** The clock the API's admission reads: a test moves it on to a new one-second window. */
+const clock = new TestClock();
 let seq = 0;
 // Jobs refuse people that do not exist: every test draws from people put in the dataset first.
 const pool = Array.from({ length: 300 }, (_, k) => `per_cap${String(k).padStart(6, '0')}xp`);
@@ -27,7 +29,7 @@ const person = (_i: number) => pool[seq++];
 const jobDeps = () => createDeps(srv.config, { temporal: srv.deps.temporal });
 
 beforeAll(async () => {
-  srv = await startTestApi();
+  srv = await startTestApi({}, undefined, { admission: new StoreAdmission(clock.now) });
   await insertTestPeople(pool);
 });
 afterAll(async () => {
@@ -90,10 +92,9 @@ test('over HTTP, 50 concurrent creates: two 202, every other one 429 with no-sto
   expect(capped).toBeGreaterThan(0);
   await expectNothingBeyond(t, accepted, 100, people);
 
-  // A later, lone create meets the cap exactly.
-  // Waits out the one-second operation-rate window on purpose: a probe would itself be a
-  // request counted in that window, and the point is a lone create that only the cap refuses.
-  await new Promise((r) => setTimeout(r, 1100));
+  // A later, lone create meets the cap exactly: in a window second of its own, where the
+  // operation's request rate cannot refuse it, only the cap does.
+  clock.nextSecond();
   const third = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs', {
     key: t.key,
     body: { person_ids: [person(99)] },

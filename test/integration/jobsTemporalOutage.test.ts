@@ -1,26 +1,20 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { creditBalance } from '../../core/credits/credits';
 import { LedgerEntry } from '../../core/credits/models';
 import { ContactRetrievalJob, ContactRetrievalJobItem } from '../../core/jobs/models';
-import { freePort, startTemporalDev, type RunningService } from '../../scripts/localServices';
 import { eventually } from '../support/eventually';
 import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
-
-jest.setTimeout(180_000);
+import { startTcpProxy, type TcpProxy } from '../support/tcpProxy';
 
 /**
- * Temporal stopped for real (a dev server of this file's own, SIGKILLed): a job is accepted
- * from the store at once, a cancel is recorded, and once Temporal is back the workflow starter
- * starts both workflows within seconds; the jobs end with an exact ledger.
+ * Temporal unreachable (the API reaches it through a proxy that goes down as a dying server
+ * does: its connections closed, new ones refused): a job is accepted from the store at once, a
+ * cancel is recorded, and once Temporal is back the workflow starter starts both workflows
+ * within seconds; the jobs end with an exact ledger.
  */
-let dir: string;
-let port: number;
-let temporal: RunningService;
+let temporal: TcpProxy;
 let srv: TestApi;
 let worker: TestWorker | undefined;
 let tenant: TestTenant;
@@ -45,25 +39,21 @@ async function jobCharged(jobId: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'temporal-outage-'));
-  port = await freePort();
-  temporal = await startTemporalDev({ port, logFile: join(dir, 'temporal.log') });
+  temporal = await startTcpProxy(process.env.TEST_TEMPORAL_ADDRESS!);
   srv = await startTestApi({
-    TEMPORAL_ADDRESS: `127.0.0.1:${port}`,
+    TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_CONNECT_TIMEOUT_MS: '1000',
     TEMPORAL_START_WAIT_MS: '400',
     WORKFLOW_STARTER_INTERVAL_MS: '200',
   });
   tenant = await createTenant({ credits: 1000 });
-  temporal.child.kill('SIGKILL');
-  await new Promise((r) => temporal.child.once('exit', r));
+  await temporal.down();
 });
 
 afterAll(async () => {
   await worker?.stop();
   await srv?.close();
-  await temporal?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await temporal?.close();
 });
 
 test('jobs created and cancelled while Temporal is down are accepted at once and carried out after its return', async () => {
@@ -90,8 +80,8 @@ test('jobs created and cancelled while Temporal is down are accepted at once and
   ]);
   expect((await ContactRetrievalJob.findById(cancelledId).lean())!.cancelPending).toBe(true);
 
-  // Temporal comes back (a fresh server on the same address), then a worker.
-  temporal = await startTemporalDev({ port, logFile: join(dir, 'temporal.log') });
+  // Temporal comes back on the same address, then a worker.
+  await temporal.up();
   const back = Date.now();
   worker = await startTestWorker(srv.config);
 

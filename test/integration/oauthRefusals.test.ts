@@ -29,7 +29,6 @@ import type { TestApi } from '../support/testApi';
  * the browser, its session cookie lets plain requests collect codes from the authorization
  * endpoint, as the browser would after a remembered consent.
  */
-jest.setTimeout(180_000);
 
 const PASSWORD = 'refusals need a real password';
 const CLAUDE_CALLBACK = 'https://claude.ai/api/mcp/auth_callback';
@@ -49,8 +48,10 @@ beforeAll(async () => {
   metadataHost = await startHttpsReceiver();
   loopback = await startLoopbackRedirect();
   // The metadata host's certificate is trusted, but no private range is allowed: an address
-  // check is the only thing that can refuse its documents.
-  srv = await startSignInApi({ WEBHOOK_EXTRA_CA_FILE: metadataHost.caFile });
+  // check is the only thing that can refuse its documents. Passwords are hashed at the lowest
+  // cost the config allows: what is refused here does not depend on it, and each sign-in and
+  // password set would spend a tenth of a second of CPU at the default.
+  srv = await startSignInApi({ WEBHOOK_EXTRA_CA_FILE: metadataHost.caFile, PASSWORD_SCRYPT_LOG2_N: '10' });
   tenant = await createTenant({ credits: 100 });
   browser = await launchBrowser();
   context = await browser.newContext();

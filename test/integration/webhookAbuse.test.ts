@@ -13,8 +13,6 @@ import type { TestApi } from '../support/testApi';
 import { eventually } from '../support/eventually';
 import { startWebhookStack, type WebhookStack } from '../support/webhookStack';
 
-jest.setTimeout(120_000);
-
 /**
  * Webhook delivery attempts: the attempt checks that the endpoint belongs to the
  * event's workspace, and the 15 s attempt budget covers DNS too. Real store, Temporal server,

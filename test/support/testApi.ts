@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { createApp } from '../../api/app';
 import { startApi } from '../../api/server';
 import type { Config } from '../../core/config';
 import type { Deps } from '../../core/deps';
@@ -6,6 +7,7 @@ import type { PublicClients } from '../../core/oauth/publicClients';
 import type { SigningKeys } from '../../core/oauth/signingKeys';
 import { logger } from '../../core/observability/logger';
 import { closeTemporalClient } from '../../core/temporal/client';
+import { pingStore } from '../../core/store/connection';
 import { testConfig } from './testConfig';
 
 export interface TestApi {
@@ -46,6 +48,31 @@ export async function startTestApi(env: Record<string, string> = {}, existing?: 
       await api.close();
       // And the process's clients this file reached Temporal through beside the API (temporalClient(config)).
       await closeTemporalClient();
+    },
+  };
+}
+
+/**
+ * Another app in this test process, built on `deps` (core/deps.ts) and served on a loopback port:
+ * a replica of its own that shares only the store connection (opened by the test or by
+ * `startTestApi`) with the others, as API processes share the store. Closing it gives back its
+ * in-flight places and leaves the store connection open.
+ */
+export async function serveApp(deps: Deps): Promise<{ url: string; deps: Deps; close: () => Promise<void> }> {
+  const server = createApp({ deps, probes: { store: pingStore, temporal: async () => true } }).listen(0, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    deps,
+    close: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      await deps.admission.close();
     },
   };
 }

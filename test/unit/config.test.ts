@@ -37,6 +37,23 @@ describe('config module', () => {
     expect(() => loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, [name]: value })).toThrow(pattern);
   });
 
+  test('worker and job recovery settings: defaults, a prebuilt workflow bundle that must be readable, a heartbeat timeout longer than a provider call', () => {
+    const c = loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, CONTACT_PROVIDER_TIMEOUT_MS: '8000' });
+    expect(c.contactJobs).toMatchObject({ heartbeatTimeoutMs: 16_000, workflowTaskTimeoutMs: 10_000 });
+    expect(c.worker).toMatchObject({ stickyQueueTimeoutMs: 10_000, workflowBundlePath: null });
+    expect(loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, CONTACT_PROVIDER_TIMEOUT_MS: '3000' }).contactJobs.heartbeatTimeoutMs).toBe(10_000);
+    expect(loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, WORKER_WORKFLOW_BUNDLE: __filename }).worker.workflowBundlePath).toBe(__filename);
+    expect(() => loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, WORKER_WORKFLOW_BUNDLE: '/nonexistent/bundle.js' })).toThrow(
+      /WORKER_WORKFLOW_BUNDLE: cannot read \/nonexistent\/bundle\.js \(ENOENT\)/,
+    );
+    expect(() => loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, CONTACT_PROVIDER_TIMEOUT_MS: '2000', CONTACT_JOB_HEARTBEAT_TIMEOUT_MS: '2000' })).toThrow(
+      /CONTACT_JOB_HEARTBEAT_TIMEOUT_MS: must be longer than CONTACT_PROVIDER_TIMEOUT_MS/,
+    );
+    expect(
+      loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, CONTACT_PROVIDER_TIMEOUT_MS: '2000', CONTACT_JOB_HEARTBEAT_TIMEOUT_MS: '3000' }).contactJobs.heartbeatTimeoutMs,
+    ).toBe(3000);
+  });
+
   test('a missing encryption key is refused with a hint', () => {
     expect(() => loadConfig({})).toThrow(/SECRETS_ENCRYPTION_KEY.*openssl rand -base64 32/);
   });
