@@ -20,7 +20,6 @@ import { startTestWorker, type TestWorker } from '../support/testWorker';
  * job's charge under the receipt id the job's result carries; sees that day's spend on the
  * overview's chart. Every page passes the axe check; CONSOLE_SHOTS=1 writes screenshots.
  */
-jest.setTimeout(240_000);
 
 const PASSWORD = 'correct horse battery staple 12';
 const ADMIN_PERMISSIONS = ['jobs.v1:read', 'jobs.v1:write', 'usage.v1:read', 'audit.v1:read'];

@@ -16,7 +16,6 @@ import type { TestApi } from '../support/testApi';
  * signs in and lands on Overview; every page passes an axe-core check (no serious or critical
  * violation).
  */
-jest.setTimeout(240_000);
 
 const PASSWORD = 'correct horse battery staple 12';
 const ADMIN_PERMISSIONS = ['candidates.search', 'jobs.v1:read', 'limits.v1:read', 'audit.v1:read'];

@@ -17,7 +17,6 @@ import type { TestApi } from '../support/testApi';
  * charged); the audit log lists each change as `user:<id>` and downloads them as CSV. A member
  * sees budgets without forms and a crafted post is 403. Each page passes the axe check.
  */
-jest.setTimeout(300_000);
 
 const PASSWORD = 'correct horse battery staple 12';
 const PERMISSIONS = ['candidates.search', 'limits.v1:read'];

@@ -20,7 +20,6 @@ import { startTestWorker, type TestWorker } from '../support/testWorker';
  * sees it succeed, with one replay fewer left this hour; rotates the secret, shown once. Every
  * page passes the axe check.
  */
-jest.setTimeout(240_000);
 
 const PASSWORD = 'correct horse battery staple 12';
 // Eight delays: quick failures, then a longer last gap in which the page shows failing attempts

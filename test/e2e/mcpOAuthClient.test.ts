@@ -18,7 +18,6 @@ import type { TestApi } from '../support/testApi';
  * or a Client ID Metadata Document on a local HTTPS server), authorization in a real browser,
  * the token, `tools/list` and a tool call.
  */
-jest.setTimeout(180_000);
 
 const PASSWORD = 'a long enough password 4 tests';
 

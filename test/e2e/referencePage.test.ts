@@ -8,7 +8,6 @@ import { startTestApi, type TestApi } from '../support/testApi';
  * origin. Every operation of the document (webhook events included) must appear on the page,
  * and a screenshot must show a page, not a blank.
  */
-jest.setTimeout(120_000);
 
 let srv: TestApi;
 let browser: Browser;

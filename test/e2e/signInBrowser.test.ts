@@ -27,7 +27,6 @@ import type { TestApi } from '../support/testApi';
  * loopback redirect and calls the tool server; the refresh grant rotates; the person revokes the
  * application on "Connected applications" and the next tool call is 401.
  */
-jest.setTimeout(180_000);
 
 const PERMISSIONS = ['candidates.search', 'jobs.v1:read'];
 const PASSWORD = 'correct horse battery staple 12';

@@ -18,8 +18,6 @@ import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { eventually } from '../support/eventually';
 import { TYPESCRIPT_NODE_ARGS } from '../support/typescriptProcess';
 
-jest.setTimeout(90_000);
-
 /**
  * Webhooks end to end: the real API over HTTP, a real worker on the dev Temporal server, and a
  * real HTTPS receiver on loopback trusted through WEBHOOK_EXTRA_CA_FILE. Verification is done

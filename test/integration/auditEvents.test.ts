@@ -6,8 +6,6 @@ import { startTestApi, type TestApi } from '../support/testApi';
 import type { AuditEventView } from '../../core/audit/auditLog';
 
 // GET /v1/audit-events: the entries the operator CLI and the API's changes leave, read back over
-// HTTP against the real store. Each CLI run is a fresh process: slow on a loaded machine.
-jest.setTimeout(300_000);
 
 let srv: TestApi;
 

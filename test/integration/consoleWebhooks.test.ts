@@ -10,8 +10,6 @@ import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver
 import { startSignInApi } from '../support/signInApi';
 import type { TestApi } from '../support/testApi';
 
-jest.setTimeout(120_000);
-
 /**
  * The console's webhook pages over HTTP with a session cookie: the writes are the /v1 webhook
  * operations run on the console road (same core functions, same audit actions, as `user:<id>`);

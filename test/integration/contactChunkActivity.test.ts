@@ -16,8 +16,6 @@ import { createTenant, insertTestPeople, keyPrincipalOf, type TestTenant } from 
 import { testConfig, uniqueName } from '../support/testConfig';
 import { createDeps } from '../../core/deps';
 
-jest.setTimeout(120_000);
-
 /**
  * The chunk activity (activities/contacts.ts) run as Temporal runs it, in an activity context
  * from `MockActivityEnvironment`: its heartbeats, its cancellation (the job deadline cancels

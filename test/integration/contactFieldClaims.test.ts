@@ -14,8 +14,6 @@ import { createTenant, insertTestPeople, type TestTenant } from '../support/fixt
 import { testConfig, uniqueName } from '../support/testConfig';
 import { createDeps } from '../../core/deps';
 
-jest.setTimeout(60_000);
-
 /**
  * Who pays for a person's contact fields when jobs of one organization overlap, at the chunk
  * level (the workflow's part played by the test): a job that could not pay gives its claims

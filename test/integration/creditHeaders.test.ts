@@ -5,8 +5,6 @@ import { createTenant, type TestTenant } from '../support/fixtures';
 import { api, type HttpResponse } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 
-jest.setTimeout(60_000);
-
 let srv: TestApi;
 /** The app's ledger heads: a budget set through them is one the app itself saw set (as its console's is). */
 const ledgerHeads = new LedgerHeads();

@@ -13,8 +13,6 @@ import { createTenant } from '../support/fixtures';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
 import { testConfig, uniqueName } from '../support/testConfig';
 
-jest.setTimeout(120_000);
-
 /**
  * The delivery attempt activity (activities/deliveries.ts) run in an activity context from
  * `MockActivityEnvironment`, as a retried attempt: an attempt is claimed before its POST, so a

@@ -15,8 +15,6 @@ import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { expectProblemResponse } from '../support/problems';
 import { jobResultItems, terminateRunningJobWorkflows, waitForJobToFinish } from '../support/contactRetrievalJobs';
 
-jest.setTimeout(180_000);
-
 /**
  * Contact-retrieval jobs: quotas and entitlements hold for every person of every
  * job. Real API over HTTP, real store, Temporal server and worker, the `http` provider.

@@ -11,9 +11,6 @@ import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';
 import { eventually } from '../support/eventually';
 
-// Service start-up and spawned processes are slow on a loaded 2-core machine; the project-level testTimeout is not applied.
-jest.setTimeout(120_000);
-
 /** Job tools end to end: MCP client → /tools → the /v1 route pipeline → Temporal worker → result. */
 let srv: TestApi;
 let worker: TestWorker;

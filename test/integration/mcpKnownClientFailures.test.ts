@@ -12,7 +12,6 @@ import { AUTH_URL, MCP_URL, RESOURCE, tokenRequest } from './oauthTestClient';
  * (NODE_ENV=development, no MCP_ALLOWED_ORIGINS: the loopback origins of a local MCP Inspector
  * are allowed by default).
  */
-jest.setTimeout(120_000);
 
 const INSPECTOR = 'http://localhost:6274';
 const MCP_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };

@@ -10,9 +10,6 @@ import { startTestApi, type TestApi } from '../support/testApi';
 import { AUTH_URL, OAUTH_ENV, RESOURCE } from './oauthTestClient';
 import { StoreAdmission } from '../../core/limits/requestAdmission';
 
-// Service start-up is slow on a loaded 2-core machine; the project-level testTimeout is not applied.
-jest.setTimeout(120_000);
-
 const PER_SECOND = 3;
 let srv: TestApi;
 let tenant: TestTenant;

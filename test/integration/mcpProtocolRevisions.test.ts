@@ -12,7 +12,6 @@ import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';
  * 2026-07-28 (sessionless, server/discover, Mcp-Method/Mcp-Name; SDK 2.x server) from one tool
  * catalogue and one dispatcher, chosen by the protocol version each request carries.
  */
-jest.setTimeout(120_000);
 
 const MODERN = '2026-07-28';
 const SEARCH = { filters: { min_years_experience: 0 }, page_size: 3 };

@@ -8,9 +8,6 @@ import { api } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';
 
-// Service start-up and spawned processes are slow on a loaded 2-core machine; the project-level testTimeout is not applied.
-jest.setTimeout(120_000);
-
 /** Search, sources, unlock and match tools end to end, beside the same developer-API calls. */
 let srv: TestApi;
 let tenant: TestTenant;

@@ -6,9 +6,6 @@ import { createTenant, type TestTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';
 
-// Service start-up is slow on a loaded 2-core machine; the project-level testTimeout is not applied.
-jest.setTimeout(120_000);
-
 /**
  * The client rate of an M2M credential counts tool calls (SPEC 5.2 item 5): one JSON-RPC batch
  * could carry up to 100 tools/call past a rate that counts HTTP requests, so batches are refused.

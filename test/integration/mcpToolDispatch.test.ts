@@ -10,9 +10,6 @@ import { retryLater } from '../../core/problems';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { createDeps, type Deps } from '../../core/deps';
 
-// Service start-up and spawned processes are slow on a loaded 2-core machine; the project-level testTimeout is not applied.
-jest.setTimeout(120_000);
-
 /**
  * The tool → route bridge, with stand-in route specs under the real operation names: path
  * parameters, query, body members, Idempotency-Key, permission, validation and problems.

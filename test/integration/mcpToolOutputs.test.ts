@@ -11,8 +11,6 @@ import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';
 
-jest.setTimeout(120_000);
-
 /**
  * Every tool declares annotations true to what it does and an outputSchema; every tool's real
  * structured result, success or refusal, validates against it. The SDK clients validate

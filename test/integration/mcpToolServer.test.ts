@@ -11,9 +11,6 @@ import { createTenant, type TestTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { AUTH_URL, MCP_URL, OAUTH_ENV, RESOURCE, clientCredentialsToken, discover } from './oauthTestClient';
 
-// Service start-up and spawned processes are slow on a loaded 2-core machine; the project-level testTimeout is not applied.
-jest.setTimeout(120_000);
-
 let srv: TestApi;
 let tenant: TestTenant;
 let m2m: { client_id: string; client_secret: string; workspace_id: string; application_id: string };

@@ -19,7 +19,6 @@ import { expectProblemResponse } from '../support/problems';
  * Charges, idempotency and search: one test per rule an abuse could break, named after the
  * rule. Each tries the abuse through the HTTP API against the real store.
  */
-jest.setTimeout(60_000);
 
 let srv: TestApi;
 let n = 0;

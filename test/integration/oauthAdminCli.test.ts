@@ -4,9 +4,6 @@ import { createTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { OAUTH_ENV, RESOURCE, tokenRequest } from './oauthTestClient';
 
-// Service start-up is slow on a loaded 2-core machine; the project-level testTimeout is not applied.
-jest.setTimeout(120_000);
-
 let srv: TestApi;
 
 beforeAll(async () => {

@@ -12,7 +12,6 @@ import { AUTH_URL, OAUTH_ENV, RESOURCE, tokenRequest } from './oauthTestClient';
 
 // HTTP-level tests of browser sign-in without a browser: the pages are driven as forms, the
 // client side is a handful of raw requests. The browser and SDK tests live elsewhere.
-jest.setTimeout(120_000);
 
 let srv: TestApi;
 let tenant: TestTenant;

@@ -8,7 +8,6 @@ import { OAUTH_ENV } from './oauthTestClient';
  * process, and a failing URL is not fetched again for a while. One proxy hop is trusted, so
  * each test speaks from its own addresses through X-Forwarded-For.
  */
-jest.setTimeout(120_000);
 
 const FETCHES_PER_ADDRESS = 3;
 const IN_FLIGHT = 2;

@@ -6,7 +6,6 @@ import { OAUTH_ENV } from './oauthTestClient';
 
 // Client registration: RFC 7591 dynamic registration and Client ID Metadata Documents served by
 // a real HTTPS server on loopback (allowed here through the webhook destination relaxations).
-jest.setTimeout(120_000);
 
 let srv: TestApi;
 let receiver: HttpsReceiver;

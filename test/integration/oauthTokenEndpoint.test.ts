@@ -16,9 +16,6 @@ import { TYPESCRIPT_NODE_ARGS } from '../support/typescriptProcess';
 import { AUTH_URL, OAUTH_ENV, RESOURCE, basic, clientCredentialsToken, discover, requestOptions, tokenRequest } from './oauthTestClient';
 import { createDeps } from '../../core/deps';
 
-// Service start-up and spawned processes are slow on a loaded 2-core machine; the project-level testTimeout is not applied.
-jest.setTimeout(120_000);
-
 let srv: TestApi;
 let tenant: TestTenant;
 let as: oauth.AuthorizationServer;

@@ -9,8 +9,6 @@ import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { jobResultItems, waitForJobToFinish } from '../support/contactRetrievalJobs';
 
-jest.setTimeout(180_000);
-
 /**
  * Jobs of one organization over the same people, sent together, over HTTP with a worker: the
  * organization pays once per person and field whatever number of its jobs run at once (the

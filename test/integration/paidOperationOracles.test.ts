@@ -7,8 +7,6 @@ import { createTenant, type TestTenant } from '../support/fixtures';
 import { api, type HttpResponse } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 
-jest.setTimeout(60_000);
-
 /**
  * An organization that cannot pay learns nothing about the dataset: every paid operation
  * checks the funds for its smallest answer before it looks anything up, so what exists and

@@ -19,7 +19,6 @@ import { createDeps } from '../../core/deps';
  * without a credential and how often. The server trusts one proxy hop, so each test speaks from
  * its own client address through X-Forwarded-For and the per-address limits stay apart.
  */
-jest.setTimeout(120_000);
 
 const METRICS_TOKEN = 'm'.repeat(40);
 const PER_MINUTE = 3;

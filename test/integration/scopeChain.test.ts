@@ -9,9 +9,6 @@ import { createDeps } from '../../core/deps';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { testConfig } from '../support/testConfig';
 
-// The CLI runs as a process of its own: slow on a loaded 2-core machine.
-jest.setTimeout(120_000);
-
 let config: Config;
 let mine: TestTenant;
 let theirs: TestTenant;

@@ -7,8 +7,6 @@ import { peopleVersion, seedPeople } from '../../core/talent/seedPeople';
 import { BUILT_IN_SOURCE_ID } from '../../core/talent/sources';
 import { startTestApi, type TestApi } from '../support/testApi';
 
-jest.setTimeout(120_000);
-
 let srv: TestApi;
 beforeAll(async () => {
   srv = await startTestApi();

@@ -19,7 +19,6 @@ import { testConfig } from '../support/testConfig';
  * for each one. Webhook signing secrets must be recoverable, so they are sealed, not hashed;
  * everything else is kept as a hash or not kept at all.
  */
-jest.setTimeout(120_000);
 
 const AUTH_URL = 'http://auth.secrets.invalid';
 const MCP_URL = 'http://mcp.secrets.invalid';

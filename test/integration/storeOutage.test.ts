@@ -13,8 +13,6 @@ import { startTestApi, type TestApi } from '../support/testApi';
 import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';
 import { expectProblemResponse } from '../support/problems';
 
-jest.setTimeout(120_000);
-
 /**
  * The store stopped for real (a FerretDB of this file's own, SIGKILLed): every surface answers
  * 503 with Retry-After at once, in its own format, and never 500.

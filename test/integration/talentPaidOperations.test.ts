@@ -13,8 +13,6 @@ import { startTestApi, type TestApi } from '../support/testApi';
 import { eventually } from '../support/eventually';
 import { expectProblemResponse } from '../support/problems';
 
-jest.setTimeout(60_000);
-
 let srv: TestApi;
 let n = 0;
 const key = () => `test-key-${Date.now()}-${++n}`;

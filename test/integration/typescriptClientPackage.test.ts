@@ -3,8 +3,6 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-jest.setTimeout(180_000);
-
 /**
  * The typed client as a package: `npm pack` in clients/typescript builds it to JavaScript with
  * type declarations, and the tarball installs with `npm install` into an empty project offline

@@ -16,8 +16,6 @@ import { expectProblemResponse } from '../support/problems';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 
-jest.setTimeout(120_000);
-
 let srv: TestApi;
 let worker: TestWorker;
 let n = 0;

@@ -9,8 +9,6 @@ import { createTenant, type TestTenant } from '../support/fixtures';
 import { startSignInApi } from '../support/signInApi';
 import type { TestApi } from '../support/testApi';
 
-jest.setTimeout(120_000);
-
 /**
  * Delivery attempts are numbered per workspace and read by id (core/webhooks/deliveryNumbering.ts):
  * pages newest first across records from before the numbering, holes in the numbers, a scan

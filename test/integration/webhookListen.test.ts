@@ -17,8 +17,6 @@ import { api } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 
-jest.setTimeout(180_000);
-
 /**
  * `webhook listen` end to end: a real API and worker trusting the loopback certificate (as
  * `npm run dev` sets them up), the operator CLI as a process registering itself as the

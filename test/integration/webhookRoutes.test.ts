@@ -16,8 +16,6 @@ import { eventually } from '../support/eventually';
 import { expectProblemResponse } from '../support/problems';
 import { startWebhookStack, type WebhookStack } from '../support/webhookStack';
 
-jest.setTimeout(60_000);
-
 /** Webhook management and delivery routes over HTTP against the real store, Temporal and a worker. */
 let srv: TestApi;
 let stack: WebhookStack | undefined;

@@ -10,8 +10,6 @@ import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 
-jest.setTimeout(120_000);
-
 /**
  * An operator follows a job from the worker's logs and metrics: one line per job state change
  * and per delivery attempt, each with the ids to search by, and the worker's /metrics endpoint

@@ -5,7 +5,6 @@ import { runAdmin, runAdminInProcess, type AdminResult } from '../support/adminC
 // Usage errors are found before the CLI reads any configuration or connects to anything, so
 // these run the CLI with an empty environment: every command's cases through its entry function
 // in this process, and one mistyped flag as a real process.
-jest.setTimeout(120_000);
 
 const commands = Object.entries(adminCommands).map(([name, command]) => {
   const valueFlags = Object.entries(command.flags ?? flagsOfUsage(command.usage))

@@ -12,7 +12,6 @@ import { readHistoryFile } from '../../scripts/historyFiles';
  * change that breaks determinism for a history already written fails here. The delivery
  * workflow has one history from before the `first-attempt-local-activity` patch and one after.
  */
-jest.setTimeout(180_000);
 
 const DIR = join(__dirname, '..', 'workflows', 'histories');
 const EventType = temporal.api.enums.v1.EventType;

@@ -24,8 +24,6 @@ import { eventually } from '../support/eventually';
 import { installTestRuntime } from '../support/testRuntime';
 import { createDeps } from '../../core/deps';
 
-jest.setTimeout(120_000);
-
 /**
  * The contact-retrieval workflow on the time-skipping test server, with the real activities
  * against the real store and the built-in `local` provider over seeded people: every final
