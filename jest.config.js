@@ -6,10 +6,10 @@ const transformIgnorePatterns = ['/node_modules/(?!(oauth4webapi|jose)/)'];
 module.exports = {
   // A global option: jest ignores testTimeout inside a project.
   testTimeout: 120000,
-  // Two files at once, also on a 2-CPU machine (jest's default there is one): much of a file's
-  // time is spent waiting (on Temporal, on real seconds, on child processes), and each file has
-  // its own database, task queue and organizations (test/support/testConfig.ts).
-  maxWorkers: 2,
+  // Three files at once, also on a 2-CPU machine (jest's default there is one): part of a file's
+  // time is spent waiting (on Temporal, on the store, on child processes), and each file has its
+  // own database, task queue and organizations (test/support/testConfig.ts).
+  maxWorkers: 3,
   // The slowest files first, also without the timing cache of a previous run.
   testSequencer: '<rootDir>/test/support/testSequencer.cjs',
   projects: [
