@@ -194,17 +194,8 @@ test('every chunk runs once, at most `concurrency` at a time, each with its own 
   expect(retention.typedSearchAttributes.get(SA.jobId)).toBe(input.jobId);
 });
 
-test('a chunk that runs out of credits stops new chunks; the chunk in flight beside it still finishes', async () => {
-  let firstReturned = false;
-  const input = newJob(async (c, calls) => {
-    await until('both chunks of the first wave started', () => calls.chunks.length >= 2);
-    if (c.from === 0) {
-      firstReturned = true;
-      return { tally: { delivered: 1, failed: 2 }, outOfCredits: true };
-    }
-    await until('the first chunk answered', () => firstReturned);
-    return done(c.from, c.to);
-  });
+test('a chunk that runs out of credits stops the job: no chunk starts after it', async () => {
+  const input = newJob(async (c) => (c.from === 3 ? { tally: { delivered: 1, failed: 2 }, outOfCredits: true } : done(c.from, c.to)), { concurrency: 1 });
   const { finished } = await run(input);
 
   const calls = callsOf(input.jobId);
@@ -213,9 +204,36 @@ test('a chunk that runs out of credits stops new chunks; the chunk in flight bes
     [3, 6],
   ]);
   expect(calls.finishes.map((f) => f.stop)).toEqual(['insufficient_credits']);
-  expect(calls.finishes[0].completed!.map((c) => c.from).sort()).toEqual([0, 3]);
+  expect(calls.finishes[0].completed!.map((c) => c.from).sort((x, y) => x - y)).toEqual([0, 3]);
   expect(finished.status).toBe('partial');
   expect(calls.events).toHaveLength(1);
+});
+
+test('the chunk in flight beside the one that ran out of credits still finishes and is counted', async () => {
+  let firstReturned = false;
+  const input = newJob(async (c, calls) => {
+    await until('both chunks of the first wave started', () => calls.chunks.length >= 2);
+    if (c.from === 0) {
+      firstReturned = true;
+      return { tally: { delivered: 1, failed: 2 }, outOfCredits: true };
+    }
+    if (c.from === 3) await until('the first chunk answered', () => firstReturned);
+    return done(c.from, c.to);
+  });
+  const { finished } = await run(input);
+
+  const calls = callsOf(input.jobId);
+  const ran = ranges(calls.chunks);
+  // The second chunk may end before the workflow has read the first one's answer: then one more
+  // chunk starts in its lane. Never the last one: both lanes stop once the stop is read.
+  expect(ran.slice(0, 2)).toEqual([
+    [0, 3],
+    [3, 6],
+  ]);
+  expect(ran).not.toContainEqual([9, 10]);
+  expect(calls.finishes.map((f) => f.stop)).toEqual(['insufficient_credits']);
+  expect(calls.finishes[0].completed!.map((c) => c.from).sort((x, y) => x - y)).toEqual(ran.map(([from]) => from));
+  expect(finished.status).toBe('partial');
 });
 
 test('a cancel signal stops new chunks and lets the one in flight finish', async () => {
