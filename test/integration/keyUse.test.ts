@@ -108,40 +108,16 @@ describe('last use of an API key', () => {
 
   test('the API records a use that the operator CLI lists with the key name', async () => {
     const org = (await runAdminWith(srv.deps, ['org', 'create', '--name', 'Key names'])).json;
-    const named = await runAdminWith(srv.deps, [
-      'key',
-      'create',
-      '--org',
-      org.org_id,
-      '--workspace',
-      org.workspace_id,
-      '--scopes',
-      'limits.v1:read',
-      '--name',
-      ' CI deploys ',
-    ]);
+    const keyCreate = (...extra: string[]) =>
+      runAdminWith(srv.deps, ['key', 'create', '--org', org.org_id, '--workspace', org.workspace_id, '--scopes', 'limits.v1:read', ...extra]);
+    const named = await keyCreate('--name', ' CI deploys ');
     expect(named.status).toBe(0);
     expect(named.json).toMatchObject({ name: 'CI deploys', key_id: expect.stringMatching(/^key_/) });
-    const rotated = (
-      await runAdminWith(srv.deps, [
-        ...['key', 'create', '--org', org.org_id, '--workspace', org.workspace_id, '--scopes', 'limits.v1:read'],
-        ...['--family', named.json.family_id],
-      ])
-    ).json;
+    const rotated = (await keyCreate('--family', named.json.family_id)).json;
     expect(rotated.name).toBe('CI deploys');
-    const unnamed = (await runAdminWith(srv.deps, ['key', 'create', '--org', org.org_id, '--workspace', org.workspace_id, '--scopes', 'limits.v1:read'])).json;
+    const unnamed = (await keyCreate()).json;
     expect(unnamed.name).toBe(`Key ${unnamed.key.slice(0, 16)}`);
-    const blank = await runAdminWith(srv.deps, [
-      'key',
-      'create',
-      '--org',
-      org.org_id,
-      '--workspace',
-      org.workspace_id,
-      '--scopes',
-      'limits.v1:read',
-      '--name=  ',
-    ]);
+    const blank = await keyCreate('--name=  ');
     expect(blank.status).toBe(2);
     expect(blank.stderr).toMatch(/must not be blank/);
 

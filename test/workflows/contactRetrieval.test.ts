@@ -1,7 +1,5 @@
 import { Client } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import type { Config } from '../../core/config';
 import { charge, creditBalance } from '../../core/credits/credits';
@@ -21,7 +19,7 @@ import { seedPeople } from '../../core/talent/seedPeople';
 import { createTenant, keyPrincipalOf, type TestTenant } from '../support/fixtures';
 import { testConfig, uniqueName } from '../support/testConfig';
 import { eventually } from '../support/eventually';
-import { installTestRuntime } from '../support/testRuntime';
+import { startBundleWorker, startTimeSkipping, type RunningWorker } from '../support/timeSkipping';
 import { createDeps } from '../../core/deps';
 
 /**
@@ -57,13 +55,7 @@ beforeAll(async () => {
   missing = all.filter((p) => !withContacts.has(p));
   expect(found.length).toBeGreaterThan(33);
   expect(missing.length).toBeGreaterThan(0);
-  installTestRuntime();
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: process.env.TEST_TEMPORAL_TEST_SERVER! } } });
-  // The test server knows no custom search attributes until told (the dev server gets them at start).
-  await env.connection.operatorService.addSearchAttributes({
-    namespace: env.namespace ?? 'default',
-    searchAttributes: Object.fromEntries(Object.values(SA).map((k) => [k.name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
-  });
+  env = await startTimeSkipping();
   realTime = new Client({ connection: env.connection, namespace: env.namespace });
   await startWorker(queues.main);
   // The chunk step fails as if our store were down: it is retried (with backoff) until the deadline.
@@ -75,8 +67,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  for (const w of workers) w.worker.shutdown();
-  await Promise.all(workers.map((w) => w.running));
+  await Promise.all(workers.map((w) => w.stop()));
   await env?.teardown();
   await disconnectStore();
 });
@@ -85,18 +76,12 @@ afterAll(async () => {
  * Two workers for the whole file, kept running: each finished job leaves a retention workflow
  * on its queue, and the test server only skips time while no workflow task is left waiting.
  */
-const workers: Array<{ worker: Worker; running: Promise<void> }> = [];
+const workers: RunningWorker[] = [];
 const queues = { main: uniqueName('wf'), outage: uniqueName('wf-outage') };
 let outageAttempts = 0;
 
 async function startWorker(taskQueue: string, override: Record<string, unknown> = {}) {
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
-    activities: { ...createActivities(config), ...override },
-  });
-  workers.push({ worker, running: worker.run() });
+  workers.push(await startBundleWorker(env, taskQueue, { ...createActivities(config), ...override }));
 }
 
 async function withWorker<T>(fn: (taskQueue: string) => Promise<T>, queue: keyof typeof queues = 'main'): Promise<T> {

@@ -1,8 +1,6 @@
 import { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { ContactActivities } from '../../activities/contacts';
 import type { ChunkInput, ChunkOutcome } from '../../core/jobs/chunkProcessing';
 import type { CompletedChunk, FinishedJob } from '../../core/jobs/jobFinish';
@@ -13,7 +11,7 @@ import type { ContactRetrievalInput } from '../../core/jobs/workflowInput';
 import { SA } from '../../core/temporal/searchAttributes';
 import { eventually } from '../support/eventually';
 import { uniqueName } from '../support/testConfig';
-import { installTestRuntime } from '../support/testRuntime';
+import { startBundleWorker, startTimeSkipping, type RunningWorker } from '../support/timeSkipping';
 
 /**
  * Each branch of the contact-retrieval workflow with its activities mocked: no store, no
@@ -24,8 +22,7 @@ import { installTestRuntime } from '../support/testRuntime';
 let env: TestWorkflowEnvironment;
 /** Waits on workflows without unlocking time skipping: a chunk in flight must not see hours pass. */
 let realTime: Client;
-let worker: Worker;
-let running: Promise<void>;
+let worker: RunningWorker;
 const taskQueue = uniqueName('tq_contact_branches');
 
 type ChunkAnswer = (input: ChunkInput, job: JobCalls) => Promise<ChunkOutcome>;
@@ -103,26 +100,13 @@ const activities: Pick<
 };
 
 beforeAll(async () => {
-  installTestRuntime();
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: process.env.TEST_TEMPORAL_TEST_SERVER! } } });
-  // The test server knows no custom search attributes until told (the dev server gets them at start).
-  await env.connection.operatorService.addSearchAttributes({
-    namespace: env.namespace ?? 'default',
-    searchAttributes: Object.fromEntries(Object.values(SA).map((k) => [k.name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
-  });
+  env = await startTimeSkipping();
   realTime = new Client({ connection: env.connection, namespace: env.namespace });
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
-    activities,
-  });
-  running = worker.run();
+  worker = await startBundleWorker(env, taskQueue, activities);
 });
 
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
+  await worker?.stop();
   await env?.teardown();
 });
 

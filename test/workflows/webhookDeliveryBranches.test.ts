@@ -1,10 +1,9 @@
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { AttemptInput, AttemptResult, DeliveryActivities } from '../../activities/deliveries';
 import { DELIVERY_WORKFLOW_TYPE, REPLAY_SIGNAL, type WebhookDeliveryInput } from '../../core/webhooks/deliveryWorkflowContract';
 import { maxJitterMs, MAX_ATTEMPTS, SPEC_RETRY_DELAYS_MS } from '../../core/webhooks/retrySchedule';
 import { uniqueName } from '../support/testConfig';
-import { installTestRuntime } from '../support/testRuntime';
+import { startBundleWorker, startTimeSkipping, type RunningWorker } from '../support/timeSkipping';
 
 /**
  * Each branch of the delivery workflow with the attempt activity mocked: no store, no receiver,
@@ -13,8 +12,7 @@ import { installTestRuntime } from '../support/testRuntime';
  * real activities over the full schedule; these tests pin down the workflow's own decisions.
  */
 let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
+let worker: RunningWorker;
 const taskQueue = uniqueName('tq_delivery_branches');
 
 /** What the mocked attempt answers, per event: attempt number (and run) → outcome; a throw is an infrastructure failure. */
@@ -31,23 +29,13 @@ const attemptDelivery = jest.fn(async (input: AttemptInput): Promise<AttemptResu
 });
 
 beforeAll(async () => {
-  installTestRuntime();
-  env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: process.env.TEST_TEMPORAL_TEST_SERVER! } },
-  });
+  env = await startTimeSkipping();
   const activities: Pick<DeliveryActivities, 'attemptDelivery'> = { attemptDelivery };
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
-    activities,
-  });
-  running = worker.run();
+  worker = await startBundleWorker(env, taskQueue, activities);
 });
 
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
+  await worker?.stop();
   await env?.teardown();
 });
 
