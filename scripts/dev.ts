@@ -19,7 +19,8 @@ import type { SessionPerson } from '../api/reference/firstCallGuide';
 import { ensureWebhookCertificate, type WebhookCertificateFiles } from './devWebhookCertificate';
 import { startLocalStack } from './localStack';
 import { startProgress } from './progress';
-import { LOCAL, ROOT, logSince, portOpen, waitFor, type RunningService } from './localServices';
+import { LOCAL, ROOT, WORKFLOW_BUNDLES, logSince, portOpen, waitFor, type RunningService } from './localServices';
+import { cachedWorkflowBundle } from '../worker/workflowBundle';
 
 /**
  * `npm run dev`: the whole service on this machine, no Docker. Installs what is missing,
@@ -140,6 +141,18 @@ function startNode(name: string, script: string, env: NodeJS.ProcessEnv): Runnin
 
 const startedAt = Date.now();
 
+async function bundleWorkflowCode(): Promise<string> {
+  const began = Date.now();
+  const log = (m: string) => process.stderr.write(`[dev] workflow bundle: ${m}\n`);
+  const { path, built } = await cachedWorkflowBundle(WORKFLOW_BUNDLES, { warn: log, error: log });
+  say(
+    built
+      ? `workflow code bundled in ${((Date.now() - began) / 1000).toFixed(1)} s (kept for the next start)`
+      : 'workflow code unchanged since an earlier start: its bundle is reused',
+  );
+  return path;
+}
+
 async function main(): Promise<void> {
   mkdirSync(DATA, { recursive: true });
   const running = alreadyRunning();
@@ -207,6 +220,11 @@ async function main(): Promise<void> {
   };
   const orDied = <T>(step: Promise<T>): Promise<T> => Promise.race([step, died]);
 
+  // The workflow code is bundled while the services start, or reused from an earlier start of
+  // the same sources; a bundle the person set (WORKER_WORKFLOW_BUNDLE) is theirs.
+  const workflowBundle = env.WORKER_WORKFLOW_BUNDLE ? null : bundleWorkflowCode();
+  workflowBundle?.catch(() => undefined);
+
   try {
     await startLocalStack({
       dir: DATA,
@@ -220,6 +238,7 @@ async function main(): Promise<void> {
     });
     children.forEach(watch);
     const prepared = await orDied(prepareStore(cfg, keyChoice));
+    if (workflowBundle) env.WORKER_WORKFLOW_BUNDLE = await orDied(workflowBundle);
     say('starting worker');
     const workerMetrics = await workerMetricsPort(env);
     const worker = startNode('worker', 'worker/main.ts', { ...env, SERVICE_NAME: 'worker', WORKER_METRICS_PORT: String(workerMetrics ?? 0) });

@@ -32,6 +32,8 @@ export const VERSIONS = {
 
 export const ROOT = resolve(__dirname, '..');
 export const LOCAL = join(ROOT, '.local');
+/** Workflow bundles kept by the digest of their sources (worker/workflowBundle.ts): dev starts and test runs reuse them. */
+export const WORKFLOW_BUNDLES = join(LOCAL, 'workflow-bundles');
 const PIP_DIR = join(LOCAL, 'pip');
 const BIN_DIR = join(LOCAL, 'bin');
 

@@ -2,18 +2,15 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalStack } from '../../scripts/localStack';
-import { BINARIES, installChromium, installSchemathesis, type RunningService } from '../../scripts/localServices';
+import { BINARIES, installChromium, installSchemathesis, WORKFLOW_BUNDLES, type RunningService } from '../../scripts/localServices';
+import { cachedWorkflowBundle } from '../../worker/workflowBundle';
 
 /**
  * Starts MongoDB-wire storage (FerretDB) and a Temporal dev server on free loopback ports for
  * the integration suites, unless MONGODB_URI / TEMPORAL_ADDRESS point at running ones. Each
  * test file then uses its own database and task queue, so files never share state.
  */
-const quietBundleLogger = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
+const bundleLogger = {
   warn: (m: string) => process.stderr.write(`[workflow bundle] ${m}\n`),
   error: (m: string) => process.stderr.write(`[workflow bundle] ${m}\n`),
 };
@@ -21,9 +18,9 @@ const quietBundleLogger = {
 export default async function globalSetup(): Promise<void> {
   const say = (m: string) => process.stderr.write(`[test services] ${m}\n`);
   const dir = mkdtempSync(join(tmpdir(), 'talent-test-'));
-  // Bundle the workflow code once for every test file's in-process workers, while the services
-  // start (which is mostly waiting for their processes).
-  const bundled = bundleWorkflows(dir);
+  // The workflow code, bundled once for every test file's in-process workers (and kept for the
+  // next run and `npm run dev` while its sources do not change), while the services start.
+  const bundled = cachedWorkflowBundle(WORKFLOW_BUNDLES, bundleLogger);
   // Awaited below; a failure meanwhile must not end the process as an unhandled rejection.
   bundled.catch(() => undefined);
   const stack = await startLocalStack({
@@ -41,16 +38,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_MONGODB_BASE = stack.storeBase;
   process.env.TEST_TEMPORAL_ADDRESS = stack.temporalAddress;
   process.env.TEST_TEMPORAL_TEST_SERVER = BINARIES.temporalTestServer;
-  process.env.TEST_WORKFLOW_BUNDLE = await bundled;
+  process.env.TEST_WORKFLOW_BUNDLE = (await bundled).path;
   process.env.TEST_SERVICES_DIR = dir;
   writeFileSync(join(dir, 'pids.json'), JSON.stringify(started.map((s) => s.child.pid)));
   (globalThis as { __testServices?: RunningService[] }).__testServices = started;
-}
-
-async function bundleWorkflows(dir: string): Promise<string> {
-  const { bundleWorkflowCode } = await import('@temporalio/worker');
-  const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietBundleLogger });
-  const bundlePath = join(dir, 'workflow-bundle.js');
-  writeFileSync(bundlePath, bundle.code);
-  return bundlePath;
 }

@@ -1,10 +1,12 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, makeTelemetryFilterString, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { temporal } from '@temporalio/proto';
 import Long from 'long';
 import { readHistoryFile } from '../../scripts/historyFiles';
+import { WORKFLOW_BUNDLES } from '../../scripts/localServices';
+import { cachedWorkflowBundle } from '../../worker/workflowBundle';
 
 /**
  * Recorded histories (test/workflows/histories/, re-recorded by scripts/recordHistories.ts)
@@ -15,9 +17,9 @@ import { readHistoryFile } from '../../scripts/historyFiles';
 
 const DIR = join(__dirname, '..', 'workflows', 'histories');
 const EventType = temporal.api.enums.v1.EventType;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: { codePath: string };
 
-const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: (m: string) => process.stderr.write(`${m}\n`) };
+const bundleLogger = { warn() {}, error: (m: string) => process.stderr.write(`${m}\n`) };
 
 beforeAll(async () => {
   try {
@@ -25,7 +27,8 @@ beforeAll(async () => {
   } catch {
     // Already installed in this jest worker.
   }
-  bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quiet });
+  // Today's workflow code, as the worker runs it (bundled, or reused while its sources are unchanged).
+  bundle = { codePath: (await cachedWorkflowBundle(WORKFLOW_BUNDLES, bundleLogger)).path };
 });
 
 const historyFiles = readdirSync(DIR)
