@@ -20,7 +20,7 @@ import { noteStoreOutage, type OutageFlag } from './storeOutage';
  * `isSessionlessRequest` sends them to the SDK 1.x server in toolServer.ts, so existing clients see
  * exactly what they saw before. Both serve one tool catalogue through one dispatcher.
  */
-interface SessionlessCall {
+export interface SessionlessCall {
   principal: KeyPrincipal;
   requestId: string;
   /** Where the call came from, for the audit entry of a change. */

@@ -1,7 +1,4 @@
 import Router from '@koa/router';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import type { Deps } from '../../core/deps';
@@ -11,39 +8,19 @@ import { createOperationExecutor } from '../operations/executeOperation';
 import { operationRegistry } from '../operations/operationRegistry';
 import { MAX_BODY_DEPTH, nestingExceeds } from '../jsonBody';
 import { authenticateBearer, BearerRejection, sendBearerRejection } from './bearer';
-import { availableTools, toolListing, type ToolEntry } from './toolCatalog';
-import { createToolDispatcher, type ToolDispatcher } from './toolDispatch';
-import { sessionlessToolServer } from './sessionlessToolServer';
-import { toolResult } from './toolResult';
+import { availableTools } from './toolCatalog';
+import { createToolDispatcher } from './toolDispatch';
+import type { ProtocolRevisions } from './protocolRevisions';
 import { TOOL_SERVER_ROUTER_OPTIONS, TOOLS_PATH } from './toolPaths';
 import { isStoreUnavailable } from '../../core/store/storeUnavailable';
-import { noteStoreOutage, sendStoreOutage, statusOnOutage, type OutageFlag } from './storeOutage';
+import { sendStoreOutage, type OutageFlag } from './storeOutage';
 
 export { TOOLS_PATH };
 const MAX_MESSAGE_BYTES = 65_536;
+/** JSON-RPC's code for a request it will not take. */
+const INVALID_REQUEST = -32600;
 
 export { clientPrincipal } from './bearer';
-
-function mcpServer(
-  tools: ToolEntry[],
-  principal: KeyPrincipal,
-  requestId: string,
-  dispatcher: ToolDispatcher,
-  outage: OutageFlag,
-  clientAddress?: string,
-): Server {
-  const server = new Server({ name: 'talent-platform-tools', version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: tools.map(toolListing),
-  }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const entry = tools.find((t) => t.definition.name === request.params.name);
-    if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-    return toolResult(await noteStoreOutage(outage, () => dispatcher.run(entry, args, principal, requestId, clientAddress))) satisfies CallToolResult;
-  });
-  return server;
-}
 
 function jsonRpcError(ctx: Context, status: number, code: number, message: string): void {
   ctx.status = status;
@@ -66,7 +43,10 @@ export function toolServerRouter(deps: Deps, routes: readonly RouteSpec[]): Rout
   const { config } = deps;
   const tools = availableTools(routes);
   const dispatcher = createToolDispatcher(createOperationExecutor(operationRegistry(routes), deps, undefined, deps.usage));
-  const sessionless = sessionlessToolServer(tools, dispatcher, MAX_MESSAGE_BYTES);
+  // The MCP SDKs load on the first request that reaches them: an API that is never asked for
+  // tools does not pay for them at start-up.
+  let revisions: Promise<ProtocolRevisions> | undefined;
+  const protocolServers = () => (revisions ??= import('./protocolRevisions').then((m) => m.protocolRevisions(tools, dispatcher, MAX_MESSAGE_BYTES)));
   // The options the browser-origin rule matches with too (toolPaths.ts): `/tools` and `/tools/`.
   const router = new Router(TOOL_SERVER_ROUTER_OPTIONS);
   router.all(TOOLS_PATH, async (ctx) => {
@@ -95,32 +75,17 @@ export function toolServerRouter(deps: Deps, routes: readonly RouteSpec[]): Rout
       return jsonRpcError(
         ctx,
         400,
-        ErrorCode.InvalidRequest,
+        INVALID_REQUEST,
         'Invalid Request: JSON-RPC batches are not accepted; send one message per request, so that every tool call counts against the client rate.',
       );
     }
     // Tool arguments sit two levels down (message → params → arguments); they get the /v1 body depth.
     if (nestingExceeds(message, MAX_BODY_DEPTH + 3)) {
-      return jsonRpcError(ctx, 400, -32600, `Invalid Request: tool arguments nest deeper than ${MAX_BODY_DEPTH} levels.`);
+      return jsonRpcError(ctx, 400, INVALID_REQUEST, `Invalid Request: tool arguments nest deeper than ${MAX_BODY_DEPTH} levels.`);
     }
     // The protocol revision each request carries picks the server: 2026-07-28 (SDK 2.x) or 2025-era (SDK 1.x).
-    const request = sessionless.webRequest(ctx, raw);
     const outage: OutageFlag = { storeUnavailable: false };
-    if (await sessionless.isSessionlessRequest(request, message)) {
-      return sessionless.serve(ctx, request, message, { principal, requestId: ctx.state.requestId, clientAddress: ctx.ip || undefined, outage });
-    }
-    const server = mcpServer(tools, principal, ctx.state.requestId, dispatcher, outage, ctx.ip || undefined);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    ctx.res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    // The transport writes the response itself; Koa must not touch it afterwards.
-    ctx.status = 200;
-    ctx.respond = false;
-    statusOnOutage(ctx, outage);
-    await transport.handleRequest(ctx.req, ctx.res, message);
+    await (await protocolServers()).serve(ctx, raw, message, { principal, requestId: ctx.state.requestId, clientAddress: ctx.ip || undefined, outage });
   });
   return router;
 }

@@ -1,4 +1,4 @@
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import { clientConnectOptions, temporalConnectionIdentity } from './connectionOptions';
 import { TemporalDeadlineError, withTemporalDeadline } from './deadline';
@@ -29,13 +29,14 @@ export function createTemporalClients(cfg: TemporalSettings): TemporalClients {
   let clientPromise: Promise<Client> | undefined;
 
   const client = (): Promise<Client> => {
-    clientPromise ??= Connection.connect(clientConnectOptions(t)).then(
-      (connection) => new Client({ connection, namespace: t.namespace }),
-      (err) => {
+    // The SDK (gRPC and the protocol definitions) loads with the first connection: an app that
+    // never reaches Temporal does not pay for it at start-up.
+    clientPromise ??= import('@temporalio/client')
+      .then(({ Connection, Client }) => Connection.connect(clientConnectOptions(t)).then((connection) => new Client({ connection, namespace: t.namespace })))
+      .catch((err: unknown) => {
         clientPromise = undefined;
         throw new TemporalDeadlineError('a connection (TEMPORAL_CONNECT_TIMEOUT_MS)', t.connectTimeoutMs, t.address, err);
-      },
-    );
+      });
     return clientPromise;
   };
 
