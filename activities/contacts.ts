@@ -30,10 +30,10 @@ function jobLine(msg: string, fields: Record<string, unknown>): void {
 
 /** Activities of contact-retrieval jobs and their results; each one is safe to retry. */
 /**
- * `usage`: the worker's usage counters, told the credits each chunk charges; `via`: the worker's
- * Temporal clients and its own worker, which starts the delivery workflow of an emitted event eagerly.
+ * `via`: the worker's Temporal clients and its own worker, which starts the delivery workflow of
+ * an emitted event eagerly; `usage`: the worker's usage counters, told the credits each chunk charges.
  */
-export function createContactActivities(config: Config, usage?: UsageCounters, via: EmitVia = {}) {
+export function createContactActivities(config: Config, via: EmitVia, usage?: UsageCounters) {
   const provider = createContactProvider(config);
   const retryPolicy: ProviderRetryPolicy = {
     maxAttempts: config.contactProvider.maxAttempts,

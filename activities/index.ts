@@ -14,16 +14,16 @@ export interface WorkerParts {
   /** The worker's own worker, which starts an emitted event's delivery workflow eagerly. */
   eager?: EagerDeliveryStarts;
   /** The worker's Temporal clients, for what its own worker cannot start eagerly. */
-  temporal?: TemporalClients;
+  temporal: TemporalClients;
   /** The DNS lookup of the destination check before each webhook attempt; the system's by default. */
   destinationLookup?: LookupAll;
 }
 
 /** Builds the activity implementations the worker registers; each one is idempotent. */
-export function createActivities(config: Config, { usage, eager, temporal, destinationLookup }: WorkerParts = {}) {
+export function createActivities(config: Config, { usage, eager, temporal, destinationLookup }: WorkerParts) {
   return {
     ...createDeliveryActivities(config, { destinationLookup }),
-    ...createContactActivities(config, usage, { eager, temporal }),
+    ...createContactActivities(config, { eager, temporal }, usage),
     ...createMaintenanceActivities(config),
   };
 }

@@ -29,7 +29,7 @@ export function connectWorkerConnection(t: TemporalConnectionSettings): Promise<
 export async function createWorker(
   config: Config,
   /** `temporal`: the worker's Temporal clients (its root closes them), for emissions its own worker cannot start eagerly. */
-  opts: { workflowBundlePath?: string; destinationLookup?: LookupAll; temporal?: TemporalClients } = {},
+  opts: { workflowBundlePath?: string; destinationLookup?: LookupAll; temporal: TemporalClients },
 ): Promise<{ worker: Worker; connection: NativeConnection; client: Client; usage: UsageCounters }> {
   const { address, callTimeoutMs } = config.temporal;
   const workflowBundlePath = opts.workflowBundlePath ?? config.worker.workflowBundlePath;

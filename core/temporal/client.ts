@@ -1,11 +1,15 @@
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
-import { clientConnectOptions, temporalConnectionIdentity } from './connectionOptions';
+import { clientConnectOptions } from './connectionOptions';
 import { TemporalDeadlineError, withTemporalDeadline } from './deadline';
 
 export type TemporalSettings = Pick<Config, 'temporal'>;
 
-/** One configuration's Temporal client: connected on first use, dropped or closed on demand. */
+/**
+ * One configuration's Temporal client: connected on first use, dropped or closed on demand. Each
+ * has a connection of its own; a composition root builds it (core/deps.ts), passes it down and
+ * closes it.
+ */
 export interface TemporalClients {
   /** The client, connected on first use; connecting waits at most TEMPORAL_CONNECT_TIMEOUT_MS. */
   client(): Promise<Client>;
@@ -77,50 +81,4 @@ export async function pingTemporal(temporal: TemporalClients): Promise<boolean> 
   } catch {
     return false;
   }
-}
-
-/**
- * The process's clients, one per connection identity (server, namespace, TLS identity, API key),
- * for callers that hold a config and no composition root (test files reaching into Temporal
- * beside an app): a config that points elsewhere or authenticates otherwise gets its own
- * client, never the first one made. An app, worker, CLI run, seed or benchmark uses the
- * TemporalClients its root built (core/deps.ts), never these.
- */
-const processClients = new Map<string, TemporalClients>();
-
-function clientsFor(cfg: TemporalSettings): TemporalClients {
-  const identity = temporalConnectionIdentity(cfg.temporal);
-  let clients = processClients.get(identity);
-  if (!clients) {
-    clients = createTemporalClients(cfg);
-    processClients.set(identity, clients);
-  }
-  return clients;
-}
-
-/** The process's Temporal client for this configuration, connected on first use. */
-export function temporalClient(cfg: TemporalSettings): Promise<Client> {
-  return clientsFor(cfg).client();
-}
-
-/** One call (or a few) through the process's client for this configuration; see TemporalClients.call. */
-export function temporalCall<T>(cfg: TemporalSettings, what: string, fn: (client: Client) => Promise<T>, limitMs = cfg.temporal.callTimeoutMs): Promise<T> {
-  return clientsFor(cfg).call(what, fn, limitMs);
-}
-
-/** The process's clients for this configuration, for a caller without clients of its own. */
-export function processTemporalClients(cfg: TemporalSettings): TemporalClients {
-  return clientsFor(cfg);
-}
-
-/** Forgets this configuration's connection so the next call connects afresh; see TemporalClients.drop. */
-export function dropTemporalClient(cfg: TemporalSettings): void {
-  processClients.get(temporalConnectionIdentity(cfg.temporal))?.drop();
-}
-
-/** Closes every client the process made. */
-export async function closeTemporalClient(): Promise<void> {
-  const all = [...processClients.values()];
-  processClients.clear();
-  await Promise.all(all.map((c) => c.close()));
 }

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { FinalJobStatus, JobCounts } from '../jobs/jobTypes';
 import type { Config } from '../config';
-import { processTemporalClients, type TemporalClients } from '../temporal/client';
+import type { TemporalClients } from '../temporal/client';
 import { emitJobCompletedWith } from './webhookEvents';
 
 /**
@@ -63,18 +63,18 @@ export type EmitSettings = Pick<Config, 'temporal' | 'secretsKey' | 'webhooks'>;
 
 /** Where an emission reaches Temporal from. */
 export interface EmitVia {
-  /** The app's or worker's Temporal clients; a caller holding only a config (a test) goes through the process's. */
-  temporal?: TemporalClients;
+  /** The app's or worker's Temporal clients. */
+  temporal: TemporalClients;
   /** The worker process's own worker, which starts the delivery workflow eagerly. */
   eager?: EagerDeliveryStarts;
 }
 
 /** Same job → same event id and body bytes; a duplicate emission never starts a second workflow. */
-export async function emitJobCompleted(cfg: EmitSettings, input: JobCompletedInput, via: EmitVia = {}): Promise<EmittedEvent> {
+export async function emitJobCompleted(cfg: EmitSettings, input: JobCompletedInput, via: EmitVia): Promise<EmittedEvent> {
   const local = via.eager?.on(cfg.temporal.taskQueue);
   return emitJobCompletedWith(
     {
-      client: local?.client ?? (await (via.temporal ?? processTemporalClients(cfg)).client()),
+      client: local?.client ?? (await via.temporal.client()),
       eagerStart: local !== undefined,
       idKey: cfg.secretsKey,
       taskQueue: cfg.temporal.taskQueue,

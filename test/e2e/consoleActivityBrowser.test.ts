@@ -82,7 +82,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await closeBrowser(browser);
-  if (srv) await terminateRunningJobWorkflows(srv.config).catch(() => undefined);
+  if (srv) await terminateRunningJobWorkflows(srv.deps.temporal).catch(() => undefined);
   await worker?.stop();
   await srv?.close();
   await provider?.close();

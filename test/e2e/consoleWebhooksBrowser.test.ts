@@ -52,7 +52,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await closeBrowser(browser);
-  if (srv) await terminateRunningJobWorkflows(srv.config);
+  if (srv) await terminateRunningJobWorkflows(srv.deps.temporal);
   await worker?.stop();
   await srv?.close();
   await receiver?.close();

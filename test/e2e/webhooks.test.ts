@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { temporal } from '@temporalio/proto';
-import { temporalClient } from '../../core/temporal/client';
 import { deliveryWorkflowId } from '../../core/webhooks/deliveryWorkflowContract';
 import { WebhookDelivery } from '../../core/webhooks/models';
 import { systemDestinationLookup } from '../../core/webhooks/destinationResolver';
@@ -55,15 +54,19 @@ async function registered(t: TestTenant, url: string): Promise<{ endpointId: str
 }
 
 function emit(t: TestTenant, tag: string) {
-  return emitJobCompleted(srv.config, {
-    orgId: t.orgId,
-    workspaceId: t.workspaceId,
-    jobId: `job_${tag}${Date.now()}`,
-    status: 'completed',
-    counts,
-    resultExpiresAt: new Date(Date.now() + 7 * 86400_000),
-    completedAt: new Date(),
-  });
+  return emitJobCompleted(
+    srv.config,
+    {
+      orgId: t.orgId,
+      workspaceId: t.workspaceId,
+      jobId: `job_${tag}${Date.now()}`,
+      status: 'completed',
+      counts,
+      resultExpiresAt: new Date(Date.now() + 7 * 86400_000),
+      completedAt: new Date(),
+    },
+    { temporal: srv.deps.temporal },
+  );
 }
 
 const at = (path: string) => receiver.requests.filter((r) => r.path === path);
@@ -260,7 +263,7 @@ test('a worker killed between attempts loses nothing', async () => {
       { timeoutMs: 120_000 },
     );
     // Between attempts: the workflow has started its 300 ms retry timer.
-    const client = await temporalClient(srv.config);
+    const client = await srv.deps.temporal.client();
     const history = client.workflow.getHandle(deliveryWorkflowId(eventId));
     const recorded = async (type: temporal.api.enums.v1.EventType) => ((await history.fetchHistory()).events ?? []).some((e) => e.eventType === type);
     await eventually('the retry timer to start', () => recorded(EventType.EVENT_TYPE_TIMER_STARTED), { timeoutMs: 120_000 });

@@ -3,6 +3,7 @@ import { createActivities } from '../../activities';
 import { loadConfig } from '../../core/config';
 import { logger } from '../../core/observability/logger';
 import { connectStore } from '../../core/store/connection';
+import { createTemporalClients } from '../../core/temporal/client';
 
 /**
  * A worker in a process of its own, for the test that kills one with SIGKILL. Like
@@ -19,7 +20,8 @@ async function main(): Promise<void> {
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
-    activities: createActivities(config),
+    // The process is killed, never stopped: its clients' connection ends with it.
+    activities: createActivities(config, { temporal: createTemporalClients(config) }),
     // This worker is killed mid-workflow: let its successor take over the sticky tasks quickly.
     stickyQueueScheduleToStartTimeout: '1 second',
   });

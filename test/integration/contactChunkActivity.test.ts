@@ -10,6 +10,7 @@ import { chunkChargeKey } from '../../core/jobs/jobRules';
 import { ContactRetrievalChunkPlan, ContactRetrievalJobItem } from '../../core/jobs/models';
 import type { ContactRetrievalInput } from '../../core/jobs/workflowInput';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
+import { createTemporalClients, type TemporalClients } from '../../core/temporal/client';
 import { providerAnswerFor, startContactProviderServer, type ContactProviderServer } from '../support/contactProviderServer';
 import { eventually } from '../support/eventually';
 import { createTenant, insertTestPeople, keyPrincipalOf, type TestTenant } from '../support/fixtures';
@@ -27,6 +28,8 @@ const CREDITS = 100;
 let provider: ContactProviderServer;
 let config: Config;
 let activities: ContactActivities;
+/** For the activities' job emission, which these tests never reach: nothing connects. */
+let temporal: TemporalClients;
 
 beforeAll(async () => {
   provider = await startContactProviderServer();
@@ -39,10 +42,12 @@ beforeAll(async () => {
   });
   await connectStore(config.mongodbUri);
   await ensureIndexes();
-  activities = createContactActivities(config);
+  temporal = createTemporalClients(config);
+  activities = createContactActivities(config, { temporal });
 });
 
 afterAll(async () => {
+  await temporal?.close();
   await disconnectStore();
   await provider?.close();
 });

@@ -53,7 +53,7 @@ beforeAll(async () => {
   worker = await startTestWorker(srv.config);
 });
 afterAll(async () => {
-  await terminateRunningJobWorkflows(srv.config);
+  await terminateRunningJobWorkflows(srv.deps.temporal);
   await worker?.stop();
   await srv?.close();
   await provider?.close();

@@ -33,7 +33,7 @@ beforeAll(async () => {
   await insertTestPeople(pool);
 });
 afterAll(async () => {
-  await terminateRunningJobWorkflows(srv.config);
+  await terminateRunningJobWorkflows(srv.deps.temporal);
   await srv.close();
 });
 

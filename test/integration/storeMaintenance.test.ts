@@ -3,7 +3,6 @@ import { IdempotencyRecord } from '../../core/idempotency/models';
 import { ensureMaintenanceSchedule, MAINTENANCE_WORKFLOW_TYPE } from '../../core/maintenance/maintenanceSchedule';
 import { QuotaEntry, Search, SearchPeople } from '../../core/talent/searchModels';
 import { RefreshToken } from '../../core/oauth/models';
-import { temporalClient } from '../../core/temporal/client';
 import { WebhookAttemptClaim, WebhookDelivery, WebhookEvent } from '../../core/webhooks/models';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
@@ -65,7 +64,7 @@ async function present(ids: Record<string, string>): Promise<boolean[]> {
 describe('store maintenance', () => {
   test('a run deletes expired searches, quota windows and idempotency records, and keeps live ones', async () => {
     const ids = await seedRecords();
-    const client = await temporalClient(srv.config);
+    const client = await srv.deps.temporal.client();
     const counts = await client.workflow.execute(MAINTENANCE_WORKFLOW_TYPE, {
       taskQueue: srv.config.temporal.taskQueue,
       workflowId: `store-maintenance-test-${randomBytes(4).toString('hex')}`,
@@ -79,7 +78,7 @@ describe('store maintenance', () => {
   });
 
   test('the hourly schedule is created once, runs the maintenance workflow on the worker, and a second start finds it', async () => {
-    const client = await temporalClient(srv.config);
+    const client = await srv.deps.temporal.client();
     const scheduleId = `store-maintenance-test-${randomBytes(4).toString('hex')}`;
     const opts = { taskQueue: srv.config.temporal.taskQueue, scheduleId };
     expect(await ensureMaintenanceSchedule(client, opts)).toBe(true);
@@ -166,7 +165,7 @@ describe('store maintenance', () => {
       token(`rt_b2_${tag}`, `chain_live_${tag}`, -DAY),
     ] as never[]);
 
-    const client = await temporalClient(srv.config);
+    const client = await srv.deps.temporal.client();
     const counts = await client.workflow.execute(MAINTENANCE_WORKFLOW_TYPE, {
       taskQueue: srv.config.temporal.taskQueue,
       workflowId: `store-maintenance-test-${randomBytes(4).toString('hex')}`,

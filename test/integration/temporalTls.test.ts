@@ -3,7 +3,7 @@ import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
 import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket } from 'node:tls';
 import type { Connection } from '@temporalio/client';
 import type { Config } from '../../core/config';
-import { closeTemporalClient, temporalCall, temporalClient } from '../../core/temporal/client';
+import { createTemporalClients, type TemporalClients } from '../../core/temporal/client';
 import { TemporalDeadlineError } from '../../core/temporal/deadline';
 import { connectWorkerConnection } from '../../worker/createWorker';
 import { eventually } from '../support/eventually';
@@ -90,6 +90,14 @@ function throughProxy(env: Record<string, string>): Config {
   });
 }
 
+/** The clients the tests made, each over its own connection, closed after the file. */
+const made: TemporalClients[] = [];
+function clientsOf(config: Config): TemporalClients {
+  const clients = createTemporalClients(config);
+  made.push(clients);
+  return clients;
+}
+
 const withCertificate = () => throughProxy({ TEMPORAL_TLS_CERT_FILE: files.clientCert, TEMPORAL_TLS_KEY_FILE: files.clientKey });
 
 beforeAll(async () => {
@@ -99,31 +107,32 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await worker?.stop();
-  await closeTemporalClient();
+  await Promise.all(made.map((c) => c.close()));
   await proxy.close();
 });
 
 test("the API's client, built from config with a client certificate, calls Temporal through the proxy", async () => {
   const config = withCertificate();
-  const info = await temporalCall(config, 'a health check', (client) => client.connection.workflowService.getSystemInfo({}));
+  const temporal = clientsOf(config);
+  const info = await temporal.call('a health check', (client) => client.connection.workflowService.getSystemInfo({}));
   expect(info.serverVersion).toBeTruthy();
-  const ns = await temporalCall(config, 'a namespace description', (client) =>
+  const ns = await temporal.call('a namespace description', (client) =>
     client.connection.workflowService.describeNamespace({ namespace: config.temporal.namespace }),
   );
   expect(ns.namespaceInfo?.name).toBe(config.temporal.namespace);
   expect(proxy.accepted).toContain('talent-platform-worker');
 });
 
-test('a config that connects otherwise gets its own client, not the first one the process made', async () => {
-  const plain = testConfig();
-  const tls = withCertificate();
-  const plainClient = await temporalClient(plain);
-  const tlsClient = await temporalClient(tls);
+test("each config's clients connect as that config says, never through the clients made first", async () => {
+  const plain = clientsOf(testConfig());
+  const tls = clientsOf(withCertificate());
+  const plainClient = await plain.client();
+  const tlsClient = await tls.client();
   expect(tlsClient).not.toBe(plainClient);
   expect((tlsClient.connection as Connection).options.address).toBe(proxy.address);
   expect((plainClient.connection as Connection).options.address).toBe(process.env.TEST_TEMPORAL_ADDRESS);
-  // The same connection settings share one client.
-  expect(await temporalClient(withCertificate())).toBe(tlsClient);
+  // One set of clients keeps its one client.
+  expect(await tls.client()).toBe(tlsClient);
 });
 
 test("the worker's native connection, built from the same config, connects through the proxy and its worker polls", async () => {
@@ -137,8 +146,9 @@ test("the worker's native connection, built from the same config, connects throu
   }
 
   worker = await startTestWorker(config);
+  const temporal = clientsOf(config);
   const pollers = await eventually('a poller of the worker on its task queue, seen through the proxy', async () => {
-    const r = await temporalCall(config, 'a task queue description', (client) =>
+    const r = await temporal.call('a task queue description', (client) =>
       client.connection.workflowService.describeTaskQueue({
         namespace: config.temporal.namespace,
         taskQueue: { name: config.temporal.taskQueue },
@@ -169,7 +179,7 @@ test.each([
   const cfg = config();
   const refusedBefore = proxy.refused.length;
   const acceptedBefore = proxy.accepted.length;
-  const { err, ms } = await failure(() => temporalCall(cfg, 'a health check', (client) => client.connection.workflowService.getSystemInfo({})));
+  const { err, ms } = await failure(() => clientsOf(cfg).call('a health check', (client) => client.connection.workflowService.getSystemInfo({})));
   expect(err).toBeInstanceOf(TemporalDeadlineError);
   expect(err.message).toContain(`Temporal at ${proxy.address} did not answer`);
   expect(ms).toBeLessThan(cfg.temporal.callTimeoutMs + 1500);
@@ -190,7 +200,7 @@ test("without TEMPORAL_TLS_SERVER_NAME the proxy's certificate (for localhost) d
     TEMPORAL_CONNECT_TIMEOUT_MS: '2000',
     TEMPORAL_CALL_TIMEOUT_MS: '3000',
   });
-  const { err } = await failure(() => temporalCall(cfg, 'a health check', (client) => client.connection.workflowService.getSystemInfo({})));
+  const { err } = await failure(() => clientsOf(cfg).call('a health check', (client) => client.connection.workflowService.getSystemInfo({})));
   expect(err.message).toContain(`Temporal at ${proxy.address} did not answer`);
   const native = await failure(() => connectWorkerConnection(cfg.temporal));
   expect(native.err.message).toMatch(new RegExp(`^Temporal at ${proxy.address} (refused the worker connection|did not answer)`));

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
-import { temporalClient } from '../../core/temporal/client';
 import { deliveryWorkflowId, REPLAY_SIGNAL } from '../../core/webhooks/deliveryWorkflowContract';
 import type { LookupAll } from '../../core/webhooks/destinationPolicy';
 import { emitJobCompleted } from '../../core/webhooks/jobCompletedEvent';
@@ -45,21 +44,25 @@ describe('the attempt activity trusts run.endpointId', () => {
     const b = await createTenant();
     await registered(a, '/victim-a/hook');
     const foreignEndpoint = await registered(b, '/tenant-b/hook');
-    const { eventId } = await emitJobCompleted(srv.config, {
-      orgId: a.orgId,
-      workspaceId: a.workspaceId,
-      jobId: `job_forged_${Date.now()}`,
-      status: 'completed',
-      counts,
-      resultExpiresAt: new Date(Date.now() + 7 * 86400_000),
-      completedAt: new Date(),
-    });
+    const { eventId } = await emitJobCompleted(
+      srv.config,
+      {
+        orgId: a.orgId,
+        workspaceId: a.workspaceId,
+        jobId: `job_forged_${Date.now()}`,
+        status: 'completed',
+        counts,
+        resultExpiresAt: new Date(Date.now() + 7 * 86400_000),
+        completedAt: new Date(),
+      },
+      { temporal: srv.deps.temporal },
+    );
     await eventually('the event to dead-letter', async () => !!(await WebhookDelivery.exists({ eventId, status: 'dead_lettered', replay: 0 })), {
       timeoutMs: 60_000,
     });
 
     // Someone with access to Temporal signals a replay to tenant B's endpoint.
-    const client = await temporalClient(srv.config);
+    const client = await srv.deps.temporal.client();
     await client.workflow.getHandle(deliveryWorkflowId(eventId)).signal(REPLAY_SIGNAL, { replay: 1, endpointId: foreignEndpoint });
     const attempts = await eventually(
       'the forged run to end',

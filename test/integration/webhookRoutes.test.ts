@@ -1,6 +1,5 @@
 import mongoose from 'mongoose';
 import { listAuditEvents } from '../../core/audit/auditLog';
-import { temporalClient } from '../../core/temporal/client';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../../core/webhooks/models';
 import { takeReplaySlot } from '../../core/webhooks/replayAllowance';
@@ -200,15 +199,19 @@ describe('endpoints (SPEC 4.2, DECISIONS.md)', () => {
 async function deadLettered(t: TestTenant, tag: string) {
   receiver.respond((req) => (req.path.includes('/dead/') ? { status: 500 } : { status: 200 }));
   const reg = await register(t, hookUrl(`dead/${tag}`));
-  const { eventId } = await emitJobCompleted(srv.config, {
-    orgId: t.orgId,
-    workspaceId: t.workspaceId,
-    jobId: `job_${tag}_${Date.now()}`,
-    status: 'completed',
-    counts,
-    resultExpiresAt: new Date(Date.now() + 7 * 86400_000),
-    completedAt: new Date(),
-  });
+  const { eventId } = await emitJobCompleted(
+    srv.config,
+    {
+      orgId: t.orgId,
+      workspaceId: t.workspaceId,
+      jobId: `job_${tag}_${Date.now()}`,
+      status: 'completed',
+      counts,
+      resultExpiresAt: new Date(Date.now() + 7 * 86400_000),
+      completedAt: new Date(),
+    },
+    { temporal: srv.deps.temporal },
+  );
   const dead = await eventually('the event to dead-letter', async () => {
     const res = await api(srv.url, 'GET', `/v1/webhook-deliveries?event_id=${eventId}&status=dead_lettered`, { key: t.key });
     return res.json.data.length === 1 ? res.json.data[0] : undefined;
@@ -277,7 +280,7 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
       expect.objectContaining({ event_id: eventId, workflow_id: `webhook-event:${eventId}`, org_id: t.orgId, endpoint_id: endpointId, replays: 0 }),
     ]);
     // The Temporal UI filter an operator would type
-    const client = await temporalClient(srv.config);
+    const client = await srv.deps.temporal.client();
     const query = `DeliveryStatus = "dead_lettered" AND EndpointId = "${endpointId}" AND OrgId = "${t.orgId}"`;
     // Visibility is updated a moment after the workflow's search attributes.
     const ids = await eventually(
@@ -297,16 +300,20 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
     const t = await createTenant();
     const reg = await register(t, hookUrl('ok/at-once'));
     expect(reg.status).toBe(201);
-    const { eventId } = await emitJobCompleted(srv.config, {
-      orgId: t.orgId,
-      workspaceId: t.workspaceId,
-      jobId: `job_at_once_${Date.now()}`,
-      status: 'completed',
-      counts,
-      resultExpiresAt: new Date(Date.now() + 7 * 86400_000),
-      completedAt: new Date(),
-    });
-    const client = await temporalClient(srv.config);
+    const { eventId } = await emitJobCompleted(
+      srv.config,
+      {
+        orgId: t.orgId,
+        workspaceId: t.workspaceId,
+        jobId: `job_at_once_${Date.now()}`,
+        status: 'completed',
+        counts,
+        resultExpiresAt: new Date(Date.now() + 7 * 86400_000),
+        completedAt: new Date(),
+      },
+      { temporal: srv.deps.temporal },
+    );
+    const client = await srv.deps.temporal.client();
     const list = async (query: string) => {
       const found: string[] = [];
       for await (const wf of client.workflow.list({ query })) found.push(wf.workflowId);
@@ -389,7 +396,11 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
       resultExpiresAt: null,
       completedAt: new Date(),
     };
-    const results = await Promise.all([emitJobCompleted(srv.config, input), emitJobCompleted(srv.config, input), emitJobCompleted(srv.config, input)]);
+    const results = await Promise.all([
+      emitJobCompleted(srv.config, input, { temporal: srv.deps.temporal }),
+      emitJobCompleted(srv.config, input, { temporal: srv.deps.temporal }),
+      emitJobCompleted(srv.config, input, { temporal: srv.deps.temporal }),
+    ]);
     expect(new Set(results.map((r) => r.eventId)).size).toBe(1);
     expect(results.every((r) => r.deliveryStarted)).toBe(true);
     // Waits for the attempt's record (written after its POST) instead of a fixed pause: one POST, one record.
@@ -406,15 +417,19 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
 
   test('no active endpoint means no delivery', async () => {
     const t = await createTenant();
-    const res = await emitJobCompleted(srv.config, {
-      orgId: t.orgId,
-      workspaceId: t.workspaceId,
-      jobId: `job_none_${Date.now()}`,
-      status: 'failed',
-      counts,
-      resultExpiresAt: null,
-      completedAt: new Date(),
-    });
+    const res = await emitJobCompleted(
+      srv.config,
+      {
+        orgId: t.orgId,
+        workspaceId: t.workspaceId,
+        jobId: `job_none_${Date.now()}`,
+        status: 'failed',
+        counts,
+        resultExpiresAt: null,
+        completedAt: new Date(),
+      },
+      { temporal: srv.deps.temporal },
+    );
     expect(res.deliveryStarted).toBe(false);
     expect(res.eventId).toMatch(/^evt_/);
   });

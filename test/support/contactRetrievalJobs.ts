@@ -1,7 +1,6 @@
-import type { Config } from '../../core/config';
 import { contactRetrievalWorkflowId } from '../../core/jobs/jobRules';
 import { ContactRetrievalJob } from '../../core/jobs/models';
-import { temporalClient } from '../../core/temporal/client';
+import type { TemporalClients } from '../../core/temporal/client';
 import { eventually } from './eventually';
 import { api, apiHonouringRateLimits, type HttpResponse } from './http';
 
@@ -37,10 +36,10 @@ export async function jobResultItems(baseUrl: string, key: string, jobId: string
 
 /**
  * Terminates the workflow of every job still recorded as running, so no workflow of a file
- * outlives it and runs against the next file's store.
+ * outlives it and runs against the next file's store. `temporal`: the test API's (`srv.deps.temporal`).
  */
-export async function terminateRunningJobWorkflows(config: Config): Promise<void> {
-  const client = await temporalClient(config);
+export async function terminateRunningJobWorkflows(temporal: TemporalClients): Promise<void> {
+  const client = await temporal.client();
   const running = await ContactRetrievalJob.find({ status: 'running' }).lean();
   await Promise.all(
     running.map((j) =>

@@ -6,7 +6,6 @@ import type { Deps } from '../../core/deps';
 import type { PublicClients } from '../../core/oauth/publicClients';
 import type { SigningKeys } from '../../core/oauth/signingKeys';
 import { logger } from '../../core/observability/logger';
-import { closeTemporalClient } from '../../core/temporal/client';
 import { pingStore } from '../../core/store/connection';
 import { testConfig } from './testConfig';
 
@@ -46,8 +45,6 @@ export async function startTestApi(env: Record<string, string> = {}, existing?: 
       // server's graceful close would wait for it.
       api.server.closeAllConnections();
       await api.close();
-      // And the process's clients this file reached Temporal through beside the API (temporalClient(config)).
-      await closeTemporalClient();
     },
   };
 }

@@ -37,8 +37,6 @@ const JUSTIFIED: Record<string, string> = {
     'a memo of a CA file by its path, so the pinned fetch builds one TLS context per trust set; an app naming another file gets its own',
   'core/inTurn.ts:queues':
     'writers of one chain in one process take turns so they do not race each other for the next sequence number; apps sharing a process share the races it removes and no answer changes',
-  'core/temporal/client.ts:processClients':
-    'only for callers holding a config and no composition root (test files reaching into Temporal beside an app, an emission given no clients): every app, worker, CLI run, seed and benchmark uses the TemporalClients its root built (Deps.temporal); one connection per connection identity, so a config that points elsewhere or authenticates otherwise gets its own',
   'core/outbound/pinnedFetch.ts:agents':
     'keep-alive connection pools keyed by host, port, pinned address and trust set: a pooled socket serves only a request whose own check approved that address under that trust set, whichever app sends it',
   'core/outbound/pinnedFetch.ts:trustSets': 'one TLS context per trust set, part of the pool key of `agents`',

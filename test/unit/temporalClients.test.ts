@@ -1,12 +1,12 @@
 import type { ConnectionOptions } from '@temporalio/client';
 import { loadConfig } from '../../core/config';
 import { closeDeps, createDeps } from '../../core/deps';
-import { closeTemporalClient, createTemporalClients, dropTemporalClient, pingTemporal, temporalClient } from '../../core/temporal/client';
+import { createTemporalClients, pingTemporal, type TemporalClients, type TemporalSettings } from '../../core/temporal/client';
 
 /**
- * The process's Temporal clients, one per connection identity: a config that points elsewhere
- * or authenticates otherwise gets its own client, never the first one made. The SDK's
- * connection is replaced by a stand-in that records what it was asked to connect to.
+ * Temporal clients built per config by a composition root: each set connects as its config
+ * says (server, namespace, API key) and keeps its own client, never one another set made. The
+ * SDK's connection is replaced by a stand-in that records what it was asked to connect to.
  */
 const connects: ConnectionOptions[] = [];
 const closed: string[] = [];
@@ -38,14 +38,25 @@ beforeEach(() => {
   connects.length = 0;
   closed.length = 0;
 });
-afterEach(() => closeTemporalClient());
 
-test('a config with another address, namespace or API key gets its own client; the same settings share one', async () => {
-  const a = await temporalClient(load({ TEMPORAL_ADDRESS: 'a.internal:7233' }));
-  const b = await temporalClient(load({ TEMPORAL_ADDRESS: 'b.internal:7233' }));
-  const otherNamespace = await temporalClient(load({ TEMPORAL_ADDRESS: 'a.internal:7233', TEMPORAL_NAMESPACE: 'other' }));
-  const withKey = await temporalClient(load({ TEMPORAL_ADDRESS: 'a.internal:7233', TEMPORAL_API_KEY: 'k1' }));
-  const otherKey = await temporalClient(load({ TEMPORAL_ADDRESS: 'a.internal:7233', TEMPORAL_API_KEY: 'k2' }));
+/** The clients each test made, closed after it. */
+const made: TemporalClients[] = [];
+function clientsOf(config: TemporalSettings): TemporalClients {
+  const clients = createTemporalClients(config);
+  made.push(clients);
+  return clients;
+}
+afterEach(async () => {
+  await Promise.all(made.splice(0).map((c) => c.close()));
+});
+
+test('clients built from a config with another address, namespace or API key connect as it says; one set of clients keeps one client', async () => {
+  const a = await clientsOf(load({ TEMPORAL_ADDRESS: 'a.internal:7233' })).client();
+  const clientsB = clientsOf(load({ TEMPORAL_ADDRESS: 'b.internal:7233' }));
+  const b = await clientsB.client();
+  const otherNamespace = await clientsOf(load({ TEMPORAL_ADDRESS: 'a.internal:7233', TEMPORAL_NAMESPACE: 'other' })).client();
+  const withKey = await clientsOf(load({ TEMPORAL_ADDRESS: 'a.internal:7233', TEMPORAL_API_KEY: 'k1' })).client();
+  const otherKey = await clientsOf(load({ TEMPORAL_ADDRESS: 'a.internal:7233', TEMPORAL_API_KEY: 'k2' })).client();
   expect(new Set([a, b, otherNamespace, withKey, otherKey]).size).toBe(5);
   expect(connects.map((o) => [o.address, o.apiKey ?? null, Boolean(o.tls)])).toEqual([
     ['a.internal:7233', null, false],
@@ -54,28 +65,30 @@ test('a config with another address, namespace or API key gets its own client; t
     ['a.internal:7233', 'k1', true],
     ['a.internal:7233', 'k2', true],
   ]);
-  expect(await temporalClient(load({ TEMPORAL_ADDRESS: 'b.internal:7233' }))).toBe(b);
+  expect([a, otherNamespace].map((c) => c.options.namespace)).toEqual(['default', 'other']);
+  expect(await clientsB.client()).toBe(b);
   expect(connects).toHaveLength(5);
 });
 
-test("dropping one config's client leaves the others, and closing closes every one", async () => {
-  const configA = load({ TEMPORAL_ADDRESS: 'a.internal:7233' });
-  const configB = load({ TEMPORAL_ADDRESS: 'b.internal:7233' });
-  const a = await temporalClient(configA);
-  const b = await temporalClient(configB);
-  dropTemporalClient(configA);
-  expect(await temporalClient(configB)).toBe(b);
-  expect(await temporalClient(configA)).not.toBe(a);
-  await closeTemporalClient();
+test("dropping one config's client leaves the others, and closing each closes its own", async () => {
+  const clientsA = clientsOf(load({ TEMPORAL_ADDRESS: 'a.internal:7233' }));
+  const clientsB = clientsOf(load({ TEMPORAL_ADDRESS: 'b.internal:7233' }));
+  const a = await clientsA.client();
+  const b = await clientsB.client();
+  clientsA.drop();
+  expect(await clientsB.client()).toBe(b);
+  expect(await clientsA.client()).not.toBe(a);
+  await clientsA.close();
+  await clientsB.close();
   expect(closed.sort()).toEqual(['a.internal:7233', 'b.internal:7233']);
 });
 
-test('createTemporalClients keeps its own client, apart from the process-wide ones', async () => {
+test('each createTemporalClients keeps its own client, also beside others built from the same config', async () => {
   const config = load({ TEMPORAL_ADDRESS: 'a.internal:7233' });
   const own = createTemporalClients(config);
   const mine = await own.client();
   expect(await own.client()).toBe(mine);
-  expect(await temporalClient(config)).not.toBe(mine);
+  expect(await clientsOf(config).client()).not.toBe(mine);
   expect(await own.call('a probe', async (client) => client)).toBe(mine);
   await own.close();
   expect(closed).toEqual(['a.internal:7233']);

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { ConfigError, loadConfig } from '../../core/config';
-import { closeTemporalClient, temporalCall } from '../../core/temporal/client';
+import { createTemporalClients } from '../../core/temporal/client';
 import { clientConnectOptions, describeTemporalConnection, temporalConnectOptions, temporalConnectionIdentity } from '../../core/temporal/connectionOptions';
 import { freePort } from '../../scripts/localServices';
 import { makeTemporalTlsFiles, type TemporalTlsFiles } from '../support/temporalTlsCertificates';
@@ -17,7 +17,6 @@ let files: TemporalTlsFiles;
 beforeAll(async () => {
   files = await makeTemporalTlsFiles();
 });
-afterEach(() => closeTemporalClient());
 
 function load(env: Record<string, string>) {
   return loadConfig({ NODE_ENV: 'test', SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'), ...env });
@@ -121,7 +120,9 @@ test('a Temporal Cloud API key goes on the connection with TLS on, and into no l
   expect(temporalConnectionIdentity(config.temporal)).not.toContain(API_KEY);
 
   // Nobody listens: the failure names the address and what was waited for, and holds no key anywhere in its chain.
-  const err = await temporalCall(config, 'a health check', (client) => client.connection.workflowService.getSystemInfo({})).catch((e: unknown) => e);
+  const temporal = createTemporalClients(config);
+  const err = await temporal.call('a health check', (client) => client.connection.workflowService.getSystemInfo({})).catch((e: unknown) => e);
+  await temporal.close();
   expect(err).toBeInstanceOf(Error);
   expect((err as Error).message).toContain(`Temporal at ${address} did not answer`);
   const chain: string[] = [];

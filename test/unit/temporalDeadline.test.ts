@@ -1,6 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { loadConfig } from '../../core/config';
-import { closeTemporalClient, temporalCall } from '../../core/temporal/client';
+import { createTemporalClients, type TemporalClients } from '../../core/temporal/client';
 import { TemporalDeadlineError } from '../../core/temporal/deadline';
 import { freePort } from '../../scripts/localServices';
 
@@ -28,12 +28,22 @@ async function failure(run: () => Promise<unknown>): Promise<{ err: unknown; ms:
   throw new Error('the call succeeded with no Temporal there');
 }
 
-afterEach(() => closeTemporalClient());
+/** The clients each test made, closed after it. */
+const made: TemporalClients[] = [];
+function clientsAt(address: string): TemporalClients {
+  const clients = createTemporalClients(configAt(address));
+  made.push(clients);
+  return clients;
+}
+
+afterEach(async () => {
+  await Promise.all(made.splice(0).map((c) => c.close()));
+});
 
 test('nobody listening: the call fails within its limit, naming the address and what it waited for', async () => {
   const address = `127.0.0.1:${await freePort()}`;
   const { err, ms } = await failure(() =>
-    temporalCall(configAt(address), 'the start of contact-retrieval:job_x', (client) =>
+    clientsAt(address).call('the start of contact-retrieval:job_x', (client) =>
       client.workflow.start('contactRetrievalWorkflow', { taskQueue: 'q', workflowId: 'w' }),
     ),
   );
@@ -58,7 +68,7 @@ describe('a server that accepts connections and never answers', () => {
 
   test('the client call fails within its limit', async () => {
     const { err, ms } = await failure(() =>
-      temporalCall(configAt(address), 'a description of contact-retrieval:job_x', (client) => client.workflow.getHandle('contact-retrieval:job_x').describe()),
+      clientsAt(address).call('a description of contact-retrieval:job_x', (client) => client.workflow.getHandle('contact-retrieval:job_x').describe()),
     );
     expect((err as Error).message).toMatch(new RegExp(`^Temporal at ${address} did not answer`));
     expect(ms).toBeLessThan(700 + 500);
@@ -66,7 +76,7 @@ describe('a server that accepts connections and never answers', () => {
 
   test("the worker's connection fails within its limit", async () => {
     const { createWorker } = await import('../../worker/createWorker');
-    const { err, ms } = await failure(() => createWorker(configAt(address)));
+    const { err, ms } = await failure(() => createWorker(configAt(address), { temporal: clientsAt(address) }));
     expect((err as Error).message).toBe(`Temporal at ${address} did not answer a worker connection (TEMPORAL_CONNECT_TIMEOUT_MS) within 400 ms`);
     expect(ms).toBeLessThan(400 + 500);
   });

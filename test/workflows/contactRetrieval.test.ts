@@ -12,6 +12,7 @@ import { startContactRetrievalWorkflowWith } from '../../core/jobs/jobWorkflows'
 import { ContactRetrievalJob, ContactRetrievalJobItem, RetrievedContact } from '../../core/jobs/models';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
 import { SA } from '../../core/temporal/searchAttributes';
+import { createTemporalClients, type TemporalClients } from '../../core/temporal/client';
 import { personIdFor } from '../../core/talent/generator';
 import { Person, ProviderContact } from '../../core/talent/models';
 import { BUILT_IN_SOURCE_ID } from '../../core/talent/sources';
@@ -37,6 +38,8 @@ let env: TestWorkflowEnvironment;
  */
 let realTime: Client;
 let config: Config;
+/** The activities' Temporal clients, which a job's `job.completed` emission takes its client from. */
+let temporal: TemporalClients;
 let found: string[];
 let missing: string[];
 const DAY = 24 * 3600 * 1000;
@@ -45,6 +48,7 @@ beforeAll(async () => {
   config = testConfig({ CONTACT_JOB_CHUNK_SIZE: '4', CONTACT_JOB_CONCURRENCY: '2' });
   await connectStore(config.mongodbUri);
   await ensureIndexes();
+  temporal = createTemporalClients(config);
   await seedPeople({ secretsKey: config.secretsKey, count: 80, seed: SEED });
   // Jobs accept only people of sources the organization may use: the built-in one here.
   const seeded = Array.from({ length: 80 }, (_, i) => personIdFor(config.secretsKey, SEED, i));
@@ -69,6 +73,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.stop()));
   await env?.teardown();
+  await temporal?.close();
   await disconnectStore();
 });
 
@@ -81,7 +86,7 @@ const queues = { main: uniqueName('wf'), outage: uniqueName('wf-outage') };
 let outageAttempts = 0;
 
 async function startWorker(taskQueue: string, override: Record<string, unknown> = {}) {
-  workers.push(await startBundleWorker(env, taskQueue, { ...createActivities(config), ...override }));
+  workers.push(await startBundleWorker(env, taskQueue, { ...createActivities(config, { temporal }), ...override }));
 }
 
 async function withWorker<T>(fn: (taskQueue: string) => Promise<T>, queue: keyof typeof queues = 'main'): Promise<T> {
@@ -226,7 +231,7 @@ test('retention: readable for 7 days, then 409 with the contacts removed, then 4
     expect(Math.abs(firesAt[0] - (completedAt + RESULT_RETENTION_MS))).toBeLessThan(60_000);
     expect(Math.abs(firesAt[1] - (completedAt + RESULT_PURGE_AFTER_MS))).toBeLessThan(60_000);
     // What the timer then runs: the purge activity, run here as the workflow would.
-    await createActivities(config).purgeContactRetrievalResult({ jobId });
+    await createActivities(config, { temporal }).purgeContactRetrievalResult({ jobId });
     await retention.terminate('the purge ran in the test');
     await expect(readJobResult(p, jobId, { limit: 10 })).rejects.toMatchObject({ code: 'result_gone', status: 410 });
     expect(await ContactRetrievalJobItem.countDocuments({ jobId })).toBe(0);
