@@ -4,6 +4,7 @@ import type { OperationExample } from './reference/operationExamples';
 import type { ResponseLink, RouteSpec } from './routeSpec';
 import { problemExample, problemResponses } from './reference/problemResponses';
 import { JOB_COMPLETED_EVENT_SCHEMA, webhookEvents } from './reference/webhookEvents';
+import { objectSchema } from './reference/objectSchema';
 
 /**
  * The API reference, generated from the same zod schemas that validate requests, so the
@@ -40,26 +41,22 @@ export function plainHeadings(markdown: string): string {
   return markdown.replace(/^(#{1,6} .*)$/gm, (heading) => heading.replace(/`/g, ''));
 }
 
-const problemSchema = {
-  type: 'object',
-  required: ['type', 'title', 'status', 'code'],
-  properties: {
-    type: { type: 'string', example: 'urn:service:developer-api:problem:not_found' },
-    title: { type: 'string' },
-    status: { type: 'integer' },
-    detail: { type: 'string', description: 'human text; may change; never parse it' },
-    code: { type: 'string', enum: Object.keys(PROBLEM_CODES), description: 'stable machine code: the contract' },
-    request_id: { type: 'string' },
-    instance: { type: 'string' },
-    errors: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
-    required_credits: {
-      type: 'integer',
-      minimum: 1,
-      description:
-        "with `insufficient_credits`: the price of the operation's smallest useful answer (one page, one unlock, one match, one contact record), never derived from the data",
-    },
+const problemSchema = objectSchema(['type', 'title', 'status', 'code'], {
+  type: { type: 'string', example: 'urn:service:developer-api:problem:not_found' },
+  title: { type: 'string' },
+  status: { type: 'integer' },
+  detail: { type: 'string', description: 'human text; may change; never parse it' },
+  code: { type: 'string', enum: Object.keys(PROBLEM_CODES), description: 'stable machine code: the contract' },
+  request_id: { type: 'string' },
+  instance: { type: 'string' },
+  errors: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
+  required_credits: {
+    type: 'integer',
+    minimum: 1,
+    description:
+      "with `insufficient_credits`: the price of the operation's smallest useful answer (one page, one unlock, one match, one contact record), never derived from the data",
   },
-};
+});
 
 function narrowedProblem(description: string, codes: ProblemCode[]): Record<string, unknown> {
   return {

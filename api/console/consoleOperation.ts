@@ -1,6 +1,6 @@
 import type { ZodType, z } from 'zod';
 import type { Permission } from '../../core/keys/permissions';
-import type { RouteAudit, RouteInput, RouteResult, RouteSpec } from '../routeSpec';
+import type { AuditChange, RouteAudit, RouteInput, RouteResult, RouteSpec } from '../routeSpec';
 import type { ConsoleOperationName } from './consoleOperationNames';
 
 /**
@@ -24,4 +24,32 @@ export type ConsoleOperation = RouteSpec<ZodType, ZodType, ZodType, ConsoleOpera
 
 export function defineConsoleOperation<B extends ZodType, P extends ZodType>(spec: ConsoleOperationSpec<B, P>): ConsoleOperation {
   return { ...spec, method: 'POST', tag: 'console', responses: {} } as unknown as ConsoleOperation;
+}
+
+type ChangeInput<B extends ZodType> = RouteInput<z.output<B>, unknown, unknown>;
+
+/**
+ * A console write that changes one setting (a budget, a limit): it answers 200 with the setting
+ * as the change left it, and its audit entry holds the setting before and after the change.
+ */
+export interface ConsoleChangeSpec<B extends ZodType, V> extends Pick<ConsoleOperationSpec<B, ZodType>, 'operation' | 'path' | 'summary' | 'body'> {
+  change: (input: ChangeInput<B>) => Promise<V>;
+  audit: {
+    action: AuditChange['action'];
+    target: (input: ChangeInput<B>) => string;
+    /** The setting the change replaces (run before the change), null when there is none. */
+    before: (input: ChangeInput<B>) => Promise<Record<string, unknown> | null>;
+    after: (input: ChangeInput<B>, setting: V) => Record<string, unknown>;
+  };
+}
+
+export function defineConsoleChange<B extends ZodType, V>({ change, audit, ...declaration }: ConsoleChangeSpec<B, V>): ConsoleOperation {
+  return defineConsoleOperation({
+    ...declaration,
+    handler: async (input) => ({ status: 200, body: await change(input) }),
+    audit: {
+      before: audit.before,
+      change: (input, result, before) => ({ action: audit.action, target: audit.target(input), before, after: audit.after(input, result.body as V) }),
+    },
+  });
 }

@@ -9,17 +9,14 @@ import {
   SIGN_IN_PAGE_PATH,
   SIGN_OUT_PATH,
 } from './pagePaths';
+import { objectSchema } from '../reference/objectSchema';
 
 /**
  * The authorization server's endpoints in the API reference (they live at AUTH_URL, outside
  * /v1, and are not route specs). OAuth errors are RFC 6749 / RFC 7591 JSON bodies, not problem
  * documents; the pages answer HTML.
  */
-const oauthError = {
-  type: 'object',
-  required: ['error'],
-  properties: { error: { type: 'string' }, error_description: { type: 'string' } },
-};
+const oauthError = objectSchema(['error'], { error: { type: 'string' }, error_description: { type: 'string' } });
 
 const PAGE_EXAMPLE =
   '<!doctype html>\n<html lang="en">\n<head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>\n<body><main><h1>Sign in</h1><form method="post">…</form></main></body>\n</html>\n';
@@ -55,17 +52,13 @@ const query = (name: string, description: string, required = false, schema: Reco
 export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
   const common = { tags: ['OAuth'], security: [], servers: [{ url: authUrl }] };
   const page = { tags: ['Sign-in pages'], security: [], servers: [{ url: authUrl }] };
-  const tokenResponse = {
-    type: 'object',
-    required: ['access_token', 'token_type', 'expires_in', 'scope'],
-    properties: {
-      access_token: { type: 'string', description: 'RFC 9068 JWT for {MCP_URL}/tools' },
-      token_type: { const: 'Bearer' },
-      expires_in: { type: 'integer' },
-      refresh_token: { type: 'string' },
-      scope: { const: 'mcp:tools' },
-    },
-  };
+  const tokenResponse = objectSchema(['access_token', 'token_type', 'expires_in', 'scope'], {
+    access_token: { type: 'string', description: 'RFC 9068 JWT for {MCP_URL}/tools' },
+    token_type: { const: 'Bearer' },
+    expires_in: { type: 'integer' },
+    refresh_token: { type: 'string' },
+    scope: { const: 'mcp:tools' },
+  });
   const metadataExample = {
     issuer: authUrl,
     authorization_endpoint: `${authUrl}${AUTHORIZE_PATH}`,

@@ -1,30 +1,23 @@
 import { PROTECTED_RESOURCE_METADATA_PATH, PROTECTED_RESOURCE_METADATA_ROOT_PATH } from '../oauth/discovery';
 import { TOOLS_PATH } from '../mcp/toolServer';
+import { objectSchema } from './objectSchema';
 
 /**
  * The MCP tool server and its RFC 9728 resource metadata in the API reference. Both live at
  * MCP_URL; the tool server speaks JSON-RPC (MCP Streamable HTTP), so its body is described as
  * a JSON-RPC message and its tools are listed by `tools/list`, not here.
  */
-const bearerError = {
-  type: 'object',
-  required: ['error'],
-  properties: { error: { type: 'string' }, error_description: { type: 'string' } },
-};
+const bearerError = objectSchema(['error'], { error: { type: 'string' }, error_description: { type: 'string' } });
 /** The SDK reads integers (ids, error codes) only within the safe-integer range: here that is the real bound. */
 const sdkInteger = { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
 const requestId = { anyOf: [{ type: 'string' }, sdkInteger], description: 'a string, or an integer JavaScript holds exactly' };
-const rpcError = {
-  type: 'object',
-  required: ['code', 'message'],
-  properties: { code: sdkInteger, message: { type: 'string' }, data: {} },
-};
+const rpcError = objectSchema(['code', 'message'], { code: sdkInteger, message: { type: 'string' }, data: {} });
 /** `_meta` of params and results: what MCP defines there; anything else is kept. */
 const meta = {
   type: 'object',
   properties: {
     progressToken: { anyOf: [{ type: 'string' }, sdkInteger] },
-    'io.modelcontextprotocol/related-task': { type: 'object', required: ['taskId'], properties: { taskId: { type: 'string' } } },
+    'io.modelcontextprotocol/related-task': objectSchema(['taskId'], { taskId: { type: 'string' } }),
   },
 };
 const params = { type: 'object', properties: { _meta: meta } };
@@ -66,16 +59,12 @@ const clientMessage = {
   ],
 };
 /** What the server answers: the response to a request, or an error naming the request's id when it had one. */
-const serverMessage = {
-  type: 'object',
-  required: ['jsonrpc'],
-  properties: {
-    jsonrpc: { const: '2.0' },
-    id: { type: ['string', 'number', 'null'], description: "the request's id as it was sent; null when it could not be read" },
-    result: { type: 'object' },
-    error: rpcError,
-  },
-};
+const serverMessage = objectSchema(['jsonrpc'], {
+  jsonrpc: { const: '2.0' },
+  id: { type: ['string', 'number', 'null'], description: "the request's id as it was sent; null when it could not be read" },
+  result: { type: 'object' },
+  error: rpcError,
+});
 const challenge = { 'WWW-Authenticate': { description: 'Bearer challenge naming the resource metadata URL (RFC 9728)', schema: { type: 'string' } } };
 
 function resourceMetadataPath(
@@ -85,18 +74,14 @@ function resourceMetadataPath(
   summary: string,
 ): Record<string, unknown> {
   const { mcpUrl, authUrl } = urls;
-  const metadata = {
-    type: 'object',
-    required: ['resource', 'authorization_servers'],
-    properties: {
-      resource: { type: 'string' },
-      authorization_servers: { type: 'array', items: { type: 'string' } },
-      scopes_supported: { type: 'array', items: { type: 'string' } },
-      bearer_methods_supported: { type: 'array', items: { type: 'string' } },
-      resource_signing_alg_values_supported: { type: 'array', items: { type: 'string' } },
-      resource_name: { type: 'string' },
-    },
-  };
+  const metadata = objectSchema(['resource', 'authorization_servers'], {
+    resource: { type: 'string' },
+    authorization_servers: { type: 'array', items: { type: 'string' } },
+    scopes_supported: { type: 'array', items: { type: 'string' } },
+    bearer_methods_supported: { type: 'array', items: { type: 'string' } },
+    resource_signing_alg_values_supported: { type: 'array', items: { type: 'string' } },
+    resource_name: { type: 'string' },
+  });
   return {
     get: {
       ...common,

@@ -1,4 +1,5 @@
 import { COUNT_KEYS, FINAL_JOB_STATUSES } from '../../core/jobs/jobTypes';
+import { objectSchema } from './objectSchema';
 
 /**
  * The events the service POSTs to customers' endpoints, as an OpenAPI 3.1 `webhooks` section,
@@ -15,30 +16,22 @@ const header = (name: string, description: string, example: string) => ({
 });
 
 export const JOB_COMPLETED_EVENT_SCHEMA = {
-  type: 'object',
-  required: ['type', 'id', 'timestamp', 'data'],
-  properties: {
+  ...objectSchema(['type', 'id', 'timestamp', 'data'], {
     type: { const: 'job.completed' },
     id: { type: 'string', description: 'The event id; equals the `webhook-id` header. Deduplicate on it: retries and replays carry the same id.' },
     timestamp: { type: 'string', format: 'date-time', description: 'When the event was first emitted' },
-    data: {
-      type: 'object',
-      required: ['job_id', 'type', 'status', 'counts', 'result_url'],
-      properties: {
-        job_id: { type: 'string' },
-        type: { const: 'contact_retrieval' },
-        status: { enum: [...FINAL_JOB_STATUSES] },
-        counts: {
-          type: 'object',
-          required: [...COUNT_KEYS],
-          properties: Object.fromEntries(COUNT_KEYS.map((k) => [k, { type: 'integer', minimum: 0 }])),
-          description: 'requested = delivered + not_found + failed + reused + cancelled + pending, always',
-        },
-        result_url: { type: 'string', description: 'Relative path of the result (`GET /v1/job-results/{job_id}`); call it with your own key' },
-        result_expires_at: { type: 'string', format: 'date-time', description: 'Present when the job carries a result' },
+    data: objectSchema(['job_id', 'type', 'status', 'counts', 'result_url'], {
+      job_id: { type: 'string' },
+      type: { const: 'contact_retrieval' },
+      status: { enum: [...FINAL_JOB_STATUSES] },
+      counts: {
+        ...objectSchema([...COUNT_KEYS], Object.fromEntries(COUNT_KEYS.map((k) => [k, { type: 'integer', minimum: 0 }]))),
+        description: 'requested = delivered + not_found + failed + reused + cancelled + pending, always',
       },
-    },
-  },
+      result_url: { type: 'string', description: 'Relative path of the result (`GET /v1/job-results/{job_id}`); call it with your own key' },
+      result_expires_at: { type: 'string', format: 'date-time', description: 'Present when the job carries a result' },
+    }),
+  }),
   description: 'No personal data: ids and counts only. Read the contacts from `result_url`.',
 };
 

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import { constantTimeEqual } from '../../core/crypto/hash';
 import { metricsRegistry } from '../../core/observability/metrics';
 import { Problem } from '../../core/problems';
+import { objectSchema } from '../reference/objectSchema';
 
 export interface Probes {
   store: () => Promise<boolean>;
@@ -54,14 +55,10 @@ export function healthRouter(probes: Probes, metrics: MetricsAccess): Router {
 export function healthOpenApiPaths(metrics: MetricsAccess): Record<string, unknown> {
   const probe = { tags: ['Operations'], security: [] };
   const noStore = { 'Cache-Control': { schema: { type: 'string', const: 'no-store' } } };
-  const checks = {
-    type: 'object',
-    required: ['status', 'checks'],
-    properties: {
-      status: { enum: ['ready', 'unavailable'] },
-      checks: { type: 'object', properties: { store: { enum: ['ok', 'down'] }, temporal: { enum: ['ok', 'down'] } } },
-    },
-  };
+  const checks = objectSchema(['status', 'checks'], {
+    status: { enum: ['ready', 'unavailable'] },
+    checks: { type: 'object', properties: { store: { enum: ['ok', 'down'] }, temporal: { enum: ['ok', 'down'] } } },
+  });
   const paths: Record<string, unknown> = {
     '/healthz': {
       get: {
@@ -73,7 +70,7 @@ export function healthOpenApiPaths(metrics: MetricsAccess): Record<string, unkno
             description: 'Alive',
             headers: noStore,
             content: {
-              'application/json': { schema: { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } }, example: { status: 'ok' } },
+              'application/json': { schema: objectSchema(['status'], { status: { const: 'ok' } }), example: { status: 'ok' } },
             },
           },
           '4XX': { $ref: '#/components/responses/RequestRefused' },

@@ -1,4 +1,5 @@
 import { cursorIndex, decodeListCursor, encodeListCursor } from '../pageCursor';
+import { apiFields } from '../apiFields';
 import { auditValues, isAuditActor, isAuditAction, type AuditAction, type AuditActor } from './auditActions';
 import { auditEventsByIds, auditHeadSeq, deleteAuditEventsBefore, insertAuditEvent, takeAuditSeq, type AuditEventMatch, type AuditEventRecord } from './store';
 
@@ -75,16 +76,7 @@ export async function recordAuditEvent(input: AuditEventInput): Promise<AuditEve
 }
 
 function view(e: AuditEventRecord): AuditEventView {
-  return {
-    event_id: e._id,
-    time: e.time.toISOString(),
-    actor: e.actor,
-    action: e.action,
-    target: e.target,
-    before: e.before ?? null,
-    after: e.after ?? null,
-    client_address: e.clientAddress ?? null,
-  };
+  return { event_id: e._id, ...apiFields(e, ['time', 'actor', 'action', 'target', 'before', 'after', 'clientAddress']) };
 }
 
 export const AUDIT_PAGE_DEFAULT = 20;

@@ -188,15 +188,24 @@ export function checkCapChange(s: LimitSettingsDoc, operation: OperationName, sc
 type OverrideChange = Pick<LimitOverride, 'kind' | 'requestsPerMinute' | 'setBy'>;
 
 /**
+ * A change to the limit of one operation (or, for clearLimit, the baseline entry) on one scope
+ * of an organization, as the operator makes it unless `actor` says the customer does.
+ */
+export interface LimitChangeRequest<O extends LimitEntryName = OperationName> {
+  orgId: string;
+  operation: O;
+  scope: Scope;
+  actor?: Actor;
+}
+
+/**
  * The one road of a scope's override change: the organization and the scope must exist, then
  * `decide` sees the stored settings and the scope's current override and answers the new one
  * (or throws its refusal) inside the conditional update.
  */
 async function changeOverride(
   settings: LimitChangeSettings,
-  orgId: string,
-  operation: OperationName,
-  scope: Scope,
+  { orgId, operation, scope }: LimitChangeRequest,
   decide: (s: LimitSettingsDoc, existing: LimitOverride | undefined) => OverrideChange,
 ): Promise<LimitSettingsDoc> {
   await requireOrganization(orgId);
@@ -206,15 +215,9 @@ async function changeOverride(
   );
 }
 
-export async function setCap(
-  settings: LimitChangeSettings,
-  orgId: string,
-  operation: OperationName,
-  scope: Scope,
-  requestsPerMinute: number,
-  actor: Actor = 'operator',
-): Promise<LimitSettingsDoc> {
-  return changeOverride(settings, orgId, operation, scope, (s, existing) => {
+export async function setCap(settings: LimitChangeSettings, request: LimitChangeRequest & { requestsPerMinute: number }): Promise<LimitSettingsDoc> {
+  const { operation, scope, requestsPerMinute, actor = 'operator' } = request;
+  return changeOverride(settings, request, (s, existing) => {
     checkCapChange(s, operation, scope, requestsPerMinute, actor);
     // A customer lowering the operator's cap leaves it the operator's: clearing it must stay the operator's too.
     const setBy = existing && existing.kind !== 'cleared' && setByOf(existing) === 'operator' ? 'operator' : actor;
@@ -222,14 +225,9 @@ export async function setCap(
   });
 }
 
-export async function blockOperation(
-  settings: LimitChangeSettings,
-  orgId: string,
-  operation: OperationName,
-  scope: Scope,
-  actor: Actor = 'operator',
-): Promise<LimitSettingsDoc> {
-  return changeOverride(settings, orgId, operation, scope, (_s, existing) => {
+export async function blockOperation(settings: LimitChangeSettings, request: LimitChangeRequest): Promise<LimitSettingsDoc> {
+  const { actor = 'operator' } = request;
+  return changeOverride(settings, request, (_s, existing) => {
     // A customer's block must not take over an operator's cap or block: clearing it later would lift the operator's limit.
     if (actor === 'customer' && existing && existing.kind !== 'cleared' && setByOf(existing) === 'operator') {
       throw new LimitChangeError('the service operator set a limit on this operation for this scope; only the operator can change it');
@@ -256,13 +254,8 @@ export function checkClear(actor: Actor, existing?: Pick<LimitOverride, 'kind' |
 }
 
 /** Clears a cap or block; `api.request_baseline.v1` clears the organization-wide rate. */
-export async function clearLimit(
-  settings: LimitChangeSettings,
-  orgId: string,
-  operation: LimitEntryName,
-  scope: Scope,
-  actor: Actor = 'operator',
-): Promise<LimitSettingsDoc> {
+export async function clearLimit(settings: LimitChangeSettings, request: LimitChangeRequest<LimitEntryName>): Promise<LimitSettingsDoc> {
+  const { orgId, operation, scope, actor = 'operator' } = request;
   if (actor === 'customer' && operation === BASELINE_ENTRY) checkClear(actor);
   await requireOrganization(orgId);
   if (operation === BASELINE_ENTRY) {

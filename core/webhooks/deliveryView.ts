@@ -1,3 +1,4 @@
+import { apiFields } from '../apiFields';
 import type { DeliveryStatus } from './deliveryStatus';
 import type { DeliveryRecord } from './store/records';
 
@@ -21,17 +22,19 @@ export interface DeliveryView {
 export function deliveryView(d: DeliveryRecord): DeliveryView {
   return {
     delivery_id: d._id,
-    event_id: d.eventId,
-    endpoint_id: d.endpointId,
-    job_id: d.jobId,
-    attempt: d.attempt,
-    replay: d.replay,
-    status: d.status,
-    response_status: d.responseStatus ?? null,
-    error_code: d.errorCode ?? null,
-    duration_ms: d.durationMs ?? null,
-    scheduled_at: d.scheduledAt.toISOString(),
-    attempted_at: d.attemptedAt.toISOString(),
-    next_attempt_at: d.nextAttemptAt ? d.nextAttemptAt.toISOString() : null,
+    ...apiFields(d, [
+      'eventId',
+      'endpointId',
+      'jobId',
+      'attempt',
+      'replay',
+      'status',
+      'responseStatus',
+      'errorCode',
+      'durationMs',
+      'scheduledAt',
+      'attemptedAt',
+      'nextAttemptAt',
+    ]),
   };
 }

@@ -1,4 +1,5 @@
 import { isDuplicateKeyError } from '../store/connection';
+import { apiFields } from '../apiFields';
 import { newId } from '../ids';
 import { Problem, notFound } from '../problems';
 import { checkDestination, REFUSAL_TEXT, type LookupAll } from './destinationPolicy';
@@ -44,13 +45,7 @@ export interface EndpointView {
 }
 
 export function endpointView(doc: Pick<EndpointRecord, '_id' | 'url' | 'state' | 'createdAt' | 'updatedAt'>): EndpointView {
-  return {
-    endpoint_id: doc._id,
-    url: doc.url,
-    state: doc.state,
-    created_at: doc.createdAt.toISOString(),
-    updated_at: doc.updatedAt.toISOString(),
-  };
+  return { endpoint_id: doc._id, ...apiFields(doc, ['url', 'state', 'createdAt', 'updatedAt']) };
 }
 
 async function requireAllowedDestination(url: string, settings: DestinationSettings): Promise<void> {

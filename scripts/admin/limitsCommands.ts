@@ -56,7 +56,7 @@ export const limitsCommands: Record<string, AdminCommand> = {
       const operation = operationFlag(f);
       const scope = scopeFromFlags(orgId, f);
       const rpm = intFlag(f, 'requests-per-minute', { required: true, min: 1 })!;
-      const settings = await setCap(config, orgId, operation, scope, rpm);
+      const settings = await setCap(config, { orgId, operation, scope, requestsPerMinute: rpm });
       await recordOperatorChange({ orgId, action: 'limit.cap_set', target: scope.id, after: { ...limitTarget(operation, scope), requests_per_minute: rpm } });
       return entryFor(config, settings, orgId, operation, scope);
     },
@@ -67,7 +67,7 @@ export const limitsCommands: Record<string, AdminCommand> = {
       const orgId = requireFlag(f, 'org');
       const operation = operationFlag(f);
       const scope = scopeFromFlags(orgId, f);
-      const settings = await blockOperation(config, orgId, operation, scope);
+      const settings = await blockOperation(config, { orgId, operation, scope });
       await recordOperatorChange({ orgId, action: 'limit.blocked', target: scope.id, after: { ...limitTarget(operation, scope), blocked: true } });
       return entryFor(config, settings, orgId, operation, scope);
     },
@@ -79,7 +79,7 @@ export const limitsCommands: Record<string, AdminCommand> = {
       requireFlag(f, 'operation');
       const operation = limitEntryFlag(f)!;
       const scope = scopeFromFlags(orgId, f);
-      const settings = await clearLimit(config, orgId, operation, scope);
+      const settings = await clearLimit(config, { orgId, operation, scope });
       await recordOperatorChange({ orgId, action: 'limit.cleared', target: scope.id, after: limitTarget(operation, scope) });
       return entryFor(config, settings, orgId, operation, scope);
     },

@@ -19,7 +19,9 @@ afterAll(async () => disconnectStore());
 test.each([2, 10])('%i first-time limit changes at once each succeed or get a clean conflict, and none is lost', async (n) => {
   const org = await createOrganization(`limits race ${n}`, 0);
   const operations = OPERATIONS.slice(0, n);
-  const outcomes = await Promise.allSettled(operations.map((op, i) => setCap(config, org.org_id, op, { type: 'organization', id: org.org_id }, i + 1)));
+  const outcomes = await Promise.allSettled(
+    operations.map((op, i) => setCap(config, { orgId: org.org_id, operation: op, scope: { type: 'organization', id: org.org_id }, requestsPerMinute: i + 1 })),
+  );
 
   const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as Error] : []));
   for (const err of failures) {

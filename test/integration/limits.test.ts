@@ -200,7 +200,7 @@ describe('request rate: strict one-second window shared by every key and replica
 
   test('a request refused by a later check gives its baseline slot back; an operation rate below the baseline wins', async () => {
     const tenant = await createTenant();
-    await blockOperation(cfg, tenant.orgId, 'whoami', { type: 'key', id: tenant.keyId });
+    await blockOperation(cfg, { orgId: tenant.orgId, operation: 'whoami', scope: { type: 'key', id: tenant.keyId } });
     const other = await addKey(tenant, [PERMISSIONS.jobsRead]);
     // 20 blocked requests, then 25 from another key, all in one second.
     clock.nextSecond(100);
@@ -317,7 +317,7 @@ describe('per-minute caps', () => {
     }
     expect((await api(replicas[1].url, 'GET', '/v1/whoami', { key: other.key })).status).toBe(200);
     // Clearing lifts it at once, on every replica.
-    await clearLimit(cfg, tenant.orgId, 'whoami', { type: 'key', id: tenant.keyId });
+    await clearLimit(cfg, { orgId: tenant.orgId, operation: 'whoami', scope: { type: 'key', id: tenant.keyId } });
     expect((await api(replicas[0].url, 'GET', '/v1/whoami', { key: tenant.key })).status).toBe(200);
     expect((await api(replicas[1].url, 'GET', '/v1/whoami', { key: tenant.key })).status).toBe(200);
   });
@@ -490,13 +490,13 @@ describe('GET /v1/operational-limits', () => {
 
   test('before and after each kind of override: cap, block, organization rate, and clearing', async () => {
     const op = 'contact_retrieval_jobs.get';
-    await setCap(cfg, tenant.orgId, op, { type: 'application', id: tenant.applicationId }, 600);
+    await setCap(cfg, { orgId: tenant.orgId, operation: op, scope: { type: 'application', id: tenant.applicationId }, requestsPerMinute: 600 });
     let res = await read(`?operation=${op}`);
     expect(entry(res, op, 'organization')).toMatchObject({ source: 'inherited', requests_per_minute: null });
     expect(entry(res, op, 'application')).toMatchObject({ source: 'override', requests_per_minute: 600, standard_requests_per_minute: 1200 });
     expect(entry(res, op, 'key')).toMatchObject({ source: 'override', requests_per_minute: 600 });
 
-    await blockOperation(cfg, tenant.orgId, op, { type: 'key_family', id: tenant.familyId });
+    await blockOperation(cfg, { orgId: tenant.orgId, operation: op, scope: { type: 'key_family', id: tenant.familyId } });
     res = await read(`?operation=${op}`);
     expect(entry(res, op, 'key_family')).toMatchObject({
       status: 'denied',
@@ -511,9 +511,9 @@ describe('GET /v1/operational-limits', () => {
     res = await read(`?operation=${BASELINE_ENTRY}&scope=organization`);
     expect(res.json.data).toEqual([expect.objectContaining({ source: 'override', requests_per_second: 12, standard_requests_per_minute: 720 })]);
 
-    await clearLimit(cfg, tenant.orgId, op, { type: 'key_family', id: tenant.familyId });
-    await clearLimit(cfg, tenant.orgId, op, { type: 'application', id: tenant.applicationId });
-    await clearLimit(cfg, tenant.orgId, BASELINE_ENTRY, { type: 'organization', id: tenant.orgId });
+    await clearLimit(cfg, { orgId: tenant.orgId, operation: op, scope: { type: 'key_family', id: tenant.familyId } });
+    await clearLimit(cfg, { orgId: tenant.orgId, operation: op, scope: { type: 'application', id: tenant.applicationId } });
+    await clearLimit(cfg, { orgId: tenant.orgId, operation: BASELINE_ENTRY, scope: { type: 'organization', id: tenant.orgId } });
     res = await read(`?operation=${op}`);
     expect(entry(res, op, 'key_family')).toMatchObject({ status: 'active', source: 'cleared', requests_per_minute: null, requests_per_second: 20 });
     expect(entry(res, op, 'application')).toMatchObject({ source: 'cleared', requests_per_minute: null });

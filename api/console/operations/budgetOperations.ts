@@ -3,7 +3,7 @@ import { creditSummary, setBudget, type BudgetView } from '../../../core/credits
 import { familyExists } from '../../../core/keys/store';
 import { notFound } from '../../../core/problems';
 import type { RouteInput } from '../../routeSpec';
-import { defineConsoleOperation } from '../consoleOperation';
+import { defineConsoleChange } from '../consoleOperation';
 import { CONSOLE_PATHS } from '../consolePaths';
 
 /**
@@ -33,8 +33,10 @@ const removeBody = z.object({ family_id: familyField }).strict();
 
 type BudgetInput = { family_id: string };
 
-async function requireOwnFamily(orgId: string, familyId: string): Promise<void> {
-  if (familyId && !(await familyExists(orgId, familyId))) throw notFound('key family');
+/** The budget of the form's family (or of the organization) set to `amount`, null removing it. */
+async function changeBudget({ principal, body, deps }: RouteInput<BudgetInput, unknown, unknown>, amount: number | null): Promise<BudgetView> {
+  if (body.family_id && !(await familyExists(principal.orgId, body.family_id))) throw notFound('key family');
+  return setBudget({ orgId: principal.orgId, familyId: body.family_id || undefined, amount }, deps.ledgerHeads);
 }
 
 async function budgetBefore(input: RouteInput<BudgetInput, unknown, unknown>): Promise<Record<string, unknown>> {
@@ -43,45 +45,35 @@ async function budgetBefore(input: RouteInput<BudgetInput, unknown, unknown>): P
   return { family_id: familyId, budget: familyId ? (summary.family_budgets[familyId] ?? null) : summary.organization_budget };
 }
 
-const setBudgetOperation = defineConsoleOperation({
+function budgetTarget({ principal, body }: RouteInput<BudgetInput, unknown, unknown>): string {
+  return body.family_id || principal.orgId;
+}
+
+const setBudgetOperation = defineConsoleChange({
   operation: 'console.budgets.set',
   path: CONSOLE_PATHS.budgets,
   summary: 'Set a budget',
   body: setBody,
-  handler: async ({ principal, body, deps }) => {
-    await requireOwnFamily(principal.orgId, body.family_id);
-    const view = await setBudget({ orgId: principal.orgId, familyId: body.family_id || undefined, amount: body.budget }, deps.ledgerHeads);
-    return { status: 200, body: view };
-  },
+  change: (input) => changeBudget(input, input.body.budget),
   audit: {
+    action: 'budget.set',
+    target: budgetTarget,
     before: budgetBefore,
-    change: ({ principal, body }, result, before) => ({
-      action: 'budget.set',
-      target: body.family_id || principal.orgId,
-      before,
-      after: { family_id: body.family_id || null, budget: body.budget, remaining: (result.body as BudgetView).remaining },
-    }),
+    after: ({ body }, view) => ({ family_id: body.family_id || null, budget: body.budget, remaining: view.remaining }),
   },
 });
 
-const removeBudgetOperation = defineConsoleOperation({
+const removeBudgetOperation = defineConsoleChange({
   operation: 'console.budgets.remove',
   path: `${CONSOLE_PATHS.budgets}/remove`,
   summary: 'Remove a budget',
   body: removeBody,
-  handler: async ({ principal, body, deps }) => {
-    await requireOwnFamily(principal.orgId, body.family_id);
-    const view = await setBudget({ orgId: principal.orgId, familyId: body.family_id || undefined, amount: null }, deps.ledgerHeads);
-    return { status: 200, body: view };
-  },
+  change: (input) => changeBudget(input, null),
   audit: {
+    action: 'budget.removed',
+    target: budgetTarget,
     before: budgetBefore,
-    change: ({ principal, body }, _result, before) => ({
-      action: 'budget.removed',
-      target: body.family_id || principal.orgId,
-      before,
-      after: { family_id: body.family_id || null, budget: null },
-    }),
+    after: ({ body }) => ({ family_id: body.family_id || null, budget: null }),
   },
 });
 

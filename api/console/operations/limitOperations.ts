@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OPERATIONS, SCOPE_TYPES, type OperationName, type Scope } from '../../../core/limits/limitTable';
+import { OPERATIONS, SCOPE_TYPES, type Scope } from '../../../core/limits/limitTable';
 import {
   blockOperation,
   clearLimit,
@@ -7,6 +7,7 @@ import {
   LimitChangeError,
   readLimitSettings,
   setCap,
+  type LimitChangeRequest,
   type LimitOverride,
   type LimitSettingsDoc,
 } from '../../../core/limits/limitSettings';
@@ -14,9 +15,8 @@ import { limitEntry, type LimitEntry } from '../../../core/limits/operationalLim
 import { scopeChain } from '../../../core/limits/scopeChain';
 import { validationFailed } from '../../../core/problems';
 import type { KeyPrincipal } from '../../../core/keys/apiKeys';
-import type { Config } from '../../../core/config';
-import type { RouteInput, RouteResult } from '../../routeSpec';
-import { defineConsoleOperation } from '../consoleOperation';
+import type { RouteInput } from '../../routeSpec';
+import { defineConsoleChange } from '../consoleOperation';
 import { CONSOLE_PATHS } from '../consolePaths';
 
 /**
@@ -75,8 +75,18 @@ async function overrideBefore(input: RouteInput<ScopeInput, unknown, unknown>): 
   return overrideValues(input.body.operation, scope, existingOverride(await readLimitSettings(input.principal.orgId), input.body.operation, scope));
 }
 
-async function entryAfter(config: Config, settings: LimitSettingsDoc, orgId: string, operation: OperationName, scope: Scope): Promise<LimitEntry> {
-  return limitEntry(settings, operation, await scopeChain(orgId, scope), config.limits.leaseTtlSeconds);
+/**
+ * The customer's change of the scope the form names, through `change`; a refusal of the limit
+ * rules is the validation message of `field`. Answers the scope's limit entry after it.
+ */
+async function changeLimit(
+  { principal, body, config }: RouteInput<ScopeInput, unknown, unknown>,
+  field: string,
+  change: (request: LimitChangeRequest) => Promise<LimitSettingsDoc>,
+): Promise<LimitEntry> {
+  const request: LimitChangeRequest = { orgId: principal.orgId, operation: body.operation, scope: scopeOf(principal, body), actor: 'customer' };
+  const settings = await underLimitRules(field, () => change(request));
+  return limitEntry(settings, request.operation, await scopeChain(request.orgId, request.scope), config.limits.leaseTtlSeconds);
 }
 
 function entryValues(entry: LimitEntry): Record<string, unknown> {
@@ -93,54 +103,38 @@ function entryValues(entry: LimitEntry): Record<string, unknown> {
 /** The audit of a change to one scope's override: the override before it and the entry after. */
 function overrideAudit(action: 'limit.cap_set' | 'limit.blocked' | 'limit.cleared') {
   return {
+    action,
+    target: ({ principal, body }: RouteInput<ScopeInput, unknown, unknown>) => scopeOf(principal, body).id,
     before: overrideBefore,
-    change: ({ principal, body }: RouteInput<ScopeInput, unknown, unknown>, result: RouteResult, before: Record<string, unknown> | null) => ({
-      action,
-      target: scopeOf(principal, body).id,
-      before,
-      after: entryValues(result.body as LimitEntry),
-    }),
+    after: (_input: unknown, entry: LimitEntry) => entryValues(entry),
   };
 }
 
-const setCapOperation = defineConsoleOperation({
+const setCapOperation = defineConsoleChange({
   operation: 'console.limits.set_cap',
   path: CONSOLE_PATHS.limits,
   summary: 'Set a per-minute cap',
   body: capBody,
-  handler: async ({ principal, body, config }) => {
-    const scope = scopeOf(principal, body);
-    const settings = await underLimitRules('requests_per_minute', () =>
-      setCap(config, principal.orgId, body.operation, scope, body.requests_per_minute, 'customer'),
-    );
-    return { status: 200, body: await entryAfter(config, settings, principal.orgId, body.operation, scope) };
-  },
+  change: (input) =>
+    changeLimit(input, 'requests_per_minute', (request) => setCap(input.config, { ...request, requestsPerMinute: input.body.requests_per_minute })),
   audit: overrideAudit('limit.cap_set'),
 });
 
-const blockOperationOperation = defineConsoleOperation({
+const blockOperationOperation = defineConsoleChange({
   operation: 'console.limits.block',
   path: `${CONSOLE_PATHS.limits}/block`,
   summary: 'Block an operation',
   body: capBody.omit({ requests_per_minute: true }).extend({ requests_per_minute: z.string().optional() }),
-  handler: async ({ principal, body, config }) => {
-    const scope = scopeOf(principal, body);
-    const settings = await underLimitRules('operation', () => blockOperation(config, principal.orgId, body.operation, scope, 'customer'));
-    return { status: 200, body: await entryAfter(config, settings, principal.orgId, body.operation, scope) };
-  },
+  change: (input) => changeLimit(input, 'operation', (request) => blockOperation(input.config, request)),
   audit: overrideAudit('limit.blocked'),
 });
 
-const clearOperation = defineConsoleOperation({
+const clearOperation = defineConsoleChange({
   operation: 'console.limits.clear',
   path: `${CONSOLE_PATHS.limits}/clear`,
   summary: 'Clear a cap or a block',
   body: scopeBody,
-  handler: async ({ principal, body, config }) => {
-    const scope = scopeOf(principal, body);
-    const settings = await underLimitRules('operation', () => clearLimit(config, principal.orgId, body.operation, scope, 'customer'));
-    return { status: 200, body: await entryAfter(config, settings, principal.orgId, body.operation, scope) };
-  },
+  change: (input) => changeLimit(input, 'operation', (request) => clearLimit(input.config, request)),
   audit: overrideAudit('limit.cleared'),
 });
 
