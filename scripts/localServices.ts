@@ -146,10 +146,13 @@ export function folderBytes(dir: string): number {
   return total;
 }
 
-/** Serialises installs between concurrent starts (dev and tests) with a lock directory. */
-async function withInstallLock<T>(fn: () => T | Promise<T>): Promise<T> {
+/**
+ * Serialises installs of one thing between concurrent starts (dev and tests) with a lock
+ * directory; installs of different things (the services, the fuzzer, the browser) run side by side.
+ */
+async function withInstallLock<T>(what: 'services' | 'schemathesis' | 'chromium', fn: () => T | Promise<T>): Promise<T> {
   mkdirSync(LOCAL, { recursive: true });
-  const lock = join(LOCAL, 'install.lock');
+  const lock = join(LOCAL, `install-${what}.lock`);
   const deadline = Date.now() + 10 * 60_000;
   for (;;) {
     try {
@@ -157,7 +160,7 @@ async function withInstallLock<T>(fn: () => T | Promise<T>): Promise<T> {
       break;
     } catch {
       if (Date.now() > deadline) throw new ServiceInstallError(`install lock ${lock} held for 10 minutes; remove it if no install is running`);
-      spawnSync('sleep', ['1']);
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
   try {
@@ -199,7 +202,7 @@ async function installTemporal(log: (m: string) => void): Promise<void> {
  */
 export async function installSchemathesis(log: (m: string) => void = () => undefined): Promise<string> {
   if (existsSync(BINARIES.schemathesis)) return BINARIES.schemathesis;
-  return withInstallLock(async () => {
+  return withInstallLock('schemathesis', async () => {
     if (existsSync(BINARIES.schemathesis)) return BINARIES.schemathesis;
     const venv = join(LOCAL, `schemathesis-${VERSIONS.schemathesis}`);
     log(`installing schemathesis ${VERSIONS.schemathesis} from PyPI into .local/ (once) …`);
@@ -282,7 +285,7 @@ export async function installChromium(log: (m: string) => void = () => undefined
   if (process.env.CHROMIUM_PATH) throw new ServiceInstallError(`CHROMIUM_PATH=${process.env.CHROMIUM_PATH} does not exist. ${hint}`);
   const hasApt = spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0;
   if (process.getuid?.() !== 0 || !hasApt) throw new ServiceInstallError(`Chromium was not found. ${hint}`);
-  return withInstallLock(() => {
+  return withInstallLock('chromium', () => {
     log('installing chromium with apt-get (once) …');
     try {
       const known = /Candidate:\s*(?!\(none\))\S/.test(spawnSync('apt-cache', ['policy', 'chromium'], { encoding: 'utf8' }).stdout ?? '');
@@ -303,7 +306,7 @@ export interface InstallWants {
 }
 
 export async function installServices(wants: InstallWants, log: (m: string) => void = () => undefined): Promise<void> {
-  await withInstallLock(async () => {
+  await withInstallLock('services', async () => {
     if (wants.temporal) await installTemporal(log);
     if (wants.ferretdb) await installFerretDb(log);
   });

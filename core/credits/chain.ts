@@ -31,7 +31,11 @@ export const HEAD_HINTS_MAX = 50_000;
 export class ChainHeads {
   private readonly hints: LRUCache<string, number>;
 
+  /** How many chains it remembers at most. */
+  readonly max: number;
+
   constructor(max = HEAD_HINTS_MAX) {
+    this.max = max;
     this.hints = new LRUCache<string, number>({ max });
   }
 

@@ -21,8 +21,11 @@ export default async function globalSetup(): Promise<void> {
   // The workflow code, bundled once for every test file's in-process workers (and kept for the
   // next run and `npm run dev` while its sources do not change), while the services start.
   const bundled = cachedWorkflowBundle(WORKFLOW_BUNDLES, bundleLogger);
+  // The contract test's fuzzer, installed (on a fresh clone) while the services install and start too.
+  const fuzzer = installSchemathesis(say);
   // Awaited below; a failure meanwhile must not end the process as an unhandled rejection.
   bundled.catch(() => undefined);
+  fuzzer.catch(() => undefined);
   const stack = await startLocalStack({
     dir,
     mongodbUri: process.env.MONGODB_URI || undefined,
@@ -34,7 +37,7 @@ export default async function globalSetup(): Promise<void> {
   // The sign-in tests drive a real browser; a missing one fails the run here, never skips them.
   process.env.TEST_CHROMIUM_PATH = await installChromium(say);
   // The contract test fuzzes the running API from its own document.
-  process.env.TEST_SCHEMATHESIS = await installSchemathesis(say);
+  process.env.TEST_SCHEMATHESIS = await fuzzer;
   process.env.TEST_MONGODB_BASE = stack.storeBase;
   process.env.TEST_TEMPORAL_ADDRESS = stack.temporalAddress;
   process.env.TEST_TEMPORAL_TEST_SERVER = BINARIES.temporalTestServer;

@@ -1,14 +1,18 @@
 import { appendEntry, ChainHeads, HEAD_HINTS_MAX } from '../../core/credits/chain';
 
+/** A bound small enough to fill in a unit test; the default is checked to be the one the apps use. */
+const MAX = 100;
+
 describe('credit chain head hints', () => {
   const model = { collection: { insertOne: async () => ({}) } } as never;
 
   test('the hints are bounded: the oldest chains are forgotten, recent ones kept', async () => {
-    const heads = new ChainHeads();
-    for (let i = 0; i <= HEAD_HINTS_MAX; i++) await appendEntry(model, `org_${i}`, 3, {}, heads);
+    const heads = new ChainHeads(MAX);
+    for (let i = 0; i <= MAX; i++) await appendEntry(model, `org_${i}`, 3, {}, heads);
     expect(heads.known('org_0')).toBeUndefined();
-    expect(heads.known(`org_${HEAD_HINTS_MAX}`)).toBe(3);
+    expect(heads.known(`org_${MAX}`)).toBe(3);
     expect(heads.known('org_1')).toBe(3);
+    expect(new ChainHeads().max).toBe(HEAD_HINTS_MAX);
   });
 
   test('each owner learns only its own appends, and a late one never moves a hint back', async () => {
