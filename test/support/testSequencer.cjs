@@ -3,30 +3,39 @@ const Sequencer = require('@jest/test-sequencer').default;
 
 /**
  * Seconds the slowest files take on a 2-CPU machine. jest starts the files it knows to be slow
- * first, so that its two workers finish together; it knows that from its cache of the last
+ * first, so that its workers finish together; it knows that from its cache of the last
  * run, which a fresh clone has not, and otherwise goes by file size, which would start several
  * of these short files last and leave one worker running them alone.
  */
 const TYPICAL_SECONDS = {
-  'test/integration/adminCli.test.ts': 32,
-  'test/integration/openApiContract.test.ts': 31,
-  'test/e2e/devStart.test.ts': 27,
-  'test/e2e/consoleWebhooksBrowser.test.ts': 23,
-  'test/e2e/consoleBrowser.test.ts': 22,
-  'test/integration/userAdminCli.test.ts': 21,
-  'test/integration/oauthRefusals.test.ts': 19,
-  'test/integration/oauthAdminCli.test.ts': 17,
-  'test/e2e/webhooks.test.ts': 15,
-  'test/e2e/consoleActivityBrowser.test.ts': 14,
-  'test/e2e/consoleLimitsBrowser.test.ts': 13,
-  'test/integration/jobsApi.test.ts': 12,
-  'test/integration/conditionalUpdateAtomicity.test.ts': 11,
-  'test/integration/keyUse.test.ts': 10,
-  'test/integration/limits.test.ts': 10,
-  'test/integration/jobsWorkerRestart.test.ts': 9,
-  'test/integration/talentPaidOperations.test.ts': 9,
-  'test/integration/webhookRoutes.test.ts': 7,
-  'test/integration/webhookAbuse.test.ts': 5,
+  'test/e2e/devStart.test.ts': 58,
+  'test/integration/openApiContract.test.ts': 47,
+  'test/e2e/consoleActivityBrowser.test.ts': 22,
+  'test/e2e/consoleBrowser.test.ts': 21,
+  'test/integration/oauthRefusals.test.ts': 21,
+  'test/e2e/consoleWebhooksBrowser.test.ts': 20,
+  'test/e2e/mcpOAuthClient.test.ts': 18,
+  'test/integration/limits.test.ts': 18,
+  'test/integration/conditionalUpdateAtomicity.test.ts': 15,
+  'test/e2e/consoleLimitsBrowser.test.ts': 14,
+  'test/e2e/webhooks.test.ts': 14,
+  'test/integration/webhookRoutes.test.ts': 14,
+  'test/integration/jobsApi.test.ts': 13,
+  'test/integration/jobsWorkerRestart.test.ts': 13,
+  'test/integration/overlappingJobs.test.ts': 11,
+  'test/integration/temporalTls.test.ts': 10,
+  'test/e2e/signInBrowser.test.ts': 9,
+  'test/integration/webhookListen.test.ts': 9,
+  'test/integration/typescriptClientPackage.test.ts': 9,
+  'test/integration/webhookAbuse.test.ts': 9,
+  'test/integration/jobsAbuse.test.ts': 9,
+  'test/unit/talentSearch.test.ts': 9,
+  'test/integration/talentPaidOperations.test.ts': 8,
+  'test/workflows/webhookDelivery.test.ts': 8,
+  'test/e2e/referencePage.test.ts': 8,
+  'test/integration/jobsConcurrencyCap.test.ts': 7,
+  'test/integration/oauthMetadataFetchBounds.test.ts': 7,
+  'test/integration/consoleWebhooks.test.ts': 7,
 };
 
 /** jest's own order (failed first, then the longest), with the table standing in for a missing cache entry. */
