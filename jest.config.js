@@ -12,7 +12,7 @@ module.exports = {
   maxWorkers: 3,
   // A file leaves part of its modules behind in the worker's heap (about 30 to 100 MB each, up
   // to 1.2 GB a worker by the end), and every garbage collection then walks all of it: a worker
-  // past this size after a file is replaced by a fresh one (224 s → 205 s for the suite here).
+  // past this size after a file is replaced by a fresh one.
   workerIdleMemoryLimit: '300MB',
   // The slowest files first, also without the timing cache of a previous run.
   testSequencer: '<rootDir>/test/support/testSequencer.cjs',
