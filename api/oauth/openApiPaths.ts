@@ -16,13 +16,14 @@ import { objectSchema } from '../reference/objectSchema';
  * /v1, and are not route specs). OAuth errors are RFC 6749 / RFC 7591 JSON bodies, not problem
  * documents; the pages answer HTML.
  */
-const oauthError = objectSchema(['error'], { error: { type: 'string' }, error_description: { type: 'string' } });
+/** An OAuth error body (RFC 6749 section 5.2, RFC 6750 section 3): the token endpoint's and a bearer refusal's. */
+export const OAUTH_ERROR_SCHEMA = objectSchema(['error'], { error: { type: 'string' }, error_description: { type: 'string' } });
 
 const PAGE_EXAMPLE =
   '<!doctype html>\n<html lang="en">\n<head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>\n<body><main><h1>Sign in</h1><form method="post">…</form></main></body>\n</html>\n';
 const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' }, example: PAGE_EXAMPLE } } });
 const oauthErrorContent = (error: string, errorDescription: string) => ({
-  'application/json': { schema: oauthError, example: { error, error_description: errorDescription } },
+  'application/json': { schema: OAUTH_ERROR_SCHEMA, example: { error, error_description: errorDescription } },
 });
 const CSRF_EXAMPLE = 'Yp3Jx0k2Qm8RtV5wN9bL4cH7dF1sG6aE';
 const seeOther = (description: string) => ({ description, headers: { Location: { schema: { type: 'string' } } } });

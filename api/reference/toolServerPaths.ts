@@ -1,4 +1,5 @@
 import { PROTECTED_RESOURCE_METADATA_PATH, PROTECTED_RESOURCE_METADATA_ROOT_PATH } from '../oauth/discovery';
+import { OAUTH_ERROR_SCHEMA } from '../oauth/openApiPaths';
 import { TOOLS_PATH } from '../mcp/toolServer';
 import { objectSchema } from './objectSchema';
 
@@ -7,7 +8,6 @@ import { objectSchema } from './objectSchema';
  * MCP_URL; the tool server speaks JSON-RPC (MCP Streamable HTTP), so its body is described as
  * a JSON-RPC message and its tools are listed by `tools/list`, not here.
  */
-const bearerError = objectSchema(['error'], { error: { type: 'string' }, error_description: { type: 'string' } });
 /** The SDK reads integers (ids, error codes) only within the safe-integer range: here that is the real bound. */
 const sdkInteger = { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
 const requestId = { anyOf: [{ type: 'string' }, sdkInteger], description: 'a string, or an integer JavaScript holds exactly' };
@@ -190,7 +190,10 @@ export function toolServerOpenApiPaths(mcpUrl: string, authUrl = mcpUrl): Record
             description: '`invalid_token`, or no token',
             headers: challenge,
             content: {
-              'application/json': { schema: bearerError, example: { error: 'invalid_token', error_description: 'The access token is invalid or expired.' } },
+              'application/json': {
+                schema: OAUTH_ERROR_SCHEMA,
+                example: { error: 'invalid_token', error_description: 'The access token is invalid or expired.' },
+              },
             },
           },
           403: {
@@ -198,7 +201,7 @@ export function toolServerOpenApiPaths(mcpUrl: string, authUrl = mcpUrl): Record
             headers: challenge,
             content: {
               'application/json': {
-                schema: bearerError,
+                schema: OAUTH_ERROR_SCHEMA,
                 example: { error: 'insufficient_scope', error_description: 'The access token lacks the scopes: mcp:tools.' },
               },
             },
@@ -208,7 +211,7 @@ export function toolServerOpenApiPaths(mcpUrl: string, authUrl = mcpUrl): Record
             headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
             content: {
               'application/json': {
-                schema: bearerError,
+                schema: OAUTH_ERROR_SCHEMA,
                 example: { error: 'rate_limited', error_description: 'Too many requests for this client; retry after the Retry-After delay.' },
               },
             },

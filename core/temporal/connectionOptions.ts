@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { ConnectionOptions } from '@temporalio/client';
 import type { Concealed } from '../concealed';
 
@@ -47,23 +46,6 @@ export function temporalConnectOptions(t: Pick<TemporalConnectionSettings, 'addr
 /** The options of a client connection (`Connection.connect`), bounded by TEMPORAL_CONNECT_TIMEOUT_MS. */
 export function clientConnectOptions(t: Pick<TemporalConnectionSettings, 'address' | 'tls' | 'apiKey' | 'connectTimeoutMs'>): ConnectionOptions {
   return { ...temporalConnectOptions(t), connectTimeout: t.connectTimeoutMs };
-}
-
-const digest = (b: Buffer | string) => createHash('sha256').update(b).digest('hex').slice(0, 16);
-
-/**
- * Which server and identity a connection is: two settings with the same identity may share a
- * client, two with different ones may not. Certificates, the CA and the API key enter as
- * digests, so the identity can be a map key without holding a secret in clear.
- */
-export function temporalConnectionIdentity(t: TemporalConnectionSettings): string {
-  return JSON.stringify([
-    t.address,
-    t.namespace,
-    t.connectTimeoutMs,
-    t.tls ? [t.tls.clientCert ? digest(t.tls.clientCert.crt) : null, t.tls.serverCa ? digest(t.tls.serverCa) : null, t.tls.serverName ?? null] : null,
-    t.apiKey ? digest(t.apiKey.reveal()) : null,
-  ]);
 }
 
 /** What a start-up line may say about the connection: where, and how it authenticates (no secret). */

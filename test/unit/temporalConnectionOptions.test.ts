@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { ConfigError, loadConfig } from '../../core/config';
 import { createTemporalClients } from '../../core/temporal/client';
-import { clientConnectOptions, describeTemporalConnection, temporalConnectOptions, temporalConnectionIdentity } from '../../core/temporal/connectionOptions';
+import { clientConnectOptions, describeTemporalConnection, temporalConnectOptions } from '../../core/temporal/connectionOptions';
 import { freePort } from '../../scripts/localServices';
 import { makeTemporalTlsFiles, type TemporalTlsFiles } from '../support/temporalTlsCertificates';
 
@@ -117,7 +117,6 @@ test('a Temporal Cloud API key goes on the connection with TLS on, and into no l
   expect(JSON.stringify(config)).not.toContain(API_KEY);
   expect(inspect(config, { depth: 10 })).not.toContain(API_KEY);
   expect(`${config.temporal.apiKey}`).toBe('[redacted]');
-  expect(temporalConnectionIdentity(config.temporal)).not.toContain(API_KEY);
 
   // Nobody listens: the failure names the address and what was waited for, and holds no key anywhere in its chain.
   const temporal = createTemporalClients(config);
@@ -128,21 +127,4 @@ test('a Temporal Cloud API key goes on the connection with TLS on, and into no l
   const chain: string[] = [];
   for (let e: unknown = err; e instanceof Error; e = e.cause) chain.push(e.message, e.stack ?? '', inspect(e, { depth: 5 }));
   expect(chain.join('\n')).not.toContain(API_KEY);
-});
-
-test("a connection's identity changes with anything that decides where it goes or who it is", () => {
-  const base = { TEMPORAL_TLS_CERT_FILE: files.clientCert, TEMPORAL_TLS_KEY_FILE: files.clientKey, TEMPORAL_TLS_CA_FILE: files.caCert };
-  const identity = (env: Record<string, string>) => temporalConnectionIdentity(load({ ...base, ...env }).temporal);
-  const same = identity({});
-  expect(identity({})).toBe(same);
-  const others = [
-    identity({ TEMPORAL_ADDRESS: 'elsewhere:7233' }),
-    identity({ TEMPORAL_NAMESPACE: 'other' }),
-    identity({ TEMPORAL_TLS_CERT_FILE: files.strangerCert, TEMPORAL_TLS_KEY_FILE: files.strangerKey }),
-    identity({ TEMPORAL_TLS_CA_FILE: files.serverCert }),
-    identity({ TEMPORAL_TLS_SERVER_NAME: 'temporal.example' }),
-    identity({ TEMPORAL_API_KEY: API_KEY }),
-    temporalConnectionIdentity(load({}).temporal),
-  ];
-  expect(new Set([same, ...others]).size).toBe(others.length + 1);
 });
