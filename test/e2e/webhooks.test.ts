@@ -6,7 +6,6 @@ import { deliveryWorkflowId } from '../../core/webhooks/deliveryWorkflowContract
 import { WebhookDelivery } from '../../core/webhooks/models';
 import { systemDestinationLookup } from '../../core/webhooks/destinationResolver';
 import type { LookupAll } from '../../core/webhooks/destinationPolicy';
-import { emitJobCompleted } from '../../core/webhooks/jobCompletedEvent';
 import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
 import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
 import { apiHonouringRateLimits as api } from '../support/http';
@@ -16,6 +15,7 @@ import { sharedSettings } from '../support/testConfig';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { eventually } from '../support/eventually';
 import { TYPESCRIPT_NODE_ARGS } from '../support/typescriptProcess';
+import { emitFinishedJob } from '../support/webhookStack';
 
 /**
  * Webhooks end to end: the real API over HTTP, a real worker on the dev Temporal server, and a
@@ -54,19 +54,7 @@ async function registered(t: TestTenant, url: string): Promise<{ endpointId: str
 }
 
 function emit(t: TestTenant, tag: string) {
-  return emitJobCompleted(
-    srv.config,
-    {
-      orgId: t.orgId,
-      workspaceId: t.workspaceId,
-      jobId: `job_${tag}${Date.now()}`,
-      status: 'completed',
-      counts,
-      resultExpiresAt: new Date(Date.now() + 7 * 86400_000),
-      completedAt: new Date(),
-    },
-    { temporal: srv.deps.temporal },
-  );
+  return emitFinishedJob(srv, t, tag, counts);
 }
 
 const at = (path: string) => receiver.requests.filter((r) => r.path === path);

@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { deliveryWorkflowId, REPLAY_SIGNAL } from '../../core/webhooks/deliveryWorkflowContract';
 import type { LookupAll } from '../../core/webhooks/destinationPolicy';
-import { emitJobCompleted } from '../../core/webhooks/jobCompletedEvent';
 import { WebhookDelivery } from '../../core/webhooks/models';
 import { sendAttempt } from '../../core/webhooks/sendAttempt';
 import { createTenant, type TestTenant } from '../support/fixtures';
@@ -10,7 +9,7 @@ import { apiHonouringRateLimits as api } from '../support/http';
 import { RECEIVER_HOST_NAME, type HttpsReceiver } from '../support/httpsReceiver';
 import type { TestApi } from '../support/testApi';
 import { eventually } from '../support/eventually';
-import { startWebhookStack, type WebhookStack } from '../support/webhookStack';
+import { emitFinishedJob, startWebhookStack, type WebhookStack } from '../support/webhookStack';
 
 /**
  * Webhook delivery attempts: the attempt checks that the endpoint belongs to the
@@ -44,19 +43,7 @@ describe('the attempt activity trusts run.endpointId', () => {
     const b = await createTenant();
     await registered(a, '/victim-a/hook');
     const foreignEndpoint = await registered(b, '/tenant-b/hook');
-    const { eventId } = await emitJobCompleted(
-      srv.config,
-      {
-        orgId: a.orgId,
-        workspaceId: a.workspaceId,
-        jobId: `job_forged_${Date.now()}`,
-        status: 'completed',
-        counts,
-        resultExpiresAt: new Date(Date.now() + 7 * 86400_000),
-        completedAt: new Date(),
-      },
-      { temporal: srv.deps.temporal },
-    );
+    const { eventId } = await emitFinishedJob(srv, a, 'forged', counts);
     await eventually('the event to dead-letter', async () => !!(await WebhookDelivery.exists({ eventId, status: 'dead_lettered', replay: 0 })), {
       timeoutMs: 60_000,
     });

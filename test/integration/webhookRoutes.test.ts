@@ -13,7 +13,7 @@ import type { TestApi } from '../support/testApi';
 import { runAdminWith } from '../support/adminCli';
 import { eventually } from '../support/eventually';
 import { expectProblemResponse } from '../support/problems';
-import { startWebhookStack, type WebhookStack } from '../support/webhookStack';
+import { emitFinishedJob, startWebhookStack, type WebhookStack } from '../support/webhookStack';
 
 /** Webhook management and delivery routes over HTTP against the real store, Temporal and a worker. */
 let srv: TestApi;
@@ -199,19 +199,7 @@ describe('endpoints (SPEC 4.2, DECISIONS.md)', () => {
 async function deadLettered(t: TestTenant, tag: string) {
   receiver.respond((req) => (req.path.includes('/dead/') ? { status: 500 } : { status: 200 }));
   const reg = await register(t, hookUrl(`dead/${tag}`));
-  const { eventId } = await emitJobCompleted(
-    srv.config,
-    {
-      orgId: t.orgId,
-      workspaceId: t.workspaceId,
-      jobId: `job_${tag}_${Date.now()}`,
-      status: 'completed',
-      counts,
-      resultExpiresAt: new Date(Date.now() + 7 * 86400_000),
-      completedAt: new Date(),
-    },
-    { temporal: srv.deps.temporal },
-  );
+  const { eventId } = await emitFinishedJob(srv, t, tag, counts);
   const dead = await eventually('the event to dead-letter', async () => {
     const res = await api(srv.url, 'GET', `/v1/webhook-deliveries?event_id=${eventId}&status=dead_lettered`, { key: t.key });
     return res.json.data.length === 1 ? res.json.data[0] : undefined;
@@ -300,19 +288,7 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
     const t = await createTenant();
     const reg = await register(t, hookUrl('ok/at-once'));
     expect(reg.status).toBe(201);
-    const { eventId } = await emitJobCompleted(
-      srv.config,
-      {
-        orgId: t.orgId,
-        workspaceId: t.workspaceId,
-        jobId: `job_at_once_${Date.now()}`,
-        status: 'completed',
-        counts,
-        resultExpiresAt: new Date(Date.now() + 7 * 86400_000),
-        completedAt: new Date(),
-      },
-      { temporal: srv.deps.temporal },
-    );
+    const { eventId } = await emitFinishedJob(srv, t, 'at_once', counts);
     const client = await srv.deps.temporal.client();
     const list = async (query: string) => {
       const found: string[] = [];
@@ -417,19 +393,7 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
 
   test('no active endpoint means no delivery', async () => {
     const t = await createTenant();
-    const res = await emitJobCompleted(
-      srv.config,
-      {
-        orgId: t.orgId,
-        workspaceId: t.workspaceId,
-        jobId: `job_none_${Date.now()}`,
-        status: 'failed',
-        counts,
-        resultExpiresAt: null,
-        completedAt: new Date(),
-      },
-      { temporal: srv.deps.temporal },
-    );
+    const res = await emitFinishedJob(srv, t, 'none', counts, { status: 'failed', resultExpiresAt: null });
     expect(res.deliveryStarted).toBe(false);
     expect(res.eventId).toMatch(/^evt_/);
   });

@@ -1,3 +1,5 @@
+import type { JobCounts } from '../../core/jobs/jobTypes';
+import { emitJobCompleted, type EmittedEvent, type JobCompletedInput } from '../../core/webhooks/jobCompletedEvent';
 import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
 import { startHttpsReceiver, type HttpsReceiver } from './httpsReceiver';
 import { startTestApi, type TestApi } from './testApi';
@@ -33,4 +35,31 @@ export async function startWebhookStack(env: Record<string, string> = {}): Promi
     throw err;
   }
   return { srv: started.srv, worker: started.worker, receiver: started.receiver, close };
+}
+
+/**
+ * A job of `tenant` that just finished, its `job.completed` event emitted through the app's
+ * Temporal clients as the worker emits it: completed with a result readable for 7 days unless
+ * `finish` says otherwise. The job id is `job_<tag>_<now>`.
+ */
+export function emitFinishedJob(
+  srv: TestApi,
+  tenant: { orgId: string; workspaceId: string },
+  tag: string,
+  counts: JobCounts,
+  finish: Partial<Pick<JobCompletedInput, 'status' | 'resultExpiresAt'>> = {},
+): Promise<EmittedEvent> {
+  return emitJobCompleted(
+    srv.config,
+    {
+      orgId: tenant.orgId,
+      workspaceId: tenant.workspaceId,
+      jobId: `job_${tag}_${Date.now()}`,
+      status: finish.status ?? 'completed',
+      counts,
+      resultExpiresAt: finish.resultExpiresAt === undefined ? new Date(Date.now() + 7 * 86400_000) : finish.resultExpiresAt,
+      completedAt: new Date(),
+    },
+    { temporal: srv.deps.temporal },
+  );
 }
