@@ -86,6 +86,16 @@ dl.facts dd{margin:0;overflow-wrap:anywhere}
 .choices a{display:inline-block;padding:.3rem .6rem;border:1px solid var(--line);border-radius:.375rem;text-decoration:none}
 .choices a[aria-current=true]{background:var(--accent);color:#fff;border-color:var(--accent)}
 @media (max-width:40rem){h1{font-size:1.35rem}main{padding:.75rem .75rem 2rem}nav ul{padding:.25rem .5rem}}
+@media (max-width:40rem){
+.stacking thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+.stacking table,.stacking tbody,.stacking tr,.stacking td{display:block}
+.stacking tr{padding:.35rem 0;border-bottom:1px solid var(--line)}
+.stacking tbody tr:last-child{border-bottom:0}
+.stacking td{border-bottom:0;white-space:normal;padding:.2rem .6rem}
+.stacking td[data-label]{display:grid;grid-template-columns:6rem minmax(0,1fr);gap:0 .75rem}
+.stacking td[data-label]::before{content:attr(data-label);font-weight:600}
+.stacking td code{white-space:normal;overflow-wrap:anywhere}
+}
 `;
 
 const SCRIPT = `

@@ -90,9 +90,9 @@ export function secretBlock(secret: string, label: string): Html {
   </div>`;
 }
 
-/** A table that scrolls sideways on its own on a narrow screen, instead of the page. */
-export function scrollingTable(caption: string, head: string[], rows: Html[]): Html {
-  return html`<div class="table-wrap" role="region" aria-label="${caption}" tabindex="0">
+/** A table in a frame named by its caption (a region a keyboard can reach, since it may scroll). */
+function framedTable(frameClass: string, caption: string, head: string[], rows: Html[]): Html {
+  return html`<div class="${frameClass}" role="region" aria-label="${caption}" tabindex="0">
     <table>
       <caption class="vh">
         ${caption}
@@ -107,6 +107,34 @@ export function scrollingTable(caption: string, head: string[], rows: Html[]): H
       </tbody>
     </table>
   </div>`;
+}
+
+/** A table that scrolls sideways on its own on a narrow screen, instead of the page. */
+export function scrollingTable(caption: string, head: string[], rows: Html[]): Html {
+  return framedTable('table-wrap', caption, head, rows);
+}
+
+/**
+ * A cell of a stacking table. `ownLabel` marks a cell whose content carries its own label (a
+ * form's labelled field), which therefore is not shown its column's name again.
+ */
+export interface TableCell {
+  body: Html | string;
+  className?: string;
+  ownLabel?: boolean;
+}
+
+/**
+ * A table of few columns whose rows hold forms: on a narrow screen each row stacks into a block,
+ * each cell under its column's name (the stylesheet's `.stacking`), so a phone shows the forms
+ * whole instead of scrolling sideways to them. Each row's cells are in the order of `head`.
+ */
+export function stackingTable(caption: string, head: string[], rows: TableCell[][]): Html {
+  const row = (cells: TableCell[]) =>
+    html`<tr>
+      ${cells.map((c, i) => html`<td${c.className ? html` class="${c.className}"` : ''}${c.ownLabel ? '' : html` data-label="${head[i]}"`}>${c.body}</td>`)}
+    </tr>`;
+  return framedTable('table-wrap stacking', caption, head, rows.map(row));
 }
 
 export function dateText(value: Date | string | null | undefined): string {
