@@ -5,7 +5,7 @@ import { Problem } from '../../../core/problems';
 import { ReadCache } from '../../../core/store/readCache';
 import { errorNote, hidden, html, type Html } from '../../oauth/pageRendering';
 import { notAllowed } from '../consoleErrors';
-import { scrollingTable, seeOther, sendConsolePage } from '../consoleLayout';
+import { seeOther, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
 import type { ConsoleDeps, ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
 import type { ConsoleVisitor } from '../consoleVisitor';
@@ -49,36 +49,32 @@ function budgetInput(id: string, label: Html, value: number | null): Html {
   return textInput(id, label, { name: 'budget', digits: true, value: value === null ? '' : String(value) });
 }
 
-function familyRow(f: FamilyRow, remaining: number | null, visitor: ConsoleVisitor): Html {
-  const admin = visitor.role === 'admin';
-  return html`<tr>
-    <td>${f.name}</td>
-    <td><code>${f.familyId}</code></td>
-    <td>${credits(remaining)}</td>
-    ${
-      admin
-        ? html`<td class="actions">
-            ${postForm(
-              CONSOLE_PATHS.budgets,
+function familyRow(f: FamilyRow, remaining: number | null, visitor: ConsoleVisitor): TableCell[] {
+  const figures: TableCell[] = [{ body: f.name }, { body: html`<code>${f.familyId}</code>` }, { body: credits(remaining) }];
+  if (visitor.role !== 'admin') return figures;
+  return [
+    ...figures,
+    {
+      className: 'actions',
+      ownLabel: true,
+      body: html`${postForm(
+        CONSOLE_PATHS.budgets,
+        visitor.csrf,
+        html`${hidden('family_id', f.familyId)}
+          ${budgetInput(`budget-${f.familyId}`, html`Budget<span class="vh"> for ${f.name} (${f.familyId})</span>`, remaining)}
+          <button type="submit">Save budget<span class="vh"> for ${f.name}</span></button>`,
+      )}
+      ${
+        remaining !== null
+          ? postForm(
+              `${CONSOLE_PATHS.budgets}/remove`,
               visitor.csrf,
-              html`${hidden('family_id', f.familyId)}
-                ${budgetInput(`budget-${f.familyId}`, html`Budget<span class="vh"> for ${f.name} (${f.familyId})</span>`, remaining)}
-                <button type="submit">Save budget<span class="vh"> for ${f.name}</span></button>`,
-            )}
-            ${
-              remaining !== null
-                ? postForm(
-                    `${CONSOLE_PATHS.budgets}/remove`,
-                    visitor.csrf,
-                    html`${hidden('family_id', f.familyId)}
-                      <button type="submit" class="secondary">Remove budget<span class="vh"> for ${f.name}</span></button>`,
-                  )
-                : ''
-            }
-          </td>`
-        : ''
-    }
-  </tr>`;
+              html`${hidden('family_id', f.familyId)} <button type="submit" class="secondary">Remove budget<span class="vh"> for ${f.name}</span></button>`,
+            )
+          : ''
+      }`,
+    },
+  ];
 }
 
 /**
@@ -140,7 +136,7 @@ async function sendBudgetsPage(
         <h2>Key family budgets</h2>
         ${
           families.length
-            ? scrollingTable(
+            ? stackingTable(
                 'Key family budgets',
                 admin ? ['Key family', 'Id', 'Remaining', 'Budget'] : ['Key family', 'Id', 'Remaining'],
                 shown.map((f) => familyRow(f, summary.family_budgets[f.familyId] ?? null, visitor)),
