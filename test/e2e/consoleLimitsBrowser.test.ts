@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { LedgerEntry } from '../../core/credits/models';
 import { creditBalance } from '../../core/credits/credits';
 import { closeBrowser, launchBrowser } from '../support/browser';
-import { checkPage, setUpAndSignIn } from '../support/consoleBrowser';
+import { checkPage, setUpAndSignIn, sidewaysScrolling } from '../support/consoleBrowser';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
 import { createUserWithCli, startSignInApi, uniqueEmail } from '../support/signInApi';
@@ -133,6 +133,8 @@ test("Budgets: an organization budget below a paid call's price refuses it with 
   await page.goto(`${srv.url}/console/budgets`);
   await page.getByRole('heading', { level: 1, name: 'Budgets' }).waitFor();
   await expectAccessible('budgets');
+  // A phone's width: the key family table with its forms fits, nothing scrolls sideways.
+  expect(await sidewaysScrolling(page, 375)).toEqual([]);
   await page.getByLabel('Organization budget', { exact: true }).fill('0');
   await submitWith(page, 'Save organization budget');
   expect(new URL(page.url()).search).toBe('?done=set');
@@ -153,6 +155,9 @@ test("Budgets: an organization budget below a paid call's price refuses it with 
   await family.getByLabel(/^Budget/).fill('7');
   await submitWithin(family, `Save budget for ${(await family.locator('td').first().innerText()).trim()}`);
   expect(await page.locator('tr', { hasText: tenant.familyId }).innerText()).toMatch(/7 credits/);
+  // With "Remove budget" beside "Save budget", the widest a row gets, it still fits.
+  await expectAccessible('budgets-family-set');
+  expect(await sidewaysScrolling(page, 375)).toEqual([]);
   await submitWithin(
     page.locator('tr', { hasText: tenant.familyId }),
     `Remove budget for ${(await page.locator('tr', { hasText: tenant.familyId }).locator('td').first().innerText()).trim()}`,
@@ -193,6 +198,7 @@ test('a member sees budgets without forms, cannot read the audit log, and a craf
     await member.goto(`${srv.url}/console/budgets`);
     await member.getByRole('heading', { level: 1, name: 'Budgets' }).waitFor();
     expect(await member.locator('main form').count()).toBe(0);
+    expect(await sidewaysScrolling(member, 375)).toEqual([]);
     await member.goto(`${srv.url}/console/limits`);
     expect(await member.getByRole('button', { name: 'Set cap' }).count()).toBe(0);
     expect((await member.goto(`${srv.url}/console/audit`))?.status()).toBe(403);

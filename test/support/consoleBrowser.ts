@@ -55,6 +55,31 @@ export async function screenshots(page: Page, name: string): Promise<void> {
   if (before) await page.setViewportSize(before);
 }
 
+/**
+ * What scrolls sideways on what `page` shows at `width` px wide: the page itself and every element
+ * whose content is wider than its box (a table's frame that scrolls on its own included), each as
+ * `tag.class scrollWidth>clientWidth`. Empty when everything fits.
+ */
+export async function sidewaysScrolling(page: Page, width: number): Promise<string[]> {
+  const before = page.viewportSize();
+  await page.setViewportSize({ width, height: 900 });
+  // A string, evaluated in the page: this project's TypeScript has no DOM types.
+  const found = (await page.evaluate(`(() => {
+    const out = [];
+    const root = document.documentElement;
+    if (root.scrollWidth > window.innerWidth) out.push('page ' + root.scrollWidth + '>' + window.innerWidth);
+    for (const el of document.querySelectorAll('body *')) {
+      const x = getComputedStyle(el).overflowX;
+      if ((x === 'auto' || x === 'scroll') && el.scrollWidth > el.clientWidth) {
+        out.push(el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ').join('.') : '') + ' ' + el.scrollWidth + '>' + el.clientWidth);
+      }
+    }
+    return out;
+  })()`)) as string[];
+  if (before) await page.setViewportSize(before);
+  return found;
+}
+
 /** Accessibility check and screenshots of the page shown: what every console page gets in the browser test. */
 export async function checkPage(page: Page, name: string): Promise<AxeViolation[]> {
   if (process.env.CONSOLE_SHOTS) await screenshots(page, name);
