@@ -42,7 +42,7 @@ button,.button{display:inline-block;font:inherit;padding:.45rem 1rem;margin:.75r
 button.secondary{background:#fff;color:var(--accent)}
 button.danger{background:var(--danger);border-color:var(--danger)}
 .bar button{margin:0;padding:.3rem .75rem;background:#fff;color:var(--accent)}
-.table-wrap{overflow-x:auto;-webkit-overflow-scrolling:touch;border:1px solid var(--line);border-radius:.375rem;margin:1rem 0}
+.table-wrap{position:relative;overflow-x:auto;-webkit-overflow-scrolling:touch;border:1px solid var(--line);border-radius:.375rem;margin:1rem 0}
 table{border-collapse:collapse;width:100%;font-size:.925rem}
 th,td{text-align:left;vertical-align:top;padding:.45rem .6rem;border-bottom:1px solid var(--line);white-space:nowrap}
 thead th{background:var(--soft)}

@@ -95,6 +95,8 @@ test('a cap at the standard is refused with a clear message, the values kept; a 
   expect(await page.getByLabel('Requests per minute', { exact: true }).inputValue()).toBe('1500');
   expect(await page.getByLabel('Operation', { exact: true }).inputValue()).toBe('whoami');
   await expectAccessible('limits-refused');
+  // The limits table may scroll inside its frame on a phone; the page itself does not.
+  expect((await sidewaysScrolling(page, 375)).filter((s) => s.startsWith('page '))).toEqual([]);
 
   await fillCapForm('whoami', 'Key', other.keyId, '10');
   const foreign = page.waitForResponse((r) => r.url().endsWith('/console/limits') && r.request().method() === 'POST');
