@@ -5,6 +5,7 @@ import type { ResponseLink, RouteSpec } from './routeSpec';
 import { problemExample, problemResponses } from './reference/problemResponses';
 import { JOB_COMPLETED_EVENT_SCHEMA, webhookEvents } from './reference/webhookEvents';
 import { objectSchema } from './reference/objectSchema';
+import { IDEMPOTENCY_KEY_PATTERN } from '../core/idempotency/idempotency';
 
 /**
  * The API reference, generated from the same zod schemas that validate requests, so the
@@ -142,7 +143,7 @@ function parameters(spec: RouteSpec): unknown[] {
       name: 'Idempotency-Key',
       in: 'header',
       required: true,
-      schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$' },
+      schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN },
       description: 'Same key and body replays the first successful result; a different body is 409.',
     });
   }

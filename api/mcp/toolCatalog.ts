@@ -1,6 +1,7 @@
 import { z, type ZodType } from 'zod';
 import type { OperationName } from '../../core/limits/limitTable';
 import type { RouteSpec } from '../routeSpec';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../core/idempotency/idempotency';
 
 /**
  * The tools of the tool server. Each one is a developer-API operation: it runs the same route
@@ -209,7 +210,7 @@ export function buildToolEntry(definition: ToolDefinition, spec: RouteSpec): Too
   if (spec.idempotent) {
     properties[IDEMPOTENCY_KEY_ARGUMENT] = {
       type: 'string',
-      pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$',
+      pattern: IDEMPOTENCY_KEY_PATTERN,
       description:
         'Makes a retry safe: the same key with the same arguments replays the first result instead of redoing (and re-charging) the work. Generated when absent.',
     };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PRICES } from '../../core/credits/prices';
+import { MAILBOX_LIMITS, withinMailboxLimits } from '../../core/mailboxLimits';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { CONFIDENCE, matchPeople } from '../../core/talent/matchPeople';
 import { payerOf } from '../operations/idempotentRun';
@@ -11,7 +12,13 @@ const field = (max: number) => z.string().trim().min(1).max(max).regex(/\S/, 'mu
 const MatchBody = z
   .object({
     name: field(200),
-    email: z.string().trim().email().max(320).optional(),
+    email: z
+      .string()
+      .trim()
+      .email()
+      .max(320)
+      .refine(withinMailboxLimits, `at most ${MAILBOX_LIMITS.localPart} characters before the @ and ${MAILBOX_LIMITS.domain} after it`)
+      .optional(),
     // Not trimmed: the pattern itself allows spaces, so the document's pattern is the whole rule.
     phone: z
       .string()

@@ -21,8 +21,12 @@ import type { IdempotencyResponseDoc } from './store';
  * request under it gets a new nonce, so it is charged, and names a search, afresh.
  */
 
-/** SPEC 7.4: 8–128 characters, first a letter or digit, then letters, digits, `.`, `_`, `:`, `-`. */
-const IDEMPOTENCY_KEY = /^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$/;
+/**
+ * SPEC 7.4: 8–128 characters, first a letter or digit, then letters, digits, `.`, `_`, `:`, `-`.
+ * Also the pattern the API reference and the tool catalogue state for the key.
+ */
+export const IDEMPOTENCY_KEY_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$';
+const IDEMPOTENCY_KEY = new RegExp(IDEMPOTENCY_KEY_PATTERN);
 export const IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
 
 export function isValidIdempotencyKey(value: unknown): value is string {

@@ -12,6 +12,7 @@ import { addAdminSeat, ensureAdminCount, isRole, releaseAdminSeat, roleOf, type 
 import * as store from './store';
 import type { UserRecord } from './store';
 import { hashPassword, passwordProblem } from './passwords';
+import { withinMailboxLimits } from '../mailboxLimits';
 
 /** Operator-created people (DECISIONS.md "Interactive sign-in"). */
 export const SETUP_TOKEN_PREFIX = 'ust_';
@@ -20,7 +21,8 @@ export const SETUP_PATH = '/api/oauth/setup';
 
 export type { UserRecord } from './store';
 
-const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
+/** One `@`, nothing blank, within a mailbox's limits. */
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -39,7 +41,7 @@ export async function createUser(
   const workspace = await findWorkspaceOfOrg(input.orgId, input.workspaceId);
   if (!workspace) throw new Error(`workspace ${input.workspaceId} does not exist in organization ${input.orgId}`);
   const email = normalizeEmail(input.email);
-  if (!EMAIL.test(email)) throw new Error('the email address is not valid');
+  if (!EMAIL.test(email) || !withinMailboxLimits(email)) throw new Error('the email address is not valid');
   const permissions = [...new Set(input.permissions)];
   if (permissions.length === 0) throw new Error('give at least one permission');
   const unknown = permissions.filter((p) => !isPermission(p));

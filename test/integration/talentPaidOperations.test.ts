@@ -442,6 +442,10 @@ describe('POST /v1/person-matches', () => {
     expectProblemResponse(await match(t, { company: 'Acme Labs', title: 'Engineer' }), 422, 'validation_failed');
     expectProblemResponse(await match(t, { email: 'x@y.example', min_confidence: 2 }), 422, 'validation_failed');
     expectProblemResponse(await match(t, { email: 'x@y.example', workspace_id: t.workspaceId }), 422, 'validation_failed');
+    // An address no mail system delivers to (65 octets before the @, RFC 5321) is refused, not looked up.
+    const overLong = await match(t, { email: `${'a'.repeat(65)}@y.example` });
+    expectProblemResponse(overLong, 422, 'validation_failed');
+    expect(JSON.stringify(overLong.json)).toContain('at most 64 characters before the @');
     const person = await poolPerson();
     expectProblemResponse(await match(t, { profile_url: person.profileUrl }), 402, 'insufficient_credits');
     const k = await addKey(t, [PERMISSIONS.candidatesSearch]);
