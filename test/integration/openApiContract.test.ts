@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { seedPeople } from '../../core/talent/seedPeople';
 import { OPEN_WEB_SOURCE_ID, setSourceEnabled } from '../../core/talent/sources';
 import { OPERATION_EXAMPLES } from '../../api/reference/operationExamples';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../core/idempotency/idempotency';
 import { setOrganizationRate } from '../../core/limits/limitSettings';
 import { createClient } from '../../core/oauth/clients';
 import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
@@ -62,7 +63,17 @@ function schemathesis(args: string[], env: Record<string, string>): Promise<Run>
     const child = spawn(bin, args, {
       // Its example cache (.schemathesis/) lands in the working directory: a scratch one.
       cwd: mkdtempSync(join(tmpdir(), 'schemathesis-run-')),
-      env: { ...env, PATH: process.env.PATH, HOME: mkdtempSync(join(tmpdir(), 'schemathesis-home-')), NO_COLOR: '1', PYTHONUNBUFFERED: '1' },
+      env: {
+        ...env,
+        PATH: process.env.PATH,
+        HOME: mkdtempSync(join(tmpdir(), 'schemathesis-home-')),
+        NO_COLOR: '1',
+        PYTHONUNBUFFERED: '1',
+        // Its hooks (test/support/schemathesis/talent_hooks.py): fresh idempotency keys per case.
+        PYTHONPATH: join(__dirname, '..', 'support', 'schemathesis'),
+        SCHEMATHESIS_HOOKS: 'talent_hooks',
+        TALENT_IDEMPOTENCY_KEY_PATTERN: IDEMPOTENCY_KEY_PATTERN,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
