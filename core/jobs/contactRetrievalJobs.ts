@@ -80,7 +80,7 @@ export type { JobStarter } from './jobOutbox';
 export type JobTemporalDeps = Pick<Deps, 'config' | 'temporal'>;
 
 /** What accepting a job reads through the app's caches (core/deps.ts); a test or the CLI builds its own with createDeps. */
-export type JobCreationDeps = Pick<Deps, 'config' | 'temporal' | 'dailyJobCaps' | 'enabledSources' | 'ledgerHeads' | 'quotaWindows'>;
+export type JobCreationDeps = Pick<Deps, 'config' | 'temporal' | 'dailyJobCaps' | 'enabledSources' | 'ledgerHeads' | 'quotaWindows' | 'now'>;
 
 /** A request waits for Temporal at most TEMPORAL_START_WAIT_MS; the starters carry on from the store after. */
 function requestStarter({ config, temporal }: JobTemporalDeps): JobStarter {
@@ -130,7 +130,8 @@ export async function createContactRetrievalJob(
     });
   }
   const jobId = newId('job');
-  const acceptedAt = new Date();
+  // On the app's clock: the workflow counts the job's deadline from this instant.
+  const acceptedAt = new Date(deps.now());
   const undo: Array<() => Promise<unknown>> = [];
   const rollBack = async () => {
     for (const step of undo.reverse()) await step().catch((err) => logger.warn({ err, jobId }, 'could not undo a step of a refused job'));

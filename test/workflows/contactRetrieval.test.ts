@@ -97,9 +97,20 @@ function starter(taskQueue: string, opts: { cancelAtStart?: boolean } = {}): Job
   return { start: (input) => startContactRetrievalWorkflowWith(env.client, taskQueue, input, opts), running: async () => true };
 }
 
+/**
+ * Dependencies whose clock is the test server's: a job counts its 24 h deadline from its
+ * acceptance, and once a test has skipped time, the wall clock is that much behind the
+ * workflow's (a job accepted on it would be past its deadline as it starts). The server's clock
+ * runs at the wall clock's pace while no skipping client waits.
+ */
+async function onServerClock() {
+  const ahead = (await env.currentTimeMs()) - Date.now();
+  return createDeps(config, { now: () => Date.now() + ahead });
+}
+
 async function runJob(t: TestTenant, personIds: string[], taskQueue: string, opts: { cancelAtStart?: boolean; skipTime?: boolean } = {}) {
   const view = await createContactRetrievalJob(
-    createDeps(config),
+    await onServerClock(),
     { principal: keyPrincipalOf(t), personIds, fields: ['email', 'phone'] },
     starter(taskQueue, opts),
   );
@@ -155,7 +166,7 @@ test('failed: nobody could be processed; the job carries no result', async () =>
   await withWorker(async (tq) => {
     const start = starter(tq);
     const view = await createContactRetrievalJob(
-      createDeps(config),
+      await onServerClock(),
       { principal: keyPrincipalOf(t), personIds: found.slice(20, 26), fields: ['email'] },
       {
         ...start,
