@@ -69,6 +69,8 @@ function schemathesis(args: string[], env: Record<string, string>): Promise<Run>
         HOME: mkdtempSync(join(tmpdir(), 'schemathesis-home-')),
         NO_COLOR: '1',
         PYTHONUNBUFFERED: '1',
+        // No bytecode cache written into the checkout.
+        PYTHONDONTWRITEBYTECODE: '1',
         // Its hooks (test/support/schemathesis/talent_hooks.py): fresh idempotency keys per case.
         PYTHONPATH: join(__dirname, '..', 'support', 'schemathesis'),
         SCHEMATHESIS_HOOKS: 'talent_hooks',
