@@ -28,8 +28,8 @@ function jobLine(msg: string, fields: Record<string, unknown>): void {
   logger.info({ ...fields, workflow_id: activityContext().workflowId }, msg);
 }
 
-/** Activities of contact-retrieval jobs and their results; each one is safe to retry. */
 /**
+ * Activities of contact-retrieval jobs and their results; each one is safe to retry.
  * `via`: the worker's Temporal clients and its own worker, which starts the delivery workflow of
  * an emitted event eagerly; `usage`: the worker's usage counters, told the credits each chunk charges.
  */
