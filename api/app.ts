@@ -62,7 +62,7 @@ export function v1Router(deps: Deps, routes: RouteSpec[]): Router {
   const { config, usage } = deps;
   const v1 = new Router(ROUTER_OPTIONS);
   v1.use(
-    authenticate(config, deps.keyReads, failedAuthenticationLimit(config, deps.addressLimits), new KeyUseRecorder()),
+    authenticate(config, deps.keyReads, failedAuthenticationLimit(config, deps.addressLimits), new KeyUseRecorder(), deps.now),
     idempotencyKeyBeforeAdmission(routes),
     baselineAdmission(admissionUnder(deps), usage),
     requirePrincipal,

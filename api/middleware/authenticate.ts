@@ -99,6 +99,8 @@ export function authenticate(
   keyReads: KeyReads,
   failures?: FailedAuthenticationLimit,
   keyUse?: KeyUseRecorder,
+  /** The app's clock (core/deps.ts): a key past its expiry is refused by it. */
+  now: () => number = Date.now,
 ): Middleware {
   return async (ctx, next) => {
     rejectCredentialsOutsideHeader(ctx);
@@ -110,7 +112,7 @@ export function authenticate(
     if (headers.length === 0) throw new Problem('missing_api_key', 'Send your API key as `Authorization: Bearer <API_KEY>`.');
     const match = BEARER.exec(headers[0].trim());
     if (!match) throw malformed('The Authorization header must be `Bearer <API_KEY>`.');
-    const verdict = await verifyApiKey(match[1], settings, keyReads);
+    const verdict = await verifyApiKey(match[1], settings, keyReads, new Date(now()));
     if (!verdict.ok) {
       const wait = (await failures?.recordFailure(ctx)) ?? 0;
       if (wait > 0) throw tooManyFailures(wait);

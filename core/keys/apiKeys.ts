@@ -17,6 +17,8 @@ export interface KeyPrincipal {
   workspaceId: string;
   applicationId: string;
   familyId: string;
+  /** The keys this one succeeds by rotation, oldest first: every limit set on one of them holds this key too. */
+  predecessorKeyIds?: readonly string[];
   audience: string;
   scopes: Permission[];
 }
@@ -44,6 +46,8 @@ export interface CreateKeyInput {
   workspaceId: string;
   applicationId?: string;
   familyId?: string;
+  /** Set by a rotation: the keys the new one succeeds, oldest first. */
+  predecessorKeyIds?: string[];
   scopes: string[];
   environment?: KeyEnvironment;
   audience: string;
@@ -94,6 +98,7 @@ export async function createApiKey(input: CreateKeyInput): Promise<{ key: string
     workspaceId: input.workspaceId,
     applicationId,
     familyId,
+    predecessorKeyIds: input.predecessorKeyIds ?? [],
     scopes: [...new Set(input.scopes)],
     expiresAt: input.expiresAt ?? null,
     createdBy: input.createdBy ?? null,
@@ -184,7 +189,9 @@ export function rotationAuditValues(rotated: RotationResult): Record<string, unk
  * Rotates a key (SPEC 5.1.5): a new key of the same family, workspace, application, scopes and
  * name, issued alongside the old one, which stops working `oldKeyEndsInMs` from now (0: at once,
  * as a revocation, which waits out the read caches so the next request with it fails
- * everywhere). The old key never lives longer than it already would. The new key has no expiry.
+ * everywhere). The old key never lives longer than it already would. The new key has no expiry
+ * and succeeds the old one: it records the old key and the old key's predecessors, so every
+ * limit set on any of them holds it too (core/limits/scopeChain.ts).
  */
 export async function rotateApiKey(
   settings: Pick<Config, 'readCacheMs' | 'apiAudience'>,
@@ -199,6 +206,7 @@ export async function rotateApiKey(
     workspaceId: old.workspaceId,
     applicationId: old.applicationId,
     familyId: old.familyId,
+    predecessorKeyIds: [...(old.predecessorKeyIds ?? []), old._id],
     scopes: old.scopes,
     audience: old.audience,
     environment: old.environment,
@@ -206,7 +214,7 @@ export async function rotateApiKey(
   });
   let endsAt = new Date(now.getTime() + Math.max(0, input.oldKeyEndsInMs));
   if (input.oldKeyEndsInMs <= 0) {
-    const revoked = await revokeApiKey(settings, old._id);
+    const revoked = await revokeApiKey(settings, old._id, now);
     endsAt = new Date(revoked.revoked_at);
   } else {
     if (old.expiresAt && old.expiresAt < endsAt) endsAt = old.expiresAt;
@@ -219,8 +227,7 @@ export async function rotateApiKey(
  * Revokes a key. Returns only once no replica can still hold the key in its read cache, so the
  * very next request with it fails everywhere (DECISIONS: no cache may outlive a revocation).
  */
-export async function revokeApiKey(settings: Pick<Config, 'readCacheMs'>, keyId: string): Promise<{ key_id: string; revoked_at: string }> {
-  const now = new Date();
+export async function revokeApiKey(settings: Pick<Config, 'readCacheMs'>, keyId: string, now = new Date()): Promise<{ key_id: string; revoked_at: string }> {
   await store.markKeyRevoked(keyId, now);
   const doc = await store.findKey(keyId);
   if (!doc) throw new Error(`key ${keyId} does not exist`);
@@ -274,6 +281,7 @@ export async function verifyApiKey(
       workspaceId: doc.workspaceId,
       applicationId: doc.applicationId,
       familyId: doc.familyId,
+      predecessorKeyIds: doc.predecessorKeyIds ?? [],
       audience: doc.audience,
       scopes: doc.scopes as Permission[],
     },

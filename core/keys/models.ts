@@ -13,6 +13,8 @@ const apiKeySchema = new Schema(
     workspaceId: { type: String, required: true },
     applicationId: { type: String, required: true },
     familyId: { type: String, required: true, index: true },
+    // The keys this one succeeds by rotation, oldest first: their limits are its limits (core/limits/operationAdmission.ts).
+    predecessorKeyIds: { type: [String], default: [] },
     scopes: { type: [String], required: true },
     expiresAt: { type: Date, default: null },
     revokedAt: { type: Date, default: null },

@@ -20,6 +20,8 @@ export interface ApiKeyRecord {
   workspaceId: string;
   applicationId: string;
   familyId: string;
+  /** The keys this one succeeds by rotation, oldest first; absent on keys made before successions were kept. */
+  predecessorKeyIds?: string[];
   scopes: string[];
   expiresAt?: Date | null;
   revokedAt?: Date | null;

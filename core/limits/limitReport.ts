@@ -28,7 +28,9 @@ export async function reportLimits(orgId: string, callerScopes: readonly Scope[]
   if (asked.length) {
     for (const scope of asked) chains.push(await scopeChain(orgId, scope));
   } else {
-    for (let i = 0; i < callerScopes.length; i++) chains.push(callerScopes.slice(0, i + 1));
+    // A key's predecessors hold it (scopeChain.ts) but are not the caller's own entries.
+    for (let i = 0; i < callerScopes.length; i++)
+      if (callerScopes[i].type !== 'key' || i === callerScopes.length - 1) chains.push(callerScopes.slice(0, i + 1));
     const others = overriddenScopes(settings).filter((s) => !chains.some((c) => sameScope({ scopeType: s.type, scopeId: s.id }, c[c.length - 1])));
     // An override may outlive its key or application: such a scope is left out, not an error.
     for (const chain of await Promise.all(others.map((s) => findScopeChain(orgId, s)))) if (chain) chains.push(chain);

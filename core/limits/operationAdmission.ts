@@ -10,6 +10,7 @@ import {
   type LimitSettingsReads,
   type OrganizationLimits,
 } from './limitSettings';
+import { keyScopeChain } from './scopeChain';
 import { admitUnderCap, capLogId, returnCapSlot, type CapTaken } from './minuteCaps';
 import { rateLimitHeaders, type RateLimitState } from './rateLimitHeaders';
 import { operationScopeKey, type Lease, type StoreAdmission, type WindowTaken } from './requestAdmission';
@@ -38,13 +39,9 @@ export interface AdmissionHandle<N extends string = OperationName> {
 
 export type AcquireAdmission<N extends string = OperationName> = (principal: KeyPrincipal) => Promise<AdmissionHandle<N>>;
 
+/** The scopes whose limits hold a caller's requests, widest first (a key's predecessors included: scopeChain.ts). */
 export function principalScopes(p: KeyPrincipal): Scope[] {
-  return [
-    { type: 'organization', id: p.orgId },
-    { type: 'application', id: p.applicationId },
-    { type: 'key_family', id: p.familyId },
-    { type: 'key', id: p.keyId },
-  ];
+  return keyScopeChain(p);
 }
 
 function refusal(detail: string, retryAfterSeconds: number, states: RateLimitState[], extensions: Record<string, unknown>): Problem {

@@ -5,6 +5,28 @@ import type { Scope } from './limitTable';
 import type { ScopeChain } from './operationalLimits';
 
 /**
+ * The chain of a key: its organization, application and family, then every key it succeeds by
+ * rotation (oldest first), then the key itself. A cap or block set on a key therefore holds each
+ * of its successors, and a per-minute cap counts their requests together (its log is the
+ * scope's), so rotating a key never escapes a limit set on it.
+ */
+export function keyScopeChain(key: {
+  orgId: string;
+  applicationId: string;
+  familyId: string;
+  predecessorKeyIds?: readonly string[];
+  keyId: string;
+}): ScopeChain {
+  return [
+    { type: 'organization', id: key.orgId },
+    { type: 'application', id: key.applicationId },
+    { type: 'key_family', id: key.familyId },
+    ...(key.predecessorKeyIds ?? []).map((id): Scope => ({ type: 'key', id })),
+    { type: 'key', id: key.keyId },
+  ];
+}
+
+/**
  * Where a scope sits in its organization (SPEC 8.3): the organization, then each narrower
  * scope down to the one asked for; a key family's application and a key's application and
  * family come from the stored key. The one lookup behind reading limits (the API and the
@@ -23,7 +45,7 @@ export async function findScopeChain(orgId: string, scope: Scope): Promise<Scope
     }
     case 'key': {
       const key = await findListedKeyOfOrg(orgId, scope.id);
-      return key ? [org, { type: 'application', id: key.applicationId }, { type: 'key_family', id: key.familyId }, scope] : undefined;
+      return key ? keyScopeChain({ ...key, keyId: key._id }) : undefined;
     }
   }
 }

@@ -62,7 +62,7 @@ export async function createClient(input: CreateClientInput): Promise<{
   } else {
     await insertWorkspace({ _id: workspaceId, orgId: input.orgId, name: `M2M client ${clientId}` });
   }
-  await insertApplication({ _id: applicationId, orgId: input.orgId, name: `M2M client ${clientId}` });
+  await insertApplication({ _id: applicationId, orgId: input.orgId, name: `M2M client ${clientId}`, holder: 'm2m_client' });
   const secret = generateClientSecret();
   const now = new Date();
   await insertOAuthClient({

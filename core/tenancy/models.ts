@@ -30,6 +30,9 @@ const applicationSchema = new Schema(
     _id: { type: String, required: true },
     orgId: { type: String, required: true, index: true },
     name: { type: String, default: null },
+    // Whose application it is: null for the organization's own (its keys go there), `person` for
+    // a person's tool-server sign-ins, `m2m_client` for an M2M client's tokens.
+    holder: { type: String, default: null },
   },
   { timestamps: true, versionKey: false },
 );

@@ -33,10 +33,14 @@ export interface WorkspaceRecord {
   updatedAt?: Date;
 }
 
+/** Whose an application is; null (or absent) for the organization's own, where its keys go. */
+export type ApplicationHolder = 'person' | 'm2m_client';
+
 export interface ApplicationRecord {
   _id: string;
   orgId: string;
   name?: string | null;
+  holder?: ApplicationHolder | null;
   createdAt?: Date;
   updatedAt?: Date;
 }
@@ -124,16 +128,26 @@ export async function workspacesOfOrg(orgId: string, order: 'oldest_first' | 'by
 
 // ---- applications -------------------------------------------------------------------------
 
-export async function insertApplication(app: { _id: string; orgId: string; name?: string | null }): Promise<void> {
+export async function insertApplication(app: { _id: string; orgId: string; name?: string | null; holder?: ApplicationHolder }): Promise<void> {
   await Application.create(app);
+}
+
+/** The organization's own applications (where keys go; not a person's or an M2M client's), oldest first. */
+export async function keyApplicationsOfOrg(orgId: string): Promise<Array<Pick<ApplicationRecord, '_id' | 'name'>>> {
+  return Application.find({ orgId, holder: null }, { name: 1 }).sort({ createdAt: 1, _id: 1 }).lean<Array<Pick<ApplicationRecord, '_id' | 'name'>>>();
+}
+
+/** Whether this is one of the organization's own applications, where its keys may go. */
+export async function keyApplicationExistsInOrg(orgId: string, applicationId: string): Promise<boolean> {
+  return (await Application.exists({ _id: applicationId, orgId, holder: null })) !== null;
 }
 
 export async function applicationExistsInOrg(orgId: string, applicationId: string): Promise<boolean> {
   return (await Application.exists({ _id: applicationId, orgId })) !== null;
 }
 
-/** The organization's oldest application's id, or null when it has none. */
+/** The organization's oldest own application's id (the default home of its keys), or null when it has none. */
 export async function oldestApplicationOfOrg(orgId: string): Promise<string | null> {
-  const app = await Application.findOne({ orgId }, { _id: 1 }).sort({ createdAt: 1 }).lean<Pick<ApplicationRecord, '_id'>>();
+  const app = await Application.findOne({ orgId, holder: null }, { _id: 1 }).sort({ createdAt: 1 }).lean<Pick<ApplicationRecord, '_id'>>();
   return app ? app._id : null;
 }

@@ -70,7 +70,7 @@ export async function createUser(
     throw err;
   }
   if (role === 'admin') await addAdminSeat(input.orgId);
-  await insertApplication({ _id: applicationId, orgId: input.orgId, name: `User ${userId}` });
+  await insertApplication({ _id: applicationId, orgId: input.orgId, name: `User ${userId}`, holder: 'person' });
   return { user_id: userId, email, role, setup_url: setupUrl(settings.authUrl, token), setup_expires_at: setupExpiresAt.toISOString() };
 }
 

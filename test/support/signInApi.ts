@@ -13,14 +13,14 @@ import type { TestApi } from './testApi';
  * links), so those must reach this server. The port is chosen before it is bound, so another
  * process may take it in between: then another one is chosen.
  */
-export async function startSignInApi(env: Record<string, string> = {}): Promise<TestApi> {
+export async function startSignInApi(env: Record<string, string> = {}, parts: Parameters<typeof startApi>[1] = {}): Promise<TestApi> {
   for (let tries = 1; ; tries++) {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const config = testConfig({ BASE_URL: url, AUTH_URL: url, MCP_URL: url, ...env });
     logger.level = config.logLevel;
     try {
-      const api = await startApi({ ...config, host: '127.0.0.1', port });
+      const api = await startApi({ ...config, host: '127.0.0.1', port }, parts);
       return {
         url,
         config,

@@ -2,11 +2,10 @@ import { z } from 'zod';
 import { createApiKey, findOrgKey, revokeApiKey, rotateApiKey, rotationAuditValues, type RotationResult } from '../../../core/keys/apiKeys';
 import { KEY_NAME_MAX_LENGTH } from '../../../core/keys/keyNames';
 import { expiryOf, oldKeyEndMs } from '../../../core/keys/keyLifetimes';
-import { permissionsBeyond } from '../../../core/keys/permissions';
+import { requireWithinOwn } from '../../../core/keys/handingOn';
 import { notFound, Problem, validationFailed } from '../../../core/problems';
-import { workspaceExistsInOrg } from '../../../core/tenancy/store';
+import { keyApplicationExistsInOrg, workspaceExistsInOrg } from '../../../core/tenancy/store';
 import { auditActorOf } from '../../operations/operationAudit';
-import { notAllowed } from '../consoleErrors';
 import { defineConsoleOperation } from '../consoleOperation';
 
 /**
@@ -16,8 +15,8 @@ import { defineConsoleOperation } from '../consoleOperation';
 const keyParams = z.object({ key_id: z.string().min(1).max(100) });
 
 /** A key that must still be active to be rotated or revoked; absent and foreign alike are 404. */
-async function activeKey(orgId: string, keyId: string) {
-  const key = await findOrgKey(orgId, keyId);
+async function activeKey(orgId: string, keyId: string, now: Date) {
+  const key = await findOrgKey(orgId, keyId, now);
   if (!key) throw notFound('key');
   if (key.status !== 'active') throw new Problem('invalid_state_transition', `This key is ${key.status}: only an active key can be rotated or revoked.`);
   return key;
@@ -29,6 +28,7 @@ export interface CreatedKey {
   family_id: string;
   name: string;
   workspace_id: string;
+  application_id: string;
   scopes: string[];
   expires_at: string | null;
 }
@@ -41,27 +41,38 @@ const createKey = defineConsoleOperation({
     .object({
       name: z.string().trim().min(1, 'give the key a name').max(KEY_NAME_MAX_LENGTH),
       workspace: z.string().min(1).max(100),
+      application: z.string().min(1, 'choose an application').max(100),
       scopes: z.array(z.string().max(100)).min(1, 'choose at least one permission').max(50),
       expires: z.enum(['never', '30d', '90d', '1y']),
     })
     .strict(),
-  handler: async ({ principal, body, config }) => {
-    const beyond = permissionsBeyond(body.scopes, principal.scopes);
-    if (beyond.length) throw notAllowed(`A key cannot have permissions you do not have yourself: ${beyond.join(', ')}.`);
+  handler: async ({ principal, body, config, deps }) => {
+    requireWithinOwn(principal.scopes, { kind: 'key_created', scopes: body.scopes });
     if (!(await workspaceExistsInOrg(principal.orgId, body.workspace))) {
       throw validationFailed([{ field: 'workspace', message: 'choose a workspace of your organization' }]);
     }
-    const expiresAt = expiryOf(body.expires, new Date());
+    // The key goes where the admin chose, and is held to that application's limits.
+    if (!(await keyApplicationExistsInOrg(principal.orgId, body.application))) {
+      throw validationFailed([{ field: 'application', message: 'choose an application of your organization' }]);
+    }
+    const expiresAt = expiryOf(body.expires, new Date(deps.now()));
     const created = await createApiKey({
       orgId: principal.orgId,
       name: body.name,
       workspaceId: body.workspace,
+      applicationId: body.application,
       scopes: body.scopes,
       audience: config.apiAudience,
       expiresAt,
       createdBy: auditActorOf(principal),
     });
-    const result: CreatedKey = { ...created, workspace_id: body.workspace, scopes: [...new Set(body.scopes)], expires_at: expiresAt?.toISOString() ?? null };
+    const result: CreatedKey = {
+      ...created,
+      workspace_id: body.workspace,
+      application_id: body.application,
+      scopes: [...new Set(body.scopes)],
+      expires_at: expiresAt?.toISOString() ?? null,
+    };
     return { status: 201, body: result };
   },
   audit: {
@@ -82,14 +93,15 @@ const rotateKey = defineConsoleOperation({
   summary: 'Rotate API key',
   params: keyParams,
   body: z.object({ old_key_ends: z.enum(['now', '1h', '24h', '7d']) }).strict(),
-  handler: async ({ principal, params, body, config }) => {
-    await activeKey(principal.orgId, params.key_id);
-    const rotated = await rotateApiKey(config, {
-      orgId: principal.orgId,
-      keyId: params.key_id,
-      oldKeyEndsInMs: oldKeyEndMs(body.old_key_ends),
-      createdBy: auditActorOf(principal),
-    });
+  handler: async ({ principal, params, body, config, deps }) => {
+    const now = new Date(deps.now());
+    const key = await activeKey(principal.orgId, params.key_id, now);
+    requireWithinOwn(principal.scopes, { kind: 'key_rotated', scopes: key.scopes });
+    const rotated = await rotateApiKey(
+      config,
+      { orgId: principal.orgId, keyId: params.key_id, oldKeyEndsInMs: oldKeyEndMs(body.old_key_ends), createdBy: auditActorOf(principal) },
+      now,
+    );
     return { status: 201, body: rotated };
   },
   audit: {
@@ -107,9 +119,10 @@ const revokeKey = defineConsoleOperation({
   summary: 'Revoke API key',
   params: keyParams,
   body: z.object({}).strict(),
-  handler: async ({ principal, params, config }) => {
-    await activeKey(principal.orgId, params.key_id);
-    return { status: 200, body: await revokeApiKey(config, params.key_id) };
+  handler: async ({ principal, params, config, deps }) => {
+    const now = new Date(deps.now());
+    await activeKey(principal.orgId, params.key_id, now);
+    return { status: 200, body: await revokeApiKey(config, params.key_id, now) };
   },
   audit: {
     change: (input, result) => ({

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { permissionsBeyond } from '../../../core/keys/permissions';
+import { requireWithinOwn } from '../../../core/keys/handingOn';
 import { notFound, Problem, validationFailed } from '../../../core/problems';
 import { roleOf } from '../../../core/users/adminSeats';
 import { findUserOfOrg } from '../../../core/users/store';
 import { createUser, disableUser, findUserByEmail, setUserPermissions, setUserRole, type UserRecord } from '../../../core/users/users';
-import { notAllowed } from '../consoleErrors';
 import { defineConsoleOperation } from '../consoleOperation';
 
 /**
@@ -21,11 +20,6 @@ async function orgPerson(orgId: string, userId: string): Promise<UserRecord> {
   const user = await findUserOfOrg(orgId, userId);
   if (!user) throw notFound('person');
   return user;
-}
-
-function withinOwn(requested: readonly string[], held: readonly string[]): void {
-  const beyond = permissionsBeyond(requested, held);
-  if (beyond.length) throw notAllowed(`You cannot give permissions you do not have yourself: ${beyond.join(', ')}.`);
 }
 
 export interface Invitation {
@@ -54,7 +48,7 @@ const invite = defineConsoleOperation({
     })
     .strict(),
   handler: async ({ principal, body, config }) => {
-    withinOwn(body.permissions, principal.scopes);
+    requireWithinOwn(principal.scopes, { kind: 'person_invited', permissions: body.permissions });
     if (await findUserByEmail(body.email)) throw validationFailed([{ field: 'email', message: 'a person with this email address already has an account' }]);
     const created = await createUser(config, {
       orgId: principal.orgId,
@@ -82,11 +76,9 @@ const update = defineConsoleOperation({
   body: z.object({ role: roleField, permissions: permissionsField }).strict(),
   handler: async ({ principal, params, body }) => {
     const person = await orgPerson(principal.orgId, params.user_id);
-    withinOwn(body.permissions, principal.scopes);
-    // What the person has beyond the editor's own stays: the editor can neither see nor give it.
-    const kept = person.permissions.filter((p) => !(principal.scopes as readonly string[]).includes(p));
+    requireWithinOwn(principal.scopes, { kind: 'person_changed', before: person.permissions, after: body.permissions });
     const role = await setUserRole(person._id, body.role);
-    const permissions = await setUserPermissions(person._id, [...body.permissions, ...kept]);
+    const permissions = await setUserPermissions(person._id, body.permissions);
     return { status: 200, body: { user_id: person._id, role: role.role, permissions: permissions.permissions } };
   },
   audit: {
@@ -107,6 +99,7 @@ const disable = defineConsoleOperation({
   handler: async ({ principal, params }) => {
     const person = await orgPerson(principal.orgId, params.user_id);
     if (person.disabledAt) throw new Problem('invalid_state_transition', 'This person is already disabled.');
+    requireWithinOwn(principal.scopes, { kind: 'person_changed', before: person.permissions });
     return { status: 200, body: await disableUser(person._id) };
   },
   audit: {

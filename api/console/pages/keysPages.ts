@@ -1,10 +1,11 @@
 import type { Context } from 'koa';
 import { findOrgKey, pageOfApiKeys, type KeyView } from '../../../core/keys/apiKeys';
+import { requireWithinOwn } from '../../../core/keys/handingOn';
 import { KEY_EXPIRY_CHOICES, OLD_KEY_END_CHOICES } from '../../../core/keys/keyLifetimes';
 import { KEY_NAME_MAX_LENGTH } from '../../../core/keys/keyNames';
 import { ALL_PERMISSIONS } from '../../../core/keys/permissions';
 import { notFound } from '../../../core/problems';
-import { workspacesOfOrg } from '../../../core/tenancy/store';
+import { keyApplicationsOfOrg, workspacesOfOrg } from '../../../core/tenancy/store';
 import type { RotationResult } from '../../../core/keys/apiKeys';
 import { html, type Html } from '../../oauth/pageRendering';
 import { notAllowed } from '../consoleErrors';
@@ -113,7 +114,7 @@ export function mountKeysPages(pages: ConsolePages): void {
   pages.get(CONSOLE_PATHS.newKey, async (ctx, visitor) => {
     requireAdmin(visitor);
     if (!(await requireSudo(ctx, visitor, CONSOLE_PATHS.newKey))) return;
-    const workspaces = await workspacesOfOrg(visitor.user.orgId, 'oldest_first');
+    const [workspaces, applications] = await Promise.all([workspacesOfOrg(visitor.user.orgId, 'oldest_first'), keyApplicationsOfOrg(visitor.user.orgId)]);
     const own = ALL_PERMISSIONS.filter((p) => visitor.principal.scopes.includes(p));
     sendConsolePage(ctx, {
       title: 'Create an API key',
@@ -129,6 +130,13 @@ export function mountKeysPages(pages: ConsolePages): void {
             workspaces.map((w) => ({ value: w._id, label: w.name ? `${w.name} (${w._id})` : w._id })),
             visitor.user.workspaceId,
           )}
+          ${selectInput(
+            'application',
+            'Application',
+            applications.map((a) => ({ value: a._id, label: a.name ? `${a.name} (${a._id})` : a._id })),
+            applications[0]?._id ?? '',
+          )}
+          <p class="note">The key is held to the limits set on its application.</p>
           ${permissionCheckboxes('Permissions', 'scopes', own, [])}
           <p class="note">A key can have only permissions you have yourself.</p>
           ${selectInput('expires', 'Expires', KEY_EXPIRY_CHOICES, 'never')}
@@ -140,7 +148,7 @@ export function mountKeysPages(pages: ConsolePages): void {
   pages.post(CONSOLE_PATHS.newKey, async (ctx, visitor, form, { road }) => {
     requireAdmin(visitor);
     if (!(await requireSudo(ctx, visitor, CONSOLE_PATHS.newKey))) return;
-    const result = await road.run(ctx, visitor, 'console.keys.create', { body: formBody(form, ['name', 'workspace', 'expires'], ['scopes']) });
+    const result = await road.run(ctx, visitor, 'console.keys.create', { body: formBody(form, ['name', 'workspace', 'application', 'expires'], ['scopes']) });
     const created = result.body as CreatedKey;
     newKeyPage(ctx, visitor, 'Your new API key', created, 201, html``);
   });
@@ -148,6 +156,8 @@ export function mountKeysPages(pages: ConsolePages): void {
   pages.get('/console/keys/:key_id/rotate', async (ctx, visitor) => {
     const key = await keyOf(ctx, visitor);
     requireAdmin(visitor);
+    // Refused before the form: the post would be refused the same way (core/keys/handingOn.ts).
+    requireWithinOwn(visitor.principal.scopes, { kind: 'key_rotated', scopes: key.scopes });
     if (!(await requireSudo(ctx, visitor, keyPath(key.key_id, 'rotate')))) return;
     sendConsolePage(ctx, {
       title: 'Rotate API key',

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { ALL_PERMISSIONS } from '../../../core/keys/permissions';
+import { beyondOwn } from '../../../core/keys/handingOn';
 import { notFound, Problem } from '../../../core/problems';
 import { roleOf } from '../../../core/users/adminSeats';
 import { findUserOfOrg, pageOfUsersOfOrg } from '../../../core/users/store';
@@ -59,7 +60,7 @@ function personRow(u: UserRecord, admin: boolean): Html {
 
 function editPage(ctx: Context, visitor: ConsoleVisitor, person: UserRecord, message: string | null, status = 200): void {
   const own = ownPermissions(visitor);
-  const beyondOwn = person.permissions.filter((p) => !own.includes(p));
+  const beyond = beyondOwn(own, { kind: 'person_changed', before: person.permissions });
   sendConsolePage(
     ctx,
     {
@@ -68,26 +69,27 @@ function editPage(ctx: Context, visitor: ConsoleVisitor, person: UserRecord, mes
       current: CONSOLE_PATHS.team,
       body: html`${errorNote(message)}
         <p><strong>${person.email}</strong> · <code>${person._id}</code> · ${statusOf(person)}</p>
-        ${postForm(
-          personPath(person._id),
-          visitor.csrf,
-          html`${selectInput('role', 'Role', ROLE_OPTIONS, roleOf(person))} ${permissionCheckboxes('Permissions', 'permissions', own, person.permissions)}
-            ${
-              beyondOwn.length
-                ? html`<p class="note">
-                    Also has, outside your own permissions (kept as they are): ${beyondOwn.map((p, i) => html`${i ? ', ' : ''}<code>${p}</code>`)}
-                  </p>`
-                : ''
-            } <button type="submit">Save</button>`,
-        )}
         ${
-          person.disabledAt
-            ? html`<p>Disabled on ${dateText(person.disabledAt)}.</p>`
-            : html`<h2>Disable</h2>
-                <p>Disabling signs this person out everywhere at once and disconnects every application they connected.</p>
-                ${postForm(`${personPath(person._id)}/disable`, visitor.csrf, html`<button type="submit" class="danger">Disable person</button>`, {
-                  confirm: `Disable ${person.email}? They are signed out everywhere at once.`,
-                })}`
+          beyond.length
+            ? html`<p class="note">
+                This person has permissions you do not have yourself (${beyond.map((p, i) => html`${i ? ', ' : ''}<code>${p}</code>`)}): only an admin who has
+                them, or the service operator, can change their role or permissions or disable them.
+              </p>`
+            : html`${postForm(
+                personPath(person._id),
+                visitor.csrf,
+                html`${selectInput('role', 'Role', ROLE_OPTIONS, roleOf(person))} ${permissionCheckboxes('Permissions', 'permissions', own, person.permissions)}
+                  <button type="submit">Save</button>`,
+              )}
+              ${
+                person.disabledAt
+                  ? html`<p>Disabled on ${dateText(person.disabledAt)}.</p>`
+                  : html`<h2>Disable</h2>
+                      <p>Disabling signs this person out everywhere at once and disconnects every application they connected.</p>
+                      ${postForm(`${personPath(person._id)}/disable`, visitor.csrf, html`<button type="submit" class="danger">Disable person</button>`, {
+                        confirm: `Disable ${person.email}? They are signed out everywhere at once.`,
+                      })}`
+              }`
         }
         <p><a href="${CONSOLE_PATHS.team}">Back to Team</a></p>`,
     },
