@@ -133,7 +133,7 @@ export function mountKeysPages(pages: ConsolePages): void {
           ${selectInput(
             'application',
             'Application',
-            applications.map((a) => ({ value: a._id, label: a.name ? `${a.name} (${a._id})` : a._id })),
+            applications.map((a, i) => ({ value: a._id, label: `${a.name ?? (i === 0 ? 'Default application' : 'Unnamed application')} (${a._id})` })),
             applications[0]?._id ?? '',
           )}
           <p class="note">The key is held to the limits set on its application.</p>
