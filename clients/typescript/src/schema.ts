@@ -7106,8 +7106,8 @@ export interface operations {
     "usage.get": {
         parameters: {
             query?: {
-                from?: string;
-                to?: string;
+                from?: string | unknown | unknown;
+                to?: string | unknown | unknown;
                 granularity?: "day" | "hour";
                 operation?: "whoami" | "candidates.search" | "search.sources" | "profiles.unlock" | "person_matches.create" | "contact_retrieval_jobs.create" | "contact_retrieval_jobs.batch_create" | "contact_retrieval_jobs.get" | "contact_retrieval_jobs.list" | "contact_retrieval_jobs.cancel" | "job_results.get" | "webhook_endpoints.create" | "webhook_endpoints.list" | "webhook_endpoints.get" | "webhook_endpoints.update" | "webhook_endpoints.delete" | "webhook_endpoints.rotate_secret" | "webhook_deliveries.list" | "webhook_deliveries.get" | "webhook_deliveries.replay" | "operational_limits.get" | "audit_events.list" | "usage.get";
             };
