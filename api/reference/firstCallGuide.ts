@@ -49,10 +49,27 @@ export function firstSessionCommands(opts: { baseUrl: string; key?: string; pers
     ...(person ? [] : [`NAME=$(echo "$PROFILE" | ${member('profile.name')}); PROFILE_URL=$(echo "$PROFILE" | ${member('profile.profile_url')})`]),
     post('/v1/person-matches', 'match', matchBody),
     `JOB_ID=$(${post('/v1/contact-retrieval-jobs', 'job', `{"person_ids":["${personId}"],"fields":["email"]}`)} | ${member('job_id')}); echo "$JOB_ID"`,
-    `curl -sS ${auth} ${baseUrl}/v1/contact-retrieval-jobs/$JOB_ID`,
+    // The job runs for a few seconds: its result is read once it is no longer running.
+    `while [ "$(curl -sS ${auth} ${baseUrl}/v1/contact-retrieval-jobs/$JOB_ID | ${member('status')})" = running ]; do sleep 1; done`,
     `curl -sS ${auth} ${baseUrl}/v1/job-results/$JOB_ID`,
   ];
 }
+
+/** Calling the tool server with client credentials through the official MCP SDK; docs/oauth-and-tool-server.md quotes it. */
+export const MCP_CLIENT_CREDENTIALS_SNIPPET = `import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+
+const authProvider = new ClientCredentialsProvider({
+  clientId: process.env.M2M_CLIENT_ID!, // cli_…
+  clientSecret: process.env.M2M_CLIENT_SECRET!,
+  scope: 'mcp:tools',
+  expectedIssuer: process.env.AUTH_URL!, // the credentials go to this authorization server only
+});
+const client = new Client({ name: 'talent-agent', version: '1.0.0' });
+await client.connect(new StreamableHTTPClientTransport(new URL(\`\${process.env.MCP_URL}/tools\`), { authProvider }));
+const { tools } = await client.listTools();
+const result = await client.callTool({ name: 'search_candidates', arguments: { query: 'rust engineer', page_size: 5 } });`;
 
 export function firstCallGuide(baseUrl: string): string {
   return `
@@ -81,8 +98,8 @@ Whoami, a search, an unlock, a match, a contact-retrieval job and its result, in
 ${firstSessionCommands({ baseUrl }).join('\n')}
 \`\`\`
 
-The search's \`next_cursor\` pages on; a match that finds nothing is free. The job runs for a few seconds: read it again until
-\`status\` is no longer \`running\`, or let the \`job.completed\` webhook tell you.
+The search's \`next_cursor\` pages on; a match that finds nothing is free. The job runs for a few seconds: the loop reads it
+every second until \`status\` is no longer \`running\` (or let the \`job.completed\` webhook tell you), and only then reads its result.
 
 ## 3. Register a webhook endpoint
 
@@ -114,6 +131,15 @@ if (seen.has(event.id)) return res.writeHead(200).end(); // a retry or a replay
 seen.add(event.id);
 res.writeHead(204).end();           // answer first…
 queueMicrotask(() => handle(event)); // …then fetch event.data.result_url
+\`\`\`
+
+## 5. Call the tool server from an AI agent
+
+An operator provisions a machine client (\`npm run --silent admin -- m2m create --org org_… --rate-limit 600\`, which prints
+\`client_id\` and \`client_secret\` once). The official MCP SDK then fetches and renews its token itself:
+
+\`\`\`ts
+${MCP_CLIENT_CREDENTIALS_SNIPPET}
 \`\`\`
 `.trim();
 }

@@ -51,7 +51,7 @@ function curlSample(spec: RouteSpec, example: OperationExample | undefined, base
   const query = new URLSearchParams(sampledQuery(example)).toString();
   const url = `${baseUrl}${filledPath(spec, example?.params ?? {})}${query ? `?${query}` : ''}`;
   const lines = [`curl -sS${spec.method === 'GET' ? '' : ` -X ${spec.method}`} "${url}"`, '-H "Authorization: Bearer $API_KEY"'];
-  if (spec.idempotent) lines.push('-H "Idempotency-Key: $(uuidgen)"');
+  if (spec.idempotent) lines.push(`-H "Idempotency-Key: $(node -p 'crypto.randomUUID()')"`);
   if (example?.request !== undefined) {
     lines.push('-H "Content-Type: application/json"');
     lines.push(`-d '${JSON.stringify(example.request).replace(/'/g, `'\\''`)}'`);

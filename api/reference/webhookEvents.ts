@@ -1,5 +1,6 @@
 import { COUNT_KEYS, FINAL_JOB_STATUSES } from '../../core/jobs/jobTypes';
 import { objectSchema } from './objectSchema';
+import { WEBHOOK_RULES } from './webhookRules';
 
 /**
  * The events the service POSTs to customers' endpoints, as an OpenAPI 3.1 `webhooks` section,
@@ -42,10 +43,13 @@ export function webhookEvents(): Record<string, unknown> {
         operationId: 'jobCompletedEvent',
         summary: 'job.completed: a contact-retrieval job finished',
         description: [
-          'Sent once per job to every active endpoint of the organization subscribed to `job.completed`, signed per Standard Webhooks:',
-          "verify `webhook-signature` over `{webhook-id}.{webhook-timestamp}.{raw body}` with your endpoint's `whsec_` secret (any space-separated candidate may match while a secret rotation is open),",
-          'refuse timestamps more than 5 minutes away, deduplicate on `webhook-id`, answer 2xx within 15 seconds (the time limit of an attempt) and do the work afterwards.',
-          'Anything else than 2xx is retried on a schedule; see `GET /v1/webhook-deliveries`.',
+          WEBHOOK_RULES.endpoints,
+          "Signed per Standard Webhooks: verify `webhook-signature` over `{webhook-id}.{webhook-timestamp}.{raw body}` with your endpoint's `whsec_` secret (any space-separated candidate may match while a secret rotation is open),",
+          'refuse timestamps more than 5 minutes away, deduplicate on `webhook-id` and do the work after answering.',
+          WEBHOOK_RULES.attemptTime,
+          WEBHOOK_RULES.retries,
+          WEBHOOK_RULES.replays,
+          'See `GET /v1/webhook-deliveries`.',
         ].join(' '),
         tags: ['Webhook events'],
         security: [],
