@@ -306,6 +306,20 @@ describe('the OpenAPI document', () => {
     expect(from.example).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });
 
+  test('no example anywhere is a schema placeholder: no "string" value, no made-up 2019 time, and the event has its sample', () => {
+    const placeholders: string[] = [];
+    const walk = (node: unknown, at: string, inExample: boolean): void => {
+      if (Array.isArray(node)) node.forEach((v, i) => walk(v, `${at}[${i}]`, inExample));
+      else if (node && typeof node === 'object')
+        for (const [k, v] of Object.entries(node)) walk(v, `${at}.${k}`, inExample || k === 'example' || k === 'examples');
+      else if (inExample && typeof node === 'string' && (node === 'string' || /^2019-/.test(node))) placeholders.push(`${at}: ${node}`);
+    };
+    walk(document, '$', false);
+    expect(placeholders).toEqual([]);
+    const event = document.webhooks['job.completed'].post as unknown as { requestBody: { content: Record<string, { example?: { id: string } }> } };
+    expect(event.requestBody.content['application/json'].example?.id).toMatch(/^evt_[0-9A-Za-z]{22}$/);
+  });
+
   test('introduction headings are plain text (Redoc shows them in the side menu)', () => {
     const intro = (document as unknown as { info: { description: string } }).info.description;
     for (const heading of intro.split('\n').filter((l) => /^#{1,6} /.test(l))) expect(heading).not.toMatch(/[`<>]/);

@@ -8899,12 +8899,12 @@ export interface operations {
             header: {
                 /**
                  * @description The event id (`evt_…`), the same on every attempt and replay
-                 * @example evt_2x7QmS0d9KkE4bq1Vn8yZa
+                 * @example evt_6Rq9Xm3Kt8Wb2Nv5Lc4YdH
                  */
                 "webhook-id": string;
                 /**
                  * @description Unix seconds of this attempt
-                 * @example 1767225600
+                 * @example 1795615399
                  */
                 "webhook-timestamp": string;
                 /**
@@ -8918,6 +8918,29 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "job.completed",
+                 *       "id": "evt_6Rq9Xm3Kt8Wb2Nv5Lc4YdH",
+                 *       "timestamp": "2026-11-25T14:03:19.912Z",
+                 *       "data": {
+                 *         "job_id": "job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                 *         "type": "contact_retrieval",
+                 *         "status": "completed",
+                 *         "counts": {
+                 *           "requested": 2,
+                 *           "delivered": 1,
+                 *           "not_found": 1,
+                 *           "failed": 0,
+                 *           "reused": 0,
+                 *           "cancelled": 0,
+                 *           "pending": 0
+                 *         },
+                 *         "result_url": "/v1/job-results/job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                 *         "result_expires_at": "2026-12-02T14:03:19.907Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["JobCompletedEvent"];
             };
         };
