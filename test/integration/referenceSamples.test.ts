@@ -1,6 +1,6 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { publicOpenApi } from '../../api/reference/publicDocument';
+import { PLACEHOLDER_SETTINGS, publicOpenApi } from '../../api/reference/publicDocument';
 import { seedPeople } from '../../core/talent/seedPeople';
 import type { OperationName } from '../../core/limits/limitTable';
 import { createTenant, type TestTenant } from '../support/fixtures';
@@ -22,13 +22,7 @@ type Doc = {
   paths: Record<string, Record<string, { operationId: string; responses: Record<string, { content?: Record<string, { example?: unknown }> }> }>>;
   webhooks: Record<string, { post: { requestBody: { content: Record<string, { example: unknown }> } } }>;
 };
-const document = publicOpenApi({
-  baseUrl: 'https://api.example.com',
-  authUrl: 'https://auth.example.com',
-  mcpUrl: 'https://mcp.example.com',
-  metricsEnabled: false,
-  metricsToken: undefined,
-}) as unknown as Doc;
+const document = publicOpenApi(PLACEHOLDER_SETTINGS) as unknown as Doc;
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MCP_CLIENT_CREDENTIALS_SNIPPET } from '../../api/reference/firstCallGuide';
-import { publicOpenApi } from '../../api/reference/publicDocument';
+import { PLACEHOLDER_SETTINGS, publicOpenApi } from '../../api/reference/publicDocument';
 import { WEBHOOK_RULES } from '../../api/reference/webhookRules';
 
 /**
@@ -11,13 +11,7 @@ import { WEBHOOK_RULES } from '../../api/reference/webhookRules';
  */
 const root = join(__dirname, '..', '..');
 const guide = (name: string) => readFileSync(join(root, 'docs', name), 'utf8').replace(/\s+/g, ' ');
-const document = publicOpenApi({
-  baseUrl: 'https://api.example.com',
-  authUrl: 'https://auth.example.com',
-  mcpUrl: 'https://mcp.example.com',
-  metricsEnabled: false,
-  metricsToken: undefined,
-}) as { info: { description: string }; webhooks: Record<string, { post: { description: string } }> };
+const document = publicOpenApi(PLACEHOLDER_SETTINGS) as { info: { description: string }; webhooks: Record<string, { post: { description: string } }> };
 const eventDescription = document.webhooks['job.completed'].post.description;
 
 describe('the reference and the guides agree', () => {
