@@ -5,6 +5,7 @@ import type { ResponseLink, RouteSpec } from './routeSpec';
 import { problemExample, problemResponses } from './reference/problemResponses';
 import { JOB_COMPLETED_EVENT_SCHEMA, webhookEvents } from './reference/webhookEvents';
 import { objectSchema } from './reference/objectSchema';
+import { requestSamples } from './reference/requestSamples';
 import { IDEMPOTENCY_KEY_PATTERN } from '../core/idempotency/idempotency';
 
 /**
@@ -50,6 +51,7 @@ const problemSchema = objectSchema(['type', 'title', 'status', 'code'], {
   code: { type: 'string', enum: Object.keys(PROBLEM_CODES), description: 'stable machine code: the contract' },
   request_id: { type: 'string' },
   instance: { type: 'string' },
+  required_scope: { type: 'string', description: 'with `insufficient_scope`: the permission the operation needs' },
   errors: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
   required_credits: {
     type: 'integer',
@@ -127,17 +129,29 @@ function toOpenApiPath(path: string): string {
   return path.replace(/:([A-Za-z_]+)/g, '{$1}');
 }
 
-function parameters(spec: RouteSpec): unknown[] {
+/** A parameter's example as its schema types it (a query string's `20` is the integer 20). */
+function parameterValue(schema: unknown, text: string): string | number {
+  const type = (schema as { type?: string }).type;
+  return type === 'integer' || type === 'number' ? Number(text) : text;
+}
+
+function parameters(spec: RouteSpec, examples: OperationExample | undefined): unknown[] {
   const out: unknown[] = [];
-  const add = (where: 'path' | 'query', schema: ZodType | undefined) => {
+  const add = (where: 'path' | 'query', schema: ZodType | undefined, values: Record<string, string> = {}) => {
     if (!schema) return;
     const js = jsonSchema(schema, 'input') as { properties?: Record<string, unknown>; required?: string[] };
     for (const [name, prop] of Object.entries(js.properties ?? {})) {
-      out.push({ name, in: where, required: where === 'path' || (js.required ?? []).includes(name), schema: prop });
+      out.push({
+        name,
+        in: where,
+        required: where === 'path' || (js.required ?? []).includes(name),
+        schema: prop,
+        ...(values[name] === undefined ? {} : { example: parameterValue(prop, values[name]) }),
+      });
     }
   };
-  add('path', spec.params);
-  add('query', spec.query);
+  add('path', spec.params, examples?.params);
+  add('query', spec.query, examples?.query);
   if (spec.idempotent) {
     out.push({
       name: 'Idempotency-Key',
@@ -194,7 +208,7 @@ export function buildOpenApi(routes: RouteSpec[], info: OpenApiInfo): Record<str
         ...(doc.links ? { links: openApiLinks(doc.links) } : {}),
       };
     }
-    Object.assign(responses, problemResponses(spec));
+    Object.assign(responses, problemResponses(spec, examples));
     if (spec.paid) withCreditHeaders(responses);
     responses.default = { $ref: '#/components/responses/Problem' };
     p[spec.method.toLowerCase()] = {
@@ -202,13 +216,14 @@ export function buildOpenApi(routes: RouteSpec[], info: OpenApiInfo): Record<str
       summary: spec.summary,
       description: [spec.description, spec.permission ? `Permission: \`${spec.permission}\`.` : 'Any valid key.'].filter(Boolean).join('\n\n'),
       tags: [spec.tag],
-      parameters: parameters(spec),
+      parameters: parameters(spec, examples),
       ...(spec.body
         ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(spec.body, 'input'), ...example(examples?.request) } } } }
         : {}),
       responses,
       security: [{ apiKey: [] }],
       'x-permission': spec.permission ?? null,
+      'x-codeSamples': requestSamples(spec, examples, info.baseUrl),
     };
   }
   const allPaths: Record<string, Record<string, { tags?: string[] }>> = { ...paths, ...(info.extraPaths ?? {}) } as Record<

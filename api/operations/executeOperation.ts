@@ -2,7 +2,7 @@ import type { ZodType } from 'zod';
 import type { Deps } from '../../core/deps';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import type { Permission } from '../../core/keys/permissions';
-import type { OperationName } from '../../core/limits/limitTable';
+import { OPERATIONS, type OperationName } from '../../core/limits/limitTable';
 import { Problem, validationFailed } from '../../core/problems';
 import type { UsageCounters } from '../../core/usage/usageCounters';
 import { statusOfFailure } from '../creditHeaders';
@@ -49,11 +49,21 @@ export type OperationResult = RouteResult;
 
 export type ExecuteOperation<N extends string = OperationName> = (operation: N, request: OperationRequest<N>) => Promise<OperationResult>;
 
-function requirePermission(principal: KeyPrincipal, permission: Permission | undefined): void {
-  if (!permission || principal.scopes.includes(permission)) return;
-  throw new Problem('insufficient_scope', `This operation requires the \`${permission}\` permission.`, {
+/**
+ * The refusal of an operation to a credential without its permission (the reference's 403
+ * examples are made by it). A developer-API operation is named as the reference names it; a
+ * console action is the page's own, which a person knows without its name.
+ */
+export function permissionRequired(operation: string, permission: Permission): Problem {
+  const what = (OPERATIONS as readonly string[]).includes(operation) ? `\`${operation}\`` : 'This action';
+  return new Problem('insufficient_scope', `${what} requires the \`${permission}\` permission, which this credential does not hold.`, {
     extensions: { required_scope: permission },
   });
+}
+
+function requirePermission(principal: KeyPrincipal, operation: string, permission: Permission | undefined): void {
+  if (!permission || principal.scopes.includes(permission)) return;
+  throw permissionRequired(operation, permission);
 }
 
 /** The route's path with its parameters filled in: the request line an idempotency fingerprint covers. */
@@ -140,7 +150,7 @@ function executeWith<N extends string>(registry: OperationRegistry<N>, deps: Dep
     requireIdempotencyKey(spec, request.idempotencyKey);
     const admission = request.admission ?? (await acquire(request.principal));
     try {
-      requirePermission(request.principal, spec.permission);
+      requirePermission(request.principal, spec.operation, spec.permission);
       await admission.admitOperation(operation);
       return await runValidated(spec, request, deps);
     } finally {

@@ -1,4 +1,9 @@
 import type { OperationName } from '../../core/limits/limitTable';
+import { encodeListCursor } from '../../core/pageCursor';
+import { fundingRefusal } from '../../core/credits/credits';
+import { notFound, type Problem, type ProblemCode } from '../../core/problems';
+import { quotaRefusal } from '../../core/talent/quotas';
+import { REFUSAL_TEXT } from '../../core/webhooks/destinationPolicy';
 
 /**
  * The reference's examples: one realistic request body and one answer per success status of
@@ -7,8 +12,18 @@ import type { OperationName } from '../../core/limits/limitTable';
  * the route's own schema, so an example cannot drift from what the service accepts and answers.
  */
 export interface OperationExample {
+  /** A value of each path parameter. */
+  params?: Record<string, string>;
+  /** A value of each query parameter. */
+  query?: Record<string, string>;
+  /** The query parameters the request sample sends, so its answer is the one shown (default: all but `cursor`). */
+  sampled?: string[];
   request?: unknown;
   responses: Record<number, unknown>;
+  /** A request the route's own schemas refuse: the reference's 422 example is what they say of it. */
+  invalid?: { params?: Record<string, string>; query?: Record<string, string>; body?: unknown };
+  /** The problem the operation itself answers with a code, as the code raising it words it (a detail, or the whole problem). */
+  problems?: Partial<Record<ProblemCode, string | Problem>>;
 }
 
 const ORG = 'org_5kQ2vN8xR3tLm7WbY4cH9d';
@@ -22,12 +37,18 @@ const SEARCH = 'srch_4Wm9Kq2Xb7Rt3Ln8Vc5YhD';
 const JOB = 'job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP';
 const ENDPOINT = 'we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY';
 const EVENT = 'evt_6Rq9Xm3Kt8Wb2Nv5Lc4YdH';
-const DELIVERY = 'dlv_2Xk7Rm4Qt9Wb3Nv8Lc5YdJ';
+/** Delivery records are numbered in their workspace (core/webhooks/deliveryNumbering.ts). */
+const DELIVERY = 'dlv_8Jf3nT6qW1zK4pX7vB2mLs_412';
 const SECRET = 'whs_5Lm8Qx3Kt7Rb2Wn9Vc4YhD';
 const RECEIPT = 'rcpt_9Wq4Xm7Kt2Rb8Nv3Lc5YdH';
+/** Audit entries are numbered in their organization (core/audit/auditLog.ts). */
+const AUDIT = (seq: number) => `aud_${ORG.slice('org_'.length)}_${seq}`;
 const CREATED = '2026-11-25T14:03:11.482Z';
 const COMPLETED = '2026-11-25T14:03:19.907Z';
 const EXPIRES = '2026-12-02T14:03:19.907Z';
+
+/** The 402 of an organization with `balance` credits asked for `price`, as the ledger words it. */
+const unfunded = (price: number, balance = 0) => fundingRefusal({ creditBalance: balance, budgetRemaining: null, familyBudgets: {} }, FAMILY, price)!;
 
 const preview = {
   person_id: PERSON,
@@ -116,6 +137,12 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
     },
   },
   'candidates.search': {
+    invalid: { body: { query: 'backend engineer', page_size: 500 } },
+    problems: {
+      insufficient_credits: unfunded(1),
+      preview_quota_exceeded: quotaRefusal('previews', 5000).detail,
+      distinct_query_cap: quotaRefusal('queries', 300).detail,
+    },
     request: { query: 'backend engineer payments', filters: { locations: ['Berlin'], seniority: ['senior', 'lead'] }, page_size: 20 },
     responses: {
       200: {
@@ -130,6 +157,12 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
     },
   },
   'profiles.unlock': {
+    invalid: { body: { person_id: 42 } },
+    problems: {
+      insufficient_credits: unfunded(5, 3),
+      not_found: notFound('person').detail,
+      delivery_quota_exceeded: quotaRefusal('deliveries', 2000).detail,
+    },
     request: { person_id: PERSON },
     responses: {
       200: {
@@ -161,16 +194,28 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
     },
   },
   'person_matches.create': {
+    invalid: { body: { company: 'Northwind Payments', min_confidence: 2 } },
+    problems: { insufficient_credits: unfunded(1) },
     request: { email: 'amara.okafor@example.com', min_confidence: 0.8, limit: 5 },
     responses: {
       200: { data: [{ person_id: PERSON, confidence: 0.99, matched_on: ['email'] }], credits_charged: 1, receipt_id: RECEIPT, no_match: null },
     },
   },
   'contact_retrieval_jobs.create': {
+    invalid: { body: { person_ids: [], fields: ['email'] } },
+    problems: {
+      insufficient_credits: unfunded(1),
+      contact_job_concurrency_cap: 'Two contact-retrieval jobs are already running for this organization; retry when one finishes.',
+    },
     request: { person_ids: [PERSON, PERSON_2], fields: ['email', 'phone'] },
     responses: { 202: runningJob },
   },
   'contact_retrieval_jobs.batch_create': {
+    invalid: { body: { search_id: SEARCH, limit: 20000, fields: ['email'] } },
+    problems: {
+      insufficient_credits: unfunded(1),
+      not_found: notFound('search').detail,
+    },
     request: { search_id: SEARCH, limit: 100, fields: ['email'] },
     responses: {
       202: {
@@ -181,9 +226,24 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
       },
     },
   },
-  'contact_retrieval_jobs.list': { responses: { 200: { data: [completedJob], next_cursor: null } } },
-  'contact_retrieval_jobs.get': { responses: { 200: completedJob } },
+  'contact_retrieval_jobs.list': {
+    query: { status: 'completed', limit: '20', cursor: encodeListCursor(`jobs:${WORKSPACE}:completed`, { n: 41 }) },
+    invalid: { query: { status: 'finished' } },
+    responses: { 200: { data: [completedJob], next_cursor: null } },
+  },
+  'contact_retrieval_jobs.get': {
+    params: { id: JOB },
+    invalid: { params: { id: 'j'.repeat(300) } },
+    problems: { not_found: notFound('contact-retrieval job').detail },
+    responses: { 200: completedJob },
+  },
   'contact_retrieval_jobs.cancel': {
+    params: { id: JOB },
+    invalid: { params: { id: 'c'.repeat(300) } },
+    problems: {
+      not_found: notFound('contact-retrieval job').detail,
+      invalid_state_transition: 'The job already finished with status `completed`; only a running job can be cancelled.',
+    },
     responses: {
       202: {
         ...runningJob,
@@ -195,6 +255,14 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
     },
   },
   'job_results.get': {
+    params: { job_id: JOB },
+    query: { limit: '100', cursor: encodeListCursor(`result:${JOB}`, { seq: 100 }) },
+    invalid: { params: { job_id: JOB }, query: { limit: '0' } },
+    problems: {
+      not_found: notFound('contact-retrieval job').detail,
+      result_set_expired: `This job result expired at ${EXPIRES}.`,
+      result_gone: 'This job result is no longer retained.',
+    },
     responses: {
       200: {
         job_id: JOB,
@@ -218,17 +286,49 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
     },
   },
   'webhook_endpoints.create': {
+    invalid: { body: { url: 'hooks.example.com/talent' } },
+    problems: {
+      webhook_url_not_allowed: REFUSAL_TEXT.address_not_allowed,
+      endpoint_limit_reached: 'This workspace already has an active webhook endpoint; disable or delete it first.',
+    },
     request: { url: 'https://hooks.example.com/talent' },
     responses: { 201: { endpoint, secret_id: SECRET, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' } },
   },
-  'webhook_endpoints.list': { responses: { 200: { data: [endpoint], next_cursor: null } } },
-  'webhook_endpoints.get': { responses: { 200: endpoint } },
+  'webhook_endpoints.list': {
+    query: { limit: '20', cursor: encodeListCursor(`webhook_endpoints:${WORKSPACE}`, { n: 3 }) },
+    invalid: { query: { limit: '500' } },
+    responses: { 200: { data: [endpoint], next_cursor: null } },
+  },
+  'webhook_endpoints.get': {
+    params: { id: ENDPOINT },
+    invalid: { params: { id: '' } },
+    problems: { not_found: notFound('webhook endpoint').detail },
+    responses: { 200: endpoint },
+  },
   'webhook_endpoints.update': {
+    params: { id: ENDPOINT },
+    invalid: { params: { id: ENDPOINT }, body: { state: 'retired' } },
+    problems: {
+      not_found: notFound('webhook endpoint').detail,
+      endpoint_retired: 'A retired webhook endpoint cannot be changed.',
+      webhook_url_not_allowed: REFUSAL_TEXT.not_https,
+    },
     request: { state: 'disabled' },
     responses: { 200: { ...endpoint, state: 'disabled', updated_at: COMPLETED } },
   },
-  'webhook_endpoints.delete': { responses: { 200: { ...endpoint, state: 'retired', updated_at: COMPLETED } } },
+  'webhook_endpoints.delete': {
+    params: { id: ENDPOINT },
+    invalid: { params: { id: 'x'.repeat(200) } },
+    problems: { not_found: notFound('webhook endpoint').detail },
+    responses: { 200: { ...endpoint, state: 'retired', updated_at: COMPLETED } },
+  },
   'webhook_endpoints.rotate_secret': {
+    params: { id: ENDPOINT },
+    invalid: { params: { id: 'we_' + 'x'.repeat(100) } },
+    problems: {
+      not_found: notFound('webhook endpoint').detail,
+      rotation_in_progress: 'The previous secret is still inside its 24-hour overlap; rotate again after it ends.',
+    },
     responses: {
       200: {
         secret_id: 'whs_8Rt3Xm6Kq9Wb2Nv4Lc7YdP',
@@ -237,15 +337,42 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
       },
     },
   },
-  'webhook_deliveries.list': { responses: { 200: { data: [delivery], next_cursor: null } } },
-  'webhook_deliveries.get': { responses: { 200: delivery } },
-  'webhook_deliveries.replay': { responses: { 202: { event_id: EVENT, replay: 1, endpoint_id: ENDPOINT, status: 'replaying' } } },
+  'webhook_deliveries.list': {
+    query: { endpoint_id: ENDPOINT, event_id: EVENT, status: 'dead_lettered', limit: '20', cursor: encodeListCursor('webhook_deliveries:n:', { below: 411 }) },
+    sampled: ['endpoint_id', 'limit'],
+    invalid: { query: { status: 'delivered' } },
+    responses: { 200: { data: [delivery], next_cursor: null } },
+  },
+  'webhook_deliveries.get': {
+    params: { id: DELIVERY },
+    invalid: { params: { id: 'd'.repeat(300) } },
+    problems: { not_found: notFound('webhook delivery').detail },
+    responses: { 200: delivery },
+  },
+  'webhook_deliveries.replay': {
+    params: { id: DELIVERY },
+    invalid: { params: { id: 'r'.repeat(300) } },
+    problems: {
+      not_found: notFound('webhook delivery').detail,
+      replay_not_allowed: 'Only a dead-lettered delivery can be replayed.',
+      webhook_replay_cap: 'More than 10 replays for this endpoint in the last hour.',
+    },
+    responses: { 202: { event_id: EVENT, replay: 1, endpoint_id: ENDPOINT, status: 'replaying' } },
+  },
   'audit_events.list': {
+    query: {
+      action: 'webhook_endpoint.updated',
+      actor: `key:${KEY}`,
+      limit: '20',
+      cursor: encodeListCursor(`audit-events:webhook_endpoint.updated:key:${KEY}`, { below: 1285 }),
+    },
+    sampled: ['limit'],
+    invalid: { query: { limit: 'twenty' } },
     responses: {
       200: {
         data: [
           {
-            event_id: 'aud_4Tq8Xm2Kb7Rn3Wv9Lc5YdH',
+            event_id: AUDIT(1287),
             time: COMPLETED,
             actor: `key:${KEY}`,
             action: 'webhook_endpoint.updated',
@@ -255,7 +382,7 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
             client_address: '203.0.113.24',
           },
           {
-            event_id: 'aud_9Lm3Rq7Xt2Kb8Wn4Vc6YhP',
+            event_id: AUDIT(1286),
             time: CREATED,
             actor: 'operator',
             action: 'credits.granted',
@@ -265,11 +392,14 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
             client_address: null,
           },
         ],
-        next_cursor: 'eyJzIjoiYXVkaXQtZXZlbnRzOjoiLCJwIjp7InQiOjE3OTU2MTUzOTE0ODIsImlkIjoiYXVkXzlMbTNScTdYdDJLYjhXbjRWYzZZaFAifX0',
+        next_cursor: encodeListCursor('audit-events::', { below: 1285 }),
       },
     },
   },
   'usage.get': {
+    query: { from: '2026-11-24', to: '2026-11-26T00:00:00Z', granularity: 'day', operation: 'candidates.search' },
+    sampled: ['from', 'to', 'granularity'],
+    invalid: { query: { from: '2026-11-27T09:30' } },
     responses: {
       200: {
         data: [
@@ -296,6 +426,9 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
     },
   },
   'operational_limits.get': {
+    query: { operation: 'candidates.search', scope: 'key_family', application_id: APPLICATION, family_id: FAMILY, key_id: KEY },
+    sampled: ['operation'],
+    invalid: { query: { scope: 'team' } },
     responses: {
       200: {
         data: [

@@ -1,5 +1,10 @@
-import { PROBLEM_CODES, PROBLEM_TYPE_PREFIX, type ProblemCode } from '../../core/problems';
+import { OPERATION_REQUESTS_PER_SECOND } from '../../core/limits/limitTable';
+import { operationBlocked, operationRateUsedUp } from '../../core/limits/operationAdmission';
+import { Problem, PROBLEM_CODES, PROBLEM_TYPE_PREFIX, type ProblemCode } from '../../core/problems';
+import { permissionRequired } from '../operations/executeOperation';
+import { parseWith } from '../operations/operationInput';
 import type { RouteSpec } from '../routeSpec';
+import type { OperationExample } from './operationExamples';
 
 /**
  * Which problem codes each /v1 operation can answer, by status, so the reference (and the
@@ -43,18 +48,18 @@ export function problemCodesOf(spec: RouteSpec): ProblemCode[] {
   return ALL_CODES.filter((c) => codes.has(c));
 }
 
-/** What the service says for the codes an example shows most often; others show their title. */
+/**
+ * What the service says for codes it words the same whatever the operation (the credential, the
+ * request's transport, the Idempotency-Key, a cursor, credits, the server itself). Codes of an
+ * operation's own rules are worded by the operation (`operationProblem`).
+ */
 const EXAMPLE_DETAILS: Partial<Record<ProblemCode, string>> = {
   invalid_cursor: 'The cursor is not one this list returned; start again without a cursor.',
   invalid_idempotency_key: 'Send an Idempotency-Key header of 8 to 128 characters: a letter or digit, then letters, digits, `.`, `_`, `:` or `-`.',
   malformed_authorization: 'Send your API key as `Authorization: Bearer <API_KEY>`.',
-  insufficient_credits: 'The organization has 0 credits; this request needs at least 1.',
-  insufficient_scope: 'This operation requires the `jobs.v1:write` permission.',
   not_found: 'No such resource.',
   idempotency_key_reused: 'This Idempotency-Key was used with a different request body.',
   cursor_expired: 'The cursor is no longer valid; start the search again.',
-  validation_failed: 'person_ids: Too big: expected array to have <=100 items',
-  webhook_url_not_allowed: 'The url does not resolve to a publicly routable address.',
   rate_limited: "The organization's request rate of 25 per second is used up for this second.",
   body_too_large: 'The body is larger than 65,536 bytes.',
   unsupported_media_type: 'Send the body as `Content-Type: application/json`.',
@@ -62,21 +67,71 @@ const EXAMPLE_DETAILS: Partial<Record<ProblemCode, string>> = {
   dependency_unavailable: 'The credit ledger did not answer in time; nothing was charged. Retry after the Retry-After delay.',
 };
 
+/** Codes whose example reads the same for every operation: the service says the same thing for each. */
+export const SHARED_WORDING_CODES = new Set<ProblemCode>([
+  'malformed_authorization',
+  'missing_api_key',
+  'invalid_api_key',
+  'malformed_body',
+  'body_too_large',
+  'unsupported_media_type',
+  'invalid_idempotency_key',
+  'idempotency_key_reused',
+  'idempotency_in_progress',
+  'invalid_cursor',
+  'cursor_expired',
+  'insufficient_credits',
+  'family_budget_exhausted',
+  'organization_budget_exhausted',
+  'dependency_unavailable',
+  'internal_error',
+]);
+
 const EXAMPLE_REQUEST_ID = 'req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b';
 
-/** A problem document of `code` as the service writes it. */
-export function problemExample(code: ProblemCode): Record<string, unknown> {
+/** A problem document of `code` as the service writes it, with the detail and members an operation gives it. */
+export function problemExample(code: ProblemCode, own?: Problem): Record<string, unknown> {
   const { status, title } = PROBLEM_CODES[code];
   return {
     type: `${PROBLEM_TYPE_PREFIX}${code}`,
     title,
     status,
-    detail: EXAMPLE_DETAILS[code] ?? `${title}.`,
+    detail: own?.detail ?? EXAMPLE_DETAILS[code] ?? `${title}.`,
     code,
     request_id: EXAMPLE_REQUEST_ID,
     instance: `urn:service:developer-api:request:${EXAMPLE_REQUEST_ID}`,
-    ...(code === 'validation_failed' ? { errors: [{ field: 'person_ids', message: 'Too big: expected array to have <=100 items' }] } : {}),
+    ...(own?.extensions ?? {}),
   };
+}
+
+/** The 422 the route's own schemas give the operation's invalid example, as the executor would. */
+function validationProblem(spec: RouteSpec, invalid: NonNullable<OperationExample['invalid']>): Problem | undefined {
+  try {
+    parseWith(spec.params, invalid.params ?? {}, 'path.');
+    parseWith(spec.query, invalid.query ?? {}, 'query.');
+    if (spec.body) parseWith(spec.body, invalid.body ?? {}, '');
+  } catch (err) {
+    if (err instanceof Problem) return err;
+    throw err;
+  }
+  return undefined;
+}
+
+/**
+ * The problem an operation itself answers with `code`, made by the functions that make the real
+ * one where the reference can call them (the permission check, the schemas, the admission's
+ * wording), else quoted from the operation's examples; undefined for a code worded the same for
+ * every operation.
+ */
+export function operationProblem(spec: RouteSpec, code: ProblemCode, example?: OperationExample): Problem | undefined {
+  if (code === 'insufficient_scope' && spec.permission) return permissionRequired(spec.operation, spec.permission);
+  if (code === 'validation_failed' && example?.invalid) return validationProblem(spec, example.invalid);
+  if (code === 'rate_limited') {
+    const perSecond = OPERATION_REQUESTS_PER_SECOND[spec.operation];
+    return new Problem(code, perSecond ? operationRateUsedUp(spec.operation, perSecond) : operationBlocked(spec.operation));
+  }
+  const own = example?.problems?.[code];
+  return typeof own === 'string' ? new Problem(code, own) : own;
 }
 
 /**
@@ -97,7 +152,7 @@ const RETRY_AFTER_STATUSES = new Set([409, 429, 503]);
  * One response per error status: the problem schema with `code` narrowed to the codes that
  * status can carry for this operation, and the route's own wording when it declared one.
  */
-export function problemResponses(spec: RouteSpec): Record<string, unknown> {
+export function problemResponses(spec: RouteSpec, example?: OperationExample): Record<string, unknown> {
   const byStatus = new Map<number, ProblemCode[]>();
   for (const code of problemCodesOf(spec)) {
     const status = PROBLEM_CODES[code].status;
@@ -106,15 +161,19 @@ export function problemResponses(spec: RouteSpec): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [status, codes] of [...byStatus.entries()].sort(([a], [b]) => a - b)) {
     const declared = spec.responses[status]?.description;
-    // The example shows the code the route itself names for this status, when it names one.
-    const shown = codes.find((c) => declared && new RegExp(`\\b${c}\\b`).test(declared)) ?? codes[0];
+    const own = new Map(codes.map((c) => [c, operationProblem(spec, c, example)] as const));
+    const named = (c: ProblemCode) => Boolean(declared && new RegExp(`\\b${c}\\b`).test(declared));
+    const ofOwnRules = (c: ProblemCode) => Boolean(own.get(c)) && !SHARED_WORDING_CODES.has(c);
+    // The example shows a code of the operation's own rules, worded for it, where there is one
+    // (the one its own wording names first), else the code its wording names, else the first.
+    const shown = codes.find((c) => ofOwnRules(c) && named(c)) ?? codes.find(ofOwnRules) ?? codes.find(named) ?? codes[0];
     out[String(status)] = {
       description: describeCodes(codes, declared),
       ...(RETRY_AFTER_STATUSES.has(status) ? { headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } } : {}),
       content: {
         'application/problem+json': {
           schema: { allOf: [{ $ref: '#/components/schemas/Problem' }, { type: 'object', properties: { code: { enum: codes } } }] },
-          example: problemExample(shown),
+          example: problemExample(shown, own.get(shown)),
         },
       },
     };

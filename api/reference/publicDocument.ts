@@ -10,6 +10,15 @@ import { toolServerOpenApiPaths } from './toolServerPaths';
 
 type DocumentSettings = Pick<Config, 'baseUrl' | 'authUrl' | 'mcpUrl' | 'metricsEnabled' | 'metricsToken'>;
 
+/** Fixed public URLs for a document whose servers do not matter (the generated client's types, tests of the document's text). */
+export const PLACEHOLDER_SETTINGS: DocumentSettings = {
+  baseUrl: 'https://api.example.com',
+  authUrl: 'https://auth.example.com',
+  mcpUrl: 'https://mcp.example.com',
+  metricsEnabled: true,
+  metricsToken: 'set',
+};
+
 /** The whole public surface in one OpenAPI document: /v1, OAuth, the tool server, probes, the reference itself and the webhook events. */
 export function publicOpenApi(config: DocumentSettings): Record<string, unknown> {
   return buildOpenApi(v1Routes, {

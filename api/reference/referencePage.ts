@@ -73,7 +73,10 @@ function page(nonce: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Talent platform developer API reference</title>
 <link rel="icon" href="data:,">
-<style nonce="${nonce}">body { margin: 0; padding: 0; }</style>
+<style nonce="${nonce}">body { margin: 0; padding: 0; }
+/* Long commands and samples wrap inside their box instead of running past its edge. */
+#reference pre, #reference pre code { white-space: pre-wrap !important; overflow-wrap: anywhere; word-break: break-word; }
+#reference pre { max-width: 100%; box-sizing: border-box; }</style>
 </head>
 <body>
 <noscript>This page needs JavaScript; the document itself is at <a href="openapi.json">/openapi.json</a>.</noscript>

@@ -1,5 +1,6 @@
 import { COUNT_KEYS, FINAL_JOB_STATUSES } from '../../core/jobs/jobTypes';
 import { objectSchema } from './objectSchema';
+import { WEBHOOK_RULES } from './webhookRules';
 
 /**
  * The events the service POSTs to customers' endpoints, as an OpenAPI 3.1 `webhooks` section,
@@ -35,6 +36,24 @@ export const JOB_COMPLETED_EVENT_SCHEMA = {
   description: 'No personal data: ids and counts only. Read the contacts from `result_url`.',
 };
 
+/**
+ * A `job.completed` body as the service sends it (its shape is checked against one captured from
+ * a real delivery by test/integration/referenceSamples.test.ts).
+ */
+export const JOB_COMPLETED_EXAMPLE = {
+  type: 'job.completed',
+  id: 'evt_6Rq9Xm3Kt8Wb2Nv5Lc4YdH',
+  timestamp: '2026-11-25T14:03:19.912Z',
+  data: {
+    job_id: 'job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP',
+    type: 'contact_retrieval',
+    status: 'completed',
+    counts: { requested: 2, delivered: 1, not_found: 1, failed: 0, reused: 0, cancelled: 0, pending: 0 },
+    result_url: '/v1/job-results/job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP',
+    result_expires_at: '2026-12-02T14:03:19.907Z',
+  },
+};
+
 export function webhookEvents(): Record<string, unknown> {
   return {
     'job.completed': {
@@ -42,23 +61,29 @@ export function webhookEvents(): Record<string, unknown> {
         operationId: 'jobCompletedEvent',
         summary: 'job.completed: a contact-retrieval job finished',
         description: [
-          'Sent once per job to every active endpoint of the organization subscribed to `job.completed`, signed per Standard Webhooks:',
-          "verify `webhook-signature` over `{webhook-id}.{webhook-timestamp}.{raw body}` with your endpoint's `whsec_` secret (any space-separated candidate may match while a secret rotation is open),",
-          'refuse timestamps more than 5 minutes away, deduplicate on `webhook-id`, answer 2xx within 15 seconds (the time limit of an attempt) and do the work afterwards.',
-          'Anything else than 2xx is retried on a schedule; see `GET /v1/webhook-deliveries`.',
+          WEBHOOK_RULES.endpoints,
+          "Signed per Standard Webhooks: verify `webhook-signature` over `{webhook-id}.{webhook-timestamp}.{raw body}` with your endpoint's `whsec_` secret (any space-separated candidate may match while a secret rotation is open),",
+          'refuse timestamps more than 5 minutes away, deduplicate on `webhook-id` and do the work after answering.',
+          WEBHOOK_RULES.attemptTime,
+          WEBHOOK_RULES.retries,
+          WEBHOOK_RULES.replays,
+          'See `GET /v1/webhook-deliveries`.',
         ].join(' '),
         tags: ['Webhook events'],
         security: [],
         parameters: [
-          header('webhook-id', 'The event id (`evt_…`), the same on every attempt and replay', 'evt_2x7QmS0d9KkE4bq1Vn8yZa'),
-          header('webhook-timestamp', 'Unix seconds of this attempt', '1767225600'),
+          header('webhook-id', 'The event id (`evt_…`), the same on every attempt and replay', JOB_COMPLETED_EXAMPLE.id),
+          header('webhook-timestamp', 'Unix seconds of this attempt', String(Math.floor(Date.parse(JOB_COMPLETED_EXAMPLE.timestamp) / 1000))),
           header(
             'webhook-signature',
             'Space-separated `v1,<base64 HMAC-SHA256>` candidates, one per live secret',
             'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
           ),
         ],
-        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/JobCompletedEvent' } } } },
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/JobCompletedEvent' }, example: JOB_COMPLETED_EXAMPLE } },
+        },
         responses: {
           '2XX': { description: 'Received: the delivery succeeded and is not retried' },
           '4XX': { description: 'Refused (e.g. a signature that does not verify): retried on the schedule until it gives up' },

@@ -4,6 +4,7 @@ import { OPERATIONS } from '../../core/limits/limitTable';
 import { DAY_MS, HOUR_MS } from '../../core/usage/usageBuckets';
 import { usageSeries, type Granularity } from '../../core/usage/usageSeries';
 import { defineRoute } from '../routeSpec';
+import { instantParameter } from './instantParameter';
 
 /** The longest range each granularity answers: a week of hours (each hour a row to read), 400 days of days (a row a month). */
 export const USAGE_MAX_RANGE_MS: Record<Granularity, number> = { hour: 7 * DAY_MS, day: 400 * DAY_MS };
@@ -28,19 +29,16 @@ export const UsagePointSchema = z.object({
 
 const Query = z
   .object({
-    from: z.iso
-      .datetime({ offset: true })
-      .optional()
-      .describe(
-        'start of the range (ISO 8601), widened to its bucket; default: 24 hours (hour) or 30 days (day) before `to`; at most 7 days (hour) or 400 days (day) before it',
-      ),
-    to: z.iso.datetime({ offset: true }).optional().describe('end of the range (ISO 8601, exclusive), widened to its bucket; default: now'),
+    from: instantParameter(
+      'start of the range: an ISO 8601 date (its UTC midnight) or date-time with an offset, widened to its bucket; default: 24 hours (hour) or 30 days (day) before `to`; at most 7 days (hour) or 400 days (day) before it',
+    ),
+    to: instantParameter('end of the range (exclusive): an ISO 8601 date (its UTC midnight) or date-time with an offset, widened to its bucket; default: now'),
     granularity: z.enum(['day', 'hour']).default('day').describe('bucket size, in UTC'),
     operation: z.enum(OPERATIONS).optional().describe("only this operation's figures"),
   })
   .superRefine((q, ctx) => {
-    const to = q.to ? Date.parse(q.to) : Date.now();
-    const from = q.from ? Date.parse(q.from) : to - USAGE_DEFAULT_RANGE_MS[q.granularity];
+    const to = q.to ? q.to.getTime() : Date.now();
+    const from = q.from ? q.from.getTime() : to - USAGE_DEFAULT_RANGE_MS[q.granularity];
     if (from >= to) ctx.addIssue({ code: 'custom', path: ['from'], message: 'must be before `to`' });
     else if (to - from > USAGE_MAX_RANGE_MS[q.granularity]) {
       ctx.addIssue({
@@ -64,8 +62,8 @@ export const usageRoutes = [
     query: Query,
     responses: { 200: { description: 'Usage per bucket and operation, oldest first', schema: z.object({ data: z.array(UsagePointSchema) }) } },
     handler: async ({ principal, query }) => {
-      const to = query.to ? new Date(query.to) : new Date();
-      const from = query.from ? new Date(query.from) : new Date(to.getTime() - USAGE_DEFAULT_RANGE_MS[query.granularity]);
+      const to = query.to ?? new Date();
+      const from = query.from ?? new Date(to.getTime() - USAGE_DEFAULT_RANGE_MS[query.granularity]);
       const data = await usageSeries({ orgId: principal.orgId, from, to, granularity: query.granularity, operation: query.operation });
       return { status: 200, body: { data } };
     },

@@ -44,6 +44,16 @@ export function principalScopes(p: KeyPrincipal): Scope[] {
   return keyScopeChain(p);
 }
 
+/** What a refusal of a blocked operation says (the reference's examples quote it too). */
+export function operationBlocked(operation: OperationName): string {
+  return `The operation ${operation} is blocked by an administrator of the organization.`;
+}
+
+/** What a refusal by the operation's own request rate says. */
+export function operationRateUsedUp(operation: OperationName, perSecond: number): string {
+  return `The request rate of ${operation} (${perSecond} per second) is used up for this second.`;
+}
+
 function refusal(detail: string, retryAfterSeconds: number, states: RateLimitState[], extensions: Record<string, unknown>): Problem {
   admissionRefusals.inc({ code: 'rate_limited' });
   return retryLater('rate_limited', detail, retryAfterSeconds, { headers: rateLimitHeaders(states), extensions });
@@ -84,12 +94,7 @@ class HeldAdmission implements AdmissionHandle {
     const orgId = this.principal.orgId;
     const overrides = applicableOverrides(this.settings, operation, principalScopes(this.principal));
     if (overrides.block) {
-      throw await this.refuse(
-        operation,
-        `The operation ${operation} is blocked by an administrator of the organization.`,
-        BLOCKED_RETRY_AFTER_SECONDS,
-        'denied',
-      );
+      throw await this.refuse(operation, operationBlocked(operation), BLOCKED_RETRY_AFTER_SECONDS, 'denied');
     }
 
     if (ownRequestsPerSecond(operation) !== undefined) {
@@ -97,12 +102,7 @@ class HeldAdmission implements AdmissionHandle {
       const w = await this.admission.admitWindow(operationScopeKey(orgId, operation), limit);
       this.states.push(windowState(operation, limit, w.admitted ? limit - w.count : 0, this.admission.now()));
       if (!w.admitted) {
-        throw await this.refuse(
-          operation,
-          `The request rate of ${operation} (${limit} per second) is used up for this second.`,
-          w.retryAfterSeconds,
-          'requests_per_second',
-        );
+        throw await this.refuse(operation, operationRateUsedUp(operation, limit), w.retryAfterSeconds, 'requests_per_second');
       }
       this.windows.push(w.taken);
     }

@@ -39,7 +39,8 @@ export function quotaWindow(kind: QuotaKind, now: number): { key: string; end: n
   return { key: new Date(start).toISOString().slice(0, kind === 'queries' ? 13 : 10), end: start + span };
 }
 
-function refusal(kind: QuotaKind, limit: number): Problem {
+/** The 429 of a used-up quota (the reference's examples quote it too). */
+export function quotaRefusal(kind: QuotaKind, limit: number): Problem {
   const what = kind === 'previews' ? 'unique people previewed per day' : kind === 'queries' ? 'distinct queries per hour' : 'unique people delivered per day';
   return retryLater(CODES[kind], `The organization reached its search quota of ${limit} ${what}.`, 1, { extensions: { limit } });
 }
@@ -97,7 +98,7 @@ async function add(windows: QuotaWindows, kind: QuotaKind, orgId: string, member
     const state = await windows.read(kind, orgId, now);
     const fresh = freshOf(state, members);
     if (!fresh.length) return;
-    if (limit !== undefined && state.count + fresh.length > limit) throw refusal(kind, limit);
+    if (limit !== undefined && state.count + fresh.length > limit) throw quotaRefusal(kind, limit);
     const outcome = await appendQuotaEntry(
       state.chainId,
       state.seq + 1,
@@ -141,7 +142,7 @@ export async function admitToQuota(
  */
 export async function assertQuotaHasRoom(settings: QuotaSettings, windows: QuotaWindows, kind: QuotaKind, orgId: string, now = Date.now()): Promise<void> {
   const limit = quotaLimit(settings, kind);
-  if ((await windows.read(kind, orgId, now)).count >= limit) throw refusal(kind, limit);
+  if ((await windows.read(kind, orgId, now)).count >= limit) throw quotaRefusal(kind, limit);
 }
 
 /**

@@ -89,6 +89,31 @@ test('the side menu shows plain text: no markup from headings or summaries', asy
   expect(menuHtml).not.toMatch(/&lt;\/?code&gt;/);
 });
 
+test('code blocks wrap inside their box at 1,280 px: none is wider than it shows', async () => {
+  const clipped = (await page.evaluate(`(() => {
+    const out = [];
+    for (const pre of document.querySelectorAll('#reference pre')) {
+      if (pre.clientWidth === 0) continue;
+      const widest = Math.max(pre.scrollWidth, ...[...pre.querySelectorAll('*')].map((e) => e.scrollWidth));
+      if (widest > pre.clientWidth + 1) out.push(pre.textContent.slice(0, 80));
+    }
+    return out;
+  })()`)) as string[];
+  const blocks = await page.$$eval('#reference pre', (els) => els.length);
+  expect(blocks).toBeGreaterThan(10);
+  expect(clipped).toEqual([]);
+});
+
+test('every /v1 operation shows its request samples: curl and the TypeScript client', async () => {
+  const document = (await (await fetch(`${srv.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+  const v1 = Object.entries(document.paths)
+    .filter(([path]) => path.startsWith('/v1/'))
+    .flatMap(([, item]) => Object.keys(item)).length;
+  const tabs = await page.$$eval('[role=tab]', (els) => els.map((e) => (e.textContent ?? '').trim()));
+  expect(tabs.filter((t) => t === 'curl')).toHaveLength(v1);
+  expect(tabs.filter((t) => t === 'TypeScript client')).toHaveLength(v1);
+});
+
 test('a screenshot is not blank', async () => {
   const png = await page.screenshot({ fullPage: false });
   // Decode the screenshot in a page of its own (no CSP there) and count its colours.

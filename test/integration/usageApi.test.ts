@@ -167,6 +167,9 @@ describe('GET /v1/usage', () => {
     }
     expect((await getUsage(t, `?granularity=hour&from=${iso(now - 7 * DAY_MS)}&to=${iso(now)}`)).status).toBe(200);
     expect((await getUsage(t, `?granularity=day&from=${iso(now - 400 * DAY_MS)}&to=${iso(now)}`)).status).toBe(200);
+    // A date is its UTC midnight, as the reference documents.
+    const day = (ms: number) => iso(ms).slice(0, 10);
+    expect((await getUsage(t, `?from=${day(now - 3 * DAY_MS)}&to=${day(now + DAY_MS)}`)).status).toBe(200);
   });
 });
 

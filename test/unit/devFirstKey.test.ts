@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { firstCallGuide } from '../../api/reference/firstCallGuide';
+import { firstCallGuide, firstSessionCommands } from '../../api/reference/firstCallGuide';
 import { firstKeyChoice, firstSessionLines, keyCreateCommand } from '../../scripts/devFirstKey';
 
 describe('the development key of a first start', () => {
@@ -59,6 +59,22 @@ describe('the development key of a first start', () => {
     expect(JSON.parse(generic.find((a) => a.startsWith('{'))!)).toEqual({ name: 'A B', profile_url: 'https://p/1' });
     for (const path of ['/v1/candidates/search', '/v1/profiles/unlock', '/v1/person-matches', '/v1/contact-retrieval-jobs', '/v1/job-results/$JOB_ID'])
       expect(guide).toContain(`https://api.example.com${path}`);
+  });
+
+  test('the first session waits until the job is no longer running before it reads the result', () => {
+    for (const lines of [
+      firstCallGuide('https://api.example.com').split('\n'),
+      firstSessionCommands({ baseUrl: 'http://127.0.0.1:8080', key: 'sk_live_ext_x' }),
+    ]) {
+      const wait = lines.findIndex((l) => /^while .*\/v1\/contact-retrieval-jobs\/\$JOB_ID.*= running \]; do sleep 1; done$/.test(l));
+      const result = lines.findIndex((l) => l.includes('/v1/job-results/$JOB_ID'));
+      const created = lines.findIndex((l) => l.startsWith('JOB_ID='));
+      expect({ created: created >= 0, waitsAfterCreate: wait > created, readsAfterWait: result > wait }).toEqual({
+        created: true,
+        waitsAfterCreate: true,
+        readsAfterWait: true,
+      });
+    }
   });
 
   test('the key-create command names the organization and workspace', () => {

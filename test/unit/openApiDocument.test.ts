@@ -6,6 +6,7 @@ import type Router from '@koa/router';
 import { createApp } from '../../api/app';
 import { publicOpenApi } from '../../api/reference/publicDocument';
 import { OPERATION_EXAMPLES } from '../../api/reference/operationExamples';
+import { SHARED_WORDING_CODES } from '../../api/reference/problemResponses';
 import { v1Routes } from '../../api/routes/index';
 import { loadConfig } from '../../core/config';
 import { PROBLEM_CODES } from '../../core/problems';
@@ -183,6 +184,10 @@ describe('the OpenAPI document', () => {
     ).responses['200'].content['application/json'].example;
     expect(whoami.org_root).toMatch(/^org_[0-9A-Za-z]{22}$/);
     expect(whoami.key_id).toMatch(/^key_[0-9A-Za-z]{22}$/);
+    // Numbered ids: audit entries in their organization, delivery records in their workspace.
+    const v1Text = JSON.stringify(document.paths['/v1/audit-events']) + JSON.stringify(document.paths['/v1/webhook-deliveries']);
+    expect(v1Text.match(/"aud_[^"]*"/g)?.every((id) => /^"aud_[0-9A-Za-z]{22}_\d+"$/.test(id))).toBe(true);
+    expect(v1Text.match(/"dlv_[^"]*"/g)?.every((id) => /^"dlv_[0-9A-Za-z]{22}_\d+"$/.test(id))).toBe(true);
   });
 
   test('each error description names each of its codes once', () => {
@@ -197,6 +202,122 @@ describe('the OpenAPI document', () => {
         }
       }
     }
+  });
+
+  /** Every /v1 operation of the document with its route declaration. */
+  function v1Operations(): Array<{ spec: (typeof v1Routes)[number]; op: V1Operation }> {
+    return v1Routes.map((spec) => ({
+      spec,
+      op: document.paths[spec.path.replace(/:([A-Za-z_]+)/g, '{$1}')][spec.method.toLowerCase()] as unknown as V1Operation,
+    }));
+  }
+  type ProblemExample = { code: string; detail: string; errors?: Array<{ field: string }>; required_scope?: string };
+  type V1Operation = Operation & {
+    parameters: Array<{ name?: string; in?: string; example?: string | number }>;
+    'x-codeSamples': Array<{ lang: string; label: string; source: string }>;
+    responses: Record<string, { content?: Record<string, { example?: ProblemExample }> }>;
+  };
+  const problemExamplesOf = (op: V1Operation) =>
+    Object.entries(op.responses).flatMap(([status, r]) => {
+      const example = r.content?.['application/problem+json']?.example;
+      return example && /^[45]\d\d$/.test(status) ? [{ ...example, status }] : [];
+    });
+
+  test("each operation's error examples are its own: no two operations share one, bar the codes worded alike for every operation", () => {
+    const byDetail = new Map<string, string[]>();
+    for (const { spec, op } of v1Operations()) {
+      for (const example of problemExamplesOf(op)) {
+        // A not_found names the resource (the same for each operation on it); a 422 of a path
+        // parameter alone is worded by its schema, alike for every id of one shape.
+        if (SHARED_WORDING_CODES.has(example.code as never) || example.code === 'not_found') continue;
+        if (example.code === 'validation_failed' && example.errors!.every((e) => e.field.startsWith('path.'))) continue;
+        byDetail.set(example.detail, [...(byDetail.get(example.detail) ?? []), spec.operation]);
+      }
+    }
+    expect(byDetail.size).toBeGreaterThan(60);
+    expect([...byDetail.entries()].filter(([, ops]) => ops.length > 1)).toEqual([]);
+  });
+
+  test('a 403 example names the operation and its permission; a 422 example names fields the operation takes', () => {
+    for (const { spec, op } of v1Operations()) {
+      const examples = problemExamplesOf(op);
+      const forbidden = examples.find((e) => e.status === '403');
+      if (spec.permission) {
+        expect({ op: spec.operation, detail: forbidden?.detail }).toEqual({ op: spec.operation, detail: expect.stringContaining(`\`${spec.permission}\``) });
+        expect(forbidden!.detail).toContain(`\`${spec.operation}\``);
+        expect(forbidden!.required_scope).toBe(spec.permission);
+      } else expect(forbidden).toBeUndefined();
+      const invalid = examples.find((e) => e.code === 'validation_failed');
+      if (!invalid) continue;
+      const taken = op.parameters.flatMap((p) => (p.name ? [`${p.in === 'path' ? 'path' : 'query'}.${p.name}`] : []));
+      const body = JSON.stringify((op as unknown as { requestBody?: unknown }).requestBody ?? {});
+      for (const { field } of invalid.errors!)
+        expect({ op: spec.operation, field, taken: taken.includes(field) || body.includes(`"${field.split('.')[0]}"`) }).toEqual({
+          op: spec.operation,
+          field,
+          taken: true,
+        });
+    }
+  });
+
+  test('every operation that can answer 422 shows its own validation failure', () => {
+    for (const { spec, op } of v1Operations()) {
+      const codes = JSON.stringify(op.responses['422'] ?? {});
+      if (!codes.includes('validation_failed')) continue;
+      expect({ op: spec.operation, shown: op.responses['422'].content?.['application/problem+json']?.example?.code }).toEqual({
+        op: spec.operation,
+        shown: expect.stringMatching(/^(validation_failed|webhook_url_not_allowed)$/),
+      });
+      expect({ op: spec.operation, invalid: OPERATION_EXAMPLES[spec.operation].invalid !== undefined }).toEqual({ op: spec.operation, invalid: true });
+    }
+  });
+
+  test('every operation has request samples, curl and the TypeScript client, sending its own example', () => {
+    for (const { spec, op } of v1Operations()) {
+      const samples = op['x-codeSamples'];
+      expect({ op: spec.operation, labels: samples.map((s) => s.label) }).toEqual({ op: spec.operation, labels: ['curl', 'TypeScript client'] });
+      const [curl, client] = samples.map((s) => s.source);
+      const example = OPERATION_EXAMPLES[spec.operation];
+      const path = spec.path.replace(/:([A-Za-z_]+)/g, (_, name: string) => example.params![name]);
+      expect(curl).toContain(`${config.baseUrl}${path}`);
+      expect(curl).toContain('Authorization: Bearer $API_KEY');
+      if (spec.idempotent) expect(curl).toContain('Idempotency-Key: ');
+      if (example.request !== undefined) expect(curl).toContain(`-d '${JSON.stringify(example.request)}'`);
+      expect(client).toContain('createTalentClient');
+      for (const value of Object.values(example.params ?? {})) expect(client).toContain(value);
+    }
+  });
+
+  test('every path and query parameter has an example, which its schema accepts', () => {
+    for (const { spec, op } of v1Operations()) {
+      for (const p of op.parameters.filter((p) => p.in === 'path' || p.in === 'query'))
+        expect({ op: spec.operation, name: p.name, example: p.example }).toEqual({ op: spec.operation, name: p.name, example: expect.anything() });
+      const example = OPERATION_EXAMPLES[spec.operation];
+      if (spec.params) expect({ op: spec.operation, ok: spec.params.safeParse(example.params).success }).toEqual({ op: spec.operation, ok: true });
+      if (spec.query) expect({ op: spec.operation, ok: spec.query.safeParse(example.query).success }).toEqual({ op: spec.operation, ok: true });
+    }
+  });
+
+  test('usage takes from and to as a date or a date-time, stated by format, with an example', () => {
+    const usage = document.paths['/v1/usage'].get as unknown as V1Operation;
+    const from = usage.parameters.find((p) => p.name === 'from') as { schema: Record<string, unknown>; example: string };
+    expect(from.schema.anyOf).toEqual([{ format: 'date' }, { format: 'date-time' }]);
+    expect(JSON.stringify(from.schema)).not.toContain('pattern');
+    expect(from.example).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+
+  test('no example anywhere is a schema placeholder: no "string" value, no made-up 2019 time, and the event has its sample', () => {
+    const placeholders: string[] = [];
+    const walk = (node: unknown, at: string, inExample: boolean): void => {
+      if (Array.isArray(node)) node.forEach((v, i) => walk(v, `${at}[${i}]`, inExample));
+      else if (node && typeof node === 'object')
+        for (const [k, v] of Object.entries(node)) walk(v, `${at}.${k}`, inExample || k === 'example' || k === 'examples');
+      else if (inExample && typeof node === 'string' && (node === 'string' || /^2019-/.test(node))) placeholders.push(`${at}: ${node}`);
+    };
+    walk(document, '$', false);
+    expect(placeholders).toEqual([]);
+    const event = document.webhooks['job.completed'].post as unknown as { requestBody: { content: Record<string, { example?: { id: string } }> } };
+    expect(event.requestBody.content['application/json'].example?.id).toMatch(/^evt_[0-9A-Za-z]{22}$/);
   });
 
   test('introduction headings are plain text (Redoc shows them in the side menu)', () => {

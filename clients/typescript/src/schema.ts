@@ -866,7 +866,7 @@ export interface webhooks {
         put?: never;
         /**
          * job.completed: a contact-retrieval job finished
-         * @description Sent once per job to every active endpoint of the organization subscribed to `job.completed`, signed per Standard Webhooks: verify `webhook-signature` over `{webhook-id}.{webhook-timestamp}.{raw body}` with your endpoint's `whsec_` secret (any space-separated candidate may match while a secret rotation is open), refuse timestamps more than 5 minutes away, deduplicate on `webhook-id`, answer 2xx within 15 seconds (the time limit of an attempt) and do the work afterwards. Anything else than 2xx is retried on a schedule; see `GET /v1/webhook-deliveries`.
+         * @description A workspace owns at most one active webhook endpoint; an event goes to the endpoint of its workspace that is active when the job finishes (none active: no delivery, the result is still readable). Signed per Standard Webhooks: verify `webhook-signature` over `{webhook-id}.{webhook-timestamp}.{raw body}` with your endpoint's `whsec_` secret (any space-separated candidate may match while a secret rotation is open), refuse timestamps more than 5 minutes away, deduplicate on `webhook-id` and do the work after answering. Answer within 15 s: that is an attempt's whole time limit (DNS, connect, TLS and the response), and redirects are failures. Any 2xx is success; anything else is retried after 5 s, 30 s, 2 m, 10 m, 30 m, 2 h, 6 h and 12 h, each plus jitter that only delays: 9 attempts in all, then the event is dead-lettered. A dead-lettered delivery can be replayed as a fresh run of 9 attempts to the workspace's current active endpoint, at most 10 replays per endpoint in any hour. See `GET /v1/webhook-deliveries`.
          */
         post: operations["jobCompletedEvent"];
         delete?: never;
@@ -892,6 +892,8 @@ export interface components {
             code: "malformed_authorization" | "invalid_idempotency_key" | "invalid_cursor" | "malformed_body" | "malformed_request" | "invalid_request_id" | "missing_api_key" | "invalid_api_key" | "insufficient_credits" | "family_budget_exhausted" | "organization_budget_exhausted" | "insufficient_scope" | "origin_not_allowed" | "not_found" | "method_not_allowed" | "endpoint_limit_reached" | "result_set_expired" | "idempotency_key_reused" | "idempotency_in_progress" | "endpoint_retired" | "invalid_state_transition" | "replay_not_allowed" | "rotation_in_progress" | "last_admin" | "cursor_expired" | "result_gone" | "request_timeout" | "body_too_large" | "unsupported_media_type" | "validation_failed" | "headers_too_large" | "webhook_url_not_allowed" | "rate_limited" | "contact_job_concurrency_cap" | "contact_job_daily_cap" | "webhook_replay_cap" | "preview_quota_exceeded" | "distinct_query_cap" | "delivery_quota_exceeded" | "internal_error" | "dependency_unavailable";
             request_id?: string;
             instance?: string;
+            /** @description with `insufficient_scope`: the permission the operation needs */
+            required_scope?: string;
             errors?: {
                 field?: string;
                 message?: string;
@@ -1147,7 +1149,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:rate_limited",
                      *       "title": "Rate limited",
                      *       "status": 429,
-                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "detail": "The operation whoami is blocked by an administrator of the organization.",
                      *       "code": "rate_limited",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -1188,7 +1190,9 @@ export interface operations {
     "webhook_endpoints.list": {
         parameters: {
             query?: {
+                /** @example 20 */
                 limit?: number;
+                /** @example eyJzIjoid2ViaG9va19lbmRwb2ludHM6d3NfOEpmM25UNnFXMXpLNHBYN3ZCMm1McyIsInAiOnsibiI6M319 */
                 cursor?: string;
             };
             header?: {
@@ -1293,10 +1297,11 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:insufficient_scope",
                      *       "title": "Insufficient scope",
                      *       "status": 403,
-                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "detail": "`webhook_endpoints.list` requires the `webhooks.v1:manage` permission, which this credential does not hold.",
                      *       "code": "insufficient_scope",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "required_scope": "webhooks.v1:manage"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -1316,14 +1321,14 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
-                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "detail": "query.limit: Too big: expected number to be <=100",
                      *       "code": "validation_failed",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "errors": [
                      *         {
-                     *           "field": "person_ids",
-                     *           "message": "Too big: expected array to have <=100 items"
+                     *           "field": "query.limit",
+                     *           "message": "Too big: expected number to be <=100"
                      *         }
                      *       ]
                      *     }
@@ -1346,7 +1351,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:rate_limited",
                      *       "title": "Rate limited",
                      *       "status": 429,
-                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "detail": "The request rate of webhook_endpoints.list (10 per second) is used up for this second.",
                      *       "code": "rate_limited",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -1505,10 +1510,11 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:insufficient_scope",
                      *       "title": "Insufficient scope",
                      *       "status": 403,
-                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "detail": "`webhook_endpoints.create` requires the `webhooks.v1:manage` permission, which this credential does not hold.",
                      *       "code": "insufficient_scope",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "required_scope": "webhooks.v1:manage"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -1529,7 +1535,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:endpoint_limit_reached",
                      *       "title": "Webhook endpoint limit reached",
                      *       "status": 409,
-                     *       "detail": "Webhook endpoint limit reached.",
+                     *       "detail": "This workspace already has an active webhook endpoint; disable or delete it first.",
                      *       "code": "endpoint_limit_reached",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -1595,19 +1601,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "urn:service:developer-api:problem:validation_failed",
-                     *       "title": "Validation failed",
+                     *       "type": "urn:service:developer-api:problem:webhook_url_not_allowed",
+                     *       "title": "Webhook destination not allowed",
                      *       "status": 422,
-                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
-                     *       "code": "validation_failed",
+                     *       "detail": "The destination resolves to an address that is not publicly routable.",
+                     *       "code": "webhook_url_not_allowed",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "errors": [
-                     *         {
-                     *           "field": "person_ids",
-                     *           "message": "Too big: expected array to have <=100 items"
-                     *         }
-                     *       ]
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -1628,7 +1628,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:rate_limited",
                      *       "title": "Rate limited",
                      *       "status": 429,
-                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "detail": "The request rate of webhook_endpoints.create (5 per second) is used up for this second.",
                      *       "code": "rate_limited",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -1674,6 +1674,7 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
+                /** @example we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY */
                 id: string;
             };
             cookie?: never;
@@ -1765,10 +1766,11 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:insufficient_scope",
                      *       "title": "Insufficient scope",
                      *       "status": 403,
-                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "detail": "`webhook_endpoints.get` requires the `webhooks.v1:manage` permission, which this credential does not hold.",
                      *       "code": "insufficient_scope",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "required_scope": "webhooks.v1:manage"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -1788,7 +1790,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:not_found",
                      *       "title": "Not found",
                      *       "status": 404,
-                     *       "detail": "No such resource.",
+                     *       "detail": "The webhook endpoint does not exist or is not available to this credential.",
                      *       "code": "not_found",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -1811,14 +1813,14 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
-                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "detail": "path.id: Too small: expected string to have >=1 characters",
                      *       "code": "validation_failed",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "errors": [
                      *         {
-                     *           "field": "person_ids",
-                     *           "message": "Too big: expected array to have <=100 items"
+                     *           "field": "path.id",
+                     *           "message": "Too small: expected string to have >=1 characters"
                      *         }
                      *       ]
                      *     }
@@ -1841,7 +1843,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:rate_limited",
                      *       "title": "Rate limited",
                      *       "status": 429,
-                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "detail": "The request rate of webhook_endpoints.get (10 per second) is used up for this second.",
                      *       "code": "rate_limited",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -1887,6 +1889,7 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
+                /** @example we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY */
                 id: string;
             };
             cookie?: never;
@@ -1978,10 +1981,11 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:insufficient_scope",
                      *       "title": "Insufficient scope",
                      *       "status": 403,
-                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "detail": "`webhook_endpoints.delete` requires the `webhooks.v1:manage` permission, which this credential does not hold.",
                      *       "code": "insufficient_scope",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "required_scope": "webhooks.v1:manage"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -2001,7 +2005,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:not_found",
                      *       "title": "Not found",
                      *       "status": 404,
-                     *       "detail": "No such resource.",
+                     *       "detail": "The webhook endpoint does not exist or is not available to this credential.",
                      *       "code": "not_found",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -2024,14 +2028,14 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
-                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "detail": "path.id: Too big: expected string to have <=64 characters",
                      *       "code": "validation_failed",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "errors": [
                      *         {
-                     *           "field": "person_ids",
-                     *           "message": "Too big: expected array to have <=100 items"
+                     *           "field": "path.id",
+                     *           "message": "Too big: expected string to have <=64 characters"
                      *         }
                      *       ]
                      *     }
@@ -2054,7 +2058,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:rate_limited",
                      *       "title": "Rate limited",
                      *       "status": 429,
-                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "detail": "The request rate of webhook_endpoints.delete (5 per second) is used up for this second.",
                      *       "code": "rate_limited",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -2100,6 +2104,7 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
+                /** @example we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY */
                 id: string;
             };
             cookie?: never;
@@ -2211,10 +2216,11 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:insufficient_scope",
                      *       "title": "Insufficient scope",
                      *       "status": 403,
-                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "detail": "`webhook_endpoints.update` requires the `webhooks.v1:manage` permission, which this credential does not hold.",
                      *       "code": "insufficient_scope",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "required_scope": "webhooks.v1:manage"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -2234,7 +2240,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:not_found",
                      *       "title": "Not found",
                      *       "status": 404,
-                     *       "detail": "No such resource.",
+                     *       "detail": "The webhook endpoint does not exist or is not available to this credential.",
                      *       "code": "not_found",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -2255,11 +2261,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "urn:service:developer-api:problem:endpoint_limit_reached",
-                     *       "title": "Webhook endpoint limit reached",
+                     *       "type": "urn:service:developer-api:problem:endpoint_retired",
+                     *       "title": "Webhook endpoint retired",
                      *       "status": 409,
-                     *       "detail": "Webhook endpoint limit reached.",
-                     *       "code": "endpoint_limit_reached",
+                     *       "detail": "A retired webhook endpoint cannot be changed.",
+                     *       "code": "endpoint_retired",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
                      *     }
@@ -2327,14 +2333,14 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
-                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "detail": "state: Invalid option: expected one of \"active\"|\"disabled\"",
                      *       "code": "validation_failed",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "errors": [
                      *         {
-                     *           "field": "person_ids",
-                     *           "message": "Too big: expected array to have <=100 items"
+                     *           "field": "state",
+                     *           "message": "Invalid option: expected one of \"active\"|\"disabled\""
                      *         }
                      *       ]
                      *     }
@@ -2357,7 +2363,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:rate_limited",
                      *       "title": "Rate limited",
                      *       "status": 429,
-                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "detail": "The request rate of webhook_endpoints.update (5 per second) is used up for this second.",
                      *       "code": "rate_limited",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -2403,6 +2409,7 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
+                /** @example we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY */
                 id: string;
             };
             cookie?: never;
@@ -2488,10 +2495,11 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:insufficient_scope",
                      *       "title": "Insufficient scope",
                      *       "status": 403,
-                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "detail": "`webhook_endpoints.rotate_secret` requires the `webhooks.v1:manage` permission, which this credential does not hold.",
                      *       "code": "insufficient_scope",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "required_scope": "webhooks.v1:manage"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -2511,7 +2519,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:not_found",
                      *       "title": "Not found",
                      *       "status": 404,
-                     *       "detail": "No such resource.",
+                     *       "detail": "The webhook endpoint does not exist or is not available to this credential.",
                      *       "code": "not_found",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -2532,11 +2540,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "urn:service:developer-api:problem:endpoint_retired",
-                     *       "title": "Webhook endpoint retired",
+                     *       "type": "urn:service:developer-api:problem:rotation_in_progress",
+                     *       "title": "Secret rotation already in progress",
                      *       "status": 409,
-                     *       "detail": "Webhook endpoint retired.",
-                     *       "code": "endpoint_retired",
+                     *       "detail": "The previous secret is still inside its 24-hour overlap; rotate again after it ends.",
+                     *       "code": "rotation_in_progress",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
                      *     }
@@ -2558,14 +2566,14 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
-                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "detail": "path.id: Too big: expected string to have <=64 characters",
                      *       "code": "validation_failed",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "errors": [
                      *         {
-                     *           "field": "person_ids",
-                     *           "message": "Too big: expected array to have <=100 items"
+                     *           "field": "path.id",
+                     *           "message": "Too big: expected string to have <=64 characters"
                      *         }
                      *       ]
                      *     }
@@ -2588,7 +2596,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:rate_limited",
                      *       "title": "Rate limited",
                      *       "status": 429,
-                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "detail": "The request rate of webhook_endpoints.rotate_secret (2 per second) is used up for this second.",
                      *       "code": "rate_limited",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -2629,10 +2637,15 @@ export interface operations {
     "webhook_deliveries.list": {
         parameters: {
             query?: {
+                /** @example we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY */
                 endpoint_id?: string;
+                /** @example evt_6Rq9Xm3Kt8Wb2Nv5Lc4YdH */
                 event_id?: string;
+                /** @example dead_lettered */
                 status?: "pending" | "succeeded" | "failed" | "dead_lettered";
+                /** @example 20 */
                 limit?: number;
+                /** @example eyJzIjoid2ViaG9va19kZWxpdmVyaWVzOm46IiwicCI6eyJiZWxvdyI6NDExfX0 */
                 cursor?: string;
             };
             header?: {
@@ -2654,7 +2667,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "delivery_id": "dlv_2Xk7Rm4Qt9Wb3Nv8Lc5YdJ",
+                     *           "delivery_id": "dlv_8Jf3nT6qW1zK4pX7vB2mLs_412",
                      *           "event_id": "evt_6Rq9Xm3Kt8Wb2Nv5Lc4YdH",
                      *           "endpoint_id": "we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY",
                      *           "job_id": "job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
@@ -2757,10 +2770,11 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:insufficient_scope",
                      *       "title": "Insufficient scope",
                      *       "status": 403,
-                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "detail": "`webhook_deliveries.list` requires the `webhooks.v1:manage` permission, which this credential does not hold.",
                      *       "code": "insufficient_scope",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "required_scope": "webhooks.v1:manage"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -2780,14 +2794,14 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
-                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "detail": "query.status: Invalid option: expected one of \"pending\"|\"succeeded\"|\"failed\"|\"dead_lettered\"",
                      *       "code": "validation_failed",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "errors": [
                      *         {
-                     *           "field": "person_ids",
-                     *           "message": "Too big: expected array to have <=100 items"
+                     *           "field": "query.status",
+                     *           "message": "Invalid option: expected one of \"pending\"|\"succeeded\"|\"failed\"|\"dead_lettered\""
                      *         }
                      *       ]
                      *     }
@@ -2810,7 +2824,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:rate_limited",
                      *       "title": "Rate limited",
                      *       "status": 429,
-                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "detail": "The request rate of webhook_deliveries.list (10 per second) is used up for this second.",
                      *       "code": "rate_limited",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -2856,6 +2870,7 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
+                /** @example dlv_8Jf3nT6qW1zK4pX7vB2mLs_412 */
                 id: string;
             };
             cookie?: never;
@@ -2870,7 +2885,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "dlv_2Xk7Rm4Qt9Wb3Nv8Lc5YdJ",
+                     *       "delivery_id": "dlv_8Jf3nT6qW1zK4pX7vB2mLs_412",
                      *       "event_id": "evt_6Rq9Xm3Kt8Wb2Nv5Lc4YdH",
                      *       "endpoint_id": "we_3Nt8Kq5Xm2Rb9Wv4Lc7HdY",
                      *       "job_id": "job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
@@ -2967,10 +2982,11 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:insufficient_scope",
                      *       "title": "Insufficient scope",
                      *       "status": 403,
-                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "detail": "`webhook_deliveries.get` requires the `webhooks.v1:manage` permission, which this credential does not hold.",
                      *       "code": "insufficient_scope",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "required_scope": "webhooks.v1:manage"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -2990,7 +3006,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:not_found",
                      *       "title": "Not found",
                      *       "status": 404,
-                     *       "detail": "No such resource.",
+                     *       "detail": "The webhook delivery does not exist or is not available to this credential.",
                      *       "code": "not_found",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -3013,14 +3029,14 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
-                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "detail": "path.id: Too big: expected string to have <=64 characters",
                      *       "code": "validation_failed",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "errors": [
                      *         {
-                     *           "field": "person_ids",
-                     *           "message": "Too big: expected array to have <=100 items"
+                     *           "field": "path.id",
+                     *           "message": "Too big: expected string to have <=64 characters"
                      *         }
                      *       ]
                      *     }
@@ -3043,7 +3059,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:rate_limited",
                      *       "title": "Rate limited",
                      *       "status": 429,
-                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "detail": "The request rate of webhook_deliveries.get (10 per second) is used up for this second.",
                      *       "code": "rate_limited",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -3089,6 +3105,7 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
+                /** @example dlv_8Jf3nT6qW1zK4pX7vB2mLs_412 */
                 id: string;
             };
             cookie?: never;
@@ -3175,10 +3192,11 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:insufficient_scope",
                      *       "title": "Insufficient scope",
                      *       "status": 403,
-                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "detail": "`webhook_deliveries.replay` requires the `webhooks.v1:manage` permission, which this credential does not hold.",
                      *       "code": "insufficient_scope",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "required_scope": "webhooks.v1:manage"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -3198,7 +3216,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:not_found",
                      *       "title": "Not found",
                      *       "status": 404,
-                     *       "detail": "No such resource.",
+                     *       "detail": "The webhook delivery does not exist or is not available to this credential.",
                      *       "code": "not_found",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -3222,7 +3240,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:replay_not_allowed",
                      *       "title": "Replay not allowed",
                      *       "status": 409,
-                     *       "detail": "Replay not allowed.",
+                     *       "detail": "Only a dead-lettered delivery can be replayed.",
                      *       "code": "replay_not_allowed",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -3245,14 +3263,14 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
-                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "detail": "path.id: Too big: expected string to have <=64 characters",
                      *       "code": "validation_failed",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "errors": [
                      *         {
-                     *           "field": "person_ids",
-                     *           "message": "Too big: expected array to have <=100 items"
+                     *           "field": "path.id",
+                     *           "message": "Too big: expected string to have <=64 characters"
                      *         }
                      *       ]
                      *     }
@@ -3275,7 +3293,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:webhook_replay_cap",
                      *       "title": "Webhook replay cap",
                      *       "status": 429,
-                     *       "detail": "Webhook replay cap.",
+                     *       "detail": "More than 10 replays for this endpoint in the last hour.",
                      *       "code": "webhook_replay_cap",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -3316,8 +3334,11 @@ export interface operations {
     "contact_retrieval_jobs.list": {
         parameters: {
             query?: {
+                /** @example completed */
                 status?: "running" | "completed" | "partial" | "failed" | "cancelled" | "expired";
+                /** @example 20 */
                 limit?: number;
+                /** @example eyJzIjoiam9iczp3c184SmYzblQ2cVcxeks0cFg3dkIybUxzOmNvbXBsZXRlZCIsInAiOnsibiI6NDF9fQ */
                 cursor?: string;
             };
             header?: {
@@ -3453,10 +3474,11 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:insufficient_scope",
                      *       "title": "Insufficient scope",
                      *       "status": 403,
-                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "detail": "`contact_retrieval_jobs.list` requires the `jobs.v1:read` permission, which this credential does not hold.",
                      *       "code": "insufficient_scope",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "required_scope": "jobs.v1:read"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -3476,14 +3498,14 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
-                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "detail": "query.status: Invalid option: expected one of \"running\"|\"completed\"|\"partial\"|\"failed\"|\"cancelled\"|\"expired\"",
                      *       "code": "validation_failed",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "errors": [
                      *         {
-                     *           "field": "person_ids",
-                     *           "message": "Too big: expected array to have <=100 items"
+                     *           "field": "query.status",
+                     *           "message": "Invalid option: expected one of \"running\"|\"completed\"|\"partial\"|\"failed\"|\"cancelled\"|\"expired\""
                      *         }
                      *       ]
                      *     }
@@ -3506,7 +3528,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:rate_limited",
                      *       "title": "Rate limited",
                      *       "status": 429,
-                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "detail": "The request rate of contact_retrieval_jobs.list (10 per second) is used up for this second.",
                      *       "code": "rate_limited",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -3711,10 +3733,11 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:insufficient_credits",
                      *       "title": "Insufficient credits",
                      *       "status": 402,
-                     *       "detail": "The organization has 0 credits; this request needs at least 1.",
+                     *       "detail": "This operation needs 1 credit(s); the organization has 0.",
                      *       "code": "insufficient_credits",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "required_credits": 1
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -3736,10 +3759,11 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:insufficient_scope",
                      *       "title": "Insufficient scope",
                      *       "status": 403,
-                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "detail": "`contact_retrieval_jobs.create` requires the `jobs.v1:write` permission, which this credential does not hold.",
                      *       "code": "insufficient_scope",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "required_scope": "jobs.v1:write"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -3837,14 +3861,14 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
-                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "detail": "person_ids: Too small: expected array to have >=1 items",
                      *       "code": "validation_failed",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "errors": [
                      *         {
                      *           "field": "person_ids",
-                     *           "message": "Too big: expected array to have <=100 items"
+                     *           "message": "Too small: expected array to have >=1 items"
                      *         }
                      *       ]
                      *     }
@@ -3868,7 +3892,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:contact_job_concurrency_cap",
                      *       "title": "Contact-retrieval job concurrency cap",
                      *       "status": 429,
-                     *       "detail": "Contact-retrieval job concurrency cap.",
+                     *       "detail": "Two contact-retrieval jobs are already running for this organization; retry when one finishes.",
                      *       "code": "contact_job_concurrency_cap",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -4101,10 +4125,11 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:insufficient_credits",
                      *       "title": "Insufficient credits",
                      *       "status": 402,
-                     *       "detail": "The organization has 0 credits; this request needs at least 1.",
+                     *       "detail": "This operation needs 1 credit(s); the organization has 0.",
                      *       "code": "insufficient_credits",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "required_credits": 1
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -4126,10 +4151,11 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:insufficient_scope",
                      *       "title": "Insufficient scope",
                      *       "status": 403,
-                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "detail": "`contact_retrieval_jobs.batch_create` requires the `jobs.v1:write` permission, which this credential does not hold.",
                      *       "code": "insufficient_scope",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "required_scope": "jobs.v1:write"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -4151,7 +4177,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:not_found",
                      *       "title": "Not found",
                      *       "status": 404,
-                     *       "detail": "No such resource.",
+                     *       "detail": "The search does not exist or is not available to this credential.",
                      *       "code": "not_found",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -4252,14 +4278,14 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
-                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "detail": "limit: Too big: expected number to be <=10000",
                      *       "code": "validation_failed",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "errors": [
                      *         {
-                     *           "field": "person_ids",
-                     *           "message": "Too big: expected array to have <=100 items"
+                     *           "field": "limit",
+                     *           "message": "Too big: expected number to be <=10000"
                      *         }
                      *       ]
                      *     }
@@ -4280,11 +4306,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "urn:service:developer-api:problem:contact_job_concurrency_cap",
-                     *       "title": "Contact-retrieval job concurrency cap",
+                     *       "type": "urn:service:developer-api:problem:rate_limited",
+                     *       "title": "Rate limited",
                      *       "status": 429,
-                     *       "detail": "Contact-retrieval job concurrency cap.",
-                     *       "code": "contact_job_concurrency_cap",
+                     *       "detail": "The request rate of contact_retrieval_jobs.batch_create (2 per second) is used up for this second.",
+                     *       "code": "rate_limited",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
                      *     }
@@ -4356,6 +4382,7 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
+                /** @example job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP */
                 id: string;
             };
             cookie?: never;
@@ -4478,10 +4505,11 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:insufficient_scope",
                      *       "title": "Insufficient scope",
                      *       "status": 403,
-                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "detail": "`contact_retrieval_jobs.get` requires the `jobs.v1:read` permission, which this credential does not hold.",
                      *       "code": "insufficient_scope",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "required_scope": "jobs.v1:read"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -4501,7 +4529,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:not_found",
                      *       "title": "Not found",
                      *       "status": 404,
-                     *       "detail": "No such resource.",
+                     *       "detail": "The contact-retrieval job does not exist or is not available to this credential.",
                      *       "code": "not_found",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -4524,14 +4552,14 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
-                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "detail": "path.id: Too big: expected string to have <=128 characters",
                      *       "code": "validation_failed",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "errors": [
                      *         {
-                     *           "field": "person_ids",
-                     *           "message": "Too big: expected array to have <=100 items"
+                     *           "field": "path.id",
+                     *           "message": "Too big: expected string to have <=128 characters"
                      *         }
                      *       ]
                      *     }
@@ -4554,7 +4582,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:rate_limited",
                      *       "title": "Rate limited",
                      *       "status": 429,
-                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "detail": "The request rate of contact_retrieval_jobs.get (20 per second) is used up for this second.",
                      *       "code": "rate_limited",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -4600,6 +4628,7 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
+                /** @example job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP */
                 id: string;
             };
             cookie?: never;
@@ -4722,10 +4751,11 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:insufficient_scope",
                      *       "title": "Insufficient scope",
                      *       "status": 403,
-                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "detail": "`contact_retrieval_jobs.cancel` requires the `jobs.v1:write` permission, which this credential does not hold.",
                      *       "code": "insufficient_scope",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "required_scope": "jobs.v1:write"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -4745,7 +4775,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:not_found",
                      *       "title": "Not found",
                      *       "status": 404,
-                     *       "detail": "No such resource.",
+                     *       "detail": "The contact-retrieval job does not exist or is not available to this credential.",
                      *       "code": "not_found",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -4769,7 +4799,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:invalid_state_transition",
                      *       "title": "Invalid state transition",
                      *       "status": 409,
-                     *       "detail": "Invalid state transition.",
+                     *       "detail": "The job already finished with status `completed`; only a running job can be cancelled.",
                      *       "code": "invalid_state_transition",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -4792,14 +4822,14 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
-                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "detail": "path.id: Too big: expected string to have <=128 characters",
                      *       "code": "validation_failed",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "errors": [
                      *         {
-                     *           "field": "person_ids",
-                     *           "message": "Too big: expected array to have <=100 items"
+                     *           "field": "path.id",
+                     *           "message": "Too big: expected string to have <=128 characters"
                      *         }
                      *       ]
                      *     }
@@ -4822,7 +4852,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:rate_limited",
                      *       "title": "Rate limited",
                      *       "status": 429,
-                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "detail": "The request rate of contact_retrieval_jobs.cancel (5 per second) is used up for this second.",
                      *       "code": "rate_limited",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -4863,7 +4893,9 @@ export interface operations {
     "job_results.get": {
         parameters: {
             query?: {
+                /** @example 100 */
                 limit?: number;
+                /** @example eyJzIjoicmVzdWx0OmpvYl84S2QzUm03WHEyV3Q5Qm40THY2WWNQIiwicCI6eyJzZXEiOjEwMH19 */
                 cursor?: string;
             };
             header?: {
@@ -4871,6 +4903,7 @@ export interface operations {
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
+                /** @example job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP */
                 job_id: string;
             };
             cookie?: never;
@@ -5024,10 +5057,11 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:insufficient_scope",
                      *       "title": "Insufficient scope",
                      *       "status": 403,
-                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "detail": "`job_results.get` requires the `jobs.v1:read` permission, which this credential does not hold.",
                      *       "code": "insufficient_scope",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "required_scope": "jobs.v1:read"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -5047,7 +5081,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:not_found",
                      *       "title": "Not found",
                      *       "status": 404,
-                     *       "detail": "No such resource.",
+                     *       "detail": "The contact-retrieval job does not exist or is not available to this credential.",
                      *       "code": "not_found",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -5071,7 +5105,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:result_set_expired",
                      *       "title": "Result set expired",
                      *       "status": 409,
-                     *       "detail": "Result set expired.",
+                     *       "detail": "This job result expired at 2026-12-02T14:03:19.907Z.",
                      *       "code": "result_set_expired",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -5094,7 +5128,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:result_gone",
                      *       "title": "Result no longer retained",
                      *       "status": 410,
-                     *       "detail": "Result no longer retained.",
+                     *       "detail": "This job result is no longer retained.",
                      *       "code": "result_gone",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -5117,14 +5151,14 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
-                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "detail": "query.limit: Too small: expected number to be >=1",
                      *       "code": "validation_failed",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "errors": [
                      *         {
-                     *           "field": "person_ids",
-                     *           "message": "Too big: expected array to have <=100 items"
+                     *           "field": "query.limit",
+                     *           "message": "Too small: expected number to be >=1"
                      *         }
                      *       ]
                      *     }
@@ -5147,7 +5181,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:rate_limited",
                      *       "title": "Rate limited",
                      *       "status": 429,
-                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "detail": "The request rate of job_results.get (20 per second) is used up for this second.",
                      *       "code": "rate_limited",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -5188,10 +5222,15 @@ export interface operations {
     "operational_limits.get": {
         parameters: {
             query?: {
+                /** @example candidates.search */
                 operation?: "api.request_baseline.v1" | "whoami" | "candidates.search" | "search.sources" | "profiles.unlock" | "person_matches.create" | "contact_retrieval_jobs.create" | "contact_retrieval_jobs.batch_create" | "contact_retrieval_jobs.get" | "contact_retrieval_jobs.list" | "contact_retrieval_jobs.cancel" | "job_results.get" | "webhook_endpoints.create" | "webhook_endpoints.list" | "webhook_endpoints.get" | "webhook_endpoints.update" | "webhook_endpoints.delete" | "webhook_endpoints.rotate_secret" | "webhook_deliveries.list" | "webhook_deliveries.get" | "webhook_deliveries.replay" | "operational_limits.get" | "audit_events.list" | "usage.get";
+                /** @example key_family */
                 scope?: "organization" | "application" | "key_family" | "key";
+                /** @example app_3Rk9mW2xT7bN5vQ8cL4hJd */
                 application_id?: string;
+                /** @example kf_6Hn2pR8tY4wK9mX3bV7cQs */
                 family_id?: string;
+                /** @example key_9Tb4mK7xQ2nW8vR5cJ3hLp */
                 key_id?: string;
             };
             header?: {
@@ -5346,10 +5385,11 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:insufficient_scope",
                      *       "title": "Insufficient scope",
                      *       "status": 403,
-                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "detail": "`operational_limits.get` requires the `limits.v1:read` permission, which this credential does not hold.",
                      *       "code": "insufficient_scope",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "required_scope": "limits.v1:read"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -5369,14 +5409,14 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
-                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "detail": "query.scope: Invalid option: expected one of \"organization\"|\"application\"|\"key_family\"|\"key\"",
                      *       "code": "validation_failed",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "errors": [
                      *         {
-                     *           "field": "person_ids",
-                     *           "message": "Too big: expected array to have <=100 items"
+                     *           "field": "query.scope",
+                     *           "message": "Invalid option: expected one of \"organization\"|\"application\"|\"key_family\"|\"key\""
                      *         }
                      *       ]
                      *     }
@@ -5399,7 +5439,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:rate_limited",
                      *       "title": "Rate limited",
                      *       "status": 429,
-                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "detail": "The operation operational_limits.get is blocked by an administrator of the organization.",
                      *       "code": "rate_limited",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -5546,10 +5586,11 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:insufficient_scope",
                      *       "title": "Insufficient scope",
                      *       "status": 403,
-                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "detail": "`search.sources` requires the `candidates.search` permission, which this credential does not hold.",
                      *       "code": "insufficient_scope",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "required_scope": "candidates.search"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -5570,7 +5611,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:rate_limited",
                      *       "title": "Rate limited",
                      *       "status": 429,
-                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "detail": "The operation search.sources is blocked by an administrator of the organization.",
                      *       "code": "rate_limited",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -5799,10 +5840,11 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:insufficient_credits",
                      *       "title": "Insufficient credits",
                      *       "status": 402,
-                     *       "detail": "The organization has 0 credits; this request needs at least 1.",
+                     *       "detail": "This operation needs 1 credit(s); the organization has 0.",
                      *       "code": "insufficient_credits",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "required_credits": 1
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -5824,10 +5866,11 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:insufficient_scope",
                      *       "title": "Insufficient scope",
                      *       "status": 403,
-                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "detail": "`candidates.search` requires the `candidates.search` permission, which this credential does not hold.",
                      *       "code": "insufficient_scope",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "required_scope": "candidates.search"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -5950,14 +5993,14 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
-                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "detail": "page_size: Too big: expected number to be <=50",
                      *       "code": "validation_failed",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "errors": [
                      *         {
-                     *           "field": "person_ids",
-                     *           "message": "Too big: expected array to have <=100 items"
+                     *           "field": "page_size",
+                     *           "message": "Too big: expected number to be <=50"
                      *         }
                      *       ]
                      *     }
@@ -5981,7 +6024,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:preview_quota_exceeded",
                      *       "title": "Preview quota exceeded",
                      *       "status": 429,
-                     *       "detail": "Preview quota exceeded.",
+                     *       "detail": "The organization reached its search quota of 5000 unique people previewed per day.",
                      *       "code": "preview_quota_exceeded",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -6247,10 +6290,11 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:insufficient_credits",
                      *       "title": "Insufficient credits",
                      *       "status": 402,
-                     *       "detail": "The organization has 0 credits; this request needs at least 1.",
+                     *       "detail": "This operation needs 5 credit(s); the organization has 3.",
                      *       "code": "insufficient_credits",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "required_credits": 5
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -6272,10 +6316,11 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:insufficient_scope",
                      *       "title": "Insufficient scope",
                      *       "status": 403,
-                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "detail": "`profiles.unlock` requires the `profiles.v1:unlock` permission, which this credential does not hold.",
                      *       "code": "insufficient_scope",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "required_scope": "profiles.v1:unlock"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -6297,7 +6342,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:not_found",
                      *       "title": "Not found",
                      *       "status": 404,
-                     *       "detail": "No such resource.",
+                     *       "detail": "The person does not exist or is not available to this credential.",
                      *       "code": "not_found",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -6398,14 +6443,14 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
-                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "detail": "person_id: Invalid input: expected string, received number",
                      *       "code": "validation_failed",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "errors": [
                      *         {
-                     *           "field": "person_ids",
-                     *           "message": "Too big: expected array to have <=100 items"
+                     *           "field": "person_id",
+                     *           "message": "Invalid input: expected string, received number"
                      *         }
                      *       ]
                      *     }
@@ -6429,7 +6474,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:delivery_quota_exceeded",
                      *       "title": "Delivery quota exceeded",
                      *       "status": 429,
-                     *       "detail": "Delivery quota exceeded.",
+                     *       "detail": "The organization reached its search quota of 2000 unique people delivered per day.",
                      *       "code": "delivery_quota_exceeded",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -6645,10 +6690,11 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:insufficient_credits",
                      *       "title": "Insufficient credits",
                      *       "status": 402,
-                     *       "detail": "The organization has 0 credits; this request needs at least 1.",
+                     *       "detail": "This operation needs 1 credit(s); the organization has 0.",
                      *       "code": "insufficient_credits",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "required_credits": 1
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -6670,10 +6716,11 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:insufficient_scope",
                      *       "title": "Insufficient scope",
                      *       "status": 403,
-                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "detail": "`person_matches.create` requires the `person_matches.v1:create` permission, which this credential does not hold.",
                      *       "code": "insufficient_scope",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "required_scope": "person_matches.v1:create"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -6771,14 +6818,14 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
-                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "detail": "min_confidence: Too big: expected number to be <=1",
                      *       "code": "validation_failed",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "errors": [
                      *         {
-                     *           "field": "person_ids",
-                     *           "message": "Too big: expected array to have <=100 items"
+                     *           "field": "min_confidence",
+                     *           "message": "Too big: expected number to be <=1"
                      *         }
                      *       ]
                      *     }
@@ -6802,7 +6849,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:rate_limited",
                      *       "title": "Rate limited",
                      *       "status": 429,
-                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "detail": "The operation person_matches.create is blocked by an administrator of the organization.",
                      *       "code": "rate_limited",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -6870,9 +6917,13 @@ export interface operations {
     "audit_events.list": {
         parameters: {
             query?: {
+                /** @example webhook_endpoint.updated */
                 action?: "key.created" | "key.rotated" | "key.revoked" | "limit.cap_set" | "limit.blocked" | "limit.cleared" | "limit.rate_set" | "budget.set" | "budget.removed" | "credits.granted" | "user.invited" | "user.updated" | "user.disabled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.retired" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "job.cancelled" | "grant.revoked";
+                /** @example key:key_9Tb4mK7xQ2nW8vR5cJ3hLp */
                 actor?: string;
+                /** @example eyJzIjoiYXVkaXQtZXZlbnRzOndlYmhvb2tfZW5kcG9pbnQudXBkYXRlZDprZXk6a2V5XzlUYjRtSzd4UTJuVzh2UjVjSjNoTHAiLCJwIjp7ImJlbG93IjoxMjg1fX0 */
                 cursor?: string;
+                /** @example 20 */
                 limit?: number;
             };
             header?: {
@@ -6894,7 +6945,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "event_id": "aud_4Tq8Xm2Kb7Rn3Wv9Lc5YdH",
+                     *           "event_id": "aud_5kQ2vN8xR3tLm7WbY4cH9d_1287",
                      *           "time": "2026-11-25T14:03:19.907Z",
                      *           "actor": "key:key_9Tb4mK7xQ2nW8vR5cJ3hLp",
                      *           "action": "webhook_endpoint.updated",
@@ -6912,7 +6963,7 @@ export interface operations {
                      *           "client_address": "203.0.113.24"
                      *         },
                      *         {
-                     *           "event_id": "aud_9Lm3Rq7Xt2Kb8Wn4Vc6YhP",
+                     *           "event_id": "aud_5kQ2vN8xR3tLm7WbY4cH9d_1286",
                      *           "time": "2026-11-25T14:03:11.482Z",
                      *           "actor": "operator",
                      *           "action": "credits.granted",
@@ -6925,7 +6976,7 @@ export interface operations {
                      *           "client_address": null
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJzIjoiYXVkaXQtZXZlbnRzOjoiLCJwIjp7InQiOjE3OTU2MTUzOTE0ODIsImlkIjoiYXVkXzlMbTNScTdYdDJLYjhXbjRWYzZZaFAifX0"
+                     *       "next_cursor": "eyJzIjoiYXVkaXQtZXZlbnRzOjoiLCJwIjp7ImJlbG93IjoxMjg1fX0"
                      *     }
                      */
                     "application/json": {
@@ -7012,10 +7063,11 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:insufficient_scope",
                      *       "title": "Insufficient scope",
                      *       "status": 403,
-                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "detail": "`audit_events.list` requires the `audit.v1:read` permission, which this credential does not hold.",
                      *       "code": "insufficient_scope",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "required_scope": "audit.v1:read"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -7035,14 +7087,14 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
-                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "detail": "query.limit: Invalid input: expected number, received NaN",
                      *       "code": "validation_failed",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "errors": [
                      *         {
-                     *           "field": "person_ids",
-                     *           "message": "Too big: expected array to have <=100 items"
+                     *           "field": "query.limit",
+                     *           "message": "Invalid input: expected number, received NaN"
                      *         }
                      *       ]
                      *     }
@@ -7065,7 +7117,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:rate_limited",
                      *       "title": "Rate limited",
                      *       "status": 429,
-                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "detail": "The request rate of audit_events.list (10 per second) is used up for this second.",
                      *       "code": "rate_limited",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -7106,9 +7158,13 @@ export interface operations {
     "usage.get": {
         parameters: {
             query?: {
-                from?: string;
-                to?: string;
+                /** @example 2026-11-24 */
+                from?: string | unknown | unknown;
+                /** @example 2026-11-26T00:00:00Z */
+                to?: string | unknown | unknown;
+                /** @example day */
                 granularity?: "day" | "hour";
+                /** @example candidates.search */
                 operation?: "whoami" | "candidates.search" | "search.sources" | "profiles.unlock" | "person_matches.create" | "contact_retrieval_jobs.create" | "contact_retrieval_jobs.batch_create" | "contact_retrieval_jobs.get" | "contact_retrieval_jobs.list" | "contact_retrieval_jobs.cancel" | "job_results.get" | "webhook_endpoints.create" | "webhook_endpoints.list" | "webhook_endpoints.get" | "webhook_endpoints.update" | "webhook_endpoints.delete" | "webhook_endpoints.rotate_secret" | "webhook_deliveries.list" | "webhook_deliveries.get" | "webhook_deliveries.replay" | "operational_limits.get" | "audit_events.list" | "usage.get";
             };
             header?: {
@@ -7245,10 +7301,11 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:insufficient_scope",
                      *       "title": "Insufficient scope",
                      *       "status": 403,
-                     *       "detail": "This operation requires the `jobs.v1:write` permission.",
+                     *       "detail": "`usage.get` requires the `usage.v1:read` permission, which this credential does not hold.",
                      *       "code": "insufficient_scope",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
-                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
+                     *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
+                     *       "required_scope": "usage.v1:read"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
@@ -7268,14 +7325,14 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:validation_failed",
                      *       "title": "Validation failed",
                      *       "status": 422,
-                     *       "detail": "person_ids: Too big: expected array to have <=100 items",
+                     *       "detail": "query.from: expected an ISO 8601 date (2026-11-27, its UTC midnight) or date-time with an offset (2026-11-27T09:30:00Z)",
                      *       "code": "validation_failed",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "errors": [
                      *         {
-                     *           "field": "person_ids",
-                     *           "message": "Too big: expected array to have <=100 items"
+                     *           "field": "query.from",
+                     *           "message": "expected an ISO 8601 date (2026-11-27, its UTC midnight) or date-time with an offset (2026-11-27T09:30:00Z)"
                      *         }
                      *       ]
                      *     }
@@ -7298,7 +7355,7 @@ export interface operations {
                      *       "type": "urn:service:developer-api:problem:rate_limited",
                      *       "title": "Rate limited",
                      *       "status": 429,
-                     *       "detail": "The organization's request rate of 25 per second is used up for this second.",
+                     *       "detail": "The request rate of usage.get (10 per second) is used up for this second.",
                      *       "code": "rate_limited",
                      *       "request_id": "req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b",
                      *       "instance": "urn:service:developer-api:request:req_4f2c9a1e7b3d4e5f8a6b0c1d2e3f4a5b"
@@ -8842,12 +8899,12 @@ export interface operations {
             header: {
                 /**
                  * @description The event id (`evt_…`), the same on every attempt and replay
-                 * @example evt_2x7QmS0d9KkE4bq1Vn8yZa
+                 * @example evt_6Rq9Xm3Kt8Wb2Nv5Lc4YdH
                  */
                 "webhook-id": string;
                 /**
                  * @description Unix seconds of this attempt
-                 * @example 1767225600
+                 * @example 1795615399
                  */
                 "webhook-timestamp": string;
                 /**
@@ -8861,6 +8918,29 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "job.completed",
+                 *       "id": "evt_6Rq9Xm3Kt8Wb2Nv5Lc4YdH",
+                 *       "timestamp": "2026-11-25T14:03:19.912Z",
+                 *       "data": {
+                 *         "job_id": "job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                 *         "type": "contact_retrieval",
+                 *         "status": "completed",
+                 *         "counts": {
+                 *           "requested": 2,
+                 *           "delivered": 1,
+                 *           "not_found": 1,
+                 *           "failed": 0,
+                 *           "reused": 0,
+                 *           "cancelled": 0,
+                 *           "pending": 0
+                 *         },
+                 *         "result_url": "/v1/job-results/job_8Kd3Rm7Xq2Wt9Bn4Lv6YcP",
+                 *         "result_expires_at": "2026-12-02T14:03:19.907Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["JobCompletedEvent"];
             };
         };
