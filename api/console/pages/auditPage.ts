@@ -94,7 +94,7 @@ const CSV_COLUMNS: CsvColumn<AuditEventView>[] = [
 ];
 
 export function mountAuditPage(pages: ConsolePages): void {
-  pages.get(CONSOLE_PATHS.audit, async (ctx, visitor) => {
+  pages.get(CONSOLE_PATHS.audit, async (ctx, visitor, { config }) => {
     if (!mayReadAuditLog(visitor)) throw notAllowed('Reading the audit log needs the admin role or the audit.v1:read permission.');
     const { filter, typed, message } = filterOf(ctx);
     const cursor = typeof ctx.query.cursor === 'string' && !message ? ctx.query.cursor : undefined;
@@ -102,7 +102,7 @@ export function mountAuditPage(pages: ConsolePages): void {
     let problem = message;
     if (!message) {
       try {
-        page = await listAuditEvents(visitor.user.orgId, { ...filter, cursor, limit: AUDIT_ROWS_PER_PAGE });
+        page = await listAuditEvents(config, visitor.user.orgId, { ...filter, cursor, limit: AUDIT_ROWS_PER_PAGE });
       } catch (err) {
         if (!(err instanceof Problem) || err.status >= 500) throw err;
         problem = 'This page link is no longer valid for these filters; start again from the first page.';
