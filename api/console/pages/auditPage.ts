@@ -94,7 +94,7 @@ const CSV_COLUMNS: CsvColumn<AuditEventView>[] = [
 ];
 
 export function mountAuditPage(pages: ConsolePages): void {
-  pages.get(CONSOLE_PATHS.audit, async (ctx, visitor, { config }) => {
+  pages.list(CONSOLE_PATHS.audit, async (ctx, visitor, { config }) => {
     if (!mayReadAuditLog(visitor)) throw notAllowed('Reading the audit log needs the admin role or the audit.v1:read permission.');
     const { filter, typed, message } = filterOf(ctx);
     const cursor = typeof ctx.query.cursor === 'string' && !message ? ctx.query.cursor : undefined;
@@ -130,7 +130,7 @@ export function mountAuditPage(pages: ConsolePages): void {
     );
   });
 
-  pages.get(AUDIT_DOWNLOAD_PATH, async (ctx, visitor) => {
+  pages.download(AUDIT_DOWNLOAD_PATH, async (ctx, visitor) => {
     if (!mayReadAuditLog(visitor)) throw notAllowed('Reading the audit log needs the admin role or the audit.v1:read permission.');
     const { filter, message } = filterOf(ctx);
     if (message) throw new Problem('validation_failed', message);

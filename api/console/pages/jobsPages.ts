@@ -157,7 +157,7 @@ function cancelControl(visitor: ConsoleVisitor, job: JobView): Html {
 }
 
 export function mountJobsPages(pages: ConsolePages): void {
-  pages.get(CONSOLE_PATHS.jobs, async (ctx, visitor, { config }) => {
+  pages.list(CONSOLE_PATHS.jobs, async (ctx, visitor, { config }) => {
     const status = (STATUSES as readonly string[]).includes(text(ctx.query.status)) ? (text(ctx.query.status) as JobStatus) : undefined;
     const cursor = text(ctx.query.cursor) || undefined;
     const list = await listContactRetrievalJobs(config, visitor.principal, { status, limit: JOBS_PAGE, cursor });
@@ -183,7 +183,7 @@ export function mountJobsPages(pages: ConsolePages): void {
     });
   });
 
-  pages.get(`${CONSOLE_PATHS.jobs}/:job_id`, async (ctx, visitor, { config }) => {
+  pages.list(`${CONSOLE_PATHS.jobs}/:job_id`, async (ctx, visitor, { config }) => {
     const job = await getContactRetrievalJob(visitor.principal, ctx.params.job_id);
     const [event, result] = await Promise.all([
       eventSection(visitor.user.orgId, job),

@@ -208,8 +208,8 @@ async function eventPage(ctx: Context, visitor: ConsoleVisitor, config: Config):
 }
 
 export function mountWebhookDeliveriesPages(pages: ConsolePages): void {
-  pages.get(DELIVERIES_PATH, deliveriesPage);
-  pages.get(`${EVENTS_PATH}/:event_id`, (ctx, visitor, { config }) => eventPage(ctx, visitor, config));
+  pages.list(DELIVERIES_PATH, deliveriesPage);
+  pages.list(`${EVENTS_PATH}/:event_id`, (ctx, visitor, { config }) => eventPage(ctx, visitor, config));
   pages.post(WEBHOOK_OPERATION_PATHS.replay, async (ctx, visitor, form, { road }) => {
     const id = String(ctx.params.id);
     const workspaceId = await deliveryWorkspace(visitor.user.orgId, id);

@@ -131,7 +131,7 @@ async function endpointsPage(ctx: Context, visitor: ConsoleVisitor, { config }: 
 }
 
 export function mountWebhooksPage(pages: ConsolePages): void {
-  pages.get(CONSOLE_PATHS.webhooks, endpointsPage);
+  pages.list(CONSOLE_PATHS.webhooks, endpointsPage);
 
   pages.post(WEBHOOK_OPERATION_PATHS.register, async (ctx, visitor, form, { road }) => {
     const workspaceId = await requireOrgWorkspace(visitor.user.orgId, form.get('workspace'));
