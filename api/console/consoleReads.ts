@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
-import { takeExportSlot } from '../../core/limits/exportSlots';
-import type { AcquireAdmission } from '../../core/limits/operationAdmission';
+import { EXPORT_SLOTS, LIST_PAGE_SLOTS, takeReadSlot, type ReadSlot, type ReadSlotKind } from '../../core/limits/consoleReadSlots';
+import type { AcquireAdmission, AdmissionHandle } from '../../core/limits/operationAdmission';
 import type { StoreAdmission } from '../../core/limits/requestAdmission';
 import { Problem } from '../../core/problems';
 import { html } from '../oauth/pageRendering';
@@ -10,8 +10,9 @@ import type { ConsoleVisitor } from './consoleVisitor';
 /**
  * Console reads held to the organization's limits like their /v1 twins (docs/limits.md): a
  * list page takes a place in the organization's strict per-second window and one of its
- * in-flight slots, exactly as a /v1 request does, and an export (a CSV download) also takes one
- * of the organization's export slots (core/limits/exportSlots.ts). Whatever was taken is held
+ * in-flight slots, exactly as a /v1 request does, and one of the organization's few console
+ * list slots; an export (a CSV download) takes one of its 2 export slots instead
+ * (core/limits/consoleReadSlots.ts). Whatever was taken is held
  * until the response is sent (for a download, its last byte, or the moment it is abandoned).
  * A refusal is the "Too many requests" page (429 with Retry-After) before anything is read.
  *
@@ -63,39 +64,36 @@ export function tooManyRequestsPage(ctx: Context, visitor: LayoutVisitor, proble
   );
 }
 
-function refused(err: unknown): err is Problem {
-  return err instanceof Problem && err.status === 429;
+/** Runs `work` holding one slot of `kind` and the organization's admission, taken in that order, all given back once sent. */
+async function admitted(
+  acquire: AcquireAdmission,
+  admission: StoreAdmission,
+  kind: ReadSlotKind,
+  ctx: Context,
+  visitor: ConsoleVisitor,
+  work: () => Promise<void>,
+): Promise<void> {
+  let slot: ReadSlot | undefined;
+  let handle: AdmissionHandle;
+  try {
+    // The organization's own slots first: a refusal there takes nothing from its request window.
+    slot = await takeReadSlot(admission, kind, visitor.user.orgId);
+    handle = await acquire(visitor.principal);
+  } catch (err) {
+    slot?.release();
+    if (err instanceof Problem && err.status === 429) return tooManyRequestsPage(ctx, visitor.layout, err);
+    throw err;
+  }
+  const held = slot;
+  await holdUntilSent(ctx, work, () => {
+    held.release();
+    handle.release();
+  });
 }
 
 export function consoleReads(acquire: AcquireAdmission, admission: StoreAdmission): ConsoleReads {
   return {
-    async list(ctx, visitor, work) {
-      let handle;
-      try {
-        handle = await acquire(visitor.principal);
-      } catch (err) {
-        if (refused(err)) return tooManyRequestsPage(ctx, visitor.layout, err);
-        throw err;
-      }
-      const held = handle;
-      await holdUntilSent(ctx, work, () => held.release());
-    },
-    async export(ctx, visitor, work) {
-      let handle;
-      let slot;
-      try {
-        handle = await acquire(visitor.principal);
-        slot = await takeExportSlot(admission, visitor.user.orgId);
-      } catch (err) {
-        handle?.release();
-        if (refused(err)) return tooManyRequestsPage(ctx, visitor.layout, err);
-        throw err;
-      }
-      const [h, s] = [handle, slot];
-      await holdUntilSent(ctx, work, () => {
-        s.release();
-        h.release();
-      });
-    },
+    list: (ctx, visitor, work) => admitted(acquire, admission, LIST_PAGE_SLOTS, ctx, visitor, work),
+    export: (ctx, visitor, work) => admitted(acquire, admission, EXPORT_SLOTS, ctx, visitor, work),
   };
 }

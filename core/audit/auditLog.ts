@@ -92,8 +92,11 @@ export interface AuditEventQuery {
 
 /** Ids read per store query while scanning down the numbers. */
 const WINDOW = 500;
-/** Numbers one page request scans at most: a rare filter answers a shorter page with a cursor instead of scanning the whole log. */
-const MAX_SCAN = 20_000;
+/**
+ * Numbers one page request scans at most: a rare filter answers a shorter page with a cursor
+ * instead of scanning the whole log (the jobs list and the ledger stop at the same count).
+ */
+export const MAX_SCAN = 2_000;
 
 function storeFilter(query: Pick<AuditEventQuery, 'action' | 'actor'>): AuditEventMatch {
   return { action: query.action, actor: query.actor };

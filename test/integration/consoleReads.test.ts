@@ -1,6 +1,6 @@
 import mongoose from 'mongoose';
 import { recordAuditEvent } from '../../core/audit/auditLog';
-import { EXPORTS_AT_ONCE, takeExportSlot, type ExportSlot } from '../../core/limits/exportSlots';
+import { EXPORTS_AT_ONCE, LIST_PAGE_SLOTS, takeExportSlot, takeReadSlot, type ReadSlot } from '../../core/limits/consoleReadSlots';
 import { AdmissionSlot } from '../../core/limits/models';
 import { StoreAdmission, requestScopeKey } from '../../core/limits/requestAdmission';
 import { windowSecond, windowSlotIds } from '../../core/limits/strictWindow';
@@ -128,6 +128,23 @@ describe('list pages', () => {
     for (const lease of leases) replica.releaseLease(lease);
     await replica.leaseReleaser.drain();
   });
+
+  test("with the organization's console list slots taken on another replica, a list page is the 429 page and its request window is untouched", async () => {
+    const { tenant, admin } = await tenantWithLog(1);
+    const reading: ReadSlot[] = [];
+    for (let i = 0; i < LIST_PAGE_SLOTS.atOnce; i++) reading.push(await takeReadSlot(replica, LIST_PAGE_SLOTS, tenant.orgId));
+    const refused = await admin.get('/console/jobs');
+    expect(refused.status).toBe(429);
+    expect(refused.text).toContain(`already has ${LIST_PAGE_SLOTS.atOnce} console lists being read`);
+    expect(await AdmissionSlot.countDocuments({ _id: { $regex: `^w:req:${tenant.orgId}:` } })).toBe(0);
+    // The API's own traffic is not held to the console's slots.
+    expect((await api(srv.url, 'GET', '/v1/whoami', { key: tenant.key })).status).toBe(200);
+    reading.pop()!.release();
+    await replica.leaseReleaser.drain();
+    expect((await admin.get('/console/jobs')).status).toBe(200);
+    for (const slot of reading) slot.release();
+    await replica.leaseReleaser.drain();
+  });
 });
 
 describe('exports', () => {
@@ -141,7 +158,7 @@ describe('exports', () => {
       expect((await admin.get('/console/usage/ledger.csv')).status).toBe(200);
     }
     // Two exports running on another replica, once the last download here gave its slot back (after its last byte).
-    const running: ExportSlot[] = [];
+    const running: ReadSlot[] = [];
     for (let i = 0; i < EXPORTS_AT_ONCE; i++) {
       running.push(await eventually('a free export slot', () => takeExportSlot(replica, tenant.orgId).catch(() => undefined)));
     }
