@@ -115,7 +115,7 @@ export function mountAuditPage(pages: ConsolePages): void {
         visitor: visitor.layout,
         current: CONSOLE_PATHS.audit,
         body: html`${filterForm(typed)} ${errorNote(problem)}
-          <p><a href="${AUDIT_DOWNLOAD_PATH}${query(filter)}" download>Download CSV</a></p>
+          <p><a href="${AUDIT_DOWNLOAD_PATH}${query(filter)}">Download CSV</a></p>
           ${
             page.data.length
               ? scrollingTable('Audit log entries', ['Time', 'Actor', 'Action', 'Target', 'Before', 'After', 'Client address'], page.data.map(entryRow))
