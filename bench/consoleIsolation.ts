@@ -1,12 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadConfig } from '../core/config';
+import { cpus } from 'node:os';
 import { closeDeps, openDeps } from '../core/deps';
-import { logger } from '../core/observability/logger';
 import { startApiProcess } from '../test/support/apiProcess';
-import { benchOrganization, startBenchStack } from './benchStack';
+import { benchConfig, benchOrganization, runBench, startBenchStack, type BenchStops } from './benchStack';
 import { signInOverHttp } from './consoleSignIn';
 import { seedConsoleOrganization } from './consoleSeed';
 import type { LoadResult } from './loadGenerator';
@@ -45,27 +40,9 @@ function line(name: string, r: LoadResult): string {
   return `${name.padEnd(44)} ${String(r.requests).padStart(7)} ${r.p50Ms.toFixed(1).padStart(8)} ${r.p99Ms.toFixed(1).padStart(8)}   non-2xx ${r.non2xx}${statuses ? ` (${statuses})` : ''}, errors ${r.errors}`;
 }
 
-async function main(): Promise<void> {
-  logger.level = 'silent';
-  const dir = mkdtempSync(join(tmpdir(), 'bench-console-isolation-'));
-  const stops: Array<() => Promise<unknown> | unknown> = [() => rmSync(dir, { recursive: true, force: true })];
-  try {
-    await measure(dir, stops);
-  } finally {
-    for (const stop of stops.reverse()) await Promise.resolve(stop()).catch(() => undefined);
-  }
-}
-
-async function measure(dir: string, stops: Array<() => Promise<unknown> | unknown>): Promise<void> {
-  const { mongodbUri, temporalAddress } = await startBenchStack(dir, 'bench_console_isolation', stops, (m) => process.stdout.write(`${m}\n`));
-  const config = loadConfig({
-    ...process.env,
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
-    MONGODB_URI: mongodbUri,
-    TEMPORAL_ADDRESS: temporalAddress,
-    SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
-  });
+async function measure(dir: string, stops: BenchStops): Promise<void> {
+  const stack = await startBenchStack(dir, 'bench_console_isolation', stops, (m) => process.stdout.write(`${m}\n`));
+  const config = benchConfig(stack);
   const deps = await openDeps(config);
   process.stdout.write(`seeding the noisy organization: ${ENTRIES} audit and ${ENTRIES} ledger entries\n`);
   const noisy = await seedConsoleOrganization(config, { keys: 5, people: 2, ledgerEntries: ENTRIES, auditEntries: ENTRIES, deliveryAttempts: 0, jobs: 0 });
@@ -110,10 +87,4 @@ async function measure(dir: string, stops: Array<() => Promise<unknown> | unknow
   );
 }
 
-main().then(
-  () => process.exit(0),
-  (err: Error) => {
-    process.stderr.write(`bench failed: ${err.stack ?? err.message}\n`);
-    process.exit(1);
-  },
-);
+runBench('console-isolation', measure);
