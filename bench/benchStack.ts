@@ -1,4 +1,10 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, type Config } from '../core/config';
 import { ALL_PERMISSIONS } from '../core/keys/permissions';
+import { logger } from '../core/observability/logger';
 import { createApiKey } from '../core/keys/apiKeys';
 import { createOrganization } from '../core/tenancy/provisioning';
 import { startLocalStack, type LocalStack } from '../scripts/localStack';
@@ -47,4 +53,40 @@ export async function benchOrganization(name: string, credits: number, audience:
     audience,
   });
   return { orgId: org.org_id, key: key.key };
+}
+
+export type BenchStops = Array<() => Promise<unknown> | unknown>;
+
+/**
+ * Runs one benchmark process: `measure` gets a fresh temporary folder and a list of stops it adds
+ * to (services, processes), which run last-first however `measure` ends; the process exits 0, or
+ * 1 with the error on stderr.
+ */
+export function runBench(name: string, measure: (dir: string, stops: BenchStops) => Promise<void>): void {
+  logger.level = 'silent';
+  const dir = mkdtempSync(join(tmpdir(), `bench-${name}-`));
+  const stops: BenchStops = [() => rmSync(dir, { recursive: true, force: true })];
+  measure(dir, stops)
+    .finally(async () => {
+      for (const stop of stops.reverse()) await Promise.resolve(stop()).catch(() => undefined);
+    })
+    .then(
+      () => process.exit(0),
+      (err: Error) => {
+        process.stderr.write(`bench failed: ${err.stack ?? err.message}\n`);
+        process.exit(1);
+      },
+    );
+}
+
+/** The config of a benchmark's processes on the stack it started (the environment's settings beside it). */
+export function benchConfig(stack: Pick<BenchStack, 'mongodbUri' | 'temporalAddress'>): Config {
+  return loadConfig({
+    ...process.env,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    MONGODB_URI: stack.mongodbUri,
+    TEMPORAL_ADDRESS: stack.temporalAddress,
+    SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
+  });
 }

@@ -1,13 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadConfig } from '../core/config';
-import { logger } from '../core/observability/logger';
+import { cpus } from 'node:os';
 import { closeDeps, openDeps } from '../core/deps';
 import { startApiProcess } from '../test/support/apiProcess';
-import { startBenchStack } from './benchStack';
+import { benchConfig, runBench, startBenchStack, type BenchStops } from './benchStack';
 import { seedConsoleOrganization, type ConsoleSeedSize } from './consoleSeed';
+import { signInOverHttp } from './consoleSignIn';
 import type { LoadResult } from './loadGenerator';
 import { runLoad } from './loadRun';
 
@@ -69,29 +65,6 @@ function scaled(size: ConsoleSeedSize, scale: number): ConsoleSeedSize {
   return out;
 }
 
-/** `name=value` of each Set-Cookie of an answer, as a browser would send them back. */
-function cookiesOf(res: Response): string[] {
-  return res.headers.getSetCookie().map((c) => c.split(';')[0]);
-}
-
-/** Signs in on the sign-in page as a browser does; returns the Cookie header of the signed-in session. */
-async function signInOverHttp(base: string, email: string, password: string): Promise<string> {
-  const page = await fetch(`${base}/api/oauth/signin`);
-  const pageCookie = cookiesOf(page).join('; ');
-  const csrf = /name="csrf_token" value="([^"]+)"/.exec(await page.text())?.[1];
-  if (!csrf || !pageCookie) throw new Error('the sign-in page gave no CSRF token or session cookie');
-  const answer = await fetch(`${base}/api/oauth/signin`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: pageCookie },
-    body: new URLSearchParams({ csrf_token: csrf, email, password }).toString(),
-  });
-  const session = cookiesOf(answer).filter((c) => !c.endsWith('='));
-  if (answer.status !== 303 && answer.status !== 302) throw new Error(`signing in answered ${answer.status}`);
-  if (!session.length) throw new Error('signing in set no session cookie');
-  return session.join('; ');
-}
-
 function row(page: string, r: LoadResult | null, note = ''): string {
   // A run without one answer reports its percentiles as null (NaN in JSON).
   if (!r) return `${page.padEnd(32)} ${'—'.padStart(8)} ${'—'.padStart(8)}   ${note}`;
@@ -101,27 +74,9 @@ function row(page: string, r: LoadResult | null, note = ''): string {
   return `${page.padEnd(32)} ${r.p50Ms.toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)} ${r.p99Ms.toFixed(1).padStart(8)}   ${verdict} (p95 <= ${TARGET_P95_MS} ms; non-2xx ${r.non2xx}, errors ${r.errors})${note}`;
 }
 
-async function main(): Promise<void> {
-  logger.level = 'silent';
-  const dir = mkdtempSync(join(tmpdir(), 'bench-console-'));
-  const stops: Array<() => Promise<unknown> | unknown> = [() => rmSync(dir, { recursive: true, force: true })];
-  try {
-    await measure(dir, stops);
-  } finally {
-    for (const stop of stops.reverse()) await Promise.resolve(stop()).catch(() => undefined);
-  }
-}
-
-async function measure(dir: string, stops: Array<() => Promise<unknown> | unknown>): Promise<void> {
-  const { mongodbUri, temporalAddress } = await startBenchStack(dir, 'bench_console', stops, (m) => process.stdout.write(`${m}\n`));
-  const config = loadConfig({
-    ...process.env,
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
-    MONGODB_URI: mongodbUri,
-    TEMPORAL_ADDRESS: temporalAddress,
-    SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
-  });
+async function measure(dir: string, stops: BenchStops): Promise<void> {
+  const stack = await startBenchStack(dir, 'bench_console', stops, (m) => process.stdout.write(`${m}\n`));
+  const config = benchConfig(stack);
   const deps = await openDeps(config);
   const sizes = SIZES[process.env.BENCH_CONSOLE_SIZES ?? 'activity'];
   if (!sizes) throw new Error(`BENCH_CONSOLE_SIZES is one of ${Object.keys(SIZES).join(', ')}`);
@@ -177,10 +132,4 @@ async function measure(dir: string, stops: Array<() => Promise<unknown> | unknow
   );
 }
 
-main().then(
-  () => process.exit(0),
-  (err: Error) => {
-    process.stderr.write(`bench failed: ${err.stack ?? err.message}\n`);
-    process.exit(1);
-  },
-);
+runBench('console', measure);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,12 +73,14 @@ async function main(): Promise<void> {
       }
     }
     const principal = { orgId, workspaceId } as KeyPrincipal;
+    // The list signs its cursors; no cursor is read back here, so any key serves.
+    const cursorKey = { secretsKey: randomBytes(32) };
     const lists: Array<[string, () => Promise<unknown>]> = [
-      ['unfiltered', () => listContactRetrievalJobs(principal, { limit: 25 })],
-      ['status=failed', () => listContactRetrievalJobs(principal, { status: 'failed', limit: 25 })],
-      ['status=cancelled', () => listContactRetrievalJobs(principal, { status: 'cancelled', limit: 25 })],
-      ['status=running', () => listContactRetrievalJobs(principal, { status: 'running', limit: 25 })],
-      ['status=partial (none)', () => listContactRetrievalJobs(principal, { status: 'partial', limit: 25 })],
+      ['unfiltered', () => listContactRetrievalJobs(cursorKey, principal, { limit: 25 })],
+      ['status=failed', () => listContactRetrievalJobs(cursorKey, principal, { status: 'failed', limit: 25 })],
+      ['status=cancelled', () => listContactRetrievalJobs(cursorKey, principal, { status: 'cancelled', limit: 25 })],
+      ['status=running', () => listContactRetrievalJobs(cursorKey, principal, { status: 'running', limit: 25 })],
+      ['status=partial (none)', () => listContactRetrievalJobs(cursorKey, principal, { status: 'partial', limit: 25 })],
       ['running job count', () => runningJobCount(orgId)],
     ];
     process.stdout.write(`\n${JOBS} jobs in one workspace; first page of 25, ${SAMPLES} reads each (ms)\n`);

@@ -1,8 +1,11 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Config } from './config';
+import { purposeKey } from './crypto/purposeKeys';
 import { Problem } from './problems';
 
 /**
- * The one decoding rule of every page cursor the API hands out: base64url text of a JSON
- * object, read by typed field readers. Whatever a caller forges (bad base64, JSON of another
+ * The one decoding rule of every page cursor the API hands out: base64url text carrying a JSON
+ * object, read by typed field readers (list cursors also carry a MAC, `encodeListCursor`). Whatever a caller forges (bad base64, JSON of another
  * shape, a number outside what a Date or an index can hold, another list's cursor) is
  * 400 `invalid_cursor`, never an exception that would reach the problem mapper as a 500.
  */
@@ -35,11 +38,6 @@ export function cursorObject(cursor: unknown, maxLength = MAX_CURSOR_LENGTH): Re
   return parsed as Record<string, unknown>;
 }
 
-/** Base64url JSON of `value`: what `cursorObject` reads back. */
-export function cursorText(value: Record<string, unknown>): string {
-  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
-}
-
 /** Milliseconds since the epoch a Date can hold (±8.64e15, ECMAScript's time range). */
 const MAX_TIME_MS = 8.64e15;
 
@@ -64,19 +62,53 @@ export const cursorId: CursorField<string> = (value) => {
   return value;
 };
 
-/**
- * A list's cursor: the list it belongs to (`scope`) and the position after which the next page
- * starts. A cursor of another list (or another job's result) is `invalid_cursor`, not a wrong page.
- */
-export function encodeListCursor(scope: string, position: Record<string, string | number>): string {
-  return cursorText({ s: scope, p: position });
+/** What list cursors are signed with: a key derived from the secrets key, so every replica accepts every replica's cursors. */
+export type CursorKey = Pick<Config, 'secretsKey'>;
+
+/** Bytes of HMAC-SHA-256 a list cursor carries: forging one takes 2^128 tries. */
+const MAC_BYTES = 16;
+
+function listMac(key: CursorKey, scope: string, payload: Buffer): Buffer {
+  return createHmac('sha256', purposeKey(key.secretsKey, 'page-cursor')).update(scope).update('\n').update(payload).digest().subarray(0, MAC_BYTES);
 }
 
-export function decodeListCursor<T extends Record<string, unknown>>(cursor: unknown, scope: string, fields: { [K in keyof T]: CursorField<T[K]> }): T {
-  const { s, p } = cursorObject(cursor);
-  if (s !== scope || p === null || typeof p !== 'object' || Array.isArray(p)) throw invalidCursor();
-  const position = p as Record<string, unknown>;
+/**
+ * A list's cursor: the position after which the next page starts, authenticated (HMAC) together
+ * with the list it belongs to (`scope`: the list, its tenant and its filters). Whoever did not get
+ * it from that list cannot make one: a forged, altered or foreign cursor (another organization's,
+ * another filter's, another job's result) is `invalid_cursor` before the list reads anything, so
+ * a cursor can never send a page into a scan of numbers the list never handed out.
+ */
+export function encodeListCursor(key: CursorKey, scope: string, position: Record<string, string | number>): string {
+  const payload = Buffer.from(JSON.stringify(position), 'utf8');
+  return Buffer.concat([listMac(key, scope, payload), payload]).toString('base64url');
+}
+
+/** The position a cursor of this list carries, or undefined when it is not one this list signed. */
+export function listCursorPosition(key: CursorKey, cursor: unknown, scope: string): Record<string, unknown> | undefined {
+  if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH || !CURSOR_TEXT.test(cursor)) return undefined;
+  const bytes = Buffer.from(cursor, 'base64url');
+  if (bytes.length <= MAC_BYTES) return undefined;
+  const payload = bytes.subarray(MAC_BYTES);
+  if (!timingSafeEqual(bytes.subarray(0, MAC_BYTES), listMac(key, scope, payload))) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(payload.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+}
+
+export function decodeListCursor<T extends Record<string, unknown>>(
+  key: CursorKey,
+  cursor: unknown,
+  scope: string,
+  fields: { [K in keyof T]: CursorField<T[K]> },
+): T {
+  const position = listCursorPosition(key, cursor, scope);
+  if (!position) throw invalidCursor();
   const out = {} as T;
-  for (const key of Object.keys(fields) as (keyof T & string)[]) out[key] = fields[key](position[key]);
+  for (const field of Object.keys(fields) as (keyof T & string)[]) out[field] = fields[field](position[field]);
   return out;
 }

@@ -6,6 +6,7 @@ import type { DecoyPasswordHash } from '../../core/users/signIn';
 import { storeOutagePage } from '../oauth/authorizationFlow';
 import { csrfValid, readPageForm } from '../oauth/pageSecurity';
 import { formExpiredPage, problemPage } from './consoleErrors';
+import type { ConsoleReads } from './consoleReads';
 import type { ConsoleRoad } from './consoleRoad';
 import { requireVisitor, type ConsoleVisitor } from './consoleVisitor';
 
@@ -19,6 +20,8 @@ export interface ConsoleDeps {
   road: ConsoleRoad;
   /** The app's decoy hash, so a password confirmation costs the same whether the account exists or not. */
   decoy: DecoyPasswordHash;
+  /** The admission of list pages and exports (consoleReads.ts). */
+  reads: ConsoleReads;
 }
 
 export type ConsoleGet = (ctx: Context, visitor: ConsoleVisitor, deps: ConsoleDeps) => Promise<void>;
@@ -26,6 +29,10 @@ export type ConsolePost = (ctx: Context, visitor: ConsoleVisitor, form: URLSearc
 
 export interface ConsolePages {
   get: (path: string, handler: ConsoleGet) => void;
+  /** A page that lists what may grow without bound (a log, a ledger, jobs, people): admitted by the organization's limits. */
+  list: (path: string, handler: ConsoleGet) => void;
+  /** A download of a whole list (CSV): admitted by the organization's limits and its export slots. */
+  download: (path: string, handler: ConsoleGet) => void;
   post: (path: string, handler: ConsolePost) => void;
 }
 
@@ -39,17 +46,21 @@ async function answeringProblems(ctx: Context, visitor: ConsoleVisitor, work: ()
 }
 
 export function consolePages(router: Router, deps: ConsoleDeps): ConsolePages {
-  const { config } = deps;
+  const { config, reads } = deps;
+  const get = (path: string, handler: ConsoleGet, admit?: ConsoleReads['list']) =>
+    router.get(
+      path,
+      storeOutagePage(async (ctx) => {
+        const visitor = await requireVisitor(ctx, config);
+        if (!visitor) return;
+        const page = () => answeringProblems(ctx, visitor, () => handler(ctx, visitor, deps));
+        await (admit ? admit(ctx, visitor, page) : page());
+      }),
+    );
   return {
-    get(path, handler) {
-      router.get(
-        path,
-        storeOutagePage(async (ctx) => {
-          const visitor = await requireVisitor(ctx, config);
-          if (visitor) await answeringProblems(ctx, visitor, () => handler(ctx, visitor, deps));
-        }),
-      );
-    },
+    get: (path, handler) => get(path, handler),
+    list: (path, handler) => get(path, handler, reads.list),
+    download: (path, handler) => get(path, handler, reads.export),
     post(path, handler) {
       router.post(
         path,

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import type { Deps } from '../../core/deps';
+import { admissionUnder } from '../../core/limits/operationAdmission';
 import { ROUTER_OPTIONS } from '../routerOptions';
 import { storeOutagePage } from '../oauth/authorizationFlow';
 import { mountConsoleAssets } from './consoleAssets';
@@ -8,6 +9,7 @@ import { seeOther } from './consoleLayout';
 import { consoleOperations } from './consoleOperations';
 import { consolePages, type ConsolePages } from './consolePages';
 import { CONSOLE_PATHS, CONSOLE_ROOT } from './consolePaths';
+import { consoleReads } from './consoleReads';
 import { createConsoleRoad } from './consoleRoad';
 import { requireVisitor } from './consoleVisitor';
 import { mountAuditPage } from './pages/auditPage';
@@ -46,7 +48,12 @@ export function consoleRouter(deps: Deps): Router {
   const router = new Router(ROUTER_OPTIONS);
   mountConsoleAssets(router);
   router.get(CONSOLE_ROOT, (ctx) => seeOther(ctx, CONSOLE_PATHS.overview));
-  const pages = consolePages(router, { config, road: createConsoleRoad(deps, consoleOperations), decoy: deps.decoy });
+  const pages = consolePages(router, {
+    config,
+    road: createConsoleRoad(deps, consoleOperations),
+    decoy: deps.decoy,
+    reads: consoleReads(admissionUnder(deps), deps.admission),
+  });
   for (const mount of PAGE_MODULES) mount(pages);
   router.all(
     `${CONSOLE_ROOT}/*rest`,

@@ -62,7 +62,7 @@ function rejectCredentialsOutsideHeader(ctx: Context): void {
 
 /** Failed authentications per client address (see core/limits/clientAddressLimits.ts). */
 export interface FailedAuthenticationLimit {
-  /** Seconds this client must wait before its credentials are looked at again, or 0. */
+  /** Seconds this client's failing requests are refused for (without counting them again), or 0. */
   retryAfterSeconds(ctx: Context): number;
   /** Counts a failed authentication; the seconds to wait when it is over the limit, or 0. */
   recordFailure(ctx: Context): Promise<number>;
@@ -83,7 +83,7 @@ export function failedAuthenticationLimit(config: Config, addressLimits: ClientA
 }
 
 function tooManyFailures(retryAfterSeconds: number): Problem {
-  return retryLater('rate_limited', 'Too many failed authentications from this address; retry after Retry-After seconds with a valid key.', retryAfterSeconds, {
+  return retryLater('rate_limited', 'Too many failed authentications from this address; a valid key is still admitted.', retryAfterSeconds, {
     extensions: { limit: 'failed_authentications_per_minute' },
   });
 }
@@ -91,7 +91,8 @@ function tooManyFailures(retryAfterSeconds: number): Problem {
 /**
  * API-key authentication (SPEC 5.1, DECISIONS.md credential table). Runs before anything else
  * on /v1: a malformed or duplicated credential fails first, then the key is verified against
- * the store on every request so revocation is immediate on every replica. A verified key's use
+ * the store on every request so revocation is immediate on every replica; a key that fails
+ * counts against its address's failed-authentication limit (docs/limits.md). A verified key's use
  * is noted for its `last_used_at` (written at most once a minute, never awaited here).
  */
 export function authenticate(
@@ -104,9 +105,6 @@ export function authenticate(
 ): Middleware {
   return async (ctx, next) => {
     rejectCredentialsOutsideHeader(ctx);
-    // An address over its limit is refused before its key is looked up: valid or not, it learns nothing.
-    const blocked = failures?.retryAfterSeconds(ctx) ?? 0;
-    if (blocked > 0) throw tooManyFailures(blocked);
     const headers = authorizationHeaders(ctx);
     if (headers.length > 1) throw malformed('Send exactly one Authorization header.');
     if (headers.length === 0) throw new Problem('missing_api_key', 'Send your API key as `Authorization: Bearer <API_KEY>`.');
@@ -114,6 +112,11 @@ export function authenticate(
     if (!match) throw malformed('The Authorization header must be `Bearer <API_KEY>`.');
     const verdict = await verifyApiKey(match[1], settings, keyReads, new Date(now()));
     if (!verdict.ok) {
+      // Only a failing request is refused past the limit: a valid key from the same address (a
+      // shared egress, a proxy whose hops are not trusted) is always admitted. An address this
+      // replica already saw over the limit is refused without another store write.
+      const blocked = failures?.retryAfterSeconds(ctx) ?? 0;
+      if (blocked > 0) throw tooManyFailures(blocked);
       const wait = (await failures?.recordFailure(ctx)) ?? 0;
       if (wait > 0) throw tooManyFailures(wait);
       throw new Problem('invalid_api_key', 'The API key is not valid for this API: it is unknown, expired, revoked, or not a live key for this audience.');

@@ -166,7 +166,7 @@ export const contactRetrievalJobRoutes = [
     permission: PERMISSIONS.jobsRead,
     query: ListQuery,
     responses: { 200: { description: 'A page of jobs; pass `next_cursor` as `cursor` for the next one', schema: JobPageSchema } },
-    handler: async ({ principal, query }) => ({ status: 200, body: await listContactRetrievalJobs(principal, query) }),
+    handler: async ({ principal, query, config }) => ({ status: 200, body: await listContactRetrievalJobs(config, principal, query) }),
   }),
   defineRoute({
     operation: 'contact_retrieval_jobs.get',

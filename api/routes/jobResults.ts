@@ -48,6 +48,6 @@ export const jobResultRoutes = [
       409: { description: '`result_set_expired`: past `result_expires_at`' },
       410: { description: '`result_gone`: the result was purged' },
     },
-    handler: async ({ principal, params, query }) => ({ status: 200, body: await readJobResult(principal, params.job_id, query) }),
+    handler: async ({ principal, params, query, config }) => ({ status: 200, body: await readJobResult(config, principal, params.job_id, query) }),
   }),
 ];

@@ -63,7 +63,7 @@ export const webhookDeliveryRoutes = [
       },
       400: { description: '`invalid_cursor`' },
     },
-    handler: async ({ principal, query }) => ({ status: 200, body: await listDeliveries(principal.workspaceId, query) }),
+    handler: async ({ principal, query, config }) => ({ status: 200, body: await listDeliveries(config, principal.workspaceId, query) }),
   }),
   defineRoute({
     operation: 'webhook_deliveries.get',

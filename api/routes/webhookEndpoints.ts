@@ -2,7 +2,7 @@ import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import { z } from 'zod';
 import type { Config } from '../../core/config';
 import { PERMISSIONS } from '../../core/keys/permissions';
-import { decodeCursor, encodeCursor } from '../../core/webhooks/deliveryCursor';
+import { decodeCursor, encodeCursor, endpointListScope } from '../../core/webhooks/deliveryCursor';
 import type { LookupAll } from '../../core/webhooks/destinationPolicy';
 import {
   endpointView,
@@ -137,14 +137,15 @@ export const webhookEndpointRoutes = [
     description: 'Includes disabled and retired endpoints. Paged with an opaque `cursor`.',
     query: PageQuery,
     responses: { 200: { description: 'A page of endpoints', schema: EndpointPage } },
-    handler: async ({ principal, query }) => {
-      const { docs, more } = await listEndpoints(scopeOf(principal), { limit: query.limit, after: decodeCursor('webhook_endpoints', query.cursor) });
+    handler: async ({ principal, query, config }) => {
+      const cursorScope = endpointListScope(principal.workspaceId);
+      const { docs, more } = await listEndpoints(scopeOf(principal), { limit: query.limit, after: decodeCursor(config, cursorScope, query.cursor) });
       const last = docs[docs.length - 1];
       return {
         status: 200,
         body: {
           data: docs.map(endpointView),
-          next_cursor: more && last ? encodeCursor('webhook_endpoints', { createdAt: last.createdAt, id: last._id }) : null,
+          next_cursor: more && last ? encodeCursor(config, cursorScope, { createdAt: last.createdAt, id: last._id }) : null,
         },
       };
     },

@@ -1,4 +1,4 @@
-import { cursorIndex, decodeListCursor, encodeListCursor } from '../pageCursor';
+import { cursorIndex, decodeListCursor, encodeListCursor, type CursorKey } from '../pageCursor';
 import { apiFields } from '../apiFields';
 import { auditValues, isAuditActor, isAuditAction, type AuditAction, type AuditActor } from './auditActions';
 import { auditEventsByIds, auditHeadSeq, deleteAuditEventsBefore, insertAuditEvent, takeAuditSeq, type AuditEventMatch, type AuditEventRecord } from './store';
@@ -92,8 +92,11 @@ export interface AuditEventQuery {
 
 /** Ids read per store query while scanning down the numbers. */
 const WINDOW = 500;
-/** Numbers one page request scans at most: a rare filter answers a shorter page with a cursor instead of scanning the whole log. */
-const MAX_SCAN = 20_000;
+/**
+ * Numbers one page request scans at most: a rare filter answers a shorter page with a cursor
+ * instead of scanning the whole log (the jobs list and the ledger stop at the same count).
+ */
+export const MAX_SCAN = 2_000;
 
 function storeFilter(query: Pick<AuditEventQuery, 'action' | 'actor'>): AuditEventMatch {
   return { action: query.action, actor: query.actor };
@@ -112,13 +115,18 @@ async function window(orgId: string, filter: AuditEventMatch, from: number, to: 
  * A page holds at most `limit` entries, and fewer when a filter matched few of the numbers one
  * request scans; its cursor then goes on from there.
  */
-export async function listAuditEvents(orgId: string, query: AuditEventQuery = {}): Promise<{ data: AuditEventView[]; next_cursor: string | null }> {
+export async function listAuditEvents(
+  cursorKey: CursorKey,
+  orgId: string,
+  query: AuditEventQuery = {},
+): Promise<{ data: AuditEventView[]; next_cursor: string | null }> {
   const limit = Math.min(Math.max(query.limit ?? AUDIT_PAGE_DEFAULT, 1), AUDIT_PAGE_MAX);
   const filter = storeFilter(query);
   const filtered = Boolean(query.action || query.actor);
-  // The cursor names the list (and the filters) it belongs to: a page of another filter is invalid_cursor.
-  const scope = `${CURSOR_SCOPE}:${query.action ?? ''}:${query.actor ?? ''}`;
-  let next = query.cursor !== undefined ? decodeListCursor<{ below: number }>(query.cursor, scope, { below: cursorIndex }).below : await auditHeadSeq(orgId);
+  // The cursor is signed for the organization and the filters: another's, or a made-up number, is invalid_cursor before any read.
+  const scope = `${CURSOR_SCOPE}:${orgId}:${query.action ?? ''}:${query.actor ?? ''}`;
+  let next =
+    query.cursor !== undefined ? decodeListCursor<{ below: number }>(cursorKey, query.cursor, scope, { below: cursorIndex }).below : await auditHeadSeq(orgId);
   const rows: AuditEventRecord[] = [];
   const floor = Math.max(0, next - MAX_SCAN);
   while (next > floor && rows.length <= limit) {
@@ -136,7 +144,7 @@ export async function listAuditEvents(orgId: string, query: AuditEventQuery = {}
   if (rows.length > limit) below = page[page.length - 1].seq - 1;
   return {
     data: page.map(view),
-    next_cursor: below > 0 ? encodeListCursor(scope, { below }) : null,
+    next_cursor: below > 0 ? encodeListCursor(cursorKey, scope, { below }) : null,
   };
 }
 

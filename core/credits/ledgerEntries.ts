@@ -1,4 +1,4 @@
-import { cursorIndex, decodeListCursor, encodeListCursor } from '../pageCursor';
+import { cursorIndex, decodeListCursor, encodeListCursor, type CursorKey } from '../pageCursor';
 import { creditMirrorOf } from '../tenancy/store';
 import { ledgerEntryTime, ledgerHeadSeq, ledgerWindow, type LedgerEntryRecord } from './store';
 
@@ -39,8 +39,8 @@ export function matchesFilter(doc: Pick<LedgerEntryRecord, 'kind' | 'operation' 
   return true;
 }
 
-function scopeOf(filter: LedgerFilter): string {
-  return ['ledger', filter.operation ?? '', filter.familyId ?? '', filter.from?.getTime() ?? '', filter.to?.getTime() ?? ''].join(':');
+function scopeOf(orgId: string, filter: LedgerFilter): string {
+  return ['ledger', orgId, filter.operation ?? '', filter.familyId ?? '', filter.from?.getTime() ?? '', filter.to?.getTime() ?? ''].join(':');
 }
 
 function view(doc: LedgerEntryRecord): LedgerEntryView {
@@ -92,15 +92,17 @@ async function startSeq(orgId: string, filter: LedgerFilter): Promise<number> {
   return filter.to ? lastSeqBefore(orgId, head, filter.to) : head;
 }
 
-/** One page of the filtered entries; the cursor belongs to its filter (another filter's is `invalid_cursor`). */
+/** One page of the filtered entries; the cursor is signed for the organization and its filter (another's is `invalid_cursor`). */
 export async function listLedgerEntries(
+  cursorKey: CursorKey,
   orgId: string,
   filter: LedgerFilter,
   page: { cursor?: string; limit?: number } = {},
 ): Promise<{ data: LedgerEntryView[]; next_cursor: string | null }> {
   const limit = Math.min(Math.max(page.limit ?? LEDGER_PAGE_DEFAULT, 1), LEDGER_PAGE_MAX);
-  const scope = scopeOf(filter);
-  let top = page.cursor !== undefined ? decodeListCursor<{ seq: number }>(page.cursor, scope, { seq: cursorIndex }).seq - 1 : await startSeq(orgId, filter);
+  const scope = scopeOf(orgId, filter);
+  let top =
+    page.cursor !== undefined ? decodeListCursor<{ seq: number }>(cursorKey, page.cursor, scope, { seq: cursorIndex }).seq - 1 : await startSeq(orgId, filter);
   const rows: LedgerEntryRecord[] = [];
   let scanned = 0;
   let reachedFrom = false;
@@ -120,11 +122,11 @@ export async function listLedgerEntries(
   }
   if (rows.length > limit) {
     const shown = rows.slice(0, limit);
-    return { data: shown.map(view), next_cursor: encodeListCursor(scope, { seq: shown[shown.length - 1].seq }) };
+    return { data: shown.map(view), next_cursor: encodeListCursor(cursorKey, scope, { seq: shown[shown.length - 1].seq }) };
   }
   // The scan budget ran out before the ledger (or "From") did: carry on below what was looked at.
   const more = top >= 0 && !reachedFrom;
-  return { data: rows.map(view), next_cursor: more ? encodeListCursor(scope, { seq: top + 1 }) : null };
+  return { data: rows.map(view), next_cursor: more ? encodeListCursor(cursorKey, scope, { seq: top + 1 }) : null };
 }
 
 /** Every filtered entry, newest first, read from the store a window at a time as the consumer takes them. */

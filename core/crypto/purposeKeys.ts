@@ -5,7 +5,7 @@ import { hkdfSync } from 'node:crypto';
  * and person ids, …) gets its own key derived with HKDF-SHA-256 under a purpose label, so a
  * key recovered from one use says nothing about another and no key serves two algorithms.
  */
-export type KeyPurpose = 'secret-box' | 'search-id' | 'person-id' | 'receipt-binding' | 'session' | 'csrf' | 'client-address';
+export type KeyPurpose = 'secret-box' | 'search-id' | 'person-id' | 'receipt-binding' | 'session' | 'csrf' | 'client-address' | 'page-cursor';
 
 const derived = new WeakMap<Buffer, Map<string, Buffer>>();
 

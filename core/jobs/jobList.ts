@@ -1,5 +1,5 @@
 import type { KeyPrincipal } from '../keys/apiKeys';
-import { cursorId, cursorIndex, cursorInstant, cursorObject, decodeListCursor, encodeListCursor } from '../pageCursor';
+import { cursorId, cursorIndex, cursorInstant, decodeListCursor, encodeListCursor, invalidCursor, listCursorPosition, type CursorKey } from '../pageCursor';
 import { jobView, type JobView } from './contactRetrievalJobs';
 import type { JobStatus } from './jobTypes';
 import { jobSlotHolders } from './jobSlots';
@@ -25,32 +25,37 @@ export const MAX_SCANNED_PER_PAGE = 2_000;
 /** Where the next page starts: at number `n` (inclusive; 0 is below the numbered jobs), or after the unnumbered job at (`t`, `id`). */
 type Position = { n: number } | { t: Date; id: string };
 
-function decodePosition(cursor: string, scope: string): Position {
-  const { p } = cursorObject(cursor);
-  if (p !== null && typeof p === 'object' && 'n' in p) return decodeListCursor<{ n: number }>(cursor, scope, { n: cursorIndex });
-  return decodeListCursor<{ t: Date; id: string }>(cursor, scope, { t: cursorInstant, id: cursorId });
+function decodePosition(cursorKey: CursorKey, cursor: string, scope: string): Position {
+  const p = listCursorPosition(cursorKey, cursor, scope);
+  if (!p) throw invalidCursor();
+  if ('n' in p) return decodeListCursor<{ n: number }>(cursorKey, cursor, scope, { n: cursorIndex });
+  return decodeListCursor<{ t: Date; id: string }>(cursorKey, cursor, scope, { t: cursorInstant, id: cursorId });
 }
 
 const timePosition = (job: JobDoc) => ({ t: job.createdAt.getTime(), id: job._id });
 
-async function page(docs: JobDoc[], scope: string, next: Record<string, string | number> | null): Promise<JobPage> {
-  return { data: await Promise.all(docs.map((d) => jobView(d))), next_cursor: next ? encodeListCursor(scope, next) : null };
-}
-
-export async function listContactRetrievalJobs(principal: KeyPrincipal, q: { status?: JobStatus; limit: number; cursor?: string }): Promise<JobPage> {
+export async function listContactRetrievalJobs(
+  cursorKey: CursorKey,
+  principal: KeyPrincipal,
+  q: { status?: JobStatus; limit: number; cursor?: string },
+): Promise<JobPage> {
   const where = { orgId: principal.orgId, workspaceId: principal.workspaceId };
-  const scope = `jobs:${principal.workspaceId}:${q.status ?? '*'}`;
-  const at = q.cursor !== undefined ? decodePosition(q.cursor, scope) : undefined;
+  const scope = `jobs:${principal.orgId}:${principal.workspaceId}:${q.status ?? '*'}`;
+  const at = q.cursor !== undefined ? decodePosition(cursorKey, q.cursor, scope) : undefined;
+  const page = async (docs: JobDoc[], next: Record<string, string | number> | null): Promise<JobPage> => ({
+    data: await Promise.all(docs.map((d) => jobView(d))),
+    next_cursor: next ? encodeListCursor(cursorKey, scope, next) : null,
+  });
 
   if (q.status === 'running') {
     const after = at && 't' in at ? at : undefined;
-    if (at && !after) return page([], scope, null);
+    if (at && !after) return page([], null);
     const docs = (await runningJobsOf(principal.orgId))
       .filter((j) => j.workspaceId === principal.workspaceId)
       .sort(newestFirst)
       .filter((j) => !after || newestFirst(j, { createdAt: after.t, _id: after.id }) > 0);
     const shown = docs.slice(0, q.limit);
-    return page(shown, scope, docs.length > q.limit ? timePosition(shown[shown.length - 1]) : null);
+    return page(shown, docs.length > q.limit ? timePosition(shown[shown.length - 1]) : null);
   }
 
   const head = await jobListHead(principal.workspaceId);
@@ -73,19 +78,19 @@ export async function listContactRetrievalJobs(principal: KeyPrincipal, q: { sta
   }
   if (rows.length > q.limit) {
     const shown = rows.slice(0, q.limit);
-    return page(shown, scope, { n: shown[shown.length - 1].seq! - 1 });
+    return page(shown, { n: shown[shown.length - 1].seq! - 1 });
   }
-  if (next > 0) return page(rows, scope, { n: next });
-  if (!head.legacy) return page(rows, scope, null);
+  if (next > 0) return page(rows, { n: next });
+  if (!head.legacy) return page(rows, null);
 
   // Below the numbered jobs: those accepted before numbering, by time.
   const room = q.limit - rows.length;
   const after = at && 't' in at ? at : undefined;
   const older = await jobsByTime(where, { status: q.status, unnumbered: true, after, limit: room + 1 });
   const shown = [...rows, ...older.slice(0, room)];
-  if (older.length <= room) return page(shown, scope, null);
+  if (older.length <= room) return page(shown, null);
   const last = shown[shown.length - 1];
-  return page(shown, scope, last.seq !== undefined ? { n: 0 } : timePosition(last));
+  return page(shown, last.seq !== undefined ? { n: 0 } : timePosition(last));
 }
 
 /** Newest first by acceptance time, then id (the order of jobs without a number). */

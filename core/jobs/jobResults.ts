@@ -1,7 +1,7 @@
 import type { KeyPrincipal } from '../keys/apiKeys';
 import { Problem } from '../problems';
 import { findOwnJob, jobCounts } from './contactRetrievalJobs';
-import { cursorIndex, decodeListCursor, encodeListCursor } from '../pageCursor';
+import { cursorIndex, decodeListCursor, encodeListCursor, type CursorKey } from '../pageCursor';
 import type { FailureReason, JobCounts, JobStatus, PersonOutcome } from './jobTypes';
 import { jobItemsAfter } from './store';
 
@@ -30,7 +30,13 @@ export interface JobResultPage {
   next_cursor: string | null;
 }
 
-export async function readJobResult(principal: KeyPrincipal, jobId: string, q: { limit: number; cursor?: string }, now = new Date()): Promise<JobResultPage> {
+export async function readJobResult(
+  cursorKey: CursorKey,
+  principal: KeyPrincipal,
+  jobId: string,
+  q: { limit: number; cursor?: string },
+  now = new Date(),
+): Promise<JobResultPage> {
   const job = await findOwnJob(principal, jobId);
   if (job.resultPurgedAt) throw new Problem('result_gone', 'This job result is no longer retained.');
   if (job.resultExpiredAt || (job.resultExpiresAt && job.resultExpiresAt.getTime() <= now.getTime())) {
@@ -38,8 +44,8 @@ export async function readJobResult(principal: KeyPrincipal, jobId: string, q: {
       extensions: { result_expires_at: (job.resultExpiresAt ?? job.resultExpiredAt)!.toISOString() },
     });
   }
-  const scope = `result:${jobId}`;
-  const after = q.cursor !== undefined ? decodeListCursor<{ seq: number }>(q.cursor, scope, { seq: cursorIndex }).seq : -1;
+  const scope = `result:${principal.orgId}:${jobId}`;
+  const after = q.cursor !== undefined ? decodeListCursor<{ seq: number }>(cursorKey, q.cursor, scope, { seq: cursorIndex }).seq : -1;
   const docs = await jobItemsAfter(jobId, after, q.limit + 1);
   const page = docs.slice(0, q.limit);
   const last = page[page.length - 1];
@@ -60,6 +66,6 @@ export async function readJobResult(principal: KeyPrincipal, jobId: string, q: {
         reason: d.reason ?? null,
       };
     }),
-    next_cursor: docs.length > q.limit && last ? encodeListCursor(scope, { seq: last.seq }) : null,
+    next_cursor: docs.length > q.limit && last ? encodeListCursor(cursorKey, scope, { seq: last.seq }) : null,
   };
 }

@@ -80,8 +80,8 @@ export class ClientAddressLimits {
 }
 
 /**
- * What one process remembers of addresses over their failed-authentication limit: their
- * requests are refused before any key is looked up, until the store's window has room again.
+ * What one process remembers of addresses over their failed-authentication limit: their failing
+ * requests are refused without another store write, until the store's window has room again.
  * A hint only (the store decides): another replica learns it on the address's next failure.
  */
 export class AddressBlocks {

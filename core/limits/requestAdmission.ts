@@ -265,6 +265,8 @@ export class StoreAdmission {
     const token = newLeaseToken();
     const slotIds = this.everyLeaseSlotId(orgId);
     const heldHere = this.slotsHeldHere;
+    // Every place is held by this app's own holders: the store could only refuse.
+    if (everySlotHeldHere(limit, (k) => heldHere.has(slotIds[k]))) return { admitted: false, retryAfterSeconds: 1, held: limit };
     const take = async (slot: number): Promise<StoreLeaseAdmission | undefined> => {
       const slotId = slotIds[slot];
       // Taken or being taken by another request of this app: the insert could only fail.

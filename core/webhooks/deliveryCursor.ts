@@ -1,26 +1,27 @@
-import { cursorId, cursorIndex, cursorInstant, cursorObject, decodeListCursor, encodeListCursor } from '../pageCursor';
+import { cursorId, cursorIndex, cursorInstant, decodeListCursor, encodeListCursor, listCursorPosition, type CursorKey } from '../pageCursor';
 
 /**
- * Page cursors of the newest-first webhook lists, in the shared cursor format
- * (core/pageCursor.ts), so a forged one is 400 `invalid_cursor` and one list's cursor is
- * refused by the other. Endpoints, and delivery records from before their numbering, carry the
- * position (created_at, id) of the last item returned; numbered delivery records carry the
- * number the next page reads down from.
+ * Page cursors of the newest-first webhook lists, in the shared signed cursor format
+ * (core/pageCursor.ts): each is bound to its list, its workspace and its filters, so a forged,
+ * altered or foreign one is 400 `invalid_cursor`. Endpoints, and delivery records from before
+ * their numbering, carry the position (created_at, id) of the last item returned; numbered
+ * delivery records carry the number the next page reads down from.
  */
-export type NewestFirstList = 'webhook_endpoints' | 'webhook_deliveries';
-
 export interface PagePosition {
   createdAt: Date;
   id: string;
 }
 
-export function encodeCursor(list: NewestFirstList, pos: PagePosition): string {
-  return encodeListCursor(list, { t: pos.createdAt.getTime(), id: pos.id });
+/** The scope of a workspace's endpoint list cursors. */
+export const endpointListScope = (workspaceId: string) => `webhook_endpoints:${workspaceId}`;
+
+export function encodeCursor(cursorKey: CursorKey, scope: string, pos: PagePosition): string {
+  return encodeListCursor(cursorKey, scope, { t: pos.createdAt.getTime(), id: pos.id });
 }
 
-export function decodeCursor(list: NewestFirstList, cursor: string | undefined): PagePosition | undefined {
+export function decodeCursor(cursorKey: CursorKey, scope: string, cursor: string | undefined): PagePosition | undefined {
   if (cursor === undefined) return undefined;
-  const { t, id } = decodeListCursor<{ t: Date; id: string }>(cursor, list, { t: cursorInstant, id: cursorId });
+  const { t, id } = decodeListCursor<{ t: Date; id: string }>(cursorKey, cursor, scope, { t: cursorInstant, id: cursorId });
   return { createdAt: t, id };
 }
 
@@ -31,19 +32,20 @@ export function decodeCursor(list: NewestFirstList, cursor: string | undefined):
  */
 export type DeliveryPosition = { below: number } | { before: PagePosition };
 
-/** The numbered cursors name the list and its filters: a cursor of another filter is `invalid_cursor`. */
+/** `filters`: the workspace and the list's filters, which both forms of cursor are bound to. */
 const numberedScope = (filters: string) => `webhook_deliveries:n:${filters}`;
+const datedScope = (filters: string) => `webhook_deliveries:t:${filters}`;
 
-export function encodeDeliveryCursor(filters: string, pos: DeliveryPosition): string {
-  return 'below' in pos ? encodeListCursor(numberedScope(filters), { below: pos.below }) : encodeCursor('webhook_deliveries', pos.before);
+export function encodeDeliveryCursor(cursorKey: CursorKey, filters: string, pos: DeliveryPosition): string {
+  return 'below' in pos ? encodeListCursor(cursorKey, numberedScope(filters), { below: pos.below }) : encodeCursor(cursorKey, datedScope(filters), pos.before);
 }
 
-export function decodeDeliveryCursor(filters: string, cursor: string | undefined): DeliveryPosition | undefined {
+export function decodeDeliveryCursor(cursorKey: CursorKey, filters: string, cursor: string | undefined): DeliveryPosition | undefined {
   if (cursor === undefined) return undefined;
-  if (cursorObject(cursor).s === numberedScope(filters)) {
-    return { below: decodeListCursor<{ below: number }>(cursor, numberedScope(filters), { below: cursorIndex }).below };
+  if (listCursorPosition(cursorKey, cursor, numberedScope(filters))) {
+    return { below: decodeListCursor<{ below: number }>(cursorKey, cursor, numberedScope(filters), { below: cursorIndex }).below };
   }
-  return { before: decodeCursor('webhook_deliveries', cursor)! };
+  return { before: decodeCursor(cursorKey, datedScope(filters), cursor)! };
 }
 
 /** Whether a record comes strictly after `pos` in the list's order: numbered ones by number, highest first, then the others newest first. */

@@ -1,4 +1,5 @@
 import { notFound } from '../problems';
+import type { CursorKey } from '../pageCursor';
 import { comesAfter, decodeDeliveryCursor, encodeDeliveryCursor, listOrder, type DeliveryPosition } from './deliveryCursor';
 import { advance, nextBelow, nextWindow, walkFrom } from './deliveryNumbering';
 import type { DeliveryStatus } from './deliveryStatus';
@@ -63,10 +64,10 @@ function positionAfter(record: DeliveryRecord): DeliveryPosition {
 }
 
 /** The page of `rows` (in list order, one more than `limit` when another page follows). */
-function pageOf(rows: readonly DeliveryRecord[], limit: number, filters: string): DeliveryPage {
+function pageOf(cursorKey: CursorKey, rows: readonly DeliveryRecord[], limit: number, filters: string): DeliveryPage {
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { data: page.map(deliveryView), next_cursor: rows.length > limit && last ? encodeDeliveryCursor(filters, positionAfter(last)) : null };
+  return { data: page.map(deliveryView), next_cursor: rows.length > limit && last ? encodeDeliveryCursor(cursorKey, filters, positionAfter(last)) : null };
 }
 
 /**
@@ -76,9 +77,9 @@ function pageOf(rows: readonly DeliveryRecord[], limit: number, filters: string)
  * answers a shorter page with a cursor after `MAX_SCANNED_PER_PAGE` numbers, so no page costs
  * more than a few reads by id however long the history.
  */
-export async function listDeliveries(workspaceId: string, f: DeliveryFilter): Promise<DeliveryPage> {
-  const filters = [f.endpoint_id ?? '', f.status ?? '', f.event_id ?? '', f.job_id ?? ''].join(':');
-  const pos = decodeDeliveryCursor(filters, f.cursor);
+export async function listDeliveries(cursorKey: CursorKey, workspaceId: string, f: DeliveryFilter): Promise<DeliveryPage> {
+  const filters = [workspaceId, f.endpoint_id ?? '', f.status ?? '', f.event_id ?? '', f.job_id ?? ''].join(':');
+  const pos = decodeDeliveryCursor(cursorKey, filters, f.cursor);
   // A stored record always carries an outcome: no walk through the history can find a pending one.
   if (f.status === 'pending') return { data: [], next_cursor: null };
   const fields: DeliveryFilterFields = { endpointId: f.endpoint_id, status: f.status };
@@ -95,7 +96,7 @@ export async function listDeliveries(workspaceId: string, f: DeliveryFilter): Pr
       .filter((d) => d.workspaceId === workspaceId && (!f.endpoint_id || d.endpointId === f.endpoint_id) && (!f.status || d.status === f.status))
       .filter((d) => comesAfter(d, pos))
       .sort(listOrder);
-    return pageOf(rows, f.limit, filters);
+    return pageOf(cursorKey, rows, f.limit, filters);
   }
 
   const head = await deliveryHead(workspaceId);
@@ -111,15 +112,15 @@ export async function listDeliveries(workspaceId: string, f: DeliveryFilter): Pr
       f.limit,
       walk,
     );
-    if (rows.length > f.limit) return pageOf(rows, f.limit, filters);
+    if (rows.length > f.limit) return pageOf(cursorKey, rows, f.limit, filters);
     // The page's budget of numbers ran out before the numbered records did: go on from there.
-    if (below > 0) return { data: rows.map(deliveryView), next_cursor: encodeDeliveryCursor(filters, { below }) };
+    if (below > 0) return { data: rows.map(deliveryView), next_cursor: encodeDeliveryCursor(cursorKey, filters, { below }) };
     if (!head.legacy) return { data: rows.map(deliveryView), next_cursor: null };
   }
   // Records from before the numbering, after every numbered one.
   const after = pos && 'before' in pos ? pos.before : undefined;
   rows.push(...(await unnumberedDeliveries(workspaceId, fields, f.limit + 1 - rows.length, after)));
-  return pageOf(rows, f.limit, filters);
+  return pageOf(cursorKey, rows, f.limit, filters);
 }
 
 export async function findDelivery(workspaceId: string, deliveryId: string): Promise<DeliveryRecord> {

@@ -1,3 +1,4 @@
+import mongoose from 'mongoose';
 import type { Config } from '../../core/config';
 import { recordAuditEvent, listAuditEvents } from '../../core/audit/auditLog';
 import { AuditEvent } from '../../core/audit/models';
@@ -37,7 +38,7 @@ test('entries page newest first, filter by action and actor, and stay inside the
   const seen: string[] = [];
   let cursor: string | undefined;
   do {
-    const page = await listAuditEvents(a.orgId, { limit: 3, cursor });
+    const page = await listAuditEvents(config, a.orgId, { limit: 3, cursor });
     seen.push(...page.data.map((e) => e.event_id));
     for (let i = 1; i < page.data.length; i++) expect(page.data[i - 1].time >= page.data[i].time).toBe(true);
     cursor = page.next_cursor ?? undefined;
@@ -45,15 +46,42 @@ test('entries page newest first, filter by action and actor, and stay inside the
   expect(seen).toHaveLength(7);
   expect(new Set(seen).size).toBe(7);
 
-  const grants = await listAuditEvents(a.orgId, { action: 'credits.granted' });
+  const grants = await listAuditEvents(config, a.orgId, { action: 'credits.granted' });
   expect(grants.data.map((e) => e.after)).toEqual([{ amount: 6 }, { amount: 3 }, { amount: 0 }]);
-  const operator = await listAuditEvents(a.orgId, { actor: 'operator' });
+  const operator = await listAuditEvents(config, a.orgId, { actor: 'operator' });
   expect(operator.data).toHaveLength(3);
   expect(operator.data.every((e) => e.actor === 'operator')).toBe(true);
   // A cursor of another filter is not a page of this one.
-  const firstPage = await listAuditEvents(a.orgId, { limit: 1 });
-  await expect(listAuditEvents(a.orgId, { actor: 'operator', cursor: firstPage.next_cursor! })).rejects.toMatchObject({ code: 'invalid_cursor' });
-  expect((await listAuditEvents(b.orgId)).data).toHaveLength(1);
+  const firstPage = await listAuditEvents(config, a.orgId, { limit: 1 });
+  await expect(listAuditEvents(config, a.orgId, { actor: 'operator', cursor: firstPage.next_cursor! })).rejects.toMatchObject({ code: 'invalid_cursor' });
+  expect((await listAuditEvents(config, b.orgId)).data).toHaveLength(1);
+});
+
+test('a forged, altered or foreign cursor is invalid_cursor before the log is read: no page scans numbers it never handed out', async () => {
+  const [a, b] = [await createTenant(), await createTenant()];
+  for (const t of [a, b]) {
+    for (let i = 0; i < 3; i++) await recordAuditEvent({ orgId: t.orgId, actor: 'operator', action: 'budget.set', target: t.orgId, after: { budget: i } });
+  }
+  const own = (await listAuditEvents(config, a.orgId, { action: 'budget.set', limit: 1 })).next_cursor!;
+  const foreign = (await listAuditEvents(config, b.orgId, { action: 'budget.set', limit: 1 })).next_cursor!;
+  expect((await listAuditEvents(config, a.orgId, { action: 'budget.set', limit: 1, cursor: own })).data).toHaveLength(1);
+  // The position a page would start from, far above the log's head: each number below it is a read.
+  const bytes = Buffer.from(own, 'base64url');
+  const altered = Buffer.concat([bytes.subarray(0, 16), Buffer.from('{"below":900000000}')]).toString('base64url');
+  const unsigned = Buffer.from(JSON.stringify({ s: 'audit-events:budget.set:', p: { below: 900_000_000 } })).toString('base64url');
+
+  const reads: string[] = [];
+  mongoose.set('debug', (collection: string, method: string) => {
+    if (/audit/.test(collection)) reads.push(`${collection}.${method}`);
+  });
+  try {
+    for (const cursor of [altered, unsigned, foreign]) {
+      await expect(listAuditEvents(config, a.orgId, { action: 'budget.set', cursor })).rejects.toMatchObject({ code: 'invalid_cursor', status: 400 });
+    }
+  } finally {
+    mongoose.set('debug', false);
+  }
+  expect(reads).toEqual([]);
 });
 
 test('the maintenance run deletes entries older than AUDIT_RETENTION_DAYS and only those', async () => {

@@ -10,8 +10,10 @@ import { testConfig } from '../support/testConfig';
 
 // The jobs list read by numbers: newest first, status filters walking down with a scan cap, and
 // jobs accepted before numbering after the numbered ones.
+const config = testConfig();
+
 beforeAll(async () => {
-  await connectStore(testConfig().mongodbUri);
+  await connectStore(config.mongodbUri);
   await ensureIndexes();
 });
 afterAll(async () => disconnectStore());
@@ -51,7 +53,7 @@ async function allPages(principal: KeyPrincipal, limit: number, status?: JobStat
   let cursor: string | undefined;
   let pages = 0;
   do {
-    const page = await listContactRetrievalJobs(principal, { status, limit, cursor });
+    const page = await listContactRetrievalJobs(config, principal, { status, limit, cursor });
     expect(page.data.length).toBeLessThanOrEqual(limit);
     ids.push(...page.data.map((j) => j.job_id));
     cursor = page.next_cursor ?? undefined;
@@ -85,15 +87,18 @@ test('numbered jobs page newest first, then the jobs accepted before numbering, 
 
   // Another workspace's cursor and a forged position are refused.
   const other = await createTenant();
-  const first = await listContactRetrievalJobs(principal, { limit: 1 });
+  const first = await listContactRetrievalJobs(config, principal, { limit: 1 });
   await expect(
-    listContactRetrievalJobs({ orgId: other.orgId, workspaceId: other.workspaceId } as KeyPrincipal, { limit: 1, cursor: first.next_cursor! }),
+    listContactRetrievalJobs(config, { orgId: other.orgId, workspaceId: other.workspaceId } as KeyPrincipal, { limit: 1, cursor: first.next_cursor! }),
   ).rejects.toMatchObject({
     code: 'invalid_cursor',
   });
   const forged = Buffer.from(JSON.stringify({ s: `jobs:${t.workspaceId}:*`, p: { n: -1 } })).toString('base64url');
-  await expect(listContactRetrievalJobs(principal, { limit: 1, cursor: forged })).rejects.toMatchObject({ code: 'invalid_cursor' });
-  expect((await listContactRetrievalJobs({ orgId: other.orgId, workspaceId: other.workspaceId } as KeyPrincipal, { limit: 5 })).data).toEqual([]);
+  await expect(listContactRetrievalJobs(config, principal, { limit: 1, cursor: forged })).rejects.toMatchObject({ code: 'invalid_cursor' });
+  // A cursor signed under another deployment's secrets key is refused too.
+  const elsewhere = await listContactRetrievalJobs(testConfig(), principal, { limit: 1 });
+  await expect(listContactRetrievalJobs(config, principal, { limit: 1, cursor: elsewhere.next_cursor! })).rejects.toMatchObject({ code: 'invalid_cursor' });
+  expect((await listContactRetrievalJobs(config, { orgId: other.orgId, workspaceId: other.workspaceId } as KeyPrincipal, { limit: 5 })).data).toEqual([]);
 });
 
 test('a rare status answers a short page with a cursor after MAX_SCANNED_PER_PAGE numbers, and the next page goes on', async () => {
@@ -105,14 +110,14 @@ test('a rare status answers a short page with a cursor after MAX_SCANNED_PER_PAG
   for (let i = 0; i < common.length; i += 1000) await insertJobs(t.workspaceId, common.slice(i, i + 1000));
   expect(await jobListHead(t.workspaceId)).toMatchObject({ seq: common.length + 1, legacy: false });
 
-  const firstPage = await listContactRetrievalJobs(principal, { status: 'cancelled', limit: 5 });
+  const firstPage = await listContactRetrievalJobs(config, principal, { status: 'cancelled', limit: 5 });
   expect(firstPage.data).toEqual([]);
   expect(firstPage.next_cursor).not.toBeNull();
-  const secondPage = await listContactRetrievalJobs(principal, { status: 'cancelled', limit: 5, cursor: firstPage.next_cursor! });
+  const secondPage = await listContactRetrievalJobs(config, principal, { status: 'cancelled', limit: 5, cursor: firstPage.next_cursor! });
   expect(secondPage.data.map((j) => j.job_id)).toEqual([rare._id]);
   expect(secondPage.next_cursor).toBeNull();
 
-  const newest = await listContactRetrievalJobs(principal, { limit: 3 });
+  const newest = await listContactRetrievalJobs(config, principal, { limit: 3 });
   expect(newest.data.map((j) => j.job_id)).toEqual(
     common
       .slice(-3)

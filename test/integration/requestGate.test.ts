@@ -186,17 +186,36 @@ describe('no rate limit on bad keys (#17)', () => {
   const whoami = (base: string, address: string, key: string) =>
     rawPath(base, 'GET', '/v1/whoami', { Authorization: `Bearer ${key}`, 'X-Forwarded-For': address });
 
-  test('past the failed-authentication limit an address is 429 rate_limited with Retry-After, valid key or not', async () => {
+  test('past the failed-authentication limit an address is 429 rate_limited with Retry-After for failing keys only', async () => {
     const address = newAddress();
     for (let i = 0; i < PER_MINUTE; i++) expectProblemResponse(await whoami(srv.url, address, badKey), 401, 'invalid_api_key');
     const limited = await whoami(srv.url, address, badKey);
     expectProblemResponse(limited, 429, 'rate_limited');
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
-    // Refused before the key is looked at, so a guessed key's validity never shows.
-    expectProblemResponse(await whoami(srv.url, address, tenant.key), 429, 'rate_limited');
+    // A valid key from the same address is admitted, before and after further failures.
+    const valid = await whoami(srv.url, address, tenant.key);
+    expect(valid.status).toBe(200);
+    expect((valid.json as { org_root: string }).org_root).toBe(tenant.orgId);
+    expectProblemResponse(await whoami(srv.url, address, badKey), 429, 'rate_limited');
+    expect((await whoami(srv.url, address, tenant.key)).status).toBe(200);
     // Other addresses are unaffected.
-    expect((await whoami(srv.url, newAddress(), tenant.key)).status).toBe(200);
+    expectProblemResponse(await whoami(srv.url, newAddress(), badKey), 401, 'invalid_api_key');
+  });
+
+  test('a valid key from an address over the limit is admitted on a replica that never saw its failures', async () => {
+    const second = createApp({ deps: createDeps(srv.config), probes: { store: pingStore, temporal: async () => true } }).listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => second.once('listening', resolve));
+    const replica2 = `http://127.0.0.1:${(second.address() as { port: number }).port}`;
+    try {
+      const address = newAddress();
+      for (let i = 0; i < PER_MINUTE; i++) expectProblemResponse(await whoami(srv.url, address, badKey), 401, 'invalid_api_key');
+      expectProblemResponse(await whoami(replica2, address, badKey), 429, 'rate_limited');
+      expect((await whoami(replica2, address, tenant.key)).status).toBe(200);
+      expect((await whoami(srv.url, address, tenant.key)).status).toBe(200);
+    } finally {
+      await closeServer(second);
+    }
   });
 
   test('the failure count is shared by every replica', async () => {

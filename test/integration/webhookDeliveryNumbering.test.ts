@@ -48,7 +48,7 @@ async function allPages(workspaceId: string, filter: { status?: AttemptRecord['s
   const pages: string[][] = [];
   let cursor: string | undefined;
   do {
-    const page = await listDeliveries(workspaceId, { ...filter, limit, cursor });
+    const page = await listDeliveries(srv.config, workspaceId, { ...filter, limit, cursor });
     pages.push(page.data.map((d) => d.delivery_id));
     cursor = page.next_cursor ?? undefined;
   } while (cursor && pages.length < 100);
@@ -102,11 +102,11 @@ test('a workspace numbered from its first attempt never reads by a sorted query,
   expect(pages.length).toBeGreaterThan(1);
   expect(pages[0]).toEqual([third._id]);
   // No stored record is pending: that filter answers at once, without walking the numbers.
-  expect(await listDeliveries(t.workspaceId, { limit: 20, status: 'pending' })).toEqual({ data: [], next_cursor: null });
-  const lastPage = await listDeliveries(t.workspaceId, { limit: 20 });
+  expect(await listDeliveries(srv.config, t.workspaceId, { limit: 20, status: 'pending' })).toEqual({ data: [], next_cursor: null });
+  const lastPage = await listDeliveries(srv.config, t.workspaceId, { limit: 20 });
   expect(lastPage.next_cursor).not.toBeNull();
   // Another filter's cursor is refused.
-  await expect(listDeliveries(t.workspaceId, { limit: 20, status: 'failed', cursor: lastPage.next_cursor! })).rejects.toMatchObject({
+  await expect(listDeliveries(srv.config, t.workspaceId, { limit: 20, status: 'failed', cursor: lastPage.next_cursor! })).rejects.toMatchObject({
     code: 'invalid_cursor',
     status: 400,
   });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { comesAfter, decodeDeliveryCursor, encodeDeliveryCursor, listOrder } from '../../core/webhooks/deliveryCursor';
 import { advance, deliveryIdOf, MAX_SCANNED_PER_PAGE, nextBelow, nextWindow, walkFrom, WINDOW, type Walk } from '../../core/webhooks/deliveryNumbering';
 import { healthCountsOfAttempt, healthHours, HEALTH_WINDOW_MS } from '../../core/webhooks/webhookHealth';
@@ -57,22 +58,24 @@ describe('the walk down the delivery numbers', () => {
 
 describe('delivery cursors', () => {
   const t = new Date('2026-11-25T12:00:00.000Z');
+  const key = { secretsKey: randomBytes(32) };
 
   test('a numbered position round-trips under its own filters only', () => {
-    const c = encodeDeliveryCursor('we_a:failed::', { below: 41 });
-    expect(decodeDeliveryCursor('we_a:failed::', c)).toEqual({ below: 41 });
-    expect(() => decodeDeliveryCursor(':::', c)).toThrow(expect.objectContaining({ code: 'invalid_cursor', status: 400 }));
+    const c = encodeDeliveryCursor(key, 'ws_a:we_a:failed::', { below: 41 });
+    expect(decodeDeliveryCursor(key, 'ws_a:we_a:failed::', c)).toEqual({ below: 41 });
+    expect(() => decodeDeliveryCursor(key, 'ws_a::::', c)).toThrow(expect.objectContaining({ code: 'invalid_cursor', status: 400 }));
   });
 
-  test('a position among records from before the numbering round-trips (the cursor they always had)', () => {
-    const c = encodeDeliveryCursor(':::', { before: { createdAt: t, id: 'dlv_old' } });
-    expect(decodeDeliveryCursor('we_a:::', c)).toEqual({ before: { createdAt: t, id: 'dlv_old' } });
+  test('a position among records from before the numbering round-trips under its own workspace and filters only', () => {
+    const c = encodeDeliveryCursor(key, 'ws_a:we_a:::', { before: { createdAt: t, id: 'dlv_old' } });
+    expect(decodeDeliveryCursor(key, 'ws_a:we_a:::', c)).toEqual({ before: { createdAt: t, id: 'dlv_old' } });
+    expect(() => decodeDeliveryCursor(key, 'ws_b:we_a:::', c)).toThrow(expect.objectContaining({ code: 'invalid_cursor', status: 400 }));
   });
 
   test('forged numbers are invalid_cursor', () => {
     const forged = (p: string) => Buffer.from(`{"s":"webhook_deliveries:n::::","p":${p}}`).toString('base64url');
     for (const p of ['{"below":-1}', '{"below":1.5}', '{"below":"3"}', '{}', '{"below":1e300}']) {
-      expect(() => decodeDeliveryCursor(':::', forged(p))).toThrow(expect.objectContaining({ code: 'invalid_cursor', status: 400 }));
+      expect(() => decodeDeliveryCursor(key, ':::', forged(p))).toThrow(expect.objectContaining({ code: 'invalid_cursor', status: 400 }));
     }
   });
 

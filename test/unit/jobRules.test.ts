@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import {
   carriesResult,
   chunkRanges,
@@ -99,20 +100,21 @@ describe('chunks, people and charge keys', () => {
 });
 
 describe('cursors', () => {
+  const CURSOR_KEY = { secretsKey: randomBytes(32) };
   test('round trip', () => {
-    const c = encodeListCursor('result:job_1', { seq: 41 });
-    expect(decodeListCursor(c, 'result:job_1', { seq: cursorIndex })).toEqual({ seq: 41 });
+    const c = encodeListCursor(CURSOR_KEY, 'result:job_1', { seq: 41 });
+    expect(decodeListCursor(CURSOR_KEY, c, 'result:job_1', { seq: cursorIndex })).toEqual({ seq: 41 });
   });
   test.each([
     ['garbage', '%%%'],
     ['not json', Buffer.from('nope').toString('base64url')],
   ])('a %s cursor is 400 invalid_cursor', (_n, cur) => {
-    expect(() => decodeListCursor(cur, 's', { seq: cursorIndex })).toThrow(Problem);
+    expect(() => decodeListCursor(CURSOR_KEY, cur, 's', { seq: cursorIndex })).toThrow(Problem);
   });
   test('a cursor of another list is refused', () => {
-    const c = encodeListCursor('result:job_1', { seq: 1 });
+    const c = encodeListCursor(CURSOR_KEY, 'result:job_1', { seq: 1 });
     try {
-      decodeListCursor(c, 'result:job_2', { seq: cursorIndex });
+      decodeListCursor(CURSOR_KEY, c, 'result:job_2', { seq: cursorIndex });
       throw new Error('accepted');
     } catch (err) {
       expect((err as Problem).code).toBe('invalid_cursor');

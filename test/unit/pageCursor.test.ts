@@ -1,9 +1,10 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { loadConfig } from '../../core/config';
+import { purposeKey } from '../../core/crypto/purposeKeys';
 import { cursorId, cursorIndex, cursorInstant, decodeListCursor, encodeListCursor } from '../../core/pageCursor';
 import { Problem } from '../../core/problems';
 import { decodeCursor as decodeSearchCursor, encodeCursor as encodeSearchCursor } from '../../core/talent/searchCursor';
-import { decodeCursor as decodeWebhookCursor, encodeCursor as encodeWebhookCursor } from '../../core/webhooks/deliveryCursor';
+import { decodeCursor as decodeWebhookCursor, encodeCursor as encodeWebhookCursor, endpointListScope } from '../../core/webhooks/deliveryCursor';
 import { seededRandom } from '../support/seededRandom';
 
 /**
@@ -119,12 +120,14 @@ function candidateCursor(rnd: () => number): string {
       { seq: randomValue(rnd) },
       randomObject(rnd),
     ]);
-    const scope = pick(rnd, ['jobs:ws_a:*', 'result:job_a', 'webhook_endpoints', 'webhook_deliveries', randomValue(rnd)]);
-    return withRawNumber(rnd, { s: scope, p: rnd() < 0.1 ? randomValue(rnd) : position });
+    return withRawNumber(rnd, rnd() < 0.1 ? (randomValue(rnd) as Record<string, unknown>) : position);
   };
-  switch (Math.floor(rnd() * 9)) {
+  switch (Math.floor(rnd() * 10)) {
     case 0:
       return b64(listShaped());
+    case 8:
+      // Signed with the key, so what the field readers do after the MAC is exercised too.
+      return signedListCursor(pick(rnd, SCOPES), listShaped());
     case 1:
       return b64(JSON.stringify(randomValue(rnd)));
     case 2:
@@ -140,7 +143,7 @@ function candidateCursor(rnd: () => number): string {
     case 7:
       return pick(rnd, [...BOUNDARY_STRINGS.filter((s): s is string => typeof s === 'string'), '=', '==', 'a.b.c', '.', 'a.', '.a']);
     default: {
-      const good = encodeListCursor('webhook_deliveries', { t: Date.now(), id: 'dlv_a' });
+      const good = encodeListCursor(config, DELIVERIES, { t: Date.now(), id: 'dlv_a' });
       const at = Math.floor(rnd() * good.length);
       return good.slice(0, at) + randomText(rnd, 3) + good.slice(at + 1);
     }
@@ -157,13 +160,29 @@ function signedSearchCursor(json: string): string {
   return `${payload}.${createHmac('sha256', key).update(payload).digest('base64url')}`;
 }
 
+/**
+ * A list cursor signed with the test key over any payload text (the MAC of encodeListCursor):
+ * what only a holder of the key could make.
+ */
+function signedListCursor(scope: string, json: string): string {
+  const payload = Buffer.from(json, 'utf8');
+  const mac = createHmac('sha256', purposeKey(config.secretsKey, 'page-cursor')).update(scope).update('\n').update(payload).digest().subarray(0, 16);
+  return Buffer.concat([mac, payload]).toString('base64url');
+}
+
 type Decoder = (cursor: string) => unknown;
 
+const JOBS = `jobs:${ORG}:ws_a:*`;
+const RESULT = `result:${ORG}:job_a`;
+const ENDPOINTS = endpointListScope('ws_a');
+const DELIVERIES = 'webhook_deliveries:t:ws_a::::';
+const SCOPES = [JOBS, RESULT, ENDPOINTS, DELIVERIES];
+
 const DECODERS: Record<string, Decoder> = {
-  'contact-retrieval jobs list': (c) => decodeListCursor(c, 'jobs:ws_a:*', { t: cursorInstant, id: cursorId }),
-  'job result': (c) => decodeListCursor(c, 'result:job_a', { seq: cursorIndex }),
-  'webhook endpoints list': (c) => decodeWebhookCursor('webhook_endpoints', c),
-  'webhook deliveries list': (c) => decodeWebhookCursor('webhook_deliveries', c),
+  'contact-retrieval jobs list': (c) => decodeListCursor(config, c, JOBS, { t: cursorInstant, id: cursorId }),
+  'job result': (c) => decodeListCursor(config, c, RESULT, { seq: cursorIndex }),
+  'webhook endpoints list': (c) => decodeWebhookCursor(config, ENDPOINTS, c),
+  'webhook deliveries list': (c) => decodeWebhookCursor(config, DELIVERIES, c),
   'candidate search': (c) => decodeSearchCursor(config, c, ORG),
 };
 
@@ -200,11 +219,11 @@ describe.each(Object.entries(DECODERS))('the %s cursor decoder', (_name, decode)
 
   test('a timestamp outside the Date range, NaN-like numbers and non-integers are invalid_cursor', () => {
     for (const t of ['1e400', '-1e400', '8640000000000001', '-8640000000000001', '1.5', '1e300']) {
-      const cursor = b64(`{"s":"jobs:ws_a:*","p":{"t":${t},"id":"job_a"}}`);
-      expect(() => decodeListCursor(cursor, 'jobs:ws_a:*', { t: cursorInstant, id: cursorId })).toThrow(
+      const cursor = signedListCursor(JOBS, `{"t":${t},"id":"job_a"}`);
+      expect(() => decodeListCursor(config, cursor, JOBS, { t: cursorInstant, id: cursorId })).toThrow(
         expect.objectContaining({ code: 'invalid_cursor', status: 400 }),
       );
-      expect(() => decodeWebhookCursor('webhook_deliveries', b64(`{"s":"webhook_deliveries","p":{"t":${t},"id":"dlv_a"}}`))).toThrow(
+      expect(() => decodeWebhookCursor(config, DELIVERIES, signedListCursor(DELIVERIES, `{"t":${t},"id":"dlv_a"}`))).toThrow(
         expect.objectContaining({ code: 'invalid_cursor', status: 400 }),
       );
     }
@@ -213,12 +232,12 @@ describe.each(Object.entries(DECODERS))('the %s cursor decoder', (_name, decode)
 
 test('cursors the API makes decode back to their position', () => {
   const at = new Date('2026-11-25T15:00:00.123Z');
-  expect(decodeListCursor(encodeListCursor('jobs:ws_a:*', { t: at.getTime(), id: 'job_a' }), 'jobs:ws_a:*', { t: cursorInstant, id: cursorId })).toEqual({
+  expect(decodeListCursor(config, encodeListCursor(config, JOBS, { t: at.getTime(), id: 'job_a' }), JOBS, { t: cursorInstant, id: cursorId })).toEqual({
     t: at,
     id: 'job_a',
   });
-  expect(decodeListCursor(encodeListCursor('result:job_a', { seq: 499 }), 'result:job_a', { seq: cursorIndex })).toEqual({ seq: 499 });
-  expect(decodeWebhookCursor('webhook_endpoints', encodeWebhookCursor('webhook_endpoints', { createdAt: at, id: 'we_a' }))).toEqual({
+  expect(decodeListCursor(config, encodeListCursor(config, RESULT, { seq: 499 }), RESULT, { seq: cursorIndex })).toEqual({ seq: 499 });
+  expect(decodeWebhookCursor(config, ENDPOINTS, encodeWebhookCursor(config, ENDPOINTS, { createdAt: at, id: 'we_a' }))).toEqual({
     createdAt: at,
     id: 'we_a',
   });
@@ -227,10 +246,10 @@ test('cursors the API makes decode back to their position', () => {
 
 test("one list's cursor is refused by every other list", () => {
   const cursors = [
-    encodeListCursor('jobs:ws_a:*', { t: Date.now(), id: 'job_a' }),
-    encodeListCursor('result:job_a', { seq: 3 }),
-    encodeWebhookCursor('webhook_endpoints', { createdAt: new Date(), id: 'we_a' }),
-    encodeWebhookCursor('webhook_deliveries', { createdAt: new Date(), id: 'dlv_a' }),
+    encodeListCursor(config, JOBS, { t: Date.now(), id: 'job_a' }),
+    encodeListCursor(config, RESULT, { seq: 3 }),
+    encodeWebhookCursor(config, ENDPOINTS, { createdAt: new Date(), id: 'we_a' }),
+    encodeWebhookCursor(config, DELIVERIES, { createdAt: new Date(), id: 'dlv_a' }),
     encodeSearchCursor(config, ORG, 'srch_a', 0),
   ];
   const decoders = Object.values(DECODERS);
@@ -240,4 +259,19 @@ test("one list's cursor is refused by every other list", () => {
       else expect(outcome(decode, cursor)).toBe('refused');
     });
   });
+});
+
+test('a list cursor is bound to its key and its scope: altered, re-signed elsewhere or moved to another tenant, it is refused', () => {
+  const good = encodeListCursor(config, JOBS, { n: 41 });
+  expect(decodeListCursor(config, good, JOBS, { n: cursorIndex })).toEqual({ n: 41 });
+  const other = loadConfig({ SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
+  const refusals = [
+    encodeListCursor(other, JOBS, { n: 41 }),
+    good.slice(0, -2) + (good.endsWith('A') ? 'BA' : 'AA'),
+    b64('{"n":41}'),
+    b64(JSON.stringify({ s: JOBS, p: { n: 41 } })),
+  ];
+  for (const cursor of refusals)
+    expect(() => decodeListCursor(config, cursor, JOBS, { n: cursorIndex })).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
+  expect(() => decodeListCursor(config, good, `jobs:org_other:ws_a:*`, { n: cursorIndex })).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
 });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { jobCompletedBody } from '../../core/webhooks/eventEnvelope';
 import { liveSecrets, mintSecret, openSecrets, ROTATION_OVERLAP_MS, rotatedSecrets } from '../../core/webhooks/webhookSecrets';
 import { retryAfterSeconds } from '../../core/webhooks/replayAllowance';
-import { decodeCursor, encodeCursor } from '../../core/webhooks/deliveryCursor';
+import { decodeCursor, encodeCursor, endpointListScope } from '../../core/webhooks/deliveryCursor';
 
 const counts = { requested: 3, delivered: 1, not_found: 1, failed: 0, reused: 1, cancelled: 0, pending: 0 };
 
@@ -72,11 +72,13 @@ describe('replay allowance and cursors', () => {
 
   test('cursors round-trip and garbage is 400 invalid_cursor', () => {
     const pos = { createdAt: new Date('2026-01-01T00:00:00.123Z'), id: 'dlv_abc' };
-    expect(decodeCursor('webhook_deliveries', encodeCursor('webhook_deliveries', pos))).toEqual(pos);
-    expect(decodeCursor('webhook_deliveries', undefined)).toBeUndefined();
-    expect(() => decodeCursor('webhook_endpoints', encodeCursor('webhook_deliveries', pos))).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
+    const key = { secretsKey: randomBytes(32) };
+    const list = endpointListScope('ws_a');
+    expect(decodeCursor(key, list, encodeCursor(key, list, pos))).toEqual(pos);
+    expect(decodeCursor(key, list, undefined)).toBeUndefined();
+    expect(() => decodeCursor(key, endpointListScope('ws_b'), encodeCursor(key, list, pos))).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
     for (const bad of ['!!', 'abc', Buffer.from('{"t":"x","i":1}').toString('base64url')]) {
-      expect(() => decodeCursor('webhook_deliveries', bad)).toThrow(expect.objectContaining({ code: 'invalid_cursor', status: 400 }));
+      expect(() => decodeCursor(key, list, bad)).toThrow(expect.objectContaining({ code: 'invalid_cursor', status: 400 }));
     }
   });
 });

@@ -94,7 +94,7 @@ const CSV_COLUMNS: CsvColumn<AuditEventView>[] = [
 ];
 
 export function mountAuditPage(pages: ConsolePages): void {
-  pages.get(CONSOLE_PATHS.audit, async (ctx, visitor) => {
+  pages.list(CONSOLE_PATHS.audit, async (ctx, visitor, { config }) => {
     if (!mayReadAuditLog(visitor)) throw notAllowed('Reading the audit log needs the admin role or the audit.v1:read permission.');
     const { filter, typed, message } = filterOf(ctx);
     const cursor = typeof ctx.query.cursor === 'string' && !message ? ctx.query.cursor : undefined;
@@ -102,7 +102,7 @@ export function mountAuditPage(pages: ConsolePages): void {
     let problem = message;
     if (!message) {
       try {
-        page = await listAuditEvents(visitor.user.orgId, { ...filter, cursor, limit: AUDIT_ROWS_PER_PAGE });
+        page = await listAuditEvents(config, visitor.user.orgId, { ...filter, cursor, limit: AUDIT_ROWS_PER_PAGE });
       } catch (err) {
         if (!(err instanceof Problem) || err.status >= 500) throw err;
         problem = 'This page link is no longer valid for these filters; start again from the first page.';
@@ -115,7 +115,7 @@ export function mountAuditPage(pages: ConsolePages): void {
         visitor: visitor.layout,
         current: CONSOLE_PATHS.audit,
         body: html`${filterForm(typed)} ${errorNote(problem)}
-          <p><a href="${AUDIT_DOWNLOAD_PATH}${query(filter)}" download>Download CSV</a></p>
+          <p><a href="${AUDIT_DOWNLOAD_PATH}${query(filter)}">Download CSV</a></p>
           ${
             page.data.length
               ? scrollingTable('Audit log entries', ['Time', 'Actor', 'Action', 'Target', 'Before', 'After', 'Client address'], page.data.map(entryRow))
@@ -130,7 +130,7 @@ export function mountAuditPage(pages: ConsolePages): void {
     );
   });
 
-  pages.get(AUDIT_DOWNLOAD_PATH, async (ctx, visitor) => {
+  pages.download(AUDIT_DOWNLOAD_PATH, async (ctx, visitor) => {
     if (!mayReadAuditLog(visitor)) throw notAllowed('Reading the audit log needs the admin role or the audit.v1:read permission.');
     const { filter, message } = filterOf(ctx);
     if (message) throw new Problem('validation_failed', message);

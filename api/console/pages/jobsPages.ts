@@ -1,3 +1,4 @@
+import type { Config } from '../../../core/config';
 import { getContactRetrievalJob, type JobView } from '../../../core/jobs/contactRetrievalJobs';
 import { listContactRetrievalJobs } from '../../../core/jobs/jobList';
 import { readJobResult, type JobResultPage } from '../../../core/jobs/jobResults';
@@ -114,13 +115,13 @@ async function eventSection(orgId: string, job: JobView): Promise<Html> {
     ${link}`;
 }
 
-async function resultSection(visitor: ConsoleVisitor, job: JobView, cursor: string | undefined): Promise<Html> {
+async function resultSection(config: Config, visitor: ConsoleVisitor, job: JobView, cursor: string | undefined): Promise<Html> {
   if (!visitor.principal.scopes.includes(PERMISSIONS.jobsRead)) {
     return html`<p class="note">Reading a job's result needs the <code>${PERMISSIONS.jobsRead}</code> permission.</p>`;
   }
   let page: JobResultPage;
   try {
-    page = await readJobResult(visitor.principal, job.job_id, { limit: RESULT_PAGE, cursor });
+    page = await readJobResult(config, visitor.principal, job.job_id, { limit: RESULT_PAGE, cursor });
   } catch (err) {
     if (err instanceof Problem && (err.code === 'result_set_expired' || err.code === 'result_gone')) return html`<p>${err.detail}</p>`;
     throw err;
@@ -156,10 +157,10 @@ function cancelControl(visitor: ConsoleVisitor, job: JobView): Html {
 }
 
 export function mountJobsPages(pages: ConsolePages): void {
-  pages.get(CONSOLE_PATHS.jobs, async (ctx, visitor) => {
+  pages.list(CONSOLE_PATHS.jobs, async (ctx, visitor, { config }) => {
     const status = (STATUSES as readonly string[]).includes(text(ctx.query.status)) ? (text(ctx.query.status) as JobStatus) : undefined;
     const cursor = text(ctx.query.cursor) || undefined;
-    const list = await listContactRetrievalJobs(visitor.principal, { status, limit: JOBS_PAGE, cursor });
+    const list = await listContactRetrievalJobs(config, visitor.principal, { status, limit: JOBS_PAGE, cursor });
     const here = (extra: Record<string, string>) => {
       const q = new URLSearchParams({ ...(status ? { status } : {}), ...extra }).toString();
       return `${CONSOLE_PATHS.jobs}${q ? `?${q}` : ''}`;
@@ -182,9 +183,12 @@ export function mountJobsPages(pages: ConsolePages): void {
     });
   });
 
-  pages.get(`${CONSOLE_PATHS.jobs}/:job_id`, async (ctx, visitor) => {
+  pages.list(`${CONSOLE_PATHS.jobs}/:job_id`, async (ctx, visitor, { config }) => {
     const job = await getContactRetrievalJob(visitor.principal, ctx.params.job_id);
-    const [event, result] = await Promise.all([eventSection(visitor.user.orgId, job), resultSection(visitor, job, text(ctx.query.result_cursor) || undefined)]);
+    const [event, result] = await Promise.all([
+      eventSection(visitor.user.orgId, job),
+      resultSection(config, visitor, job, text(ctx.query.result_cursor) || undefined),
+    ]);
     sendConsolePage(ctx, {
       title: `Job ${job.job_id}`,
       visitor: visitor.layout,

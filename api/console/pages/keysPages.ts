@@ -89,7 +89,7 @@ function formBody(form: URLSearchParams, fields: string[], lists: string[] = [])
 }
 
 export function mountKeysPages(pages: ConsolePages): void {
-  pages.get(CONSOLE_PATHS.keys, async (ctx, visitor) => {
+  pages.list(CONSOLE_PATHS.keys, async (ctx, visitor) => {
     const page = pageNumber(ctx.query.page);
     const { keys, more } = await pageOfApiKeys(visitor.user.orgId, page, KEYS_PER_PAGE);
     const admin = visitor.role === 'admin';

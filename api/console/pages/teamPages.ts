@@ -109,7 +109,7 @@ async function onLastAdmin(ctx: Context, visitor: ConsoleVisitor, work: () => Pr
 }
 
 export function mountTeamPages(pages: ConsolePages): void {
-  pages.get(CONSOLE_PATHS.team, async (ctx, visitor) => {
+  pages.list(CONSOLE_PATHS.team, async (ctx, visitor) => {
     const page = pageNumber(ctx.query.page);
     const found = await pageOfUsersOfOrg(visitor.user.orgId, (page - 1) * PEOPLE_PER_PAGE, PEOPLE_PER_PAGE + 1);
     const people = found.slice(0, PEOPLE_PER_PAGE);

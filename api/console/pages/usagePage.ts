@@ -133,7 +133,7 @@ function filterForm(range: RangeName, form: LedgerForm, families: { family_id: s
 }
 
 export function mountUsagePage(pages: ConsolePages): void {
-  pages.get(CONSOLE_PATHS.usage, async (ctx, visitor) => {
+  pages.list(CONSOLE_PATHS.usage, async (ctx, visitor, { config }) => {
     const orgId = visitor.user.orgId;
     const range: RangeName = text(ctx.query.range) in USAGE_RANGES ? (text(ctx.query.range) as RangeName) : DEFAULT_RANGE;
     const { granularity, buckets } = USAGE_RANGES[range];
@@ -144,7 +144,7 @@ export function mountUsagePage(pages: ConsolePages): void {
     const [points, families, ledger] = await Promise.all([
       usageSeries({ orgId, granularity, from: new Date(chartRange.fromMs), to: new Date(chartRange.toMs) }, now),
       keyFamiliesOf(orgId),
-      listLedgerEntries(orgId, filter, { cursor, limit: LEDGER_PAGE }),
+      listLedgerEntries(config, orgId, filter, { cursor, limit: LEDGER_PAGE }),
     ]);
     const names = new Map(families.map((f) => [f.family_id, f.name]));
     const here = { range, ...form };
@@ -186,7 +186,7 @@ export function mountUsagePage(pages: ConsolePages): void {
     });
   });
 
-  pages.get(LEDGER_CSV_PATH, async (ctx, visitor) => {
+  pages.download(LEDGER_CSV_PATH, async (ctx, visitor) => {
     const orgId = visitor.user.orgId;
     const { filter } = ledgerFormOf(ctx.query);
     const names = new Map((await keyFamiliesOf(orgId)).map((f) => [f.family_id, f.name]));

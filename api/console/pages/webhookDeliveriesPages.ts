@@ -1,3 +1,4 @@
+import type { Config } from '../../../core/config';
 import type { Context } from 'koa';
 import { notFound } from '../../../core/problems';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../../core/webhooks/deliveryStatus';
@@ -9,7 +10,7 @@ import { eventInOrg } from '../../../core/webhooks/store/eventStore';
 import { listDeliveries, type DeliveryView } from '../../../core/webhooks/webhookDeliveries';
 import { hidden, html, type Html } from '../../oauth/pageRendering';
 import { dateText, scrollingTable, seeOther, sendConsolePage } from '../consoleLayout';
-import type { ConsolePages } from '../consolePages';
+import type { ConsoleDeps, ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
 import type { ConsoleVisitor } from '../consoleVisitor';
 import { WEBHOOK_OPERATION_PATHS } from '../operations/webhookOperations';
@@ -129,14 +130,20 @@ function filterForm(q: DeliveryQuery, choices: Awaited<ReturnType<typeof workspa
   </form>`;
 }
 
-async function deliveriesPage(ctx: Context, visitor: ConsoleVisitor): Promise<void> {
+async function deliveriesPage(ctx: Context, visitor: ConsoleVisitor, { config }: ConsoleDeps): Promise<void> {
   const orgId = visitor.user.orgId;
   const choices = await workspacesOf(orgId);
   const status = DELIVERY_STATUSES.find((s) => s === ctx.query.status);
   const named = { event_id: text(ctx.query.event_id), job_id: text(ctx.query.job_id) };
   const asked = text(ctx.query.workspace) ?? (await workspaceNamedBy(orgId, named));
   const q: DeliveryQuery = { workspace: chosenWorkspace(choices, asked, visitor.user.workspaceId), status, ...named, cursor: text(ctx.query.cursor, 512) };
-  const page = await listDeliveries(q.workspace, { status: q.status, event_id: q.event_id, job_id: q.job_id, cursor: q.cursor, limit: DELIVERIES_PER_PAGE });
+  const page = await listDeliveries(config, q.workspace, {
+    status: q.status,
+    event_id: q.event_id,
+    job_id: q.job_id,
+    cursor: q.cursor,
+    limit: DELIVERIES_PER_PAGE,
+  });
 
   // The allowance of each endpoint a Replay on this page would count against, and of the active one.
   const active = await activeEndpointOf(q.workspace);
@@ -168,11 +175,11 @@ async function deliveriesPage(ctx: Context, visitor: ConsoleVisitor): Promise<vo
   });
 }
 
-async function eventPage(ctx: Context, visitor: ConsoleVisitor, config: { webhooks: { retryDelaysMs?: readonly number[] } }): Promise<void> {
+async function eventPage(ctx: Context, visitor: ConsoleVisitor, config: Config): Promise<void> {
   const eventId = String(ctx.params.event_id);
   const event = await eventInOrg(visitor.user.orgId, { eventId });
   if (!event) throw notFound('webhook event');
-  const { data } = await listDeliveries(event.workspaceId, { event_id: eventId, limit: EVENT_ATTEMPTS_SHOWN });
+  const { data } = await listDeliveries(config, event.workspaceId, { event_id: eventId, limit: EVENT_ATTEMPTS_SHOWN });
   const runs = deliveryTimeline(data, validSchedule(config.webhooks.retryDelaysMs));
   sendConsolePage(ctx, {
     title: `Event ${eventId}`,
@@ -201,8 +208,8 @@ async function eventPage(ctx: Context, visitor: ConsoleVisitor, config: { webhoo
 }
 
 export function mountWebhookDeliveriesPages(pages: ConsolePages): void {
-  pages.get(DELIVERIES_PATH, deliveriesPage);
-  pages.get(`${EVENTS_PATH}/:event_id`, (ctx, visitor, { config }) => eventPage(ctx, visitor, config));
+  pages.list(DELIVERIES_PATH, deliveriesPage);
+  pages.list(`${EVENTS_PATH}/:event_id`, (ctx, visitor, { config }) => eventPage(ctx, visitor, config));
   pages.post(WEBHOOK_OPERATION_PATHS.replay, async (ctx, visitor, form, { road }) => {
     const id = String(ctx.params.id);
     const workspaceId = await deliveryWorkspace(visitor.user.orgId, id);

@@ -1,10 +1,10 @@
 import type { Context } from 'koa';
-import { decodeCursor, encodeCursor } from '../../../core/webhooks/deliveryCursor';
+import { decodeCursor, encodeCursor, endpointListScope } from '../../../core/webhooks/deliveryCursor';
 import type { EndpointRecord } from '../../../core/webhooks/store/records';
 import { listEndpoints } from '../../../core/webhooks/webhookEndpoints';
 import { hidden, html, type Html } from '../../oauth/pageRendering';
 import { dateText, secretBlock, seeOther, sendConsolePage } from '../consoleLayout';
-import type { ConsolePages } from '../consolePages';
+import type { ConsoleDeps, ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
 import type { ConsoleVisitor } from '../consoleVisitor';
 import { WEBHOOK_OPERATION_PATHS } from '../operations/webhookOperations';
@@ -101,14 +101,15 @@ function secretPage(ctx: Context, visitor: ConsoleVisitor, secret: { secret: str
   });
 }
 
-async function endpointsPage(ctx: Context, visitor: ConsoleVisitor): Promise<void> {
+async function endpointsPage(ctx: Context, visitor: ConsoleVisitor, { config }: ConsoleDeps): Promise<void> {
   const orgId = visitor.user.orgId;
   const choices: WorkspaceChoice[] = await workspacesOf(orgId);
   const workspaceId = chosenWorkspace(choices, ctx.query.workspace, visitor.user.workspaceId);
   const cursor = typeof ctx.query.cursor === 'string' ? ctx.query.cursor : undefined;
-  const { docs, more } = await listEndpoints({ orgId, workspaceId }, { limit: ENDPOINTS_PER_PAGE, after: decodeCursor('webhook_endpoints', cursor) });
+  const cursorScope = endpointListScope(workspaceId);
+  const { docs, more } = await listEndpoints({ orgId, workspaceId }, { limit: ENDPOINTS_PER_PAGE, after: decodeCursor(config, cursorScope, cursor) });
   const last = docs[docs.length - 1];
-  const next = more && last ? encodeCursor('webhook_endpoints', { createdAt: last.createdAt, id: last._id }) : null;
+  const next = more && last ? encodeCursor(config, cursorScope, { createdAt: last.createdAt, id: last._id }) : null;
   const now = new Date();
   const hasActive = docs.some((d) => d.state === 'active');
   const admin = visitor.role === 'admin';
@@ -130,7 +131,7 @@ async function endpointsPage(ctx: Context, visitor: ConsoleVisitor): Promise<voi
 }
 
 export function mountWebhooksPage(pages: ConsolePages): void {
-  pages.get(CONSOLE_PATHS.webhooks, endpointsPage);
+  pages.list(CONSOLE_PATHS.webhooks, endpointsPage);
 
   pages.post(WEBHOOK_OPERATION_PATHS.register, async (ctx, visitor, form, { road }) => {
     const workspaceId = await requireOrgWorkspace(visitor.user.orgId, form.get('workspace'));

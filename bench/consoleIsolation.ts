@@ -1,0 +1,90 @@
+import { cpus } from 'node:os';
+import { closeDeps, openDeps } from '../core/deps';
+import { startApiProcess } from '../test/support/apiProcess';
+import { benchConfig, benchOrganization, runBench, startBenchStack, type BenchStops } from './benchStack';
+import { signInOverHttp } from './consoleSignIn';
+import { seedConsoleOrganization } from './consoleSeed';
+import type { LoadResult } from './loadGenerator';
+import { runLoad } from './loadRun';
+
+/**
+ * One organization's console traffic cannot move another organization's p99 (issue #40 item 3):
+ * a noisy organization with BENCH_ENTRIES (20,000) audit and ledger entries has
+ * BENCH_PAGE_CONNECTIONS (30) connections loading its worst-case console page (the audit log
+ * filtered by an action none of its entries has, so each page scans as far as one page may) and
+ * BENCH_EXPORT_CONNECTIONS (10) downloading its audit and ledger CSVs, each connection sending
+ * its next request when the last one answered, while a quiet organization calls `/v1/whoami` at
+ * BENCH_RATE (20) requests/s, open loop. The quiet organization's p99 is measured alone, then
+ * under that load; target: loaded p99 <= 2 x quiet p99.
+ *
+ *   npx tsx bench/consoleIsolation.ts     (starts FerretDB and Temporal unless MONGODB_URI and TEMPORAL_ADDRESS are set)
+ *
+ * The API (`api/server.ts`) runs in its own process and every load in a generator process of its
+ * own (bench/loadGenerator.ts), so the API pays nothing for the load it receives.
+ */
+const RATE = Number(process.env.BENCH_RATE ?? 20);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 20_000);
+const PAGE_CONNECTIONS = Number(process.env.BENCH_PAGE_CONNECTIONS ?? 30);
+const EXPORT_CONNECTIONS = Number(process.env.BENCH_EXPORT_CONNECTIONS ?? 10);
+const LEAD_IN_SECONDS = 3;
+const TARGET_FACTOR = 2;
+/** An action no seeded entry has: the filtered page reads every number it may before answering. */
+const WORST_CASE_PAGE = '/console/audit?action=key.created';
+const EXPORTS = ['/console/audit/download', '/console/usage/ledger.csv'];
+
+function line(name: string, r: LoadResult): string {
+  const statuses = Object.entries(r.statuses)
+    .map(([code, n]) => `${code}: ${n}`)
+    .join(', ');
+  return `${name.padEnd(44)} ${String(r.requests).padStart(7)} ${r.p50Ms.toFixed(1).padStart(8)} ${r.p99Ms.toFixed(1).padStart(8)}   non-2xx ${r.non2xx}${statuses ? ` (${statuses})` : ''}, errors ${r.errors}`;
+}
+
+async function measure(dir: string, stops: BenchStops): Promise<void> {
+  const stack = await startBenchStack(dir, 'bench_console_isolation', stops, (m) => process.stdout.write(`${m}\n`));
+  const config = benchConfig(stack);
+  const deps = await openDeps(config);
+  process.stdout.write(`seeding the noisy organization: ${ENTRIES} audit and ${ENTRIES} ledger entries\n`);
+  const noisy = await seedConsoleOrganization(config, { keys: 5, people: 2, ledgerEntries: ENTRIES, auditEntries: ENTRIES, deliveryAttempts: 0, jobs: 0 });
+  const quiet = await benchOrganization('quiet organization', 0, config.apiAudience);
+  await closeDeps(deps);
+
+  const api = await startApiProcess(config, { LOG_LEVEL: process.env.BENCH_API_LOG_LEVEL ?? 'warn' });
+  stops.push(() => api.stop());
+  const cookie = await signInOverHttp(api.url, noisy.adminEmail, noisy.adminPassword);
+  const whoami = { url: `${api.url}/v1/whoami`, headers: { authorization: `Bearer ${quiet.key}` } };
+  const victim = () => runLoad({ mode: 'open', targets: [whoami], ratePerSecond: RATE, seconds: SECONDS, leadInSeconds: LEAD_IN_SECONDS });
+
+  const alone = await victim();
+  process.stdout.write(`${line('quiet organization alone: /v1/whoami', alone)}\n`);
+
+  // The noisy loads start first and run past the victim's lead-in and measured seconds.
+  const noisySeconds = SECONDS + LEAD_IN_SECONDS + 2;
+  const closed = (path: string, connections: number) =>
+    runLoad({ mode: 'closed', target: { url: `${api.url}${path}`, headers: { cookie } }, connections, seconds: noisySeconds });
+  const perExport = Math.round(EXPORT_CONNECTIONS / EXPORTS.length);
+  const exporting = perExport > 0 ? EXPORTS : [];
+  const noise = Promise.all([closed(WORST_CASE_PAGE, PAGE_CONNECTIONS), ...exporting.map((path) => closed(path, perExport))]);
+  const loaded = await victim();
+  const [pages, ...exports] = await noise;
+
+  const target = alone.p99Ms * TARGET_FACTOR;
+  const verdict = loaded.p99Ms <= target ? 'meets' : 'MISSES';
+  process.stdout.write(
+    [
+      '',
+      `another organization's console traffic against /v1/whoami p99; ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'})`,
+      `quiet: ${RATE} req/s open loop for ${SECONDS} s after ${LEAD_IN_SECONDS} s lead-in; noisy: ${PAGE_CONNECTIONS} connections on ${WORST_CASE_PAGE},`,
+      `${perExport * EXPORTS.length} on its CSV exports (${EXPORTS.join(', ')}), ${ENTRIES} audit and ledger entries`,
+      `${'load'.padEnd(44)} ${'answers'.padStart(7)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}`,
+      line('quiet organization alone: /v1/whoami', alone),
+      line('quiet organization, loaded: /v1/whoami', loaded),
+      line(`noisy: ${WORST_CASE_PAGE}`, pages),
+      ...exporting.map((path, i) => line(`noisy: ${path}`, exports[i])),
+      `quiet p99 ${alone.p99Ms.toFixed(1)} ms, loaded p99 ${loaded.p99Ms.toFixed(1)} ms, target <= ${target.toFixed(1)} ms (${TARGET_FACTOR} x quiet): ${verdict}`,
+      '',
+    ].join('\n'),
+  );
+}
+
+runBench('console-isolation', measure);

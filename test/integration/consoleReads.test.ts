@@ -1,0 +1,183 @@
+import mongoose from 'mongoose';
+import { recordAuditEvent } from '../../core/audit/auditLog';
+import { EXPORTS_AT_ONCE, LIST_PAGE_SLOTS, takeExportSlot, takeReadSlot, type ReadSlot } from '../../core/limits/consoleReadSlots';
+import { AdmissionSlot } from '../../core/limits/models';
+import { StoreAdmission, requestScopeKey } from '../../core/limits/requestAdmission';
+import { windowSecond, windowSlotIds } from '../../core/limits/strictWindow';
+import { consoleSession, type ConsoleSession } from '../support/consoleWebhooks';
+import { createTenant, type TestTenant } from '../support/fixtures';
+import { eventually } from '../support/eventually';
+import { api } from '../support/http';
+import { expectProblemResponse } from '../support/problems';
+import { startSignInApi } from '../support/signInApi';
+import type { TestApi } from '../support/testApi';
+
+/**
+ * Console reads are held to the organization's limits like their /v1 twins: list pages take the
+ * organization's request rate and in-flight slots, downloads also one of its two export slots
+ * (shared through the store by every replica), and a cursor is one the list signed or a 400
+ * before anything is read.
+ */
+let srv: TestApi;
+/** Another replica's admission: what it takes is in the store, as the API's own would be. */
+const replica = new StoreAdmission();
+
+beforeAll(async () => {
+  srv = await startSignInApi();
+});
+afterAll(async () => {
+  await replica.close();
+  await srv?.close();
+});
+
+async function tenantWithLog(entries: number): Promise<{ tenant: TestTenant; admin: ConsoleSession }> {
+  const tenant = await createTenant();
+  for (let i = 0; i < entries; i++) {
+    await recordAuditEvent({ orgId: tenant.orgId, actor: 'operator', action: 'budget.set', target: tenant.orgId, after: { budget: i } });
+  }
+  return { tenant, admin: await consoleSession(srv, tenant, 'admin') };
+}
+
+/** The audit store's commands while `work` runs. */
+async function auditReadsDuring(work: () => Promise<void>): Promise<string[]> {
+  const reads: string[] = [];
+  mongoose.set('debug', (collection: string, method: string) => {
+    if (/audit/.test(collection)) reads.push(`${collection}.${method}`);
+  });
+  try {
+    await work();
+  } finally {
+    mongoose.set('debug', false);
+  }
+  return reads;
+}
+
+describe('cursors', () => {
+  test('a forged or tampered audit cursor is a 400 page in the console and 400 invalid_cursor on /v1, with no read of the log', async () => {
+    const { tenant, admin } = await tenantWithLog(3);
+    const first = await admin.get('/console/audit?action=budget.set');
+    expect(first.status).toBe(200);
+    const next = /href="\/console\/audit\?action=budget\.set&amp;cursor=([A-Za-z0-9_-]+)"/.exec(first.text);
+    const own = (await api(srv.url, 'GET', '/v1/audit-events?action=budget.set&limit=1', { key: tenant.key })).json.next_cursor as string;
+    expect(own).toEqual(expect.any(String));
+    // A real cursor's MAC over a position far above the log's head, and the unsigned form cursors had.
+    const tampered = Buffer.concat([Buffer.from(own, 'base64url').subarray(0, 16), Buffer.from('{"below":900000000}')]).toString('base64url');
+    const forged = Buffer.from(JSON.stringify({ s: 'audit-events:budget.set:', p: { below: 900_000_000 } })).toString('base64url');
+
+    const reads = await auditReadsDuring(async () => {
+      for (const cursor of [tampered, forged]) {
+        const page = await admin.get(`/console/audit?action=budget.set&cursor=${cursor}`);
+        expect(page.status).toBe(400);
+        expect(page.text).toContain('This page link is no longer valid for these filters');
+        expectProblemResponse(await api(srv.url, 'GET', `/v1/audit-events?action=budget.set&cursor=${cursor}`, { key: tenant.key }), 400, 'invalid_cursor');
+      }
+    });
+    expect(reads).toEqual([]);
+    // The 50-row page has no next page here; the /v1 cursor still pages on.
+    expect(next).toBeNull();
+    expect((await api(srv.url, 'GET', `/v1/audit-events?action=budget.set&limit=1&cursor=${own}`, { key: tenant.key })).json.data).toHaveLength(1);
+  });
+});
+
+describe('list pages', () => {
+  test("past the organization's request rate a list page is the 429 page; a non-list page and another organization's pages still answer", async () => {
+    const { tenant, admin } = await tenantWithLog(1);
+    const other = await tenantWithLog(1);
+    // The organization's window of 25 is full for the next 30 seconds, as its /v1 traffic would fill it.
+    const from = windowSecond(Date.now());
+    for (let s = from; s < from + 30; s++) {
+      await AdmissionSlot.insertMany(windowSlotIds(requestScopeKey(tenant.orgId), s, 25).map((_id) => ({ _id, s })));
+    }
+    for (const path of [
+      '/console/audit',
+      '/console/usage',
+      '/console/jobs',
+      '/console/keys',
+      '/console/team',
+      '/console/webhooks',
+      '/console/webhooks/deliveries',
+    ]) {
+      const page = await admin.get(path);
+      expect({ path, status: page.status }).toEqual({ path, status: 429 });
+      expect(page.text).toContain('<h1>Too many requests</h1>');
+      expect(page.text).toContain('request rate of 25 per second');
+      expect(Number(page.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
+    const download = await admin.get('/console/audit/download');
+    expect(download.status).toBe(429);
+    expectProblemResponse(await api(srv.url, 'GET', '/v1/whoami', { key: tenant.key }), 429, 'rate_limited');
+    // Limits stays reachable, so an admin can lower a cap while the API's traffic uses the limits up.
+    expect((await admin.get('/console/limits')).status).toBe(200);
+    expect((await other.admin.get('/console/audit')).status).toBe(200);
+  });
+
+  test('with every in-flight slot of the organization held, a list page is the 429 page until one is given back', async () => {
+    const { tenant, admin } = await tenantWithLog(1);
+    const leases = [];
+    for (let k = 0; k < 25; k++) {
+      const got = await replica.acquireLease(tenant.orgId, 25, 60_000);
+      if (!got.admitted) throw new Error('a free in-flight slot was refused');
+      leases.push(got.lease);
+    }
+    const refused = await admin.get('/console/audit');
+    expect(refused.status).toBe(429);
+    expect(refused.text).toContain('already has 25 requests in flight');
+    replica.releaseLease(leases.pop()!);
+    await replica.leaseReleaser.drain();
+    expect((await admin.get('/console/audit')).status).toBe(200);
+    for (const lease of leases) replica.releaseLease(lease);
+    await replica.leaseReleaser.drain();
+  });
+
+  test("with the organization's console list slots taken on another replica, a list page is the 429 page and its request window is untouched", async () => {
+    const { tenant, admin } = await tenantWithLog(1);
+    const reading: ReadSlot[] = [];
+    for (let i = 0; i < LIST_PAGE_SLOTS.atOnce; i++) reading.push(await takeReadSlot(replica, LIST_PAGE_SLOTS, tenant.orgId));
+    const refused = await admin.get('/console/jobs');
+    expect(refused.status).toBe(429);
+    expect(refused.text).toContain(`already has ${LIST_PAGE_SLOTS.atOnce} console lists being read`);
+    expect(await AdmissionSlot.countDocuments({ _id: { $regex: `^w:req:${tenant.orgId}:` } })).toBe(0);
+    // The API's own traffic is not held to the console's slots.
+    expect((await api(srv.url, 'GET', '/v1/whoami', { key: tenant.key })).status).toBe(200);
+    reading.pop()!.release();
+    await replica.leaseReleaser.drain();
+    expect((await admin.get('/console/jobs')).status).toBe(200);
+    for (const slot of reading) slot.release();
+    await replica.leaseReleaser.drain();
+  });
+});
+
+describe('exports', () => {
+  test(`a third concurrent export of an organization is the 429 page; a finished one gives its slot back`, async () => {
+    const { tenant, admin } = await tenantWithLog(5);
+    // Sequential downloads each give their slot back when sent.
+    for (let i = 0; i < EXPORTS_AT_ONCE + 2; i++) {
+      const csv = await admin.get('/console/audit/download');
+      expect(csv.status).toBe(200);
+      expect(csv.text.split('\r\n').filter(Boolean)).toHaveLength(6);
+      expect((await admin.get('/console/usage/ledger.csv')).status).toBe(200);
+    }
+    // Two exports running on another replica, once the last download here gave its slot back (after its last byte).
+    const running: ReadSlot[] = [];
+    for (let i = 0; i < EXPORTS_AT_ONCE; i++) {
+      running.push(await eventually('a free export slot', () => takeExportSlot(replica, tenant.orgId).catch(() => undefined)));
+    }
+    for (const path of ['/console/audit/download', '/console/usage/ledger.csv']) {
+      const refused = await admin.get(path);
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(refused.text).toContain('<h1>Too many requests</h1>');
+      expect(refused.text).toContain(`already has ${EXPORTS_AT_ONCE} downloads running`);
+      expect(refused.headers.get('retry-after')).toBe('5');
+    }
+    // A refused export gave back its request's in-flight slot and read nothing: list pages still answer.
+    expect((await admin.get('/console/audit')).status).toBe(200);
+    running.pop()!.release();
+    await replica.leaseReleaser.drain();
+    const csv = await admin.get('/console/audit/download');
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+    running.pop()!.release();
+    await replica.leaseReleaser.drain();
+  });
+});
