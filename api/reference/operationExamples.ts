@@ -5,6 +5,9 @@ import { notFound, type Problem, type ProblemCode } from '../../core/problems';
 import { quotaRefusal } from '../../core/talent/quotas';
 import { REFUSAL_TEXT } from '../../core/webhooks/destinationPolicy';
 
+/** Example cursors are signed like real ones, under a fixed key: their shape is real, their MAC opens nothing. */
+const EXAMPLE_CURSOR_KEY = { secretsKey: Buffer.alloc(32) };
+
 /**
  * The reference's examples: one realistic request body and one answer per success status of
  * every /v1 operation, with ids of the service's own shapes (`org_…`, `job_…`, `kf_…`) and
@@ -227,7 +230,7 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
     },
   },
   'contact_retrieval_jobs.list': {
-    query: { status: 'completed', limit: '20', cursor: encodeListCursor(`jobs:${WORKSPACE}:completed`, { n: 41 }) },
+    query: { status: 'completed', limit: '20', cursor: encodeListCursor(EXAMPLE_CURSOR_KEY, `jobs:${WORKSPACE}:completed`, { n: 41 }) },
     invalid: { query: { status: 'finished' } },
     responses: { 200: { data: [completedJob], next_cursor: null } },
   },
@@ -256,7 +259,7 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
   },
   'job_results.get': {
     params: { job_id: JOB },
-    query: { limit: '100', cursor: encodeListCursor(`result:${JOB}`, { seq: 100 }) },
+    query: { limit: '100', cursor: encodeListCursor(EXAMPLE_CURSOR_KEY, `result:${JOB}`, { seq: 100 }) },
     invalid: { params: { job_id: JOB }, query: { limit: '0' } },
     problems: {
       not_found: notFound('contact-retrieval job').detail,
@@ -295,7 +298,7 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
     responses: { 201: { endpoint, secret_id: SECRET, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' } },
   },
   'webhook_endpoints.list': {
-    query: { limit: '20', cursor: encodeListCursor(`webhook_endpoints:${WORKSPACE}`, { n: 3 }) },
+    query: { limit: '20', cursor: encodeListCursor(EXAMPLE_CURSOR_KEY, `webhook_endpoints:${WORKSPACE}`, { n: 3 }) },
     invalid: { query: { limit: '500' } },
     responses: { 200: { data: [endpoint], next_cursor: null } },
   },
@@ -338,7 +341,13 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
     },
   },
   'webhook_deliveries.list': {
-    query: { endpoint_id: ENDPOINT, event_id: EVENT, status: 'dead_lettered', limit: '20', cursor: encodeListCursor('webhook_deliveries:n:', { below: 411 }) },
+    query: {
+      endpoint_id: ENDPOINT,
+      event_id: EVENT,
+      status: 'dead_lettered',
+      limit: '20',
+      cursor: encodeListCursor(EXAMPLE_CURSOR_KEY, 'webhook_deliveries:n:', { below: 411 }),
+    },
     sampled: ['endpoint_id', 'limit'],
     invalid: { query: { status: 'delivered' } },
     responses: { 200: { data: [delivery], next_cursor: null } },
@@ -364,7 +373,7 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
       action: 'webhook_endpoint.updated',
       actor: `key:${KEY}`,
       limit: '20',
-      cursor: encodeListCursor(`audit-events:webhook_endpoint.updated:key:${KEY}`, { below: 1285 }),
+      cursor: encodeListCursor(EXAMPLE_CURSOR_KEY, `audit-events:webhook_endpoint.updated:key:${KEY}`, { below: 1285 }),
     },
     sampled: ['limit'],
     invalid: { query: { limit: 'twenty' } },
@@ -392,7 +401,7 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
             client_address: null,
           },
         ],
-        next_cursor: encodeListCursor('audit-events::', { below: 1285 }),
+        next_cursor: encodeListCursor(EXAMPLE_CURSOR_KEY, 'audit-events::', { below: 1285 }),
       },
     },
   },

@@ -1192,7 +1192,7 @@ export interface operations {
             query?: {
                 /** @example 20 */
                 limit?: number;
-                /** @example eyJzIjoid2ViaG9va19lbmRwb2ludHM6d3NfOEpmM25UNnFXMXpLNHBYN3ZCMm1McyIsInAiOnsibiI6M319 */
+                /** @example RVkYQ5oWn53zdEQaV3KH0nsibiI6M30 */
                 cursor?: string;
             };
             header?: {
@@ -2645,7 +2645,7 @@ export interface operations {
                 status?: "pending" | "succeeded" | "failed" | "dead_lettered";
                 /** @example 20 */
                 limit?: number;
-                /** @example eyJzIjoid2ViaG9va19kZWxpdmVyaWVzOm46IiwicCI6eyJiZWxvdyI6NDExfX0 */
+                /** @example SH_JPNT6HqIz-ewXrBR3YHsiYmVsb3ciOjQxMX0 */
                 cursor?: string;
             };
             header?: {
@@ -3338,7 +3338,7 @@ export interface operations {
                 status?: "running" | "completed" | "partial" | "failed" | "cancelled" | "expired";
                 /** @example 20 */
                 limit?: number;
-                /** @example eyJzIjoiam9iczp3c184SmYzblQ2cVcxeks0cFg3dkIybUxzOmNvbXBsZXRlZCIsInAiOnsibiI6NDF9fQ */
+                /** @example WjubFu7oawUzw2oYgHJQk3sibiI6NDF9 */
                 cursor?: string;
             };
             header?: {
@@ -4895,7 +4895,7 @@ export interface operations {
             query?: {
                 /** @example 100 */
                 limit?: number;
-                /** @example eyJzIjoicmVzdWx0OmpvYl84S2QzUm03WHEyV3Q5Qm40THY2WWNQIiwicCI6eyJzZXEiOjEwMH19 */
+                /** @example yISJSufQFpkcaeyoKla4vHsic2VxIjoxMDB9 */
                 cursor?: string;
             };
             header?: {
@@ -6921,7 +6921,7 @@ export interface operations {
                 action?: "key.created" | "key.rotated" | "key.revoked" | "limit.cap_set" | "limit.blocked" | "limit.cleared" | "limit.rate_set" | "budget.set" | "budget.removed" | "credits.granted" | "user.invited" | "user.updated" | "user.disabled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.retired" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "job.cancelled" | "grant.revoked";
                 /** @example key:key_9Tb4mK7xQ2nW8vR5cJ3hLp */
                 actor?: string;
-                /** @example eyJzIjoiYXVkaXQtZXZlbnRzOndlYmhvb2tfZW5kcG9pbnQudXBkYXRlZDprZXk6a2V5XzlUYjRtSzd4UTJuVzh2UjVjSjNoTHAiLCJwIjp7ImJlbG93IjoxMjg1fX0 */
+                /** @example R_AQ0hHGjL5nSwy3v_HGBHsiYmVsb3ciOjEyODV9 */
                 cursor?: string;
                 /** @example 20 */
                 limit?: number;
@@ -6976,7 +6976,7 @@ export interface operations {
                      *           "client_address": null
                      *         }
                      *       ],
-                     *       "next_cursor": "eyJzIjoiYXVkaXQtZXZlbnRzOjoiLCJwIjp7ImJlbG93IjoxMjg1fX0"
+                     *       "next_cursor": "inXLLqaMLLuLgWOoRZr_RnsiYmVsb3ciOjEyODV9"
                      *     }
                      */
                     "application/json": {
