@@ -46,7 +46,7 @@ export function consoleRouter(deps: Deps): Router {
   const router = new Router(ROUTER_OPTIONS);
   mountConsoleAssets(router);
   router.get(CONSOLE_ROOT, (ctx) => seeOther(ctx, CONSOLE_PATHS.overview));
-  const pages = consolePages(router, { config, road: createConsoleRoad(deps, consoleOperations), decoy: deps.decoy });
+  const pages = consolePages(router, { config, road: createConsoleRoad(deps, consoleOperations), decoy: deps.decoy, now: () => new Date(deps.now()) });
   for (const mount of PAGE_MODULES) mount(pages);
   router.all(
     `${CONSOLE_ROOT}/*rest`,

@@ -174,6 +174,26 @@ test('sudo mode: a password typed more than 15 minutes ago is asked for again, t
   expect(new URL(page.url()).pathname).toBe('/console/keys/new');
 });
 
+test('sudo mode: a form posted after the 15 minutes lands on "Confirm your password", and the password completes it as typed', async () => {
+  await page.goto(`${srv.url}/console/keys/new`);
+  await page.getByRole('heading', { level: 1, name: 'Create an API key' }).waitFor();
+  await page.getByLabel('Name', { exact: true }).fill('Typed before the password was asked for');
+  await page.getByLabel('candidates.search', { exact: true }).check();
+  await page.getByLabel('jobs.v1:read', { exact: true }).check();
+  // The form stayed open for 16 minutes.
+  await BrowserSession.updateMany({ userId: admin.userId }, { $set: { createdAt: new Date(Date.now() - 16 * 60_000), confirmedAt: null } });
+  const keysBefore = await ApiKey.countDocuments({ orgId: tenant.orgId });
+  await submitWith(page, 'Create key');
+  await page.getByRole('heading', { level: 1, name: 'Confirm your password' }).waitFor();
+  expect(await ApiKey.countDocuments({ orgId: tenant.orgId })).toBe(keysBefore);
+  await expectAccessible('confirm-held');
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await submitWith(page, 'Confirm');
+  await newSecretShown();
+  const made = await ApiKey.findOne({ orgId: tenant.orgId, name: 'Typed before the password was asked for' }).lean();
+  expect(made?.scopes).toEqual(['candidates.search', 'jobs.v1:read']);
+});
+
 const member = { userId: '', email: uniqueEmail('member') };
 let memberContext: BrowserContext;
 let memberPage: Page;
@@ -281,7 +301,9 @@ test('"Disable person" signs the member out at once; every change is in the audi
   expect(new URL(memberPage.url()).pathname).toBe('/api/oauth/signin');
 
   const entries = await AuditEvent.find({ orgId: tenant.orgId, actor: `user:${admin.userId}` }).lean<Array<{ action: string; after: unknown }>>();
-  expect(entries.map((e) => e.action).sort()).toEqual(['key.created', 'key.revoked', 'key.rotated', 'user.disabled', 'user.invited', 'user.updated'].sort());
+  expect(entries.map((e) => e.action).sort()).toEqual(
+    ['key.created', 'key.created', 'key.revoked', 'key.rotated', 'user.disabled', 'user.invited', 'user.updated'].sort(),
+  );
   // No secret reaches an entry: not the keys, not the setup link.
   const text = JSON.stringify(entries);
   expect(text).not.toContain(firstKey);

@@ -9,14 +9,16 @@ import { notAllowed } from '../consoleErrors';
 import { dateText, scrollingTable, secretBlock, seeOther, sendConsolePage } from '../consoleLayout';
 import type { ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS, personPath } from '../consolePaths';
-import { requireSudo, type ConsoleVisitor } from '../consoleVisitor';
+import { requireSudoToOpen, type ConsoleVisitor } from '../consoleVisitor';
 import { permissionCheckboxes, postForm, selectInput, textInput } from '../formControls';
 import { pageNumber, pager } from '../listPages';
 import type { Invitation } from '../operations/teamOperations';
 
 /**
- * "Team", "Invite a person" and "Edit person" (DECISIONS.md "Organization console"). Changing a
- * role or permissions and inviting an admin need sudo mode; disabling does not. The last active
+ * "Team", "Invite a person" and "Edit person" (DECISIONS.md "Organization console"). Inviting
+ * anyone and changing a role or permissions need sudo mode (sudoOperations.ts: the console road
+ * checks it when the form is posted, and "Invite a person" asks already when it is opened);
+ * disabling does not. The last active
  * admin's refusal is shown on the person's page.
  */
 export const PEOPLE_PER_PAGE = 50;
@@ -126,8 +128,9 @@ export function mountTeamPages(pages: ConsolePages): void {
     });
   });
 
-  pages.get(CONSOLE_PATHS.invite, async (ctx, visitor) => {
+  pages.get(CONSOLE_PATHS.invite, async (ctx, visitor, { now }) => {
     requireAdmin(visitor);
+    if (!(await requireSudoToOpen(ctx, visitor, 'console.team.invite', CONSOLE_PATHS.invite, now()))) return;
     sendConsolePage(ctx, {
       title: 'Invite a person',
       visitor: visitor.layout,
@@ -137,9 +140,7 @@ export function mountTeamPages(pages: ConsolePages): void {
         visitor.csrf,
         html`${textInput('email', 'Email', { type: 'email', maxLength: 320 })} ${selectInput('role', 'Role', ROLE_OPTIONS, 'member')}
           ${permissionCheckboxes('Permissions', 'permissions', ownPermissions(visitor), [])}
-          <p class="note">
-            You can give only permissions you have yourself. Inviting an admin asks for your password if you have not typed it in the last 15 minutes.
-          </p>
+          <p class="note">You can give only permissions you have yourself.</p>
           <button type="submit">Invite</button>`,
       ),
     });
@@ -147,7 +148,6 @@ export function mountTeamPages(pages: ConsolePages): void {
 
   pages.post(CONSOLE_PATHS.invite, async (ctx, visitor, form, { road }) => {
     requireAdmin(visitor);
-    if (form.get('role') === 'admin' && !(await requireSudo(ctx, visitor, CONSOLE_PATHS.invite))) return;
     const body = { email: form.get('email') ?? '', role: form.get('role') ?? '', permissions: form.getAll('permissions') };
     const result = await road.run(ctx, visitor, 'console.team.invite', { body });
     const invitation = result.body as Invitation;
@@ -177,7 +177,6 @@ export function mountTeamPages(pages: ConsolePages): void {
   pages.post('/console/team/:user_id', async (ctx, visitor, form, { road }) => {
     const userId = (await personOf(ctx, visitor))._id;
     requireAdmin(visitor);
-    if (!(await requireSudo(ctx, visitor, personPath(userId)))) return;
     await onLastAdmin(ctx, visitor, async () => {
       await road.run(ctx, visitor, 'console.team.update', {
         params: { user_id: userId },
