@@ -276,6 +276,7 @@ export async function completeSetup(
   }
   const passwordHash = await hashPassword(password, settings.oauth.passwordScryptLog2N);
   await store.setPasswordThroughSetup(found.user._id, tokenHash, passwordHash);
+  await store.acceptInvitationsOf(found.user._id);
   // A new password (a recovery, perhaps after a leak) ends whatever the previous one opened: browser sessions and connected applications.
   await endSignInsOf(found.user._id, now);
   return { ok: true, user: { ...found.user, passwordHash }, replacedPassword: found.user.passwordHash !== null };

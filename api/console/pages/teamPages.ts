@@ -12,7 +12,7 @@ import { CONSOLE_PATHS, personPath } from '../consolePaths';
 import { requireSudoToOpen, type ConsoleVisitor } from '../consoleVisitor';
 import { permissionCheckboxes, postForm, selectInput, textInput } from '../formControls';
 import { pageNumber, pager } from '../listPages';
-import type { Invitation } from '../operations/teamOperations';
+import { pendingInvitations, type InvitationAnswer, type InvitationView } from '../../../core/users/invitations';
 
 /**
  * "Team", "Invite a person" and "Edit person" (DECISIONS.md "Organization console"). Inviting
@@ -22,6 +22,8 @@ import type { Invitation } from '../operations/teamOperations';
  * admin's refusal is shown on the person's page.
  */
 export const PEOPLE_PER_PAGE = 50;
+/** Pending invitations shown on the Team page (an organization has a handful). */
+const INVITATIONS_SHOWN = 200;
 
 const ROLE_OPTIONS = [
   { value: 'member', label: 'Member' },
@@ -56,6 +58,17 @@ function personRow(u: UserRecord, admin: boolean): Html {
     <td>${u.lastSignInAt ? dateText(u.lastSignInAt) : 'Never'}</td>
     <td>${statusOf(u)}</td>
     <td>${admin ? html`<a href="${personPath(u._id)}" aria-label="Edit ${u.email}">Edit</a>` : ''}</td>
+  </tr>`;
+}
+
+/** A pending invitation's row: the same whether or not the address has an account anywhere. */
+function invitationRow(i: InvitationView): Html {
+  return html`<tr>
+    <td>${i.email}</td>
+    <td>${i.role}</td>
+    <td class="wrap">${i.permissions.map((p, n) => html`${n ? ', ' : ''}<code>${p}</code>`)}</td>
+    <td>${dateText(i.createdAt)}</td>
+    <td>Invitation pending</td>
   </tr>`;
 }
 
@@ -112,7 +125,11 @@ export function mountTeamPages(pages: ConsolePages): void {
   pages.get(CONSOLE_PATHS.team, async (ctx, visitor) => {
     const page = pageNumber(ctx.query.page);
     const found = await pageOfUsersOfOrg(visitor.user.orgId, (page - 1) * PEOPLE_PER_PAGE, PEOPLE_PER_PAGE + 1);
-    const people = found.slice(0, PEOPLE_PER_PAGE);
+    const invitations = await pendingInvitations(visitor.user.orgId, INVITATIONS_SHOWN);
+    // A person invited from here shows as their invitation until they set a password, like an
+    // invitation of an address that has an account elsewhere (which has no person here).
+    const invited = new Set(invitations.map((i) => i.userId));
+    const people = found.slice(0, PEOPLE_PER_PAGE).filter((u) => !invited.has(u._id));
     const admin = visitor.role === 'admin';
     sendConsolePage(ctx, {
       title: 'Team',
@@ -124,7 +141,13 @@ export function mountTeamPages(pages: ConsolePages): void {
         ['Email', 'Role', 'Permissions', 'Last sign-in', 'Status', 'Actions'],
         people.map((u) => personRow(u, admin)),
       )}
-      ${pager(CONSOLE_PATHS.team, 'Pages of people', page, found.length > PEOPLE_PER_PAGE)}`,
+      ${pager(CONSOLE_PATHS.team, 'Pages of people', page, found.length > PEOPLE_PER_PAGE)}
+      ${
+        invitations.length && page === 1
+          ? html`<h2>Invitations</h2>
+              ${scrollingTable('Invitations', ['Email', 'Role', 'Permissions', 'Invited', 'Status'], invitations.map(invitationRow))}`
+          : ''
+      }`,
     });
   });
 
@@ -150,7 +173,7 @@ export function mountTeamPages(pages: ConsolePages): void {
     requireAdmin(visitor);
     const body = { email: form.get('email') ?? '', role: form.get('role') ?? '', permissions: form.getAll('permissions') };
     const result = await road.run(ctx, visitor, 'console.team.invite', { body });
-    const invitation = result.body as Invitation;
+    const invitation = result.body as InvitationAnswer;
     sendConsolePage(
       ctx,
       {
