@@ -7,15 +7,14 @@ import { ALL_PERMISSIONS } from '../../core/keys/permissions';
 import { recordConsent } from '../../core/oauth/consentGrants';
 import { Workspace } from '../../core/tenancy/models';
 import { createUser } from '../../core/users/users';
-import { WebhookEndpoint, WebhookEvent } from '../../core/webhooks/models';
-import { DELIVERY_WORKFLOW_TYPE, deliveryWorkflowId } from '../../core/webhooks/deliveryWorkflowContract';
-import { recordAttempt } from '../../core/webhooks/webhookDeliveries';
+import { WebhookEndpoint } from '../../core/webhooks/models';
 import { terminateRunningJobWorkflows } from '../support/contactRetrievalJobs';
 import { consoleSession, type ConsoleSession } from '../support/consoleWebhooks';
+import { deadLetterAwaitingReplay, endDeadLetterWorkflows } from '../support/deadLetters';
 import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
-import { adminCli, startSignInApi } from '../support/signInApi';
+import { adminCli, createUserWithCli, startSignInApi } from '../support/signInApi';
 import type { TestApi } from '../support/testApi';
 
 /**
@@ -33,7 +32,7 @@ let admin: ConsoleSession;
 let hooksWorkspace = '';
 let hooksKey = { key: '', keyId: '' };
 const state = { consoleKeyId: '', cliKeyId: '', personId: '', consoleEndpoint: '', v1Endpoint: '', familyId: '' };
-const NO_WORKER_QUEUE = 'audit-test-no-worker';
+const deadEvents: string[] = [];
 
 beforeAll(async () => {
   receiver = await startHttpsReceiver();
@@ -50,6 +49,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   if (srv) await terminateRunningJobWorkflows(srv.deps.temporal);
+  if (srv) await endDeadLetterWorkflows(srv.deps.temporal, deadEvents);
   await srv?.close();
   await receiver?.close();
 });
@@ -74,32 +74,11 @@ async function v1(method: string, path: string, body: unknown, key = hooksKey.ke
   return res.json;
 }
 
-/** A dead letter of the console's endpoint whose delivery workflow exists (on a queue no worker polls) to take the replay. */
+/** A dead letter of the console's endpoint, its delivery workflow waiting for a replay. */
 async function deadLetter(): Promise<string> {
-  const eventId = newId('evt');
-  const jobId = newId('job');
-  const endpointId = state.consoleEndpoint;
-  await WebhookEvent.create({ _id: eventId, jobId, orgId: tenant.orgId, workspaceId: hooksWorkspace, endpointId, body: '{}', status: 'dead_lettered' });
-  const at = new Date(Date.now() - 60_000);
-  const dead = await recordAttempt({
-    eventId,
-    replay: 0,
-    attempt: 9,
-    endpointId,
-    orgId: tenant.orgId,
-    workspaceId: hooksWorkspace,
-    jobId,
-    status: 'dead_lettered',
-    responseStatus: 500,
-    errorCode: 'http_status',
-    durationMs: 5,
-    scheduledAt: at,
-    attemptedAt: at,
-    nextAttemptAt: null,
-  });
-  const client = await srv.deps.temporal.client();
-  await client.workflow.start(DELIVERY_WORKFLOW_TYPE, { taskQueue: NO_WORKER_QUEUE, workflowId: deliveryWorkflowId(eventId), args: [] });
-  return dead._id;
+  const made = await deadLetterAwaitingReplay(srv.deps.temporal, { orgId: tenant.orgId, workspaceId: hooksWorkspace, endpointId: state.consoleEndpoint });
+  deadEvents.push(made.eventId);
+  return made.deliveryId;
 }
 
 /** A running contact-retrieval job of a tenant of its own (two may run per organization); no worker runs it. */
@@ -207,18 +186,12 @@ const PATHS: AuditPath[] = [
     action: 'user.invited',
     via: 'cli user create',
     drive: async () => {
-      await cli(
-        'user',
-        'create',
-        '--org',
-        tenant.orgId,
-        '--workspace',
-        tenant.workspaceId,
-        '--email',
-        `cli${Date.now()}@example.com`,
-        '--permissions',
-        'jobs.v1:read',
-      );
+      await createUserWithCli(srv, {
+        orgId: tenant.orgId,
+        workspaceId: tenant.workspaceId,
+        email: `cli${Date.now()}@example.com`,
+        permissions: ['jobs.v1:read'],
+      });
       return inTenant(() => 'operator')();
     },
   },

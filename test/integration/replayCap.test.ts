@@ -2,10 +2,9 @@ import { listAuditEvents } from '../../core/audit/auditLog';
 import { createDeps, type Deps } from '../../core/deps';
 import { newId } from '../../core/ids';
 import { WebhookEndpoint, WebhookEvent, WebhookReplaySlot } from '../../core/webhooks/models';
-import { DELIVERY_WORKFLOW_TYPE, deliveryWorkflowId } from '../../core/webhooks/deliveryWorkflowContract';
 import { REPLAYS_PER_HOUR, REPLAY_ALLOWANCE_WINDOW_MS } from '../../core/webhooks/replayAllowance';
-import { recordAttempt } from '../../core/webhooks/webhookDeliveries';
 import { consoleSession, type ConsoleSession } from '../support/consoleWebhooks';
+import { deadLetterAwaitingReplay, endDeadLetterWorkflows } from '../support/deadLetters';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
 import { startSignInApi } from '../support/signInApi';
@@ -18,12 +17,11 @@ import { serveApp, type TestApi } from '../support/testApi';
  * then says none is left. The allowance lives in the store (core/webhooks/replayAllowance.ts),
  * so the replicas share it.
  *
- * Each event's delivery workflow is started on a task queue no worker polls: it exists in
- * Temporal and takes the replay signal, and no attempt is sent.
+ * Each event's delivery workflow is started on a task queue no worker polls
+ * (test/support/deadLetters.ts): it takes the replay signal, and no attempt is sent.
  */
 const EVENTS = 11;
 const REQUESTS = 50;
-const NO_WORKER_QUEUE = 'replay-cap-test-no-worker';
 
 let srv: TestApi;
 let replica: { url: string; deps: Deps; close: () => Promise<void> };
@@ -45,35 +43,15 @@ beforeAll(async () => {
     state: 'active',
     activeSlot: tenant.workspaceId,
   });
-  const client = await srv.deps.temporal.client();
-  const sent = new Date(Date.now() - 3600_000);
-  for (let i = 0; i < EVENTS; i++) {
-    const eventId = newId('evt');
-    const jobId = newId('job');
-    await WebhookEvent.create({ _id: eventId, jobId, orgId: tenant.orgId, workspaceId: tenant.workspaceId, endpointId, body: '{}', status: 'dead_lettered' });
-    const dead = await recordAttempt({
-      eventId,
-      replay: 0,
-      attempt: 9,
-      endpointId,
-      orgId: tenant.orgId,
-      workspaceId: tenant.workspaceId,
-      jobId,
-      status: 'dead_lettered',
-      responseStatus: 500,
-      errorCode: 'http_status',
-      durationMs: 12,
-      scheduledAt: sent,
-      attemptedAt: sent,
-      nextAttemptAt: null,
-    });
-    await client.workflow.start(DELIVERY_WORKFLOW_TYPE, { taskQueue: NO_WORKER_QUEUE, workflowId: deliveryWorkflowId(eventId), args: [] });
-    deadLetters.push({ eventId, deliveryId: dead._id });
-  }
+  for (let i = 0; i < EVENTS; i++)
+    deadLetters.push(await deadLetterAwaitingReplay(srv.deps.temporal, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, endpointId }));
 });
 afterAll(async () => {
-  const client = await srv?.deps.temporal.client();
-  for (const { eventId } of deadLetters) await client?.workflow.getHandle(deliveryWorkflowId(eventId)).terminate('test done');
+  if (srv)
+    await endDeadLetterWorkflows(
+      srv.deps.temporal,
+      deadLetters.map((d) => d.eventId),
+    );
   await replica?.close();
   await replica?.deps.temporal.close();
   await srv?.close();
