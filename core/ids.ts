@@ -36,6 +36,7 @@ export type IdPrefix =
   | 'cs'
   | 'rtc'
   | 'usr'
+  | 'inv'
   | 'cg'
   | 'pcl'
   | 'aud';

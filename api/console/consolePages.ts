@@ -9,11 +9,14 @@ import { formExpiredPage, problemPage } from './consoleErrors';
 import type { ConsoleReads } from './consoleReads';
 import type { ConsoleRoad } from './consoleRoad';
 import { requireVisitor, type ConsoleVisitor } from './consoleVisitor';
+import { askForPassword } from './pages/confirmPage';
+import { SudoRequired } from './sudoOperations';
 
 /**
  * How a console page module declares its pages: `get` and `post` handlers that receive the
  * signed-in visitor (the guard ran) and, for a post, the verified form (CSRF checked, nothing
- * read before). A `Problem` a handler throws becomes its page (consoleErrors.ts).
+ * read before). A `Problem` a handler throws becomes its page (consoleErrors.ts). A post the
+ * road refused for want of sudo mode becomes "Confirm your password", holding what was posted.
  */
 export interface ConsoleDeps {
   config: Config;
@@ -22,6 +25,8 @@ export interface ConsoleDeps {
   decoy: DecoyPasswordHash;
   /** The admission of list pages and exports (consoleReads.ts). */
   reads: ConsoleReads;
+  /** The app's clock (sudo mode's 15 minutes are counted on it). */
+  now: () => Date;
 }
 
 export type ConsoleGet = (ctx: Context, visitor: ConsoleVisitor, deps: ConsoleDeps) => Promise<void>;
@@ -69,7 +74,12 @@ export function consolePages(router: Router, deps: ConsoleDeps): ConsolePages {
           if (!visitor) return;
           const form = await readPageForm(ctx);
           if (!form || !csrfValid(ctx, config, form)) return formExpiredPage(ctx, visitor.layout);
-          await answeringProblems(ctx, visitor, () => handler(ctx, visitor, form, deps));
+          try {
+            await answeringProblems(ctx, visitor, () => handler(ctx, visitor, form, deps));
+          } catch (err) {
+            if (!(err instanceof SudoRequired)) throw err;
+            askForPassword(ctx, visitor, { action: ctx.path, form });
+          }
         }),
       );
     },

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { Deps } from '../../core/deps';
 import type { AcquireAdmission, AdmissionHandle } from '../../core/limits/operationAdmission';
+import { sudoModeActive } from '../../core/users/sudoMode';
 import { createOperationExecutor, type ExecuteOperation } from '../operations/executeOperation';
 import { operationRegistry } from '../operations/operationRegistry';
 import type { RouteResult } from '../routeSpec';
@@ -8,6 +9,7 @@ import { notAllowed } from './consoleErrors';
 import type { ConsoleOperation } from './consoleOperation';
 import type { ConsoleOperationName } from './consoleOperationNames';
 import type { ConsoleVisitor } from './consoleVisitor';
+import { needsSudo, SudoRequired } from './sudoOperations';
 
 /**
  * The one road of a console write: the signed-in person's principal, then the operation executor
@@ -16,7 +18,9 @@ import type { ConsoleVisitor } from './consoleVisitor';
  *
  * The role rule is decided here, before the executor, for every console operation: only an
  * admin of the organization writes; a member's write (whatever a crafted form posts) is refused
- * with 403 and reaches no handler.
+ * with 403 and reaches no handler. So is sudo mode: a write of sudoOperations.ts's list from a
+ * browser whose password was not confirmed within 15 minutes (on the app's clock) throws
+ * `SudoRequired` before anything runs, and the page asks for the password.
  *
  * Admission: console operations are held to none of the organization's API limits (request
  * rate, in-flight limit, caps, blocks). Those limits protect the API from its callers; an admin
@@ -45,6 +49,7 @@ export function createConsoleRoad(deps: Deps, operations: readonly ConsoleOperat
   return {
     async run(ctx, visitor, operation, input) {
       if (visitor.role !== 'admin') throw notAllowed();
+      if (needsSudo(operation, input.body) && !(await sudoModeActive(visitor.sessionValue, new Date(deps.now())))) throw new SudoRequired(operation);
       return execute(operation, {
         principal: visitor.principal,
         params: input.params ?? {},

@@ -53,6 +53,7 @@ export function consoleRouter(deps: Deps): Router {
     road: createConsoleRoad(deps, consoleOperations),
     decoy: deps.decoy,
     reads: consoleReads(admissionUnder(deps), deps.admission),
+    now: () => new Date(deps.now()),
   });
   for (const mount of PAGE_MODULES) mount(pages);
   router.all(

@@ -3,12 +3,14 @@ import type { Config } from '../../core/config';
 import { roleOf, type Role } from '../../core/users/adminSeats';
 import { personPrincipal, type PersonPrincipal } from '../../core/users/personPrincipal';
 import { sessionUser } from '../../core/users/sessions';
-import { sessionConfirmedAt, sudoActive } from '../../core/users/sudoMode';
+import { sudoModeActive } from '../../core/users/sudoMode';
 import type { UserRecord } from '../../core/users/users';
 import { csrfToken, sessionValueOf } from '../oauth/pageSecurity';
 import { SIGN_IN_PAGE_PATH } from '../oauth/pagePaths';
 import { CONSOLE_PATHS, CONSOLE_ROOT } from './consolePaths';
 import { seeOther } from './consoleLayout';
+import type { ConsoleOperationName } from './consoleOperationNames';
+import { needsSudo } from './sudoOperations';
 
 /**
  * The page guard: who is looking at a console page. Every console page needs a signed-in,
@@ -52,12 +54,12 @@ export async function requireVisitor(ctx: Context, config: Config): Promise<Cons
 }
 
 /**
- * Sudo mode: true when the password was typed in this browser within the last 15 minutes;
- * otherwise answers with a redirect to "Confirm your password", which sends the person on to
- * `returnTo` afterwards, and returns false (nothing was changed).
+ * Sudo mode when a form that needs it is opened (sudoOperations.ts): true when the browser is in
+ * it; otherwise answers with a redirect to "Confirm your password", which sends the person on to
+ * `returnTo` afterwards, and returns false. The road checks again when the form is posted.
  */
-export async function requireSudo(ctx: Context, visitor: ConsoleVisitor, returnTo: string, now = new Date()): Promise<boolean> {
-  if (sudoActive(await sessionConfirmedAt(visitor.sessionValue), now)) return true;
+export async function requireSudoToOpen(ctx: Context, visitor: ConsoleVisitor, operation: ConsoleOperationName, returnTo: string, now: Date): Promise<boolean> {
+  if (!needsSudo(operation) || (await sudoModeActive(visitor.sessionValue, now))) return true;
   seeOther(ctx, `${CONSOLE_PATHS.confirm}?return_to=${encodeURIComponent(returnTo)}`);
   return false;
 }

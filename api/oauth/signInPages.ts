@@ -3,12 +3,12 @@ import type { Context } from 'koa';
 import type { Config } from '../../core/config';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { authorizationResponseUrl } from '../../core/oauth/authorizationRules';
-import { listGrants, recordConsent, revokeGrants } from '../../core/oauth/consentGrants';
+import { listGrants, recordConsent } from '../../core/oauth/consentGrants';
 import { finishPending, findPending } from '../../core/oauth/pendingAuthorizations';
 import { redirectHostOf } from '../../core/oauth/redirectUris';
 import { endSession, SESSION_TTL_MS, sessionUser, startSession } from '../../core/users/sessions';
 import { signIn, type DecoyPasswordHash } from '../../core/users/signIn';
-import { completeSetup, findSetupUser, type UserRecord } from '../../core/users/users';
+import { completeSetup, findSetupUser, revokeUserGrants, type UserRecord } from '../../core/users/users';
 import { completeAuthorization, errorPage, redirectTo, resumeAuthorization, storeOutagePage } from './authorizationFlow';
 import { errorNote, hidden, html, page, type Html } from './pageRendering';
 import { toolsResource } from './tokenEndpoint';
@@ -256,7 +256,7 @@ async function revokeSubmit(ctx: Context, config: Config): Promise<void> {
   const user = await signedInUser(ctx, config);
   if (!user) return redirectTo(ctx, SIGN_IN_PAGE_PATH);
   const clientId = form.get('client_id');
-  if (clientId) await revokeGrants(user._id, clientId);
+  if (clientId) await revokeUserGrants(user._id, clientId, { actor: `user:${user._id}`, clientAddress: ctx.ip || null });
   redirectTo(ctx, CONNECTIONS_PAGE_PATH);
 }
 

@@ -58,3 +58,31 @@ const orgAdminCountSchema = new Schema(
   { versionKey: false },
 );
 export const OrgAdminCount = model('OrgAdminCount', orgAdminCountSchema, 'org_admin_counts');
+
+/**
+ * An invitation to an organization (console "Invite a person"): stored whether or not the address
+ * already has an account somewhere, so the answer is the same for both (core/users/invitations.ts).
+ * `pending` until the person sets a password through it (`accepted`); `mailedAt` is for the mail
+ * step, which sends it and, for an address already in use, tells its owner instead.
+ */
+const invitationSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    orgId: { type: String, required: true, index: true },
+    workspaceId: { type: String, required: true },
+    email: { type: String, required: true },
+    role: { type: String, enum: ['admin', 'member'], required: true },
+    permissions: { type: [String], required: true },
+    state: { type: String, enum: ['pending', 'accepted'], required: true },
+    /** The account made for a new address; null for an address already in use. */
+    userId: { type: String, default: null, index: true },
+    invitedBy: { type: String, required: true },
+    /** SHA-256 of the setup link's token. */
+    setupTokenHash: { type: String, required: true },
+    setupExpiresAt: { type: Date, required: true },
+    createdAt: { type: Date, required: true },
+    mailedAt: { type: Date, default: null },
+  },
+  { versionKey: false },
+);
+export const Invitation = model('Invitation', invitationSchema, 'invitations');

@@ -1,4 +1,4 @@
-import { BrowserSession, OrgAdminCount, User } from './models';
+import { BrowserSession, Invitation, OrgAdminCount, User } from './models';
 
 /**
  * The users area's store: the one module that reads and writes `users`, `browser_sessions` and
@@ -164,4 +164,34 @@ export async function incrementAdminCount(orgId: string): Promise<void> {
 export async function decrementAdminCountAboveOne(orgId: string): Promise<boolean> {
   const taken = await OrgAdminCount.findOneAndUpdate({ _id: orgId, active: { $gt: 1 } }, { $inc: { active: -1 } }, { returnDocument: 'after' }).lean();
   return taken !== null;
+}
+
+export interface InvitationRecord {
+  _id: string;
+  orgId: string;
+  workspaceId: string;
+  email: string;
+  role: 'admin' | 'member';
+  permissions: string[];
+  state: 'pending' | 'accepted';
+  userId: string | null;
+  invitedBy: string;
+  setupTokenHash: string;
+  setupExpiresAt: Date;
+  createdAt: Date;
+  mailedAt: Date | null;
+}
+
+export async function insertInvitation(invitation: InvitationRecord): Promise<void> {
+  await Invitation.create(invitation);
+}
+
+/** The organization's pending invitations, newest first, at most `limit`. */
+export async function pendingInvitationsOfOrg(orgId: string, limit: number): Promise<InvitationRecord[]> {
+  return Invitation.find({ orgId, state: 'pending' }).sort({ createdAt: -1, _id: -1 }).limit(limit).lean<InvitationRecord[]>();
+}
+
+/** Marks the invitations that made this account accepted (the person set a password through one). */
+export async function acceptInvitationsOf(userId: string): Promise<void> {
+  await Invitation.updateMany({ userId, state: 'pending' }, { $set: { state: 'accepted' } });
 }

@@ -3,9 +3,10 @@ import { findBrowserSession, setSessionConfirmedAt } from './store';
 import { isSessionValue } from './sessions';
 
 /**
- * Sudo mode (DECISIONS.md "Organization console"): creating or rotating a key, changing a role
- * or permissions and inviting an admin need the password typed in this browser within the last
- * 15 minutes. Signing in counts as typing it; so does the console's "Confirm your password".
+ * Sudo mode (DECISIONS.md "Organization console"): every lasting access (a key, a person, a
+ * webhook endpoint and its secret) needs the password typed in this browser within the last 15
+ * minutes. Signing in counts as typing it; so does the console's "Confirm your password".
+ * `sudoModeActive` is the one check every console path asks.
  */
 export const SUDO_WINDOW_MS = 15 * 60_000;
 
@@ -17,14 +18,19 @@ export function sudoActive(confirmedAt: Date | null | undefined, now: Date): boo
 }
 
 /** When the session's person last typed their password: the confirmation, else the sign-in. */
-export async function sessionConfirmedAt(sessionValue: unknown): Promise<Date | null> {
+async function sessionConfirmedAt(sessionValue: unknown): Promise<Date | null> {
   if (!isSessionValue(sessionValue)) return null;
   const session = await findBrowserSession(sha256Hex(sessionValue));
   if (!session) return null;
   return session.confirmedAt ?? session.createdAt;
 }
 
-/** Records that the password was typed again in this browser now. */
-export async function recordConfirmation(sessionValue: string, now = new Date()): Promise<void> {
+/** Whether the browser holding `sessionValue` is in sudo mode at `now`. */
+export async function sudoModeActive(sessionValue: unknown, now: Date): Promise<boolean> {
+  return sudoActive(await sessionConfirmedAt(sessionValue), now);
+}
+
+/** Records that the password was typed again in this browser at `now`. */
+export async function recordConfirmation(sessionValue: string, now: Date): Promise<void> {
   if (isSessionValue(sessionValue)) await setSessionConfirmedAt(sha256Hex(sessionValue), now);
 }

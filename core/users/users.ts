@@ -1,3 +1,5 @@
+import type { AuditActor } from '../audit/auditActions';
+import { recordAuditEvent } from '../audit/auditLog';
 import type { Config } from '../config';
 import { sha256Hex } from '../crypto/hash';
 import { newId, randomBase62 } from '../ids';
@@ -204,10 +206,30 @@ export async function userGrants(userId: string): Promise<{ user_id: string; gra
   };
 }
 
-export async function revokeUserGrants(userId: string, clientId?: string): Promise<{ user_id: string; revoked_client_ids: string[] }> {
+/**
+ * Revokes one of a person's grants (clientId given) or all of them, by the person themselves on
+ * "Connected applications" or by the operator, and writes `grant.revoked` when one was revoked:
+ * every path that revokes a grant comes through here, so none leaves the audit log out.
+ */
+export async function revokeUserGrants(
+  userId: string,
+  clientId: string | undefined,
+  by: { actor: AuditActor; clientAddress: string | null },
+): Promise<{ user_id: string; revoked_client_ids: string[] }> {
   const user = await store.findUser(userId);
   if (!user) throw new Error(`user ${userId} does not exist`);
-  return { user_id: userId, revoked_client_ids: await revokeGrants(userId, clientId) };
+  const revoked = await revokeGrants(userId, clientId);
+  if (revoked.length) {
+    await recordAuditEvent({
+      orgId: user.orgId,
+      actor: by.actor,
+      action: 'grant.revoked',
+      target: userId,
+      after: { user_id: userId, client_id: clientId ?? null, revoked_client_ids: revoked },
+      clientAddress: by.clientAddress,
+    });
+  }
+  return { user_id: userId, revoked_client_ids: revoked };
 }
 
 /** The user when it exists and is not disabled; read from the store on every call (no cache outlives a disable). */
@@ -254,6 +276,7 @@ export async function completeSetup(
   }
   const passwordHash = await hashPassword(password, settings.oauth.passwordScryptLog2N);
   await store.setPasswordThroughSetup(found.user._id, tokenHash, passwordHash);
+  await store.acceptInvitationsOf(found.user._id);
   // A new password (a recovery, perhaps after a leak) ends whatever the previous one opened: browser sessions and connected applications.
   await endSignInsOf(found.user._id, now);
   return { ok: true, user: { ...found.user, passwordHash }, replacedPassword: found.user.passwordHash !== null };

@@ -72,15 +72,15 @@ export async function requestReplay(workspaceId: string, deliveryId: string, del
   const endpoint = await activeEndpointOf(workspaceId);
   if (!endpoint) throw notAllowed('The workspace has no active webhook endpoint to replay to.');
 
+  const replay = delivery.replay + 1;
+  // The event's transition first, conditional on the run the checks saw: concurrent requests for
+  // one event replay once, and only the request that won it takes a slot of the allowance. A
+  // request refused anyway never holds a slot, so none is refused for a slot given back later.
+  if (!(await beginReplay(event._id, delivery.replay))) throw notAllowed('This delivery is already being replayed.');
   const slot = await takeReplaySlot(delivery.endpointId, now);
   if (!slot.ok) {
+    await undoReplay(event._id, replay);
     throw retryLater('webhook_replay_cap', 'More than 10 replays for this endpoint in the last hour.', slot.retryAfterSeconds);
-  }
-  const replay = delivery.replay + 1;
-  // The transition is conditional on the run the checks saw: concurrent requests replay once.
-  if (!(await beginReplay(event._id, delivery.replay))) {
-    await releaseReplaySlot(slot);
-    throw notAllowed('This delivery is already being replayed.');
   }
   const run: DeliveryRun = { replay, endpointId: endpoint._id };
   try {

@@ -4,6 +4,7 @@ import { jobSlotHolders } from '../../core/jobs/jobSlots';
 import { findJob, jobsByIds } from '../../core/jobs/store';
 import { dailyJobCap, setDailyJobCap } from '../../core/jobs/dailyJobCap';
 import { UsageError, requireFlag, type AdminCommand } from './command';
+import { recordOperatorChange } from './operatorAudit';
 
 /** Operator commands for contact-retrieval jobs: read one, cancel one, see an organization's running-job slots and set its daily job cap. */
 async function loadJob(jobId: string) {
@@ -31,7 +32,13 @@ export const jobsCommands: Record<string, AdminCommand> = {
   },
   'job cancel': {
     usage: 'job cancel --job-id J',
-    run: (f, deps) => cancelContactRetrievalJob(deps, null, requireFlag(f, 'job-id')),
+    run: async (f, deps) => {
+      const jobId = requireFlag(f, 'job-id');
+      const cancelled = await cancelContactRetrievalJob(deps, null, jobId);
+      const { orgId } = await loadJob(jobId);
+      await recordOperatorChange({ orgId, action: 'job.cancelled', target: jobId, after: { job_id: jobId, status: cancelled.status } });
+      return cancelled;
+    },
   },
   'job slots': {
     usage: 'job slots --org O',

@@ -1,3 +1,4 @@
+import { OPERATOR } from '../../core/audit/auditActions';
 import { isRole, type Role } from '../../core/users/adminSeats';
 import { disableUser, createUser, listUsers, reissueSetup, revokeUserGrants, setUserRole, userGrants } from '../../core/users/users';
 import { findUser } from '../../core/users/store';
@@ -89,19 +90,6 @@ export const userCommands: Record<string, AdminCommand> = {
   },
   'user grants revoke': {
     usage: 'user grants revoke --user-id U [--client-id C]',
-    run: async (f) => {
-      const userId = requireFlag(f, 'user-id');
-      const revoked = await revokeUserGrants(userId, optionalFlag(f, 'client-id'));
-      const user = await findUser(userId);
-      if (user && revoked.revoked_client_ids.length) {
-        await recordOperatorChange({
-          orgId: user.orgId,
-          action: 'grant.revoked',
-          target: userId,
-          after: { user_id: userId, revoked_client_ids: revoked.revoked_client_ids },
-        });
-      }
-      return revoked;
-    },
+    run: (f) => revokeUserGrants(requireFlag(f, 'user-id'), optionalFlag(f, 'client-id'), { actor: OPERATOR, clientAddress: null }),
   },
 };

@@ -11,6 +11,7 @@ import { verifySignature } from '../../core/webhooks/signPayload';
 import { activeEndpointOf, registerEndpoint, retireEndpoint, updateEndpoint, type DestinationSettings } from '../../core/webhooks/webhookEndpoints';
 import { liveSecrets, openSecrets, type StoredSecret } from '../../core/webhooks/webhookSecrets';
 import { UsageError, intFlag, optionalFlag, requireFlag, type AdminCommand, type Flags } from './command';
+import { recordOperatorChange } from './operatorAudit';
 
 /**
  * `webhook listen`: the local stand-in for a receiver, like `stripe listen`. It serves HTTPS on
@@ -163,28 +164,45 @@ async function listen(f: Flags, { config }: Deps): Promise<unknown> {
   const settings: DestinationSettings = { lookupAll: systemDestinationLookup, allowedCidrs: LOOPBACK, secretsKey: config.secretsKey };
 
   const existing = await activeEndpointOf(workspaceId);
-  let endpointId: string;
+  let endpointId = '';
+  // The operator's changes of the endpoint are in the organization's audit log like anyone's.
+  const endpointChange = (
+    action: 'webhook_endpoint.created' | 'webhook_endpoint.updated' | 'webhook_endpoint.retired',
+    before: Record<string, unknown> | null,
+    after: Record<string, unknown>,
+  ) =>
+    recordOperatorChange({
+      orgId: scope.orgId,
+      action,
+      target: endpointId,
+      before: before && { endpoint_id: endpointId, workspace_id: workspaceId, ...before },
+      after: { endpoint_id: endpointId, workspace_id: workspaceId, ...after },
+    });
   let restore: () => Promise<string>;
   if (existing) {
     endpointId = existing._id;
     const previousUrl = existing.url;
     await updateEndpoint(scope, endpointId, { url }, settings);
+    await endpointChange('webhook_endpoint.updated', { url: previousUrl }, { url });
     secrets = openSecrets(config.secretsKey, endpointId, liveSecrets(existing.secrets as StoredSecret[], new Date()), config.secretsKeyPrevious);
     say(`endpoint ${endpointId} of workspace ${workspaceId} re-pointed from ${previousUrl} to ${url} (its own secret verifies)`);
     restore = async () => {
       // Put back as it was, unchecked: that URL passed the policy when it was set. Only if it
       // still points here (nobody re-pointed it meanwhile).
       await restoreEndpointUrl(endpointId, url, previousUrl);
+      await endpointChange('webhook_endpoint.updated', { url }, { url: previousUrl });
       return `endpoint ${endpointId} points at ${previousUrl} again`;
     };
   } else {
     const registered = await registerEndpoint(scope, url, settings);
     endpointId = registered.endpoint.endpoint_id;
+    await endpointChange('webhook_endpoint.created', null, { url, state: 'active' });
     secrets = [registered.secret];
     say(`endpoint ${endpointId} registered for workspace ${workspaceId} at ${url}`);
     say(`its signing secret (shown once, for the receiver you forward to): ${registered.secret}`);
     restore = async () => {
       await retireEndpoint(scope, endpointId);
+      await endpointChange('webhook_endpoint.retired', { state: 'active' }, { state: 'retired' });
       return `endpoint ${endpointId} retired`;
     };
   }

@@ -4,7 +4,7 @@ import { createApiKey } from '../../core/keys/apiKeys';
 import { ApiKey } from '../../core/keys/models';
 import { BrowserSession, User } from '../../core/users/models';
 import { closeBrowser, launchBrowser } from '../support/browser';
-import { checkPage, setUpAndSignIn } from '../support/consoleBrowser';
+import { checkPage, setUpAndSignIn, sidewaysScrolling } from '../support/consoleBrowser';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { adminCli, createUserWithCli, startSignInApi, uniqueEmail } from '../support/signInApi';
 import { submitWith } from '../support/signInPages';
@@ -174,6 +174,26 @@ test('sudo mode: a password typed more than 15 minutes ago is asked for again, t
   expect(new URL(page.url()).pathname).toBe('/console/keys/new');
 });
 
+test('sudo mode: a form posted after the 15 minutes lands on "Confirm your password", and the password completes it as typed', async () => {
+  await page.goto(`${srv.url}/console/keys/new`);
+  await page.getByRole('heading', { level: 1, name: 'Create an API key' }).waitFor();
+  await page.getByLabel('Name', { exact: true }).fill('Typed before the password was asked for');
+  await page.getByLabel('candidates.search', { exact: true }).check();
+  await page.getByLabel('jobs.v1:read', { exact: true }).check();
+  // The form stayed open for 16 minutes.
+  await BrowserSession.updateMany({ userId: admin.userId }, { $set: { createdAt: new Date(Date.now() - 16 * 60_000), confirmedAt: null } });
+  const keysBefore = await ApiKey.countDocuments({ orgId: tenant.orgId });
+  await submitWith(page, 'Create key');
+  await page.getByRole('heading', { level: 1, name: 'Confirm your password' }).waitFor();
+  expect(await ApiKey.countDocuments({ orgId: tenant.orgId })).toBe(keysBefore);
+  await expectAccessible('confirm-held');
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await submitWith(page, 'Confirm');
+  await newSecretShown();
+  const made = await ApiKey.findOne({ orgId: tenant.orgId, name: 'Typed before the password was asked for' }).lean();
+  expect(made?.scopes).toEqual(['candidates.search', 'jobs.v1:read']);
+});
+
 const member = { userId: '', email: uniqueEmail('member') };
 let memberContext: BrowserContext;
 let memberPage: Page;
@@ -252,6 +272,27 @@ test("another organization's key id is the same 404 as an absent one, and postin
   expect(await whoamiStatus(other.key)).toBe(200);
 });
 
+test('"Invite a person" answers alike for an address with an account elsewhere; Team lists every pending invitation as "Invitation pending"', async () => {
+  const elsewhere = await createTenant();
+  const taken = uniqueEmail('someone-with-an-account-elsewhere');
+  await createUserWithCli(srv, { orgId: elsewhere.orgId, workspaceId: elsewhere.workspaceId, email: taken, permissions: ['jobs.v1:read'] });
+  const fresh = uniqueEmail('someone-new-to-the-service-entirely');
+  for (const email of [taken.toUpperCase(), fresh, uniqueEmail('third'), uniqueEmail('fourth')]) {
+    await page.goto(`${srv.url}/console/team/invite`);
+    await page.getByLabel('Email', { exact: true }).fill(email);
+    await page.getByLabel('candidates.search', { exact: true }).check();
+    await submitWith(page, 'Invite');
+    await page.getByRole('heading', { level: 1, name: 'Invitation created' }).waitFor();
+  }
+  await page.goto(`${srv.url}/console/team`);
+  const invitations = page.getByRole('table', { name: 'Invitations' });
+  for (const email of [taken, fresh]) {
+    expect(await invitations.getByRole('row').filter({ hasText: email }).getByRole('cell', { name: 'Invitation pending' }).count()).toBe(1);
+  }
+  for (const width of [375, 1280, 1440]) expect((await sidewaysScrolling(page, width)).filter((s) => s.startsWith('page '))).toEqual([]);
+  await expectAccessible('team-invitations');
+});
+
 test('"Edit person": the admin changes the member\'s permissions; the last active admin cannot be demoted', async () => {
   await page.goto(`${srv.url}/console/team`);
   await page.getByRole('link', { name: `Edit ${member.email}` }).click();
@@ -281,7 +322,9 @@ test('"Disable person" signs the member out at once; every change is in the audi
   expect(new URL(memberPage.url()).pathname).toBe('/api/oauth/signin');
 
   const entries = await AuditEvent.find({ orgId: tenant.orgId, actor: `user:${admin.userId}` }).lean<Array<{ action: string; after: unknown }>>();
-  expect(entries.map((e) => e.action).sort()).toEqual(['key.created', 'key.revoked', 'key.rotated', 'user.disabled', 'user.invited', 'user.updated'].sort());
+  expect(entries.map((e) => e.action).sort()).toEqual(
+    ['key.created', 'key.created', 'key.revoked', 'key.rotated', 'user.disabled', 'user.updated', ...Array<string>(5).fill('user.invited')].sort(),
+  );
   // No secret reaches an entry: not the keys, not the setup link.
   const text = JSON.stringify(entries);
   expect(text).not.toContain(firstKey);

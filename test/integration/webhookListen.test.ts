@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { listAuditEvents } from '../../core/audit/auditLog';
 import { seedPeople } from '../../core/talent/seedPeople';
 import { WebhookEndpoint } from '../../core/webhooks/models';
 import { generateSigningSecret, signedHeaders } from '../../core/webhooks/signPayload';
@@ -130,6 +131,9 @@ test('listen registers a local receiver, a free triggered job is delivered, prin
     const summary = JSON.parse(listen.out().trim().split('\n').pop()!);
     expect(summary).toMatchObject({ endpoint_id: endpointId, deliveries: 2, restored: `endpoint ${endpointId} retired` });
     expect((await WebhookEndpoint.findById(endpointId).lean())!.state).toBe('retired');
+    // The operator registered and retired an endpoint: both are in the organization's audit log.
+    const entries = (await listAuditEvents(srv.config, tenant.orgId, { actor: 'operator' })).data.filter((e) => e.target === endpointId);
+    expect(entries.map((e) => e.action)).toEqual(['webhook_endpoint.retired', 'webhook_endpoint.created']);
   } finally {
     if (listen.child.exitCode === null) listen.child.kill('SIGKILL');
   }
@@ -152,6 +156,11 @@ test('an existing endpoint is re-pointed while listening (its own secret verifie
       url: 'https://127.0.0.1:19999/elsewhere',
       state: 'active',
     });
+    const entries = (await listAuditEvents(srv.config, other.orgId, { action: 'webhook_endpoint.updated' })).data;
+    expect(entries.map((e) => [e.actor, e.after?.url])).toEqual([
+      ['operator', 'https://127.0.0.1:19999/elsewhere'],
+      ['operator', expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+\/webhooks$/)],
+    ]);
   } finally {
     if (listen.child.exitCode === null) listen.child.kill('SIGKILL');
   }

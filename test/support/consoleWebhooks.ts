@@ -15,8 +15,11 @@ export interface ConsoleSession {
   browser: FormBrowser;
   /** GET a console page. */
   get: (path: string) => Promise<{ status: number; text: string; headers: Headers; location: string | null }>;
-  /** POST a console form with the session's CSRF token. */
-  post: (path: string, form?: Record<string, string>) => Promise<{ status: number; text: string; headers: Headers; location: string | null }>;
+  /** POST a console form with the session's CSRF token (a list of pairs for a field given several times). */
+  post: (
+    path: string,
+    form?: Record<string, string> | [string, string][],
+  ) => Promise<{ status: number; text: string; headers: Headers; location: string | null }>;
 }
 
 export const CONSOLE_TEST_PASSWORD = 'correct horse battery staple 12';
@@ -54,6 +57,7 @@ export async function consoleSession(
     email,
     browser,
     get: (path) => browser.request(path),
-    post: (path, form = {}) => browser.request(path, { form: { csrf_token: csrf, ...form } }),
+    post: (path, form = {}) =>
+      browser.request(path, { form: new URLSearchParams([['csrf_token', csrf], ...(Array.isArray(form) ? form : Object.entries(form))]) }),
   };
 }

@@ -7,7 +7,7 @@ export class FormBrowser {
 
   constructor(private readonly baseUrl: string) {}
 
-  async request(path: string, init: { method?: string; form?: Record<string, string> } = {}) {
+  async request(path: string, init: { method?: string; form?: Record<string, string> | URLSearchParams } = {}) {
     const headers: Record<string, string> = {};
     if (this.cookies.size) headers.Cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     let body: string | undefined;

@@ -11,7 +11,8 @@ import type { TestApi } from './testApi';
  * `startTestApi` it knows its port before it starts, so AUTH_URL and MCP_URL are its own URL. A
  * browser and the MCP SDK follow the links the server publishes (metadata, redirects, setup
  * links), so those must reach this server. The port is chosen before it is bound, so another
- * process may take it in between: then another one is chosen.
+ * process may take it in between: then another one is chosen. `parts` as for `startApi` (a
+ * test's clock).
  */
 export async function startSignInApi(env: Record<string, string> = {}, parts: Parameters<typeof startApi>[1] = {}): Promise<TestApi> {
   for (let tries = 1; ; tries++) {

@@ -1,6 +1,7 @@
 import { CONSOLE_OPERATIONS } from '../../api/console/consoleOperationNames';
 import { consoleOperations } from '../../api/console/consoleOperations';
 import { safeReturnPath } from '../../api/console/returnPath';
+import { needsSudo } from '../../api/console/sudoOperations';
 import { publicOpenApi } from '../../api/reference/publicDocument';
 import { v1Routes } from '../../api/routes/index';
 import { KEY_EXPIRY_CHOICES, OLD_KEY_END_CHOICES, expiryOf, oldKeyEndMs } from '../../core/keys/keyLifetimes';
@@ -27,6 +28,28 @@ describe('sudo mode: a password typed within the last 15 minutes covers a sensit
     expect(sudoActive(null, confirmed)).toBe(false);
     expect(sudoActive(undefined, confirmed)).toBe(false);
     expect(sudoActive(after(60_000), confirmed)).toBe(false);
+  });
+});
+
+describe('which console writes need sudo mode: those that hand out a lasting access', () => {
+  test('creating, rotating, inviting, editing a person, registering an endpoint, rotating its secret always do', () => {
+    for (const op of ['console.keys.create', 'console.keys.rotate', 'console.team.invite', 'console.team.update', 'console.webhooks.register'] as const) {
+      expect(needsSudo(op, {})).toBe(true);
+      expect(needsSudo(op)).toBe(true);
+    }
+    expect(needsSudo('console.webhooks.rotate_secret', {})).toBe(true);
+  });
+
+  test('an endpoint update does when it re-points the endpoint, not when it disables or enables it', () => {
+    expect(needsSudo('console.webhooks.update', { url: 'https://example.com/hooks' })).toBe(true);
+    expect(needsSudo('console.webhooks.update', { state: 'disabled' })).toBe(false);
+    expect(needsSudo('console.webhooks.update')).toBe(false);
+  });
+
+  test('taking access away does not', () => {
+    for (const op of ['console.keys.revoke', 'console.team.disable', 'console.webhooks.retire', 'console.webhooks.replay', 'console.jobs.cancel'] as const) {
+      expect(needsSudo(op, {})).toBe(false);
+    }
   });
 });
 

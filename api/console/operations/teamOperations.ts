@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import { requireWithinOwn } from '../../../core/keys/handingOn';
-import { notFound, Problem, validationFailed } from '../../../core/problems';
+import { notFound, Problem } from '../../../core/problems';
 import { roleOf } from '../../../core/users/adminSeats';
 import { findUserOfOrg } from '../../../core/users/store';
-import { createUser, disableUser, findUserByEmail, setUserPermissions, setUserRole, type UserRecord } from '../../../core/users/users';
+import { invitePerson, type InvitationAnswer } from '../../../core/users/invitations';
+import { disableUser, setUserPermissions, setUserRole, type UserRecord } from '../../../core/users/users';
+import { auditActorOf } from '../../operations/operationAudit';
 import { defineConsoleOperation } from '../consoleOperation';
 
 /**
@@ -20,16 +22,6 @@ async function orgPerson(orgId: string, userId: string): Promise<UserRecord> {
   const user = await findUserOfOrg(orgId, userId);
   if (!user) throw notFound('person');
   return user;
-}
-
-export interface Invitation {
-  user_id: string;
-  email: string;
-  role: string;
-  workspace_id: string;
-  permissions: string[];
-  setup_url: string;
-  setup_expires_at: string;
 }
 
 const invite = defineConsoleOperation({
@@ -49,21 +41,14 @@ const invite = defineConsoleOperation({
     .strict(),
   handler: async ({ principal, body, config }) => {
     requireWithinOwn(principal.scopes, { kind: 'person_invited', permissions: body.permissions });
-    if (await findUserByEmail(body.email)) throw validationFailed([{ field: 'email', message: 'a person with this email address already has an account' }]);
-    const created = await createUser(config, {
-      orgId: principal.orgId,
-      workspaceId: principal.workspaceId,
-      email: body.email,
-      permissions: body.permissions,
-      role: body.role,
-    });
-    const invitation: Invitation = { ...created, workspace_id: principal.workspaceId, permissions: [...new Set(body.permissions)] };
+    const invitation = await invitePerson(config, { ...body, orgId: principal.orgId, workspaceId: principal.workspaceId, invitedBy: auditActorOf(principal) });
     return { status: 201, body: invitation };
   },
   audit: {
+    // The invitation, not an account: the log reads the same whether or not the address had one.
     change: (_input, result) => {
-      const invitation = result.body as Invitation;
-      return { action: 'user.invited', target: invitation.user_id, after: { ...invitation, setup_url: undefined, status: 'invited' } };
+      const invitation = result.body as InvitationAnswer;
+      return { action: 'user.invited', target: invitation.invitation_id, after: { ...invitation, setup_url: undefined, status: 'pending' } };
     },
   },
 });

@@ -12,14 +12,15 @@ import { notAllowed } from '../consoleErrors';
 import { dateText, scrollingTable, secretBlock, seeOther, sendConsolePage } from '../consoleLayout';
 import type { ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS, keyPath } from '../consolePaths';
-import { requireSudo, type ConsoleVisitor } from '../consoleVisitor';
+import { requireSudoToOpen, type ConsoleVisitor } from '../consoleVisitor';
 import { permissionCheckboxes, postForm, selectInput, textInput } from '../formControls';
 import { pageNumber, pager } from '../listPages';
 import type { CreatedKey } from '../operations/keyOperations';
 
 /**
  * "API keys" and its forms (DECISIONS.md "Organization console"). Creating and rotating need sudo
- * mode, asked for when the form is opened and checked again when it is posted; revoking does not.
+ * mode (sudoOperations.ts), asked for when the form is opened and checked again by the console
+ * road when it is posted; revoking does not.
  * Only admins write; members see the list without the links. A key's pages look the key up
  * before the role is judged, so an id of another organization is the same 404 for everyone.
  */
@@ -111,9 +112,9 @@ export function mountKeysPages(pages: ConsolePages): void {
     });
   });
 
-  pages.get(CONSOLE_PATHS.newKey, async (ctx, visitor) => {
+  pages.get(CONSOLE_PATHS.newKey, async (ctx, visitor, { now }) => {
     requireAdmin(visitor);
-    if (!(await requireSudo(ctx, visitor, CONSOLE_PATHS.newKey))) return;
+    if (!(await requireSudoToOpen(ctx, visitor, 'console.keys.create', CONSOLE_PATHS.newKey, now()))) return;
     const [workspaces, applications] = await Promise.all([workspacesOfOrg(visitor.user.orgId, 'oldest_first'), keyApplicationsOfOrg(visitor.user.orgId)]);
     const own = ALL_PERMISSIONS.filter((p) => visitor.principal.scopes.includes(p));
     sendConsolePage(ctx, {
@@ -147,18 +148,17 @@ export function mountKeysPages(pages: ConsolePages): void {
 
   pages.post(CONSOLE_PATHS.newKey, async (ctx, visitor, form, { road }) => {
     requireAdmin(visitor);
-    if (!(await requireSudo(ctx, visitor, CONSOLE_PATHS.newKey))) return;
     const result = await road.run(ctx, visitor, 'console.keys.create', { body: formBody(form, ['name', 'workspace', 'application', 'expires'], ['scopes']) });
     const created = result.body as CreatedKey;
     newKeyPage(ctx, visitor, 'Your new API key', created, 201, html``);
   });
 
-  pages.get('/console/keys/:key_id/rotate', async (ctx, visitor) => {
+  pages.get('/console/keys/:key_id/rotate', async (ctx, visitor, { now }) => {
     const key = await keyOf(ctx, visitor);
     requireAdmin(visitor);
     // Refused before the form: the post would be refused the same way (core/keys/handingOn.ts).
     requireWithinOwn(visitor.principal.scopes, { kind: 'key_rotated', scopes: key.scopes });
-    if (!(await requireSudo(ctx, visitor, keyPath(key.key_id, 'rotate')))) return;
+    if (!(await requireSudoToOpen(ctx, visitor, 'console.keys.rotate', keyPath(key.key_id, 'rotate'), now()))) return;
     sendConsolePage(ctx, {
       title: 'Rotate API key',
       visitor: visitor.layout,
@@ -178,7 +178,6 @@ export function mountKeysPages(pages: ConsolePages): void {
   pages.post('/console/keys/:key_id/rotate', async (ctx, visitor, form, { road }) => {
     const keyId = (await keyOf(ctx, visitor)).key_id;
     requireAdmin(visitor);
-    if (!(await requireSudo(ctx, visitor, keyPath(keyId, 'rotate')))) return;
     const result = await road.run(ctx, visitor, 'console.keys.rotate', { params: { key_id: keyId }, body: formBody(form, ['old_key_ends']) });
     const rotated = result.body as RotationResult;
     newKeyPage(

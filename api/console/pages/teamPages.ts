@@ -10,17 +10,21 @@ import { notAllowed } from '../consoleErrors';
 import { dateText, scrollingTable, secretBlock, seeOther, sendConsolePage } from '../consoleLayout';
 import type { ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS, personPath } from '../consolePaths';
-import { requireSudo, type ConsoleVisitor } from '../consoleVisitor';
+import { requireSudoToOpen, type ConsoleVisitor } from '../consoleVisitor';
 import { permissionCheckboxes, postForm, selectInput, textInput } from '../formControls';
 import { pageNumber, pager } from '../listPages';
-import type { Invitation } from '../operations/teamOperations';
+import { pendingInvitations, type InvitationAnswer, type InvitationView } from '../../../core/users/invitations';
 
 /**
- * "Team", "Invite a person" and "Edit person" (DECISIONS.md "Organization console"). Changing a
- * role or permissions and inviting an admin need sudo mode; disabling does not. The last active
+ * "Team", "Invite a person" and "Edit person" (DECISIONS.md "Organization console"). Inviting
+ * anyone and changing a role or permissions need sudo mode (sudoOperations.ts: the console road
+ * checks it when the form is posted, and "Invite a person" asks already when it is opened);
+ * disabling does not. The last active
  * admin's refusal is shown on the person's page.
  */
 export const PEOPLE_PER_PAGE = 50;
+/** Pending invitations shown on the Team page (an organization has a handful). */
+const INVITATIONS_SHOWN = 200;
 
 const ROLE_OPTIONS = [
   { value: 'member', label: 'Member' },
@@ -55,6 +59,17 @@ function personRow(u: UserRecord, admin: boolean): Html {
     <td>${u.lastSignInAt ? dateText(u.lastSignInAt) : 'Never'}</td>
     <td>${statusOf(u)}</td>
     <td>${admin ? html`<a href="${personPath(u._id)}" aria-label="Edit ${u.email}">Edit</a>` : ''}</td>
+  </tr>`;
+}
+
+/** A pending invitation's row: the same whether or not the address has an account anywhere. */
+function invitationRow(i: InvitationView): Html {
+  return html`<tr>
+    <td>${i.email}</td>
+    <td>${i.role}</td>
+    <td class="wrap">${i.permissions.map((p, n) => html`${n ? ', ' : ''}<code>${p}</code>`)}</td>
+    <td>${dateText(i.createdAt)}</td>
+    <td>Invitation pending</td>
   </tr>`;
 }
 
@@ -112,7 +127,11 @@ export function mountTeamPages(pages: ConsolePages): void {
   pages.list(CONSOLE_PATHS.team, async (ctx, visitor) => {
     const page = pageNumber(ctx.query.page);
     const found = await pageOfUsersOfOrg(visitor.user.orgId, (page - 1) * PEOPLE_PER_PAGE, PEOPLE_PER_PAGE + 1);
-    const people = found.slice(0, PEOPLE_PER_PAGE);
+    const invitations = await pendingInvitations(visitor.user.orgId, INVITATIONS_SHOWN);
+    // A person invited from here shows as their invitation until they set a password, like an
+    // invitation of an address that has an account elsewhere (which has no person here).
+    const invited = new Set(invitations.map((i) => i.userId));
+    const people = found.slice(0, PEOPLE_PER_PAGE).filter((u) => !invited.has(u._id));
     const admin = visitor.role === 'admin';
     sendConsolePage(ctx, {
       title: 'Team',
@@ -124,12 +143,19 @@ export function mountTeamPages(pages: ConsolePages): void {
         ['Email', 'Role', 'Permissions', 'Last sign-in', 'Status', 'Actions'],
         people.map((u) => personRow(u, admin)),
       )}
-      ${pager(CONSOLE_PATHS.team, 'Pages of people', page, found.length > PEOPLE_PER_PAGE)}`,
+      ${pager(CONSOLE_PATHS.team, 'Pages of people', page, found.length > PEOPLE_PER_PAGE)}
+      ${
+        invitations.length && page === 1
+          ? html`<h2>Invitations</h2>
+              ${scrollingTable('Invitations', ['Email', 'Role', 'Permissions', 'Invited', 'Status'], invitations.map(invitationRow))}`
+          : ''
+      }`,
     });
   });
 
-  pages.get(CONSOLE_PATHS.invite, async (ctx, visitor) => {
+  pages.get(CONSOLE_PATHS.invite, async (ctx, visitor, { now }) => {
     requireAdmin(visitor);
+    if (!(await requireSudoToOpen(ctx, visitor, 'console.team.invite', CONSOLE_PATHS.invite, now()))) return;
     sendConsolePage(ctx, {
       title: 'Invite a person',
       visitor: visitor.layout,
@@ -139,9 +165,7 @@ export function mountTeamPages(pages: ConsolePages): void {
         visitor.csrf,
         html`${textInput('email', 'Email', { type: 'email', maxLength: 320 })} ${selectInput('role', 'Role', ROLE_OPTIONS, 'member')}
           ${permissionCheckboxes('Permissions', 'permissions', ownPermissions(visitor), [])}
-          <p class="note">
-            You can give only permissions you have yourself. Inviting an admin asks for your password if you have not typed it in the last 15 minutes.
-          </p>
+          <p class="note">You can give only permissions you have yourself.</p>
           <button type="submit">Invite</button>`,
       ),
     });
@@ -149,10 +173,9 @@ export function mountTeamPages(pages: ConsolePages): void {
 
   pages.post(CONSOLE_PATHS.invite, async (ctx, visitor, form, { road }) => {
     requireAdmin(visitor);
-    if (form.get('role') === 'admin' && !(await requireSudo(ctx, visitor, CONSOLE_PATHS.invite))) return;
     const body = { email: form.get('email') ?? '', role: form.get('role') ?? '', permissions: form.getAll('permissions') };
     const result = await road.run(ctx, visitor, 'console.team.invite', { body });
-    const invitation = result.body as Invitation;
+    const invitation = result.body as InvitationAnswer;
     sendConsolePage(
       ctx,
       {
@@ -179,7 +202,6 @@ export function mountTeamPages(pages: ConsolePages): void {
   pages.post('/console/team/:user_id', async (ctx, visitor, form, { road }) => {
     const userId = (await personOf(ctx, visitor))._id;
     requireAdmin(visitor);
-    if (!(await requireSudo(ctx, visitor, personPath(userId)))) return;
     await onLastAdmin(ctx, visitor, async () => {
       await road.run(ctx, visitor, 'console.team.update', {
         params: { user_id: userId },

@@ -1,0 +1,247 @@
+import { AuditEvent } from '../../core/audit/models';
+import { newId } from '../../core/ids';
+import { createApiKey } from '../../core/keys/apiKeys';
+import { ApiKey } from '../../core/keys/models';
+import { Workspace } from '../../core/tenancy/models';
+import { User } from '../../core/users/models';
+import { SUDO_WINDOW_MS } from '../../core/users/sudoMode';
+import { createUser } from '../../core/users/users';
+import { WebhookEndpoint } from '../../core/webhooks/models';
+import { SUDO_OPERATIONS } from '../../api/console/sudoOperations';
+import type { ConsoleOperationName } from '../../api/console/consoleOperationNames';
+import { CONSOLE_TEST_PASSWORD, consoleSession, type ConsoleSession } from '../support/consoleWebhooks';
+import { createTenant, type TestTenant } from '../support/fixtures';
+import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
+import { startSignInApi } from '../support/signInApi';
+import type { TestApi } from '../support/testApi';
+import { TestClock } from '../support/testClock';
+
+/**
+ * Sudo mode on every lasting access (DECISIONS.md "Sudo mode"): with the password last confirmed
+ * more than 15 minutes ago on the app's clock, each write of api/console/sudoOperations.ts lands
+ * on "Confirm your password" and changes nothing; the page holds what was posted, and after the
+ * password the browser posts it again (307) and the change is made as it was typed.
+ */
+let srv: TestApi;
+let receiver: HttpsReceiver;
+let tenant: TestTenant;
+let admin: ConsoleSession;
+const clock = new TestClock();
+/** A second workspace, whose endpoint is re-pointed and rotated. */
+let otherWorkspace = '';
+let endpointId = '';
+let keyId = '';
+let personId = '';
+
+/** Moves the app's clock past the sudo window of every confirmation so far (sign-ins use the real time). */
+function expireSudo(): void {
+  clock.advance(Math.max(clock.now(), Date.now()) + SUDO_WINDOW_MS + 60_000 - clock.now());
+}
+
+beforeAll(async () => {
+  receiver = await startHttpsReceiver();
+  srv = await startSignInApi({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOK_EXTRA_CA_FILE: receiver.caFile }, { now: clock.now });
+  tenant = await createTenant();
+  admin = await consoleSession(srv, tenant, 'admin', ['candidates.search', 'jobs.v1:read']);
+  // Just signed in: the app's clock reads the sign-in's time.
+  clock.advance(Date.now() - clock.now());
+  otherWorkspace = (await Workspace.create({ _id: newId('ws'), orgId: tenant.orgId, name: 'Second' }))._id;
+  const registered = await admin.post('/console/webhooks', { workspace: otherWorkspace, url: `${receiver.url}/first` });
+  expect(registered.text).toContain('<h1>Your new signing secret</h1>');
+  endpointId = (await WebhookEndpoint.findOne({ workspaceId: otherWorkspace }).lean())!._id;
+  keyId = (
+    await createApiKey({ orgId: tenant.orgId, workspaceId: tenant.workspaceId, name: 'To rotate', scopes: ['candidates.search'], audience: 'developer-api' })
+  ).key_id;
+  personId = (
+    await createUser(srv.config, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email: `p${Date.now()}@example.com`, permissions: ['jobs.v1:read'] })
+  ).user_id;
+});
+afterAll(async () => {
+  await srv?.close();
+  await receiver?.close();
+});
+
+function unescapeHtml(value: string): string {
+  return value
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
+/** The hidden fields of a page, in order (several of one name stay several). */
+function hiddenFields(page: string): [string, string][] {
+  return [...page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)" \/>/g)].map((m) => [m[1], unescapeHtml(m[2])]);
+}
+
+/** What an action may change, read straight from the store, with the organization's audit entries. */
+async function storeState() {
+  return {
+    keys: await ApiKey.find({ orgId: tenant.orgId }).sort({ _id: 1 }).lean(),
+    people: await User.find({ orgId: tenant.orgId }).sort({ _id: 1 }).lean(),
+    endpoints: await WebhookEndpoint.find({ orgId: tenant.orgId }).sort({ _id: 1 }).lean(),
+    audit: await AuditEvent.countDocuments({ orgId: tenant.orgId }),
+  };
+}
+
+interface SudoAction {
+  operation: ConsoleOperationName;
+  path: () => string;
+  /** The form as the person filled it in. */
+  form: () => [string, string][];
+  /** The answer once the password was confirmed, and the change it made. */
+  done: (answer: { status: number; text: string; location: string | null }) => Promise<void>;
+}
+
+const invitedEmail = `invited${Date.now()}@example.com`;
+
+const ACTIONS: SudoAction[] = [
+  {
+    operation: 'console.keys.create',
+    path: () => '/console/keys/new',
+    form: () => [
+      ['name', 'Made after confirming'],
+      ['workspace', tenant.workspaceId],
+      ['scopes', 'candidates.search'],
+      ['scopes', 'jobs.v1:read'],
+      ['expires', '90d'],
+    ],
+    done: async (answer) => {
+      expect(answer.status).toBe(201);
+      expect(answer.text).toContain('<h1>Your new API key</h1>');
+      const made = await ApiKey.findOne({ orgId: tenant.orgId, name: 'Made after confirming' }).lean();
+      expect(made?.scopes).toEqual(['candidates.search', 'jobs.v1:read']);
+    },
+  },
+  {
+    operation: 'console.keys.rotate',
+    path: () => `/console/keys/${keyId}/rotate`,
+    form: () => [['old_key_ends', '7d']],
+    done: async (answer) => {
+      expect(answer.status).toBe(201);
+      const family = await ApiKey.find({ orgId: tenant.orgId, name: 'To rotate' }).lean();
+      expect(family).toHaveLength(2);
+    },
+  },
+  {
+    operation: 'console.team.invite',
+    path: () => '/console/team/invite',
+    form: () => [
+      ['email', invitedEmail],
+      ['role', 'member'],
+      ['permissions', 'jobs.v1:read'],
+    ],
+    done: async (answer) => {
+      expect(answer.status).toBe(201);
+      expect(answer.text).toContain('<h1>Invitation created</h1>');
+      expect(answer.text).toContain(invitedEmail);
+    },
+  },
+  {
+    operation: 'console.team.update',
+    path: () => `/console/team/${personId}`,
+    form: () => [
+      ['role', 'admin'],
+      ['permissions', 'jobs.v1:read'],
+      ['permissions', 'candidates.search'],
+    ],
+    done: async (answer) => {
+      expect(answer.status).toBe(303);
+      const person = await User.findById(personId).lean();
+      expect(person).toMatchObject({ role: 'admin', permissions: ['jobs.v1:read', 'candidates.search'] });
+    },
+  },
+  {
+    operation: 'console.webhooks.register',
+    path: () => '/console/webhooks',
+    form: () => [
+      ['workspace', tenant.workspaceId],
+      ['url', `${receiver.url}/registered?after=confirming&x=1`],
+    ],
+    done: async (answer) => {
+      expect(answer.text).toContain('<h1>Your new signing secret</h1>');
+      const [made] = await WebhookEndpoint.find({ workspaceId: tenant.workspaceId }).lean();
+      expect(made.url).toBe(`${receiver.url}/registered?after=confirming&x=1`);
+    },
+  },
+  {
+    operation: 'console.webhooks.update',
+    path: () => `/console/webhooks/endpoints/${endpointId}`,
+    form: () => [['url', `${receiver.url}/re-pointed`]],
+    done: async (answer) => {
+      expect(answer.status).toBe(303);
+      expect((await WebhookEndpoint.findById(endpointId).lean())!.url).toBe(`${receiver.url}/re-pointed`);
+    },
+  },
+  {
+    operation: 'console.webhooks.rotate_secret',
+    path: () => `/console/webhooks/endpoints/${endpointId}/rotate-secret`,
+    form: () => [],
+    done: async (answer) => {
+      expect(answer.text).toContain('<h1>Your new signing secret</h1>');
+      expect((await WebhookEndpoint.findById(endpointId).lean())!.rotationEndsAt).toBeTruthy();
+    },
+  },
+];
+
+test('the list of writes that need sudo mode is exactly the lasting accesses, and each has a test here', () => {
+  expect(Object.keys(SUDO_OPERATIONS).sort()).toEqual(ACTIONS.map((a) => a.operation).sort());
+});
+
+describe.each(ACTIONS.map((a) => [a.operation, a] as const))('%s', (_name, action) => {
+  test('with the password confirmed more than 15 minutes ago: "Confirm your password", nothing changed; after it, the change is made as typed', async () => {
+    expireSudo();
+    const before = await storeState();
+    const asked = await admin.post(action.path(), action.form());
+    expect(asked.status).toBe(200);
+    expect(asked.text).toContain('<h1>Confirm your password</h1>');
+    expect(await storeState()).toEqual(before);
+    // The page holds the post: where it went and every field as typed.
+    const held = hiddenFields(asked.text);
+    expect(held).toContainEqual(['sudo_action', action.path()]);
+    for (const field of action.form()) expect(held).toContainEqual(field);
+
+    if (action === ACTIONS[0]) {
+      // A wrong password keeps it too (once: failures count towards the sign-in's limits).
+      const wrong = await admin.browser.request('/console/confirm', { form: new URLSearchParams([...held, ['password', 'not the password']]) });
+      expect(wrong.status).toBe(401);
+      expect(hiddenFields(wrong.text)).toEqual(held);
+      expect(await storeState()).toEqual(before);
+    }
+
+    const confirmed = await admin.browser.request('/console/confirm', { form: new URLSearchParams([...held, ['password', CONSOLE_TEST_PASSWORD]]) });
+    expect(confirmed.status).toBe(307);
+    expect(confirmed.location).toBe(action.path());
+    // What a browser does with a 307: the same body, posted again to the same place.
+    const answer = await admin.browser.request(confirmed.location!, { form: new URLSearchParams([...held, ['password', CONSOLE_TEST_PASSWORD]]) });
+    await action.done(answer);
+    expect((await storeState()).audit).toBe(before.audit + 1);
+  });
+});
+
+test('a form that needs sudo mode asks for the password when it is opened, and comes back to it after', async () => {
+  expireSudo();
+  for (const path of ['/console/keys/new', `/console/keys/${keyId}/rotate`, '/console/team/invite']) {
+    const opened = await admin.get(path);
+    expect(opened.status).toBe(303);
+    expect(opened.location).toBe(`/console/confirm?return_to=${encodeURIComponent(path)}`);
+  }
+  const page = await admin.get('/console/confirm?return_to=%2Fconsole%2Fkeys%2Fnew');
+  const confirmed = await admin.browser.request('/console/confirm', {
+    form: new URLSearchParams([...hiddenFields(page.text), ['password', CONSOLE_TEST_PASSWORD]]),
+  });
+  expect(confirmed.status).toBe(303);
+  expect(confirmed.location).toBe('/console/keys/new');
+  expect((await admin.get('/console/keys/new')).status).toBe(200);
+});
+
+test('taking access away needs no password: disabling an endpoint and revoking a key go through', async () => {
+  expireSudo();
+  const disabled = await admin.post(`/console/webhooks/endpoints/${endpointId}`, { state: 'disabled' });
+  expect(disabled.status).toBe(303);
+  expect((await WebhookEndpoint.findById(endpointId).lean())!.state).toBe('disabled');
+  const revoked = await admin.post(`/console/keys/${keyId}/revoke`);
+  expect(revoked.status).toBe(303);
+  expect((await ApiKey.findById(keyId).lean())!.revokedAt).toBeTruthy();
+});
