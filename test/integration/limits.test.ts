@@ -176,7 +176,7 @@ describe('request rate: strict one-second window shared by every key and replica
     const admitted = results.filter((r) => r.res.status === 200);
     for (const r of results) {
       if (r.res.status !== 200) expectRateLimited(r.res);
-      else expect(r.res.headers['ratelimit']).toMatch(/^"baseline";r=\d+;t=1$/);
+      else expect(r.res.headers['ratelimit']).toMatch(/^"baseline";r=\d+;t=1, "in_flight";r=\d+$/);
     }
     const perSecond = [...new Set(results.map((r) => r.second))].map((second) => ({
       second,
@@ -259,7 +259,7 @@ describe('request rate: strict one-second window shared by every key and replica
       if (Date.now() >= start + 950) continue;
       expect(res.filter((r) => r.status === 200)).toHaveLength(4);
       for (const r of res.filter((x) => x.status !== 200)) expectRateLimited(r);
-      expect(res.find((r) => r.status === 200)!.headers['ratelimit-policy']).toBe('"baseline";q=4;w=1');
+      expect(res.find((r) => r.status === 200)!.headers['ratelimit-policy']).toBe('"baseline";q=4;w=1, "in_flight";q=25;qu="concurrent-requests"');
       break;
     }
   });
@@ -448,7 +448,7 @@ describe('GET /v1/operational-limits', () => {
   test('defaults when the organization has none of its own, for the organization, application, key family and key', async () => {
     const res = await read('');
     expect(res.status).toBe(200);
-    expect(res.headers['ratelimit-policy']).toBe('"baseline";q=25;w=1');
+    expect(res.headers['ratelimit-policy']).toBe('"baseline";q=25;w=1, "in_flight";q=25;qu="concurrent-requests"');
     const scopes = new Set(res.json.data.map((e: any) => `${e.scope.type}:${e.scope.id}`));
     expect(scopes).toEqual(
       new Set([`organization:${tenant.orgId}`, `application:${tenant.applicationId}`, `key_family:${tenant.familyId}`, `key:${tenant.keyId}`]),

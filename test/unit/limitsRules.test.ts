@@ -14,7 +14,7 @@ import { BASELINE_ENTRY, OPERATIONS, OPERATION_REQUESTS_PER_SECOND, type Scope }
 import { capDecision, MINUTE_MS, type CapEntry } from '../../core/limits/minuteCaps';
 import { freeSlotIds, secondsUntilNextWindow, windowSecond, windowSlotId, windowSlotIds, WindowSlotsTakenHere } from '../../core/limits/strictWindow';
 import { everySlotHeldHere, freeLeaseSlots, inFlightRetryAfterSeconds, LeaseReleaser, probeOrder, SlotsHeldHere } from '../../core/limits/inFlightLeases';
-import { rateLimitHeader, rateLimitHeaders, rateLimitPolicyHeader } from '../../core/limits/rateLimitHeaders';
+import { parseRateLimit, rateLimitHeader, rateLimitHeaders, rateLimitPolicyHeader } from '../../core/limits/rateLimitHeaders';
 import { limitEntries, limitEntry } from '../../core/limits/operationalLimits';
 
 const ORG: Scope = { type: 'organization', id: 'org_1' };
@@ -378,5 +378,14 @@ describe('RateLimit headers (IETF draft syntax)', () => {
     expect(rateLimitPolicyHeader(states)).toBe('"baseline";q=25;w=1, "contact_retrieval_jobs.get@key";q=100;w=60');
     expect(rateLimitHeader(states)).toBe('"baseline";r=12;t=1, "contact_retrieval_jobs.get@key";r=0;t=40');
     expect(rateLimitHeaders([])).toEqual({});
+  });
+  test('an in-flight limit is a concurrency policy: a quota unit, no window and no reset', () => {
+    const inFlight = { policy: 'in_flight', quota: 25, remaining: 24, quotaUnit: 'concurrent-requests' as const };
+    expect(rateLimitPolicyHeader([states[0], inFlight])).toBe('"baseline";q=25;w=1, "in_flight";q=25;qu="concurrent-requests"');
+    expect(rateLimitHeader([states[0], inFlight])).toBe('"baseline";r=12;t=1, "in_flight";r=24');
+    expect([...parseRateLimit(rateLimitHeader([states[0], inFlight]))]).toEqual([
+      ['baseline', { remaining: 12, resetSeconds: 1 }],
+      ['in_flight', { remaining: 24, resetSeconds: undefined }],
+    ]);
   });
 });
