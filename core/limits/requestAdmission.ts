@@ -411,7 +411,14 @@ export class StoreAdmission {
     if (w.admitted) await this.returnWindowSlot(w.taken);
     if (l.admitted) this.releaseLease(l.lease);
     if (!w.admitted)
-      return { admitted: false, reason: 'request_rate', retryAfterSeconds: w.retryAfterSeconds, limit: w.limit, count: w.count, givenBack: l.admitted ? l.lease : undefined };
+      return {
+        admitted: false,
+        reason: 'request_rate',
+        retryAfterSeconds: w.retryAfterSeconds,
+        limit: w.limit,
+        count: w.count,
+        givenBack: l.admitted ? l.lease : undefined,
+      };
     return { admitted: false, reason: 'in_flight', retryAfterSeconds: (l as { retryAfterSeconds: number }).retryAfterSeconds, limit: w.limit, count: w.count };
   }
 }

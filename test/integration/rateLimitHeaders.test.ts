@@ -67,7 +67,14 @@ class LimitsModel {
     const second = windowSecond(now);
     const remaining: Array<[string, number]> = [];
     const inFlight = (): [string, number] => ['in_flight', IN_FLIGHT - this.held];
-    if (this.held === IN_FLIGHT) return { refusedBy: 'max_concurrency', remaining: [['baseline', RATE - this.count('baseline', second)], ['in_flight', 0]] };
+    if (this.held === IN_FLIGHT)
+      return {
+        refusedBy: 'max_concurrency',
+        remaining: [
+          ['baseline', RATE - this.count('baseline', second)],
+          ['in_flight', 0],
+        ],
+      };
     if (this.count('baseline', second) === RATE) return { refusedBy: 'requests_per_second', remaining: [['baseline', 0], inFlight()] };
     this.take('baseline', second, 1);
     const own = OWN_RATES[operation];
