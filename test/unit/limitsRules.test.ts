@@ -15,7 +15,8 @@ import { capDecision, MINUTE_MS, type CapEntry } from '../../core/limits/minuteC
 import { freeSlotIds, secondsUntilNextWindow, windowSecond, windowSlotId, windowSlotIds, WindowSlotsTakenHere } from '../../core/limits/strictWindow';
 import { everySlotHeldHere, freeLeaseSlots, inFlightRetryAfterSeconds, LeaseReleaser, probeOrder, SlotsHeldHere } from '../../core/limits/inFlightLeases';
 import { parseRateLimit, rateLimitHeader, rateLimitHeaders, rateLimitPolicyHeader } from '../../core/limits/rateLimitHeaders';
-import { limitEntries, limitEntry } from '../../core/limits/operationalLimits';
+import { condensedLimitEntries, limitEntries, limitEntriesPage, limitEntry } from '../../core/limits/operationalLimits';
+import { encodeListCursor } from '../../core/pageCursor';
 
 const ORG: Scope = { type: 'organization', id: 'org_1' };
 const APP: Scope = { type: 'application', id: 'app_1' };
@@ -342,6 +343,30 @@ describe('limit entries (SPEC 8.3)', () => {
     expect(limitEntry(s, 'contact_retrieval_jobs.get', [ORG], 60)).toMatchObject({ source: 'inherited', requests_per_minute: null });
     expect(limitEntry(s, 'contact_retrieval_jobs.get', [ORG, APP], 60)).toMatchObject({ source: 'override', requests_per_minute: 300 });
     expect(limitEntry(s, 'contact_retrieval_jobs.get', chain, 60)).toMatchObject({ source: 'override', requests_per_minute: 100 });
+  });
+  test('the read without filters: the organization entry of each operation, and narrower entries only where they differ', () => {
+    const chains = [[ORG], [ORG, APP], [ORG, APP, FAM], chain];
+    const plain = condensedLimitEntries(limitEntries(emptySettings('org_1'), chains, 60));
+    expect(plain.map((e) => `${e.scope.type}/${e.operation}`)).toEqual([BASELINE_ENTRY, ...OPERATIONS].map((op) => `organization/${op}`));
+    const capped = condensedLimitEntries(limitEntries(withOverrides({ overrides: [cap(FAM, 300), block(KEY, 'whoami')] }), chains, 60));
+    expect(capped.filter((e) => e.scope.type !== 'organization').map((e) => `${e.scope.type}/${e.operation}`)).toEqual([
+      'key_family/contact_retrieval_jobs.get',
+      'key/whoami',
+      'key/contact_retrieval_jobs.get',
+    ]);
+  });
+  test('entries in pages: each once, in order, the last page without a cursor; a cursor of another list is invalid_cursor', () => {
+    const all = limitEntries(emptySettings('org_1'), [[ORG]], 60);
+    const seen = [];
+    let cursor: string | undefined;
+    do {
+      const page = limitEntriesPage(all, 7, cursor);
+      seen.push(...page.data);
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+    expect(seen).toEqual(all);
+    expect(limitEntriesPage(all, all.length).next_cursor).toBeNull();
+    expect(() => limitEntriesPage(all, 7, encodeListCursor('jobs', { at: 1 }))).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
   });
   test('a block is denied and reports no figures', () => {
     const e = limitEntry(withOverrides({ overrides: [block(FAM)] }), 'contact_retrieval_jobs.get', chain, 60);
