@@ -265,6 +265,7 @@ async function main(): Promise<void> {
           : []),
       ],
       keyChoice,
+      webhookTls,
       ...prepared,
     });
   } catch (err) {
@@ -320,6 +321,21 @@ function shellWord(value: string): string {
   return /^[A-Za-z0-9_./:@%+=,-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
 }
 
+/**
+ * How an integrator's own HTTPS receiver on this machine gets deliveries: serve it with the
+ * loopback certificate this start's worker trusts, and tell other clients to trust it too.
+ */
+function trustLines(tls: WebhookCertificateFiles | null): string[] {
+  if (!tls) return [];
+  return [
+    'Your own HTTPS receiver on this machine instead (registered as the endpoint, e.g. https://127.0.0.1:<port>/<path>): serve it with',
+    "the development certificate, which this start's worker trusts (valid for 127.0.0.1, ::1 and localhost only):",
+    `  certificate ${tls.certFile}`,
+    `  key         ${tls.keyFile}`,
+    `and have your own clients trust it: curl --cacert ${tls.certFile} …, or NODE_EXTRA_CA_CERTS=${tls.certFile} for Node.`,
+  ];
+}
+
 function printWelcome(w: {
   apiUrl: string;
   uiUrl: string;
@@ -331,6 +347,8 @@ function printWelcome(w: {
   devKey: DevelopmentKey | null;
   org: { org_id: string; workspace_id: string } | null;
   person: SessionPerson | null;
+  /** The loopback certificate this start's worker trusts, when it made one. */
+  webhookTls: WebhookCertificateFiles | null;
 }): void {
   const admin = 'npm run --silent admin --';
   const exports = w.suppliedExports.map((name) =>
@@ -367,6 +385,9 @@ function printWelcome(w: {
         'then a free job whose job.completed it receives:',
         `  ${admin} webhook listen --workspace ${workspace}`,
         `  ${admin} webhook trigger --workspace ${workspace}`,
+        'It keeps one endpoint and signing secret for the workspace across sessions (--new-secret rotates it); a plain HTTP receiver of',
+        'your own takes the deliveries with --forward-to http://localhost:<port>/<path>.',
+        ...trustLines(w.webhookTls),
       ]
     : [];
   const lines = [

@@ -2,17 +2,17 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from 'koa';
-import type { KeyPrincipal } from '../../core/keys/apiKeys';
-import { sessionlessToolServer, type SessionlessCall } from './sessionlessToolServer';
-import { noteStoreOutage, statusOnOutage, type OutageFlag } from './storeOutage';
+import { sessionlessToolServer } from './sessionlessToolServer';
+import { statusOnOutage } from './storeOutage';
+import { runToolCall, type ToolCall } from './toolCall';
 import type { ToolEntry } from './toolCatalog';
 import type { ToolDispatcher } from './toolDispatch';
-import { toolListing } from './toolCatalog';
+import { toolListing, toolServerInstructions } from './toolCatalog';
 import { toolResult } from './toolResult';
 
 /** The 2025-era server (SDK 1.x): a fresh one per POST, stateless, JSON responses. */
-function legacyServer(tools: readonly ToolEntry[], dispatcher: ToolDispatcher, call: SessionlessCall): Server {
-  const server = new Server({ name: 'talent-platform-tools', version: '1.0.0' }, { capabilities: { tools: {} } });
+function legacyServer(tools: readonly ToolEntry[], dispatcher: ToolDispatcher, call: ToolCall): Server {
+  const server = new Server({ name: 'talent-platform-tools', version: '1.0.0' }, { capabilities: { tools: {} }, instructions: toolServerInstructions(tools) });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: tools.map(toolListing),
   }));
@@ -20,21 +20,14 @@ function legacyServer(tools: readonly ToolEntry[], dispatcher: ToolDispatcher, c
     const entry = tools.find((t) => t.definition.name === request.params.name);
     if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-    return toolResult(
-      await noteStoreOutage(call.outage, () => dispatcher.run(entry, args, call.principal, call.requestId, call.clientAddress)),
-    ) satisfies CallToolResult;
+    return toolResult(await runToolCall(dispatcher, entry, args, call)) satisfies CallToolResult;
   });
   return server;
 }
 
 export interface ProtocolRevisions {
   /** Serves one authenticated, parsed JSON-RPC message with the server of the revision it carries. */
-  serve(
-    ctx: Context,
-    raw: string,
-    message: unknown,
-    call: { principal: KeyPrincipal; requestId: string; clientAddress?: string; outage: OutageFlag },
-  ): Promise<void>;
+  serve(ctx: Context, raw: string, message: unknown, call: ToolCall): Promise<void>;
 }
 
 /**

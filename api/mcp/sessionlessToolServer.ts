@@ -2,13 +2,12 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { createMcpHandler, isLegacyRequest, ProtocolError, ProtocolErrorCode, Server, type McpHttpHandler } from '@modelcontextprotocol/server';
 import type { Context } from 'koa';
-import type { KeyPrincipal } from '../../core/keys/apiKeys';
-import { toolListing, type ToolEntry } from './toolCatalog';
+import { toolListing, toolServerInstructions, type ToolEntry } from './toolCatalog';
 import type { ToolDispatcher } from './toolDispatch';
 import { toolResult } from './toolResult';
 import { namedHost, requestUrl } from '../requestUrl';
 import { STORE_RETRY_AFTER_SECONDS } from '../../core/store/storeUnavailable';
-import { noteStoreOutage, type OutageFlag } from './storeOutage';
+import { runToolCall, type ToolCall } from './toolCall';
 
 /**
  * MCP 2026-07-28 on `/tools`, through the official SDK 2.x (`@modelcontextprotocol/server`):
@@ -20,16 +19,8 @@ import { noteStoreOutage, type OutageFlag } from './storeOutage';
  * `isSessionlessRequest` sends them to the SDK 1.x server in toolServer.ts, so existing clients see
  * exactly what they saw before. Both serve one tool catalogue through one dispatcher.
  */
-export interface SessionlessCall {
-  principal: KeyPrincipal;
-  requestId: string;
-  /** Where the call came from, for the audit entry of a change. */
-  clientAddress?: string;
-  outage: OutageFlag;
-}
-
-function sessionlessServer(tools: readonly ToolEntry[], dispatcher: ToolDispatcher, call: SessionlessCall): Server {
-  const server = new Server({ name: 'talent-platform-tools', version: '1.0.0' }, { capabilities: { tools: {} } });
+function sessionlessServer(tools: readonly ToolEntry[], dispatcher: ToolDispatcher, call: ToolCall): Server {
+  const server = new Server({ name: 'talent-platform-tools', version: '1.0.0' }, { capabilities: { tools: {} }, instructions: toolServerInstructions(tools) });
   server.setRequestHandler('tools/list', async () => ({
     tools: tools.map((t) => {
       const listed = toolListing(t);
@@ -40,7 +31,7 @@ function sessionlessServer(tools: readonly ToolEntry[], dispatcher: ToolDispatch
     const entry = tools.find((t) => t.definition.name === request.params.name);
     if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-    return toolResult(await noteStoreOutage(call.outage, () => dispatcher.run(entry, args, call.principal, call.requestId, call.clientAddress)));
+    return toolResult(await runToolCall(dispatcher, entry, args, call));
   });
   return server;
 }
@@ -58,7 +49,7 @@ function webRequest(ctx: Context, rawBody: string): Request {
 export interface SessionlessToolServer {
   /** Whether the SDK would serve this message as 2026-07-28 (the same classification the SDK's handler runs). */
   isSessionlessRequest(request: Request, message: unknown): Promise<boolean>;
-  serve(ctx: Context, request: Request, message: unknown, call: SessionlessCall): Promise<void>;
+  serve(ctx: Context, request: Request, message: unknown, call: ToolCall): Promise<void>;
   webRequest: typeof webRequest;
   close(): Promise<void>;
 }
@@ -67,7 +58,7 @@ export function sessionlessToolServer(tools: readonly ToolEntry[], dispatcher: T
   const handler: McpHttpHandler = createMcpHandler(
     // authInfo is the SDK's pass-through for who the caller is (it never reads it from headers).
     ({ authInfo }) => {
-      const call = authInfo?.extra?.call as SessionlessCall | undefined;
+      const call = authInfo?.extra?.call as ToolCall | undefined;
       if (!call) throw new Error('a sessionless MCP request reached the server factory without its principal');
       return sessionlessServer(tools, dispatcher, call);
     },

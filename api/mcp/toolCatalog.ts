@@ -2,6 +2,7 @@ import { z, type ZodType } from 'zod';
 import type { OperationName } from '../../core/limits/limitTable';
 import type { RouteSpec } from '../routeSpec';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../core/idempotency/idempotency';
+import { PRICES } from '../../core/credits/prices';
 
 /**
  * The tools of the tool server. Each one is a developer-API operation: it runs the same route
@@ -14,6 +15,33 @@ export interface ToolDefinition {
   title: string;
   description: string;
   annotations: ToolAnnotations;
+  /** What a paid tool costs, from the one price table. */
+  price?: ToolPrice;
+}
+
+/** A paid tool's price: `credits` per `per`, and when it costs nothing. */
+export interface ToolPrice {
+  credits: number;
+  per: string;
+  free: string;
+}
+
+/** The `_meta` key a paid tool's price is listed under (a reverse-DNS-style prefix, as MCP asks of `_meta` keys). */
+export const PRICE_META_KEY = 'talent-platform/price';
+
+/** The sentence a paid tool's description ends with. */
+export function priceSentence(price: ToolPrice): string {
+  return `Costs ${price.credits} credit${price.credits === 1 ? '' : 's'} per ${price.per}; free ${price.free}.`;
+}
+
+/** What the tool server tells a client in `initialize` (and `server/discover`): what it is, and that paid tools cost credits. */
+export function toolServerInstructions(tools: readonly ToolEntry[]): string {
+  const paid = tools.filter((t) => t.definition.price).map((t) => `${t.definition.name} (${priceSentence(t.definition.price!)})`);
+  return [
+    "The talent platform's tools: search the talent pool, unlock profiles, match people and retrieve contact details, acting for one organization (the same operations, permissions and limits as its developer API).",
+    `Paid tools spend the organization's credits: ${paid.join(' ')}`,
+    'Each paid tool\'s description and its _meta "talent-platform/price" state its price; pass idempotency_key so a retry is never charged twice.',
+  ].join('\n');
 }
 
 /**
@@ -38,9 +66,9 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
     name: 'search_candidates',
     operation: 'candidates.search',
     title: 'Search candidates',
-    description:
-      'Search the talent pool (same as POST /v1/candidates/search). Charged per page of results like the developer API; pass idempotency_key to make a retry safe.',
+    description: 'Search the talent pool (same as POST /v1/candidates/search). Pass idempotency_key to make a retry safe.',
     annotations: PAID,
+    price: { credits: PRICES.searchPage, per: 'page of results', free: 'for an empty page' },
   },
   {
     name: 'list_sources',
@@ -53,25 +81,26 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
     name: 'unlock_profile',
     operation: 'profiles.unlock',
     title: 'Unlock a profile',
-    description:
-      'Unlock the full profile of one opaque person identifier (same as POST /v1/profiles/unlock). Costs credits unless already unlocked; pass idempotency_key to make a retry safe.',
+    description: 'Unlock the full profile of one opaque person identifier (same as POST /v1/profiles/unlock). Pass idempotency_key to make a retry safe.',
     annotations: { ...PAID, idempotentHint: true },
+    price: { credits: PRICES.profileUnlock, per: 'profile', free: 'when the organization already unlocked the person' },
   },
   {
     name: 'match_person',
     operation: 'person_matches.create',
     title: 'Match a person',
-    description:
-      'Match a person description to person identifiers (same as POST /v1/person-matches). Charged per match returned; pass idempotency_key to make a retry safe.',
+    description: 'Match a person description to person identifiers (same as POST /v1/person-matches). Pass idempotency_key to make a retry safe.',
     annotations: PAID,
+    price: { credits: PRICES.personMatch, per: 'match returned', free: 'when nothing matches' },
   },
   {
     name: 'create_contact_retrieval_job',
     operation: 'contact_retrieval_jobs.create',
     title: 'Create a contact-retrieval job',
     description:
-      'Start retrieving contact details for up to 100 person identifiers (same as POST /v1/contact-retrieval-jobs). Runs asynchronously: poll get_contact_retrieval_job, then read get_job_result. Charged per delivered record.',
+      'Start retrieving contact details for up to 100 person identifiers (same as POST /v1/contact-retrieval-jobs). Runs asynchronously: poll get_contact_retrieval_job, then read get_job_result.',
     annotations: { ...PAID, openWorldHint: true },
+    price: { credits: PRICES.contactRecord, per: 'delivered contact record', free: 'for reused, not_found and failed records' },
   },
   {
     name: 'get_contact_retrieval_job',
@@ -170,8 +199,10 @@ function outputSchemaOf(spec: RouteSpec): ObjectSchema {
 
 /** The tool as tools/list shows it (both protocol revisions). */
 export function toolListing(t: ToolEntry) {
-  const { name, title, description, annotations } = t.definition;
-  return { name, title, description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: { title, ...annotations } };
+  const { name, title, annotations, price } = t.definition;
+  const description = price ? `${t.definition.description} ${priceSentence(price)}` : t.definition.description;
+  const listed = { name, title, description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: { title, ...annotations } };
+  return price ? { ...listed, _meta: { [PRICE_META_KEY]: { credits: price.credits, per: price.per, free: price.free } } } : listed;
 }
 
 /**

@@ -2,18 +2,19 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import type { Deps } from '../../core/deps';
-import type { KeyPrincipal } from '../../core/keys/apiKeys';
+
 import type { RouteSpec } from '../routeSpec';
 import { createOperationExecutor } from '../operations/executeOperation';
 import { operationRegistry } from '../operations/operationRegistry';
 import { MAX_BODY_DEPTH, nestingExceeds } from '../jsonBody';
-import { authenticateBearer, BearerRejection, sendBearerRejection } from './bearer';
+import { authenticateBearer, BearerRejection, sendBearerRejection, type ToolPrincipal } from './bearer';
 import { availableTools } from './toolCatalog';
 import { createToolDispatcher } from './toolDispatch';
 import type { ProtocolRevisions } from './protocolRevisions';
 import { TOOL_SERVER_ROUTER_OPTIONS, TOOLS_PATH } from './toolPaths';
 import { isStoreUnavailable } from '../../core/store/storeUnavailable';
 import { sendStoreOutage, type OutageFlag } from './storeOutage';
+import { toolLogFieldsOf, type ToolLogFields } from './toolCall';
 
 export { TOOLS_PATH };
 const MAX_MESSAGE_BYTES = 65_536;
@@ -50,7 +51,7 @@ export function toolServerRouter(deps: Deps, routes: readonly RouteSpec[]): Rout
   // The options the browser-origin rule matches with too (toolPaths.ts): `/tools` and `/tools/`.
   const router = new Router(TOOL_SERVER_ROUTER_OPTIONS);
   router.all(TOOLS_PATH, async (ctx) => {
-    let principal: KeyPrincipal;
+    let principal: ToolPrincipal;
     try {
       principal = await authenticateBearer(ctx, deps);
     } catch (err) {
@@ -58,6 +59,8 @@ export function toolServerRouter(deps: Deps, routes: readonly RouteSpec[]): Rout
       if (isStoreUnavailable(err)) return sendStoreOutage(ctx, ctx.state.requestId, err);
       throw err;
     }
+    const log: ToolLogFields = { client_id: principal.clientId };
+    ctx.state.logFields = log;
     if (ctx.method !== 'POST') {
       ctx.set('Allow', 'POST');
       return jsonRpcError(ctx, 405, -32000, 'Method not allowed: this server is stateless; POST JSON-RPC messages.');
@@ -71,6 +74,7 @@ export function toolServerRouter(deps: Deps, routes: readonly RouteSpec[]): Rout
       ctx.set('Connection', 'close');
       return jsonRpcError(ctx, 400, -32700, `Parse error: send one JSON-RPC message of at most ${MAX_MESSAGE_BYTES} bytes.`);
     }
+    Object.assign(log, toolLogFieldsOf(message));
     if (Array.isArray(message)) {
       return jsonRpcError(
         ctx,
@@ -85,7 +89,7 @@ export function toolServerRouter(deps: Deps, routes: readonly RouteSpec[]): Rout
     }
     // The protocol revision each request carries picks the server: 2026-07-28 (SDK 2.x) or 2025-era (SDK 1.x).
     const outage: OutageFlag = { storeUnavailable: false };
-    await (await protocolServers()).serve(ctx, raw, message, { principal, requestId: ctx.state.requestId, clientAddress: ctx.ip || undefined, outage });
+    await (await protocolServers()).serve(ctx, raw, message, { principal, requestId: ctx.state.requestId, clientAddress: ctx.ip || undefined, outage, log });
   });
   return router;
 }

@@ -32,9 +32,52 @@ export function createdIds(method: string, status: number, body: unknown): Recor
   return ids;
 }
 
+/** What a path segment names, as the log field of the id after it. */
+const ID_FIELDS_BY_SEGMENT: Record<string, string> = {
+  'contact-retrieval-jobs': 'job_id',
+  'job-results': 'job_id',
+  jobs: 'job_id',
+  'webhook-events': 'event_id',
+  events: 'event_id',
+  'webhook-deliveries': 'delivery_id',
+  deliveries: 'delivery_id',
+  'webhook-endpoints': 'endpoint_id',
+  endpoints: 'endpoint_id',
+};
+const ID_FIELDS = new Set(Object.values(ID_FIELDS_BY_SEGMENT));
+
+/**
+ * The job, event, delivery or endpoint id a request's path carries, under the name an operator
+ * searches by (`job_id`, `event_id`, `delivery_id`, `endpoint_id`): the path segment at a
+ * parameter of the route template named so, or at `:id` after the collection that names it.
+ * Read from the path itself, so a request refused before routing (401, 429) has it too.
+ */
+export function pathIds(route: string, path: string): Record<string, string> {
+  const ids: Record<string, string> = {};
+  const template = route.split('/');
+  const segments = path.replace(/(.)\/+$/, '$1').split('/');
+  if (template.length !== segments.length) return ids;
+  template.forEach((part, i) => {
+    if (!part.startsWith(':')) return;
+    const name = part.slice(1);
+    const field = ID_FIELDS.has(name) ? name : ID_FIELDS_BY_SEGMENT[template[i - 1]];
+    if (!field || !segments[i]) return;
+    let value = segments[i];
+    try {
+      value = decodeURIComponent(value);
+    } catch {
+      // A malformed escape is logged as sent.
+    }
+    ids[field] = value.slice(0, MAX_LOGGED_PATH);
+  });
+  return ids;
+}
+
 /**
  * One structured line per request: method, route template, status, duration, request id, key
- * id, the ids a POST created, and the path of a request no route matched (never its query).
+ * id, the job, event, delivery or endpoint id in its path, the ids a POST created, the fields an
+ * adapter added (`ctx.state.logFields`: the tool server's tool, client and problem code), and the
+ * path of a request no route matched (never its query).
  * Never the URL's query, headers or body (they may hold query text or credentials).
  */
 export function accessLog(): Middleware {
@@ -59,7 +102,9 @@ export function accessLog(): Middleware {
           client_id: ctx.state.clientId,
           code: code || undefined,
           ...(route === 'unmatched' ? { path: ctx.path.slice(0, MAX_LOGGED_PATH) } : {}),
+          ...pathIds(route, ctx.path),
           ...createdIds(ctx.method, ctx.status, ctx.body),
+          ...(ctx.state.logFields as Record<string, string | undefined> | undefined),
         },
         'request',
       );

@@ -9,6 +9,8 @@ import {
   describeOperationRates,
 } from '../../core/limits/limitTable';
 import { reportLimits } from '../../core/limits/limitReport';
+import { condensedLimitEntries, limitEntriesPage } from '../../core/limits/operationalLimits';
+import { cursorParameter } from './cursorParameter';
 import { defineRoute } from '../routeSpec';
 import { principalScopes } from '../../core/limits/operationAdmission';
 
@@ -40,11 +42,17 @@ const Query = z.object({
   application_id: z.string().min(1).max(100).optional().describe('only entries of this application of the organization'),
   family_id: z.string().min(1).max(100).optional().describe('only entries of this key family of the organization'),
   key_id: z.string().min(1).max(100).optional().describe('only entries of this key of the organization'),
+  limit: z.coerce.number().int().min(1).max(100).default(100).describe('entries per page'),
+  cursor: cursorParameter('`next_cursor` of the previous page (with the same filters)'),
 });
 
-const DESCRIPTION = `Reports the limits enforced for the caller's organization (SPEC 8): one entry per operation, plus the \`${BASELINE_ENTRY}\` entry every request is also held to (the stricter of the two wins), for the organization, the caller's application, key family and key, and every other scope of the organization that carries an override. An organization with no limit of its own reports the defaults.
+const DESCRIPTION = `Reports the limits enforced for the caller's organization (SPEC 8), one entry per operation and scope, plus the \`${BASELINE_ENTRY}\` entry every request is also held to (the stricter of the two wins).
 
-Defaults: ${DEFAULT_REQUESTS_PER_SECOND} requests per second per organization in a strict one-second window aligned to wall-clock seconds (no burst; a refused request consumes nothing; each key, key family and application is held to the same rate inside the organization total, so more keys never raise it), ${DEFAULT_MAX_CONCURRENCY} requests in flight, no per-minute cap. Every refusal is 429 \`rate_limited\` with \`Retry-After\`; an in-flight refusal's \`Retry-After\` can be as long as \`lease_ttl_seconds\` when slots are held by slow requests or by a failed process. Responses carry \`RateLimit-Policy\` and \`RateLimit\` headers (IETF ratelimit-headers draft syntax), e.g. \`RateLimit-Policy: "baseline";q=25;w=1\` and \`RateLimit: "baseline";r=12;t=1\`, with one more policy per operation rate (named after the operation) and per-minute cap (\`<operation>@<scope type>\`, \`w=60\`). Limits never depend on credits.
+Without filters the answer is short: the organization's entry of every operation (the defaults, or what the organization set; an organization with no limit of its own reports the defaults), and an entry of the caller's application, key family or key, or of any other scope of the organization, only where it enforces something else than the organization's (a cap or a block set on that scope). With \`operation\`, \`scope\`, \`application_id\`, \`family_id\` or \`key_id\`, every matching entry of the organization, the caller's application, key family and key and every scope carrying an override is listed, including those equal to the organization's. Pages of up to \`limit\` entries; pass \`next_cursor\` as \`cursor\` for the next.
+
+\`standard_requests_per_minute\` is the entry's \`requests_per_second\` over a minute (1,500 at the default 25 per second): what the operation admits in a minute without a cap. A per-minute cap must be below it, so \`maximum_requests_per_minute\` (one less, 1,499 by default) is the largest cap that can be set, and \`suggested_requests_per_minute\` (80% of the standard) a cap that leaves headroom for retries. None of the three is a limit in force.
+
+Defaults: ${DEFAULT_REQUESTS_PER_SECOND} requests per second per organization in a strict one-second window aligned to wall-clock seconds (no burst; a refused request consumes nothing; each key, key family and application is held to the same rate inside the organization total, so more keys never raise it), ${DEFAULT_MAX_CONCURRENCY} requests in flight, no per-minute cap. Every refusal is 429 \`rate_limited\` with \`Retry-After\`; an in-flight refusal's \`Retry-After\` can be as long as \`lease_ttl_seconds\` when slots are held by slow requests or by a failed process. Responses carry \`RateLimit-Policy\` and \`RateLimit\` headers (IETF ratelimit-headers draft syntax) naming every limit that can refuse the request, e.g. \`RateLimit-Policy: "baseline";q=25;w=1, "in_flight";q=25;qu="concurrent-requests"\` and \`RateLimit: "baseline";r=12;t=1, "in_flight";r=24\`, with one more policy per operation rate (named after the operation) and per-minute cap (\`<operation>@<scope type>\`, \`w=60\`). Each \`r\` is what the next request would find; a refused request changes none. Limits never depend on credits.
 
 Operations with their own request rate, enforced on top of the baseline:
 
@@ -62,10 +70,18 @@ export const operationalLimitsRoutes = [
     description: DESCRIPTION,
     permission: PERMISSIONS.limitsRead,
     query: Query,
-    responses: { 200: { description: 'Limit entries', schema: z.object({ data: z.array(LimitEntrySchema) }) } },
-    handler: async ({ principal, query, config }) => ({
-      status: 200,
-      body: { data: await reportLimits(principal.orgId, principalScopes(principal), query, config.limits.leaseTtlSeconds) },
-    }),
+    responses: {
+      200: {
+        description: 'A page of limit entries; pass `next_cursor` as `cursor` for the next one',
+        schema: z.object({ data: z.array(LimitEntrySchema), next_cursor: z.string().nullable() }),
+      },
+    },
+    handler: async ({ principal, query, config }) => {
+      const { limit, cursor, ...filters } = query;
+      const entries = await reportLimits(principal.orgId, principalScopes(principal), filters, config.limits.leaseTtlSeconds);
+      const filtered = Object.values(filters).some((v) => v !== undefined);
+      const scope = `${principal.orgId}:${JSON.stringify(filters)}`;
+      return { status: 200, body: limitEntriesPage(config, scope, filtered ? entries : condensedLimitEntries(entries), limit, cursor) };
+    },
   }),
 ];

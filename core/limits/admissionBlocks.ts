@@ -191,6 +191,11 @@ export class LeaseBlockPool {
     return { admitted: false, retryAfterSeconds: 1 };
   }
 
+  /** In-flight places this process's requests use in an organization's blocks. */
+  inUse(orgId: string): number {
+    return (this.pools.get(orgId) ?? []).reduce((n, b) => n + b.inUse, 0);
+  }
+
   release(block: LeaseBlock, now: number): void {
     block.inUse = Math.max(0, block.inUse - 1);
     if (block.inUse > 0) return;

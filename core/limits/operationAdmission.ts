@@ -13,7 +13,7 @@ import {
 import { keyScopeChain } from './scopeChain';
 import { admitUnderCap, capLogId, returnCapSlot, type CapTaken } from './minuteCaps';
 import { rateLimitHeaders, type RateLimitState } from './rateLimitHeaders';
-import { operationScopeKey, type Lease, type StoreAdmission, type WindowTaken } from './requestAdmission';
+import { operationScopeKey, requestScopeKey, type Lease, type StoreAdmission, type WindowTaken } from './requestAdmission';
 import { secondsUntilNextWindow } from './strictWindow';
 import { logger } from '../observability/logger';
 import { admissionRefusals } from '../observability/metrics';
@@ -59,13 +59,35 @@ function refusal(detail: string, retryAfterSeconds: number, states: RateLimitSta
   return retryLater('rate_limited', detail, retryAfterSeconds, { headers: rateLimitHeaders(states), extensions });
 }
 
-function windowState(policy: string, quota: number, remaining: number, nowMs: number): RateLimitState {
-  return { policy, quota, windowSeconds: 1, remaining, resetSeconds: secondsUntilNextWindow(nowMs) };
+/**
+ * One limit a request is held to, as its RateLimit header reports it. Windows and in-flight places
+ * are read when the header is written, after a refusal gave back what it took, so each `r` is
+ * what the next request would find; a per-minute cap carries what its own admission found.
+ */
+type HeldLimit =
+  | { kind: 'window'; policy: string; scopeKey: string; quota: number; refused?: boolean }
+  | { kind: 'in_flight'; quota: number; refused?: boolean }
+  | { kind: 'cap'; state: RateLimitState };
+
+const IN_FLIGHT_POLICY = 'in_flight';
+
+function stateOf(admission: StoreAdmission, orgId: string, limit: HeldLimit, lease: Lease | undefined): RateLimitState {
+  if (limit.kind === 'cap') return limit.state;
+  if (limit.kind === 'in_flight') {
+    const remaining = limit.refused ? 0 : admission.inFlightRemaining(orgId, limit.quota, lease);
+    return { policy: IN_FLIGHT_POLICY, quota: limit.quota, remaining, quotaUnit: 'concurrent-requests' };
+  }
+  const remaining = limit.refused ? 0 : admission.windowRemaining(limit.scopeKey, limit.quota);
+  return { policy: limit.policy, quota: limit.quota, windowSeconds: 1, remaining, resetSeconds: secondsUntilNextWindow(admission.now()) };
+}
+
+function statesOf(admission: StoreAdmission, orgId: string, limits: HeldLimit[], lease?: Lease): RateLimitState[] {
+  return limits.map((l) => stateOf(admission, orgId, l, lease));
 }
 
 class HeldAdmission implements AdmissionHandle {
   private readonly windows: WindowTaken[];
-  private readonly caps: CapTaken[] = [];
+  private readonly caps: { taken: CapTaken; state: RateLimitState }[] = [];
   private released = false;
 
   constructor(
@@ -75,13 +97,13 @@ class HeldAdmission implements AdmissionHandle {
     private readonly org: OrganizationLimits,
     private readonly lease: Lease,
     baselineWindow: WindowTaken,
-    private readonly states: RateLimitState[],
+    private readonly limits: HeldLimit[],
   ) {
     this.windows = [baselineWindow];
   }
 
   rateLimitHeaders(): Record<string, string> {
-    return rateLimitHeaders(this.states);
+    return rateLimitHeaders(statesOf(this.admission, this.principal.orgId, this.limits, this.released ? undefined : this.lease));
   }
 
   release(): void {
@@ -98,38 +120,43 @@ class HeldAdmission implements AdmissionHandle {
     }
 
     if (ownRequestsPerSecond(operation) !== undefined) {
-      const limit = operationRequestsPerSecond(operation, this.org);
-      const w = await this.admission.admitWindow(operationScopeKey(orgId, operation), limit);
-      this.states.push(windowState(operation, limit, w.admitted ? limit - w.count : 0, this.admission.now()));
+      const quota = operationRequestsPerSecond(operation, this.org);
+      const scopeKey = operationScopeKey(orgId, operation);
+      const w = await this.admission.admitWindow(scopeKey, quota);
+      this.limits.push({ kind: 'window', policy: operation, scopeKey, quota, refused: !w.admitted });
       if (!w.admitted) {
-        throw await this.refuse(operation, operationRateUsedUp(operation, limit), w.retryAfterSeconds, 'requests_per_second');
+        throw await this.refuse(operation, operationRateUsedUp(operation, quota), w.retryAfterSeconds, 'requests_per_second');
       }
       this.windows.push(w.taken);
     }
 
     for (const cap of overrides.caps) {
-      const limit = cap.requestsPerMinute ?? 0;
-      const c = await admitUnderCap(capLogId(orgId, operation, cap.scopeType, cap.scopeId), limit, this.admission.now);
-      this.states.push({
+      const quota = cap.requestsPerMinute ?? 0;
+      const c = await admitUnderCap(capLogId(orgId, operation, cap.scopeType, cap.scopeId), quota, this.admission.now);
+      const state: RateLimitState = {
         policy: `${operation}@${cap.scopeType}`,
-        quota: limit,
+        quota,
         windowSeconds: 60,
         remaining: c.admitted ? c.remaining : 0,
         resetSeconds: c.admitted ? c.resetSeconds : c.retryAfterSeconds,
-      });
+      };
+      this.limits.push({ kind: 'cap', state });
       if (!c.admitted) {
-        const detail = `The per-minute cap of ${limit} on ${operation} for this ${cap.scopeType.replace('_', ' ')} is reached.`;
+        const detail = `The per-minute cap of ${quota} on ${operation} for this ${cap.scopeType.replace('_', ' ')} is reached.`;
         throw await this.refuse(operation, detail, c.retryAfterSeconds, 'requests_per_minute');
       }
-      this.caps.push(c.taken);
+      this.caps.push({ taken: c.taken, state });
     }
   }
 
   /** Gives back the window and cap slots of a refused request (a refusal consumes nothing). */
   private async refuse(operation: OperationName, detail: string, retryAfter: number, limit: string): Promise<Problem> {
-    const taken = [...this.windows.splice(0).map((w) => this.admission.returnWindowSlot(w)), ...this.caps.splice(0).map(returnCapSlot)];
+    const caps = this.caps.splice(0);
+    const taken = [...this.windows.splice(0).map((w) => this.admission.returnWindowSlot(w)), ...caps.map((c) => returnCapSlot(c.taken))];
     await Promise.all(taken).catch((err) => logger.warn({ err: { message: (err as Error).message } }, 'could not give back admission slots'));
-    return refusal(detail, retryAfter, this.states, { operation, limit });
+    for (const c of caps) c.state.remaining = Math.min(c.state.quota, c.state.remaining + 1);
+    // The refused request's own place is still held until the response is over; the next finds it free.
+    return refusal(detail, retryAfter, statesOf(this.admission, this.principal.orgId, this.limits, this.lease), { operation, limit });
   }
 }
 
@@ -158,13 +185,19 @@ async function acquireAdmission({ admission, limitSettings, config }: AdmissionD
     maxConcurrency: org.maxConcurrency,
     leaseTtlMs,
   });
-  const baseline = windowState('baseline', org.requestsPerSecond, result.admitted ? result.limit - result.count : 0, admission.now());
+  const baselineKey = requestScopeKey(principal.orgId);
+  const limits: HeldLimit[] = [
+    { kind: 'window', policy: 'baseline', scopeKey: baselineKey, quota: org.requestsPerSecond, refused: !result.admitted && result.reason === 'request_rate' },
+    { kind: 'in_flight', quota: org.maxConcurrency, refused: !result.admitted && result.reason === 'in_flight' },
+  ];
   if (!result.admitted) {
     const detail =
       result.reason === 'request_rate'
         ? `The organization's request rate of ${org.requestsPerSecond} per second is used up for this second.`
         : `The organization already has ${org.maxConcurrency} requests in flight.`;
-    throw refusal(detail, result.retryAfterSeconds, [baseline], { limit: result.reason === 'request_rate' ? 'requests_per_second' : 'max_concurrency' });
+    throw refusal(detail, result.retryAfterSeconds, statesOf(admission, principal.orgId, limits, result.givenBack), {
+      limit: result.reason === 'request_rate' ? 'requests_per_second' : 'max_concurrency',
+    });
   }
-  return new HeldAdmission(admission, principal, settings, org, result.lease, result.taken, [baseline]);
+  return new HeldAdmission(admission, principal, settings, org, result.lease, result.taken, limits);
 }

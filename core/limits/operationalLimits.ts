@@ -1,3 +1,4 @@
+import { cursorIndex, decodeListCursor, encodeListCursor, type CursorKey } from '../pageCursor';
 import { BASELINE_ENTRY, OPERATIONS, type LimitEntryName, type Scope } from './limitTable';
 import {
   applicableOverrides,
@@ -94,4 +95,46 @@ export function overriddenScopes(settings: LimitSettingsDoc): Scope[] {
 export function limitEntries(settings: LimitSettingsDoc, chains: ScopeChain[], leaseTtlSeconds: number, operation?: LimitEntryName): LimitEntry[] {
   const operations: LimitEntryName[] = operation ? [operation] : [BASELINE_ENTRY, ...OPERATIONS];
   return chains.flatMap((chain) => operations.map((op) => limitEntry(settings, op, chain, leaseTtlSeconds)));
+}
+
+/** What an entry enforces: its status and figures, not whose it is or why. */
+function enforced(e: LimitEntry): string {
+  return JSON.stringify([
+    e.status,
+    e.requests_per_second,
+    e.requests_per_minute,
+    e.max_concurrency,
+    e.lease_ttl_seconds,
+    e.standard_requests_per_minute,
+    e.maximum_requests_per_minute,
+    e.suggested_requests_per_minute,
+  ]);
+}
+
+/**
+ * The read without filters: the organization's entry of each operation (the defaults, or what
+ * the organization set), and an entry of a narrower scope only where it enforces something else
+ * than the organization's entry of its operation (a cap or block set on it).
+ */
+export function condensedLimitEntries(entries: LimitEntry[]): LimitEntry[] {
+  const organization = new Map(entries.filter((e) => e.scope.type === 'organization').map((e) => [e.operation, enforced(e)]));
+  return entries.filter((e) => e.scope.type === 'organization' || organization.get(e.operation) !== enforced(e));
+}
+
+/**
+ * One page of entries in report order, and the cursor of the next (null on the last page). The
+ * cursor is signed for its read (`scope`: the organization and the filters), so a cursor of
+ * another read or organization is refused.
+ */
+export function limitEntriesPage(
+  key: CursorKey,
+  scope: string,
+  entries: LimitEntry[],
+  limit: number,
+  cursor?: string,
+): { data: LimitEntry[]; next_cursor: string | null } {
+  const pageScope = `operational-limits:${scope}`;
+  const from = cursor === undefined ? 0 : decodeListCursor<{ at: number }>(key, cursor, pageScope, { at: cursorIndex }).at;
+  const data = entries.slice(from, from + limit);
+  return { data, next_cursor: from + limit < entries.length ? encodeListCursor(key, pageScope, { at: from + limit }) : null };
 }

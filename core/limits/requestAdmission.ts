@@ -58,6 +58,8 @@ export interface WindowTaken {
   slotId: string;
   /** Set when the slot came from a block this process holds. */
   block?: WindowBlock;
+  /** The window (scope and second) and slot index of an exact window's slot. */
+  window?: { key: string; index: number };
 }
 
 export type WindowAdmission =
@@ -78,7 +80,15 @@ type StoreLeaseAdmission = { admitted: true; lease: Lease; index: number; expire
 
 export type RequestAdmission =
   | { admitted: true; lease: Lease; taken: WindowTaken; limit: number; count: number }
-  | { admitted: false; reason: 'request_rate' | 'in_flight'; retryAfterSeconds: number; limit: number; count: number };
+  | {
+      admitted: false;
+      reason: 'request_rate' | 'in_flight';
+      retryAfterSeconds: number;
+      limit: number;
+      count: number;
+      /** The lease a request refused by its rate took and is giving back (its release is on its way). */
+      givenBack?: Lease;
+    };
 
 async function deleteInTurns(slotIds: string[], warn: (err: unknown) => void): Promise<void> {
   for (let i = 0; i < slotIds.length; i += PURGE_BATCH) await deleteWindowSlots(slotIds.slice(i, i + PURGE_BATCH)).catch(warn);
@@ -119,6 +129,14 @@ export class StoreAdmission {
   private readonly slotInserts = createSlotInserts();
   /** Which slot to try first per window: a hint only, the store decides. */
   private readonly slotHints = new Map<string, number>();
+  /**
+   * Per window of the current second, the slot indexes known taken (won here, or lost to another
+   * insert), less those given back: what a RateLimit header reports as used. Exact with one
+   * replica; with several, each knows the slots it ran into.
+   */
+  private readonly windowOccupancy = new Map<string, Set<number>>();
+  /** Per window in blocks (limits raised far above the defaults): what this process last saw left. */
+  private readonly blockWindowLeft = new Map<string, number>();
   private hintSecond = 0;
   private purgedSecond = 0;
   private sweptSecond = 0;
@@ -181,9 +199,18 @@ export class StoreAdmission {
 
   /** One more request in a scope's strict one-second window, or a refusal that writes nothing. */
   async admitWindow(scopeKey: string, limit: number, now: () => number = this.now): Promise<WindowAdmission> {
+    const t = now();
+    const second = windowSecond(t);
+    if (second !== this.hintSecond) {
+      this.slotHints.clear();
+      this.windowOccupancy.clear();
+      this.blockWindowLeft.clear();
+      this.hintSecond = second;
+    }
     if (windowBlockSize(limit) > 1) {
       this.purgeOldWindows(windowSecond(now()));
       const got = await this.windowBlocks.admit(scopeKey, limit, () => windowSecond(now()));
+      this.blockWindowLeft.set(`${scopeKey}:${windowSecond(now())}`, got ? limit - got.count : 0);
       if (got)
         return {
           admitted: true,
@@ -193,35 +220,67 @@ export class StoreAdmission {
         };
       return { admitted: false, retryAfterSeconds: secondsUntilNextWindow(now()), limit, count: limit };
     }
-    const t = now();
-    const second = windowSecond(t);
-    if (second !== this.hintSecond) {
-      this.slotHints.clear();
-      this.hintSecond = second;
-    }
     this.purgeOldWindows(second);
     const hints = this.slotHints;
     const hintKey = `${scopeKey}:${second}`;
+    let occupied = this.windowOccupancy.get(hintKey);
+    if (!occupied) this.windowOccupancy.set(hintKey, (occupied = new Set()));
     for (let k = hints.get(hintKey) ?? 0; k < limit; k = Math.max(k + 1, hints.get(hintKey) ?? 0)) {
       // Moved on before the insert: requests of this app asking at the same moment try the
       // next slots, instead of all trying slot k and then k+1 one round trip after another. (Never
       // backwards: the hints are cleared when a new second begins, maybe during this insert.)
       hints.set(hintKey, Math.max(k + 1, hints.get(hintKey) ?? 0));
       const slotId = windowSlotId(scopeKey, second, k);
-      if (await this.insertWindowSlot(slotId, second)) return { admitted: true, taken: { slotId }, limit, count: k + 1 };
+      const won = await this.insertWindowSlot(slotId, second);
+      occupied.add(k);
+      if (won) return { admitted: true, taken: { slotId, window: { key: hintKey, index: k } }, limit, count: occupied.size };
     }
     // Every slot looked taken; slots given back by refused requests leave holes, so ask the store.
     const all = windowSlotIds(scopeKey, second, limit);
-    for (const slotId of freeSlotIds(all, await takenWindowSlotIds(all))) {
-      if (await this.insertWindowSlot(slotId, second)) return { admitted: true, taken: { slotId }, limit, count: limit };
+    const taken = new Set(await takenWindowSlotIds(all));
+    occupied.clear();
+    all.forEach((id, k) => taken.has(id) && occupied.add(k));
+    for (const slotId of freeSlotIds(all, taken)) {
+      const k = all.indexOf(slotId);
+      const won = await this.insertWindowSlot(slotId, second);
+      occupied.add(k);
+      if (won) return { admitted: true, taken: { slotId, window: { key: hintKey, index: k } }, limit, count: occupied.size };
     }
     return { admitted: false, retryAfterSeconds: secondsUntilNextWindow(now()), limit, count: limit };
   }
 
   /** Gives back a window slot taken by a request that a later check refused (refusals consume nothing). */
   async returnWindowSlot(taken: WindowTaken): Promise<void> {
-    if (taken.block) return this.windowBlocks.giveBack(taken.block);
+    if (taken.block) {
+      const key = `${taken.block.scopeKey}:${taken.block.second}`;
+      const left = this.blockWindowLeft.get(key);
+      if (left !== undefined) this.blockWindowLeft.set(key, left + 1);
+      return this.windowBlocks.giveBack(taken.block);
+    }
     await deleteWindowSlot(taken.slotId);
+    if (taken.window) this.windowOccupancy.get(taken.window.key)?.delete(taken.window.index);
+  }
+
+  /** What the next request in a scope's window would find left this second (RateLimit `r`). */
+  windowRemaining(scopeKey: string, limit: number): number {
+    const key = `${scopeKey}:${windowSecond(this.now())}`;
+    if (windowBlockSize(limit) > 1) return this.blockWindowLeft.get(key) ?? limit;
+    return Math.max(0, limit - (this.windowOccupancy.get(key)?.size ?? 0));
+  }
+
+  /**
+   * In-flight places of an organization free once `own` (the asking request's lease, if it holds
+   * one) is given back: what the next request would find (RateLimit `r`). Counted from the places
+   * this app's requests hold, which is also what its admission refuses on without asking the store.
+   */
+  inFlightRemaining(orgId: string, limit: number, own?: Lease): number {
+    const held =
+      leaseBlockSize(limit) > 1
+        ? this.leaseBlocks.inUse(orgId)
+        : this.everyLeaseSlotId(orgId)
+            .slice(0, limit)
+            .filter((id) => this.slotsHeldHere.has(id)).length;
+    return Math.max(0, Math.min(limit, limit - held + (own ? 1 : 0)));
   }
 
   // ---- in-flight leases ----
@@ -353,7 +412,15 @@ export class StoreAdmission {
     if (w.admitted && l.admitted) return { admitted: true, lease: l.lease, taken: w.taken, limit: w.limit, count: w.count };
     if (w.admitted) await this.returnWindowSlot(w.taken);
     if (l.admitted) this.releaseLease(l.lease);
-    if (!w.admitted) return { admitted: false, reason: 'request_rate', retryAfterSeconds: w.retryAfterSeconds, limit: w.limit, count: w.count };
+    if (!w.admitted)
+      return {
+        admitted: false,
+        reason: 'request_rate',
+        retryAfterSeconds: w.retryAfterSeconds,
+        limit: w.limit,
+        count: w.count,
+        givenBack: l.admitted ? l.lease : undefined,
+      };
     return { admitted: false, reason: 'in_flight', retryAfterSeconds: (l as { retryAfterSeconds: number }).retryAfterSeconds, limit: w.limit, count: w.count };
   }
 }

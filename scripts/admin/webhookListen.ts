@@ -8,7 +8,15 @@ import { systemDestinationLookup } from '../../core/webhooks/destinationResolver
 import { claimedAttemptsOf } from '../../core/webhooks/store/deliveryStore';
 import { restoreEndpointUrl } from '../../core/webhooks/store/endpointStore';
 import { verifySignature } from '../../core/webhooks/signPayload';
-import { activeEndpointOf, registerEndpoint, retireEndpoint, updateEndpoint, type DestinationSettings } from '../../core/webhooks/webhookEndpoints';
+import {
+  activeEndpointOf,
+  findEndpoint,
+  listEndpoints,
+  registerEndpoint,
+  rotateSecret,
+  updateEndpoint,
+  type DestinationSettings,
+} from '../../core/webhooks/webhookEndpoints';
 import { liveSecrets, openSecrets, type StoredSecret } from '../../core/webhooks/webhookSecrets';
 import { UsageError, intFlag, optionalFlag, requireFlag, type AdminCommand, type Flags } from './command';
 import { recordOperatorChange } from './operatorAudit';
@@ -19,9 +27,14 @@ import { recordOperatorChange } from './operatorAudit';
  * workspace's webhook endpoint at itself (registering one when there is none), and prints
  * every delivery: event id, attempt, whether its signature verifies against the endpoint's
  * secret, and the body; with --forward-to it passes each delivery on, unchanged, to a local URL
- * and answers with that URL's status. Ctrl-C puts the endpoint back as it was (the URL it had,
- * or retired when listen registered it). Development only: the worker delivers to loopback
- * only when `npm run dev` started it (WEBHOOK_ALLOWED_CIDRS, WEBHOOK_EXTRA_CA_FILE).
+ * (a plain http://localhost receiver is fine) and answers with that URL's status.
+ *
+ * One endpoint and one secret per workspace across sessions: the endpoint listen registered is
+ * disabled when it stops and enabled again, re-pointed at the new listener, by the next session,
+ * so a receiver configured with its secret keeps verifying (`--new-secret` rotates it and prints
+ * the new one; the old one still verifies for the overlap). An endpoint of the workspace's own is
+ * re-pointed while listening and put back after. Development only: the worker delivers to
+ * loopback only when `npm run dev` started it (WEBHOOK_ALLOWED_CIDRS, WEBHOOK_EXTRA_CA_FILE).
  */
 export const DEV_ONLY = 'is for development only (NODE_ENV=production)';
 const TIMESTAMP_TOLERANCE_SECONDS = 5 * 60;
@@ -105,6 +118,23 @@ async function forward(url: string, req: IncomingMessage, body: string): Promise
   }
 }
 
+/** Whether a URL is one a listener of this command served (HTTPS on loopback, path /webhooks). */
+export function isListenUrl(url: string): boolean {
+  return /^https:\/\/127\.0\.0\.1:\d+\/webhooks$/.test(url);
+}
+
+/** The endpoint an earlier session registered and disabled on stopping, newest first. */
+async function listenEndpointOf(scope: { orgId: string; workspaceId: string }) {
+  let after: { createdAt: Date; id: string } | undefined;
+  for (;;) {
+    const { docs, more } = await listEndpoints(scope, { limit: 100, after });
+    const found = docs.find((d) => d.state === 'disabled' && isListenUrl(d.url));
+    if (found || !more || docs.length === 0) return found;
+    const last = docs[docs.length - 1];
+    after = { createdAt: last.createdAt, id: last._id };
+  }
+}
+
 function untilStopped(): Promise<string> {
   return new Promise((resolve) => {
     const stop = (signal: string) => () => resolve(signal);
@@ -178,13 +208,13 @@ async function listen(f: Flags, { config }: Deps): Promise<unknown> {
       before: before && { endpoint_id: endpointId, workspace_id: workspaceId, ...before },
       after: { endpoint_id: endpointId, workspace_id: workspaceId, ...after },
     });
+  const kept = existing ? undefined : await listenEndpointOf(scope);
   let restore: () => Promise<string>;
-  if (existing) {
+  if (existing && !isListenUrl(existing.url)) {
     endpointId = existing._id;
     const previousUrl = existing.url;
     await updateEndpoint(scope, endpointId, { url }, settings);
     await endpointChange('webhook_endpoint.updated', { url: previousUrl }, { url });
-    secrets = openSecrets(config.secretsKey, endpointId, liveSecrets(existing.secrets as StoredSecret[], new Date()), config.secretsKeyPrevious);
     say(`endpoint ${endpointId} of workspace ${workspaceId} re-pointed from ${previousUrl} to ${url} (its own secret verifies)`);
     restore = async () => {
       // Put back as it was, unchecked: that URL passed the policy when it was set. Only if it
@@ -194,18 +224,32 @@ async function listen(f: Flags, { config }: Deps): Promise<unknown> {
       return `endpoint ${endpointId} points at ${previousUrl} again`;
     };
   } else {
-    const registered = await registerEndpoint(scope, url, settings);
-    endpointId = registered.endpoint.endpoint_id;
-    await endpointChange('webhook_endpoint.created', null, { url, state: 'active' });
-    secrets = [registered.secret];
-    say(`endpoint ${endpointId} registered for workspace ${workspaceId} at ${url}`);
-    say(`its signing secret (shown once, for the receiver you forward to): ${registered.secret}`);
+    const reused = existing ?? kept;
+    if (reused) {
+      endpointId = reused._id;
+      await updateEndpoint(scope, endpointId, { url, state: 'active' }, settings);
+      await endpointChange('webhook_endpoint.updated', { url: reused.url, state: reused.state }, { url, state: 'active' });
+      say(`endpoint ${endpointId} of workspace ${workspaceId} enabled at ${url} with the signing secret of the earlier sessions`);
+    } else {
+      const registered = await registerEndpoint(scope, url, settings);
+      endpointId = registered.endpoint.endpoint_id;
+      await endpointChange('webhook_endpoint.created', null, { url, state: 'active' });
+      say(`endpoint ${endpointId} registered for workspace ${workspaceId} at ${url}`);
+      say(`its signing secret (shown once, kept for later sessions; --new-secret rotates it): ${registered.secret}`);
+    }
     restore = async () => {
-      await retireEndpoint(scope, endpointId);
-      await endpointChange('webhook_endpoint.retired', { state: 'active' }, { state: 'retired' });
-      return `endpoint ${endpointId} retired`;
+      // Disabled, not retired: the next session enables it again with the same secret.
+      await updateEndpoint(scope, endpointId, { state: 'disabled' }, settings);
+      await endpointChange('webhook_endpoint.updated', { state: 'active' }, { state: 'disabled' });
+      return `endpoint ${endpointId} disabled (kept with its secret for the next webhook listen)`;
     };
   }
+  if (f['new-secret'] === true) {
+    const rotated = await rotateSecret(scope, endpointId, config.secretsKey);
+    say(`new signing secret (shown once; the previous one verifies until ${rotated.previous_secret_expires_at}): ${rotated.secret}`);
+  }
+  const current = await findEndpoint(scope, endpointId);
+  secrets = openSecrets(config.secretsKey, endpointId, liveSecrets(current.secrets as StoredSecret[], new Date()), config.secretsKeyPrevious);
   say(`listening on ${url}${forwardTo ? `, forwarding to ${forwardTo}` : ''}; Ctrl-C stops and puts the endpoint back`);
   say(`produce a job.completed without spending credits: npm run --silent admin -- webhook trigger --workspace ${workspaceId}`);
 
@@ -273,7 +317,7 @@ async function trigger(f: Flags, deps: Deps): Promise<unknown> {
 export const webhookListenCommands: Record<string, AdminCommand> = {
   'webhook listen': {
     usage:
-      'webhook listen --workspace W [--forward-to URL] [--port P] [--cert FILE] [--key FILE] (development only: a local HTTPS receiver as the workspace endpoint)',
+      'webhook listen --workspace W [--forward-to URL] [--new-secret] [--port P] [--cert FILE] [--key FILE] (development only: a local HTTPS receiver as the workspace endpoint, one endpoint and secret kept across sessions)',
     run: listen,
   },
   'webhook trigger': {

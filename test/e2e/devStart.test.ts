@@ -140,6 +140,9 @@ test('the first start prints a key, a first session that works as printed and lo
     output: expect.stringContaining('[dev] the service is already running (pid '),
   });
   expect(out).toContain('A development key was created');
+  // How to trust the development certificate for an integrator's own HTTPS receiver.
+  expect(out).toMatch(/^ {2}certificate \S+webhook-cert\.pem$/m);
+  expect(out).toMatch(/curl --cacert \S+webhook-cert\.pem …, or NODE_EXTRA_CA_CERTS=\S+webhook-cert\.pem for Node\./);
   // Long steps report their time (seeding off a terminal: a line every few seconds, then this).
   expect(out).toMatch(/seeding people: done in \d+\.\d s, 60\n/);
   expect(out).toMatch(/\[dev\] ready in \d+\.\d s/);

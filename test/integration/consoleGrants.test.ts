@@ -29,6 +29,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await srv?.close();
 });
+// Sign-ins take the real time and these tests move the app's clock: each starts in sudo mode on the app's clock.
+beforeEach(async () => {
+  await admin.confirmPassword();
+});
 
 /** `GET /v1/whoami` in a second of its own on the API's clock, so the requests of a test never share the per-second window. */
 function whoami(key: string): Promise<HttpResponse> {
@@ -182,6 +186,7 @@ describe("an operator's limit follows the key", () => {
   test('"Create an API key" offers the organization\'s own applications, the first one chosen; a person\'s is not among them', async () => {
     const org = await createTenant();
     const orgAdmin = await consoleSession(srv, org, 'admin', ['candidates.search']);
+    await orgAdmin.confirmPassword();
     const apps = await adminCli(srv, 'application', 'create', '--org', org.orgId, '--name', 'Reporting jobs');
     const page = await orgAdmin.get('/console/keys/new');
     expect(page.status).toBe(200);
@@ -203,6 +208,7 @@ describe("an operator's limit follows the key", () => {
     // The default application is the organization's first; a block there holds a key created into it.
     const org = await createTenant();
     const orgAdmin = await consoleSession(srv, org, 'admin', ['candidates.search']);
+    await orgAdmin.confirmPassword();
     await operator('limit', 'block', '--org', org.orgId, '--operation', 'whoami', '--application', org.applicationId);
     const page = await orgAdmin.post('/console/keys/new', {
       name: 'Default app key',

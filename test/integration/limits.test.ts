@@ -1,7 +1,7 @@
 import type { Config } from '../../core/config';
 import { createDeps } from '../../core/deps';
 import { PERMISSIONS } from '../../core/keys/permissions';
-import { BASELINE_ENTRY } from '../../core/limits/limitTable';
+import { BASELINE_ENTRY, OPERATIONS } from '../../core/limits/limitTable';
 import { blockOperation, clearLimit, setCap, setOrganizationRate } from '../../core/limits/limitSettings';
 import { windowBlockSize } from '../../core/limits/admissionBlocks';
 import { AdmissionSlot } from '../../core/limits/models';
@@ -11,7 +11,7 @@ import { runAdminWith } from '../support/adminCli';
 import { startApiProcess } from '../support/apiProcess';
 import { eventually } from '../support/eventually';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';
-import { api, type HttpResponse } from '../support/http';
+import { api, apiHonouringRateLimits, type HttpResponse } from '../support/http';
 import { testConfig } from '../support/testConfig';
 import { serveApp } from '../support/testApi';
 import { TestClock } from '../support/testClock';
@@ -176,7 +176,7 @@ describe('request rate: strict one-second window shared by every key and replica
     const admitted = results.filter((r) => r.res.status === 200);
     for (const r of results) {
       if (r.res.status !== 200) expectRateLimited(r.res);
-      else expect(r.res.headers['ratelimit']).toMatch(/^"baseline";r=\d+;t=1$/);
+      else expect(r.res.headers['ratelimit']).toMatch(/^"baseline";r=\d+;t=1, "in_flight";r=\d+$/);
     }
     const perSecond = [...new Set(results.map((r) => r.second))].map((second) => ({
       second,
@@ -259,7 +259,7 @@ describe('request rate: strict one-second window shared by every key and replica
       if (Date.now() >= start + 950) continue;
       expect(res.filter((r) => r.status === 200)).toHaveLength(4);
       for (const r of res.filter((x) => x.status !== 200)) expectRateLimited(r);
-      expect(res.find((r) => r.status === 200)!.headers['ratelimit-policy']).toBe('"baseline";q=4;w=1');
+      expect(res.find((r) => r.status === 200)!.headers['ratelimit-policy']).toBe('"baseline";q=4;w=1, "in_flight";q=25;qu="concurrent-requests"');
       break;
     }
   });
@@ -437,7 +437,8 @@ describe('requests in flight', () => {
 
 describe('GET /v1/operational-limits', () => {
   let tenant: TestTenant;
-  const read = (query: string, key = tenant.key) => api(replicas[0].url, 'GET', `/v1/operational-limits${query}`, { key });
+  // Honours 429s: the organization's rate is lowered to 12 per second below, and this file's reads come quickly.
+  const read = (query: string, key = tenant.key) => apiHonouringRateLimits(replicas[0].url, 'GET', `/v1/operational-limits${query}`, { key });
   const entry = (res: HttpResponse, operation: string, scopeType: string) =>
     res.json.data.find((e: any) => e.operation === operation && e.scope.type === scopeType);
 
@@ -445,10 +446,35 @@ describe('GET /v1/operational-limits', () => {
     tenant = await createTenant();
   });
 
-  test('defaults when the organization has none of its own, for the organization, application, key family and key', async () => {
+  test("without filters: one defaults entry per operation, the organization's, in one page", async () => {
     const res = await read('');
     expect(res.status).toBe(200);
-    expect(res.headers['ratelimit-policy']).toBe('"baseline";q=25;w=1');
+    expect(res.headers['ratelimit-policy']).toBe('"baseline";q=25;w=1, "in_flight";q=25;qu="concurrent-requests"');
+    expect(res.json.next_cursor).toBeNull();
+    expect(res.json.data.map((e: any) => e.operation)).toEqual([BASELINE_ENTRY, ...OPERATIONS]);
+    for (const e of res.json.data) expect(e).toMatchObject({ scope: { type: 'organization', id: tenant.orgId }, source: 'inherited', status: 'active' });
+  });
+
+  test('pages: every entry once in report order; a forged cursor is invalid_cursor', async () => {
+    const all = (await read('?operation=whoami')).json.data.concat((await read('?scope=key')).json.data);
+    const seen: any[] = [];
+    for (const filter of ['operation=whoami', 'scope=key']) {
+      let cursor: string | null = null;
+      do {
+        const page: HttpResponse = await read(`?${filter}&limit=7${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(page.json.data.length).toBeLessThanOrEqual(7);
+        seen.push(...page.json.data);
+        cursor = page.json.next_cursor;
+      } while (cursor);
+    }
+    expect(seen).toEqual(all);
+    expectProblemResponse(await read('?cursor=bm9wZQ'), 400, 'invalid_cursor');
+  });
+
+  test('defaults when the organization has none of its own, for the organization, application, key family and key', async () => {
+    const res = await read('?limit=100&scope=organization');
+    const narrower = await Promise.all(['application', 'key_family', 'key'].map((scope) => read(`?scope=${scope}`)));
+    res.json.data.push(...narrower.flatMap((r) => r.json.data));
     const scopes = new Set(res.json.data.map((e: any) => `${e.scope.type}:${e.scope.id}`));
     expect(scopes).toEqual(
       new Set([`organization:${tenant.orgId}`, `application:${tenant.applicationId}`, `key_family:${tenant.familyId}`, `key:${tenant.keyId}`]),
@@ -495,6 +521,13 @@ describe('GET /v1/operational-limits', () => {
     expect(entry(res, op, 'organization')).toMatchObject({ source: 'inherited', requests_per_minute: null });
     expect(entry(res, op, 'application')).toMatchObject({ source: 'override', requests_per_minute: 600, standard_requests_per_minute: 1200 });
     expect(entry(res, op, 'key')).toMatchObject({ source: 'override', requests_per_minute: 600 });
+    // Without filters: the organization's entries, and the entries the cap makes differ from them.
+    const unfiltered = await read('');
+    expect(unfiltered.json.data.filter((e: any) => e.scope.type !== 'organization').map((e: any) => `${e.scope.type}/${e.operation}`)).toEqual([
+      `application/${op}`,
+      `key_family/${op}`,
+      `key/${op}`,
+    ]);
 
     await blockOperation(cfg, { orgId: tenant.orgId, operation: op, scope: { type: 'key_family', id: tenant.familyId } });
     res = await read(`?operation=${op}`);

@@ -85,6 +85,12 @@ describe('both protocol revisions on /tools', () => {
     const v1 = new ClientV1({ name: 'v1-client', version: '1.0.0' });
     await v1.connect(new TransportV1(toolsUrl(), { requestInit: { headers: auth() } }));
     expect(v2Names).toEqual((await v1.listTools()).tools.map((t) => t.name)); // one catalogue
+    // The same prices and instructions on both revisions.
+    expect((await client.listTools()).tools.map((t) => [t.name, t.description, t._meta])).toEqual(
+      (await v1.listTools()).tools.map((t) => [t.name, t.description, t._meta]),
+    );
+    expect(client.getInstructions()).toBe(v1.getInstructions());
+    expect(v1.getInstructions()).toContain('credits');
     await v1.close();
     const r = await client.callTool({ name: 'search_candidates', arguments: { ...SEARCH, idempotency_key: 'rev-v2-search-0001' } });
     expect(r.isError).toBeFalsy();

@@ -3,7 +3,9 @@ import { request as httpRequest } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SignJWT, generateKeyPair } from 'jose';
+import { PRICES } from '../../core/credits/prices';
 import { BASELINE_ENTRY } from '../../core/limits/limitTable';
+import { PRICE_META_KEY } from '../../api/mcp/toolCatalog';
 import { clearLimit, setOrganizationRate } from '../../core/limits/limitSettings';
 import { issueAccessToken } from '../../core/oauth/accessTokens';
 import { createClient, revokeClient } from '../../core/oauth/clients';
@@ -225,6 +227,35 @@ describe('MCP over Streamable HTTP with the official SDK client', () => {
       expect(t.inputSchema.type).toBe('object');
       expect(t.description!.length).toBeGreaterThan(20);
     }
+  });
+
+  test('the server says what it is and that paid tools cost credits; each paid tool states its price from the price table', async () => {
+    const instructions = client.getInstructions()!;
+    expect(instructions).toMatch(/talent platform/i);
+    expect(instructions).toContain('credits');
+    const prices: Record<string, number> = {
+      search_candidates: PRICES.searchPage,
+      unlock_profile: PRICES.profileUnlock,
+      match_person: PRICES.personMatch,
+      create_contact_retrieval_job: PRICES.contactRecord,
+    };
+    const { tools } = await client.listTools();
+    for (const t of tools) {
+      const price = prices[t.name];
+      if (price === undefined) {
+        expect({ tool: t.name, meta: t._meta?.[PRICE_META_KEY] }).toEqual({ tool: t.name, meta: undefined });
+        continue;
+      }
+      expect(t.description).toContain(`Costs ${price} credit`);
+      expect(t._meta?.[PRICE_META_KEY]).toMatchObject({ credits: price, per: expect.any(String), free: expect.any(String) });
+      expect(instructions).toContain(t.name);
+    }
+    expect(
+      tools
+        .filter((t) => t._meta?.[PRICE_META_KEY])
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(Object.keys(prices).sort());
   });
 
   test('a tool acts as the client: its organization, workspace and application', async () => {

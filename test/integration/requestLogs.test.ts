@@ -4,6 +4,11 @@ import { api, rawRequest } from '../support/http';
 import { startApiProcess, type ApiProcess } from '../support/apiProcess';
 import { testConfig } from '../support/testConfig';
 import { eventually } from '../support/eventually';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createClient } from '../../core/oauth/clients';
+import type { TestApi } from '../support/testApi';
+import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';
 
 let proc: ApiProcess;
 let tenant: TestTenant;
@@ -13,7 +18,7 @@ beforeAll(async () => {
   await connectStore(config.mongodbUri);
   await ensureIndexes();
   tenant = await createTenant();
-  proc = await startApiProcess(config);
+  proc = await startApiProcess(config, OAUTH_ENV);
 });
 afterAll(async () => {
   await proc.stop();
@@ -96,5 +101,62 @@ describe('structured request logs', () => {
       expect(line).toMatchObject({ route: '/v1/contact-retrieval-jobs', status: 202, job_id: created.json.job_id });
       expect(JSON.stringify(line)).not.toContain(personId);
     }
+  });
+  test('a job id and a tool name are searchable across a run: every line of the job carries job_id, every /tools line its tool, client and error code', async () => {
+    const personId = `per_loggrep${Date.now()}`;
+    await insertTestPeople([personId]);
+    const funded = await createTenant({ credits: 10 });
+    const created = await api(proc.url, 'POST', '/v1/contact-retrieval-jobs', {
+      key: funded.key,
+      body: { person_ids: [personId], fields: ['email'] },
+      headers: { 'Idempotency-Key': `log-grep-${Date.now()}` },
+    });
+    expect(created.status).toBe(202);
+    const jobId: string = created.json.job_id;
+    await api(proc.url, 'GET', `/v1/contact-retrieval-jobs/${jobId}`, { key: funded.key });
+    await api(proc.url, 'GET', `/v1/job-results/${jobId}`, { key: funded.key });
+    await api(proc.url, 'POST', `/v1/contact-retrieval-jobs/${jobId}/cancel`, { key: funded.key });
+    await rawRequest(proc.url, { path: `/v1/contact-retrieval-jobs/${jobId}` }); // refused before routing: 401
+    await api(proc.url, 'GET', '/v1/webhook-endpoints/ep_lognone', { key: funded.key });
+    await api(proc.url, 'GET', '/v1/webhook-deliveries/dlv_lognone', { key: funded.key });
+
+    const m2m = await createClient({ orgId: funded.orgId, rateLimitPerMinute: 1000 });
+    const srv = { url: proc.url } as TestApi;
+    const token = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
+    const client = new Client({ name: 'log-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${proc.url}/tools`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    const read = await client.callTool({ name: 'whoami', arguments: {} });
+    expect(read.isError).toBeFalsy();
+    const failed = await client.callTool({ name: 'unlock_profile', arguments: { person_id: 'per_nobody_logtest' } });
+    expect(failed.isError).toBe(true);
+    const failedCode = (failed.structuredContent as { code: string }).code;
+    await client.close();
+
+    const records = await logLinesOnceSeen('the failed tool call', (r) => r.msg === 'request' && r.tool === 'unlock_profile');
+    const lines = records.filter((r) => r.msg === 'request');
+    // The job's lines, by its id: create, read, result, cancel and the refused read.
+    expect(
+      lines
+        .filter((r) => r.job_id === jobId)
+        .map((r) => `${r.method} ${r.route} ${r.status}${r.tool ? ` ${r.tool}` : ''}`)
+        .sort(),
+    ).toEqual(
+      expect.arrayContaining([
+        'POST /v1/contact-retrieval-jobs 202',
+        expect.stringMatching(/^GET \/v1\/contact-retrieval-jobs\/:id 200$/),
+        expect.stringMatching(/^GET \/v1\/job-results\/:job_id \d+$/),
+        expect.stringMatching(/^POST \/v1\/contact-retrieval-jobs\/:id\/cancel \d+$/),
+        'GET /v1/contact-retrieval-jobs/:id 401',
+      ]),
+    );
+    expect(lines.find((r) => r.route === '/v1/webhook-endpoints/:id')).toMatchObject({ endpoint_id: 'ep_lognone' });
+    expect(lines.find((r) => r.route === '/v1/webhook-deliveries/:id')).toMatchObject({ delivery_id: 'dlv_lognone' });
+
+    const toolLines = lines.filter((r) => r.route === '/tools' && r.tool);
+    expect(toolLines.find((r) => r.tool === 'whoami')).toMatchObject({ client_id: m2m.client_id, mcp_method: 'tools/call', status: 200 });
+    expect(toolLines.find((r) => r.tool === 'whoami')!.code).toBeUndefined();
+    expect(toolLines.find((r) => r.tool === 'unlock_profile')).toMatchObject({ client_id: m2m.client_id, code: failedCode });
+    // Every /tools line names its client, listing and handshake included.
+    for (const line of lines.filter((r) => r.route === '/tools')) expect(line.client_id).toBe(m2m.client_id);
   });
 });

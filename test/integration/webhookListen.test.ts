@@ -32,6 +32,22 @@ let worker: TestWorker;
 let tenant: TestTenant;
 let forwardTarget: Server;
 const forwarded: Array<{ headers: Record<string, unknown>; body: string }> = [];
+/** The endpoint and secret the first session registered, for the next sessions. */
+let firstSession: { endpointId: string; secret: string } | undefined;
+
+/** Posts a delivery signed with `secret` to a listener, as the worker would; answers the status. */
+function deliver(listenUrl: string, secret: string, eventId: string): Promise<number> {
+  const body = JSON.stringify({ type: 'job.completed', id: eventId });
+  const headers = signedHeaders([secret], eventId, new Date(), body);
+  return new Promise<number>((resolve, reject) => {
+    const req = httpsRequest(listenUrl, { method: 'POST', ca: readFileSync(tls.certFile), headers: { ...headers } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'webhook-listen-'));
@@ -78,7 +94,7 @@ function startListen(args: string[]): { child: ChildProcess; out: () => string; 
   return { child, out: () => out, exited };
 }
 
-test('listen registers a local receiver, a free triggered job is delivered, printed verified and forwarded; Ctrl-C retires the endpoint', async () => {
+test('listen registers a local receiver, a free triggered job is delivered, printed verified and forwarded; Ctrl-C disables the endpoint', async () => {
   const forwardUrl = `http://127.0.0.1:${(forwardTarget.address() as AddressInfo).port}/hooks`;
   const listen = startListen(['--workspace', tenant.workspaceId, '--forward-to', forwardUrl]);
   try {
@@ -129,13 +145,61 @@ test('listen registers a local receiver, a free triggered job is delivered, prin
     listen.child.kill('SIGINT');
     expect(await listen.exited).toBe(0);
     const summary = JSON.parse(listen.out().trim().split('\n').pop()!);
-    expect(summary).toMatchObject({ endpoint_id: endpointId, deliveries: 2, restored: `endpoint ${endpointId} retired` });
-    expect((await WebhookEndpoint.findById(endpointId).lean())!.state).toBe('retired');
-    // The operator registered and retired an endpoint: both are in the organization's audit log.
+    expect(summary).toMatchObject({
+      endpoint_id: endpointId,
+      deliveries: 2,
+      restored: `endpoint ${endpointId} disabled (kept with its secret for the next webhook listen)`,
+    });
+    expect((await WebhookEndpoint.findById(endpointId).lean())!.state).toBe('disabled');
+    firstSession = { endpointId, secret: /its signing secret \(.*\): (\S+)/.exec(listen.out())![1] };
+    // The operator registered and disabled an endpoint: both are in the organization's audit log.
     const entries = (await listAuditEvents(srv.config, tenant.orgId, { actor: 'operator' })).data.filter((e) => e.target === endpointId);
-    expect(entries.map((e) => e.action)).toEqual(['webhook_endpoint.retired', 'webhook_endpoint.created']);
+    expect(entries.map((e) => e.action)).toEqual(['webhook_endpoint.updated', 'webhook_endpoint.created']);
   } finally {
     if (listen.child.exitCode === null) listen.child.kill('SIGKILL');
+  }
+});
+
+test('the next session enables the same endpoint with the same secret and forwards to a plain http://localhost receiver; --new-secret rotates it', async () => {
+  expect(firstSession).toBeDefined();
+  const { endpointId, secret } = firstSession!;
+  const localhostUrl = `http://localhost:${(forwardTarget.address() as AddressInfo).port}/plain`;
+  const before = forwarded.length;
+  const again = startListen(['--workspace', tenant.workspaceId, '--forward-to', localhostUrl]);
+  try {
+    await eventually('listen to be ready', async () => again.out().includes('listening on') || again.child.exitCode !== null, { timeoutMs: 60_000 });
+    expect(again.out()).toContain(`endpoint ${endpointId} of workspace ${tenant.workspaceId} enabled at https://127.0.0.1:`);
+    expect(again.out()).not.toContain(secret);
+    expect((await WebhookEndpoint.findById(endpointId).lean())!.state).toBe('active');
+    const listenUrl = /listening on (https:\/\/\S+?),/.exec(again.out())![1];
+    // Signed with the first session's secret: the receiver's configuration still holds.
+    expect(await deliver(listenUrl, secret, 'evt_secondSession00001')).toBe(204);
+    await eventually('the delivery to be printed', async () => again.out().includes('evt_secondSession00001'));
+    expect(again.out()).toContain(`evt_secondSession00001 attempt ? verified → ${localhostUrl} 204`);
+    expect(forwarded.slice(before).map((d) => JSON.parse(d.body).id)).toEqual(['evt_secondSession00001']);
+    again.child.kill('SIGINT');
+    expect(await again.exited).toBe(0);
+  } finally {
+    if (again.child.exitCode === null) again.child.kill('SIGKILL');
+  }
+
+  const rotating = startListen(['--workspace', tenant.workspaceId, '--new-secret']);
+  try {
+    await eventually('listen to be ready', async () => rotating.out().includes('listening on') || rotating.child.exitCode !== null, { timeoutMs: 60_000 });
+    const fresh = /new signing secret \(.*\): (\S+)/.exec(rotating.out())![1];
+    expect(fresh).not.toBe(secret);
+    expect(rotating.out()).toContain(`endpoint ${endpointId} of workspace ${tenant.workspaceId} enabled at`);
+    const listenUrl = /listening on (https:\/\/\S+?);/.exec(rotating.out())![1];
+    expect(await deliver(listenUrl, fresh, 'evt_rotatedSecret00001')).toBe(200);
+    expect(await deliver(listenUrl, secret, 'evt_previousSecret0001')).toBe(200);
+    await eventually('both deliveries to be printed', async () => rotating.out().includes('evt_previousSecret0001'));
+    expect(rotating.out()).toContain('evt_rotatedSecret00001 attempt ? verified');
+    // The previous secret verifies through its overlap, as for any rotation.
+    expect(rotating.out()).toContain('evt_previousSecret0001 attempt ? verified');
+    rotating.child.kill('SIGINT');
+    expect(await rotating.exited).toBe(0);
+  } finally {
+    if (rotating.child.exitCode === null) rotating.child.kill('SIGKILL');
   }
 });
 

@@ -20,6 +20,8 @@ export interface ConsoleSession {
     path: string,
     form?: Record<string, string> | [string, string][],
   ) => Promise<{ status: number; text: string; headers: Headers; location: string | null }>;
+  /** Types the password again on "Confirm your password": sudo mode from the app's clock's now. */
+  confirmPassword: () => Promise<void>;
 }
 
 export const CONSOLE_TEST_PASSWORD = 'correct horse battery staple 12';
@@ -59,5 +61,9 @@ export async function consoleSession(
     get: (path) => browser.request(path),
     post: (path, form = {}) =>
       browser.request(path, { form: new URLSearchParams([['csrf_token', csrf], ...(Array.isArray(form) ? form : Object.entries(form))]) }),
+    confirmPassword: async () => {
+      const confirmed = await browser.request('/console/confirm', { form: { csrf_token: csrf, password: CONSOLE_TEST_PASSWORD } });
+      if (confirmed.status >= 400) throw new Error(`confirming the password answered ${confirmed.status}`);
+    },
   };
 }

@@ -14,8 +14,11 @@ import { BASELINE_ENTRY, OPERATIONS, OPERATION_REQUESTS_PER_SECOND, type Scope }
 import { capDecision, MINUTE_MS, type CapEntry } from '../../core/limits/minuteCaps';
 import { freeSlotIds, secondsUntilNextWindow, windowSecond, windowSlotId, windowSlotIds, WindowSlotsTakenHere } from '../../core/limits/strictWindow';
 import { everySlotHeldHere, freeLeaseSlots, inFlightRetryAfterSeconds, LeaseReleaser, probeOrder, SlotsHeldHere } from '../../core/limits/inFlightLeases';
-import { rateLimitHeader, rateLimitHeaders, rateLimitPolicyHeader } from '../../core/limits/rateLimitHeaders';
-import { limitEntries, limitEntry } from '../../core/limits/operationalLimits';
+import { parseRateLimit, rateLimitHeader, rateLimitHeaders, rateLimitPolicyHeader } from '../../core/limits/rateLimitHeaders';
+import { condensedLimitEntries, limitEntries, limitEntriesPage, limitEntry } from '../../core/limits/operationalLimits';
+import { encodeListCursor } from '../../core/pageCursor';
+
+const CURSOR_KEY = { secretsKey: Buffer.alloc(32, 7) };
 
 const ORG: Scope = { type: 'organization', id: 'org_1' };
 const APP: Scope = { type: 'application', id: 'app_1' };
@@ -343,6 +346,34 @@ describe('limit entries (SPEC 8.3)', () => {
     expect(limitEntry(s, 'contact_retrieval_jobs.get', [ORG, APP], 60)).toMatchObject({ source: 'override', requests_per_minute: 300 });
     expect(limitEntry(s, 'contact_retrieval_jobs.get', chain, 60)).toMatchObject({ source: 'override', requests_per_minute: 100 });
   });
+  test('the read without filters: the organization entry of each operation, and narrower entries only where they differ', () => {
+    const chains = [[ORG], [ORG, APP], [ORG, APP, FAM], chain];
+    const plain = condensedLimitEntries(limitEntries(emptySettings('org_1'), chains, 60));
+    expect(plain.map((e) => `${e.scope.type}/${e.operation}`)).toEqual([BASELINE_ENTRY, ...OPERATIONS].map((op) => `organization/${op}`));
+    const capped = condensedLimitEntries(limitEntries(withOverrides({ overrides: [cap(FAM, 300), block(KEY, 'whoami')] }), chains, 60));
+    expect(capped.filter((e) => e.scope.type !== 'organization').map((e) => `${e.scope.type}/${e.operation}`)).toEqual([
+      'key_family/contact_retrieval_jobs.get',
+      'key/whoami',
+      'key/contact_retrieval_jobs.get',
+    ]);
+  });
+  test('entries in pages: each once, in order, the last page without a cursor; a cursor of another list is invalid_cursor', () => {
+    const all = limitEntries(emptySettings('org_1'), [[ORG]], 60);
+    const seen = [];
+    let cursor: string | undefined;
+    do {
+      const page = limitEntriesPage(CURSOR_KEY, 'org_a', all, 7, cursor);
+      seen.push(...page.data);
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+    expect(seen).toEqual(all);
+    expect(limitEntriesPage(CURSOR_KEY, 'org_a', all, all.length).next_cursor).toBeNull();
+    expect(() => limitEntriesPage(CURSOR_KEY, 'org_a', all, 7, encodeListCursor(CURSOR_KEY, 'jobs', { at: 1 }))).toThrow(
+      expect.objectContaining({ code: 'invalid_cursor' }),
+    );
+    const page = limitEntriesPage(CURSOR_KEY, 'org_a', all, 7);
+    expect(() => limitEntriesPage(CURSOR_KEY, 'org_b', all, 7, page.next_cursor!)).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
+  });
   test('a block is denied and reports no figures', () => {
     const e = limitEntry(withOverrides({ overrides: [block(FAM)] }), 'contact_retrieval_jobs.get', chain, 60);
     expect(e).toMatchObject({
@@ -378,5 +409,14 @@ describe('RateLimit headers (IETF draft syntax)', () => {
     expect(rateLimitPolicyHeader(states)).toBe('"baseline";q=25;w=1, "contact_retrieval_jobs.get@key";q=100;w=60');
     expect(rateLimitHeader(states)).toBe('"baseline";r=12;t=1, "contact_retrieval_jobs.get@key";r=0;t=40');
     expect(rateLimitHeaders([])).toEqual({});
+  });
+  test('an in-flight limit is a concurrency policy: a quota unit, no window and no reset', () => {
+    const inFlight = { policy: 'in_flight', quota: 25, remaining: 24, quotaUnit: 'concurrent-requests' as const };
+    expect(rateLimitPolicyHeader([states[0], inFlight])).toBe('"baseline";q=25;w=1, "in_flight";q=25;qu="concurrent-requests"');
+    expect(rateLimitHeader([states[0], inFlight])).toBe('"baseline";r=12;t=1, "in_flight";r=24');
+    expect([...parseRateLimit(rateLimitHeader([states[0], inFlight]))]).toEqual([
+      ['baseline', { remaining: 12, resetSeconds: 1 }],
+      ['in_flight', { remaining: 24, resetSeconds: undefined }],
+    ]);
   });
 });

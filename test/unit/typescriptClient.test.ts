@@ -64,7 +64,7 @@ describe('Retry-After', () => {
     ];
     const client = createTalentClient({ apiKey: 'sk_test', baseUrl: url });
     const result = await client.searchCandidates({ query: 'rust' });
-    expect(result).toEqual(page);
+    expect(result.data).toEqual(page);
     expect(seen).toHaveLength(2);
     expect(seen[0].key).toMatch(/^[0-9a-f-]{36}$/);
     expect(seen[1].key).toBe(seen[0].key);

@@ -1,3 +1,15 @@
-export { createTalentClient, ProblemError } from './client';
-export type { JobCompletedEvent, ListItem, ListPath, PaidCallOptions, Problem, ProblemCode, TalentClient, TalentClientOptions } from './client';
+export { createTalentClient, JobWaitTimeout, parseRateLimitHeader, ProblemError, responseMeta } from './client';
+export type {
+  JobCompletedEvent,
+  ListItem,
+  ListPath,
+  PaidCallOptions,
+  Problem,
+  ProblemCode,
+  ResponseMeta,
+  TalentClient,
+  TalentClientOptions,
+  WaitForJobOptions,
+  WithMeta,
+} from './client';
 export type { components, operations, paths, webhooks } from './schema';

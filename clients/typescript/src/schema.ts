@@ -293,9 +293,13 @@ export interface paths {
         };
         /**
          * Read the enforced operational limits
-         * @description Reports the limits enforced for the caller's organization (SPEC 8): one entry per operation, plus the `api.request_baseline.v1` entry every request is also held to (the stricter of the two wins), for the organization, the caller's application, key family and key, and every other scope of the organization that carries an override. An organization with no limit of its own reports the defaults.
+         * @description Reports the limits enforced for the caller's organization (SPEC 8), one entry per operation and scope, plus the `api.request_baseline.v1` entry every request is also held to (the stricter of the two wins).
          *
-         *     Defaults: 25 requests per second per organization in a strict one-second window aligned to wall-clock seconds (no burst; a refused request consumes nothing; each key, key family and application is held to the same rate inside the organization total, so more keys never raise it), 25 requests in flight, no per-minute cap. Every refusal is 429 `rate_limited` with `Retry-After`; an in-flight refusal's `Retry-After` can be as long as `lease_ttl_seconds` when slots are held by slow requests or by a failed process. Responses carry `RateLimit-Policy` and `RateLimit` headers (IETF ratelimit-headers draft syntax), e.g. `RateLimit-Policy: "baseline";q=25;w=1` and `RateLimit: "baseline";r=12;t=1`, with one more policy per operation rate (named after the operation) and per-minute cap (`<operation>@<scope type>`, `w=60`). Limits never depend on credits.
+         *     Without filters the answer is short: the organization's entry of every operation (the defaults, or what the organization set; an organization with no limit of its own reports the defaults), and an entry of the caller's application, key family or key, or of any other scope of the organization, only where it enforces something else than the organization's (a cap or a block set on that scope). With `operation`, `scope`, `application_id`, `family_id` or `key_id`, every matching entry of the organization, the caller's application, key family and key and every scope carrying an override is listed, including those equal to the organization's. Pages of up to `limit` entries; pass `next_cursor` as `cursor` for the next.
+         *
+         *     `standard_requests_per_minute` is the entry's `requests_per_second` over a minute (1,500 at the default 25 per second): what the operation admits in a minute without a cap. A per-minute cap must be below it, so `maximum_requests_per_minute` (one less, 1,499 by default) is the largest cap that can be set, and `suggested_requests_per_minute` (80% of the standard) a cap that leaves headroom for retries. None of the three is a limit in force.
+         *
+         *     Defaults: 25 requests per second per organization in a strict one-second window aligned to wall-clock seconds (no burst; a refused request consumes nothing; each key, key family and application is held to the same rate inside the organization total, so more keys never raise it), 25 requests in flight, no per-minute cap. Every refusal is 429 `rate_limited` with `Retry-After`; an in-flight refusal's `Retry-After` can be as long as `lease_ttl_seconds` when slots are held by slow requests or by a failed process. Responses carry `RateLimit-Policy` and `RateLimit` headers (IETF ratelimit-headers draft syntax) naming every limit that can refuse the request, e.g. `RateLimit-Policy: "baseline";q=25;w=1, "in_flight";q=25;qu="concurrent-requests"` and `RateLimit: "baseline";r=12;t=1, "in_flight";r=24`, with one more policy per operation rate (named after the operation) and per-minute cap (`<operation>@<scope type>`, `w=60`). Each `r` is what the next request would find; a refused request changes none. Limits never depend on credits.
          *
          *     Operations with their own request rate, enforced on top of the baseline:
          *
@@ -5232,6 +5236,10 @@ export interface operations {
                 family_id?: string;
                 /** @example key_9Tb4mK7xQ2nW8vR5cJ3hLp */
                 key_id?: string;
+                /** @example 20 */
+                limit?: number;
+                /** @example NbWfClVXywu00E0gqJTS6HsiYXQiOjIwfQ */
+                cursor?: string;
             };
             header?: {
                 /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
@@ -5242,7 +5250,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Limit entries */
+            /** @description A page of limit entries; pass `next_cursor` as `cursor` for the next one */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5264,7 +5272,7 @@ export interface operations {
                      *           "max_concurrency": 25,
                      *           "lease_ttl_seconds": 60,
                      *           "standard_requests_per_minute": 1500,
-                     *           "maximum_requests_per_minute": 1500,
+                     *           "maximum_requests_per_minute": 1499,
                      *           "suggested_requests_per_minute": 1200,
                      *           "inherited_ceiling_ref": null
                      *         },
@@ -5281,11 +5289,12 @@ export interface operations {
                      *           "max_concurrency": 25,
                      *           "lease_ttl_seconds": 60,
                      *           "standard_requests_per_minute": 1500,
-                     *           "maximum_requests_per_minute": 1500,
+                     *           "maximum_requests_per_minute": 1499,
                      *           "suggested_requests_per_minute": 1200,
                      *           "inherited_ceiling_ref": "organization:org_5kQ2vN8xR3tLm7WbY4cH9d/candidates.search"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "next_cursor": null
                      *     }
                      */
                     "application/json": {
@@ -5325,10 +5334,11 @@ export interface operations {
                             /** @description the entry whose ceiling this one is measured against: `<scope type>:<scope id>/<operation>` */
                             inherited_ceiling_ref: string | null;
                         }[];
+                        next_cursor: string | null;
                     };
                 };
             };
-            /** @description `malformed_authorization`. */
+            /** @description `malformed_authorization`, `invalid_cursor`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5347,7 +5357,7 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {unknown} */
-                        code?: "malformed_authorization";
+                        code?: "malformed_authorization" | "invalid_cursor";
                     };
                 };
             };
