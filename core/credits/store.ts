@@ -1,4 +1,5 @@
 import { appendEntry, entryId, headSeq, readEntry, type AppendOutcome, type ChainHeads } from './chain';
+import type { AgentSpendState } from './agentAllowance';
 import { LedgerEntry } from './models';
 
 /**
@@ -23,6 +24,13 @@ export interface LedgerEntryRecord {
   balanceAfter: number;
   orgBudgetAfter: number | null;
   familyBudgetsAfter: Record<string, number>;
+  /** Credits connected AI applications spent on the latest day (agentAllowance.ts); absent until one spends. */
+  agentSpendAfter?: AgentSpendState;
+  /** On a tool call's charge for a person's connected application: its grant, client, name and UTC day. */
+  agentGrantId?: string;
+  agentClientId?: string;
+  agentClientName?: string;
+  agentDay?: string;
   createdAt: Date;
 }
 
