@@ -3,7 +3,7 @@ import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { createMcpHandler, isLegacyRequest, ProtocolError, ProtocolErrorCode, Server, type McpHttpHandler } from '@modelcontextprotocol/server';
 import type { Context } from 'koa';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
-import { toolListing, type ToolEntry } from './toolCatalog';
+import { toolListing, toolsFor, type ToolEntry } from './toolCatalog';
 import type { ToolDispatcher } from './toolDispatch';
 import { toolResult } from './toolResult';
 import { namedHost, requestUrl } from '../requestUrl';
@@ -31,7 +31,7 @@ export interface SessionlessCall {
 function sessionlessServer(tools: readonly ToolEntry[], dispatcher: ToolDispatcher, call: SessionlessCall): Server {
   const server = new Server({ name: 'talent-platform-tools', version: '1.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler('tools/list', async () => ({
-    tools: tools.map((t) => {
+    tools: toolsFor(tools, call.principal).map((t) => {
       const listed = toolListing(t);
       return { ...listed, inputSchema: listed.inputSchema as { type: 'object' }, outputSchema: listed.outputSchema as { type: 'object' } };
     }),

@@ -4,7 +4,10 @@ import type { Config } from '../../core/config';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { authorizationResponseUrl } from '../../core/oauth/authorizationRules';
 import { listGrants, recordConsent, revokeGrants } from '../../core/oauth/consentGrants';
-import { finishPending, findPending } from '../../core/oauth/pendingAuthorizations';
+import { finishPending, findPending, type PendingAuthorization } from '../../core/oauth/pendingAuthorizations';
+import { agentPolicyOf } from '../../core/oauth/agentPolicy';
+import { allowanceRefusalUnder, type AgentPolicy } from '../../core/oauth/grantAllowance';
+import { allowanceFieldset, proposedChoice, readAllowanceChoice, type AllowanceChoice } from './allowanceChoice';
 import { redirectHostOf } from '../../core/oauth/redirectUris';
 import { endSession, SESSION_TTL_MS, sessionUser, startSession } from '../../core/users/sessions';
 import { signIn, type DecoyPasswordHash } from '../../core/users/signIn';
@@ -169,6 +172,34 @@ async function signedInUser(ctx: Context, config: Config): Promise<UserRecord | 
 
 // ---- consent ------------------------------------------------------------------------------
 
+function consentForm(ctx: Context, config: Config, handle: string, pending: PendingAuthorization, user: UserRecord, view: ConsentView, status = 200): void {
+  const session = sessionValueOf(ctx, config)!;
+  sendPage(
+    ctx,
+    'Allow access?',
+    html` ${errorNote(view.message)}
+      <p><strong>${pending.clientName}</strong> wants to use the talent platform tools on your behalf.</p>
+      <p>After you answer, you will be sent back to <strong>${redirectHostOf(pending.redirectUri)}</strong>.</p>
+      <p>Signed in as ${user.email}. The application will be able to act with your permissions:</p>
+      <ul>
+        ${user.permissions.map((p) => html`<li>${PERMISSION_TEXT[p] ?? p} <span class="note">(${p})</span></li>`)}
+      </ul>
+      <form method="post" action="${CONSENT_PAGE_PATH}">
+        ${hidden('csrf_token', csrfToken(session, config))} ${hidden('request', handle)} ${allowanceFieldset(view.policy, view.choice)}
+        <p class="note">Application id: ${pending.clientId}. You can change what it may do, or revoke access, at any time under Connected applications.</p>
+        <button type="submit" name="decision" value="allow">Allow</button>
+        <button type="submit" name="decision" value="deny">Deny</button>
+      </form>`,
+    status,
+  );
+}
+
+interface ConsentView {
+  policy: AgentPolicy;
+  choice: AllowanceChoice;
+  message: string | null;
+}
+
 async function consentPage(ctx: Context, config: Config): Promise<void> {
   const handle = handleOf(typeof ctx.query.request === 'string' ? ctx.query.request : null);
   if (!handle) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
@@ -176,23 +207,8 @@ async function consentPage(ctx: Context, config: Config): Promise<void> {
   if (!user) return redirectTo(ctx, `${SIGN_IN_PAGE_PATH}?request=${handle}`);
   const pending = await findPending(handle);
   if (!pending) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
-  const session = sessionValueOf(ctx, config)!;
-  sendPage(
-    ctx,
-    'Allow access?',
-    html` <p><strong>${pending.clientName}</strong> wants to use the talent platform tools on your behalf.</p>
-      <p>After you answer, you will be sent back to <strong>${redirectHostOf(pending.redirectUri)}</strong>.</p>
-      <p>Signed in as ${user.email}. The application will be able to act with your permissions:</p>
-      <ul>
-        ${user.permissions.map((p) => html`<li>${PERMISSION_TEXT[p] ?? p} <span class="note">(${p})</span></li>`)}
-      </ul>
-      <p class="note">Application id: ${pending.clientId}. You can revoke access at any time under Connected applications.</p>
-      <form method="post" action="${CONSENT_PAGE_PATH}">
-        ${hidden('csrf_token', csrfToken(session, config))} ${hidden('request', handle)}
-        <button type="submit" name="decision" value="allow">Allow</button>
-        <button type="submit" name="decision" value="deny">Deny</button>
-      </form>`,
-  );
+  const policy = await agentPolicyOf(user.orgId);
+  consentForm(ctx, config, handle, pending, user, { policy, choice: proposedChoice(policy), message: null });
 }
 
 async function consentSubmit(ctx: Context, config: Config): Promise<void> {
@@ -212,7 +228,18 @@ async function consentSubmit(ctx: Context, config: Config): Promise<void> {
     );
   }
   if (decision !== 'allow') return errorPage(ctx, 400, 'Answer missing', 'Choose Allow or Deny.');
-  const grant = await recordConsent({ userId: user._id, clientId: pending.clientId, clientName: pending.clientName, scope: pending.scope });
+  const policy = await agentPolicyOf(user.orgId);
+  const read = readAllowanceChoice(form);
+  const refusal = read.ok ? allowanceRefusalUnder(policy, read.allowance) : read.message;
+  if (!read.ok || refusal) return consentForm(ctx, config, handle, pending, user, { policy, choice: read.choice, message: refusal }, 400);
+  const grant = await recordConsent({
+    userId: user._id,
+    orgId: user.orgId,
+    clientId: pending.clientId,
+    clientName: pending.clientName,
+    scope: pending.scope,
+    allowance: read.allowance,
+  });
   return completeAuthorization(ctx, config, handle, pending, user, grant);
 }
 

@@ -1,4 +1,5 @@
 import { Problem } from '../problems';
+import { agentChargesSince } from './store';
 
 /**
  * The daily allowance of a person's connected AI application (DECISIONS.md "Accounts, settings
@@ -100,4 +101,22 @@ export function afterAgentSpend(state: AgentSpendState | null | undefined, spend
   const byGrant = current && current.day === spender.day ? { ...current.byGrant } : {};
   byGrant[spender.grantId] = (byGrant[spender.grantId] ?? 0) + amount;
   return { day: spender.day, byGrant };
+}
+
+/** What a connected application spent today and over the last 30 UTC days (today included). */
+export interface AgentSpendSummary {
+  today: number;
+  last30Days: number;
+}
+
+/** Each grant's spend, from the ledger's charges that name it; `today` is the UTC day from the caller's clock. */
+export async function agentSpendOf(grantIds: readonly string[], today: string): Promise<Map<string, AgentSpendSummary>> {
+  const spend = new Map<string, AgentSpendSummary>(grantIds.map((id) => [id, { today: 0, last30Days: 0 }]));
+  for (const charge of await agentChargesSince(grantIds, utcDayBefore(today, 29))) {
+    const summary = charge.agentGrantId ? spend.get(charge.agentGrantId) : undefined;
+    if (!summary || !charge.agentDay || charge.agentDay > today) continue;
+    summary.last30Days += charge.amount;
+    if (charge.agentDay === today) summary.today += charge.amount;
+  }
+  return spend;
 }

@@ -96,3 +96,15 @@ export async function newestLedgerEntryOfOrg(orgId: string): Promise<LedgerEntry
 export async function insertLedgerEntries(entries: LedgerEntryRecord[]): Promise<void> {
   await LedgerEntry.collection.insertMany(entries as never[], { ordered: false });
 }
+
+/** The charges connected applications made under these grants on `fromDay` or later (the allowance's UTC days). */
+export async function agentChargesSince(
+  grantIds: readonly string[],
+  fromDay: string,
+): Promise<Array<Pick<LedgerEntryRecord, 'agentGrantId' | 'agentDay' | 'amount'>>> {
+  if (!grantIds.length) return [];
+  return LedgerEntry.find(
+    { agentGrantId: { $in: [...grantIds] }, agentDay: { $gte: fromDay }, kind: 'charge' },
+    { agentGrantId: 1, agentDay: 1, amount: 1 },
+  ).lean<Array<Pick<LedgerEntryRecord, 'agentGrantId' | 'agentDay' | 'amount'>>>();
+}
