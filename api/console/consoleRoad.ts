@@ -16,7 +16,8 @@ import type { ConsoleVisitor } from './consoleVisitor';
  *
  * The role rule is decided here, before the executor, for every console operation: only an
  * admin of the organization writes; a member's write (whatever a crafted form posts) is refused
- * with 403 and reaches no handler.
+ * with 403 and reaches no handler. The one exception is a change of the person's own (an
+ * operation declared `ownChange`), whose handler finds what it changes among the person's own.
  *
  * Admission: console operations are held to none of the organization's API limits (request
  * rate, in-flight limit, caps, blocks). Those limits protect the API from its callers; an admin
@@ -42,9 +43,10 @@ const consoleAdmission: AcquireAdmission<ConsoleOperationName> = async () => NO_
 
 export function createConsoleRoad(deps: Deps, operations: readonly ConsoleOperation[]): ConsoleRoad {
   const execute: ExecuteOperation<ConsoleOperationName> = createOperationExecutor(operationRegistry(operations), deps, consoleAdmission);
+  const ownChanges = new Set(operations.filter((o) => o.ownChange).map((o) => o.operation));
   return {
     async run(ctx, visitor, operation, input) {
-      if (visitor.role !== 'admin') throw notAllowed();
+      if (visitor.role !== 'admin' && !ownChanges.has(operation)) throw notAllowed();
       return execute(operation, {
         principal: visitor.principal,
         params: input.params ?? {},

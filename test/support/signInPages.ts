@@ -64,6 +64,8 @@ export async function authorizeInBrowser(
   loopback: LoopbackRedirect,
   person: { email: string; password: string },
   decision: 'Allow' | 'Deny' = 'Allow',
+  /** What the person does on the consent page before answering (choose what the application may do). */
+  onConsent?: (page: Page) => Promise<void>,
 ): Promise<AuthorizeOutcome> {
   // Only a callback that arrives after this point belongs to this authorization.
   const stop = new AbortController();
@@ -95,6 +97,7 @@ export async function authorizeInBrowser(
         if (consented) throw new Error('the consent page came back after a decision');
         consented = true;
         consentText = await page.locator('body').innerText();
+        await onConsent?.(page);
         await submitWith(page, decision);
       }
     }
