@@ -173,6 +173,7 @@ export async function createContactRetrievalJob(
       orgId: principal.orgId,
       workspaceId: principal.workspaceId,
       familyId: principal.familyId,
+      ...(principal.agent ? { agent: principal.agent } : {}),
       requested: personIds.length,
       fields,
       chunkSize: config.contactJobs.chunkSize,
