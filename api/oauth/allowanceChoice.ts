@@ -27,9 +27,10 @@ export function proposedChoice(policy: AgentPolicy): AllowanceChoice {
   return policy.mode === 'read_only' ? { mode: 'read_only', credits: '' } : { mode: 'daily', credits: String(policy.defaultDailyCredits) };
 }
 
-export function readAllowanceChoice(form: URLSearchParams): ReadChoice {
-  const mode = form.get('allowance');
-  const credits = (form.get('daily_credits') ?? '').trim().slice(0, 12);
+/** The choice the form posted; `proposed` stands in for a form that sent none (a client posting the consent form itself). */
+export function readAllowanceChoice(form: URLSearchParams, proposed?: AllowanceChoice): ReadChoice {
+  const mode = form.get('allowance') ?? proposed?.mode ?? null;
+  const credits = (form.get('daily_credits') ?? (form.get('allowance') === null ? proposed?.credits : undefined) ?? '').trim().slice(0, 12);
   const typed = (m: AllowanceMode): AllowanceChoice => ({ mode: m, credits });
   if (mode === 'read_only' || mode === 'unlimited') return { ok: true, allowance: { mode, dailyCredits: null }, choice: typed(mode) };
   if (mode !== 'daily') return { ok: false, message: 'Choose what this application may do.', choice: typed('daily') };

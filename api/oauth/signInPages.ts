@@ -231,7 +231,8 @@ async function consentSubmit(ctx: Context, config: Config): Promise<void> {
   }
   if (decision !== 'allow') return errorPage(ctx, 400, 'Answer missing', 'Choose Allow or Deny.');
   const policy = await agentPolicyOf(user.orgId);
-  const read = readAllowanceChoice(form);
+  // A form posted without a choice (no radio sent) takes what the page proposed.
+  const read = readAllowanceChoice(form, proposedChoice(policy));
   const refusal = read.ok ? allowanceRefusalUnder(policy, read.allowance) : read.message;
   if (!read.ok || refusal) return consentForm(ctx, config, handle, pending, user, { policy, choice: read.choice, message: refusal }, 400);
   const grant = await recordConsent({
@@ -268,9 +269,9 @@ function connectionRow(g: GrantRecord, policy: AgentPolicy, spent: AgentSpendSum
     {
       className: 'actions',
       ownLabel: true,
-      body: html`<a href="${allowancePath(g._id)}">Change allowance<span class="vh"> of ${g.clientName}</span></a>
+      body: html`<a href="${allowancePath(g._id)}">Change allowance</a>
         <form method="post" action="${REVOKE_CONNECTION_PATH}">
-          ${hidden('csrf_token', csrf)}${hidden('client_id', g.clientId)}<button type="submit">Revoke<span class="vh"> ${g.clientName}</span></button>
+          ${hidden('csrf_token', csrf)}${hidden('client_id', g.clientId)}<button type="submit">Revoke</button>
         </form>`,
     },
   ];
