@@ -14,7 +14,7 @@ import { createTenant, insertTestPeople, type TestTenant } from '../support/fixt
 import { api } from '../support/http';
 import { startLoopbackRedirect, type LoopbackRedirect } from '../support/loopbackRedirect';
 import { createUserWithCli, startSignInApi, uniqueEmail, type CreatedUser } from '../support/signInApi';
-import { setPasswordFromLink, submitWith } from '../support/signInPages';
+import { setPasswordInNewContext, submitWith } from '../support/signInPages';
 import type { TestApi } from '../support/testApi';
 
 /**
@@ -48,9 +48,7 @@ beforeAll(async () => {
     permissions: ['profiles.v1:unlock', 'candidates.search'],
     role: 'admin',
   });
-  const ctx = await browser.newContext();
-  expect(await setPasswordFromLink(await ctx.newPage(), person.setupUrl, PASSWORD)).toBeLessThan(400);
-  await ctx.close();
+  expect(await setPasswordInNewContext(browser, person.setupUrl, PASSWORD)).toBeLessThan(400);
 });
 afterAll(async () => {
   await closeBrowser(browser);

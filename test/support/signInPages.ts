@@ -1,4 +1,4 @@
-import type { Locator, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import type { LoopbackRedirect } from './loopbackRedirect';
 
 /**
@@ -104,5 +104,15 @@ export async function authorizeInBrowser(
     return { callback: await callback, signedIn, consented, consentText };
   } finally {
     stop.abort();
+  }
+}
+
+/** Sets the password from the setup link in a browser context of its own (closed after), leaving the test's contexts signed out. */
+export async function setPasswordInNewContext(browser: Browser, setupUrl: string, password: string): Promise<number> {
+  const ctx = await browser.newContext();
+  try {
+    return await setPasswordFromLink(await ctx.newPage(), setupUrl, password);
+  } finally {
+    await ctx.close();
   }
 }
