@@ -101,7 +101,13 @@ export function createApp({ deps, probes }: AppParts): Koa {
 
   app.use(referenceRouter(publicOpenApi(config)).routes());
 
-  const oauth = oauthRouter(config, { signingKeys: deps.signingKeys, publicClients: deps.publicClients, decoy: deps.decoy, addressLimits: deps.addressLimits });
+  const oauth = oauthRouter(config, {
+    signingKeys: deps.signingKeys,
+    publicClients: deps.publicClients,
+    decoy: deps.decoy,
+    addressLimits: deps.addressLimits,
+    now: deps.now,
+  });
   app.use(oauth.routes());
   app.use(oauth.allowedMethods());
   app.use(consoleRouter(deps).routes());

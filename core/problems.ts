@@ -18,6 +18,7 @@ export const PROBLEM_CODES = {
   insufficient_credits: { status: 402, title: 'Insufficient credits' },
   family_budget_exhausted: { status: 402, title: 'Key family budget exhausted' },
   organization_budget_exhausted: { status: 402, title: 'Organization budget exhausted' },
+  agent_allowance_exhausted: { status: 402, title: 'Daily allowance used up' },
   insufficient_scope: { status: 403, title: 'Insufficient scope' },
   origin_not_allowed: { status: 403, title: 'Origin not allowed' },
   not_found: { status: 404, title: 'Not found' },

@@ -71,6 +71,7 @@ export async function contactRetrievalWorkflow(input: ContactRetrievalInput): Pr
           jobId: input.jobId,
           orgId: input.orgId,
           familyId: input.familyId,
+          ...(input.agent ? { agent: input.agent } : {}),
           fields: input.fields,
           from,
           to,

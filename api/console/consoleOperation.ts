@@ -14,13 +14,15 @@ export interface ConsoleOperationSpec<B extends ZodType, P extends ZodType> {
   summary: string;
   /** The permission the person needs beyond the admin role (the executor checks it, as for a /v1 route). */
   permission?: Permission;
+  /** A change of the person's own (their connected application's allowance): open to every role, not to admins only. */
+  ownChange?: true;
   body: B;
   params?: P;
   handler: (input: RouteInput<z.output<B>, unknown, z.output<P>>) => Promise<RouteResult>;
   audit: RouteAudit<RouteInput<z.output<B>, unknown, z.output<P>>>;
 }
 
-export type ConsoleOperation = RouteSpec<ZodType, ZodType, ZodType, ConsoleOperationName>;
+export type ConsoleOperation = RouteSpec<ZodType, ZodType, ZodType, ConsoleOperationName> & { ownChange?: true };
 
 export function defineConsoleOperation<B extends ZodType, P extends ZodType>(spec: ConsoleOperationSpec<B, P>): ConsoleOperation {
   return { ...spec, method: 'POST', tag: 'console', responses: {} } as unknown as ConsoleOperation;
@@ -32,7 +34,10 @@ type ChangeInput<B extends ZodType> = RouteInput<z.output<B>, unknown, unknown>;
  * A console write that changes one setting (a budget, a limit): it answers 200 with the setting
  * as the change left it, and its audit entry holds the setting before and after the change.
  */
-export interface ConsoleChangeSpec<B extends ZodType, V> extends Pick<ConsoleOperationSpec<B, ZodType>, 'operation' | 'path' | 'summary' | 'body'> {
+export interface ConsoleChangeSpec<B extends ZodType, V> extends Pick<
+  ConsoleOperationSpec<B, ZodType>,
+  'operation' | 'path' | 'summary' | 'body' | 'ownChange'
+> {
   change: (input: ChangeInput<B>) => Promise<V>;
   audit: {
     action: AuditChange['action'];

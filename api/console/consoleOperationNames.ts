@@ -21,6 +21,8 @@ export const CONSOLE_OPERATIONS = [
   'console.webhooks.rotate_secret',
   'console.webhooks.replay',
   'console.jobs.cancel',
+  'console.grants.change_allowance',
+  'console.settings.agent_policy',
 ] as const;
 
 export type ConsoleOperationName = (typeof CONSOLE_OPERATIONS)[number];

@@ -1,4 +1,5 @@
 import type { ConsoleOperation } from './consoleOperation';
+import { agentAllowanceOperations } from './operations/agentAllowanceOperations';
 import { budgetOperations } from './operations/budgetOperations';
 import { jobOperations } from './operations/jobOperations';
 import { keyOperations } from './operations/keyOperations';
@@ -14,4 +15,5 @@ export const consoleOperations: readonly ConsoleOperation[] = [
   ...budgetOperations,
   ...webhookOperations,
   ...jobOperations,
+  ...agentAllowanceOperations,
 ];

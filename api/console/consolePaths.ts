@@ -18,6 +18,7 @@ export const CONSOLE_PATHS = {
   team: '/console/team',
   invite: '/console/team/invite',
   audit: '/console/audit',
+  settings: '/console/settings',
   confirm: '/console/confirm',
   stylesheet: '/console/assets/console.css',
   script: '/console/assets/console.js',
@@ -46,3 +47,6 @@ export const keyPath = (keyId: string, action: 'rotate' | 'revoke') => `${CONSOL
 
 /** A person's page under /console/team. */
 export const personPath = (userId: string) => `${CONSOLE_PATHS.team}/${encodeURIComponent(userId)}`;
+
+/** "Change allowance" of one of the visitor's connected applications. */
+export const allowancePath = (grantId: string) => `/console/connected-applications/${encodeURIComponent(grantId)}/allowance`;

@@ -18,9 +18,11 @@ import { needsSudo, SudoRequired } from './sudoOperations';
  *
  * The role rule is decided here, before the executor, for every console operation: only an
  * admin of the organization writes; a member's write (whatever a crafted form posts) is refused
- * with 403 and reaches no handler. So is sudo mode: a write of sudoOperations.ts's list from a
- * browser whose password was not confirmed within 15 minutes (on the app's clock) throws
- * `SudoRequired` before anything runs, and the page asks for the password.
+ * with 403 and reaches no handler. The one exception is a change of the person's own (an
+ * operation declared `ownChange`), whose handler finds what it changes among the person's own.
+ * So is sudo mode: a write of sudoOperations.ts's list from a browser whose password was not
+ * confirmed within 15 minutes (on the app's clock) throws `SudoRequired` before anything runs,
+ * and the page asks for the password.
  *
  * Admission: console operations are held to none of the organization's API limits (request
  * rate, in-flight limit, caps, blocks). Those limits protect the API from its callers; an admin
@@ -46,9 +48,10 @@ const consoleAdmission: AcquireAdmission<ConsoleOperationName> = async () => NO_
 
 export function createConsoleRoad(deps: Deps, operations: readonly ConsoleOperation[]): ConsoleRoad {
   const execute: ExecuteOperation<ConsoleOperationName> = createOperationExecutor(operationRegistry(operations), deps, consoleAdmission);
+  const ownChanges = new Set(operations.filter((o) => o.ownChange).map((o) => o.operation));
   return {
     async run(ctx, visitor, operation, input) {
-      if (visitor.role !== 'admin') throw notAllowed();
+      if (visitor.role !== 'admin' && !ownChanges.has(operation)) throw notAllowed();
       if (needsSudo(operation, input.body) && !(await sudoModeActive(visitor.sessionValue, new Date(deps.now())))) throw new SudoRequired(operation);
       return execute(operation, {
         principal: visitor.principal,

@@ -12,6 +12,7 @@ import { CONSOLE_PATHS, CONSOLE_ROOT } from './consolePaths';
 import { consoleReads } from './consoleReads';
 import { createConsoleRoad } from './consoleRoad';
 import { requireVisitor } from './consoleVisitor';
+import { mountAllowancePage } from './pages/allowancePage';
 import { mountAuditPage } from './pages/auditPage';
 import { mountBudgetsPage } from './pages/budgetsPage';
 import { mountConfirmPage } from './pages/confirmPage';
@@ -19,6 +20,7 @@ import { mountJobsPages } from './pages/jobsPages';
 import { mountKeysPages } from './pages/keysPages';
 import { mountLimitsPage } from './pages/limitsPage';
 import { mountOverviewPage } from './pages/overviewPage';
+import { mountSettingsPage } from './pages/settingsPage';
 import { mountTeamPages } from './pages/teamPages';
 import { mountUsagePage } from './pages/usagePage';
 import { mountWebhookDeliveriesPages } from './pages/webhookDeliveriesPages';
@@ -37,6 +39,8 @@ const PAGE_MODULES: ReadonlyArray<(pages: ConsolePages) => void> = [
   mountWebhookDeliveriesPages,
   mountUsagePage,
   mountJobsPages,
+  mountAllowancePage,
+  mountSettingsPage,
 ];
 
 /**

@@ -59,7 +59,16 @@ export async function requireVisitor(ctx: Context, config: Config): Promise<Cons
  * `returnTo` afterwards, and returns false. The road checks again when the form is posted.
  */
 export async function requireSudoToOpen(ctx: Context, visitor: ConsoleVisitor, operation: ConsoleOperationName, returnTo: string, now: Date): Promise<boolean> {
-  if (!needsSudo(operation) || (await sudoModeActive(visitor.sessionValue, now))) return true;
+  return !needsSudo(operation) || requireSudoMode(ctx, visitor, returnTo, now);
+}
+
+/**
+ * Sudo mode for a change whose need of it depends on stored state, not on the form alone (raising
+ * an allowance, a save whose typed fields come back with the page): true when the browser is in
+ * it; otherwise a redirect to "Confirm your password" that returns to `returnTo`, and false.
+ */
+export async function requireSudoMode(ctx: Context, visitor: ConsoleVisitor, returnTo: string, now: Date): Promise<boolean> {
+  if (await sudoModeActive(visitor.sessionValue, now)) return true;
   seeOther(ctx, `${CONSOLE_PATHS.confirm}?return_to=${encodeURIComponent(returnTo)}`);
   return false;
 }

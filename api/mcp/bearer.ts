@@ -11,6 +11,7 @@ import { isPublicClientRevoked } from '../../core/oauth/publicClients';
 import { liveChain } from '../../core/oauth/tokenChains';
 import { personPrincipal } from '../../core/users/personPrincipal';
 import { findActiveUser } from '../../core/users/users';
+import { agentOfCall } from '../../core/oauth/consentGrants';
 import { protectedResourceMetadataUrl } from '../oauth/discovery';
 import { toolsResource } from '../oauth/tokenEndpoint';
 
@@ -135,7 +136,9 @@ export async function authenticateBearer(ctx: Context, deps: Pick<Deps, 'config'
         },
       );
     }
-    return { ...personPrincipal(user, toolsResource(config)), clientId: verdict.token.clientId };
+    const agent = await agentOfCall(user, verdict.token.clientId);
+    // What the person allowed this application (read only, a daily allowance): the charge path and the tool list hold it to that.
+    return { ...personPrincipal(user, toolsResource(config)), clientId: verdict.token.clientId, ...(agent ? { agent } : {}) };
   }
   const client = await findActiveClient(verdict.token.clientId);
   if (!client) throw new BearerRejection(401, 'invalid_token', INVALID_TOKEN);

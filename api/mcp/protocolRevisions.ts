@@ -7,14 +7,14 @@ import { statusOnOutage } from './storeOutage';
 import { runToolCall, type ToolCall } from './toolCall';
 import type { ToolEntry } from './toolCatalog';
 import type { ToolDispatcher } from './toolDispatch';
-import { toolListing, toolServerInstructions } from './toolCatalog';
+import { toolListing, toolServerInstructions, toolsFor } from './toolCatalog';
 import { toolResult } from './toolResult';
 
 /** The 2025-era server (SDK 1.x): a fresh one per POST, stateless, JSON responses. */
 function legacyServer(tools: readonly ToolEntry[], dispatcher: ToolDispatcher, call: ToolCall): Server {
   const server = new Server({ name: 'talent-platform-tools', version: '1.0.0' }, { capabilities: { tools: {} }, instructions: toolServerInstructions(tools) });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: tools.map(toolListing),
+    tools: toolsFor(tools, call.principal).map(toolListing),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const entry = tools.find((t) => t.definition.name === request.params.name);

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { createMcpHandler, isLegacyRequest, ProtocolError, ProtocolErrorCode, Server, type McpHttpHandler } from '@modelcontextprotocol/server';
 import type { Context } from 'koa';
-import { toolListing, toolServerInstructions, type ToolEntry } from './toolCatalog';
+import { toolListing, toolServerInstructions, toolsFor, type ToolEntry } from './toolCatalog';
 import type { ToolDispatcher } from './toolDispatch';
 import { toolResult } from './toolResult';
 import { namedHost, requestUrl } from '../requestUrl';
@@ -22,7 +22,7 @@ import { runToolCall, type ToolCall } from './toolCall';
 function sessionlessServer(tools: readonly ToolEntry[], dispatcher: ToolDispatcher, call: ToolCall): Server {
   const server = new Server({ name: 'talent-platform-tools', version: '1.0.0' }, { capabilities: { tools: {} }, instructions: toolServerInstructions(tools) });
   server.setRequestHandler('tools/list', async () => ({
-    tools: tools.map((t) => {
+    tools: toolsFor(tools, call.principal).map((t) => {
       const listed = toolListing(t);
       return { ...listed, inputSchema: listed.inputSchema as { type: 'object' }, outputSchema: listed.outputSchema as { type: 'object' } };
     }),

@@ -1,6 +1,7 @@
 import { z, type ZodType } from 'zod';
 import type { OperationName } from '../../core/limits/limitTable';
 import type { RouteSpec } from '../routeSpec';
+import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../core/idempotency/idempotency';
 import { PRICES } from '../../core/credits/prices';
 
@@ -195,6 +196,16 @@ function outputSchemaOf(spec: RouteSpec): ObjectSchema {
   // Every route of the catalogue documents one; a route without says only that it is an object.
   const answers = success.length ? success : [{ type: 'object', additionalProperties: true }];
   return { type: 'object', anyOf: [...answers, TOOL_PROBLEM_SCHEMA] };
+}
+
+/** Whether the caller may call the tool: an application its person allowed only to read may call read-only tools only. */
+export function toolAllowed(t: ToolEntry, principal: KeyPrincipal): boolean {
+  return principal.agent?.allowance.mode !== 'read_only' || t.definition.annotations.readOnlyHint;
+}
+
+/** The tools tools/list shows this caller: only those it may call. */
+export function toolsFor(tools: readonly ToolEntry[], principal: KeyPrincipal): ToolEntry[] {
+  return tools.filter((t) => toolAllowed(t, principal));
 }
 
 /** The tool as tools/list shows it (both protocol revisions). */

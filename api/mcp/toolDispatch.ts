@@ -5,7 +5,7 @@ import { Problem } from '../../core/problems';
 import { isStoreUnavailable } from '../../core/store/storeUnavailable';
 import { ToolStoreOutage } from './storeOutage';
 import type { ExecuteOperation, OperationRequest } from '../operations/executeOperation';
-import { IDEMPOTENCY_KEY_ARGUMENT, type ToolEntry } from './toolCatalog';
+import { IDEMPOTENCY_KEY_ARGUMENT, toolAllowed, type ToolEntry } from './toolCatalog';
 
 /**
  * Runs a tool as its developer-API operation: the tool server's adapter of the operation
@@ -101,9 +101,20 @@ export function problemPayload(problem: Problem, requestId: string): Record<stri
   };
 }
 
+/** A paid tool called by an application its person allowed only to read (a crafted call: tools/list does not offer it). */
+function readOnlyRefusal(entry: ToolEntry, principal: KeyPrincipal): Problem {
+  const name = principal.agent?.clientName ?? 'This application';
+  return new Problem(
+    'insufficient_scope',
+    `${name} was allowed only to read, and ${entry.definition.name} spends credits or changes something. Nothing was charged. ` +
+      'The person who connected it can let it spend a daily allowance under Connected applications in the console.',
+  );
+}
+
 export function createToolDispatcher(execute: ExecuteOperation): ToolDispatcher {
   return {
     async run(entry, args, principal, requestId, clientAddress) {
+      if (!toolAllowed(entry, principal)) return { ok: false, status: 403, body: problemPayload(readOnlyRefusal(entry, principal), requestId) };
       try {
         const result = await execute(entry.spec.operation, operationRequestOf(entry, args, principal, requestId, clientAddress));
         return { ok: true, status: result.status, body: decodedBody(result.body) };

@@ -68,10 +68,12 @@ export interface OAuthRouterDeps {
   publicClients: PublicClients;
   decoy: DecoyPasswordHash;
   addressLimits: ClientAddressLimits;
+  /** The app's clock: the UTC day of Connected applications' spend figures. */
+  now: () => number;
 }
 
 /** The OAuth authorization server (token, authorization and registration endpoints, sign-in pages, discovery, JWKS) and the tool server's resource metadata. */
-export function oauthRouter(config: Config, { signingKeys, publicClients, decoy, addressLimits }: OAuthRouterDeps): Router {
+export function oauthRouter(config: Config, { signingKeys, publicClients, decoy, addressLimits, now }: OAuthRouterDeps): Router {
   const router = new Router(ROUTER_OPTIONS);
   const limits = config.addressLimits;
   router.post(
@@ -81,7 +83,7 @@ export function oauthRouter(config: Config, { signingKeys, publicClients, decoy,
   );
   router.get(AUTHORIZE_PATH, storeOutagePage(authorizeEndpoint(config, publicClients, addressLimits)));
   router.post(REGISTER_PATH, registrationEndpoint());
-  mountSignInPages(router, config, decoy);
+  mountSignInPages(router, config, decoy, now);
   // One document at both discovery locations: clients try RFC 8414's first, then OpenID's.
   router.get([AUTHORIZATION_SERVER_METADATA_PATH, OPENID_CONFIGURATION_PATH], (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=300');

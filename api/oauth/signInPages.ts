@@ -3,8 +3,12 @@ import type { Context } from 'koa';
 import type { Config } from '../../core/config';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { authorizationResponseUrl } from '../../core/oauth/authorizationRules';
-import { listGrants, recordConsent } from '../../core/oauth/consentGrants';
-import { finishPending, findPending } from '../../core/oauth/pendingAuthorizations';
+import { allowanceOfGrant, listGrants, recordConsent, type GrantRecord } from '../../core/oauth/consentGrants';
+import { agentSpendOf, utcDayOf, type AgentSpendSummary } from '../../core/credits/agentAllowance';
+import { finishPending, findPending, type PendingAuthorization } from '../../core/oauth/pendingAuthorizations';
+import { agentPolicyOf } from '../../core/oauth/agentPolicy';
+import { allowanceRefusalUnder, allowanceText, effectiveAllowance, type AgentPolicy } from '../../core/oauth/grantAllowance';
+import { allowanceFieldset, proposedChoice, readAllowanceChoice, type AllowanceChoice } from './allowanceChoice';
 import { redirectHostOf } from '../../core/oauth/redirectUris';
 import { endSession, SESSION_TTL_MS, sessionUser, startSession } from '../../core/users/sessions';
 import { signIn, type DecoyPasswordHash } from '../../core/users/signIn';
@@ -13,7 +17,8 @@ import { completeAuthorization, errorPage, redirectTo, resumeAuthorization, stor
 import { errorNote, hidden, html, page, type Html } from './pageRendering';
 import { toolsResource } from './tokenEndpoint';
 import { CONSOLE_PATHS } from '../console/consolePaths';
-import { scrollingTable, sendConsolePage } from '../console/consoleLayout';
+import { sendConsolePage, stackingTable, type TableCell } from '../console/consoleLayout';
+import { allowancePath } from '../console/consolePaths';
 import { roleOf } from '../../core/users/adminSeats';
 import { safeReturnPath } from '../console/returnPath';
 import { clearSessionCookie, csrfToken, csrfValid, ensureSessionValue, readPageForm, sessionValueOf, setPageHeaders, setSessionCookie } from './pageSecurity';
@@ -169,6 +174,34 @@ async function signedInUser(ctx: Context, config: Config): Promise<UserRecord | 
 
 // ---- consent ------------------------------------------------------------------------------
 
+function consentForm(ctx: Context, config: Config, handle: string, pending: PendingAuthorization, user: UserRecord, view: ConsentView, status = 200): void {
+  const session = sessionValueOf(ctx, config)!;
+  sendPage(
+    ctx,
+    'Allow access?',
+    html` ${errorNote(view.message)}
+      <p><strong>${pending.clientName}</strong> wants to use the talent platform tools on your behalf.</p>
+      <p>After you answer, you will be sent back to <strong>${redirectHostOf(pending.redirectUri)}</strong>.</p>
+      <p>Signed in as ${user.email}. The application will be able to act with your permissions:</p>
+      <ul>
+        ${user.permissions.map((p) => html`<li>${PERMISSION_TEXT[p] ?? p} <span class="note">(${p})</span></li>`)}
+      </ul>
+      <form method="post" action="${CONSENT_PAGE_PATH}">
+        ${hidden('csrf_token', csrfToken(session, config))} ${hidden('request', handle)} ${allowanceFieldset(view.policy, view.choice)}
+        <p class="note">Application id: ${pending.clientId}. You can change what it may do, or revoke access, at any time under Connected applications.</p>
+        <button type="submit" name="decision" value="allow">Allow</button>
+        <button type="submit" name="decision" value="deny">Deny</button>
+      </form>`,
+    status,
+  );
+}
+
+interface ConsentView {
+  policy: AgentPolicy;
+  choice: AllowanceChoice;
+  message: string | null;
+}
+
 async function consentPage(ctx: Context, config: Config): Promise<void> {
   const handle = handleOf(typeof ctx.query.request === 'string' ? ctx.query.request : null);
   if (!handle) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
@@ -176,23 +209,8 @@ async function consentPage(ctx: Context, config: Config): Promise<void> {
   if (!user) return redirectTo(ctx, `${SIGN_IN_PAGE_PATH}?request=${handle}`);
   const pending = await findPending(handle);
   if (!pending) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
-  const session = sessionValueOf(ctx, config)!;
-  sendPage(
-    ctx,
-    'Allow access?',
-    html` <p><strong>${pending.clientName}</strong> wants to use the talent platform tools on your behalf.</p>
-      <p>After you answer, you will be sent back to <strong>${redirectHostOf(pending.redirectUri)}</strong>.</p>
-      <p>Signed in as ${user.email}. The application will be able to act with your permissions:</p>
-      <ul>
-        ${user.permissions.map((p) => html`<li>${PERMISSION_TEXT[p] ?? p} <span class="note">(${p})</span></li>`)}
-      </ul>
-      <p class="note">Application id: ${pending.clientId}. You can revoke access at any time under Connected applications.</p>
-      <form method="post" action="${CONSENT_PAGE_PATH}">
-        ${hidden('csrf_token', csrfToken(session, config))} ${hidden('request', handle)}
-        <button type="submit" name="decision" value="allow">Allow</button>
-        <button type="submit" name="decision" value="deny">Deny</button>
-      </form>`,
-  );
+  const policy = await agentPolicyOf(user.orgId);
+  consentForm(ctx, config, handle, pending, user, { policy, choice: proposedChoice(policy), message: null });
 }
 
 async function consentSubmit(ctx: Context, config: Config): Promise<void> {
@@ -212,40 +230,82 @@ async function consentSubmit(ctx: Context, config: Config): Promise<void> {
     );
   }
   if (decision !== 'allow') return errorPage(ctx, 400, 'Answer missing', 'Choose Allow or Deny.');
-  const grant = await recordConsent({ userId: user._id, clientId: pending.clientId, clientName: pending.clientName, scope: pending.scope });
+  const policy = await agentPolicyOf(user.orgId);
+  // A form posted without a choice (no radio sent) takes what the page proposed.
+  const read = readAllowanceChoice(form, proposedChoice(policy));
+  const refusal = read.ok ? allowanceRefusalUnder(policy, read.allowance) : read.message;
+  if (!read.ok || refusal) return consentForm(ctx, config, handle, pending, user, { policy, choice: read.choice, message: refusal }, 400);
+  const grant = await recordConsent({
+    userId: user._id,
+    orgId: user.orgId,
+    clientId: pending.clientId,
+    clientName: pending.clientName,
+    scope: pending.scope,
+    allowance: read.allowance,
+  });
   return completeAuthorization(ctx, config, handle, pending, user, grant);
 }
 
 // ---- connected applications ---------------------------------------------------------------
 
-async function connectionsPage(ctx: Context, config: Config): Promise<void> {
+const CONNECTION_DONE: Record<string, string> = {
+  allowance: "The allowance is saved: it holds from the application's next call.",
+  revoked: 'The application is disconnected: its access ended now.',
+};
+
+function connectionRow(g: GrantRecord, policy: AgentPolicy, spent: AgentSpendSummary | undefined, csrf: string): TableCell[] {
+  const chosen = allowanceOfGrant(g);
+  const inForce = effectiveAllowance(chosen, policy);
+  const lowered = allowanceText(inForce) !== allowanceText(chosen);
+  return [
+    { className: 'wrap', body: html`${g.clientName}<br /><span class="note">${g.clientId}</span>` },
+    {
+      className: lowered ? 'wrap' : undefined,
+      body: html`${allowanceText(inForce)}${lowered ? html`<br /><span class="note">You chose ${allowanceText(chosen)}; your organization's policy lowers it.</span>` : ''}`,
+    },
+    { body: `${spent?.today ?? 0} credits` },
+    { body: `${spent?.last30Days ?? 0} credits` },
+    { body: g.createdAt.toISOString().slice(0, 10) },
+    {
+      className: 'actions',
+      ownLabel: true,
+      body: html`<a href="${allowancePath(g._id)}">Change allowance</a>
+        <form method="post" action="${REVOKE_CONNECTION_PATH}">
+          ${hidden('csrf_token', csrf)}${hidden('client_id', g.clientId)}<button type="submit">Revoke</button>
+        </form>`,
+    },
+  ];
+}
+
+async function connectionsPage(ctx: Context, config: Config, now: () => number): Promise<void> {
   const user = await signedInUser(ctx, config);
   if (!user) return redirectTo(ctx, SIGN_IN_PAGE_PATH);
   const session = sessionValueOf(ctx, config)!;
   const csrf = csrfToken(session, config);
   const grants = await listGrants(user._id);
-  const rows = grants.map(
-    (g) =>
-      html`<tr>
-        <td class="wrap">${g.clientName}<br /><span class="note">${g.clientId}</span></td>
-        <td>${g.createdAt.toISOString().slice(0, 10)}</td>
-        <td>
-          <form method="post" action="${REVOKE_CONNECTION_PATH}">
-            ${hidden('csrf_token', csrf)}${hidden('client_id', g.clientId)}<button type="submit">Revoke</button>
-          </form>
-        </td>
-      </tr>`,
-  );
+  const [policy, spend] = await Promise.all([
+    agentPolicyOf(user.orgId),
+    agentSpendOf(
+      grants.map((g) => g._id),
+      utcDayOf(new Date(now())),
+    ),
+  ]);
+  const done = typeof ctx.query.done === 'string' ? CONNECTION_DONE[ctx.query.done] : undefined;
   // One of the console's pages: its navigation, stylesheet and CSP.
   sendConsolePage(ctx, {
     title: 'Connected applications',
     visitor: { email: user.email, role: roleOf(user), csrf },
     current: CONNECTIONS_PAGE_PATH,
-    body: html` <p>Signed in as ${user.email}.</p>
+    body: html`${done ? html`<div class="status" role="status">${done}</div>` : ''}
+      <p>Signed in as ${user.email}. Each application acts with your permissions, within the allowance you gave it; a day is a UTC day.</p>
       ${
         grants.length === 0
           ? html`<p>No application is connected to your account.</p>`
-          : scrollingTable('Connected applications', ['Application', 'Allowed on', 'Action'], rows)
+          : stackingTable(
+              'Connected applications',
+              ['Application', 'Allowance', 'Spent today', 'Last 30 days', 'Allowed on', 'Actions'],
+              grants.map((g) => connectionRow(g, policy, spend.get(g._id), csrf)),
+            )
       }`,
   });
 }
@@ -257,7 +317,7 @@ async function revokeSubmit(ctx: Context, config: Config): Promise<void> {
   if (!user) return redirectTo(ctx, SIGN_IN_PAGE_PATH);
   const clientId = form.get('client_id');
   if (clientId) await revokeUserGrants(user._id, clientId, { actor: `user:${user._id}`, clientAddress: ctx.ip || null });
-  redirectTo(ctx, CONNECTIONS_PAGE_PATH);
+  redirectTo(ctx, clientId ? `${CONNECTIONS_PAGE_PATH}?done=revoked` : CONNECTIONS_PAGE_PATH);
 }
 
 async function signOutSubmit(ctx: Context, config: Config): Promise<void> {
@@ -269,7 +329,7 @@ async function signOutSubmit(ctx: Context, config: Config): Promise<void> {
 }
 
 /** Mounts the pages (DECISIONS.md "Interactive sign-in"): set password, sign in, consent, connected applications. */
-export function mountSignInPages(router: Router, config: Config, decoy: DecoyPasswordHash): void {
+export function mountSignInPages(router: Router, config: Config, decoy: DecoyPasswordHash, now: () => number): void {
   const serve = (handler: (ctx: Context, config: Config) => Promise<void>) => storeOutagePage((ctx: Context) => handler(ctx, config));
   router.get(SETUP_PAGE_PATH, serve(setupPage));
   router.post(SETUP_PAGE_PATH, serve(setupSubmit));
@@ -280,7 +340,10 @@ export function mountSignInPages(router: Router, config: Config, decoy: DecoyPas
   );
   router.get(CONSENT_PAGE_PATH, serve(consentPage));
   router.post(CONSENT_PAGE_PATH, serve(consentSubmit));
-  router.get(CONNECTIONS_PAGE_PATH, serve(connectionsPage));
+  router.get(
+    CONNECTIONS_PAGE_PATH,
+    serve((ctx) => connectionsPage(ctx, config, now)),
+  );
   router.post(REVOKE_CONNECTION_PATH, serve(revokeSubmit));
   router.post(SIGN_OUT_PATH, serve(signOutSubmit));
 }

@@ -131,13 +131,15 @@ export function createOperationExecutor<N extends string>(
   if (!usage) return execute;
   return async (operation, request) => {
     let result: OperationResult;
+    // A connected AI application's calls are counted apart, so usage can be split by application.
+    const application = request.principal.agent?.grantId;
     try {
       result = await execute(operation, request);
     } catch (err) {
-      if (registry.get(operation)) usage.countRequest(request.principal.orgId, operation as unknown as OperationName, statusOfFailure(err), 0);
+      if (registry.get(operation)) usage.countRequest(request.principal.orgId, operation as unknown as OperationName, statusOfFailure(err), 0, application);
       throw err;
     }
-    usage.countRequest(request.principal.orgId, operation as unknown as OperationName, result.status, result.creditsCharged ?? 0);
+    usage.countRequest(request.principal.orgId, operation as unknown as OperationName, result.status, result.creditsCharged ?? 0, application);
     return result;
   };
 }

@@ -6,6 +6,7 @@ import {
   type RequestClaim,
   type StoredResponse,
 } from '../../core/idempotency/idempotency';
+import { payerOf as payerOfCaller, type Payer } from '../../core/credits/smallestAnswer';
 import type { RouteInput, RouteResult, RouteSpec } from '../routeSpec';
 
 export { isValidIdempotencyKey };
@@ -26,10 +27,10 @@ export function requestClaim(input: Pick<RouteInput<unknown, unknown, unknown>, 
 
 /**
  * Who pays for a paid operation's work and under which claim: the caller's organization and
- * key family, and the request's claim.
+ * key family (and the connected application of a tool call, held to its allowance), and the request's claim.
  */
-export function payerOf(input: Pick<RouteInput<unknown, unknown, unknown>, 'claim' | 'principal'>): { orgId: string; familyId: string; claim: RequestClaim } {
-  return { orgId: input.principal.orgId, familyId: input.principal.familyId, claim: requestClaim(input) };
+export function payerOf(input: Pick<RouteInput<unknown, unknown, unknown>, 'claim' | 'principal' | 'deps'>): Payer & { claim: RequestClaim } {
+  return { ...payerOfCaller(input.principal, new Date(input.deps.now())), claim: requestClaim(input) };
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';

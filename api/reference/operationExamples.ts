@@ -51,7 +51,8 @@ const COMPLETED = '2026-11-25T14:03:19.907Z';
 const EXPIRES = '2026-12-02T14:03:19.907Z';
 
 /** The 402 of an organization with `balance` credits asked for `price`, as the ledger words it. */
-const unfunded = (price: number, balance = 0) => fundingRefusal({ creditBalance: balance, budgetRemaining: null, familyBudgets: {} }, FAMILY, price)!;
+const unfunded = (price: number, balance = 0) =>
+  fundingRefusal({ creditBalance: balance, budgetRemaining: null, familyBudgets: {}, agentSpend: null }, FAMILY, price)!;
 
 const preview = {
   person_id: PERSON,
@@ -406,7 +407,7 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
     },
   },
   'usage.get': {
-    query: { from: '2026-11-24', to: '2026-11-26T00:00:00Z', granularity: 'day', operation: 'candidates.search' },
+    query: { from: '2026-11-24', to: '2026-11-26T00:00:00Z', granularity: 'day', operation: 'candidates.search', group_by: 'application' },
     sampled: ['from', 'to', 'granularity'],
     invalid: { query: { from: '2026-11-27T09:30' } },
     responses: {
@@ -417,18 +418,21 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
             operation: 'candidates.search',
             requests: { success: 412, client_error: 3, rate_limited: 7, server_error: 0 },
             credits: 412,
+            application: null,
           },
           {
             start: '2026-11-24T00:00:00.000Z',
             operation: 'contact_retrieval_jobs.create',
             requests: { success: 2, client_error: 0, rate_limited: 0, server_error: 0 },
             credits: 180,
+            application: null,
           },
           {
             start: '2026-11-25T00:00:00.000Z',
             operation: 'profiles.unlock',
             requests: { success: 25, client_error: 1, rate_limited: 0, server_error: 0 },
             credits: 125,
+            application: null,
           },
         ],
       },

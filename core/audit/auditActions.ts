@@ -25,6 +25,8 @@ export const AUDIT_ACTIONS = [
   'webhook_delivery.replayed',
   'job.cancelled',
   'grant.revoked',
+  'grant.allowance_changed',
+  'agent_policy.updated',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -72,6 +74,8 @@ export const AUDIT_FIELDS: Record<AuditAction, readonly string[]> = {
   'webhook_delivery.replayed': ['delivery_id', 'event_id', 'endpoint_id', 'replay', 'status'],
   'job.cancelled': ['job_id', 'status'],
   'grant.revoked': ['user_id', 'client_id', 'revoked_client_ids'],
+  'grant.allowance_changed': ['grant_id', 'user_id', 'client_id', 'client_name', 'allowance', 'daily_credits'],
+  'agent_policy.updated': ['mode', 'default_daily_credits', 'max_daily_credits'],
 };
 
 /** Names no allowlist may ever hold: the unit test checks each action's list against them. */

@@ -4,6 +4,7 @@ import { inTurn } from '../inTurn';
 import { creditsCharged } from '../observability/metrics';
 import { Problem } from '../problems';
 import { creditMirrorOf, mirrorCreditHead } from '../tenancy/store';
+import { afterAgentSpend, allowanceLeft, allowanceRefusal, type AgentSpender, type AgentSpendState } from './agentAllowance';
 import { ChainHeads } from './chain';
 import * as store from './store';
 
@@ -19,6 +20,8 @@ export interface FundingInput {
   orgId: string;
   familyId: string;
   amount: number;
+  /** The connected AI application spending, held to its daily allowance; absent for API keys and M2M clients. */
+  agent?: AgentSpender;
 }
 
 export interface ChargeInput extends FundingInput {
@@ -45,6 +48,8 @@ export interface FundingState {
   budgetRemaining: number | null;
   /** Key-family budgets remaining; a family without an entry has no budget. */
   familyBudgets: Record<string, number>;
+  /** What connected AI applications spent on the latest UTC day a charge of theirs named. */
+  agentSpend: AgentSpendState | null;
 }
 
 const MAX_ATTEMPTS = 200;
@@ -76,7 +81,12 @@ export class LedgerHeads {
 }
 
 function stateOf(e: store.LedgerEntryRecord): FundingState {
-  return { creditBalance: e.balanceAfter, budgetRemaining: e.orgBudgetAfter ?? null, familyBudgets: { ...(e.familyBudgetsAfter ?? {}) } };
+  return {
+    creditBalance: e.balanceAfter,
+    budgetRemaining: e.orgBudgetAfter ?? null,
+    familyBudgets: { ...(e.familyBudgetsAfter ?? {}) },
+    agentSpend: e.agentSpendAfter ?? null,
+  };
 }
 
 /** The head of the organization's ledger, opening it from the organization record if new. */
@@ -119,7 +129,10 @@ function unavailable(): Problem {
 }
 
 /** The refusal for funding `amount` from `state`, or null when it can be funded. */
-export function fundingRefusal(state: FundingState, familyId: string, amount: number): Problem | null {
+export function fundingRefusal(state: FundingState, familyId: string, amount: number, agent?: AgentSpender): Problem | null {
+  // The allowance first: the person's own limit on this application says what to do about it.
+  const allowance = agent ? allowanceRefusal(state.agentSpend, agent, amount) : null;
+  if (allowance) return allowance;
   if (state.creditBalance < amount) {
     return new Problem('insufficient_credits', `This operation needs ${amount} credit(s); the organization has ${state.creditBalance}.`, {
       extensions: { required_credits: amount },
@@ -136,8 +149,13 @@ export function fundingRefusal(state: FundingState, familyId: string, amount: nu
 }
 
 /** The state after spending `amount`: every limit that applies goes down by it. */
-export function afterSpending(state: FundingState, familyId: string, amount: number): FundingState {
-  const next: FundingState = { ...state, familyBudgets: { ...state.familyBudgets }, creditBalance: state.creditBalance - amount };
+export function afterSpending(state: FundingState, familyId: string, amount: number, agent?: AgentSpender): FundingState {
+  const next: FundingState = {
+    ...state,
+    familyBudgets: { ...state.familyBudgets },
+    creditBalance: state.creditBalance - amount,
+    agentSpend: afterAgentSpend(state.agentSpend, agent, amount),
+  };
   if (state.budgetRemaining !== null) next.budgetRemaining = state.budgetRemaining - amount;
   if (typeof state.familyBudgets[familyId] === 'number') next.familyBudgets[familyId] = state.familyBudgets[familyId] - amount;
   return next;
@@ -154,8 +172,8 @@ export async function assertCanFund(input: FundingInput, heads?: LedgerHeads): P
   // a "no" is confirmed on the verified head, which sees other processes' grants.
   const hinted = heads?.seqs.known(input.orgId);
   const fromHint = hinted !== undefined ? await store.readLedgerEntry(input.orgId, hinted) : null;
-  if (fromHint && !fundingRefusal(stateOf(fromHint), input.familyId, input.amount)) return;
-  const refusal = fundingRefusal(await fundingState(input.orgId, heads), input.familyId, input.amount);
+  if (fromHint && !fundingRefusal(stateOf(fromHint), input.familyId, input.amount, input.agent)) return;
+  const refusal = fundingRefusal(await fundingState(input.orgId, heads), input.familyId, input.amount, input.agent);
   if (refusal) throw refusal;
 }
 
@@ -176,7 +194,15 @@ function assertAmount(amount: number): void {
   if (!Number.isInteger(amount) || amount < 0) throw new Error('amount must be a non-negative integer');
 }
 
-type Movement = Omit<store.LedgerEntryRecord, '_id' | 'chainId' | 'seq' | 'receiptId' | 'balanceAfter' | 'orgBudgetAfter' | 'familyBudgetsAfter' | 'createdAt'>;
+type Movement = Omit<
+  store.LedgerEntryRecord,
+  '_id' | 'chainId' | 'seq' | 'receiptId' | 'balanceAfter' | 'orgBudgetAfter' | 'familyBudgetsAfter' | 'agentSpendAfter' | 'createdAt'
+>;
+
+/** The ledger entry's fields naming the connected application a charge was made for. */
+function spenderFields(agent: AgentSpender | undefined): Partial<Movement> {
+  return agent ? { agentGrantId: agent.grantId, agentClientId: agent.clientId, agentClientName: agent.clientName, agentDay: agent.day } : {};
+}
 
 /**
  * Appends one movement computed from the current head: `next` returns the state after it or
@@ -232,6 +258,7 @@ async function appendNow(
       balanceAfter: after.creditBalance,
       orgBudgetAfter: after.budgetRemaining,
       familyBudgetsAfter: after.familyBudgets,
+      ...(after.agentSpend ? { agentSpendAfter: after.agentSpend } : {}),
       createdAt: new Date(),
     };
     const outcome = await store.appendLedgerEntry(orgId, current.seq + 1, doc, heads?.seqs);
@@ -273,11 +300,12 @@ export async function charge(input: ChargeInput, heads?: LedgerHeads): Promise<C
         operation: input.operation,
         amount: input.amount,
         ...(input.requestKey ? { requestKey: input.requestKey } : {}),
+        ...spenderFields(input.agent),
       },
       (s) => {
-        const refusal = fundingRefusal(s, input.familyId, input.amount);
+        const refusal = fundingRefusal(s, input.familyId, input.amount, input.agent);
         if (refusal) throw refusal;
-        return afterSpending(s, input.familyId, input.amount);
+        return afterSpending(s, input.familyId, input.amount, input.agent);
       },
     );
     if (fresh) creditsCharged.inc({ operation: input.operation }, input.amount);
@@ -300,8 +328,9 @@ export interface BulkChargeInput {
   chargeKey: string;
   /** Credits per unit. */
   unitPrice: number;
-  /** Units wanted; as many as the credits and budgets cover are charged, in one entry. */
+  /** Units wanted; as many as the credits, budgets and allowance cover are charged, in one entry. */
   units: number;
+  agent?: AgentSpender;
 }
 
 export interface BulkChargeResult {
@@ -312,10 +341,12 @@ export interface BulkChargeResult {
   charged: boolean;
 }
 
-/** How many units of `unitPrice` the funding state covers (credits and every budget that applies). */
-export function fundableUnits(state: FundingState, familyId: string, unitPrice: number, wanted: number): number {
+/** How many units of `unitPrice` the funding state covers (credits, every budget and the allowance that apply). */
+export function fundableUnits(state: FundingState, familyId: string, unitPrice: number, wanted: number, agent?: AgentSpender): number {
   if (unitPrice <= 0) return wanted;
   let credits = state.creditBalance;
+  const allowance = agent ? allowanceLeft(state.agentSpend, agent) : null;
+  if (allowance !== null) credits = Math.min(credits, allowance);
   if (state.budgetRemaining !== null) credits = Math.min(credits, state.budgetRemaining);
   const fam = state.familyBudgets[familyId];
   if (typeof fam === 'number') credits = Math.min(credits, fam);
@@ -330,12 +361,20 @@ export function fundableUnits(state: FundingState, familyId: string, unitPrice: 
 export async function chargeUpTo(input: BulkChargeInput, heads?: LedgerHeads): Promise<BulkChargeResult> {
   assertAmount(input.units);
   assertAmount(input.unitPrice);
-  const unitsFor = (s: FundingState) => fundableUnits(s, input.familyId, input.unitPrice, input.units);
+  const unitsFor = (s: FundingState) => fundableUnits(s, input.familyId, input.unitPrice, input.units, input.agent);
   const { entry, fresh } = await append(
     heads,
     input.orgId,
-    { kind: 'charge', chargeKey: input.chargeKey, orgId: input.orgId, familyId: input.familyId, operation: input.operation, amount: 0 },
-    (s) => afterSpending(s, input.familyId, unitsFor(s) * input.unitPrice),
+    {
+      kind: 'charge',
+      chargeKey: input.chargeKey,
+      orgId: input.orgId,
+      familyId: input.familyId,
+      operation: input.operation,
+      amount: 0,
+      ...spenderFields(input.agent),
+    },
+    (s) => afterSpending(s, input.familyId, unitsFor(s) * input.unitPrice, input.agent),
     (before) => ({ amount: unitsFor(before) * input.unitPrice, units: unitsFor(before) }),
   );
   const units = entry.units ?? (input.unitPrice > 0 ? entry.amount / input.unitPrice : 0);

@@ -26,9 +26,17 @@ const ledgerEntrySchema = new Schema(
     balanceAfter: { type: Number, required: true },
     orgBudgetAfter: { type: Number, default: null },
     familyBudgetsAfter: { type: Schema.Types.Mixed, default: {} },
+    /** Credits connected AI applications spent on the latest UTC day (agentAllowance.ts). */
+    agentSpendAfter: { type: Schema.Types.Mixed, default: undefined },
+    /** A connected application's charge: its grant, client, name and UTC day. */
+    agentGrantId: { type: String, default: undefined },
+    agentClientId: { type: String, default: undefined },
+    agentClientName: { type: String, default: undefined },
+    agentDay: { type: String, default: undefined },
     createdAt: { type: Date, required: true },
   },
   { versionKey: false },
 );
 ledgerEntrySchema.index({ orgId: 1, seq: -1 });
+ledgerEntrySchema.index({ agentGrantId: 1, agentDay: 1 }, { sparse: true });
 export const LedgerEntry = model('LedgerEntry', ledgerEntrySchema, 'credit_ledger');

@@ -1,4 +1,5 @@
 import { Problem } from '../problems';
+import { spenderOf, type AgentOfCall, type AgentSpender } from './agentAllowance';
 import { assertCanFund, findCharge, fundingRefusal, type FundingState, type LedgerHeads } from './credits';
 import { PRICES } from './prices';
 
@@ -25,6 +26,13 @@ export type PaidOperationKind = keyof typeof SMALLEST_ANSWER;
 export interface Payer {
   orgId: string;
   familyId: string;
+  /** The connected AI application paying through a tool call, held to its daily allowance. */
+  agent?: AgentSpender;
+}
+
+/** The payer of a caller's paid work at `now`: its organization, key family and, on a tool call, its connected application. */
+export function payerOf(caller: { orgId: string; familyId: string; agent?: AgentOfCall }, now: Date): Payer {
+  return { orgId: caller.orgId, familyId: caller.familyId, ...(caller.agent ? { agent: spenderOf(caller.agent, now) } : {}) };
 }
 
 /**
@@ -35,7 +43,7 @@ export interface Payer {
  */
 export async function assertCanFundSmallestAnswer(kind: PaidOperationKind, payer: Payer, paidUnder?: string, heads?: LedgerHeads): Promise<void> {
   try {
-    await assertCanFund({ orgId: payer.orgId, familyId: payer.familyId, amount: SMALLEST_ANSWER[kind] }, heads);
+    await assertCanFund({ orgId: payer.orgId, familyId: payer.familyId, amount: SMALLEST_ANSWER[kind], agent: payer.agent }, heads);
   } catch (err) {
     if (paidUnder && err instanceof Problem && err.status === 402 && (await findCharge(paidUnder))) return;
     throw err;
@@ -47,6 +55,6 @@ export async function assertCanFundSmallestAnswer(kind: PaidOperationKind, payer
  * throws): what an operation answers when a concurrent spend took the funds between its check
  * and its charge, so even that late refusal carries nothing of what the data held.
  */
-export function smallestAnswerRefusal(kind: PaidOperationKind, state: FundingState, familyId: string): Problem | null {
-  return fundingRefusal(state, familyId, SMALLEST_ANSWER[kind]);
+export function smallestAnswerRefusal(kind: PaidOperationKind, state: FundingState, familyId: string, agent?: AgentSpender): Problem | null {
+  return fundingRefusal(state, familyId, SMALLEST_ANSWER[kind], agent);
 }

@@ -1,4 +1,5 @@
 import { appendEntry, entryId, headSeq, readEntry, type AppendOutcome, type ChainHeads } from './chain';
+import type { AgentSpendState } from './agentAllowance';
 import { LedgerEntry } from './models';
 
 /**
@@ -23,6 +24,13 @@ export interface LedgerEntryRecord {
   balanceAfter: number;
   orgBudgetAfter: number | null;
   familyBudgetsAfter: Record<string, number>;
+  /** Credits connected AI applications spent on the latest day (agentAllowance.ts); absent until one spends. */
+  agentSpendAfter?: AgentSpendState;
+  /** On a tool call's charge for a person's connected application: its grant, client, name and UTC day. */
+  agentGrantId?: string;
+  agentClientId?: string;
+  agentClientName?: string;
+  agentDay?: string;
   createdAt: Date;
 }
 
@@ -87,4 +95,16 @@ export async function newestLedgerEntryOfOrg(orgId: string): Promise<LedgerEntry
 /** Stores entries that continue chains, unordered (benchmark seeding: the caller numbers them). */
 export async function insertLedgerEntries(entries: LedgerEntryRecord[]): Promise<void> {
   await LedgerEntry.collection.insertMany(entries as never[], { ordered: false });
+}
+
+/** The charges connected applications made under these grants on `fromDay` or later (the allowance's UTC days). */
+export async function agentChargesSince(
+  grantIds: readonly string[],
+  fromDay: string,
+): Promise<Array<Pick<LedgerEntryRecord, 'agentGrantId' | 'agentDay' | 'amount'>>> {
+  if (!grantIds.length) return [];
+  return LedgerEntry.find(
+    { agentGrantId: { $in: [...grantIds] }, agentDay: { $gte: fromDay }, kind: 'charge' },
+    { agentGrantId: 1, agentDay: 1, amount: 1 },
+  ).lean<Array<Pick<LedgerEntryRecord, 'agentGrantId' | 'agentDay' | 'amount'>>>();
 }

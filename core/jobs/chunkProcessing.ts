@@ -1,3 +1,4 @@
+import type { AgentOfCall } from '../credits/agentAllowance';
 import { ProviderRejected, ProviderUnavailable, type ContactProvider, type ProviderAnswer } from '../contactProvider/contactProvider';
 import { withProviderRetries, type ProviderRetryPolicy } from '../contactProvider/retryPolicy';
 import { payAndSettle } from './chunkSettlement';
@@ -24,6 +25,8 @@ export interface ChunkInput {
   jobId: string;
   orgId: string;
   familyId: string;
+  /** The connected AI application that started the job: each chunk's charge is held to its daily allowance. */
+  agent?: AgentOfCall;
   fields: ContactField[];
   /** Positions [from, to) of the job's people. */
   from: number;

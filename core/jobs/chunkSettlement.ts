@@ -1,3 +1,4 @@
+import { spenderOf, type AgentOfCall } from '../credits/agentAllowance';
 import { chargeUpTo, findCharge, type LedgerHeads } from '../credits/credits';
 import { exitPoint } from '../faultInjection';
 import { claimContactFields, holderStates, releaseClaims, type ClaimGenerations } from './contactFieldClaims';
@@ -113,7 +114,7 @@ async function resolveHeld(others: ChunkPaymentDoc['others'], wait: HolderWait |
  * holders did (with `wait`, waiting for that); those still pending stay unsettled.
  */
 export async function payAndSettle(
-  job: { jobId: string; orgId: string; familyId: string; fields: readonly ContactField[] },
+  job: { jobId: string; orgId: string; familyId: string; agent?: AgentOfCall; fields: readonly ContactField[] },
   from: number,
   plan: PlanEntry[],
   now: Date,
@@ -154,6 +155,7 @@ export async function payAndSettle(
           {
             orgId: job.orgId,
             familyId: job.familyId,
+            ...(job.agent ? { agent: spenderOf(job.agent, now) } : {}),
             operation: CHARGE_OPERATION,
             chargeKey: key,
             unitPrice: CREDITS_PER_RECORD,

@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import type { Deps } from '../deps';
-import { assertCanFundSmallestAnswer } from '../credits/smallestAnswer';
+import { assertCanFundSmallestAnswer, payerOf } from '../credits/smallestAnswer';
 import { newId } from '../ids';
 import type { KeyPrincipal } from '../keys/apiKeys';
 import { Problem, notFound, retryLater } from '../problems';
@@ -117,7 +117,7 @@ export async function createContactRetrievalJob(
     throw new Problem('validation_failed', 'The job has no people.', { extensions: { errors: [{ field: 'person_ids', message: 'no people to retrieve' }] } });
   // Before any person is looked up: an organization that cannot pay for one record gets the
   // same 402 whichever ids it sends, and learns nothing of which exist.
-  await assertCanFundSmallestAnswer('contactJob', principal, undefined, deps.ledgerHeads);
+  await assertCanFundSmallestAnswer('contactJob', payerOf(principal, new Date(deps.now())), undefined, deps.ledgerHeads);
   const sourceOf = await sourcesOfPeople(personIds);
   const usable = new Set((await sourcesForOrganization(config, deps.enabledSources, principal.orgId)).map((s) => s.id));
   const unknown = unknownPeople(personIds, sourceOf, usable);
@@ -173,6 +173,7 @@ export async function createContactRetrievalJob(
       orgId: principal.orgId,
       workspaceId: principal.workspaceId,
       familyId: principal.familyId,
+      ...(principal.agent ? { agent: principal.agent } : {}),
       requested: personIds.length,
       fields,
       chunkSize: config.contactJobs.chunkSize,
@@ -253,7 +254,7 @@ export async function createBatchContactRetrievalJob(
   deps: JobCreationDeps,
   input: { principal: KeyPrincipal; searchId: string; limit: number; fields: ContactField[] },
 ): Promise<JobView> {
-  await assertCanFundSmallestAnswer('contactJob', input.principal, undefined, deps.ledgerHeads);
+  await assertCanFundSmallestAnswer('contactJob', payerOf(input.principal, new Date(deps.now())), undefined, deps.ledgerHeads);
   const personIds = await peopleOfSearch(input.principal.orgId, input.searchId, input.limit);
   if (personIds.length === 0) {
     throw new Problem('validation_failed', 'The search has no people to retrieve.', {

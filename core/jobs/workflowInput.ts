@@ -1,3 +1,4 @@
+import type { AgentOfCall } from '../credits/agentAllowance';
 import type { ContactField } from './jobTypes';
 
 /** The contact-retrieval workflow's input: fixed at acceptance, so a job keeps its settings. */
@@ -6,6 +7,8 @@ export interface ContactRetrievalInput {
   orgId: string;
   workspaceId: string;
   familyId: string;
+  /** The connected AI application that started the job, whose daily allowance its charges are held to; absent otherwise. */
+  agent?: AgentOfCall;
   requested: number;
   fields: ContactField[];
   /** People per activity call. */

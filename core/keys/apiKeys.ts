@@ -1,4 +1,5 @@
 import type { Config } from '../config';
+import type { AgentOfCall } from '../credits/agentAllowance';
 import { sha256Hex } from '../crypto/hash';
 import { GatheredReads } from '../store/gatheredReads';
 import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
@@ -21,6 +22,8 @@ export interface KeyPrincipal {
   predecessorKeyIds?: readonly string[];
   audience: string;
   scopes: Permission[];
+  /** Set on a tool call of a person's connected AI application: held to the allowance the person chose. */
+  agent?: AgentOfCall;
 }
 
 /** `--family` names no family of this organization (and application): the caller's mistake. */

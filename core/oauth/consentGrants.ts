@@ -1,5 +1,18 @@
 import { newId } from '../ids';
-import { consentGrantsOf, deleteConsentGrant, findConsentGrantByPair, insertConsentGrant, type GrantRecord } from './store';
+import { validationFailed } from '../problems';
+import type { AgentOfCall } from '../credits/agentAllowance';
+import { agentPolicyOf } from './agentPolicy';
+import { LEGACY_ALLOWANCE, allowanceRefusalUnder, effectiveAllowance, type AgentPolicy, type GrantAllowance } from './grantAllowance';
+import {
+  consentGrantsOf,
+  consentGrantsOfOrg,
+  deleteConsentGrant,
+  findConsentGrantByPair,
+  findConsentGrantOfUser,
+  insertConsentGrant,
+  setConsentGrantAllowance,
+  type GrantRecord,
+} from './store';
 import { revokeChainsOf } from './tokenChains';
 
 /**
@@ -17,13 +30,70 @@ export async function findGrant(userId: string, clientId: string): Promise<Grant
   return findConsentGrantByPair(pairKeyOf(userId, clientId));
 }
 
+export interface ConsentInput {
+  userId: string;
+  orgId: string;
+  clientId: string;
+  clientName: string;
+  scope: string;
+  /** What the person chose on the consent page. */
+  allowance: GrantAllowance;
+}
+
+/** What the grant allows: what the person chose, or for a grant made before allowances existed, no daily limit. */
+export function allowanceOfGrant(grant: Pick<GrantRecord, 'allowanceMode' | 'dailyCredits'>): GrantAllowance {
+  if (!grant.allowanceMode) return LEGACY_ALLOWANCE;
+  return { mode: grant.allowanceMode, dailyCredits: grant.allowanceMode === 'daily' ? (grant.dailyCredits ?? 0) : null };
+}
+
+/**
+ * The connected application a person's tool call comes through, with the allowance in force now
+ * (the grant's, within the organization's policy); null when the person has no grant to it (a
+ * token minted without one, as tests do: it acts with the person's permissions, as before).
+ */
+export async function agentOfCall(user: { _id: string; orgId: string }, clientId: string): Promise<AgentOfCall | null> {
+  const [grant, policy] = await Promise.all([findGrant(user._id, clientId), agentPolicyOf(user.orgId)]);
+  if (!grant) return null;
+  return { grantId: grant._id, clientId, clientName: grant.clientName, allowance: effectiveAllowance(allowanceOfGrant(grant), policy) };
+}
+
+/** Refuses (422, naming the field) an allowance the organization's policy does not let a person choose. */
+export function assertAllowanceAllowed(policy: AgentPolicy, allowance: GrantAllowance): void {
+  const refusal = allowanceRefusalUnder(policy, allowance);
+  if (refusal) throw validationFailed([{ field: allowance.mode === 'daily' ? 'daily_credits' : 'allowance', message: refusal }]);
+}
+
 /** Records consent; a concurrent or earlier consent to the same client is the same grant. */
-export async function recordConsent(input: { userId: string; clientId: string; clientName: string; scope: string }, now = new Date()): Promise<GrantRecord> {
-  const doc = { _id: newId('cg'), pairKey: pairKeyOf(input.userId, input.clientId), ...input, createdAt: now };
+export async function recordConsent(input: ConsentInput, now = new Date()): Promise<GrantRecord> {
+  const { allowance, ...grant } = input;
+  const doc: GrantRecord = {
+    _id: newId('cg'),
+    pairKey: pairKeyOf(input.userId, input.clientId),
+    ...grant,
+    allowanceMode: allowance.mode,
+    dailyCredits: allowance.dailyCredits,
+    createdAt: now,
+  };
   if (await insertConsentGrant(doc)) return doc;
   const existing = await findGrant(input.userId, input.clientId);
   if (!existing) throw new Error('a consent grant was reported stored but cannot be read');
   return existing;
+}
+
+/** The person's grant, or null (another person's grant is not found). */
+export async function grantOfUser(userId: string, grantId: string): Promise<GrantRecord | null> {
+  return findConsentGrantOfUser(userId, grantId);
+}
+
+/** Changes what the application may do from its next call on; the caller checked it against the policy. */
+export async function changeGrantAllowance(grant: GrantRecord, allowance: GrantAllowance): Promise<GrantRecord> {
+  await setConsentGrantAllowance(grant._id, allowance);
+  return { ...grant, allowanceMode: allowance.mode, dailyCredits: allowance.dailyCredits };
+}
+
+/** The names of the organization's connected applications by grant id (revoked ones are gone). */
+export async function applicationNamesOfOrg(orgId: string): Promise<Map<string, string>> {
+  return new Map((await consentGrantsOfOrg(orgId)).map((g) => [g._id, g.clientName]));
 }
 
 export async function listGrants(userId: string): Promise<GrantRecord[]> {

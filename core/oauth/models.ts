@@ -106,6 +106,12 @@ const consentGrantSchema = new Schema(
     clientId: { type: String, required: true },
     clientName: { type: String, required: true },
     scope: { type: String, required: true },
+    /** The person's organization (grants made before allowances existed have none). */
+    orgId: { type: String, default: undefined, index: true },
+    /** What the person allowed (grantAllowance.ts): `read_only`, `daily` or `unlimited`; absent on grants made before allowances existed. */
+    allowanceMode: { type: String, default: undefined },
+    /** Credits a UTC day, for `daily`. */
+    dailyCredits: { type: Number, default: undefined },
     createdAt: { type: Date, required: true },
   },
   { versionKey: false },
@@ -215,3 +221,19 @@ const refreshRotationSchema = new Schema(
   { versionKey: false },
 );
 export const RefreshRotation = model('OAuthRefreshRotation', refreshRotationSchema, 'oauth_refresh_rotations');
+
+/**
+ * An organization's policy for people's AI applications (grantAllowance.ts `AgentPolicy`), set by
+ * an admin on the console's Settings page; `_id` is the organization id. None stored: the default.
+ */
+const agentPolicySchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    mode: { type: String, required: true, enum: ['spend', 'read_only'] },
+    defaultDailyCredits: { type: Number, required: true },
+    maxDailyCredits: { type: Number, default: null },
+    updatedAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+export const AgentPolicyModel = model('OAuthAgentPolicy', agentPolicySchema, 'oauth_agent_policies');

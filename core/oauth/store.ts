@@ -1,6 +1,8 @@
 import type { JWK } from 'jose';
+import type { AllowanceMode } from '../credits/agentAllowance';
 import { isDuplicateKeyError } from '../store/connection';
 import {
+  AgentPolicyModel,
   AttemptSlot,
   AuthorizationCode,
   AuthorizationRequest,
@@ -281,6 +283,9 @@ export interface GrantRecord {
   clientId: string;
   clientName: string;
   scope: string;
+  orgId?: string;
+  allowanceMode?: AllowanceMode;
+  dailyCredits?: number | null;
   createdAt: Date;
 }
 
@@ -296,6 +301,38 @@ export async function findConsentGrantByPair(pairKey: string): Promise<GrantReco
 /** A person's grants, oldest first. */
 export async function consentGrantsOf(userId: string): Promise<GrantRecord[]> {
   return ConsentGrant.find({ userId }).sort({ createdAt: 1 }).lean<GrantRecord[]>();
+}
+
+/** The grants of an organization's people (those made since grants name their organization). */
+export async function consentGrantsOfOrg(orgId: string): Promise<GrantRecord[]> {
+  return ConsentGrant.find({ orgId }).lean<GrantRecord[]>();
+}
+
+/** The person's grant with this id, or null (another person's grant is not found). */
+export async function findConsentGrantOfUser(userId: string, grantId: string): Promise<GrantRecord | null> {
+  return ConsentGrant.findOne({ _id: grantId, userId }).lean<GrantRecord>();
+}
+
+export async function setConsentGrantAllowance(grantId: string, allowance: { mode: AllowanceMode; dailyCredits: number | null }): Promise<void> {
+  await ConsentGrant.updateOne({ _id: grantId }, { $set: { allowanceMode: allowance.mode, dailyCredits: allowance.dailyCredits } });
+}
+
+// ---- AI application policies --------------------------------------------------------------
+
+export interface AgentPolicyRecord {
+  _id: string;
+  mode: 'spend' | 'read_only';
+  defaultDailyCredits: number;
+  maxDailyCredits: number | null;
+  updatedAt: Date;
+}
+
+export async function findAgentPolicy(orgId: string): Promise<AgentPolicyRecord | null> {
+  return AgentPolicyModel.findById(orgId).lean<AgentPolicyRecord>();
+}
+
+export async function storeAgentPolicy(policy: AgentPolicyRecord): Promise<void> {
+  await AgentPolicyModel.replaceOne({ _id: policy._id }, policy, { upsert: true });
 }
 
 export async function deleteConsentGrant(grantId: string): Promise<void> {

@@ -196,10 +196,10 @@ export interface MatchAnswer {
 export async function matchPeople(
   settings: Pick<Config, 'readCacheMs'>,
   reads: MatchReads,
-  input: { orgId: string; familyId: string; claim: RequestClaim; fields: MatchInput; minConfidence: number; limit: number },
+  input: Payer & { claim: RequestClaim; fields: MatchInput; minConfidence: number; limit: number },
 ): Promise<MatchAnswer> {
   assertIdentifyingInput(input.fields);
-  const payer = { orgId: input.orgId, familyId: input.familyId };
+  const payer: Payer = { orgId: input.orgId, familyId: input.familyId, agent: input.agent };
   const chargeKey = claimChargeKey(MATCH_OPERATION, input.claim);
   await assertCanFundSmallestAnswer('match', payer, chargeKey, reads.ledgerHeads);
   const { matches, bestConfidence } = await findMatches(settings, reads, input.orgId, input.fields, input.minConfidence, input.limit);
@@ -227,8 +227,8 @@ async function payForMatches(heads: LedgerHeads, payer: Payer, chargeKey: string
       if (!(err instanceof Problem && err.status === 402)) throw err;
     }
     const state = await fundingState(payer.orgId, heads);
-    units = fundableUnits(state, payer.familyId, PRICES.personMatch, found);
-    if (units === 0) throw smallestAnswerRefusal('match', state, payer.familyId) ?? new Error('no match is fundable, yet the funds cover one');
+    units = fundableUnits(state, payer.familyId, PRICES.personMatch, found, payer.agent);
+    if (units === 0) throw smallestAnswerRefusal('match', state, payer.familyId, payer.agent) ?? new Error('no match is fundable, yet the funds cover one');
   }
   throw new Problem('dependency_unavailable', 'The credit ledger is under heavy contention; retry with the same Idempotency-Key.', {
     headers: { 'Retry-After': '1' },

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Config } from '../config';
 import { charge, findCharge } from '../credits/credits';
 import { PRICES } from '../credits/prices';
-import { assertCanFundSmallestAnswer } from '../credits/smallestAnswer';
+import { assertCanFundSmallestAnswer, type Payer } from '../credits/smallestAnswer';
 import { canonicalJson, claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
 import { validationFailed } from '../problems';
 import { isDuplicateKeyError } from '../store/connection';
@@ -19,9 +19,7 @@ import { sourcesForOrganization } from './sources';
 
 export const SEARCH_OPERATION = 'candidates.search';
 
-export interface SearchRequest {
-  orgId: string;
-  familyId: string;
+export interface SearchRequest extends Payer {
   /** The request's claim on its Idempotency-Key: the page is charged, and the search named, under it. */
   claim: RequestClaim;
   query?: string;
@@ -117,7 +115,7 @@ async function firstPage(settings: SearchSettings, reads: SearchReads, req: Sear
       assertQuotaHasRoom(settings, reads.quotaWindows, 'previews', req.orgId).catch(async (err: unknown) => {
         if (!(await findCharge(pageChargeKey(req)))) throw err;
       }),
-      assertCanFundSmallestAnswer('search', { orgId: req.orgId, familyId: req.familyId }, pageChargeKey(req), reads.ledgerHeads),
+      assertCanFundSmallestAnswer('search', { orgId: req.orgId, familyId: req.familyId, agent: req.agent }, pageChargeKey(req), reads.ledgerHeads),
     ]),
   );
   const idx = await reads.people.search.get();
@@ -148,7 +146,7 @@ async function nextPage(settings: SearchSettings, reads: SearchReads, req: Searc
     }
   }
   // Before the page is read: a page that cannot be paid for reads and counts nothing.
-  await assertCanFundSmallestAnswer('search', { orgId: req.orgId, familyId: req.familyId }, pageChargeKey(req), reads.ledgerHeads);
+  await assertCanFundSmallestAnswer('search', { orgId: req.orgId, familyId: req.familyId, agent: req.agent }, pageChargeKey(req), reads.ledgerHeads);
   const idx = await reads.people.search.get();
   const pageIds = search.personIds.slice(pos.offset, pos.offset + req.pageSize);
   const data = previewsOf(idx, pageIds);
@@ -185,6 +183,7 @@ async function payForPage(
     {
       orgId: req.orgId,
       familyId: req.familyId,
+      agent: req.agent,
       amount: PRICES.searchPage,
       operation: SEARCH_OPERATION,
       chargeKey: pageChargeKey(req),

@@ -1,7 +1,7 @@
 import type { Config } from '../config';
 import { charge } from '../credits/credits';
 import { PRICES } from '../credits/prices';
-import { assertCanFundSmallestAnswer } from '../credits/smallestAnswer';
+import { assertCanFundSmallestAnswer, type Payer } from '../credits/smallestAnswer';
 import { claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
 import { notFound } from '../problems';
 import type { PersonProfileRecord } from './person';
@@ -84,15 +84,15 @@ export function unlockChargeKey(orgId: string, personId: string): string {
 export async function unlockProfile(
   settings: Pick<Config, 'readCacheMs' | 'searchQuotas'>,
   reads: Pick<Deps, 'enabledSources' | 'quotaWindows' | 'ledgerHeads'>,
-  input: { orgId: string; familyId: string; claim: RequestClaim; personId: string },
+  input: Payer & { claim: RequestClaim; personId: string },
 ): Promise<UnlockResult> {
-  const { orgId, familyId, personId } = input;
+  const { orgId, familyId, agent, personId } = input;
   if (!/^per_[0-9A-Za-z]{8,64}$/.test(personId)) throw notFound('person');
   const requestKey = claimChargeKey(UNLOCK_OPERATION, input.claim);
   const earlier = await findProfileUnlock(orgId, personId);
   const unlockedBefore = earlier !== null && earlier.chargeKey !== requestKey;
   // Already charged for this person (this request before a crash, or another one): no 402.
-  if (!earlier) await assertCanFundSmallestAnswer('unlock', { orgId, familyId }, unlockChargeKey(orgId, personId), reads.ledgerHeads);
+  if (!earlier) await assertCanFundSmallestAnswer('unlock', { orgId, familyId, agent }, unlockChargeKey(orgId, personId), reads.ledgerHeads);
   const usable = new Set((await sourcesForOrganization(settings, reads.enabledSources, orgId)).map((s) => s.id));
   const person = await findPersonProfile(personId);
   if (!person || !usable.has(person.source)) throw notFound('person');
@@ -104,7 +104,7 @@ export async function unlockProfile(
   }
   await admitToQuota(settings, reads.quotaWindows, 'deliveries', orgId, [personId]);
   const receipt = await charge(
-    { orgId, familyId, amount: PRICES.profileUnlock, operation: UNLOCK_OPERATION, chargeKey: unlockChargeKey(orgId, personId), requestKey },
+    { orgId, familyId, agent, amount: PRICES.profileUnlock, operation: UNLOCK_OPERATION, chargeKey: unlockChargeKey(orgId, personId), requestKey },
     reads.ledgerHeads,
   );
   // Another request paid for this person first: this one is an unlock of an unlocked profile.

@@ -81,6 +81,20 @@ export function operationOfKey(key: string): string {
   return key.replaceAll(':', '.');
 }
 
+/**
+ * The name a tally is kept under: the operation, and for a tool call of a person's connected AI
+ * application, `@` and its grant id (`cg_…`: letters, digits and `_`), so usage can be split by
+ * application. Operation names hold no `@`.
+ */
+export function tallyName(operation: string, application?: string): string {
+  return application ? `${operation}@${application}` : operation;
+}
+
+export function splitTallyName(name: string): { operation: string; application: string | null } {
+  const at = name.indexOf('@');
+  return at < 0 ? { operation: name, application: null } : { operation: name.slice(0, at), application: name.slice(at + 1) };
+}
+
 const TALLY_FIELDS = ['success', 'client_error', 'rate_limited', 'server_error', 'credits'] as const;
 
 /**

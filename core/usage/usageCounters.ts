@@ -1,7 +1,7 @@
 import { logger } from '../observability/logger';
 import { addToHourRow } from './store';
 import { outcomeClass } from './outcomeClass';
-import { addTally, bucketStart, counterRowId, emptyTally, operationKey, type Tally } from './usageBuckets';
+import { addTally, bucketStart, counterRowId, emptyTally, operationKey, tallyName, type Tally } from './usageBuckets';
 
 /** How often a process writes the minutes that have ended. */
 export const USAGE_FLUSH_EVERY_MS = 5_000;
@@ -41,9 +41,12 @@ export class UsageCounters {
     this.flushEveryMs = options.flushEveryMs ?? USAGE_FLUSH_EVERY_MS;
   }
 
-  /** One answered request of `operation` with `status`, and the credits it charged (0 on a replay or a refusal). */
-  countRequest(orgId: string, operation: string, status: number, credits: number): void {
-    const tally = this.tallyOf(orgId, operation, bucketStart('minute', this.now()));
+  /**
+   * One answered request of `operation` with `status`, and the credits it charged (0 on a replay
+   * or a refusal); `application`: the grant id of the connected AI application that made it.
+   */
+  countRequest(orgId: string, operation: string, status: number, credits: number, application?: string): void {
+    const tally = this.tallyOf(orgId, tallyName(operation, application), bucketStart('minute', this.now()));
     const outcome = outcomeClass(status);
     if (outcome) tally[outcome] += 1;
     tally.credits += credits;

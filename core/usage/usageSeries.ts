@@ -12,6 +12,7 @@ import {
   HOUR_MS,
   monthStarts,
   operationOfKey,
+  splitTallyName,
   unpackTallies,
   type Tally,
 } from './usageBuckets';
@@ -25,6 +26,8 @@ export interface UsageQuery {
   granularity: Granularity;
   /** Only this operation's figures; every operation's when absent. */
   operation?: string;
+  /** Split each bucket and operation by the connected AI application that made the calls. */
+  byApplication?: boolean;
 }
 
 export interface UsagePoint {
@@ -33,6 +36,8 @@ export interface UsagePoint {
   operation: string;
   requests: Record<OutcomeClass, number>;
   credits: number;
+  /** With `byApplication`: the grant id of the connected application, null for calls of none (API keys, M2M clients). */
+  application?: string | null;
 }
 
 /** A span of time read from rows of one kind: month rows (rolled-up days) or hour rows. */
@@ -92,29 +97,33 @@ async function readSpan(orgId: string, span: ReadSpan, nowMs: number): Promise<C
 }
 
 /** Adds counted spans into points per (bucket of `granularity`, operation), sorted by start then operation. */
-export function seriesOf(spans: readonly CountedSpan[], granularity: Granularity, operation?: string): UsagePoint[] {
-  const points = new Map<string, { start: number; operation: string; tally: Tally }>();
+export function seriesOf(spans: readonly CountedSpan[], granularity: Granularity, operation?: string, byApplication = false): UsagePoint[] {
+  const points = new Map<string, { start: number; operation: string; application: string | null; tally: Tally }>();
   for (const span of spans) {
     const start = bucketStart(granularity, span.start);
     for (const [key, tally] of Object.entries(span.ops)) {
-      const op = operationOfKey(key);
+      const named = splitTallyName(operationOfKey(key));
+      const op = named.operation;
       if (operation !== undefined && op !== operation) continue;
-      const id = `${start}|${op}`;
+      const application = byApplication ? named.application : null;
+      const id = `${start}|${op}|${application ?? ''}`;
       let point = points.get(id);
       if (!point) {
-        point = { start, operation: op, tally: emptyTally() };
+        point = { start, operation: op, application, tally: emptyTally() };
         points.set(id, point);
       }
       addTally(point.tally, tally);
     }
   }
+  const order = (x: string | null, y: string | null) => ((x ?? '') < (y ?? '') ? -1 : (x ?? '') > (y ?? '') ? 1 : 0);
   return [...points.values()]
-    .sort((a, b) => a.start - b.start || (a.operation < b.operation ? -1 : a.operation > b.operation ? 1 : 0))
+    .sort((a, b) => a.start - b.start || order(a.operation, b.operation) || order(a.application, b.application))
     .map((p) => ({
       start: new Date(p.start).toISOString(),
       operation: p.operation,
       requests: { success: p.tally.success, client_error: p.tally.client_error, rate_limited: p.tally.rate_limited, server_error: p.tally.server_error },
       credits: p.tally.credits,
+      ...(byApplication ? { application: p.application } : {}),
     }));
 }
 
@@ -130,5 +139,5 @@ export async function usageSeries(query: UsageQuery, nowMs = Date.now()): Promis
   const marks = await storedRollupMarks();
   const spans = readPlan(query.granularity, fromMs, toMs, marks);
   const counted = (await Promise.all(spans.map((s) => readSpan(query.orgId, s, nowMs)))).flat();
-  return seriesOf(counted, query.granularity, query.operation);
+  return seriesOf(counted, query.granularity, query.operation, query.byApplication);
 }

@@ -1,3 +1,4 @@
+import { LEGACY_ALLOWANCE } from '../../core/oauth/grantAllowance';
 import { AUDIT_ACTIONS, type AuditAction } from '../../core/audit/auditActions';
 import { AuditEvent } from '../../core/audit/models';
 import { newId } from '../../core/ids';
@@ -108,6 +109,7 @@ const PATHS: AuditPath[] = [
       await consolePost('/console/keys/new', [
         ['name', 'Audited key'],
         ['workspace', tenant.workspaceId],
+        ['application', tenant.applicationId],
         ['scopes', 'candidates.search'],
         ['expires', 'never'],
       ]);
@@ -215,8 +217,39 @@ const PATHS: AuditPath[] = [
     action: 'grant.revoked',
     via: 'Connected applications',
     drive: async () => {
-      await recordConsent({ userId: admin.userId, clientId: 'https://client.example/app.json', clientName: 'Client', scope: 'mcp:tools' });
+      await recordConsent({
+        userId: admin.userId,
+        orgId: tenant.orgId,
+        clientId: 'https://client.example/app.json',
+        clientName: 'Client',
+        scope: 'mcp:tools',
+        allowance: LEGACY_ALLOWANCE,
+      });
       await consolePost('/api/oauth/connections/revoke', { client_id: 'https://client.example/app.json' });
+      return inTenant(USER)();
+    },
+  },
+  {
+    action: 'grant.allowance_changed',
+    via: 'Connected applications',
+    drive: async () => {
+      const grant = await recordConsent({
+        userId: admin.userId,
+        orgId: tenant.orgId,
+        clientId: 'https://client.example/allowance.json',
+        clientName: 'Allowance client',
+        scope: 'mcp:tools',
+        allowance: { mode: 'daily', dailyCredits: 20 },
+      });
+      await consolePost(`/console/connected-applications/${grant._id}/allowance`, { allowance: 'daily', daily_credits: '5' });
+      return inTenant(USER)();
+    },
+  },
+  {
+    action: 'agent_policy.updated',
+    via: 'console Settings',
+    drive: async () => {
+      await consolePost('/console/settings/ai-applications', { agent_mode: 'spend', default_daily_credits: '40', max_daily_credits: '400' });
       return inTenant(USER)();
     },
   },
@@ -224,7 +257,14 @@ const PATHS: AuditPath[] = [
     action: 'grant.revoked',
     via: 'cli user grants revoke',
     drive: async () => {
-      await recordConsent({ userId: state.personId, clientId: 'https://client.example/other.json', clientName: 'Other', scope: 'mcp:tools' });
+      await recordConsent({
+        userId: state.personId,
+        orgId: tenant.orgId,
+        clientId: 'https://client.example/other.json',
+        clientName: 'Other',
+        scope: 'mcp:tools',
+        allowance: LEGACY_ALLOWANCE,
+      });
       await cli('user', 'grants', 'revoke', '--user-id', state.personId);
       return inTenant(() => 'operator')();
     },

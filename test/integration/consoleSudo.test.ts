@@ -103,6 +103,7 @@ const ACTIONS: SudoAction[] = [
     form: () => [
       ['name', 'Made after confirming'],
       ['workspace', tenant.workspaceId],
+      ['application', tenant.applicationId],
       ['scopes', 'candidates.search'],
       ['scopes', 'jobs.v1:read'],
       ['expires', '90d'],

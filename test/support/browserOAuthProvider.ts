@@ -23,7 +23,7 @@ export class BrowserOAuthProvider implements OAuthClientProvider {
     private readonly loopback: LoopbackRedirect,
     private readonly person: { email: string; password: string },
     private readonly clientName: string,
-    opts: { clientMetadataUrl?: string } = {},
+    private readonly opts: { clientMetadataUrl?: string; onConsent?: (page: Page) => Promise<void> } = {},
   ) {
     this.clientMetadataUrl = opts.clientMetadataUrl;
   }
@@ -82,7 +82,7 @@ export class BrowserOAuthProvider implements OAuthClientProvider {
 
   async redirectToAuthorization(url: URL): Promise<void> {
     this.authorizationUrls.push(url);
-    this.outcome = await authorizeInBrowser(this.page, url.href, this.loopback, this.person);
+    this.outcome = await authorizeInBrowser(this.page, url.href, this.loopback, this.person, 'Allow', this.opts.onConsent);
   }
 
   /**

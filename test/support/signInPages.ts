@@ -1,4 +1,4 @@
-import type { Locator, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import type { LoopbackRedirect } from './loopbackRedirect';
 
 /**
@@ -64,6 +64,8 @@ export async function authorizeInBrowser(
   loopback: LoopbackRedirect,
   person: { email: string; password: string },
   decision: 'Allow' | 'Deny' = 'Allow',
+  /** What the person does on the consent page before answering (choose what the application may do). */
+  onConsent?: (page: Page) => Promise<void>,
 ): Promise<AuthorizeOutcome> {
   // Only a callback that arrives after this point belongs to this authorization.
   const stop = new AbortController();
@@ -95,11 +97,22 @@ export async function authorizeInBrowser(
         if (consented) throw new Error('the consent page came back after a decision');
         consented = true;
         consentText = await page.locator('body').innerText();
+        await onConsent?.(page);
         await submitWith(page, decision);
       }
     }
     return { callback: await callback, signedIn, consented, consentText };
   } finally {
     stop.abort();
+  }
+}
+
+/** Sets the password from the setup link in a browser context of its own (closed after), leaving the test's contexts signed out. */
+export async function setPasswordInNewContext(browser: Browser, setupUrl: string, password: string): Promise<number> {
+  const ctx = await browser.newContext();
+  try {
+    return await setPasswordFromLink(await ctx.newPage(), setupUrl, password);
+  } finally {
+    await ctx.close();
   }
 }

@@ -6,7 +6,7 @@ import { assertIdentifyingInput, normalizePhone, scoreCandidate } from '../../co
 import { quotaWindow } from '../../core/talent/quotas';
 import { SearchIndexBuilder } from '../../core/talent/searchIndex';
 
-const state = (over: Partial<FundingState> = {}): FundingState => ({ creditBalance: 10, budgetRemaining: null, familyBudgets: {}, ...over });
+const state = (over: Partial<FundingState> = {}): FundingState => ({ creditBalance: 10, budgetRemaining: null, familyBudgets: {}, agentSpend: null, ...over });
 
 describe('funding rules', () => {
   test("a paid operation's 402 asks for its smallest answer's price and nothing else", () => {
@@ -22,7 +22,7 @@ describe('funding rules', () => {
     expect(smallestAnswerRefusal('match', state({ budgetRemaining: 0 }), 'kf_1')?.code).toBe('organization_budget_exhausted');
   });
   test('a bulk charge covers as many units as the credits and every applicable budget allow', () => {
-    const s = (over: Partial<FundingState>): FundingState => ({ creditBalance: 100, budgetRemaining: null, familyBudgets: {}, ...over });
+    const s = (over: Partial<FundingState>): FundingState => ({ creditBalance: 100, budgetRemaining: null, familyBudgets: {}, agentSpend: null, ...over });
     expect(fundableUnits(s({}), 'kf_1', 1, 40)).toBe(40);
     expect(fundableUnits(s({ creditBalance: 7 }), 'kf_1', 1, 40)).toBe(7);
     expect(fundableUnits(s({ creditBalance: 7 }), 'kf_1', 2, 40)).toBe(3);
@@ -48,8 +48,8 @@ describe('funding rules', () => {
 
   test('spending lowers the balance and every budget that applies, nothing else', () => {
     const after = afterSpending(state({ budgetRemaining: 7, familyBudgets: { kf_1: 4, kf_2: 9 } }), 'kf_1', 3);
-    expect(after).toEqual({ creditBalance: 7, budgetRemaining: 4, familyBudgets: { kf_1: 1, kf_2: 9 } });
-    expect(afterSpending(state(), 'kf_1', 2)).toEqual({ creditBalance: 8, budgetRemaining: null, familyBudgets: {} });
+    expect(after).toEqual({ creditBalance: 7, budgetRemaining: 4, familyBudgets: { kf_1: 1, kf_2: 9 }, agentSpend: null });
+    expect(afterSpending(state(), 'kf_1', 2)).toEqual({ creditBalance: 8, budgetRemaining: null, familyBudgets: {}, agentSpend: null });
   });
 });
 

@@ -4,12 +4,13 @@ import { csvStream, type CsvColumn } from '../../../core/csvExport';
 import { keyFamiliesOf } from '../../../core/keys/keyFamilies';
 import { OPERATIONS } from '../../../core/limits/limitTable';
 import { DAY_MS } from '../../../core/usage/usageBuckets';
-import { usageSeries, type Granularity } from '../../../core/usage/usageSeries';
+import { applicationNamesOfOrg } from '../../../core/oauth/consentGrants';
+import { usageSeries, type Granularity, type UsagePoint } from '../../../core/usage/usageSeries';
 import { hidden, html, type Html } from '../../oauth/pageRendering';
 import { barChart } from '../charts/barChart';
 import { creditsChart, rangeEndingAt, requestsChart } from '../charts/usageCharts';
 import { CONSOLE_PATHS } from '../consolePaths';
-import { dateText, scrollingTable, sendConsolePage, setConsoleHeaders } from '../consoleLayout';
+import { dateText, scrollingTable, sendConsolePage, setConsoleHeaders, stackingTable, type TableCell } from '../consoleLayout';
 import type { ConsolePages } from '../consolePages';
 
 /**
@@ -132,6 +133,30 @@ function filterForm(range: RangeName, form: LedgerForm, families: { family_id: s
   </form>`;
 }
 
+/**
+ * "Spend by connected application": the chart range's credits and calls of each AI application
+ * the organization's people connected (tool-server calls, by grant), beside everything else.
+ */
+function applicationSpendSection(points: readonly UsagePoint[], names: ReadonlyMap<string, string>): Html {
+  const totals = new Map<string, { credits: number; calls: number }>();
+  for (const p of points) {
+    const key = p.application ?? '';
+    const total = totals.get(key) ?? { credits: 0, calls: 0 };
+    total.credits += p.credits;
+    total.calls += p.requests.success + p.requests.client_error + p.requests.rate_limited + p.requests.server_error;
+    totals.set(key, total);
+  }
+  const rows = [...totals.entries()]
+    .sort(([a, x], [b, y]) => (a === '' ? 1 : b === '' ? -1 : y.credits - x.credits))
+    .map(([id, t]): TableCell[] => [
+      { className: 'wrap', body: id === '' ? 'API keys and M2M clients' : (names.get(id) ?? 'A disconnected application') },
+      { body: t.credits.toLocaleString('en') },
+      { body: t.calls.toLocaleString('en') },
+    ]);
+  return html`<h2>Spend by connected application</h2>
+    ${rows.length ? stackingTable('Spend by connected application', ['Application', 'Credits', 'Calls'], rows) : html`<p>Nothing was counted in this range.</p>`}`;
+}
+
 export function mountUsagePage(pages: ConsolePages): void {
   pages.list(CONSOLE_PATHS.usage, async (ctx, visitor, { config }) => {
     const orgId = visitor.user.orgId;
@@ -141,10 +166,12 @@ export function mountUsagePage(pages: ConsolePages): void {
     const cursor = text(ctx.query.cursor) || undefined;
     const now = Date.now();
     const chartRange = rangeEndingAt(granularity, buckets, now);
-    const [points, families, ledger] = await Promise.all([
+    const [points, families, ledger, byApplication, applicationNames] = await Promise.all([
       usageSeries({ orgId, granularity, from: new Date(chartRange.fromMs), to: new Date(chartRange.toMs) }, now),
       keyFamiliesOf(orgId),
       listLedgerEntries(config, orgId, filter, { cursor, limit: LEDGER_PAGE }),
+      usageSeries({ orgId, granularity, from: new Date(chartRange.fromMs), to: new Date(chartRange.toMs), byApplication: true }, now),
+      applicationNamesOfOrg(orgId),
     ]);
     const names = new Map(families.map((f) => [f.family_id, f.name]));
     const here = { range, ...form };
@@ -165,6 +192,7 @@ export function mountUsagePage(pages: ConsolePages): void {
       current: CONSOLE_PATHS.usage,
       body: html`<h2>Charts</h2>
         ${rangeLinks(range, form)} ${barChart(creditsChart(points, chartRange))} ${barChart(requestsChart(points, chartRange))}
+        ${applicationSpendSection(byApplication, applicationNames)}
         <h2>Ledger</h2>
         <p class="note">Every grant and charge of the organization, newest first. Times are UTC; "To" includes the whole day.</p>
         ${filterForm(range, form, families)}

@@ -455,7 +455,7 @@ export interface paths {
         };
         /**
          * The organization's requests and credits per hour or day and operation
-         * @description Per UTC bucket (`granularity`: `hour` or `day`) and operation: requests by outcome (2xx `success`, 4xx `client_error` other than 429, 429 `rate_limited`, 5xx `server_error`) and `credits` charged, including the credits contact-retrieval jobs charge as they run. The figures come from counters kept as the work happens; `credits` over a range agrees with the ledger. Buckets with nothing counted are left out. Ranges: up to 7 days by the hour, 400 days by the day; hour buckets are kept 100 days. Counts reach this answer within about a minute (each process writes a minute once it has ended).
+         * @description Per UTC bucket (`granularity`: `hour` or `day`) and operation: requests by outcome (2xx `success`, 4xx `client_error` other than 429, 429 `rate_limited`, 5xx `server_error`) and `credits` charged, including the credits contact-retrieval jobs charge as they run. The figures come from counters kept as the work happens; `credits` over a range agrees with the ledger. Buckets with nothing counted are left out. Ranges: up to 7 days by the hour, 400 days by the day; hour buckets are kept 100 days. Counts reach this answer within about a minute (each process writes a minute once it has ended). With `group_by=application`, the tool-server calls of each connected AI application (a person's MCP client, by its grant) are answered apart from the rest.
          *
          *     Permission: `usage.v1:read`.
          */
@@ -893,7 +893,7 @@ export interface components {
              * @description stable machine code: the contract
              * @enum {string}
              */
-            code: "malformed_authorization" | "invalid_idempotency_key" | "invalid_cursor" | "malformed_body" | "malformed_request" | "invalid_request_id" | "missing_api_key" | "invalid_api_key" | "insufficient_credits" | "family_budget_exhausted" | "organization_budget_exhausted" | "insufficient_scope" | "origin_not_allowed" | "not_found" | "method_not_allowed" | "endpoint_limit_reached" | "result_set_expired" | "idempotency_key_reused" | "idempotency_in_progress" | "endpoint_retired" | "invalid_state_transition" | "replay_not_allowed" | "rotation_in_progress" | "last_admin" | "cursor_expired" | "result_gone" | "request_timeout" | "body_too_large" | "unsupported_media_type" | "validation_failed" | "headers_too_large" | "webhook_url_not_allowed" | "rate_limited" | "contact_job_concurrency_cap" | "contact_job_daily_cap" | "webhook_replay_cap" | "preview_quota_exceeded" | "distinct_query_cap" | "delivery_quota_exceeded" | "internal_error" | "dependency_unavailable";
+            code: "malformed_authorization" | "invalid_idempotency_key" | "invalid_cursor" | "malformed_body" | "malformed_request" | "invalid_request_id" | "missing_api_key" | "invalid_api_key" | "insufficient_credits" | "family_budget_exhausted" | "organization_budget_exhausted" | "agent_allowance_exhausted" | "insufficient_scope" | "origin_not_allowed" | "not_found" | "method_not_allowed" | "endpoint_limit_reached" | "result_set_expired" | "idempotency_key_reused" | "idempotency_in_progress" | "endpoint_retired" | "invalid_state_transition" | "replay_not_allowed" | "rotation_in_progress" | "last_admin" | "cursor_expired" | "result_gone" | "request_timeout" | "body_too_large" | "unsupported_media_type" | "validation_failed" | "headers_too_large" | "webhook_url_not_allowed" | "rate_limited" | "contact_job_concurrency_cap" | "contact_job_daily_cap" | "webhook_replay_cap" | "preview_quota_exceeded" | "distinct_query_cap" | "delivery_quota_exceeded" | "internal_error" | "dependency_unavailable";
             request_id?: string;
             instance?: string;
             /** @description with `insufficient_scope`: the permission the operation needs */
@@ -6928,7 +6928,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @example webhook_endpoint.updated */
-                action?: "key.created" | "key.rotated" | "key.revoked" | "limit.cap_set" | "limit.blocked" | "limit.cleared" | "limit.rate_set" | "budget.set" | "budget.removed" | "credits.granted" | "user.invited" | "user.updated" | "user.disabled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.retired" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "job.cancelled" | "grant.revoked";
+                action?: "key.created" | "key.rotated" | "key.revoked" | "limit.cap_set" | "limit.blocked" | "limit.cleared" | "limit.rate_set" | "budget.set" | "budget.removed" | "credits.granted" | "user.invited" | "user.updated" | "user.disabled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.retired" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "job.cancelled" | "grant.revoked" | "grant.allowance_changed" | "agent_policy.updated";
                 /** @example key:key_9Tb4mK7xQ2nW8vR5cJ3hLp */
                 actor?: string;
                 /** @example R_AQ0hHGjL5nSwy3v_HGBHsiYmVsb3ciOjEyODV9 */
@@ -6998,7 +6998,7 @@ export interface operations {
                             /** @description `user:<user_id>`, `key:<key_id>`, `m2m:<client_id>` or `operator` */
                             actor: string;
                             /** @enum {string} */
-                            action: "key.created" | "key.rotated" | "key.revoked" | "limit.cap_set" | "limit.blocked" | "limit.cleared" | "limit.rate_set" | "budget.set" | "budget.removed" | "credits.granted" | "user.invited" | "user.updated" | "user.disabled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.retired" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "job.cancelled" | "grant.revoked";
+                            action: "key.created" | "key.rotated" | "key.revoked" | "limit.cap_set" | "limit.blocked" | "limit.cleared" | "limit.rate_set" | "budget.set" | "budget.removed" | "credits.granted" | "user.invited" | "user.updated" | "user.disabled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.retired" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "job.cancelled" | "grant.revoked" | "grant.allowance_changed" | "agent_policy.updated";
                             /** @description the id of what changed (a key, a person, an endpoint, a delivery, a job, or the organization) */
                             target: string;
                             /** @description the changed values before the change, or null; never a secret */
@@ -7176,6 +7176,8 @@ export interface operations {
                 granularity?: "day" | "hour";
                 /** @example candidates.search */
                 operation?: "whoami" | "candidates.search" | "search.sources" | "profiles.unlock" | "person_matches.create" | "contact_retrieval_jobs.create" | "contact_retrieval_jobs.batch_create" | "contact_retrieval_jobs.get" | "contact_retrieval_jobs.list" | "contact_retrieval_jobs.cancel" | "job_results.get" | "webhook_endpoints.create" | "webhook_endpoints.list" | "webhook_endpoints.get" | "webhook_endpoints.update" | "webhook_endpoints.delete" | "webhook_endpoints.rotate_secret" | "webhook_deliveries.list" | "webhook_deliveries.get" | "webhook_deliveries.replay" | "operational_limits.get" | "audit_events.list" | "usage.get";
+                /** @example application */
+                group_by?: "application";
             };
             header?: {
                 /** @description Your own id for this request, echoed in the `X-Request-Id` response header and in problem documents. One that is not 1 to 128 letters, digits, `.`, `_`, `:` or `-` is not refused: the service replaces it with its own. */
@@ -7204,7 +7206,8 @@ export interface operations {
                      *             "rate_limited": 7,
                      *             "server_error": 0
                      *           },
-                     *           "credits": 412
+                     *           "credits": 412,
+                     *           "application": null
                      *         },
                      *         {
                      *           "start": "2026-11-24T00:00:00.000Z",
@@ -7215,7 +7218,8 @@ export interface operations {
                      *             "rate_limited": 0,
                      *             "server_error": 0
                      *           },
-                     *           "credits": 180
+                     *           "credits": 180,
+                     *           "application": null
                      *         },
                      *         {
                      *           "start": "2026-11-25T00:00:00.000Z",
@@ -7226,7 +7230,8 @@ export interface operations {
                      *             "rate_limited": 0,
                      *             "server_error": 0
                      *           },
-                     *           "credits": 125
+                     *           "credits": 125,
+                     *           "application": null
                      *         }
                      *       ]
                      *     }
@@ -7250,6 +7255,13 @@ export interface operations {
                             };
                             /** @description credits charged in the bucket by this operation, as the ledger records them */
                             credits: number;
+                            /** @description only with `group_by=application`: the connected AI application (a person's MCP client signed in through the browser) that made these calls; null for calls of API keys and M2M clients */
+                            application?: {
+                                /** @description the person's grant to the application (`cg_…`) */
+                                id: string;
+                                /** @description the name the application registered with; null once the person revoked it */
+                                name: string | null;
+                            } | null;
                         }[];
                     };
                 };

@@ -1,0 +1,100 @@
+import type { Context } from 'koa';
+import { agentPolicyOf } from '../../../core/oauth/agentPolicy';
+import type { AgentPolicy } from '../../../core/oauth/grantAllowance';
+import { Problem } from '../../../core/problems';
+import { errorNote, html, type Html } from '../../oauth/pageRendering';
+import { notAllowed } from '../consoleErrors';
+import type { ConsolePages } from '../consolePages';
+import { CONSOLE_PATHS } from '../consolePaths';
+import { requireSudoMode, type ConsoleVisitor } from '../consoleVisitor';
+import { postForm, selectInput, textInput } from '../formControls';
+import type { SettingsSection } from './settingsSection';
+
+/**
+ * Settings' "AI applications" section (DECISIONS.md "Accounts, settings and AI application
+ * allowances"): the daily allowance consent proposes, the largest a person may choose (empty: no
+ * largest, so people may also let an application spend without a daily allowance), and whether
+ * applications may spend at all. Saving needs sudo mode and is audited (`agent_policy.updated`).
+ */
+export const AGENT_POLICY_PATH = `${CONSOLE_PATHS.settings}/ai-applications`;
+
+interface PolicyForm {
+  agent_mode: string;
+  default_daily_credits: string;
+  max_daily_credits: string;
+}
+
+function formOf(policy: AgentPolicy): PolicyForm {
+  return {
+    agent_mode: policy.mode,
+    default_daily_credits: String(policy.defaultDailyCredits),
+    max_daily_credits: policy.maxDailyCredits === null ? '' : String(policy.maxDailyCredits),
+  };
+}
+
+function typedForm(source: { get(name: string): string | null | undefined }): PolicyForm | null {
+  const mode = source.get('agent_mode');
+  if (mode !== 'spend' && mode !== 'read_only') return null;
+  const text = (name: string) => (source.get(name) ?? '').trim().slice(0, 12);
+  return { agent_mode: mode, default_daily_credits: text('default_daily_credits'), max_daily_credits: text('max_daily_credits') };
+}
+
+function renderSection(visitor: ConsoleVisitor, form: PolicyForm, message: string | null): Html {
+  return html`<section aria-labelledby="ai-applications">
+    <h2 id="ai-applications">AI applications</h2>
+    <p>
+      What people's AI applications (Claude, VS Code, Cursor…) may spend with their permissions. Each person chooses an application's allowance when connecting
+      it, within these bounds; lowering them holds from each application's next call. A day is a UTC day.
+    </p>
+    ${errorNote(message)}
+    ${postForm(
+      AGENT_POLICY_PATH,
+      visitor.csrf,
+      html`${textInput('default_daily_credits', 'Default daily allowance', { value: form.default_daily_credits, digits: true })}
+        ${textInput('max_daily_credits', 'Largest daily allowance', { value: form.max_daily_credits, digits: true, required: false })}
+        <p class="note" id="max-note">Credits a day. Leave it empty to let people also choose "Spend without a daily allowance".</p>
+        ${selectInput(
+          'agent_mode',
+          'AI applications may',
+          [
+            { value: 'spend', label: 'Spend within an allowance' },
+            { value: 'read_only', label: 'Only read' },
+          ],
+          form.agent_mode,
+        )}
+        <button type="submit">Save AI application policy</button>`,
+    )}
+  </section>`;
+}
+
+/** The section as Settings shows it: the stored policy, or what the admin typed before confirming the password. */
+export const agentPolicySection: SettingsSection = async (ctx, visitor) => {
+  const carried = typedForm({ get: (name) => (typeof ctx.query[name] === 'string' ? (ctx.query[name] as string) : null) });
+  return renderSection(visitor, carried ?? formOf(await agentPolicyOf(visitor.user.orgId)), null);
+};
+
+function refusalText(problem: Problem): string {
+  const errors = problem.extensions.errors as Array<{ field: string; message: string }> | undefined;
+  if (!errors?.length) return problem.detail;
+  const names: Record<string, string> = { default_daily_credits: 'Default daily allowance', max_daily_credits: 'Largest daily allowance' };
+  return errors.map((e) => `${names[e.field] ?? 'AI applications may'}: ${e.message}.`).join(' ');
+}
+
+export function mountAgentPolicySection(
+  pages: ConsolePages,
+  sendSettings: (ctx: Context, visitor: ConsoleVisitor, replace: Html, status: number) => Promise<void>,
+): void {
+  pages.post(AGENT_POLICY_PATH, async (ctx, visitor, form, { road, now }) => {
+    if (visitor.role !== 'admin') throw notAllowed();
+    const typed = typedForm(form) ?? { agent_mode: '', default_daily_credits: '', max_daily_credits: '' };
+    if (!(await requireSudoMode(ctx, visitor, `${CONSOLE_PATHS.settings}?${new URLSearchParams({ ...typed })}`, now()))) return;
+    try {
+      await road.run(ctx, visitor, 'console.settings.agent_policy', { body: { ...typed } });
+    } catch (err) {
+      if (err instanceof Problem && err.status === 422) return sendSettings(ctx, visitor, renderSection(visitor, typed, refusalText(err)), 400);
+      throw err;
+    }
+    ctx.status = 303;
+    ctx.set('Location', `${CONSOLE_PATHS.settings}?done=agent_policy`);
+  });
+}
