@@ -6,7 +6,7 @@ import type { TemporalClients } from '../core/temporal/client';
 import { temporalConnectOptions, type TemporalConnectionSettings } from '../core/temporal/connectionOptions';
 import { TemporalDeadlineError, withTemporalDeadline } from '../core/temporal/deadline';
 import { UsageCounters } from '../core/usage/usageCounters';
-import type { LookupAll } from '../core/webhooks/destinationPolicy';
+import type { LookupAll } from '../core/outbound/destinationPolicy';
 import { EagerDeliveryStarts } from '../core/webhooks/jobCompletedEvent';
 
 /** The worker's connection to Temporal (TLS and API key as configured), within TEMPORAL_CONNECT_TIMEOUT_MS. */
