@@ -18,7 +18,8 @@ import { runningJobTally } from './chunkProcessing';
 import { finishJob } from './jobFinish';
 import { logger } from '../observability/logger';
 import { emitJobCompleted } from '../webhooks/jobCompletedEvent';
-import { JOB_TYPE, type ContactField, type JobCounts, type JobStatus } from './jobTypes';
+import type { ContactField } from '../contactProvider/contactProvider';
+import { JOB_TYPE, type JobCounts, type JobStatus } from './jobTypes';
 import type { ContactRetrievalInput } from './workflowInput';
 import { deleteJob, deleteJobPeople, findJob, insertJob, insertJobPeople, type JobDoc } from './store';
 

@@ -1,4 +1,4 @@
-import type { ContactField } from './jobTypes';
+import type { ContactField } from '../contactProvider/contactProvider';
 
 /** The contact-retrieval workflow's input: fixed at acceptance, so a job keeps its settings. */
 export interface ContactRetrievalInput {

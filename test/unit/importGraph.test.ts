@@ -45,7 +45,6 @@ export const CORE_LAYERS: readonly { name: string; areas: readonly string[] }[] 
  * (issue 43): an entry that no longer holds fails, so the list only shrinks.
  */
 const NOT_YET_ONE_WAY = new Set<string>([
-  'core/contactProvider <-> core/jobs',
   'core/jobs <-> core/temporal',
   'core/jobs <-> core/webhooks',
   'core/oauth <-> core/users',
@@ -135,7 +134,7 @@ for (const [from, targets] of graph) {
     if (b && b !== a) areaEdges.set(a, (areaEdges.get(a) ?? new Set()).add(b));
   }
 }
-const layerOf = new Map(CORE_LAYERS.flatMap((layer, n) => layer.areas.map((area) => [`core/${area}`, n] as const)));
+const layerOf = new Map<string, number>(CORE_LAYERS.flatMap((layer, n) => layer.areas.map((area) => [`core/${area}`, n] as const)));
 
 describe('the import graph', () => {
   it('reads the tree', () => {
