@@ -1,5 +1,5 @@
 import { createTalentClient, ProblemError, type TalentClient } from '../../clients/typescript/src';
-import { seedPeople } from '../../core/talent/seedPeople';
+import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
 
