@@ -37,22 +37,14 @@ export const CORE_LAYERS: readonly { name: string; areas: readonly string[] }[] 
   },
   { name: 'identity and money', areas: ['tenancy', 'keys', 'users', 'mailboxLimits', 'credits', 'idempotency', 'limits', 'audit', 'usage'] },
   { name: 'work', areas: ['talent', 'contactProvider', 'jobs', 'webhooks', 'oauth', 'mail'] },
-  { name: 'starters', areas: ['maintenance', 'deps'] },
+  { name: 'starters', areas: ['starters', 'maintenance', 'deps'] },
 ];
 
 /**
  * Pairs of areas still importing each other, and arrows still pointing up, each to be broken
  * (issue 43): an entry that no longer holds fails, so the list only shrinks.
  */
-const NOT_YET_ONE_WAY = new Set<string>([
-  'core/jobs <-> core/temporal',
-  'core/jobs <-> core/webhooks',
-  'core/oauth <-> core/users',
-  'core/temporal <-> core/webhooks',
-  'core/temporal -> core/jobs',
-  'core/temporal -> core/webhooks',
-  'core/users -> core/oauth',
-]);
+const NOT_YET_ONE_WAY = new Set<string>(['core/jobs <-> core/webhooks', 'core/oauth <-> core/users', 'core/users -> core/oauth']);
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
