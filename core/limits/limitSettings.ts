@@ -11,7 +11,6 @@ import {
   type LimitEntryName,
   type OperationName,
   type Scope,
-  type ScopeType,
 } from './limitTable';
 import { scopeChain } from './scopeChain';
 import type { Actor, LimitOverride, LimitSettingsDoc } from './limitSettingsRecord';
