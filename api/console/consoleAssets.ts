@@ -20,7 +20,9 @@ caption.vh,.vh{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(
 .skip:focus{left:.5rem}
 header{border-bottom:1px solid var(--line);background:var(--soft)}
 .bar{max-width:80rem;margin:0 auto;padding:.5rem 1rem;display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1rem}
-.brand{font-weight:600;margin-right:auto}
+.brand{font-weight:600;margin-right:auto;overflow-wrap:anywhere;min-width:0}
+.brand .product{display:block;font-weight:400;font-size:.8rem;color:var(--muted)}
+.banner{border:1px solid var(--ok);background:#eef8f0;padding:.5rem .75rem;border-radius:.375rem;margin:0 0 1rem;max-width:48rem;overflow-wrap:anywhere}
 .who{color:var(--muted);font-size:.875rem;overflow-wrap:anywhere}
 nav ul{list-style:none;margin:0;padding:.25rem 1rem;display:flex;flex-wrap:wrap;gap:.25rem .5rem;max-width:80rem;margin:0 auto}
 nav a{display:inline-block;padding:.35rem .5rem;border-radius:.375rem;text-decoration:none}

@@ -21,6 +21,7 @@ export const CONSOLE_OPERATIONS = [
   'console.webhooks.rotate_secret',
   'console.webhooks.replay',
   'console.jobs.cancel',
+  'console.settings.rename',
 ] as const;
 
 export type ConsoleOperationName = (typeof CONSOLE_OPERATIONS)[number];

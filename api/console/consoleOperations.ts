@@ -4,6 +4,7 @@ import { jobOperations } from './operations/jobOperations';
 import { keyOperations } from './operations/keyOperations';
 import { limitOperations } from './operations/limitOperations';
 import { teamOperations } from './operations/teamOperations';
+import { settingsOperations } from './operations/settingsOperations';
 import { webhookOperations } from './operations/webhookOperations';
 
 /** Every console write the executor can run, from each area of the console. */
@@ -14,4 +15,5 @@ export const consoleOperations: readonly ConsoleOperation[] = [
   ...budgetOperations,
   ...webhookOperations,
   ...jobOperations,
+  ...settingsOperations,
 ];

@@ -17,6 +17,7 @@ import { mountJobsPages } from './pages/jobsPages';
 import { mountKeysPages } from './pages/keysPages';
 import { mountLimitsPage } from './pages/limitsPage';
 import { mountOverviewPage } from './pages/overviewPage';
+import { mountSettingsPage } from './pages/settingsPage';
 import { mountTeamPages } from './pages/teamPages';
 import { mountUsagePage } from './pages/usagePage';
 import { mountWebhookDeliveriesPages } from './pages/webhookDeliveriesPages';
@@ -35,6 +36,7 @@ const PAGE_MODULES: ReadonlyArray<(pages: ConsolePages) => void> = [
   mountWebhookDeliveriesPages,
   mountUsagePage,
   mountJobsPages,
+  mountSettingsPage,
 ];
 
 /**

@@ -14,7 +14,8 @@ import { errorNote, hidden, html, page, type Html } from './pageRendering';
 import { toolsResource } from './tokenEndpoint';
 import { CONSOLE_PATHS } from '../console/consolePaths';
 import { scrollingTable, sendConsolePage } from '../console/consoleLayout';
-import { roleOf } from '../../core/users/adminSeats';
+import { layoutOf } from '../console/consoleVisitor';
+import { leaveFlash } from '../console/flash';
 import { safeReturnPath } from '../console/returnPath';
 import { clearSessionCookie, csrfToken, csrfValid, ensureSessionValue, readPageForm, sessionValueOf, setPageHeaders, setSessionCookie } from './pageSecurity';
 import { CONNECTIONS_PAGE_PATH, CONSENT_PAGE_PATH, REVOKE_CONNECTION_PATH, SETUP_PAGE_PATH, SIGN_IN_PAGE_PATH, SIGN_OUT_PATH } from './pagePaths';
@@ -239,7 +240,7 @@ async function connectionsPage(ctx: Context, config: Config): Promise<void> {
   // One of the console's pages: its navigation, stylesheet and CSP.
   sendConsolePage(ctx, {
     title: 'Connected applications',
-    visitor: { email: user.email, role: roleOf(user), csrf },
+    visitor: await layoutOf(user, csrf),
     current: CONNECTIONS_PAGE_PATH,
     body: html` <p>Signed in as ${user.email}.</p>
       ${
@@ -256,7 +257,10 @@ async function revokeSubmit(ctx: Context, config: Config): Promise<void> {
   const user = await signedInUser(ctx, config);
   if (!user) return redirectTo(ctx, SIGN_IN_PAGE_PATH);
   const clientId = form.get('client_id');
-  if (clientId) await revokeGrants(user._id, clientId);
+  if (clientId) {
+    await revokeGrants(user._id, clientId);
+    leaveFlash(ctx, 'The application is disconnected: its access ends now.');
+  }
   redirectTo(ctx, CONNECTIONS_PAGE_PATH);
 }
 

@@ -25,6 +25,7 @@ export const AUDIT_ACTIONS = [
   'webhook_delivery.replayed',
   'job.cancelled',
   'grant.revoked',
+  'organization.updated',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -72,6 +73,7 @@ export const AUDIT_FIELDS: Record<AuditAction, readonly string[]> = {
   'webhook_delivery.replayed': ['delivery_id', 'event_id', 'endpoint_id', 'replay', 'status'],
   'job.cancelled': ['job_id', 'status'],
   'grant.revoked': ['user_id', 'client_id', 'revoked_client_ids'],
+  'organization.updated': ['name'],
 };
 
 /** Names no allowlist may ever hold: the unit test checks each action's list against them. */

@@ -39,7 +39,7 @@ afterAll(async () => {
   await srv?.close();
 });
 
-const NAV = ['Overview', 'API keys', 'Limits', 'Budgets', 'Usage', 'Webhooks', 'Jobs', 'Team', 'Audit log', 'Connected applications'];
+const NAV = ['Overview', 'API keys', 'Limits', 'Budgets', 'Usage', 'Webhooks', 'Jobs', 'Team', 'Audit log', 'Settings', 'Connected applications'];
 
 async function expectAccessibleOf(shown: Page, name: string): Promise<void> {
   expect(await checkPage(shown, name)).toEqual([]);
@@ -151,11 +151,37 @@ test('"Rotate" with "In 1 hour": both keys answer 200; "Revoke" on the old one m
   await oldRow.getByRole('link', { name: 'Revoke' }).click();
   await page.getByRole('heading', { level: 1, name: 'Revoke API key' }).waitFor();
   await expectAccessible('key-revoke');
-  page.once('dialog', (d) => void d.accept());
+  // The page is the one confirmation: no dialog asks again.
+  page.once('dialog', (d) => {
+    throw new Error(`a dialog asked again: ${d.message()}`);
+  });
   await submitWith(page, 'Revoke key');
   await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+  expect(await page.getByRole('status').innerText()).toMatch(/^The key Console e2e key \(sk_live_ext_.*…\) is revoked: its next request is refused\.$/);
+  page.removeAllListeners('dialog');
+  // The confirmation is said once: a reload shows none.
+  await page.reload();
+  expect(await page.getByRole('status').count()).toBe(0);
   expect(await whoamiStatus(firstKey)).toBe(401);
   expect(await whoamiStatus(secondKey)).toBe(200);
+});
+
+test('"Settings": the admin renames the organization; every page is headed with the new name; the change is audited', async () => {
+  await page.goto(`${srv.url}/console/settings`);
+  await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
+  await expectAccessible('settings');
+  await page.getByLabel('Organization name', { exact: true }).fill('   ');
+  await submitWith(page, 'Save name');
+  expect(await page.getByRole('alert').innerText()).toBe('Not saved: Give the organization a name.');
+  const longName = 'Northwind Talent Partners International — Recruiting Operations EMEA';
+  await page.getByLabel('Organization name', { exact: true }).fill(longName);
+  await submitWith(page, 'Save name');
+  await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
+  expect(await page.getByRole('status').innerText()).toBe(`The organization is now called ${longName}.`);
+  await page.goto(`${srv.url}/console/keys`);
+  expect(await page.locator('header .brand').innerText()).toContain(longName);
+  const entry = await AuditEvent.findOne({ orgId: tenant.orgId, action: 'organization.updated' }).lean<{ actor: string; after: unknown }>();
+  expect(entry).toMatchObject({ actor: `user:${admin.userId}`, after: { name: longName } });
 });
 
 test('sudo mode: a password typed more than 15 minutes ago is asked for again, then the person goes on to the form', async () => {
@@ -260,6 +286,7 @@ test('"Edit person": the admin changes the member\'s permissions; the last activ
   await page.getByLabel('jobs.v1:read', { exact: true }).check();
   await submitWith(page, 'Save');
   await page.getByRole('heading', { level: 1, name: 'Team' }).waitFor();
+  expect(await page.getByRole('status').innerText()).toBe(`Saved: ${member.email}'s role and permissions are changed.`);
   expect(await page.getByRole('row').filter({ hasText: member.email }).innerText()).toContain('jobs.v1:read');
   expect((await User.findById(member.userId).lean<{ permissions: string[] }>())?.permissions.sort()).toEqual(['candidates.search', 'jobs.v1:read']);
 
@@ -281,7 +308,9 @@ test('"Disable person" signs the member out at once; every change is in the audi
   expect(new URL(memberPage.url()).pathname).toBe('/api/oauth/signin');
 
   const entries = await AuditEvent.find({ orgId: tenant.orgId, actor: `user:${admin.userId}` }).lean<Array<{ action: string; after: unknown }>>();
-  expect(entries.map((e) => e.action).sort()).toEqual(['key.created', 'key.revoked', 'key.rotated', 'user.disabled', 'user.invited', 'user.updated'].sort());
+  expect(entries.map((e) => e.action).sort()).toEqual(
+    ['key.created', 'key.revoked', 'key.rotated', 'organization.updated', 'user.disabled', 'user.invited', 'user.updated'].sort(),
+  );
   // No secret reaches an entry: not the keys, not the setup link.
   const text = JSON.stringify(entries);
   expect(text).not.toContain(firstKey);

@@ -2,14 +2,13 @@ import type { Context } from 'koa';
 import { AUDIT_ACTIONS, isAuditAction, isAuditActor } from '../../../core/audit/auditActions';
 import { allAuditEvents, listAuditEvents, type AuditEventView } from '../../../core/audit/auditLog';
 import { csvStream, type CsvColumn } from '../../../core/csvExport';
-import { PERMISSIONS } from '../../../core/keys/permissions';
 import { Problem } from '../../../core/problems';
 import { errorNote, html, type Html } from '../../oauth/pageRendering';
 import { notAllowed } from '../consoleErrors';
 import { dateText, scrollingTable, sendConsolePage, setConsoleHeaders } from '../consoleLayout';
 import type { ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
-import type { ConsoleVisitor } from '../consoleVisitor';
+import { mayReadAuditLog } from '../pageAccess';
 import { selectInput } from '../formControls';
 
 /**
@@ -20,10 +19,6 @@ import { selectInput } from '../formControls';
  */
 export const AUDIT_DOWNLOAD_PATH = `${CONSOLE_PATHS.audit}/download`;
 export const AUDIT_ROWS_PER_PAGE = 50;
-
-export function mayReadAuditLog(visitor: Pick<ConsoleVisitor, 'role' | 'principal'>): boolean {
-  return visitor.role === 'admin' || visitor.principal.scopes.includes(PERMISSIONS.auditRead);
-}
 
 interface AuditFilter {
   action?: string;
@@ -95,7 +90,7 @@ const CSV_COLUMNS: CsvColumn<AuditEventView>[] = [
 
 export function mountAuditPage(pages: ConsolePages): void {
   pages.get(CONSOLE_PATHS.audit, async (ctx, visitor) => {
-    if (!mayReadAuditLog(visitor)) throw notAllowed('Reading the audit log needs the admin role or the audit.v1:read permission.');
+    if (!mayReadAuditLog(visitor.layout)) throw notAllowed('Reading the audit log needs the admin role or the audit.v1:read permission.');
     const { filter, typed, message } = filterOf(ctx);
     const cursor = typeof ctx.query.cursor === 'string' && !message ? ctx.query.cursor : undefined;
     let page: Awaited<ReturnType<typeof listAuditEvents>> = { data: [], next_cursor: null };
@@ -131,7 +126,7 @@ export function mountAuditPage(pages: ConsolePages): void {
   });
 
   pages.get(AUDIT_DOWNLOAD_PATH, async (ctx, visitor) => {
-    if (!mayReadAuditLog(visitor)) throw notAllowed('Reading the audit log needs the admin role or the audit.v1:read permission.');
+    if (!mayReadAuditLog(visitor.layout)) throw notAllowed('Reading the audit log needs the admin role or the audit.v1:read permission.');
     const { filter, message } = filterOf(ctx);
     if (message) throw new Problem('validation_failed', message);
     setConsoleHeaders(ctx);

@@ -7,7 +7,7 @@ import { Problem } from '../../../core/problems';
 import { jobEventDeliveries } from '../../../core/webhooks/jobEventDeliveries';
 import { hidden, html, type Html } from '../../oauth/pageRendering';
 import { CONSOLE_PATHS } from '../consolePaths';
-import { dateText, scrollingTable, seeOther, sendConsolePage } from '../consoleLayout';
+import { dateText, scrollingTable, seeOtherSaying, sendConsolePage } from '../consoleLayout';
 import type { ConsolePages } from '../consolePages';
 import type { ConsoleVisitor } from '../consoleVisitor';
 import { deliveryTimeline, timelineHtml } from '../webhooks/deliveryTimeline';
@@ -201,6 +201,6 @@ export function mountJobsPages(pages: ConsolePages): void {
   pages.post(`${CONSOLE_PATHS.jobs}/:job_id/cancel`, async (ctx, visitor, _form, { road }) => {
     const jobId = ctx.params.job_id;
     await road.run(ctx, visitor, 'console.jobs.cancel', { params: { job_id: jobId }, body: {} });
-    seeOther(ctx, jobPath(jobId));
+    seeOtherSaying(ctx, jobPath(jobId), 'Cancelling the job: it stops within seconds, and what it retrieved so far stays in its result.');
   });
 }

@@ -8,7 +8,7 @@ import { workspacesOfOrg } from '../../../core/tenancy/store';
 import type { RotationResult } from '../../../core/keys/apiKeys';
 import { html, type Html } from '../../oauth/pageRendering';
 import { notAllowed } from '../consoleErrors';
-import { dateText, scrollingTable, secretBlock, seeOther, sendConsolePage } from '../consoleLayout';
+import { dateText, scrollingTable, secretBlock, seeOtherSaying, sendConsolePage } from '../consoleLayout';
 import type { ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS, keyPath } from '../consolePaths';
 import { requireSudo, type ConsoleVisitor } from '../consoleVisitor';
@@ -61,8 +61,8 @@ function newKeyPage(
       title,
       visitor: visitor.layout,
       current: CONSOLE_PATHS.keys,
-      body: html`<p role="status">The key <strong>${key.name}</strong> (<code>${key.key_id}</code>) is ready. Copy it now: it is shown only this once.</p>
-        ${secretBlock(key.key, 'The new API key')} ${note}
+      status: html`The key <strong>${key.name}</strong> (<code>${key.key_id}</code>) is ready. Copy it now: it is shown only this once.`,
+      body: html`${secretBlock(key.key, 'The new API key')} ${note}
         <p><a href="${CONSOLE_PATHS.keys}">Back to API keys</a></p>`,
     },
     status,
@@ -192,16 +192,14 @@ export function mountKeysPages(pages: ConsolePages): void {
           Revoking <strong>${key.name}</strong> (<code>${key.display_prefix}…</code>, <code>${key.key_id}</code>) refuses its very next request. This cannot be
           undone.
         </p>
-        ${postForm(keyPath(key.key_id, 'revoke'), visitor.csrf, html`<button type="submit" class="danger">Revoke key</button>`, {
-          confirm: `Revoke ${key.name}? Its next request will be refused.`,
-        })}`,
+        ${postForm(keyPath(key.key_id, 'revoke'), visitor.csrf, html`<button type="submit" class="danger">Revoke key</button>`)}`,
     });
   });
 
   pages.post('/console/keys/:key_id/revoke', async (ctx, visitor, _form, { road }) => {
-    const keyId = (await keyOf(ctx, visitor)).key_id;
+    const key = await keyOf(ctx, visitor);
     requireAdmin(visitor);
-    await road.run(ctx, visitor, 'console.keys.revoke', { params: { key_id: keyId }, body: {} });
-    seeOther(ctx, CONSOLE_PATHS.keys);
+    await road.run(ctx, visitor, 'console.keys.revoke', { params: { key_id: key.key_id }, body: {} });
+    seeOtherSaying(ctx, CONSOLE_PATHS.keys, `The key ${key.name} (${key.display_prefix}…) is revoked: its next request is refused.`);
   });
 }

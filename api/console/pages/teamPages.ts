@@ -6,7 +6,7 @@ import { findUserOfOrg, pageOfUsersOfOrg } from '../../../core/users/store';
 import type { UserRecord } from '../../../core/users/users';
 import { errorNote, html, type Html } from '../../oauth/pageRendering';
 import { notAllowed } from '../consoleErrors';
-import { dateText, scrollingTable, secretBlock, seeOther, sendConsolePage } from '../consoleLayout';
+import { dateText, scrollingTable, secretBlock, seeOtherSaying, sendConsolePage } from '../consoleLayout';
 import type { ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS, personPath } from '../consolePaths';
 import { requireSudo, type ConsoleVisitor } from '../consoleVisitor';
@@ -157,11 +157,9 @@ export function mountTeamPages(pages: ConsolePages): void {
         title: 'Invitation created',
         visitor: visitor.layout,
         current: CONSOLE_PATHS.team,
-        body: html`<p role="status">
-            <strong>${invitation.email}</strong> is invited as ${invitation.role}. Send them this one-time setup link; it is shown only this once and works
-            until ${dateText(invitation.setup_expires_at)}.
-          </p>
-          ${secretBlock(invitation.setup_url, 'The setup link')}
+        status: html`<strong>${invitation.email}</strong> is invited as ${invitation.role}. Send them this one-time setup link; it is shown only this once and
+          works until ${dateText(invitation.setup_expires_at)}.`,
+        body: html`${secretBlock(invitation.setup_url, 'The setup link')}
           <p><a href="${CONSOLE_PATHS.team}">Back to Team</a></p>`,
       },
       201,
@@ -175,7 +173,8 @@ export function mountTeamPages(pages: ConsolePages): void {
   });
 
   pages.post('/console/team/:user_id', async (ctx, visitor, form, { road }) => {
-    const userId = (await personOf(ctx, visitor))._id;
+    const person = await personOf(ctx, visitor);
+    const userId = person._id;
     requireAdmin(visitor);
     if (!(await requireSudo(ctx, visitor, personPath(userId)))) return;
     await onLastAdmin(ctx, visitor, async () => {
@@ -183,16 +182,16 @@ export function mountTeamPages(pages: ConsolePages): void {
         params: { user_id: userId },
         body: { role: form.get('role') ?? '', permissions: form.getAll('permissions') },
       });
-      seeOther(ctx, CONSOLE_PATHS.team);
+      seeOtherSaying(ctx, CONSOLE_PATHS.team, `Saved: ${person.email}'s role and permissions are changed.`);
     });
   });
 
   pages.post('/console/team/:user_id/disable', async (ctx, visitor, _form, { road }) => {
-    const userId = (await personOf(ctx, visitor))._id;
+    const person = await personOf(ctx, visitor);
     requireAdmin(visitor);
     await onLastAdmin(ctx, visitor, async () => {
-      await road.run(ctx, visitor, 'console.team.disable', { params: { user_id: userId }, body: {} });
-      seeOther(ctx, CONSOLE_PATHS.team);
+      await road.run(ctx, visitor, 'console.team.disable', { params: { user_id: person._id }, body: {} });
+      seeOtherSaying(ctx, CONSOLE_PATHS.team, `${person.email} is disabled: signed out everywhere, and every application they connected is disconnected.`);
     });
   });
 }

@@ -8,7 +8,7 @@ import { activeEndpointOf } from '../../../core/webhooks/webhookEndpoints';
 import { eventInOrg } from '../../../core/webhooks/store/eventStore';
 import { listDeliveries, type DeliveryView } from '../../../core/webhooks/webhookDeliveries';
 import { hidden, html, type Html } from '../../oauth/pageRendering';
-import { dateText, scrollingTable, seeOther, sendConsolePage } from '../consoleLayout';
+import { dateText, scrollingTable, seeOtherSaying, sendConsolePage } from '../consoleLayout';
 import type { ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
 import type { ConsoleVisitor } from '../consoleVisitor';
@@ -101,7 +101,7 @@ function deliveryRow(d: DeliveryView, visitor: ConsoleVisitor, allowances: Reado
 
 function allowanceNote(endpointId: string, allowance: Allowance, several: boolean): Html {
   const whose = several ? html` (endpoint <code>${endpointId}</code>)` : '';
-  return html`<p role="status">
+  return html`<p>
     Replays left this hour: ${allowance.left}${whose}. ${allowance.left === 0 ? html`The next replay is allowed at ${nextAllowedHtml(allowance)}.` : ''}
   </p>`;
 }
@@ -208,6 +208,10 @@ export function mountWebhookDeliveriesPages(pages: ConsolePages): void {
     const workspaceId = await deliveryWorkspace(visitor.user.orgId, id);
     const result = await road.run(ctx, actingIn(visitor, workspaceId), 'console.webhooks.replay', { params: { id }, body: {} });
     const accepted = result.body as { event_id: string };
-    seeOther(ctx, deliveriesHref({ workspace: workspaceId, event_id: accepted.event_id }));
+    seeOtherSaying(
+      ctx,
+      deliveriesHref({ workspace: workspaceId, event_id: accepted.event_id }),
+      `Replay started: event ${accepted.event_id} is being sent again; its new attempts are listed below.`,
+    );
   });
 }

@@ -6870,7 +6870,7 @@ export interface operations {
     "audit_events.list": {
         parameters: {
             query?: {
-                action?: "key.created" | "key.rotated" | "key.revoked" | "limit.cap_set" | "limit.blocked" | "limit.cleared" | "limit.rate_set" | "budget.set" | "budget.removed" | "credits.granted" | "user.invited" | "user.updated" | "user.disabled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.retired" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "job.cancelled" | "grant.revoked";
+                action?: "key.created" | "key.rotated" | "key.revoked" | "limit.cap_set" | "limit.blocked" | "limit.cleared" | "limit.rate_set" | "budget.set" | "budget.removed" | "credits.granted" | "user.invited" | "user.updated" | "user.disabled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.retired" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "job.cancelled" | "grant.revoked" | "organization.updated";
                 actor?: string;
                 cursor?: string;
                 limit?: number;
@@ -6937,7 +6937,7 @@ export interface operations {
                             /** @description `user:<user_id>`, `key:<key_id>`, `m2m:<client_id>` or `operator` */
                             actor: string;
                             /** @enum {string} */
-                            action: "key.created" | "key.rotated" | "key.revoked" | "limit.cap_set" | "limit.blocked" | "limit.cleared" | "limit.rate_set" | "budget.set" | "budget.removed" | "credits.granted" | "user.invited" | "user.updated" | "user.disabled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.retired" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "job.cancelled" | "grant.revoked";
+                            action: "key.created" | "key.rotated" | "key.revoked" | "limit.cap_set" | "limit.blocked" | "limit.cleared" | "limit.rate_set" | "budget.set" | "budget.removed" | "credits.granted" | "user.invited" | "user.updated" | "user.disabled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.retired" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "job.cancelled" | "grant.revoked" | "organization.updated";
                             /** @description the id of what changed (a key, a person, an endpoint, a delivery, a job, or the organization) */
                             target: string;
                             /** @description the changed values before the change, or null; never a secret */
