@@ -126,7 +126,7 @@ test('the admin creates a key on "Create an API key"; it is shown once and answe
   const row = page.getByRole('row').filter({ hasText: 'Console e2e key' });
   expect(await row.count()).toBe(1);
   const text = await row.innerText();
-  expect(text).toContain(`user:${admin.userId}`);
+  expect(text).toContain(`by ${admin.email}`);
   expect(text).toContain('active');
   expect(text).not.toContain(firstKey);
 });

@@ -91,7 +91,7 @@ test('a cap at the standard is refused with a clear message, the values kept; a 
   await page.getByRole('button', { name: 'Set cap', exact: true }).click();
   expect((await answer).status()).toBe(422);
   await page.getByRole('alert').waitFor();
-  expect(await page.getByRole('alert').innerText()).toMatch(/a cap must be below standard_requests_per_minute \(1500\) for whoami/);
+  expect(await page.getByRole('alert').innerText()).toMatch(/a cap on whoami must be below its standard limit of 1,500 a minute: at most 1,499 a minute/);
   expect(await page.getByLabel('Requests per minute', { exact: true }).inputValue()).toBe('1500');
   expect(await page.getByLabel('Operation', { exact: true }).inputValue()).toBe('whoami');
   await expectAccessible('limits-refused');

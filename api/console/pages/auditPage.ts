@@ -5,7 +5,8 @@ import { csvStream, type CsvColumn } from '../../../core/csvExport';
 import { Problem } from '../../../core/problems';
 import { errorNote, html, type Html } from '../../oauth/pageRendering';
 import { notAllowed } from '../consoleErrors';
-import { dateText, scrollingTable, sendConsolePage, setConsoleHeaders } from '../consoleLayout';
+import { dateText, sendConsolePage, setConsoleHeaders, stackingTable, type TableCell } from '../consoleLayout';
+import { actorNames, type ActorName } from '../../../core/audit/actorNames';
 import type { ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
 import { mayReadAuditLog } from '../pageAccess';
@@ -46,16 +47,17 @@ function valuesText(values: Record<string, unknown> | null, target: string): str
     .join('; ');
 }
 
-function entryRow(e: AuditEventView): Html {
-  return html`<tr>
-    <td>${dateText(e.time)}</td>
-    <td><code>${e.actor}</code></td>
-    <td><code>${e.action}</code></td>
-    <td><code>${e.target}</code></td>
-    <td class="wrap">${valuesText(e.before, e.target)}</td>
-    <td class="wrap">${valuesText(e.after, e.target)}</td>
-    <td>${e.client_address ?? '—'}</td>
-  </tr>`;
+function entryRow(e: AuditEventView, actors: Map<string, ActorName>): TableCell[] {
+  const actor = actors.get(e.actor);
+  return [
+    { body: dateText(e.time) },
+    { body: html`${actor?.label ?? e.actor}${actor?.id ? html`<br /><span class="id">${actor.id}</span>` : ''}`, className: 'wrap' },
+    { body: html`<code>${e.action}</code>` },
+    { body: html`<span class="id">${e.target}</span>`, className: 'wrap' },
+    { body: valuesText(e.before, e.target), className: 'wrap values' },
+    { body: valuesText(e.after, e.target), className: 'wrap values' },
+    { body: e.client_address ?? '—' },
+  ];
 }
 
 function query(filter: AuditFilter, extra: Record<string, string> = {}): string {
@@ -69,11 +71,15 @@ function query(filter: AuditFilter, extra: Record<string, string> = {}): string 
 
 function filterForm(typed: AuditFilter): Html {
   return html`<form method="get" action="${CONSOLE_PATHS.audit}" class="filters">
-    ${selectInput('action', 'Action', [{ value: '', label: 'Any action' }, ...AUDIT_ACTIONS.map((a) => ({ value: a, label: a }))], typed.action ?? '')}
-    <label for="actor">Actor</label>
-    <input id="actor" name="actor" type="text" value="${typed.actor ?? ''}" maxlength="110" autocomplete="off" aria-describedby="actor-note" />
-    <p class="note" id="actor-note"><code>user:&lt;id&gt;</code>, <code>key:&lt;id&gt;</code>, <code>m2m:&lt;id&gt;</code> or <code>operator</code></p>
-    <button type="submit">Filter</button>
+    <div>
+      ${selectInput('action', 'Action', [{ value: '', label: 'Any action' }, ...AUDIT_ACTIONS.map((a) => ({ value: a, label: a }))], typed.action ?? '')}
+    </div>
+    <div>
+      <label for="actor">Actor</label>
+      <input id="actor" name="actor" type="text" value="${typed.actor ?? ''}" maxlength="110" autocomplete="off" aria-describedby="actor-note" />
+      <p class="note" id="actor-note"><code>user:&lt;id&gt;</code>, <code>key:&lt;id&gt;</code>, <code>m2m:&lt;id&gt;</code> or <code>operator</code></p>
+    </div>
+    <div><button type="submit">Filter</button></div>
   </form>`;
 }
 
@@ -103,6 +109,10 @@ export function mountAuditPage(pages: ConsolePages): void {
         problem = 'This page link is no longer valid for these filters; start again from the first page.';
       }
     }
+    const actors = await actorNames(
+      visitor.user.orgId,
+      page.data.map((e) => e.actor),
+    );
     sendConsolePage(
       ctx,
       {
@@ -113,7 +123,11 @@ export function mountAuditPage(pages: ConsolePages): void {
           <p><a href="${AUDIT_DOWNLOAD_PATH}${query(filter)}" download>Download CSV</a></p>
           ${
             page.data.length
-              ? scrollingTable('Audit log entries', ['Time', 'Actor', 'Action', 'Target', 'Before', 'After', 'Client address'], page.data.map(entryRow))
+              ? stackingTable(
+                  'Audit log entries',
+                  ['Time', 'Actor', 'Action', 'Target', 'Before', 'After', 'Client address'],
+                  page.data.map((e) => entryRow(e, actors)),
+                )
               : html`<p>${problem ? '' : 'No entry matches.'}</p>`
           }
           <nav class="pager" aria-label="Pages of the audit log">

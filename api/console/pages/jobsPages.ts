@@ -7,7 +7,8 @@ import { Problem } from '../../../core/problems';
 import { jobEventDeliveries } from '../../../core/webhooks/jobEventDeliveries';
 import { hidden, html, type Html } from '../../oauth/pageRendering';
 import { CONSOLE_PATHS } from '../consolePaths';
-import { dateText, scrollingTable, seeOtherSaying, sendConsolePage } from '../consoleLayout';
+import { dateText, scrollingTable, seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
+import { peopleNames } from '../../../core/talent/peopleNames';
 import type { ConsolePages } from '../consolePages';
 import type { ConsoleVisitor } from '../consoleVisitor';
 import { deliveryTimeline, timelineHtml } from '../webhooks/deliveryTimeline';
@@ -126,18 +127,16 @@ async function resultSection(visitor: ConsoleVisitor, job: JobView, cursor: stri
     throw err;
   }
   if (page.items.length === 0) return html`<p>No person has been settled yet.</p>`;
-  const rows = page.items.map(
-    (item) =>
-      html`<tr>
-        <td><code>${item.person_id}</code></td>
-        <td>${item.outcome}</td>
-        <td>${item.contacts.emails.join(', ') || '—'}</td>
-        <td>${item.contacts.phones.join(', ') || '—'}</td>
-        <td>${item.receipt_id ? html`<code>${item.receipt_id}</code>` : '—'}</td>
-        <td>${item.reason ?? '—'}</td>
-      </tr>`,
-  );
-  return html`${scrollingTable('Result', ['Person id', 'Outcome', 'Emails', 'Phones', 'Receipt id', 'Reason'], rows)}
+  const names = await peopleNames(page.items.map((item) => item.person_id));
+  const rows: TableCell[][] = page.items.map((item) => [
+    { body: html`${names.get(item.person_id) ?? '—'}<br /><span class="id">${item.person_id}</span>`, className: 'wrap name' },
+    { body: item.outcome },
+    { body: item.contacts.emails.join(', ') || '—', className: 'wrap' },
+    { body: item.contacts.phones.join(', ') || '—', className: 'wrap' },
+    { body: item.receipt_id ? html`<span class="id">${item.receipt_id}</span>` : '—', className: 'wrap' },
+    { body: item.reason ?? '—', className: 'wrap' },
+  ]);
+  return html`${stackingTable('Result', ['Person', 'Outcome', 'Emails', 'Phones', 'Receipt id', 'Reason'], rows)}
     <p class="pager">
       ${cursor ? html`<a href="${jobPath(job.job_id)}#result">First page of the result</a>` : ''}
       ${page.next_cursor ? html`<a href="${jobPath(job.job_id)}?result_cursor=${encodeURIComponent(page.next_cursor)}#result">Next page of the result</a>` : ''}

@@ -6,7 +6,8 @@ import { findUserOfOrg, pageOfUsersOfOrg } from '../../../core/users/store';
 import type { UserRecord } from '../../../core/users/users';
 import { errorNote, html, type Html } from '../../oauth/pageRendering';
 import { notAllowed } from '../consoleErrors';
-import { dateText, scrollingTable, secretBlock, seeOtherSaying, sendConsolePage } from '../consoleLayout';
+import { dateText, secretBlock, seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
+import { READ_ONLY_NOTE } from '../pageAccess';
 import type { ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS, personPath } from '../consolePaths';
 import { requireSudo, type ConsoleVisitor } from '../consoleVisitor';
@@ -46,15 +47,15 @@ async function personOf(ctx: Context, visitor: ConsoleVisitor): Promise<UserReco
   return person;
 }
 
-function personRow(u: UserRecord, admin: boolean): Html {
-  return html`<tr>
-    <td>${u.email}</td>
-    <td>${roleOf(u)}</td>
-    <td class="wrap">${u.permissions.map((p, i) => html`${i ? ', ' : ''}<code>${p}</code>`)}</td>
-    <td>${u.lastSignInAt ? dateText(u.lastSignInAt) : 'Never'}</td>
-    <td>${statusOf(u)}</td>
-    <td>${admin ? html`<a href="${personPath(u._id)}" aria-label="Edit ${u.email}">Edit</a>` : ''}</td>
-  </tr>`;
+function personRow(u: UserRecord, admin: boolean): TableCell[] {
+  return [
+    { body: html`${u.email}<br /><span class="id">${u._id}</span>`, className: 'wrap name' },
+    { body: roleOf(u) },
+    { body: html`${u.permissions.map((p, i) => html`${i ? ', ' : ''}<code>${p}</code>`)}`, className: 'wrap' },
+    { body: u.lastSignInAt ? dateText(u.lastSignInAt) : 'Never' },
+    { body: statusOf(u) },
+    { body: admin ? html`<a href="${personPath(u._id)}" aria-label="Edit ${u.email}">Edit</a>` : '', className: 'actions' },
+  ];
 }
 
 function editPage(ctx: Context, visitor: ConsoleVisitor, person: UserRecord, message: string | null, status = 200): void {
@@ -116,8 +117,8 @@ export function mountTeamPages(pages: ConsolePages): void {
       title: 'Team',
       visitor: visitor.layout,
       current: CONSOLE_PATHS.team,
-      body: html`${admin ? html`<p><a class="button" href="${CONSOLE_PATHS.invite}">Invite a person</a></p>` : ''}
-      ${scrollingTable(
+      body: html`${admin ? html`<p><a class="button" href="${CONSOLE_PATHS.invite}">Invite a person</a></p>` : html`<p class="note">${READ_ONLY_NOTE}</p>`}
+      ${stackingTable(
         'Team',
         ['Email', 'Role', 'Permissions', 'Last sign-in', 'Status', 'Actions'],
         people.map((u) => personRow(u, admin)),
