@@ -4,7 +4,7 @@ import { notFound, Problem } from '../../../core/problems';
 import { roleOf } from '../../../core/users/adminSeats';
 import { findUserOfOrg, pageOfUsersOfOrg } from '../../../core/users/store';
 import type { UserRecord } from '../../../core/users/users';
-import { errorNote, html, type Html } from '../../oauth/pageRendering';
+import { errorNote, html } from '../../oauth/pageRendering';
 import { notAllowed } from '../consoleErrors';
 import { dateText, secretBlock, seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
 import { READ_ONLY_NOTE } from '../pageAccess';
