@@ -54,9 +54,9 @@ function figure(n: number | null): string {
 
 function entryRow(e: LimitEntry): Html {
   return html`<tr>
-    <td><code>${e.operation}</code></td>
+    <td class="wrap"><code>${e.operation}</code></td>
     <td>${scopeLabel(e.scope.type)}</td>
-    <td><code>${e.scope.id}</code></td>
+    <td class="wrap"><span class="id">${e.scope.id}</span></td>
     <td>${e.status}</td>
     <td>${e.source}</td>
     <td>${figure(e.requests_per_second)}</td>
@@ -69,9 +69,9 @@ function entryRow(e: LimitEntry): Html {
 function overrideRow(o: LimitOverride, visitor: ConsoleVisitor): Html {
   const customers = setByOf(o) === 'customer';
   return html`<tr>
-    <td><code>${o.operation}</code></td>
+    <td class="wrap"><code>${o.operation}</code></td>
     <td>${scopeLabel(o.scopeType)}</td>
-    <td><code>${o.scopeId}</code></td>
+    <td class="wrap"><span class="id">${o.scopeId}</span></td>
     <td>${o.kind === 'block' ? 'Blocked' : `${o.requestsPerMinute} per minute`}</td>
     <td>${customers ? 'Your organization' : 'The service operator'}</td>
     <td>${dateText(o.updatedAt)}</td>
@@ -164,7 +164,7 @@ export async function sendLimitsPage(
         <p class="note">As <code>GET /v1/operational-limits</code> reports them, for the organization and every scope that has a cap or block.</p>
         ${scrollingTable(
           'Limits in force',
-          ['Operation', 'Applies to', 'Target', 'Status', 'Source', 'Per second', 'Per minute', 'In flight', 'Standard per min.'],
+          ['Operation', 'Applies to', 'Target', 'Status', 'Source', 'Per second', 'Per minute', 'In flight', 'Standard a minute'],
           shown.map(entryRow),
         )}
         <nav class="pager" aria-label="Pages of limits">
