@@ -79,6 +79,9 @@ dl.facts dd{margin:0;overflow-wrap:anywhere}
 .figures dt{font-size:.875rem;color:var(--muted)}
 .figures dd{margin:0;font-size:1.15rem;font-weight:600;overflow-wrap:anywhere}
 .plain{list-style:none;padding:0}
+.permission{margin:.4rem 0}
+.permission label{margin:0}
+.permission .note{display:block;margin-left:1.6rem;font-size:.875rem}
 .chart{margin:1rem 0 2rem;max-width:56rem}
 .chart figcaption{font-weight:600;margin-bottom:.25rem}
 .chart svg.plot{display:block;width:100%;height:auto}
@@ -114,6 +117,17 @@ const SCRIPT = `
       navigator.clipboard.writeText(target.textContent.trim()).then(function () {
         button.textContent = 'Copied';
         setTimeout(function () { button.textContent = 'Copy'; }, 2000);
+      });
+    });
+  });
+  document.querySelectorAll('input[data-select-all]').forEach(function (all) {
+    var boxes = all.form ? all.form.querySelectorAll('input[type=checkbox][name="' + all.getAttribute('data-select-all') + '"]') : [];
+    all.addEventListener('change', function () {
+      boxes.forEach(function (box) { box.checked = all.checked; });
+    });
+    boxes.forEach(function (box) {
+      box.addEventListener('change', function () {
+        if (!box.checked) all.checked = false;
       });
     });
   });

@@ -13,6 +13,7 @@ import { completeAuthorization, errorPage, redirectTo, resumeAuthorization, stor
 import { errorNote, hidden, html, page, type Html } from './pageRendering';
 import { toolsResource } from './tokenEndpoint';
 import { CONSOLE_PATHS } from '../console/consolePaths';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../core/users/passwords';
 import { scrollingTable, sendConsolePage } from '../console/consoleLayout';
 import { layoutOf } from '../console/consoleVisitor';
 import { leaveFlash } from '../console/flash';
@@ -55,13 +56,33 @@ function setupForm(ctx: Context, config: Config, token: string, message: string 
     ctx,
     'Set your password',
     html` ${errorNote(message)}
-      <p>Choose the password you will use to sign in and connect AI applications to the talent platform.</p>
+      <p>Choose the password you will use to sign in to your organization's console and to connect AI applications to the talent platform.</p>
+      <p id="password-rule" class="note">
+        Use ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters; a few unrelated words make a long password you can remember.
+      </p>
       <form method="post" action="${SETUP_PAGE_PATH}">
         ${hidden('csrf_token', csrfToken(session, config))} ${hidden('token', token)}
         <label for="new_password">New password</label>
-        <input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="10" required />
+        <input
+          id="new_password"
+          name="new_password"
+          type="password"
+          autocomplete="new-password"
+          minlength="${MIN_PASSWORD_LENGTH}"
+          maxlength="${MAX_PASSWORD_LENGTH}"
+          aria-describedby="password-rule"
+          required
+        />
         <label for="confirm_password">Confirm password</label>
-        <input id="confirm_password" name="confirm_password" type="password" autocomplete="new-password" minlength="10" required />
+        <input
+          id="confirm_password"
+          name="confirm_password"
+          type="password"
+          autocomplete="new-password"
+          minlength="${MIN_PASSWORD_LENGTH}"
+          maxlength="${MAX_PASSWORD_LENGTH}"
+          required
+        />
         <button type="submit">Set password</button>
       </form>`,
     status,
@@ -101,7 +122,10 @@ async function setupSubmit(ctx: Context, config: Config): Promise<void> {
         To connect an AI application (Claude, VS Code, Cursor, Claude Code), add the tool server <code>${toolsResource(config)}</code> to it; it opens the
         sign-in page when it needs you.
       </p>
-      <p><a href="${SIGN_IN_PAGE_PATH}">Sign in</a> to see your connected applications.</p>`,
+      <p>
+        <a href="${SIGN_IN_PAGE_PATH}?return_to=${encodeURIComponent(CONSOLE_PATHS.overview)}">Sign in to the console</a> to run your organization's account and
+        see your connected applications.
+      </p>`,
   );
 }
 

@@ -2,6 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { AuditEvent } from '../../core/audit/models';
 import { createApiKey } from '../../core/keys/apiKeys';
 import { ApiKey } from '../../core/keys/models';
+import { ALL_PERMISSIONS } from '../../core/keys/permissions';
 import { BrowserSession, User } from '../../core/users/models';
 import { closeBrowser, launchBrowser } from '../support/browser';
 import { checkPage, setUpAndSignIn } from '../support/consoleBrowser';
@@ -106,6 +107,9 @@ test('the admin creates a key on "Create an API key"; it is shown once and answe
   // One checkbox per permission the admin has, labelled with the permission string; none beyond.
   for (const p of ADMIN_PERMISSIONS) expect(await page.getByLabel(p, { exact: true }).count()).toBe(1);
   expect(await page.getByLabel('webhooks.v1:manage', { exact: true }).count()).toBe(0);
+  // Each permission's one-line description is its checkbox's description.
+  const described = await page.getByLabel('audit.v1:read', { exact: true }).getAttribute('aria-describedby');
+  expect(await page.locator(`#${described}`).innerText()).toBe("Read the organization's audit log.");
   await expectAccessible('key-new');
   await page.getByLabel('Name', { exact: true }).fill('Console e2e key');
   await page.getByLabel('Workspace', { exact: true }).selectOption(tenant.workspaceId);
@@ -182,6 +186,27 @@ test('"Settings": the admin renames the organization; every page is headed with 
   expect(await page.locator('header .brand').innerText()).toContain(longName);
   const entry = await AuditEvent.findOne({ orgId: tenant.orgId, action: 'organization.updated' }).lean<{ actor: string; after: unknown }>();
   expect(entry).toMatchObject({ actor: `user:${admin.userId}`, after: { name: longName } });
+});
+
+test('"Select all" gives a new key every permission the admin holds; the CLI\'s `--permissions all` gives a person every one', async () => {
+  await page.goto(`${srv.url}/console/keys/new`);
+  await page.getByLabel('Name', { exact: true }).fill('Everything the admin has');
+  await page.getByLabel('Select all', { exact: true }).check();
+  for (const p of ADMIN_PERMISSIONS) expect(await page.getByLabel(p, { exact: true }).isChecked()).toBe(true);
+  await submitWith(page, 'Create key');
+  await newSecretShown();
+  const key = await ApiKey.findOne({ orgId: tenant.orgId, name: 'Everything the admin has' }).lean<{ scopes: string[] }>();
+  expect([...key!.scopes].sort()).toEqual([...ADMIN_PERMISSIONS].sort());
+
+  const elsewhere = await createTenant({ credits: 0 });
+  const all = await createUserWithCli(srv, {
+    orgId: elsewhere.orgId,
+    workspaceId: elsewhere.workspaceId,
+    email: uniqueEmail('all-permissions'),
+    permissions: ['all'],
+  });
+  const person = await User.findById(all.userId).lean<{ permissions: string[] }>();
+  expect([...person!.permissions].sort()).toEqual([...ALL_PERMISSIONS].sort());
 });
 
 test('sudo mode: a password typed more than 15 minutes ago is asked for again, then the person goes on to the form', async () => {
@@ -309,7 +334,7 @@ test('"Disable person" signs the member out at once; every change is in the audi
 
   const entries = await AuditEvent.find({ orgId: tenant.orgId, actor: `user:${admin.userId}` }).lean<Array<{ action: string; after: unknown }>>();
   expect(entries.map((e) => e.action).sort()).toEqual(
-    ['key.created', 'key.revoked', 'key.rotated', 'organization.updated', 'user.disabled', 'user.invited', 'user.updated'].sort(),
+    ['key.created', 'key.created', 'key.revoked', 'key.rotated', 'organization.updated', 'user.disabled', 'user.invited', 'user.updated'].sort(),
   );
   // No secret reaches an entry: not the keys, not the setup link.
   const text = JSON.stringify(entries);

@@ -15,7 +15,7 @@ import { currentKeysOf, type CurrentKey } from '../../../core/keys/keyFamilies';
 import type { ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS, keyPath } from '../consolePaths';
 import { requireSudo, type ConsoleVisitor } from '../consoleVisitor';
-import { permissionCheckboxes, postForm, selectInput, textInput } from '../formControls';
+import { permissionCheckboxes, postForm, postedPermissions, selectInput, textInput } from '../formControls';
 import { pageNumber, pager } from '../listPages';
 import type { CreatedKey } from '../operations/keyOperations';
 
@@ -178,7 +178,9 @@ export function mountKeysPages(pages: ConsolePages): void {
   pages.post(CONSOLE_PATHS.newKey, async (ctx, visitor, form, { road }) => {
     requireAdmin(visitor);
     if (!(await requireSudo(ctx, visitor, CONSOLE_PATHS.newKey))) return;
-    const result = await road.run(ctx, visitor, 'console.keys.create', { body: formBody(form, ['name', 'workspace', 'expires'], ['scopes']) });
+    const own = ALL_PERMISSIONS.filter((p) => visitor.principal.scopes.includes(p));
+    const body = { ...formBody(form, ['name', 'workspace', 'expires']), scopes: postedPermissions(form, 'scopes', own) };
+    const result = await road.run(ctx, visitor, 'console.keys.create', { body });
     const created = result.body as CreatedKey;
     newKeyPage(ctx, visitor, 'Your new API key', created, 201, html``);
   });

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { ALL_PERMISSIONS } from '../../../core/keys/permissions';
+import { ALL_PERMISSIONS, type Permission } from '../../../core/keys/permissions';
 import { notFound, Problem } from '../../../core/problems';
 import { roleOf } from '../../../core/users/adminSeats';
 import { findUserOfOrg, pageOfUsersOfOrg } from '../../../core/users/store';
@@ -11,7 +11,7 @@ import { READ_ONLY_NOTE } from '../pageAccess';
 import type { ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS, personPath } from '../consolePaths';
 import { requireSudo, type ConsoleVisitor } from '../consoleVisitor';
-import { permissionCheckboxes, postForm, selectInput, textInput } from '../formControls';
+import { permissionCheckboxes, postForm, postedPermissions, selectInput, textInput } from '../formControls';
 import { pageNumber, pager } from '../listPages';
 import type { Invitation } from '../operations/teamOperations';
 
@@ -36,7 +36,7 @@ function requireAdmin(visitor: ConsoleVisitor): void {
   if (visitor.role !== 'admin') throw notAllowed();
 }
 
-function ownPermissions(visitor: ConsoleVisitor): string[] {
+function ownPermissions(visitor: ConsoleVisitor): Permission[] {
   return ALL_PERMISSIONS.filter((p) => visitor.principal.scopes.includes(p));
 }
 
@@ -60,7 +60,7 @@ function personRow(u: UserRecord, admin: boolean): TableCell[] {
 
 function editPage(ctx: Context, visitor: ConsoleVisitor, person: UserRecord, message: string | null, status = 200): void {
   const own = ownPermissions(visitor);
-  const beyondOwn = person.permissions.filter((p) => !own.includes(p));
+  const beyondOwn = person.permissions.filter((p) => !(own as readonly string[]).includes(p));
   sendConsolePage(
     ctx,
     {
@@ -149,7 +149,7 @@ export function mountTeamPages(pages: ConsolePages): void {
   pages.post(CONSOLE_PATHS.invite, async (ctx, visitor, form, { road }) => {
     requireAdmin(visitor);
     if (form.get('role') === 'admin' && !(await requireSudo(ctx, visitor, CONSOLE_PATHS.invite))) return;
-    const body = { email: form.get('email') ?? '', role: form.get('role') ?? '', permissions: form.getAll('permissions') };
+    const body = { email: form.get('email') ?? '', role: form.get('role') ?? '', permissions: postedPermissions(form, 'permissions', ownPermissions(visitor)) };
     const result = await road.run(ctx, visitor, 'console.team.invite', { body });
     const invitation = result.body as Invitation;
     sendConsolePage(
@@ -181,7 +181,7 @@ export function mountTeamPages(pages: ConsolePages): void {
     await onLastAdmin(ctx, visitor, async () => {
       await road.run(ctx, visitor, 'console.team.update', {
         params: { user_id: userId },
-        body: { role: form.get('role') ?? '', permissions: form.getAll('permissions') },
+        body: { role: form.get('role') ?? '', permissions: postedPermissions(form, 'permissions', ownPermissions(visitor)) },
       });
       seeOtherSaying(ctx, CONSOLE_PATHS.team, `Saved: ${person.email}'s role and permissions are changed.`);
     });
