@@ -9,6 +9,8 @@ import { hidden, html, type Html } from '../../oauth/pageRendering';
 import { CONSOLE_PATHS } from '../consolePaths';
 import { dateText, scrollingTable, seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
 import { peopleNames } from '../../../core/talent/peopleNames';
+import { eventPath } from './webhookDeliveriesPages';
+import { eventDeliveryStatus, type EventDeliveryStatus } from '../../../core/webhooks/eventDeliveryStatus';
 import type { ConsolePages } from '../consolePages';
 import type { ConsoleVisitor } from '../consoleVisitor';
 import { deliveryTimeline, timelineHtml } from '../webhooks/deliveryTimeline';
@@ -100,7 +102,10 @@ async function eventSection(orgId: string, job: JobView): Promise<Html> {
         <td>${dateText(d.next_attempt_at)}</td>
       </tr>`,
   );
-  return html`<p>Event <code>${event.eventId}</code>: ${event.endpointId ? event.status.replace('_', ' ') : 'no endpoint was active, nothing is sent'}.</p>
+  return html`<p>
+      Event <a href="${eventPath(event.eventId)}"><code>${event.eventId}</code></a
+      >: ${event.endpointId ? statusText(eventDeliveryStatus(event.attempts)) : 'no endpoint was active, nothing is sent'}.
+    </p>
     ${
       rows.length
         ? html`${scrollingTable('Delivery attempts of the job.completed event', ['Attempt', 'Run', 'Status', 'Response', 'Duration', 'Error', 'Time', 'Next attempt'], rows)}
@@ -141,6 +146,21 @@ async function resultSection(visitor: ConsoleVisitor, job: JobView, cursor: stri
       ${cursor ? html`<a href="${jobPath(job.job_id)}#result">First page of the result</a>` : ''}
       ${page.next_cursor ? html`<a href="${jobPath(job.job_id)}?result_cursor=${encodeURIComponent(page.next_cursor)}#result">Next page of the result</a>` : ''}
     </p>`;
+}
+
+/** The event's status in words, from its last attempt. */
+function statusText(status: EventDeliveryStatus): string {
+  const run = (replay: number) => (replay === 0 ? '' : ` by replay ${replay}`);
+  switch (status.state) {
+    case 'not_tried':
+      return 'waiting for its first attempt';
+    case 'delivered':
+      return `delivered${run(status.replay)} at ${dateText(status.at)}`;
+    case 'retrying':
+      return status.nextAttemptAt ? `retrying: the next attempt is at ${dateText(status.nextAttemptAt)}` : 'being sent';
+    case 'dead_lettered':
+      return `dead-lettered${run(status.replay)} at ${dateText(status.at)} after its last attempt failed`;
+  }
 }
 
 /** "Cancel job" for those who may (an admin holding `jobs.v1:write`); the road refuses anyone else's post all the same. */
