@@ -79,6 +79,7 @@ dl.facts dd{margin:0;overflow-wrap:anywhere}
 .figures dt{font-size:.875rem;color:var(--muted)}
 .figures dd{margin:0;font-size:1.15rem;font-weight:600;overflow-wrap:anywhere}
 .plain{list-style:none;padding:0}
+.payload{background:var(--soft);border:1px solid var(--line);border-radius:.375rem;padding:.75rem;max-width:56rem;white-space:pre-wrap;overflow-wrap:anywhere}
 .permission{margin:.4rem 0}
 .permission label{margin:0}
 .permission .note{display:block;margin-left:1.6rem;font-size:.875rem}

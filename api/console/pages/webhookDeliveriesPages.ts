@@ -168,6 +168,15 @@ async function deliveriesPage(ctx: Context, visitor: ConsoleVisitor): Promise<vo
   });
 }
 
+/** The stored body, indented for reading; as stored when it is not JSON. */
+function payloadText(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
+
 async function eventPage(ctx: Context, visitor: ConsoleVisitor, config: { webhooks: { retryDelaysMs?: readonly number[] } }): Promise<void> {
   const eventId = String(ctx.params.event_id);
   const event = await eventInOrg(visitor.user.orgId, { eventId });
@@ -195,6 +204,9 @@ async function eventPage(ctx: Context, visitor: ConsoleVisitor, config: { webhoo
         <dd>${event.replays}</dd>
       </dl>
       <p><a href="${deliveriesHref({ workspace: event.workspaceId, event_id: eventId })}">Its attempts in Webhook deliveries</a></p>
+      <h2>Payload</h2>
+      <p class="note">The body every attempt of this event sends, byte for byte; it carries no personal data (the result is read with an API key).</p>
+      <pre class="payload"><code>${payloadText(event.body)}</code></pre>
       <h2>Attempts against the schedule</h2>
       ${timelineHtml(runs)}`,
   });
