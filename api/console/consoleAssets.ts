@@ -20,7 +20,9 @@ caption.vh,.vh{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(
 .skip:focus{left:.5rem}
 header{border-bottom:1px solid var(--line);background:var(--soft)}
 .bar{max-width:80rem;margin:0 auto;padding:.5rem 1rem;display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1rem}
-.brand{font-weight:600;margin-right:auto}
+.brand{font-weight:600;margin-right:auto;overflow-wrap:anywhere;min-width:0}
+.brand .product{display:block;font-weight:400;font-size:.8rem;color:var(--muted)}
+.banner{border:1px solid var(--ok);background:#eef8f0;padding:.5rem .75rem;border-radius:.375rem;margin:0 0 1rem;max-width:48rem;overflow-wrap:anywhere}
 .who{color:var(--muted);font-size:.875rem;overflow-wrap:anywhere}
 nav ul{list-style:none;margin:0;padding:.25rem 1rem;display:flex;flex-wrap:wrap;gap:.25rem .5rem;max-width:80rem;margin:0 auto}
 nav a{display:inline-block;padding:.35rem .5rem;border-radius:.375rem;text-decoration:none}
@@ -46,7 +48,8 @@ button.danger{background:var(--danger);border-color:var(--danger)}
 table{border-collapse:collapse;width:100%;font-size:.925rem}
 th,td{text-align:left;vertical-align:top;padding:.45rem .6rem;border-bottom:1px solid var(--line);white-space:nowrap}
 thead th{background:var(--soft)}
-td.wrap{white-space:normal;min-width:14rem}
+td.wrap{white-space:normal;min-width:7rem}
+td.when{white-space:normal;min-width:6.5rem}
 td code{overflow-wrap:normal;white-space:nowrap}
 tbody tr:last-child td{border-bottom:0}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em;overflow-wrap:anywhere}
@@ -54,6 +57,7 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:
 .secret code{display:block;padding:.6rem .75rem;border:1px solid var(--line);border-radius:.375rem;background:var(--soft);max-width:100%;user-select:all}
 .secret button{margin:0}
 .note{color:var(--muted)}
+.id{color:var(--muted);font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.8em;overflow-wrap:anywhere}
 .error{color:var(--danger);font-weight:600}
 .status{color:var(--ok)}
 .pager{display:flex;gap:1rem;margin:1rem 0}
@@ -75,10 +79,16 @@ dl.facts dd{margin:0;overflow-wrap:anywhere}
 .figures dt{font-size:.875rem;color:var(--muted)}
 .figures dd{margin:0;font-size:1.15rem;font-weight:600;overflow-wrap:anywhere}
 .plain{list-style:none;padding:0}
-.chart{margin:1rem 0 2rem;max-width:56rem;overflow-x:auto}
+.payload{background:var(--soft);border:1px solid var(--line);border-radius:.375rem;padding:.75rem;max-width:56rem;white-space:pre-wrap;overflow-wrap:anywhere}
+.permission{margin:.4rem 0}
+.permission label{margin:0}
+.permission .note{display:block;margin-left:1.6rem;font-size:.875rem}
+.chart{margin:1rem 0 2rem;max-width:56rem}
 .chart figcaption{font-weight:600;margin-bottom:.25rem}
-.chart>svg{display:block;width:100%;min-width:30rem;height:auto}
-.legend{list-style:none;display:flex;flex-wrap:wrap;gap:.25rem 1rem;padding:0;margin:.5rem 0;font-size:.875rem}
+.chart svg.plot{display:block;width:100%;height:auto}
+.plot-and-legend{display:flex;flex-wrap:wrap;align-items:flex-start;gap:.5rem 1rem}
+.plot-and-legend svg.plot{flex:1 1 20rem;min-width:0}
+.legend{list-style:none;display:flex;flex-direction:column;gap:.25rem;padding:0;margin:.5rem 0;font-size:.875rem;flex:0 1 14rem;min-width:0;overflow-wrap:anywhere}
 .legend li{display:flex;align-items:center;gap:.35rem}
 .legend svg{flex:none;width:12px;height:12px}
 .table-scroll{overflow-x:auto}
@@ -87,14 +97,14 @@ dl.facts dd{margin:0;overflow-wrap:anywhere}
 .choices a[aria-current=true]{background:var(--accent);color:#fff;border-color:var(--accent)}
 @media (max-width:40rem){h1{font-size:1.35rem}main{padding:.75rem .75rem 2rem}nav ul{padding:.25rem .5rem}}
 @media (max-width:40rem){
-.stacking thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
-.stacking table,.stacking tbody,.stacking tr,.stacking td{display:block}
-.stacking tr{padding:.35rem 0;border-bottom:1px solid var(--line)}
-.stacking tbody tr:last-child{border-bottom:0}
-.stacking td{border-bottom:0;white-space:normal;padding:.2rem .6rem}
-.stacking td[data-label]{display:grid;grid-template-columns:6rem minmax(0,1fr);gap:0 .75rem}
-.stacking td[data-label]::before{content:attr(data-label);font-weight:600}
-.stacking td code{white-space:normal;overflow-wrap:anywhere}
+.table-wrap thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+.table-wrap table,.table-wrap tbody,.table-wrap tr,.table-wrap td,.table-wrap th[scope=row]{display:block}
+.table-wrap tr{padding:.35rem 0;border-bottom:1px solid var(--line)}
+.table-wrap tbody tr:last-child{border-bottom:0}
+.table-wrap td,.table-wrap th[scope=row]{border-bottom:0;white-space:normal;padding:.2rem .6rem;min-width:0;overflow-wrap:anywhere}
+.table-wrap td[data-label]{display:grid;grid-template-columns:6rem minmax(0,1fr);gap:0 .75rem}
+.table-wrap td[data-label]::before{content:attr(data-label);font-weight:600}
+.table-wrap td code{white-space:normal;overflow-wrap:anywhere}
 }
 `;
 
@@ -108,6 +118,17 @@ const SCRIPT = `
       navigator.clipboard.writeText(target.textContent.trim()).then(function () {
         button.textContent = 'Copied';
         setTimeout(function () { button.textContent = 'Copy'; }, 2000);
+      });
+    });
+  });
+  document.querySelectorAll('input[data-select-all]').forEach(function (all) {
+    var boxes = all.form ? all.form.querySelectorAll('input[type=checkbox][name="' + all.getAttribute('data-select-all') + '"]') : [];
+    all.addEventListener('change', function () {
+      boxes.forEach(function (box) { box.checked = all.checked; });
+    });
+    boxes.forEach(function (box) {
+      box.addEventListener('change', function () {
+        if (!box.checked) all.checked = false;
       });
     });
   });

@@ -2,7 +2,8 @@ import type { Context } from 'koa';
 import { hidden, html, htmlDocument, type Html } from '../oauth/pageRendering';
 import { setPageHeaders } from '../oauth/pageSecurity';
 import { SIGN_OUT_PATH } from '../oauth/pagePaths';
-import { CONSOLE_NAV, CONSOLE_PATHS } from './consolePaths';
+import { CONSOLE_PATHS, type NavEntry } from './consolePaths';
+import { leaveFlash, takeFlash } from './flash';
 
 /**
  * The frame of every console page: skip link, who is signed in, the navigation (DECISIONS.md
@@ -17,6 +18,10 @@ export interface LayoutVisitor {
   email: string;
   role: string;
   csrf: string;
+  /** The organization's name, which heads every page. */
+  orgName: string;
+  /** The pages this person may read (consolePaths.ts `navigationFor`). */
+  nav: readonly NavEntry[];
 }
 
 export interface ConsolePageContent {
@@ -26,14 +31,24 @@ export interface ConsolePageContent {
   visitor: LayoutVisitor | null;
   /** The path of the navigation entry to mark as the current page. */
   current?: string;
+  /**
+   * What a write just did, said on the page it answered with. A page reached by a redirect
+   * after a write shows the confirmation the write left instead (flash.ts).
+   */
+  status?: Html | string;
 }
 
-function navigation(current: string | undefined): Html {
+function navigation(entries: readonly NavEntry[], current: string | undefined): Html {
   return html`<nav aria-label="Console">
     <ul>
-      ${CONSOLE_NAV.map((entry) => html`<li><a href="${entry.path}" ${entry.path === current ? html`aria-current="page"` : ''}>${entry.label}</a></li>`)}
+      ${entries.map((entry) => html`<li><a href="${entry.path}" ${entry.path === current ? html`aria-current="page"` : ''}>${entry.label}</a></li>`)}
     </ul>
   </nav>`;
+}
+
+/** The confirmation of a write, announced to screen readers (DECISIONS.md: `<div role="status">`). */
+function statusBanner(status: Html | string | null | undefined): Html {
+  return status ? html`<div role="status" class="status banner">${status}</div>` : html``;
 }
 
 export function renderConsolePage(content: ConsolePageContent): string {
@@ -41,11 +56,11 @@ export function renderConsolePage(content: ConsolePageContent): string {
   const header = visitor
     ? html`<header>
         <div class="bar">
-          <span class="brand">Talent platform console</span>
+          <span class="brand">${visitor.orgName}<span class="vh"> — </span><span class="product">Talent platform console</span></span>
           <span class="who">${visitor.email} (${visitor.role})</span>
           <form class="signout" method="post" action="${SIGN_OUT_PATH}">${hidden('csrf_token', visitor.csrf)}<button type="submit">Sign out</button></form>
         </div>
-        ${navigation(content.current)}
+        ${navigation(visitor.nav, content.current)}
       </header>`
     : html`<header>
         <div class="bar"><span class="brand">Talent platform console</span></div>
@@ -58,7 +73,7 @@ export function renderConsolePage(content: ConsolePageContent): string {
       ${header}
       <main id="content">
         <h1>${content.title}</h1>
-        ${content.body}
+        ${statusBanner(content.status)} ${content.body}
       </main>`,
   );
 }
@@ -72,7 +87,14 @@ export function sendConsolePage(ctx: Context, content: ConsolePageContent, statu
   setConsoleHeaders(ctx);
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
-  ctx.body = renderConsolePage(content);
+  const flash = takeFlash(ctx);
+  ctx.body = renderConsolePage({ ...content, status: content.status ?? flash ?? undefined });
+}
+
+/** After a write: back to `location`, which then shows `done`, what the write did (flash.ts). */
+export function seeOtherSaying(ctx: Context, location: string, done: string): void {
+  leaveFlash(ctx, done);
+  seeOther(ctx, location);
 }
 
 export function seeOther(ctx: Context, location: string): void {

@@ -23,6 +23,7 @@ export const CONSOLE_OPERATIONS = [
   'console.jobs.cancel',
   'console.grants.change_allowance',
   'console.settings.agent_policy',
+  'console.settings.rename',
 ] as const;
 
 export type ConsoleOperationName = (typeof CONSOLE_OPERATIONS)[number];

@@ -5,6 +5,7 @@ import { jobOperations } from './operations/jobOperations';
 import { keyOperations } from './operations/keyOperations';
 import { limitOperations } from './operations/limitOperations';
 import { teamOperations } from './operations/teamOperations';
+import { settingsOperations } from './operations/settingsOperations';
 import { webhookOperations } from './operations/webhookOperations';
 
 /** Every console write the executor can run, from each area of the console. */
@@ -16,4 +17,5 @@ export const consoleOperations: readonly ConsoleOperation[] = [
   ...webhookOperations,
   ...jobOperations,
   ...agentAllowanceOperations,
+  ...settingsOperations,
 ];

@@ -1,4 +1,5 @@
 import { CONNECTIONS_PAGE_PATH } from '../oauth/pagePaths';
+import { mayReadAuditLog, mayReadSettings, type Reader } from './pageAccess';
 
 /**
  * Where the organization console's pages live under AUTH_URL (DECISIONS.md "Organization
@@ -27,6 +28,8 @@ export const CONSOLE_PATHS = {
 export interface NavEntry {
   label: string;
   path: string;
+  /** Whether a person may read the page; absent: everyone signed in may. */
+  readable?: (reader: Reader) => boolean;
 }
 
 export const CONSOLE_NAV: readonly NavEntry[] = [
@@ -38,9 +41,15 @@ export const CONSOLE_NAV: readonly NavEntry[] = [
   { label: 'Webhooks', path: CONSOLE_PATHS.webhooks },
   { label: 'Jobs', path: CONSOLE_PATHS.jobs },
   { label: 'Team', path: CONSOLE_PATHS.team },
-  { label: 'Audit log', path: CONSOLE_PATHS.audit },
+  { label: 'Audit log', path: CONSOLE_PATHS.audit, readable: mayReadAuditLog },
+  { label: 'Settings', path: CONSOLE_PATHS.settings, readable: mayReadSettings },
   { label: 'Connected applications', path: CONNECTIONS_PAGE_PATH },
 ];
+
+/** The navigation as `reader` sees it: only the pages they may read. */
+export function navigationFor(reader: Reader): NavEntry[] {
+  return CONSOLE_NAV.filter((entry) => !entry.readable || entry.readable(reader));
+}
 
 /** A key's page under /console/keys. */
 export const keyPath = (keyId: string, action: 'rotate' | 'revoke') => `${CONSOLE_PATHS.keys}/${encodeURIComponent(keyId)}/${action}`;

@@ -7,8 +7,9 @@ import { sudoModeActive } from '../../core/users/sudoMode';
 import type { UserRecord } from '../../core/users/users';
 import { csrfToken, sessionValueOf } from '../oauth/pageSecurity';
 import { SIGN_IN_PAGE_PATH } from '../oauth/pagePaths';
-import { CONSOLE_PATHS, CONSOLE_ROOT } from './consolePaths';
-import { seeOther } from './consoleLayout';
+import { findOrganization } from '../../core/tenancy/store';
+import { CONSOLE_PATHS, CONSOLE_ROOT, navigationFor } from './consolePaths';
+import { seeOther, type LayoutVisitor } from './consoleLayout';
 import type { ConsoleOperationName } from './consoleOperationNames';
 import { needsSudo } from './sudoOperations';
 
@@ -28,7 +29,15 @@ export interface ConsoleVisitor {
   csrf: string;
   principal: ConsolePrincipal;
   /** The layout's view of the visitor. */
-  layout: { email: string; role: Role; csrf: string };
+  layout: LayoutVisitor & { role: Role; scopes: readonly string[] };
+}
+
+/** What every page's frame shows of a person: their organization's name and the pages they may read. */
+export async function layoutOf(user: UserRecord, csrf: string): Promise<ConsoleVisitor['layout']> {
+  const role = roleOf(user);
+  const org = await findOrganization(user.orgId);
+  const reader = { role, scopes: user.permissions };
+  return { email: user.email, role, csrf, scopes: user.permissions, orgName: org?.name ?? user.orgId, nav: navigationFor(reader) };
 }
 
 export function consolePrincipal(user: UserRecord, config: Config): ConsolePrincipal {
@@ -50,7 +59,7 @@ export async function requireVisitor(ctx: Context, config: Config): Promise<Cons
   }
   const csrf = csrfToken(sessionValue, config);
   const role = roleOf(user);
-  return { user, role, sessionValue, csrf, principal: consolePrincipal(user, config), layout: { email: user.email, role, csrf } };
+  return { user, role, sessionValue, csrf, principal: consolePrincipal(user, config), layout: await layoutOf(user, csrf) };
 }
 
 /**

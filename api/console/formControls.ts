@@ -1,3 +1,4 @@
+import { PERMISSION_DESCRIPTIONS, type Permission } from '../../core/keys/permissions';
 import { hidden, html, type Html } from '../oauth/pageRendering';
 
 /**
@@ -48,15 +49,38 @@ export function selectInput(id: string, label: string, options: readonly SelectO
     </select>`;
 }
 
-/** One checkbox per permission, labelled with the permission string itself. */
-export function permissionCheckboxes(legend: string, name: string, permissions: readonly string[], checked: readonly string[]): Html {
-  return html`<fieldset>
+/**
+ * One checkbox per permission, labelled with the permission string itself, its one-line
+ * description beside it (`aria-describedby`), and "Select all": posted, it stands for every
+ * permission offered (so it works without script); the script also ticks the boxes as it is ticked.
+ */
+export function permissionCheckboxes(legend: string, name: string, permissions: readonly Permission[], checked: readonly string[]): Html {
+  const all = permissions.length > 0 && permissions.every((p) => checked.includes(p));
+  return html`<fieldset class="permissions">
     <legend>${legend}</legend>
+    <label for="${name}-all"
+      ><input type="checkbox" id="${name}-all" name="${name}_all" value="yes" data-select-all="${name}" ${all ? html`checked` : ''} />Select all</label
+    >
     ${permissions.map(
       (p, i) =>
-        html`<label for="${name}-${i}"
-          ><input type="checkbox" id="${name}-${i}" name="${name}" value="${p}" ${checked.includes(p) ? html`checked` : ''} /><code>${p}</code></label
-        >`,
+        html`<div class="permission">
+          <label for="${name}-${i}"
+            ><input
+              type="checkbox"
+              id="${name}-${i}"
+              name="${name}"
+              value="${p}"
+              aria-describedby="${name}-${i}-note"
+              ${checked.includes(p) ? html`checked` : ''}
+            /><code>${p}</code></label
+          >
+          <span class="note" id="${name}-${i}-note">${PERMISSION_DESCRIPTIONS[p]}</span>
+        </div>`,
     )}
   </fieldset>`;
+}
+
+/** The permissions a form of permissionCheckboxes posted: every one offered when "Select all" was ticked. */
+export function postedPermissions(form: URLSearchParams, name: string, offered: readonly string[]): string[] {
+  return form.get(`${name}_all`) === 'yes' ? [...offered] : form.getAll(name);
 }

@@ -33,7 +33,7 @@ export function setPageHeaders(ctx: Context, contentSecurityPolicy = CONTENT_SEC
   ctx.set('Pragma', 'no-cache');
 }
 
-function readCookie(ctx: Context, name: string): string | undefined {
+export function readCookie(ctx: Context, name: string): string | undefined {
   const header = ctx.get('Cookie');
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');

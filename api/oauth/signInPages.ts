@@ -17,9 +17,10 @@ import { completeAuthorization, errorPage, redirectTo, resumeAuthorization, stor
 import { errorNote, hidden, html, page, type Html } from './pageRendering';
 import { toolsResource } from './tokenEndpoint';
 import { CONSOLE_PATHS } from '../console/consolePaths';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../core/users/passwords';
 import { sendConsolePage, stackingTable, type TableCell } from '../console/consoleLayout';
 import { allowancePath } from '../console/consolePaths';
-import { roleOf } from '../../core/users/adminSeats';
+import { layoutOf } from '../console/consoleVisitor';
 import { safeReturnPath } from '../console/returnPath';
 import { clearSessionCookie, csrfToken, csrfValid, ensureSessionValue, readPageForm, sessionValueOf, setPageHeaders, setSessionCookie } from './pageSecurity';
 import { CONNECTIONS_PAGE_PATH, CONSENT_PAGE_PATH, REVOKE_CONNECTION_PATH, SETUP_PAGE_PATH, SIGN_IN_PAGE_PATH, SIGN_OUT_PATH } from './pagePaths';
@@ -59,13 +60,33 @@ function setupForm(ctx: Context, config: Config, token: string, message: string 
     ctx,
     'Set your password',
     html` ${errorNote(message)}
-      <p>Choose the password you will use to sign in and connect AI applications to the talent platform.</p>
+      <p>Choose the password you will use to sign in to your organization's console and to connect AI applications to the talent platform.</p>
+      <p id="password-rule" class="note">
+        Use ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters; a few unrelated words make a long password you can remember.
+      </p>
       <form method="post" action="${SETUP_PAGE_PATH}">
         ${hidden('csrf_token', csrfToken(session, config))} ${hidden('token', token)}
         <label for="new_password">New password</label>
-        <input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="10" required />
+        <input
+          id="new_password"
+          name="new_password"
+          type="password"
+          autocomplete="new-password"
+          minlength="${MIN_PASSWORD_LENGTH}"
+          maxlength="${MAX_PASSWORD_LENGTH}"
+          aria-describedby="password-rule"
+          required
+        />
         <label for="confirm_password">Confirm password</label>
-        <input id="confirm_password" name="confirm_password" type="password" autocomplete="new-password" minlength="10" required />
+        <input
+          id="confirm_password"
+          name="confirm_password"
+          type="password"
+          autocomplete="new-password"
+          minlength="${MIN_PASSWORD_LENGTH}"
+          maxlength="${MAX_PASSWORD_LENGTH}"
+          required
+        />
         <button type="submit">Set password</button>
       </form>`,
     status,
@@ -105,7 +126,10 @@ async function setupSubmit(ctx: Context, config: Config): Promise<void> {
         To connect an AI application (Claude, VS Code, Cursor, Claude Code), add the tool server <code>${toolsResource(config)}</code> to it; it opens the
         sign-in page when it needs you.
       </p>
-      <p><a href="${SIGN_IN_PAGE_PATH}">Sign in</a> to see your connected applications.</p>`,
+      <p>
+        <a href="${SIGN_IN_PAGE_PATH}?return_to=${encodeURIComponent(CONSOLE_PATHS.overview)}">Sign in to the console</a> to run your organization's account and
+        see your connected applications.
+      </p>`,
   );
 }
 
@@ -294,10 +318,10 @@ async function connectionsPage(ctx: Context, config: Config, now: () => number):
   // One of the console's pages: its navigation, stylesheet and CSP.
   sendConsolePage(ctx, {
     title: 'Connected applications',
-    visitor: { email: user.email, role: roleOf(user), csrf },
+    visitor: await layoutOf(user, csrf),
     current: CONNECTIONS_PAGE_PATH,
-    body: html`${done ? html`<div class="status" role="status">${done}</div>` : ''}
-      <p>Signed in as ${user.email}. Each application acts with your permissions, within the allowance you gave it; a day is a UTC day.</p>
+    status: done,
+    body: html`<p>Signed in as ${user.email}. Each application acts with your permissions, within the allowance you gave it; a day is a UTC day.</p>
       ${
         grants.length === 0
           ? html`<p>No application is connected to your account.</p>`
@@ -316,6 +340,7 @@ async function revokeSubmit(ctx: Context, config: Config): Promise<void> {
   const user = await signedInUser(ctx, config);
   if (!user) return redirectTo(ctx, SIGN_IN_PAGE_PATH);
   const clientId = form.get('client_id');
+  // The console's flash cookie is scoped to /console, so this page (outside it) says what a write did through `?done=`.
   if (clientId) await revokeUserGrants(user._id, clientId, { actor: `user:${user._id}`, clientAddress: ctx.ip || null });
   redirectTo(ctx, clientId ? `${CONNECTIONS_PAGE_PATH}?done=revoked` : CONNECTIONS_PAGE_PATH);
 }

@@ -27,6 +27,7 @@ export const AUDIT_ACTIONS = [
   'grant.revoked',
   'grant.allowance_changed',
   'agent_policy.updated',
+  'organization.updated',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -76,6 +77,7 @@ export const AUDIT_FIELDS: Record<AuditAction, readonly string[]> = {
   'grant.revoked': ['user_id', 'client_id', 'revoked_client_ids'],
   'grant.allowance_changed': ['grant_id', 'user_id', 'client_id', 'client_name', 'allowance', 'daily_credits'],
   'agent_policy.updated': ['mode', 'default_daily_credits', 'max_daily_credits'],
+  'organization.updated': ['name'],
 };
 
 /** Names no allowlist may ever hold: the unit test checks each action's list against them. */

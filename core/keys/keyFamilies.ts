@@ -12,13 +12,34 @@ export interface KeyFamily {
 
 type FamilyKey = FamilyKeyRecord;
 
-function newestPerFamily(keys: readonly FamilyKey[]): KeyFamily[] {
+function newestKeyPerFamily(keys: readonly FamilyKey[]): Map<string, FamilyKey> {
   const newest = new Map<string, FamilyKey>();
   for (const k of keys) {
     const seen = newest.get(k.familyId);
     if (!seen || (k.createdAt?.getTime() ?? 0) >= (seen.createdAt?.getTime() ?? 0)) newest.set(k.familyId, k);
   }
-  return [...newest.values()].map((k) => ({ family_id: k.familyId, name: k.name ?? defaultKeyName(k.displayPrefix, null) }));
+  return newest;
+}
+
+function newestPerFamily(keys: readonly FamilyKey[]): KeyFamily[] {
+  return [...newestKeyPerFamily(keys).values()].map((k) => ({ family_id: k.familyId, name: k.name ?? defaultKeyName(k.displayPrefix, null) }));
+}
+
+/** A family's current key: the newest, which a rotation made to replace the others still working. */
+export interface CurrentKey {
+  key_id: string;
+  name: string;
+  display_prefix: string;
+}
+
+/** The current key of each of these families of the organization, in one read. */
+export async function currentKeysOf(orgId: string, familyIds: readonly string[]): Promise<Map<string, CurrentKey>> {
+  const wanted = [...new Set(familyIds)];
+  if (wanted.length === 0) return new Map();
+  const newest = newestKeyPerFamily(await familyKeysOfOrg(orgId, wanted));
+  return new Map(
+    [...newest].map(([familyId, k]) => [familyId, { key_id: k._id, name: k.name ?? defaultKeyName(k.displayPrefix, null), display_prefix: k.displayPrefix }]),
+  );
 }
 
 /** The names of these families of the organization, in one read; a family of another organization has none. */

@@ -37,7 +37,7 @@ export interface ApiKeyRecord {
 export type ListedKeyRecord = Omit<ApiKeyRecord, 'hash'>;
 
 /** What naming a family needs of each of its keys. */
-export type FamilyKeyRecord = Pick<ApiKeyRecord, 'familyId' | 'name' | 'displayPrefix' | 'createdAt'>;
+export type FamilyKeyRecord = Pick<ApiKeyRecord, '_id' | 'familyId' | 'name' | 'displayPrefix' | 'createdAt'>;
 
 const FAMILY_KEY_FIELDS = { familyId: 1, name: 1, displayPrefix: 1, createdAt: 1 } as const;
 
@@ -97,6 +97,12 @@ export async function familyKeysOfOrg(orgId: string, familyIds?: readonly string
 /** The organization's keys as naming their families needs them, newest first. */
 export async function familyKeysOfOrgNewestFirst(orgId: string): Promise<FamilyKeyRecord[]> {
   return ApiKey.find({ orgId }, FAMILY_KEY_FIELDS).sort({ createdAt: -1 }).lean<FamilyKeyRecord[]>();
+}
+
+/** The name and display prefix of each of these keys of the organization (others, and absent ids, are left out). */
+export async function namesOfKeys(orgId: string, keyIds: readonly string[]): Promise<Array<Pick<ApiKeyRecord, '_id' | 'name' | 'displayPrefix'>>> {
+  if (keyIds.length === 0) return [];
+  return ApiKey.find({ orgId, _id: { $in: [...keyIds] } }, { name: 1, displayPrefix: 1 }).lean<Array<Pick<ApiKeyRecord, '_id' | 'name' | 'displayPrefix'>>>();
 }
 
 /** The keys with these hashes (absent hashes have none). */

@@ -137,12 +137,19 @@ export function existingOverride(s: LimitSettingsDoc, operation: string, scope: 
   return s.overrides.find((o) => o.operation === operation && sameScope(o, scope));
 }
 
+/** A count as people write it: 1,500. */
+function countText(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
 /** Pure rule for a cap change (SPEC 8.3 rules 2 and 3). */
 export function checkCapChange(s: LimitSettingsDoc, operation: OperationName, scope: Scope, requestsPerMinute: number, actor: Actor): void {
   if (!Number.isInteger(requestsPerMinute) || requestsPerMinute < 1) throw new LimitChangeError('requests per minute must be a positive integer');
   const standard = standardRequestsPerMinute(operation, organizationLimits(s));
   if (requestsPerMinute >= standard) {
-    throw new LimitChangeError(`a cap must be below standard_requests_per_minute (${standard}) for ${operation}`);
+    throw new LimitChangeError(
+      `a cap on ${operation} must be below its standard limit of ${countText(standard)} a minute: at most ${countText(standard - 1)} a minute`,
+    );
   }
   const existing = existingOverride(s, operation, scope);
   if (actor === 'customer') {
@@ -258,7 +265,9 @@ export function checkRateChange(s: LimitSettingsDoc, change: { requestsPerSecond
   ] as const) {
     if (value === undefined) continue;
     if (!Number.isInteger(value) || value < 1) throw new LimitChangeError(`${name} must be a positive integer`);
-    if (actor === 'customer' && value > current) throw new LimitChangeError(`only the operator can raise ${name}`);
+    if (actor === 'customer' && value > current) {
+      throw new LimitChangeError(`only the operator can raise the ${name}: it is ${countText(current)} now, so give at most ${countText(current)}`);
+    }
   }
 }
 

@@ -33,6 +33,13 @@ export async function sourcesOfPeople(personIds: readonly string[]): Promise<Map
   return new Map(docs.map((d) => [d._id, d.source]));
 }
 
+/** The full name of each person that exists, in one query (people absent from the map do not exist). */
+export async function namesOfPeople(personIds: readonly string[]): Promise<Map<string, string>> {
+  if (!personIds.length) return new Map();
+  const docs = await Person.find({ _id: { $in: [...personIds] } }, { fullName: 1 }).lean<Array<Pick<PersonRecord, '_id' | 'fullName'>>>();
+  return new Map(docs.map((d) => [d._id, d.fullName]));
+}
+
 /** The first person of `source` in id order (the dev session's example person), or null. */
 export async function firstPersonOfSource(source: string): Promise<Pick<PersonRecord, '_id' | 'fullName' | 'profileUrl'> | null> {
   return Person.findOne({ source }, { _id: 1, fullName: 1, profileUrl: 1 }).sort({ _id: 1 }).lean<Pick<PersonRecord, '_id' | 'fullName' | 'profileUrl'>>();

@@ -59,6 +59,12 @@ export async function findOrganization(orgId: string): Promise<OrganizationRecor
   return Organization.findById(orgId).lean<OrganizationRecord>();
 }
 
+/** Stores the organization's name; false when there is no such organization. */
+export async function storeOrganizationName(orgId: string, name: string): Promise<boolean> {
+  const res = await Organization.updateOne({ _id: orgId }, { $set: { name } });
+  return res.matchedCount === 1;
+}
+
 export async function organizationExists(orgId: string): Promise<boolean> {
   return (await Organization.exists({ _id: orgId })) !== null;
 }

@@ -68,6 +68,12 @@ export async function findUserWithSetupTokenHash(setupTokenHash: string): Promis
 }
 
 /** The organization's people, oldest first. */
+/** The email of each of these people of the organization (others, and absent ids, are left out). */
+export async function emailsOfUsers(orgId: string, userIds: readonly string[]): Promise<Array<Pick<UserRecord, '_id' | 'email'>>> {
+  if (userIds.length === 0) return [];
+  return User.find({ orgId, _id: { $in: [...userIds] } }, { email: 1 }).lean<Array<Pick<UserRecord, '_id' | 'email'>>>();
+}
+
 export async function usersOfOrg(orgId: string): Promise<UserRecord[]> {
   return User.find({ orgId }).sort({ createdAt: 1 }).lean<UserRecord[]>();
 }

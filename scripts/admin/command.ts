@@ -1,5 +1,6 @@
 import { parseArgs as parseArgv, type ParseArgsConfig } from 'node:util';
 import type { Deps } from '../../core/deps';
+import { ALL_PERMISSIONS } from '../../core/keys/permissions';
 
 /**
  * Operator CLI plumbing: each area exports its commands keyed by their words
@@ -25,6 +26,16 @@ export function requireFlag(flags: Flags, name: string): string {
   const v = flags[name];
   if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
   return v;
+}
+
+/** A comma list of permission names; `all` is every permission there is. */
+export function permissionsFlag(flags: Flags, name: string): string[] {
+  const v = requireFlag(flags, name).trim();
+  if (v === 'all') return [...ALL_PERMISSIONS];
+  return v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 export function optionalFlag(flags: Flags, name: string): string | undefined {

@@ -11,7 +11,7 @@ import {
 import { OPERATOR } from '../../core/audit/auditActions';
 import { findKey } from '../../core/keys/store';
 import { createApplication, createOrganization, createWorkspace } from '../../core/tenancy/provisioning';
-import { UsageError, intFlag, optionalFlag, requireFlag, type AdminCommand } from './command';
+import { UsageError, intFlag, optionalFlag, permissionsFlag, requireFlag, type AdminCommand } from './command';
 import { recordOperatorChange } from './operatorAudit';
 
 export const tenancyCommands: Record<string, AdminCommand> = {
@@ -28,7 +28,7 @@ export const tenancyCommands: Record<string, AdminCommand> = {
     run: (f) => createApplication(requireFlag(f, 'org'), optionalFlag(f, 'name')),
   },
   'key create': {
-    usage: 'key create --org O --workspace W [--application A] --scopes s1,s2 [--family F] [--name N] [--environment live] [--audience X]',
+    usage: 'key create --org O --workspace W [--application A] --scopes s1,s2|all [--family F] [--name N] [--environment live] [--audience X]',
     run: async (f, { config }) => {
       const env = optionalFlag(f, 'environment') ?? 'live';
       // The data model knows test keys, but this deployment refuses them on every request (401).
@@ -41,10 +41,7 @@ export const tenancyCommands: Record<string, AdminCommand> = {
       if (family !== undefined && !/^kf_[0-9A-Za-z]+$/.test(family)) throw new UsageError('--family must be an existing key family id (kf_…)');
       const orgId = requireFlag(f, 'org');
       const workspaceId = requireFlag(f, 'workspace');
-      const scopes = requireFlag(f, 'scopes')
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
+      const scopes = permissionsFlag(f, 'scopes');
       const created = await createApiKey({
         orgId,
         name: optionalFlag(f, 'name'),

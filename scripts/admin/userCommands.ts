@@ -2,7 +2,7 @@ import { OPERATOR } from '../../core/audit/auditActions';
 import { isRole, type Role } from '../../core/users/adminSeats';
 import { disableUser, createUser, listUsers, reissueSetup, revokeUserGrants, setUserRole, userGrants } from '../../core/users/users';
 import { findUser } from '../../core/users/store';
-import { optionalFlag, requireFlag, UsageError, type AdminCommand, type Flags } from './command';
+import { optionalFlag, permissionsFlag, requireFlag, UsageError, type AdminCommand, type Flags } from './command';
 import { recordOperatorChange } from './operatorAudit';
 
 function roleFlag(f: Flags, required: boolean): Role {
@@ -14,16 +14,13 @@ function roleFlag(f: Flags, required: boolean): Role {
 /** Operator commands for people who sign in through the browser (DECISIONS.md "Interactive sign-in"). */
 export const userCommands: Record<string, AdminCommand> = {
   'user create': {
-    usage: 'user create --org O --workspace W --email E --permissions p1,p2 [--role admin|member]',
+    usage: 'user create --org O --workspace W --email E --permissions p1,p2|all [--role admin|member]',
     run: async (f, { config }) => {
       const input = {
         orgId: requireFlag(f, 'org'),
         workspaceId: requireFlag(f, 'workspace'),
         email: requireFlag(f, 'email'),
-        permissions: requireFlag(f, 'permissions')
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean),
+        permissions: permissionsFlag(f, 'permissions'),
         role: roleFlag(f, false),
       };
       const created = await createUser(config, input);

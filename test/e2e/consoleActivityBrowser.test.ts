@@ -200,7 +200,7 @@ test("the ledger CSV download holds the job's charge under the receipt id its re
   expect(await ledger.innerText()).toContain(finished.receiptIds[0]);
   await expectAccessible('usage');
 
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSV' }).click()]);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download ledger CSV' }).click()]);
   expect(download.suggestedFilename()).toBe('ledger.csv');
   const csv = await readFile((await download.path())!, 'utf8');
   const lines = csv.trim().split(/\r\n/);
@@ -212,9 +212,35 @@ test("the ledger CSV download holds the job's charge under the receipt id its re
   const jobReceipts = new Set(finished.receiptIds);
   const jobCharges = charges.filter((c) => jobReceipts.has(c[0]));
   expect(new Set(jobCharges.map((c) => c[0]))).toEqual(jobReceipts);
-  expect(jobCharges.reduce((sum, c) => sum + Number(c[5]), 0)).toBe(finished.delivered);
+  // Charges carry the page's minus sign.
+  expect(jobCharges.reduce((sum, c) => sum + Number(c[5]), 0)).toBe(-finished.delivered);
   for (const c of jobCharges)
     expect(c).toEqual([c[0], 'charge', CHARGE_OPERATION, expect.stringMatching(/^Key /), tenant.familyId, c[5], c[6], expect.stringMatching(/Z$/)]);
+});
+
+test('the ledger CSV unfiltered adds up to the balance; the usage CSV has one row per bucket and operation', async () => {
+  await srv.flushUsage();
+  await worker.flushUsage();
+  await page.goto(`${srv.url}/console/usage`);
+  const [ledgerFile] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download ledger CSV' }).click()]);
+  const ledgerRows = (await readFile((await ledgerFile.path())!, 'utf8'))
+    .trim()
+    .split(/\r\n/)
+    .slice(1)
+    .map((l) => l.split(','));
+  const newest = ledgerRows[0];
+  expect(ledgerRows.reduce((sum, r) => sum + Number(r[5]), 0)).toBe(Number(newest[6]));
+
+  const [usageFile] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download usage CSV' }).click()]);
+  expect(usageFile.suggestedFilename()).toBe('usage.csv');
+  const usage = (await readFile((await usageFile.path())!, 'utf8')).trim().split(/\r\n/);
+  expect(usage[0]).toBe('start,operation,success,client_error,rate_limited,server_error,credits');
+  const rows = usage.slice(1).map((l) => l.split(','));
+  const jobRow = rows.find((r) => r[1] === CHARGE_OPERATION);
+  expect(jobRow).toBeDefined();
+  expect(Number(jobRow![6])).toBeGreaterThanOrEqual(finished.delivered);
+  const keys = rows.map((r) => `${r[0]} ${r[1]}`);
+  expect(new Set(keys).size).toBe(keys.length);
 });
 
 test("the overview's chart and figures show the day's spend once the counters are flushed", async () => {

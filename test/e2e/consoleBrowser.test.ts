@@ -2,6 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { AuditEvent } from '../../core/audit/models';
 import { createApiKey } from '../../core/keys/apiKeys';
 import { ApiKey } from '../../core/keys/models';
+import { ALL_PERMISSIONS } from '../../core/keys/permissions';
 import { BrowserSession, User } from '../../core/users/models';
 import { closeBrowser, launchBrowser } from '../support/browser';
 import { checkPage, setUpAndSignIn, sidewaysScrolling } from '../support/consoleBrowser';
@@ -39,7 +40,7 @@ afterAll(async () => {
   await srv?.close();
 });
 
-const NAV = ['Overview', 'API keys', 'Limits', 'Budgets', 'Usage', 'Webhooks', 'Jobs', 'Team', 'Audit log', 'Connected applications'];
+const NAV = ['Overview', 'API keys', 'Limits', 'Budgets', 'Usage', 'Webhooks', 'Jobs', 'Team', 'Audit log', 'Settings', 'Connected applications'];
 
 async function expectAccessibleOf(shown: Page, name: string): Promise<void> {
   expect(await checkPage(shown, name)).toEqual([]);
@@ -106,6 +107,9 @@ test('the admin creates a key on "Create an API key"; it is shown once and answe
   // One checkbox per permission the admin has, labelled with the permission string; none beyond.
   for (const p of ADMIN_PERMISSIONS) expect(await page.getByLabel(p, { exact: true }).count()).toBe(1);
   expect(await page.getByLabel('webhooks.v1:manage', { exact: true }).count()).toBe(0);
+  // Each permission's one-line description is its checkbox's description.
+  const described = await page.getByLabel('audit.v1:read', { exact: true }).getAttribute('aria-describedby');
+  expect(await page.locator(`#${described}`).innerText()).toBe("Read the organization's audit log.");
   await expectAccessible('key-new');
   await page.getByLabel('Name', { exact: true }).fill('Console e2e key');
   await page.getByLabel('Workspace', { exact: true }).selectOption(tenant.workspaceId);
@@ -126,7 +130,7 @@ test('the admin creates a key on "Create an API key"; it is shown once and answe
   const row = page.getByRole('row').filter({ hasText: 'Console e2e key' });
   expect(await row.count()).toBe(1);
   const text = await row.innerText();
-  expect(text).toContain(`user:${admin.userId}`);
+  expect(text).toContain(`by ${admin.email}`);
   expect(text).toContain('active');
   expect(text).not.toContain(firstKey);
 });
@@ -151,11 +155,58 @@ test('"Rotate" with "In 1 hour": both keys answer 200; "Revoke" on the old one m
   await oldRow.getByRole('link', { name: 'Revoke' }).click();
   await page.getByRole('heading', { level: 1, name: 'Revoke API key' }).waitFor();
   await expectAccessible('key-revoke');
-  page.once('dialog', (d) => void d.accept());
+  // The page is the one confirmation: no dialog asks again.
+  page.once('dialog', (d) => {
+    throw new Error(`a dialog asked again: ${d.message()}`);
+  });
   await submitWith(page, 'Revoke key');
   await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+  expect(await page.getByRole('status').innerText()).toMatch(/^The key Console e2e key \(sk_live_ext_.*…\) is revoked: its next request is refused\.$/);
+  page.removeAllListeners('dialog');
+  // The confirmation is said once: a reload shows none.
+  await page.reload();
+  expect(await page.getByRole('status').count()).toBe(0);
   expect(await whoamiStatus(firstKey)).toBe(401);
   expect(await whoamiStatus(secondKey)).toBe(200);
+});
+
+test('"Settings": the admin renames the organization; every page is headed with the new name; the change is audited', async () => {
+  await page.goto(`${srv.url}/console/settings`);
+  await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
+  await expectAccessible('settings');
+  await page.getByLabel('Organization name', { exact: true }).fill('   ');
+  await submitWith(page, 'Save name');
+  expect(await page.getByRole('alert').innerText()).toBe('Not saved: Give the organization a name.');
+  const longName = 'Northwind Talent Partners International — Recruiting Operations EMEA';
+  await page.getByLabel('Organization name', { exact: true }).fill(longName);
+  await submitWith(page, 'Save name');
+  await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
+  expect(await page.getByRole('status').innerText()).toBe(`The organization is now called ${longName}.`);
+  await page.goto(`${srv.url}/console/keys`);
+  expect(await page.locator('header .brand').innerText()).toContain(longName);
+  const entry = await AuditEvent.findOne({ orgId: tenant.orgId, action: 'organization.updated' }).lean<{ actor: string; after: unknown }>();
+  expect(entry).toMatchObject({ actor: `user:${admin.userId}`, after: { name: longName } });
+});
+
+test('"Select all" gives a new key every permission the admin holds; the CLI\'s `--permissions all` gives a person every one', async () => {
+  await page.goto(`${srv.url}/console/keys/new`);
+  await page.getByLabel('Name', { exact: true }).fill('Everything the admin has');
+  await page.getByLabel('Select all', { exact: true }).check();
+  for (const p of ADMIN_PERMISSIONS) expect(await page.getByLabel(p, { exact: true }).isChecked()).toBe(true);
+  await submitWith(page, 'Create key');
+  await newSecretShown();
+  const key = await ApiKey.findOne({ orgId: tenant.orgId, name: 'Everything the admin has' }).lean<{ scopes: string[] }>();
+  expect([...key!.scopes].sort()).toEqual([...ADMIN_PERMISSIONS].sort());
+
+  const elsewhere = await createTenant({ credits: 0 });
+  const all = await createUserWithCli(srv, {
+    orgId: elsewhere.orgId,
+    workspaceId: elsewhere.workspaceId,
+    email: uniqueEmail('all-permissions'),
+    permissions: ['all'],
+  });
+  const person = await User.findById(all.userId).lean<{ permissions: string[] }>();
+  expect([...person!.permissions].sort()).toEqual([...ALL_PERMISSIONS].sort());
 });
 
 test('sudo mode: a password typed more than 15 minutes ago is asked for again, then the person goes on to the form', async () => {
@@ -301,6 +352,7 @@ test('"Edit person": the admin changes the member\'s permissions; the last activ
   await page.getByLabel('jobs.v1:read', { exact: true }).check();
   await submitWith(page, 'Save');
   await page.getByRole('heading', { level: 1, name: 'Team' }).waitFor();
+  expect(await page.getByRole('status').innerText()).toBe(`Saved: ${member.email}'s role and permissions are changed.`);
   expect(await page.getByRole('row').filter({ hasText: member.email }).innerText()).toContain('jobs.v1:read');
   expect((await User.findById(member.userId).lean<{ permissions: string[] }>())?.permissions.sort()).toEqual(['candidates.search', 'jobs.v1:read']);
 
@@ -323,7 +375,18 @@ test('"Disable person" signs the member out at once; every change is in the audi
 
   const entries = await AuditEvent.find({ orgId: tenant.orgId, actor: `user:${admin.userId}` }).lean<Array<{ action: string; after: unknown }>>();
   expect(entries.map((e) => e.action).sort()).toEqual(
-    ['key.created', 'key.created', 'key.revoked', 'key.rotated', 'user.disabled', 'user.updated', ...Array<string>(5).fill('user.invited')].sort(),
+    [
+      // "Create an API key", "Select all" and the form completed after the password.
+      'key.created',
+      'key.created',
+      'key.created',
+      'key.revoked',
+      'key.rotated',
+      'organization.updated',
+      'user.disabled',
+      'user.updated',
+      ...Array<string>(5).fill('user.invited'),
+    ].sort(),
   );
   // No secret reaches an entry: not the keys, not the setup link.
   const text = JSON.stringify(entries);

@@ -74,7 +74,7 @@ test('Limits: the entries, the operator-set rate shown read-only, and a cap that
 
   await fillCapForm('contact_retrieval_jobs.get', 'Key', tenant.keyId, '30');
   await submitWith(page, 'Set cap');
-  expect(new URL(page.url()).search).toBe('?done=cap');
+  expect(await page.getByRole('status').innerText()).toBe('The cap is set. It applies to the next request.');
   const row = page.locator('tr', { hasText: 'contact_retrieval_jobs.get' }).filter({ hasText: '30 per minute' });
   expect(await row.count()).toBe(1);
 
@@ -91,7 +91,7 @@ test('a cap at the standard is refused with a clear message, the values kept; a 
   await page.getByRole('button', { name: 'Set cap', exact: true }).click();
   expect((await answer).status()).toBe(422);
   await page.getByRole('alert').waitFor();
-  expect(await page.getByRole('alert').innerText()).toMatch(/a cap must be below standard_requests_per_minute \(1500\) for whoami/);
+  expect(await page.getByRole('alert').innerText()).toMatch(/a cap on whoami must be below its standard limit of 1,500 a minute: at most 1,499 a minute/);
   expect(await page.getByLabel('Requests per minute', { exact: true }).inputValue()).toBe('1500');
   expect(await page.getByLabel('Operation', { exact: true }).inputValue()).toBe('whoami');
   await expectAccessible('limits-refused');
@@ -113,7 +113,7 @@ test('Block refuses the operation on the API; Clear lifts it', async () => {
   await openLimits();
   await fillCapForm('candidates.search', 'Organization', '', '');
   await submitWith(page, 'Block');
-  expect(new URL(page.url()).search).toBe('?done=block');
+  expect(await page.getByRole('status').innerText()).toBe('The operation is blocked for that scope.');
   const blocked = await api(srv.url, 'POST', '/v1/candidates/search', {
     key: tenant.key,
     body: { query: 'manager' },
@@ -125,7 +125,7 @@ test('Block refuses the operation on the API; Clear lifts it', async () => {
 
   const row = page.locator('tr', { hasText: 'candidates.search' }).filter({ hasText: 'Blocked' });
   await submitWithin(row, 'Clear the block on candidates.search for Organization ' + tenant.orgId);
-  expect(new URL(page.url()).search).toBe('?done=clear');
+  expect(await page.getByRole('status').innerText()).toBe('Cleared: the standard limit applies again.');
   const after = (await limitsOf('operation=candidates.search&scope=organization')).json.data[0];
   expect(after).toMatchObject({ status: 'active' });
   expect(after.source).not.toBe('override');
@@ -139,7 +139,7 @@ test("Budgets: an organization budget below a paid call's price refuses it with 
   expect(await sidewaysScrolling(page, 375)).toEqual([]);
   await page.getByLabel('Organization budget', { exact: true }).fill('0');
   await submitWith(page, 'Save organization budget');
-  expect(new URL(page.url()).search).toBe('?done=set');
+  expect(await page.getByRole('status').innerText()).toBe('The budget is saved.');
   expect(await page.locator('main').innerText()).toMatch(/Remaining: 0 credits/);
 
   const charges = await LedgerEntry.countDocuments({ orgId: tenant.orgId, kind: 'charge' });

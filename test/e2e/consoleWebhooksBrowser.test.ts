@@ -152,6 +152,9 @@ test("the event's page lays the nine attempts against the schedule", async () =>
   const attempts = page.locator('.timeline li');
   expect(await attempts.count()).toBe(9);
   expect(await attempts.last().innerText()).toContain('dead lettered · HTTP 500');
+  const payload = JSON.parse(await page.locator('pre.payload').innerText());
+  expect(payload).toMatchObject({ type: 'job.completed' });
+  expect(JSON.stringify(payload)).toContain(jobId);
   await expectAccessible('event');
 });
 

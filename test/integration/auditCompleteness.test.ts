@@ -254,6 +254,14 @@ const PATHS: AuditPath[] = [
     },
   },
   {
+    action: 'organization.updated',
+    via: 'console Settings "Save name"',
+    drive: async () => {
+      await consolePost('/console/settings/name', { name: 'Audited organization' });
+      return inTenant(USER)();
+    },
+  },
+  {
     action: 'grant.revoked',
     via: 'cli user grants revoke',
     drive: async () => {

@@ -45,10 +45,13 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
-/** Screenshots of what `page` shows at 375, 1,280 and 1,440 px wide into /tmp/console-shots/<name>-<width>.png. */
+/** The widths every console page is checked at: a phone, a laptop, a desktop. */
+export const CONSOLE_WIDTHS = [375, 1280, 1440] as const;
+
+/** Screenshots of what `page` shows at each of CONSOLE_WIDTHS into /tmp/console-shots/<name>-<width>.png. */
 export async function screenshots(page: Page, name: string): Promise<void> {
   const before = page.viewportSize();
-  for (const width of [375, 1280, 1440]) {
+  for (const width of CONSOLE_WIDTHS) {
     await page.setViewportSize({ width, height: 900 });
     await page.screenshot({ path: `/tmp/console-shots/${name}-${width}.png`, fullPage: true });
   }

@@ -11,6 +11,8 @@ import { niceScale } from './niceScale';
  */
 export interface BarSeries {
   name: string;
+  /** Its colour, the same wherever this operation or outcome is drawn (chartColours.ts). */
+  colour: string;
   /** One value per category, in the categories' order. */
   values: readonly number[];
 }
@@ -26,8 +28,6 @@ export interface BarChart {
   categoryName: string;
   series: readonly BarSeries[];
 }
-
-export const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#D55E00', '#CC79A7', '#56B4E9', '#F0E442', '#000000'];
 
 const WIDTH = 720;
 const HEIGHT = 260;
@@ -69,16 +69,11 @@ export function barChart(chart: BarChart): Html {
   const bars = chart.categories.map((category, i) => {
     let base = 0;
     const x = PLOT.left + i * slot + (slot - barWidth) / 2;
-    const parts = chart.series.map((s, k) => {
+    const parts = chart.series.map((s) => {
       const v = s.values[i] ?? 0;
       if (v <= 0) return html``;
       const top = y(base + v);
-      const rect = html`<rect
-        x="${x.toFixed(1)}"
-        y="${top.toFixed(1)}"
-        width="${barWidth.toFixed(1)}"
-        height="${(y(base) - top).toFixed(1)}"
-        fill="${PALETTE[k % PALETTE.length]}"
+      const rect = html`<rect x="${x.toFixed(1)}" y="${top.toFixed(1)}" width="${barWidth.toFixed(1)}" height="${(y(base) - top).toFixed(1)}" fill="${s.colour}"
         ><title>${category}, ${s.name}: ${v} ${chart.unit}</title></rect
       >`;
       base += v;
@@ -94,9 +89,9 @@ export function barChart(chart: BarChart): Html {
   });
 
   const legend = chart.series.map(
-    (s, k) =>
+    (s) =>
       html`<li>
-        <svg width="12" height="12" aria-hidden="true"><rect width="12" height="12" fill="${PALETTE[k % PALETTE.length]}" /></svg> ${s.name}
+        <svg width="12" height="12" aria-hidden="true"><rect width="12" height="12" fill="${s.colour}" /></svg> ${s.name}
       </li>`,
   );
   const rows = chart.categories.map(
@@ -108,21 +103,25 @@ export function barChart(chart: BarChart): Html {
       </tr>`,
   );
 
+  const empty = totals.every((t) => t === 0);
   return html`<figure class="chart">
     <figcaption>${chart.title}</figcaption>
-    <svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="${chartSummary(chart)}" preserveAspectRatio="xMidYMid meet">
-      ${grid}
-      <line x1="${PLOT.left}" x2="${PLOT.left}" y1="${PLOT.top}" y2="${PLOT.top + plotHeight}" stroke="#333" stroke-width="1" />
-      <line x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${PLOT.top + plotHeight}" y2="${PLOT.top + plotHeight}" stroke="#333" stroke-width="1" />
-      <text x="12" y="${PLOT.top + plotHeight / 2}" transform="rotate(-90 12 ${PLOT.top + plotHeight / 2})" text-anchor="middle" font-size="12" fill="#333">
-        ${chart.unit}
-      </text>
-      <text x="${PLOT.left + plotWidth / 2}" y="${HEIGHT - 6}" text-anchor="middle" font-size="12" fill="#333">${chart.categoryName}</text>
-      ${bars}
-    </svg>
-    <ul class="legend">
-      ${legend}
-    </ul>
+    ${empty ? html`<p class="note">No usage in this range yet.</p>` : ''}
+    <div class="plot-and-legend">
+      <svg class="plot" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="${chartSummary(chart)}" preserveAspectRatio="xMidYMid meet">
+        ${grid}
+        <line x1="${PLOT.left}" x2="${PLOT.left}" y1="${PLOT.top}" y2="${PLOT.top + plotHeight}" stroke="#333" stroke-width="1" />
+        <line x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${PLOT.top + plotHeight}" y2="${PLOT.top + plotHeight}" stroke="#333" stroke-width="1" />
+        <text x="12" y="${PLOT.top + plotHeight / 2}" transform="rotate(-90 12 ${PLOT.top + plotHeight / 2})" text-anchor="middle" font-size="12" fill="#333">
+          ${chart.unit}
+        </text>
+        <text x="${PLOT.left + plotWidth / 2}" y="${HEIGHT - 6}" text-anchor="middle" font-size="12" fill="#333">${chart.categoryName}</text>
+        ${bars}
+      </svg>
+      <ul class="legend" aria-label="Legend">
+        ${legend}
+      </ul>
+    </div>
     <details>
       <summary>${chart.title} as a table</summary>
       ${scrollingTable(`${chart.title}: the figures`, [chart.categoryName, ...chart.series.map((s) => s.name), `Total (${chart.unit})`], rows)}

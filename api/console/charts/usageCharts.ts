@@ -1,6 +1,7 @@
 import { BUCKET_MS, bucketStart, bucketStarts } from '../../../core/usage/usageBuckets';
 import type { Granularity, UsagePoint } from '../../../core/usage/usageSeries';
 import type { BarChart } from './barChart';
+import { OUTCOME_COLOURS, operationColour } from './chartColours';
 
 /**
  * The console's two usage charts, drawn from `usageSeries` points (the aggregation behind
@@ -45,7 +46,9 @@ export function creditsChart(points: readonly UsagePoint[], range: ChartRange): 
     byOperation.set(p.operation, values);
   }
   const total = (values: number[]) => values.reduce((a, b) => a + b, 0);
-  const series = [...byOperation.entries()].sort(([a, va], [b, vb]) => total(vb) - total(va) || a.localeCompare(b)).map(([name, values]) => ({ name, values }));
+  const series = [...byOperation.entries()]
+    .sort(([a, va], [b, vb]) => total(vb) - total(va) || a.localeCompare(b))
+    .map(([name, values]) => ({ name, colour: operationColour(name), values }));
   return {
     title: `Credits spent per ${range.granularity} by operation`,
     unit: 'credits',
@@ -60,11 +63,11 @@ const OUTCOMES = [
   { key: 'client_error', name: '4xx (not 429)' },
   { key: 'rate_limited', name: '429' },
   { key: 'server_error', name: '5xx' },
-] as const;
+] as const satisfies ReadonlyArray<{ key: keyof typeof OUTCOME_COLOURS; name: string }>;
 
 export function requestsChart(points: readonly UsagePoint[], range: ChartRange): BarChart {
   const { starts, indexOf } = bucketIndex(range);
-  const series = OUTCOMES.map((o) => ({ name: o.name, values: starts.map(() => 0) }));
+  const series = OUTCOMES.map((o) => ({ name: o.name, colour: OUTCOME_COLOURS[o.key], values: starts.map(() => 0) }));
   for (const p of points) {
     const i = indexOf(p);
     if (i < 0) continue;

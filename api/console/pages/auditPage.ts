@@ -2,14 +2,14 @@ import type { Context } from 'koa';
 import { AUDIT_ACTIONS, isAuditAction, isAuditActor } from '../../../core/audit/auditActions';
 import { allAuditEvents, listAuditEvents, type AuditEventView } from '../../../core/audit/auditLog';
 import { csvStream, type CsvColumn } from '../../../core/csvExport';
-import { PERMISSIONS } from '../../../core/keys/permissions';
 import { Problem } from '../../../core/problems';
 import { errorNote, html, type Html } from '../../oauth/pageRendering';
 import { notAllowed } from '../consoleErrors';
-import { dateText, scrollingTable, sendConsolePage, setConsoleHeaders } from '../consoleLayout';
+import { dateText, sendConsolePage, setConsoleHeaders, stackingTable, type TableCell } from '../consoleLayout';
+import { actorNames, type ActorName } from '../../../core/audit/actorNames';
 import type { ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
-import type { ConsoleVisitor } from '../consoleVisitor';
+import { mayReadAuditLog } from '../pageAccess';
 import { selectInput } from '../formControls';
 
 /**
@@ -20,10 +20,6 @@ import { selectInput } from '../formControls';
  */
 export const AUDIT_DOWNLOAD_PATH = `${CONSOLE_PATHS.audit}/download`;
 export const AUDIT_ROWS_PER_PAGE = 50;
-
-export function mayReadAuditLog(visitor: Pick<ConsoleVisitor, 'role' | 'principal'>): boolean {
-  return visitor.role === 'admin' || visitor.principal.scopes.includes(PERMISSIONS.auditRead);
-}
 
 interface AuditFilter {
   action?: string;
@@ -51,16 +47,17 @@ function valuesText(values: Record<string, unknown> | null, target: string): str
     .join('; ');
 }
 
-function entryRow(e: AuditEventView): Html {
-  return html`<tr>
-    <td>${dateText(e.time)}</td>
-    <td><code>${e.actor}</code></td>
-    <td><code>${e.action}</code></td>
-    <td><code>${e.target}</code></td>
-    <td class="wrap">${valuesText(e.before, e.target)}</td>
-    <td class="wrap">${valuesText(e.after, e.target)}</td>
-    <td>${e.client_address ?? '—'}</td>
-  </tr>`;
+function entryRow(e: AuditEventView, actors: Map<string, ActorName>): TableCell[] {
+  const actor = actors.get(e.actor);
+  return [
+    { body: dateText(e.time) },
+    { body: html`${actor?.label ?? e.actor}${actor?.id ? html`<br /><span class="id">${actor.id}</span>` : ''}`, className: 'wrap' },
+    { body: html`<code>${e.action}</code>` },
+    { body: html`<span class="id">${e.target}</span>`, className: 'wrap' },
+    { body: valuesText(e.before, e.target), className: 'wrap values' },
+    { body: valuesText(e.after, e.target), className: 'wrap values' },
+    { body: e.client_address ?? '—' },
+  ];
 }
 
 function query(filter: AuditFilter, extra: Record<string, string> = {}): string {
@@ -74,11 +71,15 @@ function query(filter: AuditFilter, extra: Record<string, string> = {}): string 
 
 function filterForm(typed: AuditFilter): Html {
   return html`<form method="get" action="${CONSOLE_PATHS.audit}" class="filters">
-    ${selectInput('action', 'Action', [{ value: '', label: 'Any action' }, ...AUDIT_ACTIONS.map((a) => ({ value: a, label: a }))], typed.action ?? '')}
-    <label for="actor">Actor</label>
-    <input id="actor" name="actor" type="text" value="${typed.actor ?? ''}" maxlength="110" autocomplete="off" aria-describedby="actor-note" />
-    <p class="note" id="actor-note"><code>user:&lt;id&gt;</code>, <code>key:&lt;id&gt;</code>, <code>m2m:&lt;id&gt;</code> or <code>operator</code></p>
-    <button type="submit">Filter</button>
+    <div>
+      ${selectInput('action', 'Action', [{ value: '', label: 'Any action' }, ...AUDIT_ACTIONS.map((a) => ({ value: a, label: a }))], typed.action ?? '')}
+    </div>
+    <div>
+      <label for="actor">Actor</label>
+      <input id="actor" name="actor" type="text" value="${typed.actor ?? ''}" maxlength="110" autocomplete="off" aria-describedby="actor-note" />
+      <p class="note" id="actor-note"><code>user:&lt;id&gt;</code>, <code>key:&lt;id&gt;</code>, <code>m2m:&lt;id&gt;</code> or <code>operator</code></p>
+    </div>
+    <div><button type="submit">Filter</button></div>
   </form>`;
 }
 
@@ -95,7 +96,7 @@ const CSV_COLUMNS: CsvColumn<AuditEventView>[] = [
 
 export function mountAuditPage(pages: ConsolePages): void {
   pages.list(CONSOLE_PATHS.audit, async (ctx, visitor, { config }) => {
-    if (!mayReadAuditLog(visitor)) throw notAllowed('Reading the audit log needs the admin role or the audit.v1:read permission.');
+    if (!mayReadAuditLog(visitor.layout)) throw notAllowed('Reading the audit log needs the admin role or the audit.v1:read permission.');
     const { filter, typed, message } = filterOf(ctx);
     const cursor = typeof ctx.query.cursor === 'string' && !message ? ctx.query.cursor : undefined;
     let page: Awaited<ReturnType<typeof listAuditEvents>> = { data: [], next_cursor: null };
@@ -108,6 +109,10 @@ export function mountAuditPage(pages: ConsolePages): void {
         problem = 'This page link is no longer valid for these filters; start again from the first page.';
       }
     }
+    const actors = await actorNames(
+      visitor.user.orgId,
+      page.data.map((e) => e.actor),
+    );
     sendConsolePage(
       ctx,
       {
@@ -118,7 +123,11 @@ export function mountAuditPage(pages: ConsolePages): void {
           <p><a href="${AUDIT_DOWNLOAD_PATH}${query(filter)}">Download CSV</a></p>
           ${
             page.data.length
-              ? scrollingTable('Audit log entries', ['Time', 'Actor', 'Action', 'Target', 'Before', 'After', 'Client address'], page.data.map(entryRow))
+              ? stackingTable(
+                  'Audit log entries',
+                  ['Time', 'Actor', 'Action', 'Target', 'Before', 'After', 'Client address'],
+                  page.data.map((e) => entryRow(e, actors)),
+                )
               : html`<p>${problem ? '' : 'No entry matches.'}</p>`
           }
           <nav class="pager" aria-label="Pages of the audit log">
@@ -131,7 +140,7 @@ export function mountAuditPage(pages: ConsolePages): void {
   });
 
   pages.download(AUDIT_DOWNLOAD_PATH, async (ctx, visitor) => {
-    if (!mayReadAuditLog(visitor)) throw notAllowed('Reading the audit log needs the admin role or the audit.v1:read permission.');
+    if (!mayReadAuditLog(visitor.layout)) throw notAllowed('Reading the audit log needs the admin role or the audit.v1:read permission.');
     const { filter, message } = filterOf(ctx);
     if (message) throw new Problem('validation_failed', message);
     setConsoleHeaders(ctx);

@@ -5,7 +5,7 @@ import { Problem } from '../../../core/problems';
 import { ReadCache } from '../../../core/store/readCache';
 import { errorNote, hidden, html, type Html } from '../../oauth/pageRendering';
 import { notAllowed } from '../consoleErrors';
-import { seeOther, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
+import { seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
 import type { ConsoleDeps, ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
 import type { ConsoleVisitor } from '../consoleVisitor';
@@ -43,7 +43,7 @@ function pageNumber(value: unknown): number {
 
 const credits = (n: number | null) => (n === null ? 'No budget' : `${n} credits`);
 
-const DONE: Record<string, string> = { set: 'The budget is saved.', removed: 'The budget is removed.' };
+const DONE = { set: 'The budget is saved.', removed: 'The budget is removed.' };
 
 function budgetInput(id: string, label: Html, value: number | null): Html {
   return textInput(id, label, { name: 'budget', digits: true, value: value === null ? '' : String(value) });
@@ -98,14 +98,13 @@ async function sendBudgetsPage(
   const shown = families.slice((page - 1) * FAMILIES_PER_PAGE, page * FAMILIES_PER_PAGE);
   const more = families.length > page * FAMILIES_PER_PAGE;
   const admin = visitor.role === 'admin';
-  const done = typeof ctx.query.done === 'string' ? DONE[ctx.query.done] : undefined;
   sendConsolePage(
     ctx,
     {
       title: 'Budgets',
       visitor: visitor.layout,
       current: CONSOLE_PATHS.budgets,
-      body: html`${errorNote(message)} ${!message && done ? html`<p class="status" role="status">${done}</p>` : ''}
+      body: html`${errorNote(message)}
         <p>
           A budget is what may still be spent: each paid call lowers it by its price, and a call it does not cover is refused with
           <code>402</code>. Credit balance: ${summary.balance} credits.
@@ -155,7 +154,7 @@ async function sendBudgetsPage(
 async function budgetChange(ctx: Context, visitor: ConsoleVisitor, deps: ConsoleDeps, familyReads: FamilyReads, change: () => Promise<string>): Promise<void> {
   if (visitor.role !== 'admin') throw notAllowed();
   try {
-    seeOther(ctx, `${CONSOLE_PATHS.budgets}?done=${await change()}`);
+    seeOtherSaying(ctx, CONSOLE_PATHS.budgets, await change());
   } catch (err) {
     if (!(err instanceof Problem) || err.status >= 500 || err.status === 403) throw err;
     await sendBudgetsPage(ctx, visitor, deps, familyReads, `Not saved: ${err.detail}`, err.status === 404 ? 404 : 422);
@@ -171,14 +170,14 @@ export function mountBudgetsPage(pages: ConsolePages): void {
     budgetChange(ctx, visitor, deps, familyReads, async () => {
       const body = { family_id: form.get('family_id') ?? '', budget: form.get('budget') ?? '' };
       await deps.road.run(ctx, visitor, 'console.budgets.set', { body });
-      return 'set';
+      return DONE.set;
     }),
   );
 
   pages.post(`${CONSOLE_PATHS.budgets}/remove`, (ctx, visitor, form, deps) =>
     budgetChange(ctx, visitor, deps, familyReads, async () => {
       await deps.road.run(ctx, visitor, 'console.budgets.remove', { body: { family_id: form.get('family_id') ?? '' } });
-      return 'removed';
+      return DONE.removed;
     }),
   );
 }

@@ -8,7 +8,10 @@ import { Problem } from '../../../core/problems';
 import { jobEventDeliveries } from '../../../core/webhooks/jobEventDeliveries';
 import { hidden, html, type Html } from '../../oauth/pageRendering';
 import { CONSOLE_PATHS } from '../consolePaths';
-import { dateText, scrollingTable, seeOther, sendConsolePage } from '../consoleLayout';
+import { dateText, scrollingTable, seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
+import { peopleNames } from '../../../core/talent/peopleNames';
+import { eventPath } from './webhookDeliveriesPages';
+import { eventDeliveryStatus, type EventDeliveryStatus } from '../../../core/webhooks/eventDeliveryStatus';
 import type { ConsolePages } from '../consolePages';
 import type { ConsoleVisitor } from '../consoleVisitor';
 import { deliveryTimeline, timelineHtml } from '../webhooks/deliveryTimeline';
@@ -100,7 +103,10 @@ async function eventSection(orgId: string, job: JobView): Promise<Html> {
         <td>${dateText(d.next_attempt_at)}</td>
       </tr>`,
   );
-  return html`<p>Event <code>${event.eventId}</code>: ${event.endpointId ? event.status.replace('_', ' ') : 'no endpoint was active, nothing is sent'}.</p>
+  return html`<p>
+      Event <a href="${eventPath(event.eventId)}"><code>${event.eventId}</code></a
+      >: ${event.endpointId ? statusText(eventDeliveryStatus(event.attempts)) : 'no endpoint was active, nothing is sent'}.
+    </p>
     ${
       rows.length
         ? html`${scrollingTable('Delivery attempts of the job.completed event', ['Attempt', 'Run', 'Status', 'Response', 'Duration', 'Error', 'Time', 'Next attempt'], rows)}
@@ -127,22 +133,35 @@ async function resultSection(config: Config, visitor: ConsoleVisitor, job: JobVi
     throw err;
   }
   if (page.items.length === 0) return html`<p>No person has been settled yet.</p>`;
-  const rows = page.items.map(
-    (item) =>
-      html`<tr>
-        <td><code>${item.person_id}</code></td>
-        <td>${item.outcome}</td>
-        <td>${item.contacts.emails.join(', ') || '—'}</td>
-        <td>${item.contacts.phones.join(', ') || '—'}</td>
-        <td>${item.receipt_id ? html`<code>${item.receipt_id}</code>` : '—'}</td>
-        <td>${item.reason ?? '—'}</td>
-      </tr>`,
-  );
-  return html`${scrollingTable('Result', ['Person id', 'Outcome', 'Emails', 'Phones', 'Receipt id', 'Reason'], rows)}
+  const names = await peopleNames(page.items.map((item) => item.person_id));
+  const rows: TableCell[][] = page.items.map((item) => [
+    { body: html`${names.get(item.person_id) ?? '—'}<br /><span class="id">${item.person_id}</span>`, className: 'wrap name' },
+    { body: item.outcome },
+    { body: item.contacts.emails.join(', ') || '—', className: 'wrap' },
+    { body: item.contacts.phones.join(', ') || '—', className: 'wrap' },
+    { body: item.receipt_id ? html`<span class="id">${item.receipt_id}</span>` : '—', className: 'wrap' },
+    { body: item.reason ?? '—', className: 'wrap' },
+  ]);
+  return html`${stackingTable('Result', ['Person', 'Outcome', 'Emails', 'Phones', 'Receipt id', 'Reason'], rows)}
     <p class="pager">
       ${cursor ? html`<a href="${jobPath(job.job_id)}#result">First page of the result</a>` : ''}
       ${page.next_cursor ? html`<a href="${jobPath(job.job_id)}?result_cursor=${encodeURIComponent(page.next_cursor)}#result">Next page of the result</a>` : ''}
     </p>`;
+}
+
+/** The event's status in words, from its last attempt. */
+function statusText(status: EventDeliveryStatus): string {
+  const run = (replay: number) => (replay === 0 ? '' : ` by replay ${replay}`);
+  switch (status.state) {
+    case 'not_tried':
+      return 'waiting for its first attempt';
+    case 'delivered':
+      return `delivered${run(status.replay)} at ${dateText(status.at)}`;
+    case 'retrying':
+      return status.nextAttemptAt ? `retrying: the next attempt is at ${dateText(status.nextAttemptAt)}` : 'being sent';
+    case 'dead_lettered':
+      return `dead-lettered${run(status.replay)} at ${dateText(status.at)} after its last attempt failed`;
+  }
 }
 
 /** "Cancel job" for those who may (an admin holding `jobs.v1:write`); the road refuses anyone else's post all the same. */
@@ -205,6 +224,6 @@ export function mountJobsPages(pages: ConsolePages): void {
   pages.post(`${CONSOLE_PATHS.jobs}/:job_id/cancel`, async (ctx, visitor, _form, { road }) => {
     const jobId = ctx.params.job_id;
     await road.run(ctx, visitor, 'console.jobs.cancel', { params: { job_id: jobId }, body: {} });
-    seeOther(ctx, jobPath(jobId));
+    seeOtherSaying(ctx, jobPath(jobId), 'Cancelling the job: it stops within seconds, and what it retrieved so far stays in its result.');
   });
 }

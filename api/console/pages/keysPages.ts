@@ -9,11 +9,14 @@ import { keyApplicationsOfOrg, workspacesOfOrg } from '../../../core/tenancy/sto
 import type { RotationResult } from '../../../core/keys/apiKeys';
 import { html, type Html } from '../../oauth/pageRendering';
 import { notAllowed } from '../consoleErrors';
-import { dateText, scrollingTable, secretBlock, seeOther, sendConsolePage } from '../consoleLayout';
+import { dateText, secretBlock, seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
+import { READ_ONLY_NOTE } from '../pageAccess';
+import { actorNames, type ActorName } from '../../../core/audit/actorNames';
+import { currentKeysOf, type CurrentKey } from '../../../core/keys/keyFamilies';
 import type { ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS, keyPath } from '../consolePaths';
 import { requireSudoToOpen, type ConsoleVisitor } from '../consoleVisitor';
-import { permissionCheckboxes, postForm, selectInput, textInput } from '../formControls';
+import { permissionCheckboxes, postForm, postedPermissions, selectInput, textInput } from '../formControls';
 import { pageNumber, pager } from '../listPages';
 import type { CreatedKey } from '../operations/keyOperations';
 
@@ -26,27 +29,61 @@ import type { CreatedKey } from '../operations/keyOperations';
  */
 export const KEYS_PER_PAGE = 50;
 
-function keyRow(k: KeyView, admin: boolean): Html {
-  return html`<tr>
-    <td>${k.name}</td>
-    <td><code>${k.display_prefix}</code></td>
-    <td class="wrap">${k.scopes.map((s, i) => html`${i ? ', ' : ''}<code>${s}</code>`)}</td>
-    <td><code>${k.workspace_id}</code></td>
-    <td><code>${k.family_id}</code></td>
-    <td>${k.created_by ?? '—'}</td>
-    <td>${dateText(k.created_at)}</td>
-    <td>${k.last_used_at ? dateText(k.last_used_at) : 'Never'}</td>
-    <td>${k.expires_at ? dateText(k.expires_at) : 'Never'}</td>
-    <td>${k.status}</td>
-    <td class="actions">
-      ${
+/** What the table knows beside the key: names of workspaces and creators, and each family's current key. */
+interface KeyNames {
+  workspaces: Map<string, string>;
+  actors: Map<string, ActorName>;
+  current: Map<string, CurrentKey>;
+}
+
+async function namesForKeys(orgId: string, keys: readonly KeyView[]): Promise<KeyNames> {
+  const [workspaces, actors, current] = await Promise.all([
+    workspacesOfOrg(orgId, 'by_id'),
+    actorNames(
+      orgId,
+      keys.map((k) => k.created_by),
+    ),
+    currentKeysOf(
+      orgId,
+      keys.map((k) => k.family_id),
+    ),
+  ]);
+  return { workspaces: new Map(workspaces.map((w) => [w._id, w.name ?? w._id])), actors, current };
+}
+
+/** An active key that a rotation replaced: its family's current key is another one. */
+function successorOf(k: KeyView, names: KeyNames): CurrentKey | null {
+  const current = names.current.get(k.family_id);
+  return k.status === 'active' && current && current.key_id !== k.key_id ? current : null;
+}
+
+function statusCell(k: KeyView, successor: CurrentKey | null): Html {
+  if (successor) {
+    return html`Replaced: works until ${dateText(k.expires_at)}, then only <strong>${successor.name}</strong> (<code>${successor.display_prefix}…</code>)`;
+  }
+  return html`${k.status}`;
+}
+
+function keyRow(k: KeyView, admin: boolean, names: KeyNames): TableCell[] {
+  const successor = successorOf(k, names);
+  const creator = k.created_by ? names.actors.get(k.created_by) : undefined;
+  return [
+    { body: html`<strong>${k.name}</strong><br /><code>${k.display_prefix}…</code> <span class="id">${k.key_id}</span>`, className: 'wrap name' },
+    { body: html`${k.scopes.map((s, i) => html`${i ? ', ' : ''}<code>${s}</code>`)}`, className: 'wrap' },
+    { body: names.workspaces.get(k.workspace_id) ?? k.workspace_id, className: 'wrap' },
+    { body: html`${dateText(k.created_at)}<br /><span class="note">by ${creator?.label ?? '—'}</span>`, className: 'wrap' },
+    { body: k.last_used_at ? dateText(k.last_used_at) : 'Never' },
+    { body: k.expires_at ? dateText(k.expires_at) : 'Never' },
+    { body: statusCell(k, successor), className: 'wrap' },
+    {
+      body:
         admin && k.status === 'active'
-          ? html`<a href="${keyPath(k.key_id, 'rotate')}" aria-label="Rotate ${k.name}">Rotate</a>
+          ? html`${successor ? '' : html`<a href="${keyPath(k.key_id, 'rotate')}" aria-label="Rotate ${k.name}">Rotate</a>`}
               <a href="${keyPath(k.key_id, 'revoke')}" aria-label="Revoke ${k.name}">Revoke</a>`
-          : ''
-      }
-    </td>
-  </tr>`;
+          : '',
+      className: 'actions',
+    },
+  ];
 }
 
 function newKeyPage(
@@ -63,8 +100,8 @@ function newKeyPage(
       title,
       visitor: visitor.layout,
       current: CONSOLE_PATHS.keys,
-      body: html`<p role="status">The key <strong>${key.name}</strong> (<code>${key.key_id}</code>) is ready. Copy it now: it is shown only this once.</p>
-        ${secretBlock(key.key, 'The new API key')} ${note}
+      status: html`The key <strong>${key.name}</strong> (<code>${key.key_id}</code>) is ready. Copy it now: it is shown only this once.`,
+      body: html`${secretBlock(key.key, 'The new API key')} ${note}
         <p><a href="${CONSOLE_PATHS.keys}">Back to API keys</a></p>`,
     },
     status,
@@ -93,19 +130,20 @@ export function mountKeysPages(pages: ConsolePages): void {
   pages.list(CONSOLE_PATHS.keys, async (ctx, visitor) => {
     const page = pageNumber(ctx.query.page);
     const { keys, more } = await pageOfApiKeys(visitor.user.orgId, page, KEYS_PER_PAGE);
+    const names = await namesForKeys(visitor.user.orgId, keys);
     const admin = visitor.role === 'admin';
     sendConsolePage(ctx, {
       title: 'API keys',
       visitor: visitor.layout,
       current: CONSOLE_PATHS.keys,
-      body: html`${admin ? html`<p><a class="button" href="${CONSOLE_PATHS.newKey}">Create an API key</a></p>` : ''}
+      body: html`${admin ? html`<p><a class="button" href="${CONSOLE_PATHS.newKey}">Create an API key</a></p>` : html`<p class="note">${READ_ONLY_NOTE}</p>`}
       ${
         keys.length === 0 && page === 1
           ? html`<p>Your organization has no API key yet.</p>`
-          : scrollingTable(
+          : stackingTable(
               'API keys',
-              ['Name', 'Display prefix', 'Scopes', 'Workspace', 'Family', 'Created by', 'Created', 'Last used', 'Expires', 'Status', 'Actions'],
-              keys.map((k) => keyRow(k, admin)),
+              ['Key', 'Permissions', 'Workspace', 'Created', 'Last used', 'Expires', 'Status', 'Actions'],
+              keys.map((k) => keyRow(k, admin, names)),
             )
       }
       ${pager(CONSOLE_PATHS.keys, 'Pages of keys', page, more)}`,
@@ -148,7 +186,9 @@ export function mountKeysPages(pages: ConsolePages): void {
 
   pages.post(CONSOLE_PATHS.newKey, async (ctx, visitor, form, { road }) => {
     requireAdmin(visitor);
-    const result = await road.run(ctx, visitor, 'console.keys.create', { body: formBody(form, ['name', 'workspace', 'application', 'expires'], ['scopes']) });
+    const own = ALL_PERMISSIONS.filter((p) => visitor.principal.scopes.includes(p));
+    const body = { ...formBody(form, ['name', 'workspace', 'application', 'expires']), scopes: postedPermissions(form, 'scopes', own) };
+    const result = await road.run(ctx, visitor, 'console.keys.create', { body });
     const created = result.body as CreatedKey;
     newKeyPage(ctx, visitor, 'Your new API key', created, 201, html``);
   });
@@ -164,8 +204,8 @@ export function mountKeysPages(pages: ConsolePages): void {
       visitor: visitor.layout,
       current: CONSOLE_PATHS.keys,
       body: html`<p>
-          A new key of the family <code>${key.family_id}</code> replaces <strong>${key.name}</strong> (<code>${key.display_prefix}…</code>), with the same
-          workspace and permissions. The old key keeps working until the time you choose, so you can deploy the new one first.
+          A new key replaces <strong>${key.name}</strong> (<code>${key.display_prefix}…</code>), with the same name, workspace and permissions. The old key
+          keeps working until the time you choose, so you can deploy the new one first.
         </p>
         ${postForm(
           keyPath(key.key_id, 'rotate'),
@@ -186,7 +226,10 @@ export function mountKeysPages(pages: ConsolePages): void {
       'Your new API key',
       rotated,
       201,
-      html`<p>The old key <code>${rotated.replaced_key_id}</code> stops working at ${dateText(rotated.replaced_key_expires_at)}.</p>`,
+      html`<p>
+        The old key of <strong>${rotated.name}</strong> (<span class="id">${rotated.replaced_key_id}</span>) stops working at
+        ${dateText(rotated.replaced_key_expires_at)}.
+      </p>`,
     );
   });
 
@@ -201,16 +244,14 @@ export function mountKeysPages(pages: ConsolePages): void {
           Revoking <strong>${key.name}</strong> (<code>${key.display_prefix}…</code>, <code>${key.key_id}</code>) refuses its very next request. This cannot be
           undone.
         </p>
-        ${postForm(keyPath(key.key_id, 'revoke'), visitor.csrf, html`<button type="submit" class="danger">Revoke key</button>`, {
-          confirm: `Revoke ${key.name}? Its next request will be refused.`,
-        })}`,
+        ${postForm(keyPath(key.key_id, 'revoke'), visitor.csrf, html`<button type="submit" class="danger">Revoke key</button>`)}`,
     });
   });
 
   pages.post('/console/keys/:key_id/revoke', async (ctx, visitor, _form, { road }) => {
-    const keyId = (await keyOf(ctx, visitor)).key_id;
+    const key = await keyOf(ctx, visitor);
     requireAdmin(visitor);
-    await road.run(ctx, visitor, 'console.keys.revoke', { params: { key_id: keyId }, body: {} });
-    seeOther(ctx, CONSOLE_PATHS.keys);
+    await road.run(ctx, visitor, 'console.keys.revoke', { params: { key_id: key.key_id }, body: {} });
+    seeOtherSaying(ctx, CONSOLE_PATHS.keys, `The key ${key.name} (${key.display_prefix}…) is revoked: its next request is refused.`);
   });
 }

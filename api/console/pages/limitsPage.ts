@@ -7,7 +7,7 @@ import type { LimitEntry } from '../../../core/limits/operationalLimits';
 import { Problem } from '../../../core/problems';
 import { errorNote, hidden, html, type Html } from '../../oauth/pageRendering';
 import { notAllowed } from '../consoleErrors';
-import { dateText, scrollingTable, seeOther, sendConsolePage } from '../consoleLayout';
+import { dateText, scrollingTable, seeOtherSaying, sendConsolePage } from '../consoleLayout';
 import type { ConsoleDeps, ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
 import type { ConsoleVisitor } from '../consoleVisitor';
@@ -38,17 +38,12 @@ export interface CapFormValues {
   requests_per_minute?: string;
 }
 
-/** What a change did, said on the page it returns to (a fixed set: nothing the request types is echoed). */
-const DONE: Record<string, string> = {
+/** What a change did, said on the page it returns to. */
+const DONE = {
   cap: 'The cap is set. It applies to the next request.',
   block: 'The operation is blocked for that scope.',
   clear: 'Cleared: the standard limit applies again.',
 };
-
-function doneNote(value: unknown): Html {
-  const text = typeof value === 'string' ? DONE[value] : undefined;
-  return text ? html`<p class="status" role="status">${text}</p>` : html``;
-}
 
 function pageNumber(value: unknown): number {
   return typeof value === 'string' && /^[1-9][0-9]{0,4}$/.test(value) ? Number(value) : 1;
@@ -60,9 +55,9 @@ function figure(n: number | null): string {
 
 function entryRow(e: LimitEntry): Html {
   return html`<tr>
-    <td><code>${e.operation}</code></td>
+    <td class="wrap"><code>${e.operation}</code></td>
     <td>${scopeLabel(e.scope.type)}</td>
-    <td><code>${e.scope.id}</code></td>
+    <td class="wrap"><span class="id">${e.scope.id}</span></td>
     <td>${e.status}</td>
     <td>${e.source}</td>
     <td>${figure(e.requests_per_second)}</td>
@@ -75,9 +70,9 @@ function entryRow(e: LimitEntry): Html {
 function overrideRow(o: LimitOverride, visitor: ConsoleVisitor): Html {
   const customers = setByOf(o) === 'customer';
   return html`<tr>
-    <td><code>${o.operation}</code></td>
+    <td class="wrap"><code>${o.operation}</code></td>
     <td>${scopeLabel(o.scopeType)}</td>
-    <td><code>${o.scopeId}</code></td>
+    <td class="wrap"><span class="id">${o.scopeId}</span></td>
     <td>${o.kind === 'block' ? 'Blocked' : `${o.requestsPerMinute} per minute`}</td>
     <td>${customers ? 'Your organization' : 'The service operator'}</td>
     <td>${dateText(o.updatedAt)}</td>
@@ -147,7 +142,7 @@ export async function sendLimitsPage(
       title: 'Limits',
       visitor: visitor.layout,
       current: CONSOLE_PATHS.limits,
-      body: html`${errorNote(form.message)} ${form.message ? '' : doneNote(ctx.query.done)}
+      body: html`${errorNote(form.message)}
         <h2>Request rate and in-flight limit</h2>
         <dl class="figures">
           <dt>Request rate</dt>
@@ -170,7 +165,7 @@ export async function sendLimitsPage(
         <p class="note">As <code>GET /v1/operational-limits</code> reports them, for the organization and every scope that has a cap or block.</p>
         ${scrollingTable(
           'Limits in force',
-          ['Operation', 'Applies to', 'Target', 'Status', 'Source', 'Per second', 'Per minute', 'In flight', 'Standard per min.'],
+          ['Operation', 'Applies to', 'Target', 'Status', 'Source', 'Per second', 'Per minute', 'In flight', 'Standard a minute'],
           shown.map(entryRow),
         )}
         <nav class="pager" aria-label="Pages of limits">
@@ -214,7 +209,7 @@ export function mountLimitsPage(pages: ConsolePages): void {
     if (visitor.role !== 'admin') throw notAllowed();
     await withFormKept(ctx, visitor, deps, form, async () => {
       await deps.road.run(ctx, visitor, 'console.limits.set_cap', { body: capBody(form) });
-      seeOther(ctx, `${CONSOLE_PATHS.limits}?done=cap`);
+      seeOtherSaying(ctx, CONSOLE_PATHS.limits, DONE.cap);
     });
   });
 
@@ -222,7 +217,7 @@ export function mountLimitsPage(pages: ConsolePages): void {
     if (visitor.role !== 'admin') throw notAllowed();
     await withFormKept(ctx, visitor, deps, form, async () => {
       await deps.road.run(ctx, visitor, 'console.limits.block', { body: capBody(form) });
-      seeOther(ctx, `${CONSOLE_PATHS.limits}?done=block`);
+      seeOtherSaying(ctx, CONSOLE_PATHS.limits, DONE.block);
     });
   });
 
@@ -231,7 +226,7 @@ export function mountLimitsPage(pages: ConsolePages): void {
     const { requests_per_minute: _ignored, ...body } = capBody(form);
     await withFormKept(ctx, visitor, deps, form, async () => {
       await deps.road.run(ctx, visitor, 'console.limits.clear', { body });
-      seeOther(ctx, `${CONSOLE_PATHS.limits}?done=clear`);
+      seeOtherSaying(ctx, CONSOLE_PATHS.limits, DONE.clear);
     });
   });
 }

@@ -56,7 +56,8 @@ export function mountOverviewPage(pages: ConsolePages): void {
       visitor: visitor.layout,
       current: CONSOLE_PATHS.overview,
       body: html`<p class="note">
-          Signed in as ${visitor.user.email}, ${visitor.role === 'admin' ? 'an admin' : 'a member'} of organization <code>${orgId}</code>.
+          Signed in as ${visitor.user.email}, ${visitor.role === 'admin' ? 'an admin' : 'a member'} of ${visitor.layout.orgName}
+          <span class="id">(${orgId})</span>.
         </p>
         <h2>Credits</h2>
         <dl class="figures">

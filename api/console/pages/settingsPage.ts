@@ -1,39 +1,28 @@
-import type { Context } from 'koa';
-import { html, type Html } from '../../oauth/pageRendering';
+import { html } from '../../oauth/pageRendering';
 import { notAllowed } from '../consoleErrors';
 import { sendConsolePage } from '../consoleLayout';
 import type { ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
-import type { ConsoleVisitor } from '../consoleVisitor';
-import { agentPolicySection, mountAgentPolicySection } from '../settings/agentPolicySection';
-import type { SettingsSection } from '../settings/settingsSection';
+import { mayReadSettings } from '../pageAccess';
+import { agentPolicySection } from '../settings/agentPolicySection';
+import { organizationNameSection } from '../settings/organizationNameSection';
+import type { SettingsSection, ShowSettings } from '../settings/settingsSection';
 
 /**
  * `/console/settings` "Settings" (admins; DECISIONS.md "Accounts, settings and AI application
- * allowances"): the organization's settings, one section per setting, each saved by its own form
- * and operation (sudo mode, audited).
+ * allowances"): the organization's settings, one section per module, in this order, each saved by
+ * its own form and operation (sudo mode, audited). A save's confirmation is the console's flash,
+ * shown by the layout in `<div role="status">`.
  */
-const SECTIONS: readonly SettingsSection[] = [agentPolicySection];
+const SETTINGS_SECTIONS: readonly SettingsSection[] = [organizationNameSection, agentPolicySection];
 
-const DONE: Record<string, string> = { agent_policy: 'The AI application policy is saved.' };
-
-async function sendSettings(ctx: Context, visitor: ConsoleVisitor, replaced: Html | null, status = 200): Promise<void> {
-  if (visitor.role !== 'admin') throw notAllowed('Only an admin of your organization can see and change its settings.');
-  const sections = replaced ? [replaced] : await Promise.all(SECTIONS.map((section) => section(ctx, visitor)));
-  const done = !replaced && typeof ctx.query.done === 'string' ? DONE[ctx.query.done] : undefined;
-  sendConsolePage(
-    ctx,
-    {
-      title: 'Settings',
-      visitor: visitor.layout,
-      current: CONSOLE_PATHS.settings,
-      body: html`${done ? html`<div class="status" role="status">${done}</div>` : ''} ${sections}`,
-    },
-    status,
-  );
-}
+const showSettings: ShowSettings = async (ctx, visitor, refused, status = 200) => {
+  if (!mayReadSettings(visitor.layout)) throw notAllowed('Only an admin of your organization can see and change its settings.');
+  const sections = await Promise.all(SETTINGS_SECTIONS.map((s) => s.render(ctx, visitor, refused?.section === s ? refused.kept : null)));
+  sendConsolePage(ctx, { title: 'Settings', visitor: visitor.layout, current: CONSOLE_PATHS.settings, body: html`${sections}` }, status);
+};
 
 export function mountSettingsPage(pages: ConsolePages): void {
-  pages.get(CONSOLE_PATHS.settings, (ctx, visitor) => sendSettings(ctx, visitor, null));
-  mountAgentPolicySection(pages, sendSettings);
+  pages.get(CONSOLE_PATHS.settings, (ctx, visitor) => showSettings(ctx, visitor, null));
+  for (const section of SETTINGS_SECTIONS) section.mount(pages, showSettings);
 }

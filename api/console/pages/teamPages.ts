@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { ALL_PERMISSIONS } from '../../../core/keys/permissions';
+import { ALL_PERMISSIONS, type Permission } from '../../../core/keys/permissions';
 import { beyondOwn } from '../../../core/keys/handingOn';
 import { notFound, Problem } from '../../../core/problems';
 import { roleOf } from '../../../core/users/adminSeats';
@@ -7,11 +7,12 @@ import { findUserOfOrg, pageOfUsersOfOrg } from '../../../core/users/store';
 import type { UserRecord } from '../../../core/users/users';
 import { errorNote, html, type Html } from '../../oauth/pageRendering';
 import { notAllowed } from '../consoleErrors';
-import { dateText, scrollingTable, secretBlock, seeOther, sendConsolePage } from '../consoleLayout';
+import { dateText, scrollingTable, secretBlock, seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
+import { READ_ONLY_NOTE } from '../pageAccess';
 import type { ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS, personPath } from '../consolePaths';
 import { requireSudoToOpen, type ConsoleVisitor } from '../consoleVisitor';
-import { permissionCheckboxes, postForm, selectInput, textInput } from '../formControls';
+import { permissionCheckboxes, postForm, postedPermissions, selectInput, textInput } from '../formControls';
 import { pageNumber, pager } from '../listPages';
 import { pendingInvitations, type InvitationAnswer, type InvitationView } from '../../../core/users/invitations';
 
@@ -40,7 +41,7 @@ function requireAdmin(visitor: ConsoleVisitor): void {
   if (visitor.role !== 'admin') throw notAllowed();
 }
 
-function ownPermissions(visitor: ConsoleVisitor): string[] {
+function ownPermissions(visitor: ConsoleVisitor): Permission[] {
   return ALL_PERMISSIONS.filter((p) => visitor.principal.scopes.includes(p));
 }
 
@@ -51,15 +52,15 @@ async function personOf(ctx: Context, visitor: ConsoleVisitor): Promise<UserReco
   return person;
 }
 
-function personRow(u: UserRecord, admin: boolean): Html {
-  return html`<tr>
-    <td>${u.email}</td>
-    <td>${roleOf(u)}</td>
-    <td class="wrap">${u.permissions.map((p, i) => html`${i ? ', ' : ''}<code>${p}</code>`)}</td>
-    <td>${u.lastSignInAt ? dateText(u.lastSignInAt) : 'Never'}</td>
-    <td>${statusOf(u)}</td>
-    <td>${admin ? html`<a href="${personPath(u._id)}" aria-label="Edit ${u.email}">Edit</a>` : ''}</td>
-  </tr>`;
+function personRow(u: UserRecord, admin: boolean): TableCell[] {
+  return [
+    { body: html`${u.email}<br /><span class="id">${u._id}</span>`, className: 'wrap name' },
+    { body: roleOf(u) },
+    { body: html`${u.permissions.map((p, i) => html`${i ? ', ' : ''}<code>${p}</code>`)}`, className: 'wrap' },
+    { body: u.lastSignInAt ? dateText(u.lastSignInAt) : 'Never' },
+    { body: statusOf(u) },
+    { body: admin ? html`<a href="${personPath(u._id)}" aria-label="Edit ${u.email}">Edit</a>` : '', className: 'actions' },
+  ];
 }
 
 /** A pending invitation's row: the same whether or not the address has an account anywhere. */
@@ -137,8 +138,8 @@ export function mountTeamPages(pages: ConsolePages): void {
       title: 'Team',
       visitor: visitor.layout,
       current: CONSOLE_PATHS.team,
-      body: html`${admin ? html`<p><a class="button" href="${CONSOLE_PATHS.invite}">Invite a person</a></p>` : ''}
-      ${scrollingTable(
+      body: html`${admin ? html`<p><a class="button" href="${CONSOLE_PATHS.invite}">Invite a person</a></p>` : html`<p class="note">${READ_ONLY_NOTE}</p>`}
+      ${stackingTable(
         'Team',
         ['Email', 'Role', 'Permissions', 'Last sign-in', 'Status', 'Actions'],
         people.map((u) => personRow(u, admin)),
@@ -173,7 +174,7 @@ export function mountTeamPages(pages: ConsolePages): void {
 
   pages.post(CONSOLE_PATHS.invite, async (ctx, visitor, form, { road }) => {
     requireAdmin(visitor);
-    const body = { email: form.get('email') ?? '', role: form.get('role') ?? '', permissions: form.getAll('permissions') };
+    const body = { email: form.get('email') ?? '', role: form.get('role') ?? '', permissions: postedPermissions(form, 'permissions', ownPermissions(visitor)) };
     const result = await road.run(ctx, visitor, 'console.team.invite', { body });
     const invitation = result.body as InvitationAnswer;
     sendConsolePage(
@@ -182,11 +183,9 @@ export function mountTeamPages(pages: ConsolePages): void {
         title: 'Invitation created',
         visitor: visitor.layout,
         current: CONSOLE_PATHS.team,
-        body: html`<p role="status">
-            <strong>${invitation.email}</strong> is invited as ${invitation.role}. Send them this one-time setup link; it is shown only this once and works
-            until ${dateText(invitation.setup_expires_at)}.
-          </p>
-          ${secretBlock(invitation.setup_url, 'The setup link')}
+        status: html`<strong>${invitation.email}</strong> is invited as ${invitation.role}. Send them this one-time setup link; it is shown only this once and
+          works until ${dateText(invitation.setup_expires_at)}.`,
+        body: html`${secretBlock(invitation.setup_url, 'The setup link')}
           <p><a href="${CONSOLE_PATHS.team}">Back to Team</a></p>`,
       },
       201,
@@ -200,23 +199,24 @@ export function mountTeamPages(pages: ConsolePages): void {
   });
 
   pages.post('/console/team/:user_id', async (ctx, visitor, form, { road }) => {
-    const userId = (await personOf(ctx, visitor))._id;
+    const person = await personOf(ctx, visitor);
+    const userId = person._id;
     requireAdmin(visitor);
     await onLastAdmin(ctx, visitor, async () => {
       await road.run(ctx, visitor, 'console.team.update', {
         params: { user_id: userId },
-        body: { role: form.get('role') ?? '', permissions: form.getAll('permissions') },
+        body: { role: form.get('role') ?? '', permissions: postedPermissions(form, 'permissions', ownPermissions(visitor)) },
       });
-      seeOther(ctx, CONSOLE_PATHS.team);
+      seeOtherSaying(ctx, CONSOLE_PATHS.team, `Saved: ${person.email}'s role and permissions are changed.`);
     });
   });
 
   pages.post('/console/team/:user_id/disable', async (ctx, visitor, _form, { road }) => {
-    const userId = (await personOf(ctx, visitor))._id;
+    const person = await personOf(ctx, visitor);
     requireAdmin(visitor);
     await onLastAdmin(ctx, visitor, async () => {
-      await road.run(ctx, visitor, 'console.team.disable', { params: { user_id: userId }, body: {} });
-      seeOther(ctx, CONSOLE_PATHS.team);
+      await road.run(ctx, visitor, 'console.team.disable', { params: { user_id: person._id }, body: {} });
+      seeOtherSaying(ctx, CONSOLE_PATHS.team, `${person.email} is disabled: signed out everywhere, and every application they connected is disconnected.`);
     });
   });
 }

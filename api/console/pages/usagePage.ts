@@ -23,6 +23,7 @@ import type { ConsolePages } from '../consolePages';
  * is a secret or a contact value; the ledger names key families by their names, never keys.
  */
 export const LEDGER_CSV_PATH = `${CONSOLE_PATHS.usage}/ledger.csv`;
+export const USAGE_CSV_PATH = `${CONSOLE_PATHS.usage}/usage.csv`;
 const LEDGER_PAGE = 50;
 
 export const USAGE_RANGES = {
@@ -72,6 +73,14 @@ export function ledgerFormOf(query: Record<string, unknown>): { form: LedgerForm
   };
 }
 
+/**
+ * An entry's amount with the sign the page shows: a charge takes credits away (negative), a grant
+ * and an opening balance add them, so the amounts of the whole ledger add up to the balance.
+ */
+export function ledgerAmount(e: Pick<LedgerEntryView, 'kind' | 'amount'>): number {
+  return e.kind === 'charge' ? -Math.abs(e.amount) : e.amount;
+}
+
 function queryString(values: Record<string, string | undefined>): string {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(values)) if (v) q.set(k, v);
@@ -80,9 +89,10 @@ function queryString(values: Record<string, string | undefined>): string {
 }
 
 function signedAmount(e: LedgerEntryView): string {
-  if (e.kind === 'charge') return `−${e.amount.toLocaleString('en')}`;
-  if (e.kind === 'grant') return `+${e.amount.toLocaleString('en')}`;
-  return `${e.amount.toLocaleString('en')} (opening balance)`;
+  const signed = ledgerAmount(e);
+  if (e.kind === 'charge') return `−${Math.abs(signed).toLocaleString('en')}`;
+  if (e.kind === 'grant') return `+${signed.toLocaleString('en')}`;
+  return `${signed.toLocaleString('en')} (opening balance)`;
 }
 
 function whatOf(e: LedgerEntryView): string {
@@ -192,11 +202,12 @@ export function mountUsagePage(pages: ConsolePages): void {
       current: CONSOLE_PATHS.usage,
       body: html`<h2>Charts</h2>
         ${rangeLinks(range, form)} ${barChart(creditsChart(points, chartRange))} ${barChart(requestsChart(points, chartRange))}
+        <p><a href="${USAGE_CSV_PATH}${queryString({ range })}" download>Download usage CSV</a></p>
         ${applicationSpendSection(byApplication, applicationNames)}
         <h2>Ledger</h2>
         <p class="note">Every grant and charge of the organization, newest first. Times are UTC; "To" includes the whole day.</p>
         ${filterForm(range, form, families)}
-        <p><a href="${LEDGER_CSV_PATH}${queryString({ ...form })}" download>Download CSV</a></p>
+        <p><a href="${LEDGER_CSV_PATH}${queryString({ ...form })}" download>Download ledger CSV</a></p>
         ${
           rows.length
             ? scrollingTable('Ledger entries', ['Receipt id', 'Operation', 'Key name', 'Amount', 'Balance after', 'Time'], rows)
@@ -218,8 +229,32 @@ export function mountUsagePage(pages: ConsolePages): void {
     const orgId = visitor.user.orgId;
     const { filter } = ledgerFormOf(ctx.query);
     const names = new Map((await keyFamiliesOf(orgId)).map((f) => [f.family_id, f.name]));
-    sendLedgerCsv(ctx, ledgerCsvColumns(names), allLedgerEntries(orgId, filter));
+    sendCsvExport(ctx, 'ledger.csv', ledgerCsvColumns(names), allLedgerEntries(orgId, filter));
   });
+
+  pages.download(USAGE_CSV_PATH, async (ctx, visitor) => {
+    const range: RangeName = text(ctx.query.range) in USAGE_RANGES ? (text(ctx.query.range) as RangeName) : DEFAULT_RANGE;
+    const { granularity, buckets } = USAGE_RANGES[range];
+    const now = Date.now();
+    const chartRange = rangeEndingAt(granularity, buckets, now);
+    const points = await usageSeries({ orgId: visitor.user.orgId, granularity, from: new Date(chartRange.fromMs), to: new Date(chartRange.toMs) }, now);
+    sendCsvExport(ctx, 'usage.csv', USAGE_CSV_COLUMNS, rowsOf(points));
+  });
+}
+
+/** The usage CSV: one row per bucket and operation, its requests by outcome and its credits (GET /v1/usage's points). */
+export const USAGE_CSV_COLUMNS: CsvColumn<UsagePoint>[] = [
+  { header: 'start', value: (p) => p.start },
+  { header: 'operation', value: (p) => p.operation },
+  { header: 'success', value: (p) => p.requests.success },
+  { header: 'client_error', value: (p) => p.requests.client_error },
+  { header: 'rate_limited', value: (p) => p.requests.rate_limited },
+  { header: 'server_error', value: (p) => p.requests.server_error },
+  { header: 'credits', value: (p) => p.credits },
+];
+
+async function* rowsOf<T>(rows: readonly T[]): AsyncGenerator<T> {
+  yield* rows;
 }
 
 export function ledgerCsvColumns(names: ReadonlyMap<string, string>): CsvColumn<LedgerEntryView>[] {
@@ -229,16 +264,17 @@ export function ledgerCsvColumns(names: ReadonlyMap<string, string>): CsvColumn<
     { header: 'operation', value: (e) => e.operation },
     { header: 'key_name', value: (e) => (e.family_id ? (names.get(e.family_id) ?? null) : null) },
     { header: 'family_id', value: (e) => e.family_id },
-    { header: 'amount', value: (e) => e.amount },
+    { header: 'amount', value: (e) => ledgerAmount(e) },
     { header: 'balance_after', value: (e) => e.balance_after },
     { header: 'time', value: (e) => e.time },
   ];
 }
 
-function sendLedgerCsv(ctx: Context, columns: CsvColumn<LedgerEntryView>[], rows: AsyncIterable<LedgerEntryView>): void {
+/** The one way the Usage page hands out a CSV: the ledger and the usage alike, streamed as the rows come. */
+function sendCsvExport<T>(ctx: Context, filename: string, columns: CsvColumn<T>[], rows: AsyncIterable<T>): void {
   setConsoleHeaders(ctx);
   ctx.status = 200;
   ctx.type = 'text/csv; charset=utf-8';
-  ctx.set('Content-Disposition', 'attachment; filename="ledger.csv"');
+  ctx.set('Content-Disposition', `attachment; filename="${filename}"`);
   ctx.body = csvStream(columns, rows);
 }

@@ -9,7 +9,7 @@ import { activeEndpointOf } from '../../../core/webhooks/webhookEndpoints';
 import { eventInOrg } from '../../../core/webhooks/store/eventStore';
 import { listDeliveries, type DeliveryView } from '../../../core/webhooks/webhookDeliveries';
 import { hidden, html, type Html } from '../../oauth/pageRendering';
-import { dateText, scrollingTable, seeOther, sendConsolePage } from '../consoleLayout';
+import { dateText, scrollingTable, seeOtherSaying, sendConsolePage } from '../consoleLayout';
 import type { ConsoleDeps, ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
 import type { ConsoleVisitor } from '../consoleVisitor';
@@ -102,7 +102,7 @@ function deliveryRow(d: DeliveryView, visitor: ConsoleVisitor, allowances: Reado
 
 function allowanceNote(endpointId: string, allowance: Allowance, several: boolean): Html {
   const whose = several ? html` (endpoint <code>${endpointId}</code>)` : '';
-  return html`<p role="status">
+  return html`<p>
     Replays left this hour: ${allowance.left}${whose}. ${allowance.left === 0 ? html`The next replay is allowed at ${nextAllowedHtml(allowance)}.` : ''}
   </p>`;
 }
@@ -175,6 +175,15 @@ async function deliveriesPage(ctx: Context, visitor: ConsoleVisitor, { config }:
   });
 }
 
+/** The stored body, indented for reading; as stored when it is not JSON. */
+function payloadText(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
+
 async function eventPage(ctx: Context, visitor: ConsoleVisitor, config: Config): Promise<void> {
   const eventId = String(ctx.params.event_id);
   const event = await eventInOrg(visitor.user.orgId, { eventId });
@@ -202,6 +211,9 @@ async function eventPage(ctx: Context, visitor: ConsoleVisitor, config: Config):
         <dd>${event.replays}</dd>
       </dl>
       <p><a href="${deliveriesHref({ workspace: event.workspaceId, event_id: eventId })}">Its attempts in Webhook deliveries</a></p>
+      <h2>Payload</h2>
+      <p class="note">The body every attempt of this event sends, byte for byte; it carries no personal data (the result is read with an API key).</p>
+      <pre class="payload"><code>${payloadText(event.body)}</code></pre>
       <h2>Attempts against the schedule</h2>
       ${timelineHtml(runs)}`,
   });
@@ -215,6 +227,10 @@ export function mountWebhookDeliveriesPages(pages: ConsolePages): void {
     const workspaceId = await deliveryWorkspace(visitor.user.orgId, id);
     const result = await road.run(ctx, actingIn(visitor, workspaceId), 'console.webhooks.replay', { params: { id }, body: {} });
     const accepted = result.body as { event_id: string };
-    seeOther(ctx, deliveriesHref({ workspace: workspaceId, event_id: accepted.event_id }));
+    seeOtherSaying(
+      ctx,
+      deliveriesHref({ workspace: workspaceId, event_id: accepted.event_id }),
+      `Replay started: event ${accepted.event_id} is being sent again; its new attempts are listed below.`,
+    );
   });
 }

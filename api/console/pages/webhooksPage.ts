@@ -3,7 +3,7 @@ import { decodeCursor, encodeCursor, endpointListScope } from '../../../core/web
 import type { EndpointRecord } from '../../../core/webhooks/store/records';
 import { listEndpoints } from '../../../core/webhooks/webhookEndpoints';
 import { hidden, html, type Html } from '../../oauth/pageRendering';
-import { dateText, secretBlock, seeOther, sendConsolePage } from '../consoleLayout';
+import { dateText, secretBlock, seeOtherSaying, sendConsolePage } from '../consoleLayout';
 import type { ConsoleDeps, ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
 import type { ConsoleVisitor } from '../consoleVisitor';
@@ -94,8 +94,8 @@ function secretPage(ctx: Context, visitor: ConsoleVisitor, secret: { secret: str
     title: 'Your new signing secret',
     visitor: visitor.layout,
     current: CONSOLE_PATHS.webhooks,
-    body: html`<p role="status">The signing secret of endpoint <code>${secret.endpoint_id}</code>. Copy it now: it is shown only this once.</p>
-      ${secretBlock(secret.secret, 'The new signing secret')}
+    status: html`The signing secret of endpoint <code>${secret.endpoint_id}</code>. Copy it now: it is shown only this once.`,
+    body: html`${secretBlock(secret.secret, 'The new signing secret')}
       <p>${secret.note}</p>
       <p><a href="${webhooksOf(secret.workspace)}">Back to Webhooks</a></p>`,
   });
@@ -151,14 +151,20 @@ export function mountWebhooksPage(pages: ConsolePages): void {
     const state = form.get('state');
     const body = state !== null ? { state } : { url: form.get('url') ?? '' };
     await road.run(ctx, actingIn(visitor, workspaceId), 'console.webhooks.update', { params: { id }, body });
-    seeOther(ctx, webhooksOf(workspaceId));
+    const done =
+      state === 'disabled'
+        ? 'The endpoint is disabled: nothing is sent to it until you enable it.'
+        : state === 'active'
+          ? 'The endpoint is enabled: the next event goes to it.'
+          : 'The endpoint URL is saved: the next attempt goes to it.';
+    seeOtherSaying(ctx, webhooksOf(workspaceId), done);
   });
 
   pages.post(WEBHOOK_OPERATION_PATHS.retire, async (ctx, visitor, _form, { road }) => {
     const id = String(ctx.params.id);
     const workspaceId = await endpointWorkspace(visitor.user.orgId, id);
     await road.run(ctx, actingIn(visitor, workspaceId), 'console.webhooks.retire', { params: { id }, body: {} });
-    seeOther(ctx, webhooksOf(workspaceId));
+    seeOtherSaying(ctx, webhooksOf(workspaceId), 'The endpoint is retired: nothing is sent to it any more.');
   });
 
   pages.post(WEBHOOK_OPERATION_PATHS.rotateSecret, async (ctx, visitor, _form, { road }) => {

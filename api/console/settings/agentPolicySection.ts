@@ -1,14 +1,13 @@
-import type { Context } from 'koa';
 import { agentPolicyOf } from '../../../core/oauth/agentPolicy';
 import type { AgentPolicy } from '../../../core/oauth/grantAllowance';
 import { Problem } from '../../../core/problems';
 import { errorNote, html, type Html } from '../../oauth/pageRendering';
 import { notAllowed } from '../consoleErrors';
-import type { ConsolePages } from '../consolePages';
+import { seeOtherSaying } from '../consoleLayout';
 import { CONSOLE_PATHS } from '../consolePaths';
 import { requireSudoMode, type ConsoleVisitor } from '../consoleVisitor';
 import { postForm, selectInput, textInput } from '../formControls';
-import type { SettingsSection } from './settingsSection';
+import { carriedValues, type SettingsSection } from './settingsSection';
 
 /**
  * Settings' "AI applications" section (DECISIONS.md "Accounts, settings and AI application
@@ -67,11 +66,7 @@ function renderSection(visitor: ConsoleVisitor, form: PolicyForm, message: strin
   </section>`;
 }
 
-/** The section as Settings shows it: the stored policy, or what the admin typed before confirming the password. */
-export const agentPolicySection: SettingsSection = async (ctx, visitor) => {
-  const carried = typedForm({ get: (name) => (typeof ctx.query[name] === 'string' ? (ctx.query[name] as string) : null) });
-  return renderSection(visitor, carried ?? formOf(await agentPolicyOf(visitor.user.orgId)), null);
-};
+const POLICY_FIELDS = ['agent_mode', 'default_daily_credits', 'max_daily_credits'] as const;
 
 function refusalText(problem: Problem): string {
   const errors = problem.extensions.errors as Array<{ field: string; message: string }> | undefined;
@@ -80,21 +75,32 @@ function refusalText(problem: Problem): string {
   return errors.map((e) => `${names[e.field] ?? 'AI applications may'}: ${e.message}.`).join(' ');
 }
 
-export function mountAgentPolicySection(
-  pages: ConsolePages,
-  sendSettings: (ctx: Context, visitor: ConsoleVisitor, replace: Html, status: number) => Promise<void>,
-): void {
-  pages.post(AGENT_POLICY_PATH, async (ctx, visitor, form, { road, now }) => {
-    if (visitor.role !== 'admin') throw notAllowed();
-    const typed = typedForm(form) ?? { agent_mode: '', default_daily_credits: '', max_daily_credits: '' };
-    if (!(await requireSudoMode(ctx, visitor, `${CONSOLE_PATHS.settings}?${new URLSearchParams({ ...typed })}`, now()))) return;
-    try {
-      await road.run(ctx, visitor, 'console.settings.agent_policy', { body: { ...typed } });
-    } catch (err) {
-      if (err instanceof Problem && err.status === 422) return sendSettings(ctx, visitor, renderSection(visitor, typed, refusalText(err)), 400);
-      throw err;
-    }
-    ctx.status = 303;
-    ctx.set('Location', `${CONSOLE_PATHS.settings}?done=agent_policy`);
-  });
-}
+/**
+ * The section as Settings shows it: what was typed and refused, or what the admin typed before
+ * confirming the password (carried in the query), or the stored policy.
+ */
+export const agentPolicySection: SettingsSection = {
+  async render(ctx, visitor, kept) {
+    if (kept)
+      return renderSection(visitor, typedForm({ get: (name) => kept.values[name] ?? null }) ?? formOf(await agentPolicyOf(visitor.user.orgId)), kept.message);
+    const carried = carriedValues(ctx, POLICY_FIELDS);
+    const typed = carried ? typedForm({ get: (name) => carried[name] ?? null }) : null;
+    return renderSection(visitor, typed ?? formOf(await agentPolicyOf(visitor.user.orgId)), null);
+  },
+  mount(pages, show) {
+    pages.post(AGENT_POLICY_PATH, async (ctx, visitor, form, { road, now }) => {
+      if (visitor.role !== 'admin') throw notAllowed();
+      const typed = typedForm(form) ?? { agent_mode: '', default_daily_credits: '', max_daily_credits: '' };
+      if (!(await requireSudoMode(ctx, visitor, `${CONSOLE_PATHS.settings}?${new URLSearchParams({ ...typed })}`, now()))) return;
+      try {
+        await road.run(ctx, visitor, 'console.settings.agent_policy', { body: { ...typed } });
+      } catch (err) {
+        if (err instanceof Problem && err.status === 422) {
+          return show(ctx, visitor, { section: agentPolicySection, kept: { values: { ...typed }, message: refusalText(err) } }, 400);
+        }
+        throw err;
+      }
+      seeOtherSaying(ctx, CONSOLE_PATHS.settings, 'The AI application policy is saved.');
+    });
+  },
+};
