@@ -6,7 +6,7 @@ import { Problem } from '../../../core/problems';
 import { errorNote, html, type Html } from '../../oauth/pageRendering';
 import { notAllowed } from '../consoleErrors';
 import { dateText, sendConsolePage, setConsoleHeaders, stackingTable, type TableCell } from '../consoleLayout';
-import { actorNames, type ActorName } from '../../../core/audit/actorNames';
+import { actorNames, type ActorName } from '../actorNames';
 import type { ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
 import { mayReadAuditLog } from '../pageAccess';

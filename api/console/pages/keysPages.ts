@@ -11,7 +11,7 @@ import { html, type Html } from '../../oauth/pageRendering';
 import { notAllowed } from '../consoleErrors';
 import { dateText, secretBlock, seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
 import { READ_ONLY_NOTE } from '../pageAccess';
-import { actorNames, type ActorName } from '../../../core/audit/actorNames';
+import { actorNames, type ActorName } from '../actorNames';
 import { currentKeysOf, type CurrentKey } from '../../../core/keys/keyFamilies';
 import type { ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS, keyPath } from '../consolePaths';

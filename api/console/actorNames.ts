@@ -1,6 +1,6 @@
-import { defaultKeyName } from '../keys/keyNames';
-import { namesOfKeys } from '../keys/store';
-import { emailsOfUsers } from '../users/store';
+import { defaultKeyName } from '../../core/keys/keyNames';
+import { namesOfKeys } from '../../core/keys/store';
+import { emailsOfUsers } from '../../core/users/store';
 
 /**
  * Who an actor is, as a person reads it (DECISIONS.md "Accounts, settings…": people by email,
