@@ -38,7 +38,9 @@ export type IdPrefix =
   | 'usr'
   | 'cg'
   | 'pcl'
-  | 'aud';
+  | 'aud'
+  | 'mail'
+  | 'inv';
 
 /** Opaque, prefixed, random ids (DECISIONS.md "Identity"). */
 export function newId(prefix: IdPrefix): string {

@@ -1,0 +1,53 @@
+import type { Config } from '../config';
+import { logger } from '../observability/logger';
+import { isStoreUnavailable } from '../store/storeUnavailable';
+import { deliverDueMail, type MailTransport } from './mailOutbox';
+import { smtpTransport } from './mailTransport';
+
+export interface MailSender {
+  /** One pass now (tests, and the loop). */
+  pass(): Promise<{ sent: number; failed: number }>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The mail sender, one in every API replica and worker: every MAIL_SENDER_INTERVAL_MS it hands
+ * the outbox's due mail to the mail server (mailOutbox.ts). Without SMTP_URL it does nothing and
+ * says so once: the mail waits.
+ */
+export function startMailSender(config: Config, opts: { transport?: MailTransport | null; now?: () => Date } = {}): MailSender {
+  const transport = opts.transport === undefined ? smtpTransport(config) : opts.transport;
+  const now = opts.now ?? (() => new Date());
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> = Promise.resolve();
+  if (!transport) logger.warn('SMTP_URL is not set: mail is kept in the outbox and sent once a process with SMTP_URL runs');
+
+  async function pass(): Promise<{ sent: number; failed: number }> {
+    if (!transport) return { sent: 0, failed: 0 };
+    const tally = await deliverDueMail(config, transport, now);
+    if (tally.failed) logger.warn(tally, 'mail sender: the mail server did not take a mail; it is tried again later');
+    return tally;
+  }
+
+  const tick = () => {
+    running = pass()
+      .catch((err) => {
+        const level = isStoreUnavailable(err) ? 'warn' : 'error';
+        logger[level]({ err: { name: (err as Error)?.name, message: (err as Error)?.message } }, 'mail sender pass failed');
+      })
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, config.mail.senderIntervalMs);
+      });
+  };
+  if (transport) timer = setTimeout(tick, config.mail.senderIntervalMs);
+
+  return {
+    pass,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
