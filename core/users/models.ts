@@ -22,6 +22,8 @@ const userSchema = new Schema(
     /** SHA-256 of the one-time setup token; null once used. */
     setupTokenHash: { type: String, default: null, index: true },
     setupExpiresAt: { type: Date, default: null },
+    /** What the current link is for: `invitation`, `setup` (the operator's) or `reset` (oneTimeLinks.ts). */
+    setupPurpose: { type: String, enum: ['invitation', 'setup', 'reset', null], default: null },
     disabledAt: { type: Date, default: null },
     /** The last successful password sign-in (the console's Team page shows it). */
     lastSignInAt: { type: Date, default: null },
@@ -58,3 +60,28 @@ const orgAdminCountSchema = new Schema(
   { versionKey: false },
 );
 export const OrgAdminCount = model('OrgAdminCount', orgAdminCountSchema, 'org_admin_counts');
+
+/**
+ * An invitation the console sent. Recorded alike whether the address was new (a person was made,
+ * `userId`, with a 7-day link) or already had an account (`userId` null: that address was mailed
+ * that it was invited), so the inviter sees the same answer and the same Team row either way.
+ */
+const invitationSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    orgId: { type: String, required: true, index: true },
+    workspaceId: { type: String, required: true },
+    email: { type: String, required: true },
+    role: { type: String, enum: ['admin', 'member'], required: true },
+    permissions: { type: [String], required: true },
+    userId: { type: String, default: null, index: true },
+    invitedBy: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+    /** When the last mailed link stops working. */
+    expiresAt: { type: Date, required: true },
+    lastSentAt: { type: Date, required: true },
+    status: { type: String, enum: ['pending', 'accepted', 'cancelled'], required: true },
+  },
+  { versionKey: false },
+);
+export const Invitation = model('Invitation', invitationSchema, 'invitations');

@@ -1,8 +1,8 @@
-import { BrowserSession, OrgAdminCount, User } from './models';
+import { BrowserSession, Invitation, OrgAdminCount, User } from './models';
 
 /**
- * The users area's store: the one module that reads and writes `users`, `browser_sessions` and
- * `org_admin_counts`. It answers with plain records; sign-in, roles and the last-admin rule
+ * The users area's store: the one module that reads and writes `users`, `browser_sessions`,
+ * `invitations` and `org_admin_counts`. It answers with plain records; sign-in, roles and the last-admin rule
  * live with the callers.
  */
 
@@ -20,6 +20,8 @@ export interface UserRecord {
   passwordHash: string | null;
   setupTokenHash: string | null;
   setupExpiresAt: Date | null;
+  /** What the current link is for (oneTimeLinks.ts); absent on documents written before it was kept: `setup`. */
+  setupPurpose?: 'invitation' | 'setup' | 'reset' | null;
   disabledAt: Date | null;
   /** The last successful sign-in; absent on documents written before it was kept. */
   lastSignInAt?: Date | null;
@@ -40,7 +42,7 @@ export interface BrowserSessionRecord {
 
 /** Stores a new person; a duplicate key error when the email is taken. */
 export async function insertUser(
-  user: Pick<UserRecord, '_id' | 'orgId' | 'workspaceId' | 'applicationId' | 'email' | 'permissions' | 'setupTokenHash' | 'setupExpiresAt'> & {
+  user: Pick<UserRecord, '_id' | 'orgId' | 'workspaceId' | 'applicationId' | 'email' | 'permissions' | 'setupTokenHash' | 'setupExpiresAt' | 'setupPurpose'> & {
     role: 'admin' | 'member';
   },
 ): Promise<void> {
@@ -83,8 +85,13 @@ export async function countActiveAdmins(orgId: string): Promise<number> {
 }
 
 /** Replaces the person's setup token (its hash) and when it expires. */
-export async function setSetupToken(userId: string, setupTokenHash: string, setupExpiresAt: Date): Promise<void> {
-  await User.updateOne({ _id: userId }, { $set: { setupTokenHash, setupExpiresAt } });
+export async function setSetupToken(
+  userId: string,
+  setupTokenHash: string,
+  setupExpiresAt: Date,
+  setupPurpose: 'invitation' | 'setup' | 'reset',
+): Promise<void> {
+  await User.updateOne({ _id: userId }, { $set: { setupTokenHash, setupExpiresAt, setupPurpose } });
 }
 
 /** Disables the person (and voids their setup token) unless already disabled; answers whether this call did. */
@@ -115,7 +122,7 @@ export async function recordSignInTime(userId: string, at: Date): Promise<void> 
 
 /** Sets the password hash and voids the setup token, if the person still holds that token. */
 export async function setPasswordThroughSetup(userId: string, setupTokenHash: string, passwordHash: string): Promise<void> {
-  await User.updateOne({ _id: userId, setupTokenHash }, { $set: { passwordHash, setupTokenHash: null, setupExpiresAt: null } });
+  await User.updateOne({ _id: userId, setupTokenHash }, { $set: { passwordHash, setupTokenHash: null, setupExpiresAt: null, setupPurpose: null } });
 }
 
 // ---- browser sessions ---------------------------------------------------------------------
@@ -164,4 +171,56 @@ export async function incrementAdminCount(orgId: string): Promise<void> {
 export async function decrementAdminCountAboveOne(orgId: string): Promise<boolean> {
   const taken = await OrgAdminCount.findOneAndUpdate({ _id: orgId, active: { $gt: 1 } }, { $inc: { active: -1 } }, { returnDocument: 'after' }).lean();
   return taken !== null;
+}
+
+// ---- invitations --------------------------------------------------------------------------
+
+export interface InvitationRecord {
+  _id: string;
+  orgId: string;
+  workspaceId: string;
+  email: string;
+  role: 'admin' | 'member';
+  permissions: string[];
+  /** The person made for it; null when the address already had an account. */
+  userId: string | null;
+  invitedBy: string;
+  createdAt: Date;
+  expiresAt: Date;
+  lastSentAt: Date;
+  status: 'pending' | 'accepted' | 'cancelled';
+}
+
+export async function insertInvitation(invitation: InvitationRecord): Promise<void> {
+  await Invitation.create(invitation);
+}
+
+/** An invitation of this organization, or null: another organization's reads as absent. */
+export async function findInvitationOfOrg(orgId: string, invitationId: string): Promise<InvitationRecord | null> {
+  return Invitation.findOne({ _id: invitationId, orgId }).lean<InvitationRecord>();
+}
+
+/** The organization's pending invitations, oldest first. */
+export async function pendingInvitationsOfOrg(orgId: string): Promise<InvitationRecord[]> {
+  return Invitation.find({ orgId, status: 'pending' }).sort({ createdAt: 1, _id: 1 }).lean<InvitationRecord[]>();
+}
+
+/** Records a new mailing of a pending invitation; false when it is no longer pending. */
+export async function markInvitationSent(invitationId: string, at: Date, expiresAt: Date): Promise<boolean> {
+  return (await Invitation.updateOne({ _id: invitationId, status: 'pending' }, { $set: { lastSentAt: at, expiresAt } })).modifiedCount === 1;
+}
+
+/** Moves a pending invitation to `status`; false when it was not pending any more. */
+export async function closeInvitation(invitationId: string, status: 'accepted' | 'cancelled'): Promise<boolean> {
+  return (await Invitation.updateOne({ _id: invitationId, status: 'pending' }, { $set: { status } })).modifiedCount === 1;
+}
+
+/** Accepts the pending invitations that made this person (their first password). */
+export async function acceptInvitationsOf(userId: string): Promise<void> {
+  await Invitation.updateMany({ userId, status: 'pending' }, { $set: { status: 'accepted' } });
+}
+
+/** Deletes a person who never set a password (a cancelled invitation's), so the address can be invited again. */
+export async function deleteUserWithoutPassword(userId: string): Promise<boolean> {
+  return (await User.deleteOne({ _id: userId, passwordHash: null })).deletedCount === 1;
 }

@@ -5,6 +5,7 @@ import { ApiKey } from '../../core/keys/models';
 import { BrowserSession, User } from '../../core/users/models';
 import { closeBrowser, launchBrowser } from '../support/browser';
 import { checkPage, setUpAndSignIn } from '../support/consoleBrowser';
+import { linkIn, Mailbox } from '../support/mailbox';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { adminCli, createUserWithCli, startSignInApi, uniqueEmail } from '../support/signInApi';
 import { submitWith } from '../support/signInPages';
@@ -21,6 +22,7 @@ const PASSWORD = 'correct horse battery staple 12';
 const ADMIN_PERMISSIONS = ['candidates.search', 'jobs.v1:read', 'limits.v1:read', 'audit.v1:read'];
 
 let srv: TestApi;
+let mailbox: Mailbox;
 let tenant: TestTenant;
 let browser: Browser;
 let context: BrowserContext;
@@ -28,7 +30,8 @@ let page: Page;
 const admin = { userId: '', email: uniqueEmail('admin') };
 
 beforeAll(async () => {
-  srv = await startSignInApi();
+  mailbox = await Mailbox.start();
+  srv = await startSignInApi({ SMTP_URL: mailbox.smtpUrl, MAIL_SENDER_INTERVAL_MS: '100' });
   tenant = await createTenant({ credits: 100 });
   browser = await launchBrowser();
   context = await browser.newContext();
@@ -37,6 +40,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await closeBrowser(browser);
   await srv?.close();
+  await mailbox?.stop();
 });
 
 const NAV = ['Overview', 'API keys', 'Limits', 'Budgets', 'Usage', 'Webhooks', 'Jobs', 'Team', 'Audit log', 'Connected applications'];
@@ -178,7 +182,7 @@ const member = { userId: '', email: uniqueEmail('member') };
 let memberContext: BrowserContext;
 let memberPage: Page;
 
-test('the admin invites a member on "Invite a person"; the setup link is shown once on "Invitation created"', async () => {
+test('the admin invites a member on "Invite a person"; the invitation is mailed, its row says "Invitation pending", and its link sets the password', async () => {
   await page.goto(`${srv.url}/console/team`);
   await page.getByRole('heading', { level: 1, name: 'Team' }).waitFor();
   await expectAccessible('team');
@@ -190,10 +194,16 @@ test('the admin invites a member on "Invite a person"; the setup link is shown o
   await page.getByLabel('Role', { exact: true }).selectOption({ label: 'Member' });
   await page.getByLabel('candidates.search', { exact: true }).check();
   await submitWith(page, 'Invite');
-  await page.getByRole('heading', { level: 1, name: 'Invitation created' }).waitFor();
-  const setupUrl = (await page.locator('code#new-secret').innerText()).trim();
-  expect(setupUrl.startsWith(`${srv.url}/api/oauth/setup?token=`)).toBe(true);
+  await page.getByRole('heading', { level: 1, name: 'Team' }).waitFor();
+  expect(await page.locator('div[role="status"]').innerText()).toContain('Invitation sent');
+  const row = page.getByRole('row').filter({ hasText: member.email });
+  expect(await row.getByRole('cell').nth(4).innerText()).toBe('Invitation pending');
+  expect(await row.getByRole('button', { name: `Resend invitation to ${member.email}` }).count()).toBe(1);
+  expect(await row.getByRole('button', { name: `Cancel invitation to ${member.email}` }).count()).toBe(1);
   await expectAccessible('team-invited');
+  const mail = await mailbox.waitFor(member.email, 'You are invited');
+  expect(mail.text).toContain(admin.email);
+  const setupUrl = linkIn(mail, `${srv.url}/api/oauth/setup?token=`);
 
   memberContext = await browser.newContext();
   memberPage = await memberContext.newPage();

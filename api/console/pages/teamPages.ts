@@ -6,13 +6,14 @@ import { findUserOfOrg, pageOfUsersOfOrg } from '../../../core/users/store';
 import type { UserRecord } from '../../../core/users/users';
 import { errorNote, html, type Html } from '../../oauth/pageRendering';
 import { notAllowed } from '../consoleErrors';
-import { dateText, scrollingTable, secretBlock, seeOther, sendConsolePage } from '../consoleLayout';
+import { dateText, scrollingTable, seeOther, sendConsolePage } from '../consoleLayout';
 import type { ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS, personPath } from '../consolePaths';
 import { requireSudo, type ConsoleVisitor } from '../consoleVisitor';
 import { permissionCheckboxes, postForm, selectInput, textInput } from '../formControls';
 import { pageNumber, pager } from '../listPages';
-import type { Invitation } from '../operations/teamOperations';
+import { pendingInvitations } from '../../../core/accounts/invitations';
+import type { InvitationRecord } from '../../../core/users/store';
 
 /**
  * "Team", "Invite a person" and "Edit person" (DECISIONS.md "Organization console"). Changing a
@@ -28,7 +29,49 @@ const ROLE_OPTIONS = [
 
 function statusOf(u: UserRecord): string {
   if (u.disabledAt) return 'disabled';
-  return u.passwordHash ? 'active' : 'invited';
+  return u.passwordHash ? 'active' : 'Invitation pending';
+}
+
+/** What a change did, said on Team (a fixed set: nothing the request typed is echoed). */
+const DONE: Record<string, string> = {
+  invited: 'Invitation sent. The link in it works for 7 days.',
+  resent: 'Invitation sent again with a new link; the earlier link no longer works.',
+  cancelled: 'Invitation cancelled; its link no longer works.',
+};
+
+function doneNote(value: unknown): Html {
+  const text = typeof value === 'string' ? DONE[value] : undefined;
+  return text ? html`<div class="status" role="status">${text}</div>` : html``;
+}
+
+function invitationPath(invitationId: string, action: 'resend' | 'cancel'): string {
+  return `/console/team/invitations/${encodeURIComponent(invitationId)}/${action}`;
+}
+
+function invitationRow(i: InvitationRecord, csrf: string, admin: boolean, now: Date): Html {
+  const expired = i.expiresAt <= now;
+  return html`<tr>
+    <td>${i.email}</td>
+    <td>${i.role}</td>
+    <td class="wrap">${i.permissions.map((p, n) => html`${n ? ', ' : ''}<code>${p}</code>`)}</td>
+    <td>Never</td>
+    <td>${expired ? 'Invitation expired' : 'Invitation pending'}</td>
+    <td>
+      ${
+        admin
+          ? html`${postForm(invitationPath(i._id, 'resend'), csrf, html`<button type="submit" aria-label="Resend invitation to ${i.email}">Resend invitation</button>`)}
+            ${postForm(
+              invitationPath(i._id, 'cancel'),
+              csrf,
+              html`<button type="submit" class="danger" aria-label="Cancel invitation to ${i.email}">Cancel invitation</button>`,
+              {
+                confirm: `Cancel the invitation to ${i.email}? Its link stops working.`,
+              },
+            )}`
+          : ''
+      }
+    </td>
+  </tr>`;
 }
 
 function requireAdmin(visitor: ConsoleVisitor): void {
@@ -110,17 +153,21 @@ export function mountTeamPages(pages: ConsolePages): void {
   pages.get(CONSOLE_PATHS.team, async (ctx, visitor) => {
     const page = pageNumber(ctx.query.page);
     const found = await pageOfUsersOfOrg(visitor.user.orgId, (page - 1) * PEOPLE_PER_PAGE, PEOPLE_PER_PAGE + 1);
-    const people = found.slice(0, PEOPLE_PER_PAGE);
+    const invitations = page === 1 ? await pendingInvitations(visitor.user.orgId) : [];
+    // A person made for a pending invitation is shown as that invitation.
+    const invited = new Set(invitations.map((i) => i.userId));
+    const people = found.slice(0, PEOPLE_PER_PAGE).filter((u) => !invited.has(u._id));
     const admin = visitor.role === 'admin';
+    const now = new Date();
     sendConsolePage(ctx, {
       title: 'Team',
       visitor: visitor.layout,
       current: CONSOLE_PATHS.team,
-      body: html`${admin ? html`<p><a class="button" href="${CONSOLE_PATHS.invite}">Invite a person</a></p>` : ''}
+      body: html`${doneNote(ctx.query.done)} ${admin ? html`<p><a class="button" href="${CONSOLE_PATHS.invite}">Invite a person</a></p>` : ''}
       ${scrollingTable(
         'Team',
         ['Email', 'Role', 'Permissions', 'Last sign-in', 'Status', 'Actions'],
-        people.map((u) => personRow(u, admin)),
+        [...people.map((u) => personRow(u, admin)), ...invitations.map((i) => invitationRow(i, visitor.csrf, admin, now))],
       )}
       ${pager(CONSOLE_PATHS.team, 'Pages of people', page, found.length > PEOPLE_PER_PAGE)}`,
     });
@@ -149,24 +196,20 @@ export function mountTeamPages(pages: ConsolePages): void {
     requireAdmin(visitor);
     if (form.get('role') === 'admin' && !(await requireSudo(ctx, visitor, CONSOLE_PATHS.invite))) return;
     const body = { email: form.get('email') ?? '', role: form.get('role') ?? '', permissions: form.getAll('permissions') };
-    const result = await road.run(ctx, visitor, 'console.team.invite', { body });
-    const invitation = result.body as Invitation;
-    sendConsolePage(
-      ctx,
-      {
-        title: 'Invitation created',
-        visitor: visitor.layout,
-        current: CONSOLE_PATHS.team,
-        body: html`<p role="status">
-            <strong>${invitation.email}</strong> is invited as ${invitation.role}. Send them this one-time setup link; it is shown only this once and works
-            until ${dateText(invitation.setup_expires_at)}.
-          </p>
-          ${secretBlock(invitation.setup_url, 'The setup link')}
-          <p><a href="${CONSOLE_PATHS.team}">Back to Team</a></p>`,
-      },
-      201,
-    );
+    await road.run(ctx, visitor, 'console.team.invite', { body });
+    seeOther(ctx, `${CONSOLE_PATHS.team}?done=invited`);
   });
+
+  for (const [action, operation, done] of [
+    ['resend', 'console.team.resend_invitation', 'resent'],
+    ['cancel', 'console.team.cancel_invitation', 'cancelled'],
+  ] as const) {
+    pages.post(`/console/team/invitations/:invitation_id/${action}`, async (ctx, visitor, _form, { road }) => {
+      requireAdmin(visitor);
+      await road.run(ctx, visitor, operation, { params: { invitation_id: String(ctx.params.invitation_id) }, body: {} });
+      seeOther(ctx, `${CONSOLE_PATHS.team}?done=${done}`);
+    });
+  }
 
   pages.get('/console/team/:user_id', async (ctx, visitor) => {
     const person = await personOf(ctx, visitor);
