@@ -1,0 +1,96 @@
+import type { Browser, Page } from 'playwright-core';
+import { listAuditEvents } from '../../core/audit/auditLog';
+import { OutboxMail } from '../../core/mail/models';
+import { closeBrowser, launchBrowser } from '../support/browser';
+import { checkPage, setUpAndSignIn } from '../support/consoleBrowser';
+import { createTenant, type TestTenant } from '../support/fixtures';
+import { linkIn, Mailbox } from '../support/mailbox';
+import { createUserWithCli, startSignInApi, uniqueEmail } from '../support/signInApi';
+import { signIn, submitWith } from '../support/signInPages';
+import type { TestApi } from '../support/testApi';
+
+/**
+ * People's accounts in chromium (DECISIONS.md "Accounts, settings …"), every mail read from a
+ * real SMTP receiver: "Forgot password?" → "Reset your password" → "Check your email" → the
+ * mailed link → "Choose a new password", which signs every other browser out and mails a notice.
+ */
+const PASSWORD = 'correct horse battery staple 12';
+const NEW_PASSWORD = 'another horse battery staple 34';
+
+let srv: TestApi;
+let mailbox: Mailbox;
+let tenant: TestTenant;
+let browser: Browser;
+
+beforeAll(async () => {
+  mailbox = await Mailbox.start();
+  srv = await startSignInApi({ SMTP_URL: mailbox.smtpUrl, MAIL_SENDER_INTERVAL_MS: '100' });
+  tenant = await createTenant();
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await closeBrowser(browser);
+  await srv?.close();
+  await mailbox?.stop();
+});
+
+async function askForReset(page: Page, email: string): Promise<{ status: number; text: string }> {
+  await page.goto(`${srv.url}/api/oauth/signin`);
+  await page.getByRole('link', { name: 'Forgot password?' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Reset your password' }).waitFor();
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  const [answer] = await Promise.all([
+    page.waitForResponse((r) => r.request().method() === 'POST'),
+    page.getByRole('button', { name: 'Send reset link' }).click(),
+  ]);
+  await page.getByRole('heading', { level: 1, name: 'Check your email' }).waitFor();
+  return { status: answer.status(), text: await page.locator('main').innerText() };
+}
+
+test('forgot password: the mailed link sets a new password, every other browser is signed out, a notice is mailed and the reset audited', async () => {
+  const email = uniqueEmail('forgetful');
+  const made = await createUserWithCli(srv, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions: ['candidates.search'] });
+  const elsewhere = await browser.newContext();
+  const other = await elsewhere.newPage();
+  await setUpAndSignIn(other, srv, made.setupUrl, email, PASSWORD);
+  expect(new URL(other.url()).pathname).toBe('/console/overview');
+
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const known = await askForReset(page, email);
+  expect(await page.locator('div[role="status"]').count()).toBe(1);
+  expect(await checkPage(page, 'reset-check-email')).toEqual([]);
+  const unknown = await askForReset(page, uniqueEmail('nobody'));
+  // The same status and the same words for an address without an account.
+  expect(unknown).toEqual(known);
+
+  const mail = await mailbox.waitFor(email, 'Reset your talent platform password');
+  await page.goto(linkIn(mail, `${srv.url}/api/oauth/setup?token=`));
+  await page.getByRole('heading', { level: 1, name: 'Choose a new password' }).waitFor();
+  expect(await checkPage(page, 'reset-choose')).toEqual([]);
+  await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+  await page.getByLabel('Confirm password', { exact: true }).fill(NEW_PASSWORD);
+  await submitWith(page, 'Set password');
+  await page.getByRole('heading', { level: 1, name: 'Password set' }).waitFor();
+
+  // The browser signed in with the old password is signed out.
+  await other.goto(`${srv.url}/console/overview`);
+  expect(new URL(other.url()).pathname).toBe('/api/oauth/signin');
+  // The old password no longer works; the new one does.
+  await signIn(other, email, PASSWORD);
+  expect(await other.getByRole('alert').innerText()).toContain('not correct');
+  await signIn(other, email, NEW_PASSWORD);
+  expect(new URL(other.url()).pathname).toBe('/console/overview');
+
+  const notice = await mailbox.waitFor(email, 'Your talent platform password was changed');
+  expect(notice.text).toContain(`${srv.url}/api/oauth/reset`);
+  // The link is used: opening it again is refused.
+  const again = await page.goto(linkIn(mail, `${srv.url}/api/oauth/setup?token=`));
+  expect(again?.status()).toBe(400);
+  const entries = (await listAuditEvents(tenant.orgId, { action: 'user.password_reset' })).data;
+  expect(entries).toEqual([expect.objectContaining({ actor: `user:${made.userId}`, target: made.userId, after: { user_id: made.userId, email } })]);
+  // Only the known address was mailed.
+  expect(await OutboxMail.countDocuments({ kind: 'password_reset' })).toBe(1);
+  await elsewhere.close();
+  await context.close();
+});
