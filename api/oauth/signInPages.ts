@@ -10,6 +10,7 @@ import { endSession, SESSION_TTL_MS, sessionUser, startSession } from '../../cor
 import { signIn, type DecoyPasswordHash } from '../../core/users/signIn';
 import { findSetupUser, type UserRecord } from '../../core/users/users';
 import { setPasswordThroughLink } from '../../core/accounts/passwordReset';
+import { signedInFromBrowser } from '../../core/accounts/securityNotices';
 import { completeAuthorization, errorPage, redirectTo, resumeAuthorization, storeOutagePage } from './authorizationFlow';
 import { errorNote, hidden, html, page, type Html } from './pageRendering';
 import { toolsResource } from './tokenEndpoint';
@@ -17,7 +18,18 @@ import { CONSOLE_PATHS } from '../console/consolePaths';
 import { scrollingTable, sendConsolePage } from '../console/consoleLayout';
 import { roleOf } from '../../core/users/adminSeats';
 import { safeReturnPath } from '../console/returnPath';
-import { clearSessionCookie, csrfToken, csrfValid, ensureSessionValue, readPageForm, sessionValueOf, setPageHeaders, setSessionCookie } from './pageSecurity';
+import {
+  clearSessionCookie,
+  csrfToken,
+  csrfValid,
+  ensureSessionValue,
+  knownBrowserOf,
+  readPageForm,
+  sessionValueOf,
+  setKnownBrowserCookie,
+  setPageHeaders,
+  setSessionCookie,
+} from './pageSecurity';
 import {
   CONNECTIONS_PAGE_PATH,
   CONSENT_PAGE_PATH,
@@ -182,6 +194,8 @@ async function signInSubmit(ctx: Context, config: Config, decoy: DecoyPasswordHa
   await endSession(sessionValueOf(ctx, config));
   const session = await startSession(result.user._id);
   setSessionCookie(ctx, config, session.value, Math.floor(SESSION_TTL_MS / 1000));
+  const browserValue = await signedInFromBrowser(config, result.user, knownBrowserOf(ctx, config), { userAgent: ctx.get('User-Agent'), at: new Date() });
+  setKnownBrowserCookie(ctx, config, browserValue);
   if (handle) return resumeAuthorization(ctx, config, handle, result.user);
   redirectTo(ctx, landingOf(form.get('return_to')));
 }

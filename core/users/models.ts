@@ -25,6 +25,8 @@ const userSchema = new Schema(
     /** What the current link is for: `invitation`, `setup` (the operator's) or `reset` (oneTimeLinks.ts). */
     setupPurpose: { type: String, enum: ['invitation', 'setup', 'reset', null], default: null },
     disabledAt: { type: Date, default: null },
+    /** SHA-256 of the browser values the person signed in from (core/accounts/securityNotices.ts). */
+    knownBrowsers: { type: [String], default: undefined },
     /** The last successful password sign-in (the console's Team page shows it). */
     lastSignInAt: { type: Date, default: null },
   },

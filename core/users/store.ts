@@ -23,6 +23,8 @@ export interface UserRecord {
   /** What the current link is for (oneTimeLinks.ts); absent on documents written before it was kept: `setup`. */
   setupPurpose?: 'invitation' | 'setup' | 'reset' | null;
   disabledAt: Date | null;
+  /** SHA-256 of the browser values this person signed in from (core/accounts/securityNotices.ts), newest last. */
+  knownBrowsers?: string[];
   /** The last successful sign-in; absent on documents written before it was kept. */
   lastSignInAt?: Date | null;
   createdAt?: Date;
@@ -114,6 +116,10 @@ export async function changeUserRole(userId: string, role: 'admin' | 'member', d
 
 export async function setUserPermissionSet(userId: string, permissions: string[]): Promise<void> {
   await User.updateOne({ _id: userId }, { $set: { permissions } });
+}
+
+export async function setKnownBrowsers(userId: string, knownBrowsers: string[]): Promise<void> {
+  await User.updateOne({ _id: userId }, { $set: { knownBrowsers } });
 }
 
 export async function recordSignInTime(userId: string, at: Date): Promise<void> {

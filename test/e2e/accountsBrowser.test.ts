@@ -94,3 +94,48 @@ test('forgot password: the mailed link sets a new password, every other browser 
   await elsewhere.close();
   await context.close();
 });
+
+test('a sign-in from a new browser and a new API key are told by mail: the browser to its person, the key to every admin', async () => {
+  const email = uniqueEmail('admin');
+  const otherAdmin = uniqueEmail('admin2');
+  const made = await createUserWithCli(srv, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions: ['candidates.search'], role: 'admin' });
+  const second = await createUserWithCli(srv, {
+    orgId: tenant.orgId,
+    workspaceId: tenant.workspaceId,
+    email: otherAdmin,
+    permissions: ['candidates.search'],
+    role: 'admin',
+  });
+  const first = await browser.newContext();
+  const page = await first.newPage();
+  // The first sign-in ever is no news.
+  await setUpAndSignIn(page, srv, made.setupUrl, email, PASSWORD);
+  const secondAdmin = await (await browser.newContext()).newPage();
+  await setUpAndSignIn(secondAdmin, srv, second.setupUrl, otherAdmin, PASSWORD);
+
+  const laptop = await browser.newContext({ userAgent: 'Mozilla/5.0 (Test laptop) Chromium' });
+  const lp = await laptop.newPage();
+  await lp.goto(`${srv.url}/api/oauth/signin`);
+  await signIn(lp, email, PASSWORD);
+  const notice = await mailbox.waitFor(email, 'New sign-in to your talent platform account');
+  expect(notice.text).toContain('Test laptop');
+  // Signing in again from a browser already known sends nothing more.
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.waitForURL(/signin/);
+  await signIn(page, email, PASSWORD);
+  expect(new URL(page.url()).pathname).toBe('/console/overview');
+
+  await page.goto(`${srv.url}/console/keys/new`);
+  await page.getByLabel('Name', { exact: true }).fill('Nightly export');
+  await page.getByLabel('candidates.search', { exact: true }).check();
+  await submitWith(page, 'Create key');
+  await page.getByRole('heading', { level: 1, name: 'Your new API key' }).waitFor();
+  for (const admin of [email, otherAdmin]) {
+    const mail = await mailbox.waitFor(admin, 'A new API key was created in your organization');
+    expect(mail.text).toContain(`${email} created the API key "Nightly export"`);
+    expect(mail.text).not.toContain('sk_live');
+  }
+  expect(mailbox.to(email).filter((m) => m.subject.startsWith('New sign-in'))).toHaveLength(1);
+  await first.close();
+  await laptop.close();
+});
