@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { listAuditEvents } from '../../core/audit/auditLog';
 import { OutboxMail } from '../../core/mail/models';
 import { closeBrowser, launchBrowser } from '../support/browser';
-import { checkPage, setUpAndSignIn } from '../support/consoleBrowser';
+import { checkPage, setUpAndSignIn, sidewaysScrolling } from '../support/consoleBrowser';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { linkIn, Mailbox } from '../support/mailbox';
 import { createUserWithCli, startSignInApi, uniqueEmail } from '../support/signInApi';
@@ -138,4 +138,36 @@ test('a sign-in from a new browser and a new API key are told by mail: the brows
   expect(mailbox.to(email).filter((m) => m.subject.startsWith('New sign-in'))).toHaveLength(1);
   await first.close();
   await laptop.close();
+});
+
+test('Team lists many pending invitations with long addresses: nothing scrolls sideways at 375, 1,280 and 1,440 px, and axe finds nothing serious', async () => {
+  const made = await createUserWithCli(srv, {
+    orgId: tenant.orgId,
+    workspaceId: tenant.workspaceId,
+    email: uniqueEmail('team-admin'),
+    permissions: ['candidates.search', 'jobs.v1:read'],
+    role: 'admin',
+  });
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await setUpAndSignIn(page, srv, made.setupUrl, made.email, PASSWORD);
+  for (let i = 0; i < 12; i++) {
+    await page.goto(`${srv.url}/console/team/invite`);
+    await page.getByLabel('Email', { exact: true }).fill(uniqueEmail(`maximiliana.rodriguez-vanderberg${i}`));
+    await page.getByLabel('candidates.search', { exact: true }).check();
+    if (i % 2) await page.getByLabel('jobs.v1:read', { exact: true }).check();
+    await submitWith(page, 'Invite');
+  }
+  await page.getByRole('heading', { level: 1, name: 'Team' }).waitFor();
+  expect(await page.locator('div[role="status"]').innerText()).toBe('Invitation sent. The link in it works for 7 days.');
+  expect(await page.getByRole('button', { name: 'Resend invitation' }).count()).toBeGreaterThanOrEqual(12);
+  expect(await checkPage(page, 'team-invitations')).toEqual([]);
+  for (const width of [375, 1280, 1440]) {
+    expect(await sidewaysScrolling(page, width)).toEqual([]);
+    if (process.env.CONSOLE_SHOTS) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.screenshot({ path: `/tmp/console-shots/team-invitations-${width}.png`, fullPage: true });
+    }
+  }
+  await context.close();
 });

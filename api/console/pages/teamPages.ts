@@ -6,7 +6,7 @@ import { findUserOfOrg, pageOfUsersOfOrg } from '../../../core/users/store';
 import type { UserRecord } from '../../../core/users/users';
 import { errorNote, html, type Html } from '../../oauth/pageRendering';
 import { notAllowed } from '../consoleErrors';
-import { dateText, scrollingTable, seeOther, sendConsolePage } from '../consoleLayout';
+import { dateText, seeOther, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
 import type { ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS, personPath } from '../consolePaths';
 import { requireSudo, type ConsoleVisitor } from '../consoleVisitor';
@@ -48,30 +48,32 @@ function invitationPath(invitationId: string, action: 'resend' | 'cancel'): stri
   return `/console/team/invitations/${encodeURIComponent(invitationId)}/${action}`;
 }
 
-function invitationRow(i: InvitationRecord, csrf: string, admin: boolean, now: Date): Html {
+function permissionList(permissions: readonly string[]): Html {
+  return html`${permissions.map((p, n) => html`${n ? ', ' : ''}<code>${p}</code>`)}`;
+}
+
+function invitationRow(i: InvitationRecord, csrf: string, admin: boolean, now: Date): TableCell[] {
   const expired = i.expiresAt <= now;
-  return html`<tr>
-    <td>${i.email}</td>
-    <td>${i.role}</td>
-    <td class="wrap">${i.permissions.map((p, n) => html`${n ? ', ' : ''}<code>${p}</code>`)}</td>
-    <td>Never</td>
-    <td>${expired ? 'Invitation expired' : 'Invitation pending'}</td>
-    <td>
-      ${
-        admin
-          ? html`${postForm(invitationPath(i._id, 'resend'), csrf, html`<button type="submit" aria-label="Resend invitation to ${i.email}">Resend invitation</button>`)}
-            ${postForm(
-              invitationPath(i._id, 'cancel'),
-              csrf,
-              html`<button type="submit" class="danger" aria-label="Cancel invitation to ${i.email}">Cancel invitation</button>`,
-              {
-                confirm: `Cancel the invitation to ${i.email}? Its link stops working.`,
-              },
-            )}`
-          : ''
-      }
-    </td>
-  </tr>`;
+  return [
+    { body: i.email, className: 'wrap' },
+    { body: i.role },
+    { body: permissionList(i.permissions), className: 'wrap' },
+    { body: 'Never' },
+    { body: expired ? 'Invitation expired' : 'Invitation pending' },
+    {
+      body: admin
+        ? html`${postForm(invitationPath(i._id, 'resend'), csrf, html`<button type="submit" aria-label="Resend invitation to ${i.email}">Resend invitation</button>`)}
+          ${postForm(
+            invitationPath(i._id, 'cancel'),
+            csrf,
+            html`<button type="submit" class="danger" aria-label="Cancel invitation to ${i.email}">Cancel invitation</button>`,
+            {
+              confirm: `Cancel the invitation to ${i.email}? Its link stops working.`,
+            },
+          )}`
+        : '',
+    },
+  ];
 }
 
 function requireAdmin(visitor: ConsoleVisitor): void {
@@ -89,15 +91,15 @@ async function personOf(ctx: Context, visitor: ConsoleVisitor): Promise<UserReco
   return person;
 }
 
-function personRow(u: UserRecord, admin: boolean): Html {
-  return html`<tr>
-    <td>${u.email}</td>
-    <td>${roleOf(u)}</td>
-    <td class="wrap">${u.permissions.map((p, i) => html`${i ? ', ' : ''}<code>${p}</code>`)}</td>
-    <td>${u.lastSignInAt ? dateText(u.lastSignInAt) : 'Never'}</td>
-    <td>${statusOf(u)}</td>
-    <td>${admin ? html`<a href="${personPath(u._id)}" aria-label="Edit ${u.email}">Edit</a>` : ''}</td>
-  </tr>`;
+function personRow(u: UserRecord, admin: boolean): TableCell[] {
+  return [
+    { body: u.email, className: 'wrap' },
+    { body: roleOf(u) },
+    { body: permissionList(u.permissions), className: 'wrap' },
+    { body: u.lastSignInAt ? dateText(u.lastSignInAt) : 'Never' },
+    { body: statusOf(u) },
+    { body: admin ? html`<a href="${personPath(u._id)}" aria-label="Edit ${u.email}">Edit</a>` : '' },
+  ];
 }
 
 function editPage(ctx: Context, visitor: ConsoleVisitor, person: UserRecord, message: string | null, status = 200): void {
@@ -164,7 +166,7 @@ export function mountTeamPages(pages: ConsolePages): void {
       visitor: visitor.layout,
       current: CONSOLE_PATHS.team,
       body: html`${doneNote(ctx.query.done)} ${admin ? html`<p><a class="button" href="${CONSOLE_PATHS.invite}">Invite a person</a></p>` : ''}
-      ${scrollingTable(
+      ${stackingTable(
         'Team',
         ['Email', 'Role', 'Permissions', 'Last sign-in', 'Status', 'Actions'],
         [...people.map((u) => personRow(u, admin)), ...invitations.map((i) => invitationRow(i, visitor.csrf, admin, now))],
