@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import { logger } from '../observability/logger';
-import { isStoreUnavailable } from '../store/storeUnavailable';
+import { runEvery } from '../periodicPass';
 import { deliverDueMail, type MailTransport } from './mailOutbox';
 import { smtpTransport } from './mailTransport';
 
@@ -18,9 +18,6 @@ export interface MailSender {
 export function startMailSender(config: Config, opts: { transport?: MailTransport | null; now?: () => Date } = {}): MailSender {
   const transport = opts.transport === undefined ? smtpTransport(config) : opts.transport;
   const now = opts.now ?? (() => new Date());
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> = Promise.resolve();
   if (!transport) logger.warn('SMTP_URL is not set: mail is kept in the outbox and sent once a process with SMTP_URL runs');
 
   async function pass(): Promise<{ sent: number; failed: number }> {
@@ -30,24 +27,6 @@ export function startMailSender(config: Config, opts: { transport?: MailTranspor
     return tally;
   }
 
-  const tick = () => {
-    running = pass()
-      .catch((err) => {
-        const level = isStoreUnavailable(err) ? 'warn' : 'error';
-        logger[level]({ err: { name: (err as Error)?.name, message: (err as Error)?.message } }, 'mail sender pass failed');
-      })
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, config.mail.senderIntervalMs);
-      });
-  };
-  if (transport) timer = setTimeout(tick, config.mail.senderIntervalMs);
-
-  return {
-    pass,
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  const loop = transport ? runEvery(config.mail.senderIntervalMs, pass, 'mail sender') : null;
+  return { pass, stop: async () => loop?.stop() };
 }
