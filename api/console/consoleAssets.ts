@@ -91,7 +91,7 @@ dl.facts dd{margin:0;overflow-wrap:anywhere}
 .stacking table,.stacking tbody,.stacking tr,.stacking td{display:block}
 .stacking tr{padding:.35rem 0;border-bottom:1px solid var(--line)}
 .stacking tbody tr:last-child{border-bottom:0}
-.stacking td{border-bottom:0;white-space:normal;padding:.2rem .6rem}
+.stacking td{border-bottom:0;white-space:normal;overflow-wrap:anywhere;padding:.2rem .6rem}
 .stacking td[data-label]{display:grid;grid-template-columns:6rem minmax(0,1fr);gap:0 .75rem}
 .stacking td[data-label]::before{content:attr(data-label);font-weight:600}
 .stacking td code{white-space:normal;overflow-wrap:anywhere}
