@@ -10,9 +10,9 @@ module.exports = {
   // time is spent waiting (on Temporal, on the store, on child processes), and each file has its
   // own database, task queue and organizations (test/support/testConfig.ts).
   maxWorkers: 3,
-  // A file leaves part of its modules behind in the worker's heap (about 30 to 100 MB each, up
-  // to 1.2 GB a worker by the end), and every garbage collection then walks all of it: a worker
-  // past this size after a file is replaced by a fresh one.
+  // A file leaves part of its modules behind in the worker's heap, which grows with every file,
+  // and every garbage collection then walks all of it: a worker past this size after a file is
+  // replaced by a fresh one.
   workerIdleMemoryLimit: '300MB',
   // The slowest files first, also without the timing cache of a previous run.
   testSequencer: '<rootDir>/test/support/testSequencer.cjs',

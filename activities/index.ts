@@ -1,7 +1,7 @@
 import type { Config } from '../core/config';
 import type { TemporalClients } from '../core/temporal/client';
 import type { UsageCounters } from '../core/usage/usageCounters';
-import type { LookupAll } from '../core/webhooks/destinationPolicy';
+import type { LookupAll } from '../core/outbound/destinationPolicy';
 import type { EagerDeliveryStarts } from '../core/webhooks/jobCompletedEvent';
 import { createContactActivities } from './contacts';
 import { createDeliveryActivities } from './deliveries';

@@ -21,7 +21,8 @@ import { consoleRouter } from './console/consoleRouter';
 import { oauthRouter } from './oauth/router';
 import { publicOpenApi } from './reference/publicDocument';
 import { referenceRouter } from './reference/referencePage';
-import { mountRoutes, type RouteSpec } from './routeSpec';
+import { mountRoutes } from './mountRoutes';
+import type { RouteSpec } from './routeSpec';
 import { healthRouter, type Probes } from './routes/health';
 import { v1Routes } from './routes/index';
 

@@ -7,7 +7,7 @@ import { logger } from '../core/observability/logger';
 import { pingTemporal } from '../core/temporal/client';
 import { describeTemporalConnection } from '../core/temporal/connectionOptions';
 import { UsageCounters } from '../core/usage/usageCounters';
-import { startWorkflowStarter } from '../core/temporal/workflowStarter';
+import { startWorkflowStarter } from '../core/starters/workflowStarter';
 import { startMailSender } from '../core/mail/mailSender';
 import { createApp } from './app';
 import { answerClientErrors } from './clientErrors';

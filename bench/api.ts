@@ -45,11 +45,10 @@ const RATE = Number(process.env.BENCH_RATE ?? 1000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 /**
- * Load before any measurement, at the common rate. With 3 s, the first 4 s of a 20 s measurement
- * still had p99 of 21-40 ms and the rest 9-18 ms (a freshly started API and store warming up:
- * optimized code, heap sizes, the store's caches); after 15 s the whole measurement had p99 13 ms.
- * The target is about a service that has been running, so the default is 10 s; BENCH_WARMUP_SECONDS=3
- * shows the younger service.
+ * Load before any measurement, at the common rate: a freshly started API and store are still warming
+ * up (optimized code, heap sizes, the store's caches) and their tail latency is several times the
+ * settled one. The target is about a service that has been running, so the default warm-up is long;
+ * a short BENCH_WARMUP_SECONDS shows the younger service.
  */
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 10);
 /** BENCH_SCENARIOS=common, capacity or usage (comma-separated) runs those (default all). */
@@ -58,7 +57,7 @@ const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'common,capacity,usage
  * Each common-case measurement starts with this much of the same load, not counted: after the
  * pause that lets the service settle, every organization's cached key and settings (READ_CACHE_MS,
  * 1 s) have expired, and 50 organizations missing at the same instant is a start-up, not the
- * steady state the target is about (it alone made p99 0.2–2 s at 400 req/s).
+ * steady state the target is about (its misses alone would dominate the tail).
  */
 const LEAD_IN_SECONDS = 2;
 

@@ -24,7 +24,7 @@ import { loadConfig } from '../core/config';
 import { createClient } from '../core/oauth/clients';
 import { logger } from '../core/observability/logger';
 import { closeDeps, openDeps } from '../core/deps';
-import { seedPeople } from '../core/talent/seedPeople';
+import { seedPeople } from '../scripts/seeding/seedPeople';
 import { benchOrganization, startBenchStack } from './benchStack';
 import { startApiProcess } from '../test/support/apiProcess';
 import type { LoadResult, LoadTarget } from './loadGenerator';

@@ -33,18 +33,19 @@ import { ALL_PERMISSIONS } from '../core/keys/permissions';
 import { logger } from '../core/observability/logger';
 import { openStore } from '../core/store/connection';
 import { runSearch } from '../core/talent/rankCandidates';
-import { generatePerson } from '../core/talent/generator';
+import { generatePerson } from '../scripts/seeding/generator';
 import { closeDeps, createDeps, type Deps } from '../core/deps';
-import { SearchIndexBuilder, type SearchIndex } from '../core/talent/searchIndex';
-import { peopleCount, seedPeople } from '../core/talent/seedPeople';
+import { SearchIndexBuilder } from '../core/talent/searchIndex';
+import type { SearchIndex } from '../core/talent/searchIndexColumns';
+import { peopleCount, seedPeople } from '../scripts/seeding/seedPeople';
 import { BUILT_IN_SOURCE_ID } from '../core/talent/sources';
 import { createOrganization } from '../core/tenancy/provisioning';
 import { parseArgs } from '../scripts/admin/command';
 import { applyDevEnvDefaults } from '../scripts/devEnv';
 import { REUSE_IDS, REUSE_P95_MS, UNLOCK_P95_MS, randomOrdinal, seedRetrievedContacts, stats, timeReuseLookups, timeUnlockReads } from './storeLookupTimings';
 import { profileStoreCommands } from './storeProfile';
-import { personIdFor } from '../core/talent/generator';
-import { DEFAULT_PEOPLE_SEED } from '../core/talent/seedPeople';
+import { personIdFor } from '../scripts/seeding/generator';
+import { DEFAULT_PEOPLE_SEED } from '../scripts/seeding/seedPeople';
 
 const QUERIES = [
   'software engineer',

@@ -4,9 +4,9 @@
  * Targets at 1,000,000 people: unlock p95 <= 50 ms; a 100-person job's reuse lookup p95 <= 100 ms.
  */
 import { insertRetrievedContacts, retrievedContactExists, retrievedContactId, retrievedContactsSince, type RetrievedContactDoc } from '../core/jobs/store';
-import { personIdFor } from '../core/talent/generator';
+import { personIdFor } from '../scripts/seeding/generator';
 import { findPersonProfile } from '../core/talent/store';
-import { DEFAULT_PEOPLE_SEED } from '../core/talent/seedPeople';
+import { DEFAULT_PEOPLE_SEED } from '../scripts/seeding/seedPeople';
 
 export const REUSE_ORG = 'org_storeLookupsBench0000';
 export const REUSE_IDS = 100;

@@ -27,9 +27,9 @@ import mongoose from 'mongoose';
 import { loadConfig } from '../core/config';
 import { anyRetrievedContactOf, retrievedContactsSince, touchRetrievedContact } from '../core/jobs/store';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
-import { personIdFor } from '../core/talent/generator';
+import { personIdFor } from '../scripts/seeding/generator';
 import { findPersonProfile } from '../core/talent/store';
-import { DEFAULT_PEOPLE_SEED, peopleCount, seedPeople } from '../core/talent/seedPeople';
+import { DEFAULT_PEOPLE_SEED, peopleCount, seedPeople } from '../scripts/seeding/seedPeople';
 import {
   REUSE_IDS,
   REUSE_ORG as ORG,

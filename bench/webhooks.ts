@@ -35,7 +35,7 @@ import { loadConfig } from '../core/config';
 import { logger } from '../core/observability/logger';
 import { closeDeps, openDeps, type Deps } from '../core/deps';
 import { SA } from '../core/temporal/searchAttributes';
-import { systemDestinationLookup } from '../core/webhooks/destinationResolver';
+import { systemDestinationLookup } from '../core/outbound/destinationResolver';
 import { emitJobCompleted } from '../core/webhooks/jobCompletedEvent';
 import { closeAttemptAgents, sendAttempt } from '../core/webhooks/sendAttempt';
 import { signedHeaders } from '../core/webhooks/signPayload';

@@ -4,7 +4,6 @@ import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { LOOPBACK_ORIGINS, parseOriginRule } from './allowedOrigins';
 import { Concealed } from './concealed';
-import type { TemporalTls } from './temporal/connectionOptions';
 
 /**
  * The one config module. Every setting the processes read is declared here, validated at
@@ -258,6 +257,13 @@ type TemporalTlsSettings = Pick<
   z.infer<typeof schema>,
   'NODE_ENV' | 'TEMPORAL_TLS' | 'TEMPORAL_TLS_CERT_FILE' | 'TEMPORAL_TLS_KEY_FILE' | 'TEMPORAL_TLS_CA_FILE' | 'TEMPORAL_TLS_SERVER_NAME' | 'TEMPORAL_API_KEY'
 >;
+
+/** TLS towards Temporal: a client certificate (mTLS), a CA to trust instead of the system's, the name to check. */
+export interface TemporalTls {
+  clientCert?: { crt: Buffer; key: Concealed<Buffer> };
+  serverCa?: Buffer;
+  serverName?: string;
+}
 
 function temporalTlsIssues(c: TemporalTlsSettings): [string, string][] {
   const cert = c.TEMPORAL_TLS_CERT_FILE;

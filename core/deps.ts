@@ -16,8 +16,8 @@ import { createTemporalClients, type TemporalClients } from './temporal/client';
 import { createPeopleIndexes, type PeopleIndexes } from './talent/peopleIndexes';
 import type { UsageCounters } from './usage/usageCounters';
 import { DecoyPasswordHash } from './users/signIn';
-import type { LookupAll } from './webhooks/destinationPolicy';
-import { systemDestinationLookup } from './webhooks/destinationResolver';
+import type { LookupAll } from './outbound/destinationPolicy';
+import { systemDestinationLookup } from './outbound/destinationResolver';
 
 /**
  * What one composition root (api/server.ts, worker/main.ts, the operator CLI's scripts/admin.ts,

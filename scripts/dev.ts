@@ -310,7 +310,7 @@ async function prepareStore(
   keyChoice: FirstKeyChoice,
 ): Promise<{ devKey: DevelopmentKey | null; org: { org_id: string; workspace_id: string } | null; person: SessionPerson | null }> {
   const { connectStore, disconnectStore, ensureIndexes } = await import('../core/store/connection');
-  const seed = await import('../core/talent/seedPeople');
+  const seed = await import('./seeding/seedPeople');
   await connectStore(mongodbUri);
   try {
     await ensureIndexes();

@@ -1,7 +1,7 @@
 import { loadConfigOrExit } from '../core/config';
 import { closeDeps, openDeps, type Deps } from '../core/deps';
 import { loadSearchIndex } from '../core/talent/searchIndex';
-import { DEFAULT_PEOPLE_SEED, peopleCount, seedPeople } from '../core/talent/seedPeople';
+import { DEFAULT_PEOPLE_SEED, peopleCount, seedPeople } from './seeding/seedPeople';
 import { parseArgs } from './admin/command';
 import { applyDevEnvDefaults } from './devEnv';
 

@@ -6,7 +6,7 @@ import type { TemporalClients } from '../core/temporal/client';
 import { temporalConnectOptions, type TemporalConnectionSettings } from '../core/temporal/connectionOptions';
 import { TemporalDeadlineError, withTemporalDeadline } from '../core/temporal/deadline';
 import { UsageCounters } from '../core/usage/usageCounters';
-import type { LookupAll } from '../core/webhooks/destinationPolicy';
+import type { LookupAll } from '../core/outbound/destinationPolicy';
 import { EagerDeliveryStarts } from '../core/webhooks/jobCompletedEvent';
 
 /** The worker's connection to Temporal (TLS and API key as configured), within TEMPORAL_CONNECT_TIMEOUT_MS. */
@@ -50,8 +50,8 @@ export async function createWorker(
         // (15 s at most) holds a workflow task slot meanwhile: slots are cheap, keep plenty, or a
         // burst of slow receivers would stall every other workflow on this worker (jobs included).
         // A worker without a free slot also declines eager starts, so each event then costs the
-        // server a trip through matching (bench/webhooks.ts, one worker at saturation: 0.72 of the
-        // ceiling with 100 slots, 0.81 with 300; see docs/webhooks.md, Throughput).
+        // server a trip through matching: size the slots for the slowest receivers (bench/webhooks.ts
+        // measures throughput at saturation; see docs/webhooks.md, Throughput).
         maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
         maxConcurrentLocalActivityExecutions: config.worker.maxConcurrentLocalActivities,
         maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,

@@ -6,7 +6,7 @@ import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
 import { createTemporalClients } from '../core/temporal/client';
 import { describeTemporalConnection } from '../core/temporal/connectionOptions';
-import { startWorkflowStarter } from '../core/temporal/workflowStarter';
+import { startWorkflowStarter } from '../core/starters/workflowStarter';
 import { startMailSender } from '../core/mail/mailSender';
 import { createWorker } from './createWorker';
 import { startMetricsServer } from './metricsServer';

@@ -9,7 +9,7 @@ import { formExpiredPage, problemPage } from './consoleErrors';
 import type { ConsoleReads } from './consoleReads';
 import type { ConsoleRoad } from './consoleRoad';
 import { requireVisitor, type ConsoleVisitor } from './consoleVisitor';
-import { askForPassword } from './pages/confirmPage';
+import { askForPassword } from './passwordConfirmation';
 import { SudoRequired } from './sudoOperations';
 
 /**

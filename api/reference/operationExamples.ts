@@ -3,7 +3,7 @@ import { encodeListCursor } from '../../core/pageCursor';
 import { fundingRefusal } from '../../core/credits/credits';
 import { notFound, type Problem, type ProblemCode } from '../../core/problems';
 import { quotaRefusal } from '../../core/talent/quotas';
-import { REFUSAL_TEXT } from '../../core/webhooks/destinationPolicy';
+import { REFUSAL_TEXT } from '../../core/outbound/destinationPolicy';
 
 /** Example cursors are signed like real ones, under a fixed key: their shape is real, their MAC opens nothing. */
 const EXAMPLE_CURSOR_KEY = { secretsKey: Buffer.alloc(32) };

@@ -7,7 +7,8 @@ import {
 } from '../../core/jobs/contactRetrievalJobs';
 import { listContactRetrievalJobs } from '../../core/jobs/jobList';
 import { MAX_BATCH_PEOPLE, MAX_PERSON_IDS } from '../../core/jobs/jobRules';
-import { CONTACT_FIELDS, COUNT_KEYS, FINAL_JOB_STATUSES } from '../../core/jobs/jobTypes';
+import { CONTACT_FIELDS } from '../../core/contactProvider/contactProvider';
+import { COUNT_KEYS, FINAL_JOB_STATUSES } from '../../core/jobs/jobTypes';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { cursorParameter } from './cursorParameter';
 import { defineRoute, type ResponseDoc } from '../routeSpec';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Config } from '../../core/config';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { decodeCursor, encodeCursor, endpointListScope } from '../../core/webhooks/deliveryCursor';
-import type { LookupAll } from '../../core/webhooks/destinationPolicy';
+import type { LookupAll } from '../../core/outbound/destinationPolicy';
 import {
   endpointView,
   findEndpoint,
@@ -43,7 +43,7 @@ const RotationSchema = z.object({
 
 const EndpointPage = z.object({ data: z.array(EndpointSchema), next_cursor: z.string().nullable() });
 
-// The destination policy (core/webhooks/destinationPolicy) refuses what is not an absolute
+// The destination policy (core/outbound/destinationPolicy) refuses what is not an absolute
 // https URL with 422 webhook_url_not_allowed; the pattern says so to callers.
 const Url = z
   .string()

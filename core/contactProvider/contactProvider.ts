@@ -1,4 +1,6 @@
-import type { ContactField } from '../jobs/jobTypes';
+/** Contact fields a job may ask for, and the only ones a provider answers. */
+export const CONTACT_FIELDS = ['email', 'phone'] as const;
+export type ContactField = (typeof CONTACT_FIELDS)[number];
 
 /**
  * The one interface between contact-retrieval jobs and whoever holds contact data. A lookup

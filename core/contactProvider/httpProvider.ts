@@ -1,5 +1,11 @@
-import type { ContactField } from '../jobs/jobTypes';
-import { ProviderRejected, ProviderUnavailable, type ContactProvider, type ProviderAnswer, type ProviderLookupRequest } from './contactProvider';
+import {
+  ProviderRejected,
+  ProviderUnavailable,
+  type ContactField,
+  type ContactProvider,
+  type ProviderAnswer,
+  type ProviderLookupRequest,
+} from './contactProvider';
 import { parseRetryAfter } from './retryPolicy';
 import { errorMessage } from '../observability/errorMessage';
 

@@ -1,5 +1,5 @@
 import { Problem } from '../problems';
-import { agentChargesSince } from './store';
+import { agentChargesSince, type AgentSpendState } from './store';
 
 /**
  * The daily allowance of a person's connected AI application (DECISIONS.md "Accounts, settings
@@ -51,11 +51,7 @@ export function spenderOf(agent: AgentOfCall, now: Date): AgentSpender {
   };
 }
 
-/** Credits each application spent on one UTC day, as the ledger's head records them. */
-export interface AgentSpendState {
-  day: string;
-  byGrant: Record<string, number>;
-}
+export type { AgentSpendState };
 
 /** The UTC day of `at`, `YYYY-MM-DD`: an allowance starts afresh at UTC midnight. */
 export function utcDayOf(at: Date): string {

@@ -1,6 +1,11 @@
 import { appendEntry, entryId, headSeq, readEntry, type AppendOutcome, type ChainHeads } from './chain';
-import type { AgentSpendState } from './agentAllowance';
 import { LedgerEntry } from './models';
+
+/** Credits each application spent on one UTC day, as the ledger's head records them (agentAllowance.ts reads it). */
+export interface AgentSpendState {
+  day: string;
+  byGrant: Record<string, number>;
+}
 
 /**
  * The credits area's store: the one module that reads and writes `credit_ledger`. It answers

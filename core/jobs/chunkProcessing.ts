@@ -6,7 +6,8 @@ import type { ClaimGenerations } from './contactFieldClaims';
 import type { LedgerHeads } from '../credits/credits';
 import { uncachedJobPeople, type JobPeopleReads, type JobPeopleRecord } from './jobPeople';
 import { REUSE_WINDOW_MS, type PlanEntry } from './jobRules';
-import type { ContactField, FailureReason } from './jobTypes';
+import type { ContactField } from '../contactProvider/contactProvider';
+import type { FailureReason } from './jobTypes';
 import { findChunkPlan, insertChunkPlan, insertChunkProgress, progressOfJob, retrievedContactsSince } from './store';
 import { addTally, mergeTally, type Tally } from './tally';
 

@@ -3,7 +3,7 @@ import { chargeUpTo, findCharge, type LedgerHeads } from '../credits/credits';
 import { exitPoint } from '../faultInjection';
 import { claimContactFields, holderStates, releaseClaims, type ClaimGenerations } from './contactFieldClaims';
 import { CREDITS_PER_RECORD, chunkChargeKey, heldAnswer, settlePlan, type HeldAnswer, type PlanEntry, type SettledPerson } from './jobRules';
-import type { ContactField } from './jobTypes';
+import type { ContactField } from '../contactProvider/contactProvider';
 import { findChunkPayment, insertChunkPayment, insertJobItems, rememberRetrievedContacts, type ChunkPaymentDoc } from './store';
 
 /**

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { REUSE_WINDOW_MS } from './jobRules';
-import type { ContactField } from './jobTypes';
+import type { ContactField } from '../contactProvider/contactProvider';
 import { claimsByIds, deleteClaimsOfJob, insertClaims, itemOutcomesByIds } from './store';
 
 /**

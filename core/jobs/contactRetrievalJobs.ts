@@ -1,12 +1,14 @@
 import type { Config } from '../config';
-import type { Deps } from '../deps';
+import type { LedgerHeads } from '../credits/credits';
 import { assertCanFundSmallestAnswer, payerOf } from '../credits/smallestAnswer';
 import { newId } from '../ids';
 import type { KeyPrincipal } from '../keys/apiKeys';
 import { Problem, notFound, retryLater } from '../problems';
 import { peopleOfSearch } from '../talent/searches';
-import { sourcesForOrganization } from '../talent/sources';
-import { claimDaySlot, returnDaySlot } from './dailyJobCap';
+import type { QuotaWindows } from '../talent/quotas';
+import { sourcesForOrganization, type EnabledSourceReads } from '../talent/sources';
+import type { TemporalClients } from '../temporal/client';
+import { claimDaySlot, returnDaySlot, type DailyJobCapReads } from './dailyJobCap';
 import { releaseDeliveries, reserveDeliveries } from './deliveryReservations';
 import { sourcesOfPeople } from '../talent/store';
 import { carryOutOnRequest, recordJobCancel, temporalJobStarter, type JobStarter } from './jobOutbox';
@@ -16,7 +18,8 @@ import { runningJobTally } from './chunkProcessing';
 import { finishJob } from './jobFinish';
 import { logger } from '../observability/logger';
 import { emitJobCompleted } from '../webhooks/jobCompletedEvent';
-import { JOB_TYPE, type ContactField, type JobCounts, type JobStatus } from './jobTypes';
+import type { ContactField } from '../contactProvider/contactProvider';
+import { JOB_TYPE, type JobCounts, type JobStatus } from './jobTypes';
 import type { ContactRetrievalInput } from './workflowInput';
 import { deleteJob, deleteJobPeople, findJob, insertJob, insertJobPeople, type JobDoc } from './store';
 
@@ -77,10 +80,19 @@ export interface CreateJobInput {
 export type { JobStarter } from './jobOutbox';
 
 /** What reaching a job's workflow takes: the app's settings and its Temporal clients. */
-export type JobTemporalDeps = Pick<Deps, 'config' | 'temporal'>;
+export interface JobTemporalDeps {
+  readonly config: Config;
+  readonly temporal: TemporalClients;
+}
 
 /** What accepting a job reads through the app's caches (core/deps.ts); a test or the CLI builds its own with createDeps. */
-export type JobCreationDeps = Pick<Deps, 'config' | 'temporal' | 'dailyJobCaps' | 'enabledSources' | 'ledgerHeads' | 'quotaWindows' | 'now'>;
+export interface JobCreationDeps extends JobTemporalDeps {
+  readonly dailyJobCaps: DailyJobCapReads;
+  readonly enabledSources: EnabledSourceReads;
+  readonly ledgerHeads: LedgerHeads;
+  readonly quotaWindows: QuotaWindows;
+  readonly now: () => number;
+}
 
 /** A request waits for Temporal at most TEMPORAL_START_WAIT_MS; the starters carry on from the store after. */
 function requestStarter({ config, temporal }: JobTemporalDeps): JobStarter {

@@ -19,10 +19,6 @@ export const COUNT_KEYS = ['requested', 'delivered', 'not_found', 'failed', 'reu
 export const PERSON_OUTCOMES = ['pending', 'delivered', 'not_found', 'failed', 'reused', 'cancelled'] as const;
 export type PersonOutcome = (typeof PERSON_OUTCOMES)[number];
 
-/** Contact fields a job may ask for. */
-export const CONTACT_FIELDS = ['email', 'phone'] as const;
-export type ContactField = (typeof CONTACT_FIELDS)[number];
-
 /** Why a person is `failed`; stable strings shown in results. */
 export const FAILURE_REASONS = [
   'provider_unavailable',

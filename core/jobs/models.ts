@@ -2,17 +2,8 @@ import { Schema, model } from 'mongoose';
 import type { PlanEntry } from './jobRules';
 import type { Tally } from './tally';
 import type { ContactRetrievalInput } from './workflowInput';
-import {
-  CONTACT_FIELDS,
-  FAILURE_REASONS,
-  FINAL_JOB_STATUSES,
-  PERSON_OUTCOMES,
-  type ContactField,
-  type FailureReason,
-  type JobCounts,
-  type JobStatus,
-  type PersonOutcome,
-} from './jobTypes';
+import { CONTACT_FIELDS, type ContactField } from '../contactProvider/contactProvider';
+import { FAILURE_REASONS, FINAL_JOB_STATUSES, PERSON_OUTCOMES, type FailureReason, type JobCounts, type JobStatus, type PersonOutcome } from './jobTypes';
 
 export interface JobDoc {
   _id: string;

@@ -1,5 +1,5 @@
 import type { AgentOfCall } from '../credits/agentAllowance';
-import type { ContactField } from './jobTypes';
+import type { ContactField } from '../contactProvider/contactProvider';
 
 /** The contact-retrieval workflow's input: fixed at acceptance, so a job keeps its settings. */
 export interface ContactRetrievalInput {

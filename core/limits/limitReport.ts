@@ -1,6 +1,6 @@
-import type { LimitEntryName, Scope } from './limitTable';
+import type { LimitEntryName, Scope, ScopeChain } from './limitTable';
 import { readLimitSettings, sameScope } from './limitSettings';
-import { limitEntries, overriddenScopes, type LimitEntry, type ScopeChain } from './operationalLimits';
+import { limitEntries, overriddenScopes, type LimitEntry } from './operationalLimits';
 import { findScopeChain, scopeChain } from './scopeChain';
 
 export interface LimitReportQuery {

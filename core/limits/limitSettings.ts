@@ -11,9 +11,9 @@ import {
   type LimitEntryName,
   type OperationName,
   type Scope,
-  type ScopeType,
 } from './limitTable';
 import { scopeChain } from './scopeChain';
+import type { Actor, LimitOverride, LimitSettingsDoc } from './limitSettingsRecord';
 import { findLimitSettings, limitSettingsOf, limitSettingsVersions } from './store';
 
 /**
@@ -23,30 +23,6 @@ import { findLimitSettings, limitSettingsOf, limitSettingsVersions } from './sto
  * request through the replica's short read cache; a change returns only once every replica's
  * cache has expired, so it applies to the next request on every API replica.
  */
-export type OverrideKind = 'cap' | 'block' | 'cleared';
-
-export interface LimitOverride {
-  operation: string;
-  scopeType: ScopeType;
-  scopeId: string;
-  kind: OverrideKind;
-  requestsPerMinute: number | null;
-  updatedAt: Date;
-  /** Who set it; an override stored without one was set by the operator. */
-  setBy?: Actor;
-}
-
-export interface LimitSettingsDoc {
-  _id: string;
-  /** Optimistic-concurrency version: FerretDB has no transactions and no conditional $pull. */
-  v: number;
-  requestsPerSecond: number | null;
-  maxConcurrency: number | null;
-  /** Set when an organization-wide rate was in force and was cleared. */
-  rateCleared: boolean;
-  overrides: LimitOverride[];
-}
-
 export function emptySettings(orgId: string): LimitSettingsDoc {
   return { _id: orgId, v: 0, requestsPerSecond: null, maxConcurrency: null, rateCleared: false, overrides: [] };
 }
@@ -133,8 +109,6 @@ export function applicableOverrides(s: LimitSettingsDoc, operation: OperationNam
 }
 
 // ---- changes (operator CLI; customers may only lower) ----
-
-export type Actor = 'operator' | 'customer';
 
 export class LimitChangeError extends Error {}
 

@@ -89,6 +89,9 @@ export interface Scope {
   id: string;
 }
 
+/** A scope with every wider scope of the same organization, widest first. */
+export type ScopeChain = Scope[];
+
 /** Seconds a refused request should wait when an administrator blocked the operation. */
 export const BLOCKED_RETRY_AFTER_SECONDS = 60;
 

@@ -6,10 +6,10 @@ import {
   organizationLimits,
   ownRequestsPerSecond,
   operationRequestsPerSecond,
-  type LimitSettingsDoc,
   type LimitSettingsReads,
   type OrganizationLimits,
 } from './limitSettings';
+import type { LimitSettingsDoc } from './limitSettingsRecord';
 import { keyScopeChain } from './scopeChain';
 import { admitUnderCap, capLogId, returnCapSlot, type CapTaken } from './minuteCaps';
 import { rateLimitHeaders, type RateLimitState } from './rateLimitHeaders';

@@ -1,13 +1,7 @@
 import { cursorIndex, decodeListCursor, encodeListCursor, type CursorKey } from '../pageCursor';
-import { BASELINE_ENTRY, OPERATIONS, type LimitEntryName, type Scope } from './limitTable';
-import {
-  applicableOverrides,
-  organizationLimits,
-  operationRequestsPerSecond,
-  sameScope,
-  standardRequestsPerMinute,
-  type LimitSettingsDoc,
-} from './limitSettings';
+import { BASELINE_ENTRY, OPERATIONS, type LimitEntryName, type Scope, type ScopeChain } from './limitTable';
+import { applicableOverrides, organizationLimits, operationRequestsPerSecond, sameScope, standardRequestsPerMinute } from './limitSettings';
+import type { LimitSettingsDoc } from './limitSettingsRecord';
 
 /**
  * The read model of GET /v1/operational-limits (SPEC 8.2, 8.3): one entry per operation (and
@@ -28,9 +22,6 @@ export interface LimitEntry {
   suggested_requests_per_minute: number | null;
   inherited_ceiling_ref: string | null;
 }
-
-/** A scope with every wider scope of the same organization, widest first. */
-export type ScopeChain = Scope[];
 
 /** Reference to an entry: `<scope type>:<scope id>/<operation>`. */
 export function entryRef(scope: Scope, operation: LimitEntryName): string {

@@ -1,8 +1,7 @@
 import { applicationOfFamily, findListedKeyOfOrg } from '../keys/store';
 import { Problem } from '../problems';
 import { applicationExistsInOrg } from '../tenancy/store';
-import type { Scope } from './limitTable';
-import type { ScopeChain } from './operationalLimits';
+import type { Scope, ScopeChain } from './limitTable';
 
 /**
  * The chain of a key: its organization, application and family, then every key it succeeds by

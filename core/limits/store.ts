@@ -2,7 +2,7 @@ import { GroupedInserts } from '../store/groupedInserts';
 import { insertOnce } from '../store/inserts';
 import { typedCollection } from '../store/typedCollection';
 import type { VersionClaim, VersionedDoc, VersionedStore } from '../store/versionedDocument';
-import type { LimitSettingsDoc } from './limitSettings';
+import type { LimitSettingsDoc } from './limitSettingsRecord';
 import { AdmissionSlot, LimitSettings, LimitSettingsVersions, MinuteCapLog } from './models';
 
 /**

@@ -1,6 +1,6 @@
 import { pinnedFetch } from '../outbound/pinnedFetch';
 import { trustAnchors } from '../outbound/trustAnchors';
-import type { LookupAll } from '../webhooks/destinationPolicy';
+import type { LookupAll } from '../outbound/destinationPolicy';
 
 /**
  * GET of a Client ID Metadata Document through the pinned outbound fetch webhook delivery uses

@@ -2,11 +2,11 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, request, type RequestOptions } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { createSecureContext, type SecureContext } from 'node:tls';
-import { checkDestination, type LookupAll, type RefusalReason, type ResolvedAddress } from '../webhooks/destinationPolicy';
+import { checkDestination, type LookupAll, type RefusalReason, type ResolvedAddress } from './destinationPolicy';
 
 /**
  * One HTTPS request to a URL a customer named (webhook attempts, Client ID Metadata
- * Documents), under the destination policy (core/webhooks/destinationPolicy.ts): every DNS
+ * Documents), under the destination policy (core/outbound/destinationPolicy.ts): every DNS
  * answer is checked, the connection goes only to the approved address (pinned through
  * `lookup`, so a second resolution cannot rebind it), TLS is verified for the URL's host name,
  * redirects are never followed (a 3xx is an answer like any other, for the caller to judge),

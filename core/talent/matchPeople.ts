@@ -3,13 +3,13 @@ import { charge, fundableUnits, fundingState, type LedgerHeads } from '../credit
 import { PRICES } from '../credits/prices';
 import { assertCanFundSmallestAnswer, smallestAnswerRefusal, type Payer } from '../credits/smallestAnswer';
 import { claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
-import { logger } from '../observability/logger';
 import { Problem, validationFailed } from '../problems';
-import type { Deps } from '../deps';
-import { normalizeProfileUrl, personTitleTokens, type SearchIndex } from './searchIndex';
+import { normalizeProfileUrl, personTitleTokens } from './searchIndex';
+import type { SearchIndex } from './searchIndexColumns';
 import { containsPhrase, fold, tokenize } from './searchText';
-import { sourcesForOrganization } from './sources';
-import { allProviderContacts } from './store';
+import { normalizePhone } from './contactMatchIndex';
+import type { PeopleIndexes } from './peopleIndexes';
+import { sourcesForOrganization, type EnabledSourceReads } from './sources';
 
 export const MATCH_OPERATION = 'person_matches.create';
 
@@ -57,46 +57,6 @@ export function assertIdentifyingInput(input: MatchInput): void {
   }
 }
 
-export function normalizePhone(phone: string): string {
-  const digits = phone.replace(/[^\d+]/g, '');
-  return digits.startsWith('+') ? `+${digits.slice(1).replace(/\+/g, '')}` : digits.replace(/\+/g, '');
-}
-
-interface ContactIndex {
-  version: number;
-  byEmail: Map<string, string[]>;
-  byPhone: Map<string, string[]>;
-}
-
-/** One app's reverse lookup of provider contacts, built lazily beside its search index. */
-export class ContactMatchIndex {
-  private built: ContactIndex | null = null;
-  private loading: Promise<ContactIndex> | null = null;
-
-  async of(idx: SearchIndex): Promise<ContactIndex> {
-    if (this.built && this.built.version === idx.version) return this.built;
-    this.loading ??= (async () => {
-      const byEmail = new Map<string, string[]>();
-      const byPhone = new Map<string, string[]>();
-      const add = (m: Map<string, string[]>, k: string, id: string) => {
-        const l = m.get(k);
-        if (l) l.push(id);
-        else m.set(k, [id]);
-      };
-      for await (const c of allProviderContacts()) {
-        for (const e of c.emails ?? []) add(byEmail, fold(e), c._id);
-        for (const p of c.phones ?? []) add(byPhone, normalizePhone(p), c._id);
-      }
-      this.built = { version: idx.version, byEmail, byPhone };
-      logger.info({ emails: byEmail.size }, 'contact match index built');
-      return this.built;
-    })().finally(() => {
-      this.loading = null;
-    });
-    return this.loading;
-  }
-}
-
 export function scoreCandidate(idx: SearchIndex, ordinal: number, input: MatchInput, strongHits: Set<string>): PersonMatch {
   const matched: string[] = [...strongHits];
   let best = 0;
@@ -131,7 +91,11 @@ export interface MatchesFound {
 }
 
 /** What a match reads through the app's own instances (core/deps.ts). */
-export type MatchReads = Pick<Deps, 'people' | 'enabledSources' | 'ledgerHeads'>;
+export interface MatchReads {
+  readonly people: PeopleIndexes;
+  readonly enabledSources: EnabledSourceReads;
+  readonly ledgerHeads: LedgerHeads;
+}
 
 export async function findMatches(
   settings: Pick<Config, 'readCacheMs'>,

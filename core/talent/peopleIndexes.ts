@@ -1,4 +1,4 @@
-import { ContactMatchIndex } from './matchPeople';
+import { ContactMatchIndex } from './contactMatchIndex';
 import { SearchIndexHolder } from './searchIndex';
 
 /** The in-memory indexes one app reads people through; its composition root builds them once (core/deps.ts). */

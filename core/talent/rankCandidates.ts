@@ -1,5 +1,6 @@
 import { SENIORITIES, type Seniority } from './person';
-import { personTitleTokens, type SearchIndex } from './searchIndex';
+import { personTitleTokens } from './searchIndex';
+import type { SearchIndex } from './searchIndexColumns';
 import { containsPhrase, fold, tokenize, uniqueTokens } from './searchText';
 
 /**

@@ -1,6 +1,6 @@
 import { deserialize, serialize } from 'node:v8';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import type { SearchIndex } from './searchIndex';
+import type { SearchIndex } from './searchIndexColumns';
 import {
   deleteIndexSnapshotManifest,
   deleteIndexSnapshotParts,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../config';
-import { charge, findCharge } from '../credits/credits';
+import { charge, findCharge, type LedgerHeads } from '../credits/credits';
 import { PRICES } from '../credits/prices';
 import { assertCanFundSmallestAnswer, type Payer } from '../credits/smallestAnswer';
 import { canonicalJson, claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
@@ -8,14 +8,15 @@ import { validationFailed } from '../problems';
 import { isDuplicateKeyError } from '../store/connection';
 import { startSearch, type SearchFilters, type SearchParams } from './rankCandidates';
 import { keyedId } from './keyedIds';
-import { admitToQuota, assertQuotaHasRoom, queryMember } from './quotas';
+import type { PeopleIndexes } from './peopleIndexes';
+import { admitToQuota, assertQuotaHasRoom, queryMember, type QuotaWindows } from './quotas';
 import { cursorExpired, decodeCursor, encodeCursor, invalidCursor } from './searchCursor';
-import type { Deps } from '../deps';
-import { personPreview, type PersonPreview, type SearchIndex } from './searchIndex';
+import { personPreview, type PersonPreview } from './searchIndex';
+import type { SearchIndex } from './searchIndexColumns';
 import { runScan } from './searchScheduling';
 import { findSearch, MAX_STORED_SEARCH_PEOPLE, storeSearch, type StoredSearch } from './searches';
 import { fold } from './searchText';
-import { sourcesForOrganization } from './sources';
+import { sourcesForOrganization, type EnabledSourceReads } from './sources';
 
 export const SEARCH_OPERATION = 'candidates.search';
 
@@ -88,7 +89,12 @@ function firstFailure(results: PromiseSettledResult<unknown>[]): void {
 export type SearchSettings = Pick<Config, 'secretsKey' | 'search' | 'searchQuotas' | 'readCacheMs'>;
 
 /** What a search reads through the app's own instances (core/deps.ts). */
-export type SearchReads = Pick<Deps, 'people' | 'enabledSources' | 'quotaWindows' | 'ledgerHeads'>;
+export interface SearchReads {
+  readonly people: PeopleIndexes;
+  readonly enabledSources: EnabledSourceReads;
+  readonly quotaWindows: QuotaWindows;
+  readonly ledgerHeads: LedgerHeads;
+}
 
 export async function searchCandidates(settings: SearchSettings, reads: SearchReads, req: SearchRequest): Promise<SearchPage> {
   return req.cursor !== undefined ? nextPage(settings, reads, req, req.cursor) : firstPage(settings, reads, req);

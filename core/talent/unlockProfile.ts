@@ -1,13 +1,12 @@
 import type { Config } from '../config';
-import { charge } from '../credits/credits';
+import { charge, type LedgerHeads } from '../credits/credits';
 import { PRICES } from '../credits/prices';
 import { assertCanFundSmallestAnswer, type Payer } from '../credits/smallestAnswer';
 import { claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
 import { notFound } from '../problems';
 import type { PersonProfileRecord } from './person';
-import { admitToQuota } from './quotas';
-import { sourcesForOrganization } from './sources';
-import type { Deps } from '../deps';
+import { admitToQuota, type QuotaWindows } from './quotas';
+import { sourcesForOrganization, type EnabledSourceReads } from './sources';
 import { findPersonProfile, findProfileUnlock, recordProfileUnlock } from './store';
 
 export const UNLOCK_OPERATION = 'profiles.unlock';
@@ -83,7 +82,7 @@ export function unlockChargeKey(orgId: string, personId: string): string {
  */
 export async function unlockProfile(
   settings: Pick<Config, 'readCacheMs' | 'searchQuotas'>,
-  reads: Pick<Deps, 'enabledSources' | 'quotaWindows' | 'ledgerHeads'>,
+  reads: { readonly enabledSources: EnabledSourceReads; readonly quotaWindows: QuotaWindows; readonly ledgerHeads: LedgerHeads },
   input: Payer & { claim: RequestClaim; personId: string },
 ): Promise<UnlockResult> {
   const { orgId, familyId, agent, personId } = input;

@@ -1,12 +1,6 @@
 import type { ConnectionOptions } from '@temporalio/client';
 import type { Concealed } from '../concealed';
-
-/** TLS towards Temporal: a client certificate (mTLS), a CA to trust instead of the system's, the name to check. */
-export interface TemporalTls {
-  clientCert?: { crt: Buffer; key: Concealed<Buffer> };
-  serverCa?: Buffer;
-  serverName?: string;
-}
+import type { TemporalTls } from '../config';
 
 /** The config's Temporal slice that decides the connection (core/config.ts `temporal`). */
 export interface TemporalConnectionSettings {

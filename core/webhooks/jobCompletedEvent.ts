@@ -1,8 +1,7 @@
 import type { Client } from '@temporalio/client';
-import type { FinalJobStatus, JobCounts } from '../jobs/jobTypes';
 import type { Config } from '../config';
 import type { TemporalClients } from '../temporal/client';
-import { emitJobCompletedWith } from './webhookEvents';
+import { emitJobCompletedWith, type EmittedEvent, type JobCompletedInput } from './webhookEvents';
 
 /**
  * The seam between contact-retrieval jobs and webhooks: the job workflow's finishing activity
@@ -10,23 +9,6 @@ import { emitJobCompletedWith } from './webhookEvents';
  * It fixes the event's body bytes at first emission and starts the delivery workflow
  * `webhook-event:<event_id>` when the workspace has an active endpoint.
  */
-export interface JobCompletedInput {
-  orgId: string;
-  workspaceId: string;
-  jobId: string;
-  status: FinalJobStatus;
-  counts: JobCounts;
-  /** When the result stops being readable; null when the job carries no result. */
-  resultExpiresAt: Date | null;
-  completedAt: Date;
-}
-
-export interface EmittedEvent {
-  eventId: string;
-  /** False when no endpoint was active: the result is still readable, nothing is sent. */
-  deliveryStarted: boolean;
-}
-
 /**
  * A worker running in this process, with a client over the worker's own connection. Emission
  * happens in the worker (the job's finishing activity), so the delivery workflow can start

@@ -1,5 +1,5 @@
 import { closePinnedAgents, pinnedFetch } from '../outbound/pinnedFetch';
-import type { LookupAll } from './destinationPolicy';
+import type { LookupAll } from '../outbound/destinationPolicy';
 
 /**
  * One webhook POST (DECISIONS.md "Webhook endpoints") through the pinned outbound fetch

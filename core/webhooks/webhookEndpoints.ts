@@ -2,7 +2,7 @@ import { isDuplicateKeyError } from '../store/connection';
 import { apiFields } from '../apiFields';
 import { newId } from '../ids';
 import { Problem, notFound } from '../problems';
-import { checkDestination, REFUSAL_TEXT, type LookupAll } from './destinationPolicy';
+import { checkDestination, REFUSAL_TEXT, type LookupAll } from '../outbound/destinationPolicy';
 import {
   activeEndpointOf,
   endpointById,

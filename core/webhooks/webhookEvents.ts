@@ -4,12 +4,30 @@ import { createHmac } from 'node:crypto';
 import { isDuplicateKeyError } from '../store/connection';
 import { withTemporalDeadline } from '../temporal/deadline';
 import { SA } from '../temporal/searchAttributes';
-import type { JobCompletedInput, EmittedEvent } from './jobCompletedEvent';
+import type { FinalJobStatus, JobCounts } from '../jobs/jobTypes';
 import { DELIVERY_WORKFLOW_TYPE, deliveryWorkflowId, type WebhookDeliveryInput } from './deliveryWorkflowContract';
 import { jobCompletedBody } from './eventEnvelope';
 import { eventById, eventOfJob, insertEvent } from './store/eventStore';
 import type { EventRecord } from './store/records';
 import { activeEndpointOf } from './webhookEndpoints';
+
+/** A finished job, as its job.completed event reports it (core/webhooks/jobCompletedEvent.ts emits it). */
+export interface JobCompletedInput {
+  orgId: string;
+  workspaceId: string;
+  jobId: string;
+  status: FinalJobStatus;
+  counts: JobCounts;
+  /** When the result stops being readable; null when the job carries no result. */
+  resultExpiresAt: Date | null;
+  completedAt: Date;
+}
+
+export interface EmittedEvent {
+  eventId: string;
+  /** False when no endpoint was active: the result is still readable, nothing is sent. */
+  deliveryStarted: boolean;
+}
 
 /**
  * Emission of `job.completed` (SPEC 6): one event record per job, written once with its final

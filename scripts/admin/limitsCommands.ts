@@ -1,6 +1,7 @@
 import type { Config } from '../../core/config';
 import { BASELINE_ENTRY, isLimitEntryName, isOperationName, type LimitEntryName, type OperationName, type Scope } from '../../core/limits/limitTable';
-import { blockOperation, clearLimit, readLimitSettings, setCap, setOrganizationRate, type LimitSettingsDoc } from '../../core/limits/limitSettings';
+import { blockOperation, clearLimit, readLimitSettings, setCap, setOrganizationRate } from '../../core/limits/limitSettings';
+import type { LimitSettingsDoc } from '../../core/limits/limitSettingsRecord';
 import { limitEntry } from '../../core/limits/operationalLimits';
 import { scopeChain } from '../../core/limits/scopeChain';
 import { intFlag, optionalFlag, requireFlag, UsageError, type AdminCommand, type Flags } from './command';

@@ -4,7 +4,7 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Deps } from '../../core/deps';
 import { oldestApplicationOfOrg, orgOfWorkspace } from '../../core/tenancy/store';
-import { systemDestinationLookup } from '../../core/webhooks/destinationResolver';
+import { systemDestinationLookup } from '../../core/outbound/destinationResolver';
 import { claimedAttemptsOf } from '../../core/webhooks/store/deliveryStore';
 import { restoreEndpointUrl } from '../../core/webhooks/store/endpointStore';
 import { verifySignature } from '../../core/webhooks/signPayload';

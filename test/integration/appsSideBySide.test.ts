@@ -3,7 +3,7 @@ import { createApp } from '../../api/app';
 import type { Config } from '../../core/config';
 import { createDeps, type Deps } from '../../core/deps';
 import { pingStore } from '../../core/store/connection';
-import { seedPeople } from '../../core/talent/seedPeople';
+import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { createTenant } from '../support/fixtures';
 import { api } from '../support/http';
 import { expectProblemResponse } from '../support/problems';

@@ -1,6 +1,6 @@
 import { creditBalance, LedgerHeads, setBudget } from '../../core/credits/credits';
 import { Person } from '../../core/talent/models';
-import { seedPeople } from '../../core/talent/seedPeople';
+import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { api, type HttpResponse } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';

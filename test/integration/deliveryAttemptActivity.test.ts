@@ -4,7 +4,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import { createDeliveryActivities, type AttemptInput, type AttemptResult, type DeliveryActivities } from '../../activities/deliveries';
 import type { Config } from '../../core/config';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
-import { systemDestinationLookup } from '../../core/webhooks/destinationResolver';
+import { systemDestinationLookup } from '../../core/outbound/destinationResolver';
 import { WebhookDelivery } from '../../core/webhooks/models';
 import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
 import { claimAttempt } from '../../core/webhooks/webhookDeliveries';

@@ -7,7 +7,7 @@ import { recordConsent } from '../../core/oauth/consentGrants';
 import type { GrantAllowance } from '../../core/oauth/grantAllowance';
 import { registerPublicClient } from '../../core/oauth/publicClients';
 import { startChain } from '../../core/oauth/tokenChains';
-import { seedPeople } from '../../core/talent/seedPeople';
+import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { createUser } from '../../core/users/users';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MCP_CLIENT_CREDENTIALS_SNIPPET } from '../../api/reference/firstCallGuide';
 import { createClient } from '../../core/oauth/clients';
-import { seedPeople } from '../../core/talent/seedPeople';
+import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { createTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { AUTH_URL, MCP_URL, OAUTH_ENV } from './oauthTestClient';

@@ -4,7 +4,7 @@ import { listAuditEvents } from '../../core/audit/auditLog';
 import { createClient } from '../../core/oauth/clients';
 import { Person } from '../../core/talent/models';
 import { BUILT_IN_SOURCE_ID } from '../../core/talent/sources';
-import { seedPeople } from '../../core/talent/seedPeople';
+import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';

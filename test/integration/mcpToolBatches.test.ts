@@ -1,7 +1,7 @@
 import { windowStartOf } from '../../core/oauth/clientRateLimit';
 import { createClient } from '../../core/oauth/clients';
 import { creditBalance } from '../../core/credits/credits';
-import { seedPeople } from '../../core/talent/seedPeople';
+import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';

@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createClient } from '../../core/oauth/clients';
 import { Person } from '../../core/talent/models';
-import { seedPeople } from '../../core/talent/seedPeople';
+import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { BUILT_IN_SOURCE_ID } from '../../core/talent/sources';
 import { eventually } from '../support/eventually';
 import { createTenant } from '../support/fixtures';

@@ -2,7 +2,7 @@ import { creditBalance, setBudget } from '../../core/credits/credits';
 import { LedgerEntry } from '../../core/credits/models';
 import { storeSearch } from '../../core/talent/searches';
 import { Person, ProviderContact } from '../../core/talent/models';
-import { seedPeople } from '../../core/talent/seedPeople';
+import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { api, type HttpResponse } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';

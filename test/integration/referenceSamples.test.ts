@@ -1,7 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { PLACEHOLDER_SETTINGS, publicOpenApi } from '../../api/reference/publicDocument';
-import { seedPeople } from '../../core/talent/seedPeople';
+import { seedPeople } from '../../scripts/seeding/seedPeople';
 import type { OperationName } from '../../core/limits/limitTable';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { api, type HttpResponse } from '../support/http';

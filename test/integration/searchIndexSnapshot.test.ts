@@ -3,7 +3,7 @@ import { PeopleMeta } from '../../core/talent/models';
 import { buildSearchIndex, loadSearchIndex, personPreview } from '../../core/talent/searchIndex';
 import { loadSearchIndexSnapshot, saveSearchIndexSnapshot } from '../../core/talent/searchIndexSnapshot';
 import { SearchIndexSnapshotManifest } from '../../core/talent/searchModels';
-import { peopleVersion, seedPeople } from '../../core/talent/seedPeople';
+import { peopleVersion, seedPeople } from '../../scripts/seeding/seedPeople';
 import { BUILT_IN_SOURCE_ID } from '../../core/talent/sources';
 import { startTestApi, type TestApi } from '../support/testApi';
 

@@ -4,7 +4,7 @@ import { IdempotencyRecord } from '../../core/idempotency/models';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { Person, ProviderContact } from '../../core/talent/models';
 import { encodeCursor } from '../../core/talent/searchCursor';
-import { seedPeople } from '../../core/talent/seedPeople';
+import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { OPEN_WEB_SOURCE_ID, setSourceEnabled } from '../../core/talent/sources';
 import { unlockChargeKey } from '../../core/talent/unlockProfile';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';

@@ -2,7 +2,7 @@ import { createTalentClient, JobWaitTimeout, ProblemError, type TalentClient } f
 import { idempotencyRecordId, requestFingerprint } from '../../core/idempotency/idempotency';
 import { IdempotencyRecord } from '../../core/idempotency/models';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
-import { seedPeople } from '../../core/talent/seedPeople';
+import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
 

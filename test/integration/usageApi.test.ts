@@ -2,7 +2,7 @@ import { LedgerEntry } from '../../core/credits/models';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { setOrganizationRate } from '../../core/limits/limitSettings';
 import { Person } from '../../core/talent/models';
-import { seedPeople } from '../../core/talent/seedPeople';
+import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { UsageHour, UsageMonth, UsageRollupState } from '../../core/usage/models';
 import { outcomeClass, type OutcomeClass } from '../../core/usage/outcomeClass';
 import { counterRowId, DAY_MS, HOUR_MS, MINUTE_MS } from '../../core/usage/usageBuckets';

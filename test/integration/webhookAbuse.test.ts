@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { deliveryWorkflowId, REPLAY_SIGNAL } from '../../core/webhooks/deliveryWorkflowContract';
-import type { LookupAll } from '../../core/webhooks/destinationPolicy';
+import type { LookupAll } from '../../core/outbound/destinationPolicy';
 import { WebhookDelivery } from '../../core/webhooks/models';
 import { sendAttempt } from '../../core/webhooks/sendAttempt';
 import { createTenant, type TestTenant } from '../support/fixtures';

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listAuditEvents } from '../../core/audit/auditLog';
-import { seedPeople } from '../../core/talent/seedPeople';
+import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { WebhookEndpoint } from '../../core/webhooks/models';
 import { generateSigningSecret, signedHeaders } from '../../core/webhooks/signPayload';
 import { ensureWebhookCertificate, type WebhookCertificateFiles } from '../../scripts/devWebhookCertificate';

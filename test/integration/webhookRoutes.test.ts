@@ -4,7 +4,7 @@ import { PERMISSIONS } from '../../core/keys/permissions';
 import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../../core/webhooks/models';
 import { takeReplaySlot } from '../../core/webhooks/replayAllowance';
 import { registerEndpoint } from '../../core/webhooks/webhookEndpoints';
-import { systemDestinationLookup } from '../../core/webhooks/destinationResolver';
+import { systemDestinationLookup } from '../../core/outbound/destinationResolver';
 import { emitJobCompleted } from '../../core/webhooks/jobCompletedEvent';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';
 import { api as rawApi, apiHonouringRateLimits as api, type HttpResponse } from '../support/http';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
-import type { LookupAll } from '../../core/webhooks/destinationPolicy';
+import type { LookupAll } from '../../core/outbound/destinationPolicy';
 import { closeAttemptAgents, MAX_RESPONSE_BYTES, sendAttempt } from '../../core/webhooks/sendAttempt';
 import { RECEIVER_HOST_NAME, startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
 

@@ -1,6 +1,6 @@
 import { contactRetrievalWorkflowId } from '../../core/jobs/jobRules';
 import { Person } from '../../core/talent/models';
-import { seedPeople } from '../../core/talent/seedPeople';
+import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { BUILT_IN_SOURCE_ID } from '../../core/talent/sources';
 import { startMetricsServer } from '../../worker/metricsServer';
 import { eventually } from '../support/eventually';

@@ -1,7 +1,7 @@
 import type { Worker } from '@temporalio/worker';
 import type { Config } from '../../core/config';
 import { createTemporalClients } from '../../core/temporal/client';
-import type { LookupAll } from '../../core/webhooks/destinationPolicy';
+import type { LookupAll } from '../../core/outbound/destinationPolicy';
 import { createWorker } from '../../worker/createWorker';
 import { installTestRuntime } from './testRuntime';
 

@@ -1,5 +1,6 @@
 import type { JobCounts } from '../../core/jobs/jobTypes';
-import { emitJobCompleted, type EmittedEvent, type JobCompletedInput } from '../../core/webhooks/jobCompletedEvent';
+import { emitJobCompleted } from '../../core/webhooks/jobCompletedEvent';
+import type { EmittedEvent, JobCompletedInput } from '../../core/webhooks/webhookEvents';
 import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
 import { startHttpsReceiver, type HttpsReceiver } from './httpsReceiver';
 import { startTestApi, type TestApi } from './testApi';

@@ -1,5 +1,6 @@
 import { checkKeyName, defaultKeyName } from '../../core/keys/keyNames';
 import { KEY_USE_PERIOD_MS, KeyUseRecorder } from '../../core/keys/keyUse';
+import { capturedLogs } from '../support/capturedLogs';
 
 describe('key names', () => {
   test('a given name is trimmed; blank, over 100 characters or with control characters is refused', () => {
@@ -67,12 +68,18 @@ describe('KeyUseRecorder', () => {
       },
       () => clock.now,
     );
-    await expect(rec.note('key_a')).resolves.toBeUndefined();
-    rec.note('key_a');
-    expect(calls).toBe(1);
-    clock.now += KEY_USE_PERIOD_MS;
-    await rec.note('key_a');
-    expect(calls).toBe(2);
+    const logged = await capturedLogs(async () => {
+      await expect(rec.note('key_a')).resolves.toBeUndefined();
+      rec.note('key_a');
+      expect(calls).toBe(1);
+      clock.now += KEY_USE_PERIOD_MS;
+      await rec.note('key_a');
+      expect(calls).toBe(2);
+    });
+    expect(logged.map((l) => [l.level, l.msg, l.key_id])).toEqual([
+      [40, 'recording the last use of an API key failed', 'key_a'],
+      [40, 'recording the last use of an API key failed', 'key_a'],
+    ]);
   });
 
   test('a clock that went back does not silence the key for longer than a minute', () => {

@@ -8,8 +8,8 @@ import {
   operationRequestsPerSecond,
   standardRequestsPerMinute,
   LimitChangeError,
-  type LimitSettingsDoc,
 } from '../../core/limits/limitSettings';
+import type { LimitSettingsDoc } from '../../core/limits/limitSettingsRecord';
 import { BASELINE_ENTRY, OPERATIONS, OPERATION_REQUESTS_PER_SECOND, type Scope } from '../../core/limits/limitTable';
 import { capDecision, MINUTE_MS, type CapEntry } from '../../core/limits/minuteCaps';
 import { freeSlotIds, secondsUntilNextWindow, windowSecond, windowSlotId, windowSlotIds, WindowSlotsTakenHere } from '../../core/limits/strictWindow';

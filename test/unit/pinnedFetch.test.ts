@@ -1,6 +1,6 @@
 import { fetchMetadataDocument } from '../../core/oauth/metadataDocumentFetch';
 import { pinnedFetch, type PinnedRequest } from '../../core/outbound/pinnedFetch';
-import type { LookupAll } from '../../core/webhooks/destinationPolicy';
+import type { LookupAll } from '../../core/outbound/destinationPolicy';
 import { sendAttempt } from '../../core/webhooks/sendAttempt';
 
 /** A resolver that never answers, and one that answers a private address; neither lets a socket open. */

@@ -2,7 +2,8 @@ import { afterSpending, fundableUnits, fundingRefusal, type FundingState } from 
 import { PRICES } from '../../core/credits/prices';
 import { SMALLEST_ANSWER, smallestAnswerRefusal } from '../../core/credits/smallestAnswer';
 import { canonicalJson, claimChargeKey, isValidIdempotencyKey, requestFingerprint } from '../../core/idempotency/idempotency';
-import { assertIdentifyingInput, normalizePhone, scoreCandidate } from '../../core/talent/matchPeople';
+import { normalizePhone } from '../../core/talent/contactMatchIndex';
+import { assertIdentifyingInput, scoreCandidate } from '../../core/talent/matchPeople';
 import { quotaWindow } from '../../core/talent/quotas';
 import { SearchIndexBuilder } from '../../core/talent/searchIndex';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../core/config';
 import { runSearch, seek, startSearch } from '../../core/talent/rankCandidates';
-import { generatePerson, personIdFor } from '../../core/talent/generator';
+import { generatePerson, personIdFor } from '../../scripts/seeding/generator';
 import { decodeCursor, encodeCursor } from '../../core/talent/searchCursor';
 import { firstIndex, SearchIndexBuilder } from '../../core/talent/searchIndex';
 import type { IndexedPerson } from '../../core/talent/person';

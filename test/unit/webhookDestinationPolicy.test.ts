@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '../../core/config';
-import { checkDestination, isAddressAllowed, parseDestinationUrl, type LookupAll } from '../../core/webhooks/destinationPolicy';
+import { checkDestination, isAddressAllowed, parseDestinationUrl, type LookupAll } from '../../core/outbound/destinationPolicy';
 
 /** A resolver that answers from a table and never touches the network. */
 const table: Record<string, string[]> = {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { rootCertificates } from 'node:tls';
-import type { LookupAll } from '../../core/webhooks/destinationPolicy';
+import type { LookupAll } from '../../core/outbound/destinationPolicy';
 import { jobCompletedBody } from '../../core/webhooks/eventEnvelope';
 import { closeAttemptAgents, sendAttempt, type AttemptOutcome } from '../../core/webhooks/sendAttempt';
 import { generateSigningSecret, signedHeaders } from '../../core/webhooks/signPayload';

@@ -13,10 +13,10 @@ import { ContactRetrievalJob, ContactRetrievalJobItem, RetrievedContact } from '
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
 import { SA } from '../../core/temporal/searchAttributes';
 import { createTemporalClients, type TemporalClients } from '../../core/temporal/client';
-import { personIdFor } from '../../core/talent/generator';
+import { personIdFor } from '../../scripts/seeding/generator';
 import { Person, ProviderContact } from '../../core/talent/models';
 import { BUILT_IN_SOURCE_ID } from '../../core/talent/sources';
-import { seedPeople } from '../../core/talent/seedPeople';
+import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { createTenant, keyPrincipalOf, type TestTenant } from '../support/fixtures';
 import { testConfig, uniqueName } from '../support/testConfig';
 import { eventually } from '../support/eventually';

@@ -12,7 +12,7 @@ import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
 import { verifySignature } from '../../core/webhooks/signPayload';
 import { emitJobCompletedWith } from '../../core/webhooks/webhookEvents';
 import { registerEndpoint, retireEndpoint, rotateSecret } from '../../core/webhooks/webhookEndpoints';
-import { systemDestinationLookup } from '../../core/webhooks/destinationResolver';
+import { systemDestinationLookup } from '../../core/outbound/destinationResolver';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
 import { testConfig } from '../support/testConfig';
 import { createTenant, type TestTenant } from '../support/fixtures';

@@ -8,9 +8,8 @@ import {
   readLimitSettings,
   setCap,
   type LimitChangeRequest,
-  type LimitOverride,
-  type LimitSettingsDoc,
 } from '../../../core/limits/limitSettings';
+import type { LimitOverride, LimitSettingsDoc } from '../../../core/limits/limitSettingsRecord';
 import { limitEntry, type LimitEntry } from '../../../core/limits/operationalLimits';
 import { scopeChain } from '../../../core/limits/scopeChain';
 import { validationFailed } from '../../../core/problems';

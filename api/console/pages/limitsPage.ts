@@ -1,7 +1,8 @@
 import type { Context } from 'koa';
 import { reportLimits } from '../../../core/limits/limitReport';
 import { OPERATIONS, type ScopeType } from '../../../core/limits/limitTable';
-import { organizationLimits, readLimitSettings, setByOf, type LimitOverride } from '../../../core/limits/limitSettings';
+import { organizationLimits, readLimitSettings, setByOf } from '../../../core/limits/limitSettings';
+import type { LimitOverride } from '../../../core/limits/limitSettingsRecord';
 import type { LimitEntry } from '../../../core/limits/operationalLimits';
 import { Problem } from '../../../core/problems';
 import { errorNote, hidden, html, type Html } from '../../oauth/pageRendering';

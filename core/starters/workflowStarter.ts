@@ -4,8 +4,8 @@ import { logger } from '../observability/logger';
 import { temporalReplaySignaller } from '../webhooks/replaySignals';
 import { signalRecordedReplays } from '../webhooks/replays';
 import { runEvery } from '../periodicPass';
-import type { TemporalClients } from './client';
-import { isTemporalUnanswered } from './deadline';
+import type { TemporalClients } from '../temporal/client';
+import { isTemporalUnanswered } from '../temporal/deadline';
 
 /** Jobs one pass takes at most; the next pass (WORKFLOW_STARTER_INTERVAL_MS later) takes the rest. */
 const JOBS_PER_PASS = 50;

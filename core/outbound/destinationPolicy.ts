@@ -1,8 +1,8 @@
 import ipaddr from 'ipaddr.js';
 
 /**
- * Destination policy (DECISIONS.md "Webhook endpoints"): which URLs and which addresses a
- * webhook may be sent to. Pure functions; the DNS lookup is passed in so a check at
+ * Destination policy, the SSRF guard (DECISIONS.md "Webhook endpoints"): which URLs and which
+ * addresses an outbound request (a webhook, an OAuth metadata document) may be sent to. Pure functions; the DNS lookup is passed in so a check at
  * registration and the check before every attempt run the same rules.
  *
  * Only globally routable unicast addresses pass. An IPv4-mapped or NAT64 IPv6 address is

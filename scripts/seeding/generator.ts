@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { SENIORITIES, type PersonPosition, type PersonRecord, type ProviderContactRecord, type Seniority } from './person';
+import { SENIORITIES, type PersonPosition, type PersonRecord, type ProviderContactRecord, type Seniority } from '../../core/talent/person';
 import { COMPANIES, CULTURES, DEGREES, EXTRA_LANGUAGES, JOB_FAMILIES, PHONE_PREFIX, PLACES, SCHOOLS, SENIORITY_TITLES } from './generatorData';
-import { keyedId } from './keyedIds';
-import { BUILT_IN_SOURCE_ID, OPEN_WEB_SOURCE_ID } from './sources';
+import { keyedId } from '../../core/talent/keyedIds';
+import { BUILT_IN_SOURCE_ID, OPEN_WEB_SOURCE_ID } from '../../core/talent/sources';
 
 /**
  * Deterministic synthetic people: person `ordinal` of `seed` is always the same person, with

@@ -1,8 +1,8 @@
 import { generatePerson } from './generator';
-import type { PersonRecord, ProviderContactRecord } from './person';
-import { bumpPeopleVersion, insertPeople, insertProviderContacts, recordSeeded, seededUpTo } from './store';
+import type { PersonRecord, ProviderContactRecord } from '../../core/talent/person';
+import { bumpPeopleVersion, insertPeople, insertProviderContacts, recordSeeded, seededUpTo } from '../../core/talent/store';
 
-export { peopleCount, peopleVersion } from './store';
+export { peopleCount, peopleVersion } from '../../core/talent/store';
 
 export const DEFAULT_PEOPLE_SEED = 'talent-v1';
 const BATCH = 1000;

@@ -1,0 +1,60 @@
+import type { Context } from 'koa';
+import { errorNote, hidden, html } from '../oauth/pageRendering';
+import { CONSOLE_PATHS } from './consolePaths';
+import { sendConsolePage } from './consoleLayout';
+import type { ConsoleVisitor } from './consoleVisitor';
+
+/**
+ * `/console/confirm` "Confirm your password" (sudo mode, core/users/sudoMode.ts). The password
+ * is checked by the sign-in's own function, so its failure limits per account and per address
+ * hold here too. Two ways in:
+ * - a form about to be opened sends the person here with `return_to`; once confirmed they go
+ *   back to it (a console path only);
+ * - a form posted without sudo mode is answered with this page in its place, holding what was
+ *   posted (hidden fields) and where (`sudo_action`); once confirmed, the browser is told to post
+ *   the same body there again (307), so the change is made with nothing retyped.
+ */
+const OWN_FIELDS = new Set(['csrf_token', 'password', 'return_to', 'sudo_action']);
+
+/** What a refused post carries through the confirmation: where it went and its fields. */
+export interface PendingPost {
+  action: string;
+  form: URLSearchParams;
+}
+
+function carriedFields(form: URLSearchParams): [string, string][] {
+  return [...form].filter(([name]) => !OWN_FIELDS.has(name));
+}
+
+export type AfterConfirming = { returnTo: string } | { pending: PendingPost };
+
+export function confirmForm(ctx: Context, visitor: ConsoleVisitor, next: AfterConfirming, message: string | null, status = 200): void {
+  const pending = 'pending' in next ? next.pending : null;
+  sendConsolePage(
+    ctx,
+    {
+      title: 'Confirm your password',
+      visitor: visitor.layout,
+      body: html`${errorNote(message)}
+        <p>This change needs your password again: you last typed it more than 15 minutes ago.</p>
+        ${pending ? html`<p>What you entered is kept: once you confirm, the change is made as you sent it.</p>` : ''}
+        <form method="post" action="${CONSOLE_PATHS.confirm}">
+          ${hidden('csrf_token', visitor.csrf)}
+          ${
+            pending
+              ? html`${hidden('sudo_action', pending.action)}${carriedFields(pending.form).map(([name, value]) => hidden(name, value))}`
+              : hidden('return_to', 'returnTo' in next ? next.returnTo : CONSOLE_PATHS.overview)
+          }
+          <label for="password">Password</label>
+          <input id="password" name="password" type="password" autocomplete="current-password" required />
+          <button type="submit">Confirm</button>
+        </form>`,
+    },
+    status,
+  );
+}
+
+/** Answers a post the road refused for want of sudo mode: this page, holding the post. Nothing was changed. */
+export function askForPassword(ctx: Context, visitor: ConsoleVisitor, pending: PendingPost): void {
+  confirmForm(ctx, visitor, { pending }, null);
+}

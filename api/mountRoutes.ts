@@ -1,0 +1,72 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { LedgerHeads } from '../core/credits/credits';
+import type { Deps } from '../core/deps';
+import type { KeyPrincipal } from '../core/keys/apiKeys';
+import { Problem } from '../core/problems';
+import { creditHeaders, statusOfFailure } from './creditHeaders';
+import { admissionOf } from './middleware/admission';
+import { readJsonBody, type ReadBody } from './jsonBody';
+import { createOperationExecutor, type ExecuteOperation } from './operations/executeOperation';
+import { operationRegistry } from './operations/operationRegistry';
+import type { RouteSpec } from './routeSpec';
+
+const NO_BODY: ReadBody = { value: undefined, raw: Buffer.alloc(0) };
+
+/**
+ * The HTTP adapter of one route: reads what HTTP carries (the JSON body's bytes, the
+ * Idempotency-Key header, path and query parameters) and runs the operation through the
+ * executor, holding the baseline admission the /v1 chain took for this request.
+ */
+async function runOverHttp(ctx: Context, spec: RouteSpec, execute: ExecuteOperation, heads: LedgerHeads): Promise<void> {
+  const principal = ctx.state.principal as KeyPrincipal | undefined;
+  if (!principal) throw new Problem('missing_api_key', 'Send your API key as `Authorization: Bearer <API_KEY>`.');
+  if (!spec.paid) {
+    await answer(ctx, spec, principal, execute);
+    return;
+  }
+  // Every answer of a paid operation, refusals and failures included, says what it cost.
+  let charged: number;
+  try {
+    charged = await answer(ctx, spec, principal, execute);
+  } catch (err) {
+    ctx.set(await creditHeaders(principal.orgId, 0, statusOfFailure(err), heads));
+    throw err;
+  }
+  ctx.set(await creditHeaders(principal.orgId, charged, ctx.status, heads));
+}
+
+/** Runs the operation and writes its answer; returns the credits it charged. */
+async function answer(ctx: Context, spec: RouteSpec, principal: KeyPrincipal, execute: ExecuteOperation): Promise<number> {
+  const takesBody = spec.method === 'POST' || spec.method === 'PATCH';
+  const body = takesBody ? await readJsonBody(ctx) : NO_BODY;
+  const admission = admissionOf(ctx);
+  try {
+    const result = await execute(spec.operation, {
+      principal,
+      params: ctx.params,
+      query: { ...ctx.query },
+      body: body.value,
+      rawBody: body.raw,
+      idempotencyKey: ctx.get('Idempotency-Key') || undefined,
+      requestId: ctx.state.requestId,
+      clientAddress: ctx.ip || undefined,
+      admission,
+    });
+    ctx.status = result.status;
+    for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
+    if (result.body !== undefined) ctx.body = result.body;
+    return result.creditsCharged ?? 0;
+  } finally {
+    // Every answer, refusals and failures included, reports the limits the request was held to.
+    if (admission) ctx.set(admission.rateLimitHeaders());
+  }
+}
+
+/** `deps.usage`: the app's usage counters, which count every operation run. */
+export function mountRoutes(router: Router, specs: readonly RouteSpec[], deps: Deps): void {
+  const execute = createOperationExecutor(operationRegistry(specs), deps, undefined, deps.usage);
+  for (const spec of specs) {
+    router.register(spec.path, [spec.method], [(ctx: Context) => runOverHttp(ctx, spec, execute, deps.ledgerHeads)], { name: spec.operation });
+  }
+}
