@@ -8,6 +8,7 @@ import { pingTemporal } from '../core/temporal/client';
 import { describeTemporalConnection } from '../core/temporal/connectionOptions';
 import { UsageCounters } from '../core/usage/usageCounters';
 import { startWorkflowStarter } from '../core/starters/workflowStarter';
+import { startMailSender } from '../core/mail/mailSender';
 import { createApp } from './app';
 import { answerClientErrors } from './clientErrors';
 
@@ -46,6 +47,7 @@ export async function startApi(
   });
   tuneServer(server);
   const workflowStarter = startWorkflowStarter(config, deps.temporal);
+  const mailSender = startMailSender(config);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host}:${port}`;
@@ -64,6 +66,7 @@ export async function startApi(
       // In-flight places this replica still holds go back now instead of at their expiry.
       await deps.admission.close();
       await workflowStarter.stop();
+      await mailSender.stop();
       // Clients a test handed in are its own to close.
       if (!parts.temporal) await deps.temporal.close();
       await deps.store.close();

@@ -184,6 +184,14 @@ const schema = z
     WORKER_METRICS_PORT: port.default(0),
     WORKER_STICKY_QUEUE_TIMEOUT_MS: positiveInt.max(600_000).default(10_000),
     WORKER_WORKFLOW_BUNDLE: readableFile.optional(),
+    /** `smtp://user:pass@host:587` or `smtps://…`; unset, mail waits in the outbox (and each process says so at start). */
+    SMTP_URL: z
+      .string()
+      .regex(/^smtps?:\/\/[^\s/]+(:\d+)?\/?(\?\S*)?$/, 'must be an smtp:// or smtps:// URL (smtp://user:pass@host:587)')
+      .optional(),
+    MAIL_FROM: z.string().min(3).max(320).optional(),
+    MAIL_SENDER_INTERVAL_MS: positiveInt.max(60_000).default(1000),
+    MAIL_RETRY_MAX_DELAY_MS: positiveInt.max(3_600_000).default(300_000),
   })
   .superRefine((c, ctx) => {
     if (!relaxed(c.NODE_ENV)) {
@@ -237,6 +245,9 @@ const schema = z
         message: 'must be longer than CONTACT_PROVIDER_TIMEOUT_MS (a chunk reports progress between provider calls)',
       });
     }
+    if (c.MAIL_FROM !== undefined && !mailboxOf(c.MAIL_FROM)) {
+      ctx.addIssue({ code: 'custom', path: ['MAIL_FROM'], message: 'must be an address, alone or as `Name <address>`' });
+    }
     if (c.CONTACT_PROVIDER === 'http' && !c.CONTACT_PROVIDER_URL) {
       ctx.addIssue({ code: 'custom', path: ['CONTACT_PROVIDER_URL'], message: 'is required when CONTACT_PROVIDER=http' });
     }
@@ -282,6 +293,12 @@ function temporalTls(e: TemporalTlsSettings): TemporalTls | null {
     ...(e.TEMPORAL_TLS_CA_FILE ? { serverCa: e.TEMPORAL_TLS_CA_FILE.pem } : {}),
     ...(e.TEMPORAL_TLS_SERVER_NAME ? { serverName: e.TEMPORAL_TLS_SERVER_NAME } : {}),
   };
+}
+
+/** The address of a `MAIL_FROM` value (`a@b` or `Name <a@b>`), or null. */
+function mailboxOf(value: string): string | null {
+  const bare = /^<?([^\s<>@]+@[^\s<>@]+)>?$/.exec(value.trim()) ?? /^[^<>]*<([^\s<>@]+@[^\s<>@]+)>$/.exec(value.trim());
+  return bare ? bare[1] : null;
 }
 
 function relaxed(nodeEnv: string | undefined): boolean {
@@ -391,6 +408,14 @@ function toConfig(e: z.infer<typeof schema>) {
     limits: { leaseTtlSeconds: e.LIMITS_LEASE_TTL_SECONDS },
     readCacheMs: e.READ_CACHE_MS,
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    mail: {
+      /** Where mail is handed over; null: mail waits in the outbox (development without Mailpit, tests that send none). */
+      smtpUrl: e.SMTP_URL ? new Concealed(e.SMTP_URL) : null,
+      from: e.MAIL_FROM ?? `Talent platform <no-reply@${new URL(e.AUTH_URL ?? baseUrl).hostname}>`,
+      senderIntervalMs: e.MAIL_SENDER_INTERVAL_MS,
+      /** The longest wait between two attempts at one mail while the mail server does not take it. */
+      retryMaxDelayMs: e.MAIL_RETRY_MAX_DELAY_MS,
+    },
     /** The chaos run's exit point (core/faultInjection.ts); refused in production. */
     chaosExitAt: e.CHAOS_EXIT_AT ?? null,
     worker: {

@@ -39,7 +39,9 @@ export type IdPrefix =
   | 'inv'
   | 'cg'
   | 'pcl'
-  | 'aud';
+  | 'aud'
+  | 'mail'
+  | 'inv';
 
 /** Opaque, prefixed, random ids (DECISIONS.md "Identity"). */
 export function newId(prefix: IdPrefix): string {

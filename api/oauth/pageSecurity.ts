@@ -59,6 +59,21 @@ export function clearSessionCookie(ctx: Context, config: Config): void {
   setSessionCookie(ctx, config, '', 0);
 }
 
+/** The cookie that lets sign-in recognise a browser the person used before (a random value, not a session). */
+function browserCookieName(config: Config): string {
+  return cookieSettings(config).secure ? '__Host-talent_browser' : 'talent_browser';
+}
+
+export function knownBrowserOf(ctx: Context, config: Config): string | undefined {
+  return readCookie(ctx, browserCookieName(config));
+}
+
+export function setKnownBrowserCookie(ctx: Context, config: Config, value: string): void {
+  const parts = [`${browserCookieName(config)}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${400 * 24 * 3600}`];
+  if (cookieSettings(config).secure) parts.push('Secure');
+  ctx.append('Set-Cookie', parts.join('; '));
+}
+
 /** The browser's session value, giving it a fresh (not yet signed-in) one when it has none. */
 export function ensureSessionValue(ctx: Context, config: Config): string {
   const existing = sessionValueOf(ctx, config);

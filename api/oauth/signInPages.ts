@@ -12,7 +12,9 @@ import { allowanceFieldset, proposedChoice, readAllowanceChoice, type AllowanceC
 import { redirectHostOf } from '../../core/oauth/redirectUris';
 import { endSession, SESSION_TTL_MS, sessionUser, startSession } from '../../core/users/sessions';
 import { signIn, type DecoyPasswordHash } from '../../core/users/signIn';
-import { completeSetup, findSetupUser, revokeUserGrants, type UserRecord } from '../../core/users/users';
+import { findSetupUser, revokeUserGrants, type UserRecord } from '../../core/users/users';
+import { setPasswordThroughLink } from '../../core/accounts/passwordReset';
+import { signedInFromBrowser } from '../../core/accounts/securityNotices';
 import { completeAuthorization, errorPage, redirectTo, resumeAuthorization, storeOutagePage } from './authorizationFlow';
 import { errorNote, hidden, html, page, type Html } from './pageRendering';
 import { toolsResource } from './tokenEndpoint';
@@ -22,8 +24,27 @@ import { sendConsolePage, stackingTable, type TableCell } from '../console/conso
 import { allowancePath } from '../console/consolePaths';
 import { layoutOf } from '../console/consoleVisitor';
 import { safeReturnPath } from '../console/returnPath';
-import { clearSessionCookie, csrfToken, csrfValid, ensureSessionValue, readPageForm, sessionValueOf, setPageHeaders, setSessionCookie } from './pageSecurity';
-import { CONNECTIONS_PAGE_PATH, CONSENT_PAGE_PATH, REVOKE_CONNECTION_PATH, SETUP_PAGE_PATH, SIGN_IN_PAGE_PATH, SIGN_OUT_PATH } from './pagePaths';
+import {
+  clearSessionCookie,
+  csrfToken,
+  csrfValid,
+  ensureSessionValue,
+  knownBrowserOf,
+  readPageForm,
+  sessionValueOf,
+  setKnownBrowserCookie,
+  setPageHeaders,
+  setSessionCookie,
+} from './pageSecurity';
+import {
+  CONNECTIONS_PAGE_PATH,
+  CONSENT_PAGE_PATH,
+  PASSWORD_RESET_PAGE_PATH,
+  REVOKE_CONNECTION_PATH,
+  SETUP_PAGE_PATH,
+  SIGN_IN_PAGE_PATH,
+  SIGN_OUT_PATH,
+} from './pagePaths';
 
 /** What each permission lets an application do, in the words the consent page uses. */
 const PERMISSION_TEXT: Record<string, string> = {
@@ -37,14 +58,14 @@ const PERMISSION_TEXT: Record<string, string> = {
   [PERMISSIONS.usageRead]: 'Read usage: requests and credits spent',
 };
 
-function sendPage(ctx: Context, title: string, body: Html, status = 200): void {
+export function sendPage(ctx: Context, title: string, body: Html, status = 200): void {
   setPageHeaders(ctx);
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = page(title, body);
 }
 
-function csrfRefused(ctx: Context): void {
+export function csrfRefused(ctx: Context): void {
   errorPage(ctx, 403, 'Form expired', 'This form could not be verified (its security token is missing or does not match). Reload the page and try again.');
 }
 
@@ -54,13 +75,24 @@ function handleOf(value: string | null | undefined): string | null {
 
 // ---- set password -------------------------------------------------------------------------
 
-function setupForm(ctx: Context, config: Config, token: string, message: string | null, status = 200): void {
+/** A reset link's page is "Choose a new password"; an invitation's or the operator's setup link's, "Set your password". */
+function setupTitle(user: UserRecord | null): string {
+  return user?.setupPurpose === 'reset' ? 'Choose a new password' : 'Set your password';
+}
+
+function setupForm(ctx: Context, config: Config, token: string, message: string | null, status = 200, user: UserRecord | null = null): void {
   const session = ensureSessionValue(ctx, config);
   sendPage(
     ctx,
-    'Set your password',
+    setupTitle(user),
     html` ${errorNote(message)}
-      <p>Choose the password you will use to sign in to your organization's console and to connect AI applications to the talent platform.</p>
+      <p>
+        ${
+          user?.setupPurpose === 'reset'
+            ? 'Choose a new password. Every browser signed in to your account is signed out, and every connected application disconnected.'
+            : "Choose the password you will use to sign in to your organization's console and to connect AI applications to the talent platform."
+        }
+      </p>
       <p id="password-rule" class="note">
         Use ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters; a few unrelated words make a long password you can remember.
       </p>
@@ -97,18 +129,20 @@ const SETUP_INVALID = 'This setup link is invalid, used or expired. Ask your adm
 
 async function setupPage(ctx: Context, config: Config): Promise<void> {
   const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
-  if (!(await findSetupUser(token)).ok) return errorPage(ctx, 400, 'Setup link not valid', SETUP_INVALID);
-  setupForm(ctx, config, token, null);
+  const found = await findSetupUser(token);
+  if (!found.ok) return errorPage(ctx, 400, 'Setup link not valid', SETUP_INVALID);
+  setupForm(ctx, config, token, null, 200, found.user);
 }
 
 async function setupSubmit(ctx: Context, config: Config): Promise<void> {
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const token = form.get('token') ?? '';
-  const result = await completeSetup(config, token, form.get('new_password') ?? '', form.get('confirm_password') ?? '');
+  const result = await setPasswordThroughLink(config, token, form.get('new_password') ?? '', form.get('confirm_password') ?? '', new Date(), ctx.ip);
   if (!result.ok) {
     if (result.reason === 'invalid_link') return errorPage(ctx, 400, 'Setup link not valid', result.message);
-    return setupForm(ctx, config, token, result.message, 400);
+    const found = await findSetupUser(token);
+    return setupForm(ctx, config, token, result.message, 400, found.ok ? found.user : null);
   }
   sendPage(
     ctx,
@@ -162,7 +196,8 @@ function signInForm(
         <label for="password">Password</label>
         <input id="password" name="password" type="password" autocomplete="current-password" required />
         <button type="submit">Sign in</button>
-      </form>`,
+      </form>
+      <p><a href="${PASSWORD_RESET_PAGE_PATH}">Forgot password?</a></p>`,
     status,
   );
 }
@@ -188,6 +223,8 @@ async function signInSubmit(ctx: Context, config: Config, decoy: DecoyPasswordHa
   await endSession(sessionValueOf(ctx, config));
   const session = await startSession(result.user._id);
   setSessionCookie(ctx, config, session.value, Math.floor(SESSION_TTL_MS / 1000));
+  const browserValue = await signedInFromBrowser(config, result.user, knownBrowserOf(ctx, config), { userAgent: ctx.get('User-Agent'), at: new Date() });
+  setKnownBrowserCookie(ctx, config, browserValue);
   if (handle) return resumeAuthorization(ctx, config, handle, result.user);
   redirectTo(ctx, landingOf(form.get('return_to')));
 }

@@ -16,6 +16,9 @@ export const AUDIT_ACTIONS = [
   'budget.removed',
   'credits.granted',
   'user.invited',
+  'user.invitation_resent',
+  'user.invitation_cancelled',
+  'user.password_reset',
   'user.updated',
   'user.disabled',
   'webhook_endpoint.created',
@@ -52,6 +55,7 @@ const KEY_FIELDS = [
 const LIMIT_FIELDS = ['operation', 'scope_type', 'scope_id', 'requests_per_minute', 'blocked', 'requests_per_second', 'max_concurrency', 'source'];
 const BUDGET_FIELDS = ['family_id', 'budget', 'remaining'];
 const USER_FIELDS = ['user_id', 'email', 'workspace_id', 'role', 'permissions', 'status', 'disabled_at'];
+const INVITATION_FIELDS = ['invitation_id', 'user_id', 'email', 'workspace_id', 'role', 'permissions', 'status', 'expires_at'];
 const ENDPOINT_FIELDS = ['endpoint_id', 'workspace_id', 'url', 'state', 'enabled', 'rotated_at', 'previous_valid_until'];
 
 export const AUDIT_FIELDS: Record<AuditAction, readonly string[]> = {
@@ -65,7 +69,10 @@ export const AUDIT_FIELDS: Record<AuditAction, readonly string[]> = {
   'budget.set': BUDGET_FIELDS,
   'budget.removed': BUDGET_FIELDS,
   'credits.granted': ['amount', 'balance'],
-  'user.invited': USER_FIELDS,
+  'user.invited': INVITATION_FIELDS,
+  'user.invitation_resent': INVITATION_FIELDS,
+  'user.invitation_cancelled': INVITATION_FIELDS,
+  'user.password_reset': ['user_id', 'email', 'revoked_chains'],
   'user.updated': USER_FIELDS,
   'user.disabled': [...USER_FIELDS, 'revoked_chains'],
   'webhook_endpoint.created': ENDPOINT_FIELDS,

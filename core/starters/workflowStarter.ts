@@ -3,7 +3,7 @@ import { claimJobOutbox, carryOutJobOutbox, jobsWithOutboxDue, releaseJobOutbox,
 import { logger } from '../observability/logger';
 import { temporalReplaySignaller } from '../webhooks/replaySignals';
 import { signalRecordedReplays } from '../webhooks/replays';
-import { isStoreUnavailable } from '../store/storeUnavailable';
+import { runEvery } from '../periodicPass';
 import type { TemporalClients } from '../temporal/client';
 import { isTemporalUnanswered } from '../temporal/deadline';
 
@@ -28,8 +28,6 @@ export function startWorkflowStarter(config: Config, temporal: TemporalClients):
   const starter = temporalJobStarter(temporal, config);
   const replaySignal = temporalReplaySignaller(temporal, config);
   let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
 
   async function pass(): Promise<void> {
     if (!(await startJobs())) return;
@@ -62,24 +60,13 @@ export function startWorkflowStarter(config: Config, temporal: TemporalClients):
     return true;
   }
 
-  const tick = () => {
-    running = pass()
-      .catch((err) => {
-        const level = isStoreUnavailable(err) ? 'warn' : 'error';
-        logger[level]({ err: { name: (err as Error)?.name, message: (err as Error)?.message } }, 'workflow starter pass failed');
-      })
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, config.workflowStarter.intervalMs);
-      });
-  };
-  timer = setTimeout(tick, config.workflowStarter.intervalMs);
+  const loop = runEvery(config.workflowStarter.intervalMs, pass, 'workflow starter');
 
   return {
     pass,
     async stop() {
       stopped = true;
-      clearTimeout(timer);
-      await running;
+      await loop.stop();
     },
   };
 }

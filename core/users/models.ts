@@ -22,7 +22,11 @@ const userSchema = new Schema(
     /** SHA-256 of the one-time setup token; null once used. */
     setupTokenHash: { type: String, default: null, index: true },
     setupExpiresAt: { type: Date, default: null },
+    /** What the current link is for: `invitation`, `setup` (the operator's) or `reset` (oneTimeLinks.ts). */
+    setupPurpose: { type: String, enum: ['invitation', 'setup', 'reset', null], default: null },
     disabledAt: { type: Date, default: null },
+    /** SHA-256 of the browser values the person signed in from (core/accounts/securityNotices.ts). */
+    knownBrowsers: { type: [String], default: undefined },
     /** The last successful password sign-in (the console's Team page shows it). */
     lastSignInAt: { type: Date, default: null },
   },
@@ -60,10 +64,9 @@ const orgAdminCountSchema = new Schema(
 export const OrgAdminCount = model('OrgAdminCount', orgAdminCountSchema, 'org_admin_counts');
 
 /**
- * An invitation to an organization (console "Invite a person"): stored whether or not the address
- * already has an account somewhere, so the answer is the same for both (core/users/invitations.ts).
- * `pending` until the person sets a password through it (`accepted`); `mailedAt` is for the mail
- * step, which sends it and, for an address already in use, tells its owner instead.
+ * An invitation the console sent. Recorded alike whether the address was new (a person was made,
+ * `userId`, with a 7-day link) or already had an account (`userId` null: that address was mailed
+ * that it was invited), so the inviter sees the same answer and the same Team row either way.
  */
 const invitationSchema = new Schema(
   {
@@ -73,15 +76,13 @@ const invitationSchema = new Schema(
     email: { type: String, required: true },
     role: { type: String, enum: ['admin', 'member'], required: true },
     permissions: { type: [String], required: true },
-    state: { type: String, enum: ['pending', 'accepted'], required: true },
-    /** The account made for a new address; null for an address already in use. */
     userId: { type: String, default: null, index: true },
     invitedBy: { type: String, required: true },
-    /** SHA-256 of the setup link's token. */
-    setupTokenHash: { type: String, required: true },
-    setupExpiresAt: { type: Date, required: true },
     createdAt: { type: Date, required: true },
-    mailedAt: { type: Date, default: null },
+    /** When the last mailed link stops working. */
+    expiresAt: { type: Date, required: true },
+    lastSentAt: { type: Date, required: true },
+    status: { type: String, enum: ['pending', 'accepted', 'cancelled'], required: true },
   },
   { versionKey: false },
 );

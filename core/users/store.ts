@@ -1,8 +1,8 @@
 import { BrowserSession, Invitation, OrgAdminCount, User } from './models';
 
 /**
- * The users area's store: the one module that reads and writes `users`, `browser_sessions` and
- * `org_admin_counts`. It answers with plain records; sign-in, roles and the last-admin rule
+ * The users area's store: the one module that reads and writes `users`, `browser_sessions`,
+ * `invitations` and `org_admin_counts`. It answers with plain records; sign-in, roles and the last-admin rule
  * live with the callers.
  */
 
@@ -20,7 +20,11 @@ export interface UserRecord {
   passwordHash: string | null;
   setupTokenHash: string | null;
   setupExpiresAt: Date | null;
+  /** What the current link is for (oneTimeLinks.ts); absent on documents written before it was kept: `setup`. */
+  setupPurpose?: 'invitation' | 'setup' | 'reset' | null;
   disabledAt: Date | null;
+  /** SHA-256 of the browser values this person signed in from (core/accounts/securityNotices.ts), newest last. */
+  knownBrowsers?: string[];
   /** The last successful sign-in; absent on documents written before it was kept. */
   lastSignInAt?: Date | null;
   createdAt?: Date;
@@ -40,7 +44,7 @@ export interface BrowserSessionRecord {
 
 /** Stores a new person; a duplicate key error when the email is taken. */
 export async function insertUser(
-  user: Pick<UserRecord, '_id' | 'orgId' | 'workspaceId' | 'applicationId' | 'email' | 'permissions' | 'setupTokenHash' | 'setupExpiresAt'> & {
+  user: Pick<UserRecord, '_id' | 'orgId' | 'workspaceId' | 'applicationId' | 'email' | 'permissions' | 'setupTokenHash' | 'setupExpiresAt' | 'setupPurpose'> & {
     role: 'admin' | 'member';
   },
 ): Promise<void> {
@@ -89,8 +93,13 @@ export async function countActiveAdmins(orgId: string): Promise<number> {
 }
 
 /** Replaces the person's setup token (its hash) and when it expires. */
-export async function setSetupToken(userId: string, setupTokenHash: string, setupExpiresAt: Date): Promise<void> {
-  await User.updateOne({ _id: userId }, { $set: { setupTokenHash, setupExpiresAt } });
+export async function setSetupToken(
+  userId: string,
+  setupTokenHash: string,
+  setupExpiresAt: Date,
+  setupPurpose: 'invitation' | 'setup' | 'reset',
+): Promise<void> {
+  await User.updateOne({ _id: userId }, { $set: { setupTokenHash, setupExpiresAt, setupPurpose } });
 }
 
 /** Disables the person (and voids their setup token) unless already disabled; answers whether this call did. */
@@ -115,13 +124,17 @@ export async function setUserPermissionSet(userId: string, permissions: string[]
   await User.updateOne({ _id: userId }, { $set: { permissions } });
 }
 
+export async function setKnownBrowsers(userId: string, knownBrowsers: string[]): Promise<void> {
+  await User.updateOne({ _id: userId }, { $set: { knownBrowsers } });
+}
+
 export async function recordSignInTime(userId: string, at: Date): Promise<void> {
   await User.updateOne({ _id: userId }, { $set: { lastSignInAt: at } });
 }
 
 /** Sets the password hash and voids the setup token, if the person still holds that token. */
 export async function setPasswordThroughSetup(userId: string, setupTokenHash: string, passwordHash: string): Promise<void> {
-  await User.updateOne({ _id: userId, setupTokenHash }, { $set: { passwordHash, setupTokenHash: null, setupExpiresAt: null } });
+  await User.updateOne({ _id: userId, setupTokenHash }, { $set: { passwordHash, setupTokenHash: null, setupExpiresAt: null, setupPurpose: null } });
 }
 
 // ---- browser sessions ---------------------------------------------------------------------
@@ -172,6 +185,8 @@ export async function decrementAdminCountAboveOne(orgId: string): Promise<boolea
   return taken !== null;
 }
 
+// ---- invitations --------------------------------------------------------------------------
+
 export interface InvitationRecord {
   _id: string;
   orgId: string;
@@ -179,25 +194,45 @@ export interface InvitationRecord {
   email: string;
   role: 'admin' | 'member';
   permissions: string[];
-  state: 'pending' | 'accepted';
+  /** The person made for it; null when the address already had an account. */
   userId: string | null;
   invitedBy: string;
-  setupTokenHash: string;
-  setupExpiresAt: Date;
   createdAt: Date;
-  mailedAt: Date | null;
+  expiresAt: Date;
+  lastSentAt: Date;
+  status: 'pending' | 'accepted' | 'cancelled';
 }
 
 export async function insertInvitation(invitation: InvitationRecord): Promise<void> {
   await Invitation.create(invitation);
 }
 
-/** The organization's pending invitations, newest first, at most `limit`. */
-export async function pendingInvitationsOfOrg(orgId: string, limit: number): Promise<InvitationRecord[]> {
-  return Invitation.find({ orgId, state: 'pending' }).sort({ createdAt: -1, _id: -1 }).limit(limit).lean<InvitationRecord[]>();
+/** An invitation of this organization, or null: another organization's reads as absent. */
+export async function findInvitationOfOrg(orgId: string, invitationId: string): Promise<InvitationRecord | null> {
+  return Invitation.findOne({ _id: invitationId, orgId }).lean<InvitationRecord>();
 }
 
-/** Marks the invitations that made this account accepted (the person set a password through one). */
+/** The organization's pending invitations, oldest first, at most `limit`. */
+export async function pendingInvitationsOfOrg(orgId: string, limit: number): Promise<InvitationRecord[]> {
+  return Invitation.find({ orgId, status: 'pending' }).sort({ createdAt: 1, _id: 1 }).limit(limit).lean<InvitationRecord[]>();
+}
+
+/** Records a new mailing of a pending invitation; false when it is no longer pending. */
+export async function markInvitationSent(invitationId: string, at: Date, expiresAt: Date): Promise<boolean> {
+  return (await Invitation.updateOne({ _id: invitationId, status: 'pending' }, { $set: { lastSentAt: at, expiresAt } })).modifiedCount === 1;
+}
+
+/** Moves a pending invitation to `status`; false when it was not pending any more. */
+export async function closeInvitation(invitationId: string, status: 'accepted' | 'cancelled'): Promise<boolean> {
+  return (await Invitation.updateOne({ _id: invitationId, status: 'pending' }, { $set: { status } })).modifiedCount === 1;
+}
+
+/** Accepts the pending invitations that made this person (their first password). */
 export async function acceptInvitationsOf(userId: string): Promise<void> {
-  await Invitation.updateMany({ userId, state: 'pending' }, { $set: { state: 'accepted' } });
+  await Invitation.updateMany({ userId, status: 'pending' }, { $set: { status: 'accepted' } });
+}
+
+/** Deletes a person who never set a password (a cancelled invitation's), so the address can be invited again. */
+export async function deleteUserWithoutPassword(userId: string): Promise<boolean> {
+  return (await User.deleteOne({ _id: userId, passwordHash: null })).deletedCount === 1;
 }

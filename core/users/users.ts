@@ -2,7 +2,7 @@ import type { AuditActor } from '../audit/auditActions';
 import { recordAuditEvent } from '../audit/auditLog';
 import type { Config } from '../config';
 import { sha256Hex } from '../crypto/hash';
-import { newId, randomBase62 } from '../ids';
+import { newId } from '../ids';
 import { isPermission } from '../keys/permissions';
 import { claimOnce } from '../oauth/attemptSlots';
 import { listGrants, revokeGrants } from '../oauth/consentGrants';
@@ -15,10 +15,11 @@ import * as store from './store';
 import type { UserRecord } from './store';
 import { hashPassword, passwordProblem } from './passwords';
 import { withinMailboxLimits } from '../mailboxLimits';
+import { issueLink, LINK_LIFETIMES_MS, LINK_TOKEN_PREFIX, linkHashOf, type LinkPurpose } from './oneTimeLinks';
 
 /** Operator-created people (DECISIONS.md "Interactive sign-in"). */
-export const SETUP_TOKEN_PREFIX = 'ust_';
-export const SETUP_TTL_MS = 24 * 3600_000;
+export const SETUP_TOKEN_PREFIX = LINK_TOKEN_PREFIX;
+export const SETUP_TTL_MS = LINK_LIFETIMES_MS.setup;
 export const SETUP_PATH = '/api/oauth/setup';
 
 export type { UserRecord } from './store';
@@ -38,6 +39,8 @@ export async function createUser(
   settings: Pick<Config, 'authUrl'>,
   input: { orgId: string; workspaceId: string; email: string; permissions: string[]; role?: Role },
   now = new Date(),
+  /** `invitation` (7 days) when the console invites; the operator's setup link otherwise. */
+  purpose: Exclude<LinkPurpose, 'reset'> = 'setup',
 ): Promise<{ user_id: string; email: string; role: Role; setup_url: string; setup_expires_at: string }> {
   await requireOrganization(input.orgId);
   const workspace = await findWorkspaceOfOrg(input.orgId, input.workspaceId);
@@ -52,8 +55,7 @@ export async function createUser(
   if (!isRole(role)) throw new Error(`the role must be admin or member`);
   if (role === 'admin') await ensureAdminCount(input.orgId);
   const userId = newId('usr');
-  const token = SETUP_TOKEN_PREFIX + randomBase62(43);
-  const setupExpiresAt = new Date(now.getTime() + SETUP_TTL_MS);
+  const link = issueLink(purpose, now);
   const applicationId = newId('app');
   try {
     await store.insertUser({
@@ -64,8 +66,9 @@ export async function createUser(
       email,
       permissions,
       role,
-      setupTokenHash: sha256Hex(token),
-      setupExpiresAt,
+      setupTokenHash: link.hash,
+      setupExpiresAt: link.expiresAt,
+      setupPurpose: link.purpose,
     });
   } catch (err) {
     if (isDuplicateKeyError(err)) throw new Error(`a user with the email ${email} already exists`, { cause: err });
@@ -73,22 +76,22 @@ export async function createUser(
   }
   if (role === 'admin') await addAdminSeat(input.orgId);
   await insertApplication({ _id: applicationId, orgId: input.orgId, name: `User ${userId}`, holder: 'person' });
-  return { user_id: userId, email, role, setup_url: setupUrl(settings.authUrl, token), setup_expires_at: setupExpiresAt.toISOString() };
+  return { user_id: userId, email, role, setup_url: setupUrl(settings.authUrl, link.token), setup_expires_at: link.expiresAt.toISOString() };
 }
 
-/** A fresh one-time setup link (e.g. the first one expired, or a forgotten password); the old one stops working. */
+/** A fresh one-time link (the first one expired, a resent invitation, a forgotten password); the old one stops working. */
 export async function reissueSetup(
   settings: Pick<Config, 'authUrl'>,
   userId: string,
   now = new Date(),
+  purpose: LinkPurpose = 'setup',
 ): Promise<{ user_id: string; setup_url: string; setup_expires_at: string }> {
   const user = await store.findUser(userId);
   if (!user) throw new Error(`user ${userId} does not exist`);
   if (user.disabledAt) throw new Error(`user ${userId} is disabled`);
-  const token = SETUP_TOKEN_PREFIX + randomBase62(43);
-  const setupExpiresAt = new Date(now.getTime() + SETUP_TTL_MS);
-  await store.setSetupToken(userId, sha256Hex(token), setupExpiresAt);
-  return { user_id: userId, setup_url: setupUrl(settings.authUrl, token), setup_expires_at: setupExpiresAt.toISOString() };
+  const link = issueLink(purpose, now);
+  await store.setSetupToken(userId, link.hash, link.expiresAt, link.purpose);
+  return { user_id: userId, setup_url: setupUrl(settings.authUrl, link.token), setup_expires_at: link.expiresAt.toISOString() };
 }
 
 function publicView(u: UserRecord) {
@@ -248,8 +251,9 @@ export type SetupLookup = { ok: true; user: UserRecord } | { ok: false };
 
 /** The user a setup token belongs to, if the token is current and unused. */
 export async function findSetupUser(token: string, now = new Date()): Promise<SetupLookup> {
-  if (typeof token !== 'string' || !token.startsWith(SETUP_TOKEN_PREFIX) || token.length > 100) return { ok: false };
-  const user = await store.findUserWithSetupTokenHash(sha256Hex(token));
+  const hash = linkHashOf(token);
+  if (!hash) return { ok: false };
+  const user = await store.findUserWithSetupTokenHash(hash);
   if (!user || user.disabledAt || !user.setupExpiresAt || user.setupExpiresAt <= now) return { ok: false };
   return { ok: true, user };
 }

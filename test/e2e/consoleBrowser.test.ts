@@ -6,6 +6,7 @@ import { ALL_PERMISSIONS } from '../../core/keys/permissions';
 import { BrowserSession, User } from '../../core/users/models';
 import { closeBrowser, launchBrowser } from '../support/browser';
 import { checkPage, setUpAndSignIn, sidewaysScrolling } from '../support/consoleBrowser';
+import { linkIn, Mailbox } from '../support/mailbox';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { adminCli, createUserWithCli, startSignInApi, uniqueEmail } from '../support/signInApi';
 import { submitWith } from '../support/signInPages';
@@ -22,6 +23,7 @@ const PASSWORD = 'correct horse battery staple 12';
 const ADMIN_PERMISSIONS = ['candidates.search', 'jobs.v1:read', 'limits.v1:read', 'audit.v1:read'];
 
 let srv: TestApi;
+let mailbox: Mailbox;
 let tenant: TestTenant;
 let browser: Browser;
 let context: BrowserContext;
@@ -29,7 +31,8 @@ let page: Page;
 const admin = { userId: '', email: uniqueEmail('admin') };
 
 beforeAll(async () => {
-  srv = await startSignInApi();
+  mailbox = await Mailbox.start();
+  srv = await startSignInApi({ SMTP_URL: mailbox.smtpUrl, MAIL_SENDER_INTERVAL_MS: '100' });
   tenant = await createTenant({ credits: 100 });
   browser = await launchBrowser();
   context = await browser.newContext();
@@ -38,6 +41,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await closeBrowser(browser);
   await srv?.close();
+  await mailbox?.stop();
 });
 
 const NAV = ['Overview', 'API keys', 'Limits', 'Budgets', 'Usage', 'Webhooks', 'Jobs', 'Team', 'Audit log', 'Settings', 'Connected applications'];
@@ -249,7 +253,7 @@ const member = { userId: '', email: uniqueEmail('member') };
 let memberContext: BrowserContext;
 let memberPage: Page;
 
-test('the admin invites a member on "Invite a person"; the setup link is shown once on "Invitation created"', async () => {
+test('the admin invites a member on "Invite a person"; the invitation is mailed, its row says "Invitation pending", and its link sets the password', async () => {
   await page.goto(`${srv.url}/console/team`);
   await page.getByRole('heading', { level: 1, name: 'Team' }).waitFor();
   await expectAccessible('team');
@@ -261,10 +265,16 @@ test('the admin invites a member on "Invite a person"; the setup link is shown o
   await page.getByLabel('Role', { exact: true }).selectOption({ label: 'Member' });
   await page.getByLabel('candidates.search', { exact: true }).check();
   await submitWith(page, 'Invite');
-  await page.getByRole('heading', { level: 1, name: 'Invitation created' }).waitFor();
-  const setupUrl = (await page.locator('code#new-secret').innerText()).trim();
-  expect(setupUrl.startsWith(`${srv.url}/api/oauth/setup?token=`)).toBe(true);
+  await page.getByRole('heading', { level: 1, name: 'Team' }).waitFor();
+  expect(await page.locator('div[role="status"]').innerText()).toContain('Invitation sent');
+  const row = page.getByRole('row').filter({ hasText: member.email });
+  expect(await row.getByRole('cell').nth(4).innerText()).toBe('Invitation pending');
+  expect(await row.getByRole('button', { name: `Resend invitation to ${member.email}` }).count()).toBe(1);
+  expect(await row.getByRole('button', { name: `Cancel invitation to ${member.email}` }).count()).toBe(1);
   await expectAccessible('team-invited');
+  const mail = await mailbox.waitFor(member.email, 'You are invited');
+  expect(mail.text).toContain(admin.email);
+  const setupUrl = linkIn(mail, `${srv.url}/api/oauth/setup?token=`);
 
   memberContext = await browser.newContext();
   memberPage = await memberContext.newPage();
@@ -333,13 +343,23 @@ test('"Invite a person" answers alike for an address with an account elsewhere; 
     await page.getByLabel('Email', { exact: true }).fill(email);
     await page.getByLabel('candidates.search', { exact: true }).check();
     await submitWith(page, 'Invite');
-    await page.getByRole('heading', { level: 1, name: 'Invitation created' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Team' }).waitFor();
+    // The same landing for every address: Team, with "Invitation sent".
+    expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe('/console/team?done=invited');
+    expect(await page.locator('div[role="status"]').innerText()).toContain('Invitation sent');
   }
   await page.goto(`${srv.url}/console/team`);
-  const invitations = page.getByRole('table', { name: 'Invitations' });
+  const invitations = page.getByRole('table', { name: 'Team' });
   for (const email of [taken, fresh]) {
-    expect(await invitations.getByRole('row').filter({ hasText: email }).getByRole('cell', { name: 'Invitation pending' }).count()).toBe(1);
+    const row = invitations.getByRole('row').filter({ hasText: email });
+    expect(await row.getByRole('cell', { name: 'Invitation pending' }).count()).toBe(1);
+    expect(await row.getByRole('button', { name: `Resend invitation to ${email}` }).count()).toBe(1);
+    expect(await row.getByRole('button', { name: `Cancel invitation to ${email}` }).count()).toBe(1);
   }
+  // Only the mail tells them apart: the address in use is told it was invited, with no link.
+  const note = await mailbox.waitFor(taken, 'You are invited');
+  expect(note.text).toContain('already has an account');
+  expect(note.text).not.toContain('token=');
   for (const width of [375, 1280, 1440]) expect((await sidewaysScrolling(page, width)).filter((s) => s.startsWith('page '))).toEqual([]);
   await expectAccessible('team-invitations');
 });

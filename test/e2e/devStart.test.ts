@@ -80,6 +80,8 @@ async function devEnv(extra: Record<string, string> = {}): Promise<Record<string
     DEV_TEMPORAL_PORT: String(await freePort()),
     DEV_TEMPORAL_UI_PORT: String(await freePort()),
     DEV_WORKER_METRICS_PORT: String(await freePort()),
+    DEV_MAIL_SMTP_PORT: String(await freePort()),
+    DEV_MAIL_UI_PORT: String(await freePort()),
     DEV_DATA_DIR: join(dir, 'data'),
     DEV_ENV_FILE: join(dir, 'dev.env'),
     DEV_SEED_PEOPLE: '60',
@@ -146,6 +148,10 @@ test('the first start prints a key, a first session that works as printed and lo
   // Long steps report their time (seeding off a terminal: a line every few seconds, then this).
   expect(out).toMatch(/seeding people: done in \d+\.\d s, 60\n/);
   expect(out).toMatch(/\[dev\] ready in \d+\.\d s/);
+  // Mailpit runs beside the Temporal UI, and its web UI's API answers where the start says.
+  const mailUrl = `http://127.0.0.1:${env.DEV_MAIL_UI_PORT}`;
+  expect(out).toContain(`Mail (Mailpit) ${mailUrl}`);
+  expect((await fetch(`${mailUrl}/api/v1/info`)).status).toBe(200);
   const key = /^\s+(sk_live_ext_\S+)$/m.exec(out)?.[1];
   expect(key).toBeDefined();
   const session = printedSession(out);

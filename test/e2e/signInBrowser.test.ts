@@ -107,9 +107,17 @@ test('operator creates a person; the browser sets the password, signs in and con
   expect(outcome.callback.searchParams.get('iss')).toBe(srv.url);
   expect(outcome.callback.searchParams.get('state')).toBe(pending.state);
   // The session cookie the browser kept: __Host-, HttpOnly, Secure (loopback http counts as secure), SameSite=Lax.
-  const session = (await context.cookies(srv.url)).filter((c) => c.name.startsWith('__Host-'));
-  expect(session).toHaveLength(1);
+  // Beside it, the cookie that recognises this browser at the next sign-in (security notices), with the same attributes.
+  const cookies = await context.cookies(srv.url);
+  expect(
+    cookies
+      .filter((c) => c.name.startsWith('__Host-'))
+      .map((c) => c.name)
+      .sort(),
+  ).toEqual(['__Host-talent_browser', '__Host-talent_session']);
+  const session = cookies.filter((c) => c.name === '__Host-talent_session');
   expect(session[0]).toMatchObject({ path: '/', httpOnly: true, secure: true, sameSite: 'Lax' });
+  expect(cookies.find((c) => c.name === '__Host-talent_browser')).toMatchObject({ path: '/', httpOnly: true, secure: true, sameSite: 'Lax' });
   tokens = await redeemCallback(as, client, pending, outcome.callback);
   expect(tokens.token_type).toBe('bearer');
   expect(tokens.refresh_token).toEqual(expect.any(String));

@@ -7,10 +7,14 @@ import { ApiKey } from '../../core/keys/models';
 import { ALL_PERMISSIONS } from '../../core/keys/permissions';
 import { recordConsent } from '../../core/oauth/consentGrants';
 import { Workspace } from '../../core/tenancy/models';
+import { Invitation } from '../../core/users/models';
 import { createUser } from '../../core/users/users';
 import { WebhookEndpoint } from '../../core/webhooks/models';
 import { terminateRunningJobWorkflows } from '../support/contactRetrievalJobs';
+import { setPasswordThrough } from '../support/accountForms';
 import { consoleSession, type ConsoleSession } from '../support/consoleWebhooks';
+import { FormBrowser, formField } from '../support/formBrowser';
+import { linkIn, Mailbox } from '../support/mailbox';
 import { deadLetterAwaitingReplay, endDeadLetterWorkflows } from '../support/deadLetters';
 import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
@@ -27,17 +31,24 @@ import type { TestApi } from '../support/testApi';
  */
 let srv: TestApi;
 let receiver: HttpsReceiver;
+let mailbox: Mailbox;
 let tenant: TestTenant;
 let admin: ConsoleSession;
 /** The console's webhook workspace, and a key of it for the /v1 paths there. */
 let hooksWorkspace = '';
 let hooksKey = { key: '', keyId: '' };
-const state = { consoleKeyId: '', cliKeyId: '', personId: '', consoleEndpoint: '', v1Endpoint: '', familyId: '' };
+const state = { consoleKeyId: '', cliKeyId: '', personId: '', consoleEndpoint: '', v1Endpoint: '', familyId: '', invitationId: '' };
 const deadEvents: string[] = [];
 
 beforeAll(async () => {
   receiver = await startHttpsReceiver();
-  srv = await startSignInApi({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOK_EXTRA_CA_FILE: receiver.caFile });
+  mailbox = await Mailbox.start();
+  srv = await startSignInApi({
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+    WEBHOOK_EXTRA_CA_FILE: receiver.caFile,
+    SMTP_URL: mailbox.smtpUrl,
+    MAIL_SENDER_INTERVAL_MS: '50',
+  });
   tenant = await createTenant({ credits: 1000 });
   admin = await consoleSession(srv, tenant, 'admin', [...ALL_PERMISSIONS]);
   hooksWorkspace = (await Workspace.create({ _id: newId('ws'), orgId: tenant.orgId, name: 'Hooks' }))._id;
@@ -53,6 +64,7 @@ afterAll(async () => {
   if (srv) await endDeadLetterWorkflows(srv.deps.temporal, deadEvents);
   await srv?.close();
   await receiver?.close();
+  await mailbox?.stop();
 });
 
 const USER = () => `user:${admin.userId}`;
@@ -175,14 +187,41 @@ const PATHS: AuditPath[] = [
   {
     action: 'user.invited',
     via: 'console',
-    drive: async () => (
+    drive: async () => {
+      const email = `invited${Date.now()}@example.com`;
       await consolePost('/console/team/invite', [
-        ['email', `invited${Date.now()}@example.com`],
+        ['email', email],
         ['role', 'member'],
         ['permissions', 'jobs.v1:read'],
-      ]),
-      inTenant(USER)()
-    ),
+      ]);
+      state.invitationId = (await Invitation.findOne({ orgId: tenant.orgId, email }).lean())!._id;
+      return inTenant(USER)();
+    },
+  },
+  {
+    action: 'user.invitation_resent',
+    via: 'console "Resend invitation"',
+    drive: async () => (await consolePost(`/console/team/invitations/${state.invitationId}/resend`), inTenant(USER)()),
+  },
+  {
+    action: 'user.invitation_cancelled',
+    via: 'console "Cancel invitation"',
+    drive: async () => (await consolePost(`/console/team/invitations/${state.invitationId}/cancel`), inTenant(USER)()),
+  },
+  {
+    action: 'user.password_reset',
+    via: '"Forgot password?" and the mailed link',
+    drive: async () => {
+      const person = await consoleSession(srv, tenant, 'member');
+      const browser = new FormBrowser(srv.url);
+      const form = await browser.request('/api/oauth/reset');
+      const sent = await browser.request('/api/oauth/reset', { form: { csrf_token: formField(form.text, 'csrf_token'), email: person.email } });
+      if (sent.status !== 200) throw new Error(`the reset request answered ${sent.status}`);
+      const link = linkIn(await mailbox.waitFor(person.email, 'Reset your talent platform password'), `${srv.url}/api/oauth/setup?token=`);
+      const set = await setPasswordThrough(browser, link, 'a brand new password 456');
+      if (set.status !== 200) throw new Error(`setting the new password answered ${set.status}`);
+      return { orgId: tenant.orgId, actor: `user:${person.userId}` };
+    },
   },
   {
     action: 'user.invited',

@@ -3,7 +3,7 @@ import { newId } from '../../core/ids';
 import { createApiKey } from '../../core/keys/apiKeys';
 import { ApiKey } from '../../core/keys/models';
 import { Workspace } from '../../core/tenancy/models';
-import { User } from '../../core/users/models';
+import { Invitation, User } from '../../core/users/models';
 import { SUDO_WINDOW_MS } from '../../core/users/sudoMode';
 import { createUser } from '../../core/users/users';
 import { WebhookEndpoint } from '../../core/webhooks/models';
@@ -134,9 +134,9 @@ const ACTIONS: SudoAction[] = [
       ['permissions', 'jobs.v1:read'],
     ],
     done: async (answer) => {
-      expect(answer.status).toBe(201);
-      expect(answer.text).toContain('<h1>Invitation created</h1>');
-      expect(answer.text).toContain(invitedEmail);
+      expect(answer.status).toBe(303);
+      expect(answer.location).toBe('/console/team?done=invited');
+      expect(await Invitation.findOne({ email: invitedEmail }).lean()).toMatchObject({ status: 'pending' });
     },
   },
   {

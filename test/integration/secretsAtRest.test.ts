@@ -143,8 +143,13 @@ describe('secrets at rest', () => {
       form: { csrf_token: formField(signInPage.text, 'csrf_token'), email: person.email, password: secrets.password },
     });
     expect(signedIn.status).toBe(303);
-    expect(browser.cookies.size).toBe(1);
-    secrets.session_cookie = [...browser.cookies.values()][0];
+    // Two cookies: the session, and the known-browser value sign-in recognises a browser by (stored only as its hash).
+    expect([...browser.cookies.keys()].sort()).toEqual(
+      expect.arrayContaining([expect.stringMatching(/talent_session$/), expect.stringMatching(/talent_browser$/)]),
+    );
+    expect(browser.cookies.size).toBe(2);
+    secrets.session_cookie = [...browser.cookies].find(([name]) => name.endsWith('talent_session'))![1];
+    secrets.browser_cookie = [...browser.cookies].find(([name]) => name.endsWith('talent_browser'))![1];
 
     for (const [kind, value] of Object.entries(secrets)) expect({ kind, long: value.length >= 20 }).toEqual({ kind, long: true });
     const needles = Object.entries(secrets).flatMap(([kind, value]) => {

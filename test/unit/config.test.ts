@@ -133,3 +133,14 @@ describe('config module', () => {
     }
   });
 });
+
+test('SMTP_URL must be an smtp:// or smtps:// URL and is concealed; MAIL_FROM must name an address', () => {
+  const base = { SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'), AUTH_URL: 'https://auth.example.com' };
+  const config = loadConfig({ ...base, SMTP_URL: 'smtp://user:pass@mail.example.com:587' });
+  expect(config.mail.smtpUrl?.reveal()).toBe('smtp://user:pass@mail.example.com:587');
+  expect(JSON.stringify(config)).not.toContain('pass@');
+  expect(config.mail.from).toBe('Talent platform <no-reply@auth.example.com>');
+  expect(loadConfig({ ...base, MAIL_FROM: 'Acme <ops@acme.example>' }).mail.from).toBe('Acme <ops@acme.example>');
+  expect(() => loadConfig({ ...base, SMTP_URL: 'http://mail.example.com' })).toThrow(/SMTP_URL/);
+  expect(() => loadConfig({ ...base, MAIL_FROM: 'nobody' })).toThrow(/MAIL_FROM/);
+});

@@ -34,10 +34,11 @@ export const CORE_LAYERS: readonly { name: string; areas: readonly string[] }[] 
       'inTurn',
       'outbound',
       'temporal',
+      'periodicPass',
     ],
   },
   { name: 'identity and money', areas: ['tenancy', 'keys', 'users', 'mailboxLimits', 'credits', 'idempotency', 'limits', 'audit', 'usage'] },
-  { name: 'work', areas: ['talent', 'contactProvider', 'jobs', 'webhooks', 'oauth', 'mail'] },
+  { name: 'work', areas: ['talent', 'contactProvider', 'jobs', 'webhooks', 'oauth', 'mail', 'accounts'] },
   { name: 'starters', areas: ['starters', 'maintenance', 'deps'] },
 ];
 

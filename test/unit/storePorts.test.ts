@@ -64,6 +64,12 @@ const PORTS: Port[] = [
     exceptions: {},
   },
   {
+    area: 'core/mail',
+    models: ['core/mail/models'],
+    allowed: ['core/mail/store', 'core/mail/models'],
+    exceptions: {},
+  },
+  {
     area: 'core/usage',
     models: ['core/usage/models'],
     allowed: ['core/usage/store', 'core/usage/models'],

@@ -1,3 +1,5 @@
+import { noticeApiKeyCreated } from '../../../core/accounts/securityNotices';
+import { findUser } from '../../../core/users/store';
 import { z } from 'zod';
 import { createApiKey, findOrgKey, revokeApiKey, rotateApiKey, rotationAuditValues, type RotationResult } from '../../../core/keys/apiKeys';
 import { KEY_NAME_MAX_LENGTH } from '../../../core/keys/keyNames';
@@ -73,6 +75,8 @@ const createKey = defineConsoleOperation({
       scopes: [...new Set(body.scopes)],
       expires_at: expiresAt?.toISOString() ?? null,
     };
+    const creator = await findUser(principal.keyId);
+    await noticeApiKeyCreated(config, { orgId: principal.orgId, keyName: created.name, by: creator?.email ?? 'A person', at: new Date(deps.now()) });
     return { status: 201, body: result };
   },
   audit: {

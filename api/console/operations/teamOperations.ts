@@ -2,15 +2,15 @@ import { z } from 'zod';
 import { requireWithinOwn } from '../../../core/keys/handingOn';
 import { notFound, Problem } from '../../../core/problems';
 import { roleOf } from '../../../core/users/adminSeats';
-import { findUserOfOrg } from '../../../core/users/store';
-import { invitePerson, type InvitationAnswer } from '../../../core/users/invitations';
+import { findUser, findUserOfOrg } from '../../../core/users/store';
 import { disableUser, setUserPermissions, setUserRole, type UserRecord } from '../../../core/users/users';
-import { auditActorOf } from '../../operations/operationAudit';
+import { cancelInvitation, inviteByMail, resendInvitation, type InvitationView } from '../../../core/accounts/invitations';
+import type { KeyPrincipal } from '../../../core/keys/apiKeys';
 import { defineConsoleOperation } from '../consoleOperation';
 
 /**
- * The console's team writes (DECISIONS.md "Organization console"): invite, change role and
- * permissions, disable, by the same core/users functions the operator CLI calls, with the same
+ * The console's team writes (DECISIONS.md "Organization console"): invite (by mail), resend or
+ * cancel an invitation, change role and permissions, disable, by the same core/users functions the operator CLI calls, with the same
  * rules (the last active admin stays). Nobody hands on permissions they do not have themselves.
  */
 const personParams = z.object({ user_id: z.string().min(1).max(100) });
@@ -22,6 +22,24 @@ async function orgPerson(orgId: string, userId: string): Promise<UserRecord> {
   const user = await findUserOfOrg(orgId, userId);
   if (!user) throw notFound('person');
   return user;
+}
+
+/** The person acting, as the invitation mail names them. */
+async function inviterOf(principal: KeyPrincipal): Promise<{ userId: string; email: string }> {
+  const inviter = await findUser(principal.keyId);
+  return { userId: principal.keyId, email: inviter?.email ?? 'An admin' };
+}
+
+const invitationParams = z.object({ invitation_id: z.string().min(1).max(100) });
+
+/** Every invitation change is audited with the invitation's view (no link, no token). */
+function invitationAudit(action: 'user.invited' | 'user.invitation_resent' | 'user.invitation_cancelled') {
+  return {
+    change: (_input: unknown, result: { body?: unknown }) => {
+      const invitation = result.body as InvitationView;
+      return { action, target: invitation.invitation_id, after: { ...invitation } };
+    },
+  };
 }
 
 const invite = defineConsoleOperation({
@@ -39,18 +57,47 @@ const invite = defineConsoleOperation({
       permissions: permissionsField,
     })
     .strict(),
-  handler: async ({ principal, body, config }) => {
+  handler: async ({ principal, body, config, deps }) => {
     requireWithinOwn(principal.scopes, { kind: 'person_invited', permissions: body.permissions });
-    const invitation = await invitePerson(config, { ...body, orgId: principal.orgId, workspaceId: principal.workspaceId, invitedBy: auditActorOf(principal) });
+    // The same answer whether or not the address has an account anywhere (core/accounts/invitations.ts).
+    const invitation = await inviteByMail(
+      config,
+      {
+        orgId: principal.orgId,
+        workspaceId: principal.workspaceId,
+        email: body.email,
+        role: body.role,
+        permissions: body.permissions,
+        inviter: await inviterOf(principal),
+      },
+      new Date(deps.now()),
+    );
     return { status: 201, body: invitation };
   },
-  audit: {
-    // The invitation, not an account: the log reads the same whether or not the address had one.
-    change: (_input, result) => {
-      const invitation = result.body as InvitationAnswer;
-      return { action: 'user.invited', target: invitation.invitation_id, after: { ...invitation, setup_url: undefined, status: 'pending' } };
-    },
-  },
+  audit: invitationAudit('user.invited'),
+});
+
+const resend = defineConsoleOperation({
+  operation: 'console.team.resend_invitation',
+  path: '/console/team/invitations/:invitation_id/resend',
+  summary: 'Resend invitation',
+  params: invitationParams,
+  body: z.object({}).strict(),
+  handler: async ({ principal, params, config, deps }) => ({
+    status: 200,
+    body: await resendInvitation(config, principal.orgId, params.invitation_id, await inviterOf(principal), new Date(deps.now())),
+  }),
+  audit: invitationAudit('user.invitation_resent'),
+});
+
+const cancel = defineConsoleOperation({
+  operation: 'console.team.cancel_invitation',
+  path: '/console/team/invitations/:invitation_id/cancel',
+  summary: 'Cancel invitation',
+  params: invitationParams,
+  body: z.object({}).strict(),
+  handler: async ({ principal, params, deps }) => ({ status: 200, body: await cancelInvitation(principal.orgId, params.invitation_id, new Date(deps.now())) }),
+  audit: invitationAudit('user.invitation_cancelled'),
 });
 
 const update = defineConsoleOperation({
@@ -100,4 +147,4 @@ const disable = defineConsoleOperation({
   },
 });
 
-export const teamOperations = [invite, update, disable];
+export const teamOperations = [invite, resend, cancel, update, disable];

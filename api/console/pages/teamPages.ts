@@ -7,14 +7,15 @@ import { findUserOfOrg, pageOfUsersOfOrg } from '../../../core/users/store';
 import type { UserRecord } from '../../../core/users/users';
 import { errorNote, html, type Html } from '../../oauth/pageRendering';
 import { notAllowed } from '../consoleErrors';
-import { dateText, scrollingTable, secretBlock, seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
+import { dateText, seeOther, seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
 import { READ_ONLY_NOTE } from '../pageAccess';
 import type { ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS, personPath } from '../consolePaths';
 import { requireSudoToOpen, type ConsoleVisitor } from '../consoleVisitor';
 import { permissionCheckboxes, postForm, postedPermissions, selectInput, textInput } from '../formControls';
 import { pageNumber, pager } from '../listPages';
-import { pendingInvitations, type InvitationAnswer, type InvitationView } from '../../../core/users/invitations';
+import { pendingInvitations } from '../../../core/accounts/invitations';
+import type { InvitationRecord } from '../../../core/users/store';
 
 /**
  * "Team", "Invite a person" and "Edit person" (DECISIONS.md "Organization console"). Inviting
@@ -34,7 +35,51 @@ const ROLE_OPTIONS = [
 
 function statusOf(u: UserRecord): string {
   if (u.disabledAt) return 'disabled';
-  return u.passwordHash ? 'active' : 'invited';
+  return u.passwordHash ? 'active' : 'Invitation pending';
+}
+
+/** What a change did, said on Team (a fixed set: nothing the request typed is echoed). */
+const DONE: Record<string, string> = {
+  invited: 'Invitation sent. The link in it works for 7 days.',
+  resent: 'Invitation sent again with a new link; the earlier link no longer works.',
+  cancelled: 'Invitation cancelled; its link no longer works.',
+};
+
+function doneNote(value: unknown): Html {
+  const text = typeof value === 'string' ? DONE[value] : undefined;
+  return text ? html`<div class="status" role="status">${text}</div>` : html``;
+}
+
+function invitationPath(invitationId: string, action: 'resend' | 'cancel'): string {
+  return `/console/team/invitations/${encodeURIComponent(invitationId)}/${action}`;
+}
+
+function permissionList(permissions: readonly string[]): Html {
+  return html`${permissions.map((p, n) => html`${n ? ', ' : ''}<code>${p}</code>`)}`;
+}
+
+function invitationRow(i: InvitationRecord, csrf: string, admin: boolean, now: Date): TableCell[] {
+  const expired = i.expiresAt <= now;
+  return [
+    { body: i.email, className: 'wrap' },
+    { body: i.role },
+    { body: permissionList(i.permissions), className: 'wrap' },
+    { body: 'Never' },
+    { body: expired ? 'Invitation expired' : 'Invitation pending' },
+    {
+      body: admin
+        ? html`${postForm(invitationPath(i._id, 'resend'), csrf, html`<button type="submit" aria-label="Resend invitation to ${i.email}">Resend invitation</button>`)}
+          ${postForm(
+            invitationPath(i._id, 'cancel'),
+            csrf,
+            html`<button type="submit" class="danger" aria-label="Cancel invitation to ${i.email}">Cancel invitation</button>`,
+            {
+              confirm: `Cancel the invitation to ${i.email}? Its link stops working.`,
+            },
+          )}`
+        : '',
+    },
+  ];
 }
 
 function requireAdmin(visitor: ConsoleVisitor): void {
@@ -56,22 +101,11 @@ function personRow(u: UserRecord, admin: boolean): TableCell[] {
   return [
     { body: html`${u.email}<br /><span class="id">${u._id}</span>`, className: 'wrap name' },
     { body: roleOf(u) },
-    { body: html`${u.permissions.map((p, i) => html`${i ? ', ' : ''}<code>${p}</code>`)}`, className: 'wrap' },
+    { body: permissionList(u.permissions), className: 'wrap' },
     { body: u.lastSignInAt ? dateText(u.lastSignInAt) : 'Never' },
     { body: statusOf(u) },
     { body: admin ? html`<a href="${personPath(u._id)}" aria-label="Edit ${u.email}">Edit</a>` : '', className: 'actions' },
   ];
-}
-
-/** A pending invitation's row: the same whether or not the address has an account anywhere. */
-function invitationRow(i: InvitationView): Html {
-  return html`<tr>
-    <td>${i.email}</td>
-    <td>${i.role}</td>
-    <td class="wrap">${i.permissions.map((p, n) => html`${n ? ', ' : ''}<code>${p}</code>`)}</td>
-    <td>${dateText(i.createdAt)}</td>
-    <td>Invitation pending</td>
-  </tr>`;
 }
 
 function editPage(ctx: Context, visitor: ConsoleVisitor, person: UserRecord, message: string | null, status = 200): void {
@@ -125,32 +159,27 @@ async function onLastAdmin(ctx: Context, visitor: ConsoleVisitor, work: () => Pr
 }
 
 export function mountTeamPages(pages: ConsolePages): void {
-  pages.list(CONSOLE_PATHS.team, async (ctx, visitor) => {
+  pages.list(CONSOLE_PATHS.team, async (ctx, visitor, { now: clock }) => {
     const page = pageNumber(ctx.query.page);
     const found = await pageOfUsersOfOrg(visitor.user.orgId, (page - 1) * PEOPLE_PER_PAGE, PEOPLE_PER_PAGE + 1);
-    const invitations = await pendingInvitations(visitor.user.orgId, INVITATIONS_SHOWN);
-    // A person invited from here shows as their invitation until they set a password, like an
-    // invitation of an address that has an account elsewhere (which has no person here).
+    const invitations = page === 1 ? await pendingInvitations(visitor.user.orgId, INVITATIONS_SHOWN) : [];
+    // A person made for a pending invitation is shown as that invitation.
     const invited = new Set(invitations.map((i) => i.userId));
     const people = found.slice(0, PEOPLE_PER_PAGE).filter((u) => !invited.has(u._id));
     const admin = visitor.role === 'admin';
+    const now = new Date(clock());
     sendConsolePage(ctx, {
       title: 'Team',
       visitor: visitor.layout,
       current: CONSOLE_PATHS.team,
-      body: html`${admin ? html`<p><a class="button" href="${CONSOLE_PATHS.invite}">Invite a person</a></p>` : html`<p class="note">${READ_ONLY_NOTE}</p>`}
+      body: html`${doneNote(ctx.query.done)}
+      ${admin ? html`<p><a class="button" href="${CONSOLE_PATHS.invite}">Invite a person</a></p>` : html`<p class="note">${READ_ONLY_NOTE}</p>`}
       ${stackingTable(
         'Team',
         ['Email', 'Role', 'Permissions', 'Last sign-in', 'Status', 'Actions'],
-        people.map((u) => personRow(u, admin)),
+        [...people.map((u) => personRow(u, admin)), ...invitations.map((i) => invitationRow(i, visitor.csrf, admin, now))],
       )}
-      ${pager(CONSOLE_PATHS.team, 'Pages of people', page, found.length > PEOPLE_PER_PAGE)}
-      ${
-        invitations.length && page === 1
-          ? html`<h2>Invitations</h2>
-              ${scrollingTable('Invitations', ['Email', 'Role', 'Permissions', 'Invited', 'Status'], invitations.map(invitationRow))}`
-          : ''
-      }`,
+      ${pager(CONSOLE_PATHS.team, 'Pages of people', page, found.length > PEOPLE_PER_PAGE)}`,
     });
   });
 
@@ -175,22 +204,20 @@ export function mountTeamPages(pages: ConsolePages): void {
   pages.post(CONSOLE_PATHS.invite, async (ctx, visitor, form, { road }) => {
     requireAdmin(visitor);
     const body = { email: form.get('email') ?? '', role: form.get('role') ?? '', permissions: postedPermissions(form, 'permissions', ownPermissions(visitor)) };
-    const result = await road.run(ctx, visitor, 'console.team.invite', { body });
-    const invitation = result.body as InvitationAnswer;
-    sendConsolePage(
-      ctx,
-      {
-        title: 'Invitation created',
-        visitor: visitor.layout,
-        current: CONSOLE_PATHS.team,
-        status: html`<strong>${invitation.email}</strong> is invited as ${invitation.role}. Send them this one-time setup link; it is shown only this once and
-          works until ${dateText(invitation.setup_expires_at)}.`,
-        body: html`${secretBlock(invitation.setup_url, 'The setup link')}
-          <p><a href="${CONSOLE_PATHS.team}">Back to Team</a></p>`,
-      },
-      201,
-    );
+    await road.run(ctx, visitor, 'console.team.invite', { body });
+    seeOther(ctx, `${CONSOLE_PATHS.team}?done=invited`);
   });
+
+  for (const [action, operation, done] of [
+    ['resend', 'console.team.resend_invitation', 'resent'],
+    ['cancel', 'console.team.cancel_invitation', 'cancelled'],
+  ] as const) {
+    pages.post(`/console/team/invitations/:invitation_id/${action}`, async (ctx, visitor, _form, { road }) => {
+      requireAdmin(visitor);
+      await road.run(ctx, visitor, operation, { params: { invitation_id: String(ctx.params.invitation_id) }, body: {} });
+      seeOther(ctx, `${CONSOLE_PATHS.team}?done=${done}`);
+    });
+  }
 
   pages.get('/console/team/:user_id', async (ctx, visitor) => {
     const person = await personOf(ctx, visitor);

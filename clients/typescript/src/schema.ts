@@ -594,6 +594,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/oauth/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** "Reset your password" page (Forgot password?) */
+        get: operations["pagePasswordReset"];
+        put?: never;
+        /** Mail a reset link: the same "Check your email" page for a known and an unknown address */
+        post: operations["pagePasswordResetSubmit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/oauth/signin": {
         parameters: {
             query?: never;
@@ -6928,7 +6946,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @example webhook_endpoint.updated */
-                action?: "key.created" | "key.rotated" | "key.revoked" | "limit.cap_set" | "limit.blocked" | "limit.cleared" | "limit.rate_set" | "budget.set" | "budget.removed" | "credits.granted" | "user.invited" | "user.updated" | "user.disabled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.retired" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "job.cancelled" | "grant.revoked" | "grant.allowance_changed" | "agent_policy.updated" | "organization.updated";
+                action?: "key.created" | "key.rotated" | "key.revoked" | "limit.cap_set" | "limit.blocked" | "limit.cleared" | "limit.rate_set" | "budget.set" | "budget.removed" | "credits.granted" | "user.invited" | "user.invitation_resent" | "user.invitation_cancelled" | "user.password_reset" | "user.updated" | "user.disabled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.retired" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "job.cancelled" | "grant.revoked" | "grant.allowance_changed" | "agent_policy.updated" | "organization.updated";
                 /** @example key:key_9Tb4mK7xQ2nW8vR5cJ3hLp */
                 actor?: string;
                 /** @example R_AQ0hHGjL5nSwy3v_HGBHsiYmVsb3ciOjEyODV9 */
@@ -6998,7 +7016,7 @@ export interface operations {
                             /** @description `user:<user_id>`, `key:<key_id>`, `m2m:<client_id>` or `operator` */
                             actor: string;
                             /** @enum {string} */
-                            action: "key.created" | "key.rotated" | "key.revoked" | "limit.cap_set" | "limit.blocked" | "limit.cleared" | "limit.rate_set" | "budget.set" | "budget.removed" | "credits.granted" | "user.invited" | "user.updated" | "user.disabled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.retired" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "job.cancelled" | "grant.revoked" | "grant.allowance_changed" | "agent_policy.updated" | "organization.updated";
+                            action: "key.created" | "key.rotated" | "key.revoked" | "limit.cap_set" | "limit.blocked" | "limit.cleared" | "limit.rate_set" | "budget.set" | "budget.removed" | "credits.granted" | "user.invited" | "user.invitation_resent" | "user.invitation_cancelled" | "user.password_reset" | "user.updated" | "user.disabled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.retired" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "job.cancelled" | "grant.revoked" | "grant.allowance_changed" | "agent_policy.updated" | "organization.updated";
                             /** @description the id of what changed (a key, a person, an endpoint, a delivery, a job, or the organization) */
                             target: string;
                             /** @description the changed values before the change, or null; never a secret */
@@ -7972,6 +7990,92 @@ export interface operations {
                     "text/html": string;
                 };
             };
+        };
+    };
+    pagePasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Form */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
+                    "text/html": string;
+                };
+            };
+            "4XX": components["responses"]["RequestRefused"];
+        };
+    };
+    pagePasswordResetSubmit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "csrf_token": "Yp3Jx0k2Qm8RtV5wN9bL4cH7dF1sG6aE",
+                 *       "email": "ada@example.com"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The CSRF token of the page the form came from. */
+                    csrf_token: string;
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Check your email */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
+                    "text/html": string;
+                };
+            };
+            /** @description CSRF check failed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
+                    "text/html": string;
+                };
+            };
+            "4XX": components["responses"]["RequestRefused"];
         };
     };
     pageSignIn: {

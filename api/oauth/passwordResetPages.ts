@@ -1,0 +1,71 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Config } from '../../core/config';
+import { requestPasswordReset } from '../../core/accounts/passwordReset';
+import { LINK_LIFETIMES_MS } from '../../core/users/oneTimeLinks';
+import { takeSlot } from '../../core/oauth/attemptSlots';
+import { logger } from '../../core/observability/logger';
+import { storeOutagePage } from './authorizationFlow';
+import { PASSWORD_RESET_PAGE_PATH, SIGN_IN_PAGE_PATH } from './pagePaths';
+import { hidden, html } from './pageRendering';
+import { csrfToken, csrfValid, ensureSessionValue, readPageForm } from './pageSecurity';
+import { csrfRefused, sendPage } from './signInPages';
+
+/**
+ * "Reset your password" → "Check your email" (DECISIONS.md "Accounts, settings …"). The answer
+ * is written before the address is even looked up, and the lookup and the mail run after it, so a
+ * known and an unknown address get the same page, status and time. One client address may ask
+ * ADDRESS_RESETS_PER_HOUR times an hour; beyond, the same page is shown and nothing is sent.
+ */
+export const ADDRESS_RESETS_PER_HOUR = 20;
+
+function resetForm(ctx: Context, config: Config): void {
+  const session = ensureSessionValue(ctx, config);
+  sendPage(
+    ctx,
+    'Reset your password',
+    html`<p>Type the email address of your account. If it has one, we mail it a link to choose a new password.</p>
+      <form method="post" action="${PASSWORD_RESET_PAGE_PATH}">
+        ${hidden('csrf_token', csrfToken(session, config))}
+        <label for="email">Email</label>
+        <input id="email" name="email" type="email" autocomplete="username" maxlength="320" required />
+        <button type="submit">Send reset link</button>
+      </form>
+      <p><a href="${SIGN_IN_PAGE_PATH}">Back to sign in</a></p>`,
+  );
+}
+
+async function resetSubmit(ctx: Context, config: Config): Promise<void> {
+  const form = await readPageForm(ctx);
+  if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
+  const email = (form.get('email') ?? '').slice(0, 320);
+  const now = new Date();
+  const byAddress = await takeSlot(`reset:addr:${ctx.ip}`, ADDRESS_RESETS_PER_HOUR, 3600_000, now);
+  if (byAddress.ok && email) {
+    requestPasswordReset(config, email, now).catch((err: Error) =>
+      logger.error({ err: { name: err.name, message: err.message } }, 'password reset request failed'),
+    );
+  }
+  sendPage(
+    ctx,
+    'Check your email',
+    html`<div role="status">
+        <p>
+          If an account uses that address, we sent it a link to choose a new password. The link works once, for ${LINK_LIFETIMES_MS.reset / 60_000} minutes.
+        </p>
+      </div>
+      <p>No mail after a few minutes? Check your spam folder, or <a href="${PASSWORD_RESET_PAGE_PATH}">ask again</a>.</p>
+      <p><a href="${SIGN_IN_PAGE_PATH}">Back to sign in</a></p>`,
+  );
+}
+
+export function mountPasswordResetPages(router: Router, config: Config): void {
+  router.get(
+    PASSWORD_RESET_PAGE_PATH,
+    storeOutagePage(async (ctx) => resetForm(ctx, config)),
+  );
+  router.post(
+    PASSWORD_RESET_PAGE_PATH,
+    storeOutagePage((ctx) => resetSubmit(ctx, config)),
+  );
+}

@@ -1,0 +1,135 @@
+import type { Config } from '../config';
+import { newId } from '../ids';
+import { invitationExistingAccountMail, invitationMail } from '../mail/mailMessages';
+import { queueMail } from '../mail/mailOutbox';
+import { notFound, Problem } from '../problems';
+import { findOrganization } from '../tenancy/store';
+import type { Role } from '../users/adminSeats';
+import { LINK_LIFETIMES_MS } from '../users/oneTimeLinks';
+import * as store from '../users/store';
+import type { InvitationRecord } from '../users/store';
+import { createUser, disableUser, findUserByEmail, normalizeEmail, reissueSetup } from '../users/users';
+import { SIGN_IN_PATH } from './accountPaths';
+
+/**
+ * Invitations by mail (DECISIONS.md "Accounts, settings …"): a new address gets a person of the
+ * organization and a 7-day link to choose a password; an address that already has an account
+ * (here or elsewhere) gets a mail saying it was invited, and nothing else changes. Both are
+ * recorded as an invitation and answered alike, so the inviter learns nothing about the address.
+ */
+export interface InvitationView {
+  invitation_id: string;
+  email: string;
+  role: Role;
+  workspace_id: string;
+  permissions: string[];
+  status: 'pending' | 'accepted' | 'cancelled';
+  expires_at: string;
+}
+
+export function invitationView(i: InvitationRecord): InvitationView {
+  return {
+    invitation_id: i._id,
+    email: i.email,
+    role: i.role,
+    workspace_id: i.workspaceId,
+    permissions: i.permissions,
+    status: i.status,
+    expires_at: i.expiresAt.toISOString(),
+  };
+}
+
+type MailSettings = Pick<Config, 'authUrl' | 'secretsKey'>;
+
+async function organizationName(orgId: string): Promise<string> {
+  return (await findOrganization(orgId))?.name ?? 'an organization';
+}
+
+/** Mails the invitation: a fresh link for the person made for it, else the note to the existing account. */
+async function mailInvitation(config: MailSettings, invitation: InvitationRecord, inviter: string, now: Date): Promise<Date> {
+  const organization = await organizationName(invitation.orgId);
+  if (!invitation.userId) {
+    await queueMail(config, invitation.email, invitationExistingAccountMail({ organization, inviter, signInUrl: `${config.authUrl}${SIGN_IN_PATH}` }), now);
+    return new Date(now.getTime() + LINK_LIFETIMES_MS.invitation);
+  }
+  const link = await reissueSetup(config, invitation.userId, now, 'invitation');
+  const expiresAt = new Date(link.setup_expires_at);
+  await queueMail(config, invitation.email, invitationMail({ organization, inviter, link: link.setup_url, expiresAt }), now);
+  return expiresAt;
+}
+
+export async function inviteByMail(
+  config: MailSettings,
+  input: { orgId: string; workspaceId: string; email: string; role: Role; permissions: string[]; inviter: { userId: string; email: string } },
+  now: Date,
+): Promise<InvitationView> {
+  const email = normalizeEmail(input.email);
+  let userId: string | null = null;
+  if (!(await findUserByEmail(email))) {
+    try {
+      userId = (await createUser(config, { ...input, email }, now, 'invitation')).user_id;
+    } catch (err) {
+      // Made by someone else meanwhile: an existing account now, answered the same way.
+      if (!(await findUserByEmail(email))) throw err;
+    }
+  }
+  const invitation: InvitationRecord = {
+    _id: newId('inv'),
+    orgId: input.orgId,
+    workspaceId: input.workspaceId,
+    email,
+    role: input.role,
+    permissions: [...new Set(input.permissions)],
+    userId,
+    invitedBy: input.inviter.userId,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + LINK_LIFETIMES_MS.invitation),
+    lastSentAt: now,
+    status: 'pending',
+  };
+  await store.insertInvitation(invitation);
+  invitation.expiresAt = await mailInvitation(config, invitation, input.inviter.email, now);
+  await store.markInvitationSent(invitation._id, now, invitation.expiresAt);
+  return invitationView(invitation);
+}
+
+async function pendingInvitation(orgId: string, invitationId: string): Promise<InvitationRecord> {
+  const invitation = invitationId.length <= 100 ? await store.findInvitationOfOrg(orgId, invitationId) : null;
+  if (!invitation) throw notFound('invitation');
+  if (invitation.status !== 'pending') throw new Problem('invalid_state_transition', `This invitation was ${invitation.status}.`);
+  return invitation;
+}
+
+/** Mails the invitation again with a new link (the previous link stops working) and 7 more days. */
+export async function resendInvitation(
+  config: MailSettings,
+  orgId: string,
+  invitationId: string,
+  inviter: { email: string },
+  now: Date,
+): Promise<InvitationView> {
+  const invitation = await pendingInvitation(orgId, invitationId);
+  const expiresAt = await mailInvitation(config, invitation, inviter.email, now);
+  await store.markInvitationSent(invitation._id, now, expiresAt);
+  return invitationView({ ...invitation, expiresAt, lastSentAt: now });
+}
+
+/** Cancels a pending invitation: its link stops working and the person made for it is removed, so the address can be invited again. */
+export async function cancelInvitation(orgId: string, invitationId: string, now: Date): Promise<InvitationView> {
+  const invitation = await pendingInvitation(orgId, invitationId);
+  if (!(await store.closeInvitation(invitation._id, 'cancelled'))) throw new Problem('invalid_state_transition', 'This invitation is no longer pending.');
+  if (invitation.userId) {
+    const person = await store.findUser(invitation.userId);
+    if (person && !person.passwordHash) {
+      // Disabling voids the link and gives back an admin seat; the person never signed in, so nothing else refers to them.
+      await disableUser(person._id, now);
+      await store.deleteUserWithoutPassword(person._id);
+    }
+  }
+  return invitationView({ ...invitation, status: 'cancelled' });
+}
+
+/** The organization's pending invitations, oldest first, at most `limit` (the Team page's). */
+export async function pendingInvitations(orgId: string, limit: number): Promise<InvitationRecord[]> {
+  return store.pendingInvitationsOfOrg(orgId, limit);
+}

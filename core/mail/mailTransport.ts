@@ -1,0 +1,25 @@
+import { createTransport } from 'nodemailer';
+import type { Config } from '../config';
+import type { MailTransport } from './mailOutbox';
+
+/** How long one attempt may wait on the mail server before it counts as failed (and is tried again). */
+const CONNECT_TIMEOUT_MS = 10_000;
+const SOCKET_TIMEOUT_MS = 30_000;
+
+/**
+ * nodemailer over SMTP_URL. Without SMTP_URL there is no transport: mail stays in the outbox
+ * until a process with one runs.
+ */
+export function smtpTransport(config: Pick<Config, 'mail'>): MailTransport | null {
+  if (!config.mail.smtpUrl) return null;
+  const transporter = createTransport(config.mail.smtpUrl.reveal(), {
+    connectionTimeout: CONNECT_TIMEOUT_MS,
+    greetingTimeout: CONNECT_TIMEOUT_MS,
+    socketTimeout: SOCKET_TIMEOUT_MS,
+  });
+  return {
+    async send({ from, to, messageId, message }) {
+      await transporter.sendMail({ from, to, messageId, subject: message.subject, text: message.text, html: message.html });
+    },
+  };
+}
