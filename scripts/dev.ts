@@ -243,8 +243,11 @@ async function main(): Promise<void> {
     });
     if (useOwnMail) {
       await installMailpit(say);
-      if ((await portOpen(ports.mailSmtp)) || (await portOpen(ports.mailUi)))
+      // A Mailpit of a start that is still stopping frees its ports within moments; anything else keeps them.
+      const mailPortsFree = async () => !(await portOpen(ports.mailSmtp)) && !(await portOpen(ports.mailUi));
+      await waitFor('the mail ports', mailPortsFree, 10_000).catch(() => {
         throw new Error(`port ${ports.mailSmtp} or ${ports.mailUi} is in use; set DEV_MAIL_SMTP_PORT and DEV_MAIL_UI_PORT, or SMTP_URL to use that server`);
+      });
       say(`starting Mailpit: SMTP on 127.0.0.1:${ports.mailSmtp}, web UI on ${ports.mailUi}`);
       children.push(
         await startMailpit({ smtpPort: ports.mailSmtp, uiPort: ports.mailUi, dataFile: join(DATA, 'mailpit.db'), logFile: join(DATA, 'mailpit.log') }),
