@@ -102,8 +102,8 @@ dl.facts dd{margin:0;overflow-wrap:anywhere}
 .table-wrap tr{padding:.35rem 0;border-bottom:1px solid var(--line)}
 .table-wrap tbody tr:last-child{border-bottom:0}
 .table-wrap td,.table-wrap th[scope=row]{border-bottom:0;white-space:normal;padding:.2rem .6rem;min-width:0;overflow-wrap:anywhere}
-.table-wrap td[data-label]{display:grid;grid-template-columns:6rem minmax(0,1fr);gap:0 .75rem}
-.table-wrap td[data-label]::before{content:attr(data-label);font-weight:600}
+.table-wrap td[data-label]{position:relative;padding-left:7.85rem}
+.table-wrap td[data-label]::before{content:attr(data-label);font-weight:600;position:absolute;left:.6rem;width:6.5rem;overflow-wrap:normal}
 .table-wrap td code{white-space:normal;overflow-wrap:anywhere}
 }
 `;
