@@ -1,6 +1,7 @@
 import { cpus } from 'node:os';
 import { closeDeps, openDeps } from '../core/deps';
 import { startApiProcess } from '../test/support/apiProcess';
+import type { BenchFigure } from './benchResults';
 import { benchConfig, benchOrganization, runBench, startBenchStack, type BenchStops } from './benchStack';
 import { signInOverHttp } from './consoleSignIn';
 import { seedConsoleOrganization } from './consoleSeed';
@@ -40,7 +41,7 @@ function line(name: string, r: LoadResult): string {
   return `${name.padEnd(44)} ${String(r.requests).padStart(7)} ${r.p50Ms.toFixed(1).padStart(8)} ${r.p99Ms.toFixed(1).padStart(8)}   non-2xx ${r.non2xx}${statuses ? ` (${statuses})` : ''}, errors ${r.errors}`;
 }
 
-async function measure(dir: string, stops: BenchStops): Promise<void> {
+async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
   const stack = await startBenchStack(dir, 'bench_console_isolation', stops, (m) => process.stdout.write(`${m}\n`));
   const config = benchConfig(stack);
   const deps = await openDeps(config);
@@ -85,6 +86,18 @@ async function measure(dir: string, stops: BenchStops): Promise<void> {
       '',
     ].join('\n'),
   );
+  const figure = (r: LoadResult) => `p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, non-2xx ${r.non2xx}, errors ${r.errors}`;
+  return [
+    { measure: `quiet organization alone: /v1/whoami at ${RATE} req/s`, figure: figure(alone) },
+    {
+      measure: `quiet organization beside ${PAGE_CONNECTIONS} worst-case page and ${perExport * exporting.length} export connections of another`,
+      figure: figure(loaded),
+      target: `p99 <= ${TARGET_FACTOR} x alone (${target.toFixed(1)} ms)`,
+      met: loaded.p99Ms <= target,
+    },
+    { measure: `noisy: ${WORST_CASE_PAGE}`, figure: `${pages.requests} answers, ${figure(pages)}` },
+    ...exporting.map((path, i) => ({ measure: `noisy: ${path}`, figure: `${exports[i].requests} answers, ${figure(exports[i])}` })),
+  ];
 }
 
 runBench('console-isolation', measure);
