@@ -2,6 +2,7 @@ import { cpus } from 'node:os';
 import { closeDeps, openDeps } from '../core/deps';
 import { startApiProcess } from '../test/support/apiProcess';
 import type { BenchFigure } from './benchResults';
+import { newestProfile, topCosts } from './cpuProfileSummary';
 import { benchConfig, benchOrganization, runBench, startBenchStack, type BenchStops } from './benchStack';
 import { signInOverHttp } from './consoleSignIn';
 import { seedConsoleOrganization } from './consoleSeed';
@@ -19,6 +20,8 @@ import { runLoad } from './loadRun';
  * under that load; target: loaded p99 <= 2 x quiet p99.
  *
  *   npx tsx bench/consoleIsolation.ts     (starts FerretDB and Temporal unless MONGODB_URI and TEMPORAL_ADDRESS are set)
+ *
+ * BENCH_API_CPU_PROF=dir writes a CPU profile of the API process there and lists its top costs.
  *
  * The API (`api/server.ts`) runs in its own process and every load in a generator process of its
  * own (bench/loadGenerator.ts), so the API pays nothing for the load it receives.
@@ -50,7 +53,12 @@ async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
   const quiet = await benchOrganization('quiet organization', 0, config.apiAudience);
   await closeDeps(deps);
 
-  const api = await startApiProcess(config, { LOG_LEVEL: process.env.BENCH_API_LOG_LEVEL ?? 'warn' });
+  const profileDir = process.env.BENCH_API_CPU_PROF;
+  const api = await startApiProcess(
+    config,
+    { LOG_LEVEL: process.env.BENCH_API_LOG_LEVEL ?? 'warn' },
+    profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+  );
   stops.push(() => api.stop());
   const cookie = await signInOverHttp(api.url, noisy.adminEmail, noisy.adminPassword);
   const whoami = { url: `${api.url}/v1/whoami`, headers: { authorization: `Bearer ${quiet.key}` } };
@@ -86,6 +94,17 @@ async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
       '',
     ].join('\n'),
   );
+  const costs: BenchFigure[] = [];
+  if (profileDir) {
+    // The profile is written when the API process exits.
+    await api.stop();
+    const file = newestProfile(profileDir);
+    if (file)
+      for (const c of topCosts(file)) {
+        process.stdout.write(`  ${(c.share * 100).toFixed(1).padStart(5)} %  ${c.name}\n`);
+        costs.push({ measure: `API CPU profile, whole run: ${c.name}`, figure: `${(c.share * 100).toFixed(1)} % of busy time` });
+      }
+  }
   const figure = (r: LoadResult) => `p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, non-2xx ${r.non2xx}, errors ${r.errors}`;
   return [
     { measure: `quiet organization alone: /v1/whoami at ${RATE} req/s`, figure: figure(alone) },
@@ -97,6 +116,7 @@ async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
     },
     { measure: `noisy: ${WORST_CASE_PAGE}`, figure: `${pages.requests} answers, ${figure(pages)}` },
     ...exporting.map((path, i) => ({ measure: `noisy: ${path}`, figure: `${exports[i].requests} answers, ${figure(exports[i])}` })),
+    ...costs,
   ];
 }
 

@@ -53,12 +53,13 @@ const KNOWN_SESSION_MS = 10_000;
 /** Sessions remembered at once; past it the memo starts over (a refusal then costs the full reads once). */
 const KNOWN_SESSIONS = 10_000;
 /**
- * How long a read refused before any store read waits before its 429 page goes out. A client
- * that sends its next request as soon as the last one answered (a script, a reload loop) would
- * otherwise turn cheap refusals into more of them, each still costing a connection's turn; at
- * this pace each of its connections costs a few refusals a second, whatever it does.
+ * How long a read refused before any store read waits before its 429 page goes out, at most (a
+ * kind that asks to come back sooner waits that long). A client that sends its next request as
+ * soon as the last one answered (a script, a reload loop) would otherwise turn cheap refusals
+ * into more of them, each still a response to write; at this pace each of its connections costs
+ * about one refusal a second, whatever it does, and a person is told to come back no sooner.
  */
-const EARLY_REFUSAL_PACE_MS = 250;
+const EARLY_REFUSAL_PACE_MS = 1000;
 
 class KnownSessions {
   private readonly orgs = new Map<string, { orgId: string; until: number }>();
@@ -154,7 +155,7 @@ export function consoleReads(acquire: AcquireAdmission, admission: StoreAdmissio
       const sessionValue = sessionValueOf(ctx, config);
       const orgId = sessionValue ? known.orgOf(sessionValue) : undefined;
       if (orgId && readSlotsFullHere(admission, kind, orgId)) {
-        await new Promise((resolve) => setTimeout(resolve, EARLY_REFUSAL_PACE_MS));
+        await new Promise((resolve) => setTimeout(resolve, Math.min(EARLY_REFUSAL_PACE_MS, kind.retryAfterSeconds * 1000)));
         return tooManyRequestsPage(ctx, null, readSlotsTaken(kind));
       }
       const visitor = await visit();
