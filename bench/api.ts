@@ -387,4 +387,6 @@ async function measureAll(dir: string, stops: BenchStops): Promise<BenchFigure[]
   return figures;
 }
 
-runBench('api', measureAll);
+// A run of some scenarios has a section of its own in the results, beside the last run of all.
+const ALL_SCENARIOS = ['cold', 'common', 'capacity', 'usage'];
+runBench(ALL_SCENARIOS.every((s) => SCENARIOS.has(s)) ? 'api' : `api (${[...SCENARIOS].join(', ')})`, measureAll);

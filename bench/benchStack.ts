@@ -68,7 +68,7 @@ export function runBench(name: string, measure: (dir: string, stops: BenchStops)
   logger.level = 'silent';
   const loadAtStart = loadAverage();
   const date = new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
-  const dir = mkdtempSync(join(tmpdir(), `bench-${name}-`));
+  const dir = mkdtempSync(join(tmpdir(), `bench-${name.replace(/\W+/g, '-')}-`));
   const stops: BenchStops = [() => rmSync(dir, { recursive: true, force: true })];
   measure(dir, stops)
     .finally(async () => {
