@@ -41,13 +41,19 @@ const JOB_LIMIT_MS = Number(process.env.BENCH_JOB_LIMIT_SECONDS ?? 600) * 1000;
 /** End to end, acceptance included, on the built-in provider (issue #44 item 4). */
 const TARGET_LOCAL_PEOPLE_PER_SECOND = 2_000;
 
+/** What the worker logged last (it logs to stdout), kept to name why it stopped. */
+const WORKER_LOG_TAIL = 4096;
+
 /** The worker runs as its own process, as in production: `tsx worker/main.ts` with this run's settings. */
-function startWorkerProcess(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [require.resolve('tsx/cli'), 'worker/main.ts'], {
+function startWorkerProcess(env: Record<string, string>): ChildProcess & { logTail: () => string } {
+  const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'worker/main.ts'], {
     cwd: join(__dirname, '..'),
     env: { PATH: process.env.PATH ?? '', ...env, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
+  let tail = '';
+  child.stdout.on('data', (c: Buffer) => (tail = (tail + c.toString()).slice(-WORKER_LOG_TAIL)));
+  return Object.assign(child, { logTail: () => tail });
 }
 
 /**
@@ -55,10 +61,10 @@ function startWorkerProcess(env: Record<string, string>): ChildProcess {
  * the worker's start. Every call has its own limit, so a Temporal that stops answering fails the
  * wait (naming it) instead of holding it past its deadline.
  */
-async function workerReady({ config, temporal: clients }: Pick<Deps, 'config' | 'temporal'>, worker: ChildProcess): Promise<void> {
+async function workerReady({ config, temporal: clients }: Pick<Deps, 'config' | 'temporal'>, worker: ReturnType<typeof startWorkerProcess>): Promise<void> {
   const deadline = Date.now() + 120_000;
   for (;;) {
-    if (worker.exitCode !== null) throw new Error(`the worker process exited with code ${worker.exitCode} before it polled`);
+    if (worker.exitCode !== null) throw new Error(`the worker process exited with code ${worker.exitCode} before it polled: ${worker.logTail()}`);
     const polled = await Promise.all(
       [temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY].map(
         async (taskQueueType) => {
