@@ -8,6 +8,7 @@ import { logger } from '../core/observability/logger';
 import { createApiKey } from '../core/keys/apiKeys';
 import { createOrganization } from '../core/tenancy/provisioning';
 import { startLocalStack, type LocalStack } from '../scripts/localStack';
+import { benchCommand, benchSettings, loadAverage, machineDescription, recordResult, type BenchFigure } from './benchResults';
 
 export interface BenchStack {
   mongodbUri: string;
@@ -58,20 +59,27 @@ export async function benchOrganization(name: string, credits: number, audience:
 export type BenchStops = Array<() => Promise<unknown> | unknown>;
 
 /**
- * Runs one benchmark process: `measure` gets a fresh temporary folder and a list of stops it adds
- * to (services, processes), which run last-first however `measure` ends; the process exits 0, or
- * 1 with the error on stderr.
+ * The one benchmark harness: `measure` gets a fresh temporary folder and a list of stops it adds
+ * to (services, processes), which run last-first however `measure` ends. The figures it returns
+ * go to the generated results table (bench/benchResults.ts) with the date, the machine and the
+ * load average at the start. The process exits 0, or 1 with the error on stderr.
  */
-export function runBench(name: string, measure: (dir: string, stops: BenchStops) => Promise<void>): void {
+export function runBench(name: string, measure: (dir: string, stops: BenchStops) => Promise<BenchFigure[] | void>): void {
   logger.level = 'silent';
-  const dir = mkdtempSync(join(tmpdir(), `bench-${name}-`));
+  const loadAtStart = loadAverage();
+  const date = new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+  const dir = mkdtempSync(join(tmpdir(), `bench-${name.replace(/\W+/g, '-')}-`));
   const stops: BenchStops = [() => rmSync(dir, { recursive: true, force: true })];
   measure(dir, stops)
     .finally(async () => {
       for (const stop of stops.reverse()) await Promise.resolve(stop()).catch(() => undefined);
     })
     .then(
-      () => process.exit(0),
+      (figures) => {
+        if (figures?.length)
+          recordResult({ bench: name, command: benchCommand(), settings: benchSettings(), date, machine: machineDescription(), loadAtStart, figures });
+        process.exit(0);
+      },
       (err: Error) => {
         process.stderr.write(`bench failed: ${err.stack ?? err.message}\n`);
         process.exit(1);

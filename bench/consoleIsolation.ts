@@ -1,6 +1,8 @@
 import { cpus } from 'node:os';
 import { closeDeps, openDeps } from '../core/deps';
 import { startApiProcess } from '../test/support/apiProcess';
+import type { BenchFigure } from './benchResults';
+import { newestProfile, topCosts } from './cpuProfileSummary';
 import { benchConfig, benchOrganization, runBench, startBenchStack, type BenchStops } from './benchStack';
 import { signInOverHttp } from './consoleSignIn';
 import { seedConsoleOrganization } from './consoleSeed';
@@ -18,6 +20,8 @@ import { runLoad } from './loadRun';
  * under that load; target: loaded p99 <= 2 x quiet p99.
  *
  *   npx tsx bench/consoleIsolation.ts     (starts FerretDB and Temporal unless MONGODB_URI and TEMPORAL_ADDRESS are set)
+ *
+ * BENCH_API_CPU_PROF=dir writes a CPU profile of the API process there and lists its top costs.
  *
  * The API (`api/server.ts`) runs in its own process and every load in a generator process of its
  * own (bench/loadGenerator.ts), so the API pays nothing for the load it receives.
@@ -40,7 +44,7 @@ function line(name: string, r: LoadResult): string {
   return `${name.padEnd(44)} ${String(r.requests).padStart(7)} ${r.p50Ms.toFixed(1).padStart(8)} ${r.p99Ms.toFixed(1).padStart(8)}   non-2xx ${r.non2xx}${statuses ? ` (${statuses})` : ''}, errors ${r.errors}`;
 }
 
-async function measure(dir: string, stops: BenchStops): Promise<void> {
+async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
   const stack = await startBenchStack(dir, 'bench_console_isolation', stops, (m) => process.stdout.write(`${m}\n`));
   const config = benchConfig(stack);
   const deps = await openDeps(config);
@@ -49,7 +53,12 @@ async function measure(dir: string, stops: BenchStops): Promise<void> {
   const quiet = await benchOrganization('quiet organization', 0, config.apiAudience);
   await closeDeps(deps);
 
-  const api = await startApiProcess(config, { LOG_LEVEL: process.env.BENCH_API_LOG_LEVEL ?? 'warn' });
+  const profileDir = process.env.BENCH_API_CPU_PROF;
+  const api = await startApiProcess(
+    config,
+    { LOG_LEVEL: process.env.BENCH_API_LOG_LEVEL ?? 'warn' },
+    profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+  );
   stops.push(() => api.stop());
   const cookie = await signInOverHttp(api.url, noisy.adminEmail, noisy.adminPassword);
   const whoami = { url: `${api.url}/v1/whoami`, headers: { authorization: `Bearer ${quiet.key}` } };
@@ -85,6 +94,30 @@ async function measure(dir: string, stops: BenchStops): Promise<void> {
       '',
     ].join('\n'),
   );
+  const costs: BenchFigure[] = [];
+  if (profileDir) {
+    // The profile is written when the API process exits.
+    await api.stop();
+    const file = newestProfile(profileDir);
+    if (file)
+      for (const c of topCosts(file)) {
+        process.stdout.write(`  ${(c.share * 100).toFixed(1).padStart(5)} %  ${c.name}\n`);
+        costs.push({ measure: `API CPU profile, whole run: ${c.name}`, figure: `${(c.share * 100).toFixed(1)} % of busy time` });
+      }
+  }
+  const figure = (r: LoadResult) => `p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, non-2xx ${r.non2xx}, errors ${r.errors}`;
+  return [
+    { measure: `quiet organization alone: /v1/whoami at ${RATE} req/s`, figure: figure(alone) },
+    {
+      measure: `quiet organization beside ${PAGE_CONNECTIONS} worst-case page and ${perExport * exporting.length} export connections of another`,
+      figure: figure(loaded),
+      target: `p99 <= ${TARGET_FACTOR} x alone (${target.toFixed(1)} ms)`,
+      met: loaded.p99Ms <= target,
+    },
+    { measure: `noisy: ${WORST_CASE_PAGE}`, figure: `${pages.requests} answers, ${figure(pages)}` },
+    ...exporting.map((path, i) => ({ measure: `noisy: ${path}`, figure: `${exports[i].requests} answers, ${figure(exports[i])}` })),
+    ...costs,
+  ];
 }
 
 runBench('console-isolation', measure);

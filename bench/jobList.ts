@@ -1,15 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { newId } from '../core/ids';
 import { listContactRetrievalJobs, runningJobCount } from '../core/jobs/jobList';
 import type { JobStatus } from '../core/jobs/jobTypes';
 import { insertJobSlot, insertJobs, type JobDoc } from '../core/jobs/store';
 import type { KeyPrincipal } from '../core/keys/apiKeys';
-import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
-import { startBenchStack } from './benchStack';
+import type { BenchFigure } from './benchResults';
+import { runBench, startBenchStack, type BenchStops } from './benchStack';
 import { stats } from './storeLookupTimings';
 
 /**
@@ -22,90 +19,78 @@ import { stats } from './storeLookupTimings';
 const JOBS = Number(process.env.BENCH_JOBS ?? 10_000);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 50);
 
-async function main(): Promise<void> {
-  logger.level = 'silent';
-  const dir = mkdtempSync(join(tmpdir(), 'bench-joblist-'));
-  const stops: Array<() => unknown> = [() => rmSync(dir, { recursive: true, force: true })];
-  try {
-    const { mongodbUri } = await startBenchStack(dir, 'bench_joblist', stops, (m) => process.stdout.write(`${m}\n`));
-    await connectStore(mongodbUri);
-    stops.push(() => disconnectStore());
-    await ensureIndexes();
-    const orgId = newId('org');
-    const workspaceId = newId('ws');
-    const now = Date.now();
-    for (let start = 0; start < JOBS; start += 1000) {
-      const batch: Array<Omit<JobDoc, 'seq' | 'listKey'>> = [];
-      for (let i = start; i < Math.min(JOBS, start + 1000); i++) {
-        const status: JobStatus = i >= JOBS - 2 ? 'running' : i % 50 === 7 ? 'cancelled' : i % 10 === 3 ? 'failed' : 'completed';
-        const at = new Date(now - (JOBS - i) * 60_000);
-        const id = newId('job');
-        batch.push({
-          _id: id,
-          orgId,
-          workspaceId,
-          applicationId: 'app_bench',
-          familyId: 'kf_bench',
-          keyId: 'key_bench',
-          status,
-          fields: ['email'],
-          searchId: null,
-          requested: 10,
-          counts: { requested: 10, delivered: 7, not_found: 2, failed: 1, reused: 0, cancelled: 0, pending: 0 },
-          stopReason: null,
-          workflowId: `contact-retrieval-job:${id}`,
-          deliveryQuotaAt: null,
-          deliveriesReserved: 0,
-          completedAt: at,
-          resultExpiresAt: null,
-          resultPurgeAt: null,
-          resultExpiredAt: null,
-          resultPurgedAt: null,
-          createdAt: at,
-          updatedAt: at,
-        });
-      }
-      await insertJobs(workspaceId, batch);
-      // Running jobs hold the organization's running-job slots, as accepted jobs do.
-      for (const j of batch.filter((b) => b.status === 'running')) {
-        const slot = JOBS - 1 - batch.indexOf(j) - start;
-        await insertJobSlot({ _id: `${orgId}:${slot}`, orgId, slot, jobId: j._id, claimedAt: new Date() });
-      }
+async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
+  const { mongodbUri } = await startBenchStack(dir, 'bench_joblist', stops, (m) => process.stdout.write(`${m}\n`));
+  await connectStore(mongodbUri);
+  stops.push(() => disconnectStore());
+  await ensureIndexes();
+  const orgId = newId('org');
+  const workspaceId = newId('ws');
+  const now = Date.now();
+  for (let start = 0; start < JOBS; start += 1000) {
+    const batch: Array<Omit<JobDoc, 'seq' | 'listKey'>> = [];
+    for (let i = start; i < Math.min(JOBS, start + 1000); i++) {
+      const status: JobStatus = i >= JOBS - 2 ? 'running' : i % 50 === 7 ? 'cancelled' : i % 10 === 3 ? 'failed' : 'completed';
+      const at = new Date(now - (JOBS - i) * 60_000);
+      const id = newId('job');
+      batch.push({
+        _id: id,
+        orgId,
+        workspaceId,
+        applicationId: 'app_bench',
+        familyId: 'kf_bench',
+        keyId: 'key_bench',
+        status,
+        fields: ['email'],
+        searchId: null,
+        requested: 10,
+        counts: { requested: 10, delivered: 7, not_found: 2, failed: 1, reused: 0, cancelled: 0, pending: 0 },
+        stopReason: null,
+        workflowId: `contact-retrieval-job:${id}`,
+        deliveryQuotaAt: null,
+        deliveriesReserved: 0,
+        completedAt: at,
+        resultExpiresAt: null,
+        resultPurgeAt: null,
+        resultExpiredAt: null,
+        resultPurgedAt: null,
+        createdAt: at,
+        updatedAt: at,
+      });
     }
-    const principal = { orgId, workspaceId } as KeyPrincipal;
-    // The list signs its cursors; no cursor is read back here, so any key serves.
-    const cursorKey = { secretsKey: randomBytes(32) };
-    const lists: Array<[string, () => Promise<unknown>]> = [
-      ['unfiltered', () => listContactRetrievalJobs(cursorKey, principal, { limit: 25 })],
-      ['status=failed', () => listContactRetrievalJobs(cursorKey, principal, { status: 'failed', limit: 25 })],
-      ['status=cancelled', () => listContactRetrievalJobs(cursorKey, principal, { status: 'cancelled', limit: 25 })],
-      ['status=running', () => listContactRetrievalJobs(cursorKey, principal, { status: 'running', limit: 25 })],
-      ['status=partial (none)', () => listContactRetrievalJobs(cursorKey, principal, { status: 'partial', limit: 25 })],
-      ['running job count', () => runningJobCount(orgId)],
-    ];
-    process.stdout.write(`\n${JOBS} jobs in one workspace; first page of 25, ${SAMPLES} reads each (ms)\n`);
-    for (const [name, read] of lists) {
-      await read();
-      const ms: number[] = [];
-      for (let i = 0; i < SAMPLES; i++) {
-        const t = performance.now();
-        await read();
-        ms.push(performance.now() - t);
-      }
-      const s = stats(ms);
-      process.stdout.write(
-        `${name.padEnd(24)} p50 ${s.p50.toFixed(1).padStart(7)}  p95 ${s.p95.toFixed(1).padStart(7)}  max ${s.max.toFixed(1).padStart(7)}\n`,
-      );
+    await insertJobs(workspaceId, batch);
+    // Running jobs hold the organization's running-job slots, as accepted jobs do.
+    for (const j of batch.filter((b) => b.status === 'running')) {
+      const slot = JOBS - 1 - batch.indexOf(j) - start;
+      await insertJobSlot({ _id: `${orgId}:${slot}`, orgId, slot, jobId: j._id, claimedAt: new Date() });
     }
-  } finally {
-    for (const stop of stops.reverse()) await Promise.resolve(stop()).catch(() => undefined);
   }
+  const principal = { orgId, workspaceId } as KeyPrincipal;
+  // The list signs its cursors; no cursor is read back here, so any key serves.
+  const cursorKey = { secretsKey: randomBytes(32) };
+  const lists: Array<[string, () => Promise<unknown>]> = [
+    ['unfiltered', () => listContactRetrievalJobs(cursorKey, principal, { limit: 25 })],
+    ['status=failed', () => listContactRetrievalJobs(cursorKey, principal, { status: 'failed', limit: 25 })],
+    ['status=cancelled', () => listContactRetrievalJobs(cursorKey, principal, { status: 'cancelled', limit: 25 })],
+    ['status=running', () => listContactRetrievalJobs(cursorKey, principal, { status: 'running', limit: 25 })],
+    ['status=partial (none)', () => listContactRetrievalJobs(cursorKey, principal, { status: 'partial', limit: 25 })],
+    ['running job count', () => runningJobCount(orgId)],
+  ];
+  process.stdout.write(`\n${JOBS} jobs in one workspace; first page of 25, ${SAMPLES} reads each (ms)\n`);
+  const figures: BenchFigure[] = [];
+  for (const [name, read] of lists) {
+    await read();
+    const ms: number[] = [];
+    for (let i = 0; i < SAMPLES; i++) {
+      const t = performance.now();
+      await read();
+      ms.push(performance.now() - t);
+    }
+    const s = stats(ms);
+    process.stdout.write(`${name.padEnd(24)} p50 ${s.p50.toFixed(1).padStart(7)}  p95 ${s.p95.toFixed(1).padStart(7)}  max ${s.max.toFixed(1).padStart(7)}\n`);
+    figures.push({ measure: `${JOBS} jobs, first page of 25: ${name}`, figure: `p50 ${s.p50.toFixed(1)} ms, p95 ${s.p95.toFixed(1)} ms` });
+  }
+  return figures;
 }
 
-main().then(
-  () => process.exit(0),
-  (err: Error) => {
-    process.stderr.write(`bench failed: ${err.stack ?? err.message}\n`);
-    process.exit(1);
-  },
-);
+runBench('jobList', measure);

@@ -39,7 +39,21 @@ export type LoadPlan =
        * starts for every tenant in the same millisecond).
        */
       leadInSeconds?: number;
+      /** Also report the measured seconds cut in parts of this many seconds (by when each request was due): a cold start's first seconds beside the next. */
+      segmentSeconds?: number;
     };
+
+/** One part of an open-loop run (`segmentSeconds`): requests due in [fromSecond, toSecond) of the measured seconds. */
+export interface LoadSegment {
+  fromSecond: number;
+  toSecond: number;
+  requests: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  non2xx: number;
+  errors: number;
+}
 
 export interface LoadResult {
   requests: number;
@@ -57,6 +71,8 @@ export interface LoadResult {
   generatorCpuSeconds: number;
   /** Requests sent during the lead-in (open loop), answered or not: CPU figures count them too. */
   leadInRequests?: number;
+  /** Open loop with `segmentSeconds` only. */
+  segments?: LoadSegment[];
 }
 
 const REQUEST_TIMEOUT_MS = 5000;
@@ -107,6 +123,10 @@ async function openLoop(plan: Extract<LoadPlan, { mode: 'open' }>): Promise<Omit
   const total = leadIn + Math.round(plan.ratePerSecond * plan.seconds);
   const intervalMs = 1000 / plan.ratePerSecond;
   const start = performance.now();
+  const perSegment = plan.segmentSeconds ? Math.round(plan.ratePerSecond * plan.segmentSeconds) : 0;
+  const segments = perSegment
+    ? Array.from({ length: Math.ceil((total - leadIn) / perSegment) }, (_, k) => ({ k, latencies: [] as number[], non2xx: 0, errors: 0 }))
+    : [];
   const paths = plan.targets.map((t) => {
     const u = new URL(t.url);
     return u.pathname + u.search;
@@ -119,6 +139,7 @@ async function openLoop(plan: Extract<LoadPlan, { mode: 'open' }>): Promise<Omit
     const tag = `${process.pid}-${n}`;
     const headers = Object.fromEntries(Object.entries(t.headers ?? {}).map(([k, v]) => [k, v.replace(PER_REQUEST, tag)]));
     const body = t.body?.replace(PER_REQUEST, tag);
+    const segment = measured && perSegment ? segments[Math.floor((n - leadIn) / perSegment)] : undefined;
     const p = pools[i]
       .request({
         path: paths[i],
@@ -132,14 +153,19 @@ async function openLoop(plan: Extract<LoadPlan, { mode: 'open' }>): Promise<Omit
       .then(async (res) => {
         await res.body.dump();
         if (!measured) return;
-        latencies.push(performance.now() - due);
+        const took = performance.now() - due;
+        latencies.push(took);
+        segment?.latencies.push(took);
         if (res.statusCode < 200 || res.statusCode >= 300) {
           non2xx++;
+          if (segment) segment.non2xx++;
           statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
         }
       })
       .catch(() => {
-        if (measured) errors++;
+        if (!measured) return;
+        errors++;
+        if (segment) segment.errors++;
       });
     pending.add(p);
     void p.finally(() => pending.delete(p));
@@ -169,6 +195,23 @@ async function openLoop(plan: Extract<LoadPlan, { mode: 'open' }>): Promise<Omit
     non2xx,
     errors,
     statuses,
+    ...(perSegment
+      ? {
+          segments: segments.map((g): LoadSegment => {
+            const l = g.latencies.sort((a, b) => a - b);
+            return {
+              fromSecond: g.k * plan.segmentSeconds!,
+              toSecond: Math.min(plan.seconds, (g.k + 1) * plan.segmentSeconds!),
+              requests: l.length,
+              p50Ms: percentile(l, 50),
+              p99Ms: percentile(l, 99),
+              maxMs: l[l.length - 1] ?? NaN,
+              non2xx: g.non2xx,
+              errors: g.errors,
+            };
+          }),
+        }
+      : {}),
   };
 }
 

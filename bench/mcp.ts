@@ -17,15 +17,13 @@
  * or 2 ms, whichever is larger: the noise of one run on a shared machine).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus } from 'node:os';
 import { loadConfig } from '../core/config';
 import { createClient } from '../core/oauth/clients';
-import { logger } from '../core/observability/logger';
 import { closeDeps, openDeps } from '../core/deps';
 import { seedPeople } from '../scripts/seeding/seedPeople';
-import { benchOrganization, startBenchStack } from './benchStack';
+import type { BenchFigure } from './benchResults';
+import { benchOrganization, runBench, startBenchStack, type BenchStops } from './benchStack';
 import { startApiProcess } from '../test/support/apiProcess';
 import type { LoadResult, LoadTarget } from './loadGenerator';
 import { runLoad } from './loadRun';
@@ -102,18 +100,7 @@ async function checkOnce(t: LoadTarget): Promise<void> {
 const perThousand = (cpu: number | undefined, n: number) => (cpu === undefined || !n ? 'n/a' : `${((cpu / n) * 1000).toFixed(3)} s`);
 const ms = (v: number | null) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(1) : 'n/a');
 
-async function main(): Promise<void> {
-  logger.level = 'silent';
-  const dir = mkdtempSync(join(tmpdir(), 'bench-mcp-'));
-  const stops: Array<() => unknown> = [() => rmSync(dir, { recursive: true, force: true })];
-  try {
-    await measureAll(dir, stops);
-  } finally {
-    for (const stop of stops.reverse()) await Promise.resolve(stop()).catch(() => undefined);
-  }
-}
-
-async function measureAll(dir: string, stops: Array<() => unknown>): Promise<void> {
+async function measureAll(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
   const { mongodbUri, temporalAddress, storePid } = await startBenchStack(dir, 'bench_mcp', stops);
   const env = {
     LOG_LEVEL: process.env.BENCH_API_LOG_LEVEL ?? 'warn',
@@ -197,12 +184,20 @@ async function measureAll(dir: string, stops: Array<() => unknown>): Promise<voi
   w(
     `target: 2026-07-28 (sessionless) not slower than 2025-11-25 (p50 ${ms(modern.p50Ms)} vs ${ms(legacy.p50Ms)} ms, p99 ${ms(modern.p99Ms)} vs ${ms(legacy.p99Ms)} ms): ${notSlower ? 'met' : 'NOT met'}`,
   );
+  const operation = WHOAMI ? 'whoami' : 'search_candidates';
+  return [
+    ...[...results].map(([s, r]) => ({
+      measure: `${operation} over ${s}, ${RATE} calls/s over ${ORGS} organizations`,
+      figure: `p50 ${ms(r.load.p50Ms)} ms, p99 ${ms(r.load.p99Ms)} ms, non-2xx ${r.load.non2xx}; API CPU ${perThousand(r.cpu.api, r.load.requests)} per 1,000 calls`,
+    })),
+    { measure: 'every call answered 2xx on every surface', figure: clean ? 'yes' : 'no', target: 'all 2xx', met: clean },
+    {
+      measure: '2026-07-28 (sessionless) against 2025-11-25',
+      figure: `p50 ${ms(modern.p50Ms)} vs ${ms(legacy.p50Ms)} ms, p99 ${ms(modern.p99Ms)} vs ${ms(legacy.p99Ms)} ms`,
+      target: 'not slower (within 10 % or 2 ms)',
+      met: notSlower,
+    },
+  ];
 }
 
-main().then(
-  () => process.exit(0),
-  (err: Error) => {
-    process.stderr.write(`bench failed: ${err.stack ?? err.message}\n`);
-    process.exit(1);
-  },
-);
+runBench('mcp', measureAll);

@@ -44,6 +44,8 @@ import { parseArgs } from '../scripts/admin/command';
 import { applyDevEnvDefaults } from '../scripts/devEnv';
 import { REUSE_IDS, REUSE_P95_MS, UNLOCK_P95_MS, randomOrdinal, seedRetrievedContacts, stats, timeReuseLookups, timeUnlockReads } from './storeLookupTimings';
 import { profileStoreCommands } from './storeProfile';
+import type { BenchFigure } from './benchResults';
+import { runBench } from './benchStack';
 import { personIdFor } from '../scripts/seeding/generator';
 import { DEFAULT_PEOPLE_SEED } from '../scripts/seeding/seedPeople';
 
@@ -315,7 +317,7 @@ async function benchCount(
   return rows;
 }
 
-async function main(): Promise<void> {
+async function measure(): Promise<BenchFigure[]> {
   applyDevEnvDefaults();
   const { flags } = parseArgs(process.argv.slice(2));
   const counts = String(flags.people ?? '100000,1000000')
@@ -364,12 +366,43 @@ async function main(): Promise<void> {
       );
     }
   }
+  const atTarget = (people: number, ok: boolean) => (people >= 1_000_000 ? ok : undefined);
+  return [
+    ...rows.map((r) => ({
+      measure: `search at ${r.people.toLocaleString('en')} people, ${r.layer}`,
+      figure: `p50 ${f(r.p50)} ms, p95 ${f(r.p95)} ms, ${f(r.rps)} req/s, ${r.errors} errors`,
+      ...(r.layer === 'http c=1' ? { target: 'p95 <= 50 ms at 1,000,000 people', met: atTarget(r.people, r.p95 <= 50) } : {}),
+    })),
+    ...figures.flatMap((g) => {
+      const n = g.people.toLocaleString('en');
+      return [
+        {
+          measure: `${n} people: start to ready search index`,
+          figure: `${f(g.startToReadyS)} s`,
+          target: `<= ${START_TO_READY_S} s`,
+          met: atTarget(g.people, g.startToReadyS <= START_TO_READY_S),
+        },
+        {
+          measure: `${n} people: heap after the index load`,
+          figure: `${g.heapMiB.toFixed(0)} MiB`,
+          target: `<= ${HEAP_MIB} MiB`,
+          met: atTarget(g.people, g.heapMiB <= HEAP_MIB),
+        },
+        {
+          measure: `${n} people: unlock read p95`,
+          figure: `${f(g.unlockReadP95)} ms`,
+          target: `<= ${UNLOCK_P95_MS} ms`,
+          met: atTarget(g.people, g.unlockReadP95 <= UNLOCK_P95_MS),
+        },
+        {
+          measure: `${n} people: ${REUSE_IDS}-person job reuse lookup p95`,
+          figure: `${f(g.reuseP95)} ms`,
+          target: `<= ${REUSE_P95_MS} ms`,
+          met: atTarget(g.people, g.reuseP95 <= REUSE_P95_MS),
+        },
+      ];
+    }),
+  ];
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench('search', measure);

@@ -26,13 +26,11 @@
  * workflow can beat the last on this server and worker.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { Runtime, DefaultLogger, bundleWorkflowCode, makeTelemetryFilterString } from '@temporalio/worker';
 import { loadConfig } from '../core/config';
-import { logger } from '../core/observability/logger';
 import { closeDeps, openDeps, type Deps } from '../core/deps';
 import { SA } from '../core/temporal/searchAttributes';
 import { systemDestinationLookup } from '../core/outbound/destinationResolver';
@@ -41,7 +39,8 @@ import { closeAttemptAgents, sendAttempt } from '../core/webhooks/sendAttempt';
 import { signedHeaders } from '../core/webhooks/signPayload';
 import { registerEndpoint } from '../core/webhooks/webhookEndpoints';
 import { createOrganization } from '../core/tenancy/provisioning';
-import { startBenchStack } from './benchStack';
+import type { BenchFigure } from './benchResults';
+import { runBench, startBenchStack, type BenchStops } from './benchStack';
 import { probeCeiling } from './ceilingProbe';
 import { profileStoreCommands } from './storeProfile';
 import { epochNow, forkBenchProcess, nextMessage, type ReceiverCommand, type ReceiverMessage } from './webhookBenchProcesses';
@@ -64,10 +63,7 @@ function percentile(sorted: number[], p: number): number {
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 const stderr = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
-async function main(): Promise<void> {
-  logger.level = 'silent';
-  const dir = mkdtempSync(join(tmpdir(), 'bench-webhooks-'));
-  const stops: Array<() => unknown> = [];
+async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
   const stack = await startBenchStack(dir, 'bench_webhooks', stops, (m) => process.stderr.write(`[services] ${m}\n`));
   const mongo = stack.mongodbUri;
   const temporal = stack.temporalAddress;
@@ -164,8 +160,17 @@ async function main(): Promise<void> {
   receiverProcess.send({ type: 'stop' } satisfies ReceiverCommand);
   await receiverExit;
   await closeDeps(deps);
-  for (const stop of stops) await stop();
-  rmSync(dir, { recursive: true, force: true });
+  return reportFigures(report);
+}
+
+/** The report's figures, one row per number or verdict (nested ones named by their path). */
+function reportFigures(report: Record<string, unknown>, prefix = ''): BenchFigure[] {
+  return Object.entries(report).flatMap(([k, v]): BenchFigure[] => {
+    const name = prefix ? `${prefix} ${k}` : k;
+    if (typeof v === 'number' || typeof v === 'boolean') return [{ measure: name, figure: String(v) }];
+    if (v && typeof v === 'object') return reportFigures(v as Record<string, unknown>, name);
+    return [];
+  });
 }
 
 /**
@@ -320,7 +325,4 @@ async function burstPhase(
   };
 }
 
-main().catch((err) => {
-  process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+runBench('webhooks', measure);

@@ -6,7 +6,7 @@ import type { DecoyPasswordHash } from '../../core/users/signIn';
 import { storeOutagePage } from '../oauth/authorizationFlow';
 import { csrfValid, readPageForm } from '../views/pageSecurity';
 import { formExpiredPage, problemPage } from './consoleErrors';
-import type { ConsoleReads } from './consoleReads';
+import type { AdmittedRead, ConsoleReads } from './consoleReads';
 import type { ConsoleRoad } from './consoleRoad';
 import { requireVisitor, type ConsoleVisitor } from './consoleVisitor';
 import { askForPassword } from './passwordConfirmation';
@@ -52,14 +52,14 @@ async function answeringProblems(ctx: Context, visitor: ConsoleVisitor, work: ()
 
 export function consolePages(router: Router, deps: ConsoleDeps): ConsolePages {
   const { config, reads } = deps;
-  const get = (path: string, handler: ConsoleGet, admit?: ConsoleReads['list']) =>
+  const get = (path: string, handler: ConsoleGet, admit?: AdmittedRead) =>
     router.get(
       path,
       storeOutagePage(async (ctx) => {
+        const page = (visitor: ConsoleVisitor) => answeringProblems(ctx, visitor, () => handler(ctx, visitor, deps));
+        if (admit) return admit(ctx, () => requireVisitor(ctx, config), page);
         const visitor = await requireVisitor(ctx, config);
-        if (!visitor) return;
-        const page = () => answeringProblems(ctx, visitor, () => handler(ctx, visitor, deps));
-        await (admit ? admit(ctx, visitor, page) : page());
+        if (visitor) await page(visitor);
       }),
     );
   return {

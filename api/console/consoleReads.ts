@@ -1,9 +1,20 @@
 import type { Context } from 'koa';
-import { EXPORT_SLOTS, LIST_PAGE_SLOTS, takeReadSlot, type ReadSlot, type ReadSlotKind } from '../../core/limits/consoleReadSlots';
+import type { Config } from '../../core/config';
+import { sha256Hex } from '../../core/crypto/hash';
+import {
+  EXPORT_SLOTS,
+  LIST_PAGE_SLOTS,
+  readSlotsFullHere,
+  readSlotsTaken,
+  takeReadSlot,
+  type ReadSlot,
+  type ReadSlotKind,
+} from '../../core/limits/consoleReadSlots';
 import type { AcquireAdmission, AdmissionHandle } from '../../core/limits/operationAdmission';
 import type { StoreAdmission } from '../../core/limits/requestAdmission';
 import { Problem } from '../../core/problems';
 import { html } from '../views/safeHtml';
+import { sessionValueOf } from '../views/pageSecurity';
 import { sendConsolePage, type LayoutVisitor } from './consoleLayout';
 import type { ConsoleVisitor } from './consoleVisitor';
 
@@ -22,9 +33,48 @@ import type { ConsoleVisitor } from './consoleVisitor';
  */
 export interface ConsoleReads {
   /** Runs a list page's `work` inside the organization's request rate and in-flight limit. */
-  list: (ctx: Context, visitor: ConsoleVisitor, work: () => Promise<void>) => Promise<void>;
+  list: AdmittedRead;
   /** Runs an export's `work` (which sets the body, usually a stream) inside those and an export slot. */
-  export: (ctx: Context, visitor: ConsoleVisitor, work: () => Promise<void>) => Promise<void>;
+  export: AdmittedRead;
+}
+
+/**
+ * `visit` reads who is asking (the page guard: the session, the person, the organization's name)
+ * and answers for itself when nobody is signed in; `work` is the page.
+ */
+export type AdmittedRead = (ctx: Context, visit: () => Promise<ConsoleVisitor | null>, work: (visitor: ConsoleVisitor) => Promise<void>) => Promise<void>;
+
+/**
+ * A browser session's organization, as the last read of it on this replica found it: enough to
+ * refuse its next read while the organization's slots are all taken here, before the session,
+ * the person and the organization are read again. Never used to admit anything.
+ */
+const KNOWN_SESSION_MS = 10_000;
+/** Sessions remembered at once; past it the memo starts over (a refusal then costs the full reads once). */
+const KNOWN_SESSIONS = 10_000;
+/**
+ * How long a read refused before any store read waits before its 429 page goes out, at most (a
+ * kind that asks to come back sooner waits that long). A client that sends its next request as
+ * soon as the last one answered (a script, a reload loop) would otherwise turn cheap refusals
+ * into more of them, each still a response to write; at this pace each of its connections costs
+ * about one refusal a second, whatever it does, and a person is told to come back no sooner.
+ */
+const EARLY_REFUSAL_PACE_MS = 1000;
+
+class KnownSessions {
+  private readonly orgs = new Map<string, { orgId: string; until: number }>();
+
+  constructor(private readonly now: () => number) {}
+
+  orgOf(sessionValue: string): string | undefined {
+    const known = this.orgs.get(sha256Hex(sessionValue));
+    return known && known.until > this.now() ? known.orgId : undefined;
+  }
+
+  remember(sessionValue: string, orgId: string): void {
+    if (this.orgs.size >= KNOWN_SESSIONS) this.orgs.clear();
+    this.orgs.set(sha256Hex(sessionValue), { orgId, until: this.now() + KNOWN_SESSION_MS });
+  }
 }
 
 /** Calls `release` once the response is finished (or its connection closed) and `work` has settled. */
@@ -46,7 +96,7 @@ async function holdUntilSent(ctx: Context, work: () => Promise<void>, release: (
   }
 }
 
-export function tooManyRequestsPage(ctx: Context, visitor: LayoutVisitor, problem: Problem): void {
+export function tooManyRequestsPage(ctx: Context, visitor: LayoutVisitor | null, problem: Problem): void {
   const seconds = problem.headers['Retry-After'] ?? '1';
   ctx.set('Retry-After', seconds);
   sendConsolePage(
@@ -71,7 +121,7 @@ async function admitted(
   kind: ReadSlotKind,
   ctx: Context,
   visitor: ConsoleVisitor,
-  work: () => Promise<void>,
+  work: (visitor: ConsoleVisitor) => Promise<void>,
 ): Promise<void> {
   let slot: ReadSlot | undefined;
   let handle: AdmissionHandle;
@@ -85,15 +135,33 @@ async function admitted(
     throw err;
   }
   const held = slot;
-  await holdUntilSent(ctx, work, () => {
-    held.release();
-    handle.release();
-  });
+  await holdUntilSent(
+    ctx,
+    () => work(visitor),
+    () => {
+      held.release();
+      handle.release();
+    },
+  );
 }
 
-export function consoleReads(acquire: AcquireAdmission, admission: StoreAdmission): ConsoleReads {
-  return {
-    list: (ctx, visitor, work) => admitted(acquire, admission, LIST_PAGE_SLOTS, ctx, visitor, work),
-    export: (ctx, visitor, work) => admitted(acquire, admission, EXPORT_SLOTS, ctx, visitor, work),
-  };
+export function consoleReads(acquire: AcquireAdmission, admission: StoreAdmission, config: Config): ConsoleReads {
+  const known = new KnownSessions(admission.now);
+  const read =
+    (kind: ReadSlotKind): AdmittedRead =>
+    async (ctx, visit, work) => {
+      // An organization whose slots of this kind this replica's own reads all hold would be
+      // refused anyway: refuse before reading the session, the person and the organization.
+      const sessionValue = sessionValueOf(ctx, config);
+      const orgId = sessionValue ? known.orgOf(sessionValue) : undefined;
+      if (orgId && readSlotsFullHere(admission, kind, orgId)) {
+        await new Promise((resolve) => setTimeout(resolve, Math.min(EARLY_REFUSAL_PACE_MS, kind.retryAfterSeconds * 1000)));
+        return tooManyRequestsPage(ctx, null, readSlotsTaken(kind));
+      }
+      const visitor = await visit();
+      if (!visitor) return;
+      known.remember(visitor.sessionValue, visitor.user.orgId);
+      await admitted(acquire, admission, kind, ctx, visitor, work);
+    };
+  return { list: read(LIST_PAGE_SLOTS), export: read(EXPORT_SLOTS) };
 }

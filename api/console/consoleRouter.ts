@@ -56,7 +56,7 @@ export function consoleRouter(deps: Deps): Router {
     config,
     road: createConsoleRoad(deps, consoleOperations),
     decoy: deps.decoy,
-    reads: consoleReads(admissionUnder(deps), deps.admission),
+    reads: consoleReads(admissionUnder(deps), deps.admission, config),
     now: () => new Date(deps.now()),
   });
   for (const mount of PAGE_MODULES) mount(pages);

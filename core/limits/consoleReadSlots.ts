@@ -1,4 +1,4 @@
-import { retryLater } from '../problems';
+import { retryLater, type Problem } from '../problems';
 import type { StoreAdmission } from './requestAdmission';
 
 /**
@@ -46,12 +46,22 @@ export interface ReadSlot {
   release: () => void;
 }
 
+const slotScope = (kind: ReadSlotKind, orgId: string) => `${kind.scope}:${orgId}`;
+
+/** The refusal of a read when the organization's `kind.atOnce` slots are taken: 429 `rate_limited`. */
+export function readSlotsTaken(kind: ReadSlotKind): Problem {
+  return retryLater('rate_limited', kind.refusal(kind.atOnce), kind.retryAfterSeconds, { extensions: { limit: `${kind.scope}_at_once` } });
+}
+
+/** True when this app's own reads hold every slot of `kind` of the organization: a read would be refused without asking the store. */
+export function readSlotsFullHere(admission: StoreAdmission, kind: ReadSlotKind, orgId: string): boolean {
+  return admission.everyPlaceHeldHere(slotScope(kind, orgId), kind.atOnce);
+}
+
 /** One of the organization's slots of `kind`, or 429 `rate_limited` when `kind.atOnce` are taken. */
 export async function takeReadSlot(admission: StoreAdmission, kind: ReadSlotKind, orgId: string): Promise<ReadSlot> {
-  const got = await admission.acquireLease(`${kind.scope}:${orgId}`, kind.atOnce, kind.ttlSeconds * 1000);
-  if (!got.admitted) {
-    throw retryLater('rate_limited', kind.refusal(kind.atOnce), kind.retryAfterSeconds, { extensions: { limit: `${kind.scope}_at_once` } });
-  }
+  const got = await admission.acquireLease(slotScope(kind, orgId), kind.atOnce, kind.ttlSeconds * 1000);
+  if (!got.admitted) throw readSlotsTaken(kind);
   let released = false;
   return {
     release: () => {

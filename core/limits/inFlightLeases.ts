@@ -19,13 +19,29 @@ export function newLeaseToken(): string {
   return randomUUID();
 }
 
+/** Random draws before probeOrder lists the free slots instead: past them most slots are taken here. */
+const PROBE_DRAWS_PER_PICK = 4;
+
 /**
  * A few slots to try first, in random order, so concurrent requests rarely collide; slots this
  * process knows are taken (`taken`) are never tried, since an insert there can only fail.
+ * Every request calls this, and usually few of its organization's slots are taken here, so it
+ * draws slots at random and skips taken ones (each free slot stays equally likely) rather than
+ * looking at every slot; only when draws keep hitting taken slots does it list the free ones.
  */
 export function probeOrder(limit: number, count: number, random: () => number = Math.random, taken: (slot: number) => boolean = () => false): number[] {
-  const candidates = Array.from({ length: limit }, (_, k) => k).filter((k) => !taken(k));
   const picks: number[] = [];
+  if (limit <= count * 2) return drawFromFree(limit, count, random, taken, picks);
+  for (let draws = 0; picks.length < count && draws < count * PROBE_DRAWS_PER_PICK; draws++) {
+    const k = Math.floor(random() * limit);
+    if (!picks.includes(k) && !taken(k)) picks.push(k);
+  }
+  return picks.length < count ? drawFromFree(limit, count, random, taken, picks) : picks;
+}
+
+/** Adds to `picks` free slots drawn at random from a list of every free slot not picked yet. */
+function drawFromFree(limit: number, count: number, random: () => number, taken: (slot: number) => boolean, picks: number[]): number[] {
+  const candidates = Array.from({ length: limit }, (_, k) => k).filter((k) => !picks.includes(k) && !taken(k));
   while (picks.length < count && candidates.length) picks.push(candidates.splice(Math.floor(random() * candidates.length), 1)[0]);
   return picks;
 }

@@ -296,6 +296,17 @@ export class StoreAdmission {
     return got.admitted ? { admitted: true, lease: got.lease } : got;
   }
 
+  /**
+   * True when every one of a scope's `limit` places (leases of one slot each) is held by this
+   * app's own holders, so that the store could only refuse: a caller may refuse before doing any
+   * other work. Always false for limits held in blocks.
+   */
+  everyPlaceHeldHere(scopeKey: string, limit: number): boolean {
+    if (leaseBlockSize(limit) > 1) return false;
+    const slotIds = this.everyLeaseSlotId(scopeKey);
+    return everySlotHeldHere(limit, (k) => this.slotsHeldHere.has(slotIds[k]));
+  }
+
   /** Finishes a request's hold on its in-flight place. */
   releaseLease(lease: Lease): void {
     if (lease.block) this.leaseBlocks.release(lease.block, this.now());

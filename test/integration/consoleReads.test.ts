@@ -39,10 +39,15 @@ async function tenantWithLog(entries: number): Promise<{ tenant: TestTenant; adm
 }
 
 /** The audit store's commands while `work` runs. */
-async function auditReadsDuring(work: () => Promise<void>): Promise<string[]> {
+function auditReadsDuring(work: () => Promise<void>): Promise<string[]> {
+  return commandsDuring(/audit/, work);
+}
+
+/** The store commands on collections matching `collections` while `work` runs. */
+async function commandsDuring(collections: RegExp, work: () => Promise<void>): Promise<string[]> {
   const reads: string[] = [];
   mongoose.set('debug', (collection: string, method: string) => {
-    if (/audit/.test(collection)) reads.push(`${collection}.${method}`);
+    if (collections.test(collection)) reads.push(`${collection}.${method}`);
   });
   try {
     await work();
@@ -127,6 +132,32 @@ describe('list pages', () => {
     expect((await admin.get('/console/audit')).status).toBe(200);
     for (const lease of leases) replica.releaseLease(lease);
     await replica.leaseReleaser.drain();
+  });
+
+  test("with the organization's console list slots all held by this replica's own reads, the next list page is refused before the session is read", async () => {
+    const { tenant, admin } = await tenantWithLog(1);
+    const reading: ReadSlot[] = [];
+    for (let i = 0; i < LIST_PAGE_SLOTS.atOnce; i++) reading.push(await takeReadSlot(srv.deps.admission, LIST_PAGE_SLOTS, tenant.orgId));
+    // The first refusal reads who is asking (the page with the person's frame); the next ones
+    // know the session's organization and read nothing.
+    const first = await admin.get('/console/jobs');
+    expect(first.status).toBe(429);
+    expect(first.text).toContain('Sign out');
+    let early: Awaited<ReturnType<typeof admin.get>> | undefined;
+    const commands = await commandsDuring(/session|user|organization|admission/, async () => {
+      early = await admin.get('/console/jobs');
+    });
+    expect({ status: early!.status, retryAfter: early!.headers.get('retry-after'), commands }).toEqual({ status: 429, retryAfter: '1', commands: [] });
+    expect(early!.text).toContain('<h1>Too many requests</h1>');
+    expect(early!.text).toContain(`already has ${LIST_PAGE_SLOTS.atOnce} console lists being read`);
+    // Another organization's people are not refused by this one's slots.
+    const other = await tenantWithLog(1);
+    expect((await other.admin.get('/console/jobs')).status).toBe(200);
+    reading.pop()!.release();
+    await srv.deps.admission.leaseReleaser.drain();
+    expect((await admin.get('/console/jobs')).status).toBe(200);
+    for (const slot of reading) slot.release();
+    await srv.deps.admission.leaseReleaser.drain();
   });
 
   test("with the organization's console list slots taken on another replica, a list page is the 429 page and its request window is untouched", async () => {

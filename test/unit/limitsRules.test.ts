@@ -117,6 +117,21 @@ describe('in-flight leases', () => {
     }
     expect(probeOrder(3, 2, Math.random, () => true)).toEqual([]);
   });
+  test('each free slot is as likely to be probed first, and a slot taken here never is, however few are free', () => {
+    const trials = 20_000;
+    for (const takenSlots of [new Set([3, 7]), new Set(Array.from({ length: 23 }, (_, k) => k))]) {
+      const first = new Map<number, number>();
+      for (let i = 0; i < trials; i++) {
+        const p = probeOrder(25, 2, Math.random, (k) => takenSlots.has(k));
+        expect(p).toHaveLength(2);
+        expect(new Set(p).size).toBe(2);
+        first.set(p[0], (first.get(p[0]) ?? 0) + 1);
+      }
+      const free = 25 - takenSlots.size;
+      expect([...first.keys()].sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, k) => k).filter((k) => !takenSlots.has(k)));
+      for (const n of first.values()) expect(Math.abs(n - trials / free)).toBeLessThan((trials / free) * 0.2);
+    }
+  });
   test('a slot held twice here (reclaimed after its lease expired) stays known until both give it back', () => {
     const held = new SlotsHeldHere();
     held.add('l:o:1');
