@@ -8,6 +8,8 @@ import type { ConsoleDeps, ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
 import type { ConsoleVisitor } from '../consoleVisitor';
 import { WEBHOOK_OPERATION_PATHS } from '../operations/webhookOperations';
+import { eventPath } from './webhookDeliveriesPages';
+import type { SentTestEvent } from '../../../core/jobs/testJobs';
 import { actingIn, chosenWorkspace, endpointWorkspace, requireOrgWorkspace, workspacesOf, type WorkspaceChoice } from '../webhooks/consoleWorkspaces';
 import { workspaceSwitch } from '../webhooks/workspaceSwitch';
 
@@ -47,6 +49,7 @@ function endpointForms(doc: EndpointRecord, csrf: string): Html {
         WEBHOOK_OPERATION_PATHS.update,
         html`${hidden('state', enabled ? 'disabled' : 'active')}<button type="submit" class="secondary">${enabled ? 'Disable' : 'Enable'}</button>`,
       )}
+      ${enabled ? form(WEBHOOK_OPERATION_PATHS.sendTestEvent, html`<button type="submit" class="secondary">Send test event</button>`) : ''}
       ${form(WEBHOOK_OPERATION_PATHS.rotateSecret, html`<button type="submit" class="secondary">Rotate secret</button>`)}
       ${form(
         WEBHOOK_OPERATION_PATHS.retire,
@@ -165,6 +168,18 @@ export function mountWebhooksPage(pages: ConsolePages): void {
     const workspaceId = await endpointWorkspace(visitor.user.orgId, id);
     await road.run(ctx, actingIn(visitor, workspaceId), 'console.webhooks.retire', { params: { id }, body: {} });
     seeOtherSaying(ctx, webhooksOf(workspaceId), 'The endpoint is retired: nothing is sent to it any more.');
+  });
+
+  pages.post(WEBHOOK_OPERATION_PATHS.sendTestEvent, async (ctx, visitor, _form, { road }) => {
+    const id = String(ctx.params.id);
+    const workspaceId = await endpointWorkspace(visitor.user.orgId, id);
+    const result = await road.run(ctx, actingIn(visitor, workspaceId), 'console.webhooks.send_test_event', { params: { id }, body: {} });
+    const sent = result.body as SentTestEvent;
+    seeOtherSaying(
+      ctx,
+      eventPath(sent.event_id),
+      `Test event sent: a signed job.completed of test job ${sent.job_id} (no people, no credits) is on its way to ${sent.url}; its attempts appear below as they are made.`,
+    );
   });
 
   pages.post(WEBHOOK_OPERATION_PATHS.rotateSecret, async (ctx, visitor, _form, { road }) => {
