@@ -61,7 +61,7 @@ async function openLimits(): Promise<void> {
 async function fillCapForm(operation: string, appliesTo: string, target: string, perMinute: string): Promise<void> {
   await page.getByLabel('Operation', { exact: true }).selectOption(operation);
   await page.getByLabel('Applies to', { exact: true }).selectOption({ label: appliesTo });
-  await page.getByLabel('Target', { exact: true }).fill(target);
+  await page.getByLabel('Target', { exact: true }).selectOption(target);
   await page.getByLabel('Requests per minute', { exact: true }).fill(perMinute);
 }
 
@@ -72,11 +72,21 @@ test('Limits: the entries, the operator-set rate shown read-only, and a cap that
   expect(text).toMatch(/25 requests at a time, set by the service operator/);
   await expectAccessible('limits');
 
+  // "Target" offers the organization's applications, key families and keys by name, never a typed id.
+  const target = page.getByLabel('Target', { exact: true });
+  expect(await target.evaluate((el) => el.tagName)).toBe('SELECT');
+  const groups = await target.locator('optgroup').evaluateAll((els) => els.map((el) => el.getAttribute('label')));
+  expect(groups).toEqual(['Applications', 'Key families', 'Keys']);
+  expect(await target.locator('optgroup[label="Applications"] option').first().innerText()).toBe('Default application');
   await fillCapForm('contact_retrieval_jobs.get', 'Key', tenant.keyId, '30');
+  const chosen = (await target.locator('option:checked').innerText()).trim();
+  expect(chosen).not.toContain(tenant.keyId);
+  expect(chosen).toMatch(/^Key sk_live_ext_\w+/); // a key named by default: its prefix
   await submitWith(page, 'Set cap');
   expect(await page.getByRole('status').innerText()).toBe('The cap is set. It applies to the next request.');
   const row = page.locator('tr', { hasText: 'contact_retrieval_jobs.get' }).filter({ hasText: '30 per minute' });
   expect(await row.count()).toBe(1);
+  expect(await row.innerText()).toContain(chosen); // the target by name, its id beneath
 
   const res = await limitsOf(`operation=contact_retrieval_jobs.get&key_id=${tenant.keyId}`);
   expect(res.status).toBe(200);
@@ -98,14 +108,16 @@ test('a cap at the standard is refused with a clear message, the values kept; a 
   // The limits table may scroll inside its frame on a phone; the page itself does not.
   expect((await sidewaysScrolling(page, 375)).filter((s) => s.startsWith('page '))).toEqual([]);
 
-  await fillCapForm('whoami', 'Key', other.keyId, '10');
-  const foreign = page.waitForResponse((r) => r.url().endsWith('/console/limits') && r.request().method() === 'POST');
-  await page.getByRole('button', { name: 'Set cap', exact: true }).click();
-  expect((await foreign).status()).toBe(404);
-  await fillCapForm('whoami', 'Key', 'key_doesnotexist0000', '10');
-  const absent = page.waitForResponse((r) => r.url().endsWith('/console/limits') && r.request().method() === 'POST');
-  await page.getByRole('button', { name: 'Set cap', exact: true }).click();
-  expect((await absent).status()).toBe(404);
+  // The select offers only the organization's own targets; a crafted post naming another's key, or none, is not found.
+  expect(await page.getByLabel('Target', { exact: true }).locator(`option[value="${other.keyId}"]`).count()).toBe(0);
+  const csrf = await page.locator('input[name=csrf_token]').first().inputValue();
+  for (const keyId of [other.keyId, 'key_doesnotexist0000']) {
+    const crafted = await page.request.post(`${srv.url}/console/limits`, {
+      form: { csrf_token: csrf, operation: 'whoami', applies_to: 'key', target: keyId, requests_per_minute: '10' },
+      maxRedirects: 0,
+    });
+    expect(crafted.status()).toBe(404);
+  }
   expect((await limitsOf(`operation=whoami`)).json.data.every((e: { source: string }) => e.source !== 'override')).toBe(true);
 });
 

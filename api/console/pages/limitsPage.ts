@@ -11,7 +11,8 @@ import { dateText, scrollingTable, seeOtherSaying, sendConsolePage } from '../co
 import type { ConsoleDeps, ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
 import type { ConsoleVisitor } from '../consoleVisitor';
-import { postForm, selectInput, textInput } from '../formControls';
+import { groupedSelectInput, postForm, selectInput, textInput } from '../formControls';
+import { limitTargetsOf, type LimitTargets } from '../limitTargets';
 
 /**
  * `/console/limits` "Limits" (DECISIONS.md "Organization console"): the entries of
@@ -53,11 +54,18 @@ function figure(n: number | null): string {
   return n === null ? '—' : String(n);
 }
 
-function entryRow(e: LimitEntry): Html {
+/** A target by name, its id beneath; the organization's own rows need neither. */
+function targetCell(type: string, id: string, names: ReadonlyMap<string, string>): Html {
+  if (type === 'organization') return html`<td>Your organization</td>`;
+  const name = names.get(id);
+  return html`<td class="wrap">${name ? html`${name}<br />` : ''}<span class="id">${id}</span></td>`;
+}
+
+function entryRow(e: LimitEntry, names: ReadonlyMap<string, string>): Html {
   return html`<tr>
     <td class="wrap"><code>${e.operation}</code></td>
     <td>${scopeLabel(e.scope.type)}</td>
-    <td class="wrap"><span class="id">${e.scope.id}</span></td>
+    ${targetCell(e.scope.type, e.scope.id, names)}
     <td>${e.status}</td>
     <td>${e.source}</td>
     <td>${figure(e.requests_per_second)}</td>
@@ -67,12 +75,12 @@ function entryRow(e: LimitEntry): Html {
   </tr>`;
 }
 
-function overrideRow(o: LimitOverride, visitor: ConsoleVisitor): Html {
+function overrideRow(o: LimitOverride, visitor: ConsoleVisitor, names: ReadonlyMap<string, string>): Html {
   const customers = setByOf(o) === 'customer';
   return html`<tr>
     <td class="wrap"><code>${o.operation}</code></td>
     <td>${scopeLabel(o.scopeType)}</td>
-    <td class="wrap"><span class="id">${o.scopeId}</span></td>
+    ${targetCell(o.scopeType, o.scopeId, names)}
     <td>${o.kind === 'block' ? 'Blocked' : `${o.requestsPerMinute} per minute`}</td>
     <td>${customers ? 'Your organization' : 'The service operator'}</td>
     <td>${dateText(o.updatedAt)}</td>
@@ -84,7 +92,9 @@ function overrideRow(o: LimitOverride, visitor: ConsoleVisitor): Html {
               visitor.csrf,
               html`${hidden('operation', o.operation)} ${hidden('applies_to', o.scopeType)} ${hidden('target', o.scopeId)}
                 <button type="submit" class="secondary">
-                  Clear<span class="vh"> the ${o.kind === 'block' ? 'block' : 'cap'} on ${o.operation} for ${scopeLabel(o.scopeType)} ${o.scopeId}</span>
+                  Clear<span class="vh">
+                    the ${o.kind === 'block' ? 'block' : 'cap'} on ${o.operation} for ${scopeLabel(o.scopeType)} ${names.get(o.scopeId) ?? o.scopeId}</span
+                  >
                 </button>`,
             )
           : customers
@@ -95,7 +105,7 @@ function overrideRow(o: LimitOverride, visitor: ConsoleVisitor): Html {
   </tr>`;
 }
 
-function capForm(visitor: ConsoleVisitor, values: CapFormValues): Html {
+function capForm(visitor: ConsoleVisitor, values: CapFormValues, targets: LimitTargets): Html {
   return html`<h2 id="set-a-cap">Set a cap</h2>
     ${postForm(
       CONSOLE_PATHS.limits,
@@ -107,8 +117,10 @@ function capForm(visitor: ConsoleVisitor, values: CapFormValues): Html {
           values.operation,
         )}
         ${selectInput('applies_to', 'Applies to', APPLIES_TO, values.applies_to ?? 'organization')}
-        ${textInput('target', 'Target', { value: values.target ?? '', required: false, maxLength: 100 })}
-        <p class="note" id="target-note">The id of the application, key family or key; ignored for Organization.</p>
+        ${groupedSelectInput('target', 'Target', { value: '', label: 'None: the whole organization' }, targets.groups, values.target, 'target-note')}
+        <p class="note" id="target-note">
+          The application, key family or key the cap applies to, of the kind chosen in "Applies to"; ignored for Organization.
+        </p>
         ${textInput('requests_per_minute', 'Requests per minute', { value: values.requests_per_minute ?? '', required: false, maxLength: 9 })}
         <p class="note">A cap must be below the operation's standard requests per minute (the last column of the table below).</p>
         <p>
@@ -121,14 +133,15 @@ function capForm(visitor: ConsoleVisitor, values: CapFormValues): Html {
 export async function sendLimitsPage(
   ctx: Context,
   visitor: ConsoleVisitor,
-  { config }: ConsoleDeps,
+  { config, now }: ConsoleDeps,
   form: { values: CapFormValues; message: string | null } = { values: {}, message: null },
   status = 200,
 ): Promise<void> {
   const orgId = visitor.user.orgId;
-  const [entries, settings] = await Promise.all([
+  const [entries, settings, targets] = await Promise.all([
     reportLimits(orgId, [{ type: 'organization', id: orgId }], {}, config.limits.leaseTtlSeconds),
     readLimitSettings(orgId),
+    limitTargetsOf(orgId, now()),
   ]);
   const page = pageNumber(ctx.query.page);
   const shown = entries.slice((page - 1) * LIMIT_ENTRIES_PER_PAGE, page * LIMIT_ENTRIES_PER_PAGE);
@@ -156,17 +169,17 @@ export async function sendLimitsPage(
             ? scrollingTable(
                 'Caps and blocks',
                 ['Operation', 'Applies to', 'Target', 'Limit', 'Set by', 'Changed', 'Actions'],
-                overrides.map((o) => overrideRow(o, visitor)),
+                overrides.map((o) => overrideRow(o, visitor, targets.names)),
               )
             : html`<p>No cap or block is set: the standard limits apply.</p>`
         }
-        ${admin ? capForm(visitor, form.values) : ''}
+        ${admin ? capForm(visitor, form.values, targets) : ''}
         <h2>Limits in force</h2>
         <p class="note">As <code>GET /v1/operational-limits</code> reports them, for the organization and every scope that has a cap or block.</p>
         ${scrollingTable(
           'Limits in force',
           ['Operation', 'Applies to', 'Target', 'Status', 'Source', 'Per second', 'Per minute', 'In flight', 'Standard a minute'],
-          shown.map(entryRow),
+          shown.map((e) => entryRow(e, targets.names)),
         )}
         <nav class="pager" aria-label="Pages of limits">
           ${page > 1 ? html`<a href="${CONSOLE_PATHS.limits}?page=${page - 1}">Previous page</a>` : ''}

@@ -16,6 +16,7 @@ import { permissionCheckboxes, postForm, postedPermissions, selectInput, textInp
 import { pageNumber, pager } from '../listPages';
 import { pendingInvitations } from '../../../core/accounts/invitations';
 import type { InvitationRecord } from '../../../core/users/store';
+import { actorNames, type ActorName } from '../actorNames';
 
 /**
  * "Team", "Invite a person" and "Edit person" (DECISIONS.md "Organization console"). Inviting
@@ -58,14 +59,15 @@ function permissionList(permissions: readonly string[]): Html {
   return html`${permissions.map((p, n) => html`${n ? ', ' : ''}<code>${p}</code>`)}`;
 }
 
-function invitationRow(i: InvitationRecord, csrf: string, admin: boolean, now: Date): TableCell[] {
+function invitationRow(i: InvitationRecord, csrf: string, admin: boolean, now: Date, inviters: ReadonlyMap<string, ActorName>): TableCell[] {
   const expired = i.expiresAt <= now;
+  const inviter = inviters.get(`user:${i.invitedBy}`)?.label ?? 'a former member';
   return [
     { body: i.email, className: 'wrap' },
     { body: i.role },
     { body: permissionList(i.permissions), className: 'wrap' },
     { body: 'Never' },
-    { body: expired ? 'Invitation expired' : 'Invitation pending' },
+    { body: html`${expired ? 'Invitation expired' : 'Invitation pending'}<br /><span class="note">invited by ${inviter}</span>`, className: 'wrap' },
     {
       body: admin
         ? html`${postForm(invitationPath(i._id, 'resend'), csrf, html`<button type="submit" aria-label="Resend invitation to ${i.email}">Resend invitation</button>`)}
@@ -168,6 +170,10 @@ export function mountTeamPages(pages: ConsolePages): void {
     const people = found.slice(0, PEOPLE_PER_PAGE).filter((u) => !invited.has(u._id));
     const admin = visitor.role === 'admin';
     const now = new Date(clock());
+    const inviters = await actorNames(
+      visitor.user.orgId,
+      invitations.map((i) => `user:${i.invitedBy}`),
+    );
     sendConsolePage(ctx, {
       title: 'Team',
       visitor: visitor.layout,
@@ -177,7 +183,7 @@ export function mountTeamPages(pages: ConsolePages): void {
       ${stackingTable(
         'Team',
         ['Email', 'Role', 'Permissions', 'Last sign-in', 'Status', 'Actions'],
-        [...people.map((u) => personRow(u, admin)), ...invitations.map((i) => invitationRow(i, visitor.csrf, admin, now))],
+        [...people.map((u) => personRow(u, admin)), ...invitations.map((i) => invitationRow(i, visitor.csrf, admin, now, inviters))],
       )}
       ${pager(CONSOLE_PATHS.team, 'Pages of people', page, found.length > PEOPLE_PER_PAGE)}`,
     });
