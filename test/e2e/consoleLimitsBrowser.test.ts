@@ -3,6 +3,7 @@ import { LedgerEntry } from '../../core/credits/models';
 import { creditBalance } from '../../core/credits/credits';
 import { closeBrowser, launchBrowser } from '../support/browser';
 import { checkPage, setUpAndSignIn, sidewaysScrolling } from '../support/consoleBrowser';
+import { READ_ONLY_NOTE } from '../../api/console/pageAccess';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
 import { createUserWithCli, startSignInApi, uniqueEmail } from '../support/signInApi';
@@ -202,13 +203,33 @@ test('Audit log: each change with its actor user:<id>, filtered by action, and t
   expect(csv).not.toContain('limit.blocked');
 });
 
-test('a member sees budgets without forms, cannot read the audit log, and a crafted post is 403 with nothing changed', async () => {
+test("a member's navigation has only the pages they may read; each page they read but cannot change says so; budgets without forms, and a crafted post is 403 with nothing changed", async () => {
   const email = uniqueEmail('limits-member');
   const made = await createUserWithCli(srv, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions: PERMISSIONS, role: 'member' });
   const memberContext = await browser.newContext();
   const member = await memberContext.newPage();
   try {
     await setUpAndSignIn(member, srv, made.setupUrl, email, PASSWORD);
+    // The navigation lists only what a member may read: no "Audit log" (no audit.v1:read), no "Settings".
+    const links = await member.getByRole('navigation', { name: 'Console' }).getByRole('link').allInnerTexts();
+    expect(links.map((l) => l.trim())).toEqual(['Overview', 'API keys', 'Limits', 'Budgets', 'Usage', 'Webhooks', 'Jobs', 'Team', 'Connected applications']);
+    // Every page with changes only admins make says so to the member, in one sentence; the admin's says nothing of it.
+    for (const [path, heading] of [
+      ['/console/keys', 'API keys'],
+      ['/console/limits', 'Limits'],
+      ['/console/budgets', 'Budgets'],
+      ['/console/webhooks', 'Webhooks'],
+      ['/console/webhooks/deliveries', 'Webhook deliveries'],
+      ['/console/team', 'Team'],
+    ]) {
+      await member.goto(`${srv.url}${path}`);
+      await member.getByRole('heading', { level: 1, name: heading }).waitFor();
+      expect(await member.locator('main p.read-only').allInnerTexts()).toEqual([READ_ONLY_NOTE]);
+      expect(await checkPage(member, `member-${heading.toLowerCase().replace(/ /g, '-')}`)).toEqual([]);
+      await page.goto(`${srv.url}${path}`);
+      await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+      expect(await page.locator('main p.read-only').count()).toBe(0);
+    }
     await member.goto(`${srv.url}/console/budgets`);
     await member.getByRole('heading', { level: 1, name: 'Budgets' }).waitFor();
     expect(await member.locator('main form').count()).toBe(0);

@@ -7,9 +7,9 @@ import { ALL_PERMISSIONS } from '../../../core/keys/permissions';
 import { notFound } from '../../../core/problems';
 import type { RotationResult } from '../../../core/keys/apiKeys';
 import { html, type Html } from '../../oauth/pageRendering';
-import { notAllowed } from '../consoleErrors';
-import { dateText, secretBlock, seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
-import { READ_ONLY_NOTE } from '../pageAccess';
+import { requireAdmin } from '../consoleErrors';
+import { dateText, readOnlyNote, secretBlock, seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
+import { mayChange } from '../pageAccess';
 import { actorNames, type ActorName } from '../actorNames';
 import { currentKeysOf, type CurrentKey } from '../../../core/keys/keyFamilies';
 import type { ConsolePages } from '../consolePages';
@@ -108,10 +108,6 @@ function newKeyPage(
   );
 }
 
-function requireAdmin(visitor: ConsoleVisitor): void {
-  if (visitor.role !== 'admin') throw notAllowed();
-}
-
 /** The request's key, of the visitor's organization; another organization's reads as absent. */
 async function keyOf(ctx: Context, visitor: ConsoleVisitor): Promise<KeyView> {
   const key = await findOrgKey(visitor.user.orgId, String(ctx.params.key_id));
@@ -131,12 +127,12 @@ export function mountKeysPages(pages: ConsolePages): void {
     const page = pageNumber(ctx.query.page);
     const { keys, more } = await pageOfApiKeys(visitor.user.orgId, page, KEYS_PER_PAGE);
     const names = await namesForKeys(visitor.user.orgId, keys);
-    const admin = visitor.role === 'admin';
+    const admin = mayChange(visitor);
     sendConsolePage(ctx, {
       title: 'API keys',
       visitor: visitor.layout,
       current: CONSOLE_PATHS.keys,
-      body: html`${admin ? html`<p><a class="button" href="${CONSOLE_PATHS.newKey}">Create an API key</a></p>` : html`<p class="note">${READ_ONLY_NOTE}</p>`}
+      body: html`${admin ? html`<p><a class="button" href="${CONSOLE_PATHS.newKey}">Create an API key</a></p>` : readOnlyNote(visitor)}
       ${
         keys.length === 0 && page === 1
           ? html`<p>Your organization has no API key yet.</p>`

@@ -4,14 +4,16 @@ import { OPERATIONS, type ScopeType } from '../../../core/limits/limitTable';
 import { organizationLimits, readLimitSettings, setByOf } from '../../../core/limits/limitSettings';
 import type { LimitOverride } from '../../../core/limits/limitSettingsRecord';
 import type { LimitEntry } from '../../../core/limits/operationalLimits';
-import { Problem } from '../../../core/problems';
 import { errorNote, hidden, html, type Html } from '../../oauth/pageRendering';
-import { notAllowed } from '../consoleErrors';
-import { dateText, scrollingTable, seeOtherSaying, sendConsolePage } from '../consoleLayout';
+import { requireAdmin } from '../consoleErrors';
+import { dateText, readOnlyNote, scrollingTable, seeOtherSaying, sendConsolePage } from '../consoleLayout';
+import { mayChange } from '../pageAccess';
 import type { ConsoleDeps, ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
 import type { ConsoleVisitor } from '../consoleVisitor';
 import { groupedSelectInput, postForm, selectInput, textInput } from '../formControls';
+import { keepingTheForm } from '../formRefusals';
+import { pageNumber, pager } from '../listPages';
 import { limitTargetsOf, type LimitTargets } from '../limitTargets';
 
 /**
@@ -45,10 +47,6 @@ const DONE = {
   block: 'The operation is blocked for that scope.',
   clear: 'Cleared: the standard limit applies again.',
 };
-
-function pageNumber(value: unknown): number {
-  return typeof value === 'string' && /^[1-9][0-9]{0,4}$/.test(value) ? Number(value) : 1;
-}
 
 function figure(n: number | null): string {
   return n === null ? '—' : String(n);
@@ -86,7 +84,7 @@ function overrideRow(o: LimitOverride, visitor: ConsoleVisitor, names: ReadonlyM
     <td>${dateText(o.updatedAt)}</td>
     <td class="actions">
       ${
-        visitor.role === 'admin' && customers
+        mayChange(visitor) && customers
           ? postForm(
               `${CONSOLE_PATHS.limits}/clear`,
               visitor.csrf,
@@ -148,14 +146,14 @@ export async function sendLimitsPage(
   const more = entries.length > page * LIMIT_ENTRIES_PER_PAGE;
   const org = organizationLimits(settings);
   const overrides = settings.overrides.filter((o) => o.kind !== 'cleared');
-  const admin = visitor.role === 'admin';
+  const admin = mayChange(visitor);
   sendConsolePage(
     ctx,
     {
       title: 'Limits',
       visitor: visitor.layout,
       current: CONSOLE_PATHS.limits,
-      body: html`${errorNote(form.message)}
+      body: html`${errorNote(form.message)} ${readOnlyNote(visitor)}
         <h2>Request rate and in-flight limit</h2>
         <dl class="figures">
           <dt>Request rate</dt>
@@ -181,10 +179,7 @@ export async function sendLimitsPage(
           ['Operation', 'Applies to', 'Target', 'Status', 'Source', 'Per second', 'Per minute', 'In flight', 'Standard a minute'],
           shown.map((e) => entryRow(e, targets.names)),
         )}
-        <nav class="pager" aria-label="Pages of limits">
-          ${page > 1 ? html`<a href="${CONSOLE_PATHS.limits}?page=${page - 1}">Previous page</a>` : ''}
-          ${more ? html`<a href="${CONSOLE_PATHS.limits}?page=${page + 1}">Next page</a>` : ''}
-        </nav>`,
+        ${pager(CONSOLE_PATHS.limits, 'Pages of limits', page, more)}`,
     },
     status,
   );
@@ -204,22 +199,16 @@ function capBody(form: URLSearchParams): Record<string, string> {
   return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Record<string, string>;
 }
 
-/** A refusal of the form (not a 403) is shown on the page again, with what was typed kept. */
-async function withFormKept(ctx: Context, visitor: ConsoleVisitor, deps: ConsoleDeps, form: URLSearchParams, change: () => Promise<void>): Promise<void> {
-  try {
-    await change();
-  } catch (err) {
-    if (!(err instanceof Problem) || err.status >= 500 || err.status === 403) throw err;
-    const status = err.status === 422 || err.status === 404 ? err.status : 400;
-    await sendLimitsPage(ctx, visitor, deps, { values: formValues(form), message: `Not saved: ${err.detail}` }, status);
-  }
+/** A refusal of the form is shown on the page again, with what was typed kept. */
+function withFormKept(ctx: Context, visitor: ConsoleVisitor, deps: ConsoleDeps, form: URLSearchParams, change: () => Promise<void>): Promise<void> {
+  return keepingTheForm(change, (message, status) => sendLimitsPage(ctx, visitor, deps, { values: formValues(form), message }, status));
 }
 
 export function mountLimitsPage(pages: ConsolePages): void {
   pages.get(CONSOLE_PATHS.limits, (ctx, visitor, deps) => sendLimitsPage(ctx, visitor, deps));
 
   pages.post(CONSOLE_PATHS.limits, async (ctx, visitor, form, deps) => {
-    if (visitor.role !== 'admin') throw notAllowed();
+    requireAdmin(visitor);
     await withFormKept(ctx, visitor, deps, form, async () => {
       await deps.road.run(ctx, visitor, 'console.limits.set_cap', { body: capBody(form) });
       seeOtherSaying(ctx, CONSOLE_PATHS.limits, DONE.cap);
@@ -227,7 +216,7 @@ export function mountLimitsPage(pages: ConsolePages): void {
   });
 
   pages.post(`${CONSOLE_PATHS.limits}/block`, async (ctx, visitor, form, deps) => {
-    if (visitor.role !== 'admin') throw notAllowed();
+    requireAdmin(visitor);
     await withFormKept(ctx, visitor, deps, form, async () => {
       await deps.road.run(ctx, visitor, 'console.limits.block', { body: capBody(form) });
       seeOtherSaying(ctx, CONSOLE_PATHS.limits, DONE.block);
@@ -235,7 +224,7 @@ export function mountLimitsPage(pages: ConsolePages): void {
   });
 
   pages.post(`${CONSOLE_PATHS.limits}/clear`, async (ctx, visitor, form, deps) => {
-    if (visitor.role !== 'admin') throw notAllowed();
+    requireAdmin(visitor);
     const { requests_per_minute: _ignored, ...body } = capBody(form);
     await withFormKept(ctx, visitor, deps, form, async () => {
       await deps.road.run(ctx, visitor, 'console.limits.clear', { body });

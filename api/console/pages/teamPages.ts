@@ -6,9 +6,9 @@ import { roleOf } from '../../../core/users/adminSeats';
 import { findUserOfOrg, pageOfUsersOfOrg } from '../../../core/users/store';
 import type { UserRecord } from '../../../core/users/users';
 import { errorNote, html, type Html } from '../../oauth/pageRendering';
-import { notAllowed } from '../consoleErrors';
-import { dateText, seeOther, seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
-import { READ_ONLY_NOTE } from '../pageAccess';
+import { requireAdmin } from '../consoleErrors';
+import { dateText, readOnlyNote, seeOther, seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
+import { mayChange } from '../pageAccess';
 import type { ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS, personPath } from '../consolePaths';
 import { requireSudoToOpen, type ConsoleVisitor } from '../consoleVisitor';
@@ -82,10 +82,6 @@ function invitationRow(i: InvitationRecord, csrf: string, admin: boolean, now: D
         : '',
     },
   ];
-}
-
-function requireAdmin(visitor: ConsoleVisitor): void {
-  if (visitor.role !== 'admin') throw notAllowed();
 }
 
 function ownPermissions(visitor: ConsoleVisitor): Permission[] {
@@ -168,7 +164,7 @@ export function mountTeamPages(pages: ConsolePages): void {
     // A person made for a pending invitation is shown as that invitation.
     const invited = new Set(invitations.map((i) => i.userId));
     const people = found.slice(0, PEOPLE_PER_PAGE).filter((u) => !invited.has(u._id));
-    const admin = visitor.role === 'admin';
+    const admin = mayChange(visitor);
     const now = new Date(clock());
     const inviters = await actorNames(
       visitor.user.orgId,
@@ -179,7 +175,7 @@ export function mountTeamPages(pages: ConsolePages): void {
       visitor: visitor.layout,
       current: CONSOLE_PATHS.team,
       body: html`${doneNote(ctx.query.done)}
-      ${admin ? html`<p><a class="button" href="${CONSOLE_PATHS.invite}">Invite a person</a></p>` : html`<p class="note">${READ_ONLY_NOTE}</p>`}
+      ${admin ? html`<p><a class="button" href="${CONSOLE_PATHS.invite}">Invite a person</a></p>` : readOnlyNote(visitor)}
       ${stackingTable(
         'Team',
         ['Email', 'Role', 'Permissions', 'Last sign-in', 'Status', 'Actions'],

@@ -9,7 +9,8 @@ import { activeEndpointOf } from '../../../core/webhooks/webhookEndpoints';
 import { eventInOrg } from '../../../core/webhooks/store/eventStore';
 import { listDeliveries, type DeliveryView } from '../../../core/webhooks/webhookDeliveries';
 import { hidden, html, type Html } from '../../oauth/pageRendering';
-import { dateText, scrollingTable, seeOtherSaying, sendConsolePage } from '../consoleLayout';
+import { dateText, readOnlyNote, scrollingTable, seeOtherSaying, sendConsolePage } from '../consoleLayout';
+import { mayChange } from '../pageAccess';
 import type { ConsoleDeps, ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
 import type { ConsoleVisitor } from '../consoleVisitor';
@@ -17,6 +18,7 @@ import { WEBHOOK_OPERATION_PATHS } from '../operations/webhookOperations';
 import { deliveryTimeline, instantHtml, timelineHtml } from '../webhooks/deliveryTimeline';
 import { actingIn, chosenWorkspace, deliveryWorkspace, workspacesOf } from '../webhooks/consoleWorkspaces';
 import { workspaceSelect } from '../webhooks/workspaceSwitch';
+import { cursorPager } from '../listPages';
 
 /**
  * `/console/webhooks/deliveries` "Webhook deliveries": every attempt, newest first, filtered by
@@ -73,7 +75,7 @@ function statusLabel(status: string): string {
 
 function deliveryRow(d: DeliveryView, visitor: ConsoleVisitor, allowances: ReadonlyMap<string, Allowance>, replayable: ReadonlySet<string>): Html {
   let action: Html = html``;
-  if (replayable.has(d.delivery_id) && visitor.role === 'admin') {
+  if (replayable.has(d.delivery_id) && mayChange(visitor)) {
     const allowance = allowances.get(d.endpoint_id);
     action =
       allowance && allowance.left === 0
@@ -157,7 +159,8 @@ async function deliveriesPage(ctx: Context, visitor: ConsoleVisitor, { config }:
     title: 'Webhook deliveries',
     visitor: visitor.layout,
     current: CONSOLE_PATHS.webhooks,
-    body: html`<p><a href="${CONSOLE_PATHS.webhooks}?workspace=${encodeURIComponent(q.workspace)}">Webhook endpoints</a></p>
+    body: html`${readOnlyNote(visitor)}
+      <p><a href="${CONSOLE_PATHS.webhooks}?workspace=${encodeURIComponent(q.workspace)}">Webhook endpoints</a></p>
       ${filterForm(q, choices)} ${[...allowances].map(([id, a]) => allowanceNote(id, a, allowances.size > 1))}
       ${
         page.data.length === 0
@@ -168,10 +171,7 @@ async function deliveriesPage(ctx: Context, visitor: ConsoleVisitor, { config }:
               page.data.map((d) => deliveryRow(d, visitor, allowances, replayable)),
             )
       }
-      <nav class="pager" aria-label="Pages of deliveries">
-        ${q.cursor ? html`<a href="${deliveriesHref(q)}">First page</a>` : ''}
-        ${page.next_cursor ? html`<a href="${deliveriesHref(q, page.next_cursor)}">Next page</a>` : ''}
-      </nav>`,
+      ${cursorPager('Pages of deliveries', q.cursor ? deliveriesHref(q) : null, page.next_cursor ? deliveriesHref(q, page.next_cursor) : null)}`,
   });
 }
 

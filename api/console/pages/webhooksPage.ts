@@ -3,7 +3,8 @@ import { decodeCursor, encodeCursor, endpointListScope } from '../../../core/web
 import type { EndpointRecord } from '../../../core/webhooks/store/records';
 import { listEndpoints } from '../../../core/webhooks/webhookEndpoints';
 import { hidden, html, type Html } from '../../oauth/pageRendering';
-import { dateText, secretBlock, seeOtherSaying, sendConsolePage } from '../consoleLayout';
+import { dateText, readOnlyNote, secretBlock, seeOtherSaying, sendConsolePage } from '../consoleLayout';
+import { mayChange } from '../pageAccess';
 import type { ConsoleDeps, ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
 import type { ConsoleVisitor } from '../consoleVisitor';
@@ -12,6 +13,7 @@ import { eventPath } from './webhookDeliveriesPages';
 import type { SentTestEvent } from '../../../core/jobs/testJobs';
 import { actingIn, chosenWorkspace, endpointWorkspace, requireOrgWorkspace, workspacesOf, type WorkspaceChoice } from '../webhooks/consoleWorkspaces';
 import { workspaceSwitch } from '../webhooks/workspaceSwitch';
+import { cursorPager } from '../listPages';
 
 /**
  * `/console/webhooks` "Webhooks" (DECISIONS.md "Organization console"): a workspace's endpoints
@@ -60,7 +62,7 @@ function endpointForms(doc: EndpointRecord, csrf: string): Html {
 }
 
 function endpointSection(doc: EndpointRecord, visitor: ConsoleVisitor, now: Date): Html {
-  const admin = visitor.role === 'admin';
+  const admin = mayChange(visitor);
   return html`<section class="endpoint" aria-labelledby="ep-${doc._id}">
     <h2 id="ep-${doc._id}">Endpoint <code>${doc._id}</code></h2>
     <dl class="facts">
@@ -115,21 +117,18 @@ async function endpointsPage(ctx: Context, visitor: ConsoleVisitor, { config }: 
   const next = more && last ? encodeCursor(config, cursorScope, { createdAt: last.createdAt, id: last._id }) : null;
   const now = new Date();
   const hasActive = docs.some((d) => d.state === 'active');
-  const admin = visitor.role === 'admin';
+  const admin = mayChange(visitor);
   sendConsolePage(ctx, {
     title: 'Webhooks',
     visitor: visitor.layout,
     current: CONSOLE_PATHS.webhooks,
-    body: html`${workspaceSwitch(CONSOLE_PATHS.webhooks, choices, workspaceId)}
+    body: html`${readOnlyNote(visitor)} ${workspaceSwitch(CONSOLE_PATHS.webhooks, choices, workspaceId)}
       <p><a href="${CONSOLE_PATHS.webhooks}/deliveries?workspace=${encodeURIComponent(workspaceId)}">Webhook deliveries</a></p>
       ${docs.length === 0 && !cursor ? html`<p>This workspace has no webhook endpoint yet.</p>` : ''}
       ${admin && !hasActive && !cursor ? registerForm(visitor, workspaceId) : ''}
       ${admin && hasActive ? html`<p class="note">A workspace has one active endpoint: disable or retire it to register another.</p>` : ''}
       ${docs.map((d) => endpointSection(d, visitor, now))}
-      <nav class="pager" aria-label="Pages of endpoints">
-        ${cursor ? html`<a href="${webhooksOf(workspaceId)}">First page</a>` : ''}
-        ${next ? html`<a href="${webhooksOf(workspaceId)}&amp;cursor=${encodeURIComponent(next)}">Next page</a>` : ''}
-      </nav>`,
+      ${cursorPager('Pages of endpoints', cursor ? webhooksOf(workspaceId) : null, next ? `${webhooksOf(workspaceId)}&cursor=${encodeURIComponent(next)}` : null)}`,
   });
 }
 
