@@ -133,9 +133,8 @@ test('a job finishes; its event fails attempt after attempt, then is dead-letter
     return s.length >= 2 && s.every((x) => x === 'failed') ? s : undefined;
   });
   expect(failing.length).toBeLessThan(9);
-  expect(await rows().first().locator('td:nth-child(5)').innerText()).toBe('500');
-  expect(await rows().first().locator('td:nth-child(7)').innerText()).toBe('http_status');
-  expect(await rows().first().locator('td:nth-child(8)').innerText()).toMatch(/UTC$/); // the next attempt's time
+  expect(await rows().first().locator('td:nth-child(4)').innerText()).toMatch(/^HTTP 500 · \d+ ms\nhttp_status$/);
+  expect(await rows().first().locator('td:nth-child(5)').innerText()).toMatch(/UTC$/); // the next attempt's time
   await expectAccessible('deliveries-failing');
 
   // The job's page tells the truth from the last attempt: retrying, with the next attempt's time.
@@ -164,7 +163,7 @@ test('the filters narrow the list: Status "dead lettered" shows the one dead let
 
 test("the event's page lays the nine attempts against the schedule", async () => {
   await page.goto(`${srv.url}/console/webhooks/deliveries?job_id=${jobId}`);
-  const eventId = (await rows().first().locator('td:nth-child(9)').innerText()).trim();
+  const eventId = (await rows().first().locator('td:nth-child(6)').innerText()).trim();
   await rows().first().getByRole('link', { name: eventId }).click();
   await page.getByRole('heading', { level: 1, name: `Event ${eventId}` }).waitFor();
   const attempts = page.locator('.timeline li');
@@ -180,12 +179,12 @@ test('with the receiver answering 200, "Replay" delivers the event and one repla
   answer = 200;
   const before = receiver.requests.length;
   await page.goto(`${srv.url}/console/webhooks/deliveries?job_id=${jobId}`);
-  await submitWithin(rows().first(), `Replay event ${(await rows().first().locator('td:nth-child(9)').innerText()).trim()}`);
+  await submitWithin(rows().first(), `Replay event ${(await rows().first().locator('td:nth-child(6)').innerText()).trim()}`);
   await page.getByRole('heading', { level: 1, name: 'Webhook deliveries' }).waitFor();
   expect(await page.locator('main').innerText()).toContain('Replays left this hour: 9');
   await reloadUntil('the replay to succeed', async () => ((await statuses())[0] === 'succeeded' ? true : undefined));
-  expect(await rows().first().locator('td:nth-child(3)').innerText()).toBe('Replay 1');
-  expect(await rows().first().locator('td:nth-child(5)').innerText()).toBe('200');
+  expect(await rows().first().locator('td:nth-child(2)').innerText()).toBe('1 · Replay 1');
+  expect(await rows().first().locator('td:nth-child(4)').innerText()).toMatch(/^HTTP 200 · \d+ ms$/);
   // The dead letter has been replayed: neither run offers "Replay" now.
   expect(await page.getByRole('button', { name: /^Replay/ }).count()).toBe(0);
   expect(receiver.requests.length).toBe(before + 1);

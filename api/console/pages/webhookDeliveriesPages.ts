@@ -9,7 +9,7 @@ import { activeEndpointOf } from '../../../core/webhooks/webhookEndpoints';
 import { eventInOrg } from '../../../core/webhooks/store/eventStore';
 import { listDeliveries, type DeliveryView } from '../../../core/webhooks/webhookDeliveries';
 import { hidden, html, type Html } from '../../oauth/pageRendering';
-import { dateText, readOnlyNote, scrollingTable, seeOtherSaying, sendConsolePage } from '../consoleLayout';
+import { dateText, readOnlyNote, seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
 import { mayChange } from '../pageAccess';
 import type { ConsoleDeps, ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
@@ -73,7 +73,13 @@ function statusLabel(status: string): string {
   return status.replace('_', ' ');
 }
 
-function deliveryRow(d: DeliveryView, visitor: ConsoleVisitor, allowances: ReadonlyMap<string, Allowance>, replayable: ReadonlySet<string>): Html {
+/** What the receiver answered, in one cell: its HTTP status and the time it took, the error code beneath. */
+function answerHtml(d: DeliveryView): Html {
+  const parts = [d.response_status !== null ? `HTTP ${d.response_status}` : null, d.duration_ms !== null ? `${d.duration_ms} ms` : null].filter(Boolean);
+  return html`${parts.length ? parts.join(' · ') : '—'}${d.error_code ? html`<br /><span class="id">${d.error_code}</span>` : ''}`;
+}
+
+function deliveryRow(d: DeliveryView, visitor: ConsoleVisitor, allowances: ReadonlyMap<string, Allowance>, replayable: ReadonlySet<string>): TableCell[] {
   let action: Html = html``;
   if (replayable.has(d.delivery_id) && mayChange(visitor)) {
     const allowance = allowances.get(d.endpoint_id);
@@ -85,21 +91,16 @@ function deliveryRow(d: DeliveryView, visitor: ConsoleVisitor, allowances: Reado
             <button type="submit" class="secondary" aria-label="Replay event ${d.event_id}">Replay</button>
           </form>`;
   }
-  // Status and its action first: on a narrow screen they show before the table scrolls.
-  return html`<tr>
-    <td><span class="delivery-status">${statusLabel(d.status)}</span> ${action}</td>
-    <td>${d.attempt}</td>
-    <td>${d.replay === 0 ? 'Original' : `Replay ${d.replay}`}</td>
-    <td>${instantHtml(d.attempted_at)}</td>
-    <td>${d.response_status ?? '—'}</td>
-    <td>${d.duration_ms === null ? '—' : `${d.duration_ms} ms`}</td>
-    <td>${d.error_code ? html`<code>${d.error_code}</code>` : '—'}</td>
-    <td>${d.next_attempt_at ? instantHtml(d.next_attempt_at) : '—'}</td>
-    <td>
-      <a href="${eventPath(d.event_id)}"><code>${d.event_id}</code></a>
-    </td>
-    <td><code>${d.job_id}</code></td>
-  </tr>`;
+  // Seven columns, the ids wrapping, so the table fits a laptop's width whole and stacks on a phone.
+  return [
+    { body: html`<span class="delivery-status">${statusLabel(d.status)}</span> ${action}`, className: 'wrap' },
+    { body: `${d.attempt} · ${d.replay === 0 ? 'Original' : `Replay ${d.replay}`}` },
+    { body: instantHtml(d.attempted_at), className: 'when' },
+    { body: answerHtml(d), className: 'wrap' },
+    { body: d.next_attempt_at ? instantHtml(d.next_attempt_at) : '—', className: 'when' },
+    { body: html`<a href="${eventPath(d.event_id)}"><span class="id">${d.event_id}</span></a>`, className: 'wrap' },
+    { body: html`<a href="${CONSOLE_PATHS.jobs}/${encodeURIComponent(d.job_id)}"><span class="id">${d.job_id}</span></a>`, className: 'wrap' },
+  ];
 }
 
 function allowanceNote(endpointId: string, allowance: Allowance, several: boolean): Html {
@@ -165,9 +166,9 @@ async function deliveriesPage(ctx: Context, visitor: ConsoleVisitor, { config }:
       ${
         page.data.length === 0
           ? html`<p>No delivery attempt matches.</p>`
-          : scrollingTable(
+          : stackingTable(
               'Delivery attempts, newest first',
-              ['Status', 'Attempt', 'Replay run', 'Time', 'Response status', 'Duration', 'Error code', 'Next attempt', 'Event', 'Job'],
+              ['Status', 'Attempt', 'Time', 'Answer', 'Next attempt', 'Event', 'Job'],
               page.data.map((d) => deliveryRow(d, visitor, allowances, replayable)),
             )
       }
