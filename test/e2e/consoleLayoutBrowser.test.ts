@@ -161,6 +161,8 @@ test('at 1,280 px the keys table shows every column and the actions of the first
   await page.goto(`${srv.url}/console/keys`);
   const row = page.getByRole('row').nth(1);
   const revoke = row.getByRole('link', { name: /^Revoke / });
+  // The workspace by name: the one org create made without a name is the "Default workspace".
+  expect(await row.getByRole('cell').nth(2).innerText()).toBe('Default workspace');
   const box = await revoke.boundingBox();
   expect(box).not.toBeNull();
   expect(box!.x + box!.width).toBeLessThanOrEqual(1280);
