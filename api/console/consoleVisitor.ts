@@ -5,7 +5,7 @@ import { personPrincipal, type PersonPrincipal } from '../../core/users/personPr
 import { sessionUser } from '../../core/users/sessions';
 import { sudoModeActive } from '../../core/users/sudoMode';
 import type { UserRecord } from '../../core/users/users';
-import { csrfToken, sessionValueOf } from '../oauth/pageSecurity';
+import { csrfToken, sessionValueOf } from '../views/pageSecurity';
 import { SIGN_IN_PAGE_PATH } from '../oauth/pagePaths';
 import { findOrganization } from '../../core/tenancy/store';
 import { CONSOLE_PATHS, CONSOLE_ROOT, navigationFor } from './consolePaths';

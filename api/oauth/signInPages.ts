@@ -16,7 +16,8 @@ import { findSetupUser, revokeUserGrants, type UserRecord } from '../../core/use
 import { setPasswordThroughLink } from '../../core/accounts/passwordReset';
 import { signedInFromBrowser } from '../../core/accounts/securityNotices';
 import { completeAuthorization, errorPage, redirectTo, resumeAuthorization, storeOutagePage } from './authorizationFlow';
-import { errorNote, hidden, html, page, type Html } from './pageRendering';
+import { errorNote, hidden, page } from '../views/pageRendering';
+import { html, type SafeHtml } from '../views/safeHtml';
 import { toolsResource } from './tokenEndpoint';
 import { CONSOLE_PATHS } from '../console/consolePaths';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../core/users/passwords';
@@ -35,7 +36,7 @@ import {
   setKnownBrowserCookie,
   setPageHeaders,
   setSessionCookie,
-} from './pageSecurity';
+} from '../views/pageSecurity';
 import {
   CONNECTIONS_PAGE_PATH,
   CONSENT_PAGE_PATH,
@@ -58,7 +59,7 @@ const PERMISSION_TEXT: Record<string, string> = {
   [PERMISSIONS.usageRead]: 'Read usage: requests and credits spent',
 };
 
-export function sendPage(ctx: Context, title: string, body: Html, status = 200): void {
+export function sendPage(ctx: Context, title: string, body: SafeHtml, status = 200): void {
   setPageHeaders(ctx);
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';

@@ -2,7 +2,8 @@ import type { Context } from 'koa';
 import { creditSummary } from '../../../core/credits/credits';
 import { familyKeysOfOrgNewestFirst } from '../../../core/keys/store';
 import { ReadCache } from '../../../core/store/readCache';
-import { errorNote, hidden, html, type Html } from '../../oauth/pageRendering';
+import { errorNote, hidden } from '../../views/pageRendering';
+import { html, type SafeHtml } from '../../views/safeHtml';
 import { requireAdmin } from '../consoleErrors';
 import { readOnlyNote, seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
 import { mayChange } from '../pageAccess';
@@ -43,7 +44,7 @@ const credits = (n: number | null) => (n === null ? 'No budget' : `${n} credits`
 
 const DONE = { set: 'The budget is saved.', removed: 'The budget is removed.' };
 
-function budgetInput(id: string, label: Html, value: number | null): Html {
+function budgetInput(id: string, label: SafeHtml, value: number | null): SafeHtml {
   return textInput(id, label, { name: 'budget', digits: true, value: value === null ? '' : String(value) });
 }
 

@@ -4,7 +4,8 @@ import { OPERATIONS, type ScopeType } from '../../../core/limits/limitTable';
 import { organizationLimits, readLimitSettings, setByOf } from '../../../core/limits/limitSettings';
 import type { LimitOverride } from '../../../core/limits/limitSettingsRecord';
 import type { LimitEntry } from '../../../core/limits/operationalLimits';
-import { errorNote, hidden, html, type Html } from '../../oauth/pageRendering';
+import { errorNote, hidden } from '../../views/pageRendering';
+import { html, type SafeHtml } from '../../views/safeHtml';
 import { requireAdmin } from '../consoleErrors';
 import { dateText, readOnlyNote, scrollingTable, seeOtherSaying, sendConsolePage } from '../consoleLayout';
 import { mayChange } from '../pageAccess';
@@ -53,13 +54,13 @@ function figure(n: number | null): string {
 }
 
 /** A target by name, its id beneath; the organization's own rows need neither. */
-function targetCell(type: string, id: string, names: ReadonlyMap<string, string>): Html {
+function targetCell(type: string, id: string, names: ReadonlyMap<string, string>): SafeHtml {
   if (type === 'organization') return html`<td>Your organization</td>`;
   const name = names.get(id);
   return html`<td class="wrap">${name ? html`${name}<br />` : ''}<span class="id">${id}</span></td>`;
 }
 
-function entryRow(e: LimitEntry, names: ReadonlyMap<string, string>): Html {
+function entryRow(e: LimitEntry, names: ReadonlyMap<string, string>): SafeHtml {
   return html`<tr>
     <td class="wrap"><code>${e.operation}</code></td>
     <td>${scopeLabel(e.scope.type)}</td>
@@ -73,7 +74,7 @@ function entryRow(e: LimitEntry, names: ReadonlyMap<string, string>): Html {
   </tr>`;
 }
 
-function overrideRow(o: LimitOverride, visitor: ConsoleVisitor, names: ReadonlyMap<string, string>): Html {
+function overrideRow(o: LimitOverride, visitor: ConsoleVisitor, names: ReadonlyMap<string, string>): SafeHtml {
   const customers = setByOf(o) === 'customer';
   return html`<tr>
     <td class="wrap"><code>${o.operation}</code></td>
@@ -103,7 +104,7 @@ function overrideRow(o: LimitOverride, visitor: ConsoleVisitor, names: ReadonlyM
   </tr>`;
 }
 
-function capForm(visitor: ConsoleVisitor, values: CapFormValues, targets: LimitTargets): Html {
+function capForm(visitor: ConsoleVisitor, values: CapFormValues, targets: LimitTargets): SafeHtml {
   return html`<h2 id="set-a-cap">Set a cap</h2>
     ${postForm(
       CONSOLE_PATHS.limits,

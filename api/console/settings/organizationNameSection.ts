@@ -1,6 +1,7 @@
 import { findOrganization } from '../../../core/tenancy/store';
 import { ORGANIZATION_NAME_MAX_LENGTH } from '../../../core/tenancy/organizationName';
-import { errorNote, html } from '../../oauth/pageRendering';
+import { errorNote } from '../../views/pageRendering';
+import { html } from '../../views/safeHtml';
 import { requireAdmin } from '../consoleErrors';
 import { seeOtherSaying } from '../consoleLayout';
 import { CONSOLE_PATHS } from '../consolePaths';
