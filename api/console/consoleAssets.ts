@@ -48,7 +48,7 @@ button.danger{background:var(--danger);border-color:var(--danger)}
 table{border-collapse:collapse;width:100%;font-size:.925rem}
 th,td{text-align:left;vertical-align:top;padding:.45rem .6rem;border-bottom:1px solid var(--line);white-space:nowrap}
 thead th{background:var(--soft)}
-td.wrap{white-space:normal;min-width:7rem}
+td.wrap{white-space:normal;min-width:7rem;overflow-wrap:anywhere}
 td.when{white-space:normal;min-width:6.5rem}
 td code{overflow-wrap:normal;white-space:nowrap}
 tbody tr:last-child td{border-bottom:0}
@@ -102,8 +102,8 @@ dl.facts dd{margin:0;overflow-wrap:anywhere}
 .table-wrap tr{padding:.35rem 0;border-bottom:1px solid var(--line)}
 .table-wrap tbody tr:last-child{border-bottom:0}
 .table-wrap td,.table-wrap th[scope=row]{border-bottom:0;white-space:normal;padding:.2rem .6rem;min-width:0;overflow-wrap:anywhere}
-.table-wrap td[data-label]{position:relative;padding-left:7.85rem}
-.table-wrap td[data-label]::before{content:attr(data-label);font-weight:600;position:absolute;left:.6rem;width:6.5rem;overflow-wrap:normal}
+.table-wrap td[data-label]{display:flow-root;padding-left:7.85rem}
+.table-wrap td[data-label]::before{content:attr(data-label);font-weight:600;float:left;margin-left:-7.25rem;width:6.5rem;overflow-wrap:normal}
 .table-wrap td code{white-space:normal;overflow-wrap:anywhere}
 }
 `;

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { Problem } from '../../core/problems';
 import { html } from '../views/safeHtml';
 import { CONSOLE_PATHS } from './consolePaths';
+import { mayChange, type Reader } from './pageAccess';
 import { sendConsolePage, type LayoutVisitor } from './consoleLayout';
 
 /**
@@ -12,6 +13,11 @@ import { sendConsolePage, type LayoutVisitor } from './consoleLayout';
  */
 export function notAllowed(detail = 'Only an admin of your organization can make this change.'): Problem {
   return new Problem('insufficient_scope', detail);
+}
+
+/** "Not allowed" unless the person may change the organization (pageAccess.ts `mayChange`). */
+export function requireAdmin(visitor: Pick<Reader, 'role'>): void {
+  if (!mayChange(visitor)) throw notAllowed();
 }
 
 export function notFoundPage(ctx: Context, visitor: LayoutVisitor | null): void {

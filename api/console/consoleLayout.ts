@@ -5,6 +5,7 @@ import { setPageHeaders } from '../views/pageSecurity';
 import { SIGN_OUT_PATH } from '../oauth/pagePaths';
 import { CONSOLE_PATHS, type NavEntry } from './consolePaths';
 import { leaveFlash, takeFlash } from './flash';
+import { mayChange, READ_ONLY_NOTE, type Reader } from './pageAccess';
 
 /**
  * The frame of every console page: skip link, who is signed in, the navigation (DECISIONS.md
@@ -45,6 +46,11 @@ function navigation(entries: readonly NavEntry[], current: string | undefined): 
       ${entries.map((entry) => html`<li><a href="${entry.path}" ${entry.path === current ? html`aria-current="page"` : ''}>${entry.label}</a></li>`)}
     </ul>
   </nav>`;
+}
+
+/** A page with changes only admins make says so, in one sentence, to anyone else who reads it. */
+export function readOnlyNote(reader: Pick<Reader, 'role'>): SafeHtml {
+  return mayChange(reader) ? html`` : html`<p class="note read-only">${READ_ONLY_NOTE}</p>`;
 }
 
 /** The confirmation of a write, announced to screen readers (DECISIONS.md: `<div role="status">`). */

@@ -22,6 +22,7 @@ export const CONSOLE_OPERATIONS = [
   'console.webhooks.retire',
   'console.webhooks.rotate_secret',
   'console.webhooks.replay',
+  'console.webhooks.send_test_event',
   'console.jobs.cancel',
   'console.grants.change_allowance',
   'console.settings.agent_policy',

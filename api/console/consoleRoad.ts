@@ -6,6 +6,7 @@ import { createOperationExecutor, type ExecuteOperation } from '../operations/ex
 import { operationRegistry } from '../operations/operationRegistry';
 import type { RouteResult } from '../routeSpec';
 import { notAllowed } from './consoleErrors';
+import { mayChange } from './pageAccess';
 import type { ConsoleOperation } from './consoleOperation';
 import type { ConsoleOperationName } from './consoleOperationNames';
 import type { ConsoleVisitor } from './consoleVisitor';
@@ -51,7 +52,7 @@ export function createConsoleRoad(deps: Deps, operations: readonly ConsoleOperat
   const ownChanges = new Set(operations.filter((o) => o.ownChange).map((o) => o.operation));
   return {
     async run(ctx, visitor, operation, input) {
-      if (visitor.role !== 'admin' && !ownChanges.has(operation)) throw notAllowed();
+      if (!mayChange(visitor) && !ownChanges.has(operation)) throw notAllowed();
       if (needsSudo(operation, input.body) && !(await sudoModeActive(visitor.sessionValue, new Date(deps.now())))) throw new SudoRequired(operation);
       return execute(operation, {
         principal: visitor.principal,

@@ -50,6 +50,27 @@ export function selectInput(id: string, label: string, options: readonly SelectO
     </select>`;
 }
 
+export interface OptionGroup {
+  label: string;
+  options: readonly SelectOption[];
+}
+
+/** A select whose options come in labelled groups, after a first option that stands alone (none chosen). */
+export function groupedSelectInput(
+  id: string,
+  label: string,
+  first: SelectOption,
+  groups: readonly OptionGroup[],
+  selected: string | undefined,
+  describedBy?: string,
+): SafeHtml {
+  const option = (o: SelectOption) => html`<option value="${o.value}" ${o.value === selected ? html`selected` : ''}>${o.label}</option>`;
+  return html`<label for="${id}">${label}</label>
+    <select id="${id}" name="${id}" ${describedBy ? html`aria-describedby="${describedBy}"` : ''}>
+      ${option(first)} ${groups.filter((g) => g.options.length > 0).map((g) => html`<optgroup label="${g.label}">${g.options.map(option)}</optgroup>`)}
+    </select>`;
+}
+
 /**
  * One checkbox per permission, labelled with the permission string itself, its one-line
  * description beside it (`aria-describedby`), and "Select all": posted, it stands for every

@@ -16,10 +16,18 @@ export function mayReadAuditLog(reader: Reader): boolean {
   return reader.role === 'admin' || reader.scopes.includes(PERMISSIONS.auditRead);
 }
 
-/** Settings: admins only. */
-export function mayReadSettings(reader: Reader): boolean {
+/**
+ * Who may change the organization through the console: admins. The console road asks it of every
+ * write (a person's own changes aside), the pages before they offer a form or open one.
+ */
+export function mayChange(reader: Pick<Reader, 'role'>): boolean {
   return reader.role === 'admin';
 }
 
-/** The one sentence a page says to someone who may read it but not change it. */
+/** Settings: those who may change the organization, since every part of it is a change. */
+export function mayReadSettings(reader: Reader): boolean {
+  return mayChange(reader);
+}
+
+/** The one sentence a page says to someone who may read it but not change it (consoleLayout.ts `readOnlyNote`). */
 export const READ_ONLY_NOTE = 'You can read this page; only an admin of your organization can change it.';

@@ -268,7 +268,8 @@ test('the admin invites a member on "Invite a person"; the invitation is mailed,
   await page.getByRole('heading', { level: 1, name: 'Team' }).waitFor();
   expect(await page.locator('div[role="status"]').innerText()).toContain('Invitation sent');
   const row = page.getByRole('row').filter({ hasText: member.email });
-  expect(await row.getByRole('cell').nth(4).innerText()).toBe('Invitation pending');
+  // Who invited reads as a person, by email.
+  expect(await row.getByRole('cell').nth(4).innerText()).toBe(`Invitation pending\ninvited by ${admin.email}`);
   expect(await row.getByRole('button', { name: `Resend invitation to ${member.email}` }).count()).toBe(1);
   expect(await row.getByRole('button', { name: `Cancel invitation to ${member.email}` }).count()).toBe(1);
   await expectAccessible('team-invited');

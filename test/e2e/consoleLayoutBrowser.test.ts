@@ -5,16 +5,20 @@ import { createApiKey } from '../../core/keys/apiKeys';
 import { ALL_PERMISSIONS } from '../../core/keys/permissions';
 import { blockOperation, setCap } from '../../core/limits/limitSettings';
 import { renameOrganization } from '../../core/tenancy/organizationName';
+import { WebhookEndpoint } from '../../core/webhooks/models';
 import { closeBrowser, launchBrowser } from '../support/browser';
 import { CONSOLE_WIDTHS, checkPage, setUpAndSignIn, sidewaysScrolling } from '../support/consoleBrowser';
+import { deadLetterAwaitingReplay, endDeadLetterWorkflows } from '../support/deadLetters';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { createUserWithCli, startSignInApi, uniqueEmail } from '../support/signInApi';
+import { submitWith } from '../support/signInPages';
 import type { TestApi } from '../support/testApi';
 
 /**
  * Nothing of the console is off-screen (issue 41 item 2): with an organization as a busy one looks
  * (a long name, 200 keys with long names and all nine permissions, people with long addresses,
- * caps and blocks, audit entries), no page scrolls sideways at 375, 1,280 or 1,440 px, nor does any
+ * caps and blocks, audit entries, a webhook endpoint with a long URL, its events and a dead letter),
+ * no page scrolls sideways at 375, 1,280 or 1,440 px, nor does any
  * part of it (a table's frame included): wide tables stack into labelled rows on a phone, and at a
  * desktop's width every column, the actions included, is inside the viewport. CONSOLE_SHOTS=1
  * writes each page's screenshots.
@@ -29,7 +33,8 @@ let page: Page;
 let adminEmail = '';
 
 beforeAll(async () => {
-  srv = await startSignInApi();
+  // Loopback endpoints allowed: the workspace gets one (never called: no worker runs here).
+  srv = await startSignInApi({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' });
   tenant = await createTenant({ credits: 5000 });
   await renameOrganization(tenant.orgId, LONG);
   for (let i = 0; i < 200; i++) {
@@ -77,11 +82,40 @@ beforeAll(async () => {
   browser = await launchBrowser();
   page = await (await browser.newContext()).newPage();
   await setUpAndSignIn(page, srv, made.setupUrl, adminEmail, PASSWORD);
+  await webhookActivity(made.userId);
 });
 afterAll(async () => {
   await closeBrowser(browser);
+  if (srv) await endDeadLetterWorkflows(srv.deps.temporal, events);
   await srv?.close();
 });
+
+/** Delivery workflows this file starts on queues no worker polls, ended at the close. */
+const events: string[] = [];
+/** Pages of one endpoint, event, job and person, found as the data is made. */
+const made = { eventId: '', jobId: '', personId: '' };
+
+/**
+ * A webhook endpoint with a long URL, a test event (its free test job and event pages) and a dead
+ * letter among the deliveries, made through the console as an admin would.
+ */
+async function webhookActivity(personId: string): Promise<void> {
+  made.personId = personId;
+  await page.goto(`${srv.url}/console/webhooks`);
+  await page.getByLabel('Endpoint URL').fill(`https://127.0.0.1:8443/hooks/${LONG.toLowerCase().replace(/\W+/g, '-')}/talent-platform/receiver`);
+  await submitWith(page, 'Register endpoint');
+  await page.getByRole('heading', { level: 1, name: 'Your new signing secret' }).waitFor();
+  await page.goto(`${srv.url}/console/webhooks`);
+  await submitWith(page, 'Send test event');
+  const heading = page.getByRole('heading', { level: 1, name: /^Event evt_/ });
+  await heading.waitFor();
+  made.eventId = (await heading.innerText()).replace('Event ', '').trim();
+  made.jobId = /test job (job_\w+)/.exec(await page.getByRole('status').innerText())?.[1] ?? '';
+  events.push(made.eventId);
+  const endpoint = await WebhookEndpoint.findOne({ workspaceId: tenant.workspaceId }).lean();
+  const dead = await deadLetterAwaitingReplay(srv.deps.temporal, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, endpointId: endpoint!._id });
+  events.push(dead.eventId);
+}
 
 const PAGES: Array<[string, string]> = [
   ['/console/overview', 'Overview'],
@@ -109,11 +143,26 @@ test.each(PAGES)('%s fits at 375, 1,280 and 1,440 px with a busy organization', 
   for (const width of CONSOLE_WIDTHS) expect([width, await sidewaysScrolling(page, width)]).toEqual([width, []]);
 });
 
+test("an endpoint's event, a job and a person's page fit at 375, 1,280 and 1,440 px", async () => {
+  for (const [path, heading, name] of [
+    [`/console/webhooks/events/${made.eventId}`, `Event ${made.eventId}`, 'event'],
+    [`/console/jobs/${made.jobId}`, `Job ${made.jobId}`, 'job'],
+    [`/console/team/${made.personId}`, 'Edit person', 'person'],
+  ]) {
+    await page.goto(`${srv.url}${path}`);
+    await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+    expect(await checkPage(page, `busy-${name}`)).toEqual([]);
+    for (const width of CONSOLE_WIDTHS) expect([path, width, await sidewaysScrolling(page, width)]).toEqual([path, width, []]);
+  }
+});
+
 test('at 1,280 px the keys table shows every column and the actions of the first row', async () => {
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.goto(`${srv.url}/console/keys`);
   const row = page.getByRole('row').nth(1);
   const revoke = row.getByRole('link', { name: /^Revoke / });
+  // The workspace by name: the one org create made without a name is the "Default workspace".
+  expect(await row.getByRole('cell').nth(2).innerText()).toBe('Default workspace');
   const box = await revoke.boundingBox();
   expect(box).not.toBeNull();
   expect(box!.x + box!.width).toBeLessThanOrEqual(1280);

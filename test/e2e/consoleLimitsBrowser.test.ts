@@ -3,6 +3,7 @@ import { LedgerEntry } from '../../core/credits/models';
 import { creditBalance } from '../../core/credits/credits';
 import { closeBrowser, launchBrowser } from '../support/browser';
 import { checkPage, setUpAndSignIn, sidewaysScrolling } from '../support/consoleBrowser';
+import { READ_ONLY_NOTE } from '../../api/console/pageAccess';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
 import { createUserWithCli, startSignInApi, uniqueEmail } from '../support/signInApi';
@@ -61,7 +62,7 @@ async function openLimits(): Promise<void> {
 async function fillCapForm(operation: string, appliesTo: string, target: string, perMinute: string): Promise<void> {
   await page.getByLabel('Operation', { exact: true }).selectOption(operation);
   await page.getByLabel('Applies to', { exact: true }).selectOption({ label: appliesTo });
-  await page.getByLabel('Target', { exact: true }).fill(target);
+  await page.getByLabel('Target', { exact: true }).selectOption(target);
   await page.getByLabel('Requests per minute', { exact: true }).fill(perMinute);
 }
 
@@ -72,11 +73,21 @@ test('Limits: the entries, the operator-set rate shown read-only, and a cap that
   expect(text).toMatch(/25 requests at a time, set by the service operator/);
   await expectAccessible('limits');
 
+  // "Target" offers the organization's applications, key families and keys by name, never a typed id.
+  const target = page.getByLabel('Target', { exact: true });
+  expect(await target.evaluate((el) => el.tagName)).toBe('SELECT');
+  const groups = await target.locator('optgroup').evaluateAll((els) => els.map((el) => el.getAttribute('label')));
+  expect(groups).toEqual(['Applications', 'Key families', 'Keys']);
+  expect(await target.locator('optgroup[label="Applications"] option').first().innerText()).toBe('Default application');
   await fillCapForm('contact_retrieval_jobs.get', 'Key', tenant.keyId, '30');
+  const chosen = (await target.locator('option:checked').innerText()).trim();
+  expect(chosen).not.toContain(tenant.keyId);
+  expect(chosen).toMatch(/^Key sk_live_ext_\w+/); // a key named by default: its prefix
   await submitWith(page, 'Set cap');
   expect(await page.getByRole('status').innerText()).toBe('The cap is set. It applies to the next request.');
   const row = page.locator('tr', { hasText: 'contact_retrieval_jobs.get' }).filter({ hasText: '30 per minute' });
   expect(await row.count()).toBe(1);
+  expect(await row.innerText()).toContain(chosen); // the target by name, its id beneath
 
   const res = await limitsOf(`operation=contact_retrieval_jobs.get&key_id=${tenant.keyId}`);
   expect(res.status).toBe(200);
@@ -98,14 +109,16 @@ test('a cap at the standard is refused with a clear message, the values kept; a 
   // The limits table may scroll inside its frame on a phone; the page itself does not.
   expect((await sidewaysScrolling(page, 375)).filter((s) => s.startsWith('page '))).toEqual([]);
 
-  await fillCapForm('whoami', 'Key', other.keyId, '10');
-  const foreign = page.waitForResponse((r) => r.url().endsWith('/console/limits') && r.request().method() === 'POST');
-  await page.getByRole('button', { name: 'Set cap', exact: true }).click();
-  expect((await foreign).status()).toBe(404);
-  await fillCapForm('whoami', 'Key', 'key_doesnotexist0000', '10');
-  const absent = page.waitForResponse((r) => r.url().endsWith('/console/limits') && r.request().method() === 'POST');
-  await page.getByRole('button', { name: 'Set cap', exact: true }).click();
-  expect((await absent).status()).toBe(404);
+  // The select offers only the organization's own targets; a crafted post naming another's key, or none, is not found.
+  expect(await page.getByLabel('Target', { exact: true }).locator(`option[value="${other.keyId}"]`).count()).toBe(0);
+  const csrf = await page.locator('input[name=csrf_token]').first().inputValue();
+  for (const keyId of [other.keyId, 'key_doesnotexist0000']) {
+    const crafted = await page.request.post(`${srv.url}/console/limits`, {
+      form: { csrf_token: csrf, operation: 'whoami', applies_to: 'key', target: keyId, requests_per_minute: '10' },
+      maxRedirects: 0,
+    });
+    expect(crafted.status()).toBe(404);
+  }
   expect((await limitsOf(`operation=whoami`)).json.data.every((e: { source: string }) => e.source !== 'override')).toBe(true);
 });
 
@@ -190,13 +203,33 @@ test('Audit log: each change with its actor user:<id>, filtered by action, and t
   expect(csv).not.toContain('limit.blocked');
 });
 
-test('a member sees budgets without forms, cannot read the audit log, and a crafted post is 403 with nothing changed', async () => {
+test("a member's navigation has only the pages they may read; each page they read but cannot change says so; budgets without forms, and a crafted post is 403 with nothing changed", async () => {
   const email = uniqueEmail('limits-member');
   const made = await createUserWithCli(srv, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions: PERMISSIONS, role: 'member' });
   const memberContext = await browser.newContext();
   const member = await memberContext.newPage();
   try {
     await setUpAndSignIn(member, srv, made.setupUrl, email, PASSWORD);
+    // The navigation lists only what a member may read: no "Audit log" (no audit.v1:read), no "Settings".
+    const links = await member.getByRole('navigation', { name: 'Console' }).getByRole('link').allInnerTexts();
+    expect(links.map((l) => l.trim())).toEqual(['Overview', 'API keys', 'Limits', 'Budgets', 'Usage', 'Webhooks', 'Jobs', 'Team', 'Connected applications']);
+    // Every page with changes only admins make says so to the member, in one sentence; the admin's says nothing of it.
+    for (const [path, heading] of [
+      ['/console/keys', 'API keys'],
+      ['/console/limits', 'Limits'],
+      ['/console/budgets', 'Budgets'],
+      ['/console/webhooks', 'Webhooks'],
+      ['/console/webhooks/deliveries', 'Webhook deliveries'],
+      ['/console/team', 'Team'],
+    ]) {
+      await member.goto(`${srv.url}${path}`);
+      await member.getByRole('heading', { level: 1, name: heading }).waitFor();
+      expect(await member.locator('main p.read-only').allInnerTexts()).toEqual([READ_ONLY_NOTE]);
+      expect(await checkPage(member, `member-${heading.toLowerCase().replace(/ /g, '-')}`)).toEqual([]);
+      await page.goto(`${srv.url}${path}`);
+      await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+      expect(await page.locator('main p.read-only').count()).toBe(0);
+    }
     await member.goto(`${srv.url}/console/budgets`);
     await member.getByRole('heading', { level: 1, name: 'Budgets' }).waitFor();
     expect(await member.locator('main form').count()).toBe(0);

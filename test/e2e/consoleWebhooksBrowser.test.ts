@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
+import { verifySignature } from '../../core/webhooks/signPayload';
 import { closeBrowser, launchBrowser } from '../support/browser';
 import { checkPage, setUpAndSignIn } from '../support/consoleBrowser';
 import { terminateRunningJobWorkflows, waitForJobToFinish } from '../support/contactRetrievalJobs';
@@ -26,7 +27,8 @@ const PASSWORD = 'correct horse battery staple 12';
 // before the dead letter. The Temporal dev server fires a short timer about a second after it
 // starts (history.timerProcessorMaxTimeShift, 1 s by default), so the failing attempts are on
 // the page for several seconds before the last gap: one second is enough for it.
-const DELAYS = '400,400,400,400,400,400,400,1000';
+// The last gap is longer still, so the job's page is seen saying "retrying" before the dead letter.
+const DELAYS = '400,400,400,400,400,400,400,5000';
 
 let receiver: HttpsReceiver;
 let srv: TestApi;
@@ -79,6 +81,17 @@ async function reloadUntil<T>(what: string, ready: () => Promise<T | undefined>)
 }
 
 let jobId = '';
+let signingSecret = '';
+
+/** What the job's page says of its job.completed event ("Event evt_…: …."), once it says it. */
+async function jobEventStatus(id: string, state: RegExp): Promise<string> {
+  await page.goto(`${srv.url}/console/jobs/${id}`);
+  await page.getByRole('heading', { level: 1, name: `Job ${id}` }).waitFor();
+  return reloadUntil(`the job's event ${state}`, async () => {
+    const line = (await page.locator('main p', { hasText: /Event evt_/ }).innerText()).trim();
+    return state.test(line) ? line : undefined;
+  });
+}
 
 test('an admin registers an endpoint and is shown its signing secret once', async () => {
   await page.getByRole('navigation').getByRole('link', { name: 'Webhooks' }).click();
@@ -89,6 +102,7 @@ test('an admin registers an endpoint and is shown its signing secret once', asyn
   await page.getByRole('heading', { level: 1, name: 'Your new signing secret' }).waitFor();
   const secret = (await page.locator('code#new-secret').innerText()).trim();
   expect(secret).toMatch(/^whsec_/);
+  signingSecret = secret;
   expect(await page.getByRole('button', { name: 'Copy' }).isVisible()).toBe(true);
   await expectAccessible('webhooks-secret');
 
@@ -119,11 +133,13 @@ test('a job finishes; its event fails attempt after attempt, then is dead-letter
     return s.length >= 2 && s.every((x) => x === 'failed') ? s : undefined;
   });
   expect(failing.length).toBeLessThan(9);
-  expect(await rows().first().locator('td:nth-child(5)').innerText()).toBe('500');
-  expect(await rows().first().locator('td:nth-child(7)').innerText()).toBe('http_status');
-  expect(await rows().first().locator('td:nth-child(8)').innerText()).toMatch(/UTC$/); // the next attempt's time
+  expect(await rows().first().locator('td:nth-child(4)').innerText()).toMatch(/^HTTP 500 · \d+ ms\nhttp_status$/);
+  expect(await rows().first().locator('td:nth-child(5)').innerText()).toMatch(/UTC$/); // the next attempt's time
   await expectAccessible('deliveries-failing');
 
+  // The job's page tells the truth from the last attempt: retrying, with the next attempt's time.
+  expect(await jobEventStatus(jobId, /retrying/)).toMatch(/^Event evt_\w+: retrying: the next attempt is at .+ UTC\.$/);
+  await page.goto(`${srv.url}/console/webhooks/deliveries?job_id=${jobId}`);
   await reloadUntil('the dead letter', async () => ((await statuses())[0] === 'dead lettered' ? true : undefined));
   expect(await statuses()).toEqual(['dead lettered', ...Array(8).fill('failed')]);
   expect(await page.locator('main').innerText()).toContain('Replays left this hour: 10');
@@ -134,6 +150,7 @@ test('a job finishes; its event fails attempt after attempt, then is dead-letter
       .count(),
   ).toBe(1);
   await expectAccessible('deliveries');
+  expect(await jobEventStatus(jobId, /dead-lettered/)).toMatch(/^Event evt_\w+: dead-lettered at .+ UTC after its last attempt failed\.$/);
 });
 
 test('the filters narrow the list: Status "dead lettered" shows the one dead letter', async () => {
@@ -146,7 +163,7 @@ test('the filters narrow the list: Status "dead lettered" shows the one dead let
 
 test("the event's page lays the nine attempts against the schedule", async () => {
   await page.goto(`${srv.url}/console/webhooks/deliveries?job_id=${jobId}`);
-  const eventId = (await rows().first().locator('td:nth-child(9)').innerText()).trim();
+  const eventId = (await rows().first().locator('td:nth-child(6)').innerText()).trim();
   await rows().first().getByRole('link', { name: eventId }).click();
   await page.getByRole('heading', { level: 1, name: `Event ${eventId}` }).waitFor();
   const attempts = page.locator('.timeline li');
@@ -162,16 +179,43 @@ test('with the receiver answering 200, "Replay" delivers the event and one repla
   answer = 200;
   const before = receiver.requests.length;
   await page.goto(`${srv.url}/console/webhooks/deliveries?job_id=${jobId}`);
-  await submitWithin(rows().first(), `Replay event ${(await rows().first().locator('td:nth-child(9)').innerText()).trim()}`);
+  await submitWithin(rows().first(), `Replay event ${(await rows().first().locator('td:nth-child(6)').innerText()).trim()}`);
   await page.getByRole('heading', { level: 1, name: 'Webhook deliveries' }).waitFor();
   expect(await page.locator('main').innerText()).toContain('Replays left this hour: 9');
   await reloadUntil('the replay to succeed', async () => ((await statuses())[0] === 'succeeded' ? true : undefined));
-  expect(await rows().first().locator('td:nth-child(3)').innerText()).toBe('Replay 1');
-  expect(await rows().first().locator('td:nth-child(5)').innerText()).toBe('200');
+  expect(await rows().first().locator('td:nth-child(2)').innerText()).toBe('1 · Replay 1');
+  expect(await rows().first().locator('td:nth-child(4)').innerText()).toMatch(/^HTTP 200 · \d+ ms$/);
   // The dead letter has been replayed: neither run offers "Replay" now.
   expect(await page.getByRole('button', { name: /^Replay/ }).count()).toBe(0);
   expect(receiver.requests.length).toBe(before + 1);
   await expectAccessible('deliveries-replayed');
+  expect(await jobEventStatus(jobId, /delivered/)).toMatch(/^Event evt_\w+: delivered by replay 1 at .+ UTC\.$/);
+});
+
+test('"Send test event" delivers a signed job.completed of a free test job; its page and its job\'s say delivered', async () => {
+  const before = receiver.requests.length;
+  await page.goto(`${srv.url}/console/webhooks`);
+  await submitWith(page, 'Send test event');
+  const heading = page.getByRole('heading', { level: 1, name: /^Event evt_/ });
+  await heading.waitFor();
+  const eventId = (await heading.innerText()).replace('Event ', '').trim();
+  const flash = (await page.getByRole('status').innerText()).trim();
+  const testJobId = /test job (job_\w+)/.exec(flash)?.[1] ?? '';
+  expect(flash).toBe(
+    `Test event sent: a signed job.completed of test job ${testJobId} (no people, no credits) is on its way to ${receiver.url}/console-hooks; its attempts appear below as they are made.`,
+  );
+  const [received] = (await receiver.waitForRequests(before + 1)).slice(before);
+  expect(received.headers['webhook-id']).toBe(eventId);
+  const signedAt = Number(received.headers['webhook-timestamp']);
+  expect(verifySignature(signingSecret, eventId, signedAt, received.body, String(received.headers['webhook-signature']))).toBe(true);
+  expect(JSON.parse(received.body)).toMatchObject({
+    type: 'job.completed',
+    id: eventId,
+    data: { job_id: testJobId, status: 'completed', counts: { requested: 0, delivered: 0 } },
+  });
+  await reloadUntil('the test event delivered', async () => ((await page.locator('.timeline li.succeeded').count()) === 1 ? true : undefined));
+  await expectAccessible('event-test');
+  expect(await jobEventStatus(testJobId, /delivered/)).toMatch(/^Event evt_\w+: delivered at .+ UTC\.$/);
 });
 
 test('"Rotate secret" shows the successor once and the rotation under way', async () => {

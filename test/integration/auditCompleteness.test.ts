@@ -360,6 +360,17 @@ const PATHS: AuditPath[] = [
     ),
   },
   {
+    action: 'webhook_endpoint.test_sent',
+    via: 'console',
+    drive: async () => {
+      await consolePost(`/console/webhooks/endpoints/${state.consoleEndpoint}/test-event`);
+      // No worker polls this file's queue: the test event's delivery workflow is ended with the dead letters'.
+      const entry = await AuditEvent.findOne({ orgId: tenant.orgId, action: 'webhook_endpoint.test_sent' }).lean();
+      deadEvents.push(String((entry?.after as { event_id?: string } | null)?.event_id));
+      return inTenant(USER)();
+    },
+  },
+  {
     action: 'webhook_delivery.replayed',
     via: 'console',
     drive: async () => (await consolePost(`/console/webhooks/deliveries/${await deadLetter()}/replay`), inTenant(USER)()),

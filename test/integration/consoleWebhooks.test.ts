@@ -4,6 +4,7 @@ import { Workspace } from '../../core/tenancy/models';
 import { WebhookEndpoint, WebhookEvent } from '../../core/webhooks/models';
 import { takeReplaySlot } from '../../core/webhooks/replayAllowance';
 import { recordAttempt } from '../../core/webhooks/webhookDeliveries';
+import { endDeadLetterWorkflows } from '../support/deadLetters';
 import { consoleSession, type ConsoleSession } from '../support/consoleWebhooks';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
@@ -21,6 +22,8 @@ let receiver: HttpsReceiver;
 let tenant: TestTenant;
 let admin: ConsoleSession;
 let member: ConsoleSession;
+/** Test events' delivery workflows: no worker runs here, so they are ended at the close. */
+const testEvents: string[] = [];
 
 beforeAll(async () => {
   receiver = await startHttpsReceiver();
@@ -31,6 +34,7 @@ beforeAll(async () => {
   member = await consoleSession(srv, tenant, 'member', ['webhooks.v1:manage']);
 });
 afterAll(async () => {
+  if (srv) await endDeadLetterWorkflows(srv.deps.temporal, testEvents);
   await srv?.close();
   await receiver?.close();
 });
@@ -84,6 +88,7 @@ describe('Webhooks', () => {
       [`/console/webhooks/endpoints/${endpointId}`, { state: 'disabled' }],
       [`/console/webhooks/endpoints/${endpointId}/retire`, {}],
       [`/console/webhooks/endpoints/${endpointId}/rotate-secret`, {}],
+      [`/console/webhooks/endpoints/${endpointId}/test-event`, {}],
       ['/console/webhooks', { workspace: tenant.workspaceId, url: `${receiver.url}/member` }],
     ] as const) {
       const res = await member.post(path, form);
@@ -119,6 +124,36 @@ describe('Webhooks', () => {
     const updates = await entries('webhook_endpoint.updated');
     expect(updates).toHaveLength(3);
     expect(updates[0]).toMatchObject({ actor: `user:${admin.userId}`, target: endpointId, after: expect.objectContaining({ url: `${receiver.url}/moved` }) });
+  });
+
+  test('"Send test event" emits a job.completed of a free test job to the active endpoint, audited, without sudo; not for a disabled endpoint', async () => {
+    expect((await admin.get('/console/webhooks')).text).toContain('>Send test event</button>');
+    const res = await admin.post(`/console/webhooks/endpoints/${endpointId}/test-event`);
+    expect(res.status).toBe(303);
+    const [sent] = await entries('webhook_endpoint.test_sent');
+    expect(sent).toMatchObject({ actor: `user:${admin.userId}`, target: endpointId, after: expect.objectContaining({ endpoint_id: endpointId }) });
+    const { event_id: eventId, job_id: jobId } = sent.after as { event_id: string; job_id: string };
+    testEvents.push(eventId);
+    expect(res.location).toBe(`/console/webhooks/events/${eventId}`);
+    const event = await WebhookEvent.findById(eventId).lean();
+    expect(event).toMatchObject({ jobId, endpointId, workspaceId: tenant.workspaceId, status: 'delivering' });
+    expect(JSON.parse(event!.body)).toMatchObject({ type: 'job.completed', data: expect.objectContaining({ job_id: jobId, status: 'completed' }) });
+
+    const page = await admin.get(res.location!);
+    expect(page.text).toContain(`<h1>Event ${eventId}</h1>`);
+    expect(page.text).toMatch(new RegExp(`role="status"[^>]*>[^<]*Test event sent: a signed job.completed of test job ${jobId}`));
+    // The test job's page reads like any job's, with its event.
+    const job = await admin.get(`/console/jobs/${jobId}`);
+    expect(job.status).toBe(200);
+    expect(job.text).toContain(`Event <a href="/console/webhooks/events/${eventId}"`);
+
+    await admin.post(`/console/webhooks/endpoints/${endpointId}`, { state: 'disabled' });
+    expect((await admin.get('/console/webhooks')).text).not.toContain('>Send test event</button>');
+    const refused = await admin.post(`/console/webhooks/endpoints/${endpointId}/test-event`);
+    expect(refused.status).toBe(409);
+    expect(refused.text).toContain('enable this endpoint first');
+    expect(await entries('webhook_endpoint.test_sent')).toHaveLength(1);
+    await admin.post(`/console/webhooks/endpoints/${endpointId}`, { state: 'active' });
   });
 
   test('"Rotate secret" shows the successor once and the rotation window; a second rotation inside it is refused', async () => {

@@ -89,7 +89,7 @@ test.each([
   const team = await admin.get('/console/team?done=invited');
   expect(team.text).toContain('Invitation sent.');
   const rowOf = (email: string) => normalized((team.text.split('<tr>').find((r) => r.includes(`>${email}</td>`)) ?? '').split('</tr>')[0], email);
-  expect(rowOf(taken)).toContain('>Invitation pending</td>');
+  expect(rowOf(taken)).toContain(`>Invitation pending<br /><span class="note">invited by ${admin.email}</span></td>`);
   expect(rowOf(taken)).toContain('Resend invitation');
   expect(rowOf(taken)).toContain('Cancel invitation');
   expect(rowOf(taken)).toBe(rowOf(fresh));

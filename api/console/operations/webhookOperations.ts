@@ -1,8 +1,10 @@
+import { z } from 'zod';
 import type { OperationName } from '../../../core/limits/limitTable';
+import { sendTestEvent, type SentTestEvent } from '../../../core/jobs/testJobs';
 import type { RouteSpec } from '../../routeSpec';
 import { webhookDeliveryRoutes } from '../../routes/webhookDeliveries';
 import { webhookEndpointRoutes } from '../../routes/webhookEndpoints';
-import type { ConsoleOperation } from '../consoleOperation';
+import { defineConsoleOperation, type ConsoleOperation } from '../consoleOperation';
 import type { ConsoleOperationName } from '../consoleOperationNames';
 import { CONSOLE_PATHS } from '../consolePaths';
 
@@ -35,7 +37,32 @@ export const WEBHOOK_OPERATION_PATHS = {
   retire: `${CONSOLE_PATHS.webhooks}/endpoints/:id/retire`,
   rotateSecret: `${CONSOLE_PATHS.webhooks}/endpoints/:id/rotate-secret`,
   replay: `${CONSOLE_PATHS.webhooks}/deliveries/:id/replay`,
+  sendTestEvent: `${CONSOLE_PATHS.webhooks}/endpoints/:id/test-event`,
 } as const;
+
+/**
+ * "Send test event": a console write of its own (the developer API has no such route). It hands
+ * out no access, so it needs no sudo mode; what it sends is a job.completed of a free test job
+ * (core/jobs/testJobs.ts), and the entry names the event and job it made.
+ */
+const sendTestEventOperation = defineConsoleOperation({
+  operation: 'console.webhooks.send_test_event',
+  path: WEBHOOK_OPERATION_PATHS.sendTestEvent,
+  summary: 'Send test event',
+  params: z.object({ id: z.string().min(1).max(128) }),
+  body: z.object({}).strict(),
+  handler: async ({ principal, params, deps }) => ({ status: 202, body: await sendTestEvent(deps, principal, params.id) }),
+  audit: {
+    change: ({ principal, params }, result) => {
+      const sent = result.body as SentTestEvent;
+      return {
+        action: 'webhook_endpoint.test_sent',
+        target: params.id,
+        after: { endpoint_id: params.id, workspace_id: principal.workspaceId, event_id: sent.event_id, job_id: sent.job_id },
+      };
+    },
+  },
+});
 
 export const webhookOperations: readonly ConsoleOperation[] = [
   twinOf(webhookEndpointRoutes, 'webhook_endpoints.create', 'console.webhooks.register', WEBHOOK_OPERATION_PATHS.register),
@@ -43,4 +70,5 @@ export const webhookOperations: readonly ConsoleOperation[] = [
   twinOf(webhookEndpointRoutes, 'webhook_endpoints.delete', 'console.webhooks.retire', WEBHOOK_OPERATION_PATHS.retire),
   twinOf(webhookEndpointRoutes, 'webhook_endpoints.rotate_secret', 'console.webhooks.rotate_secret', WEBHOOK_OPERATION_PATHS.rotateSecret),
   twinOf(webhookDeliveryRoutes, 'webhook_deliveries.replay', 'console.webhooks.replay', WEBHOOK_OPERATION_PATHS.replay),
+  sendTestEventOperation,
 ];

@@ -12,6 +12,7 @@ import type { ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
 import { mayReadAuditLog } from '../pageAccess';
 import { selectInput } from '../formControls';
+import { cursorPager } from '../listPages';
 
 /**
  * `/console/audit` "Audit log" (DECISIONS.md "Organization console"): the organization's entries
@@ -131,10 +132,11 @@ export function mountAuditPage(pages: ConsolePages): void {
                 )
               : html`<p>${problem ? '' : 'No entry matches.'}</p>`
           }
-          <nav class="pager" aria-label="Pages of the audit log">
-            ${cursor ? html`<a href="${CONSOLE_PATHS.audit}${query(filter)}">First page</a>` : ''}
-            ${page.next_cursor ? html`<a href="${CONSOLE_PATHS.audit}${query(filter, { cursor: page.next_cursor })}">Next page</a>` : ''}
-          </nav>`,
+          ${cursorPager(
+            'Pages of the audit log',
+            cursor ? `${CONSOLE_PATHS.audit}${query(filter)}` : null,
+            page.next_cursor ? `${CONSOLE_PATHS.audit}${query(filter, { cursor: page.next_cursor })}` : null,
+          )}`,
       },
       problem ? (message ? 422 : 400) : 200,
     );

@@ -1,16 +1,18 @@
 import type { Context } from 'koa';
 import { creditSummary } from '../../../core/credits/credits';
 import { familyKeysOfOrgNewestFirst } from '../../../core/keys/store';
-import { Problem } from '../../../core/problems';
 import { ReadCache } from '../../../core/store/readCache';
 import { errorNote, hidden } from '../../views/pageRendering';
 import { html, type SafeHtml } from '../../views/safeHtml';
-import { notAllowed } from '../consoleErrors';
-import { seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
+import { requireAdmin } from '../consoleErrors';
+import { readOnlyNote, seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
+import { mayChange } from '../pageAccess';
 import type { ConsoleDeps, ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
 import type { ConsoleVisitor } from '../consoleVisitor';
 import { postForm, textInput } from '../formControls';
+import { keepingTheForm } from '../formRefusals';
+import { pageNumber, pager } from '../listPages';
 
 /**
  * `/console/budgets` "Budgets" (SPEC 7.3, DECISIONS.md "Organization console"): the
@@ -38,10 +40,6 @@ async function keyFamilies(orgId: string): Promise<FamilyRow[]> {
   return [...families.values()];
 }
 
-function pageNumber(value: unknown): number {
-  return typeof value === 'string' && /^[1-9][0-9]{0,4}$/.test(value) ? Number(value) : 1;
-}
-
 const credits = (n: number | null) => (n === null ? 'No budget' : `${n} credits`);
 
 const DONE = { set: 'The budget is saved.', removed: 'The budget is removed.' };
@@ -52,7 +50,7 @@ function budgetInput(id: string, label: SafeHtml, value: number | null): SafeHtm
 
 function familyRow(f: FamilyRow, remaining: number | null, visitor: ConsoleVisitor): TableCell[] {
   const figures: TableCell[] = [{ body: f.name }, { body: html`<code>${f.familyId}</code>` }, { body: credits(remaining) }];
-  if (visitor.role !== 'admin') return figures;
+  if (!mayChange(visitor)) return figures;
   return [
     ...figures,
     {
@@ -98,14 +96,14 @@ async function sendBudgetsPage(
   const page = pageNumber(ctx.query.page);
   const shown = families.slice((page - 1) * FAMILIES_PER_PAGE, page * FAMILIES_PER_PAGE);
   const more = families.length > page * FAMILIES_PER_PAGE;
-  const admin = visitor.role === 'admin';
+  const admin = mayChange(visitor);
   sendConsolePage(
     ctx,
     {
       title: 'Budgets',
       visitor: visitor.layout,
       current: CONSOLE_PATHS.budgets,
-      body: html`${errorNote(message)}
+      body: html`${errorNote(message)} ${readOnlyNote(visitor)}
         <p>
           A budget is what may still be spent: each paid call lowers it by its price, and a call it does not cover is refused with
           <code>402</code>. Credit balance: ${summary.balance} credits.
@@ -131,7 +129,7 @@ async function sendBudgetsPage(
                     )
                   : ''
               }`
-            : html`<p class="note">Only an admin of your organization can change budgets.</p>`
+            : ''
         }
         <h2>Key family budgets</h2>
         ${
@@ -143,23 +141,18 @@ async function sendBudgetsPage(
               )
             : html`<p>Your organization has no API key yet.</p>`
         }
-        <nav class="pager" aria-label="Pages of key families">
-          ${page > 1 ? html`<a href="${CONSOLE_PATHS.budgets}?page=${page - 1}">Previous page</a>` : ''}
-          ${more ? html`<a href="${CONSOLE_PATHS.budgets}?page=${page + 1}">Next page</a>` : ''}
-        </nav>`,
+        ${pager(CONSOLE_PATHS.budgets, 'Pages of key families', page, more)}`,
     },
     status,
   );
 }
 
 async function budgetChange(ctx: Context, visitor: ConsoleVisitor, deps: ConsoleDeps, familyReads: FamilyReads, change: () => Promise<string>): Promise<void> {
-  if (visitor.role !== 'admin') throw notAllowed();
-  try {
-    seeOtherSaying(ctx, CONSOLE_PATHS.budgets, await change());
-  } catch (err) {
-    if (!(err instanceof Problem) || err.status >= 500 || err.status === 403) throw err;
-    await sendBudgetsPage(ctx, visitor, deps, familyReads, `Not saved: ${err.detail}`, err.status === 404 ? 404 : 422);
-  }
+  requireAdmin(visitor);
+  await keepingTheForm(
+    async () => seeOtherSaying(ctx, CONSOLE_PATHS.budgets, await change()),
+    (message, status) => sendBudgetsPage(ctx, visitor, deps, familyReads, message, status),
+  );
 }
 
 export function mountBudgetsPage(pages: ConsolePages): void {

@@ -10,12 +10,14 @@ import { hidden } from '../../views/pageRendering';
 import { html, type SafeHtml } from '../../views/safeHtml';
 import { CONSOLE_PATHS } from '../consolePaths';
 import { dateText, scrollingTable, seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
+import { mayChange } from '../pageAccess';
 import { peopleNames } from '../../../core/talent/peopleNames';
 import { eventPath } from './webhookDeliveriesPages';
 import { eventDeliveryStatus, type EventDeliveryStatus } from '../../../core/webhooks/eventDeliveryStatus';
 import type { ConsolePages } from '../consolePages';
 import type { ConsoleVisitor } from '../consoleVisitor';
 import { deliveryTimeline, timelineHtml } from '../webhooks/deliveryTimeline';
+import { cursorPager } from '../listPages';
 
 /**
  * `/console/jobs` "Jobs" and `/console/jobs/{job_id}` "Job {job_id}": the contact-retrieval
@@ -144,10 +146,12 @@ async function resultSection(config: Config, visitor: ConsoleVisitor, job: JobVi
     { body: item.reason ?? '—', className: 'wrap' },
   ]);
   return html`${stackingTable('Result', ['Person', 'Outcome', 'Emails', 'Phones', 'Receipt id', 'Reason'], rows)}
-    <p class="pager">
-      ${cursor ? html`<a href="${jobPath(job.job_id)}#result">First page of the result</a>` : ''}
-      ${page.next_cursor ? html`<a href="${jobPath(job.job_id)}?result_cursor=${encodeURIComponent(page.next_cursor)}#result">Next page of the result</a>` : ''}
-    </p>`;
+  ${cursorPager(
+    'Pages of the result',
+    cursor ? `${jobPath(job.job_id)}#result` : null,
+    page.next_cursor ? `${jobPath(job.job_id)}?result_cursor=${encodeURIComponent(page.next_cursor)}#result` : null,
+    'of the result',
+  )}`;
 }
 
 /** The event's status in words, from its last attempt. */
@@ -167,7 +171,7 @@ function statusText(status: EventDeliveryStatus): string {
 
 /** "Cancel job" for those who may (an admin holding `jobs.v1:write`); the road refuses anyone else's post all the same. */
 function cancelControl(visitor: ConsoleVisitor, job: JobView): SafeHtml {
-  if (visitor.role !== 'admin' || !visitor.principal.scopes.includes(PERMISSIONS.jobsWrite)) {
+  if (!mayChange(visitor) || !visitor.principal.scopes.includes(PERMISSIONS.jobsWrite)) {
     return html`<p class="note">Cancelling a job needs an admin holding the <code>${PERMISSIONS.jobsWrite}</code> permission.</p>`;
   }
   return html`<form method="post" action="${jobPath(job.job_id)}/cancel">
@@ -196,10 +200,7 @@ export function mountJobsPages(pages: ConsolePages): void {
             ? scrollingTable('Jobs', ['Job id', 'Status', ...COUNT_KEYS.map((k) => COUNT_LABELS[k]), 'Created'], list.data.map(jobRow))
             : html`<p>No jobs${status ? html` with status ${status}` : ''}.</p>`
         }
-        <p class="pager">
-          ${cursor ? html`<a href="${here({})}">First page</a>` : ''}
-          ${list.next_cursor ? html`<a href="${here({ cursor: list.next_cursor })}">Next page</a>` : ''}
-        </p>`,
+        ${cursorPager('Pages of jobs', cursor ? here({}) : null, list.next_cursor ? here({ cursor: list.next_cursor }) : null)}`,
     });
   });
 

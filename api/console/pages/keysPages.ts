@@ -5,12 +5,11 @@ import { KEY_EXPIRY_CHOICES, OLD_KEY_END_CHOICES } from '../../../core/keys/keyL
 import { KEY_NAME_MAX_LENGTH } from '../../../core/keys/keyNames';
 import { ALL_PERMISSIONS } from '../../../core/keys/permissions';
 import { notFound } from '../../../core/problems';
-import { keyApplicationsOfOrg, workspacesOfOrg } from '../../../core/tenancy/store';
 import type { RotationResult } from '../../../core/keys/apiKeys';
 import { html, type SafeHtml } from '../../views/safeHtml';
-import { notAllowed } from '../consoleErrors';
-import { dateText, secretBlock, seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
-import { READ_ONLY_NOTE } from '../pageAccess';
+import { requireAdmin } from '../consoleErrors';
+import { dateText, readOnlyNote, secretBlock, seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
+import { mayChange } from '../pageAccess';
 import { actorNames, type ActorName } from '../actorNames';
 import { currentKeysOf, type CurrentKey } from '../../../core/keys/keyFamilies';
 import type { ConsolePages } from '../consolePages';
@@ -18,6 +17,7 @@ import { CONSOLE_PATHS, keyPath } from '../consolePaths';
 import { requireSudoToOpen, type ConsoleVisitor } from '../consoleVisitor';
 import { permissionCheckboxes, postForm, postedPermissions, selectInput, textInput } from '../formControls';
 import { pageNumber, pager } from '../listPages';
+import { applicationNamesOf, choiceLabel, workspaceNamesOf } from '../tenancyNames';
 import type { CreatedKey } from '../operations/keyOperations';
 
 /**
@@ -38,7 +38,7 @@ interface KeyNames {
 
 async function namesForKeys(orgId: string, keys: readonly KeyView[]): Promise<KeyNames> {
   const [workspaces, actors, current] = await Promise.all([
-    workspacesOfOrg(orgId, 'by_id'),
+    workspaceNamesOf(orgId),
     actorNames(
       orgId,
       keys.map((k) => k.created_by),
@@ -48,7 +48,7 @@ async function namesForKeys(orgId: string, keys: readonly KeyView[]): Promise<Ke
       keys.map((k) => k.family_id),
     ),
   ]);
-  return { workspaces: new Map(workspaces.map((w) => [w._id, w.name ?? w._id])), actors, current };
+  return { workspaces: new Map(workspaces.map((w) => [w.id, w.name])), actors, current };
 }
 
 /** An active key that a rotation replaced: its family's current key is another one. */
@@ -108,10 +108,6 @@ function newKeyPage(
   );
 }
 
-function requireAdmin(visitor: ConsoleVisitor): void {
-  if (visitor.role !== 'admin') throw notAllowed();
-}
-
 /** The request's key, of the visitor's organization; another organization's reads as absent. */
 async function keyOf(ctx: Context, visitor: ConsoleVisitor): Promise<KeyView> {
   const key = await findOrgKey(visitor.user.orgId, String(ctx.params.key_id));
@@ -131,12 +127,12 @@ export function mountKeysPages(pages: ConsolePages): void {
     const page = pageNumber(ctx.query.page);
     const { keys, more } = await pageOfApiKeys(visitor.user.orgId, page, KEYS_PER_PAGE);
     const names = await namesForKeys(visitor.user.orgId, keys);
-    const admin = visitor.role === 'admin';
+    const admin = mayChange(visitor);
     sendConsolePage(ctx, {
       title: 'API keys',
       visitor: visitor.layout,
       current: CONSOLE_PATHS.keys,
-      body: html`${admin ? html`<p><a class="button" href="${CONSOLE_PATHS.newKey}">Create an API key</a></p>` : html`<p class="note">${READ_ONLY_NOTE}</p>`}
+      body: html`${admin ? html`<p><a class="button" href="${CONSOLE_PATHS.newKey}">Create an API key</a></p>` : readOnlyNote(visitor)}
       ${
         keys.length === 0 && page === 1
           ? html`<p>Your organization has no API key yet.</p>`
@@ -153,7 +149,7 @@ export function mountKeysPages(pages: ConsolePages): void {
   pages.get(CONSOLE_PATHS.newKey, async (ctx, visitor, { now }) => {
     requireAdmin(visitor);
     if (!(await requireSudoToOpen(ctx, visitor, 'console.keys.create', CONSOLE_PATHS.newKey, now()))) return;
-    const [workspaces, applications] = await Promise.all([workspacesOfOrg(visitor.user.orgId, 'oldest_first'), keyApplicationsOfOrg(visitor.user.orgId)]);
+    const [workspaces, applications] = await Promise.all([workspaceNamesOf(visitor.user.orgId), applicationNamesOf(visitor.user.orgId)]);
     const own = ALL_PERMISSIONS.filter((p) => visitor.principal.scopes.includes(p));
     sendConsolePage(ctx, {
       title: 'Create an API key',
@@ -166,14 +162,14 @@ export function mountKeysPages(pages: ConsolePages): void {
           ${selectInput(
             'workspace',
             'Workspace',
-            workspaces.map((w) => ({ value: w._id, label: w.name ? `${w.name} (${w._id})` : w._id })),
+            workspaces.map((w) => ({ value: w.id, label: choiceLabel(w) })),
             visitor.user.workspaceId,
           )}
           ${selectInput(
             'application',
             'Application',
-            applications.map((a, i) => ({ value: a._id, label: `${a.name ?? (i === 0 ? 'Default application' : 'Unnamed application')} (${a._id})` })),
-            applications[0]?._id ?? '',
+            applications.map((a) => ({ value: a.id, label: choiceLabel(a) })),
+            applications[0]?.id ?? '',
           )}
           <p class="note">The key is held to the limits set on its application.</p>
           ${permissionCheckboxes('Permissions', 'scopes', own, [])}

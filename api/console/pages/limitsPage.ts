@@ -4,15 +4,18 @@ import { OPERATIONS, type ScopeType } from '../../../core/limits/limitTable';
 import { organizationLimits, readLimitSettings, setByOf } from '../../../core/limits/limitSettings';
 import type { LimitOverride } from '../../../core/limits/limitSettingsRecord';
 import type { LimitEntry } from '../../../core/limits/operationalLimits';
-import { Problem } from '../../../core/problems';
 import { errorNote, hidden } from '../../views/pageRendering';
 import { html, type SafeHtml } from '../../views/safeHtml';
-import { notAllowed } from '../consoleErrors';
-import { dateText, scrollingTable, seeOtherSaying, sendConsolePage } from '../consoleLayout';
+import { requireAdmin } from '../consoleErrors';
+import { dateText, readOnlyNote, scrollingTable, seeOtherSaying, sendConsolePage } from '../consoleLayout';
+import { mayChange } from '../pageAccess';
 import type { ConsoleDeps, ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
 import type { ConsoleVisitor } from '../consoleVisitor';
-import { postForm, selectInput, textInput } from '../formControls';
+import { groupedSelectInput, postForm, selectInput, textInput } from '../formControls';
+import { keepingTheForm } from '../formRefusals';
+import { pageNumber, pager } from '../listPages';
+import { limitTargetsOf, type LimitTargets } from '../limitTargets';
 
 /**
  * `/console/limits` "Limits" (DECISIONS.md "Organization console"): the entries of
@@ -46,19 +49,22 @@ const DONE = {
   clear: 'Cleared: the standard limit applies again.',
 };
 
-function pageNumber(value: unknown): number {
-  return typeof value === 'string' && /^[1-9][0-9]{0,4}$/.test(value) ? Number(value) : 1;
-}
-
 function figure(n: number | null): string {
   return n === null ? '—' : String(n);
 }
 
-function entryRow(e: LimitEntry): SafeHtml {
+/** A target by name, its id beneath; the organization's own rows need neither. */
+function targetCell(type: string, id: string, names: ReadonlyMap<string, string>): SafeHtml {
+  if (type === 'organization') return html`<td>Your organization</td>`;
+  const name = names.get(id);
+  return html`<td class="wrap">${name ? html`${name}<br />` : ''}<span class="id">${id}</span></td>`;
+}
+
+function entryRow(e: LimitEntry, names: ReadonlyMap<string, string>): SafeHtml {
   return html`<tr>
     <td class="wrap"><code>${e.operation}</code></td>
     <td>${scopeLabel(e.scope.type)}</td>
-    <td class="wrap"><span class="id">${e.scope.id}</span></td>
+    ${targetCell(e.scope.type, e.scope.id, names)}
     <td>${e.status}</td>
     <td>${e.source}</td>
     <td>${figure(e.requests_per_second)}</td>
@@ -68,24 +74,26 @@ function entryRow(e: LimitEntry): SafeHtml {
   </tr>`;
 }
 
-function overrideRow(o: LimitOverride, visitor: ConsoleVisitor): SafeHtml {
+function overrideRow(o: LimitOverride, visitor: ConsoleVisitor, names: ReadonlyMap<string, string>): SafeHtml {
   const customers = setByOf(o) === 'customer';
   return html`<tr>
     <td class="wrap"><code>${o.operation}</code></td>
     <td>${scopeLabel(o.scopeType)}</td>
-    <td class="wrap"><span class="id">${o.scopeId}</span></td>
+    ${targetCell(o.scopeType, o.scopeId, names)}
     <td>${o.kind === 'block' ? 'Blocked' : `${o.requestsPerMinute} per minute`}</td>
     <td>${customers ? 'Your organization' : 'The service operator'}</td>
     <td>${dateText(o.updatedAt)}</td>
     <td class="actions">
       ${
-        visitor.role === 'admin' && customers
+        mayChange(visitor) && customers
           ? postForm(
               `${CONSOLE_PATHS.limits}/clear`,
               visitor.csrf,
               html`${hidden('operation', o.operation)} ${hidden('applies_to', o.scopeType)} ${hidden('target', o.scopeId)}
                 <button type="submit" class="secondary">
-                  Clear<span class="vh"> the ${o.kind === 'block' ? 'block' : 'cap'} on ${o.operation} for ${scopeLabel(o.scopeType)} ${o.scopeId}</span>
+                  Clear<span class="vh">
+                    the ${o.kind === 'block' ? 'block' : 'cap'} on ${o.operation} for ${scopeLabel(o.scopeType)} ${names.get(o.scopeId) ?? o.scopeId}</span
+                  >
                 </button>`,
             )
           : customers
@@ -96,7 +104,7 @@ function overrideRow(o: LimitOverride, visitor: ConsoleVisitor): SafeHtml {
   </tr>`;
 }
 
-function capForm(visitor: ConsoleVisitor, values: CapFormValues): SafeHtml {
+function capForm(visitor: ConsoleVisitor, values: CapFormValues, targets: LimitTargets): SafeHtml {
   return html`<h2 id="set-a-cap">Set a cap</h2>
     ${postForm(
       CONSOLE_PATHS.limits,
@@ -108,8 +116,10 @@ function capForm(visitor: ConsoleVisitor, values: CapFormValues): SafeHtml {
           values.operation,
         )}
         ${selectInput('applies_to', 'Applies to', APPLIES_TO, values.applies_to ?? 'organization')}
-        ${textInput('target', 'Target', { value: values.target ?? '', required: false, maxLength: 100 })}
-        <p class="note" id="target-note">The id of the application, key family or key; ignored for Organization.</p>
+        ${groupedSelectInput('target', 'Target', { value: '', label: 'None: the whole organization' }, targets.groups, values.target, 'target-note')}
+        <p class="note" id="target-note">
+          The application, key family or key the cap applies to, of the kind chosen in "Applies to"; ignored for Organization.
+        </p>
         ${textInput('requests_per_minute', 'Requests per minute', { value: values.requests_per_minute ?? '', required: false, maxLength: 9 })}
         <p class="note">A cap must be below the operation's standard requests per minute (the last column of the table below).</p>
         <p>
@@ -122,28 +132,29 @@ function capForm(visitor: ConsoleVisitor, values: CapFormValues): SafeHtml {
 export async function sendLimitsPage(
   ctx: Context,
   visitor: ConsoleVisitor,
-  { config }: ConsoleDeps,
+  { config, now }: ConsoleDeps,
   form: { values: CapFormValues; message: string | null } = { values: {}, message: null },
   status = 200,
 ): Promise<void> {
   const orgId = visitor.user.orgId;
-  const [entries, settings] = await Promise.all([
+  const [entries, settings, targets] = await Promise.all([
     reportLimits(orgId, [{ type: 'organization', id: orgId }], {}, config.limits.leaseTtlSeconds),
     readLimitSettings(orgId),
+    limitTargetsOf(orgId, now()),
   ]);
   const page = pageNumber(ctx.query.page);
   const shown = entries.slice((page - 1) * LIMIT_ENTRIES_PER_PAGE, page * LIMIT_ENTRIES_PER_PAGE);
   const more = entries.length > page * LIMIT_ENTRIES_PER_PAGE;
   const org = organizationLimits(settings);
   const overrides = settings.overrides.filter((o) => o.kind !== 'cleared');
-  const admin = visitor.role === 'admin';
+  const admin = mayChange(visitor);
   sendConsolePage(
     ctx,
     {
       title: 'Limits',
       visitor: visitor.layout,
       current: CONSOLE_PATHS.limits,
-      body: html`${errorNote(form.message)}
+      body: html`${errorNote(form.message)} ${readOnlyNote(visitor)}
         <h2>Request rate and in-flight limit</h2>
         <dl class="figures">
           <dt>Request rate</dt>
@@ -157,22 +168,19 @@ export async function sendLimitsPage(
             ? scrollingTable(
                 'Caps and blocks',
                 ['Operation', 'Applies to', 'Target', 'Limit', 'Set by', 'Changed', 'Actions'],
-                overrides.map((o) => overrideRow(o, visitor)),
+                overrides.map((o) => overrideRow(o, visitor, targets.names)),
               )
             : html`<p>No cap or block is set: the standard limits apply.</p>`
         }
-        ${admin ? capForm(visitor, form.values) : ''}
+        ${admin ? capForm(visitor, form.values, targets) : ''}
         <h2>Limits in force</h2>
         <p class="note">As <code>GET /v1/operational-limits</code> reports them, for the organization and every scope that has a cap or block.</p>
         ${scrollingTable(
           'Limits in force',
           ['Operation', 'Applies to', 'Target', 'Status', 'Source', 'Per second', 'Per minute', 'In flight', 'Standard a minute'],
-          shown.map(entryRow),
+          shown.map((e) => entryRow(e, targets.names)),
         )}
-        <nav class="pager" aria-label="Pages of limits">
-          ${page > 1 ? html`<a href="${CONSOLE_PATHS.limits}?page=${page - 1}">Previous page</a>` : ''}
-          ${more ? html`<a href="${CONSOLE_PATHS.limits}?page=${page + 1}">Next page</a>` : ''}
-        </nav>`,
+        ${pager(CONSOLE_PATHS.limits, 'Pages of limits', page, more)}`,
     },
     status,
   );
@@ -192,22 +200,16 @@ function capBody(form: URLSearchParams): Record<string, string> {
   return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Record<string, string>;
 }
 
-/** A refusal of the form (not a 403) is shown on the page again, with what was typed kept. */
-async function withFormKept(ctx: Context, visitor: ConsoleVisitor, deps: ConsoleDeps, form: URLSearchParams, change: () => Promise<void>): Promise<void> {
-  try {
-    await change();
-  } catch (err) {
-    if (!(err instanceof Problem) || err.status >= 500 || err.status === 403) throw err;
-    const status = err.status === 422 || err.status === 404 ? err.status : 400;
-    await sendLimitsPage(ctx, visitor, deps, { values: formValues(form), message: `Not saved: ${err.detail}` }, status);
-  }
+/** A refusal of the form is shown on the page again, with what was typed kept. */
+function withFormKept(ctx: Context, visitor: ConsoleVisitor, deps: ConsoleDeps, form: URLSearchParams, change: () => Promise<void>): Promise<void> {
+  return keepingTheForm(change, (message, status) => sendLimitsPage(ctx, visitor, deps, { values: formValues(form), message }, status));
 }
 
 export function mountLimitsPage(pages: ConsolePages): void {
   pages.get(CONSOLE_PATHS.limits, (ctx, visitor, deps) => sendLimitsPage(ctx, visitor, deps));
 
   pages.post(CONSOLE_PATHS.limits, async (ctx, visitor, form, deps) => {
-    if (visitor.role !== 'admin') throw notAllowed();
+    requireAdmin(visitor);
     await withFormKept(ctx, visitor, deps, form, async () => {
       await deps.road.run(ctx, visitor, 'console.limits.set_cap', { body: capBody(form) });
       seeOtherSaying(ctx, CONSOLE_PATHS.limits, DONE.cap);
@@ -215,7 +217,7 @@ export function mountLimitsPage(pages: ConsolePages): void {
   });
 
   pages.post(`${CONSOLE_PATHS.limits}/block`, async (ctx, visitor, form, deps) => {
-    if (visitor.role !== 'admin') throw notAllowed();
+    requireAdmin(visitor);
     await withFormKept(ctx, visitor, deps, form, async () => {
       await deps.road.run(ctx, visitor, 'console.limits.block', { body: capBody(form) });
       seeOtherSaying(ctx, CONSOLE_PATHS.limits, DONE.block);
@@ -223,7 +225,7 @@ export function mountLimitsPage(pages: ConsolePages): void {
   });
 
   pages.post(`${CONSOLE_PATHS.limits}/clear`, async (ctx, visitor, form, deps) => {
-    if (visitor.role !== 'admin') throw notAllowed();
+    requireAdmin(visitor);
     const { requests_per_minute: _ignored, ...body } = capBody(form);
     await withFormKept(ctx, visitor, deps, form, async () => {
       await deps.road.run(ctx, visitor, 'console.limits.clear', { body });

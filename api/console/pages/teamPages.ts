@@ -7,9 +7,9 @@ import { findUserOfOrg, pageOfUsersOfOrg } from '../../../core/users/store';
 import type { UserRecord } from '../../../core/users/users';
 import { errorNote } from '../../views/pageRendering';
 import { html, type SafeHtml } from '../../views/safeHtml';
-import { notAllowed } from '../consoleErrors';
-import { dateText, seeOther, seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
-import { READ_ONLY_NOTE } from '../pageAccess';
+import { requireAdmin } from '../consoleErrors';
+import { dateText, readOnlyNote, seeOther, seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
+import { mayChange } from '../pageAccess';
 import type { ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS, personPath } from '../consolePaths';
 import { requireSudoToOpen, type ConsoleVisitor } from '../consoleVisitor';
@@ -17,6 +17,7 @@ import { permissionCheckboxes, postForm, postedPermissions, selectInput, textInp
 import { pageNumber, pager } from '../listPages';
 import { pendingInvitations } from '../../../core/accounts/invitations';
 import type { InvitationRecord } from '../../../core/users/store';
+import { actorNames, type ActorName } from '../actorNames';
 
 /**
  * "Team", "Invite a person" and "Edit person" (DECISIONS.md "Organization console"). Inviting
@@ -59,14 +60,15 @@ function permissionList(permissions: readonly string[]): SafeHtml {
   return html`${permissions.map((p, n) => html`${n ? ', ' : ''}<code>${p}</code>`)}`;
 }
 
-function invitationRow(i: InvitationRecord, csrf: string, admin: boolean, now: Date): TableCell[] {
+function invitationRow(i: InvitationRecord, csrf: string, admin: boolean, now: Date, inviters: ReadonlyMap<string, ActorName>): TableCell[] {
   const expired = i.expiresAt <= now;
+  const inviter = inviters.get(`user:${i.invitedBy}`)?.label ?? 'a former member';
   return [
     { body: i.email, className: 'wrap' },
     { body: i.role },
     { body: permissionList(i.permissions), className: 'wrap' },
     { body: 'Never' },
-    { body: expired ? 'Invitation expired' : 'Invitation pending' },
+    { body: html`${expired ? 'Invitation expired' : 'Invitation pending'}<br /><span class="note">invited by ${inviter}</span>`, className: 'wrap' },
     {
       body: admin
         ? html`${postForm(invitationPath(i._id, 'resend'), csrf, html`<button type="submit" aria-label="Resend invitation to ${i.email}">Resend invitation</button>`)}
@@ -81,10 +83,6 @@ function invitationRow(i: InvitationRecord, csrf: string, admin: boolean, now: D
         : '',
     },
   ];
-}
-
-function requireAdmin(visitor: ConsoleVisitor): void {
-  if (visitor.role !== 'admin') throw notAllowed();
 }
 
 function ownPermissions(visitor: ConsoleVisitor): Permission[] {
@@ -167,18 +165,22 @@ export function mountTeamPages(pages: ConsolePages): void {
     // A person made for a pending invitation is shown as that invitation.
     const invited = new Set(invitations.map((i) => i.userId));
     const people = found.slice(0, PEOPLE_PER_PAGE).filter((u) => !invited.has(u._id));
-    const admin = visitor.role === 'admin';
+    const admin = mayChange(visitor);
     const now = new Date(clock());
+    const inviters = await actorNames(
+      visitor.user.orgId,
+      invitations.map((i) => `user:${i.invitedBy}`),
+    );
     sendConsolePage(ctx, {
       title: 'Team',
       visitor: visitor.layout,
       current: CONSOLE_PATHS.team,
       body: html`${doneNote(ctx.query.done)}
-      ${admin ? html`<p><a class="button" href="${CONSOLE_PATHS.invite}">Invite a person</a></p>` : html`<p class="note">${READ_ONLY_NOTE}</p>`}
+      ${admin ? html`<p><a class="button" href="${CONSOLE_PATHS.invite}">Invite a person</a></p>` : readOnlyNote(visitor)}
       ${stackingTable(
         'Team',
         ['Email', 'Role', 'Permissions', 'Last sign-in', 'Status', 'Actions'],
-        [...people.map((u) => personRow(u, admin)), ...invitations.map((i) => invitationRow(i, visitor.csrf, admin, now))],
+        [...people.map((u) => personRow(u, admin)), ...invitations.map((i) => invitationRow(i, visitor.csrf, admin, now, inviters))],
       )}
       ${pager(CONSOLE_PATHS.team, 'Pages of people', page, found.length > PEOPLE_PER_PAGE)}`,
     });

@@ -13,6 +13,7 @@ import { creditsChart, rangeEndingAt, requestsChart } from '../charts/usageChart
 import { CONSOLE_PATHS } from '../consolePaths';
 import { dateText, scrollingTable, sendConsolePage, setConsoleHeaders, stackingTable, type TableCell } from '../consoleLayout';
 import type { ConsolePages } from '../consolePages';
+import { cursorPager } from '../listPages';
 
 /**
  * `/console/usage` "Usage": the overview's two charts over a chosen range, and the credit
@@ -219,10 +220,11 @@ export function mountUsagePage(pages: ConsolePages): void {
             ? html`<p class="note">A page looks through a bounded stretch of the ledger; older entries may match further back ("Next page").</p>`
             : ''
         }
-        <p class="pager">
-          ${cursor ? html`<a href="${CONSOLE_PATHS.usage}${queryString(here)}">First page</a>` : ''}
-          ${ledger.next_cursor ? html`<a href="${CONSOLE_PATHS.usage}${queryString({ ...here, cursor: ledger.next_cursor })}">Next page</a>` : ''}
-        </p>`,
+        ${cursorPager(
+          'Pages of the ledger',
+          cursor ? `${CONSOLE_PATHS.usage}${queryString(here)}` : null,
+          ledger.next_cursor ? `${CONSOLE_PATHS.usage}${queryString({ ...here, cursor: ledger.next_cursor })}` : null,
+        )}`,
     });
   });
 

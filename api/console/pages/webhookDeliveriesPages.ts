@@ -10,7 +10,8 @@ import { eventInOrg } from '../../../core/webhooks/store/eventStore';
 import { listDeliveries, type DeliveryView } from '../../../core/webhooks/webhookDeliveries';
 import { hidden } from '../../views/pageRendering';
 import { html, type SafeHtml } from '../../views/safeHtml';
-import { dateText, scrollingTable, seeOtherSaying, sendConsolePage } from '../consoleLayout';
+import { dateText, readOnlyNote, seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
+import { mayChange } from '../pageAccess';
 import type { ConsoleDeps, ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
 import type { ConsoleVisitor } from '../consoleVisitor';
@@ -18,6 +19,7 @@ import { WEBHOOK_OPERATION_PATHS } from '../operations/webhookOperations';
 import { deliveryTimeline, instantHtml, timelineHtml } from '../webhooks/deliveryTimeline';
 import { actingIn, chosenWorkspace, deliveryWorkspace, workspacesOf } from '../webhooks/consoleWorkspaces';
 import { workspaceSelect } from '../webhooks/workspaceSwitch';
+import { cursorPager } from '../listPages';
 
 /**
  * `/console/webhooks/deliveries` "Webhook deliveries": every attempt, newest first, filtered by
@@ -72,9 +74,15 @@ function statusLabel(status: string): string {
   return status.replace('_', ' ');
 }
 
-function deliveryRow(d: DeliveryView, visitor: ConsoleVisitor, allowances: ReadonlyMap<string, Allowance>, replayable: ReadonlySet<string>): SafeHtml {
+/** What the receiver answered, in one cell: its HTTP status and the time it took, the error code beneath. */
+function answerHtml(d: DeliveryView): SafeHtml {
+  const parts = [d.response_status !== null ? `HTTP ${d.response_status}` : null, d.duration_ms !== null ? `${d.duration_ms} ms` : null].filter(Boolean);
+  return html`${parts.length ? parts.join(' · ') : '—'}${d.error_code ? html`<br /><span class="id">${d.error_code}</span>` : ''}`;
+}
+
+function deliveryRow(d: DeliveryView, visitor: ConsoleVisitor, allowances: ReadonlyMap<string, Allowance>, replayable: ReadonlySet<string>): TableCell[] {
   let action: SafeHtml = html``;
-  if (replayable.has(d.delivery_id) && visitor.role === 'admin') {
+  if (replayable.has(d.delivery_id) && mayChange(visitor)) {
     const allowance = allowances.get(d.endpoint_id);
     action =
       allowance && allowance.left === 0
@@ -84,21 +92,16 @@ function deliveryRow(d: DeliveryView, visitor: ConsoleVisitor, allowances: Reado
             <button type="submit" class="secondary" aria-label="Replay event ${d.event_id}">Replay</button>
           </form>`;
   }
-  // Status and its action first: on a narrow screen they show before the table scrolls.
-  return html`<tr>
-    <td><span class="delivery-status">${statusLabel(d.status)}</span> ${action}</td>
-    <td>${d.attempt}</td>
-    <td>${d.replay === 0 ? 'Original' : `Replay ${d.replay}`}</td>
-    <td>${instantHtml(d.attempted_at)}</td>
-    <td>${d.response_status ?? '—'}</td>
-    <td>${d.duration_ms === null ? '—' : `${d.duration_ms} ms`}</td>
-    <td>${d.error_code ? html`<code>${d.error_code}</code>` : '—'}</td>
-    <td>${d.next_attempt_at ? instantHtml(d.next_attempt_at) : '—'}</td>
-    <td>
-      <a href="${eventPath(d.event_id)}"><code>${d.event_id}</code></a>
-    </td>
-    <td><code>${d.job_id}</code></td>
-  </tr>`;
+  // Seven columns, the ids wrapping, so the table fits a laptop's width whole and stacks on a phone.
+  return [
+    { body: html`<span class="delivery-status">${statusLabel(d.status)}</span> ${action}`, className: 'wrap' },
+    { body: `${d.attempt} · ${d.replay === 0 ? 'Original' : `Replay ${d.replay}`}` },
+    { body: instantHtml(d.attempted_at), className: 'when' },
+    { body: answerHtml(d), className: 'wrap' },
+    { body: d.next_attempt_at ? instantHtml(d.next_attempt_at) : '—', className: 'when' },
+    { body: html`<a href="${eventPath(d.event_id)}"><span class="id">${d.event_id}</span></a>`, className: 'wrap' },
+    { body: html`<a href="${CONSOLE_PATHS.jobs}/${encodeURIComponent(d.job_id)}"><span class="id">${d.job_id}</span></a>`, className: 'wrap' },
+  ];
 }
 
 function allowanceNote(endpointId: string, allowance: Allowance, several: boolean): SafeHtml {
@@ -158,21 +161,19 @@ async function deliveriesPage(ctx: Context, visitor: ConsoleVisitor, { config }:
     title: 'Webhook deliveries',
     visitor: visitor.layout,
     current: CONSOLE_PATHS.webhooks,
-    body: html`<p><a href="${CONSOLE_PATHS.webhooks}?workspace=${encodeURIComponent(q.workspace)}">Webhook endpoints</a></p>
+    body: html`${readOnlyNote(visitor)}
+      <p><a href="${CONSOLE_PATHS.webhooks}?workspace=${encodeURIComponent(q.workspace)}">Webhook endpoints</a></p>
       ${filterForm(q, choices)} ${[...allowances].map(([id, a]) => allowanceNote(id, a, allowances.size > 1))}
       ${
         page.data.length === 0
           ? html`<p>No delivery attempt matches.</p>`
-          : scrollingTable(
+          : stackingTable(
               'Delivery attempts, newest first',
-              ['Status', 'Attempt', 'Replay run', 'Time', 'Response status', 'Duration', 'Error code', 'Next attempt', 'Event', 'Job'],
+              ['Status', 'Attempt', 'Time', 'Answer', 'Next attempt', 'Event', 'Job'],
               page.data.map((d) => deliveryRow(d, visitor, allowances, replayable)),
             )
       }
-      <nav class="pager" aria-label="Pages of deliveries">
-        ${q.cursor ? html`<a href="${deliveriesHref(q)}">First page</a>` : ''}
-        ${page.next_cursor ? html`<a href="${deliveriesHref(q, page.next_cursor)}">Next page</a>` : ''}
-      </nav>`,
+      ${cursorPager('Pages of deliveries', q.cursor ? deliveriesHref(q) : null, page.next_cursor ? deliveriesHref(q, page.next_cursor) : null)}`,
   });
 }
 

@@ -4,13 +4,17 @@ import type { EndpointRecord } from '../../../core/webhooks/store/records';
 import { listEndpoints } from '../../../core/webhooks/webhookEndpoints';
 import { hidden } from '../../views/pageRendering';
 import { html, type SafeHtml } from '../../views/safeHtml';
-import { dateText, secretBlock, seeOtherSaying, sendConsolePage } from '../consoleLayout';
+import { dateText, readOnlyNote, secretBlock, seeOtherSaying, sendConsolePage } from '../consoleLayout';
+import { mayChange } from '../pageAccess';
 import type { ConsoleDeps, ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
 import type { ConsoleVisitor } from '../consoleVisitor';
 import { WEBHOOK_OPERATION_PATHS } from '../operations/webhookOperations';
+import { eventPath } from './webhookDeliveriesPages';
+import type { SentTestEvent } from '../../../core/jobs/testJobs';
 import { actingIn, chosenWorkspace, endpointWorkspace, requireOrgWorkspace, workspacesOf, type WorkspaceChoice } from '../webhooks/consoleWorkspaces';
 import { workspaceSwitch } from '../webhooks/workspaceSwitch';
+import { cursorPager } from '../listPages';
 
 /**
  * `/console/webhooks` "Webhooks" (DECISIONS.md "Organization console"): a workspace's endpoints
@@ -48,6 +52,7 @@ function endpointForms(doc: EndpointRecord, csrf: string): SafeHtml {
         WEBHOOK_OPERATION_PATHS.update,
         html`${hidden('state', enabled ? 'disabled' : 'active')}<button type="submit" class="secondary">${enabled ? 'Disable' : 'Enable'}</button>`,
       )}
+      ${enabled ? form(WEBHOOK_OPERATION_PATHS.sendTestEvent, html`<button type="submit" class="secondary">Send test event</button>`) : ''}
       ${form(WEBHOOK_OPERATION_PATHS.rotateSecret, html`<button type="submit" class="secondary">Rotate secret</button>`)}
       ${form(
         WEBHOOK_OPERATION_PATHS.retire,
@@ -58,7 +63,7 @@ function endpointForms(doc: EndpointRecord, csrf: string): SafeHtml {
 }
 
 function endpointSection(doc: EndpointRecord, visitor: ConsoleVisitor, now: Date): SafeHtml {
-  const admin = visitor.role === 'admin';
+  const admin = mayChange(visitor);
   return html`<section class="endpoint" aria-labelledby="ep-${doc._id}">
     <h2 id="ep-${doc._id}">Endpoint <code>${doc._id}</code></h2>
     <dl class="facts">
@@ -113,21 +118,18 @@ async function endpointsPage(ctx: Context, visitor: ConsoleVisitor, { config }: 
   const next = more && last ? encodeCursor(config, cursorScope, { createdAt: last.createdAt, id: last._id }) : null;
   const now = new Date();
   const hasActive = docs.some((d) => d.state === 'active');
-  const admin = visitor.role === 'admin';
+  const admin = mayChange(visitor);
   sendConsolePage(ctx, {
     title: 'Webhooks',
     visitor: visitor.layout,
     current: CONSOLE_PATHS.webhooks,
-    body: html`${workspaceSwitch(CONSOLE_PATHS.webhooks, choices, workspaceId)}
+    body: html`${readOnlyNote(visitor)} ${workspaceSwitch(CONSOLE_PATHS.webhooks, choices, workspaceId)}
       <p><a href="${CONSOLE_PATHS.webhooks}/deliveries?workspace=${encodeURIComponent(workspaceId)}">Webhook deliveries</a></p>
       ${docs.length === 0 && !cursor ? html`<p>This workspace has no webhook endpoint yet.</p>` : ''}
       ${admin && !hasActive && !cursor ? registerForm(visitor, workspaceId) : ''}
       ${admin && hasActive ? html`<p class="note">A workspace has one active endpoint: disable or retire it to register another.</p>` : ''}
       ${docs.map((d) => endpointSection(d, visitor, now))}
-      <nav class="pager" aria-label="Pages of endpoints">
-        ${cursor ? html`<a href="${webhooksOf(workspaceId)}">First page</a>` : ''}
-        ${next ? html`<a href="${webhooksOf(workspaceId)}&amp;cursor=${encodeURIComponent(next)}">Next page</a>` : ''}
-      </nav>`,
+      ${cursorPager('Pages of endpoints', cursor ? webhooksOf(workspaceId) : null, next ? `${webhooksOf(workspaceId)}&cursor=${encodeURIComponent(next)}` : null)}`,
   });
 }
 
@@ -166,6 +168,18 @@ export function mountWebhooksPage(pages: ConsolePages): void {
     const workspaceId = await endpointWorkspace(visitor.user.orgId, id);
     await road.run(ctx, actingIn(visitor, workspaceId), 'console.webhooks.retire', { params: { id }, body: {} });
     seeOtherSaying(ctx, webhooksOf(workspaceId), 'The endpoint is retired: nothing is sent to it any more.');
+  });
+
+  pages.post(WEBHOOK_OPERATION_PATHS.sendTestEvent, async (ctx, visitor, _form, { road }) => {
+    const id = String(ctx.params.id);
+    const workspaceId = await endpointWorkspace(visitor.user.orgId, id);
+    const result = await road.run(ctx, actingIn(visitor, workspaceId), 'console.webhooks.send_test_event', { params: { id }, body: {} });
+    const sent = result.body as SentTestEvent;
+    seeOtherSaying(
+      ctx,
+      eventPath(sent.event_id),
+      `Test event sent: a signed job.completed of test job ${sent.job_id} (no people, no credits) is on its way to ${sent.url}; its attempts appear below as they are made.`,
+    );
   });
 
   pages.post(WEBHOOK_OPERATION_PATHS.rotateSecret, async (ctx, visitor, _form, { road }) => {

@@ -3,12 +3,13 @@ import type { AgentPolicy } from '../../../core/oauth/grantAllowance';
 import { Problem } from '../../../core/problems';
 import { errorNote } from '../../views/pageRendering';
 import { html, type SafeHtml } from '../../views/safeHtml';
-import { notAllowed } from '../consoleErrors';
+import { requireAdmin } from '../consoleErrors';
 import { seeOtherSaying } from '../consoleLayout';
 import { CONSOLE_PATHS } from '../consolePaths';
 import { requireSudoMode, type ConsoleVisitor } from '../consoleVisitor';
 import { postForm, selectInput, textInput } from '../formControls';
 import { carriedValues, type SettingsSection } from './settingsSection';
+import { keepingTheForm } from '../formRefusals';
 
 /**
  * Settings' "AI applications" section (DECISIONS.md "Accounts, settings and AI application
@@ -90,18 +91,17 @@ export const agentPolicySection: SettingsSection = {
   },
   mount(pages, show) {
     pages.post(AGENT_POLICY_PATH, async (ctx, visitor, form, { road, now }) => {
-      if (visitor.role !== 'admin') throw notAllowed();
+      requireAdmin(visitor);
       const typed = typedForm(form) ?? { agent_mode: '', default_daily_credits: '', max_daily_credits: '' };
       if (!(await requireSudoMode(ctx, visitor, `${CONSOLE_PATHS.settings}?${new URLSearchParams({ ...typed })}`, now()))) return;
-      try {
-        await road.run(ctx, visitor, 'console.settings.agent_policy', { body: { ...typed } });
-      } catch (err) {
-        if (err instanceof Problem && err.status === 422) {
-          return show(ctx, visitor, { section: agentPolicySection, kept: { values: { ...typed }, message: refusalText(err) } }, 400);
-        }
-        throw err;
-      }
-      seeOtherSaying(ctx, CONSOLE_PATHS.settings, 'The AI application policy is saved.');
+      await keepingTheForm(
+        async () => {
+          await road.run(ctx, visitor, 'console.settings.agent_policy', { body: { ...typed } });
+          seeOtherSaying(ctx, CONSOLE_PATHS.settings, 'The AI application policy is saved.');
+        },
+        (_message, status, problem) =>
+          show(ctx, visitor, { section: agentPolicySection, kept: { values: { ...typed }, message: refusalText(problem) } }, status),
+      );
     });
   },
 };

@@ -1,14 +1,14 @@
 import { findOrganization } from '../../../core/tenancy/store';
 import { ORGANIZATION_NAME_MAX_LENGTH } from '../../../core/tenancy/organizationName';
-import { Problem } from '../../../core/problems';
 import { errorNote } from '../../views/pageRendering';
 import { html } from '../../views/safeHtml';
-import { notAllowed } from '../consoleErrors';
+import { requireAdmin } from '../consoleErrors';
 import { seeOtherSaying } from '../consoleLayout';
 import { CONSOLE_PATHS } from '../consolePaths';
 import { requireSudoMode } from '../consoleVisitor';
 import { postForm, textInput } from '../formControls';
 import { carriedValues, type SettingsSection } from './settingsSection';
+import { keepingTheForm } from '../formRefusals';
 
 /** Settings' "Organization name" with "Save name": the name every console page is headed with. */
 export const ORGANIZATION_NAME_PATH = `${CONSOLE_PATHS.settings}/name`;
@@ -32,17 +32,17 @@ export const organizationNameSection: SettingsSection = {
   },
   mount(pages, show) {
     pages.post(ORGANIZATION_NAME_PATH, async (ctx, visitor, form, { road, now }) => {
-      if (visitor.role !== 'admin') throw notAllowed();
+      requireAdmin(visitor);
       const name = form.get('name') ?? '';
       // Every Settings save needs sudo mode; what was typed comes back to the form after the password.
       if (!(await requireSudoMode(ctx, visitor, `${CONSOLE_PATHS.settings}?${new URLSearchParams({ name })}`, now()))) return;
-      try {
-        const result = await road.run(ctx, visitor, 'console.settings.rename', { body: { name } });
-        seeOtherSaying(ctx, CONSOLE_PATHS.settings, `The organization is now called ${(result.body as { name: string }).name}.`);
-      } catch (err) {
-        if (!(err instanceof Problem) || err.status !== 422) throw err;
-        await show(ctx, visitor, { section: organizationNameSection, kept: { values: { name }, message: `Not saved: ${err.detail}` } }, 422);
-      }
+      await keepingTheForm(
+        async () => {
+          const result = await road.run(ctx, visitor, 'console.settings.rename', { body: { name } });
+          seeOtherSaying(ctx, CONSOLE_PATHS.settings, `The organization is now called ${(result.body as { name: string }).name}.`);
+        },
+        (message, status) => show(ctx, visitor, { section: organizationNameSection, kept: { values: { name }, message } }, status),
+      );
     });
   },
 };

@@ -1,8 +1,9 @@
 import { notFound } from '../../../core/problems';
-import { workspaceExistsInOrg, workspacesOfOrg } from '../../../core/tenancy/store';
+import { workspaceExistsInOrg } from '../../../core/tenancy/store';
 import { deliveryWorkspaceIn } from '../../../core/webhooks/store/deliveryStore';
 import { endpointWorkspaceIn } from '../../../core/webhooks/store/endpointStore';
 import type { ConsoleVisitor } from '../consoleVisitor';
+import { choiceLabel, workspaceNamesOf } from '../tenancyNames';
 
 /**
  * Webhooks are per workspace, and an admin runs those of every workspace of their organization:
@@ -15,12 +16,8 @@ export interface WorkspaceChoice {
   label: string;
 }
 
-/** An organization has a handful of workspaces; more than this are not offered in a select. */
-const MAX_WORKSPACES = 200;
-
 export async function workspacesOf(orgId: string): Promise<WorkspaceChoice[]> {
-  const docs = await workspacesOfOrg(orgId, 'by_id', MAX_WORKSPACES);
-  return docs.map((w) => ({ id: w._id, label: w.name ? `${w.name} (${w._id})` : w._id }));
+  return (await workspaceNamesOf(orgId)).map((w) => ({ id: w.id, label: choiceLabel(w) }));
 }
 
 /** The asked-for workspace when it is one of `choices`, else the visitor's own, else the first. */

@@ -6946,7 +6946,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @example webhook_endpoint.updated */
-                action?: "key.created" | "key.rotated" | "key.revoked" | "limit.cap_set" | "limit.blocked" | "limit.cleared" | "limit.rate_set" | "budget.set" | "budget.removed" | "credits.granted" | "user.invited" | "user.invitation_resent" | "user.invitation_cancelled" | "user.password_reset" | "user.updated" | "user.disabled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.retired" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "job.cancelled" | "grant.revoked" | "grant.allowance_changed" | "agent_policy.updated" | "organization.updated";
+                action?: "key.created" | "key.rotated" | "key.revoked" | "limit.cap_set" | "limit.blocked" | "limit.cleared" | "limit.rate_set" | "budget.set" | "budget.removed" | "credits.granted" | "user.invited" | "user.invitation_resent" | "user.invitation_cancelled" | "user.password_reset" | "user.updated" | "user.disabled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.retired" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.test_sent" | "webhook_delivery.replayed" | "job.cancelled" | "grant.revoked" | "grant.allowance_changed" | "agent_policy.updated" | "organization.updated";
                 /** @example key:key_9Tb4mK7xQ2nW8vR5cJ3hLp */
                 actor?: string;
                 /** @example R_AQ0hHGjL5nSwy3v_HGBHsiYmVsb3ciOjEyODV9 */
@@ -7016,7 +7016,7 @@ export interface operations {
                             /** @description `user:<user_id>`, `key:<key_id>`, `m2m:<client_id>` or `operator` */
                             actor: string;
                             /** @enum {string} */
-                            action: "key.created" | "key.rotated" | "key.revoked" | "limit.cap_set" | "limit.blocked" | "limit.cleared" | "limit.rate_set" | "budget.set" | "budget.removed" | "credits.granted" | "user.invited" | "user.invitation_resent" | "user.invitation_cancelled" | "user.password_reset" | "user.updated" | "user.disabled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.retired" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "job.cancelled" | "grant.revoked" | "grant.allowance_changed" | "agent_policy.updated" | "organization.updated";
+                            action: "key.created" | "key.rotated" | "key.revoked" | "limit.cap_set" | "limit.blocked" | "limit.cleared" | "limit.rate_set" | "budget.set" | "budget.removed" | "credits.granted" | "user.invited" | "user.invitation_resent" | "user.invitation_cancelled" | "user.password_reset" | "user.updated" | "user.disabled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.retired" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.test_sent" | "webhook_delivery.replayed" | "job.cancelled" | "grant.revoked" | "grant.allowance_changed" | "agent_policy.updated" | "organization.updated";
                             /** @description the id of what changed (a key, a person, an endpoint, a delivery, a job, or the organization) */
                             target: string;
                             /** @description the changed values before the change, or null; never a secret */
