@@ -83,6 +83,8 @@ dl.facts dd{margin:0;overflow-wrap:anywhere}
 .plain{list-style:none;padding:0}
 .payload{background:var(--soft);border:1px solid var(--line);border-radius:.375rem;padding:.75rem;max-width:56rem;white-space:pre-wrap;overflow-wrap:anywhere}
 .permission{margin:.4rem 0}
+.check label{display:flex;align-items:center;gap:.5rem}
+.check .note{margin:.25rem 0 0 1.6rem}
 .permission label{margin:0}
 .permission .note{display:block;margin-left:1.6rem;font-size:.875rem}
 .chart{margin:1rem 0 2rem;max-width:56rem}

@@ -28,7 +28,7 @@ function renderValue(v: unknown): string {
 
 const STYLE =
   'body{font-family:system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem;line-height:1.5}' +
-  'label{display:block;margin-top:1rem}input[type=email],input[type=password]{width:100%;padding:.4rem;font-size:1rem}' +
+  'label{display:block;margin-top:1rem}input[type=email],input[type=password],input[type=text]{width:100%;padding:.4rem;font-size:1rem}' +
   'button{margin-top:1rem;margin-right:.5rem;padding:.4rem 1rem;font-size:1rem}.error{color:#a00}.note{color:#555}' +
   'table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.3rem;border-bottom:1px solid #ddd}' +
   'main{overflow-wrap:anywhere}fieldset{border:1px solid #ccc;padding:.5rem 1rem;margin:1rem 0;min-width:0}legend{font-weight:600}.choice{margin:.6rem 0}' +

@@ -24,18 +24,19 @@ export const securityPolicySection: SettingsSection = {
         SECURITY_POLICY_PATH,
         visitor.csrf,
         html`<input type="hidden" name="require_second_factor" value="off" />
-          <div class="choice">
-            <input
-              id="require_second_factor"
-              name="require_second_factor"
-              type="checkbox"
-              value="on"
-              aria-describedby="policy-note"
-              ${required ? html`checked` : ''}
-            />
-            <label for="require_second_factor">Require two-factor authentication</label>
+          <div class="check">
+            <label for="require_second_factor"
+              ><input
+                id="require_second_factor"
+                name="require_second_factor"
+                type="checkbox"
+                value="on"
+                aria-describedby="policy-note"
+                ${required ? html`checked` : ''}
+              />Require two-factor authentication</label
+            >
+            <p class="note" id="policy-note">Everyone in your organization without a second factor is asked to set one up before anything else.</p>
           </div>
-          <p class="note" id="policy-note">Everyone in your organization without a second factor is asked to set one up before anything else.</p>
           <button type="submit">Save security policy</button>`,
       )}
     </section>`;
