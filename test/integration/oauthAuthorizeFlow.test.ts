@@ -595,4 +595,36 @@ describe('sign-in limits', () => {
     expect(again.location).toBe('/console/security');
     expect(await AuthorizationCode.countDocuments({ clientId: reg.json.client_id })).toBe(0);
   });
+
+  test("a connected application's tokens stop working when the person's organization requires a second factor they lack (RFC 9470 challenge)", async () => {
+    const person = await newPerson();
+    const reg = await register({ client_name: 'Policy App', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none' });
+    const { verifier, challenge } = pkce();
+    const redirectUri = 'http://127.0.0.1:5001/callback';
+    const back = await authorizeThrough(person.browser, person, {
+      response_type: 'code',
+      client_id: reg.json.client_id,
+      redirect_uri: redirectUri,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 'p',
+    });
+    const tokens = await tokenRequest(srv, {
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code')!,
+      redirect_uri: redirectUri,
+      client_id: reg.json.client_id,
+      code_verifier: verifier,
+    });
+    expect((await toolsStatus(tokens.json.access_token)).status).toBe(200);
+    await setSecondFactorRequired(tenant.orgId, true);
+    try {
+      const held = await toolsStatus(tokens.json.access_token);
+      expect(held.status).toBe(401);
+      expect(held.challenge).toContain('error="insufficient_user_authentication"');
+    } finally {
+      await setSecondFactorRequired(tenant.orgId, false);
+    }
+    expect((await toolsStatus(tokens.json.access_token)).status).toBe(200);
+  });
 });
