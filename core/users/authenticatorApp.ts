@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import { openSecret, sealSecret } from '../crypto/secretBox';
 import { checkTotpCode, newRecoveryCodes, newTotpSecret, totpUri } from './secondFactor';
+import { securityPolicyOf } from '../tenancy/securityPolicy';
 import { secondFactorsOf } from './secondFactors';
 import * as store from './store';
 import type { UserRecord } from './store';
@@ -55,15 +56,19 @@ export async function turnOnAuthenticatorApp(config: Sealing, userId: string, co
   return { ok: true, recoveryCodes: codes };
 }
 
+export type TurnOffResult = 'off' | 'was_off' | 'required';
+
 /**
- * Turns the app off; answers whether it was on. Recovery codes stay while another factor (a
- * passkey) remains, and go with the last one.
+ * Turns the app off. Refused (`required`) when it is the person's last factor and their
+ * organization requires one, as GitHub refuses it to a member of such an organization. Recovery
+ * codes stay while another factor (a passkey) remains, and go with the last one.
  */
-export async function turnOffAuthenticatorApp(userId: string): Promise<boolean> {
+export async function turnOffAuthenticatorApp(userId: string): Promise<TurnOffResult> {
   const user = await store.findUser(userId);
-  if (!user) return false;
+  if (!user) return 'was_off';
   const factors = await secondFactorsOf(user);
-  return store.disableTotp(userId, factors.passkeys > 0);
+  if (factors.authenticatorApp && factors.passkeys === 0 && (await securityPolicyOf(user.orgId)).require_second_factor) return 'required';
+  return (await store.disableTotp(userId, factors.passkeys > 0)) ? 'off' : 'was_off';
 }
 
 /** Ten new recovery codes replacing the old ones (which stop working); null when the person has no second factor to recover. */

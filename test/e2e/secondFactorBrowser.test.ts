@@ -246,6 +246,11 @@ test('an organization that requires two-factor authentication takes a person wit
   const { secret } = await enrol(page);
   await page.goto(`${srv.url}/console/team`);
   expect(await here(page)).toBe('/console/team');
+  // Their only factor cannot be turned off while the organization requires one.
+  await page.goto(`${srv.url}/console/security`);
+  await submitWith(page, 'Turn off authenticator app');
+  expect(await page.getByRole('alert').innerText()).toContain('add another second factor before you turn this one off');
+  expect((await User.findById(member.userId).lean())!.totpSecretSealed).toEqual(expect.any(String));
   // From now on signing in asks for the code.
   await signOut(page);
   await signIn(page, member.email, PASSWORD);

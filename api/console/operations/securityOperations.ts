@@ -15,6 +15,7 @@ import { CONSOLE_PATHS } from '../consolePaths';
  * Settings' "Require two-factor authentication" (admins, sudo mode), `security_policy.updated`.
  */
 const AUTHENTICATOR_APP = 'authenticator_app';
+const LAST_FACTOR_REQUIRED = 'Your organization requires two-factor authentication: add another second factor before you turn this one off.';
 
 /** The person acting (their principal names them). */
 async function self(userId: string): Promise<UserRecord> {
@@ -61,7 +62,9 @@ const disableAuthenticatorApp = defineConsoleOperation({
   ownChange: true,
   handler: async ({ principal, deps }) => {
     const user = await self(principal.keyId);
-    if (!(await turnOffAuthenticatorApp(user._id))) throw notFound('authenticator app');
+    const result = await turnOffAuthenticatorApp(user._id);
+    if (result === 'required') throw validationFailed([{ field: 'authenticator_app', message: LAST_FACTOR_REQUIRED }], LAST_FACTOR_REQUIRED);
+    if (result === 'was_off') throw notFound('authenticator app');
     const now = new Date(deps.now());
     await noticeSecondFactorChange(deps.config, user, 'factor_removed', now);
     return { status: 200, body: { ...personFields(user), method: AUTHENTICATOR_APP } };
