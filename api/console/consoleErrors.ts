@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { Problem } from '../../core/problems';
-import { html } from '../oauth/pageRendering';
+import { html } from '../views/safeHtml';
 import { CONSOLE_PATHS } from './consolePaths';
 import { sendConsolePage, type LayoutVisitor } from './consoleLayout';
 

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
-import { hidden, html, htmlDocument, type Html } from '../oauth/pageRendering';
-import { setPageHeaders } from '../oauth/pageSecurity';
+import { hidden, htmlDocument } from '../views/pageRendering';
+import { html, type SafeHtml } from '../views/safeHtml';
+import { setPageHeaders } from '../views/pageSecurity';
 import { SIGN_OUT_PATH } from '../oauth/pagePaths';
 import { CONSOLE_PATHS, type NavEntry } from './consolePaths';
 import { leaveFlash, takeFlash } from './flash';
@@ -26,7 +27,7 @@ export interface LayoutVisitor {
 
 export interface ConsolePageContent {
   title: string;
-  body: Html;
+  body: SafeHtml;
   /** Whose page it is: null on pages shown to someone not signed in (no navigation then). */
   visitor: LayoutVisitor | null;
   /** The path of the navigation entry to mark as the current page. */
@@ -35,10 +36,10 @@ export interface ConsolePageContent {
    * What a write just did, said on the page it answered with. A page reached by a redirect
    * after a write shows the confirmation the write left instead (flash.ts).
    */
-  status?: Html | string;
+  status?: SafeHtml | string;
 }
 
-function navigation(entries: readonly NavEntry[], current: string | undefined): Html {
+function navigation(entries: readonly NavEntry[], current: string | undefined): SafeHtml {
   return html`<nav aria-label="Console">
     <ul>
       ${entries.map((entry) => html`<li><a href="${entry.path}" ${entry.path === current ? html`aria-current="page"` : ''}>${entry.label}</a></li>`)}
@@ -47,7 +48,7 @@ function navigation(entries: readonly NavEntry[], current: string | undefined): 
 }
 
 /** The confirmation of a write, announced to screen readers (DECISIONS.md: `<div role="status">`). */
-function statusBanner(status: Html | string | null | undefined): Html {
+function statusBanner(status: SafeHtml | string | null | undefined): SafeHtml {
   return status ? html`<div role="status" class="status banner">${status}</div>` : html``;
 }
 
@@ -105,7 +106,7 @@ export function seeOther(ctx: Context, location: string): void {
 }
 
 /** A secret shown once (DECISIONS.md): in `<code id="new-secret">`, with "Copy" beside it (the script shows the button). */
-export function secretBlock(secret: string, label: string): Html {
+export function secretBlock(secret: string, label: string): SafeHtml {
   return html`<div class="secret">
     <code id="new-secret" aria-label="${label}">${secret}</code>
     <button type="button" class="secondary" data-copy="new-secret" hidden>Copy</button>
@@ -113,7 +114,7 @@ export function secretBlock(secret: string, label: string): Html {
 }
 
 /** A table in a frame named by its caption (a region a keyboard can reach, since it may scroll). */
-function framedTable(frameClass: string, caption: string, head: string[], rows: Html[]): Html {
+function framedTable(frameClass: string, caption: string, head: string[], rows: SafeHtml[]): SafeHtml {
   return html`<div class="${frameClass}" role="region" aria-label="${caption}" tabindex="0">
     <table>
       <caption class="vh">
@@ -132,7 +133,7 @@ function framedTable(frameClass: string, caption: string, head: string[], rows: 
 }
 
 /** A table that scrolls sideways on its own on a narrow screen, instead of the page. */
-export function scrollingTable(caption: string, head: string[], rows: Html[]): Html {
+export function scrollingTable(caption: string, head: string[], rows: SafeHtml[]): SafeHtml {
   return framedTable('table-wrap', caption, head, rows);
 }
 
@@ -141,7 +142,7 @@ export function scrollingTable(caption: string, head: string[], rows: Html[]): H
  * form's labelled field), which therefore is not shown its column's name again.
  */
 export interface TableCell {
-  body: Html | string;
+  body: SafeHtml | string;
   className?: string;
   ownLabel?: boolean;
 }
@@ -151,7 +152,7 @@ export interface TableCell {
  * each cell under its column's name (the stylesheet's `.stacking`), so a phone shows the forms
  * whole instead of scrolling sideways to them. Each row's cells are in the order of `head`.
  */
-export function stackingTable(caption: string, head: string[], rows: TableCell[][]): Html {
+export function stackingTable(caption: string, head: string[], rows: TableCell[][]): SafeHtml {
   const row = (cells: TableCell[]) =>
     html`<tr>
       ${cells.map((c, i) => html`<td${c.className ? html` class="${c.className}"` : ''}${c.ownLabel ? '' : html` data-label="${head[i]}"`}>${c.body}</td>`)}

@@ -4,7 +4,7 @@ import type { Config } from '../../core/config';
 import { Problem } from '../../core/problems';
 import type { DecoyPasswordHash } from '../../core/users/signIn';
 import { storeOutagePage } from '../oauth/authorizationFlow';
-import { csrfValid, readPageForm } from '../oauth/pageSecurity';
+import { csrfValid, readPageForm } from '../views/pageSecurity';
 import { formExpiredPage, problemPage } from './consoleErrors';
 import type { ConsoleReads } from './consoleReads';
 import type { ConsoleRoad } from './consoleRoad';

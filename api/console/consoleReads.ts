@@ -3,7 +3,7 @@ import { EXPORT_SLOTS, LIST_PAGE_SLOTS, takeReadSlot, type ReadSlot, type ReadSl
 import type { AcquireAdmission, AdmissionHandle } from '../../core/limits/operationAdmission';
 import type { StoreAdmission } from '../../core/limits/requestAdmission';
 import { Problem } from '../../core/problems';
-import { html } from '../oauth/pageRendering';
+import { html } from '../views/safeHtml';
 import { sendConsolePage, type LayoutVisitor } from './consoleLayout';
 import type { ConsoleVisitor } from './consoleVisitor';
 

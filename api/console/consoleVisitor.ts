@@ -6,7 +6,7 @@ import { sessionUser } from '../../core/users/sessions';
 import { mustEnrolSecondFactor } from '../../core/users/secondFactors';
 import { sudoModeActive } from '../../core/users/sudoMode';
 import type { UserRecord } from '../../core/users/users';
-import { csrfToken, sessionValueOf } from '../oauth/pageSecurity';
+import { csrfToken, sessionValueOf } from '../views/pageSecurity';
 import { SIGN_IN_PAGE_PATH } from '../oauth/pagePaths';
 import { findOrganization } from '../../core/tenancy/store';
 import { CONSOLE_PATHS, CONSOLE_ROOT, navigationFor } from './consolePaths';

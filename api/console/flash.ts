@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { readCookie } from '../oauth/pageSecurity';
+import { readCookie } from '../views/pageSecurity';
 
 /**
  * The confirmation a write leaves for the page it redirects to (DECISIONS.md: after every write the

@@ -1,11 +1,12 @@
 import { PERMISSION_DESCRIPTIONS, type Permission } from '../../core/keys/permissions';
-import { hidden, html, type Html } from '../oauth/pageRendering';
+import { hidden } from '../views/pageRendering';
+import { html, type SafeHtml } from '../views/safeHtml';
 
 /**
  * Labelled form controls of the console, each with a stable id so its `<label for>` names it
  * (the browser tests find controls by these labels), and a form that always carries its CSRF token.
  */
-export function postForm(action: string, csrf: string, body: Html, extra: { confirm?: string } = {}): Html {
+export function postForm(action: string, csrf: string, body: SafeHtml, extra: { confirm?: string } = {}): SafeHtml {
   return html`<form method="post" action="${action}" ${extra.confirm ? html`data-confirm="${extra.confirm}"` : ''}>
     ${hidden('csrf_token', csrf)} ${body}
   </form>`;
@@ -23,7 +24,7 @@ export interface TextInputOptions {
   digits?: boolean;
 }
 
-export function textInput(id: string, label: string | Html, opts: TextInputOptions = {}): Html {
+export function textInput(id: string, label: string | SafeHtml, opts: TextInputOptions = {}): SafeHtml {
   return html`<label for="${id}">${label}</label>
     <input
       id="${id}"
@@ -42,7 +43,7 @@ export interface SelectOption {
   label: string;
 }
 
-export function selectInput(id: string, label: string, options: readonly SelectOption[], selected?: string): Html {
+export function selectInput(id: string, label: string, options: readonly SelectOption[], selected?: string): SafeHtml {
   return html`<label for="${id}">${label}</label>
     <select id="${id}" name="${id}">
       ${options.map((o) => html`<option value="${o.value}" ${o.value === selected ? html`selected` : ''}>${o.label}</option>`)}
@@ -54,7 +55,7 @@ export function selectInput(id: string, label: string, options: readonly SelectO
  * description beside it (`aria-describedby`), and "Select all": posted, it stands for every
  * permission offered (so it works without script); the script also ticks the boxes as it is ticked.
  */
-export function permissionCheckboxes(legend: string, name: string, permissions: readonly Permission[], checked: readonly string[]): Html {
+export function permissionCheckboxes(legend: string, name: string, permissions: readonly Permission[], checked: readonly string[]): SafeHtml {
   const all = permissions.length > 0 && permissions.every((p) => checked.includes(p));
   return html`<fieldset class="permissions">
     <legend>${legend}</legend>

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
-import { errorNote, hidden, html } from '../oauth/pageRendering';
+import { errorNote, hidden } from '../views/pageRendering';
+import { html } from '../views/safeHtml';
 import { secondFactorsOf } from '../../core/users/secondFactors';
 import { CONSOLE_PATHS } from './consolePaths';
 import { sendConsolePage } from './consoleLayout';

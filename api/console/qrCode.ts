@@ -1,5 +1,5 @@
 import { create } from 'qrcode';
-import { html, type Html } from '../oauth/pageRendering';
+import { html, type SafeHtml } from '../views/safeHtml';
 
 /**
  * A QR code drawn as inline SVG markup on the server: one path of dark modules, no script and no
@@ -7,7 +7,7 @@ import { html, type Html } from '../oauth/pageRendering';
  */
 const QUIET_ZONE = 2;
 
-export function qrCodeSvg(text: string, label: string): Html {
+export function qrCodeSvg(text: string, label: string): SafeHtml {
   const { modules } = create(text, { errorCorrectionLevel: 'M' });
   const size = modules.size;
   const squares: string[] = [];

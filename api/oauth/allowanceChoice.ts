@@ -1,6 +1,6 @@
 import { ALLOWANCE_INPUT_MAX, type AgentPolicy, type AllowanceMode, type GrantAllowance } from '../../core/oauth/grantAllowance';
 import { TOOL_DEFINITIONS } from '../mcp/toolCatalog';
-import { html, type Html } from './pageRendering';
+import { html, type SafeHtml } from '../views/safeHtml';
 
 /**
  * "This application may" (DECISIONS.md "Accounts, settings and AI application allowances"): the
@@ -40,7 +40,7 @@ export function readAllowanceChoice(form: URLSearchParams, proposed?: AllowanceC
   return { ok: true, allowance: { mode: 'daily', dailyCredits: Number(credits) }, choice: typed('daily') };
 }
 
-function radio(value: AllowanceMode, label: string, checked: boolean, extra: Html | string = ''): Html {
+function radio(value: AllowanceMode, label: string, checked: boolean, extra: SafeHtml | string = ''): SafeHtml {
   return html`<div class="choice">
     <input type="radio" id="allowance-${value}" name="allowance" value="${value}" ${checked ? html`checked` : ''} />
     <label for="allowance-${value}">${label}</label>
@@ -49,7 +49,7 @@ function radio(value: AllowanceMode, label: string, checked: boolean, extra: Htm
 }
 
 /** The fieldset: "Only read", "Spend up to a daily allowance" with "Credits a day", and "Spend without a daily allowance" where the policy allows it. */
-export function allowanceFieldset(policy: AgentPolicy, choice: AllowanceChoice): Html {
+export function allowanceFieldset(policy: AgentPolicy, choice: AllowanceChoice): SafeHtml {
   const spends = policy.mode === 'spend';
   const limit = policy.maxDailyCredits;
   return html`<fieldset class="allowance">

@@ -8,8 +8,9 @@ import { mustEnrolSecondFactor } from '../../core/users/secondFactors';
 import type { UserRecord } from '../../core/users/users';
 import { logger } from '../../core/observability/logger';
 import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../../core/store/storeUnavailable';
-import { html, page } from './pageRendering';
-import { setPageHeaders } from './pageSecurity';
+import { page } from '../views/pageRendering';
+import { html } from '../views/safeHtml';
+import { setPageHeaders } from '../views/pageSecurity';
 import { CONSENT_PAGE_PATH } from './pagePaths';
 
 /**

@@ -8,7 +8,7 @@ import { isLoopbackHttp, redirectUriMatches } from '../../core/oauth/redirectUri
 import { sessionUser } from '../../core/users/sessions';
 import { toolsResource } from './tokenEndpoint';
 import { errorPage, redirectTo, redirectWithError, resumeAuthorization } from './authorizationFlow';
-import { sessionValueOf } from './pageSecurity';
+import { sessionValueOf } from '../views/pageSecurity';
 import { SIGN_IN_PAGE_PATH } from './pagePaths';
 
 function multiParams(querystring: string): Map<string, string[]> {

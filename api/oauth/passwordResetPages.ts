@@ -7,8 +7,9 @@ import { takeSlot } from '../../core/oauth/attemptSlots';
 import { logger } from '../../core/observability/logger';
 import { storeOutagePage } from './authorizationFlow';
 import { PASSWORD_RESET_PAGE_PATH, SIGN_IN_PAGE_PATH } from './pagePaths';
-import { hidden, html } from './pageRendering';
-import { csrfToken, csrfValid, ensureSessionValue, readPageForm } from './pageSecurity';
+import { hidden } from '../views/pageRendering';
+import { html } from '../views/safeHtml';
+import { csrfToken, csrfValid, ensureSessionValue, readPageForm } from '../views/pageSecurity';
 import { csrfRefused, sendPage } from './signInPages';
 
 /**

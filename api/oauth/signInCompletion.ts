@@ -6,7 +6,7 @@ import type { UserRecord } from '../../core/users/users';
 import { CONSOLE_PATHS } from '../console/consolePaths';
 import { safeReturnPath } from '../console/returnPath';
 import { redirectTo, resumeAuthorization, sentToEnrol } from './authorizationFlow';
-import { knownBrowserOf, sessionValueOf, setKnownBrowserCookie, setSessionCookie } from './pageSecurity';
+import { knownBrowserOf, sessionValueOf, setKnownBrowserCookie, setSessionCookie } from '../views/pageSecurity';
 import { TWO_FACTOR_PAGE_PATH } from './pagePaths';
 import { CHALLENGE_TTL_MS, startSignInChallenge } from '../../core/users/signInChallenges';
 

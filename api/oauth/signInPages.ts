@@ -17,7 +17,8 @@ import { setPasswordThroughLink } from '../../core/accounts/passwordReset';
 import { completeAuthorization, errorPage, redirectTo, resumeAuthorization, sentToEnrol, storeOutagePage } from './authorizationFlow';
 import { askForSecondFactor, completeSignIn, landingOf } from './signInCompletion';
 import { hasSecondFactor } from '../../core/users/secondFactors';
-import { errorNote, hidden, html, page, type Html } from './pageRendering';
+import { errorNote, hidden, page } from '../views/pageRendering';
+import { html, type SafeHtml } from '../views/safeHtml';
 import { toolsResource } from './tokenEndpoint';
 import { CONSOLE_PATHS } from '../console/consolePaths';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../core/users/passwords';
@@ -25,7 +26,7 @@ import { sendConsolePage, stackingTable, type TableCell } from '../console/conso
 import { allowancePath } from '../console/consolePaths';
 import { layoutOf } from '../console/consoleVisitor';
 import { safeReturnPath } from '../console/returnPath';
-import { clearSessionCookie, csrfToken, csrfValid, ensureSessionValue, readPageForm, sessionValueOf, setPageHeaders } from './pageSecurity';
+import { clearSessionCookie, csrfToken, csrfValid, ensureSessionValue, readPageForm, sessionValueOf, setPageHeaders } from '../views/pageSecurity';
 import {
   CONNECTIONS_PAGE_PATH,
   CONSENT_PAGE_PATH,
@@ -48,7 +49,7 @@ const PERMISSION_TEXT: Record<string, string> = {
   [PERMISSIONS.usageRead]: 'Read usage: requests and credits spent',
 };
 
-export function sendPage(ctx: Context, title: string, body: Html, status = 200): void {
+export function sendPage(ctx: Context, title: string, body: SafeHtml, status = 200): void {
   setPageHeaders(ctx);
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';

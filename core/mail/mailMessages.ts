@@ -1,3 +1,4 @@
+import escapeHtml from 'escape-html';
 /**
  * Every mail the service sends, one function per message, each as plain text and HTML from one
  * description, so both parts always say the same. Links are absolute on AUTH_URL. No message
@@ -33,10 +34,6 @@ interface Letter {
   action?: { label: string; url: string };
   /** Said after the action (how long the link works, what to do if it was not you). */
   after?: string[];
-}
-
-function escapeHtml(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
 const SIGNATURE = '— The talent platform';

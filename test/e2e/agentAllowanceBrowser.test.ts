@@ -4,7 +4,7 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { cookieSettings } from '../../api/oauth/pageSecurity';
+import { cookieSettings } from '../../api/views/pageSecurity';
 import { ledgerEntriesOfOrgs } from '../../core/credits/store';
 import { recordConfirmation } from '../../core/users/sudoMode';
 import { closeBrowser, launchBrowser } from '../support/browser';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '../../core/oauth/clients';
 import { newSessionValue } from '../../core/users/sessions';
-import { cookieSettings } from '../../api/oauth/pageSecurity';
+import { cookieSettings } from '../../api/views/pageSecurity';
 import { CONNECTIONS_PAGE_PATH } from '../../api/oauth/pagePaths';
 import { freePort, startFerretDb, type RunningService } from '../../scripts/localServices';
 import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';

@@ -26,7 +26,7 @@ const chart = {
 
 test('the picture names what it shows; the table carries every figure and each day total', () => {
   expect(chartSummary(chart)).toBe('Credits spent per day: 10 credits over 2 days, most on 2026-11-25 (6).');
-  const out = barChart(chart).html;
+  const out = barChart(chart).toString();
   expect(out).toContain('role="img"');
   expect(out).toContain('aria-label="Credits spent per day: 10 credits over 2 days, most on 2026-11-25 (6)."');
   // Three non-empty segments (a zero draws nothing), coloured by series.
@@ -43,8 +43,8 @@ test('the picture names what it shows; the table carries every figure and each d
 test('an empty period says so rather than drawing an empty frame without words', () => {
   const empty = { ...chart, series: [{ name: 'x', colour: '#000000', values: [0, 0] }] };
   expect(chartSummary(empty)).toBe('Credits spent per day: none in this period.');
-  expect(barChart(empty).html).toContain('No usage in this range yet.');
-  expect(barChart(chart).html).not.toContain('No usage in this range yet.');
+  expect(barChart(empty).toString()).toContain('No usage in this range yet.');
+  expect(barChart(chart).toString()).not.toContain('No usage in this range yet.');
 });
 
 test('one colour per operation and one per outcome on every chart, the two sets apart', () => {

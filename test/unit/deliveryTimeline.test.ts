@@ -46,7 +46,7 @@ test('a failing run shows its attempts and the next one planned; a run that ende
   ]);
   expect(runs[1].steps.map((s) => s.attempt)).toEqual([1, 2]);
 
-  const out = timelineHtml(runs).html;
+  const out = timelineHtml(runs).toString();
   expect(out).toContain('Original delivery');
   expect(out).toContain('Replay 1');
   expect(out).toMatch(
@@ -56,5 +56,5 @@ test('a failing run shows its attempts and the next one planned; a run that ende
 });
 
 test('an event without attempts says so', () => {
-  expect(timelineHtml(deliveryTimeline([])).html).toContain('No attempt has been made yet.');
+  expect(timelineHtml(deliveryTimeline([])).toString()).toContain('No attempt has been made yet.');
 });

@@ -32,7 +32,7 @@ test('a second factor is an authenticator app that is turned on, or a passkey; r
 
 test('the QR code is inline SVG markup with one square per dark module of the symbol, and its label escaped', () => {
   const uri = 'otpauth://totp/Talent%20platform:ada%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Talent%20platform';
-  const svg = qrCodeSvg(uri, 'QR code <of> "Ada"').html;
+  const svg = String(qrCodeSvg(uri, 'QR code <of> "Ada"'));
   const { modules } = create(uri, { errorCorrectionLevel: 'M' });
   const dark = modules.data.reduce((n, bit) => n + (bit ? 1 : 0), 0);
   expect(svg.match(/h1v1h-1z/g)).toHaveLength(dark);

@@ -1,4 +1,4 @@
-import { html, type Html } from '../../oauth/pageRendering';
+import { html, type SafeHtml } from '../../views/safeHtml';
 import { scrollingTable } from '../consoleLayout';
 import { niceScale } from './niceScale';
 
@@ -51,7 +51,7 @@ function labelStep(count: number): number {
   return Math.max(1, Math.ceil(count / 12));
 }
 
-export function barChart(chart: BarChart): Html {
+export function barChart(chart: BarChart): SafeHtml {
   const totals = stackTotals(chart);
   const scale = niceScale(Math.max(0, ...totals));
   const plotWidth = WIDTH - PLOT.left - PLOT.right;

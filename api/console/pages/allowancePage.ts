@@ -4,7 +4,8 @@ import { allowanceOfGrant, grantOfUser, type GrantRecord } from '../../../core/o
 import { raisesAllowance, type AgentPolicy } from '../../../core/oauth/grantAllowance';
 import { notFound, Problem } from '../../../core/problems';
 import { allowanceFieldset, choiceOf, readAllowanceChoice, type AllowanceChoice } from '../../oauth/allowanceChoice';
-import { errorNote, hidden, html } from '../../oauth/pageRendering';
+import { errorNote, hidden } from '../../views/pageRendering';
+import { html } from '../../views/safeHtml';
 import { CONNECTIONS_PAGE_PATH } from '../../oauth/pagePaths';
 import { sendConsolePage } from '../consoleLayout';
 import { seeOther } from '../consoleLayout';

@@ -3,7 +3,8 @@ import { AUDIT_ACTIONS, isAuditAction, isAuditActor } from '../../../core/audit/
 import { allAuditEvents, listAuditEvents, type AuditEventView } from '../../../core/audit/auditLog';
 import { csvStream, type CsvColumn } from '../../../core/csvExport';
 import { Problem } from '../../../core/problems';
-import { errorNote, html, type Html } from '../../oauth/pageRendering';
+import { errorNote } from '../../views/pageRendering';
+import { html, type SafeHtml } from '../../views/safeHtml';
 import { notAllowed } from '../consoleErrors';
 import { dateText, sendConsolePage, setConsoleHeaders, stackingTable, type TableCell } from '../consoleLayout';
 import { actorNames, type ActorName } from '../actorNames';
@@ -69,7 +70,7 @@ function query(filter: AuditFilter, extra: Record<string, string> = {}): string 
   return s ? `?${s}` : '';
 }
 
-function filterForm(typed: AuditFilter): Html {
+function filterForm(typed: AuditFilter): SafeHtml {
   return html`<form method="get" action="${CONSOLE_PATHS.audit}" class="filters">
     <div>
       ${selectInput('action', 'Action', [{ value: '', label: 'Any action' }, ...AUDIT_ACTIONS.map((a) => ({ value: a, label: a }))], typed.action ?? '')}

@@ -3,7 +3,8 @@ import { creditSummary } from '../../../core/credits/credits';
 import { familyKeysOfOrgNewestFirst } from '../../../core/keys/store';
 import { Problem } from '../../../core/problems';
 import { ReadCache } from '../../../core/store/readCache';
-import { errorNote, hidden, html, type Html } from '../../oauth/pageRendering';
+import { errorNote, hidden } from '../../views/pageRendering';
+import { html, type SafeHtml } from '../../views/safeHtml';
 import { notAllowed } from '../consoleErrors';
 import { seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
 import type { ConsoleDeps, ConsolePages } from '../consolePages';
@@ -45,7 +46,7 @@ const credits = (n: number | null) => (n === null ? 'No budget' : `${n} credits`
 
 const DONE = { set: 'The budget is saved.', removed: 'The budget is removed.' };
 
-function budgetInput(id: string, label: Html, value: number | null): Html {
+function budgetInput(id: string, label: SafeHtml, value: number | null): SafeHtml {
   return textInput(id, label, { name: 'budget', digits: true, value: value === null ? '' : String(value) });
 }
 

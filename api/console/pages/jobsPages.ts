@@ -6,7 +6,8 @@ import { COUNT_KEYS, FINAL_JOB_STATUSES, type JobStatus } from '../../../core/jo
 import { PERMISSIONS } from '../../../core/keys/permissions';
 import { Problem } from '../../../core/problems';
 import { jobEventDeliveries } from '../../../core/webhooks/jobEventDeliveries';
-import { hidden, html, type Html } from '../../oauth/pageRendering';
+import { hidden } from '../../views/pageRendering';
+import { html, type SafeHtml } from '../../views/safeHtml';
 import { CONSOLE_PATHS } from '../consolePaths';
 import { dateText, scrollingTable, seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
 import { peopleNames } from '../../../core/talent/peopleNames';
@@ -45,7 +46,7 @@ function text(value: unknown): string {
   return typeof value === 'string' ? value.trim() : '';
 }
 
-function statusFilter(status: string): Html {
+function statusFilter(status: string): SafeHtml {
   return html`<form method="get" action="${CONSOLE_PATHS.jobs}" class="filters">
     <div>
       <label for="status">Status</label>
@@ -58,7 +59,7 @@ function statusFilter(status: string): Html {
   </form>`;
 }
 
-function jobRow(job: JobView): Html {
+function jobRow(job: JobView): SafeHtml {
   return html`<tr>
     <td>
       <a href="${jobPath(job.job_id)}"><code>${job.job_id}</code></a>
@@ -69,7 +70,7 @@ function jobRow(job: JobView): Html {
   </tr>`;
 }
 
-function figures(job: JobView): Html {
+function figures(job: JobView): SafeHtml {
   const item = (term: string, value: string | number) =>
     html`<div>
       <dt>${term}</dt>
@@ -81,7 +82,7 @@ function figures(job: JobView): Html {
   </dl>`;
 }
 
-async function eventSection(orgId: string, job: JobView): Promise<Html> {
+async function eventSection(orgId: string, job: JobView): Promise<SafeHtml> {
   const event = await jobEventDeliveries(orgId, job.job_id);
   const link = html`<p><a href="${jobDeliveriesPath(job.job_id)}">This job's webhook deliveries</a></p>`;
   if (!event) {
@@ -121,7 +122,7 @@ async function eventSection(orgId: string, job: JobView): Promise<Html> {
     ${link}`;
 }
 
-async function resultSection(config: Config, visitor: ConsoleVisitor, job: JobView, cursor: string | undefined): Promise<Html> {
+async function resultSection(config: Config, visitor: ConsoleVisitor, job: JobView, cursor: string | undefined): Promise<SafeHtml> {
   if (!visitor.principal.scopes.includes(PERMISSIONS.jobsRead)) {
     return html`<p class="note">Reading a job's result needs the <code>${PERMISSIONS.jobsRead}</code> permission.</p>`;
   }
@@ -165,7 +166,7 @@ function statusText(status: EventDeliveryStatus): string {
 }
 
 /** "Cancel job" for those who may (an admin holding `jobs.v1:write`); the road refuses anyone else's post all the same. */
-function cancelControl(visitor: ConsoleVisitor, job: JobView): Html {
+function cancelControl(visitor: ConsoleVisitor, job: JobView): SafeHtml {
   if (visitor.role !== 'admin' || !visitor.principal.scopes.includes(PERMISSIONS.jobsWrite)) {
     return html`<p class="note">Cancelling a job needs an admin holding the <code>${PERMISSIONS.jobsWrite}</code> permission.</p>`;
   }

@@ -7,7 +7,7 @@ import { ALL_PERMISSIONS } from '../../../core/keys/permissions';
 import { notFound } from '../../../core/problems';
 import { keyApplicationsOfOrg, workspacesOfOrg } from '../../../core/tenancy/store';
 import type { RotationResult } from '../../../core/keys/apiKeys';
-import { html, type Html } from '../../oauth/pageRendering';
+import { html, type SafeHtml } from '../../views/safeHtml';
 import { notAllowed } from '../consoleErrors';
 import { dateText, secretBlock, seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
 import { READ_ONLY_NOTE } from '../pageAccess';
@@ -57,7 +57,7 @@ function successorOf(k: KeyView, names: KeyNames): CurrentKey | null {
   return k.status === 'active' && current && current.key_id !== k.key_id ? current : null;
 }
 
-function statusCell(k: KeyView, successor: CurrentKey | null): Html {
+function statusCell(k: KeyView, successor: CurrentKey | null): SafeHtml {
   if (successor) {
     return html`Replaced: works until ${dateText(k.expires_at)}, then only <strong>${successor.name}</strong> (<code>${successor.display_prefix}…</code>)`;
   }
@@ -92,7 +92,7 @@ function newKeyPage(
   title: string,
   key: { key: string; name: string; key_id: string },
   status: number,
-  note: Html,
+  note: SafeHtml,
 ): void {
   sendConsolePage(
     ctx,

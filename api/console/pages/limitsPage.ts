@@ -5,7 +5,8 @@ import { organizationLimits, readLimitSettings, setByOf } from '../../../core/li
 import type { LimitOverride } from '../../../core/limits/limitSettingsRecord';
 import type { LimitEntry } from '../../../core/limits/operationalLimits';
 import { Problem } from '../../../core/problems';
-import { errorNote, hidden, html, type Html } from '../../oauth/pageRendering';
+import { errorNote, hidden } from '../../views/pageRendering';
+import { html, type SafeHtml } from '../../views/safeHtml';
 import { notAllowed } from '../consoleErrors';
 import { dateText, scrollingTable, seeOtherSaying, sendConsolePage } from '../consoleLayout';
 import type { ConsoleDeps, ConsolePages } from '../consolePages';
@@ -53,7 +54,7 @@ function figure(n: number | null): string {
   return n === null ? '—' : String(n);
 }
 
-function entryRow(e: LimitEntry): Html {
+function entryRow(e: LimitEntry): SafeHtml {
   return html`<tr>
     <td class="wrap"><code>${e.operation}</code></td>
     <td>${scopeLabel(e.scope.type)}</td>
@@ -67,7 +68,7 @@ function entryRow(e: LimitEntry): Html {
   </tr>`;
 }
 
-function overrideRow(o: LimitOverride, visitor: ConsoleVisitor): Html {
+function overrideRow(o: LimitOverride, visitor: ConsoleVisitor): SafeHtml {
   const customers = setByOf(o) === 'customer';
   return html`<tr>
     <td class="wrap"><code>${o.operation}</code></td>
@@ -95,7 +96,7 @@ function overrideRow(o: LimitOverride, visitor: ConsoleVisitor): Html {
   </tr>`;
 }
 
-function capForm(visitor: ConsoleVisitor, values: CapFormValues): Html {
+function capForm(visitor: ConsoleVisitor, values: CapFormValues): SafeHtml {
   return html`<h2 id="set-a-cap">Set a cap</h2>
     ${postForm(
       CONSOLE_PATHS.limits,

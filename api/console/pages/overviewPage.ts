@@ -4,7 +4,7 @@ import { familyNames } from '../../../core/keys/keyFamilies';
 import { DAY_MS } from '../../../core/usage/usageBuckets';
 import { usageSeries } from '../../../core/usage/usageSeries';
 import { webhookHealthOf } from '../../../core/webhooks/webhookHealth';
-import { html, type Html } from '../../oauth/pageRendering';
+import { html, type SafeHtml } from '../../views/safeHtml';
 import { barChart } from '../charts/barChart';
 import { creditsChart, rangeEndingAt, requestsChart, usageTotals, type ChartRange } from '../charts/usageCharts';
 import { CONSOLE_PATHS } from '../consolePaths';
@@ -19,7 +19,7 @@ import type { ConsolePages } from '../consolePages';
  */
 const FAMILY_BUDGETS_SHOWN = 20;
 
-function figure(term: string, value: Html | string | number): Html {
+function figure(term: string, value: SafeHtml | string | number): SafeHtml {
   return html`<div>
     <dt>${term}</dt>
     <dd>${value}</dd>

@@ -4,7 +4,8 @@ import { offerTotpSecret, pendingTotpOffer, type TotpOffer } from '../../../core
 import { RECOVERY_CODE_COUNT } from '../../../core/users/secondFactor';
 import { mustEnrolSecondFactor, secondFactorsOf, type SecondFactors } from '../../../core/users/secondFactors';
 import { findActiveUser } from '../../../core/users/users';
-import { errorNote, html, type Html } from '../../oauth/pageRendering';
+import { errorNote } from '../../views/pageRendering';
+import { html, type SafeHtml } from '../../views/safeHtml';
 import { dateText, seeOther, seeOtherSaying, sendConsolePage } from '../consoleLayout';
 import type { ConsoleDeps, ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
@@ -24,7 +25,7 @@ export const REMOVE_AUTHENTICATOR_APP_PATH = `${CONSOLE_PATHS.authenticatorApp}/
 export const RECOVERY_CODES_PATH = `${CONSOLE_PATHS.security}/recovery-codes`;
 
 export interface SecuritySection {
-  render: (visitor: ConsoleVisitor, factors: SecondFactors) => Html;
+  render: (visitor: ConsoleVisitor, factors: SecondFactors) => SafeHtml;
 }
 
 const authenticatorAppSection: SecuritySection = {

@@ -1,4 +1,4 @@
-import { html } from '../../oauth/pageRendering';
+import { html } from '../../views/safeHtml';
 import { notAllowed } from '../consoleErrors';
 import { sendConsolePage } from '../consoleLayout';
 import type { ConsolePages } from '../consolePages';

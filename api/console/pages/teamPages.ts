@@ -5,7 +5,8 @@ import { notFound, Problem } from '../../../core/problems';
 import { roleOf } from '../../../core/users/adminSeats';
 import { findUserOfOrg, pageOfUsersOfOrg } from '../../../core/users/store';
 import type { UserRecord } from '../../../core/users/users';
-import { errorNote, html, type Html } from '../../oauth/pageRendering';
+import { errorNote } from '../../views/pageRendering';
+import { html, type SafeHtml } from '../../views/safeHtml';
 import { notAllowed } from '../consoleErrors';
 import { dateText, seeOther, seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
 import { READ_ONLY_NOTE } from '../pageAccess';
@@ -45,7 +46,7 @@ const DONE: Record<string, string> = {
   cancelled: 'Invitation cancelled; its link no longer works.',
 };
 
-function doneNote(value: unknown): Html {
+function doneNote(value: unknown): SafeHtml {
   const text = typeof value === 'string' ? DONE[value] : undefined;
   return text ? html`<div class="status" role="status">${text}</div>` : html``;
 }
@@ -54,7 +55,7 @@ function invitationPath(invitationId: string, action: 'resend' | 'cancel'): stri
   return `/console/team/invitations/${encodeURIComponent(invitationId)}/${action}`;
 }
 
-function permissionList(permissions: readonly string[]): Html {
+function permissionList(permissions: readonly string[]): SafeHtml {
   return html`${permissions.map((p, n) => html`${n ? ', ' : ''}<code>${p}</code>`)}`;
 }
 

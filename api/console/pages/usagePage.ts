@@ -6,7 +6,8 @@ import { OPERATIONS } from '../../../core/limits/limitTable';
 import { DAY_MS } from '../../../core/usage/usageBuckets';
 import { applicationNamesOfOrg } from '../../../core/oauth/consentGrants';
 import { usageSeries, type Granularity, type UsagePoint } from '../../../core/usage/usageSeries';
-import { hidden, html, type Html } from '../../oauth/pageRendering';
+import { hidden } from '../../views/pageRendering';
+import { html, type SafeHtml } from '../../views/safeHtml';
 import { barChart } from '../charts/barChart';
 import { creditsChart, rangeEndingAt, requestsChart } from '../charts/usageCharts';
 import { CONSOLE_PATHS } from '../consolePaths';
@@ -99,7 +100,7 @@ function whatOf(e: LedgerEntryView): string {
   return e.operation ?? (e.kind === 'grant' ? 'Credits granted' : 'Opening balance');
 }
 
-function rangeLinks(current: RangeName, form: LedgerForm): Html {
+function rangeLinks(current: RangeName, form: LedgerForm): SafeHtml {
   return html`<nav aria-label="Range">
     <ul class="choices">
       ${(Object.keys(USAGE_RANGES) as RangeName[]).map(
@@ -114,7 +115,7 @@ function rangeLinks(current: RangeName, form: LedgerForm): Html {
   </nav>`;
 }
 
-function filterForm(range: RangeName, form: LedgerForm, families: { family_id: string; name: string }[]): Html {
+function filterForm(range: RangeName, form: LedgerForm, families: { family_id: string; name: string }[]): SafeHtml {
   const option = (value: string, label: string, selected: string) =>
     html`<option value="${value}" ${value === selected ? html`selected` : ''}>${label}</option>`;
   return html`<form method="get" action="${CONSOLE_PATHS.usage}" class="filters">
@@ -147,7 +148,7 @@ function filterForm(range: RangeName, form: LedgerForm, families: { family_id: s
  * "Spend by connected application": the chart range's credits and calls of each AI application
  * the organization's people connected (tool-server calls, by grant), beside everything else.
  */
-function applicationSpendSection(points: readonly UsagePoint[], names: ReadonlyMap<string, string>): Html {
+function applicationSpendSection(points: readonly UsagePoint[], names: ReadonlyMap<string, string>): SafeHtml {
   const totals = new Map<string, { credits: number; calls: number }>();
   for (const p of points) {
     const key = p.application ?? '';

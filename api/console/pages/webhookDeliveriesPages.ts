@@ -8,7 +8,8 @@ import { validSchedule } from '../../../core/webhooks/retrySchedule';
 import { activeEndpointOf } from '../../../core/webhooks/webhookEndpoints';
 import { eventInOrg } from '../../../core/webhooks/store/eventStore';
 import { listDeliveries, type DeliveryView } from '../../../core/webhooks/webhookDeliveries';
-import { hidden, html, type Html } from '../../oauth/pageRendering';
+import { hidden } from '../../views/pageRendering';
+import { html, type SafeHtml } from '../../views/safeHtml';
 import { dateText, scrollingTable, seeOtherSaying, sendConsolePage } from '../consoleLayout';
 import type { ConsoleDeps, ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
@@ -65,14 +66,14 @@ async function workspaceNamedBy(orgId: string, q: { event_id?: string; job_id?: 
 
 type Allowance = { left: number; nextAllowedAt: Date | null };
 
-const nextAllowedHtml = (a: Allowance): Html => (a.nextAllowedAt ? instantHtml(a.nextAllowedAt.toISOString()) : html`—`);
+const nextAllowedHtml = (a: Allowance): SafeHtml => (a.nextAllowedAt ? instantHtml(a.nextAllowedAt.toISOString()) : html`—`);
 
 function statusLabel(status: string): string {
   return status.replace('_', ' ');
 }
 
-function deliveryRow(d: DeliveryView, visitor: ConsoleVisitor, allowances: ReadonlyMap<string, Allowance>, replayable: ReadonlySet<string>): Html {
-  let action: Html = html``;
+function deliveryRow(d: DeliveryView, visitor: ConsoleVisitor, allowances: ReadonlyMap<string, Allowance>, replayable: ReadonlySet<string>): SafeHtml {
+  let action: SafeHtml = html``;
   if (replayable.has(d.delivery_id) && visitor.role === 'admin') {
     const allowance = allowances.get(d.endpoint_id);
     action =
@@ -100,14 +101,14 @@ function deliveryRow(d: DeliveryView, visitor: ConsoleVisitor, allowances: Reado
   </tr>`;
 }
 
-function allowanceNote(endpointId: string, allowance: Allowance, several: boolean): Html {
+function allowanceNote(endpointId: string, allowance: Allowance, several: boolean): SafeHtml {
   const whose = several ? html` (endpoint <code>${endpointId}</code>)` : '';
   return html`<p>
     Replays left this hour: ${allowance.left}${whose}. ${allowance.left === 0 ? html`The next replay is allowed at ${nextAllowedHtml(allowance)}.` : ''}
   </p>`;
 }
 
-function filterForm(q: DeliveryQuery, choices: Awaited<ReturnType<typeof workspacesOf>>): Html {
+function filterForm(q: DeliveryQuery, choices: Awaited<ReturnType<typeof workspacesOf>>): SafeHtml {
   const option = (value: string, label: string) =>
     html`<option value="${value}" ${q.status === value || (!q.status && value === '') ? html`selected` : ''}>${label}</option>`;
   return html`<form method="get" action="${DELIVERIES_PATH}" class="filters">

@@ -2,7 +2,8 @@ import type { Context } from 'koa';
 import { decodeCursor, encodeCursor, endpointListScope } from '../../../core/webhooks/deliveryCursor';
 import type { EndpointRecord } from '../../../core/webhooks/store/records';
 import { listEndpoints } from '../../../core/webhooks/webhookEndpoints';
-import { hidden, html, type Html } from '../../oauth/pageRendering';
+import { hidden } from '../../views/pageRendering';
+import { html, type SafeHtml } from '../../views/safeHtml';
 import { dateText, secretBlock, seeOtherSaying, sendConsolePage } from '../consoleLayout';
 import type { ConsoleDeps, ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
@@ -29,9 +30,9 @@ function rotationText(doc: EndpointRecord, now: Date): string {
   return 'None under way';
 }
 
-function endpointForms(doc: EndpointRecord, csrf: string): Html {
+function endpointForms(doc: EndpointRecord, csrf: string): SafeHtml {
   const id = doc._id;
-  const form = (action: string, body: Html, confirm?: string) =>
+  const form = (action: string, body: SafeHtml, confirm?: string) =>
     html`<form method="post" action="${endpointPath(action, id)}" ${confirm ? html`data-confirm="${confirm}"` : ''}>
       ${hidden('csrf_token', csrf)} ${body}
     </form>`;
@@ -56,7 +57,7 @@ function endpointForms(doc: EndpointRecord, csrf: string): Html {
     </div>`;
 }
 
-function endpointSection(doc: EndpointRecord, visitor: ConsoleVisitor, now: Date): Html {
+function endpointSection(doc: EndpointRecord, visitor: ConsoleVisitor, now: Date): SafeHtml {
   const admin = visitor.role === 'admin';
   return html`<section class="endpoint" aria-labelledby="ep-${doc._id}">
     <h2 id="ep-${doc._id}">Endpoint <code>${doc._id}</code></h2>
@@ -76,7 +77,7 @@ function endpointSection(doc: EndpointRecord, visitor: ConsoleVisitor, now: Date
   </section>`;
 }
 
-function registerForm(visitor: ConsoleVisitor, workspaceId: string): Html {
+function registerForm(visitor: ConsoleVisitor, workspaceId: string): SafeHtml {
   return html`<section aria-labelledby="register">
     <h2 id="register">Register an endpoint</h2>
     <p>Events of this workspace (<code>job.completed</code>) are sent to it, signed with a secret shown once after you register.</p>

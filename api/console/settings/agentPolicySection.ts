@@ -1,7 +1,8 @@
 import { agentPolicyOf } from '../../../core/oauth/agentPolicy';
 import type { AgentPolicy } from '../../../core/oauth/grantAllowance';
 import { Problem } from '../../../core/problems';
-import { errorNote, html, type Html } from '../../oauth/pageRendering';
+import { errorNote } from '../../views/pageRendering';
+import { html, type SafeHtml } from '../../views/safeHtml';
 import { notAllowed } from '../consoleErrors';
 import { seeOtherSaying } from '../consoleLayout';
 import { CONSOLE_PATHS } from '../consolePaths';
@@ -38,7 +39,7 @@ function typedForm(source: { get(name: string): string | null | undefined }): Po
   return { agent_mode: mode, default_daily_credits: text('default_daily_credits'), max_daily_credits: text('max_daily_credits') };
 }
 
-function renderSection(visitor: ConsoleVisitor, form: PolicyForm, message: string | null): Html {
+function renderSection(visitor: ConsoleVisitor, form: PolicyForm, message: string | null): SafeHtml {
   return html`<section aria-labelledby="ai-applications">
     <h2 id="ai-applications">AI applications</h2>
     <p>

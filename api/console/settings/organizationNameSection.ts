@@ -1,7 +1,8 @@
 import { findOrganization } from '../../../core/tenancy/store';
 import { ORGANIZATION_NAME_MAX_LENGTH } from '../../../core/tenancy/organizationName';
 import { Problem } from '../../../core/problems';
-import { errorNote, html } from '../../oauth/pageRendering';
+import { errorNote } from '../../views/pageRendering';
+import { html } from '../../views/safeHtml';
 import { notAllowed } from '../consoleErrors';
 import { seeOtherSaying } from '../consoleLayout';
 import { CONSOLE_PATHS } from '../consolePaths';

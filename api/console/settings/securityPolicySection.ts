@@ -1,5 +1,5 @@
 import { securityPolicyOf } from '../../../core/tenancy/securityPolicy';
-import { html } from '../../oauth/pageRendering';
+import { html } from '../../views/safeHtml';
 import { notAllowed } from '../consoleErrors';
 import { seeOtherSaying } from '../consoleLayout';
 import { CONSOLE_PATHS } from '../consolePaths';

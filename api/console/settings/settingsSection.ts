@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { Html } from '../../oauth/pageRendering';
+import { type SafeHtml } from '../../views/safeHtml';
 import type { ConsolePages } from '../consolePages';
 import type { ConsoleVisitor } from '../consoleVisitor';
 
@@ -16,7 +16,7 @@ export interface SettingsSection {
    * The section's `<h2>` and form: `kept` is what the person typed and why it was refused, when it
    * was; otherwise what the request's query carries back from the password prompt, or what is stored.
    */
-  render: (ctx: Context, visitor: ConsoleVisitor, kept: KeptForm | null) => Promise<Html>;
+  render: (ctx: Context, visitor: ConsoleVisitor, kept: KeptForm | null) => Promise<SafeHtml>;
   /** Mounts the section's posts; `show` answers with the Settings page (a refusal with the form kept). */
   mount: (pages: ConsolePages, show: ShowSettings) => void;
 }

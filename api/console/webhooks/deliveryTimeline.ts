@@ -1,6 +1,6 @@
 import { MAX_ATTEMPTS, SPEC_RETRY_DELAYS_MS } from '../../../core/webhooks/retrySchedule';
 import type { DeliveryView } from '../../../core/webhooks/webhookDeliveries';
-import { html, type Html } from '../../oauth/pageRendering';
+import { html, type SafeHtml } from '../../views/safeHtml';
 
 /**
  * An event's attempts laid against the nine-attempt schedule, one run at a time (the original
@@ -59,7 +59,7 @@ export function offsetText(ms: number): string {
 }
 
 /** An instant to the second, as a person reads it, with the exact value for machines. */
-export function instantHtml(iso: string): Html {
+export function instantHtml(iso: string): SafeHtml {
   return html`<time datetime="${iso}">${iso.slice(0, 19).replace('T', ' ')} UTC</time>`;
 }
 
@@ -68,7 +68,7 @@ function outcome(d: DeliveryView): string {
   return `${d.status.replace('_', ' ')} · ${answer}${d.duration_ms !== null ? ` · ${d.duration_ms} ms` : ''}`;
 }
 
-export function timelineHtml(runs: readonly TimelineRun[]): Html {
+export function timelineHtml(runs: readonly TimelineRun[]): SafeHtml {
   if (runs.length === 0) return html`<p>No attempt has been made yet.</p>`;
   return html`${runs.map((run) => {
     const first = run.steps.find((s) => s.delivery)?.delivery;
