@@ -47,7 +47,8 @@ export async function startApi(
   });
   tuneServer(server);
   const workflowStarter = startWorkflowStarter(config, deps.temporal);
-  const mailSender = startMailSender(config);
+  // Mail is due on the app's clock, the clock its notices are queued on.
+  const mailSender = startMailSender(config, { now: () => new Date(deps.now()) });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host}:${port}`;

@@ -57,6 +57,8 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:
 .secret code{display:block;padding:.6rem .75rem;border:1px solid var(--line);border-radius:.375rem;background:var(--soft);max-width:100%;user-select:all}
 .secret button{margin:0}
 .note{color:var(--muted)}
+.qr{display:block;width:12rem;max-width:100%;height:auto;margin:1rem 0}
+.codes{columns:2 9rem;font-family:ui-monospace,monospace;font-size:1.05rem;padding-left:1.5rem}
 .id{color:var(--muted);font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.8em;overflow-wrap:anywhere}
 .error{color:var(--danger);font-weight:600}
 .status{color:var(--ok)}
@@ -81,6 +83,8 @@ dl.facts dd{margin:0;overflow-wrap:anywhere}
 .plain{list-style:none;padding:0}
 .payload{background:var(--soft);border:1px solid var(--line);border-radius:.375rem;padding:.75rem;max-width:56rem;white-space:pre-wrap;overflow-wrap:anywhere}
 .permission{margin:.4rem 0}
+.check label{display:flex;align-items:center;gap:.5rem}
+.check .note{margin:.25rem 0 0 1.6rem}
 .permission label{margin:0}
 .permission .note{display:block;margin-left:1.6rem;font-size:.875rem}
 .chart{margin:1rem 0 2rem;max-width:56rem}

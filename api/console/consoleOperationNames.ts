@@ -27,6 +27,10 @@ export const CONSOLE_OPERATIONS = [
   'console.grants.change_allowance',
   'console.settings.agent_policy',
   'console.settings.rename',
+  'console.settings.security_policy',
+  'console.security.enable_authenticator_app',
+  'console.security.disable_authenticator_app',
+  'console.security.generate_recovery_codes',
 ] as const;
 
 export type ConsoleOperationName = (typeof CONSOLE_OPERATIONS)[number];

@@ -21,6 +21,8 @@ export const CONSOLE_PATHS = {
   audit: '/console/audit',
   settings: '/console/settings',
   confirm: '/console/confirm',
+  security: '/console/security',
+  authenticatorApp: '/console/security/authenticator-app',
   stylesheet: '/console/assets/console.css',
   script: '/console/assets/console.js',
 } as const;
@@ -44,6 +46,7 @@ export const CONSOLE_NAV: readonly NavEntry[] = [
   { label: 'Audit log', path: CONSOLE_PATHS.audit, readable: mayReadAuditLog },
   { label: 'Settings', path: CONSOLE_PATHS.settings, readable: mayReadSettings },
   { label: 'Connected applications', path: CONNECTIONS_PAGE_PATH },
+  { label: 'Security', path: CONSOLE_PATHS.security },
 ];
 
 /** The navigation as `reader` sees it: only the pages they may read. */

@@ -20,6 +20,7 @@ import { mountJobsPages } from './pages/jobsPages';
 import { mountKeysPages } from './pages/keysPages';
 import { mountLimitsPage } from './pages/limitsPage';
 import { mountOverviewPage } from './pages/overviewPage';
+import { mountSecurityPages } from './pages/securityPages';
 import { mountSettingsPage } from './pages/settingsPage';
 import { mountTeamPages } from './pages/teamPages';
 import { mountUsagePage } from './pages/usagePage';
@@ -41,6 +42,7 @@ const PAGE_MODULES: ReadonlyArray<(pages: ConsolePages) => void> = [
   mountJobsPages,
   mountAllowancePage,
   mountSettingsPage,
+  mountSecurityPages,
 ];
 
 /**

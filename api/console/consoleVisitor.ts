@@ -3,6 +3,7 @@ import type { Config } from '../../core/config';
 import { roleOf, type Role } from '../../core/users/adminSeats';
 import { personPrincipal, type PersonPrincipal } from '../../core/users/personPrincipal';
 import { sessionUser } from '../../core/users/sessions';
+import { mustEnrolSecondFactor } from '../../core/users/secondFactors';
 import { sudoModeActive } from '../../core/users/sudoMode';
 import type { UserRecord } from '../../core/users/users';
 import { csrfToken, sessionValueOf } from '../views/pageSecurity';
@@ -49,12 +50,25 @@ export function hereOf(ctx: Context): string {
   return ctx.method === 'GET' ? ctx.originalUrl : ctx.path;
 }
 
-/** The visitor, or null after answering with a redirect to the sign-in page. */
+/** Where a person who must enrol a second factor may go: the Security pages, and the password prompt they lead to. */
+function enrolmentPath(path: string): boolean {
+  return path === CONSOLE_PATHS.security || path.startsWith(`${CONSOLE_PATHS.security}/`) || path === CONSOLE_PATHS.confirm;
+}
+
+/**
+ * The visitor, or null after answering with a redirect: to the sign-in page, or to Security for a
+ * person whose organization requires a second factor they do not have yet (they can do nothing
+ * else until they have one).
+ */
 export async function requireVisitor(ctx: Context, config: Config): Promise<ConsoleVisitor | null> {
   const sessionValue = sessionValueOf(ctx, config);
   const user = sessionValue ? await sessionUser(sessionValue) : null;
   if (!user || !sessionValue) {
     seeOther(ctx, `${SIGN_IN_PAGE_PATH}?return_to=${encodeURIComponent(hereOf(ctx))}`);
+    return null;
+  }
+  if (!enrolmentPath(ctx.path) && (await mustEnrolSecondFactor(user))) {
+    seeOther(ctx, CONSOLE_PATHS.security);
     return null;
   }
   const csrf = csrfToken(sessionValue, config);

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { errorNote, hidden } from '../views/pageRendering';
 import { html } from '../views/safeHtml';
+import { secondFactorsOf } from '../../core/users/secondFactors';
 import { CONSOLE_PATHS } from './consolePaths';
 import { sendConsolePage } from './consoleLayout';
 import type { ConsoleVisitor } from './consoleVisitor';
@@ -15,7 +16,7 @@ import type { ConsoleVisitor } from './consoleVisitor';
  *   posted (hidden fields) and where (`sudo_action`); once confirmed, the browser is told to post
  *   the same body there again (307), so the change is made with nothing retyped.
  */
-const OWN_FIELDS = new Set(['csrf_token', 'password', 'return_to', 'sudo_action']);
+const OWN_FIELDS = new Set(['csrf_token', 'password', 'code', 'via', 'return_to', 'sudo_action']);
 
 /** What a refused post carries through the confirmation: where it went and its fields. */
 export interface PendingPost {
@@ -29,15 +30,27 @@ function carriedFields(form: URLSearchParams): [string, string][] {
 
 export type AfterConfirming = { returnTo: string } | { pending: PendingPost };
 
-export function confirmForm(ctx: Context, visitor: ConsoleVisitor, next: AfterConfirming, message: string | null, status = 200): void {
+/**
+ * With an authenticator app, a code from it confirms as well as the password does (GitHub's sudo
+ * mode): one form, so what it carries is sent once, with a button for each (`via`); neither field
+ * is required then, since either answer does.
+ */
+export async function confirmForm(ctx: Context, visitor: ConsoleVisitor, next: AfterConfirming, message: string | null, status = 200): Promise<void> {
   const pending = 'pending' in next ? next.pending : null;
+  const withCode = (await secondFactorsOf(visitor.user)).authenticatorApp;
   sendConsolePage(
     ctx,
     {
       title: 'Confirm your password',
       visitor: visitor.layout,
       body: html`${errorNote(message)}
-        <p>This change needs your password again: you last typed it more than 15 minutes ago.</p>
+        <p>
+          ${
+            withCode
+              ? 'This change needs your password again, or a code from your authenticator app: you last confirmed it more than 15 minutes ago.'
+              : 'This change needs your password again: you last typed it more than 15 minutes ago.'
+          }
+        </p>
         ${pending ? html`<p>What you entered is kept: once you confirm, the change is made as you sent it.</p>` : ''}
         <form method="post" action="${CONSOLE_PATHS.confirm}">
           ${hidden('csrf_token', visitor.csrf)}
@@ -47,8 +60,15 @@ export function confirmForm(ctx: Context, visitor: ConsoleVisitor, next: AfterCo
               : hidden('return_to', 'returnTo' in next ? next.returnTo : CONSOLE_PATHS.overview)
           }
           <label for="password">Password</label>
-          <input id="password" name="password" type="password" autocomplete="current-password" required />
-          <button type="submit">Confirm</button>
+          <input id="password" name="password" type="password" autocomplete="current-password" ${withCode ? '' : html`required`} />
+          <button type="submit" name="via" value="password">Confirm</button>
+          ${
+            withCode
+              ? html`<label for="code">Authentication code</label>
+                  <input id="code" name="code" type="text" inputmode="numeric" pattern="[0-9 ]*" maxlength="7" autocomplete="one-time-code" />
+                  <button type="submit" name="via" value="code">Verify</button>`
+              : ''
+          }
         </form>`,
     },
     status,
@@ -56,6 +76,6 @@ export function confirmForm(ctx: Context, visitor: ConsoleVisitor, next: AfterCo
 }
 
 /** Answers a post the road refused for want of sudo mode: this page, holding the post. Nothing was changed. */
-export function askForPassword(ctx: Context, visitor: ConsoleVisitor, pending: PendingPost): void {
-  confirmForm(ctx, visitor, { pending }, null);
+export function askForPassword(ctx: Context, visitor: ConsoleVisitor, pending: PendingPost): Promise<void> {
+  return confirmForm(ctx, visitor, { pending }, null);
 }

@@ -10,6 +10,7 @@ import { findActiveClient, MCP_TOOLS_SCOPE, type ClientRecord } from '../../core
 import { isPublicClientRevoked } from '../../core/oauth/publicClients';
 import { liveChain } from '../../core/oauth/tokenChains';
 import { personPrincipal } from '../../core/users/personPrincipal';
+import { mustEnrolSecondFactor } from '../../core/users/secondFactors';
 import { findActiveUser } from '../../core/users/users';
 import { agentOfCall } from '../../core/oauth/consentGrants';
 import { protectedResourceMetadataUrl } from '../oauth/discovery';
@@ -20,6 +21,9 @@ import { toolsResource } from '../oauth/tokenEndpoint';
  * carries an access token issued for exactly `${MCP_URL}/tools`. API keys are never accepted.
  * The token is checked here and dropped: nothing downstream ever sees it.
  */
+const SECOND_FACTOR_REQUIRED =
+  "Your organization requires two-factor authentication: set up a second factor on the console's Security page, then connect again.";
+
 export class BearerRejection extends Error {
   constructor(
     readonly status: 400 | 401 | 403 | 429,
@@ -123,6 +127,8 @@ export async function authenticateBearer(ctx: Context, deps: Pick<Deps, 'config'
     if (!user || !chain || chain.userId !== user._id || chain.clientId !== verdict.token.clientId || clientRevoked) {
       throw new BearerRejection(401, 'invalid_token', INVALID_TOKEN);
     }
+    // RFC 9470: the person's sign-in no longer meets their organization's policy; a new sign-in takes them to enrol.
+    if (await mustEnrolSecondFactor(user)) throw new BearerRejection(401, 'insufficient_user_authentication', SECOND_FACTOR_REQUIRED);
     requireScopes(verdict.token.scopes);
     const perSecond = config.oauth.personToolRequestsPerSecond;
     const admitted = await admitPersonRequest(deps.admission, user._id, perSecond);

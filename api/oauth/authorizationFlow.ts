@@ -3,6 +3,8 @@ import type { Config } from '../../core/config';
 import { authorizationResponseUrl, type AuthorizationErrorCode } from '../../core/oauth/authorizationRules';
 import { findGrant, type GrantRecord } from '../../core/oauth/consentGrants';
 import { finishPending, findPending, issueCode, type PendingAuthorization } from '../../core/oauth/pendingAuthorizations';
+import { CONSOLE_SECURITY_PATH } from '../../core/accounts/accountPaths';
+import { mustEnrolSecondFactor } from '../../core/users/secondFactors';
 import type { UserRecord } from '../../core/users/users';
 import { logger } from '../../core/observability/logger';
 import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../../core/store/storeUnavailable';
@@ -78,13 +80,25 @@ export async function completeAuthorization(
   user: UserRecord,
   grant: GrantRecord,
 ): Promise<void> {
+  if (await sentToEnrol(ctx, user)) return;
   if (!(await finishPending(handle))) return errorPage(ctx, 400, 'Sign-in request expired', EXPIRED);
   const code = await issueCode(pending, user._id, grant._id);
   redirectTo(ctx, authorizationResponseUrl(pending.redirectUri, config.authUrl, pending.state, { code }));
 }
 
+/**
+ * A person whose organization requires a second factor they do not have is sent to the console's
+ * Security page instead of anywhere else (no consent, no code): true when they were.
+ */
+export async function sentToEnrol(ctx: Context, user: UserRecord): Promise<boolean> {
+  if (!(await mustEnrolSecondFactor(user))) return false;
+  redirectTo(ctx, CONSOLE_SECURITY_PATH);
+  return true;
+}
+
 /** After sign-in: straight back to the client when consent is remembered, else the consent page. */
 export async function resumeAuthorization(ctx: Context, config: Config, handle: string, user: UserRecord): Promise<void> {
+  if (await sentToEnrol(ctx, user)) return;
   const pending = await findPending(handle);
   if (!pending) return errorPage(ctx, 400, 'Sign-in request expired', EXPIRED);
   const grant = await findGrant(user._id, pending.clientId);

@@ -9,6 +9,7 @@ import {
   SETUP_PAGE_PATH,
   SIGN_IN_PAGE_PATH,
   SIGN_OUT_PATH,
+  TWO_FACTOR_PAGE_PATH,
 } from './pagePaths';
 import { objectSchema } from '../reference/objectSchema';
 
@@ -381,6 +382,43 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
         responses: {
           303: seeOther('Signed in'),
           401: html('Wrong email or password'),
+          403: html('CSRF check failed'),
+          429: html('Locked for a while'),
+          ...otherFailure,
+        },
+      },
+    },
+    [TWO_FACTOR_PAGE_PATH]: {
+      get: {
+        ...page,
+        operationId: 'pageTwoFactor',
+        summary: '"Two-factor authentication" page: after the password of a person with a second factor',
+        parameters: [
+          query('request', 'The pending authorization request'),
+          query('return_to', 'The console page to land on after signing in'),
+          query('method', '`recovery_code` asks for a recovery code instead of an authentication code', false, { enum: ['code', 'recovery_code'] }),
+        ],
+        responses: { 200: html('Form'), 303: seeOther('No password was given in this browser (back to Sign in)'), ...parserRefusal },
+      },
+      post: {
+        ...page,
+        operationId: 'pageTwoFactorSubmit',
+        summary: 'Give the second factor: the session is made only now',
+        requestBody: form(
+          {
+            ...csrf,
+            method: { enum: ['code', 'recovery_code'] },
+            code: { type: 'string', description: 'The 6-digit code of the authenticator app' },
+            recovery_code: { type: 'string', description: 'One of the recovery codes (used up)' },
+            request: { type: 'string' },
+            return_to: { type: 'string' },
+          },
+          ['csrf_token', 'method'],
+          { csrf_token: CSRF_EXAMPLE, method: 'code', code: '492039', return_to: '/console/overview' },
+        ),
+        responses: {
+          303: seeOther('Signed in'),
+          401: html('Wrong code'),
           403: html('CSRF check failed'),
           429: html('Locked for a while'),
           ...otherFailure,

@@ -25,6 +25,7 @@ import { AUTHORIZE_PATH, REGISTER_PATH } from './pagePaths';
 import { registrationEndpoint } from './registrationEndpoint';
 import { mountSignInPages } from './signInPages';
 import { mountPasswordResetPages } from './passwordResetPages';
+import { mountSecondFactorPages } from './secondFactorPages';
 
 /**
  * Per-client-address limits in front of the token endpoint and the JWKS, which answer before
@@ -85,6 +86,7 @@ export function oauthRouter(config: Config, { signingKeys, publicClients, decoy,
   router.get(AUTHORIZE_PATH, storeOutagePage(authorizeEndpoint(config, publicClients, addressLimits)));
   router.post(REGISTER_PATH, registrationEndpoint());
   mountSignInPages(router, config, decoy, now);
+  mountSecondFactorPages(router, config, now);
   mountPasswordResetPages(router, config);
   // One document at both discovery locations: clients try RFC 8414's first, then OpenID's.
   router.get([AUTHORIZATION_SERVER_METADATA_PATH, OPENID_CONFIGURATION_PATH], (ctx) => {

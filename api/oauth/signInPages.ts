@@ -10,12 +10,13 @@ import { agentPolicyOf } from '../../core/oauth/agentPolicy';
 import { allowanceRefusalUnder, allowanceText, effectiveAllowance, type AgentPolicy } from '../../core/oauth/grantAllowance';
 import { allowanceFieldset, proposedChoice, readAllowanceChoice, type AllowanceChoice } from './allowanceChoice';
 import { redirectHostOf } from '../../core/oauth/redirectUris';
-import { endSession, SESSION_TTL_MS, sessionUser, startSession } from '../../core/users/sessions';
+import { endSession, sessionUser } from '../../core/users/sessions';
 import { signIn, type DecoyPasswordHash } from '../../core/users/signIn';
 import { findSetupUser, revokeUserGrants, type UserRecord } from '../../core/users/users';
 import { setPasswordThroughLink } from '../../core/accounts/passwordReset';
-import { signedInFromBrowser } from '../../core/accounts/securityNotices';
-import { completeAuthorization, errorPage, redirectTo, resumeAuthorization, storeOutagePage } from './authorizationFlow';
+import { completeAuthorization, errorPage, redirectTo, resumeAuthorization, sentToEnrol, storeOutagePage } from './authorizationFlow';
+import { askForSecondFactor, completeSignIn, landingOf } from './signInCompletion';
+import { hasSecondFactor } from '../../core/users/secondFactors';
 import { errorNote, hidden, page } from '../views/pageRendering';
 import { html, type SafeHtml } from '../views/safeHtml';
 import { toolsResource } from './tokenEndpoint';
@@ -25,18 +26,7 @@ import { sendConsolePage, stackingTable, type TableCell } from '../console/conso
 import { allowancePath } from '../console/consolePaths';
 import { layoutOf } from '../console/consoleVisitor';
 import { safeReturnPath } from '../console/returnPath';
-import {
-  clearSessionCookie,
-  csrfToken,
-  csrfValid,
-  ensureSessionValue,
-  knownBrowserOf,
-  readPageForm,
-  sessionValueOf,
-  setKnownBrowserCookie,
-  setPageHeaders,
-  setSessionCookie,
-} from '../views/pageSecurity';
+import { clearSessionCookie, csrfToken, csrfValid, ensureSessionValue, readPageForm, sessionValueOf, setPageHeaders } from '../views/pageSecurity';
 import {
   CONNECTIONS_PAGE_PATH,
   CONSENT_PAGE_PATH,
@@ -170,11 +160,6 @@ async function setupSubmit(ctx: Context, config: Config): Promise<void> {
 
 // ---- sign in ------------------------------------------------------------------------------
 
-/** Where signing in without an authorization request goes: the console page that sent the person here, else its overview. */
-function landingOf(returnTo: unknown): string {
-  return safeReturnPath(returnTo) ?? CONSOLE_PATHS.overview;
-}
-
 function signInForm(
   ctx: Context,
   config: Config,
@@ -210,7 +195,7 @@ async function signInPage(ctx: Context, config: Config): Promise<void> {
   signInForm(ctx, config, handle, null, 200, '', safeReturnPath(ctx.query.return_to));
 }
 
-async function signInSubmit(ctx: Context, config: Config, decoy: DecoyPasswordHash): Promise<void> {
+async function signInSubmit(ctx: Context, config: Config, decoy: DecoyPasswordHash, now: () => number): Promise<void> {
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const handle = handleOf(form.get('request'));
@@ -221,13 +206,9 @@ async function signInSubmit(ctx: Context, config: Config, decoy: DecoyPasswordHa
     const status = result.retryAfterSeconds ? 429 : 401;
     return signInForm(ctx, config, handle, result.message, status, email.slice(0, 320), safeReturnPath(form.get('return_to')));
   }
-  await endSession(sessionValueOf(ctx, config));
-  const session = await startSession(result.user._id);
-  setSessionCookie(ctx, config, session.value, Math.floor(SESSION_TTL_MS / 1000));
-  const browserValue = await signedInFromBrowser(config, result.user, knownBrowserOf(ctx, config), { userAgent: ctx.get('User-Agent'), at: new Date() });
-  setKnownBrowserCookie(ctx, config, browserValue);
-  if (handle) return resumeAuthorization(ctx, config, handle, result.user);
-  redirectTo(ctx, landingOf(form.get('return_to')));
+  const next = { handle, returnTo: form.get('return_to') };
+  if (await hasSecondFactor(result.user)) return askForSecondFactor(ctx, config, result.user, next, new Date(now()));
+  await completeSignIn(ctx, config, result.user, next, new Date(now()));
 }
 
 async function signedInUser(ctx: Context, config: Config): Promise<UserRecord | null> {
@@ -269,6 +250,7 @@ async function consentPage(ctx: Context, config: Config): Promise<void> {
   if (!handle) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
   const user = await signedInUser(ctx, config);
   if (!user) return redirectTo(ctx, `${SIGN_IN_PAGE_PATH}?request=${handle}`);
+  if (await sentToEnrol(ctx, user)) return;
   const pending = await findPending(handle);
   if (!pending) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
   const policy = await agentPolicyOf(user.orgId);
@@ -342,6 +324,7 @@ function connectionRow(g: GrantRecord, policy: AgentPolicy, spent: AgentSpendSum
 async function connectionsPage(ctx: Context, config: Config, now: () => number): Promise<void> {
   const user = await signedInUser(ctx, config);
   if (!user) return redirectTo(ctx, SIGN_IN_PAGE_PATH);
+  if (await sentToEnrol(ctx, user)) return;
   const session = sessionValueOf(ctx, config)!;
   const csrf = csrfToken(session, config);
   const grants = await listGrants(user._id);
@@ -399,7 +382,7 @@ export function mountSignInPages(router: Router, config: Config, decoy: DecoyPas
   router.get(SIGN_IN_PAGE_PATH, serve(signInPage));
   router.post(
     SIGN_IN_PAGE_PATH,
-    serve((ctx) => signInSubmit(ctx, config, decoy)),
+    serve((ctx) => signInSubmit(ctx, config, decoy, now)),
   );
   router.get(CONSENT_PAGE_PATH, serve(consentPage));
   router.post(CONSENT_PAGE_PATH, serve(consentSubmit));

@@ -18,7 +18,8 @@ const STYLE = html`<style>
     margin-top: 1rem;
   }
   input[type='email'],
-  input[type='password'] {
+  input[type='password'],
+  input[type='text'] {
     width: 100%;
     padding: 0.4rem;
     font-size: 1rem;

@@ -32,6 +32,10 @@ export const AUDIT_ACTIONS = [
   'grant.allowance_changed',
   'agent_policy.updated',
   'organization.updated',
+  'mfa.enabled',
+  'mfa.disabled',
+  'recovery_codes.generated',
+  'security_policy.updated',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -87,6 +91,10 @@ export const AUDIT_FIELDS: Record<AuditAction, readonly string[]> = {
   'grant.allowance_changed': ['grant_id', 'user_id', 'client_id', 'client_name', 'allowance', 'daily_credits'],
   'agent_policy.updated': ['mode', 'default_daily_credits', 'max_daily_credits'],
   'organization.updated': ['name'],
+  'mfa.enabled': ['user_id', 'email', 'method'],
+  'mfa.disabled': ['user_id', 'email', 'method'],
+  'recovery_codes.generated': ['user_id', 'email', 'count'],
+  'security_policy.updated': ['require_second_factor'],
 };
 
 /** Names no allowlist may ever hold: the unit test checks each action's list against them. */

@@ -10,6 +10,8 @@ const organizationSchema = new Schema(
     budgetRemaining: { type: Number, default: null },
     /** Search sources enabled for this organization besides the built-in pool. */
     enabledSources: { type: [String], default: [] },
+    /** Everyone of the organization must have a second factor (core/tenancy/securityPolicy.ts). */
+    requireSecondFactor: { type: Boolean, default: false },
   },
   { timestamps: true, versionKey: false },
 );

@@ -16,6 +16,8 @@ export interface OrganizationRecord {
   budgetRemaining: number | null;
   /** Search sources enabled besides the built-in pool. */
   enabledSources: string[];
+  /** Everyone must have a second factor; absent on documents written before the policy existed: false. */
+  requireSecondFactor?: boolean;
   /** The ledger entry the credit mirror was copied from; absent before the first. */
   creditSeq?: number;
   createdAt?: Date;
@@ -63,6 +65,12 @@ export async function findOrganization(orgId: string): Promise<OrganizationRecor
 export async function storeOrganizationName(orgId: string, name: string): Promise<boolean> {
   const res = await Organization.updateOne({ _id: orgId }, { $set: { name } });
   return res.matchedCount === 1;
+}
+
+/** Sets whether the organization (or, with `all`, every organization) requires a second factor; answers how many matched. */
+export async function storeSecondFactorRequirement(orgId: string | { all: true }, required: boolean): Promise<number> {
+  const filter = typeof orgId === 'string' ? { _id: orgId } : {};
+  return (await Organization.updateMany(filter, { $set: { requireSecondFactor: required } })).matchedCount;
 }
 
 export async function organizationExists(orgId: string): Promise<boolean> {

@@ -29,6 +29,15 @@ const userSchema = new Schema(
     knownBrowsers: { type: [String], default: undefined },
     /** The last successful password sign-in (the console's Team page shows it). */
     lastSignInAt: { type: Date, default: null },
+    /** The authenticator app's TOTP secret, sealed (core/crypto/secretBox.ts); null while none is turned on. */
+    totpSecretSealed: { type: String, default: null },
+    /** A secret shown on "Set up authenticator app" and not yet confirmed with a first code, sealed. */
+    totpPendingSealed: { type: String, default: null },
+    totpEnabledAt: { type: Date, default: null },
+    /** The time step of the last code accepted: a code of that step or an earlier one is refused (used once). */
+    totpLastStep: { type: Number, default: null },
+    /** SHA-256 of each recovery code not yet used (core/users/secondFactor.ts). */
+    recoveryCodeHashes: { type: [String], default: undefined },
   },
   { timestamps: true, versionKey: false },
 );
@@ -47,6 +56,21 @@ const browserSessionSchema = new Schema(
   { versionKey: false },
 );
 export const BrowserSession = model('BrowserSession', browserSessionSchema, 'browser_sessions');
+
+/**
+ * A password accepted for a person with a second factor, waiting for it (the "Two-factor
+ * authentication" page). Keyed by the SHA-256 of the browser's cookie value, like a session, but
+ * it is none: nothing signed in reads it.
+ */
+const signInChallengeSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    userId: { type: String, required: true },
+    expiresAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+export const SignInChallenge = model('SignInChallenge', signInChallengeSchema, 'sign_in_challenges');
 
 /**
  * How many active admins an organization has: the one document a demotion or a disable

@@ -1,4 +1,4 @@
-import { BrowserSession, Invitation, OrgAdminCount, User } from './models';
+import { BrowserSession, Invitation, OrgAdminCount, SignInChallenge, User } from './models';
 
 /**
  * The users area's store: the one module that reads and writes `users`, `browser_sessions`,
@@ -27,6 +27,15 @@ export interface UserRecord {
   knownBrowsers?: string[];
   /** The last successful sign-in; absent on documents written before it was kept. */
   lastSignInAt?: Date | null;
+  /** The authenticator app's secret, sealed; absent or null while none is turned on. */
+  totpSecretSealed?: string | null;
+  /** A secret offered on "Set up authenticator app", sealed, until a first code confirms it. */
+  totpPendingSealed?: string | null;
+  totpEnabledAt?: Date | null;
+  /** The time step of the last authenticator code accepted. */
+  totpLastStep?: number | null;
+  /** SHA-256 of each unused recovery code. */
+  recoveryCodeHashes?: string[];
   createdAt?: Date;
 }
 
@@ -135,6 +144,79 @@ export async function recordSignInTime(userId: string, at: Date): Promise<void> 
 /** Sets the password hash and voids the setup token, if the person still holds that token. */
 export async function setPasswordThroughSetup(userId: string, setupTokenHash: string, passwordHash: string): Promise<void> {
   await User.updateOne({ _id: userId, setupTokenHash }, { $set: { passwordHash, setupTokenHash: null, setupExpiresAt: null, setupPurpose: null } });
+}
+
+// ---- second factor ------------------------------------------------------------------------
+
+export async function setPendingTotpSecret(userId: string, sealed: string): Promise<void> {
+  await User.updateOne({ _id: userId }, { $set: { totpPendingSealed: sealed } });
+}
+
+/**
+ * Turns on the authenticator app with the pending secret it was confirmed with (if it is still the
+ * pending one: a second tab's newer secret wins), its first code's step and the recovery codes.
+ */
+export async function enableTotp(userId: string, pendingSealed: string, timeStep: number, recoveryCodeHashes: string[], at: Date): Promise<boolean> {
+  const changed = await User.updateOne(
+    { _id: userId, totpPendingSealed: pendingSealed },
+    { $set: { totpSecretSealed: pendingSealed, totpPendingSealed: null, totpLastStep: timeStep, totpEnabledAt: at, recoveryCodeHashes } },
+  );
+  return changed.modifiedCount === 1;
+}
+
+/** Turns the authenticator app off; answers whether it was on. Recovery codes go with it unless `keepRecoveryCodes`. */
+export async function disableTotp(userId: string, keepRecoveryCodes: boolean): Promise<boolean> {
+  const off = { totpSecretSealed: null, totpPendingSealed: null, totpLastStep: null, totpEnabledAt: null };
+  const changed = await User.updateOne(
+    { _id: userId, totpSecretSealed: { $ne: null } },
+    { $set: keepRecoveryCodes ? off : { ...off, recoveryCodeHashes: [] } },
+  );
+  return changed.modifiedCount === 1;
+}
+
+/** Records an accepted code's step, if no code of this step or a later one was accepted meanwhile (two tabs, one code). */
+export async function acceptTotpStep(userId: string, timeStep: number): Promise<boolean> {
+  const changed = await User.updateOne(
+    { _id: userId, $or: [{ totpLastStep: null }, { totpLastStep: { $lt: timeStep } }] },
+    { $set: { totpLastStep: timeStep } },
+  );
+  return changed.modifiedCount === 1;
+}
+
+export async function setRecoveryCodeHashes(userId: string, recoveryCodeHashes: string[]): Promise<void> {
+  await User.updateOne({ _id: userId }, { $set: { recoveryCodeHashes } });
+}
+
+/** Takes one recovery code (its hash) out of the person's unused ones; false when it was not there (used or wrong). */
+export async function consumeRecoveryCode(userId: string, hash: string): Promise<boolean> {
+  const changed = await User.updateOne({ _id: userId, recoveryCodeHashes: hash }, { $pull: { recoveryCodeHashes: hash } });
+  return changed.modifiedCount === 1;
+}
+
+// ---- sign-in challenges -------------------------------------------------------------------
+
+export interface SignInChallengeRecord {
+  _id: string;
+  userId: string;
+  expiresAt: Date;
+}
+
+export async function insertSignInChallenge(challenge: SignInChallengeRecord): Promise<void> {
+  await SignInChallenge.create(challenge);
+}
+
+export async function findSignInChallenge(challengeHash: string): Promise<SignInChallengeRecord | null> {
+  return SignInChallenge.findById(challengeHash).lean<SignInChallengeRecord>();
+}
+
+/** Deletes the challenge; answers whether this call did (two posts of one right code make one session). */
+export async function deleteSignInChallenge(challengeHash: string): Promise<boolean> {
+  return (await SignInChallenge.deleteOne({ _id: challengeHash })).deletedCount === 1;
+}
+
+/** Deletes the challenges expired at `now`; answers how many. */
+export async function deleteExpiredSignInChallenges(now: Date): Promise<number> {
+  return (await SignInChallenge.deleteMany({ expiresAt: { $lte: now } })).deletedCount;
 }
 
 // ---- browser sessions ---------------------------------------------------------------------

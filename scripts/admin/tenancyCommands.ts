@@ -11,6 +11,7 @@ import {
 import { OPERATOR } from '../../core/audit/auditActions';
 import { findKey } from '../../core/keys/store';
 import { createApplication, createOrganization, createWorkspace } from '../../core/tenancy/provisioning';
+import { securityPolicyOf, setSecondFactorRequired, setSecondFactorRequiredEverywhere } from '../../core/tenancy/securityPolicy';
 import { UsageError, intFlag, optionalFlag, permissionsFlag, requireFlag, type AdminCommand } from './command';
 import { recordOperatorChange } from './operatorAudit';
 
@@ -18,6 +19,22 @@ export const tenancyCommands: Record<string, AdminCommand> = {
   'org create': {
     usage: 'org create --name N [--credits C]',
     run: (f) => createOrganization(requireFlag(f, 'name'), intFlag(f, 'credits') ?? 0),
+  },
+  'org require-2fa': {
+    usage: 'org require-2fa (--org O | --all) --required on|off (everyone without a second factor is taken to enrol on their next page)',
+    run: async (f) => {
+      const required = requireFlag(f, 'required');
+      if (required !== 'on' && required !== 'off') throw new UsageError('--required must be on or off');
+      const orgId = optionalFlag(f, 'org');
+      if ((orgId === undefined) === (f.all !== true)) throw new UsageError('name one organization with --org O, or every organization with --all');
+      if (orgId === undefined) return { organizations: await setSecondFactorRequiredEverywhere(required === 'on'), require_second_factor: required === 'on' };
+      const before = await securityPolicyOf(orgId);
+      const after = await setSecondFactorRequired(orgId, required === 'on').catch((err: unknown) => {
+        throw new UsageError(`organization ${orgId} does not exist`, { cause: err });
+      });
+      await recordOperatorChange({ orgId, action: 'security_policy.updated', target: orgId, before: { ...before }, after: { ...after } });
+      return { org_id: orgId, ...after };
+    },
   },
   'workspace create': {
     usage: 'workspace create --org O [--name N]',

@@ -1,3 +1,4 @@
+import { authenticator } from 'otplib';
 import { LEGACY_ALLOWANCE } from '../../core/oauth/grantAllowance';
 import { AUDIT_ACTIONS, type AuditAction } from '../../core/audit/auditActions';
 import { AuditEvent } from '../../core/audit/models';
@@ -291,6 +292,37 @@ const PATHS: AuditPath[] = [
       await consolePost('/console/settings/ai-applications', { agent_mode: 'spend', default_daily_credits: '40', max_daily_credits: '400' });
       return inTenant(USER)();
     },
+  },
+  {
+    action: 'mfa.enabled',
+    via: 'console Security "Turn on"',
+    drive: async () => {
+      const setup = await admin.get('/console/security/authenticator-app');
+      const secret = /<code id="totp-secret"[^>]*>([A-Z2-7]+)<\/code>/.exec(setup.text)![1];
+      await consolePost('/console/security/authenticator-app', { code: authenticator.generate(secret) });
+      return inTenant(USER)();
+    },
+  },
+  {
+    action: 'recovery_codes.generated',
+    via: 'console Security "Generate new recovery codes"',
+    drive: async () => (await consolePost('/console/security/recovery-codes'), inTenant(USER)()),
+  },
+  {
+    action: 'mfa.disabled',
+    via: 'console Security "Turn off authenticator app"',
+    drive: async () => (await consolePost('/console/security/authenticator-app/remove'), inTenant(USER)()),
+  },
+  {
+    action: 'security_policy.updated',
+    via: 'console Settings "Save security policy"',
+    // Off: turned on, it would hold the admin (who has no factor now) on Security for the rows after.
+    drive: async () => (await consolePost('/console/settings/security', { require_second_factor: 'off' }), inTenant(USER)()),
+  },
+  {
+    action: 'security_policy.updated',
+    via: 'cli org require-2fa',
+    drive: async () => (await cli('org', 'require-2fa', '--org', tenant.orgId, '--required', 'off'), inTenant(() => 'operator')()),
   },
   {
     action: 'organization.updated',

@@ -1,3 +1,4 @@
+import { authenticator } from 'otplib';
 import { AuditEvent } from '../../core/audit/models';
 import { newId } from '../../core/ids';
 import { createApiKey } from '../../core/keys/apiKeys';
@@ -45,6 +46,11 @@ beforeAll(async () => {
   admin = await consoleSession(srv, tenant, 'admin', ['candidates.search', 'jobs.v1:read']);
   // Just signed in: the app's clock reads the sign-in's time.
   clock.advance(Date.now() - clock.now());
+  // The admin has an authenticator app, so its two sudo writes (new recovery codes, turning it off) have something to act on.
+  const setup = await admin.get('/console/security/authenticator-app');
+  const secret = /<code id="totp-secret"[^>]*>([A-Z2-7]+)<\/code>/.exec(setup.text)![1];
+  const turnedOn = await admin.post('/console/security/authenticator-app', { code: authenticator.clone({ epoch: clock.now() }).generate(secret) });
+  expect(turnedOn.text).toContain('<h1>Your recovery codes</h1>');
   otherWorkspace = (await Workspace.create({ _id: newId('ws'), orgId: tenant.orgId, name: 'Second' }))._id;
   const registered = await admin.post('/console/webhooks', { workspace: otherWorkspace, url: `${receiver.url}/first` });
   expect(registered.text).toContain('<h1>Your new signing secret</h1>');
@@ -182,6 +188,24 @@ const ACTIONS: SudoAction[] = [
     done: async (answer) => {
       expect(answer.text).toContain('<h1>Your new signing secret</h1>');
       expect((await WebhookEndpoint.findById(endpointId).lean())!.rotationEndsAt).toBeTruthy();
+    },
+  },
+  {
+    operation: 'console.security.generate_recovery_codes',
+    path: () => '/console/security/recovery-codes',
+    form: () => [],
+    done: async (answer) => {
+      expect(answer.status).toBe(201);
+      expect(answer.text).toContain('<h1>Your recovery codes</h1>');
+    },
+  },
+  {
+    operation: 'console.security.disable_authenticator_app',
+    path: () => '/console/security/authenticator-app/remove',
+    form: () => [],
+    done: async (answer) => {
+      expect(answer.status).toBe(303);
+      expect((await User.findOne({ email: admin.email }).lean())!.totpSecretSealed).toBeNull();
     },
   },
 ];

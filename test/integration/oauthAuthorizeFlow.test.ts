@@ -2,11 +2,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { decodeJwt } from 'jose';
+import { authenticator } from 'otplib';
+import { setSecondFactorRequired } from '../../core/tenancy/securityPolicy';
+import { offerTotpSecret, turnOnAuthenticatorApp } from '../../core/users/authenticatorApp';
 import { AuthorizationCode, RefreshRotation } from '../../core/oauth/models';
-import { createUser, disableUser, reissueSetup } from '../../core/users/users';
+import { createUser, disableUser, findActiveUser, reissueSetup } from '../../core/users/users';
 import { User } from '../../core/users/models';
 import { FormBrowser, formField as field } from '../support/formBrowser';
 import { createTenant, type TestTenant } from '../support/fixtures';
+import { recordConsent } from '../../core/oauth/consentGrants';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { AUTH_URL, OAUTH_ENV, RESOURCE, tokenRequest } from './oauthTestClient';
 
@@ -499,5 +503,128 @@ describe('sign-in limits', () => {
     expect(unknown.status).toBe(401);
     expect(unknown.text).toContain('The email or password is not correct.');
     expect(await User.exists({ email: 'nobody@example.com' })).toBeNull();
+  });
+
+  test('with an authenticator app, the authorization request waits for the code after the password, then goes on to consent and a code', async () => {
+    const person = await newPerson();
+    const offer = await offerTotpSecret(srv.config, (await findActiveUser(person.userId))!);
+    const on = await turnOnAuthenticatorApp(srv.config, person.userId, authenticator.generate(offer.secret), new Date());
+    expect(on.ok).toBe(true);
+    const reg = await register({ client_name: 'Two-factor App', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none' });
+    const { challenge } = pkce();
+    const start = await person.browser.request(
+      authorizePath({
+        response_type: 'code',
+        client_id: reg.json.client_id,
+        redirect_uri: 'http://127.0.0.1:5000/callback',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        state: 'st-2fa',
+      }),
+    );
+    const signInPage = await person.browser.request(start.location!);
+    const handle = field(signInPage.text, 'request');
+    const afterPassword = await person.browser.request('/api/oauth/signin', {
+      form: { csrf_token: field(signInPage.text, 'csrf_token'), request: handle, email: person.email, password: person.password },
+    });
+    expect(afterPassword.status).toBe(303);
+    expect(afterPassword.location).toBe(`/api/oauth/signin/two-factor?request=${handle}`);
+    // No session yet: the consent page sends the browser back to sign in.
+    const early = await person.browser.request(`/api/oauth/consent?request=${handle}`);
+    expect(early.location).toBe(`/api/oauth/signin?request=${handle}`);
+    const codePage = await person.browser.request(afterPassword.location!);
+    expect(codePage.text).toContain('<h1>Two-factor authentication</h1>');
+    const verified = await person.browser.request('/api/oauth/signin/two-factor', {
+      form: { csrf_token: field(codePage.text, 'csrf_token'), method: 'code', request: handle, code: authenticator.generate(offer.secret) },
+    });
+    // The code the app was turned on with is of this step: used once, refused now.
+    expect(verified.status).toBe(401);
+    const recovery = await person.browser.request('/api/oauth/signin/two-factor', {
+      form: { csrf_token: field(codePage.text, 'csrf_token'), method: 'recovery_code', request: handle, recovery_code: on.ok ? on.recoveryCodes[0] : '' },
+    });
+    expect(recovery.status).toBe(303);
+    expect(recovery.location).toBe(`/api/oauth/consent?request=${handle}`);
+    const consent = await person.browser.request(recovery.location!);
+    const allowed = await person.browser.request('/api/oauth/consent', {
+      form: { csrf_token: field(consent.text, 'csrf_token'), request: handle, decision: 'allow' },
+    });
+    expect(new URL(allowed.location!).searchParams.get('code')).toBeTruthy();
+  });
+
+  test('a person whose organization requires a second factor they lack gets no code, even with consent remembered: they are sent to enrol', async () => {
+    const own = await createTenant();
+    const email = `p${randomBytes(6).toString('hex')}@example.com`;
+    const created = await createUser(srv.config, { orgId: own.orgId, workspaceId: own.workspaceId, email, permissions: ['candidates.search'] });
+    const browser = new FormBrowser(srv.url);
+    const setupPath = new URL(created.setup_url).pathname + new URL(created.setup_url).search;
+    const setupPage = await browser.request(setupPath);
+    await browser.request('/api/oauth/setup', {
+      form: {
+        csrf_token: field(setupPage.text, 'csrf_token'),
+        token: field(setupPage.text, 'token'),
+        new_password: 'correct horse battery staple',
+        confirm_password: 'correct horse battery staple',
+      },
+    });
+    const reg = await register({ client_name: 'Held App', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none' });
+    await recordConsent({
+      userId: created.user_id,
+      orgId: own.orgId,
+      clientId: reg.json.client_id,
+      clientName: 'Held App',
+      scope: 'mcp:tools',
+      allowance: { mode: 'read_only', dailyCredits: null },
+    });
+    await setSecondFactorRequired(own.orgId, true);
+    const start = await browser.request(
+      authorizePath({
+        response_type: 'code',
+        client_id: reg.json.client_id,
+        redirect_uri: 'http://127.0.0.1:5000/callback',
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+        state: 's',
+      }),
+    );
+    const signInPage = await browser.request(start.location!);
+    const signedIn = await browser.request('/api/oauth/signin', {
+      form: { csrf_token: field(signInPage.text, 'csrf_token'), request: field(signInPage.text, 'request'), email, password: 'correct horse battery staple' },
+    });
+    expect(signedIn.location).toBe('/console/security');
+    const again = await browser.request(start.location!);
+    expect(again.location).toBe('/console/security');
+    expect(await AuthorizationCode.countDocuments({ clientId: reg.json.client_id })).toBe(0);
+  });
+
+  test("a connected application's tokens stop working when the person's organization requires a second factor they lack (RFC 9470 challenge)", async () => {
+    const person = await newPerson();
+    const reg = await register({ client_name: 'Policy App', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none' });
+    const { verifier, challenge } = pkce();
+    const redirectUri = 'http://127.0.0.1:5001/callback';
+    const back = await authorizeThrough(person.browser, person, {
+      response_type: 'code',
+      client_id: reg.json.client_id,
+      redirect_uri: redirectUri,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 'p',
+    });
+    const tokens = await tokenRequest(srv, {
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code')!,
+      redirect_uri: redirectUri,
+      client_id: reg.json.client_id,
+      code_verifier: verifier,
+    });
+    expect((await toolsStatus(tokens.json.access_token)).status).toBe(200);
+    await setSecondFactorRequired(tenant.orgId, true);
+    try {
+      const held = await toolsStatus(tokens.json.access_token);
+      expect(held.status).toBe(401);
+      expect(held.challenge).toContain('error="insufficient_user_authentication"');
+    } finally {
+      await setSecondFactorRequired(tenant.orgId, false);
+    }
+    expect((await toolsStatus(tokens.json.access_token)).status).toBe(200);
   });
 });

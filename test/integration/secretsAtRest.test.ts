@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import mongoose from 'mongoose';
+import { authenticator } from 'otplib';
 import type { Config } from '../../core/config';
 import { createClient } from '../../core/oauth/clients';
 import { createUser } from '../../core/users/users';
@@ -151,6 +152,16 @@ describe('secrets at rest', () => {
     secrets.session_cookie = [...browser.cookies].find(([name]) => name.endsWith('talent_session'))![1];
     secrets.browser_cookie = [...browser.cookies].find(([name]) => name.endsWith('talent_browser'))![1];
 
+    // The person's authenticator app: its secret (sealed at rest) and the ten recovery codes (hashed), each shown once.
+    const totpPage = await browser.request('/console/security/authenticator-app');
+    const totpSecret = /<code id="totp-secret"[^>]*>([A-Z2-7]+)<\/code>/.exec(totpPage.text)![1];
+    const turnedOn = await browser.request('/console/security/authenticator-app', {
+      form: { csrf_token: formField(totpPage.text, 'csrf_token'), code: authenticator.generate(totpSecret) },
+    });
+    expect(turnedOn.status).toBe(201);
+    const recoveryCodes = [...turnedOn.text.matchAll(/<li><code>([0-9a-z]{5}-[0-9a-z]{5})<\/code><\/li>/g)].map((m) => m[1]);
+    expect(recoveryCodes).toHaveLength(10);
+
     for (const [kind, value] of Object.entries(secrets)) expect({ kind, long: value.length >= 20 }).toEqual({ kind, long: true });
     const needles = Object.entries(secrets).flatMap(([kind, value]) => {
       const forms = [[kind, value]];
@@ -158,6 +169,7 @@ describe('secrets at rest', () => {
       if (value.startsWith('whsec_')) forms.push([`${kind} payload`, value.slice('whsec_'.length)]);
       return forms;
     });
+    needles.push(['totp secret', totpSecret], ...recoveryCodes.map((code) => ['recovery code', code]));
 
     const text = await storeText();
     const files = storeFiles();

@@ -1,24 +1,48 @@
-import { signIn } from '../../../core/users/signIn';
+import type { Config } from '../../../core/config';
+import { checkSecondFactor } from '../../../core/users/secondFactorCheck';
+import { signIn, type DecoyPasswordHash } from '../../../core/users/signIn';
 import { recordConfirmation } from '../../../core/users/sudoMode';
 import { CONSOLE_PATHS } from '../consolePaths';
 import { seeOther, setConsoleHeaders } from '../consoleLayout';
 import type { ConsolePages } from '../consolePages';
 import { confirmForm, type AfterConfirming } from '../passwordConfirmation';
 import { safeReturnPath } from '../returnPath';
+import type { ConsoleVisitor } from '../consoleVisitor';
 
-/** `/console/confirm` "Confirm your password" (sudo mode; the form and its two ways in: passwordConfirmation.ts). */
+interface Refusal {
+  message: string;
+  retryAfterSeconds?: number;
+}
+
+/** The password, checked by the sign-in's own function (its failure limits hold here too); null when right. */
+async function passwordRefusal(decoy: DecoyPasswordHash, visitor: ConsoleVisitor, form: URLSearchParams, address: string): Promise<Refusal | null> {
+  const result = await signIn(decoy, visitor.user.email, form.get('password') ?? '', address);
+  if (result.ok && result.user._id === visitor.user._id) return null;
+  return !result.ok && result.retryAfterSeconds ? result : { message: 'The password is not correct.' };
+}
+
+/** A code of the person's authenticator app, used once and limited like the sign-in's; null when right. */
+async function codeRefusal(config: Config, visitor: ConsoleVisitor, code: string | null, address: string, now: Date): Promise<Refusal | null> {
+  const result = await checkSecondFactor(config, visitor.user._id, { kind: 'code', value: code ?? '' }, address, now);
+  return result.ok ? null : result;
+}
+
+/**
+ * `/console/confirm` "Confirm your password" (sudo mode; the form and its two ways in:
+ * passwordConfirmation.ts): the password, or a code from the person's authenticator app.
+ */
 export function mountConfirmPage(pages: ConsolePages): void {
   pages.get(CONSOLE_PATHS.confirm, async (ctx, visitor) => {
-    confirmForm(ctx, visitor, { returnTo: safeReturnPath(ctx.query.return_to) ?? CONSOLE_PATHS.overview }, null);
+    await confirmForm(ctx, visitor, { returnTo: safeReturnPath(ctx.query.return_to) ?? CONSOLE_PATHS.overview }, null);
   });
-  pages.post(CONSOLE_PATHS.confirm, async (ctx, visitor, form, { decoy, now }) => {
+  pages.post(CONSOLE_PATHS.confirm, async (ctx, visitor, form, { config, decoy, now }) => {
     const action = safeReturnPath(form.get('sudo_action'));
     const next: AfterConfirming = action ? { pending: { action, form } } : { returnTo: safeReturnPath(form.get('return_to')) ?? CONSOLE_PATHS.overview };
-    const result = await signIn(decoy, visitor.user.email, form.get('password') ?? '', ctx.ip);
-    if (!result.ok || result.user._id !== visitor.user._id) {
-      if (!result.ok && result.retryAfterSeconds) ctx.set('Retry-After', String(result.retryAfterSeconds));
-      const message = !result.ok && result.retryAfterSeconds ? result.message : 'The password is not correct.';
-      return confirmForm(ctx, visitor, next, message, !result.ok && result.retryAfterSeconds ? 429 : 401);
+    const refusal =
+      form.get('via') === 'code' ? await codeRefusal(config, visitor, form.get('code'), ctx.ip, now()) : await passwordRefusal(decoy, visitor, form, ctx.ip);
+    if (refusal) {
+      if (refusal.retryAfterSeconds) ctx.set('Retry-After', String(refusal.retryAfterSeconds));
+      return confirmForm(ctx, visitor, next, refusal.message, refusal.retryAfterSeconds ? 429 : 401);
     }
     await recordConfirmation(visitor.sessionValue, now());
     if ('returnTo' in next) return seeOther(ctx, next.returnTo);

@@ -6,6 +6,7 @@ import { CONSOLE_PATHS } from '../consolePaths';
 import { mayReadSettings } from '../pageAccess';
 import { agentPolicySection } from '../settings/agentPolicySection';
 import { organizationNameSection } from '../settings/organizationNameSection';
+import { securityPolicySection } from '../settings/securityPolicySection';
 import type { SettingsSection, ShowSettings } from '../settings/settingsSection';
 
 /**
@@ -14,7 +15,7 @@ import type { SettingsSection, ShowSettings } from '../settings/settingsSection'
  * its own form and operation (sudo mode, audited). A save's confirmation is the console's flash,
  * shown by the layout in `<div role="status">`.
  */
-const SETTINGS_SECTIONS: readonly SettingsSection[] = [organizationNameSection, agentPolicySection];
+const SETTINGS_SECTIONS: readonly SettingsSection[] = [organizationNameSection, securityPolicySection, agentPolicySection];
 
 const showSettings: ShowSettings = async (ctx, visitor, refused, status = 200) => {
   if (!mayReadSettings(visitor.layout)) throw notAllowed('Only an admin of your organization can see and change its settings.');

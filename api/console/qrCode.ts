@@ -1,0 +1,24 @@
+import { create } from 'qrcode';
+import { html, type SafeHtml } from '../views/safeHtml';
+
+/**
+ * A QR code drawn as inline SVG markup on the server: one path of dark modules, no script and no
+ * image fetched (the console's CSP allows neither a data: image nor inline style).
+ */
+const QUIET_ZONE = 2;
+
+export function qrCodeSvg(text: string, label: string): SafeHtml {
+  const { modules } = create(text, { errorCorrectionLevel: 'M' });
+  const size = modules.size;
+  const squares: string[] = [];
+  for (let row = 0; row < size; row++) {
+    for (let col = 0; col < size; col++) {
+      if (modules.data[row * size + col]) squares.push(`M${col + QUIET_ZONE} ${row + QUIET_ZONE}h1v1h-1z`);
+    }
+  }
+  const side = size + 2 * QUIET_ZONE;
+  return html`<svg class="qr" viewBox="0 0 ${side} ${side}" role="img" aria-label="${label}" shape-rendering="crispEdges">
+    <rect width="${side}" height="${side}" fill="#fff" />
+    <path d="${squares.join('')}" fill="#000" />
+  </svg>`;
+}

@@ -1,0 +1,57 @@
+import type { Config } from '../config';
+import { releaseSlot, takeSlot } from '../oauth/attemptSlots';
+import { openTotpSecret } from './authenticatorApp';
+import { checkTotpCode, recoveryCodeHash } from './secondFactor';
+import { ACCOUNT_FAILURES, ADDRESS_FAILURES, FAILURE_WINDOW_MS, TOO_MANY_ATTEMPTS } from './signIn';
+import * as store from './store';
+
+/**
+ * Checks a second factor typed by a person (after the password at sign-in, or for sudo mode): a
+ * code of their authenticator app, used once, or one of their recovery codes, which is then
+ * used up. Wrong answers are limited like passwords (signIn.ts): each attempt takes a slot per
+ * account and per client address, a right one gives them back.
+ */
+export type SecondFactorAnswer = { kind: 'code'; value: unknown } | { kind: 'recovery_code'; value: unknown };
+
+export type SecondFactorResult = { ok: true; usedRecoveryCode: boolean } | { ok: false; message: string; retryAfterSeconds?: number };
+
+export const WRONG_CODE = 'That code is not correct.';
+
+export async function checkSecondFactor(
+  config: Pick<Config, 'secretsKey' | 'secretsKeyPrevious'>,
+  userId: string,
+  answer: SecondFactorAnswer,
+  address: string,
+  now: Date,
+): Promise<SecondFactorResult> {
+  const byAddress = await takeSlot(`2fa:addr:${address}`, ADDRESS_FAILURES, FAILURE_WINDOW_MS, now);
+  if (!byAddress.ok) return { ok: false, message: TOO_MANY_ATTEMPTS, retryAfterSeconds: byAddress.retryAfterSeconds };
+  const byAccount = await takeSlot(`2fa:acct:${userId}`, ACCOUNT_FAILURES, FAILURE_WINDOW_MS, now);
+  if (!byAccount.ok) {
+    await releaseSlot(byAddress.slotId);
+    return { ok: false, message: TOO_MANY_ATTEMPTS, retryAfterSeconds: byAccount.retryAfterSeconds };
+  }
+  const right = await answerIsRight(config, userId, answer, now);
+  if (!right) return { ok: false, message: WRONG_CODE };
+  await releaseSlot(byAccount.slotId);
+  await releaseSlot(byAddress.slotId);
+  return { ok: true, usedRecoveryCode: answer.kind === 'recovery_code' };
+}
+
+async function answerIsRight(
+  config: Pick<Config, 'secretsKey' | 'secretsKeyPrevious'>,
+  userId: string,
+  answer: SecondFactorAnswer,
+  now: Date,
+): Promise<boolean> {
+  const user = await store.findUser(userId);
+  if (!user || user.disabledAt) return false;
+  if (answer.kind === 'recovery_code') {
+    const hash = recoveryCodeHash(answer.value);
+    return hash !== null && store.consumeRecoveryCode(userId, hash);
+  }
+  if (!user.totpSecretSealed) return false;
+  const check = await checkTotpCode(openTotpSecret(config, userId, user.totpSecretSealed), answer.value, now, user.totpLastStep ?? null);
+  // The step is recorded only if no other request took it meanwhile: one code, one use.
+  return check.ok && store.acceptTotpStep(userId, check.timeStep);
+}

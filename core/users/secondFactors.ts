@@ -1,0 +1,39 @@
+import { securityPolicyOf } from '../tenancy/securityPolicy';
+import type { UserRecord } from './store';
+
+/**
+ * What second factors a person has (DECISIONS.md "Accounts, settings …"), the one place that
+ * decides it: a person "has a second factor" when their authenticator app is turned on or they
+ * have at least one passkey. Sign-in asks for one after the password, sudo mode accepts one, and
+ * an organization that requires one sends whoever has none to enrol.
+ */
+export interface SecondFactors {
+  authenticatorApp: boolean;
+  /** Passkeys the person registered (core/users/passkeys*.ts counts them). */
+  passkeys: number;
+  /** Recovery codes not yet used. */
+  recoveryCodes: number;
+}
+
+export async function secondFactorsOf(user: UserRecord): Promise<SecondFactors> {
+  return {
+    authenticatorApp: typeof user.totpSecretSealed === 'string',
+    passkeys: 0,
+    recoveryCodes: user.recoveryCodeHashes?.length ?? 0,
+  };
+}
+
+/** Whether these factors make a second factor. */
+export function anySecondFactor(factors: SecondFactors): boolean {
+  return factors.authenticatorApp || factors.passkeys > 0;
+}
+
+export async function hasSecondFactor(user: UserRecord): Promise<boolean> {
+  return anySecondFactor(await secondFactorsOf(user));
+}
+
+/** Whether the person's organization requires a second factor and they have none yet: they may only enrol. */
+export async function mustEnrolSecondFactor(user: UserRecord): Promise<boolean> {
+  if (await hasSecondFactor(user)) return false;
+  return (await securityPolicyOf(user.orgId)).require_second_factor;
+}
