@@ -26,6 +26,8 @@ export const CONSOLE_OPERATIONS = [
   'console.grants.change_allowance',
   'console.settings.agent_policy',
   'console.settings.rename',
+  'console.passkeys.add',
+  'console.passkeys.remove',
 ] as const;
 
 export type ConsoleOperationName = (typeof CONSOLE_OPERATIONS)[number];

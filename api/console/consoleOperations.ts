@@ -5,6 +5,7 @@ import { jobOperations } from './operations/jobOperations';
 import { keyOperations } from './operations/keyOperations';
 import { limitOperations } from './operations/limitOperations';
 import { teamOperations } from './operations/teamOperations';
+import { passkeyOperations } from './operations/passkeyOperations';
 import { settingsOperations } from './operations/settingsOperations';
 import { webhookOperations } from './operations/webhookOperations';
 
@@ -18,4 +19,5 @@ export const consoleOperations: readonly ConsoleOperation[] = [
   ...jobOperations,
   ...agentAllowanceOperations,
   ...settingsOperations,
+  ...passkeyOperations,
 ];

@@ -21,8 +21,11 @@ export const CONSOLE_PATHS = {
   audit: '/console/audit',
   settings: '/console/settings',
   confirm: '/console/confirm',
+  security: '/console/security',
   stylesheet: '/console/assets/console.css',
   script: '/console/assets/console.js',
+  passkeyScript: '/console/assets/passkeys.js',
+  webAuthnScript: '/console/assets/simplewebauthn-browser.js',
 } as const;
 
 export interface NavEntry {
@@ -44,6 +47,7 @@ export const CONSOLE_NAV: readonly NavEntry[] = [
   { label: 'Audit log', path: CONSOLE_PATHS.audit, readable: mayReadAuditLog },
   { label: 'Settings', path: CONSOLE_PATHS.settings, readable: mayReadSettings },
   { label: 'Connected applications', path: CONNECTIONS_PAGE_PATH },
+  { label: 'Security', path: CONSOLE_PATHS.security },
 ];
 
 /** The navigation as `reader` sees it: only the pages they may read. */

@@ -4,6 +4,7 @@ import { admissionUnder } from '../../core/limits/operationAdmission';
 import { ROUTER_OPTIONS } from '../routerOptions';
 import { storeOutagePage } from '../oauth/authorizationFlow';
 import { mountConsoleAssets } from './consoleAssets';
+import { mountPasskeyAssets } from './passkeyAssets';
 import { notFoundPage } from './consoleErrors';
 import { seeOther } from './consoleLayout';
 import { consoleOperations } from './consoleOperations';
@@ -20,6 +21,7 @@ import { mountJobsPages } from './pages/jobsPages';
 import { mountKeysPages } from './pages/keysPages';
 import { mountLimitsPage } from './pages/limitsPage';
 import { mountOverviewPage } from './pages/overviewPage';
+import { mountPasskeysSecurityPage } from './pages/passkeysSecurityPage';
 import { mountSettingsPage } from './pages/settingsPage';
 import { mountTeamPages } from './pages/teamPages';
 import { mountUsagePage } from './pages/usagePage';
@@ -41,6 +43,7 @@ const PAGE_MODULES: ReadonlyArray<(pages: ConsolePages) => void> = [
   mountJobsPages,
   mountAllowancePage,
   mountSettingsPage,
+  mountPasskeysSecurityPage,
 ];
 
 /**
@@ -51,6 +54,7 @@ export function consoleRouter(deps: Deps): Router {
   const { config } = deps;
   const router = new Router(ROUTER_OPTIONS);
   mountConsoleAssets(router);
+  mountPasskeyAssets(router);
   router.get(CONSOLE_ROOT, (ctx) => seeOther(ctx, CONSOLE_PATHS.overview));
   const pages = consolePages(router, {
     config,

@@ -4,6 +4,7 @@ import type { ConsoleOperationName } from './consoleOperationNames';
  * Which console writes need sudo mode (core/users/sudoMode.ts), in this one place: every write
  * that hands out a lasting access. Creating or rotating a key, inviting anyone, changing a role or
  * permissions, registering a webhook endpoint, re-pointing it and rotating its signing secret.
+ * Removing a passkey (a factor) does too, so a stolen session cannot strip a person's factors.
  * Disabling or enabling an endpoint, revoking a key or disabling a person takes access away and
  * needs none. The console road asks this list before every write, so no page can forget it.
  */
@@ -20,6 +21,7 @@ export const SUDO_OPERATIONS: Readonly<Partial<Record<ConsoleOperationName, Sudo
   'console.webhooks.register': true,
   'console.webhooks.update': namesUrl,
   'console.webhooks.rotate_secret': true,
+  'console.passkeys.remove': true,
 };
 
 /** Whether running `operation` with `body` needs sudo mode; without a body, whether it always does (a form about to be opened). */

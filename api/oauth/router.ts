@@ -25,6 +25,7 @@ import { AUTHORIZE_PATH, REGISTER_PATH } from './pagePaths';
 import { registrationEndpoint } from './registrationEndpoint';
 import { mountSignInPages } from './signInPages';
 import { mountPasswordResetPages } from './passwordResetPages';
+import { mountPasskeySignIn } from './passkeySignIn';
 
 /**
  * Per-client-address limits in front of the token endpoint and the JWKS, which answer before
@@ -86,6 +87,7 @@ export function oauthRouter(config: Config, { signingKeys, publicClients, decoy,
   router.post(REGISTER_PATH, registrationEndpoint());
   mountSignInPages(router, config, decoy, now);
   mountPasswordResetPages(router, config);
+  mountPasskeySignIn(router, config, now);
   // One document at both discovery locations: clients try RFC 8414's first, then OpenID's.
   router.get([AUTHORIZATION_SERVER_METADATA_PATH, OPENID_CONFIGURATION_PATH], (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=300');

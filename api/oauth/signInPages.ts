@@ -17,6 +17,7 @@ import { setPasswordThroughLink } from '../../core/accounts/passwordReset';
 import { signedInFromBrowser } from '../../core/accounts/securityNotices';
 import { completeAuthorization, errorPage, redirectTo, resumeAuthorization, storeOutagePage } from './authorizationFlow';
 import { errorNote, hidden, html, page, type Html } from './pageRendering';
+import { passkeySignInControl, PASSKEY_PAGE_CONTENT_SECURITY_POLICY } from './passkeySignInControl';
 import { toolsResource } from './tokenEndpoint';
 import { CONSOLE_PATHS } from '../console/consolePaths';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../core/users/passwords';
@@ -58,8 +59,8 @@ const PERMISSION_TEXT: Record<string, string> = {
   [PERMISSIONS.usageRead]: 'Read usage: requests and credits spent',
 };
 
-export function sendPage(ctx: Context, title: string, body: Html, status = 200): void {
-  setPageHeaders(ctx);
+export function sendPage(ctx: Context, title: string, body: Html, status = 200, contentSecurityPolicy?: string): void {
+  setPageHeaders(ctx, contentSecurityPolicy);
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = page(title, body);
@@ -69,7 +70,7 @@ export function csrfRefused(ctx: Context): void {
   errorPage(ctx, 403, 'Form expired', 'This form could not be verified (its security token is missing or does not match). Reload the page and try again.');
 }
 
-function handleOf(value: string | null | undefined): string | null {
+export function handleOf(value: string | null | undefined): string | null {
   return typeof value === 'string' && /^[0-9A-Za-z]{32}$/.test(value) ? value : null;
 }
 
@@ -174,7 +175,7 @@ function landingOf(returnTo: unknown): string {
   return safeReturnPath(returnTo) ?? CONSOLE_PATHS.overview;
 }
 
-function signInForm(
+export function signInForm(
   ctx: Context,
   config: Config,
   handle: string | null,
@@ -197,8 +198,10 @@ function signInForm(
         <input id="password" name="password" type="password" autocomplete="current-password" required />
         <button type="submit">Sign in</button>
       </form>
-      <p><a href="${PASSWORD_RESET_PAGE_PATH}">Forgot password?</a></p>`,
+      <p><a href="${PASSWORD_RESET_PAGE_PATH}">Forgot password?</a></p>
+      ${passkeySignInControl(csrfToken(session, config), handle, returnTo)}`,
     status,
+    PASSKEY_PAGE_CONTENT_SECURITY_POLICY,
   );
 }
 
@@ -220,13 +223,21 @@ async function signInSubmit(ctx: Context, config: Config, decoy: DecoyPasswordHa
     const status = result.retryAfterSeconds ? 429 : 401;
     return signInForm(ctx, config, handle, result.message, status, email.slice(0, 320), safeReturnPath(form.get('return_to')));
   }
+  await finishSignIn(ctx, config, result.user, handle, form.get('return_to'));
+}
+
+/**
+ * A person proved who they are (a password, a passkey): a fresh session (no fixation), the
+ * browser remembered (a notice when it is new), then the authorization request or the console.
+ */
+export async function finishSignIn(ctx: Context, config: Config, user: UserRecord, handle: string | null, returnTo: unknown): Promise<void> {
   await endSession(sessionValueOf(ctx, config));
-  const session = await startSession(result.user._id);
+  const session = await startSession(user._id);
   setSessionCookie(ctx, config, session.value, Math.floor(SESSION_TTL_MS / 1000));
-  const browserValue = await signedInFromBrowser(config, result.user, knownBrowserOf(ctx, config), { userAgent: ctx.get('User-Agent'), at: new Date() });
+  const browserValue = await signedInFromBrowser(config, user, knownBrowserOf(ctx, config), { userAgent: ctx.get('User-Agent'), at: new Date() });
   setKnownBrowserCookie(ctx, config, browserValue);
-  if (handle) return resumeAuthorization(ctx, config, handle, result.user);
-  redirectTo(ctx, landingOf(form.get('return_to')));
+  if (handle) return resumeAuthorization(ctx, config, handle, user);
+  redirectTo(ctx, landingOf(returnTo));
 }
 
 async function signedInUser(ctx: Context, config: Config): Promise<UserRecord | null> {

@@ -6,7 +6,7 @@ import { queueMail } from '../mail/mailOutbox';
 import { roleOf } from '../users/adminSeats';
 import * as store from '../users/store';
 import type { UserRecord } from '../users/store';
-import { CONSOLE_OVERVIEW_PATH } from './accountPaths';
+import { CONSOLE_OVERVIEW_PATH, CONSOLE_SECURITY_PATH } from './accountPaths';
 
 /**
  * Security notices by mail (DECISIONS.md "Accounts, settings …"): what happened, when, and what
@@ -59,4 +59,29 @@ export async function signedInFromBrowser(
   }
   await store.setKnownBrowsers(user._id, [...known, hash].slice(-KNOWN_BROWSERS_KEPT));
   return value;
+}
+
+/** What changed about a person's second factor, told to them (never the secret or a code). */
+export type SecondFactorNotice = 'factor_added' | 'factor_removed' | 'recovery_code_used';
+
+const SECOND_FACTOR_TEXT: Record<SecondFactorNotice, string> = {
+  factor_added: 'An authenticator app was turned on for your account',
+  factor_removed: 'The authenticator app of your account was turned off',
+  recovery_code_used: 'One of your recovery codes was used to sign in; it works no more',
+};
+
+export async function noticeSecondFactorChange(
+  config: NoticeSettings,
+  user: Pick<UserRecord, 'email'>,
+  kind: SecondFactorNotice,
+  at: Date,
+  /** Replaces the standard sentence (a passkey's name, for instance). */
+  what?: string,
+): Promise<void> {
+  await queueMail(
+    config,
+    user.email,
+    securityNoticeMail(kind, { at, what: what ?? SECOND_FACTOR_TEXT[kind], consoleUrl: `${config.authUrl}${CONSOLE_SECURITY_PATH}` }),
+    at,
+  );
 }

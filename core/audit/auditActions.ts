@@ -31,6 +31,8 @@ export const AUDIT_ACTIONS = [
   'grant.allowance_changed',
   'agent_policy.updated',
   'organization.updated',
+  'passkey.added',
+  'passkey.removed',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -56,6 +58,8 @@ const LIMIT_FIELDS = ['operation', 'scope_type', 'scope_id', 'requests_per_minut
 const BUDGET_FIELDS = ['family_id', 'budget', 'remaining'];
 const USER_FIELDS = ['user_id', 'email', 'workspace_id', 'role', 'permissions', 'status', 'disabled_at'];
 const INVITATION_FIELDS = ['invitation_id', 'user_id', 'email', 'workspace_id', 'role', 'permissions', 'status', 'expires_at'];
+/** A passkey by its id and name: never its credential id or public key. */
+const PASSKEY_FIELDS = ['passkey_id', 'user_id', 'email', 'name'];
 const ENDPOINT_FIELDS = ['endpoint_id', 'workspace_id', 'url', 'state', 'enabled', 'rotated_at', 'previous_valid_until'];
 
 export const AUDIT_FIELDS: Record<AuditAction, readonly string[]> = {
@@ -85,6 +89,8 @@ export const AUDIT_FIELDS: Record<AuditAction, readonly string[]> = {
   'grant.allowance_changed': ['grant_id', 'user_id', 'client_id', 'client_name', 'allowance', 'daily_credits'],
   'agent_policy.updated': ['mode', 'default_daily_credits', 'max_daily_credits'],
   'organization.updated': ['name'],
+  'passkey.added': PASSKEY_FIELDS,
+  'passkey.removed': PASSKEY_FIELDS,
 };
 
 /** Names no allowlist may ever hold: the unit test checks each action's list against them. */
