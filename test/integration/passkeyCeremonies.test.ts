@@ -103,17 +103,18 @@ test("after the password, only that person's passkeys answer; a removed passkey 
   theirs.signCount = 1;
   expect(await signInWithPasskey(rp, SESSION, JSON.stringify(theirs.assert(options.challenge, rp.origin)), now(), user._id)).toMatchObject({ ok: false });
 
-  const passkeyId = await signInWithPasskey(
+  mine.signCount = 1;
+  const signedIn = await signInWithPasskey(
     rp,
     SESSION,
-    JSON.stringify(((mine.signCount = 1), mine.assert((await passkeySignInOptions(rp, SESSION, now())).challenge, rp.origin))),
+    JSON.stringify(mine.assert((await passkeySignInOptions(rp, SESSION, now())).challenge, rp.origin)),
     now(),
   );
-  expect(passkeyId).toMatchObject({ ok: true });
-  const removed = await removePasskey(user._id, (passkeyId as { passkey: { _id: string } }).passkey._id);
-  expect(removed).toMatchObject({ name: 'Laptop' });
-  // Removing is idempotent for the caller: a second removal finds nothing; another person's is not found.
-  expect(await removePasskey(user._id, removed!._id)).toBeNull();
+  if (!signedIn.ok) throw new Error('the passkey did not sign its person in');
+  // Another person's passkey is not found for them; a passkey is removed once.
+  expect(await removePasskey(other._id, signedIn.passkey._id)).toBeNull();
+  expect(await removePasskey(user._id, signedIn.passkey._id)).toMatchObject({ name: 'Laptop' });
+  expect(await removePasskey(user._id, signedIn.passkey._id)).toBeNull();
   mine.signCount = 2;
   expect(
     await signInWithPasskey(rp, SESSION, JSON.stringify(mine.assert((await passkeySignInOptions(rp, SESSION, now())).challenge, rp.origin)), now()),
