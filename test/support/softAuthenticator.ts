@@ -1,5 +1,8 @@
 import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { isoCBOR } from '@simplewebauthn/server/helpers';
+import { addPasskey, passkeyRegistrationOptions } from '../../core/users/passkeyCeremonies';
+import { relyingPartyOf } from '../../core/users/passkeys';
+import { findActiveUser } from '../../core/users/users';
 
 /**
  * A WebAuthn authenticator in the test process (a P-256 key, `none` attestation), for the paths a
@@ -109,4 +112,16 @@ export class SoftAuthenticator {
       clientExtensionResults: {},
     };
   }
+}
+
+/** A passkey of `userId` made through the registration ceremony with a new software authenticator, for tests that need one to exist. */
+export async function enrolSoftPasskey(authUrl: string, userId: string, name: string): Promise<{ passkeyId: string; authenticator: SoftAuthenticator }> {
+  const rp = relyingPartyOf(authUrl);
+  const user = await findActiveUser(userId);
+  if (!user) throw new Error(`no active person ${userId}`);
+  const authenticator = new SoftAuthenticator();
+  const options = await passkeyRegistrationOptions(rp, user, new Date());
+  const added = await addPasskey(rp, user, JSON.stringify(authenticator.register(options, rp.origin)), name, new Date());
+  if (!added.ok) throw new Error(`the passkey was refused: ${added.message}`);
+  return { passkeyId: added.passkey._id, authenticator };
 }
