@@ -1,3 +1,4 @@
+import { deleteExpiredPasskeyChallenges } from '../users/passkeysStore';
 import { deleteExpiredBrowserSessions } from '../users/store';
 import { deleteExpiredSignInRecords } from './store';
 
@@ -11,9 +12,10 @@ import { deleteExpiredSignInRecords } from './store';
 export async function purgeExpiredSignInRecords(now = new Date()): Promise<number> {
   const hourAgo = new Date(now.getTime() - 3600_000);
   const dayAgo = new Date(now.getTime() - 24 * 3600_000);
-  const [oauthRecords, sessions] = await Promise.all([
+  const [oauthRecords, sessions, passkeyChallenges] = await Promise.all([
     deleteExpiredSignInRecords({ requests: now, codes: hourAgo, attemptSlots: now, rotations: dayAgo }),
     deleteExpiredBrowserSessions(now),
+    deleteExpiredPasskeyChallenges(now),
   ]);
-  return oauthRecords + sessions;
+  return oauthRecords + sessions + passkeyChallenges;
 }

@@ -1,4 +1,6 @@
+import mongoose from 'mongoose';
 import type { Config } from '../../core/config';
+import { purgeExpiredSignInRecords } from '../../core/oauth/expiredSignInRecords';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
 import {
   addPasskey,
@@ -129,4 +131,17 @@ test("after the password, only that person's passkeys answer; a removed passkey 
   ).toMatchObject({
     ok: false,
   });
+});
+
+test('the store-maintenance purge reclaims expired challenges and keeps live ones', async () => {
+  const challenges = mongoose.connection.collection('passkey_challenges');
+  const user = await person();
+  await passkeyRegistrationOptions(rp, user, now());
+  clock.advance(CHALLENGE_TTL_MS);
+  const live = await passkeyRegistrationOptions(rp, user, now());
+  expect(await challenges.countDocuments({ userId: user._id })).toBe(2);
+  await purgeExpiredSignInRecords(now());
+  expect(await challenges.countDocuments({ userId: user._id })).toBe(1);
+  // The live one still answers.
+  expect(await addPasskey(rp, user, JSON.stringify(new SoftAuthenticator().register(live, rp.origin)), 'Kept', now())).toMatchObject({ ok: true });
 });
