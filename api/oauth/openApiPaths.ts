@@ -458,6 +458,7 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
             },
           },
           403: html('CSRF check failed'),
+          429: { $ref: '#/components/responses/AddressRateLimited' },
           ...otherFailure,
         },
       },

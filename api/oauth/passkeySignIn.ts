@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Config } from '../../core/config';
 import { passkeySignInOptions, signInWithPasskey } from '../../core/users/passkeyCeremonies';
 import { relyingPartyOf } from '../../core/users/passkeys';
@@ -34,9 +34,11 @@ async function passkeySubmit(ctx: Context, config: Config, now: () => number): P
   await finishSignIn(ctx, config, result.user, handle, form.get('return_to'));
 }
 
-export function mountPasskeySignIn(router: Router, config: Config, now: () => number): void {
+/** `limitOptions` holds each client address to its share of options (each stores a challenge before anyone signed in). */
+export function mountPasskeySignIn(router: Router, config: Config, now: () => number, limitOptions: Middleware): void {
   router.post(
     PASSKEY_SIGN_IN_OPTIONS_PATH,
+    limitOptions,
     storeOutagePage((ctx) => optionsSubmit(ctx, config, now)),
   );
   router.post(

@@ -65,6 +65,12 @@ const refuseJwks = (_ctx: Context, retryAfterSeconds: number) => {
   });
 };
 
+const refusePasskeyOptions = (_ctx: Context, retryAfterSeconds: number) => {
+  throw retryLater('rate_limited', 'Too many passkey sign-in attempts from this address; retry after Retry-After seconds.', retryAfterSeconds, {
+    extensions: { limit: 'requests_per_minute_per_address' },
+  });
+};
+
 export interface OAuthRouterDeps {
   signingKeys: SigningKeys;
   publicClients: PublicClients;
@@ -87,7 +93,7 @@ export function oauthRouter(config: Config, { signingKeys, publicClients, decoy,
   router.post(REGISTER_PATH, registrationEndpoint());
   mountSignInPages(router, config, decoy, now);
   mountPasswordResetPages(router, config);
-  mountPasskeySignIn(router, config, now);
+  mountPasskeySignIn(router, config, now, limitPerAddress(addressLimits, 'passkey-options', limits.passkeyOptionsPerMinute, refusePasskeyOptions));
   // One document at both discovery locations: clients try RFC 8414's first, then OpenID's.
   router.get([AUTHORIZATION_SERVER_METADATA_PATH, OPENID_CONFIGURATION_PATH], (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=300');

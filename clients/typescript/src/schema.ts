@@ -8488,6 +8488,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            429: components["responses"]["AddressRateLimited"];
             default: components["responses"]["Problem"];
         };
     };
