@@ -44,7 +44,7 @@ afterAll(async () => {
   await mailbox?.stop();
 });
 
-const NAV = ['Overview', 'API keys', 'Limits', 'Budgets', 'Usage', 'Webhooks', 'Jobs', 'Team', 'Audit log', 'Settings', 'Connected applications'];
+const NAV = ['Overview', 'API keys', 'Limits', 'Budgets', 'Usage', 'Webhooks', 'Jobs', 'Team', 'Audit log', 'Settings', 'Connected applications', 'Security'];
 
 async function expectAccessibleOf(shown: Page, name: string): Promise<void> {
   expect(await checkPage(shown, name)).toEqual([]);

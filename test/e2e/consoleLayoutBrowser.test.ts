@@ -98,6 +98,7 @@ const PAGES: Array<[string, string]> = [
   ['/console/audit', 'Audit log'],
   ['/console/settings', 'Settings'],
   ['/api/oauth/connections', 'Connected applications'],
+  ['/console/security', 'Security'],
 ];
 
 test.each(PAGES)('%s fits at 375, 1,280 and 1,440 px with a busy organization', async (path, heading) => {
