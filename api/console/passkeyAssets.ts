@@ -50,6 +50,7 @@ const PASSKEY_SCRIPT = `
         .catch(function (err) {
           busy = false;
           var cancelled = err && (err.name === 'NotAllowedError' || err.name === 'AbortError');
+          if (register && err && err.name === 'InvalidStateError') return say(form, 'No passkey was added: this device already holds one for your account.');
           say(form, cancelled
             ? (register ? 'No passkey was added: the browser was cancelled or timed out.' : 'You were not signed in: the browser was cancelled or timed out.')
             : (register ? 'No passkey was added: this browser or device could not create one.' : 'You were not signed in: this browser could not use a passkey.'));
