@@ -76,6 +76,11 @@ test('a person adds a named passkey, signs in with it alone, and removes it; eac
   const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
   expect(credentials).toEqual([expect.objectContaining({ isResidentCredential: true, rpId: 'localhost' })]);
 
+  // The same authenticator again: the options exclude its passkey, so the browser refuses and the page says why.
+  await page.getByRole('button', { name: 'Add a passkey', exact: true }).click();
+  await page.getByRole('alert').filter({ hasText: 'No passkey was added: this device already holds one for your account.' }).waitFor();
+  expect((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials).toHaveLength(1);
+
   const added = await mailbox.waitFor(email, 'A sign-in method was added to your talent platform account');
   expect(added.text).toContain('The passkey "Work laptop" was added to your account');
   const addedEntries = (await listAuditEvents(srv.config, tenant.orgId, { action: 'passkey.added' })).data;
