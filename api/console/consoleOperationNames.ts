@@ -27,6 +27,7 @@ export const CONSOLE_OPERATIONS = [
   'console.settings.agent_policy',
   'console.settings.rename',
   'console.passkeys.add',
+  'console.passkeys.rename',
   'console.passkeys.remove',
 ] as const;
 

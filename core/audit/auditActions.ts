@@ -32,6 +32,7 @@ export const AUDIT_ACTIONS = [
   'agent_policy.updated',
   'organization.updated',
   'passkey.added',
+  'passkey.renamed',
   'passkey.removed',
 ] as const;
 
@@ -90,6 +91,7 @@ export const AUDIT_FIELDS: Record<AuditAction, readonly string[]> = {
   'agent_policy.updated': ['mode', 'default_daily_credits', 'max_daily_credits'],
   'organization.updated': ['name'],
   'passkey.added': PASSKEY_FIELDS,
+  'passkey.renamed': PASSKEY_FIELDS,
   'passkey.removed': PASSKEY_FIELDS,
 };
 

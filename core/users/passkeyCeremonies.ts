@@ -220,3 +220,16 @@ export async function removePasskey(userId: string, passkeyId: string): Promise<
 }
 
 export const findPasskeyOf = store.findPasskeyOfUser;
+
+export type PasskeyRenamed = { ok: true; passkey: PasskeyRecord; before: string } | { ok: false; message: string } | { ok: false; absent: true };
+
+/** Gives one of the person's passkeys the name typed (passkeys.ts rules; empty keeps its number). */
+export async function renamePasskey(userId: string, passkeyId: string, typedName: unknown): Promise<PasskeyRenamed> {
+  const passkey = await store.findPasskeyOfUser(userId, passkeyId);
+  if (!passkey) return { ok: false, absent: true };
+  const ordinal = (await store.passkeysOfUser(userId)).findIndex((p) => p._id === passkeyId) + 1;
+  const name = passkeyNameOf(typedName, ordinal);
+  if (!name.ok) return name;
+  if (!(await store.renamePasskeyOfUser(userId, passkeyId, name.name))) return { ok: false, absent: true };
+  return { ok: true, passkey: { ...passkey, name: name.name }, before: passkey.name };
+}

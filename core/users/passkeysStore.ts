@@ -86,6 +86,11 @@ export async function findPasskeyOfUser(userId: string, passkeyId: string): Prom
   return Passkey.findOne({ _id: passkeyId, userId }).lean<PasskeyRecord>();
 }
 
+/** Names one of the person's passkeys; answers whether it is still theirs. */
+export async function renamePasskeyOfUser(userId: string, passkeyId: string, name: string): Promise<boolean> {
+  return (await Passkey.updateOne({ _id: passkeyId, userId }, { $set: { name } })).matchedCount === 1;
+}
+
 /** Deletes one of the person's passkeys; answers whether this call did. */
 export async function deletePasskeyOfUser(userId: string, passkeyId: string): Promise<boolean> {
   return (await Passkey.deleteOne({ _id: passkeyId, userId })).deletedCount === 1;

@@ -50,7 +50,7 @@ async function virtualAuthenticator(context: BrowserContext, page: Page): Promis
   return { cdp, authenticatorId };
 }
 
-test('a person adds a named passkey, signs in with it alone, and removes it; each change is mailed and audited', async () => {
+test('a person adds a named passkey, signs in with it alone, renames it and removes it; each change is mailed and audited', async () => {
   const email = uniqueEmail('passkey');
   const made = await createUserWithCli(srv, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions: ['candidates.search'] });
   const context = await browser.newContext();
@@ -101,13 +101,29 @@ test('a person adds a named passkey, signs in with it alone, and removes it; eac
   await page.goto(`${srv.url}/console/security`);
   expect(await page.getByRole('row').filter({ hasText: 'Work laptop' }).innerText()).not.toContain('Never');
 
-  await submitWith(page, 'Remove Work laptop');
-  await page.getByRole('status').filter({ hasText: 'The passkey Work laptop was removed.' }).waitFor();
+  await page.getByRole('link', { name: 'Rename Work laptop' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Rename passkey' }).waitFor();
+  expect(await checkPage(page, 'security-passkey-rename')).toEqual([]);
+  // A name too long for the rule, past the field's own maxlength (as a crafted form would send it).
+  await page.getByLabel('Passkey name', { exact: true }).evaluate((input: { removeAttribute: (name: string) => void }) => input.removeAttribute('maxlength'));
+  await page.getByLabel('Passkey name', { exact: true }).fill('x'.repeat(65));
+  await submitWith(page, 'Save name');
+  expect(await page.getByRole('alert').innerText()).toContain('Use at most 64 characters for the name.');
+  await page.getByLabel('Passkey name', { exact: true }).fill('Office laptop');
+  await submitWith(page, 'Save name');
+  await page.getByRole('status').filter({ hasText: 'The passkey is now called Office laptop.' }).waitFor();
+  const renamed = (await listAuditEvents(srv.config, tenant.orgId, { action: 'passkey.renamed' })).data;
+  expect(renamed).toEqual([
+    expect.objectContaining({ before: expect.objectContaining({ name: 'Work laptop' }), after: expect.objectContaining({ name: 'Office laptop' }) }),
+  ]);
+
+  await submitWith(page, 'Remove Office laptop');
+  await page.getByRole('status').filter({ hasText: 'The passkey Office laptop was removed.' }).waitFor();
   expect(await page.getByText('You have no passkeys.').count()).toBe(1);
   const removed = await mailbox.waitFor(email, 'A sign-in method was removed from your talent platform account');
-  expect(removed.text).toContain('The passkey "Work laptop" was removed from your account');
+  expect(removed.text).toContain('The passkey "Office laptop" was removed from your account');
   const removedEntries = (await listAuditEvents(srv.config, tenant.orgId, { action: 'passkey.removed' })).data;
-  expect(removedEntries).toEqual([expect.objectContaining({ actor: `user:${made.userId}`, before: expect.objectContaining({ name: 'Work laptop' }) })]);
+  expect(removedEntries).toEqual([expect.objectContaining({ actor: `user:${made.userId}`, before: expect.objectContaining({ name: 'Office laptop' }) })]);
 
   // The authenticator still holds the credential, but the service no longer knows it.
   await submitWith(page, 'Sign out');

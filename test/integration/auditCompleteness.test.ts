@@ -411,6 +411,14 @@ const PATHS: AuditPath[] = [
     },
   },
   {
+    action: 'passkey.renamed',
+    via: 'console Security "Rename"',
+    drive: async () => {
+      await consolePost(`/console/security/passkeys/${state.passkeyId}/rename`, { passkey_id: state.passkeyId, name: 'Renamed passkey' });
+      return inTenant(USER)();
+    },
+  },
+  {
     action: 'passkey.removed',
     via: 'console Security "Remove"',
     drive: async () => {

@@ -1,21 +1,22 @@
 import type { Context } from 'koa';
-import { Problem } from '../../../core/problems';
-import { passkeyRegistrationOptions, passkeysOf } from '../../../core/users/passkeyCeremonies';
+import { notFound, Problem } from '../../../core/problems';
+import { findPasskeyOf, passkeyRegistrationOptions, passkeysOf } from '../../../core/users/passkeyCeremonies';
 import { hostAllowsPasskeys, PASSKEY_NAME_MAX, relyingPartyOf } from '../../../core/users/passkeys';
 import type { PasskeyRecord } from '../../../core/users/passkeysStore';
 import { errorNote, hidden, html, type Html } from '../../oauth/pageRendering';
 import { setPageHeaders } from '../../oauth/pageSecurity';
-import { dateText, seeOtherSaying, stackingTable, type TableCell } from '../consoleLayout';
+import { dateText, seeOtherSaying, sendConsolePage, stackingTable, type TableCell } from '../consoleLayout';
 import type { ConsoleDeps, ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS } from '../consolePaths';
 import type { ConsoleVisitor } from '../consoleVisitor';
 import { textInput } from '../formControls';
-import { PASSKEYS_PATH, passkeyRemovePath } from '../operations/passkeyOperations';
+import { PASSKEYS_PATH, passkeyRemovePath, passkeyRenamePath } from '../operations/passkeyOperations';
 import { PASSKEY_SCRIPT_PATHS } from '../passkeyAssets';
 
 /**
  * The "Passkeys" section of the Security page (DECISIONS.md "Accounts, settings …"): the person's
- * passkeys with "Remove" each (sudo mode), and "Add a passkey" with an optional "Passkey name".
+ * passkeys with "Rename" (its own page) and "Remove" (sudo mode) each, and "Add a passkey" with an
+ * optional "Passkey name".
  * Adding runs the WebAuthn ceremony in the browser (passkeyAssets.ts), so it needs JavaScript; the
  * section says so when it is off, and when the console's host name cannot carry passkeys.
  */
@@ -35,9 +36,10 @@ function passkeyRow(p: PasskeyRecord, csrf: string): TableCell[] {
     {
       className: 'actions',
       ownLabel: true,
-      body: html`<form method="post" action="${passkeyRemovePath(p._id)}" data-confirm="Remove the passkey ${p.name}?">
-        ${hidden('csrf_token', csrf)}${hidden('passkey_id', p._id)}<button type="submit" class="danger" aria-label="Remove ${p.name}">Remove</button>
-      </form>`,
+      body: html`<a href="${passkeyRenamePath(p._id)}" aria-label="Rename ${p.name}">Rename</a>
+        <form method="post" action="${passkeyRemovePath(p._id)}" data-confirm="Remove the passkey ${p.name}?">
+          ${hidden('csrf_token', csrf)}${hidden('passkey_id', p._id)}<button type="submit" class="danger" aria-label="Remove ${p.name}">Remove</button>
+        </form>`,
     },
   ];
 }
@@ -78,6 +80,27 @@ export async function passkeysSection(visitor: ConsoleVisitor, authUrl: string, 
   </section>`;
 }
 
+/** "Rename passkey": the passkey's "Passkey name" with "Save name". */
+function renamePage(ctx: Context, visitor: ConsoleVisitor, passkey: PasskeyRecord, typed: string, message: string | null, status = 200): void {
+  sendConsolePage(
+    ctx,
+    {
+      title: 'Rename passkey',
+      visitor: visitor.layout,
+      current: CONSOLE_PATHS.security,
+      body: html`${errorNote(message)}
+        <p>The passkey is called ${passkey.name}; it was added ${dateText(passkey.createdAt)}.</p>
+        <form method="post" action="${passkeyRenamePath(passkey._id)}">
+          ${hidden('csrf_token', visitor.csrf)} ${hidden('passkey_id', passkey._id)}
+          ${textInput('passkey-name', 'Passkey name', { name: 'name', required: false, maxLength: PASSKEY_NAME_MAX, value: typed })}
+          <button type="submit">Save name</button>
+        </form>
+        <p><a href="${CONSOLE_PATHS.security}">Back to Security</a></p>`,
+    },
+    status,
+  );
+}
+
 export type ShowSecurity = (ctx: Context, visitor: ConsoleVisitor, deps: ConsoleDeps, passkeys: PasskeysSectionState, status?: number) => Promise<void>;
 
 /** The section's posts: the ceremony's options (JSON), the new passkey, a removal. `show` answers with the Security page. */
@@ -99,6 +122,24 @@ export function mountPasskeysSection(pages: ConsolePages, show: ShowSecurity): v
     } catch (err) {
       if (!(err instanceof Problem) || err.status !== 422) throw err;
       await show(ctx, visitor, deps, { typedName: name, message: `No passkey was added: ${err.detail}` }, 422);
+    }
+  });
+  pages.get(`${PASSKEYS_PATH}/:passkey_id/rename`, async (ctx, visitor) => {
+    const passkey = await findPasskeyOf(visitor.user._id, String(ctx.params.passkey_id));
+    if (!passkey) throw notFound('passkey');
+    renamePage(ctx, visitor, passkey, passkey.name, null);
+  });
+  pages.post(`${PASSKEYS_PATH}/:passkey_id/rename`, async (ctx, visitor, form, { road }) => {
+    const passkeyId = form.get('passkey_id') ?? '';
+    const name = form.get('name') ?? '';
+    try {
+      const result = await road.run(ctx, visitor, 'console.passkeys.rename', { body: { passkey_id: passkeyId, name } });
+      seeOtherSaying(ctx, CONSOLE_PATHS.security, `The passkey is now called ${(result.body as { name: string }).name}.`);
+    } catch (err) {
+      if (!(err instanceof Problem) || err.status !== 422) throw err;
+      const passkey = await findPasskeyOf(visitor.user._id, passkeyId);
+      if (!passkey) throw notFound('passkey');
+      renamePage(ctx, visitor, passkey, name, `Not saved: ${err.detail}`, 422);
     }
   });
   pages.post(`${PASSKEYS_PATH}/:passkey_id/remove`, async (ctx, visitor, form, { road }) => {
