@@ -170,6 +170,7 @@ const schema = z
     ADDRESS_JWKS_REQUESTS_PER_MINUTE: positiveInt.default(60),
     ADDRESS_AUTHORIZE_REQUESTS_PER_MINUTE: positiveInt.default(60),
     ADDRESS_METADATA_DOCUMENT_FETCHES_PER_MINUTE: positiveInt.default(30),
+    ADDRESS_PASSKEY_OPTIONS_PER_MINUTE: positiveInt.default(30),
     METADATA_DOCUMENT_FETCHES_IN_FLIGHT: positiveInt.default(20),
     METADATA_DOCUMENT_FAILURE_CACHE_SECONDS: positiveInt.default(60),
     PERSON_TOOL_REQUESTS_PER_SECOND: positiveInt.default(10),
@@ -398,6 +399,8 @@ function toConfig(e: z.infer<typeof schema>) {
       authorizeRequestsPerMinute: e.ADDRESS_AUTHORIZE_REQUESTS_PER_MINUTE,
       /** Client ID Metadata Document fetches an address's requests may cause (cache hits cost none). */
       metadataDocumentFetchesPerMinute: e.ADDRESS_METADATA_DOCUMENT_FETCHES_PER_MINUTE,
+      /** Passkey sign-in options (each stores a challenge) asked for before anyone is signed in. */
+      passkeyOptionsPerMinute: e.ADDRESS_PASSKEY_OPTIONS_PER_MINUTE,
     },
     metadataDocuments: {
       /** Fetches running at once in one process; one more is refused at once. */

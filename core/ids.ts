@@ -41,7 +41,8 @@ export type IdPrefix =
   | 'pcl'
   | 'aud'
   | 'mail'
-  | 'inv';
+  | 'inv'
+  | 'pk';
 
 /** Opaque, prefixed, random ids (DECISIONS.md "Identity"). */
 export function newId(prefix: IdPrefix): string {

@@ -176,6 +176,9 @@ async function main(): Promise<void> {
     PORT: String(ports.api),
     SECRETS_ENCRYPTION_KEY: writeDevSettings(ownAddresses),
   };
+  // The console and the sign-in pages on `localhost`, not 127.0.0.1: browsers bind passkeys to a
+  // host name and offer none on an IP address (docs/accounts.md "Passkeys").
+  env.AUTH_URL ||= `http://localhost:${ports.api}`;
   if (ownAddresses.MONGODB_URI) env.MONGODB_URI = ownAddresses.MONGODB_URI;
   if (ownAddresses.TEMPORAL_ADDRESS) env.TEMPORAL_ADDRESS = ownAddresses.TEMPORAL_ADDRESS;
   if (useOwnMail) env.SMTP_URL = `smtp://127.0.0.1:${ports.mailSmtp}`;
@@ -271,6 +274,7 @@ async function main(): Promise<void> {
     say(`ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
     printWelcome({
       apiUrl,
+      consoleUrl: `${cfg.authUrl}/console`,
       uiUrl: useOwnTemporal ? `http://127.0.0.1:${ports.temporalUi}` : "(your Temporal server's UI)",
       mailUrl: useOwnMail ? `http://127.0.0.1:${ports.mailUi}` : '(your mail server, SMTP_URL)',
       workerMetricsUrl: workerMetrics === null ? null : `http://${cfg.host}:${workerMetrics}/metrics`,
@@ -356,6 +360,7 @@ function trustLines(tls: WebhookCertificateFiles | null): string[] {
 
 function printWelcome(w: {
   apiUrl: string;
+  consoleUrl: string;
   uiUrl: string;
   mailUrl: string;
   workerMetricsUrl: string | null;
@@ -413,6 +418,7 @@ function printWelcome(w: {
     '',
     'The service is running.',
     `  API            ${w.apiUrl}   (reference: ${w.apiUrl}/openapi.json, readiness: ${w.apiUrl}/readyz)`,
+    `  Console        ${w.consoleUrl}   (sign-in pages and passkeys on this host name)`,
     `  Temporal UI    ${w.uiUrl}`,
     `  Mail (Mailpit) ${w.mailUrl}   (every mail the service sends: invitations, password resets, security notices)`,
     ...(w.workerMetricsUrl ? [`  Worker metrics ${w.workerMetricsUrl}   (the API's: ${w.apiUrl}/metrics)`] : []),

@@ -144,17 +144,17 @@ const SCRIPT = `
 })();
 `;
 
-interface Asset {
+export interface Asset {
   type: string;
   body: string;
   etag: string;
 }
 
-function asset(type: string, body: string): Asset {
+export function asset(type: string, body: string): Asset {
   return { type, body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
 }
 
-function serve(a: Asset) {
+export function serve(a: Asset) {
   return (ctx: Context) => {
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Cache-Control', 'public, max-age=3600');

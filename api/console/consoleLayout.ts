@@ -14,7 +14,7 @@ import { mayChange, READ_ONLY_NOTE, type Reader } from './pageAccess';
  * is all the console's CSP allows: no inline style or script.
  */
 export const CONSOLE_CONTENT_SECURITY_POLICY =
-  "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; connect-src 'none'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+  "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 export interface LayoutVisitor {
   email: string;

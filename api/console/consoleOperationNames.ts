@@ -31,6 +31,9 @@ export const CONSOLE_OPERATIONS = [
   'console.security.enable_authenticator_app',
   'console.security.disable_authenticator_app',
   'console.security.generate_recovery_codes',
+  'console.passkeys.add',
+  'console.passkeys.rename',
+  'console.passkeys.remove',
 ] as const;
 
 export type ConsoleOperationName = (typeof CONSOLE_OPERATIONS)[number];

@@ -6,6 +6,7 @@ import { keyOperations } from './operations/keyOperations';
 import { limitOperations } from './operations/limitOperations';
 import { teamOperations } from './operations/teamOperations';
 import { securityOperations } from './operations/securityOperations';
+import { passkeyOperations } from './operations/passkeyOperations';
 import { settingsOperations } from './operations/settingsOperations';
 import { webhookOperations } from './operations/webhookOperations';
 
@@ -20,4 +21,5 @@ export const consoleOperations: readonly ConsoleOperation[] = [
   ...agentAllowanceOperations,
   ...settingsOperations,
   ...securityOperations,
+  ...passkeyOperations,
 ];

@@ -25,6 +25,8 @@ export const CONSOLE_PATHS = {
   authenticatorApp: '/console/security/authenticator-app',
   stylesheet: '/console/assets/console.css',
   script: '/console/assets/console.js',
+  passkeyScript: '/console/assets/passkeys.js',
+  webAuthnScript: '/console/assets/simplewebauthn-browser.js',
 } as const;
 
 export interface NavEntry {

@@ -4,6 +4,7 @@ import { admissionUnder } from '../../core/limits/operationAdmission';
 import { ROUTER_OPTIONS } from '../routerOptions';
 import { storeOutagePage } from '../oauth/authorizationFlow';
 import { mountConsoleAssets } from './consoleAssets';
+import { mountPasskeyAssets } from './passkeyAssets';
 import { notFoundPage } from './consoleErrors';
 import { seeOther } from './consoleLayout';
 import { consoleOperations } from './consoleOperations';
@@ -53,6 +54,7 @@ export function consoleRouter(deps: Deps): Router {
   const { config } = deps;
   const router = new Router(ROUTER_OPTIONS);
   mountConsoleAssets(router);
+  mountPasskeyAssets(router);
   router.get(CONSOLE_ROOT, (ctx) => seeOther(ctx, CONSOLE_PATHS.overview));
   const pages = consolePages(router, {
     config,

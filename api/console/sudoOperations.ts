@@ -5,6 +5,7 @@ import type { ConsoleOperationName } from './consoleOperationNames';
  * that hands out a lasting access. Creating or rotating a key, inviting anyone, changing a role or
  * permissions, registering a webhook endpoint, re-pointing it and rotating its signing secret.
  * Turning off an authenticator app (it may be the last factor) and generating new recovery codes.
+ * Removing a passkey (a factor) does too, so a stolen session cannot strip a person's factors.
  * Disabling or enabling an endpoint, revoking a key or disabling a person takes access away and
  * needs none. The console road asks this list before every write, so no page can forget it.
  */
@@ -23,6 +24,7 @@ export const SUDO_OPERATIONS: Readonly<Partial<Record<ConsoleOperationName, Sudo
   'console.webhooks.rotate_secret': true,
   'console.security.disable_authenticator_app': true,
   'console.security.generate_recovery_codes': true,
+  'console.passkeys.remove': true,
 };
 
 /** Whether running `operation` with `body` needs sudo mode; without a body, whether it always does (a form about to be opened). */

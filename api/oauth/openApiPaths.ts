@@ -3,6 +3,8 @@ import {
   AUTHORIZE_PATH,
   CONNECTIONS_PAGE_PATH,
   CONSENT_PAGE_PATH,
+  PASSKEY_SIGN_IN_OPTIONS_PATH,
+  PASSKEY_SIGN_IN_PATH,
   PASSWORD_RESET_PAGE_PATH,
   REGISTER_PATH,
   REVOKE_CONNECTION_PATH,
@@ -468,6 +470,53 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
           client_id: 'pcl_7Hq2mZ4kP9xW3vN8bR5tLc',
         }),
         responses: { 303: seeOther('Back to the list'), 403: html('CSRF check failed'), ...otherFailure },
+      },
+    },
+    [PASSKEY_SIGN_IN_OPTIONS_PATH]: {
+      post: {
+        ...page,
+        operationId: 'pagePasskeySignInOptions',
+        summary: "WebAuthn options to sign in with a passkey (the sign-in page's script asks for them)",
+        description:
+          "A fresh challenge, bound to the browser's session cookie and valid for 5 minutes, with userVerification required and no allowCredentials: the browser offers the person's discoverable passkeys of this site.",
+        requestBody: form(csrf, ['csrf_token'], { csrf_token: CSRF_EXAMPLE }),
+        responses: {
+          200: {
+            description: 'PublicKeyCredentialRequestOptionsJSON',
+            content: {
+              'application/json': {
+                schema: { type: 'object' },
+                example: {
+                  challenge: 'bU5xR2R2a1l4cE1mUjhXc0N6d0RkVGdIaktRblpMeXFvYkZh',
+                  timeout: 120000,
+                  rpId: 'console.example.com',
+                  userVerification: 'required',
+                },
+              },
+            },
+          },
+          403: html('CSRF check failed'),
+          429: { $ref: '#/components/responses/AddressRateLimited' },
+          ...otherFailure,
+        },
+      },
+    },
+    [PASSKEY_SIGN_IN_PATH]: {
+      post: {
+        ...page,
+        operationId: 'pagePasskeySignInSubmit',
+        summary: 'Sign in with a passkey alone',
+        requestBody: form(
+          {
+            ...csrf,
+            credential: { type: 'string', description: "The browser's PublicKeyCredential (an assertion) as JSON." },
+            request: { type: 'string' },
+            return_to: { type: 'string' },
+          },
+          ['csrf_token', 'credential'],
+          { csrf_token: CSRF_EXAMPLE, credential: '{"id":"…","rawId":"…","type":"public-key","response":{…}}' },
+        ),
+        responses: { 303: seeOther('Signed in'), 401: html('The passkey could not be verified'), 403: html('CSRF check failed'), ...otherFailure },
       },
     },
     [SIGN_OUT_PATH]: {

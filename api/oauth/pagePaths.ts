@@ -9,3 +9,5 @@ export const REVOKE_CONNECTION_PATH = '/api/oauth/connections/revoke';
 export const SIGN_OUT_PATH = '/api/oauth/signout';
 export const PASSWORD_RESET_PAGE_PATH = '/api/oauth/reset';
 export const TWO_FACTOR_PAGE_PATH = '/api/oauth/signin/two-factor';
+export const PASSKEY_SIGN_IN_PATH = '/api/oauth/passkey';
+export const PASSKEY_SIGN_IN_OPTIONS_PATH = '/api/oauth/passkey/options';

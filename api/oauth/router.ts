@@ -26,6 +26,7 @@ import { registrationEndpoint } from './registrationEndpoint';
 import { mountSignInPages } from './signInPages';
 import { mountPasswordResetPages } from './passwordResetPages';
 import { mountSecondFactorPages } from './secondFactorPages';
+import { mountPasskeySignIn } from './passkeySignIn';
 
 /**
  * Per-client-address limits in front of the token endpoint and the JWKS, which answer before
@@ -65,6 +66,12 @@ const refuseJwks = (_ctx: Context, retryAfterSeconds: number) => {
   });
 };
 
+const refusePasskeyOptions = (_ctx: Context, retryAfterSeconds: number) => {
+  throw retryLater('rate_limited', 'Too many passkey sign-in attempts from this address; retry after Retry-After seconds.', retryAfterSeconds, {
+    extensions: { limit: 'requests_per_minute_per_address' },
+  });
+};
+
 export interface OAuthRouterDeps {
   signingKeys: SigningKeys;
   publicClients: PublicClients;
@@ -88,6 +95,7 @@ export function oauthRouter(config: Config, { signingKeys, publicClients, decoy,
   mountSignInPages(router, config, decoy, now);
   mountSecondFactorPages(router, config, now);
   mountPasswordResetPages(router, config);
+  mountPasskeySignIn(router, config, now, limitPerAddress(addressLimits, 'passkey-options', limits.passkeyOptionsPerMinute, refusePasskeyOptions));
   // One document at both discovery locations: clients try RFC 8414's first, then OpenID's.
   router.get([AUTHORIZATION_SERVER_METADATA_PATH, OPENID_CONFIGURATION_PATH], (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=300');

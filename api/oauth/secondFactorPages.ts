@@ -11,12 +11,16 @@ import { csrfToken, csrfValid, readPageForm, sessionValueOf } from '../views/pag
 import { SIGN_IN_PAGE_PATH, TWO_FACTOR_PAGE_PATH } from './pagePaths';
 import { carriedQuery, completeSignIn, type AfterSignIn } from './signInCompletion';
 import { csrfRefused, sendPage } from './signInPages';
+import { passkeySignInControl, PASSKEY_PAGE_CONTENT_SECURITY_POLICY } from './passkeySignInControl';
+import { secondFactorsOf, type SecondFactors } from '../../core/users/secondFactors';
+import type { UserRecord } from '../../core/users/store';
 
 /**
  * "Two-factor authentication" (DECISIONS.md "Accounts, settings …"): after the password of a
  * person with a second factor, the code from their authenticator app ("Authentication code") or,
  * through "Use a recovery code", one of their recovery codes ("Recovery code"). The session is
- * made only once one is right; wrong ones are limited like passwords (secondFactorCheck.ts). A
+ * made only once one is right. A person with passkeys is offered "Sign in with a passkey" there
+ * (in place of the code when they have no authenticator app): a passkey is both factors at once; wrong ones are limited like passwords (secondFactorCheck.ts). A
  * used recovery code is mailed to the person.
  */
 type Method = 'code' | 'recovery_code';
@@ -31,8 +35,19 @@ function queryReader(ctx: Context): { get(name: string): string | null } {
   return { get: (name) => (typeof ctx.query[name] === 'string' ? (ctx.query[name] as string) : null) };
 }
 
-function secondFactorForm(ctx: Context, config: Config, sessionValue: string, method: Method, next: AfterSignIn, message: string | null, status = 200): void {
+function secondFactorForm(
+  ctx: Context,
+  config: Config,
+  sessionValue: string,
+  factors: SecondFactors,
+  method: Method,
+  next: AfterSignIn,
+  message: string | null,
+  status = 200,
+): void {
   const other: Method = method === 'code' ? 'recovery_code' : 'code';
+  const codeForm = method === 'recovery_code' || factors.authenticatorApp;
+  const passkey = factors.passkeys > 0 && method === 'code';
   const field =
     method === 'code'
       ? html`<label for="code">Authentication code</label>
@@ -60,29 +75,37 @@ function secondFactorForm(ctx: Context, config: Config, sessionValue: string, me
             required
           />
           <p id="code-note" class="note">One of the ten codes you kept when you turned on two-factor authentication (like 4f7kq-2x9mb). Each works once.</p>`;
+  const returnTo = !next.handle && typeof next.returnTo === 'string' ? next.returnTo : null;
   sendPage(
     ctx,
     'Two-factor authentication',
     html`${errorNote(message)}
-      <form method="post" action="${TWO_FACTOR_PAGE_PATH}">
-        ${hidden('csrf_token', csrfToken(sessionValue, config))} ${hidden('method', method)} ${next.handle ? hidden('request', next.handle) : ''}
-        ${!next.handle && typeof next.returnTo === 'string' ? hidden('return_to', next.returnTo) : ''} ${field}
-        <button type="submit">Verify</button>
-      </form>
+      ${
+        codeForm
+          ? html`<form method="post" action="${TWO_FACTOR_PAGE_PATH}">
+              ${hidden('csrf_token', csrfToken(sessionValue, config))} ${hidden('method', method)} ${next.handle ? hidden('request', next.handle) : ''}
+              ${returnTo ? hidden('return_to', returnTo) : ''} ${field}
+              <button type="submit">Verify</button>
+            </form>`
+          : html`<p>Use the passkey you added to this account.</p>`
+      }
+      ${passkey ? passkeySignInControl(csrfToken(sessionValue, config), next.handle, returnTo) : ''}
       <p>
         <a href="${TWO_FACTOR_PAGE_PATH}${carriedQuery(next, other === 'recovery_code' ? { method: 'recovery_code' } : {})}"
-          >${other === 'recovery_code' ? 'Use a recovery code' : 'Use your authenticator app'}</a
+          >${other === 'recovery_code' ? 'Use a recovery code' : factors.authenticatorApp ? 'Use your authenticator app' : 'Use a passkey'}</a
         >
       </p>`,
     status,
+    passkey ? PASSKEY_PAGE_CONTENT_SECURITY_POLICY : undefined,
   );
 }
 
 async function secondFactorPage(ctx: Context, config: Config, now: () => number): Promise<void> {
   const next = nextOf(queryReader(ctx));
   const value = sessionValueOf(ctx, config);
-  if (!value || !(await challengedUser(value, new Date(now())))) return redirectTo(ctx, `${SIGN_IN_PAGE_PATH}${carriedQuery(next)}`);
-  secondFactorForm(ctx, config, value, ctx.query.method === 'recovery_code' ? 'recovery_code' : 'code', next, null);
+  const user: UserRecord | null = value ? await challengedUser(value, new Date(now())) : null;
+  if (!value || !user) return redirectTo(ctx, `${SIGN_IN_PAGE_PATH}${carriedQuery(next)}`);
+  secondFactorForm(ctx, config, value, await secondFactorsOf(user), ctx.query.method === 'recovery_code' ? 'recovery_code' : 'code', next, null);
 }
 
 async function secondFactorSubmit(ctx: Context, config: Config, now: () => number): Promise<void> {
@@ -98,7 +121,7 @@ async function secondFactorSubmit(ctx: Context, config: Config, now: () => numbe
   const result = await checkSecondFactor(config, user._id, answer, ctx.ip, at);
   if (!result.ok) {
     if (result.retryAfterSeconds) ctx.set('Retry-After', String(result.retryAfterSeconds));
-    return secondFactorForm(ctx, config, value, method, next, result.message, result.retryAfterSeconds ? 429 : 401);
+    return secondFactorForm(ctx, config, value, await secondFactorsOf(user), method, next, result.message, result.retryAfterSeconds ? 429 : 401);
   }
   // Two posts of one right answer: the first ends the challenge and signs in, the second starts over.
   if (!(await endSignInChallenge(value))) return redirectTo(ctx, `${SIGN_IN_PAGE_PATH}${carriedQuery(next)}`);

@@ -19,6 +19,7 @@ import { askForSecondFactor, completeSignIn, landingOf } from './signInCompletio
 import { hasSecondFactor } from '../../core/users/secondFactors';
 import { errorNote, hidden, page } from '../views/pageRendering';
 import { html, type SafeHtml } from '../views/safeHtml';
+import { passkeySignInControl, PASSKEY_PAGE_CONTENT_SECURITY_POLICY } from './passkeySignInControl';
 import { toolsResource } from './tokenEndpoint';
 import { CONSOLE_PATHS } from '../console/consolePaths';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../core/users/passwords';
@@ -49,8 +50,8 @@ const PERMISSION_TEXT: Record<string, string> = {
   [PERMISSIONS.usageRead]: 'Read usage: requests and credits spent',
 };
 
-export function sendPage(ctx: Context, title: string, body: SafeHtml, status = 200): void {
-  setPageHeaders(ctx);
+export function sendPage(ctx: Context, title: string, body: SafeHtml, status = 200, contentSecurityPolicy?: string): void {
+  setPageHeaders(ctx, contentSecurityPolicy);
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = page(title, body);
@@ -60,7 +61,7 @@ export function csrfRefused(ctx: Context): void {
   errorPage(ctx, 403, 'Form expired', 'This form could not be verified (its security token is missing or does not match). Reload the page and try again.');
 }
 
-function handleOf(value: string | null | undefined): string | null {
+export function handleOf(value: string | null | undefined): string | null {
   return typeof value === 'string' && /^[0-9A-Za-z]{32}$/.test(value) ? value : null;
 }
 
@@ -160,7 +161,7 @@ async function setupSubmit(ctx: Context, config: Config): Promise<void> {
 
 // ---- sign in ------------------------------------------------------------------------------
 
-function signInForm(
+export function signInForm(
   ctx: Context,
   config: Config,
   handle: string | null,
@@ -183,8 +184,10 @@ function signInForm(
         <input id="password" name="password" type="password" autocomplete="current-password" required />
         <button type="submit">Sign in</button>
       </form>
-      <p><a href="${PASSWORD_RESET_PAGE_PATH}">Forgot password?</a></p>`,
+      <p><a href="${PASSWORD_RESET_PAGE_PATH}">Forgot password?</a></p>
+      ${passkeySignInControl(csrfToken(session, config), handle, returnTo)}`,
     status,
+    PASSKEY_PAGE_CONTENT_SECURITY_POLICY,
   );
 }
 

@@ -36,6 +36,9 @@ export const AUDIT_ACTIONS = [
   'mfa.disabled',
   'recovery_codes.generated',
   'security_policy.updated',
+  'passkey.added',
+  'passkey.renamed',
+  'passkey.removed',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -61,6 +64,8 @@ const LIMIT_FIELDS = ['operation', 'scope_type', 'scope_id', 'requests_per_minut
 const BUDGET_FIELDS = ['family_id', 'budget', 'remaining'];
 const USER_FIELDS = ['user_id', 'email', 'workspace_id', 'role', 'permissions', 'status', 'disabled_at'];
 const INVITATION_FIELDS = ['invitation_id', 'user_id', 'email', 'workspace_id', 'role', 'permissions', 'status', 'expires_at'];
+/** A passkey by its id and name: never its credential id or public key. */
+const PASSKEY_FIELDS = ['passkey_id', 'user_id', 'email', 'name'];
 const ENDPOINT_FIELDS = ['endpoint_id', 'workspace_id', 'url', 'state', 'enabled', 'rotated_at', 'previous_valid_until'];
 
 export const AUDIT_FIELDS: Record<AuditAction, readonly string[]> = {
@@ -95,6 +100,9 @@ export const AUDIT_FIELDS: Record<AuditAction, readonly string[]> = {
   'mfa.disabled': ['user_id', 'email', 'method'],
   'recovery_codes.generated': ['user_id', 'email', 'count'],
   'security_policy.updated': ['require_second_factor'],
+  'passkey.added': PASSKEY_FIELDS,
+  'passkey.renamed': PASSKEY_FIELDS,
+  'passkey.removed': PASSKEY_FIELDS,
 };
 
 /** Names no allowlist may ever hold: the unit test checks each action's list against them. */

@@ -18,7 +18,7 @@ import { errorMessage } from '../observability/errorMessage';
  * addresses count per /64, the block one subscriber usually gets, so cycling through one's own
  * addresses does not multiply the allowance.
  */
-export type AddressLimitName = 'auth-failures' | 'token' | 'jwks' | 'authorize' | 'metadata-fetch';
+export type AddressLimitName = 'auth-failures' | 'token' | 'jwks' | 'authorize' | 'metadata-fetch' | 'passkey-options';
 
 const CAP_PREFIX = 'addr:';
 

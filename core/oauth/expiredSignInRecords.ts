@@ -1,3 +1,4 @@
+import { deleteExpiredPasskeyChallenges } from '../users/passkeysStore';
 import { deleteExpiredBrowserSessions, deleteExpiredSignInChallenges } from '../users/store';
 import { deleteExpiredSignInRecords } from './store';
 
@@ -11,10 +12,11 @@ import { deleteExpiredSignInRecords } from './store';
 export async function purgeExpiredSignInRecords(now = new Date()): Promise<number> {
   const hourAgo = new Date(now.getTime() - 3600_000);
   const dayAgo = new Date(now.getTime() - 24 * 3600_000);
-  const [oauthRecords, sessions, challenges] = await Promise.all([
+  const [oauthRecords, sessions, challenges, passkeyChallenges] = await Promise.all([
     deleteExpiredSignInRecords({ requests: now, codes: hourAgo, attemptSlots: now, rotations: dayAgo }),
     deleteExpiredBrowserSessions(now),
     deleteExpiredSignInChallenges(now),
+    deleteExpiredPasskeyChallenges(now),
   ]);
-  return oauthRecords + sessions + challenges;
+  return oauthRecords + sessions + challenges + passkeyChallenges;
 }

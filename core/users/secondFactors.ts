@@ -1,4 +1,5 @@
 import { securityPolicyOf } from '../tenancy/securityPolicy';
+import { passkeyCountOf } from './passkeyCeremonies';
 import type { UserRecord } from './store';
 
 /**
@@ -18,7 +19,7 @@ export interface SecondFactors {
 export async function secondFactorsOf(user: UserRecord): Promise<SecondFactors> {
   return {
     authenticatorApp: typeof user.totpSecretSealed === 'string',
-    passkeys: 0,
+    passkeys: await passkeyCountOf(user._id),
     recoveryCodes: user.recoveryCodeHashes?.length ?? 0,
   };
 }

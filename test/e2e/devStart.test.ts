@@ -151,6 +151,8 @@ test('the first start prints a key, a first session that works as printed and lo
   // Mailpit runs beside the Temporal UI, and its web UI's API answers where the start says.
   const mailUrl = `http://127.0.0.1:${env.DEV_MAIL_UI_PORT}`;
   expect(out).toContain(`Mail (Mailpit) ${mailUrl}`);
+  // The console on a host name, where browsers offer passkeys.
+  expect(out).toContain(`Console        http://localhost:${env.PORT}/console`);
   expect((await fetch(`${mailUrl}/api/v1/info`)).status).toBe(200);
   const key = /^\s+(sk_live_ext_\S+)$/m.exec(out)?.[1];
   expect(key).toBeDefined();
@@ -180,7 +182,7 @@ test('the first start prints a key, a first session that works as printed and lo
   const settings = readFileSync(env.DEV_ENV_FILE, 'utf8');
   expect(settings).toContain(`MONGODB_URI=mongodb://127.0.0.1:${env.DEV_MONGODB_PORT}/talent`);
   expect(settings).toContain(`TEMPORAL_ADDRESS=127.0.0.1:${env.DEV_TEMPORAL_PORT}`);
-  expect(settings).toContain(`BASE_URL=http://127.0.0.1:${env.PORT}\nAUTH_URL=http://127.0.0.1:${env.PORT}\nMCP_URL=http://127.0.0.1:${env.PORT}`);
+  expect(settings).toContain(`BASE_URL=http://127.0.0.1:${env.PORT}\nAUTH_URL=http://localhost:${env.PORT}\nMCP_URL=http://127.0.0.1:${env.PORT}`);
   expect(settings).not.toContain(key);
   expect(settings).toMatch(/^DEV_WEBHOOK_CERT_FILE=\S+webhook-cert\.pem$/m);
 

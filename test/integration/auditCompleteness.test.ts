@@ -9,10 +9,12 @@ import { ALL_PERMISSIONS } from '../../core/keys/permissions';
 import { recordConsent } from '../../core/oauth/consentGrants';
 import { Workspace } from '../../core/tenancy/models';
 import { Invitation } from '../../core/users/models';
+import { passkeysOf } from '../../core/users/passkeyCeremonies';
 import { createUser } from '../../core/users/users';
 import { WebhookEndpoint } from '../../core/webhooks/models';
 import { terminateRunningJobWorkflows } from '../support/contactRetrievalJobs';
 import { setPasswordThrough } from '../support/accountForms';
+import { SoftAuthenticator } from '../support/softAuthenticator';
 import { consoleSession, type ConsoleSession } from '../support/consoleWebhooks';
 import { FormBrowser, formField } from '../support/formBrowser';
 import { linkIn, Mailbox } from '../support/mailbox';
@@ -38,7 +40,7 @@ let admin: ConsoleSession;
 /** The console's webhook workspace, and a key of it for the /v1 paths there. */
 let hooksWorkspace = '';
 let hooksKey = { key: '', keyId: '' };
-const state = { consoleKeyId: '', cliKeyId: '', personId: '', consoleEndpoint: '', v1Endpoint: '', familyId: '', invitationId: '' };
+const state = { passkeyId: '', consoleKeyId: '', cliKeyId: '', personId: '', consoleEndpoint: '', v1Endpoint: '', familyId: '', invitationId: '' };
 const deadEvents: string[] = [];
 
 beforeAll(async () => {
@@ -438,6 +440,33 @@ const PATHS: AuditPath[] = [
       });
       await cli('user', 'disable', '--user-id', other.user_id);
       return inTenant(() => 'operator')();
+    },
+  },
+  {
+    action: 'passkey.added',
+    via: 'console Security "Add a passkey"',
+    drive: async () => {
+      const options = JSON.parse((await admin.post('/console/security/passkeys/options')).text);
+      const answer = new SoftAuthenticator().register(options, new URL(srv.config.authUrl).origin);
+      await consolePost('/console/security/passkeys', { name: 'Audited passkey', credential: JSON.stringify(answer) });
+      state.passkeyId = (await passkeysOf(admin.userId)).find((p) => p.name === 'Audited passkey')!._id;
+      return inTenant(USER)();
+    },
+  },
+  {
+    action: 'passkey.renamed',
+    via: 'console Security "Rename"',
+    drive: async () => {
+      await consolePost(`/console/security/passkeys/${state.passkeyId}/rename`, { passkey_id: state.passkeyId, name: 'Renamed passkey' });
+      return inTenant(USER)();
+    },
+  },
+  {
+    action: 'passkey.removed',
+    via: 'console Security "Remove"',
+    drive: async () => {
+      await consolePost(`/console/security/passkeys/${state.passkeyId}/remove`, { passkey_id: state.passkeyId });
+      return inTenant(USER)();
     },
   },
   {

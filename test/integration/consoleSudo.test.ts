@@ -5,6 +5,7 @@ import { createApiKey } from '../../core/keys/apiKeys';
 import { ApiKey } from '../../core/keys/models';
 import { Workspace } from '../../core/tenancy/models';
 import { Invitation, User } from '../../core/users/models';
+import { passkeyCountOf } from '../../core/users/passkeyCeremonies';
 import { SUDO_WINDOW_MS } from '../../core/users/sudoMode';
 import { createUser } from '../../core/users/users';
 import { WebhookEndpoint } from '../../core/webhooks/models';
@@ -16,6 +17,7 @@ import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver
 import { startSignInApi } from '../support/signInApi';
 import type { TestApi } from '../support/testApi';
 import { TestClock } from '../support/testClock';
+import { enrolSoftPasskey } from '../support/softAuthenticator';
 
 /**
  * Sudo mode on every lasting access (DECISIONS.md "Sudo mode"): with the password last confirmed
@@ -33,6 +35,7 @@ let otherWorkspace = '';
 let endpointId = '';
 let keyId = '';
 let personId = '';
+let passkeyId = '';
 
 /** Moves the app's clock past the sudo window of every confirmation so far (sign-ins use the real time). */
 function expireSudo(): void {
@@ -61,6 +64,7 @@ beforeAll(async () => {
   personId = (
     await createUser(srv.config, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email: `p${Date.now()}@example.com`, permissions: ['jobs.v1:read'] })
   ).user_id;
+  passkeyId = (await enrolSoftPasskey(srv.config.authUrl, admin.userId, 'Old phone')).passkeyId;
 });
 afterAll(async () => {
   await srv?.close();
@@ -87,6 +91,7 @@ async function storeState() {
     keys: await ApiKey.find({ orgId: tenant.orgId }).sort({ _id: 1 }).lean(),
     people: await User.find({ orgId: tenant.orgId }).sort({ _id: 1 }).lean(),
     endpoints: await WebhookEndpoint.find({ orgId: tenant.orgId }).sort({ _id: 1 }).lean(),
+    passkeys: await passkeyCountOf(admin.userId),
     audit: await AuditEvent.countDocuments({ orgId: tenant.orgId }),
   };
 }
@@ -206,6 +211,16 @@ const ACTIONS: SudoAction[] = [
     done: async (answer) => {
       expect(answer.status).toBe(303);
       expect((await User.findOne({ email: admin.email }).lean())!.totpSecretSealed).toBeNull();
+    },
+  },
+  {
+    operation: 'console.passkeys.remove',
+    path: () => `/console/security/passkeys/${passkeyId}/remove`,
+    form: () => [['passkey_id', passkeyId]],
+    done: async (answer) => {
+      expect(answer.status).toBe(303);
+      expect(answer.location).toBe('/console/security');
+      expect(await passkeyCountOf(admin.userId)).toBe(0);
     },
   },
 ];

@@ -12,12 +12,17 @@ import type { TestApi } from './testApi';
  * browser and the MCP SDK follow the links the server publishes (metadata, redirects, setup
  * links), so those must reach this server. The port is chosen before it is bound, so another
  * process may take it in between: then another one is chosen. `parts` as for `startApi` (a
- * test's clock).
+ * test's clock). `hostName` names the server in its URLs (it listens on 127.0.0.1 either way):
+ * `localhost` for passkeys, which browsers bind to a host name and never offer on an IP address.
  */
-export async function startSignInApi(env: Record<string, string> = {}, parts: Parameters<typeof startApi>[1] = {}): Promise<TestApi> {
+export async function startSignInApi(
+  env: Record<string, string> = {},
+  parts: Parameters<typeof startApi>[1] = {},
+  { hostName = '127.0.0.1' }: { hostName?: '127.0.0.1' | 'localhost' } = {},
+): Promise<TestApi> {
   for (let tries = 1; ; tries++) {
     const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
+    const url = `http://${hostName}:${port}`;
     const config = testConfig({ BASE_URL: url, AUTH_URL: url, MCP_URL: url, ...env });
     logger.level = config.logLevel;
     try {

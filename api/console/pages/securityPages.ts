@@ -13,6 +13,7 @@ import type { ConsoleVisitor } from '../consoleVisitor';
 import { postForm, textInput } from '../formControls';
 import type { AuthenticatorAppTurnedOn, RecoveryCodesGenerated } from '../operations/securityOperations';
 import { qrCodeSvg } from '../qrCode';
+import { mountPasskeysSection, passkeysSection, type ShowSecurity } from '../security/passkeysSection';
 
 /**
  * `/console/security` "Security" (every person; DECISIONS.md "Accounts, settings …"): the person's
@@ -58,23 +59,27 @@ const recoveryCodesSection: SecuritySection = {
     </section>`,
 };
 
-/** The page's sections in order; the passkeys module's "Passkeys" section goes first at merge. */
+/** The page's sections after "Passkeys" (security/passkeysSection.ts), in order. */
 const SECURITY_SECTIONS: readonly SecuritySection[] = [authenticatorAppSection, recoveryCodesSection];
 
 const ENROL_NOTE = 'Your organization requires two-factor authentication: set up a second factor to go on using the console.';
 
-async function securityPage(ctx: Context, visitor: ConsoleVisitor): Promise<void> {
+const securityPage: ShowSecurity = async (ctx, visitor, { config }, passkeys, status = 200) => {
   const factors = await secondFactorsOf(visitor.user);
   const enrol = await mustEnrolSecondFactor(visitor.user);
-  sendConsolePage(ctx, {
-    title: 'Security',
-    visitor: visitor.layout,
-    current: CONSOLE_PATHS.security,
-    body: html`${enrol ? html`<p class="error" role="alert">${ENROL_NOTE}</p>` : ''}
-      <p>How you sign in as ${visitor.user.email}: your password and, with a second factor, something only you hold.</p>
-      ${SECURITY_SECTIONS.map((s) => s.render(visitor, factors))}`,
-  });
-}
+  sendConsolePage(
+    ctx,
+    {
+      title: 'Security',
+      visitor: visitor.layout,
+      current: CONSOLE_PATHS.security,
+      body: html`${enrol ? html`<p class="error" role="alert">${ENROL_NOTE}</p>` : ''}
+        <p>How you sign in as ${visitor.user.email}: your password and, with a second factor, something only you hold.</p>
+        ${await passkeysSection(visitor, config.authUrl, passkeys)} ${SECURITY_SECTIONS.map((s) => s.render(visitor, factors))}`,
+    },
+    status,
+  );
+};
 
 function setupPage(ctx: Context, visitor: ConsoleVisitor, offer: TotpOffer, message: string | null, enrol: boolean, status = 200): void {
   sendConsolePage(
@@ -128,7 +133,8 @@ function recoveryCodesPage(ctx: Context, visitor: ConsoleVisitor, codes: readonl
 }
 
 export function mountSecurityPages(pages: ConsolePages): void {
-  pages.get(CONSOLE_PATHS.security, (ctx, visitor) => securityPage(ctx, visitor));
+  pages.get(CONSOLE_PATHS.security, (ctx, visitor, deps) => securityPage(ctx, visitor, deps, {}));
+  mountPasskeysSection(pages, securityPage);
   pages.get(CONSOLE_PATHS.authenticatorApp, async (ctx, visitor, { config }) => {
     if ((await secondFactorsOf(visitor.user)).authenticatorApp) return seeOther(ctx, CONSOLE_PATHS.security);
     setupPage(ctx, visitor, await offerTotpSecret(config, visitor.user), null, await mustEnrolSecondFactor(visitor.user));
