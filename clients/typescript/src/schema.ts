@@ -630,6 +630,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/oauth/signin/two-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** "Two-factor authentication" page: after the password of a person with a second factor */
+        get: operations["pageTwoFactor"];
+        put?: never;
+        /** Give the second factor: the session is made only now */
+        post: operations["pageTwoFactorSubmit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/oauth/consent": {
         parameters: {
             query?: never;
@@ -6983,7 +7001,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @example webhook_endpoint.updated */
-                action?: "key.created" | "key.rotated" | "key.revoked" | "limit.cap_set" | "limit.blocked" | "limit.cleared" | "limit.rate_set" | "budget.set" | "budget.removed" | "credits.granted" | "user.invited" | "user.invitation_resent" | "user.invitation_cancelled" | "user.password_reset" | "user.updated" | "user.disabled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.retired" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "job.cancelled" | "grant.revoked" | "grant.allowance_changed" | "agent_policy.updated" | "organization.updated" | "passkey.added" | "passkey.removed";
+                action?: "key.created" | "key.rotated" | "key.revoked" | "limit.cap_set" | "limit.blocked" | "limit.cleared" | "limit.rate_set" | "budget.set" | "budget.removed" | "credits.granted" | "user.invited" | "user.invitation_resent" | "user.invitation_cancelled" | "user.password_reset" | "user.updated" | "user.disabled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.retired" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.test_sent" | "webhook_delivery.replayed" | "job.cancelled" | "grant.revoked" | "grant.allowance_changed" | "agent_policy.updated" | "organization.updated" | "mfa.enabled" | "mfa.disabled" | "recovery_codes.generated" | "security_policy.updated" | "passkey.added" | "passkey.renamed" | "passkey.removed";
                 /** @example key:key_9Tb4mK7xQ2nW8vR5cJ3hLp */
                 actor?: string;
                 /** @example R_AQ0hHGjL5nSwy3v_HGBHsiYmVsb3ciOjEyODV9 */
@@ -7053,7 +7071,7 @@ export interface operations {
                             /** @description `user:<user_id>`, `key:<key_id>`, `m2m:<client_id>` or `operator` */
                             actor: string;
                             /** @enum {string} */
-                            action: "key.created" | "key.rotated" | "key.revoked" | "limit.cap_set" | "limit.blocked" | "limit.cleared" | "limit.rate_set" | "budget.set" | "budget.removed" | "credits.granted" | "user.invited" | "user.invitation_resent" | "user.invitation_cancelled" | "user.password_reset" | "user.updated" | "user.disabled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.retired" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "job.cancelled" | "grant.revoked" | "grant.allowance_changed" | "agent_policy.updated" | "organization.updated" | "passkey.added" | "passkey.removed";
+                            action: "key.created" | "key.rotated" | "key.revoked" | "limit.cap_set" | "limit.blocked" | "limit.cleared" | "limit.rate_set" | "budget.set" | "budget.removed" | "credits.granted" | "user.invited" | "user.invitation_resent" | "user.invitation_cancelled" | "user.password_reset" | "user.updated" | "user.disabled" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.retired" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.test_sent" | "webhook_delivery.replayed" | "job.cancelled" | "grant.revoked" | "grant.allowance_changed" | "agent_policy.updated" | "organization.updated" | "mfa.enabled" | "mfa.disabled" | "recovery_codes.generated" | "security_policy.updated" | "passkey.added" | "passkey.renamed" | "passkey.removed";
                             /** @description the id of what changed (a key, a person, an endpoint, a delivery, a job, or the organization) */
                             target: string;
                             /** @description the changed values before the change, or null; never a secret */
@@ -8190,6 +8208,140 @@ export interface operations {
                 content?: never;
             };
             /** @description Wrong email or password */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
+                    "text/html": string;
+                };
+            };
+            /** @description CSRF check failed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
+                    "text/html": string;
+                };
+            };
+            /** @description Locked for a while */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
+                    "text/html": string;
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    pageTwoFactor: {
+        parameters: {
+            query?: {
+                /** @description The pending authorization request */
+                request?: string;
+                /** @description The console page to land on after signing in */
+                return_to?: string;
+                /** @description `recovery_code` asks for a recovery code instead of an authentication code */
+                method?: "code" | "recovery_code";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Form */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
+                    "text/html": string;
+                };
+            };
+            /** @description No password was given in this browser (back to Sign in) */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            "4XX": components["responses"]["RequestRefused"];
+        };
+    };
+    pageTwoFactorSubmit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "csrf_token": "Yp3Jx0k2Qm8RtV5wN9bL4cH7dF1sG6aE",
+                 *       "method": "code",
+                 *       "code": "492039",
+                 *       "return_to": "/console/overview"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The CSRF token of the page the form came from. */
+                    csrf_token: string;
+                    /** @enum {unknown} */
+                    method: "code" | "recovery_code";
+                    /** @description The 6-digit code of the authenticator app */
+                    code?: string;
+                    /** @description One of the recovery codes (used up) */
+                    recovery_code?: string;
+                    request?: string;
+                    return_to?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Signed in */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Wrong code */
             401: {
                 headers: {
                     [name: string]: unknown;
