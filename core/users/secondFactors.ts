@@ -17,9 +17,14 @@ export interface SecondFactors {
 }
 
 export async function secondFactorsOf(user: UserRecord): Promise<SecondFactors> {
+  return secondFactorsFrom(user, await passkeyCountOf(user._id));
+}
+
+/** The rule itself, on what the person's record and passkey count say. */
+export function secondFactorsFrom(user: UserRecord, passkeys: number): SecondFactors {
   return {
     authenticatorApp: typeof user.totpSecretSealed === 'string',
-    passkeys: await passkeyCountOf(user._id),
+    passkeys,
     recoveryCodes: user.recoveryCodeHashes?.length ?? 0,
   };
 }

@@ -1,6 +1,6 @@
 import { create } from 'qrcode';
 import { qrCodeSvg } from '../../api/console/qrCode';
-import { anySecondFactor, secondFactorsOf } from '../../core/users/secondFactors';
+import { anySecondFactor, secondFactorsFrom } from '../../core/users/secondFactors';
 import type { UserRecord } from '../../core/users/store';
 
 const person = (fields: Partial<UserRecord> = {}): UserRecord => ({
@@ -22,8 +22,9 @@ test('a second factor is an authenticator app that is turned on, or a passkey; r
   expect(anySecondFactor({ authenticatorApp: true, passkeys: 0, recoveryCodes: 0 })).toBe(true);
   expect(anySecondFactor({ authenticatorApp: false, passkeys: 1, recoveryCodes: 0 })).toBe(true);
   // A secret offered but not yet confirmed with a first code is no factor.
-  expect(await secondFactorsOf(person({ totpPendingSealed: 'v2.sealed' }))).toEqual({ authenticatorApp: false, passkeys: 0, recoveryCodes: 0 });
-  expect(await secondFactorsOf(person({ totpSecretSealed: 'v2.sealed', recoveryCodeHashes: ['a', 'b'] }))).toEqual({
+  expect(secondFactorsFrom(person({ totpPendingSealed: 'v2.sealed' }), 0)).toEqual({ authenticatorApp: false, passkeys: 0, recoveryCodes: 0 });
+  expect(secondFactorsFrom(person({}), 2)).toEqual({ authenticatorApp: false, passkeys: 2, recoveryCodes: 0 });
+  expect(secondFactorsFrom(person({ totpSecretSealed: 'v2.sealed', recoveryCodeHashes: ['a', 'b'] }), 0)).toEqual({
     authenticatorApp: true,
     passkeys: 0,
     recoveryCodes: 2,

@@ -60,7 +60,7 @@ const PORTS: Port[] = [
   {
     area: 'core/users',
     models: ['core/users/models'],
-    allowed: ['core/users/store', 'core/users/models'],
+    allowed: ['core/users/store', 'core/users/models', 'core/users/passkeysStore'],
     exceptions: {},
   },
   {
