@@ -5,7 +5,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../core/config';
 import { setOrganizationRate } from '../core/limits/limitSettings';
-import { logger } from '../core/observability/logger';
+import { createLogger } from '../core/observability/logger';
 import { closeDeps, openDeps } from '../core/deps';
 import { benchOrganization, startBenchStack } from './benchStack';
 import { startApiProcess } from '../test/support/apiProcess';
@@ -109,7 +109,6 @@ const ms = (v: number | null, width: number) => (typeof v === 'number' && Number
 const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
 
 async function main(): Promise<void> {
-  logger.level = 'silent';
   const dir = mkdtempSync(join(tmpdir(), 'bench-api-'));
   const stops: Array<() => Promise<unknown> | unknown> = [() => rmSync(dir, { recursive: true, force: true })];
   try {
@@ -129,7 +128,7 @@ async function measureAll(dir: string, stops: Array<() => Promise<unknown> | unk
     TEMPORAL_ADDRESS: temporalAddress,
     SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
   });
-  const deps = await openDeps(config);
+  const deps = await openDeps(config, { logger: createLogger({ level: 'silent' }) });
 
   const keyFor = (name: string) => benchOrganization(name, 0, config.apiAudience);
 

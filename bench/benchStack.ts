@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../core/config';
 import { ALL_PERMISSIONS } from '../core/keys/permissions';
-import { logger } from '../core/observability/logger';
 import { createApiKey } from '../core/keys/apiKeys';
 import { createOrganization } from '../core/tenancy/provisioning';
 import { startLocalStack, type LocalStack } from '../scripts/localStack';
@@ -63,7 +62,6 @@ export type BenchStops = Array<() => Promise<unknown> | unknown>;
  * 1 with the error on stderr.
  */
 export function runBench(name: string, measure: (dir: string, stops: BenchStops) => Promise<void>): void {
-  logger.level = 'silent';
   const dir = mkdtempSync(join(tmpdir(), `bench-${name}-`));
   const stops: BenchStops = [() => rmSync(dir, { recursive: true, force: true })];
   measure(dir, stops)

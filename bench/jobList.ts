@@ -7,7 +7,6 @@ import { listContactRetrievalJobs, runningJobCount } from '../core/jobs/jobList'
 import type { JobStatus } from '../core/jobs/jobTypes';
 import { insertJobSlot, insertJobs, type JobDoc } from '../core/jobs/store';
 import type { KeyPrincipal } from '../core/keys/apiKeys';
-import { logger } from '../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
 import { startBenchStack } from './benchStack';
 import { stats } from './storeLookupTimings';
@@ -23,7 +22,6 @@ const JOBS = Number(process.env.BENCH_JOBS ?? 10_000);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 50);
 
 async function main(): Promise<void> {
-  logger.level = 'silent';
   const dir = mkdtempSync(join(tmpdir(), 'bench-joblist-'));
   const stops: Array<() => unknown> = [() => rmSync(dir, { recursive: true, force: true })];
   try {

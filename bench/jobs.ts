@@ -22,7 +22,7 @@ import { tallyJobItems } from '../core/jobs/jobFinish';
 import { findJob } from '../core/jobs/store';
 import { createApiKey } from '../core/keys/apiKeys';
 import { ALL_PERMISSIONS } from '../core/keys/permissions';
-import { logger } from '../core/observability/logger';
+import { createLogger } from '../core/observability/logger';
 import { personIdFor } from '../scripts/seeding/generator';
 import { storeSearch } from '../core/talent/searches';
 import { seedPeople } from '../scripts/seeding/seedPeople';
@@ -102,7 +102,7 @@ function readJob(jobId: string) {
 
 /** One run's stack: its own settings (provider, task queue) over the store the root opened. */
 async function runOnce(label: string, root: Deps, config: Config, env: Record<string, string>, personIds: string[]): Promise<void> {
-  const deps = createDeps(config, { store: root.store });
+  const deps = createDeps(config, { logger: createLogger({ level: 'silent' }), store: root.store });
   const worker = startWorkerProcess(env);
   try {
     const booting = performance.now();
@@ -160,7 +160,6 @@ async function stopWorker(worker: ChildProcess): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  logger.level = 'silent';
   const dir = mkdtempSync(join(tmpdir(), 'bench-jobs-'));
   const stops: Array<() => unknown> = [];
   const { mongodbUri: mongo, temporalAddress: temporal } = await startBenchStack(dir, 'bench_jobs', stops, (m) => process.stderr.write(`[services] ${m}\n`));
@@ -187,7 +186,7 @@ async function main(): Promise<void> {
   };
   const local = loadConfig(localEnv);
   const http = loadConfig(httpEnv);
-  const deps = await openDeps(local);
+  const deps = await openDeps(local, { logger: createLogger({ level: 'silent' }) });
   const seedStarted = performance.now();
   await seedPeople({ secretsKey: local.secretsKey, count: PEOPLE, seed: SEED });
   process.stderr.write(`[bench] ${PEOPLE} people seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s\n`);

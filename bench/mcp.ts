@@ -22,7 +22,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../core/config';
 import { createClient } from '../core/oauth/clients';
-import { logger } from '../core/observability/logger';
+import { createLogger } from '../core/observability/logger';
 import { closeDeps, openDeps } from '../core/deps';
 import { seedPeople } from '../scripts/seeding/seedPeople';
 import { benchOrganization, startBenchStack } from './benchStack';
@@ -103,7 +103,6 @@ const perThousand = (cpu: number | undefined, n: number) => (cpu === undefined |
 const ms = (v: number | null) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(1) : 'n/a');
 
 async function main(): Promise<void> {
-  logger.level = 'silent';
   const dir = mkdtempSync(join(tmpdir(), 'bench-mcp-'));
   const stops: Array<() => unknown> = [() => rmSync(dir, { recursive: true, force: true })];
   try {
@@ -130,7 +129,7 @@ async function measureAll(dir: string, stops: Array<() => unknown>): Promise<voi
     TEMPORAL_ADDRESS: temporalAddress,
     SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY ?? randomBytes(32).toString('base64'),
   });
-  const deps = await openDeps(config);
+  const deps = await openDeps(config, { logger: createLogger({ level: 'silent' }) });
   if (!WHOAMI) {
     process.stdout.write(`seeding ${PEOPLE} people…\n`);
     await seedPeople({ secretsKey: config.secretsKey, count: PEOPLE });

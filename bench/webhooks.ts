@@ -32,7 +32,7 @@ import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { Runtime, DefaultLogger, bundleWorkflowCode, makeTelemetryFilterString } from '@temporalio/worker';
 import { loadConfig } from '../core/config';
-import { logger } from '../core/observability/logger';
+import { createLogger } from '../core/observability/logger';
 import { closeDeps, openDeps, type Deps } from '../core/deps';
 import { SA } from '../core/temporal/searchAttributes';
 import { systemDestinationLookup } from '../core/outbound/destinationResolver';
@@ -65,7 +65,6 @@ const ms = (n: number) => `${n.toFixed(1)} ms`;
 const stderr = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
 async function main(): Promise<void> {
-  logger.level = 'silent';
   const dir = mkdtempSync(join(tmpdir(), 'bench-webhooks-'));
   const stops: Array<() => unknown> = [];
   const stack = await startBenchStack(dir, 'bench_webhooks', stops, (m) => process.stderr.write(`[services] ${m}\n`));
@@ -96,7 +95,7 @@ async function main(): Promise<void> {
   };
   const baseQueue = `bench-webhooks-${Date.now()}`;
   const config = loadConfig({ ...env, TEMPORAL_TASK_QUEUE: baseQueue });
-  const deps = await openDeps(config);
+  const deps = await openDeps(config, { logger: createLogger({ level: 'silent' }) });
   const storeProfile = process.env.BENCH_PROFILE ? await profileStoreCommands(config.mongodbUri) : undefined;
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
 
@@ -179,7 +178,7 @@ async function burstPhase(
   receiver: { url: string; caFile: string },
 ): Promise<Record<string, unknown>> {
   const { config } = deps;
-  const { worker, connection } = await createWorker(config, { temporal: deps.temporal });
+  const { worker, connection } = await createWorker(deps);
   const running = worker.run();
   const waitDelivered = async (ids: string[], timeoutMs: number) => {
     const deadline = performance.now() + timeoutMs;

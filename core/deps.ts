@@ -1,10 +1,12 @@
-import type { Logger } from 'pino';
 import type { Config } from './config';
 import { LedgerHeads } from './credits/credits';
 import { DailyJobCapReads } from './jobs/dailyJobCap';
+import { createClaimGenerations, type ClaimGenerations } from './jobs/contactFieldClaims';
+import { createJobPeopleReads, type JobPeopleReads } from './jobs/jobPeople';
 import { KeyReads } from './keys/apiKeys';
 import { ClientAddressLimits } from './limits/clientAddressLimits';
-import { logger } from './observability/logger';
+import { createLogger, type Logger } from './observability/logger';
+import { exitPoints, type ReachExitPoint } from './faultInjection';
 import { LimitSettingsReads } from './limits/limitSettings';
 import { StoreAdmission } from './limits/requestAdmission';
 import { PublicClients } from './oauth/publicClients';
@@ -30,6 +32,7 @@ export interface Deps {
   readonly temporal: TemporalClients;
   /** The app's clock (milliseconds since the epoch). */
   readonly now: () => number;
+  /** The root's logger; below an operation, a child of it bound to the request, organization and operation. */
   readonly logger: Logger;
   /** The store connection the root opened (ping, indexes, close). */
   readonly store: StoreHandle;
@@ -46,6 +49,10 @@ export interface Deps {
   readonly enabledSources: EnabledSourceReads;
   /** The search quota windows (previews, queries, deliveries) this app has read or written: hints, the store decides. */
   readonly quotaWindows: QuotaWindows;
+  /** The people of the jobs this process works on, read once per job. */
+  readonly jobPeople: JobPeopleReads;
+  /** The contact-field claim generations this process has seen: hints, the store decides. */
+  readonly claimGenerations: ClaimGenerations;
   /** The people indexes searches and matches read. */
   readonly people: PeopleIndexes;
   /** The token signing keys, cached per app; a rotation through them takes effect in this app at once. */
@@ -60,6 +67,8 @@ export interface Deps {
   readonly usage?: UsageCounters;
   /** The credit ledger heads this app has seen: hints that spare a charge its head reads, the store decides. */
   readonly ledgerHeads: LedgerHeads;
+  /** The process's exit points: the chaos run arms one (CHAOS_EXIT_AT) in a worker it is about to kill. */
+  readonly exitPoint: ReachExitPoint;
   /** The limits per client address (failed authentications, token, JWKS, authorize, metadata fetches); counted in the store. */
   readonly addressLimits: ClientAddressLimits;
 }
@@ -68,10 +77,11 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> 
   const destinationLookup = parts.destinationLookup ?? systemDestinationLookup;
   const addressLimits = parts.addressLimits ?? new ClientAddressLimits(config.secretsKey);
   const now = parts.now ?? Date.now;
+  const logger = parts.logger ?? createLogger();
   return {
     temporal: parts.temporal ?? createTemporalClients(config),
     now,
-    logger: parts.logger ?? logger,
+    logger,
     store: parts.store ?? defaultStore(),
     config,
     admission: parts.admission ?? new StoreAdmission(now),
@@ -79,15 +89,18 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> 
     keyReads: parts.keyReads ?? new KeyReads(),
     limitSettings: parts.limitSettings ?? new LimitSettingsReads(),
     signingKeys: parts.signingKeys ?? new SigningKeys(config),
-    publicClients: parts.publicClients ?? new PublicClients(config, { destinationLookup, addressLimits }),
+    publicClients: parts.publicClients ?? new PublicClients(config, { destinationLookup, addressLimits, clock: now, logger }),
     decoy: parts.decoy ?? new DecoyPasswordHash(config.oauth.passwordScryptLog2N),
-    people: parts.people ?? createPeopleIndexes(now),
+    people: parts.people ?? createPeopleIndexes(now, logger),
     enabledSources: parts.enabledSources ?? new EnabledSourceReads(),
+    jobPeople: parts.jobPeople ?? createJobPeopleReads(),
+    claimGenerations: parts.claimGenerations ?? createClaimGenerations(),
     quotaWindows: parts.quotaWindows ?? new QuotaWindows(),
     destinationLookup,
     usage: parts.usage,
     ledgerHeads: parts.ledgerHeads ?? new LedgerHeads(),
     addressLimits,
+    exitPoint: parts.exitPoint ?? exitPoints(config.chaosExitAt, logger),
   };
 }
 

@@ -4,7 +4,7 @@ import { authorizationResponseUrl, type AuthorizationErrorCode } from '../../cor
 import { findGrant, type GrantRecord } from '../../core/oauth/consentGrants';
 import { finishPending, findPending, issueCode, type PendingAuthorization } from '../../core/oauth/pendingAuthorizations';
 import type { UserRecord } from '../../core/users/users';
-import { logger } from '../../core/observability/logger';
+import { requestLogger } from '../requestLogger';
 import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../../core/store/storeUnavailable';
 import { html, page } from './pageRendering';
 import { setPageHeaders } from './pageSecurity';
@@ -36,7 +36,7 @@ export function storeOutagePage(handler: (ctx: Context) => Promise<void>): (ctx:
       await handler(ctx);
     } catch (err) {
       if (!isStoreUnavailable(err)) throw err;
-      logger.warn({ err: { name: (err as Error)?.name, message: (err as Error)?.message }, request_id: ctx.state.requestId }, 'store unavailable');
+      requestLogger(ctx).warn({ err: { name: (err as Error)?.name, message: (err as Error)?.message } }, 'store unavailable');
       errorPage(
         ctx,
         503,

@@ -16,7 +16,7 @@ import { CAP_RETRY_AFTER_SECONDS, MAX_PERSON_IDS, contactRetrievalWorkflowId, co
 import { claimJobSlot, releaseJobSlot } from './jobSlots';
 import { runningJobTally } from './chunkProcessing';
 import { finishJob } from './jobFinish';
-import { logger } from '../observability/logger';
+import type { Logger } from '../observability/logger';
 import { emitJobCompleted } from '../webhooks/jobCompletedEvent';
 import type { ContactField } from '../contactProvider/contactProvider';
 import { JOB_TYPE, type JobCounts, type JobStatus } from './jobTypes';
@@ -79,10 +79,11 @@ export interface CreateJobInput {
 
 export type { JobStarter } from './jobOutbox';
 
-/** What reaching a job's workflow takes: the app's settings and its Temporal clients. */
+/** What reaching a job's workflow takes: the app's settings, its Temporal clients and its logger. */
 export interface JobTemporalDeps {
   readonly config: Config;
   readonly temporal: TemporalClients;
+  readonly logger: Logger;
 }
 
 /** What accepting a job reads through the app's caches (core/deps.ts); a test or the CLI builds its own with createDeps. */
@@ -146,7 +147,7 @@ export async function createContactRetrievalJob(
   const acceptedAt = new Date(deps.now());
   const undo: Array<() => Promise<unknown>> = [];
   const rollBack = async () => {
-    for (const step of undo.reverse()) await step().catch((err) => logger.warn({ err, jobId }, 'could not undo a step of a refused job'));
+    for (const step of undo.reverse()) await step().catch((err) => deps.logger.warn({ err, jobId }, 'could not undo a step of a refused job'));
   };
   let reservation: { covered: string[]; over: string[] };
   try {
@@ -214,7 +215,7 @@ export async function createContactRetrievalJob(
       outboxLeaseUntil: new Date(Date.now() + requestHoldMs(config)),
     });
     accepted = true;
-    await carryOutOnRequest(jobId, starter, requestHoldMs(config), { claimed: true });
+    await carryOutOnRequest(jobId, starter, requestHoldMs(config), deps.logger, { claimed: true });
     return jobView(job, emptyCounts(personIds.length));
   } catch (err) {
     // A job that was not recorded never existed.
@@ -240,7 +241,7 @@ function unknownPeopleProblem(unknown: string[]): Problem {
  * fails with `processing_error`, and its one `job.completed` event is emitted, as the
  * workflow would have. Best effort: the slot is free whatever happens here.
  */
-export async function finishAbandonedJob({ config, temporal }: JobTemporalDeps, jobId: string): Promise<void> {
+export async function finishAbandonedJob({ config, temporal, logger }: JobTemporalDeps, jobId: string): Promise<void> {
   try {
     const f = await finishJob(jobId, null);
     await emitJobCompleted(
@@ -308,6 +309,6 @@ export async function cancelContactRetrievalJob(deps: JobTemporalDeps, principal
     const now = (await loadJob({ _id: jobId }))!;
     throw new Problem('invalid_state_transition', `The job already finished with status \`${now.status}\`; only a running job can be cancelled.`);
   }
-  await carryOutOnRequest(jobId, requestStarter(deps), requestHoldMs(deps.config));
+  await carryOutOnRequest(jobId, requestStarter(deps), requestHoldMs(deps.config), deps.logger);
   return jobView((await loadJob({ _id: jobId }))!);
 }

@@ -1,5 +1,5 @@
 import type { Config } from '../config';
-import { logger } from '../observability/logger';
+import type { Logger } from '../observability/logger';
 import type { TemporalClients } from '../temporal/client';
 import { isTemporalUnanswered } from '../temporal/deadline';
 import { contactRetrievalWorkflowRunning, signalContactRetrievalCancel, startContactRetrievalWorkflow } from './jobWorkflows';
@@ -95,7 +95,7 @@ export async function carryOutJobOutbox(jobId: string, starter: JobStarter): Pro
  * The request's own attempt: claim, carry out within the request's short limit, and on failure
  * leave the job to the starters (released at once, so the next starter pass takes it).
  */
-export async function carryOutOnRequest(jobId: string, starter: JobStarter, holdMs: number, opts: { claimed?: boolean } = {}): Promise<void> {
+export async function carryOutOnRequest(jobId: string, starter: JobStarter, holdMs: number, logger: Logger, opts: { claimed?: boolean } = {}): Promise<void> {
   // A job just created is recorded with the request's lease already on it.
   if (!opts.claimed && !(await claimJobOutbox(jobId, holdMs))) return;
   try {

@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import { claimJobOutbox, carryOutJobOutbox, jobsWithOutboxDue, releaseJobOutbox, temporalJobStarter } from '../jobs/jobOutbox';
-import { logger } from '../observability/logger';
+import type { Logger } from '../observability/logger';
 import { temporalReplaySignaller } from '../webhooks/replaySignals';
 import { signalRecordedReplays } from '../webhooks/replays';
 import { runEvery } from '../periodicPass';
@@ -24,7 +24,7 @@ export interface WorkflowStarter {
  * the app's connection, so the next pass connects afresh and starts everything as soon as
  * Temporal is back (a connection left in its reconnect back-off could wait far longer).
  */
-export function startWorkflowStarter(config: Config, temporal: TemporalClients): WorkflowStarter {
+export function startWorkflowStarter(config: Config, temporal: TemporalClients, logger: Logger): WorkflowStarter {
   const starter = temporalJobStarter(temporal, config);
   const replaySignal = temporalReplaySignaller(temporal, config);
   let stopped = false;
@@ -60,7 +60,7 @@ export function startWorkflowStarter(config: Config, temporal: TemporalClients):
     return true;
   }
 
-  const loop = runEvery(config.workflowStarter.intervalMs, pass, 'workflow starter');
+  const loop = runEvery(config.workflowStarter.intervalMs, pass, 'workflow starter', logger);
 
   return {
     pass,

@@ -13,6 +13,7 @@ import { eventually } from '../support/eventually';
 import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
 import { testConfig, uniqueName } from '../support/testConfig';
 import { createDeps } from '../../core/deps';
+import { testLogger } from '../support/capturedLogs';
 
 /**
  * Who pays for a person's contact fields when jobs of one organization overlap, at the chunk
@@ -45,7 +46,7 @@ const deps: ChunkDeps = { provider: everyoneFound, retryPolicy: { maxAttempts: 1
 async function acceptedJob(tenant: TestTenant, people: string[]): Promise<ChunkInput> {
   let started: ContactRetrievalInput | undefined;
   await createContactRetrievalJob(
-    createDeps(config),
+    createDeps(config, { logger: testLogger() }),
     {
       principal: { ...tenant, audience: 'developer-api', scopes: [...ALL_PERMISSIONS] },
       personIds: people,

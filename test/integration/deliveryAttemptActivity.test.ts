@@ -12,6 +12,8 @@ import { registerEndpoint } from '../../core/webhooks/webhookEndpoints';
 import { createTenant } from '../support/fixtures';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
 import { testConfig, uniqueName } from '../support/testConfig';
+import { testLogger } from '../support/capturedLogs';
+import { createDeps } from '../../core/deps';
 
 /**
  * The delivery attempt activity (activities/deliveries.ts) run in an activity context from
@@ -29,7 +31,7 @@ beforeAll(async () => {
   config = testConfig({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOK_EXTRA_CA_FILE: receiver.caFile });
   await connectStore(config.mongodbUri);
   await ensureIndexes();
-  activities = createDeliveryActivities(config);
+  activities = createDeliveryActivities(createDeps(config, { logger: testLogger() }));
 });
 
 afterAll(async () => {

@@ -41,7 +41,6 @@ const JUSTIFIED: Record<string, string> = {
     'keep-alive connection pools keyed by host, port, pinned address and trust set: a pooled socket serves only a request whose own check approved that address under that trust set, whichever app sends it',
   'core/outbound/pinnedFetch.ts:trustSets': 'one TLS context per trust set, part of the pool key of `agents`',
   'core/outbound/pinnedFetch.ts:nextTrustId': 'names the trust sets in the pool key of `agents`',
-  'core/faultInjection.ts:armed': 'the chaos harness arms one exit point in a process it is about to kill; off unless FAULT_INJECTION is set',
 };
 
 function sourceFiles(dir: string): string[] {
@@ -103,4 +102,49 @@ test('the reader finds what it must and lets constant tables be', () => {
     'export function f() { let local = 1; return local; }',
   ].join('\n');
   expect(moduleStateOf('x.ts', source)).toEqual(['x.ts:armed', 'x.ts:cache', 'x.ts:GROWING']);
+});
+
+/**
+ * The process-wide logger (`logger` of core/observability/logger.ts) is a root's to import: a
+ * root builds its own with `createLogger` and hands it down (Deps.logger, a request's or an
+ * activity's child of it), so what a test's app logs is that test's. A module named in
+ * NOT_YET_HANDED_A_LOGGER still reaches for the process-wide one; it leaves the list once its
+ * root hands it a logger (a stale entry fails).
+ */
+const LOGGER_ROOTS = new Set(['scripts/chaos/main.ts']);
+const NOT_YET_HANDED_A_LOGGER = new Set([
+  'core/limits/clientAddressLimits.ts',
+  'core/limits/minuteCaps.ts',
+  'core/limits/operationAdmission.ts',
+  'core/limits/requestAdmission.ts',
+]);
+const LOGGER_CHECKED = ['core', 'api', 'activities', 'worker', 'workflows', 'scripts'];
+
+/** Whether a source imports the process-wide logger (not the factory or the type). */
+export function importsProcessLogger(file: string, source: string): boolean {
+  const sf = ts.createSourceFile(file, source, ts.ScriptTarget.ES2022, true);
+  return sf.statements.some((s) => {
+    if (!ts.isImportDeclaration(s) || !ts.isStringLiteral(s.moduleSpecifier) || !s.moduleSpecifier.text.endsWith('observability/logger')) return false;
+    const bindings = s.importClause?.namedBindings;
+    if (s.importClause?.isTypeOnly || !bindings) return false;
+    if (ts.isNamespaceImport(bindings)) return true;
+    return bindings.elements.some((e) => !e.isTypeOnly && (e.propertyName ?? e.name).text === 'logger');
+  });
+}
+
+const processLoggerImports = LOGGER_CHECKED.flatMap(sourceFiles).filter((f) => importsProcessLogger(f, readFileSync(join(ROOT, f), 'utf8')));
+
+test('only roots import the process-wide logger', () => {
+  expect(processLoggerImports.filter((f) => !LOGGER_ROOTS.has(f) && !NOT_YET_HANDED_A_LOGGER.has(f))).toEqual([]);
+});
+
+test('every module not yet handed a logger still imports the process-wide one (a converted one leaves the list)', () => {
+  expect([...NOT_YET_HANDED_A_LOGGER].filter((f) => !processLoggerImports.includes(f))).toEqual([]);
+});
+
+test('the logger reader tells the process-wide logger from the factory and the type', () => {
+  expect(importsProcessLogger('a.ts', "import { logger } from '../observability/logger';")).toBe(true);
+  expect(importsProcessLogger('a.ts', "import { createLogger, logger as log } from '../core/observability/logger';")).toBe(true);
+  expect(importsProcessLogger('a.ts', "import { createLogger, type Logger } from '../observability/logger';")).toBe(false);
+  expect(importsProcessLogger('a.ts', "import type { Logger } from './observability/logger';")).toBe(false);
 });

@@ -2,7 +2,6 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createDeliveryActivities } from '../../activities/deliveries';
 import type { Config } from '../../core/config';
-import { logger } from '../../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
 import { deliveryWorkflowId } from '../../core/webhooks/deliveryWorkflowContract';
 import { WebhookDelivery, WebhookEvent } from '../../core/webhooks/models';
@@ -17,6 +16,8 @@ import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver
 import { testConfig } from '../support/testConfig';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { installTestRuntime } from '../support/testRuntime';
+import { testLogger } from '../support/capturedLogs';
+import { createDeps } from '../../core/deps';
 
 /**
  * The delivery workflow on the time-skipping server, with the full spec schedule (no
@@ -35,7 +36,6 @@ const envNow = async () => new Date(await env.currentTimeMs());
 beforeAll(async () => {
   receiver = await startHttpsReceiver();
   config = testConfig({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOK_EXTRA_CA_FILE: receiver.caFile });
-  logger.level = config.logLevel;
   await connectStore(config.mongodbUri);
   await ensureIndexes();
   installTestRuntime();
@@ -47,7 +47,7 @@ beforeAll(async () => {
     taskQueue: config.temporal.taskQueue,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     // Attempts see the test server's clock: signature timestamps and secret windows skip with it.
-    activities: createDeliveryActivities(config, { now: envNow }),
+    activities: createDeliveryActivities(createDeps(config, { logger: testLogger(config.logLevel) }), { attemptTime: envNow }),
   });
   running = worker.run();
 });
