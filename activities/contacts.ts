@@ -118,12 +118,12 @@ export function createContactActivities(deps: ContactActivityDeps, { eager }: { 
     },
 
     async expireContactRetrievalResult(input: { jobId: string }): Promise<void> {
-      await expireJobResult(input.jobId);
+      await expireJobResult(input.jobId, new Date(now()));
       jobLine('job result expired', { job_id: input.jobId });
     },
 
     async purgeContactRetrievalResult(input: { jobId: string }): Promise<void> {
-      await purgeJobResult(input.jobId);
+      await purgeJobResult(input.jobId, new Date(now()));
       jobLine('job result purged', { job_id: input.jobId });
     },
   };

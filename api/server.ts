@@ -47,7 +47,7 @@ export async function startApi(
     server.once('error', reject);
   });
   tuneServer(server, logger);
-  const workflowStarter = startWorkflowStarter(config, deps.temporal, logger);
+  const workflowStarter = startWorkflowStarter(config, deps.temporal, logger, deps.now);
   const mailSender = startMailSender(config, { logger, now: deps.now });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -102,11 +102,16 @@ async function main(): Promise<void> {
   const tenants: Array<{ orgId: string; workspaceId: string }> = [];
   for (let i = 0; i < TENANTS; i++) {
     const org = await createOrganization(`bench ${i}`, 0);
-    await registerEndpoint({ orgId: org.org_id, workspaceId: org.workspace_id }, `${receiver.url}/bench/${i}`, {
-      lookupAll: systemDestinationLookup,
-      allowedCidrs: config.webhooks.allowedCidrs,
-      secretsKey: config.secretsKey,
-    });
+    await registerEndpoint(
+      { orgId: org.org_id, workspaceId: org.workspace_id },
+      `${receiver.url}/bench/${i}`,
+      {
+        lookupAll: systemDestinationLookup,
+        allowedCidrs: config.webhooks.allowedCidrs,
+        secretsKey: config.secretsKey,
+      },
+      new Date(),
+    );
     tenants.push({ orgId: org.org_id, workspaceId: org.workspace_id });
   }
   const report: Record<string, unknown> = {};

@@ -56,7 +56,7 @@ async function seed({ config, now, logger }: Pick<Deps, 'config' | 'now' | 'logg
   // reading every person (minutes at a million on the local store).
   const indexStarted = now();
   process.stderr.write('preparing the search index snapshot …\n');
-  const idx = await loadSearchIndex(logger, (loaded) =>
+  const idx = await loadSearchIndex(logger, now, (loaded) =>
     process.stderr.write(`${tty ? '\r' : ''}  indexed ${loaded.toLocaleString('en')} people${tty ? '   ' : '\n'}`),
   );
   process.stderr.write(

@@ -106,7 +106,7 @@ export function claimChargeKey(operation: string, claim: RequestClaim): string {
  * Expired records are deleted by the hourly store-maintenance schedule (no TTL indexes on
  * FerretDB); one met by a request before then is deleted on the spot (runIdempotent).
  */
-export async function purgeExpiredIdempotencyRecords(now = new Date()): Promise<number> {
+export async function purgeExpiredIdempotencyRecords(now: Date): Promise<number> {
   return store.deleteExpired(now);
 }
 

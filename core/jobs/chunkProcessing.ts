@@ -84,7 +84,7 @@ const REUSE_LOOKUP_IDS = 1000;
  */
 export async function findReusablePositions(
   input: { jobId: string; orgId: string; fields: ContactField[] },
-  now = new Date(),
+  now: Date,
   reads: JobPeopleReads = uncachedJobPeople,
 ): Promise<number[]> {
   const since = new Date(now.getTime() - REUSE_WINDOW_MS);

@@ -84,6 +84,7 @@ export interface JobTemporalDeps {
   readonly config: Config;
   readonly temporal: TemporalClients;
   readonly logger: Logger;
+  readonly now: () => number;
 }
 
 /** What accepting a job reads through the app's caches (core/deps.ts); a test or the CLI builds its own with createDeps. */
@@ -212,10 +213,10 @@ export async function createContactRetrievalJob(
       workflowInput,
       workflowStartedAt: null,
       outboxDue: true,
-      outboxLeaseUntil: new Date(Date.now() + requestHoldMs(config)),
+      outboxLeaseUntil: new Date(acceptedAt.getTime() + requestHoldMs(config)),
     });
     accepted = true;
-    await carryOutOnRequest(jobId, starter, requestHoldMs(config), deps.logger, { claimed: true });
+    await carryOutOnRequest(jobId, starter, requestHoldMs(config), deps, { claimed: true });
     return jobView(job, emptyCounts(personIds.length));
   } catch (err) {
     // A job that was not recorded never existed.
@@ -241,9 +242,9 @@ function unknownPeopleProblem(unknown: string[]): Problem {
  * fails with `processing_error`, and its one `job.completed` event is emitted, as the
  * workflow would have. Best effort: the slot is free whatever happens here.
  */
-export async function finishAbandonedJob({ config, temporal, logger }: JobTemporalDeps, jobId: string): Promise<void> {
+export async function finishAbandonedJob({ config, temporal, logger, now }: JobTemporalDeps, jobId: string): Promise<void> {
   try {
-    const f = await finishJob(jobId, null);
+    const f = await finishJob(jobId, null, new Date(now()));
     await emitJobCompleted(
       config,
       {
@@ -305,10 +306,10 @@ export async function cancelContactRetrievalJob(deps: JobTemporalDeps, principal
     throw new Problem('invalid_state_transition', `The job already finished with status \`${job.status}\`; only a running job can be cancelled.`);
   }
   // Recorded first, so a cancel during a Temporal outage is kept and takes effect when the workflow runs.
-  if (!(await recordJobCancel(jobId))) {
+  if (!(await recordJobCancel(jobId, new Date(deps.now())))) {
     const now = (await loadJob({ _id: jobId }))!;
     throw new Problem('invalid_state_transition', `The job already finished with status \`${now.status}\`; only a running job can be cancelled.`);
   }
-  await carryOutOnRequest(jobId, requestStarter(deps), requestHoldMs(deps.config), deps.logger);
+  await carryOutOnRequest(jobId, requestStarter(deps), requestHoldMs(deps.config), deps);
   return jobView((await loadJob({ _id: jobId }))!);
 }

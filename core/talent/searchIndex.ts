@@ -243,7 +243,7 @@ const LOAD_BATCH = 2000;
  * else read from the people (and then stored as the snapshot for the next start and the other
  * replicas; a failure to store it only costs the next start time).
  */
-export async function loadSearchIndex(logger: Logger, onProgress?: (loaded: number) => void): Promise<SearchIndex> {
+export async function loadSearchIndex(logger: Logger, now: () => number, onProgress?: (loaded: number) => void): Promise<SearchIndex> {
   const version = await peopleVersion();
   const snapshot = await loadSearchIndexSnapshot(version).catch((err: unknown) => {
     logger.warn({ err: { message: errorMessage(err) } }, 'search index snapshot unreadable; reading the people');
@@ -252,7 +252,9 @@ export async function loadSearchIndex(logger: Logger, onProgress?: (loaded: numb
   if (snapshot) return snapshot;
   const idx = await buildSearchIndex(onProgress, version);
   if (idx.size > 0) {
-    await saveSearchIndexSnapshot(idx).catch((err: unknown) => logger.warn({ err: { message: errorMessage(err) } }, 'search index snapshot not stored'));
+    await saveSearchIndexSnapshot(idx, new Date(now())).catch((err: unknown) =>
+      logger.warn({ err: { message: errorMessage(err) } }, 'search index snapshot not stored'),
+    );
   }
   return idx;
 }
@@ -297,7 +299,7 @@ export class SearchIndexHolder {
     if (this.current && this.current.version === version) return this.current;
     if (!this.loading) {
       const started = this.now();
-      this.loading = loadSearchIndex(this.logger)
+      this.loading = loadSearchIndex(this.logger, this.now)
         .then((idx) => {
           this.current = idx;
           this.logger.info({ people: idx.size, ms: this.now() - started }, 'search index built');

@@ -167,7 +167,7 @@ test('past the 30-day window the fields are claimed (and paid) again, once, unde
   expect(claims.filter((c) => c.generation === 1 && c.jobId === again.jobId)).toHaveLength(4);
   expect(claims).toHaveLength(8);
   // Within the window of the new claims, nobody pays again (the old job finishes: two run at most).
-  await finishJob(old.jobId, null);
+  await finishJob(old.jobId, null, new Date());
   const third = await acceptedJob(tenant, people);
   expect(await processChunk(third, deps)).toMatchObject({ tally: { reused: 2 } });
   expect(await creditBalance(tenant.orgId)).toBe(96);
@@ -190,7 +190,7 @@ test('a job stopped after claiming and before paying gives its claims back when 
   });
   expect(await ContactFieldClaim.countDocuments({ orgId: tenant.orgId })).toBe(4);
 
-  const finished = await finishJob(job.jobId, 'cancelled');
+  const finished = await finishJob(job.jobId, 'cancelled', new Date());
   expect(finished.counts).toMatchObject({ cancelled: 2, delivered: 0 });
   expect(await ContactFieldClaim.countDocuments({ orgId: tenant.orgId })).toBe(0);
   expect(await creditBalance(tenant.orgId)).toBe(100);

@@ -50,11 +50,16 @@ function runActivity(activityAttempt: number, input: AttemptInput): Promise<Atte
 async function firstAttempt(): Promise<{ input: AttemptInput; path: string }> {
   const tenant = await createTenant();
   const path = `/hook/${tenant.workspaceId}`;
-  const reg = await registerEndpoint(tenant, `${receiver.url}${path}`, {
-    lookupAll: systemDestinationLookup,
-    allowedCidrs: config.webhooks.allowedCidrs,
-    secretsKey: config.secretsKey,
-  });
+  const reg = await registerEndpoint(
+    tenant,
+    `${receiver.url}${path}`,
+    {
+      lookupAll: systemDestinationLookup,
+      allowedCidrs: config.webhooks.allowedCidrs,
+      secretsKey: config.secretsKey,
+    },
+    new Date(),
+  );
   const jobId = uniqueName('job');
   return {
     path,

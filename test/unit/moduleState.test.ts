@@ -148,3 +148,83 @@ test('the logger reader tells the process-wide logger from the factory and the t
   expect(importsProcessLogger('a.ts', "import { createLogger, type Logger } from '../observability/logger';")).toBe(false);
   expect(importsProcessLogger('a.ts', "import type { Logger } from './observability/logger';")).toBe(false);
 });
+
+/**
+ * `core/` reads the time only from the clock its root injects (Deps.now, a `now` argument): no
+ * `Date.now()` and no argument-less `new Date()`, which also rules out `now = new Date()`
+ * defaults, so a test moves time instead of waiting for it. A module in NOT_YET_ON_THE_CLOCK
+ * still reads the wall clock and leaves the list once converted (a stale entry fails);
+ * WALL_CLOCK_BY_NATURE names the reads that must be real time, each with why.
+ */
+const NOT_YET_ON_THE_CLOCK = new Set([
+  // Store modules and connections (owned with the per-connection store work).
+  'core/store/connection.ts',
+  'core/store/versionedDocument.ts',
+  // Operational limits (owned with the limits work).
+  'core/limits/clientAddressLimits.ts',
+  'core/limits/limitSettings.ts',
+  // Callers in the console and sign-in pages pass no clock yet.
+  'core/audit/auditLog.ts',
+  'core/keys/apiKeys.ts',
+  'core/jobs/jobResults.ts',
+  'core/oauth/accessTokens.ts',
+  'core/oauth/attemptSlots.ts',
+  'core/oauth/clientRateLimit.ts',
+  'core/oauth/clients.ts',
+  'core/oauth/consentGrants.ts',
+  'core/oauth/pendingAuthorizations.ts',
+  'core/oauth/publicClients.ts',
+  'core/oauth/signingKeys.ts',
+  'core/users/sessions.ts',
+  'core/users/signIn.ts',
+  'core/users/users.ts',
+  // Searches, quotas and the contact provider: their reads have no clock handed down yet.
+  'core/talent/quotas.ts',
+  'core/talent/searchCursor.ts',
+  'core/talent/searches.ts',
+  'core/contactProvider/localProvider.ts',
+  'core/contactProvider/retryPolicy.ts',
+  'core/credits/credits.ts',
+  'core/jobs/chunkProcessing.ts',
+  'core/jobs/chunkSettlement.ts',
+  'core/mail/mailOutbox.ts',
+  'core/webhooks/webhookEvents.ts',
+]);
+const WALL_CLOCK_BY_NATURE: Record<string, string> = {
+  'core/temporal/client.ts': 'a call deadline to a Temporal server counts real milliseconds, whatever clock the app runs on',
+  'core/temporal/deadline.ts': 'the gRPC deadline handed to the Temporal connection is an instant of real time',
+};
+
+/** The direct clock reads in one source: `Date.now()` calls and argument-less `new Date()`. */
+export function clockReadsOf(file: string, source: string): number {
+  const sf = ts.createSourceFile(file, source, ts.ScriptTarget.ES2022, true);
+  let reads = 0;
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && node.expression.getText(sf) === 'Date.now') reads++;
+    if (ts.isNewExpression(node) && node.expression.getText(sf) === 'Date' && (node.arguments?.length ?? 0) === 0) reads++;
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return reads;
+}
+
+const readingTheClock = sourceFiles('core').filter((f) => clockReadsOf(f, readFileSync(join(ROOT, f), 'utf8')) > 0);
+
+test('core/ reads the time only from the injected clock', () => {
+  expect(readingTheClock.filter((f) => !NOT_YET_ON_THE_CLOCK.has(f) && !(f in WALL_CLOCK_BY_NATURE))).toEqual([]);
+});
+
+test('every module not yet on the clock still reads the wall clock (a converted one leaves the list)', () => {
+  expect([...NOT_YET_ON_THE_CLOCK, ...Object.keys(WALL_CLOCK_BY_NATURE)].filter((f) => !readingTheClock.includes(f))).toEqual([]);
+});
+
+test('the clock reader finds calls, argument-less dates and defaults, not dates made from a value', () => {
+  const source = [
+    'const a = Date.now();',
+    'function f(now = new Date()) { return now; }',
+    'const b = new Date(a);',
+    'const c = new Date(Date.parse("2026-01-01"));',
+    'const clock = Date.now;',
+  ].join('\n');
+  expect(clockReadsOf('x.ts', source)).toBe(2);
+});
