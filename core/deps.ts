@@ -20,6 +20,7 @@ import type { UsageCounters } from './usage/usageCounters';
 import { DecoyPasswordHash } from './users/signIn';
 import type { LookupAll } from './outbound/destinationPolicy';
 import { systemDestinationLookup } from './outbound/destinationResolver';
+import { finishAbandonedJob } from './webhooks/abandonedJobs';
 
 /**
  * What one composition root (api/server.ts, worker/main.ts, the operator CLI's scripts/admin.ts,
@@ -67,6 +68,8 @@ export interface Deps {
   readonly usage?: UsageCounters;
   /** The credit ledger heads this app has seen: hints that spare a charge its head reads, the store decides. */
   readonly ledgerHeads: LedgerHeads;
+  /** Ends a job whose workflow is gone and emits its `job.completed`: jobs reach the webhooks through this, never by import. */
+  readonly finishAbandonedJob: (jobId: string) => Promise<void>;
   /** The process's exit points: the chaos run arms one (CHAOS_EXIT_AT) in a worker it is about to kill. */
   readonly exitPoint: ReachExitPoint;
   /** The limits per client address (failed authentications, token, JWKS, authorize, metadata fetches); counted in the store. */
@@ -78,8 +81,9 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> 
   const addressLimits = parts.addressLimits ?? new ClientAddressLimits(config.secretsKey);
   const now = parts.now ?? Date.now;
   const logger = parts.logger ?? createLogger();
+  const temporal = parts.temporal ?? createTemporalClients(config);
   return {
-    temporal: parts.temporal ?? createTemporalClients(config),
+    temporal,
     now,
     logger,
     store: parts.store ?? defaultStore(),
@@ -101,6 +105,7 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> 
     ledgerHeads: parts.ledgerHeads ?? new LedgerHeads(),
     addressLimits,
     exitPoint: parts.exitPoint ?? exitPoints(config.chaosExitAt, logger),
+    finishAbandonedJob: parts.finishAbandonedJob ?? ((jobId) => finishAbandonedJob({ config, temporal, logger, now }, jobId)),
   };
 }
 

@@ -15,9 +15,7 @@ import { carryOutOnRequest, recordJobCancel, temporalJobStarter, type JobStarter
 import { CAP_RETRY_AFTER_SECONDS, MAX_PERSON_IDS, contactRetrievalWorkflowId, countsFromTally, emptyCounts, uniquePersonIds, unknownPeople } from './jobRules';
 import { claimJobSlot, releaseJobSlot } from './jobSlots';
 import { runningJobTally } from './chunkProcessing';
-import { finishJob } from './jobFinish';
 import type { Logger } from '../observability/logger';
-import { emitJobCompleted } from '../webhooks/jobCompletedEvent';
 import type { ContactField } from '../contactProvider/contactProvider';
 import { JOB_TYPE, type JobCounts, type JobStatus } from './jobTypes';
 import type { ContactRetrievalInput } from './workflowInput';
@@ -94,6 +92,8 @@ export interface JobCreationDeps extends JobTemporalDeps {
   readonly ledgerHeads: LedgerHeads;
   readonly quotaWindows: QuotaWindows;
   readonly now: () => number;
+  /** Ends a job whose workflow is gone, emitting its `job.completed` (core/webhooks/abandonedJobs.ts): the root wires it. */
+  readonly finishAbandonedJob: (jobId: string) => Promise<void>;
 }
 
 /** A request waits for Temporal at most TEMPORAL_START_WAIT_MS; the starters carry on from the store after. */
@@ -154,7 +154,7 @@ export async function createContactRetrievalJob(
   try {
     const daySlot = await claimDaySlot(config, deps.dailyJobCaps, principal.orgId, jobId, acceptedAt.getTime());
     undo.push(() => returnDaySlot(daySlot));
-    const slot = await claimJobSlot(principal.orgId, jobId, starter.running, acceptedAt, (abandoned) => finishAbandonedJob(deps, abandoned));
+    const slot = await claimJobSlot(principal.orgId, jobId, starter.running, acceptedAt, (abandoned) => deps.finishAbandonedJob(abandoned));
     if (slot === null) {
       throw retryLater(
         'contact_job_concurrency_cap',
@@ -235,32 +235,6 @@ function unknownPeopleProblem(unknown: string[]): Problem {
   return new Problem('validation_failed', `${unknown.length} person id(s) are unknown: ${shown.join(', ')}. Nothing was created or charged.`, {
     extensions: { errors: [{ field: 'person_ids', message: `unknown person ids: ${shown.join(', ')}` }], unknown_person_ids: shown },
   });
-}
-
-/**
- * Ends a job whose workflow is gone (terminated by an operator, lost): everyone not settled
- * fails with `processing_error`, and its one `job.completed` event is emitted, as the
- * workflow would have. Best effort: the slot is free whatever happens here.
- */
-export async function finishAbandonedJob({ config, temporal, logger, now }: JobTemporalDeps, jobId: string): Promise<void> {
-  try {
-    const f = await finishJob(jobId, null, new Date(now()));
-    await emitJobCompleted(
-      config,
-      {
-        orgId: f.orgId,
-        workspaceId: f.workspaceId,
-        jobId: f.jobId,
-        status: f.status,
-        counts: f.counts,
-        resultExpiresAt: f.resultExpiresAt ? new Date(f.resultExpiresAt) : null,
-        completedAt: new Date(f.completedAt),
-      },
-      { temporal },
-    );
-  } catch (err) {
-    logger.warn({ err, jobId }, 'could not finish a job whose workflow is gone');
-  }
 }
 
 /** A job over the first `limit` people of an earlier search of the same organization. */
