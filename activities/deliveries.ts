@@ -5,13 +5,17 @@ import { EventMissing, createAttemptDeliverer, type AttemptInput, type AttemptRe
 
 export type { AttemptInput, AttemptResult } from '../core/webhooks/deliverAttempt';
 
-/** What the delivery activity reads: the settings, the clock, the logger and the destination check's DNS lookup. */
-export type DeliveryActivityDeps = Pick<Deps, 'config' | 'now' | 'logger' | 'destinationLookup'>;
+/** What the delivery activity reads: the settings, the clock, the logger, the destination check's DNS lookup and the trust anchors. */
+export type DeliveryActivityDeps = Pick<Deps, 'config' | 'now' | 'logger' | 'destinationLookup' | 'trustAnchors'>;
 
 /** The webhook delivery activity: a thin adapter over the attempt use case (core/webhooks/deliverAttempt.ts). */
 /** `attemptTime`: the time of an attempt when it is not the worker's clock (the time-skipping test server's). */
 export function createDeliveryActivities(deps: DeliveryActivityDeps, { attemptTime }: { attemptTime?: () => Promise<Date> } = {}) {
-  const deliver = createAttemptDeliverer(deps.config, { now: attemptTime ?? (() => new Date(deps.now())), destinationLookup: deps.destinationLookup });
+  const deliver = createAttemptDeliverer(deps.config, {
+    now: attemptTime ?? (() => new Date(deps.now())),
+    destinationLookup: deps.destinationLookup,
+    trustAnchors: deps.trustAnchors,
+  });
   return {
     async attemptDelivery(input: AttemptInput): Promise<AttemptResult> {
       try {

@@ -20,6 +20,7 @@ import type { UsageCounters } from './usage/usageCounters';
 import { DecoyPasswordHash } from './users/signIn';
 import type { LookupAll } from './outbound/destinationPolicy';
 import { systemDestinationLookup } from './outbound/destinationResolver';
+import { TrustAnchors } from './outbound/trustAnchors';
 import { finishAbandonedJob } from './webhooks/abandonedJobs';
 
 /**
@@ -62,6 +63,8 @@ export interface Deps {
   readonly publicClients: PublicClients;
   /** The password hash a sign-in of an unknown email spends its time on. */
   readonly decoy: DecoyPasswordHash;
+  /** What outbound HTTPS to customers' URLs trusts (the system roots and WEBHOOK_EXTRA_CA_FILE), each file read once. */
+  readonly trustAnchors: TrustAnchors;
   /** The DNS lookup of destination checks (webhook endpoints, metadata documents). */
   readonly destinationLookup: LookupAll;
   /** The usage counters every operation run is counted in; absent where nothing is counted. */
@@ -82,6 +85,7 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> 
   const now = parts.now ?? Date.now;
   const logger = parts.logger ?? createLogger();
   const temporal = parts.temporal ?? createTemporalClients(config);
+  const trustAnchors = parts.trustAnchors ?? new TrustAnchors();
   return {
     temporal,
     now,
@@ -93,7 +97,7 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> 
     keyReads: parts.keyReads ?? new KeyReads(),
     limitSettings: parts.limitSettings ?? new LimitSettingsReads(),
     signingKeys: parts.signingKeys ?? new SigningKeys(config),
-    publicClients: parts.publicClients ?? new PublicClients(config, { destinationLookup, addressLimits, clock: now, logger }),
+    publicClients: parts.publicClients ?? new PublicClients(config, { destinationLookup, addressLimits, clock: now, logger, trustAnchors }),
     decoy: parts.decoy ?? new DecoyPasswordHash(config.oauth.passwordScryptLog2N),
     people: parts.people ?? createPeopleIndexes(now, logger),
     enabledSources: parts.enabledSources ?? new EnabledSourceReads(),
@@ -101,6 +105,7 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> 
     claimGenerations: parts.claimGenerations ?? createClaimGenerations(),
     quotaWindows: parts.quotaWindows ?? new QuotaWindows(),
     destinationLookup,
+    trustAnchors,
     usage: parts.usage,
     ledgerHeads: parts.ledgerHeads ?? new LedgerHeads(),
     addressLimits,

@@ -3,6 +3,7 @@ import type { Config } from '../config';
 import { newId } from '../ids';
 import { ClientAddressLimits } from '../limits/clientAddressLimits';
 import type { Logger } from '../observability/logger';
+import type { TrustAnchors } from '../outbound/trustAnchors';
 import type { LookupAll } from '../outbound/destinationPolicy';
 import { systemDestinationLookup } from '../outbound/destinationResolver';
 import { FETCH_TIMEOUT_MS, fetchMetadataDocument } from './metadataDocumentFetch';
@@ -43,6 +44,8 @@ export interface PublicClientsOptions {
   clock: () => number;
   /** The app's logger: refused and failed fetches are logged with the request they served. */
   logger: Logger;
+  /** The app's trust anchors for the fetches. */
+  trustAnchors: TrustAnchors;
   /** The DNS lookup of the destination check before a fetch; the system's by default. */
   destinationLookup?: LookupAll;
   /** The app's per-address limits, which bound the fetches an address causes; its own without. */
@@ -62,6 +65,7 @@ export class PublicClients {
   private readonly destinationLookup: LookupAll;
   private readonly addressLimits: ClientAddressLimits;
   private readonly logger: Logger;
+  private readonly trustAnchors: TrustAnchors;
 
   constructor(
     private readonly config: Config,
@@ -69,6 +73,7 @@ export class PublicClients {
   ) {
     const clock = options.clock;
     this.logger = options.logger;
+    this.trustAnchors = options.trustAnchors;
     this.destinationLookup = options.destinationLookup ?? systemDestinationLookup;
     this.addressLimits = options.addressLimits ?? new ClientAddressLimits(config.secretsKey);
     this.documents = new LRUCache({ max: 1000, ttl: 1000 * 60, ttlAutopurge: false, perf: { now: clock } });
@@ -159,7 +164,7 @@ export class PublicClients {
     const fetched = await fetchMetadataDocument(url, {
       lookupAll: this.destinationLookup,
       allowedCidrs: this.config.webhooks.allowedCidrs,
-      extraCaFile: this.config.webhooks.extraCaFile,
+      ca: this.trustAnchors.of(this.config.webhooks.extraCaFile),
     });
     const failed = (reason: string) => {
       this.bounds.rememberFailure(url, reason);

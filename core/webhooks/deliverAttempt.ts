@@ -1,7 +1,7 @@
 import type { Config } from '../config';
 import type { Logger } from '../observability/logger';
 import { webhookAttemptDuration, webhookAttempts, webhookDeadLetters } from '../observability/metrics';
-import { trustAnchors } from '../outbound/trustAnchors';
+import type { TrustAnchors } from '../outbound/trustAnchors';
 import type { LookupAll } from '../outbound/destinationPolicy';
 import { systemDestinationLookup } from '../outbound/destinationResolver';
 import type { DeliveryRun } from './deliveryWorkflowContract';
@@ -49,6 +49,8 @@ export interface DeliverAttemptDeps {
   now: () => Promise<Date> | Date;
   /** The DNS lookup of the destination check before each attempt; the system's by default. */
   destinationLookup?: LookupAll;
+  /** The app's trust anchors for the attempts. */
+  trustAnchors: TrustAnchors;
 }
 
 /** A missing event: retrying cannot make it appear (the activity makes this non-retryable). */
@@ -138,7 +140,7 @@ export function createAttemptDeliverer(config: Config, deps: DeliverAttemptDeps)
           {
             lookupAll: deps.destinationLookup ?? systemDestinationLookup,
             allowedCidrs: config.webhooks.allowedCidrs,
-            ca: trustAnchors(config.webhooks.extraCaFile),
+            ca: deps.trustAnchors.of(config.webhooks.extraCaFile),
           },
         );
       }

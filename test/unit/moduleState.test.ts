@@ -33,8 +33,6 @@ const JUSTIFIED: Record<string, string> = {
   'api/mcp/toolPaths.ts:spellings': 'a router with one route, built from constants and only matched against, never changed',
   'core/crypto/purposeKeys.ts:derived':
     'a memo of a pure derivation (HKDF of the master secret and a purpose label), keyed by the secret itself: apps with other secrets get other entries',
-  'core/outbound/trustAnchors.ts:byFile':
-    'a memo of a CA file by its path, so the pinned fetch builds one TLS context per trust set; an app naming another file gets its own',
   'core/inTurn.ts:queues':
     'writers of one chain in one process take turns so they do not race each other for the next sequence number; apps sharing a process share the races it removes and no answer changes',
   'core/outbound/pinnedFetch.ts:agents':
