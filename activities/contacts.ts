@@ -1,57 +1,53 @@
 import { Context } from '@temporalio/activity';
-import type { Config } from '../core/config';
-import type { UsageCounters } from '../core/usage/usageCounters';
+import type { Deps } from '../core/deps';
 import { createContactProvider } from '../core/contactProvider';
 import type { ProviderRetryPolicy } from '../core/contactProvider/retryPolicy';
-import { LedgerHeads } from '../core/credits/credits';
 import { findReusablePositions, processChunk, type ChunkInput, type ChunkOutcome } from '../core/jobs/chunkProcessing';
-import { createClaimGenerations } from '../core/jobs/contactFieldClaims';
-import { createJobPeopleReads } from '../core/jobs/jobPeople';
 import { finishJob, type CompletedChunk, type FinishedJob } from '../core/jobs/jobFinish';
 import { expireJobResult, purgeJobResult } from '../core/jobs/resultRetention';
 import { inTurn } from '../core/inTurn';
 import type { ContactField } from '../core/contactProvider/contactProvider';
 import type { StopReason } from '../core/jobs/jobTypes';
 import { recordJobDeliveries } from '../core/jobs/deliveryReservations';
-import { QuotaWindows, recordDelivered } from '../core/talent/quotas';
-import { EnabledSourceReads, sourcesForOrganization } from '../core/talent/sources';
-import { emitJobCompleted, type EmitVia } from '../core/webhooks/jobCompletedEvent';
-import { logger } from '../core/observability/logger';
+import { recordDelivered } from '../core/talent/quotas';
+import { sourcesForOrganization } from '../core/talent/sources';
+import { emitJobCompleted, type EagerDeliveryStarts } from '../core/webhooks/jobCompletedEvent';
 import { jobsFinished, jobsStarted } from '../core/observability/metrics';
-import { activityContext } from './activityContext';
+import { activityContext, activityLogger } from './activityContext';
+
+/** What the contact activities read: the worker's settings, clock, logger, Temporal clients, usage counters and caches. */
+export type ContactActivityDeps = Pick<
+  Deps,
+  'config' | 'now' | 'logger' | 'temporal' | 'usage' | 'enabledSources' | 'quotaWindows' | 'ledgerHeads' | 'jobPeople' | 'claimGenerations' | 'exitPoint'
+>;
 
 /**
- * A job's state changes, one line each, from the activities that make them (workflow code
- * replays, so it does not log): started, finished with its status and counts, its
- * job.completed event emitted, its result expired, its result purged.
+ * Activities of contact-retrieval jobs and their results; each one is safe to retry. `eager`:
+ * the worker's own worker, which starts the delivery workflow of an emitted event eagerly; the
+ * worker's usage counters (`deps.usage`) are told the credits each chunk charges.
  */
-function jobLine(msg: string, fields: Record<string, unknown>): void {
-  logger.info({ ...fields, workflow_id: activityContext().workflowId }, msg);
-}
-
-/**
- * Activities of contact-retrieval jobs and their results; each one is safe to retry.
- * `via`: the worker's Temporal clients and its own worker, which starts the delivery workflow of
- * an emitted event eagerly; `usage`: the worker's usage counters, told the credits each chunk charges.
- */
-export function createContactActivities(config: Config, via: EmitVia, usage?: UsageCounters) {
+export function createContactActivities(deps: ContactActivityDeps, { eager }: { eager?: EagerDeliveryStarts } = {}) {
+  const { config, usage, now } = deps;
+  const via = { temporal: deps.temporal, eager };
+  /**
+   * A job's state changes, one line each, from the activities that make them (workflow code
+   * replays, so it does not log): started, finished with its status and counts, its
+   * job.completed event emitted, its result expired, its result purged.
+   */
+  const jobLine = (msg: string, fields: Record<string, unknown>): void => activityLogger(deps.logger).info(fields, msg);
   const provider = createContactProvider(config);
   const retryPolicy: ProviderRetryPolicy = {
     maxAttempts: config.contactProvider.maxAttempts,
     baseDelayMs: config.contactProvider.retryBaseMs,
     maxDelayMs: 30_000,
   };
-  // Kept for this worker's lifetime: the people of the jobs it works on, claim generation hints,
-  // the organizations' enabled sources, delivery quota windows and credit ledger heads.
-  const people = createJobPeopleReads();
-  const generations = createClaimGenerations();
-  const sources = new EnabledSourceReads();
-  const quotaWindows = new QuotaWindows();
-  const ledgerHeads = new LedgerHeads();
+  // The worker's caches, built once by its root: the people of the jobs it works on, claim
+  // generation hints, the organizations' enabled sources, delivery quota windows and credit ledger heads.
+  const { jobPeople: people, claimGenerations: generations, enabledSources: sources, quotaWindows, ledgerHeads } = deps;
   return {
     /** Positions of the job's people the organization retrieved recently (reused, free). */
     async planContactReuse(input: { jobId: string; orgId: string; fields: ContactField[] }): Promise<number[]> {
-      const reusable = await findReusablePositions(input, new Date(), people);
+      const reusable = await findReusablePositions(input, new Date(now()), people);
       if ((activityContext().attempt ?? 1) === 1) jobsStarted.inc();
       jobLine('job started', { job_id: input.jobId, org_id: input.orgId, status: 'running', reusable: reusable.length });
       return reusable;
@@ -75,11 +71,13 @@ export function createContactActivities(config: Config, via: EmitVia, usage?: Us
         people,
         generations,
         ledgerHeads,
+        exitPoint: deps.exitPoint,
+        now: () => new Date(now()),
       });
     },
 
     async finishContactRetrievalJob(input: { jobId: string; stop: StopReason | null; completed?: CompletedChunk[] }): Promise<FinishedJob> {
-      const finished = await finishJob(input.jobId, input.stop, new Date(), input.completed ?? [], people);
+      const finished = await finishJob(input.jobId, input.stop, new Date(now()), input.completed ?? [], people);
       if ((activityContext().attempt ?? 1) === 1) jobsFinished.inc({ status: finished.status });
       jobLine('job finished', {
         job_id: finished.jobId,
@@ -120,12 +118,12 @@ export function createContactActivities(config: Config, via: EmitVia, usage?: Us
     },
 
     async expireContactRetrievalResult(input: { jobId: string }): Promise<void> {
-      await expireJobResult(input.jobId);
+      await expireJobResult(input.jobId, new Date(now()));
       jobLine('job result expired', { job_id: input.jobId });
     },
 
     async purgeContactRetrievalResult(input: { jobId: string }): Promise<void> {
-      await purgeJobResult(input.jobId);
+      await purgeJobResult(input.jobId, new Date(now()));
       jobLine('job result purged', { job_id: input.jobId });
     },
   };

@@ -1,30 +1,25 @@
-import type { Config } from '../core/config';
-import type { TemporalClients } from '../core/temporal/client';
-import type { UsageCounters } from '../core/usage/usageCounters';
-import type { LookupAll } from '../core/outbound/destinationPolicy';
+import type { Deps } from '../core/deps';
 import type { EagerDeliveryStarts } from '../core/webhooks/jobCompletedEvent';
 import { createContactActivities } from './contacts';
 import { createDeliveryActivities } from './deliveries';
 import { createMaintenanceActivities } from './maintenance';
 
-/** What the worker's composition root hands its activities. */
+/** What the worker's composition root hands its activities besides its dependencies. */
 export interface WorkerParts {
-  /** The worker's usage counters, told the credits each chunk charges. */
-  usage?: UsageCounters;
   /** The worker's own worker, which starts an emitted event's delivery workflow eagerly. */
   eager?: EagerDeliveryStarts;
-  /** The worker's Temporal clients, for what its own worker cannot start eagerly. */
-  temporal: TemporalClients;
-  /** The DNS lookup of the destination check before each webhook attempt; the system's by default. */
-  destinationLookup?: LookupAll;
 }
 
-/** Builds the activity implementations the worker registers; each one is idempotent. */
-export function createActivities(config: Config, { usage, eager, temporal, destinationLookup }: WorkerParts) {
+/**
+ * Builds the activity implementations the worker registers; each one is idempotent. `deps`: what
+ * the worker's root built (core/deps.ts), the same kind the API's root builds: the activities
+ * read its clock, log through its logger and read through its caches.
+ */
+export function createActivities(deps: Deps, { eager }: WorkerParts = {}) {
   return {
-    ...createDeliveryActivities(config, { destinationLookup }),
-    ...createContactActivities(config, { eager, temporal }, usage),
-    ...createMaintenanceActivities(config),
+    ...createDeliveryActivities(deps),
+    ...createContactActivities(deps, { eager }),
+    ...createMaintenanceActivities(deps),
   };
 }
 

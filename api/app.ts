@@ -2,7 +2,6 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { Deps } from '../core/deps';
 import { KeyUseRecorder } from '../core/keys/keyUse';
-import { logger } from '../core/observability/logger';
 import { Problem } from '../core/problems';
 import { originRules } from '../core/allowedOrigins';
 import { accessLog } from './middleware/accessLog';
@@ -13,6 +12,7 @@ import { authenticate, failedAuthenticationLimit } from './middleware/authentica
 import { browserOrigins } from './middleware/browserOrigins';
 import { problemDocuments } from './middleware/problemDocuments';
 import { requestId } from './middleware/requestId';
+import { requestLogger, requestLogging } from './requestLogger';
 import { ROUTER_OPTIONS } from './routerOptions';
 import { wellFormedHost } from './requestUrl';
 import { toolServerRouter } from './mcp/toolServer';
@@ -47,7 +47,7 @@ export { ROUTER_OPTIONS } from './routerOptions';
  */
 export const requirePrincipal: Koa.Middleware = async (ctx, next) => {
   if (!ctx.state.principal) {
-    logger.error({ request_id: ctx.state.requestId, path: ctx.path }, 'a /v1 route was reached without a principal');
+    requestLogger(ctx).error({ path: ctx.path }, 'a /v1 route was reached without a principal');
     throw new Problem('missing_api_key', 'Send your API key as `Authorization: Bearer <API_KEY>`.');
   }
   await next();
@@ -63,7 +63,7 @@ export function v1Router(deps: Deps, routes: RouteSpec[]): Router {
   const { config, usage } = deps;
   const v1 = new Router(ROUTER_OPTIONS);
   v1.use(
-    authenticate(config, deps.keyReads, failedAuthenticationLimit(config, deps.addressLimits), new KeyUseRecorder(), deps.now),
+    authenticate(config, deps.keyReads, failedAuthenticationLimit(config, deps.addressLimits), new KeyUseRecorder(deps.logger, undefined, deps.now), deps.now),
     idempotencyKeyBeforeAdmission(routes),
     baselineAdmission(admissionUnder(deps), usage),
     requirePrincipal,
@@ -74,7 +74,7 @@ export function v1Router(deps: Deps, routes: RouteSpec[]): Router {
 
 /**
  * The whole middleware chain, in order, in one place:
- * request id → access log/metrics → problem documents → well-formed Host → unauthenticated probes and API
+ * request id → the request's logger → access log/metrics → problem documents → well-formed Host → unauthenticated probes and API
  * reference → OAuth token endpoint, discovery and JWKS, the organization console (its own session guard), and the MCP tool server at /tools (own
  * bearer-token validation, never API keys) → the /v1 router (authenticate → Idempotency-Key of idempotent routes → baseline admission →
  * principal guard → route: permission → operation admission → body → validation → idempotency →
@@ -87,6 +87,7 @@ export function createApp({ deps, probes }: AppParts): Koa {
   app.silent = true; // errors are logged once, by problemDocuments, with the request id
 
   app.use(requestId());
+  app.use(requestLogging(deps.logger));
   // Outside problemDocuments, so the log and metrics see the final status of failures too.
   app.use(accessLog());
   app.use(problemDocuments());

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { logger } from '../core/observability/logger';
+import type { Logger } from '../core/observability/logger';
 import { PROBLEM_CODES, PROBLEM_TYPE_PREFIX } from '../core/problems';
 
 /**
@@ -59,7 +59,7 @@ export function clientErrorResponse(refusal: ClientErrorAnswer, requestId: strin
   ].join('\r\n');
 }
 
-export function answerClientErrors(server: Server): void {
+export function answerClientErrors(server: Server, logger: Logger): void {
   server.on('clientError', (err: NodeJS.ErrnoException & { bytesParsed?: number }, socket: Duplex) => {
     // A reset or half-written socket has nobody to answer.
     if (err.code === 'ECONNRESET' || !socket.writable) {

@@ -1,5 +1,5 @@
 import { currentCreditBalance, type LedgerHeads } from '../core/credits/credits';
-import { logger } from '../core/observability/logger';
+import type { Logger } from '../core/observability/logger';
 import { Problem } from '../core/problems';
 import { isStoreUnavailable } from '../core/store/storeUnavailable';
 
@@ -28,7 +28,7 @@ export function statusOfFailure(err: unknown): number {
  * leaves `Credits-Remaining` out rather than failing an answer whose work is done. `heads`: the
  * app's ledger heads, whose entry of this request's charge spares reading the balance afresh.
  */
-export async function creditHeaders(orgId: string, charged: number, status: number, heads?: LedgerHeads): Promise<Record<string, string>> {
+export async function creditHeaders(orgId: string, charged: number, status: number, logger: Logger, heads?: LedgerHeads): Promise<Record<string, string>> {
   const headers: Record<string, string> = { [CREDITS_CHARGED]: String(charged) };
   if (SHEDDING_STATUSES.has(status)) return headers;
   try {

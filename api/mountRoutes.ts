@@ -5,6 +5,7 @@ import type { Deps } from '../core/deps';
 import type { KeyPrincipal } from '../core/keys/apiKeys';
 import { Problem } from '../core/problems';
 import { creditHeaders, statusOfFailure } from './creditHeaders';
+import { requestLogger } from './requestLogger';
 import { admissionOf } from './middleware/admission';
 import { readJsonBody, type ReadBody } from './jsonBody';
 import { createOperationExecutor, type ExecuteOperation } from './operations/executeOperation';
@@ -30,10 +31,10 @@ async function runOverHttp(ctx: Context, spec: RouteSpec, execute: ExecuteOperat
   try {
     charged = await answer(ctx, spec, principal, execute);
   } catch (err) {
-    ctx.set(await creditHeaders(principal.orgId, 0, statusOfFailure(err), heads));
+    ctx.set(await creditHeaders(principal.orgId, 0, statusOfFailure(err), requestLogger(ctx), heads));
     throw err;
   }
-  ctx.set(await creditHeaders(principal.orgId, charged, ctx.status, heads));
+  ctx.set(await creditHeaders(principal.orgId, charged, ctx.status, requestLogger(ctx), heads));
 }
 
 /** Runs the operation and writes its answer; returns the credits it charged. */

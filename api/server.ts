@@ -3,7 +3,7 @@ import { loadConfigOrExit, type Config } from '../core/config';
 import type { PublicClients } from '../core/oauth/publicClients';
 import type { SigningKeys } from '../core/oauth/signingKeys';
 import { openDeps, type Deps } from '../core/deps';
-import { logger } from '../core/observability/logger';
+import { createLogger, type Logger } from '../core/observability/logger';
 import { pingTemporal } from '../core/temporal/client';
 import { describeTemporalConnection } from '../core/temporal/connectionOptions';
 import { UsageCounters } from '../core/usage/usageCounters';
@@ -13,11 +13,11 @@ import { createApp } from './app';
 import { answerClientErrors } from './clientErrors';
 
 /** Keep-alive longer than common load balancers' idle timeouts, so pooled connections are not reset under a client. */
-export function tuneServer(server: Server): void {
+export function tuneServer(server: Server, logger: Logger): void {
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = 60_000;
-  answerClientErrors(server);
+  answerClientErrors(server, logger);
 }
 
 export async function startApi(
@@ -36,8 +36,9 @@ export async function startApi(
   /** The app's public clients (tests forget its cached metadata documents). */
   publicClients: PublicClients;
 }> {
-  const usage = new UsageCounters();
-  const deps = await openDeps(config, { ...parts, usage });
+  const logger = parts.logger ?? createLogger({ level: config.logLevel });
+  const usage = new UsageCounters({ logger, now: parts.now });
+  const deps = await openDeps(config, { ...parts, logger, usage });
   usage.start();
   const app = createApp({ deps, probes: { store: deps.store.ping, temporal: () => pingTemporal(deps.temporal) } });
   const server = app.listen(config.port, config.host);
@@ -45,10 +46,10 @@ export async function startApi(
     server.once('listening', resolve);
     server.once('error', reject);
   });
-  tuneServer(server);
-  const workflowStarter = startWorkflowStarter(config, deps.temporal);
+  tuneServer(server, logger);
+  const workflowStarter = startWorkflowStarter(config, deps.temporal, logger, deps.now);
   // Mail is due on the app's clock, the clock its notices are queued on.
-  const mailSender = startMailSender(config, { now: () => new Date(deps.now()) });
+  const mailSender = startMailSender(config, { logger, now: deps.now });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host}:${port}`;
@@ -77,8 +78,8 @@ export async function startApi(
 
 if (require.main === module) {
   const config = loadConfigOrExit();
-  logger.level = config.logLevel;
-  startApi(config).then(
+  const logger = createLogger({ level: config.logLevel });
+  startApi(config, { logger }).then(
     ({ url, close, deps }) => {
       logger.info({ url, temporal: describeTemporalConnection(config.temporal) }, 'api listening');
       // A parent that started this process with an IPC channel (the tests, with PORT=0) learns

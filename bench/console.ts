@@ -6,6 +6,7 @@ import { seedConsoleOrganization, type ConsoleSeedSize } from './consoleSeed';
 import { signInOverHttp } from './consoleSignIn';
 import type { LoadResult } from './loadGenerator';
 import { runLoad } from './loadRun';
+import { createLogger } from '../core/observability/logger';
 
 /**
  * The organization console's server time, measured from outside as a signed-in person meets it:
@@ -77,7 +78,7 @@ function row(page: string, r: LoadResult | null, note = ''): string {
 async function measure(dir: string, stops: BenchStops): Promise<void> {
   const stack = await startBenchStack(dir, 'bench_console', stops, (m) => process.stdout.write(`${m}\n`));
   const config = benchConfig(stack);
-  const deps = await openDeps(config);
+  const deps = await openDeps(config, { logger: createLogger({ level: 'silent' }) });
   const sizes = SIZES[process.env.BENCH_CONSOLE_SIZES ?? 'activity'];
   if (!sizes) throw new Error(`BENCH_CONSOLE_SIZES is one of ${Object.keys(SIZES).join(', ')}`);
   const size = scaled(sizes, SCALE);

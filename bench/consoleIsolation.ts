@@ -8,6 +8,7 @@ import { signInOverHttp } from './consoleSignIn';
 import { seedConsoleOrganization } from './consoleSeed';
 import type { LoadResult } from './loadGenerator';
 import { runLoad } from './loadRun';
+import { createLogger } from '../core/observability/logger';
 
 /**
  * One organization's console traffic cannot move another organization's p99 (issue #40 item 3):
@@ -47,7 +48,7 @@ function line(name: string, r: LoadResult): string {
 async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
   const stack = await startBenchStack(dir, 'bench_console_isolation', stops, (m) => process.stdout.write(`${m}\n`));
   const config = benchConfig(stack);
-  const deps = await openDeps(config);
+  const deps = await openDeps(config, { logger: createLogger({ level: 'silent' }) });
   process.stdout.write(`seeding the noisy organization: ${ENTRIES} audit and ${ENTRIES} ledger entries\n`);
   const noisy = await seedConsoleOrganization(config, { keys: 5, people: 2, ledgerEntries: ENTRIES, auditEntries: ENTRIES, deliveryAttempts: 0, jobs: 0 });
   const quiet = await benchOrganization('quiet organization', 0, config.apiAudience);

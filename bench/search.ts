@@ -30,7 +30,7 @@ import { createApp } from '../api/app';
 import { loadConfig } from '../core/config';
 import { createApiKey } from '../core/keys/apiKeys';
 import { ALL_PERMISSIONS } from '../core/keys/permissions';
-import { logger } from '../core/observability/logger';
+import { createLogger } from '../core/observability/logger';
 import { openStore } from '../core/store/connection';
 import { runSearch } from '../core/talent/rankCandidates';
 import { generatePerson } from '../scripts/seeding/generator';
@@ -208,13 +208,12 @@ async function benchCount(
     SEARCH_PREVIEW_QUOTA_PER_DAY: '100000000',
     SEARCH_DISTINCT_QUERIES_PER_HOUR: '100000000',
   });
-  logger.level = 'silent';
   let started = performance.now();
   const store = await openStore(cfg.mongodbUri, cfg.store);
   const connectMs = performance.now() - started;
   await store.ensureIndexes();
   // This stack's own dependencies (its people indexes built from the database just connected).
-  const deps = createDeps(cfg, { store });
+  const deps = createDeps(cfg, { logger: createLogger({ level: 'silent' }), store });
   const storeProfile = process.env.BENCH_PROFILE ? await profileStoreCommands(uri) : undefined;
   const have = await peopleCount();
   if (have < people) {

@@ -3,6 +3,7 @@ import { bucketStart, counterRowId, DAY_MS, HOUR_MS, monthStart, operationKey, p
 import { UsageCounters, USAGE_FLUSH_EVERY_MS } from '../core/usage/usageCounters';
 import { dayField, HOUR_RETENTION_MS, rollupMarks } from '../core/usage/usageRollup';
 import { processCpuSeconds } from './processCpu';
+import { createLogger } from '../core/observability/logger';
 
 /**
  * The usage half of bench/api.ts: an organization's counter rows as a year of steady traffic
@@ -62,7 +63,7 @@ export async function measureCounterCpu(
   storePid: number | undefined,
 ): Promise<{ processSeconds: number; storeSeconds: number | undefined; minutes: number }> {
   let clock = Date.now();
-  const counters = new UsageCounters({ now: () => clock });
+  const counters = new UsageCounters({ logger: createLogger({ level: 'silent' }), now: () => clock });
   const perFlush = Math.max(1, Math.round((ratePerSecond * USAGE_FLUSH_EVERY_MS) / 1000));
   const storeBefore = processCpuSeconds(storePid);
   const cpuBefore = process.cpuUsage();

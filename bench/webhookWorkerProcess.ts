@@ -1,6 +1,6 @@
 import { Runtime, DefaultLogger, makeTelemetryFilterString } from '@temporalio/worker';
 import { loadConfig } from '../core/config';
-import { logger } from '../core/observability/logger';
+import { createLogger } from '../core/observability/logger';
 import { createDeps } from '../core/deps';
 import { openStore } from '../core/store/connection';
 import { emitJobCompleted } from '../core/webhooks/jobCompletedEvent';
@@ -20,10 +20,9 @@ const counts = { requested: 1, delivered: 1, not_found: 0, failed: 0, reused: 0,
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  logger.level = 'silent';
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
-  const deps = createDeps(config, { store: await openStore(config.mongodbUri, config.store) });
-  const { worker, connection } = await createWorker(config, { workflowBundlePath: process.env.BENCH_WORKFLOW_BUNDLE, temporal: deps.temporal });
+  const deps = createDeps(config, { logger: createLogger({ level: 'silent' }), store: await openStore(config.mongodbUri, config.store) });
+  const { worker, connection } = await createWorker(deps, { workflowBundlePath: process.env.BENCH_WORKFLOW_BUNDLE });
   const running = worker.run();
 
   let seq = 0;

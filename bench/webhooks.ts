@@ -31,6 +31,7 @@ import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { Runtime, DefaultLogger, bundleWorkflowCode, makeTelemetryFilterString } from '@temporalio/worker';
 import { loadConfig } from '../core/config';
+import { createLogger } from '../core/observability/logger';
 import { closeDeps, openDeps, type Deps } from '../core/deps';
 import { SA } from '../core/temporal/searchAttributes';
 import { systemDestinationLookup } from '../core/outbound/destinationResolver';
@@ -92,18 +93,23 @@ async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
   };
   const baseQueue = `bench-webhooks-${Date.now()}`;
   const config = loadConfig({ ...env, TEMPORAL_TASK_QUEUE: baseQueue });
-  const deps = await openDeps(config);
+  const deps = await openDeps(config, { logger: createLogger({ level: 'silent' }) });
   const storeProfile = process.env.BENCH_PROFILE ? await profileStoreCommands(config.mongodbUri) : undefined;
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
 
   const tenants: Array<{ orgId: string; workspaceId: string }> = [];
   for (let i = 0; i < TENANTS; i++) {
     const org = await createOrganization(`bench ${i}`, 0);
-    await registerEndpoint({ orgId: org.org_id, workspaceId: org.workspace_id }, `${receiver.url}/bench/${i}`, {
-      lookupAll: systemDestinationLookup,
-      allowedCidrs: config.webhooks.allowedCidrs,
-      secretsKey: config.secretsKey,
-    });
+    await registerEndpoint(
+      { orgId: org.org_id, workspaceId: org.workspace_id },
+      `${receiver.url}/bench/${i}`,
+      {
+        lookupAll: systemDestinationLookup,
+        allowedCidrs: config.webhooks.allowedCidrs,
+        secretsKey: config.secretsKey,
+      },
+      new Date(),
+    );
     tenants.push({ orgId: org.org_id, workspaceId: org.workspace_id });
   }
   const report: Record<string, unknown> = {};
@@ -184,7 +190,7 @@ async function burstPhase(
   receiver: { url: string; caFile: string },
 ): Promise<Record<string, unknown>> {
   const { config } = deps;
-  const { worker, connection } = await createWorker(config, { temporal: deps.temporal });
+  const { worker, connection } = await createWorker(deps);
   const running = worker.run();
   const waitDelivered = async (ids: string[], timeoutMs: number) => {
     const deadline = performance.now() + timeoutMs;

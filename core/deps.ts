@@ -1,10 +1,12 @@
-import type { Logger } from 'pino';
 import type { Config } from './config';
 import { LedgerHeads } from './credits/credits';
 import { DailyJobCapReads } from './jobs/dailyJobCap';
+import { createClaimGenerations, type ClaimGenerations } from './jobs/contactFieldClaims';
+import { createJobPeopleReads, type JobPeopleReads } from './jobs/jobPeople';
 import { KeyReads } from './keys/apiKeys';
 import { ClientAddressLimits } from './limits/clientAddressLimits';
-import { logger } from './observability/logger';
+import { createLogger, type Logger } from './observability/logger';
+import { exitPoints, type ReachExitPoint } from './faultInjection';
 import { LimitSettingsReads } from './limits/limitSettings';
 import { StoreAdmission } from './limits/requestAdmission';
 import { PublicClients } from './oauth/publicClients';
@@ -18,6 +20,8 @@ import type { UsageCounters } from './usage/usageCounters';
 import { DecoyPasswordHash } from './users/signIn';
 import type { LookupAll } from './outbound/destinationPolicy';
 import { systemDestinationLookup } from './outbound/destinationResolver';
+import { TrustAnchors } from './outbound/trustAnchors';
+import { finishAbandonedJob } from './webhooks/abandonedJobs';
 
 /**
  * What one composition root (api/server.ts, worker/main.ts, the operator CLI's scripts/admin.ts,
@@ -30,6 +34,7 @@ export interface Deps {
   readonly temporal: TemporalClients;
   /** The app's clock (milliseconds since the epoch). */
   readonly now: () => number;
+  /** The root's logger; below an operation, a child of it bound to the request, organization and operation. */
   readonly logger: Logger;
   /** The store connection the root opened (ping, indexes, close). */
   readonly store: StoreHandle;
@@ -46,6 +51,10 @@ export interface Deps {
   readonly enabledSources: EnabledSourceReads;
   /** The search quota windows (previews, queries, deliveries) this app has read or written: hints, the store decides. */
   readonly quotaWindows: QuotaWindows;
+  /** The people of the jobs this process works on, read once per job. */
+  readonly jobPeople: JobPeopleReads;
+  /** The contact-field claim generations this process has seen: hints, the store decides. */
+  readonly claimGenerations: ClaimGenerations;
   /** The people indexes searches and matches read. */
   readonly people: PeopleIndexes;
   /** The token signing keys, cached per app; a rotation through them takes effect in this app at once. */
@@ -54,12 +63,18 @@ export interface Deps {
   readonly publicClients: PublicClients;
   /** The password hash a sign-in of an unknown email spends its time on. */
   readonly decoy: DecoyPasswordHash;
+  /** What outbound HTTPS to customers' URLs trusts (the system roots and WEBHOOK_EXTRA_CA_FILE), each file read once. */
+  readonly trustAnchors: TrustAnchors;
   /** The DNS lookup of destination checks (webhook endpoints, metadata documents). */
   readonly destinationLookup: LookupAll;
   /** The usage counters every operation run is counted in; absent where nothing is counted. */
   readonly usage?: UsageCounters;
   /** The credit ledger heads this app has seen: hints that spare a charge its head reads, the store decides. */
   readonly ledgerHeads: LedgerHeads;
+  /** Ends a job whose workflow is gone and emits its `job.completed`: jobs reach the webhooks through this, never by import. */
+  readonly finishAbandonedJob: (jobId: string) => Promise<void>;
+  /** The process's exit points: the chaos run arms one (CHAOS_EXIT_AT) in a worker it is about to kill. */
+  readonly exitPoint: ReachExitPoint;
   /** The limits per client address (failed authentications, token, JWKS, authorize, metadata fetches); counted in the store. */
   readonly addressLimits: ClientAddressLimits;
 }
@@ -68,10 +83,13 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> 
   const destinationLookup = parts.destinationLookup ?? systemDestinationLookup;
   const addressLimits = parts.addressLimits ?? new ClientAddressLimits(config.secretsKey);
   const now = parts.now ?? Date.now;
+  const logger = parts.logger ?? createLogger();
+  const temporal = parts.temporal ?? createTemporalClients(config);
+  const trustAnchors = parts.trustAnchors ?? new TrustAnchors();
   return {
-    temporal: parts.temporal ?? createTemporalClients(config),
+    temporal,
     now,
-    logger: parts.logger ?? logger,
+    logger,
     store: parts.store ?? defaultStore(),
     config,
     admission: parts.admission ?? new StoreAdmission(now),
@@ -79,15 +97,20 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> 
     keyReads: parts.keyReads ?? new KeyReads(),
     limitSettings: parts.limitSettings ?? new LimitSettingsReads(),
     signingKeys: parts.signingKeys ?? new SigningKeys(config),
-    publicClients: parts.publicClients ?? new PublicClients(config, { destinationLookup, addressLimits }),
+    publicClients: parts.publicClients ?? new PublicClients(config, { destinationLookup, addressLimits, clock: now, logger, trustAnchors }),
     decoy: parts.decoy ?? new DecoyPasswordHash(config.oauth.passwordScryptLog2N),
-    people: parts.people ?? createPeopleIndexes(now),
+    people: parts.people ?? createPeopleIndexes(now, logger),
     enabledSources: parts.enabledSources ?? new EnabledSourceReads(),
+    jobPeople: parts.jobPeople ?? createJobPeopleReads(),
+    claimGenerations: parts.claimGenerations ?? createClaimGenerations(),
     quotaWindows: parts.quotaWindows ?? new QuotaWindows(),
     destinationLookup,
+    trustAnchors,
     usage: parts.usage,
     ledgerHeads: parts.ledgerHeads ?? new LedgerHeads(),
     addressLimits,
+    exitPoint: parts.exitPoint ?? exitPoints(config.chaosExitAt, logger),
+    finishAbandonedJob: parts.finishAbandonedJob ?? ((jobId) => finishAbandonedJob({ config, temporal, logger, now }, jobId)),
   };
 }
 

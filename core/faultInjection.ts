@@ -1,4 +1,4 @@
-import { logger } from './observability/logger';
+import type { Logger } from './observability/logger';
 
 /**
  * Exit points for the chaos run: a worker started with CHAOS_EXIT_AT=<point> (a test/local
@@ -7,15 +7,14 @@ import { logger } from './observability/logger';
  */
 export type ExitPoint = 'after_charge';
 
-let armed: ExitPoint | null = null;
+/** Called where the process may be ended; does nothing unless that point is the armed one. */
+export type ReachExitPoint = (point: ExitPoint) => void;
 
-export function armExitPoint(point: ExitPoint | null): void {
-  armed = point;
-}
-
-/** Ends the process here when this point is armed; otherwise nothing. */
-export function exitPoint(point: ExitPoint): void {
-  if (armed !== point) return;
-  logger.warn({ point }, 'CHAOS_EXIT_AT: the process ends here');
-  process.kill(process.pid, 'SIGKILL');
+/** The exit points of one process, armed at `armed` (the root passes `config.chaosExitAt`). */
+export function exitPoints(armed: ExitPoint | null, logger: Logger): ReachExitPoint {
+  return (point) => {
+    if (armed !== point) return;
+    logger.warn({ point }, 'CHAOS_EXIT_AT: the process ends here');
+    process.kill(process.pid, 'SIGKILL');
+  };
 }

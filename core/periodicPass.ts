@@ -1,4 +1,4 @@
-import { logger } from './observability/logger';
+import type { Logger } from './observability/logger';
 import { isStoreUnavailable } from './store/storeUnavailable';
 
 /**
@@ -6,7 +6,7 @@ import { isStoreUnavailable } from './store/storeUnavailable';
  * failed pass instead of stopping: a store outage is a warning, anything else an error. The
  * workflow starter and the mail sender run this way in every API replica and worker.
  */
-export function runEvery(intervalMs: number, pass: () => Promise<unknown>, what: string): { stop: () => Promise<void> } {
+export function runEvery(intervalMs: number, pass: () => Promise<unknown>, what: string, logger: Logger): { stop: () => Promise<void> } {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();

@@ -1,6 +1,6 @@
 import { loadConfig } from '../core/config';
 import { closeDeps, openDeps, type Deps } from '../core/deps';
-import { logger } from '../core/observability/logger';
+import { createLogger } from '../core/observability/logger';
 import { runAdminCli } from './admin/cli';
 import { applyDevEnvDefaults } from './devEnv';
 
@@ -18,9 +18,9 @@ async function main(argv: string[]): Promise<number> {
   try {
     return await runAdminCli(argv, {
       open: async () => {
-        logger.level = 'silent';
         applyDevEnvDefaults();
-        deps = await openDeps(loadConfig());
+        // Commands print their one JSON answer; the logger stays quiet.
+        deps = await openDeps(loadConfig(), { logger: createLogger({ level: 'silent' }) });
         return deps;
       },
     });

@@ -4,6 +4,7 @@ import { loadSearchIndex } from '../core/talent/searchIndex';
 import { DEFAULT_PEOPLE_SEED, peopleCount, seedPeople } from './seeding/seedPeople';
 import { parseArgs } from './admin/command';
 import { applyDevEnvDefaults } from './devEnv';
+import { createLogger } from '../core/observability/logger';
 
 /**
  * `npm run seed -- --people N [--seed S]`: generates N synthetic people (and their provider
@@ -22,7 +23,8 @@ async function main(): Promise<number> {
   }
   const seedName = typeof flags.seed === 'string' ? flags.seed : DEFAULT_PEOPLE_SEED;
   applyDevEnvDefaults();
-  const deps = await openDeps(loadConfigOrExit());
+  const config = loadConfigOrExit();
+  const deps = await openDeps(config, { logger: createLogger({ level: config.logLevel }) });
   try {
     return await seed(deps, count, seedName);
   } finally {
@@ -31,7 +33,7 @@ async function main(): Promise<number> {
 }
 
 /** Seeds `count` people of `seedName` into the store `deps` opened, then the search index snapshot of them. */
-async function seed({ config, now }: Pick<Deps, 'config' | 'now'>, count: number, seedName: string): Promise<number> {
+async function seed({ config, now, logger }: Pick<Deps, 'config' | 'now' | 'logger'>, count: number, seedName: string): Promise<number> {
   const started = now();
   const tty = process.stderr.isTTY;
   let lastLine = 0;
@@ -54,7 +56,9 @@ async function seed({ config, now }: Pick<Deps, 'config' | 'now'>, count: number
   // reading every person (minutes at a million on the local store).
   const indexStarted = now();
   process.stderr.write('preparing the search index snapshot …\n');
-  const idx = await loadSearchIndex((loaded) => process.stderr.write(`${tty ? '\r' : ''}  indexed ${loaded.toLocaleString('en')} people${tty ? '   ' : '\n'}`));
+  const idx = await loadSearchIndex(logger, now, (loaded) =>
+    process.stderr.write(`${tty ? '\r' : ''}  indexed ${loaded.toLocaleString('en')} people${tty ? '   ' : '\n'}`),
+  );
   process.stderr.write(
     `${tty ? '\n' : ''}search index snapshot of ${idx.size.toLocaleString('en')} people ready in ${((now() - indexStarted) / 1000).toFixed(1)} s\n`,
   );

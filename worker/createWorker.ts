@@ -1,12 +1,9 @@
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
-import type { Config } from '../core/config';
-import type { TemporalClients } from '../core/temporal/client';
+import type { Deps } from '../core/deps';
 import { temporalConnectOptions, type TemporalConnectionSettings } from '../core/temporal/connectionOptions';
 import { TemporalDeadlineError, withTemporalDeadline } from '../core/temporal/deadline';
-import { UsageCounters } from '../core/usage/usageCounters';
-import type { LookupAll } from '../core/outbound/destinationPolicy';
 import { EagerDeliveryStarts } from '../core/webhooks/jobCompletedEvent';
 
 /** The worker's connection to Temporal (TLS and API key as configured), within TEMPORAL_CONNECT_TIMEOUT_MS. */
@@ -22,18 +19,18 @@ export function connectWorkerConnection(t: TemporalConnectionSettings): Promise<
 }
 
 /**
- * A Temporal worker for the configured task queue, running every workflow and activity, with
- * the usage counters its activities count job charges in (started here; the caller stops them
- * once the worker has drained, which writes what is left).
+ * A Temporal worker for the configured task queue, running every workflow and activity over the
+ * dependencies its root built (`deps`: the store, clock, logger, caches, Temporal clients for
+ * emissions its own worker cannot start eagerly, and the usage counters its activities count job
+ * charges in; the root starts and stops them).
  */
 export async function createWorker(
-  config: Config,
-  /** `temporal`: the worker's Temporal clients (its root closes them), for emissions its own worker cannot start eagerly. */
-  opts: { workflowBundlePath?: string; destinationLookup?: LookupAll; temporal: TemporalClients },
-): Promise<{ worker: Worker; connection: NativeConnection; client: Client; usage: UsageCounters }> {
+  deps: Deps,
+  opts: { workflowBundlePath?: string } = {},
+): Promise<{ worker: Worker; connection: NativeConnection; client: Client }> {
+  const { config } = deps;
   const { address, callTimeoutMs } = config.temporal;
   const workflowBundlePath = opts.workflowBundlePath ?? config.worker.workflowBundlePath;
-  const usage = new UsageCounters();
   const eager = new EagerDeliveryStarts();
   const connection = await connectWorkerConnection(config.temporal);
   const worker = await withTemporalDeadline(
@@ -45,7 +42,7 @@ export async function createWorker(
         namespace: config.temporal.namespace,
         taskQueue: config.temporal.taskQueue,
         ...(workflowBundlePath ? { workflowBundle: { codePath: workflowBundlePath } } : { workflowsPath: require.resolve('../workflows') }),
-        activities: createActivities(config, { usage, eager, temporal: opts.temporal, destinationLookup: opts.destinationLookup }),
+        activities: createActivities(deps, { eager }),
         // A webhook's first attempt is a local activity inside its workflow task, so a slow receiver
         // (15 s at most) holds a workflow task slot meanwhile: slots are cheap, keep plenty, or a
         // burst of slow receivers would stall every other workflow on this worker (jobs included).
@@ -64,6 +61,5 @@ export async function createWorker(
   // Webhook events emitted in this process start their delivery workflow on this worker.
   const client = new Client({ connection, namespace: config.temporal.namespace });
   eager.attach({ client, taskQueue: config.temporal.taskQueue, running: () => worker.getState() === 'RUNNING' });
-  usage.start();
-  return { worker, connection, client, usage };
+  return { worker, connection, client };
 }

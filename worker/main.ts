@@ -1,26 +1,27 @@
 import { Runtime, makeTelemetryFilterString } from '@temporalio/worker';
-import { loadConfigOrExit } from '../core/config';
-import { armExitPoint } from '../core/faultInjection';
+import { loadConfigOrExit, type Config } from '../core/config';
+import { closeDeps, openDeps } from '../core/deps';
 import { ensureMaintenanceSchedule, MAINTENANCE_SCHEDULE_ID } from '../core/maintenance/maintenanceSchedule';
-import { logger } from '../core/observability/logger';
-import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
-import { createTemporalClients } from '../core/temporal/client';
+import { createLogger, type Logger } from '../core/observability/logger';
 import { describeTemporalConnection } from '../core/temporal/connectionOptions';
 import { startWorkflowStarter } from '../core/starters/workflowStarter';
 import { startMailSender } from '../core/mail/mailSender';
+import { UsageCounters } from '../core/usage/usageCounters';
 import { createWorker } from './createWorker';
 import { startMetricsServer } from './metricsServer';
 import { sdkLogger } from './sdkLogger';
 
-async function main(): Promise<void> {
-  const config = loadConfigOrExit();
-  logger.level = config.logLevel;
+/**
+ * The worker's composition root: it loads the config, builds the logger and the same kind of
+ * dependencies the API's root builds (store, clock, logger, caches, Temporal clients, usage
+ * counters) and hands them to the worker's activities.
+ */
+async function main(config: Config, logger: Logger): Promise<void> {
   Runtime.install({ logger: sdkLogger(logger), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) } } });
-  armExitPoint(config.chaosExitAt);
-  await connectStore(config.mongodbUri, config.store);
-  await ensureIndexes();
-  const temporal = createTemporalClients(config);
-  const { worker, connection, client, usage } = await createWorker(config, { temporal });
+  const usage = new UsageCounters({ logger });
+  const deps = await openDeps(config, { logger, usage });
+  const { worker, connection, client } = await createWorker(deps);
+  usage.start();
   // Not a reason to stop delivering webhooks and running jobs: say so loudly and go on.
   await ensureMaintenanceSchedule(client, { taskQueue: config.temporal.taskQueue }).then(
     (created) => logger.info({ scheduleId: MAINTENANCE_SCHEDULE_ID, created }, 'store maintenance schedule in place'),
@@ -29,23 +30,24 @@ async function main(): Promise<void> {
   const metrics = config.worker.metricsPort > 0 ? await startMetricsServer(config) : null;
   if (metrics) logger.info({ port: metrics.port, host: config.host }, 'worker metrics at /metrics');
   // Starts and cancels the API recorded while Temporal was down are carried out from here too.
-  const workflowStarter = startWorkflowStarter(config, temporal);
+  const workflowStarter = startWorkflowStarter(config, deps.temporal, logger, deps.now);
   // Mail the API recorded is sent from here too.
-  const mailSender = startMailSender(config);
+  const mailSender = startMailSender(config, { logger, now: deps.now });
   logger.info({ taskQueue: config.temporal.taskQueue, temporal: describeTemporalConnection(config.temporal) }, 'worker running');
   // worker.run() resolves after SIGINT/SIGTERM: the SDK drains in-flight tasks first.
   await worker.run();
   await usage.stop();
   await workflowStarter.stop();
   await mailSender.stop();
-  await temporal.close();
   await metrics?.close();
   await connection.close();
-  await disconnectStore();
+  await closeDeps(deps);
   logger.info('worker stopped');
 }
 
-main().catch((err) => {
+const config = loadConfigOrExit();
+const logger = createLogger({ level: config.logLevel });
+main(config, logger).catch((err: Error) => {
   logger.fatal({ err: { message: err.message } }, 'worker failed');
   process.exit(1);
 });

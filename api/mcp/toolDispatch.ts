@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
-import { logger } from '../../core/observability/logger';
+import type { Logger } from '../../core/observability/logger';
 import { Problem } from '../../core/problems';
 import { isStoreUnavailable } from '../../core/store/storeUnavailable';
 import { ToolStoreOutage } from './storeOutage';
@@ -111,7 +111,8 @@ function readOnlyRefusal(entry: ToolEntry, principal: KeyPrincipal): Problem {
   );
 }
 
-export function createToolDispatcher(execute: ExecuteOperation): ToolDispatcher {
+/** `logger`: the app's, for a tool call that failed in a way no problem document describes. */
+export function createToolDispatcher(execute: ExecuteOperation, logger: Logger): ToolDispatcher {
   return {
     async run(entry, args, principal, requestId, clientAddress) {
       if (!toolAllowed(entry, principal)) return { ok: false, status: 403, body: problemPayload(readOnlyRefusal(entry, principal), requestId) };

@@ -43,7 +43,7 @@ function jsonRpcError(ctx: Context, status: number, code: number, message: strin
 export function toolServerRouter(deps: Deps, routes: readonly RouteSpec[]): Router {
   const { config } = deps;
   const tools = availableTools(routes);
-  const dispatcher = createToolDispatcher(createOperationExecutor(operationRegistry(routes), deps, undefined, deps.usage));
+  const dispatcher = createToolDispatcher(createOperationExecutor(operationRegistry(routes), deps, undefined, deps.usage), deps.logger);
   // The MCP SDKs load on the first request that reaches them: an API that is never asked for
   // tools does not pay for them at start-up.
   let revisions: Promise<ProtocolRevisions> | undefined;

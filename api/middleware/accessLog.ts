@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { logger } from '../../core/observability/logger';
+import { requestLogger } from '../requestLogger';
 import { httpDuration, httpRequests } from '../../core/observability/metrics';
 import { matchedRoute, type MatchedLayer } from '../matchedRoute';
 
@@ -91,9 +91,8 @@ export function accessLog(): Middleware {
       const code = ctx.state.problemCode ?? '';
       httpRequests.inc({ route, method: ctx.method, status: String(ctx.status), code });
       httpDuration.observe({ route, method: ctx.method }, seconds);
-      logger.info(
+      requestLogger(ctx).info(
         {
-          request_id: ctx.state.requestId,
           method: ctx.method,
           route,
           status: ctx.status,

@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import { logger } from '../../core/observability/logger';
+import { requestLogger } from '../requestLogger';
 import { Problem, PROBLEM_CODES, type ProblemCode } from '../../core/problems';
 import { isStoreUnavailable, storeUnavailableProblem } from '../../core/store/storeUnavailable';
 
@@ -69,11 +69,11 @@ export function problemDocuments(): Middleware {
       else if (typeof err === 'object' && err !== null && 'status' in err) problem = fromHttpError(err as { status?: number });
       else if (isStoreUnavailable(err)) {
         // The store is down or restarting: a retryable answer, not a 500 (the client and its retry loop can tell).
-        logger.warn({ err: serializeError(err), request_id: ctx.state.requestId }, 'store unavailable');
+        requestLogger(ctx).warn({ err: serializeError(err) }, 'store unavailable');
         problem = storeUnavailableProblem(err);
       }
       if (!problem) {
-        logger.error({ err: serializeError(err), request_id: ctx.state.requestId }, 'unhandled error');
+        requestLogger(ctx).error({ err: serializeError(err) }, 'unhandled error');
         problem = new Problem('internal_error', 'An internal error occurred. Quote the request id when reporting it.');
       }
       if (err instanceof Problem === false && typeof err === 'object' && err !== null && 'headers' in err) {

@@ -6,7 +6,7 @@ import { finishPending, findPending, issueCode, type PendingAuthorization } from
 import { CONSOLE_SECURITY_PATH } from '../../core/accounts/accountPaths';
 import { mustEnrolSecondFactor } from '../../core/users/secondFactors';
 import type { UserRecord } from '../../core/users/users';
-import { logger } from '../../core/observability/logger';
+import { requestLogger } from '../requestLogger';
 import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../../core/store/storeUnavailable';
 import { page } from '../views/pageRendering';
 import { html } from '../views/safeHtml';
@@ -39,7 +39,7 @@ export function storeOutagePage(handler: (ctx: Context) => Promise<void>): (ctx:
       await handler(ctx);
     } catch (err) {
       if (!isStoreUnavailable(err)) throw err;
-      logger.warn({ err: { name: (err as Error)?.name, message: (err as Error)?.message }, request_id: ctx.state.requestId }, 'store unavailable');
+      requestLogger(ctx).warn({ err: { name: (err as Error)?.name, message: (err as Error)?.message } }, 'store unavailable');
       errorPage(
         ctx,
         503,

@@ -4,7 +4,7 @@ import type { Config } from '../../core/config';
 import { requestPasswordReset } from '../../core/accounts/passwordReset';
 import { LINK_LIFETIMES_MS } from '../../core/users/oneTimeLinks';
 import { takeSlot } from '../../core/oauth/attemptSlots';
-import { logger } from '../../core/observability/logger';
+import { requestLogger } from '../requestLogger';
 import { storeOutagePage } from './authorizationFlow';
 import { PASSWORD_RESET_PAGE_PATH, SIGN_IN_PAGE_PATH } from './pagePaths';
 import { hidden } from '../views/pageRendering';
@@ -43,8 +43,9 @@ async function resetSubmit(ctx: Context, config: Config): Promise<void> {
   const now = new Date();
   const byAddress = await takeSlot(`reset:addr:${ctx.ip}`, ADDRESS_RESETS_PER_HOUR, 3600_000, now);
   if (byAddress.ok && email) {
+    const log = requestLogger(ctx);
     requestPasswordReset(config, email, now).catch((err: Error) =>
-      logger.error({ err: { name: err.name, message: err.message } }, 'password reset request failed'),
+      log.error({ err: { name: err.name, message: err.message } }, 'password reset request failed'),
     );
   }
   sendPage(

@@ -88,7 +88,7 @@ export function oauthRouter(config: Config, { signingKeys, publicClients, decoy,
   router.post(
     TOKEN_PATH,
     limitPerAddress(addressLimits, 'token', limits.tokenRequestsPerMinute, refuseTokenRequest, sendTokenStoreOutage),
-    tokenEndpoint({ config, signingKeys, publicClients }),
+    tokenEndpoint({ config, signingKeys, publicClients, now }),
   );
   router.get(AUTHORIZE_PATH, storeOutagePage(authorizeEndpoint(config, publicClients, addressLimits)));
   router.post(REGISTER_PATH, registrationEndpoint());

@@ -11,16 +11,18 @@ import type { TokenResponse } from '../../core/oauth/grants/tokenPair';
 import { isPublicClientRevoked, type LookupCaller, type PublicClients } from '../../core/oauth/publicClients';
 import type { SigningKeys } from '../../core/oauth/signingKeys';
 import { basicFailure, checkResource, checkScope, clientCredentialsOf, OAuthError, parseTokenForm, requireParam } from '../../core/oauth/tokenRequest';
-import { logger } from '../../core/observability/logger';
+import type { Logger } from '../../core/observability/logger';
+import { requestLogger } from '../requestLogger';
 import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../../core/store/storeUnavailable';
 
 const MAX_FORM_BYTES = 8192;
 
-/** What the token endpoint works with: the settings, the app's signing keys and its public clients. */
+/** What the token endpoint works with: the settings, the app's signing keys, its public clients and its clock. */
 export interface TokenEndpointDeps {
   config: Config;
   signingKeys: SigningKeys;
   publicClients: PublicClients;
+  now: () => number;
 }
 
 export function toolsResource(config: Config): string {
@@ -67,6 +69,7 @@ async function publicClientGrant(
   resource: string,
   deps: TokenEndpointDeps,
   caller: LookupCaller,
+  logger: Logger,
 ): Promise<TokenResponse> {
   const { config, signingKeys } = deps;
   const clientId = params.get('client_id');
@@ -87,14 +90,14 @@ async function publicClientGrant(
     }
     if (!lookup.client.grantTypes.includes('authorization_code'))
       throw new OAuthError('unauthorized_client', 'This client may not use the authorization_code grant.');
-    return authorizationCodeGrant(lookup.client, params, resource, config, signingKeys);
+    return authorizationCodeGrant(lookup.client, params, resource, config, signingKeys, new Date(deps.now()), logger);
   }
   // A refresh needs only the client's standing, not its (possibly remote) metadata document again.
   if (await isPublicClientRevoked(clientId)) throw new OAuthError('invalid_client', 'Unknown or revoked client.', 401);
   const presented = requireParam(params, 'refresh_token');
   if (params.has('resource') && resolveResource(params.get('resource'), resource) !== resource)
     throw new OAuthError('invalid_target', `The resource must be ${resource}.`);
-  return refreshTokenGrant({ clientId, retryWindowMs: REFRESH_RETRY_WINDOW_MS }, presented, params, config, signingKeys);
+  return refreshTokenGrant({ clientId, retryWindowMs: REFRESH_RETRY_WINDOW_MS }, presented, params, config, signingKeys, new Date(deps.now()), logger);
 }
 
 /** A token request of an authenticated (confidential, M2M) client: rate limited per credential. */
@@ -103,7 +106,7 @@ async function confidentialClientGrant(
   grantType: string,
   params: Map<string, string>,
   resource: string,
-  { config, signingKeys }: TokenEndpointDeps,
+  { config, signingKeys, now }: TokenEndpointDeps,
 ): Promise<TokenResponse> {
   const client = await authenticate(ctx, params);
   if (!client.grantTypes.includes(grantType)) throw new OAuthError('unauthorized_client', `This client may not use the ${grantType} grant.`);
@@ -114,17 +117,17 @@ async function confidentialClientGrant(
       'Cache-Control': 'private, no-store',
     });
   }
-  if (grantType === 'client_credentials') return clientCredentialsGrant(client, params, resource, config, signingKeys);
+  if (grantType === 'client_credentials') return clientCredentialsGrant(client, params, resource, config, signingKeys, new Date(now()));
   const presented = requireParam(params, 'refresh_token');
   // Carried over; if a client repeats them they must match, checked before the token is consumed.
   if (params.has('scope')) checkScope(params.get('scope')!, [MCP_TOOLS_SCOPE]);
   if (params.has('resource')) checkResource(params.get('resource')!, resource);
-  return refreshTokenGrant({ clientId: client._id, retryWindowMs: 0 }, presented, params, config, signingKeys);
+  return refreshTokenGrant({ clientId: client._id, retryWindowMs: 0 }, presented, params, config, signingKeys, new Date(now()), requestLogger(ctx));
 }
 
 /** The store is unreachable: 503 with Retry-After in the OAuth error shape clients parse, with the API's problem code. */
 export function sendTokenStoreOutage(ctx: Context, err: unknown): void {
-  logger.warn({ err: { name: (err as Error)?.name, message: (err as Error)?.message }, request_id: ctx.state.requestId }, 'store unavailable');
+  requestLogger(ctx).warn({ err: { name: (err as Error)?.name, message: (err as Error)?.message } }, 'store unavailable');
   ctx.status = 503;
   ctx.set('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
   ctx.set('Cache-Control', 'no-store');
@@ -151,7 +154,7 @@ export function tokenEndpoint(deps: TokenEndpointDeps) {
       const body =
         authenticates || grantType === 'client_credentials'
           ? await confidentialClientGrant(ctx, grantType, params, resource, deps)
-          : await publicClientGrant(grantType, params, resource, deps, { address: ctx.ip, requestId: ctx.state.requestId });
+          : await publicClientGrant(grantType, params, resource, deps, { address: ctx.ip, requestId: ctx.state.requestId }, requestLogger(ctx));
       ctx.status = 200;
       ctx.body = body;
     } catch (err) {
@@ -159,7 +162,7 @@ export function tokenEndpoint(deps: TokenEndpointDeps) {
       if (err instanceof OAuthError) e = err;
       else if (isStoreUnavailable(err)) return sendTokenStoreOutage(ctx, err);
       else {
-        logger.error({ err: { message: (err as Error)?.message, stack: (err as Error)?.stack }, request_id: ctx.state.requestId }, 'token endpoint failure');
+        requestLogger(ctx).error({ err: { message: (err as Error)?.message, stack: (err as Error)?.stack } }, 'token endpoint failure');
         e = new OAuthError('server_error', 'The token could not be issued; retry later.', 500);
       }
       ctx.status = e.status;

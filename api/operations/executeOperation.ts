@@ -86,10 +86,12 @@ async function runValidated<N extends string>(
   const rawParams = request.params ?? {};
   const params = parseWith(spec.params, rawParams, 'path.');
   const query = parseWith(spec.query, request.query ?? {}, 'query.');
+  // The operation's own view of the app: its logger already carries the request, organization and operation.
+  const logger = deps.logger.child({ request_id: request.requestId, org_id: request.principal.orgId, operation: spec.operation });
   const input: RouteInput<unknown, unknown, unknown> = {
     principal: request.principal,
     config: deps.config,
-    deps,
+    deps: { ...deps, logger },
     body: undefined,
     query,
     params,

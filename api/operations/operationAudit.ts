@@ -1,7 +1,6 @@
 import type { AuditActor } from '../../core/audit/auditActions';
 import { recordAuditEvent } from '../../core/audit/auditLog';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
-import { logger } from '../../core/observability/logger';
 import type { RouteAudit, RouteInput, RouteResult } from '../routeSpec';
 
 /**
@@ -31,6 +30,6 @@ export async function recordOperationAudit(
   try {
     await recordAuditEvent({ orgId: input.principal.orgId, actor: auditActorOf(input.principal), clientAddress: clientAddress ?? null, ...change });
   } catch (err) {
-    logger.error({ err: { message: (err as Error).message }, action: change.action, target: change.target }, 'could not record an audit entry');
+    input.deps.logger.error({ err: { message: (err as Error).message }, action: change.action, target: change.target }, 'could not record an audit entry');
   }
 }

@@ -97,7 +97,12 @@ export const webhookDeliveryRoutes = [
     },
     handler: async ({ principal, params, deps }) => ({
       status: 202,
-      body: await requestReplay(principal.workspaceId, params.id, temporalReplaySignaller(deps.temporal, deps.config, deps.config.temporal.startWaitMs)),
+      body: await requestReplay(
+        principal.workspaceId,
+        params.id,
+        temporalReplaySignaller(deps.temporal, deps.config, deps.config.temporal.startWaitMs),
+        new Date(deps.now()),
+      ),
     }),
     audit: {
       change: ({ params }, result) => ({

@@ -118,7 +118,7 @@ export const webhookEndpointRoutes = [
     },
     handler: async ({ principal, body, config, deps }) => ({
       status: 201,
-      body: await registerEndpoint(scopeOf(principal), body.url, settings(config, deps.destinationLookup)),
+      body: await registerEndpoint(scopeOf(principal), body.url, settings(config, deps.destinationLookup), new Date(deps.now())),
     }),
     audit: {
       change: ({ principal }, result) => {
@@ -199,7 +199,7 @@ export const webhookEndpointRoutes = [
     description: 'The endpoint stops receiving events and stays readable by id, with its delivery history. Retiring twice is harmless.',
     params: IdParams,
     responses: { 200: { description: 'The retired endpoint', schema: EndpointSchema }, 404: { description: '`not_found`' } },
-    handler: async ({ principal, params }) => ({ status: 200, body: await retireEndpoint(scopeOf(principal), params.id) }),
+    handler: async ({ principal, params, deps }) => ({ status: 200, body: await retireEndpoint(scopeOf(principal), params.id, new Date(deps.now())) }),
     audit: endpointChangeAudit('webhook_endpoint.retired'),
   }),
   defineRoute({
@@ -217,7 +217,10 @@ export const webhookEndpointRoutes = [
       404: { description: '`not_found`' },
       409: { description: '`rotation_in_progress` or `endpoint_retired`' },
     },
-    handler: async ({ principal, params, config }) => ({ status: 200, body: await rotateSecret(scopeOf(principal), params.id, config.secretsKey) }),
+    handler: async ({ principal, params, config, deps }) => ({
+      status: 200,
+      body: await rotateSecret(scopeOf(principal), params.id, config.secretsKey, new Date(deps.now())),
+    }),
     audit: {
       change: ({ params }, result) => ({
         action: 'webhook_endpoint.secret_rotated',

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config';
 import { sha256Hex } from '../crypto/hash';
-import { logger } from '../observability/logger';
+import type { Logger } from '../observability/logger';
 import { Problem } from '../problems';
 import * as store from './store';
 import type { IdempotencyResponseDoc } from './store';
@@ -106,7 +106,7 @@ export function claimChargeKey(operation: string, claim: RequestClaim): string {
  * Expired records are deleted by the hourly store-maintenance schedule (no TTL indexes on
  * FerretDB); one met by a request before then is deleted on the spot (runIdempotent).
  */
-export async function purgeExpiredIdempotencyRecords(now = new Date()): Promise<number> {
+export async function purgeExpiredIdempotencyRecords(now: Date): Promise<number> {
   return store.deleteExpired(now);
 }
 
@@ -130,17 +130,19 @@ function stored(doc: Pick<IdempotencyResponseDoc, 'status' | 'headers' | 'body'>
  * key, 409 `idempotency_in_progress` (Retry-After 1) while the first one runs.
  */
 export async function runIdempotent(
-  settings: Pick<Config, 'idempotency'>,
+  /** The app's settings, clock and logger (the operation's child logger). */
+  app: { config: Pick<Config, 'idempotency'>; now: () => number; logger: Logger },
   req: IdempotentRequest,
   run: (claim: RequestClaim) => Promise<StoredResponse>,
 ): Promise<{ response: StoredResponse; replayed: boolean }> {
   if (!isValidIdempotencyKey(req.key)) throw invalidIdempotencyKey();
   const id = idempotencyRecordId(req.orgId, req.workspaceId, req.key);
   const owner = randomBytes(12).toString('hex');
-  const leaseMs = settings.idempotency.leaseSeconds * 1000;
+  const leaseMs = app.config.idempotency.leaseSeconds * 1000;
+  const release = (claimId: string, claimOwner: string) => releaseClaim(claimId, claimOwner, app.logger);
   const claimWith = (nonce: string): RequestClaim => ({ orgId: req.orgId, workspaceId: req.workspaceId, key: req.key, nonce });
   for (let attempt = 0; attempt < 10; attempt++) {
-    const now = Date.now();
+    const now = app.now();
     const nonce = randomBytes(16).toString('hex');
     const expiresAt = new Date(now + IDEMPOTENCY_RETENTION_MS);
     const claimed = await store.insertClaim({
@@ -156,7 +158,7 @@ export async function runIdempotent(
       createdAt: new Date(now),
       expiresAt,
     });
-    if (claimed) return { response: await execute(id, owner, req.fingerprint, expiresAt, () => run(claimWith(nonce))), replayed: false };
+    if (claimed) return { response: await execute(id, owner, req.fingerprint, expiresAt, release, () => run(claimWith(nonce))), replayed: false };
 
     const existing = await store.findClaim(id);
     if (!existing) continue;
@@ -181,10 +183,10 @@ export async function runIdempotent(
       continue;
     }
     // The holder crashed, stalled past its lease or failed: continue its work under its nonce.
-    const outcome = await takeOver(id, existing.owner, owner, existing.expiresAt, leaseMs);
+    const outcome = await takeOver(id, existing.owner, owner, existing.expiresAt, new Date(now + leaseMs));
     if (outcome === 'taken_by_another') throw inProgress();
     if (outcome === 'record_gone') continue;
-    return { response: await execute(id, owner, req.fingerprint, existing.expiresAt, () => run(claimWith(existing.nonce!))), replayed: false };
+    return { response: await execute(id, owner, req.fingerprint, existing.expiresAt, release, () => run(claimWith(existing.nonce!))), replayed: false };
   }
   throw inProgress();
 }
@@ -200,14 +202,21 @@ async function takeOver(
   previousOwner: string,
   owner: string,
   expiresAt: Date,
-  leaseMs: number,
+  leaseUntil: Date,
 ): Promise<'taken' | 'taken_by_another' | 'record_gone'> {
   if (!(await store.insertTakeover({ _id: `${id}|${previousOwner}`, expiresAt }))) return 'taken_by_another';
-  const moved = await store.moveClaim(id, previousOwner, owner, new Date(Date.now() + leaseMs));
+  const moved = await store.moveClaim(id, previousOwner, owner, leaseUntil);
   return moved ? 'taken' : 'record_gone';
 }
 
-async function execute(id: string, owner: string, fingerprint: string, expiresAt: Date, run: () => Promise<StoredResponse>): Promise<StoredResponse> {
+async function execute(
+  id: string,
+  owner: string,
+  fingerprint: string,
+  expiresAt: Date,
+  release: (id: string, owner: string) => Promise<void>,
+  run: () => Promise<StoredResponse>,
+): Promise<StoredResponse> {
   let response: StoredResponse;
   try {
     response = await run();
@@ -232,6 +241,6 @@ async function execute(id: string, owner: string, fingerprint: string, expiresAt
  * A failed request gives the key back without forgetting its nonce: a retry of the same
  * request continues under it (finding any charge the failure left), another request replaces it.
  */
-async function release(id: string, owner: string): Promise<void> {
+async function releaseClaim(id: string, owner: string, logger: Logger): Promise<void> {
   await store.releaseClaim(id, owner).catch((err) => logger.warn({ err }, 'idempotency release failed'));
 }

@@ -10,6 +10,7 @@ import type { ContactField } from '../contactProvider/contactProvider';
 import type { FailureReason } from './jobTypes';
 import { findChunkPlan, insertChunkPlan, insertChunkProgress, progressOfJob, retrievedContactsSince } from './store';
 import { addTally, mergeTally, type Tally } from './tally';
+import type { ReachExitPoint } from '../faultInjection';
 
 /**
  * The work of a contact-retrieval job, called from its activities. A chunk of people is
@@ -64,6 +65,8 @@ export interface ChunkDeps {
   generations?: ClaimGenerations;
   /** The worker's credit ledger heads; each charge reads its organization's head afresh without. */
   ledgerHeads?: LedgerHeads;
+  /** The worker's exit points (the chaos run arms one between a charge and its record). */
+  exitPoint?: ReachExitPoint;
 }
 
 function pick(fields: readonly ContactField[], emails: string[] = [], phones: string[] = []): { emails: string[]; phones: string[] } {
@@ -81,7 +84,7 @@ const REUSE_LOOKUP_IDS = 1000;
  */
 export async function findReusablePositions(
   input: { jobId: string; orgId: string; fields: ContactField[] },
-  now = new Date(),
+  now: Date,
   reads: JobPeopleReads = uncachedJobPeople,
 ): Promise<number[]> {
   const since = new Date(now.getTime() - REUSE_WINDOW_MS);
@@ -217,6 +220,7 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
     onCharged: deps.onCharged,
     generations: deps.generations,
     ledgerHeads: deps.ledgerHeads,
+    exitPoint: deps.exitPoint,
     onDelivered: onDelivered && ((personIds) => onDelivered({ orgId: input.orgId, jobId: input.jobId, deliveryQuotaAt: people.deliveryQuotaAt, personIds })),
   });
   const tally: Tally = {};

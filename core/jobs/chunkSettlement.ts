@@ -1,6 +1,6 @@
 import { spenderOf, type AgentOfCall } from '../credits/agentAllowance';
 import { chargeUpTo, findCharge, type LedgerHeads } from '../credits/credits';
-import { exitPoint } from '../faultInjection';
+import type { ReachExitPoint } from '../faultInjection';
 import { claimContactFields, holderStates, releaseClaims, type ClaimGenerations } from './contactFieldClaims';
 import { CREDITS_PER_RECORD, chunkChargeKey, heldAnswer, settlePlan, type HeldAnswer, type PlanEntry, type SettledPerson } from './jobRules';
 import type { ContactField } from '../contactProvider/contactProvider';
@@ -129,6 +129,8 @@ export async function payAndSettle(
     generations?: ClaimGenerations;
     /** The worker's credit ledger heads. */
     ledgerHeads?: LedgerHeads;
+    /** The process's exit points (the chaos run arms one). */
+    exitPoint?: ReachExitPoint;
   },
 ): Promise<{ settled: SettledPerson[]; outOfCredits: boolean }> {
   const found = plan.filter((e) => e.answer === 'found');
@@ -171,7 +173,7 @@ export async function payAndSettle(
       charged = true;
     }
     // The chaos run's kill between a chunk's charge and its record (off unless CHAOS_EXIT_AT names it).
-    if (options.charge) exitPoint('after_charge');
+    if (options.charge) options.exitPoint?.('after_charge');
   }
   const unsettledOurs = charged ? [] : ours;
   const held = new Map<number, HeldAnswer>([...others.map((o): [number, HeldAnswer] => [o.seq, 'pending'])]);

@@ -15,9 +15,7 @@ import { carryOutOnRequest, recordJobCancel, temporalJobStarter, type JobStarter
 import { CAP_RETRY_AFTER_SECONDS, MAX_PERSON_IDS, contactRetrievalWorkflowId, countsFromTally, emptyCounts, uniquePersonIds, unknownPeople } from './jobRules';
 import { claimJobSlot, releaseJobSlot } from './jobSlots';
 import { runningJobTally } from './chunkProcessing';
-import { finishJob } from './jobFinish';
-import { logger } from '../observability/logger';
-import { emitJobCompleted } from '../webhooks/jobCompletedEvent';
+import type { Logger } from '../observability/logger';
 import type { ContactField } from '../contactProvider/contactProvider';
 import { JOB_TYPE, type JobCounts, type JobStatus } from './jobTypes';
 import type { ContactRetrievalInput } from './workflowInput';
@@ -79,10 +77,12 @@ export interface CreateJobInput {
 
 export type { JobStarter } from './jobOutbox';
 
-/** What reaching a job's workflow takes: the app's settings and its Temporal clients. */
+/** What reaching a job's workflow takes: the app's settings, its Temporal clients and its logger. */
 export interface JobTemporalDeps {
   readonly config: Config;
   readonly temporal: TemporalClients;
+  readonly logger: Logger;
+  readonly now: () => number;
 }
 
 /** What accepting a job reads through the app's caches (core/deps.ts); a test or the CLI builds its own with createDeps. */
@@ -92,6 +92,8 @@ export interface JobCreationDeps extends JobTemporalDeps {
   readonly ledgerHeads: LedgerHeads;
   readonly quotaWindows: QuotaWindows;
   readonly now: () => number;
+  /** Ends a job whose workflow is gone, emitting its `job.completed` (core/webhooks/abandonedJobs.ts): the root wires it. */
+  readonly finishAbandonedJob: (jobId: string) => Promise<void>;
 }
 
 /** A request waits for Temporal at most TEMPORAL_START_WAIT_MS; the starters carry on from the store after. */
@@ -146,13 +148,13 @@ export async function createContactRetrievalJob(
   const acceptedAt = new Date(deps.now());
   const undo: Array<() => Promise<unknown>> = [];
   const rollBack = async () => {
-    for (const step of undo.reverse()) await step().catch((err) => logger.warn({ err, jobId }, 'could not undo a step of a refused job'));
+    for (const step of undo.reverse()) await step().catch((err) => deps.logger.warn({ err, jobId }, 'could not undo a step of a refused job'));
   };
   let reservation: { covered: string[]; over: string[] };
   try {
     const daySlot = await claimDaySlot(config, deps.dailyJobCaps, principal.orgId, jobId, acceptedAt.getTime());
     undo.push(() => returnDaySlot(daySlot));
-    const slot = await claimJobSlot(principal.orgId, jobId, starter.running, acceptedAt, (abandoned) => finishAbandonedJob(deps, abandoned));
+    const slot = await claimJobSlot(principal.orgId, jobId, starter.running, acceptedAt, (abandoned) => deps.finishAbandonedJob(abandoned));
     if (slot === null) {
       throw retryLater(
         'contact_job_concurrency_cap',
@@ -211,10 +213,10 @@ export async function createContactRetrievalJob(
       workflowInput,
       workflowStartedAt: null,
       outboxDue: true,
-      outboxLeaseUntil: new Date(Date.now() + requestHoldMs(config)),
+      outboxLeaseUntil: new Date(acceptedAt.getTime() + requestHoldMs(config)),
     });
     accepted = true;
-    await carryOutOnRequest(jobId, starter, requestHoldMs(config), { claimed: true });
+    await carryOutOnRequest(jobId, starter, requestHoldMs(config), deps, { claimed: true });
     return jobView(job, emptyCounts(personIds.length));
   } catch (err) {
     // A job that was not recorded never existed.
@@ -233,32 +235,6 @@ function unknownPeopleProblem(unknown: string[]): Problem {
   return new Problem('validation_failed', `${unknown.length} person id(s) are unknown: ${shown.join(', ')}. Nothing was created or charged.`, {
     extensions: { errors: [{ field: 'person_ids', message: `unknown person ids: ${shown.join(', ')}` }], unknown_person_ids: shown },
   });
-}
-
-/**
- * Ends a job whose workflow is gone (terminated by an operator, lost): everyone not settled
- * fails with `processing_error`, and its one `job.completed` event is emitted, as the
- * workflow would have. Best effort: the slot is free whatever happens here.
- */
-export async function finishAbandonedJob({ config, temporal }: JobTemporalDeps, jobId: string): Promise<void> {
-  try {
-    const f = await finishJob(jobId, null);
-    await emitJobCompleted(
-      config,
-      {
-        orgId: f.orgId,
-        workspaceId: f.workspaceId,
-        jobId: f.jobId,
-        status: f.status,
-        counts: f.counts,
-        resultExpiresAt: f.resultExpiresAt ? new Date(f.resultExpiresAt) : null,
-        completedAt: new Date(f.completedAt),
-      },
-      { temporal },
-    );
-  } catch (err) {
-    logger.warn({ err, jobId }, 'could not finish a job whose workflow is gone');
-  }
 }
 
 /** A job over the first `limit` people of an earlier search of the same organization. */
@@ -304,10 +280,10 @@ export async function cancelContactRetrievalJob(deps: JobTemporalDeps, principal
     throw new Problem('invalid_state_transition', `The job already finished with status \`${job.status}\`; only a running job can be cancelled.`);
   }
   // Recorded first, so a cancel during a Temporal outage is kept and takes effect when the workflow runs.
-  if (!(await recordJobCancel(jobId))) {
+  if (!(await recordJobCancel(jobId, new Date(deps.now())))) {
     const now = (await loadJob({ _id: jobId }))!;
     throw new Problem('invalid_state_transition', `The job already finished with status \`${now.status}\`; only a running job can be cancelled.`);
   }
-  await carryOutOnRequest(jobId, requestStarter(deps), requestHoldMs(deps.config));
+  await carryOutOnRequest(jobId, requestStarter(deps), requestHoldMs(deps.config), deps);
   return jobView((await loadJob({ _id: jobId }))!);
 }

@@ -54,7 +54,7 @@ export interface DaySlot {
 }
 
 /** Takes one of today's slots for the job, or throws 429 `contact_job_daily_cap` (Retry-After: until the UTC day rolls). */
-export async function claimDaySlot(settings: DailyJobCapSettings, caps: DailyJobCapReads, orgId: string, jobId: string, now = Date.now()): Promise<DaySlot> {
+export async function claimDaySlot(settings: DailyJobCapSettings, caps: DailyJobCapReads, orgId: string, jobId: string, now: number): Promise<DaySlot> {
   const cap = await caps.capOf(settings, orgId);
   const { day, secondsLeft } = utcDay(now);
   const expiresAt = new Date(Math.floor(now / DAY_MS) * DAY_MS + DAY_MS);
@@ -80,6 +80,6 @@ export async function returnDaySlot(slot: DaySlot): Promise<void> {
 }
 
 /** Slots of days that are over (store maintenance). */
-export async function purgeExpiredDaySlots(now = new Date()): Promise<number> {
+export async function purgeExpiredDaySlots(now: Date): Promise<number> {
   return deleteExpiredDaySlots(now);
 }

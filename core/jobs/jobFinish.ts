@@ -62,7 +62,7 @@ export interface CompletedChunk {
 export async function finishJob(
   jobId: string,
   stop: StopReason | null,
-  now = new Date(),
+  now: Date,
   completed: CompletedChunk[] = [],
   people: JobPeopleReads = uncachedJobPeople,
 ): Promise<FinishedJob> {

@@ -1,5 +1,5 @@
 import type { Config } from '../config';
-import { logger } from '../observability/logger';
+import type { Logger } from '../observability/logger';
 import type { TemporalClients } from '../temporal/client';
 import { isTemporalUnanswered } from '../temporal/deadline';
 import { contactRetrievalWorkflowRunning, signalContactRetrievalCancel, startContactRetrievalWorkflow } from './jobWorkflows';
@@ -43,7 +43,7 @@ export function temporalJobStarter(temporal: TemporalClients, config: Config, li
 }
 
 /** Takes the job's outbox for `holdMs`; false when another process holds it or nothing is due. */
-export async function claimJobOutbox(jobId: string, holdMs: number, now = new Date()): Promise<boolean> {
+export async function claimJobOutbox(jobId: string, holdMs: number, now: Date): Promise<boolean> {
   return leaseJobOutbox(jobId, new Date(now.getTime() + holdMs), now);
 }
 
@@ -53,7 +53,7 @@ export async function releaseJobOutbox(jobId: string): Promise<void> {
 }
 
 /** Jobs with something due and no live lease, oldest first. */
-export async function jobsWithOutboxDue(limit: number, now = new Date()): Promise<string[]> {
+export async function jobsWithOutboxDue(limit: number, now: Date): Promise<string[]> {
   return jobIdsWithOutboxDue(limit, now);
 }
 
@@ -61,7 +61,7 @@ export async function jobsWithOutboxDue(limit: number, now = new Date()): Promis
  * Records a cancel (kept when Temporal is down; carried out when it answers). False when the job
  * is not running any more.
  */
-export async function recordJobCancel(jobId: string, now = new Date()): Promise<boolean> {
+export async function recordJobCancel(jobId: string, now: Date): Promise<boolean> {
   return recordCancelRequest(jobId, now);
 }
 
@@ -70,22 +70,22 @@ export async function recordJobCancel(jobId: string, now = new Date()): Promise<
  * Throws what Temporal threw (the record stays due); on success nothing is due any more, unless
  * a cancel arrived meanwhile (it stays due for the next attempt).
  */
-export async function carryOutJobOutbox(jobId: string, starter: JobStarter): Promise<void> {
+export async function carryOutJobOutbox(jobId: string, starter: JobStarter, now: Date): Promise<void> {
   const job = await findJob({ _id: jobId });
   if (!job || !job.outboxDue) return;
   if (job.status === 'running' && !job.workflowStartedAt) {
     if (!job.workflowInput) throw new Error(`job ${jobId} has no recorded workflow input`);
     const cancelAtStart = job.cancelRequestedAt !== null && job.cancelRequestedAt !== undefined;
     await starter.start(job.workflowInput, { cancelAtStart });
-    await recordWorkflowStarted(jobId, new Date());
+    await recordWorkflowStarted(jobId, now);
     // Started with the cancel this read saw: that cancel is delivered (a later one stays pending).
     if (cancelAtStart) await recordCancelDelivered(jobId, job.cancelRequestedAt);
   }
-  const now = await findJob({ _id: jobId });
-  if (now?.status === 'running' && now.cancelPending) {
+  const latest = await findJob({ _id: jobId });
+  if (latest?.status === 'running' && latest.cancelPending) {
     // False: the workflow is gone or closed; nothing is left to stop.
     await (starter.cancel ?? (async () => false))(jobId);
-    await recordCancelDelivered(jobId, now.cancelRequestedAt);
+    await recordCancelDelivered(jobId, latest.cancelRequestedAt);
   }
   // A job that finished owes Temporal nothing any more; one still running owes nothing once started and signalled.
   await closeJobOutboxIfDone(jobId);
@@ -95,11 +95,18 @@ export async function carryOutJobOutbox(jobId: string, starter: JobStarter): Pro
  * The request's own attempt: claim, carry out within the request's short limit, and on failure
  * leave the job to the starters (released at once, so the next starter pass takes it).
  */
-export async function carryOutOnRequest(jobId: string, starter: JobStarter, holdMs: number, opts: { claimed?: boolean } = {}): Promise<void> {
+export async function carryOutOnRequest(
+  jobId: string,
+  starter: JobStarter,
+  holdMs: number,
+  app: { logger: Logger; now: () => number },
+  opts: { claimed?: boolean } = {},
+): Promise<void> {
+  const { logger } = app;
   // A job just created is recorded with the request's lease already on it.
-  if (!opts.claimed && !(await claimJobOutbox(jobId, holdMs))) return;
+  if (!opts.claimed && !(await claimJobOutbox(jobId, holdMs, new Date(app.now())))) return;
   try {
-    await carryOutJobOutbox(jobId, starter);
+    await carryOutJobOutbox(jobId, starter, new Date(app.now()));
   } catch (err) {
     const unanswered = isTemporalUnanswered(err);
     logger[unanswered ? 'warn' : 'error'](

@@ -25,9 +25,9 @@ function slotId(orgId: string, slot: number): string {
   return `${orgId}:${slot}`;
 }
 
-async function tryClaim(orgId: string, jobId: string): Promise<number | null> {
+async function tryClaim(orgId: string, jobId: string, now: Date): Promise<number | null> {
   for (let slot = 0; slot < RUNNING_JOB_SLOTS; slot++) {
-    if (await insertJobSlot({ _id: slotId(orgId, slot), orgId, slot, jobId, claimedAt: new Date() })) return slot;
+    if (await insertJobSlot({ _id: slotId(orgId, slot), orgId, slot, jobId, claimedAt: now })) return slot;
   }
   return null;
 }
@@ -40,13 +40,13 @@ export async function claimJobSlot(
   orgId: string,
   jobId: string,
   workflowRunning: WorkflowProbe,
-  now = new Date(),
+  now: Date,
   onAbandoned?: AbandonedJobHandler,
 ): Promise<number | null> {
-  const slot = await tryClaim(orgId, jobId);
+  const slot = await tryClaim(orgId, jobId, now);
   if (slot !== null) return slot;
   const reclaimed = await reclaimStaleSlots(orgId, workflowRunning, now, onAbandoned);
-  return reclaimed > 0 ? tryClaim(orgId, jobId) : null;
+  return reclaimed > 0 ? tryClaim(orgId, jobId, now) : null;
 }
 
 /** Frees every slot of the job (idempotent). */
@@ -60,7 +60,7 @@ export async function jobSlotHolders(orgId: string): Promise<SlotHolder[]> {
 }
 
 /** Whether a holder no longer stands for a running job. */
-export async function isStaleHolder(h: SlotHolder, workflowRunning: WorkflowProbe, now = new Date()): Promise<boolean> {
+export async function isStaleHolder(h: SlotHolder, workflowRunning: WorkflowProbe, now: Date): Promise<boolean> {
   const job = await findJob({ _id: h.jobId });
   const fresh = now.getTime() - h.claimedAt.getTime() < SLOT_CLAIM_GRACE_MS;
   if (!job) return !fresh;
@@ -78,7 +78,7 @@ export async function isStaleHolder(h: SlotHolder, workflowRunning: WorkflowProb
 }
 
 /** Deletes stale slots (only if still held by the same job); returns how many were freed. */
-export async function reclaimStaleSlots(orgId: string, workflowRunning: WorkflowProbe, now = new Date(), onAbandoned?: AbandonedJobHandler): Promise<number> {
+export async function reclaimStaleSlots(orgId: string, workflowRunning: WorkflowProbe, now: Date, onAbandoned?: AbandonedJobHandler): Promise<number> {
   let freed = 0;
   for (const h of await jobSlotHolders(orgId)) {
     if (!(await isStaleHolder(h, workflowRunning, now))) continue;

@@ -14,14 +14,14 @@ import {
  */
 
 /** Retention, step 1: past `result_expires_at` the contact values are removed (reads are 409). */
-export async function expireJobResult(jobId: string, now = new Date()): Promise<void> {
+export async function expireJobResult(jobId: string, now: Date): Promise<void> {
   // Reads turn 409 first, so that no read in between shows delivered people without contacts.
   await recordResultExpired(jobId, now);
   await removeJobItemContacts(jobId);
 }
 
 /** Retention, step 2: the result is deleted (reads are 410 `result_gone`). */
-export async function purgeJobResult(jobId: string, now = new Date()): Promise<void> {
+export async function purgeJobResult(jobId: string, now: Date): Promise<void> {
   const job = await findJob({ _id: jobId });
   if (job?.completedAt) {
     // The reuse window of what this job retrieved is over too (30 days, as the purge): its

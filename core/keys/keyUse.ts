@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { logger } from '../observability/logger';
+import type { Logger } from '../observability/logger';
 import { recordKeyUse } from './store';
 
 /** How stale a key's `last_used_at` may be: it is written at most once per key per this period. */
@@ -28,6 +28,7 @@ export class KeyUseRecorder {
   private readonly lastWritten = new LRUCache<string, number>({ max: REMEMBERED_KEYS });
 
   constructor(
+    private readonly logger: Logger,
     private readonly write: KeyUseWrite = writeKeyUse,
     private readonly now: () => number = Date.now,
   ) {}
@@ -41,7 +42,7 @@ export class KeyUseRecorder {
     return this.write(keyId, new Date(now)).then(
       () => undefined,
       // One attempt per period even when it fails: a store in trouble gets no write per request.
-      (err: unknown) => logger.warn({ err, key_id: keyId }, 'recording the last use of an API key failed'),
+      (err: unknown) => this.logger.warn({ err, key_id: keyId }, 'recording the last use of an API key failed'),
     );
   }
 }

@@ -1,5 +1,5 @@
 import type { Config } from '../config';
-import { logger } from '../observability/logger';
+import type { Logger } from '../observability/logger';
 import { runEvery } from '../periodicPass';
 import { deliverDueMail, type MailTransport } from './mailOutbox';
 import { smtpTransport } from './mailTransport';
@@ -15,9 +15,10 @@ export interface MailSender {
  * the outbox's due mail to the mail server (mailOutbox.ts). Without SMTP_URL it does nothing and
  * says so once: the mail waits.
  */
-export function startMailSender(config: Config, opts: { transport?: MailTransport | null; now?: () => Date } = {}): MailSender {
+export function startMailSender(config: Config, opts: { logger: Logger; now: () => number; transport?: MailTransport | null }): MailSender {
   const transport = opts.transport === undefined ? smtpTransport(config) : opts.transport;
-  const now = opts.now ?? (() => new Date());
+  const { logger } = opts;
+  const now = () => new Date(opts.now());
   if (!transport) logger.warn('SMTP_URL is not set: mail is kept in the outbox and sent once a process with SMTP_URL runs');
 
   async function pass(): Promise<{ sent: number; failed: number }> {
@@ -27,6 +28,6 @@ export function startMailSender(config: Config, opts: { transport?: MailTranspor
     return tally;
   }
 
-  const loop = transport ? runEvery(config.mail.senderIntervalMs, pass, 'mail sender') : null;
+  const loop = transport ? runEvery(config.mail.senderIntervalMs, pass, 'mail sender', logger) : null;
   return { pass, stop: async () => loop?.stop() };
 }

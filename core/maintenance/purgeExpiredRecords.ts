@@ -31,7 +31,7 @@ export interface PurgedCounts {
 }
 
 /** `auditRetentionDays`: AUDIT_RETENTION_DAYS, the one setting that bounds the audit log. */
-export async function purgeExpiredRecords(now = new Date(), { auditRetentionDays = AUDIT_RETENTION_DAYS_DEFAULT } = {}): Promise<PurgedCounts> {
+export async function purgeExpiredRecords(now: Date, { auditRetentionDays = AUDIT_RETENTION_DAYS_DEFAULT } = {}): Promise<PurgedCounts> {
   const [searches, quotaEntries, idempotencyRecords, webhook, attemptClaims, refreshTokens, jobDaySlots, signInRecords, auditEvents] = await Promise.all([
     purgeExpiredSearches(now),
     purgeExpiredQuotaEntries(now),

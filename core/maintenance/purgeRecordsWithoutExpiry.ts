@@ -17,7 +17,7 @@ const BATCH = 1000;
  * and the webhook health counters of days the overview's window has left (uncounted: a row per
  * workspace and day).
  */
-export async function purgeWebhookHistory(now = new Date()): Promise<{ events: number; deliveries: number }> {
+export async function purgeWebhookHistory(now: Date): Promise<{ events: number; deliveries: number }> {
   const nowMs = now.getTime();
   await deleteHealthDaysBefore(new Date(nowMs - HEALTH_WINDOW_MS - 24 * 3600_000));
   const candidates = await eventsOlderThan(new Date(nowMs - EVENT_RETENTION_MS), new Date(nowMs - EVENT_QUIET_MS), BATCH);
@@ -28,12 +28,12 @@ export async function purgeWebhookHistory(now = new Date()): Promise<{ events: n
   return { events, deliveries };
 }
 
-export async function purgeAttemptClaims(now = new Date()): Promise<number> {
+export async function purgeAttemptClaims(now: Date): Promise<number> {
   return deleteAttemptClaimsBefore(new Date(now.getTime() - ATTEMPT_CLAIM_RETENTION_MS));
 }
 
 /** Refresh-token chains every token of which has expired. */
-export async function purgeExpiredRefreshChains(now = new Date()): Promise<number> {
+export async function purgeExpiredRefreshChains(now: Date): Promise<number> {
   const nowMs = now.getTime();
   const chainIds = await chainIdsWithExpiredRefreshTokens(now, BATCH);
   if (!chainIds.length) return 0;

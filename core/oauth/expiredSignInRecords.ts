@@ -9,7 +9,7 @@ import { deleteExpiredSignInRecords } from './store';
  * past their retry window (the used token's own `usedAt` keeps reuse detection after that).
  * Safe to repeat; meant for the store-maintenance schedule.
  */
-export async function purgeExpiredSignInRecords(now = new Date()): Promise<number> {
+export async function purgeExpiredSignInRecords(now: Date): Promise<number> {
   const hourAgo = new Date(now.getTime() - 3600_000);
   const dayAgo = new Date(now.getTime() - 24 * 3600_000);
   const [oauthRecords, sessions, challenges, passkeyChallenges] = await Promise.all([

@@ -1,5 +1,4 @@
 import { pinnedFetch } from '../outbound/pinnedFetch';
-import { trustAnchors } from '../outbound/trustAnchors';
 import type { LookupAll } from '../outbound/destinationPolicy';
 
 /**
@@ -15,7 +14,8 @@ export const FETCH_TIMEOUT_MS = 5_000;
 export interface FetchSettings {
   lookupAll: LookupAll;
   allowedCidrs: readonly string[];
-  extraCaFile?: string;
+  /** Trust anchors (the app's, core/outbound/trustAnchors.ts); undefined = the system roots. */
+  ca?: string[];
   timeoutMs?: number;
 }
 
@@ -29,7 +29,7 @@ export async function fetchMetadataDocument(url: string, settings: FetchSettings
     headers: { accept: 'application/json', 'user-agent': 'talent-platform-oauth/1' },
     lookupAll: settings.lookupAll,
     allowedCidrs: settings.allowedCidrs,
-    ca: trustAnchors(settings.extraCaFile),
+    ca: settings.ca,
     timeoutMs,
     maxResponseBytes: MAX_DOCUMENT_BYTES,
     keepAlive: false,

@@ -2,7 +2,8 @@ import { LRUCache } from 'lru-cache';
 import type { Config } from '../config';
 import { newId } from '../ids';
 import { ClientAddressLimits } from '../limits/clientAddressLimits';
-import { logger } from '../observability/logger';
+import type { Logger } from '../observability/logger';
+import type { TrustAnchors } from '../outbound/trustAnchors';
 import type { LookupAll } from '../outbound/destinationPolicy';
 import { systemDestinationLookup } from '../outbound/destinationResolver';
 import { FETCH_TIMEOUT_MS, fetchMetadataDocument } from './metadataDocumentFetch';
@@ -39,8 +40,12 @@ export interface LookupCaller {
 }
 
 export interface PublicClientsOptions {
-  /** The clock of the document cache and the failure memory (milliseconds); tests inject one. */
-  clock?: () => number;
+  /** The app's clock (milliseconds): the document cache and the failure memory read it. */
+  clock: () => number;
+  /** The app's logger: refused and failed fetches are logged with the request they served. */
+  logger: Logger;
+  /** The app's trust anchors for the fetches. */
+  trustAnchors: TrustAnchors;
   /** The DNS lookup of the destination check before a fetch; the system's by default. */
   destinationLookup?: LookupAll;
   /** The app's per-address limits, which bound the fetches an address causes; its own without. */
@@ -59,12 +64,16 @@ export class PublicClients {
   private readonly bounds: MetadataFetchBounds;
   private readonly destinationLookup: LookupAll;
   private readonly addressLimits: ClientAddressLimits;
+  private readonly logger: Logger;
+  private readonly trustAnchors: TrustAnchors;
 
   constructor(
     private readonly config: Config,
-    options: PublicClientsOptions = {},
+    options: PublicClientsOptions,
   ) {
-    const clock = options.clock ?? Date.now;
+    const clock = options.clock;
+    this.logger = options.logger;
+    this.trustAnchors = options.trustAnchors;
     this.destinationLookup = options.destinationLookup ?? systemDestinationLookup;
     this.addressLimits = options.addressLimits ?? new ClientAddressLimits(config.secretsKey);
     this.documents = new LRUCache({ max: 1000, ttl: 1000 * 60, ttlAutopurge: false, perf: { now: clock } });
@@ -112,9 +121,12 @@ export class PublicClients {
     if (running) return running;
     const bounds = this.bounds;
     const failed = bounds.recentFailure(url);
-    if (failed !== undefined) return unusable(url, failed, caller, true);
+    if (failed !== undefined) return unusable(this.logger, url, failed, caller, true);
     if (!bounds.tryStart()) {
-      logger.warn({ request_id: caller.requestId, client_id: url, in_flight: bounds.running }, 'client metadata document fetches at capacity; sign-in refused');
+      this.logger.warn(
+        { request_id: caller.requestId, client_id: url, in_flight: bounds.running },
+        'client metadata document fetches at capacity; sign-in refused',
+      );
       return {
         ok: false,
         reason: 'too many sign-in requests are being checked right now; try again in a few seconds',
@@ -152,11 +164,11 @@ export class PublicClients {
     const fetched = await fetchMetadataDocument(url, {
       lookupAll: this.destinationLookup,
       allowedCidrs: this.config.webhooks.allowedCidrs,
-      extraCaFile: this.config.webhooks.extraCaFile,
+      ca: this.trustAnchors.of(this.config.webhooks.extraCaFile),
     });
     const failed = (reason: string) => {
       this.bounds.rememberFailure(url, reason);
-      return unusable(url, reason, caller, false);
+      return unusable(this.logger, url, reason, caller, false);
     };
     if (!fetched.ok) return failed(fetched.reason);
     const verdict = validateMetadataDocument(url, fetched.contentType, fetched.body);
@@ -166,7 +178,7 @@ export class PublicClients {
   }
 }
 
-function unusable(url: string, reason: string, caller: LookupCaller, remembered: boolean): ClientLookup {
+function unusable(logger: Logger, url: string, reason: string, caller: LookupCaller, remembered: boolean): ClientLookup {
   logger.warn(
     { request_id: caller.requestId, client_id: url, reason, ...(remembered ? { remembered_failure: true } : {}) },
     remembered ? 'a client metadata document that failed recently was not fetched again' : 'a client metadata document could not be used',

@@ -20,7 +20,7 @@ export interface Grant {
   resource: string;
 }
 
-export async function issueRefreshToken(grant: Omit<Grant, 'chainId'> & { chainId?: string }, idleSeconds: number, now = new Date()): Promise<string> {
+export async function issueRefreshToken(grant: Omit<Grant, 'chainId'> & { chainId?: string }, idleSeconds: number, now: Date): Promise<string> {
   const token = REFRESH_TOKEN_PREFIX + randomBase62(48);
   await insertRefreshToken({
     _id: newId('rt'),

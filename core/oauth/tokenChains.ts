@@ -8,7 +8,7 @@ import { findTokenChain, insertTokenChain, liveTokenChainIds, revokeRefreshToken
 export type { ChainRecord } from './store';
 
 /** Starts the chain of a redeemed code; false when it already exists (the code was used before). */
-export async function startChain(chain: { id: string; userId: string; clientId: string; grantId: string }, now = new Date()): Promise<boolean> {
+export async function startChain(chain: { id: string; userId: string; clientId: string; grantId: string }, now: Date): Promise<boolean> {
   return insertTokenChain({ _id: chain.id, userId: chain.userId, clientId: chain.clientId, grantId: chain.grantId, createdAt: now });
 }
 
@@ -19,13 +19,13 @@ export async function liveChain(chainId: string): Promise<ChainRecord | null> {
 }
 
 /** Revokes one chain: its record (access tokens) and its refresh tokens. */
-export async function revokeChain(chainId: string, now = new Date()): Promise<void> {
+export async function revokeChain(chainId: string, now: Date): Promise<void> {
   await revokeTokenChains({ _id: chainId }, now);
   await revokeRefreshTokens({ chainId }, now);
 }
 
 /** Revokes every chain of a person, or of a person with one client. */
-export async function revokeChainsOf(userId: string, clientId?: string, now = new Date()): Promise<number> {
+export async function revokeChainsOf(userId: string, clientId: string | undefined, now: Date): Promise<number> {
   const chains = await liveTokenChainIds({ userId, clientId });
   await revokeTokenChains({ userId, clientId }, now);
   await revokeRefreshTokens({ userId, clientId }, now);

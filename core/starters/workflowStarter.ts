@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import { claimJobOutbox, carryOutJobOutbox, jobsWithOutboxDue, releaseJobOutbox, temporalJobStarter } from '../jobs/jobOutbox';
-import { logger } from '../observability/logger';
+import type { Logger } from '../observability/logger';
 import { temporalReplaySignaller } from '../webhooks/replaySignals';
 import { signalRecordedReplays } from '../webhooks/replays';
 import { runEvery } from '../periodicPass';
@@ -24,7 +24,7 @@ export interface WorkflowStarter {
  * the app's connection, so the next pass connects afresh and starts everything as soon as
  * Temporal is back (a connection left in its reconnect back-off could wait far longer).
  */
-export function startWorkflowStarter(config: Config, temporal: TemporalClients): WorkflowStarter {
+export function startWorkflowStarter(config: Config, temporal: TemporalClients, logger: Logger, now: () => number): WorkflowStarter {
   const starter = temporalJobStarter(temporal, config);
   const replaySignal = temporalReplaySignaller(temporal, config);
   let stopped = false;
@@ -32,7 +32,7 @@ export function startWorkflowStarter(config: Config, temporal: TemporalClients):
   async function pass(): Promise<void> {
     if (!(await startJobs())) return;
     try {
-      await signalRecordedReplays(replaySignal, config.workflowStarter.leaseMs);
+      await signalRecordedReplays(replaySignal, config.workflowStarter.leaseMs, 50, new Date(now()));
     } catch (err) {
       if (!isTemporalUnanswered(err)) throw err;
       temporal.drop();
@@ -41,11 +41,11 @@ export function startWorkflowStarter(config: Config, temporal: TemporalClients):
 
   /** False when Temporal did not answer (the rest waits for the next pass). */
   async function startJobs(): Promise<boolean> {
-    for (const jobId of await jobsWithOutboxDue(JOBS_PER_PASS)) {
+    for (const jobId of await jobsWithOutboxDue(JOBS_PER_PASS, new Date(now()))) {
       if (stopped) return false;
-      if (!(await claimJobOutbox(jobId, config.workflowStarter.leaseMs))) continue;
+      if (!(await claimJobOutbox(jobId, config.workflowStarter.leaseMs, new Date(now())))) continue;
       try {
-        await carryOutJobOutbox(jobId, starter);
+        await carryOutJobOutbox(jobId, starter, new Date(now()));
         logger.info({ jobId }, 'workflow starter: recorded start or cancel carried out');
       } catch (err) {
         await releaseJobOutbox(jobId).catch(() => undefined);
@@ -60,7 +60,7 @@ export function startWorkflowStarter(config: Config, temporal: TemporalClients):
     return true;
   }
 
-  const loop = runEvery(config.workflowStarter.intervalMs, pass, 'workflow starter');
+  const loop = runEvery(config.workflowStarter.intervalMs, pass, 'workflow starter', logger);
 
   return {
     pass,

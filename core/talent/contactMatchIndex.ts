@@ -1,4 +1,4 @@
-import { logger } from '../observability/logger';
+import type { Logger } from '../observability/logger';
 import type { SearchIndex } from './searchIndexColumns';
 import { fold } from './searchText';
 import { allProviderContacts } from './store';
@@ -19,6 +19,8 @@ export class ContactMatchIndex {
   private built: ContactIndex | null = null;
   private loading: Promise<ContactIndex> | null = null;
 
+  constructor(private readonly logger: Logger) {}
+
   async of(idx: SearchIndex): Promise<ContactIndex> {
     if (this.built && this.built.version === idx.version) return this.built;
     this.loading ??= (async () => {
@@ -34,7 +36,7 @@ export class ContactMatchIndex {
         for (const p of c.phones ?? []) add(byPhone, normalizePhone(p), c._id);
       }
       this.built = { version: idx.version, byEmail, byPhone };
-      logger.info({ emails: byEmail.size }, 'contact match index built');
+      this.logger.info({ emails: byEmail.size }, 'contact match index built');
       return this.built;
     })().finally(() => {
       this.loading = null;

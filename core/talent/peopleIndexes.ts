@@ -1,3 +1,4 @@
+import type { Logger } from '../observability/logger';
 import { ContactMatchIndex } from './contactMatchIndex';
 import { SearchIndexHolder } from './searchIndex';
 
@@ -7,6 +8,6 @@ export interface PeopleIndexes {
   readonly contacts: ContactMatchIndex;
 }
 
-export function createPeopleIndexes(now: () => number = Date.now): PeopleIndexes {
-  return { search: new SearchIndexHolder(now), contacts: new ContactMatchIndex() };
+export function createPeopleIndexes(now: () => number, logger: Logger): PeopleIndexes {
+  return { search: new SearchIndexHolder(now, logger), contacts: new ContactMatchIndex(logger) };
 }

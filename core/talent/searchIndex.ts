@@ -1,4 +1,4 @@
-import { logger } from '../observability/logger';
+import type { Logger } from '../observability/logger';
 import { retryLater } from '../problems';
 import { SENIORITIES, type IndexedPerson, type PersonLocation, type Seniority } from './person';
 import { peopleForIndex, peopleVersion } from './store';
@@ -243,7 +243,7 @@ const LOAD_BATCH = 2000;
  * else read from the people (and then stored as the snapshot for the next start and the other
  * replicas; a failure to store it only costs the next start time).
  */
-export async function loadSearchIndex(onProgress?: (loaded: number) => void): Promise<SearchIndex> {
+export async function loadSearchIndex(logger: Logger, now: () => number, onProgress?: (loaded: number) => void): Promise<SearchIndex> {
   const version = await peopleVersion();
   const snapshot = await loadSearchIndexSnapshot(version).catch((err: unknown) => {
     logger.warn({ err: { message: errorMessage(err) } }, 'search index snapshot unreadable; reading the people');
@@ -252,7 +252,9 @@ export async function loadSearchIndex(onProgress?: (loaded: number) => void): Pr
   if (snapshot) return snapshot;
   const idx = await buildSearchIndex(onProgress, version);
   if (idx.size > 0) {
-    await saveSearchIndexSnapshot(idx).catch((err: unknown) => logger.warn({ err: { message: errorMessage(err) } }, 'search index snapshot not stored'));
+    await saveSearchIndexSnapshot(idx, new Date(now())).catch((err: unknown) =>
+      logger.warn({ err: { message: errorMessage(err) } }, 'search index snapshot not stored'),
+    );
   }
   return idx;
 }
@@ -285,7 +287,10 @@ export class SearchIndexHolder {
   private loading: Promise<SearchIndex> | null = null;
   private checkedAt = 0;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number,
+    private readonly logger: Logger,
+  ) {}
 
   async get(): Promise<SearchIndex> {
     if (this.current && this.current.size > 0 && this.now() - this.checkedAt < VERSION_CHECK_MS) return this.current;
@@ -294,10 +299,10 @@ export class SearchIndexHolder {
     if (this.current && this.current.version === version) return this.current;
     if (!this.loading) {
       const started = this.now();
-      this.loading = loadSearchIndex()
+      this.loading = loadSearchIndex(this.logger, this.now)
         .then((idx) => {
           this.current = idx;
-          logger.info({ people: idx.size, ms: this.now() - started }, 'search index built');
+          this.logger.info({ people: idx.size, ms: this.now() - started }, 'search index built');
           return idx;
         })
         .finally(() => {
@@ -311,7 +316,7 @@ export class SearchIndexHolder {
 
   /** Starts loading the index at start-up so the first search does not wait for it. */
   warm(): void {
-    this.get().catch((err) => logger.warn({ err: { message: errorMessage(err) } }, 'search index not loaded yet'));
+    this.get().catch((err) => this.logger.warn({ err: { message: errorMessage(err) } }, 'search index not loaded yet'));
   }
 
   /** Forgets the index, so the next read builds one from the store (a benchmark switching databases). */

@@ -53,7 +53,7 @@ export async function loadSearchIndexSnapshot(version: number): Promise<SearchIn
 }
 
 /** Stores the snapshot of `idx` (a no-op when its version has one) and drops the snapshots of other versions. */
-export async function saveSearchIndexSnapshot(idx: SearchIndex, now = new Date()): Promise<void> {
+export async function saveSearchIndexSnapshot(idx: SearchIndex, now: Date): Promise<void> {
   if (await indexSnapshotManifestExists(manifestId(idx.version))) return;
   const bytes = gzipSync(serialize(idx), { level: 1 });
   const parts = Math.ceil(bytes.length / PART_BYTES);

@@ -1,7 +1,7 @@
 /**
  * Every wait on Temporal has a limit. Without one a call against a server that is down retries
  * inside the client for about 20 s, and a call on a connection that stopped answering waits
- * forever (a benchmark once sat 9.5 minutes on one).
+ * forever.
  */
 
 /** The limit of a wait on Temporal was reached; the message names what was waited for and where. */

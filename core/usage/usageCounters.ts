@@ -1,4 +1,4 @@
-import { logger } from '../observability/logger';
+import type { Logger } from '../observability/logger';
 import { addToHourRow } from './store';
 import { outcomeClass } from './outcomeClass';
 import { addTally, bucketStart, counterRowId, emptyTally, operationKey, tallyName, type Tally } from './usageBuckets';
@@ -18,6 +18,8 @@ export interface UsageCountersOptions {
   /** The clock that puts a count in its minute; tests inject one. */
   now?: () => number;
   flushEveryMs?: number;
+  /** The root's logger: a failed write is logged there. */
+  logger: Logger;
 }
 
 /**
@@ -35,8 +37,10 @@ export class UsageCounters {
   private flushing: Promise<void> = Promise.resolve();
   private readonly now: () => number;
   private readonly flushEveryMs: number;
+  private readonly logger: Logger;
 
-  constructor(options: UsageCountersOptions = {}) {
+  constructor(options: UsageCountersOptions) {
+    this.logger = options.logger;
     this.now = options.now ?? Date.now;
     this.flushEveryMs = options.flushEveryMs ?? USAGE_FLUSH_EVERY_MS;
   }
@@ -109,7 +113,7 @@ export class UsageCounters {
           try {
             await upsertHour(id, row.orgId, row.hour, row.minutes);
           } catch (err) {
-            logger.warn({ err, org_id: row.orgId }, 'writing usage counters failed; they are kept for the next flush');
+            this.logger.warn({ err, org_id: row.orgId }, 'writing usage counters failed; they are kept for the next flush');
             for (const m of row.minutes) for (const [op, t] of m.ops) addTally(this.tallyOf(m.orgId, op, m.start), t);
           }
         }),

@@ -73,7 +73,7 @@ export interface RollupCounts {
  * mark, then deletes hour rows past retention. Safe to repeat: a day's entry is set whole from
  * its hour rows, and an hour row is deleted only once folded.
  */
-export async function rollUpUsage(now = new Date()): Promise<RollupCounts> {
+export async function rollUpUsage(now: Date): Promise<RollupCounts> {
   const nowMs = now.getTime();
   const before = await storedRollupMarks();
   const marks = { daysUntil: Math.max(before.daysUntil, rollupMarks(nowMs).daysUntil) };

@@ -133,7 +133,7 @@ export function seriesOf(spans: readonly CountedSpan[], granularity: Granularity
  * ledger or the request log). Only buckets and operations with something counted appear.
  * `GET /v1/usage` and the console's usage pages read it.
  */
-export async function usageSeries(query: UsageQuery, nowMs = Date.now()): Promise<UsagePoint[]> {
+export async function usageSeries(query: UsageQuery, nowMs: number): Promise<UsagePoint[]> {
   const fromMs = bucketStart(query.granularity, query.from.getTime());
   const toMs = bucketEndCeil(query.granularity, query.to.getTime());
   const marks = await storedRollupMarks();

@@ -1,7 +1,7 @@
 import type { Config } from '../config';
-import { logger } from '../observability/logger';
+import type { Logger } from '../observability/logger';
 import { webhookAttemptDuration, webhookAttempts, webhookDeadLetters } from '../observability/metrics';
-import { trustAnchors } from '../outbound/trustAnchors';
+import type { TrustAnchors } from '../outbound/trustAnchors';
 import type { LookupAll } from '../outbound/destinationPolicy';
 import { systemDestinationLookup } from '../outbound/destinationResolver';
 import type { DeliveryRun } from './deliveryWorkflowContract';
@@ -46,9 +46,11 @@ export interface AttemptResult {
 
 export interface DeliverAttemptDeps {
   /** The time of an attempt: its webhook-timestamp and which secrets are live. */
-  now?: () => Promise<Date> | Date;
+  now: () => Promise<Date> | Date;
   /** The DNS lookup of the destination check before each attempt; the system's by default. */
   destinationLookup?: LookupAll;
+  /** The app's trust anchors for the attempts. */
+  trustAnchors: TrustAnchors;
 }
 
 /** A missing event: retrying cannot make it appear (the activity makes this non-retryable). */
@@ -69,9 +71,10 @@ export function endpointVerdict(
   return endpoint.state === 'active' ? 'ok' : 'endpoint_inactive';
 }
 
-/** Where an attempt runs, for its log line: the delivery workflow's id when run as its activity. */
+/** Where an attempt runs, for its log line: the delivery workflow's id when run as its activity, and the logger bound to it. */
 export interface AttemptContext {
   workflowId?: string;
+  logger: Logger;
 }
 
 /**
@@ -83,18 +86,18 @@ function observeAttempt(record: DeliveryRecord, context: AttemptContext): void {
   webhookAttempts.inc({ outcome, error_code: record.errorCode ?? '' });
   if (record.durationMs !== null && record.durationMs !== undefined) webhookAttemptDuration.observe({ outcome }, record.durationMs / 1000);
   if (outcome === 'dead_lettered') webhookDeadLetters.inc();
-  logger[outcome === 'succeeded' ? 'info' : 'warn'](
+  context.logger[outcome === 'succeeded' ? 'info' : 'warn'](
     // The attempt as the API shows it, and where it ran: the operator reads the same fields the customer does.
     { ...deliveryView(record), org_id: record.orgId, workspace_id: record.workspaceId, workflow_id: context.workflowId, outcome },
     'webhook delivery attempt',
   );
 }
 
-export function createAttemptDeliverer(config: Config, deps: DeliverAttemptDeps = {}) {
-  const now = deps.now ?? (() => new Date());
+export function createAttemptDeliverer(config: Config, deps: DeliverAttemptDeps) {
+  const { now } = deps;
 
   /** The event-level consequence of a recorded attempt; safe to repeat on a retried activity. */
-  async function settle(record: DeliveryRecord): Promise<AttemptResult> {
+  async function settle(record: DeliveryRecord, logger: Logger): Promise<AttemptResult> {
     // The event's own status only tracks what replays need (dead-lettered or not); whether it
     // was delivered is in its delivery records, which saves a write on every success.
     if (record.status === 'dead_lettered') {
@@ -104,7 +107,8 @@ export function createAttemptDeliverer(config: Config, deps: DeliverAttemptDeps 
     return { ok: record.status === 'succeeded', deliveryId: record._id, status: record.status };
   }
 
-  async function attemptDelivery(input: AttemptInput, context: AttemptContext = {}): Promise<AttemptResult> {
+  async function attemptDelivery(input: AttemptInput, context: AttemptContext): Promise<AttemptResult> {
+    const { logger } = context;
     const event = input.event ?? (await eventById(input.eventId));
     // Not an infrastructure hiccup: retrying cannot make a missing event appear.
     if (!event) throw new EventMissing(input.eventId);
@@ -113,7 +117,7 @@ export function createAttemptDeliverer(config: Config, deps: DeliverAttemptDeps 
     let outcome: AttemptOutcome | { ok: false; errorCode: string; responseStatus: null; durationMs: number | null };
     if (!(await claimAttempt(key, at))) {
       const earlier = await findAttempt(key);
-      if (earlier) return settle(earlier);
+      if (earlier) return settle(earlier, logger);
       // An earlier run of this activity began the attempt and may have sent it: never POST
       // again for one attempt; it counts as failed and the schedule goes on.
       outcome = { ok: false, errorCode: 'attempt_interrupted', responseStatus: null, durationMs: null };
@@ -136,7 +140,7 @@ export function createAttemptDeliverer(config: Config, deps: DeliverAttemptDeps 
           {
             lookupAll: deps.destinationLookup ?? systemDestinationLookup,
             allowedCidrs: config.webhooks.allowedCidrs,
-            ca: trustAnchors(config.webhooks.extraCaFile),
+            ca: deps.trustAnchors.of(config.webhooks.extraCaFile),
           },
         );
       }
@@ -159,7 +163,7 @@ export function createAttemptDeliverer(config: Config, deps: DeliverAttemptDeps 
       nextAttemptAt: !outcome.ok && input.nextDelayMs !== null ? new Date(finishedAt + input.nextDelayMs) : null,
     });
     observeAttempt(record, context);
-    return settle(record);
+    return settle(record, logger);
   }
 
   return attemptDelivery;

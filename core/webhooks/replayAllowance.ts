@@ -20,7 +20,7 @@ function claim(endpointId: string, now: Date) {
   return takeSlotUsedBefore(endpointId, new Date(now.getTime() - REPLAY_ALLOWANCE_WINDOW_MS), now);
 }
 
-export async function takeReplaySlot(endpointId: string, now = new Date()): Promise<SlotVerdict> {
+export async function takeReplaySlot(endpointId: string, now: Date): Promise<SlotVerdict> {
   let prev = await claim(endpointId, now);
   if (!prev) {
     const slots = await slotsOf(endpointId);
@@ -58,7 +58,7 @@ export function allowanceFrom(usedAts: readonly Date[], now: Date): { left: numb
 }
 
 /** The endpoint's replays left in the trailing hour, as a page shows them before anyone asks for one. */
-export async function replayAllowanceOf(endpointId: string, now = new Date()): Promise<{ left: number; nextAllowedAt: Date | null }> {
+export async function replayAllowanceOf(endpointId: string, now: Date): Promise<{ left: number; nextAllowedAt: Date | null }> {
   const slots = await slotsOf(endpointId);
   return allowanceFrom(
     slots.map((s) => s.usedAt),

@@ -61,7 +61,7 @@ export async function replayableAmong(deliveries: readonly { delivery_id: string
   return new Set(dead.filter((d) => isReplayable(d, byId.get(d.event_id) ?? null)).map((d) => d.delivery_id));
 }
 
-export async function requestReplay(workspaceId: string, deliveryId: string, deliver: Client | ReplaySignaller, now = new Date()): Promise<ReplayAccepted> {
+export async function requestReplay(workspaceId: string, deliveryId: string, deliver: Client | ReplaySignaller, now: Date): Promise<ReplayAccepted> {
   const signal = typeof deliver === 'function' ? deliver : replaySignaller(deliver);
   const delivery = await findDelivery(workspaceId, deliveryId);
   if (delivery.status !== 'dead_lettered') throw notAllowed('Only a dead-lettered delivery can be replayed.');
@@ -104,7 +104,7 @@ export async function requestReplay(workspaceId: string, deliveryId: string, del
  * answer, each under a lease of `leaseMs`. A workflow gone meanwhile (its replay window closed)
  * puts the event back to dead-lettered, as a refused signal on the request would have.
  */
-export async function signalRecordedReplays(signal: ReplaySignaller, leaseMs: number, limit = 50, now = new Date()): Promise<void> {
+export async function signalRecordedReplays(signal: ReplaySignaller, leaseMs: number, limit = 50, now: Date): Promise<void> {
   for (const _id of await dueReplayEventIds(now, limit)) {
     const claimed = await leaseDueReplay(_id, now, new Date(now.getTime() + leaseMs));
     if (!claimed?.replayRun) continue;

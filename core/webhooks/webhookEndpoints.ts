@@ -59,7 +59,7 @@ function limitReached(): Problem {
   return new Problem('endpoint_limit_reached', 'This workspace already has an active webhook endpoint; disable or delete it first.');
 }
 
-export async function registerEndpoint(scope: EndpointScope, url: string, settings: DestinationSettings, now = new Date()) {
+export async function registerEndpoint(scope: EndpointScope, url: string, settings: DestinationSettings, now: Date) {
   // Checked before anything is written: a refused destination persists nothing.
   await requireAllowedDestination(url, settings);
   if (await hasActiveEndpoint(scope.workspaceId)) throw limitReached();
@@ -121,7 +121,7 @@ export async function updateEndpoint(scope: EndpointScope, endpointId: string, c
 }
 
 /** DELETE: retire, keep the record and its deliveries readable; retiring twice is harmless. */
-export async function retireEndpoint(scope: EndpointScope, endpointId: string, now = new Date()): Promise<EndpointView> {
+export async function retireEndpoint(scope: EndpointScope, endpointId: string, now: Date): Promise<EndpointView> {
   await findEndpoint(scope, endpointId);
   await markEndpointRetired(scope.workspaceId, endpointId, now);
   return endpointView(await findEndpoint(scope, endpointId));
@@ -132,7 +132,7 @@ export async function retireEndpoint(scope: EndpointScope, endpointId: string, n
  * most two live secrets, so a rotation inside the window is refused. The write is
  * conditional on the window the read saw, so two concurrent rotations cannot both win.
  */
-export async function rotateSecret(scope: EndpointScope, endpointId: string, secretsKey: Buffer, now = new Date()) {
+export async function rotateSecret(scope: EndpointScope, endpointId: string, secretsKey: Buffer, now: Date) {
   const doc = await findEndpoint(scope, endpointId);
   if (doc.state === 'retired') throw new Problem('endpoint_retired', 'A retired webhook endpoint has no secret to rotate.');
   const inWindow = () =>

@@ -58,7 +58,7 @@ export async function lastAttemptOf(workspaceId: string): Promise<DeliveryRecord
   return legacy ?? null;
 }
 
-export async function webhookHealthOf(workspaceId: string, now = new Date()): Promise<WebhookHealth> {
+export async function webhookHealthOf(workspaceId: string, now: Date): Promise<WebhookHealth> {
   const [last, counts] = await Promise.all([lastAttemptOf(workspaceId), healthCountsOf(workspaceId, healthHours(now))]);
   return { lastAttempt: last ? deliveryView(last) : null, failedAttempts: counts.failed, deadLetters: counts.deadLettered };
 }

@@ -143,7 +143,7 @@ function untilStopped(): Promise<string> {
   });
 }
 
-async function listen(f: Flags, { config }: Deps): Promise<unknown> {
+async function listen(f: Flags, { config, now }: Deps): Promise<unknown> {
   refuseInProduction('webhook listen');
   const workspaceId = requireFlag(f, 'workspace');
   const forwardTo = optionalFlag(f, 'forward-to');
@@ -231,7 +231,7 @@ async function listen(f: Flags, { config }: Deps): Promise<unknown> {
       await endpointChange('webhook_endpoint.updated', { url: reused.url, state: reused.state }, { url, state: 'active' });
       say(`endpoint ${endpointId} of workspace ${workspaceId} enabled at ${url} with the signing secret of the earlier sessions`);
     } else {
-      const registered = await registerEndpoint(scope, url, settings);
+      const registered = await registerEndpoint(scope, url, settings, new Date(now()));
       endpointId = registered.endpoint.endpoint_id;
       await endpointChange('webhook_endpoint.created', null, { url, state: 'active' });
       say(`endpoint ${endpointId} registered for workspace ${workspaceId} at ${url}`);
@@ -245,7 +245,7 @@ async function listen(f: Flags, { config }: Deps): Promise<unknown> {
     };
   }
   if (f['new-secret'] === true) {
-    const rotated = await rotateSecret(scope, endpointId, config.secretsKey);
+    const rotated = await rotateSecret(scope, endpointId, config.secretsKey, new Date(now()));
     say(`new signing secret (shown once; the previous one verifies until ${rotated.previous_secret_expires_at}): ${rotated.secret}`);
   }
   const current = await findEndpoint(scope, endpointId);

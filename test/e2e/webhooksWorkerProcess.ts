@@ -1,7 +1,8 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { loadConfig } from '../../core/config';
-import { logger } from '../../core/observability/logger';
+import { createDeps } from '../../core/deps';
+import { createLogger } from '../../core/observability/logger';
 import { connectStore } from '../../core/store/connection';
 import { createTemporalClients } from '../../core/temporal/client';
 
@@ -12,7 +13,6 @@ import { createTemporalClients } from '../../core/temporal/client';
  */
 async function main(): Promise<void> {
   const config = loadConfig();
-  logger.level = 'silent';
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
   await connectStore(config.mongodbUri);
   const worker = await Worker.create({
@@ -21,7 +21,7 @@ async function main(): Promise<void> {
     taskQueue: config.temporal.taskQueue,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     // The process is killed, never stopped: its clients' connection ends with it.
-    activities: createActivities(config, { temporal: createTemporalClients(config) }),
+    activities: createActivities(createDeps(config, { temporal: createTemporalClients(config), logger: createLogger({ level: 'silent' }) })),
     // This worker is killed mid-workflow: let its successor take over the sticky tasks quickly.
     stickyQueueScheduleToStartTimeout: '1 second',
   });

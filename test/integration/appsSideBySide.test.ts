@@ -8,6 +8,7 @@ import { createTenant } from '../support/fixtures';
 import { api } from '../support/http';
 import { expectProblemResponse } from '../support/problems';
 import { startTestApi, type TestApi } from '../support/testApi';
+import { testLogger } from '../support/capturedLogs';
 
 /**
  * Each app lives on what its composition root built (core/deps.ts), not on module state: a
@@ -25,7 +26,7 @@ beforeAll(async () => {
     authUrl: 'http://auth-second.example',
     searchQuotas: { ...first.config.searchQuotas, distinctQueriesPerHour: 1 },
   };
-  const deps = createDeps(config);
+  const deps = createDeps(config, { logger: testLogger() });
   const server = createApp({ deps, probes: { store: pingStore, temporal: async () => true } }).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   second = { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, deps, server };

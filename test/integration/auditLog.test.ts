@@ -89,13 +89,13 @@ test('the maintenance run deletes entries older than AUDIT_RETENTION_DAYS and on
   const now = Date.now();
   const old = await recordAuditEvent({ orgId: t.orgId, actor: 'operator', action: 'credits.granted', target: t.orgId, now: new Date(now - 11 * DAY) });
   const kept = await recordAuditEvent({ orgId: t.orgId, actor: 'operator', action: 'credits.granted', target: t.orgId, now: new Date(now - 9 * DAY) });
-  const purged = await createMaintenanceActivities({ auditRetentionDays: 10 }).purgeExpiredRecords();
+  const purged = await createMaintenanceActivities({ config: { ...config, auditRetentionDays: 10 }, now: Date.now }).purgeExpiredRecords();
   expect(purged.auditEvents).toBeGreaterThanOrEqual(1);
   expect(await AuditEvent.exists({ _id: old.event_id })).toBeNull();
   expect(await AuditEvent.exists({ _id: kept.event_id })).not.toBeNull();
   // The default (400 days) keeps both of a year-old and a fresh entry.
   const yearOld = await recordAuditEvent({ orgId: t.orgId, actor: 'operator', action: 'credits.granted', target: t.orgId, now: new Date(now - 365 * DAY) });
-  await createMaintenanceActivities({ auditRetentionDays: config.auditRetentionDays }).purgeExpiredRecords();
+  await createMaintenanceActivities({ config, now: Date.now }).purgeExpiredRecords();
   expect(config.auditRetentionDays).toBe(400);
   expect(await AuditEvent.exists({ _id: yearOld.event_id })).not.toBeNull();
 });

@@ -79,10 +79,10 @@ test(`${CONCURRENT} concurrent refresh_token grants of one M2M refresh token: ex
   const successes: number[] = [];
   const liveTokensLeft: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    const token = await issueRefreshToken({ clientId: client.client_id, scope: 'mcp:tools', resource: RESOURCE }, 3600);
+    const token = await issueRefreshToken({ clientId: client.client_id, scope: 'mcp:tools', resource: RESOURCE }, 3600, new Date());
     const { chainId } = (await findRefreshToken(token))!;
     const outcomes = await Promise.allSettled(
-      Array.from({ length: CONCURRENT }, () => refreshTokenGrant(caller, token, new Map(), srv.config, srv.signingKeys)),
+      Array.from({ length: CONCURRENT }, () => refreshTokenGrant(caller, token, new Map(), srv.config, srv.signingKeys, new Date(), srv.deps.logger)),
     );
     successes.push(outcomes.filter((o) => o.status === 'fulfilled').length);
     // Every other outcome is the refusal of a reused token, not some other failure.

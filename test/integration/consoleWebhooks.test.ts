@@ -285,7 +285,7 @@ describe('Webhook deliveries', () => {
   });
 
   test('beyond ten replays in the hour the page says when the next one is allowed, instead of "Replay"', async () => {
-    for (let i = 0; i < 10; i++) expect((await takeReplaySlot(endpointId)).ok).toBe(true);
+    for (let i = 0; i < 10; i++) expect((await takeReplaySlot(endpointId, new Date())).ok).toBe(true);
     const res = await admin.get(`/console/webhooks/deliveries?job_id=${jobs[0]}`);
     expect(res.text).toContain('Replays left this hour: 0');
     expect(res.text).toContain('The next replay is allowed at');

@@ -16,6 +16,7 @@ import { eventually } from '../support/eventually';
 import { createTenant, insertTestPeople, keyPrincipalOf, type TestTenant } from '../support/fixtures';
 import { testConfig, uniqueName } from '../support/testConfig';
 import { createDeps } from '../../core/deps';
+import { testLogger } from '../support/capturedLogs';
 
 /**
  * The chunk activity (activities/contacts.ts) run as Temporal runs it, in an activity context
@@ -43,7 +44,7 @@ beforeAll(async () => {
   await connectStore(config.mongodbUri);
   await ensureIndexes();
   temporal = createTemporalClients(config);
-  activities = createContactActivities(config, { temporal });
+  activities = createContactActivities(createDeps(config, { temporal, logger: testLogger() }));
 });
 
 afterAll(async () => {
@@ -68,7 +69,7 @@ async function acceptedJob(): Promise<{ tenant: TestTenant; chunk: ChunkInput; f
   const tenant = await createTenant({ credits: CREDITS });
   let started: ContactRetrievalInput | undefined;
   await createContactRetrievalJob(
-    createDeps(config),
+    createDeps(config, { logger: testLogger() }),
     {
       principal: keyPrincipalOf(tenant),
       personIds: people,

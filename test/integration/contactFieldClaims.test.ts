@@ -13,6 +13,7 @@ import { eventually } from '../support/eventually';
 import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
 import { testConfig, uniqueName } from '../support/testConfig';
 import { createDeps } from '../../core/deps';
+import { testLogger } from '../support/capturedLogs';
 
 /**
  * Who pays for a person's contact fields when jobs of one organization overlap, at the chunk
@@ -45,7 +46,7 @@ const deps: ChunkDeps = { provider: everyoneFound, retryPolicy: { maxAttempts: 1
 async function acceptedJob(tenant: TestTenant, people: string[]): Promise<ChunkInput> {
   let started: ContactRetrievalInput | undefined;
   await createContactRetrievalJob(
-    createDeps(config),
+    createDeps(config, { logger: testLogger() }),
     {
       principal: { ...tenant, audience: 'developer-api', scopes: [...ALL_PERMISSIONS] },
       personIds: people,
@@ -166,7 +167,7 @@ test('past the 30-day window the fields are claimed (and paid) again, once, unde
   expect(claims.filter((c) => c.generation === 1 && c.jobId === again.jobId)).toHaveLength(4);
   expect(claims).toHaveLength(8);
   // Within the window of the new claims, nobody pays again (the old job finishes: two run at most).
-  await finishJob(old.jobId, null);
+  await finishJob(old.jobId, null, new Date());
   const third = await acceptedJob(tenant, people);
   expect(await processChunk(third, deps)).toMatchObject({ tally: { reused: 2 } });
   expect(await creditBalance(tenant.orgId)).toBe(96);
@@ -189,7 +190,7 @@ test('a job stopped after claiming and before paying gives its claims back when 
   });
   expect(await ContactFieldClaim.countDocuments({ orgId: tenant.orgId })).toBe(4);
 
-  const finished = await finishJob(job.jobId, 'cancelled');
+  const finished = await finishJob(job.jobId, 'cancelled', new Date());
   expect(finished.counts).toMatchObject({ cancelled: 2, delivered: 0 });
   expect(await ContactFieldClaim.countDocuments({ orgId: tenant.orgId })).toBe(0);
   expect(await creditBalance(tenant.orgId)).toBe(100);

@@ -12,6 +12,8 @@ import { registerEndpoint } from '../../core/webhooks/webhookEndpoints';
 import { createTenant } from '../support/fixtures';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
 import { testConfig, uniqueName } from '../support/testConfig';
+import { testLogger } from '../support/capturedLogs';
+import { createDeps } from '../../core/deps';
 
 /**
  * The delivery attempt activity (activities/deliveries.ts) run in an activity context from
@@ -29,7 +31,7 @@ beforeAll(async () => {
   config = testConfig({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOK_EXTRA_CA_FILE: receiver.caFile });
   await connectStore(config.mongodbUri);
   await ensureIndexes();
-  activities = createDeliveryActivities(config);
+  activities = createDeliveryActivities(createDeps(config, { logger: testLogger() }));
 });
 
 afterAll(async () => {
@@ -48,11 +50,16 @@ function runActivity(activityAttempt: number, input: AttemptInput): Promise<Atte
 async function firstAttempt(): Promise<{ input: AttemptInput; path: string }> {
   const tenant = await createTenant();
   const path = `/hook/${tenant.workspaceId}`;
-  const reg = await registerEndpoint(tenant, `${receiver.url}${path}`, {
-    lookupAll: systemDestinationLookup,
-    allowedCidrs: config.webhooks.allowedCidrs,
-    secretsKey: config.secretsKey,
-  });
+  const reg = await registerEndpoint(
+    tenant,
+    `${receiver.url}${path}`,
+    {
+      lookupAll: systemDestinationLookup,
+      allowedCidrs: config.webhooks.allowedCidrs,
+      secretsKey: config.secretsKey,
+    },
+    new Date(),
+  );
   const jobId = uniqueName('job');
   return {
     path,

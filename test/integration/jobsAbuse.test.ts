@@ -228,7 +228,7 @@ describe('an organization has a daily job cap', () => {
     const t = await createTenant();
     await setDailyJobCap(srv.config, t.orgId, 3);
     const caps = new DailyJobCapReads();
-    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => claimDaySlot(srv.config, caps, t.orgId, `job_concurrent${i}`)));
+    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => claimDaySlot(srv.config, caps, t.orgId, `job_concurrent${i}`, Date.now())));
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(3);
     for (const o of outcomes.filter((x) => x.status === 'rejected')) {
       expect((o as PromiseRejectedResult).reason).toBeInstanceOf(Problem);

@@ -12,6 +12,7 @@ import { terminateRunningJobWorkflows } from '../support/contactRetrievalJobs';
 import { createDeps } from '../../core/deps';
 import { StoreAdmission } from '../../core/limits/requestAdmission';
 import { TestClock } from '../support/testClock';
+import { testLogger } from '../support/capturedLogs';
 
 /**
  * The two-running-jobs cap (SPEC 8.1). No worker polls this file's task queue, so accepted
@@ -26,7 +27,7 @@ const pool = Array.from({ length: 300 }, (_, k) => `per_cap${String(k).padStart(
 const person = (_i: number) => pool[seq++];
 
 /** Fresh caches for each acceptance, over the API's Temporal clients (which the API closes). */
-const jobDeps = () => createDeps(srv.config, { temporal: srv.deps.temporal });
+const jobDeps = () => createDeps(srv.config, { logger: testLogger(), temporal: srv.deps.temporal });
 
 beforeAll(async () => {
   srv = await startTestApi({}, undefined, { admission: new StoreAdmission(clock.now) });

@@ -8,6 +8,7 @@ import { ApiKey } from '../../core/keys/models';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { runAdminWith } from '../support/adminCli';
 import { eventually } from '../support/eventually';
+import { capturingLogger } from '../support/capturedLogs';
 import { createTenant } from '../support/fixtures';
 import { api } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
@@ -45,6 +46,7 @@ describe('last use of an API key', () => {
     const pending: Promise<void>[] = [];
     const changes: boolean[] = [];
     const recorder = new KeyUseRecorder(
+      srv.deps.logger,
       async (keyId, at) => {
         const changed = await writeKeyUse(keyId, at);
         changes.push(changed);
@@ -95,11 +97,14 @@ describe('last use of an API key', () => {
 
   test('the answer never waits for the write, and a failing write fails no request', async () => {
     const tenant = await createTenant({ scopes: [PERMISSIONS.limitsRead] });
-    const hanging = await authenticatedApp(new KeyUseRecorder(() => new Promise<boolean>(() => undefined)));
-    const failing = await authenticatedApp(new KeyUseRecorder(() => Promise.reject(new Error('store write refused'))));
+    const failures = capturingLogger();
+    const hanging = await authenticatedApp(new KeyUseRecorder(srv.deps.logger, () => new Promise<boolean>(() => undefined)));
+    const failing = await authenticatedApp(new KeyUseRecorder(failures.logger, () => Promise.reject(new Error('store write refused'))));
     try {
       expect((await api(hanging.url, 'GET', '/', { key: tenant.key })).status).toBe(200);
       expect((await api(failing.url, 'GET', '/', { key: tenant.key })).status).toBe(200);
+      const logged = await eventually('the failed write logged', () => failures.lines.length > 0 && failures.lines);
+      expect(logged.map((l) => [l.level, l.msg])).toEqual([[40, 'recording the last use of an API key failed']]);
     } finally {
       await hanging.close();
       await failing.close();

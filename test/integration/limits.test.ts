@@ -16,6 +16,7 @@ import { testConfig } from '../support/testConfig';
 import { serveApp } from '../support/testApi';
 import { TestClock } from '../support/testClock';
 import { expectProblemResponse } from '../support/problems';
+import { testLogger } from '../support/capturedLogs';
 
 /**
  * Operational limits (SPEC 8) across replicas sharing one store, with no balancer: every limit
@@ -50,8 +51,8 @@ beforeAll(async () => {
   await ensureIndexes();
   const [processReplica, ...inProcess] = await Promise.all([
     startApiProcess(cfg, { LOG_LEVEL: 'silent', LIMITS_LEASE_TTL_SECONDS: String(LEASE_TTL_SECONDS) }),
-    serveApp(createDeps(cfg)),
-    ...[0, 1].map(() => serveApp(createDeps(cfg, { admission: new StoreAdmission(clock.now) }))),
+    serveApp(createDeps(cfg, { logger: testLogger() })),
+    ...[0, 1].map(() => serveApp(createDeps(cfg, { logger: testLogger(), admission: new StoreAdmission(clock.now) }))),
   ]);
   replicas.push(inProcess[0], { url: processReplica.url, close: () => processReplica.stop() });
   apps.push(...inProcess.slice(1));
@@ -286,7 +287,7 @@ describe('per-minute caps', () => {
     const tenant = await createTenant();
     const other = await addKey(tenant, [PERMISSIONS.candidatesSearch]);
     // cfg carries LIMITS_LEASE_TTL_SECONDS, as the API processes' environment does.
-    const cli = await runAdminWith(createDeps(cfg), [
+    const cli = await runAdminWith(createDeps(cfg, { logger: testLogger() }), [
       'limit',
       'set',
       '--org',

@@ -47,7 +47,7 @@ async function connect(allowance: GrantAllowance, clientName: string): Promise<C
   const clientId = (await registerPublicClient({ client_name: clientName, redirect_uris: ['https://agent.example.com/cb'] })).client_id as string;
   const grant = await recordConsent({ userId: user.user_id, orgId: tenant.orgId, clientId, clientName, scope: 'mcp:tools', allowance });
   const chainId = newId('rtc');
-  await startChain({ id: chainId, userId: user.user_id, clientId, grantId: grant._id });
+  await startChain({ id: chainId, userId: user.user_id, clientId, grantId: grant._id }, new Date());
   const { token } = await issueAccessToken({
     issuer: AUTH_URL,
     audience: RESOURCE,

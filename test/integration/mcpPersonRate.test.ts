@@ -34,7 +34,7 @@ async function personToken(userId?: string): Promise<{ userId: string; token: st
     ).user_id;
   const client = (await registerPublicClient({ client_name: 'Rate test', redirect_uris: ['https://rate.example.com/cb'] })).client_id as string;
   const chainId = newId('rtc');
-  await startChain({ id: chainId, userId: person, clientId: client, grantId: newId('cg') });
+  await startChain({ id: chainId, userId: person, clientId: client, grantId: newId('cg') }, new Date());
   const { token } = await issueAccessToken({
     issuer: AUTH_URL,
     audience: RESOURCE,

@@ -9,6 +9,7 @@ import { heldLeases } from '../../core/limits/requestAdmission';
 import { retryLater } from '../../core/problems';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { createDeps, type Deps } from '../../core/deps';
+import { testLogger } from '../support/capturedLogs';
 
 /**
  * The tool → route bridge, with stand-in route specs under the real operation names: path
@@ -81,8 +82,8 @@ const principal: KeyPrincipal = {
 
 beforeAll(async () => {
   srv = await startTestApi();
-  deps = createDeps(srv.config);
-  dispatcher = createToolDispatcher(createOperationExecutor(operationRegistry(routes), deps));
+  deps = createDeps(srv.config, { logger: testLogger() });
+  dispatcher = createToolDispatcher(createOperationExecutor(operationRegistry(routes), deps), deps.logger);
 });
 afterAll(async () => srv.close());
 

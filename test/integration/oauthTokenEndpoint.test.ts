@@ -15,6 +15,7 @@ import { startTestApi, type TestApi } from '../support/testApi';
 import { TYPESCRIPT_NODE_ARGS } from '../support/typescriptProcess';
 import { AUTH_URL, OAUTH_ENV, RESOURCE, basic, clientCredentialsToken, discover, requestOptions, tokenRequest } from './oauthTestClient';
 import { createDeps } from '../../core/deps';
+import { testLogger } from '../support/capturedLogs';
 
 let srv: TestApi;
 let tenant: TestTenant;
@@ -216,9 +217,13 @@ describe('refresh_token', () => {
     expect(JSON.stringify(stored)).not.toContain(t.refresh_token);
     const later = new Date(Date.now() + (srv.config.oauth.refreshTokenIdleSeconds + 1) * 1000);
     const caller = { clientId: client.client_id, retryWindowMs: 0 };
-    await expect(refreshTokenGrant(caller, t.refresh_token!, new Map(), srv.config, srv.signingKeys, later)).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(refreshTokenGrant(caller, t.refresh_token!, new Map(), srv.config, srv.signingKeys, later, srv.deps.logger)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
     // Refused for its age alone: the same token, not consumed by the refusal, still refreshes now.
-    await expect(refreshTokenGrant(caller, t.refresh_token!, new Map(), srv.config, srv.signingKeys)).resolves.toMatchObject({ token_type: 'Bearer' });
+    await expect(refreshTokenGrant(caller, t.refresh_token!, new Map(), srv.config, srv.signingKeys, new Date(), srv.deps.logger)).resolves.toMatchObject({
+      token_type: 'Bearer',
+    });
   });
 });
 
@@ -228,7 +233,7 @@ describe('master-secret rotation (SECRETS_ENCRYPTION_KEY_PREVIOUS)', () => {
     // A retry window, as people's clients have, so the first rotation seals its pair under the old master.
     const caller = { clientId: client.client_id, retryWindowMs: REFRESH_RETRY_WINDOW_MS };
     const now = Date.now();
-    const first = await refreshTokenGrant(caller, t.refresh_token!, new Map(), srv.config, srv.signingKeys, new Date(now));
+    const first = await refreshTokenGrant(caller, t.refresh_token!, new Map(), srv.config, srv.signingKeys, new Date(now), srv.deps.logger);
     const rotated = testConfig({
       ...OAUTH_ENV,
       MONGODB_URI: srv.config.mongodbUri,
@@ -237,9 +242,9 @@ describe('master-secret rotation (SECRETS_ENCRYPTION_KEY_PREVIOUS)', () => {
     });
     // A replica started with the rotated settings: its signing keys open the key sealed under the old master.
     const rotatedKeys = new SigningKeys(rotated);
-    expect(await refreshTokenGrant(caller, t.refresh_token!, new Map(), rotated, rotatedKeys, new Date(now + 1000))).toEqual(first);
+    expect(await refreshTokenGrant(caller, t.refresh_token!, new Map(), rotated, rotatedKeys, new Date(now + 1000), srv.deps.logger)).toEqual(first);
     // The successor rotates under the new master; its access token is signed by the key sealed under the old one.
-    const next = await refreshTokenGrant(caller, first.refresh_token!, new Map(), rotated, rotatedKeys, new Date(now + 2000));
+    const next = await refreshTokenGrant(caller, first.refresh_token!, new Map(), rotated, rotatedKeys, new Date(now + 2000), srv.deps.logger);
     expect(next.refresh_token).not.toBe(first.refresh_token);
     const { payload } = await jwtVerify(next.access_token, createLocalJWKSet(await jwksOf()), { issuer: AUTH_URL, audience: RESOURCE, typ: 'at+jwt' });
     expect(payload).toMatchObject({ client_id: client.client_id, scope: 'mcp:tools' });
@@ -293,7 +298,7 @@ describe('per-credential rate limit', () => {
   test('shared across two API replicas: 429 with Retry-After once the minute is used up', async () => {
     const c = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 2 });
     const replica: Server = createServer(
-      createApp({ deps: createDeps(srv.config), probes: { store: async () => true, temporal: async () => true } }).callback(),
+      createApp({ deps: createDeps(srv.config, { logger: testLogger() }), probes: { store: async () => true, temporal: async () => true } }).callback(),
     );
     await new Promise<void>((r) => replica.listen(0, '127.0.0.1', r));
     const addr = replica.address();

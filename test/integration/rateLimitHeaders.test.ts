@@ -12,6 +12,7 @@ import { createTenant, keyPrincipalOf } from '../support/fixtures';
 import { seededRandom } from '../support/seededRandom';
 import { TestClock } from '../support/testClock';
 import { testConfig } from '../support/testConfig';
+import { testLogger } from '../support/capturedLogs';
 
 /**
  * RateLimit headers equal admission (SPEC 8.1): random mixes of operations, held and finished
@@ -105,7 +106,7 @@ function policies(header: string): string[] {
 async function runMix(seed: number, steps: number): Promise<{ admitted: number; refused: Record<string, number> }> {
   const random = seededRandom(seed);
   const clock = new TestClock(Math.floor(Date.now() / 1000) * 1000 + 1_000_000);
-  const deps: Deps = createDeps(cfg, { admission: new StoreAdmission(clock.now) });
+  const deps: Deps = createDeps(cfg, { logger: testLogger(), admission: new StoreAdmission(clock.now) });
   const tenant = await createTenant();
   await setOrganizationRate(cfg, tenant.orgId, { requestsPerSecond: RATE, maxConcurrency: IN_FLIGHT });
   await setCap(cfg, { orgId: tenant.orgId, operation: 'whoami', scope: { type: 'key', id: tenant.keyId }, requestsPerMinute: CAP_PER_MINUTE });

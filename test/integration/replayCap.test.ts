@@ -9,6 +9,7 @@ import { createTenant, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
 import { startSignInApi } from '../support/signInApi';
 import { serveApp, type TestApi } from '../support/testApi';
+import { testLogger } from '../support/capturedLogs';
 
 /**
  * The replay allowance is exact under concurrency (SPEC 8.1: 10 replays per endpoint per hour):
@@ -32,7 +33,7 @@ const deadLetters: { eventId: string; deliveryId: string }[] = [];
 
 beforeAll(async () => {
   srv = await startSignInApi();
-  replica = await serveApp(createDeps(srv.config));
+  replica = await serveApp(createDeps(srv.config, { logger: testLogger() }));
   tenant = await createTenant();
   admin = await consoleSession(srv, tenant, 'admin');
   await WebhookEndpoint.create({

@@ -8,6 +8,7 @@ import { runAdminWith } from '../support/adminCli';
 import { createDeps } from '../../core/deps';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { testConfig } from '../support/testConfig';
+import { testLogger } from '../support/capturedLogs';
 
 let config: Config;
 let mine: TestTenant;
@@ -64,7 +65,16 @@ test("a limit change on another organization's key is not_found and changes noth
 });
 
 test("the operator CLI reports another organization's key as one not-found line with exit 1", async () => {
-  const shown = await runAdminWith(createDeps(config), ['limit', 'show', '--org', mine.orgId, '--operation', 'whoami', '--key-id', theirs.keyId]);
+  const shown = await runAdminWith(createDeps(config, { logger: testLogger() }), [
+    'limit',
+    'show',
+    '--org',
+    mine.orgId,
+    '--operation',
+    'whoami',
+    '--key-id',
+    theirs.keyId,
+  ]);
   expect(shown.status).toBe(1);
   expect(shown.stdout).toBe('');
   expect(shown.stderr).toBe(`error: The key ${theirs.keyId} does not exist in organization ${mine.orgId}.\n`);

@@ -6,6 +6,7 @@ import { SearchIndexSnapshotManifest } from '../../core/talent/searchModels';
 import { peopleVersion, seedPeople } from '../../scripts/seeding/seedPeople';
 import { BUILT_IN_SOURCE_ID } from '../../core/talent/sources';
 import { startTestApi, type TestApi } from '../support/testApi';
+import { testLogger } from '../support/capturedLogs';
 
 let srv: TestApi;
 beforeAll(async () => {
@@ -17,7 +18,7 @@ afterAll(async () => srv.close());
 test('a stored snapshot loads as the same index: people, previews and search results', async () => {
   const built = await buildSearchIndex();
   expect(built.size).toBeGreaterThanOrEqual(300);
-  await saveSearchIndexSnapshot(built);
+  await saveSearchIndexSnapshot(built, new Date());
   const loaded = await loadSearchIndexSnapshot(built.version);
   expect(loaded).not.toBeNull();
   expect(loaded!.size).toBe(built.size);
@@ -31,12 +32,12 @@ test('a stored snapshot loads as the same index: people, previews and search res
 
 test('the snapshot of another people version is never used, and a new version drops the old snapshot', async () => {
   const version = await peopleVersion();
-  const first = await loadSearchIndex();
+  const first = await loadSearchIndex(testLogger(), Date.now);
   expect(first.version).toBe(version);
   expect(await loadSearchIndexSnapshot(version + 1)).toBeNull();
 
   await PeopleMeta.updateOne({ _id: 'version' }, { $inc: { version: 1 } }, { upsert: true });
-  const second = await loadSearchIndex();
+  const second = await loadSearchIndex(testLogger(), Date.now);
   expect(second.version).toBe(version + 1);
   expect(await loadSearchIndexSnapshot(version + 1)).not.toBeNull();
   expect(await loadSearchIndexSnapshot(version)).toBeNull();

@@ -15,6 +15,7 @@ import { api, apiHonouringRateLimits, type HttpResponse } from '../support/http'
 import { expectProblemResponse } from '../support/problems';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
+import { testLogger } from '../support/capturedLogs';
 
 let srv: TestApi;
 let worker: TestWorker;
@@ -177,7 +178,7 @@ describe('the counters and their roll-up by the store maintenance', () => {
   test('a minute is written once it has ended, into its hour row, in one write per organization', async () => {
     const t = await createTenant();
     let clock = Date.parse('2026-11-20T09:58:30Z');
-    const counters = new UsageCounters({ now: () => clock });
+    const counters = new UsageCounters({ logger: testLogger(), now: () => clock });
     counters.countRequest(t.orgId, 'candidates.search', 200, 1);
     counters.countRequest(t.orgId, 'profiles.unlock', 200, 5);
     await counters.flush();
@@ -200,7 +201,7 @@ describe('the counters and their roll-up by the store maintenance', () => {
     // Counted by a clock the test sets: 120 days ago, three days and two hours ago, 20 minutes ago.
     const now = Date.parse('2026-11-25T10:20:00Z');
     let clock = now - 120 * DAY_MS;
-    const counters = new UsageCounters({ now: () => clock });
+    const counters = new UsageCounters({ logger: testLogger(), now: () => clock });
     counters.countRequest(t.orgId, 'whoami', 200, 0);
     clock = now - 3 * DAY_MS - 2 * HOUR_MS;
     counters.countRequest(t.orgId, 'candidates.search', 200, 1);

@@ -79,7 +79,12 @@ describe('endpoints (SPEC 4.2, DECISIONS.md)', () => {
     const u = await createTenant();
     const direct = await Promise.allSettled(
       Array.from({ length: 20 }, (_, i) =>
-        registerEndpoint(u, hookUrl(`direct${i}`), { lookupAll: systemDestinationLookup, allowedCidrs: ['127.0.0.0/8'], secretsKey: srv.config.secretsKey }),
+        registerEndpoint(
+          u,
+          hookUrl(`direct${i}`),
+          { lookupAll: systemDestinationLookup, allowedCidrs: ['127.0.0.0/8'], secretsKey: srv.config.secretsKey },
+          new Date(),
+        ),
       ),
     );
     expect(direct.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
@@ -351,7 +356,7 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
 
   test('more than 10 replays for one endpoint in the trailing hour is 429 webhook_replay_cap', async () => {
     const { t, endpointId, dead } = await sharedDeadLetter();
-    for (let i = 0; i < 10; i++) expect((await takeReplaySlot(endpointId)).ok).toBe(true);
+    for (let i = 0; i < 10; i++) expect((await takeReplaySlot(endpointId, new Date())).ok).toBe(true);
     const res = await api(srv.url, 'POST', `/v1/webhook-deliveries/${dead.delivery_id}/replays`, { key: t.key, body: {} });
     expectProblemResponse(res, 429, 'webhook_replay_cap');
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(3500);

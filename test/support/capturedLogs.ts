@@ -1,5 +1,5 @@
-import pino from 'pino';
-import { logger } from '../../core/observability/logger';
+import { createLogger, type Logger } from '../../core/observability/logger';
+import { recordTestLog } from './testLogs';
 
 export interface CapturedLog {
   level: number;
@@ -8,19 +8,19 @@ export interface CapturedLog {
 }
 
 /**
- * Runs `body` with our logger writing into a list instead of its destination and returns the
- * lines it wrote, so a test that provokes a logged failure asserts the line instead of printing
- * it. pino reads the destination from this symbol on each write (test/support/logBufferSetup.ts).
+ * A logger that writes into the test file's log buffer (printed when a test fails, see
+ * test/support/logBufferEnvironment.ts) instead of stdout: what a test's app logs is kept, not
+ * printed. `TEST_LOG_LEVEL` sets its level (default `info`).
  */
-export async function capturedLogs(body: () => Promise<void>): Promise<CapturedLog[]> {
-  const holder = logger as unknown as Record<symbol, unknown>;
-  const destination = holder[pino.symbols.streamSym];
+export function testLogger(level = process.env.TEST_LOG_LEVEL || 'info'): Logger {
+  return createLogger({ level, destination: { write: (line) => recordTestLog(line) } });
+}
+
+/**
+ * A logger that keeps its lines in a list, so a test that provokes a logged failure asserts
+ * the line instead of printing it.
+ */
+export function capturingLogger(): { logger: Logger; lines: CapturedLog[] } {
   const lines: CapturedLog[] = [];
-  holder[pino.symbols.streamSym] = { write: (line: string) => lines.push(JSON.parse(line) as CapturedLog) };
-  try {
-    await body();
-  } finally {
-    holder[pino.symbols.streamSym] = destination;
-  }
-  return lines;
+  return { logger: createLogger({ level: 'info', destination: { write: (line) => lines.push(JSON.parse(line) as CapturedLog) } }), lines };
 }

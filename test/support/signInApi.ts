@@ -1,8 +1,8 @@
 import { startApi } from '../../api/server';
-import { logger } from '../../core/observability/logger';
 import { disconnectStore } from '../../core/store/connection';
 import { freePort } from '../../scripts/localServices';
 import { runAdminWith, type AdminResult } from './adminCli';
+import { testLogger } from './capturedLogs';
 import { testConfig } from './testConfig';
 import type { TestApi } from './testApi';
 
@@ -24,9 +24,8 @@ export async function startSignInApi(
     const port = await freePort();
     const url = `http://${hostName}:${port}`;
     const config = testConfig({ BASE_URL: url, AUTH_URL: url, MCP_URL: url, ...env });
-    logger.level = config.logLevel;
     try {
-      const api = await startApi({ ...config, host: '127.0.0.1', port }, parts);
+      const api = await startApi({ ...config, host: '127.0.0.1', port }, { logger: testLogger(config.logLevel), ...parts });
       return {
         url,
         config,

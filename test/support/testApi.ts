@@ -5,8 +5,8 @@ import type { Config } from '../../core/config';
 import type { Deps } from '../../core/deps';
 import type { PublicClients } from '../../core/oauth/publicClients';
 import type { SigningKeys } from '../../core/oauth/signingKeys';
-import { logger } from '../../core/observability/logger';
 import { pingStore } from '../../core/store/connection';
+import { testLogger } from './capturedLogs';
 import { testConfig } from './testConfig';
 
 export interface TestApi {
@@ -30,8 +30,7 @@ export interface TestApi {
  */
 export async function startTestApi(env: Record<string, string> = {}, existing?: Config, parts: Parameters<typeof startApi>[1] = {}): Promise<TestApi> {
   const config = existing ?? testConfig(env);
-  logger.level = config.logLevel;
-  const api = await startApi({ ...config, host: '127.0.0.1', port: 0 }, parts);
+  const api = await startApi({ ...config, host: '127.0.0.1', port: 0 }, { logger: testLogger(config.logLevel), ...parts });
   return {
     url: api.url,
     config,

@@ -1,8 +1,12 @@
 import type { Worker } from '@temporalio/worker';
 import type { Config } from '../../core/config';
+import { createDeps } from '../../core/deps';
+import { defaultStore } from '../../core/store/connection';
 import { createTemporalClients } from '../../core/temporal/client';
 import type { LookupAll } from '../../core/outbound/destinationPolicy';
+import { UsageCounters } from '../../core/usage/usageCounters';
 import { createWorker } from '../../worker/createWorker';
+import { testLogger } from './capturedLogs';
 import { installTestRuntime } from './testRuntime';
 
 export interface TestWorker {
@@ -15,13 +19,18 @@ export interface TestWorker {
 
 /**
  * A real worker, in-process, on the test file's own task queue, running the workflow bundle
- * made once by the global set-up. The store connection is the test API's; its Temporal clients
- * (what its own worker cannot start eagerly) are its own, closed when it stops.
+ * made once by the global set-up, over dependencies built as worker/main.ts builds them. The
+ * store connection is the test API's; its Temporal clients (what its own worker cannot start
+ * eagerly) are its own, closed when it stops.
  */
 export async function startTestWorker(config: Config, opts: { destinationLookup?: LookupAll } = {}): Promise<TestWorker> {
   installTestRuntime();
+  const logger = testLogger(config.logLevel);
+  const usage = new UsageCounters({ logger });
   const temporal = createTemporalClients(config);
-  const { worker, connection, usage } = await createWorker(config, { workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE, temporal, ...opts });
+  const deps = createDeps(config, { temporal, logger, usage, store: defaultStore(), ...opts });
+  const { worker, connection } = await createWorker(deps, { workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE });
+  usage.start();
   const running = worker.run();
   return {
     worker,

@@ -1,6 +1,6 @@
 import { checkKeyName, defaultKeyName } from '../../core/keys/keyNames';
 import { KEY_USE_PERIOD_MS, KeyUseRecorder } from '../../core/keys/keyUse';
-import { capturedLogs } from '../support/capturedLogs';
+import { capturingLogger } from '../support/capturedLogs';
 
 describe('key names', () => {
   test('a given name is trimmed; blank, over 100 characters or with control characters is refused', () => {
@@ -22,6 +22,7 @@ describe('KeyUseRecorder', () => {
     const clock = { now: start };
     const writes: Array<{ keyId: string; at: number }> = [];
     const rec = new KeyUseRecorder(
+      capturingLogger().logger,
       async (keyId, at) => {
         writes.push({ keyId, at: at.getTime() });
         return true;
@@ -61,21 +62,21 @@ describe('KeyUseRecorder', () => {
   test('a failed write is logged, never thrown, and not retried on every use within the minute', async () => {
     const clock = { now: 0 };
     let calls = 0;
+    const { logger, lines: logged } = capturingLogger();
     const rec = new KeyUseRecorder(
+      logger,
       () => {
         calls++;
         return Promise.reject(new Error('store down'));
       },
       () => clock.now,
     );
-    const logged = await capturedLogs(async () => {
-      await expect(rec.note('key_a')).resolves.toBeUndefined();
-      rec.note('key_a');
-      expect(calls).toBe(1);
-      clock.now += KEY_USE_PERIOD_MS;
-      await rec.note('key_a');
-      expect(calls).toBe(2);
-    });
+    await expect(rec.note('key_a')).resolves.toBeUndefined();
+    rec.note('key_a');
+    expect(calls).toBe(1);
+    clock.now += KEY_USE_PERIOD_MS;
+    await rec.note('key_a');
+    expect(calls).toBe(2);
     expect(logged.map((l) => [l.level, l.msg, l.key_id])).toEqual([
       [40, 'recording the last use of an API key failed', 'key_a'],
       [40, 'recording the last use of an API key failed', 'key_a'],

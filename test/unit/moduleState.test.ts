@@ -33,15 +33,12 @@ const JUSTIFIED: Record<string, string> = {
   'api/mcp/toolPaths.ts:spellings': 'a router with one route, built from constants and only matched against, never changed',
   'core/crypto/purposeKeys.ts:derived':
     'a memo of a pure derivation (HKDF of the master secret and a purpose label), keyed by the secret itself: apps with other secrets get other entries',
-  'core/outbound/trustAnchors.ts:byFile':
-    'a memo of a CA file by its path, so the pinned fetch builds one TLS context per trust set; an app naming another file gets its own',
   'core/inTurn.ts:queues':
     'writers of one chain in one process take turns so they do not race each other for the next sequence number; apps sharing a process share the races it removes and no answer changes',
   'core/outbound/pinnedFetch.ts:agents':
     'keep-alive connection pools keyed by host, port, pinned address and trust set: a pooled socket serves only a request whose own check approved that address under that trust set, whichever app sends it',
   'core/outbound/pinnedFetch.ts:trustSets': 'one TLS context per trust set, part of the pool key of `agents`',
   'core/outbound/pinnedFetch.ts:nextTrustId': 'names the trust sets in the pool key of `agents`',
-  'core/faultInjection.ts:armed': 'the chaos harness arms one exit point in a process it is about to kill; off unless FAULT_INJECTION is set',
 };
 
 function sourceFiles(dir: string): string[] {
@@ -103,4 +100,129 @@ test('the reader finds what it must and lets constant tables be', () => {
     'export function f() { let local = 1; return local; }',
   ].join('\n');
   expect(moduleStateOf('x.ts', source)).toEqual(['x.ts:armed', 'x.ts:cache', 'x.ts:GROWING']);
+});
+
+/**
+ * The process-wide logger (`logger` of core/observability/logger.ts) is a root's to import: a
+ * root builds its own with `createLogger` and hands it down (Deps.logger, a request's or an
+ * activity's child of it), so what a test's app logs is that test's. A module named in
+ * NOT_YET_HANDED_A_LOGGER still reaches for the process-wide one; it leaves the list once its
+ * root hands it a logger (a stale entry fails).
+ */
+const LOGGER_ROOTS = new Set(['scripts/chaos/main.ts']);
+const NOT_YET_HANDED_A_LOGGER = new Set([
+  'core/limits/clientAddressLimits.ts',
+  'core/limits/minuteCaps.ts',
+  'core/limits/operationAdmission.ts',
+  'core/limits/requestAdmission.ts',
+]);
+const LOGGER_CHECKED = ['core', 'api', 'activities', 'worker', 'workflows', 'scripts'];
+
+/** Whether a source imports the process-wide logger (not the factory or the type). */
+export function importsProcessLogger(file: string, source: string): boolean {
+  const sf = ts.createSourceFile(file, source, ts.ScriptTarget.ES2022, true);
+  return sf.statements.some((s) => {
+    if (!ts.isImportDeclaration(s) || !ts.isStringLiteral(s.moduleSpecifier) || !s.moduleSpecifier.text.endsWith('observability/logger')) return false;
+    const bindings = s.importClause?.namedBindings;
+    if (s.importClause?.isTypeOnly || !bindings) return false;
+    if (ts.isNamespaceImport(bindings)) return true;
+    return bindings.elements.some((e) => !e.isTypeOnly && (e.propertyName ?? e.name).text === 'logger');
+  });
+}
+
+const processLoggerImports = LOGGER_CHECKED.flatMap(sourceFiles).filter((f) => importsProcessLogger(f, readFileSync(join(ROOT, f), 'utf8')));
+
+test('only roots import the process-wide logger', () => {
+  expect(processLoggerImports.filter((f) => !LOGGER_ROOTS.has(f) && !NOT_YET_HANDED_A_LOGGER.has(f))).toEqual([]);
+});
+
+test('every module not yet handed a logger still imports the process-wide one (a converted one leaves the list)', () => {
+  expect([...NOT_YET_HANDED_A_LOGGER].filter((f) => !processLoggerImports.includes(f))).toEqual([]);
+});
+
+test('the logger reader tells the process-wide logger from the factory and the type', () => {
+  expect(importsProcessLogger('a.ts', "import { logger } from '../observability/logger';")).toBe(true);
+  expect(importsProcessLogger('a.ts', "import { createLogger, logger as log } from '../core/observability/logger';")).toBe(true);
+  expect(importsProcessLogger('a.ts', "import { createLogger, type Logger } from '../observability/logger';")).toBe(false);
+  expect(importsProcessLogger('a.ts', "import type { Logger } from './observability/logger';")).toBe(false);
+});
+
+/**
+ * `core/` reads the time only from the clock its root injects (Deps.now, a `now` argument): no
+ * `Date.now()` and no argument-less `new Date()`, which also rules out `now = new Date()`
+ * defaults, so a test moves time instead of waiting for it. A module in NOT_YET_ON_THE_CLOCK
+ * still reads the wall clock and leaves the list once converted (a stale entry fails);
+ * WALL_CLOCK_BY_NATURE names the reads that must be real time, each with why.
+ */
+const NOT_YET_ON_THE_CLOCK = new Set([
+  // Store modules and connections (owned with the per-connection store work).
+  'core/store/connection.ts',
+  'core/store/versionedDocument.ts',
+  // Operational limits (owned with the limits work).
+  'core/limits/clientAddressLimits.ts',
+  'core/limits/limitSettings.ts',
+  // Callers in the console and sign-in pages pass no clock yet.
+  'core/audit/auditLog.ts',
+  'core/keys/apiKeys.ts',
+  'core/jobs/jobResults.ts',
+  'core/oauth/accessTokens.ts',
+  'core/oauth/attemptSlots.ts',
+  'core/oauth/clientRateLimit.ts',
+  'core/oauth/clients.ts',
+  'core/oauth/consentGrants.ts',
+  'core/oauth/pendingAuthorizations.ts',
+  'core/oauth/publicClients.ts',
+  'core/oauth/signingKeys.ts',
+  'core/users/sessions.ts',
+  'core/users/signIn.ts',
+  'core/users/users.ts',
+  // Searches, quotas and the contact provider: their reads have no clock handed down yet.
+  'core/talent/quotas.ts',
+  'core/talent/searchCursor.ts',
+  'core/talent/searches.ts',
+  'core/contactProvider/localProvider.ts',
+  'core/contactProvider/retryPolicy.ts',
+  'core/credits/credits.ts',
+  'core/jobs/chunkProcessing.ts',
+  'core/jobs/chunkSettlement.ts',
+  'core/mail/mailOutbox.ts',
+  'core/webhooks/webhookEvents.ts',
+]);
+const WALL_CLOCK_BY_NATURE: Record<string, string> = {
+  'core/temporal/client.ts': 'a call deadline to a Temporal server counts real milliseconds, whatever clock the app runs on',
+  'core/temporal/deadline.ts': 'the gRPC deadline handed to the Temporal connection is an instant of real time',
+};
+
+/** The direct clock reads in one source: `Date.now()` calls and argument-less `new Date()`. */
+export function clockReadsOf(file: string, source: string): number {
+  const sf = ts.createSourceFile(file, source, ts.ScriptTarget.ES2022, true);
+  let reads = 0;
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && node.expression.getText(sf) === 'Date.now') reads++;
+    if (ts.isNewExpression(node) && node.expression.getText(sf) === 'Date' && (node.arguments?.length ?? 0) === 0) reads++;
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return reads;
+}
+
+const readingTheClock = sourceFiles('core').filter((f) => clockReadsOf(f, readFileSync(join(ROOT, f), 'utf8')) > 0);
+
+test('core/ reads the time only from the injected clock', () => {
+  expect(readingTheClock.filter((f) => !NOT_YET_ON_THE_CLOCK.has(f) && !(f in WALL_CLOCK_BY_NATURE))).toEqual([]);
+});
+
+test('every module not yet on the clock still reads the wall clock (a converted one leaves the list)', () => {
+  expect([...NOT_YET_ON_THE_CLOCK, ...Object.keys(WALL_CLOCK_BY_NATURE)].filter((f) => !readingTheClock.includes(f))).toEqual([]);
+});
+
+test('the clock reader finds calls, argument-less dates and defaults, not dates made from a value', () => {
+  const source = [
+    'const a = Date.now();',
+    'function f(now = new Date()) { return now; }',
+    'const b = new Date(a);',
+    'const c = new Date(Date.parse("2026-01-01"));',
+    'const clock = Date.now;',
+  ].join('\n');
+  expect(clockReadsOf('x.ts', source)).toBe(2);
 });

@@ -12,6 +12,7 @@ import { loadConfig } from '../../core/config';
 import { PROBLEM_CODES } from '../../core/problems';
 import { createDeps } from '../../core/deps';
 import { TYPESCRIPT_NODE_ARGS } from '../support/typescriptProcess';
+import { testLogger } from '../support/capturedLogs';
 
 const root = join(__dirname, '..', '..');
 const config = loadConfig({
@@ -35,7 +36,7 @@ const OPENAPI_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'pat
 
 /** Every (path, method) the app's routers answer, read from their layers; `*` for a route that takes any method. */
 function appRoutes(): Array<{ path: string; method: string }> {
-  const app = createApp({ deps: createDeps(config), probes: { store: async () => true, temporal: async () => true } });
+  const app = createApp({ deps: createDeps(config, { logger: testLogger() }), probes: { store: async () => true, temporal: async () => true } });
   const out: Array<{ path: string; method: string }> = [];
   for (const middleware of app.middleware as Array<{ router?: Router }>) {
     for (const layer of middleware.router?.stack ?? []) {

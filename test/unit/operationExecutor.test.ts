@@ -16,6 +16,7 @@ import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import { OPERATIONS, type OperationName } from '../../core/limits/limitTable';
 import { Problem, retryLater } from '../../core/problems';
 import { createDeps } from '../../core/deps';
+import { testLogger } from '../support/capturedLogs';
 
 /** The operation executor with a tiny registry and an admission that only records what happens. */
 const principal: KeyPrincipal = {
@@ -96,7 +97,7 @@ function recordingAdmission(refuse?: OperationName): AcquireAdmission {
 }
 
 const config = loadConfig({ SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
-const execute = createOperationExecutor(operationRegistry(routes), createDeps(config), recordingAdmission());
+const execute = createOperationExecutor(operationRegistry(routes), createDeps(config, { logger: testLogger() }), recordingAdmission());
 const request = (extra: Partial<OperationRequest> = {}): OperationRequest => ({ principal, requestId: 'req_1', ...extra });
 
 async function problemOf(run: Promise<unknown>): Promise<Problem> {
@@ -137,7 +138,11 @@ describe('operation executor', () => {
   });
 
   test("a refusal by the operation's admission stops before the body checks and the handler", async () => {
-    const refusing = createOperationExecutor(operationRegistry(routes), createDeps(config), recordingAdmission('contact_retrieval_jobs.cancel'));
+    const refusing = createOperationExecutor(
+      operationRegistry(routes),
+      createDeps(config, { logger: testLogger() }),
+      recordingAdmission('contact_retrieval_jobs.cancel'),
+    );
     const problem = await problemOf(refusing('contact_retrieval_jobs.cancel', request({ params: { id: 'job_1' }, body: { org_id: 'org_2' } })));
     expect(problem.code).toBe('rate_limited');
     expect(events).toEqual(['acquire org_1', 'admit contact_retrieval_jobs.cancel', 'release']);
@@ -216,9 +221,9 @@ describe('operation names from the command line', () => {
   test.each(['limit set', 'limit block', 'limit clear', 'limit show'])(
     '%s refuses a misspelled --operation as a usage error before touching the store',
     async (command) => {
-      await expect(limitsCommands[command].run({ org: 'org_1', operation: 'who_am_i', 'requests-per-minute': '5' }, createDeps(config))).rejects.toThrow(
-        UsageError,
-      );
+      await expect(
+        limitsCommands[command].run({ org: 'org_1', operation: 'who_am_i', 'requests-per-minute': '5' }, createDeps(config, { logger: testLogger() })),
+      ).rejects.toThrow(UsageError);
     },
   );
 });
@@ -237,7 +242,7 @@ describe('tool calls', () => {
     const dispatcher = createToolDispatcher(async (operation, req) => {
       seen.push({ operation, request: req });
       return { status: 200, body: '{"ok":true}' };
-    });
+    }, testLogger());
     const tools = availableTools(v1Routes);
     const tool = (name: string) => tools.find((t) => t.definition.name === name)!;
 

@@ -6,6 +6,8 @@ import { MAX_BODY_DEPTH, nestingExceeds } from '../../api/jsonBody';
 import { problemDocuments } from '../../api/middleware/problemDocuments';
 import { openSecret, sealingKeyId, sealSecret } from '../../core/crypto/secretBox';
 import { AddressBlocks, addressCapName, clientAddressBucket } from '../../core/limits/clientAddressLimits';
+import { requestLogging } from '../../api/requestLogger';
+import { capturingLogger } from '../support/capturedLogs';
 
 describe('body nesting depth', () => {
   const arrays = (n: number): unknown => {
@@ -137,6 +139,8 @@ describe('a handler never runs without a principal', () => {
     });
     const app = new Koa();
     app.silent = true;
+    const { logger, lines } = capturingLogger();
+    app.use(requestLogging(logger));
     app.use(problemDocuments());
     app.use(router.routes());
     const server = app.listen(0, '127.0.0.1');
@@ -146,6 +150,8 @@ describe('a handler never runs without a principal', () => {
       expect(res.status).toBe(401);
       expect(((await res.json()) as { code: string }).code).toBe('missing_api_key');
       expect(handled).toBe(0);
+      // A wiring mistake, so the guard says so at error level.
+      expect(lines.map((l) => [l.level, l.msg])).toEqual([[50, 'a /v1 route was reached without a principal']]);
     } finally {
       server.close();
     }

@@ -2,6 +2,7 @@ import type { ConnectionOptions } from '@temporalio/client';
 import { loadConfig } from '../../core/config';
 import { closeDeps, createDeps } from '../../core/deps';
 import { createTemporalClients, pingTemporal, type TemporalClients, type TemporalSettings } from '../../core/temporal/client';
+import { testLogger } from '../support/capturedLogs';
 
 /**
  * Temporal clients built per config by a composition root: each set connects as its config
@@ -98,8 +99,8 @@ test("createDeps connects nothing; each app's Temporal clients are its own and c
   const config = load({ TEMPORAL_ADDRESS: 'a.internal:7233' });
   const closedStores: string[] = [];
   const store = (name: string) => ({ ping: async () => true, ensureIndexes: async () => undefined, close: async () => void closedStores.push(name) });
-  const first = createDeps(config, { store: store('first') });
-  const second = createDeps(config, { store: store('second') });
+  const first = createDeps(config, { logger: testLogger(), store: store('first') });
+  const second = createDeps(config, { logger: testLogger(), store: store('second') });
   expect(connects).toHaveLength(0);
   const a = await first.temporal.client();
   expect(await second.temporal.client()).not.toBe(a);

@@ -3,6 +3,8 @@ import { loadConfig } from '../../core/config';
 import { createTemporalClients, type TemporalClients } from '../../core/temporal/client';
 import { TemporalDeadlineError } from '../../core/temporal/deadline';
 import { freePort } from '../../scripts/localServices';
+import { testLogger } from '../support/capturedLogs';
+import { createDeps } from '../../core/deps';
 
 /**
  * A call to Temporal fails within its limit, naming what it waited for, when nobody listens at
@@ -76,7 +78,7 @@ describe('a server that accepts connections and never answers', () => {
 
   test("the worker's connection fails within its limit", async () => {
     const { createWorker } = await import('../../worker/createWorker');
-    const { err, ms } = await failure(() => createWorker(configAt(address), { temporal: clientsAt(address) }));
+    const { err, ms } = await failure(() => createWorker(createDeps(configAt(address), { temporal: clientsAt(address), logger: testLogger() })));
     expect((err as Error).message).toBe(`Temporal at ${address} did not answer a worker connection (TEMPORAL_CONNECT_TIMEOUT_MS) within 400 ms`);
     expect(ms).toBeLessThan(400 + 500);
   });

@@ -3,6 +3,7 @@ import { toolServerRouter } from '../../api/mcp/toolServer';
 import { v1Routes } from '../../api/routes/index';
 import { loadConfig } from '../../core/config';
 import { createDeps } from '../../core/deps';
+import { testLogger } from '../support/capturedLogs';
 
 const config = loadConfig({
   NODE_ENV: 'test',
@@ -14,7 +15,7 @@ const config = loadConfig({
 });
 
 describe('the spellings of the tool server path', () => {
-  const router = toolServerRouter(createDeps(config), v1Routes);
+  const router = toolServerRouter(createDeps(config, { logger: testLogger() }), v1Routes);
   const served = (path: string) => router.match(path, 'POST').route;
 
   test.each(['/tools', '/tools/', '/tools//', '/Tools', '/TOOLS/', '/tools/x', '/tools.json', '/toolsx', '/tools%2F', '/tools/.', '//tools', '/', '/v1/tools'])(

@@ -15,6 +15,7 @@ import {
 import { UsageCounters } from '../../core/usage/usageCounters';
 import { dayField, foldHours, hoursDeletableBefore, HOUR_RETENTION_MS, ROLLUP_LAG_MS, rollupMarks } from '../../core/usage/usageRollup';
 import { readPlan, seriesOf, type CountedSpan } from '../../core/usage/usageSeries';
+import { testLogger } from '../support/capturedLogs';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -82,7 +83,7 @@ describe('buckets', () => {
 describe('the counters of a process', () => {
   test('add requests by outcome and credits per organization, operation and minute', () => {
     let now = at('2026-11-25T10:00:10Z');
-    const counters = new UsageCounters({ now: () => now });
+    const counters = new UsageCounters({ logger: testLogger(), now: () => now });
     counters.countRequest('org_a', 'candidates.search', 200, 1);
     counters.countRequest('org_a', 'candidates.search', 402, 0);
     counters.countRequest('org_a', 'candidates.search', 429, 0);
@@ -120,8 +121,8 @@ describe('the counters of a process', () => {
   });
 
   test('two counters count apart', () => {
-    const a = new UsageCounters();
-    const b = new UsageCounters();
+    const a = new UsageCounters({ logger: testLogger() });
+    const b = new UsageCounters({ logger: testLogger() });
     a.countRequest('org_a', 'whoami', 200, 0);
     expect(a.pendingMinutes()).toHaveLength(1);
     expect(b.pendingMinutes()).toHaveLength(0);

@@ -12,6 +12,7 @@ import type { OperationName } from '../../core/limits/limitTable';
 import { Problem, retryLater } from '../../core/problems';
 import { UsageCounters } from '../../core/usage/usageCounters';
 import { createDeps } from '../../core/deps';
+import { testLogger } from '../support/capturedLogs';
 
 /** The executor counts every run of an operation, whichever road called it, by outcome and credits. */
 const principal: KeyPrincipal = {
@@ -69,8 +70,8 @@ const config = loadConfig({ SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('ba
 const unlock = (n: number) => ({ principal, requestId: 'req', body: { person_id: 'per_1' }, idempotencyKey: `usage-count-${n}-0000` });
 
 test('each run is counted by outcome class with the credits its answer charged; refusals charge nothing', async () => {
-  const usage = new UsageCounters({ now: () => Date.parse('2026-11-25T10:00:30Z') });
-  const execute = createOperationExecutor(operationRegistry(routes), createDeps(config), admission(), usage);
+  const usage = new UsageCounters({ logger: testLogger(), now: () => Date.parse('2026-11-25T10:00:30Z') });
+  const execute = createOperationExecutor(operationRegistry(routes), createDeps(config, { logger: testLogger() }), admission(), usage);
   await execute('profiles.unlock', unlock(1));
   await expect(execute('profiles.unlock', { ...unlock(2), body: { person_id: '' } })).rejects.toMatchObject({ status: 422 });
   await expect(execute('contact_retrieval_jobs.get', { principal, requestId: 'req', params: { job_id: 'job_1' } })).rejects.toMatchObject({ status: 403 });
@@ -79,7 +80,7 @@ test('each run is counted by outcome class with the credits its answer charged; 
   failWith = new Error('boom');
   await expect(execute('profiles.unlock', unlock(4))).rejects.toThrow('boom');
   failWith = undefined;
-  const refusing = createOperationExecutor(operationRegistry(routes), createDeps(config), admission('profiles.unlock'), usage);
+  const refusing = createOperationExecutor(operationRegistry(routes), createDeps(config, { logger: testLogger() }), admission('profiles.unlock'), usage);
   await expect(refusing('profiles.unlock', unlock(5))).rejects.toMatchObject({ status: 429 });
 
   expect(usage.pendingMinutes()).toEqual([
@@ -95,8 +96,11 @@ test('each run is counted by outcome class with the credits its answer charged; 
 });
 
 test('a tool call runs through the same executor and is counted the same way', async () => {
-  const usage = new UsageCounters({ now: () => Date.parse('2026-11-25T10:00:30Z') });
-  const dispatcher = createToolDispatcher(createOperationExecutor(operationRegistry(routes), createDeps(config), admission(), usage));
+  const usage = new UsageCounters({ logger: testLogger(), now: () => Date.parse('2026-11-25T10:00:30Z') });
+  const dispatcher = createToolDispatcher(
+    createOperationExecutor(operationRegistry(routes), createDeps(config, { logger: testLogger() }), admission(), usage),
+    testLogger(),
+  );
   const tool = availableTools(routes).find((t) => t.definition.name === 'unlock_profile')!;
   const outcome = await dispatcher.run(tool, { person_id: 'per_1', idempotency_key: 'tool-usage-000001' }, principal, 'req_tool');
   expect(outcome).toMatchObject({ ok: true, status: 200 });
@@ -104,6 +108,6 @@ test('a tool call runs through the same executor and is counted the same way', a
 });
 
 test('without counters nothing is counted and the executor runs as before', async () => {
-  const execute = createOperationExecutor(operationRegistry(routes), createDeps(config), admission());
+  const execute = createOperationExecutor(operationRegistry(routes), createDeps(config, { logger: testLogger() }), admission());
   await expect(execute('profiles.unlock', unlock(6))).resolves.toMatchObject({ status: 200, creditsCharged: 5 });
 });

@@ -22,6 +22,7 @@ import { testConfig, uniqueName } from '../support/testConfig';
 import { eventually } from '../support/eventually';
 import { startBundleWorker, startTimeSkipping, type RunningWorker } from '../support/timeSkipping';
 import { createDeps } from '../../core/deps';
+import { testLogger } from '../support/capturedLogs';
 
 /**
  * The contact-retrieval workflow on the time-skipping test server, with the real activities
@@ -86,7 +87,7 @@ const queues = { main: uniqueName('wf'), outage: uniqueName('wf-outage') };
 let outageAttempts = 0;
 
 async function startWorker(taskQueue: string, override: Record<string, unknown> = {}) {
-  workers.push(await startBundleWorker(env, taskQueue, { ...createActivities(config, { temporal }), ...override }));
+  workers.push(await startBundleWorker(env, taskQueue, { ...createActivities(createDeps(config, { temporal, logger: testLogger() })), ...override }));
 }
 
 async function withWorker<T>(fn: (taskQueue: string) => Promise<T>, queue: keyof typeof queues = 'main'): Promise<T> {
@@ -105,7 +106,7 @@ function starter(taskQueue: string, opts: { cancelAtStart?: boolean } = {}): Job
  */
 async function onServerClock() {
   const ahead = (await env.currentTimeMs()) - Date.now();
-  return createDeps(config, { now: () => Date.now() + ahead });
+  return createDeps(config, { logger: testLogger(), now: () => Date.now() + ahead });
 }
 
 async function runJob(t: TestTenant, personIds: string[], taskQueue: string, opts: { cancelAtStart?: boolean; skipTime?: boolean } = {}) {
@@ -242,7 +243,7 @@ test('retention: readable for 7 days, then 409 with the contacts removed, then 4
     expect(Math.abs(firesAt[0] - (completedAt + RESULT_RETENTION_MS))).toBeLessThan(60_000);
     expect(Math.abs(firesAt[1] - (completedAt + RESULT_PURGE_AFTER_MS))).toBeLessThan(60_000);
     // What the timer then runs: the purge activity, run here as the workflow would.
-    await createActivities(config, { temporal }).purgeContactRetrievalResult({ jobId });
+    await createActivities(createDeps(config, { temporal, logger: testLogger() })).purgeContactRetrievalResult({ jobId });
     await retention.terminate('the purge ran in the test');
     await expect(readJobResult(config, p, jobId, { limit: 10 })).rejects.toMatchObject({ code: 'result_gone', status: 410 });
     expect(await ContactRetrievalJobItem.countDocuments({ jobId })).toBe(0);

@@ -2,7 +2,6 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createDeliveryActivities } from '../../activities/deliveries';
 import type { Config } from '../../core/config';
-import { logger } from '../../core/observability/logger';
 import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
 import { deliveryWorkflowId } from '../../core/webhooks/deliveryWorkflowContract';
 import { WebhookDelivery, WebhookEvent } from '../../core/webhooks/models';
@@ -17,6 +16,8 @@ import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver
 import { testConfig } from '../support/testConfig';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { installTestRuntime } from '../support/testRuntime';
+import { testLogger } from '../support/capturedLogs';
+import { createDeps } from '../../core/deps';
 
 /**
  * The delivery workflow on the time-skipping server, with the full spec schedule (no
@@ -35,7 +36,6 @@ const envNow = async () => new Date(await env.currentTimeMs());
 beforeAll(async () => {
   receiver = await startHttpsReceiver();
   config = testConfig({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOK_EXTRA_CA_FILE: receiver.caFile });
-  logger.level = config.logLevel;
   await connectStore(config.mongodbUri);
   await ensureIndexes();
   installTestRuntime();
@@ -47,7 +47,7 @@ beforeAll(async () => {
     taskQueue: config.temporal.taskQueue,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     // Attempts see the test server's clock: signature timestamps and secret windows skip with it.
-    activities: createDeliveryActivities(config, { now: envNow }),
+    activities: createDeliveryActivities(createDeps(config, { logger: testLogger(config.logLevel) }), { attemptTime: envNow }),
   });
   running = worker.run();
 });
@@ -63,11 +63,16 @@ afterAll(async () => {
 
 async function tenantWithEndpoint(): Promise<{ tenant: TestTenant; endpointId: string; secret: string }> {
   const tenant = await createTenant();
-  const reg = await registerEndpoint(tenant, `${receiver.url}/hook/${tenant.workspaceId}`, {
-    lookupAll: systemDestinationLookup,
-    allowedCidrs: config.webhooks.allowedCidrs,
-    secretsKey: config.secretsKey,
-  });
+  const reg = await registerEndpoint(
+    tenant,
+    `${receiver.url}/hook/${tenant.workspaceId}`,
+    {
+      lookupAll: systemDestinationLookup,
+      allowedCidrs: config.webhooks.allowedCidrs,
+      secretsKey: config.secretsKey,
+    },
+    new Date(),
+  );
   return { tenant, endpointId: reg.endpoint.endpoint_id, secret: reg.secret };
 }
 
@@ -130,7 +135,7 @@ test('an always-failing receiver gets exactly nine attempts on the spec schedule
 
   // the replay window is the result retention: after 7 days the workflow closes and a replay is refused
   expect(await handle.result()).toBe('dead_lettered');
-  await expect(requestReplay(tenant.workspaceId, rows[8]._id, env.client)).rejects.toMatchObject({ code: 'replay_not_allowed' });
+  await expect(requestReplay(tenant.workspaceId, rows[8]._id, env.client, new Date())).rejects.toMatchObject({ code: 'replay_not_allowed' });
   const after = await WebhookEvent.findById(eventId).lean();
   expect(after).toMatchObject({ status: 'dead_lettered', replays: 0 });
 });
@@ -163,12 +168,12 @@ test('a replay after dead-letter is a fresh run of the same body and webhook-id'
   expect(dead.status).toBe('dead_lettered');
 
   // only the dead-lettered delivery may be replayed
-  await expect(requestReplay(tenant.workspaceId, rows[3]._id, env.client)).rejects.toMatchObject({ code: 'replay_not_allowed' });
+  await expect(requestReplay(tenant.workspaceId, rows[3]._id, env.client, new Date())).rejects.toMatchObject({ code: 'replay_not_allowed' });
   up = true;
-  const accepted = await requestReplay(tenant.workspaceId, dead._id, env.client);
+  const accepted = await requestReplay(tenant.workspaceId, dead._id, env.client, new Date());
   expect(accepted).toMatchObject({ event_id: eventId, replay: 1, status: 'replaying' });
   // the same dead-lettered delivery cannot start a second replay
-  await expect(requestReplay(tenant.workspaceId, dead._id, env.client)).rejects.toMatchObject({ code: 'replay_not_allowed' });
+  await expect(requestReplay(tenant.workspaceId, dead._id, env.client, new Date())).rejects.toMatchObject({ code: 'replay_not_allowed' });
 
   expect(await env.client.workflow.getHandle(deliveryWorkflowId(eventId)).result()).toBe('succeeded');
   const got = forWorkspace(tenant);
@@ -224,14 +229,19 @@ test("a replay goes to the workspace's current active endpoint, with the same bo
   const rows = await records(eventId);
   expect(rows).toHaveLength(9);
   // the workspace replaces its endpoint, then replays
-  await retireEndpoint(tenant, endpointId);
-  const next = await registerEndpoint(tenant, `${receiver.url}/moved/${tenant.workspaceId}`, {
-    lookupAll: systemDestinationLookup,
-    allowedCidrs: config.webhooks.allowedCidrs,
-    secretsKey: config.secretsKey,
-  });
+  await retireEndpoint(tenant, endpointId, new Date());
+  const next = await registerEndpoint(
+    tenant,
+    `${receiver.url}/moved/${tenant.workspaceId}`,
+    {
+      lookupAll: systemDestinationLookup,
+      allowedCidrs: config.webhooks.allowedCidrs,
+      secretsKey: config.secretsKey,
+    },
+    new Date(),
+  );
   receiver.respond(() => ({ status: 200 }));
-  const accepted = await requestReplay(tenant.workspaceId, rows[8]._id, env.client);
+  const accepted = await requestReplay(tenant.workspaceId, rows[8]._id, env.client, new Date());
   expect(accepted.endpoint_id).toBe(next.endpoint.endpoint_id);
   expect(await env.client.workflow.getHandle(deliveryWorkflowId(eventId)).result()).toBe('succeeded');
   const moved = receiver.requests.filter((r) => r.path === `/moved/${tenant.workspaceId}`);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { OperationName } from '../../../core/limits/limitTable';
-import { sendTestEvent, type SentTestEvent } from '../../../core/jobs/testJobs';
+import { sendTestEvent, type SentTestEvent } from '../../../core/webhooks/testEvent';
 import type { RouteSpec } from '../../routeSpec';
 import { webhookDeliveryRoutes } from '../../routes/webhookDeliveries';
 import { webhookEndpointRoutes } from '../../routes/webhookEndpoints';
@@ -43,7 +43,7 @@ export const WEBHOOK_OPERATION_PATHS = {
 /**
  * "Send test event": a console write of its own (the developer API has no such route). It hands
  * out no access, so it needs no sudo mode; what it sends is a job.completed of a free test job
- * (core/jobs/testJobs.ts), and the entry names the event and job it made.
+ * (core/webhooks/testEvent.ts), and the entry names the event and job it made.
  */
 const sendTestEventOperation = defineConsoleOperation({
   operation: 'console.webhooks.send_test_event',

@@ -11,7 +11,7 @@ import { CONSOLE_PATHS } from '../consolePaths';
 import type { ConsoleVisitor } from '../consoleVisitor';
 import { WEBHOOK_OPERATION_PATHS } from '../operations/webhookOperations';
 import { eventPath } from './webhookDeliveriesPages';
-import type { SentTestEvent } from '../../../core/jobs/testJobs';
+import type { SentTestEvent } from '../../../core/webhooks/testEvent';
 import { actingIn, chosenWorkspace, endpointWorkspace, requireOrgWorkspace, workspacesOf, type WorkspaceChoice } from '../webhooks/consoleWorkspaces';
 import { workspaceSwitch } from '../webhooks/workspaceSwitch';
 import { cursorPager } from '../listPages';

@@ -1,5 +1,5 @@
 import type { Config } from '../../config';
-import { logger } from '../../observability/logger';
+import type { Logger } from '../../observability/logger';
 import { findActiveUser } from '../../users/users';
 import { codeRefusal } from '../codeRules';
 import { findGrant } from '../consentGrants';
@@ -25,7 +25,8 @@ export async function authorizationCodeGrant(
   toolsResource: string,
   config: Config,
   signingKeys: SigningKeys,
-  now = new Date(),
+  now: Date,
+  logger: Logger,
 ): Promise<TokenResponse> {
   const code = await findCode(requireParam(params, 'code'));
   if (!code) throw new OAuthError('invalid_grant', INVALID_CODE);

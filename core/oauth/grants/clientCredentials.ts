@@ -11,8 +11,9 @@ export async function clientCredentialsGrant(
   resource: string,
   config: Config,
   signingKeys: SigningKeys,
+  now: Date,
 ): Promise<TokenResponse> {
   const scope = checkScope(requireParam(params, 'scope'), client.oauthScopes);
   checkResource(requireParam(params, 'resource'), resource);
-  return issueTokenPair({ clientId: client._id, scope, resource, withRefreshToken: true }, config, signingKeys);
+  return issueTokenPair({ clientId: client._id, scope, resource, withRefreshToken: true }, config, signingKeys, now);
 }

@@ -1,7 +1,7 @@
 import type { Config } from '../../config';
 import { sha256Hex } from '../../crypto/hash';
 import { openSecret, sealSecret } from '../../crypto/secretBox';
-import { logger } from '../../observability/logger';
+import type { Logger } from '../../observability/logger';
 import { findActiveUser } from '../../users/users';
 import { mayReplayRotation } from '../codeRules';
 import { findRefreshToken } from '../refreshTokens';
@@ -42,7 +42,7 @@ function rotationAad(tokenHash: string): string {
   return `oauth-refresh-rotation:${tokenHash}`;
 }
 
-async function refuseReuse(doc: RefreshTokenRecord, config: Config, now: Date): Promise<TokenResponse> {
+async function refuseReuse(doc: RefreshTokenRecord, config: Config, now: Date, logger: Logger): Promise<TokenResponse> {
   const rotation = await findRefreshRotation(doc.hash);
   if (rotation?.sealedPair && rotation.retryUntil > now) {
     const chainAlive = doc.userId ? (await liveChain(doc.chainId)) !== null : !(await refreshChainHasRevokedToken(doc.chainId));
@@ -60,7 +60,8 @@ export async function refreshTokenGrant(
   params: Map<string, string>,
   config: Config,
   signingKeys: SigningKeys,
-  now = new Date(),
+  now: Date,
+  logger: Logger,
 ): Promise<TokenResponse> {
   const doc = await findRefreshToken(presented);
   // Another client's token is refused without being consumed: the presenter cannot be its owner.
@@ -72,7 +73,7 @@ export async function refreshTokenGrant(
     if (!user || !chain) throw new OAuthError('invalid_grant', INVALID);
   }
   if (params.has('scope')) checkScope(params.get('scope')!, doc.scope.split(' '));
-  if (doc.usedAt) return refuseReuse(doc, config, now);
+  if (doc.usedAt) return refuseReuse(doc, config, now, logger);
 
   const pair = await issueTokenPair(
     { clientId: doc.clientId, scope: doc.scope, resource: doc.resource, chainId: doc.chainId, userId: doc.userId ?? undefined, withRefreshToken: true },
@@ -91,7 +92,7 @@ export async function refreshTokenGrant(
   if (!rotated) {
     // Another use rotated this token first: the successor minted here must never work.
     await deleteRefreshTokenByHash(sha256Hex(pair.refresh_token!));
-    return refuseReuse(doc, config, now);
+    return refuseReuse(doc, config, now, logger);
   }
   await markRefreshTokenUsed(doc._id, now);
   return pair;

@@ -28,7 +28,7 @@ export async function issueTokenPair(
   input: PairInput,
   config: Config,
   signingKeys: SigningKeys,
-  now = new Date(),
+  now: Date,
 ): Promise<TokenResponse & { refreshTokenId?: string }> {
   const access = await issueAccessToken({
     issuer: config.authUrl,

@@ -1,11 +1,11 @@
 import type { KeyPrincipal } from '../keys/apiKeys';
 import { newId } from '../ids';
 import { Problem } from '../problems';
-import { emitJobCompleted } from '../webhooks/jobCompletedEvent';
-import { activeEndpointOf } from '../webhooks/webhookEndpoints';
-import type { JobTemporalDeps } from './contactRetrievalJobs';
-import { contactRetrievalWorkflowId, countsFromTally, resultTimes } from './jobRules';
-import { insertJob } from './store';
+import { emitJobCompleted } from './jobCompletedEvent';
+import { activeEndpointOf } from './webhookEndpoints';
+import type { JobTemporalDeps } from '../jobs/contactRetrievalJobs';
+import { contactRetrievalWorkflowId, countsFromTally, resultTimes } from '../jobs/jobRules';
+import { insertJob } from '../jobs/store';
 
 /**
  * "Send test event" (DECISIONS.md "Webhooks page"): a test job of no people, finished as it is

@@ -1,0 +1,34 @@
+import type { Config } from '../config';
+import { finishJob } from '../jobs/jobFinish';
+import type { Logger } from '../observability/logger';
+import type { TemporalClients } from '../temporal/client';
+import { emitJobCompleted } from './jobCompletedEvent';
+
+/**
+ * Ends a job whose workflow is gone (terminated by an operator, lost): everyone not settled
+ * fails with `processing_error`, and its one `job.completed` event is emitted, as the
+ * workflow would have. Best effort: the slot is free whatever happens here.
+ */
+export async function finishAbandonedJob(
+  { config, temporal, logger, now }: { config: Config; temporal: TemporalClients; logger: Logger; now: () => number },
+  jobId: string,
+): Promise<void> {
+  try {
+    const f = await finishJob(jobId, null, new Date(now()));
+    await emitJobCompleted(
+      config,
+      {
+        orgId: f.orgId,
+        workspaceId: f.workspaceId,
+        jobId: f.jobId,
+        status: f.status,
+        counts: f.counts,
+        resultExpiresAt: f.resultExpiresAt ? new Date(f.resultExpiresAt) : null,
+        completedAt: new Date(f.completedAt),
+      },
+      { temporal },
+    );
+  } catch (err) {
+    logger.warn({ err, jobId }, 'could not finish a job whose workflow is gone');
+  }
+}
