@@ -1,4 +1,5 @@
 import type { Config } from '../core/config';
+import type { Stores } from '../core/deps';
 import type { TemporalClients } from '../core/temporal/client';
 import type { UsageCounters } from '../core/usage/usageCounters';
 import type { LookupAll } from '../core/outbound/destinationPolicy';
@@ -17,14 +18,16 @@ export interface WorkerParts {
   temporal: TemporalClients;
   /** The DNS lookup of the destination check before each webhook attempt; the system's by default. */
   destinationLookup?: LookupAll;
+  /** The areas' stores on the worker's store connection. */
+  stores: Stores;
 }
 
 /** Builds the activity implementations the worker registers; each one is idempotent. */
-export function createActivities(config: Config, { usage, eager, temporal, destinationLookup }: WorkerParts) {
+export function createActivities(config: Config, { usage, eager, temporal, destinationLookup, stores }: WorkerParts) {
   return {
     ...createDeliveryActivities(config, { destinationLookup }),
     ...createContactActivities(config, { eager, temporal }, usage),
-    ...createMaintenanceActivities(config),
+    ...createMaintenanceActivities(config, stores),
   };
 }
 

@@ -23,7 +23,7 @@ export function tuneServer(server: Server): void {
 export async function startApi(
   config: Config,
   /** Parts of the app's dependencies to use instead of the ones it would build (tests). */
-  parts: Partial<Omit<Deps, 'config' | 'usage' | 'store'>> = {},
+  parts: Partial<Omit<Deps, 'config' | 'usage' | 'store' | 'stores'>> = {},
 ): Promise<{
   server: Server;
   url: string;

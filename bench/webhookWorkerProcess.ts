@@ -23,7 +23,11 @@ async function main(): Promise<void> {
   logger.level = 'silent';
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
   const deps = createDeps(config, { store: await openStore(config.mongodbUri, config.store) });
-  const { worker, connection } = await createWorker(config, { workflowBundlePath: process.env.BENCH_WORKFLOW_BUNDLE, temporal: deps.temporal });
+  const { worker, connection } = await createWorker(config, {
+    workflowBundlePath: process.env.BENCH_WORKFLOW_BUNDLE,
+    temporal: deps.temporal,
+    stores: deps.stores,
+  });
   const running = worker.run();
 
   let seq = 0;

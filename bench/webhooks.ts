@@ -179,7 +179,7 @@ async function burstPhase(
   receiver: { url: string; caFile: string },
 ): Promise<Record<string, unknown>> {
   const { config } = deps;
-  const { worker, connection } = await createWorker(config, { temporal: deps.temporal });
+  const { worker, connection } = await createWorker(config, { temporal: deps.temporal, stores: deps.stores });
   const running = worker.run();
   const waitDelivered = async (ids: string[], timeoutMs: number) => {
     const deadline = performance.now() + timeoutMs;

@@ -11,7 +11,9 @@ import { PublicClients } from './oauth/publicClients';
 import { SigningKeys } from './oauth/signingKeys';
 import { QuotaWindows } from './talent/quotas';
 import { EnabledSourceReads } from './talent/sources';
-import { defaultStore, openStore, type StoreHandle } from './store/connection';
+import { openStore, unopenedStore, type StoreHandle } from './store/connection';
+import { createAuditStore, type AuditStore } from './audit/store';
+import type { Connection } from 'mongoose';
 import { createTemporalClients, type TemporalClients } from './temporal/client';
 import { createPeopleIndexes, type PeopleIndexes } from './talent/peopleIndexes';
 import type { UsageCounters } from './usage/usageCounters';
@@ -25,6 +27,21 @@ import { systemDestinationLookup } from './outbound/destinationResolver';
  * connections and the state that belongs to it rather than to a module, so two apps with
  * different settings live side by side in one process.
  */
+/**
+ * Each area's store, built on the root's connection. An area's functions take the stores they
+ * need as their first argument (`stores: { audit: AuditStore }`), so callers pass `deps.stores`.
+ */
+export interface Stores {
+  readonly audit: AuditStore;
+}
+
+/** The areas' stores on `connection` (the root's, from `openStore`). */
+export function createStores(connection: Connection): Stores {
+  return {
+    audit: createAuditStore(connection),
+  };
+}
+
 export interface Deps {
   /** The app's Temporal clients, connected on first use; whoever built them closes them. */
   readonly temporal: TemporalClients;
@@ -33,6 +50,8 @@ export interface Deps {
   readonly logger: Logger;
   /** The store connection the root opened (ping, indexes, close). */
   readonly store: StoreHandle;
+  /** The areas' stores on that connection. */
+  readonly stores: Stores;
   readonly config: Config;
   /** Admission against the store: the organization's window and in-flight places, each operation's window. */
   readonly admission: StoreAdmission;
@@ -64,7 +83,8 @@ export interface Deps {
   readonly addressLimits: ClientAddressLimits;
 }
 
-export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> = {}): Deps {
+export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 'stores'>> = {}): Deps {
+  const store = parts.store ?? unopenedStore();
   const destinationLookup = parts.destinationLookup ?? systemDestinationLookup;
   const addressLimits = parts.addressLimits ?? new ClientAddressLimits(config.secretsKey);
   const now = parts.now ?? Date.now;
@@ -72,7 +92,8 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> 
     temporal: parts.temporal ?? createTemporalClients(config),
     now,
     logger: parts.logger ?? logger,
-    store: parts.store ?? defaultStore(),
+    store,
+    stores: createStores(store.connection),
     config,
     admission: parts.admission ?? new StoreAdmission(now),
     dailyJobCaps: parts.dailyJobCaps ?? new DailyJobCapReads(),
@@ -92,10 +113,12 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> 
 }
 
 /** A process's root: connects the store (creating indexes) and builds the dependencies over it. */
-export async function openDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 'store'>> = {}): Promise<Deps> {
+export async function openDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 'store' | 'stores'>> = {}): Promise<Deps> {
   const store = await openStore(config.mongodbUri, config.store);
+  // After createDeps: the indexes are those of the models its stores bound.
+  const deps = createDeps(config, { ...parts, store });
   await store.ensureIndexes();
-  return createDeps(config, { ...parts, store });
+  return deps;
 }
 
 /** Closes what a root opened: its Temporal clients, then the store. */

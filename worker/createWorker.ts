@@ -1,3 +1,4 @@
+import type { Stores } from '../core/deps';
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
@@ -29,7 +30,7 @@ export function connectWorkerConnection(t: TemporalConnectionSettings): Promise<
 export async function createWorker(
   config: Config,
   /** `temporal`: the worker's Temporal clients (its root closes them), for emissions its own worker cannot start eagerly. */
-  opts: { workflowBundlePath?: string; destinationLookup?: LookupAll; temporal: TemporalClients },
+  opts: { workflowBundlePath?: string; destinationLookup?: LookupAll; temporal: TemporalClients; stores: Stores },
 ): Promise<{ worker: Worker; connection: NativeConnection; client: Client; usage: UsageCounters }> {
   const { address, callTimeoutMs } = config.temporal;
   const workflowBundlePath = opts.workflowBundlePath ?? config.worker.workflowBundlePath;
@@ -45,7 +46,7 @@ export async function createWorker(
         namespace: config.temporal.namespace,
         taskQueue: config.temporal.taskQueue,
         ...(workflowBundlePath ? { workflowBundle: { codePath: workflowBundlePath } } : { workflowsPath: require.resolve('../workflows') }),
-        activities: createActivities(config, { usage, eager, temporal: opts.temporal, destinationLookup: opts.destinationLookup }),
+        activities: createActivities(config, { usage, eager, temporal: opts.temporal, destinationLookup: opts.destinationLookup, stores: opts.stores }),
         // A webhook's first attempt is a local activity inside its workflow task, so a slow receiver
         // (15 s at most) holds a workflow task slot meanwhile: slots are cheap, keep plenty, or a
         // burst of slow receivers would stall every other workflow on this worker (jobs included).

@@ -3,7 +3,8 @@ import { loadConfigOrExit } from '../core/config';
 import { armExitPoint } from '../core/faultInjection';
 import { ensureMaintenanceSchedule, MAINTENANCE_SCHEDULE_ID } from '../core/maintenance/maintenanceSchedule';
 import { logger } from '../core/observability/logger';
-import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
+import { createStores } from '../core/deps';
+import { openStore } from '../core/store/connection';
 import { createTemporalClients } from '../core/temporal/client';
 import { describeTemporalConnection } from '../core/temporal/connectionOptions';
 import { startWorkflowStarter } from '../core/starters/workflowStarter';
@@ -17,10 +18,11 @@ async function main(): Promise<void> {
   logger.level = config.logLevel;
   Runtime.install({ logger: sdkLogger(logger), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) } } });
   armExitPoint(config.chaosExitAt);
-  await connectStore(config.mongodbUri, config.store);
-  await ensureIndexes();
+  const store = await openStore(config.mongodbUri, config.store);
+  const stores = createStores(store.connection);
+  await store.ensureIndexes();
   const temporal = createTemporalClients(config);
-  const { worker, connection, client, usage } = await createWorker(config, { temporal });
+  const { worker, connection, client, usage } = await createWorker(config, { temporal, stores });
   // Not a reason to stop delivering webhooks and running jobs: say so loudly and go on.
   await ensureMaintenanceSchedule(client, { taskQueue: config.temporal.taskQueue }).then(
     (created) => logger.info({ scheduleId: MAINTENANCE_SCHEDULE_ID, created }, 'store maintenance schedule in place'),
@@ -41,7 +43,7 @@ async function main(): Promise<void> {
   await temporal.close();
   await metrics?.close();
   await connection.close();
-  await disconnectStore();
+  await store.close();
   logger.info('worker stopped');
 }
 

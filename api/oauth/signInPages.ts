@@ -1,3 +1,4 @@
+import type { Stores } from '../../core/deps';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Config } from '../../core/config';
@@ -134,11 +135,11 @@ async function setupPage(ctx: Context, config: Config): Promise<void> {
   setupForm(ctx, config, token, null, 200, found.user);
 }
 
-async function setupSubmit(ctx: Context, config: Config): Promise<void> {
+async function setupSubmit(ctx: Context, config: Config, stores: Stores): Promise<void> {
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const token = form.get('token') ?? '';
-  const result = await setPasswordThroughLink(config, token, form.get('new_password') ?? '', form.get('confirm_password') ?? '', new Date(), ctx.ip);
+  const result = await setPasswordThroughLink(stores, config, token, form.get('new_password') ?? '', form.get('confirm_password') ?? '', new Date(), ctx.ip);
   if (!result.ok) {
     if (result.reason === 'invalid_link') return errorPage(ctx, 400, 'Setup link not valid', result.message);
     const found = await findSetupUser(token);
@@ -371,14 +372,14 @@ async function connectionsPage(ctx: Context, config: Config, now: () => number):
   });
 }
 
-async function revokeSubmit(ctx: Context, config: Config): Promise<void> {
+async function revokeSubmit(ctx: Context, config: Config, stores: Stores): Promise<void> {
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const user = await signedInUser(ctx, config);
   if (!user) return redirectTo(ctx, SIGN_IN_PAGE_PATH);
   const clientId = form.get('client_id');
   // The console's flash cookie is scoped to /console, so this page (outside it) says what a write did through `?done=`.
-  if (clientId) await revokeUserGrants(user._id, clientId, { actor: `user:${user._id}`, clientAddress: ctx.ip || null });
+  if (clientId) await revokeUserGrants(stores, user._id, clientId, { actor: `user:${user._id}`, clientAddress: ctx.ip || null });
   redirectTo(ctx, clientId ? `${CONNECTIONS_PAGE_PATH}?done=revoked` : CONNECTIONS_PAGE_PATH);
 }
 
@@ -391,10 +392,13 @@ async function signOutSubmit(ctx: Context, config: Config): Promise<void> {
 }
 
 /** Mounts the pages (DECISIONS.md "Interactive sign-in"): set password, sign in, consent, connected applications. */
-export function mountSignInPages(router: Router, config: Config, decoy: DecoyPasswordHash, now: () => number): void {
+export function mountSignInPages(router: Router, config: Config, decoy: DecoyPasswordHash, now: () => number, stores: Stores): void {
   const serve = (handler: (ctx: Context, config: Config) => Promise<void>) => storeOutagePage((ctx: Context) => handler(ctx, config));
   router.get(SETUP_PAGE_PATH, serve(setupPage));
-  router.post(SETUP_PAGE_PATH, serve(setupSubmit));
+  router.post(
+    SETUP_PAGE_PATH,
+    serve((ctx) => setupSubmit(ctx, config, stores)),
+  );
   router.get(SIGN_IN_PAGE_PATH, serve(signInPage));
   router.post(
     SIGN_IN_PAGE_PATH,
@@ -406,6 +410,9 @@ export function mountSignInPages(router: Router, config: Config, decoy: DecoyPas
     CONNECTIONS_PAGE_PATH,
     serve((ctx) => connectionsPage(ctx, config, now)),
   );
-  router.post(REVOKE_CONNECTION_PATH, serve(revokeSubmit));
+  router.post(
+    REVOKE_CONNECTION_PATH,
+    serve((ctx) => revokeSubmit(ctx, config, stores)),
+  );
   router.post(SIGN_OUT_PATH, serve(signOutSubmit));
 }

@@ -1,5 +1,5 @@
 import type { Config } from '../config';
-import { recordAuditEvent } from '../audit/auditLog';
+import { recordAuditEvent, type AuditStores } from '../audit/auditLog';
 import { sha256Hex } from '../crypto/hash';
 import { passwordChangedMail, passwordResetMail } from '../mail/mailMessages';
 import { queueMail } from '../mail/mailOutbox';
@@ -37,6 +37,7 @@ export async function requestPasswordReset(config: ResetSettings, email: string,
  * recovery through the operator's link), the change is audited and the person is told by mail.
  */
 export async function setPasswordThroughLink(
+  stores: AuditStores,
   config: Pick<Config, 'authUrl' | 'secretsKey' | 'oauth'>,
   token: string,
   password: string,
@@ -47,7 +48,7 @@ export async function setPasswordThroughLink(
   const result = await completeSetup(config, token, password, confirmation, now);
   if (!result.ok || !result.replacedPassword) return result;
   const { user } = result;
-  await recordAuditEvent({
+  await recordAuditEvent(stores, {
     orgId: user.orgId,
     actor: `user:${user._id}`,
     action: 'user.password_reset',

@@ -1,4 +1,4 @@
-import { purgeExpiredAuditEvents } from '../audit/auditLog';
+import { purgeExpiredAuditEvents, type AuditStores } from '../audit/auditLog';
 import { AUDIT_RETENTION_DAYS_DEFAULT } from '../config';
 import { purgeExpiredIdempotencyRecords } from '../idempotency/idempotency';
 import { purgeExpiredDaySlots } from '../jobs/dailyJobCap';
@@ -31,7 +31,11 @@ export interface PurgedCounts {
 }
 
 /** `auditRetentionDays`: AUDIT_RETENTION_DAYS, the one setting that bounds the audit log. */
-export async function purgeExpiredRecords(now = new Date(), { auditRetentionDays = AUDIT_RETENTION_DAYS_DEFAULT } = {}): Promise<PurgedCounts> {
+export async function purgeExpiredRecords(
+  stores: AuditStores,
+  now = new Date(),
+  { auditRetentionDays = AUDIT_RETENTION_DAYS_DEFAULT } = {},
+): Promise<PurgedCounts> {
   const [searches, quotaEntries, idempotencyRecords, webhook, attemptClaims, refreshTokens, jobDaySlots, signInRecords, auditEvents] = await Promise.all([
     purgeExpiredSearches(now),
     purgeExpiredQuotaEntries(now),
@@ -41,7 +45,7 @@ export async function purgeExpiredRecords(now = new Date(), { auditRetentionDays
     purgeExpiredRefreshChains(now),
     purgeExpiredDaySlots(now),
     purgeExpiredSignInRecords(now),
-    purgeExpiredAuditEvents(now, auditRetentionDays),
+    purgeExpiredAuditEvents(stores, now, auditRetentionDays),
   ]);
   return {
     searches,

@@ -2,7 +2,8 @@ import { DefaultLogger, NativeConnection, Runtime, Worker, makeTelemetryFilterSt
 import { createActivities } from '../../activities';
 import { loadConfig } from '../../core/config';
 import { logger } from '../../core/observability/logger';
-import { connectStore } from '../../core/store/connection';
+import { createStores } from '../../core/deps';
+import { openStore } from '../../core/store/connection';
 import { createTemporalClients } from '../../core/temporal/client';
 
 /**
@@ -14,14 +15,14 @@ async function main(): Promise<void> {
   const config = loadConfig();
   logger.level = 'silent';
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
-  await connectStore(config.mongodbUri);
+  const store = await openStore(config.mongodbUri);
   const worker = await Worker.create({
     connection: await NativeConnection.connect({ address: config.temporal.address }),
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     // The process is killed, never stopped: its clients' connection ends with it.
-    activities: createActivities(config, { temporal: createTemporalClients(config) }),
+    activities: createActivities(config, { temporal: createTemporalClients(config), stores: createStores(store.connection) }),
     // This worker is killed mid-workflow: let its successor take over the sticky tasks quickly.
     stickyQueueScheduleToStartTimeout: '1 second',
   });

@@ -94,7 +94,9 @@ test('"Resend invitation" mails a new link and the earlier one stops working; "C
   // Cancelled is final: a second cancel or a resend changes nothing.
   expect((await postConsoleForm(admin.browser, '/console/team', `/console/team/invitations/${invitation!._id}/resend`, {})).status).toBe(409);
 
-  const entries = (await listAuditEvents(srv.config, tenant.orgId, { actor: `user:${admin.userId}` })).data.filter((e) => e.target === invitation!._id);
+  const entries = (await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { actor: `user:${admin.userId}` })).data.filter(
+    (e) => e.target === invitation!._id,
+  );
   expect(entries.map((e) => e.action)).toEqual(['user.invitation_cancelled', 'user.invitation_resent', 'user.invited']);
   expect(entries[0].after).toMatchObject({ email, status: 'cancelled', role: 'member' });
   expect(JSON.stringify(entries)).not.toMatch(/token|ust_|user_id/);

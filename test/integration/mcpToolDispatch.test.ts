@@ -81,7 +81,7 @@ const principal: KeyPrincipal = {
 
 beforeAll(async () => {
   srv = await startTestApi();
-  deps = createDeps(srv.config);
+  deps = createDeps(srv.config, { store: srv.deps.store });
   dispatcher = createToolDispatcher(createOperationExecutor(operationRegistry(routes), deps));
 });
 afterAll(async () => srv.close());

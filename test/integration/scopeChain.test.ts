@@ -3,11 +3,13 @@ import { readLimitSettings, setCap } from '../../core/limits/limitSettings';
 import type { Scope } from '../../core/limits/limitTable';
 import { findScopeChain, scopeChain } from '../../core/limits/scopeChain';
 import { Problem } from '../../core/problems';
-import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
+import { openTestStore, type TestStore } from '../support/testStore';
 import { runAdminWith } from '../support/adminCli';
 import { createDeps } from '../../core/deps';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { testConfig } from '../support/testConfig';
+
+let testStore: TestStore;
 
 let config: Config;
 let mine: TestTenant;
@@ -15,11 +17,10 @@ let theirs: TestTenant;
 
 beforeAll(async () => {
   config = testConfig({ READ_CACHE_MS: '0' });
-  await connectStore(config.mongodbUri);
-  await ensureIndexes();
+  testStore = await openTestStore(config);
   [mine, theirs] = [await createTenant(), await createTenant()];
 });
-afterAll(async () => disconnectStore());
+afterAll(async () => testStore.close());
 
 const scopesOf = (t: TestTenant): Scope[] => [
   { type: 'organization', id: t.orgId },
@@ -64,7 +65,16 @@ test("a limit change on another organization's key is not_found and changes noth
 });
 
 test("the operator CLI reports another organization's key as one not-found line with exit 1", async () => {
-  const shown = await runAdminWith(createDeps(config), ['limit', 'show', '--org', mine.orgId, '--operation', 'whoami', '--key-id', theirs.keyId]);
+  const shown = await runAdminWith(createDeps(config, { store: testStore.handle }), [
+    'limit',
+    'show',
+    '--org',
+    mine.orgId,
+    '--operation',
+    'whoami',
+    '--key-id',
+    theirs.keyId,
+  ]);
   expect(shown.status).toBe(1);
   expect(shown.stdout).toBe('');
   expect(shown.stderr).toBe(`error: The key ${theirs.keyId} does not exist in organization ${mine.orgId}.\n`);

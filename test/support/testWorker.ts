@@ -1,5 +1,7 @@
 import type { Worker } from '@temporalio/worker';
 import type { Config } from '../../core/config';
+import { createStores } from '../../core/deps';
+import { openStore } from '../../core/store/connection';
 import { createTemporalClients } from '../../core/temporal/client';
 import type { LookupAll } from '../../core/outbound/destinationPolicy';
 import { createWorker } from '../../worker/createWorker';
@@ -15,13 +17,19 @@ export interface TestWorker {
 
 /**
  * A real worker, in-process, on the test file's own task queue, running the workflow bundle
- * made once by the global set-up. The store connection is the test API's; its Temporal clients
- * (what its own worker cannot start eagerly) are its own, closed when it stops.
+ * made once by the global set-up, on a store connection and Temporal clients (what its own
+ * worker cannot start eagerly) of its own, closed when it stops.
  */
 export async function startTestWorker(config: Config, opts: { destinationLookup?: LookupAll } = {}): Promise<TestWorker> {
   installTestRuntime();
   const temporal = createTemporalClients(config);
-  const { worker, connection, usage } = await createWorker(config, { workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE, temporal, ...opts });
+  const store = await openStore(config.mongodbUri, config.store, { ownConnectionOnly: true });
+  const { worker, connection, usage } = await createWorker(config, {
+    workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE,
+    temporal,
+    stores: createStores(store.connection),
+    ...opts,
+  });
   const running = worker.run();
   return {
     worker,
@@ -32,6 +40,7 @@ export async function startTestWorker(config: Config, opts: { destinationLookup?
       await usage.stop();
       await connection.close();
       await temporal.close();
+      await store.close();
     },
   };
 }

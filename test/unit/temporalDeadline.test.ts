@@ -1,5 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
+import mongoose from 'mongoose';
 import { loadConfig } from '../../core/config';
+import { createStores } from '../../core/deps';
 import { createTemporalClients, type TemporalClients } from '../../core/temporal/client';
 import { TemporalDeadlineError } from '../../core/temporal/deadline';
 import { freePort } from '../../scripts/localServices';
@@ -76,7 +78,9 @@ describe('a server that accepts connections and never answers', () => {
 
   test("the worker's connection fails within its limit", async () => {
     const { createWorker } = await import('../../worker/createWorker');
-    const { err, ms } = await failure(() => createWorker(configAt(address), { temporal: clientsAt(address) }));
+    const { err, ms } = await failure(() =>
+      createWorker(configAt(address), { temporal: clientsAt(address), stores: createStores(mongoose.createConnection()) }),
+    );
     expect((err as Error).message).toBe(`Temporal at ${address} did not answer a worker connection (TEMPORAL_CONNECT_TIMEOUT_MS) within 400 ms`);
     expect(ms).toBeLessThan(400 + 500);
   });

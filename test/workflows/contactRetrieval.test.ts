@@ -10,7 +10,7 @@ import { contactRetrievalWorkflowId, RESULT_PURGE_AFTER_MS, RESULT_RETENTION_MS,
 import { jobSlotHolders } from '../../core/jobs/jobSlots';
 import { startContactRetrievalWorkflowWith } from '../../core/jobs/jobWorkflows';
 import { ContactRetrievalJob, ContactRetrievalJobItem, RetrievedContact } from '../../core/jobs/models';
-import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
+import { openTestStore, type TestStore } from '../support/testStore';
 import { SA } from '../../core/temporal/searchAttributes';
 import { createTemporalClients, type TemporalClients } from '../../core/temporal/client';
 import { personIdFor } from '../../scripts/seeding/generator';
@@ -38,6 +38,7 @@ let env: TestWorkflowEnvironment;
  */
 let realTime: Client;
 let config: Config;
+let store: TestStore;
 /** The activities' Temporal clients, which a job's `job.completed` emission takes its client from. */
 let temporal: TemporalClients;
 let found: string[];
@@ -46,8 +47,7 @@ const DAY = 24 * 3600 * 1000;
 
 beforeAll(async () => {
   config = testConfig({ CONTACT_JOB_CHUNK_SIZE: '4', CONTACT_JOB_CONCURRENCY: '2' });
-  await connectStore(config.mongodbUri);
-  await ensureIndexes();
+  store = await openTestStore(config);
   temporal = createTemporalClients(config);
   await seedPeople({ secretsKey: config.secretsKey, count: 80, seed: SEED });
   // Jobs accept only people of sources the organization may use: the built-in one here.
@@ -74,7 +74,7 @@ afterAll(async () => {
   await Promise.all(workers.map((w) => w.stop()));
   await env?.teardown();
   await temporal?.close();
-  await disconnectStore();
+  await store.close();
 });
 
 /**
@@ -86,7 +86,7 @@ const queues = { main: uniqueName('wf'), outage: uniqueName('wf-outage') };
 let outageAttempts = 0;
 
 async function startWorker(taskQueue: string, override: Record<string, unknown> = {}) {
-  workers.push(await startBundleWorker(env, taskQueue, { ...createActivities(config, { temporal }), ...override }));
+  workers.push(await startBundleWorker(env, taskQueue, { ...createActivities(config, { temporal, stores: store.stores }), ...override }));
 }
 
 async function withWorker<T>(fn: (taskQueue: string) => Promise<T>, queue: keyof typeof queues = 'main'): Promise<T> {
@@ -105,7 +105,7 @@ function starter(taskQueue: string, opts: { cancelAtStart?: boolean } = {}): Job
  */
 async function onServerClock() {
   const ahead = (await env.currentTimeMs()) - Date.now();
-  return createDeps(config, { now: () => Date.now() + ahead });
+  return createDeps(config, { now: () => Date.now() + ahead, store: store.handle });
 }
 
 async function runJob(t: TestTenant, personIds: string[], taskQueue: string, opts: { cancelAtStart?: boolean; skipTime?: boolean } = {}) {
@@ -242,7 +242,7 @@ test('retention: readable for 7 days, then 409 with the contacts removed, then 4
     expect(Math.abs(firesAt[0] - (completedAt + RESULT_RETENTION_MS))).toBeLessThan(60_000);
     expect(Math.abs(firesAt[1] - (completedAt + RESULT_PURGE_AFTER_MS))).toBeLessThan(60_000);
     // What the timer then runs: the purge activity, run here as the workflow would.
-    await createActivities(config, { temporal }).purgeContactRetrievalResult({ jobId });
+    await createActivities(config, { temporal, stores: store.stores }).purgeContactRetrievalResult({ jobId });
     await retention.terminate('the purge ran in the test');
     await expect(readJobResult(config, p, jobId, { limit: 10 })).rejects.toMatchObject({ code: 'result_gone', status: 410 });
     expect(await ContactRetrievalJobItem.countDocuments({ jobId })).toBe(0);
