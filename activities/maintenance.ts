@@ -10,7 +10,7 @@ export function createMaintenanceActivities(config: Pick<Config, 'auditRetention
       return purgeExpiredRecords(stores, new Date(), { auditRetentionDays: config.auditRetentionDays });
     },
     async rollUpUsage(): Promise<RollupCounts> {
-      return rollUpUsage(new Date());
+      return rollUpUsage(stores, new Date());
     },
   };
 }

@@ -36,8 +36,9 @@ export async function startApi(
   /** The app's public clients (tests forget its cached metadata documents). */
   publicClients: PublicClients;
 }> {
-  const usage = new UsageCounters();
-  const deps = await openDeps(config, { ...parts, usage });
+  const opened = await openDeps(config, parts);
+  const usage = new UsageCounters(opened.stores);
+  const deps: Deps = { ...opened, usage };
   usage.start();
   const app = createApp({ deps, probes: { store: deps.store.ping, temporal: () => pingTemporal(deps.temporal) } });
   const server = app.listen(config.port, config.host);
@@ -47,7 +48,7 @@ export async function startApi(
   });
   tuneServer(server);
   const workflowStarter = startWorkflowStarter(config, deps.temporal);
-  const mailSender = startMailSender(config);
+  const mailSender = startMailSender(deps.stores, config);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host}:${port}`;

@@ -13,6 +13,8 @@ import { QuotaWindows } from './talent/quotas';
 import { EnabledSourceReads } from './talent/sources';
 import { openStore, unopenedStore, type StoreHandle } from './store/connection';
 import { createAuditStore, type AuditStore } from './audit/store';
+import { createUsageStore, type UsageStore } from './usage/store';
+import { createMailStore, type MailStore } from './mail/store';
 import type { Connection } from 'mongoose';
 import { createTemporalClients, type TemporalClients } from './temporal/client';
 import { createPeopleIndexes, type PeopleIndexes } from './talent/peopleIndexes';
@@ -33,12 +35,16 @@ import { systemDestinationLookup } from './outbound/destinationResolver';
  */
 export interface Stores {
   readonly audit: AuditStore;
+  readonly usage: UsageStore;
+  readonly mail: MailStore;
 }
 
 /** The areas' stores on `connection` (the root's, from `openStore`). */
 export function createStores(connection: Connection): Stores {
   return {
     audit: createAuditStore(connection),
+    usage: createUsageStore(connection),
+    mail: createMailStore(connection),
   };
 }
 

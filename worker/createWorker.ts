@@ -34,7 +34,7 @@ export async function createWorker(
 ): Promise<{ worker: Worker; connection: NativeConnection; client: Client; usage: UsageCounters }> {
   const { address, callTimeoutMs } = config.temporal;
   const workflowBundlePath = opts.workflowBundlePath ?? config.worker.workflowBundlePath;
-  const usage = new UsageCounters();
+  const usage = new UsageCounters(opts.stores);
   const eager = new EagerDeliveryStarts();
   const connection = await connectWorkerConnection(config.temporal);
   const worker = await withTemporalDeadline(

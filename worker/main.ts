@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   // Starts and cancels the API recorded while Temporal was down are carried out from here too.
   const workflowStarter = startWorkflowStarter(config, temporal);
   // Mail the API recorded is sent from here too.
-  const mailSender = startMailSender(config);
+  const mailSender = startMailSender(stores, config);
   logger.info({ taskQueue: config.temporal.taskQueue, temporal: describeTemporalConnection(config.temporal) }, 'worker running');
   // worker.run() resolves after SIGINT/SIGTERM: the SDK drains in-flight tasks first.
   await worker.run();

@@ -1,3 +1,4 @@
+import type { Stores } from '../../core/deps';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Config } from '../../core/config';
@@ -35,14 +36,14 @@ function resetForm(ctx: Context, config: Config): void {
   );
 }
 
-async function resetSubmit(ctx: Context, config: Config): Promise<void> {
+async function resetSubmit(ctx: Context, config: Config, stores: Stores): Promise<void> {
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const email = (form.get('email') ?? '').slice(0, 320);
   const now = new Date();
   const byAddress = await takeSlot(`reset:addr:${ctx.ip}`, ADDRESS_RESETS_PER_HOUR, 3600_000, now);
   if (byAddress.ok && email) {
-    requestPasswordReset(config, email, now).catch((err: Error) =>
+    requestPasswordReset(stores, config, email, now).catch((err: Error) =>
       logger.error({ err: { name: err.name, message: err.message } }, 'password reset request failed'),
     );
   }
@@ -59,13 +60,13 @@ async function resetSubmit(ctx: Context, config: Config): Promise<void> {
   );
 }
 
-export function mountPasswordResetPages(router: Router, config: Config): void {
+export function mountPasswordResetPages(router: Router, config: Config, stores: Stores): void {
   router.get(
     PASSWORD_RESET_PAGE_PATH,
     storeOutagePage(async (ctx) => resetForm(ctx, config)),
   );
   router.post(
     PASSWORD_RESET_PAGE_PATH,
-    storeOutagePage((ctx) => resetSubmit(ctx, config)),
+    storeOutagePage((ctx) => resetSubmit(ctx, config, stores)),
   );
 }

@@ -88,7 +88,7 @@ export function oauthRouter(config: Config, { signingKeys, publicClients, decoy,
   router.get(AUTHORIZE_PATH, storeOutagePage(authorizeEndpoint(config, publicClients, addressLimits)));
   router.post(REGISTER_PATH, registrationEndpoint());
   mountSignInPages(router, config, decoy, now, stores);
-  mountPasswordResetPages(router, config);
+  mountPasswordResetPages(router, config, stores);
   // One document at both discovery locations: clients try RFC 8414's first, then OpenID's.
   router.get([AUTHORIZATION_SERVER_METADATA_PATH, OPENID_CONFIGURATION_PATH], (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=300');

@@ -210,7 +210,7 @@ async function signInPage(ctx: Context, config: Config): Promise<void> {
   signInForm(ctx, config, handle, null, 200, '', safeReturnPath(ctx.query.return_to));
 }
 
-async function signInSubmit(ctx: Context, config: Config, decoy: DecoyPasswordHash): Promise<void> {
+async function signInSubmit(ctx: Context, config: Config, decoy: DecoyPasswordHash, stores: Stores): Promise<void> {
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const handle = handleOf(form.get('request'));
@@ -224,7 +224,10 @@ async function signInSubmit(ctx: Context, config: Config, decoy: DecoyPasswordHa
   await endSession(sessionValueOf(ctx, config));
   const session = await startSession(result.user._id);
   setSessionCookie(ctx, config, session.value, Math.floor(SESSION_TTL_MS / 1000));
-  const browserValue = await signedInFromBrowser(config, result.user, knownBrowserOf(ctx, config), { userAgent: ctx.get('User-Agent'), at: new Date() });
+  const browserValue = await signedInFromBrowser(stores, config, result.user, knownBrowserOf(ctx, config), {
+    userAgent: ctx.get('User-Agent'),
+    at: new Date(),
+  });
   setKnownBrowserCookie(ctx, config, browserValue);
   if (handle) return resumeAuthorization(ctx, config, handle, result.user);
   redirectTo(ctx, landingOf(form.get('return_to')));
@@ -402,7 +405,7 @@ export function mountSignInPages(router: Router, config: Config, decoy: DecoyPas
   router.get(SIGN_IN_PAGE_PATH, serve(signInPage));
   router.post(
     SIGN_IN_PAGE_PATH,
-    serve((ctx) => signInSubmit(ctx, config, decoy)),
+    serve((ctx) => signInSubmit(ctx, config, decoy, stores)),
   );
   router.get(CONSENT_PAGE_PATH, serve(consentPage));
   router.post(CONSENT_PAGE_PATH, serve(consentSubmit));

@@ -76,11 +76,18 @@ export const usageRoutes = [
       "Per UTC bucket (`granularity`: `hour` or `day`) and operation: requests by outcome (2xx `success`, 4xx `client_error` other than 429, 429 `rate_limited`, 5xx `server_error`) and `credits` charged, including the credits contact-retrieval jobs charge as they run. The figures come from counters kept as the work happens; `credits` over a range agrees with the ledger. Buckets with nothing counted are left out. Ranges: up to 7 days by the hour, 400 days by the day; hour buckets are kept 100 days. Counts reach this answer within about a minute (each process writes a minute once it has ended). With `group_by=application`, the tool-server calls of each connected AI application (a person's MCP client, by its grant) are answered apart from the rest.",
     query: Query,
     responses: { 200: { description: 'Usage per bucket and operation, oldest first', schema: z.object({ data: z.array(UsagePointSchema) }) } },
-    handler: async ({ principal, query }) => {
+    handler: async ({ principal, query, deps }) => {
       const to = query.to ?? new Date();
       const from = query.from ?? new Date(to.getTime() - USAGE_DEFAULT_RANGE_MS[query.granularity]);
       const byApplication = query.group_by === 'application';
-      const series = await usageSeries({ orgId: principal.orgId, from, to, granularity: query.granularity, operation: query.operation, byApplication });
+      const series = await usageSeries(deps.stores, {
+        orgId: principal.orgId,
+        from,
+        to,
+        granularity: query.granularity,
+        operation: query.operation,
+        byApplication,
+      });
       if (!byApplication) return { status: 200, body: { data: series } };
       const names = await applicationNamesOfOrg(principal.orgId);
       const data = series.map(({ application, ...point }) => ({

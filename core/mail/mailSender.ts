@@ -3,6 +3,7 @@ import { logger } from '../observability/logger';
 import { runEvery } from '../periodicPass';
 import { deliverDueMail, type MailTransport } from './mailOutbox';
 import { smtpTransport } from './mailTransport';
+import type { MailStores } from './store';
 
 export interface MailSender {
   /** One pass now (tests, and the loop). */
@@ -15,14 +16,14 @@ export interface MailSender {
  * the outbox's due mail to the mail server (mailOutbox.ts). Without SMTP_URL it does nothing and
  * says so once: the mail waits.
  */
-export function startMailSender(config: Config, opts: { transport?: MailTransport | null; now?: () => Date } = {}): MailSender {
+export function startMailSender(stores: MailStores, config: Config, opts: { transport?: MailTransport | null; now?: () => Date } = {}): MailSender {
   const transport = opts.transport === undefined ? smtpTransport(config) : opts.transport;
   const now = opts.now ?? (() => new Date());
   if (!transport) logger.warn('SMTP_URL is not set: mail is kept in the outbox and sent once a process with SMTP_URL runs');
 
   async function pass(): Promise<{ sent: number; failed: number }> {
     if (!transport) return { sent: 0, failed: 0 };
-    const tally = await deliverDueMail(config, transport, now);
+    const tally = await deliverDueMail(stores, config, transport, now);
     if (tally.failed) logger.warn(tally, 'mail sender: the mail server did not take a mail; it is tried again later');
     return tally;
   }

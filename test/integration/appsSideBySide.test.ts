@@ -3,7 +3,11 @@ import { createApp } from '../../api/app';
 import type { Config } from '../../core/config';
 import { createDeps, type Deps } from '../../core/deps';
 import { recordAuditEvent } from '../../core/audit/auditLog';
+import { invitationMail } from '../../core/mail/mailMessages';
+import { queueMail } from '../../core/mail/mailOutbox';
 import { openStore } from '../../core/store/connection';
+import { UsageCounters } from '../../core/usage/usageCounters';
+import { usageSeries } from '../../core/usage/usageSeries';
 import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { createTenant } from '../support/fixtures';
 import { api } from '../support/http';
@@ -74,4 +78,27 @@ test('each app keeps its audit log in its own database', async () => {
   expect(await actions(first.url)).toEqual(['budget.set']);
   expect(await actions(second.url)).toEqual(['credits.granted']);
   expect(second.deps.store.connection.name).toBe(`${first.deps.store.connection.name}_second`);
+});
+
+test('each app writes the usage it counted to its own database', async () => {
+  const tenant = await createTenant();
+  const counters = new UsageCounters(second.deps.stores);
+  counters.countRequest(tenant.orgId, 'whoami', 200, 0);
+  await counters.flush({ all: true });
+  const query = { orgId: tenant.orgId, granularity: 'day' as const, from: new Date(Date.now() - 86_400_000), to: new Date(Date.now() + 86_400_000) };
+  expect((await usageSeries(second.deps.stores, query)).map((p) => [p.operation, p.requests.success])).toEqual([['whoami', 1]]);
+  expect(await usageSeries(first.deps.stores, query)).toEqual([]);
+});
+
+test("each app's mail outbox is in its own database", async () => {
+  const to = `side-by-side-${Date.now()}@example.com`;
+  await queueMail(
+    second.deps.stores,
+    second.deps.config,
+    to,
+    invitationMail({ organization: 'Acme', inviter: 'admin@example.com', link: 'https://x.example/l', expiresAt: new Date() }),
+    new Date(),
+  );
+  expect((await second.deps.stores.mail.outboxMailTo(to)).map((m) => m.kind)).toEqual(['invitation']);
+  expect(await first.deps.stores.mail.outboxMailTo(to)).toEqual([]);
 });

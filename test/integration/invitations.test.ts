@@ -1,5 +1,4 @@
 import { listAuditEvents } from '../../core/audit/auditLog';
-import { OutboxMail } from '../../core/mail/models';
 import { Invitation, User } from '../../core/users/models';
 import { postConsoleForm, setPasswordThrough, signedInPerson, signInOnPage, PASSWORD } from '../support/accountForms';
 import { createTenant, type TestTenant } from '../support/fixtures';
@@ -40,7 +39,7 @@ test('a mail server that is down while an invitation is sent: the mail arrives o
   expect(answer).toMatchObject({ status: 303, location: '/console/team?done=invited' });
   // The sender tried and failed twice while the server was down; the mail waits.
   const waiting = await eventually('two failed attempts', async () => {
-    const entry = await OutboxMail.findOne({ to: email }).lean<{ attempts: number; sentAt: Date | null }>();
+    const [entry] = await srv.deps.stores.mail.outboxMailTo(email);
     return entry && entry.attempts >= 2 ? entry : undefined;
   });
   expect(waiting.sentAt).toBeNull();

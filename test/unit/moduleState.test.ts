@@ -105,12 +105,10 @@ const NOT_YET_ON_A_ROOT_CONNECTION = [
   'core/jobs/models.ts',
   'core/keys/models.ts',
   'core/limits/models.ts',
-  'core/mail/models.ts',
   'core/oauth/models.ts',
   'core/talent/models.ts',
   'core/talent/searchModels.ts',
   'core/tenancy/models.ts',
-  'core/usage/models.ts',
   'core/users/models.ts',
   'core/webhooks/models.ts',
 ];

@@ -69,7 +69,7 @@ const config = loadConfig({ SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('ba
 const unlock = (n: number) => ({ principal, requestId: 'req', body: { person_id: 'per_1' }, idempotencyKey: `usage-count-${n}-0000` });
 
 test('each run is counted by outcome class with the credits its answer charged; refusals charge nothing', async () => {
-  const usage = new UsageCounters({ now: () => Date.parse('2026-11-25T10:00:30Z') });
+  const usage = new UsageCounters(createDeps(config).stores, { now: () => Date.parse('2026-11-25T10:00:30Z') });
   const execute = createOperationExecutor(operationRegistry(routes), createDeps(config), admission(), usage);
   await execute('profiles.unlock', unlock(1));
   await expect(execute('profiles.unlock', { ...unlock(2), body: { person_id: '' } })).rejects.toMatchObject({ status: 422 });
@@ -95,7 +95,7 @@ test('each run is counted by outcome class with the credits its answer charged; 
 });
 
 test('a tool call runs through the same executor and is counted the same way', async () => {
-  const usage = new UsageCounters({ now: () => Date.parse('2026-11-25T10:00:30Z') });
+  const usage = new UsageCounters(createDeps(config).stores, { now: () => Date.parse('2026-11-25T10:00:30Z') });
   const dispatcher = createToolDispatcher(createOperationExecutor(operationRegistry(routes), createDeps(config), admission(), usage));
   const tool = availableTools(routes).find((t) => t.definition.name === 'unlock_profile')!;
   const outcome = await dispatcher.run(tool, { person_id: 'per_1', idempotency_key: 'tool-usage-000001' }, principal, 'req_tool');
