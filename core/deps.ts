@@ -15,6 +15,7 @@ import { openStore, unopenedStore, type StoreHandle } from './store/connection';
 import { createAuditStore, type AuditStore } from './audit/store';
 import { createUsageStore, type UsageStore } from './usage/store';
 import { createMailStore, type MailStore } from './mail/store';
+import { createIdempotencyStore, type IdempotencyStore } from './idempotency/store';
 import type { Connection } from 'mongoose';
 import { createTemporalClients, type TemporalClients } from './temporal/client';
 import { createPeopleIndexes, type PeopleIndexes } from './talent/peopleIndexes';
@@ -37,6 +38,7 @@ export interface Stores {
   readonly audit: AuditStore;
   readonly usage: UsageStore;
   readonly mail: MailStore;
+  readonly idempotency: IdempotencyStore;
 }
 
 /** The areas' stores on `connection` (the root's, from `openStore`). */
@@ -45,6 +47,7 @@ export function createStores(connection: Connection): Stores {
     audit: createAuditStore(connection),
     usage: createUsageStore(connection),
     mail: createMailStore(connection),
+    idempotency: createIdempotencyStore(connection),
   };
 }
 

@@ -3,8 +3,7 @@ import type { Config } from '../config';
 import { sha256Hex } from '../crypto/hash';
 import { logger } from '../observability/logger';
 import { Problem } from '../problems';
-import * as store from './store';
-import type { IdempotencyResponseDoc } from './store';
+import type { IdempotencyResponseDoc, IdempotencyStore, IdempotencyStores } from './store';
 
 /**
  * Idempotent execution (SPEC 7.4), independent of HTTP so the API and the tool server share
@@ -106,8 +105,8 @@ export function claimChargeKey(operation: string, claim: RequestClaim): string {
  * Expired records are deleted by the hourly store-maintenance schedule (no TTL indexes on
  * FerretDB); one met by a request before then is deleted on the spot (runIdempotent).
  */
-export async function purgeExpiredIdempotencyRecords(now = new Date()): Promise<number> {
-  return store.deleteExpired(now);
+export async function purgeExpiredIdempotencyRecords(stores: IdempotencyStores, now = new Date()): Promise<number> {
+  return stores.idempotency.deleteExpired(now);
 }
 
 function inProgress(): Problem {
@@ -130,11 +129,13 @@ function stored(doc: Pick<IdempotencyResponseDoc, 'status' | 'headers' | 'body'>
  * key, 409 `idempotency_in_progress` (Retry-After 1) while the first one runs.
  */
 export async function runIdempotent(
+  stores: IdempotencyStores,
   settings: Pick<Config, 'idempotency'>,
   req: IdempotentRequest,
   run: (claim: RequestClaim) => Promise<StoredResponse>,
 ): Promise<{ response: StoredResponse; replayed: boolean }> {
   if (!isValidIdempotencyKey(req.key)) throw invalidIdempotencyKey();
+  const store = stores.idempotency;
   const id = idempotencyRecordId(req.orgId, req.workspaceId, req.key);
   const owner = randomBytes(12).toString('hex');
   const leaseMs = settings.idempotency.leaseSeconds * 1000;
@@ -156,7 +157,7 @@ export async function runIdempotent(
       createdAt: new Date(now),
       expiresAt,
     });
-    if (claimed) return { response: await execute(id, owner, req.fingerprint, expiresAt, () => run(claimWith(nonce))), replayed: false };
+    if (claimed) return { response: await execute(store, id, owner, req.fingerprint, expiresAt, () => run(claimWith(nonce))), replayed: false };
 
     const existing = await store.findClaim(id);
     if (!existing) continue;
@@ -181,10 +182,10 @@ export async function runIdempotent(
       continue;
     }
     // The holder crashed, stalled past its lease or failed: continue its work under its nonce.
-    const outcome = await takeOver(id, existing.owner, owner, existing.expiresAt, leaseMs);
+    const outcome = await takeOver(store, id, existing.owner, owner, existing.expiresAt, leaseMs);
     if (outcome === 'taken_by_another') throw inProgress();
     if (outcome === 'record_gone') continue;
-    return { response: await execute(id, owner, req.fingerprint, existing.expiresAt, () => run(claimWith(existing.nonce!))), replayed: false };
+    return { response: await execute(store, id, owner, req.fingerprint, existing.expiresAt, () => run(claimWith(existing.nonce!))), replayed: false };
   }
   throw inProgress();
 }
@@ -196,6 +197,7 @@ export async function runIdempotent(
  * both carry the same nonce, so the ledger still charges once and one response is stored.)
  */
 async function takeOver(
+  store: IdempotencyStore,
   id: string,
   previousOwner: string,
   owner: string,
@@ -207,16 +209,23 @@ async function takeOver(
   return moved ? 'taken' : 'record_gone';
 }
 
-async function execute(id: string, owner: string, fingerprint: string, expiresAt: Date, run: () => Promise<StoredResponse>): Promise<StoredResponse> {
+async function execute(
+  store: IdempotencyStore,
+  id: string,
+  owner: string,
+  fingerprint: string,
+  expiresAt: Date,
+  run: () => Promise<StoredResponse>,
+): Promise<StoredResponse> {
   let response: StoredResponse;
   try {
     response = await run();
   } catch (err) {
-    await release(id, owner);
+    await release(store, id, owner);
     throw err;
   }
   if (response.status < 200 || response.status >= 300) {
-    await release(id, owner);
+    await release(store, id, owner);
     return response;
   }
   // The recovery point: stored before the caller sees it, so a lost answer is replayed.
@@ -232,6 +241,6 @@ async function execute(id: string, owner: string, fingerprint: string, expiresAt
  * A failed request gives the key back without forgetting its nonce: a retry of the same
  * request continues under it (finding any charge the failure left), another request replaces it.
  */
-async function release(id: string, owner: string): Promise<void> {
+async function release(store: IdempotencyStore, id: string, owner: string): Promise<void> {
   await store.releaseClaim(id, owner).catch((err) => logger.warn({ err }, 'idempotency release failed'));
 }

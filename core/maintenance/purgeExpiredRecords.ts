@@ -1,6 +1,7 @@
 import { purgeExpiredAuditEvents, type AuditStores } from '../audit/auditLog';
 import { AUDIT_RETENTION_DAYS_DEFAULT } from '../config';
 import { purgeExpiredIdempotencyRecords } from '../idempotency/idempotency';
+import type { IdempotencyStores } from '../idempotency/store';
 import { purgeExpiredDaySlots } from '../jobs/dailyJobCap';
 import { purgeExpiredSignInRecords } from '../oauth/expiredSignInRecords';
 import { purgeExpiredQuotaEntries } from '../talent/quotas';
@@ -32,14 +33,14 @@ export interface PurgedCounts {
 
 /** `auditRetentionDays`: AUDIT_RETENTION_DAYS, the one setting that bounds the audit log. */
 export async function purgeExpiredRecords(
-  stores: AuditStores,
+  stores: AuditStores & IdempotencyStores,
   now = new Date(),
   { auditRetentionDays = AUDIT_RETENTION_DAYS_DEFAULT } = {},
 ): Promise<PurgedCounts> {
   const [searches, quotaEntries, idempotencyRecords, webhook, attemptClaims, refreshTokens, jobDaySlots, signInRecords, auditEvents] = await Promise.all([
     purgeExpiredSearches(now),
     purgeExpiredQuotaEntries(now),
-    purgeExpiredIdempotencyRecords(now),
+    purgeExpiredIdempotencyRecords(stores, now),
     purgeWebhookHistory(now),
     purgeAttemptClaims(now),
     purgeExpiredRefreshChains(now),

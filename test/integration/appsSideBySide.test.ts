@@ -102,3 +102,22 @@ test("each app's mail outbox is in its own database", async () => {
   expect((await second.deps.stores.mail.outboxMailTo(to)).map((m) => m.kind)).toEqual(['invitation']);
   expect(await first.deps.stores.mail.outboxMailTo(to)).toEqual([]);
 });
+
+test("each app's idempotency claims are in its own database", async () => {
+  const id = `org_side:ws_side:claim-${Date.now()}`;
+  const now = new Date();
+  const claim = {
+    _id: id,
+    orgId: 'org_side',
+    operation: 'profiles.unlock',
+    fingerprint: 'f',
+    state: 'in_progress' as const,
+    owner: 'o',
+    leaseUntil: now,
+    createdAt: now,
+    expiresAt: now,
+  };
+  expect(await second.deps.stores.idempotency.insertClaim(claim)).toBe(true);
+  expect(await second.deps.stores.idempotency.findClaim(id)).toMatchObject({ owner: 'o' });
+  expect(await first.deps.stores.idempotency.findClaim(id)).toBeNull();
+});
