@@ -45,6 +45,11 @@ export async function startApi(
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
+  }).catch(async (err: unknown) => {
+    // The port is taken, say: give back the store connections this root opened before saying so.
+    await usage.stop().catch(() => undefined);
+    await deps.store.close();
+    throw err;
   });
   tuneServer(server);
   const workflowStarter = startWorkflowStarter(config, deps.temporal);

@@ -1,6 +1,5 @@
 import { startApi } from '../../api/server';
 import { logger } from '../../core/observability/logger';
-import { disconnectStore } from '../../core/store/connection';
 import { freePort } from '../../scripts/localServices';
 import { runAdminWith, type AdminResult } from './adminCli';
 import { testConfig } from './testConfig';
@@ -36,8 +35,8 @@ export async function startSignInApi(env: Record<string, string> = {}, parts: Pa
         },
       };
     } catch (err) {
+      // startApi closed the store connections it opened: try the next port.
       if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || tries >= 5) throw err;
-      await disconnectStore();
     }
   }
 }
