@@ -1,7 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
-import mongoose from 'mongoose';
 import { loadConfig } from '../../core/config';
-import { createStores } from '../../core/deps';
 import { createTemporalClients, type TemporalClients } from '../../core/temporal/client';
 import { TemporalDeadlineError } from '../../core/temporal/deadline';
 import { freePort } from '../../scripts/localServices';
@@ -78,9 +76,11 @@ describe('a server that accepts connections and never answers', () => {
 
   test("the worker's connection fails within its limit", async () => {
     const { createWorker } = await import('../../worker/createWorker');
-    const { err, ms } = await failure(() =>
-      createWorker(configAt(address), { temporal: clientsAt(address), stores: createStores(mongoose.createConnection()) }),
-    );
+    // Loaded here, as the worker is: the store modules are heavy to load, and the first test times a call.
+    const { createStores } = await import('../../core/deps');
+    const { default: mongoose } = await import('mongoose');
+    const stores = createStores(mongoose.createConnection());
+    const { err, ms } = await failure(() => createWorker(configAt(address), { temporal: clientsAt(address), stores }));
     expect((err as Error).message).toBe(`Temporal at ${address} did not answer a worker connection (TEMPORAL_CONNECT_TIMEOUT_MS) within 400 ms`);
     expect(ms).toBeLessThan(400 + 500);
   });
