@@ -3,13 +3,13 @@ import { purgeExpiredRecords, type PurgedCounts } from '../core/maintenance/purg
 import { rollUpUsage, type RollupCounts } from '../core/usage/usageRollup';
 
 /** Activities of the store maintenance schedule; each one is safe to repeat. */
-export function createMaintenanceActivities({ config, now }: Pick<Deps, 'config' | 'now'>) {
+export function createMaintenanceActivities({ config, now, stores }: Pick<Deps, 'config' | 'now' | 'stores'>) {
   return {
     async purgeExpiredRecords(): Promise<PurgedCounts> {
-      return purgeExpiredRecords(new Date(now()), { auditRetentionDays: config.auditRetentionDays });
+      return purgeExpiredRecords(stores, new Date(now()), { auditRetentionDays: config.auditRetentionDays });
     },
     async rollUpUsage(): Promise<RollupCounts> {
-      return rollUpUsage(new Date(now()));
+      return rollUpUsage(stores, new Date(now()));
     },
   };
 }

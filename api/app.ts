@@ -109,6 +109,7 @@ export function createApp({ deps, probes }: AppParts): Koa {
     decoy: deps.decoy,
     addressLimits: deps.addressLimits,
     now: deps.now,
+    stores: deps.stores,
   });
   app.use(oauth.routes());
   app.use(oauth.allowedMethods());

@@ -23,7 +23,7 @@ export function tuneServer(server: Server, logger: Logger): void {
 export async function startApi(
   config: Config,
   /** Parts of the app's dependencies to use instead of the ones it would build (tests). */
-  parts: Partial<Omit<Deps, 'config' | 'usage' | 'store'>> = {},
+  parts: Partial<Omit<Deps, 'config' | 'usage' | 'store' | 'stores'>> = {},
 ): Promise<{
   server: Server;
   url: string;
@@ -37,19 +37,25 @@ export async function startApi(
   publicClients: PublicClients;
 }> {
   const logger = parts.logger ?? createLogger({ level: config.logLevel });
-  const usage = new UsageCounters({ logger, now: parts.now });
-  const deps = await openDeps(config, { ...parts, logger, usage });
+  const opened = await openDeps(config, { ...parts, logger });
+  const usage = new UsageCounters(opened.stores, { logger, now: opened.now });
+  const deps: Deps = { ...opened, usage };
   usage.start();
   const app = createApp({ deps, probes: { store: deps.store.ping, temporal: () => pingTemporal(deps.temporal) } });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
+  }).catch(async (err: unknown) => {
+    // The port is taken, say: give back the store connections this root opened before saying so.
+    await usage.stop().catch(() => undefined);
+    await deps.store.close();
+    throw err;
   });
   tuneServer(server, logger);
   const workflowStarter = startWorkflowStarter(config, deps.temporal, logger, deps.now);
   // Mail is due on the app's clock, the clock its notices are queued on.
-  const mailSender = startMailSender(config, { logger, now: deps.now });
+  const mailSender = startMailSender(deps.stores, config, { logger, now: deps.now });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host}:${port}`;

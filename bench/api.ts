@@ -147,10 +147,11 @@ async function measureAll(dir: string, stops: BenchStops): Promise<BenchFigure[]
   if (SCENARIOS.has('usage')) {
     for (let i = 0; i < USAGE_ORGS; i++) {
       const org = await keyFor(`bench ${stamp} usage ${i}`);
-      usageRows = await seedYearOfUsage(org.orgId, Date.now());
+      usageRows = await seedYearOfUsage(deps.stores, org.orgId, Date.now());
       usageOrgs.push(org);
     }
     counterCpu = await measureCounterCpu(
+      deps.stores,
       common.map((c) => c.orgId),
       COUNTER_REQUESTS,
       RATE,

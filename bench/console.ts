@@ -84,7 +84,7 @@ async function measure(dir: string, stops: BenchStops): Promise<void> {
   const size = scaled(sizes, SCALE);
   process.stdout.write(`seeding ${JSON.stringify(size)}\n`);
   const seedStart = Date.now();
-  const seeded = await seedConsoleOrganization(config, size);
+  const seeded = await seedConsoleOrganization(config, deps.stores, size);
   const seedSeconds = (Date.now() - seedStart) / 1000;
   process.stdout.write(`seeded in ${seedSeconds.toFixed(1)} s\n`);
   // The bench process only set up data; the API process does all the work from here on.

@@ -50,7 +50,14 @@ async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
   const config = benchConfig(stack);
   const deps = await openDeps(config, { logger: createLogger({ level: 'silent' }) });
   process.stdout.write(`seeding the noisy organization: ${ENTRIES} audit and ${ENTRIES} ledger entries\n`);
-  const noisy = await seedConsoleOrganization(config, { keys: 5, people: 2, ledgerEntries: ENTRIES, auditEntries: ENTRIES, deliveryAttempts: 0, jobs: 0 });
+  const noisy = await seedConsoleOrganization(config, deps.stores, {
+    keys: 5,
+    people: 2,
+    ledgerEntries: ENTRIES,
+    auditEntries: ENTRIES,
+    deliveryAttempts: 0,
+    jobs: 0,
+  });
   const quiet = await benchOrganization('quiet organization', 0, config.apiAudience);
   await closeDeps(deps);
 

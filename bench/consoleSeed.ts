@@ -1,7 +1,8 @@
+import type { AuditEventRecord } from '../core/audit/store';
+import type { Stores } from '../core/deps';
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../core/config';
 import { auditEventId } from '../core/audit/auditLog';
-import { insertAuditEvents, insertAuditHead } from '../core/audit/store';
 import { grantCredits } from '../core/credits/credits';
 import { insertLedgerEntries, newestLedgerEntryOfOrg } from '../core/credits/store';
 import { newId } from '../core/ids';
@@ -40,15 +41,15 @@ const DAY_MS = 24 * 3600_000;
 const BATCH = 1000;
 const OPERATIONS = ['candidates.search', 'profiles.unlock', 'person_matches.create', 'contact_retrieval_jobs.create'];
 
-async function insertInBatches(count: number, insert: (docs: Record<string, unknown>[]) => Promise<unknown>, make: (i: number) => Record<string, unknown>) {
+async function insertInBatches<T>(count: number, insert: (docs: T[]) => Promise<unknown>, make: (i: number) => T) {
   for (let start = 0; start < count; start += BATCH) {
-    const docs: Record<string, unknown>[] = [];
+    const docs: T[] = [];
     for (let i = start; i < Math.min(count, start + BATCH); i++) docs.push(make(i));
     await insert(docs);
   }
 }
 
-export async function seedConsoleOrganization(config: Config, size: ConsoleSeedSize, now = new Date()): Promise<SeededOrganization> {
+export async function seedConsoleOrganization(config: Config, stores: Stores, size: ConsoleSeedSize, now = new Date()): Promise<SeededOrganization> {
   const org = await createOrganization(`console bench ${now.getTime()}`, 0);
   const { org_id: orgId, workspace_id: workspaceId, application_id: applicationId } = org;
 
@@ -102,9 +103,9 @@ export async function seedConsoleOrganization(config: Config, size: ConsoleSeedS
     },
   );
 
-  await insertInBatches(
+  await insertInBatches<AuditEventRecord>(
     size.auditEntries,
-    (docs) => insertAuditEvents(docs as never[]),
+    (docs) => stores.audit.insertAuditEvents(docs),
     (i) => ({
       _id: auditEventId(orgId, i + 1),
       orgId,
@@ -119,7 +120,7 @@ export async function seedConsoleOrganization(config: Config, size: ConsoleSeedS
     }),
   );
 
-  await insertAuditHead(orgId, size.auditEntries);
+  await stores.audit.insertAuditHead(orgId, size.auditEntries);
 
   // Through the jobs store, so they are numbered as accepted jobs are; mostly completed, a few of each other final status.
   const jobIds: string[] = [];

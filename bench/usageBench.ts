@@ -1,4 +1,4 @@
-import { insertUsageRows, setRolledUpUntil } from '../core/usage/store';
+import type { UsageStores } from '../core/usage/store';
 import { bucketStart, counterRowId, DAY_MS, HOUR_MS, monthStart, operationKey, packTallies, type Tally } from '../core/usage/usageBuckets';
 import { UsageCounters, USAGE_FLUSH_EVERY_MS } from '../core/usage/usageCounters';
 import { dayField, HOUR_RETENTION_MS, rollupMarks } from '../core/usage/usageRollup';
@@ -34,7 +34,7 @@ function tallies(scale: number): Record<string, Tally> {
  * an hour row for each hour of the last 100 days (six operations each), each folded day of the
  * year in its month row, and the roll-up mark that goes with them. Returns the number of rows.
  */
-export async function seedYearOfUsage(orgId: string, nowMs: number): Promise<number> {
+export async function seedYearOfUsage(stores: UsageStores, orgId: string, nowMs: number): Promise<number> {
   const marks = rollupMarks(nowMs);
   const hours = [];
   for (let t = bucketStart('hour', nowMs - HOUR_RETENTION_MS); t <= nowMs; t += HOUR_MS)
@@ -46,8 +46,8 @@ export async function seedYearOfUsage(orgId: string, nowMs: number): Promise<num
     row.days[dayField(t)] = packTallies(tallies(1440));
     months.set(m, row);
   }
-  await insertUsageRows(hours, [...months.values()]);
-  await setRolledUpUntil(new Date(marks.daysUntil));
+  await stores.usage.insertUsageRows(hours, [...months.values()]);
+  await stores.usage.setRolledUpUntil(new Date(marks.daysUntil));
   return hours.length + months.size;
 }
 
@@ -57,13 +57,14 @@ export async function seedYearOfUsage(orgId: string, nowMs: number): Promise<num
  * of that clock (the ended minutes, one upsert per organization). This process's CPU plus the store's.
  */
 export async function measureCounterCpu(
+  stores: UsageStores,
   orgIds: readonly string[],
   requests: number,
   ratePerSecond: number,
   storePid: number | undefined,
 ): Promise<{ processSeconds: number; storeSeconds: number | undefined; minutes: number }> {
   let clock = Date.now();
-  const counters = new UsageCounters({ logger: createLogger({ level: 'silent' }), now: () => clock });
+  const counters = new UsageCounters(stores, { logger: createLogger({ level: 'silent' }), now: () => clock });
   const perFlush = Math.max(1, Math.round((ratePerSecond * USAGE_FLUSH_EVERY_MS) / 1000));
   const storeBefore = processCpuSeconds(storePid);
   const cpuBefore = process.cpuUsage();

@@ -13,7 +13,12 @@ import { PublicClients } from './oauth/publicClients';
 import { SigningKeys } from './oauth/signingKeys';
 import { QuotaWindows } from './talent/quotas';
 import { EnabledSourceReads } from './talent/sources';
-import { defaultStore, openStore, type StoreHandle } from './store/connection';
+import { openStore, unopenedStore, type StoreHandle } from './store/connection';
+import { createAuditStore, type AuditStore } from './audit/store';
+import { createUsageStore, type UsageStore } from './usage/store';
+import { createMailStore, type MailStore } from './mail/store';
+import { createIdempotencyStore, type IdempotencyStore } from './idempotency/store';
+import type { Connection } from 'mongoose';
 import { createTemporalClients, type TemporalClients } from './temporal/client';
 import { createPeopleIndexes, type PeopleIndexes } from './talent/peopleIndexes';
 import type { UsageCounters } from './usage/usageCounters';
@@ -29,6 +34,27 @@ import { finishAbandonedJob } from './webhooks/abandonedJobs';
  * connections and the state that belongs to it rather than to a module, so two apps with
  * different settings live side by side in one process.
  */
+/**
+ * Each area's store, built on the root's connection. An area's functions take the stores they
+ * need as their first argument (`stores: { audit: AuditStore }`), so callers pass `deps.stores`.
+ */
+export interface Stores {
+  readonly audit: AuditStore;
+  readonly usage: UsageStore;
+  readonly mail: MailStore;
+  readonly idempotency: IdempotencyStore;
+}
+
+/** The areas' stores on `connection` (the root's, from `openStore`). */
+export function createStores(connection: Connection): Stores {
+  return {
+    audit: createAuditStore(connection),
+    usage: createUsageStore(connection),
+    mail: createMailStore(connection),
+    idempotency: createIdempotencyStore(connection),
+  };
+}
+
 export interface Deps {
   /** The app's Temporal clients, connected on first use; whoever built them closes them. */
   readonly temporal: TemporalClients;
@@ -38,6 +64,8 @@ export interface Deps {
   readonly logger: Logger;
   /** The store connection the root opened (ping, indexes, close). */
   readonly store: StoreHandle;
+  /** The areas' stores on that connection. */
+  readonly stores: Stores;
   readonly config: Config;
   /** Admission against the store: the organization's window and in-flight places, each operation's window. */
   readonly admission: StoreAdmission;
@@ -79,7 +107,8 @@ export interface Deps {
   readonly addressLimits: ClientAddressLimits;
 }
 
-export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> = {}): Deps {
+export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 'stores'>> = {}): Deps {
+  const store = parts.store ?? unopenedStore();
   const destinationLookup = parts.destinationLookup ?? systemDestinationLookup;
   const addressLimits = parts.addressLimits ?? new ClientAddressLimits(config.secretsKey);
   const now = parts.now ?? Date.now;
@@ -90,7 +119,8 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> 
     temporal,
     now,
     logger,
-    store: parts.store ?? defaultStore(),
+    store,
+    stores: createStores(store.connection),
     config,
     admission: parts.admission ?? new StoreAdmission(now),
     dailyJobCaps: parts.dailyJobCaps ?? new DailyJobCapReads(),
@@ -115,10 +145,12 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config'>> 
 }
 
 /** A process's root: connects the store (creating indexes) and builds the dependencies over it. */
-export async function openDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 'store'>> = {}): Promise<Deps> {
+export async function openDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 'store' | 'stores'>> = {}): Promise<Deps> {
   const store = await openStore(config.mongodbUri, config.store);
+  // After createDeps: the indexes are those of the models its stores bound.
+  const deps = createDeps(config, { ...parts, store });
   await store.ensureIndexes();
-  return createDeps(config, { ...parts, store });
+  return deps;
 }
 
 /** Closes what a root opened: its Temporal clients, then the store. */

@@ -1,6 +1,6 @@
 import { Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import { loadConfigOrExit, type Config } from '../core/config';
-import { closeDeps, openDeps } from '../core/deps';
+import { closeDeps, openDeps, type Deps } from '../core/deps';
 import { ensureMaintenanceSchedule, MAINTENANCE_SCHEDULE_ID } from '../core/maintenance/maintenanceSchedule';
 import { createLogger, type Logger } from '../core/observability/logger';
 import { describeTemporalConnection } from '../core/temporal/connectionOptions';
@@ -18,8 +18,9 @@ import { sdkLogger } from './sdkLogger';
  */
 async function main(config: Config, logger: Logger): Promise<void> {
   Runtime.install({ logger: sdkLogger(logger), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) } } });
-  const usage = new UsageCounters({ logger });
-  const deps = await openDeps(config, { logger, usage });
+  const opened = await openDeps(config, { logger });
+  const usage = new UsageCounters(opened.stores, { logger, now: opened.now });
+  const deps: Deps = { ...opened, usage };
   const { worker, connection, client } = await createWorker(deps);
   usage.start();
   // Not a reason to stop delivering webhooks and running jobs: say so loudly and go on.
@@ -32,7 +33,7 @@ async function main(config: Config, logger: Logger): Promise<void> {
   // Starts and cancels the API recorded while Temporal was down are carried out from here too.
   const workflowStarter = startWorkflowStarter(config, deps.temporal, logger, deps.now);
   // Mail the API recorded is sent from here too.
-  const mailSender = startMailSender(config, { logger, now: deps.now });
+  const mailSender = startMailSender(deps.stores, config, { logger, now: deps.now });
   logger.info({ taskQueue: config.temporal.taskQueue, temporal: describeTemporalConnection(config.temporal) }, 'worker running');
   // worker.run() resolves after SIGINT/SIGTERM: the SDK drains in-flight tasks first.
   await worker.run();

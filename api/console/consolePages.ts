@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Config } from '../../core/config';
+import type { Stores } from '../../core/deps';
 import { Problem } from '../../core/problems';
 import type { DecoyPasswordHash } from '../../core/users/signIn';
 import { storeOutagePage } from '../oauth/authorizationFlow';
@@ -27,6 +28,8 @@ export interface ConsoleDeps {
   reads: ConsoleReads;
   /** The app's clock (sudo mode's 15 minutes are counted on it). */
   now: () => Date;
+  /** The app's stores (core/deps.ts). */
+  stores: Stores;
 }
 
 export type ConsoleGet = (ctx: Context, visitor: ConsoleVisitor, deps: ConsoleDeps) => Promise<void>;

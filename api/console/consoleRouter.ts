@@ -62,6 +62,7 @@ export function consoleRouter(deps: Deps): Router {
     decoy: deps.decoy,
     reads: consoleReads(admissionUnder(deps), deps.admission, config),
     now: () => new Date(deps.now()),
+    stores: deps.stores,
   });
   for (const mount of PAGE_MODULES) mount(pages);
   router.all(

@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { Config } from '../../core/config';
+import type { Stores } from '../../core/deps';
 import { passkeySignInOptions, signInWithPasskey } from '../../core/users/passkeyCeremonies';
 import { relyingPartyOf } from '../../core/users/passkeys';
 import { safeReturnPath } from '../console/returnPath';
@@ -26,17 +27,17 @@ async function optionsSubmit(ctx: Context, config: Config, now: () => number): P
   ctx.body = options;
 }
 
-async function passkeySubmit(ctx: Context, config: Config, now: () => number): Promise<void> {
+async function passkeySubmit(ctx: Context, config: Config, now: () => number, stores: Stores): Promise<void> {
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const handle = handleOf(form.get('request'));
   const result = await signInWithPasskey(relyingPartyOf(config.authUrl), sessionValueOf(ctx, config)!, form.get('credential') ?? '', new Date(now()));
   if (!result.ok) return signInForm(ctx, config, handle, result.message, 401, '', safeReturnPath(form.get('return_to')));
-  await completeSignIn(ctx, config, result.user, { handle, returnTo: form.get('return_to') }, new Date(now()));
+  await completeSignIn(ctx, config, stores, result.user, { handle, returnTo: form.get('return_to') }, new Date(now()));
 }
 
 /** `limitOptions` holds each client address to its share of options (each stores a challenge before anyone signed in). */
-export function mountPasskeySignIn(router: Router, config: Config, now: () => number, limitOptions: Middleware): void {
+export function mountPasskeySignIn(router: Router, config: Config, now: () => number, stores: Stores, limitOptions: Middleware): void {
   router.post(
     PASSKEY_SIGN_IN_OPTIONS_PATH,
     limitOptions,
@@ -44,6 +45,6 @@ export function mountPasskeySignIn(router: Router, config: Config, now: () => nu
   );
   router.post(
     PASSKEY_SIGN_IN_PATH,
-    storeOutagePage((ctx) => passkeySubmit(ctx, config, now)),
+    storeOutagePage((ctx) => passkeySubmit(ctx, config, now, stores)),
   );
 }

@@ -1,3 +1,4 @@
+import type { Stores } from '../../core/deps';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Config } from '../../core/config';
@@ -36,7 +37,7 @@ function resetForm(ctx: Context, config: Config): void {
   );
 }
 
-async function resetSubmit(ctx: Context, config: Config): Promise<void> {
+async function resetSubmit(ctx: Context, config: Config, stores: Stores): Promise<void> {
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const email = (form.get('email') ?? '').slice(0, 320);
@@ -44,7 +45,7 @@ async function resetSubmit(ctx: Context, config: Config): Promise<void> {
   const byAddress = await takeSlot(`reset:addr:${ctx.ip}`, ADDRESS_RESETS_PER_HOUR, 3600_000, now);
   if (byAddress.ok && email) {
     const log = requestLogger(ctx);
-    requestPasswordReset(config, email, now).catch((err: Error) =>
+    requestPasswordReset(stores, config, email, now).catch((err: Error) =>
       log.error({ err: { name: err.name, message: err.message } }, 'password reset request failed'),
     );
   }
@@ -61,13 +62,13 @@ async function resetSubmit(ctx: Context, config: Config): Promise<void> {
   );
 }
 
-export function mountPasswordResetPages(router: Router, config: Config): void {
+export function mountPasswordResetPages(router: Router, config: Config, stores: Stores): void {
   router.get(
     PASSWORD_RESET_PAGE_PATH,
     storeOutagePage(async (ctx) => resetForm(ctx, config)),
   );
   router.post(
     PASSWORD_RESET_PAGE_PATH,
-    storeOutagePage((ctx) => resetSubmit(ctx, config)),
+    storeOutagePage((ctx) => resetSubmit(ctx, config, stores)),
   );
 }

@@ -1,3 +1,4 @@
+import type { Stores } from '../../core/deps';
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { Config } from '../../core/config';
@@ -79,10 +80,12 @@ export interface OAuthRouterDeps {
   addressLimits: ClientAddressLimits;
   /** The app's clock: the UTC day of Connected applications' spend figures. */
   now: () => number;
+  /** The app's stores (core/deps.ts). */
+  stores: Stores;
 }
 
 /** The OAuth authorization server (token, authorization and registration endpoints, sign-in pages, discovery, JWKS) and the tool server's resource metadata. */
-export function oauthRouter(config: Config, { signingKeys, publicClients, decoy, addressLimits, now }: OAuthRouterDeps): Router {
+export function oauthRouter(config: Config, { signingKeys, publicClients, decoy, addressLimits, now, stores }: OAuthRouterDeps): Router {
   const router = new Router(ROUTER_OPTIONS);
   const limits = config.addressLimits;
   router.post(
@@ -92,10 +95,10 @@ export function oauthRouter(config: Config, { signingKeys, publicClients, decoy,
   );
   router.get(AUTHORIZE_PATH, storeOutagePage(authorizeEndpoint(config, publicClients, addressLimits)));
   router.post(REGISTER_PATH, registrationEndpoint());
-  mountSignInPages(router, config, decoy, now);
-  mountSecondFactorPages(router, config, now);
-  mountPasswordResetPages(router, config);
-  mountPasskeySignIn(router, config, now, limitPerAddress(addressLimits, 'passkey-options', limits.passkeyOptionsPerMinute, refusePasskeyOptions));
+  mountSignInPages(router, config, decoy, now, stores);
+  mountSecondFactorPages(router, config, now, stores);
+  mountPasswordResetPages(router, config, stores);
+  mountPasskeySignIn(router, config, now, stores, limitPerAddress(addressLimits, 'passkey-options', limits.passkeyOptionsPerMinute, refusePasskeyOptions));
   // One document at both discovery locations: clients try RFC 8414's first, then OpenID's.
   router.get([AUTHORIZATION_SERVER_METADATA_PATH, OPENID_CONFIGURATION_PATH], (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=300');

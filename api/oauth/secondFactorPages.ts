@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { noticeSecondFactorChange } from '../../core/accounts/securityNotices';
 import type { Config } from '../../core/config';
+import type { Stores } from '../../core/deps';
 import { checkSecondFactor, type SecondFactorAnswer } from '../../core/users/secondFactorCheck';
 import { challengedUser, endSignInChallenge } from '../../core/users/signInChallenges';
 import { redirectTo, storeOutagePage } from './authorizationFlow';
@@ -108,7 +109,7 @@ async function secondFactorPage(ctx: Context, config: Config, now: () => number)
   secondFactorForm(ctx, config, value, await secondFactorsOf(user), ctx.query.method === 'recovery_code' ? 'recovery_code' : 'code', next, null);
 }
 
-async function secondFactorSubmit(ctx: Context, config: Config, now: () => number): Promise<void> {
+async function secondFactorSubmit(ctx: Context, config: Config, now: () => number, stores: Stores): Promise<void> {
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const next = nextOf(form);
@@ -125,17 +126,17 @@ async function secondFactorSubmit(ctx: Context, config: Config, now: () => numbe
   }
   // Two posts of one right answer: the first ends the challenge and signs in, the second starts over.
   if (!(await endSignInChallenge(value))) return redirectTo(ctx, `${SIGN_IN_PAGE_PATH}${carriedQuery(next)}`);
-  if (result.usedRecoveryCode) await noticeSecondFactorChange(config, user, 'recovery_code_used', at);
-  await completeSignIn(ctx, config, user, next, at);
+  if (result.usedRecoveryCode) await noticeSecondFactorChange(stores, config, user, 'recovery_code_used', at);
+  await completeSignIn(ctx, config, stores, user, next, at);
 }
 
-export function mountSecondFactorPages(router: Router, config: Config, now: () => number): void {
+export function mountSecondFactorPages(router: Router, config: Config, now: () => number, stores: Stores): void {
   router.get(
     TWO_FACTOR_PAGE_PATH,
     storeOutagePage((ctx) => secondFactorPage(ctx, config, now)),
   );
   router.post(
     TWO_FACTOR_PAGE_PATH,
-    storeOutagePage((ctx) => secondFactorSubmit(ctx, config, now)),
+    storeOutagePage((ctx) => secondFactorSubmit(ctx, config, now, stores)),
   );
 }

@@ -1,3 +1,4 @@
+import type { Stores } from '../../core/deps';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Config } from '../../core/config';
@@ -126,11 +127,11 @@ async function setupPage(ctx: Context, config: Config): Promise<void> {
   setupForm(ctx, config, token, null, 200, found.user);
 }
 
-async function setupSubmit(ctx: Context, config: Config): Promise<void> {
+async function setupSubmit(ctx: Context, config: Config, stores: Stores): Promise<void> {
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const token = form.get('token') ?? '';
-  const result = await setPasswordThroughLink(config, token, form.get('new_password') ?? '', form.get('confirm_password') ?? '', new Date(), ctx.ip);
+  const result = await setPasswordThroughLink(stores, config, token, form.get('new_password') ?? '', form.get('confirm_password') ?? '', new Date(), ctx.ip);
   if (!result.ok) {
     if (result.reason === 'invalid_link') return errorPage(ctx, 400, 'Setup link not valid', result.message);
     const found = await findSetupUser(token);
@@ -198,7 +199,7 @@ async function signInPage(ctx: Context, config: Config): Promise<void> {
   signInForm(ctx, config, handle, null, 200, '', safeReturnPath(ctx.query.return_to));
 }
 
-async function signInSubmit(ctx: Context, config: Config, decoy: DecoyPasswordHash, now: () => number): Promise<void> {
+async function signInSubmit(ctx: Context, config: Config, decoy: DecoyPasswordHash, now: () => number, stores: Stores): Promise<void> {
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const handle = handleOf(form.get('request'));
@@ -211,7 +212,7 @@ async function signInSubmit(ctx: Context, config: Config, decoy: DecoyPasswordHa
   }
   const next = { handle, returnTo: form.get('return_to') };
   if (await hasSecondFactor(result.user)) return askForSecondFactor(ctx, config, result.user, next, new Date(now()));
-  await completeSignIn(ctx, config, result.user, next, new Date(now()));
+  await completeSignIn(ctx, config, stores, result.user, next, new Date(now()));
 }
 
 async function signedInUser(ctx: Context, config: Config): Promise<UserRecord | null> {
@@ -358,14 +359,14 @@ async function connectionsPage(ctx: Context, config: Config, now: () => number):
   });
 }
 
-async function revokeSubmit(ctx: Context, config: Config): Promise<void> {
+async function revokeSubmit(ctx: Context, config: Config, stores: Stores): Promise<void> {
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const user = await signedInUser(ctx, config);
   if (!user) return redirectTo(ctx, SIGN_IN_PAGE_PATH);
   const clientId = form.get('client_id');
   // The console's flash cookie is scoped to /console, so this page (outside it) says what a write did through `?done=`.
-  if (clientId) await revokeUserGrants(user._id, clientId, { actor: `user:${user._id}`, clientAddress: ctx.ip || null });
+  if (clientId) await revokeUserGrants(stores, user._id, clientId, { actor: `user:${user._id}`, clientAddress: ctx.ip || null });
   redirectTo(ctx, clientId ? `${CONNECTIONS_PAGE_PATH}?done=revoked` : CONNECTIONS_PAGE_PATH);
 }
 
@@ -378,14 +379,17 @@ async function signOutSubmit(ctx: Context, config: Config): Promise<void> {
 }
 
 /** Mounts the pages (DECISIONS.md "Interactive sign-in"): set password, sign in, consent, connected applications. */
-export function mountSignInPages(router: Router, config: Config, decoy: DecoyPasswordHash, now: () => number): void {
+export function mountSignInPages(router: Router, config: Config, decoy: DecoyPasswordHash, now: () => number, stores: Stores): void {
   const serve = (handler: (ctx: Context, config: Config) => Promise<void>) => storeOutagePage((ctx: Context) => handler(ctx, config));
   router.get(SETUP_PAGE_PATH, serve(setupPage));
-  router.post(SETUP_PAGE_PATH, serve(setupSubmit));
+  router.post(
+    SETUP_PAGE_PATH,
+    serve((ctx) => setupSubmit(ctx, config, stores)),
+  );
   router.get(SIGN_IN_PAGE_PATH, serve(signInPage));
   router.post(
     SIGN_IN_PAGE_PATH,
-    serve((ctx) => signInSubmit(ctx, config, decoy, now)),
+    serve((ctx) => signInSubmit(ctx, config, decoy, now, stores)),
   );
   router.get(CONSENT_PAGE_PATH, serve(consentPage));
   router.post(CONSENT_PAGE_PATH, serve(consentSubmit));
@@ -393,6 +397,9 @@ export function mountSignInPages(router: Router, config: Config, decoy: DecoyPas
     CONNECTIONS_PAGE_PATH,
     serve((ctx) => connectionsPage(ctx, config, now)),
   );
-  router.post(REVOKE_CONNECTION_PATH, serve(revokeSubmit));
+  router.post(
+    REVOKE_CONNECTION_PATH,
+    serve((ctx) => revokeSubmit(ctx, config, stores)),
+  );
   router.post(SIGN_OUT_PATH, serve(signOutSubmit));
 }

@@ -70,6 +70,7 @@ export async function withIdempotency(
   let creditsCharged: number | undefined;
   const fingerprint = requestFingerprint(operation, call.method, call.path, parsedBody(rawBody), { workspaceId, familyId });
   const { response, replayed } = await runIdempotent(
+    input.deps.stores,
     input.deps,
     { orgId, workspaceId, key, operation, fingerprint },
     async (claim): Promise<StoredResponse> => {

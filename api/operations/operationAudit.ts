@@ -28,7 +28,12 @@ export async function recordOperationAudit(
   if (result.status < 200 || result.status >= 300) return;
   const change = audit.change(input as RouteInput<never, never, never>, result, before);
   try {
-    await recordAuditEvent({ orgId: input.principal.orgId, actor: auditActorOf(input.principal), clientAddress: clientAddress ?? null, ...change });
+    await recordAuditEvent(input.deps.stores, {
+      orgId: input.principal.orgId,
+      actor: auditActorOf(input.principal),
+      clientAddress: clientAddress ?? null,
+      ...change,
+    });
   } catch (err) {
     input.deps.logger.error({ err: { message: (err as Error).message }, action: change.action, target: change.target }, 'could not record an audit entry');
   }

@@ -81,6 +81,7 @@ export const usageRoutes = [
       const from = query.from ?? new Date(to.getTime() - USAGE_DEFAULT_RANGE_MS[query.granularity]);
       const byApplication = query.group_by === 'application';
       const series = await usageSeries(
+        deps.stores,
         { orgId: principal.orgId, from, to, granularity: query.granularity, operation: query.operation, byApplication },
         deps.now(),
       );

@@ -2,6 +2,7 @@ import type { Config } from '../config';
 import { newId } from '../ids';
 import { invitationExistingAccountMail, invitationMail } from '../mail/mailMessages';
 import { queueMail } from '../mail/mailOutbox';
+import type { MailStores } from '../mail/store';
 import { notFound, Problem } from '../problems';
 import { findOrganization } from '../tenancy/store';
 import type { Role } from '../users/adminSeats';
@@ -46,19 +47,26 @@ async function organizationName(orgId: string): Promise<string> {
 }
 
 /** Mails the invitation: a fresh link for the person made for it, else the note to the existing account. */
-async function mailInvitation(config: MailSettings, invitation: InvitationRecord, inviter: string, now: Date): Promise<Date> {
+async function mailInvitation(stores: MailStores, config: MailSettings, invitation: InvitationRecord, inviter: string, now: Date): Promise<Date> {
   const organization = await organizationName(invitation.orgId);
   if (!invitation.userId) {
-    await queueMail(config, invitation.email, invitationExistingAccountMail({ organization, inviter, signInUrl: `${config.authUrl}${SIGN_IN_PATH}` }), now);
+    await queueMail(
+      stores,
+      config,
+      invitation.email,
+      invitationExistingAccountMail({ organization, inviter, signInUrl: `${config.authUrl}${SIGN_IN_PATH}` }),
+      now,
+    );
     return new Date(now.getTime() + LINK_LIFETIMES_MS.invitation);
   }
   const link = await reissueSetup(config, invitation.userId, now, 'invitation');
   const expiresAt = new Date(link.setup_expires_at);
-  await queueMail(config, invitation.email, invitationMail({ organization, inviter, link: link.setup_url, expiresAt }), now);
+  await queueMail(stores, config, invitation.email, invitationMail({ organization, inviter, link: link.setup_url, expiresAt }), now);
   return expiresAt;
 }
 
 export async function inviteByMail(
+  stores: MailStores,
   config: MailSettings,
   input: { orgId: string; workspaceId: string; email: string; role: Role; permissions: string[]; inviter: { userId: string; email: string } },
   now: Date,
@@ -88,7 +96,7 @@ export async function inviteByMail(
     status: 'pending',
   };
   await store.insertInvitation(invitation);
-  invitation.expiresAt = await mailInvitation(config, invitation, input.inviter.email, now);
+  invitation.expiresAt = await mailInvitation(stores, config, invitation, input.inviter.email, now);
   await store.markInvitationSent(invitation._id, now, invitation.expiresAt);
   return invitationView(invitation);
 }
@@ -102,6 +110,7 @@ async function pendingInvitation(orgId: string, invitationId: string): Promise<I
 
 /** Mails the invitation again with a new link (the previous link stops working) and 7 more days. */
 export async function resendInvitation(
+  stores: MailStores,
   config: MailSettings,
   orgId: string,
   invitationId: string,
@@ -109,7 +118,7 @@ export async function resendInvitation(
   now: Date,
 ): Promise<InvitationView> {
   const invitation = await pendingInvitation(orgId, invitationId);
-  const expiresAt = await mailInvitation(config, invitation, inviter.email, now);
+  const expiresAt = await mailInvitation(stores, config, invitation, inviter.email, now);
   await store.markInvitationSent(invitation._id, now, expiresAt);
   return invitationView({ ...invitation, expiresAt, lastSentAt: now });
 }

@@ -1,8 +1,9 @@
 import type { Config } from '../config';
-import { recordAuditEvent } from '../audit/auditLog';
+import { recordAuditEvent, type AuditStores } from '../audit/auditLog';
 import { sha256Hex } from '../crypto/hash';
 import { passwordChangedMail, passwordResetMail } from '../mail/mailMessages';
 import { queueMail } from '../mail/mailOutbox';
+import type { MailStores } from '../mail/store';
 import { takeSlot } from '../oauth/attemptSlots';
 import { completeSetup, findUserByEmail, normalizeEmail, reissueSetup, type SetupResult } from '../users/users';
 import { PASSWORD_RESET_PATH, SIGN_IN_PATH } from './accountPaths';
@@ -21,14 +22,14 @@ const HOUR_MS = 3600_000;
 type ResetSettings = Pick<Config, 'authUrl' | 'secretsKey'>;
 
 /** Mails a reset link when the address has an active account and has not asked too often this hour; otherwise nothing. */
-export async function requestPasswordReset(config: ResetSettings, email: string, now: Date): Promise<'mailed' | 'nothing'> {
+export async function requestPasswordReset(stores: MailStores, config: ResetSettings, email: string, now: Date): Promise<'mailed' | 'nothing'> {
   const user = await findUserByEmail(email);
   if (!user || user.disabledAt) return 'nothing';
   // Bounds how much mail one address can be sent through this form.
   const slot = await takeSlot(`reset:acct:${sha256Hex(normalizeEmail(email))}`, RESET_MAILS_PER_HOUR, HOUR_MS, now);
   if (!slot.ok) return 'nothing';
   const link = await reissueSetup(config, user._id, now, 'reset');
-  await queueMail(config, user.email, passwordResetMail({ link: link.setup_url, expiresAt: new Date(link.setup_expires_at) }), now);
+  await queueMail(stores, config, user.email, passwordResetMail({ link: link.setup_url, expiresAt: new Date(link.setup_expires_at) }), now);
   return 'mailed';
 }
 
@@ -37,6 +38,7 @@ export async function requestPasswordReset(config: ResetSettings, email: string,
  * recovery through the operator's link), the change is audited and the person is told by mail.
  */
 export async function setPasswordThroughLink(
+  stores: AuditStores & MailStores,
   config: Pick<Config, 'authUrl' | 'secretsKey' | 'oauth'>,
   token: string,
   password: string,
@@ -47,7 +49,7 @@ export async function setPasswordThroughLink(
   const result = await completeSetup(config, token, password, confirmation, now);
   if (!result.ok || !result.replacedPassword) return result;
   const { user } = result;
-  await recordAuditEvent({
+  await recordAuditEvent(stores, {
     orgId: user.orgId,
     actor: `user:${user._id}`,
     action: 'user.password_reset',
@@ -57,6 +59,7 @@ export async function setPasswordThroughLink(
     now,
   });
   await queueMail(
+    stores,
     config,
     user.email,
     passwordChangedMail({ at: now, signInUrl: `${config.authUrl}${SIGN_IN_PATH}`, resetUrl: `${config.authUrl}${PASSWORD_RESET_PATH}` }),

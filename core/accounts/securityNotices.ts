@@ -3,6 +3,7 @@ import { sha256Hex } from '../crypto/hash';
 import { randomBase62 } from '../ids';
 import { securityNoticeMail } from '../mail/mailMessages';
 import { queueMail } from '../mail/mailOutbox';
+import type { MailStores } from '../mail/store';
 import { roleOf } from '../users/adminSeats';
 import * as store from '../users/store';
 import type { UserRecord } from '../users/store';
@@ -19,14 +20,18 @@ type NoticeSettings = Pick<Config, 'authUrl' | 'secretsKey'>;
 export const KNOWN_BROWSERS_KEPT = 20;
 const BROWSER_VALUE = /^[0-9A-Za-z]{32}$/;
 
-export async function noticeApiKeyCreated(config: NoticeSettings, input: { orgId: string; keyName: string; by: string; at: Date }): Promise<void> {
+export async function noticeApiKeyCreated(
+  stores: MailStores,
+  config: NoticeSettings,
+  input: { orgId: string; keyName: string; by: string; at: Date },
+): Promise<void> {
   const admins = (await store.usersOfOrg(input.orgId)).filter((u) => roleOf(u) === 'admin' && !u.disabledAt && u.passwordHash);
   const mail = securityNoticeMail('api_key_created', {
     at: input.at,
     what: `${input.by} created the API key "${input.keyName}" in your organization`,
     consoleUrl: `${config.authUrl}/console/keys`,
   });
-  for (const admin of admins) await queueMail(config, admin.email, mail, input.at);
+  for (const admin of admins) await queueMail(stores, config, admin.email, mail, input.at);
 }
 
 /**
@@ -35,6 +40,7 @@ export async function noticeApiKeyCreated(config: NoticeSettings, input: { orgId
  * from this browser, mails them a notice. Answers the browser value to keep in the cookie.
  */
 export async function signedInFromBrowser(
+  stores: MailStores,
   config: NoticeSettings,
   user: UserRecord,
   presented: string | undefined,
@@ -47,6 +53,7 @@ export async function signedInFromBrowser(
   if (known.length > 0) {
     const browser = input.userAgent.slice(0, 200) || 'an unknown browser';
     await queueMail(
+      stores,
       config,
       user.email,
       securityNoticeMail('new_browser_sign_in', {
@@ -71,6 +78,7 @@ const SECOND_FACTOR_TEXT: Record<SecondFactorNotice, string> = {
 };
 
 export async function noticeSecondFactorChange(
+  stores: MailStores,
   config: NoticeSettings,
   user: Pick<UserRecord, 'email'>,
   kind: SecondFactorNotice,
@@ -79,6 +87,7 @@ export async function noticeSecondFactorChange(
   what?: string,
 ): Promise<void> {
   await queueMail(
+    stores,
     config,
     user.email,
     securityNoticeMail(kind, { at, what: what ?? SECOND_FACTOR_TEXT[kind], consoleUrl: `${config.authUrl}${CONSOLE_SECURITY_PATH}` }),

@@ -1,7 +1,12 @@
 import { cursorIndex, decodeListCursor, encodeListCursor, type CursorKey } from '../pageCursor';
 import { apiFields } from '../apiFields';
 import { auditValues, isAuditActor, isAuditAction, type AuditAction, type AuditActor } from './auditActions';
-import { auditEventsByIds, auditHeadSeq, deleteAuditEventsBefore, insertAuditEvent, takeAuditSeq, type AuditEventMatch, type AuditEventRecord } from './store';
+import type { AuditEventMatch, AuditEventRecord, AuditStore } from './store';
+
+/** What the log's functions read and write through: the root's stores (`deps.stores`) or any object holding the audit store. */
+export interface AuditStores {
+  audit: AuditStore;
+}
 
 /**
  * The audit log of each organization: every change made by a person, an API key, an M2M client
@@ -47,12 +52,12 @@ function duplicateKey(err: unknown): boolean {
   return (err as { code?: number })?.code === 11000;
 }
 
-export async function recordAuditEvent(input: AuditEventInput): Promise<AuditEventView> {
+export async function recordAuditEvent(stores: AuditStores, input: AuditEventInput): Promise<AuditEventView> {
   if (!isAuditAction(input.action)) throw new Error(`unknown audit action ${String(input.action)}`);
   if (!isAuditActor(input.actor)) throw new Error(`malformed audit actor ${String(input.actor)}`);
   for (let attempt = 1; ; attempt++) {
     try {
-      const seq = await takeAuditSeq(input.orgId);
+      const seq = await stores.audit.takeAuditSeq(input.orgId);
       const doc: AuditEventRecord = {
         _id: auditEventId(input.orgId, seq),
         orgId: input.orgId,
@@ -65,7 +70,7 @@ export async function recordAuditEvent(input: AuditEventInput): Promise<AuditEve
         after: auditValues(input.action, input.after),
         clientAddress: input.clientAddress ?? null,
       };
-      await insertAuditEvent(doc);
+      await stores.audit.insertAuditEvent(doc);
       return view(doc);
     } catch (err) {
       // Two first entries of an organization may both upsert its counter (one loses on the unique
@@ -103,10 +108,10 @@ function storeFilter(query: Pick<AuditEventQuery, 'action' | 'actor'>): AuditEve
 }
 
 /** The entries numbered `from` down to `to` (inclusive) that match, highest number first. */
-async function window(orgId: string, filter: AuditEventMatch, from: number, to: number): Promise<AuditEventRecord[]> {
+async function window(stores: AuditStores, orgId: string, filter: AuditEventMatch, from: number, to: number): Promise<AuditEventRecord[]> {
   const ids: string[] = [];
   for (let seq = from; seq >= to; seq--) ids.push(auditEventId(orgId, seq));
-  const rows = await auditEventsByIds(orgId, ids, filter);
+  const rows = await stores.audit.auditEventsByIds(orgId, ids, filter);
   return rows.sort((a, b) => b.seq - a.seq);
 }
 
@@ -116,6 +121,7 @@ async function window(orgId: string, filter: AuditEventMatch, from: number, to: 
  * request scans; its cursor then goes on from there.
  */
 export async function listAuditEvents(
+  stores: AuditStores,
   cursorKey: CursorKey,
   orgId: string,
   query: AuditEventQuery = {},
@@ -126,14 +132,16 @@ export async function listAuditEvents(
   // The cursor is signed for the organization and the filters: another's, or a made-up number, is invalid_cursor before any read.
   const scope = `${CURSOR_SCOPE}:${orgId}:${query.action ?? ''}:${query.actor ?? ''}`;
   let next =
-    query.cursor !== undefined ? decodeListCursor<{ below: number }>(cursorKey, query.cursor, scope, { below: cursorIndex }).below : await auditHeadSeq(orgId);
+    query.cursor !== undefined
+      ? decodeListCursor<{ below: number }>(cursorKey, query.cursor, scope, { below: cursorIndex }).below
+      : await stores.audit.auditHeadSeq(orgId);
   const rows: AuditEventRecord[] = [];
   const floor = Math.max(0, next - MAX_SCAN);
   while (next > floor && rows.length <= limit) {
     // Unfiltered, the page's own numbers (and one more, to know whether another page follows).
     const size = filtered ? WINDOW : limit + 1 - rows.length;
     const to = Math.max(floor + 1, next - size + 1);
-    const found = await window(orgId, filter, next, to);
+    const found = await window(stores, orgId, filter, next, to);
     rows.push(...found);
     next = to - 1;
     // Retention deletes the oldest entries first: an empty stretch of the unfiltered log is its end.
@@ -151,14 +159,18 @@ export async function listAuditEvents(
 const DAY_MS = 24 * 3600_000;
 
 /** Retention, the only deletion of entries: those older than `retentionDays`. */
-export async function purgeExpiredAuditEvents(now: Date, retentionDays: number): Promise<number> {
-  return deleteAuditEventsBefore(new Date(now.getTime() - retentionDays * DAY_MS));
+export async function purgeExpiredAuditEvents(stores: AuditStores, now: Date, retentionDays: number): Promise<number> {
+  return stores.audit.deleteAuditEventsBefore(new Date(now.getTime() - retentionDays * DAY_MS));
 }
 
 /** Every entry matching the filters, newest first, read in windows of numbers as the consumer takes them (the CSV download). */
-export async function* allAuditEvents(orgId: string, query: Pick<AuditEventQuery, 'action' | 'actor'> = {}): AsyncGenerator<AuditEventView> {
+export async function* allAuditEvents(
+  stores: AuditStores,
+  orgId: string,
+  query: Pick<AuditEventQuery, 'action' | 'actor'> = {},
+): AsyncGenerator<AuditEventView> {
   const filter = storeFilter(query);
-  for (let next = await auditHeadSeq(orgId); next > 0; next -= WINDOW) {
-    for (const doc of await window(orgId, filter, next, Math.max(1, next - WINDOW + 1))) yield view(doc);
+  for (let next = await stores.audit.auditHeadSeq(orgId); next > 0; next -= WINDOW) {
+    for (const doc of await window(stores, orgId, filter, next, Math.max(1, next - WINDOW + 1))) yield view(doc);
   }
 }

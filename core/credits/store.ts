@@ -1,4 +1,5 @@
 import { appendEntry, entryId, headSeq, readEntry, type AppendOutcome, type ChainHeads } from './chain';
+import { typedCollection } from '../store/typedCollection';
 import { LedgerEntry } from './models';
 
 /** Credits each application spent on one UTC day, as the ledger's head records them (agentAllowance.ts reads it). */
@@ -99,7 +100,7 @@ export async function newestLedgerEntryOfOrg(orgId: string): Promise<LedgerEntry
 
 /** Stores entries that continue chains, unordered (benchmark seeding: the caller numbers them). */
 export async function insertLedgerEntries(entries: LedgerEntryRecord[]): Promise<void> {
-  await LedgerEntry.collection.insertMany(entries as never[], { ordered: false });
+  await typedCollection<LedgerEntryRecord>(LedgerEntry).insertMany(entries, { ordered: false });
 }
 
 /** The charges connected applications made under these grants on `fromDay` or later (the allowance's UTC days). */

@@ -3,8 +3,7 @@ import type { Config } from '../config';
 import { sha256Hex } from '../crypto/hash';
 import type { Logger } from '../observability/logger';
 import { Problem } from '../problems';
-import * as store from './store';
-import type { IdempotencyResponseDoc } from './store';
+import type { IdempotencyResponseDoc, IdempotencyStore, IdempotencyStores } from './store';
 
 /**
  * Idempotent execution (SPEC 7.4), independent of HTTP so the API and the tool server share
@@ -106,8 +105,8 @@ export function claimChargeKey(operation: string, claim: RequestClaim): string {
  * Expired records are deleted by the hourly store-maintenance schedule (no TTL indexes on
  * FerretDB); one met by a request before then is deleted on the spot (runIdempotent).
  */
-export async function purgeExpiredIdempotencyRecords(now: Date): Promise<number> {
-  return store.deleteExpired(now);
+export async function purgeExpiredIdempotencyRecords(stores: IdempotencyStores, now: Date): Promise<number> {
+  return stores.idempotency.deleteExpired(now);
 }
 
 function inProgress(): Problem {
@@ -130,16 +129,18 @@ function stored(doc: Pick<IdempotencyResponseDoc, 'status' | 'headers' | 'body'>
  * key, 409 `idempotency_in_progress` (Retry-After 1) while the first one runs.
  */
 export async function runIdempotent(
+  stores: IdempotencyStores,
   /** The app's settings, clock and logger (the operation's child logger). */
   app: { config: Pick<Config, 'idempotency'>; now: () => number; logger: Logger },
   req: IdempotentRequest,
   run: (claim: RequestClaim) => Promise<StoredResponse>,
 ): Promise<{ response: StoredResponse; replayed: boolean }> {
   if (!isValidIdempotencyKey(req.key)) throw invalidIdempotencyKey();
+  const store = stores.idempotency;
   const id = idempotencyRecordId(req.orgId, req.workspaceId, req.key);
   const owner = randomBytes(12).toString('hex');
   const leaseMs = app.config.idempotency.leaseSeconds * 1000;
-  const release = (claimId: string, claimOwner: string) => releaseClaim(claimId, claimOwner, app.logger);
+  const release = (claimId: string, claimOwner: string) => releaseClaim(store, claimId, claimOwner, app.logger);
   const claimWith = (nonce: string): RequestClaim => ({ orgId: req.orgId, workspaceId: req.workspaceId, key: req.key, nonce });
   for (let attempt = 0; attempt < 10; attempt++) {
     const now = app.now();
@@ -158,7 +159,7 @@ export async function runIdempotent(
       createdAt: new Date(now),
       expiresAt,
     });
-    if (claimed) return { response: await execute(id, owner, req.fingerprint, expiresAt, release, () => run(claimWith(nonce))), replayed: false };
+    if (claimed) return { response: await execute(store, id, owner, req.fingerprint, expiresAt, release, () => run(claimWith(nonce))), replayed: false };
 
     const existing = await store.findClaim(id);
     if (!existing) continue;
@@ -183,10 +184,10 @@ export async function runIdempotent(
       continue;
     }
     // The holder crashed, stalled past its lease or failed: continue its work under its nonce.
-    const outcome = await takeOver(id, existing.owner, owner, existing.expiresAt, new Date(now + leaseMs));
+    const outcome = await takeOver(store, id, existing.owner, owner, existing.expiresAt, new Date(now + leaseMs));
     if (outcome === 'taken_by_another') throw inProgress();
     if (outcome === 'record_gone') continue;
-    return { response: await execute(id, owner, req.fingerprint, existing.expiresAt, release, () => run(claimWith(existing.nonce!))), replayed: false };
+    return { response: await execute(store, id, owner, req.fingerprint, existing.expiresAt, release, () => run(claimWith(existing.nonce!))), replayed: false };
   }
   throw inProgress();
 }
@@ -198,6 +199,7 @@ export async function runIdempotent(
  * both carry the same nonce, so the ledger still charges once and one response is stored.)
  */
 async function takeOver(
+  store: IdempotencyStore,
   id: string,
   previousOwner: string,
   owner: string,
@@ -210,6 +212,7 @@ async function takeOver(
 }
 
 async function execute(
+  store: IdempotencyStore,
   id: string,
   owner: string,
   fingerprint: string,
@@ -241,6 +244,6 @@ async function execute(
  * A failed request gives the key back without forgetting its nonce: a retry of the same
  * request continues under it (finding any charge the failure left), another request replaces it.
  */
-async function releaseClaim(id: string, owner: string, logger: Logger): Promise<void> {
+async function releaseClaim(store: IdempotencyStore, id: string, owner: string, logger: Logger): Promise<void> {
   await store.releaseClaim(id, owner).catch((err) => logger.warn({ err }, 'idempotency release failed'));
 }

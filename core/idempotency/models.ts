@@ -1,4 +1,5 @@
-import { Schema, model } from 'mongoose';
+import { Schema, type Connection } from 'mongoose';
+import { boundModel } from '../store/boundModel';
 
 export interface IdempotencyRecordDoc {
   _id: string;
@@ -60,7 +61,6 @@ const idempotencyRecordSchema = new Schema<IdempotencyRecordDoc>(
   },
   { versionKey: false },
 );
-export const IdempotencyRecord = model('IdempotencyRecord', idempotencyRecordSchema, 'idempotency_records');
 
 /**
  * The stored first successful response of a key, same `_id` as its claim. Completing is an
@@ -78,7 +78,6 @@ const idempotencyResponseSchema = new Schema<IdempotencyResponseDoc>(
   },
   { versionKey: false },
 );
-export const IdempotencyResponse = model('IdempotencyResponse', idempotencyResponseSchema, 'idempotency_responses');
 
 /**
  * Who took over a lapsed claim: `_id = <record id>|<owner taken over>`. Its unique insert picks
@@ -92,4 +91,12 @@ const idempotencyTakeoverSchema = new Schema<IdempotencyTakeoverDoc>(
   },
   { versionKey: false },
 );
-export const IdempotencyTakeover = model('IdempotencyTakeover', idempotencyTakeoverSchema, 'idempotency_takeovers');
+
+/** The area's models on the root's connection. */
+export function idempotencyModels(connection: Connection) {
+  return {
+    records: boundModel<IdempotencyRecordDoc>(connection, 'IdempotencyRecord', idempotencyRecordSchema, 'idempotency_records'),
+    responses: boundModel<IdempotencyResponseDoc>(connection, 'IdempotencyResponse', idempotencyResponseSchema, 'idempotency_responses'),
+    takeovers: boundModel<IdempotencyTakeoverDoc>(connection, 'IdempotencyTakeover', idempotencyTakeoverSchema, 'idempotency_takeovers'),
+  };
+}

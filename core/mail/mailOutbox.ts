@@ -2,15 +2,7 @@ import type { Config } from '../config';
 import { openSecret, sealSecret } from '../crypto/secretBox';
 import { newId } from '../ids';
 import type { MailMessage, MailOf } from './mailMessages';
-import {
-  dueOutboxMailIds,
-  insertOutboxMail,
-  leaseOutboxMail,
-  markOutboxMailAbandoned,
-  markOutboxMailFailed,
-  markOutboxMailSent,
-  type OutboxMailRecord,
-} from './store';
+import type { MailStores, OutboxMailRecord } from './store';
 
 /**
  * Mail is sent through the outbox: `queueMail` records it (the caller's page answers at once),
@@ -36,9 +28,9 @@ function aadOf(mailId: string): string {
 }
 
 /** Records a mail to `to`; the mail sender delivers it. Answers the outbox entry's id. */
-export async function queueMail(config: Pick<Config, 'secretsKey'>, to: string, mail: MailOf, now: Date): Promise<string> {
+export async function queueMail(stores: MailStores, config: Pick<Config, 'secretsKey'>, to: string, mail: MailOf, now: Date): Promise<string> {
   const id = newId('mail');
-  await insertOutboxMail({
+  await stores.mail.insertOutboxMail({
     _id: id,
     to,
     kind: mail.kind,
@@ -59,13 +51,14 @@ function messageIdOf(config: Pick<Config, 'authUrl'>, mailId: string): string {
 }
 
 async function attempt(
+  stores: MailStores,
   config: Pick<Config, 'secretsKey' | 'secretsKeyPrevious' | 'authUrl' | 'mail'>,
   transport: MailTransport,
   mail: OutboxMailRecord,
   now: Date,
 ) {
   if (now.getTime() - mail.createdAt.getTime() > MAIL_GIVE_UP_MS) {
-    await markOutboxMailAbandoned(mail._id, now, mail.lastError ?? 'not delivered in time');
+    await stores.mail.markOutboxMailAbandoned(mail._id, now, mail.lastError ?? 'not delivered in time');
     return 'abandoned' as const;
   }
   const message = JSON.parse(openSecret(config.secretsKey, mail.sealed, aadOf(mail._id), config.secretsKeyPrevious)) as MailMessage;
@@ -73,25 +66,26 @@ async function attempt(
     await transport.send({ from: config.mail.from, to: mail.to, messageId: messageIdOf(config, mail._id), message });
   } catch (err) {
     const said = ((err as Error)?.message ?? 'failed').slice(0, 300);
-    await markOutboxMailFailed(mail._id, new Date(now.getTime() + retryDelayMs(mail.attempts, config.mail.retryMaxDelayMs)), said);
+    await stores.mail.markOutboxMailFailed(mail._id, new Date(now.getTime() + retryDelayMs(mail.attempts, config.mail.retryMaxDelayMs)), said);
     return 'failed' as const;
   }
-  await markOutboxMailSent(mail._id, new Date());
+  await stores.mail.markOutboxMailSent(mail._id, new Date());
   return 'sent' as const;
 }
 
 /** One pass over the due mail: answers how many were sent and how many failed (to be tried again). */
 export async function deliverDueMail(
+  stores: MailStores,
   config: Pick<Config, 'secretsKey' | 'secretsKeyPrevious' | 'authUrl' | 'mail'>,
   transport: MailTransport,
   now: () => Date,
 ): Promise<{ sent: number; failed: number }> {
   const tally = { sent: 0, failed: 0 };
-  for (const mailId of await dueOutboxMailIds(now(), MAILS_PER_PASS)) {
+  for (const mailId of await stores.mail.dueOutboxMailIds(now(), MAILS_PER_PASS)) {
     const at = now();
-    const mail = await leaseOutboxMail(mailId, new Date(at.getTime() + MAIL_LEASE_MS), at);
+    const mail = await stores.mail.leaseOutboxMail(mailId, new Date(at.getTime() + MAIL_LEASE_MS), at);
     if (!mail) continue;
-    const outcome = await attempt(config, transport, mail, at);
+    const outcome = await attempt(stores, config, transport, mail, at);
     if (outcome === 'sent') tally.sent += 1;
     if (outcome === 'failed') {
       tally.failed += 1;

@@ -3,6 +3,7 @@ import type { Logger } from '../observability/logger';
 import { runEvery } from '../periodicPass';
 import { deliverDueMail, type MailTransport } from './mailOutbox';
 import { smtpTransport } from './mailTransport';
+import type { MailStores } from './store';
 
 export interface MailSender {
   /** One pass now (tests, and the loop). */
@@ -15,7 +16,7 @@ export interface MailSender {
  * the outbox's due mail to the mail server (mailOutbox.ts). Without SMTP_URL it does nothing and
  * says so once: the mail waits.
  */
-export function startMailSender(config: Config, opts: { logger: Logger; now: () => number; transport?: MailTransport | null }): MailSender {
+export function startMailSender(stores: MailStores, config: Config, opts: { logger: Logger; now: () => number; transport?: MailTransport | null }): MailSender {
   const transport = opts.transport === undefined ? smtpTransport(config) : opts.transport;
   const { logger } = opts;
   const now = () => new Date(opts.now());
@@ -23,7 +24,7 @@ export function startMailSender(config: Config, opts: { logger: Logger; now: () 
 
   async function pass(): Promise<{ sent: number; failed: number }> {
     if (!transport) return { sent: 0, failed: 0 };
-    const tally = await deliverDueMail(config, transport, now);
+    const tally = await deliverDueMail(stores, config, transport, now);
     if (tally.failed) logger.warn(tally, 'mail sender: the mail server did not take a mail; it is tried again later');
     return tally;
   }

@@ -1,4 +1,20 @@
-import { Schema, model } from 'mongoose';
+import { Schema, type Connection } from 'mongoose';
+import { boundModel } from '../store/boundModel';
+
+/** One entry of the mail outbox, as stored. */
+export interface OutboxMailRecord {
+  _id: string;
+  to: string;
+  kind: string;
+  sealed: string;
+  createdAt: Date;
+  dueAt: Date;
+  leaseUntil: Date | null;
+  attempts: number;
+  sentAt: Date | null;
+  lastError: string | null;
+  abandonedAt: Date | null;
+}
 
 /**
  * The mail outbox: every mail the service sends is first an entry here, written by the request
@@ -6,7 +22,7 @@ import { Schema, model } from 'mongoose';
  * replica or worker. The message is sealed (a mail may carry a one-time link), so the store holds
  * no link in plaintext; the recipient and the message's kind are plain for the operator.
  */
-const outboxMailSchema = new Schema(
+const outboxMailSchema = new Schema<OutboxMailRecord>(
   {
     _id: { type: String, required: true },
     to: { type: String, required: true },
@@ -29,4 +45,8 @@ const outboxMailSchema = new Schema(
   },
   { versionKey: false },
 );
-export const OutboxMail = model('OutboxMail', outboxMailSchema, 'mail_outbox');
+
+/** The area's models on the root's connection. */
+export function mailModels(connection: Connection) {
+  return { outbox: boundModel<OutboxMailRecord>(connection, 'OutboxMail', outboxMailSchema, 'mail_outbox') };
+}

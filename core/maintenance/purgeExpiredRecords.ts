@@ -1,6 +1,7 @@
-import { purgeExpiredAuditEvents } from '../audit/auditLog';
+import { purgeExpiredAuditEvents, type AuditStores } from '../audit/auditLog';
 import { AUDIT_RETENTION_DAYS_DEFAULT } from '../config';
 import { purgeExpiredIdempotencyRecords } from '../idempotency/idempotency';
+import type { IdempotencyStores } from '../idempotency/store';
 import { purgeExpiredDaySlots } from '../jobs/dailyJobCap';
 import { purgeExpiredSignInRecords } from '../oauth/expiredSignInRecords';
 import { purgeExpiredQuotaEntries } from '../talent/quotas';
@@ -31,17 +32,21 @@ export interface PurgedCounts {
 }
 
 /** `auditRetentionDays`: AUDIT_RETENTION_DAYS, the one setting that bounds the audit log. */
-export async function purgeExpiredRecords(now: Date, { auditRetentionDays = AUDIT_RETENTION_DAYS_DEFAULT } = {}): Promise<PurgedCounts> {
+export async function purgeExpiredRecords(
+  stores: AuditStores & IdempotencyStores,
+  now: Date,
+  { auditRetentionDays = AUDIT_RETENTION_DAYS_DEFAULT } = {},
+): Promise<PurgedCounts> {
   const [searches, quotaEntries, idempotencyRecords, webhook, attemptClaims, refreshTokens, jobDaySlots, signInRecords, auditEvents] = await Promise.all([
     purgeExpiredSearches(now),
     purgeExpiredQuotaEntries(now),
-    purgeExpiredIdempotencyRecords(now),
+    purgeExpiredIdempotencyRecords(stores, now),
     purgeWebhookHistory(now),
     purgeAttemptClaims(now),
     purgeExpiredRefreshChains(now),
     purgeExpiredDaySlots(now),
     purgeExpiredSignInRecords(now),
-    purgeExpiredAuditEvents(now, auditRetentionDays),
+    purgeExpiredAuditEvents(stores, now, auditRetentionDays),
   ]);
   return {
     searches,

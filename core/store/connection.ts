@@ -1,4 +1,4 @@
-import mongoose from 'mongoose';
+import mongoose, { type Connection } from 'mongoose';
 import { STORE_WAIT_DEFAULTS, type Config } from '../config';
 import { isStoreUnavailable } from './storeUnavailable';
 
@@ -75,26 +75,109 @@ export async function pingStore(): Promise<boolean> {
 }
 
 /**
- * The store as a composition root holds it: the connection `connectStore` opened. The models
- * stay on mongoose's default connection, so this handle is how a root checks, prepares and
- * closes that connection, not how anything reads or writes.
+ * Opens a connection of the root's own (`mongoose.createConnection`), waiting as `waits` allow
+ * like `connectStore`. The areas' stores are built on it (core/deps.ts `createStores`), so two
+ * apps in one process can each have their own database.
+ */
+export async function openConnection(uri: string, waits: Partial<StoreWaits> = {}): Promise<Connection> {
+  const w = { ...STORE_WAIT_DEFAULTS, ...waits };
+  mongoose.set('strictQuery', true);
+  mongoose.set('autoIndex', false);
+  mongoose.set('bufferTimeoutMS', w.serverSelectionTimeoutMs);
+  const connection = mongoose.createConnection();
+  const deadline = Date.now() + w.startupWaitMs;
+  for (;;) {
+    try {
+      await connection.openUri(uri, {
+        serverSelectionTimeoutMS: w.serverSelectionTimeoutMs,
+        connectTimeoutMS: w.connectTimeoutMs,
+        socketTimeoutMS: w.socketTimeoutMs,
+        maxPoolSize: 50,
+        autoIndex: false,
+      });
+      return connection;
+    } catch (err) {
+      if (!isStoreUnavailable(err)) throw err;
+      if (Date.now() >= deadline) {
+        throw new Error(
+          `The store at ${storeAddress(uri)} could not be reached within ${w.startupWaitMs} ms (STORE_STARTUP_WAIT_MS): ${(err as Error).message}`,
+          { cause: err },
+        );
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
+
+/**
+ * The store as a composition root holds it: the connection it opened, on which the areas'
+ * stores are built (core/deps.ts `createStores`), and how the root checks, prepares and closes
+ * it. Areas not yet built on it (test/unit/moduleState.test.ts, NOT_YET_ON_A_ROOT_CONNECTION)
+ * still use mongoose's default connection, which `openStore` connects beside it.
  */
 export interface StoreHandle {
+  /** The root's own connection; unopened in a `createDeps` that was given no store. */
+  readonly connection: Connection;
   ping(): Promise<boolean>;
   /** Creates every model's indexes (idempotent). */
   ensureIndexes(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** The handle over the process's connection (opened or not: `ping` says). */
-export function defaultStore(): StoreHandle {
-  return { ping: pingStore, ensureIndexes, close: disconnectStore };
+async function pingConnection(connection: Connection): Promise<boolean> {
+  try {
+    const db = connection.db;
+    if (!db || connection.readyState !== 1) return false;
+    await db.admin().command({ ping: 1 });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
-/** Connects to the store (waiting as `waits` allow) and returns its handle. */
-export async function openStore(uri: string, waits: Partial<StoreWaits> = {}): Promise<StoreHandle> {
+async function ensureIndexesOf(connection: Connection): Promise<void> {
+  for (const model of Object.values(connection.models)) {
+    await model.createIndexes();
+  }
+}
+
+/**
+ * A handle over `connection`. With `withDefault`, it also pings, prepares and closes the
+ * default connection the areas not yet moved use.
+ */
+export function storeOn(connection: Connection, { withDefault = false } = {}): StoreHandle {
+  return {
+    connection,
+    ping: async () => (await pingConnection(connection)) && (!withDefault || (await pingStore())),
+    ensureIndexes: async () => {
+      await ensureIndexesOf(connection);
+      if (withDefault) await ensureIndexes();
+    },
+    close: async () => {
+      await connection.close();
+      if (withDefault) await disconnectStore();
+    },
+  };
+}
+
+/**
+ * A store no root opened (`createDeps` without one): calls on its areas wait for a connection
+ * that never comes and fail after the store's buffer time.
+ */
+export function unopenedStore(): StoreHandle {
+  return storeOn(mongoose.createConnection());
+}
+
+/**
+ * Connects the root's own connection and the default one (waiting as `waits` allow) and returns
+ * their handle; `ownConnectionOnly` leaves the default connection alone (a second app in a process
+ * on a database of its own, whose areas not yet moved share the first app's).
+ */
+export async function openStore(uri: string, waits: Partial<StoreWaits> = {}, { ownConnectionOnly = false } = {}): Promise<StoreHandle> {
+  const connection = await openConnection(uri, waits);
+  if (ownConnectionOnly) return storeOn(connection);
   await connectStore(uri, waits);
-  return defaultStore();
+  return storeOn(connection, { withDefault: true });
 }
 
 // Kept importable from here: most of core/ reads the duplicate-key test from this module.

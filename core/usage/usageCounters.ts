@@ -1,5 +1,5 @@
 import type { Logger } from '../observability/logger';
-import { addToHourRow } from './store';
+import type { UsageStores } from './store';
 import { outcomeClass } from './outcomeClass';
 import { addTally, bucketStart, counterRowId, emptyTally, operationKey, tallyName, type Tally } from './usageBuckets';
 
@@ -39,7 +39,10 @@ export class UsageCounters {
   private readonly flushEveryMs: number;
   private readonly logger: Logger;
 
-  constructor(options: UsageCountersOptions) {
+  constructor(
+    private readonly stores: UsageStores,
+    options: UsageCountersOptions,
+  ) {
     this.logger = options.logger;
     this.now = options.now ?? Date.now;
     this.flushEveryMs = options.flushEveryMs ?? USAGE_FLUSH_EVERY_MS;
@@ -111,7 +114,7 @@ export class UsageCounters {
       await Promise.all(
         rows.slice(i, i + FLUSH_PARALLELISM).map(async ([id, row]) => {
           try {
-            await upsertHour(id, row.orgId, row.hour, row.minutes);
+            await upsertHour(this.stores, id, row.orgId, row.hour, row.minutes);
           } catch (err) {
             this.logger.warn({ err, org_id: row.orgId }, 'writing usage counters failed; they are kept for the next flush');
             for (const m of row.minutes) for (const [op, t] of m.ops) addTally(this.tallyOf(m.orgId, op, m.start), t);
@@ -149,8 +152,8 @@ function incrementsOf(minutes: readonly PendingMinute[]): Record<string, number>
   return inc;
 }
 
-async function upsertHour(id: string, orgId: string, hour: number, minutes: readonly PendingMinute[]): Promise<void> {
+async function upsertHour(stores: UsageStores, id: string, orgId: string, hour: number, minutes: readonly PendingMinute[]): Promise<void> {
   const inc = incrementsOf(minutes);
   if (Object.keys(inc).length === 0) return;
-  await addToHourRow(id, orgId, new Date(hour), inc);
+  await stores.usage.addToHourRow(id, orgId, new Date(hour), inc);
 }

@@ -1,4 +1,4 @@
-import { deleteHourRowsBefore, hourRowsBetween, rolledUpUntil, setMonthDay, setRolledUpUntil, type HourRow } from './store';
+import type { HourRow, UsageStores } from './store';
 import { addTally, bucketStart, counterRowId, DAY_MS, emptyTally, MINUTE_MS, monthStart, packTallies, type Tally } from './usageBuckets';
 
 /**
@@ -58,8 +58,8 @@ export function hoursDeletableBefore(marks: RollupMarks, nowMs: number): number 
 }
 
 /** The roll-up mark as stored; the epoch before the first roll-up (nothing folded yet). */
-export async function storedRollupMarks(): Promise<RollupMarks> {
-  return { daysUntil: (await rolledUpUntil())?.getTime() ?? 0 };
+export async function storedRollupMarks(stores: UsageStores): Promise<RollupMarks> {
+  return { daysUntil: (await stores.usage.rolledUpUntil())?.getTime() ?? 0 };
 }
 
 export interface RollupCounts {
@@ -73,20 +73,20 @@ export interface RollupCounts {
  * mark, then deletes hour rows past retention. Safe to repeat: a day's entry is set whole from
  * its hour rows, and an hour row is deleted only once folded.
  */
-export async function rollUpUsage(now: Date): Promise<RollupCounts> {
+export async function rollUpUsage(stores: UsageStores, now: Date): Promise<RollupCounts> {
   const nowMs = now.getTime();
-  const before = await storedRollupMarks();
+  const before = await storedRollupMarks(stores);
   const marks = { daysUntil: Math.max(before.daysUntil, rollupMarks(nowMs).daysUntil) };
   let days = 0;
   if (marks.daysUntil > before.daysUntil) {
-    const rows = await hourRowsBetween(new Date(before.daysUntil), new Date(marks.daysUntil));
+    const rows = await stores.usage.hourRowsBetween(new Date(before.daysUntil), new Date(marks.daysUntil));
     for (const folded of foldHours(rows)) {
       const month = monthStart(folded.day);
-      await setMonthDay(counterRowId(folded.orgId, month), folded.orgId, new Date(month), dayField(folded.day), packTallies(folded.ops));
+      await stores.usage.setMonthDay(counterRowId(folded.orgId, month), folded.orgId, new Date(month), dayField(folded.day), packTallies(folded.ops));
       days += 1;
     }
-    await setRolledUpUntil(new Date(marks.daysUntil));
+    await stores.usage.setRolledUpUntil(new Date(marks.daysUntil));
   }
-  const hourRowsDeleted = await deleteHourRowsBefore(new Date(hoursDeletableBefore(marks, nowMs)));
+  const hourRowsDeleted = await stores.usage.deleteHourRowsBefore(new Date(hoursDeletableBefore(marks, nowMs)));
   return { days, hourRowsDeleted };
 }

@@ -1,4 +1,4 @@
-import { hourRowsByIds, hourRowsOfOrgBetween, monthRowsByIds } from './store';
+import type { UsageStores } from './store';
 import type { OutcomeClass } from './outcomeClass';
 import { storedRollupMarks, type RollupMarks } from './usageRollup';
 import {
@@ -73,10 +73,10 @@ export interface CountedSpan {
   ops: Record<string, Partial<Tally>>;
 }
 
-async function readSpan(orgId: string, span: ReadSpan, nowMs: number): Promise<CountedSpan[]> {
+async function readSpan(stores: UsageStores, orgId: string, span: ReadSpan, nowMs: number): Promise<CountedSpan[]> {
   if (span.rows === 'month') {
     const ids = monthStarts(span.fromMs, span.toMs).map((m) => counterRowId(orgId, m));
-    const months = await monthRowsByIds(ids);
+    const months = await stores.usage.monthRowsByIds(ids);
     const days: CountedSpan[] = [];
     for (const month of months) {
       for (const [field, packed] of Object.entries(month.days ?? {})) {
@@ -91,8 +91,8 @@ async function readSpan(orgId: string, span: ReadSpan, nowMs: number): Promise<C
   if (toMs <= span.fromMs) return [];
   const hours =
     (toMs - span.fromMs) / HOUR_MS <= MAX_IDS_PER_SPAN
-      ? await hourRowsByIds(bucketStarts('hour', span.fromMs, toMs).map((h) => counterRowId(orgId, h)))
-      : await hourRowsOfOrgBetween(orgId, new Date(span.fromMs), new Date(toMs));
+      ? await stores.usage.hourRowsByIds(bucketStarts('hour', span.fromMs, toMs).map((h) => counterRowId(orgId, h)))
+      : await stores.usage.hourRowsOfOrgBetween(orgId, new Date(span.fromMs), new Date(toMs));
   return hours.map((h) => ({ start: h.start.getTime(), ops: h.ops ?? {} }));
 }
 
@@ -133,11 +133,11 @@ export function seriesOf(spans: readonly CountedSpan[], granularity: Granularity
  * ledger or the request log). Only buckets and operations with something counted appear.
  * `GET /v1/usage` and the console's usage pages read it.
  */
-export async function usageSeries(query: UsageQuery, nowMs: number): Promise<UsagePoint[]> {
+export async function usageSeries(stores: UsageStores, query: UsageQuery, nowMs: number): Promise<UsagePoint[]> {
   const fromMs = bucketStart(query.granularity, query.from.getTime());
   const toMs = bucketEndCeil(query.granularity, query.to.getTime());
-  const marks = await storedRollupMarks();
+  const marks = await storedRollupMarks(stores);
   const spans = readPlan(query.granularity, fromMs, toMs, marks);
-  const counted = (await Promise.all(spans.map((s) => readSpan(query.orgId, s, nowMs)))).flat();
+  const counted = (await Promise.all(spans.map((s) => readSpan(stores, query.orgId, s, nowMs)))).flat();
   return seriesOf(counted, query.granularity, query.operation, query.byApplication);
 }

@@ -31,11 +31,12 @@ export const PASSKEY_NOT_ACCEPTED = 'The passkey could not be verified. Try agai
 function credentialJson<T extends RegistrationResponseJSON | AuthenticationResponseJSON>(raw: unknown): T | null {
   if (typeof raw !== 'string' || raw.length > MAX_RESPONSE_LENGTH) return null;
   try {
-    const parsed = JSON.parse(raw) as Record<string, unknown>;
+    const json: unknown = JSON.parse(raw);
+    const parsed = json as Record<string, unknown> | null;
     const response = parsed?.response as Record<string, unknown> | undefined;
     if (typeof parsed?.id !== 'string' || parsed.type !== 'public-key' || typeof response !== 'object' || response === null) return null;
     if (typeof response.clientDataJSON !== 'string') return null;
-    return parsed as unknown as T;
+    return json as T;
   } catch {
     return null;
   }
@@ -139,7 +140,7 @@ export async function passkeySignInOptions(
     challenge: Buffer.from(challenge.value, 'base64url'),
     timeout: CEREMONY_TIMEOUT_MS,
     userVerification: 'required',
-    allowCredentials: allowed.map((p) => ({ id: p.credentialId, transports: p.transports as never })),
+    allowCredentials: allowed.map((p) => ({ id: p.credentialId, transports: p.transports })),
   });
 }
 
@@ -165,7 +166,7 @@ export async function checkAssertion(
         id: passkey.credentialId,
         publicKey: new Uint8Array(Buffer.from(passkey.publicKey, 'base64url')),
         counter: passkey.signCount,
-        transports: passkey.transports as never,
+        transports: passkey.transports,
       },
     });
     return verified.verified ? { ok: true, newCount: verified.authenticationInfo.newCounter } : { ok: false };

@@ -1,5 +1,5 @@
 import type { AuditActor } from '../audit/auditActions';
-import { recordAuditEvent } from '../audit/auditLog';
+import { recordAuditEvent, type AuditStores } from '../audit/auditLog';
 import type { Config } from '../config';
 import { sha256Hex } from '../crypto/hash';
 import { newId } from '../ids';
@@ -215,6 +215,7 @@ export async function userGrants(userId: string): Promise<{ user_id: string; gra
  * every path that revokes a grant comes through here, so none leaves the audit log out.
  */
 export async function revokeUserGrants(
+  stores: AuditStores,
   userId: string,
   clientId: string | undefined,
   by: { actor: AuditActor; clientAddress: string | null },
@@ -223,7 +224,7 @@ export async function revokeUserGrants(
   if (!user) throw new Error(`user ${userId} does not exist`);
   const revoked = await revokeGrants(userId, clientId);
   if (revoked.length) {
-    await recordAuditEvent({
+    await recordAuditEvent(stores, {
       orgId: user.orgId,
       actor: by.actor,
       action: 'grant.revoked',

@@ -1,4 +1,4 @@
-import { COUNT_KEYS, type FinalJobStatus, type JobCounts } from '../jobs/jobTypes';
+import type { FinalJobStatus, JobCounts } from '../jobs/jobTypes';
 
 /**
  * The `job.completed` envelope (SPEC 2.5). Serialised once, at first emission; the stored
@@ -31,7 +31,16 @@ export function jobCompletedBody(input: {
   resultExpiresAt: Date | null;
 }): string {
   // Counts are copied key by key so nothing but the seven integers can ride along.
-  const counts = Object.fromEntries(COUNT_KEYS.map((k) => [k, Math.trunc(Number(input.counts[k] ?? 0))])) as unknown as JobCounts;
+  const count = (k: keyof JobCounts) => Math.trunc(Number(input.counts[k] ?? 0));
+  const counts: JobCounts = {
+    requested: count('requested'),
+    delivered: count('delivered'),
+    not_found: count('not_found'),
+    failed: count('failed'),
+    reused: count('reused'),
+    cancelled: count('cancelled'),
+    pending: count('pending'),
+  };
   const envelope: JobCompletedEnvelope = {
     type: 'job.completed',
     id: input.eventId,

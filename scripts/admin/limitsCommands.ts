@@ -52,46 +52,51 @@ async function entryFor(config: Config, settings: LimitSettingsDoc, orgId: strin
 export const limitsCommands: Record<string, AdminCommand> = {
   'limit set': {
     usage: `limit set --org O --operation OP ${SCOPE_FLAGS} --requests-per-minute N`,
-    run: async (f, { config }) => {
+    run: async (f, { config, stores }) => {
       const orgId = requireFlag(f, 'org');
       const operation = operationFlag(f);
       const scope = scopeFromFlags(orgId, f);
       const rpm = intFlag(f, 'requests-per-minute', { required: true, min: 1 })!;
       const settings = await setCap(config, { orgId, operation, scope, requestsPerMinute: rpm });
-      await recordOperatorChange({ orgId, action: 'limit.cap_set', target: scope.id, after: { ...limitTarget(operation, scope), requests_per_minute: rpm } });
+      await recordOperatorChange(stores, {
+        orgId,
+        action: 'limit.cap_set',
+        target: scope.id,
+        after: { ...limitTarget(operation, scope), requests_per_minute: rpm },
+      });
       return entryFor(config, settings, orgId, operation, scope);
     },
   },
   'limit block': {
     usage: `limit block --org O --operation OP ${SCOPE_FLAGS}`,
-    run: async (f, { config }) => {
+    run: async (f, { config, stores }) => {
       const orgId = requireFlag(f, 'org');
       const operation = operationFlag(f);
       const scope = scopeFromFlags(orgId, f);
       const settings = await blockOperation(config, { orgId, operation, scope });
-      await recordOperatorChange({ orgId, action: 'limit.blocked', target: scope.id, after: { ...limitTarget(operation, scope), blocked: true } });
+      await recordOperatorChange(stores, { orgId, action: 'limit.blocked', target: scope.id, after: { ...limitTarget(operation, scope), blocked: true } });
       return entryFor(config, settings, orgId, operation, scope);
     },
   },
   'limit clear': {
     usage: `limit clear --org O --operation OP ${SCOPE_FLAGS}   (OP ${BASELINE_ENTRY} clears the organization-wide rate)`,
-    run: async (f, { config }) => {
+    run: async (f, { config, stores }) => {
       const orgId = requireFlag(f, 'org');
       requireFlag(f, 'operation');
       const operation = limitEntryFlag(f)!;
       const scope = scopeFromFlags(orgId, f);
       const settings = await clearLimit(config, { orgId, operation, scope });
-      await recordOperatorChange({ orgId, action: 'limit.cleared', target: scope.id, after: limitTarget(operation, scope) });
+      await recordOperatorChange(stores, { orgId, action: 'limit.cleared', target: scope.id, after: limitTarget(operation, scope) });
       return entryFor(config, settings, orgId, operation, scope);
     },
   },
   'limit rate': {
     usage: 'limit rate --org O [--requests-per-second N] [--max-concurrency N]',
-    run: async (f, { config }) => {
+    run: async (f, { config, stores }) => {
       const orgId = requireFlag(f, 'org');
       const change = { requestsPerSecond: intFlag(f, 'requests-per-second', { min: 1 }), maxConcurrency: intFlag(f, 'max-concurrency', { min: 1 }) };
       const settings = await setOrganizationRate(config, orgId, change);
-      await recordOperatorChange({
+      await recordOperatorChange(stores, {
         orgId,
         action: 'limit.rate_set',
         target: orgId,

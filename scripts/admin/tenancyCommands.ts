@@ -22,7 +22,7 @@ export const tenancyCommands: Record<string, AdminCommand> = {
   },
   'org require-2fa': {
     usage: 'org require-2fa (--org O | --all) --required on|off (everyone without a second factor is taken to enrol on their next page)',
-    run: async (f) => {
+    run: async (f, { stores }) => {
       const required = requireFlag(f, 'required');
       if (required !== 'on' && required !== 'off') throw new UsageError('--required must be on or off');
       const orgId = optionalFlag(f, 'org');
@@ -32,7 +32,7 @@ export const tenancyCommands: Record<string, AdminCommand> = {
       const after = await setSecondFactorRequired(orgId, required === 'on').catch((err: unknown) => {
         throw new UsageError(`organization ${orgId} does not exist`, { cause: err });
       });
-      await recordOperatorChange({ orgId, action: 'security_policy.updated', target: orgId, before: { ...before }, after: { ...after } });
+      await recordOperatorChange(stores, { orgId, action: 'security_policy.updated', target: orgId, before: { ...before }, after: { ...after } });
       return { org_id: orgId, ...after };
     },
   },
@@ -46,7 +46,7 @@ export const tenancyCommands: Record<string, AdminCommand> = {
   },
   'key create': {
     usage: 'key create --org O --workspace W [--application A] --scopes s1,s2|all [--family F] [--name N] [--environment live] [--audience X]',
-    run: async (f, { config }) => {
+    run: async (f, { config, stores }) => {
       const env = optionalFlag(f, 'environment') ?? 'live';
       // The data model knows test keys, but this deployment refuses them on every request (401).
       if (env === 'test')
@@ -72,7 +72,7 @@ export const tenancyCommands: Record<string, AdminCommand> = {
       }).catch((err: unknown) => {
         throw err instanceof UnknownKeyFamily || err instanceof InvalidKeyName ? new UsageError(err.message) : err;
       });
-      await recordOperatorChange({
+      await recordOperatorChange(stores, {
         orgId,
         action: 'key.created',
         target: created.key_id,
@@ -84,7 +84,7 @@ export const tenancyCommands: Record<string, AdminCommand> = {
   'key rotate': {
     usage:
       'key rotate --key-id K [--old-key-seconds S] (a new key of the same family beside the old one, which works S more seconds; default 86400, 0 = at once)',
-    run: async (f, { config }) => {
+    run: async (f, { config, stores }) => {
       const keyId = requireFlag(f, 'key-id');
       const seconds = intFlag(f, 'old-key-seconds', { min: 0 }) ?? 86_400;
       const key = await findKey(keyId);
@@ -92,7 +92,7 @@ export const tenancyCommands: Record<string, AdminCommand> = {
       if (!key || !current) throw new UsageError(`key ${keyId} does not exist`);
       if (current.status !== 'active') throw new UsageError(`key ${keyId} is ${current.status}: only an active key can be rotated`);
       const rotated = await rotateApiKey(config, { orgId: key.orgId, keyId, oldKeyEndsInMs: seconds * 1000, createdBy: OPERATOR });
-      await recordOperatorChange({
+      await recordOperatorChange(stores, {
         orgId: key.orgId,
         action: 'key.rotated',
         target: keyId,
@@ -107,12 +107,12 @@ export const tenancyCommands: Record<string, AdminCommand> = {
   },
   'key revoke': {
     usage: 'key revoke --key-id K',
-    run: async (f, { config }) => {
+    run: async (f, { config, stores }) => {
       const keyId = requireFlag(f, 'key-id');
       const key = await findKey(keyId);
       const revoked = await revokeApiKey(config, keyId);
       if (key && !key.revokedAt) {
-        await recordOperatorChange({
+        await recordOperatorChange(stores, {
           orgId: key.orgId,
           action: 'key.revoked',
           target: keyId,

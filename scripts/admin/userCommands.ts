@@ -15,7 +15,7 @@ function roleFlag(f: Flags, required: boolean): Role {
 export const userCommands: Record<string, AdminCommand> = {
   'user create': {
     usage: 'user create --org O --workspace W --email E --permissions p1,p2|all [--role admin|member]',
-    run: async (f, { config }) => {
+    run: async (f, { config, stores }) => {
       const input = {
         orgId: requireFlag(f, 'org'),
         workspaceId: requireFlag(f, 'workspace'),
@@ -24,7 +24,7 @@ export const userCommands: Record<string, AdminCommand> = {
         role: roleFlag(f, false),
       };
       const created = await createUser(config, input);
-      await recordOperatorChange({
+      await recordOperatorChange(stores, {
         orgId: input.orgId,
         action: 'user.invited',
         target: created.user_id,
@@ -41,10 +41,10 @@ export const userCommands: Record<string, AdminCommand> = {
   },
   'user role': {
     usage: 'user role --user-id U --role admin|member',
-    run: async (f) => {
+    run: async (f, { stores }) => {
       const changed = await setUserRole(requireFlag(f, 'user-id'), roleFlag(f, true));
       if (changed.role !== changed.role_before) {
-        await recordOperatorChange({
+        await recordOperatorChange(stores, {
           orgId: changed.org_id,
           action: 'user.updated',
           target: changed.user_id,
@@ -65,12 +65,12 @@ export const userCommands: Record<string, AdminCommand> = {
   },
   'user disable': {
     usage: 'user disable --user-id U',
-    run: async (f) => {
+    run: async (f, { stores }) => {
       const userId = requireFlag(f, 'user-id');
       const user = await findUser(userId);
       const disabled = await disableUser(userId);
       if (user && !user.disabledAt) {
-        await recordOperatorChange({
+        await recordOperatorChange(stores, {
           orgId: user.orgId,
           action: 'user.disabled',
           target: userId,
@@ -87,6 +87,6 @@ export const userCommands: Record<string, AdminCommand> = {
   },
   'user grants revoke': {
     usage: 'user grants revoke --user-id U [--client-id C]',
-    run: (f) => revokeUserGrants(requireFlag(f, 'user-id'), optionalFlag(f, 'client-id'), { actor: OPERATOR, clientAddress: null }),
+    run: (f, deps) => revokeUserGrants(deps.stores, requireFlag(f, 'user-id'), optionalFlag(f, 'client-id'), { actor: OPERATOR, clientAddress: null }),
   },
 };

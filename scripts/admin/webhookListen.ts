@@ -143,7 +143,7 @@ function untilStopped(): Promise<string> {
   });
 }
 
-async function listen(f: Flags, { config, now }: Deps): Promise<unknown> {
+async function listen(f: Flags, { config, now, stores }: Deps): Promise<unknown> {
   refuseInProduction('webhook listen');
   const workspaceId = requireFlag(f, 'workspace');
   const forwardTo = optionalFlag(f, 'forward-to');
@@ -201,7 +201,7 @@ async function listen(f: Flags, { config, now }: Deps): Promise<unknown> {
     before: Record<string, unknown> | null,
     after: Record<string, unknown>,
   ) =>
-    recordOperatorChange({
+    recordOperatorChange(stores, {
       orgId: scope.orgId,
       action,
       target: endpointId,

@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { AuditEvent } from '../../core/audit/models';
+import { listAuditEvents } from '../../core/audit/auditLog';
 import { createApiKey } from '../../core/keys/apiKeys';
 import { ApiKey } from '../../core/keys/models';
 import { ALL_PERMISSIONS } from '../../core/keys/permissions';
@@ -188,7 +188,7 @@ test('"Settings": the admin renames the organization; every page is headed with 
   expect(await page.getByRole('status').innerText()).toBe(`The organization is now called ${longName}.`);
   await page.goto(`${srv.url}/console/keys`);
   expect(await page.locator('header .brand').innerText()).toContain(longName);
-  const entry = await AuditEvent.findOne({ orgId: tenant.orgId, action: 'organization.updated' }).lean<{ actor: string; after: unknown }>();
+  const [entry] = (await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { action: 'organization.updated' })).data;
   expect(entry).toMatchObject({ actor: `user:${admin.userId}`, after: { name: longName } });
 });
 
@@ -394,7 +394,7 @@ test('"Disable person" signs the member out at once; every change is in the audi
   await memberPage.goto(`${srv.url}/console/overview`);
   expect(new URL(memberPage.url()).pathname).toBe('/api/oauth/signin');
 
-  const entries = await AuditEvent.find({ orgId: tenant.orgId, actor: `user:${admin.userId}` }).lean<Array<{ action: string; after: unknown }>>();
+  const entries = (await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { actor: `user:${admin.userId}`, limit: 100 })).data;
   expect(entries.map((e) => e.action).sort()).toEqual(
     [
       // "Create an API key", "Select all" and the form completed after the password.
@@ -423,7 +423,7 @@ test("the operator's `key rotate` runs the same rotation: with --old-key-seconds
   expect(r.json).toMatchObject({ replaced_key_id: current!._id, name: 'Console e2e key' });
   expect(await whoamiStatus(secondKey)).toBe(401);
   expect(await whoamiStatus(r.json.key)).toBe(200);
-  const entry = await AuditEvent.findOne({ orgId: tenant.orgId, action: 'key.rotated', actor: 'operator' }).lean<{ target: string }>();
+  const [entry] = (await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { action: 'key.rotated', actor: 'operator' })).data;
   expect(entry?.target).toBe(current!._id);
 });
 

@@ -71,7 +71,7 @@ beforeAll(async () => {
     role: 'admin',
   });
   for (let i = 0; i < 60; i++) {
-    await recordAuditEvent({
+    await recordAuditEvent(srv.deps.stores, {
       orgId: tenant.orgId,
       actor: `user:${made.userId}`,
       action: 'key.created',

@@ -28,7 +28,13 @@ beforeAll(async () => {
   srv = await startSignInApi();
   tenant = await createTenant();
   for (let i = 0; i < 60; i++) {
-    await recordAuditEvent({ orgId: tenant.orgId, actor: 'operator', action: 'budget.set', target: tenant.orgId, after: { budget: i * 1000 } });
+    await recordAuditEvent(srv.deps.stores, {
+      orgId: tenant.orgId,
+      actor: 'operator',
+      action: 'budget.set',
+      target: tenant.orgId,
+      after: { budget: i * 1000 },
+    });
   }
   browser = await launchBrowser();
   context = await browser.newContext({ acceptDownloads: true });

@@ -3,7 +3,7 @@ import { createActivities } from '../../activities';
 import { loadConfig } from '../../core/config';
 import { createDeps } from '../../core/deps';
 import { createLogger } from '../../core/observability/logger';
-import { connectStore } from '../../core/store/connection';
+import { openStore } from '../../core/store/connection';
 import { createTemporalClients } from '../../core/temporal/client';
 
 /**
@@ -14,14 +14,14 @@ import { createTemporalClients } from '../../core/temporal/client';
 async function main(): Promise<void> {
   const config = loadConfig();
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
-  await connectStore(config.mongodbUri);
+  const store = await openStore(config.mongodbUri);
   const worker = await Worker.create({
     connection: await NativeConnection.connect({ address: config.temporal.address }),
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     // The process is killed, never stopped: its clients' connection ends with it.
-    activities: createActivities(createDeps(config, { temporal: createTemporalClients(config), logger: createLogger({ level: 'silent' }) })),
+    activities: createActivities(createDeps(config, { temporal: createTemporalClients(config), logger: createLogger({ level: 'silent' }), store })),
     // This worker is killed mid-workflow: let its successor take over the sticky tasks quickly.
     stickyQueueScheduleToStartTimeout: '1 second',
   });

@@ -2,7 +2,12 @@ import type { Server } from 'node:http';
 import { createApp } from '../../api/app';
 import type { Config } from '../../core/config';
 import { createDeps, type Deps } from '../../core/deps';
-import { pingStore } from '../../core/store/connection';
+import { recordAuditEvent } from '../../core/audit/auditLog';
+import { invitationMail } from '../../core/mail/mailMessages';
+import { queueMail } from '../../core/mail/mailOutbox';
+import { openStore } from '../../core/store/connection';
+import { UsageCounters } from '../../core/usage/usageCounters';
+import { usageSeries } from '../../core/usage/usageSeries';
 import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { createTenant } from '../support/fixtures';
 import { api } from '../support/http';
@@ -12,8 +17,9 @@ import { testLogger } from '../support/capturedLogs';
 
 /**
  * Each app lives on what its composition root built (core/deps.ts), not on module state: a
- * second app with other settings, in the same process and on the same store, answers by its
- * own settings and reads people through its own indexes.
+ * second app with other settings, in the same process, answers by its own settings, reads
+ * people through its own indexes and keeps the areas whose stores are built on its root's
+ * connection in a database of its own.
  */
 let first: TestApi;
 let second: { url: string; deps: Deps; server: Server };
@@ -26,14 +32,18 @@ beforeAll(async () => {
     authUrl: 'http://auth-second.example',
     searchQuotas: { ...first.config.searchQuotas, distinctQueriesPerHour: 1 },
   };
-  const deps = createDeps(config, { logger: testLogger() });
-  const server = createApp({ deps, probes: { store: pingStore, temporal: async () => true } }).listen(0, '127.0.0.1');
+  // The areas not yet on a root's connection (test/unit/moduleState.test.ts) share the first app's database.
+  const store = await openStore(`${first.config.mongodbUri}_second`, first.config.store, { ownConnectionOnly: true });
+  const deps = createDeps(config, { logger: testLogger(), store });
+  const server = createApp({ deps, probes: { store: store.ping, temporal: async () => true } }).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   second = { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, deps, server };
 });
 
 afterAll(async () => {
   await new Promise<void>((resolve) => second.server.close(() => resolve()));
+  await second.deps.store.connection.dropDatabase();
+  await second.deps.store.close();
   await first.close();
 });
 
@@ -58,4 +68,57 @@ test('each app holds searches to its own quota and answers them from its own peo
   expect((await search(first.url, 'manager')).status).toBe(200);
   const own = await second.deps.people.search.get();
   expect(own.size).toBe(200);
+});
+
+test('each app keeps its audit log in its own database', async () => {
+  const tenant = await createTenant();
+  await recordAuditEvent(first.deps.stores, { orgId: tenant.orgId, actor: 'operator', action: 'budget.set', target: tenant.orgId, after: { budget: 1 } });
+  await recordAuditEvent(second.deps.stores, { orgId: tenant.orgId, actor: 'operator', action: 'credits.granted', target: tenant.orgId, after: { amount: 2 } });
+  const actions = async (url: string) =>
+    ((await api(url, 'GET', '/v1/audit-events', { key: tenant.key })).json.data as Array<{ action: string }>).map((e) => e.action);
+  expect(await actions(first.url)).toEqual(['budget.set']);
+  expect(await actions(second.url)).toEqual(['credits.granted']);
+  expect(second.deps.store.connection.name).toBe(`${first.deps.store.connection.name}_second`);
+});
+
+test('each app writes the usage it counted to its own database', async () => {
+  const tenant = await createTenant();
+  const counters = new UsageCounters(second.deps.stores, { logger: testLogger(), now: second.deps.now });
+  counters.countRequest(tenant.orgId, 'whoami', 200, 0);
+  await counters.flush({ all: true });
+  const query = { orgId: tenant.orgId, granularity: 'day' as const, from: new Date(Date.now() - 86_400_000), to: new Date(Date.now() + 86_400_000) };
+  expect((await usageSeries(second.deps.stores, query, Date.now())).map((p) => [p.operation, p.requests.success])).toEqual([['whoami', 1]]);
+  expect(await usageSeries(first.deps.stores, query, Date.now())).toEqual([]);
+});
+
+test("each app's mail outbox is in its own database", async () => {
+  const to = `side-by-side-${Date.now()}@example.com`;
+  await queueMail(
+    second.deps.stores,
+    second.deps.config,
+    to,
+    invitationMail({ organization: 'Acme', inviter: 'admin@example.com', link: 'https://x.example/l', expiresAt: new Date() }),
+    new Date(),
+  );
+  expect((await second.deps.stores.mail.outboxMailTo(to)).map((m) => m.kind)).toEqual(['invitation']);
+  expect(await first.deps.stores.mail.outboxMailTo(to)).toEqual([]);
+});
+
+test("each app's idempotency claims are in its own database", async () => {
+  const id = `org_side:ws_side:claim-${Date.now()}`;
+  const now = new Date();
+  const claim = {
+    _id: id,
+    orgId: 'org_side',
+    operation: 'profiles.unlock',
+    fingerprint: 'f',
+    state: 'in_progress' as const,
+    owner: 'o',
+    leaseUntil: now,
+    createdAt: now,
+    expiresAt: now,
+  };
+  expect(await second.deps.stores.idempotency.insertClaim(claim)).toBe(true);
+  expect(await second.deps.stores.idempotency.findClaim(id)).toMatchObject({ owner: 'o' });
+  expect(await first.deps.stores.idempotency.findClaim(id)).toBeNull();
 });

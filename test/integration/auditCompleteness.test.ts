@@ -1,7 +1,7 @@
 import { authenticator } from 'otplib';
 import { LEGACY_ALLOWANCE } from '../../core/oauth/grantAllowance';
 import { AUDIT_ACTIONS, type AuditAction } from '../../core/audit/auditActions';
-import { AuditEvent } from '../../core/audit/models';
+import { allAuditEvents } from '../../core/audit/auditLog';
 import { newId } from '../../core/ids';
 import { createApiKey } from '../../core/keys/apiKeys';
 import { ApiKey } from '../../core/keys/models';
@@ -399,7 +399,7 @@ const PATHS: AuditPath[] = [
     drive: async () => {
       await consolePost(`/console/webhooks/endpoints/${state.consoleEndpoint}/test-event`);
       // No worker polls this file's queue: the test event's delivery workflow is ended with the dead letters'.
-      const entry = await AuditEvent.findOne({ orgId: tenant.orgId, action: 'webhook_endpoint.test_sent' }).lean();
+      const entry = (await allAuditEvents(srv.deps.stores, tenant.orgId, { action: 'webhook_endpoint.test_sent' }).next()).value;
       deadEvents.push(String((entry?.after as { event_id?: string } | null)?.event_id));
       return inTenant(USER)();
     },
@@ -507,6 +507,7 @@ test('every audit action DECISIONS.md lists has its paths in the table', () => {
 test.each(PATHS.map((p) => [p.action, p.via, p] as const))('%s by %s writes its entry', async (action, _via, path) => {
   const since = new Date(Date.now() - 1000);
   const { orgId, actor } = await path.drive();
-  const entries = await AuditEvent.find({ orgId, action, actor, time: { $gte: since } }).lean();
+  const entries = [];
+  for await (const e of allAuditEvents(srv.deps.stores, orgId, { action, actor })) if (Date.parse(e.time) >= since.getTime()) entries.push(e);
   expect(entries.length).toBeGreaterThanOrEqual(1);
 });

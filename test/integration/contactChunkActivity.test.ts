@@ -9,7 +9,7 @@ import { createContactRetrievalJob } from '../../core/jobs/contactRetrievalJobs'
 import { chunkChargeKey } from '../../core/jobs/jobRules';
 import { ContactRetrievalChunkPlan, ContactRetrievalJobItem } from '../../core/jobs/models';
 import type { ContactRetrievalInput } from '../../core/jobs/workflowInput';
-import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
+import { openTestStore, type TestStore } from '../support/testStore';
 import { createTemporalClients, type TemporalClients } from '../../core/temporal/client';
 import { providerAnswerFor, startContactProviderServer, type ContactProviderServer } from '../support/contactProviderServer';
 import { eventually } from '../support/eventually';
@@ -17,6 +17,8 @@ import { createTenant, insertTestPeople, keyPrincipalOf, type TestTenant } from 
 import { testConfig, uniqueName } from '../support/testConfig';
 import { createDeps } from '../../core/deps';
 import { testLogger } from '../support/capturedLogs';
+
+let testStore: TestStore;
 
 /**
  * The chunk activity (activities/contacts.ts) run as Temporal runs it, in an activity context
@@ -41,15 +43,14 @@ beforeAll(async () => {
     CONTACT_PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS),
     CONTACT_PROVIDER_RETRY_BASE_MS: '10',
   });
-  await connectStore(config.mongodbUri);
-  await ensureIndexes();
+  testStore = await openTestStore(config);
   temporal = createTemporalClients(config);
   activities = createContactActivities(createDeps(config, { temporal, logger: testLogger() }));
 });
 
 afterAll(async () => {
   await temporal?.close();
-  await disconnectStore();
+  await testStore.close();
   await provider?.close();
 });
 
@@ -69,7 +70,7 @@ async function acceptedJob(): Promise<{ tenant: TestTenant; chunk: ChunkInput; f
   const tenant = await createTenant({ credits: CREDITS });
   let started: ContactRetrievalInput | undefined;
   await createContactRetrievalJob(
-    createDeps(config, { logger: testLogger() }),
+    createDeps(config, { logger: testLogger(), store: testStore.handle }),
     {
       principal: keyPrincipalOf(tenant),
       personIds: people,

@@ -8,12 +8,14 @@ import { claimContactFields } from '../../core/jobs/contactFieldClaims';
 import { ContactFieldClaim, ContactRetrievalChunkPayment, ContactRetrievalChunkPlan, ContactRetrievalJobItem } from '../../core/jobs/models';
 import type { ContactRetrievalInput } from '../../core/jobs/workflowInput';
 import { ALL_PERMISSIONS } from '../../core/keys/permissions';
-import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
+import { openTestStore, type TestStore } from '../support/testStore';
 import { eventually } from '../support/eventually';
 import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
 import { testConfig, uniqueName } from '../support/testConfig';
 import { createDeps } from '../../core/deps';
 import { testLogger } from '../support/capturedLogs';
+
+let testStore: TestStore;
 
 /**
  * Who pays for a person's contact fields when jobs of one organization overlap, at the chunk
@@ -24,10 +26,9 @@ let config: Config;
 
 beforeAll(async () => {
   config = testConfig();
-  await connectStore(config.mongodbUri);
-  await ensureIndexes();
+  testStore = await openTestStore(config);
 });
-afterAll(async () => disconnectStore());
+afterAll(async () => testStore.close());
 
 /** A provider that finds everyone: every person is a record. */
 const everyoneFound: ContactProvider = {
@@ -46,7 +47,7 @@ const deps: ChunkDeps = { provider: everyoneFound, retryPolicy: { maxAttempts: 1
 async function acceptedJob(tenant: TestTenant, people: string[]): Promise<ChunkInput> {
   let started: ContactRetrievalInput | undefined;
   await createContactRetrievalJob(
-    createDeps(config, { logger: testLogger() }),
+    createDeps(config, { logger: testLogger(), store: testStore.handle }),
     {
       principal: { ...tenant, audience: 'developer-api', scopes: [...ALL_PERMISSIONS] },
       personIds: people,

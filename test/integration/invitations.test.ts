@@ -1,5 +1,4 @@
 import { listAuditEvents } from '../../core/audit/auditLog';
-import { OutboxMail } from '../../core/mail/models';
 import { Invitation, User } from '../../core/users/models';
 import { postConsoleForm, setPasswordThrough, signedInPerson, signInOnPage, PASSWORD } from '../support/accountForms';
 import { createTenant, type TestTenant } from '../support/fixtures';
@@ -40,7 +39,7 @@ test('a mail server that is down while an invitation is sent: the mail arrives o
   expect(answer).toMatchObject({ status: 303, location: '/console/team?done=invited' });
   // The sender tried and failed twice while the server was down; the mail waits.
   const waiting = await eventually('two failed attempts', async () => {
-    const entry = await OutboxMail.findOne({ to: email }).lean<{ attempts: number; sentAt: Date | null }>();
+    const [entry] = await srv.deps.stores.mail.outboxMailTo(email);
     return entry && entry.attempts >= 2 ? entry : undefined;
   });
   expect(waiting.sentAt).toBeNull();
@@ -94,7 +93,9 @@ test('"Resend invitation" mails a new link and the earlier one stops working; "C
   // Cancelled is final: a second cancel or a resend changes nothing.
   expect((await postConsoleForm(admin.browser, '/console/team', `/console/team/invitations/${invitation!._id}/resend`, {})).status).toBe(409);
 
-  const entries = (await listAuditEvents(srv.config, tenant.orgId, { actor: `user:${admin.userId}` })).data.filter((e) => e.target === invitation!._id);
+  const entries = (await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { actor: `user:${admin.userId}` })).data.filter(
+    (e) => e.target === invitation!._id,
+  );
   expect(entries.map((e) => e.action)).toEqual(['user.invitation_cancelled', 'user.invitation_resent', 'user.invited']);
   expect(entries[0].after).toMatchObject({ email, status: 'cancelled', role: 'member' });
   expect(JSON.stringify(entries)).not.toMatch(/token|ust_|user_id/);

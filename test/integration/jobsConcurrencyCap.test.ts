@@ -27,7 +27,7 @@ const pool = Array.from({ length: 300 }, (_, k) => `per_cap${String(k).padStart(
 const person = (_i: number) => pool[seq++];
 
 /** Fresh caches for each acceptance, over the API's Temporal clients (which the API closes). */
-const jobDeps = () => createDeps(srv.config, { logger: testLogger(), temporal: srv.deps.temporal });
+const jobDeps = () => createDeps(srv.config, { logger: testLogger(), temporal: srv.deps.temporal, store: srv.deps.store });
 
 beforeAll(async () => {
   srv = await startTestApi({}, undefined, { admission: new StoreAdmission(clock.now) });

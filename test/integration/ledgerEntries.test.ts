@@ -3,7 +3,7 @@ import { allAuditEvents, recordAuditEvent } from '../../core/audit/auditLog';
 import { charge, grantCredits, setBudget } from '../../core/credits/credits';
 import { seedConsoleOrganization } from '../../bench/consoleSeed';
 import { allLedgerEntries, listLedgerEntries, MAX_SCANNED_PER_PAGE, type LedgerEntryView } from '../../core/credits/ledgerEntries';
-import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
+import { openTestStore, type TestStore } from '../support/testStore';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { testConfig } from '../support/testConfig';
 
@@ -11,11 +11,11 @@ import { testConfig } from '../support/testConfig';
 let config: Config;
 let a: TestTenant;
 let b: TestTenant;
+let store: TestStore;
 
 beforeAll(async () => {
   config = testConfig();
-  await connectStore(config.mongodbUri);
-  await ensureIndexes();
+  store = await openTestStore(config);
   a = await createTenant({ credits: 100 });
   b = await createTenant({ credits: 10 });
   await setBudget({ orgId: a.orgId, amount: 90 });
@@ -30,7 +30,7 @@ beforeAll(async () => {
   await grantCredits(a.orgId, 7);
   await charge({ orgId: b.orgId, familyId: b.familyId, operation: 'profiles.unlock', amount: 2, chargeKey: `ledger-test:${b.orgId}` });
 });
-afterAll(async () => disconnectStore());
+afterAll(async () => store.close());
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -85,7 +85,7 @@ test('the export yields what the pages hold, in the same order', async () => {
 test('the audit export yields the filtered entries newest first', async () => {
   const t = Date.parse('2026-07-01T00:00:00Z');
   for (let i = 0; i < 4; i++) {
-    await recordAuditEvent({
+    await recordAuditEvent(store.stores, {
       orgId: b.orgId,
       actor: i % 2 ? 'operator' : `key:${b.keyId}`,
       action: 'budget.set',
@@ -94,12 +94,12 @@ test('the audit export yields the filtered entries newest first', async () => {
       now: new Date(t + i * 1000),
     });
   }
-  const byOperator = await collect(allAuditEvents(b.orgId, { actor: 'operator' }));
+  const byOperator = await collect(allAuditEvents(store.stores, b.orgId, { actor: 'operator' }));
   expect(byOperator.map((e) => e.after)).toEqual([{ budget: 3 }, { budget: 1 }]);
 });
 
 test('a page looks at a bounded number of entries: a filter that matches rarely answers a short page and a cursor that carries on to the end', async () => {
-  const seeded = await seedConsoleOrganization(config, {
+  const seeded = await seedConsoleOrganization(config, store.stores, {
     keys: 1,
     people: 1,
     ledgerEntries: MAX_SCANNED_PER_PAGE + 400,

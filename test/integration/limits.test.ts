@@ -6,7 +6,7 @@ import { blockOperation, clearLimit, setCap, setOrganizationRate } from '../../c
 import { windowBlockSize } from '../../core/limits/admissionBlocks';
 import { AdmissionSlot } from '../../core/limits/models';
 import { heldLeases, StoreAdmission, type RequestAdmission } from '../../core/limits/requestAdmission';
-import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
+import { openTestStore, type TestStore } from '../support/testStore';
 import { runAdminWith } from '../support/adminCli';
 import { startApiProcess } from '../support/apiProcess';
 import { eventually } from '../support/eventually';
@@ -17,6 +17,8 @@ import { serveApp } from '../support/testApi';
 import { TestClock } from '../support/testClock';
 import { expectProblemResponse } from '../support/problems';
 import { testLogger } from '../support/capturedLogs';
+
+let testStore: TestStore;
 
 /**
  * Operational limits (SPEC 8) across replicas sharing one store, with no balancer: every limit
@@ -47,12 +49,11 @@ const admission = new StoreAdmission();
 
 beforeAll(async () => {
   cfg = testConfig({ LIMITS_LEASE_TTL_SECONDS: String(LEASE_TTL_SECONDS) });
-  await connectStore(cfg.mongodbUri);
-  await ensureIndexes();
+  testStore = await openTestStore(cfg);
   const [processReplica, ...inProcess] = await Promise.all([
     startApiProcess(cfg, { LOG_LEVEL: 'silent', LIMITS_LEASE_TTL_SECONDS: String(LEASE_TTL_SECONDS) }),
-    serveApp(createDeps(cfg, { logger: testLogger() })),
-    ...[0, 1].map(() => serveApp(createDeps(cfg, { logger: testLogger(), admission: new StoreAdmission(clock.now) }))),
+    serveApp(createDeps(cfg, { logger: testLogger(), store: testStore.handle })),
+    ...[0, 1].map(() => serveApp(createDeps(cfg, { logger: testLogger(), store: testStore.handle, admission: new StoreAdmission(clock.now) }))),
   ]);
   replicas.push(inProcess[0], { url: processReplica.url, close: () => processReplica.stop() });
   apps.push(...inProcess.slice(1));
@@ -61,7 +62,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([...replicas, ...apps].map((r) => r.close()));
   await admission.leaseReleaser.drain();
-  await disconnectStore();
+  await testStore.close();
 });
 
 // The one real wait left paces requests to the replicas, which read the wall clock, into one
@@ -287,7 +288,7 @@ describe('per-minute caps', () => {
     const tenant = await createTenant();
     const other = await addKey(tenant, [PERMISSIONS.candidatesSearch]);
     // cfg carries LIMITS_LEASE_TTL_SECONDS, as the API processes' environment does.
-    const cli = await runAdminWith(createDeps(cfg, { logger: testLogger() }), [
+    const cli = await runAdminWith(createDeps(cfg, { logger: testLogger(), store: testStore.handle }), [
       'limit',
       'set',
       '--org',

@@ -100,7 +100,9 @@ test('cancel a running job', async () => {
   if (cancelled.isError) expect(cancelled.body.code).toBe('invalid_state_transition');
   else expect(cancelled.body.job_id).toBe(created.body.job_id);
   // A cancel the tool server made is in the audit log as the M2M client's, with where it came from; a refused one is not.
-  const entries = (await listAuditEvents(srv.config, tenant.orgId, { action: 'job.cancelled' })).data.filter((e) => e.target === created.body.job_id);
+  const entries = (await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { action: 'job.cancelled' })).data.filter(
+    (e) => e.target === created.body.job_id,
+  );
   if (cancelled.isError) expect(entries).toEqual([]);
   else expect(entries).toEqual([expect.objectContaining({ actor: `m2m:${m2mClientId}`, client_address: expect.stringMatching(/127\.0\.0\.1|::1/) })]);
 });

@@ -82,7 +82,7 @@ const principal: KeyPrincipal = {
 
 beforeAll(async () => {
   srv = await startTestApi();
-  deps = createDeps(srv.config, { logger: testLogger() });
+  deps = createDeps(srv.config, { logger: testLogger(), store: srv.deps.store });
   dispatcher = createToolDispatcher(createOperationExecutor(operationRegistry(routes), deps), deps.logger);
 });
 afterAll(async () => srv.close());

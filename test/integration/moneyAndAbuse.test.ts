@@ -1,7 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { charge, creditBalance } from '../../core/credits/credits';
 import { claimChargeKey, idempotencyRecordId, purgeExpiredIdempotencyRecords, requestFingerprint } from '../../core/idempotency/idempotency';
-import { IdempotencyRecord } from '../../core/idempotency/models';
 import { createApiKey } from '../../core/keys/apiKeys';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { createWorkspace } from '../../core/tenancy/provisioning';
@@ -47,7 +46,7 @@ const unlock = (t: TestTenant, personId: string, idem = key()) =>
 const storedSearches = (t: TestTenant) => Search.countDocuments({ orgId: t.orgId });
 
 /** What the hourly maintenance run does once the idempotency records are past their 24 h. */
-const purgeAsMaintenanceDoesTomorrow = () => purgeExpiredIdempotencyRecords(new Date(Date.now() + DAY + 3600_000));
+const purgeAsMaintenanceDoesTomorrow = () => purgeExpiredIdempotencyRecords(srv.deps.stores, new Date(Date.now() + DAY + 3600_000));
 
 async function twoPoolPeople() {
   const [a, b] = await Person.find({ source: 'src_talentpool' }).limit(2).lean();
@@ -105,7 +104,7 @@ describe('charges are bound to the request that claimed them', () => {
 async function crashedAfterCharging(t: TestTenant, k: string, operation: string, path: string, body: unknown, amount: number) {
   const claim = { orgId: t.orgId, workspaceId: t.workspaceId, key: k, nonce: `nonce-${k}` };
   const now = Date.now();
-  await IdempotencyRecord.create({
+  await srv.deps.stores.idempotency.insertClaim({
     _id: idempotencyRecordId(t.orgId, t.workspaceId, k),
     orgId: t.orgId,
     workspaceId: t.workspaceId,

@@ -123,7 +123,7 @@ describe('metadata (RFC 8414), API reference and housekeeping', () => {
     const { AttemptSlot } = await import('../../core/oauth/models');
     await AttemptSlot.create({ _id: 'purge-test:old', expiresAt: new Date(Date.now() - 1000) });
     await AttemptSlot.create({ _id: 'purge-test:live', expiresAt: new Date(Date.now() + 60_000) });
-    expect((await purgeExpiredRecords(new Date())).signInRecords).toBeGreaterThanOrEqual(1);
+    expect((await purgeExpiredRecords(srv.deps.stores, new Date())).signInRecords).toBeGreaterThanOrEqual(1);
     expect(await AttemptSlot.exists({ _id: 'purge-test:old' })).toBeNull();
     expect(await AttemptSlot.exists({ _id: 'purge-test:live' })).not.toBeNull();
   });

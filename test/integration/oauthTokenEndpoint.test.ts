@@ -298,7 +298,10 @@ describe('per-credential rate limit', () => {
   test('shared across two API replicas: 429 with Retry-After once the minute is used up', async () => {
     const c = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 2 });
     const replica: Server = createServer(
-      createApp({ deps: createDeps(srv.config, { logger: testLogger() }), probes: { store: async () => true, temporal: async () => true } }).callback(),
+      createApp({
+        deps: createDeps(srv.config, { logger: testLogger(), store: srv.deps.store }),
+        probes: { store: async () => true, temporal: async () => true },
+      }).callback(),
     );
     await new Promise<void>((r) => replica.listen(0, '127.0.0.1', r));
     const addr = replica.address();

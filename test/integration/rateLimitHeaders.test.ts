@@ -7,12 +7,14 @@ import { parseRateLimit } from '../../core/limits/rateLimitHeaders';
 import { StoreAdmission } from '../../core/limits/requestAdmission';
 import { secondsUntilNextWindow, windowSecond } from '../../core/limits/strictWindow';
 import { Problem } from '../../core/problems';
-import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
+import { openTestStore, type TestStore } from '../support/testStore';
 import { createTenant, keyPrincipalOf } from '../support/fixtures';
 import { seededRandom } from '../support/seededRandom';
 import { TestClock } from '../support/testClock';
 import { testConfig } from '../support/testConfig';
 import { testLogger } from '../support/capturedLogs';
+
+let testStore: TestStore;
 
 /**
  * RateLimit headers equal admission (SPEC 8.1): random mixes of operations, held and finished
@@ -33,12 +35,11 @@ let cfg: Config;
 
 beforeAll(async () => {
   cfg = testConfig({ LIMITS_LEASE_TTL_SECONDS: '3600' });
-  await connectStore(cfg.mongodbUri);
-  await ensureIndexes();
+  testStore = await openTestStore(cfg);
 });
 
 afterAll(async () => {
-  await disconnectStore();
+  await testStore.close();
 });
 
 type Refusal = 'requests_per_second' | 'max_concurrency' | 'requests_per_minute' | undefined;
@@ -106,7 +107,7 @@ function policies(header: string): string[] {
 async function runMix(seed: number, steps: number): Promise<{ admitted: number; refused: Record<string, number> }> {
   const random = seededRandom(seed);
   const clock = new TestClock(Math.floor(Date.now() / 1000) * 1000 + 1_000_000);
-  const deps: Deps = createDeps(cfg, { logger: testLogger(), admission: new StoreAdmission(clock.now) });
+  const deps: Deps = createDeps(cfg, { logger: testLogger(), store: testStore.handle, admission: new StoreAdmission(clock.now) });
   const tenant = await createTenant();
   await setOrganizationRate(cfg, tenant.orgId, { requestsPerSecond: RATE, maxConcurrency: IN_FLIGHT });
   await setCap(cfg, { orgId: tenant.orgId, operation: 'whoami', scope: { type: 'key', id: tenant.keyId }, requestsPerMinute: CAP_PER_MINUTE });

@@ -33,7 +33,7 @@ const deadLetters: { eventId: string; deliveryId: string }[] = [];
 
 beforeAll(async () => {
   srv = await startSignInApi();
-  replica = await serveApp(createDeps(srv.config, { logger: testLogger() }));
+  replica = await serveApp(createDeps(srv.config, { logger: testLogger(), store: srv.deps.store }));
   tenant = await createTenant();
   admin = await consoleSession(srv, tenant, 'admin');
   await WebhookEndpoint.create({
@@ -90,7 +90,7 @@ test(`${REQUESTS} parallel replays over ${EVENTS} dead letters, console and /v1 
   expect(await WebhookEvent.countDocuments({ orgId: tenant.orgId, status: 'replaying' })).toBe(REPLAYS_PER_HOUR);
   const hourAgo = new Date(Date.now() - REPLAY_ALLOWANCE_WINDOW_MS);
   expect(await WebhookReplaySlot.countDocuments({ endpointId, usedAt: { $gt: hourAgo } })).toBe(REPLAYS_PER_HOUR);
-  expect((await listAuditEvents(srv.config, tenant.orgId, { action: 'webhook_delivery.replayed' })).data).toHaveLength(REPLAYS_PER_HOUR);
+  expect((await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { action: 'webhook_delivery.replayed' })).data).toHaveLength(REPLAYS_PER_HOUR);
 
   // So does the page.
   const page = await admin.get(`/console/webhooks/deliveries?workspace=${tenant.workspaceId}`);

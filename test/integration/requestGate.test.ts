@@ -205,10 +205,10 @@ describe('no rate limit on bad keys (#17)', () => {
   });
 
   test('a valid key from an address over the limit is admitted on a replica that never saw its failures', async () => {
-    const second = createApp({ deps: createDeps(srv.config, { logger: testLogger() }), probes: { store: pingStore, temporal: async () => true } }).listen(
-      0,
-      '127.0.0.1',
-    );
+    const second = createApp({
+      deps: createDeps(srv.config, { logger: testLogger(), store: srv.deps.store }),
+      probes: { store: pingStore, temporal: async () => true },
+    }).listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => second.once('listening', resolve));
     const replica2 = `http://127.0.0.1:${(second.address() as { port: number }).port}`;
     try {
@@ -223,10 +223,10 @@ describe('no rate limit on bad keys (#17)', () => {
   });
 
   test('the failure count is shared by every replica', async () => {
-    const second = createApp({ deps: createDeps(srv.config, { logger: testLogger() }), probes: { store: pingStore, temporal: async () => true } }).listen(
-      0,
-      '127.0.0.1',
-    );
+    const second = createApp({
+      deps: createDeps(srv.config, { logger: testLogger(), store: srv.deps.store }),
+      probes: { store: pingStore, temporal: async () => true },
+    }).listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => second.once('listening', resolve));
     const port = (second.address() as { port: number }).port;
     const replica2 = `http://127.0.0.1:${port}`;

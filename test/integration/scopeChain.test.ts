@@ -3,12 +3,14 @@ import { readLimitSettings, setCap } from '../../core/limits/limitSettings';
 import type { Scope } from '../../core/limits/limitTable';
 import { findScopeChain, scopeChain } from '../../core/limits/scopeChain';
 import { Problem } from '../../core/problems';
-import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
+import { openTestStore, type TestStore } from '../support/testStore';
 import { runAdminWith } from '../support/adminCli';
 import { createDeps } from '../../core/deps';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { testConfig } from '../support/testConfig';
 import { testLogger } from '../support/capturedLogs';
+
+let testStore: TestStore;
 
 let config: Config;
 let mine: TestTenant;
@@ -16,11 +18,10 @@ let theirs: TestTenant;
 
 beforeAll(async () => {
   config = testConfig({ READ_CACHE_MS: '0' });
-  await connectStore(config.mongodbUri);
-  await ensureIndexes();
+  testStore = await openTestStore(config);
   [mine, theirs] = [await createTenant(), await createTenant()];
 });
-afterAll(async () => disconnectStore());
+afterAll(async () => testStore.close());
 
 const scopesOf = (t: TestTenant): Scope[] => [
   { type: 'organization', id: t.orgId },
@@ -65,7 +66,7 @@ test("a limit change on another organization's key is not_found and changes noth
 });
 
 test("the operator CLI reports another organization's key as one not-found line with exit 1", async () => {
-  const shown = await runAdminWith(createDeps(config, { logger: testLogger() }), [
+  const shown = await runAdminWith(createDeps(config, { logger: testLogger(), store: testStore.handle }), [
     'limit',
     'show',
     '--org',

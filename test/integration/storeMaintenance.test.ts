@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { IdempotencyRecord } from '../../core/idempotency/models';
 import { ensureMaintenanceSchedule, MAINTENANCE_WORKFLOW_TYPE } from '../../core/maintenance/maintenanceSchedule';
 import { QuotaEntry, Search, SearchPeople } from '../../core/talent/searchModels';
 import { RefreshToken } from '../../core/oauth/models';
@@ -36,7 +35,7 @@ async function seedRecords(): Promise<{ expired: Record<string, string>; live: R
     await Search.create({ _id: `srch_${id}`, orgId: 'org_maint', fingerprint: 'f', params: {}, size: 1, total: 1, expiresAt: at(offset) });
     await SearchPeople.create({ _id: `srch_${id}`, ids: 'per_a per_b', expiresAt: at(offset) });
     await QuotaEntry.create({ _id: `q_${id}:0`, chainId: `q_${id}`, seq: 0, members: ['m'], countAfter: 1, expiresAt: at(offset) });
-    await IdempotencyRecord.create({
+    await srv.deps.stores.idempotency.insertClaim({
       _id: `org_maint:${id}`,
       orgId: 'org_maint',
       operation: 'profiles.unlock',
@@ -57,7 +56,7 @@ async function present(ids: Record<string, string>): Promise<boolean[]> {
     Search.exists({ _id: ids.search }),
     SearchPeople.exists({ _id: ids.search }),
     QuotaEntry.exists({ _id: ids.quota }),
-    IdempotencyRecord.exists({ _id: ids.idempotency }),
+    srv.deps.stores.idempotency.findClaim(ids.idempotency),
   ]).then((r) => r.map((x) => x !== null));
 }
 

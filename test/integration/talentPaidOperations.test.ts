@@ -1,6 +1,5 @@
 import { charge, creditBalance, setBudget } from '../../core/credits/credits';
 import { claimChargeKey, idempotencyRecordId, requestFingerprint } from '../../core/idempotency/idempotency';
-import { IdempotencyRecord } from '../../core/idempotency/models';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { Person, ProviderContact } from '../../core/talent/models';
 import { encodeCursor } from '../../core/talent/searchCursor';
@@ -279,7 +278,7 @@ describe('idempotency in progress and crash recovery', () => {
     const now = Date.now();
     const recordId = idempotencyRecordId(t.orgId, t.workspaceId, k);
     const claim = { orgId: t.orgId, workspaceId: t.workspaceId, key: k, nonce: 'crashed-request-nonce' };
-    await IdempotencyRecord.create({
+    await srv.deps.stores.idempotency.insertClaim({
       _id: recordId,
       orgId: t.orgId,
       workspaceId: t.workspaceId,
@@ -305,7 +304,8 @@ describe('idempotency in progress and crash recovery', () => {
       requestKey: claimChargeKey('profiles.unlock', claim),
     });
     expect(await creditBalance(t.orgId)).toBe(15);
-    await IdempotencyRecord.updateOne({ _id: recordId }, { $set: { leaseUntil: new Date(Date.now() - 1000) } });
+    // The crashed request's lease lapses.
+    await srv.deps.stores.idempotency.moveClaim(recordId, 'crashed', 'crashed', new Date(Date.now() - 1000));
     const res = await unlock(t, person._id, k);
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ receipt_id: first.receiptId, credits_charged: 5, already_unlocked: false });

@@ -1,6 +1,5 @@
 import { createTalentClient, JobWaitTimeout, ProblemError, type TalentClient } from '../../clients/typescript/src';
 import { idempotencyRecordId, requestFingerprint } from '../../core/idempotency/idempotency';
-import { IdempotencyRecord } from '../../core/idempotency/models';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';
@@ -138,7 +137,7 @@ test("a 409 idempotency_in_progress is retried after its Retry-After, with the s
   const now = Date.now();
   const recordId = idempotencyRecordId(t.orgId, t.workspaceId, key);
   // A request with this key is running elsewhere (its lease is live); it stops once the client saw the 409.
-  await IdempotencyRecord.create({
+  await srv.deps.stores.idempotency.insertClaim({
     _id: recordId,
     orgId: t.orgId,
     workspaceId: t.workspaceId,
@@ -159,7 +158,8 @@ test("a 409 idempotency_in_progress is retried after its Retry-After, with the s
       const request = new Request(input as Request, init);
       const res = await fetch(request);
       seen.push({ status: res.status, key: request.headers.get('Idempotency-Key'), retryAfter: res.headers.get('Retry-After') });
-      if (res.status === 409) await IdempotencyRecord.updateOne({ _id: recordId }, { $set: { leaseUntil: new Date(Date.now() - 1000) } });
+      // The other request's lease lapses (same holder, lease in the past).
+      if (res.status === 409) await srv.deps.stores.idempotency.moveClaim(recordId, 'another-replica', 'another-replica', new Date(Date.now() - 1000));
       return res;
     },
   });

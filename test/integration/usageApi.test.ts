@@ -3,7 +3,6 @@ import { PERMISSIONS } from '../../core/keys/permissions';
 import { setOrganizationRate } from '../../core/limits/limitSettings';
 import { Person } from '../../core/talent/models';
 import { seedPeople } from '../../scripts/seeding/seedPeople';
-import { UsageHour, UsageMonth, UsageRollupState } from '../../core/usage/models';
 import { outcomeClass, type OutcomeClass } from '../../core/usage/outcomeClass';
 import { counterRowId, DAY_MS, HOUR_MS, MINUTE_MS } from '../../core/usage/usageBuckets';
 import { UsageCounters } from '../../core/usage/usageCounters';
@@ -174,23 +173,28 @@ describe('GET /v1/usage', () => {
   });
 });
 
+/** Every hour row of the organization, read through the usage store. */
+function hourRowsOf(orgId: string) {
+  return srv.deps.stores.usage.hourRowsOfOrgBetween(orgId, new Date(0), new Date(Date.parse('2100-01-01T00:00:00Z')));
+}
+
 describe('the counters and their roll-up by the store maintenance', () => {
   test('a minute is written once it has ended, into its hour row, in one write per organization', async () => {
     const t = await createTenant();
     let clock = Date.parse('2026-11-20T09:58:30Z');
-    const counters = new UsageCounters({ logger: testLogger(), now: () => clock });
+    const counters = new UsageCounters(srv.deps.stores, { logger: testLogger(), now: () => clock });
     counters.countRequest(t.orgId, 'candidates.search', 200, 1);
     counters.countRequest(t.orgId, 'profiles.unlock', 200, 5);
     await counters.flush();
-    expect(await UsageHour.exists({ orgId: t.orgId })).toBeNull();
+    expect(await hourRowsOf(t.orgId)).toEqual([]);
     clock += MINUTE_MS;
     counters.countRequest(t.orgId, 'candidates.search', 429, 0);
     await counters.flush();
-    const row = await UsageHour.findById(counterRowId(t.orgId, Date.parse('2026-11-20T09:00:00Z'))).lean();
+    const [row] = await srv.deps.stores.usage.hourRowsByIds([counterRowId(t.orgId, Date.parse('2026-11-20T09:00:00Z'))]);
     expect(row?.ops).toEqual({ 'candidates:search': { success: 1, credits: 1 }, 'profiles:unlock': { success: 1, credits: 5 } });
     expect(counters.pendingMinutes()).toHaveLength(1);
     await counters.flush({ all: true });
-    expect((await UsageHour.findById(row!._id).lean())?.ops).toEqual({
+    expect((await srv.deps.stores.usage.hourRowsByIds([row._id]))[0]?.ops).toEqual({
       'candidates:search': { success: 1, rate_limited: 1, credits: 1 },
       'profiles:unlock': { success: 1, credits: 5 },
     });
@@ -201,7 +205,7 @@ describe('the counters and their roll-up by the store maintenance', () => {
     // Counted by a clock the test sets: 120 days ago, three days and two hours ago, 20 minutes ago.
     const now = Date.parse('2026-11-25T10:20:00Z');
     let clock = now - 120 * DAY_MS;
-    const counters = new UsageCounters({ logger: testLogger(), now: () => clock });
+    const counters = new UsageCounters(srv.deps.stores, { logger: testLogger(), now: () => clock });
     counters.countRequest(t.orgId, 'whoami', 200, 0);
     clock = now - 3 * DAY_MS - 2 * HOUR_MS;
     counters.countRequest(t.orgId, 'candidates.search', 200, 1);
@@ -213,7 +217,8 @@ describe('the counters and their roll-up by the store maintenance', () => {
     counters.countRequest(t.orgId, 'profiles.unlock', 402, 0);
     await counters.flush({ all: true });
 
-    const read = (granularity: 'hour' | 'day', fromMs: number) => usageSeries({ orgId: t.orgId, from: new Date(fromMs), to: new Date(now), granularity }, now);
+    const read = (granularity: 'hour' | 'day', fromMs: number) =>
+      usageSeries(srv.deps.stores, { orgId: t.orgId, from: new Date(fromMs), to: new Date(now), granularity }, now);
     const before = { days: await read('day', now - 200 * DAY_MS), hours: await read('hour', now - 4 * DAY_MS) };
     expect(before.days.map((p) => [p.start, p.operation, p.credits])).toEqual([
       ['2026-07-28T00:00:00.000Z', 'whoami', 0],
@@ -228,19 +233,20 @@ describe('the counters and their roll-up by the store maintenance', () => {
       ['2026-11-25T10:00:00.000Z', 'profiles.unlock', 0, 0],
     ]);
 
-    await UsageRollupState.deleteMany({});
-    const counts = await rollUpUsage(new Date(now));
+    // As before the first roll-up: nothing folded yet.
+    await srv.deps.stores.usage.setRolledUpUntil(new Date(0));
+    const counts = await rollUpUsage(srv.deps.stores, new Date(now));
     expect(counts.hourRowsDeleted).toBeGreaterThanOrEqual(1);
     expect(await read('day', now - 200 * DAY_MS)).toEqual(before.days);
     expect(await read('hour', now - 4 * DAY_MS)).toEqual(before.hours);
     // The 120-day-old hour is gone (folded, past 100 days); the rest stay for reads by the hour.
-    const hourRows = await UsageHour.find({ orgId: t.orgId }).lean();
+    const hourRows = await hourRowsOf(t.orgId);
     expect(hourRows.map((r) => r.start.toISOString()).sort()).toEqual(['2026-11-22T08:00:00.000Z', '2026-11-22T09:00:00.000Z', '2026-11-25T10:00:00.000Z']);
-    const november = await UsageMonth.findById(counterRowId(t.orgId, Date.parse('2026-11-01T00:00:00Z'))).lean();
+    const [november] = await srv.deps.stores.usage.monthRowsByIds([counterRowId(t.orgId, Date.parse('2026-11-01T00:00:00Z'))]);
     expect(november?.days).toEqual({ '22': 'candidates.search 2 0 1 0 2;profiles.unlock 1 0 0 0 5' });
 
     // A second run finds nothing new and changes nothing.
-    await rollUpUsage(new Date(now));
+    await rollUpUsage(srv.deps.stores, new Date(now));
     expect(await read('day', now - 200 * DAY_MS)).toEqual(before.days);
   });
 });

@@ -153,7 +153,7 @@ test('listen registers a local receiver, a free triggered job is delivered, prin
     expect((await WebhookEndpoint.findById(endpointId).lean())!.state).toBe('disabled');
     firstSession = { endpointId, secret: /its signing secret \(.*\): (\S+)/.exec(listen.out())![1] };
     // The operator registered and disabled an endpoint: both are in the organization's audit log.
-    const entries = (await listAuditEvents(srv.config, tenant.orgId, { actor: 'operator' })).data.filter((e) => e.target === endpointId);
+    const entries = (await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { actor: 'operator' })).data.filter((e) => e.target === endpointId);
     expect(entries.map((e) => e.action)).toEqual(['webhook_endpoint.updated', 'webhook_endpoint.created']);
   } finally {
     if (listen.child.exitCode === null) listen.child.kill('SIGKILL');
@@ -220,7 +220,7 @@ test('an existing endpoint is re-pointed while listening (its own secret verifie
       url: 'https://127.0.0.1:19999/elsewhere',
       state: 'active',
     });
-    const entries = (await listAuditEvents(srv.config, other.orgId, { action: 'webhook_endpoint.updated' })).data;
+    const entries = (await listAuditEvents(srv.deps.stores, srv.config, other.orgId, { action: 'webhook_endpoint.updated' })).data;
     expect(entries.map((e) => [e.actor, e.after?.url])).toEqual([
       ['operator', 'https://127.0.0.1:19999/elsewhere'],
       ['operator', expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+\/webhooks$/)],

@@ -1,5 +1,4 @@
 import { startApi } from '../../api/server';
-import { disconnectStore } from '../../core/store/connection';
 import { freePort } from '../../scripts/localServices';
 import { runAdminWith, type AdminResult } from './adminCli';
 import { testLogger } from './capturedLogs';
@@ -40,8 +39,8 @@ export async function startSignInApi(
         },
       };
     } catch (err) {
+      // startApi closed the store connections it opened: try the next port.
       if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || tries >= 5) throw err;
-      await disconnectStore();
     }
   }
 }

@@ -1,7 +1,7 @@
 import type { Worker } from '@temporalio/worker';
 import type { Config } from '../../core/config';
-import { createDeps } from '../../core/deps';
-import { defaultStore } from '../../core/store/connection';
+import { createDeps, type Deps } from '../../core/deps';
+import { openStore } from '../../core/store/connection';
 import { createTemporalClients } from '../../core/temporal/client';
 import type { LookupAll } from '../../core/outbound/destinationPolicy';
 import { UsageCounters } from '../../core/usage/usageCounters';
@@ -19,16 +19,18 @@ export interface TestWorker {
 
 /**
  * A real worker, in-process, on the test file's own task queue, running the workflow bundle
- * made once by the global set-up, over dependencies built as worker/main.ts builds them. The
- * store connection is the test API's; its Temporal clients (what its own worker cannot start
- * eagerly) are its own, closed when it stops.
+ * made once by the global set-up, over dependencies built as worker/main.ts builds them, on a
+ * store connection and Temporal clients (what its own worker cannot start eagerly) of its own,
+ * closed when it stops.
  */
 export async function startTestWorker(config: Config, opts: { destinationLookup?: LookupAll } = {}): Promise<TestWorker> {
   installTestRuntime();
   const logger = testLogger(config.logLevel);
-  const usage = new UsageCounters({ logger });
   const temporal = createTemporalClients(config);
-  const deps = createDeps(config, { temporal, logger, usage, store: defaultStore(), ...opts });
+  const store = await openStore(config.mongodbUri, config.store, { ownConnectionOnly: true });
+  const base = createDeps(config, { temporal, logger, store, ...opts });
+  const usage = new UsageCounters(base.stores, { logger, now: base.now });
+  const deps: Deps = { ...base, usage };
   const { worker, connection } = await createWorker(deps, { workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE });
   usage.start();
   const running = worker.run();
@@ -41,6 +43,7 @@ export async function startTestWorker(config: Config, opts: { destinationLookup?
       await usage.stop();
       await connection.close();
       await temporal.close();
+      await store.close();
     },
   };
 }

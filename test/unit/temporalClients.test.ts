@@ -1,4 +1,5 @@
 import type { ConnectionOptions } from '@temporalio/client';
+import mongoose from 'mongoose';
 import { loadConfig } from '../../core/config';
 import { closeDeps, createDeps } from '../../core/deps';
 import { createTemporalClients, pingTemporal, type TemporalClients, type TemporalSettings } from '../../core/temporal/client';
@@ -98,7 +99,12 @@ test('each createTemporalClients keeps its own client, also beside others built 
 test("createDeps connects nothing; each app's Temporal clients are its own and closed by the root that built them", async () => {
   const config = load({ TEMPORAL_ADDRESS: 'a.internal:7233' });
   const closedStores: string[] = [];
-  const store = (name: string) => ({ ping: async () => true, ensureIndexes: async () => undefined, close: async () => void closedStores.push(name) });
+  const store = (name: string) => ({
+    connection: mongoose.createConnection(),
+    ping: async () => true,
+    ensureIndexes: async () => undefined,
+    close: async () => void closedStores.push(name),
+  });
   const first = createDeps(config, { logger: testLogger(), store: store('first') });
   const second = createDeps(config, { logger: testLogger(), store: store('second') });
   expect(connects).toHaveLength(0);

@@ -4,7 +4,6 @@ import { createTemporalClients, type TemporalClients } from '../../core/temporal
 import { TemporalDeadlineError } from '../../core/temporal/deadline';
 import { freePort } from '../../scripts/localServices';
 import { testLogger } from '../support/capturedLogs';
-import { createDeps } from '../../core/deps';
 
 /**
  * A call to Temporal fails within its limit, naming what it waited for, when nobody listens at
@@ -78,6 +77,8 @@ describe('a server that accepts connections and never answers', () => {
 
   test("the worker's connection fails within its limit", async () => {
     const { createWorker } = await import('../../worker/createWorker');
+    // Loaded here, as the worker is: the store modules are heavy to load, and the first test times a call.
+    const { createDeps } = await import('../../core/deps');
     const { err, ms } = await failure(() => createWorker(createDeps(configAt(address), { temporal: clientsAt(address), logger: testLogger() })));
     expect((err as Error).message).toBe(`Temporal at ${address} did not answer a worker connection (TEMPORAL_CONNECT_TIMEOUT_MS) within 400 ms`);
     expect(ms).toBeLessThan(400 + 500);

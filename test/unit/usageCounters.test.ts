@@ -15,6 +15,8 @@ import {
 import { UsageCounters } from '../../core/usage/usageCounters';
 import { dayField, foldHours, hoursDeletableBefore, HOUR_RETENTION_MS, ROLLUP_LAG_MS, rollupMarks } from '../../core/usage/usageRollup';
 import { readPlan, seriesOf, type CountedSpan } from '../../core/usage/usageSeries';
+import mongoose from 'mongoose';
+import { createStores } from '../../core/deps';
 import { testLogger } from '../support/capturedLogs';
 
 const at = (iso: string) => Date.parse(iso);
@@ -80,10 +82,13 @@ describe('buckets', () => {
   });
 });
 
+/** Stores on a connection never opened: these tests only count, nothing is written. */
+const unwritten = createStores(mongoose.createConnection());
+
 describe('the counters of a process', () => {
   test('add requests by outcome and credits per organization, operation and minute', () => {
     let now = at('2026-11-25T10:00:10Z');
-    const counters = new UsageCounters({ logger: testLogger(), now: () => now });
+    const counters = new UsageCounters(unwritten, { logger: testLogger(), now: () => now });
     counters.countRequest('org_a', 'candidates.search', 200, 1);
     counters.countRequest('org_a', 'candidates.search', 402, 0);
     counters.countRequest('org_a', 'candidates.search', 429, 0);
@@ -121,8 +126,8 @@ describe('the counters of a process', () => {
   });
 
   test('two counters count apart', () => {
-    const a = new UsageCounters({ logger: testLogger() });
-    const b = new UsageCounters({ logger: testLogger() });
+    const a = new UsageCounters(unwritten, { logger: testLogger() });
+    const b = new UsageCounters(unwritten, { logger: testLogger() });
     a.countRequest('org_a', 'whoami', 200, 0);
     expect(a.pendingMinutes()).toHaveLength(1);
     expect(b.pendingMinutes()).toHaveLength(0);

@@ -70,8 +70,9 @@ const config = loadConfig({ SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('ba
 const unlock = (n: number) => ({ principal, requestId: 'req', body: { person_id: 'per_1' }, idempotencyKey: `usage-count-${n}-0000` });
 
 test('each run is counted by outcome class with the credits its answer charged; refusals charge nothing', async () => {
-  const usage = new UsageCounters({ logger: testLogger(), now: () => Date.parse('2026-11-25T10:00:30Z') });
-  const execute = createOperationExecutor(operationRegistry(routes), createDeps(config, { logger: testLogger() }), admission(), usage);
+  const deps = createDeps(config, { logger: testLogger() });
+  const usage = new UsageCounters(deps.stores, { logger: testLogger(), now: () => Date.parse('2026-11-25T10:00:30Z') });
+  const execute = createOperationExecutor(operationRegistry(routes), deps, admission(), usage);
   await execute('profiles.unlock', unlock(1));
   await expect(execute('profiles.unlock', { ...unlock(2), body: { person_id: '' } })).rejects.toMatchObject({ status: 422 });
   await expect(execute('contact_retrieval_jobs.get', { principal, requestId: 'req', params: { job_id: 'job_1' } })).rejects.toMatchObject({ status: 403 });
@@ -96,11 +97,9 @@ test('each run is counted by outcome class with the credits its answer charged; 
 });
 
 test('a tool call runs through the same executor and is counted the same way', async () => {
-  const usage = new UsageCounters({ logger: testLogger(), now: () => Date.parse('2026-11-25T10:00:30Z') });
-  const dispatcher = createToolDispatcher(
-    createOperationExecutor(operationRegistry(routes), createDeps(config, { logger: testLogger() }), admission(), usage),
-    testLogger(),
-  );
+  const deps = createDeps(config, { logger: testLogger() });
+  const usage = new UsageCounters(deps.stores, { logger: testLogger(), now: () => Date.parse('2026-11-25T10:00:30Z') });
+  const dispatcher = createToolDispatcher(createOperationExecutor(operationRegistry(routes), deps, admission(), usage), testLogger());
   const tool = availableTools(routes).find((t) => t.definition.name === 'unlock_profile')!;
   const outcome = await dispatcher.run(tool, { person_id: 'per_1', idempotency_key: 'tool-usage-000001' }, principal, 'req_tool');
   expect(outcome).toMatchObject({ ok: true, status: 200 });

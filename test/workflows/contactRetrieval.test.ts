@@ -10,7 +10,7 @@ import { contactRetrievalWorkflowId, RESULT_PURGE_AFTER_MS, RESULT_RETENTION_MS,
 import { jobSlotHolders } from '../../core/jobs/jobSlots';
 import { startContactRetrievalWorkflowWith } from '../../core/jobs/jobWorkflows';
 import { ContactRetrievalJob, ContactRetrievalJobItem, RetrievedContact } from '../../core/jobs/models';
-import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
+import { openTestStore, type TestStore } from '../support/testStore';
 import { SA } from '../../core/temporal/searchAttributes';
 import { createTemporalClients, type TemporalClients } from '../../core/temporal/client';
 import { personIdFor } from '../../scripts/seeding/generator';
@@ -39,6 +39,7 @@ let env: TestWorkflowEnvironment;
  */
 let realTime: Client;
 let config: Config;
+let store: TestStore;
 /** The activities' Temporal clients, which a job's `job.completed` emission takes its client from. */
 let temporal: TemporalClients;
 let found: string[];
@@ -47,8 +48,7 @@ const DAY = 24 * 3600 * 1000;
 
 beforeAll(async () => {
   config = testConfig({ CONTACT_JOB_CHUNK_SIZE: '4', CONTACT_JOB_CONCURRENCY: '2' });
-  await connectStore(config.mongodbUri);
-  await ensureIndexes();
+  store = await openTestStore(config);
   temporal = createTemporalClients(config);
   await seedPeople({ secretsKey: config.secretsKey, count: 80, seed: SEED });
   // Jobs accept only people of sources the organization may use: the built-in one here.
@@ -75,7 +75,7 @@ afterAll(async () => {
   await Promise.all(workers.map((w) => w.stop()));
   await env?.teardown();
   await temporal?.close();
-  await disconnectStore();
+  await store.close();
 });
 
 /**
@@ -87,7 +87,9 @@ const queues = { main: uniqueName('wf'), outage: uniqueName('wf-outage') };
 let outageAttempts = 0;
 
 async function startWorker(taskQueue: string, override: Record<string, unknown> = {}) {
-  workers.push(await startBundleWorker(env, taskQueue, { ...createActivities(createDeps(config, { temporal, logger: testLogger() })), ...override }));
+  workers.push(
+    await startBundleWorker(env, taskQueue, { ...createActivities(createDeps(config, { temporal, logger: testLogger(), store: store.handle })), ...override }),
+  );
 }
 
 async function withWorker<T>(fn: (taskQueue: string) => Promise<T>, queue: keyof typeof queues = 'main'): Promise<T> {
@@ -106,7 +108,7 @@ function starter(taskQueue: string, opts: { cancelAtStart?: boolean } = {}): Job
  */
 async function onServerClock() {
   const ahead = (await env.currentTimeMs()) - Date.now();
-  return createDeps(config, { logger: testLogger(), now: () => Date.now() + ahead });
+  return createDeps(config, { logger: testLogger(), now: () => Date.now() + ahead, store: store.handle });
 }
 
 async function runJob(t: TestTenant, personIds: string[], taskQueue: string, opts: { cancelAtStart?: boolean; skipTime?: boolean } = {}) {
@@ -243,7 +245,7 @@ test('retention: readable for 7 days, then 409 with the contacts removed, then 4
     expect(Math.abs(firesAt[0] - (completedAt + RESULT_RETENTION_MS))).toBeLessThan(60_000);
     expect(Math.abs(firesAt[1] - (completedAt + RESULT_PURGE_AFTER_MS))).toBeLessThan(60_000);
     // What the timer then runs: the purge activity, run here as the workflow would.
-    await createActivities(createDeps(config, { temporal, logger: testLogger() })).purgeContactRetrievalResult({ jobId });
+    await createActivities(createDeps(config, { temporal, logger: testLogger(), store: store.handle })).purgeContactRetrievalResult({ jobId });
     await retention.terminate('the purge ran in the test');
     await expect(readJobResult(config, p, jobId, { limit: 10 })).rejects.toMatchObject({ code: 'result_gone', status: 410 });
     expect(await ContactRetrievalJobItem.countDocuments({ jobId })).toBe(0);

@@ -76,7 +76,12 @@ const createKey = defineConsoleOperation({
       expires_at: expiresAt?.toISOString() ?? null,
     };
     const creator = await findUser(principal.keyId);
-    await noticeApiKeyCreated(config, { orgId: principal.orgId, keyName: created.name, by: creator?.email ?? 'A person', at: new Date(deps.now()) });
+    await noticeApiKeyCreated(deps.stores, config, {
+      orgId: principal.orgId,
+      keyName: created.name,
+      by: creator?.email ?? 'A person',
+      at: new Date(deps.now()),
+    });
     return { status: 201, body: result };
   },
   audit: {

@@ -45,7 +45,7 @@ const enableAuthenticatorApp = defineConsoleOperation({
     const now = new Date(deps.now());
     const result = await turnOnAuthenticatorApp(deps.config, user._id, body.code, now);
     if (!result.ok) throw validationFailed([{ field: 'code', message: result.message }], result.message);
-    await noticeSecondFactorChange(deps.config, user, 'factor_added', now);
+    await noticeSecondFactorChange(deps.stores, deps.config, user, 'factor_added', now);
     const view: AuthenticatorAppTurnedOn = { ...personFields(user), method: AUTHENTICATOR_APP, recovery_codes: result.recoveryCodes };
     return { status: 201, body: view };
   },
@@ -66,7 +66,7 @@ const disableAuthenticatorApp = defineConsoleOperation({
     if (result === 'required') throw validationFailed([{ field: 'authenticator_app', message: LAST_FACTOR_REQUIRED }], LAST_FACTOR_REQUIRED);
     if (result === 'was_off') throw notFound('authenticator app');
     const now = new Date(deps.now());
-    await noticeSecondFactorChange(deps.config, user, 'factor_removed', now);
+    await noticeSecondFactorChange(deps.stores, deps.config, user, 'factor_removed', now);
     return { status: 200, body: { ...personFields(user), method: AUTHENTICATOR_APP } };
   },
   audit: {

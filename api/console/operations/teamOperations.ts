@@ -61,6 +61,7 @@ const invite = defineConsoleOperation({
     requireWithinOwn(principal.scopes, { kind: 'person_invited', permissions: body.permissions });
     // The same answer whether or not the address has an account anywhere (core/accounts/invitations.ts).
     const invitation = await inviteByMail(
+      deps.stores,
       config,
       {
         orgId: principal.orgId,
@@ -85,7 +86,7 @@ const resend = defineConsoleOperation({
   body: z.object({}).strict(),
   handler: async ({ principal, params, config, deps }) => ({
     status: 200,
-    body: await resendInvitation(config, principal.orgId, params.invitation_id, await inviterOf(principal), new Date(deps.now())),
+    body: await resendInvitation(deps.stores, config, principal.orgId, params.invitation_id, await inviterOf(principal), new Date(deps.now())),
   }),
   audit: invitationAudit('user.invitation_resent'),
 });

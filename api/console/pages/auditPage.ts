@@ -97,7 +97,7 @@ const CSV_COLUMNS: CsvColumn<AuditEventView>[] = [
 ];
 
 export function mountAuditPage(pages: ConsolePages): void {
-  pages.list(CONSOLE_PATHS.audit, async (ctx, visitor, { config }) => {
+  pages.list(CONSOLE_PATHS.audit, async (ctx, visitor, { config, stores }) => {
     if (!mayReadAuditLog(visitor.layout)) throw notAllowed('Reading the audit log needs the admin role or the audit.v1:read permission.');
     const { filter, typed, message } = filterOf(ctx);
     const cursor = typeof ctx.query.cursor === 'string' && !message ? ctx.query.cursor : undefined;
@@ -105,7 +105,7 @@ export function mountAuditPage(pages: ConsolePages): void {
     let problem = message;
     if (!message) {
       try {
-        page = await listAuditEvents(config, visitor.user.orgId, { ...filter, cursor, limit: AUDIT_ROWS_PER_PAGE });
+        page = await listAuditEvents(stores, config, visitor.user.orgId, { ...filter, cursor, limit: AUDIT_ROWS_PER_PAGE });
       } catch (err) {
         if (!(err instanceof Problem) || err.status >= 500) throw err;
         problem = 'This page link is no longer valid for these filters; start again from the first page.';
@@ -142,13 +142,13 @@ export function mountAuditPage(pages: ConsolePages): void {
     );
   });
 
-  pages.download(AUDIT_DOWNLOAD_PATH, async (ctx, visitor) => {
+  pages.download(AUDIT_DOWNLOAD_PATH, async (ctx, visitor, { stores }) => {
     if (!mayReadAuditLog(visitor.layout)) throw notAllowed('Reading the audit log needs the admin role or the audit.v1:read permission.');
     const { filter, message } = filterOf(ctx);
     if (message) throw new Problem('validation_failed', message);
     setConsoleHeaders(ctx);
     ctx.type = 'text/csv; charset=utf-8';
     ctx.set('Content-Disposition', 'attachment; filename=audit-log.csv');
-    ctx.body = csvStream(CSV_COLUMNS, allAuditEvents(visitor.user.orgId, filter));
+    ctx.body = csvStream(CSV_COLUMNS, allAuditEvents(stores, visitor.user.orgId, filter));
   });
 }

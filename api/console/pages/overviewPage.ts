@@ -29,15 +29,15 @@ function figure(term: string, value: SafeHtml | string | number): SafeHtml {
 const n = (value: number) => value.toLocaleString('en');
 
 export function mountOverviewPage(pages: ConsolePages): void {
-  pages.get(CONSOLE_PATHS.overview, async (ctx, visitor) => {
+  pages.get(CONSOLE_PATHS.overview, async (ctx, visitor, { stores }) => {
     const { orgId, workspaceId } = visitor.user;
     const now = Date.now();
     const days: ChartRange = rangeEndingAt('day', 30, now);
     const hours: ChartRange = rangeEndingAt('hour', 24, now);
     const [funding, daily, hourly, running, webhooks] = await Promise.all([
       fundingState(orgId),
-      usageSeries({ orgId, granularity: 'day', from: new Date(days.fromMs), to: new Date(days.toMs) }, now),
-      usageSeries({ orgId, granularity: 'hour', from: new Date(hours.fromMs), to: new Date(hours.toMs) }, now),
+      usageSeries(stores, { orgId, granularity: 'day', from: new Date(days.fromMs), to: new Date(days.toMs) }, now),
+      usageSeries(stores, { orgId, granularity: 'hour', from: new Date(hours.fromMs), to: new Date(hours.toMs) }, now),
       runningJobCount(orgId),
       webhookHealthOf(workspaceId, new Date(now)),
     ]);

@@ -170,7 +170,7 @@ function applicationSpendSection(points: readonly UsagePoint[], names: ReadonlyM
 }
 
 export function mountUsagePage(pages: ConsolePages): void {
-  pages.list(CONSOLE_PATHS.usage, async (ctx, visitor, { config }) => {
+  pages.list(CONSOLE_PATHS.usage, async (ctx, visitor, { config, stores }) => {
     const orgId = visitor.user.orgId;
     const range: RangeName = text(ctx.query.range) in USAGE_RANGES ? (text(ctx.query.range) as RangeName) : DEFAULT_RANGE;
     const { granularity, buckets } = USAGE_RANGES[range];
@@ -179,10 +179,10 @@ export function mountUsagePage(pages: ConsolePages): void {
     const now = Date.now();
     const chartRange = rangeEndingAt(granularity, buckets, now);
     const [points, families, ledger, byApplication, applicationNames] = await Promise.all([
-      usageSeries({ orgId, granularity, from: new Date(chartRange.fromMs), to: new Date(chartRange.toMs) }, now),
+      usageSeries(stores, { orgId, granularity, from: new Date(chartRange.fromMs), to: new Date(chartRange.toMs) }, now),
       keyFamiliesOf(orgId),
       listLedgerEntries(config, orgId, filter, { cursor, limit: LEDGER_PAGE }),
-      usageSeries({ orgId, granularity, from: new Date(chartRange.fromMs), to: new Date(chartRange.toMs), byApplication: true }, now),
+      usageSeries(stores, { orgId, granularity, from: new Date(chartRange.fromMs), to: new Date(chartRange.toMs), byApplication: true }, now),
       applicationNamesOfOrg(orgId),
     ]);
     const names = new Map(families.map((f) => [f.family_id, f.name]));
@@ -235,12 +235,12 @@ export function mountUsagePage(pages: ConsolePages): void {
     sendCsvExport(ctx, 'ledger.csv', ledgerCsvColumns(names), allLedgerEntries(orgId, filter));
   });
 
-  pages.download(USAGE_CSV_PATH, async (ctx, visitor) => {
+  pages.download(USAGE_CSV_PATH, async (ctx, visitor, { stores }) => {
     const range: RangeName = text(ctx.query.range) in USAGE_RANGES ? (text(ctx.query.range) as RangeName) : DEFAULT_RANGE;
     const { granularity, buckets } = USAGE_RANGES[range];
     const now = Date.now();
     const chartRange = rangeEndingAt(granularity, buckets, now);
-    const points = await usageSeries({ orgId: visitor.user.orgId, granularity, from: new Date(chartRange.fromMs), to: new Date(chartRange.toMs) }, now);
+    const points = await usageSeries(stores, { orgId: visitor.user.orgId, granularity, from: new Date(chartRange.fromMs), to: new Date(chartRange.toMs) }, now);
     sendCsvExport(ctx, 'usage.csv', USAGE_CSV_COLUMNS, rowsOf(points));
   });
 }

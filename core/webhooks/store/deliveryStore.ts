@@ -2,7 +2,23 @@ import { isDuplicateKeyError } from '../../store/connection';
 import { deliveryIdOf } from '../deliveryNumbering';
 import type { DeliveryStatus } from '../deliveryStatus';
 import { WebhookAttemptClaim, WebhookDelivery, WebhookDeliveryHead, WebhookHealthDay } from '../models';
+import { typedCollection } from '../../store/typedCollection';
 import type { AttemptKey, DeliveryRecord } from './records';
+
+/** A workspace's latest delivery number (`webhook_delivery_heads`). */
+interface DeliveryHeadRow {
+  _id: string;
+  seq: number;
+  legacy?: boolean;
+}
+
+/** A workspace's health counters of one UTC day (`webhook_health_days`): `f<h>` and `d<h>` per hour h. */
+interface HealthDayRow {
+  _id: string;
+  workspaceId: string;
+  day: Date;
+  [hourCount: `f${number}` | `d${number}`]: number;
+}
 
 /**
  * Delivery records, attempt claims, each workspace's delivery number and its health counters
@@ -79,7 +95,7 @@ export async function insertNumberedDelivery(record: NewDelivery): Promise<{ rec
       const seq = await nextSeq(record.workspaceId);
       if (seq === 1) await noteLegacy(record.workspaceId);
       const doc = await WebhookDelivery.create({ _id: deliveryIdOf(record.workspaceId, seq), seq, ...record });
-      return { record: doc.toObject() as unknown as DeliveryRecord, inserted: true };
+      return { record: doc.toObject<DeliveryRecord>(), inserted: true };
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
       const existing = await findAttempt(record);
@@ -164,7 +180,7 @@ const hourOfDay = (hourStartMs: number) => Math.floor((hourStartMs - dayOf(hourS
 /** Adds to the workspace's counters of the UTC hour starting at `hourStartMs`. */
 export async function addHealthCounts(workspaceId: string, hourStartMs: number, counts: Partial<HealthCounts>): Promise<void> {
   const h = hourOfDay(hourStartMs);
-  const inc: Record<string, number> = {};
+  const inc: Record<`f${number}` | `d${number}`, number> = {};
   if (counts.failed) inc[`f${h}`] = counts.failed;
   if (counts.deadLettered) inc[`d${h}`] = counts.deadLettered;
   if (Object.keys(inc).length === 0) return;
@@ -172,11 +188,11 @@ export async function addHealthCounts(workspaceId: string, hourStartMs: number, 
   const update = { $inc: inc, $setOnInsert: { workspaceId, day: new Date(day) } };
   const id = healthDayId(workspaceId, day);
   try {
-    await WebhookHealthDay.collection.updateOne({ _id: id as never }, update, { upsert: true });
+    await typedCollection<HealthDayRow>(WebhookHealthDay).updateOne({ _id: id }, update, { upsert: true });
   } catch (err) {
     // Two writers inserting the same new row: one wins, the other's upsert is now an update.
     if (!isDuplicateKeyError(err)) throw err;
-    await WebhookHealthDay.collection.updateOne({ _id: id as never }, update, { upsert: true });
+    await typedCollection<HealthDayRow>(WebhookHealthDay).updateOne({ _id: id }, update, { upsert: true });
   }
 }
 
@@ -207,10 +223,10 @@ export async function deleteHealthDaysBefore(before: Date): Promise<number> {
 
 /** Records written as they are, in one unordered batch (a benchmark's set-up). */
 export async function insertDeliveryRecords(records: readonly DeliveryRecord[]): Promise<void> {
-  if (records.length) await WebhookDelivery.collection.insertMany(records as never[], { ordered: false });
+  if (records.length) await typedCollection<DeliveryRecord>(WebhookDelivery).insertMany([...records], { ordered: false });
 }
 
 /** Sets the workspace's delivery number (after records were written as they are). */
 export async function setDeliveryHead(workspaceId: string, seq: number, legacy: boolean): Promise<void> {
-  await WebhookDeliveryHead.collection.updateOne({ _id: workspaceId as never }, { $set: { seq, legacy } }, { upsert: true });
+  await typedCollection<DeliveryHeadRow>(WebhookDeliveryHead).updateOne({ _id: workspaceId }, { $set: { seq, legacy } }, { upsert: true });
 }

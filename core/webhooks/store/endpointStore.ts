@@ -1,3 +1,4 @@
+import { typedCollection } from '../../store/typedCollection';
 import { WebhookEndpoint } from '../models';
 import type { EndpointRecord, SigningSecretRecord } from './records';
 
@@ -12,7 +13,7 @@ export async function insertEndpoint(
   endpoint: Pick<EndpointRecord, '_id' | 'orgId' | 'workspaceId' | 'url' | 'state' | 'activeSlot' | 'secrets'>,
 ): Promise<EndpointRecord> {
   const doc = await WebhookEndpoint.create(endpoint);
-  return doc.toObject() as unknown as EndpointRecord;
+  return doc.toObject<EndpointRecord>();
 }
 
 export async function endpointInWorkspace(workspaceId: string, endpointId: string): Promise<EndpointRecord | null> {
@@ -91,5 +92,5 @@ export async function restoreEndpointUrl(endpointId: string, url: string, previo
 
 /** An endpoint written as it is (a benchmark's set-up). */
 export async function insertEndpointRecord(record: EndpointRecord): Promise<void> {
-  await WebhookEndpoint.collection.insertOne(record as never);
+  await typedCollection<EndpointRecord>(WebhookEndpoint).insertOne(record);
 }

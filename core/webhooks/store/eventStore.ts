@@ -1,3 +1,4 @@
+import { typedCollection } from '../../store/typedCollection';
 import { WebhookEvent } from '../models';
 import type { EventRecord } from './records';
 
@@ -8,7 +9,7 @@ export type NewEvent = Pick<EventRecord, '_id' | 'jobId' | 'orgId' | 'workspaceI
 /** Inserts the event; a second one for its id or job fails with a duplicate-key error. */
 export async function insertEvent(event: NewEvent): Promise<EventRecord> {
   const doc = await WebhookEvent.create(event);
-  return doc.toObject() as unknown as EventRecord;
+  return doc.toObject<EventRecord>();
 }
 
 export async function eventById(eventId: string): Promise<EventRecord | null> {
@@ -123,5 +124,5 @@ export async function eventsOfOrganizations(orgIds: readonly string[]): Promise<
 
 /** Events written as they are, in one unordered batch (a benchmark's set-up). */
 export async function insertEventRecords(records: readonly EventRecord[]): Promise<void> {
-  if (records.length) await WebhookEvent.collection.insertMany(records as never[], { ordered: false });
+  if (records.length) await typedCollection<EventRecord>(WebhookEvent).insertMany([...records], { ordered: false });
 }
