@@ -400,7 +400,12 @@ export function oauthOpenApiPaths(authUrl: string): Record<string, unknown> {
           query('return_to', 'The console page to land on after signing in'),
           query('method', '`recovery_code` asks for a recovery code instead of an authentication code', false, { enum: ['code', 'recovery_code'] }),
         ],
-        responses: { 200: html('Form'), 303: seeOther('No password was given in this browser (back to Sign in)'), ...parserRefusal },
+        responses: {
+          200: html('Form'),
+          303: seeOther('No password was given in this browser (back to Sign in)'),
+          400: html('A `method` this page does not know'),
+          ...parserRefusal,
+        },
       },
       post: {
         ...page,

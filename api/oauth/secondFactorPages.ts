@@ -5,7 +5,7 @@ import type { Config } from '../../core/config';
 import type { Stores } from '../../core/deps';
 import { checkSecondFactor, type SecondFactorAnswer } from '../../core/users/secondFactorCheck';
 import { challengedUser, endSignInChallenge } from '../../core/users/signInChallenges';
-import { redirectTo, storeOutagePage } from './authorizationFlow';
+import { errorPage, redirectTo, storeOutagePage } from './authorizationFlow';
 import { errorNote, hidden } from '../views/pageRendering';
 import { html } from '../views/safeHtml';
 import { csrfToken, csrfValid, readPageForm, sessionValueOf } from '../views/pageSecurity';
@@ -102,11 +102,15 @@ function secondFactorForm(
 }
 
 async function secondFactorPage(ctx: Context, config: Config, now: () => number): Promise<void> {
+  const method = ctx.query.method;
+  if (method !== undefined && method !== 'code' && method !== 'recovery_code') {
+    return errorPage(ctx, 400, 'Two-factor authentication', 'The link asks for a way of answering this page does not know: go back to Sign in and try again.');
+  }
   const next = nextOf(queryReader(ctx));
   const value = sessionValueOf(ctx, config);
   const user: UserRecord | null = value ? await challengedUser(value, new Date(now())) : null;
   if (!value || !user) return redirectTo(ctx, `${SIGN_IN_PAGE_PATH}${carriedQuery(next)}`);
-  secondFactorForm(ctx, config, value, await secondFactorsOf(user), ctx.query.method === 'recovery_code' ? 'recovery_code' : 'code', next, null);
+  secondFactorForm(ctx, config, value, await secondFactorsOf(user), method === 'recovery_code' ? 'recovery_code' : 'code', next, null);
 }
 
 async function secondFactorSubmit(ctx: Context, config: Config, now: () => number, stores: Stores): Promise<void> {

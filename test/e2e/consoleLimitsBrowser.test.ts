@@ -212,7 +212,18 @@ test("a member's navigation has only the pages they may read; each page they rea
     await setUpAndSignIn(member, srv, made.setupUrl, email, PASSWORD);
     // The navigation lists only what a member may read: no "Audit log" (no audit.v1:read), no "Settings".
     const links = await member.getByRole('navigation', { name: 'Console' }).getByRole('link').allInnerTexts();
-    expect(links.map((l) => l.trim())).toEqual(['Overview', 'API keys', 'Limits', 'Budgets', 'Usage', 'Webhooks', 'Jobs', 'Team', 'Connected applications']);
+    expect(links.map((l) => l.trim())).toEqual([
+      'Overview',
+      'API keys',
+      'Limits',
+      'Budgets',
+      'Usage',
+      'Webhooks',
+      'Jobs',
+      'Team',
+      'Connected applications',
+      'Security',
+    ]);
     // Every page with changes only admins make says so to the member, in one sentence; the admin's says nothing of it.
     for (const [path, heading] of [
       ['/console/keys', 'API keys'],

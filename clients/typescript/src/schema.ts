@@ -8298,6 +8298,22 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A `method` this page does not know */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head><meta charset="utf-8"><title>Sign in · Talent platform</title></head>
+                     *     <body><main><h1>Sign in</h1><form method="post">…</form></main></body>
+                     *     </html>
+                     */
+                    "text/html": string;
+                };
+            };
             "4XX": components["responses"]["RequestRefused"];
         };
     };
