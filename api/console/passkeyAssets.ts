@@ -5,8 +5,8 @@ import { asset, serve } from './consoleAssets';
 import { CONSOLE_PATHS } from './consolePaths';
 
 /**
- * The two scripts of the passkey forms (the console's "Add a passkey", the sign-in page's "Sign in
- * with a passkey"), served by the service so both pages keep `script-src 'self'`: the browser
+ * The two scripts of the passkey forms (the console's "Add a passkey" and "Confirm with a passkey",
+ * the sign-in page's "Sign in with a passkey"), served by the service so both pages keep `script-src 'self'`: the browser
  * build of @simplewebauthn/browser from node_modules, and the few lines that drive it. A form
  * marked `data-passkey` asks its `data-options` URL (a POST with the form's CSRF token) for the
  * ceremony's options, lets the browser create or use a passkey, puts the answer in the form's
@@ -33,6 +33,7 @@ const PASSKEY_SCRIPT = `
       busy = true;
       say(form, '');
       var register = form.getAttribute('data-passkey') === 'register';
+      var notDone = form.getAttribute('data-passkey') === 'confirm' ? 'Not confirmed: ' : 'You were not signed in: ';
       var body = new URLSearchParams();
       body.set('csrf_token', form.querySelector('input[name=csrf_token]').value);
       fetch(form.getAttribute('data-options'), { method: 'POST', body: body, credentials: 'same-origin' })
@@ -52,8 +53,8 @@ const PASSKEY_SCRIPT = `
           var cancelled = err && (err.name === 'NotAllowedError' || err.name === 'AbortError');
           if (register && err && err.name === 'InvalidStateError') return say(form, 'No passkey was added: this device already holds one for your account.');
           say(form, cancelled
-            ? (register ? 'No passkey was added: the browser was cancelled or timed out.' : 'You were not signed in: the browser was cancelled or timed out.')
-            : (register ? 'No passkey was added: this browser or device could not create one.' : 'You were not signed in: this browser could not use a passkey.'));
+            ? (register ? 'No passkey was added: the browser was cancelled or timed out.' : notDone + 'the browser was cancelled or timed out.')
+            : (register ? 'No passkey was added: this browser or device could not create one.' : notDone + 'this browser could not use a passkey.'));
         });
     });
   });

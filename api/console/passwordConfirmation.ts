@@ -1,10 +1,13 @@
 import type { Context } from 'koa';
 import { errorNote, hidden } from '../views/pageRendering';
 import { html } from '../views/safeHtml';
+import { passkeyCountOf } from '../../core/users/passkeyCeremonies';
+import { hostAllowsPasskeys } from '../../core/users/passkeys';
 import { secondFactorsOf } from '../../core/users/secondFactors';
 import { CONSOLE_PATHS } from './consolePaths';
 import { sendConsolePage } from './consoleLayout';
 import type { ConsoleVisitor } from './consoleVisitor';
+import { PASSKEY_SCRIPT_PATHS } from './passkeyAssets';
 
 /**
  * `/console/confirm` "Confirm your password" (sudo mode, core/users/sudoMode.ts). The password
@@ -16,7 +19,10 @@ import type { ConsoleVisitor } from './consoleVisitor';
  *   posted (hidden fields) and where (`sudo_action`); once confirmed, the browser is told to post
  *   the same body there again (307), so the change is made with nothing retyped.
  */
-const OWN_FIELDS = new Set(['csrf_token', 'password', 'code', 'via', 'return_to', 'sudo_action']);
+const OWN_FIELDS = new Set(['csrf_token', 'password', 'code', 'credential', 'via', 'return_to', 'sudo_action']);
+
+/** Where "Confirm with a passkey" asks for the ceremony's options (only the person's own passkeys). */
+export const CONFIRM_PASSKEY_OPTIONS_PATH = `${CONSOLE_PATHS.confirm}/passkey-options`;
 
 /** What a refused post carries through the confirmation: where it went and its fields. */
 export interface PendingPost {
@@ -33,11 +39,24 @@ export type AfterConfirming = { returnTo: string } | { pending: PendingPost };
 /**
  * With an authenticator app, a code from it confirms as well as the password does (GitHub's sudo
  * mode): one form, so what it carries is sent once, with a button for each (`via`); neither field
- * is required then, since either answer does.
+ * is required then, since either answer does. With a passkey, "Confirm with a passkey" is a
+ * second form (the passkey script, passkeyAssets.ts, fills its `credential` and posts it with
+ * `via=passkey`), carrying the same hidden fields.
  */
-export async function confirmForm(ctx: Context, visitor: ConsoleVisitor, next: AfterConfirming, message: string | null, status = 200): Promise<void> {
+export async function confirmForm(
+  ctx: Context,
+  visitor: ConsoleVisitor,
+  next: AfterConfirming,
+  message: string | null,
+  status = 200,
+  authUrl: string | null = null,
+): Promise<void> {
   const pending = 'pending' in next ? next.pending : null;
   const withCode = (await secondFactorsOf(visitor.user)).authenticatorApp;
+  const withPasskey = authUrl !== null && hostAllowsPasskeys(authUrl) && (await passkeyCountOf(visitor.user._id)) > 0;
+  const carried = pending
+    ? html`${hidden('sudo_action', pending.action)}${carriedFields(pending.form).map(([name, value]) => hidden(name, value))}`
+    : hidden('return_to', 'returnTo' in next ? next.returnTo : CONSOLE_PATHS.overview);
   sendConsolePage(
     ctx,
     {
@@ -53,12 +72,7 @@ export async function confirmForm(ctx: Context, visitor: ConsoleVisitor, next: A
         </p>
         ${pending ? html`<p>What you entered is kept: once you confirm, the change is made as you sent it.</p>` : ''}
         <form method="post" action="${CONSOLE_PATHS.confirm}">
-          ${hidden('csrf_token', visitor.csrf)}
-          ${
-            pending
-              ? html`${hidden('sudo_action', pending.action)}${carriedFields(pending.form).map(([name, value]) => hidden(name, value))}`
-              : hidden('return_to', 'returnTo' in next ? next.returnTo : CONSOLE_PATHS.overview)
-          }
+          ${hidden('csrf_token', visitor.csrf)} ${carried}
           <label for="password">Password</label>
           <input id="password" name="password" type="password" autocomplete="current-password" ${withCode ? '' : html`required`} />
           <button type="submit" name="via" value="password">Confirm</button>
@@ -69,13 +83,25 @@ export async function confirmForm(ctx: Context, visitor: ConsoleVisitor, next: A
                   <button type="submit" name="via" value="code">Verify</button>`
               : ''
           }
-        </form>`,
+        </form>
+        ${
+          withPasskey
+            ? html`<form method="post" action="${CONSOLE_PATHS.confirm}" data-passkey="confirm" data-options="${CONFIRM_PASSKEY_OPTIONS_PATH}">
+                  ${hidden('csrf_token', visitor.csrf)} ${hidden('via', 'passkey')} ${hidden('credential', '')} ${carried}
+                  <p class="error" role="alert" data-passkey-error hidden></p>
+                  <noscript><p class="note">Confirming with a passkey needs JavaScript, which is off in this browser.</p></noscript>
+                  <p class="note" data-passkey-unsupported hidden>This browser cannot use passkeys.</p>
+                  <button type="submit">Confirm with a passkey</button>
+                </form>
+                ${PASSKEY_SCRIPT_PATHS.map((src) => html`<script src="${src}"></script>`)}`
+            : ''
+        }`,
     },
     status,
   );
 }
 
 /** Answers a post the road refused for want of sudo mode: this page, holding the post. Nothing was changed. */
-export function askForPassword(ctx: Context, visitor: ConsoleVisitor, pending: PendingPost): Promise<void> {
-  return confirmForm(ctx, visitor, { pending }, null);
+export function askForPassword(ctx: Context, visitor: ConsoleVisitor, pending: PendingPost, authUrl: string | null = null): Promise<void> {
+  return confirmForm(ctx, visitor, { pending }, null, 200, authUrl);
 }

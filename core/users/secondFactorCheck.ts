@@ -24,6 +24,21 @@ export async function checkSecondFactor(
   address: string,
   now: Date,
 ): Promise<SecondFactorResult> {
+  const result = await limitedAttempt(userId, address, now, () => answerIsRight(config, userId, answer, now), WRONG_CODE);
+  return result.ok ? { ok: true, usedRecoveryCode: answer.kind === 'recovery_code' } : result;
+}
+
+/**
+ * Runs one check of a factor of `userId` (a code, or a passkey for sudo mode) within the limits
+ * of wrong answers: a slot per client address and per account, given back when `isRight` is.
+ */
+export async function limitedAttempt(
+  userId: string,
+  address: string,
+  now: Date,
+  isRight: () => Promise<boolean>,
+  wrongMessage: string,
+): Promise<{ ok: true } | { ok: false; message: string; retryAfterSeconds?: number }> {
   const byAddress = await takeSlot(`2fa:addr:${address}`, ADDRESS_FAILURES, FAILURE_WINDOW_MS, now);
   if (!byAddress.ok) return { ok: false, message: TOO_MANY_ATTEMPTS, retryAfterSeconds: byAddress.retryAfterSeconds };
   const byAccount = await takeSlot(`2fa:acct:${userId}`, ACCOUNT_FAILURES, FAILURE_WINDOW_MS, now);
@@ -31,11 +46,10 @@ export async function checkSecondFactor(
     await releaseSlot(byAddress.slotId);
     return { ok: false, message: TOO_MANY_ATTEMPTS, retryAfterSeconds: byAccount.retryAfterSeconds };
   }
-  const right = await answerIsRight(config, userId, answer, now);
-  if (!right) return { ok: false, message: WRONG_CODE };
+  if (!(await isRight())) return { ok: false, message: wrongMessage };
   await releaseSlot(byAccount.slotId);
   await releaseSlot(byAddress.slotId);
-  return { ok: true, usedRecoveryCode: answer.kind === 'recovery_code' };
+  return { ok: true };
 }
 
 async function answerIsRight(

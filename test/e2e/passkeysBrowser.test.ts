@@ -1,11 +1,13 @@
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { listAuditEvents } from '../../core/audit/auditLog';
+import { recordConfirmation } from '../../core/users/sudoMode';
+import { cookieSettings } from '../../api/views/pageSecurity';
 import { closeBrowser, launchBrowser } from '../support/browser';
 import { checkPage, setUpAndSignIn, sidewaysScrolling, CONSOLE_WIDTHS } from '../support/consoleBrowser';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { Mailbox } from '../support/mailbox';
 import { createUserWithCli, startSignInApi, uniqueEmail } from '../support/signInApi';
-import { submitWith } from '../support/signInPages';
+import { signIn, submitWith } from '../support/signInPages';
 import type { TestApi } from '../support/testApi';
 
 /**
@@ -146,5 +148,46 @@ test('without JavaScript the sign-in page and Security say that passkeys need it
   expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Security');
   await submitWith(page, 'Sign out');
   expect(await page.locator('main').innerText()).toContain('Signing in with a passkey needs JavaScript, which is off in this browser.');
+  await context.close();
+});
+
+test('with a passkey as the only factor: the password leads to "Two-factor authentication" and the passkey to the console; the passkey confirms sudo mode for removing it', async () => {
+  const email = uniqueEmail('passkey2fa');
+  const made = await createUserWithCli(srv, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions: ['candidates.search'] });
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  page.on('dialog', (dialog) => void dialog.accept());
+  await virtualAuthenticator(context, page);
+  await setUpAndSignIn(page, srv, made.setupUrl, email, PASSWORD);
+  await page.goto(`${srv.url}/console/security`);
+  await page.getByLabel('Passkey name', { exact: true }).fill('Phone');
+  await submitWith(page, 'Add a passkey');
+  await page.getByRole('status').filter({ hasText: 'The passkey Phone was added.' }).waitFor();
+
+  // The password alone no longer signs in: the second step offers the passkey, and no code field.
+  await submitWith(page, 'Sign out');
+  await signIn(page, email, PASSWORD);
+  await page.getByRole('heading', { level: 1, name: 'Two-factor authentication' }).waitFor();
+  expect(await page.getByRole('button', { name: 'Sign in with a passkey' }).count()).toBe(1);
+  expect(await page.getByLabel('Authentication code').count()).toBe(0);
+  await submitWith(page, 'Sign in with a passkey');
+  await page.waitForURL((url) => url.pathname === '/console/overview');
+  expect(await page.locator('.who').innerText()).toContain(email);
+
+  // The sign-in's confirmation made older than sudo mode's 15 minutes: removing the passkey asks again, and the passkey answers.
+  const cookie = (await context.cookies()).find((c) => c.name === cookieSettings(srv.config).name);
+  await recordConfirmation(cookie!.value, new Date(Date.now() - 20 * 60_000));
+  await page.goto(`${srv.url}/console/security`);
+  await submitWith(page, 'Remove Phone');
+  await page.getByRole('heading', { level: 1, name: 'Confirm your password' }).waitFor();
+  expect(await checkPage(page, 'confirm-with-passkey')).toEqual([]);
+  await submitWith(page, 'Confirm with a passkey');
+  await page.getByRole('status').filter({ hasText: 'The passkey Phone was removed.' }).waitFor();
+  expect(new URL(page.url()).pathname).toBe('/console/security');
+  expect(await page.getByText('You have no passkeys.').count()).toBe(1);
+  const removedEntries = (await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { action: 'passkey.removed' })).data;
+  expect(removedEntries).toEqual(
+    expect.arrayContaining([expect.objectContaining({ actor: `user:${made.userId}`, before: expect.objectContaining({ name: 'Phone' }) })]),
+  );
   await context.close();
 });

@@ -1,11 +1,14 @@
 import type { Config } from '../../../core/config';
-import { checkSecondFactor } from '../../../core/users/secondFactorCheck';
+import { PASSKEY_NOT_ACCEPTED, passkeySignInOptions, signInWithPasskey } from '../../../core/users/passkeyCeremonies';
+import { relyingPartyOf } from '../../../core/users/passkeys';
+import { checkSecondFactor, limitedAttempt } from '../../../core/users/secondFactorCheck';
 import { signIn, type DecoyPasswordHash } from '../../../core/users/signIn';
 import { recordConfirmation } from '../../../core/users/sudoMode';
 import { CONSOLE_PATHS } from '../consolePaths';
 import { seeOther, setConsoleHeaders } from '../consoleLayout';
+import { setPageHeaders } from '../../views/pageSecurity';
 import type { ConsolePages } from '../consolePages';
-import { confirmForm, type AfterConfirming } from '../passwordConfirmation';
+import { CONFIRM_PASSKEY_OPTIONS_PATH, confirmForm, type AfterConfirming } from '../passwordConfirmation';
 import { safeReturnPath } from '../returnPath';
 import type { ConsoleVisitor } from '../consoleVisitor';
 
@@ -28,21 +31,46 @@ async function codeRefusal(config: Config, visitor: ConsoleVisitor, code: string
 }
 
 /**
+ * One of the person's own passkeys (options and answer bound to this person and this browser's
+ * session), limited like a code; null when verified. Every refusal reads the same.
+ */
+async function passkeyRefusal(config: Config, visitor: ConsoleVisitor, credential: string | null, address: string, now: Date): Promise<Refusal | null> {
+  const verified = async () => {
+    const result = await signInWithPasskey(relyingPartyOf(config.authUrl), visitor.sessionValue, credential ?? '', now, visitor.user._id);
+    return result.ok && result.user._id === visitor.user._id;
+  };
+  const result = await limitedAttempt(visitor.user._id, address, now, verified, PASSKEY_NOT_ACCEPTED);
+  return result.ok ? null : result;
+}
+
+/**
  * `/console/confirm` "Confirm your password" (sudo mode; the form and its two ways in:
- * passwordConfirmation.ts): the password, or a code from the person's authenticator app.
+ * passwordConfirmation.ts): the password, a code from the person's authenticator app, or one of
+ * the person's passkeys (its options from CONFIRM_PASSKEY_OPTIONS_PATH, limited to their own).
  */
 export function mountConfirmPage(pages: ConsolePages): void {
-  pages.get(CONSOLE_PATHS.confirm, async (ctx, visitor) => {
-    await confirmForm(ctx, visitor, { returnTo: safeReturnPath(ctx.query.return_to) ?? CONSOLE_PATHS.overview }, null);
+  pages.get(CONSOLE_PATHS.confirm, async (ctx, visitor, { config }) => {
+    await confirmForm(ctx, visitor, { returnTo: safeReturnPath(ctx.query.return_to) ?? CONSOLE_PATHS.overview }, null, 200, config.authUrl);
+  });
+  pages.post(CONFIRM_PASSKEY_OPTIONS_PATH, async (ctx, visitor, _form, { config, now }) => {
+    const options = await passkeySignInOptions(relyingPartyOf(config.authUrl), visitor.sessionValue, now(), visitor.user._id);
+    setPageHeaders(ctx);
+    ctx.type = 'application/json';
+    ctx.body = options;
   });
   pages.post(CONSOLE_PATHS.confirm, async (ctx, visitor, form, { config, decoy, now }) => {
     const action = safeReturnPath(form.get('sudo_action'));
     const next: AfterConfirming = action ? { pending: { action, form } } : { returnTo: safeReturnPath(form.get('return_to')) ?? CONSOLE_PATHS.overview };
+    const via = form.get('via');
     const refusal =
-      form.get('via') === 'code' ? await codeRefusal(config, visitor, form.get('code'), ctx.ip, now()) : await passwordRefusal(decoy, visitor, form, ctx.ip);
+      via === 'code'
+        ? await codeRefusal(config, visitor, form.get('code'), ctx.ip, now())
+        : via === 'passkey'
+          ? await passkeyRefusal(config, visitor, form.get('credential'), ctx.ip, now())
+          : await passwordRefusal(decoy, visitor, form, ctx.ip);
     if (refusal) {
       if (refusal.retryAfterSeconds) ctx.set('Retry-After', String(refusal.retryAfterSeconds));
-      return confirmForm(ctx, visitor, next, refusal.message, refusal.retryAfterSeconds ? 429 : 401);
+      return confirmForm(ctx, visitor, next, refusal.message, refusal.retryAfterSeconds ? 429 : 401, config.authUrl);
     }
     await recordConfirmation(visitor.sessionValue, now());
     if ('returnTo' in next) return seeOther(ctx, next.returnTo);
