@@ -5,7 +5,8 @@ import { createApiKey } from '../../core/keys/apiKeys';
 import { ApiKey } from '../../core/keys/models';
 import { Workspace } from '../../core/tenancy/models';
 import { Invitation, User } from '../../core/users/models';
-import { passkeyCountOf } from '../../core/users/passkeyCeremonies';
+import { PASSKEY_NOT_ACCEPTED, passkeyCountOf } from '../../core/users/passkeyCeremonies';
+import { relyingPartyOf } from '../../core/users/passkeys';
 import { SUDO_WINDOW_MS } from '../../core/users/sudoMode';
 import { createUser } from '../../core/users/users';
 import { WebhookEndpoint } from '../../core/webhooks/models';
@@ -290,4 +291,30 @@ test('taking access away needs no password: disabling an endpoint and revoking a
   const revoked = await admin.post(`/console/keys/${keyId}/revoke`);
   expect(revoked.status).toBe(303);
   expect((await ApiKey.findById(keyId).lean())!.revokedAt).toBeTruthy();
+});
+
+test("a passkey of the person confirms as the password does; another person's passkey is refused alike, nothing confirmed", async () => {
+  const own = (await enrolSoftPasskey(srv.config.authUrl, admin.userId, 'Sudo key')).authenticator;
+  const foreign = (await enrolSoftPasskey(srv.config.authUrl, personId, "Not the admin's")).authenticator;
+  const { origin } = relyingPartyOf(srv.config.authUrl);
+  const answerWith = async (authenticator: typeof own) => {
+    const options = JSON.parse((await admin.post('/console/confirm/passkey-options')).text) as { challenge: string; allowCredentials: { id: string }[] };
+    expect(options.allowCredentials.map((c) => c.id)).toContain(own.id);
+    expect(options.allowCredentials.map((c) => c.id)).not.toContain(foreign.id);
+    return admin.post('/console/confirm', [
+      ['via', 'passkey'],
+      ['credential', JSON.stringify(authenticator.assert(options.challenge, origin))],
+      ['return_to', '/console/keys/new'],
+    ]);
+  };
+  expireSudo();
+  const refused = await answerWith(foreign);
+  expect(refused.status).toBe(401);
+  expect(refused.text).toContain(PASSKEY_NOT_ACCEPTED);
+  expect(refused.text).not.toContain(foreign.id);
+  expect((await admin.get('/console/keys/new')).status).toBe(303);
+  const confirmed = await answerWith(own);
+  expect(confirmed.status).toBe(303);
+  expect(confirmed.location).toBe('/console/keys/new');
+  expect((await admin.get('/console/keys/new')).status).toBe(200);
 });
