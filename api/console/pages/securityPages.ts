@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import { Problem } from '../../../core/problems';
 import { offerTotpSecret, pendingTotpOffer, type TotpOffer } from '../../../core/users/authenticatorApp';
 import { RECOVERY_CODE_COUNT } from '../../../core/users/secondFactor';
-import { mustEnrolSecondFactor, secondFactorsOf, type SecondFactors } from '../../../core/users/secondFactors';
+import { anySecondFactor, mustEnrolSecondFactor, secondFactorsOf, type SecondFactors } from '../../../core/users/secondFactors';
 import { findActiveUser } from '../../../core/users/users';
 import { errorNote } from '../../views/pageRendering';
 import { html, type SafeHtml } from '../../views/safeHtml';
@@ -44,19 +44,23 @@ const authenticatorAppSection: SecuritySection = {
 };
 
 const recoveryCodesSection: SecuritySection = {
-  render: (visitor, factors) =>
-    html`<section aria-labelledby="recovery-codes-heading">
+  render: (visitor, factors) => {
+    const generate = postForm(RECOVERY_CODES_PATH, visitor.csrf, html`<button type="submit" class="secondary">Generate new recovery codes</button>`);
+    const body = !anySecondFactor(factors)
+      ? html`<p>You get ten recovery codes when you turn on a second factor.</p>`
+      : factors.recoveryCodes === 0
+        ? html`<p>You have no recovery codes. Each one signs you in once in place of your second factor, if you lose your phone or your passkeys.</p>
+            ${generate}`
+        : html`<p>
+              ${factors.recoveryCodes} of ${RECOVERY_CODE_COUNT} left. Each one signs you in once in place of your second factor, if you lose your phone or your
+              passkeys. New ones replace every old one.
+            </p>
+            ${generate}`;
+    return html`<section aria-labelledby="recovery-codes-heading">
       <h2 id="recovery-codes-heading">Recovery codes</h2>
-      ${
-        factors.authenticatorApp || factors.passkeys > 0
-          ? html`<p>
-                ${factors.recoveryCodes} of ${RECOVERY_CODE_COUNT} left. Each one signs you in once in place of a code, if you lose your phone. New ones replace
-                every old one.
-              </p>
-              ${postForm(RECOVERY_CODES_PATH, visitor.csrf, html`<button type="submit" class="secondary">Generate new recovery codes</button>`)}`
-          : html`<p>You get ten recovery codes when you turn on a second factor.</p>`
-      }
-    </section>`,
+      ${body}
+    </section>`;
+  },
 };
 
 /** The page's sections after "Passkeys" (security/passkeysSection.ts), in order. */
