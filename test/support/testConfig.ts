@@ -40,6 +40,10 @@ export function testConfig(env: Record<string, string> = {}): Config {
     // value: a short cache keeps each such change from costing the test a second. Every process
     // a test starts gets the same value (see \`sharedSettings\`).
     READ_CACHE_MS: '100',
+    // Passwords hashed at the lowest cost config admits (2^10, a few ms instead of a few hundred
+    // under load): the tests sign in hundreds of times. The production cost (2^15) is hashed and
+    // verified in test/unit/usersPasswords.test.ts, and `npm run dev` runs at it.
+    PASSWORD_SCRYPT_LOG2_N: '10',
     ...env,
   });
   return cfg;
