@@ -7,7 +7,7 @@ import { createTemporalClients, type TemporalClients } from '../../core/temporal
 import { TemporalDeadlineError } from '../../core/temporal/deadline';
 import { connectWorkerConnection } from '../../worker/createWorker';
 import { eventually } from '../support/eventually';
-import { makeTemporalTlsFiles, type TemporalTlsFiles } from '../support/temporalTlsCertificates';
+import { makeTemporalTlsFiles, SERVER_NAME, type TemporalTlsFiles } from '../support/temporalTlsCertificates';
 import { testConfig } from '../support/testConfig';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 
@@ -61,9 +61,10 @@ async function startMtlsProxy(files: TemporalTlsFiles, upstream: string): Promis
   );
   server.on('tlsClientError', (err) => refused.push(err.message));
   server.on('connection', track);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // Reached by name, as a production address is: TLS sends a host name, never an IP, as the server name.
+  await new Promise<void>((resolve) => server.listen(0, 'localhost', resolve));
   return {
-    address: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    address: `localhost:${(server.address() as AddressInfo).port}`,
     accepted,
     refused,
     close: async () => {
@@ -82,8 +83,8 @@ function throughProxy(env: Record<string, string>): Config {
   return testConfig({
     TEMPORAL_ADDRESS: proxy.address,
     TEMPORAL_TLS_CA_FILE: files.caCert,
-    // The proxy is reached by IP; its certificate names only localhost, so this setting is what lets the check pass.
-    TEMPORAL_TLS_SERVER_NAME: 'localhost',
+    // The proxy is reached as localhost; its certificate names only SERVER_NAME, so this setting is what lets the check pass.
+    TEMPORAL_TLS_SERVER_NAME: SERVER_NAME,
     TEMPORAL_CONNECT_TIMEOUT_MS: '2000',
     TEMPORAL_CALL_TIMEOUT_MS: '3000',
     ...env,
@@ -191,7 +192,7 @@ test.each([
   expect(native.ms).toBeLessThan(cfg.temporal.connectTimeoutMs + 1500);
 });
 
-test("without TEMPORAL_TLS_SERVER_NAME the proxy's certificate (for localhost) does not match 127.0.0.1 and neither connection trusts it", async () => {
+test("without TEMPORAL_TLS_SERVER_NAME the proxy's certificate (for temporal.test) does not match localhost and neither connection trusts it", async () => {
   const cfg = testConfig({
     TEMPORAL_ADDRESS: proxy.address,
     TEMPORAL_TLS_CA_FILE: files.caCert,

@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { generate } from 'selfsigned';
 
 /**
- * PEM files of a private CA, a server certificate for `localhost` it signed (the name only, not
- * 127.0.0.1, so a connection to the IP passes only with the server name set), and client certificates.
+ * PEM files of a private CA, a server certificate it signed for `SERVER_NAME` (a name no
+ * resolver answers, so a connection by the host's own name, `localhost`, passes only with the
+ * server name set), and client certificates.
  */
 export interface TemporalTlsFiles {
   dir: string;
@@ -19,6 +20,9 @@ export interface TemporalTlsFiles {
   strangerCert: string;
   strangerKey: string;
 }
+
+/** The one name in the server certificate. */
+export const SERVER_NAME = 'temporal.test';
 
 const ec = { keyType: 'ec', curve: 'P-256', algorithm: 'sha256' } as const;
 
@@ -42,7 +46,7 @@ async function leaf(cn: string, ca: { cert: string; private: string }, role: 'se
       role === 'server' ? { name: 'extKeyUsage', serverAuth: true } : { name: 'extKeyUsage', clientAuth: true },
       {
         name: 'subjectAltName',
-        altNames: role === 'server' ? [{ type: 2, value: 'localhost' }] : [{ type: 2, value: cn }],
+        altNames: [{ type: 2, value: cn }],
       },
     ],
   });
@@ -52,7 +56,7 @@ export async function makeTemporalTlsFiles(): Promise<TemporalTlsFiles> {
   const dir = mkdtempSync(join(tmpdir(), 'temporal-tls-'));
   const ca = await authority('test temporal ca');
   const other = await authority('some other ca');
-  const server = await leaf('localhost', ca, 'server');
+  const server = await leaf(SERVER_NAME, ca, 'server');
   const client = await leaf('talent-platform-worker', ca, 'client');
   const stranger = await leaf('stranger', other, 'client');
   const files = {
