@@ -17,6 +17,9 @@ const npm = (args: string[], cwd: string) =>
   execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], {
     cwd,
     encoding: 'utf8',
+    // What npm says besides its answer (the build script's banners) is kept from the run's
+    // output; a failing command's error carries it.
+    stdio: ['ignore', 'pipe', 'pipe'],
     // The root's node_modules/.bin gives prepack its tsc, as in a checkout.
     env: { ...process.env, PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH}` },
   });
