@@ -1,10 +1,10 @@
 import type { Browser, Page } from 'playwright-core';
 import { listAuditEvents } from '../../core/audit/auditLog';
-import { closeBrowser, launchBrowser } from '../support/browser';
+import { startAccountsStack } from '../support/accountsStack';
 import { checkPage, setUpAndSignIn, sidewaysScrolling } from '../support/consoleBrowser';
-import { createTenant, type TestTenant } from '../support/fixtures';
-import { linkIn, Mailbox } from '../support/mailbox';
-import { createUserWithCli, startSignInApi, uniqueEmail } from '../support/signInApi';
+import type { TestTenant } from '../support/fixtures';
+import { linkIn, type Mailbox } from '../support/mailbox';
+import { createUserWithCli, uniqueEmail } from '../support/signInApi';
 import { signIn, submitWith } from '../support/signInPages';
 import type { TestApi } from '../support/testApi';
 
@@ -20,17 +20,13 @@ let srv: TestApi;
 let mailbox: Mailbox;
 let tenant: TestTenant;
 let browser: Browser;
+let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  mailbox = await Mailbox.start();
-  srv = await startSignInApi({ SMTP_URL: mailbox.smtpUrl, MAIL_SENDER_INTERVAL_MS: '100' });
-  tenant = await createTenant();
-  browser = await launchBrowser();
+  ({ srv, mailbox, tenant, browser, close } = await startAccountsStack());
 });
 afterAll(async () => {
-  await closeBrowser(browser);
-  await srv?.close();
-  await mailbox?.stop();
+  await close?.();
 });
 
 async function askForReset(page: Page, email: string): Promise<{ status: number; text: string }> {

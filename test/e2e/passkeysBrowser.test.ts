@@ -2,11 +2,11 @@ import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { listAuditEvents } from '../../core/audit/auditLog';
 import { recordConfirmation } from '../../core/users/sudoMode';
 import { cookieSettings } from '../../api/views/pageSecurity';
-import { closeBrowser, launchBrowser } from '../support/browser';
+import { startAccountsStack } from '../support/accountsStack';
 import { checkPage, setUpAndSignIn, sidewaysScrolling, CONSOLE_WIDTHS } from '../support/consoleBrowser';
-import { createTenant, type TestTenant } from '../support/fixtures';
-import { Mailbox } from '../support/mailbox';
-import { createUserWithCli, startSignInApi, uniqueEmail } from '../support/signInApi';
+import type { TestTenant } from '../support/fixtures';
+import type { Mailbox } from '../support/mailbox';
+import { createUserWithCli, uniqueEmail } from '../support/signInApi';
 import { signIn, submitWith } from '../support/signInPages';
 import type { TestApi } from '../support/testApi';
 
@@ -23,17 +23,13 @@ let srv: TestApi;
 let mailbox: Mailbox;
 let tenant: TestTenant;
 let browser: Browser;
+let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  mailbox = await Mailbox.start();
-  srv = await startSignInApi({ SMTP_URL: mailbox.smtpUrl, MAIL_SENDER_INTERVAL_MS: '100' }, {}, { hostName: 'localhost' });
-  tenant = await createTenant();
-  browser = await launchBrowser();
+  ({ srv, mailbox, tenant, browser, close } = await startAccountsStack({ hostName: 'localhost' }));
 });
 afterAll(async () => {
-  await closeBrowser(browser);
-  await srv?.close();
-  await mailbox?.stop();
+  await close?.();
 });
 
 async function virtualAuthenticator(context: BrowserContext, page: Page): Promise<{ cdp: CDPSession; authenticatorId: string }> {

@@ -3,11 +3,11 @@ import type { Browser, Page } from 'playwright-core';
 import { allAuditEvents, listAuditEvents } from '../../core/audit/auditLog';
 import { User } from '../../core/users/models';
 import { SUDO_WINDOW_MS } from '../../core/users/sudoMode';
-import { closeBrowser, launchBrowser } from '../support/browser';
+import { startAccountsStack } from '../support/accountsStack';
 import { checkPage, setUpAndSignIn, sidewaysScrolling } from '../support/consoleBrowser';
 import { createTenant, type TestTenant } from '../support/fixtures';
-import { Mailbox } from '../support/mailbox';
-import { adminCli, createUserWithCli, startSignInApi, uniqueEmail } from '../support/signInApi';
+import type { Mailbox } from '../support/mailbox';
+import { adminCli, createUserWithCli, uniqueEmail } from '../support/signInApi';
 import { signIn, submitWith } from '../support/signInPages';
 import { TestClock } from '../support/testClock';
 import type { TestApi } from '../support/testApi';
@@ -27,18 +27,14 @@ let srv: TestApi;
 let mailbox: Mailbox;
 let tenant: TestTenant;
 let browser: Browser;
+let close: (() => Promise<void>) | undefined;
 const clock = new TestClock();
 
 beforeAll(async () => {
-  mailbox = await Mailbox.start();
-  srv = await startSignInApi({ SMTP_URL: mailbox.smtpUrl, MAIL_SENDER_INTERVAL_MS: '100' }, { now: clock.now });
-  tenant = await createTenant();
-  browser = await launchBrowser();
+  ({ srv, mailbox, tenant, browser, close } = await startAccountsStack({ parts: { now: clock.now } }));
 });
 afterAll(async () => {
-  await closeBrowser(browser);
-  await srv?.close();
-  await mailbox?.stop();
+  await close?.();
 });
 
 /** The code the authenticator app shows at the app's current time. */
