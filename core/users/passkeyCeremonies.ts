@@ -1,12 +1,8 @@
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { sha256Hex } from '../crypto/hash';
 import { newId } from '../ids';
@@ -23,6 +19,12 @@ import { findActiveUser, type UserRecord } from './users';
  * Each answer claims the challenge its options issued, once (passkeys.ts).
  */
 const MAX_RESPONSE_LENGTH = 6000;
+/**
+ * @simplewebauthn/server, with the X.509 and ASN.1 code under it, loaded at the first ceremony:
+ * most API processes (and every worker) never run one, and loading it costs each of them
+ * half a second of start-up.
+ */
+const webauthn = () => import('@simplewebauthn/server');
 const CEREMONY_TIMEOUT_MS = 120_000;
 
 export const PASSKEY_NOT_ACCEPTED = 'The passkey could not be verified. Try again.';
@@ -53,7 +55,7 @@ export async function passkeyRegistrationOptions(rp: RelyingParty, user: UserRec
   const existing = await store.passkeysOfUser(user._id);
   const challenge = newChallenge(now);
   await store.insertPasskeyChallenge({ _id: challenge.hash, purpose: 'registration', userId: user._id, sessionHash: null, expiresAt: challenge.expiresAt });
-  return generateRegistrationOptions({
+  return (await webauthn()).generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
     userName: user.email,
@@ -77,6 +79,7 @@ export async function addPasskey(rp: RelyingParty, user: UserRecord, answer: unk
   if (!name.ok) return name;
   const response = credentialJson<RegistrationResponseJSON>(answer);
   if (!response) return { ok: false, message: PASSKEY_NOT_ACCEPTED };
+  const { verifyRegistrationResponse } = await webauthn();
   let verified;
   try {
     verified = await verifyRegistrationResponse({
@@ -135,7 +138,7 @@ export async function passkeySignInOptions(
     expiresAt: challenge.expiresAt,
   });
   const allowed = userId ? await store.passkeysOfUser(userId) : [];
-  return generateAuthenticationOptions({
+  return (await webauthn()).generateAuthenticationOptions({
     rpID: rp.id,
     challenge: Buffer.from(challenge.value, 'base64url'),
     timeout: CEREMONY_TIMEOUT_MS,
@@ -155,6 +158,7 @@ export async function checkAssertion(
   response: AuthenticationResponseJSON,
   expectedChallenge: (challenge: string) => Promise<boolean>,
 ): Promise<{ ok: true; newCount: number } | { ok: false }> {
+  const { verifyAuthenticationResponse } = await webauthn();
   try {
     const verified = await verifyAuthenticationResponse({
       response,
