@@ -23,8 +23,12 @@ export interface AccountsStack {
  */
 export async function startAccountsStack(opts: { parts?: Parameters<typeof startApi>[1]; hostName?: '127.0.0.1' | 'localhost' } = {}): Promise<AccountsStack> {
   const started: Partial<Omit<AccountsStack, 'close'>> = {};
+  // Chromium starts in its own processes while the API starts in this one.
+  const launching = launchBrowser();
+  // Awaited below; a failure meanwhile must not end the process as an unhandled rejection.
+  launching.catch(() => undefined);
   const close = async () => {
-    await closeBrowser(started.browser);
+    await closeBrowser(started.browser ?? (await launching.catch(() => undefined)));
     await started.srv?.close();
     await started.mailbox?.stop();
   };
@@ -36,7 +40,7 @@ export async function startAccountsStack(opts: { parts?: Parameters<typeof start
       opts.hostName ? { hostName: opts.hostName } : {},
     );
     started.tenant = await createTenant();
-    started.browser = await launchBrowser();
+    started.browser = await launching;
   } catch (err) {
     await close();
     throw err;
