@@ -11,6 +11,8 @@ import { startWorkflowStarter } from '../core/starters/workflowStarter';
 import { startMailSender } from '../core/mail/mailSender';
 import { createApp } from './app';
 import { answerClientErrors } from './clientErrors';
+import { warmStart } from './warmStart';
+import { errorMessage } from '../core/observability/errorMessage';
 
 /** Keep-alive longer than common load balancers' idle timeouts, so pooled connections are not reset under a client. */
 export function tuneServer(server: Server, logger: Logger): void {
@@ -24,6 +26,8 @@ export async function startApi(
   config: Config,
   /** Parts of the app's dependencies to use instead of the ones it would build (tests). */
   parts: Partial<Omit<Deps, 'config' | 'usage' | 'store' | 'stores'>> = {},
+  /** `warmStart`: compile the request path and open the store's connections before listening (api/warmStart.ts); the process entry does. */
+  options: { warmStart?: boolean } = {},
 ): Promise<{
   server: Server;
   url: string;
@@ -41,7 +45,13 @@ export async function startApi(
   const usage = new UsageCounters(opened.stores, { logger, now: opened.now });
   const deps: Deps = { ...opened, usage };
   usage.start();
-  const app = createApp({ deps, probes: { store: deps.store.ping, temporal: () => pingTemporal(deps.temporal) } });
+  const probes = { store: deps.store.ping, temporal: () => pingTemporal(deps.temporal) };
+  const app = createApp({ deps, probes });
+  if (options.warmStart)
+    // A replica whose warm-up failed still serves, only colder.
+    await warmStart({ deps, twinApp: (twinDeps) => createApp({ deps: twinDeps, probes }) }).catch((err: unknown) =>
+      logger.warn({ err: { message: errorMessage(err) } }, 'warm start failed; the first requests compile the request path'),
+    );
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -85,7 +95,7 @@ export async function startApi(
 if (require.main === module) {
   const config = loadConfigOrExit();
   const logger = createLogger({ level: config.logLevel });
-  startApi(config, { logger }).then(
+  startApi(config, { logger }, { warmStart: true }).then(
     ({ url, close, deps }) => {
       logger.info({ url, temporal: describeTemporalConnection(config.temporal) }, 'api listening');
       // A parent that started this process with an IPC channel (the tests, with PORT=0) learns

@@ -6,7 +6,8 @@ import { loadConfig } from '../core/config';
 import { setOrganizationRate } from '../core/limits/limitSettings';
 import { closeDeps, openDeps } from '../core/deps';
 import type { BenchFigure } from './benchResults';
-import { newestProfile, topCosts } from './cpuProfileSummary';
+import { costsByArea, monotonicMicros, newestProfile, topCosts, type ProfileWindow, type TopCost } from './cpuProfileSummary';
+import { profileStore } from './storeCpuProfile';
 import { benchOrganization, runBench, startBenchStack, type BenchStops } from './benchStack';
 import { startApiProcess } from '../test/support/apiProcess';
 import type { LoadPlan, LoadResult, LoadSegment, LoadTarget } from './loadGenerator';
@@ -42,10 +43,18 @@ import { measureCounterCpu, quantile, seedYearOfUsage } from './usageBench';
  * Each prints p50/p99, non-2xx and the CPU seconds the API and the store processes spent per
  * 1,000 requests (from /proc), and the figures go to docs/benchmark-results.md. BENCH_SECONDS (default 10) per measurement, after
  * BENCH_WARMUP_SECONDS (default 10) of the common load; BENCH_SCENARIOS=cold,common,capacity,usage (any of
- * them) runs only those. BENCH_API_CPU_PROF=dir
- * writes a V8 CPU profile of the API process there (for finding where its time goes).
+ * them) runs only those.
+ *
+ * Where the time goes: the API process runs under V8's CPU profiler and the store (FerretDB) is
+ * profiled through its pprof endpoint while the common load is measured (the cold load when
+ * common is not run); their top costs go to the results table beside the figures, the API's by
+ * area and by function over the measured seconds only. BENCH_API_CPU_PROF=dir keeps the API's
+ * profile there; BENCH_PROFILES=0 runs without profilers (the store's needs Go's `go tool pprof`).
  */
 const ORGS = Number(process.env.BENCH_ORGS ?? 50);
+const PROFILES = process.env.BENCH_PROFILES !== '0';
+/** Costs named per profile in the results table. */
+const TOP_COSTS = 8;
 const RATE = Number(process.env.BENCH_RATE ?? 1000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -58,9 +67,9 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 10);
 /** BENCH_SCENARIOS=common, capacity or usage (comma-separated) runs those (default all). */
 const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'cold,common,capacity,usage').split(',').map((s) => s.trim()));
-/** The cold scenario's measured seconds, reported in parts of COLD_SEGMENT_SECONDS. */
+/** The cold scenario's measured seconds, reported in parts of COLD_SEGMENT_SECONDS (BENCH_COLD_SEGMENT_SECONDS=1 shows each second). */
 const COLD_SECONDS = 20;
-const COLD_SEGMENT_SECONDS = 10;
+const COLD_SEGMENT_SECONDS = Number(process.env.BENCH_COLD_SEGMENT_SECONDS ?? 10);
 /**
  * Each common-case measurement starts with this much of the same load, not counted: after the
  * pause that lets the service settle, every organization's cached key and settings (READ_CACHE_MS,
@@ -158,7 +167,7 @@ async function measureAll(dir: string, stops: BenchStops): Promise<BenchFigure[]
       storePid,
     );
   }
-  const profileDir = process.env.BENCH_API_CPU_PROF;
+  const profileDir = PROFILES ? (process.env.BENCH_API_CPU_PROF ?? join(dir, 'api-profile')) : undefined;
   const api = await startApiProcess(
     config,
     { LOG_LEVEL: process.env.BENCH_API_LOG_LEVEL ?? 'warn' },
@@ -192,11 +201,23 @@ async function measureAll(dir: string, stops: BenchStops): Promise<BenchFigure[]
 
   // Cold: the first seconds a user meets, before anything else warmed the API or the store.
   let coldApi: Measured | undefined;
-  if (cold.length)
-    coldApi = await measure(
-      { api: apiPid, store: storePid },
-      { mode: 'open', targets: cold.map((c) => whoami(api.url, c.key)), ratePerSecond: RATE, seconds: COLD_SECONDS, segmentSeconds: COLD_SEGMENT_SECONDS },
-    );
+  let profiledWindow: ProfileWindow | undefined;
+  let storeCosts: ReturnType<typeof profileStore>['done'] | undefined;
+  const profiled = async <T>(seconds: number, work: () => Promise<T>): Promise<T> => {
+    if (PROFILES) storeCosts = profileStore(storePid, seconds, dir, TOP_COSTS).done;
+    const fromUs = monotonicMicros();
+    const result = await work();
+    profiledWindow = { fromUs, toUs: monotonicMicros() };
+    return result;
+  };
+  if (cold.length) {
+    const coldLoad = () =>
+      measure(
+        { api: apiPid, store: storePid },
+        { mode: 'open', targets: cold.map((c) => whoami(api.url, c.key)), ratePerSecond: RATE, seconds: COLD_SECONDS, segmentSeconds: COLD_SEGMENT_SECONDS },
+      );
+    coldApi = SCENARIOS.has('common') ? await coldLoad() : await profiled(COLD_SECONDS, coldLoad);
+  }
 
   // Warm-up at the common rate (JIT, connection pools, every organization seen once), then measure.
   // Before each measurement the API and the store have finished whatever an earlier one left.
@@ -206,7 +227,7 @@ async function measureAll(dir: string, stops: BenchStops): Promise<BenchFigure[]
   let commonBare: Measured | undefined;
   if (SCENARIOS.has('common')) {
     await quiet();
-    commonApi = await measure({ api: apiPid, store: storePid }, commonPlan(api.url, SECONDS, LEAD_IN_SECONDS));
+    commonApi = await profiled(SECONDS + LEAD_IN_SECONDS, () => measure({ api: apiPid, store: storePid }, commonPlan(api.url, SECONDS, LEAD_IN_SECONDS)));
     await quiet();
     commonBare = await measure({ bare: barePid }, commonPlan(bare.url, SECONDS, LEAD_IN_SECONDS));
   }
@@ -373,17 +394,28 @@ async function measureAll(dir: string, stops: BenchStops): Promise<BenchFigure[]
       });
     }
   }
-  if (profileDir) {
+  const profiledLoad = SCENARIOS.has('common') ? 'common load' : 'cold load';
+  const named = (who: string, costs: TopCost[]) => {
+    if (costs.length) w(`${who}, ${profiledLoad}:\n`);
+    for (const c of costs) {
+      w(`  ${(c.share * 100).toFixed(1).padStart(5)} %  ${c.name}\n`);
+      figures.push({ measure: `${who}, ${profiledLoad}: ${c.name}`, figure: `${(c.share * 100).toFixed(1)} % of busy time` });
+    }
+  };
+  if (profileDir && profiledWindow) {
     // The profile is written when the API process exits.
     await api.stop();
     const file = newestProfile(profileDir);
     if (file) {
-      w(`top self time in the API process over the whole run (${file}):\n`);
-      for (const c of topCosts(file)) {
-        w(`  ${(c.share * 100).toFixed(1).padStart(5)} %  ${c.name}\n`);
-        figures.push({ measure: `API CPU profile, whole run: ${c.name}`, figure: `${(c.share * 100).toFixed(1)} % of busy time` });
-      }
+      named('API CPU by area (self time)', costsByArea(file, TOP_COSTS, profiledWindow));
+      named('API CPU by function (self time)', topCosts(file, TOP_COSTS, profiledWindow));
     }
+  }
+  if (storeCosts) {
+    const costs = await storeCosts;
+    named('store CPU by command (cumulative)', costs.byCommand);
+    named('store CPU by function (self time)', costs.self);
+    if (!costs.self.length) w('store CPU profile: none (the store has no pprof address, or `go tool pprof` is missing)\n');
   }
   return figures;
 }

@@ -110,9 +110,9 @@ export interface Deps {
 export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 'stores'>> = {}): Deps {
   const store = parts.store ?? unopenedStore();
   const destinationLookup = parts.destinationLookup ?? systemDestinationLookup;
-  const addressLimits = parts.addressLimits ?? new ClientAddressLimits(config.secretsKey);
   const now = parts.now ?? Date.now;
   const logger = parts.logger ?? createLogger();
+  const addressLimits = parts.addressLimits ?? new ClientAddressLimits(config.secretsKey, now, logger);
   const temporal = parts.temporal ?? createTemporalClients(config);
   const trustAnchors = parts.trustAnchors ?? new TrustAnchors();
   return {
@@ -122,7 +122,7 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 
     store,
     stores: createStores(store.connection),
     config,
-    admission: parts.admission ?? new StoreAdmission(now),
+    admission: parts.admission ?? new StoreAdmission(now, logger),
     dailyJobCaps: parts.dailyJobCaps ?? new DailyJobCapReads(),
     keyReads: parts.keyReads ?? new KeyReads(),
     limitSettings: parts.limitSettings ?? new LimitSettingsReads(),

@@ -72,11 +72,11 @@ export interface FailedAuthenticationLimit {
 export function failedAuthenticationLimit(config: Config, addressLimits: ClientAddressLimits): FailedAuthenticationLimit {
   const blocks = new AddressBlocks();
   return {
-    retryAfterSeconds: (ctx) => (blocks.empty ? 0 : blocks.retryAfterSeconds(clientAddressBucket(ctx.ip))),
+    retryAfterSeconds: (ctx) => (blocks.empty ? 0 : blocks.retryAfterSeconds(clientAddressBucket(ctx.ip), addressLimits.now())),
     recordFailure: async (ctx) => {
       const got = await addressLimits.admit('auth-failures', ctx.ip, config.addressLimits.authFailuresPerMinute);
       if (got.admitted) return 0;
-      blocks.block(clientAddressBucket(ctx.ip), got.retryAfterSeconds);
+      blocks.block(clientAddressBucket(ctx.ip), got.retryAfterSeconds, addressLimits.now());
       return got.retryAfterSeconds;
     },
   };

@@ -1,8 +1,8 @@
 import ipaddr from 'ipaddr.js';
 import { hmacSha256 } from '../crypto/hash';
 import { purposeKey } from '../crypto/purposeKeys';
-import { logger } from '../observability/logger';
-import { admitUnderCap, MINUTE_MS } from './minuteCaps';
+import type { Logger } from '../observability/logger';
+import { admitUnderCap, MINUTE_MS, type CapContext } from './minuteCaps';
 import { deleteCapEntriesWithPrefixBefore } from './store';
 import { errorMessage } from '../observability/errorMessage';
 
@@ -49,9 +49,9 @@ export async function admitFromAddress(
   limit: AddressLimitName,
   address: string,
   perMinute: number,
-  now: () => number = Date.now,
+  context: CapContext,
 ): Promise<AddressAdmission> {
-  const got = await admitUnderCap(addressCapName(master, limit, address), perMinute, now);
+  const got = await admitUnderCap(addressCapName(master, limit, address), perMinute, context);
   return got.admitted ? { admitted: true } : { admitted: false, retryAfterSeconds: got.retryAfterSeconds };
 }
 
@@ -64,18 +64,23 @@ export async function admitFromAddress(
 export class ClientAddressLimits {
   private purgedAt = 0;
 
-  constructor(private readonly master: Buffer) {}
+  /** `now` and `logger`: the app's clock and logger (core/deps.ts). */
+  constructor(
+    private readonly master: Buffer,
+    readonly now: () => number,
+    private readonly logger: Logger,
+  ) {}
 
   /** admitFromAddress under this app's master secret, after a purge when a minute has passed since the last. */
-  async admit(limit: AddressLimitName, address: string, perMinute: number, now: () => number = Date.now): Promise<AddressAdmission> {
-    this.purgeStaleEntries(now());
-    return admitFromAddress(this.master, limit, address, perMinute, now);
+  async admit(limit: AddressLimitName, address: string, perMinute: number): Promise<AddressAdmission> {
+    this.purgeStaleEntries(this.now());
+    return admitFromAddress(this.master, limit, address, perMinute, { now: this.now, logger: this.logger });
   }
 
   private purgeStaleEntries(now: number): void {
     if (now - this.purgedAt < MINUTE_MS) return;
     this.purgedAt = now;
-    purgeStaleAddressEntries(now).catch((err) => logger.warn({ err: { message: errorMessage(err) } }, 'could not purge client-address limit entries'));
+    purgeStaleAddressEntries(now).catch((err) => this.logger.warn({ err: { message: errorMessage(err) } }, 'could not purge client-address limit entries'));
   }
 }
 
@@ -89,7 +94,7 @@ export class AddressBlocks {
 
   constructor(private readonly maxEntries = 10_000) {}
 
-  block(bucket: string, retryAfterSeconds: number, now = Date.now()): void {
+  block(bucket: string, retryAfterSeconds: number, now: number): void {
     if (this.until.size >= this.maxEntries) this.evictExpired(now);
     // Still full of live blocks: forget the oldest rather than grow without bound.
     if (this.until.size >= this.maxEntries) this.until.delete(this.until.keys().next().value as string);
@@ -102,7 +107,7 @@ export class AddressBlocks {
   }
 
   /** Seconds the bucket stays blocked, or 0. */
-  retryAfterSeconds(bucket: string, now = Date.now()): number {
+  retryAfterSeconds(bucket: string, now: number): number {
     const until = this.until.get(bucket);
     if (until === undefined) return 0;
     if (until <= now) {

@@ -128,9 +128,9 @@ async function updateSettings(settings: LimitChangeSettings, orgId: string, chan
   throw new LimitChangeError('limit settings changed concurrently; try again');
 }
 
-function upsertOverride(s: LimitSettingsDoc, o: Omit<LimitOverride, 'updatedAt'>): LimitSettingsDoc {
+function upsertOverride(s: LimitSettingsDoc, o: Omit<LimitOverride, 'updatedAt'>, nowMs: number): LimitSettingsDoc {
   const rest = s.overrides.filter((x) => !(x.operation === o.operation && x.scopeType === o.scopeType && x.scopeId === o.scopeId));
-  return { ...s, overrides: [...rest, { ...o, updatedAt: new Date() }] };
+  return { ...s, overrides: [...rest, { ...o, updatedAt: new Date(nowMs) }] };
 }
 
 export function existingOverride(s: LimitSettingsDoc, operation: string, scope: Scope): LimitOverride | undefined {
@@ -177,6 +177,8 @@ export interface LimitChangeRequest<O extends LimitEntryName = OperationName> {
   operation: O;
   scope: Scope;
   actor?: Actor;
+  /** The clock of the app making the change: the override's `updatedAt`. */
+  now: () => number;
 }
 
 /**
@@ -186,13 +188,13 @@ export interface LimitChangeRequest<O extends LimitEntryName = OperationName> {
  */
 async function changeOverride(
   settings: LimitChangeSettings,
-  { orgId, operation, scope }: LimitChangeRequest,
+  { orgId, operation, scope, now }: LimitChangeRequest,
   decide: (s: LimitSettingsDoc, existing: LimitOverride | undefined) => OverrideChange,
 ): Promise<LimitSettingsDoc> {
   await requireOrganization(orgId);
   await scopeChain(orgId, scope);
   return updateSettings(settings, orgId, (s) =>
-    upsertOverride(s, { operation, scopeType: scope.type, scopeId: scope.id, ...decide(s, existingOverride(s, operation, scope)) }),
+    upsertOverride(s, { operation, scopeType: scope.type, scopeId: scope.id, ...decide(s, existingOverride(s, operation, scope)) }, now()),
   );
 }
 
@@ -236,7 +238,7 @@ export function checkClear(actor: Actor, existing?: Pick<LimitOverride, 'kind' |
 
 /** Clears a cap or block; `api.request_baseline.v1` clears the organization-wide rate. */
 export async function clearLimit(settings: LimitChangeSettings, request: LimitChangeRequest<LimitEntryName>): Promise<LimitSettingsDoc> {
-  const { orgId, operation, scope, actor = 'operator' } = request;
+  const { orgId, operation, scope, actor = 'operator', now } = request;
   if (actor === 'customer' && operation === BASELINE_ENTRY) checkClear(actor);
   await requireOrganization(orgId);
   if (operation === BASELINE_ENTRY) {
@@ -252,7 +254,9 @@ export async function clearLimit(settings: LimitChangeSettings, request: LimitCh
   return updateSettings(settings, orgId, (s) => {
     const existing = existingOverride(s, operation, scope);
     checkClear(actor, existing);
-    return existing ? upsertOverride(s, { operation, scopeType: scope.type, scopeId: scope.id, kind: 'cleared', requestsPerMinute: null, setBy: actor }) : s;
+    return existing
+      ? upsertOverride(s, { operation, scopeType: scope.type, scopeId: scope.id, kind: 'cleared', requestsPerMinute: null, setBy: actor }, now())
+      : s;
   });
 }
 

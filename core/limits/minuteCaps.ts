@@ -1,4 +1,4 @@
-import { logger } from '../observability/logger';
+import type { Logger } from '../observability/logger';
 import type { OperationName } from './limitTable';
 import { deleteCapEntriesBefore, deleteCapEntry, insertCapEntry, latestCapEntries } from './store';
 import { errorMessage } from '../observability/errorMessage';
@@ -45,8 +45,14 @@ export interface CapTaken {
 export type CapAdmission =
   { admitted: true; taken: CapTaken; limit: number; remaining: number; resetSeconds: number } | { admitted: false; limit: number; retryAfterSeconds: number };
 
+/** What a cap's admission reads time from and logs through: its app's clock and logger. */
+export interface CapContext {
+  now: () => number;
+  logger: Logger;
+}
+
 /** Admits one request under a per-minute cap of `limit`, or refuses it without writing. */
-export async function admitUnderCap(cap: string, limit: number, now: () => number = Date.now): Promise<CapAdmission> {
+export async function admitUnderCap(cap: string, limit: number, { now, logger }: CapContext): Promise<CapAdmission> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const recent = await latestCapEntries(cap, limit);
     const t = now();

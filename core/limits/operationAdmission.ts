@@ -15,7 +15,7 @@ import { admitUnderCap, capLogId, returnCapSlot, type CapTaken } from './minuteC
 import { rateLimitHeaders, type RateLimitState } from './rateLimitHeaders';
 import { operationScopeKey, requestScopeKey, type Lease, type StoreAdmission, type WindowTaken } from './requestAdmission';
 import { secondsUntilNextWindow } from './strictWindow';
-import { logger } from '../observability/logger';
+import type { Logger } from '../observability/logger';
 import { admissionRefusals } from '../observability/metrics';
 import { retryLater, type Problem } from '../problems';
 
@@ -98,6 +98,7 @@ class HeldAdmission implements AdmissionHandle {
     private readonly lease: Lease,
     baselineWindow: WindowTaken,
     private readonly limits: HeldLimit[],
+    private readonly logger: Logger,
   ) {
     this.windows = [baselineWindow];
   }
@@ -132,7 +133,7 @@ class HeldAdmission implements AdmissionHandle {
 
     for (const cap of overrides.caps) {
       const quota = cap.requestsPerMinute ?? 0;
-      const c = await admitUnderCap(capLogId(orgId, operation, cap.scopeType, cap.scopeId), quota, this.admission.now);
+      const c = await admitUnderCap(capLogId(orgId, operation, cap.scopeType, cap.scopeId), quota, { now: this.admission.now, logger: this.logger });
       const state: RateLimitState = {
         policy: `${operation}@${cap.scopeType}`,
         quota,
@@ -153,7 +154,7 @@ class HeldAdmission implements AdmissionHandle {
   private async refuse(operation: OperationName, detail: string, retryAfter: number, limit: string): Promise<Problem> {
     const caps = this.caps.splice(0);
     const taken = [...this.windows.splice(0).map((w) => this.admission.returnWindowSlot(w)), ...caps.map((c) => returnCapSlot(c.taken))];
-    await Promise.all(taken).catch((err) => logger.warn({ err: { message: (err as Error).message } }, 'could not give back admission slots'));
+    await Promise.all(taken).catch((err) => this.logger.warn({ err: { message: (err as Error).message } }, 'could not give back admission slots'));
     for (const c of caps) c.state.remaining = Math.min(c.state.quota, c.state.remaining + 1);
     // The refused request's own place is still held until the response is over; the next finds it free.
     return refusal(detail, retryAfter, statesOf(this.admission, this.principal.orgId, this.limits, this.lease), { operation, limit });
@@ -165,6 +166,8 @@ export interface AdmissionDeps {
   config: Pick<Config, 'limits' | 'readCacheMs'>;
   admission: StoreAdmission;
   limitSettings: LimitSettingsReads;
+  /** The app's logger: what admission cannot give back is logged through it. */
+  logger: Logger;
 }
 
 /**
@@ -176,7 +179,11 @@ export function admissionUnder(deps: AdmissionDeps): AcquireAdmission {
   return (principal) => acquireAdmission(deps, principal, leaseTtlMs);
 }
 
-async function acquireAdmission({ admission, limitSettings, config }: AdmissionDeps, principal: KeyPrincipal, leaseTtlMs: number): Promise<AdmissionHandle> {
+async function acquireAdmission(
+  { admission, limitSettings, config, logger }: AdmissionDeps,
+  principal: KeyPrincipal,
+  leaseTtlMs: number,
+): Promise<AdmissionHandle> {
   const settings = await limitSettings.get(config, principal.orgId);
   const org = organizationLimits(settings);
   const result = await admission.admitRequest({
@@ -199,5 +206,5 @@ async function acquireAdmission({ admission, limitSettings, config }: AdmissionD
       limit: result.reason === 'request_rate' ? 'requests_per_second' : 'max_concurrency',
     });
   }
-  return new HeldAdmission(admission, principal, settings, org, result.lease, result.taken, limits);
+  return new HeldAdmission(admission, principal, settings, org, result.lease, result.taken, limits, logger);
 }

@@ -1,4 +1,4 @@
-import { logger } from '../observability/logger';
+import type { Logger } from '../observability/logger';
 import { EXACT_LEASES_UP_TO, LeaseBlockPool, WindowBlockPool, windowBlockSize, leaseBlockSize, type LeaseBlock, type WindowBlock } from './admissionBlocks';
 import {
   everySlotHeldHere,
@@ -119,7 +119,10 @@ export async function heldLeases(orgId: string): Promise<HeldLease[]> {
  * one a test moves to put requests in the seconds it chooses.
  */
 export class StoreAdmission {
-  constructor(readonly now: () => number = Date.now) {}
+  constructor(
+    readonly now: () => number,
+    private readonly logger: Logger,
+  ) {}
 
   /**
    * Every slot is still taken by its own unique insert; inserts asked for together (a request's
@@ -160,7 +163,7 @@ export class StoreAdmission {
         for (const slotId of byId) this.slotsHeldHere.remove(slotId);
       }
     },
-    (err) => logger.warn({ err: { message: errorMessage(err) } }, 'lease release failed; the lease will expire'),
+    (err) => this.logger.warn({ err: { message: errorMessage(err) } }, 'lease release failed; the lease will expire'),
     // Under load, releases that finish within a few milliseconds share one delete.
     RELEASE_GATHER_MS,
     // Read when the releases go out: field initializers run before the constructor sets `now`.
@@ -177,7 +180,7 @@ export class StoreAdmission {
   private purgeOldWindows(second: number): void {
     if (second === this.purgedSecond) return;
     this.purgedSecond = second;
-    const warn = (err: unknown) => logger.warn({ err: { message: errorMessage(err) } }, 'could not purge old request windows');
+    const warn = (err: unknown) => this.logger.warn({ err: { message: errorMessage(err) } }, 'could not purge old request windows');
     const old = this.takenHere.takeOld(second);
     if (old.length) this.purging = this.purging.then(() => deleteInTurns(old, warn));
     if (second - this.sweptSecond < SWEEP_EVERY_SECONDS) return;

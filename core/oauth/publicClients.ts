@@ -75,7 +75,7 @@ export class PublicClients {
     this.logger = options.logger;
     this.trustAnchors = options.trustAnchors;
     this.destinationLookup = options.destinationLookup ?? systemDestinationLookup;
-    this.addressLimits = options.addressLimits ?? new ClientAddressLimits(config.secretsKey);
+    this.addressLimits = options.addressLimits ?? new ClientAddressLimits(config.secretsKey, clock, options.logger);
     this.documents = new LRUCache({ max: 1000, ttl: 1000 * 60, ttlAutopurge: false, perf: { now: clock } });
     this.bounds = new MetadataFetchBounds(
       { maxInFlight: config.metadataDocuments.fetchesInFlight, failureTtlMs: config.metadataDocuments.failureCacheSeconds * 1000 },

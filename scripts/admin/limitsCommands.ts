@@ -52,12 +52,12 @@ async function entryFor(config: Config, settings: LimitSettingsDoc, orgId: strin
 export const limitsCommands: Record<string, AdminCommand> = {
   'limit set': {
     usage: `limit set --org O --operation OP ${SCOPE_FLAGS} --requests-per-minute N`,
-    run: async (f, { config, stores }) => {
+    run: async (f, { config, stores, now }) => {
       const orgId = requireFlag(f, 'org');
       const operation = operationFlag(f);
       const scope = scopeFromFlags(orgId, f);
       const rpm = intFlag(f, 'requests-per-minute', { required: true, min: 1 })!;
-      const settings = await setCap(config, { orgId, operation, scope, requestsPerMinute: rpm });
+      const settings = await setCap(config, { orgId, operation, scope, requestsPerMinute: rpm, now });
       await recordOperatorChange(stores, {
         orgId,
         action: 'limit.cap_set',
@@ -69,23 +69,23 @@ export const limitsCommands: Record<string, AdminCommand> = {
   },
   'limit block': {
     usage: `limit block --org O --operation OP ${SCOPE_FLAGS}`,
-    run: async (f, { config, stores }) => {
+    run: async (f, { config, stores, now }) => {
       const orgId = requireFlag(f, 'org');
       const operation = operationFlag(f);
       const scope = scopeFromFlags(orgId, f);
-      const settings = await blockOperation(config, { orgId, operation, scope });
+      const settings = await blockOperation(config, { orgId, operation, scope, now });
       await recordOperatorChange(stores, { orgId, action: 'limit.blocked', target: scope.id, after: { ...limitTarget(operation, scope), blocked: true } });
       return entryFor(config, settings, orgId, operation, scope);
     },
   },
   'limit clear': {
     usage: `limit clear --org O --operation OP ${SCOPE_FLAGS}   (OP ${BASELINE_ENTRY} clears the organization-wide rate)`,
-    run: async (f, { config, stores }) => {
+    run: async (f, { config, stores, now }) => {
       const orgId = requireFlag(f, 'org');
       requireFlag(f, 'operation');
       const operation = limitEntryFlag(f)!;
       const scope = scopeFromFlags(orgId, f);
-      const settings = await clearLimit(config, { orgId, operation, scope });
+      const settings = await clearLimit(config, { orgId, operation, scope, now });
       await recordOperatorChange(stores, { orgId, action: 'limit.cleared', target: scope.id, after: limitTarget(operation, scope) });
       return entryFor(config, settings, orgId, operation, scope);
     },

@@ -54,12 +54,14 @@ beforeAll(async () => {
     scope: { type: 'key', id: tenant.keyId },
     requestsPerMinute: 30,
     actor: 'customer',
+    now: Date.now,
   });
   await blockOperation(settings, {
     orgId: tenant.orgId,
     operation: 'person_matches.create',
     scope: { type: 'organization', id: tenant.orgId },
     actor: 'customer',
+    now: Date.now,
   });
   await setBudget({ orgId: tenant.orgId, familyId: tenant.familyId, amount: 1200 });
   adminEmail = uniqueEmail('head-of-recruiting-operations');

@@ -8,6 +8,7 @@ import { eventually } from '../support/eventually';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { createUserWithCli, startSignInApi, uniqueEmail } from '../support/signInApi';
 import type { TestApi } from '../support/testApi';
+import { testLogger } from '../support/capturedLogs';
 
 /**
  * The console's "Too many requests" page in a real browser: with the organization's export slots
@@ -22,7 +23,7 @@ let tenant: TestTenant;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
-const replica = new StoreAdmission();
+const replica = new StoreAdmission(Date.now, testLogger());
 
 beforeAll(async () => {
   srv = await startSignInApi();

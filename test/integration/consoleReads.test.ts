@@ -11,6 +11,7 @@ import { api } from '../support/http';
 import { expectProblemResponse } from '../support/problems';
 import { startSignInApi } from '../support/signInApi';
 import type { TestApi } from '../support/testApi';
+import { testLogger } from '../support/capturedLogs';
 
 /**
  * Console reads are held to the organization's limits like their /v1 twins: list pages take the
@@ -20,7 +21,7 @@ import type { TestApi } from '../support/testApi';
  */
 let srv: TestApi;
 /** Another replica's admission: what it takes is in the store, as the API's own would be. */
-const replica = new StoreAdmission();
+const replica = new StoreAdmission(Date.now, testLogger());
 
 beforeAll(async () => {
   srv = await startSignInApi();

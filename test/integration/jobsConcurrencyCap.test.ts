@@ -30,7 +30,7 @@ const person = (_i: number) => pool[seq++];
 const jobDeps = () => createDeps(srv.config, { logger: testLogger(), temporal: srv.deps.temporal, store: srv.deps.store });
 
 beforeAll(async () => {
-  srv = await startTestApi({}, undefined, { admission: new StoreAdmission(clock.now) });
+  srv = await startTestApi({}, undefined, { admission: new StoreAdmission(clock.now, testLogger()) });
   await insertTestPeople(pool);
 });
 afterAll(async () => {

@@ -20,7 +20,9 @@ test.each([2, 10])('%i first-time limit changes at once each succeed or get a cl
   const org = await createOrganization(`limits race ${n}`, 0);
   const operations = OPERATIONS.slice(0, n);
   const outcomes = await Promise.allSettled(
-    operations.map((op, i) => setCap(config, { orgId: org.org_id, operation: op, scope: { type: 'organization', id: org.org_id }, requestsPerMinute: i + 1 })),
+    operations.map((op, i) =>
+      setCap(config, { orgId: org.org_id, operation: op, scope: { type: 'organization', id: org.org_id }, requestsPerMinute: i + 1, now: Date.now }),
+    ),
   );
 
   const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as Error] : []));

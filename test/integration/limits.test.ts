@@ -45,7 +45,7 @@ const clock = new TestClock();
 const apps: Replica[] = [];
 
 /** This process's own admission (the replicas under test have theirs). */
-const admission = new StoreAdmission();
+const admission = new StoreAdmission(Date.now, testLogger());
 
 beforeAll(async () => {
   cfg = testConfig({ LIMITS_LEASE_TTL_SECONDS: String(LEASE_TTL_SECONDS) });
@@ -53,7 +53,7 @@ beforeAll(async () => {
   const [processReplica, ...inProcess] = await Promise.all([
     startApiProcess(cfg, { LOG_LEVEL: 'silent', LIMITS_LEASE_TTL_SECONDS: String(LEASE_TTL_SECONDS) }),
     serveApp(createDeps(cfg, { logger: testLogger(), store: testStore.handle })),
-    ...[0, 1].map(() => serveApp(createDeps(cfg, { logger: testLogger(), store: testStore.handle, admission: new StoreAdmission(clock.now) }))),
+    ...[0, 1].map(() => serveApp(createDeps(cfg, { logger: testLogger(), store: testStore.handle, admission: new StoreAdmission(clock.now, testLogger()) }))),
   ]);
   replicas.push(inProcess[0], { url: processReplica.url, close: () => processReplica.stop() });
   apps.push(...inProcess.slice(1));
@@ -202,7 +202,7 @@ describe('request rate: strict one-second window shared by every key and replica
 
   test('a request refused by a later check gives its baseline slot back; an operation rate below the baseline wins', async () => {
     const tenant = await createTenant();
-    await blockOperation(cfg, { orgId: tenant.orgId, operation: 'whoami', scope: { type: 'key', id: tenant.keyId } });
+    await blockOperation(cfg, { orgId: tenant.orgId, operation: 'whoami', scope: { type: 'key', id: tenant.keyId }, now: Date.now });
     const other = await addKey(tenant, [PERMISSIONS.jobsRead]);
     // 20 blocked requests, then 25 from another key, all in one second.
     clock.nextSecond(100);
@@ -319,7 +319,7 @@ describe('per-minute caps', () => {
     }
     expect((await api(replicas[1].url, 'GET', '/v1/whoami', { key: other.key })).status).toBe(200);
     // Clearing lifts it at once, on every replica.
-    await clearLimit(cfg, { orgId: tenant.orgId, operation: 'whoami', scope: { type: 'key', id: tenant.keyId } });
+    await clearLimit(cfg, { orgId: tenant.orgId, operation: 'whoami', scope: { type: 'key', id: tenant.keyId }, now: Date.now });
     expect((await api(replicas[0].url, 'GET', '/v1/whoami', { key: tenant.key })).status).toBe(200);
     expect((await api(replicas[1].url, 'GET', '/v1/whoami', { key: tenant.key })).status).toBe(200);
   });
@@ -418,7 +418,7 @@ describe('requests in flight', () => {
     await setOrganizationRate(cfg, tenant.orgId, { maxConcurrency: 2 });
     // An admission that takes its leases and is then dropped, never giving them back: the store
     // holds what a process killed mid-request leaves, and no one remembers them elsewhere.
-    const holder = new StoreAdmission(clock.now);
+    const holder = new StoreAdmission(clock.now, testLogger());
     const taken = await Promise.all(
       [0, 1].map(() => holder.admitRequest({ orgId: tenant.orgId, requestsPerSecond: 1000, maxConcurrency: 2, leaseTtlMs: LEASE_TTL_SECONDS * 1000 })),
     );
@@ -518,7 +518,7 @@ describe('GET /v1/operational-limits', () => {
 
   test('before and after each kind of override: cap, block, organization rate, and clearing', async () => {
     const op = 'contact_retrieval_jobs.get';
-    await setCap(cfg, { orgId: tenant.orgId, operation: op, scope: { type: 'application', id: tenant.applicationId }, requestsPerMinute: 600 });
+    await setCap(cfg, { orgId: tenant.orgId, operation: op, scope: { type: 'application', id: tenant.applicationId }, requestsPerMinute: 600, now: Date.now });
     let res = await read(`?operation=${op}`);
     expect(entry(res, op, 'organization')).toMatchObject({ source: 'inherited', requests_per_minute: null });
     expect(entry(res, op, 'application')).toMatchObject({ source: 'override', requests_per_minute: 600, standard_requests_per_minute: 1200 });
@@ -531,7 +531,7 @@ describe('GET /v1/operational-limits', () => {
       `key/${op}`,
     ]);
 
-    await blockOperation(cfg, { orgId: tenant.orgId, operation: op, scope: { type: 'key_family', id: tenant.familyId } });
+    await blockOperation(cfg, { orgId: tenant.orgId, operation: op, scope: { type: 'key_family', id: tenant.familyId }, now: Date.now });
     res = await read(`?operation=${op}`);
     expect(entry(res, op, 'key_family')).toMatchObject({
       status: 'denied',
@@ -546,9 +546,9 @@ describe('GET /v1/operational-limits', () => {
     res = await read(`?operation=${BASELINE_ENTRY}&scope=organization`);
     expect(res.json.data).toEqual([expect.objectContaining({ source: 'override', requests_per_second: 12, standard_requests_per_minute: 720 })]);
 
-    await clearLimit(cfg, { orgId: tenant.orgId, operation: op, scope: { type: 'key_family', id: tenant.familyId } });
-    await clearLimit(cfg, { orgId: tenant.orgId, operation: op, scope: { type: 'application', id: tenant.applicationId } });
-    await clearLimit(cfg, { orgId: tenant.orgId, operation: BASELINE_ENTRY, scope: { type: 'organization', id: tenant.orgId } });
+    await clearLimit(cfg, { orgId: tenant.orgId, operation: op, scope: { type: 'key_family', id: tenant.familyId }, now: Date.now });
+    await clearLimit(cfg, { orgId: tenant.orgId, operation: op, scope: { type: 'application', id: tenant.applicationId }, now: Date.now });
+    await clearLimit(cfg, { orgId: tenant.orgId, operation: BASELINE_ENTRY, scope: { type: 'organization', id: tenant.orgId }, now: Date.now });
     res = await read(`?operation=${op}`);
     expect(entry(res, op, 'key_family')).toMatchObject({ status: 'active', source: 'cleared', requests_per_minute: null, requests_per_second: 20 });
     expect(entry(res, op, 'application')).toMatchObject({ source: 'cleared', requests_per_minute: null });

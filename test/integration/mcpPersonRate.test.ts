@@ -9,6 +9,7 @@ import { createTenant, type TestTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { AUTH_URL, OAUTH_ENV, RESOURCE } from './oauthTestClient';
 import { StoreAdmission } from '../../core/limits/requestAdmission';
+import { testLogger } from '../support/capturedLogs';
 
 const PER_SECOND = 3;
 let srv: TestApi;
@@ -56,7 +57,7 @@ function toolsList(token: string) {
 }
 
 describe('the per-person request rate of the tool server (a clock the test sets)', () => {
-  const admission = new StoreAdmission();
+  const admission = new StoreAdmission(Date.now, testLogger());
   test('PER_SECOND requests in one second, the next refused until the next second; a refusal takes no place', async () => {
     const { userId } = await personToken();
     // A second far from now, so no real request of this person shares its window.

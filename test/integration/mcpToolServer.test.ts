@@ -282,7 +282,7 @@ describe('MCP over Streamable HTTP with the official SDK client', () => {
         expect(r.structuredContent).toMatchObject({ key_id: m2m.client_id });
       }
     } finally {
-      await clearLimit(onlyReplica, { orgId: tenant.orgId, operation: BASELINE_ENTRY, scope: { type: 'organization', id: tenant.orgId } });
+      await clearLimit(onlyReplica, { orgId: tenant.orgId, operation: BASELINE_ENTRY, scope: { type: 'organization', id: tenant.orgId }, now: Date.now });
     }
   });
 

@@ -107,10 +107,10 @@ function policies(header: string): string[] {
 async function runMix(seed: number, steps: number): Promise<{ admitted: number; refused: Record<string, number> }> {
   const random = seededRandom(seed);
   const clock = new TestClock(Math.floor(Date.now() / 1000) * 1000 + 1_000_000);
-  const deps: Deps = createDeps(cfg, { logger: testLogger(), store: testStore.handle, admission: new StoreAdmission(clock.now) });
+  const deps: Deps = createDeps(cfg, { logger: testLogger(), store: testStore.handle, admission: new StoreAdmission(clock.now, testLogger()) });
   const tenant = await createTenant();
   await setOrganizationRate(cfg, tenant.orgId, { requestsPerSecond: RATE, maxConcurrency: IN_FLIGHT });
-  await setCap(cfg, { orgId: tenant.orgId, operation: 'whoami', scope: { type: 'key', id: tenant.keyId }, requestsPerMinute: CAP_PER_MINUTE });
+  await setCap(cfg, { orgId: tenant.orgId, operation: 'whoami', scope: { type: 'key', id: tenant.keyId }, requestsPerMinute: CAP_PER_MINUTE, now: Date.now });
   const acquire = admissionUnder(deps);
   const principal = keyPrincipalOf(tenant);
   const model = new LimitsModel();

@@ -248,8 +248,8 @@ describe('client-address limit entries', () => {
     const address = newAddress();
     const t = Date.now();
     const name = addressCapName(srv.config.secretsKey, 'jwks', address);
-    await admitFromAddress(srv.config.secretsKey, 'jwks', address, 10, () => t - 3 * 60_000);
-    await admitFromAddress(srv.config.secretsKey, 'jwks', address, 10, () => t);
+    await admitFromAddress(srv.config.secretsKey, 'jwks', address, 10, { now: () => t - 3 * 60_000, logger: testLogger() });
+    await admitFromAddress(srv.config.secretsKey, 'jwks', address, 10, { now: () => t, logger: testLogger() });
     await MinuteCapLog.collection.insertOne({ _id: 'c:org:op:key:k:0', cap: 'org:op:key:k', i: 0, at: t - 3 * 60_000 } as never);
     // Each process also purges in the background once a minute (the same query), so the old entry may already be gone.
     expect(await purgeStaleAddressEntries(t)).toBeLessThanOrEqual(1);

@@ -79,11 +79,11 @@ async function overrideBefore(input: RouteInput<ScopeInput, unknown, unknown>): 
  * rules is the validation message of `field`. Answers the scope's limit entry after it.
  */
 async function changeLimit(
-  { principal, body, config }: RouteInput<ScopeInput, unknown, unknown>,
+  { principal, body, config, deps }: RouteInput<ScopeInput, unknown, unknown>,
   field: string,
   change: (request: LimitChangeRequest) => Promise<LimitSettingsDoc>,
 ): Promise<LimitEntry> {
-  const request: LimitChangeRequest = { orgId: principal.orgId, operation: body.operation, scope: scopeOf(principal, body), actor: 'customer' };
+  const request: LimitChangeRequest = { orgId: principal.orgId, operation: body.operation, scope: scopeOf(principal, body), actor: 'customer', now: deps.now };
   const settings = await underLimitRules(field, () => change(request));
   return limitEntry(settings, request.operation, await scopeChain(request.orgId, request.scope), config.limits.leaseTtlSeconds);
 }

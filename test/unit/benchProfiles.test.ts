@@ -1,0 +1,58 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { costsByArea, topCosts } from '../../bench/cpuProfileSummary';
+import { parsePprofTop } from '../../bench/storeCpuProfile';
+
+/** How the request-path benchmark names the top costs of its profiles (docs/performance.md "Where the time goes"). */
+describe('profile summaries', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'bench-profiles-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('a V8 profile is summarized over the window asked for, by function and by area', () => {
+    const frame = (functionName: string, url: string) => ({ functionName, url, lineNumber: 0 });
+    const file = join(dir, 'api.cpuprofile');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        nodes: [
+          { id: 1, callFrame: frame('(root)', '') },
+          { id: 2, callFrame: frame('(idle)', '') },
+          { id: 3, callFrame: frame('compile', 'node:internal/modules/cjs/loader') },
+          { id: 4, callFrame: frame('writeCommand', 'file:///srv/node_modules/mongodb/lib/cmap/connection.js') },
+          { id: 5, callFrame: frame('(garbage collector)', '') },
+        ],
+        startTime: 1_000,
+        // start-up (compile) before the window, then the load: mongodb 3 ticks, gc 1, idle 2
+        samples: [3, 3, 4, 4, 2, 4, 5, 2],
+        timeDeltas: [10, 10, 100, 100, 100, 100, 100, 100],
+      }),
+    );
+    const window = { fromUs: 1_100, toUs: 2_000 };
+    expect(topCosts(file, 5, window)).toEqual([
+      { name: 'writeCommand (mongodb)', share: 0.75 },
+      { name: '(garbage collector)', share: 0.25 },
+    ]);
+    expect(costsByArea(file, 5, window).map((c) => c.name)).toEqual(['mongodb', '(garbage collector)']);
+    // The whole run includes start-up.
+    expect(topCosts(file, 5).map((c) => c.name)).toContain('compile (node:internal/modules/cjs/loader)');
+  });
+
+  test("go tool pprof's top rows become shares, self or cumulative", () => {
+    const out = [
+      'Showing nodes accounting for 1.20s, 60.00% of 2s total',
+      '      flat  flat%   sum%        cum   cum%',
+      '     0.31s 15.50% 15.50%      0.31s 15.50%  internal/runtime/syscall/linux.Syscall6',
+      '         0     0% 15.50%      0.90s 45.00%  github.com/FerretDB/FerretDB/internal/handler.(*Handler).MsgInsert',
+    ].join('\n');
+    expect(parsePprofTop(out, 5)).toEqual([
+      { name: 'internal/runtime/syscall/linux.Syscall6', share: 0.155 },
+      { name: 'github.com/FerretDB/FerretDB/internal/handler.(*Handler).MsgInsert', share: 0 },
+    ]);
+    expect(parsePprofTop(out, 1, 'cum')).toEqual([{ name: 'internal/runtime/syscall/linux.Syscall6', share: 0.155 }]);
+    expect(parsePprofTop(out, 5, 'cum')[1].share).toBe(0.45);
+  });
+});
