@@ -117,8 +117,8 @@ function requestHoldMs(config: Config): number {
  *
  * `unknownPeople`: `refuse` (a list of ids the caller chose: 422 naming the unknown ones) or
  * `settle_not_found` (a batch over an earlier search: people the organization can no longer
- * see are answered `not_found` by the job, free; past its first chunk they are found by the
- * worker, see peopleAtAcceptance).
+ * see are answered `not_found` by the job, free; past its first ACCEPTANCE_SAMPLE people they
+ * are found by the worker, see peopleAtAcceptance).
  */
 export async function createContactRetrievalJob(
   deps: JobCreationDeps,
@@ -135,7 +135,7 @@ export async function createContactRetrievalJob(
   await assertCanFundSmallestAnswer('contactJob', payerOf(principal, new Date(deps.now())), undefined, deps.ledgerHeads);
   const usable = new Set((await sourcesForOrganization(config, deps.enabledSources, principal.orgId)).map((s) => s.id));
   const mode = input.unknownPeople ?? 'refuse';
-  let people = await peopleAtAcceptance(personIds, usable, mode, config.contactJobs.chunkSize);
+  let people = await peopleAtAcceptance(personIds, usable, mode, Math.min(ACCEPTANCE_SAMPLE, config.contactJobs.chunkSize));
   const jobId = newId('job');
   // On the app's clock: the workflow counts the job's deadline from this instant.
   const acceptedAt = new Date(deps.now());
@@ -237,6 +237,9 @@ export async function createContactRetrievalJob(
     throw err;
   }
 }
+
+/** How many of a large batch job's people acceptance reads at most (peopleAtAcceptance): its first chunk, when smaller. */
+const ACCEPTANCE_SAMPLE = 100;
 
 /**
  * What acceptance knows of a job's people: those it may deliver (`visible`) and each one's source
