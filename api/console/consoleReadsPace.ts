@@ -12,10 +12,10 @@ import { retryLater, type Problem } from '../../core/problems';
  * at most EXPORT_BYTES_PER_SECOND. Both are counted in this replica's memory, before any store
  * read, because what they protect (this replica's CPU and its share of the store) is per replica.
  */
-export const LIST_PAGES_PER_SECOND = 4;
+export const LIST_PAGES_PER_SECOND = 2;
 export const LIST_PAGE_BURST = 20;
-/** About 1,700 audit or 2,000 ledger rows a second: a 20,000-entry log downloads in about 12 seconds. */
-export const EXPORT_BYTES_PER_SECOND = 256 * 1024;
+/** About 850 audit or 1,000 ledger rows a second: a 20,000-entry log downloads in about 24 seconds. */
+export const EXPORT_BYTES_PER_SECOND = 128 * 1024;
 /** What an export sends before the pace applies, so a small download is never delayed. */
 const EXPORT_BURST_BYTES = 64 * 1024;
 /** Organizations remembered at once; past it the memos are pruned of those whose pace has run out. */

@@ -55,7 +55,7 @@ test('a paced export sends every byte in order, each chunk after the wait its tu
   let out = '';
   for await (const part of pace.pacedExport('org_a', Readable.from(chunks))) out += String(part);
   expect(out).toBe(chunks.join(''));
-  // Two chunks go at once (the burst and the first turn), then one every quarter second of the pace.
+  // Two chunks go at once (the burst and the first turn), then one per turn of the pace.
   const turn = (64 * 1024 * 1000) / EXPORT_BYTES_PER_SECOND;
   expect(waits.length).toBe(4);
   for (const ms of waits) expect(ms).toBeCloseTo(turn, 6);
