@@ -9,8 +9,9 @@ import { retryLater, type Problem } from '../../core/problems';
  * organization's requests. The pace bounds the CPU one organization's console reads take: its
  * list pages start at most LIST_PAGES_PER_SECOND a second once a burst of LIST_PAGE_BURST is
  * spent (a person, or a few, paging through lists never meets it), and its exports together send
- * at most EXPORT_BYTES_PER_SECOND. Both are counted in this replica's memory, before any store
- * read, because what they protect (this replica's CPU and its share of the store) is per replica.
+ * at most EXPORT_BYTES_PER_SECOND. Both are counted in this replica's memory, with no store
+ * operation, because what they protect (this replica's CPU and its share of the store) is per
+ * replica.
  */
 export const LIST_PAGES_PER_SECOND = 2;
 export const LIST_PAGE_BURST = 20;
