@@ -92,6 +92,9 @@ async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
     (l) => l.connections > 0,
   );
   const noise = Promise.all(noisyLoads.map((l) => closed(l.path, l.connections)));
+  // A load that fails while the quiet one runs is reported when awaited below, not as an
+  // unhandled rejection that would end the process before its services are stopped.
+  noise.catch(() => undefined);
   const { result: loaded, cpuSeconds: loadedCpu } = await measureCpu(pids, victim);
   const noisyResults = await noise;
 
