@@ -29,6 +29,8 @@ import type { BenchFigure } from './benchResults';
 import { runBench, startBenchStack, type BenchStops } from './benchStack';
 import { startContactProviderServer } from '../test/support/contactProviderServer';
 import { closeDeps, createDeps, openDeps, type Deps } from '../core/deps';
+import { readFileSync } from 'node:fs';
+import { processCpuSeconds } from './processCpu';
 
 const PEOPLE = Number(process.env.BENCH_PEOPLE ?? 10_000);
 /** Unset: the configured defaults (CONTACT_JOB_CHUNK_SIZE, CONTACT_JOB_CONCURRENCY). */
@@ -43,6 +45,18 @@ const TARGET_LOCAL_PEOPLE_PER_SECOND = 2_000;
 
 /** What the worker logged last (it logs to stdout), kept to name why it stopped. */
 const WORKER_LOG_TAIL = 4096;
+
+/** CPU seconds of a process and every process under it (the worker runs under tsx's own process). */
+function treeCpuSeconds(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  let children: number[];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  } catch {
+    return undefined;
+  }
+  return children.reduce((sum, child) => sum + (treeCpuSeconds(child) ?? 0), processCpuSeconds(pid) ?? 0);
+}
 
 /** The worker runs as its own process, as in production: `tsx worker/main.ts` with this run's settings. */
 function startWorkerProcess(env: Record<string, string>): ChildProcess & { logTail: () => string } {
@@ -107,7 +121,14 @@ function readJob(jobId: string) {
 }
 
 /** One run's stack: its own settings (provider, task queue) over the store the root opened. */
-async function runOnce(label: string, root: Deps, config: Config, env: Record<string, string>, personIds: string[]): Promise<BenchFigure> {
+async function runOnce(
+  label: string,
+  root: Deps,
+  config: Config,
+  env: Record<string, string>,
+  personIds: string[],
+  storePid: number | undefined,
+): Promise<BenchFigure> {
   const deps = createDeps(config, { store: root.store });
   const worker = startWorkerProcess(env);
   try {
@@ -132,6 +153,9 @@ async function runOnce(label: string, root: Deps, config: Config, env: Record<st
       scopes: [...ALL_PERMISSIONS],
     };
     const search = await storeSearch({ orgId: org.org_id, fingerprint: `bench-${label}`, params: {}, personIds, total: personIds.length });
+    // CPU of each process while the job runs: where its time goes on a machine it shares.
+    const cpu = () => ({ bench: process.cpuUsage(), worker: treeCpuSeconds(worker.pid), store: processCpuSeconds(storePid) });
+    const cpuBefore = cpu();
     const started = performance.now();
     const view = await createBatchContactRetrievalJob(deps, {
       principal,
@@ -143,16 +167,20 @@ async function runOnce(label: string, root: Deps, config: Config, env: Record<st
     process.stderr.write(`[bench] ${label}: job ${view.job_id} accepted\n`);
     const job = await jobFinished(view.job_id, JOB_LIMIT_MS);
     const seconds = (performance.now() - started) / 1000;
+    const cpuAfter = cpu();
+    const spent = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? '?' : `${(b - a).toFixed(1)} s`);
+    const benchCpu = process.cpuUsage(cpuBefore.bench);
+    const cpuText = `CPU: acceptance and polling (this process) ${((benchCpu.user + benchCpu.system) / 1e6).toFixed(1)} s, worker ${spent(cpuBefore.worker, cpuAfter.worker)}, store ${spent(cpuBefore.store, cpuAfter.store)}`;
     const c = job.counts!;
     process.stdout.write(
       `${label.padEnd(22)} ${String(personIds.length).padStart(6)} people  accepted in ${(accepted - started).toFixed(0)} ms  ` +
         `finished in ${seconds.toFixed(2)} s  ${(personIds.length / seconds).toFixed(0)} people/s  ` +
-        `status ${job.status}  delivered ${c.delivered} not_found ${c.not_found} failed ${c.failed}\n`,
+        `status ${job.status}  delivered ${c.delivered} not_found ${c.not_found} failed ${c.failed}\n  ${cpuText}\n`,
     );
     const perSecond = personIds.length / seconds;
     return {
       measure: `${personIds.length}-person job, ${label}, end to end (accepted in ${(accepted - started).toFixed(0)} ms)`,
-      figure: `${perSecond.toFixed(0)} people/s (${seconds.toFixed(2)} s, ${job.status}, delivered ${c.delivered})`,
+      figure: `${perSecond.toFixed(0)} people/s (${seconds.toFixed(2)} s, ${job.status}, delivered ${c.delivered}); ${cpuText}`,
       target: label === 'local provider' ? `>= ${TARGET_LOCAL_PEOPLE_PER_SECOND} people/s` : undefined,
       met: label === 'local provider' ? perSecond >= TARGET_LOCAL_PEOPLE_PER_SECOND && job.status === 'completed' : undefined,
     };
@@ -173,7 +201,11 @@ async function stopWorker(worker: ChildProcess): Promise<void> {
 }
 
 async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
-  const { mongodbUri: mongo, temporalAddress: temporal } = await startBenchStack(dir, 'bench_jobs', stops, (m) => process.stderr.write(`[services] ${m}\n`));
+  const {
+    mongodbUri: mongo,
+    temporalAddress: temporal,
+    storePid,
+  } = await startBenchStack(dir, 'bench_jobs', stops, (m) => process.stderr.write(`[services] ${m}\n`));
   const provider = await startContactProviderServer({ token: 'bench-provider-token', latencyMs: LATENCY_MS });
   const base = {
     NODE_ENV: 'development',
@@ -204,8 +236,8 @@ async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
   const personIds = Array.from({ length: PEOPLE }, (_, i) => personIdFor(local.secretsKey, SEED, i));
   process.stdout.write(`contact-retrieval jobs: chunk ${local.contactJobs.chunkSize}, ${local.contactJobs.concurrency} chunks in flight\n`);
   try {
-    const figures = [await runOnce('local provider', deps, local, localEnv, personIds)];
-    if (!process.env.BENCH_SKIP_HTTP) figures.push(await runOnce(`http provider ${LATENCY_MS} ms`, deps, http, httpEnv, personIds));
+    const figures = [await runOnce('local provider', deps, local, localEnv, personIds, storePid)];
+    if (!process.env.BENCH_SKIP_HTTP) figures.push(await runOnce(`http provider ${LATENCY_MS} ms`, deps, http, httpEnv, personIds, storePid));
     return figures;
   } finally {
     await provider.close();

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import type { Config } from '../../core/config';
 import { sha256Hex } from '../../core/crypto/hash';
@@ -16,6 +17,7 @@ import { Problem } from '../../core/problems';
 import { html } from '../views/safeHtml';
 import { sessionValueOf } from '../views/pageSecurity';
 import { sendConsolePage, type LayoutVisitor } from './consoleLayout';
+import { listPagesTooFast, ConsoleReadsPace } from './consoleReadsPace';
 import type { ConsoleVisitor } from './consoleVisitor';
 
 /**
@@ -25,6 +27,8 @@ import type { ConsoleVisitor } from './consoleVisitor';
  * list slots; an export (a CSV download) takes one of its 2 export slots instead
  * (core/limits/consoleReadSlots.ts). Whatever was taken is held
  * until the response is sent (for a download, its last byte, or the moment it is abandoned).
+ * Beyond those, this replica paces each organization's reads (consoleReadsPace.ts): a few list
+ * pages a second, and its downloads' bytes a second.
  * A refusal is the "Too many requests" page (429 with Retry-After) before anything is read.
  *
  * Pages that are not lists (the overview, the forms, Limits and Budgets) are not admitted, like
@@ -118,6 +122,7 @@ export function tooManyRequestsPage(ctx: Context, visitor: LayoutVisitor | null,
 async function admitted(
   acquire: AcquireAdmission,
   admission: StoreAdmission,
+  pace: ConsoleReadsPace,
   kind: ReadSlotKind,
   ctx: Context,
   visitor: ConsoleVisitor,
@@ -129,15 +134,21 @@ async function admitted(
     // The organization's own slots first: a refusal there takes nothing from its request window.
     slot = await takeReadSlot(admission, kind, visitor.user.orgId);
     handle = await acquire(visitor.principal);
+    // Only a page that runs spends the pace: one refused by the limits above costs nothing here.
+    if (kind === LIST_PAGE_SLOTS) pace.startListPage(visitor.user.orgId);
   } catch (err) {
     slot?.release();
     if (err instanceof Problem && err.status === 429) return tooManyRequestsPage(ctx, visitor.layout, err);
     throw err;
   }
   const held = slot;
+  const orgId = visitor.user.orgId;
   await holdUntilSent(
     ctx,
-    () => work(visitor),
+    async () => {
+      await work(visitor);
+      if (kind === EXPORT_SLOTS && ctx.body instanceof Readable) ctx.body = pace.pacedExport(orgId, ctx.body);
+    },
     () => {
       held.release();
       handle.release();
@@ -147,21 +158,31 @@ async function admitted(
 
 export function consoleReads(acquire: AcquireAdmission, admission: StoreAdmission, config: Config): ConsoleReads {
   const known = new KnownSessions(admission.now);
+  const pace = new ConsoleReadsPace(admission.now);
+  /** Why this replica alone would refuse the organization's read now, if it would. */
+  const refusalHere = (kind: ReadSlotKind, orgId: string): Problem | undefined => {
+    if (kind === LIST_PAGE_SLOTS && pace.listPagesSpent(orgId)) return listPagesTooFast();
+    if (readSlotsFullHere(admission, kind, orgId)) return readSlotsTaken(kind);
+    return undefined;
+  };
   const read =
     (kind: ReadSlotKind): AdmittedRead =>
     async (ctx, visit, work) => {
-      // An organization whose slots of this kind this replica's own reads all hold would be
-      // refused anyway: refuse before reading the session, the person and the organization.
+      // An organization this replica would refuse anyway is refused before its session, person
+      // and organization are read.
       const sessionValue = sessionValueOf(ctx, config);
-      const orgId = sessionValue ? known.orgOf(sessionValue) : undefined;
-      if (orgId && readSlotsFullHere(admission, kind, orgId)) {
+      const knownOrgId = sessionValue ? known.orgOf(sessionValue) : undefined;
+      const early = knownOrgId ? refusalHere(kind, knownOrgId) : undefined;
+      if (early) {
         await new Promise((resolve) => setTimeout(resolve, Math.min(EARLY_REFUSAL_PACE_MS, kind.retryAfterSeconds * 1000)));
-        return tooManyRequestsPage(ctx, null, readSlotsTaken(kind));
+        return tooManyRequestsPage(ctx, null, early);
       }
       const visitor = await visit();
       if (!visitor) return;
-      known.remember(visitor.sessionValue, visitor.user.orgId);
-      await admitted(acquire, admission, kind, ctx, visitor, work);
+      const orgId = visitor.user.orgId;
+      known.remember(visitor.sessionValue, orgId);
+      if (kind === LIST_PAGE_SLOTS && pace.listPagesSpent(orgId)) return tooManyRequestsPage(ctx, visitor.layout, listPagesTooFast());
+      await admitted(acquire, admission, pace, kind, ctx, visitor, work);
     };
   return { list: read(LIST_PAGE_SLOTS), export: read(EXPORT_SLOTS) };
 }

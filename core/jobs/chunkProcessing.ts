@@ -9,6 +9,7 @@ import { REUSE_WINDOW_MS, type PlanEntry } from './jobRules';
 import type { ContactField } from '../contactProvider/contactProvider';
 import type { FailureReason } from './jobTypes';
 import { findChunkPlan, insertChunkPlan, insertChunkProgress, progressOfJob, retrievedContactsSince } from './store';
+import { sourcesOfPeople } from '../talent/store';
 import { addTally, mergeTally, type Tally } from './tally';
 import type { ReachExitPoint } from '../faultInjection';
 
@@ -141,18 +142,37 @@ function planId(jobId: string, from: number): string {
 }
 
 /**
+ * Each person's source by position, as acceptance stored it, or read now for the chunk's people
+ * when acceptance left that to the chunks (a large batch job, contactRetrievalJobs.ts): a person
+ * who is gone has none. Null when the worker checks no entitlement.
+ */
+async function chunkSources(
+  people: JobPeopleRecord,
+  personIds: string[],
+  from: number,
+  deps: ChunkDeps,
+): Promise<((seq: number) => string | undefined) | null> {
+  if (!deps.usableSources) return null;
+  const stored = people.sources;
+  if (stored) return (seq) => stored[seq];
+  const read = await sourcesOfPeople(personIds);
+  return (seq) => read.get(personIds[seq - from]);
+}
+
+/**
  * Answers every person of the chunk: a person of a source the organization no longer may use
  * is `not_found` (as unlock's 404), one beyond the job's delivery quota fails, free; the
  * others are reused from the cache, else asked of the provider.
  */
 async function answerChunk(input: ChunkInput, people: JobPeopleRecord, deps: ChunkDeps, now: Date): Promise<PlanEntry[]> {
   const personIds = people.personIds.slice(input.from, input.to);
-  const usable = people.sources && deps.usableSources ? await deps.usableSources(input.orgId) : null;
+  const sourceAt = await chunkSources(people, personIds, input.from, deps);
+  const usable = sourceAt && deps.usableSources ? await deps.usableSources(input.orgId) : null;
   const entries: PlanEntry[] = [];
   const eligible = new Set<number>();
   personIds.forEach((personId, i) => {
     const seq = input.from + i;
-    if (usable && !usable.has(people.sources![seq])) entries.push({ seq, personId, answer: 'not_found' });
+    if (usable && !usable.has(sourceAt!(seq) ?? '')) entries.push({ seq, personId, answer: 'not_found' });
     else if (people.overQuota.has(seq)) entries.push({ seq, personId, answer: 'failed', reason: 'delivery_quota_exceeded' });
     else eligible.add(seq);
   });

@@ -117,7 +117,8 @@ function requestHoldMs(config: Config): number {
  *
  * `unknownPeople`: `refuse` (a list of ids the caller chose: 422 naming the unknown ones) or
  * `settle_not_found` (a batch over an earlier search: people the organization can no longer
- * see are answered `not_found` by the job, free).
+ * see are answered `not_found` by the job, free; past its first ACCEPTANCE_SAMPLE people they
+ * are found by the worker, see peopleAtAcceptance).
  */
 export async function createContactRetrievalJob(
   deps: JobCreationDeps,
@@ -132,17 +133,9 @@ export async function createContactRetrievalJob(
   // Before any person is looked up: an organization that cannot pay for one record gets the
   // same 402 whichever ids it sends, and learns nothing of which exist.
   await assertCanFundSmallestAnswer('contactJob', payerOf(principal, new Date(deps.now())), undefined, deps.ledgerHeads);
-  const sourceOf = await sourcesOfPeople(personIds);
   const usable = new Set((await sourcesForOrganization(config, deps.enabledSources, principal.orgId)).map((s) => s.id));
-  const unknown = unknownPeople(personIds, sourceOf, usable);
-  if (unknown.length && input.unknownPeople !== 'settle_not_found') throw unknownPeopleProblem(unknown);
-  const hidden = new Set(unknown);
-  const visible = hidden.size ? personIds.filter((p) => !hidden.has(p)) : personIds;
-  if (visible.length === 0) {
-    throw new Problem('validation_failed', 'None of the people is available to this organization.', {
-      extensions: { errors: [{ field: 'search_id', message: "none of the search's people is available any more" }] },
-    });
-  }
+  const mode = input.unknownPeople ?? 'refuse';
+  let people = await peopleAtAcceptance(personIds, usable, mode, Math.min(ACCEPTANCE_SAMPLE, config.contactJobs.chunkSize));
   const jobId = newId('job');
   // On the app's clock: the workflow counts the job's deadline from this instant.
   const acceptedAt = new Date(deps.now());
@@ -165,8 +158,23 @@ export async function createContactRetrievalJob(
     undo.push(() => releaseJobSlot(principal.orgId, jobId));
     // Like the 402, refused only when nobody could be delivered today; people beyond the
     // reservation fail with `delivery_quota_exceeded` (free), as people beyond the credits do.
-    reservation = await reserveDeliveries(config, principal.orgId, jobId, visible, acceptedAt.getTime(), deps.quotaWindows.heads);
+    const reserve = () => reserveDeliveries(config, principal.orgId, jobId, people.visible, acceptedAt.getTime(), deps.quotaWindows.heads);
     undo.push(() => releaseDeliveries(principal.orgId, jobId, acceptedAt.getTime()));
+    if (people.sourceOf) reservation = await reserve();
+    else {
+      // Who is delivered within the quota must not depend on people who are gone: when the
+      // quota does not cover the whole job, it is reserved again for the people known to exist.
+      const whole = await reserve().catch((err: unknown) => {
+        if (err instanceof Problem && err.code === 'delivery_quota_exceeded') return null;
+        throw err;
+      });
+      if (whole && whole.over.length === 0) reservation = whole;
+      else {
+        if (whole) await releaseDeliveries(principal.orgId, jobId, acceptedAt.getTime());
+        people = await peopleAtAcceptance(personIds, usable, mode, 0);
+        reservation = await reserve();
+      }
+    }
   } catch (err) {
     await rollBack();
     throw err;
@@ -175,10 +183,11 @@ export async function createContactRetrievalJob(
   const over = new Set(reservation.over);
   let accepted = false;
   try {
+    const sourceOf = people.sourceOf;
     await insertJobPeople({
       _id: jobId,
       personIds,
-      sources: personIds.map((p) => sourceOf.get(p) ?? ''),
+      ...(sourceOf ? { sources: personIds.map((p) => sourceOf.get(p) ?? '') } : {}),
       overQuota: personIds.flatMap((p, i) => (over.has(p) ? [i] : [])),
       deliveryQuotaAt: acceptedAt,
     });
@@ -227,6 +236,42 @@ export async function createContactRetrievalJob(
     }
     throw err;
   }
+}
+
+/** How many of a large batch job's people acceptance reads at most (peopleAtAcceptance): its first chunk, when smaller. */
+const ACCEPTANCE_SAMPLE = 100;
+
+/**
+ * What acceptance knows of a job's people: those it may deliver (`visible`) and each one's source
+ * (`sourceOf`), or null when the worker reads each chunk's sources itself (chunkProcessing.ts)
+ * and answers the people who are gone or of a source the organization may not use `not_found`,
+ * as it would have at acceptance. That is the case of a batch job (`settle_not_found`) larger
+ * than `sample`: its people come from the organization's own search, so reading the first
+ * `sample` of them shows the job has someone to deliver (the one refusal such a job has for
+ * people, 422 when none is left), and a 10,000-person job is answered 202 without reading
+ * 10,000 people first. A list of ids the caller chose is read whole: each unknown id is a 422.
+ */
+async function peopleAtAcceptance(
+  personIds: string[],
+  usable: ReadonlySet<string>,
+  mode: 'refuse' | 'settle_not_found',
+  sample: number,
+): Promise<{ visible: string[]; sourceOf: Map<string, string> | null }> {
+  if (mode === 'settle_not_found' && sample > 0 && personIds.length > sample) {
+    const first = personIds.slice(0, sample);
+    if (unknownPeople(first, await sourcesOfPeople(first), usable).length < first.length) return { visible: personIds, sourceOf: null };
+  }
+  const sourceOf = await sourcesOfPeople(personIds);
+  const unknown = unknownPeople(personIds, sourceOf, usable);
+  if (unknown.length && mode !== 'settle_not_found') throw unknownPeopleProblem(unknown);
+  const hidden = new Set(unknown);
+  const visible = hidden.size ? personIds.filter((p) => !hidden.has(p)) : personIds;
+  if (visible.length === 0) {
+    throw new Problem('validation_failed', 'None of the people is available to this organization.', {
+      extensions: { errors: [{ field: 'search_id', message: "none of the search's people is available any more" }] },
+    });
+  }
+  return { visible, sourceOf };
 }
 
 /** 422 naming the people this organization cannot see (absent, or of a source it has not enabled: the same to the caller). */

@@ -4,6 +4,7 @@ import { EXPORTS_AT_ONCE, LIST_PAGE_SLOTS, takeExportSlot, takeReadSlot, type Re
 import { AdmissionSlot } from '../../core/limits/models';
 import { StoreAdmission, requestScopeKey } from '../../core/limits/requestAdmission';
 import { windowSecond, windowSlotIds } from '../../core/limits/strictWindow';
+import { LIST_PAGE_BURST, LIST_PAGES_PER_SECOND } from '../../api/console/consoleReadsPace';
 import { consoleSession, type ConsoleSession } from '../support/consoleWebhooks';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { eventually } from '../support/eventually';
@@ -12,6 +13,7 @@ import { expectProblemResponse } from '../support/problems';
 import { startSignInApi } from '../support/signInApi';
 import type { TestApi } from '../support/testApi';
 import { testLogger } from '../support/capturedLogs';
+import { TestClock } from '../support/testClock';
 
 /**
  * Console reads are held to the organization's limits like their /v1 twins: list pages take the
@@ -211,5 +213,36 @@ describe('exports', () => {
     expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
     running.pop()!.release();
     await replica.leaseReleaser.drain();
+  });
+});
+
+describe('pace', () => {
+  test(`past a burst of ${LIST_PAGE_BURST} list pages an organization opens ${LIST_PAGES_PER_SECOND} a second on a replica; the refusal reads nothing once its session is known`, async () => {
+    const clock = new TestClock();
+    // A second app on the file's store whose admission, and so its pace, reads the test's clock.
+    const clocked = await startSignInApi({ MONGODB_URI: srv.config.mongodbUri }, { admission: new StoreAdmission(clock.now, testLogger()) });
+    try {
+      const tenant = await createTenant();
+      const admin = await consoleSession(clocked, tenant, 'admin');
+      const other = await consoleSession(clocked, await createTenant(), 'admin');
+      const statuses: number[] = [];
+      for (let i = 0; i < LIST_PAGE_BURST; i++) statuses.push((await admin.get(i % 2 ? '/console/jobs' : '/console/audit')).status);
+      expect(statuses).toEqual(Array(LIST_PAGE_BURST).fill(200));
+      await clocked.deps.admission.leaseReleaser.drain();
+      let refused: Awaited<ReturnType<typeof admin.get>> | undefined;
+      const commands = await commandsDuring(/session|user|organization|admission/, async () => {
+        refused = await admin.get('/console/jobs');
+      });
+      expect({ status: refused!.status, retryAfter: refused!.headers.get('retry-after'), commands }).toEqual({ status: 429, retryAfter: '1', commands: [] });
+      expect(refused!.text).toContain(`more than ${LIST_PAGES_PER_SECOND} console lists a second`);
+      // Pages that are not lists, and another organization's lists, still answer.
+      expect((await admin.get('/console/limits')).status).toBe(200);
+      expect((await other.get('/console/jobs')).status).toBe(200);
+      clock.advance(1000 / LIST_PAGES_PER_SECOND);
+      expect((await admin.get('/console/jobs')).status).toBe(200);
+      expect((await admin.get('/console/jobs')).status).toBe(429);
+    } finally {
+      await clocked.close();
+    }
   });
 });

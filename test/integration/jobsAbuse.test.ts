@@ -131,6 +131,57 @@ describe('jobs ignore source entitlement', () => {
   });
 });
 
+describe('a batch job larger than a chunk is accepted after reading its first chunk of people', () => {
+  test('people who are gone or of a source the organization may not use, past the first chunk, are answered not_found by the job, free, never asked of the provider', async () => {
+    const t = await createTenant({ credits: 100 });
+    const [pool, open, gone] = [people(1, 'found', 'defpool'), people(1, 'found', 'defweb'), people(2, 'found', 'defgone')];
+    await insertTestPeople(open, OPEN_WEB_SOURCE_ID);
+    await insertTestPeople(pool);
+    const asked = () => provider.requests.flatMap((r) => r.personIds);
+    const before = new Set(asked());
+    // Chunks of 2: the first holds someone to deliver, so the rest is read chunk by chunk by the worker.
+    const personIds = [pool[0], gone[0], open[0], gone[1]];
+    const search = await storeSearch({ orgId: t.orgId, fingerprint: `deferred-${n}`, params: {}, personIds, total: personIds.length });
+    const res = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/batch', {
+      key: t.key,
+      body: { search_id: search.searchId, limit: 4 },
+      idempotencyKey: idem(),
+    });
+    expect(res.status).toBe(202);
+    const job = await waitForJobToFinish(srv.url, t.key, res.json.job_id);
+    expect(job.counts).toMatchObject({ requested: 4, delivered: 1, not_found: 3, failed: 0 });
+    const items = await jobResultItems(srv.url, t.key, job.job_id);
+    for (const id of [...gone, ...open]) expect(items.find((i) => i.person_id === id)).toMatchObject({ outcome: 'not_found', receipt_id: null });
+    expect(await creditBalance(t.orgId)).toBe(99);
+    const newlyAsked = asked().filter((p) => !before.has(p));
+    expect(newlyAsked).toEqual(pool);
+  });
+
+  test('when the delivery quota does not cover the whole job, people who are gone take no place of it: the same people are delivered as if every person had been read', async () => {
+    const t = await createTenant({ credits: 100 });
+    await recordDelivered(
+      new QuotaWindows(),
+      t.orgId,
+      Array.from({ length: DELIVERY_QUOTA - 1 }, (_, i) => `per_before${String(i).padStart(8, '0')}`),
+    );
+    const [gone, pool] = [people(1, 'found', 'qgone'), people(2, 'found', 'qpool')];
+    await insertTestPeople(pool);
+    const personIds = [gone[0], ...pool];
+    const search = await storeSearch({ orgId: t.orgId, fingerprint: `deferred-quota-${n}`, params: {}, personIds, total: personIds.length });
+    const res = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/batch', {
+      key: t.key,
+      body: { search_id: search.searchId, limit: 3 },
+      idempotencyKey: idem(),
+    });
+    expect(res.status).toBe(202);
+    const job = await waitForJobToFinish(srv.url, t.key, res.json.job_id);
+    expect(job.counts).toMatchObject({ requested: 3, delivered: 1, not_found: 1, failed: 1 });
+    const items = await jobResultItems(srv.url, t.key, job.job_id);
+    expect(items.find((i) => i.person_id === pool[0])).toMatchObject({ outcome: 'delivered' });
+    expect(items.find((i) => i.person_id === pool[1])).toMatchObject({ outcome: 'failed', reason: 'delivery_quota_exceeded' });
+  });
+});
+
 describe('the daily delivery quota is checked only for the first person of a job', () => {
   test('two jobs started one person below the quota deliver one person between them; the other job is 429 delivery_quota_exceeded', async () => {
     const t = await createTenant({ credits: 100 });
