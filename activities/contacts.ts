@@ -18,7 +18,18 @@ import { activityContext, activityLogger } from './activityContext';
 /** What the contact activities read: the worker's settings, clock, logger, Temporal clients, usage counters and caches. */
 export type ContactActivityDeps = Pick<
   Deps,
-  'config' | 'now' | 'logger' | 'temporal' | 'usage' | 'enabledSources' | 'quotaWindows' | 'ledgerHeads' | 'jobPeople' | 'claimGenerations' | 'exitPoint'
+  | 'config'
+  | 'now'
+  | 'logger'
+  | 'temporal'
+  | 'usage'
+  | 'enabledSources'
+  | 'quotaWindows'
+  | 'ledgerHeads'
+  | 'jobPeople'
+  | 'claimGenerations'
+  | 'exitPoint'
+  | 'stores'
 >;
 
 /**
@@ -56,6 +67,7 @@ export function createContactActivities(deps: ContactActivityDeps, { eager }: { 
     async processContactChunk(input: ChunkInput): Promise<ChunkOutcome> {
       const ctx = Context.current();
       return processChunk(input, {
+        stores: deps.stores,
         provider,
         retryPolicy,
         heartbeat: () => ctx.heartbeat(),
@@ -77,7 +89,7 @@ export function createContactActivities(deps: ContactActivityDeps, { eager }: { 
     },
 
     async finishContactRetrievalJob(input: { jobId: string; stop: StopReason | null; completed?: CompletedChunk[] }): Promise<FinishedJob> {
-      const finished = await finishJob(input.jobId, input.stop, new Date(now()), input.completed ?? [], people);
+      const finished = await finishJob(deps.stores, input.jobId, input.stop, new Date(now()), input.completed ?? [], people);
       if ((activityContext().attempt ?? 1) === 1) jobsFinished.inc({ status: finished.status });
       jobLine('job finished', {
         job_id: finished.jobId,

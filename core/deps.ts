@@ -18,6 +18,7 @@ import { createAuditStore, type AuditStore } from './audit/store';
 import { createUsageStore, type UsageStore } from './usage/store';
 import { createMailStore, type MailStore } from './mail/store';
 import { createIdempotencyStore, type IdempotencyStore } from './idempotency/store';
+import { createCreditStore, type CreditStore } from './credits/store';
 import type { Connection } from 'mongoose';
 import { createTemporalClients, type TemporalClients } from './temporal/client';
 import { createPeopleIndexes, type PeopleIndexes } from './talent/peopleIndexes';
@@ -43,6 +44,7 @@ export interface Stores {
   readonly usage: UsageStore;
   readonly mail: MailStore;
   readonly idempotency: IdempotencyStore;
+  readonly credits: CreditStore;
 }
 
 /** The areas' stores on `connection` (the root's, from `openStore`). */
@@ -52,6 +54,7 @@ export function createStores(connection: Connection): Stores {
     usage: createUsageStore(connection),
     mail: createMailStore(connection),
     idempotency: createIdempotencyStore(connection),
+    credits: createCreditStore(connection),
   };
 }
 
@@ -115,12 +118,13 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 
   const logger = parts.logger ?? createLogger();
   const temporal = parts.temporal ?? createTemporalClients(config);
   const trustAnchors = parts.trustAnchors ?? new TrustAnchors();
+  const stores = createStores(store.connection);
   return {
     temporal,
     now,
     logger,
     store,
-    stores: createStores(store.connection),
+    stores,
     config,
     admission: parts.admission ?? new StoreAdmission(now),
     dailyJobCaps: parts.dailyJobCaps ?? new DailyJobCapReads(),
@@ -140,7 +144,7 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 
     ledgerHeads: parts.ledgerHeads ?? new LedgerHeads(),
     addressLimits,
     exitPoint: parts.exitPoint ?? exitPoints(config.chaosExitAt, logger),
-    finishAbandonedJob: parts.finishAbandonedJob ?? ((jobId) => finishAbandonedJob({ config, temporal, logger, now }, jobId)),
+    finishAbandonedJob: parts.finishAbandonedJob ?? ((jobId) => finishAbandonedJob({ config, temporal, logger, now, stores }, jobId)),
   };
 }
 

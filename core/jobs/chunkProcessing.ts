@@ -4,6 +4,7 @@ import { withProviderRetries, type ProviderRetryPolicy } from '../contactProvide
 import { payAndSettle } from './chunkSettlement';
 import type { ClaimGenerations } from './contactFieldClaims';
 import type { LedgerHeads } from '../credits/credits';
+import type { CreditStores } from '../credits/store';
 import { uncachedJobPeople, type JobPeopleReads, type JobPeopleRecord } from './jobPeople';
 import { REUSE_WINDOW_MS, type PlanEntry } from './jobRules';
 import type { ContactField } from '../contactProvider/contactProvider';
@@ -45,6 +46,8 @@ export interface ChunkOutcome {
 }
 
 export interface ChunkDeps {
+  /** The stores of the worker's root. */
+  stores: CreditStores;
   provider: ContactProvider;
   retryPolicy: ProviderRetryPolicy;
   /** Tells Temporal the activity is alive; called between steps. */
@@ -213,7 +216,7 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
   if (deps.signal?.aborted) throw new Error('chunk cancelled');
   deps.heartbeat();
   const onDelivered = deps.onDelivered;
-  const { settled, outOfCredits } = await payAndSettle(input, input.from, plan, now, {
+  const { settled, outOfCredits } = await payAndSettle(deps.stores, input, input.from, plan, now, {
     charge: true,
     firstAttempt: deps.firstAttempt !== false && !earlier,
     wait: { heartbeat: deps.heartbeat, signal: deps.signal },

@@ -1,5 +1,6 @@
 import { spenderOf, type AgentOfCall } from '../credits/agentAllowance';
 import { chargeUpTo, findCharge, type LedgerHeads } from '../credits/credits';
+import type { CreditStores } from '../credits/store';
 import type { ReachExitPoint } from '../faultInjection';
 import { claimContactFields, holderStates, releaseClaims, type ClaimGenerations } from './contactFieldClaims';
 import { CREDITS_PER_RECORD, chunkChargeKey, heldAnswer, settlePlan, type HeldAnswer, type PlanEntry, type SettledPerson } from './jobRules';
@@ -114,6 +115,7 @@ async function resolveHeld(others: ChunkPaymentDoc['others'], wait: HolderWait |
  * holders did (with `wait`, waiting for that); those still pending stay unsettled.
  */
 export async function payAndSettle(
+  stores: CreditStores,
   job: { jobId: string; orgId: string; familyId: string; agent?: AgentOfCall; fields: readonly ContactField[] },
   from: number,
   plan: PlanEntry[],
@@ -154,6 +156,8 @@ export async function payAndSettle(
     const key = chunkChargeKey(job.jobId, from);
     const c = options.charge
       ? await chargeUpTo(
+          // The chunk's charge is dated by the chunk's clock.
+          { stores, now: () => now.getTime(), ledgerHeads: options.ledgerHeads },
           {
             orgId: job.orgId,
             familyId: job.familyId,
@@ -163,9 +167,8 @@ export async function payAndSettle(
             unitPrice: CREDITS_PER_RECORD,
             units: ours.length,
           },
-          options.ledgerHeads,
         )
-      : await findCharge(key).then((e) => e && { units: e.amount / CREDITS_PER_RECORD, receiptId: e.receiptId });
+      : await findCharge(stores, key).then((e) => e && { units: e.amount / CREDITS_PER_RECORD, receiptId: e.receiptId });
     if (c && 'charged' in c && c.charged) options.onCharged?.({ orgId: job.orgId, operation: CHARGE_OPERATION, credits: c.units * CREDITS_PER_RECORD });
     if (c) {
       paid = c.units;

@@ -1,5 +1,6 @@
 import type { Config } from '../config';
 import type { LedgerHeads } from '../credits/credits';
+import type { CreditStores } from '../credits/store';
 import { assertCanFundSmallestAnswer, payerOf } from '../credits/smallestAnswer';
 import { newId } from '../ids';
 import type { KeyPrincipal } from '../keys/apiKeys';
@@ -92,6 +93,7 @@ export interface JobCreationDeps extends JobTemporalDeps {
   readonly ledgerHeads: LedgerHeads;
   readonly quotaWindows: QuotaWindows;
   readonly now: () => number;
+  readonly stores: CreditStores;
   /** Ends a job whose workflow is gone, emitting its `job.completed` (core/webhooks/abandonedJobs.ts): the root wires it. */
   readonly finishAbandonedJob: (jobId: string) => Promise<void>;
 }
@@ -131,7 +133,7 @@ export async function createContactRetrievalJob(
     throw new Problem('validation_failed', 'The job has no people.', { extensions: { errors: [{ field: 'person_ids', message: 'no people to retrieve' }] } });
   // Before any person is looked up: an organization that cannot pay for one record gets the
   // same 402 whichever ids it sends, and learns nothing of which exist.
-  await assertCanFundSmallestAnswer('contactJob', payerOf(principal, new Date(deps.now())), undefined, deps.ledgerHeads);
+  await assertCanFundSmallestAnswer(deps, 'contactJob', payerOf(principal, new Date(deps.now())));
   const sourceOf = await sourcesOfPeople(personIds);
   const usable = new Set((await sourcesForOrganization(config, deps.enabledSources, principal.orgId)).map((s) => s.id));
   const unknown = unknownPeople(personIds, sourceOf, usable);
@@ -242,7 +244,7 @@ export async function createBatchContactRetrievalJob(
   deps: JobCreationDeps,
   input: { principal: KeyPrincipal; searchId: string; limit: number; fields: ContactField[] },
 ): Promise<JobView> {
-  await assertCanFundSmallestAnswer('contactJob', payerOf(input.principal, new Date(deps.now())), undefined, deps.ledgerHeads);
+  await assertCanFundSmallestAnswer(deps, 'contactJob', payerOf(input.principal, new Date(deps.now())));
   const personIds = await peopleOfSearch(input.principal.orgId, input.searchId, input.limit);
   if (personIds.length === 0) {
     throw new Problem('validation_failed', 'The search has no people to retrieve.', {

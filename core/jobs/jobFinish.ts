@@ -1,3 +1,4 @@
+import type { CreditStores } from '../credits/store';
 import { payAndSettle, storeJobItems } from './chunkSettlement';
 import { releaseDeliveries } from './deliveryReservations';
 import { uncachedJobPeople, type JobPeopleReads } from './jobPeople';
@@ -60,6 +61,7 @@ export interface CompletedChunk {
  * Repeating it returns the first finish.
  */
 export async function finishJob(
+  stores: CreditStores,
   jobId: string,
   stop: StopReason | null,
   now: Date,
@@ -81,7 +83,7 @@ export async function finishJob(
     // Every chunk finished and reported its outcomes: nothing to settle, nothing to read.
     for (const c of chunks.values()) mergeTally(tally, c.tally);
   } else {
-    leftoverCount = await settleTheRest(job, stop, tally, now, people);
+    leftoverCount = await settleTheRest(stores, job, stop, tally, now, people);
   }
   const counts = countsFromTally(job.requested, tally);
   const status = finalJobStatus(counts, stop, stop ? leftoverCount : 0);
@@ -106,6 +108,7 @@ export async function finishJob(
  * returns how many got the stop's outcome.
  */
 async function settleTheRest(
+  stores: CreditStores,
   job: Pick<JobDoc, '_id' | 'orgId' | 'familyId' | 'fields'>,
   stop: StopReason | null,
   tally: Tally,
@@ -125,7 +128,7 @@ async function settleTheRest(
     // an attempt made (if any); found people nobody paid for become leftovers below.
     for (const p of await chunkPlansOfJob(jobId)) {
       if (!p.entries.some((e) => !settledSeqs.has(e.seq))) continue;
-      const { settled } = await payAndSettle({ jobId, orgId: job.orgId, familyId: job.familyId, fields }, p.from, p.entries, now, { charge: false });
+      const { settled } = await payAndSettle(stores, { jobId, orgId: job.orgId, familyId: job.familyId, fields }, p.from, p.entries, now, { charge: false });
       for (const s of settled) {
         if (settledSeqs.has(s.seq)) continue;
         settledSeqs.add(s.seq);

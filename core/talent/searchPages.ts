@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../config';
 import { charge, findCharge, type LedgerHeads } from '../credits/credits';
+import type { CreditStores } from '../credits/store';
 import { PRICES } from '../credits/prices';
 import { assertCanFundSmallestAnswer, type Payer } from '../credits/smallestAnswer';
 import { canonicalJson, claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
@@ -94,6 +95,8 @@ export interface SearchReads {
   readonly enabledSources: EnabledSourceReads;
   readonly quotaWindows: QuotaWindows;
   readonly ledgerHeads: LedgerHeads;
+  readonly stores: CreditStores;
+  readonly now: () => number;
 }
 
 export async function searchCandidates(settings: SearchSettings, reads: SearchReads, req: SearchRequest): Promise<SearchPage> {
@@ -119,9 +122,9 @@ async function firstPage(settings: SearchSettings, reads: SearchReads, req: Sear
       admitToQuota(settings, reads.quotaWindows, 'queries', req.orgId, [queryMember(fingerprint)]),
       // The request's own page may be what filled the quota (a retry after a crash): not a refusal then.
       assertQuotaHasRoom(settings, reads.quotaWindows, 'previews', req.orgId).catch(async (err: unknown) => {
-        if (!(await findCharge(pageChargeKey(req)))) throw err;
+        if (!(await findCharge(reads.stores, pageChargeKey(req)))) throw err;
       }),
-      assertCanFundSmallestAnswer('search', { orgId: req.orgId, familyId: req.familyId, agent: req.agent }, pageChargeKey(req), reads.ledgerHeads),
+      assertCanFundSmallestAnswer(reads, 'search', { orgId: req.orgId, familyId: req.familyId, agent: req.agent }, pageChargeKey(req)),
     ]),
   );
   const idx = await reads.people.search.get();
@@ -152,7 +155,7 @@ async function nextPage(settings: SearchSettings, reads: SearchReads, req: Searc
     }
   }
   // Before the page is read: a page that cannot be paid for reads and counts nothing.
-  await assertCanFundSmallestAnswer('search', { orgId: req.orgId, familyId: req.familyId, agent: req.agent }, pageChargeKey(req), reads.ledgerHeads);
+  await assertCanFundSmallestAnswer(reads, 'search', { orgId: req.orgId, familyId: req.familyId, agent: req.agent }, pageChargeKey(req));
   const idx = await reads.people.search.get();
   const pageIds = search.personIds.slice(pos.offset, pos.offset + req.pageSize);
   const data = previewsOf(idx, pageIds);
@@ -185,17 +188,14 @@ async function payForPage(
     req.orgId,
     data.map((p) => p.person_id),
   );
-  const receipt = await charge(
-    {
-      orgId: req.orgId,
-      familyId: req.familyId,
-      agent: req.agent,
-      amount: PRICES.searchPage,
-      operation: SEARCH_OPERATION,
-      chargeKey: pageChargeKey(req),
-    },
-    reads.ledgerHeads,
-  );
+  const receipt = await charge(reads, {
+    orgId: req.orgId,
+    familyId: req.familyId,
+    agent: req.agent,
+    amount: PRICES.searchPage,
+    operation: SEARCH_OPERATION,
+    chargeKey: pageChargeKey(req),
+  });
   return { credits: receipt.amount, receiptId: receipt.receiptId };
 }
 

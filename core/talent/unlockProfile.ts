@@ -1,5 +1,6 @@
 import type { Config } from '../config';
 import { charge, type LedgerHeads } from '../credits/credits';
+import type { CreditStores } from '../credits/store';
 import { PRICES } from '../credits/prices';
 import { assertCanFundSmallestAnswer, type Payer } from '../credits/smallestAnswer';
 import { claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
@@ -82,7 +83,13 @@ export function unlockChargeKey(orgId: string, personId: string): string {
  */
 export async function unlockProfile(
   settings: Pick<Config, 'readCacheMs' | 'searchQuotas'>,
-  reads: { readonly enabledSources: EnabledSourceReads; readonly quotaWindows: QuotaWindows; readonly ledgerHeads: LedgerHeads },
+  reads: {
+    readonly enabledSources: EnabledSourceReads;
+    readonly quotaWindows: QuotaWindows;
+    readonly ledgerHeads: LedgerHeads;
+    readonly stores: CreditStores;
+    readonly now: () => number;
+  },
   input: Payer & { claim: RequestClaim; personId: string },
 ): Promise<UnlockResult> {
   const { orgId, familyId, agent, personId } = input;
@@ -91,7 +98,7 @@ export async function unlockProfile(
   const earlier = await findProfileUnlock(orgId, personId);
   const unlockedBefore = earlier !== null && earlier.chargeKey !== requestKey;
   // Already charged for this person (this request before a crash, or another one): no 402.
-  if (!earlier) await assertCanFundSmallestAnswer('unlock', { orgId, familyId, agent }, unlockChargeKey(orgId, personId), reads.ledgerHeads);
+  if (!earlier) await assertCanFundSmallestAnswer(reads, 'unlock', { orgId, familyId, agent }, unlockChargeKey(orgId, personId));
   const usable = new Set((await sourcesForOrganization(settings, reads.enabledSources, orgId)).map((s) => s.id));
   const person = await findPersonProfile(personId);
   if (!person || !usable.has(person.source)) throw notFound('person');
@@ -102,10 +109,15 @@ export async function unlockProfile(
     return free();
   }
   await admitToQuota(settings, reads.quotaWindows, 'deliveries', orgId, [personId]);
-  const receipt = await charge(
-    { orgId, familyId, agent, amount: PRICES.profileUnlock, operation: UNLOCK_OPERATION, chargeKey: unlockChargeKey(orgId, personId), requestKey },
-    reads.ledgerHeads,
-  );
+  const receipt = await charge(reads, {
+    orgId,
+    familyId,
+    agent,
+    amount: PRICES.profileUnlock,
+    operation: UNLOCK_OPERATION,
+    chargeKey: unlockChargeKey(orgId, personId),
+    requestKey,
+  });
   // Another request paid for this person first: this one is an unlock of an unlocked profile.
   if (!receipt.charged && receipt.requestKey !== requestKey) return free();
   await recordProfileUnlock({ orgId, personId, chargeKey: requestKey, receiptId: receipt.receiptId });

@@ -61,7 +61,7 @@ beforeAll(async () => {
     scope: { type: 'organization', id: tenant.orgId },
     actor: 'customer',
   });
-  await setBudget({ orgId: tenant.orgId, familyId: tenant.familyId, amount: 1200 });
+  await setBudget(srv.deps, { orgId: tenant.orgId, familyId: tenant.familyId, amount: 1200 });
   adminEmail = uniqueEmail('head-of-recruiting-operations');
   const made = await createUserWithCli(srv, {
     orgId: tenant.orgId,

@@ -3,6 +3,7 @@ import { createApp } from '../../api/app';
 import type { Config } from '../../core/config';
 import { createDeps, type Deps } from '../../core/deps';
 import { recordAuditEvent } from '../../core/audit/auditLog';
+import { grantCredits } from '../../core/credits/credits';
 import { invitationMail } from '../../core/mail/mailMessages';
 import { queueMail } from '../../core/mail/mailOutbox';
 import { openStore } from '../../core/store/connection';
@@ -121,4 +122,12 @@ test("each app's idempotency claims are in its own database", async () => {
   expect(await second.deps.stores.idempotency.insertClaim(claim)).toBe(true);
   expect(await second.deps.stores.idempotency.findClaim(id)).toMatchObject({ owner: 'o' });
   expect(await first.deps.stores.idempotency.findClaim(id)).toBeNull();
+});
+
+test("each app's credit ledger is in its own database", async () => {
+  const tenant = await createTenant({ credits: 3 });
+  expect(await grantCredits(second.deps, tenant.orgId, 7)).toEqual({ org_id: tenant.orgId, balance: 10 });
+  const kinds = async (deps: Deps) => (await deps.stores.credits.ledgerEntriesOfOrgs([tenant.orgId])).map((e) => e.kind).sort();
+  expect(await kinds(second.deps)).toEqual(['grant', 'opening']);
+  expect(await kinds(first.deps)).toEqual([]);
 });

@@ -22,7 +22,7 @@ async function expectCredits(res: HttpResponse, t: TestTenant, charged: number):
   expect({ status: res.status, charged: res.headers['credits-charged'], remaining: res.headers['credits-remaining'] }).toEqual({
     status: res.status,
     charged: String(charged),
-    remaining: String(await creditBalance(t.orgId)),
+    remaining: String(await creditBalance(srv.deps, t.orgId)),
   });
 }
 
@@ -81,8 +81,8 @@ describe.each(PAID)('credit headers of $name', ({ paid, status, charged }) => {
   test('its 402 charged nothing and reports the balance it left untouched', async () => {
     const t = await createTenant({ credits: 20 });
     const body = await paid.prepare(t);
-    const before = await creditBalance(t.orgId);
-    await setBudget({ orgId: t.orgId, amount: 0 }, ledgerHeads);
+    const before = await creditBalance(srv.deps, t.orgId);
+    await setBudget(srv.deps, { orgId: t.orgId, amount: 0 });
     const refused = await paid.call(t, body, idem());
     expect({ status: refused.status, code: refused.json.code }).toEqual({ status: 402, code: 'organization_budget_exhausted' });
     await expectCredits(refused, t, 0);

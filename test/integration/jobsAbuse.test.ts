@@ -72,7 +72,7 @@ describe('jobs ignore source entitlement', () => {
     expectProblemResponse(res, 422, 'validation_failed');
     expect(res.json.unknown_person_ids).toEqual(open);
     expect(await ContactRetrievalJob.countDocuments({ orgId: t.orgId })).toBe(0);
-    expect(await creditBalance(t.orgId)).toBe(100);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(100);
 
     // Once the operator enables the source, the same people are accepted and delivered.
     await setSourceEnabled(srv.config, t.orgId, OPEN_WEB_SOURCE_ID, true);
@@ -107,7 +107,7 @@ describe('jobs ignore source entitlement', () => {
     expect(job.counts).toMatchObject({ requested: 4, delivered: 2, not_found: 2 });
     const items = await jobResultItems(srv.url, t.key, view.job_id);
     for (const id of open) expect(items.find((i) => i.person_id === id)).toMatchObject({ outcome: 'not_found', receipt_id: null });
-    expect(await creditBalance(t.orgId)).toBe(98);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(98);
     const newlyAsked = asked().filter((p) => !before.has(p));
     for (const id of open) expect(newlyAsked).not.toContain(id);
   });
@@ -127,7 +127,7 @@ describe('jobs ignore source entitlement', () => {
     expect(res.status).toBe(202);
     const job = await waitForJobToFinish(srv.url, t.key, res.json.job_id);
     expect(job.counts).toMatchObject({ requested: 3, delivered: 1, not_found: 2 });
-    expect(await creditBalance(t.orgId)).toBe(99);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(99);
   });
 });
 
@@ -152,7 +152,7 @@ describe('the daily delivery quota is checked only for the first person of a job
     expect(job.counts).toMatchObject({ requested: 5, delivered: 1, failed: 4 });
     const items = await jobResultItems(srv.url, t.key, job.job_id);
     expect(items.filter((i) => i.outcome === 'failed').every((i) => i.reason === 'delivery_quota_exceeded' && i.contacts.emails.length === 0)).toBe(true);
-    expect(await creditBalance(t.orgId)).toBe(99);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(99);
     // The quota is full now: nobody new can be delivered today, by a job or an unlock.
     await expect(assertQuotaHasRoom(srv.config, new QuotaWindows(), 'deliveries', t.orgId)).rejects.toMatchObject({
       code: 'delivery_quota_exceeded',
@@ -197,7 +197,7 @@ describe('jobs over ids that do not exist are free and unlimited', () => {
     expect(await ContactRetrievalJob.countDocuments({ orgId: t.orgId })).toBe(0);
     expect(await ContactRetrievalJobPeople.countDocuments({ personIds: { $in: ghosts } })).toBe(0);
     expect(await ContactJobDaySlot.countDocuments({ orgId: t.orgId })).toBe(0);
-    expect(await creditBalance(t.orgId)).toBe(100);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(100);
   });
 });
 

@@ -1,5 +1,4 @@
 import { creditBalance } from '../../core/credits/credits';
-import { LedgerEntry } from '../../core/credits/models';
 import { ContactRetrievalJob, ContactRetrievalJobItem } from '../../core/jobs/models';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { QuotaWindows, recordDelivered } from '../../core/talent/quotas';
@@ -58,7 +57,7 @@ afterAll(async () => {
 describe('a job from start to result', () => {
   test('delivers, charges once per record, and the result pages through every person', async () => {
     const people = ids(30);
-    const before = await creditBalance(tenant.orgId);
+    const before = await creditBalance(srv.deps, tenant.orgId);
     const res = await create(tenant.key, [...people, people[0]]);
     expect(res.status).toBe(202);
     expect(res.json).toMatchObject({
@@ -83,7 +82,7 @@ describe('a job from start to result', () => {
       pending: 0,
     });
     expect(Date.parse(job.result_expires_at) - Date.parse(job.completed_at)).toBe(7 * 24 * 3600 * 1000);
-    expect(await creditBalance(tenant.orgId)).toBe(before - job.counts.delivered);
+    expect(await creditBalance(srv.deps, tenant.orgId)).toBe(before - job.counts.delivered);
     expect(await jobCharged(job.job_id)).toBe(job.counts.delivered);
 
     // The provider got its own credential and nothing of the customer's request.
@@ -126,10 +125,10 @@ describe('a job from start to result', () => {
     const first = await waitForJobToFinish(srv.url, tenant.key, (await create(tenant.key, people, { fields: ['email'] })).json.job_id);
     expect(first.counts.delivered).toBe(people.length);
     const calls = provider.requests.length;
-    const before = await creditBalance(tenant.orgId);
+    const before = await creditBalance(srv.deps, tenant.orgId);
     const second = await waitForJobToFinish(srv.url, tenant.key, (await create(tenant.key, people, { fields: ['email'] })).json.job_id);
     expect(second).toMatchObject({ status: 'completed', counts: { reused: people.length, delivered: 0 } });
-    expect(await creditBalance(tenant.orgId)).toBe(before);
+    expect(await creditBalance(srv.deps, tenant.orgId)).toBe(before);
     expect(provider.requests.length).toBe(calls);
     const result = await api(srv.url, 'GET', `/v1/job-results/${second.job_id}`, { key: tenant.key });
     expect(result.json.items[0]).toMatchObject({
@@ -165,7 +164,7 @@ describe('a job from start to result', () => {
     const job = await waitForJobToFinish(srv.url, poor.key, (await create(poor.key, people)).json.job_id);
     expect(job.status).toBe('partial');
     expect(job.counts).toMatchObject({ requested: 20, delivered: 5, failed: 15, pending: 0 });
-    expect(await creditBalance(poor.orgId)).toBe(0);
+    expect(await creditBalance(srv.deps, poor.orgId)).toBe(0);
     expect(await jobCharged(job.job_id)).toBe(5);
     const result = await api(srv.url, 'GET', `/v1/job-results/${job.job_id}?limit=100`, { key: poor.key });
     const failed = result.json.items.filter((i: any) => i.outcome === 'failed');
@@ -185,7 +184,7 @@ describe('a job from start to result', () => {
     expectProblemResponse(res, 429, 'delivery_quota_exceeded');
     expect(res.headers['retry-after']).toBe('1');
     expect(await ContactRetrievalJob.countDocuments({ orgId: full.orgId })).toBe(0);
-    expect(await creditBalance(full.orgId)).toBe(50);
+    expect(await creditBalance(srv.deps, full.orgId)).toBe(50);
   });
 
   test('a batch job runs over the people of an earlier search of the organization', async () => {
@@ -415,6 +414,6 @@ describe('operator CLI', () => {
 
 /** Credits charged for a job: the sum of its chunk charges (one ledger entry per chunk). */
 async function jobCharged(jobId: string): Promise<number> {
-  const entries = await LedgerEntry.find({ chargeKey: new RegExp(`^job:${jobId}:`) }).lean();
+  const entries = await srv.deps.stores.credits.ledgerEntriesUnderChargeKeyPrefix(`job:${jobId}:`);
   return entries.reduce((s, e) => s + e.amount, 0);
 }

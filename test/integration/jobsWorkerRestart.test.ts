@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { creditBalance } from '../../core/credits/credits';
-import { LedgerEntry } from '../../core/credits/models';
 import { ContactRetrievalJob, ContactRetrievalJobItem } from '../../core/jobs/models';
 import { providerAnswerFor, startContactProviderServer, type ContactProviderServer } from '../support/contactProviderServer';
 import { createTenant, insertTestPeople } from '../support/fixtures';
@@ -106,10 +105,10 @@ test('a worker killed mid-job and restarted finishes the job with every count ri
   expect(job.status).toBe('completed');
   expect(job.counts).toEqual({ requested: 80, delivered: expectedFound, not_found: 80 - expectedFound, failed: 0, reused: 0, cancelled: 0, pending: 0 });
   // One charge per chunk, each paying exactly the records it delivered, whatever was retried.
-  const charges = await LedgerEntry.find({ chargeKey: new RegExp(`^job:${jobId}:`) }).lean();
+  const charges = await srv.deps.stores.credits.ledgerEntriesUnderChargeKeyPrefix(`job:${jobId}:`);
   expect(charges.reduce((s, c) => s + c.amount, 0)).toBe(expectedFound);
   expect(new Set(charges.map((c) => c.chargeKey)).size).toBe(charges.length);
-  expect(await creditBalance(t.orgId)).toBe(500 - expectedFound);
+  expect(await creditBalance(srv.deps, t.orgId)).toBe(500 - expectedFound);
   const delivered = await ContactRetrievalJobItem.find({ jobId, outcome: 'delivered' }).lean();
   expect(delivered).toHaveLength(expectedFound);
   const paid = new Map(charges.map((c) => [c.receiptId, c.amount]));

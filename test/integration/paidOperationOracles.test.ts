@@ -1,5 +1,4 @@
 import { creditBalance, setBudget } from '../../core/credits/credits';
-import { LedgerEntry } from '../../core/credits/models';
 import { storeSearch } from '../../core/talent/searches';
 import { Person, ProviderContact } from '../../core/talent/models';
 import { seedPeople } from '../../scripts/seeding/seedPeople';
@@ -34,14 +33,14 @@ function refusal(res: HttpResponse): Record<string, unknown> {
 
 /** Both requests are refused with byte-identical bodies (apart from the request id), and nothing is charged. */
 async function expectSameRefusal(t: TestTenant, path: string, known: unknown, unknown: unknown, code = 'insufficient_credits') {
-  const before = await LedgerEntry.countDocuments({ orgId: t.orgId, kind: 'charge' });
+  const before = (await srv.deps.stores.credits.ledgerEntriesOfOrgs([t.orgId])).filter((e) => e.kind === 'charge').length;
   const a = await post(t, path, known);
   const b = await post(t, path, unknown);
   const ra = refusal(a);
   expect(ra.code).toBe(code);
   expect(JSON.stringify(ra)).toBe(JSON.stringify(refusal(b)));
   expect(a.text.replaceAll(String(a.json.request_id), '')).toBe(b.text.replaceAll(String(b.json.request_id), ''));
-  expect(await LedgerEntry.countDocuments({ orgId: t.orgId, kind: 'charge' })).toBe(before);
+  expect((await srv.deps.stores.credits.ledgerEntriesOfOrgs([t.orgId])).filter((e) => e.kind === 'charge').length).toBe(before);
   return ra;
 }
 
@@ -60,10 +59,10 @@ describe('0 credits: the same 402 whatever the data holds', () => {
 
   test('a budget refuses the same way: organization_budget_exhausted for both', async () => {
     const t = await createTenant({ credits: 50 });
-    await setBudget({ orgId: t.orgId, amount: 0 });
+    await setBudget(srv.deps, { orgId: t.orgId, amount: 0 });
     const contact = (await ProviderContact.findOne({ emails: { $exists: true, $ne: [] } }).lean())!;
     await expectSameRefusal(t, '/v1/person-matches', { email: contact.emails[0] }, { email: 'nobody-at-all@nowhere.example' }, 'organization_budget_exhausted');
-    expect(await creditBalance(t.orgId)).toBe(50);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(50);
   });
 
   test('profile unlock of a person who exists and of an id nobody has', async () => {

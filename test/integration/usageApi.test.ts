@@ -1,4 +1,3 @@
-import { LedgerEntry } from '../../core/credits/models';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { setOrganizationRate } from '../../core/limits/limitSettings';
 import { Person } from '../../core/talent/models';
@@ -62,7 +61,8 @@ function totals(points: UsagePoint[]): Map<string, { requests: Requests; credits
 /** The ledger's charges per operation: what usage must agree with to the credit. */
 async function ledgerCharges(orgId: string): Promise<Map<string, number>> {
   const charges = new Map<string, number>();
-  for (const e of await LedgerEntry.find({ orgId, kind: 'charge' }).lean()) charges.set(e.operation!, (charges.get(e.operation!) ?? 0) + e.amount);
+  for (const e of (await srv.deps.stores.credits.ledgerEntriesOfOrgs([orgId])).filter((e) => e.kind === 'charge'))
+    charges.set(e.operation!, (charges.get(e.operation!) ?? 0) + e.amount);
   return charges;
 }
 

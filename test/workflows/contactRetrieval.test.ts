@@ -3,7 +3,6 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createActivities } from '../../activities';
 import type { Config } from '../../core/config';
 import { charge, creditBalance } from '../../core/credits/credits';
-import { LedgerEntry } from '../../core/credits/models';
 import { createContactRetrievalJob, type JobStarter } from '../../core/jobs/contactRetrievalJobs';
 import { readJobResult } from '../../core/jobs/jobResults';
 import { contactRetrievalWorkflowId, RESULT_PURGE_AFTER_MS, RESULT_RETENTION_MS, resultRetentionWorkflowId } from '../../core/jobs/jobRules';
@@ -141,7 +140,7 @@ test('completed: delivered and not_found people, search attributes for operators
     expect(finished).toMatchObject({ status: 'completed', counts: { requested: 11, delivered: 9, not_found: 2, failed: 0 } });
     expect(finished.resultExpiresAt).not.toBeNull();
     await expectSettled(t, jobId);
-    expect(await creditBalance(t.orgId)).toBe(91);
+    expect(await creditBalance({ stores: store.stores, now: Date.now }, t.orgId)).toBe(91);
     const d = await handle.describe();
     expect(d.typedSearchAttributes.get(SA.jobStatus)).toBe('completed');
     expect(d.typedSearchAttributes.get(SA.orgId)).toBe(t.orgId);
@@ -159,7 +158,7 @@ test('partial: credits run out mid-job, the rest fail with insufficient_credits 
     expect(finished.status).toBe('partial');
     expect(finished.counts).toMatchObject({ requested: 16, delivered: 6, failed: 10 });
     await expectSettled(t, jobId);
-    expect(await creditBalance(t.orgId)).toBe(0);
+    expect(await creditBalance({ stores: store.stores, now: Date.now }, t.orgId)).toBe(0);
     expect(await ContactRetrievalJobItem.countDocuments({ jobId, outcome: 'failed', reason: 'insufficient_credits' })).toBe(10);
   });
 });
@@ -175,7 +174,10 @@ test('failed: nobody could be processed; the job carries no result', async () =>
         ...start,
         start: async (input) => {
           // The credit goes elsewhere between acceptance and the first charge.
-          await charge({ orgId: t.orgId, familyId: t.familyId, amount: 1, operation: 'test.spend', chargeKey: `spend:${t.orgId}` });
+          await charge(
+            { stores: store.stores, now: Date.now },
+            { orgId: t.orgId, familyId: t.familyId, amount: 1, operation: 'test.spend', chargeKey: `spend:${t.orgId}` },
+          );
           await start.start(input);
         },
       },
@@ -192,7 +194,7 @@ test('cancelled: people not yet processed become cancelled', async () => {
     const { jobId, finished } = await runJob(t, found.slice(0, 8), tq, { cancelAtStart: true });
     expect(finished).toMatchObject({ status: 'cancelled', counts: { requested: 8, cancelled: 8, delivered: 0 }, resultExpiresAt: null });
     await expectSettled(t, jobId);
-    expect(await creditBalance(t.orgId)).toBe(100);
+    expect(await creditBalance({ stores: store.stores, now: Date.now }, t.orgId)).toBe(100);
   });
 });
 
@@ -256,6 +258,6 @@ test('retention: readable for 7 days, then 409 with the contacts removed, then 4
 
 /** Credits charged for a job: the sum of its chunk charges (one ledger entry per chunk). */
 async function jobCharged(jobId: string): Promise<number> {
-  const entries = await LedgerEntry.find({ chargeKey: new RegExp(`^job:${jobId}:`) }).lean();
+  const entries = await store.stores.credits.ledgerEntriesUnderChargeKeyPrefix(`job:${jobId}:`);
   return entries.reduce((s, e) => s + e.amount, 0);
 }
