@@ -46,7 +46,7 @@ export function createContactActivities(deps: ContactActivityDeps, { eager }: { 
    * job.completed event emitted, its result expired, its result purged.
    */
   const jobLine = (msg: string, fields: Record<string, unknown>): void => activityLogger(deps.logger).info(fields, msg);
-  const provider = createContactProvider(config);
+  const provider = createContactProvider(config, deps.stores, now);
   const retryPolicy: ProviderRetryPolicy = {
     maxAttempts: config.contactProvider.maxAttempts,
     baseDelayMs: config.contactProvider.retryBaseMs,
@@ -75,9 +75,9 @@ export function createContactActivities(deps: ContactActivityDeps, { eager }: { 
         firstAttempt: ctx.info.attempt === 1,
         onDelivered: ({ orgId, jobId, deliveryQuotaAt, personIds }) =>
           deliveryQuotaAt
-            ? recordJobDeliveries(quotaWindows, orgId, jobId, deliveryQuotaAt.getTime(), personIds)
+            ? recordJobDeliveries(deps.stores, quotaWindows, orgId, jobId, deliveryQuotaAt.getTime(), personIds)
             : // A job accepted before reservations existed: counted today, as it was then.
-              inTurn(`deliveries:${orgId}`, () => recordDelivered(quotaWindows, orgId, personIds)),
+              inTurn(`deliveries:${orgId}`, () => recordDelivered(quotaWindows, orgId, personIds, now())),
         usableSources: async (orgId) => new Set((await sourcesForOrganization(config, sources, orgId)).map((s) => s.id)),
         onCharged: usage && (({ orgId, operation, credits }) => usage.countCredits(orgId, operation, credits)),
         people,

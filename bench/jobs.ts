@@ -131,7 +131,11 @@ async function runOnce(label: string, root: Deps, config: Config, env: Record<st
       audience: config.apiAudience,
       scopes: [...ALL_PERMISSIONS],
     };
-    const search = await storeSearch({ orgId: org.org_id, fingerprint: `bench-${label}`, params: {}, personIds, total: personIds.length });
+    const search = await storeSearch(
+      deps.stores,
+      { orgId: org.org_id, fingerprint: `bench-${label}`, params: {}, personIds, total: personIds.length },
+      Date.now(),
+    );
     const started = performance.now();
     const view = await createBatchContactRetrievalJob(deps, {
       principal,
@@ -199,7 +203,7 @@ async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
   const http = loadConfig(httpEnv);
   const deps = await openDeps(local);
   const seedStarted = performance.now();
-  await seedPeople({ secretsKey: local.secretsKey, count: PEOPLE, seed: SEED });
+  await seedPeople(deps.stores, { secretsKey: local.secretsKey, count: PEOPLE, seed: SEED });
   process.stderr.write(`[bench] ${PEOPLE} people seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s\n`);
   const personIds = Array.from({ length: PEOPLE }, (_, i) => personIdFor(local.secretsKey, SEED, i));
   process.stdout.write(`contact-retrieval jobs: chunk ${local.contactJobs.chunkSize}, ${local.contactJobs.concurrency} chunks in flight\n`);

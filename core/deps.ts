@@ -19,6 +19,7 @@ import { createUsageStore, type UsageStore } from './usage/store';
 import { createMailStore, type MailStore } from './mail/store';
 import { createIdempotencyStore, type IdempotencyStore } from './idempotency/store';
 import { createCreditStore, type CreditStore } from './credits/store';
+import { createTalentStore, type TalentStore } from './talent/store';
 import type { Connection } from 'mongoose';
 import { createTemporalClients, type TemporalClients } from './temporal/client';
 import { createPeopleIndexes, type PeopleIndexes } from './talent/peopleIndexes';
@@ -45,6 +46,7 @@ export interface Stores {
   readonly mail: MailStore;
   readonly idempotency: IdempotencyStore;
   readonly credits: CreditStore;
+  readonly talent: TalentStore;
 }
 
 /** The areas' stores on `connection` (the root's, from `openStore`). */
@@ -55,6 +57,7 @@ export function createStores(connection: Connection): Stores {
     mail: createMailStore(connection),
     idempotency: createIdempotencyStore(connection),
     credits: createCreditStore(connection),
+    talent: createTalentStore(connection),
   };
 }
 
@@ -133,11 +136,11 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 
     signingKeys: parts.signingKeys ?? new SigningKeys(config),
     publicClients: parts.publicClients ?? new PublicClients(config, { destinationLookup, addressLimits, clock: now, logger, trustAnchors }),
     decoy: parts.decoy ?? new DecoyPasswordHash(config.oauth.passwordScryptLog2N),
-    people: parts.people ?? createPeopleIndexes(now, logger),
+    people: parts.people ?? createPeopleIndexes(stores, now, logger),
     enabledSources: parts.enabledSources ?? new EnabledSourceReads(),
     jobPeople: parts.jobPeople ?? createJobPeopleReads(),
     claimGenerations: parts.claimGenerations ?? createClaimGenerations(),
-    quotaWindows: parts.quotaWindows ?? new QuotaWindows(),
+    quotaWindows: parts.quotaWindows ?? new QuotaWindows(stores.talent),
     destinationLookup,
     trustAnchors,
     usage: parts.usage,

@@ -11,7 +11,7 @@ import { sourcesForOrganization, type EnabledSourceReads } from '../talent/sourc
 import type { TemporalClients } from '../temporal/client';
 import { claimDaySlot, returnDaySlot, type DailyJobCapReads } from './dailyJobCap';
 import { releaseDeliveries, reserveDeliveries } from './deliveryReservations';
-import { sourcesOfPeople } from '../talent/store';
+import type { TalentStores } from '../talent/store';
 import { carryOutOnRequest, recordJobCancel, temporalJobStarter, type JobStarter } from './jobOutbox';
 import { CAP_RETRY_AFTER_SECONDS, MAX_PERSON_IDS, contactRetrievalWorkflowId, countsFromTally, emptyCounts, uniquePersonIds, unknownPeople } from './jobRules';
 import { claimJobSlot, releaseJobSlot } from './jobSlots';
@@ -93,7 +93,7 @@ export interface JobCreationDeps extends JobTemporalDeps {
   readonly ledgerHeads: LedgerHeads;
   readonly quotaWindows: QuotaWindows;
   readonly now: () => number;
-  readonly stores: CreditStores;
+  readonly stores: CreditStores & TalentStores;
   /** Ends a job whose workflow is gone, emitting its `job.completed` (core/webhooks/abandonedJobs.ts): the root wires it. */
   readonly finishAbandonedJob: (jobId: string) => Promise<void>;
 }
@@ -134,7 +134,7 @@ export async function createContactRetrievalJob(
   // Before any person is looked up: an organization that cannot pay for one record gets the
   // same 402 whichever ids it sends, and learns nothing of which exist.
   await assertCanFundSmallestAnswer(deps, 'contactJob', payerOf(principal, new Date(deps.now())));
-  const sourceOf = await sourcesOfPeople(personIds);
+  const sourceOf = await deps.stores.talent.sourcesOfPeople(personIds);
   const usable = new Set((await sourcesForOrganization(config, deps.enabledSources, principal.orgId)).map((s) => s.id));
   const unknown = unknownPeople(personIds, sourceOf, usable);
   if (unknown.length && input.unknownPeople !== 'settle_not_found') throw unknownPeopleProblem(unknown);
@@ -167,8 +167,8 @@ export async function createContactRetrievalJob(
     undo.push(() => releaseJobSlot(principal.orgId, jobId));
     // Like the 402, refused only when nobody could be delivered today; people beyond the
     // reservation fail with `delivery_quota_exceeded` (free), as people beyond the credits do.
-    reservation = await reserveDeliveries(config, principal.orgId, jobId, visible, acceptedAt.getTime(), deps.quotaWindows.heads);
-    undo.push(() => releaseDeliveries(principal.orgId, jobId, acceptedAt.getTime()));
+    reservation = await reserveDeliveries(deps.stores, config, principal.orgId, jobId, visible, acceptedAt.getTime(), deps.quotaWindows.heads);
+    undo.push(() => releaseDeliveries(deps.stores, principal.orgId, jobId, acceptedAt.getTime()));
   } catch (err) {
     await rollBack();
     throw err;
@@ -245,7 +245,7 @@ export async function createBatchContactRetrievalJob(
   input: { principal: KeyPrincipal; searchId: string; limit: number; fields: ContactField[] },
 ): Promise<JobView> {
   await assertCanFundSmallestAnswer(deps, 'contactJob', payerOf(input.principal, new Date(deps.now())));
-  const personIds = await peopleOfSearch(input.principal.orgId, input.searchId, input.limit);
+  const personIds = await peopleOfSearch(deps.stores, input.principal.orgId, input.searchId, input.limit, deps.now());
   if (personIds.length === 0) {
     throw new Problem('validation_failed', 'The search has no people to retrieve.', {
       extensions: { errors: [{ field: 'search_id', message: 'the search returned no people' }] },

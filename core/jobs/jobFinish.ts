@@ -1,4 +1,5 @@
 import type { CreditStores } from '../credits/store';
+import type { TalentStores } from '../talent/store';
 import { payAndSettle, storeJobItems } from './chunkSettlement';
 import { releaseDeliveries } from './deliveryReservations';
 import { uncachedJobPeople, type JobPeopleReads } from './jobPeople';
@@ -61,7 +62,7 @@ export interface CompletedChunk {
  * Repeating it returns the first finish.
  */
 export async function finishJob(
-  stores: CreditStores,
+  stores: CreditStores & TalentStores,
   jobId: string,
   stop: StopReason | null,
   now: Date,
@@ -72,7 +73,7 @@ export async function finishJob(
   if (!job) throw new Error(`job ${jobId} does not exist`);
   if (job.status !== 'running') {
     await releaseJobSlot(job.orgId, jobId);
-    await releaseReservation(job);
+    await releaseReservation(stores, job);
     await dropWorkingDocuments(jobId, people);
     return finishedView(job);
   }
@@ -97,7 +98,7 @@ export async function finishJob(
     resultPurgeAt: times.resultPurgeAt,
   });
   await releaseJobSlot(job.orgId, jobId);
-  await releaseReservation(job);
+  await releaseReservation(stores, job);
   await dropWorkingDocuments(jobId, people);
   return finishedView(updated ?? (await findJob({ _id: jobId }))!);
 }
@@ -148,8 +149,11 @@ async function settleTheRest(
 }
 
 /** What the job did not use of its delivery-quota reservation goes back to the organization. */
-async function releaseReservation(job: { _id: string; orgId: string; deliveryQuotaAt?: Date | null; deliveriesReserved?: number | null }): Promise<void> {
-  if (job.deliveryQuotaAt && job.deliveriesReserved) await releaseDeliveries(job.orgId, job._id, job.deliveryQuotaAt.getTime());
+async function releaseReservation(
+  stores: TalentStores,
+  job: { _id: string; orgId: string; deliveryQuotaAt?: Date | null; deliveriesReserved?: number | null },
+): Promise<void> {
+  if (job.deliveryQuotaAt && job.deliveriesReserved) await releaseDeliveries(stores, job.orgId, job._id, job.deliveryQuotaAt.getTime());
 }
 
 /** The job's people list and chunk plans (contact values among them) are only for running jobs. */

@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import { charge, type LedgerHeads } from '../credits/credits';
 import type { CreditStores } from '../credits/store';
+import type { TalentStores } from './store';
 import { PRICES } from '../credits/prices';
 import { assertCanFundSmallestAnswer, type Payer } from '../credits/smallestAnswer';
 import { claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
@@ -8,7 +9,6 @@ import { notFound } from '../problems';
 import type { PersonProfileRecord } from './person';
 import { admitToQuota, type QuotaWindows } from './quotas';
 import { sourcesForOrganization, type EnabledSourceReads } from './sources';
-import { findPersonProfile, findProfileUnlock, recordProfileUnlock } from './store';
 
 export const UNLOCK_OPERATION = 'profiles.unlock';
 
@@ -87,7 +87,7 @@ export async function unlockProfile(
     readonly enabledSources: EnabledSourceReads;
     readonly quotaWindows: QuotaWindows;
     readonly ledgerHeads: LedgerHeads;
-    readonly stores: CreditStores;
+    readonly stores: CreditStores & TalentStores;
     readonly now: () => number;
   },
   input: Payer & { claim: RequestClaim; personId: string },
@@ -95,20 +95,20 @@ export async function unlockProfile(
   const { orgId, familyId, agent, personId } = input;
   if (!/^per_[0-9A-Za-z]{8,64}$/.test(personId)) throw notFound('person');
   const requestKey = claimChargeKey(UNLOCK_OPERATION, input.claim);
-  const earlier = await findProfileUnlock(orgId, personId);
+  const earlier = await reads.stores.talent.findProfileUnlock(orgId, personId);
   const unlockedBefore = earlier !== null && earlier.chargeKey !== requestKey;
   // Already charged for this person (this request before a crash, or another one): no 402.
   if (!earlier) await assertCanFundSmallestAnswer(reads, 'unlock', { orgId, familyId, agent }, unlockChargeKey(orgId, personId));
   const usable = new Set((await sourcesForOrganization(settings, reads.enabledSources, orgId)).map((s) => s.id));
-  const person = await findPersonProfile(personId);
+  const person = await reads.stores.talent.findPersonProfile(personId);
   if (!person || !usable.has(person.source)) throw notFound('person');
   const profile = toProfile(person);
   const free = (): UnlockResult => ({ profile, already_unlocked: true, credits_charged: 0, receipt_id: null });
   if (unlockedBefore) {
-    await admitToQuota(settings, reads.quotaWindows, 'deliveries', orgId, [personId]);
+    await admitToQuota(settings, reads.quotaWindows, 'deliveries', orgId, [personId], reads.now());
     return free();
   }
-  await admitToQuota(settings, reads.quotaWindows, 'deliveries', orgId, [personId]);
+  await admitToQuota(settings, reads.quotaWindows, 'deliveries', orgId, [personId], reads.now());
   const receipt = await charge(reads, {
     orgId,
     familyId,
@@ -120,6 +120,6 @@ export async function unlockProfile(
   });
   // Another request paid for this person first: this one is an unlock of an unlocked profile.
   if (!receipt.charged && receipt.requestKey !== requestKey) return free();
-  await recordProfileUnlock({ orgId, personId, chargeKey: requestKey, receiptId: receipt.receiptId });
+  await reads.stores.talent.recordProfileUnlock({ orgId, personId, chargeKey: requestKey, receiptId: receipt.receiptId });
   return { profile, already_unlocked: false, credits_charged: receipt.amount, receipt_id: receipt.receiptId };
 }

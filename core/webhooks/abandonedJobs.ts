@@ -1,5 +1,6 @@
 import type { Config } from '../config';
 import type { CreditStores } from '../credits/store';
+import type { TalentStores } from '../talent/store';
 import { finishJob } from '../jobs/jobFinish';
 import type { Logger } from '../observability/logger';
 import type { TemporalClients } from '../temporal/client';
@@ -11,7 +12,13 @@ import { emitJobCompleted } from './jobCompletedEvent';
  * workflow would have. Best effort: the slot is free whatever happens here.
  */
 export async function finishAbandonedJob(
-  { config, temporal, logger, now, stores }: { config: Config; temporal: TemporalClients; logger: Logger; now: () => number; stores: CreditStores },
+  {
+    config,
+    temporal,
+    logger,
+    now,
+    stores,
+  }: { config: Config; temporal: TemporalClients; logger: Logger; now: () => number; stores: CreditStores & TalentStores },
   jobId: string,
 ): Promise<void> {
   try {

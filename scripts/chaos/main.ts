@@ -16,7 +16,6 @@ import { createStores, type Stores } from '../../core/deps';
 import { openStore, type StoreHandle } from '../../core/store/connection';
 import { personIdFor } from '../seeding/generator';
 import { seedPeople } from '../seeding/seedPeople';
-import { sourcesOfPeople } from '../../core/talent/store';
 import { BUILT_IN_SOURCE_ID } from '../../core/talent/sources';
 import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
 import { startContactProviderServer } from '../../test/support/contactProviderServer';
@@ -84,10 +83,10 @@ async function main(): Promise<number> {
     store = await openStore(services.mongodbUri, config.store);
     const stores: Stores = createStores(store.connection);
     await store.ensureIndexes();
-    await seedPeople({ secretsKey: config.secretsKey, count: PEOPLE, seed: SEED });
+    await seedPeople(stores, { secretsKey: config.secretsKey, count: PEOPLE, seed: SEED });
     // Only people of the built-in source: jobs and unlocks refuse the others (422, 404).
     const seeded = Array.from({ length: PEOPLE }, (_, i) => personIdFor(config.secretsKey, SEED, i));
-    const sources = await sourcesOfPeople(seeded);
+    const sources = await stores.talent.sourcesOfPeople(seeded);
     const personIds = seeded.filter((id) => sources.get(id) === BUILT_IN_SOURCE_ID);
     say('starting the API and a worker');
     const firstWorker = services.startWorker();

@@ -38,7 +38,7 @@ beforeAll(async () => {
   loopback = await startLoopbackRedirect();
   srv = await startSignInApi();
   tenant = await createTenant({ credits: 100 });
-  await insertTestPeople(people);
+  await insertTestPeople(srv.deps.stores, people);
   browser = await launchBrowser();
   person = await createUserWithCli(srv, {
     orgId: tenant.orgId,

@@ -65,7 +65,7 @@ async function acceptedJob(): Promise<{ tenant: TestTenant; chunk: ChunkInput; f
   const isFound = (id: string) => providerAnswerFor(id).status === 'found';
   const people = [...pool.filter(isFound).slice(0, 4), ...pool.filter((id) => !isFound(id)).slice(0, 2)];
   expect(people).toHaveLength(6);
-  await insertTestPeople(people);
+  await insertTestPeople(testStore.stores, people);
   const tenant = await createTenant({ credits: CREDITS });
   let started: ContactRetrievalInput | undefined;
   await createContactRetrievalJob(

@@ -63,7 +63,7 @@ async function acceptedJob(tenant: TestTenant, people: string[]): Promise<ChunkI
 async function newPeople(count: number): Promise<string[]> {
   const tag = uniqueName('clm').replace(/[^0-9A-Za-z]/g, '');
   const ids = Array.from({ length: count }, (_, i) => `per_${tag}${i}`);
-  await insertTestPeople(ids);
+  await insertTestPeople(testStore.stores, ids);
   return ids;
 }
 

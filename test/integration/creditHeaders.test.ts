@@ -1,5 +1,4 @@
 import { creditBalance, LedgerHeads, setBudget } from '../../core/credits/credits';
-import { Person } from '../../core/talent/models';
 import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { api, type HttpResponse } from '../support/http';
@@ -13,7 +12,7 @@ const idem = () => `credit-headers-${Date.now()}-${++n}`;
 
 beforeAll(async () => {
   srv = await startTestApi({}, undefined, { ledgerHeads });
-  await seedPeople({ secretsKey: srv.config.secretsKey, count: 200 });
+  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 200 });
 });
 afterAll(async () => srv.close());
 
@@ -36,7 +35,7 @@ const post = (path: string, prepare: PaidCall['prepare']): PaidCall => ({
   call: (t, body, key) => api(srv.url, 'POST', path, { key: t.key, body, idempotencyKey: key }),
 });
 
-const poolPerson = async () => (await Person.findOne({ source: 'src_talentpool' }).lean())!;
+const poolPerson = async () => (await srv.deps.stores.talent.peopleOfSource('src_talentpool', { limit: 1 }))[0];
 
 /** Each paid operation, what its first answer charges, and its success status. */
 const PAID: Array<{ name: string; paid: PaidCall; status: number; charged: number }> = [

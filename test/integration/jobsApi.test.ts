@@ -29,7 +29,10 @@ const idem = () => `idem-${Date.now()}-${++n}`;
 
 async function create(key: string, personIds: string[], extra: Record<string, unknown> = {}) {
   // Jobs refuse people that do not exist: the people asked for are put in the dataset first.
-  await insertTestPeople(personIds.filter((p) => /^per_[0-9A-Za-z]{8,64}$/.test(p)));
+  await insertTestPeople(
+    srv.deps.stores,
+    personIds.filter((p) => /^per_[0-9A-Za-z]{8,64}$/.test(p)),
+  );
   return api(srv.url, 'POST', '/v1/contact-retrieval-jobs', { key, body: { person_ids: personIds, ...extra }, idempotencyKey: idem() });
 }
 
@@ -176,9 +179,10 @@ describe('a job from start to result', () => {
     const full = await createTenant({ credits: 50 });
     const limit = srv.config.searchQuotas.deliveriesPerDay;
     await recordDelivered(
-      new QuotaWindows(),
+      new QuotaWindows(srv.deps.stores.talent),
       full.orgId,
       Array.from({ length: limit }, (_, i) => `per_quota${String(i).padStart(8, '0')}`),
+      Date.now(),
     );
     const res = await create(full.key, ids(3, 'q'));
     expectProblemResponse(res, 429, 'delivery_quota_exceeded');
@@ -189,8 +193,12 @@ describe('a job from start to result', () => {
 
   test('a batch job runs over the people of an earlier search of the organization', async () => {
     const people = ids(12, 's');
-    await insertTestPeople(people);
-    const search = await storeSearch({ orgId: tenant.orgId, fingerprint: `f${n}`, params: {}, personIds: people, total: people.length });
+    await insertTestPeople(srv.deps.stores, people);
+    const search = await storeSearch(
+      srv.deps.stores,
+      { orgId: tenant.orgId, fingerprint: `f${n}`, params: {}, personIds: people, total: people.length },
+      Date.now(),
+    );
     const res = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/batch', {
       key: tenant.key,
       body: { search_id: search.searchId, limit: 9, fields: ['phone'] },

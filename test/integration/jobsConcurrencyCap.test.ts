@@ -30,7 +30,7 @@ const jobDeps = () => createDeps(srv.config, { logger: testLogger(), temporal: s
 
 beforeAll(async () => {
   srv = await startTestApi({}, undefined, { admission: new StoreAdmission(clock.now) });
-  await insertTestPeople(pool);
+  await insertTestPeople(srv.deps.stores, pool);
 });
 afterAll(async () => {
   await terminateRunningJobWorkflows(srv.deps.temporal);

@@ -22,7 +22,7 @@ const people = (count: number, tag: string) =>
   Array.from({ length: count }, (_, i) => `per_tout${tag}${Date.now().toString(36)}${String(i).padStart(4, '0')}A`);
 
 async function createJob(personIds: string[]) {
-  await insertTestPeople(personIds);
+  await insertTestPeople(srv.deps.stores, personIds);
   const t0 = Date.now();
   const res = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs', {
     key: tenant.key,

@@ -76,7 +76,7 @@ async function settled(jobId: string): Promise<number> {
 test('a worker killed mid-job and restarted finishes the job with every count right and no double charge', async () => {
   const t = await createTenant({ credits: 500 });
   const people = Array.from({ length: 80 }, (_, i) => `per_restart${String(i).padStart(6, '0')}`);
-  await insertTestPeople(people);
+  await insertTestPeople(srv.deps.stores, people);
   const res = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs', { key: t.key, body: { person_ids: people }, idempotencyKey: `restart-${Date.now()}` });
   expect(res.status).toBe(202);
   const jobId = res.json.job_id as string;

@@ -5,8 +5,6 @@ import { createApiKey } from '../../core/keys/apiKeys';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { createWorkspace } from '../../core/tenancy/provisioning';
 import { personIdFor } from '../../scripts/seeding/generator';
-import { Person } from '../../core/talent/models';
-import { Search, SearchPeople } from '../../core/talent/searchModels';
 import { DEFAULT_PEOPLE_SEED, seedPeople } from '../../scripts/seeding/seedPeople';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
@@ -34,7 +32,7 @@ beforeAll(async () => {
     SEARCH_DELIVERY_QUOTA_PER_DAY: '3',
     SEARCH_SCAN_BUDGET: String(SCAN_BUDGET),
   });
-  await seedPeople({ secretsKey: srv.config.secretsKey, count: PEOPLE });
+  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: PEOPLE });
 });
 afterAll(async () => srv.close());
 
@@ -43,13 +41,13 @@ const match = (t: TestTenant | { key: string }, body: unknown, idem = key()) =>
   api(srv.url, 'POST', '/v1/person-matches', { key: t.key, body, idempotencyKey: idem });
 const unlock = (t: TestTenant, personId: string, idem = key()) =>
   api(srv.url, 'POST', '/v1/profiles/unlock', { key: t.key, body: { person_id: personId }, idempotencyKey: idem });
-const storedSearches = (t: TestTenant) => Search.countDocuments({ orgId: t.orgId });
+const storedSearches = (t: TestTenant) => srv.deps.stores.talent.searchCountOfOrg(t.orgId);
 
 /** What the hourly maintenance run does once the idempotency records are past their 24 h. */
 const purgeAsMaintenanceDoesTomorrow = () => purgeExpiredIdempotencyRecords(srv.deps.stores, new Date(Date.now() + DAY + 3600_000));
 
 async function twoPoolPeople() {
-  const [a, b] = await Person.find({ source: 'src_talentpool' }).limit(2).lean();
+  const [a, b] = await srv.deps.stores.talent.peopleOfSource('src_talentpool', { limit: 2 });
   return [a!, b!];
 }
 
@@ -244,13 +242,11 @@ describe('no request makes the API do unbounded work for free', () => {
     const res = await search(t, { filters: { min_years_experience: 0 }, page_size: 10 });
     expect(res.status).toBe(200);
     // Everyone of the pool matches; the scan visited SCAN_BUDGET people and extrapolated the rest.
-    const found = await Person.countDocuments({ source: 'src_talentpool', ordinal: { $lt: SCAN_BUDGET } });
+    const found = (await srv.deps.stores.talent.peopleOfSource('src_talentpool', { limit: PEOPLE })).filter((p) => p.ordinal < SCAN_BUDGET).length;
     expect(res.json.total_estimate).toBe(Math.round((found * PEOPLE) / SCAN_BUDGET));
-    const kept = await SearchPeople.findById(res.json.search_id).lean();
-    expect(kept!.ids.split(' ')).toHaveLength(found);
-    const firstOrdinals = (await Person.find({ _id: { $in: res.json.data.map((p: { person_id: string }) => p.person_id) } }, { ordinal: 1 }).lean()).map(
-      (p) => p.ordinal,
-    );
+    const kept = await srv.deps.stores.talent.findSearchRecord(res.json.search_id);
+    expect(kept!.personIds).toHaveLength(found);
+    const firstOrdinals = (await srv.deps.stores.talent.peopleByIds(res.json.data.map((p: { person_id: string }) => p.person_id))).map((p) => p.ordinal);
     expect(Math.max(...firstOrdinals)).toBeLessThan(SCAN_BUDGET);
   });
 });
@@ -283,7 +279,7 @@ describe('refused searches are not stored; ids are keyed by the server secret', 
     const unkeyed = createHash('sha256').update(`search:${t.orgId}:${k}`).digest();
     expect(res.json.search_id).not.toBe(`srch_${base62(unkeyed)}`);
 
-    const first = (await Person.findOne({ seed: DEFAULT_PEOPLE_SEED, ordinal: 0 }).lean())!;
+    const first = (await srv.deps.stores.talent.personOfSeed(DEFAULT_PEOPLE_SEED, 0))!;
     expect(first._id).toBe(personIdFor(srv.config.secretsKey, DEFAULT_PEOPLE_SEED, 0));
     expect(first._id).not.toBe(`per_${base62(createHmac('sha256', `people:${DEFAULT_PEOPLE_SEED}`).update('0').digest())}`);
   });
@@ -292,7 +288,7 @@ describe('refused searches are not stored; ids are keyed by the server secret', 
 describe('unlock refuses before it charges', () => {
   it('unlock never answers 429 after charging: the delivery quota is taken before the charge', async () => {
     const t = await createTenant({ credits: 100 });
-    const people = await Person.find({ source: 'src_talentpool' }).skip(10).limit(4).lean();
+    const people = await srv.deps.stores.talent.peopleOfSource('src_talentpool', { skip: 10, limit: 4 });
     for (const p of people.slice(0, 2)) expect((await unlock(t, p._id)).status).toBe(200);
     expect(await creditBalance(srv.deps, t.orgId)).toBe(90);
     // One delivery left today, two new people at once: one is unlocked and paid, the other refused and free.

@@ -73,7 +73,7 @@ async function chargedFor(jobIds: string[]): Promise<number> {
 test('four jobs over the same 40 people sent together: each person and field paid once, the other jobs reuse', async () => {
   const t = await createTenant({ credits: 1000 });
   const ids = people(40);
-  await insertTestPeople(ids);
+  await insertTestPeople(srv.deps.stores, ids);
   const found = ids.filter((p) => providerAnswerFor(p).status === 'found');
   expect(found.length).toBeGreaterThan(20);
   const before = await creditBalance(srv.deps, t.orgId);
@@ -124,7 +124,7 @@ test('four jobs over the same 40 people sent together: each person and field pai
 test('a job asking one more field pays for the people once more, once, however many such jobs run at once', async () => {
   const t = await createTenant({ credits: 1000 });
   const ids = people(14);
-  await insertTestPeople(ids);
+  await insertTestPeople(srv.deps.stores, ids);
   const found = ids.filter((p) => providerAnswerFor(p).status === 'found');
   const before = await creditBalance(srv.deps, t.orgId);
   const emailOnly = await waitForJobToFinish(srv.url, t.key, await accepted(t, { person_ids: ids, fields: ['email'] }), 120_000);

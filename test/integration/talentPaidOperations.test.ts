@@ -1,7 +1,6 @@
 import { charge, creditBalance, setBudget } from '../../core/credits/credits';
 import { claimChargeKey, idempotencyRecordId, requestFingerprint } from '../../core/idempotency/idempotency';
 import { PERMISSIONS } from '../../core/keys/permissions';
-import { Person, ProviderContact } from '../../core/talent/models';
 import { encodeCursor } from '../../core/talent/searchCursor';
 import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { OPEN_WEB_SOURCE_ID, setSourceEnabled } from '../../core/talent/sources';
@@ -22,7 +21,7 @@ beforeAll(async () => {
     SEARCH_DISTINCT_QUERIES_PER_HOUR: '8',
     SEARCH_DELIVERY_QUOTA_PER_DAY: '3',
   });
-  await seedPeople({ secretsKey: srv.config.secretsKey, count: 400 });
+  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 400 });
 });
 afterAll(async () => srv.close());
 
@@ -32,8 +31,8 @@ const unlock = (t: TestTenant, personId: string, idem = key()) =>
   api(srv.url, 'POST', '/v1/profiles/unlock', { key: t.key, body: { person_id: personId }, idempotencyKey: idem });
 const match = (t: TestTenant, body: unknown, idem = key()) => api(srv.url, 'POST', '/v1/person-matches', { key: t.key, body, idempotencyKey: idem });
 
-async function poolPerson(filter: Record<string, unknown> = {}) {
-  return (await Person.findOne({ source: 'src_talentpool', ...filter }).lean())!;
+async function poolPerson(except: readonly string[] = []) {
+  return (await srv.deps.stores.talent.peopleOfSource('src_talentpool', { limit: except.length + 1 })).find((p) => !except.includes(p._id))!;
 }
 
 describe('GET /v1/search/sources', () => {
@@ -333,12 +332,12 @@ describe('POST /v1/profiles/unlock', () => {
     expect(await creditBalance(srv.deps, t.orgId)).toBe(7);
     expectProblemResponse(await unlock(t, 'per_' + 'Z'.repeat(22)), 404, 'not_found');
     expectProblemResponse(await unlock(t, 'nonsense'), 404, 'not_found');
-    const hidden = (await Person.findOne({ source: OPEN_WEB_SOURCE_ID }).lean())!;
+    const hidden = (await srv.deps.stores.talent.peopleOfSource(OPEN_WEB_SOURCE_ID, { limit: 1 }))[0];
     expectProblemResponse(await unlock(t, hidden._id), 404, 'not_found');
     await setSourceEnabled(srv.config, t.orgId, OPEN_WEB_SOURCE_ID, true);
     expect((await unlock(t, hidden._id)).status).toBe(200);
     expect(await creditBalance(srv.deps, t.orgId)).toBe(2);
-    expectProblemResponse(await unlock(t, (await poolPerson({ _id: { $nin: [person._id] } }))._id), 402, 'insufficient_credits');
+    expectProblemResponse(await unlock(t, (await poolPerson([person._id]))._id), 402, 'insufficient_credits');
     expect(await creditBalance(srv.deps, t.orgId)).toBe(2);
   });
 
@@ -373,7 +372,7 @@ describe('POST /v1/profiles/unlock', () => {
       422,
       'validation_failed',
     );
-    const people = await Person.find({ source: 'src_talentpool' }).limit(4).lean();
+    const people = await srv.deps.stores.talent.peopleOfSource('src_talentpool', { limit: 4 });
     for (const p of people.slice(0, 3)) expect((await unlock(t, p._id)).status).toBe(200);
     expect(await creditBalance(srv.deps, t.orgId)).toBe(85);
     const k4 = key();
@@ -392,7 +391,7 @@ describe('POST /v1/person-matches', () => {
     expect(byUrl.status).toBe(200);
     expect(byUrl.json.data).toEqual([{ person_id: person._id, confidence: 0.99, matched_on: ['profile_url'] }]);
     expect(byUrl.json).toMatchObject({ credits_charged: 1, receipt_id: expect.stringMatching(/^rcpt_/) });
-    const contact = (await ProviderContact.findOne({ emails: { $exists: true, $ne: [] } }).lean())!;
+    const contact = (await srv.deps.stores.talent.providerContactWithEmail())!;
     const byEmail = await match(t, { email: contact.emails[0].toUpperCase(), min_confidence: 0.9 });
     expect(byEmail.json.data[0]).toMatchObject({ person_id: contact._id, matched_on: expect.arrayContaining(['email']) });
     expect(byEmail.json.data[0].confidence).toBeGreaterThanOrEqual(0.97);
@@ -404,12 +403,9 @@ describe('POST /v1/person-matches', () => {
   });
 
   test('funds for fewer matches than found: the best ones they cover are answered and charged', async () => {
-    const [shared] = await Person.aggregate<{ _id: string; n: number }>([
-      { $match: { source: 'src_talentpool' } },
-      { $group: { _id: '$fullName', n: { $sum: 1 } } },
-      { $match: { n: { $gte: 3 } } },
-      { $limit: 1 },
-    ]);
+    const byName = new Map<string, number>();
+    for (const p of await srv.deps.stores.talent.peopleOfSource('src_talentpool', { limit: 10_000 })) byName.set(p.fullName, (byName.get(p.fullName) ?? 0) + 1);
+    const [shared] = [...byName].filter(([, n]) => n >= 3).map(([name, n]) => ({ _id: name, n }));
     expect(shared).toBeDefined();
     const body = { name: shared._id, location: 'Nowhere At All', min_confidence: 0.4, limit: 10 };
     const rich = await createTenant({ credits: 10 });
@@ -432,7 +428,7 @@ describe('POST /v1/person-matches', () => {
     const below = await match(funded, { name: someone.fullName, company: someone.company });
     expect(below.json).toMatchObject({ data: [], credits_charged: 0, no_match: { best_confidence: 0.7, min_confidence: 0.8 } });
     // A strong identifier below the threshold is not told for free.
-    const contact = (await ProviderContact.findOne({ emails: { $exists: true, $ne: [] } }).lean())!;
+    const contact = (await srv.deps.stores.talent.providerContactWithEmail())!;
     const strict = await match(funded, { email: contact.emails[0], min_confidence: 1 });
     expect(strict.json).toEqual({ data: [], credits_charged: 0, receipt_id: null, no_match: { best_confidence: null, min_confidence: 1 } });
     expect(await creditBalance(srv.deps, funded.orgId)).toBe(1);

@@ -13,7 +13,6 @@ import { openTestStore, type TestStore } from '../support/testStore';
 import { SA } from '../../core/temporal/searchAttributes';
 import { createTemporalClients, type TemporalClients } from '../../core/temporal/client';
 import { personIdFor } from '../../scripts/seeding/generator';
-import { Person, ProviderContact } from '../../core/talent/models';
 import { BUILT_IN_SOURCE_ID } from '../../core/talent/sources';
 import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { createTenant, keyPrincipalOf, type TestTenant } from '../support/fixtures';
@@ -49,12 +48,12 @@ beforeAll(async () => {
   config = testConfig({ CONTACT_JOB_CHUNK_SIZE: '4', CONTACT_JOB_CONCURRENCY: '2' });
   store = await openTestStore(config);
   temporal = createTemporalClients(config);
-  await seedPeople({ secretsKey: config.secretsKey, count: 80, seed: SEED });
+  await seedPeople(store.stores, { secretsKey: config.secretsKey, count: 80, seed: SEED });
   // Jobs accept only people of sources the organization may use: the built-in one here.
   const seeded = Array.from({ length: 80 }, (_, i) => personIdFor(config.secretsKey, SEED, i));
-  const builtIn = new Set((await Person.find({ _id: { $in: seeded }, source: BUILT_IN_SOURCE_ID }, { _id: 1 }).lean()).map((d) => String(d._id)));
+  const builtIn = new Set([...(await store.stores.talent.sourcesOfPeople(seeded))].filter(([, source]) => source === BUILT_IN_SOURCE_ID).map(([id]) => id));
   const all = seeded.filter((p) => builtIn.has(p));
-  const withContacts = new Set((await ProviderContact.find({ _id: { $in: all } }, { _id: 1 }).lean()).map((d) => d._id as string));
+  const withContacts = await store.stores.talent.personIdsWithProviderContacts(all);
   found = all.filter((p) => withContacts.has(p));
   missing = all.filter((p) => !withContacts.has(p));
   expect(found.length).toBeGreaterThan(33);

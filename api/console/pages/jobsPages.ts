@@ -1,4 +1,5 @@
 import type { Config } from '../../../core/config';
+import type { Stores } from '../../../core/deps';
 import { getContactRetrievalJob, type JobView } from '../../../core/jobs/contactRetrievalJobs';
 import { listContactRetrievalJobs } from '../../../core/jobs/jobList';
 import { readJobResult, type JobResultPage } from '../../../core/jobs/jobResults';
@@ -124,7 +125,7 @@ async function eventSection(orgId: string, job: JobView): Promise<SafeHtml> {
     ${link}`;
 }
 
-async function resultSection(config: Config, visitor: ConsoleVisitor, job: JobView, cursor: string | undefined): Promise<SafeHtml> {
+async function resultSection(config: Config, stores: Stores, visitor: ConsoleVisitor, job: JobView, cursor: string | undefined): Promise<SafeHtml> {
   if (!visitor.principal.scopes.includes(PERMISSIONS.jobsRead)) {
     return html`<p class="note">Reading a job's result needs the <code>${PERMISSIONS.jobsRead}</code> permission.</p>`;
   }
@@ -136,7 +137,10 @@ async function resultSection(config: Config, visitor: ConsoleVisitor, job: JobVi
     throw err;
   }
   if (page.items.length === 0) return html`<p>No person has been settled yet.</p>`;
-  const names = await peopleNames(page.items.map((item) => item.person_id));
+  const names = await peopleNames(
+    stores,
+    page.items.map((item) => item.person_id),
+  );
   const rows: TableCell[][] = page.items.map((item) => [
     { body: html`${names.get(item.person_id) ?? '—'}<br /><span class="id">${item.person_id}</span>`, className: 'wrap name' },
     { body: item.outcome },
@@ -204,11 +208,11 @@ export function mountJobsPages(pages: ConsolePages): void {
     });
   });
 
-  pages.list(`${CONSOLE_PATHS.jobs}/:job_id`, async (ctx, visitor, { config }) => {
+  pages.list(`${CONSOLE_PATHS.jobs}/:job_id`, async (ctx, visitor, { config, stores }) => {
     const job = await getContactRetrievalJob(visitor.principal, ctx.params.job_id);
     const [event, result] = await Promise.all([
       eventSection(visitor.user.orgId, job),
-      resultSection(config, visitor, job, text(ctx.query.result_cursor) || undefined),
+      resultSection(config, stores, visitor, job, text(ctx.query.result_cursor) || undefined),
     ]);
     sendConsolePage(ctx, {
       title: `Job ${job.job_id}`,
