@@ -61,7 +61,7 @@ export interface ChunkDeps {
   usableSources?: (orgId: string) => Promise<ReadonlySet<string>>;
   /** Told the credits a chunk's charge took (the worker's usage counters count them). */
   onCharged?: (charged: { orgId: string; operation: string; credits: number }) => void;
-  now?: () => Date;
+  now: () => Date;
   /** The worker's reads of job people (kept across a job's chunks); each read goes to the store without. */
   people?: JobPeopleReads;
   /** The worker's claim generations (contactFieldClaims.ts); claims start from generation 0 without. */
@@ -202,7 +202,7 @@ async function storePlan(input: ChunkInput, entries: PlanEntry[], now: Date): Pr
 
 /** Processes the people at positions [from, to) of a job: reuse, look up, charge, deliver. */
 export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<ChunkOutcome> {
-  const now = (deps.now ?? (() => new Date()))();
+  const now = deps.now();
   const people = await (deps.people ?? uncachedJobPeople).record(input.jobId);
   // A first attempt cannot find anything of its own: it skips the read (a scan on FerretDB).
   const earlier = deps.firstAttempt === false ? await findChunkPlan(planId(input.jobId, input.from)) : null;
@@ -219,7 +219,7 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
   const { settled, outOfCredits } = await payAndSettle(deps.stores, input, input.from, plan, now, {
     charge: true,
     firstAttempt: deps.firstAttempt !== false && !earlier,
-    wait: { heartbeat: deps.heartbeat, signal: deps.signal },
+    wait: { heartbeat: deps.heartbeat, signal: deps.signal, now: () => deps.now().getTime() },
     onCharged: deps.onCharged,
     generations: deps.generations,
     ledgerHeads: deps.ledgerHeads,

@@ -92,17 +92,19 @@ export interface HolderWait {
   signal?: AbortSignal;
   /** How long to wait before giving up (the activity is retried); default 30 s. */
   timeoutMs?: number;
+  /** The clock the wait is measured on (milliseconds). */
+  now: () => number;
 }
 
 /** The answers of the people other jobs claimed; with `wait`, until none is pending. */
 async function resolveHeld(others: ChunkPaymentDoc['others'], wait: HolderWait | undefined): Promise<Map<number, HeldAnswer>> {
-  const deadline = Date.now() + (wait?.timeoutMs ?? 30_000);
+  const deadline = wait ? wait.now() + (wait.timeoutMs ?? 30_000) : 0;
   for (let delay = 20; ; delay = Math.min(1000, delay * 2)) {
     const states = await holderStates(others.flatMap((o) => o.holders));
     const answers = new Map(others.map((o) => [o.seq, heldAnswer(o.holders.map((h) => states.get(h.claimId) ?? 'pending'))]));
     if (!wait || ![...answers.values()].includes('pending')) return answers;
     if (wait.signal?.aborted) throw new Error('chunk cancelled');
-    if (Date.now() > deadline) throw new Error('another job is still paying for people of this chunk; retried later');
+    if (wait.now() > deadline) throw new Error('another job is still paying for people of this chunk; retried later');
     wait.heartbeat();
     await new Promise((r) => setTimeout(r, delay));
   }

@@ -34,7 +34,7 @@ export async function finishAbandonedJob(
         resultExpiresAt: f.resultExpiresAt ? new Date(f.resultExpiresAt) : null,
         completedAt: new Date(f.completedAt),
       },
-      { temporal },
+      { temporal, now },
     );
   } catch (err) {
     logger.warn({ err, jobId }, 'could not finish a job whose workflow is gone');

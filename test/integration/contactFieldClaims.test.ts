@@ -27,7 +27,13 @@ let config: Config;
 beforeAll(async () => {
   config = testConfig();
   testStore = await openTestStore(config);
-  deps = { stores: testStore.stores, provider: everyoneFound, retryPolicy: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 }, heartbeat: () => undefined };
+  deps = {
+    stores: testStore.stores,
+    provider: everyoneFound,
+    retryPolicy: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
+    heartbeat: () => undefined,
+    now: () => new Date(),
+  };
 });
 afterAll(async () => testStore.close());
 

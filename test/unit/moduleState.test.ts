@@ -208,7 +208,6 @@ const NOT_YET_ON_THE_CLOCK = new Set([
   // Callers in the console and sign-in pages pass no clock yet.
   'core/audit/auditLog.ts',
   'core/keys/apiKeys.ts',
-  'core/jobs/jobResults.ts',
   'core/oauth/accessTokens.ts',
   'core/oauth/attemptSlots.ts',
   'core/oauth/clientRateLimit.ts',
@@ -220,11 +219,7 @@ const NOT_YET_ON_THE_CLOCK = new Set([
   'core/users/sessions.ts',
   'core/users/signIn.ts',
   'core/users/users.ts',
-  // Searches, quotas and the contact provider: their reads have no clock handed down yet.
-  'core/jobs/chunkProcessing.ts',
-  'core/jobs/chunkSettlement.ts',
   'core/mail/mailOutbox.ts',
-  'core/webhooks/webhookEvents.ts',
 ]);
 const WALL_CLOCK_BY_NATURE: Record<string, string> = {
   'core/temporal/client.ts': 'a call deadline to a Temporal server counts real milliseconds, whatever clock the app runs on',

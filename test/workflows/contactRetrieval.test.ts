@@ -217,7 +217,7 @@ test('retention: readable for 7 days, then 409 with the contacts removed, then 4
     const { jobId, finished } = await runJob(t, found.slice(30, 33), tq);
     expect(finished).toMatchObject({ status: 'completed', counts: { requested: 3, delivered: 3 } });
     const p = keyPrincipalOf(t);
-    const page = await readJobResult(config, p, jobId, { limit: 10 });
+    const page = await readJobResult(config, p, jobId, { limit: 10 }, new Date());
     expect(page.items.map((i) => ({ outcome: i.outcome, reason: i.reason, hasEmail: (i.contacts?.emails.length ?? 0) > 0 }))).toEqual(
       new Array(3).fill({ outcome: 'delivered', reason: null, hasEmail: true }),
     );
@@ -226,7 +226,7 @@ test('retention: readable for 7 days, then 409 with the contacts removed, then 4
 
     await env.sleep(7 * DAY + 60_000);
     await eventually('the result to expire', async () => !!(await ContactRetrievalJob.findById(jobId).lean())!.resultExpiredAt, { timeoutMs: 20_000 });
-    await expect(readJobResult(config, p, jobId, { limit: 10 })).rejects.toMatchObject({ code: 'result_set_expired', status: 409 });
+    await expect(readJobResult(config, p, jobId, { limit: 10 }, new Date())).rejects.toMatchObject({ code: 'result_set_expired', status: 409 });
     const stripped = await ContactRetrievalJobItem.find({ jobId }).lean();
     expect(stripped).toHaveLength(3);
     expect(stripped.every((i) => !i.emails?.length && !i.phones?.length)).toBe(true);
@@ -248,7 +248,7 @@ test('retention: readable for 7 days, then 409 with the contacts removed, then 4
     // What the timer then runs: the purge activity, run here as the workflow would.
     await createActivities(createDeps(config, { temporal, logger: testLogger(), store: store.handle })).purgeContactRetrievalResult({ jobId });
     await retention.terminate('the purge ran in the test');
-    await expect(readJobResult(config, p, jobId, { limit: 10 })).rejects.toMatchObject({ code: 'result_gone', status: 410 });
+    await expect(readJobResult(config, p, jobId, { limit: 10 }, new Date())).rejects.toMatchObject({ code: 'result_gone', status: 410 });
     expect(await ContactRetrievalJobItem.countDocuments({ jobId })).toBe(0);
     // The 30-day reuse cache of what this job retrieved goes with it.
     expect(await RetrievedContact.countDocuments({ _id: { $in: cached } })).toBe(0);
