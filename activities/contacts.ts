@@ -18,7 +18,18 @@ import { activityContext, activityLogger } from './activityContext';
 /** What the contact activities read: the worker's settings, clock, logger, Temporal clients, usage counters and caches. */
 export type ContactActivityDeps = Pick<
   Deps,
-  'config' | 'now' | 'logger' | 'temporal' | 'usage' | 'enabledSources' | 'quotaWindows' | 'ledgerHeads' | 'jobPeople' | 'claimGenerations' | 'exitPoint'
+  | 'config'
+  | 'now'
+  | 'logger'
+  | 'temporal'
+  | 'usage'
+  | 'enabledSources'
+  | 'quotaWindows'
+  | 'ledgerHeads'
+  | 'jobPeople'
+  | 'claimGenerations'
+  | 'exitPoint'
+  | 'stores'
 >;
 
 /**
@@ -28,14 +39,14 @@ export type ContactActivityDeps = Pick<
  */
 export function createContactActivities(deps: ContactActivityDeps, { eager }: { eager?: EagerDeliveryStarts } = {}) {
   const { config, usage, now } = deps;
-  const via = { temporal: deps.temporal, eager };
+  const via = { temporal: deps.temporal, eager, now };
   /**
    * A job's state changes, one line each, from the activities that make them (workflow code
    * replays, so it does not log): started, finished with its status and counts, its
    * job.completed event emitted, its result expired, its result purged.
    */
   const jobLine = (msg: string, fields: Record<string, unknown>): void => activityLogger(deps.logger).info(fields, msg);
-  const provider = createContactProvider(config);
+  const provider = createContactProvider(config, deps.stores, now);
   const retryPolicy: ProviderRetryPolicy = {
     maxAttempts: config.contactProvider.maxAttempts,
     baseDelayMs: config.contactProvider.retryBaseMs,
@@ -56,6 +67,7 @@ export function createContactActivities(deps: ContactActivityDeps, { eager }: { 
     async processContactChunk(input: ChunkInput): Promise<ChunkOutcome> {
       const ctx = Context.current();
       return processChunk(input, {
+        stores: deps.stores,
         provider,
         retryPolicy,
         heartbeat: () => ctx.heartbeat(),
@@ -63,9 +75,9 @@ export function createContactActivities(deps: ContactActivityDeps, { eager }: { 
         firstAttempt: ctx.info.attempt === 1,
         onDelivered: ({ orgId, jobId, deliveryQuotaAt, personIds }) =>
           deliveryQuotaAt
-            ? recordJobDeliveries(quotaWindows, orgId, jobId, deliveryQuotaAt.getTime(), personIds)
+            ? recordJobDeliveries(deps.stores, quotaWindows, orgId, jobId, deliveryQuotaAt.getTime(), personIds)
             : // A job accepted before reservations existed: counted today, as it was then.
-              inTurn(`deliveries:${orgId}`, () => recordDelivered(quotaWindows, orgId, personIds)),
+              inTurn(`deliveries:${orgId}`, () => recordDelivered(quotaWindows, orgId, personIds, now())),
         usableSources: async (orgId) => new Set((await sourcesForOrganization(config, sources, orgId)).map((s) => s.id)),
         onCharged: usage && (({ orgId, operation, credits }) => usage.countCredits(orgId, operation, credits)),
         people,
@@ -77,7 +89,7 @@ export function createContactActivities(deps: ContactActivityDeps, { eager }: { 
     },
 
     async finishContactRetrievalJob(input: { jobId: string; stop: StopReason | null; completed?: CompletedChunk[] }): Promise<FinishedJob> {
-      const finished = await finishJob(input.jobId, input.stop, new Date(now()), input.completed ?? [], people);
+      const finished = await finishJob(deps.stores, input.jobId, input.stop, new Date(now()), input.completed ?? [], people);
       if ((activityContext().attempt ?? 1) === 1) jobsFinished.inc({ status: finished.status });
       jobLine('job finished', {
         job_id: finished.jobId,

@@ -1,4 +1,4 @@
-import { currentCreditBalance, type LedgerHeads } from '../core/credits/credits';
+import { currentCreditBalance, type CreditDeps } from '../core/credits/credits';
 import type { Logger } from '../core/observability/logger';
 import { Problem } from '../core/problems';
 import { isStoreUnavailable } from '../core/store/storeUnavailable';
@@ -25,14 +25,14 @@ export function statusOfFailure(err: unknown): number {
  * The credit headers of a paid operation's answer: `Credits-Charged`, what this request charged
  * (0 on a replay, a refusal or a free answer), and `Credits-Remaining`, the organization's
  * balance as the answer leaves (after this request's charge). A balance that cannot be read
- * leaves `Credits-Remaining` out rather than failing an answer whose work is done. `heads`: the
- * app's ledger heads, whose entry of this request's charge spares reading the balance afresh.
+ * leaves `Credits-Remaining` out rather than failing an answer whose work is done. `deps`: the
+ * app's, whose ledger heads' entry of this request's charge spares reading the balance afresh.
  */
-export async function creditHeaders(orgId: string, charged: number, status: number, logger: Logger, heads?: LedgerHeads): Promise<Record<string, string>> {
+export async function creditHeaders(orgId: string, charged: number, status: number, logger: Logger, deps: CreditDeps): Promise<Record<string, string>> {
   const headers: Record<string, string> = { [CREDITS_CHARGED]: String(charged) };
   if (SHEDDING_STATUSES.has(status)) return headers;
   try {
-    headers[CREDITS_REMAINING] = String(await currentCreditBalance(orgId, heads));
+    headers[CREDITS_REMAINING] = String(await currentCreditBalance(deps, orgId));
   } catch (err) {
     logger.warn({ err, org_id: orgId }, 'reading the credit balance for Credits-Remaining failed');
   }

@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import type { LedgerHeads } from '../core/credits/credits';
+import type { CreditDeps } from '../core/credits/credits';
 import type { Deps } from '../core/deps';
 import type { KeyPrincipal } from '../core/keys/apiKeys';
 import { Problem } from '../core/problems';
@@ -19,7 +19,7 @@ const NO_BODY: ReadBody = { value: undefined, raw: Buffer.alloc(0) };
  * Idempotency-Key header, path and query parameters) and runs the operation through the
  * executor, holding the baseline admission the /v1 chain took for this request.
  */
-async function runOverHttp(ctx: Context, spec: RouteSpec, execute: ExecuteOperation, heads: LedgerHeads): Promise<void> {
+async function runOverHttp(ctx: Context, spec: RouteSpec, execute: ExecuteOperation, deps: CreditDeps): Promise<void> {
   const principal = ctx.state.principal as KeyPrincipal | undefined;
   if (!principal) throw new Problem('missing_api_key', 'Send your API key as `Authorization: Bearer <API_KEY>`.');
   if (!spec.paid) {
@@ -31,10 +31,10 @@ async function runOverHttp(ctx: Context, spec: RouteSpec, execute: ExecuteOperat
   try {
     charged = await answer(ctx, spec, principal, execute);
   } catch (err) {
-    ctx.set(await creditHeaders(principal.orgId, 0, statusOfFailure(err), requestLogger(ctx), heads));
+    ctx.set(await creditHeaders(principal.orgId, 0, statusOfFailure(err), requestLogger(ctx), deps));
     throw err;
   }
-  ctx.set(await creditHeaders(principal.orgId, charged, ctx.status, requestLogger(ctx), heads));
+  ctx.set(await creditHeaders(principal.orgId, charged, ctx.status, requestLogger(ctx), deps));
 }
 
 /** Runs the operation and writes its answer; returns the credits it charged. */
@@ -68,6 +68,6 @@ async function answer(ctx: Context, spec: RouteSpec, principal: KeyPrincipal, ex
 export function mountRoutes(router: Router, specs: readonly RouteSpec[], deps: Deps): void {
   const execute = createOperationExecutor(operationRegistry(specs), deps, undefined, deps.usage);
   for (const spec of specs) {
-    router.register(spec.path, [spec.method], [(ctx: Context) => runOverHttp(ctx, spec, execute, deps.ledgerHeads)], { name: spec.operation });
+    router.register(spec.path, [spec.method], [(ctx: Context) => runOverHttp(ctx, spec, execute, deps)], { name: spec.operation });
   }
 }

@@ -1,10 +1,10 @@
 import type { AuditEventRecord } from '../core/audit/store';
 import type { Stores } from '../core/deps';
+import type { LedgerEntryRecord } from '../core/credits/store';
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../core/config';
 import { auditEventId } from '../core/audit/auditLog';
 import { grantCredits } from '../core/credits/credits';
-import { insertLedgerEntries, newestLedgerEntryOfOrg } from '../core/credits/store';
 import { newId } from '../core/ids';
 import { insertJobs } from '../core/jobs/store';
 import { createApiKey } from '../core/keys/apiKeys';
@@ -72,14 +72,14 @@ export async function seedConsoleOrganization(config: Config, stores: Stores, si
   }
 
   // The ledger: the opening entry, one large grant, then charges continuing the chain.
-  await grantCredits(orgId, size.ledgerEntries * 10);
-  const head = await newestLedgerEntryOfOrg(orgId);
+  await grantCredits({ stores, now: () => now.getTime() }, orgId, size.ledgerEntries * 10);
+  const head = await stores.credits.newestLedgerEntryOfOrg(orgId);
   let balance = head!.balanceAfter;
   const firstSeq = head!.seq + 1;
   const span = 90 * DAY_MS;
-  await insertInBatches(
+  await insertInBatches<LedgerEntryRecord>(
     size.ledgerEntries,
-    (docs) => insertLedgerEntries(docs as never[]),
+    (docs) => stores.credits.insertLedgerEntries(docs),
     (i) => {
       const amount = 1 + (i % 5);
       balance -= amount;

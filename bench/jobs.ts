@@ -152,7 +152,11 @@ async function runOnce(
       audience: config.apiAudience,
       scopes: [...ALL_PERMISSIONS],
     };
-    const search = await storeSearch({ orgId: org.org_id, fingerprint: `bench-${label}`, params: {}, personIds, total: personIds.length });
+    const search = await storeSearch(
+      deps.stores,
+      { orgId: org.org_id, fingerprint: `bench-${label}`, params: {}, personIds, total: personIds.length },
+      Date.now(),
+    );
     // CPU of each process while the job runs: where its time goes on a machine it shares.
     const cpu = () => ({ bench: process.cpuUsage(), worker: treeCpuSeconds(worker.pid), store: processCpuSeconds(storePid) });
     const cpuBefore = cpu();
@@ -231,7 +235,7 @@ async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
   const http = loadConfig(httpEnv);
   const deps = await openDeps(local);
   const seedStarted = performance.now();
-  await seedPeople({ secretsKey: local.secretsKey, count: PEOPLE, seed: SEED });
+  await seedPeople(deps.stores, { secretsKey: local.secretsKey, count: PEOPLE, seed: SEED });
   process.stderr.write(`[bench] ${PEOPLE} people seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s\n`);
   const personIds = Array.from({ length: PEOPLE }, (_, i) => personIdFor(local.secretsKey, SEED, i));
   process.stdout.write(`contact-retrieval jobs: chunk ${local.contactJobs.chunkSize}, ${local.contactJobs.concurrency} chunks in flight\n`);

@@ -37,7 +37,7 @@ import { generatePerson } from '../scripts/seeding/generator';
 import { closeDeps, createDeps, type Deps } from '../core/deps';
 import { SearchIndexBuilder } from '../core/talent/searchIndex';
 import type { SearchIndex } from '../core/talent/searchIndexColumns';
-import { peopleCount, seedPeople } from '../scripts/seeding/seedPeople';
+import { seedPeople } from '../scripts/seeding/seedPeople';
 import { BUILT_IN_SOURCE_ID } from '../core/talent/sources';
 import { createOrganization } from '../core/tenancy/provisioning';
 import { parseArgs } from '../scripts/admin/command';
@@ -215,11 +215,11 @@ async function benchCount(
   // This stack's own dependencies (its people indexes built from the database just connected).
   const deps = createDeps(cfg, { logger: createLogger({ level: 'silent' }), store });
   const storeProfile = process.env.BENCH_PROFILE ? await profileStoreCommands(uri) : undefined;
-  const have = await peopleCount();
+  const have = await deps.stores.talent.peopleCount();
   if (have < people) {
     const t = Date.now();
     process.stderr.write(`seeding ${people - have} people into ${uri} …\n`);
-    await seedPeople({
+    await seedPeople(deps.stores, {
       secretsKey: cfg.secretsKey,
       count: people,
       onProgress: (p) => process.stderr.write(`\r  ${p.inserted}/${p.total} (${p.ratePerSecond}/s)   `),
@@ -286,7 +286,7 @@ async function benchCount(
   }
   // The store reads with targets: unlock (the read alone and the whole paid request) and the reuse lookup.
   await seedRetrievedContacts(cfg.secretsKey, contacts);
-  const reads = await timeUnlockReads(cfg.secretsKey, people, 200);
+  const reads = await timeUnlockReads(deps.stores, cfg.secretsKey, people, 200);
   // Refused unlocks are counted and the first refusal printed; the p95 is of the answered ones.
   let unlockErrors = 0;
   const unlockHttp: number[] = [];

@@ -5,7 +5,7 @@
  */
 import { insertRetrievedContacts, retrievedContactExists, retrievedContactId, retrievedContactsSince, type RetrievedContactDoc } from '../core/jobs/store';
 import { personIdFor } from '../scripts/seeding/generator';
-import { findPersonProfile } from '../core/talent/store';
+import type { TalentStores } from '../core/talent/store';
 import { DEFAULT_PEOPLE_SEED } from '../scripts/seeding/seedPeople';
 
 export const REUSE_ORG = 'org_storeLookupsBench0000';
@@ -85,7 +85,13 @@ export function reuseFilter(secretsKey: Buffer, i: number, contacts: number): ob
 }
 
 /** Unlock reads (findPersonProfile, present and absent ids) after a warm-up. */
-export async function timeUnlockReads(secretsKey: Buffer, people: number, samples: number): Promise<{ present: number[]; absent: number[] }> {
+export async function timeUnlockReads(
+  stores: TalentStores,
+  secretsKey: Buffer,
+  people: number,
+  samples: number,
+): Promise<{ present: number[]; absent: number[] }> {
+  const { findPersonProfile } = stores.talent;
   await timeEach(20, () => findPersonProfile(personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(people))));
   const present = await timeEach(samples, () => findPersonProfile(personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(people))));
   const absent = await timeEach(samples, (i) => findPersonProfile(`per_absentBench${i}`));

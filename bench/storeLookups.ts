@@ -26,10 +26,10 @@ import { join } from 'node:path';
 import mongoose from 'mongoose';
 import { loadConfig } from '../core/config';
 import { anyRetrievedContactOf, retrievedContactsSince, touchRetrievedContact } from '../core/jobs/store';
-import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
+import { createStores } from '../core/deps';
+import { openStore, type StoreHandle } from '../core/store/connection';
 import { personIdFor } from '../scripts/seeding/generator';
-import { findPersonProfile } from '../core/talent/store';
-import { DEFAULT_PEOPLE_SEED, peopleCount, seedPeople } from '../scripts/seeding/seedPeople';
+import { DEFAULT_PEOPLE_SEED, seedPeople } from '../scripts/seeding/seedPeople';
 import {
   REUSE_IDS,
   REUSE_ORG as ORG,
@@ -108,13 +108,20 @@ async function main(): Promise<void> {
     uri = `mongodb://127.0.0.1:${port}/store_lookups`;
     process.stderr.write(`local store (FerretDB over SQLite) in ${dataDir}\n`);
   }
+  let opened: StoreHandle | undefined;
   try {
-    await connectStore(uri);
-    await ensureIndexes();
-    if ((await peopleCount()) < people) {
+    opened = await openStore(uri);
+    const stores = createStores(opened.connection);
+    const { findPersonProfile } = stores.talent;
+    await opened.ensureIndexes();
+    if ((await stores.talent.peopleCount()) < people) {
       const t = Date.now();
       process.stderr.write(`seeding ${people} people …\n`);
-      await seedPeople({ secretsKey, count: people, onProgress: (p) => process.stderr.write(`\r  ${p.inserted}/${p.total} (${p.ratePerSecond}/s)   `) });
+      await seedPeople(stores, {
+        secretsKey,
+        count: people,
+        onProgress: (p) => process.stderr.write(`\r  ${p.inserted}/${p.total} (${p.ratePerSecond}/s)   `),
+      });
       process.stderr.write(`\n  seeded in ${((Date.now() - t) / 1000).toFixed(0)} s\n`);
     }
     await seedRetrievedContacts(secretsKey, contacts);
@@ -154,7 +161,7 @@ async function main(): Promise<void> {
     console.log(`\ntarget unlock point lookup p95 <= ${UNLOCK_P95_MS} ms: ${unlockP95 <= UNLOCK_P95_MS ? 'met' : 'NOT met'} (${f(unlockP95)} ms)${scale}`);
     console.log(`target ${REUSE_IDS}-id reuse lookup p95 <= ${REUSE_P95_MS} ms: ${reuseP95 <= REUSE_P95_MS ? 'met' : 'NOT met'} (${f(reuseP95)} ms)${scale}`);
   } finally {
-    await disconnectStore();
+    await opened?.close();
     await store?.stop();
     if (tempDir) rmSync(tempDir, { recursive: true, force: true });
   }

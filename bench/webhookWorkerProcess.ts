@@ -40,7 +40,7 @@ async function main(): Promise<void> {
         resultExpiresAt: new Date(Date.now() + 7 * 86400_000),
         completedAt: new Date(),
       },
-      { temporal: deps.temporal },
+      { temporal: deps.temporal, now: deps.now },
     );
     return { id: eventId, at };
   };

@@ -214,7 +214,7 @@ async function burstPhase(
         resultExpiresAt: new Date(Date.now() + 7 * 86400_000),
         completedAt: new Date(),
       },
-      { temporal: deps.temporal },
+      { temporal: deps.temporal, now: deps.now },
     );
     return { id: eventId, at };
   };

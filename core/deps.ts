@@ -18,6 +18,8 @@ import { createAuditStore, type AuditStore } from './audit/store';
 import { createUsageStore, type UsageStore } from './usage/store';
 import { createMailStore, type MailStore } from './mail/store';
 import { createIdempotencyStore, type IdempotencyStore } from './idempotency/store';
+import { createCreditStore, type CreditStore } from './credits/store';
+import { createTalentStore, type TalentStore } from './talent/store';
 import type { Connection } from 'mongoose';
 import { createTemporalClients, type TemporalClients } from './temporal/client';
 import { createPeopleIndexes, type PeopleIndexes } from './talent/peopleIndexes';
@@ -43,6 +45,8 @@ export interface Stores {
   readonly usage: UsageStore;
   readonly mail: MailStore;
   readonly idempotency: IdempotencyStore;
+  readonly credits: CreditStore;
+  readonly talent: TalentStore;
 }
 
 /** The areas' stores on `connection` (the root's, from `openStore`). */
@@ -52,6 +56,8 @@ export function createStores(connection: Connection): Stores {
     usage: createUsageStore(connection),
     mail: createMailStore(connection),
     idempotency: createIdempotencyStore(connection),
+    credits: createCreditStore(connection),
+    talent: createTalentStore(connection),
   };
 }
 
@@ -115,12 +121,13 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 
   const addressLimits = parts.addressLimits ?? new ClientAddressLimits(config.secretsKey, now, logger);
   const temporal = parts.temporal ?? createTemporalClients(config);
   const trustAnchors = parts.trustAnchors ?? new TrustAnchors();
+  const stores = createStores(store.connection);
   return {
     temporal,
     now,
     logger,
     store,
-    stores: createStores(store.connection),
+    stores,
     config,
     admission: parts.admission ?? new StoreAdmission(now, logger),
     dailyJobCaps: parts.dailyJobCaps ?? new DailyJobCapReads(),
@@ -129,18 +136,18 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 
     signingKeys: parts.signingKeys ?? new SigningKeys(config),
     publicClients: parts.publicClients ?? new PublicClients(config, { destinationLookup, addressLimits, clock: now, logger, trustAnchors }),
     decoy: parts.decoy ?? new DecoyPasswordHash(config.oauth.passwordScryptLog2N),
-    people: parts.people ?? createPeopleIndexes(now, logger),
+    people: parts.people ?? createPeopleIndexes(stores, now, logger),
     enabledSources: parts.enabledSources ?? new EnabledSourceReads(),
     jobPeople: parts.jobPeople ?? createJobPeopleReads(),
     claimGenerations: parts.claimGenerations ?? createClaimGenerations(),
-    quotaWindows: parts.quotaWindows ?? new QuotaWindows(),
+    quotaWindows: parts.quotaWindows ?? new QuotaWindows(stores.talent),
     destinationLookup,
     trustAnchors,
     usage: parts.usage,
     ledgerHeads: parts.ledgerHeads ?? new LedgerHeads(),
     addressLimits,
     exitPoint: parts.exitPoint ?? exitPoints(config.chaosExitAt, logger),
-    finishAbandonedJob: parts.finishAbandonedJob ?? ((jobId) => finishAbandonedJob({ config, temporal, logger, now }, jobId)),
+    finishAbandonedJob: parts.finishAbandonedJob ?? ((jobId) => finishAbandonedJob({ config, temporal, logger, now, stores }, jobId)),
   };
 }
 

@@ -316,25 +316,27 @@ async function prepareStore(
   { mongodbUri, apiAudience: audience, secretsKey }: Pick<Config, 'mongodbUri' | 'apiAudience' | 'secretsKey'>,
   keyChoice: FirstKeyChoice,
 ): Promise<{ devKey: DevelopmentKey | null; org: { org_id: string; workspace_id: string } | null; person: SessionPerson | null }> {
-  const { connectStore, disconnectStore, ensureIndexes } = await import('../core/store/connection');
+  const { openStore } = await import('../core/store/connection');
+  const { createStores } = await import('../core/deps');
   const seed = await import('./seeding/seedPeople');
-  await connectStore(mongodbUri);
+  const store = await openStore(mongodbUri);
+  const stores = createStores(store.connection);
   try {
-    await ensureIndexes();
-    if ((await seed.peopleCount()) === 0) {
+    await store.ensureIndexes();
+    if ((await stores.talent.peopleCount()) === 0) {
       const count = Number(process.env.DEV_SEED_PEOPLE || 2000);
       say(`seeding ${count} synthetic people (first run) …`);
       const progress = startProgress('[dev] seeding people', { total: count });
       try {
-        await seed.seedPeople({ secretsKey, count, onProgress: (p) => progress.update(p.inserted) });
+        await seed.seedPeople(stores, { secretsKey, count, onProgress: (p) => progress.update(p.inserted) });
       } finally {
         progress.finish();
       }
     }
     const devKey = keyChoice.allowed ? await createDevelopmentKeyIfEmpty(audience) : null;
-    return { devKey, org: devKey ? null : await firstOrganization(), person: devKey ? await sessionPerson() : null };
+    return { devKey, org: devKey ? null : await firstOrganization(), person: devKey ? await sessionPerson(stores) : null };
   } finally {
-    await disconnectStore();
+    await store.close();
   }
 }
 

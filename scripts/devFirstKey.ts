@@ -1,5 +1,6 @@
 import { firstSessionCommands, type SessionPerson } from '../api/reference/firstCallGuide';
 import { ALL_PERMISSIONS } from '../core/keys/permissions';
+import type { TalentStores } from '../core/talent/store';
 
 /**
  * The development key `npm run dev` hands out on a first start, so a new developer's first
@@ -66,10 +67,9 @@ export function firstSessionLines(apiUrl: string, key: string, person: SessionPe
 }
 
 /** A seeded person of the built-in source (every organization may use it), for the printed session. */
-export async function sessionPerson(): Promise<SessionPerson | null> {
-  const { firstPersonOfSource } = await import('../core/talent/store');
+export async function sessionPerson(stores: TalentStores): Promise<SessionPerson | null> {
   const { BUILT_IN_SOURCE_ID } = await import('../core/talent/sources');
-  const p = await firstPersonOfSource(BUILT_IN_SOURCE_ID);
+  const p = await stores.talent.firstPersonOfSource(BUILT_IN_SOURCE_ID);
   return p ? { person_id: p._id, name: p.fullName, profile_url: p.profileUrl } : null;
 }
 

@@ -1,7 +1,7 @@
 import { loadConfigOrExit } from '../core/config';
 import { closeDeps, openDeps, type Deps } from '../core/deps';
 import { loadSearchIndex } from '../core/talent/searchIndex';
-import { DEFAULT_PEOPLE_SEED, peopleCount, seedPeople } from './seeding/seedPeople';
+import { DEFAULT_PEOPLE_SEED, seedPeople } from './seeding/seedPeople';
 import { parseArgs } from './admin/command';
 import { applyDevEnvDefaults } from './devEnv';
 import { createLogger } from '../core/observability/logger';
@@ -33,11 +33,11 @@ async function main(): Promise<number> {
 }
 
 /** Seeds `count` people of `seedName` into the store `deps` opened, then the search index snapshot of them. */
-async function seed({ config, now, logger }: Pick<Deps, 'config' | 'now' | 'logger'>, count: number, seedName: string): Promise<number> {
+async function seed({ config, now, logger, stores }: Pick<Deps, 'config' | 'now' | 'logger' | 'stores'>, count: number, seedName: string): Promise<number> {
   const started = now();
   const tty = process.stderr.isTTY;
   let lastLine = 0;
-  const { inserted } = await seedPeople({
+  const { inserted } = await seedPeople(stores, {
     // Person ids are keyed by SECRETS_ENCRYPTION_KEY.
     secretsKey: config.secretsKey,
     count,
@@ -56,7 +56,7 @@ async function seed({ config, now, logger }: Pick<Deps, 'config' | 'now' | 'logg
   // reading every person (minutes at a million on the local store).
   const indexStarted = now();
   process.stderr.write('preparing the search index snapshot …\n');
-  const idx = await loadSearchIndex(logger, now, (loaded) =>
+  const idx = await loadSearchIndex(stores, logger, now, (loaded) =>
     process.stderr.write(`${tty ? '\r' : ''}  indexed ${loaded.toLocaleString('en')} people${tty ? '   ' : '\n'}`),
   );
   process.stderr.write(
@@ -64,7 +64,7 @@ async function seed({ config, now, logger }: Pick<Deps, 'config' | 'now' | 'logg
   );
   const seconds = (now() - started) / 1000;
   process.stdout.write(
-    `${JSON.stringify({ inserted, people: await peopleCount(), seed: seedName, seconds: Math.round(seconds * 10) / 10, people_per_second: Math.round(inserted / Math.max(seconds, 0.001)) })}\n`,
+    `${JSON.stringify({ inserted, people: await stores.talent.peopleCount(), seed: seedName, seconds: Math.round(seconds * 10) / 10, people_per_second: Math.round(inserted / Math.max(seconds, 0.001)) })}\n`,
   );
   return 0;
 }

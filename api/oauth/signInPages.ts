@@ -325,7 +325,7 @@ function connectionRow(g: GrantRecord, policy: AgentPolicy, spent: AgentSpendSum
   ];
 }
 
-async function connectionsPage(ctx: Context, config: Config, now: () => number): Promise<void> {
+async function connectionsPage(ctx: Context, config: Config, now: () => number, stores: Stores): Promise<void> {
   const user = await signedInUser(ctx, config);
   if (!user) return redirectTo(ctx, SIGN_IN_PAGE_PATH);
   if (await sentToEnrol(ctx, user)) return;
@@ -335,6 +335,7 @@ async function connectionsPage(ctx: Context, config: Config, now: () => number):
   const [policy, spend] = await Promise.all([
     agentPolicyOf(user.orgId),
     agentSpendOf(
+      stores,
       grants.map((g) => g._id),
       utcDayOf(new Date(now())),
     ),
@@ -395,7 +396,7 @@ export function mountSignInPages(router: Router, config: Config, decoy: DecoyPas
   router.post(CONSENT_PAGE_PATH, serve(consentSubmit));
   router.get(
     CONNECTIONS_PAGE_PATH,
-    serve((ctx) => connectionsPage(ctx, config, now)),
+    serve((ctx) => connectionsPage(ctx, config, now, stores)),
   );
   router.post(
     REVOKE_CONNECTION_PATH,

@@ -31,6 +31,8 @@ export interface HttpProviderOptions {
   url: string;
   token?: string;
   timeoutMs: number;
+  /** The clock a Retry-After date is counted from. */
+  now: () => number;
 }
 
 const MAX_RESPONSE_BYTES = 4 << 20;
@@ -61,7 +63,7 @@ export function httpContactProvider(opts: HttpProviderOptions): ContactProvider 
       if (res.status === 429 || res.status >= 500) {
         throw new ProviderUnavailable(
           `contact provider answered ${res.status}`,
-          res.status === 429 ? parseRetryAfter(res.headers.get('retry-after')) : undefined,
+          res.status === 429 ? parseRetryAfter(res.headers.get('retry-after'), opts.now()) : undefined,
         );
       }
       if (res.status !== 200) throw new ProviderRejected(`contact provider answered ${res.status}`);

@@ -1,4 +1,4 @@
-import { allProviderContacts, peopleVersion } from '../talent/store';
+import type { TalentStores } from '../talent/store';
 import type { ContactProvider, ProviderAnswer, ProviderLookupRequest } from './contactProvider';
 
 /**
@@ -19,23 +19,23 @@ interface Snapshot {
 /** How long a loaded snapshot is used before the version is looked at again. */
 const VERSION_CHECK_MS = 2_000;
 
-export function localContactProvider(): ContactProvider {
+export function localContactProvider(stores: TalentStores, now: () => number): ContactProvider {
   let snapshot: Snapshot | null = null;
   let checkedAt = 0;
   let loading: Promise<Snapshot> | null = null;
 
   async function load(version: number): Promise<Snapshot> {
     const byPerson = new Map<string, { emails: string[]; phones: string[] }>();
-    for await (const c of allProviderContacts()) byPerson.set(c._id, { emails: c.emails ?? [], phones: c.phones ?? [] });
+    for await (const c of stores.talent.allProviderContacts()) byPerson.set(c._id, { emails: c.emails ?? [], phones: c.phones ?? [] });
     return { version, byPerson };
   }
 
   async function current(): Promise<Snapshot> {
-    if (snapshot && Date.now() - checkedAt < VERSION_CHECK_MS) return snapshot;
+    if (snapshot && now() - checkedAt < VERSION_CHECK_MS) return snapshot;
     loading ??= (async () => {
-      const version = await peopleVersion();
+      const version = await stores.talent.peopleVersion();
       if (!snapshot || snapshot.version !== version) snapshot = await load(version);
-      checkedAt = Date.now();
+      checkedAt = now();
       return snapshot;
     })().finally(() => {
       loading = null;

@@ -20,7 +20,7 @@ export function retryDelayMs(policy: ProviderRetryPolicy, attempt: number, err: 
 }
 
 /** Parses a Retry-After header (seconds or HTTP date) into milliseconds. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+export function parseRetryAfter(value: string | null, now: number): number | undefined {
   if (!value) return undefined;
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
   const at = Date.parse(value);

@@ -1,5 +1,5 @@
 import { Problem } from '../problems';
-import { agentChargesSince, type AgentSpendState } from './store';
+import type { AgentSpendState, CreditStores } from './store';
 
 /**
  * The daily allowance of a person's connected AI application (DECISIONS.md "Accounts, settings
@@ -106,9 +106,9 @@ export interface AgentSpendSummary {
 }
 
 /** Each grant's spend, from the ledger's charges that name it; `today` is the UTC day from the caller's clock. */
-export async function agentSpendOf(grantIds: readonly string[], today: string): Promise<Map<string, AgentSpendSummary>> {
+export async function agentSpendOf(stores: CreditStores, grantIds: readonly string[], today: string): Promise<Map<string, AgentSpendSummary>> {
   const spend = new Map<string, AgentSpendSummary>(grantIds.map((id) => [id, { today: 0, last30Days: 0 }]));
-  for (const charge of await agentChargesSince(grantIds, utcDayBefore(today, 29))) {
+  for (const charge of await stores.credits.agentChargesSince(grantIds, utcDayBefore(today, 29))) {
     const summary = charge.agentGrantId ? spend.get(charge.agentGrantId) : undefined;
     if (!summary || !charge.agentDay || charge.agentDay > today) continue;
     summary.last30Days += charge.amount;

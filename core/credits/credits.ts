@@ -6,7 +6,7 @@ import { Problem } from '../problems';
 import { creditMirrorOf, mirrorCreditHead } from '../tenancy/store';
 import { afterAgentSpend, allowanceLeft, allowanceRefusal, type AgentSpender, type AgentSpendState } from './agentAllowance';
 import { ChainHeads } from './chain';
-import * as store from './store';
+import type { CreditStores, LedgerEntryRecord } from './store';
 
 /**
  * Credits and budgets (SPEC 7.3, DECISIONS.md "Paid operations"). Every movement is one
@@ -55,6 +55,17 @@ export interface FundingState {
 const MAX_ATTEMPTS = 200;
 
 /**
+ * What the ledger's functions take first (a root's Deps is one): the stores, the clock that
+ * dates the entries, and the heads the app has seen when it keeps them (a caller without
+ * them reads every head afresh).
+ */
+export interface CreditDeps {
+  readonly stores: CreditStores;
+  readonly now: () => number;
+  readonly ledgerHeads?: LedgerHeads;
+}
+
+/**
  * The ledger heads one app (or worker) has seen: per organization the head seq it probed or
  * appended last and the head entry it wrote last. Safe to compute from: an append after a stale
  * one conflicts on its seq and re-probes. Saves a read per charge, which on FerretDB is a scan of
@@ -63,14 +74,14 @@ const MAX_ATTEMPTS = 200;
  */
 export class LedgerHeads {
   readonly seqs = new ChainHeads();
-  private readonly entries = new LRUCache<string, store.LedgerEntryRecord>({ max: 10_000 });
+  private readonly entries = new LRUCache<string, LedgerEntryRecord>({ max: 10_000 });
 
   /** The entry this app appended last (a head once; callers compare its seq with the known head). */
-  entry(orgId: string): store.LedgerEntryRecord | undefined {
+  entry(orgId: string): LedgerEntryRecord | undefined {
     return this.entries.get(orgId);
   }
 
-  remember(entry: store.LedgerEntryRecord): void {
+  remember(entry: LedgerEntryRecord): void {
     this.entries.set(entry.chainId, entry);
   }
 
@@ -80,7 +91,7 @@ export class LedgerHeads {
   }
 }
 
-function stateOf(e: store.LedgerEntryRecord): FundingState {
+function stateOf(e: LedgerEntryRecord): FundingState {
   return {
     creditBalance: e.balanceAfter,
     budgetRemaining: e.orgBudgetAfter ?? null,
@@ -90,7 +101,9 @@ function stateOf(e: store.LedgerEntryRecord): FundingState {
 }
 
 /** The head of the organization's ledger, opening it from the organization record if new. */
-async function head(orgId: string, heads?: LedgerHeads): Promise<store.LedgerEntryRecord> {
+async function head(deps: CreditDeps, orgId: string): Promise<LedgerEntryRecord> {
+  const store = deps.stores.credits;
+  const heads = deps.ledgerHeads;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const org = await creditMirrorOf(orgId);
     if (!org) throw new Error(`organization ${orgId} does not exist`);
@@ -114,7 +127,7 @@ async function head(orgId: string, heads?: LedgerHeads): Promise<store.LedgerEnt
         balanceAfter: org.creditBalance ?? 0,
         orgBudgetAfter: org.budgetRemaining ?? null,
         familyBudgetsAfter: {},
-        createdAt: new Date(),
+        createdAt: new Date(deps.now()),
       },
       heads?.seqs,
     );
@@ -161,19 +174,20 @@ export function afterSpending(state: FundingState, familyId: string, amount: num
   return next;
 }
 
-export async function fundingState(orgId: string, heads?: LedgerHeads): Promise<FundingState> {
-  return stateOf(await head(orgId, heads));
+export async function fundingState(deps: CreditDeps, orgId: string): Promise<FundingState> {
+  return stateOf(await head(deps, orgId));
 }
 
 /** Throws the 402 problem when `amount` cannot be funded now; charges nothing. */
-export async function assertCanFund(input: FundingInput, heads?: LedgerHeads): Promise<void> {
+export async function assertCanFund(deps: CreditDeps, input: FundingInput): Promise<void> {
   if (input.amount <= 0) return;
+  const heads = deps.ledgerHeads;
   // The last head this app saw answers "yes" cheaply (the charge re-checks atomically);
   // a "no" is confirmed on the verified head, which sees other processes' grants.
   const hinted = heads?.seqs.known(input.orgId);
-  const fromHint = hinted !== undefined ? await store.readLedgerEntry(input.orgId, hinted) : null;
+  const fromHint = hinted !== undefined ? await deps.stores.credits.readLedgerEntry(input.orgId, hinted) : null;
   if (fromHint && !fundingRefusal(stateOf(fromHint), input.familyId, input.amount, input.agent)) return;
-  const refusal = fundingRefusal(await fundingState(input.orgId, heads), input.familyId, input.amount, input.agent);
+  const refusal = fundingRefusal(await fundingState(deps, input.orgId), input.familyId, input.amount, input.agent);
   if (refusal) throw refusal;
 }
 
@@ -181,11 +195,11 @@ export async function assertCanFund(input: FundingInput, heads?: LedgerHeads): P
  * assertCanFund for work paid under `chargeKey`: no refusal when that charge was already taken
  * (a retry of a request that paid before it could answer must find its receipt, not a 402).
  */
-export async function assertCanFundUnlessCharged(input: FundingInput, chargeKey: string, heads?: LedgerHeads): Promise<void> {
+export async function assertCanFundUnlessCharged(deps: CreditDeps, input: FundingInput, chargeKey: string): Promise<void> {
   try {
-    await assertCanFund(input, heads);
+    await assertCanFund(deps, input);
   } catch (err) {
-    if (err instanceof Problem && err.status === 402 && (await findCharge(chargeKey))) return;
+    if (err instanceof Problem && err.status === 402 && (await findCharge(deps.stores, chargeKey))) return;
     throw err;
   }
 }
@@ -195,7 +209,7 @@ function assertAmount(amount: number): void {
 }
 
 type Movement = Omit<
-  store.LedgerEntryRecord,
+  LedgerEntryRecord,
   '_id' | 'chainId' | 'seq' | 'receiptId' | 'balanceAfter' | 'orgBudgetAfter' | 'familyBudgetsAfter' | 'agentSpendAfter' | 'createdAt'
 >;
 
@@ -209,15 +223,15 @@ function spenderFields(agent: AgentSpender | undefined): Partial<Movement> {
  * throws a refusal. Returns the entry, or the earlier entry with the same chargeKey.
  */
 function append(
-  heads: LedgerHeads | undefined,
+  deps: CreditDeps,
   orgId: string,
   movement: Movement,
   next: (s: FundingState) => FundingState,
   patch?: MovementPatch,
-): Promise<{ entry: store.LedgerEntryRecord; fresh: boolean }> {
+): Promise<{ entry: LedgerEntryRecord; fresh: boolean }> {
   // One append of an organization at a time from this process: concurrent writers of one process
   // would only race each other for the same seq (each lost race costs re-reads).
-  return inTurn(`ledger:${orgId}`, () => appendNow(heads, orgId, { movement, next, patch }));
+  return inTurn(`ledger:${orgId}`, () => appendNow(deps, orgId, { movement, next, patch }));
 }
 
 /** Fields of the movement known only once the head is read (a bulk charge's amount). */
@@ -230,17 +244,15 @@ interface LedgerChange {
   patch?: MovementPatch;
 }
 
-async function appendNow(
-  heads: LedgerHeads | undefined,
-  orgId: string,
-  { movement, next, patch }: LedgerChange,
-): Promise<{ entry: store.LedgerEntryRecord; fresh: boolean }> {
+async function appendNow(deps: CreditDeps, orgId: string, { movement, next, patch }: LedgerChange): Promise<{ entry: LedgerEntryRecord; fresh: boolean }> {
+  const store = deps.stores.credits;
+  const heads = deps.ledgerHeads;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     // Trust the head this app saw last: a stale one only costs a conflict and a re-probe.
     const hinted = heads?.seqs.known(orgId);
     const cached = heads?.entry(orgId);
     const fromHint = hinted === undefined ? null : cached && cached.seq === hinted ? cached : await store.readLedgerEntry(orgId, hinted);
-    const current = fromHint ?? (await head(orgId, heads));
+    const current = fromHint ?? (await head(deps, orgId));
     let after: FundingState;
     try {
       after = next(stateOf(current));
@@ -259,11 +271,11 @@ async function appendNow(
       orgBudgetAfter: after.budgetRemaining,
       familyBudgetsAfter: after.familyBudgets,
       ...(after.agentSpend ? { agentSpendAfter: after.agentSpend } : {}),
-      createdAt: new Date(),
+      createdAt: new Date(deps.now()),
     };
     const outcome = await store.appendLedgerEntry(orgId, current.seq + 1, doc, heads?.seqs);
     if (outcome === 'appended') {
-      const entry: store.LedgerEntryRecord = { ...doc, _id: `${orgId}:${current.seq + 1}`, chainId: orgId, seq: current.seq + 1 };
+      const entry: LedgerEntryRecord = { ...doc, _id: `${orgId}:${current.seq + 1}`, chainId: orgId, seq: current.seq + 1 };
       heads?.remember(entry);
       await mirror(orgId, entry);
       return { entry, fresh: true };
@@ -277,7 +289,7 @@ async function appendNow(
 }
 
 /** Best-effort copy of the head onto the organization, for readers of its `creditBalance`. */
-async function mirror(orgId: string, e: store.LedgerEntryRecord): Promise<void> {
+async function mirror(orgId: string, e: LedgerEntryRecord): Promise<void> {
   await mirrorCreditHead(orgId, { seq: e.seq, balance: e.balanceAfter, budgetRemaining: e.orgBudgetAfter });
 }
 
@@ -285,12 +297,12 @@ async function mirror(orgId: string, e: store.LedgerEntryRecord): Promise<void> 
  * Debits `amount` once per `chargeKey`: atomic, never below zero or below any budget, with a
  * ledger entry whose receipt id is returned. Throws 402 (nothing charged) when unfundable.
  */
-export async function charge(input: ChargeInput, heads?: LedgerHeads): Promise<ChargeResult> {
+export async function charge(deps: CreditDeps, input: ChargeInput): Promise<ChargeResult> {
   assertAmount(input.amount);
   try {
     // No look-up first: a repeated chargeKey is refused by its unique index at the append.
     const { entry, fresh } = await append(
-      heads,
+      deps,
       input.orgId,
       {
         kind: 'charge',
@@ -313,7 +325,7 @@ export async function charge(input: ChargeInput, heads?: LedgerHeads): Promise<C
   } catch (err) {
     // A retry of a charge that went through, now that funds ran out: it is still charged.
     if (err instanceof Problem && err.status === 402) {
-      const earlier = await store.ledgerEntryOfChargeKey(input.chargeKey);
+      const earlier = await deps.stores.credits.ledgerEntryOfChargeKey(input.chargeKey);
       if (earlier) return { receiptId: earlier.receiptId, charged: false, amount: earlier.amount, requestKey: earlier.requestKey ?? null };
     }
     throw err;
@@ -358,12 +370,12 @@ export function fundableUnits(state: FundingState, familyId: string, unitPrice: 
  * many as the credits and budgets cover (possibly none: the entry then records 0, so a retry
  * keeps the same answer even if credits arrive in between). Idempotent per `chargeKey`.
  */
-export async function chargeUpTo(input: BulkChargeInput, heads?: LedgerHeads): Promise<BulkChargeResult> {
+export async function chargeUpTo(deps: CreditDeps, input: BulkChargeInput): Promise<BulkChargeResult> {
   assertAmount(input.units);
   assertAmount(input.unitPrice);
   const unitsFor = (s: FundingState) => fundableUnits(s, input.familyId, input.unitPrice, input.units, input.agent);
   const { entry, fresh } = await append(
-    heads,
+    deps,
     input.orgId,
     {
       kind: 'charge',
@@ -383,32 +395,33 @@ export async function chargeUpTo(input: BulkChargeInput, heads?: LedgerHeads): P
 }
 
 /** The charge made under `chargeKey`, if any (a retry after a crash finds it here). */
-export async function findCharge(chargeKey: string): Promise<{ receiptId: string; amount: number } | null> {
-  const e = await store.chargeEntryOfChargeKey(chargeKey);
+export async function findCharge(stores: CreditStores, chargeKey: string): Promise<{ receiptId: string; amount: number } | null> {
+  const e = await stores.credits.chargeEntryOfChargeKey(chargeKey);
   return e ? { receiptId: e.receiptId, amount: e.amount } : null;
 }
 
-export async function grantCredits(orgId: string, amount: number, heads?: LedgerHeads): Promise<{ org_id: string; balance: number }> {
+export async function grantCredits(deps: CreditDeps, orgId: string, amount: number): Promise<{ org_id: string; balance: number }> {
   assertAmount(amount);
-  const { entry } = await append(heads, orgId, { kind: 'grant', chargeKey: `grant:${newId('rcpt')}`, orgId, familyId: null, operation: null, amount }, (s) => ({
+  const { entry } = await append(deps, orgId, { kind: 'grant', chargeKey: `grant:${newId('rcpt')}`, orgId, familyId: null, operation: null, amount }, (s) => ({
     ...s,
     creditBalance: s.creditBalance + amount,
   }));
   return { org_id: orgId, balance: entry.balanceAfter };
 }
 
-export async function creditBalance(orgId: string, heads?: LedgerHeads): Promise<number> {
-  return (await fundingState(orgId, heads)).creditBalance;
+export async function creditBalance(deps: CreditDeps, orgId: string): Promise<number> {
+  return (await fundingState(deps, orgId)).creditBalance;
 }
 
 /**
  * The balance as it stands now, for answers that report it: the head entry this app wrote
  * last when a probe finds nothing after it (two look-ups by id), else the head read afresh.
  */
-export async function currentCreditBalance(orgId: string, heads?: LedgerHeads): Promise<number> {
+export async function currentCreditBalance(deps: CreditDeps, orgId: string): Promise<number> {
+  const heads = deps.ledgerHeads;
   const held = heads?.entry(orgId);
-  if (held && (await store.ledgerHeadSeq(orgId, held.seq, heads?.seqs)) === held.seq) return held.balanceAfter;
-  return creditBalance(orgId, heads);
+  if (held && (await deps.stores.credits.ledgerHeadSeq(orgId, held.seq, heads?.seqs)) === held.seq) return held.balanceAfter;
+  return creditBalance(deps, orgId);
 }
 
 export interface BudgetView {
@@ -419,11 +432,11 @@ export interface BudgetView {
 }
 
 /** Sets (or with `amount: null` clears) the remaining organization or key-family budget. */
-export async function setBudget(input: { orgId: string; familyId?: string; amount: number | null }, heads?: LedgerHeads): Promise<BudgetView> {
+export async function setBudget(deps: CreditDeps, input: { orgId: string; familyId?: string; amount: number | null }): Promise<BudgetView> {
   if (input.amount !== null) assertAmount(input.amount);
   if (input.familyId !== undefined && !/^kf_[0-9A-Za-z]{8,64}$/.test(input.familyId)) throw new Error('family must be a key family id (kf_…)');
   const { entry } = await append(
-    heads,
+    deps,
     input.orgId,
     { kind: 'budget', chargeKey: `budget:${newId('rcpt')}`, orgId: input.orgId, familyId: input.familyId ?? null, operation: null, amount: input.amount ?? 0 },
     (s) => {
@@ -443,9 +456,9 @@ export async function setBudget(input: { orgId: string; familyId?: string; amoun
 }
 
 export async function creditSummary(
+  deps: CreditDeps,
   orgId: string,
-  heads?: LedgerHeads,
 ): Promise<{ org_id: string; balance: number; organization_budget: number | null; family_budgets: Record<string, number> }> {
-  const s = await fundingState(orgId, heads);
+  const s = await fundingState(deps, orgId);
   return { org_id: orgId, balance: s.creditBalance, organization_budget: s.budgetRemaining, family_budgets: s.familyBudgets };
 }

@@ -1,6 +1,6 @@
 import { cursorIndex, decodeListCursor, encodeListCursor, type CursorKey } from '../pageCursor';
 import { creditMirrorOf } from '../tenancy/store';
-import { ledgerEntryTime, ledgerHeadSeq, ledgerWindow, type LedgerEntryRecord } from './store';
+import type { CreditStores, LedgerEntryRecord } from './store';
 
 /**
  * What an organization's people read of its credit ledger: every grant and charge, newest
@@ -68,32 +68,33 @@ function view(doc: LedgerEntryRecord): LedgerEntryView {
 const WINDOW = 250;
 export const MAX_SCANNED_PER_PAGE = 2_000;
 
-async function headOf(orgId: string): Promise<number> {
+async function headOf(stores: CreditStores, orgId: string): Promise<number> {
   // The organization's mirror names a recent head: the probe then needs a read or two, not a search from 0.
   const org = await creditMirrorOf(orgId);
-  return ledgerHeadSeq(orgId, org?.creditSeq ?? -1);
+  return stores.credits.ledgerHeadSeq(orgId, org?.creditSeq ?? -1);
 }
 
 /** The highest seq whose entry was made before `to` (-1 when none): O(log n) reads by id. */
-async function lastSeqBefore(orgId: string, head: number, to: Date): Promise<number> {
+async function lastSeqBefore(stores: CreditStores, orgId: string, head: number, to: Date): Promise<number> {
   let lo = -1;
   let hi = head + 1;
   while (hi - lo > 1) {
     const mid = Math.floor((lo + hi) / 2);
-    const createdAt = await ledgerEntryTime(orgId, mid);
+    const createdAt = await stores.credits.ledgerEntryTime(orgId, mid);
     if (createdAt && createdAt < to) lo = mid;
     else hi = mid;
   }
   return lo;
 }
 
-async function startSeq(orgId: string, filter: LedgerFilter): Promise<number> {
-  const head = await headOf(orgId);
-  return filter.to ? lastSeqBefore(orgId, head, filter.to) : head;
+async function startSeq(stores: CreditStores, orgId: string, filter: LedgerFilter): Promise<number> {
+  const head = await headOf(stores, orgId);
+  return filter.to ? lastSeqBefore(stores, orgId, head, filter.to) : head;
 }
 
 /** One page of the filtered entries; the cursor is signed for the organization and its filter (another's is `invalid_cursor`). */
 export async function listLedgerEntries(
+  stores: CreditStores,
   cursorKey: CursorKey,
   orgId: string,
   filter: LedgerFilter,
@@ -102,7 +103,9 @@ export async function listLedgerEntries(
   const limit = Math.min(Math.max(page.limit ?? LEDGER_PAGE_DEFAULT, 1), LEDGER_PAGE_MAX);
   const scope = scopeOf(orgId, filter);
   let top =
-    page.cursor !== undefined ? decodeListCursor<{ seq: number }>(cursorKey, page.cursor, scope, { seq: cursorIndex }).seq - 1 : await startSeq(orgId, filter);
+    page.cursor !== undefined
+      ? decodeListCursor<{ seq: number }>(cursorKey, page.cursor, scope, { seq: cursorIndex }).seq - 1
+      : await startSeq(stores, orgId, filter);
   const rows: LedgerEntryRecord[] = [];
   let scanned = 0;
   let reachedFrom = false;
@@ -110,7 +113,7 @@ export async function listLedgerEntries(
     // The first window is the page and one more (every entry a person reads is a movement, so an
     // unfiltered page needs no more); a filter's misses grow the next windows up to WINDOW.
     const size = Math.min(Math.max(limit + 1, scanned), WINDOW, MAX_SCANNED_PER_PAGE - scanned);
-    for (const doc of await ledgerWindow(orgId, top, size)) {
+    for (const doc of await stores.credits.ledgerWindow(orgId, top, size)) {
       if (filter.from && doc.createdAt < filter.from) {
         reachedFrom = true;
         break;
@@ -130,10 +133,10 @@ export async function listLedgerEntries(
 }
 
 /** Every filtered entry, newest first, read from the store a window at a time as the consumer takes them. */
-export async function* allLedgerEntries(orgId: string, filter: LedgerFilter): AsyncGenerator<LedgerEntryView> {
-  let top = await startSeq(orgId, filter);
+export async function* allLedgerEntries(stores: CreditStores, orgId: string, filter: LedgerFilter): AsyncGenerator<LedgerEntryView> {
+  let top = await startSeq(stores, orgId, filter);
   while (top >= 0) {
-    for (const doc of await ledgerWindow(orgId, top, 2 * WINDOW)) {
+    for (const doc of await stores.credits.ledgerWindow(orgId, top, 2 * WINDOW)) {
       if (filter.from && doc.createdAt < filter.from) return;
       if (matchesFilter(doc, filter)) yield view(doc);
     }

@@ -1,4 +1,38 @@
-import { Schema, model } from 'mongoose';
+import { Schema, type Connection } from 'mongoose';
+import { boundModel } from '../store/boundModel';
+
+/** Credits each application spent on one UTC day, as the ledger's head records them (agentAllowance.ts reads it). */
+export interface AgentSpendState {
+  day: string;
+  byGrant: Record<string, number>;
+}
+
+/** An entry of an organization's ledger chain (chain.ts), `_id = <org_id>:<seq>`: one movement and the funding state after it. */
+export interface LedgerEntryRecord {
+  _id: string;
+  chainId: string;
+  seq: number;
+  receiptId: string;
+  chargeKey: string;
+  kind: 'opening' | 'grant' | 'charge' | 'budget';
+  orgId: string;
+  familyId: string | null;
+  operation: string | null;
+  amount: number;
+  units?: number;
+  requestKey?: string;
+  balanceAfter: number;
+  orgBudgetAfter: number | null;
+  familyBudgetsAfter: Record<string, number>;
+  /** Credits connected AI applications spent on the latest day (agentAllowance.ts); absent until one spends. */
+  agentSpendAfter?: AgentSpendState;
+  /** On a tool call's charge for a person's connected application: its grant, client, name and UTC day. */
+  agentGrantId?: string;
+  agentClientId?: string;
+  agentClientName?: string;
+  agentDay?: string;
+  createdAt: Date;
+}
 
 /**
  * The credit ledger: one append-only chain per organization (see chain.ts), `_id =
@@ -7,7 +41,7 @@ import { Schema, model } from 'mongoose';
  * budgets. `chargeKey` is unique: a retried charge finds its first entry instead of paying
  * twice. The organization document's `creditBalance` is a mirror for display.
  */
-const ledgerEntrySchema = new Schema(
+const ledgerEntrySchema = new Schema<LedgerEntryRecord>(
   {
     _id: { type: String, required: true },
     chainId: { type: String, required: true },
@@ -39,4 +73,10 @@ const ledgerEntrySchema = new Schema(
 );
 ledgerEntrySchema.index({ orgId: 1, seq: -1 });
 ledgerEntrySchema.index({ agentGrantId: 1, agentDay: 1 }, { sparse: true });
-export const LedgerEntry = model('LedgerEntry', ledgerEntrySchema, 'credit_ledger');
+
+/** The area's models on the root's connection. */
+export function creditModels(connection: Connection) {
+  return {
+    ledger: boundModel<LedgerEntryRecord>(connection, 'LedgerEntry', ledgerEntrySchema, 'credit_ledger'),
+  };
+}

@@ -1,6 +1,6 @@
 import { Problem } from '../problems';
 import { spenderOf, type AgentOfCall, type AgentSpender } from './agentAllowance';
-import { assertCanFund, findCharge, fundingRefusal, type FundingState, type LedgerHeads } from './credits';
+import { assertCanFund, findCharge, fundingRefusal, type FundingState, type CreditDeps } from './credits';
 import { PRICES } from './prices';
 
 /**
@@ -39,13 +39,13 @@ export function payerOf(caller: { orgId: string; familyId: string; agent?: Agent
  * Throws the 402 problem (`insufficient_credits` with `required_credits` = the smallest answer's
  * price, or a budget's code) when the payer cannot fund the smallest useful answer of `kind`;
  * charges nothing. `paidUnder`: the charge key of this very request, when it may have paid
- * before (a retry after a crash finds its receipt, not a 402). `heads`: the app's ledger heads.
+ * before (a retry after a crash finds its receipt, not a 402).
  */
-export async function assertCanFundSmallestAnswer(kind: PaidOperationKind, payer: Payer, paidUnder?: string, heads?: LedgerHeads): Promise<void> {
+export async function assertCanFundSmallestAnswer(deps: CreditDeps, kind: PaidOperationKind, payer: Payer, paidUnder?: string): Promise<void> {
   try {
-    await assertCanFund({ orgId: payer.orgId, familyId: payer.familyId, amount: SMALLEST_ANSWER[kind], agent: payer.agent }, heads);
+    await assertCanFund(deps, { orgId: payer.orgId, familyId: payer.familyId, amount: SMALLEST_ANSWER[kind], agent: payer.agent });
   } catch (err) {
-    if (paidUnder && err instanceof Problem && err.status === 402 && (await findCharge(paidUnder))) return;
+    if (paidUnder && err instanceof Problem && err.status === 402 && (await findCharge(deps.stores, paidUnder))) return;
     throw err;
   }
 }

@@ -4,12 +4,13 @@ import { withProviderRetries, type ProviderRetryPolicy } from '../contactProvide
 import { payAndSettle } from './chunkSettlement';
 import type { ClaimGenerations } from './contactFieldClaims';
 import type { LedgerHeads } from '../credits/credits';
+import type { CreditStores } from '../credits/store';
 import { uncachedJobPeople, type JobPeopleReads, type JobPeopleRecord } from './jobPeople';
 import { REUSE_WINDOW_MS, type PlanEntry } from './jobRules';
 import type { ContactField } from '../contactProvider/contactProvider';
 import type { FailureReason } from './jobTypes';
 import { findChunkPlan, insertChunkPlan, insertChunkProgress, progressOfJob, retrievedContactsSince } from './store';
-import { sourcesOfPeople } from '../talent/store';
+import type { TalentStores } from '../talent/store';
 import { addTally, mergeTally, type Tally } from './tally';
 import type { ReachExitPoint } from '../faultInjection';
 
@@ -46,6 +47,8 @@ export interface ChunkOutcome {
 }
 
 export interface ChunkDeps {
+  /** The stores of the worker's root. */
+  stores: CreditStores & TalentStores;
   provider: ContactProvider;
   retryPolicy: ProviderRetryPolicy;
   /** Tells Temporal the activity is alive; called between steps. */
@@ -59,7 +62,7 @@ export interface ChunkDeps {
   usableSources?: (orgId: string) => Promise<ReadonlySet<string>>;
   /** Told the credits a chunk's charge took (the worker's usage counters count them). */
   onCharged?: (charged: { orgId: string; operation: string; credits: number }) => void;
-  now?: () => Date;
+  now: () => Date;
   /** The worker's reads of job people (kept across a job's chunks); each read goes to the store without. */
   people?: JobPeopleReads;
   /** The worker's claim generations (contactFieldClaims.ts); claims start from generation 0 without. */
@@ -155,7 +158,7 @@ async function chunkSources(
   if (!deps.usableSources) return null;
   const stored = people.sources;
   if (stored) return (seq) => stored[seq];
-  const read = await sourcesOfPeople(personIds);
+  const read = await deps.stores.talent.sourcesOfPeople(personIds);
   return (seq) => read.get(personIds[seq - from]);
 }
 
@@ -219,7 +222,7 @@ async function storePlan(input: ChunkInput, entries: PlanEntry[], now: Date): Pr
 
 /** Processes the people at positions [from, to) of a job: reuse, look up, charge, deliver. */
 export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<ChunkOutcome> {
-  const now = (deps.now ?? (() => new Date()))();
+  const now = deps.now();
   const people = await (deps.people ?? uncachedJobPeople).record(input.jobId);
   // A first attempt cannot find anything of its own: it skips the read (a scan on FerretDB).
   const earlier = deps.firstAttempt === false ? await findChunkPlan(planId(input.jobId, input.from)) : null;
@@ -233,10 +236,10 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
   if (deps.signal?.aborted) throw new Error('chunk cancelled');
   deps.heartbeat();
   const onDelivered = deps.onDelivered;
-  const { settled, outOfCredits } = await payAndSettle(input, input.from, plan, now, {
+  const { settled, outOfCredits } = await payAndSettle(deps.stores, input, input.from, plan, now, {
     charge: true,
     firstAttempt: deps.firstAttempt !== false && !earlier,
-    wait: { heartbeat: deps.heartbeat, signal: deps.signal },
+    wait: { heartbeat: deps.heartbeat, signal: deps.signal, now: () => deps.now().getTime() },
     onCharged: deps.onCharged,
     generations: deps.generations,
     ledgerHeads: deps.ledgerHeads,

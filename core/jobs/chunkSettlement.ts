@@ -1,5 +1,6 @@
 import { spenderOf, type AgentOfCall } from '../credits/agentAllowance';
 import { chargeUpTo, findCharge, type LedgerHeads } from '../credits/credits';
+import type { CreditStores } from '../credits/store';
 import type { ReachExitPoint } from '../faultInjection';
 import { claimContactFields, holderStates, releaseClaims, type ClaimGenerations } from './contactFieldClaims';
 import { CREDITS_PER_RECORD, chunkChargeKey, heldAnswer, settlePlan, type HeldAnswer, type PlanEntry, type SettledPerson } from './jobRules';
@@ -91,17 +92,19 @@ export interface HolderWait {
   signal?: AbortSignal;
   /** How long to wait before giving up (the activity is retried); default 30 s. */
   timeoutMs?: number;
+  /** The clock the wait is measured on (milliseconds). */
+  now: () => number;
 }
 
 /** The answers of the people other jobs claimed; with `wait`, until none is pending. */
 async function resolveHeld(others: ChunkPaymentDoc['others'], wait: HolderWait | undefined): Promise<Map<number, HeldAnswer>> {
-  const deadline = Date.now() + (wait?.timeoutMs ?? 30_000);
+  const deadline = wait ? wait.now() + (wait.timeoutMs ?? 30_000) : 0;
   for (let delay = 20; ; delay = Math.min(1000, delay * 2)) {
     const states = await holderStates(others.flatMap((o) => o.holders));
     const answers = new Map(others.map((o) => [o.seq, heldAnswer(o.holders.map((h) => states.get(h.claimId) ?? 'pending'))]));
     if (!wait || ![...answers.values()].includes('pending')) return answers;
     if (wait.signal?.aborted) throw new Error('chunk cancelled');
-    if (Date.now() > deadline) throw new Error('another job is still paying for people of this chunk; retried later');
+    if (wait.now() > deadline) throw new Error('another job is still paying for people of this chunk; retried later');
     wait.heartbeat();
     await new Promise((r) => setTimeout(r, delay));
   }
@@ -114,6 +117,7 @@ async function resolveHeld(others: ChunkPaymentDoc['others'], wait: HolderWait |
  * holders did (with `wait`, waiting for that); those still pending stay unsettled.
  */
 export async function payAndSettle(
+  stores: CreditStores,
   job: { jobId: string; orgId: string; familyId: string; agent?: AgentOfCall; fields: readonly ContactField[] },
   from: number,
   plan: PlanEntry[],
@@ -154,6 +158,8 @@ export async function payAndSettle(
     const key = chunkChargeKey(job.jobId, from);
     const c = options.charge
       ? await chargeUpTo(
+          // The chunk's charge is dated by the chunk's clock.
+          { stores, now: () => now.getTime(), ledgerHeads: options.ledgerHeads },
           {
             orgId: job.orgId,
             familyId: job.familyId,
@@ -163,9 +169,8 @@ export async function payAndSettle(
             unitPrice: CREDITS_PER_RECORD,
             units: ours.length,
           },
-          options.ledgerHeads,
         )
-      : await findCharge(key).then((e) => e && { units: e.amount / CREDITS_PER_RECORD, receiptId: e.receiptId });
+      : await findCharge(stores, key).then((e) => e && { units: e.amount / CREDITS_PER_RECORD, receiptId: e.receiptId });
     if (c && 'charged' in c && c.charged) options.onCharged?.({ orgId: job.orgId, operation: CHARGE_OPERATION, credits: c.units * CREDITS_PER_RECORD });
     if (c) {
       paid = c.units;

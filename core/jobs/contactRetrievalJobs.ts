@@ -1,5 +1,6 @@
 import type { Config } from '../config';
 import type { LedgerHeads } from '../credits/credits';
+import type { CreditStores } from '../credits/store';
 import { assertCanFundSmallestAnswer, payerOf } from '../credits/smallestAnswer';
 import { newId } from '../ids';
 import type { KeyPrincipal } from '../keys/apiKeys';
@@ -10,7 +11,7 @@ import { sourcesForOrganization, type EnabledSourceReads } from '../talent/sourc
 import type { TemporalClients } from '../temporal/client';
 import { claimDaySlot, returnDaySlot, type DailyJobCapReads } from './dailyJobCap';
 import { releaseDeliveries, reserveDeliveries } from './deliveryReservations';
-import { sourcesOfPeople } from '../talent/store';
+import type { TalentStores } from '../talent/store';
 import { carryOutOnRequest, recordJobCancel, temporalJobStarter, type JobStarter } from './jobOutbox';
 import { CAP_RETRY_AFTER_SECONDS, MAX_PERSON_IDS, contactRetrievalWorkflowId, countsFromTally, emptyCounts, uniquePersonIds, unknownPeople } from './jobRules';
 import { claimJobSlot, releaseJobSlot } from './jobSlots';
@@ -92,6 +93,7 @@ export interface JobCreationDeps extends JobTemporalDeps {
   readonly ledgerHeads: LedgerHeads;
   readonly quotaWindows: QuotaWindows;
   readonly now: () => number;
+  readonly stores: CreditStores & TalentStores;
   /** Ends a job whose workflow is gone, emitting its `job.completed` (core/webhooks/abandonedJobs.ts): the root wires it. */
   readonly finishAbandonedJob: (jobId: string) => Promise<void>;
 }
@@ -132,10 +134,10 @@ export async function createContactRetrievalJob(
     throw new Problem('validation_failed', 'The job has no people.', { extensions: { errors: [{ field: 'person_ids', message: 'no people to retrieve' }] } });
   // Before any person is looked up: an organization that cannot pay for one record gets the
   // same 402 whichever ids it sends, and learns nothing of which exist.
-  await assertCanFundSmallestAnswer('contactJob', payerOf(principal, new Date(deps.now())), undefined, deps.ledgerHeads);
+  await assertCanFundSmallestAnswer(deps, 'contactJob', payerOf(principal, new Date(deps.now())));
   const usable = new Set((await sourcesForOrganization(config, deps.enabledSources, principal.orgId)).map((s) => s.id));
   const mode = input.unknownPeople ?? 'refuse';
-  let people = await peopleAtAcceptance(personIds, usable, mode, Math.min(ACCEPTANCE_SAMPLE, config.contactJobs.chunkSize));
+  let people = await peopleAtAcceptance(deps.stores, personIds, usable, mode, Math.min(ACCEPTANCE_SAMPLE, config.contactJobs.chunkSize));
   const jobId = newId('job');
   // On the app's clock: the workflow counts the job's deadline from this instant.
   const acceptedAt = new Date(deps.now());
@@ -158,8 +160,8 @@ export async function createContactRetrievalJob(
     undo.push(() => releaseJobSlot(principal.orgId, jobId));
     // Like the 402, refused only when nobody could be delivered today; people beyond the
     // reservation fail with `delivery_quota_exceeded` (free), as people beyond the credits do.
-    const reserve = () => reserveDeliveries(config, principal.orgId, jobId, people.visible, acceptedAt.getTime(), deps.quotaWindows.heads);
-    undo.push(() => releaseDeliveries(principal.orgId, jobId, acceptedAt.getTime()));
+    const reserve = () => reserveDeliveries(deps.stores, config, principal.orgId, jobId, people.visible, acceptedAt.getTime(), deps.quotaWindows.heads);
+    undo.push(() => releaseDeliveries(deps.stores, principal.orgId, jobId, acceptedAt.getTime()));
     if (people.sourceOf) reservation = await reserve();
     else {
       // Who is delivered within the quota must not depend on people who are gone: when the
@@ -170,8 +172,8 @@ export async function createContactRetrievalJob(
       });
       if (whole && whole.over.length === 0) reservation = whole;
       else {
-        if (whole) await releaseDeliveries(principal.orgId, jobId, acceptedAt.getTime());
-        people = await peopleAtAcceptance(personIds, usable, mode, 0);
+        if (whole) await releaseDeliveries(deps.stores, principal.orgId, jobId, acceptedAt.getTime());
+        people = await peopleAtAcceptance(deps.stores, personIds, usable, mode, 0);
         reservation = await reserve();
       }
     }
@@ -252,6 +254,7 @@ const ACCEPTANCE_SAMPLE = 100;
  * 10,000 people first. A list of ids the caller chose is read whole: each unknown id is a 422.
  */
 async function peopleAtAcceptance(
+  stores: TalentStores,
   personIds: string[],
   usable: ReadonlySet<string>,
   mode: 'refuse' | 'settle_not_found',
@@ -259,9 +262,9 @@ async function peopleAtAcceptance(
 ): Promise<{ visible: string[]; sourceOf: Map<string, string> | null }> {
   if (mode === 'settle_not_found' && sample > 0 && personIds.length > sample) {
     const first = personIds.slice(0, sample);
-    if (unknownPeople(first, await sourcesOfPeople(first), usable).length < first.length) return { visible: personIds, sourceOf: null };
+    if (unknownPeople(first, await stores.talent.sourcesOfPeople(first), usable).length < first.length) return { visible: personIds, sourceOf: null };
   }
-  const sourceOf = await sourcesOfPeople(personIds);
+  const sourceOf = await stores.talent.sourcesOfPeople(personIds);
   const unknown = unknownPeople(personIds, sourceOf, usable);
   if (unknown.length && mode !== 'settle_not_found') throw unknownPeopleProblem(unknown);
   const hidden = new Set(unknown);
@@ -287,8 +290,8 @@ export async function createBatchContactRetrievalJob(
   deps: JobCreationDeps,
   input: { principal: KeyPrincipal; searchId: string; limit: number; fields: ContactField[] },
 ): Promise<JobView> {
-  await assertCanFundSmallestAnswer('contactJob', payerOf(input.principal, new Date(deps.now())), undefined, deps.ledgerHeads);
-  const personIds = await peopleOfSearch(input.principal.orgId, input.searchId, input.limit);
+  await assertCanFundSmallestAnswer(deps, 'contactJob', payerOf(input.principal, new Date(deps.now())));
+  const personIds = await peopleOfSearch(deps.stores, input.principal.orgId, input.searchId, input.limit, deps.now());
   if (personIds.length === 0) {
     throw new Problem('validation_failed', 'The search has no people to retrieve.', {
       extensions: { errors: [{ field: 'search_id', message: 'the search returned no people' }] },

@@ -1,7 +1,7 @@
 import type { ChainHeads } from '../credits/chain';
 import { retryLater } from '../problems';
 import { quotaLimit, quotaWindow, recordDelivered, type QuotaSettings, type QuotaWindows } from '../talent/quotas';
-import { appendQuotaEntry, quotaEntriesUpTo, quotaHeadSeq, type QuotaEntryRecord } from '../talent/store';
+import type { QuotaEntryRecord, TalentStores } from '../talent/store';
 import { inTurn } from '../inTurn';
 import { planDeliveryReservation } from './jobRules';
 
@@ -39,10 +39,10 @@ function chainOf(orgId: string, at: number): { chainId: string; end: number } {
 }
 
 /** `heads`: the quota windows' chain heads, when the caller holds them (the worker's). */
-async function readWindow(orgId: string, at: number, heads?: ChainHeads): Promise<DeliveryWindow> {
+async function readWindow(stores: TalentStores, orgId: string, at: number, heads?: ChainHeads): Promise<DeliveryWindow> {
   const { chainId, end } = chainOf(orgId, at);
-  const seq = await quotaHeadSeq(chainId, heads);
-  const entries = seq >= 0 ? await quotaEntriesUpTo(chainId, seq) : [];
+  const seq = await stores.talent.quotaHeadSeq(chainId, heads);
+  const entries = seq >= 0 ? await stores.talent.quotaEntriesUpTo(chainId, seq) : [];
   const members = new Set<string>();
   const held = new Map<string, number>();
   let count = 0;
@@ -54,9 +54,9 @@ async function readWindow(orgId: string, at: number, heads?: ChainHeads): Promis
   return { chainId, seq, count, members, end, outstanding: (jobId) => Math.max(0, held.get(jobId) ?? 0) };
 }
 
-async function append(w: DeliveryWindow, doc: Omit<ReservationEntry, 'seq'>, heads?: ChainHeads): Promise<boolean> {
+async function append(stores: TalentStores, w: DeliveryWindow, doc: Omit<ReservationEntry, 'seq'>, heads?: ChainHeads): Promise<boolean> {
   const entry = { ...doc, members: doc.members ?? [], expiresAt: new Date(w.end + HOUR_MS) };
-  return (await appendQuotaEntry(w.chainId, w.seq + 1, entry, heads)) === 'appended';
+  return (await stores.talent.appendQuotaEntry(w.chainId, w.seq + 1, entry, heads)) === 'appended';
 }
 
 const MAX_RACES = 200;
@@ -79,6 +79,7 @@ export interface Reservation {
  * none is left. `heads`: the app's quota chain heads (QuotaWindows), when it has them.
  */
 export async function reserveDeliveries(
+  stores: TalentStores,
   settings: QuotaSettings,
   orgId: string,
   jobId: string,
@@ -89,7 +90,7 @@ export async function reserveDeliveries(
   const limit = quotaLimit(settings, 'deliveries');
   return inTurn(`deliveries:${orgId}`, async () => {
     for (let race = 0; race < MAX_RACES; race++) {
-      const w = await readWindow(orgId, at, heads);
+      const w = await readWindow(stores, orgId, at, heads);
       const plan = planDeliveryReservation(people, w.members, w.count, limit);
       if (plan.covered.length === 0 && plan.over.length > 0) {
         throw retryLater('delivery_quota_exceeded', `The organization reached its quota of ${limit} unique people delivered per day.`, 1, {
@@ -97,7 +98,7 @@ export async function reserveDeliveries(
         });
       }
       if (plan.covered.length === 0) return plan;
-      if (await append(w, { countAfter: w.count + plan.covered.length, job: jobId, reserved: plan.covered.length }, heads)) return plan;
+      if (await append(stores, w, { countAfter: w.count + plan.covered.length, job: jobId, reserved: plan.covered.length }, heads)) return plan;
     }
     return contended();
   });
@@ -108,15 +109,22 @@ export async function reserveDeliveries(
  * reservation. Never refuses (the delivery happened); safe to repeat. `windows`: the worker's
  * quota windows, for the count outside the reservation when the chain stays contended.
  */
-export async function recordJobDeliveries(windows: QuotaWindows, orgId: string, jobId: string, at: number, personIds: readonly string[]): Promise<void> {
+export async function recordJobDeliveries(
+  stores: TalentStores,
+  windows: QuotaWindows,
+  orgId: string,
+  jobId: string,
+  at: number,
+  personIds: readonly string[],
+): Promise<void> {
   if (!personIds.length) return;
   await inTurn(`deliveries:${orgId}`, async () => {
     for (let race = 0; race < MAX_RACES; race++) {
-      const w = await readWindow(orgId, at, windows.heads);
+      const w = await readWindow(stores, orgId, at, windows.heads);
       const fresh = [...new Set(personIds)].filter((p) => !w.members.has(p));
       if (!fresh.length) return;
       const consumed = Math.min(fresh.length, w.outstanding(jobId));
-      if (await append(w, { members: fresh, countAfter: w.count + fresh.length - consumed, job: jobId, consumed }, windows.heads)) return;
+      if (await append(stores, w, { members: fresh, countAfter: w.count + fresh.length - consumed, job: jobId, consumed }, windows.heads)) return;
     }
     // Counted anyway, outside the reservation: never lose a delivery from the count.
     await recordDelivered(windows, orgId, [...personIds], at);
@@ -124,13 +132,13 @@ export async function recordJobDeliveries(windows: QuotaWindows, orgId: string, 
 }
 
 /** Gives back what a finished (or refused) job did not use of its reservation; safe to repeat. */
-export async function releaseDeliveries(orgId: string, jobId: string, at: number): Promise<number> {
+export async function releaseDeliveries(stores: TalentStores, orgId: string, jobId: string, at: number): Promise<number> {
   return inTurn(`deliveries:${orgId}`, async () => {
     for (let race = 0; race < MAX_RACES; race++) {
-      const w = await readWindow(orgId, at);
+      const w = await readWindow(stores, orgId, at);
       const left = w.outstanding(jobId);
       if (left === 0) return 0;
-      if (await append(w, { countAfter: Math.max(0, w.count - left), job: jobId, released: left })) return left;
+      if (await append(stores, w, { countAfter: Math.max(0, w.count - left), job: jobId, released: left })) return left;
     }
     return contended();
   });

@@ -1,3 +1,5 @@
+import type { CreditStores } from '../credits/store';
+import type { TalentStores } from '../talent/store';
 import { payAndSettle, storeJobItems } from './chunkSettlement';
 import { releaseDeliveries } from './deliveryReservations';
 import { uncachedJobPeople, type JobPeopleReads } from './jobPeople';
@@ -60,6 +62,7 @@ export interface CompletedChunk {
  * Repeating it returns the first finish.
  */
 export async function finishJob(
+  stores: CreditStores & TalentStores,
   jobId: string,
   stop: StopReason | null,
   now: Date,
@@ -70,7 +73,7 @@ export async function finishJob(
   if (!job) throw new Error(`job ${jobId} does not exist`);
   if (job.status !== 'running') {
     await releaseJobSlot(job.orgId, jobId);
-    await releaseReservation(job);
+    await releaseReservation(stores, job);
     await dropWorkingDocuments(jobId, people);
     return finishedView(job);
   }
@@ -81,7 +84,7 @@ export async function finishJob(
     // Every chunk finished and reported its outcomes: nothing to settle, nothing to read.
     for (const c of chunks.values()) mergeTally(tally, c.tally);
   } else {
-    leftoverCount = await settleTheRest(job, stop, tally, now, people);
+    leftoverCount = await settleTheRest(stores, job, stop, tally, now, people);
   }
   const counts = countsFromTally(job.requested, tally);
   const status = finalJobStatus(counts, stop, stop ? leftoverCount : 0);
@@ -95,7 +98,7 @@ export async function finishJob(
     resultPurgeAt: times.resultPurgeAt,
   });
   await releaseJobSlot(job.orgId, jobId);
-  await releaseReservation(job);
+  await releaseReservation(stores, job);
   await dropWorkingDocuments(jobId, people);
   return finishedView(updated ?? (await findJob({ _id: jobId }))!);
 }
@@ -106,6 +109,7 @@ export async function finishJob(
  * returns how many got the stop's outcome.
  */
 async function settleTheRest(
+  stores: CreditStores,
   job: Pick<JobDoc, '_id' | 'orgId' | 'familyId' | 'fields'>,
   stop: StopReason | null,
   tally: Tally,
@@ -125,7 +129,7 @@ async function settleTheRest(
     // an attempt made (if any); found people nobody paid for become leftovers below.
     for (const p of await chunkPlansOfJob(jobId)) {
       if (!p.entries.some((e) => !settledSeqs.has(e.seq))) continue;
-      const { settled } = await payAndSettle({ jobId, orgId: job.orgId, familyId: job.familyId, fields }, p.from, p.entries, now, { charge: false });
+      const { settled } = await payAndSettle(stores, { jobId, orgId: job.orgId, familyId: job.familyId, fields }, p.from, p.entries, now, { charge: false });
       for (const s of settled) {
         if (settledSeqs.has(s.seq)) continue;
         settledSeqs.add(s.seq);
@@ -145,8 +149,11 @@ async function settleTheRest(
 }
 
 /** What the job did not use of its delivery-quota reservation goes back to the organization. */
-async function releaseReservation(job: { _id: string; orgId: string; deliveryQuotaAt?: Date | null; deliveriesReserved?: number | null }): Promise<void> {
-  if (job.deliveryQuotaAt && job.deliveriesReserved) await releaseDeliveries(job.orgId, job._id, job.deliveryQuotaAt.getTime());
+async function releaseReservation(
+  stores: TalentStores,
+  job: { _id: string; orgId: string; deliveryQuotaAt?: Date | null; deliveriesReserved?: number | null },
+): Promise<void> {
+  if (job.deliveryQuotaAt && job.deliveriesReserved) await releaseDeliveries(stores, job.orgId, job._id, job.deliveryQuotaAt.getTime());
 }
 
 /** The job's people list and chunk plans (contact values among them) are only for running jobs. */

@@ -35,7 +35,7 @@ export async function readJobResult(
   principal: KeyPrincipal,
   jobId: string,
   q: { limit: number; cursor?: string },
-  now = new Date(),
+  now: Date,
 ): Promise<JobResultPage> {
   const job = await findOwnJob(principal, jobId);
   if (job.resultPurgedAt) throw new Problem('result_gone', 'This job result is no longer retained.');

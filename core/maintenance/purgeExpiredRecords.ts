@@ -2,6 +2,7 @@ import { purgeExpiredAuditEvents, type AuditStores } from '../audit/auditLog';
 import { AUDIT_RETENTION_DAYS_DEFAULT } from '../config';
 import { purgeExpiredIdempotencyRecords } from '../idempotency/idempotency';
 import type { IdempotencyStores } from '../idempotency/store';
+import type { TalentStores } from '../talent/store';
 import { purgeExpiredDaySlots } from '../jobs/dailyJobCap';
 import { purgeExpiredSignInRecords } from '../oauth/expiredSignInRecords';
 import { purgeExpiredQuotaEntries } from '../talent/quotas';
@@ -33,13 +34,13 @@ export interface PurgedCounts {
 
 /** `auditRetentionDays`: AUDIT_RETENTION_DAYS, the one setting that bounds the audit log. */
 export async function purgeExpiredRecords(
-  stores: AuditStores & IdempotencyStores,
+  stores: AuditStores & IdempotencyStores & TalentStores,
   now: Date,
   { auditRetentionDays = AUDIT_RETENTION_DAYS_DEFAULT } = {},
 ): Promise<PurgedCounts> {
   const [searches, quotaEntries, idempotencyRecords, webhook, attemptClaims, refreshTokens, jobDaySlots, signInRecords, auditEvents] = await Promise.all([
-    purgeExpiredSearches(now),
-    purgeExpiredQuotaEntries(now),
+    purgeExpiredSearches(stores, now),
+    purgeExpiredQuotaEntries(stores, now),
     purgeExpiredIdempotencyRecords(stores, now),
     purgeWebhookHistory(now),
     purgeAttemptClaims(now),

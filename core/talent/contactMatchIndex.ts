@@ -1,7 +1,7 @@
 import type { Logger } from '../observability/logger';
 import type { SearchIndex } from './searchIndexColumns';
 import { fold } from './searchText';
-import { allProviderContacts } from './store';
+import type { TalentStores } from './store';
 
 export function normalizePhone(phone: string): string {
   const digits = phone.replace(/[^\d+]/g, '');
@@ -19,7 +19,10 @@ export class ContactMatchIndex {
   private built: ContactIndex | null = null;
   private loading: Promise<ContactIndex> | null = null;
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly stores: TalentStores,
+    private readonly logger: Logger,
+  ) {}
 
   async of(idx: SearchIndex): Promise<ContactIndex> {
     if (this.built && this.built.version === idx.version) return this.built;
@@ -31,7 +34,7 @@ export class ContactMatchIndex {
         if (l) l.push(id);
         else m.set(k, [id]);
       };
-      for await (const c of allProviderContacts()) {
+      for await (const c of this.stores.talent.allProviderContacts()) {
         for (const e of c.emails ?? []) add(byEmail, fold(e), c._id);
         for (const p of c.phones ?? []) add(byPhone, normalizePhone(p), c._id);
       }

@@ -1,5 +1,6 @@
 import type { Config } from '../config';
 import { charge, fundableUnits, fundingState, type LedgerHeads } from '../credits/credits';
+import type { CreditStores } from '../credits/store';
 import { PRICES } from '../credits/prices';
 import { assertCanFundSmallestAnswer, smallestAnswerRefusal, type Payer } from '../credits/smallestAnswer';
 import { claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
@@ -95,6 +96,8 @@ export interface MatchReads {
   readonly people: PeopleIndexes;
   readonly enabledSources: EnabledSourceReads;
   readonly ledgerHeads: LedgerHeads;
+  readonly stores: CreditStores;
+  readonly now: () => number;
 }
 
 export async function findMatches(
@@ -165,13 +168,13 @@ export async function matchPeople(
   assertIdentifyingInput(input.fields);
   const payer: Payer = { orgId: input.orgId, familyId: input.familyId, agent: input.agent };
   const chargeKey = claimChargeKey(MATCH_OPERATION, input.claim);
-  await assertCanFundSmallestAnswer('match', payer, chargeKey, reads.ledgerHeads);
+  await assertCanFundSmallestAnswer(reads, 'match', payer, chargeKey);
   const { matches, bestConfidence } = await findMatches(settings, reads, input.orgId, input.fields, input.minConfidence, input.limit);
   if (!matches.length) {
     const best = hasStrongIdentifier(input.fields) ? null : bestConfidence;
     return { data: [], credits_charged: 0, receipt_id: null, no_match: { best_confidence: best, min_confidence: input.minConfidence } };
   }
-  const paid = await payForMatches(reads.ledgerHeads, payer, chargeKey, matches.length);
+  const paid = await payForMatches(reads, payer, chargeKey, matches.length);
   return { data: matches.slice(0, paid.amount / PRICES.personMatch), credits_charged: paid.amount, receipt_id: paid.receiptId, no_match: null };
 }
 
@@ -180,17 +183,17 @@ export async function matchPeople(
  * when the request was checked). Should a concurrent spend leave none, the refusal is the
  * smallest answer's, as before the data was read, so it tells nothing of how many were found.
  */
-async function payForMatches(heads: LedgerHeads, payer: Payer, chargeKey: string, found: number): Promise<{ amount: number; receiptId: string }> {
+async function payForMatches(reads: MatchReads, payer: Payer, chargeKey: string, found: number): Promise<{ amount: number; receiptId: string }> {
   let units = found;
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       // A retry of a request that paid finds its own receipt here, whatever the funds are now.
-      const receipt = await charge({ ...payer, amount: units * PRICES.personMatch, operation: MATCH_OPERATION, chargeKey }, heads);
+      const receipt = await charge(reads, { ...payer, amount: units * PRICES.personMatch, operation: MATCH_OPERATION, chargeKey });
       return { amount: receipt.amount, receiptId: receipt.receiptId };
     } catch (err) {
       if (!(err instanceof Problem && err.status === 402)) throw err;
     }
-    const state = await fundingState(payer.orgId, heads);
+    const state = await fundingState(reads, payer.orgId);
     units = fundableUnits(state, payer.familyId, PRICES.personMatch, found, payer.agent);
     if (units === 0) throw smallestAnswerRefusal('match', state, payer.familyId, payer.agent) ?? new Error('no match is fundable, yet the funds cover one');
   }

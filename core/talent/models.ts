@@ -1,4 +1,5 @@
-import { Schema, model } from 'mongoose';
+import { Schema, type Connection } from 'mongoose';
+import { boundModel } from '../store/boundModel';
 import { SENIORITIES, type PersonEducation, type PersonPosition, type PersonRecord, type ProviderContactRecord } from './person';
 
 /**
@@ -57,7 +58,6 @@ const personSchema = new Schema<PersonRecord>(
   { versionKey: false },
 );
 personSchema.index({ seed: 1, ordinal: 1 }, { unique: true });
-export const Person = model<PersonRecord>('Person', personSchema, 'people');
 
 /**
  * Contact data held by the provider side. A deterministic share of people has no record at
@@ -71,14 +71,18 @@ const providerContactSchema = new Schema<ProviderContactRecord>(
   },
   { versionKey: false },
 );
-export const ProviderContact = model<ProviderContactRecord>('ProviderContact', providerContactSchema, 'provider_contacts');
 
 /**
  * How far each seed has been generated, and a version that moves on every change of the
  * people collection (search indexes in API processes reload when it moves). A tiny
  * collection: counting a million people on FerretDB would scan them all.
  */
-const peopleMetaSchema = new Schema(
+export interface PeopleMetaRecord {
+  _id: string;
+  seeded: number;
+  version: number;
+}
+const peopleMetaSchema = new Schema<PeopleMetaRecord>(
   {
     _id: { type: String, required: true },
     seeded: { type: Number, default: 0 },
@@ -86,4 +90,12 @@ const peopleMetaSchema = new Schema(
   },
   { versionKey: false, timestamps: true },
 );
-export const PeopleMeta = model('PeopleMeta', peopleMetaSchema, 'people_meta');
+
+/** The people's models on the root's connection. */
+export function peopleModels(connection: Connection) {
+  return {
+    people: boundModel<PersonRecord>(connection, 'Person', personSchema, 'people'),
+    providerContacts: boundModel<ProviderContactRecord>(connection, 'ProviderContact', providerContactSchema, 'provider_contacts'),
+    peopleMeta: boundModel<PeopleMetaRecord>(connection, 'PeopleMeta', peopleMetaSchema, 'people_meta'),
+  };
+}

@@ -1,6 +1,7 @@
 import type { Logger } from '../observability/logger';
 import { ContactMatchIndex } from './contactMatchIndex';
 import { SearchIndexHolder } from './searchIndex';
+import type { TalentStores } from './store';
 
 /** The in-memory indexes one app reads people through; its composition root builds them once (core/deps.ts). */
 export interface PeopleIndexes {
@@ -8,6 +9,6 @@ export interface PeopleIndexes {
   readonly contacts: ContactMatchIndex;
 }
 
-export function createPeopleIndexes(now: () => number, logger: Logger): PeopleIndexes {
-  return { search: new SearchIndexHolder(now, logger), contacts: new ContactMatchIndex(logger) };
+export function createPeopleIndexes(stores: TalentStores, now: () => number, logger: Logger): PeopleIndexes {
+  return { search: new SearchIndexHolder(stores, now, logger), contacts: new ContactMatchIndex(stores, logger) };
 }

@@ -1,6 +1,6 @@
-import { namesOfPeople } from './store';
+import type { TalentStores } from './store';
 
 /** The names of people of the dataset, to show beside their ids (a job's result in the console). */
-export function peopleNames(personIds: readonly string[]): Promise<Map<string, string>> {
-  return namesOfPeople([...new Set(personIds)]);
+export function peopleNames(stores: TalentStores, personIds: readonly string[]): Promise<Map<string, string>> {
+  return stores.talent.namesOfPeople([...new Set(personIds)]);
 }

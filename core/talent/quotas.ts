@@ -3,7 +3,7 @@ import type { Config } from '../config';
 import { ChainHeads } from '../credits/chain';
 import { sha256Hex } from '../crypto/hash';
 import { Problem, retryLater, type ProblemCode } from '../problems';
-import { appendQuotaEntry, deleteExpiredQuotaEntries, quotaEntriesUpTo, quotaHeadSeq, readQuotaEntry } from './store';
+import type { TalentStore, TalentStores } from './store';
 
 /**
  * Search bulk-extraction quotas (SPEC 7.3, 8.1 item 3), per organization:
@@ -56,10 +56,12 @@ interface WindowState {
 /**
  * The quota windows one app (or worker) has read or written: a cache that saves re-reading a
  * window's chain on every search; the store decides (a conflict on append reloads the window).
- * The composition root builds one (core/deps.ts, activities/contacts.ts); a caller without one
- * may use a fresh one.
+ * The composition root builds one over its store (core/deps.ts, activities/contacts.ts); a
+ * caller without one may use a fresh one.
  */
 export class QuotaWindows {
+  constructor(private readonly store: TalentStore) {}
+
   private readonly states = new LRUCache<string, WindowState>({ max: 10_000 });
   /** The heads of the windows' chains, kept beyond a forgotten window: its reload probes from there. */
   readonly heads = new ChainHeads();
@@ -69,13 +71,13 @@ export class QuotaWindows {
     const chainId = `${orgId}:${kind}:${w.key}`;
     const cached = this.states.get(chainId);
     if (cached) return cached;
-    const seq = await quotaHeadSeq(chainId, this.heads);
+    const seq = await this.store.quotaHeadSeq(chainId, this.heads);
     const members = new Set<string>();
     let count = 0;
     if (seq >= 0) {
-      const entries = await quotaEntriesUpTo(chainId, seq);
+      const entries = await this.store.quotaEntriesUpTo(chainId, seq);
       for (const e of entries) for (const m of e.members) members.add(m);
-      count = (await readQuotaEntry(chainId, seq))?.countAfter ?? members.size;
+      count = (await this.store.readQuotaEntry(chainId, seq))?.countAfter ?? members.size;
     }
     const state = { chainId, seq, count, members, end: w.end };
     this.states.set(chainId, state);
@@ -85,6 +87,11 @@ export class QuotaWindows {
   /** Forgets a window found stale, so the next read loads it from the store. */
   forget(chainId: string): void {
     this.states.delete(chainId);
+  }
+
+  /** Appends entry `seq` of a window's chain; the heads learn an appended seq. */
+  append(chainId: string, seq: number, entry: { members: string[]; countAfter: number; expiresAt: Date }) {
+    return this.store.appendQuotaEntry(chainId, seq, entry, this.heads);
   }
 }
 
@@ -99,16 +106,11 @@ async function add(windows: QuotaWindows, kind: QuotaKind, orgId: string, member
     const fresh = freshOf(state, members);
     if (!fresh.length) return;
     if (limit !== undefined && state.count + fresh.length > limit) throw quotaRefusal(kind, limit);
-    const outcome = await appendQuotaEntry(
-      state.chainId,
-      state.seq + 1,
-      {
-        members: fresh,
-        countAfter: state.count + fresh.length,
-        expiresAt: new Date(state.end + HOUR),
-      },
-      windows.heads,
-    );
+    const outcome = await windows.append(state.chainId, state.seq + 1, {
+      members: fresh,
+      countAfter: state.count + fresh.length,
+      expiresAt: new Date(state.end + HOUR),
+    });
     if (outcome === 'appended') {
       state.seq += 1;
       state.count += fresh.length;
@@ -130,7 +132,7 @@ export async function admitToQuota(
   kind: QuotaKind,
   orgId: string,
   members: string[],
-  now = Date.now(),
+  now: number,
 ): Promise<void> {
   await add(windows, kind, orgId, members, quotaLimit(settings, kind), now);
 }
@@ -140,7 +142,7 @@ export async function admitToQuota(
  * nothing. A cheap refusal before costly work: a count only grows within its window, so a
  * cached full window is full indeed (a stale one that looks open is caught by admitToQuota).
  */
-export async function assertQuotaHasRoom(settings: QuotaSettings, windows: QuotaWindows, kind: QuotaKind, orgId: string, now = Date.now()): Promise<void> {
+export async function assertQuotaHasRoom(settings: QuotaSettings, windows: QuotaWindows, kind: QuotaKind, orgId: string, now: number): Promise<void> {
   const limit = quotaLimit(settings, kind);
   if ((await windows.read(kind, orgId, now)).count >= limit) throw quotaRefusal(kind, limit);
 }
@@ -149,7 +151,7 @@ export async function assertQuotaHasRoom(settings: QuotaSettings, windows: Quota
  * Records people as delivered today. Called after the delivery happened, so it never
  * refuses: the quota is admitted (admitToQuota) or reserved (core/jobs/deliveryReservations.ts) before the work.
  */
-export async function recordDelivered(windows: QuotaWindows, orgId: string, personIds: string[], now = Date.now()): Promise<void> {
+export async function recordDelivered(windows: QuotaWindows, orgId: string, personIds: string[], now: number): Promise<void> {
   if (personIds.length) await add(windows, 'deliveries', orgId, personIds, undefined, now);
 }
 
@@ -158,6 +160,6 @@ export function queryMember(fingerprint: string): string {
   return sha256Hex(`query:${fingerprint}`).slice(0, 32);
 }
 
-export async function purgeExpiredQuotaEntries(now = new Date()): Promise<number> {
-  return deleteExpiredQuotaEntries(now);
+export async function purgeExpiredQuotaEntries(stores: TalentStores, now: Date): Promise<number> {
+  return stores.talent.deleteExpiredQuotaEntries(now);
 }

@@ -26,7 +26,7 @@ function sign(secretsKey: Buffer, payload: string): string {
   return createHmac('sha256', signingKey(secretsKey)).update(payload).digest('base64url');
 }
 
-export function encodeCursor(settings: Pick<Config, 'secretsKey'>, orgId: string, searchId: string, offset: number, now = Date.now()): string {
+export function encodeCursor(settings: Pick<Config, 'secretsKey'>, orgId: string, searchId: string, offset: number, now: number): string {
   const payload = Buffer.from(JSON.stringify({ v: 1, org: orgId, search: searchId, offset, iat: Math.floor(now / 1000) } satisfies CursorPayload)).toString(
     'base64url',
   );
@@ -49,7 +49,7 @@ export function decodeCursor(
   settings: Pick<Config, 'secretsKey' | 'search'>,
   cursor: string,
   orgId: string,
-  now = Date.now(),
+  now: number,
 ): { searchId: string; offset: number } {
   if (typeof cursor !== 'string' || cursor.length > MAX_CURSOR_LENGTH) throw invalidCursor();
   const [payload, signature, extra] = cursor.split('.');

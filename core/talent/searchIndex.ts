@@ -1,7 +1,7 @@
 import type { Logger } from '../observability/logger';
 import { retryLater } from '../problems';
 import { SENIORITIES, type IndexedPerson, type PersonLocation, type Seniority } from './person';
-import { peopleForIndex, peopleVersion } from './store';
+import type { TalentStores } from './store';
 import { fold, tokenize } from './searchText';
 import { errorMessage } from '../observability/errorMessage';
 import { loadSearchIndexSnapshot, saveSearchIndexSnapshot } from './searchIndexSnapshot';
@@ -243,16 +243,16 @@ const LOAD_BATCH = 2000;
  * else read from the people (and then stored as the snapshot for the next start and the other
  * replicas; a failure to store it only costs the next start time).
  */
-export async function loadSearchIndex(logger: Logger, now: () => number, onProgress?: (loaded: number) => void): Promise<SearchIndex> {
-  const version = await peopleVersion();
-  const snapshot = await loadSearchIndexSnapshot(version).catch((err: unknown) => {
+export async function loadSearchIndex(stores: TalentStores, logger: Logger, now: () => number, onProgress?: (loaded: number) => void): Promise<SearchIndex> {
+  const version = await stores.talent.peopleVersion();
+  const snapshot = await loadSearchIndexSnapshot(stores, version).catch((err: unknown) => {
     logger.warn({ err: { message: errorMessage(err) } }, 'search index snapshot unreadable; reading the people');
     return null;
   });
   if (snapshot) return snapshot;
-  const idx = await buildSearchIndex(onProgress, version);
+  const idx = await buildSearchIndex(stores, onProgress, version);
   if (idx.size > 0) {
-    await saveSearchIndexSnapshot(idx, new Date(now())).catch((err: unknown) =>
+    await saveSearchIndexSnapshot(stores, idx, new Date(now())).catch((err: unknown) =>
       logger.warn({ err: { message: errorMessage(err) } }, 'search index snapshot not stored'),
     );
   }
@@ -260,11 +260,11 @@ export async function loadSearchIndex(logger: Logger, now: () => number, onProgr
 }
 
 /** Reads every person into a new index (natural order). */
-export async function buildSearchIndex(onProgress?: (loaded: number) => void, knownVersion?: number): Promise<SearchIndex> {
-  const version = knownVersion ?? (await peopleVersion());
+export async function buildSearchIndex(stores: TalentStores, onProgress?: (loaded: number) => void, knownVersion?: number): Promise<SearchIndex> {
+  const version = knownVersion ?? (await stores.talent.peopleVersion());
   const builder = new SearchIndexBuilder();
   // The store's order (natural): stable across reloads and replicas.
-  for await (const batch of peopleForIndex(LOAD_BATCH)) {
+  for await (const batch of stores.talent.peopleForIndex(LOAD_BATCH)) {
     // Lets the store's read of the next batch, already asked for, get going before indexing.
     await new Promise<void>((resolve) => setImmediate(resolve));
     for (const raw of batch) {
@@ -288,18 +288,19 @@ export class SearchIndexHolder {
   private checkedAt = 0;
 
   constructor(
+    private readonly stores: TalentStores,
     private readonly now: () => number,
     private readonly logger: Logger,
   ) {}
 
   async get(): Promise<SearchIndex> {
     if (this.current && this.current.size > 0 && this.now() - this.checkedAt < VERSION_CHECK_MS) return this.current;
-    const version = await peopleVersion();
+    const version = await this.stores.talent.peopleVersion();
     this.checkedAt = this.now();
     if (this.current && this.current.version === version) return this.current;
     if (!this.loading) {
       const started = this.now();
-      this.loading = loadSearchIndex(this.logger, this.now)
+      this.loading = loadSearchIndex(this.stores, this.logger, this.now)
         .then((idx) => {
           this.current = idx;
           this.logger.info({ people: idx.size, ms: this.now() - started }, 'search index built');

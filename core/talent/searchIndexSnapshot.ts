@@ -1,16 +1,7 @@
 import { deserialize, serialize } from 'node:v8';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { SearchIndex } from './searchIndexColumns';
-import {
-  deleteIndexSnapshotManifest,
-  deleteIndexSnapshotParts,
-  findIndexSnapshotManifest,
-  findIndexSnapshotParts,
-  indexSnapshotManifestExists,
-  indexSnapshotManifests,
-  insertIndexSnapshotManifest,
-  insertIndexSnapshotPart,
-} from './store';
+import type { TalentStores } from './store';
 
 /**
  * A built search index kept in the store, per people version, so an API replica starts from it
@@ -35,13 +26,13 @@ const manifestId = (version: number) => `${FORMAT}:${version}`;
 const partId = (version: number, part: number) => `${FORMAT}:${version}:${part}`;
 
 /** The index of `version` from its snapshot, or null when there is none (yet). */
-export async function loadSearchIndexSnapshot(version: number): Promise<SearchIndex | null> {
-  const manifest = await findIndexSnapshotManifest(manifestId(version));
+export async function loadSearchIndexSnapshot(stores: TalentStores, version: number): Promise<SearchIndex | null> {
+  const manifest = await stores.talent.findIndexSnapshotManifest(manifestId(version));
   if (!manifest?.parts) return null;
   const chunks: Buffer[] = [];
   for (let from = 0; from < manifest.parts; from += PARTS_PER_READ) {
     const ids = Array.from({ length: Math.min(PARTS_PER_READ, manifest.parts - from) }, (_, k) => partId(version, from + k));
-    const byId = await findIndexSnapshotParts(ids);
+    const byId = await stores.talent.findIndexSnapshotParts(ids);
     for (const id of ids) {
       const data = byId.get(id);
       if (!data) return null;
@@ -53,32 +44,32 @@ export async function loadSearchIndexSnapshot(version: number): Promise<SearchIn
 }
 
 /** Stores the snapshot of `idx` (a no-op when its version has one) and drops the snapshots of other versions. */
-export async function saveSearchIndexSnapshot(idx: SearchIndex, now: Date): Promise<void> {
-  if (await indexSnapshotManifestExists(manifestId(idx.version))) return;
+export async function saveSearchIndexSnapshot(stores: TalentStores, idx: SearchIndex, now: Date): Promise<void> {
+  if (await stores.talent.indexSnapshotManifestExists(manifestId(idx.version))) return;
   const bytes = gzipSync(serialize(idx), { level: 1 });
   const parts = Math.ceil(bytes.length / PART_BYTES);
   for (let part = 0; part < parts; part++) {
     const data = bytes.subarray(part * PART_BYTES, (part + 1) * PART_BYTES);
-    await insertIndexSnapshotPart({ _id: partId(idx.version, part), version: idx.version, part, data, createdAt: now });
+    await stores.talent.insertIndexSnapshotPart({ _id: partId(idx.version, part), version: idx.version, part, data, createdAt: now });
   }
-  await insertIndexSnapshotManifest({
+  await stores.talent.insertIndexSnapshotManifest({
     _id: manifestId(idx.version),
     version: idx.version,
     parts,
     bytes: bytes.length,
     createdAt: now,
   });
-  await dropOtherSnapshots(idx.version);
+  await dropOtherSnapshots(stores, idx.version);
 }
 
 /** Deletes the snapshots other than the current one of `keep`, by id (their manifests name their parts). */
-async function dropOtherSnapshots(keep: number): Promise<void> {
-  const manifests = await indexSnapshotManifests();
+async function dropOtherSnapshots(stores: TalentStores, keep: number): Promise<void> {
+  const manifests = await stores.talent.indexSnapshotManifests();
   for (const m of manifests) {
     if (m._id === manifestId(keep)) continue;
     // The manifest first: from then on no reader trusts the parts being deleted.
-    await deleteIndexSnapshotManifest(m._id);
+    await stores.talent.deleteIndexSnapshotManifest(m._id);
     const ids = Array.from({ length: m.parts ?? 0 }, (_, k) => `${m._id}:${k}`);
-    await deleteIndexSnapshotParts(ids);
+    await stores.talent.deleteIndexSnapshotParts(ids);
   }
 }

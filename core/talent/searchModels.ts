@@ -1,11 +1,75 @@
-import { Schema, model } from 'mongoose';
+import { Schema, type Connection } from 'mongoose';
+import { boundModel } from '../store/boundModel';
+
+/** A stored search as kept in `searches`, its people apart. */
+export interface SearchRecord {
+  _id: string;
+  orgId: string;
+  /** Hash of the normalized parameters; a cursor must belong to the same search. */
+  fingerprint: string;
+  params: unknown;
+  /** How many people the search kept (their ids are in `search_people`). */
+  size: number;
+  total: number;
+  expiresAt: Date;
+  createdAt?: Date;
+}
+
+/** A stored search's people, space-separated in rank order. */
+export interface SearchPeopleRecord {
+  _id: string;
+  ids: string;
+  expiresAt: Date;
+}
+
+/**
+ * An entry of a quota window's chain (core/credits/chain.ts). Search quotas write members and
+ * the count; delivery reservations of batch jobs also write what a job holds.
+ */
+export interface QuotaEntryRecord {
+  _id: string;
+  chainId: string;
+  seq: number;
+  members: string[];
+  countAfter: number;
+  expiresAt: Date;
+  job?: string;
+  reserved?: number;
+  consumed?: number;
+  released?: number;
+}
+
+/** That an organization unlocked a person (unlock is free the second time). */
+export interface ProfileUnlockRecord {
+  orgId: string;
+  personId: string;
+  /** The charge that paid for it; a retried request with the same key is recognized by it. */
+  chargeKey: string;
+  receiptId: string | null;
+}
+
+/** An unlock as stored, under `<org_id>:<person_id>`. */
+export interface StoredProfileUnlockRecord extends ProfileUnlockRecord {
+  _id: string;
+}
+
+/** A part of a search index snapshot (`data`), or its manifest (`parts`, `bytes`). */
+export interface IndexSnapshotRecord {
+  _id: string;
+  version: number;
+  part?: number;
+  parts?: number;
+  bytes?: number;
+  data?: Buffer;
+  createdAt: Date;
+}
 
 /**
  * A stored search (`srch_…`): the parameters a customer searched with and the people it
  * matched in rank order (up to MAX_STORED_SEARCH_PEOPLE), so pages are stable and a batch
  * contact-retrieval job can later work through the same people.
  */
-const searchSchema = new Schema(
+const searchSchema = new Schema<SearchRecord>(
   {
     _id: { type: String, required: true },
     orgId: { type: String, required: true, index: true },
@@ -20,13 +84,12 @@ const searchSchema = new Schema(
   },
   { timestamps: true, versionKey: false },
 );
-export const Search = model('Search', searchSchema, 'searches');
 
 /**
  * The people of a stored search, space-separated in rank order. Kept apart from `searches`
  * so that looking a search up never parses ten thousand ids (FerretDB reads whole rows).
  */
-const searchPeopleSchema = new Schema(
+const searchPeopleSchema = new Schema<SearchPeopleRecord>(
   {
     _id: { type: String, required: true },
     ids: { type: String, default: '' },
@@ -34,7 +97,6 @@ const searchPeopleSchema = new Schema(
   },
   { versionKey: false },
 );
-export const SearchPeople = model('SearchPeople', searchPeopleSchema, 'search_people');
 
 /**
  * Quota windows: one append-only chain per (organization, quota, window) — see
@@ -42,7 +104,7 @@ export const SearchPeople = model('SearchPeople', searchPeopleSchema, 'search_pe
  * them; a writer that loses the race for the next entry re-reads and re-checks, so
  * concurrent requests cannot overshoot a threshold.
  */
-const quotaEntrySchema = new Schema(
+const quotaEntrySchema = new Schema<QuotaEntryRecord>(
   {
     _id: { type: String, required: true },
     chainId: { type: String, required: true, index: true },
@@ -53,10 +115,9 @@ const quotaEntrySchema = new Schema(
   },
   { versionKey: false },
 );
-export const QuotaEntry = model('QuotaEntry', quotaEntrySchema, 'search_quota_entries');
 
 /** Which people an organization unlocked (unlock is free the second time). */
-const profileUnlockSchema = new Schema(
+const profileUnlockSchema = new Schema<StoredProfileUnlockRecord>(
   {
     _id: { type: String, required: true },
     orgId: { type: String, required: true },
@@ -67,13 +128,12 @@ const profileUnlockSchema = new Schema(
   },
   { timestamps: true, versionKey: false },
 );
-export const ProfileUnlock = model('ProfileUnlock', profileUnlockSchema, 'profile_unlocks');
 
 /**
  * A built search index kept per people version (core/talent/searchIndexSnapshot.ts): its parts,
  * and apart from them (small: listing it never reads the parts) the manifests naming them.
  */
-const snapshotSchema = new Schema(
+const snapshotSchema = new Schema<IndexSnapshotRecord>(
   {
     _id: { type: String, required: true },
     version: { type: Number, required: true },
@@ -85,5 +145,15 @@ const snapshotSchema = new Schema(
   },
   { versionKey: false },
 );
-export const SearchIndexSnapshot = model('SearchIndexSnapshot', snapshotSchema, 'search_index_snapshots');
-export const SearchIndexSnapshotManifest = model('SearchIndexSnapshotManifest', snapshotSchema.clone(), 'search_index_snapshot_manifests');
+
+/** The searches' models (stored searches, quota windows, unlocks, index snapshots) on the root's connection. */
+export function searchModels(connection: Connection) {
+  return {
+    searches: boundModel<SearchRecord>(connection, 'Search', searchSchema, 'searches'),
+    searchPeople: boundModel<SearchPeopleRecord>(connection, 'SearchPeople', searchPeopleSchema, 'search_people'),
+    quotaEntries: boundModel<QuotaEntryRecord>(connection, 'QuotaEntry', quotaEntrySchema, 'search_quota_entries'),
+    profileUnlocks: boundModel<StoredProfileUnlockRecord>(connection, 'ProfileUnlock', profileUnlockSchema, 'profile_unlocks'),
+    snapshots: boundModel<IndexSnapshotRecord>(connection, 'SearchIndexSnapshot', snapshotSchema, 'search_index_snapshots'),
+    snapshotManifests: boundModel<IndexSnapshotRecord>(connection, 'SearchIndexSnapshotManifest', snapshotSchema.clone(), 'search_index_snapshot_manifests'),
+  };
+}

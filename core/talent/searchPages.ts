@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../config';
 import { charge, findCharge, type LedgerHeads } from '../credits/credits';
+import type { CreditStores } from '../credits/store';
+import type { TalentStores } from './store';
 import { PRICES } from '../credits/prices';
 import { assertCanFundSmallestAnswer, type Payer } from '../credits/smallestAnswer';
 import { canonicalJson, claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
@@ -94,6 +96,8 @@ export interface SearchReads {
   readonly enabledSources: EnabledSourceReads;
   readonly quotaWindows: QuotaWindows;
   readonly ledgerHeads: LedgerHeads;
+  readonly stores: CreditStores & TalentStores;
+  readonly now: () => number;
 }
 
 export async function searchCandidates(settings: SearchSettings, reads: SearchReads, req: SearchRequest): Promise<SearchPage> {
@@ -114,14 +118,15 @@ async function firstPage(settings: SearchSettings, reads: SearchReads, req: Sear
     throw validationFailed([{ field: 'query', message: 'send a query, at least one filter, or a cursor' }]);
   }
   const fingerprint = fingerprintOf(params);
+  const now = reads.now();
   firstFailure(
     await Promise.allSettled([
-      admitToQuota(settings, reads.quotaWindows, 'queries', req.orgId, [queryMember(fingerprint)]),
+      admitToQuota(settings, reads.quotaWindows, 'queries', req.orgId, [queryMember(fingerprint)], now),
       // The request's own page may be what filled the quota (a retry after a crash): not a refusal then.
-      assertQuotaHasRoom(settings, reads.quotaWindows, 'previews', req.orgId).catch(async (err: unknown) => {
-        if (!(await findCharge(pageChargeKey(req)))) throw err;
+      assertQuotaHasRoom(settings, reads.quotaWindows, 'previews', req.orgId, now).catch(async (err: unknown) => {
+        if (!(await findCharge(reads.stores, pageChargeKey(req)))) throw err;
       }),
-      assertCanFundSmallestAnswer('search', { orgId: req.orgId, familyId: req.familyId, agent: req.agent }, pageChargeKey(req), reads.ledgerHeads),
+      assertCanFundSmallestAnswer(reads, 'search', { orgId: req.orgId, familyId: req.familyId, agent: req.agent }, pageChargeKey(req)),
     ]),
   );
   const idx = await reads.people.search.get();
@@ -129,22 +134,27 @@ async function firstPage(settings: SearchSettings, reads: SearchReads, req: Sear
   const personIds = outcome.ordinals.map((o) => idx.personIds[o]);
   const pageIds = personIds.slice(0, req.pageSize);
   const data = previewsOf(idx, pageIds);
-  const paid = await payForPage(settings, reads, req, data);
-  const search = await storeOrReuseSearch({
-    orgId: req.orgId,
-    fingerprint,
-    params,
-    personIds,
-    total: outcome.total,
-    searchId: searchIdFor(settings.secretsKey, req.claim, fingerprint),
-  });
-  return pageOf(settings, req, search, 0, pageIds, data, paid);
+  const paid = await payForPage(settings, reads, req, data, now);
+  const search = await storeOrReuseSearch(
+    reads.stores,
+    {
+      orgId: req.orgId,
+      fingerprint,
+      params,
+      personIds,
+      total: outcome.total,
+      searchId: searchIdFor(settings.secretsKey, req.claim, fingerprint),
+    },
+    now,
+  );
+  return pageOf(settings, req, search, 0, pageIds, data, paid, now);
 }
 
 /** The next page of a stored search, by its cursor. */
 async function nextPage(settings: SearchSettings, reads: SearchReads, req: SearchRequest, cursor: string): Promise<SearchPage> {
-  const pos = decodeCursor(settings, cursor, req.orgId);
-  const search = await findSearch(req.orgId, pos.searchId);
+  const now = reads.now();
+  const pos = decodeCursor(settings, cursor, req.orgId, now);
+  const search = await findSearch(reads.stores, req.orgId, pos.searchId, now);
   if (!search) throw cursorExpired();
   if (req.query !== undefined || req.filters !== undefined || req.sources !== undefined) {
     if (fingerprintOf(await paramsOf(settings, reads, req)) !== search.fingerprint) {
@@ -152,11 +162,11 @@ async function nextPage(settings: SearchSettings, reads: SearchReads, req: Searc
     }
   }
   // Before the page is read: a page that cannot be paid for reads and counts nothing.
-  await assertCanFundSmallestAnswer('search', { orgId: req.orgId, familyId: req.familyId, agent: req.agent }, pageChargeKey(req), reads.ledgerHeads);
+  await assertCanFundSmallestAnswer(reads, 'search', { orgId: req.orgId, familyId: req.familyId, agent: req.agent }, pageChargeKey(req));
   const idx = await reads.people.search.get();
   const pageIds = search.personIds.slice(pos.offset, pos.offset + req.pageSize);
   const data = previewsOf(idx, pageIds);
-  return pageOf(settings, req, search, pos.offset, pageIds, data, await payForPage(settings, reads, req, data));
+  return pageOf(settings, req, search, pos.offset, pageIds, data, await payForPage(settings, reads, req, data, now), now);
 }
 
 function previewsOf(idx: SearchIndex, ids: string[]): PersonPreview[] {
@@ -176,6 +186,7 @@ async function payForPage(
   reads: SearchReads,
   req: SearchRequest,
   data: PersonPreview[],
+  now: number,
 ): Promise<{ credits: number; receiptId: string | null }> {
   if (!data.length) return { credits: 0, receiptId: null };
   await admitToQuota(
@@ -184,18 +195,16 @@ async function payForPage(
     'previews',
     req.orgId,
     data.map((p) => p.person_id),
+    now,
   );
-  const receipt = await charge(
-    {
-      orgId: req.orgId,
-      familyId: req.familyId,
-      agent: req.agent,
-      amount: PRICES.searchPage,
-      operation: SEARCH_OPERATION,
-      chargeKey: pageChargeKey(req),
-    },
-    reads.ledgerHeads,
-  );
+  const receipt = await charge(reads, {
+    orgId: req.orgId,
+    familyId: req.familyId,
+    agent: req.agent,
+    amount: PRICES.searchPage,
+    operation: SEARCH_OPERATION,
+    chargeKey: pageChargeKey(req),
+  });
   return { credits: receipt.amount, receiptId: receipt.receiptId };
 }
 
@@ -211,12 +220,13 @@ function pageOf(
   pageIds: string[],
   data: PersonPreview[],
   paid: { credits: number; receiptId: string | null },
+  now: number,
 ): SearchPage {
   const nextOffset = offset + pageIds.length;
   return {
     search_id: search.searchId,
     data,
-    next_cursor: pageIds.length && nextOffset < search.personIds.length ? encodeCursor(settings, req.orgId, search.searchId, nextOffset) : null,
+    next_cursor: pageIds.length && nextOffset < search.personIds.length ? encodeCursor(settings, req.orgId, search.searchId, nextOffset, now) : null,
     total_estimate: search.total,
     credits_charged: paid.credits,
     receipt_id: paid.receiptId,
@@ -227,12 +237,12 @@ function pageOf(
  * Stores a new search; a retry of a request that stored its search before crashing reuses it.
  * The id names the request and its parameters, so a different query never finds it.
  */
-async function storeOrReuseSearch(input: Parameters<typeof storeSearch>[0] & { searchId: string }): Promise<StoredSearch> {
+async function storeOrReuseSearch(stores: TalentStores, input: Parameters<typeof storeSearch>[1] & { searchId: string }, now: number): Promise<StoredSearch> {
   try {
-    return await storeSearch(input);
+    return await storeSearch(stores, input, now);
   } catch (err) {
     if (!isDuplicateKeyError(err)) throw err;
-    const found = await findSearch(input.orgId, input.searchId);
+    const found = await findSearch(stores, input.orgId, input.searchId, now);
     if (!found || found.fingerprint !== input.fingerprint) throw err;
     return found;
   }

@@ -1,5 +1,7 @@
 import type { Config } from '../config';
 import { charge, type LedgerHeads } from '../credits/credits';
+import type { CreditStores } from '../credits/store';
+import type { TalentStores } from './store';
 import { PRICES } from '../credits/prices';
 import { assertCanFundSmallestAnswer, type Payer } from '../credits/smallestAnswer';
 import { claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
@@ -7,7 +9,6 @@ import { notFound } from '../problems';
 import type { PersonProfileRecord } from './person';
 import { admitToQuota, type QuotaWindows } from './quotas';
 import { sourcesForOrganization, type EnabledSourceReads } from './sources';
-import { findPersonProfile, findProfileUnlock, recordProfileUnlock } from './store';
 
 export const UNLOCK_OPERATION = 'profiles.unlock';
 
@@ -82,32 +83,43 @@ export function unlockChargeKey(orgId: string, personId: string): string {
  */
 export async function unlockProfile(
   settings: Pick<Config, 'readCacheMs' | 'searchQuotas'>,
-  reads: { readonly enabledSources: EnabledSourceReads; readonly quotaWindows: QuotaWindows; readonly ledgerHeads: LedgerHeads },
+  reads: {
+    readonly enabledSources: EnabledSourceReads;
+    readonly quotaWindows: QuotaWindows;
+    readonly ledgerHeads: LedgerHeads;
+    readonly stores: CreditStores & TalentStores;
+    readonly now: () => number;
+  },
   input: Payer & { claim: RequestClaim; personId: string },
 ): Promise<UnlockResult> {
   const { orgId, familyId, agent, personId } = input;
   if (!/^per_[0-9A-Za-z]{8,64}$/.test(personId)) throw notFound('person');
   const requestKey = claimChargeKey(UNLOCK_OPERATION, input.claim);
-  const earlier = await findProfileUnlock(orgId, personId);
+  const earlier = await reads.stores.talent.findProfileUnlock(orgId, personId);
   const unlockedBefore = earlier !== null && earlier.chargeKey !== requestKey;
   // Already charged for this person (this request before a crash, or another one): no 402.
-  if (!earlier) await assertCanFundSmallestAnswer('unlock', { orgId, familyId, agent }, unlockChargeKey(orgId, personId), reads.ledgerHeads);
+  if (!earlier) await assertCanFundSmallestAnswer(reads, 'unlock', { orgId, familyId, agent }, unlockChargeKey(orgId, personId));
   const usable = new Set((await sourcesForOrganization(settings, reads.enabledSources, orgId)).map((s) => s.id));
-  const person = await findPersonProfile(personId);
+  const person = await reads.stores.talent.findPersonProfile(personId);
   if (!person || !usable.has(person.source)) throw notFound('person');
   const profile = toProfile(person);
   const free = (): UnlockResult => ({ profile, already_unlocked: true, credits_charged: 0, receipt_id: null });
   if (unlockedBefore) {
-    await admitToQuota(settings, reads.quotaWindows, 'deliveries', orgId, [personId]);
+    await admitToQuota(settings, reads.quotaWindows, 'deliveries', orgId, [personId], reads.now());
     return free();
   }
-  await admitToQuota(settings, reads.quotaWindows, 'deliveries', orgId, [personId]);
-  const receipt = await charge(
-    { orgId, familyId, agent, amount: PRICES.profileUnlock, operation: UNLOCK_OPERATION, chargeKey: unlockChargeKey(orgId, personId), requestKey },
-    reads.ledgerHeads,
-  );
+  await admitToQuota(settings, reads.quotaWindows, 'deliveries', orgId, [personId], reads.now());
+  const receipt = await charge(reads, {
+    orgId,
+    familyId,
+    agent,
+    amount: PRICES.profileUnlock,
+    operation: UNLOCK_OPERATION,
+    chargeKey: unlockChargeKey(orgId, personId),
+    requestKey,
+  });
   // Another request paid for this person first: this one is an unlock of an unlocked profile.
   if (!receipt.charged && receipt.requestKey !== requestKey) return free();
-  await recordProfileUnlock({ orgId, personId, chargeKey: requestKey, receiptId: receipt.receiptId });
+  await reads.stores.talent.recordProfileUnlock({ orgId, personId, chargeKey: requestKey, receiptId: receipt.receiptId });
   return { profile, already_unlocked: false, credits_charged: receipt.amount, receipt_id: receipt.receiptId };
 }

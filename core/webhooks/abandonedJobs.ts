@@ -1,4 +1,6 @@
 import type { Config } from '../config';
+import type { CreditStores } from '../credits/store';
+import type { TalentStores } from '../talent/store';
 import { finishJob } from '../jobs/jobFinish';
 import type { Logger } from '../observability/logger';
 import type { TemporalClients } from '../temporal/client';
@@ -10,11 +12,17 @@ import { emitJobCompleted } from './jobCompletedEvent';
  * workflow would have. Best effort: the slot is free whatever happens here.
  */
 export async function finishAbandonedJob(
-  { config, temporal, logger, now }: { config: Config; temporal: TemporalClients; logger: Logger; now: () => number },
+  {
+    config,
+    temporal,
+    logger,
+    now,
+    stores,
+  }: { config: Config; temporal: TemporalClients; logger: Logger; now: () => number; stores: CreditStores & TalentStores },
   jobId: string,
 ): Promise<void> {
   try {
-    const f = await finishJob(jobId, null, new Date(now()));
+    const f = await finishJob(stores, jobId, null, new Date(now()));
     await emitJobCompleted(
       config,
       {
@@ -26,7 +34,7 @@ export async function finishAbandonedJob(
         resultExpiresAt: f.resultExpiresAt ? new Date(f.resultExpiresAt) : null,
         completedAt: new Date(f.completedAt),
       },
-      { temporal },
+      { temporal, now },
     );
   } catch (err) {
     logger.warn({ err, jobId }, 'could not finish a job whose workflow is gone');

@@ -49,6 +49,8 @@ export interface EmitVia {
   temporal: TemporalClients;
   /** The worker process's own worker, which starts the delivery workflow eagerly. */
   eager?: EagerDeliveryStarts;
+  /** The app's or worker's clock: the event is recorded at its time. */
+  now: () => number;
 }
 
 /** Same job → same event id and body bytes; a duplicate emission never starts a second workflow. */
@@ -62,6 +64,7 @@ export async function emitJobCompleted(cfg: EmitSettings, input: JobCompletedInp
       taskQueue: cfg.temporal.taskQueue,
       retryDelaysMs: cfg.webhooks.retryDelaysMs,
       startLimitMs: cfg.temporal.callTimeoutMs,
+      now: () => new Date(via.now()),
     },
     input,
   );

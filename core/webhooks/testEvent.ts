@@ -56,7 +56,7 @@ export async function sendTestEvent(
   const emitted = await emitJobCompleted(
     deps.config,
     { orgId: principal.orgId, workspaceId: principal.workspaceId, jobId, status: 'completed', counts, resultExpiresAt, completedAt },
-    { temporal: deps.temporal },
+    { temporal: deps.temporal, now: deps.now },
   );
   return { job_id: jobId, event_id: emitted.eventId, endpoint_id: endpoint._id, url: endpoint.url };
 }

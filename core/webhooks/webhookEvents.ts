@@ -44,7 +44,7 @@ export interface EmitDeps {
   eagerStart?: boolean;
   /** Off only where the Temporal server does not know our search attributes. */
   searchAttributes?: boolean;
-  now?: () => Date;
+  now: () => Date;
   /** Limit of the workflow start (TEMPORAL_CALL_TIMEOUT_MS); the emission is retried by its caller past it. */
   startLimitMs?: number;
 }
@@ -98,7 +98,7 @@ async function recordEvent(input: JobCompletedInput, now: Date, idKey: Buffer): 
 }
 
 export async function emitJobCompletedWith(deps: EmitDeps, input: JobCompletedInput): Promise<EmittedEvent> {
-  const now = deps.now?.() ?? new Date();
+  const now = deps.now();
   const event = await recordEvent(input, now, deps.idKey);
   const endpointId = event.endpointId;
   if (!endpointId) return { eventId: event._id, deliveryStarted: false };

@@ -7,21 +7,23 @@ import { recordOperatorChange } from './operatorAudit';
 export const creditsCommands: Record<string, AdminCommand> = {
   'credits grant': {
     usage: 'credits grant --org O --amount N',
-    run: async (f, { stores }) => {
+    run: async (f, deps) => {
+      const { stores } = deps;
       const orgId = requireFlag(f, 'org');
       const amount = intFlag(f, 'amount', { required: true, min: 1 })!;
-      const granted = await grantCredits(orgId, amount);
+      const granted = await grantCredits(deps, orgId, amount);
       await recordOperatorChange(stores, { orgId, action: 'credits.granted', target: orgId, after: { amount, balance: granted.balance } });
       return granted;
     },
   },
   'credits show': {
     usage: 'credits show --org O',
-    run: (f) => creditSummary(requireFlag(f, 'org')),
+    run: (f, deps) => creditSummary(deps, requireFlag(f, 'org')),
   },
   'budget set': {
     usage: 'budget set --org O [--family F] --amount N|none   (remaining spend; "none" removes the budget)',
-    run: async (f, { stores }) => {
+    run: async (f, deps) => {
+      const { stores } = deps;
       const raw = requireFlag(f, 'amount');
       let amount: number | null = null;
       if (raw !== 'none') {
@@ -30,9 +32,9 @@ export const creditsCommands: Record<string, AdminCommand> = {
       const family = optionalFlag(f, 'family');
       if (family !== undefined && !family.startsWith('kf_')) throw new UsageError('--family must be a key family id (kf_…)');
       const orgId = requireFlag(f, 'org');
-      const previous = await creditSummary(orgId);
+      const previous = await creditSummary(deps, orgId);
       const before = family === undefined ? previous.organization_budget : (previous.family_budgets[family] ?? null);
-      const set = await setBudget({ orgId, familyId: family, amount });
+      const set = await setBudget(deps, { orgId, familyId: family, amount });
       await recordOperatorChange(stores, {
         orgId,
         action: amount === null ? 'budget.removed' : 'budget.set',

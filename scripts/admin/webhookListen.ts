@@ -274,7 +274,6 @@ async function trigger(f: Flags, deps: Deps): Promise<unknown> {
   refuseInProduction('webhook trigger');
   if (config.contactProvider.kind !== 'local') throw new UsageError('webhook trigger needs CONTACT_PROVIDER=local (the seeded dataset), where its job is free');
   const workspaceId = requireFlag(f, 'workspace');
-  const { personIdsOfSourceAfter, personIdsWithProviderContacts } = await import('../../core/talent/store');
   const { BUILT_IN_SOURCE_ID } = await import('../../core/talent/sources');
   const { createContactRetrievalJob } = await import('../../core/jobs/contactRetrievalJobs');
   const orgId = await orgOfWorkspace(workspaceId);
@@ -284,9 +283,9 @@ async function trigger(f: Flags, deps: Deps): Promise<unknown> {
   let personId: string | undefined;
   let after = '';
   while (!personId) {
-    const page = await personIdsOfSourceAfter(BUILT_IN_SOURCE_ID, after, 200);
+    const page = await deps.stores.talent.personIdsOfSourceAfter(BUILT_IN_SOURCE_ID, after, 200);
     if (page.length === 0) throw new Error('no seeded person without contacts was found: seed people first (npm run seed)');
-    const withContacts = await personIdsWithProviderContacts(page);
+    const withContacts = await deps.stores.talent.personIdsWithProviderContacts(page);
     personId = page.find((p) => !withContacts.has(p));
     after = page[page.length - 1];
   }

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { ledgerEntriesOfOrgs } from '../../core/credits/store';
+import type { Stores } from '../../core/deps';
 import { PRICES } from '../../core/credits/prices';
 import { CHARGE_OPERATION } from '../../core/jobs/chunkSettlement';
 import { countChargedDeliveries, countRunningJobs, jobsOfOrganizations } from '../../core/jobs/store';
@@ -24,6 +24,8 @@ export interface LedgerLine {
 }
 
 export interface LedgerInput {
+  /** The stores of the run's own connection. */
+  stores: Stores;
   tenants: ChaosTenant[];
   requests: ReceivedRequest[];
   /** Indexes of the requests the receiver answered 503 (failing for a while): not deliveries. */
@@ -148,7 +150,7 @@ export async function reconcile(input: LedgerInput): Promise<LedgerLine[]> {
   if (!input.faults.killedInFlight.length) line('workers killed while a POST was in flight (target ≥ 1)', 0, false);
 
   // Credits.
-  const entries = await ledgerEntriesOfOrgs(orgIds);
+  const entries = await input.stores.credits.ledgerEntriesOfOrgs(orgIds);
   let mismatched = 0;
   let negative = 0;
   let chainBroken = 0;

@@ -12,10 +12,10 @@ import { loadConfig } from '../../core/config';
 import { countRunningJobs } from '../../core/jobs/store';
 import { everyHeldLease } from '../../core/limits/store';
 import { logger } from '../../core/observability/logger';
-import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
+import { createStores, type Stores } from '../../core/deps';
+import { openStore, type StoreHandle } from '../../core/store/connection';
 import { personIdFor } from '../seeding/generator';
 import { seedPeople } from '../seeding/seedPeople';
-import { sourcesOfPeople } from '../../core/talent/store';
 import { BUILT_IN_SOURCE_ID } from '../../core/talent/sources';
 import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
 import { startContactProviderServer } from '../../test/support/contactProviderServer';
@@ -75,16 +75,18 @@ async function main(): Promise<number> {
     return urls[turn++ % urls.length];
   });
   let exitCode = 1;
+  let store: StoreHandle | undefined;
   try {
     say('starting FerretDB and the Temporal dev server');
     await services.startStore();
     await services.startTemporal();
-    await connectStore(services.mongodbUri, config.store);
-    await ensureIndexes();
-    await seedPeople({ secretsKey: config.secretsKey, count: PEOPLE, seed: SEED });
+    store = await openStore(services.mongodbUri, config.store);
+    const stores: Stores = createStores(store.connection);
+    await store.ensureIndexes();
+    await seedPeople(stores, { secretsKey: config.secretsKey, count: PEOPLE, seed: SEED });
     // Only people of the built-in source: jobs and unlocks refuse the others (422, 404).
     const seeded = Array.from({ length: PEOPLE }, (_, i) => personIdFor(config.secretsKey, SEED, i));
-    const sources = await sourcesOfPeople(seeded);
+    const sources = await stores.talent.sourcesOfPeople(seeded);
     const personIds = seeded.filter((id) => sources.get(id) === BUILT_IN_SOURCE_ID);
     say('starting the API and a worker');
     const firstWorker = services.startWorker();
@@ -178,6 +180,7 @@ async function main(): Promise<number> {
     }
 
     const lines = await reconcile({
+      stores,
       tenants,
       requests: receiver.requests,
       refusedByReceiver,
@@ -197,7 +200,7 @@ async function main(): Promise<number> {
   } finally {
     say('stopping everything this run started');
     await services.stopAll();
-    await disconnectStore().catch(() => undefined);
+    await store?.close().catch(() => undefined);
     await receiver.close();
     await provider.close();
     closeAttemptAgents();

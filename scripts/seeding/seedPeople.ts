@@ -1,8 +1,6 @@
 import { generatePerson } from './generator';
 import type { PersonRecord, ProviderContactRecord } from '../../core/talent/person';
-import { bumpPeopleVersion, insertPeople, insertProviderContacts, recordSeeded, seededUpTo } from '../../core/talent/store';
-
-export { peopleCount, peopleVersion } from '../../core/talent/store';
+import type { TalentStores } from '../../core/talent/store';
 
 export const DEFAULT_PEOPLE_SEED = 'talent-v1';
 const BATCH = 1000;
@@ -20,14 +18,18 @@ export interface SeedProgress {
  * duplicate ids are ignored, so a crash mid-way or a second run adds nothing twice. Person ids
  * are keyed by `secretsKey` (the config's SECRETS_ENCRYPTION_KEY).
  */
-export async function seedPeople(opts: {
-  secretsKey: Buffer;
-  count: number;
-  seed?: string;
-  onProgress?: (p: SeedProgress) => void;
-}): Promise<{ inserted: number }> {
+export async function seedPeople(
+  stores: TalentStores,
+  opts: {
+    secretsKey: Buffer;
+    count: number;
+    seed?: string;
+    onProgress?: (p: SeedProgress) => void;
+  },
+): Promise<{ inserted: number }> {
+  const { talent } = stores;
   const seed = opts.seed ?? DEFAULT_PEOPLE_SEED;
-  let from = await seededUpTo(seed);
+  let from = await talent.seededUpTo(seed);
   if (from >= opts.count) return { inserted: 0 };
   const started = Date.now();
   let inserted = 0;
@@ -45,14 +47,14 @@ export async function seedPeople(opts: {
         people.push(person);
         if (contact) contacts.push(contact);
       }
-      writes.push(Promise.all([insertPeople(people), insertProviderContacts(contacts)]).then(([written]) => written));
+      writes.push(Promise.all([talent.insertPeople(people), talent.insertProviderContacts(contacts)]).then(([written]) => written));
     }
     for (const n of await Promise.all(writes)) inserted += n;
-    await recordSeeded(seed, waveEnd);
+    await talent.recordSeeded(seed, waveEnd);
     from = waveEnd;
     const seconds = Math.max(0.001, (Date.now() - started) / 1000);
     opts.onProgress?.({ inserted: from, total: opts.count, ratePerSecond: Math.round((inserted || 1) / seconds) });
   }
-  await bumpPeopleVersion();
+  await talent.bumpPeopleVersion();
   return { inserted };
 }

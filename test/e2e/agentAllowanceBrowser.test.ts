@@ -5,7 +5,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { cookieSettings } from '../../api/views/pageSecurity';
-import { ledgerEntriesOfOrgs } from '../../core/credits/store';
 import { recordConfirmation } from '../../core/users/sudoMode';
 import { closeBrowser, launchBrowser } from '../support/browser';
 import { BrowserOAuthProvider } from '../support/browserOAuthProvider';
@@ -39,7 +38,7 @@ beforeAll(async () => {
   loopback = await startLoopbackRedirect();
   srv = await startSignInApi();
   tenant = await createTenant({ credits: 100 });
-  await insertTestPeople(people);
+  await insertTestPeople(srv.deps.stores, people);
   browser = await launchBrowser();
   person = await createUserWithCli(srv, {
     orgId: tenant.orgId,
@@ -75,7 +74,7 @@ async function connect(provider: BrowserOAuthProvider): Promise<Client> {
 }
 
 async function charged(): Promise<number> {
-  return (await ledgerEntriesOfOrgs([tenant.orgId])).filter((e) => e.kind === 'charge').reduce((sum, e) => sum + e.amount, 0);
+  return (await srv.deps.stores.credits.ledgerEntriesOfOrgs([tenant.orgId])).filter((e) => e.kind === 'charge').reduce((sum, e) => sum + e.amount, 0);
 }
 
 /**
@@ -155,7 +154,7 @@ test('a daily allowance of 10 chosen at consent: two unlocks, then a tool error 
   const retried = await unlock(people[2]);
   expect(retried.isError).toBeFalsy();
   expect(await charged()).toBe(15);
-  const entry = (await ledgerEntriesOfOrgs([tenant.orgId])).find((e) => e.kind === 'charge');
+  const entry = (await srv.deps.stores.credits.ledgerEntriesOfOrgs([tenant.orgId])).find((e) => e.kind === 'charge');
   expect(entry).toMatchObject({ agentClientName: CLIENT_NAME });
 
   // The Usage page splits the spend by connected application.

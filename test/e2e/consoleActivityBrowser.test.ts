@@ -39,7 +39,7 @@ const people = (count: number) => {
 };
 
 async function runJob(t: TestTenant, personIds: string[]): Promise<string> {
-  await insertTestPeople(personIds);
+  await insertTestPeople(srv.deps.stores, personIds);
   const res = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs', {
     key: t.key,
     body: { person_ids: personIds },

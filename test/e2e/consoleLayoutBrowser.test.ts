@@ -63,7 +63,7 @@ beforeAll(async () => {
     actor: 'customer',
     now: Date.now,
   });
-  await setBudget({ orgId: tenant.orgId, familyId: tenant.familyId, amount: 1200 });
+  await setBudget(srv.deps, { orgId: tenant.orgId, familyId: tenant.familyId, amount: 1200 });
   adminEmail = uniqueEmail('head-of-recruiting-operations');
   const made = await createUserWithCli(srv, {
     orgId: tenant.orgId,

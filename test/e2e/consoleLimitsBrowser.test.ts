@@ -1,5 +1,4 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { LedgerEntry } from '../../core/credits/models';
 import { creditBalance } from '../../core/credits/credits';
 import { closeBrowser, launchBrowser } from '../support/browser';
 import { checkPage, setUpAndSignIn, sidewaysScrolling } from '../support/consoleBrowser';
@@ -155,7 +154,7 @@ test("Budgets: an organization budget below a paid call's price refuses it with 
   expect(await page.getByRole('status').innerText()).toBe('The budget is saved.');
   expect(await page.locator('main').innerText()).toMatch(/Remaining: 0 credits/);
 
-  const charges = await LedgerEntry.countDocuments({ orgId: tenant.orgId, kind: 'charge' });
+  const charges = (await srv.deps.stores.credits.ledgerEntriesOfOrgs([tenant.orgId])).filter((e) => e.kind === 'charge').length;
   const res = await api(srv.url, 'POST', '/v1/person-matches', {
     key: tenant.key,
     body: { email: 'nobody-at-all@nowhere.example' },
@@ -163,8 +162,8 @@ test("Budgets: an organization budget below a paid call's price refuses it with 
   });
   expect(res.status).toBe(402);
   expect(res.json.code).toBe('organization_budget_exhausted');
-  expect(await LedgerEntry.countDocuments({ orgId: tenant.orgId, kind: 'charge' })).toBe(charges);
-  expect(await creditBalance(tenant.orgId)).toBe(100);
+  expect((await srv.deps.stores.credits.ledgerEntriesOfOrgs([tenant.orgId])).filter((e) => e.kind === 'charge').length).toBe(charges);
+  expect(await creditBalance(srv.deps, tenant.orgId)).toBe(100);
 
   const family = page.locator('tr', { hasText: tenant.familyId });
   await family.getByLabel(/^Budget/).fill('7');

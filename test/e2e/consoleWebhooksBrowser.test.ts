@@ -115,7 +115,7 @@ test('an admin registers an endpoint and is shown its signing secret once', asyn
 
 test('a job finishes; its event fails attempt after attempt, then is dead-lettered, on the deliveries page', async () => {
   const people = ['per_consolehook000001A', 'per_consolehook000002A'];
-  await insertTestPeople(people);
+  await insertTestPeople(srv.deps.stores, people);
   const created = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs', {
     key: tenant.key,
     body: { person_ids: people },

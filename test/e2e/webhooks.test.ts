@@ -284,7 +284,7 @@ test('a worker killed between attempts loses nothing', async () => {
 test("a finished job's event arrives", async () => {
   const t = await createTenant({ credits: 100 });
   const { secret } = await registered(t, `${receiver.url}/e2e/job`);
-  await insertTestPeople(['per_webhookE2E000001A', 'per_webhookE2E000002A']);
+  await insertTestPeople(srv.deps.stores, ['per_webhookE2E000001A', 'per_webhookE2E000002A']);
   const job = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs', {
     key: t.key,
     body: { person_ids: ['per_webhookE2E000001A', 'per_webhookE2E000002A'], fields: ['email'] },

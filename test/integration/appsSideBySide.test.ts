@@ -3,6 +3,7 @@ import { createApp } from '../../api/app';
 import type { Config } from '../../core/config';
 import { createDeps, type Deps } from '../../core/deps';
 import { recordAuditEvent } from '../../core/audit/auditLog';
+import { grantCredits } from '../../core/credits/credits';
 import { invitationMail } from '../../core/mail/mailMessages';
 import { queueMail } from '../../core/mail/mailOutbox';
 import { openStore } from '../../core/store/connection';
@@ -26,7 +27,7 @@ let second: { url: string; deps: Deps; server: Server };
 
 beforeAll(async () => {
   first = await startTestApi({ SEARCH_DISTINCT_QUERIES_PER_HOUR: '50' });
-  await seedPeople({ secretsKey: first.config.secretsKey, count: 200 });
+  await seedPeople(first.deps.stores, { secretsKey: first.config.secretsKey, count: 200 });
   const config: Config = {
     ...first.config,
     authUrl: 'http://auth-second.example',
@@ -35,6 +36,8 @@ beforeAll(async () => {
   // The areas not yet on a root's connection (test/unit/moduleState.test.ts) share the first app's database.
   const store = await openStore(`${first.config.mongodbUri}_second`, first.config.store, { ownConnectionOnly: true });
   const deps = createDeps(config, { logger: testLogger(), store });
+  // Fewer people than the first app's: each app's index reads its own database.
+  await seedPeople(deps.stores, { secretsKey: config.secretsKey, count: 120 });
   const server = createApp({ deps, probes: { store: store.ping, temporal: async () => true } }).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   second = { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, deps, server };
@@ -62,12 +65,17 @@ test('each app holds searches to its own quota and answers them from its own peo
       body: { query, page_size: 2 },
       idempotencyKey: `side-${url === first.url ? 'first' : 'second'}-${query}`,
     });
-  expect((await search(second.url, 'engineer')).status).toBe(200);
+  const found = await search(second.url, 'engineer');
+  expect(found.status).toBe(200);
+  // The search is stored where its app's people are.
+  expect(await second.deps.stores.talent.findSearchRecord(found.json.search_id)).not.toBeNull();
+  expect(await first.deps.stores.talent.findSearchRecord(found.json.search_id)).toBeNull();
   // The second app allows one distinct query an hour; the first, fifty.
   expectProblemResponse(await search(second.url, 'manager'), 429, 'distinct_query_cap');
   expect((await search(first.url, 'manager')).status).toBe(200);
   const own = await second.deps.people.search.get();
-  expect(own.size).toBe(200);
+  expect(own.size).toBe(120);
+  expect((await first.deps.people.search.get()).size).toBeGreaterThanOrEqual(200);
 });
 
 test('each app keeps its audit log in its own database', async () => {
@@ -121,4 +129,12 @@ test("each app's idempotency claims are in its own database", async () => {
   expect(await second.deps.stores.idempotency.insertClaim(claim)).toBe(true);
   expect(await second.deps.stores.idempotency.findClaim(id)).toMatchObject({ owner: 'o' });
   expect(await first.deps.stores.idempotency.findClaim(id)).toBeNull();
+});
+
+test("each app's credit ledger is in its own database", async () => {
+  const tenant = await createTenant({ credits: 3 });
+  expect(await grantCredits(second.deps, tenant.orgId, 7)).toEqual({ org_id: tenant.orgId, balance: 10 });
+  const kinds = async (deps: Deps) => (await deps.stores.credits.ledgerEntriesOfOrgs([tenant.orgId])).map((e) => e.kind).sort();
+  expect(await kinds(second.deps)).toEqual(['grant', 'opening']);
+  expect(await kinds(first.deps)).toEqual([]);
 });

@@ -101,7 +101,7 @@ async function deadLetter(): Promise<string> {
 async function runningJob(): Promise<{ tenant: TestTenant; jobId: string }> {
   const own = await createTenant({ credits: 100 });
   const personId = `per_audit${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
-  await insertTestPeople([personId]);
+  await insertTestPeople(srv.deps.stores, [personId]);
   const res = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs', { key: own.key, body: { person_ids: [personId] }, idempotencyKey: `audit-${personId}` });
   if (res.status !== 202) throw new Error(`job creation answered ${res.status}: ${res.text}`);
   return { tenant: own, jobId: res.json.job_id };

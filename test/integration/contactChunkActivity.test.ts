@@ -4,7 +4,6 @@ import { createContactActivities, type ContactActivities } from '../../activitie
 import type { ChunkInput } from '../../core/jobs/chunkProcessing';
 import type { Config } from '../../core/config';
 import { creditBalance } from '../../core/credits/credits';
-import { LedgerEntry } from '../../core/credits/models';
 import { createContactRetrievalJob } from '../../core/jobs/contactRetrievalJobs';
 import { chunkChargeKey } from '../../core/jobs/jobRules';
 import { ContactRetrievalChunkPlan, ContactRetrievalJobItem } from '../../core/jobs/models';
@@ -45,7 +44,7 @@ beforeAll(async () => {
   });
   testStore = await openTestStore(config);
   temporal = createTemporalClients(config);
-  activities = createContactActivities(createDeps(config, { temporal, logger: testLogger() }));
+  activities = createContactActivities(createDeps(config, { temporal, logger: testLogger(), store: testStore.handle }));
 });
 
 afterAll(async () => {
@@ -66,7 +65,7 @@ async function acceptedJob(): Promise<{ tenant: TestTenant; chunk: ChunkInput; f
   const isFound = (id: string) => providerAnswerFor(id).status === 'found';
   const people = [...pool.filter(isFound).slice(0, 4), ...pool.filter((id) => !isFound(id)).slice(0, 2)];
   expect(people).toHaveLength(6);
-  await insertTestPeople(people);
+  await insertTestPeople(testStore.stores, people);
   const tenant = await createTenant({ credits: CREDITS });
   let started: ContactRetrievalInput | undefined;
   await createContactRetrievalJob(
@@ -97,7 +96,10 @@ function cancelAfterAnswers(env: MockActivityEnvironment): void {
 
 const planOf = (c: ChunkInput) => ContactRetrievalChunkPlan.findById(`${c.jobId}:${c.from}`).lean();
 const settledPeople = (c: ChunkInput) => ContactRetrievalJobItem.countDocuments({ jobId: c.jobId });
-const chargesOf = (c: ChunkInput) => LedgerEntry.find({ chargeKey: chunkChargeKey(c.jobId, c.from) }).lean();
+const chargesOf = async (c: ChunkInput) => {
+  const entry = await testStore.stores.credits.ledgerEntryOfChargeKey(chunkChargeKey(c.jobId, c.from));
+  return entry ? [entry] : [];
+};
 
 test("heartbeats before every provider try and between the chunk's steps", async () => {
   const { chunk, found } = await acceptedJob();
@@ -134,7 +136,7 @@ test('cancelled while the provider hangs: the request is abandoned at once and n
   expect(await planOf(chunk)).toBeNull();
   expect(await settledPeople(chunk)).toBe(0);
   expect(await chargesOf(chunk)).toHaveLength(0);
-  expect(await creditBalance(tenant.orgId)).toBe(CREDITS);
+  expect(await creditBalance({ stores: testStore.stores, now: Date.now }, tenant.orgId)).toBe(CREDITS);
 });
 
 test('cancelled after the answers, before paying: the plan is kept, nobody is charged or settled', async () => {
@@ -147,7 +149,7 @@ test('cancelled after the answers, before paying: the plan is kept, nobody is ch
   expect((await planOf(chunk))?.entries).toHaveLength(6);
   expect(await settledPeople(chunk)).toBe(0);
   expect(await chargesOf(chunk)).toHaveLength(0);
-  expect(await creditBalance(tenant.orgId)).toBe(CREDITS);
+  expect(await creditBalance({ stores: testStore.stores, now: Date.now }, tenant.orgId)).toBe(CREDITS);
 });
 
 test('a retried attempt replays the plan an earlier attempt stored: the provider is not asked again and each record is charged once', async () => {
@@ -165,7 +167,7 @@ test('a retried attempt replays the plan an earlier attempt stored: the provider
   expect((await planOf(chunk))!.entries).toEqual(plan);
   expect(await settledPeople(chunk)).toBe(6);
   expect((await chargesOf(chunk)).map((e) => e.amount)).toEqual([found]);
-  expect(await creditBalance(tenant.orgId)).toBe(CREDITS - found);
+  expect(await creditBalance({ stores: testStore.stores, now: Date.now }, tenant.orgId)).toBe(CREDITS - found);
 
   // A third attempt (the second's completion was lost) finds everything done: same outcome, no new charge.
   const third = await activityEnvironment(3).run(activities.processContactChunk, chunk);
@@ -173,5 +175,5 @@ test('a retried attempt replays the plan an earlier attempt stored: the provider
   expect(provider.requests.length).toBe(asked);
   expect(await settledPeople(chunk)).toBe(6);
   expect(await chargesOf(chunk)).toHaveLength(1);
-  expect(await creditBalance(tenant.orgId)).toBe(CREDITS - found);
+  expect(await creditBalance({ stores: testStore.stores, now: Date.now }, tenant.orgId)).toBe(CREDITS - found);
 });

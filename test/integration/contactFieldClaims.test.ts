@@ -27,6 +27,13 @@ let config: Config;
 beforeAll(async () => {
   config = testConfig();
   testStore = await openTestStore(config);
+  deps = {
+    stores: testStore.stores,
+    provider: everyoneFound,
+    retryPolicy: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
+    heartbeat: () => undefined,
+    now: () => new Date(),
+  };
 });
 afterAll(async () => testStore.close());
 
@@ -42,7 +49,7 @@ const everyoneFound: ContactProvider = {
     })),
 };
 
-const deps: ChunkDeps = { provider: everyoneFound, retryPolicy: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 }, heartbeat: () => undefined };
+let deps: ChunkDeps;
 
 async function acceptedJob(tenant: TestTenant, people: string[]): Promise<ChunkInput> {
   let started: ContactRetrievalInput | undefined;
@@ -62,7 +69,7 @@ async function acceptedJob(tenant: TestTenant, people: string[]): Promise<ChunkI
 async function newPeople(count: number): Promise<string[]> {
   const tag = uniqueName('clm').replace(/[^0-9A-Za-z]/g, '');
   const ids = Array.from({ length: count }, (_, i) => `per_${tag}${i}`);
-  await insertTestPeople(ids);
+  await insertTestPeople(testStore.stores, ids);
   return ids;
 }
 
@@ -77,7 +84,7 @@ test('a job that could pay for two of five gives the other claims back; a later 
   const held = await ContactFieldClaim.find({ orgId: tenant.orgId }).lean();
   expect(held.map((c) => c.personId).sort()).toEqual([people[0], people[0], people[1], people[1]]);
 
-  await grantCredits(tenant.orgId, 10);
+  await grantCredits({ stores: testStore.stores, now: Date.now }, tenant.orgId, 10);
   const b = await acceptedJob(tenant, people);
   expect(await processChunk(b, deps)).toEqual({ tally: { reused: 2, delivered: 3 }, outOfCredits: false });
   expect(await outcomes(b.jobId)).toEqual([
@@ -87,10 +94,10 @@ test('a job that could pay for two of five gives the other claims back; a later 
     [people[3], 'delivered', null],
     [people[4], 'delivered', null],
   ]);
-  expect(await creditBalance(tenant.orgId)).toBe(12 - 5);
+  expect(await creditBalance({ stores: testStore.stores, now: Date.now }, tenant.orgId)).toBe(12 - 5);
   // A retried attempt of the chunk replays its decision and its charge: nothing more is paid.
   expect(await processChunk(b, { ...deps, firstAttempt: false })).toEqual({ tally: { reused: 2, delivered: 3 }, outOfCredits: false });
-  expect(await creditBalance(tenant.orgId)).toBe(7);
+  expect(await creditBalance({ stores: testStore.stores, now: Date.now }, tenant.orgId)).toBe(7);
 });
 
 describe('a person another job claimed and is still paying for', () => {
@@ -137,7 +144,7 @@ describe('a person another job claimed and is still paying for', () => {
     expect(await chunk).toEqual({ tally: { reused: 1, delivered: 2 }, outOfCredits: false });
     const item = (await ContactRetrievalJobItem.findById(`${mine.jobId}:0`).lean())!;
     expect(item).toMatchObject({ outcome: 'reused', emails: [`${people[0]}@mail.test`], phones: ['+15550100'], receiptId: null });
-    expect(await creditBalance(tenant.orgId)).toBe(98);
+    expect(await creditBalance({ stores: testStore.stores, now: Date.now }, tenant.orgId)).toBe(98);
   });
 
   test('fails free when that job could not pay, and its dead claim is removed', async () => {
@@ -150,7 +157,7 @@ describe('a person another job claimed and is still paying for', () => {
       [people[2], 'delivered', null],
     ]);
     expect(await ContactFieldClaim.countDocuments({ orgId: tenant.orgId, personId: people[0] })).toBe(0);
-    expect(await creditBalance(tenant.orgId)).toBe(98);
+    expect(await creditBalance({ stores: testStore.stores, now: Date.now }, tenant.orgId)).toBe(98);
   });
 });
 
@@ -168,10 +175,10 @@ test('past the 30-day window the fields are claimed (and paid) again, once, unde
   expect(claims.filter((c) => c.generation === 1 && c.jobId === again.jobId)).toHaveLength(4);
   expect(claims).toHaveLength(8);
   // Within the window of the new claims, nobody pays again (the old job finishes: two run at most).
-  await finishJob(old.jobId, null, new Date());
+  await finishJob(testStore.stores, old.jobId, null, new Date());
   const third = await acceptedJob(tenant, people);
   expect(await processChunk(third, deps)).toMatchObject({ tally: { reused: 2 } });
-  expect(await creditBalance(tenant.orgId)).toBe(96);
+  expect(await creditBalance({ stores: testStore.stores, now: Date.now }, tenant.orgId)).toBe(96);
 });
 
 test('a job stopped after claiming and before paying gives its claims back when it finishes', async () => {
@@ -191,10 +198,10 @@ test('a job stopped after claiming and before paying gives its claims back when 
   });
   expect(await ContactFieldClaim.countDocuments({ orgId: tenant.orgId })).toBe(4);
 
-  const finished = await finishJob(job.jobId, 'cancelled', new Date());
+  const finished = await finishJob(testStore.stores, job.jobId, 'cancelled', new Date());
   expect(finished.counts).toMatchObject({ cancelled: 2, delivered: 0 });
   expect(await ContactFieldClaim.countDocuments({ orgId: tenant.orgId })).toBe(0);
-  expect(await creditBalance(tenant.orgId)).toBe(100);
+  expect(await creditBalance({ stores: testStore.stores, now: Date.now }, tenant.orgId)).toBe(100);
   // The people are free to be paid for by the next job.
   const next = await acceptedJob(tenant, people);
   expect(await processChunk(next, deps)).toMatchObject({ tally: { delivered: 2 } });

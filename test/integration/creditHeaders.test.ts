@@ -1,5 +1,4 @@
 import { creditBalance, LedgerHeads, setBudget } from '../../core/credits/credits';
-import { Person } from '../../core/talent/models';
 import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { api, type HttpResponse } from '../support/http';
@@ -13,7 +12,7 @@ const idem = () => `credit-headers-${Date.now()}-${++n}`;
 
 beforeAll(async () => {
   srv = await startTestApi({}, undefined, { ledgerHeads });
-  await seedPeople({ secretsKey: srv.config.secretsKey, count: 200 });
+  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 200 });
 });
 afterAll(async () => srv.close());
 
@@ -22,7 +21,7 @@ async function expectCredits(res: HttpResponse, t: TestTenant, charged: number):
   expect({ status: res.status, charged: res.headers['credits-charged'], remaining: res.headers['credits-remaining'] }).toEqual({
     status: res.status,
     charged: String(charged),
-    remaining: String(await creditBalance(t.orgId)),
+    remaining: String(await creditBalance(srv.deps, t.orgId)),
   });
 }
 
@@ -36,7 +35,7 @@ const post = (path: string, prepare: PaidCall['prepare']): PaidCall => ({
   call: (t, body, key) => api(srv.url, 'POST', path, { key: t.key, body, idempotencyKey: key }),
 });
 
-const poolPerson = async () => (await Person.findOne({ source: 'src_talentpool' }).lean())!;
+const poolPerson = async () => (await srv.deps.stores.talent.peopleOfSource('src_talentpool', { limit: 1 }))[0];
 
 /** Each paid operation, what its first answer charges, and its success status. */
 const PAID: Array<{ name: string; paid: PaidCall; status: number; charged: number }> = [
@@ -81,8 +80,8 @@ describe.each(PAID)('credit headers of $name', ({ paid, status, charged }) => {
   test('its 402 charged nothing and reports the balance it left untouched', async () => {
     const t = await createTenant({ credits: 20 });
     const body = await paid.prepare(t);
-    const before = await creditBalance(t.orgId);
-    await setBudget({ orgId: t.orgId, amount: 0 }, ledgerHeads);
+    const before = await creditBalance(srv.deps, t.orgId);
+    await setBudget(srv.deps, { orgId: t.orgId, amount: 0 });
     const refused = await paid.call(t, body, idem());
     expect({ status: refused.status, code: refused.json.code }).toEqual({ status: 402, code: 'organization_budget_exhausted' });
     await expectCredits(refused, t, 0);

@@ -63,8 +63,8 @@ describe('jobs ignore source entitlement', () => {
   test('a person of a source the organization has not enabled is refused at acceptance like an unknown one (unlock answers 404 for it too)', async () => {
     const t = await createTenant({ credits: 100 });
     const [open, pool] = [people(1, 'found', 'web'), people(1, 'found', 'pool')];
-    await insertTestPeople(open, OPEN_WEB_SOURCE_ID);
-    await insertTestPeople(pool);
+    await insertTestPeople(srv.deps.stores, open, OPEN_WEB_SOURCE_ID);
+    await insertTestPeople(srv.deps.stores, pool);
 
     const unlock = await api(srv.url, 'POST', '/v1/profiles/unlock', { key: t.key, body: { person_id: open[0] }, idempotencyKey: idem() });
     expectProblemResponse(unlock, 404, 'not_found');
@@ -72,7 +72,7 @@ describe('jobs ignore source entitlement', () => {
     expectProblemResponse(res, 422, 'validation_failed');
     expect(res.json.unknown_person_ids).toEqual(open);
     expect(await ContactRetrievalJob.countDocuments({ orgId: t.orgId })).toBe(0);
-    expect(await creditBalance(t.orgId)).toBe(100);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(100);
 
     // Once the operator enables the source, the same people are accepted and delivered.
     await setSourceEnabled(srv.config, t.orgId, OPEN_WEB_SOURCE_ID, true);
@@ -86,8 +86,8 @@ describe('jobs ignore source entitlement', () => {
     await setSourceEnabled(srv.config, t.orgId, OPEN_WEB_SOURCE_ID, true);
     const open = people(2, 'found', 'webrun');
     const pool = people(2, 'found', 'poolrun');
-    await insertTestPeople(open, OPEN_WEB_SOURCE_ID);
-    await insertTestPeople(pool);
+    await insertTestPeople(srv.deps.stores, open, OPEN_WEB_SOURCE_ID);
+    await insertTestPeople(srv.deps.stores, pool);
     const asked = () => provider.requests.flatMap((r) => r.personIds);
     const before = new Set(asked());
 
@@ -107,7 +107,7 @@ describe('jobs ignore source entitlement', () => {
     expect(job.counts).toMatchObject({ requested: 4, delivered: 2, not_found: 2 });
     const items = await jobResultItems(srv.url, t.key, view.job_id);
     for (const id of open) expect(items.find((i) => i.person_id === id)).toMatchObject({ outcome: 'not_found', receipt_id: null });
-    expect(await creditBalance(t.orgId)).toBe(98);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(98);
     const newlyAsked = asked().filter((p) => !before.has(p));
     for (const id of open) expect(newlyAsked).not.toContain(id);
   });
@@ -116,9 +116,13 @@ describe('jobs ignore source entitlement', () => {
     const t = await createTenant({ credits: 100 });
     const open = people(2, 'found', 'webbatch');
     const pool = people(1, 'found', 'poolbatch');
-    await insertTestPeople(open, OPEN_WEB_SOURCE_ID);
-    await insertTestPeople(pool);
-    const search = await storeSearch({ orgId: t.orgId, fingerprint: `abuse-${n}`, params: {}, personIds: [...open, ...pool], total: 3 });
+    await insertTestPeople(srv.deps.stores, open, OPEN_WEB_SOURCE_ID);
+    await insertTestPeople(srv.deps.stores, pool);
+    const search = await storeSearch(
+      srv.deps.stores,
+      { orgId: t.orgId, fingerprint: `abuse-${n}`, params: {}, personIds: [...open, ...pool], total: 3 },
+      Date.now(),
+    );
     const res = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/batch', {
       key: t.key,
       body: { search_id: search.searchId, limit: 3 },
@@ -127,7 +131,7 @@ describe('jobs ignore source entitlement', () => {
     expect(res.status).toBe(202);
     const job = await waitForJobToFinish(srv.url, t.key, res.json.job_id);
     expect(job.counts).toMatchObject({ requested: 3, delivered: 1, not_found: 2 });
-    expect(await creditBalance(t.orgId)).toBe(99);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(99);
   });
 });
 
@@ -135,13 +139,17 @@ describe('a batch job larger than a chunk is accepted after reading its first ch
   test('people who are gone or of a source the organization may not use, past the first chunk, are answered not_found by the job, free, never asked of the provider', async () => {
     const t = await createTenant({ credits: 100 });
     const [pool, open, gone] = [people(1, 'found', 'defpool'), people(1, 'found', 'defweb'), people(2, 'found', 'defgone')];
-    await insertTestPeople(open, OPEN_WEB_SOURCE_ID);
-    await insertTestPeople(pool);
+    await insertTestPeople(srv.deps.stores, open, OPEN_WEB_SOURCE_ID);
+    await insertTestPeople(srv.deps.stores, pool);
     const asked = () => provider.requests.flatMap((r) => r.personIds);
     const before = new Set(asked());
     // Chunks of 2: the first holds someone to deliver, so the rest is read chunk by chunk by the worker.
     const personIds = [pool[0], gone[0], open[0], gone[1]];
-    const search = await storeSearch({ orgId: t.orgId, fingerprint: `deferred-${n}`, params: {}, personIds, total: personIds.length });
+    const search = await storeSearch(
+      srv.deps.stores,
+      { orgId: t.orgId, fingerprint: `deferred-${n}`, params: {}, personIds, total: personIds.length },
+      Date.now(),
+    );
     const res = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/batch', {
       key: t.key,
       body: { search_id: search.searchId, limit: 4 },
@@ -152,7 +160,7 @@ describe('a batch job larger than a chunk is accepted after reading its first ch
     expect(job.counts).toMatchObject({ requested: 4, delivered: 1, not_found: 3, failed: 0 });
     const items = await jobResultItems(srv.url, t.key, job.job_id);
     for (const id of [...gone, ...open]) expect(items.find((i) => i.person_id === id)).toMatchObject({ outcome: 'not_found', receipt_id: null });
-    expect(await creditBalance(t.orgId)).toBe(99);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(99);
     const newlyAsked = asked().filter((p) => !before.has(p));
     expect(newlyAsked).toEqual(pool);
   });
@@ -160,14 +168,19 @@ describe('a batch job larger than a chunk is accepted after reading its first ch
   test('when the delivery quota does not cover the whole job, people who are gone take no place of it: the same people are delivered as if every person had been read', async () => {
     const t = await createTenant({ credits: 100 });
     await recordDelivered(
-      new QuotaWindows(),
+      new QuotaWindows(srv.deps.stores.talent),
       t.orgId,
       Array.from({ length: DELIVERY_QUOTA - 1 }, (_, i) => `per_before${String(i).padStart(8, '0')}`),
+      Date.now(),
     );
     const [gone, pool] = [people(1, 'found', 'qgone'), people(2, 'found', 'qpool')];
-    await insertTestPeople(pool);
+    await insertTestPeople(srv.deps.stores, pool);
     const personIds = [gone[0], ...pool];
-    const search = await storeSearch({ orgId: t.orgId, fingerprint: `deferred-quota-${n}`, params: {}, personIds, total: personIds.length });
+    const search = await storeSearch(
+      srv.deps.stores,
+      { orgId: t.orgId, fingerprint: `deferred-quota-${n}`, params: {}, personIds, total: personIds.length },
+      Date.now(),
+    );
     const res = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/batch', {
       key: t.key,
       body: { search_id: search.searchId, limit: 3 },
@@ -186,13 +199,14 @@ describe('the daily delivery quota is checked only for the first person of a job
   test('two jobs started one person below the quota deliver one person between them; the other job is 429 delivery_quota_exceeded', async () => {
     const t = await createTenant({ credits: 100 });
     await recordDelivered(
-      new QuotaWindows(),
+      new QuotaWindows(srv.deps.stores.talent),
       t.orgId,
       Array.from({ length: DELIVERY_QUOTA - 1 }, (_, i) => `per_before${String(i).padStart(8, '0')}`),
+      Date.now(),
     );
     const a = people(5, 'found', 'qa');
     const b = people(5, 'found', 'qb');
-    await insertTestPeople([...a, ...b]);
+    await insertTestPeople(srv.deps.stores, [...a, ...b]);
     const [ra, rb] = await Promise.all([createJob(t, a), createJob(t, b)]);
     const accepted = [ra, rb].filter((r) => r.status === 202);
     const refused = [ra, rb].filter((r) => r.status !== 202);
@@ -203,9 +217,9 @@ describe('the daily delivery quota is checked only for the first person of a job
     expect(job.counts).toMatchObject({ requested: 5, delivered: 1, failed: 4 });
     const items = await jobResultItems(srv.url, t.key, job.job_id);
     expect(items.filter((i) => i.outcome === 'failed').every((i) => i.reason === 'delivery_quota_exceeded' && i.contacts.emails.length === 0)).toBe(true);
-    expect(await creditBalance(t.orgId)).toBe(99);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(99);
     // The quota is full now: nobody new can be delivered today, by a job or an unlock.
-    await expect(assertQuotaHasRoom(srv.config, new QuotaWindows(), 'deliveries', t.orgId)).rejects.toMatchObject({
+    await expect(assertQuotaHasRoom(srv.config, new QuotaWindows(srv.deps.stores.talent), 'deliveries', t.orgId, Date.now())).rejects.toMatchObject({
       code: 'delivery_quota_exceeded',
     });
   });
@@ -213,13 +227,14 @@ describe('the daily delivery quota is checked only for the first person of a job
   test('what a job reserved but did not deliver is given back when it finishes', async () => {
     const t = await createTenant({ credits: 100 });
     await recordDelivered(
-      new QuotaWindows(),
+      new QuotaWindows(srv.deps.stores.talent),
       t.orgId,
       Array.from({ length: DELIVERY_QUOTA - 3 }, (_, i) => `per_earlier${String(i).padStart(8, '0')}`),
+      Date.now(),
     );
     const missing = people(2, 'not_found', 'rel');
     const found = people(2, 'found', 'rel');
-    await insertTestPeople([...missing, ...found]);
+    await insertTestPeople(srv.deps.stores, [...missing, ...found]);
     // Three of quota left: the two not-found people and the first found one are covered.
     const first = await createJob(t, [...missing, ...found]);
     expect(first.status).toBe(202);
@@ -227,7 +242,7 @@ describe('the daily delivery quota is checked only for the first person of a job
     expect(job.counts).toMatchObject({ requested: 4, not_found: 2, delivered: 1, failed: 1 });
     // The two reserved for people who were not found came back: two more fit today.
     const more = people(3, 'found', 'rel2');
-    await insertTestPeople(more);
+    await insertTestPeople(srv.deps.stores, more);
     const second = await createJob(t, more);
     expect(second.status).toBe(202);
     expect((await waitForJobToFinish(srv.url, t.key, second.json.job_id)).counts).toMatchObject({ requested: 3, delivered: 2, failed: 1 });
@@ -238,7 +253,7 @@ describe('jobs over ids that do not exist are free and unlimited', () => {
   test('a job naming people that do not exist is 422 naming them; no job, workflow or document is made', async () => {
     const t = await createTenant({ credits: 100 });
     const real = people(2, 'found', 'real');
-    await insertTestPeople(real);
+    await insertTestPeople(srv.deps.stores, real);
     const ghosts = ['per_ghost000000000001', 'per_ghost000000000002'];
     const res = await createJob(t, [real[0], ghosts[0], real[1], ghosts[1]]);
     expectProblemResponse(res, 422, 'validation_failed');
@@ -248,7 +263,7 @@ describe('jobs over ids that do not exist are free and unlimited', () => {
     expect(await ContactRetrievalJob.countDocuments({ orgId: t.orgId })).toBe(0);
     expect(await ContactRetrievalJobPeople.countDocuments({ personIds: { $in: ghosts } })).toBe(0);
     expect(await ContactJobDaySlot.countDocuments({ orgId: t.orgId })).toBe(0);
-    expect(await creditBalance(t.orgId)).toBe(100);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(100);
   });
 });
 
@@ -258,7 +273,7 @@ describe('an organization has a daily job cap', () => {
     const other = await createTenant({ credits: 100 });
     await setDailyJobCap(srv.config, t.orgId, 2);
     const who = people(4, 'found', 'cap');
-    await insertTestPeople(who);
+    await insertTestPeople(srv.deps.stores, who);
     for (const p of who.slice(0, 2)) {
       const r = await createJob(t, [p]);
       expect(r.status).toBe(202);
@@ -292,11 +307,12 @@ describe('an organization has a daily job cap', () => {
     const t = await createTenant({ credits: 100 });
     await setDailyJobCap(srv.config, t.orgId, 1);
     const who = people(2, 'found', 'giveback');
-    await insertTestPeople(who);
+    await insertTestPeople(srv.deps.stores, who);
     await recordDelivered(
-      new QuotaWindows(),
+      new QuotaWindows(srv.deps.stores.talent),
       t.orgId,
       Array.from({ length: DELIVERY_QUOTA }, (_, i) => `per_full${String(i).padStart(8, '0')}`),
+      Date.now(),
     );
     expectProblemResponse(await createJob(t, [who[0]]), 429, 'delivery_quota_exceeded');
     expect(await ContactJobDaySlot.countDocuments({ orgId: t.orgId })).toBe(0);

@@ -1,5 +1,4 @@
 import { creditBalance } from '../../core/credits/credits';
-import { LedgerEntry } from '../../core/credits/models';
 import { ContactRetrievalJob, ContactRetrievalJobItem } from '../../core/jobs/models';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { QuotaWindows, recordDelivered } from '../../core/talent/quotas';
@@ -30,7 +29,10 @@ const idem = () => `idem-${Date.now()}-${++n}`;
 
 async function create(key: string, personIds: string[], extra: Record<string, unknown> = {}) {
   // Jobs refuse people that do not exist: the people asked for are put in the dataset first.
-  await insertTestPeople(personIds.filter((p) => /^per_[0-9A-Za-z]{8,64}$/.test(p)));
+  await insertTestPeople(
+    srv.deps.stores,
+    personIds.filter((p) => /^per_[0-9A-Za-z]{8,64}$/.test(p)),
+  );
   return api(srv.url, 'POST', '/v1/contact-retrieval-jobs', { key, body: { person_ids: personIds, ...extra }, idempotencyKey: idem() });
 }
 
@@ -58,7 +60,7 @@ afterAll(async () => {
 describe('a job from start to result', () => {
   test('delivers, charges once per record, and the result pages through every person', async () => {
     const people = ids(30);
-    const before = await creditBalance(tenant.orgId);
+    const before = await creditBalance(srv.deps, tenant.orgId);
     const res = await create(tenant.key, [...people, people[0]]);
     expect(res.status).toBe(202);
     expect(res.json).toMatchObject({
@@ -83,7 +85,7 @@ describe('a job from start to result', () => {
       pending: 0,
     });
     expect(Date.parse(job.result_expires_at) - Date.parse(job.completed_at)).toBe(7 * 24 * 3600 * 1000);
-    expect(await creditBalance(tenant.orgId)).toBe(before - job.counts.delivered);
+    expect(await creditBalance(srv.deps, tenant.orgId)).toBe(before - job.counts.delivered);
     expect(await jobCharged(job.job_id)).toBe(job.counts.delivered);
 
     // The provider got its own credential and nothing of the customer's request.
@@ -126,10 +128,10 @@ describe('a job from start to result', () => {
     const first = await waitForJobToFinish(srv.url, tenant.key, (await create(tenant.key, people, { fields: ['email'] })).json.job_id);
     expect(first.counts.delivered).toBe(people.length);
     const calls = provider.requests.length;
-    const before = await creditBalance(tenant.orgId);
+    const before = await creditBalance(srv.deps, tenant.orgId);
     const second = await waitForJobToFinish(srv.url, tenant.key, (await create(tenant.key, people, { fields: ['email'] })).json.job_id);
     expect(second).toMatchObject({ status: 'completed', counts: { reused: people.length, delivered: 0 } });
-    expect(await creditBalance(tenant.orgId)).toBe(before);
+    expect(await creditBalance(srv.deps, tenant.orgId)).toBe(before);
     expect(provider.requests.length).toBe(calls);
     const result = await api(srv.url, 'GET', `/v1/job-results/${second.job_id}`, { key: tenant.key });
     expect(result.json.items[0]).toMatchObject({
@@ -165,7 +167,7 @@ describe('a job from start to result', () => {
     const job = await waitForJobToFinish(srv.url, poor.key, (await create(poor.key, people)).json.job_id);
     expect(job.status).toBe('partial');
     expect(job.counts).toMatchObject({ requested: 20, delivered: 5, failed: 15, pending: 0 });
-    expect(await creditBalance(poor.orgId)).toBe(0);
+    expect(await creditBalance(srv.deps, poor.orgId)).toBe(0);
     expect(await jobCharged(job.job_id)).toBe(5);
     const result = await api(srv.url, 'GET', `/v1/job-results/${job.job_id}?limit=100`, { key: poor.key });
     const failed = result.json.items.filter((i: any) => i.outcome === 'failed');
@@ -177,21 +179,26 @@ describe('a job from start to result', () => {
     const full = await createTenant({ credits: 50 });
     const limit = srv.config.searchQuotas.deliveriesPerDay;
     await recordDelivered(
-      new QuotaWindows(),
+      new QuotaWindows(srv.deps.stores.talent),
       full.orgId,
       Array.from({ length: limit }, (_, i) => `per_quota${String(i).padStart(8, '0')}`),
+      Date.now(),
     );
     const res = await create(full.key, ids(3, 'q'));
     expectProblemResponse(res, 429, 'delivery_quota_exceeded');
     expect(res.headers['retry-after']).toBe('1');
     expect(await ContactRetrievalJob.countDocuments({ orgId: full.orgId })).toBe(0);
-    expect(await creditBalance(full.orgId)).toBe(50);
+    expect(await creditBalance(srv.deps, full.orgId)).toBe(50);
   });
 
   test('a batch job runs over the people of an earlier search of the organization', async () => {
     const people = ids(12, 's');
-    await insertTestPeople(people);
-    const search = await storeSearch({ orgId: tenant.orgId, fingerprint: `f${n}`, params: {}, personIds: people, total: people.length });
+    await insertTestPeople(srv.deps.stores, people);
+    const search = await storeSearch(
+      srv.deps.stores,
+      { orgId: tenant.orgId, fingerprint: `f${n}`, params: {}, personIds: people, total: people.length },
+      Date.now(),
+    );
     const res = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs/batch', {
       key: tenant.key,
       body: { search_id: search.searchId, limit: 9, fields: ['phone'] },
@@ -415,6 +422,6 @@ describe('operator CLI', () => {
 
 /** Credits charged for a job: the sum of its chunk charges (one ledger entry per chunk). */
 async function jobCharged(jobId: string): Promise<number> {
-  const entries = await LedgerEntry.find({ chargeKey: new RegExp(`^job:${jobId}:`) }).lean();
+  const entries = await srv.deps.stores.credits.ledgerEntriesUnderChargeKeyPrefix(`job:${jobId}:`);
   return entries.reduce((s, e) => s + e.amount, 0);
 }

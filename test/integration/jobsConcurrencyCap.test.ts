@@ -1,5 +1,4 @@
 import { creditBalance } from '../../core/credits/credits';
-import { LedgerEntry } from '../../core/credits/models';
 import { createContactRetrievalJob } from '../../core/jobs/contactRetrievalJobs';
 import { contactRetrievalWorkflowId } from '../../core/jobs/jobRules';
 import { jobSlotHolders } from '../../core/jobs/jobSlots';
@@ -31,7 +30,7 @@ const jobDeps = () => createDeps(srv.config, { logger: testLogger(), temporal: s
 
 beforeAll(async () => {
   srv = await startTestApi({}, undefined, { admission: new StoreAdmission(clock.now, testLogger()) });
-  await insertTestPeople(pool);
+  await insertTestPeople(srv.deps.stores, pool);
 });
 afterAll(async () => {
   await terminateRunningJobWorkflows(srv.deps.temporal);
@@ -49,8 +48,8 @@ async function expectNothingBeyond(t: TestTenant, accepted: string[], balance: n
     const settled = await ContactRetrievalJobItem.countDocuments({ jobId: j._id });
     expect(j.status === 'running' ? Math.max(pending, settled) : settled).toBe(1);
   }
-  expect(await LedgerEntry.countDocuments({ orgId: t.orgId, chargeKey: /^job:/ })).toBe(0);
-  expect(await creditBalance(t.orgId)).toBe(balance);
+  expect((await srv.deps.stores.credits.ledgerEntriesOfOrgs([t.orgId])).filter((e) => e.chargeKey.startsWith('job:')).length).toBe(0);
+  expect(await creditBalance(srv.deps, t.orgId)).toBe(balance);
   expect((await jobSlotHolders(t.orgId)).map((h) => h.jobId).sort()).toEqual([...accepted].sort());
 }
 

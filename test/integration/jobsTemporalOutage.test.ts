@@ -1,5 +1,4 @@
 import { creditBalance } from '../../core/credits/credits';
-import { LedgerEntry } from '../../core/credits/models';
 import { ContactRetrievalJob, ContactRetrievalJobItem } from '../../core/jobs/models';
 import { eventually } from '../support/eventually';
 import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
@@ -23,7 +22,7 @@ const people = (count: number, tag: string) =>
   Array.from({ length: count }, (_, i) => `per_tout${tag}${Date.now().toString(36)}${String(i).padStart(4, '0')}A`);
 
 async function createJob(personIds: string[]) {
-  await insertTestPeople(personIds);
+  await insertTestPeople(srv.deps.stores, personIds);
   const t0 = Date.now();
   const res = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs', {
     key: tenant.key,
@@ -34,7 +33,7 @@ async function createJob(personIds: string[]) {
 }
 
 async function jobCharged(jobId: string): Promise<number> {
-  const entries = await LedgerEntry.find({ chargeKey: new RegExp(`^job:${jobId}:`) }).lean();
+  const entries = await srv.deps.stores.credits.ledgerEntriesUnderChargeKeyPrefix(`job:${jobId}:`);
   return entries.reduce((s, e) => s + Math.abs(e.amount), 0);
 }
 
@@ -57,7 +56,7 @@ afterAll(async () => {
 });
 
 test('jobs created and cancelled while Temporal is down are accepted at once and carried out after its return', async () => {
-  const before = await creditBalance(tenant.orgId);
+  const before = await creditBalance(srv.deps, tenant.orgId);
   const first = await createJob(people(12, 'a'));
   expect({ status: first.res.status, fast: first.ms < 1000 }).toEqual({ status: 202, fast: true });
   const second = await createJob(people(5, 'b'));
@@ -119,5 +118,5 @@ test('jobs created and cancelled while Temporal is down are accepted at once and
     receipts: job.counts!.delivered,
     cancelledCharged: 0,
   });
-  expect(await creditBalance(tenant.orgId)).toBe(before - job.counts!.delivered);
+  expect(await creditBalance(srv.deps, tenant.orgId)).toBe(before - job.counts!.delivered);
 });

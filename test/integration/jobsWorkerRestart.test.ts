@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { creditBalance } from '../../core/credits/credits';
-import { LedgerEntry } from '../../core/credits/models';
 import { ContactRetrievalJob, ContactRetrievalJobItem } from '../../core/jobs/models';
 import { providerAnswerFor, startContactProviderServer, type ContactProviderServer } from '../support/contactProviderServer';
 import { createTenant, insertTestPeople } from '../support/fixtures';
@@ -77,7 +76,7 @@ async function settled(jobId: string): Promise<number> {
 test('a worker killed mid-job and restarted finishes the job with every count right and no double charge', async () => {
   const t = await createTenant({ credits: 500 });
   const people = Array.from({ length: 80 }, (_, i) => `per_restart${String(i).padStart(6, '0')}`);
-  await insertTestPeople(people);
+  await insertTestPeople(srv.deps.stores, people);
   const res = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs', { key: t.key, body: { person_ids: people }, idempotencyKey: `restart-${Date.now()}` });
   expect(res.status).toBe(202);
   const jobId = res.json.job_id as string;
@@ -106,10 +105,10 @@ test('a worker killed mid-job and restarted finishes the job with every count ri
   expect(job.status).toBe('completed');
   expect(job.counts).toEqual({ requested: 80, delivered: expectedFound, not_found: 80 - expectedFound, failed: 0, reused: 0, cancelled: 0, pending: 0 });
   // One charge per chunk, each paying exactly the records it delivered, whatever was retried.
-  const charges = await LedgerEntry.find({ chargeKey: new RegExp(`^job:${jobId}:`) }).lean();
+  const charges = await srv.deps.stores.credits.ledgerEntriesUnderChargeKeyPrefix(`job:${jobId}:`);
   expect(charges.reduce((s, c) => s + c.amount, 0)).toBe(expectedFound);
   expect(new Set(charges.map((c) => c.chargeKey)).size).toBe(charges.length);
-  expect(await creditBalance(t.orgId)).toBe(500 - expectedFound);
+  expect(await creditBalance(srv.deps, t.orgId)).toBe(500 - expectedFound);
   const delivered = await ContactRetrievalJobItem.find({ jobId, outcome: 'delivered' }).lean();
   expect(delivered).toHaveLength(expectedFound);
   const paid = new Map(charges.map((c) => [c.receiptId, c.amount]));

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { ledgerEntriesOfOrgs } from '../../core/credits/store';
 import { newId } from '../../core/ids';
 import { ALL_PERMISSIONS } from '../../core/keys/permissions';
 import { issueAccessToken } from '../../core/oauth/accessTokens';
@@ -25,7 +24,7 @@ let tenant: TestTenant;
 
 beforeAll(async () => {
   srv = await startTestApi({ ...OAUTH_ENV, PERSON_TOOL_REQUESTS_PER_SECOND: '100' });
-  await seedPeople({ secretsKey: srv.config.secretsKey, count: 60 });
+  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 60 });
   tenant = await createTenant({ credits: 1_000 });
 });
 afterAll(async () => srv.close());
@@ -82,7 +81,7 @@ async function callTool(token: string, name: string, args: Record<string, unknow
 }
 
 async function chargesOf(grantId: string) {
-  return (await ledgerEntriesOfOrgs([tenant.orgId])).filter((e) => e.kind === 'charge' && e.agentGrantId === grantId);
+  return (await srv.deps.stores.credits.ledgerEntriesOfOrgs([tenant.orgId])).filter((e) => e.kind === 'charge' && e.agentGrantId === grantId);
 }
 
 const searchArgs = () => ({ query: 'engineer', page_size: 1, idempotency_key: `allow-${randomBytes(8).toString('hex')}` });

@@ -2,7 +2,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { listAuditEvents } from '../../core/audit/auditLog';
 import { createClient } from '../../core/oauth/clients';
-import { Person } from '../../core/talent/models';
 import { BUILT_IN_SOURCE_ID } from '../../core/talent/sources';
 import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { createTenant, type TestTenant } from '../support/fixtures';
@@ -31,9 +30,9 @@ beforeAll(async () => {
   srv = await startTestApi(OAUTH_ENV);
   worker = await startTestWorker(srv.config);
   tenant = await createTenant({ credits: 1000 });
-  await seedPeople({ secretsKey: srv.config.secretsKey, count: 60 });
+  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 60 });
   // Jobs accept only people of sources the organization may use: the built-in one here.
-  personIds = (await Person.find({ source: BUILT_IN_SOURCE_ID }, { _id: 1 }).sort({ _id: 1 }).limit(30).lean()).map((p) => String(p._id));
+  personIds = await srv.deps.stores.talent.personIdsOfSourceAfter(BUILT_IN_SOURCE_ID, '', 30);
   expect(personIds).toHaveLength(30);
   const m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 1000 });
   m2mClientId = m2m.client_id;

@@ -1,7 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createClient } from '../../core/oauth/clients';
-import { ProviderContact } from '../../core/talent/models';
 import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
@@ -24,7 +23,7 @@ async function call(name: string, args: Record<string, unknown>): Promise<{ isEr
 beforeAll(async () => {
   srv = await startTestApi(OAUTH_ENV);
   tenant = await createTenant({ credits: 1000 });
-  await seedPeople({ secretsKey: srv.config.secretsKey, count: 300 });
+  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 300 });
   const m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 1000 });
   const token = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
   mcp = new Client({ name: 'search-tools-test', version: '1.0.0' });
@@ -98,7 +97,7 @@ test('match_person without credits: the same refusal whether the email belongs t
   const client = new Client({ name: 'search-tools-test-broke', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${srv.url}/tools`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
   try {
-    const contact = (await ProviderContact.findOne({ emails: { $exists: true, $ne: [] } }).lean())!;
+    const contact = (await srv.deps.stores.talent.providerContactWithEmail())!;
     const refusal = async (email: string) => {
       const r = await client.callTool({ name: 'match_person', arguments: { email } });
       expect(r.isError).toBe(true);

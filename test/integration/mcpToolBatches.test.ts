@@ -16,7 +16,7 @@ let tenant: TestTenant;
 beforeAll(async () => {
   srv = await startTestApi(OAUTH_ENV);
   tenant = await createTenant({ credits: 100 });
-  await seedPeople({ secretsKey: srv.config.secretsKey, count: 50 });
+  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 50 });
 });
 afterAll(async () => srv.close());
 
@@ -60,18 +60,22 @@ test('a batch of N tools/call over a client with rate R < N runs none of them; s
     const m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: rate });
     // The token request is the first of the minute's R requests.
     const token = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
-    const before = await creditBalance(tenant.orgId);
+    const before = await creditBalance(srv.deps, tenant.orgId);
     const batch = await postTools(
       token,
       Array.from({ length: calls }, (_, i) => call(i + 1)),
     );
-    const afterBatch = { status: batch.status, body: await batch.json(), spent: before - (await creditBalance(tenant.orgId)) };
+    const afterBatch = { status: batch.status, body: await batch.json(), spent: before - (await creditBalance(srv.deps, tenant.orgId)) };
     // The third request of the minute: one call, run and charged.
     const single = await postTools(token, call(100));
-    const afterSingle = { status: single.status, body: await single.json(), spent: before - (await creditBalance(tenant.orgId)) };
+    const afterSingle = { status: single.status, body: await single.json(), spent: before - (await creditBalance(srv.deps, tenant.orgId)) };
     // The rate is used up: the next call is refused before it runs.
     const over = await postTools(token, call(101));
-    const afterOver = { status: over.status, retryAfter: Number(over.headers.get('retry-after')), spent: before - (await creditBalance(tenant.orgId)) };
+    const afterOver = {
+      status: over.status,
+      retryAfter: Number(over.headers.get('retry-after')),
+      spent: before - (await creditBalance(srv.deps, tenant.orgId)),
+    };
     return { afterBatch, afterSingle, afterOver };
   });
 

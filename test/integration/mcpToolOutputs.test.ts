@@ -2,7 +2,6 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createClient } from '../../core/oauth/clients';
-import { Person } from '../../core/talent/models';
 import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { BUILT_IN_SOURCE_ID } from '../../core/talent/sources';
 import { eventually } from '../support/eventually';
@@ -27,8 +26,8 @@ beforeAll(async () => {
   srv = await startTestApi(OAUTH_ENV);
   worker = await startTestWorker(srv.config);
   const tenant = await createTenant({ credits: 1000 });
-  await seedPeople({ secretsKey: srv.config.secretsKey, count: 40 });
-  const p = await Person.findOne({ source: BUILT_IN_SOURCE_ID }, { _id: 1, profileUrl: 1 }).sort({ _id: 1 }).lean();
+  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 40 });
+  const p = await srv.deps.stores.talent.firstPersonOfSource(BUILT_IN_SOURCE_ID);
   person = { id: String(p!._id), profileUrl: String(p!.profileUrl) };
   const m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 1000 });
   token = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;

@@ -5,8 +5,6 @@ import { createApiKey } from '../../core/keys/apiKeys';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { createWorkspace } from '../../core/tenancy/provisioning';
 import { personIdFor } from '../../scripts/seeding/generator';
-import { Person } from '../../core/talent/models';
-import { Search, SearchPeople } from '../../core/talent/searchModels';
 import { DEFAULT_PEOPLE_SEED, seedPeople } from '../../scripts/seeding/seedPeople';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
@@ -34,7 +32,7 @@ beforeAll(async () => {
     SEARCH_DELIVERY_QUOTA_PER_DAY: '3',
     SEARCH_SCAN_BUDGET: String(SCAN_BUDGET),
   });
-  await seedPeople({ secretsKey: srv.config.secretsKey, count: PEOPLE });
+  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: PEOPLE });
 });
 afterAll(async () => srv.close());
 
@@ -43,13 +41,13 @@ const match = (t: TestTenant | { key: string }, body: unknown, idem = key()) =>
   api(srv.url, 'POST', '/v1/person-matches', { key: t.key, body, idempotencyKey: idem });
 const unlock = (t: TestTenant, personId: string, idem = key()) =>
   api(srv.url, 'POST', '/v1/profiles/unlock', { key: t.key, body: { person_id: personId }, idempotencyKey: idem });
-const storedSearches = (t: TestTenant) => Search.countDocuments({ orgId: t.orgId });
+const storedSearches = (t: TestTenant) => srv.deps.stores.talent.searchCountOfOrg(t.orgId);
 
 /** What the hourly maintenance run does once the idempotency records are past their 24 h. */
 const purgeAsMaintenanceDoesTomorrow = () => purgeExpiredIdempotencyRecords(srv.deps.stores, new Date(Date.now() + DAY + 3600_000));
 
 async function twoPoolPeople() {
-  const [a, b] = await Person.find({ source: 'src_talentpool' }).limit(2).lean();
+  const [a, b] = await srv.deps.stores.talent.peopleOfSource('src_talentpool', { limit: 2 });
   return [a!, b!];
 }
 
@@ -61,7 +59,7 @@ describe('charges are bound to the request that claimed them', () => {
     const first = await match(t, { profile_url: a.profileUrl }, k);
     expect(first.status).toBe(200);
     expect(first.json).toMatchObject({ credits_charged: 1, receipt_id: expect.stringMatching(/^rcpt_/) });
-    expect(await creditBalance(t.orgId)).toBe(9);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(9);
 
     await purgeAsMaintenanceDoesTomorrow();
     const second = await match(t, { profile_url: b.profileUrl }, k);
@@ -69,14 +67,14 @@ describe('charges are bound to the request that claimed them', () => {
     expect(second.json.data[0].person_id).toBe(b._id);
     expect(second.json.credits_charged).toBe(1);
     expect(second.json.receipt_id).not.toBe(first.json.receipt_id);
-    expect(await creditBalance(t.orgId)).toBe(8);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(8);
 
     // The same body once the key is forgotten is a new request too (SPEC 7.4: replays last 24 h).
     await purgeAsMaintenanceDoesTomorrow();
     const third = await match(t, { profile_url: b.profileUrl }, k);
     expect(third.json.credits_charged).toBe(1);
     expect(third.json.receipt_id).not.toBe(second.json.receipt_id);
-    expect(await creditBalance(t.orgId)).toBe(7);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(7);
   });
 
   it('an Idempotency-Key reused after its record expires charges again and never hands a new query the old search', async () => {
@@ -85,7 +83,7 @@ describe('charges are bound to the request that claimed them', () => {
     const first = await search(t, { query: 'engineer', page_size: 5 }, k);
     expect(first.status).toBe(200);
     expect(first.json.credits_charged).toBe(1);
-    expect(await creditBalance(t.orgId)).toBe(9);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(9);
 
     await purgeAsMaintenanceDoesTomorrow();
     const second = await search(t, { query: 'designer', page_size: 5 }, k);
@@ -93,7 +91,7 @@ describe('charges are bound to the request that claimed them', () => {
     expect(second.json.search_id).not.toBe(first.json.search_id);
     expect(second.json.credits_charged).toBe(1);
     expect(second.json.receipt_id).not.toBe(first.json.receipt_id);
-    expect(await creditBalance(t.orgId)).toBe(8);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(8);
     // The page is the new query's, exactly as a search under a fresh key ranks it.
     const fresh = await search(t, { query: 'designer', page_size: 5 });
     expect(second.json.data.map((p: { person_id: string }) => p.person_id)).toEqual(fresh.json.data.map((p: { person_id: string }) => p.person_id));
@@ -117,7 +115,7 @@ async function crashedAfterCharging(t: TestTenant, k: string, operation: string,
     createdAt: new Date(now - 5000),
     expiresAt: new Date(now + DAY),
   });
-  return charge({ orgId: t.orgId, familyId: t.familyId, amount, operation, chargeKey: claimChargeKey(operation, claim) });
+  return charge(srv.deps, { orgId: t.orgId, familyId: t.familyId, amount, operation, chargeKey: claimChargeKey(operation, claim) });
 }
 
 describe('retries of a crashed or failed request', () => {
@@ -127,11 +125,11 @@ describe('retries of a crashed or failed request', () => {
     const k = key();
     const body = { profile_url: a.profileUrl };
     const paid = await crashedAfterCharging(t, k, 'person_matches.create', '/v1/person-matches', body, 1);
-    expect(await creditBalance(t.orgId)).toBe(9);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(9);
     const retried = await match(t, body, k);
     expect(retried.status).toBe(200);
     expect(retried.json).toMatchObject({ credits_charged: 1, receipt_id: paid.receiptId });
-    expect(await creditBalance(t.orgId)).toBe(9);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(9);
     const replay = await match(t, body, k);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.text).toBe(retried.text);
@@ -142,12 +140,12 @@ describe('retries of a crashed or failed request', () => {
     const k = key();
     const body = { query: 'engineer', page_size: 3 };
     const paid = await crashedAfterCharging(t, k, 'candidates.search', '/v1/candidates/search', body, 1);
-    expect(await creditBalance(t.orgId)).toBe(0);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(0);
     const retried = await search(t, body, k);
     expect(retried.status).toBe(200);
     expect(retried.json).toMatchObject({ credits_charged: 1, receipt_id: paid.receiptId });
     expect(retried.json.data).toHaveLength(3);
-    expect(await creditBalance(t.orgId)).toBe(0);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(0);
   });
 
   it('concurrent retries of a crashed request: one takes the claim over, one charge, one answer', async () => {
@@ -168,7 +166,7 @@ describe('retries of a crashed or failed request', () => {
     expect(new Set(answers.map((r) => r.text)).size).toBe(1);
     expect(answers[0].json).toMatchObject({ credits_charged: 1, receipt_id: paid.receiptId });
     expect(answers.filter((r) => r.headers['idempotent-replayed'] !== 'true')).toHaveLength(1);
-    expect(await creditBalance(t.orgId)).toBe(9);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(9);
   });
 
   it('a key whose request failed may carry another request', async () => {
@@ -201,7 +199,7 @@ describe('idempotency records are scoped to the caller', () => {
     expect(fromOtherWorkspace.status).toBe(200);
     expect(fromOtherWorkspace.headers['idempotent-replayed']).toBeUndefined();
     expect(fromOtherWorkspace.json.receipt_id).not.toBe(first.json.receipt_id);
-    expect(await creditBalance(t.orgId)).toBe(8);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(8);
 
     // Another key family of the same workspace: a different caller, so a different request.
     const family = await addKey(t, [PERMISSIONS.personMatchesCreate]);
@@ -210,7 +208,7 @@ describe('idempotency records are scoped to the caller', () => {
     const replay = await match(t, body, k);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.text).toBe(first.text);
-    expect(await creditBalance(t.orgId)).toBe(8);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(8);
   });
 });
 
@@ -225,7 +223,7 @@ describe('no request makes the API do unbounded work for free', () => {
     expectProblemResponse(await search(t, { filters: { seniority: ['intern'], min_years_experience: 44 } }), 429, 'distinct_query_cap');
     // A repeat is not a new distinct query.
     expect((await search(t, { filters: { seniority: ['intern'], min_years_experience: 40 } })).status).toBe(200);
-    expect(await creditBalance(t.orgId)).toBe(5);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(5);
   });
 
   it('a search is refused before the scan when the organization cannot pay for a page or its preview quota is used up', async () => {
@@ -236,7 +234,7 @@ describe('no request makes the API do unbounded work for free', () => {
     const all = await search(t, { filters: { min_years_experience: 0 }, page_size: 40 });
     expect(all.json.data).toHaveLength(40);
     expectProblemResponse(await search(t, { filters: { seniority: ['intern'], min_years_experience: 60 } }), 429, 'preview_quota_exceeded');
-    expect(await creditBalance(t.orgId)).toBe(9);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(9);
   });
 
   it('the scan of a search has a budget: past it the search answers with what it found and an estimated total', async () => {
@@ -244,13 +242,11 @@ describe('no request makes the API do unbounded work for free', () => {
     const res = await search(t, { filters: { min_years_experience: 0 }, page_size: 10 });
     expect(res.status).toBe(200);
     // Everyone of the pool matches; the scan visited SCAN_BUDGET people and extrapolated the rest.
-    const found = await Person.countDocuments({ source: 'src_talentpool', ordinal: { $lt: SCAN_BUDGET } });
+    const found = (await srv.deps.stores.talent.peopleOfSource('src_talentpool', { limit: PEOPLE })).filter((p) => p.ordinal < SCAN_BUDGET).length;
     expect(res.json.total_estimate).toBe(Math.round((found * PEOPLE) / SCAN_BUDGET));
-    const kept = await SearchPeople.findById(res.json.search_id).lean();
-    expect(kept!.ids.split(' ')).toHaveLength(found);
-    const firstOrdinals = (await Person.find({ _id: { $in: res.json.data.map((p: { person_id: string }) => p.person_id) } }, { ordinal: 1 }).lean()).map(
-      (p) => p.ordinal,
-    );
+    const kept = await srv.deps.stores.talent.findSearchRecord(res.json.search_id);
+    expect(kept!.personIds).toHaveLength(found);
+    const firstOrdinals = (await srv.deps.stores.talent.peopleByIds(res.json.data.map((p: { person_id: string }) => p.person_id))).map((p) => p.ordinal);
     expect(Math.max(...firstOrdinals)).toBeLessThan(SCAN_BUDGET);
   });
 });
@@ -283,7 +279,7 @@ describe('refused searches are not stored; ids are keyed by the server secret', 
     const unkeyed = createHash('sha256').update(`search:${t.orgId}:${k}`).digest();
     expect(res.json.search_id).not.toBe(`srch_${base62(unkeyed)}`);
 
-    const first = (await Person.findOne({ seed: DEFAULT_PEOPLE_SEED, ordinal: 0 }).lean())!;
+    const first = (await srv.deps.stores.talent.personOfSeed(DEFAULT_PEOPLE_SEED, 0))!;
     expect(first._id).toBe(personIdFor(srv.config.secretsKey, DEFAULT_PEOPLE_SEED, 0));
     expect(first._id).not.toBe(`per_${base62(createHmac('sha256', `people:${DEFAULT_PEOPLE_SEED}`).update('0').digest())}`);
   });
@@ -292,14 +288,14 @@ describe('refused searches are not stored; ids are keyed by the server secret', 
 describe('unlock refuses before it charges', () => {
   it('unlock never answers 429 after charging: the delivery quota is taken before the charge', async () => {
     const t = await createTenant({ credits: 100 });
-    const people = await Person.find({ source: 'src_talentpool' }).skip(10).limit(4).lean();
+    const people = await srv.deps.stores.talent.peopleOfSource('src_talentpool', { skip: 10, limit: 4 });
     for (const p of people.slice(0, 2)) expect((await unlock(t, p._id)).status).toBe(200);
-    expect(await creditBalance(t.orgId)).toBe(90);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(90);
     // One delivery left today, two new people at once: one is unlocked and paid, the other refused and free.
     const [x, y] = await Promise.all([unlock(t, people[2]._id), unlock(t, people[3]._id)]);
     expect([x.status, y.status].sort()).toEqual([200, 429]);
     expectProblemResponse(x.status === 429 ? x : y, 429, 'delivery_quota_exceeded');
-    expect(await creditBalance(t.orgId)).toBe(85);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(85);
   });
 });
 

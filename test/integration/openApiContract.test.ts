@@ -38,13 +38,13 @@ beforeAll(async () => {
   // The people the reference's examples name exist, so the examples (and what the stateful
   // phase builds on their answers: jobs, results, unlocks) reach the service's logic.
   const exampleJob = OPERATION_EXAMPLES['contact_retrieval_jobs.create'].request as { person_ids: string[] };
-  await insertTestPeople(exampleJob.person_ids);
+  await insertTestPeople(srv.deps.stores, exampleJob.person_ids);
   // The tool server takes an OAuth access token, not a key: a machine client's, for the same organization.
   const m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 100_000 });
   accessToken = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
   // Every source of the catalogue the document lists is usable by this organization.
   await setSourceEnabled(srv.config, tenant.orgId, OPEN_WEB_SOURCE_ID, true);
-  await seedPeople({ secretsKey: srv.config.secretsKey, count: 50 });
+  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 50 });
 });
 afterAll(async () => {
   await worker?.stop();

@@ -1,5 +1,4 @@
 import { creditBalance } from '../../core/credits/credits';
-import { LedgerEntry } from '../../core/credits/models';
 import { ContactFieldClaim, ContactRetrievalJobItem } from '../../core/jobs/models';
 import { providerAnswerFor, startContactProviderServer, type ContactProviderServer } from '../support/contactProviderServer';
 import { eventually } from '../support/eventually';
@@ -65,20 +64,19 @@ async function accepted(t: TestTenant, body: unknown): Promise<string> {
 }
 
 async function chargedFor(jobIds: string[]): Promise<number> {
-  const entries = await LedgerEntry.find({
-    kind: 'charge',
-    chargeKey: { $in: jobIds.flatMap((j) => Array.from({ length: 20 }, (_, i) => `job:${j}:chunk:${i * 7}`)) },
-  }).lean();
+  const entries = (await Promise.all(jobIds.map((j) => srv.deps.stores.credits.ledgerEntriesUnderChargeKeyPrefix(`job:${j}:`))))
+    .flat()
+    .filter((e) => e.kind === 'charge');
   return entries.reduce((s, e) => s + e.amount, 0);
 }
 
 test('four jobs over the same 40 people sent together: each person and field paid once, the other jobs reuse', async () => {
   const t = await createTenant({ credits: 1000 });
   const ids = people(40);
-  await insertTestPeople(ids);
+  await insertTestPeople(srv.deps.stores, ids);
   const found = ids.filter((p) => providerAnswerFor(p).status === 'found');
   expect(found.length).toBeGreaterThan(20);
-  const before = await creditBalance(t.orgId);
+  const before = await creditBalance(srv.deps, t.orgId);
 
   const body = { person_ids: ids, fields: ['email', 'phone'] };
   const jobIds = await Promise.all([0, 1, 2, 3].map(() => accepted(t, body)));
@@ -108,7 +106,7 @@ test('four jobs over the same 40 people sent together: each person and field pai
 
   // Spent = distinct records delivered, in the ledger and in the balance.
   expect(await chargedFor(jobIds)).toBe(found.length);
-  expect(await creditBalance(t.orgId)).toBe(before - found.length);
+  expect(await creditBalance(srv.deps, t.orgId)).toBe(before - found.length);
   const stored = await ContactRetrievalJobItem.countDocuments({ jobId: { $in: jobIds }, outcome: 'delivered' });
   expect(stored).toBe(found.length);
 
@@ -120,15 +118,15 @@ test('four jobs over the same 40 people sent together: each person and field pai
   // A later job over the same people pays nothing.
   const later = await waitForJobToFinish(srv.url, t.key, await accepted(t, body), 120_000);
   expect(later.counts).toMatchObject({ delivered: 0, reused: found.length });
-  expect(await creditBalance(t.orgId)).toBe(before - found.length);
+  expect(await creditBalance(srv.deps, t.orgId)).toBe(before - found.length);
 });
 
 test('a job asking one more field pays for the people once more, once, however many such jobs run at once', async () => {
   const t = await createTenant({ credits: 1000 });
   const ids = people(14);
-  await insertTestPeople(ids);
+  await insertTestPeople(srv.deps.stores, ids);
   const found = ids.filter((p) => providerAnswerFor(p).status === 'found');
-  const before = await creditBalance(t.orgId);
+  const before = await creditBalance(srv.deps, t.orgId);
   const emailOnly = await waitForJobToFinish(srv.url, t.key, await accepted(t, { person_ids: ids, fields: ['email'] }), 120_000);
   expect(emailOnly.counts.delivered).toBe(found.length);
   const both = await Promise.all([0, 1, 2].map(() => accepted(t, { person_ids: ids, fields: ['email', 'phone'] })));
@@ -136,5 +134,5 @@ test('a job asking one more field pays for the people once more, once, however m
   // The phone field is new: one record per found person, paid by one of the three jobs.
   expect(done.reduce((s, j) => s + j.counts.delivered, 0)).toBe(found.length);
   expect(done.reduce((s, j) => s + j.counts.reused, 0)).toBe(2 * found.length);
-  expect(await creditBalance(t.orgId)).toBe(before - 2 * found.length);
+  expect(await creditBalance(srv.deps, t.orgId)).toBe(before - 2 * found.length);
 });

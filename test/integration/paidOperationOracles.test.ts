@@ -1,7 +1,5 @@
 import { creditBalance, setBudget } from '../../core/credits/credits';
-import { LedgerEntry } from '../../core/credits/models';
 import { storeSearch } from '../../core/talent/searches';
-import { Person, ProviderContact } from '../../core/talent/models';
 import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { api, type HttpResponse } from '../support/http';
@@ -18,7 +16,7 @@ const idem = () => `oracle-${Date.now()}-${++n}`;
 
 beforeAll(async () => {
   srv = await startTestApi();
-  await seedPeople({ secretsKey: srv.config.secretsKey, count: 200 });
+  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 200 });
 });
 afterAll(async () => srv.close());
 
@@ -34,22 +32,22 @@ function refusal(res: HttpResponse): Record<string, unknown> {
 
 /** Both requests are refused with byte-identical bodies (apart from the request id), and nothing is charged. */
 async function expectSameRefusal(t: TestTenant, path: string, known: unknown, unknown: unknown, code = 'insufficient_credits') {
-  const before = await LedgerEntry.countDocuments({ orgId: t.orgId, kind: 'charge' });
+  const before = (await srv.deps.stores.credits.ledgerEntriesOfOrgs([t.orgId])).filter((e) => e.kind === 'charge').length;
   const a = await post(t, path, known);
   const b = await post(t, path, unknown);
   const ra = refusal(a);
   expect(ra.code).toBe(code);
   expect(JSON.stringify(ra)).toBe(JSON.stringify(refusal(b)));
   expect(a.text.replaceAll(String(a.json.request_id), '')).toBe(b.text.replaceAll(String(b.json.request_id), ''));
-  expect(await LedgerEntry.countDocuments({ orgId: t.orgId, kind: 'charge' })).toBe(before);
+  expect((await srv.deps.stores.credits.ledgerEntriesOfOrgs([t.orgId])).filter((e) => e.kind === 'charge').length).toBe(before);
   return ra;
 }
 
 describe('0 credits: the same 402 whatever the data holds', () => {
   test('person match by an email, phone or profile that exists and by ones that do not', async () => {
     const t = await createTenant({ credits: 0 });
-    const contact = (await ProviderContact.findOne({ emails: { $exists: true, $ne: [] }, phones: { $exists: true, $ne: [] } }).lean())!;
-    const person = (await Person.findById(contact._id).lean())!;
+    const contact = (await srv.deps.stores.talent.providerContactWithEmail({ phone: true }))!;
+    const person = (await srv.deps.stores.talent.peopleByIds([contact._id]))[0];
     const r = await expectSameRefusal(t, '/v1/person-matches', { email: contact.emails[0] }, { email: 'nobody-at-all@nowhere.example' });
     // The price of one match, not the number of people the email belongs to.
     expect(r.required_credits).toBe(1);
@@ -60,15 +58,15 @@ describe('0 credits: the same 402 whatever the data holds', () => {
 
   test('a budget refuses the same way: organization_budget_exhausted for both', async () => {
     const t = await createTenant({ credits: 50 });
-    await setBudget({ orgId: t.orgId, amount: 0 });
-    const contact = (await ProviderContact.findOne({ emails: { $exists: true, $ne: [] } }).lean())!;
+    await setBudget(srv.deps, { orgId: t.orgId, amount: 0 });
+    const contact = (await srv.deps.stores.talent.providerContactWithEmail())!;
     await expectSameRefusal(t, '/v1/person-matches', { email: contact.emails[0] }, { email: 'nobody-at-all@nowhere.example' }, 'organization_budget_exhausted');
-    expect(await creditBalance(t.orgId)).toBe(50);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(50);
   });
 
   test('profile unlock of a person who exists and of an id nobody has', async () => {
     const t = await createTenant({ credits: 4 });
-    const person = (await Person.findOne({ source: 'src_talentpool' }).lean())!;
+    const person = (await srv.deps.stores.talent.peopleOfSource('src_talentpool', { limit: 1 }))[0];
     const r = await expectSameRefusal(t, '/v1/profiles/unlock', { person_id: person._id }, { person_id: 'per_doesnotexist000000' });
     expect(r.required_credits).toBe(5);
   });
@@ -80,7 +78,7 @@ describe('0 credits: the same 402 whatever the data holds', () => {
 
   test('contact-retrieval jobs over people who exist and ids nobody has; batches over a search and over none', async () => {
     const t = await createTenant({ credits: 0 });
-    const people = await Person.find({ source: 'src_talentpool' }).limit(3).lean();
+    const people = await srv.deps.stores.talent.peopleOfSource('src_talentpool', { limit: 3 });
     const r = await expectSameRefusal(
       t,
       '/v1/contact-retrieval-jobs',
@@ -88,13 +86,17 @@ describe('0 credits: the same 402 whatever the data holds', () => {
       { person_ids: ['per_doesnotexist000001', 'per_doesnotexist000002', 'per_doesnotexist000003'] },
     );
     expect(r.required_credits).toBe(1);
-    const search = await storeSearch({
-      orgId: t.orgId,
-      fingerprint: 'f'.repeat(64),
-      params: { query: 'x', filters: {}, sources: ['src_talentpool'] },
-      personIds: people.map((p) => p._id),
-      total: people.length,
-    });
+    const search = await storeSearch(
+      srv.deps.stores,
+      {
+        orgId: t.orgId,
+        fingerprint: 'f'.repeat(64),
+        params: { query: 'x', filters: {}, sources: ['src_talentpool'] },
+        personIds: people.map((p) => p._id),
+        total: people.length,
+      },
+      Date.now(),
+    );
     await expectSameRefusal(t, '/v1/contact-retrieval-jobs/batch', { search_id: search.searchId }, { search_id: 'srch_doesnotexist0000' });
   });
 });

@@ -1,4 +1,4 @@
-import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
+import { openTestStore, type TestStore } from '../support/testStore';
 import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
 import { api, rawRequest } from '../support/http';
 import { startApiProcess, type ApiProcess } from '../support/apiProcess';
@@ -11,18 +11,18 @@ import type { TestApi } from '../support/testApi';
 import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';
 
 let proc: ApiProcess;
+let testStore: TestStore;
 let tenant: TestTenant;
 
 beforeAll(async () => {
   const config = testConfig();
-  await connectStore(config.mongodbUri);
-  await ensureIndexes();
+  testStore = await openTestStore(config);
   tenant = await createTenant();
   proc = await startApiProcess(config, OAUTH_ENV);
 });
 afterAll(async () => {
   await proc.stop();
-  await disconnectStore();
+  await testStore.close();
 });
 
 type LogRecord = Record<string, any>;
@@ -83,7 +83,7 @@ describe('structured request logs', () => {
 
   test("a job create's line carries the job_id it made, its replay's too", async () => {
     const personId = `per_logtest${Date.now()}`;
-    await insertTestPeople([personId]);
+    await insertTestPeople(testStore.stores, [personId]);
     const funded = await createTenant({ credits: 10 });
     const idempotencyKey = `log-job-${Date.now()}`;
     const create = (requestId: string) =>
@@ -104,7 +104,7 @@ describe('structured request logs', () => {
   });
   test('a job id and a tool name are searchable across a run: every line of the job carries job_id, every /tools line its tool, client and error code', async () => {
     const personId = `per_loggrep${Date.now()}`;
-    await insertTestPeople([personId]);
+    await insertTestPeople(testStore.stores, [personId]);
     const funded = await createTenant({ credits: 10 });
     const created = await api(proc.url, 'POST', '/v1/contact-retrieval-jobs', {
       key: funded.key,

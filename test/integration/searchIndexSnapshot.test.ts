@@ -1,9 +1,7 @@
 import { runSearch } from '../../core/talent/rankCandidates';
-import { PeopleMeta } from '../../core/talent/models';
 import { buildSearchIndex, loadSearchIndex, personPreview } from '../../core/talent/searchIndex';
 import { loadSearchIndexSnapshot, saveSearchIndexSnapshot } from '../../core/talent/searchIndexSnapshot';
-import { SearchIndexSnapshotManifest } from '../../core/talent/searchModels';
-import { peopleVersion, seedPeople } from '../../scripts/seeding/seedPeople';
+import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { BUILT_IN_SOURCE_ID } from '../../core/talent/sources';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { testLogger } from '../support/capturedLogs';
@@ -11,15 +9,15 @@ import { testLogger } from '../support/capturedLogs';
 let srv: TestApi;
 beforeAll(async () => {
   srv = await startTestApi();
-  await seedPeople({ secretsKey: srv.config.secretsKey, count: 300 });
+  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 300 });
 });
 afterAll(async () => srv.close());
 
 test('a stored snapshot loads as the same index: people, previews and search results', async () => {
-  const built = await buildSearchIndex();
+  const built = await buildSearchIndex(srv.deps.stores);
   expect(built.size).toBeGreaterThanOrEqual(300);
-  await saveSearchIndexSnapshot(built, new Date());
-  const loaded = await loadSearchIndexSnapshot(built.version);
+  await saveSearchIndexSnapshot(srv.deps.stores, built, new Date());
+  const loaded = await loadSearchIndexSnapshot(srv.deps.stores, built.version);
   expect(loaded).not.toBeNull();
   expect(loaded!.size).toBe(built.size);
   expect(loaded!.personIds).toEqual(built.personIds);
@@ -31,15 +29,15 @@ test('a stored snapshot loads as the same index: people, previews and search res
 });
 
 test('the snapshot of another people version is never used, and a new version drops the old snapshot', async () => {
-  const version = await peopleVersion();
-  const first = await loadSearchIndex(testLogger(), Date.now);
+  const version = await srv.deps.stores.talent.peopleVersion();
+  const first = await loadSearchIndex(srv.deps.stores, testLogger(), Date.now);
   expect(first.version).toBe(version);
-  expect(await loadSearchIndexSnapshot(version + 1)).toBeNull();
+  expect(await loadSearchIndexSnapshot(srv.deps.stores, version + 1)).toBeNull();
 
-  await PeopleMeta.updateOne({ _id: 'version' }, { $inc: { version: 1 } }, { upsert: true });
-  const second = await loadSearchIndex(testLogger(), Date.now);
+  await srv.deps.stores.talent.bumpPeopleVersion();
+  const second = await loadSearchIndex(srv.deps.stores, testLogger(), Date.now);
   expect(second.version).toBe(version + 1);
-  expect(await loadSearchIndexSnapshot(version + 1)).not.toBeNull();
-  expect(await loadSearchIndexSnapshot(version)).toBeNull();
-  expect((await SearchIndexSnapshotManifest.find({}).lean()).map((m) => m._id)).toEqual([expect.stringMatching(new RegExp(`:${version + 1}$`))]);
+  expect(await loadSearchIndexSnapshot(srv.deps.stores, version + 1)).not.toBeNull();
+  expect(await loadSearchIndexSnapshot(srv.deps.stores, version)).toBeNull();
+  expect((await srv.deps.stores.talent.indexSnapshotManifests()).map((m) => m._id)).toEqual([expect.stringMatching(new RegExp(`:${version + 1}$`))]);
 });

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { ensureMaintenanceSchedule, MAINTENANCE_WORKFLOW_TYPE } from '../../core/maintenance/maintenanceSchedule';
-import { QuotaEntry, Search, SearchPeople } from '../../core/talent/searchModels';
 import { RefreshToken } from '../../core/oauth/models';
 import { WebhookAttemptClaim, WebhookDelivery, WebhookEvent } from '../../core/webhooks/models';
 import { startTestApi, type TestApi } from '../support/testApi';
@@ -32,9 +31,11 @@ async function seedRecords(): Promise<{ expired: Record<string, string>; live: R
     ['live', HOUR],
   ] as const) {
     const id = `${which}_${tag}`;
-    await Search.create({ _id: `srch_${id}`, orgId: 'org_maint', fingerprint: 'f', params: {}, size: 1, total: 1, expiresAt: at(offset) });
-    await SearchPeople.create({ _id: `srch_${id}`, ids: 'per_a per_b', expiresAt: at(offset) });
-    await QuotaEntry.create({ _id: `q_${id}:0`, chainId: `q_${id}`, seq: 0, members: ['m'], countAfter: 1, expiresAt: at(offset) });
+    await srv.deps.stores.talent.insertSearch(
+      { _id: `srch_${id}`, orgId: 'org_maint', fingerprint: 'f', params: {}, size: 1, total: 1, expiresAt: at(offset) },
+      ['per_a', 'per_b'],
+    );
+    await srv.deps.stores.talent.appendQuotaEntry(`q_${id}`, 0, { members: ['m'], countAfter: 1, expiresAt: at(offset) });
     await srv.deps.stores.idempotency.insertClaim({
       _id: `org_maint:${id}`,
       orgId: 'org_maint',
@@ -46,18 +47,18 @@ async function seedRecords(): Promise<{ expired: Record<string, string>; live: R
       createdAt: at(-2 * HOUR),
       expiresAt: at(offset),
     });
-    ids[which] = { search: `srch_${id}`, quota: `q_${id}:0`, idempotency: `org_maint:${id}` };
+    ids[which] = { search: `srch_${id}`, quota: `q_${id}`, idempotency: `org_maint:${id}` };
   }
   return ids;
 }
 
 async function present(ids: Record<string, string>): Promise<boolean[]> {
-  return Promise.all([
-    Search.exists({ _id: ids.search }),
-    SearchPeople.exists({ _id: ids.search }),
-    QuotaEntry.exists({ _id: ids.quota }),
+  const [parts, quota, claim] = await Promise.all([
+    srv.deps.stores.talent.storedSearchParts(ids.search),
+    srv.deps.stores.talent.readQuotaEntry(ids.quota, 0),
     srv.deps.stores.idempotency.findClaim(ids.idempotency),
-  ]).then((r) => r.map((x) => x !== null));
+  ]);
+  return [parts.search, parts.people, quota !== null, claim !== null];
 }
 
 describe('store maintenance', () => {

@@ -30,7 +30,7 @@ beforeAll(async () => {
   store = await startFerretDb({ port, dataDir: join(dir, 'data'), logFile: join(dir, 'ferretdb.log') });
   srv = await startTestApi({ ...OAUTH_ENV, MONGODB_URI: `mongodb://127.0.0.1:${port}/outage` });
   tenant = await createTenant({ credits: 1000 });
-  await insertTestPeople(['per_outage_1']);
+  await insertTestPeople(srv.deps.stores, ['per_outage_1']);
   m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 1000 });
   token = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
   store.child.kill('SIGKILL');

@@ -1,7 +1,6 @@
 import { charge, creditBalance, setBudget } from '../../core/credits/credits';
 import { claimChargeKey, idempotencyRecordId, requestFingerprint } from '../../core/idempotency/idempotency';
 import { PERMISSIONS } from '../../core/keys/permissions';
-import { Person, ProviderContact } from '../../core/talent/models';
 import { encodeCursor } from '../../core/talent/searchCursor';
 import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { OPEN_WEB_SOURCE_ID, setSourceEnabled } from '../../core/talent/sources';
@@ -22,7 +21,7 @@ beforeAll(async () => {
     SEARCH_DISTINCT_QUERIES_PER_HOUR: '8',
     SEARCH_DELIVERY_QUOTA_PER_DAY: '3',
   });
-  await seedPeople({ secretsKey: srv.config.secretsKey, count: 400 });
+  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 400 });
 });
 afterAll(async () => srv.close());
 
@@ -32,8 +31,8 @@ const unlock = (t: TestTenant, personId: string, idem = key()) =>
   api(srv.url, 'POST', '/v1/profiles/unlock', { key: t.key, body: { person_id: personId }, idempotencyKey: idem });
 const match = (t: TestTenant, body: unknown, idem = key()) => api(srv.url, 'POST', '/v1/person-matches', { key: t.key, body, idempotencyKey: idem });
 
-async function poolPerson(filter: Record<string, unknown> = {}) {
-  return (await Person.findOne({ source: 'src_talentpool', ...filter }).lean())!;
+async function poolPerson(except: readonly string[] = []) {
+  return (await srv.deps.stores.talent.peopleOfSource('src_talentpool', { limit: except.length + 1 })).find((p) => !except.includes(p._id))!;
 }
 
 describe('GET /v1/search/sources', () => {
@@ -77,13 +76,13 @@ describe('POST /v1/candidates/search', () => {
       'years_experience',
     ]);
     for (const p of res.json.data) expect(p.person_id).toMatch(/^per_[0-9A-Za-z]{22}$/);
-    expect(await creditBalance(t.orgId)).toBe(9);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(9);
     const page2 = await search(t, { cursor: res.json.next_cursor, page_size: 5 });
     expect(page2.status).toBe(200);
     expect(page2.json.search_id).toBe(res.json.search_id);
     const first = new Set(res.json.data.map((p: any) => p.person_id));
     expect(page2.json.data.some((p: any) => first.has(p.person_id))).toBe(false);
-    expect(await creditBalance(t.orgId)).toBe(8);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(8);
   });
 
   test('a title or skill match ranks before a passing mention', async () => {
@@ -114,7 +113,7 @@ describe('POST /v1/candidates/search', () => {
     const res = await search(t, { query: 'qwertyuiopnothing' });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ data: [], next_cursor: null, total_estimate: 0, credits_charged: 0, receipt_id: null });
-    expect(await creditBalance(t.orgId)).toBe(3);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(3);
   });
 
   test('a replay returns the same bytes with Idempotent-Replayed, charged once; another body is 409', async () => {
@@ -132,7 +131,7 @@ describe('POST /v1/candidates/search', () => {
     expect(b.text).toBe(a.text);
     expect(b.headers['idempotent-replayed']).toBe('true');
     expect(a.headers['idempotent-replayed']).toBeUndefined();
-    expect(await creditBalance(t.orgId)).toBe(9);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(9);
     expectProblemResponse(await search(t, { query: 'engineer', page_size: 4 }, k), 409, 'idempotency_key_reused');
     // The key is scoped to the organization: another one may use it freely.
     const other = await createTenant({ credits: 1 });
@@ -151,7 +150,7 @@ describe('POST /v1/candidates/search', () => {
     expectProblemResponse(await search(t, { cursor, query: 'designer' }), 400, 'invalid_cursor');
     const old = encodeCursor(srv.config, t.orgId, res.json.search_id, 2, Date.now() - 2 * 3600_000);
     expectProblemResponse(await search(t, { cursor: old }), 410, 'cursor_expired');
-    expect(await creditBalance(t.orgId)).toBe(9);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(9);
   });
 
   test('request errors: 400 key, 413, 415, 422 (tenant id, page size, unknown source)', async () => {
@@ -175,7 +174,7 @@ describe('POST /v1/candidates/search', () => {
     expectProblemResponse(await search(t, { query: 'engineer', page_size: 51 }), 422, 'validation_failed');
     expectProblemResponse(await search(t, { query: 'engineer', sources: [OPEN_WEB_SOURCE_ID] }), 422, 'validation_failed');
     expectProblemResponse(await search(t, {}), 422, 'validation_failed');
-    expect(await creditBalance(t.orgId)).toBe(10);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(10);
   });
 
   test('401, 403 and the three 402s charge nothing', async () => {
@@ -189,39 +188,39 @@ describe('POST /v1/candidates/search', () => {
     );
     expectProblemResponse(await search(t, { query: 'engineer' }), 402, 'insufficient_credits');
     const funded = await createTenant({ credits: 5 });
-    await setBudget({ orgId: funded.orgId, familyId: funded.familyId, amount: 0 });
+    await setBudget(srv.deps, { orgId: funded.orgId, familyId: funded.familyId, amount: 0 });
     expectProblemResponse(await search(funded, { query: 'engineer' }), 402, 'family_budget_exhausted');
-    await setBudget({ orgId: funded.orgId, familyId: funded.familyId, amount: null });
-    await setBudget({ orgId: funded.orgId, amount: 0 });
+    await setBudget(srv.deps, { orgId: funded.orgId, familyId: funded.familyId, amount: null });
+    await setBudget(srv.deps, { orgId: funded.orgId, amount: 0 });
     expectProblemResponse(await search(funded, { query: 'engineer' }), 402, 'organization_budget_exhausted');
-    expect(await creditBalance(funded.orgId)).toBe(5);
+    expect(await creditBalance(srv.deps, funded.orgId)).toBe(5);
     // A refused request is not stored: the same key runs again once funded.
     const k2 = key();
-    await setBudget({ orgId: funded.orgId, amount: null });
-    await setBudget({ orgId: funded.orgId, familyId: funded.familyId, amount: 0 });
+    await setBudget(srv.deps, { orgId: funded.orgId, amount: null });
+    await setBudget(srv.deps, { orgId: funded.orgId, familyId: funded.familyId, amount: 0 });
     expectProblemResponse(await search(funded, { query: 'engineer' }, k2), 402, 'family_budget_exhausted');
-    await setBudget({ orgId: funded.orgId, familyId: funded.familyId, amount: 1 });
+    await setBudget(srv.deps, { orgId: funded.orgId, familyId: funded.familyId, amount: 1 });
     expect((await search(funded, { query: 'engineer' }, k2)).status).toBe(200);
-    expect(await creditBalance(funded.orgId)).toBe(4);
+    expect(await creditBalance(srv.deps, funded.orgId)).toBe(4);
     expectProblemResponse(await search(funded, { query: 'designer' }), 402, 'family_budget_exhausted');
   });
 
   test('429 distinct_query_cap and preview_quota_exceeded charge nothing', async () => {
     const t = await createTenant({ credits: 100 });
     for (let i = 0; i < 8; i++) expect((await search(t, { query: 'engineer', page_size: 1, filters: { min_years_experience: i } })).status).toBe(200);
-    const before = await creditBalance(t.orgId);
+    const before = await creditBalance(srv.deps, t.orgId);
     expectProblemResponse(await search(t, { query: 'engineer', page_size: 1, filters: { min_years_experience: 9 } }), 429, 'distinct_query_cap', {
       retryAfter: '1',
     });
     // The same parameters again are not a new distinct query.
     expect((await search(t, { query: 'engineer', page_size: 1, filters: { min_years_experience: 0 } })).status).toBe(200);
-    expect(await creditBalance(t.orgId)).toBe(before - 1);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(before - 1);
 
     const p = await createTenant({ credits: 100 });
     expect((await search(p, { query: 'manager', page_size: 50 })).status).toBe(200);
-    const afterFirst = await creditBalance(p.orgId);
+    const afterFirst = await creditBalance(srv.deps, p.orgId);
     expectProblemResponse(await search(p, { query: 'engineer', page_size: 50 }), 429, 'preview_quota_exceeded', { retryAfter: '1' });
-    expect(await creditBalance(p.orgId)).toBe(afterFirst);
+    expect(await creditBalance(srv.deps, p.orgId)).toBe(afterFirst);
   });
 
   test('50 concurrent requests with one key: one charge, 50 identical bodies', async () => {
@@ -244,7 +243,7 @@ describe('POST /v1/candidates/search', () => {
     const all = await Promise.all(Array.from({ length: 50 }, one));
     expect(all.map((r) => r.status)).toEqual(Array(50).fill(200));
     expect(new Set(all.map((r) => r.text)).size).toBe(1);
-    expect(await creditBalance(t.orgId)).toBe(9);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(9);
   });
 
   test('20 concurrent paid requests against a balance that funds 10: exactly 10 succeed', async () => {
@@ -264,7 +263,7 @@ describe('POST /v1/candidates/search', () => {
     const statuses = all.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(10);
     expect(statuses.filter((s) => s === 402)).toHaveLength(10);
-    expect(await creditBalance(t.orgId)).toBe(0);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(0);
     expect(new Set(all.filter((r) => r.status === 200).map((r) => r.json.receipt_id)).size).toBe(10);
   });
 });
@@ -295,7 +294,7 @@ describe('idempotency in progress and crash recovery', () => {
     expectProblemResponse(busy, 409, 'idempotency_in_progress');
     expect(busy.headers['retry-after']).toBe('1');
     // The crashed worker had charged before it could answer.
-    const first = await charge({
+    const first = await charge(srv.deps, {
       orgId: t.orgId,
       familyId: t.familyId,
       amount: 5,
@@ -303,13 +302,13 @@ describe('idempotency in progress and crash recovery', () => {
       chargeKey: unlockChargeKey(t.orgId, person._id),
       requestKey: claimChargeKey('profiles.unlock', claim),
     });
-    expect(await creditBalance(t.orgId)).toBe(15);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(15);
     // The crashed request's lease lapses.
     await srv.deps.stores.idempotency.moveClaim(recordId, 'crashed', 'crashed', new Date(Date.now() - 1000));
     const res = await unlock(t, person._id, k);
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ receipt_id: first.receiptId, credits_charged: 5, already_unlocked: false });
-    expect(await creditBalance(t.orgId)).toBe(15);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(15);
     const again = await unlock(t, person._id, k);
     expect(again.text).toBe(res.text);
     expect(again.headers['idempotent-replayed']).toBe('true');
@@ -327,19 +326,19 @@ describe('POST /v1/profiles/unlock', () => {
     expect(res.json.profile.positions[0]).toMatchObject({ end: null, current: true });
     expect(res.json).toMatchObject({ credits_charged: 5, already_unlocked: false, receipt_id: expect.stringMatching(/^rcpt_/) });
     expect(res.text).not.toMatch(/@|"emails"|"phones"/);
-    expect(await creditBalance(t.orgId)).toBe(7);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(7);
     const second = await unlock(t, person._id);
     expect(second.json).toMatchObject({ credits_charged: 0, already_unlocked: true, receipt_id: null });
-    expect(await creditBalance(t.orgId)).toBe(7);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(7);
     expectProblemResponse(await unlock(t, 'per_' + 'Z'.repeat(22)), 404, 'not_found');
     expectProblemResponse(await unlock(t, 'nonsense'), 404, 'not_found');
-    const hidden = (await Person.findOne({ source: OPEN_WEB_SOURCE_ID }).lean())!;
+    const hidden = (await srv.deps.stores.talent.peopleOfSource(OPEN_WEB_SOURCE_ID, { limit: 1 }))[0];
     expectProblemResponse(await unlock(t, hidden._id), 404, 'not_found');
     await setSourceEnabled(srv.config, t.orgId, OPEN_WEB_SOURCE_ID, true);
     expect((await unlock(t, hidden._id)).status).toBe(200);
-    expect(await creditBalance(t.orgId)).toBe(2);
-    expectProblemResponse(await unlock(t, (await poolPerson({ _id: { $nin: [person._id] } }))._id), 402, 'insufficient_credits');
-    expect(await creditBalance(t.orgId)).toBe(2);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(2);
+    expectProblemResponse(await unlock(t, (await poolPerson([person._id]))._id), 402, 'insufficient_credits');
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(2);
   });
 
   test('two keys unlocking the same new person at once pay once: one answer carries the receipt, the others are free', async () => {
@@ -356,7 +355,7 @@ describe('POST /v1/profiles/unlock', () => {
     expect(paid).toHaveLength(1);
     expect(paid[0].json).toMatchObject({ already_unlocked: false, receipt_id: expect.stringMatching(/^rcpt_/) });
     for (const a of answers.filter((x) => x !== paid[0])) expect(a.json).toMatchObject({ credits_charged: 0, already_unlocked: true, receipt_id: null });
-    expect(await creditBalance(t.orgId)).toBe(45);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(45);
   });
 
   test('403 without the permission, 422 with an account id, 429 delivery_quota_exceeded charges nothing', async () => {
@@ -373,12 +372,12 @@ describe('POST /v1/profiles/unlock', () => {
       422,
       'validation_failed',
     );
-    const people = await Person.find({ source: 'src_talentpool' }).limit(4).lean();
+    const people = await srv.deps.stores.talent.peopleOfSource('src_talentpool', { limit: 4 });
     for (const p of people.slice(0, 3)) expect((await unlock(t, p._id)).status).toBe(200);
-    expect(await creditBalance(t.orgId)).toBe(85);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(85);
     const k4 = key();
     expectProblemResponse(await unlock(t, people[3]._id, k4), 429, 'delivery_quota_exceeded', { retryAfter: '1' });
-    expect(await creditBalance(t.orgId)).toBe(85);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(85);
     // An already delivered person is not a new delivery.
     expect((await unlock(t, people[0]._id)).status).toBe(200);
   });
@@ -392,7 +391,7 @@ describe('POST /v1/person-matches', () => {
     expect(byUrl.status).toBe(200);
     expect(byUrl.json.data).toEqual([{ person_id: person._id, confidence: 0.99, matched_on: ['profile_url'] }]);
     expect(byUrl.json).toMatchObject({ credits_charged: 1, receipt_id: expect.stringMatching(/^rcpt_/) });
-    const contact = (await ProviderContact.findOne({ emails: { $exists: true, $ne: [] } }).lean())!;
+    const contact = (await srv.deps.stores.talent.providerContactWithEmail())!;
     const byEmail = await match(t, { email: contact.emails[0].toUpperCase(), min_confidence: 0.9 });
     expect(byEmail.json.data[0]).toMatchObject({ person_id: contact._id, matched_on: expect.arrayContaining(['email']) });
     expect(byEmail.json.data[0].confidence).toBeGreaterThanOrEqual(0.97);
@@ -400,16 +399,13 @@ describe('POST /v1/person-matches', () => {
     expect(byName.status).toBe(200);
     const hit = byName.json.data.find((m: any) => m.person_id === person._id);
     expect(hit.matched_on).toEqual(expect.arrayContaining(['name', 'company', 'location']));
-    expect(await creditBalance(t.orgId)).toBe(10 - 2 - byName.json.data.length);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(10 - 2 - byName.json.data.length);
   });
 
   test('funds for fewer matches than found: the best ones they cover are answered and charged', async () => {
-    const [shared] = await Person.aggregate<{ _id: string; n: number }>([
-      { $match: { source: 'src_talentpool' } },
-      { $group: { _id: '$fullName', n: { $sum: 1 } } },
-      { $match: { n: { $gte: 3 } } },
-      { $limit: 1 },
-    ]);
+    const byName = new Map<string, number>();
+    for (const p of await srv.deps.stores.talent.peopleOfSource('src_talentpool', { limit: 10_000 })) byName.set(p.fullName, (byName.get(p.fullName) ?? 0) + 1);
+    const [shared] = [...byName].filter(([, n]) => n >= 3).map(([name, n]) => ({ _id: name, n }));
     expect(shared).toBeDefined();
     const body = { name: shared._id, location: 'Nowhere At All', min_confidence: 0.4, limit: 10 };
     const rich = await createTenant({ credits: 10 });
@@ -420,7 +416,7 @@ describe('POST /v1/person-matches', () => {
     expect(some.status).toBe(200);
     expect(some.json).toMatchObject({ credits_charged: 2, no_match: null });
     expect(some.json.data).toEqual(all.json.data.slice(0, 2));
-    expect(await creditBalance(t.orgId)).toBe(0);
+    expect(await creditBalance(srv.deps, t.orgId)).toBe(0);
   });
 
   test('no match is free and says why; too little to identify is 422; unfunded matches are 402 whatever the fields', async () => {
@@ -432,10 +428,10 @@ describe('POST /v1/person-matches', () => {
     const below = await match(funded, { name: someone.fullName, company: someone.company });
     expect(below.json).toMatchObject({ data: [], credits_charged: 0, no_match: { best_confidence: 0.7, min_confidence: 0.8 } });
     // A strong identifier below the threshold is not told for free.
-    const contact = (await ProviderContact.findOne({ emails: { $exists: true, $ne: [] } }).lean())!;
+    const contact = (await srv.deps.stores.talent.providerContactWithEmail())!;
     const strict = await match(funded, { email: contact.emails[0], min_confidence: 1 });
     expect(strict.json).toEqual({ data: [], credits_charged: 0, receipt_id: null, no_match: { best_confidence: null, min_confidence: 1 } });
-    expect(await creditBalance(funded.orgId)).toBe(1);
+    expect(await creditBalance(srv.deps, funded.orgId)).toBe(1);
     const t = await createTenant({ credits: 0 });
     expectProblemResponse(await match(t, { email: 'nobody@nowhere.example' }), 402, 'insufficient_credits');
     expectProblemResponse(await match(t, { name: 'Ada Lovelace' }), 422, 'validation_failed');

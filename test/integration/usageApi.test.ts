@@ -1,7 +1,5 @@
-import { LedgerEntry } from '../../core/credits/models';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { setOrganizationRate } from '../../core/limits/limitSettings';
-import { Person } from '../../core/talent/models';
 import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { outcomeClass, type OutcomeClass } from '../../core/usage/outcomeClass';
 import { counterRowId, DAY_MS, HOUR_MS, MINUTE_MS } from '../../core/usage/usageBuckets';
@@ -24,7 +22,7 @@ const idem = () => `usage-${Date.now()}-${++n}`;
 beforeAll(async () => {
   srv = await startTestApi();
   worker = await startTestWorker(srv.config);
-  await seedPeople({ secretsKey: srv.config.secretsKey, count: 60 });
+  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 60 });
 });
 afterAll(async () => {
   await worker?.stop();
@@ -62,7 +60,8 @@ function totals(points: UsagePoint[]): Map<string, { requests: Requests; credits
 /** The ledger's charges per operation: what usage must agree with to the credit. */
 async function ledgerCharges(orgId: string): Promise<Map<string, number>> {
   const charges = new Map<string, number>();
-  for (const e of await LedgerEntry.find({ orgId, kind: 'charge' }).lean()) charges.set(e.operation!, (charges.get(e.operation!) ?? 0) + e.amount);
+  for (const e of (await srv.deps.stores.credits.ledgerEntriesOfOrgs([orgId])).filter((e) => e.kind === 'charge'))
+    charges.set(e.operation!, (charges.get(e.operation!) ?? 0) + e.amount);
   return charges;
 }
 
@@ -74,7 +73,7 @@ describe('GET /v1/usage', () => {
   test('agrees with the ledger to the credit and counts every answer by outcome, refusals included', async () => {
     const t = await createTenant({ credits: 30 });
     const seen = new Seen();
-    const people = (await Person.find({ source: 'src_talentpool' }).limit(12).lean()).map((p) => p._id as string);
+    const people = (await srv.deps.stores.talent.peopleOfSource('src_talentpool', { limit: 12 })).map((p) => p._id);
     const post = (path: string, body: unknown, key = t.key, idempotencyKey = idem()) => api(srv.url, 'POST', path, { key, body, idempotencyKey });
 
     // Paid answers (1 credit a page, 5 an unlock), a replay (nothing charged), a free repeat.

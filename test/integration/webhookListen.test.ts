@@ -55,7 +55,7 @@ beforeAll(async () => {
   srv = await startTestApi({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8,::1/128', WEBHOOK_EXTRA_CA_FILE: tls.certFile });
   worker = await startTestWorker(srv.config);
   tenant = await createTenant({ credits: 5 });
-  await seedPeople({ secretsKey: srv.config.secretsKey, count: 60 });
+  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 60 });
   forwardTarget = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));

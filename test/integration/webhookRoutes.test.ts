@@ -378,9 +378,9 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
       completedAt: new Date(),
     };
     const results = await Promise.all([
-      emitJobCompleted(srv.config, input, { temporal: srv.deps.temporal }),
-      emitJobCompleted(srv.config, input, { temporal: srv.deps.temporal }),
-      emitJobCompleted(srv.config, input, { temporal: srv.deps.temporal }),
+      emitJobCompleted(srv.config, input, { temporal: srv.deps.temporal, now: srv.deps.now }),
+      emitJobCompleted(srv.config, input, { temporal: srv.deps.temporal, now: srv.deps.now }),
+      emitJobCompleted(srv.config, input, { temporal: srv.deps.temporal, now: srv.deps.now }),
     ]);
     expect(new Set(results.map((r) => r.eventId)).size).toBe(1);
     expect(results.every((r) => r.deliveryStarted)).toBe(true);

@@ -1,5 +1,4 @@
 import { contactRetrievalWorkflowId } from '../../core/jobs/jobRules';
-import { Person } from '../../core/talent/models';
 import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { BUILT_IN_SOURCE_ID } from '../../core/talent/sources';
 import { startMetricsServer } from '../../worker/metricsServer';
@@ -28,7 +27,7 @@ beforeAll(async () => {
   worker = await startTestWorker(srv.config);
   metrics = await startMetricsServer(srv.config, 0);
   tenant = await createTenant({ credits: 100 });
-  await seedPeople({ secretsKey: srv.config.secretsKey, count: 20 });
+  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 20 });
 });
 afterAll(async () => {
   await metrics?.close();
@@ -42,7 +41,7 @@ const logLines = (): Line[] => ((globalThis as { __testLogs?: string[] }).__test
 
 test('a job and its delivery, followed by their ids in the log lines and counted in the worker metrics', async () => {
   expect((await api(srv.url, 'POST', '/v1/webhook-endpoints', { key: tenant.key, body: { url: `${receiver.url}/hooks` } })).status).toBe(201);
-  const people = (await Person.find({ source: BUILT_IN_SOURCE_ID }, { _id: 1 }).sort({ _id: 1 }).limit(3).lean()).map((p) => String(p._id));
+  const people = await srv.deps.stores.talent.personIdsOfSourceAfter(BUILT_IN_SOURCE_ID, '', 3);
   const created = await api(srv.url, 'POST', '/v1/contact-retrieval-jobs', {
     key: tenant.key,
     body: { person_ids: people },

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { createApiKey, type KeyPrincipal } from '../../core/keys/apiKeys';
 import { ALL_PERMISSIONS, type Permission } from '../../core/keys/permissions';
-import { Person } from '../../core/talent/models';
+import type { TalentStores } from '../../core/talent/store';
 import { createOrganization } from '../../core/tenancy/provisioning';
 
 export interface TestTenant {
@@ -56,7 +56,7 @@ let personOrdinal = 0;
  * Puts people with these ids into the dataset (jobs refuse people that do not exist), in the
  * built-in source unless told; ids already there are left alone.
  */
-export async function insertTestPeople(personIds: readonly string[], source = 'src_talentpool'): Promise<void> {
+export async function insertTestPeople(stores: TalentStores, personIds: readonly string[], source = 'src_talentpool'): Promise<void> {
   const docs = personIds.map((id) => ({
     _id: id,
     source,
@@ -66,16 +66,16 @@ export async function insertTestPeople(personIds: readonly string[], source = 's
     headline: 'Test person',
     title: 'Engineer',
     company: 'Testco',
-    seniority: 'mid',
+    seniority: 'mid' as const,
     yearsExperience: 3,
+    skills: [],
+    languages: [],
     location: { country: 'Nowhere', countryCode: 'NW', region: 'Test', city: 'Test' },
+    positions: [],
+    education: [],
     profileUrl: `https://profiles.example/${id}`,
     seed: 'test-fixture',
     ordinal: randomInt(2 ** 47) + ++personOrdinal,
   }));
-  try {
-    await Person.insertMany(docs, { ordered: false });
-  } catch (err) {
-    if ((err as { code?: number }).code !== 11000 && !(err as { writeErrors?: unknown[] }).writeErrors) throw err;
-  }
+  await stores.talent.insertPeople(docs);
 }

@@ -17,10 +17,10 @@ describe('provider retries', () => {
     expect(retryDelayMs(policy, 1, new ProviderUnavailable('x', 60_000))).toBe(1000);
   });
   test('Retry-After parsing', () => {
-    expect(parseRetryAfter('2')).toBe(2000);
+    expect(parseRetryAfter('2', 0)).toBe(2000);
     expect(parseRetryAfter(new Date(10_000).toUTCString(), 5000)).toBe(5000);
-    expect(parseRetryAfter('soon')).toBeUndefined();
-    expect(parseRetryAfter(null)).toBeUndefined();
+    expect(parseRetryAfter('soon', 0)).toBeUndefined();
+    expect(parseRetryAfter(null, 0)).toBeUndefined();
   });
   test('transient failures are retried up to the bound, then surface', async () => {
     let calls = 0;

@@ -183,7 +183,7 @@ const DECODERS: Record<string, Decoder> = {
   'job result': (c) => decodeListCursor(config, c, RESULT, { seq: cursorIndex }),
   'webhook endpoints list': (c) => decodeWebhookCursor(config, ENDPOINTS, c),
   'webhook deliveries list': (c) => decodeWebhookCursor(config, DELIVERIES, c),
-  'candidate search': (c) => decodeSearchCursor(config, c, ORG),
+  'candidate search': (c) => decodeSearchCursor(config, c, ORG, Date.now()),
 };
 
 /** What a store query can hold: valid Dates, finite safe integers, short id strings. */
@@ -241,7 +241,7 @@ test('cursors the API makes decode back to their position', () => {
     createdAt: at,
     id: 'we_a',
   });
-  expect(decodeSearchCursor(config, encodeSearchCursor(config, ORG, 'srch_a', 40), ORG)).toEqual({ searchId: 'srch_a', offset: 40 });
+  expect(decodeSearchCursor(config, encodeSearchCursor(config, ORG, 'srch_a', 40, Date.now()), ORG, Date.now())).toEqual({ searchId: 'srch_a', offset: 40 });
 });
 
 test("one list's cursor is refused by every other list", () => {
@@ -250,7 +250,7 @@ test("one list's cursor is refused by every other list", () => {
     encodeListCursor(config, RESULT, { seq: 3 }),
     encodeWebhookCursor(config, ENDPOINTS, { createdAt: new Date(), id: 'we_a' }),
     encodeWebhookCursor(config, DELIVERIES, { createdAt: new Date(), id: 'dlv_a' }),
-    encodeSearchCursor(config, ORG, 'srch_a', 0),
+    encodeSearchCursor(config, ORG, 'srch_a', 0, Date.now()),
   ];
   const decoders = Object.values(DECODERS);
   cursors.forEach((cursor, own) => {

@@ -231,15 +231,15 @@ describe('generator', () => {
 
 describe('search cursors', () => {
   test('round trip; tampered, foreign and old cursors are refused', () => {
-    const c = encodeCursor(config, 'org_aaaaaaaaaa', 'srch_bbbbbbbbbb', 40);
-    expect(decodeCursor(config, c, 'org_aaaaaaaaaa')).toEqual({ searchId: 'srch_bbbbbbbbbb', offset: 40 });
+    const c = encodeCursor(config, 'org_aaaaaaaaaa', 'srch_bbbbbbbbbb', 40, Date.now());
+    expect(decodeCursor(config, c, 'org_aaaaaaaaaa', Date.now())).toEqual({ searchId: 'srch_bbbbbbbbbb', offset: 40 });
     const [payload, sig] = c.split('.');
     const other = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), offset: 0 })).toString('base64url');
-    expect(() => decodeCursor(config, `${other}.${sig}`, 'org_aaaaaaaaaa')).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
-    expect(() => decodeCursor(config, c, 'org_cccccccccc')).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
-    expect(() => decodeCursor(config, 'garbage', 'org_aaaaaaaaaa')).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
+    expect(() => decodeCursor(config, `${other}.${sig}`, 'org_aaaaaaaaaa', Date.now())).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
+    expect(() => decodeCursor(config, c, 'org_cccccccccc', Date.now())).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
+    expect(() => decodeCursor(config, 'garbage', 'org_aaaaaaaaaa', Date.now())).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
     const old = encodeCursor(config, 'org_aaaaaaaaaa', 'srch_bbbbbbbbbb', 40, Date.now() - 61_000);
-    expect(() => decodeCursor(config, old, 'org_aaaaaaaaaa')).toThrow(expect.objectContaining({ code: 'cursor_expired', status: 410 }));
+    expect(() => decodeCursor(config, old, 'org_aaaaaaaaaa', Date.now())).toThrow(expect.objectContaining({ code: 'cursor_expired', status: 410 }));
   });
 });
 

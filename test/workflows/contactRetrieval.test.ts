@@ -3,7 +3,6 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createActivities } from '../../activities';
 import type { Config } from '../../core/config';
 import { charge, creditBalance } from '../../core/credits/credits';
-import { LedgerEntry } from '../../core/credits/models';
 import { createContactRetrievalJob, type JobStarter } from '../../core/jobs/contactRetrievalJobs';
 import { readJobResult } from '../../core/jobs/jobResults';
 import { contactRetrievalWorkflowId, RESULT_PURGE_AFTER_MS, RESULT_RETENTION_MS, resultRetentionWorkflowId } from '../../core/jobs/jobRules';
@@ -14,7 +13,6 @@ import { openTestStore, type TestStore } from '../support/testStore';
 import { SA } from '../../core/temporal/searchAttributes';
 import { createTemporalClients, type TemporalClients } from '../../core/temporal/client';
 import { personIdFor } from '../../scripts/seeding/generator';
-import { Person, ProviderContact } from '../../core/talent/models';
 import { BUILT_IN_SOURCE_ID } from '../../core/talent/sources';
 import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { createTenant, keyPrincipalOf, type TestTenant } from '../support/fixtures';
@@ -50,12 +48,12 @@ beforeAll(async () => {
   config = testConfig({ CONTACT_JOB_CHUNK_SIZE: '4', CONTACT_JOB_CONCURRENCY: '2' });
   store = await openTestStore(config);
   temporal = createTemporalClients(config);
-  await seedPeople({ secretsKey: config.secretsKey, count: 80, seed: SEED });
+  await seedPeople(store.stores, { secretsKey: config.secretsKey, count: 80, seed: SEED });
   // Jobs accept only people of sources the organization may use: the built-in one here.
   const seeded = Array.from({ length: 80 }, (_, i) => personIdFor(config.secretsKey, SEED, i));
-  const builtIn = new Set((await Person.find({ _id: { $in: seeded }, source: BUILT_IN_SOURCE_ID }, { _id: 1 }).lean()).map((d) => String(d._id)));
+  const builtIn = new Set([...(await store.stores.talent.sourcesOfPeople(seeded))].filter(([, source]) => source === BUILT_IN_SOURCE_ID).map(([id]) => id));
   const all = seeded.filter((p) => builtIn.has(p));
-  const withContacts = new Set((await ProviderContact.find({ _id: { $in: all } }, { _id: 1 }).lean()).map((d) => d._id as string));
+  const withContacts = await store.stores.talent.personIdsWithProviderContacts(all);
   found = all.filter((p) => withContacts.has(p));
   missing = all.filter((p) => !withContacts.has(p));
   expect(found.length).toBeGreaterThan(33);
@@ -141,7 +139,7 @@ test('completed: delivered and not_found people, search attributes for operators
     expect(finished).toMatchObject({ status: 'completed', counts: { requested: 11, delivered: 9, not_found: 2, failed: 0 } });
     expect(finished.resultExpiresAt).not.toBeNull();
     await expectSettled(t, jobId);
-    expect(await creditBalance(t.orgId)).toBe(91);
+    expect(await creditBalance({ stores: store.stores, now: Date.now }, t.orgId)).toBe(91);
     const d = await handle.describe();
     expect(d.typedSearchAttributes.get(SA.jobStatus)).toBe('completed');
     expect(d.typedSearchAttributes.get(SA.orgId)).toBe(t.orgId);
@@ -159,7 +157,7 @@ test('partial: credits run out mid-job, the rest fail with insufficient_credits 
     expect(finished.status).toBe('partial');
     expect(finished.counts).toMatchObject({ requested: 16, delivered: 6, failed: 10 });
     await expectSettled(t, jobId);
-    expect(await creditBalance(t.orgId)).toBe(0);
+    expect(await creditBalance({ stores: store.stores, now: Date.now }, t.orgId)).toBe(0);
     expect(await ContactRetrievalJobItem.countDocuments({ jobId, outcome: 'failed', reason: 'insufficient_credits' })).toBe(10);
   });
 });
@@ -175,7 +173,10 @@ test('failed: nobody could be processed; the job carries no result', async () =>
         ...start,
         start: async (input) => {
           // The credit goes elsewhere between acceptance and the first charge.
-          await charge({ orgId: t.orgId, familyId: t.familyId, amount: 1, operation: 'test.spend', chargeKey: `spend:${t.orgId}` });
+          await charge(
+            { stores: store.stores, now: Date.now },
+            { orgId: t.orgId, familyId: t.familyId, amount: 1, operation: 'test.spend', chargeKey: `spend:${t.orgId}` },
+          );
           await start.start(input);
         },
       },
@@ -192,7 +193,7 @@ test('cancelled: people not yet processed become cancelled', async () => {
     const { jobId, finished } = await runJob(t, found.slice(0, 8), tq, { cancelAtStart: true });
     expect(finished).toMatchObject({ status: 'cancelled', counts: { requested: 8, cancelled: 8, delivered: 0 }, resultExpiresAt: null });
     await expectSettled(t, jobId);
-    expect(await creditBalance(t.orgId)).toBe(100);
+    expect(await creditBalance({ stores: store.stores, now: Date.now }, t.orgId)).toBe(100);
   });
 });
 
@@ -216,7 +217,7 @@ test('retention: readable for 7 days, then 409 with the contacts removed, then 4
     const { jobId, finished } = await runJob(t, found.slice(30, 33), tq);
     expect(finished).toMatchObject({ status: 'completed', counts: { requested: 3, delivered: 3 } });
     const p = keyPrincipalOf(t);
-    const page = await readJobResult(config, p, jobId, { limit: 10 });
+    const page = await readJobResult(config, p, jobId, { limit: 10 }, new Date());
     expect(page.items.map((i) => ({ outcome: i.outcome, reason: i.reason, hasEmail: (i.contacts?.emails.length ?? 0) > 0 }))).toEqual(
       new Array(3).fill({ outcome: 'delivered', reason: null, hasEmail: true }),
     );
@@ -225,7 +226,7 @@ test('retention: readable for 7 days, then 409 with the contacts removed, then 4
 
     await env.sleep(7 * DAY + 60_000);
     await eventually('the result to expire', async () => !!(await ContactRetrievalJob.findById(jobId).lean())!.resultExpiredAt, { timeoutMs: 20_000 });
-    await expect(readJobResult(config, p, jobId, { limit: 10 })).rejects.toMatchObject({ code: 'result_set_expired', status: 409 });
+    await expect(readJobResult(config, p, jobId, { limit: 10 }, new Date())).rejects.toMatchObject({ code: 'result_set_expired', status: 409 });
     const stripped = await ContactRetrievalJobItem.find({ jobId }).lean();
     expect(stripped).toHaveLength(3);
     expect(stripped.every((i) => !i.emails?.length && !i.phones?.length)).toBe(true);
@@ -247,7 +248,7 @@ test('retention: readable for 7 days, then 409 with the contacts removed, then 4
     // What the timer then runs: the purge activity, run here as the workflow would.
     await createActivities(createDeps(config, { temporal, logger: testLogger(), store: store.handle })).purgeContactRetrievalResult({ jobId });
     await retention.terminate('the purge ran in the test');
-    await expect(readJobResult(config, p, jobId, { limit: 10 })).rejects.toMatchObject({ code: 'result_gone', status: 410 });
+    await expect(readJobResult(config, p, jobId, { limit: 10 }, new Date())).rejects.toMatchObject({ code: 'result_gone', status: 410 });
     expect(await ContactRetrievalJobItem.countDocuments({ jobId })).toBe(0);
     // The 30-day reuse cache of what this job retrieved goes with it.
     expect(await RetrievedContact.countDocuments({ _id: { $in: cached } })).toBe(0);
@@ -256,6 +257,6 @@ test('retention: readable for 7 days, then 409 with the contacts removed, then 4
 
 /** Credits charged for a job: the sum of its chunk charges (one ledger entry per chunk). */
 async function jobCharged(jobId: string): Promise<number> {
-  const entries = await LedgerEntry.find({ chargeKey: new RegExp(`^job:${jobId}:`) }).lean();
+  const entries = await store.stores.credits.ledgerEntriesUnderChargeKeyPrefix(`job:${jobId}:`);
   return entries.reduce((s, e) => s + e.amount, 0);
 }

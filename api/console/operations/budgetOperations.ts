@@ -36,11 +36,11 @@ type BudgetInput = { family_id: string };
 /** The budget of the form's family (or of the organization) set to `amount`, null removing it. */
 async function changeBudget({ principal, body, deps }: RouteInput<BudgetInput, unknown, unknown>, amount: number | null): Promise<BudgetView> {
   if (body.family_id && !(await familyExists(principal.orgId, body.family_id))) throw notFound('key family');
-  return setBudget({ orgId: principal.orgId, familyId: body.family_id || undefined, amount }, deps.ledgerHeads);
+  return setBudget(deps, { orgId: principal.orgId, familyId: body.family_id || undefined, amount });
 }
 
 async function budgetBefore(input: RouteInput<BudgetInput, unknown, unknown>): Promise<Record<string, unknown>> {
-  const summary = await creditSummary(input.principal.orgId, input.deps.ledgerHeads);
+  const summary = await creditSummary(input.deps, input.principal.orgId);
   const familyId = input.body.family_id || null;
   return { family_id: familyId, budget: familyId ? (summary.family_budgets[familyId] ?? null) : summary.organization_budget };
 }

@@ -92,7 +92,10 @@ async function sendBudgetsPage(
   status = 200,
 ): Promise<void> {
   const orgId = visitor.user.orgId;
-  const [summary, families] = await Promise.all([creditSummary(orgId), familyReads.get(orgId, deps.config.readCacheMs, () => keyFamilies(orgId))]);
+  const [summary, families] = await Promise.all([
+    creditSummary({ stores: deps.stores, now: () => deps.now().getTime() }, orgId),
+    familyReads.get(orgId, deps.config.readCacheMs, () => keyFamilies(orgId)),
+  ]);
   const page = pageNumber(ctx.query.page);
   const shown = families.slice((page - 1) * FAMILIES_PER_PAGE, page * FAMILIES_PER_PAGE);
   const more = families.length > page * FAMILIES_PER_PAGE;

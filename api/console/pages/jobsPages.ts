@@ -1,4 +1,3 @@
-import type { Config } from '../../../core/config';
 import { getContactRetrievalJob, type JobView } from '../../../core/jobs/contactRetrievalJobs';
 import { listContactRetrievalJobs } from '../../../core/jobs/jobList';
 import { readJobResult, type JobResultPage } from '../../../core/jobs/jobResults';
@@ -14,7 +13,7 @@ import { mayChange } from '../pageAccess';
 import { peopleNames } from '../../../core/talent/peopleNames';
 import { eventPath } from './webhookDeliveriesPages';
 import { eventDeliveryStatus, type EventDeliveryStatus } from '../../../core/webhooks/eventDeliveryStatus';
-import type { ConsolePages } from '../consolePages';
+import type { ConsoleDeps, ConsolePages } from '../consolePages';
 import type { ConsoleVisitor } from '../consoleVisitor';
 import { deliveryTimeline, timelineHtml } from '../webhooks/deliveryTimeline';
 import { cursorPager } from '../listPages';
@@ -124,19 +123,27 @@ async function eventSection(orgId: string, job: JobView): Promise<SafeHtml> {
     ${link}`;
 }
 
-async function resultSection(config: Config, visitor: ConsoleVisitor, job: JobView, cursor: string | undefined): Promise<SafeHtml> {
+async function resultSection(
+  { config, stores, now }: Pick<ConsoleDeps, 'config' | 'stores' | 'now'>,
+  visitor: ConsoleVisitor,
+  job: JobView,
+  cursor: string | undefined,
+): Promise<SafeHtml> {
   if (!visitor.principal.scopes.includes(PERMISSIONS.jobsRead)) {
     return html`<p class="note">Reading a job's result needs the <code>${PERMISSIONS.jobsRead}</code> permission.</p>`;
   }
   let page: JobResultPage;
   try {
-    page = await readJobResult(config, visitor.principal, job.job_id, { limit: RESULT_PAGE, cursor });
+    page = await readJobResult(config, visitor.principal, job.job_id, { limit: RESULT_PAGE, cursor }, now());
   } catch (err) {
     if (err instanceof Problem && (err.code === 'result_set_expired' || err.code === 'result_gone')) return html`<p>${err.detail}</p>`;
     throw err;
   }
   if (page.items.length === 0) return html`<p>No person has been settled yet.</p>`;
-  const names = await peopleNames(page.items.map((item) => item.person_id));
+  const names = await peopleNames(
+    stores,
+    page.items.map((item) => item.person_id),
+  );
   const rows: TableCell[][] = page.items.map((item) => [
     { body: html`${names.get(item.person_id) ?? '—'}<br /><span class="id">${item.person_id}</span>`, className: 'wrap name' },
     { body: item.outcome },
@@ -204,11 +211,11 @@ export function mountJobsPages(pages: ConsolePages): void {
     });
   });
 
-  pages.list(`${CONSOLE_PATHS.jobs}/:job_id`, async (ctx, visitor, { config }) => {
+  pages.list(`${CONSOLE_PATHS.jobs}/:job_id`, async (ctx, visitor, deps) => {
     const job = await getContactRetrievalJob(visitor.principal, ctx.params.job_id);
     const [event, result] = await Promise.all([
       eventSection(visitor.user.orgId, job),
-      resultSection(config, visitor, job, text(ctx.query.result_cursor) || undefined),
+      resultSection(deps, visitor, job, text(ctx.query.result_cursor) || undefined),
     ]);
     sendConsolePage(ctx, {
       title: `Job ${job.job_id}`,

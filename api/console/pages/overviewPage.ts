@@ -35,7 +35,7 @@ export function mountOverviewPage(pages: ConsolePages): void {
     const days: ChartRange = rangeEndingAt('day', 30, now);
     const hours: ChartRange = rangeEndingAt('hour', 24, now);
     const [funding, daily, hourly, running, webhooks] = await Promise.all([
-      fundingState(orgId),
+      fundingState({ stores, now: () => now }, orgId),
       usageSeries(stores, { orgId, granularity: 'day', from: new Date(days.fromMs), to: new Date(days.toMs) }, now),
       usageSeries(stores, { orgId, granularity: 'hour', from: new Date(hours.fromMs), to: new Date(hours.toMs) }, now),
       runningJobCount(orgId),

@@ -181,7 +181,7 @@ export function mountUsagePage(pages: ConsolePages): void {
     const [points, families, ledger, byApplication, applicationNames] = await Promise.all([
       usageSeries(stores, { orgId, granularity, from: new Date(chartRange.fromMs), to: new Date(chartRange.toMs) }, now),
       keyFamiliesOf(orgId),
-      listLedgerEntries(config, orgId, filter, { cursor, limit: LEDGER_PAGE }),
+      listLedgerEntries(stores, config, orgId, filter, { cursor, limit: LEDGER_PAGE }),
       usageSeries(stores, { orgId, granularity, from: new Date(chartRange.fromMs), to: new Date(chartRange.toMs), byApplication: true }, now),
       applicationNamesOfOrg(orgId),
     ]);
@@ -228,11 +228,11 @@ export function mountUsagePage(pages: ConsolePages): void {
     });
   });
 
-  pages.download(LEDGER_CSV_PATH, async (ctx, visitor) => {
+  pages.download(LEDGER_CSV_PATH, async (ctx, visitor, { stores }) => {
     const orgId = visitor.user.orgId;
     const { filter } = ledgerFormOf(ctx.query);
     const names = new Map((await keyFamiliesOf(orgId)).map((f) => [f.family_id, f.name]));
-    sendCsvExport(ctx, 'ledger.csv', ledgerCsvColumns(names), allLedgerEntries(orgId, filter));
+    sendCsvExport(ctx, 'ledger.csv', ledgerCsvColumns(names), allLedgerEntries(stores, orgId, filter));
   });
 
   pages.download(USAGE_CSV_PATH, async (ctx, visitor, { stores }) => {
