@@ -18,6 +18,8 @@ import { createAuditStore, type AuditStore } from './audit/store';
 import { createUsageStore, type UsageStore } from './usage/store';
 import { createMailStore, type MailStore } from './mail/store';
 import { createIdempotencyStore, type IdempotencyStore } from './idempotency/store';
+import { createTenancyStore, type TenancyStore } from './tenancy/store';
+import { createKeysStore, type KeysStore } from './keys/store';
 import type { Connection } from 'mongoose';
 import { createTemporalClients, type TemporalClients } from './temporal/client';
 import { createPeopleIndexes, type PeopleIndexes } from './talent/peopleIndexes';
@@ -43,6 +45,8 @@ export interface Stores {
   readonly usage: UsageStore;
   readonly mail: MailStore;
   readonly idempotency: IdempotencyStore;
+  readonly tenancy: TenancyStore;
+  readonly keys: KeysStore;
 }
 
 /** The areas' stores on `connection` (the root's, from `openStore`). */
@@ -52,6 +56,8 @@ export function createStores(connection: Connection): Stores {
     usage: createUsageStore(connection),
     mail: createMailStore(connection),
     idempotency: createIdempotencyStore(connection),
+    tenancy: createTenancyStore(connection),
+    keys: createKeysStore(connection),
   };
 }
 
@@ -115,22 +121,23 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 
   const logger = parts.logger ?? createLogger();
   const temporal = parts.temporal ?? createTemporalClients(config);
   const trustAnchors = parts.trustAnchors ?? new TrustAnchors();
+  const stores = createStores(store.connection);
   return {
     temporal,
     now,
     logger,
     store,
-    stores: createStores(store.connection),
+    stores,
     config,
     admission: parts.admission ?? new StoreAdmission(now),
     dailyJobCaps: parts.dailyJobCaps ?? new DailyJobCapReads(),
-    keyReads: parts.keyReads ?? new KeyReads(),
+    keyReads: parts.keyReads ?? new KeyReads(stores.keys),
     limitSettings: parts.limitSettings ?? new LimitSettingsReads(),
     signingKeys: parts.signingKeys ?? new SigningKeys(config),
     publicClients: parts.publicClients ?? new PublicClients(config, { destinationLookup, addressLimits, clock: now, logger, trustAnchors }),
     decoy: parts.decoy ?? new DecoyPasswordHash(config.oauth.passwordScryptLog2N),
     people: parts.people ?? createPeopleIndexes(now, logger),
-    enabledSources: parts.enabledSources ?? new EnabledSourceReads(),
+    enabledSources: parts.enabledSources ?? new EnabledSourceReads(stores.tenancy),
     jobPeople: parts.jobPeople ?? createJobPeopleReads(),
     claimGenerations: parts.claimGenerations ?? createClaimGenerations(),
     quotaWindows: parts.quotaWindows ?? new QuotaWindows(),

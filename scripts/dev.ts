@@ -316,11 +316,13 @@ async function prepareStore(
   { mongodbUri, apiAudience: audience, secretsKey }: Pick<Config, 'mongodbUri' | 'apiAudience' | 'secretsKey'>,
   keyChoice: FirstKeyChoice,
 ): Promise<{ devKey: DevelopmentKey | null; org: { org_id: string; workspace_id: string } | null; person: SessionPerson | null }> {
-  const { connectStore, disconnectStore, ensureIndexes } = await import('../core/store/connection');
+  const { openStore } = await import('../core/store/connection');
+  const { createStores } = await import('../core/deps');
   const seed = await import('./seeding/seedPeople');
-  await connectStore(mongodbUri);
+  const store = await openStore(mongodbUri);
   try {
-    await ensureIndexes();
+    const stores = createStores(store.connection);
+    await store.ensureIndexes();
     if ((await seed.peopleCount()) === 0) {
       const count = Number(process.env.DEV_SEED_PEOPLE || 2000);
       say(`seeding ${count} synthetic people (first run) …`);
@@ -331,10 +333,10 @@ async function prepareStore(
         progress.finish();
       }
     }
-    const devKey = keyChoice.allowed ? await createDevelopmentKeyIfEmpty(audience) : null;
-    return { devKey, org: devKey ? null : await firstOrganization(), person: devKey ? await sessionPerson() : null };
+    const devKey = keyChoice.allowed ? await createDevelopmentKeyIfEmpty(stores, audience) : null;
+    return { devKey, org: devKey ? null : await firstOrganization(stores), person: devKey ? await sessionPerson() : null };
   } finally {
-    await disconnectStore();
+    await store.close();
   }
 }
 

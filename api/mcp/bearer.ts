@@ -97,7 +97,7 @@ function apiKeyRefusal(config: Config): BearerRejection {
   );
 }
 
-export async function authenticateBearer(ctx: Context, deps: Pick<Deps, 'config' | 'admission' | 'signingKeys'>): Promise<ToolPrincipal> {
+export async function authenticateBearer(ctx: Context, deps: Pick<Deps, 'config' | 'admission' | 'signingKeys' | 'stores'>): Promise<ToolPrincipal> {
   const { signingKeys } = deps;
   const { config } = deps;
   const raw = ctx.req.rawHeaders;
@@ -128,7 +128,7 @@ export async function authenticateBearer(ctx: Context, deps: Pick<Deps, 'config'
       throw new BearerRejection(401, 'invalid_token', INVALID_TOKEN);
     }
     // RFC 9470: the person's sign-in no longer meets their organization's policy; a new sign-in takes them to enrol.
-    if (await mustEnrolSecondFactor(user)) throw new BearerRejection(401, 'insufficient_user_authentication', SECOND_FACTOR_REQUIRED);
+    if (await mustEnrolSecondFactor(deps.stores, user)) throw new BearerRejection(401, 'insufficient_user_authentication', SECOND_FACTOR_REQUIRED);
     requireScopes(verdict.token.scopes);
     const perSecond = config.oauth.personToolRequestsPerSecond;
     const admitted = await admitPersonRequest(deps.admission, user._id, perSecond);

@@ -93,7 +93,7 @@ export function oauthRouter(config: Config, { signingKeys, publicClients, decoy,
     limitPerAddress(addressLimits, 'token', limits.tokenRequestsPerMinute, refuseTokenRequest, sendTokenStoreOutage),
     tokenEndpoint({ config, signingKeys, publicClients, now }),
   );
-  router.get(AUTHORIZE_PATH, storeOutagePage(authorizeEndpoint(config, publicClients, addressLimits)));
+  router.get(AUTHORIZE_PATH, storeOutagePage(authorizeEndpoint(config, stores, publicClients, addressLimits)));
   router.post(REGISTER_PATH, registrationEndpoint());
   mountSignInPages(router, config, decoy, now, stores);
   mountSecondFactorPages(router, config, now, stores);

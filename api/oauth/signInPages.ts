@@ -192,10 +192,10 @@ export function signInForm(
   );
 }
 
-async function signInPage(ctx: Context, config: Config): Promise<void> {
+async function signInPage(ctx: Context, config: Config, stores: Stores): Promise<void> {
   const handle = handleOf(typeof ctx.query.request === 'string' ? ctx.query.request : null);
   const user = await sessionUser(sessionValueOf(ctx, config));
-  if (user) return handle ? resumeAuthorization(ctx, config, handle, user) : redirectTo(ctx, landingOf(ctx.query.return_to));
+  if (user) return handle ? resumeAuthorization(ctx, config, stores, handle, user) : redirectTo(ctx, landingOf(ctx.query.return_to));
   signInForm(ctx, config, handle, null, 200, '', safeReturnPath(ctx.query.return_to));
 }
 
@@ -249,19 +249,19 @@ interface ConsentView {
   message: string | null;
 }
 
-async function consentPage(ctx: Context, config: Config): Promise<void> {
+async function consentPage(ctx: Context, config: Config, stores: Stores): Promise<void> {
   const handle = handleOf(typeof ctx.query.request === 'string' ? ctx.query.request : null);
   if (!handle) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
   const user = await signedInUser(ctx, config);
   if (!user) return redirectTo(ctx, `${SIGN_IN_PAGE_PATH}?request=${handle}`);
-  if (await sentToEnrol(ctx, user)) return;
+  if (await sentToEnrol(ctx, stores, user)) return;
   const pending = await findPending(handle);
   if (!pending) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
   const policy = await agentPolicyOf(user.orgId);
   consentForm(ctx, config, handle, pending, user, { policy, choice: proposedChoice(policy), message: null });
 }
 
-async function consentSubmit(ctx: Context, config: Config): Promise<void> {
+async function consentSubmit(ctx: Context, config: Config, stores: Stores): Promise<void> {
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const handle = handleOf(form.get('request'));
@@ -291,7 +291,7 @@ async function consentSubmit(ctx: Context, config: Config): Promise<void> {
     scope: pending.scope,
     allowance: read.allowance,
   });
-  return completeAuthorization(ctx, config, handle, pending, user, grant);
+  return completeAuthorization(ctx, config, stores, handle, pending, user, grant);
 }
 
 // ---- connected applications ---------------------------------------------------------------
@@ -325,10 +325,10 @@ function connectionRow(g: GrantRecord, policy: AgentPolicy, spent: AgentSpendSum
   ];
 }
 
-async function connectionsPage(ctx: Context, config: Config, now: () => number): Promise<void> {
+async function connectionsPage(ctx: Context, config: Config, now: () => number, stores: Stores): Promise<void> {
   const user = await signedInUser(ctx, config);
   if (!user) return redirectTo(ctx, SIGN_IN_PAGE_PATH);
-  if (await sentToEnrol(ctx, user)) return;
+  if (await sentToEnrol(ctx, stores, user)) return;
   const session = sessionValueOf(ctx, config)!;
   const csrf = csrfToken(session, config);
   const grants = await listGrants(user._id);
@@ -343,7 +343,7 @@ async function connectionsPage(ctx: Context, config: Config, now: () => number):
   // One of the console's pages: its navigation, stylesheet and CSP.
   sendConsolePage(ctx, {
     title: 'Connected applications',
-    visitor: await layoutOf(user, csrf),
+    visitor: await layoutOf(stores, user, csrf),
     current: CONNECTIONS_PAGE_PATH,
     status: done,
     body: html`<p>Signed in as ${user.email}. Each application acts with your permissions, within the allowance you gave it; a day is a UTC day.</p>
@@ -380,7 +380,7 @@ async function signOutSubmit(ctx: Context, config: Config): Promise<void> {
 
 /** Mounts the pages (DECISIONS.md "Interactive sign-in"): set password, sign in, consent, connected applications. */
 export function mountSignInPages(router: Router, config: Config, decoy: DecoyPasswordHash, now: () => number, stores: Stores): void {
-  const serve = (handler: (ctx: Context, config: Config) => Promise<void>) => storeOutagePage((ctx: Context) => handler(ctx, config));
+  const serve = (handler: (ctx: Context, config: Config, stores: Stores) => Promise<void>) => storeOutagePage((ctx: Context) => handler(ctx, config, stores));
   router.get(SETUP_PAGE_PATH, serve(setupPage));
   router.post(
     SETUP_PAGE_PATH,
@@ -395,7 +395,7 @@ export function mountSignInPages(router: Router, config: Config, decoy: DecoyPas
   router.post(CONSENT_PAGE_PATH, serve(consentSubmit));
   router.get(
     CONNECTIONS_PAGE_PATH,
-    serve((ctx) => connectionsPage(ctx, config, now)),
+    serve((ctx) => connectionsPage(ctx, config, now, stores)),
   );
   router.post(
     REVOKE_CONNECTION_PATH,

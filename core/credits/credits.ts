@@ -3,7 +3,6 @@ import { newId } from '../ids';
 import { inTurn } from '../inTurn';
 import { creditsCharged } from '../observability/metrics';
 import { Problem } from '../problems';
-import { creditMirrorOf, mirrorCreditHead } from '../tenancy/store';
 import { afterAgentSpend, allowanceLeft, allowanceRefusal, type AgentSpender, type AgentSpendState } from './agentAllowance';
 import { ChainHeads } from './chain';
 import * as store from './store';
@@ -92,7 +91,7 @@ function stateOf(e: store.LedgerEntryRecord): FundingState {
 /** The head of the organization's ledger, opening it from the organization record if new. */
 async function head(orgId: string, heads?: LedgerHeads): Promise<store.LedgerEntryRecord> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const org = await creditMirrorOf(orgId);
+    const org = await store.creditMirrorOf(orgId);
     if (!org) throw new Error(`organization ${orgId} does not exist`);
     const seq = await store.ledgerHeadSeq(orgId, org.creditSeq ?? -1, heads?.seqs);
     if (seq >= 0) {
@@ -278,7 +277,7 @@ async function appendNow(
 
 /** Best-effort copy of the head onto the organization, for readers of its `creditBalance`. */
 async function mirror(orgId: string, e: store.LedgerEntryRecord): Promise<void> {
-  await mirrorCreditHead(orgId, { seq: e.seq, balance: e.balanceAfter, budgetRemaining: e.orgBudgetAfter });
+  await store.mirrorCreditHead(orgId, { seq: e.seq, balance: e.balanceAfter, budgetRemaining: e.orgBudgetAfter });
 }
 
 /**

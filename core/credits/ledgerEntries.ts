@@ -1,6 +1,5 @@
 import { cursorIndex, decodeListCursor, encodeListCursor, type CursorKey } from '../pageCursor';
-import { creditMirrorOf } from '../tenancy/store';
-import { ledgerEntryTime, ledgerHeadSeq, ledgerWindow, type LedgerEntryRecord } from './store';
+import { creditMirrorOf, ledgerEntryTime, ledgerHeadSeq, ledgerWindow, type LedgerEntryRecord } from './store';
 
 /**
  * What an organization's people read of its credit ledger: every grant and charge, newest

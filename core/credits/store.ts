@@ -1,6 +1,8 @@
 import { appendEntry, entryId, headSeq, readEntry, type AppendOutcome, type ChainHeads } from './chain';
 import { typedCollection } from '../store/typedCollection';
 import { LedgerEntry } from './models';
+import mongoose from 'mongoose';
+import type { OrganizationRecord } from '../tenancy/store';
 
 /** Credits each application spent on one UTC day, as the ledger's head records them (agentAllowance.ts reads it). */
 export interface AgentSpendState {
@@ -113,4 +115,26 @@ export async function agentChargesSince(
     { agentGrantId: { $in: [...grantIds] }, agentDay: { $gte: fromDay }, kind: 'charge' },
     { agentGrantId: 1, agentDay: 1, amount: 1 },
   ).lean<Array<Pick<LedgerEntryRecord, 'agentGrantId' | 'agentDay' | 'amount'>>>();
+}
+
+// ---- the credit mirror on the organization ------------------------------------------------
+
+/** What the credit ledger keeps on the organization (credits.ts): a copy of its head for display; the ledger is the truth. */
+export type CreditMirror = Pick<OrganizationRecord, '_id' | 'creditBalance' | 'budgetRemaining' | 'creditSeq'>;
+
+// The mirror's fields belong to the ledger, the rest of the organization to core/tenancy; they
+// are written through the driver, which keeps the fields the tenancy schema does not declare.
+const creditMirrors = () => mongoose.connection.collection<CreditMirror>('organizations');
+
+/** The credit mirror of the organization, or null when it does not exist. */
+export async function creditMirrorOf(orgId: string): Promise<CreditMirror | null> {
+  return creditMirrors().findOne({ _id: orgId }, { projection: { creditBalance: 1, budgetRemaining: 1, creditSeq: 1 } });
+}
+
+/** Copies a ledger head onto the organization unless a later one is already there. */
+export async function mirrorCreditHead(orgId: string, head: { seq: number; balance: number; budgetRemaining: number | null }): Promise<void> {
+  await creditMirrors().updateOne(
+    { _id: orgId, $or: [{ creditSeq: { $exists: false } }, { creditSeq: { $lt: head.seq } }] },
+    { $set: { creditBalance: head.balance, budgetRemaining: head.budgetRemaining, creditSeq: head.seq } },
+  );
 }

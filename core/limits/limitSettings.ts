@@ -3,6 +3,7 @@ import { GatheredReads } from '../store/gatheredReads';
 import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
 import { commitNextVersion } from '../store/versionedDocument';
 import { requireOrganization } from '../tenancy/provisioning';
+import type { TenancyStores } from '../tenancy/store';
 import {
   BASELINE_ENTRY,
   DEFAULT_MAX_CONCURRENCY,
@@ -12,7 +13,7 @@ import {
   type OperationName,
   type Scope,
 } from './limitTable';
-import { scopeChain } from './scopeChain';
+import { scopeChain, type ScopeStores } from './scopeChain';
 import type { Actor, LimitOverride, LimitSettingsDoc } from './limitSettingsRecord';
 import { findLimitSettings, limitSettingsOf, limitSettingsVersions } from './store';
 
@@ -185,20 +186,25 @@ export interface LimitChangeRequest<O extends LimitEntryName = OperationName> {
  * (or throws its refusal) inside the conditional update.
  */
 async function changeOverride(
+  stores: ScopeStores,
   settings: LimitChangeSettings,
   { orgId, operation, scope }: LimitChangeRequest,
   decide: (s: LimitSettingsDoc, existing: LimitOverride | undefined) => OverrideChange,
 ): Promise<LimitSettingsDoc> {
-  await requireOrganization(orgId);
-  await scopeChain(orgId, scope);
+  await requireOrganization(stores, orgId);
+  await scopeChain(stores, orgId, scope);
   return updateSettings(settings, orgId, (s) =>
     upsertOverride(s, { operation, scopeType: scope.type, scopeId: scope.id, ...decide(s, existingOverride(s, operation, scope)) }),
   );
 }
 
-export async function setCap(settings: LimitChangeSettings, request: LimitChangeRequest & { requestsPerMinute: number }): Promise<LimitSettingsDoc> {
+export async function setCap(
+  stores: ScopeStores,
+  settings: LimitChangeSettings,
+  request: LimitChangeRequest & { requestsPerMinute: number },
+): Promise<LimitSettingsDoc> {
   const { operation, scope, requestsPerMinute, actor = 'operator' } = request;
-  return changeOverride(settings, request, (s, existing) => {
+  return changeOverride(stores, settings, request, (s, existing) => {
     checkCapChange(s, operation, scope, requestsPerMinute, actor);
     // A customer lowering the operator's cap leaves it the operator's: clearing it must stay the operator's too.
     const setBy = existing && existing.kind !== 'cleared' && setByOf(existing) === 'operator' ? 'operator' : actor;
@@ -206,9 +212,9 @@ export async function setCap(settings: LimitChangeSettings, request: LimitChange
   });
 }
 
-export async function blockOperation(settings: LimitChangeSettings, request: LimitChangeRequest): Promise<LimitSettingsDoc> {
+export async function blockOperation(stores: ScopeStores, settings: LimitChangeSettings, request: LimitChangeRequest): Promise<LimitSettingsDoc> {
   const { actor = 'operator' } = request;
-  return changeOverride(settings, request, (_s, existing) => {
+  return changeOverride(stores, settings, request, (_s, existing) => {
     // A customer's block must not take over an operator's cap or block: clearing it later would lift the operator's limit.
     if (actor === 'customer' && existing && existing.kind !== 'cleared' && setByOf(existing) === 'operator') {
       throw new LimitChangeError('the service operator set a limit on this operation for this scope; only the operator can change it');
@@ -235,10 +241,10 @@ export function checkClear(actor: Actor, existing?: Pick<LimitOverride, 'kind' |
 }
 
 /** Clears a cap or block; `api.request_baseline.v1` clears the organization-wide rate. */
-export async function clearLimit(settings: LimitChangeSettings, request: LimitChangeRequest<LimitEntryName>): Promise<LimitSettingsDoc> {
+export async function clearLimit(stores: ScopeStores, settings: LimitChangeSettings, request: LimitChangeRequest<LimitEntryName>): Promise<LimitSettingsDoc> {
   const { orgId, operation, scope, actor = 'operator' } = request;
   if (actor === 'customer' && operation === BASELINE_ENTRY) checkClear(actor);
-  await requireOrganization(orgId);
+  await requireOrganization(stores, orgId);
   if (operation === BASELINE_ENTRY) {
     if (scope.type !== 'organization') throw new LimitChangeError(`${BASELINE_ENTRY} is organization-wide`);
     return updateSettings(settings, orgId, (s) => ({
@@ -248,7 +254,7 @@ export async function clearLimit(settings: LimitChangeSettings, request: LimitCh
       maxConcurrency: null,
     }));
   }
-  await scopeChain(orgId, scope);
+  await scopeChain(stores, orgId, scope);
   return updateSettings(settings, orgId, (s) => {
     const existing = existingOverride(s, operation, scope);
     checkClear(actor, existing);
@@ -272,6 +278,7 @@ export function checkRateChange(s: LimitSettingsDoc, change: { requestsPerSecond
 }
 
 export async function setOrganizationRate(
+  stores: TenancyStores,
   settings: LimitChangeSettings,
   orgId: string,
   change: { requestsPerSecond?: number; maxConcurrency?: number },
@@ -280,7 +287,7 @@ export async function setOrganizationRate(
   if (change.requestsPerSecond === undefined && change.maxConcurrency === undefined) {
     throw new LimitChangeError('give a requests-per-second or max-concurrency value');
   }
-  await requireOrganization(orgId);
+  await requireOrganization(stores, orgId);
   return updateSettings(settings, orgId, (s) => {
     checkRateChange(s, change, actor);
     return {

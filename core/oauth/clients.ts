@@ -1,6 +1,6 @@
 import { newId } from '../ids';
 import { isPermission, PERMISSIONS, type Permission } from '../keys/permissions';
-import { insertApplication, insertWorkspace, orgOfWorkspace } from '../tenancy/store';
+import type { TenancyStores } from '../tenancy/store';
 import { requireOrganization } from '../tenancy/provisioning';
 import { generateClientSecret, hashClientSecret, matchesLiveSecret, rotateSecrets } from './clientSecrets';
 import {
@@ -38,7 +38,10 @@ export interface CreateClientInput {
 }
 
 /** Operator provisioning (SPEC 5.2 item 2): the secret is returned here once, stored as a hash. */
-export async function createClient(input: CreateClientInput): Promise<{
+export async function createClient(
+  stores: TenancyStores,
+  input: CreateClientInput,
+): Promise<{
   client_id: string;
   client_secret: string;
   org_id: string;
@@ -47,7 +50,7 @@ export async function createClient(input: CreateClientInput): Promise<{
   scopes: string[];
   rate_limit_per_minute: number;
 }> {
-  await requireOrganization(input.orgId);
+  await requireOrganization(stores, input.orgId);
   if (!Number.isInteger(input.rateLimitPerMinute) || input.rateLimitPerMinute < 1)
     throw new Error('rate limit must be a positive integer (requests per minute)');
   const permissions = [...new Set(input.permissions ?? DEFAULT_CLIENT_PERMISSIONS)];
@@ -57,12 +60,12 @@ export async function createClient(input: CreateClientInput): Promise<{
   const workspaceId = input.workspaceId ?? newId('ws');
   const applicationId = newId('app');
   if (input.workspaceId) {
-    if ((await orgOfWorkspace(input.workspaceId)) !== input.orgId)
+    if ((await stores.tenancy.orgOfWorkspace(input.workspaceId)) !== input.orgId)
       throw new Error(`workspace ${input.workspaceId} is not a workspace of organization ${input.orgId}`);
   } else {
-    await insertWorkspace({ _id: workspaceId, orgId: input.orgId, name: `M2M client ${clientId}` });
+    await stores.tenancy.insertWorkspace({ _id: workspaceId, orgId: input.orgId, name: `M2M client ${clientId}` });
   }
-  await insertApplication({ _id: applicationId, orgId: input.orgId, name: `M2M client ${clientId}`, holder: 'm2m_client' });
+  await stores.tenancy.insertApplication({ _id: applicationId, orgId: input.orgId, name: `M2M client ${clientId}`, holder: 'm2m_client' });
   const secret = generateClientSecret();
   const now = new Date();
   await insertOAuthClient({
@@ -131,8 +134,8 @@ export async function revokeClient(clientId: string): Promise<{ client_id: strin
   return { client_id: clientId, revoked_at: (doc.revokedAt ?? now).toISOString() };
 }
 
-export async function listClients(orgId: string): Promise<{ org_id: string; clients: unknown[] }> {
-  await requireOrganization(orgId);
+export async function listClients(stores: TenancyStores, orgId: string): Promise<{ org_id: string; clients: unknown[] }> {
+  await requireOrganization(stores, orgId);
   const docs = await oauthClientsOf(orgId);
   const now = new Date();
   return {

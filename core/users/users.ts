@@ -8,7 +8,7 @@ import { claimOnce } from '../oauth/attemptSlots';
 import { listGrants, revokeGrants } from '../oauth/consentGrants';
 import { revokeChainsOf } from '../oauth/tokenChains';
 import { isDuplicateKeyError } from '../store/connection';
-import { findWorkspaceOfOrg, insertApplication } from '../tenancy/store';
+import type { TenancyStores } from '../tenancy/store';
 import { requireOrganization } from '../tenancy/provisioning';
 import { addAdminSeat, ensureAdminCount, isRole, releaseAdminSeat, roleOf, type Role } from './adminSeats';
 import * as store from './store';
@@ -36,14 +36,15 @@ export function setupUrl(authUrl: string, token: string): string {
 }
 
 export async function createUser(
+  stores: TenancyStores,
   settings: Pick<Config, 'authUrl'>,
   input: { orgId: string; workspaceId: string; email: string; permissions: string[]; role?: Role },
   now = new Date(),
   /** `invitation` (7 days) when the console invites; the operator's setup link otherwise. */
   purpose: Exclude<LinkPurpose, 'reset'> = 'setup',
 ): Promise<{ user_id: string; email: string; role: Role; setup_url: string; setup_expires_at: string }> {
-  await requireOrganization(input.orgId);
-  const workspace = await findWorkspaceOfOrg(input.orgId, input.workspaceId);
+  await requireOrganization(stores, input.orgId);
+  const workspace = await stores.tenancy.findWorkspaceOfOrg(input.orgId, input.workspaceId);
   if (!workspace) throw new Error(`workspace ${input.workspaceId} does not exist in organization ${input.orgId}`);
   const email = normalizeEmail(input.email);
   if (!EMAIL.test(email) || !withinMailboxLimits(email)) throw new Error('the email address is not valid');
@@ -75,7 +76,7 @@ export async function createUser(
     throw err;
   }
   if (role === 'admin') await addAdminSeat(input.orgId);
-  await insertApplication({ _id: applicationId, orgId: input.orgId, name: `User ${userId}`, holder: 'person' });
+  await stores.tenancy.insertApplication({ _id: applicationId, orgId: input.orgId, name: `User ${userId}`, holder: 'person' });
   return { user_id: userId, email, role, setup_url: setupUrl(settings.authUrl, link.token), setup_expires_at: link.expiresAt.toISOString() };
 }
 
@@ -109,8 +110,8 @@ function publicView(u: UserRecord) {
   };
 }
 
-export async function listUsers(orgId: string): Promise<{ org_id: string; users: unknown[] }> {
-  await requireOrganization(orgId);
+export async function listUsers(stores: TenancyStores, orgId: string): Promise<{ org_id: string; users: unknown[] }> {
+  await requireOrganization(stores, orgId);
   const users = await store.usersOfOrg(orgId);
   return { org_id: orgId, users: users.map(publicView) };
 }

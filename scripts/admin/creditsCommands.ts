@@ -45,10 +45,10 @@ export const creditsCommands: Record<string, AdminCommand> = {
   },
   'source enable': {
     usage: 'source enable --org O --source S   (search sources besides the built-in pool)',
-    run: (f, { config }) => setSourceEnabled(config, requireFlag(f, 'org'), requireFlag(f, 'source'), true),
+    run: (f, { config, stores }) => setSourceEnabled(stores, config, requireFlag(f, 'org'), requireFlag(f, 'source'), true),
   },
   'source disable': {
     usage: 'source disable --org O --source S',
-    run: (f, { config }) => setSourceEnabled(config, requireFlag(f, 'org'), requireFlag(f, 'source'), false),
+    run: (f, { config, stores }) => setSourceEnabled(stores, config, requireFlag(f, 'org'), requireFlag(f, 'source'), false),
   },
 };

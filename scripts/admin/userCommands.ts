@@ -23,7 +23,7 @@ export const userCommands: Record<string, AdminCommand> = {
         permissions: permissionsFlag(f, 'permissions'),
         role: roleFlag(f, false),
       };
-      const created = await createUser(config, input);
+      const created = await createUser(stores, config, input);
       await recordOperatorChange(stores, {
         orgId: input.orgId,
         action: 'user.invited',
@@ -61,7 +61,7 @@ export const userCommands: Record<string, AdminCommand> = {
   },
   'user list': {
     usage: 'user list --org O',
-    run: (f) => listUsers(requireFlag(f, 'org')),
+    run: (f, { stores }) => listUsers(stores, requireFlag(f, 'org')),
   },
   'user disable': {
     usage: 'user disable --user-id U',

@@ -12,7 +12,8 @@ import { loadConfig } from '../../core/config';
 import { countRunningJobs } from '../../core/jobs/store';
 import { everyHeldLease } from '../../core/limits/store';
 import { logger } from '../../core/observability/logger';
-import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
+import { createStores } from '../../core/deps';
+import { openStore, type StoreHandle } from '../../core/store/connection';
 import { personIdFor } from '../seeding/generator';
 import { seedPeople } from '../seeding/seedPeople';
 import { sourcesOfPeople } from '../../core/talent/store';
@@ -75,12 +76,14 @@ async function main(): Promise<number> {
     return urls[turn++ % urls.length];
   });
   let exitCode = 1;
+  let store: StoreHandle | undefined;
   try {
     say('starting FerretDB and the Temporal dev server');
     await services.startStore();
     await services.startTemporal();
-    await connectStore(services.mongodbUri, config.store);
-    await ensureIndexes();
+    store = await openStore(services.mongodbUri, config.store);
+    const stores = createStores(store.connection);
+    await store.ensureIndexes();
     await seedPeople({ secretsKey: config.secretsKey, count: PEOPLE, seed: SEED });
     // Only people of the built-in source: jobs and unlocks refuse the others (422, 404).
     const seeded = Array.from({ length: PEOPLE }, (_, i) => personIdFor(config.secretsKey, SEED, i));
@@ -92,10 +95,10 @@ async function main(): Promise<number> {
     await firstWorker.ready;
 
     const tenants = [];
-    for (let i = 0; i <= opts.tenants; i++) tenants.push(await provisionTenant(api, receiver.url, i, i === 2 ? 60 : 100_000));
+    for (let i = 0; i <= opts.tenants; i++) tenants.push(await provisionTenant(stores, api, receiver.url, i, i === 2 ? 60 : 100_000));
     const [burst, ...loaders] = tenants;
     // Creates jobs only while Temporal is down: its own organization, so the running-job cap of the load's never refuses them.
-    const temporalProbe = await provisionTenant(api, receiver.url, opts.tenants + 1, 100_000);
+    const temporalProbe = await provisionTenant(stores, api, receiver.url, opts.tenants + 1, 100_000);
     tenants.push(temporalProbe);
     const loadStart = Date.now();
     const refusedByReceiver = new Set<number>();
@@ -197,7 +200,7 @@ async function main(): Promise<number> {
   } finally {
     say('stopping everything this run started');
     await services.stopAll();
-    await disconnectStore().catch(() => undefined);
+    await store?.close().catch(() => undefined);
     await receiver.close();
     await provider.close();
     closeAttemptAgents();

@@ -4,10 +4,8 @@ import { AUDIT_ACTIONS, type AuditAction } from '../../core/audit/auditActions';
 import { allAuditEvents } from '../../core/audit/auditLog';
 import { newId } from '../../core/ids';
 import { createApiKey } from '../../core/keys/apiKeys';
-import { ApiKey } from '../../core/keys/models';
 import { ALL_PERMISSIONS } from '../../core/keys/permissions';
 import { recordConsent } from '../../core/oauth/consentGrants';
-import { Workspace } from '../../core/tenancy/models';
 import { Invitation } from '../../core/users/models';
 import { passkeysOf } from '../../core/users/passkeyCeremonies';
 import { createUser } from '../../core/users/users';
@@ -24,6 +22,7 @@ import { api } from '../support/http';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
 import { adminCli, createUserWithCli, startSignInApi } from '../support/signInApi';
 import type { TestApi } from '../support/testApi';
+import { fileStores } from '../support/testStore';
 
 /**
  * The audit log is complete (DECISIONS.md "Audit actions"): each action is written by every path
@@ -54,12 +53,18 @@ beforeAll(async () => {
   });
   tenant = await createTenant({ credits: 1000 });
   admin = await consoleSession(srv, tenant, 'admin', [...ALL_PERMISSIONS]);
-  hooksWorkspace = (await Workspace.create({ _id: newId('ws'), orgId: tenant.orgId, name: 'Hooks' }))._id;
-  const made = await createApiKey({ orgId: tenant.orgId, workspaceId: hooksWorkspace, scopes: [...ALL_PERMISSIONS], audience: 'developer-api' });
+  hooksWorkspace = newId('ws');
+  await fileStores().tenancy.insertWorkspace({ _id: hooksWorkspace, orgId: tenant.orgId, name: 'Hooks' });
+  const made = await createApiKey(fileStores(), { orgId: tenant.orgId, workspaceId: hooksWorkspace, scopes: [...ALL_PERMISSIONS], audience: 'developer-api' });
   hooksKey = { key: made.key, keyId: made.key_id };
   state.familyId = tenant.familyId;
   state.personId = (
-    await createUser(srv.config, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email: `a${Date.now()}@example.com`, permissions: ['jobs.v1:read'] })
+    await createUser(fileStores(), srv.config, {
+      orgId: tenant.orgId,
+      workspaceId: tenant.workspaceId,
+      email: `a${Date.now()}@example.com`,
+      permissions: ['jobs.v1:read'],
+    })
   ).user_id;
 });
 afterAll(async () => {
@@ -128,7 +133,7 @@ const PATHS: AuditPath[] = [
         ['scopes', 'candidates.search'],
         ['expires', 'never'],
       ]);
-      state.consoleKeyId = (await ApiKey.findOne({ orgId: tenant.orgId, name: 'Audited key' }).lean())!._id;
+      state.consoleKeyId = (await fileStores().keys.keysOfOrg(tenant.orgId)).find((k) => k.name === 'Audited key')!._id;
       return inTenant(USER)();
     },
   },
@@ -432,7 +437,7 @@ const PATHS: AuditPath[] = [
     action: 'user.disabled',
     via: 'cli user disable',
     drive: async () => {
-      const other = await createUser(srv.config, {
+      const other = await createUser(fileStores(), srv.config, {
         orgId: tenant.orgId,
         workspaceId: tenant.workspaceId,
         email: `d${Date.now()}@example.com`,

@@ -1,27 +1,27 @@
 import type { Config } from '../../core/config';
 import { Problem } from '../../core/problems';
-import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
 import { User } from '../../core/users/models';
 import { createUser, disableUser, setUserRole } from '../../core/users/users';
 import { createTenant } from '../support/fixtures';
 import { testConfig } from '../support/testConfig';
+import { fileStores, openTestStore, type TestStore } from '../support/testStore';
 
 // "An organization always keeps at least one active admin", decided against the store while
 // admins demote and disable each other at the same moment.
+let testStore: TestStore;
 let config: Config;
 
 beforeAll(async () => {
   config = testConfig({ AUTH_URL: 'http://auth.test.invalid' });
-  await connectStore(config.mongodbUri);
-  await ensureIndexes();
+  testStore = await openTestStore(config);
 });
-afterAll(async () => disconnectStore());
+afterAll(async () => testStore.close());
 
 async function admins(n: number) {
   const tenant = await createTenant();
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const made = await createUser(config, {
+    const made = await createUser(fileStores(), config, {
       orgId: tenant.orgId,
       workspaceId: tenant.workspaceId,
       email: `admin${i}.${tenant.orgId}@example.com`,
@@ -55,7 +55,7 @@ test('five admins all demoted at once: exactly four go through', async () => {
 
 test('a person stored before roles existed reads as member and can be promoted, after which the others can step down', async () => {
   const tenant = await createTenant();
-  const old = await createUser(config, {
+  const old = await createUser(fileStores(), config, {
     orgId: tenant.orgId,
     workspaceId: tenant.workspaceId,
     email: `old.${tenant.orgId}@example.com`,
@@ -66,7 +66,7 @@ test('a person stored before roles existed reads as member and can be promoted, 
   expect(first).toMatchObject({ role_before: 'member', role: 'admin' });
   await expect(setUserRole(old.user_id, 'member')).rejects.toMatchObject({ code: 'last_admin' });
   await expect(disableUser(old.user_id)).rejects.toMatchObject({ code: 'last_admin' });
-  const second = await createUser(config, {
+  const second = await createUser(fileStores(), config, {
     orgId: tenant.orgId,
     workspaceId: tenant.workspaceId,
     email: `new.${tenant.orgId}@example.com`,

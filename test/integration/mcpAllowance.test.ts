@@ -13,6 +13,7 @@ import { createTenant, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { AUTH_URL, OAUTH_ENV, RESOURCE } from './oauthTestClient';
+import { fileStores } from '../support/testStore';
 
 /**
  * What a person allowed a connected AI application, enforced where money moves (DECISIONS.md
@@ -38,7 +39,7 @@ interface Connection {
 
 /** A person connected through one application with `allowance`: the grant consent records, its chain and an access token. */
 async function connect(allowance: GrantAllowance, clientName: string): Promise<Connection> {
-  const user = await createUser(srv.config, {
+  const user = await createUser(fileStores(), srv.config, {
     orgId: tenant.orgId,
     workspaceId: tenant.workspaceId,
     email: `agent.${randomBytes(6).toString('hex')}@example.com`,

@@ -9,6 +9,7 @@ import { createTenant, type TestTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { AUTH_URL, OAUTH_ENV, RESOURCE } from './oauthTestClient';
 import { StoreAdmission } from '../../core/limits/requestAdmission';
+import { fileStores } from '../support/testStore';
 
 const PER_SECOND = 3;
 let srv: TestApi;
@@ -25,7 +26,7 @@ async function personToken(userId?: string): Promise<{ userId: string; token: st
   const person =
     userId ??
     (
-      await createUser(srv.config, {
+      await createUser(fileStores(), srv.config, {
         orgId: tenant.orgId,
         workspaceId: tenant.workspaceId,
         email: `p${randomBytes(6).toString('hex')}@example.com`,

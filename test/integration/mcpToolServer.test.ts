@@ -12,6 +12,7 @@ import { createClient, revokeClient } from '../../core/oauth/clients';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { AUTH_URL, MCP_URL, OAUTH_ENV, RESOURCE, clientCredentialsToken, discover } from './oauthTestClient';
+import { fileStores } from '../support/testStore';
 
 let srv: TestApi;
 let tenant: TestTenant;
@@ -21,7 +22,7 @@ let token: string;
 beforeAll(async () => {
   srv = await startTestApi(OAUTH_ENV);
   tenant = await createTenant({ credits: 1000 });
-  m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 1000 });
+  m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 });
   token = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
 });
 afterAll(async () => srv.close());
@@ -143,7 +144,7 @@ describe('bearer validation at /tools', () => {
   });
 
   test("a revoked client's tokens fail on the next request", async () => {
-    const c = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 100 });
+    const c = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 100 });
     const t = (await clientCredentialsToken(srv, await discover(srv), c.client_id, c.client_secret)).access_token;
     expect((await postTools(`Bearer ${t}`)).status).toBe(200);
     await revokeClient(c.client_id);
@@ -151,7 +152,7 @@ describe('bearer validation at /tools', () => {
   });
 
   test('per-credential rate limit: 429 with Retry-After', async () => {
-    const c = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 3 });
+    const c = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 3 });
     // The token request itself counts: 1 + 5 requests cross at most one minute boundary.
     const t = (await clientCredentialsToken(srv, await discover(srv), c.client_id, c.client_secret)).access_token;
     const statuses: number[] = [];
@@ -275,14 +276,14 @@ describe('MCP over Streamable HTTP with the official SDK client', () => {
     // come from an in-flight slot a finished call did not give back. This file's API is the only
     // replica and shares this process's read caches, which a change clears at once: no wait.
     const onlyReplica = { readCacheMs: 0 };
-    await setOrganizationRate(onlyReplica, tenant.orgId, { requestsPerSecond: 1000, maxConcurrency: 25 });
+    await setOrganizationRate(fileStores(), onlyReplica, tenant.orgId, { requestsPerSecond: 1000, maxConcurrency: 25 });
     try {
       for (let i = 0; i < 27; i++) {
         const r = await client.callTool({ name: 'whoami', arguments: {} });
         expect(r.structuredContent).toMatchObject({ key_id: m2m.client_id });
       }
     } finally {
-      await clearLimit(onlyReplica, { orgId: tenant.orgId, operation: BASELINE_ENTRY, scope: { type: 'organization', id: tenant.orgId } });
+      await clearLimit(fileStores(), onlyReplica, { orgId: tenant.orgId, operation: BASELINE_ENTRY, scope: { type: 'organization', id: tenant.orgId } });
     }
   });
 

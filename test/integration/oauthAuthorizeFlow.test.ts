@@ -13,6 +13,7 @@ import { createTenant, type TestTenant } from '../support/fixtures';
 import { recordConsent } from '../../core/oauth/consentGrants';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { AUTH_URL, OAUTH_ENV, RESOURCE, tokenRequest } from './oauthTestClient';
+import { fileStores } from '../support/testStore';
 
 // HTTP-level tests of browser sign-in without a browser: the pages are driven as forms, the
 // client side is a handful of raw requests. The browser and SDK tests live elsewhere.
@@ -38,7 +39,7 @@ async function register(metadata: Record<string, unknown>) {
 
 async function newPerson(permissions = ['candidates.search', 'jobs.v1:read']) {
   const email = `p${randomBytes(6).toString('hex')}@example.com`;
-  const created = await createUser(srv.config, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions });
+  const created = await createUser(fileStores(), srv.config, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions });
   const password = 'correct horse battery staple';
   const browser = new FormBrowser(srv.url);
   const setupPath = new URL(created.setup_url).pathname + new URL(created.setup_url).search;
@@ -366,7 +367,12 @@ describe('refresh tokens of people', () => {
 
   test('the first password of a new person says nothing about disconnected applications', async () => {
     const email = `p${randomBytes(6).toString('hex')}@example.com`;
-    const created = await createUser(srv.config, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions: ['candidates.search'] });
+    const created = await createUser(fileStores(), srv.config, {
+      orgId: tenant.orgId,
+      workspaceId: tenant.workspaceId,
+      email,
+      permissions: ['candidates.search'],
+    });
     const browser = new FormBrowser(srv.url);
     const link = new URL(created.setup_url);
     const form = await browser.request(link.pathname + link.search);
@@ -554,7 +560,7 @@ describe('sign-in limits', () => {
   test('a person whose organization requires a second factor they lack gets no code, even with consent remembered: they are sent to enrol', async () => {
     const own = await createTenant();
     const email = `p${randomBytes(6).toString('hex')}@example.com`;
-    const created = await createUser(srv.config, { orgId: own.orgId, workspaceId: own.workspaceId, email, permissions: ['candidates.search'] });
+    const created = await createUser(fileStores(), srv.config, { orgId: own.orgId, workspaceId: own.workspaceId, email, permissions: ['candidates.search'] });
     const browser = new FormBrowser(srv.url);
     const setupPath = new URL(created.setup_url).pathname + new URL(created.setup_url).search;
     const setupPage = await browser.request(setupPath);
@@ -575,7 +581,7 @@ describe('sign-in limits', () => {
       scope: 'mcp:tools',
       allowance: { mode: 'read_only', dailyCredits: null },
     });
-    await setSecondFactorRequired(own.orgId, true);
+    await setSecondFactorRequired(fileStores(), own.orgId, true);
     const start = await browser.request(
       authorizePath({
         response_type: 'code',
@@ -617,13 +623,13 @@ describe('sign-in limits', () => {
       code_verifier: verifier,
     });
     expect((await toolsStatus(tokens.json.access_token)).status).toBe(200);
-    await setSecondFactorRequired(tenant.orgId, true);
+    await setSecondFactorRequired(fileStores(), tenant.orgId, true);
     try {
       const held = await toolsStatus(tokens.json.access_token);
       expect(held.status).toBe(401);
       expect(held.challenge).toContain('error="insufficient_user_authentication"');
     } finally {
-      await setSecondFactorRequired(tenant.orgId, false);
+      await setSecondFactorRequired(fileStores(), tenant.orgId, false);
     }
     expect((await toolsStatus(tokens.json.access_token)).status).toBe(200);
   });

@@ -16,6 +16,7 @@ import { TYPESCRIPT_NODE_ARGS } from '../support/typescriptProcess';
 import { AUTH_URL, OAUTH_ENV, RESOURCE, basic, clientCredentialsToken, discover, requestOptions, tokenRequest } from './oauthTestClient';
 import { createDeps } from '../../core/deps';
 import { testLogger } from '../support/capturedLogs';
+import { fileStores } from '../support/testStore';
 
 let srv: TestApi;
 let tenant: TestTenant;
@@ -25,7 +26,7 @@ let client: { client_id: string; client_secret: string };
 beforeAll(async () => {
   srv = await startTestApi(OAUTH_ENV);
   tenant = await createTenant();
-  client = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 1000 });
+  client = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 });
   as = await discover(srv);
 });
 afterAll(async () => srv.close());
@@ -192,7 +193,7 @@ describe('refresh_token', () => {
   });
 
   test("another client's refresh token is invalid_grant and does not consume it", async () => {
-    const other = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 100 });
+    const other = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 100 });
     const mine = await clientCredentialsToken(srv, as, client.client_id, client.client_secret);
     const stolen = await tokenRequest(srv, {
       grant_type: 'refresh_token',
@@ -253,7 +254,7 @@ describe('master-secret rotation (SECRETS_ENCRYPTION_KEY_PREVIOUS)', () => {
 
 describe('operator lifecycle', () => {
   test('rotation: both secrets work during the grace period; grace 0 ends the old one at once', async () => {
-    const c = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 100 });
+    const c = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 100 });
     const rotated = await rotateClientSecret(c.client_id, 3600);
     expect(rotated.client_secret).not.toBe(c.client_secret);
     expect(new Date(rotated.previous_secret_expires_at!).getTime()).toBeGreaterThan(Date.now() + 3500_000);
@@ -266,7 +267,7 @@ describe('operator lifecycle', () => {
   });
 
   test('revocation: no new tokens and refresh tokens stop working at once', async () => {
-    const c = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 100 });
+    const c = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 100 });
     const form = { ...ccForm(), client_id: c.client_id, client_secret: c.client_secret };
     const issued = await tokenRequest(srv, form);
     expect(issued.status).toBe(200);
@@ -296,7 +297,7 @@ describe('operator lifecycle', () => {
 
 describe('per-credential rate limit', () => {
   test('shared across two API replicas: 429 with Retry-After once the minute is used up', async () => {
-    const c = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 2 });
+    const c = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 2 });
     const replica: Server = createServer(
       createApp({
         deps: createDeps(srv.config, { logger: testLogger(), store: srv.deps.store }),

@@ -1,7 +1,6 @@
 import mongoose from 'mongoose';
 import type { Config } from '../../core/config';
 import { purgeExpiredSignInRecords } from '../../core/oauth/expiredSignInRecords';
-import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
 import {
   addPasskey,
   passkeyCountOf,
@@ -16,12 +15,14 @@ import { createTenant, type TestTenant } from '../support/fixtures';
 import { SoftAuthenticator } from '../support/softAuthenticator';
 import { TestClock } from '../support/testClock';
 import { testConfig } from '../support/testConfig';
+import { fileStores, openTestStore, type TestStore } from '../support/testStore';
 
 /**
  * The passkey ceremonies against the real store (FerretDB): a challenge answers once, only for
  * what it was issued to (the person adding, the browser signing in), and not after five minutes
  * on the injected clock; a passkey signs its own person in, and no one once removed or disabled.
  */
+let testStore: TestStore;
 let config: Config;
 let tenant: TestTenant;
 const rp = relyingPartyOf('http://localhost:8080');
@@ -32,14 +33,13 @@ const OTHER_SESSION = 'b'.repeat(43);
 
 beforeAll(async () => {
   config = testConfig();
-  await connectStore(config.mongodbUri);
-  await ensureIndexes();
+  testStore = await openTestStore(config);
   tenant = await createTenant();
 });
-afterAll(async () => disconnectStore());
+afterAll(async () => testStore.close());
 
 async function person(): Promise<UserRecord> {
-  const made = await createUser(config, {
+  const made = await createUser(fileStores(), config, {
     orgId: tenant.orgId,
     workspaceId: tenant.workspaceId,
     email: `pk${clock.now()}${Math.random().toString(36).slice(2)}@example.com`,

@@ -14,6 +14,7 @@ import { AUTH_URL, OAUTH_ENV, RESOURCE } from './oauthTestClient';
 import { expectProblemResponse } from '../support/problems';
 import { createDeps } from '../../core/deps';
 import { testLogger } from '../support/capturedLogs';
+import { fileStores } from '../support/testStore';
 
 /**
  * The request gate: what reaches a handler, how bodies are bounded, what answers
@@ -160,7 +161,7 @@ describe('a deeply nested JSON body of 30 KB answers 500 (#17)', () => {
   });
 
   test('the tool server refuses a deeply nested JSON-RPC message without a 500', async () => {
-    const m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 1000 });
+    const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 });
     const { token } = await issueAccessToken({
       issuer: AUTH_URL,
       audience: RESOURCE,
@@ -323,7 +324,7 @@ describe('`SECRETS_ENCRYPTION_KEY` feeds both AES-GCM and HMAC with no key versi
     const { kid } = await srv.signingKeys.rotate();
     const doc = await SigningKey.findById(kid).lean<{ privateJwkSealed: string }>();
     expect(doc!.privateJwkSealed.split('.')).toEqual(['v2', sealingKeyId(srv.config.secretsKey), expect.any(String), expect.any(String), expect.any(String)]);
-    const m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 1000 });
+    const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 });
     const res = await rawPath(
       srv.url,
       'POST',

@@ -33,7 +33,7 @@ export async function signedInPerson(
   opts: { role?: 'admin' | 'member'; permissions?: string[]; email?: string } = {},
 ): Promise<FormPerson> {
   const email = opts.email ?? `p${randomBytes(6).toString('hex')}@example.com`;
-  const created = await createUser(srv.config, {
+  const created = await createUser(srv.deps.stores, srv.config, {
     orgId: tenant.orgId,
     workspaceId: tenant.workspaceId,
     email,

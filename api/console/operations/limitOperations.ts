@@ -79,13 +79,13 @@ async function overrideBefore(input: RouteInput<ScopeInput, unknown, unknown>): 
  * rules is the validation message of `field`. Answers the scope's limit entry after it.
  */
 async function changeLimit(
-  { principal, body, config }: RouteInput<ScopeInput, unknown, unknown>,
+  { principal, body, config, deps }: RouteInput<ScopeInput, unknown, unknown>,
   field: string,
   change: (request: LimitChangeRequest) => Promise<LimitSettingsDoc>,
 ): Promise<LimitEntry> {
   const request: LimitChangeRequest = { orgId: principal.orgId, operation: body.operation, scope: scopeOf(principal, body), actor: 'customer' };
   const settings = await underLimitRules(field, () => change(request));
-  return limitEntry(settings, request.operation, await scopeChain(request.orgId, request.scope), config.limits.leaseTtlSeconds);
+  return limitEntry(settings, request.operation, await scopeChain(deps.stores, request.orgId, request.scope), config.limits.leaseTtlSeconds);
 }
 
 function entryValues(entry: LimitEntry): Record<string, unknown> {
@@ -115,7 +115,9 @@ const setCapOperation = defineConsoleChange({
   summary: 'Set a per-minute cap',
   body: capBody,
   change: (input) =>
-    changeLimit(input, 'requests_per_minute', (request) => setCap(input.config, { ...request, requestsPerMinute: input.body.requests_per_minute })),
+    changeLimit(input, 'requests_per_minute', (request) =>
+      setCap(input.deps.stores, input.config, { ...request, requestsPerMinute: input.body.requests_per_minute }),
+    ),
   audit: overrideAudit('limit.cap_set'),
 });
 
@@ -124,7 +126,7 @@ const blockOperationOperation = defineConsoleChange({
   path: `${CONSOLE_PATHS.limits}/block`,
   summary: 'Block an operation',
   body: capBody.omit({ requests_per_minute: true }).extend({ requests_per_minute: z.string().optional() }),
-  change: (input) => changeLimit(input, 'operation', (request) => blockOperation(input.config, request)),
+  change: (input) => changeLimit(input, 'operation', (request) => blockOperation(input.deps.stores, input.config, request)),
   audit: overrideAudit('limit.blocked'),
 });
 
@@ -133,7 +135,7 @@ const clearOperation = defineConsoleChange({
   path: `${CONSOLE_PATHS.limits}/clear`,
   summary: 'Clear a cap or a block',
   body: scopeBody,
-  change: (input) => changeLimit(input, 'operation', (request) => clearLimit(input.config, request)),
+  change: (input) => changeLimit(input, 'operation', (request) => clearLimit(input.deps.stores, input.config, request)),
   audit: overrideAudit('limit.cleared'),
 });
 
