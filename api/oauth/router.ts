@@ -94,7 +94,7 @@ export function oauthRouter(config: Config, { signingKeys, publicClients, decoy,
     tokenEndpoint({ config, signingKeys, publicClients, now }),
   );
   router.get(AUTHORIZE_PATH, storeOutagePage(authorizeEndpoint(config, stores, publicClients, addressLimits)));
-  router.post(REGISTER_PATH, registrationEndpoint());
+  router.post(REGISTER_PATH, registrationEndpoint(now));
   mountSignInPages(router, config, decoy, now, stores);
   mountSecondFactorPages(router, config, now, stores);
   mountPasswordResetPages(router, config, stores);

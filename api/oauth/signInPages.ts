@@ -13,7 +13,8 @@ import { allowanceFieldset, proposedChoice, readAllowanceChoice, type AllowanceC
 import { redirectHostOf } from '../../core/oauth/redirectUris';
 import { endSession, sessionUser } from '../../core/users/sessions';
 import { signIn, type DecoyPasswordHash } from '../../core/users/signIn';
-import { findSetupUser, revokeUserGrants, type UserRecord } from '../../core/users/users';
+import { findSetupUser, type UserRecord } from '../../core/users/users';
+import { revokeUserGrants } from '../../core/oauth/personAccess';
 import { setPasswordThroughLink } from '../../core/accounts/passwordReset';
 import { completeAuthorization, errorPage, redirectTo, resumeAuthorization, sentToEnrol, storeOutagePage } from './authorizationFlow';
 import { askForSecondFactor, completeSignIn, landingOf } from './signInCompletion';

@@ -12,7 +12,8 @@ import type { Role } from '../users/adminSeats';
 import { LINK_LIFETIMES_MS } from '../users/oneTimeLinks';
 import * as store from '../users/store';
 import type { InvitationRecord } from '../users/store';
-import { createUser, disableUser, findUserByEmail, normalizeEmail, reissueSetup } from '../users/users';
+import { createUser, findUserByEmail, normalizeEmail, reissueSetup } from '../users/users';
+import { disableUser } from '../oauth/personAccess';
 import { SIGN_IN_PATH } from './accountPaths';
 
 /**

@@ -1,5 +1,5 @@
 import { sha256Hex } from '../crypto/hash';
-import { releaseSlot, takeSlot } from '../oauth/attemptSlots';
+import { releaseSlot, takeSlot } from './attemptSlots';
 import { hashPassword, verifyPassword } from './passwords';
 import { findUserByEmail, normalizeEmail, type UserRecord } from './users';
 

@@ -1,12 +1,8 @@
-import type { AuditActor } from '../audit/auditActions';
-import { recordAuditEvent, type AuditStores } from '../audit/auditLog';
 import type { Config } from '../config';
 import { sha256Hex } from '../crypto/hash';
 import { newId } from '../ids';
 import { isPermission } from '../keys/permissions';
-import { claimOnce } from '../oauth/attemptSlots';
-import { listGrants, revokeGrants } from '../oauth/consentGrants';
-import { revokeChainsOf } from '../oauth/tokenChains';
+import { claimOnce } from './attemptSlots';
 import { isDuplicateKeyError } from '../store/connection';
 import type { TenancyStores } from '../tenancy/store';
 import { requireOrganization } from '../tenancy/provisioning';
@@ -116,34 +112,6 @@ export async function listUsers(stores: TenancyStores, orgId: string): Promise<{
   return { org_id: orgId, users: users.map(publicView) };
 }
 
-/**
- * Ends everything a person's sign-ins opened: browser sessions deleted, and every connected
- * application's token chains revoked (its refresh tokens, and its access tokens, which name
- * their chain and are checked against it on every tool call). Returns how many chains it revoked.
- */
-async function endSignInsOf(userId: string, now: Date): Promise<number> {
-  await store.deleteBrowserSessionsOf(userId);
-  return revokeChainsOf(userId, undefined, now);
-}
-
-/**
- * Disabling stops everything at once: sessions deleted, token chains revoked; every token use and
- * tool call re-reads the user. The last active admin of an organization cannot be disabled.
- */
-export async function disableUser(userId: string, now = new Date()): Promise<{ user_id: string; disabled_at: string; revoked_chains: number }> {
-  const user = await store.findUser(userId);
-  if (!user) throw new Error(`user ${userId} does not exist`);
-  if (!user.disabledAt) {
-    const wasAdmin = roleOf(user) === 'admin';
-    if (wasAdmin) await releaseAdminSeat(user.orgId, userId);
-    const changed = await store.markUserDisabled(userId, now);
-    // Disabled meanwhile by someone else, who released the seat themselves.
-    if (wasAdmin && !changed) await addAdminSeat(user.orgId);
-  }
-  const revoked = await endSignInsOf(userId, now);
-  return { user_id: userId, disabled_at: (user.disabledAt ?? now).toISOString(), revoked_chains: revoked };
-}
-
 export interface RoleChange {
   user_id: string;
   org_id: string;
@@ -200,43 +168,6 @@ export async function setUserPermissions(userId: string, permissions: readonly s
   return { user_id: userId, org_id: user.orgId, permissions_before: user.permissions, permissions: wanted };
 }
 
-export async function userGrants(userId: string): Promise<{ user_id: string; grants: unknown[] }> {
-  const user = await store.findUser(userId);
-  if (!user) throw new Error(`user ${userId} does not exist`);
-  const grants = await listGrants(userId);
-  return {
-    user_id: userId,
-    grants: grants.map((g) => ({ client_id: g.clientId, client_name: g.clientName, scope: g.scope, granted_at: g.createdAt.toISOString() })),
-  };
-}
-
-/**
- * Revokes one of a person's grants (clientId given) or all of them, by the person themselves on
- * "Connected applications" or by the operator, and writes `grant.revoked` when one was revoked:
- * every path that revokes a grant comes through here, so none leaves the audit log out.
- */
-export async function revokeUserGrants(
-  stores: AuditStores,
-  userId: string,
-  clientId: string | undefined,
-  by: { actor: AuditActor; clientAddress: string | null },
-): Promise<{ user_id: string; revoked_client_ids: string[] }> {
-  const user = await store.findUser(userId);
-  if (!user) throw new Error(`user ${userId} does not exist`);
-  const revoked = await revokeGrants(userId, clientId);
-  if (revoked.length) {
-    await recordAuditEvent(stores, {
-      orgId: user.orgId,
-      actor: by.actor,
-      action: 'grant.revoked',
-      target: userId,
-      after: { user_id: userId, client_id: clientId ?? null, revoked_client_ids: revoked },
-      clientAddress: by.clientAddress,
-    });
-  }
-  return { user_id: userId, revoked_client_ids: revoked };
-}
-
 /** The user when it exists and is not disabled; read from the store on every call (no cache outlives a disable). */
 export async function findActiveUser(userId: string): Promise<UserRecord | null> {
   if (typeof userId !== 'string' || userId.length > 100) return null;
@@ -263,7 +194,11 @@ export async function findSetupUser(token: string, now = new Date()): Promise<Se
 /** `replacedPassword`: the link replaced a password (a recovery), so every sign-in the old one opened was ended. */
 export type SetupResult = { ok: true; user: UserRecord; replacedPassword: boolean } | { ok: false; reason: 'invalid_link' | 'password'; message: string };
 
-/** Sets the password through a setup token; the token works once (a unique insert decides between concurrent uses). */
+/**
+ * Sets the password through a setup token; the token works once (a unique insert decides between
+ * concurrent uses). The caller then ends what earlier sign-ins opened (core/oauth/personAccess.ts
+ * `endSignInsOf`), which reaches into the OAuth area this one sits below.
+ */
 /** `settings.oauth.passwordScryptLog2N` is the scrypt cost the new password is hashed at. */
 export async function completeSetup(
   settings: Pick<Config, 'oauth'>,
@@ -283,7 +218,5 @@ export async function completeSetup(
   const passwordHash = await hashPassword(password, settings.oauth.passwordScryptLog2N);
   await store.setPasswordThroughSetup(found.user._id, tokenHash, passwordHash);
   await store.acceptInvitationsOf(found.user._id);
-  // A new password (a recovery, perhaps after a leak) ends whatever the previous one opened: browser sessions and connected applications.
-  await endSignInsOf(found.user._id, now);
   return { ok: true, user: { ...found.user, passwordHash }, replacedPassword: found.user.passwordHash !== null };
 }

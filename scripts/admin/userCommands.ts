@@ -1,6 +1,7 @@
 import { OPERATOR } from '../../core/audit/auditActions';
 import { isRole, type Role } from '../../core/users/adminSeats';
-import { disableUser, createUser, listUsers, reissueSetup, revokeUserGrants, setUserRole, userGrants } from '../../core/users/users';
+import { createUser, listUsers, reissueSetup, setUserRole } from '../../core/users/users';
+import { disableUser, revokeUserGrants, userGrants } from '../../core/oauth/personAccess';
 import { findUser } from '../../core/users/store';
 import { optionalFlag, permissionsFlag, requireFlag, UsageError, type AdminCommand, type Flags } from './command';
 import { recordOperatorChange } from './operatorAudit';
@@ -65,10 +66,10 @@ export const userCommands: Record<string, AdminCommand> = {
   },
   'user disable': {
     usage: 'user disable --user-id U',
-    run: async (f, { stores }) => {
+    run: async (f, { stores, now }) => {
       const userId = requireFlag(f, 'user-id');
       const user = await findUser(userId);
-      const disabled = await disableUser(userId);
+      const disabled = await disableUser(userId, new Date(now()));
       if (user && !user.disabledAt) {
         await recordOperatorChange(stores, {
           orgId: user.orgId,

@@ -1,7 +1,8 @@
 import type { Config } from '../../core/config';
 import { Problem } from '../../core/problems';
 import { User } from '../../core/users/models';
-import { createUser, disableUser, setUserRole } from '../../core/users/users';
+import { createUser, setUserRole } from '../../core/users/users';
+import { disableUser } from '../../core/oauth/personAccess';
 import { createTenant } from '../support/fixtures';
 import { testConfig } from '../support/testConfig';
 import { fileStores, openTestStore, type TestStore } from '../support/testStore';
@@ -38,7 +39,9 @@ const activeAdmins = (orgId: string) => User.countDocuments({ orgId, role: 'admi
 test.each([1, 2, 3, 4, 5])('round %i: two admins demoting and disabling each other at once leave one active admin', async (round) => {
   const { orgId, ids } = await admins(2);
   const [a, b] = ids;
-  const outcomes = await Promise.allSettled(round % 2 ? [setUserRole(a, 'member'), setUserRole(b, 'member')] : [setUserRole(a, 'member'), disableUser(b)]);
+  const outcomes = await Promise.allSettled(
+    round % 2 ? [setUserRole(a, 'member'), setUserRole(b, 'member')] : [setUserRole(a, 'member'), disableUser(b, new Date())],
+  );
   const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason] : []));
   expect(refused).toHaveLength(1);
   expect(refused[0]).toBeInstanceOf(Problem);
@@ -65,7 +68,7 @@ test('a person stored before roles existed reads as member and can be promoted, 
   const first = await setUserRole(old.user_id, 'admin');
   expect(first).toMatchObject({ role_before: 'member', role: 'admin' });
   await expect(setUserRole(old.user_id, 'member')).rejects.toMatchObject({ code: 'last_admin' });
-  await expect(disableUser(old.user_id)).rejects.toMatchObject({ code: 'last_admin' });
+  await expect(disableUser(old.user_id, new Date())).rejects.toMatchObject({ code: 'last_admin' });
   const second = await createUser(fileStores(), config, {
     orgId: tenant.orgId,
     workspaceId: tenant.workspaceId,
@@ -73,7 +76,7 @@ test('a person stored before roles existed reads as member and can be promoted, 
     permissions: ['jobs.v1:read'],
     role: 'admin',
   });
-  await disableUser(old.user_id);
+  await disableUser(old.user_id, new Date());
   // A disabled admin is not counted: the remaining one is the last.
   await expect(setUserRole(second.user_id, 'member')).rejects.toMatchObject({ code: 'last_admin' });
   expect(await activeAdmins(tenant.orgId)).toBe(1);

@@ -6,7 +6,8 @@ import { authenticator } from 'otplib';
 import { setSecondFactorRequired } from '../../core/tenancy/securityPolicy';
 import { offerTotpSecret, turnOnAuthenticatorApp } from '../../core/users/authenticatorApp';
 import { AuthorizationCode, RefreshRotation } from '../../core/oauth/models';
-import { createUser, disableUser, findActiveUser, reissueSetup } from '../../core/users/users';
+import { createUser, findActiveUser, reissueSetup } from '../../core/users/users';
+import { disableUser } from '../../core/oauth/personAccess';
 import { User } from '../../core/users/models';
 import { FormBrowser, formField as field } from '../support/formBrowser';
 import { createTenant, type TestTenant } from '../support/fixtures';
@@ -121,12 +122,11 @@ describe('metadata (RFC 8414), API reference and housekeeping', () => {
 
   test('store maintenance purges expired sign-in records; live ones stay', async () => {
     const { purgeExpiredRecords } = await import('../../core/maintenance/purgeExpiredRecords');
-    const { AttemptSlot } = await import('../../core/oauth/models');
-    await AttemptSlot.create({ _id: 'purge-test:old', expiresAt: new Date(Date.now() - 1000) });
-    await AttemptSlot.create({ _id: 'purge-test:live', expiresAt: new Date(Date.now() + 60_000) });
+    const { findAttemptSlots, insertAttemptSlot } = await import('../../core/users/store');
+    await insertAttemptSlot('purge-test:old', new Date(Date.now() - 1000));
+    await insertAttemptSlot('purge-test:live', new Date(Date.now() + 60_000));
     expect((await purgeExpiredRecords(srv.deps.stores, new Date())).signInRecords).toBeGreaterThanOrEqual(1);
-    expect(await AttemptSlot.exists({ _id: 'purge-test:old' })).toBeNull();
-    expect(await AttemptSlot.exists({ _id: 'purge-test:live' })).not.toBeNull();
+    expect((await findAttemptSlots(['purge-test:old', 'purge-test:live'])).map((s) => s._id)).toEqual(['purge-test:live']);
   });
 });
 
@@ -306,7 +306,7 @@ describe('refresh tokens of people', () => {
       code_verifier: p2.verifier,
     });
     expect((await toolsStatus(live.json.access_token)).status).toBe(200);
-    await disableUser(person.userId);
+    await disableUser(person.userId, new Date());
     expect((await toolsStatus(live.json.access_token)).status).toBe(401);
     expect((await refresh(live.json.refresh_token)).json.error).toBe('invalid_grant');
     const connections = await person.browser.request('/api/oauth/connections');

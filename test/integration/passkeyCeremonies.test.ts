@@ -10,7 +10,8 @@ import {
   signInWithPasskey,
 } from '../../core/users/passkeyCeremonies';
 import { CHALLENGE_TTL_MS, relyingPartyOf } from '../../core/users/passkeys';
-import { findActiveUser, createUser, disableUser, type UserRecord } from '../../core/users/users';
+import { findActiveUser, createUser, type UserRecord } from '../../core/users/users';
+import { disableUser } from '../../core/oauth/personAccess';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { SoftAuthenticator } from '../support/softAuthenticator';
 import { TestClock } from '../support/testClock';
@@ -124,7 +125,7 @@ test("after the password, only that person's passkeys answer; a removed passkey 
     ok: false,
   });
 
-  await disableUser(other._id);
+  await disableUser(other._id, new Date());
   theirs.signCount = 2;
   expect(
     await signInWithPasskey(rp, SESSION, JSON.stringify(theirs.assert((await passkeySignInOptions(rp, SESSION, now())).challenge, rp.origin)), now()),

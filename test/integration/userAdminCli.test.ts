@@ -1,7 +1,7 @@
 import { recordConsent } from '../../core/oauth/consentGrants';
 import { listAuditEvents } from '../../core/audit/auditLog';
 import { User } from '../../core/users/models';
-import { userGrants } from '../../core/users/users';
+import { userGrants } from '../../core/oauth/personAccess';
 import { createTenant } from '../support/fixtures';
 import { rawRequest } from '../support/http';
 import { runAdminWith, type AdminResult } from '../support/adminCli';

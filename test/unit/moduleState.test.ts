@@ -210,7 +210,6 @@ const NOT_YET_ON_THE_CLOCK = new Set([
   'core/audit/auditLog.ts',
   'core/jobs/jobResults.ts',
   'core/oauth/accessTokens.ts',
-  'core/oauth/attemptSlots.ts',
   'core/oauth/clientRateLimit.ts',
   'core/oauth/clients.ts',
   'core/oauth/consentGrants.ts',
