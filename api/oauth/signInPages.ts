@@ -360,14 +360,14 @@ async function connectionsPage(ctx: Context, config: Config, now: () => number, 
   });
 }
 
-async function revokeSubmit(ctx: Context, config: Config, stores: Stores): Promise<void> {
+async function revokeSubmit(ctx: Context, config: Config, stores: Stores, now: () => number): Promise<void> {
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const user = await signedInUser(ctx, config);
   if (!user) return redirectTo(ctx, SIGN_IN_PAGE_PATH);
   const clientId = form.get('client_id');
   // The console's flash cookie is scoped to /console, so this page (outside it) says what a write did through `?done=`.
-  if (clientId) await revokeUserGrants(stores, user._id, clientId, { actor: `user:${user._id}`, clientAddress: ctx.ip || null });
+  if (clientId) await revokeUserGrants(stores, user._id, clientId, { actor: `user:${user._id}`, clientAddress: ctx.ip || null, at: new Date(now()) });
   redirectTo(ctx, clientId ? `${CONNECTIONS_PAGE_PATH}?done=revoked` : CONNECTIONS_PAGE_PATH);
 }
 
@@ -400,7 +400,7 @@ export function mountSignInPages(router: Router, config: Config, decoy: DecoyPas
   );
   router.post(
     REVOKE_CONNECTION_PATH,
-    serve((ctx) => revokeSubmit(ctx, config, stores)),
+    serve((ctx) => revokeSubmit(ctx, config, stores, now)),
   );
   router.post(SIGN_OUT_PATH, serve(signOutSubmit));
 }

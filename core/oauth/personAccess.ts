@@ -58,11 +58,11 @@ export async function revokeUserGrants(
   stores: AuditStores,
   userId: string,
   clientId: string | undefined,
-  by: { actor: AuditActor; clientAddress: string | null },
+  by: { actor: AuditActor; clientAddress: string | null; at: Date },
 ): Promise<{ user_id: string; revoked_client_ids: string[] }> {
   const user = await store.findUser(userId);
   if (!user) throw new Error(`user ${userId} does not exist`);
-  const revoked = await revokeGrants(userId, clientId);
+  const revoked = await revokeGrants(userId, clientId, by.at);
   if (revoked.length) {
     await recordAuditEvent(stores, {
       orgId: user.orgId,
@@ -71,6 +71,7 @@ export async function revokeUserGrants(
       target: userId,
       after: { user_id: userId, client_id: clientId ?? null, revoked_client_ids: revoked },
       clientAddress: by.clientAddress,
+      now: by.at,
     });
   }
   return { user_id: userId, revoked_client_ids: revoked };

@@ -7,11 +7,11 @@ import { recordOperatorChange } from './operatorAudit';
 export const creditsCommands: Record<string, AdminCommand> = {
   'credits grant': {
     usage: 'credits grant --org O --amount N',
-    run: async (f, { stores }) => {
+    run: async (f, { stores, now }) => {
       const orgId = requireFlag(f, 'org');
       const amount = intFlag(f, 'amount', { required: true, min: 1 })!;
       const granted = await grantCredits(orgId, amount);
-      await recordOperatorChange(stores, { orgId, action: 'credits.granted', target: orgId, after: { amount, balance: granted.balance } });
+      await recordOperatorChange({ stores, now }, { orgId, action: 'credits.granted', target: orgId, after: { amount, balance: granted.balance } });
       return granted;
     },
   },
@@ -21,7 +21,7 @@ export const creditsCommands: Record<string, AdminCommand> = {
   },
   'budget set': {
     usage: 'budget set --org O [--family F] --amount N|none   (remaining spend; "none" removes the budget)',
-    run: async (f, { stores }) => {
+    run: async (f, { stores, now }) => {
       const raw = requireFlag(f, 'amount');
       let amount: number | null = null;
       if (raw !== 'none') {
@@ -33,13 +33,16 @@ export const creditsCommands: Record<string, AdminCommand> = {
       const previous = await creditSummary(orgId);
       const before = family === undefined ? previous.organization_budget : (previous.family_budgets[family] ?? null);
       const set = await setBudget({ orgId, familyId: family, amount });
-      await recordOperatorChange(stores, {
-        orgId,
-        action: amount === null ? 'budget.removed' : 'budget.set',
-        target: family ?? orgId,
-        before: { family_id: family ?? null, budget: before },
-        after: { family_id: family ?? null, budget: amount },
-      });
+      await recordOperatorChange(
+        { stores, now },
+        {
+          orgId,
+          action: amount === null ? 'budget.removed' : 'budget.set',
+          target: family ?? orgId,
+          before: { family_id: family ?? null, budget: before },
+          after: { family_id: family ?? null, budget: amount },
+        },
+      );
       return set;
     },
   },

@@ -36,7 +36,7 @@ export const jobsCommands: Record<string, AdminCommand> = {
       const jobId = requireFlag(f, 'job-id');
       const cancelled = await cancelContactRetrievalJob(deps, null, jobId);
       const { orgId } = await loadJob(jobId);
-      await recordOperatorChange(deps.stores, { orgId, action: 'job.cancelled', target: jobId, after: { job_id: jobId, status: cancelled.status } });
+      await recordOperatorChange(deps, { orgId, action: 'job.cancelled', target: jobId, after: { job_id: jobId, status: cancelled.status } });
       return cancelled;
     },
   },

@@ -52,56 +52,65 @@ async function entryFor(stores: ScopeStores, config: Config, settings: LimitSett
 export const limitsCommands: Record<string, AdminCommand> = {
   'limit set': {
     usage: `limit set --org O --operation OP ${SCOPE_FLAGS} --requests-per-minute N`,
-    run: async (f, { config, stores }) => {
+    run: async (f, { config, stores, now }) => {
       const orgId = requireFlag(f, 'org');
       const operation = operationFlag(f);
       const scope = scopeFromFlags(orgId, f);
       const rpm = intFlag(f, 'requests-per-minute', { required: true, min: 1 })!;
       const settings = await setCap(stores, config, { orgId, operation, scope, requestsPerMinute: rpm });
-      await recordOperatorChange(stores, {
-        orgId,
-        action: 'limit.cap_set',
-        target: scope.id,
-        after: { ...limitTarget(operation, scope), requests_per_minute: rpm },
-      });
+      await recordOperatorChange(
+        { stores, now },
+        {
+          orgId,
+          action: 'limit.cap_set',
+          target: scope.id,
+          after: { ...limitTarget(operation, scope), requests_per_minute: rpm },
+        },
+      );
       return entryFor(stores, config, settings, orgId, operation, scope);
     },
   },
   'limit block': {
     usage: `limit block --org O --operation OP ${SCOPE_FLAGS}`,
-    run: async (f, { config, stores }) => {
+    run: async (f, { config, stores, now }) => {
       const orgId = requireFlag(f, 'org');
       const operation = operationFlag(f);
       const scope = scopeFromFlags(orgId, f);
       const settings = await blockOperation(stores, config, { orgId, operation, scope });
-      await recordOperatorChange(stores, { orgId, action: 'limit.blocked', target: scope.id, after: { ...limitTarget(operation, scope), blocked: true } });
+      await recordOperatorChange(
+        { stores, now },
+        { orgId, action: 'limit.blocked', target: scope.id, after: { ...limitTarget(operation, scope), blocked: true } },
+      );
       return entryFor(stores, config, settings, orgId, operation, scope);
     },
   },
   'limit clear': {
     usage: `limit clear --org O --operation OP ${SCOPE_FLAGS}   (OP ${BASELINE_ENTRY} clears the organization-wide rate)`,
-    run: async (f, { config, stores }) => {
+    run: async (f, { config, stores, now }) => {
       const orgId = requireFlag(f, 'org');
       requireFlag(f, 'operation');
       const operation = limitEntryFlag(f)!;
       const scope = scopeFromFlags(orgId, f);
       const settings = await clearLimit(stores, config, { orgId, operation, scope });
-      await recordOperatorChange(stores, { orgId, action: 'limit.cleared', target: scope.id, after: limitTarget(operation, scope) });
+      await recordOperatorChange({ stores, now }, { orgId, action: 'limit.cleared', target: scope.id, after: limitTarget(operation, scope) });
       return entryFor(stores, config, settings, orgId, operation, scope);
     },
   },
   'limit rate': {
     usage: 'limit rate --org O [--requests-per-second N] [--max-concurrency N]',
-    run: async (f, { config, stores }) => {
+    run: async (f, { config, stores, now }) => {
       const orgId = requireFlag(f, 'org');
       const change = { requestsPerSecond: intFlag(f, 'requests-per-second', { min: 1 }), maxConcurrency: intFlag(f, 'max-concurrency', { min: 1 }) };
       const settings = await setOrganizationRate(stores, config, orgId, change);
-      await recordOperatorChange(stores, {
-        orgId,
-        action: 'limit.rate_set',
-        target: orgId,
-        after: { requests_per_second: change.requestsPerSecond ?? null, max_concurrency: change.maxConcurrency ?? null },
-      });
+      await recordOperatorChange(
+        { stores, now },
+        {
+          orgId,
+          action: 'limit.rate_set',
+          target: orgId,
+          after: { requests_per_second: change.requestsPerSecond ?? null, max_concurrency: change.maxConcurrency ?? null },
+        },
+      );
       return entryFor(stores, config, settings, orgId, BASELINE_ENTRY, { type: 'organization', id: orgId });
     },
   },

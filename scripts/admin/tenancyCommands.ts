@@ -21,7 +21,7 @@ export const tenancyCommands: Record<string, AdminCommand> = {
   },
   'org require-2fa': {
     usage: 'org require-2fa (--org O | --all) --required on|off (everyone without a second factor is taken to enrol on their next page)',
-    run: async (f, { stores }) => {
+    run: async (f, { stores, now }) => {
       const required = requireFlag(f, 'required');
       if (required !== 'on' && required !== 'off') throw new UsageError('--required must be on or off');
       const orgId = optionalFlag(f, 'org');
@@ -32,7 +32,7 @@ export const tenancyCommands: Record<string, AdminCommand> = {
       const after = await setSecondFactorRequired(stores, orgId, required === 'on').catch((err: unknown) => {
         throw new UsageError(`organization ${orgId} does not exist`, { cause: err });
       });
-      await recordOperatorChange(stores, { orgId, action: 'security_policy.updated', target: orgId, before: { ...before }, after: { ...after } });
+      await recordOperatorChange({ stores, now }, { orgId, action: 'security_policy.updated', target: orgId, before: { ...before }, after: { ...after } });
       return { org_id: orgId, ...after };
     },
   },
@@ -46,7 +46,7 @@ export const tenancyCommands: Record<string, AdminCommand> = {
   },
   'key create': {
     usage: 'key create --org O --workspace W [--application A] --scopes s1,s2|all [--family F] [--name N] [--environment live] [--audience X]',
-    run: async (f, { config, stores }) => {
+    run: async (f, { config, stores, now }) => {
       const env = optionalFlag(f, 'environment') ?? 'live';
       // The data model knows test keys, but this deployment refuses them on every request (401).
       if (env === 'test')
@@ -72,12 +72,15 @@ export const tenancyCommands: Record<string, AdminCommand> = {
       }).catch((err: unknown) => {
         throw err instanceof UnknownKeyFamily || err instanceof InvalidKeyName ? new UsageError(err.message) : err;
       });
-      await recordOperatorChange(stores, {
-        orgId,
-        action: 'key.created',
-        target: created.key_id,
-        after: { key_id: created.key_id, family_id: created.family_id, workspace_id: workspaceId, scopes, environment: env, status: 'active' },
-      });
+      await recordOperatorChange(
+        { stores, now },
+        {
+          orgId,
+          action: 'key.created',
+          target: created.key_id,
+          after: { key_id: created.key_id, family_id: created.family_id, workspace_id: workspaceId, scopes, environment: env, status: 'active' },
+        },
+      );
       return created;
     },
   },
@@ -92,12 +95,15 @@ export const tenancyCommands: Record<string, AdminCommand> = {
       if (!key || !current) throw new UsageError(`key ${keyId} does not exist`);
       if (current.status !== 'active') throw new UsageError(`key ${keyId} is ${current.status}: only an active key can be rotated`);
       const rotated = await rotateApiKey(stores, config, { orgId: key.orgId, keyId, oldKeyEndsInMs: seconds * 1000, createdBy: OPERATOR }, new Date(now()));
-      await recordOperatorChange(stores, {
-        orgId: key.orgId,
-        action: 'key.rotated',
-        target: keyId,
-        after: rotationAuditValues(rotated),
-      });
+      await recordOperatorChange(
+        { stores, now },
+        {
+          orgId: key.orgId,
+          action: 'key.rotated',
+          target: keyId,
+          after: rotationAuditValues(rotated),
+        },
+      );
       return rotated;
     },
   },
@@ -112,13 +118,16 @@ export const tenancyCommands: Record<string, AdminCommand> = {
       const key = await stores.keys.findKey(keyId);
       const revoked = await revokeApiKey(stores, config, keyId, new Date(now()));
       if (key && !key.revokedAt) {
-        await recordOperatorChange(stores, {
-          orgId: key.orgId,
-          action: 'key.revoked',
-          target: keyId,
-          before: { status: 'active' },
-          after: { status: 'revoked', revoked_at: revoked.revoked_at },
-        });
+        await recordOperatorChange(
+          { stores, now },
+          {
+            orgId: key.orgId,
+            action: 'key.revoked',
+            target: keyId,
+            before: { status: 'active' },
+            after: { status: 'revoked', revoked_at: revoked.revoked_at },
+          },
+        );
       }
       return revoked;
     },

@@ -200,13 +200,16 @@ async function listen(f: Flags, { config, now, stores }: Deps): Promise<unknown>
     before: Record<string, unknown> | null,
     after: Record<string, unknown>,
   ) =>
-    recordOperatorChange(stores, {
-      orgId: scope.orgId,
-      action,
-      target: endpointId,
-      before: before && { endpoint_id: endpointId, workspace_id: workspaceId, ...before },
-      after: { endpoint_id: endpointId, workspace_id: workspaceId, ...after },
-    });
+    recordOperatorChange(
+      { stores, now },
+      {
+        orgId: scope.orgId,
+        action,
+        target: endpointId,
+        before: before && { endpoint_id: endpointId, workspace_id: workspaceId, ...before },
+        after: { endpoint_id: endpointId, workspace_id: workspaceId, ...after },
+      },
+    );
   const kept = existing ? undefined : await listenEndpointOf(scope);
   let restore: () => Promise<string>;
   if (existing && !isListenUrl(existing.url)) {

@@ -73,6 +73,7 @@ beforeAll(async () => {
   });
   for (let i = 0; i < 60; i++) {
     await recordAuditEvent(srv.deps.stores, {
+      now: new Date(),
       orgId: tenant.orgId,
       actor: `user:${made.userId}`,
       action: 'key.created',

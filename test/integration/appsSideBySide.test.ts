@@ -88,8 +88,22 @@ test('each app holds searches to its own quota and answers them from its own peo
 
 test('each app keeps its audit log in its own database', async () => {
   const tenant = await tenantOfBoth();
-  await recordAuditEvent(first.deps.stores, { orgId: tenant.orgId, actor: 'operator', action: 'budget.set', target: tenant.orgId, after: { budget: 1 } });
-  await recordAuditEvent(second.deps.stores, { orgId: tenant.orgId, actor: 'operator', action: 'credits.granted', target: tenant.orgId, after: { amount: 2 } });
+  await recordAuditEvent(first.deps.stores, {
+    now: new Date(),
+    orgId: tenant.orgId,
+    actor: 'operator',
+    action: 'budget.set',
+    target: tenant.orgId,
+    after: { budget: 1 },
+  });
+  await recordAuditEvent(second.deps.stores, {
+    now: new Date(),
+    orgId: tenant.orgId,
+    actor: 'operator',
+    action: 'credits.granted',
+    target: tenant.orgId,
+    after: { amount: 2 },
+  });
   const actions = async (url: string) =>
     ((await api(url, 'GET', '/v1/audit-events', { key: tenant.key })).json.data as Array<{ action: string }>).map((e) => e.action);
   expect(await actions(first.url)).toEqual(['budget.set']);

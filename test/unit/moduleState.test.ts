@@ -207,7 +207,6 @@ const NOT_YET_ON_THE_CLOCK = new Set([
   'core/limits/clientAddressLimits.ts',
   'core/limits/limitSettings.ts',
   // Callers in the console and sign-in pages pass no clock yet.
-  'core/audit/auditLog.ts',
   'core/jobs/jobResults.ts',
   'core/oauth/accessTokens.ts',
   'core/oauth/clientRateLimit.ts',
@@ -228,7 +227,6 @@ const NOT_YET_ON_THE_CLOCK = new Set([
   'core/credits/credits.ts',
   'core/jobs/chunkProcessing.ts',
   'core/jobs/chunkSettlement.ts',
-  'core/mail/mailOutbox.ts',
   'core/webhooks/webhookEvents.ts',
 ]);
 const WALL_CLOCK_BY_NATURE: Record<string, string> = {
