@@ -121,7 +121,7 @@ async function updateSettings(settings: LimitChangeSettings, orgId: string, chan
     const current = await readLimitSettings(orgId);
     const next = change(structuredClone(current));
     const { _id: _ignored, v: _v, ...fields } = next;
-    if (await commitNextVersion(store, orgId, current.v, fields)) {
+    if (await commitNextVersion(store, orgId, current.v, fields, new Date())) {
       await waitUntilReadCachesExpire(settings.readCacheMs);
       return { ...next, v: current.v + 1 };
     }

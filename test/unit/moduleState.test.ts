@@ -200,9 +200,6 @@ test('the logger reader tells the process-wide logger from the factory and the t
  * WALL_CLOCK_BY_NATURE names the reads that must be real time, each with why.
  */
 const NOT_YET_ON_THE_CLOCK = new Set([
-  // Store modules and connections (owned with the per-connection store work).
-  'core/store/connection.ts',
-  'core/store/versionedDocument.ts',
   // Operational limits (owned with the limits work).
   'core/limits/clientAddressLimits.ts',
   'core/limits/limitSettings.ts',
@@ -232,6 +229,7 @@ const NOT_YET_ON_THE_CLOCK = new Set([
 const WALL_CLOCK_BY_NATURE: Record<string, string> = {
   'core/temporal/client.ts': 'a call deadline to a Temporal server counts real milliseconds, whatever clock the app runs on',
   'core/temporal/deadline.ts': 'the gRPC deadline handed to the Temporal connection is an instant of real time',
+  'core/store/connection.ts': 'start-up waits for a store process to answer: its deadline counts real milliseconds, whatever clock the app runs on',
 };
 
 /** The direct clock reads in one source: `Date.now()` calls and argument-less `new Date()`. */
