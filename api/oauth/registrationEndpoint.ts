@@ -40,7 +40,7 @@ export function registrationEndpoint(now: () => number) {
       });
     }
     try {
-      ctx.body = await registerPublicClient(metadata);
+      ctx.body = await registerPublicClient(metadata, new Date(now()));
       ctx.status = 201;
     } catch (err) {
       await releaseSlot(slot.slotId);

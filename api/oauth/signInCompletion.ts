@@ -25,7 +25,7 @@ export async function completeSignIn(ctx: Context, config: Config, stores: Store
   const browserValue = await signedInFromBrowser(stores, config, user, knownBrowserOf(ctx, config), { userAgent: ctx.get('User-Agent'), at: now });
   setKnownBrowserCookie(ctx, config, browserValue);
   if (await sentToEnrol(ctx, stores, user)) return;
-  if (next.handle) return resumeAuthorization(ctx, config, stores, next.handle, user);
+  if (next.handle) return resumeAuthorization(ctx, config, stores, next.handle, user, now);
   redirectTo(ctx, landingOf(next.returnTo));
 }
 

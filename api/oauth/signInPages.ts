@@ -193,10 +193,10 @@ export function signInForm(
   );
 }
 
-async function signInPage(ctx: Context, config: Config, stores: Stores): Promise<void> {
+async function signInPage(ctx: Context, config: Config, stores: Stores, now: () => number): Promise<void> {
   const handle = handleOf(typeof ctx.query.request === 'string' ? ctx.query.request : null);
   const user = await sessionUser(sessionValueOf(ctx, config));
-  if (user) return handle ? resumeAuthorization(ctx, config, stores, handle, user) : redirectTo(ctx, landingOf(ctx.query.return_to));
+  if (user) return handle ? resumeAuthorization(ctx, config, stores, handle, user, new Date(now())) : redirectTo(ctx, landingOf(ctx.query.return_to));
   signInForm(ctx, config, handle, null, 200, '', safeReturnPath(ctx.query.return_to));
 }
 
@@ -250,25 +250,25 @@ interface ConsentView {
   message: string | null;
 }
 
-async function consentPage(ctx: Context, config: Config, stores: Stores): Promise<void> {
+async function consentPage(ctx: Context, config: Config, stores: Stores, now: () => number): Promise<void> {
   const handle = handleOf(typeof ctx.query.request === 'string' ? ctx.query.request : null);
   if (!handle) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
   const user = await signedInUser(ctx, config);
   if (!user) return redirectTo(ctx, `${SIGN_IN_PAGE_PATH}?request=${handle}`);
   if (await sentToEnrol(ctx, stores, user)) return;
-  const pending = await findPending(handle);
+  const pending = await findPending(handle, new Date(now()));
   if (!pending) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
   const policy = await agentPolicyOf(user.orgId);
   consentForm(ctx, config, handle, pending, user, { policy, choice: proposedChoice(policy), message: null });
 }
 
-async function consentSubmit(ctx: Context, config: Config, stores: Stores): Promise<void> {
+async function consentSubmit(ctx: Context, config: Config, stores: Stores, now: () => number): Promise<void> {
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const handle = handleOf(form.get('request'));
   const user = await signedInUser(ctx, config);
   if (!user) return redirectTo(ctx, handle ? `${SIGN_IN_PAGE_PATH}?request=${handle}` : SIGN_IN_PAGE_PATH);
-  const pending = handle ? await findPending(handle) : null;
+  const pending = handle ? await findPending(handle, new Date(now())) : null;
   if (!handle || !pending) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
   const decision = form.get('decision');
   if (decision === 'deny') {
@@ -284,15 +284,18 @@ async function consentSubmit(ctx: Context, config: Config, stores: Stores): Prom
   const read = readAllowanceChoice(form, proposedChoice(policy));
   const refusal = read.ok ? allowanceRefusalUnder(policy, read.allowance) : read.message;
   if (!read.ok || refusal) return consentForm(ctx, config, handle, pending, user, { policy, choice: read.choice, message: refusal }, 400);
-  const grant = await recordConsent({
-    userId: user._id,
-    orgId: user.orgId,
-    clientId: pending.clientId,
-    clientName: pending.clientName,
-    scope: pending.scope,
-    allowance: read.allowance,
-  });
-  return completeAuthorization(ctx, config, stores, handle, pending, user, grant);
+  const grant = await recordConsent(
+    {
+      userId: user._id,
+      orgId: user.orgId,
+      clientId: pending.clientId,
+      clientName: pending.clientName,
+      scope: pending.scope,
+      allowance: read.allowance,
+    },
+    new Date(now()),
+  );
+  return completeAuthorization(ctx, config, stores, handle, pending, user, grant, new Date(now()));
 }
 
 // ---- connected applications ---------------------------------------------------------------
@@ -381,7 +384,8 @@ async function signOutSubmit(ctx: Context, config: Config): Promise<void> {
 
 /** Mounts the pages (DECISIONS.md "Interactive sign-in"): set password, sign in, consent, connected applications. */
 export function mountSignInPages(router: Router, config: Config, decoy: DecoyPasswordHash, now: () => number, stores: Stores): void {
-  const serve = (handler: (ctx: Context, config: Config, stores: Stores) => Promise<void>) => storeOutagePage((ctx: Context) => handler(ctx, config, stores));
+  const serve = (handler: (ctx: Context, config: Config, stores: Stores, now: () => number) => Promise<void>) =>
+    storeOutagePage((ctx: Context) => handler(ctx, config, stores, now));
   router.get(SETUP_PAGE_PATH, serve(setupPage));
   router.post(
     SETUP_PAGE_PATH,

@@ -41,6 +41,7 @@ export interface CreateClientInput {
 export async function createClient(
   stores: TenancyStores,
   input: CreateClientInput,
+  now: Date,
 ): Promise<{
   client_id: string;
   client_secret: string;
@@ -67,7 +68,6 @@ export async function createClient(
   }
   await stores.tenancy.insertApplication({ _id: applicationId, orgId: input.orgId, name: `M2M client ${clientId}`, holder: 'm2m_client' });
   const secret = generateClientSecret();
-  const now = new Date();
   await insertOAuthClient({
     _id: clientId,
     orgId: input.orgId,
@@ -101,12 +101,12 @@ export async function createClient(
 export async function rotateClientSecret(
   clientId: string,
   graceSeconds: number,
+  now: Date,
 ): Promise<{ client_id: string; client_secret: string; previous_secret_expires_at: string | null }> {
   if (!Number.isInteger(graceSeconds) || graceSeconds < 0) throw new Error('grace seconds must be a non-negative integer');
   const client = await findOAuthClient(clientId);
   if (!client) throw new Error(`client ${clientId} does not exist`);
   if (client.revokedAt) throw new Error(`client ${clientId} is revoked`);
-  const now = new Date();
   const secret = generateClientSecret();
   const next = { _id: newId('cs'), hash: hashClientSecret(secret), createdAt: now, expiresAt: null };
   const secrets = rotateSecrets(client.secrets, next, now, graceSeconds);
@@ -119,8 +119,7 @@ export async function rotateClientSecret(
  * Revocation takes effect on the next request everywhere: the token endpoint and the tool
  * server read the client from the store on every request, and its refresh tokens are revoked.
  */
-export async function revokeClient(clientId: string): Promise<{ client_id: string; revoked_at: string }> {
-  const now = new Date();
+export async function revokeClient(clientId: string, now: Date): Promise<{ client_id: string; revoked_at: string }> {
   await revokeOAuthClientRecord(clientId, now);
   const doc = await findOAuthClient(clientId);
   if (!doc) {
@@ -134,10 +133,9 @@ export async function revokeClient(clientId: string): Promise<{ client_id: strin
   return { client_id: clientId, revoked_at: (doc.revokedAt ?? now).toISOString() };
 }
 
-export async function listClients(stores: TenancyStores, orgId: string): Promise<{ org_id: string; clients: unknown[] }> {
+export async function listClients(stores: TenancyStores, orgId: string, now: Date): Promise<{ org_id: string; clients: unknown[] }> {
   await requireOrganization(stores, orgId);
   const docs = await oauthClientsOf(orgId);
-  const now = new Date();
   return {
     org_id: orgId,
     clients: docs.map((c) => ({
@@ -164,7 +162,7 @@ export async function findActiveClient(clientId: string): Promise<ClientRecord |
 }
 
 /** Client authentication at the token endpoint: null for an unknown, revoked or wrong-secret client. */
-export async function authenticateClient(clientId: string, secret: string, now = new Date()): Promise<ClientRecord | null> {
+export async function authenticateClient(clientId: string, secret: string, now: Date): Promise<ClientRecord | null> {
   const client = await findActiveClient(clientId);
   if (!client) return null;
   return matchesLiveSecret(secret, client.secrets, now) ? client : null;

@@ -27,37 +27,42 @@ async function clientWorkspace(stores: TenancyStores, f: Flags, orgId: string): 
 export const m2mCommands: Record<string, AdminCommand> = {
   'm2m create': {
     usage: 'm2m create --org O [--workspace W] --rate-limit N(requests/minute) [--scopes s1,s2] [--name N]',
-    run: async (f, { stores }) => {
+    run: async (f, { stores, now }) => {
       const orgId = requireFlag(f, 'org');
       const rateLimitPerMinute = intFlag(f, 'rate-limit', { required: true, min: 1 })!;
       const { workspaceId, chosen } = await clientWorkspace(stores, f, orgId);
-      const created = await createClient(stores, {
-        orgId,
-        workspaceId,
-        rateLimitPerMinute,
-        permissions: optionalFlag(f, 'scopes')
-          ?.split(',')
-          .map((s) => s.trim())
-          .filter(Boolean),
-        name: optionalFlag(f, 'name'),
-      });
+      const created = await createClient(
+        stores,
+        {
+          orgId,
+          workspaceId,
+          rateLimitPerMinute,
+          permissions: optionalFlag(f, 'scopes')
+            ?.split(',')
+            .map((s) => s.trim())
+            .filter(Boolean),
+          name: optionalFlag(f, 'name'),
+        },
+        new Date(now()),
+      );
       return { ...created, workspace: `${created.workspace_id}: ${chosen}` };
     },
   },
   'm2m rotate': {
     usage: 'm2m rotate --client-id C [--grace-seconds S] (previous secret works S more seconds; default M2M_SECRET_ROTATION_GRACE_SECONDS, 0 = at once)',
-    run: (f, { config }) => rotateClientSecret(requireFlag(f, 'client-id'), intFlag(f, 'grace-seconds') ?? config.oauth.secretRotationGraceSeconds),
+    run: (f, { config, now }) =>
+      rotateClientSecret(requireFlag(f, 'client-id'), intFlag(f, 'grace-seconds') ?? config.oauth.secretRotationGraceSeconds, new Date(now())),
   },
   'm2m revoke': {
     usage: 'm2m revoke --client-id C',
-    run: (f) => revokeClient(requireFlag(f, 'client-id')),
+    run: (f, { now }) => revokeClient(requireFlag(f, 'client-id'), new Date(now())),
   },
   'm2m list': {
     usage: 'm2m list --org O',
-    run: (f, { stores }) => listClients(stores, requireFlag(f, 'org')),
+    run: (f, { stores, now }) => listClients(stores, requireFlag(f, 'org'), new Date(now())),
   },
   'm2m signing-key rotate': {
     usage: 'm2m signing-key rotate (new access-token signing key; the old one verifies for one token lifetime more)',
-    run: (_f, { config }) => rotateSigningKey(config.secretsKey),
+    run: (_f, { config, now }) => rotateSigningKey(config.secretsKey, new Date(now())),
   },
 };

@@ -264,14 +264,17 @@ const PATHS: AuditPath[] = [
     action: 'grant.revoked',
     via: 'Connected applications',
     drive: async () => {
-      await recordConsent({
-        userId: admin.userId,
-        orgId: tenant.orgId,
-        clientId: 'https://client.example/app.json',
-        clientName: 'Client',
-        scope: 'mcp:tools',
-        allowance: LEGACY_ALLOWANCE,
-      });
+      await recordConsent(
+        {
+          userId: admin.userId,
+          orgId: tenant.orgId,
+          clientId: 'https://client.example/app.json',
+          clientName: 'Client',
+          scope: 'mcp:tools',
+          allowance: LEGACY_ALLOWANCE,
+        },
+        new Date(),
+      );
       await consolePost('/api/oauth/connections/revoke', { client_id: 'https://client.example/app.json' });
       return inTenant(USER)();
     },
@@ -280,14 +283,17 @@ const PATHS: AuditPath[] = [
     action: 'grant.allowance_changed',
     via: 'Connected applications',
     drive: async () => {
-      const grant = await recordConsent({
-        userId: admin.userId,
-        orgId: tenant.orgId,
-        clientId: 'https://client.example/allowance.json',
-        clientName: 'Allowance client',
-        scope: 'mcp:tools',
-        allowance: { mode: 'daily', dailyCredits: 20 },
-      });
+      const grant = await recordConsent(
+        {
+          userId: admin.userId,
+          orgId: tenant.orgId,
+          clientId: 'https://client.example/allowance.json',
+          clientName: 'Allowance client',
+          scope: 'mcp:tools',
+          allowance: { mode: 'daily', dailyCredits: 20 },
+        },
+        new Date(),
+      );
       await consolePost(`/console/connected-applications/${grant._id}/allowance`, { allowance: 'daily', daily_credits: '5' });
       return inTenant(USER)();
     },
@@ -343,14 +349,17 @@ const PATHS: AuditPath[] = [
     action: 'grant.revoked',
     via: 'cli user grants revoke',
     drive: async () => {
-      await recordConsent({
-        userId: state.personId,
-        orgId: tenant.orgId,
-        clientId: 'https://client.example/other.json',
-        clientName: 'Other',
-        scope: 'mcp:tools',
-        allowance: LEGACY_ALLOWANCE,
-      });
+      await recordConsent(
+        {
+          userId: state.personId,
+          orgId: tenant.orgId,
+          clientId: 'https://client.example/other.json',
+          clientName: 'Other',
+          scope: 'mcp:tools',
+          allowance: LEGACY_ALLOWANCE,
+        },
+        new Date(),
+      );
       await cli('user', 'grants', 'revoke', '--user-id', state.personId);
       return inTenant(() => 'operator')();
     },

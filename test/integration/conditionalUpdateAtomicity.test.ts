@@ -32,7 +32,7 @@ beforeAll(async () => {
   // requests of one address would spend the run reading it.
   srv = await startTestApi({ ...OAUTH_ENV, TRUSTED_PROXY_HOPS: '1' });
   const tenant = await createTenant();
-  client = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1_000_000 });
+  client = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1_000_000 }, new Date());
 });
 afterAll(async () => srv.close());
 

@@ -22,7 +22,7 @@ beforeAll(async () => {
   srv = await startTestApi(OAUTH_ENV);
   const tenant = await createTenant({ credits: 100 });
   await seedPeople({ secretsKey: srv.config.secretsKey, count: 20 });
-  const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 });
+  const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 }, new Date());
   Object.assign(process.env, { M2M_CLIENT_ID: m2m.client_id, M2M_CLIENT_SECRET: m2m.client_secret, AUTH_URL, MCP_URL });
   globalThis.fetch = (input, init) => {
     const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);

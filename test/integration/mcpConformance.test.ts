@@ -31,7 +31,7 @@ beforeAll(async () => {
   // the loopback ones; that is the server dns-rebinding-protection is written for.
   srv = await startTestApi({ ...OAUTH_ENV, NODE_ENV: 'development' });
   const tenant = await createTenant({ credits: 100 });
-  const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 });
+  const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 }, new Date());
   const token = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
   const target = new URL(srv.url);
   proxy = createServer((req, res) => {

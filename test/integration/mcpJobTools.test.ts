@@ -36,7 +36,7 @@ beforeAll(async () => {
   // Jobs accept only people of sources the organization may use: the built-in one here.
   personIds = (await Person.find({ source: BUILT_IN_SOURCE_ID }, { _id: 1 }).sort({ _id: 1 }).limit(30).lean()).map((p) => String(p._id));
   expect(personIds).toHaveLength(30);
-  const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 });
+  const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 }, new Date());
   m2mClientId = m2m.client_id;
   mcp = await connect(m2m.client_id, m2m.client_secret);
 });
@@ -113,7 +113,7 @@ test('tool errors are isError results carrying the problem code, and the session
   expect(invalid).toMatchObject({ isError: true, body: { code: 'validation_failed', status: 422 } });
   const missing = await call('get_contact_retrieval_job', { id: 'job_doesnotexist0000000000' });
   expect(missing).toMatchObject({ isError: true, body: { code: 'not_found' } });
-  const narrow = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 100, permissions: ['candidates.search'] });
+  const narrow = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 100, permissions: ['candidates.search'] }, new Date());
   const narrowClient = await connect(narrow.client_id, narrow.client_secret);
   try {
     const denied = await call('create_contact_retrieval_job', { person_ids: personIds.slice(0, 1) }, narrowClient);

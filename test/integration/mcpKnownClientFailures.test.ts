@@ -157,7 +157,7 @@ describe('known MCP client failures', () => {
     expect(decodeJwt(refreshed.json.access_token).aud).toBe(RESOURCE);
 
     // A machine client too.
-    const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 100 });
+    const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 100 }, new Date());
     const cc = await tokenRequest(srv, {
       grant_type: 'client_credentials',
       client_id: m2m.client_id,

@@ -31,7 +31,7 @@ beforeAll(async () => {
   await seedPeople({ secretsKey: srv.config.secretsKey, count: 40 });
   const p = await Person.findOne({ source: BUILT_IN_SOURCE_ID }, { _id: 1, profileUrl: 1 }).sort({ _id: 1 }).lean();
   person = { id: String(p!._id), profileUrl: String(p!.profileUrl) };
-  const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 });
+  const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 }, new Date());
   token = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
   v1 = new Client({ name: 'tool-outputs', version: '1.0.0' });
   await v1.connect(new StreamableHTTPClientTransport(new URL(`${srv.url}/tools`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));

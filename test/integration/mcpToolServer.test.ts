@@ -22,7 +22,7 @@ let token: string;
 beforeAll(async () => {
   srv = await startTestApi(OAUTH_ENV);
   tenant = await createTenant({ credits: 1000 });
-  m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 });
+  m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 }, new Date());
   token = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
 });
 afterAll(async () => srv.close());
@@ -95,6 +95,7 @@ describe('bearer validation at /tools', () => {
 
   test('a token for another audience', async () => {
     const other = await issueAccessToken({
+      now: new Date(),
       issuer: AUTH_URL,
       audience: 'http://other.invalid/tools',
       clientId: m2m.client_id,
@@ -131,6 +132,7 @@ describe('bearer validation at /tools', () => {
 
   test('a token without the mcp:tools scope is 403 insufficient_scope', async () => {
     const narrow = await issueAccessToken({
+      now: new Date(),
       issuer: AUTH_URL,
       audience: RESOURCE,
       clientId: m2m.client_id,
@@ -144,15 +146,15 @@ describe('bearer validation at /tools', () => {
   });
 
   test("a revoked client's tokens fail on the next request", async () => {
-    const c = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 100 });
+    const c = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 100 }, new Date());
     const t = (await clientCredentialsToken(srv, await discover(srv), c.client_id, c.client_secret)).access_token;
     expect((await postTools(`Bearer ${t}`)).status).toBe(200);
-    await revokeClient(c.client_id);
+    await revokeClient(c.client_id, new Date());
     await expectInvalidToken(t);
   });
 
   test('per-credential rate limit: 429 with Retry-After', async () => {
-    const c = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 3 });
+    const c = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 3 }, new Date());
     // The token request itself counts: 1 + 5 requests cross at most one minute boundary.
     const t = (await clientCredentialsToken(srv, await discover(srv), c.client_id, c.client_secret)).access_token;
     const statuses: number[] = [];

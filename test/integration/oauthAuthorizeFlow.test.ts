@@ -573,14 +573,17 @@ describe('sign-in limits', () => {
       },
     });
     const reg = await register({ client_name: 'Held App', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none' });
-    await recordConsent({
-      userId: created.user_id,
-      orgId: own.orgId,
-      clientId: reg.json.client_id,
-      clientName: 'Held App',
-      scope: 'mcp:tools',
-      allowance: { mode: 'read_only', dailyCredits: null },
-    });
+    await recordConsent(
+      {
+        userId: created.user_id,
+        orgId: own.orgId,
+        clientId: reg.json.client_id,
+        clientName: 'Held App',
+        scope: 'mcp:tools',
+        allowance: { mode: 'read_only', dailyCredits: null },
+      },
+      new Date(),
+    );
     await setSecondFactorRequired(fileStores(), own.orgId, true);
     const start = await browser.request(
       authorizePath({

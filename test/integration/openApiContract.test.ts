@@ -41,7 +41,7 @@ beforeAll(async () => {
   const exampleJob = OPERATION_EXAMPLES['contact_retrieval_jobs.create'].request as { person_ids: string[] };
   await insertTestPeople(exampleJob.person_ids);
   // The tool server takes an OAuth access token, not a key: a machine client's, for the same organization.
-  const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 100_000 });
+  const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 100_000 }, new Date());
   accessToken = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
   // Every source of the catalogue the document lists is usable by this organization.
   await setSourceEnabled(fileStores(), srv.config, tenant.orgId, OPEN_WEB_SOURCE_ID, true);

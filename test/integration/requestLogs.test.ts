@@ -120,7 +120,7 @@ describe('structured request logs', () => {
     await api(proc.url, 'GET', '/v1/webhook-endpoints/ep_lognone', { key: funded.key });
     await api(proc.url, 'GET', '/v1/webhook-deliveries/dlv_lognone', { key: funded.key });
 
-    const m2m = await createClient(fileStores(), { orgId: funded.orgId, rateLimitPerMinute: 1000 });
+    const m2m = await createClient(fileStores(), { orgId: funded.orgId, rateLimitPerMinute: 1000 }, new Date());
     const srv = { url: proc.url } as TestApi;
     const token = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
     const client = new Client({ name: 'log-test', version: '1.0.0' });

@@ -86,7 +86,7 @@ describe('secrets at rest', () => {
     expect(rotated.status).toBe(200);
     secrets.webhook_secret_successor = rotated.json.secret;
 
-    const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 100 });
+    const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 100 }, new Date());
     secrets.client_secret = m2m.client_secret;
     const issued = await form('/api/oauth/token', {
       grant_type: 'client_credentials',

@@ -32,7 +32,7 @@ beforeAll(async () => {
   srv = await startTestApi({ ...OAUTH_ENV, MONGODB_URI: `mongodb://127.0.0.1:${port}/outage` });
   tenant = await createTenant({ credits: 1000 });
   await insertTestPeople(['per_outage_1']);
-  m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 });
+  m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 }, new Date());
   token = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
   store.child.kill('SIGKILL');
   await new Promise((r) => store.child.once('exit', r));

@@ -205,13 +205,6 @@ const NOT_YET_ON_THE_CLOCK = new Set([
   'core/limits/limitSettings.ts',
   // Callers in the console and sign-in pages pass no clock yet.
   'core/jobs/jobResults.ts',
-  'core/oauth/accessTokens.ts',
-  'core/oauth/clientRateLimit.ts',
-  'core/oauth/clients.ts',
-  'core/oauth/consentGrants.ts',
-  'core/oauth/pendingAuthorizations.ts',
-  'core/oauth/publicClients.ts',
-  'core/oauth/signingKeys.ts',
   'core/users/sessions.ts',
   'core/users/signIn.ts',
   'core/users/users.ts',
