@@ -70,12 +70,12 @@ export async function seedConsoleOrganization(config: Config, stores: Stores, si
 
   const adminEmail = `admin-${now.getTime()}@bench.example`;
   const adminPassword = randomBytes(12).toString('base64url');
-  const admin = await createUser(stores, config, { orgId, workspaceId, email: adminEmail, permissions: [...ALL_PERMISSIONS], role: 'admin' });
+  const admin = await createUser(stores, config, { orgId, workspaceId, email: adminEmail, permissions: [...ALL_PERMISSIONS], role: 'admin' }, now);
   const token = new URL(admin.setup_url).searchParams.get('token') ?? '';
-  const setup = await completeSetup(config, token, adminPassword, adminPassword);
+  const setup = await completeSetup(config, token, adminPassword, adminPassword, now);
   if (!setup.ok) throw new Error(`admin set-up failed: ${setup.message}`);
   for (let i = 1; i < size.people; i++) {
-    await createUser(stores, config, { orgId, workspaceId, email: `person-${now.getTime()}-${i}@bench.example`, permissions: ['candidates.search'] });
+    await createUser(stores, config, { orgId, workspaceId, email: `person-${now.getTime()}-${i}@bench.example`, permissions: ['candidates.search'] }, now);
   }
 
   // The ledger: the opening entry, one large grant, then charges continuing the chain.

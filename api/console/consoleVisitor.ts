@@ -59,6 +59,8 @@ function enrolmentPath(path: string): boolean {
 export interface VisitorDeps {
   config: Config;
   stores: Stores;
+  /** The app's clock, which sessions expire on. */
+  now: () => Date;
 }
 
 /**
@@ -66,9 +68,9 @@ export interface VisitorDeps {
  * person whose organization requires a second factor they do not have yet (they can do nothing
  * else until they have one).
  */
-export async function requireVisitor(ctx: Context, { config, stores }: VisitorDeps): Promise<ConsoleVisitor | null> {
+export async function requireVisitor(ctx: Context, { config, stores, now }: VisitorDeps): Promise<ConsoleVisitor | null> {
   const sessionValue = sessionValueOf(ctx, config);
-  const user = sessionValue ? await sessionUser(sessionValue) : null;
+  const user = sessionValue ? await sessionUser(sessionValue, now()) : null;
   if (!user || !sessionValue) {
     seeOther(ctx, `${SIGN_IN_PAGE_PATH}?return_to=${encodeURIComponent(hereOf(ctx))}`);
     return null;

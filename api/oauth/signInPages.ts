@@ -121,21 +121,29 @@ function setupForm(ctx: Context, config: Config, token: string, message: string 
 
 const SETUP_INVALID = 'This setup link is invalid, used or expired. Ask your administrator for a new one.';
 
-async function setupPage(ctx: Context, config: Config): Promise<void> {
+async function setupPage(ctx: Context, config: Config, _stores: Stores, now: () => number): Promise<void> {
   const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
-  const found = await findSetupUser(token);
+  const found = await findSetupUser(token, new Date(now()));
   if (!found.ok) return errorPage(ctx, 400, 'Setup link not valid', SETUP_INVALID);
   setupForm(ctx, config, token, null, 200, found.user);
 }
 
-async function setupSubmit(ctx: Context, config: Config, stores: Stores): Promise<void> {
+async function setupSubmit(ctx: Context, config: Config, stores: Stores, now: () => number): Promise<void> {
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const token = form.get('token') ?? '';
-  const result = await setPasswordThroughLink(stores, config, token, form.get('new_password') ?? '', form.get('confirm_password') ?? '', new Date(), ctx.ip);
+  const result = await setPasswordThroughLink(
+    stores,
+    config,
+    token,
+    form.get('new_password') ?? '',
+    form.get('confirm_password') ?? '',
+    new Date(now()),
+    ctx.ip,
+  );
   if (!result.ok) {
     if (result.reason === 'invalid_link') return errorPage(ctx, 400, 'Setup link not valid', result.message);
-    const found = await findSetupUser(token);
+    const found = await findSetupUser(token, new Date(now()));
     return setupForm(ctx, config, token, result.message, 400, found.ok ? found.user : null);
   }
   sendPage(
@@ -195,7 +203,7 @@ export function signInForm(
 
 async function signInPage(ctx: Context, config: Config, stores: Stores, now: () => number): Promise<void> {
   const handle = handleOf(typeof ctx.query.request === 'string' ? ctx.query.request : null);
-  const user = await sessionUser(sessionValueOf(ctx, config));
+  const user = await sessionUser(sessionValueOf(ctx, config), new Date(now()));
   if (user) return handle ? resumeAuthorization(ctx, config, stores, handle, user, new Date(now())) : redirectTo(ctx, landingOf(ctx.query.return_to));
   signInForm(ctx, config, handle, null, 200, '', safeReturnPath(ctx.query.return_to));
 }
@@ -205,7 +213,7 @@ async function signInSubmit(ctx: Context, config: Config, decoy: DecoyPasswordHa
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const handle = handleOf(form.get('request'));
   const email = form.get('email') ?? '';
-  const result = await signIn(decoy, email, form.get('password') ?? '', ctx.ip);
+  const result = await signIn(decoy, email, form.get('password') ?? '', ctx.ip, new Date(now()));
   if (!result.ok) {
     if (result.retryAfterSeconds) ctx.set('Retry-After', String(result.retryAfterSeconds));
     const status = result.retryAfterSeconds ? 429 : 401;
@@ -216,8 +224,8 @@ async function signInSubmit(ctx: Context, config: Config, decoy: DecoyPasswordHa
   await completeSignIn(ctx, config, stores, result.user, next, new Date(now()));
 }
 
-async function signedInUser(ctx: Context, config: Config): Promise<UserRecord | null> {
-  return sessionUser(sessionValueOf(ctx, config));
+async function signedInUser(ctx: Context, config: Config, now: () => number): Promise<UserRecord | null> {
+  return sessionUser(sessionValueOf(ctx, config), new Date(now()));
 }
 
 // ---- consent ------------------------------------------------------------------------------
@@ -253,7 +261,7 @@ interface ConsentView {
 async function consentPage(ctx: Context, config: Config, stores: Stores, now: () => number): Promise<void> {
   const handle = handleOf(typeof ctx.query.request === 'string' ? ctx.query.request : null);
   if (!handle) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
-  const user = await signedInUser(ctx, config);
+  const user = await signedInUser(ctx, config, now);
   if (!user) return redirectTo(ctx, `${SIGN_IN_PAGE_PATH}?request=${handle}`);
   if (await sentToEnrol(ctx, stores, user)) return;
   const pending = await findPending(handle, new Date(now()));
@@ -266,7 +274,7 @@ async function consentSubmit(ctx: Context, config: Config, stores: Stores, now: 
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const handle = handleOf(form.get('request'));
-  const user = await signedInUser(ctx, config);
+  const user = await signedInUser(ctx, config, now);
   if (!user) return redirectTo(ctx, handle ? `${SIGN_IN_PAGE_PATH}?request=${handle}` : SIGN_IN_PAGE_PATH);
   const pending = handle ? await findPending(handle, new Date(now())) : null;
   if (!handle || !pending) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
@@ -330,7 +338,7 @@ function connectionRow(g: GrantRecord, policy: AgentPolicy, spent: AgentSpendSum
 }
 
 async function connectionsPage(ctx: Context, config: Config, now: () => number, stores: Stores): Promise<void> {
-  const user = await signedInUser(ctx, config);
+  const user = await signedInUser(ctx, config, now);
   if (!user) return redirectTo(ctx, SIGN_IN_PAGE_PATH);
   if (await sentToEnrol(ctx, stores, user)) return;
   const session = sessionValueOf(ctx, config)!;
@@ -366,7 +374,7 @@ async function connectionsPage(ctx: Context, config: Config, now: () => number, 
 async function revokeSubmit(ctx: Context, config: Config, stores: Stores, now: () => number): Promise<void> {
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
-  const user = await signedInUser(ctx, config);
+  const user = await signedInUser(ctx, config, now);
   if (!user) return redirectTo(ctx, SIGN_IN_PAGE_PATH);
   const clientId = form.get('client_id');
   // The console's flash cookie is scoped to /console, so this page (outside it) says what a write did through `?done=`.
@@ -389,7 +397,7 @@ export function mountSignInPages(router: Router, config: Config, decoy: DecoyPas
   router.get(SETUP_PAGE_PATH, serve(setupPage));
   router.post(
     SETUP_PAGE_PATH,
-    serve((ctx) => setupSubmit(ctx, config, stores)),
+    serve((ctx) => setupSubmit(ctx, config, stores, now)),
   );
   router.get(SIGN_IN_PAGE_PATH, serve(signInPage));
   router.post(

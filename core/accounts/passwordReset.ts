@@ -14,8 +14,8 @@ import { PASSWORD_RESET_PATH, SIGN_IN_PATH } from './accountPaths';
  * 1-hour reset link (the person's earlier link stops working); an unknown one gets nothing. The
  * page answers the same for both before any of this runs (api/oauth/passwordResetPages.ts), so
  * neither the words, the status nor the time tell them apart. Using the link sets the password
- * and ends every session and token chain (completeSetup), audits `user.password_reset` and mails
- * a notice.
+ * and ends every session and token chain (core/oauth/personAccess.ts `endSignInsOf`), audits
+ * `user.password_reset` and mails a notice.
  */
 export const RESET_MAILS_PER_HOUR = 5;
 const HOUR_MS = 3600_000;

@@ -35,7 +35,7 @@ export async function createUser(
   stores: TenancyStores,
   settings: Pick<Config, 'authUrl'>,
   input: { orgId: string; workspaceId: string; email: string; permissions: string[]; role?: Role },
-  now = new Date(),
+  now: Date,
   /** `invitation` (7 days) when the console invites; the operator's setup link otherwise. */
   purpose: Exclude<LinkPurpose, 'reset'> = 'setup',
 ): Promise<{ user_id: string; email: string; role: Role; setup_url: string; setup_expires_at: string }> {
@@ -80,7 +80,7 @@ export async function createUser(
 export async function reissueSetup(
   settings: Pick<Config, 'authUrl'>,
   userId: string,
-  now = new Date(),
+  now: Date,
   purpose: LinkPurpose = 'setup',
 ): Promise<{ user_id: string; setup_url: string; setup_expires_at: string }> {
   const user = await store.findUser(userId);
@@ -183,7 +183,7 @@ export async function findUserByEmail(email: string): Promise<UserRecord | null>
 export type SetupLookup = { ok: true; user: UserRecord } | { ok: false };
 
 /** The user a setup token belongs to, if the token is current and unused. */
-export async function findSetupUser(token: string, now = new Date()): Promise<SetupLookup> {
+export async function findSetupUser(token: string, now: Date): Promise<SetupLookup> {
   const hash = linkHashOf(token);
   if (!hash) return { ok: false };
   const user = await store.findUserWithSetupTokenHash(hash);
@@ -200,13 +200,7 @@ export type SetupResult = { ok: true; user: UserRecord; replacedPassword: boolea
  * `endSignInsOf`), which reaches into the OAuth area this one sits below.
  */
 /** `settings.oauth.passwordScryptLog2N` is the scrypt cost the new password is hashed at. */
-export async function completeSetup(
-  settings: Pick<Config, 'oauth'>,
-  token: string,
-  password: string,
-  confirmation: string,
-  now = new Date(),
-): Promise<SetupResult> {
+export async function completeSetup(settings: Pick<Config, 'oauth'>, token: string, password: string, confirmation: string, now: Date): Promise<SetupResult> {
   const found = await findSetupUser(token, now);
   if (!found.ok) return { ok: false, reason: 'invalid_link', message: 'This setup link is invalid, used or expired. Ask your administrator for a new one.' };
   const problem = passwordProblem(password, confirmation);

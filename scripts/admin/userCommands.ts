@@ -24,7 +24,7 @@ export const userCommands: Record<string, AdminCommand> = {
         permissions: permissionsFlag(f, 'permissions'),
         role: roleFlag(f, false),
       };
-      const created = await createUser(stores, config, input);
+      const created = await createUser(stores, config, input, new Date(now()));
       await recordOperatorChange(
         { stores, now },
         {
@@ -64,7 +64,7 @@ export const userCommands: Record<string, AdminCommand> = {
   },
   'user setup-link': {
     usage: 'user setup-link --user-id U',
-    run: (f, { config }) => reissueSetup(config, requireFlag(f, 'user-id')),
+    run: (f, { config, now }) => reissueSetup(config, requireFlag(f, 'user-id'), new Date(now())),
   },
   'user list': {
     usage: 'user list --org O',

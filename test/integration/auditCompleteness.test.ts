@@ -59,12 +59,17 @@ beforeAll(async () => {
   hooksKey = { key: made.key, keyId: made.key_id };
   state.familyId = tenant.familyId;
   state.personId = (
-    await createUser(fileStores(), srv.config, {
-      orgId: tenant.orgId,
-      workspaceId: tenant.workspaceId,
-      email: `a${Date.now()}@example.com`,
-      permissions: ['jobs.v1:read'],
-    })
+    await createUser(
+      fileStores(),
+      srv.config,
+      {
+        orgId: tenant.orgId,
+        workspaceId: tenant.workspaceId,
+        email: `a${Date.now()}@example.com`,
+        permissions: ['jobs.v1:read'],
+      },
+      new Date(),
+    )
   ).user_id;
 });
 afterAll(async () => {
@@ -446,12 +451,17 @@ const PATHS: AuditPath[] = [
     action: 'user.disabled',
     via: 'cli user disable',
     drive: async () => {
-      const other = await createUser(fileStores(), srv.config, {
-        orgId: tenant.orgId,
-        workspaceId: tenant.workspaceId,
-        email: `d${Date.now()}@example.com`,
-        permissions: ['jobs.v1:read'],
-      });
+      const other = await createUser(
+        fileStores(),
+        srv.config,
+        {
+          orgId: tenant.orgId,
+          workspaceId: tenant.workspaceId,
+          email: `d${Date.now()}@example.com`,
+          permissions: ['jobs.v1:read'],
+        },
+        new Date(),
+      );
       await cli('user', 'disable', '--user-id', other.user_id);
       return inTenant(() => 'operator')();
     },

@@ -28,7 +28,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await srv?.close();
 });
-// Sign-ins take the real time and these tests move the app's clock: each starts in sudo mode on the app's clock.
+// These tests move the app's clock, which sessions and sudo mode are counted on: each starts in sudo mode.
 beforeEach(async () => {
   await admin.confirmPassword();
 });
@@ -235,6 +235,10 @@ describe("an operator's limit follows the key", () => {
 
 describe('expiry, on the API clock', () => {
   const DAY_MS = 24 * 3600_000;
+  // A test that moves the clock past the session's lifetime leaves the next one a fresh sign-in.
+  afterEach(async () => {
+    admin = await consoleSession(srv, tenant, 'admin', ['candidates.search', 'limits.v1:read']);
+  });
 
   test('a key created with "Expires: In 30 days" answers until then and is 401 invalid_api_key from its expiry on', async () => {
     const created = await createInConsole({ application: tenant.applicationId, expires: '30d' });

@@ -69,12 +69,17 @@ beforeAll(async () => {
     })
   ).key_id;
   personId = (
-    await createUser(fileStores(), srv.config, {
-      orgId: tenant.orgId,
-      workspaceId: tenant.workspaceId,
-      email: `p${Date.now()}@example.com`,
-      permissions: ['jobs.v1:read'],
-    })
+    await createUser(
+      fileStores(),
+      srv.config,
+      {
+        orgId: tenant.orgId,
+        workspaceId: tenant.workspaceId,
+        email: `p${Date.now()}@example.com`,
+        permissions: ['jobs.v1:read'],
+      },
+      new Date(),
+    )
   ).user_id;
   passkeyId = (await enrolSoftPasskey(srv.config.authUrl, admin.userId, 'Old phone')).passkeyId;
 });

@@ -29,7 +29,12 @@ beforeAll(async () => {
   tenant = await createTenant();
   admin = await consoleSession(srv, tenant, 'admin', ['candidates.search', 'jobs.v1:read']);
   const elsewhere = await createTenant();
-  await createUser(fileStores(), srv.config, { orgId: elsewhere.orgId, workspaceId: elsewhere.workspaceId, email: taken, permissions: ['jobs.v1:read'] });
+  await createUser(
+    fileStores(),
+    srv.config,
+    { orgId: elsewhere.orgId, workspaceId: elsewhere.workspaceId, email: taken, permissions: ['jobs.v1:read'] },
+    new Date(),
+  );
 });
 afterAll(async () => {
   await srv?.close();

@@ -22,13 +22,18 @@ async function admins(n: number) {
   const tenant = await createTenant();
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const made = await createUser(fileStores(), config, {
-      orgId: tenant.orgId,
-      workspaceId: tenant.workspaceId,
-      email: `admin${i}.${tenant.orgId}@example.com`,
-      permissions: ['jobs.v1:read'],
-      role: 'admin',
-    });
+    const made = await createUser(
+      fileStores(),
+      config,
+      {
+        orgId: tenant.orgId,
+        workspaceId: tenant.workspaceId,
+        email: `admin${i}.${tenant.orgId}@example.com`,
+        permissions: ['jobs.v1:read'],
+        role: 'admin',
+      },
+      new Date(),
+    );
     ids.push(made.user_id);
   }
   return { orgId: tenant.orgId, ids };
@@ -58,24 +63,34 @@ test('five admins all demoted at once: exactly four go through', async () => {
 
 test('a person stored before roles existed reads as member and can be promoted, after which the others can step down', async () => {
   const tenant = await createTenant();
-  const old = await createUser(fileStores(), config, {
-    orgId: tenant.orgId,
-    workspaceId: tenant.workspaceId,
-    email: `old.${tenant.orgId}@example.com`,
-    permissions: ['jobs.v1:read'],
-  });
+  const old = await createUser(
+    fileStores(),
+    config,
+    {
+      orgId: tenant.orgId,
+      workspaceId: tenant.workspaceId,
+      email: `old.${tenant.orgId}@example.com`,
+      permissions: ['jobs.v1:read'],
+    },
+    new Date(),
+  );
   await User.collection.updateOne({ _id: old.user_id as never }, { $unset: { role: '' } });
   const first = await setUserRole(old.user_id, 'admin');
   expect(first).toMatchObject({ role_before: 'member', role: 'admin' });
   await expect(setUserRole(old.user_id, 'member')).rejects.toMatchObject({ code: 'last_admin' });
   await expect(disableUser(old.user_id, new Date())).rejects.toMatchObject({ code: 'last_admin' });
-  const second = await createUser(fileStores(), config, {
-    orgId: tenant.orgId,
-    workspaceId: tenant.workspaceId,
-    email: `new.${tenant.orgId}@example.com`,
-    permissions: ['jobs.v1:read'],
-    role: 'admin',
-  });
+  const second = await createUser(
+    fileStores(),
+    config,
+    {
+      orgId: tenant.orgId,
+      workspaceId: tenant.workspaceId,
+      email: `new.${tenant.orgId}@example.com`,
+      permissions: ['jobs.v1:read'],
+      role: 'admin',
+    },
+    new Date(),
+  );
   await disableUser(old.user_id, new Date());
   // A disabled admin is not counted: the remaining one is the last.
   await expect(setUserRole(second.user_id, 'member')).rejects.toMatchObject({ code: 'last_admin' });

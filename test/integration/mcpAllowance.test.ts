@@ -39,12 +39,17 @@ interface Connection {
 
 /** A person connected through one application with `allowance`: the grant consent records, its chain and an access token. */
 async function connect(allowance: GrantAllowance, clientName: string): Promise<Connection> {
-  const user = await createUser(fileStores(), srv.config, {
-    orgId: tenant.orgId,
-    workspaceId: tenant.workspaceId,
-    email: `agent.${randomBytes(6).toString('hex')}@example.com`,
-    permissions: [...ALL_PERMISSIONS],
-  });
+  const user = await createUser(
+    fileStores(),
+    srv.config,
+    {
+      orgId: tenant.orgId,
+      workspaceId: tenant.workspaceId,
+      email: `agent.${randomBytes(6).toString('hex')}@example.com`,
+      permissions: [...ALL_PERMISSIONS],
+    },
+    new Date(),
+  );
   const clientId = (await registerPublicClient({ client_name: clientName, redirect_uris: ['https://agent.example.com/cb'] }, new Date())).client_id as string;
   const grant = await recordConsent({ userId: user.user_id, orgId: tenant.orgId, clientId, clientName, scope: 'mcp:tools', allowance }, new Date());
   const chainId = newId('rtc');

@@ -26,12 +26,17 @@ async function personToken(userId?: string): Promise<{ userId: string; token: st
   const person =
     userId ??
     (
-      await createUser(fileStores(), srv.config, {
-        orgId: tenant.orgId,
-        workspaceId: tenant.workspaceId,
-        email: `p${randomBytes(6).toString('hex')}@example.com`,
-        permissions: ['candidates.search'],
-      })
+      await createUser(
+        fileStores(),
+        srv.config,
+        {
+          orgId: tenant.orgId,
+          workspaceId: tenant.workspaceId,
+          email: `p${randomBytes(6).toString('hex')}@example.com`,
+          permissions: ['candidates.search'],
+        },
+        new Date(),
+      )
     ).user_id;
   const client = (await registerPublicClient({ client_name: 'Rate test', redirect_uris: ['https://rate.example.com/cb'] }, new Date())).client_id as string;
   const chainId = newId('rtc');

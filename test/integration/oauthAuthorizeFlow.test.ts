@@ -40,7 +40,7 @@ async function register(metadata: Record<string, unknown>) {
 
 async function newPerson(permissions = ['candidates.search', 'jobs.v1:read']) {
   const email = `p${randomBytes(6).toString('hex')}@example.com`;
-  const created = await createUser(fileStores(), srv.config, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions });
+  const created = await createUser(fileStores(), srv.config, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions }, new Date());
   const password = 'correct horse battery staple';
   const browser = new FormBrowser(srv.url);
   const setupPath = new URL(created.setup_url).pathname + new URL(created.setup_url).search;
@@ -340,7 +340,7 @@ describe('refresh tokens of people', () => {
     }
 
     // The person forgot the password: the operator issues a new link, opened in another browser.
-    const link = new URL((await reissueSetup(srv.config, person.userId)).setup_url);
+    const link = new URL((await reissueSetup(srv.config, person.userId, new Date())).setup_url);
     const other = new FormBrowser(srv.url);
     const form = await other.request(link.pathname + link.search);
     const done = await other.request('/api/oauth/setup', {
@@ -367,12 +367,17 @@ describe('refresh tokens of people', () => {
 
   test('the first password of a new person says nothing about disconnected applications', async () => {
     const email = `p${randomBytes(6).toString('hex')}@example.com`;
-    const created = await createUser(fileStores(), srv.config, {
-      orgId: tenant.orgId,
-      workspaceId: tenant.workspaceId,
-      email,
-      permissions: ['candidates.search'],
-    });
+    const created = await createUser(
+      fileStores(),
+      srv.config,
+      {
+        orgId: tenant.orgId,
+        workspaceId: tenant.workspaceId,
+        email,
+        permissions: ['candidates.search'],
+      },
+      new Date(),
+    );
     const browser = new FormBrowser(srv.url);
     const link = new URL(created.setup_url);
     const form = await browser.request(link.pathname + link.search);
@@ -560,7 +565,12 @@ describe('sign-in limits', () => {
   test('a person whose organization requires a second factor they lack gets no code, even with consent remembered: they are sent to enrol', async () => {
     const own = await createTenant();
     const email = `p${randomBytes(6).toString('hex')}@example.com`;
-    const created = await createUser(fileStores(), srv.config, { orgId: own.orgId, workspaceId: own.workspaceId, email, permissions: ['candidates.search'] });
+    const created = await createUser(
+      fileStores(),
+      srv.config,
+      { orgId: own.orgId, workspaceId: own.workspaceId, email, permissions: ['candidates.search'] },
+      new Date(),
+    );
     const browser = new FormBrowser(srv.url);
     const setupPath = new URL(created.setup_url).pathname + new URL(created.setup_url).search;
     const setupPage = await browser.request(setupPath);

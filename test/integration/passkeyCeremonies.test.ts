@@ -40,12 +40,17 @@ beforeAll(async () => {
 afterAll(async () => testStore.close());
 
 async function person(): Promise<UserRecord> {
-  const made = await createUser(fileStores(), config, {
-    orgId: tenant.orgId,
-    workspaceId: tenant.workspaceId,
-    email: `pk${clock.now()}${Math.random().toString(36).slice(2)}@example.com`,
-    permissions: ['candidates.search'],
-  });
+  const made = await createUser(
+    fileStores(),
+    config,
+    {
+      orgId: tenant.orgId,
+      workspaceId: tenant.workspaceId,
+      email: `pk${clock.now()}${Math.random().toString(36).slice(2)}@example.com`,
+      permissions: ['candidates.search'],
+    },
+    new Date(),
+  );
   return (await findActiveUser(made.user_id))!;
 }
 

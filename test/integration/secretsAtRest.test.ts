@@ -118,12 +118,17 @@ describe('secrets at rest', () => {
     expect(toolCall.status).toBe(200);
 
     // A person: the one-time setup token, the password chosen with it, the browser session.
-    const person = await createUser(fileStores(), config, {
-      orgId: tenant.orgId,
-      workspaceId: tenant.workspaceId,
-      email: `secrets.${Date.now()}@example.com`,
-      permissions: ['candidates.search'],
-    });
+    const person = await createUser(
+      fileStores(),
+      config,
+      {
+        orgId: tenant.orgId,
+        workspaceId: tenant.workspaceId,
+        email: `secrets.${Date.now()}@example.com`,
+        permissions: ['candidates.search'],
+      },
+      new Date(),
+    );
     const setupUrl = new URL(person.setup_url);
     secrets.setup_token = setupUrl.searchParams.get('token')!;
     secrets.password = `a long passphrase ${randomUUID()}`;

@@ -205,9 +205,6 @@ const NOT_YET_ON_THE_CLOCK = new Set([
   'core/limits/limitSettings.ts',
   // Callers in the console and sign-in pages pass no clock yet.
   'core/jobs/jobResults.ts',
-  'core/users/sessions.ts',
-  'core/users/signIn.ts',
-  'core/users/users.ts',
   // Searches, quotas and the contact provider: their reads have no clock handed down yet.
   'core/talent/quotas.ts',
   'core/talent/searchCursor.ts',
