@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Deps } from '../core/deps';
-import { KeyUseRecorder } from '../core/keys/keyUse';
+import { KeyUseRecorder, keyUseWrite } from '../core/keys/keyUse';
 import { Problem } from '../core/problems';
 import { originRules } from '../core/allowedOrigins';
 import { accessLog } from './middleware/accessLog';
@@ -63,7 +63,13 @@ export function v1Router(deps: Deps, routes: RouteSpec[]): Router {
   const { config, usage } = deps;
   const v1 = new Router(ROUTER_OPTIONS);
   v1.use(
-    authenticate(config, deps.keyReads, failedAuthenticationLimit(config, deps.addressLimits), new KeyUseRecorder(deps.logger, undefined, deps.now), deps.now),
+    authenticate(
+      config,
+      deps.keyReads,
+      failedAuthenticationLimit(config, deps.addressLimits),
+      new KeyUseRecorder(deps.logger, keyUseWrite(deps.stores), deps.now),
+      deps.now,
+    ),
     idempotencyKeyBeforeAdmission(routes),
     baselineAdmission(admissionUnder(deps), usage),
     requirePrincipal,

@@ -143,13 +143,13 @@ async function measureAll(dir: string, stops: BenchStops): Promise<BenchFigure[]
   });
   const deps = await openDeps(config);
 
-  const keyFor = (name: string) => benchOrganization(name, 0, config.apiAudience);
+  const keyFor = (name: string) => benchOrganization(deps.stores, name, 0, config.apiAudience);
 
   const stamp = Date.now();
   const common: { orgId: string; key: string }[] = [];
   for (let i = 0; i < ORGS; i++) common.push(await keyFor(`bench ${stamp} ${i}`));
   const raised = await keyFor(`bench ${stamp} raised`);
-  await setOrganizationRate(config, raised.orgId, { requestsPerSecond: 100_000, maxConcurrency: 2_000 });
+  await setOrganizationRate(deps.stores, config, raised.orgId, { requestsPerSecond: 100_000, maxConcurrency: 2_000 }, Date.now);
   const usageOrgs: { orgId: string; key: string }[] = [];
   let usageRows = 0;
   let counterCpu: Awaited<ReturnType<typeof measureCounterCpu>> | undefined;

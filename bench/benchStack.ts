@@ -7,6 +7,8 @@ import { ALL_PERMISSIONS } from '../core/keys/permissions';
 import { logger } from '../core/observability/logger';
 import { createApiKey } from '../core/keys/apiKeys';
 import { createOrganization } from '../core/tenancy/provisioning';
+import type { KeysStores } from '../core/keys/store';
+import type { TenancyStores } from '../core/tenancy/store';
 import { startLocalStack, type LocalStack } from '../scripts/localStack';
 import { benchCommand, benchSettings, loadAverage, machineDescription, recordResult, type BenchFigure } from './benchResults';
 
@@ -44,9 +46,9 @@ export async function startBenchStack(dir: string, database: string, stops: Arra
 }
 
 /** A new organization with every permission on one API key, as the operator CLI makes it. */
-export async function benchOrganization(name: string, credits: number, audience: string) {
-  const org = await createOrganization(name, credits);
-  const key = await createApiKey({
+export async function benchOrganization(stores: KeysStores & TenancyStores, name: string, credits: number, audience: string) {
+  const org = await createOrganization(stores, name, credits);
+  const key = await createApiKey(stores, {
     orgId: org.org_id,
     workspaceId: org.workspace_id,
     applicationId: org.application_id,

@@ -59,7 +59,7 @@ async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
     deliveryAttempts: 0,
     jobs: 0,
   });
-  const quiet = await benchOrganization('quiet organization', 0, config.apiAudience);
+  const quiet = await benchOrganization(deps.stores, 'quiet organization', 0, config.apiAudience);
   await closeDeps(deps);
 
   const profileDir = process.env.BENCH_API_CPU_PROF;

@@ -50,25 +50,32 @@ async function insertInBatches<T>(count: number, insert: (docs: T[]) => Promise<
 }
 
 export async function seedConsoleOrganization(config: Config, stores: Stores, size: ConsoleSeedSize, now = new Date()): Promise<SeededOrganization> {
-  const org = await createOrganization(`console bench ${now.getTime()}`, 0);
+  const org = await createOrganization(stores, `console bench ${now.getTime()}`, 0);
   const { org_id: orgId, workspace_id: workspaceId, application_id: applicationId } = org;
 
   const keyIds: string[] = [];
   const familyIds: string[] = [];
   for (let i = 0; i < size.keys; i++) {
-    const key = await createApiKey({ orgId, workspaceId, applicationId, scopes: [...ALL_PERMISSIONS], audience: config.apiAudience, name: `Service ${i}` });
+    const key = await createApiKey(stores, {
+      orgId,
+      workspaceId,
+      applicationId,
+      scopes: [...ALL_PERMISSIONS],
+      audience: config.apiAudience,
+      name: `Service ${i}`,
+    });
     keyIds.push(key.key_id);
     familyIds.push(key.family_id);
   }
 
   const adminEmail = `admin-${now.getTime()}@bench.example`;
   const adminPassword = randomBytes(12).toString('base64url');
-  const admin = await createUser(config, { orgId, workspaceId, email: adminEmail, permissions: [...ALL_PERMISSIONS], role: 'admin' });
+  const admin = await createUser(stores, config, { orgId, workspaceId, email: adminEmail, permissions: [...ALL_PERMISSIONS], role: 'admin' }, now);
   const token = new URL(admin.setup_url).searchParams.get('token') ?? '';
-  const setup = await completeSetup(config, token, adminPassword, adminPassword);
+  const setup = await completeSetup(config, token, adminPassword, adminPassword, now);
   if (!setup.ok) throw new Error(`admin set-up failed: ${setup.message}`);
   for (let i = 1; i < size.people; i++) {
-    await createUser(config, { orgId, workspaceId, email: `person-${now.getTime()}-${i}@bench.example`, permissions: ['candidates.search'] });
+    await createUser(stores, config, { orgId, workspaceId, email: `person-${now.getTime()}-${i}@bench.example`, permissions: ['candidates.search'] }, now);
   }
 
   // The ledger: the opening entry, one large grant, then charges continuing the chain.

@@ -135,8 +135,8 @@ async function runOnce(
     const booting = performance.now();
     await workerReady(deps, worker);
     process.stderr.write(`[bench] ${label}: worker polling after ${((performance.now() - booting) / 1000).toFixed(1)} s\n`);
-    const org = await createOrganization(`bench jobs ${label}`, PEOPLE * 2);
-    const key = await createApiKey({
+    const org = await createOrganization(deps.stores, `bench jobs ${label}`, PEOPLE * 2);
+    const key = await createApiKey(deps.stores, {
       orgId: org.org_id,
       workspaceId: org.workspace_id,
       applicationId: org.application_id,

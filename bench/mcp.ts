@@ -124,8 +124,8 @@ async function measureAll(dir: string, stops: BenchStops): Promise<BenchFigure[]
   }
   const orgs: Array<{ key: string; clientId: string; clientSecret: string }> = [];
   for (let i = 0; i < ORGS; i++) {
-    const org = await benchOrganization(`bench ${Date.now()} ${i}`, 100_000_000, config.apiAudience);
-    const m2m = await createClient({ orgId: org.orgId, rateLimitPerMinute: 10_000_000 });
+    const org = await benchOrganization(deps.stores, `bench ${Date.now()} ${i}`, 100_000_000, config.apiAudience);
+    const m2m = await createClient(deps.stores, { orgId: org.orgId, rateLimitPerMinute: 10_000_000 }, new Date(deps.now()));
     orgs.push({ key: org.key, clientId: m2m.client_id, clientSecret: m2m.client_secret });
   }
   await closeDeps(deps);

@@ -249,10 +249,10 @@ async function benchCount(
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const keys: string[] = [];
   for (let k = 0; k < Math.max(4, Math.max(...concurrencies) * 2); k++) {
-    const org = await createOrganization(`bench ${k}`, 10_000_000);
+    const org = await createOrganization(deps.stores, `bench ${k}`, 10_000_000);
     keys.push(
       (
-        await createApiKey({
+        await createApiKey(deps.stores, {
           orgId: org.org_id,
           workspaceId: org.workspace_id,
           applicationId: org.application_id,

@@ -99,7 +99,7 @@ async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
 
   const tenants: Array<{ orgId: string; workspaceId: string }> = [];
   for (let i = 0; i < TENANTS; i++) {
-    const org = await createOrganization(`bench ${i}`, 0);
+    const org = await createOrganization(deps.stores, `bench ${i}`, 0);
     await registerEndpoint(
       { orgId: org.org_id, workspaceId: org.workspace_id },
       `${receiver.url}/bench/${i}`,

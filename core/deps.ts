@@ -20,6 +20,8 @@ import { createMailStore, type MailStore } from './mail/store';
 import { createIdempotencyStore, type IdempotencyStore } from './idempotency/store';
 import { createCreditStore, type CreditStore } from './credits/store';
 import { createTalentStore, type TalentStore } from './talent/store';
+import { createTenancyStore, type TenancyStore } from './tenancy/store';
+import { createKeysStore, type KeysStore } from './keys/store';
 import type { Connection } from 'mongoose';
 import { createTemporalClients, type TemporalClients } from './temporal/client';
 import { createPeopleIndexes, type PeopleIndexes } from './talent/peopleIndexes';
@@ -47,6 +49,8 @@ export interface Stores {
   readonly idempotency: IdempotencyStore;
   readonly credits: CreditStore;
   readonly talent: TalentStore;
+  readonly tenancy: TenancyStore;
+  readonly keys: KeysStore;
 }
 
 /** The areas' stores on `connection` (the root's, from `openStore`). */
@@ -58,6 +62,8 @@ export function createStores(connection: Connection): Stores {
     idempotency: createIdempotencyStore(connection),
     credits: createCreditStore(connection),
     talent: createTalentStore(connection),
+    tenancy: createTenancyStore(connection),
+    keys: createKeysStore(connection),
   };
 }
 
@@ -131,13 +137,13 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 
     config,
     admission: parts.admission ?? new StoreAdmission(now, logger),
     dailyJobCaps: parts.dailyJobCaps ?? new DailyJobCapReads(),
-    keyReads: parts.keyReads ?? new KeyReads(),
+    keyReads: parts.keyReads ?? new KeyReads(stores.keys),
     limitSettings: parts.limitSettings ?? new LimitSettingsReads(),
     signingKeys: parts.signingKeys ?? new SigningKeys(config),
     publicClients: parts.publicClients ?? new PublicClients(config, { destinationLookup, addressLimits, clock: now, logger, trustAnchors }),
     decoy: parts.decoy ?? new DecoyPasswordHash(config.oauth.passwordScryptLog2N),
     people: parts.people ?? createPeopleIndexes(stores, now, logger),
-    enabledSources: parts.enabledSources ?? new EnabledSourceReads(),
+    enabledSources: parts.enabledSources ?? new EnabledSourceReads(stores.tenancy),
     jobPeople: parts.jobPeople ?? createJobPeopleReads(),
     claimGenerations: parts.claimGenerations ?? createClaimGenerations(),
     quotaWindows: parts.quotaWindows ?? new QuotaWindows(stores.talent),

@@ -333,8 +333,8 @@ async function prepareStore(
         progress.finish();
       }
     }
-    const devKey = keyChoice.allowed ? await createDevelopmentKeyIfEmpty(audience) : null;
-    return { devKey, org: devKey ? null : await firstOrganization(), person: devKey ? await sessionPerson(stores) : null };
+    const devKey = keyChoice.allowed ? await createDevelopmentKeyIfEmpty(stores, audience) : null;
+    return { devKey, org: devKey ? null : await firstOrganization(stores), person: devKey ? await sessionPerson(stores) : null };
   } finally {
     await store.close();
   }

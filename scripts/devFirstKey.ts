@@ -1,4 +1,6 @@
 import { firstSessionCommands, type SessionPerson } from '../api/reference/firstCallGuide';
+import type { KeysStores } from '../core/keys/store';
+import type { TenancyStores } from '../core/tenancy/store';
 import { ALL_PERMISSIONS } from '../core/keys/permissions';
 import type { TalentStores } from '../core/talent/store';
 
@@ -39,22 +41,20 @@ export interface DevelopmentKey {
 }
 
 /** Creates the development organization, workspace and key when the store has no organization; otherwise nothing. */
-export async function createDevelopmentKeyIfEmpty(audience: string): Promise<DevelopmentKey | null> {
-  const { anyOrganizationStored } = await import('../core/tenancy/store');
+export async function createDevelopmentKeyIfEmpty(stores: KeysStores & TenancyStores, audience: string): Promise<DevelopmentKey | null> {
   const { createOrganization } = await import('../core/tenancy/provisioning');
   const { createApiKey } = await import('../core/keys/apiKeys');
-  if (await anyOrganizationStored()) return null;
-  const org = await createOrganization(DEV_ORG_NAME, DEV_ORG_CREDITS);
-  const created = await createApiKey({ orgId: org.org_id, workspaceId: org.workspace_id, scopes: [...ALL_PERMISSIONS], environment: 'live', audience });
+  if (await stores.tenancy.anyOrganizationStored()) return null;
+  const org = await createOrganization(stores, DEV_ORG_NAME, DEV_ORG_CREDITS);
+  const created = await createApiKey(stores, { orgId: org.org_id, workspaceId: org.workspace_id, scopes: [...ALL_PERMISSIONS], environment: 'live', audience });
   return { key: created.key, key_id: created.key_id, org_id: org.org_id, workspace_id: org.workspace_id };
 }
 
 /** The first organization and workspace in the store, to fill in the "make another key" command. */
-export async function firstOrganization(): Promise<{ org_id: string; workspace_id: string } | null> {
-  const { oldestOrganizationId, workspacesOfOrg } = await import('../core/tenancy/store');
-  const orgId = await oldestOrganizationId();
+export async function firstOrganization(stores: TenancyStores): Promise<{ org_id: string; workspace_id: string } | null> {
+  const orgId = await stores.tenancy.oldestOrganizationId();
   if (!orgId) return null;
-  const [ws] = await workspacesOfOrg(orgId, 'oldest_first', 1);
+  const [ws] = await stores.tenancy.workspacesOfOrg(orgId, 'oldest_first', 1);
   return ws ? { org_id: orgId, workspace_id: String(ws._id) } : null;
 }
 

@@ -1,5 +1,5 @@
 import { defaultKeyName } from '../../core/keys/keyNames';
-import { namesOfKeys } from '../../core/keys/store';
+import type { Stores } from '../../core/deps';
 import { emailsOfUsers } from '../../core/users/store';
 
 /**
@@ -22,9 +22,9 @@ function idsOf(actors: readonly string[], kind: 'user' | 'key'): string[] {
   return [...new Set(actors.filter((a) => a.startsWith(prefix)).map((a) => a.slice(prefix.length)))];
 }
 
-export async function actorNames(orgId: string, actors: ReadonlyArray<string | null | undefined>): Promise<Map<string, ActorName>> {
+export async function actorNames(stores: Stores, orgId: string, actors: ReadonlyArray<string | null | undefined>): Promise<Map<string, ActorName>> {
   const known = actors.filter((a): a is string => typeof a === 'string' && a.length > 0);
-  const [people, keys] = await Promise.all([emailsOfUsers(orgId, idsOf(known, 'user')), namesOfKeys(orgId, idsOf(known, 'key'))]);
+  const [people, keys] = await Promise.all([emailsOfUsers(orgId, idsOf(known, 'user')), stores.keys.namesOfKeys(orgId, idsOf(known, 'key'))]);
   const labels = new Map<string, string>([
     ...people.map((p) => [`user:${p._id}`, p.email] as const),
     ...keys.map((k) => [`key:${k._id}`, `Key ${k.name ?? defaultKeyName(k.displayPrefix, null)}`] as const),

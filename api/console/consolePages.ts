@@ -60,8 +60,8 @@ export function consolePages(router: Router, deps: ConsoleDeps): ConsolePages {
       path,
       storeOutagePage(async (ctx) => {
         const page = (visitor: ConsoleVisitor) => answeringProblems(ctx, visitor, () => handler(ctx, visitor, deps));
-        if (admit) return admit(ctx, () => requireVisitor(ctx, config), page);
-        const visitor = await requireVisitor(ctx, config);
+        if (admit) return admit(ctx, () => requireVisitor(ctx, deps), page);
+        const visitor = await requireVisitor(ctx, deps);
         if (visitor) await page(visitor);
       }),
     );
@@ -73,7 +73,7 @@ export function consolePages(router: Router, deps: ConsoleDeps): ConsolePages {
       router.post(
         path,
         storeOutagePage(async (ctx) => {
-          const visitor = await requireVisitor(ctx, config);
+          const visitor = await requireVisitor(ctx, deps);
           if (!visitor) return;
           const form = await readPageForm(ctx);
           if (!form || !csrfValid(ctx, config, form)) return formExpiredPage(ctx, visitor.layout);

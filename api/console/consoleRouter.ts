@@ -68,7 +68,7 @@ export function consoleRouter(deps: Deps): Router {
   router.all(
     `${CONSOLE_ROOT}/*rest`,
     storeOutagePage(async (ctx) => {
-      const visitor = await requireVisitor(ctx, config);
+      const visitor = await requireVisitor(ctx, { config, stores: deps.stores, now: () => new Date(deps.now()) });
       if (visitor) notFoundPage(ctx, visitor.layout);
     }),
   );

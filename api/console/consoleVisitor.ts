@@ -8,7 +8,7 @@ import { sudoModeActive } from '../../core/users/sudoMode';
 import type { UserRecord } from '../../core/users/users';
 import { csrfToken, sessionValueOf } from '../views/pageSecurity';
 import { SIGN_IN_PAGE_PATH } from '../oauth/pagePaths';
-import { findOrganization } from '../../core/tenancy/store';
+import type { Stores } from '../../core/deps';
 import { CONSOLE_PATHS, CONSOLE_ROOT, navigationFor } from './consolePaths';
 import { seeOther, type LayoutVisitor } from './consoleLayout';
 import type { ConsoleOperationName } from './consoleOperationNames';
@@ -34,9 +34,9 @@ export interface ConsoleVisitor {
 }
 
 /** What every page's frame shows of a person: their organization's name and the pages they may read. */
-export async function layoutOf(user: UserRecord, csrf: string): Promise<ConsoleVisitor['layout']> {
+export async function layoutOf(stores: Stores, user: UserRecord, csrf: string): Promise<ConsoleVisitor['layout']> {
   const role = roleOf(user);
-  const org = await findOrganization(user.orgId);
+  const org = await stores.tenancy.findOrganization(user.orgId);
   const reader = { role, scopes: user.permissions };
   return { email: user.email, role, csrf, scopes: user.permissions, orgName: org?.name ?? user.orgId, nav: navigationFor(reader) };
 }
@@ -55,25 +55,33 @@ function enrolmentPath(path: string): boolean {
   return path === CONSOLE_PATHS.security || path.startsWith(`${CONSOLE_PATHS.security}/`) || path === CONSOLE_PATHS.confirm;
 }
 
+/** What finding the visitor reads: the app's settings and stores. */
+export interface VisitorDeps {
+  config: Config;
+  stores: Stores;
+  /** The app's clock, which sessions expire on. */
+  now: () => Date;
+}
+
 /**
  * The visitor, or null after answering with a redirect: to the sign-in page, or to Security for a
  * person whose organization requires a second factor they do not have yet (they can do nothing
  * else until they have one).
  */
-export async function requireVisitor(ctx: Context, config: Config): Promise<ConsoleVisitor | null> {
+export async function requireVisitor(ctx: Context, { config, stores, now }: VisitorDeps): Promise<ConsoleVisitor | null> {
   const sessionValue = sessionValueOf(ctx, config);
-  const user = sessionValue ? await sessionUser(sessionValue) : null;
+  const user = sessionValue ? await sessionUser(sessionValue, now()) : null;
   if (!user || !sessionValue) {
     seeOther(ctx, `${SIGN_IN_PAGE_PATH}?return_to=${encodeURIComponent(hereOf(ctx))}`);
     return null;
   }
-  if (!enrolmentPath(ctx.path) && (await mustEnrolSecondFactor(user))) {
+  if (!enrolmentPath(ctx.path) && (await mustEnrolSecondFactor(stores, user))) {
     seeOther(ctx, CONSOLE_PATHS.security);
     return null;
   }
   const csrf = csrfToken(sessionValue, config);
   const role = roleOf(user);
-  return { user, role, sessionValue, csrf, principal: consolePrincipal(user, config), layout: await layoutOf(user, csrf) };
+  return { user, role, sessionValue, csrf, principal: consolePrincipal(user, config), layout: await layoutOf(stores, user, csrf) };
 }
 
 /**

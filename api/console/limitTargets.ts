@@ -1,3 +1,4 @@
+import type { Stores } from '../../core/deps';
 import { listApiKeys } from '../../core/keys/apiKeys';
 import { keyFamiliesOf } from '../../core/keys/keyFamilies';
 import type { ScopeType } from '../../core/limits/limitTable';
@@ -28,8 +29,12 @@ function distinct(options: Array<{ value: string; label: string }>): Array<{ val
   return options.map((o) => (seen.get(o.label)! > 1 ? { value: o.value, label: `${o.label} (${o.value})` } : o));
 }
 
-export async function limitTargetsOf(orgId: string, now: Date): Promise<LimitTargets> {
-  const [applications, families, { keys }] = await Promise.all([applicationNamesOf(orgId), keyFamiliesOf(orgId), listApiKeys(orgId, now)]);
+export async function limitTargetsOf(stores: Stores, orgId: string, now: Date): Promise<LimitTargets> {
+  const [applications, families, { keys }] = await Promise.all([
+    applicationNamesOf(stores, orgId),
+    keyFamiliesOf(stores, orgId),
+    listApiKeys(stores, orgId, now),
+  ]);
   // A key named by default already carries its prefix ("Key sk_live_ext_ab12…").
   const keyLabel = (k: { name: string; display_prefix: string }) => (k.name.includes(k.display_prefix) ? k.name : `${k.name} (${k.display_prefix}…)`);
   const names = new Map<string, string>([

@@ -1,4 +1,4 @@
-import { keyApplicationsOfOrg, workspacesOfOrg } from '../../core/tenancy/store';
+import type { Stores } from '../../core/deps';
 
 /**
  * What people call an organization's workspaces and applications (DECISIONS.md: names first,
@@ -19,13 +19,13 @@ function named(docs: ReadonlyArray<{ _id: string; name?: string | null }>, kind:
 }
 
 /** The organization's workspaces, oldest first, by name. */
-export async function workspaceNamesOf(orgId: string): Promise<NamedPlace[]> {
-  return named(await workspacesOfOrg(orgId, 'oldest_first', MAX_PLACES), 'workspace');
+export async function workspaceNamesOf(stores: Stores, orgId: string): Promise<NamedPlace[]> {
+  return named(await stores.tenancy.workspacesOfOrg(orgId, 'oldest_first', MAX_PLACES), 'workspace');
 }
 
 /** The organization's own applications (where its keys go), oldest first, by name. */
-export async function applicationNamesOf(orgId: string): Promise<NamedPlace[]> {
-  return named(await keyApplicationsOfOrg(orgId), 'application');
+export async function applicationNamesOf(stores: Stores, orgId: string): Promise<NamedPlace[]> {
+  return named(await stores.tenancy.keyApplicationsOfOrg(orgId), 'application');
 }
 
 /** A place as a select offers it: its name, then its id. */

@@ -97,7 +97,7 @@ function apiKeyRefusal(config: Config): BearerRejection {
   );
 }
 
-export async function authenticateBearer(ctx: Context, deps: Pick<Deps, 'config' | 'admission' | 'signingKeys'>): Promise<ToolPrincipal> {
+export async function authenticateBearer(ctx: Context, deps: Pick<Deps, 'config' | 'admission' | 'signingKeys' | 'stores' | 'now'>): Promise<ToolPrincipal> {
   const { signingKeys } = deps;
   const { config } = deps;
   const raw = ctx.req.rawHeaders;
@@ -114,6 +114,7 @@ export async function authenticateBearer(ctx: Context, deps: Pick<Deps, 'config'
     issuer: config.authUrl,
     audience: toolsResource(config),
     signingKeys,
+    now: new Date(deps.now()),
   });
   if (!verdict.ok) throw new BearerRejection(401, 'invalid_token', INVALID_TOKEN);
   const person = verdict.token.user;
@@ -128,7 +129,7 @@ export async function authenticateBearer(ctx: Context, deps: Pick<Deps, 'config'
       throw new BearerRejection(401, 'invalid_token', INVALID_TOKEN);
     }
     // RFC 9470: the person's sign-in no longer meets their organization's policy; a new sign-in takes them to enrol.
-    if (await mustEnrolSecondFactor(user)) throw new BearerRejection(401, 'insufficient_user_authentication', SECOND_FACTOR_REQUIRED);
+    if (await mustEnrolSecondFactor(deps.stores, user)) throw new BearerRejection(401, 'insufficient_user_authentication', SECOND_FACTOR_REQUIRED);
     requireScopes(verdict.token.scopes);
     const perSecond = config.oauth.personToolRequestsPerSecond;
     const admitted = await admitPersonRequest(deps.admission, user._id, perSecond);
@@ -149,7 +150,7 @@ export async function authenticateBearer(ctx: Context, deps: Pick<Deps, 'config'
   const client = await findActiveClient(verdict.token.clientId);
   if (!client) throw new BearerRejection(401, 'invalid_token', INVALID_TOKEN);
   requireScopes(verdict.token.scopes);
-  const admitted = await admitClientRequest(client._id, client.rateLimitPerMinute);
+  const admitted = await admitClientRequest(client._id, client.rateLimitPerMinute, new Date(deps.now()));
   if (!admitted.ok) {
     throw new BearerRejection(429, undefined, 'The rate limit of this client credential was reached; retry after Retry-After seconds.', {
       'Retry-After': String(admitted.retryAfterSeconds),

@@ -5,6 +5,8 @@ import { findGrant, type GrantRecord } from '../../core/oauth/consentGrants';
 import { finishPending, findPending, issueCode, type PendingAuthorization } from '../../core/oauth/pendingAuthorizations';
 import { CONSOLE_SECURITY_PATH } from '../../core/accounts/accountPaths';
 import { mustEnrolSecondFactor } from '../../core/users/secondFactors';
+import type { Stores } from '../../core/deps';
+import type { TenancyStores } from '../../core/tenancy/store';
 import type { UserRecord } from '../../core/users/users';
 import { requestLogger } from '../requestLogger';
 import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../../core/store/storeUnavailable';
@@ -75,14 +77,16 @@ const EXPIRED = 'This sign-in request has expired or was already completed.';
 export async function completeAuthorization(
   ctx: Context,
   config: Config,
+  stores: Stores,
   handle: string,
   pending: PendingAuthorization,
   user: UserRecord,
   grant: GrantRecord,
+  now: Date,
 ): Promise<void> {
-  if (await sentToEnrol(ctx, user)) return;
+  if (await sentToEnrol(ctx, stores, user)) return;
   if (!(await finishPending(handle))) return errorPage(ctx, 400, 'Sign-in request expired', EXPIRED);
-  const code = await issueCode(pending, user._id, grant._id);
+  const code = await issueCode(pending, user._id, grant._id, now);
   redirectTo(ctx, authorizationResponseUrl(pending.redirectUri, config.authUrl, pending.state, { code }));
 }
 
@@ -90,18 +94,18 @@ export async function completeAuthorization(
  * A person whose organization requires a second factor they do not have is sent to the console's
  * Security page instead of anywhere else (no consent, no code): true when they were.
  */
-export async function sentToEnrol(ctx: Context, user: UserRecord): Promise<boolean> {
-  if (!(await mustEnrolSecondFactor(user))) return false;
+export async function sentToEnrol(ctx: Context, stores: TenancyStores, user: UserRecord): Promise<boolean> {
+  if (!(await mustEnrolSecondFactor(stores, user))) return false;
   redirectTo(ctx, CONSOLE_SECURITY_PATH);
   return true;
 }
 
 /** After sign-in: straight back to the client when consent is remembered, else the consent page. */
-export async function resumeAuthorization(ctx: Context, config: Config, handle: string, user: UserRecord): Promise<void> {
-  if (await sentToEnrol(ctx, user)) return;
-  const pending = await findPending(handle);
+export async function resumeAuthorization(ctx: Context, config: Config, stores: Stores, handle: string, user: UserRecord, now: Date): Promise<void> {
+  if (await sentToEnrol(ctx, stores, user)) return;
+  const pending = await findPending(handle, now);
   if (!pending) return errorPage(ctx, 400, 'Sign-in request expired', EXPIRED);
   const grant = await findGrant(user._id, pending.clientId);
-  if (grant) return completeAuthorization(ctx, config, handle, pending, user, grant);
+  if (grant) return completeAuthorization(ctx, config, stores, handle, pending, user, grant, now);
   redirectTo(ctx, `${CONSENT_PAGE_PATH}?request=${encodeURIComponent(handle)}`);
 }

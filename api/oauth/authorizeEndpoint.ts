@@ -1,3 +1,4 @@
+import type { Stores } from '../../core/deps';
 import type { Context } from 'koa';
 import type { Config } from '../../core/config';
 import type { ClientAddressLimits } from '../../core/limits/clientAddressLimits';
@@ -24,7 +25,7 @@ function multiParams(querystring: string): Map<string, string[]> {
  * the redirect URI as `error`, with `state` and `iss`. A good request is stored and the person
  * signs in (unless already signed in) and consents (unless already consented).
  */
-export function authorizeEndpoint(config: Config, publicClients: PublicClients, addressLimits: ClientAddressLimits) {
+export function authorizeEndpoint(config: Config, stores: Stores, now: () => number, publicClients: PublicClients, addressLimits: ClientAddressLimits) {
   const resource = toolsResource(config);
   return async (ctx: Context) => {
     const params = multiParams(ctx.querystring);
@@ -65,17 +66,20 @@ export function authorizeEndpoint(config: Config, publicClients: PublicClients, 
         `Too many sign-in requests came from your network in the last minute. Try again in ${admitted.retryAfterSeconds} seconds.`,
       );
     }
-    const handle = await savePending({
-      clientId: client.clientId,
-      clientName: client.clientName,
-      redirectUri,
-      state: verdict.params.state,
-      codeChallenge: verdict.params.codeChallenge,
-      scope: verdict.params.scope,
-      resource: verdict.params.resource,
-    });
-    const user = await sessionUser(sessionValueOf(ctx, config));
-    if (user) return resumeAuthorization(ctx, config, handle, user);
+    const handle = await savePending(
+      {
+        clientId: client.clientId,
+        clientName: client.clientName,
+        redirectUri,
+        state: verdict.params.state,
+        codeChallenge: verdict.params.codeChallenge,
+        scope: verdict.params.scope,
+        resource: verdict.params.resource,
+      },
+      new Date(now()),
+    );
+    const user = await sessionUser(sessionValueOf(ctx, config), new Date(now()));
+    if (user) return resumeAuthorization(ctx, config, stores, handle, user, new Date(now()));
     redirectTo(ctx, `${SIGN_IN_PAGE_PATH}?request=${encodeURIComponent(handle)}`);
   };
 }

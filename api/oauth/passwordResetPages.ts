@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import type { Config } from '../../core/config';
 import { requestPasswordReset } from '../../core/accounts/passwordReset';
 import { LINK_LIFETIMES_MS } from '../../core/users/oneTimeLinks';
-import { takeSlot } from '../../core/oauth/attemptSlots';
+import { takeSlot } from '../../core/users/attemptSlots';
 import { requestLogger } from '../requestLogger';
 import { storeOutagePage } from './authorizationFlow';
 import { PASSWORD_RESET_PAGE_PATH, SIGN_IN_PAGE_PATH } from './pagePaths';

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
-import { releaseSlot, takeSlot } from '../../core/oauth/attemptSlots';
+import { releaseSlot, takeSlot } from '../../core/users/attemptSlots';
 import { RegistrationError, registerPublicClient } from '../../core/oauth/publicClients';
 
 /**
@@ -17,7 +17,8 @@ function fail(ctx: Context, status: number, error: string, description: string, 
   ctx.body = { error, error_description: description };
 }
 
-export function registrationEndpoint() {
+/** `now`: the app's clock, which the per-address registration slots are counted on. */
+export function registrationEndpoint(now: () => number) {
   return async (ctx: Context) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.set('Pragma', 'no-cache');
@@ -31,7 +32,7 @@ export function registrationEndpoint() {
       ctx.set('Connection', 'close');
       return fail(ctx, 400, 'invalid_client_metadata', `The body must be one JSON object of at most ${MAX_BODY_BYTES} bytes.`);
     }
-    const slot = await takeSlot(`register:${ctx.ip}`, REGISTRATIONS_PER_HOUR, 3600_000);
+    const slot = await takeSlot(`register:${ctx.ip}`, REGISTRATIONS_PER_HOUR, 3600_000, new Date(now()));
     if (!slot.ok) {
       return fail(ctx, 429, 'rate_limited', 'Too many client registrations from this address; retry after Retry-After seconds.', {
         'Retry-After': String(slot.retryAfterSeconds),
@@ -39,7 +40,7 @@ export function registrationEndpoint() {
       });
     }
     try {
-      ctx.body = await registerPublicClient(metadata);
+      ctx.body = await registerPublicClient(metadata, new Date(now()));
       ctx.status = 201;
     } catch (err) {
       await releaseSlot(slot.slotId);

@@ -93,8 +93,8 @@ export function oauthRouter(config: Config, { signingKeys, publicClients, decoy,
     limitPerAddress(addressLimits, 'token', limits.tokenRequestsPerMinute, refuseTokenRequest, sendTokenStoreOutage),
     tokenEndpoint({ config, signingKeys, publicClients, now }),
   );
-  router.get(AUTHORIZE_PATH, storeOutagePage(authorizeEndpoint(config, publicClients, addressLimits)));
-  router.post(REGISTER_PATH, registrationEndpoint());
+  router.get(AUTHORIZE_PATH, storeOutagePage(authorizeEndpoint(config, stores, now, publicClients, addressLimits)));
+  router.post(REGISTER_PATH, registrationEndpoint(now));
   mountSignInPages(router, config, decoy, now, stores);
   mountSecondFactorPages(router, config, now, stores);
   mountPasswordResetPages(router, config, stores);
@@ -113,7 +113,7 @@ export function oauthRouter(config: Config, { signingKeys, publicClients, decoy,
     // Short, so verifiers elsewhere see a rotated key soon; they also refetch on an unknown kid.
     ctx.set('Cache-Control', 'public, max-age=60');
     ctx.type = 'application/jwk-set+json';
-    ctx.body = await signingKeys.publishedJwks();
+    ctx.body = await signingKeys.publishedJwks(new Date(now()));
   });
   return router;
 }

@@ -24,8 +24,8 @@ export async function completeSignIn(ctx: Context, config: Config, stores: Store
   setSessionCookie(ctx, config, session.value, Math.floor(SESSION_TTL_MS / 1000));
   const browserValue = await signedInFromBrowser(stores, config, user, knownBrowserOf(ctx, config), { userAgent: ctx.get('User-Agent'), at: now });
   setKnownBrowserCookie(ctx, config, browserValue);
-  if (await sentToEnrol(ctx, user)) return;
-  if (next.handle) return resumeAuthorization(ctx, config, next.handle, user);
+  if (await sentToEnrol(ctx, stores, user)) return;
+  if (next.handle) return resumeAuthorization(ctx, config, stores, next.handle, user, now);
   redirectTo(ctx, landingOf(next.returnTo));
 }
 

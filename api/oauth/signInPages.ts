@@ -13,7 +13,8 @@ import { allowanceFieldset, proposedChoice, readAllowanceChoice, type AllowanceC
 import { redirectHostOf } from '../../core/oauth/redirectUris';
 import { endSession, sessionUser } from '../../core/users/sessions';
 import { signIn, type DecoyPasswordHash } from '../../core/users/signIn';
-import { findSetupUser, revokeUserGrants, type UserRecord } from '../../core/users/users';
+import { findSetupUser, type UserRecord } from '../../core/users/users';
+import { revokeUserGrants } from '../../core/oauth/personAccess';
 import { setPasswordThroughLink } from '../../core/accounts/passwordReset';
 import { completeAuthorization, errorPage, redirectTo, resumeAuthorization, sentToEnrol, storeOutagePage } from './authorizationFlow';
 import { askForSecondFactor, completeSignIn, landingOf } from './signInCompletion';
@@ -120,21 +121,29 @@ function setupForm(ctx: Context, config: Config, token: string, message: string 
 
 const SETUP_INVALID = 'This setup link is invalid, used or expired. Ask your administrator for a new one.';
 
-async function setupPage(ctx: Context, config: Config): Promise<void> {
+async function setupPage(ctx: Context, config: Config, _stores: Stores, now: () => number): Promise<void> {
   const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
-  const found = await findSetupUser(token);
+  const found = await findSetupUser(token, new Date(now()));
   if (!found.ok) return errorPage(ctx, 400, 'Setup link not valid', SETUP_INVALID);
   setupForm(ctx, config, token, null, 200, found.user);
 }
 
-async function setupSubmit(ctx: Context, config: Config, stores: Stores): Promise<void> {
+async function setupSubmit(ctx: Context, config: Config, stores: Stores, now: () => number): Promise<void> {
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const token = form.get('token') ?? '';
-  const result = await setPasswordThroughLink(stores, config, token, form.get('new_password') ?? '', form.get('confirm_password') ?? '', new Date(), ctx.ip);
+  const result = await setPasswordThroughLink(
+    stores,
+    config,
+    token,
+    form.get('new_password') ?? '',
+    form.get('confirm_password') ?? '',
+    new Date(now()),
+    ctx.ip,
+  );
   if (!result.ok) {
     if (result.reason === 'invalid_link') return errorPage(ctx, 400, 'Setup link not valid', result.message);
-    const found = await findSetupUser(token);
+    const found = await findSetupUser(token, new Date(now()));
     return setupForm(ctx, config, token, result.message, 400, found.ok ? found.user : null);
   }
   sendPage(
@@ -192,10 +201,10 @@ export function signInForm(
   );
 }
 
-async function signInPage(ctx: Context, config: Config): Promise<void> {
+async function signInPage(ctx: Context, config: Config, stores: Stores, now: () => number): Promise<void> {
   const handle = handleOf(typeof ctx.query.request === 'string' ? ctx.query.request : null);
-  const user = await sessionUser(sessionValueOf(ctx, config));
-  if (user) return handle ? resumeAuthorization(ctx, config, handle, user) : redirectTo(ctx, landingOf(ctx.query.return_to));
+  const user = await sessionUser(sessionValueOf(ctx, config), new Date(now()));
+  if (user) return handle ? resumeAuthorization(ctx, config, stores, handle, user, new Date(now())) : redirectTo(ctx, landingOf(ctx.query.return_to));
   signInForm(ctx, config, handle, null, 200, '', safeReturnPath(ctx.query.return_to));
 }
 
@@ -204,7 +213,7 @@ async function signInSubmit(ctx: Context, config: Config, decoy: DecoyPasswordHa
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const handle = handleOf(form.get('request'));
   const email = form.get('email') ?? '';
-  const result = await signIn(decoy, email, form.get('password') ?? '', ctx.ip);
+  const result = await signIn(decoy, email, form.get('password') ?? '', ctx.ip, new Date(now()));
   if (!result.ok) {
     if (result.retryAfterSeconds) ctx.set('Retry-After', String(result.retryAfterSeconds));
     const status = result.retryAfterSeconds ? 429 : 401;
@@ -215,8 +224,8 @@ async function signInSubmit(ctx: Context, config: Config, decoy: DecoyPasswordHa
   await completeSignIn(ctx, config, stores, result.user, next, new Date(now()));
 }
 
-async function signedInUser(ctx: Context, config: Config): Promise<UserRecord | null> {
-  return sessionUser(sessionValueOf(ctx, config));
+async function signedInUser(ctx: Context, config: Config, now: () => number): Promise<UserRecord | null> {
+  return sessionUser(sessionValueOf(ctx, config), new Date(now()));
 }
 
 // ---- consent ------------------------------------------------------------------------------
@@ -249,25 +258,25 @@ interface ConsentView {
   message: string | null;
 }
 
-async function consentPage(ctx: Context, config: Config): Promise<void> {
+async function consentPage(ctx: Context, config: Config, stores: Stores, now: () => number): Promise<void> {
   const handle = handleOf(typeof ctx.query.request === 'string' ? ctx.query.request : null);
   if (!handle) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
-  const user = await signedInUser(ctx, config);
+  const user = await signedInUser(ctx, config, now);
   if (!user) return redirectTo(ctx, `${SIGN_IN_PAGE_PATH}?request=${handle}`);
-  if (await sentToEnrol(ctx, user)) return;
-  const pending = await findPending(handle);
+  if (await sentToEnrol(ctx, stores, user)) return;
+  const pending = await findPending(handle, new Date(now()));
   if (!pending) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
   const policy = await agentPolicyOf(user.orgId);
   consentForm(ctx, config, handle, pending, user, { policy, choice: proposedChoice(policy), message: null });
 }
 
-async function consentSubmit(ctx: Context, config: Config): Promise<void> {
+async function consentSubmit(ctx: Context, config: Config, stores: Stores, now: () => number): Promise<void> {
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const handle = handleOf(form.get('request'));
-  const user = await signedInUser(ctx, config);
+  const user = await signedInUser(ctx, config, now);
   if (!user) return redirectTo(ctx, handle ? `${SIGN_IN_PAGE_PATH}?request=${handle}` : SIGN_IN_PAGE_PATH);
-  const pending = handle ? await findPending(handle) : null;
+  const pending = handle ? await findPending(handle, new Date(now())) : null;
   if (!handle || !pending) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
   const decision = form.get('decision');
   if (decision === 'deny') {
@@ -283,15 +292,18 @@ async function consentSubmit(ctx: Context, config: Config): Promise<void> {
   const read = readAllowanceChoice(form, proposedChoice(policy));
   const refusal = read.ok ? allowanceRefusalUnder(policy, read.allowance) : read.message;
   if (!read.ok || refusal) return consentForm(ctx, config, handle, pending, user, { policy, choice: read.choice, message: refusal }, 400);
-  const grant = await recordConsent({
-    userId: user._id,
-    orgId: user.orgId,
-    clientId: pending.clientId,
-    clientName: pending.clientName,
-    scope: pending.scope,
-    allowance: read.allowance,
-  });
-  return completeAuthorization(ctx, config, handle, pending, user, grant);
+  const grant = await recordConsent(
+    {
+      userId: user._id,
+      orgId: user.orgId,
+      clientId: pending.clientId,
+      clientName: pending.clientName,
+      scope: pending.scope,
+      allowance: read.allowance,
+    },
+    new Date(now()),
+  );
+  return completeAuthorization(ctx, config, stores, handle, pending, user, grant, new Date(now()));
 }
 
 // ---- connected applications ---------------------------------------------------------------
@@ -326,9 +338,9 @@ function connectionRow(g: GrantRecord, policy: AgentPolicy, spent: AgentSpendSum
 }
 
 async function connectionsPage(ctx: Context, config: Config, now: () => number, stores: Stores): Promise<void> {
-  const user = await signedInUser(ctx, config);
+  const user = await signedInUser(ctx, config, now);
   if (!user) return redirectTo(ctx, SIGN_IN_PAGE_PATH);
-  if (await sentToEnrol(ctx, user)) return;
+  if (await sentToEnrol(ctx, stores, user)) return;
   const session = sessionValueOf(ctx, config)!;
   const csrf = csrfToken(session, config);
   const grants = await listGrants(user._id);
@@ -344,7 +356,7 @@ async function connectionsPage(ctx: Context, config: Config, now: () => number, 
   // One of the console's pages: its navigation, stylesheet and CSP.
   sendConsolePage(ctx, {
     title: 'Connected applications',
-    visitor: await layoutOf(user, csrf),
+    visitor: await layoutOf(stores, user, csrf),
     current: CONNECTIONS_PAGE_PATH,
     status: done,
     body: html`<p>Signed in as ${user.email}. Each application acts with your permissions, within the allowance you gave it; a day is a UTC day.</p>
@@ -360,14 +372,14 @@ async function connectionsPage(ctx: Context, config: Config, now: () => number, 
   });
 }
 
-async function revokeSubmit(ctx: Context, config: Config, stores: Stores): Promise<void> {
+async function revokeSubmit(ctx: Context, config: Config, stores: Stores, now: () => number): Promise<void> {
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
-  const user = await signedInUser(ctx, config);
+  const user = await signedInUser(ctx, config, now);
   if (!user) return redirectTo(ctx, SIGN_IN_PAGE_PATH);
   const clientId = form.get('client_id');
   // The console's flash cookie is scoped to /console, so this page (outside it) says what a write did through `?done=`.
-  if (clientId) await revokeUserGrants(stores, user._id, clientId, { actor: `user:${user._id}`, clientAddress: ctx.ip || null });
+  if (clientId) await revokeUserGrants(stores, user._id, clientId, { actor: `user:${user._id}`, clientAddress: ctx.ip || null, at: new Date(now()) });
   redirectTo(ctx, clientId ? `${CONNECTIONS_PAGE_PATH}?done=revoked` : CONNECTIONS_PAGE_PATH);
 }
 
@@ -381,11 +393,12 @@ async function signOutSubmit(ctx: Context, config: Config): Promise<void> {
 
 /** Mounts the pages (DECISIONS.md "Interactive sign-in"): set password, sign in, consent, connected applications. */
 export function mountSignInPages(router: Router, config: Config, decoy: DecoyPasswordHash, now: () => number, stores: Stores): void {
-  const serve = (handler: (ctx: Context, config: Config) => Promise<void>) => storeOutagePage((ctx: Context) => handler(ctx, config));
+  const serve = (handler: (ctx: Context, config: Config, stores: Stores, now: () => number) => Promise<void>) =>
+    storeOutagePage((ctx: Context) => handler(ctx, config, stores, now));
   router.get(SETUP_PAGE_PATH, serve(setupPage));
   router.post(
     SETUP_PAGE_PATH,
-    serve((ctx) => setupSubmit(ctx, config, stores)),
+    serve((ctx) => setupSubmit(ctx, config, stores, now)),
   );
   router.get(SIGN_IN_PAGE_PATH, serve(signInPage));
   router.post(
@@ -400,7 +413,7 @@ export function mountSignInPages(router: Router, config: Config, decoy: DecoyPas
   );
   router.post(
     REVOKE_CONNECTION_PATH,
-    serve((ctx) => revokeSubmit(ctx, config, stores)),
+    serve((ctx) => revokeSubmit(ctx, config, stores, now)),
   );
   router.post(SIGN_OUT_PATH, serve(signOutSubmit));
 }

@@ -52,9 +52,9 @@ async function readForm(ctx: Context): Promise<Map<string, string>> {
   return parseTokenForm(raw);
 }
 
-async function authenticate(ctx: Context, params: Map<string, string>): Promise<ClientRecord> {
+async function authenticate(ctx: Context, params: Map<string, string>, now: Date): Promise<ClientRecord> {
   const creds = clientCredentialsOf(authorizationHeaders(ctx), params);
-  const client = await authenticateClient(creds.clientId, creds.clientSecret);
+  const client = await authenticateClient(creds.clientId, creds.clientSecret, now);
   if (!client || !client.tokenEndpointAuthMethods.includes(creds.method)) {
     if (creds.method === 'client_secret_basic') throw basicFailure('Client authentication failed.');
     throw new OAuthError('invalid_client', 'Client authentication failed.', 401);
@@ -108,9 +108,9 @@ async function confidentialClientGrant(
   resource: string,
   { config, signingKeys, now }: TokenEndpointDeps,
 ): Promise<TokenResponse> {
-  const client = await authenticate(ctx, params);
+  const client = await authenticate(ctx, params, new Date(now()));
   if (!client.grantTypes.includes(grantType)) throw new OAuthError('unauthorized_client', `This client may not use the ${grantType} grant.`);
-  const admitted = await admitClientRequest(client._id, client.rateLimitPerMinute);
+  const admitted = await admitClientRequest(client._id, client.rateLimitPerMinute, new Date(now()));
   if (!admitted.ok) {
     throw new OAuthError('rate_limited', 'The rate limit of this client credential was reached; retry after Retry-After seconds.', 429, {
       'Retry-After': String(admitted.retryAfterSeconds),

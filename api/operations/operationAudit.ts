@@ -32,6 +32,7 @@ export async function recordOperationAudit(
       orgId: input.principal.orgId,
       actor: auditActorOf(input.principal),
       clientAddress: clientAddress ?? null,
+      now: new Date(input.deps.now()),
       ...change,
     });
   } catch (err) {

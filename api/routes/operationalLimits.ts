@@ -76,9 +76,9 @@ export const operationalLimitsRoutes = [
         schema: z.object({ data: z.array(LimitEntrySchema), next_cursor: z.string().nullable() }),
       },
     },
-    handler: async ({ principal, query, config }) => {
+    handler: async ({ principal, query, config, deps }) => {
       const { limit, cursor, ...filters } = query;
-      const entries = await reportLimits(principal.orgId, principalScopes(principal), filters, config.limits.leaseTtlSeconds);
+      const entries = await reportLimits(deps.stores, principal.orgId, principalScopes(principal), filters, config.limits.leaseTtlSeconds);
       const filtered = Object.values(filters).some((v) => v !== undefined);
       const scope = `${principal.orgId}:${JSON.stringify(filters)}`;
       return { status: 200, body: limitEntriesPage(config, scope, filtered ? entries : condensedLimitEntries(entries), limit, cursor) };

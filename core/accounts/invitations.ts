@@ -3,13 +3,17 @@ import { newId } from '../ids';
 import { invitationExistingAccountMail, invitationMail } from '../mail/mailMessages';
 import { queueMail } from '../mail/mailOutbox';
 import type { MailStores } from '../mail/store';
+
+/** The stores an invitation reads and writes. */
+type InvitationStores = MailStores & TenancyStores;
 import { notFound, Problem } from '../problems';
-import { findOrganization } from '../tenancy/store';
+import type { TenancyStores } from '../tenancy/store';
 import type { Role } from '../users/adminSeats';
 import { LINK_LIFETIMES_MS } from '../users/oneTimeLinks';
 import * as store from '../users/store';
 import type { InvitationRecord } from '../users/store';
-import { createUser, disableUser, findUserByEmail, normalizeEmail, reissueSetup } from '../users/users';
+import { createUser, findUserByEmail, normalizeEmail, reissueSetup } from '../users/users';
+import { disableUser } from '../oauth/personAccess';
 import { SIGN_IN_PATH } from './accountPaths';
 
 /**
@@ -42,13 +46,13 @@ export function invitationView(i: InvitationRecord): InvitationView {
 
 type MailSettings = Pick<Config, 'authUrl' | 'secretsKey'>;
 
-async function organizationName(orgId: string): Promise<string> {
-  return (await findOrganization(orgId))?.name ?? 'an organization';
+async function organizationName(stores: TenancyStores, orgId: string): Promise<string> {
+  return (await stores.tenancy.findOrganization(orgId))?.name ?? 'an organization';
 }
 
 /** Mails the invitation: a fresh link for the person made for it, else the note to the existing account. */
-async function mailInvitation(stores: MailStores, config: MailSettings, invitation: InvitationRecord, inviter: string, now: Date): Promise<Date> {
-  const organization = await organizationName(invitation.orgId);
+async function mailInvitation(stores: InvitationStores, config: MailSettings, invitation: InvitationRecord, inviter: string, now: Date): Promise<Date> {
+  const organization = await organizationName(stores, invitation.orgId);
   if (!invitation.userId) {
     await queueMail(
       stores,
@@ -66,7 +70,7 @@ async function mailInvitation(stores: MailStores, config: MailSettings, invitati
 }
 
 export async function inviteByMail(
-  stores: MailStores,
+  stores: InvitationStores,
   config: MailSettings,
   input: { orgId: string; workspaceId: string; email: string; role: Role; permissions: string[]; inviter: { userId: string; email: string } },
   now: Date,
@@ -75,7 +79,7 @@ export async function inviteByMail(
   let userId: string | null = null;
   if (!(await findUserByEmail(email))) {
     try {
-      userId = (await createUser(config, { ...input, email }, now, 'invitation')).user_id;
+      userId = (await createUser(stores, config, { ...input, email }, now, 'invitation')).user_id;
     } catch (err) {
       // Made by someone else meanwhile: an existing account now, answered the same way.
       if (!(await findUserByEmail(email))) throw err;
@@ -110,7 +114,7 @@ async function pendingInvitation(orgId: string, invitationId: string): Promise<I
 
 /** Mails the invitation again with a new link (the previous link stops working) and 7 more days. */
 export async function resendInvitation(
-  stores: MailStores,
+  stores: InvitationStores,
   config: MailSettings,
   orgId: string,
   invitationId: string,

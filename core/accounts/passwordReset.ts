@@ -4,7 +4,8 @@ import { sha256Hex } from '../crypto/hash';
 import { passwordChangedMail, passwordResetMail } from '../mail/mailMessages';
 import { queueMail } from '../mail/mailOutbox';
 import type { MailStores } from '../mail/store';
-import { takeSlot } from '../oauth/attemptSlots';
+import { endSignInsOf } from '../oauth/personAccess';
+import { takeSlot } from '../users/attemptSlots';
 import { completeSetup, findUserByEmail, normalizeEmail, reissueSetup, type SetupResult } from '../users/users';
 import { PASSWORD_RESET_PATH, SIGN_IN_PATH } from './accountPaths';
 
@@ -13,8 +14,8 @@ import { PASSWORD_RESET_PATH, SIGN_IN_PATH } from './accountPaths';
  * 1-hour reset link (the person's earlier link stops working); an unknown one gets nothing. The
  * page answers the same for both before any of this runs (api/oauth/passwordResetPages.ts), so
  * neither the words, the status nor the time tell them apart. Using the link sets the password
- * and ends every session and token chain (completeSetup), audits `user.password_reset` and mails
- * a notice.
+ * and ends every session and token chain (core/oauth/personAccess.ts `endSignInsOf`), audits
+ * `user.password_reset` and mails a notice.
  */
 export const RESET_MAILS_PER_HOUR = 5;
 const HOUR_MS = 3600_000;
@@ -47,7 +48,10 @@ export async function setPasswordThroughLink(
   clientAddress: string | null,
 ): Promise<SetupResult> {
   const result = await completeSetup(config, token, password, confirmation, now);
-  if (!result.ok || !result.replacedPassword) return result;
+  if (!result.ok) return result;
+  // A new password (a recovery, perhaps after a leak) ends whatever the previous one opened: browser sessions and connected applications.
+  await endSignInsOf(result.user._id, now);
+  if (!result.replacedPassword) return result;
   const { user } = result;
   await recordAuditEvent(stores, {
     orgId: user.orgId,

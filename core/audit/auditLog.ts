@@ -22,7 +22,8 @@ export interface AuditEventInput {
   before?: Record<string, unknown> | null;
   after?: Record<string, unknown> | null;
   clientAddress?: string | null;
-  now?: Date;
+  /** When the change was made, on the clock of the app that made it. */
+  now: Date;
 }
 
 export interface AuditEventView {
@@ -62,7 +63,7 @@ export async function recordAuditEvent(stores: AuditStores, input: AuditEventInp
         _id: auditEventId(input.orgId, seq),
         orgId: input.orgId,
         seq,
-        time: input.now ?? new Date(),
+        time: input.now,
         actor: input.actor,
         action: input.action,
         target: input.target,

@@ -3,7 +3,6 @@ import { newId } from '../ids';
 import { inTurn } from '../inTurn';
 import { creditsCharged } from '../observability/metrics';
 import { Problem } from '../problems';
-import { creditMirrorOf, mirrorCreditHead } from '../tenancy/store';
 import { afterAgentSpend, allowanceLeft, allowanceRefusal, type AgentSpender, type AgentSpendState } from './agentAllowance';
 import { ChainHeads } from './chain';
 import type { CreditStores, LedgerEntryRecord } from './store';
@@ -105,7 +104,7 @@ async function head(deps: CreditDeps, orgId: string): Promise<LedgerEntryRecord>
   const store = deps.stores.credits;
   const heads = deps.ledgerHeads;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const org = await creditMirrorOf(orgId);
+    const org = await store.creditMirrorOf(orgId);
     if (!org) throw new Error(`organization ${orgId} does not exist`);
     const seq = await store.ledgerHeadSeq(orgId, org.creditSeq ?? -1, heads?.seqs);
     if (seq >= 0) {
@@ -277,7 +276,7 @@ async function appendNow(deps: CreditDeps, orgId: string, { movement, next, patc
     if (outcome === 'appended') {
       const entry: LedgerEntryRecord = { ...doc, _id: `${orgId}:${current.seq + 1}`, chainId: orgId, seq: current.seq + 1 };
       heads?.remember(entry);
-      await mirror(orgId, entry);
+      await mirror(store, orgId, entry);
       return { entry, fresh: true };
     }
     // Either the seq was taken (someone appended) or the chargeKey was (already charged).
@@ -289,8 +288,8 @@ async function appendNow(deps: CreditDeps, orgId: string, { movement, next, patc
 }
 
 /** Best-effort copy of the head onto the organization, for readers of its `creditBalance`. */
-async function mirror(orgId: string, e: LedgerEntryRecord): Promise<void> {
-  await mirrorCreditHead(orgId, { seq: e.seq, balance: e.balanceAfter, budgetRemaining: e.orgBudgetAfter });
+async function mirror(store: CreditStores['credits'], orgId: string, e: LedgerEntryRecord): Promise<void> {
+  await store.mirrorCreditHead(orgId, { seq: e.seq, balance: e.balanceAfter, budgetRemaining: e.orgBudgetAfter });
 }
 
 /**

@@ -1,5 +1,4 @@
 import { cursorIndex, decodeListCursor, encodeListCursor, type CursorKey } from '../pageCursor';
-import { creditMirrorOf } from '../tenancy/store';
 import type { CreditStores, LedgerEntryRecord } from './store';
 
 /**
@@ -70,7 +69,7 @@ export const MAX_SCANNED_PER_PAGE = 2_000;
 
 async function headOf(stores: CreditStores, orgId: string): Promise<number> {
   // The organization's mirror names a recent head: the probe then needs a read or two, not a search from 0.
-  const org = await creditMirrorOf(orgId);
+  const org = await stores.credits.creditMirrorOf(orgId);
   return stores.credits.ledgerHeadSeq(orgId, org?.creditSeq ?? -1);
 }
 

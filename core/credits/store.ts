@@ -2,6 +2,7 @@ import type { Connection } from 'mongoose';
 import { appendEntry, entryId, headSeq, readEntry, type AppendOutcome, type ChainHeads } from './chain';
 import { typedCollection } from '../store/typedCollection';
 import { creditModels, type LedgerEntryRecord } from './models';
+import type { OrganizationRecord } from '../tenancy/store';
 
 export type { AgentSpendState, LedgerEntryRecord } from './models';
 
@@ -17,6 +18,9 @@ export type NewLedgerEntry = Omit<LedgerEntryRecord, '_id' | 'chainId' | 'seq'>;
 export function createCreditStore(connection: Connection) {
   const { ledger: LedgerEntry } = creditModels(connection);
   const entries = typedCollection<LedgerEntryRecord>(LedgerEntry);
+  // The mirror's fields belong to the ledger, the rest of the organization to core/tenancy; they
+  // are written through the driver, which keeps the fields the tenancy schema does not declare.
+  const creditMirrors = connection.collection<CreditMirror>('organizations');
   return {
     /**
      * The head seq of the organization's ledger (-1 when empty), probing from `hint` or the head
@@ -91,8 +95,24 @@ export function createCreditStore(connection: Connection) {
         { agentGrantId: 1, agentDay: 1, amount: 1 },
       ).lean<Array<Pick<LedgerEntryRecord, 'agentGrantId' | 'agentDay' | 'amount'>>>();
     },
+
+    /** The credit mirror of the organization, or null when it does not exist. */
+    async creditMirrorOf(orgId: string): Promise<CreditMirror | null> {
+      return creditMirrors.findOne({ _id: orgId }, { projection: { creditBalance: 1, budgetRemaining: 1, creditSeq: 1 } });
+    },
+
+    /** Copies a ledger head onto the organization unless a later one is already there. */
+    async mirrorCreditHead(orgId: string, head: { seq: number; balance: number; budgetRemaining: number | null }): Promise<void> {
+      await creditMirrors.updateOne(
+        { _id: orgId, $or: [{ creditSeq: { $exists: false } }, { creditSeq: { $lt: head.seq } }] },
+        { $set: { creditBalance: head.balance, budgetRemaining: head.budgetRemaining, creditSeq: head.seq } },
+      );
+    },
   };
 }
+
+/** What the credit ledger keeps on the organization (credits.ts): a copy of its head for display; the ledger is the truth. */
+export type CreditMirror = Pick<OrganizationRecord, '_id' | 'creditBalance' | 'budgetRemaining' | 'creditSeq'>;
 
 export type CreditStore = ReturnType<typeof createCreditStore>;
 

@@ -1,7 +1,7 @@
 import type { Config } from '../config';
 import { retryLater } from '../problems';
 import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
-import { organizationExists } from '../tenancy/store';
+import type { TenancyStores } from '../tenancy/store';
 import { utcDay } from './jobRules';
 import { daySlotIdsOf, deleteDaySlot, deleteExpiredDaySlots, findDailyJobCap, insertDaySlot, saveDailyJobCap } from './store';
 
@@ -39,11 +39,12 @@ export async function dailyJobCap(settings: DailyJobCapSettings, orgId: string):
 
 /** Operator: sets (or with null removes) an organization's daily job cap; returns once every replica uses it. */
 export async function setDailyJobCap(
+  stores: TenancyStores,
   settings: DailyJobCapSettings,
   orgId: string,
   jobsPerDay: number | null,
 ): Promise<{ org_id: string; jobs_per_day: number; source: 'override' | 'default' }> {
-  if (!(await organizationExists(orgId))) throw new Error(`organization ${orgId} does not exist`);
+  if (!(await stores.tenancy.organizationExists(orgId))) throw new Error(`organization ${orgId} does not exist`);
   await saveDailyJobCap(orgId, jobsPerDay);
   await waitUntilReadCachesExpire(settings.readCacheMs);
   return { org_id: orgId, jobs_per_day: await dailyJobCap(settings, orgId), source: jobsPerDay === null ? 'default' : 'override' };

@@ -4,11 +4,11 @@ import { sha256Hex } from '../crypto/hash';
 import { GatheredReads } from '../store/gatheredReads';
 import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
 import { newId } from '../ids';
-import { applicationExistsInOrg, findWorkspaceOfOrg, oldestApplicationOfOrg } from '../tenancy/store';
+import type { TenancyStores } from '../tenancy/store';
 import { requireOrganization } from '../tenancy/provisioning';
 import { displayPrefix, generateApiKey, parseApiKey, type KeyEnvironment } from './apiKeyFormat';
 import { checkKeyName, defaultKeyName } from './keyNames';
-import * as store from './store';
+import type { ApiKeyRecord, KeysStore, KeysStores, ListedKeyRecord } from './store';
 import { isPermission, type Permission } from './permissions';
 
 /** What a request knows about its caller once the key has been verified. */
@@ -59,17 +59,20 @@ export interface CreateKeyInput {
   createdBy?: string | null;
 }
 
-export async function createApiKey(input: CreateKeyInput): Promise<{ key: string; key_id: string; family_id: string; name: string }> {
+export async function createApiKey(
+  stores: KeysStores & TenancyStores,
+  input: CreateKeyInput,
+): Promise<{ key: string; key_id: string; family_id: string; name: string }> {
   const given = input.name === undefined ? undefined : checkKeyName(input.name);
   if (given && !given.ok) throw new InvalidKeyName(given.message);
-  await requireOrganization(input.orgId);
+  await requireOrganization(stores, input.orgId);
   const unknown = input.scopes.filter((s) => !isPermission(s));
   if (unknown.length) throw new Error(`unknown scopes: ${unknown.join(', ')}`);
-  const ws = await findWorkspaceOfOrg(input.orgId, input.workspaceId);
+  const ws = await stores.tenancy.findWorkspaceOfOrg(input.orgId, input.workspaceId);
   if (!ws) throw new Error(`workspace ${input.workspaceId} does not belong to ${input.orgId}`);
   // A rotation joins a family that already exists in this organization (and application): a
   // made-up family id would otherwise start a family whose budget and caps nobody set.
-  const family = input.familyId ? await store.newestKeyOfFamily(input.orgId, input.familyId) : null;
+  const family = input.familyId ? await stores.keys.newestKeyOfFamily(input.orgId, input.familyId) : null;
   if (input.familyId && !family) {
     throw new UnknownKeyFamily(`key family ${input.familyId} does not exist in organization ${input.orgId}; omit --family to start a new family`);
   }
@@ -78,11 +81,11 @@ export async function createApiKey(input: CreateKeyInput): Promise<{ key: string
   }
   let applicationId = input.applicationId ?? family?.applicationId;
   if (applicationId) {
-    if (!(await applicationExistsInOrg(input.orgId, applicationId))) {
+    if (!(await stores.tenancy.applicationExistsInOrg(input.orgId, applicationId))) {
       throw new Error(`application ${applicationId} does not belong to ${input.orgId}`);
     }
   } else {
-    const app = await oldestApplicationOfOrg(input.orgId);
+    const app = await stores.tenancy.oldestApplicationOfOrg(input.orgId);
     if (!app) throw new Error(`organization ${input.orgId} has no application; pass --application`);
     applicationId = app;
   }
@@ -90,7 +93,7 @@ export async function createApiKey(input: CreateKeyInput): Promise<{ key: string
   const key = generateApiKey(input.environment ?? 'live');
   const keyId = newId('key');
   const name = given?.ok ? given.name : defaultKeyName(displayPrefix(key), family?.name);
-  await store.insertKey({
+  await stores.keys.insertKey({
     _id: keyId,
     name,
     hash: sha256Hex(key),
@@ -128,7 +131,7 @@ export interface KeyView {
   revoked_at: string | null;
 }
 
-function keyView(d: store.ListedKeyRecord, now: Date): KeyView {
+function keyView(d: ListedKeyRecord, now: Date): KeyView {
   return {
     key_id: d._id,
     name: d.name ?? defaultKeyName(d.displayPrefix, null),
@@ -147,22 +150,22 @@ function keyView(d: store.ListedKeyRecord, now: Date): KeyView {
 }
 
 /** The organization's keys, oldest first, revoked and expired ones included. */
-export async function listApiKeys(orgId: string, now = new Date()): Promise<{ org_id: string; keys: KeyView[] }> {
-  await requireOrganization(orgId);
-  const docs = await store.keysOfOrg(orgId);
+export async function listApiKeys(stores: KeysStores & TenancyStores, orgId: string, now: Date): Promise<{ org_id: string; keys: KeyView[] }> {
+  await requireOrganization(stores, orgId);
+  const docs = await stores.keys.keysOfOrg(orgId);
   return { org_id: orgId, keys: docs.map((d) => keyView(d, now)) };
 }
 
 /** One page of the organization's keys, newest first; `more` when a further page exists. */
-export async function pageOfApiKeys(orgId: string, page: number, perPage: number, now = new Date()): Promise<{ keys: KeyView[]; more: boolean }> {
-  const docs = await store.pageOfKeysOfOrg(orgId, Math.max(0, page - 1) * perPage, perPage + 1);
+export async function pageOfApiKeys(stores: KeysStores, orgId: string, page: number, perPage: number, now: Date): Promise<{ keys: KeyView[]; more: boolean }> {
+  const docs = await stores.keys.pageOfKeysOfOrg(orgId, Math.max(0, page - 1) * perPage, perPage + 1);
   return { keys: docs.slice(0, perPage).map((d) => keyView(d, now)), more: docs.length > perPage };
 }
 
 /** A key of this organization, or null: another organization's key reads as absent. */
-export async function findOrgKey(orgId: string, keyId: string, now = new Date()): Promise<KeyView | null> {
+export async function findOrgKey(stores: KeysStores, orgId: string, keyId: string, now: Date): Promise<KeyView | null> {
   if (typeof keyId !== 'string' || keyId.length > 100) return null;
-  const doc = await store.findListedKeyOfOrg(orgId, keyId);
+  const doc = await stores.keys.findListedKeyOfOrg(orgId, keyId);
   return doc ? keyView(doc, now) : null;
 }
 
@@ -197,14 +200,15 @@ export function rotationAuditValues(rotated: RotationResult): Record<string, unk
  * limit set on any of them holds it too (core/limits/scopeChain.ts).
  */
 export async function rotateApiKey(
+  stores: KeysStores & TenancyStores,
   settings: Pick<Config, 'readCacheMs' | 'apiAudience'>,
   input: { orgId: string; keyId: string; oldKeyEndsInMs: number; createdBy?: string | null },
-  now = new Date(),
+  now: Date,
 ): Promise<RotationResult> {
-  const old = await store.findKeyOfOrg(input.orgId, input.keyId);
+  const old = await stores.keys.findKeyOfOrg(input.orgId, input.keyId);
   if (!old) throw new Error(`key ${input.keyId} does not exist in organization ${input.orgId}`);
   if ((old.revokedAt && old.revokedAt <= now) || (old.expiresAt && old.expiresAt <= now)) throw new Error(`key ${input.keyId} is no longer active`);
-  const created = await createApiKey({
+  const created = await createApiKey(stores, {
     orgId: old.orgId,
     workspaceId: old.workspaceId,
     applicationId: old.applicationId,
@@ -217,11 +221,11 @@ export async function rotateApiKey(
   });
   let endsAt = new Date(now.getTime() + Math.max(0, input.oldKeyEndsInMs));
   if (input.oldKeyEndsInMs <= 0) {
-    const revoked = await revokeApiKey(settings, old._id, now);
+    const revoked = await revokeApiKey(stores, settings, old._id, now);
     endsAt = new Date(revoked.revoked_at);
   } else {
     if (old.expiresAt && old.expiresAt < endsAt) endsAt = old.expiresAt;
-    await store.setKeyExpiry(old._id, endsAt);
+    await stores.keys.setKeyExpiry(old._id, endsAt);
   }
   return { ...created, replaced_key_id: old._id, replaced_key_expires_at: endsAt.toISOString() };
 }
@@ -230,9 +234,14 @@ export async function rotateApiKey(
  * Revokes a key. Returns only once no replica can still hold the key in its read cache, so the
  * very next request with it fails everywhere (DECISIONS: no cache may outlive a revocation).
  */
-export async function revokeApiKey(settings: Pick<Config, 'readCacheMs'>, keyId: string, now = new Date()): Promise<{ key_id: string; revoked_at: string }> {
-  await store.markKeyRevoked(keyId, now);
-  const doc = await store.findKey(keyId);
+export async function revokeApiKey(
+  stores: KeysStores,
+  settings: Pick<Config, 'readCacheMs'>,
+  keyId: string,
+  now: Date,
+): Promise<{ key_id: string; revoked_at: string }> {
+  await stores.keys.markKeyRevoked(keyId, now);
+  const doc = await stores.keys.findKey(keyId);
   if (!doc) throw new Error(`key ${keyId} does not exist`);
   await waitUntilReadCachesExpire(settings.readCacheMs);
   return { key_id: keyId, revoked_at: (doc.revokedAt ?? now).toISOString() };
@@ -244,13 +253,15 @@ export async function revokeApiKey(settings: Pick<Config, 'readCacheMs'>, keyId:
  * find. The app's composition root builds one (core/deps.ts).
  */
 export class KeyReads {
-  private readonly reads = new ReadCache<store.ApiKeyRecord | null>();
-  private readonly lookups = new GatheredReads<store.ApiKeyRecord>(async (hashes) => {
-    const docs = await store.keysByHashes(hashes);
+  constructor(private readonly keys: KeysStore) {}
+
+  private readonly reads = new ReadCache<ApiKeyRecord | null>();
+  private readonly lookups = new GatheredReads<ApiKeyRecord>(async (hashes) => {
+    const docs = await this.keys.keysByHashes(hashes);
     return new Map(docs.map((d) => [d.hash, d]));
   });
 
-  byHash(hash: string, readCacheMs: number): Promise<store.ApiKeyRecord | null> {
+  byHash(hash: string, readCacheMs: number): Promise<ApiKeyRecord | null> {
     return this.reads.get(hash, readCacheMs, (gatherMs) => this.lookups.read(hash, gatherMs));
   }
 }
@@ -262,12 +273,7 @@ export type KeyVerdict =
  * Verifies a presented key. Expiry is judged on every request; the stored key is read through
  * the replica's short read cache, which a revocation outwaits (see `revokeApiKey`).
  */
-export async function verifyApiKey(
-  presented: string,
-  settings: Pick<Config, 'apiAudience' | 'readCacheMs'>,
-  reads: KeyReads,
-  now = new Date(),
-): Promise<KeyVerdict> {
+export async function verifyApiKey(presented: string, settings: Pick<Config, 'apiAudience' | 'readCacheMs'>, reads: KeyReads, now: Date): Promise<KeyVerdict> {
   const format = parseApiKey(presented);
   if (!format) return { ok: false, reason: 'malformed' };
   const doc = await reads.byHash(sha256Hex(presented), settings.readCacheMs);

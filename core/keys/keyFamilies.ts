@@ -1,5 +1,5 @@
 import { defaultKeyName } from './keyNames';
-import { familyKeysOfOrg, type FamilyKeyRecord } from './store';
+import type { FamilyKeyRecord, KeysStores } from './store';
 
 /**
  * What people call a key family: the name of its newest key (a rotation keeps the family's
@@ -33,25 +33,25 @@ export interface CurrentKey {
 }
 
 /** The current key of each of these families of the organization, in one read. */
-export async function currentKeysOf(orgId: string, familyIds: readonly string[]): Promise<Map<string, CurrentKey>> {
+export async function currentKeysOf(stores: KeysStores, orgId: string, familyIds: readonly string[]): Promise<Map<string, CurrentKey>> {
   const wanted = [...new Set(familyIds)];
   if (wanted.length === 0) return new Map();
-  const newest = newestKeyPerFamily(await familyKeysOfOrg(orgId, wanted));
+  const newest = newestKeyPerFamily(await stores.keys.familyKeysOfOrg(orgId, wanted));
   return new Map(
     [...newest].map(([familyId, k]) => [familyId, { key_id: k._id, name: k.name ?? defaultKeyName(k.displayPrefix, null), display_prefix: k.displayPrefix }]),
   );
 }
 
 /** The names of these families of the organization, in one read; a family of another organization has none. */
-export async function familyNames(orgId: string, familyIds: readonly (string | null)[]): Promise<Map<string, string>> {
+export async function familyNames(stores: KeysStores, orgId: string, familyIds: readonly (string | null)[]): Promise<Map<string, string>> {
   const wanted = [...new Set(familyIds.filter((id): id is string => typeof id === 'string'))];
   if (wanted.length === 0) return new Map();
-  const keys = await familyKeysOfOrg(orgId, wanted);
+  const keys = await stores.keys.familyKeysOfOrg(orgId, wanted);
   return new Map(newestPerFamily(keys).map((f) => [f.family_id, f.name]));
 }
 
 /** Every key family of the organization with its name, by name: what a "Key" filter offers. */
-export async function keyFamiliesOf(orgId: string): Promise<KeyFamily[]> {
-  const keys = await familyKeysOfOrg(orgId);
+export async function keyFamiliesOf(stores: KeysStores, orgId: string): Promise<KeyFamily[]> {
+  const keys = await stores.keys.familyKeysOfOrg(orgId);
   return newestPerFamily(keys).sort((a, b) => a.name.localeCompare(b.name) || a.family_id.localeCompare(b.family_id));
 }

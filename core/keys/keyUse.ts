@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../observability/logger';
-import { recordKeyUse } from './store';
+import type { KeysStores } from './store';
 
 /** How stale a key's `last_used_at` may be: it is written at most once per key per this period. */
 export const KEY_USE_PERIOD_MS = 60_000;
@@ -15,7 +15,10 @@ const REMEMBERED_KEYS = 100_000;
  */
 export type KeyUseWrite = (keyId: string, at: Date) => Promise<boolean>;
 
-export const writeKeyUse: KeyUseWrite = (keyId, at) => recordKeyUse(keyId, at, KEY_USE_PERIOD_MS);
+/** The key-use write on the root's stores. */
+export function keyUseWrite(stores: KeysStores): KeyUseWrite {
+  return (keyId, at) => stores.keys.recordKeyUse(keyId, at, KEY_USE_PERIOD_MS);
+}
 
 /**
  * Keeps each key's `last_used_at` without a store write per request: a process writes a key's
@@ -29,7 +32,7 @@ export class KeyUseRecorder {
 
   constructor(
     private readonly logger: Logger,
-    private readonly write: KeyUseWrite = writeKeyUse,
+    private readonly write: KeyUseWrite,
     private readonly now: () => number = Date.now,
   ) {}
 

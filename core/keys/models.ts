@@ -1,6 +1,35 @@
-import { Schema, model } from 'mongoose';
+import { Schema, type Connection } from 'mongoose';
+import { boundModel } from '../store/boundModel';
+import type { KeyEnvironment } from './apiKeyFormat';
 
-const apiKeySchema = new Schema(
+/** A key as kept in `api_keys`: its hash, never its plaintext. */
+export interface ApiKeyRecord {
+  _id: string;
+  /** Null on keys made before names existed (listed by their prefix). */
+  name?: string | null;
+  /** sha256 of the plaintext. */
+  hash: string;
+  displayPrefix: string;
+  environment: KeyEnvironment;
+  audience: string;
+  orgId: string;
+  workspaceId: string;
+  applicationId: string;
+  familyId: string;
+  /** The keys this one succeeds by rotation, oldest first; absent on keys made before successions were kept. */
+  predecessorKeyIds?: string[];
+  scopes: string[];
+  expiresAt?: Date | null;
+  revokedAt?: Date | null;
+  /** Accurate to the minute (keyUse.ts). */
+  lastUsedAt?: Date | null;
+  /** `user:<id>` or `operator`; null when not known. */
+  createdBy?: string | null;
+  createdAt?: Date;
+  updatedAt?: Date;
+}
+
+const apiKeySchema = new Schema<ApiKeyRecord>(
   {
     _id: { type: String, required: true }, // key_…
     // What people recognise the key by; keys made before names existed have none (listed by their prefix).
@@ -26,4 +55,7 @@ const apiKeySchema = new Schema(
   { timestamps: true, versionKey: false },
 );
 
-export const ApiKey = model('ApiKey', apiKeySchema, 'api_keys');
+/** The area's models on the root's connection. */
+export function keysModels(connection: Connection) {
+  return { apiKeys: boundModel<ApiKeyRecord>(connection, 'ApiKey', apiKeySchema, 'api_keys') };
+}

@@ -1,7 +1,7 @@
 import type { LimitEntryName, Scope, ScopeChain } from './limitTable';
 import { readLimitSettings, sameScope } from './limitSettings';
 import { limitEntries, overriddenScopes, type LimitEntry } from './operationalLimits';
-import { findScopeChain, scopeChain } from './scopeChain';
+import { findScopeChain, scopeChain, type ScopeStores } from './scopeChain';
 
 export interface LimitReportQuery {
   operation?: LimitEntryName;
@@ -17,7 +17,13 @@ export interface LimitReportQuery {
  * a person) plus every other scope of the organization that carries an override. The one
  * report behind `GET /v1/operational-limits` and the console's Limits page.
  */
-export async function reportLimits(orgId: string, callerScopes: readonly Scope[], query: LimitReportQuery, leaseTtlSeconds: number): Promise<LimitEntry[]> {
+export async function reportLimits(
+  stores: ScopeStores,
+  orgId: string,
+  callerScopes: readonly Scope[],
+  query: LimitReportQuery,
+  leaseTtlSeconds: number,
+): Promise<LimitEntry[]> {
   const settings = await readLimitSettings(orgId);
   const asked: Scope[] = [];
   if (query.application_id) asked.push({ type: 'application', id: query.application_id });
@@ -26,14 +32,14 @@ export async function reportLimits(orgId: string, callerScopes: readonly Scope[]
 
   const chains: ScopeChain[] = [];
   if (asked.length) {
-    for (const scope of asked) chains.push(await scopeChain(orgId, scope));
+    for (const scope of asked) chains.push(await scopeChain(stores, orgId, scope));
   } else {
     // A key's predecessors hold it (scopeChain.ts) but are not the caller's own entries.
     for (let i = 0; i < callerScopes.length; i++)
       if (callerScopes[i].type !== 'key' || i === callerScopes.length - 1) chains.push(callerScopes.slice(0, i + 1));
     const others = overriddenScopes(settings).filter((s) => !chains.some((c) => sameScope({ scopeType: s.type, scopeId: s.id }, c[c.length - 1])));
     // An override may outlive its key or application: such a scope is left out, not an error.
-    for (const chain of await Promise.all(others.map((s) => findScopeChain(orgId, s)))) if (chain) chains.push(chain);
+    for (const chain of await Promise.all(others.map((s) => findScopeChain(stores, orgId, s)))) if (chain) chains.push(chain);
   }
   const selected = query.scope ? chains.filter((c) => c[c.length - 1].type === query.scope) : chains;
   return limitEntries(settings, selected, leaseTtlSeconds, query.operation);

@@ -3,6 +3,7 @@ import { GatheredReads } from '../store/gatheredReads';
 import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
 import { commitNextVersion } from '../store/versionedDocument';
 import { requireOrganization } from '../tenancy/provisioning';
+import type { TenancyStores } from '../tenancy/store';
 import {
   BASELINE_ENTRY,
   DEFAULT_MAX_CONCURRENCY,
@@ -12,7 +13,7 @@ import {
   type OperationName,
   type Scope,
 } from './limitTable';
-import { scopeChain } from './scopeChain';
+import { scopeChain, type ScopeStores } from './scopeChain';
 import type { Actor, LimitOverride, LimitSettingsDoc } from './limitSettingsRecord';
 import { findLimitSettings, limitSettingsOf, limitSettingsVersions } from './store';
 
@@ -114,13 +115,18 @@ export class LimitChangeError extends Error {}
 
 // Versioned compare-and-set through unique inserts (see versionedDocument.ts): a conditional
 // update alone would let two concurrent changes on FerretDB both succeed and one be lost.
-async function updateSettings(settings: LimitChangeSettings, orgId: string, change: (s: LimitSettingsDoc) => LimitSettingsDoc): Promise<LimitSettingsDoc> {
+async function updateSettings(
+  settings: LimitChangeSettings,
+  orgId: string,
+  now: () => number,
+  change: (s: LimitSettingsDoc) => LimitSettingsDoc,
+): Promise<LimitSettingsDoc> {
   const store = limitSettingsVersions();
   for (let attempt = 0; attempt < 20; attempt++) {
     const current = await readLimitSettings(orgId);
     const next = change(structuredClone(current));
     const { _id: _ignored, v: _v, ...fields } = next;
-    if (await commitNextVersion(store, orgId, current.v, fields)) {
+    if (await commitNextVersion(store, orgId, current.v, fields, new Date(now()))) {
       await waitUntilReadCachesExpire(settings.readCacheMs);
       return { ...next, v: current.v + 1 };
     }
@@ -187,20 +193,25 @@ export interface LimitChangeRequest<O extends LimitEntryName = OperationName> {
  * (or throws its refusal) inside the conditional update.
  */
 async function changeOverride(
+  stores: ScopeStores,
   settings: LimitChangeSettings,
   { orgId, operation, scope, now }: LimitChangeRequest,
   decide: (s: LimitSettingsDoc, existing: LimitOverride | undefined) => OverrideChange,
 ): Promise<LimitSettingsDoc> {
-  await requireOrganization(orgId);
-  await scopeChain(orgId, scope);
-  return updateSettings(settings, orgId, (s) =>
+  await requireOrganization(stores, orgId);
+  await scopeChain(stores, orgId, scope);
+  return updateSettings(settings, orgId, now, (s) =>
     upsertOverride(s, { operation, scopeType: scope.type, scopeId: scope.id, ...decide(s, existingOverride(s, operation, scope)) }, now()),
   );
 }
 
-export async function setCap(settings: LimitChangeSettings, request: LimitChangeRequest & { requestsPerMinute: number }): Promise<LimitSettingsDoc> {
+export async function setCap(
+  stores: ScopeStores,
+  settings: LimitChangeSettings,
+  request: LimitChangeRequest & { requestsPerMinute: number },
+): Promise<LimitSettingsDoc> {
   const { operation, scope, requestsPerMinute, actor = 'operator' } = request;
-  return changeOverride(settings, request, (s, existing) => {
+  return changeOverride(stores, settings, request, (s, existing) => {
     checkCapChange(s, operation, scope, requestsPerMinute, actor);
     // A customer lowering the operator's cap leaves it the operator's: clearing it must stay the operator's too.
     const setBy = existing && existing.kind !== 'cleared' && setByOf(existing) === 'operator' ? 'operator' : actor;
@@ -208,9 +219,9 @@ export async function setCap(settings: LimitChangeSettings, request: LimitChange
   });
 }
 
-export async function blockOperation(settings: LimitChangeSettings, request: LimitChangeRequest): Promise<LimitSettingsDoc> {
+export async function blockOperation(stores: ScopeStores, settings: LimitChangeSettings, request: LimitChangeRequest): Promise<LimitSettingsDoc> {
   const { actor = 'operator' } = request;
-  return changeOverride(settings, request, (_s, existing) => {
+  return changeOverride(stores, settings, request, (_s, existing) => {
     // A customer's block must not take over an operator's cap or block: clearing it later would lift the operator's limit.
     if (actor === 'customer' && existing && existing.kind !== 'cleared' && setByOf(existing) === 'operator') {
       throw new LimitChangeError('the service operator set a limit on this operation for this scope; only the operator can change it');
@@ -237,21 +248,21 @@ export function checkClear(actor: Actor, existing?: Pick<LimitOverride, 'kind' |
 }
 
 /** Clears a cap or block; `api.request_baseline.v1` clears the organization-wide rate. */
-export async function clearLimit(settings: LimitChangeSettings, request: LimitChangeRequest<LimitEntryName>): Promise<LimitSettingsDoc> {
+export async function clearLimit(stores: ScopeStores, settings: LimitChangeSettings, request: LimitChangeRequest<LimitEntryName>): Promise<LimitSettingsDoc> {
   const { orgId, operation, scope, actor = 'operator', now } = request;
   if (actor === 'customer' && operation === BASELINE_ENTRY) checkClear(actor);
-  await requireOrganization(orgId);
+  await requireOrganization(stores, orgId);
   if (operation === BASELINE_ENTRY) {
     if (scope.type !== 'organization') throw new LimitChangeError(`${BASELINE_ENTRY} is organization-wide`);
-    return updateSettings(settings, orgId, (s) => ({
+    return updateSettings(settings, orgId, now, (s) => ({
       ...s,
       rateCleared: s.rateCleared || s.requestsPerSecond !== null || s.maxConcurrency !== null,
       requestsPerSecond: null,
       maxConcurrency: null,
     }));
   }
-  await scopeChain(orgId, scope);
-  return updateSettings(settings, orgId, (s) => {
+  await scopeChain(stores, orgId, scope);
+  return updateSettings(settings, orgId, now, (s) => {
     const existing = existingOverride(s, operation, scope);
     checkClear(actor, existing);
     return existing
@@ -276,16 +287,18 @@ export function checkRateChange(s: LimitSettingsDoc, change: { requestsPerSecond
 }
 
 export async function setOrganizationRate(
+  stores: TenancyStores,
   settings: LimitChangeSettings,
   orgId: string,
   change: { requestsPerSecond?: number; maxConcurrency?: number },
+  now: () => number,
   actor: Actor = 'operator',
 ): Promise<LimitSettingsDoc> {
   if (change.requestsPerSecond === undefined && change.maxConcurrency === undefined) {
     throw new LimitChangeError('give a requests-per-second or max-concurrency value');
   }
-  await requireOrganization(orgId);
-  return updateSettings(settings, orgId, (s) => {
+  await requireOrganization(stores, orgId);
+  return updateSettings(settings, orgId, now, (s) => {
     checkRateChange(s, change, actor);
     return {
       ...s,

@@ -1,6 +1,6 @@
-import { applicationOfFamily, findListedKeyOfOrg } from '../keys/store';
+import type { KeysStores } from '../keys/store';
 import { Problem } from '../problems';
-import { applicationExistsInOrg } from '../tenancy/store';
+import type { TenancyStores } from '../tenancy/store';
 import type { Scope, ScopeChain } from './limitTable';
 
 /**
@@ -25,33 +25,36 @@ export function keyScopeChain(key: {
   ];
 }
 
+/** The stores a scope's chain is read from. */
+export type ScopeStores = TenancyStores & KeysStores;
+
 /**
  * Where a scope sits in its organization (SPEC 8.3): the organization, then each narrower
  * scope down to the one asked for; a key family's application and a key's application and
  * family come from the stored key. The one lookup behind reading limits (the API and the
  * operator CLI) and changing them, so all three agree on what belongs to an organization.
  */
-export async function findScopeChain(orgId: string, scope: Scope): Promise<ScopeChain | undefined> {
+export async function findScopeChain(stores: ScopeStores, orgId: string, scope: Scope): Promise<ScopeChain | undefined> {
   const org: Scope = { type: 'organization', id: orgId };
   switch (scope.type) {
     case 'organization':
       return scope.id === orgId ? [org] : undefined;
     case 'application':
-      return (await applicationExistsInOrg(orgId, scope.id)) ? [org, scope] : undefined;
+      return (await stores.tenancy.applicationExistsInOrg(orgId, scope.id)) ? [org, scope] : undefined;
     case 'key_family': {
-      const applicationId = await applicationOfFamily(orgId, scope.id);
+      const applicationId = await stores.keys.applicationOfFamily(orgId, scope.id);
       return applicationId !== null ? [org, { type: 'application', id: applicationId }, scope] : undefined;
     }
     case 'key': {
-      const key = await findListedKeyOfOrg(orgId, scope.id);
+      const key = await stores.keys.findListedKeyOfOrg(orgId, scope.id);
       return key ? keyScopeChain({ ...key, keyId: key._id }) : undefined;
     }
   }
 }
 
 /** The scope's chain; a scope that is not the organization's own (another's, or none) is `not_found`. */
-export async function scopeChain(orgId: string, scope: Scope): Promise<ScopeChain> {
-  const chain = await findScopeChain(orgId, scope);
+export async function scopeChain(stores: ScopeStores, orgId: string, scope: Scope): Promise<ScopeChain> {
+  const chain = await findScopeChain(stores, orgId, scope);
   if (!chain) throw new Problem('not_found', `The ${scope.type.replace('_', ' ')} ${scope.id} does not exist in organization ${orgId}.`);
   return chain;
 }

@@ -69,7 +69,7 @@ async function attempt(
     await stores.mail.markOutboxMailFailed(mail._id, new Date(now.getTime() + retryDelayMs(mail.attempts, config.mail.retryMaxDelayMs)), said);
     return 'failed' as const;
   }
-  await stores.mail.markOutboxMailSent(mail._id, new Date());
+  await stores.mail.markOutboxMailSent(mail._id, now);
   return 'sent' as const;
 }
 

@@ -18,14 +18,14 @@ export interface IssueAccessTokenInput {
   ttlSeconds: number;
   /** The app's signing keys (the newest signs). */
   signingKeys: SigningKeys;
-  now?: Date;
+  now: Date;
   /** A person's token: the user id and the token chain. Absent for M2M tokens. */
   user?: { userId: string; chainId: string };
 }
 
 export async function issueAccessToken(input: IssueAccessTokenInput): Promise<{ token: string; expiresIn: number; jti: string }> {
   const signer = await input.signingKeys.signer(input.now);
-  const iat = Math.floor((input.now ?? new Date()).getTime() / 1000);
+  const iat = Math.floor(input.now.getTime() / 1000);
   const jti = randomUUID();
   const claims: Record<string, string> = { client_id: input.clientId, scope: input.scope };
   if (input.user) claims.sid = input.user.chainId;
@@ -59,7 +59,7 @@ export type AccessTokenVerdict = { ok: true; token: VerifiedAccessToken } | { ok
  */
 export async function verifyAccessToken(
   token: string,
-  opts: { issuer: string; audience: string; signingKeys: SigningKeys; now?: Date },
+  opts: { issuer: string; audience: string; signingKeys: SigningKeys; now: Date },
 ): Promise<AccessTokenVerdict> {
   let kid: string | undefined;
   try {

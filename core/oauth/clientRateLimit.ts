@@ -17,7 +17,7 @@ export function retryAfterSeconds(nowMs: number): number {
   return Math.max(1, Math.ceil((windowStartOf(nowMs) + CLIENT_RATE_WINDOW_MS - nowMs) / 1000));
 }
 
-export async function admitClientRequest(clientId: string, perMinute: number, now = new Date()): Promise<RateVerdict> {
+export async function admitClientRequest(clientId: string, perMinute: number, now: Date): Promise<RateVerdict> {
   const nowMs = now.getTime();
   let windowStart = windowStartOf(nowMs);
   for (let attempt = 0; attempt < 3; attempt++) {

@@ -1,6 +1,6 @@
 import { newId } from '../ids';
 import { isPermission, PERMISSIONS, type Permission } from '../keys/permissions';
-import { insertApplication, insertWorkspace, orgOfWorkspace } from '../tenancy/store';
+import type { TenancyStores } from '../tenancy/store';
 import { requireOrganization } from '../tenancy/provisioning';
 import { generateClientSecret, hashClientSecret, matchesLiveSecret, rotateSecrets } from './clientSecrets';
 import {
@@ -38,7 +38,11 @@ export interface CreateClientInput {
 }
 
 /** Operator provisioning (SPEC 5.2 item 2): the secret is returned here once, stored as a hash. */
-export async function createClient(input: CreateClientInput): Promise<{
+export async function createClient(
+  stores: TenancyStores,
+  input: CreateClientInput,
+  now: Date,
+): Promise<{
   client_id: string;
   client_secret: string;
   org_id: string;
@@ -47,7 +51,7 @@ export async function createClient(input: CreateClientInput): Promise<{
   scopes: string[];
   rate_limit_per_minute: number;
 }> {
-  await requireOrganization(input.orgId);
+  await requireOrganization(stores, input.orgId);
   if (!Number.isInteger(input.rateLimitPerMinute) || input.rateLimitPerMinute < 1)
     throw new Error('rate limit must be a positive integer (requests per minute)');
   const permissions = [...new Set(input.permissions ?? DEFAULT_CLIENT_PERMISSIONS)];
@@ -57,14 +61,13 @@ export async function createClient(input: CreateClientInput): Promise<{
   const workspaceId = input.workspaceId ?? newId('ws');
   const applicationId = newId('app');
   if (input.workspaceId) {
-    if ((await orgOfWorkspace(input.workspaceId)) !== input.orgId)
+    if ((await stores.tenancy.orgOfWorkspace(input.workspaceId)) !== input.orgId)
       throw new Error(`workspace ${input.workspaceId} is not a workspace of organization ${input.orgId}`);
   } else {
-    await insertWorkspace({ _id: workspaceId, orgId: input.orgId, name: `M2M client ${clientId}` });
+    await stores.tenancy.insertWorkspace({ _id: workspaceId, orgId: input.orgId, name: `M2M client ${clientId}` });
   }
-  await insertApplication({ _id: applicationId, orgId: input.orgId, name: `M2M client ${clientId}`, holder: 'm2m_client' });
+  await stores.tenancy.insertApplication({ _id: applicationId, orgId: input.orgId, name: `M2M client ${clientId}`, holder: 'm2m_client' });
   const secret = generateClientSecret();
-  const now = new Date();
   await insertOAuthClient({
     _id: clientId,
     orgId: input.orgId,
@@ -98,12 +101,12 @@ export async function createClient(input: CreateClientInput): Promise<{
 export async function rotateClientSecret(
   clientId: string,
   graceSeconds: number,
+  now: Date,
 ): Promise<{ client_id: string; client_secret: string; previous_secret_expires_at: string | null }> {
   if (!Number.isInteger(graceSeconds) || graceSeconds < 0) throw new Error('grace seconds must be a non-negative integer');
   const client = await findOAuthClient(clientId);
   if (!client) throw new Error(`client ${clientId} does not exist`);
   if (client.revokedAt) throw new Error(`client ${clientId} is revoked`);
-  const now = new Date();
   const secret = generateClientSecret();
   const next = { _id: newId('cs'), hash: hashClientSecret(secret), createdAt: now, expiresAt: null };
   const secrets = rotateSecrets(client.secrets, next, now, graceSeconds);
@@ -116,8 +119,7 @@ export async function rotateClientSecret(
  * Revocation takes effect on the next request everywhere: the token endpoint and the tool
  * server read the client from the store on every request, and its refresh tokens are revoked.
  */
-export async function revokeClient(clientId: string): Promise<{ client_id: string; revoked_at: string }> {
-  const now = new Date();
+export async function revokeClient(clientId: string, now: Date): Promise<{ client_id: string; revoked_at: string }> {
   await revokeOAuthClientRecord(clientId, now);
   const doc = await findOAuthClient(clientId);
   if (!doc) {
@@ -131,10 +133,9 @@ export async function revokeClient(clientId: string): Promise<{ client_id: strin
   return { client_id: clientId, revoked_at: (doc.revokedAt ?? now).toISOString() };
 }
 
-export async function listClients(orgId: string): Promise<{ org_id: string; clients: unknown[] }> {
-  await requireOrganization(orgId);
+export async function listClients(stores: TenancyStores, orgId: string, now: Date): Promise<{ org_id: string; clients: unknown[] }> {
+  await requireOrganization(stores, orgId);
   const docs = await oauthClientsOf(orgId);
-  const now = new Date();
   return {
     org_id: orgId,
     clients: docs.map((c) => ({
@@ -161,7 +162,7 @@ export async function findActiveClient(clientId: string): Promise<ClientRecord |
 }
 
 /** Client authentication at the token endpoint: null for an unknown, revoked or wrong-secret client. */
-export async function authenticateClient(clientId: string, secret: string, now = new Date()): Promise<ClientRecord | null> {
+export async function authenticateClient(clientId: string, secret: string, now: Date): Promise<ClientRecord | null> {
   const client = await findActiveClient(clientId);
   if (!client) return null;
   return matchesLiveSecret(secret, client.secrets, now) ? client : null;

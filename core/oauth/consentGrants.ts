@@ -64,7 +64,7 @@ export function assertAllowanceAllowed(policy: AgentPolicy, allowance: GrantAllo
 }
 
 /** Records consent; a concurrent or earlier consent to the same client is the same grant. */
-export async function recordConsent(input: ConsentInput, now = new Date()): Promise<GrantRecord> {
+export async function recordConsent(input: ConsentInput, now: Date): Promise<GrantRecord> {
   const { allowance, ...grant } = input;
   const doc: GrantRecord = {
     _id: newId('cg'),
@@ -101,7 +101,7 @@ export async function listGrants(userId: string): Promise<GrantRecord[]> {
 }
 
 /** Revokes one grant (clientId given) or all of a person's grants; returns the revoked client ids. */
-export async function revokeGrants(userId: string, clientId?: string, now = new Date()): Promise<string[]> {
+export async function revokeGrants(userId: string, clientId: string | undefined, now: Date): Promise<string[]> {
   const grants = clientId === undefined ? await listGrants(userId) : [await findGrant(userId, clientId)].filter((g): g is GrantRecord => g !== null);
   for (const g of grants) await deleteConsentGrant(g._id);
   // Chains are revoked even without a grant: a code redeemed while the grant was being deleted.

@@ -1,5 +1,5 @@
 import { deleteExpiredPasskeyChallenges } from '../users/passkeysStore';
-import { deleteExpiredBrowserSessions, deleteExpiredSignInChallenges } from '../users/store';
+import { deleteExpiredAttemptSlots, deleteExpiredBrowserSessions, deleteExpiredSignInChallenges } from '../users/store';
 import { deleteExpiredSignInRecords } from './store';
 
 /**
@@ -12,11 +12,12 @@ import { deleteExpiredSignInRecords } from './store';
 export async function purgeExpiredSignInRecords(now: Date): Promise<number> {
   const hourAgo = new Date(now.getTime() - 3600_000);
   const dayAgo = new Date(now.getTime() - 24 * 3600_000);
-  const [oauthRecords, sessions, challenges, passkeyChallenges] = await Promise.all([
-    deleteExpiredSignInRecords({ requests: now, codes: hourAgo, attemptSlots: now, rotations: dayAgo }),
+  const [oauthRecords, attemptSlots, sessions, challenges, passkeyChallenges] = await Promise.all([
+    deleteExpiredSignInRecords({ requests: now, codes: hourAgo, rotations: dayAgo }),
+    deleteExpiredAttemptSlots(now),
     deleteExpiredBrowserSessions(now),
     deleteExpiredSignInChallenges(now),
     deleteExpiredPasskeyChallenges(now),
   ]);
-  return oauthRecords + sessions + challenges + passkeyChallenges;
+  return oauthRecords + attemptSlots + sessions + challenges + passkeyChallenges;
 }

@@ -191,20 +191,6 @@ const publicClientSchema = new Schema(
 export const PublicClient = model('OAuthPublicClient', publicClientSchema, 'oauth_public_clients');
 
 /**
- * One counted attempt (a sign-in failure, a registration) in a bounded set of slots per scope:
- * `_id` = `<scope>:<k>`. Taking a slot is a unique insert, so limits hold across replicas on
- * FerretDB too; a slot frees itself when `expiresAt` passes (deleted before reuse).
- */
-const attemptSlotSchema = new Schema(
-  {
-    _id: { type: String, required: true },
-    expiresAt: { type: Date, required: true },
-  },
-  { versionKey: false },
-);
-export const AttemptSlot = model('OAuthAttemptSlot', attemptSlotSchema, 'oauth_attempt_slots');
-
-/**
  * The rotation of one refresh token: `_id` is the used token's hash, inserted uniquely (so of
  * two concurrent uses exactly one rotates). It keeps the pair it issued, sealed, so a retry within
  * the retry window gets the same pair; after the window the sealed pair is useless and reuse

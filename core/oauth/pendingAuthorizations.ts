@@ -21,13 +21,13 @@ export const CODE_PREFIX = 'mac_';
 
 export type { CodeRecord, PendingAuthorization } from './store';
 
-export async function savePending(request: Omit<PendingAuthorization, '_id' | 'expiresAt'>, now = new Date()): Promise<string> {
+export async function savePending(request: Omit<PendingAuthorization, '_id' | 'expiresAt'>, now: Date): Promise<string> {
   const handle = randomBase62(32);
   await insertAuthorizationRequest({ _id: sha256Hex(handle), ...request, expiresAt: new Date(now.getTime() + PENDING_TTL_MS) });
   return handle;
 }
 
-export async function findPending(handle: unknown, now = new Date()): Promise<PendingAuthorization | null> {
+export async function findPending(handle: unknown, now: Date): Promise<PendingAuthorization | null> {
   if (typeof handle !== 'string' || !/^[0-9A-Za-z]{32}$/.test(handle)) return null;
   const doc = await findAuthorizationRequest(sha256Hex(handle));
   return doc && doc.expiresAt > now ? doc : null;
@@ -39,7 +39,7 @@ export async function finishPending(handle: string): Promise<boolean> {
 }
 
 /** A single-use code (60 s) bound to the client, redirect URI, PKCE challenge, resource, person and grant; stored as its hash. */
-export async function issueCode(pending: PendingAuthorization, userId: string, grantId: string, now = new Date()): Promise<string> {
+export async function issueCode(pending: PendingAuthorization, userId: string, grantId: string, now: Date): Promise<string> {
   const code = CODE_PREFIX + randomBase62(43);
   await insertAuthorizationCode({
     _id: sha256Hex(code),

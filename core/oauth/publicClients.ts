@@ -197,7 +197,7 @@ export async function isPublicClientRevoked(clientId: string): Promise<boolean> 
  * Revokes a public client: a registered one, or a metadata-document URL (recorded so it is refused
  * from now on). Apps read the revocation before any document they cached, so no cache outlives it.
  */
-export async function revokePublicClient(clientId: string, now = new Date()): Promise<boolean> {
+export async function revokePublicClient(clientId: string, now: Date): Promise<boolean> {
   if (await findPublicClient(clientId)) {
     await revokePublicClientRecord(clientId, now);
     return true;
@@ -225,7 +225,7 @@ const REGISTRABLE_GRANTS = ['authorization_code', 'refresh_token'];
  * expect: token_endpoint_auth_method `none` (the only method offered to registered clients),
  * grant_types authorization_code and refresh_token, response_types code.
  */
-export async function registerPublicClient(metadata: unknown, now = new Date()): Promise<Record<string, unknown>> {
+export async function registerPublicClient(metadata: unknown, now: Date): Promise<Record<string, unknown>> {
   if (!metadata || typeof metadata !== 'object' || Array.isArray(metadata))
     throw new RegistrationError('invalid_client_metadata', 'Send the client metadata as a JSON object.');
   const m = metadata as Record<string, unknown>;

@@ -59,7 +59,7 @@ async function createKey(secretsKey: Buffer, now: Date): Promise<SigningKeyRecor
  * SIGNER_CACHE_MS (the one that rotates through `SigningKeys.rotate`, at once); verifiers find
  * it on first sight of its kid.
  */
-export async function rotateSigningKey(secretsKey: Buffer, now = new Date()): Promise<{ kid: string; superseded: string[] }> {
+export async function rotateSigningKey(secretsKey: Buffer, now: Date): Promise<{ kid: string; superseded: string[] }> {
   const previous = await unsupersededSigningKeyIds();
   const created = await createKey(secretsKey, now);
   await supersedeSigningKeys(previous, now);
@@ -97,7 +97,7 @@ export class SigningKeys {
    * The key to sign with: the newest one not superseded. On first use a replica creates one;
    * if two replicas race, both keys are valid and the newest wins from then on.
    */
-  async signer(now = new Date()): Promise<Signer> {
+  async signer(now: Date): Promise<Signer> {
     if (this.signerCache && this.clock() - this.signerCache.loadedAt < SIGNER_CACHE_MS) return this.signerCache.signer;
     let doc = await newestSigningKey();
     doc ??= await createKey(this.secretsKey, now);
@@ -108,7 +108,7 @@ export class SigningKeys {
   }
 
   /** The verification key for a kid, or null if unknown or past its acceptance window. */
-  async verificationKey(kid: string, now = new Date()): Promise<KeyLike | Uint8Array | null> {
+  async verificationKey(kid: string, now: Date): Promise<KeyLike | Uint8Array | null> {
     if (typeof kid !== 'string' || kid.length > 100) return null;
     let entry = this.publicKeys.get(kid);
     if (!entry || this.clock() - entry.loadedAt >= VERIFIER_CACHE_MS) {
@@ -121,13 +121,13 @@ export class SigningKeys {
   }
 
   /** The published key set (RFC 7517): every key that may still verify a token. */
-  async publishedJwks(now = new Date()): Promise<{ keys: JWK[] }> {
+  async publishedJwks(now: Date): Promise<{ keys: JWK[] }> {
     const docs = await signingKeysNewestFirst();
     return { keys: docs.filter((d) => isKeyAcceptable(d, now, this.accessTokenTtlSeconds)).map((d) => d.publicJwk) };
   }
 
   /** Rotates (rotateSigningKey); this app signs with the new key at once. */
-  async rotate(now = new Date()): Promise<{ kid: string; superseded: string[] }> {
+  async rotate(now: Date): Promise<{ kid: string; superseded: string[] }> {
     const rotated = await rotateSigningKey(this.secretsKey, now);
     this.signerCache = undefined;
     return rotated;

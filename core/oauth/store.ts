@@ -3,7 +3,6 @@ import type { AllowanceMode } from '../credits/agentAllowance';
 import { isDuplicateKeyError } from '../store/connection';
 import {
   AgentPolicyModel,
-  AttemptSlot,
   AuthorizationCode,
   AuthorizationRequest,
   ClientRateWindow,
@@ -19,7 +18,7 @@ import {
 /**
  * The OAuth area's store: the one module that reads and writes its collections (M2M clients,
  * public clients, signing keys, refresh tokens and their rotations, token chains, consent
- * grants, pending authorizations and codes, rate windows, attempt slots). It answers with
+ * grants, pending authorizations and codes, rate windows). It answers with
  * plain records; the rules (rotation, reuse detection, limits, expiry) live with the callers.
  */
 
@@ -396,11 +395,10 @@ export async function findAuthorizationCode(codeHash: string): Promise<CodeRecor
  * Deletes sign-in records past their cut-offs; answers how many.
  * FerretDB: 1.x has no TTL indexes, so expired records are deleted by the maintenance schedule.
  */
-export async function deleteExpiredSignInRecords(cutoffs: { requests: Date; codes: Date; attemptSlots: Date; rotations: Date }): Promise<number> {
+export async function deleteExpiredSignInRecords(cutoffs: { requests: Date; codes: Date; rotations: Date }): Promise<number> {
   const results = await Promise.all([
     AuthorizationRequest.deleteMany({ expiresAt: { $lte: cutoffs.requests } }),
     AuthorizationCode.deleteMany({ expiresAt: { $lte: cutoffs.codes } }),
-    AttemptSlot.deleteMany({ expiresAt: { $lte: cutoffs.attemptSlots } }),
     RefreshRotation.deleteMany({ retryUntil: { $lte: cutoffs.rotations } }),
   ]);
   return results.reduce((sum, r) => sum + r.deletedCount, 0);
@@ -432,38 +430,6 @@ export async function findRateWindow(clientId: string): Promise<RateWindowRecord
 /** Creates the client's window with one request; false when another request created it first. */
 export async function insertRateWindow(clientId: string, windowStart: number): Promise<boolean> {
   return insertUnlessTaken(() => ClientRateWindow.create({ _id: clientId, windowStart, count: 1 }));
-}
-
-// ---- attempt slots ------------------------------------------------------------------------
-
-export interface AttemptSlotRecord {
-  _id: string;
-  expiresAt: Date;
-}
-
-export async function findAttemptSlots(slotIds: readonly string[]): Promise<AttemptSlotRecord[]> {
-  return AttemptSlot.find({ _id: { $in: [...slotIds] } }).lean<AttemptSlotRecord[]>();
-}
-
-export async function liveAttemptSlots(slotIds: readonly string[], now: Date): Promise<AttemptSlotRecord[]> {
-  return AttemptSlot.find({ _id: { $in: [...slotIds] }, expiresAt: { $gt: now } }).lean<AttemptSlotRecord[]>();
-}
-
-/**
- * Takes a slot; false when it is held.
- * FerretDB: 1.x does not apply concurrent conditional updates atomically, but never lets two inserts of one `_id` both succeed.
- */
-export async function insertAttemptSlot(slotId: string, expiresAt: Date): Promise<boolean> {
-  return insertUnlessTaken(() => AttemptSlot.create({ _id: slotId, expiresAt }));
-}
-
-/** Deletes a slot only if it is still expired at `now` (so a slot taken meanwhile stays). */
-export async function deleteExpiredAttemptSlot(slotId: string, now: Date): Promise<void> {
-  await AttemptSlot.deleteOne({ _id: slotId, expiresAt: { $lte: now } });
-}
-
-export async function deleteAttemptSlot(slotId: string): Promise<void> {
-  await AttemptSlot.deleteOne({ _id: slotId });
 }
 
 /** The fields of a match that are set (a filter on an undefined field would match only documents without it). */

@@ -36,12 +36,13 @@ export interface VersionedStore {
 }
 
 /**
- * Writes `state` as version `readVersion + 1` of document `id`. Returns false when another
- * writer took that version first: read the document again and retry with its new version.
+ * Writes `state` as version `readVersion + 1` of document `id` at `now` (the writer's clock).
+ * Returns false when another writer took that version first: read the document again and retry
+ * with its new version.
  */
-export async function commitNextVersion(store: VersionedStore, id: string, readVersion: number, state: Document): Promise<boolean> {
+export async function commitNextVersion(store: VersionedStore, id: string, readVersion: number, state: Document, now: Date): Promise<boolean> {
   const v = readVersion + 1;
-  const claim: VersionClaim = { _id: `${id}:${v}`, doc: id, v, state, at: new Date() };
+  const claim: VersionClaim = { _id: `${id}:${v}`, doc: id, v, state, at: now };
   try {
     await store.claims.insertOne(claim);
   } catch (err) {
@@ -51,7 +52,7 @@ export async function commitNextVersion(store: VersionedStore, id: string, readV
   }
   await copyClaim(store, claim);
   await catchUp(store, id);
-  await store.claims.deleteMany({ doc: id, v: { $lt: v }, at: { $lt: new Date(Date.now() - CLAIM_RETENTION_MS) } });
+  await store.claims.deleteMany({ doc: id, v: { $lt: v }, at: { $lt: new Date(now.getTime() - CLAIM_RETENTION_MS) } });
   return true;
 }
 

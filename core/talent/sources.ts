@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
-import { enabledSourcesOf, storeSourceEnabled } from '../tenancy/store';
+import type { TenancyStore, TenancyStores } from '../tenancy/store';
 
 /**
  * Search sources. The built-in talent pool is open to every organization; any other source
@@ -43,8 +43,10 @@ export const SOURCE_CATALOGUE: readonly SearchSource[] = [
 export class EnabledSourceReads {
   private readonly reads = new ReadCache<string[]>();
 
+  constructor(private readonly tenancy: TenancyStore) {}
+
   enabledOf(settings: Pick<Config, 'readCacheMs'>, orgId: string): Promise<string[]> {
-    return this.reads.get(orgId, settings.readCacheMs, () => enabledSourcesOf(orgId));
+    return this.reads.get(orgId, settings.readCacheMs, () => this.tenancy.enabledSourcesOf(orgId));
   }
 }
 
@@ -60,6 +62,7 @@ export async function sourcesForOrganization(settings: Pick<Config, 'readCacheMs
 
 /** Operator: enable or disable a non-built-in source for an organization. */
 export async function setSourceEnabled(
+  stores: TenancyStores,
   settings: Pick<Config, 'readCacheMs'>,
   orgId: string,
   sourceId: string,
@@ -68,8 +71,8 @@ export async function setSourceEnabled(
   const source = SOURCE_CATALOGUE.find((s) => s.id === sourceId);
   if (!source) throw new Error(`unknown source ${sourceId}; known: ${SOURCE_CATALOGUE.map((s) => s.id).join(', ')}`);
   if (source.built_in) throw new Error(`${sourceId} is built in and always enabled`);
-  if (!(await storeSourceEnabled(orgId, sourceId, enabled))) throw new Error(`organization ${orgId} does not exist`);
+  if (!(await stores.tenancy.storeSourceEnabled(orgId, sourceId, enabled))) throw new Error(`organization ${orgId} does not exist`);
   // Returns once no replica still searches with the old set.
   await waitUntilReadCachesExpire(settings.readCacheMs);
-  return { org_id: orgId, sources: usableOf(await enabledSourcesOf(orgId)).map((s) => s.id) };
+  return { org_id: orgId, sources: usableOf(await stores.tenancy.enabledSourcesOf(orgId)).map((s) => s.id) };
 }

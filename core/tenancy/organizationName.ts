@@ -1,5 +1,5 @@
 import { notFound, validationFailed } from '../problems';
-import { findOrganization, storeOrganizationName } from './store';
+import type { TenancyStores } from './store';
 
 /**
  * An organization's name: what heads every console page (DECISIONS.md "Accounts, settings…").
@@ -23,9 +23,9 @@ export interface OrganizationRename {
   name: string;
 }
 
-export async function renameOrganization(orgId: string, value: string): Promise<OrganizationRename> {
+export async function renameOrganization(stores: TenancyStores, orgId: string, value: string): Promise<OrganizationRename> {
   const name = organizationName(value);
-  const org = await findOrganization(orgId);
-  if (!org || !(await storeOrganizationName(orgId, name))) throw notFound('organization');
+  const org = await stores.tenancy.findOrganization(orgId);
+  if (!org || !(await stores.tenancy.storeOrganizationName(orgId, name))) throw notFound('organization');
   return { name_before: org.name, name };
 }

@@ -1,5 +1,5 @@
 import { notFound } from '../problems';
-import { findOrganization, storeSecondFactorRequirement } from './store';
+import type { TenancyStores } from './store';
 
 /**
  * An organization's security policy (DECISIONS.md "Accounts, settings …"): whether everyone in
@@ -10,17 +10,17 @@ export interface SecurityPolicy {
   require_second_factor: boolean;
 }
 
-export async function securityPolicyOf(orgId: string): Promise<SecurityPolicy> {
-  const org = await findOrganization(orgId);
+export async function securityPolicyOf(stores: TenancyStores, orgId: string): Promise<SecurityPolicy> {
+  const org = await stores.tenancy.findOrganization(orgId);
   return { require_second_factor: org?.requireSecondFactor === true };
 }
 
-export async function setSecondFactorRequired(orgId: string, required: boolean): Promise<SecurityPolicy> {
-  if ((await storeSecondFactorRequirement(orgId, required)) === 0) throw notFound('organization');
+export async function setSecondFactorRequired(stores: TenancyStores, orgId: string, required: boolean): Promise<SecurityPolicy> {
+  if ((await stores.tenancy.storeSecondFactorRequirement(orgId, required)) === 0) throw notFound('organization');
   return { require_second_factor: required };
 }
 
 /** The operator's switch for every organization at once; answers how many there are. */
-export async function setSecondFactorRequiredEverywhere(required: boolean): Promise<number> {
-  return storeSecondFactorRequirement({ all: true }, required);
+export async function setSecondFactorRequiredEverywhere(stores: TenancyStores, required: boolean): Promise<number> {
+  return stores.tenancy.storeSecondFactorRequirement({ all: true }, required);
 }

@@ -2,6 +2,7 @@ import type { Config } from '../config';
 import { openSecret, sealSecret } from '../crypto/secretBox';
 import { checkTotpCode, newRecoveryCodes, newTotpSecret, totpUri } from './secondFactor';
 import { securityPolicyOf } from '../tenancy/securityPolicy';
+import type { TenancyStores } from '../tenancy/store';
 import { secondFactorsOf } from './secondFactors';
 import * as store from './store';
 import type { UserRecord } from './store';
@@ -63,11 +64,11 @@ export type TurnOffResult = 'off' | 'was_off' | 'required';
  * organization requires one, as GitHub refuses it to a member of such an organization. Recovery
  * codes stay while another factor (a passkey) remains, and go with the last one.
  */
-export async function turnOffAuthenticatorApp(userId: string): Promise<TurnOffResult> {
+export async function turnOffAuthenticatorApp(stores: TenancyStores, userId: string): Promise<TurnOffResult> {
   const user = await store.findUser(userId);
   if (!user) return 'was_off';
   const factors = await secondFactorsOf(user);
-  if (factors.authenticatorApp && factors.passkeys === 0 && (await securityPolicyOf(user.orgId)).require_second_factor) return 'required';
+  if (factors.authenticatorApp && factors.passkeys === 0 && (await securityPolicyOf(stores, user.orgId)).require_second_factor) return 'required';
   return (await store.disableTotp(userId, factors.passkeys > 0)) ? 'off' : 'was_off';
 }
 

@@ -111,3 +111,17 @@ const invitationSchema = new Schema(
   { versionKey: false },
 );
 export const Invitation = model('Invitation', invitationSchema, 'invitations');
+
+/**
+ * One counted attempt (a sign-in failure, a registration) in a bounded set of slots per scope:
+ * `_id` = `<scope>:<k>`. Taking a slot is a unique insert, so limits hold across replicas on
+ * FerretDB too; a slot frees itself when `expiresAt` passes (deleted before reuse).
+ */
+const attemptSlotSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    expiresAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+export const AttemptSlot = model('OAuthAttemptSlot', attemptSlotSchema, 'oauth_attempt_slots');

@@ -1,5 +1,5 @@
 import type { Config } from '../config';
-import { releaseSlot, takeSlot } from '../oauth/attemptSlots';
+import { releaseSlot, takeSlot } from './attemptSlots';
 import { openTotpSecret } from './authenticatorApp';
 import { checkTotpCode, recoveryCodeHash } from './secondFactor';
 import { ACCOUNT_FAILURES, ADDRESS_FAILURES, FAILURE_WINDOW_MS, TOO_MANY_ATTEMPTS } from './signIn';

@@ -1,4 +1,5 @@
 import { securityPolicyOf } from '../tenancy/securityPolicy';
+import type { TenancyStores } from '../tenancy/store';
 import { passkeyCountOf } from './passkeyCeremonies';
 import type { UserRecord } from './store';
 
@@ -39,7 +40,7 @@ export async function hasSecondFactor(user: UserRecord): Promise<boolean> {
 }
 
 /** Whether the person's organization requires a second factor and they have none yet: they may only enrol. */
-export async function mustEnrolSecondFactor(user: UserRecord): Promise<boolean> {
+export async function mustEnrolSecondFactor(stores: TenancyStores, user: UserRecord): Promise<boolean> {
   if (await hasSecondFactor(user)) return false;
-  return (await securityPolicyOf(user.orgId)).require_second_factor;
+  return (await securityPolicyOf(stores, user.orgId)).require_second_factor;
 }

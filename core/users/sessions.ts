@@ -22,7 +22,7 @@ export function isSessionValue(value: unknown): value is string {
   return typeof value === 'string' && SESSION_VALUE.test(value);
 }
 
-export async function startSession(userId: string, now = new Date()): Promise<{ value: string; expiresAt: Date }> {
+export async function startSession(userId: string, now: Date): Promise<{ value: string; expiresAt: Date }> {
   const value = newSessionValue();
   const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
   await insertBrowserSession({ _id: sha256Hex(value), userId, createdAt: now, expiresAt });
@@ -31,7 +31,7 @@ export async function startSession(userId: string, now = new Date()): Promise<{ 
 }
 
 /** The signed-in, still active user of a session value; null otherwise (read on every request). */
-export async function sessionUser(value: unknown, now = new Date()): Promise<UserRecord | null> {
+export async function sessionUser(value: unknown, now: Date): Promise<UserRecord | null> {
   if (!isSessionValue(value)) return null;
   const session = await findBrowserSession(sha256Hex(value));
   if (!session || session.expiresAt <= now) return null;

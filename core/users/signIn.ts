@@ -1,5 +1,5 @@
 import { sha256Hex } from '../crypto/hash';
-import { releaseSlot, takeSlot } from '../oauth/attemptSlots';
+import { releaseSlot, takeSlot } from './attemptSlots';
 import { hashPassword, verifyPassword } from './passwords';
 import { findUserByEmail, normalizeEmail, type UserRecord } from './users';
 
@@ -36,7 +36,7 @@ export class DecoyPasswordHash {
   }
 }
 
-export async function signIn(decoy: DecoyPasswordHash, email: string, password: string, address: string, now = new Date()): Promise<SignInResult> {
+export async function signIn(decoy: DecoyPasswordHash, email: string, password: string, address: string, now: Date): Promise<SignInResult> {
   if (typeof email !== 'string' || typeof password !== 'string' || email.length > 320 || password.length > 1024)
     return { ok: false, message: WRONG_CREDENTIALS };
   const accountScope = `signin:acct:${sha256Hex(normalizeEmail(email))}`;

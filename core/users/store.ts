@@ -1,9 +1,11 @@
-import { BrowserSession, Invitation, OrgAdminCount, SignInChallenge, User } from './models';
+import { insertOnce } from '../store/inserts';
+import { typedCollection } from '../store/typedCollection';
+import { AttemptSlot, BrowserSession, Invitation, OrgAdminCount, SignInChallenge, User } from './models';
 
 /**
  * The users area's store: the one module that reads and writes `users`, `browser_sessions`,
- * `invitations` and `org_admin_counts`. It answers with plain records; sign-in, roles and the last-admin rule
- * live with the callers.
+ * `invitations`, `org_admin_counts` and `oauth_attempt_slots`. It answers with plain records;
+ * sign-in, roles, the last-admin rule and attempt limits live with the callers.
  */
 
 /** A person who signs in through the browser (users.ts). */
@@ -317,4 +319,41 @@ export async function acceptInvitationsOf(userId: string): Promise<void> {
 /** Deletes a person who never set a password (a cancelled invitation's), so the address can be invited again. */
 export async function deleteUserWithoutPassword(userId: string): Promise<boolean> {
   return (await User.deleteOne({ _id: userId, passwordHash: null })).deletedCount === 1;
+}
+
+// ---- attempt slots ------------------------------------------------------------------------
+
+export interface AttemptSlotRecord {
+  _id: string;
+  expiresAt: Date;
+}
+
+export async function findAttemptSlots(slotIds: readonly string[]): Promise<AttemptSlotRecord[]> {
+  return AttemptSlot.find({ _id: { $in: [...slotIds] } }).lean<AttemptSlotRecord[]>();
+}
+
+export async function liveAttemptSlots(slotIds: readonly string[], now: Date): Promise<AttemptSlotRecord[]> {
+  return AttemptSlot.find({ _id: { $in: [...slotIds] }, expiresAt: { $gt: now } }).lean<AttemptSlotRecord[]>();
+}
+
+/**
+ * Takes a slot; false when it is held.
+ * FerretDB: 1.x does not apply concurrent conditional updates atomically, but never lets two inserts of one `_id` both succeed.
+ */
+export async function insertAttemptSlot(slotId: string, expiresAt: Date): Promise<boolean> {
+  return insertOnce(typedCollection<AttemptSlotRecord>(AttemptSlot), { _id: slotId, expiresAt });
+}
+
+/** Deletes a slot only if it is still expired at `now` (so a slot taken meanwhile stays). */
+export async function deleteExpiredAttemptSlot(slotId: string, now: Date): Promise<void> {
+  await AttemptSlot.deleteOne({ _id: slotId, expiresAt: { $lte: now } });
+}
+
+export async function deleteAttemptSlot(slotId: string): Promise<void> {
+  await AttemptSlot.deleteOne({ _id: slotId });
+}
+
+/** Deletes the slots expired at `now`; answers how many. */
+export async function deleteExpiredAttemptSlots(now: Date): Promise<number> {
+  return (await AttemptSlot.deleteMany({ expiresAt: { $lte: now } })).deletedCount;
 }

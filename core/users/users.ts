@@ -1,14 +1,10 @@
-import type { AuditActor } from '../audit/auditActions';
-import { recordAuditEvent, type AuditStores } from '../audit/auditLog';
 import type { Config } from '../config';
 import { sha256Hex } from '../crypto/hash';
 import { newId } from '../ids';
 import { isPermission } from '../keys/permissions';
-import { claimOnce } from '../oauth/attemptSlots';
-import { listGrants, revokeGrants } from '../oauth/consentGrants';
-import { revokeChainsOf } from '../oauth/tokenChains';
+import { claimOnce } from './attemptSlots';
 import { isDuplicateKeyError } from '../store/connection';
-import { findWorkspaceOfOrg, insertApplication } from '../tenancy/store';
+import type { TenancyStores } from '../tenancy/store';
 import { requireOrganization } from '../tenancy/provisioning';
 import { addAdminSeat, ensureAdminCount, isRole, releaseAdminSeat, roleOf, type Role } from './adminSeats';
 import * as store from './store';
@@ -36,14 +32,15 @@ export function setupUrl(authUrl: string, token: string): string {
 }
 
 export async function createUser(
+  stores: TenancyStores,
   settings: Pick<Config, 'authUrl'>,
   input: { orgId: string; workspaceId: string; email: string; permissions: string[]; role?: Role },
-  now = new Date(),
+  now: Date,
   /** `invitation` (7 days) when the console invites; the operator's setup link otherwise. */
   purpose: Exclude<LinkPurpose, 'reset'> = 'setup',
 ): Promise<{ user_id: string; email: string; role: Role; setup_url: string; setup_expires_at: string }> {
-  await requireOrganization(input.orgId);
-  const workspace = await findWorkspaceOfOrg(input.orgId, input.workspaceId);
+  await requireOrganization(stores, input.orgId);
+  const workspace = await stores.tenancy.findWorkspaceOfOrg(input.orgId, input.workspaceId);
   if (!workspace) throw new Error(`workspace ${input.workspaceId} does not exist in organization ${input.orgId}`);
   const email = normalizeEmail(input.email);
   if (!EMAIL.test(email) || !withinMailboxLimits(email)) throw new Error('the email address is not valid');
@@ -75,7 +72,7 @@ export async function createUser(
     throw err;
   }
   if (role === 'admin') await addAdminSeat(input.orgId);
-  await insertApplication({ _id: applicationId, orgId: input.orgId, name: `User ${userId}`, holder: 'person' });
+  await stores.tenancy.insertApplication({ _id: applicationId, orgId: input.orgId, name: `User ${userId}`, holder: 'person' });
   return { user_id: userId, email, role, setup_url: setupUrl(settings.authUrl, link.token), setup_expires_at: link.expiresAt.toISOString() };
 }
 
@@ -83,7 +80,7 @@ export async function createUser(
 export async function reissueSetup(
   settings: Pick<Config, 'authUrl'>,
   userId: string,
-  now = new Date(),
+  now: Date,
   purpose: LinkPurpose = 'setup',
 ): Promise<{ user_id: string; setup_url: string; setup_expires_at: string }> {
   const user = await store.findUser(userId);
@@ -109,38 +106,10 @@ function publicView(u: UserRecord) {
   };
 }
 
-export async function listUsers(orgId: string): Promise<{ org_id: string; users: unknown[] }> {
-  await requireOrganization(orgId);
+export async function listUsers(stores: TenancyStores, orgId: string): Promise<{ org_id: string; users: unknown[] }> {
+  await requireOrganization(stores, orgId);
   const users = await store.usersOfOrg(orgId);
   return { org_id: orgId, users: users.map(publicView) };
-}
-
-/**
- * Ends everything a person's sign-ins opened: browser sessions deleted, and every connected
- * application's token chains revoked (its refresh tokens, and its access tokens, which name
- * their chain and are checked against it on every tool call). Returns how many chains it revoked.
- */
-async function endSignInsOf(userId: string, now: Date): Promise<number> {
-  await store.deleteBrowserSessionsOf(userId);
-  return revokeChainsOf(userId, undefined, now);
-}
-
-/**
- * Disabling stops everything at once: sessions deleted, token chains revoked; every token use and
- * tool call re-reads the user. The last active admin of an organization cannot be disabled.
- */
-export async function disableUser(userId: string, now = new Date()): Promise<{ user_id: string; disabled_at: string; revoked_chains: number }> {
-  const user = await store.findUser(userId);
-  if (!user) throw new Error(`user ${userId} does not exist`);
-  if (!user.disabledAt) {
-    const wasAdmin = roleOf(user) === 'admin';
-    if (wasAdmin) await releaseAdminSeat(user.orgId, userId);
-    const changed = await store.markUserDisabled(userId, now);
-    // Disabled meanwhile by someone else, who released the seat themselves.
-    if (wasAdmin && !changed) await addAdminSeat(user.orgId);
-  }
-  const revoked = await endSignInsOf(userId, now);
-  return { user_id: userId, disabled_at: (user.disabledAt ?? now).toISOString(), revoked_chains: revoked };
 }
 
 export interface RoleChange {
@@ -199,43 +168,6 @@ export async function setUserPermissions(userId: string, permissions: readonly s
   return { user_id: userId, org_id: user.orgId, permissions_before: user.permissions, permissions: wanted };
 }
 
-export async function userGrants(userId: string): Promise<{ user_id: string; grants: unknown[] }> {
-  const user = await store.findUser(userId);
-  if (!user) throw new Error(`user ${userId} does not exist`);
-  const grants = await listGrants(userId);
-  return {
-    user_id: userId,
-    grants: grants.map((g) => ({ client_id: g.clientId, client_name: g.clientName, scope: g.scope, granted_at: g.createdAt.toISOString() })),
-  };
-}
-
-/**
- * Revokes one of a person's grants (clientId given) or all of them, by the person themselves on
- * "Connected applications" or by the operator, and writes `grant.revoked` when one was revoked:
- * every path that revokes a grant comes through here, so none leaves the audit log out.
- */
-export async function revokeUserGrants(
-  stores: AuditStores,
-  userId: string,
-  clientId: string | undefined,
-  by: { actor: AuditActor; clientAddress: string | null },
-): Promise<{ user_id: string; revoked_client_ids: string[] }> {
-  const user = await store.findUser(userId);
-  if (!user) throw new Error(`user ${userId} does not exist`);
-  const revoked = await revokeGrants(userId, clientId);
-  if (revoked.length) {
-    await recordAuditEvent(stores, {
-      orgId: user.orgId,
-      actor: by.actor,
-      action: 'grant.revoked',
-      target: userId,
-      after: { user_id: userId, client_id: clientId ?? null, revoked_client_ids: revoked },
-      clientAddress: by.clientAddress,
-    });
-  }
-  return { user_id: userId, revoked_client_ids: revoked };
-}
-
 /** The user when it exists and is not disabled; read from the store on every call (no cache outlives a disable). */
 export async function findActiveUser(userId: string): Promise<UserRecord | null> {
   if (typeof userId !== 'string' || userId.length > 100) return null;
@@ -251,7 +183,7 @@ export async function findUserByEmail(email: string): Promise<UserRecord | null>
 export type SetupLookup = { ok: true; user: UserRecord } | { ok: false };
 
 /** The user a setup token belongs to, if the token is current and unused. */
-export async function findSetupUser(token: string, now = new Date()): Promise<SetupLookup> {
+export async function findSetupUser(token: string, now: Date): Promise<SetupLookup> {
   const hash = linkHashOf(token);
   if (!hash) return { ok: false };
   const user = await store.findUserWithSetupTokenHash(hash);
@@ -262,15 +194,13 @@ export async function findSetupUser(token: string, now = new Date()): Promise<Se
 /** `replacedPassword`: the link replaced a password (a recovery), so every sign-in the old one opened was ended. */
 export type SetupResult = { ok: true; user: UserRecord; replacedPassword: boolean } | { ok: false; reason: 'invalid_link' | 'password'; message: string };
 
-/** Sets the password through a setup token; the token works once (a unique insert decides between concurrent uses). */
+/**
+ * Sets the password through a setup token; the token works once (a unique insert decides between
+ * concurrent uses). The caller then ends what earlier sign-ins opened (core/oauth/personAccess.ts
+ * `endSignInsOf`), which reaches into the OAuth area this one sits below.
+ */
 /** `settings.oauth.passwordScryptLog2N` is the scrypt cost the new password is hashed at. */
-export async function completeSetup(
-  settings: Pick<Config, 'oauth'>,
-  token: string,
-  password: string,
-  confirmation: string,
-  now = new Date(),
-): Promise<SetupResult> {
+export async function completeSetup(settings: Pick<Config, 'oauth'>, token: string, password: string, confirmation: string, now: Date): Promise<SetupResult> {
   const found = await findSetupUser(token, now);
   if (!found.ok) return { ok: false, reason: 'invalid_link', message: 'This setup link is invalid, used or expired. Ask your administrator for a new one.' };
   const problem = passwordProblem(password, confirmation);
@@ -282,7 +212,5 @@ export async function completeSetup(
   const passwordHash = await hashPassword(password, settings.oauth.passwordScryptLog2N);
   await store.setPasswordThroughSetup(found.user._id, tokenHash, passwordHash);
   await store.acceptInvitationsOf(found.user._id);
-  // A new password (a recovery, perhaps after a leak) ends whatever the previous one opened: browser sessions and connected applications.
-  await endSignInsOf(found.user._id, now);
   return { ok: true, user: { ...found.user, passwordHash }, replacedPassword: found.user.passwordHash !== null };
 }

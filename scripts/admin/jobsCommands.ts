@@ -36,7 +36,7 @@ export const jobsCommands: Record<string, AdminCommand> = {
       const jobId = requireFlag(f, 'job-id');
       const cancelled = await cancelContactRetrievalJob(deps, null, jobId);
       const { orgId } = await loadJob(jobId);
-      await recordOperatorChange(deps.stores, { orgId, action: 'job.cancelled', target: jobId, after: { job_id: jobId, status: cancelled.status } });
+      await recordOperatorChange(deps, { orgId, action: 'job.cancelled', target: jobId, after: { job_id: jobId, status: cancelled.status } });
       return cancelled;
     },
   },
@@ -56,14 +56,14 @@ export const jobsCommands: Record<string, AdminCommand> = {
   },
   'job daily-cap': {
     usage: 'job daily-cap --org O [--jobs-per-day N|default]',
-    run: async (f, { config }) => {
+    run: async (f, { config, stores }) => {
       const orgId = requireFlag(f, 'org');
       const raw = f['jobs-per-day'];
       if (raw === undefined) return { org_id: orgId, jobs_per_day: await dailyJobCap(config, orgId) };
-      if (raw === 'default') return setDailyJobCap(config, orgId, null);
+      if (raw === 'default') return setDailyJobCap(stores, config, orgId, null);
       const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
       if (!Number.isSafeInteger(n) || n < 1) throw new UsageError('--jobs-per-day must be a positive integer or `default`');
-      return setDailyJobCap(config, orgId, n);
+      return setDailyJobCap(stores, config, orgId, n);
     },
   },
 };

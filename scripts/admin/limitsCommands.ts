@@ -3,7 +3,7 @@ import { BASELINE_ENTRY, isLimitEntryName, isOperationName, type LimitEntryName,
 import { blockOperation, clearLimit, readLimitSettings, setCap, setOrganizationRate } from '../../core/limits/limitSettings';
 import type { LimitSettingsDoc } from '../../core/limits/limitSettingsRecord';
 import { limitEntry } from '../../core/limits/operationalLimits';
-import { scopeChain } from '../../core/limits/scopeChain';
+import { scopeChain, type ScopeStores } from '../../core/limits/scopeChain';
 import { intFlag, optionalFlag, requireFlag, UsageError, type AdminCommand, type Flags } from './command';
 import { recordOperatorChange } from './operatorAudit';
 
@@ -45,8 +45,8 @@ function limitTarget(operation: LimitEntryName, scope: Scope) {
   return { operation, scope_type: scope.type, scope_id: scope.id };
 }
 
-async function entryFor(config: Config, settings: LimitSettingsDoc, orgId: string, operation: LimitEntryName, scope: Scope) {
-  return limitEntry(settings, operation, await scopeChain(orgId, scope), config.limits.leaseTtlSeconds);
+async function entryFor(stores: ScopeStores, config: Config, settings: LimitSettingsDoc, orgId: string, operation: LimitEntryName, scope: Scope) {
+  return limitEntry(settings, operation, await scopeChain(stores, orgId, scope), config.limits.leaseTtlSeconds);
 }
 
 export const limitsCommands: Record<string, AdminCommand> = {
@@ -57,14 +57,17 @@ export const limitsCommands: Record<string, AdminCommand> = {
       const operation = operationFlag(f);
       const scope = scopeFromFlags(orgId, f);
       const rpm = intFlag(f, 'requests-per-minute', { required: true, min: 1 })!;
-      const settings = await setCap(config, { orgId, operation, scope, requestsPerMinute: rpm, now });
-      await recordOperatorChange(stores, {
-        orgId,
-        action: 'limit.cap_set',
-        target: scope.id,
-        after: { ...limitTarget(operation, scope), requests_per_minute: rpm },
-      });
-      return entryFor(config, settings, orgId, operation, scope);
+      const settings = await setCap(stores, config, { orgId, operation, scope, requestsPerMinute: rpm, now });
+      await recordOperatorChange(
+        { stores, now },
+        {
+          orgId,
+          action: 'limit.cap_set',
+          target: scope.id,
+          after: { ...limitTarget(operation, scope), requests_per_minute: rpm },
+        },
+      );
+      return entryFor(stores, config, settings, orgId, operation, scope);
     },
   },
   'limit block': {
@@ -73,9 +76,12 @@ export const limitsCommands: Record<string, AdminCommand> = {
       const orgId = requireFlag(f, 'org');
       const operation = operationFlag(f);
       const scope = scopeFromFlags(orgId, f);
-      const settings = await blockOperation(config, { orgId, operation, scope, now });
-      await recordOperatorChange(stores, { orgId, action: 'limit.blocked', target: scope.id, after: { ...limitTarget(operation, scope), blocked: true } });
-      return entryFor(config, settings, orgId, operation, scope);
+      const settings = await blockOperation(stores, config, { orgId, operation, scope, now });
+      await recordOperatorChange(
+        { stores, now },
+        { orgId, action: 'limit.blocked', target: scope.id, after: { ...limitTarget(operation, scope), blocked: true } },
+      );
+      return entryFor(stores, config, settings, orgId, operation, scope);
     },
   },
   'limit clear': {
@@ -85,32 +91,35 @@ export const limitsCommands: Record<string, AdminCommand> = {
       requireFlag(f, 'operation');
       const operation = limitEntryFlag(f)!;
       const scope = scopeFromFlags(orgId, f);
-      const settings = await clearLimit(config, { orgId, operation, scope, now });
-      await recordOperatorChange(stores, { orgId, action: 'limit.cleared', target: scope.id, after: limitTarget(operation, scope) });
-      return entryFor(config, settings, orgId, operation, scope);
+      const settings = await clearLimit(stores, config, { orgId, operation, scope, now });
+      await recordOperatorChange({ stores, now }, { orgId, action: 'limit.cleared', target: scope.id, after: limitTarget(operation, scope) });
+      return entryFor(stores, config, settings, orgId, operation, scope);
     },
   },
   'limit rate': {
     usage: 'limit rate --org O [--requests-per-second N] [--max-concurrency N]',
-    run: async (f, { config, stores }) => {
+    run: async (f, { config, stores, now }) => {
       const orgId = requireFlag(f, 'org');
       const change = { requestsPerSecond: intFlag(f, 'requests-per-second', { min: 1 }), maxConcurrency: intFlag(f, 'max-concurrency', { min: 1 }) };
-      const settings = await setOrganizationRate(config, orgId, change);
-      await recordOperatorChange(stores, {
-        orgId,
-        action: 'limit.rate_set',
-        target: orgId,
-        after: { requests_per_second: change.requestsPerSecond ?? null, max_concurrency: change.maxConcurrency ?? null },
-      });
-      return entryFor(config, settings, orgId, BASELINE_ENTRY, { type: 'organization', id: orgId });
+      const settings = await setOrganizationRate(stores, config, orgId, change, now);
+      await recordOperatorChange(
+        { stores, now },
+        {
+          orgId,
+          action: 'limit.rate_set',
+          target: orgId,
+          after: { requests_per_second: change.requestsPerSecond ?? null, max_concurrency: change.maxConcurrency ?? null },
+        },
+      );
+      return entryFor(stores, config, settings, orgId, BASELINE_ENTRY, { type: 'organization', id: orgId });
     },
   },
   'limit show': {
     usage: `limit show --org O --operation OP ${SCOPE_FLAGS}`,
-    run: async (f, { config }) => {
+    run: async (f, { config, stores }) => {
       const orgId = requireFlag(f, 'org');
       const operation = limitEntryFlag(f) ?? BASELINE_ENTRY;
-      return entryFor(config, await readLimitSettings(orgId), orgId, operation, scopeFromFlags(orgId, f));
+      return entryFor(stores, config, await readLimitSettings(orgId), orgId, operation, scopeFromFlags(orgId, f));
     },
   },
 };

@@ -1,6 +1,6 @@
 import { createClient, listClients, revokeClient, rotateClientSecret } from '../../core/oauth/clients';
 import { rotateSigningKey } from '../../core/oauth/signingKeys';
-import { workspacesOfOrg } from '../../core/tenancy/store';
+import type { TenancyStores } from '../../core/tenancy/store';
 import { UsageError, intFlag, optionalFlag, requireFlag, type AdminCommand, type Flags } from './command';
 
 /**
@@ -9,10 +9,10 @@ import { UsageError, intFlag, optionalFlag, requireFlag, type AdminCommand, type
  * workspace; an organization with several must name one (a usage error lists them). Only an
  * organization without any workspace gets a new one.
  */
-async function clientWorkspace(f: Flags, orgId: string): Promise<{ workspaceId?: string; chosen: string }> {
+async function clientWorkspace(stores: TenancyStores, f: Flags, orgId: string): Promise<{ workspaceId?: string; chosen: string }> {
   const given = optionalFlag(f, 'workspace');
   if (given) return { workspaceId: given, chosen: 'given with --workspace' };
-  const all = await workspacesOfOrg(orgId, 'oldest_first', 6);
+  const all = await stores.tenancy.workspacesOfOrg(orgId, 'oldest_first', 6);
   if (all.length === 1) return { workspaceId: String(all[0]._id), chosen: "the organization's only workspace" };
   if (all.length > 1) {
     const shown = all.slice(0, 5).map((w) => String(w._id));
@@ -27,37 +27,42 @@ async function clientWorkspace(f: Flags, orgId: string): Promise<{ workspaceId?:
 export const m2mCommands: Record<string, AdminCommand> = {
   'm2m create': {
     usage: 'm2m create --org O [--workspace W] --rate-limit N(requests/minute) [--scopes s1,s2] [--name N]',
-    run: async (f) => {
+    run: async (f, { stores, now }) => {
       const orgId = requireFlag(f, 'org');
       const rateLimitPerMinute = intFlag(f, 'rate-limit', { required: true, min: 1 })!;
-      const { workspaceId, chosen } = await clientWorkspace(f, orgId);
-      const created = await createClient({
-        orgId,
-        workspaceId,
-        rateLimitPerMinute,
-        permissions: optionalFlag(f, 'scopes')
-          ?.split(',')
-          .map((s) => s.trim())
-          .filter(Boolean),
-        name: optionalFlag(f, 'name'),
-      });
+      const { workspaceId, chosen } = await clientWorkspace(stores, f, orgId);
+      const created = await createClient(
+        stores,
+        {
+          orgId,
+          workspaceId,
+          rateLimitPerMinute,
+          permissions: optionalFlag(f, 'scopes')
+            ?.split(',')
+            .map((s) => s.trim())
+            .filter(Boolean),
+          name: optionalFlag(f, 'name'),
+        },
+        new Date(now()),
+      );
       return { ...created, workspace: `${created.workspace_id}: ${chosen}` };
     },
   },
   'm2m rotate': {
     usage: 'm2m rotate --client-id C [--grace-seconds S] (previous secret works S more seconds; default M2M_SECRET_ROTATION_GRACE_SECONDS, 0 = at once)',
-    run: (f, { config }) => rotateClientSecret(requireFlag(f, 'client-id'), intFlag(f, 'grace-seconds') ?? config.oauth.secretRotationGraceSeconds),
+    run: (f, { config, now }) =>
+      rotateClientSecret(requireFlag(f, 'client-id'), intFlag(f, 'grace-seconds') ?? config.oauth.secretRotationGraceSeconds, new Date(now())),
   },
   'm2m revoke': {
     usage: 'm2m revoke --client-id C',
-    run: (f) => revokeClient(requireFlag(f, 'client-id')),
+    run: (f, { now }) => revokeClient(requireFlag(f, 'client-id'), new Date(now())),
   },
   'm2m list': {
     usage: 'm2m list --org O',
-    run: (f) => listClients(requireFlag(f, 'org')),
+    run: (f, { stores, now }) => listClients(stores, requireFlag(f, 'org'), new Date(now())),
   },
   'm2m signing-key rotate': {
     usage: 'm2m signing-key rotate (new access-token signing key; the old one verifies for one token lifetime more)',
-    run: (_f, { config }) => rotateSigningKey(config.secretsKey),
+    run: (_f, { config, now }) => rotateSigningKey(config.secretsKey, new Date(now())),
   },
 };

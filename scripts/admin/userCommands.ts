@@ -1,6 +1,7 @@
 import { OPERATOR } from '../../core/audit/auditActions';
 import { isRole, type Role } from '../../core/users/adminSeats';
-import { disableUser, createUser, listUsers, reissueSetup, revokeUserGrants, setUserRole, userGrants } from '../../core/users/users';
+import { createUser, listUsers, reissueSetup, setUserRole } from '../../core/users/users';
+import { disableUser, revokeUserGrants, userGrants } from '../../core/oauth/personAccess';
 import { findUser } from '../../core/users/store';
 import { optionalFlag, permissionsFlag, requireFlag, UsageError, type AdminCommand, type Flags } from './command';
 import { recordOperatorChange } from './operatorAudit';
@@ -15,7 +16,7 @@ function roleFlag(f: Flags, required: boolean): Role {
 export const userCommands: Record<string, AdminCommand> = {
   'user create': {
     usage: 'user create --org O --workspace W --email E --permissions p1,p2|all [--role admin|member]',
-    run: async (f, { config, stores }) => {
+    run: async (f, { config, stores, now }) => {
       const input = {
         orgId: requireFlag(f, 'org'),
         workspaceId: requireFlag(f, 'workspace'),
@@ -23,60 +24,69 @@ export const userCommands: Record<string, AdminCommand> = {
         permissions: permissionsFlag(f, 'permissions'),
         role: roleFlag(f, false),
       };
-      const created = await createUser(config, input);
-      await recordOperatorChange(stores, {
-        orgId: input.orgId,
-        action: 'user.invited',
-        target: created.user_id,
-        after: {
-          user_id: created.user_id,
-          email: created.email,
-          workspace_id: input.workspaceId,
-          role: created.role,
-          permissions: [...new Set(input.permissions)],
+      const created = await createUser(stores, config, input, new Date(now()));
+      await recordOperatorChange(
+        { stores, now },
+        {
+          orgId: input.orgId,
+          action: 'user.invited',
+          target: created.user_id,
+          after: {
+            user_id: created.user_id,
+            email: created.email,
+            workspace_id: input.workspaceId,
+            role: created.role,
+            permissions: [...new Set(input.permissions)],
+          },
         },
-      });
+      );
       return created;
     },
   },
   'user role': {
     usage: 'user role --user-id U --role admin|member',
-    run: async (f, { stores }) => {
+    run: async (f, { stores, now }) => {
       const changed = await setUserRole(requireFlag(f, 'user-id'), roleFlag(f, true));
       if (changed.role !== changed.role_before) {
-        await recordOperatorChange(stores, {
-          orgId: changed.org_id,
-          action: 'user.updated',
-          target: changed.user_id,
-          before: { role: changed.role_before },
-          after: { role: changed.role },
-        });
+        await recordOperatorChange(
+          { stores, now },
+          {
+            orgId: changed.org_id,
+            action: 'user.updated',
+            target: changed.user_id,
+            before: { role: changed.role_before },
+            after: { role: changed.role },
+          },
+        );
       }
       return changed;
     },
   },
   'user setup-link': {
     usage: 'user setup-link --user-id U',
-    run: (f, { config }) => reissueSetup(config, requireFlag(f, 'user-id')),
+    run: (f, { config, now }) => reissueSetup(config, requireFlag(f, 'user-id'), new Date(now())),
   },
   'user list': {
     usage: 'user list --org O',
-    run: (f) => listUsers(requireFlag(f, 'org')),
+    run: (f, { stores }) => listUsers(stores, requireFlag(f, 'org')),
   },
   'user disable': {
     usage: 'user disable --user-id U',
-    run: async (f, { stores }) => {
+    run: async (f, { stores, now }) => {
       const userId = requireFlag(f, 'user-id');
       const user = await findUser(userId);
-      const disabled = await disableUser(userId);
+      const disabled = await disableUser(userId, new Date(now()));
       if (user && !user.disabledAt) {
-        await recordOperatorChange(stores, {
-          orgId: user.orgId,
-          action: 'user.disabled',
-          target: userId,
-          before: { status: 'active' },
-          after: { status: 'disabled', disabled_at: disabled.disabled_at, revoked_chains: disabled.revoked_chains },
-        });
+        await recordOperatorChange(
+          { stores, now },
+          {
+            orgId: user.orgId,
+            action: 'user.disabled',
+            target: userId,
+            before: { status: 'active' },
+            after: { status: 'disabled', disabled_at: disabled.disabled_at, revoked_chains: disabled.revoked_chains },
+          },
+        );
       }
       return disabled;
     },
@@ -87,6 +97,11 @@ export const userCommands: Record<string, AdminCommand> = {
   },
   'user grants revoke': {
     usage: 'user grants revoke --user-id U [--client-id C]',
-    run: (f, deps) => revokeUserGrants(deps.stores, requireFlag(f, 'user-id'), optionalFlag(f, 'client-id'), { actor: OPERATOR, clientAddress: null }),
+    run: (f, deps) =>
+      revokeUserGrants(deps.stores, requireFlag(f, 'user-id'), optionalFlag(f, 'client-id'), {
+        actor: OPERATOR,
+        clientAddress: null,
+        at: new Date(deps.now()),
+      }),
   },
 };

@@ -3,7 +3,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Deps } from '../../core/deps';
-import { oldestApplicationOfOrg, orgOfWorkspace } from '../../core/tenancy/store';
 import { systemDestinationLookup } from '../../core/outbound/destinationResolver';
 import { claimedAttemptsOf } from '../../core/webhooks/store/deliveryStore';
 import { restoreEndpointUrl } from '../../core/webhooks/store/endpointStore';
@@ -150,7 +149,7 @@ async function listen(f: Flags, { config, now, stores }: Deps): Promise<unknown>
   if (forwardTo && !/^https?:\/\//.test(forwardTo)) throw new UsageError('--forward-to must be an http:// or https:// URL');
   const port = intFlag(f, 'port') ?? 0;
   const tls = listenCertificate(f);
-  const wsOrgId = await orgOfWorkspace(workspaceId);
+  const wsOrgId = await stores.tenancy.orgOfWorkspace(workspaceId);
   if (!wsOrgId) throw new UsageError(`workspace ${workspaceId} does not exist`);
   const scope = { orgId: wsOrgId, workspaceId };
   const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -201,13 +200,16 @@ async function listen(f: Flags, { config, now, stores }: Deps): Promise<unknown>
     before: Record<string, unknown> | null,
     after: Record<string, unknown>,
   ) =>
-    recordOperatorChange(stores, {
-      orgId: scope.orgId,
-      action,
-      target: endpointId,
-      before: before && { endpoint_id: endpointId, workspace_id: workspaceId, ...before },
-      after: { endpoint_id: endpointId, workspace_id: workspaceId, ...after },
-    });
+    recordOperatorChange(
+      { stores, now },
+      {
+        orgId: scope.orgId,
+        action,
+        target: endpointId,
+        before: before && { endpoint_id: endpointId, workspace_id: workspaceId, ...before },
+        after: { endpoint_id: endpointId, workspace_id: workspaceId, ...after },
+      },
+    );
   const kept = existing ? undefined : await listenEndpointOf(scope);
   let restore: () => Promise<string>;
   if (existing && !isListenUrl(existing.url)) {
@@ -276,9 +278,9 @@ async function trigger(f: Flags, deps: Deps): Promise<unknown> {
   const workspaceId = requireFlag(f, 'workspace');
   const { BUILT_IN_SOURCE_ID } = await import('../../core/talent/sources');
   const { createContactRetrievalJob } = await import('../../core/jobs/contactRetrievalJobs');
-  const orgId = await orgOfWorkspace(workspaceId);
+  const orgId = await deps.stores.tenancy.orgOfWorkspace(workspaceId);
   if (!orgId) throw new UsageError(`workspace ${workspaceId} does not exist`);
-  const app = await oldestApplicationOfOrg(orgId);
+  const app = await deps.stores.tenancy.oldestApplicationOfOrg(orgId);
   if (!app) throw new Error(`organization ${orgId} has no application`);
   let personId: string | undefined;
   let after = '';

@@ -94,10 +94,10 @@ async function main(): Promise<number> {
     await firstWorker.ready;
 
     const tenants = [];
-    for (let i = 0; i <= opts.tenants; i++) tenants.push(await provisionTenant(api, receiver.url, i, i === 2 ? 60 : 100_000));
+    for (let i = 0; i <= opts.tenants; i++) tenants.push(await provisionTenant(stores, api, receiver.url, i, i === 2 ? 60 : 100_000));
     const [burst, ...loaders] = tenants;
     // Creates jobs only while Temporal is down: its own organization, so the running-job cap of the load's never refuses them.
-    const temporalProbe = await provisionTenant(api, receiver.url, opts.tenants + 1, 100_000);
+    const temporalProbe = await provisionTenant(stores, api, receiver.url, opts.tenants + 1, 100_000);
     tenants.push(temporalProbe);
     const loadStart = Date.now();
     const refusedByReceiver = new Set<number>();

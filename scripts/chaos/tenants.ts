@@ -1,6 +1,8 @@
 import { createApiKey } from '../../core/keys/apiKeys';
 import { ALL_PERMISSIONS } from '../../core/keys/permissions';
 import { createOrganization } from '../../core/tenancy/provisioning';
+import type { KeysStores } from '../../core/keys/store';
+import type { TenancyStores } from '../../core/tenancy/store';
 import type { ApiClient } from './apiClient';
 
 /**
@@ -18,9 +20,15 @@ export interface ChaosTenant {
   openingCredits: number;
 }
 
-export async function provisionTenant(api: ApiClient, receiverUrl: string, index: number, credits: number): Promise<ChaosTenant> {
-  const org = await createOrganization(`chaos org ${index}`, credits);
-  const k = await createApiKey({
+export async function provisionTenant(
+  stores: KeysStores & TenancyStores,
+  api: ApiClient,
+  receiverUrl: string,
+  index: number,
+  credits: number,
+): Promise<ChaosTenant> {
+  const org = await createOrganization(stores, `chaos org ${index}`, credits);
+  const k = await createApiKey(stores, {
     orgId: org.org_id,
     workspaceId: org.workspace_id,
     applicationId: org.application_id,

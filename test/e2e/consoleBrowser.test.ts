@@ -1,7 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { listAuditEvents } from '../../core/audit/auditLog';
 import { createApiKey } from '../../core/keys/apiKeys';
-import { ApiKey } from '../../core/keys/models';
 import { ALL_PERMISSIONS } from '../../core/keys/permissions';
 import { BrowserSession, User } from '../../core/users/models';
 import { closeBrowser, launchBrowser } from '../support/browser';
@@ -28,6 +27,9 @@ let tenant: TestTenant;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
+
+/** The organization's keys as the store holds them. */
+const keysOf = (orgId: string) => srv.deps.stores.keys.keysOfOrg(orgId);
 const admin = { userId: '', email: uniqueEmail('admin') };
 
 beforeAll(async () => {
@@ -199,7 +201,7 @@ test('"Select all" gives a new key every permission the admin holds; the CLI\'s 
   for (const p of ADMIN_PERMISSIONS) expect(await page.getByLabel(p, { exact: true }).isChecked()).toBe(true);
   await submitWith(page, 'Create key');
   await newSecretShown();
-  const key = await ApiKey.findOne({ orgId: tenant.orgId, name: 'Everything the admin has' }).lean<{ scopes: string[] }>();
+  const key = (await keysOf(tenant.orgId)).find((k) => k.name === 'Everything the admin has');
   expect([...key!.scopes].sort()).toEqual([...ADMIN_PERMISSIONS].sort());
 
   const elsewhere = await createTenant({ credits: 0 });
@@ -237,15 +239,15 @@ test('sudo mode: a form posted after the 15 minutes lands on "Confirm your passw
   await page.getByLabel('jobs.v1:read', { exact: true }).check();
   // The form stayed open for 16 minutes.
   await BrowserSession.updateMany({ userId: admin.userId }, { $set: { createdAt: new Date(Date.now() - 16 * 60_000), confirmedAt: null } });
-  const keysBefore = await ApiKey.countDocuments({ orgId: tenant.orgId });
+  const keysBefore = (await keysOf(tenant.orgId)).length;
   await submitWith(page, 'Create key');
   await page.getByRole('heading', { level: 1, name: 'Confirm your password' }).waitFor();
-  expect(await ApiKey.countDocuments({ orgId: tenant.orgId })).toBe(keysBefore);
+  expect((await keysOf(tenant.orgId)).length).toBe(keysBefore);
   await expectAccessible('confirm-held');
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
   await submitWith(page, 'Confirm');
   await newSecretShown();
-  const made = await ApiKey.findOne({ orgId: tenant.orgId, name: 'Typed before the password was asked for' }).lean();
+  const made = (await keysOf(tenant.orgId)).find((k) => k.name === 'Typed before the password was asked for');
   expect(made?.scopes).toEqual(['candidates.search', 'jobs.v1:read']);
 });
 
@@ -295,14 +297,14 @@ test('a member\'s crafted POST to create a key is 403 "Not allowed" and creates 
   expect(page403?.status()).toBe(403);
   await memberPage.getByRole('heading', { level: 1, name: 'Not allowed' }).waitFor();
   await expectAccessibleOf(memberPage, 'not-allowed');
-  const keysBefore = await ApiKey.countDocuments({ orgId: tenant.orgId });
+  const keysBefore = (await keysOf(tenant.orgId)).length;
   const crafted = await memberPage.request.post(`${srv.url}/console/keys/new`, {
     form: { csrf_token: await csrfOf(memberPage), name: 'Sneaky', workspace: tenant.workspaceId, scopes: 'candidates.search', expires: 'never' },
     maxRedirects: 0,
   });
   expect(crafted.status()).toBe(403);
   expect(await crafted.text()).toContain('Not allowed');
-  expect(await ApiKey.countDocuments({ orgId: tenant.orgId })).toBe(keysBefore);
+  expect((await keysOf(tenant.orgId)).length).toBe(keysBefore);
 
   // Every other write of the console is refused the same way, whatever the form says.
   const csrf = await csrfOf(memberPage);
@@ -417,7 +419,7 @@ test('"Disable person" signs the member out at once; every change is in the audi
 });
 
 test("the operator's `key rotate` runs the same rotation: with --old-key-seconds 0 the old key is refused at once", async () => {
-  const current = await ApiKey.findOne({ orgId: tenant.orgId, name: 'Console e2e key', revokedAt: null }).lean<{ _id: string }>();
+  const current = (await keysOf(tenant.orgId)).find((k) => k.name === 'Console e2e key' && !k.revokedAt);
   const r = await adminCli(srv, 'key', 'rotate', '--key-id', current!._id, '--old-key-seconds', '0');
   expect(r.status).toBe(0);
   expect(r.json).toMatchObject({ replaced_key_id: current!._id, name: 'Console e2e key' });
@@ -440,19 +442,19 @@ test("every console page is no-store under a CSP of 'self' only; a POST without 
   const css = await page.request.get(`${srv.url}/console/assets/console.css`);
   expect(css.headers()['content-type']).toContain('text/css');
 
-  const keysBefore = await ApiKey.countDocuments({ orgId: tenant.orgId });
+  const keysBefore = (await keysOf(tenant.orgId)).length;
   const forged = await page.request.post(`${srv.url}/console/keys/new`, {
     form: { name: 'Forged', workspace: tenant.workspaceId, scopes: 'candidates.search', expires: 'never' },
     maxRedirects: 0,
   });
   expect(forged.status()).toBe(403);
   expect(await forged.text()).toContain('Form expired');
-  expect(await ApiKey.countDocuments({ orgId: tenant.orgId })).toBe(keysBefore);
+  expect((await keysOf(tenant.orgId)).length).toBe(keysBefore);
 });
 
 test('"API keys" pages by 50, newest first, with "Next page" and "Previous page"', async () => {
   for (let i = 0; i < 55; i++) {
-    await createApiKey({
+    await createApiKey(srv.deps.stores, {
       orgId: tenant.orgId,
       workspaceId: tenant.workspaceId,
       name: `Paging key ${i}`,
@@ -460,7 +462,7 @@ test('"API keys" pages by 50, newest first, with "Next page" and "Previous page"
       audience: 'developer-api',
     });
   }
-  const total = await ApiKey.countDocuments({ orgId: tenant.orgId });
+  const total = (await keysOf(tenant.orgId)).length;
   await page.goto(`${srv.url}/console/keys`);
   // The header row, then one row per key.
   expect(await page.getByRole('row').count()).toBe(51);

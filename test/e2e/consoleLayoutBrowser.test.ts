@@ -13,6 +13,7 @@ import { createTenant, type TestTenant } from '../support/fixtures';
 import { createUserWithCli, startSignInApi, uniqueEmail } from '../support/signInApi';
 import { submitWith } from '../support/signInPages';
 import type { TestApi } from '../support/testApi';
+import { fileStores } from '../support/testStore';
 
 /**
  * Nothing of the console is off-screen (issue 41 item 2): with an organization as a busy one looks
@@ -36,9 +37,9 @@ beforeAll(async () => {
   // Loopback endpoints allowed: the workspace gets one (never called: no worker runs here).
   srv = await startSignInApi({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' });
   tenant = await createTenant({ credits: 5000 });
-  await renameOrganization(tenant.orgId, LONG);
+  await renameOrganization(fileStores(), tenant.orgId, LONG);
   for (let i = 0; i < 200; i++) {
-    await createApiKey({
+    await createApiKey(fileStores(), {
       orgId: tenant.orgId,
       workspaceId: tenant.workspaceId,
       name: `${LONG} backend key number ${i}`,
@@ -48,7 +49,7 @@ beforeAll(async () => {
     });
   }
   const settings = { readCacheMs: 0 };
-  await setCap(settings, {
+  await setCap(fileStores(), settings, {
     orgId: tenant.orgId,
     operation: 'candidates.search',
     scope: { type: 'key', id: tenant.keyId },
@@ -56,7 +57,7 @@ beforeAll(async () => {
     actor: 'customer',
     now: Date.now,
   });
-  await blockOperation(settings, {
+  await blockOperation(fileStores(), settings, {
     orgId: tenant.orgId,
     operation: 'person_matches.create',
     scope: { type: 'organization', id: tenant.orgId },
@@ -74,6 +75,7 @@ beforeAll(async () => {
   });
   for (let i = 0; i < 60; i++) {
     await recordAuditEvent(srv.deps.stores, {
+      now: new Date(),
       orgId: tenant.orgId,
       actor: `user:${made.userId}`,
       action: 'key.created',

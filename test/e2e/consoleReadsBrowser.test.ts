@@ -30,6 +30,7 @@ beforeAll(async () => {
   tenant = await createTenant();
   for (let i = 0; i < 60; i++) {
     await recordAuditEvent(srv.deps.stores, {
+      now: new Date(),
       orgId: tenant.orgId,
       actor: 'operator',
       action: 'budget.set',

@@ -62,14 +62,13 @@ describe('operator CLI', () => {
   test('key create refuses a test key, which this deployment would refuse on every request: exit 2, one line, nothing made', async () => {
     const org = await admin('org', 'create', '--name', 'Envs');
     const base = ['key', 'create', '--org', org.json.org_id, '--workspace', org.json.workspace_id, '--scopes', 'candidates.search'];
-    const { ApiKey } = await import('../../core/keys/models');
     for (const environment of ['test', 'staging']) {
       const refused = await admin(...base, '--environment', environment);
       expect({ status: refused.status, stdout: refused.stdout, lines: refused.stderr.trim().split('\n').length }).toEqual({ status: 2, stdout: '', lines: 1 });
       expect(refused.stderr).toMatch(/^usage error: --environment .*live/);
     }
     expect((await admin(...base, '--environment', 'test')).stderr).toContain('accepts live keys only');
-    expect(await ApiKey.countDocuments({ orgId: org.json.org_id })).toBe(0);
+    expect(await srv.deps.stores.keys.keysOfOrg(org.json.org_id)).toEqual([]);
     expect((await admin(...base, '--environment', 'live')).json.key).toMatch(/^sk_live_ext_/);
   }, 120_000);
 

@@ -86,7 +86,7 @@ describe('credential table (SPEC 5.1, DECISIONS.md)', () => {
   test('revocation takes effect on the very next request', async () => {
     const k = await addKey(tenant, [PERMISSIONS.candidatesSearch]);
     expect((await api(srv.url, 'GET', '/v1/whoami', { key: k.key })).status).toBe(200);
-    await revokeApiKey(srv.config, k.key_id);
+    await revokeApiKey(srv.deps.stores, srv.config, k.key_id, new Date());
     expectProblemResponse(await api(srv.url, 'GET', '/v1/whoami', { key: k.key }), 401, 'invalid_api_key');
   });
 

@@ -10,7 +10,7 @@ import { openStore } from '../../core/store/connection';
 import { UsageCounters } from '../../core/usage/usageCounters';
 import { usageSeries } from '../../core/usage/usageSeries';
 import { seedPeople } from '../../scripts/seeding/seedPeople';
-import { createTenant } from '../support/fixtures';
+import { createTenant, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
 import { expectProblemResponse } from '../support/problems';
 import { startTestApi, type TestApi } from '../support/testApi';
@@ -57,8 +57,24 @@ test('each app names its own issuer in its discovery document', async () => {
   expect(b.json.issuer).toBe('http://auth-second.example');
 });
 
+/**
+ * A tenant of the first app whose organization, workspace, application and key the second app's
+ * database holds too, so one key is answered by both apps.
+ */
+async function tenantOfBoth(opts: { credits?: number } = {}): Promise<TestTenant> {
+  const tenant = await createTenant({ ...opts, stores: first.deps.stores });
+  const from = first.deps.stores;
+  const to = second.deps.stores;
+  const org = (await from.tenancy.findOrganization(tenant.orgId))!;
+  await to.tenancy.insertOrganization({ _id: org._id, name: org.name, creditBalance: org.creditBalance });
+  await to.tenancy.insertWorkspace({ _id: tenant.workspaceId, orgId: tenant.orgId });
+  await to.tenancy.insertApplication({ _id: tenant.applicationId, orgId: tenant.orgId });
+  await to.keys.insertKey((await from.keys.findKey(tenant.keyId))!);
+  return tenant;
+}
+
 test('each app holds searches to its own quota and answers them from its own people index', async () => {
-  const tenant = await createTenant({ credits: 100 });
+  const tenant = await tenantOfBoth({ credits: 100 });
   const search = (url: string, query: string) =>
     api(url, 'POST', '/v1/candidates/search', {
       key: tenant.key,
@@ -79,9 +95,23 @@ test('each app holds searches to its own quota and answers them from its own peo
 });
 
 test('each app keeps its audit log in its own database', async () => {
-  const tenant = await createTenant();
-  await recordAuditEvent(first.deps.stores, { orgId: tenant.orgId, actor: 'operator', action: 'budget.set', target: tenant.orgId, after: { budget: 1 } });
-  await recordAuditEvent(second.deps.stores, { orgId: tenant.orgId, actor: 'operator', action: 'credits.granted', target: tenant.orgId, after: { amount: 2 } });
+  const tenant = await tenantOfBoth();
+  await recordAuditEvent(first.deps.stores, {
+    now: new Date(),
+    orgId: tenant.orgId,
+    actor: 'operator',
+    action: 'budget.set',
+    target: tenant.orgId,
+    after: { budget: 1 },
+  });
+  await recordAuditEvent(second.deps.stores, {
+    now: new Date(),
+    orgId: tenant.orgId,
+    actor: 'operator',
+    action: 'credits.granted',
+    target: tenant.orgId,
+    after: { amount: 2 },
+  });
   const actions = async (url: string) =>
     ((await api(url, 'GET', '/v1/audit-events', { key: tenant.key })).json.data as Array<{ action: string }>).map((e) => e.action);
   expect(await actions(first.url)).toEqual(['budget.set']);
@@ -132,9 +162,20 @@ test("each app's idempotency claims are in its own database", async () => {
 });
 
 test("each app's credit ledger is in its own database", async () => {
-  const tenant = await createTenant({ credits: 3 });
+  const tenant = await createTenant({ credits: 3, stores: second.deps.stores });
   expect(await grantCredits(second.deps, tenant.orgId, 7)).toEqual({ org_id: tenant.orgId, balance: 10 });
   const kinds = async (deps: Deps) => (await deps.stores.credits.ledgerEntriesOfOrgs([tenant.orgId])).map((e) => e.kind).sort();
   expect(await kinds(second.deps)).toEqual(['grant', 'opening']);
   expect(await kinds(first.deps)).toEqual([]);
+});
+
+test("each app's organizations, workspaces and keys are in its own database", async () => {
+  const tenant = await createTenant({ stores: second.deps.stores });
+  expect(await second.deps.stores.tenancy.findOrganization(tenant.orgId)).toMatchObject({ _id: tenant.orgId });
+  expect(await first.deps.stores.tenancy.findOrganization(tenant.orgId)).toBeNull();
+  expect(await second.deps.stores.tenancy.workspaceExistsInOrg(tenant.orgId, tenant.workspaceId)).toBe(true);
+  expect(await first.deps.stores.tenancy.workspaceExistsInOrg(tenant.orgId, tenant.workspaceId)).toBe(false);
+  expect(await first.deps.stores.keys.findKey(tenant.keyId)).toBeNull();
+  expect((await api(second.url, 'GET', '/v1/whoami', { key: tenant.key })).status).toBe(200);
+  expectProblemResponse(await api(first.url, 'GET', '/v1/whoami', { key: tenant.key }), 401, 'invalid_api_key');
 });

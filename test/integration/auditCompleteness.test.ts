@@ -4,10 +4,8 @@ import { AUDIT_ACTIONS, type AuditAction } from '../../core/audit/auditActions';
 import { allAuditEvents } from '../../core/audit/auditLog';
 import { newId } from '../../core/ids';
 import { createApiKey } from '../../core/keys/apiKeys';
-import { ApiKey } from '../../core/keys/models';
 import { ALL_PERMISSIONS } from '../../core/keys/permissions';
 import { recordConsent } from '../../core/oauth/consentGrants';
-import { Workspace } from '../../core/tenancy/models';
 import { Invitation } from '../../core/users/models';
 import { passkeysOf } from '../../core/users/passkeyCeremonies';
 import { createUser } from '../../core/users/users';
@@ -24,6 +22,7 @@ import { api } from '../support/http';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
 import { adminCli, createUserWithCli, startSignInApi } from '../support/signInApi';
 import type { TestApi } from '../support/testApi';
+import { fileStores } from '../support/testStore';
 
 /**
  * The audit log is complete (DECISIONS.md "Audit actions"): each action is written by every path
@@ -54,12 +53,23 @@ beforeAll(async () => {
   });
   tenant = await createTenant({ credits: 1000 });
   admin = await consoleSession(srv, tenant, 'admin', [...ALL_PERMISSIONS]);
-  hooksWorkspace = (await Workspace.create({ _id: newId('ws'), orgId: tenant.orgId, name: 'Hooks' }))._id;
-  const made = await createApiKey({ orgId: tenant.orgId, workspaceId: hooksWorkspace, scopes: [...ALL_PERMISSIONS], audience: 'developer-api' });
+  hooksWorkspace = newId('ws');
+  await fileStores().tenancy.insertWorkspace({ _id: hooksWorkspace, orgId: tenant.orgId, name: 'Hooks' });
+  const made = await createApiKey(fileStores(), { orgId: tenant.orgId, workspaceId: hooksWorkspace, scopes: [...ALL_PERMISSIONS], audience: 'developer-api' });
   hooksKey = { key: made.key, keyId: made.key_id };
   state.familyId = tenant.familyId;
   state.personId = (
-    await createUser(srv.config, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email: `a${Date.now()}@example.com`, permissions: ['jobs.v1:read'] })
+    await createUser(
+      fileStores(),
+      srv.config,
+      {
+        orgId: tenant.orgId,
+        workspaceId: tenant.workspaceId,
+        email: `a${Date.now()}@example.com`,
+        permissions: ['jobs.v1:read'],
+      },
+      new Date(),
+    )
   ).user_id;
 });
 afterAll(async () => {
@@ -128,7 +138,7 @@ const PATHS: AuditPath[] = [
         ['scopes', 'candidates.search'],
         ['expires', 'never'],
       ]);
-      state.consoleKeyId = (await ApiKey.findOne({ orgId: tenant.orgId, name: 'Audited key' }).lean())!._id;
+      state.consoleKeyId = (await fileStores().keys.keysOfOrg(tenant.orgId)).find((k) => k.name === 'Audited key')!._id;
       return inTenant(USER)();
     },
   },
@@ -259,14 +269,17 @@ const PATHS: AuditPath[] = [
     action: 'grant.revoked',
     via: 'Connected applications',
     drive: async () => {
-      await recordConsent({
-        userId: admin.userId,
-        orgId: tenant.orgId,
-        clientId: 'https://client.example/app.json',
-        clientName: 'Client',
-        scope: 'mcp:tools',
-        allowance: LEGACY_ALLOWANCE,
-      });
+      await recordConsent(
+        {
+          userId: admin.userId,
+          orgId: tenant.orgId,
+          clientId: 'https://client.example/app.json',
+          clientName: 'Client',
+          scope: 'mcp:tools',
+          allowance: LEGACY_ALLOWANCE,
+        },
+        new Date(),
+      );
       await consolePost('/api/oauth/connections/revoke', { client_id: 'https://client.example/app.json' });
       return inTenant(USER)();
     },
@@ -275,14 +288,17 @@ const PATHS: AuditPath[] = [
     action: 'grant.allowance_changed',
     via: 'Connected applications',
     drive: async () => {
-      const grant = await recordConsent({
-        userId: admin.userId,
-        orgId: tenant.orgId,
-        clientId: 'https://client.example/allowance.json',
-        clientName: 'Allowance client',
-        scope: 'mcp:tools',
-        allowance: { mode: 'daily', dailyCredits: 20 },
-      });
+      const grant = await recordConsent(
+        {
+          userId: admin.userId,
+          orgId: tenant.orgId,
+          clientId: 'https://client.example/allowance.json',
+          clientName: 'Allowance client',
+          scope: 'mcp:tools',
+          allowance: { mode: 'daily', dailyCredits: 20 },
+        },
+        new Date(),
+      );
       await consolePost(`/console/connected-applications/${grant._id}/allowance`, { allowance: 'daily', daily_credits: '5' });
       return inTenant(USER)();
     },
@@ -338,14 +354,17 @@ const PATHS: AuditPath[] = [
     action: 'grant.revoked',
     via: 'cli user grants revoke',
     drive: async () => {
-      await recordConsent({
-        userId: state.personId,
-        orgId: tenant.orgId,
-        clientId: 'https://client.example/other.json',
-        clientName: 'Other',
-        scope: 'mcp:tools',
-        allowance: LEGACY_ALLOWANCE,
-      });
+      await recordConsent(
+        {
+          userId: state.personId,
+          orgId: tenant.orgId,
+          clientId: 'https://client.example/other.json',
+          clientName: 'Other',
+          scope: 'mcp:tools',
+          allowance: LEGACY_ALLOWANCE,
+        },
+        new Date(),
+      );
       await cli('user', 'grants', 'revoke', '--user-id', state.personId);
       return inTenant(() => 'operator')();
     },
@@ -432,12 +451,17 @@ const PATHS: AuditPath[] = [
     action: 'user.disabled',
     via: 'cli user disable',
     drive: async () => {
-      const other = await createUser(srv.config, {
-        orgId: tenant.orgId,
-        workspaceId: tenant.workspaceId,
-        email: `d${Date.now()}@example.com`,
-        permissions: ['jobs.v1:read'],
-      });
+      const other = await createUser(
+        fileStores(),
+        srv.config,
+        {
+          orgId: tenant.orgId,
+          workspaceId: tenant.workspaceId,
+          email: `d${Date.now()}@example.com`,
+          permissions: ['jobs.v1:read'],
+        },
+        new Date(),
+      );
       await cli('user', 'disable', '--user-id', other.user_id);
       return inTenant(() => 'operator')();
     },

@@ -42,7 +42,7 @@ test('entries page newest first, filter by action and actor, and stay inside the
       now: new Date(base + Math.floor(i / 3) * 1000),
     });
   }
-  await recordAuditEvent(stores, { orgId: b.orgId, actor: 'operator', action: 'credits.granted', target: b.orgId, after: { amount: 1 } });
+  await recordAuditEvent(stores, { now: new Date(), orgId: b.orgId, actor: 'operator', action: 'credits.granted', target: b.orgId, after: { amount: 1 } });
 
   const seen: string[] = [];
   let cursor: string | undefined;
@@ -72,7 +72,7 @@ test('a forged, altered or foreign cursor is invalid_cursor before the log is re
   const [a, b] = [await createTenant(), await createTenant()];
   for (const t of [a, b]) {
     for (let i = 0; i < 3; i++)
-      await recordAuditEvent(stores, { orgId: t.orgId, actor: 'operator', action: 'budget.set', target: t.orgId, after: { budget: i } });
+      await recordAuditEvent(stores, { now: new Date(), orgId: t.orgId, actor: 'operator', action: 'budget.set', target: t.orgId, after: { budget: i } });
   }
   const own = (await listAuditEvents(stores, config, a.orgId, { action: 'budget.set', limit: 1 })).next_cursor!;
   const foreign = (await listAuditEvents(stores, config, b.orgId, { action: 'budget.set', limit: 1 })).next_cursor!;

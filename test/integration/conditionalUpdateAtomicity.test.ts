@@ -7,6 +7,7 @@ import type { OAuthError } from '../../core/oauth/tokenRequest';
 import { createTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { OAUTH_ENV, RESOURCE, tokenRequest } from './oauthTestClient';
+import { fileStores } from '../support/testStore';
 
 /**
  * The store applies a conditional update atomically: of concurrent writers that
@@ -31,7 +32,7 @@ beforeAll(async () => {
   // requests of one address would spend the run reading it.
   srv = await startTestApi({ ...OAUTH_ENV, TRUSTED_PROXY_HOPS: '1' });
   const tenant = await createTenant();
-  client = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 1_000_000 });
+  client = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1_000_000 }, new Date());
 });
 afterAll(async () => srv.close());
 

@@ -1,5 +1,4 @@
 import { listAuditEvents } from '../../core/audit/auditLog';
-import { ApiKey } from '../../core/keys/models';
 import { User } from '../../core/users/models';
 import { consoleSession, type ConsoleSession } from '../support/consoleWebhooks';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';
@@ -29,7 +28,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await srv?.close();
 });
-// Sign-ins take the real time and these tests move the app's clock: each starts in sudo mode on the app's clock.
+// These tests move the app's clock, which sessions and sudo mode are counted on: each starts in sudo mode.
 beforeEach(async () => {
   await admin.confirmPassword();
 });
@@ -64,7 +63,7 @@ async function createInConsole(form: Record<string, string>) {
   return { ...page, key: secretOf(page.text) };
 }
 
-const keysOfFamily = (familyId: string) => ApiKey.countDocuments({ familyId });
+const keysOfFamily = async (familyId: string) => (await srv.deps.stores.keys.familyKeysOfOrg(tenant.orgId, [familyId])).length;
 
 describe('one rule for handing on permissions', () => {
   test("rotating a key that carries permissions the admin lacks is refused: 403 'Not allowed', no key made, the old key unchanged", async () => {
@@ -80,7 +79,7 @@ describe('one rule for handing on permissions', () => {
     expect(refused.text).toContain('successor would keep permissions you do not have yourself');
     expect(refused.key).toBe('');
     expect(await keysOfFamily(tenant.familyId)).toBe(before);
-    expect(await ApiKey.findById(tenant.keyId).lean<{ expiresAt: Date | null; revokedAt: Date | null }>()).toMatchObject({ expiresAt: null, revokedAt: null });
+    expect(await srv.deps.stores.keys.findKey(tenant.keyId)).toMatchObject({ expiresAt: null, revokedAt: null });
     expect((await whoami(tenant.key)).status).toBe(200);
     expect((await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { action: 'key.rotated' })).data).toEqual([]);
   });
@@ -147,7 +146,7 @@ describe("an operator's limit follows the key", () => {
     const first = await rotate(key.key_id);
     expect(first.status).toBe(201);
     expectProblemResponse(await whoami(first.key), 429, 'rate_limited');
-    const firstId = (await ApiKey.findOne({ familyId: key.family_id }).sort({ createdAt: -1 }).lean<{ _id: string }>())!._id;
+    const firstId = (await srv.deps.stores.keys.familyKeysOfOrgNewestFirst(tenant.orgId)).find((k) => k.familyId === key.family_id)!._id;
     const second = await rotate(firstId, 'now');
     expect(second.status).toBe(201);
     const refused = await whoami(second.key);
@@ -163,7 +162,7 @@ describe("an operator's limit follows the key", () => {
     expect(rotated.status).toBe(201);
     expectProblemResponse(await whoami(rotated.key), 429, 'rate_limited');
     // The successor's entry reports the cap it is held to, read as its own and by its id.
-    const successor = (await ApiKey.findOne({ familyId: key.family_id, _id: { $ne: key.key_id } }).lean<{ _id: string }>())!._id;
+    const successor = (await srv.deps.stores.keys.familyKeysOfOrg(tenant.orgId, [key.family_id])).find((k) => k._id !== key.key_id)!._id;
     const held = { operation: 'whoami', scope: { type: 'key', id: successor }, requests_per_minute: 1, source: 'override' };
     clock.nextSecond();
     const own = await api(srv.url, 'GET', '/v1/operational-limits?operation=whoami&scope=key', { key: rotated.key });
@@ -203,7 +202,7 @@ describe("an operator's limit follows the key", () => {
     const created = await createInConsole({ application: reporting });
     expect(created.status).toBe(201);
     expectProblemResponse(await whoami(created.key), 429, 'rate_limited');
-    expect((await ApiKey.findOne({ applicationId: reporting }).lean<{ applicationId: string }>())?.applicationId).toBe(reporting);
+    expect((await srv.deps.stores.keys.keysOfOrg(tenant.orgId)).find((k) => k.applicationId === reporting)?.applicationId).toBe(reporting);
 
     // The default application is the organization's first; a block there holds a key created into it.
     const org = await createTenant();
@@ -225,17 +224,21 @@ describe("an operator's limit follows the key", () => {
     const other = await createTenant();
     const person = await User.findById(admin.userId).lean<{ applicationId: string }>();
     for (const application of [other.applicationId, person!.applicationId, '']) {
-      const before = await ApiKey.countDocuments({ orgId: tenant.orgId });
+      const before = (await srv.deps.stores.keys.keysOfOrg(tenant.orgId)).length;
       const res = await createInConsole({ application });
       expect([application, res.status]).toEqual([application, 422]);
       expect(res.text).toContain('<h1>Not saved</h1>');
-      expect(await ApiKey.countDocuments({ orgId: tenant.orgId })).toBe(before);
+      expect((await srv.deps.stores.keys.keysOfOrg(tenant.orgId)).length).toBe(before);
     }
   });
 });
 
 describe('expiry, on the API clock', () => {
   const DAY_MS = 24 * 3600_000;
+  // A test that moves the clock past the session's lifetime leaves the next one a fresh sign-in.
+  afterEach(async () => {
+    admin = await consoleSession(srv, tenant, 'admin', ['candidates.search', 'limits.v1:read']);
+  });
 
   test('a key created with "Expires: In 30 days" answers until then and is 401 invalid_api_key from its expiry on', async () => {
     const created = await createInConsole({ application: tenant.applicationId, expires: '30d' });

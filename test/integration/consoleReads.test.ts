@@ -36,7 +36,14 @@ afterAll(async () => {
 async function tenantWithLog(entries: number): Promise<{ tenant: TestTenant; admin: ConsoleSession }> {
   const tenant = await createTenant();
   for (let i = 0; i < entries; i++) {
-    await recordAuditEvent(srv.deps.stores, { orgId: tenant.orgId, actor: 'operator', action: 'budget.set', target: tenant.orgId, after: { budget: i } });
+    await recordAuditEvent(srv.deps.stores, {
+      now: new Date(),
+      orgId: tenant.orgId,
+      actor: 'operator',
+      action: 'budget.set',
+      target: tenant.orgId,
+      after: { budget: i },
+    });
   }
   return { tenant, admin: await consoleSession(srv, tenant, 'admin') };
 }

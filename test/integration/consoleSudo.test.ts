@@ -2,8 +2,6 @@ import { authenticator } from 'otplib';
 import { allAuditEvents } from '../../core/audit/auditLog';
 import { newId } from '../../core/ids';
 import { createApiKey } from '../../core/keys/apiKeys';
-import { ApiKey } from '../../core/keys/models';
-import { Workspace } from '../../core/tenancy/models';
 import { Invitation, User } from '../../core/users/models';
 import { PASSKEY_NOT_ACCEPTED, passkeyCountOf } from '../../core/users/passkeyCeremonies';
 import { relyingPartyOf } from '../../core/users/passkeys';
@@ -19,6 +17,7 @@ import { startSignInApi } from '../support/signInApi';
 import type { TestApi } from '../support/testApi';
 import { TestClock } from '../support/testClock';
 import { enrolSoftPasskey } from '../support/softAuthenticator';
+import { fileStores } from '../support/testStore';
 
 /**
  * Sudo mode on every lasting access (DECISIONS.md "Sudo mode"): with the password last confirmed
@@ -55,15 +54,32 @@ beforeAll(async () => {
   const secret = /<code id="totp-secret"[^>]*>([A-Z2-7]+)<\/code>/.exec(setup.text)![1];
   const turnedOn = await admin.post('/console/security/authenticator-app', { code: authenticator.clone({ epoch: clock.now() }).generate(secret) });
   expect(turnedOn.text).toContain('<h1>Your recovery codes</h1>');
-  otherWorkspace = (await Workspace.create({ _id: newId('ws'), orgId: tenant.orgId, name: 'Second' }))._id;
+  otherWorkspace = newId('ws');
+  await fileStores().tenancy.insertWorkspace({ _id: otherWorkspace, orgId: tenant.orgId, name: 'Second' });
   const registered = await admin.post('/console/webhooks', { workspace: otherWorkspace, url: `${receiver.url}/first` });
   expect(registered.text).toContain('<h1>Your new signing secret</h1>');
   endpointId = (await WebhookEndpoint.findOne({ workspaceId: otherWorkspace }).lean())!._id;
   keyId = (
-    await createApiKey({ orgId: tenant.orgId, workspaceId: tenant.workspaceId, name: 'To rotate', scopes: ['candidates.search'], audience: 'developer-api' })
+    await createApiKey(fileStores(), {
+      orgId: tenant.orgId,
+      workspaceId: tenant.workspaceId,
+      name: 'To rotate',
+      scopes: ['candidates.search'],
+      audience: 'developer-api',
+    })
   ).key_id;
   personId = (
-    await createUser(srv.config, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email: `p${Date.now()}@example.com`, permissions: ['jobs.v1:read'] })
+    await createUser(
+      fileStores(),
+      srv.config,
+      {
+        orgId: tenant.orgId,
+        workspaceId: tenant.workspaceId,
+        email: `p${Date.now()}@example.com`,
+        permissions: ['jobs.v1:read'],
+      },
+      new Date(),
+    )
   ).user_id;
   passkeyId = (await enrolSoftPasskey(srv.config.authUrl, admin.userId, 'Old phone')).passkeyId;
 });
@@ -95,7 +111,7 @@ async function auditEntryCount(): Promise<number> {
 /** What an action may change, read straight from the store, with the organization's audit entries. */
 async function storeState() {
   return {
-    keys: await ApiKey.find({ orgId: tenant.orgId }).sort({ _id: 1 }).lean(),
+    keys: (await fileStores().keys.keysOfOrg(tenant.orgId)).sort((a, b) => a._id.localeCompare(b._id)),
     people: await User.find({ orgId: tenant.orgId }).sort({ _id: 1 }).lean(),
     endpoints: await WebhookEndpoint.find({ orgId: tenant.orgId }).sort({ _id: 1 }).lean(),
     passkeys: await passkeyCountOf(admin.userId),
@@ -129,7 +145,7 @@ const ACTIONS: SudoAction[] = [
     done: async (answer) => {
       expect(answer.status).toBe(201);
       expect(answer.text).toContain('<h1>Your new API key</h1>');
-      const made = await ApiKey.findOne({ orgId: tenant.orgId, name: 'Made after confirming' }).lean();
+      const made = (await fileStores().keys.keysOfOrg(tenant.orgId)).find((k) => k.name === 'Made after confirming');
       expect(made?.scopes).toEqual(['candidates.search', 'jobs.v1:read']);
     },
   },
@@ -139,7 +155,7 @@ const ACTIONS: SudoAction[] = [
     form: () => [['old_key_ends', '7d']],
     done: async (answer) => {
       expect(answer.status).toBe(201);
-      const family = await ApiKey.find({ orgId: tenant.orgId, name: 'To rotate' }).lean();
+      const family = (await fileStores().keys.keysOfOrg(tenant.orgId)).filter((k) => k.name === 'To rotate');
       expect(family).toHaveLength(2);
     },
   },
@@ -290,7 +306,7 @@ test('taking access away needs no password: disabling an endpoint and revoking a
   expect((await WebhookEndpoint.findById(endpointId).lean())!.state).toBe('disabled');
   const revoked = await admin.post(`/console/keys/${keyId}/revoke`);
   expect(revoked.status).toBe(303);
-  expect((await ApiKey.findById(keyId).lean())!.revokedAt).toBeTruthy();
+  expect((await fileStores().keys.findKey(keyId))!.revokedAt).toBeTruthy();
 });
 
 test("a passkey of the person confirms as the password does; another person's passkey is refused alike, nothing confirmed", async () => {

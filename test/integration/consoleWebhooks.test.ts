@@ -1,6 +1,6 @@
 import { listAuditEvents } from '../../core/audit/auditLog';
 import { newId } from '../../core/ids';
-import { Workspace } from '../../core/tenancy/models';
+import { fileStores } from '../support/testStore';
 import { WebhookEndpoint, WebhookEvent } from '../../core/webhooks/models';
 import { takeReplaySlot } from '../../core/webhooks/replayAllowance';
 import { recordAttempt } from '../../core/webhooks/webhookDeliveries';
@@ -189,7 +189,8 @@ describe('Webhooks', () => {
   });
 
   test('with several workspaces the page has a "Workspace" select and registers in the one chosen', async () => {
-    const second = await Workspace.create({ _id: newId('ws'), orgId: tenant.orgId, name: 'Second' });
+    const second = { _id: newId('ws'), orgId: tenant.orgId, name: 'Second' };
+    await fileStores().tenancy.insertWorkspace(second);
     const page = await admin.get(`/console/webhooks?workspace=${second._id}`);
     expect(page.text).toContain('<label for="workspace">Workspace</label>');
     expect(page.text).toContain('>Register endpoint</button>');

@@ -3,12 +3,12 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createDeliveryActivities, type AttemptInput, type AttemptResult, type DeliveryActivities } from '../../activities/deliveries';
 import type { Config } from '../../core/config';
-import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
 import { systemDestinationLookup } from '../../core/outbound/destinationResolver';
 import { WebhookDelivery } from '../../core/webhooks/models';
 import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
 import { claimAttempt } from '../../core/webhooks/webhookDeliveries';
 import { registerEndpoint } from '../../core/webhooks/webhookEndpoints';
+import { openTestStore, type TestStore } from '../support/testStore';
 import { createTenant } from '../support/fixtures';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
 import { testConfig, uniqueName } from '../support/testConfig';
@@ -21,6 +21,7 @@ import { createDeps } from '../../core/deps';
  * retry of an attempt that already began never POSTs a second time, whether or not the first
  * run lived to record its outcome. Real store, real HTTPS receiver on loopback.
  */
+let testStore: TestStore;
 let receiver: HttpsReceiver;
 let config: Config;
 let activities: DeliveryActivities;
@@ -29,15 +30,14 @@ beforeAll(async () => {
   receiver = await startHttpsReceiver();
   receiver.respond(() => ({ status: 200 }));
   config = testConfig({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOK_EXTRA_CA_FILE: receiver.caFile });
-  await connectStore(config.mongodbUri);
-  await ensureIndexes();
-  activities = createDeliveryActivities(createDeps(config, { logger: testLogger() }));
+  testStore = await openTestStore(config);
+  activities = createDeliveryActivities(createDeps(config, { logger: testLogger(), store: testStore.handle }));
 });
 
 afterAll(async () => {
   await receiver?.close();
   closeAttemptAgents();
-  await disconnectStore();
+  await testStore.close();
 });
 
 /** Runs the activity as its `activityAttempt`-th try would run (SDK logs kept quiet). */

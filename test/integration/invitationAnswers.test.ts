@@ -6,6 +6,7 @@ import { createTenant, type TestTenant } from '../support/fixtures';
 import { linkIn, Mailbox } from '../support/mailbox';
 import { startSignInApi } from '../support/signInApi';
 import type { TestApi } from '../support/testApi';
+import { fileStores } from '../support/testStore';
 
 /**
  * No oracle in invitations (DECISIONS.md "Team"): inviting an address that has an account
@@ -28,7 +29,12 @@ beforeAll(async () => {
   tenant = await createTenant();
   admin = await consoleSession(srv, tenant, 'admin', ['candidates.search', 'jobs.v1:read']);
   const elsewhere = await createTenant();
-  await createUser(srv.config, { orgId: elsewhere.orgId, workspaceId: elsewhere.workspaceId, email: taken, permissions: ['jobs.v1:read'] });
+  await createUser(
+    fileStores(),
+    srv.config,
+    { orgId: elsewhere.orgId, workspaceId: elsewhere.workspaceId, email: taken, permissions: ['jobs.v1:read'] },
+    new Date(),
+  );
 });
 afterAll(async () => {
   await srv?.close();

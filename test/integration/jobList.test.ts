@@ -4,7 +4,7 @@ import type { JobStatus } from '../../core/jobs/jobTypes';
 import { ContactRetrievalJob } from '../../core/jobs/models';
 import { insertJobSlot, insertJobs, jobListHead, type JobDoc } from '../../core/jobs/store';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
-import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
+import { openTestStore, type TestStore } from '../support/testStore';
 import { createTenant } from '../support/fixtures';
 import { testConfig } from '../support/testConfig';
 
@@ -12,11 +12,11 @@ import { testConfig } from '../support/testConfig';
 // jobs accepted before numbering after the numbered ones.
 const config = testConfig();
 
+let testStore: TestStore;
 beforeAll(async () => {
-  await connectStore(config.mongodbUri);
-  await ensureIndexes();
+  testStore = await openTestStore(config);
 });
-afterAll(async () => disconnectStore());
+afterAll(async () => testStore.close());
 
 const BASE = Date.parse('2026-06-01T00:00:00Z');
 

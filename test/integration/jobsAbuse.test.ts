@@ -14,6 +14,7 @@ import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { expectProblemResponse } from '../support/problems';
 import { jobResultItems, terminateRunningJobWorkflows, waitForJobToFinish } from '../support/contactRetrievalJobs';
+import { fileStores } from '../support/testStore';
 
 /**
  * Contact-retrieval jobs: quotas and entitlements hold for every person of every
@@ -75,7 +76,7 @@ describe('jobs ignore source entitlement', () => {
     expect(await creditBalance(srv.deps, t.orgId)).toBe(100);
 
     // Once the operator enables the source, the same people are accepted and delivered.
-    await setSourceEnabled(srv.config, t.orgId, OPEN_WEB_SOURCE_ID, true);
+    await setSourceEnabled(fileStores(), srv.config, t.orgId, OPEN_WEB_SOURCE_ID, true);
     const ok = await createJob(t, [...pool, ...open]);
     expect(ok.status).toBe(202);
     expect((await waitForJobToFinish(srv.url, t.key, ok.json.job_id)).counts).toMatchObject({ requested: 2, delivered: 2 });
@@ -83,7 +84,7 @@ describe('jobs ignore source entitlement', () => {
 
   test('a source disabled while a job runs: its people are not_found, never asked of the provider, not charged', async () => {
     const t = await createTenant({ credits: 100 });
-    await setSourceEnabled(srv.config, t.orgId, OPEN_WEB_SOURCE_ID, true);
+    await setSourceEnabled(fileStores(), srv.config, t.orgId, OPEN_WEB_SOURCE_ID, true);
     const open = people(2, 'found', 'webrun');
     const pool = people(2, 'found', 'poolrun');
     await insertTestPeople(srv.deps.stores, open, OPEN_WEB_SOURCE_ID);
@@ -97,7 +98,7 @@ describe('jobs ignore source entitlement', () => {
       {
         // The entitlement changes between acceptance and the job's first chunk.
         start: async (input) => {
-          await setSourceEnabled(srv.config, t.orgId, OPEN_WEB_SOURCE_ID, false);
+          await setSourceEnabled(fileStores(), srv.config, t.orgId, OPEN_WEB_SOURCE_ID, false);
           await startContactRetrievalWorkflow(srv.deps.temporal, srv.config, input);
         },
         running: (jobId) => contactRetrievalWorkflowRunning(srv.deps.temporal, jobId, srv.config.temporal.callTimeoutMs),
@@ -271,7 +272,7 @@ describe('an organization has a daily job cap', () => {
   test('past its daily cap a job is 429 contact_job_daily_cap with Retry-After until the UTC day rolls; other organizations are not affected', async () => {
     const t = await createTenant({ credits: 100 });
     const other = await createTenant({ credits: 100 });
-    await setDailyJobCap(srv.config, t.orgId, 2);
+    await setDailyJobCap(fileStores(), srv.config, t.orgId, 2);
     const who = people(4, 'found', 'cap');
     await insertTestPeople(srv.deps.stores, who);
     for (const p of who.slice(0, 2)) {
@@ -292,7 +293,7 @@ describe('an organization has a daily job cap', () => {
 
   test('concurrent claims never pass the cap (unique-insert day slots)', async () => {
     const t = await createTenant();
-    await setDailyJobCap(srv.config, t.orgId, 3);
+    await setDailyJobCap(fileStores(), srv.config, t.orgId, 3);
     const caps = new DailyJobCapReads();
     const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => claimDaySlot(srv.config, caps, t.orgId, `job_concurrent${i}`, Date.now())));
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(3);
@@ -305,7 +306,7 @@ describe('an organization has a daily job cap', () => {
 
   test('a job refused by a later check gives its day slot back', async () => {
     const t = await createTenant({ credits: 100 });
-    await setDailyJobCap(srv.config, t.orgId, 1);
+    await setDailyJobCap(fileStores(), srv.config, t.orgId, 1);
     const who = people(2, 'found', 'giveback');
     await insertTestPeople(srv.deps.stores, who);
     await recordDelivered(

@@ -3,8 +3,7 @@ import Koa from 'koa';
 import { authenticate } from '../../api/middleware/authenticate';
 import { problemDocuments } from '../../api/middleware/problemDocuments';
 import { KeyReads, revokeApiKey } from '../../core/keys/apiKeys';
-import { KEY_USE_PERIOD_MS, KeyUseRecorder, writeKeyUse } from '../../core/keys/keyUse';
-import { ApiKey } from '../../core/keys/models';
+import { KEY_USE_PERIOD_MS, KeyUseRecorder, keyUseWrite } from '../../core/keys/keyUse';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { runAdminWith } from '../support/adminCli';
 import { eventually } from '../support/eventually';
@@ -25,7 +24,7 @@ async function authenticatedApp(recorder: KeyUseRecorder): Promise<{ url: string
   const app = new Koa();
   app.silent = true;
   app.use(problemDocuments());
-  app.use(authenticate(srv.config, new KeyReads(), undefined, recorder));
+  app.use(authenticate(srv.config, new KeyReads(srv.deps.stores.keys), undefined, recorder));
   app.use((ctx) => {
     ctx.body = { ok: true };
   });
@@ -37,7 +36,7 @@ async function authenticatedApp(recorder: KeyUseRecorder): Promise<{ url: string
   };
 }
 
-const storedUse = async (keyId: string) => (await ApiKey.findById(keyId, { lastUsedAt: 1 }).lean())?.lastUsedAt ?? null;
+const storedUse = async (keyId: string) => (await srv.deps.stores.keys.findKey(keyId))?.lastUsedAt ?? null;
 
 describe('last use of an API key', () => {
   test('100 requests within a minute are one store write, the next minute another; a revoked key is refused on its very next request', async () => {
@@ -48,7 +47,7 @@ describe('last use of an API key', () => {
     const recorder = new KeyUseRecorder(
       srv.deps.logger,
       async (keyId, at) => {
-        const changed = await writeKeyUse(keyId, at);
+        const changed = await keyUseWrite(srv.deps.stores)(keyId, at);
         changes.push(changed);
         return changed;
       },
@@ -78,7 +77,7 @@ describe('last use of an API key', () => {
       expect(await storedUse(tenant.keyId)).toEqual(new Date(start + KEY_USE_PERIOD_MS));
 
       // Nothing remembered about the key's use stands in for verifying it.
-      await revokeApiKey(srv.config, tenant.keyId);
+      await revokeApiKey(srv.deps.stores, srv.config, tenant.keyId, new Date());
       expect((await api(app.url, 'GET', '/', { key: tenant.key })).status).toBe(401);
       expect(pending).toHaveLength(2);
     } finally {
@@ -89,10 +88,10 @@ describe('last use of an API key', () => {
   test('a second replica writing within the same minute changes nothing in the store', async () => {
     const tenant = await createTenant({ scopes: [PERMISSIONS.limitsRead] });
     const at = new Date(Date.UTC(2026, 0, 5, 10, 0, 0));
-    expect(await writeKeyUse(tenant.keyId, at)).toBe(true);
-    expect(await writeKeyUse(tenant.keyId, new Date(at.getTime() + 30_000))).toBe(false);
+    expect(await keyUseWrite(srv.deps.stores)(tenant.keyId, at)).toBe(true);
+    expect(await keyUseWrite(srv.deps.stores)(tenant.keyId, new Date(at.getTime() + 30_000))).toBe(false);
     expect(await storedUse(tenant.keyId)).toEqual(at);
-    expect(await writeKeyUse(tenant.keyId, new Date(at.getTime() + KEY_USE_PERIOD_MS))).toBe(true);
+    expect(await keyUseWrite(srv.deps.stores)(tenant.keyId, new Date(at.getTime() + KEY_USE_PERIOD_MS))).toBe(true);
   });
 
   test('the answer never waits for the write, and a failing write fails no request', async () => {

@@ -1,27 +1,33 @@
 import { LimitChangeError, readLimitSettings, setCap } from '../../core/limits/limitSettings';
 import { OPERATIONS } from '../../core/limits/limitTable';
-import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
 import { createOrganization } from '../../core/tenancy/provisioning';
 import { testConfig } from '../support/testConfig';
 import type { Config } from '../../core/config';
+import { fileStores, openTestStore, type TestStore } from '../support/testStore';
 
 // Limit changes are versioned compare-and-set writes whose first one is an upsert; on the local
 // store (FerretDB) concurrent first-time upserts collide on the organization's _id.
+let testStore: TestStore;
 let config: Config;
 
 beforeAll(async () => {
   config = testConfig({ READ_CACHE_MS: '0' });
-  await connectStore(config.mongodbUri);
-  await ensureIndexes();
+  testStore = await openTestStore(config);
 });
-afterAll(async () => disconnectStore());
+afterAll(async () => testStore.close());
 
 test.each([2, 10])('%i first-time limit changes at once each succeed or get a clean conflict, and none is lost', async (n) => {
-  const org = await createOrganization(`limits race ${n}`, 0);
+  const org = await createOrganization(fileStores(), `limits race ${n}`, 0);
   const operations = OPERATIONS.slice(0, n);
   const outcomes = await Promise.allSettled(
     operations.map((op, i) =>
-      setCap(config, { orgId: org.org_id, operation: op, scope: { type: 'organization', id: org.org_id }, requestsPerMinute: i + 1, now: Date.now }),
+      setCap(fileStores(), config, {
+        orgId: org.org_id,
+        operation: op,
+        scope: { type: 'organization', id: org.org_id },
+        requestsPerMinute: i + 1,
+        now: Date.now,
+      }),
     ),
   );
 

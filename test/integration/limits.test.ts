@@ -6,7 +6,7 @@ import { blockOperation, clearLimit, setCap, setOrganizationRate } from '../../c
 import { windowBlockSize } from '../../core/limits/admissionBlocks';
 import { AdmissionSlot } from '../../core/limits/models';
 import { heldLeases, StoreAdmission, type RequestAdmission } from '../../core/limits/requestAdmission';
-import { openTestStore, type TestStore } from '../support/testStore';
+import { openTestStore, type TestStore, fileStores } from '../support/testStore';
 import { runAdminWith } from '../support/adminCli';
 import { startApiProcess } from '../support/apiProcess';
 import { eventually } from '../support/eventually';
@@ -132,7 +132,7 @@ describe('request rate: strict one-second window shared by every key and replica
     const limit = 300;
     const size = windowBlockSize(limit);
     expect(size).toBeGreaterThan(1);
-    await setOrganizationRate(cfg, tenant.orgId, { requestsPerSecond: limit, maxConcurrency: 1000 });
+    await setOrganizationRate(fileStores(), cfg, tenant.orgId, { requestsPerSecond: limit, maxConcurrency: 1000 }, Date.now);
     const blocksBySecond = new Map<number, number>();
     // 400 offered in each of 3 seconds.
     const results = await offerSeconds(
@@ -202,7 +202,7 @@ describe('request rate: strict one-second window shared by every key and replica
 
   test('a request refused by a later check gives its baseline slot back; an operation rate below the baseline wins', async () => {
     const tenant = await createTenant();
-    await blockOperation(cfg, { orgId: tenant.orgId, operation: 'whoami', scope: { type: 'key', id: tenant.keyId }, now: Date.now });
+    await blockOperation(fileStores(), cfg, { orgId: tenant.orgId, operation: 'whoami', scope: { type: 'key', id: tenant.keyId }, now: Date.now });
     const other = await addKey(tenant, [PERMISSIONS.jobsRead]);
     // 20 blocked requests, then 25 from another key, all in one second.
     clock.nextSecond(100);
@@ -252,7 +252,7 @@ describe('request rate: strict one-second window shared by every key and replica
   test('an organization-wide lower rate set by the operator applies to every key', async () => {
     const tenant = await createTenant();
     const second = await addKey(tenant, [PERMISSIONS.candidatesSearch]);
-    await setOrganizationRate(cfg, tenant.orgId, { requestsPerSecond: 4 });
+    await setOrganizationRate(fileStores(), cfg, tenant.orgId, { requestsPerSecond: 4 }, Date.now);
     for (let attempt = 0; attempt < 3; attempt++) {
       const start = await nextSecond();
       const res = await Promise.all(
@@ -268,7 +268,7 @@ describe('request rate: strict one-second window shared by every key and replica
 
   test('a request without its Idempotency-Key is 400 before any limit: it is malformed, not over a rate', async () => {
     const tenant = await createTenant();
-    await setOrganizationRate(cfg, tenant.orgId, { requestsPerSecond: 1 });
+    await setOrganizationRate(fileStores(), cfg, tenant.orgId, { requestsPerSecond: 1 }, Date.now);
     // Used up for this second (and the batch route's own rate is 2 per second).
     clock.nextSecond(100);
     await Promise.all([1, 2].map(() => api(apps[0].url, 'GET', '/v1/whoami', { key: tenant.key })));
@@ -319,7 +319,7 @@ describe('per-minute caps', () => {
     }
     expect((await api(replicas[1].url, 'GET', '/v1/whoami', { key: other.key })).status).toBe(200);
     // Clearing lifts it at once, on every replica.
-    await clearLimit(cfg, { orgId: tenant.orgId, operation: 'whoami', scope: { type: 'key', id: tenant.keyId }, now: Date.now });
+    await clearLimit(fileStores(), cfg, { orgId: tenant.orgId, operation: 'whoami', scope: { type: 'key', id: tenant.keyId }, now: Date.now });
     expect((await api(replicas[0].url, 'GET', '/v1/whoami', { key: tenant.key })).status).toBe(200);
     expect((await api(replicas[1].url, 'GET', '/v1/whoami', { key: tenant.key })).status).toBe(200);
   });
@@ -328,7 +328,7 @@ describe('per-minute caps', () => {
 describe('requests in flight', () => {
   test('held leases refuse new requests on both replicas until one is released', async () => {
     const tenant = await createTenant();
-    await setOrganizationRate(cfg, tenant.orgId, { maxConcurrency: 3 });
+    await setOrganizationRate(fileStores(), cfg, tenant.orgId, { maxConcurrency: 3 }, Date.now);
     const held = [];
     for (let i = 0; i < 3; i++) {
       const r = await admission.admitRequest({ orgId: tenant.orgId, requestsPerSecond: 25, maxConcurrency: 3, leaseTtlMs: 60_000, now: stoppedClock().now });
@@ -415,7 +415,7 @@ describe('requests in flight', () => {
 
   test('leases of a killed process are reclaimed after lease_ttl_seconds', async () => {
     const tenant = await createTenant();
-    await setOrganizationRate(cfg, tenant.orgId, { maxConcurrency: 2 });
+    await setOrganizationRate(fileStores(), cfg, tenant.orgId, { maxConcurrency: 2 }, Date.now);
     // An admission that takes its leases and is then dropped, never giving them back: the store
     // holds what a process killed mid-request leaves, and no one remembers them elsewhere.
     const holder = new StoreAdmission(clock.now, testLogger());
@@ -518,7 +518,13 @@ describe('GET /v1/operational-limits', () => {
 
   test('before and after each kind of override: cap, block, organization rate, and clearing', async () => {
     const op = 'contact_retrieval_jobs.get';
-    await setCap(cfg, { orgId: tenant.orgId, operation: op, scope: { type: 'application', id: tenant.applicationId }, requestsPerMinute: 600, now: Date.now });
+    await setCap(fileStores(), cfg, {
+      orgId: tenant.orgId,
+      operation: op,
+      scope: { type: 'application', id: tenant.applicationId },
+      requestsPerMinute: 600,
+      now: Date.now,
+    });
     let res = await read(`?operation=${op}`);
     expect(entry(res, op, 'organization')).toMatchObject({ source: 'inherited', requests_per_minute: null });
     expect(entry(res, op, 'application')).toMatchObject({ source: 'override', requests_per_minute: 600, standard_requests_per_minute: 1200 });
@@ -531,7 +537,7 @@ describe('GET /v1/operational-limits', () => {
       `key/${op}`,
     ]);
 
-    await blockOperation(cfg, { orgId: tenant.orgId, operation: op, scope: { type: 'key_family', id: tenant.familyId }, now: Date.now });
+    await blockOperation(fileStores(), cfg, { orgId: tenant.orgId, operation: op, scope: { type: 'key_family', id: tenant.familyId }, now: Date.now });
     res = await read(`?operation=${op}`);
     expect(entry(res, op, 'key_family')).toMatchObject({
       status: 'denied',
@@ -542,13 +548,13 @@ describe('GET /v1/operational-limits', () => {
     });
     expect(entry(res, op, 'application')).toMatchObject({ status: 'active' });
 
-    await setOrganizationRate(cfg, tenant.orgId, { requestsPerSecond: 12 });
+    await setOrganizationRate(fileStores(), cfg, tenant.orgId, { requestsPerSecond: 12 }, Date.now);
     res = await read(`?operation=${BASELINE_ENTRY}&scope=organization`);
     expect(res.json.data).toEqual([expect.objectContaining({ source: 'override', requests_per_second: 12, standard_requests_per_minute: 720 })]);
 
-    await clearLimit(cfg, { orgId: tenant.orgId, operation: op, scope: { type: 'key_family', id: tenant.familyId }, now: Date.now });
-    await clearLimit(cfg, { orgId: tenant.orgId, operation: op, scope: { type: 'application', id: tenant.applicationId }, now: Date.now });
-    await clearLimit(cfg, { orgId: tenant.orgId, operation: BASELINE_ENTRY, scope: { type: 'organization', id: tenant.orgId }, now: Date.now });
+    await clearLimit(fileStores(), cfg, { orgId: tenant.orgId, operation: op, scope: { type: 'key_family', id: tenant.familyId }, now: Date.now });
+    await clearLimit(fileStores(), cfg, { orgId: tenant.orgId, operation: op, scope: { type: 'application', id: tenant.applicationId }, now: Date.now });
+    await clearLimit(fileStores(), cfg, { orgId: tenant.orgId, operation: BASELINE_ENTRY, scope: { type: 'organization', id: tenant.orgId }, now: Date.now });
     res = await read(`?operation=${op}`);
     expect(entry(res, op, 'key_family')).toMatchObject({ status: 'active', source: 'cleared', requests_per_minute: null, requests_per_second: 20 });
     expect(entry(res, op, 'application')).toMatchObject({ source: 'cleared', requests_per_minute: null });

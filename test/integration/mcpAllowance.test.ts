@@ -12,6 +12,7 @@ import { createTenant, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { AUTH_URL, OAUTH_ENV, RESOURCE } from './oauthTestClient';
+import { fileStores } from '../support/testStore';
 
 /**
  * What a person allowed a connected AI application, enforced where money moves (DECISIONS.md
@@ -37,17 +38,23 @@ interface Connection {
 
 /** A person connected through one application with `allowance`: the grant consent records, its chain and an access token. */
 async function connect(allowance: GrantAllowance, clientName: string): Promise<Connection> {
-  const user = await createUser(srv.config, {
-    orgId: tenant.orgId,
-    workspaceId: tenant.workspaceId,
-    email: `agent.${randomBytes(6).toString('hex')}@example.com`,
-    permissions: [...ALL_PERMISSIONS],
-  });
-  const clientId = (await registerPublicClient({ client_name: clientName, redirect_uris: ['https://agent.example.com/cb'] })).client_id as string;
-  const grant = await recordConsent({ userId: user.user_id, orgId: tenant.orgId, clientId, clientName, scope: 'mcp:tools', allowance });
+  const user = await createUser(
+    fileStores(),
+    srv.config,
+    {
+      orgId: tenant.orgId,
+      workspaceId: tenant.workspaceId,
+      email: `agent.${randomBytes(6).toString('hex')}@example.com`,
+      permissions: [...ALL_PERMISSIONS],
+    },
+    new Date(),
+  );
+  const clientId = (await registerPublicClient({ client_name: clientName, redirect_uris: ['https://agent.example.com/cb'] }, new Date())).client_id as string;
+  const grant = await recordConsent({ userId: user.user_id, orgId: tenant.orgId, clientId, clientName, scope: 'mcp:tools', allowance }, new Date());
   const chainId = newId('rtc');
   await startChain({ id: chainId, userId: user.user_id, clientId, grantId: grant._id }, new Date());
   const { token } = await issueAccessToken({
+    now: new Date(),
     issuer: AUTH_URL,
     audience: RESOURCE,
     clientId,

@@ -6,6 +6,7 @@ import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { createTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { AUTH_URL, MCP_URL, OAUTH_ENV } from './oauthTestClient';
+import { fileStores } from '../support/testStore';
 
 /**
  * The MCP SDK snippet the reference and docs/oauth-and-tool-server.md print, run as printed
@@ -21,7 +22,7 @@ beforeAll(async () => {
   srv = await startTestApi(OAUTH_ENV);
   const tenant = await createTenant({ credits: 100 });
   await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 20 });
-  const m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 1000 });
+  const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 }, new Date());
   Object.assign(process.env, { M2M_CLIENT_ID: m2m.client_id, M2M_CLIENT_SECRET: m2m.client_secret, AUTH_URL, MCP_URL });
   globalThis.fetch = (input, init) => {
     const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);

@@ -6,6 +6,7 @@ import { installConformanceRuntime } from '../../scripts/conformanceRuntime';
 import { createTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';
+import { fileStores } from '../support/testStore';
 
 /**
  * The official MCP conformance suite (`@modelcontextprotocol/conformance`)
@@ -30,7 +31,7 @@ beforeAll(async () => {
   // the loopback ones; that is the server dns-rebinding-protection is written for.
   srv = await startTestApi({ ...OAUTH_ENV, NODE_ENV: 'development' });
   const tenant = await createTenant({ credits: 100 });
-  const m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 1000 });
+  const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 }, new Date());
   const token = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
   const target = new URL(srv.url);
   proxy = createServer((req, res) => {

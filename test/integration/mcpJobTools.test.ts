@@ -9,6 +9,7 @@ import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';
 import { eventually } from '../support/eventually';
+import { fileStores } from '../support/testStore';
 
 /** Job tools end to end: MCP client → /tools → the /v1 route pipeline → Temporal worker → result. */
 let srv: TestApi;
@@ -34,7 +35,7 @@ beforeAll(async () => {
   // Jobs accept only people of sources the organization may use: the built-in one here.
   personIds = await srv.deps.stores.talent.personIdsOfSourceAfter(BUILT_IN_SOURCE_ID, '', 30);
   expect(personIds).toHaveLength(30);
-  const m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 1000 });
+  const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 }, new Date());
   m2mClientId = m2m.client_id;
   mcp = await connect(m2m.client_id, m2m.client_secret);
 });
@@ -111,7 +112,7 @@ test('tool errors are isError results carrying the problem code, and the session
   expect(invalid).toMatchObject({ isError: true, body: { code: 'validation_failed', status: 422 } });
   const missing = await call('get_contact_retrieval_job', { id: 'job_doesnotexist0000000000' });
   expect(missing).toMatchObject({ isError: true, body: { code: 'not_found' } });
-  const narrow = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 100, permissions: ['candidates.search'] });
+  const narrow = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 100, permissions: ['candidates.search'] }, new Date());
   const narrowClient = await connect(narrow.client_id, narrow.client_secret);
   try {
     const denied = await call('create_contact_retrieval_job', { person_ids: personIds.slice(0, 1) }, narrowClient);

@@ -5,6 +5,7 @@ import { authorizeAs, newFormPerson, pkcePair } from '../support/formSignIn';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { AUTH_URL, MCP_URL, RESOURCE, tokenRequest } from './oauthTestClient';
+import { fileStores } from '../support/testStore';
 
 /**
  * One test per failure real MCP clients are known for (from their public
@@ -156,7 +157,7 @@ describe('known MCP client failures', () => {
     expect(decodeJwt(refreshed.json.access_token).aud).toBe(RESOURCE);
 
     // A machine client too.
-    const m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 100 });
+    const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 100 }, new Date());
     const cc = await tokenRequest(srv, {
       grant_type: 'client_credentials',
       client_id: m2m.client_id,

@@ -10,6 +10,7 @@ import { startTestApi, type TestApi } from '../support/testApi';
 import { AUTH_URL, OAUTH_ENV, RESOURCE } from './oauthTestClient';
 import { StoreAdmission } from '../../core/limits/requestAdmission';
 import { testLogger } from '../support/capturedLogs';
+import { fileStores } from '../support/testStore';
 
 const PER_SECOND = 3;
 let srv: TestApi;
@@ -26,17 +27,23 @@ async function personToken(userId?: string): Promise<{ userId: string; token: st
   const person =
     userId ??
     (
-      await createUser(srv.config, {
-        orgId: tenant.orgId,
-        workspaceId: tenant.workspaceId,
-        email: `p${randomBytes(6).toString('hex')}@example.com`,
-        permissions: ['candidates.search'],
-      })
+      await createUser(
+        fileStores(),
+        srv.config,
+        {
+          orgId: tenant.orgId,
+          workspaceId: tenant.workspaceId,
+          email: `p${randomBytes(6).toString('hex')}@example.com`,
+          permissions: ['candidates.search'],
+        },
+        new Date(),
+      )
     ).user_id;
-  const client = (await registerPublicClient({ client_name: 'Rate test', redirect_uris: ['https://rate.example.com/cb'] })).client_id as string;
+  const client = (await registerPublicClient({ client_name: 'Rate test', redirect_uris: ['https://rate.example.com/cb'] }, new Date())).client_id as string;
   const chainId = newId('rtc');
   await startChain({ id: chainId, userId: person, clientId: client, grantId: newId('cg') }, new Date());
   const { token } = await issueAccessToken({
+    now: new Date(),
     issuer: AUTH_URL,
     audience: RESOURCE,
     clientId: client,

@@ -6,6 +6,7 @@ import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';
+import { fileStores } from '../support/testStore';
 
 /**
  * `/tools` speaks MCP 2025-11-25 (initialize handshake, SDK 1.x server) and
@@ -23,7 +24,7 @@ beforeAll(async () => {
   srv = await startTestApi(OAUTH_ENV);
   tenant = await createTenant({ credits: 1000 });
   await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 50 });
-  const m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 1000 });
+  const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 }, new Date());
   token = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
 });
 afterAll(async () => srv?.close());

@@ -6,6 +6,7 @@ import { createTenant, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';
+import { fileStores } from '../support/testStore';
 
 /** Search, sources, unlock and match tools end to end, beside the same developer-API calls. */
 let srv: TestApi;
@@ -24,7 +25,7 @@ beforeAll(async () => {
   srv = await startTestApi(OAUTH_ENV);
   tenant = await createTenant({ credits: 1000 });
   await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 300 });
-  const m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 1000 });
+  const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 }, new Date());
   const token = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
   mcp = new Client({ name: 'search-tools-test', version: '1.0.0' });
   await mcp.connect(new StreamableHTTPClientTransport(new URL(`${srv.url}/tools`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
@@ -92,7 +93,7 @@ test('match_person and its validation', async () => {
 
 test('match_person without credits: the same refusal whether the email belongs to someone or not', async () => {
   const broke = await createTenant({ credits: 0 });
-  const m2m = await createClient({ orgId: broke.orgId, rateLimitPerMinute: 1000 });
+  const m2m = await createClient(fileStores(), { orgId: broke.orgId, rateLimitPerMinute: 1000 }, new Date());
   const token = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
   const client = new Client({ name: 'search-tools-test-broke', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${srv.url}/tools`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));

@@ -5,6 +5,7 @@ import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';
+import { fileStores } from '../support/testStore';
 
 /**
  * The client rate of an M2M credential counts tool calls (SPEC 5.2 item 5): one JSON-RPC batch
@@ -57,7 +58,7 @@ test('a batch of N tools/call over a client with rate R < N runs none of them; s
   const facts = await withinOneMinute(async (attempt) => {
     // Each attempt its own idempotency keys, so a rerun's call is run and charged, not replayed.
     const call = (id: number) => searchCall(attempt * 1000 + id);
-    const m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: rate });
+    const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: rate }, new Date());
     // The token request is the first of the minute's R requests.
     const token = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
     const before = await creditBalance(srv.deps, tenant.orgId);

@@ -9,6 +9,7 @@ import { createTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';
+import { fileStores } from '../support/testStore';
 
 /**
  * Every tool declares annotations true to what it does and an outputSchema; every tool's real
@@ -29,7 +30,7 @@ beforeAll(async () => {
   await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 40 });
   const p = await srv.deps.stores.talent.firstPersonOfSource(BUILT_IN_SOURCE_ID);
   person = { id: String(p!._id), profileUrl: String(p!.profileUrl) };
-  const m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 1000 });
+  const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 }, new Date());
   token = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
   v1 = new Client({ name: 'tool-outputs', version: '1.0.0' });
   await v1.connect(new StreamableHTTPClientTransport(new URL(`${srv.url}/tools`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));

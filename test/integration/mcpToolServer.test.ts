@@ -12,6 +12,7 @@ import { createClient, revokeClient } from '../../core/oauth/clients';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { AUTH_URL, MCP_URL, OAUTH_ENV, RESOURCE, clientCredentialsToken, discover } from './oauthTestClient';
+import { fileStores } from '../support/testStore';
 
 let srv: TestApi;
 let tenant: TestTenant;
@@ -21,7 +22,7 @@ let token: string;
 beforeAll(async () => {
   srv = await startTestApi(OAUTH_ENV);
   tenant = await createTenant({ credits: 1000 });
-  m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 1000 });
+  m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 }, new Date());
   token = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
 });
 afterAll(async () => srv.close());
@@ -94,6 +95,7 @@ describe('bearer validation at /tools', () => {
 
   test('a token for another audience', async () => {
     const other = await issueAccessToken({
+      now: new Date(),
       issuer: AUTH_URL,
       audience: 'http://other.invalid/tools',
       clientId: m2m.client_id,
@@ -130,6 +132,7 @@ describe('bearer validation at /tools', () => {
 
   test('a token without the mcp:tools scope is 403 insufficient_scope', async () => {
     const narrow = await issueAccessToken({
+      now: new Date(),
       issuer: AUTH_URL,
       audience: RESOURCE,
       clientId: m2m.client_id,
@@ -143,15 +146,15 @@ describe('bearer validation at /tools', () => {
   });
 
   test("a revoked client's tokens fail on the next request", async () => {
-    const c = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 100 });
+    const c = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 100 }, new Date());
     const t = (await clientCredentialsToken(srv, await discover(srv), c.client_id, c.client_secret)).access_token;
     expect((await postTools(`Bearer ${t}`)).status).toBe(200);
-    await revokeClient(c.client_id);
+    await revokeClient(c.client_id, new Date());
     await expectInvalidToken(t);
   });
 
   test('per-credential rate limit: 429 with Retry-After', async () => {
-    const c = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 3 });
+    const c = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 3 }, new Date());
     // The token request itself counts: 1 + 5 requests cross at most one minute boundary.
     const t = (await clientCredentialsToken(srv, await discover(srv), c.client_id, c.client_secret)).access_token;
     const statuses: number[] = [];
@@ -275,14 +278,19 @@ describe('MCP over Streamable HTTP with the official SDK client', () => {
     // come from an in-flight slot a finished call did not give back. This file's API is the only
     // replica and shares this process's read caches, which a change clears at once: no wait.
     const onlyReplica = { readCacheMs: 0 };
-    await setOrganizationRate(onlyReplica, tenant.orgId, { requestsPerSecond: 1000, maxConcurrency: 25 });
+    await setOrganizationRate(fileStores(), onlyReplica, tenant.orgId, { requestsPerSecond: 1000, maxConcurrency: 25 }, Date.now);
     try {
       for (let i = 0; i < 27; i++) {
         const r = await client.callTool({ name: 'whoami', arguments: {} });
         expect(r.structuredContent).toMatchObject({ key_id: m2m.client_id });
       }
     } finally {
-      await clearLimit(onlyReplica, { orgId: tenant.orgId, operation: BASELINE_ENTRY, scope: { type: 'organization', id: tenant.orgId }, now: Date.now });
+      await clearLimit(fileStores(), onlyReplica, {
+        orgId: tenant.orgId,
+        operation: BASELINE_ENTRY,
+        scope: { type: 'organization', id: tenant.orgId },
+        now: Date.now,
+      });
     }
   });
 

@@ -11,6 +11,7 @@ import { api } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { eventually } from '../support/eventually';
 import { expectProblemResponse } from '../support/problems';
+import { fileStores } from '../support/testStore';
 
 /**
  * Charges, idempotency and search: one test per rule an abuse could break, named after the
@@ -181,8 +182,8 @@ describe('idempotency records are scoped to the caller', () => {
   it('an idempotency record is scoped to its workspace and its fingerprint names the caller', async () => {
     const t = await createTenant({ credits: 10 });
     const [a] = await twoPoolPeople();
-    const ws2 = await createWorkspace(t.orgId);
-    const other = await createApiKey({
+    const ws2 = await createWorkspace(fileStores(), t.orgId);
+    const other = await createApiKey(fileStores(), {
       orgId: t.orgId,
       workspaceId: ws2.workspace_id,
       applicationId: t.applicationId,

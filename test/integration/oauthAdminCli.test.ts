@@ -78,6 +78,5 @@ test("m2m create acts in the organization's workspace (or the one named), says w
   const foreign = await admin('m2m', 'create', '--org', org.json.org_id, '--workspace', other.json.workspace_id, '--rate-limit', '60');
   expect(foreign.status).toBe(1);
   expect(foreign.stderr).toContain(`workspace ${other.json.workspace_id} is not a workspace of organization ${org.json.org_id}`);
-  const { Workspace } = await import('../../core/tenancy/models');
-  expect(await Workspace.countDocuments({ orgId: org.json.org_id })).toBe(2);
+  expect(await srv.deps.stores.tenancy.workspacesOfOrg(org.json.org_id, 'by_id')).toHaveLength(2);
 });

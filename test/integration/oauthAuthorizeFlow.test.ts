@@ -6,13 +6,15 @@ import { authenticator } from 'otplib';
 import { setSecondFactorRequired } from '../../core/tenancy/securityPolicy';
 import { offerTotpSecret, turnOnAuthenticatorApp } from '../../core/users/authenticatorApp';
 import { AuthorizationCode, RefreshRotation } from '../../core/oauth/models';
-import { createUser, disableUser, findActiveUser, reissueSetup } from '../../core/users/users';
+import { createUser, findActiveUser, reissueSetup } from '../../core/users/users';
+import { disableUser } from '../../core/oauth/personAccess';
 import { User } from '../../core/users/models';
 import { FormBrowser, formField as field } from '../support/formBrowser';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { recordConsent } from '../../core/oauth/consentGrants';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { AUTH_URL, OAUTH_ENV, RESOURCE, tokenRequest } from './oauthTestClient';
+import { fileStores } from '../support/testStore';
 
 // HTTP-level tests of browser sign-in without a browser: the pages are driven as forms, the
 // client side is a handful of raw requests. The browser and SDK tests live elsewhere.
@@ -38,7 +40,7 @@ async function register(metadata: Record<string, unknown>) {
 
 async function newPerson(permissions = ['candidates.search', 'jobs.v1:read']) {
   const email = `p${randomBytes(6).toString('hex')}@example.com`;
-  const created = await createUser(srv.config, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions });
+  const created = await createUser(fileStores(), srv.config, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions }, new Date());
   const password = 'correct horse battery staple';
   const browser = new FormBrowser(srv.url);
   const setupPath = new URL(created.setup_url).pathname + new URL(created.setup_url).search;
@@ -120,12 +122,11 @@ describe('metadata (RFC 8414), API reference and housekeeping', () => {
 
   test('store maintenance purges expired sign-in records; live ones stay', async () => {
     const { purgeExpiredRecords } = await import('../../core/maintenance/purgeExpiredRecords');
-    const { AttemptSlot } = await import('../../core/oauth/models');
-    await AttemptSlot.create({ _id: 'purge-test:old', expiresAt: new Date(Date.now() - 1000) });
-    await AttemptSlot.create({ _id: 'purge-test:live', expiresAt: new Date(Date.now() + 60_000) });
+    const { findAttemptSlots, insertAttemptSlot } = await import('../../core/users/store');
+    await insertAttemptSlot('purge-test:old', new Date(Date.now() - 1000));
+    await insertAttemptSlot('purge-test:live', new Date(Date.now() + 60_000));
     expect((await purgeExpiredRecords(srv.deps.stores, new Date())).signInRecords).toBeGreaterThanOrEqual(1);
-    expect(await AttemptSlot.exists({ _id: 'purge-test:old' })).toBeNull();
-    expect(await AttemptSlot.exists({ _id: 'purge-test:live' })).not.toBeNull();
+    expect((await findAttemptSlots(['purge-test:old', 'purge-test:live'])).map((s) => s._id)).toEqual(['purge-test:live']);
   });
 });
 
@@ -305,7 +306,7 @@ describe('refresh tokens of people', () => {
       code_verifier: p2.verifier,
     });
     expect((await toolsStatus(live.json.access_token)).status).toBe(200);
-    await disableUser(person.userId);
+    await disableUser(person.userId, new Date());
     expect((await toolsStatus(live.json.access_token)).status).toBe(401);
     expect((await refresh(live.json.refresh_token)).json.error).toBe('invalid_grant');
     const connections = await person.browser.request('/api/oauth/connections');
@@ -339,7 +340,7 @@ describe('refresh tokens of people', () => {
     }
 
     // The person forgot the password: the operator issues a new link, opened in another browser.
-    const link = new URL((await reissueSetup(srv.config, person.userId)).setup_url);
+    const link = new URL((await reissueSetup(srv.config, person.userId, new Date())).setup_url);
     const other = new FormBrowser(srv.url);
     const form = await other.request(link.pathname + link.search);
     const done = await other.request('/api/oauth/setup', {
@@ -366,7 +367,17 @@ describe('refresh tokens of people', () => {
 
   test('the first password of a new person says nothing about disconnected applications', async () => {
     const email = `p${randomBytes(6).toString('hex')}@example.com`;
-    const created = await createUser(srv.config, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions: ['candidates.search'] });
+    const created = await createUser(
+      fileStores(),
+      srv.config,
+      {
+        orgId: tenant.orgId,
+        workspaceId: tenant.workspaceId,
+        email,
+        permissions: ['candidates.search'],
+      },
+      new Date(),
+    );
     const browser = new FormBrowser(srv.url);
     const link = new URL(created.setup_url);
     const form = await browser.request(link.pathname + link.search);
@@ -554,7 +565,12 @@ describe('sign-in limits', () => {
   test('a person whose organization requires a second factor they lack gets no code, even with consent remembered: they are sent to enrol', async () => {
     const own = await createTenant();
     const email = `p${randomBytes(6).toString('hex')}@example.com`;
-    const created = await createUser(srv.config, { orgId: own.orgId, workspaceId: own.workspaceId, email, permissions: ['candidates.search'] });
+    const created = await createUser(
+      fileStores(),
+      srv.config,
+      { orgId: own.orgId, workspaceId: own.workspaceId, email, permissions: ['candidates.search'] },
+      new Date(),
+    );
     const browser = new FormBrowser(srv.url);
     const setupPath = new URL(created.setup_url).pathname + new URL(created.setup_url).search;
     const setupPage = await browser.request(setupPath);
@@ -567,15 +583,18 @@ describe('sign-in limits', () => {
       },
     });
     const reg = await register({ client_name: 'Held App', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none' });
-    await recordConsent({
-      userId: created.user_id,
-      orgId: own.orgId,
-      clientId: reg.json.client_id,
-      clientName: 'Held App',
-      scope: 'mcp:tools',
-      allowance: { mode: 'read_only', dailyCredits: null },
-    });
-    await setSecondFactorRequired(own.orgId, true);
+    await recordConsent(
+      {
+        userId: created.user_id,
+        orgId: own.orgId,
+        clientId: reg.json.client_id,
+        clientName: 'Held App',
+        scope: 'mcp:tools',
+        allowance: { mode: 'read_only', dailyCredits: null },
+      },
+      new Date(),
+    );
+    await setSecondFactorRequired(fileStores(), own.orgId, true);
     const start = await browser.request(
       authorizePath({
         response_type: 'code',
@@ -617,13 +636,13 @@ describe('sign-in limits', () => {
       code_verifier: verifier,
     });
     expect((await toolsStatus(tokens.json.access_token)).status).toBe(200);
-    await setSecondFactorRequired(tenant.orgId, true);
+    await setSecondFactorRequired(fileStores(), tenant.orgId, true);
     try {
       const held = await toolsStatus(tokens.json.access_token);
       expect(held.status).toBe(401);
       expect(held.challenge).toContain('error="insufficient_user_authentication"');
     } finally {
-      await setSecondFactorRequired(tenant.orgId, false);
+      await setSecondFactorRequired(fileStores(), tenant.orgId, false);
     }
     expect((await toolsStatus(tokens.json.access_token)).status).toBe(200);
   });

@@ -100,7 +100,7 @@ describe('dynamic registration (RFC 7591)', () => {
 
   test('a revoked registered client can no longer start a sign-in', async () => {
     const res = await register({ client_name: 'Gone', redirect_uris: ['https://gone.example.com/cb'] });
-    await revokeClient(res.json.client_id);
+    await revokeClient(res.json.client_id, new Date());
     const page = await authorize(res.json.client_id, 'https://gone.example.com/cb');
     expect(page.status).toBe(400);
     expect(page.location).toBeNull();
@@ -169,7 +169,7 @@ describe('Client ID Metadata Documents', () => {
   test('an operator-revoked document URL is refused from then on', async () => {
     receiver.respond(() => ({ status: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(good()) }));
     expect((await authorize(docUrl(), 'https://doc.example.com/cb')).status).toBe(303);
-    await revokeClient(docUrl());
+    await revokeClient(docUrl(), new Date());
     expect(await PublicClient.exists({ _id: docUrl(), revokedAt: { $ne: null } })).not.toBeNull();
     expect((await authorize(docUrl(), 'https://doc.example.com/cb')).status).toBe(400);
     await PublicClient.deleteOne({ _id: docUrl() });

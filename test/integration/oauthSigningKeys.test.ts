@@ -19,23 +19,23 @@ test('a replica signs with the key it loaded until 30 s pass on its clock; then 
   let t = 1_000_000;
   const replica = new SigningKeys(config, { clock: () => t });
   const rotating = new SigningKeys(config);
-  const loaded = await replica.signer();
+  const loaded = await replica.signer(new Date());
   expect(loaded.alg).toBe(SIGNING_ALG);
 
-  const { kid } = await rotating.rotate();
+  const { kid } = await rotating.rotate(new Date());
   expect(kid).not.toBe(loaded.kid);
-  expect((await rotating.signer()).kid).toBe(kid);
-  expect((await replica.signer()).kid).toBe(loaded.kid);
+  expect((await rotating.signer(new Date())).kid).toBe(kid);
+  expect((await replica.signer(new Date())).kid).toBe(loaded.kid);
   t += 29_999;
-  expect((await replica.signer()).kid).toBe(loaded.kid);
+  expect((await replica.signer(new Date())).kid).toBe(loaded.kid);
   t += 1;
   // Another test file may rotate too: whatever the newest key is now, it is no longer the one loaded.
-  expect((await replica.signer()).kid).not.toBe(loaded.kid);
+  expect((await replica.signer(new Date())).kid).not.toBe(loaded.kid);
   // The superseded key still verifies (a token lifetime), and both apps publish it.
-  expect(await replica.verificationKey(loaded.kid)).not.toBeNull();
-  expect((await rotating.publishedJwks()).keys.map((k) => k.kid)).toEqual(expect.arrayContaining([kid, loaded.kid]));
+  expect(await replica.verificationKey(loaded.kid, new Date())).not.toBeNull();
+  expect((await rotating.publishedJwks(new Date())).keys.map((k) => k.kid)).toEqual(expect.arrayContaining([kid, loaded.kid]));
 });
 
 test('an unknown kid verifies nothing', async () => {
-  expect(await new SigningKeys(config).verificationKey('jwk_unknown0000000000000')).toBeNull();
+  expect(await new SigningKeys(config).verificationKey('jwk_unknown0000000000000', new Date())).toBeNull();
 });

@@ -12,6 +12,7 @@ import { createTenant, insertTestPeople, type TestTenant } from '../support/fixt
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';
+import { fileStores } from '../support/testStore';
 
 /**
  * The document is the validator: Schemathesis reads `/openapi.json` from the running API and
@@ -34,16 +35,16 @@ beforeAll(async () => {
   worker = await startTestWorker(srv.config);
   tenant = await createTenant({ credits: 10_000_000 });
   // The organization's own rate is not what is under test; each operation's rate still applies.
-  await setOrganizationRate(srv.config, tenant.orgId, { requestsPerSecond: 1000, maxConcurrency: 100 });
+  await setOrganizationRate(fileStores(), srv.config, tenant.orgId, { requestsPerSecond: 1000, maxConcurrency: 100 }, Date.now);
   // The people the reference's examples name exist, so the examples (and what the stateful
   // phase builds on their answers: jobs, results, unlocks) reach the service's logic.
   const exampleJob = OPERATION_EXAMPLES['contact_retrieval_jobs.create'].request as { person_ids: string[] };
   await insertTestPeople(srv.deps.stores, exampleJob.person_ids);
   // The tool server takes an OAuth access token, not a key: a machine client's, for the same organization.
-  const m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 100_000 });
+  const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 100_000 }, new Date());
   accessToken = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
   // Every source of the catalogue the document lists is usable by this organization.
-  await setSourceEnabled(srv.config, tenant.orgId, OPEN_WEB_SOURCE_ID, true);
+  await setSourceEnabled(fileStores(), srv.config, tenant.orgId, OPEN_WEB_SOURCE_ID, true);
   await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 50 });
 });
 afterAll(async () => {

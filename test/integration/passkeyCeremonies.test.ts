@@ -1,7 +1,6 @@
 import mongoose from 'mongoose';
 import type { Config } from '../../core/config';
 import { purgeExpiredSignInRecords } from '../../core/oauth/expiredSignInRecords';
-import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
 import {
   addPasskey,
   passkeyCountOf,
@@ -11,17 +10,20 @@ import {
   signInWithPasskey,
 } from '../../core/users/passkeyCeremonies';
 import { CHALLENGE_TTL_MS, relyingPartyOf } from '../../core/users/passkeys';
-import { findActiveUser, createUser, disableUser, type UserRecord } from '../../core/users/users';
+import { findActiveUser, createUser, type UserRecord } from '../../core/users/users';
+import { disableUser } from '../../core/oauth/personAccess';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { SoftAuthenticator } from '../support/softAuthenticator';
 import { TestClock } from '../support/testClock';
 import { testConfig } from '../support/testConfig';
+import { fileStores, openTestStore, type TestStore } from '../support/testStore';
 
 /**
  * The passkey ceremonies against the real store (FerretDB): a challenge answers once, only for
  * what it was issued to (the person adding, the browser signing in), and not after five minutes
  * on the injected clock; a passkey signs its own person in, and no one once removed or disabled.
  */
+let testStore: TestStore;
 let config: Config;
 let tenant: TestTenant;
 const rp = relyingPartyOf('http://localhost:8080');
@@ -32,19 +34,23 @@ const OTHER_SESSION = 'b'.repeat(43);
 
 beforeAll(async () => {
   config = testConfig();
-  await connectStore(config.mongodbUri);
-  await ensureIndexes();
+  testStore = await openTestStore(config);
   tenant = await createTenant();
 });
-afterAll(async () => disconnectStore());
+afterAll(async () => testStore.close());
 
 async function person(): Promise<UserRecord> {
-  const made = await createUser(config, {
-    orgId: tenant.orgId,
-    workspaceId: tenant.workspaceId,
-    email: `pk${clock.now()}${Math.random().toString(36).slice(2)}@example.com`,
-    permissions: ['candidates.search'],
-  });
+  const made = await createUser(
+    fileStores(),
+    config,
+    {
+      orgId: tenant.orgId,
+      workspaceId: tenant.workspaceId,
+      email: `pk${clock.now()}${Math.random().toString(36).slice(2)}@example.com`,
+      permissions: ['candidates.search'],
+    },
+    new Date(),
+  );
   return (await findActiveUser(made.user_id))!;
 }
 
@@ -124,7 +130,7 @@ test("after the password, only that person's passkeys answer; a removed passkey 
     ok: false,
   });
 
-  await disableUser(other._id);
+  await disableUser(other._id, new Date());
   theirs.signCount = 2;
   expect(
     await signInWithPasskey(rp, SESSION, JSON.stringify(theirs.assert((await passkeySignInOptions(rp, SESSION, now())).challenge, rp.origin)), now()),

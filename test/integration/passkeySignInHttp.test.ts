@@ -4,6 +4,7 @@ import { FormBrowser, formField } from '../support/formBrowser';
 import { startSignInApi } from '../support/signInApi';
 import { enrolSoftPasskey } from '../support/softAuthenticator';
 import type { TestApi } from '../support/testApi';
+import { fileStores } from '../support/testStore';
 
 /**
  * "Sign in with a passkey" over HTTP, as the sign-in page's script drives it: the options (a fresh
@@ -33,12 +34,17 @@ test('the sign-in page carries the passkey form under a CSP that allows its own 
 
 test('a passkey signs in over HTTP; options need the CSRF token and are limited per address', async () => {
   const tenant = await createTenant();
-  const made = await createUser(srv.config, {
-    orgId: tenant.orgId,
-    workspaceId: tenant.workspaceId,
-    email: `http${Date.now()}@example.com`,
-    permissions: ['candidates.search'],
-  });
+  const made = await createUser(
+    fileStores(),
+    srv.config,
+    {
+      orgId: tenant.orgId,
+      workspaceId: tenant.workspaceId,
+      email: `http${Date.now()}@example.com`,
+      permissions: ['candidates.search'],
+    },
+    new Date(),
+  );
   const { authenticator } = await enrolSoftPasskey(srv.config.authUrl, made.user_id, 'Phone');
 
   const browser = new FormBrowser(srv.url);

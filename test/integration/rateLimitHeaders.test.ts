@@ -7,7 +7,7 @@ import { parseRateLimit } from '../../core/limits/rateLimitHeaders';
 import { StoreAdmission } from '../../core/limits/requestAdmission';
 import { secondsUntilNextWindow, windowSecond } from '../../core/limits/strictWindow';
 import { Problem } from '../../core/problems';
-import { openTestStore, type TestStore } from '../support/testStore';
+import { openTestStore, type TestStore, fileStores } from '../support/testStore';
 import { createTenant, keyPrincipalOf } from '../support/fixtures';
 import { seededRandom } from '../support/seededRandom';
 import { TestClock } from '../support/testClock';
@@ -109,8 +109,14 @@ async function runMix(seed: number, steps: number): Promise<{ admitted: number; 
   const clock = new TestClock(Math.floor(Date.now() / 1000) * 1000 + 1_000_000);
   const deps: Deps = createDeps(cfg, { logger: testLogger(), store: testStore.handle, admission: new StoreAdmission(clock.now, testLogger()) });
   const tenant = await createTenant();
-  await setOrganizationRate(cfg, tenant.orgId, { requestsPerSecond: RATE, maxConcurrency: IN_FLIGHT });
-  await setCap(cfg, { orgId: tenant.orgId, operation: 'whoami', scope: { type: 'key', id: tenant.keyId }, requestsPerMinute: CAP_PER_MINUTE, now: Date.now });
+  await setOrganizationRate(fileStores(), cfg, tenant.orgId, { requestsPerSecond: RATE, maxConcurrency: IN_FLIGHT }, Date.now);
+  await setCap(fileStores(), cfg, {
+    orgId: tenant.orgId,
+    operation: 'whoami',
+    scope: { type: 'key', id: tenant.keyId },
+    requestsPerMinute: CAP_PER_MINUTE,
+    now: Date.now,
+  });
   const acquire = admissionUnder(deps);
   const principal = keyPrincipalOf(tenant);
   const model = new LimitsModel();

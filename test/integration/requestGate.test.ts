@@ -14,6 +14,7 @@ import { AUTH_URL, OAUTH_ENV, RESOURCE } from './oauthTestClient';
 import { expectProblemResponse } from '../support/problems';
 import { createDeps } from '../../core/deps';
 import { testLogger } from '../support/capturedLogs';
+import { fileStores } from '../support/testStore';
 
 /**
  * The request gate: what reaches a handler, how bodies are bounded, what answers
@@ -160,8 +161,9 @@ describe('a deeply nested JSON body of 30 KB answers 500 (#17)', () => {
   });
 
   test('the tool server refuses a deeply nested JSON-RPC message without a 500', async () => {
-    const m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 1000 });
+    const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 }, new Date());
     const { token } = await issueAccessToken({
+      now: new Date(),
       issuer: AUTH_URL,
       audience: RESOURCE,
       clientId: m2m.client_id,
@@ -320,10 +322,10 @@ describe('`X-API-Key` headers are not checked (#17)', () => {
 
 describe('`SECRETS_ENCRYPTION_KEY` feeds both AES-GCM and HMAC with no key version (#17)', () => {
   test('a signing key is sealed in the versioned form under a derived key, and tokens still sign', async () => {
-    const { kid } = await srv.signingKeys.rotate();
+    const { kid } = await srv.signingKeys.rotate(new Date());
     const doc = await SigningKey.findById(kid).lean<{ privateJwkSealed: string }>();
     expect(doc!.privateJwkSealed.split('.')).toEqual(['v2', sealingKeyId(srv.config.secretsKey), expect.any(String), expect.any(String), expect.any(String)]);
-    const m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 1000 });
+    const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 }, new Date());
     const res = await rawPath(
       srv.url,
       'POST',

@@ -1,4 +1,3 @@
-import { openTestStore, type TestStore } from '../support/testStore';
 import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
 import { api, rawRequest } from '../support/http';
 import { startApiProcess, type ApiProcess } from '../support/apiProcess';
@@ -9,9 +8,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { createClient } from '../../core/oauth/clients';
 import type { TestApi } from '../support/testApi';
 import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';
+import { fileStores, openTestStore, type TestStore } from '../support/testStore';
 
-let proc: ApiProcess;
 let testStore: TestStore;
+let proc: ApiProcess;
 let tenant: TestTenant;
 
 beforeAll(async () => {
@@ -120,7 +120,7 @@ describe('structured request logs', () => {
     await api(proc.url, 'GET', '/v1/webhook-endpoints/ep_lognone', { key: funded.key });
     await api(proc.url, 'GET', '/v1/webhook-deliveries/dlv_lognone', { key: funded.key });
 
-    const m2m = await createClient({ orgId: funded.orgId, rateLimitPerMinute: 1000 });
+    const m2m = await createClient(fileStores(), { orgId: funded.orgId, rateLimitPerMinute: 1000 }, new Date());
     const srv = { url: proc.url } as TestApi;
     const token = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
     const client = new Client({ name: 'log-test', version: '1.0.0' });

@@ -3,7 +3,7 @@ import { readLimitSettings, setCap } from '../../core/limits/limitSettings';
 import type { Scope } from '../../core/limits/limitTable';
 import { findScopeChain, scopeChain } from '../../core/limits/scopeChain';
 import { Problem } from '../../core/problems';
-import { openTestStore, type TestStore } from '../support/testStore';
+import { openTestStore, type TestStore, fileStores } from '../support/testStore';
 import { runAdminWith } from '../support/adminCli';
 import { createDeps } from '../../core/deps';
 import { createTenant, type TestTenant } from '../support/fixtures';
@@ -32,10 +32,10 @@ const scopesOf = (t: TestTenant): Scope[] => [
 
 test('each scope of the organization resolves to the organization and every narrower scope down to it, from the stored key', async () => {
   const [org, app, family, key] = scopesOf(mine);
-  expect(await scopeChain(mine.orgId, org)).toEqual([org]);
-  expect(await scopeChain(mine.orgId, app)).toEqual([org, app]);
-  expect(await scopeChain(mine.orgId, family)).toEqual([org, app, family]);
-  expect(await scopeChain(mine.orgId, key)).toEqual([org, app, family, key]);
+  expect(await scopeChain(fileStores(), mine.orgId, org)).toEqual([org]);
+  expect(await scopeChain(fileStores(), mine.orgId, app)).toEqual([org, app]);
+  expect(await scopeChain(fileStores(), mine.orgId, family)).toEqual([org, app, family]);
+  expect(await scopeChain(fileStores(), mine.orgId, key)).toEqual([org, app, family, key]);
 });
 
 test("another organization's scopes, and ids that exist nowhere, are not_found (404), naming the scope", async () => {
@@ -45,8 +45,8 @@ test("another organization's scopes, and ids that exist nowhere, are not_found (
     { type: 'key', id: 'key_doesnotexist1' },
   ];
   for (const scope of [...scopesOf(theirs), ...unknown]) {
-    expect(await findScopeChain(mine.orgId, scope)).toBeUndefined();
-    const refusal = scopeChain(mine.orgId, scope);
+    expect(await findScopeChain(fileStores(), mine.orgId, scope)).toBeUndefined();
+    const refusal = scopeChain(fileStores(), mine.orgId, scope);
     await expect(refusal).rejects.toBeInstanceOf(Problem);
     await expect(refusal).rejects.toMatchObject({
       code: 'not_found',
@@ -59,7 +59,9 @@ test("another organization's scopes, and ids that exist nowhere, are not_found (
 test("a limit change on another organization's key is not_found and changes nothing", async () => {
   const foreignKey: Scope = { type: 'key', id: theirs.keyId };
   const before = await readLimitSettings(mine.orgId);
-  await expect(setCap(config, { orgId: mine.orgId, operation: 'whoami', scope: foreignKey, requestsPerMinute: 5, now: Date.now })).rejects.toMatchObject({
+  await expect(
+    setCap(fileStores(), config, { orgId: mine.orgId, operation: 'whoami', scope: foreignKey, requestsPerMinute: 5, now: Date.now }),
+  ).rejects.toMatchObject({
     code: 'not_found',
   });
   expect(await readLimitSettings(mine.orgId)).toEqual(before);

@@ -6,12 +6,12 @@ import { authenticator } from 'otplib';
 import type { Config } from '../../core/config';
 import { createClient } from '../../core/oauth/clients';
 import { createUser } from '../../core/users/users';
-import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
 import { startApiProcess, type ApiProcess } from '../support/apiProcess';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { FormBrowser, formField } from '../support/formBrowser';
 import { api } from '../support/http';
 import { testConfig } from '../support/testConfig';
+import { fileStores, openTestStore, type TestStore } from '../support/testStore';
 
 /**
  * Secrets never at rest in plaintext: every kind of secret the service hands
@@ -23,6 +23,7 @@ import { testConfig } from '../support/testConfig';
 
 const AUTH_URL = 'http://auth.secrets.invalid';
 const MCP_URL = 'http://mcp.secrets.invalid';
+let testStore: TestStore;
 let proc: ApiProcess;
 let tenant: TestTenant;
 let dbName: string;
@@ -31,14 +32,13 @@ let config: Config;
 beforeAll(async () => {
   config = testConfig({ AUTH_URL, MCP_URL });
   dbName = new URL(config.mongodbUri).pathname.slice(1);
-  await connectStore(config.mongodbUri);
-  await ensureIndexes();
+  testStore = await openTestStore(config);
   tenant = await createTenant({ credits: 10 });
   proc = await startApiProcess(config, { AUTH_URL, MCP_URL, WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' });
 });
 afterAll(async () => {
   await proc?.stop();
-  await disconnectStore();
+  await testStore.close();
 });
 
 async function form(path: string, fields: Record<string, string>): Promise<Record<string, unknown>> {
@@ -86,7 +86,7 @@ describe('secrets at rest', () => {
     expect(rotated.status).toBe(200);
     secrets.webhook_secret_successor = rotated.json.secret;
 
-    const m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 100 });
+    const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 100 }, new Date());
     secrets.client_secret = m2m.client_secret;
     const issued = await form('/api/oauth/token', {
       grant_type: 'client_credentials',
@@ -118,12 +118,17 @@ describe('secrets at rest', () => {
     expect(toolCall.status).toBe(200);
 
     // A person: the one-time setup token, the password chosen with it, the browser session.
-    const person = await createUser(config, {
-      orgId: tenant.orgId,
-      workspaceId: tenant.workspaceId,
-      email: `secrets.${Date.now()}@example.com`,
-      permissions: ['candidates.search'],
-    });
+    const person = await createUser(
+      fileStores(),
+      config,
+      {
+        orgId: tenant.orgId,
+        workspaceId: tenant.workspaceId,
+        email: `secrets.${Date.now()}@example.com`,
+        permissions: ['candidates.search'],
+      },
+      new Date(),
+    );
     const setupUrl = new URL(person.setup_url);
     secrets.setup_token = setupUrl.searchParams.get('token')!;
     secrets.password = `a long passphrase ${randomUUID()}`;

@@ -12,6 +12,7 @@ import { api } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';
 import { expectProblemResponse } from '../support/problems';
+import { fileStores } from '../support/testStore';
 
 /**
  * The store stopped for real (a FerretDB of this file's own, SIGKILLed): every surface answers
@@ -31,7 +32,7 @@ beforeAll(async () => {
   srv = await startTestApi({ ...OAUTH_ENV, MONGODB_URI: `mongodb://127.0.0.1:${port}/outage` });
   tenant = await createTenant({ credits: 1000 });
   await insertTestPeople(srv.deps.stores, ['per_outage_1']);
-  m2m = await createClient({ orgId: tenant.orgId, rateLimitPerMinute: 1000 });
+  m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 }, new Date());
   token = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
   store.child.kill('SIGKILL');
   await new Promise((r) => store.child.once('exit', r));

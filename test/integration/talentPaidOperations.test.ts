@@ -10,6 +10,7 @@ import { api, rawRequest, type HttpResponse } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { eventually } from '../support/eventually';
 import { expectProblemResponse } from '../support/problems';
+import { fileStores } from '../support/testStore';
 
 let srv: TestApi;
 let n = 0;
@@ -42,7 +43,7 @@ describe('GET /v1/search/sources', () => {
     expect(res.status).toBe(200);
     expect(res.json.data.map((s: any) => s.source_id)).toEqual(['src_talentpool']);
     expect(res.json.data[0]).toMatchObject({ name: expect.any(String), covers: expect.arrayContaining(['skills']), built_in: true });
-    await setSourceEnabled(srv.config, t.orgId, OPEN_WEB_SOURCE_ID, true);
+    await setSourceEnabled(fileStores(), srv.config, t.orgId, OPEN_WEB_SOURCE_ID, true);
     const after = await api(srv.url, 'GET', '/v1/search/sources', { key: t.key });
     expect(after.json.data.map((s: any) => s.source_id)).toEqual(['src_talentpool', OPEN_WEB_SOURCE_ID]);
   });
@@ -334,7 +335,7 @@ describe('POST /v1/profiles/unlock', () => {
     expectProblemResponse(await unlock(t, 'nonsense'), 404, 'not_found');
     const hidden = (await srv.deps.stores.talent.peopleOfSource(OPEN_WEB_SOURCE_ID, { limit: 1 }))[0];
     expectProblemResponse(await unlock(t, hidden._id), 404, 'not_found');
-    await setSourceEnabled(srv.config, t.orgId, OPEN_WEB_SOURCE_ID, true);
+    await setSourceEnabled(fileStores(), srv.config, t.orgId, OPEN_WEB_SOURCE_ID, true);
     expect((await unlock(t, hidden._id)).status).toBe(200);
     expect(await creditBalance(srv.deps, t.orgId)).toBe(2);
     expectProblemResponse(await unlock(t, (await poolPerson([person._id]))._id), 402, 'insufficient_credits');

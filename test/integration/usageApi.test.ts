@@ -13,6 +13,7 @@ import { expectProblemResponse } from '../support/problems';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { testLogger } from '../support/capturedLogs';
+import { fileStores } from '../support/testStore';
 
 let srv: TestApi;
 let worker: TestWorker;
@@ -106,11 +107,11 @@ describe('GET /v1/usage', () => {
     }
     expect(refused?.headers['credits-charged']).toBe('0');
     // Request-rate refusals, before any operation runs: 429s of whoami.
-    await setOrganizationRate(srv.config, t.orgId, { requestsPerSecond: 1 });
+    await setOrganizationRate(fileStores(), srv.config, t.orgId, { requestsPerSecond: 1 }, Date.now);
     const burst = await Promise.all(Array.from({ length: 8 }, () => api(srv.url, 'GET', '/v1/whoami', { key: t.key })));
     for (const res of burst) seen.add('whoami', res);
     expect(burst.some((r) => r.status === 429)).toBe(true);
-    await setOrganizationRate(srv.config, t.orgId, { requestsPerSecond: 100 });
+    await setOrganizationRate(fileStores(), srv.config, t.orgId, { requestsPerSecond: 100 }, Date.now);
 
     await srv.flushUsage();
     await worker.flushUsage();

@@ -1,7 +1,7 @@
 import { recordConsent } from '../../core/oauth/consentGrants';
 import { listAuditEvents } from '../../core/audit/auditLog';
 import { User } from '../../core/users/models';
-import { userGrants } from '../../core/users/users';
+import { userGrants } from '../../core/oauth/personAccess';
 import { createTenant } from '../support/fixtures';
 import { rawRequest } from '../support/http';
 import { runAdminWith, type AdminResult } from '../support/adminCli';
@@ -80,22 +80,28 @@ test('user create, list, grants, grants revoke and disable', async () => {
   ]);
   expect(JSON.stringify(listed.json)).not.toMatch(/setupTokenHash|passwordHash/);
 
-  await recordConsent({
-    userId: created.json.user_id,
-    clientId: 'pcl_one',
-    clientName: 'One',
-    scope: 'mcp:tools',
-    orgId: tenant.orgId,
-    allowance: { mode: 'daily', dailyCredits: 10 },
-  });
-  await recordConsent({
-    userId: created.json.user_id,
-    clientId: 'pcl_two',
-    clientName: 'Two',
-    scope: 'mcp:tools',
-    orgId: tenant.orgId,
-    allowance: { mode: 'read_only', dailyCredits: null },
-  });
+  await recordConsent(
+    {
+      userId: created.json.user_id,
+      clientId: 'pcl_one',
+      clientName: 'One',
+      scope: 'mcp:tools',
+      orgId: tenant.orgId,
+      allowance: { mode: 'daily', dailyCredits: 10 },
+    },
+    new Date(),
+  );
+  await recordConsent(
+    {
+      userId: created.json.user_id,
+      clientId: 'pcl_two',
+      clientName: 'Two',
+      scope: 'mcp:tools',
+      orgId: tenant.orgId,
+      allowance: { mode: 'read_only', dailyCredits: null },
+    },
+    new Date(),
+  );
   const grants = await admin('user', 'grants', '--user-id', created.json.user_id);
   expect(grants.json.grants.map((g: { client_id: string }) => g.client_id).sort()).toEqual(['pcl_one', 'pcl_two']);
   const revokeOne = await admin('user', 'grants', 'revoke', '--user-id', created.json.user_id, '--client-id', 'pcl_one');

@@ -33,13 +33,18 @@ export async function signedInPerson(
   opts: { role?: 'admin' | 'member'; permissions?: string[]; email?: string } = {},
 ): Promise<FormPerson> {
   const email = opts.email ?? `p${randomBytes(6).toString('hex')}@example.com`;
-  const created = await createUser(srv.config, {
-    orgId: tenant.orgId,
-    workspaceId: tenant.workspaceId,
-    email,
-    permissions: opts.permissions ?? ['candidates.search'],
-    role: opts.role ?? 'member',
-  });
+  const created = await createUser(
+    srv.deps.stores,
+    srv.config,
+    {
+      orgId: tenant.orgId,
+      workspaceId: tenant.workspaceId,
+      email,
+      permissions: opts.permissions ?? ['candidates.search'],
+      role: opts.role ?? 'member',
+    },
+    new Date(srv.deps.now()),
+  );
   const browser = new FormBrowser(srv.url);
   const set = await setPasswordThrough(browser, created.setup_url, PASSWORD);
   if (set.status !== 200) throw new Error(`setting the password answered ${set.status}`);

@@ -33,7 +33,18 @@ export async function consoleSession(
   permissions: string[] = ['jobs.v1:read'],
 ): Promise<ConsoleSession> {
   const email = `c${randomBytes(6).toString('hex')}@example.com`;
-  const created = await createUser(srv.config, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions, role });
+  const created = await createUser(
+    srv.deps.stores,
+    srv.config,
+    {
+      orgId: tenant.orgId,
+      workspaceId: tenant.workspaceId,
+      email,
+      permissions,
+      role,
+    },
+    new Date(srv.deps.now()),
+  );
   const browser = new FormBrowser(srv.url);
   const setup = new URL(created.setup_url);
   const setupPage = await browser.request(setup.pathname + setup.search);

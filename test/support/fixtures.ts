@@ -2,7 +2,9 @@ import { randomInt } from 'node:crypto';
 import { createApiKey, type KeyPrincipal } from '../../core/keys/apiKeys';
 import { ALL_PERMISSIONS, type Permission } from '../../core/keys/permissions';
 import type { TalentStores } from '../../core/talent/store';
+import type { Stores } from '../../core/deps';
 import { createOrganization } from '../../core/tenancy/provisioning';
+import { fileStores } from './testStore';
 
 export interface TestTenant {
   orgId: string;
@@ -13,10 +15,14 @@ export interface TestTenant {
   familyId: string;
 }
 
-/** Provisions an organization with a live key, through the same functions the operator CLI uses. */
-export async function createTenant(opts: { credits?: number; scopes?: readonly Permission[]; audience?: string } = {}): Promise<TestTenant> {
-  const org = await createOrganization(`test org ${Date.now()}`, opts.credits ?? 0);
-  const k = await createApiKey({
+/**
+ * Provisions an organization with a live key, through the same functions the operator CLI uses,
+ * in `opts.stores` or else the stores of the root the file opened last (testStore.ts `fileStores`).
+ */
+export async function createTenant(opts: { credits?: number; scopes?: readonly Permission[]; audience?: string; stores?: Stores } = {}): Promise<TestTenant> {
+  const stores = opts.stores ?? fileStores();
+  const org = await createOrganization(stores, `test org ${Date.now()}`, opts.credits ?? 0);
+  const k = await createApiKey(stores, {
     orgId: org.org_id,
     workspaceId: org.workspace_id,
     applicationId: org.application_id,
@@ -40,7 +46,7 @@ export function keyPrincipalOf(t: TestTenant): KeyPrincipal {
 }
 
 export async function addKey(t: TestTenant, scopes: readonly Permission[], extra: { environment?: 'live' | 'test'; audience?: string } = {}) {
-  return createApiKey({
+  return createApiKey(fileStores(), {
     orgId: t.orgId,
     workspaceId: t.workspaceId,
     applicationId: t.applicationId,

@@ -18,7 +18,12 @@ export interface FormPerson {
 /** A user created as the operator does, whose password is set through the setup link. */
 export async function newFormPerson(srv: TestApi, tenant: { orgId: string; workspaceId: string }, permissions: string[]): Promise<FormPerson> {
   const email = `p${randomBytes(6).toString('hex')}@example.com`;
-  const created = await createUser(srv.config, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions });
+  const created = await createUser(
+    srv.deps.stores,
+    srv.config,
+    { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions },
+    new Date(srv.deps.now()),
+  );
   const password = 'correct horse battery staple';
   const browser = new FormBrowser(srv.url);
   const setup = new URL(created.setup_url);

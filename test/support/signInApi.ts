@@ -2,6 +2,7 @@ import { startApi } from '../../api/server';
 import { freePort } from '../../scripts/localServices';
 import { runAdminWith, type AdminResult } from './adminCli';
 import { testLogger } from './capturedLogs';
+import { rememberFileStores } from './testStore';
 import { testConfig } from './testConfig';
 import type { TestApi } from './testApi';
 
@@ -25,6 +26,7 @@ export async function startSignInApi(
     const config = testConfig({ BASE_URL: url, AUTH_URL: url, MCP_URL: url, ...env });
     try {
       const api = await startApi({ ...config, host: '127.0.0.1', port }, { logger: testLogger(config.logLevel), ...parts });
+      const forgetStores = rememberFileStores(api.deps.stores);
       return {
         url,
         config,
@@ -35,6 +37,7 @@ export async function startSignInApi(
         deps: api.deps,
         close: async () => {
           api.server.closeAllConnections();
+          forgetStores();
           await api.close();
         },
       };

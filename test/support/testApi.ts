@@ -8,6 +8,7 @@ import type { SigningKeys } from '../../core/oauth/signingKeys';
 import { pingStore } from '../../core/store/connection';
 import { testLogger } from './capturedLogs';
 import { testConfig } from './testConfig';
+import { rememberFileStores } from './testStore';
 
 export interface TestApi {
   url: string;
@@ -31,6 +32,7 @@ export interface TestApi {
 export async function startTestApi(env: Record<string, string> = {}, existing?: Config, parts: Parameters<typeof startApi>[1] = {}): Promise<TestApi> {
   const config = existing ?? testConfig(env);
   const api = await startApi({ ...config, host: '127.0.0.1', port: 0 }, { logger: testLogger(config.logLevel), ...parts });
+  const forgetStores = rememberFileStores(api.deps.stores);
   return {
     url: api.url,
     config,
@@ -43,6 +45,7 @@ export async function startTestApi(env: Record<string, string> = {}, existing?: 
       // A test may leave a stream open (an SSE response, a hanging client): end it, or the
       // server's graceful close would wait for it.
       api.server.closeAllConnections();
+      forgetStores();
       await api.close();
     },
   };

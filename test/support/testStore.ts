@@ -18,5 +18,37 @@ export async function openTestStore(config: Config): Promise<TestStore> {
   const store = await openStore(config.mongodbUri, config.store);
   const stores = createStores(store.connection);
   await store.ensureIndexes();
-  return { stores, handle: store, close: () => store.close() };
+  const forget = rememberFileStores(stores);
+  return {
+    stores,
+    handle: store,
+    close: async () => {
+      forget();
+      await store.close();
+    },
+  };
+}
+
+/**
+ * The stores of the roots this test file opened and has not closed yet (its test API's, its
+ * `openTestStore`'s), newest last: the helpers every file shares (`createTenant` and the like)
+ * write through the newest, which is on the file's own database. Jest loads this module once
+ * per file, so no file sees another's.
+ */
+const openRoots: Stores[] = [];
+
+/** Notes a root's stores as the file's; the returned function forgets them when the root closes. */
+export function rememberFileStores(stores: Stores): () => void {
+  openRoots.push(stores);
+  return () => {
+    const at = openRoots.lastIndexOf(stores);
+    if (at >= 0) openRoots.splice(at, 1);
+  };
+}
+
+/** The stores of the newest root this file opened and still has open. */
+export function fileStores(): Stores {
+  const stores = openRoots[openRoots.length - 1];
+  if (!stores) throw new Error('this test file has no store open: start its API (startTestApi) or open one (openTestStore) first');
+  return stores;
 }

@@ -98,10 +98,8 @@ test('every named declaration still exists (a converted one leaves the list)', (
  */
 const NOT_YET_ON_A_ROOT_CONNECTION = [
   'core/jobs/models.ts',
-  'core/keys/models.ts',
   'core/limits/models.ts',
   'core/oauth/models.ts',
-  'core/tenancy/models.ts',
   'core/users/models.ts',
   'core/users/passkeysStore.ts',
   'core/webhooks/models.ts',
@@ -149,12 +147,9 @@ test('the reader finds what it must and lets constant tables be', () => {
 /**
  * The process-wide logger (`logger` of core/observability/logger.ts) is a root's to import: a
  * root builds its own with `createLogger` and hands it down (Deps.logger, a request's or an
- * activity's child of it), so what a test's app logs is that test's. A module named in
- * NOT_YET_HANDED_A_LOGGER still reaches for the process-wide one; it leaves the list once its
- * root hands it a logger (a stale entry fails).
+ * activity's child of it), so what a test's app logs is that test's.
  */
 const LOGGER_ROOTS = new Set(['scripts/chaos/main.ts']);
-const NOT_YET_HANDED_A_LOGGER = new Set<string>([]);
 const LOGGER_CHECKED = ['core', 'api', 'activities', 'worker', 'workflows', 'scripts'];
 
 /** Whether a source imports the process-wide logger (not the factory or the type). */
@@ -172,11 +167,7 @@ export function importsProcessLogger(file: string, source: string): boolean {
 const processLoggerImports = LOGGER_CHECKED.flatMap(sourceFiles).filter((f) => importsProcessLogger(f, readFileSync(join(ROOT, f), 'utf8')));
 
 test('only roots import the process-wide logger', () => {
-  expect(processLoggerImports.filter((f) => !LOGGER_ROOTS.has(f) && !NOT_YET_HANDED_A_LOGGER.has(f))).toEqual([]);
-});
-
-test('every module not yet handed a logger still imports the process-wide one (a converted one leaves the list)', () => {
-  expect([...NOT_YET_HANDED_A_LOGGER].filter((f) => !processLoggerImports.includes(f))).toEqual([]);
+  expect(processLoggerImports.filter((f) => !LOGGER_ROOTS.has(f))).toEqual([]);
 });
 
 test('the logger reader tells the process-wide logger from the factory and the type', () => {
@@ -189,33 +180,13 @@ test('the logger reader tells the process-wide logger from the factory and the t
 /**
  * `core/` reads the time only from the clock its root injects (Deps.now, a `now` argument): no
  * `Date.now()` and no argument-less `new Date()`, which also rules out `now = new Date()`
- * defaults, so a test moves time instead of waiting for it. A module in NOT_YET_ON_THE_CLOCK
- * still reads the wall clock and leaves the list once converted (a stale entry fails);
- * WALL_CLOCK_BY_NATURE names the reads that must be real time, each with why.
+ * defaults, so a test moves time instead of waiting for it. WALL_CLOCK_BY_NATURE names the
+ * reads that must be real time, each with why.
  */
-const NOT_YET_ON_THE_CLOCK = new Set([
-  // Store modules and connections (owned with the per-connection store work).
-  'core/store/connection.ts',
-  'core/store/versionedDocument.ts',
-  // Callers in the console and sign-in pages pass no clock yet.
-  'core/audit/auditLog.ts',
-  'core/keys/apiKeys.ts',
-  'core/oauth/accessTokens.ts',
-  'core/oauth/attemptSlots.ts',
-  'core/oauth/clientRateLimit.ts',
-  'core/oauth/clients.ts',
-  'core/oauth/consentGrants.ts',
-  'core/oauth/pendingAuthorizations.ts',
-  'core/oauth/publicClients.ts',
-  'core/oauth/signingKeys.ts',
-  'core/users/sessions.ts',
-  'core/users/signIn.ts',
-  'core/users/users.ts',
-  'core/mail/mailOutbox.ts',
-]);
 const WALL_CLOCK_BY_NATURE: Record<string, string> = {
   'core/temporal/client.ts': 'a call deadline to a Temporal server counts real milliseconds, whatever clock the app runs on',
   'core/temporal/deadline.ts': 'the gRPC deadline handed to the Temporal connection is an instant of real time',
+  'core/store/connection.ts': 'start-up waits for a store process to answer: its deadline counts real milliseconds, whatever clock the app runs on',
 };
 
 /** The direct clock reads in one source: `Date.now()` calls and argument-less `new Date()`. */
@@ -234,11 +205,11 @@ export function clockReadsOf(file: string, source: string): number {
 const readingTheClock = sourceFiles('core').filter((f) => clockReadsOf(f, readFileSync(join(ROOT, f), 'utf8')) > 0);
 
 test('core/ reads the time only from the injected clock', () => {
-  expect(readingTheClock.filter((f) => !NOT_YET_ON_THE_CLOCK.has(f) && !(f in WALL_CLOCK_BY_NATURE))).toEqual([]);
+  expect(readingTheClock.filter((f) => !(f in WALL_CLOCK_BY_NATURE))).toEqual([]);
 });
 
-test('every module not yet on the clock still reads the wall clock (a converted one leaves the list)', () => {
-  expect([...NOT_YET_ON_THE_CLOCK, ...Object.keys(WALL_CLOCK_BY_NATURE)].filter((f) => !readingTheClock.includes(f))).toEqual([]);
+test('every read named as wall-clock by nature is still there (a converted one leaves the list)', () => {
+  expect(Object.keys(WALL_CLOCK_BY_NATURE).filter((f) => !readingTheClock.includes(f))).toEqual([]);
 });
 
 test('the clock reader finds calls, argument-less dates and defaults, not dates made from a value', () => {

@@ -3,7 +3,7 @@ import { authorizationResponseUrl, checkAuthorizationParams, resolveResource, re
 import { cacheSecondsOf, isMetadataDocumentUrl, validateMetadataDocument } from '../../core/oauth/metadataDocuments';
 import { isValidCodeVerifier, isValidS256Challenge, s256, verifierMatches } from '../../core/oauth/pkce';
 import { checkRegisteredRedirectUri, isLoopbackHttp, redirectHostOf, redirectUriMatches } from '../../core/oauth/redirectUris';
-import { secondsUntilFree, slotIds } from '../../core/oauth/attemptSlots';
+import { secondsUntilFree, slotIds } from '../../core/users/attemptSlots';
 import { codeRefusal, mayReplayRotation } from '../../core/oauth/codeRules';
 import { verifyPassword } from '../../core/users/passwords';
 import { DecoyPasswordHash } from '../../core/users/signIn';

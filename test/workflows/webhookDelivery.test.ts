@@ -2,7 +2,6 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createDeliveryActivities } from '../../activities/deliveries';
 import type { Config } from '../../core/config';
-import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
 import { deliveryWorkflowId } from '../../core/webhooks/deliveryWorkflowContract';
 import { WebhookDelivery, WebhookEvent } from '../../core/webhooks/models';
 import { requestReplay } from '../../core/webhooks/replays';
@@ -14,6 +13,7 @@ import { registerEndpoint, retireEndpoint, rotateSecret } from '../../core/webho
 import { systemDestinationLookup } from '../../core/outbound/destinationResolver';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
 import { testConfig } from '../support/testConfig';
+import { openTestStore, type TestStore } from '../support/testStore';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { installTestRuntime } from '../support/testRuntime';
 import { testLogger } from '../support/capturedLogs';
@@ -24,6 +24,7 @@ import { createDeps } from '../../core/deps';
  * override), real activities, the real store and a real HTTPS receiver: 21 hours of retries
  * run in seconds, and every attempt's due time is read back from its delivery record.
  */
+let testStore: TestStore;
 let env: TestWorkflowEnvironment;
 let worker: Worker;
 let running: Promise<void>;
@@ -36,8 +37,7 @@ const envNow = async () => new Date(await env.currentTimeMs());
 beforeAll(async () => {
   receiver = await startHttpsReceiver();
   config = testConfig({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOK_EXTRA_CA_FILE: receiver.caFile });
-  await connectStore(config.mongodbUri);
-  await ensureIndexes();
+  testStore = await openTestStore(config);
   installTestRuntime();
   env = await TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path: process.env.TEST_TEMPORAL_TEST_SERVER! } },
@@ -47,7 +47,7 @@ beforeAll(async () => {
     taskQueue: config.temporal.taskQueue,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     // Attempts see the test server's clock: signature timestamps and secret windows skip with it.
-    activities: createDeliveryActivities(createDeps(config, { logger: testLogger(config.logLevel) }), { attemptTime: envNow }),
+    activities: createDeliveryActivities(createDeps(config, { logger: testLogger(config.logLevel), store: testStore.handle }), { attemptTime: envNow }),
   });
   running = worker.run();
 });
@@ -58,7 +58,7 @@ afterAll(async () => {
   await env?.teardown();
   await receiver?.close();
   closeAttemptAgents();
-  await disconnectStore();
+  await testStore.close();
 });
 
 async function tenantWithEndpoint(): Promise<{ tenant: TestTenant; endpointId: string; secret: string }> {

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { creditSummary, setBudget, type BudgetView } from '../../../core/credits/credits';
-import { familyExists } from '../../../core/keys/store';
 import { notFound } from '../../../core/problems';
 import type { RouteInput } from '../../routeSpec';
 import { defineConsoleChange } from '../consoleOperation';
@@ -35,7 +34,7 @@ type BudgetInput = { family_id: string };
 
 /** The budget of the form's family (or of the organization) set to `amount`, null removing it. */
 async function changeBudget({ principal, body, deps }: RouteInput<BudgetInput, unknown, unknown>, amount: number | null): Promise<BudgetView> {
-  if (body.family_id && !(await familyExists(principal.orgId, body.family_id))) throw notFound('key family');
+  if (body.family_id && !(await deps.stores.keys.familyExists(principal.orgId, body.family_id))) throw notFound('key family');
   return setBudget(deps, { orgId: principal.orgId, familyId: body.family_id || undefined, amount });
 }
 

@@ -6,7 +6,7 @@ import { KEY_NAME_MAX_LENGTH } from '../../../core/keys/keyNames';
 import { expiryOf, oldKeyEndMs } from '../../../core/keys/keyLifetimes';
 import { requireWithinOwn } from '../../../core/keys/handingOn';
 import { notFound, Problem, validationFailed } from '../../../core/problems';
-import { keyApplicationExistsInOrg, workspaceExistsInOrg } from '../../../core/tenancy/store';
+import type { KeysStores } from '../../../core/keys/store';
 import { auditActorOf } from '../../operations/operationAudit';
 import { defineConsoleOperation } from '../consoleOperation';
 
@@ -17,8 +17,8 @@ import { defineConsoleOperation } from '../consoleOperation';
 const keyParams = z.object({ key_id: z.string().min(1).max(100) });
 
 /** A key that must still be active to be rotated or revoked; absent and foreign alike are 404. */
-async function activeKey(orgId: string, keyId: string, now: Date) {
-  const key = await findOrgKey(orgId, keyId, now);
+async function activeKey(stores: KeysStores, orgId: string, keyId: string, now: Date) {
+  const key = await findOrgKey(stores, orgId, keyId, now);
   if (!key) throw notFound('key');
   if (key.status !== 'active') throw new Problem('invalid_state_transition', `This key is ${key.status}: only an active key can be rotated or revoked.`);
   return key;
@@ -50,15 +50,15 @@ const createKey = defineConsoleOperation({
     .strict(),
   handler: async ({ principal, body, config, deps }) => {
     requireWithinOwn(principal.scopes, { kind: 'key_created', scopes: body.scopes });
-    if (!(await workspaceExistsInOrg(principal.orgId, body.workspace))) {
+    if (!(await deps.stores.tenancy.workspaceExistsInOrg(principal.orgId, body.workspace))) {
       throw validationFailed([{ field: 'workspace', message: 'choose a workspace of your organization' }]);
     }
     // The key goes where the admin chose, and is held to that application's limits.
-    if (!(await keyApplicationExistsInOrg(principal.orgId, body.application))) {
+    if (!(await deps.stores.tenancy.keyApplicationExistsInOrg(principal.orgId, body.application))) {
       throw validationFailed([{ field: 'application', message: 'choose an application of your organization' }]);
     }
     const expiresAt = expiryOf(body.expires, new Date(deps.now()));
-    const created = await createApiKey({
+    const created = await createApiKey(deps.stores, {
       orgId: principal.orgId,
       name: body.name,
       workspaceId: body.workspace,
@@ -104,9 +104,10 @@ const rotateKey = defineConsoleOperation({
   body: z.object({ old_key_ends: z.enum(['now', '1h', '24h', '7d']) }).strict(),
   handler: async ({ principal, params, body, config, deps }) => {
     const now = new Date(deps.now());
-    const key = await activeKey(principal.orgId, params.key_id, now);
+    const key = await activeKey(deps.stores, principal.orgId, params.key_id, now);
     requireWithinOwn(principal.scopes, { kind: 'key_rotated', scopes: key.scopes });
     const rotated = await rotateApiKey(
+      deps.stores,
       config,
       { orgId: principal.orgId, keyId: params.key_id, oldKeyEndsInMs: oldKeyEndMs(body.old_key_ends), createdBy: auditActorOf(principal) },
       now,
@@ -130,8 +131,8 @@ const revokeKey = defineConsoleOperation({
   body: z.object({}).strict(),
   handler: async ({ principal, params, config, deps }) => {
     const now = new Date(deps.now());
-    await activeKey(principal.orgId, params.key_id, now);
-    return { status: 200, body: await revokeApiKey(config, params.key_id, now) };
+    await activeKey(deps.stores, principal.orgId, params.key_id, now);
+    return { status: 200, body: await revokeApiKey(deps.stores, config, params.key_id, now) };
   },
   audit: {
     change: (input, result) => ({

@@ -85,7 +85,7 @@ async function changeLimit(
 ): Promise<LimitEntry> {
   const request: LimitChangeRequest = { orgId: principal.orgId, operation: body.operation, scope: scopeOf(principal, body), actor: 'customer', now: deps.now };
   const settings = await underLimitRules(field, () => change(request));
-  return limitEntry(settings, request.operation, await scopeChain(request.orgId, request.scope), config.limits.leaseTtlSeconds);
+  return limitEntry(settings, request.operation, await scopeChain(deps.stores, request.orgId, request.scope), config.limits.leaseTtlSeconds);
 }
 
 function entryValues(entry: LimitEntry): Record<string, unknown> {
@@ -115,7 +115,9 @@ const setCapOperation = defineConsoleChange({
   summary: 'Set a per-minute cap',
   body: capBody,
   change: (input) =>
-    changeLimit(input, 'requests_per_minute', (request) => setCap(input.config, { ...request, requestsPerMinute: input.body.requests_per_minute })),
+    changeLimit(input, 'requests_per_minute', (request) =>
+      setCap(input.deps.stores, input.config, { ...request, requestsPerMinute: input.body.requests_per_minute }),
+    ),
   audit: overrideAudit('limit.cap_set'),
 });
 
@@ -124,7 +126,7 @@ const blockOperationOperation = defineConsoleChange({
   path: `${CONSOLE_PATHS.limits}/block`,
   summary: 'Block an operation',
   body: capBody.omit({ requests_per_minute: true }).extend({ requests_per_minute: z.string().optional() }),
-  change: (input) => changeLimit(input, 'operation', (request) => blockOperation(input.config, request)),
+  change: (input) => changeLimit(input, 'operation', (request) => blockOperation(input.deps.stores, input.config, request)),
   audit: overrideAudit('limit.blocked'),
 });
 
@@ -133,7 +135,7 @@ const clearOperation = defineConsoleChange({
   path: `${CONSOLE_PATHS.limits}/clear`,
   summary: 'Clear a cap or a block',
   body: scopeBody,
-  change: (input) => changeLimit(input, 'operation', (request) => clearLimit(input.config, request)),
+  change: (input) => changeLimit(input, 'operation', (request) => clearLimit(input.deps.stores, input.config, request)),
   audit: overrideAudit('limit.cleared'),
 });
 

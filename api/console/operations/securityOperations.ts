@@ -62,7 +62,7 @@ const disableAuthenticatorApp = defineConsoleOperation({
   ownChange: true,
   handler: async ({ principal, deps }) => {
     const user = await self(principal.keyId);
-    const result = await turnOffAuthenticatorApp(user._id);
+    const result = await turnOffAuthenticatorApp(deps.stores, user._id);
     if (result === 'required') throw validationFailed([{ field: 'authenticator_app', message: LAST_FACTOR_REQUIRED }], LAST_FACTOR_REQUIRED);
     if (result === 'was_off') throw notFound('authenticator app');
     const now = new Date(deps.now());
@@ -104,11 +104,11 @@ const securityPolicy = defineConsoleChange({
   path: `${CONSOLE_PATHS.settings}/security`,
   summary: 'Require two-factor authentication',
   body: z.object({ require_second_factor: z.enum(['on', 'off']) }).strict(),
-  change: ({ principal, body }) => setSecondFactorRequired(principal.orgId, body.require_second_factor === 'on'),
+  change: ({ principal, body, deps }) => setSecondFactorRequired(deps.stores, principal.orgId, body.require_second_factor === 'on'),
   audit: {
     action: 'security_policy.updated',
     target: ({ principal }) => principal.orgId,
-    before: async ({ principal }) => ({ ...(await securityPolicyOf(principal.orgId)) }),
+    before: async ({ principal, deps }) => ({ ...(await securityPolicyOf(deps.stores, principal.orgId)) }),
     after: (_input, policy) => ({ ...policy }),
   },
 });

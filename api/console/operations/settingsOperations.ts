@@ -12,7 +12,7 @@ const rename = defineConsoleOperation({
   path: `${CONSOLE_PATHS.settings}/name`,
   summary: 'Rename the organization',
   body: z.object({ name: z.string().max(1000) }).strict(),
-  handler: async ({ principal, body }) => ({ status: 200, body: await renameOrganization(principal.orgId, body.name) }),
+  handler: async ({ principal, body, deps }) => ({ status: 200, body: await renameOrganization(deps.stores, principal.orgId, body.name) }),
   audit: {
     change: ({ principal }, result) => {
       const renamed = result.body as OrganizationRename;

@@ -3,7 +3,8 @@ import { requireWithinOwn } from '../../../core/keys/handingOn';
 import { notFound, Problem } from '../../../core/problems';
 import { roleOf } from '../../../core/users/adminSeats';
 import { findUser, findUserOfOrg } from '../../../core/users/store';
-import { disableUser, setUserPermissions, setUserRole, type UserRecord } from '../../../core/users/users';
+import { setUserPermissions, setUserRole, type UserRecord } from '../../../core/users/users';
+import { disableUser } from '../../../core/oauth/personAccess';
 import { cancelInvitation, inviteByMail, resendInvitation, type InvitationView } from '../../../core/accounts/invitations';
 import type { KeyPrincipal } from '../../../core/keys/apiKeys';
 import { defineConsoleOperation } from '../consoleOperation';
@@ -129,11 +130,11 @@ const disable = defineConsoleOperation({
   summary: 'Disable person',
   params: personParams,
   body: z.object({}).strict(),
-  handler: async ({ principal, params }) => {
+  handler: async ({ principal, params, deps }) => {
     const person = await orgPerson(principal.orgId, params.user_id);
     if (person.disabledAt) throw new Problem('invalid_state_transition', 'This person is already disabled.');
     requireWithinOwn(principal.scopes, { kind: 'person_changed', before: person.permissions });
-    return { status: 200, body: await disableUser(person._id) };
+    return { status: 200, body: await disableUser(person._id, new Date(deps.now())) };
   },
   audit: {
     change: (input, result) => {

@@ -112,6 +112,7 @@ export function mountAuditPage(pages: ConsolePages): void {
       }
     }
     const actors = await actorNames(
+      stores,
       visitor.user.orgId,
       page.data.map((e) => e.actor),
     );

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { creditSummary } from '../../../core/credits/credits';
-import { familyKeysOfOrgNewestFirst } from '../../../core/keys/store';
+import type { KeysStores } from '../../../core/keys/store';
 import { ReadCache } from '../../../core/store/readCache';
 import { errorNote, hidden } from '../../views/pageRendering';
 import { html, type SafeHtml } from '../../views/safeHtml';
@@ -29,8 +29,8 @@ interface FamilyRow {
 }
 
 /** The organization's key families, newest first, named after their newest key (keys are few per organization). */
-async function keyFamilies(orgId: string): Promise<FamilyRow[]> {
-  const keys = await familyKeysOfOrgNewestFirst(orgId);
+async function keyFamilies(stores: KeysStores, orgId: string): Promise<FamilyRow[]> {
+  const keys = await stores.keys.familyKeysOfOrgNewestFirst(orgId);
   const families = new Map<string, FamilyRow>();
   for (const k of keys) {
     const row = families.get(k.familyId);
@@ -94,7 +94,7 @@ async function sendBudgetsPage(
   const orgId = visitor.user.orgId;
   const [summary, families] = await Promise.all([
     creditSummary({ stores: deps.stores, now: () => deps.now().getTime() }, orgId),
-    familyReads.get(orgId, deps.config.readCacheMs, () => keyFamilies(orgId)),
+    familyReads.get(orgId, deps.config.readCacheMs, () => keyFamilies(deps.stores, orgId)),
   ]);
   const page = pageNumber(ctx.query.page);
   const shown = families.slice((page - 1) * FAMILIES_PER_PAGE, page * FAMILIES_PER_PAGE);

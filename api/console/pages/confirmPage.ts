@@ -18,8 +18,8 @@ interface Refusal {
 }
 
 /** The password, checked by the sign-in's own function (its failure limits hold here too); null when right. */
-async function passwordRefusal(decoy: DecoyPasswordHash, visitor: ConsoleVisitor, form: URLSearchParams, address: string): Promise<Refusal | null> {
-  const result = await signIn(decoy, visitor.user.email, form.get('password') ?? '', address);
+async function passwordRefusal(decoy: DecoyPasswordHash, visitor: ConsoleVisitor, form: URLSearchParams, address: string, now: Date): Promise<Refusal | null> {
+  const result = await signIn(decoy, visitor.user.email, form.get('password') ?? '', address, now);
   if (result.ok && result.user._id === visitor.user._id) return null;
   return !result.ok && result.retryAfterSeconds ? result : { message: 'The password is not correct.' };
 }
@@ -67,7 +67,7 @@ export function mountConfirmPage(pages: ConsolePages): void {
         ? await codeRefusal(config, visitor, form.get('code'), ctx.ip, now())
         : via === 'passkey'
           ? await passkeyRefusal(config, visitor, form.get('credential'), ctx.ip, now())
-          : await passwordRefusal(decoy, visitor, form, ctx.ip);
+          : await passwordRefusal(decoy, visitor, form, ctx.ip, now());
     if (refusal) {
       if (refusal.retryAfterSeconds) ctx.set('Retry-After', String(refusal.retryAfterSeconds));
       return confirmForm(ctx, visitor, next, refusal.message, refusal.retryAfterSeconds ? 429 : 401, config.authUrl);

@@ -1,3 +1,4 @@
+import type { Stores } from '../../../core/deps';
 import type { Context } from 'koa';
 import { findOrgKey, pageOfApiKeys, type KeyView } from '../../../core/keys/apiKeys';
 import { requireWithinOwn } from '../../../core/keys/handingOn';
@@ -12,7 +13,7 @@ import { dateText, readOnlyNote, secretBlock, seeOtherSaying, sendConsolePage, s
 import { mayChange } from '../pageAccess';
 import { actorNames, type ActorName } from '../actorNames';
 import { currentKeysOf, type CurrentKey } from '../../../core/keys/keyFamilies';
-import type { ConsolePages } from '../consolePages';
+import type { ConsoleDeps, ConsolePages } from '../consolePages';
 import { CONSOLE_PATHS, keyPath } from '../consolePaths';
 import { requireSudoToOpen, type ConsoleVisitor } from '../consoleVisitor';
 import { permissionCheckboxes, postForm, postedPermissions, selectInput, textInput } from '../formControls';
@@ -36,14 +37,16 @@ interface KeyNames {
   current: Map<string, CurrentKey>;
 }
 
-async function namesForKeys(orgId: string, keys: readonly KeyView[]): Promise<KeyNames> {
+async function namesForKeys(stores: Stores, orgId: string, keys: readonly KeyView[]): Promise<KeyNames> {
   const [workspaces, actors, current] = await Promise.all([
-    workspaceNamesOf(orgId),
+    workspaceNamesOf(stores, orgId),
     actorNames(
+      stores,
       orgId,
       keys.map((k) => k.created_by),
     ),
     currentKeysOf(
+      stores,
       orgId,
       keys.map((k) => k.family_id),
     ),
@@ -109,8 +112,8 @@ function newKeyPage(
 }
 
 /** The request's key, of the visitor's organization; another organization's reads as absent. */
-async function keyOf(ctx: Context, visitor: ConsoleVisitor): Promise<KeyView> {
-  const key = await findOrgKey(visitor.user.orgId, String(ctx.params.key_id));
+async function keyOf(ctx: Context, visitor: ConsoleVisitor, { stores, now }: Pick<ConsoleDeps, 'stores' | 'now'>): Promise<KeyView> {
+  const key = await findOrgKey(stores, visitor.user.orgId, String(ctx.params.key_id), now());
   if (!key) throw notFound('key');
   return key;
 }
@@ -123,10 +126,10 @@ function formBody(form: URLSearchParams, fields: string[], lists: string[] = [])
 }
 
 export function mountKeysPages(pages: ConsolePages): void {
-  pages.list(CONSOLE_PATHS.keys, async (ctx, visitor) => {
+  pages.list(CONSOLE_PATHS.keys, async (ctx, visitor, { stores, now }) => {
     const page = pageNumber(ctx.query.page);
-    const { keys, more } = await pageOfApiKeys(visitor.user.orgId, page, KEYS_PER_PAGE);
-    const names = await namesForKeys(visitor.user.orgId, keys);
+    const { keys, more } = await pageOfApiKeys(stores, visitor.user.orgId, page, KEYS_PER_PAGE, now());
+    const names = await namesForKeys(stores, visitor.user.orgId, keys);
     const admin = mayChange(visitor);
     sendConsolePage(ctx, {
       title: 'API keys',
@@ -146,10 +149,10 @@ export function mountKeysPages(pages: ConsolePages): void {
     });
   });
 
-  pages.get(CONSOLE_PATHS.newKey, async (ctx, visitor, { now }) => {
+  pages.get(CONSOLE_PATHS.newKey, async (ctx, visitor, { now, stores }) => {
     requireAdmin(visitor);
     if (!(await requireSudoToOpen(ctx, visitor, 'console.keys.create', CONSOLE_PATHS.newKey, now()))) return;
-    const [workspaces, applications] = await Promise.all([workspaceNamesOf(visitor.user.orgId), applicationNamesOf(visitor.user.orgId)]);
+    const [workspaces, applications] = await Promise.all([workspaceNamesOf(stores, visitor.user.orgId), applicationNamesOf(stores, visitor.user.orgId)]);
     const own = ALL_PERMISSIONS.filter((p) => visitor.principal.scopes.includes(p));
     sendConsolePage(ctx, {
       title: 'Create an API key',
@@ -189,8 +192,9 @@ export function mountKeysPages(pages: ConsolePages): void {
     newKeyPage(ctx, visitor, 'Your new API key', created, 201, html``);
   });
 
-  pages.get('/console/keys/:key_id/rotate', async (ctx, visitor, { now }) => {
-    const key = await keyOf(ctx, visitor);
+  pages.get('/console/keys/:key_id/rotate', async (ctx, visitor, deps) => {
+    const { now } = deps;
+    const key = await keyOf(ctx, visitor, deps);
     requireAdmin(visitor);
     // Refused before the form: the post would be refused the same way (core/keys/handingOn.ts).
     requireWithinOwn(visitor.principal.scopes, { kind: 'key_rotated', scopes: key.scopes });
@@ -211,8 +215,9 @@ export function mountKeysPages(pages: ConsolePages): void {
     });
   });
 
-  pages.post('/console/keys/:key_id/rotate', async (ctx, visitor, form, { road }) => {
-    const keyId = (await keyOf(ctx, visitor)).key_id;
+  pages.post('/console/keys/:key_id/rotate', async (ctx, visitor, form, deps) => {
+    const { road } = deps;
+    const keyId = (await keyOf(ctx, visitor, deps)).key_id;
     requireAdmin(visitor);
     const result = await road.run(ctx, visitor, 'console.keys.rotate', { params: { key_id: keyId }, body: formBody(form, ['old_key_ends']) });
     const rotated = result.body as RotationResult;
@@ -229,8 +234,8 @@ export function mountKeysPages(pages: ConsolePages): void {
     );
   });
 
-  pages.get('/console/keys/:key_id/revoke', async (ctx, visitor) => {
-    const key = await keyOf(ctx, visitor);
+  pages.get('/console/keys/:key_id/revoke', async (ctx, visitor, deps) => {
+    const key = await keyOf(ctx, visitor, deps);
     requireAdmin(visitor);
     sendConsolePage(ctx, {
       title: 'Revoke API key',
@@ -244,8 +249,9 @@ export function mountKeysPages(pages: ConsolePages): void {
     });
   });
 
-  pages.post('/console/keys/:key_id/revoke', async (ctx, visitor, _form, { road }) => {
-    const key = await keyOf(ctx, visitor);
+  pages.post('/console/keys/:key_id/revoke', async (ctx, visitor, _form, deps) => {
+    const { road } = deps;
+    const key = await keyOf(ctx, visitor, deps);
     requireAdmin(visitor);
     await road.run(ctx, visitor, 'console.keys.revoke', { params: { key_id: key.key_id }, body: {} });
     seeOtherSaying(ctx, CONSOLE_PATHS.keys, `The key ${key.name} (${key.display_prefix}…) is revoked: its next request is refused.`);

@@ -132,15 +132,15 @@ function capForm(visitor: ConsoleVisitor, values: CapFormValues, targets: LimitT
 export async function sendLimitsPage(
   ctx: Context,
   visitor: ConsoleVisitor,
-  { config, now }: ConsoleDeps,
+  { config, now, stores }: ConsoleDeps,
   form: { values: CapFormValues; message: string | null } = { values: {}, message: null },
   status = 200,
 ): Promise<void> {
   const orgId = visitor.user.orgId;
   const [entries, settings, targets] = await Promise.all([
-    reportLimits(orgId, [{ type: 'organization', id: orgId }], {}, config.limits.leaseTtlSeconds),
+    reportLimits(stores, orgId, [{ type: 'organization', id: orgId }], {}, config.limits.leaseTtlSeconds),
     readLimitSettings(orgId),
-    limitTargetsOf(orgId, now()),
+    limitTargetsOf(stores, orgId, now()),
   ]);
   const page = pageNumber(ctx.query.page);
   const shown = entries.slice((page - 1) * LIMIT_ENTRIES_PER_PAGE, page * LIMIT_ENTRIES_PER_PAGE);

@@ -43,6 +43,7 @@ export function mountOverviewPage(pages: ConsolePages): void {
     ]);
     const familyBudgets = Object.entries(funding.familyBudgets).slice(0, FAMILY_BUDGETS_SHOWN);
     const names = await familyNames(
+      stores,
       orgId,
       familyBudgets.map(([id]) => id),
     );

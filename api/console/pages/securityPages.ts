@@ -68,9 +68,9 @@ const SECURITY_SECTIONS: readonly SecuritySection[] = [authenticatorAppSection, 
 
 const ENROL_NOTE = 'Your organization requires two-factor authentication: set up a second factor to go on using the console.';
 
-const securityPage: ShowSecurity = async (ctx, visitor, { config }, passkeys, status = 200) => {
+const securityPage: ShowSecurity = async (ctx, visitor, { config, stores }, passkeys, status = 200) => {
   const factors = await secondFactorsOf(visitor.user);
-  const enrol = await mustEnrolSecondFactor(visitor.user);
+  const enrol = await mustEnrolSecondFactor(stores, visitor.user);
   sendConsolePage(
     ctx,
     {
@@ -139,9 +139,9 @@ function recoveryCodesPage(ctx: Context, visitor: ConsoleVisitor, codes: readonl
 export function mountSecurityPages(pages: ConsolePages): void {
   pages.get(CONSOLE_PATHS.security, (ctx, visitor, deps) => securityPage(ctx, visitor, deps, {}));
   mountPasskeysSection(pages, securityPage);
-  pages.get(CONSOLE_PATHS.authenticatorApp, async (ctx, visitor, { config }) => {
+  pages.get(CONSOLE_PATHS.authenticatorApp, async (ctx, visitor, { config, stores }) => {
     if ((await secondFactorsOf(visitor.user)).authenticatorApp) return seeOther(ctx, CONSOLE_PATHS.security);
-    setupPage(ctx, visitor, await offerTotpSecret(config, visitor.user), null, await mustEnrolSecondFactor(visitor.user));
+    setupPage(ctx, visitor, await offerTotpSecret(config, visitor.user), null, await mustEnrolSecondFactor(stores, visitor.user));
   });
   pages.post(CONSOLE_PATHS.authenticatorApp, async (ctx, visitor, form, deps) => {
     try {
@@ -164,8 +164,8 @@ export function mountSecurityPages(pages: ConsolePages): void {
 }
 
 /** A wrong first code: the same secret again (the person already scanned it), or a new one when it was replaced. */
-async function refusedCode(ctx: Context, visitor: ConsoleVisitor, { config }: ConsoleDeps, message: string): Promise<void> {
+async function refusedCode(ctx: Context, visitor: ConsoleVisitor, { config, stores }: ConsoleDeps, message: string): Promise<void> {
   const user = (await findActiveUser(visitor.user._id)) ?? visitor.user;
   const offer = pendingTotpOffer(config, user) ?? (await offerTotpSecret(config, user));
-  setupPage(ctx, visitor, offer, message, await mustEnrolSecondFactor(user), 422);
+  setupPage(ctx, visitor, offer, message, await mustEnrolSecondFactor(stores, user), 422);
 }

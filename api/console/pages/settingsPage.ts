@@ -17,13 +17,13 @@ import type { SettingsSection, ShowSettings } from '../settings/settingsSection'
  */
 const SETTINGS_SECTIONS: readonly SettingsSection[] = [organizationNameSection, securityPolicySection, agentPolicySection];
 
-const showSettings: ShowSettings = async (ctx, visitor, refused, status = 200) => {
+const showSettings: ShowSettings = async (ctx, visitor, stores, refused, status = 200) => {
   if (!mayReadSettings(visitor.layout)) throw notAllowed('Only an admin of your organization can see and change its settings.');
-  const sections = await Promise.all(SETTINGS_SECTIONS.map((s) => s.render(ctx, visitor, refused?.section === s ? refused.kept : null)));
+  const sections = await Promise.all(SETTINGS_SECTIONS.map((s) => s.render(ctx, visitor, refused?.section === s ? refused.kept : null, stores)));
   sendConsolePage(ctx, { title: 'Settings', visitor: visitor.layout, current: CONSOLE_PATHS.settings, body: html`${sections}` }, status);
 };
 
 export function mountSettingsPage(pages: ConsolePages): void {
-  pages.get(CONSOLE_PATHS.settings, (ctx, visitor) => showSettings(ctx, visitor, null));
+  pages.get(CONSOLE_PATHS.settings, (ctx, visitor, { stores }) => showSettings(ctx, visitor, stores, null));
   for (const section of SETTINGS_SECTIONS) section.mount(pages, showSettings);
 }

@@ -158,7 +158,7 @@ async function onLastAdmin(ctx: Context, visitor: ConsoleVisitor, work: () => Pr
 }
 
 export function mountTeamPages(pages: ConsolePages): void {
-  pages.list(CONSOLE_PATHS.team, async (ctx, visitor, { now: clock }) => {
+  pages.list(CONSOLE_PATHS.team, async (ctx, visitor, { now: clock, stores }) => {
     const page = pageNumber(ctx.query.page);
     const found = await pageOfUsersOfOrg(visitor.user.orgId, (page - 1) * PEOPLE_PER_PAGE, PEOPLE_PER_PAGE + 1);
     const invitations = page === 1 ? await pendingInvitations(visitor.user.orgId, INVITATIONS_SHOWN) : [];
@@ -168,6 +168,7 @@ export function mountTeamPages(pages: ConsolePages): void {
     const admin = mayChange(visitor);
     const now = new Date(clock());
     const inviters = await actorNames(
+      stores,
       visitor.user.orgId,
       invitations.map((i) => `user:${i.invitedBy}`),
     );

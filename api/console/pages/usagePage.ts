@@ -180,7 +180,7 @@ export function mountUsagePage(pages: ConsolePages): void {
     const chartRange = rangeEndingAt(granularity, buckets, now);
     const [points, families, ledger, byApplication, applicationNames] = await Promise.all([
       usageSeries(stores, { orgId, granularity, from: new Date(chartRange.fromMs), to: new Date(chartRange.toMs) }, now),
-      keyFamiliesOf(orgId),
+      keyFamiliesOf(stores, orgId),
       listLedgerEntries(stores, config, orgId, filter, { cursor, limit: LEDGER_PAGE }),
       usageSeries(stores, { orgId, granularity, from: new Date(chartRange.fromMs), to: new Date(chartRange.toMs), byApplication: true }, now),
       applicationNamesOfOrg(orgId),
@@ -231,7 +231,7 @@ export function mountUsagePage(pages: ConsolePages): void {
   pages.download(LEDGER_CSV_PATH, async (ctx, visitor, { stores }) => {
     const orgId = visitor.user.orgId;
     const { filter } = ledgerFormOf(ctx.query);
-    const names = new Map((await keyFamiliesOf(orgId)).map((f) => [f.family_id, f.name]));
+    const names = new Map((await keyFamiliesOf(stores, orgId)).map((f) => [f.family_id, f.name]));
     sendCsvExport(ctx, 'ledger.csv', ledgerCsvColumns(names), allLedgerEntries(stores, orgId, filter));
   });
 

@@ -134,9 +134,9 @@ function filterForm(q: DeliveryQuery, choices: Awaited<ReturnType<typeof workspa
   </form>`;
 }
 
-async function deliveriesPage(ctx: Context, visitor: ConsoleVisitor, { config }: ConsoleDeps): Promise<void> {
+async function deliveriesPage(ctx: Context, visitor: ConsoleVisitor, { config, stores }: ConsoleDeps): Promise<void> {
   const orgId = visitor.user.orgId;
-  const choices = await workspacesOf(orgId);
+  const choices = await workspacesOf(stores, orgId);
   const status = DELIVERY_STATUSES.find((s) => s === ctx.query.status);
   const named = { event_id: text(ctx.query.event_id), job_id: text(ctx.query.job_id) };
   const asked = text(ctx.query.workspace) ?? (await workspaceNamedBy(orgId, named));

@@ -107,9 +107,9 @@ function secretPage(ctx: Context, visitor: ConsoleVisitor, secret: { secret: str
   });
 }
 
-async function endpointsPage(ctx: Context, visitor: ConsoleVisitor, { config }: ConsoleDeps): Promise<void> {
+async function endpointsPage(ctx: Context, visitor: ConsoleVisitor, { config, stores }: ConsoleDeps): Promise<void> {
   const orgId = visitor.user.orgId;
-  const choices: WorkspaceChoice[] = await workspacesOf(orgId);
+  const choices: WorkspaceChoice[] = await workspacesOf(stores, orgId);
   const workspaceId = chosenWorkspace(choices, ctx.query.workspace, visitor.user.workspaceId);
   const cursor = typeof ctx.query.cursor === 'string' ? ctx.query.cursor : undefined;
   const cursorScope = endpointListScope(workspaceId);
@@ -136,8 +136,8 @@ async function endpointsPage(ctx: Context, visitor: ConsoleVisitor, { config }: 
 export function mountWebhooksPage(pages: ConsolePages): void {
   pages.list(CONSOLE_PATHS.webhooks, endpointsPage);
 
-  pages.post(WEBHOOK_OPERATION_PATHS.register, async (ctx, visitor, form, { road }) => {
-    const workspaceId = await requireOrgWorkspace(visitor.user.orgId, form.get('workspace'));
+  pages.post(WEBHOOK_OPERATION_PATHS.register, async (ctx, visitor, form, { road, stores }) => {
+    const workspaceId = await requireOrgWorkspace(stores, visitor.user.orgId, form.get('workspace'));
     const result = await road.run(ctx, actingIn(visitor, workspaceId), 'console.webhooks.register', { body: { url: form.get('url') ?? '' } });
     const created = result.body as { endpoint: { endpoint_id: string }; secret: string };
     secretPage(ctx, visitor, {

@@ -90,7 +90,7 @@ export const agentPolicySection: SettingsSection = {
     return renderSection(visitor, typed ?? formOf(await agentPolicyOf(visitor.user.orgId)), null);
   },
   mount(pages, show) {
-    pages.post(AGENT_POLICY_PATH, async (ctx, visitor, form, { road, now }) => {
+    pages.post(AGENT_POLICY_PATH, async (ctx, visitor, form, { road, now, stores }) => {
       requireAdmin(visitor);
       const typed = typedForm(form) ?? { agent_mode: '', default_daily_credits: '', max_daily_credits: '' };
       if (!(await requireSudoMode(ctx, visitor, `${CONSOLE_PATHS.settings}?${new URLSearchParams({ ...typed })}`, now()))) return;
@@ -100,7 +100,7 @@ export const agentPolicySection: SettingsSection = {
           seeOtherSaying(ctx, CONSOLE_PATHS.settings, 'The AI application policy is saved.');
         },
         (_message, status, problem) =>
-          show(ctx, visitor, { section: agentPolicySection, kept: { values: { ...typed }, message: refusalText(problem) } }, status),
+          show(ctx, visitor, stores, { section: agentPolicySection, kept: { values: { ...typed }, message: refusalText(problem) } }, status),
       );
     });
   },

@@ -1,4 +1,3 @@
-import { findOrganization } from '../../../core/tenancy/store';
 import { ORGANIZATION_NAME_MAX_LENGTH } from '../../../core/tenancy/organizationName';
 import { errorNote } from '../../views/pageRendering';
 import { html } from '../../views/safeHtml';
@@ -14,8 +13,8 @@ import { keepingTheForm } from '../formRefusals';
 export const ORGANIZATION_NAME_PATH = `${CONSOLE_PATHS.settings}/name`;
 
 export const organizationNameSection: SettingsSection = {
-  async render(ctx, visitor, kept) {
-    const org = await findOrganization(visitor.user.orgId);
+  async render(ctx, visitor, kept, stores) {
+    const org = await stores.tenancy.findOrganization(visitor.user.orgId);
     // A save sent through "Confirm your password" comes back with the typed name in the query.
     const typed = kept?.values.name ?? carriedValues(ctx, ['name'])?.name;
     return html`<section>
@@ -31,7 +30,7 @@ export const organizationNameSection: SettingsSection = {
     </section>`;
   },
   mount(pages, show) {
-    pages.post(ORGANIZATION_NAME_PATH, async (ctx, visitor, form, { road, now }) => {
+    pages.post(ORGANIZATION_NAME_PATH, async (ctx, visitor, form, { road, now, stores }) => {
       requireAdmin(visitor);
       const name = form.get('name') ?? '';
       // Every Settings save needs sudo mode; what was typed comes back to the form after the password.
@@ -41,7 +40,7 @@ export const organizationNameSection: SettingsSection = {
           const result = await road.run(ctx, visitor, 'console.settings.rename', { body: { name } });
           seeOtherSaying(ctx, CONSOLE_PATHS.settings, `The organization is now called ${(result.body as { name: string }).name}.`);
         },
-        (message, status) => show(ctx, visitor, { section: organizationNameSection, kept: { values: { name }, message } }, status),
+        (message, status) => show(ctx, visitor, stores, { section: organizationNameSection, kept: { values: { name }, message } }, status),
       );
     });
   },

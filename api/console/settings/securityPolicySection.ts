@@ -15,9 +15,9 @@ import { carriedValues, type SettingsSection } from './settingsSection';
 export const SECURITY_POLICY_PATH = `${CONSOLE_PATHS.settings}/security`;
 
 export const securityPolicySection: SettingsSection = {
-  async render(ctx, visitor) {
+  async render(ctx, visitor, _kept, stores) {
     const carried = carriedValues(ctx, ['require_second_factor'])?.require_second_factor;
-    const required = carried ? carried === 'on' : (await securityPolicyOf(visitor.user.orgId)).require_second_factor;
+    const required = carried ? carried === 'on' : (await securityPolicyOf(stores, visitor.user.orgId)).require_second_factor;
     return html`<section aria-labelledby="security-policy">
       <h2 id="security-policy">Security policy</h2>
       ${postForm(

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { type SafeHtml } from '../../views/safeHtml';
+import type { Stores } from '../../../core/deps';
 import type { ConsolePages } from '../consolePages';
 import type { ConsoleVisitor } from '../consoleVisitor';
 
@@ -16,7 +17,7 @@ export interface SettingsSection {
    * The section's `<h2>` and form: `kept` is what the person typed and why it was refused, when it
    * was; otherwise what the request's query carries back from the password prompt, or what is stored.
    */
-  render: (ctx: Context, visitor: ConsoleVisitor, kept: KeptForm | null) => Promise<SafeHtml>;
+  render: (ctx: Context, visitor: ConsoleVisitor, kept: KeptForm | null, stores: Stores) => Promise<SafeHtml>;
   /** Mounts the section's posts; `show` answers with the Settings page (a refusal with the form kept). */
   mount: (pages: ConsolePages, show: ShowSettings) => void;
 }
@@ -29,6 +30,7 @@ export interface KeptForm {
 export type ShowSettings = (
   ctx: Context,
   visitor: ConsoleVisitor,
+  stores: Stores,
   refused: { section: SettingsSection; kept: KeptForm } | null,
   status?: number,
 ) => Promise<void>;

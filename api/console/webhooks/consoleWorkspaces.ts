@@ -1,5 +1,5 @@
 import { notFound } from '../../../core/problems';
-import { workspaceExistsInOrg } from '../../../core/tenancy/store';
+import type { Stores } from '../../../core/deps';
 import { deliveryWorkspaceIn } from '../../../core/webhooks/store/deliveryStore';
 import { endpointWorkspaceIn } from '../../../core/webhooks/store/endpointStore';
 import type { ConsoleVisitor } from '../consoleVisitor';
@@ -16,8 +16,8 @@ export interface WorkspaceChoice {
   label: string;
 }
 
-export async function workspacesOf(orgId: string): Promise<WorkspaceChoice[]> {
-  return (await workspaceNamesOf(orgId)).map((w) => ({ id: w.id, label: choiceLabel(w) }));
+export async function workspacesOf(stores: Stores, orgId: string): Promise<WorkspaceChoice[]> {
+  return (await workspaceNamesOf(stores, orgId)).map((w) => ({ id: w.id, label: choiceLabel(w) }));
 }
 
 /** The asked-for workspace when it is one of `choices`, else the visitor's own, else the first. */
@@ -28,8 +28,8 @@ export function chosenWorkspace(choices: readonly WorkspaceChoice[], asked: unkn
 }
 
 /** A workspace the form names: one of the organization's, or 404 like any foreign id. */
-export async function requireOrgWorkspace(orgId: string, workspaceId: unknown): Promise<string> {
-  if (typeof workspaceId !== 'string' || !(await workspaceExistsInOrg(orgId, workspaceId))) throw notFound('workspace');
+export async function requireOrgWorkspace(stores: Stores, orgId: string, workspaceId: unknown): Promise<string> {
+  if (typeof workspaceId !== 'string' || !(await stores.tenancy.workspaceExistsInOrg(orgId, workspaceId))) throw notFound('workspace');
   return workspaceId;
 }
 

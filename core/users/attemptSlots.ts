@@ -17,7 +17,7 @@ export function secondsUntilFree(expiries: readonly Date[], now: Date): number {
   return Math.max(1, Math.ceil((earliest - now.getTime()) / 1000));
 }
 
-export async function takeSlot(scope: string, limit: number, ttlMs: number, now = new Date()): Promise<SlotVerdict> {
+export async function takeSlot(scope: string, limit: number, ttlMs: number, now: Date): Promise<SlotVerdict> {
   const ids = slotIds(scope, limit);
   const existing = await findAttemptSlots(ids);
   const byId = new Map(existing.map((s) => [s._id, s]));
