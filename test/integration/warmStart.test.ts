@@ -14,7 +14,7 @@ test('a warm start logs none of its own requests, and the first tenant request i
   try {
     // Its own requests went through a twin app with a silent logger.
     expect(lines.filter((l) => l.msg === 'request')).toEqual([]);
-    const tenant = await createTenant();
+    const tenant = await createTenant({ stores: api.deps.stores });
     const res = await fetch(`${api.url}/v1/whoami`, { headers: { authorization: `Bearer ${tenant.key}` } });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { org_root?: string }).org_root).toBe(tenant.orgId);
