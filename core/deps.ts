@@ -22,6 +22,7 @@ import { createCreditStore, type CreditStore } from './credits/store';
 import { createTalentStore, type TalentStore } from './talent/store';
 import { createTenancyStore, type TenancyStore } from './tenancy/store';
 import { createKeysStore, type KeysStore } from './keys/store';
+import { createLimitsStore, type LimitsStore } from './limits/store';
 import type { Connection } from 'mongoose';
 import { createTemporalClients, type TemporalClients } from './temporal/client';
 import { createPeopleIndexes, type PeopleIndexes } from './talent/peopleIndexes';
@@ -51,6 +52,7 @@ export interface Stores {
   readonly talent: TalentStore;
   readonly tenancy: TenancyStore;
   readonly keys: KeysStore;
+  readonly limits: LimitsStore;
 }
 
 /** The areas' stores on `connection` (the root's, from `openStore`). */
@@ -64,6 +66,7 @@ export function createStores(connection: Connection): Stores {
     talent: createTalentStore(connection),
     tenancy: createTenancyStore(connection),
     keys: createKeysStore(connection),
+    limits: createLimitsStore(connection),
   };
 }
 
@@ -124,10 +127,10 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 
   const destinationLookup = parts.destinationLookup ?? systemDestinationLookup;
   const now = parts.now ?? Date.now;
   const logger = parts.logger ?? createLogger();
-  const addressLimits = parts.addressLimits ?? new ClientAddressLimits(config.secretsKey, now, logger);
+  const stores = createStores(store.connection);
+  const addressLimits = parts.addressLimits ?? new ClientAddressLimits(stores.limits, config.secretsKey, now, logger);
   const temporal = parts.temporal ?? createTemporalClients(config);
   const trustAnchors = parts.trustAnchors ?? new TrustAnchors();
-  const stores = createStores(store.connection);
   return {
     temporal,
     now,
@@ -135,10 +138,10 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 
     store,
     stores,
     config,
-    admission: parts.admission ?? new StoreAdmission(now, logger),
+    admission: parts.admission ?? new StoreAdmission(stores.limits, now, logger),
     dailyJobCaps: parts.dailyJobCaps ?? new DailyJobCapReads(),
     keyReads: parts.keyReads ?? new KeyReads(stores.keys),
-    limitSettings: parts.limitSettings ?? new LimitSettingsReads(),
+    limitSettings: parts.limitSettings ?? new LimitSettingsReads(stores.limits),
     signingKeys: parts.signingKeys ?? new SigningKeys(config),
     publicClients: parts.publicClients ?? new PublicClients(config, { destinationLookup, addressLimits, clock: now, logger, trustAnchors }),
     decoy: parts.decoy ?? new DecoyPasswordHash(config.oauth.passwordScryptLog2N),

@@ -3,7 +3,7 @@ import { hmacSha256 } from '../crypto/hash';
 import { purposeKey } from '../crypto/purposeKeys';
 import type { Logger } from '../observability/logger';
 import { admitUnderCap, MINUTE_MS, type CapContext } from './minuteCaps';
-import { deleteCapEntriesWithPrefixBefore } from './store';
+import type { LimitsStore } from './store';
 import { errorMessage } from '../observability/errorMessage';
 
 /**
@@ -39,8 +39,8 @@ export function addressCapName(master: Buffer, limit: AddressLimitName, address:
 export type AddressAdmission = { admitted: true } | { admitted: false; retryAfterSeconds: number };
 
 /** Deletes address-limit entries older than two minutes (only the trailing minute is ever read); returns how many. */
-export async function purgeStaleAddressEntries(now: number): Promise<number> {
-  return deleteCapEntriesWithPrefixBefore(CAP_PREFIX, now - 2 * MINUTE_MS);
+export async function purgeStaleAddressEntries(limits: LimitsStore, now: number): Promise<number> {
+  return limits.deleteCapEntriesWithPrefixBefore(CAP_PREFIX, now - 2 * MINUTE_MS);
 }
 
 /** Counts one event of `limit` for `address`, or refuses it (writing nothing) when `perMinute` happened in the trailing minute. */
@@ -64,8 +64,9 @@ export async function admitFromAddress(
 export class ClientAddressLimits {
   private purgedAt = 0;
 
-  /** `now` and `logger`: the app's clock and logger (core/deps.ts). */
+  /** `limits`, `now` and `logger`: the app's limits store, clock and logger (core/deps.ts). */
   constructor(
+    private readonly limits: LimitsStore,
     private readonly master: Buffer,
     readonly now: () => number,
     private readonly logger: Logger,
@@ -74,13 +75,15 @@ export class ClientAddressLimits {
   /** admitFromAddress under this app's master secret, after a purge when a minute has passed since the last. */
   async admit(limit: AddressLimitName, address: string, perMinute: number): Promise<AddressAdmission> {
     this.purgeStaleEntries(this.now());
-    return admitFromAddress(this.master, limit, address, perMinute, { now: this.now, logger: this.logger });
+    return admitFromAddress(this.master, limit, address, perMinute, { limits: this.limits, now: this.now, logger: this.logger });
   }
 
   private purgeStaleEntries(now: number): void {
     if (now - this.purgedAt < MINUTE_MS) return;
     this.purgedAt = now;
-    purgeStaleAddressEntries(now).catch((err) => this.logger.warn({ err: { message: errorMessage(err) } }, 'could not purge client-address limit entries'));
+    purgeStaleAddressEntries(this.limits, now).catch((err) =>
+      this.logger.warn({ err: { message: errorMessage(err) } }, 'could not purge client-address limit entries'),
+    );
   }
 }
 

@@ -2,6 +2,7 @@ import type { LimitEntryName, Scope, ScopeChain } from './limitTable';
 import { readLimitSettings, sameScope } from './limitSettings';
 import { limitEntries, overriddenScopes, type LimitEntry } from './operationalLimits';
 import { findScopeChain, scopeChain, type ScopeStores } from './scopeChain';
+import type { LimitsStores } from './store';
 
 export interface LimitReportQuery {
   operation?: LimitEntryName;
@@ -18,13 +19,13 @@ export interface LimitReportQuery {
  * report behind `GET /v1/operational-limits` and the console's Limits page.
  */
 export async function reportLimits(
-  stores: ScopeStores,
+  stores: ScopeStores & LimitsStores,
   orgId: string,
   callerScopes: readonly Scope[],
   query: LimitReportQuery,
   leaseTtlSeconds: number,
 ): Promise<LimitEntry[]> {
-  const settings = await readLimitSettings(orgId);
+  const settings = await readLimitSettings(stores, orgId);
   const asked: Scope[] = [];
   if (query.application_id) asked.push({ type: 'application', id: query.application_id });
   if (query.family_id) asked.push({ type: 'key_family', id: query.family_id });

@@ -15,7 +15,7 @@ import {
 } from './limitTable';
 import { scopeChain, type ScopeStores } from './scopeChain';
 import type { Actor, LimitOverride, LimitSettingsDoc } from './limitSettingsRecord';
-import { findLimitSettings, limitSettingsOf, limitSettingsVersions } from './store';
+import type { LimitsStore, LimitsStores } from './store';
 
 /**
  * An organization's own limits (SPEC 8.3): an organization-wide request rate and in-flight
@@ -34,8 +34,8 @@ function withDefaults(orgId: string, doc: LimitSettingsDoc | null | undefined): 
 }
 
 /** The stored settings, read now (the native driver by primary key: no document hydration). */
-export async function readLimitSettings(orgId: string): Promise<LimitSettingsDoc> {
-  return withDefaults(orgId, await findLimitSettings(orgId));
+export async function readLimitSettings(stores: LimitsStores, orgId: string): Promise<LimitSettingsDoc> {
+  return withDefaults(orgId, await stores.limits.findLimitSettings(orgId));
 }
 
 /** What a change needs: it returns once every replica's read cache (READ_CACHE_MS) has let go of the old settings. */
@@ -48,10 +48,14 @@ export type LimitChangeSettings = Pick<Config, 'readCacheMs'>;
  */
 export class LimitSettingsReads {
   private readonly reads = new ReadCache<LimitSettingsDoc>();
-  private readonly lookups = new GatheredReads<LimitSettingsDoc>(async (orgIds) => {
-    const docs = await limitSettingsOf(orgIds);
-    return new Map(docs.map((d) => [d._id, d]));
-  });
+  private readonly lookups: GatheredReads<LimitSettingsDoc>;
+
+  constructor(limits: LimitsStore) {
+    this.lookups = new GatheredReads<LimitSettingsDoc>(async (orgIds) => {
+      const docs = await limits.limitSettingsOf(orgIds);
+      return new Map(docs.map((d) => [d._id, d]));
+    });
+  }
 
   get(settings: Pick<Config, 'readCacheMs'>, orgId: string): Promise<LimitSettingsDoc> {
     return this.reads.get(orgId, settings.readCacheMs, async (gatherMs) => withDefaults(orgId, await this.lookups.read(orgId, gatherMs)));
@@ -113,17 +117,21 @@ export function applicableOverrides(s: LimitSettingsDoc, operation: OperationNam
 
 export class LimitChangeError extends Error {}
 
+/** The stores a change to one scope's override reads and writes. */
+export type LimitChangeStores = ScopeStores & LimitsStores;
+
 // Versioned compare-and-set through unique inserts (see versionedDocument.ts): a conditional
 // update alone would let two concurrent changes on FerretDB both succeed and one be lost.
 async function updateSettings(
+  stores: LimitsStores,
   settings: LimitChangeSettings,
   orgId: string,
   now: () => number,
   change: (s: LimitSettingsDoc) => LimitSettingsDoc,
 ): Promise<LimitSettingsDoc> {
-  const store = limitSettingsVersions();
+  const store = stores.limits.limitSettingsVersions();
   for (let attempt = 0; attempt < 20; attempt++) {
-    const current = await readLimitSettings(orgId);
+    const current = await readLimitSettings(stores, orgId);
     const next = change(structuredClone(current));
     const { _id: _ignored, v: _v, ...fields } = next;
     if (await commitNextVersion(store, orgId, current.v, fields, new Date(now()))) {
@@ -193,20 +201,20 @@ export interface LimitChangeRequest<O extends LimitEntryName = OperationName> {
  * (or throws its refusal) inside the conditional update.
  */
 async function changeOverride(
-  stores: ScopeStores,
+  stores: LimitChangeStores,
   settings: LimitChangeSettings,
   { orgId, operation, scope, now }: LimitChangeRequest,
   decide: (s: LimitSettingsDoc, existing: LimitOverride | undefined) => OverrideChange,
 ): Promise<LimitSettingsDoc> {
   await requireOrganization(stores, orgId);
   await scopeChain(stores, orgId, scope);
-  return updateSettings(settings, orgId, now, (s) =>
+  return updateSettings(stores, settings, orgId, now, (s) =>
     upsertOverride(s, { operation, scopeType: scope.type, scopeId: scope.id, ...decide(s, existingOverride(s, operation, scope)) }, now()),
   );
 }
 
 export async function setCap(
-  stores: ScopeStores,
+  stores: LimitChangeStores,
   settings: LimitChangeSettings,
   request: LimitChangeRequest & { requestsPerMinute: number },
 ): Promise<LimitSettingsDoc> {
@@ -219,7 +227,7 @@ export async function setCap(
   });
 }
 
-export async function blockOperation(stores: ScopeStores, settings: LimitChangeSettings, request: LimitChangeRequest): Promise<LimitSettingsDoc> {
+export async function blockOperation(stores: LimitChangeStores, settings: LimitChangeSettings, request: LimitChangeRequest): Promise<LimitSettingsDoc> {
   const { actor = 'operator' } = request;
   return changeOverride(stores, settings, request, (_s, existing) => {
     // A customer's block must not take over an operator's cap or block: clearing it later would lift the operator's limit.
@@ -248,13 +256,17 @@ export function checkClear(actor: Actor, existing?: Pick<LimitOverride, 'kind' |
 }
 
 /** Clears a cap or block; `api.request_baseline.v1` clears the organization-wide rate. */
-export async function clearLimit(stores: ScopeStores, settings: LimitChangeSettings, request: LimitChangeRequest<LimitEntryName>): Promise<LimitSettingsDoc> {
+export async function clearLimit(
+  stores: LimitChangeStores,
+  settings: LimitChangeSettings,
+  request: LimitChangeRequest<LimitEntryName>,
+): Promise<LimitSettingsDoc> {
   const { orgId, operation, scope, actor = 'operator', now } = request;
   if (actor === 'customer' && operation === BASELINE_ENTRY) checkClear(actor);
   await requireOrganization(stores, orgId);
   if (operation === BASELINE_ENTRY) {
     if (scope.type !== 'organization') throw new LimitChangeError(`${BASELINE_ENTRY} is organization-wide`);
-    return updateSettings(settings, orgId, now, (s) => ({
+    return updateSettings(stores, settings, orgId, now, (s) => ({
       ...s,
       rateCleared: s.rateCleared || s.requestsPerSecond !== null || s.maxConcurrency !== null,
       requestsPerSecond: null,
@@ -262,7 +274,7 @@ export async function clearLimit(stores: ScopeStores, settings: LimitChangeSetti
     }));
   }
   await scopeChain(stores, orgId, scope);
-  return updateSettings(settings, orgId, now, (s) => {
+  return updateSettings(stores, settings, orgId, now, (s) => {
     const existing = existingOverride(s, operation, scope);
     checkClear(actor, existing);
     return existing
@@ -287,7 +299,7 @@ export function checkRateChange(s: LimitSettingsDoc, change: { requestsPerSecond
 }
 
 export async function setOrganizationRate(
-  stores: TenancyStores,
+  stores: TenancyStores & LimitsStores,
   settings: LimitChangeSettings,
   orgId: string,
   change: { requestsPerSecond?: number; maxConcurrency?: number },
@@ -298,7 +310,7 @@ export async function setOrganizationRate(
     throw new LimitChangeError('give a requests-per-second or max-concurrency value');
   }
   await requireOrganization(stores, orgId);
-  return updateSettings(settings, orgId, now, (s) => {
+  return updateSettings(stores, settings, orgId, now, (s) => {
     checkRateChange(s, change, actor);
     return {
       ...s,

@@ -1,6 +1,6 @@
 import type { Logger } from '../observability/logger';
 import type { OperationName } from './limitTable';
-import { deleteCapEntriesBefore, deleteCapEntry, insertCapEntry, latestCapEntries } from './store';
+import type { LimitsStore } from './store';
 import { errorMessage } from '../observability/errorMessage';
 
 /**
@@ -45,23 +45,24 @@ export interface CapTaken {
 export type CapAdmission =
   { admitted: true; taken: CapTaken; limit: number; remaining: number; resetSeconds: number } | { admitted: false; limit: number; retryAfterSeconds: number };
 
-/** What a cap's admission reads time from and logs through: its app's clock and logger. */
+/** What a cap's admission counts in, reads time from and logs through: its app's limits store, clock and logger. */
 export interface CapContext {
+  limits: LimitsStore;
   now: () => number;
   logger: Logger;
 }
 
 /** Admits one request under a per-minute cap of `limit`, or refuses it without writing. */
-export async function admitUnderCap(cap: string, limit: number, { now, logger }: CapContext): Promise<CapAdmission> {
+export async function admitUnderCap(cap: string, limit: number, { limits, now, logger }: CapContext): Promise<CapAdmission> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const recent = await latestCapEntries(cap, limit);
+    const recent = await limits.latestCapEntries(cap, limit);
     const t = now();
     const d = capDecision(recent, limit, t);
     if (!d.admit) return { admitted: false, limit, retryAfterSeconds: d.retryAfterSeconds };
     const entryId = `c:${cap}:${d.next}`;
-    if (!(await insertCapEntry({ _id: entryId, cap, i: d.next, at: t }))) continue; // another request took this number
+    if (!(await limits.insertCapEntry({ _id: entryId, cap, i: d.next, at: t }))) continue; // another request took this number
     if (d.next % 100 === 0) {
-      deleteCapEntriesBefore(cap, t - 2 * MINUTE_MS).catch((e) => logger.warn({ err: { message: errorMessage(e) } }, 'could not purge a cap log'));
+      limits.deleteCapEntriesBefore(cap, t - 2 * MINUTE_MS).catch((e) => logger.warn({ err: { message: errorMessage(e) } }, 'could not purge a cap log'));
     }
     const oldestCounted = [...recent.filter((e) => e.i > d.next - limit && e.at > t - MINUTE_MS).map((e) => e.at), t];
     return {
@@ -76,6 +77,6 @@ export async function admitUnderCap(cap: string, limit: number, { now, logger }:
 }
 
 /** Gives back a cap entry taken by a request that a later check refused. */
-export async function returnCapSlot(taken: CapTaken): Promise<void> {
-  await deleteCapEntry(taken.entryId);
+export async function returnCapSlot(limits: LimitsStore, taken: CapTaken): Promise<void> {
+  await limits.deleteCapEntry(taken.entryId);
 }

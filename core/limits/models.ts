@@ -1,4 +1,32 @@
-import { Schema, model } from 'mongoose';
+import { Schema, type Connection } from 'mongoose';
+import { boundModel } from '../store/boundModel';
+import type { LimitSettingsDoc } from './limitSettingsRecord';
+
+/** A window slot (its second `s`) or a lease slot (organization, slot number, expiry, holder's token) in `admission_slots`. */
+export interface AdmissionSlotRecord {
+  _id: string;
+  s?: number;
+  org?: string;
+  slot?: number;
+  exp?: number;
+  token?: string;
+}
+
+export interface CapLogRecord {
+  _id: string;
+  cap: string;
+  i: number;
+  at: number;
+}
+
+/** A committed version claim of a limit settings document (core/store/versionedDocument.ts). */
+export interface LimitSettingsVersionRecord {
+  _id: string;
+  doc?: string;
+  v?: number;
+  state?: unknown;
+  at?: Date;
+}
 
 /**
  * Window slots and lease slots live in one collection, so that the two unique inserts a request
@@ -6,7 +34,7 @@ import { Schema, model } from 'mongoose';
  * slot carries its second `s` (old windows are swept by it); a lease slot its organization, slot
  * number, expiry and holder's token. Both are looked up by `_id` only.
  */
-const admissionSlotSchema = new Schema(
+const admissionSlotSchema = new Schema<AdmissionSlotRecord>(
   {
     _id: { type: String, required: true },
     s: { type: Number, index: true },
@@ -17,9 +45,8 @@ const admissionSlotSchema = new Schema(
   },
   { versionKey: false },
 );
-export const AdmissionSlot = model('AdmissionSlot', admissionSlotSchema, 'admission_slots');
 
-const capLogSchema = new Schema(
+const capLogSchema = new Schema<CapLogRecord>(
   {
     _id: { type: String, required: true },
     cap: { type: String, required: true, index: true },
@@ -28,7 +55,6 @@ const capLogSchema = new Schema(
   },
   { versionKey: false },
 );
-export const MinuteCapLog = model('MinuteCapLog', capLogSchema, 'minute_cap_logs');
 
 const overrideSchema = new Schema(
   {
@@ -43,7 +69,7 @@ const overrideSchema = new Schema(
   { _id: false },
 );
 
-const limitSettingsSchema = new Schema(
+const limitSettingsSchema = new Schema<LimitSettingsDoc>(
   {
     _id: { type: String, required: true }, // org_…
     v: { type: Number, required: true, default: 0 },
@@ -54,10 +80,17 @@ const limitSettingsSchema = new Schema(
   },
   { versionKey: false },
 );
-export const LimitSettings = model('LimitSettings', limitSettingsSchema, 'limit_settings');
-
-export const LimitSettingsVersions = model(
-  'LimitSettingsVersion',
-  new Schema({ _id: String, doc: String, v: Number, state: Schema.Types.Mixed, at: Date }, { versionKey: false }),
-  'limit_settings_versions',
+const limitSettingsVersionSchema = new Schema<LimitSettingsVersionRecord>(
+  { _id: String, doc: String, v: Number, state: Schema.Types.Mixed, at: Date },
+  { versionKey: false },
 );
+
+/** The area's models on the root's connection. */
+export function limitsModels(connection: Connection) {
+  return {
+    admissionSlots: boundModel<AdmissionSlotRecord>(connection, 'AdmissionSlot', admissionSlotSchema, 'admission_slots'),
+    minuteCapLogs: boundModel<CapLogRecord>(connection, 'MinuteCapLog', capLogSchema, 'minute_cap_logs'),
+    limitSettings: boundModel<LimitSettingsDoc>(connection, 'LimitSettings', limitSettingsSchema, 'limit_settings'),
+    limitSettingsVersions: boundModel<LimitSettingsVersionRecord>(connection, 'LimitSettingsVersion', limitSettingsVersionSchema, 'limit_settings_versions'),
+  };
+}

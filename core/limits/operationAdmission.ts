@@ -133,7 +133,11 @@ class HeldAdmission implements AdmissionHandle {
 
     for (const cap of overrides.caps) {
       const quota = cap.requestsPerMinute ?? 0;
-      const c = await admitUnderCap(capLogId(orgId, operation, cap.scopeType, cap.scopeId), quota, { now: this.admission.now, logger: this.logger });
+      const c = await admitUnderCap(capLogId(orgId, operation, cap.scopeType, cap.scopeId), quota, {
+        limits: this.admission.limits,
+        now: this.admission.now,
+        logger: this.logger,
+      });
       const state: RateLimitState = {
         policy: `${operation}@${cap.scopeType}`,
         quota,
@@ -153,7 +157,7 @@ class HeldAdmission implements AdmissionHandle {
   /** Gives back the window and cap slots of a refused request (a refusal consumes nothing). */
   private async refuse(operation: OperationName, detail: string, retryAfter: number, limit: string): Promise<Problem> {
     const caps = this.caps.splice(0);
-    const taken = [...this.windows.splice(0).map((w) => this.admission.returnWindowSlot(w)), ...caps.map((c) => returnCapSlot(c.taken))];
+    const taken = [...this.windows.splice(0).map((w) => this.admission.returnWindowSlot(w)), ...caps.map((c) => returnCapSlot(this.admission.limits, c.taken))];
     await Promise.all(taken).catch((err) => this.logger.warn({ err: { message: (err as Error).message } }, 'could not give back admission slots'));
     for (const c of caps) c.state.remaining = Math.min(c.state.quota, c.state.remaining + 1);
     // The refused request's own place is still held until the response is over; the next finds it free.

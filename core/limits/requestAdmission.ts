@@ -14,16 +14,7 @@ import {
 import type { OperationName } from './limitTable';
 import { freeSlotIds, secondsUntilNextWindow, windowSecond, windowSlotId, windowSlotIds, WindowSlotsTakenHere } from './strictWindow';
 import { errorMessage } from '../observability/errorMessage';
-import {
-  createSlotInserts,
-  deleteLeases,
-  deleteLeasesHeldBy,
-  deleteWindowSlot,
-  deleteWindowSlots,
-  leasesByIds,
-  staleWindowSlotIds,
-  takenWindowSlotIds,
-} from './store';
+import type { LimitsStore } from './store';
 
 /**
  * Admission against the store (SPEC 8.1): the organization's strict per-second window and its
@@ -90,8 +81,8 @@ export type RequestAdmission =
       givenBack?: Lease;
     };
 
-async function deleteInTurns(slotIds: string[], warn: (err: unknown) => void): Promise<void> {
-  for (let i = 0; i < slotIds.length; i += PURGE_BATCH) await deleteWindowSlots(slotIds.slice(i, i + PURGE_BATCH)).catch(warn);
+async function deleteInTurns(limits: LimitsStore, slotIds: string[], warn: (err: unknown) => void): Promise<void> {
+  for (let i = 0; i < slotIds.length; i += PURGE_BATCH) await limits.deleteWindowSlots(slotIds.slice(i, i + PURGE_BATCH)).catch(warn);
 }
 
 /**
@@ -105,8 +96,8 @@ function leaseSlotIdsOf(orgId: string): readonly string[] {
 }
 
 /** Leases an organization holds now, expired ones included (diagnostics, tests). */
-export async function heldLeases(orgId: string): Promise<HeldLease[]> {
-  return (await leasesByIds(leaseSlotIdsOf(orgId))).map((d) => ({ slot: d.slot, exp: d.exp }));
+export async function heldLeases(limits: LimitsStore, orgId: string): Promise<HeldLease[]> {
+  return (await limits.leasesByIds(leaseSlotIdsOf(orgId))).map((d) => ({ slot: d.slot, exp: d.exp }));
 }
 
 /**
@@ -120,16 +111,20 @@ export async function heldLeases(orgId: string): Promise<HeldLease[]> {
  */
 export class StoreAdmission {
   constructor(
+    /** The app's limits store, which the operations' per-minute caps are counted in too. */
+    readonly limits: LimitsStore,
     readonly now: () => number,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.slotInserts = limits.createSlotInserts();
+  }
 
   /**
    * Every slot is still taken by its own unique insert; inserts asked for together (a request's
    * window slot and lease, and concurrent requests' slots) travel to the store as one command
    * (groupedInserts.ts), so under load the store pays one command per round trip, not per slot.
    */
-  private readonly slotInserts = createSlotInserts();
+  private readonly slotInserts: ReturnType<LimitsStore['createSlotInserts']>;
   /** Which slot to try first per window: a hint only, the store decides. */
   private readonly slotHints = new Map<string, number>();
   /**
@@ -157,7 +152,10 @@ export class StoreAdmission {
       // By _id (an index lookup on every store); where the lease may have expired, only where the
       // token still matches: a slot reclaimed by another holder stays.
       try {
-        await Promise.all([slotIds.length ? deleteLeasesHeldBy(slotIds, tokens) : undefined, byId.length ? deleteLeases(byId) : undefined]);
+        await Promise.all([
+          slotIds.length ? this.limits.deleteLeasesHeldBy(slotIds, tokens) : undefined,
+          byId.length ? this.limits.deleteLeases(byId) : undefined,
+        ]);
       } finally {
         for (const slotId of slotIds) this.slotsHeldHere.remove(slotId);
         for (const slotId of byId) this.slotsHeldHere.remove(slotId);
@@ -182,14 +180,14 @@ export class StoreAdmission {
     this.purgedSecond = second;
     const warn = (err: unknown) => this.logger.warn({ err: { message: errorMessage(err) } }, 'could not purge old request windows');
     const old = this.takenHere.takeOld(second);
-    if (old.length) this.purging = this.purging.then(() => deleteInTurns(old, warn));
+    if (old.length) this.purging = this.purging.then(() => deleteInTurns(this.limits, old, warn));
     if (second - this.sweptSecond < SWEEP_EVERY_SECONDS) return;
     this.sweptSecond = second;
     // Found by a read, then deleted in turns by `_id`: a delete by second would hold the write lock
     // while FerretDB reads every slot.
     this.purging = this.purging.then(async () => {
-      const stale = await staleWindowSlotIds(second - 2, SWEEP_LIMIT).catch((err: unknown) => (warn(err), []));
-      await deleteInTurns(stale, warn);
+      const stale = await this.limits.staleWindowSlotIds(second - 2, SWEEP_LIMIT).catch((err: unknown) => (warn(err), []));
+      await deleteInTurns(this.limits, stale, warn);
     });
   }
 
@@ -240,7 +238,7 @@ export class StoreAdmission {
     }
     // Every slot looked taken; slots given back by refused requests leave holes, so ask the store.
     const all = windowSlotIds(scopeKey, second, limit);
-    const taken = new Set(await takenWindowSlotIds(all));
+    const taken = new Set(await this.limits.takenWindowSlotIds(all));
     occupied.clear();
     all.forEach((id, k) => taken.has(id) && occupied.add(k));
     for (const slotId of freeSlotIds(all, taken)) {
@@ -260,7 +258,7 @@ export class StoreAdmission {
       if (left !== undefined) this.blockWindowLeft.set(key, left + 1);
       return this.windowBlocks.giveBack(taken.block);
     }
-    await deleteWindowSlot(taken.slotId);
+    await this.limits.deleteWindowSlot(taken.slotId);
     if (taken.window) this.windowOccupancy.get(taken.window.key)?.delete(taken.window.index);
   }
 
@@ -362,11 +360,11 @@ export class StoreAdmission {
       if (lease) return lease;
     }
     for (let round = 0; round < 3; round++) {
-      const held = await leasesByIds(slotIds);
+      const held = await this.limits.leasesByIds(slotIds);
       const t = now();
       const expired = held.filter((h) => h.exp <= t);
       if (expired.length)
-        await deleteLeasesHeldBy(
+        await this.limits.deleteLeasesHeldBy(
           expired.map((h) => h._id),
           expired.map((h) => h.token),
         );

@@ -48,8 +48,8 @@ export interface PublicClientsOptions {
   trustAnchors: TrustAnchors;
   /** The DNS lookup of the destination check before a fetch; the system's by default. */
   destinationLookup?: LookupAll;
-  /** The app's per-address limits, which bound the fetches an address causes; its own without. */
-  addressLimits?: ClientAddressLimits;
+  /** The app's per-address limits, which bound the fetches an address causes. */
+  addressLimits: ClientAddressLimits;
 }
 
 /**
@@ -75,7 +75,7 @@ export class PublicClients {
     this.logger = options.logger;
     this.trustAnchors = options.trustAnchors;
     this.destinationLookup = options.destinationLookup ?? systemDestinationLookup;
-    this.addressLimits = options.addressLimits ?? new ClientAddressLimits(config.secretsKey, clock, options.logger);
+    this.addressLimits = options.addressLimits;
     this.documents = new LRUCache({ max: 1000, ttl: 1000 * 60, ttlAutopurge: false, perf: { now: clock } });
     this.bounds = new MetadataFetchBounds(
       { maxInFlight: config.metadataDocuments.fetchesInFlight, failureTtlMs: config.metadataDocuments.failureCacheSeconds * 1000 },

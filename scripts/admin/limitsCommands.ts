@@ -119,7 +119,7 @@ export const limitsCommands: Record<string, AdminCommand> = {
     run: async (f, { config, stores }) => {
       const orgId = requireFlag(f, 'org');
       const operation = limitEntryFlag(f) ?? BASELINE_ENTRY;
-      return entryFor(stores, config, await readLimitSettings(orgId), orgId, operation, scopeFromFlags(orgId, f));
+      return entryFor(stores, config, await readLimitSettings(stores, orgId), orgId, operation, scopeFromFlags(orgId, f));
     },
   },
 };

@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../core/config';
 import { countRunningJobs } from '../../core/jobs/store';
-import { everyHeldLease } from '../../core/limits/store';
 import { logger } from '../../core/observability/logger';
 import { createStores, type Stores } from '../../core/deps';
 import { openStore, type StoreHandle } from '../../core/store/connection';
@@ -149,7 +148,7 @@ async function main(): Promise<number> {
         });
         return { status: r.status, ms: r.ms, jobId: r.json?.job_id };
       },
-      leaseSlots: async () => (await everyHeldLease()).map((d) => ({ _id: d._id, token: d.token, exp: d.exp })),
+      leaseSlots: async () => (await stores.limits.everyHeldLease()).map((d) => ({ _id: d._id, token: d.token, exp: d.exp })),
       startSecondApi: () => services.startSecondApi(config),
       leaseTtlSeconds: LEASE_TTL_SECONDS,
       nextDelivery: (timeoutMs) =>

@@ -23,10 +23,11 @@ let tenant: TestTenant;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
-const replica = new StoreAdmission(Date.now, testLogger());
+let replica: StoreAdmission;
 
 beforeAll(async () => {
   srv = await startSignInApi();
+  replica = new StoreAdmission(srv.deps.stores.limits, Date.now, testLogger());
   tenant = await createTenant();
   for (let i = 0; i < 60; i++) {
     await recordAuditEvent(srv.deps.stores, {
@@ -47,7 +48,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await closeBrowser(browser);
-  await replica.close();
+  await replica?.close();
   await srv?.close();
 });
 

@@ -4,6 +4,7 @@ import type { Config } from '../../core/config';
 import { createDeps, type Deps } from '../../core/deps';
 import { recordAuditEvent } from '../../core/audit/auditLog';
 import { grantCredits } from '../../core/credits/credits';
+import { readLimitSettings, setCap } from '../../core/limits/limitSettings';
 import { invitationMail } from '../../core/mail/mailMessages';
 import { queueMail } from '../../core/mail/mailOutbox';
 import { openStore } from '../../core/store/connection';
@@ -178,4 +179,23 @@ test("each app's organizations, workspaces and keys are in its own database", as
   expect(await first.deps.stores.keys.findKey(tenant.keyId)).toBeNull();
   expect((await api(second.url, 'GET', '/v1/whoami', { key: tenant.key })).status).toBe(200);
   expectProblemResponse(await api(first.url, 'GET', '/v1/whoami', { key: tenant.key }), 401, 'invalid_api_key');
+});
+
+test("each app's limit settings and admission slots are in its own database", async () => {
+  const tenant = await createTenant({ stores: second.deps.stores });
+  await setCap(second.deps.stores, second.deps.config, {
+    orgId: tenant.orgId,
+    operation: 'whoami',
+    scope: { type: 'key', id: tenant.keyId },
+    requestsPerMinute: 5,
+    now: Date.now,
+  });
+  expect((await readLimitSettings(second.deps.stores, tenant.orgId)).overrides).toMatchObject([{ operation: 'whoami', kind: 'cap', requestsPerMinute: 5 }]);
+  expect(await first.deps.stores.limits.findLimitSettings(tenant.orgId)).toBeNull();
+  // The request is admitted by the second app alone: its window slot and cap entry are in its database.
+  expect((await api(second.url, 'GET', '/v1/whoami', { key: tenant.key })).status).toBe(200);
+  expect(await second.deps.stores.limits.slotIdsWithPrefix(`w:req:${tenant.orgId}:`)).not.toHaveLength(0);
+  expect(await first.deps.stores.limits.slotIdsWithPrefix(`w:req:${tenant.orgId}:`)).toHaveLength(0);
+  expect(await second.deps.stores.limits.capEntriesWithPrefix(`${tenant.orgId}:`)).toHaveLength(1);
+  expect(await first.deps.stores.limits.capEntriesWithPrefix(`${tenant.orgId}:`)).toHaveLength(0);
 });

@@ -1,7 +1,6 @@
 import mongoose from 'mongoose';
 import { recordAuditEvent } from '../../core/audit/auditLog';
 import { EXPORTS_AT_ONCE, LIST_PAGE_SLOTS, takeExportSlot, takeReadSlot, type ReadSlot } from '../../core/limits/consoleReadSlots';
-import { AdmissionSlot } from '../../core/limits/models';
 import { StoreAdmission, requestScopeKey } from '../../core/limits/requestAdmission';
 import { windowSecond, windowSlotIds } from '../../core/limits/strictWindow';
 import { LIST_PAGE_BURST, LIST_PAGES_PER_SECOND } from '../../api/console/consoleReadsPace';
@@ -23,13 +22,14 @@ import { TestClock } from '../support/testClock';
  */
 let srv: TestApi;
 /** Another replica's admission: what it takes is in the store, as the API's own would be. */
-const replica = new StoreAdmission(Date.now, testLogger());
+let replica: StoreAdmission;
 
 beforeAll(async () => {
   srv = await startSignInApi();
+  replica = new StoreAdmission(srv.deps.stores.limits, Date.now, testLogger());
 });
 afterAll(async () => {
-  await replica.close();
+  await replica?.close();
   await srv?.close();
 });
 
@@ -101,7 +101,8 @@ describe('list pages', () => {
     // The organization's window of 25 is full for the next 30 seconds, as its /v1 traffic would fill it.
     const from = windowSecond(Date.now());
     for (let s = from; s < from + 30; s++) {
-      await AdmissionSlot.insertMany(windowSlotIds(requestScopeKey(tenant.orgId), s, 25).map((_id) => ({ _id, s })));
+      const inserts = srv.deps.stores.limits.createSlotInserts();
+      await Promise.all(windowSlotIds(requestScopeKey(tenant.orgId), s, 25).map((_id) => inserts.insertOnce({ _id, s })));
     }
     for (const path of [
       '/console/audit',
@@ -177,7 +178,7 @@ describe('list pages', () => {
     const refused = await admin.get('/console/jobs');
     expect(refused.status).toBe(429);
     expect(refused.text).toContain(`already has ${LIST_PAGE_SLOTS.atOnce} console lists being read`);
-    expect(await AdmissionSlot.countDocuments({ _id: { $regex: `^w:req:${tenant.orgId}:` } })).toBe(0);
+    expect(await srv.deps.stores.limits.slotIdsWithPrefix(`w:req:${tenant.orgId}:`)).toHaveLength(0);
     // The API's own traffic is not held to the console's slots.
     expect((await api(srv.url, 'GET', '/v1/whoami', { key: tenant.key })).status).toBe(200);
     reading.pop()!.release();
@@ -227,7 +228,10 @@ describe('pace', () => {
   test(`past a burst of ${LIST_PAGE_BURST} list pages an organization opens ${LIST_PAGES_PER_SECOND} a second on a replica; the refusal reads nothing once its session is known`, async () => {
     const clock = new TestClock();
     // A second app on the file's store whose admission, and so its pace, reads the test's clock.
-    const clocked = await startSignInApi({ MONGODB_URI: srv.config.mongodbUri }, { admission: new StoreAdmission(clock.now, testLogger()) });
+    const clocked = await startSignInApi(
+      { MONGODB_URI: srv.config.mongodbUri },
+      { admission: new StoreAdmission(srv.deps.stores.limits, clock.now, testLogger()) },
+    );
     try {
       const tenant = await createTenant();
       const admin = await consoleSession(clocked, tenant, 'admin');

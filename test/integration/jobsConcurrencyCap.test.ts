@@ -11,6 +11,8 @@ import { terminateRunningJobWorkflows } from '../support/contactRetrievalJobs';
 import { createDeps } from '../../core/deps';
 import { StoreAdmission } from '../../core/limits/requestAdmission';
 import { TestClock } from '../support/testClock';
+import { testConfig } from '../support/testConfig';
+import { openTestStore, type TestStore } from '../support/testStore';
 import { testLogger } from '../support/capturedLogs';
 
 /**
@@ -18,6 +20,7 @@ import { testLogger } from '../support/capturedLogs';
  * jobs stay running for as long as the test needs.
  */
 let srv: TestApi;
+let admissionStore: TestStore;
 /** The clock the API's admission reads: a test moves it on to a new one-second window. */
 const clock = new TestClock();
 let seq = 0;
@@ -29,12 +32,16 @@ const person = (_i: number) => pool[seq++];
 const jobDeps = () => createDeps(srv.config, { logger: testLogger(), temporal: srv.deps.temporal, store: srv.deps.store });
 
 beforeAll(async () => {
-  srv = await startTestApi({}, undefined, { admission: new StoreAdmission(clock.now, testLogger()) });
+  // The admission is built on a store of the file's database opened first: the API's own opens with it.
+  const config = testConfig({});
+  admissionStore = await openTestStore(config);
+  srv = await startTestApi({}, config, { admission: new StoreAdmission(admissionStore.stores.limits, clock.now, testLogger()) });
   await insertTestPeople(srv.deps.stores, pool);
 });
 afterAll(async () => {
   await terminateRunningJobWorkflows(srv.deps.temporal);
   await srv.close();
+  await admissionStore?.close();
 });
 
 async function expectNothingBeyond(t: TestTenant, accepted: string[], balance: number, people: string[]) {

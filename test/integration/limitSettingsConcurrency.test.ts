@@ -40,7 +40,7 @@ test.each([2, 10])('%i first-time limit changes at once each succeed or get a cl
   expect(succeeded.length).toBeGreaterThan(0);
 
   // Every change reported as made is in the stored settings: no write overwrote another.
-  const stored = await readLimitSettings(org.org_id);
+  const stored = await readLimitSettings(testStore.stores, org.org_id);
   const caps = new Map(stored.overrides.map((o) => [o.operation, o.requestsPerMinute]));
   for (const op of succeeded) expect(caps.get(op)).toBe(operations.indexOf(op) + 1);
   expect(stored.v).toBe(succeeded.length);

@@ -4,7 +4,6 @@ import { PERMISSIONS } from '../../core/keys/permissions';
 import { BASELINE_ENTRY, OPERATIONS } from '../../core/limits/limitTable';
 import { blockOperation, clearLimit, setCap, setOrganizationRate } from '../../core/limits/limitSettings';
 import { windowBlockSize } from '../../core/limits/admissionBlocks';
-import { AdmissionSlot } from '../../core/limits/models';
 import { heldLeases, StoreAdmission, type RequestAdmission } from '../../core/limits/requestAdmission';
 import { openTestStore, type TestStore, fileStores } from '../support/testStore';
 import { runAdminWith } from '../support/adminCli';
@@ -45,15 +44,25 @@ const clock = new TestClock();
 const apps: Replica[] = [];
 
 /** This process's own admission (the replicas under test have theirs). */
-const admission = new StoreAdmission(Date.now, testLogger());
+let admission: StoreAdmission;
+
+/** The collection the admissions' slots are written to, on the file's store connection: what a test watches its commands on. */
+const slotCollection = () => testStore.handle.connection.collection('admission_slots');
+/** Slots of the organization's request window in one second. */
+const windowSlotsOf = async (orgId: string, second: number) => (await testStore.stores.limits.slotIdsWithPrefix(`w:req:${orgId}:${second}:`)).length;
 
 beforeAll(async () => {
   cfg = testConfig({ LIMITS_LEASE_TTL_SECONDS: String(LEASE_TTL_SECONDS) });
   testStore = await openTestStore(cfg);
+  admission = new StoreAdmission(testStore.stores.limits, Date.now, testLogger());
   const [processReplica, ...inProcess] = await Promise.all([
     startApiProcess(cfg, { LOG_LEVEL: 'silent', LIMITS_LEASE_TTL_SECONDS: String(LEASE_TTL_SECONDS) }),
     serveApp(createDeps(cfg, { logger: testLogger(), store: testStore.handle })),
-    ...[0, 1].map(() => serveApp(createDeps(cfg, { logger: testLogger(), store: testStore.handle, admission: new StoreAdmission(clock.now, testLogger()) }))),
+    ...[0, 1].map(() =>
+      serveApp(
+        createDeps(cfg, { logger: testLogger(), store: testStore.handle, admission: new StoreAdmission(testStore.stores.limits, clock.now, testLogger()) }),
+      ),
+    ),
   ]);
   replicas.push(inProcess[0], { url: processReplica.url, close: () => processReplica.stop() });
   apps.push(...inProcess.slice(1));
@@ -61,7 +70,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([...replicas, ...apps].map((r) => r.close()));
-  await admission.leaseReleaser.drain();
+  await admission?.leaseReleaser.drain();
   await testStore.close();
 });
 
@@ -91,7 +100,7 @@ function expectRateLimited(res: HttpResponse) {
 }
 
 async function waitForNoLeases(orgId: string) {
-  await eventually('leases released', async () => (await heldLeases(orgId)).length === 0, { timeoutMs: 10_000, intervalMs: 50 });
+  await eventually('leases released', async () => (await heldLeases(testStore.stores.limits, orgId)).length === 0, { timeoutMs: 10_000, intervalMs: 50 });
 }
 
 /** Releases the leases of the admitted ones, as finished requests do, and waits for the deletes. */
@@ -138,7 +147,7 @@ describe('request rate: strict one-second window shared by every key and replica
     const results = await offerSeconds(
       { seconds: 3, perSecond: 400, batch: 40, send: (url) => api(url, 'GET', '/v1/whoami', { key: tenant.key }) },
       // Counted before the clock moves on: each app deletes its windows once they are two seconds old.
-      async (s) => void blocksBySecond.set(s, await AdmissionSlot.countDocuments({ _id: { $regex: `^w:req:${tenant.orgId}:${s}:` } })),
+      async (s) => void blocksBySecond.set(s, await windowSlotsOf(tenant.orgId, s)),
     );
     for (const r of results) if (r.res.status !== 200) expectRateLimited(r.res);
     const admitted = results.filter((r) => r.res.status === 200);
@@ -345,7 +354,10 @@ describe('requests in flight', () => {
     await admission.leaseReleaser.drain();
     expect((await api(replicas[1].url, 'GET', '/v1/whoami', { key: tenant.key })).status).toBe(200);
     // The slot is free again once the response finished.
-    await eventually('lease released', async () => (await heldLeases(tenant.orgId)).length === 2, { timeoutMs: 5000, intervalMs: 200 });
+    await eventually('lease released', async () => (await heldLeases(testStore.stores.limits, tenant.orgId)).length === 2, {
+      timeoutMs: 5000,
+      intervalMs: 200,
+    });
     for (const l of held.slice(1)) admission.leaseReleaser.release(l.token, l.slotId);
     await admission.leaseReleaser.drain();
     // Three concurrent requests fit, and every lease is gone when they finish.
@@ -361,8 +373,8 @@ describe('requests in flight', () => {
     const admit = () => admission.admitRequest({ orgId: tenant.orgId, requestsPerSecond: 25, maxConcurrency: 25, leaseTtlMs: 60_000, now });
     // Watched, not replaced. Colliding requests would try window slot 0, then 1, … one round trip
     // after another, and lease probes that collide fall back to reading the organization's leases.
-    const inserts = jest.spyOn(AdmissionSlot.collection, 'insertMany');
-    const finds = jest.spyOn(AdmissionSlot.collection, 'find');
+    const inserts = jest.spyOn(slotCollection(), 'insertMany');
+    const finds = jest.spyOn(slotCollection(), 'find');
     const got = await Promise.all(Array.from({ length: 20 }, admit));
     const insertCommands = inserts.mock.calls.length;
     const findCommands = finds.mock.calls.length;
@@ -385,7 +397,7 @@ describe('requests in flight', () => {
     const held = [await admit(), await admit()];
     expect(held.map((h) => h.admitted)).toEqual([true, true]);
     // The window is full, so the third request reads it from the store; that read fails.
-    const finds = jest.spyOn(AdmissionSlot.collection, 'find').mockImplementationOnce(() => {
+    const finds = jest.spyOn(slotCollection(), 'find').mockImplementationOnce(() => {
       throw new Error('store unavailable');
     });
     await expect(admit()).rejects.toThrow('store unavailable');
@@ -401,13 +413,13 @@ describe('requests in flight', () => {
     const held = [await admit(), await admit()];
     expect(held.map((h) => h.admitted)).toEqual([true, true]);
     // Watched, not replaced: the inserts still reach the store.
-    const inserts = jest.spyOn(AdmissionSlot.collection, 'insertMany');
+    const inserts = jest.spyOn(slotCollection(), 'insertMany');
     const refused = await admit();
     const insertCommands = inserts.mock.calls.length;
     inserts.mockRestore();
     expect(refused).toMatchObject({ admitted: false, reason: 'in_flight' });
     expect(insertCommands).toBe(0);
-    const windowSlots = await AdmissionSlot.countDocuments({ _id: { $regex: `^w:req:${tenant.orgId}:${second}:` } });
+    const windowSlots = await windowSlotsOf(tenant.orgId, second);
     expect(windowSlots).toBe(2);
     await releaseAdmitted(held);
     expect((await admit()).admitted).toBe(true);
@@ -418,12 +430,12 @@ describe('requests in flight', () => {
     await setOrganizationRate(fileStores(), cfg, tenant.orgId, { maxConcurrency: 2 }, Date.now);
     // An admission that takes its leases and is then dropped, never giving them back: the store
     // holds what a process killed mid-request leaves, and no one remembers them elsewhere.
-    const holder = new StoreAdmission(clock.now, testLogger());
+    const holder = new StoreAdmission(testStore.stores.limits, clock.now, testLogger());
     const taken = await Promise.all(
       [0, 1].map(() => holder.admitRequest({ orgId: tenant.orgId, requestsPerSecond: 1000, maxConcurrency: 2, leaseTtlMs: LEASE_TTL_SECONDS * 1000 })),
     );
     expect(taken.map((t) => t.admitted)).toEqual([true, true]);
-    expect((await heldLeases(tenant.orgId)).length).toBe(2);
+    expect((await heldLeases(testStore.stores.limits, tenant.orgId)).length).toBe(2);
     clock.advance(LEASE_TTL_SECONDS * 1000 - 200);
     const refused = await api(apps[0].url, 'GET', '/v1/whoami', { key: tenant.key });
     expectRateLimited(refused);

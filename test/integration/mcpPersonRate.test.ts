@@ -64,7 +64,10 @@ function toolsList(token: string) {
 }
 
 describe('the per-person request rate of the tool server (a clock the test sets)', () => {
-  const admission = new StoreAdmission(Date.now, testLogger());
+  let admission: StoreAdmission;
+  beforeAll(() => {
+    admission = new StoreAdmission(srv.deps.stores.limits, Date.now, testLogger());
+  });
   test('PER_SECOND requests in one second, the next refused until the next second; a refusal takes no place', async () => {
     const { userId } = await personToken();
     // A second far from now, so no real request of this person shares its window.

@@ -46,7 +46,7 @@ const routes: RouteSpec[] = [
     query: z.object({ verbose: z.enum(['true', 'false']).optional() }),
     responses: { 200: { description: 'ok' } },
     handler: async ({ params, query, principal }) => {
-      leasesDuringCall.push((await heldLeases(principal.orgId)).length);
+      leasesDuringCall.push((await heldLeases(srv.deps.stores.limits, principal.orgId)).length);
       return { status: 200, body: { job_id: params.job_id, verbose: query.verbose ?? null } };
     },
   }),
@@ -131,13 +131,13 @@ test('a missing permission is insufficient_scope; a problem keeps its code and R
 
 test('a tool call holds an in-flight lease while it runs and gives it back when it returns, with no HTTP response to close', async () => {
   await deps.admission.leaseReleaser.drain();
-  expect(await heldLeases(principal.orgId)).toHaveLength(0);
+  expect(await heldLeases(srv.deps.stores.limits, principal.orgId)).toHaveLength(0);
   leasesDuringCall.length = 0;
   const out = await dispatcher.run(tool('get_contact_retrieval_job'), { job_id: 'job_lease' }, principal, 'req_8');
   expect(out.ok).toBe(true);
   expect(leasesDuringCall).toEqual([1]);
   await deps.admission.leaseReleaser.drain();
-  expect(await heldLeases(principal.orgId)).toHaveLength(0);
+  expect(await heldLeases(srv.deps.stores.limits, principal.orgId)).toHaveLength(0);
 });
 
 test('a credential in tool input is malformed_authorization even without the permission (not hidden behind insufficient_scope)', async () => {

@@ -107,7 +107,11 @@ function policies(header: string): string[] {
 async function runMix(seed: number, steps: number): Promise<{ admitted: number; refused: Record<string, number> }> {
   const random = seededRandom(seed);
   const clock = new TestClock(Math.floor(Date.now() / 1000) * 1000 + 1_000_000);
-  const deps: Deps = createDeps(cfg, { logger: testLogger(), store: testStore.handle, admission: new StoreAdmission(clock.now, testLogger()) });
+  const deps: Deps = createDeps(cfg, {
+    logger: testLogger(),
+    store: testStore.handle,
+    admission: new StoreAdmission(testStore.stores.limits, clock.now, testLogger()),
+  });
   const tenant = await createTenant();
   await setOrganizationRate(fileStores(), cfg, tenant.orgId, { requestsPerSecond: RATE, maxConcurrency: IN_FLIGHT }, Date.now);
   await setCap(fileStores(), cfg, {

@@ -2,7 +2,6 @@ import { request as httpRequest, type Server } from 'node:http';
 import { createApp } from '../../api/app';
 import { sealingKeyId } from '../../core/crypto/secretBox';
 import { addressCapName, admitFromAddress, purgeStaleAddressEntries } from '../../core/limits/clientAddressLimits';
-import { MinuteCapLog } from '../../core/limits/models';
 import { issueAccessToken } from '../../core/oauth/accessTokens';
 import { createClient } from '../../core/oauth/clients';
 import { SigningKey } from '../../core/oauth/models';
@@ -250,13 +249,13 @@ describe('client-address limit entries', () => {
     const address = newAddress();
     const t = Date.now();
     const name = addressCapName(srv.config.secretsKey, 'jwks', address);
-    await admitFromAddress(srv.config.secretsKey, 'jwks', address, 10, { now: () => t - 3 * 60_000, logger: testLogger() });
-    await admitFromAddress(srv.config.secretsKey, 'jwks', address, 10, { now: () => t, logger: testLogger() });
-    await MinuteCapLog.collection.insertOne({ _id: 'c:org:op:key:k:0', cap: 'org:op:key:k', i: 0, at: t - 3 * 60_000 } as never);
+    await admitFromAddress(srv.config.secretsKey, 'jwks', address, 10, { limits: srv.deps.stores.limits, now: () => t - 3 * 60_000, logger: testLogger() });
+    await admitFromAddress(srv.config.secretsKey, 'jwks', address, 10, { limits: srv.deps.stores.limits, now: () => t, logger: testLogger() });
+    await srv.deps.stores.limits.insertCapEntry({ _id: 'c:org:op:key:k:0', cap: 'org:op:key:k', i: 0, at: t - 3 * 60_000 });
     // Each process also purges in the background once a minute (the same query), so the old entry may already be gone.
-    expect(await purgeStaleAddressEntries(t)).toBeLessThanOrEqual(1);
-    expect(await MinuteCapLog.collection.countDocuments({ cap: name })).toBe(1);
-    expect(await MinuteCapLog.collection.countDocuments({ cap: 'org:op:key:k' })).toBe(1);
+    expect(await purgeStaleAddressEntries(srv.deps.stores.limits, t)).toBeLessThanOrEqual(1);
+    expect(await srv.deps.stores.limits.capEntriesWithPrefix(name)).toHaveLength(1);
+    expect(await srv.deps.stores.limits.capEntriesWithPrefix('org:op:key:k')).toHaveLength(1);
   });
 });
 

@@ -58,13 +58,13 @@ test("another organization's scopes, and ids that exist nowhere, are not_found (
 
 test("a limit change on another organization's key is not_found and changes nothing", async () => {
   const foreignKey: Scope = { type: 'key', id: theirs.keyId };
-  const before = await readLimitSettings(mine.orgId);
+  const before = await readLimitSettings(testStore.stores, mine.orgId);
   await expect(
     setCap(fileStores(), config, { orgId: mine.orgId, operation: 'whoami', scope: foreignKey, requestsPerMinute: 5, now: Date.now }),
   ).rejects.toMatchObject({
     code: 'not_found',
   });
-  expect(await readLimitSettings(mine.orgId)).toEqual(before);
+  expect(await readLimitSettings(testStore.stores, mine.orgId)).toEqual(before);
 });
 
 test("the operator CLI reports another organization's key as one not-found line with exit 1", async () => {

@@ -1,5 +1,5 @@
 /**
- * A clock a test moves by hand, given to an app's admission (`new StoreAdmission(clock.now, logger)`):
+ * A clock a test moves by hand, given to an app's admission (`new StoreAdmission(stores.limits, clock.now, logger)`):
  * requests land in the window second the test chooses and a lease's TTL runs out when the test
  * says, however slowly the machine answers. It only moves forward.
  */

@@ -98,7 +98,6 @@ test('every named declaration still exists (a converted one leaves the list)', (
  */
 const NOT_YET_ON_A_ROOT_CONNECTION = [
   'core/jobs/models.ts',
-  'core/limits/models.ts',
   'core/oauth/models.ts',
   'core/users/models.ts',
   'core/users/passkeysStore.ts',

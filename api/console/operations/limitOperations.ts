@@ -71,7 +71,11 @@ function overrideValues(operation: string, scope: Scope, o: LimitOverride | unde
 
 async function overrideBefore(input: RouteInput<ScopeInput, unknown, unknown>): Promise<Record<string, unknown> | null> {
   const scope = scopeOf(input.principal, input.body);
-  return overrideValues(input.body.operation, scope, existingOverride(await readLimitSettings(input.principal.orgId), input.body.operation, scope));
+  return overrideValues(
+    input.body.operation,
+    scope,
+    existingOverride(await readLimitSettings(input.deps.stores, input.principal.orgId), input.body.operation, scope),
+  );
 }
 
 /**

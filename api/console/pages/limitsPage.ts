@@ -139,7 +139,7 @@ export async function sendLimitsPage(
   const orgId = visitor.user.orgId;
   const [entries, settings, targets] = await Promise.all([
     reportLimits(stores, orgId, [{ type: 'organization', id: orgId }], {}, config.limits.leaseTtlSeconds),
-    readLimitSettings(orgId),
+    readLimitSettings(stores, orgId),
     limitTargetsOf(stores, orgId, now()),
   ]);
   const page = pageNumber(ctx.query.page);
