@@ -13,7 +13,16 @@ import { claimDaySlot, returnDaySlot, type DailyJobCapReads } from './dailyJobCa
 import { releaseDeliveries, reserveDeliveries } from './deliveryReservations';
 import type { TalentStores } from '../talent/store';
 import { carryOutOnRequest, recordJobCancel, temporalJobStarter, type JobStarter } from './jobOutbox';
-import { CAP_RETRY_AFTER_SECONDS, MAX_PERSON_IDS, contactRetrievalWorkflowId, countsFromTally, emptyCounts, uniquePersonIds, unknownPeople } from './jobRules';
+import {
+  CAP_RETRY_AFTER_SECONDS,
+  MAX_PERSON_IDS,
+  contactRetrievalWorkflowId,
+  countsFromTally,
+  emptyCounts,
+  jobOwnerOf,
+  uniquePersonIds,
+  unknownPeople,
+} from './jobRules';
 import { claimJobSlot, releaseJobSlot } from './jobSlots';
 import { runningJobTally } from './chunkProcessing';
 import type { Logger } from '../observability/logger';
@@ -209,11 +218,7 @@ export async function createContactRetrievalJob(
     // The outbox record: the job is accepted with this, whatever Temporal's state; this request holds it while it tries.
     const job = await insertJob({
       _id: jobId,
-      orgId: principal.orgId,
-      workspaceId: principal.workspaceId,
-      applicationId: principal.applicationId,
-      familyId: principal.familyId,
-      keyId: principal.keyId,
+      ...jobOwnerOf(principal),
       status: 'running',
       fields,
       searchId: input.searchId ?? null,

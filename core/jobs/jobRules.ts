@@ -1,5 +1,6 @@
 import type { FailureReason, FinalJobStatus, JobCounts, PersonOutcome, StopReason } from './jobTypes';
 import type { Tally } from './tally';
+import type { KeyPrincipal } from '../keys/apiKeys';
 
 /** Contact-retrieval job rules (SPEC 3.3, 8.1; DECISIONS.md "Contact-retrieval jobs"), as plain functions. */
 
@@ -37,6 +38,12 @@ export function resultRetentionWorkflowId(jobId: string): string {
  */
 export function chunkChargeKey(jobId: string, from: number): string {
   return `job:${jobId}:chunk:${from}`;
+}
+
+/** Who a job belongs to: the key that made it, with its workspace, application and family (list filters, limits, audit). */
+export function jobOwnerOf(principal: KeyPrincipal): { orgId: string; workspaceId: string; applicationId: string; familyId: string; keyId: string } {
+  const { orgId, workspaceId, applicationId, familyId, keyId } = principal;
+  return { orgId, workspaceId, applicationId, familyId, keyId };
 }
 
 export function emptyCounts(requested: number): JobCounts {

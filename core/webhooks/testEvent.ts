@@ -4,7 +4,7 @@ import { Problem } from '../problems';
 import { emitJobCompleted } from './jobCompletedEvent';
 import { activeEndpointOf } from './webhookEndpoints';
 import type { JobTemporalDeps } from '../jobs/contactRetrievalJobs';
-import { contactRetrievalWorkflowId, countsFromTally, resultTimes } from '../jobs/jobRules';
+import { contactRetrievalWorkflowId, countsFromTally, jobOwnerOf, resultTimes } from '../jobs/jobRules';
 import { insertJob } from '../jobs/store';
 
 /**
@@ -38,11 +38,7 @@ export async function sendTestEvent(
   const { resultExpiresAt, resultPurgeAt } = resultTimes(completedAt, counts);
   await insertJob({
     _id: jobId,
-    orgId: principal.orgId,
-    workspaceId: principal.workspaceId,
-    applicationId: principal.applicationId,
-    familyId: principal.familyId,
-    keyId: principal.keyId,
+    ...jobOwnerOf(principal),
     status: 'completed',
     fields: ['email'],
     searchId: null,

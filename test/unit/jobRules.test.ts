@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import {
   carriesResult,
   chunkRanges,
+  jobOwnerOf,
   countsAddUp,
   countsFromTally,
   emptyCounts,
@@ -204,4 +205,18 @@ describe('who a job may reach and how much of the delivery quota it reserves', (
     expect(utcDay(Date.UTC(2026, 10, 23, 23, 59, 59, 500))).toEqual({ day: '2026-11-23', secondsLeft: 1 });
     expect(utcDay(Date.UTC(2026, 10, 23, 0, 0, 0))).toEqual({ day: '2026-11-23', secondsLeft: 86_400 });
   });
+});
+
+test("a job's owner is the key's organization, workspace, application, family and key, and nothing else of the principal", () => {
+  const principal = {
+    keyId: 'key_1',
+    orgId: 'org_1',
+    workspaceId: 'ws_1',
+    applicationId: 'app_1',
+    familyId: 'kf_1',
+    predecessorKeyIds: ['key_0'],
+    audience: 'https://api.example.test',
+    scopes: ['jobs.v1:write' as const],
+  };
+  expect(jobOwnerOf(principal)).toEqual({ orgId: 'org_1', workspaceId: 'ws_1', applicationId: 'app_1', familyId: 'kf_1', keyId: 'key_1' });
 });
