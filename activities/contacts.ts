@@ -5,7 +5,6 @@ import type { ProviderRetryPolicy } from '../core/contactProvider/retryPolicy';
 import { findReusablePositions, processChunk, type ChunkInput, type ChunkOutcome } from '../core/jobs/chunkProcessing';
 import { finishJob, type CompletedChunk, type FinishedJob } from '../core/jobs/jobFinish';
 import { expireJobResult, purgeJobResult } from '../core/jobs/resultRetention';
-import { inTurn } from '../core/inTurn';
 import type { ContactField } from '../core/contactProvider/contactProvider';
 import type { StopReason } from '../core/jobs/jobTypes';
 import { recordJobDeliveries } from '../core/jobs/deliveryReservations';
@@ -77,7 +76,7 @@ export function createContactActivities(deps: ContactActivityDeps, { eager }: { 
           deliveryQuotaAt
             ? recordJobDeliveries(deps.stores, quotaWindows, orgId, jobId, deliveryQuotaAt.getTime(), personIds)
             : // A job accepted before reservations existed: counted today, as it was then.
-              inTurn(`deliveries:${orgId}`, () => recordDelivered(quotaWindows, orgId, personIds, now())),
+              quotaWindows.heads.turns.inTurn(`deliveries:${orgId}`, () => recordDelivered(quotaWindows, orgId, personIds, now())),
         usableSources: async (orgId) => new Set((await sourcesForOrganization(config, sources, orgId)).map((s) => s.id)),
         onCharged: usage && (({ orgId, operation, credits }) => usage.countCredits(orgId, operation, credits)),
         people,

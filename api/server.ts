@@ -85,6 +85,7 @@ export async function startApi(
       await deps.admission.close();
       await workflowStarter.stop();
       await mailSender.stop();
+      deps.outbound.close();
       // Clients a test handed in are its own to close.
       if (!parts.temporal) await deps.temporal.close();
       await deps.store.close();

@@ -4,7 +4,6 @@ import { createLogger } from '../core/observability/logger';
 import { createDeps } from '../core/deps';
 import { openStore } from '../core/store/connection';
 import { emitJobCompleted } from '../core/webhooks/jobCompletedEvent';
-import { closeAttemptAgents } from '../core/webhooks/sendAttempt';
 import { createWorker } from '../worker/createWorker';
 import { probeCeiling } from './ceilingProbe';
 import { epochNow, type EmittedEvent, type Tenant, type WorkerCommand, type WorkerMessage } from './webhookBenchProcesses';
@@ -92,7 +91,7 @@ async function main(): Promise<void> {
       await running;
       await connection.close();
       await deps.temporal.close();
-      closeAttemptAgents();
+      deps.outbound.close();
       process.exit(0);
     }
   };

@@ -36,7 +36,7 @@ import { closeDeps, openDeps, type Deps } from '../core/deps';
 import { SA } from '../core/temporal/searchAttributes';
 import { systemDestinationLookup } from '../core/outbound/destinationResolver';
 import { emitJobCompleted } from '../core/webhooks/jobCompletedEvent';
-import { closeAttemptAgents, sendAttempt } from '../core/webhooks/sendAttempt';
+import { sendAttempt } from '../core/webhooks/sendAttempt';
 import { signedHeaders } from '../core/webhooks/signPayload';
 import { registerEndpoint } from '../core/webhooks/webhookEndpoints';
 import { createOrganization } from '../core/tenancy/provisioning';
@@ -161,7 +161,6 @@ async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
   process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   storeProfile?.print((line) => process.stdout.write(line));
 
-  closeAttemptAgents();
   const receiverExit = new Promise((r) => receiverProcess.once('exit', r));
   receiverProcess.send({ type: 'stop' } satisfies ReceiverCommand);
   await receiverExit;
@@ -270,7 +269,7 @@ async function burstPhase(
         sent += 1;
         const out = await sendAttempt(
           { url: `${receiver.url}/ceiling`, headers: { ...signedHeaders([secret], 'evt_ceiling', new Date(), body) }, body },
-          { lookupAll: systemDestinationLookup, allowedCidrs: config.webhooks.allowedCidrs, ca },
+          { lookupAll: systemDestinationLookup, allowedCidrs: config.webhooks.allowedCidrs, ca, connections: deps.outbound },
         );
         if (out.ok) ok += 1;
       }

@@ -5,6 +5,7 @@ import { createClaimGenerations, type ClaimGenerations } from './jobs/contactFie
 import { createJobPeopleReads, type JobPeopleReads } from './jobs/jobPeople';
 import { KeyReads } from './keys/apiKeys';
 import { ClientAddressLimits } from './limits/clientAddressLimits';
+import { Turns } from './inTurn';
 import { createLogger, type Logger } from './observability/logger';
 import { exitPoints, type ReachExitPoint } from './faultInjection';
 import { LimitSettingsReads } from './limits/limitSettings';
@@ -31,6 +32,7 @@ import { DecoyPasswordHash } from './users/signIn';
 import type { LookupAll } from './outbound/destinationPolicy';
 import { systemDestinationLookup } from './outbound/destinationResolver';
 import { TrustAnchors } from './outbound/trustAnchors';
+import { OutboundConnections } from './outbound/outboundConnections';
 import { finishAbandonedJob } from './webhooks/abandonedJobs';
 
 /**
@@ -100,6 +102,8 @@ export interface Deps {
   readonly claimGenerations: ClaimGenerations;
   /** The people indexes searches and matches read. */
   readonly people: PeopleIndexes;
+  /** Calls of this app that take turns per key: an organization's search scans. */
+  readonly turns: Turns;
   /** The token signing keys, cached per app; a rotation through them takes effect in this app at once. */
   readonly signingKeys: SigningKeys;
   /** Metadata-document clients: documents cached and fetches bounded per app. */
@@ -108,6 +112,8 @@ export interface Deps {
   readonly decoy: DecoyPasswordHash;
   /** What outbound HTTPS to customers' URLs trusts (the system roots and WEBHOOK_EXTRA_CA_FILE), each file read once. */
   readonly trustAnchors: TrustAnchors;
+  /** The keep-alive pools and TLS contexts of outbound HTTPS to customers' URLs; closed with the app. */
+  readonly outbound: OutboundConnections;
   /** The DNS lookup of destination checks (webhook endpoints, metadata documents). */
   readonly destinationLookup: LookupAll;
   /** The usage counters every operation run is counted in; absent where nothing is counted. */
@@ -131,6 +137,7 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 
   const addressLimits = parts.addressLimits ?? new ClientAddressLimits(stores.limits, config.secretsKey, now, logger);
   const temporal = parts.temporal ?? createTemporalClients(config);
   const trustAnchors = parts.trustAnchors ?? new TrustAnchors();
+  const outbound = parts.outbound ?? new OutboundConnections();
   return {
     temporal,
     now,
@@ -143,15 +150,17 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 
     keyReads: parts.keyReads ?? new KeyReads(stores.keys),
     limitSettings: parts.limitSettings ?? new LimitSettingsReads(stores.limits),
     signingKeys: parts.signingKeys ?? new SigningKeys(config),
-    publicClients: parts.publicClients ?? new PublicClients(config, { destinationLookup, addressLimits, clock: now, logger, trustAnchors }),
+    publicClients: parts.publicClients ?? new PublicClients(config, { destinationLookup, addressLimits, clock: now, logger, trustAnchors, outbound }),
     decoy: parts.decoy ?? new DecoyPasswordHash(config.oauth.passwordScryptLog2N),
     people: parts.people ?? createPeopleIndexes(stores, now, logger),
+    turns: parts.turns ?? new Turns(),
     enabledSources: parts.enabledSources ?? new EnabledSourceReads(stores.tenancy),
     jobPeople: parts.jobPeople ?? createJobPeopleReads(),
     claimGenerations: parts.claimGenerations ?? createClaimGenerations(),
     quotaWindows: parts.quotaWindows ?? new QuotaWindows(stores.talent),
     destinationLookup,
     trustAnchors,
+    outbound,
     usage: parts.usage,
     ledgerHeads: parts.ledgerHeads ?? new LedgerHeads(),
     addressLimits,
@@ -169,8 +178,9 @@ export async function openDeps(config: Config, parts: Partial<Omit<Deps, 'config
   return deps;
 }
 
-/** Closes what a root opened: its Temporal clients, then the store. */
-export async function closeDeps(deps: Pick<Deps, 'temporal' | 'store'>): Promise<void> {
+/** Closes what a root opened: its outbound connections, its Temporal clients, then the store. */
+export async function closeDeps(deps: Pick<Deps, 'temporal' | 'store' | 'outbound'>): Promise<void> {
+  deps.outbound.close();
   await deps.temporal.close();
   await deps.store.close();
 }

@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Model } from 'mongoose';
 import type { Document } from 'mongodb';
+import { Turns } from '../inTurn';
 import { insertOnce } from '../store/inserts';
 import { typedCollection } from '../store/typedCollection';
 
@@ -30,6 +31,9 @@ export const HEAD_HINTS_MAX = 50_000;
  */
 export class ChainHeads {
   private readonly hints: LRUCache<string, number>;
+
+  /** The app's writers of one chain take turns (core/inTurn.ts): they would only race each other for the next seq. */
+  readonly turns = new Turns();
 
   /** How many chains it remembers at most. */
   readonly max: number;

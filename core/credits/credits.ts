@@ -1,6 +1,5 @@
 import { LRUCache } from 'lru-cache';
 import { newId } from '../ids';
-import { inTurn } from '../inTurn';
 import { creditsCharged } from '../observability/metrics';
 import { Problem } from '../problems';
 import { afterAgentSpend, allowanceLeft, allowanceRefusal, type AgentSpender, type AgentSpendState } from './agentAllowance';
@@ -228,9 +227,11 @@ function append(
   next: (s: FundingState) => FundingState,
   patch?: MovementPatch,
 ): Promise<{ entry: LedgerEntryRecord; fresh: boolean }> {
-  // One append of an organization at a time from this process: concurrent writers of one process
-  // would only race each other for the same seq (each lost race costs re-reads).
-  return inTurn(`ledger:${orgId}`, () => appendNow(deps, orgId, { movement, next, patch }));
+  // One append of an organization at a time from this app: concurrent writers of one app would
+  // only race each other for the same seq (each lost race costs re-reads). A caller without the
+  // app's heads leaves every race to the store.
+  const appended = () => appendNow(deps, orgId, { movement, next, patch });
+  return deps.ledgerHeads ? deps.ledgerHeads.seqs.turns.inTurn(`ledger:${orgId}`, appended) : appended();
 }
 
 /** Fields of the movement known only once the head is read (a bulk charge's amount). */

@@ -170,7 +170,7 @@ export async function createContactRetrievalJob(
     // Like the 402, refused only when nobody could be delivered today; people beyond the
     // reservation fail with `delivery_quota_exceeded` (free), as people beyond the credits do.
     const reserve = () => reserveDeliveries(deps.stores, config, principal.orgId, jobId, people.visible, acceptedAt.getTime(), deps.quotaWindows.heads);
-    undo.push(() => releaseDeliveries(deps.stores, principal.orgId, jobId, acceptedAt.getTime()));
+    undo.push(() => releaseDeliveries(deps.stores, principal.orgId, jobId, acceptedAt.getTime(), deps.quotaWindows.heads));
     if (people.sourceOf) reservation = await reserve();
     else {
       // Who is delivered within the quota must not depend on people who are gone: when the
@@ -181,7 +181,7 @@ export async function createContactRetrievalJob(
       });
       if (whole && whole.over.length === 0) reservation = whole;
       else {
-        if (whole) await releaseDeliveries(deps.stores, principal.orgId, jobId, acceptedAt.getTime());
+        if (whole) await releaseDeliveries(deps.stores, principal.orgId, jobId, acceptedAt.getTime(), deps.quotaWindows.heads);
         people = await peopleAtAcceptance(deps.stores, personIds, usable, mode, 0);
         reservation = await reserve();
       }

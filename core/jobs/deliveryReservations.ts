@@ -2,7 +2,6 @@ import type { ChainHeads } from '../credits/chain';
 import { retryLater } from '../problems';
 import { quotaLimit, quotaWindow, recordDelivered, type QuotaSettings, type QuotaWindows } from '../talent/quotas';
 import type { QuotaEntryRecord, TalentStores } from '../talent/store';
-import { inTurn } from '../inTurn';
 import { planDeliveryReservation } from './jobRules';
 
 /**
@@ -30,6 +29,15 @@ interface DeliveryWindow {
   end: number;
   /** What a job still holds of its reservation. */
   outstanding: (jobId: string) => number;
+}
+
+/**
+ * Runs `fn` in the app's turn for the organization's deliveries (the quota windows' heads carry
+ * the app's turns), so its reservations and records do not race each other; a caller without
+ * the heads leaves its races to the store.
+ */
+function inDeliveriesTurn<T>(heads: ChainHeads | undefined, orgId: string, fn: () => Promise<T>): Promise<T> {
+  return heads ? heads.turns.inTurn(`deliveries:${orgId}`, fn) : fn();
 }
 
 function chainOf(orgId: string, at: number): { chainId: string; end: number } {
@@ -88,7 +96,7 @@ export async function reserveDeliveries(
   heads?: ChainHeads,
 ): Promise<Reservation> {
   const limit = quotaLimit(settings, 'deliveries');
-  return inTurn(`deliveries:${orgId}`, async () => {
+  return inDeliveriesTurn(heads, orgId, async () => {
     for (let race = 0; race < MAX_RACES; race++) {
       const w = await readWindow(stores, orgId, at, heads);
       const plan = planDeliveryReservation(people, w.members, w.count, limit);
@@ -118,7 +126,7 @@ export async function recordJobDeliveries(
   personIds: readonly string[],
 ): Promise<void> {
   if (!personIds.length) return;
-  await inTurn(`deliveries:${orgId}`, async () => {
+  await inDeliveriesTurn(windows.heads, orgId, async () => {
     for (let race = 0; race < MAX_RACES; race++) {
       const w = await readWindow(stores, orgId, at, windows.heads);
       const fresh = [...new Set(personIds)].filter((p) => !w.members.has(p));
@@ -131,9 +139,12 @@ export async function recordJobDeliveries(
   });
 }
 
-/** Gives back what a finished (or refused) job did not use of its reservation; safe to repeat. */
-export async function releaseDeliveries(stores: TalentStores, orgId: string, jobId: string, at: number): Promise<number> {
-  return inTurn(`deliveries:${orgId}`, async () => {
+/**
+ * Gives back what a finished (or refused) job did not use of its reservation; safe to repeat.
+ * `heads`: the app's quota chain heads, for their turn, when the caller holds them.
+ */
+export async function releaseDeliveries(stores: TalentStores, orgId: string, jobId: string, at: number, heads?: ChainHeads): Promise<number> {
+  return inDeliveriesTurn(heads, orgId, async () => {
     for (let race = 0; race < MAX_RACES; race++) {
       const w = await readWindow(stores, orgId, at);
       const left = w.outstanding(jobId);

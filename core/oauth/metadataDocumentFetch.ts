@@ -1,5 +1,6 @@
 import { pinnedFetch } from '../outbound/pinnedFetch';
 import type { LookupAll } from '../outbound/destinationPolicy';
+import type { OutboundConnections } from '../outbound/outboundConnections';
 
 /**
  * GET of a Client ID Metadata Document through the pinned outbound fetch webhook delivery uses
@@ -16,6 +17,8 @@ export interface FetchSettings {
   allowedCidrs: readonly string[];
   /** Trust anchors (the app's, core/outbound/trustAnchors.ts); undefined = the system roots. */
   ca?: string[];
+  /** The app's TLS contexts (Deps.outbound). */
+  connections: OutboundConnections;
   timeoutMs?: number;
 }
 
@@ -30,6 +33,7 @@ export async function fetchMetadataDocument(url: string, settings: FetchSettings
     lookupAll: settings.lookupAll,
     allowedCidrs: settings.allowedCidrs,
     ca: settings.ca,
+    connections: settings.connections,
     timeoutMs,
     maxResponseBytes: MAX_DOCUMENT_BYTES,
     keepAlive: false,

@@ -3,6 +3,7 @@ import type { Config } from '../config';
 import { newId } from '../ids';
 import { ClientAddressLimits } from '../limits/clientAddressLimits';
 import type { Logger } from '../observability/logger';
+import type { OutboundConnections } from '../outbound/outboundConnections';
 import type { TrustAnchors } from '../outbound/trustAnchors';
 import type { LookupAll } from '../outbound/destinationPolicy';
 import { systemDestinationLookup } from '../outbound/destinationResolver';
@@ -46,6 +47,8 @@ export interface PublicClientsOptions {
   logger: Logger;
   /** The app's trust anchors for the fetches. */
   trustAnchors: TrustAnchors;
+  /** The app's outbound TLS contexts. */
+  outbound: OutboundConnections;
   /** The DNS lookup of the destination check before a fetch; the system's by default. */
   destinationLookup?: LookupAll;
   /** The app's per-address limits, which bound the fetches an address causes. */
@@ -66,6 +69,7 @@ export class PublicClients {
   private readonly addressLimits: ClientAddressLimits;
   private readonly logger: Logger;
   private readonly trustAnchors: TrustAnchors;
+  private readonly outbound: OutboundConnections;
 
   constructor(
     private readonly config: Config,
@@ -74,6 +78,7 @@ export class PublicClients {
     const clock = options.clock;
     this.logger = options.logger;
     this.trustAnchors = options.trustAnchors;
+    this.outbound = options.outbound;
     this.destinationLookup = options.destinationLookup ?? systemDestinationLookup;
     this.addressLimits = options.addressLimits;
     this.documents = new LRUCache({ max: 1000, ttl: 1000 * 60, ttlAutopurge: false, perf: { now: clock } });
@@ -165,6 +170,7 @@ export class PublicClients {
       lookupAll: this.destinationLookup,
       allowedCidrs: this.config.webhooks.allowedCidrs,
       ca: this.trustAnchors.of(this.config.webhooks.extraCaFile),
+      connections: this.outbound,
     });
     const failed = (reason: string) => {
       this.bounds.rememberFailure(url, reason);

@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { Agent, request, type RequestOptions } from 'node:https';
+import { request, type RequestOptions } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { createSecureContext, type SecureContext } from 'node:tls';
 import { checkDestination, type LookupAll, type RefusalReason, type ResolvedAddress } from './destinationPolicy';
+import type { OutboundConnections } from './outboundConnections';
 
 /**
  * One HTTPS request to a URL a customer named (webhook attempts, Client ID Metadata
@@ -26,6 +26,8 @@ export interface PinnedRequest {
   maxResponseBytes: number;
   /** Pooled keep-alive connections; otherwise one connection per request. */
   keepAlive: boolean;
+  /** The app's pools and TLS contexts (core/outbound/outboundConnections.ts). */
+  connections: OutboundConnections;
   /** Whether the body of an answer with this status is read; when not, the answer ends at its status. Default: read. */
   readBody?: (status: number) => boolean;
 }
@@ -38,46 +40,6 @@ export type PinnedResult =
   | { kind: 'timeout'; address: string | null }
   | { kind: 'failed'; address: string; error: NodeJS.ErrnoException }
   | { kind: 'answered'; address: string; status: number; headers: IncomingHttpHeaders; body: Buffer; bodyEnd: BodyEnd };
-
-// Keep-alive agents, one per (host, port, pinned address, trust set): a pooled socket is reused
-// only by a request whose own check approved the very address that socket is connected to, and
-// a socket verified against one CA set is never lent to a request that trusts another. A CA set
-// becomes one TLS secure context, built once: passed as `ca`, Node would parse every root
-// certificate again for each new connection and fold all of them into the agent's pool key.
-const agents = new Map<string, Agent>();
-const MAX_AGENTS = 256;
-const trustSets = new WeakMap<string[], { id: number; context: SecureContext }>();
-let nextTrustId = 1;
-
-function trustSet(ca: string[] | undefined): { key: string; context?: SecureContext } {
-  if (!ca) return { key: 'system' };
-  let set = trustSets.get(ca);
-  if (!set) {
-    set = { id: nextTrustId++, context: createSecureContext({ ca }) };
-    trustSets.set(ca, set);
-  }
-  return { key: `ca${set.id}`, context: set.context };
-}
-
-function agentFor(key: string, context: SecureContext | undefined): Agent {
-  let agent = agents.get(key);
-  if (!agent) {
-    if (agents.size >= MAX_AGENTS) {
-      const [oldestKey, oldest] = agents.entries().next().value as [string, Agent];
-      oldest.destroy();
-      agents.delete(oldestKey);
-    }
-    agent = new Agent({ keepAlive: true, timeout: 5_000, maxSockets: 64, ...(context ? { secureContext: context } : {}) });
-    agents.set(key, agent);
-  }
-  return agent;
-}
-
-/** Closes pooled connections (tests, shutdown). */
-export function closePinnedAgents(): void {
-  for (const agent of agents.values()) agent.destroy();
-  agents.clear();
-}
 
 /** A lookup that answers every resolution with the one address the destination check approved. */
 function pinnedLookup(pinned: ResolvedAddress): LookupFunction {
@@ -111,7 +73,7 @@ export async function pinnedFetch(req: PinnedRequest): Promise<PinnedResult> {
   if (!verdict.ok) return { kind: 'refused', reason: verdict.reason };
   const { destination, pinned } = verdict;
   const address = pinned.address;
-  const trust = trustSet(req.ca);
+  const trust = req.connections.trustSet(req.ca);
   const options: RequestOptions = {
     method: req.method,
     host: destination.host,
@@ -121,7 +83,7 @@ export async function pinnedFetch(req: PinnedRequest): Promise<PinnedResult> {
     lookup: pinnedLookup(pinned),
     // Verify the certificate against the URL's host name, never the pinned address.
     ...(destination.literal ? {} : { servername: destination.host }),
-    agent: req.keepAlive ? agentFor(`${destination.host}|${destination.port}|${address}|${trust.key}`, trust.context) : false,
+    agent: req.keepAlive ? req.connections.pool(`${destination.host}|${destination.port}|${address}`, trust) : false,
     ...(trust.context ? { secureContext: trust.context } : {}),
   };
   return new Promise<PinnedResult>((resolve) => {

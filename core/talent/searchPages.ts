@@ -8,6 +8,7 @@ import { assertCanFundSmallestAnswer, type Payer } from '../credits/smallestAnsw
 import { canonicalJson, claimChargeKey, type RequestClaim } from '../idempotency/idempotency';
 import { validationFailed } from '../problems';
 import { isDuplicateKeyError } from '../store/connection';
+import type { Turns } from '../inTurn';
 import { startSearch, type SearchFilters, type SearchParams } from './rankCandidates';
 import { keyedId } from './keyedIds';
 import type { PeopleIndexes } from './peopleIndexes';
@@ -96,6 +97,8 @@ export interface SearchReads {
   readonly enabledSources: EnabledSourceReads;
   readonly quotaWindows: QuotaWindows;
   readonly ledgerHeads: LedgerHeads;
+  /** The app's turns: an organization's scans run one at a time (searchScheduling.ts). */
+  readonly turns: Turns;
   readonly stores: CreditStores & TalentStores;
   readonly now: () => number;
 }
@@ -130,7 +133,7 @@ async function firstPage(settings: SearchSettings, reads: SearchReads, req: Sear
     ]),
   );
   const idx = await reads.people.search.get();
-  const outcome = await runScan(req.orgId, startSearch(idx, params, MAX_STORED_SEARCH_PEOPLE), settings.search.scanBudget);
+  const outcome = await runScan(reads.turns, req.orgId, startSearch(idx, params, MAX_STORED_SEARCH_PEOPLE), settings.search.scanBudget);
   const personIds = outcome.ordinals.map((o) => idx.personIds[o]);
   const pageIds = personIds.slice(0, req.pageSize);
   const data = previewsOf(idx, pageIds);

@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import type { Logger } from '../observability/logger';
 import { webhookAttemptDuration, webhookAttempts, webhookDeadLetters } from '../observability/metrics';
+import type { OutboundConnections } from '../outbound/outboundConnections';
 import type { TrustAnchors } from '../outbound/trustAnchors';
 import type { LookupAll } from '../outbound/destinationPolicy';
 import { systemDestinationLookup } from '../outbound/destinationResolver';
@@ -51,6 +52,8 @@ export interface DeliverAttemptDeps {
   destinationLookup?: LookupAll;
   /** The app's trust anchors for the attempts. */
   trustAnchors: TrustAnchors;
+  /** The app's keep-alive pools for the attempts. */
+  outbound: OutboundConnections;
 }
 
 /** A missing event: retrying cannot make it appear (the activity makes this non-retryable). */
@@ -141,6 +144,7 @@ export function createAttemptDeliverer(config: Config, deps: DeliverAttemptDeps)
             lookupAll: deps.destinationLookup ?? systemDestinationLookup,
             allowedCidrs: config.webhooks.allowedCidrs,
             ca: deps.trustAnchors.of(config.webhooks.extraCaFile),
+            connections: deps.outbound,
           },
         );
       }

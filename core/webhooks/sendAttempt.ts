@@ -1,5 +1,6 @@
-import { closePinnedAgents, pinnedFetch } from '../outbound/pinnedFetch';
+import { pinnedFetch } from '../outbound/pinnedFetch';
 import type { LookupAll } from '../outbound/destinationPolicy';
+import type { OutboundConnections } from '../outbound/outboundConnections';
 
 /**
  * One webhook POST (DECISIONS.md "Webhook endpoints") through the pinned outbound fetch
@@ -24,6 +25,8 @@ export interface SendSettings {
   allowedCidrs: readonly string[];
   /** Trust anchors: system roots plus WEBHOOK_EXTRA_CA_FILE when set; undefined = system roots. */
   ca?: string[];
+  /** The app's keep-alive pools (Deps.outbound). */
+  connections: OutboundConnections;
   timeoutMs?: number;
   maxResponseBytes?: number;
 }
@@ -32,11 +35,6 @@ export interface AttemptRequest {
   url: string;
   headers: Record<string, string>;
   body: string;
-}
-
-/** Closes pooled connections (tests, shutdown). */
-export function closeAttemptAgents(): void {
-  closePinnedAgents();
 }
 
 const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|HOSTNAME_MISMATCH|ERR_OSSL_)/;
@@ -61,6 +59,7 @@ export async function sendAttempt(req: AttemptRequest, settings: SendSettings): 
     lookupAll: settings.lookupAll,
     allowedCidrs: settings.allowedCidrs,
     ca: settings.ca,
+    connections: settings.connections,
     timeoutMs: settings.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
     maxResponseBytes: settings.maxResponseBytes ?? MAX_RESPONSE_BYTES,
     keepAlive: true,

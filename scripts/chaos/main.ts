@@ -16,7 +16,6 @@ import { openStore, type StoreHandle } from '../../core/store/connection';
 import { personIdFor } from '../seeding/generator';
 import { seedPeople } from '../seeding/seedPeople';
 import { BUILT_IN_SOURCE_ID } from '../../core/talent/sources';
-import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
 import { startContactProviderServer } from '../../test/support/contactProviderServer';
 import { startHttpsReceiver } from '../../test/support/httpsReceiver';
 import { ApiClient } from './apiClient';
@@ -202,7 +201,6 @@ async function main(): Promise<number> {
     await store?.close().catch(() => undefined);
     await receiver.close();
     await provider.close();
-    closeAttemptAgents();
     if (!opts.keep) rmSync(dir, { recursive: true, force: true });
     else say(`kept ${dir}`);
   }

@@ -1,5 +1,4 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
 import { verifySignature } from '../../core/webhooks/signPayload';
 import { closeBrowser, launchBrowser } from '../support/browser';
 import { checkPage, setUpAndSignIn } from '../support/consoleBrowser';
@@ -58,7 +57,6 @@ afterAll(async () => {
   await worker?.stop();
   await srv?.close();
   await receiver?.close();
-  closeAttemptAgents();
 });
 
 async function expectAccessible(name: string): Promise<void> {

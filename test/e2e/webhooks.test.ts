@@ -6,7 +6,6 @@ import { deliveryWorkflowId } from '../../core/webhooks/deliveryWorkflowContract
 import { WebhookDelivery } from '../../core/webhooks/models';
 import { systemDestinationLookup } from '../../core/outbound/destinationResolver';
 import type { LookupAll } from '../../core/outbound/destinationPolicy';
-import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
 import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
 import { apiHonouringRateLimits as api } from '../support/http';
 import { RECEIVER_HOST_NAME, startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from '../support/httpsReceiver';
@@ -44,7 +43,6 @@ afterAll(async () => {
   await worker?.stop();
   await srv?.close();
   await receiver?.close();
-  closeAttemptAgents();
 });
 
 async function registered(t: TestTenant, url: string): Promise<{ endpointId: string; secret: string }> {

@@ -5,7 +5,6 @@ import { createDeliveryActivities, type AttemptInput, type AttemptResult, type D
 import type { Config } from '../../core/config';
 import { systemDestinationLookup } from '../../core/outbound/destinationResolver';
 import { WebhookDelivery } from '../../core/webhooks/models';
-import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
 import { claimAttempt } from '../../core/webhooks/webhookDeliveries';
 import { registerEndpoint } from '../../core/webhooks/webhookEndpoints';
 import { openTestStore, type TestStore } from '../support/testStore';
@@ -14,6 +13,7 @@ import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver
 import { testConfig, uniqueName } from '../support/testConfig';
 import { testLogger } from '../support/capturedLogs';
 import { createDeps } from '../../core/deps';
+import { OutboundConnections } from '../../core/outbound/outboundConnections';
 
 /**
  * The delivery attempt activity (activities/deliveries.ts) run in an activity context from
@@ -25,18 +25,19 @@ let testStore: TestStore;
 let receiver: HttpsReceiver;
 let config: Config;
 let activities: DeliveryActivities;
+const outbound = new OutboundConnections();
 
 beforeAll(async () => {
   receiver = await startHttpsReceiver();
   receiver.respond(() => ({ status: 200 }));
   config = testConfig({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOK_EXTRA_CA_FILE: receiver.caFile });
   testStore = await openTestStore(config);
-  activities = createDeliveryActivities(createDeps(config, { logger: testLogger(), store: testStore.handle }));
+  activities = createDeliveryActivities(createDeps(config, { logger: testLogger(), store: testStore.handle, outbound }));
 });
 
 afterAll(async () => {
   await receiver?.close();
-  closeAttemptAgents();
+  outbound.close();
   await testStore.close();
 });
 

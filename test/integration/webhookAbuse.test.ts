@@ -84,6 +84,7 @@ describe('DNS lookups have no time limit and the 15 s attempt timer starts after
       lookupAll: slowDns,
       allowedCidrs: ['127.0.0.0/8'],
       ca: ca(),
+      connections: srv.deps.outbound,
       timeoutMs: 1000,
     });
     expect(out).toMatchObject({ ok: false, errorCode: 'timeout' });
@@ -98,6 +99,7 @@ describe('DNS lookups have no time limit and the 15 s attempt timer starts after
       lookupAll: silentDns,
       allowedCidrs: ['127.0.0.0/8'],
       ca: ca(),
+      connections: srv.deps.outbound,
       timeoutMs: 500,
     });
     expect(out).toMatchObject({ ok: false, errorCode: 'timeout', address: null });

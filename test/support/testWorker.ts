@@ -42,6 +42,7 @@ export async function startTestWorker(config: Config, opts: { destinationLookup?
       await running;
       await usage.stop();
       await connection.close();
+      deps.outbound.close();
       await temporal.close();
       await store.close();
     },

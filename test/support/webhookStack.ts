@@ -1,7 +1,6 @@
 import type { JobCounts } from '../../core/jobs/jobTypes';
 import { emitJobCompleted } from '../../core/webhooks/jobCompletedEvent';
 import type { EmittedEvent, JobCompletedInput } from '../../core/webhooks/webhookEvents';
-import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
 import { startHttpsReceiver, type HttpsReceiver } from './httpsReceiver';
 import { startTestApi, type TestApi } from './testApi';
 import { startTestWorker, type TestWorker } from './testWorker';
@@ -25,7 +24,6 @@ export async function startWebhookStack(env: Record<string, string> = {}): Promi
     await started.worker?.stop();
     await started.srv?.close();
     await started.receiver?.close();
-    closeAttemptAgents();
   };
   try {
     started.receiver = await startHttpsReceiver();

@@ -31,14 +31,6 @@ const JUSTIFIED: Record<string, string> = {
   'core/observability/metrics.ts:webhookAttemptDuration': 'a per-process metric (see metricsRegistry)',
   'core/observability/metrics.ts:webhookDeadLetters': 'a per-process metric (see metricsRegistry)',
   'api/mcp/toolPaths.ts:spellings': 'a router with one route, built from constants and only matched against, never changed',
-  'core/crypto/purposeKeys.ts:derived':
-    'a memo of a pure derivation (HKDF of the master secret and a purpose label), keyed by the secret itself: apps with other secrets get other entries',
-  'core/inTurn.ts:queues':
-    'writers of one chain in one process take turns so they do not race each other for the next sequence number; apps sharing a process share the races it removes and no answer changes',
-  'core/outbound/pinnedFetch.ts:agents':
-    'keep-alive connection pools keyed by host, port, pinned address and trust set: a pooled socket serves only a request whose own check approved that address under that trust set, whichever app sends it',
-  'core/outbound/pinnedFetch.ts:trustSets': 'one TLS context per trust set, part of the pool key of `agents`',
-  'core/outbound/pinnedFetch.ts:nextTrustId': 'names the trust sets in the pool key of `agents`',
 };
 
 function sourceFiles(dir: string): string[] {

@@ -2,10 +2,12 @@ import { fetchMetadataDocument } from '../../core/oauth/metadataDocumentFetch';
 import { pinnedFetch, type PinnedRequest } from '../../core/outbound/pinnedFetch';
 import type { LookupAll } from '../../core/outbound/destinationPolicy';
 import { sendAttempt } from '../../core/webhooks/sendAttempt';
+import { OutboundConnections } from '../../core/outbound/outboundConnections';
 
 /** A resolver that never answers, and one that answers a private address; neither lets a socket open. */
 const silentResolver: LookupAll = () => new Promise(() => undefined);
 const privateResolver: LookupAll = async () => [{ address: '10.0.0.7', family: 4 }];
+const connections = new OutboundConnections();
 
 const request = (lookupAll: LookupAll): PinnedRequest => ({
   url: 'https://receiver.example/hook',
@@ -17,6 +19,7 @@ const request = (lookupAll: LookupAll): PinnedRequest => ({
   timeoutMs: 50,
   maxResponseBytes: 1024,
   keepAlive: false,
+  connections,
 });
 
 describe('the pinned outbound fetch (webhook attempts and metadata documents)', () => {
@@ -27,9 +30,9 @@ describe('the pinned outbound fetch (webhook attempts and metadata documents)', 
     const raw = pinnedFetch(request(silentResolver));
     const attempt = sendAttempt(
       { url: 'https://receiver.example/hook', headers: {}, body: '{}' },
-      { lookupAll: silentResolver, allowedCidrs: [], timeoutMs: 50 },
+      { lookupAll: silentResolver, allowedCidrs: [], timeoutMs: 50, connections },
     );
-    const doc = fetchMetadataDocument('https://client.example/meta.json', { lookupAll: silentResolver, allowedCidrs: [], timeoutMs: 50 });
+    const doc = fetchMetadataDocument('https://client.example/meta.json', { lookupAll: silentResolver, allowedCidrs: [], timeoutMs: 50, connections });
     await jest.advanceTimersByTimeAsync(50);
     expect(await raw).toEqual({ kind: 'timeout', address: null });
     expect(await attempt).toMatchObject({ ok: false, errorCode: 'timeout', responseStatus: null, address: null });

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import type { LookupAll } from '../../core/outbound/destinationPolicy';
 import { jobCompletedBody } from '../../core/webhooks/eventEnvelope';
-import { closeAttemptAgents, sendAttempt, type AttemptOutcome } from '../../core/webhooks/sendAttempt';
+import { OutboundConnections } from '../../core/outbound/outboundConnections';
+import { sendAttempt, type AttemptOutcome } from '../../core/webhooks/sendAttempt';
 import { generateSigningSecret, signedHeaders } from '../../core/webhooks/signPayload';
 import { RECEIVER_HOST_NAME, receiverCertificate } from '../support/httpsReceiver';
 
@@ -28,6 +29,7 @@ let slowProcessing: Promise<void> | undefined;
 let server: Server;
 let url: string;
 let ca: string[];
+const connections = new OutboundConnections();
 
 const lookupAll: LookupAll = async () => [{ address: '127.0.0.1', family: 4 }];
 const counts = { requested: 2, delivered: 1, not_found: 1, failed: 0, reused: 0, cancelled: 0, pending: 0 };
@@ -45,7 +47,7 @@ function delivery(eventId: string, secrets: string[], at = new Date()) {
 }
 
 function send(d: { body: string; headers: Record<string, string> }): Promise<AttemptOutcome> {
-  return sendAttempt({ url, headers: d.headers, body: d.body }, { lookupAll, allowedCidrs: ['127.0.0.0/8'], ca });
+  return sendAttempt({ url, headers: d.headers, body: d.body }, { connections, lookupAll, allowedCidrs: ['127.0.0.0/8'], ca });
 }
 
 beforeAll(async () => {
@@ -64,7 +66,7 @@ beforeAll(async () => {
   url = `https://${RECEIVER_HOST_NAME}:${(server.address() as AddressInfo).port}/hooks`;
 });
 afterAll(async () => {
-  closeAttemptAgents();
+  connections.close();
   await new Promise((resolve) => server.close(resolve));
 });
 

@@ -6,7 +6,6 @@ import { deliveryWorkflowId } from '../../core/webhooks/deliveryWorkflowContract
 import { WebhookDelivery, WebhookEvent } from '../../core/webhooks/models';
 import { requestReplay } from '../../core/webhooks/replays';
 import { maxJitterMs, SPEC_RETRY_DELAYS_MS } from '../../core/webhooks/retrySchedule';
-import { closeAttemptAgents } from '../../core/webhooks/sendAttempt';
 import { verifySignature } from '../../core/webhooks/signPayload';
 import { emitJobCompletedWith } from '../../core/webhooks/webhookEvents';
 import { registerEndpoint, retireEndpoint, rotateSecret } from '../../core/webhooks/webhookEndpoints';
@@ -18,6 +17,7 @@ import { createTenant, type TestTenant } from '../support/fixtures';
 import { installTestRuntime } from '../support/testRuntime';
 import { testLogger } from '../support/capturedLogs';
 import { createDeps } from '../../core/deps';
+import { OutboundConnections } from '../../core/outbound/outboundConnections';
 
 /**
  * The delivery workflow on the time-skipping server, with the full spec schedule (no
@@ -30,6 +30,7 @@ let worker: Worker;
 let running: Promise<void>;
 let config: Config;
 let receiver: HttpsReceiver;
+const outbound = new OutboundConnections();
 
 const counts = { requested: 2, delivered: 1, not_found: 1, failed: 0, reused: 0, cancelled: 0, pending: 0 };
 const envNow = async () => new Date(await env.currentTimeMs());
@@ -47,7 +48,9 @@ beforeAll(async () => {
     taskQueue: config.temporal.taskQueue,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     // Attempts see the test server's clock: signature timestamps and secret windows skip with it.
-    activities: createDeliveryActivities(createDeps(config, { logger: testLogger(config.logLevel), store: testStore.handle }), { attemptTime: envNow }),
+    activities: createDeliveryActivities(createDeps(config, { logger: testLogger(config.logLevel), store: testStore.handle, outbound }), {
+      attemptTime: envNow,
+    }),
   });
   running = worker.run();
 });
@@ -57,7 +60,7 @@ afterAll(async () => {
   await running;
   await env?.teardown();
   await receiver?.close();
-  closeAttemptAgents();
+  outbound.close();
   await testStore.close();
 });
 
