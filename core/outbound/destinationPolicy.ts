@@ -63,7 +63,7 @@ function inCidrs(addr: ipaddr.IPv4 | ipaddr.IPv6, cidrs: readonly string[]): boo
   for (const cidr of cidrs) {
     try {
       const [net, bits] = ipaddr.parseCIDR(cidr);
-      if (net.kind() === addr.kind() && addr.match([net, bits] as never)) return true;
+      if (net.kind() === addr.kind() && addr.match(net, bits)) return true;
     } catch {
       // A malformed entry matches nothing; config validation reports it at start-up.
     }
