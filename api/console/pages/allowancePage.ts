@@ -12,6 +12,7 @@ import { seeOther } from '../consoleLayout';
 import type { ConsolePages } from '../consolePages';
 import { allowancePath } from '../consolePaths';
 import { requireSudoMode, type ConsoleVisitor } from '../consoleVisitor';
+import { keepingTheForm } from '../formRefusals';
 
 /**
  * "Change allowance" of one of the visitor's connected applications (DECISIONS.md "Accounts,
@@ -85,14 +86,14 @@ export function mountAllowancePage(pages: ConsolePages): void {
       const back = `${allowancePath(grant._id)}?${new URLSearchParams({ allowance: read.choice.mode, daily_credits: read.choice.credits })}`;
       if (!(await requireSudoMode(ctx, visitor, back, now()))) return;
     }
-    try {
-      await road.run(ctx, visitor, 'console.grants.change_allowance', {
-        body: { grant_id: grant._id, allowance: read.allowance.mode, daily_credits: read.choice.credits },
-      });
-    } catch (err) {
-      if (err instanceof Problem && err.status === 422) return allowanceForm(ctx, visitor, grant, policy, read.choice, refusalText(err), 400);
-      throw err;
-    }
-    seeOther(ctx, `${CONNECTIONS_PAGE_PATH}?done=allowance`);
+    await keepingTheForm(
+      async () => {
+        await road.run(ctx, visitor, 'console.grants.change_allowance', {
+          body: { grant_id: grant._id, allowance: read.allowance.mode, daily_credits: read.choice.credits },
+        });
+        seeOther(ctx, `${CONNECTIONS_PAGE_PATH}?done=allowance`);
+      },
+      async (_message, status, problem) => allowanceForm(ctx, visitor, grant, policy, read.choice, refusalText(problem), status),
+    );
   });
 }

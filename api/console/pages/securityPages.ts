@@ -1,5 +1,4 @@
 import type { Context } from 'koa';
-import { Problem } from '../../../core/problems';
 import { offerTotpSecret, pendingTotpOffer, type TotpOffer } from '../../../core/users/authenticatorApp';
 import { RECOVERY_CODE_COUNT } from '../../../core/users/secondFactor';
 import { anySecondFactor, mustEnrolSecondFactor, secondFactorsOf, type SecondFactors } from '../../../core/users/secondFactors';
@@ -14,6 +13,7 @@ import { postForm, textInput } from '../formControls';
 import type { AuthenticatorAppTurnedOn, RecoveryCodesGenerated } from '../operations/securityOperations';
 import { qrCodeSvg } from '../qrCode';
 import { mountPasskeysSection, passkeysSection, type ShowSecurity } from '../security/passkeysSection';
+import { keepingTheForm } from '../formRefusals';
 
 /**
  * `/console/security` "Security" (every person; DECISIONS.md "Accounts, settings …"): the person's
@@ -144,14 +144,16 @@ export function mountSecurityPages(pages: ConsolePages): void {
     setupPage(ctx, visitor, await offerTotpSecret(config, visitor.user), null, await mustEnrolSecondFactor(stores, visitor.user));
   });
   pages.post(CONSOLE_PATHS.authenticatorApp, async (ctx, visitor, form, deps) => {
-    try {
-      const result = await deps.road.run(ctx, visitor, 'console.security.enable_authenticator_app', { body: { code: (form.get('code') ?? '').slice(0, 20) } });
-      const turnedOn = result.body as AuthenticatorAppTurnedOn;
-      recoveryCodesPage(ctx, visitor, turnedOn.recovery_codes, 'The authenticator app is on. Signing in now asks for a code from it.');
-    } catch (err) {
-      if (!(err instanceof Problem) || err.status !== 422) throw err;
-      await refusedCode(ctx, visitor, deps, err.detail);
-    }
+    await keepingTheForm(
+      async () => {
+        const result = await deps.road.run(ctx, visitor, 'console.security.enable_authenticator_app', {
+          body: { code: (form.get('code') ?? '').slice(0, 20) },
+        });
+        const turnedOn = result.body as AuthenticatorAppTurnedOn;
+        recoveryCodesPage(ctx, visitor, turnedOn.recovery_codes, 'The authenticator app is on. Signing in now asks for a code from it.');
+      },
+      (_message, status, problem) => refusedCode(ctx, visitor, deps, problem.detail, status),
+    );
   });
   pages.post(REMOVE_AUTHENTICATOR_APP_PATH, async (ctx, visitor, _form, { road }) => {
     await road.run(ctx, visitor, 'console.security.disable_authenticator_app', { body: {} });
@@ -164,8 +166,8 @@ export function mountSecurityPages(pages: ConsolePages): void {
 }
 
 /** A wrong first code: the same secret again (the person already scanned it), or a new one when it was replaced. */
-async function refusedCode(ctx: Context, visitor: ConsoleVisitor, { config, stores }: ConsoleDeps, message: string): Promise<void> {
+async function refusedCode(ctx: Context, visitor: ConsoleVisitor, { config, stores }: ConsoleDeps, message: string, status: number): Promise<void> {
   const user = (await findActiveUser(visitor.user._id)) ?? visitor.user;
   const offer = pendingTotpOffer(config, user) ?? (await offerTotpSecret(config, user));
-  setupPage(ctx, visitor, offer, message, await mustEnrolSecondFactor(stores, user), 422);
+  setupPage(ctx, visitor, offer, message, await mustEnrolSecondFactor(stores, user), status);
 }

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { ALL_PERMISSIONS, type Permission } from '../../../core/keys/permissions';
 import { beyondOwn } from '../../../core/keys/handingOn';
-import { notFound, Problem } from '../../../core/problems';
+import { notFound } from '../../../core/problems';
 import { roleOf } from '../../../core/users/adminSeats';
 import { findUserOfOrg, pageOfUsersOfOrg } from '../../../core/users/store';
 import type { UserRecord } from '../../../core/users/users';
@@ -18,6 +18,7 @@ import { pageNumber, pager } from '../listPages';
 import { pendingInvitations } from '../../../core/accounts/invitations';
 import type { InvitationRecord } from '../../../core/users/store';
 import { actorNames, type ActorName } from '../actorNames';
+import { keepingTheForm } from '../formRefusals';
 
 /**
  * "Team", "Invite a person" and "Edit person" (DECISIONS.md "Organization console"). Inviting
@@ -146,15 +147,14 @@ function editPage(ctx: Context, visitor: ConsoleVisitor, person: UserRecord, mes
   );
 }
 
-/** The last active admin's refusal, shown on the person's page; anything else goes to the error pages. */
-async function onLastAdmin(ctx: Context, visitor: ConsoleVisitor, work: () => Promise<void>): Promise<void> {
-  try {
-    await work();
-  } catch (err) {
-    if (!(err instanceof Problem) || err.code !== 'last_admin') throw err;
+/** A refusal of a change to a person, shown on the person's page with why (the last active admin's in words of its own). */
+async function keepingThePersonPage(ctx: Context, visitor: ConsoleVisitor, work: () => Promise<void>): Promise<void> {
+  await keepingTheForm(work, async (message, status, problem) => {
     const person = await personOf(ctx, visitor);
-    editPage(ctx, visitor, person, 'This is the last active admin of your organization: make another person admin first. Nothing was changed.', 409);
-  }
+    const why =
+      problem.code === 'last_admin' ? 'This is the last active admin of your organization: make another person admin first. Nothing was changed.' : message;
+    editPage(ctx, visitor, person, why, status);
+  });
 }
 
 export function mountTeamPages(pages: ConsolePages): void {
@@ -233,7 +233,7 @@ export function mountTeamPages(pages: ConsolePages): void {
     const person = await personOf(ctx, visitor);
     const userId = person._id;
     requireAdmin(visitor);
-    await onLastAdmin(ctx, visitor, async () => {
+    await keepingThePersonPage(ctx, visitor, async () => {
       await road.run(ctx, visitor, 'console.team.update', {
         params: { user_id: userId },
         body: { role: form.get('role') ?? '', permissions: postedPermissions(form, 'permissions', ownPermissions(visitor)) },
@@ -245,7 +245,7 @@ export function mountTeamPages(pages: ConsolePages): void {
   pages.post('/console/team/:user_id/disable', async (ctx, visitor, _form, { road }) => {
     const person = await personOf(ctx, visitor);
     requireAdmin(visitor);
-    await onLastAdmin(ctx, visitor, async () => {
+    await keepingThePersonPage(ctx, visitor, async () => {
       await road.run(ctx, visitor, 'console.team.disable', { params: { user_id: person._id }, body: {} });
       seeOtherSaying(ctx, CONSOLE_PATHS.team, `${person.email} is disabled: signed out everywhere, and every application they connected is disconnected.`);
     });

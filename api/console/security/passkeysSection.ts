@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { notFound, Problem } from '../../../core/problems';
+import { notFound } from '../../../core/problems';
 import { findPasskeyOf, passkeyRegistrationOptions, passkeysOf } from '../../../core/users/passkeyCeremonies';
 import { hostAllowsPasskeys, PASSKEY_NAME_MAX, relyingPartyOf } from '../../../core/users/passkeys';
 import type { PasskeyRecord } from '../../../core/users/passkeysStore';
@@ -13,6 +13,7 @@ import type { ConsoleVisitor } from '../consoleVisitor';
 import { textInput } from '../formControls';
 import { PASSKEYS_PATH, passkeyRemovePath, passkeyRenamePath } from '../operations/passkeyOperations';
 import { PASSKEY_SCRIPT_PATHS } from '../passkeyAssets';
+import { keepingTheForm } from '../formRefusals';
 
 /**
  * The "Passkeys" section of the Security page (DECISIONS.md "Accounts, settings …"): the person's
@@ -117,13 +118,13 @@ export function mountPasskeysSection(pages: ConsolePages, show: ShowSecurity): v
     const credential = form.get('credential') ?? '';
     if (credential === '')
       return show(ctx, visitor, deps, { typedName: name, message: 'No passkey was added: adding one needs JavaScript, and the browser sent none.' }, 400);
-    try {
-      const result = await deps.road.run(ctx, visitor, 'console.passkeys.add', { body: { name, credential } });
-      seeOtherSaying(ctx, CONSOLE_PATHS.security, `The passkey ${(result.body as { name: string }).name} was added. You can sign in with it.`);
-    } catch (err) {
-      if (!(err instanceof Problem) || err.status !== 422) throw err;
-      await show(ctx, visitor, deps, { typedName: name, message: `No passkey was added: ${err.detail}` }, 422);
-    }
+    await keepingTheForm(
+      async () => {
+        const result = await deps.road.run(ctx, visitor, 'console.passkeys.add', { body: { name, credential } });
+        seeOtherSaying(ctx, CONSOLE_PATHS.security, `The passkey ${(result.body as { name: string }).name} was added. You can sign in with it.`);
+      },
+      (_message, status, problem) => show(ctx, visitor, deps, { typedName: name, message: `No passkey was added: ${problem.detail}` }, status),
+    );
   });
   pages.get(`${PASSKEYS_PATH}/:passkey_id/rename`, async (ctx, visitor) => {
     const passkey = await findPasskeyOf(visitor.user._id, String(ctx.params.passkey_id));
@@ -133,15 +134,17 @@ export function mountPasskeysSection(pages: ConsolePages, show: ShowSecurity): v
   pages.post(`${PASSKEYS_PATH}/:passkey_id/rename`, async (ctx, visitor, form, { road }) => {
     const passkeyId = form.get('passkey_id') ?? '';
     const name = form.get('name') ?? '';
-    try {
-      const result = await road.run(ctx, visitor, 'console.passkeys.rename', { body: { passkey_id: passkeyId, name } });
-      seeOtherSaying(ctx, CONSOLE_PATHS.security, `The passkey is now called ${(result.body as { name: string }).name}.`);
-    } catch (err) {
-      if (!(err instanceof Problem) || err.status !== 422) throw err;
-      const passkey = await findPasskeyOf(visitor.user._id, passkeyId);
-      if (!passkey) throw notFound('passkey');
-      renamePage(ctx, visitor, passkey, name, `Not saved: ${err.detail}`, 422);
-    }
+    await keepingTheForm(
+      async () => {
+        const result = await road.run(ctx, visitor, 'console.passkeys.rename', { body: { passkey_id: passkeyId, name } });
+        seeOtherSaying(ctx, CONSOLE_PATHS.security, `The passkey is now called ${(result.body as { name: string }).name}.`);
+      },
+      async (message, status) => {
+        const passkey = await findPasskeyOf(visitor.user._id, passkeyId);
+        if (!passkey) throw notFound('passkey');
+        renamePage(ctx, visitor, passkey, name, message, status);
+      },
+    );
   });
   pages.post(`${PASSKEYS_PATH}/:passkey_id/remove`, async (ctx, visitor, form, { road }) => {
     const result = await road.run(ctx, visitor, 'console.passkeys.remove', { body: { passkey_id: form.get('passkey_id') ?? '' } });

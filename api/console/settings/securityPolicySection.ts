@@ -1,6 +1,6 @@
 import { securityPolicyOf } from '../../../core/tenancy/securityPolicy';
 import { html } from '../../views/safeHtml';
-import { notAllowed } from '../consoleErrors';
+import { requireAdmin } from '../consoleErrors';
 import { seeOtherSaying } from '../consoleLayout';
 import { CONSOLE_PATHS } from '../consolePaths';
 import { requireSudoMode } from '../consoleVisitor';
@@ -43,7 +43,7 @@ export const securityPolicySection: SettingsSection = {
   },
   mount(pages) {
     pages.post(SECURITY_POLICY_PATH, async (ctx, visitor, form, { road, now }) => {
-      if (visitor.role !== 'admin') throw notAllowed();
+      requireAdmin(visitor);
       // An unchecked box sends only the hidden "off"; a checked one sends both, and "on" wins.
       const value = form.getAll('require_second_factor').includes('on') ? 'on' : 'off';
       if (!(await requireSudoMode(ctx, visitor, `${CONSOLE_PATHS.settings}?${new URLSearchParams({ require_second_factor: value })}`, now()))) return;
