@@ -5,7 +5,7 @@
  *
  * Without --uri it starts the default local store (FerretDB over SQLite, as `npm run dev` and
  * the tests start it) on a free port: in --data-dir when given (kept, so a second run skips
- * the seeding), else in a temporary folder removed afterwards. It seeds `--people` people with
+ * the seeding), else in the harness's temporary folder (bench/benchStack.ts `runBench`). It seeds `--people` people with
  * the real seeder and `--contacts` (default: as many) retrieved-contact records of one
  * organization, then measures, one request at a time:
  *   - unlock:  findPersonProfile, as profile unlock reads a person (present and absent ids);
@@ -20,10 +20,9 @@
  * waiting for a core). Targets (at 1,000,000 people): unlock p95 <= 50 ms; a 100-id
  * reuse lookup p95 <= 100 ms.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import mongoose from 'mongoose';
+import type { Connection } from 'mongoose';
 import { loadConfig } from '../core/config';
 import { anyRetrievedContactOf, retrievedContactsSince, touchRetrievedContact } from '../core/jobs/store';
 import { createStores } from '../core/deps';
@@ -43,7 +42,9 @@ import {
   stats,
 } from './storeLookupTimings';
 import { parseArgs } from '../scripts/admin/command';
-import { freePort, installServices, startFerretDb, type RunningService } from '../scripts/localServices';
+import { freePort, installServices, startFerretDb } from '../scripts/localServices';
+import type { BenchFigure } from './benchResults';
+import { runBench, type BenchStops } from './benchStack';
 
 /** CPU milliseconds (user + system) a process has used, from /proc; undefined where unreadable. */
 function cpuMs(pid: number | undefined): number | undefined {
@@ -78,8 +79,8 @@ async function timed(n: number, op: (i: number) => Promise<unknown>): Promise<Ti
 }
 
 /** The store's plan for a find: FerretDB's pushdown flag and SQLite plan, or MongoDB's winning stage. */
-async function plan(collection: string, filter: object): Promise<string> {
-  const db = mongoose.connection.db!;
+async function plan(connection: Connection, collection: string, filter: object): Promise<string> {
+  const db = connection.db!;
   const e = (await db.command({ explain: { find: collection, filter }, verbosity: 'queryPlanner' })) as Record<string, unknown>;
   if ('filterPushdown' in e) {
     const qp = e.queryPlanner as { Plan?: string[] };
@@ -89,7 +90,7 @@ async function plan(collection: string, filter: object): Promise<string> {
   return `winningPlan=${winning?.stage}${winning?.inputStage ? `<-${winning.inputStage.stage}` : ''}`;
 }
 
-async function main(): Promise<void> {
+async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
   const { flags } = parseArgs(process.argv.slice(2));
   // Person ids are keyed by SECRETS_ENCRYPTION_KEY: the same key as the store was seeded with.
   const { secretsKey } = loadConfig();
@@ -97,20 +98,19 @@ async function main(): Promise<void> {
   const contacts = Number(flags.contacts ?? people);
   const samples = Number(flags.samples ?? 200);
   let uri = typeof flags.uri === 'string' ? flags.uri : undefined;
-  let store: RunningService | undefined;
-  let tempDir: string | undefined;
   if (!uri) {
     await installServices({ temporal: false, ferretdb: true }, (m) => process.stderr.write(`[services] ${m}\n`));
-    const dataDir = typeof flags['data-dir'] === 'string' ? flags['data-dir'] : (tempDir = mkdtempSync(join(tmpdir(), 'store-lookups-')));
+    const dataDir = typeof flags['data-dir'] === 'string' ? flags['data-dir'] : dir;
     const port = await freePort();
-    store = await startFerretDb({ port, dataDir: join(dataDir, 'ferretdb'), logFile: join(dataDir, 'ferretdb.log') });
+    const store = await startFerretDb({ port, dataDir: join(dataDir, 'ferretdb'), logFile: join(dataDir, 'ferretdb.log') });
+    stops.push(() => store.stop());
     storePid = store.child.pid;
     uri = `mongodb://127.0.0.1:${port}/store_lookups`;
     process.stderr.write(`local store (FerretDB over SQLite) in ${dataDir}\n`);
   }
-  let opened: StoreHandle | undefined;
-  try {
-    opened = await openStore(uri);
+  const opened: StoreHandle = await openStore(uri);
+  stops.push(() => opened.close());
+  {
     const stores = createStores(opened.connection);
     const { findPersonProfile } = stores.talent;
     await opened.ensureIndexes();
@@ -128,9 +128,9 @@ async function main(): Promise<void> {
 
     const reuseFilter = (i: number) => reuseFilterOf(secretsKey, i, contacts);
     console.log(`\nplans at ${people.toLocaleString('en')} people, ${contacts.toLocaleString('en')} retrieved contacts:`);
-    console.log(`  unlock    ${await plan('people', { _id: personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, 1) })}`);
-    console.log(`  reuse     ${await plan('retrieved_contacts', reuseFilter(0))}`);
-    console.log(`  secondary ${await plan('retrieved_contacts', { orgId: 'org_absent' })}`);
+    console.log(`  unlock    ${await plan(opened.connection, 'people', { _id: personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, 1) })}`);
+    console.log(`  reuse     ${await plan(opened.connection, 'retrieved_contacts', reuseFilter(0))}`);
+    console.log(`  secondary ${await plan(opened.connection, 'retrieved_contacts', { orgId: 'org_absent' })}`);
 
     // Warm-up: the first reads page the index in.
     await timed(20, () => findPersonProfile(personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(people))));
@@ -160,17 +160,21 @@ async function main(): Promise<void> {
     const scale = people >= 1_000_000 ? '' : ` (judged at ${people.toLocaleString('en')}; the target is set at 1,000,000)`;
     console.log(`\ntarget unlock point lookup p95 <= ${UNLOCK_P95_MS} ms: ${unlockP95 <= UNLOCK_P95_MS ? 'met' : 'NOT met'} (${f(unlockP95)} ms)${scale}`);
     console.log(`target ${REUSE_IDS}-id reuse lookup p95 <= ${REUSE_P95_MS} ms: ${reuseP95 <= REUSE_P95_MS ? 'met' : 'NOT met'} (${f(reuseP95)} ms)${scale}`);
-  } finally {
-    await opened?.close();
-    await store?.stop();
-    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+    return [
+      {
+        measure: `unlock point lookup p95 at ${people.toLocaleString('en')} people`,
+        figure: `${f(unlockP95)} ms`,
+        target: `<= ${UNLOCK_P95_MS} ms at 1,000,000`,
+        met: unlockP95 <= UNLOCK_P95_MS,
+      },
+      {
+        measure: `${REUSE_IDS}-id reuse lookup p95 at ${people.toLocaleString('en')} people`,
+        figure: `${f(reuseP95)} ms`,
+        target: `<= ${REUSE_P95_MS} ms at 1,000,000`,
+        met: reuseP95 <= REUSE_P95_MS,
+      },
+    ];
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench('store lookups', measure);
