@@ -1,4 +1,4 @@
-import { create } from 'qrcode';
+import type { create as createQrCode } from 'qrcode';
 import { html, type SafeHtml } from '../views/safeHtml';
 
 /**
@@ -6,6 +6,12 @@ import { html, type SafeHtml } from '../views/safeHtml';
  * image fetched (the console's CSP allows neither a data: image nor inline style).
  */
 const QUIET_ZONE = 2;
+
+/**
+ * The encoder alone (the package's entry also loads its PNG, terminal and text renderers, which
+ * this never draws with): `create` as the package's own types declare it.
+ */
+const { create } = require('qrcode/lib/core/qrcode') as { create: typeof createQrCode };
 
 export function qrCodeSvg(text: string, label: string): SafeHtml {
   const { modules } = create(text, { errorCorrectionLevel: 'M' });

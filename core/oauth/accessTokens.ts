@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { SignJWT, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
+import { jose } from './joseLibrary';
 import { SIGNING_ALG, type SigningKeys } from './signingKeys';
 
 /**
@@ -25,6 +26,7 @@ export interface IssueAccessTokenInput {
 
 export async function issueAccessToken(input: IssueAccessTokenInput): Promise<{ token: string; expiresIn: number; jti: string }> {
   const signer = await input.signingKeys.signer(input.now);
+  const { SignJWT } = await jose();
   const iat = Math.floor(input.now.getTime() / 1000);
   const jti = randomUUID();
   const claims: Record<string, string> = { client_id: input.clientId, scope: input.scope };
@@ -61,6 +63,7 @@ export async function verifyAccessToken(
   token: string,
   opts: { issuer: string; audience: string; signingKeys: SigningKeys; now: Date },
 ): Promise<AccessTokenVerdict> {
+  const { decodeProtectedHeader, jwtVerify } = await jose();
   let kid: string | undefined;
   try {
     const header = decodeProtectedHeader(token);

@@ -1,4 +1,5 @@
-import { exportJWK, generateKeyPair, importJWK, type JWK, type KeyLike } from 'jose';
+import type { JWK, KeyLike } from 'jose';
+import { jose } from './joseLibrary';
 import type { Config } from '../config';
 import { openSecret, sealSecret } from '../crypto/secretBox';
 import { newId } from '../ids';
@@ -38,6 +39,7 @@ export function isKeyAcceptable(key: { supersededAt: Date | null }, now: Date, a
 }
 
 async function createKey(secretsKey: Buffer, now: Date): Promise<SigningKeyRecord> {
+  const { exportJWK, generateKeyPair } = await jose();
   const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
   const kid = newId('jwk');
   const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' };
@@ -102,7 +104,7 @@ export class SigningKeys {
     let doc = await newestSigningKey();
     doc ??= await createKey(this.secretsKey, now);
     const privateJwk = JSON.parse(openSecret(this.secretsKey, doc.privateJwkSealed, `oauth-signing-key:${doc._id}`, this.secretsKeyPrevious)) as JWK;
-    const signer = { kid: doc._id, alg: doc.alg, key: await importJWK(privateJwk, doc.alg) };
+    const signer = { kid: doc._id, alg: doc.alg, key: await (await jose()).importJWK(privateJwk, doc.alg) };
     this.signerCache = { signer, loadedAt: this.clock() };
     return signer;
   }
@@ -114,7 +116,7 @@ export class SigningKeys {
     if (!entry || this.clock() - entry.loadedAt >= VERIFIER_CACHE_MS) {
       const doc = await findSigningKeyPublicHalf(kid);
       if (!doc) return null;
-      entry = { key: entry?.key ?? (await importJWK(doc.publicJwk, doc.alg)), supersededAt: doc.supersededAt, loadedAt: this.clock() };
+      entry = { key: entry?.key ?? (await (await jose()).importJWK(doc.publicJwk, doc.alg)), supersededAt: doc.supersededAt, loadedAt: this.clock() };
       this.publicKeys.set(kid, entry);
     }
     return isKeyAcceptable(entry, now, this.accessTokenTtlSeconds) ? entry.key : null;

@@ -1,5 +1,4 @@
 import { authenticator } from 'otplib';
-import { toString as qrCodeSvg } from 'qrcode';
 import { sha256Hex } from '../crypto/hash';
 import { randomBase62 } from '../ids';
 
@@ -23,11 +22,6 @@ export function newTotpSecret(): string {
 /** The `otpauth://` URI an authenticator app reads from the QR code. */
 export function totpUri(secret: string, account: string, issuer = 'Talent platform'): string {
   return authenticator.keyuri(account, issuer, secret);
-}
-
-/** The QR code of the URI as an SVG document, drawn on the server (the pages' CSP loads no script for it). */
-export function totpQrCode(uri: string): Promise<string> {
-  return qrCodeSvg(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
 }
 
 export type TotpCheck = { ok: true; timeStep: number } | { ok: false };
