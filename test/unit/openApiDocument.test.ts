@@ -192,17 +192,17 @@ describe('the OpenAPI document', () => {
   });
 
   test('each error description names each of its codes once', () => {
+    const namedTwice: Array<{ path: string; status: string; code: string }> = [];
+    const codes = Object.keys(PROBLEM_CODES).map((code) => ({ code, word: new RegExp(`\\b${code}\\b`, 'g') }));
     for (const [path, item] of Object.entries(document.paths).filter(([p]) => p.startsWith('/v1/'))) {
       for (const op of Object.values(item)) {
         for (const [status, response] of Object.entries(op.responses) as Array<[string, { description?: string }]>) {
           if (!/^[45]\d\d$/.test(status) || !response.description) continue;
-          for (const code of Object.keys(PROBLEM_CODES)) {
-            const times = response.description.match(new RegExp(`\\b${code}\\b`, 'g'))?.length ?? 0;
-            expect({ path, status, code, times: Math.min(times, 2) }).toEqual({ path, status, code, times: Math.min(times, 1) });
-          }
+          for (const { code, word } of codes) if ((response.description.match(word)?.length ?? 0) > 1) namedTwice.push({ path, status, code });
         }
       }
     }
+    expect(namedTwice).toEqual([]);
   });
 
   /** Every /v1 operation of the document with its route declaration. */

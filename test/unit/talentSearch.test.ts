@@ -101,7 +101,8 @@ describe('seek (galloping through an ascending posting list)', () => {
 
 describe('at scale: the scan stops once the best score holds `keep` people', () => {
   const b = new SearchIndexBuilder();
-  for (let i = 0; i < 30_000; i++) b.add(generatePerson(secretsKey, 'scale', i).person);
+  const scalePeople = Array.from({ length: 30_000 }, (_, i) => generatePerson(secretsKey, 'scale', i).person);
+  for (const p of scalePeople) b.add(p);
   const big = b.finish(1);
   const params = (query: string, filters: object = {}) => ({ query, filters, sources: [BUILT_IN_SOURCE_ID] });
 
@@ -155,11 +156,15 @@ describe('at scale: the scan stops once the best score holds `keep` people', () 
   });
 
   test('the skills and company filters keep exactly the people who list them', () => {
-    const raw = (o: number) => generatePerson(secretsKey, 'scale', o).person;
+    // Person `o` of the index is the o-th generated (the generator is deterministic per ordinal).
+    const raw = (o: number) => scalePeople[o];
     const skill = fold(raw(123).skills[0]);
     const company = fold(raw(123).company);
     const out = runSearch(big, params('', { skills: [skill.toUpperCase()], current_company: [company] }), Number.MAX_SAFE_INTEGER);
-    const expected = big.personIds.flatMap((_, o) => (raw(o).skills.map(fold).includes(skill) && fold(raw(o).company) === company ? [o] : []));
+    const expected = big.personIds.flatMap((_, o) => {
+      const p = raw(o);
+      return p.skills.map(fold).includes(skill) && fold(p.company) === company ? [o] : [];
+    });
     expect(out.ordinals).toEqual(expected);
     expect(out.ordinals).toContain(123);
   });
