@@ -17,7 +17,7 @@ import { ROUTER_OPTIONS } from './routerOptions';
 import { wellFormedHost } from './requestUrl';
 import { toolServerRouter } from './mcp/toolServer';
 import { isToolServerPath } from './mcp/toolPaths';
-import { consoleRouter } from './console/consoleRouter';
+import { CONSOLE_ROOT } from './console/consolePaths';
 import { oauthRouter } from './oauth/router';
 import { publicOpenApi } from './reference/publicDocument';
 import { referenceRouter } from './reference/referencePage';
@@ -45,6 +45,20 @@ export { ROUTER_OPTIONS } from './routerOptions';
  * Last line of defence: no /v1 handler runs without the principal authentication sets. Only a
  * wiring mistake can reach it, so it fails closed (401) and says so in the log.
  */
+/**
+ * The organization console (api/console/consoleRouter.ts), built at the first request under
+ * /console: most apps a process starts serve no page of it (API replicas behind a separate
+ * sign-in host, the tests of the /v1 routes), and loading its pages costs each of them start-up.
+ */
+function consoleOnFirstVisit(deps: Deps): ReturnType<Router['routes']> {
+  let routes: Promise<ReturnType<Router['routes']>> | undefined;
+  return async (ctx, next) => {
+    if (ctx.path !== CONSOLE_ROOT && !ctx.path.startsWith(`${CONSOLE_ROOT}/`)) return next();
+    const built = (routes ??= import('./console/consoleRouter').then(({ consoleRouter }) => consoleRouter(deps).routes()));
+    return (await built)(ctx, next);
+  };
+}
+
 export const requirePrincipal: Koa.Middleware = async (ctx, next) => {
   if (!ctx.state.principal) {
     requestLogger(ctx).error({ path: ctx.path }, 'a /v1 route was reached without a principal');
@@ -119,7 +133,7 @@ export function createApp({ deps, probes }: AppParts): Koa {
   });
   app.use(oauth.routes());
   app.use(oauth.allowedMethods());
-  app.use(consoleRouter(deps).routes());
+  app.use(consoleOnFirstVisit(deps));
   app.use(toolServerRouter(deps, v1Routes).routes());
 
   const v1 = v1Router(deps, v1Routes);
