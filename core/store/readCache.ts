@@ -25,6 +25,12 @@ import { LRUCache } from 'lru-cache';
  * it starts at least a fifth of the TTL before the entry expires, and no request waits for it.
  */
 export const REFRESH_GATHER_MS = 25;
+/**
+ * How long after one find a read a request waits for may go (gatheredReads.ts): after a start,
+ * every tenant's first request misses within the same few milliseconds, and the finds they share
+ * leave the store's time to admission; a miss after a quiet spell goes at once.
+ */
+export const MISS_SPACING_MS = 2;
 
 export class ReadCache<V> {
   private readonly entries: LRUCache<string, { value: V; refreshBelowMs: number }>;
