@@ -8,6 +8,7 @@ import { closeDeps, openDeps } from '../core/deps';
 import type { BenchFigure } from './benchResults';
 import { costsByArea, monotonicMicros, newestProfile, topCosts, type ProfileWindow, type TopCost } from './cpuProfileSummary';
 import { profileStore } from './storeCpuProfile';
+import { commandsPerThousand, storeCommandCounts } from './storeCommands';
 import { benchOrganization, runBench, startBenchStack, type BenchStops } from './benchStack';
 import { startApiProcess } from '../test/support/apiProcess';
 import type { LoadPlan, LoadResult, LoadSegment, LoadTarget } from './loadGenerator';
@@ -107,7 +108,12 @@ function startBareRoute(): Promise<{ url: string; child: ChildProcess }> {
 interface Measured {
   load: LoadResult;
   cpuSeconds: Record<string, number | undefined>;
+  /** The store's commands per 1,000 requests served, by command (undefined without the store's metrics). */
+  storeCommands?: Array<[string, number]>;
 }
+
+/** `insert 174, delete 60, …`: what the store answered per 1,000 requests. */
+const commandList = (c: Array<[string, number]>) => c.map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ');
 
 const perThousand = (cpu: number | undefined, requests: number) => (cpu === undefined || !requests ? 'n/a' : `${((cpu / requests) * 1000).toFixed(3)} s`);
 
@@ -122,7 +128,8 @@ function line(name: string, m: Measured): string {
   return (
     `  ${name.padEnd(24)} ${l.requestsPerSecond.toFixed(0).padStart(6)} req/s   p50 ${ms(l.p50Ms, 6)} ms   p99 ${ms(l.p99Ms, 7)} ms` +
     `   non-2xx ${l.non2xx}${statuses}   errors ${l.errors}\n` +
-    `  ${''.padEnd(24)} CPU per 1,000 requests: ${cpu}, generator ${perThousand(l.generatorCpuSeconds, served)}\n`
+    `  ${''.padEnd(24)} CPU per 1,000 requests: ${cpu}, generator ${perThousand(l.generatorCpuSeconds, served)}\n` +
+    (m.storeCommands ? `  ${''.padEnd(24)} store commands per 1,000 requests: ${commandList(m.storeCommands)}\n` : '')
   );
 }
 
@@ -192,8 +199,17 @@ async function measureAll(dir: string, stops: BenchStops): Promise<BenchFigure[]
     seconds,
     leadInSeconds,
   });
-  const measure = (pids: Record<string, number | undefined>, plan: LoadPlan) =>
-    measureCpu(pids, () => runLoad(plan)).then((m): Measured => ({ load: m.result, cpuSeconds: m.cpuSeconds }));
+  const measure = async (pids: Record<string, number | undefined>, plan: LoadPlan): Promise<Measured> => {
+    const commandsBefore = pids.store ? await storeCommandCounts(storePid) : undefined;
+    const m = await measureCpu(pids, () => runLoad(plan));
+    const commandsAfter = commandsBefore ? await storeCommandCounts(storePid) : undefined;
+    const served = m.result.requests + (m.result.leadInRequests ?? 0);
+    return {
+      load: m.result,
+      cpuSeconds: m.cpuSeconds,
+      storeCommands: commandsBefore && commandsAfter ? commandsPerThousand(commandsBefore, commandsAfter, served) : undefined,
+    };
+  };
 
   // One answer to an organization outside every measured scenario: the API is up, nothing more.
   const first = await fetch(`${api.url}/v1/whoami`, { headers: { authorization: `Bearer ${raised.key}` } });
@@ -301,6 +317,7 @@ async function measureAll(dir: string, stops: BenchStops): Promise<BenchFigure[]
         .map(([k, v]) => `${k} ${perThousand(v, coldApi.load.requests)}`)
         .join(', '),
     });
+    if (coldApi.storeCommands) figures.push({ measure: 'cold: store commands per 1,000 requests', figure: commandList(coldApi.storeCommands) });
   }
   if (commonApi && commonBare) {
     w(
@@ -327,6 +344,14 @@ async function measureAll(dir: string, stops: BenchStops): Promise<BenchFigure[]
       target: `p99 <= ${TARGET_COMMON_P99_MS} ms, no non-2xx`,
       met: commonMet,
     });
+    const served = l.requests + (l.leadInRequests ?? 0);
+    figures.push({
+      measure: 'common: CPU per 1,000 requests',
+      figure: Object.entries(commonApi.cpuSeconds)
+        .map(([k, v]) => `${k} ${perThousand(v, served)}`)
+        .join(', '),
+    });
+    if (commonApi.storeCommands) figures.push({ measure: 'common: store commands per 1,000 requests', figure: commandList(commonApi.storeCommands) });
   }
   if (ratio !== undefined && capacityApi && capacityBare) {
     const bareRate = capacityBare.load.requestsPerSecond;

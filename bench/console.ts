@@ -1,6 +1,7 @@
 import { cpus } from 'node:os';
 import { closeDeps, openDeps } from '../core/deps';
 import { startApiProcess } from '../test/support/apiProcess';
+import type { BenchFigure } from './benchResults';
 import { benchConfig, runBench, startBenchStack, type BenchStops } from './benchStack';
 import { seedConsoleOrganization, type ConsoleSeedSize } from './consoleSeed';
 import { signInOverHttp } from './consoleSignIn';
@@ -66,6 +67,19 @@ function scaled(size: ConsoleSeedSize, scale: number): ConsoleSeedSize {
   return out;
 }
 
+/** A page's row in the results table (bench/benchResults.ts). */
+function figure(page: string, r: LoadResult): BenchFigure {
+  // A run without one answer reports its percentiles as null (NaN in JSON).
+  const p95: number | null = r.p95Ms ?? r.p99Ms;
+  const answered = typeof p95 === 'number' && typeof r.p50Ms === 'number';
+  return {
+    measure: `${page}, ${RATE} req/s open loop`,
+    figure: answered ? `p50 ${r.p50Ms.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, non-2xx ${r.non2xx}` : `no answer measured: ${JSON.stringify(r.statuses)}`,
+    target: `p95 <= ${TARGET_P95_MS} ms, no non-2xx`,
+    met: answered && p95 <= TARGET_P95_MS && r.non2xx === 0 && r.errors === 0,
+  };
+}
+
 function row(page: string, r: LoadResult | null, note = ''): string {
   // A run without one answer reports its percentiles as null (NaN in JSON).
   if (!r) return `${page.padEnd(32)} ${'—'.padStart(8)} ${'—'.padStart(8)}   ${note}`;
@@ -75,7 +89,7 @@ function row(page: string, r: LoadResult | null, note = ''): string {
   return `${page.padEnd(32)} ${r.p50Ms.toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)} ${r.p99Ms.toFixed(1).padStart(8)}   ${verdict} (p95 <= ${TARGET_P95_MS} ms; non-2xx ${r.non2xx}, errors ${r.errors})${note}`;
 }
 
-async function measure(dir: string, stops: BenchStops): Promise<void> {
+async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
   const stack = await startBenchStack(dir, 'bench_console', stops, (m) => process.stdout.write(`${m}\n`));
   const config = benchConfig(stack);
   const deps = await openDeps(config, { logger: createLogger({ level: 'silent' }) });
@@ -96,6 +110,7 @@ async function measure(dir: string, stops: BenchStops): Promise<void> {
   const cookie = await signInOverHttp(api.url, seeded.adminEmail, seeded.adminPassword);
 
   const lines: string[] = [];
+  const figures: BenchFigure[] = [];
   const only = process.env.BENCH_PAGES?.split(',');
   // BENCH_PAGES may also name paths outside the navigation, such as a filtered list (`/console/jobs?status=failed`).
   for (const page of only ?? PAGES) {
@@ -118,6 +133,7 @@ async function measure(dir: string, stops: BenchStops): Promise<void> {
     });
     if (process.env.BENCH_VERBOSE) process.stdout.write(`${JSON.stringify(result)}\n`);
     lines.push(row(page, result));
+    figures.push(figure(page, result));
     process.stdout.write(`${lines[lines.length - 1]}\n`);
   }
 
@@ -131,6 +147,7 @@ async function measure(dir: string, stops: BenchStops): Promise<void> {
       '',
     ].join('\n'),
   );
+  return figures;
 }
 
 runBench('console', measure);

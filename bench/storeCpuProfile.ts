@@ -21,7 +21,7 @@ export interface StoreCpuProfile {
 }
 
 /** The debug address the store process was started with, if it has one. */
-function debugAddress(pid: number): string | undefined {
+export function debugAddress(pid: number): string | undefined {
   try {
     const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
     return args.find((a) => a.startsWith('--debug-addr='))?.slice('--debug-addr='.length);

@@ -2,7 +2,7 @@ import type { Config } from '../config';
 import type { AgentOfCall } from '../credits/agentAllowance';
 import { sha256Hex } from '../crypto/hash';
 import { GatheredReads } from '../store/gatheredReads';
-import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
+import { MISS_SPACING_MS, ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
 import { newId } from '../ids';
 import type { TenancyStores } from '../tenancy/store';
 import { requireOrganization } from '../tenancy/provisioning';
@@ -256,10 +256,14 @@ export class KeyReads {
   constructor(private readonly keys: KeysStore) {}
 
   private readonly reads = new ReadCache<ApiKeyRecord | null>();
-  private readonly lookups = new GatheredReads<ApiKeyRecord>(async (hashes) => {
-    const docs = await this.keys.keysByHashes(hashes);
-    return new Map(docs.map((d) => [d.hash, d]));
-  });
+  private readonly lookups = new GatheredReads<ApiKeyRecord>(
+    async (hashes) => {
+      const docs = await this.keys.keysByHashes(hashes);
+      return new Map(docs.map((d) => [d.hash, d]));
+    },
+    undefined,
+    MISS_SPACING_MS,
+  );
 
   byHash(hash: string, readCacheMs: number): Promise<ApiKeyRecord | null> {
     return this.reads.get(hash, readCacheMs, (gatherMs) => this.lookups.read(hash, gatherMs));

@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import { GatheredReads } from '../store/gatheredReads';
-import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
+import { MISS_SPACING_MS, ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
 import { commitNextVersion } from '../store/versionedDocument';
 import { requireOrganization } from '../tenancy/provisioning';
 import type { TenancyStores } from '../tenancy/store';
@@ -51,10 +51,14 @@ export class LimitSettingsReads {
   private readonly lookups: GatheredReads<LimitSettingsDoc>;
 
   constructor(limits: LimitsStore) {
-    this.lookups = new GatheredReads<LimitSettingsDoc>(async (orgIds) => {
-      const docs = await limits.limitSettingsOf(orgIds);
-      return new Map(docs.map((d) => [d._id, d]));
-    });
+    this.lookups = new GatheredReads<LimitSettingsDoc>(
+      async (orgIds) => {
+        const docs = await limits.limitSettingsOf(orgIds);
+        return new Map(docs.map((d) => [d._id, d]));
+      },
+      undefined,
+      MISS_SPACING_MS,
+    );
   }
 
   get(settings: Pick<Config, 'readCacheMs'>, orgId: string): Promise<LimitSettingsDoc> {

@@ -42,8 +42,17 @@ const SWEEP_LIMIT = 10_000;
 const PURGE_BATCH = 100;
 /** Organizations whose lease slot ids are kept (built once per organization, see everyLeaseSlotId). */
 const LEASE_SLOT_ID_ORGS = 10_000;
-/** How long a release waits for others to share its delete. */
-const RELEASE_GATHER_MS = 3;
+/**
+ * How long a release waits for others to share its delete: the store's cost is mostly per command,
+ * and the lease stays held that much longer, which only ever refuses, never admits, more.
+ */
+const RELEASE_GATHER_MS = 8;
+/**
+ * How long after one slot-insert command the next may go (GroupedInserts): under load the inserts
+ * asked for meanwhile, every organization's, share one command; after a quiet spell an insert goes
+ * at once. It adds at most this much to an admission, and only while inserts keep coming.
+ */
+const INSERT_SPACING_MS = 3;
 
 export interface WindowTaken {
   slotId: string;
@@ -116,7 +125,7 @@ export class StoreAdmission {
     readonly now: () => number,
     private readonly logger: Logger,
   ) {
-    this.slotInserts = limits.createSlotInserts();
+    this.slotInserts = limits.createSlotInserts(INSERT_SPACING_MS);
   }
 
   /**

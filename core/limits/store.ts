@@ -43,9 +43,9 @@ export function createLimitsStore(connection: Connection) {
   return {
     // ---- admission slots ----
 
-    /** Unique inserts of slots; the ones asked for together travel to the store as one command. */
-    createSlotInserts(): GroupedInserts<SlotRecord> {
-      return new GroupedInserts(() => slots);
+    /** Unique inserts of slots; the ones asked for together (or within `spacingMs`, see GroupedInserts) travel to the store as one command. */
+    createSlotInserts(spacingMs = 0): GroupedInserts<SlotRecord> {
+      return new GroupedInserts(() => slots, spacingMs);
     },
 
     /** Which of these window slots are taken. */

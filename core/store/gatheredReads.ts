@@ -16,10 +16,17 @@ export class GatheredReads<V> {
   private dueAt = Infinity;
   private timeout: NodeJS.Timeout | undefined;
   private immediate: NodeJS.Immediate | undefined;
+  private lastSentAt = -Infinity;
 
+  /**
+   * `spacingMs`: a read a request waits for goes at least this long after the previous find, so
+   * that a burst of misses (every tenant's first request after a start) shares a few finds; after
+   * a quiet spell it goes at once.
+   */
   constructor(
     private readonly readMany: (keys: string[]) => Promise<Map<string, V>>,
     private readonly clock: () => number = () => performance.now(),
+    private readonly spacingMs = 0,
   ) {}
 
   read(key: string, gatherMs: number): Promise<V | null> {
@@ -31,8 +38,10 @@ export class GatheredReads<V> {
     });
   }
 
-  private sendWithin(gatherMs: number): void {
-    const due = this.clock() + gatherMs;
+  private sendWithin(requested: number): void {
+    const now = this.clock();
+    const gatherMs = Math.max(requested, this.lastSentAt + this.spacingMs - now);
+    const due = now + gatherMs;
     if (due >= this.dueAt) return;
     this.dueAt = due;
     clearTimeout(this.timeout);
@@ -44,6 +53,7 @@ export class GatheredReads<V> {
   }
 
   private send(): void {
+    this.lastSentAt = this.clock();
     this.timeout = this.immediate = undefined;
     this.dueAt = Infinity;
     const batch = this.waiting;

@@ -13,8 +13,18 @@ import { insertManyIgnoringDuplicates } from './inserts';
 export class GroupedInserts<T extends Document> {
   private queue: Array<{ doc: OptionalUnlessRequiredId<T>; settle: (won: boolean) => void; fail: (err: unknown) => void }> = [];
   private sending = false;
+  private lastSentAt = -Infinity;
 
-  constructor(private readonly collection: () => Collection<T>) {}
+  /**
+   * `spacingMs`: a command goes at least this long after the previous one started, so that under
+   * load the inserts of several round trips share it (the store's cost is mostly per command, not
+   * per document); an insert asked for when none went out for that long goes at once.
+   */
+  constructor(
+    private readonly collection: () => Collection<T>,
+    private readonly spacingMs = 0,
+    private readonly clock: () => number = () => performance.now(),
+  ) {}
 
   /** True when this call inserted `doc`, false when a document with its unique key exists. */
   insertOnce(doc: OptionalUnlessRequiredId<T>): Promise<boolean> {
@@ -30,6 +40,9 @@ export class GroupedInserts<T extends Document> {
 
   private async send(): Promise<void> {
     while (this.queue.length) {
+      const wait = this.lastSentAt + this.spacingMs - this.clock();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      this.lastSentAt = this.clock();
       const batch = this.queue.splice(0);
       try {
         const { duplicates } = await insertManyIgnoringDuplicates(

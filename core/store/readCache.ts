@@ -21,10 +21,18 @@ import { LRUCache } from 'lru-cache';
  * of reads once a TTL that the store answers one after another (enough to set the p99 of bench/api.ts).
  */
 /**
- * How long a refresh ahead may wait for other reads to share its store command (gatheredReads.ts):
- * it starts at least a fifth of the TTL before the entry expires, and no request waits for it.
+ * How long a refresh ahead may wait for other reads to share its store command (gatheredReads.ts),
+ * and never more than half the time its entry has left: it starts at least a fifth of the TTL
+ * before the entry expires, and no request waits for it. Every tenant's entries are refreshed
+ * once a TTL, so the longer the wait, the fewer finds they cost.
  */
-export const REFRESH_GATHER_MS = 25;
+export const REFRESH_GATHER_MS = 100;
+/**
+ * How long after one find a read a request waits for may go (gatheredReads.ts): after a start,
+ * every tenant's first request misses within the same few milliseconds, and the finds they share
+ * leave the store's time to admission; a miss after a quiet spell goes at once.
+ */
+export const MISS_SPACING_MS = 2;
 
 export class ReadCache<V> {
   private readonly entries: LRUCache<string, { value: V; refreshBelowMs: number }>;
@@ -42,14 +50,14 @@ export class ReadCache<V> {
    * The cached value, or the one `read` returns; concurrent misses of one key share one read.
    * `ttl` is READ_CACHE_MS, passed by the caller from its config (0 reads every time). `read` is
    * told how long it may wait to share its store command with other reads: 0 when a request waits
-   * for it, REFRESH_GATHER_MS for a refresh ahead.
+   * for it, up to REFRESH_GATHER_MS for a refresh ahead.
    */
   async get(key: string, ttl: number, read: (gatherMs: number) => Promise<V>): Promise<V> {
     if (ttl <= 0) return read(0);
     const hit = this.entries.get(key);
     if (hit) {
       if (this.entries.getRemainingTTL(key) < hit.refreshBelowMs && !this.pending.has(key))
-        this.load(key, () => read(REFRESH_GATHER_MS), ttl).catch(() => undefined);
+        this.load(key, () => read(Math.min(REFRESH_GATHER_MS, hit.refreshBelowMs / 2)), ttl).catch(() => undefined);
       return hit.value;
     }
     return this.pending.get(key) ?? this.load(key, () => read(0), ttl);

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { costsByArea, topCosts } from '../../bench/cpuProfileSummary';
+import { commandsPerThousand, parseRequestCounters } from '../../bench/storeCommands';
 import { parsePprofTop } from '../../bench/storeCpuProfile';
 
 /** How the request-path benchmark names the top costs of its profiles (docs/performance.md "Where the time goes"). */
@@ -54,5 +55,23 @@ describe('profile summaries', () => {
     ]);
     expect(parsePprofTop(out, 1, 'cum')).toEqual([{ name: 'internal/runtime/syscall/linux.Syscall6', share: 0.155 }]);
     expect(parsePprofTop(out, 5, 'cum')[1].share).toBe(0.45);
+  });
+
+  test("the store's commands per 1,000 requests come from its request counters, by command, the busiest first", () => {
+    const metrics = (insert: number, del: number) =>
+      [
+        '# TYPE ferretdb_client_requests_total counter',
+        `ferretdb_client_requests_total{command="insert",opcode="OP_MSG"} ${insert}`,
+        `ferretdb_client_requests_total{command="delete",opcode="OP_MSG"} ${del}`,
+        'ferretdb_client_requests_total{command="ping",opcode="OP_MSG"} 3',
+        'ferretdb_client_responses_total{argument="unknown",command="insert",opcode="OP_MSG",result="ok"} 9999',
+      ].join('\n');
+    const before = parseRequestCounters(metrics(100, 50));
+    expect(before).toEqual({ insert: 100, delete: 50, ping: 3 });
+    // 2,000 requests: 700 inserts and 150 deletes; the unchanged ping is left out.
+    expect(commandsPerThousand(before, parseRequestCounters(metrics(800, 200)), 2000)).toEqual([
+      ['insert', 350],
+      ['delete', 75],
+    ]);
   });
 });

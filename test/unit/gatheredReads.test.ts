@@ -47,4 +47,38 @@ describe('gathered reads', () => {
     fail = false;
     expect(await reads.read('c', 0)).toBe('C');
   });
+
+  test('with a spacing, misses soon after a find share the next one; after a quiet spell a miss goes at once', async () => {
+    // jest's timers and clock: the spacing passes exactly, however busy the machine.
+    jest.useFakeTimers();
+    try {
+      const finds: string[][] = [];
+      const reads = new GatheredReads<string>(
+        async (keys) => {
+          finds.push([...keys]);
+          return new Map(keys.map((k) => [k, k.toUpperCase()]));
+        },
+        () => Date.now(),
+        2,
+      );
+      const first = reads.read('a', 0);
+      await jest.advanceTimersByTimeAsync(0);
+      expect(finds).toEqual([['a']]);
+      // Every tenant's first request, one after another within the spacing.
+      const burst = [reads.read('b', 0)];
+      jest.advanceTimersByTime(1);
+      burst.push(reads.read('c', 0));
+      expect(finds).toEqual([['a']]);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(await Promise.all([first, ...burst])).toEqual(['A', 'B', 'C']);
+      expect(finds).toEqual([['a'], ['b', 'c']]);
+      jest.advanceTimersByTime(100);
+      const later = reads.read('d', 0);
+      await jest.advanceTimersByTimeAsync(0);
+      expect(await later).toBe('D');
+      expect(finds).toEqual([['a'], ['b', 'c'], ['d']]);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });

@@ -43,4 +43,26 @@ describe('grouped inserts', () => {
     expect(await Promise.all([a, ...rest])).toEqual([true, true, true]);
     expect(commands).toEqual([['a'], ['b', 'c']]);
   });
+
+  test('with a spacing, inserts asked for soon after a command share the next one; after a quiet spell one goes at once', async () => {
+    const { commands, collection } = recordingCollection();
+    let now = 1000;
+    const inserts = new GroupedInserts(
+      () => collection,
+      5,
+      () => now,
+    );
+    // The first goes at once: nothing went out in the last 5 ms.
+    await inserts.insertOnce({ _id: 'a' });
+    expect(commands).toEqual([['a']]);
+    // Asked for one after another (not in one step) within the spacing: one command.
+    const b = inserts.insertOnce({ _id: 'b' });
+    await Promise.resolve();
+    const c = inserts.insertOnce({ _id: 'c' });
+    expect(await Promise.all([b, c])).toEqual([true, true]);
+    expect(commands).toEqual([['a'], ['b', 'c']]);
+    now += 1000;
+    await inserts.insertOnce({ _id: 'd' });
+    expect(commands).toEqual([['a'], ['b', 'c'], ['d']]);
+  });
 });
