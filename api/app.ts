@@ -42,13 +42,9 @@ export function isBrowserClientPath(path: string): boolean {
 export { ROUTER_OPTIONS } from './routerOptions';
 
 /**
- * Last line of defence: no /v1 handler runs without the principal authentication sets. Only a
- * wiring mistake can reach it, so it fails closed (401) and says so in the log.
- */
-/**
  * The organization console (api/console/consoleRouter.ts), built at the first request under
- * /console: most apps a process starts serve no page of it (API replicas behind a separate
- * sign-in host, the tests of the /v1 routes), and loading its pages costs each of them start-up.
+ * /console: most apps a test starts serve no page of it, and loading its pages costs each of
+ * them start-up. A replica loads them while it warms up (api/warmStart.ts), before it listens.
  */
 function consoleOnFirstVisit(deps: Deps): ReturnType<Router['routes']> {
   let routes: Promise<ReturnType<Router['routes']>> | undefined;
@@ -59,6 +55,10 @@ function consoleOnFirstVisit(deps: Deps): ReturnType<Router['routes']> {
   };
 }
 
+/**
+ * Last line of defence: no /v1 handler runs without the principal authentication sets. Only a
+ * wiring mistake can reach it, so it fails closed (401) and says so in the log.
+ */
 export const requirePrincipal: Koa.Middleware = async (ctx, next) => {
   if (!ctx.state.principal) {
     requestLogger(ctx).error({ path: ctx.path }, 'a /v1 route was reached without a principal');

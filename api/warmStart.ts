@@ -24,8 +24,12 @@ const STORE_CONNECTIONS = 8;
 /** Requests through the twin app, and how many at a time. */
 const WARM_REQUESTS = 200;
 const WARM_CONCURRENCY = 10;
-/** Paths every request passes near: a probe (the outer middleware) and /v1 without a credential (routing, authentication, problem documents). */
-const WARM_PATHS = ['/healthz', '/v1/whoami'];
+/**
+ * Paths every request passes near: a probe (the outer middleware), /v1 without a credential
+ * (routing, authentication, problem documents), and the console's root, which loads the
+ * console's pages (api/app.ts builds them at the first request under /console) and redirects.
+ */
+const WARM_PATHS = ['/healthz', '/v1/whoami', '/console'];
 
 export async function warmStart({ twinApp, deps }: WarmStartParts): Promise<void> {
   await Promise.all(Array.from({ length: STORE_CONNECTIONS }, () => deps.store.ping()));
@@ -58,7 +62,7 @@ async function sendWarmRequests(server: Server): Promise<void> {
   const worker = async () => {
     while (sent < WARM_REQUESTS) {
       const path = WARM_PATHS[sent++ % WARM_PATHS.length];
-      const res = await fetch(`http://127.0.0.1:${port}${path}`);
+      const res = await fetch(`http://127.0.0.1:${port}${path}`, { redirect: 'manual' });
       await res.arrayBuffer();
     }
   };
