@@ -23,6 +23,7 @@ import { createTalentStore, type TalentStore } from './talent/store';
 import { createTenancyStore, type TenancyStore } from './tenancy/store';
 import { createKeysStore, type KeysStore } from './keys/store';
 import { createLimitsStore, type LimitsStore } from './limits/store';
+import { createOAuthStore, type OAuthStore } from './oauth/store';
 import type { Connection } from 'mongoose';
 import { createTemporalClients, type TemporalClients } from './temporal/client';
 import { createPeopleIndexes, type PeopleIndexes } from './talent/peopleIndexes';
@@ -53,6 +54,7 @@ export interface Stores {
   readonly tenancy: TenancyStore;
   readonly keys: KeysStore;
   readonly limits: LimitsStore;
+  readonly oauth: OAuthStore;
 }
 
 /** The areas' stores on `connection` (the root's, from `openStore`). */
@@ -67,6 +69,7 @@ export function createStores(connection: Connection): Stores {
     tenancy: createTenancyStore(connection),
     keys: createKeysStore(connection),
     limits: createLimitsStore(connection),
+    oauth: createOAuthStore(connection),
   };
 }
 
@@ -142,8 +145,8 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 
     dailyJobCaps: parts.dailyJobCaps ?? new DailyJobCapReads(),
     keyReads: parts.keyReads ?? new KeyReads(stores.keys),
     limitSettings: parts.limitSettings ?? new LimitSettingsReads(stores.limits),
-    signingKeys: parts.signingKeys ?? new SigningKeys(config),
-    publicClients: parts.publicClients ?? new PublicClients(config, { destinationLookup, addressLimits, clock: now, logger, trustAnchors }),
+    signingKeys: parts.signingKeys ?? new SigningKeys(stores, config),
+    publicClients: parts.publicClients ?? new PublicClients(config, { stores, destinationLookup, addressLimits, clock: now, logger, trustAnchors }),
     decoy: parts.decoy ?? new DecoyPasswordHash(config.oauth.passwordScryptLog2N),
     people: parts.people ?? createPeopleIndexes(stores, now, logger),
     enabledSources: parts.enabledSources ?? new EnabledSourceReads(stores.tenancy),

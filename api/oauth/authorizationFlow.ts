@@ -85,8 +85,8 @@ export async function completeAuthorization(
   now: Date,
 ): Promise<void> {
   if (await sentToEnrol(ctx, stores, user)) return;
-  if (!(await finishPending(handle))) return errorPage(ctx, 400, 'Sign-in request expired', EXPIRED);
-  const code = await issueCode(pending, user._id, grant._id, now);
+  if (!(await finishPending(stores, handle))) return errorPage(ctx, 400, 'Sign-in request expired', EXPIRED);
+  const code = await issueCode(stores, pending, user._id, grant._id, now);
   redirectTo(ctx, authorizationResponseUrl(pending.redirectUri, config.authUrl, pending.state, { code }));
 }
 
@@ -103,9 +103,9 @@ export async function sentToEnrol(ctx: Context, stores: TenancyStores, user: Use
 /** After sign-in: straight back to the client when consent is remembered, else the consent page. */
 export async function resumeAuthorization(ctx: Context, config: Config, stores: Stores, handle: string, user: UserRecord, now: Date): Promise<void> {
   if (await sentToEnrol(ctx, stores, user)) return;
-  const pending = await findPending(handle, now);
+  const pending = await findPending(stores, handle, now);
   if (!pending) return errorPage(ctx, 400, 'Sign-in request expired', EXPIRED);
-  const grant = await findGrant(user._id, pending.clientId);
+  const grant = await findGrant(stores, user._id, pending.clientId);
   if (grant) return completeAuthorization(ctx, config, stores, handle, pending, user, grant, now);
   redirectTo(ctx, `${CONSENT_PAGE_PATH}?request=${encodeURIComponent(handle)}`);
 }

@@ -67,6 +67,7 @@ export function authorizeEndpoint(config: Config, stores: Stores, now: () => num
       );
     }
     const handle = await savePending(
+      stores,
       {
         clientId: client.clientId,
         clientName: client.clientName,

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import type { Stores } from '../../core/deps';
 import getRawBody from 'raw-body';
 import { releaseSlot, takeSlot } from '../../core/users/attemptSlots';
 import { RegistrationError, registerPublicClient } from '../../core/oauth/publicClients';
@@ -18,7 +19,7 @@ function fail(ctx: Context, status: number, error: string, description: string, 
 }
 
 /** `now`: the app's clock, which the per-address registration slots are counted on. */
-export function registrationEndpoint(now: () => number) {
+export function registrationEndpoint(stores: Stores, now: () => number) {
   return async (ctx: Context) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.set('Pragma', 'no-cache');
@@ -40,7 +41,7 @@ export function registrationEndpoint(now: () => number) {
       });
     }
     try {
-      ctx.body = await registerPublicClient(metadata, new Date(now()));
+      ctx.body = await registerPublicClient(stores, metadata, new Date(now()));
       ctx.status = 201;
     } catch (err) {
       await releaseSlot(slot.slotId);

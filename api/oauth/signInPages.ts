@@ -134,6 +134,7 @@ async function setupSubmit(ctx: Context, config: Config, stores: Stores, now: ()
   const token = form.get('token') ?? '';
   const result = await setPasswordThroughLink(
     stores,
+
     config,
     token,
     form.get('new_password') ?? '',
@@ -264,9 +265,9 @@ async function consentPage(ctx: Context, config: Config, stores: Stores, now: ()
   const user = await signedInUser(ctx, config, now);
   if (!user) return redirectTo(ctx, `${SIGN_IN_PAGE_PATH}?request=${handle}`);
   if (await sentToEnrol(ctx, stores, user)) return;
-  const pending = await findPending(handle, new Date(now()));
+  const pending = await findPending(stores, handle, new Date(now()));
   if (!pending) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
-  const policy = await agentPolicyOf(user.orgId);
+  const policy = await agentPolicyOf(stores, user.orgId);
   consentForm(ctx, config, handle, pending, user, { policy, choice: proposedChoice(policy), message: null });
 }
 
@@ -276,23 +277,25 @@ async function consentSubmit(ctx: Context, config: Config, stores: Stores, now: 
   const handle = handleOf(form.get('request'));
   const user = await signedInUser(ctx, config, now);
   if (!user) return redirectTo(ctx, handle ? `${SIGN_IN_PAGE_PATH}?request=${handle}` : SIGN_IN_PAGE_PATH);
-  const pending = handle ? await findPending(handle, new Date(now())) : null;
+  const pending = handle ? await findPending(stores, handle, new Date(now())) : null;
   if (!handle || !pending) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
   const decision = form.get('decision');
   if (decision === 'deny') {
-    if (!(await finishPending(handle))) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
+    if (!(await finishPending(stores, handle)))
+      return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
     return redirectTo(
       ctx,
       authorizationResponseUrl(pending.redirectUri, config.authUrl, pending.state, { error: 'access_denied', description: 'The person declined access.' }),
     );
   }
   if (decision !== 'allow') return errorPage(ctx, 400, 'Answer missing', 'Choose Allow or Deny.');
-  const policy = await agentPolicyOf(user.orgId);
+  const policy = await agentPolicyOf(stores, user.orgId);
   // A form posted without a choice (no radio sent) takes what the page proposed.
   const read = readAllowanceChoice(form, proposedChoice(policy));
   const refusal = read.ok ? allowanceRefusalUnder(policy, read.allowance) : read.message;
   if (!read.ok || refusal) return consentForm(ctx, config, handle, pending, user, { policy, choice: read.choice, message: refusal }, 400);
   const grant = await recordConsent(
+    stores,
     {
       userId: user._id,
       orgId: user.orgId,
@@ -343,9 +346,9 @@ async function connectionsPage(ctx: Context, config: Config, now: () => number, 
   if (await sentToEnrol(ctx, stores, user)) return;
   const session = sessionValueOf(ctx, config)!;
   const csrf = csrfToken(session, config);
-  const grants = await listGrants(user._id);
+  const grants = await listGrants(stores, user._id);
   const [policy, spend] = await Promise.all([
-    agentPolicyOf(user.orgId),
+    agentPolicyOf(stores, user.orgId),
     agentSpendOf(
       stores,
       grants.map((g) => g._id),

@@ -15,6 +15,7 @@ import type { InvitationRecord } from '../users/store';
 import { createUser, findUserByEmail, normalizeEmail, reissueSetup } from '../users/users';
 import { disableUser } from '../oauth/personAccess';
 import { SIGN_IN_PATH } from './accountPaths';
+import type { OAuthStores } from '../oauth/store';
 
 /**
  * Invitations by mail (DECISIONS.md "Accounts, settings …"): a new address gets a person of the
@@ -128,14 +129,14 @@ export async function resendInvitation(
 }
 
 /** Cancels a pending invitation: its link stops working and the person made for it is removed, so the address can be invited again. */
-export async function cancelInvitation(orgId: string, invitationId: string, now: Date): Promise<InvitationView> {
+export async function cancelInvitation(stores: OAuthStores, orgId: string, invitationId: string, now: Date): Promise<InvitationView> {
   const invitation = await pendingInvitation(orgId, invitationId);
   if (!(await store.closeInvitation(invitation._id, 'cancelled'))) throw new Problem('invalid_state_transition', 'This invitation is no longer pending.');
   if (invitation.userId) {
     const person = await store.findUser(invitation.userId);
     if (person && !person.passwordHash) {
       // Disabling voids the link and gives back an admin seat; the person never signed in, so nothing else refers to them.
-      await disableUser(person._id, now);
+      await disableUser(stores, person._id, now);
       await store.deleteUserWithoutPassword(person._id);
     }
   }

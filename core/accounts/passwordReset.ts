@@ -8,6 +8,7 @@ import { endSignInsOf } from '../oauth/personAccess';
 import { takeSlot } from '../users/attemptSlots';
 import { completeSetup, findUserByEmail, normalizeEmail, reissueSetup, type SetupResult } from '../users/users';
 import { PASSWORD_RESET_PATH, SIGN_IN_PATH } from './accountPaths';
+import type { OAuthStores } from '../oauth/store';
 
 /**
  * "Forgot password?" (DECISIONS.md "Accounts, settings …"): a known, active address is mailed a
@@ -39,7 +40,7 @@ export async function requestPasswordReset(stores: MailStores, config: ResetSett
  * recovery through the operator's link), the change is audited and the person is told by mail.
  */
 export async function setPasswordThroughLink(
-  stores: AuditStores & MailStores,
+  stores: AuditStores & MailStores & OAuthStores,
   config: Pick<Config, 'authUrl' | 'secretsKey' | 'oauth'>,
   token: string,
   password: string,
@@ -50,7 +51,7 @@ export async function setPasswordThroughLink(
   const result = await completeSetup(config, token, password, confirmation, now);
   if (!result.ok) return result;
   // A new password (a recovery, perhaps after a leak) ends whatever the previous one opened: browser sessions and connected applications.
-  await endSignInsOf(result.user._id, now);
+  await endSignInsOf(stores, result.user._id, now);
   if (!result.replacedPassword) return result;
   const { user } = result;
   await recordAuditEvent(stores, {

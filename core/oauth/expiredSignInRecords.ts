@@ -1,6 +1,6 @@
 import { deleteExpiredPasskeyChallenges } from '../users/passkeysStore';
 import { deleteExpiredAttemptSlots, deleteExpiredBrowserSessions, deleteExpiredSignInChallenges } from '../users/store';
-import { deleteExpiredSignInRecords } from './store';
+import type { OAuthStores } from './store';
 
 /**
  * Deletes what browser sign-in leaves behind once it can no longer matter (reads already ignore
@@ -9,11 +9,11 @@ import { deleteExpiredSignInRecords } from './store';
  * past their retry window (the used token's own `usedAt` keeps reuse detection after that).
  * Safe to repeat; meant for the store-maintenance schedule.
  */
-export async function purgeExpiredSignInRecords(now: Date): Promise<number> {
+export async function purgeExpiredSignInRecords(stores: OAuthStores, now: Date): Promise<number> {
   const hourAgo = new Date(now.getTime() - 3600_000);
   const dayAgo = new Date(now.getTime() - 24 * 3600_000);
   const [oauthRecords, attemptSlots, sessions, challenges, passkeyChallenges] = await Promise.all([
-    deleteExpiredSignInRecords({ requests: now, codes: hourAgo, rotations: dayAgo }),
+    stores.oauth.deleteExpiredSignInRecords({ requests: now, codes: hourAgo, rotations: dayAgo }),
     deleteExpiredAttemptSlots(now),
     deleteExpiredBrowserSessions(now),
     deleteExpiredSignInChallenges(now),

@@ -75,7 +75,7 @@ export const userCommands: Record<string, AdminCommand> = {
     run: async (f, { stores, now }) => {
       const userId = requireFlag(f, 'user-id');
       const user = await findUser(userId);
-      const disabled = await disableUser(userId, new Date(now()));
+      const disabled = await disableUser(stores, userId, new Date(now()));
       if (user && !user.disabledAt) {
         await recordOperatorChange(
           { stores, now },
@@ -93,7 +93,7 @@ export const userCommands: Record<string, AdminCommand> = {
   },
   'user grants': {
     usage: 'user grants --user-id U',
-    run: (f) => userGrants(requireFlag(f, 'user-id')),
+    run: (f, { stores }) => userGrants(stores, requireFlag(f, 'user-id')),
   },
   'user grants revoke': {
     usage: 'user grants revoke --user-id U [--client-id C]',

@@ -181,6 +181,21 @@ test("each app's organizations, workspaces and keys are in its own database", as
   expectProblemResponse(await api(first.url, 'GET', '/v1/whoami', { key: tenant.key }), 401, 'invalid_api_key');
 });
 
+test("each app's OAuth clients and signing keys are in its own database", async () => {
+  const res = await fetch(`${second.url}/api/oauth/register`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ client_name: 'Side by side', redirect_uris: ['https://side.example.com/cb'] }),
+  });
+  expect(res.status).toBe(201);
+  const clientId = ((await res.json()) as { client_id: string }).client_id;
+  expect(await second.deps.stores.oauth.findPublicClient(clientId)).toMatchObject({ kind: 'dynamic', clientName: 'Side by side' });
+  expect(await first.deps.stores.oauth.findPublicClient(clientId)).toBeNull();
+  const { kid } = await second.deps.signingKeys.rotate(new Date());
+  expect(await second.deps.stores.oauth.findSigningKey(kid)).not.toBeNull();
+  expect(await first.deps.stores.oauth.findSigningKey(kid)).toBeNull();
+});
+
 test("each app's limit settings and admission slots are in its own database", async () => {
   const tenant = await createTenant({ stores: second.deps.stores });
   await setCap(second.deps.stores, second.deps.config, {

@@ -270,6 +270,7 @@ const PATHS: AuditPath[] = [
     via: 'Connected applications',
     drive: async () => {
       await recordConsent(
+        srv.deps.stores,
         {
           userId: admin.userId,
           orgId: tenant.orgId,
@@ -289,6 +290,7 @@ const PATHS: AuditPath[] = [
     via: 'Connected applications',
     drive: async () => {
       const grant = await recordConsent(
+        srv.deps.stores,
         {
           userId: admin.userId,
           orgId: tenant.orgId,
@@ -355,6 +357,7 @@ const PATHS: AuditPath[] = [
     via: 'cli user grants revoke',
     drive: async () => {
       await recordConsent(
+        srv.deps.stores,
         {
           userId: state.personId,
           orgId: tenant.orgId,

@@ -45,7 +45,7 @@ test.each([1, 2, 3, 4, 5])('round %i: two admins demoting and disabling each oth
   const { orgId, ids } = await admins(2);
   const [a, b] = ids;
   const outcomes = await Promise.allSettled(
-    round % 2 ? [setUserRole(a, 'member'), setUserRole(b, 'member')] : [setUserRole(a, 'member'), disableUser(b, new Date())],
+    round % 2 ? [setUserRole(a, 'member'), setUserRole(b, 'member')] : [setUserRole(a, 'member'), disableUser(fileStores(), b, new Date())],
   );
   const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason] : []));
   expect(refused).toHaveLength(1);
@@ -78,7 +78,7 @@ test('a person stored before roles existed reads as member and can be promoted, 
   const first = await setUserRole(old.user_id, 'admin');
   expect(first).toMatchObject({ role_before: 'member', role: 'admin' });
   await expect(setUserRole(old.user_id, 'member')).rejects.toMatchObject({ code: 'last_admin' });
-  await expect(disableUser(old.user_id, new Date())).rejects.toMatchObject({ code: 'last_admin' });
+  await expect(disableUser(fileStores(), old.user_id, new Date())).rejects.toMatchObject({ code: 'last_admin' });
   const second = await createUser(
     fileStores(),
     config,
@@ -91,7 +91,7 @@ test('a person stored before roles existed reads as member and can be promoted, 
     },
     new Date(),
   );
-  await disableUser(old.user_id, new Date());
+  await disableUser(fileStores(), old.user_id, new Date());
   // A disabled admin is not counted: the remaining one is the last.
   await expect(setUserRole(second.user_id, 'member')).rejects.toMatchObject({ code: 'last_admin' });
   expect(await activeAdmins(tenant.orgId)).toBe(1);

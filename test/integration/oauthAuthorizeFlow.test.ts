@@ -5,7 +5,6 @@ import { decodeJwt } from 'jose';
 import { authenticator } from 'otplib';
 import { setSecondFactorRequired } from '../../core/tenancy/securityPolicy';
 import { offerTotpSecret, turnOnAuthenticatorApp } from '../../core/users/authenticatorApp';
-import { AuthorizationCode, RefreshRotation } from '../../core/oauth/models';
 import { createUser, findActiveUser, reissueSetup } from '../../core/users/users';
 import { disableUser } from '../../core/oauth/personAccess';
 import { User } from '../../core/users/models';
@@ -185,7 +184,7 @@ describe('the whole flow with a dynamically registered client on a loopback redi
     expect(back.searchParams.get('state')).toBe('st-1');
     expect(back.searchParams.get('iss')).toBe(AUTH_URL);
     const code = back.searchParams.get('code')!;
-    expect(await AuthorizationCode.exists({ _id: code })).toBeNull(); // stored hashed only
+    expect(await srv.deps.stores.oauth.findAuthorizationCode(code)).toBeNull(); // stored hashed only
 
     const form = { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: clientId, code_verifier: verifier };
     const badVerifier = await tokenRequest(srv, { ...form, code_verifier: pkce().verifier });
@@ -280,11 +279,11 @@ describe('refresh tokens of people', () => {
     expect(retried.status).toBe(200);
     expect(retried.json).toEqual(second.json);
     // The stored pair is sealed, never plaintext.
-    const rotation = await RefreshRotation.findOne({ sealedPair: { $ne: null } }).lean();
+    const rotation = await srv.deps.stores.oauth.findRotationKeepingPair();
     expect(JSON.stringify(rotation)).not.toContain(second.json.refresh_token);
 
     // Beyond the window, a reuse revokes the chain.
-    await RefreshRotation.updateMany({}, { $set: { retryUntil: new Date(Date.now() - 1000) } });
+    await srv.deps.stores.oauth.endRefreshRetryWindows(new Date(Date.now() - 1000));
     expect((await refresh(first.json.refresh_token)).json.error).toBe('invalid_grant');
     expect((await refresh(second.json.refresh_token)).json.error).toBe('invalid_grant');
     expect((await toolsStatus(second.json.access_token)).status).toBe(401);
@@ -306,7 +305,7 @@ describe('refresh tokens of people', () => {
       code_verifier: p2.verifier,
     });
     expect((await toolsStatus(live.json.access_token)).status).toBe(200);
-    await disableUser(person.userId, new Date());
+    await disableUser(srv.deps.stores, person.userId, new Date());
     expect((await toolsStatus(live.json.access_token)).status).toBe(401);
     expect((await refresh(live.json.refresh_token)).json.error).toBe('invalid_grant');
     const connections = await person.browser.request('/api/oauth/connections');
@@ -477,7 +476,7 @@ describe('refusals at the authorization endpoint', () => {
     expect((await tokenRequest(srv, { ...form, redirect_uri: 'https://strict.example.com/cb2' })).json.error).toBe('invalid_grant');
     const other = (await register({ redirect_uris: ['https://strict.example.com/cb'] })).json.client_id;
     expect((await tokenRequest(srv, { ...form, client_id: other })).json.error).toBe('invalid_grant');
-    await AuthorizationCode.updateMany({}, { $set: { expiresAt: new Date(Date.now() - 1) } });
+    await srv.deps.stores.oauth.expireAuthorizationCodes(new Date(Date.now() - 1));
     expect((await tokenRequest(srv, form)).json.error).toBe('invalid_grant');
   });
 
@@ -584,6 +583,7 @@ describe('sign-in limits', () => {
     });
     const reg = await register({ client_name: 'Held App', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none' });
     await recordConsent(
+      srv.deps.stores,
       {
         userId: created.user_id,
         orgId: own.orgId,
@@ -612,7 +612,7 @@ describe('sign-in limits', () => {
     expect(signedIn.location).toBe('/console/security');
     const again = await browser.request(start.location!);
     expect(again.location).toBe('/console/security');
-    expect(await AuthorizationCode.countDocuments({ clientId: reg.json.client_id })).toBe(0);
+    expect(await srv.deps.stores.oauth.countAuthorizationCodesOfClient(reg.json.client_id)).toBe(0);
   });
 
   test("a connected application's tokens stop working when the person's organization requires a second factor they lack (RFC 9470 challenge)", async () => {

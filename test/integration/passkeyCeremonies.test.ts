@@ -130,7 +130,7 @@ test("after the password, only that person's passkeys answer; a removed passkey 
     ok: false,
   });
 
-  await disableUser(other._id, new Date());
+  await disableUser(fileStores(), other._id, new Date());
   theirs.signCount = 2;
   expect(
     await signInWithPasskey(rp, SESSION, JSON.stringify(theirs.assert((await passkeySignInOptions(rp, SESSION, now())).challenge, rp.origin)), now()),
@@ -146,7 +146,7 @@ test('the store-maintenance purge reclaims expired challenges and keeps live one
   clock.advance(CHALLENGE_TTL_MS);
   const live = await passkeyRegistrationOptions(rp, user, now());
   expect(await challenges.countDocuments({ userId: user._id })).toBe(2);
-  await purgeExpiredSignInRecords(now());
+  await purgeExpiredSignInRecords(fileStores(), now());
   expect(await challenges.countDocuments({ userId: user._id })).toBe(1);
   // The live one still answers.
   expect(await addPasskey(rp, user, JSON.stringify(new SoftAuthenticator().register(live, rp.origin)), 'Kept', now())).toMatchObject({ ok: true });

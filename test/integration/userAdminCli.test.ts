@@ -81,6 +81,7 @@ test('user create, list, grants, grants revoke and disable', async () => {
   expect(JSON.stringify(listed.json)).not.toMatch(/setupTokenHash|passwordHash/);
 
   await recordConsent(
+    srv.deps.stores,
     {
       userId: created.json.user_id,
       clientId: 'pcl_one',
@@ -92,6 +93,7 @@ test('user create, list, grants, grants revoke and disable', async () => {
     new Date(),
   );
   await recordConsent(
+    srv.deps.stores,
     {
       userId: created.json.user_id,
       clientId: 'pcl_two',
@@ -106,7 +108,7 @@ test('user create, list, grants, grants revoke and disable', async () => {
   expect(grants.json.grants.map((g: { client_id: string }) => g.client_id).sort()).toEqual(['pcl_one', 'pcl_two']);
   const revokeOne = await admin('user', 'grants', 'revoke', '--user-id', created.json.user_id, '--client-id', 'pcl_one');
   expect(revokeOne.json).toEqual({ user_id: created.json.user_id, revoked_client_ids: ['pcl_one'] });
-  expect((await userGrants(created.json.user_id)).grants).toEqual([expect.objectContaining({ client_id: 'pcl_two', client_name: 'Two' })]);
+  expect((await userGrants(srv.deps.stores, created.json.user_id)).grants).toEqual([expect.objectContaining({ client_id: 'pcl_two', client_name: 'Two' })]);
 
   const disabled = await admin('user', 'disable', '--user-id', created.json.user_id);
   expect(disabled.status).toBe(0);

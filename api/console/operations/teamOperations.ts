@@ -98,7 +98,10 @@ const cancel = defineConsoleOperation({
   summary: 'Cancel invitation',
   params: invitationParams,
   body: z.object({}).strict(),
-  handler: async ({ principal, params, deps }) => ({ status: 200, body: await cancelInvitation(principal.orgId, params.invitation_id, new Date(deps.now())) }),
+  handler: async ({ principal, params, deps }) => ({
+    status: 200,
+    body: await cancelInvitation(deps.stores, principal.orgId, params.invitation_id, new Date(deps.now())),
+  }),
   audit: invitationAudit('user.invitation_cancelled'),
 });
 
@@ -134,7 +137,7 @@ const disable = defineConsoleOperation({
     const person = await orgPerson(principal.orgId, params.user_id);
     if (person.disabledAt) throw new Problem('invalid_state_transition', 'This person is already disabled.');
     requireWithinOwn(principal.scopes, { kind: 'person_changed', before: person.permissions });
-    return { status: 200, body: await disableUser(person._id, new Date(deps.now())) };
+    return { status: 200, body: await disableUser(deps.stores, person._id, new Date(deps.now())) };
   },
   audit: {
     change: (input, result) => {

@@ -82,12 +82,16 @@ function refusalText(problem: Problem): string {
  * confirming the password (carried in the query), or the stored policy.
  */
 export const agentPolicySection: SettingsSection = {
-  async render(ctx, visitor, kept) {
+  async render(ctx, visitor, kept, stores) {
     if (kept)
-      return renderSection(visitor, typedForm({ get: (name) => kept.values[name] ?? null }) ?? formOf(await agentPolicyOf(visitor.user.orgId)), kept.message);
+      return renderSection(
+        visitor,
+        typedForm({ get: (name) => kept.values[name] ?? null }) ?? formOf(await agentPolicyOf(stores, visitor.user.orgId)),
+        kept.message,
+      );
     const carried = carriedValues(ctx, POLICY_FIELDS);
     const typed = carried ? typedForm({ get: (name) => carried[name] ?? null }) : null;
-    return renderSection(visitor, typed ?? formOf(await agentPolicyOf(visitor.user.orgId)), null);
+    return renderSection(visitor, typed ?? formOf(await agentPolicyOf(stores, visitor.user.orgId)), null);
   },
   mount(pages, show) {
     pages.post(AGENT_POLICY_PATH, async (ctx, visitor, form, { road, now, stores }) => {
