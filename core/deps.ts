@@ -24,6 +24,8 @@ import { createTenancyStore, type TenancyStore } from './tenancy/store';
 import { createKeysStore, type KeysStore } from './keys/store';
 import { createLimitsStore, type LimitsStore } from './limits/store';
 import { createOAuthStore, type OAuthStore } from './oauth/store';
+import { createUserStore, type UserStore } from './users/store';
+import { createPasskeyStore, type PasskeyStore } from './users/passkeysStore';
 import type { Connection } from 'mongoose';
 import { createTemporalClients, type TemporalClients } from './temporal/client';
 import { createPeopleIndexes, type PeopleIndexes } from './talent/peopleIndexes';
@@ -55,6 +57,8 @@ export interface Stores {
   readonly keys: KeysStore;
   readonly limits: LimitsStore;
   readonly oauth: OAuthStore;
+  readonly users: UserStore;
+  readonly passkeys: PasskeyStore;
 }
 
 /** The areas' stores on `connection` (the root's, from `openStore`). */
@@ -70,6 +74,8 @@ export function createStores(connection: Connection): Stores {
     keys: createKeysStore(connection),
     limits: createLimitsStore(connection),
     oauth: createOAuthStore(connection),
+    users: createUserStore(connection),
+    passkeys: createPasskeyStore(connection),
   };
 }
 

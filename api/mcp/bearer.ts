@@ -121,7 +121,7 @@ export async function authenticateBearer(ctx: Context, deps: Pick<Deps, 'config'
   if (person) {
     // Read on every request: a disabled user, a revoked grant (its chains) or a revoked client stops here at once.
     const [user, chain, clientRevoked] = await Promise.all([
-      findActiveUser(person.userId),
+      findActiveUser(deps.stores, person.userId),
       liveChain(deps.stores, person.chainId),
       isPublicClientRevoked(deps.stores, verdict.token.clientId),
     ]);

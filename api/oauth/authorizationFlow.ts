@@ -7,6 +7,7 @@ import { CONSOLE_SECURITY_PATH } from '../../core/accounts/accountPaths';
 import { mustEnrolSecondFactor } from '../../core/users/secondFactors';
 import type { Stores } from '../../core/deps';
 import type { TenancyStores } from '../../core/tenancy/store';
+import type { PasskeyStores } from '../../core/users/passkeysStore';
 import type { UserRecord } from '../../core/users/users';
 import { requestLogger } from '../requestLogger';
 import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../../core/store/storeUnavailable';
@@ -94,7 +95,7 @@ export async function completeAuthorization(
  * A person whose organization requires a second factor they do not have is sent to the console's
  * Security page instead of anywhere else (no consent, no code): true when they were.
  */
-export async function sentToEnrol(ctx: Context, stores: TenancyStores, user: UserRecord): Promise<boolean> {
+export async function sentToEnrol(ctx: Context, stores: TenancyStores & PasskeyStores, user: UserRecord): Promise<boolean> {
   if (!(await mustEnrolSecondFactor(stores, user))) return false;
   redirectTo(ctx, CONSOLE_SECURITY_PATH);
   return true;

@@ -33,7 +33,7 @@ export function registrationEndpoint(stores: Stores, now: () => number) {
       ctx.set('Connection', 'close');
       return fail(ctx, 400, 'invalid_client_metadata', `The body must be one JSON object of at most ${MAX_BODY_BYTES} bytes.`);
     }
-    const slot = await takeSlot(`register:${ctx.ip}`, REGISTRATIONS_PER_HOUR, 3600_000, new Date(now()));
+    const slot = await takeSlot(stores, `register:${ctx.ip}`, REGISTRATIONS_PER_HOUR, 3600_000, new Date(now()));
     if (!slot.ok) {
       return fail(ctx, 429, 'rate_limited', 'Too many client registrations from this address; retry after Retry-After seconds.', {
         'Retry-After': String(slot.retryAfterSeconds),
@@ -44,7 +44,7 @@ export function registrationEndpoint(stores: Stores, now: () => number) {
       ctx.body = await registerPublicClient(stores, metadata, new Date(now()));
       ctx.status = 201;
     } catch (err) {
-      await releaseSlot(slot.slotId);
+      await releaseSlot(stores, slot.slotId);
       if (err instanceof RegistrationError) return fail(ctx, 400, err.error, err.description);
       throw err;
     }

@@ -9,6 +9,8 @@ import { purgeExpiredQuotaEntries } from '../talent/quotas';
 import { purgeExpiredSearches } from '../talent/searches';
 import { purgeAttemptClaims, purgeExpiredRefreshChains, purgeWebhookHistory } from './purgeRecordsWithoutExpiry';
 import type { OAuthStores } from '../oauth/store';
+import type { PasskeyStores } from '../users/passkeysStore';
+import type { UserStores } from '../users/store';
 
 /**
  * Records that carry their own `expiresAt` and that every read already ignores once expired:
@@ -35,7 +37,7 @@ export interface PurgedCounts {
 
 /** `auditRetentionDays`: AUDIT_RETENTION_DAYS, the one setting that bounds the audit log. */
 export async function purgeExpiredRecords(
-  stores: AuditStores & IdempotencyStores & TalentStores & OAuthStores,
+  stores: AuditStores & IdempotencyStores & TalentStores & OAuthStores & UserStores & PasskeyStores,
   now: Date,
   { auditRetentionDays = AUDIT_RETENTION_DAYS_DEFAULT } = {},
 ): Promise<PurgedCounts> {

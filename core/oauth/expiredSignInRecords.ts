@@ -1,5 +1,5 @@
-import { deleteExpiredPasskeyChallenges } from '../users/passkeysStore';
-import { deleteExpiredAttemptSlots, deleteExpiredBrowserSessions, deleteExpiredSignInChallenges } from '../users/store';
+import type { PasskeyStores } from '../users/passkeysStore';
+import type { UserStores } from '../users/store';
 import type { OAuthStores } from './store';
 
 /**
@@ -9,15 +9,15 @@ import type { OAuthStores } from './store';
  * past their retry window (the used token's own `usedAt` keeps reuse detection after that).
  * Safe to repeat; meant for the store-maintenance schedule.
  */
-export async function purgeExpiredSignInRecords(stores: OAuthStores, now: Date): Promise<number> {
+export async function purgeExpiredSignInRecords(stores: OAuthStores & UserStores & PasskeyStores, now: Date): Promise<number> {
   const hourAgo = new Date(now.getTime() - 3600_000);
   const dayAgo = new Date(now.getTime() - 24 * 3600_000);
   const [oauthRecords, attemptSlots, sessions, challenges, passkeyChallenges] = await Promise.all([
     stores.oauth.deleteExpiredSignInRecords({ requests: now, codes: hourAgo, rotations: dayAgo }),
-    deleteExpiredAttemptSlots(now),
-    deleteExpiredBrowserSessions(now),
-    deleteExpiredSignInChallenges(now),
-    deleteExpiredPasskeyChallenges(now),
+    stores.users.deleteExpiredAttemptSlots(now),
+    stores.users.deleteExpiredBrowserSessions(now),
+    stores.users.deleteExpiredSignInChallenges(now),
+    stores.passkeys.deleteExpiredPasskeyChallenges(now),
   ]);
   return oauthRecords + attemptSlots + sessions + challenges + passkeyChallenges;
 }

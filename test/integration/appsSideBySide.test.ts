@@ -5,6 +5,7 @@ import { createDeps, type Deps } from '../../core/deps';
 import { recordAuditEvent } from '../../core/audit/auditLog';
 import { grantCredits } from '../../core/credits/credits';
 import { readLimitSettings, setCap } from '../../core/limits/limitSettings';
+import { createUser } from '../../core/users/users';
 import { invitationMail } from '../../core/mail/mailMessages';
 import { queueMail } from '../../core/mail/mailOutbox';
 import { openStore } from '../../core/store/connection';
@@ -194,6 +195,21 @@ test("each app's OAuth clients and signing keys are in its own database", async 
   const { kid } = await second.deps.signingKeys.rotate(new Date());
   expect(await second.deps.stores.oauth.findSigningKey(kid)).not.toBeNull();
   expect(await first.deps.stores.oauth.findSigningKey(kid)).toBeNull();
+});
+
+test("each app's people and their sign-in slots are in its own database", async () => {
+  const tenant = await tenantOfBoth();
+  const email = `side-${tenant.orgId.toLowerCase()}@example.com`;
+  const made = await createUser(
+    second.deps.stores,
+    second.deps.config,
+    { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions: ['candidates.search'] },
+    new Date(),
+  );
+  expect(await second.deps.stores.users.findUser(made.user_id)).toMatchObject({ orgId: tenant.orgId, email });
+  expect(await first.deps.stores.users.findUser(made.user_id)).toBeNull();
+  expect(await second.deps.stores.users.insertAttemptSlot(`side:${tenant.orgId}`, new Date(Date.now() + 60_000))).toBe(true);
+  expect(await first.deps.stores.users.findAttemptSlots([`side:${tenant.orgId}`])).toEqual([]);
 });
 
 test("each app's limit settings and admission slots are in its own database", async () => {

@@ -7,7 +7,6 @@ import { setSecondFactorRequired } from '../../core/tenancy/securityPolicy';
 import { offerTotpSecret, turnOnAuthenticatorApp } from '../../core/users/authenticatorApp';
 import { createUser, findActiveUser, reissueSetup } from '../../core/users/users';
 import { disableUser } from '../../core/oauth/personAccess';
-import { User } from '../../core/users/models';
 import { FormBrowser, formField as field } from '../support/formBrowser';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { recordConsent } from '../../core/oauth/consentGrants';
@@ -121,9 +120,10 @@ describe('metadata (RFC 8414), API reference and housekeeping', () => {
 
   test('store maintenance purges expired sign-in records; live ones stay', async () => {
     const { purgeExpiredRecords } = await import('../../core/maintenance/purgeExpiredRecords');
-    const { findAttemptSlots, insertAttemptSlot } = await import('../../core/users/store');
+    const { findAttemptSlots, insertAttemptSlot } = srv.deps.stores.users;
     await insertAttemptSlot('purge-test:old', new Date(Date.now() - 1000));
     await insertAttemptSlot('purge-test:live', new Date(Date.now() + 60_000));
+
     expect((await purgeExpiredRecords(srv.deps.stores, new Date())).signInRecords).toBeGreaterThanOrEqual(1);
     expect((await findAttemptSlots(['purge-test:old', 'purge-test:live'])).map((s) => s._id)).toEqual(['purge-test:live']);
   });
@@ -339,7 +339,7 @@ describe('refresh tokens of people', () => {
     }
 
     // The person forgot the password: the operator issues a new link, opened in another browser.
-    const link = new URL((await reissueSetup(srv.config, person.userId, new Date())).setup_url);
+    const link = new URL((await reissueSetup(srv.deps.stores, srv.config, person.userId, new Date())).setup_url);
     const other = new FormBrowser(srv.url);
     const form = await other.request(link.pathname + link.search);
     const done = await other.request('/api/oauth/setup', {
@@ -512,13 +512,13 @@ describe('sign-in limits', () => {
     const unknown = await attempt('nobody@example.com', 'whatever password');
     expect(unknown.status).toBe(401);
     expect(unknown.text).toContain('The email or password is not correct.');
-    expect(await User.exists({ email: 'nobody@example.com' })).toBeNull();
+    expect(await srv.deps.stores.users.findUserWithEmail('nobody@example.com')).toBeNull();
   });
 
   test('with an authenticator app, the authorization request waits for the code after the password, then goes on to consent and a code', async () => {
     const person = await newPerson();
-    const offer = await offerTotpSecret(srv.config, (await findActiveUser(person.userId))!);
-    const on = await turnOnAuthenticatorApp(srv.config, person.userId, authenticator.generate(offer.secret), new Date());
+    const offer = await offerTotpSecret(srv.deps.stores, srv.config, (await findActiveUser(srv.deps.stores, person.userId))!);
+    const on = await turnOnAuthenticatorApp(srv.deps.stores, srv.config, person.userId, authenticator.generate(offer.secret), new Date());
     expect(on.ok).toBe(true);
     const reg = await register({ client_name: 'Two-factor App', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none' });
     const { challenge } = pkce();

@@ -1,6 +1,5 @@
 import { recordConsent } from '../../core/oauth/consentGrants';
 import { listAuditEvents } from '../../core/audit/auditLog';
-import { User } from '../../core/users/models';
 import { userGrants } from '../../core/oauth/personAccess';
 import { createTenant } from '../support/fixtures';
 import { rawRequest } from '../support/http';
@@ -44,7 +43,7 @@ test('user create, list, grants, grants revoke and disable', async () => {
     setup_url: expect.stringMatching(/^http:\/\/auth\.test\.invalid\/api\/oauth\/setup\?token=ust_/),
   });
   const token = new URL(created.json.setup_url).searchParams.get('token')!;
-  const stored = await User.findById(created.json.user_id).lean();
+  const stored = await srv.deps.stores.users.findUser(created.json.user_id);
   expect(JSON.stringify(stored)).not.toContain(token);
 
   // The setup link opens the set-password page.
@@ -137,7 +136,7 @@ test('roles: user create --role, user role, and the last active admin is kept', 
   const disableLast = await admin('user', 'disable', '--user-id', first.json.user_id);
   expect(disableLast.status).toBe(1);
   expect(disableLast.stderr).toContain('is the last active admin');
-  expect(await User.findById(first.json.user_id).lean()).toMatchObject({ role: 'admin', disabledAt: null });
+  expect(await srv.deps.stores.users.findUser(first.json.user_id)).toMatchObject({ role: 'admin', disabledAt: null });
 
   const promoted = await admin('user', 'role', '--user-id', member.json.user_id, '--role', 'admin');
   expect(promoted.json).toEqual({ user_id: member.json.user_id, org_id: tenant.orgId, role_before: 'member', role: 'admin' });

@@ -85,7 +85,7 @@ export function mountAllowancePage(pages: ConsolePages): void {
     if (!read.ok) return allowanceForm(ctx, visitor, grant, policy, read.choice, read.message, 400);
     if (raisesAllowance(allowanceOfGrant(grant), read.allowance)) {
       const back = `${allowancePath(grant._id)}?${new URLSearchParams({ allowance: read.choice.mode, daily_credits: read.choice.credits })}`;
-      if (!(await requireSudoMode(ctx, visitor, back, now()))) return;
+      if (!(await requireSudoMode(ctx, stores, visitor, back, now()))) return;
     }
     try {
       await road.run(ctx, visitor, 'console.grants.change_allowance', {

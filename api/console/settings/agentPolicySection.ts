@@ -97,7 +97,7 @@ export const agentPolicySection: SettingsSection = {
     pages.post(AGENT_POLICY_PATH, async (ctx, visitor, form, { road, now, stores }) => {
       requireAdmin(visitor);
       const typed = typedForm(form) ?? { agent_mode: '', default_daily_credits: '', max_daily_credits: '' };
-      if (!(await requireSudoMode(ctx, visitor, `${CONSOLE_PATHS.settings}?${new URLSearchParams({ ...typed })}`, now()))) return;
+      if (!(await requireSudoMode(ctx, stores, visitor, `${CONSOLE_PATHS.settings}?${new URLSearchParams({ ...typed })}`, now()))) return;
       await keepingTheForm(
         async () => {
           await road.run(ctx, visitor, 'console.settings.agent_policy', { body: { ...typed } });

@@ -10,6 +10,7 @@ import { revokeChain, startChain } from '../tokenChains';
 import { OAuthError, requireParam } from '../tokenRequest';
 import { issueTokenPair, type TokenResponse } from './tokenPair';
 import type { OAuthStores } from '../store';
+import type { UserStores } from '../../users/store';
 
 const INVALID_CODE = 'The authorization code is invalid, expired or already used, or was issued to another client or redirect URI.';
 
@@ -20,7 +21,7 @@ const INVALID_CODE = 'The authorization code is invalid, expired or already used
  * unique insert: a second redemption finds the chain and revokes it with everything it issued.
  */
 export async function authorizationCodeGrant(
-  stores: OAuthStores,
+  stores: OAuthStores & UserStores,
   client: PublicClientRecord,
   params: Map<string, string>,
   toolsResource: string,
@@ -50,7 +51,7 @@ export async function authorizationCodeGrant(
     logger.warn({ client_id: client.clientId }, 'authorization code reuse: its tokens revoked');
     throw new OAuthError('invalid_grant', INVALID_CODE);
   }
-  const user = await findActiveUser(code.userId);
+  const user = await findActiveUser(stores, code.userId);
   const grant = await findGrant(stores, code.userId, code.clientId);
   if (!user || !grant || grant._id !== code.grantId) {
     // Disabled or revoked while the code was in flight.

@@ -10,6 +10,7 @@ import { liveChain, revokeChain } from '../tokenChains';
 import { OAuthError, checkScope } from '../tokenRequest';
 import { issueTokenPair, type TokenResponse } from './tokenPair';
 import type { OAuthStores, RefreshTokenRecord } from '../store';
+import type { UserStores } from '../../users/store';
 
 /**
  * refresh_token (RFC 6749 6, RFC 9700 4.14.2): one rule for every client. Each use rotates:
@@ -48,7 +49,7 @@ async function refuseReuse(stores: OAuthStores, doc: RefreshTokenRecord, config:
 }
 
 export async function refreshTokenGrant(
-  stores: OAuthStores,
+  stores: OAuthStores & UserStores,
   caller: RefreshCaller,
   presented: string,
   params: Map<string, string>,
@@ -62,7 +63,7 @@ export async function refreshTokenGrant(
   if (!doc || doc.clientId !== caller.clientId) throw new OAuthError('invalid_grant', INVALID);
   if (doc.revokedAt || doc.expiresAt <= now) throw new OAuthError('invalid_grant', INVALID);
   if (doc.userId) {
-    const user = await findActiveUser(doc.userId);
+    const user = await findActiveUser(stores, doc.userId);
     const chain = await liveChain(stores, doc.chainId);
     if (!user || !chain) throw new OAuthError('invalid_grant', INVALID);
   }
