@@ -1,7 +1,7 @@
 import type { OAuthStores, ChainRecord } from './store';
 
 /**
- * Token chains of people's clients (see TokenChain in models.ts). Every access token of a
+ * Token chains of people's clients (see tokenChainSchema in models.ts). Every access token of a
  * chain names it in `sid`, so revoking the chain stops its access tokens on the next tool call
  * as well as its refresh tokens.
  */
