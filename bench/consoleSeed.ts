@@ -72,7 +72,7 @@ export async function seedConsoleOrganization(config: Config, stores: Stores, si
   const adminPassword = randomBytes(12).toString('base64url');
   const admin = await createUser(stores, config, { orgId, workspaceId, email: adminEmail, permissions: [...ALL_PERMISSIONS], role: 'admin' }, now);
   const token = new URL(admin.setup_url).searchParams.get('token') ?? '';
-  const setup = await completeSetup(config, token, adminPassword, adminPassword, now);
+  const setup = await completeSetup(stores, config, token, adminPassword, adminPassword, now);
   if (!setup.ok) throw new Error(`admin set-up failed: ${setup.message}`);
   for (let i = 1; i < size.people; i++) {
     await createUser(stores, config, { orgId, workspaceId, email: `person-${now.getTime()}-${i}@bench.example`, permissions: ['candidates.search'] }, now);

@@ -24,6 +24,9 @@ import { createTalentStore, type TalentStore } from './talent/store';
 import { createTenancyStore, type TenancyStore } from './tenancy/store';
 import { createKeysStore, type KeysStore } from './keys/store';
 import { createLimitsStore, type LimitsStore } from './limits/store';
+import { createOAuthStore, type OAuthStore } from './oauth/store';
+import { createUserStore, type UserStore } from './users/store';
+import { createPasskeyStore, type PasskeyStore } from './users/passkeysStore';
 import type { Connection } from 'mongoose';
 import { createTemporalClients, type TemporalClients } from './temporal/client';
 import { createPeopleIndexes, type PeopleIndexes } from './talent/peopleIndexes';
@@ -55,6 +58,9 @@ export interface Stores {
   readonly tenancy: TenancyStore;
   readonly keys: KeysStore;
   readonly limits: LimitsStore;
+  readonly oauth: OAuthStore;
+  readonly users: UserStore;
+  readonly passkeys: PasskeyStore;
 }
 
 /** The areas' stores on `connection` (the root's, from `openStore`). */
@@ -69,6 +75,9 @@ export function createStores(connection: Connection): Stores {
     tenancy: createTenancyStore(connection),
     keys: createKeysStore(connection),
     limits: createLimitsStore(connection),
+    oauth: createOAuthStore(connection),
+    users: createUserStore(connection),
+    passkeys: createPasskeyStore(connection),
   };
 }
 
@@ -149,8 +158,8 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 
     dailyJobCaps: parts.dailyJobCaps ?? new DailyJobCapReads(),
     keyReads: parts.keyReads ?? new KeyReads(stores.keys),
     limitSettings: parts.limitSettings ?? new LimitSettingsReads(stores.limits),
-    signingKeys: parts.signingKeys ?? new SigningKeys(config),
-    publicClients: parts.publicClients ?? new PublicClients(config, { destinationLookup, addressLimits, clock: now, logger, trustAnchors, outbound }),
+    signingKeys: parts.signingKeys ?? new SigningKeys(stores, config),
+    publicClients: parts.publicClients ?? new PublicClients(config, { stores, destinationLookup, addressLimits, clock: now, logger, trustAnchors, outbound }),
     decoy: parts.decoy ?? new DecoyPasswordHash(config.oauth.passwordScryptLog2N),
     people: parts.people ?? createPeopleIndexes(stores, now, logger),
     turns: parts.turns ?? new Turns(),

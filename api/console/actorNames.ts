@@ -1,6 +1,5 @@
 import { defaultKeyName } from '../../core/keys/keyNames';
 import type { Stores } from '../../core/deps';
-import { emailsOfUsers } from '../../core/users/store';
 
 /**
  * Who an actor is, as a person reads it (DECISIONS.md "Accounts, settings…": people by email,
@@ -24,7 +23,7 @@ function idsOf(actors: readonly string[], kind: 'user' | 'key'): string[] {
 
 export async function actorNames(stores: Stores, orgId: string, actors: ReadonlyArray<string | null | undefined>): Promise<Map<string, ActorName>> {
   const known = actors.filter((a): a is string => typeof a === 'string' && a.length > 0);
-  const [people, keys] = await Promise.all([emailsOfUsers(orgId, idsOf(known, 'user')), stores.keys.namesOfKeys(orgId, idsOf(known, 'key'))]);
+  const [people, keys] = await Promise.all([stores.users.emailsOfUsers(orgId, idsOf(known, 'user')), stores.keys.namesOfKeys(orgId, idsOf(known, 'key'))]);
   const labels = new Map<string, string>([
     ...people.map((p) => [`user:${p._id}`, p.email] as const),
     ...keys.map((k) => [`key:${k._id}`, `Key ${k.name ?? defaultKeyName(k.displayPrefix, null)}`] as const),

@@ -81,7 +81,7 @@ export function consolePages(router: Router, deps: ConsoleDeps): ConsolePages {
             await answeringProblems(ctx, visitor, () => handler(ctx, visitor, form, deps));
           } catch (err) {
             if (!(err instanceof SudoRequired)) throw err;
-            await askForPassword(ctx, visitor, { action: ctx.path, form }, config.authUrl);
+            await askForPassword(ctx, deps.stores, visitor, { action: ctx.path, form }, config.authUrl);
           }
         }),
       );

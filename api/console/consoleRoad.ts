@@ -53,7 +53,8 @@ export function createConsoleRoad(deps: Deps, operations: readonly ConsoleOperat
   return {
     async run(ctx, visitor, operation, input) {
       if (!mayChange(visitor) && !ownChanges.has(operation)) throw notAllowed();
-      if (needsSudo(operation, input.body) && !(await sudoModeActive(visitor.sessionValue, new Date(deps.now())))) throw new SudoRequired(operation);
+      if (needsSudo(operation, input.body) && !(await sudoModeActive(deps.stores, visitor.sessionValue, new Date(deps.now()))))
+        throw new SudoRequired(operation);
       return execute(operation, {
         principal: visitor.principal,
         params: input.params ?? {},

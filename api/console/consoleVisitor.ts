@@ -9,6 +9,7 @@ import type { UserRecord } from '../../core/users/users';
 import { csrfToken, sessionValueOf } from '../views/pageSecurity';
 import { SIGN_IN_PAGE_PATH } from '../oauth/pagePaths';
 import type { Stores } from '../../core/deps';
+import type { UserStores } from '../../core/users/store';
 import { CONSOLE_PATHS, CONSOLE_ROOT, navigationFor } from './consolePaths';
 import { seeOther, type LayoutVisitor } from './consoleLayout';
 import type { ConsoleOperationName } from './consoleOperationNames';
@@ -70,7 +71,7 @@ export interface VisitorDeps {
  */
 export async function requireVisitor(ctx: Context, { config, stores, now }: VisitorDeps): Promise<ConsoleVisitor | null> {
   const sessionValue = sessionValueOf(ctx, config);
-  const user = sessionValue ? await sessionUser(sessionValue, now()) : null;
+  const user = sessionValue ? await sessionUser(stores, sessionValue, now()) : null;
   if (!user || !sessionValue) {
     seeOther(ctx, `${SIGN_IN_PAGE_PATH}?return_to=${encodeURIComponent(hereOf(ctx))}`);
     return null;
@@ -89,8 +90,15 @@ export async function requireVisitor(ctx: Context, { config, stores, now }: Visi
  * it; otherwise answers with a redirect to "Confirm your password", which sends the person on to
  * `returnTo` afterwards, and returns false. The road checks again when the form is posted.
  */
-export async function requireSudoToOpen(ctx: Context, visitor: ConsoleVisitor, operation: ConsoleOperationName, returnTo: string, now: Date): Promise<boolean> {
-  return !needsSudo(operation) || requireSudoMode(ctx, visitor, returnTo, now);
+export async function requireSudoToOpen(
+  ctx: Context,
+  stores: UserStores,
+  visitor: ConsoleVisitor,
+  operation: ConsoleOperationName,
+  returnTo: string,
+  now: Date,
+): Promise<boolean> {
+  return !needsSudo(operation) || requireSudoMode(ctx, stores, visitor, returnTo, now);
 }
 
 /**
@@ -98,8 +106,8 @@ export async function requireSudoToOpen(ctx: Context, visitor: ConsoleVisitor, o
  * an allowance, a save whose typed fields come back with the page): true when the browser is in
  * it; otherwise a redirect to "Confirm your password" that returns to `returnTo`, and false.
  */
-export async function requireSudoMode(ctx: Context, visitor: ConsoleVisitor, returnTo: string, now: Date): Promise<boolean> {
-  if (await sudoModeActive(visitor.sessionValue, now)) return true;
+export async function requireSudoMode(ctx: Context, stores: UserStores, visitor: ConsoleVisitor, returnTo: string, now: Date): Promise<boolean> {
+  if (await sudoModeActive(stores, visitor.sessionValue, now)) return true;
   seeOther(ctx, `${CONSOLE_PATHS.confirm}?return_to=${encodeURIComponent(returnTo)}`);
   return false;
 }

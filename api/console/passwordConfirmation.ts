@@ -3,6 +3,7 @@ import { errorNote, hidden } from '../views/pageRendering';
 import { html } from '../views/safeHtml';
 import { passkeyCountOf } from '../../core/users/passkeyCeremonies';
 import { hostAllowsPasskeys } from '../../core/users/passkeys';
+import type { PasskeyStores } from '../../core/users/passkeysStore';
 import { secondFactorsOf } from '../../core/users/secondFactors';
 import { CONSOLE_PATHS } from './consolePaths';
 import { sendConsolePage } from './consoleLayout';
@@ -45,6 +46,7 @@ export type AfterConfirming = { returnTo: string } | { pending: PendingPost };
  */
 export async function confirmForm(
   ctx: Context,
+  stores: PasskeyStores,
   visitor: ConsoleVisitor,
   next: AfterConfirming,
   message: string | null,
@@ -52,8 +54,8 @@ export async function confirmForm(
   authUrl: string | null = null,
 ): Promise<void> {
   const pending = 'pending' in next ? next.pending : null;
-  const withCode = (await secondFactorsOf(visitor.user)).authenticatorApp;
-  const withPasskey = authUrl !== null && hostAllowsPasskeys(authUrl) && (await passkeyCountOf(visitor.user._id)) > 0;
+  const withCode = (await secondFactorsOf(stores, visitor.user)).authenticatorApp;
+  const withPasskey = authUrl !== null && hostAllowsPasskeys(authUrl) && (await passkeyCountOf(stores, visitor.user._id)) > 0;
   const carried = pending
     ? html`${hidden('sudo_action', pending.action)}${carriedFields(pending.form).map(([name, value]) => hidden(name, value))}`
     : hidden('return_to', 'returnTo' in next ? next.returnTo : CONSOLE_PATHS.overview);
@@ -102,6 +104,12 @@ export async function confirmForm(
 }
 
 /** Answers a post the road refused for want of sudo mode: this page, holding the post. Nothing was changed. */
-export function askForPassword(ctx: Context, visitor: ConsoleVisitor, pending: PendingPost, authUrl: string | null = null): Promise<void> {
-  return confirmForm(ctx, visitor, { pending }, null, 200, authUrl);
+export function askForPassword(
+  ctx: Context,
+  stores: PasskeyStores,
+  visitor: ConsoleVisitor,
+  pending: PendingPost,
+  authUrl: string | null = null,
+): Promise<void> {
+  return confirmForm(ctx, stores, visitor, { pending }, null, 200, authUrl);
 }

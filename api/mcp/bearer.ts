@@ -121,9 +121,9 @@ export async function authenticateBearer(ctx: Context, deps: Pick<Deps, 'config'
   if (person) {
     // Read on every request: a disabled user, a revoked grant (its chains) or a revoked client stops here at once.
     const [user, chain, clientRevoked] = await Promise.all([
-      findActiveUser(person.userId),
-      liveChain(person.chainId),
-      isPublicClientRevoked(verdict.token.clientId),
+      findActiveUser(deps.stores, person.userId),
+      liveChain(deps.stores, person.chainId),
+      isPublicClientRevoked(deps.stores, verdict.token.clientId),
     ]);
     if (!user || !chain || chain.userId !== user._id || chain.clientId !== verdict.token.clientId || clientRevoked) {
       throw new BearerRejection(401, 'invalid_token', INVALID_TOKEN);
@@ -143,14 +143,14 @@ export async function authenticateBearer(ctx: Context, deps: Pick<Deps, 'config'
         },
       );
     }
-    const agent = await agentOfCall(user, verdict.token.clientId);
+    const agent = await agentOfCall(deps.stores, user, verdict.token.clientId);
     // What the person allowed this application (read only, a daily allowance): the charge path and the tool list hold it to that.
     return { ...personPrincipal(user, toolsResource(config)), clientId: verdict.token.clientId, ...(agent ? { agent } : {}) };
   }
-  const client = await findActiveClient(verdict.token.clientId);
+  const client = await findActiveClient(deps.stores, verdict.token.clientId);
   if (!client) throw new BearerRejection(401, 'invalid_token', INVALID_TOKEN);
   requireScopes(verdict.token.scopes);
-  const admitted = await admitClientRequest(client._id, client.rateLimitPerMinute, new Date(deps.now()));
+  const admitted = await admitClientRequest(deps.stores, client._id, client.rateLimitPerMinute, new Date(deps.now()));
   if (!admitted.ok) {
     throw new BearerRejection(429, undefined, 'The rate limit of this client credential was reached; retry after Retry-After seconds.', {
       'Retry-After': String(admitted.retryAfterSeconds),

@@ -7,6 +7,7 @@ import { CONSOLE_SECURITY_PATH } from '../../core/accounts/accountPaths';
 import { mustEnrolSecondFactor } from '../../core/users/secondFactors';
 import type { Stores } from '../../core/deps';
 import type { TenancyStores } from '../../core/tenancy/store';
+import type { PasskeyStores } from '../../core/users/passkeysStore';
 import type { UserRecord } from '../../core/users/users';
 import { requestLogger } from '../requestLogger';
 import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from '../../core/store/storeUnavailable';
@@ -85,8 +86,8 @@ export async function completeAuthorization(
   now: Date,
 ): Promise<void> {
   if (await sentToEnrol(ctx, stores, user)) return;
-  if (!(await finishPending(handle))) return errorPage(ctx, 400, 'Sign-in request expired', EXPIRED);
-  const code = await issueCode(pending, user._id, grant._id, now);
+  if (!(await finishPending(stores, handle))) return errorPage(ctx, 400, 'Sign-in request expired', EXPIRED);
+  const code = await issueCode(stores, pending, user._id, grant._id, now);
   redirectTo(ctx, authorizationResponseUrl(pending.redirectUri, config.authUrl, pending.state, { code }));
 }
 
@@ -94,7 +95,7 @@ export async function completeAuthorization(
  * A person whose organization requires a second factor they do not have is sent to the console's
  * Security page instead of anywhere else (no consent, no code): true when they were.
  */
-export async function sentToEnrol(ctx: Context, stores: TenancyStores, user: UserRecord): Promise<boolean> {
+export async function sentToEnrol(ctx: Context, stores: TenancyStores & PasskeyStores, user: UserRecord): Promise<boolean> {
   if (!(await mustEnrolSecondFactor(stores, user))) return false;
   redirectTo(ctx, CONSOLE_SECURITY_PATH);
   return true;
@@ -103,9 +104,9 @@ export async function sentToEnrol(ctx: Context, stores: TenancyStores, user: Use
 /** After sign-in: straight back to the client when consent is remembered, else the consent page. */
 export async function resumeAuthorization(ctx: Context, config: Config, stores: Stores, handle: string, user: UserRecord, now: Date): Promise<void> {
   if (await sentToEnrol(ctx, stores, user)) return;
-  const pending = await findPending(handle, now);
+  const pending = await findPending(stores, handle, now);
   if (!pending) return errorPage(ctx, 400, 'Sign-in request expired', EXPIRED);
-  const grant = await findGrant(user._id, pending.clientId);
+  const grant = await findGrant(stores, user._id, pending.clientId);
   if (grant) return completeAuthorization(ctx, config, stores, handle, pending, user, grant, now);
   redirectTo(ctx, `${CONSENT_PAGE_PATH}?request=${encodeURIComponent(handle)}`);
 }

@@ -67,6 +67,7 @@ export function authorizeEndpoint(config: Config, stores: Stores, now: () => num
       );
     }
     const handle = await savePending(
+      stores,
       {
         clientId: client.clientId,
         clientName: client.clientName,
@@ -78,7 +79,7 @@ export function authorizeEndpoint(config: Config, stores: Stores, now: () => num
       },
       new Date(now()),
     );
-    const user = await sessionUser(sessionValueOf(ctx, config), new Date(now()));
+    const user = await sessionUser(stores, sessionValueOf(ctx, config), new Date(now()));
     if (user) return resumeAuthorization(ctx, config, stores, handle, user, new Date(now()));
     redirectTo(ctx, `${SIGN_IN_PAGE_PATH}?request=${encodeURIComponent(handle)}`);
   };

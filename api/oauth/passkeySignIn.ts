@@ -18,10 +18,10 @@ import { completeSignIn } from './signInCompletion';
  * password does (signInPages.ts `finishSignIn`); a passkey is a second factor in itself (the
  * device's screen lock or PIN, `userVerification: required`), so no further step follows.
  */
-async function optionsSubmit(ctx: Context, config: Config, now: () => number): Promise<void> {
+async function optionsSubmit(ctx: Context, config: Config, now: () => number, stores: Stores): Promise<void> {
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
-  const options = await passkeySignInOptions(relyingPartyOf(config.authUrl), sessionValueOf(ctx, config)!, new Date(now()));
+  const options = await passkeySignInOptions(stores, relyingPartyOf(config.authUrl), sessionValueOf(ctx, config)!, new Date(now()));
   setPageHeaders(ctx);
   ctx.type = 'application/json';
   ctx.body = options;
@@ -31,7 +31,7 @@ async function passkeySubmit(ctx: Context, config: Config, now: () => number, st
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const handle = handleOf(form.get('request'));
-  const result = await signInWithPasskey(relyingPartyOf(config.authUrl), sessionValueOf(ctx, config)!, form.get('credential') ?? '', new Date(now()));
+  const result = await signInWithPasskey(stores, relyingPartyOf(config.authUrl), sessionValueOf(ctx, config)!, form.get('credential') ?? '', new Date(now()));
   if (!result.ok) return signInForm(ctx, config, handle, result.message, 401, '', safeReturnPath(form.get('return_to')));
   await completeSignIn(ctx, config, stores, result.user, { handle, returnTo: form.get('return_to') }, new Date(now()));
 }
@@ -41,7 +41,7 @@ export function mountPasskeySignIn(router: Router, config: Config, now: () => nu
   router.post(
     PASSKEY_SIGN_IN_OPTIONS_PATH,
     limitOptions,
-    storeOutagePage((ctx) => optionsSubmit(ctx, config, now)),
+    storeOutagePage((ctx) => optionsSubmit(ctx, config, now, stores)),
   );
   router.post(
     PASSKEY_SIGN_IN_PATH,

@@ -42,7 +42,7 @@ async function resetSubmit(ctx: Context, config: Config, stores: Stores): Promis
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const email = (form.get('email') ?? '').slice(0, 320);
   const now = new Date();
-  const byAddress = await takeSlot(`reset:addr:${ctx.ip}`, ADDRESS_RESETS_PER_HOUR, 3600_000, now);
+  const byAddress = await takeSlot(stores, `reset:addr:${ctx.ip}`, ADDRESS_RESETS_PER_HOUR, 3600_000, now);
   if (byAddress.ok && email) {
     const log = requestLogger(ctx);
     requestPasswordReset(stores, config, email, now).catch((err: Error) =>

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import type { Stores } from '../../core/deps';
 import getRawBody from 'raw-body';
 import { releaseSlot, takeSlot } from '../../core/users/attemptSlots';
 import { RegistrationError, registerPublicClient } from '../../core/oauth/publicClients';
@@ -18,7 +19,7 @@ function fail(ctx: Context, status: number, error: string, description: string, 
 }
 
 /** `now`: the app's clock, which the per-address registration slots are counted on. */
-export function registrationEndpoint(now: () => number) {
+export function registrationEndpoint(stores: Stores, now: () => number) {
   return async (ctx: Context) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.set('Pragma', 'no-cache');
@@ -32,7 +33,7 @@ export function registrationEndpoint(now: () => number) {
       ctx.set('Connection', 'close');
       return fail(ctx, 400, 'invalid_client_metadata', `The body must be one JSON object of at most ${MAX_BODY_BYTES} bytes.`);
     }
-    const slot = await takeSlot(`register:${ctx.ip}`, REGISTRATIONS_PER_HOUR, 3600_000, new Date(now()));
+    const slot = await takeSlot(stores, `register:${ctx.ip}`, REGISTRATIONS_PER_HOUR, 3600_000, new Date(now()));
     if (!slot.ok) {
       return fail(ctx, 429, 'rate_limited', 'Too many client registrations from this address; retry after Retry-After seconds.', {
         'Retry-After': String(slot.retryAfterSeconds),
@@ -40,10 +41,10 @@ export function registrationEndpoint(now: () => number) {
       });
     }
     try {
-      ctx.body = await registerPublicClient(metadata, new Date(now()));
+      ctx.body = await registerPublicClient(stores, metadata, new Date(now()));
       ctx.status = 201;
     } catch (err) {
-      await releaseSlot(slot.slotId);
+      await releaseSlot(stores, slot.slotId);
       if (err instanceof RegistrationError) return fail(ctx, 400, err.error, err.description);
       throw err;
     }

@@ -91,10 +91,10 @@ export function oauthRouter(config: Config, { signingKeys, publicClients, decoy,
   router.post(
     TOKEN_PATH,
     limitPerAddress(addressLimits, 'token', limits.tokenRequestsPerMinute, refuseTokenRequest, sendTokenStoreOutage),
-    tokenEndpoint({ config, signingKeys, publicClients, now }),
+    tokenEndpoint({ config, signingKeys, publicClients, now, stores }),
   );
   router.get(AUTHORIZE_PATH, storeOutagePage(authorizeEndpoint(config, stores, now, publicClients, addressLimits)));
-  router.post(REGISTER_PATH, registrationEndpoint(now));
+  router.post(REGISTER_PATH, registrationEndpoint(stores, now));
   mountSignInPages(router, config, decoy, now, stores);
   mountSecondFactorPages(router, config, now, stores);
   mountPasswordResetPages(router, config, stores);

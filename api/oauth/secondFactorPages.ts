@@ -101,16 +101,16 @@ function secondFactorForm(
   );
 }
 
-async function secondFactorPage(ctx: Context, config: Config, now: () => number): Promise<void> {
+async function secondFactorPage(ctx: Context, config: Config, now: () => number, stores: Stores): Promise<void> {
   const method = ctx.query.method;
   if (method !== undefined && method !== 'code' && method !== 'recovery_code') {
     return errorPage(ctx, 400, 'Two-factor authentication', 'The link asks for a way of answering this page does not know: go back to Sign in and try again.');
   }
   const next = nextOf(queryReader(ctx));
   const value = sessionValueOf(ctx, config);
-  const user: UserRecord | null = value ? await challengedUser(value, new Date(now())) : null;
+  const user: UserRecord | null = value ? await challengedUser(stores, value, new Date(now())) : null;
   if (!value || !user) return redirectTo(ctx, `${SIGN_IN_PAGE_PATH}${carriedQuery(next)}`);
-  secondFactorForm(ctx, config, value, await secondFactorsOf(user), method === 'recovery_code' ? 'recovery_code' : 'code', next, null);
+  secondFactorForm(ctx, config, value, await secondFactorsOf(stores, user), method === 'recovery_code' ? 'recovery_code' : 'code', next, null);
 }
 
 async function secondFactorSubmit(ctx: Context, config: Config, now: () => number, stores: Stores): Promise<void> {
@@ -119,17 +119,17 @@ async function secondFactorSubmit(ctx: Context, config: Config, now: () => numbe
   const next = nextOf(form);
   const value = sessionValueOf(ctx, config)!;
   const at = new Date(now());
-  const user = await challengedUser(value, at);
+  const user = await challengedUser(stores, value, at);
   if (!user) return redirectTo(ctx, `${SIGN_IN_PAGE_PATH}${carriedQuery(next)}`);
   const method: Method = form.get('method') === 'recovery_code' ? 'recovery_code' : 'code';
   const answer: SecondFactorAnswer = { kind: method, value: form.get(method) ?? '' };
-  const result = await checkSecondFactor(config, user._id, answer, ctx.ip, at);
+  const result = await checkSecondFactor(stores, config, user._id, answer, ctx.ip, at);
   if (!result.ok) {
     if (result.retryAfterSeconds) ctx.set('Retry-After', String(result.retryAfterSeconds));
-    return secondFactorForm(ctx, config, value, await secondFactorsOf(user), method, next, result.message, result.retryAfterSeconds ? 429 : 401);
+    return secondFactorForm(ctx, config, value, await secondFactorsOf(stores, user), method, next, result.message, result.retryAfterSeconds ? 429 : 401);
   }
   // Two posts of one right answer: the first ends the challenge and signs in, the second starts over.
-  if (!(await endSignInChallenge(value))) return redirectTo(ctx, `${SIGN_IN_PAGE_PATH}${carriedQuery(next)}`);
+  if (!(await endSignInChallenge(stores, value))) return redirectTo(ctx, `${SIGN_IN_PAGE_PATH}${carriedQuery(next)}`);
   if (result.usedRecoveryCode) await noticeSecondFactorChange(stores, config, user, 'recovery_code_used', at);
   await completeSignIn(ctx, config, stores, user, next, at);
 }
@@ -137,7 +137,7 @@ async function secondFactorSubmit(ctx: Context, config: Config, now: () => numbe
 export function mountSecondFactorPages(router: Router, config: Config, now: () => number, stores: Stores): void {
   router.get(
     TWO_FACTOR_PAGE_PATH,
-    storeOutagePage((ctx) => secondFactorPage(ctx, config, now)),
+    storeOutagePage((ctx) => secondFactorPage(ctx, config, now, stores)),
   );
   router.post(
     TWO_FACTOR_PAGE_PATH,

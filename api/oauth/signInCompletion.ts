@@ -18,9 +18,9 @@ import { CHALLENGE_TTL_MS, startSignInChallenge } from '../../core/users/signInC
  * requires a second factor they lack, to the authorization request, or to the console.
  */
 export async function completeSignIn(ctx: Context, config: Config, stores: Stores, user: UserRecord, next: AfterSignIn, now: Date): Promise<void> {
-  await endSession(sessionValueOf(ctx, config));
+  await endSession(stores, sessionValueOf(ctx, config));
   // Started on the app's clock, which sudo mode's 15 minutes are counted on.
-  const session = await startSession(user._id, now);
+  const session = await startSession(stores, user._id, now);
   setSessionCookie(ctx, config, session.value, Math.floor(SESSION_TTL_MS / 1000));
   const browserValue = await signedInFromBrowser(stores, config, user, knownBrowserOf(ctx, config), { userAgent: ctx.get('User-Agent'), at: now });
   setKnownBrowserCookie(ctx, config, browserValue);
@@ -41,9 +41,9 @@ export interface AfterSignIn {
  * fresh value that names the challenge (signInChallenges.ts) and goes to "Two-factor
  * authentication", carrying where it was going.
  */
-export async function askForSecondFactor(ctx: Context, config: Config, user: UserRecord, next: AfterSignIn, now: Date): Promise<void> {
-  await endSession(sessionValueOf(ctx, config));
-  const value = await startSignInChallenge(user._id, now);
+export async function askForSecondFactor(ctx: Context, config: Config, stores: Stores, user: UserRecord, next: AfterSignIn, now: Date): Promise<void> {
+  await endSession(stores, sessionValueOf(ctx, config));
+  const value = await startSignInChallenge(stores, user._id, now);
   setSessionCookie(ctx, config, value, Math.floor(CHALLENGE_TTL_MS / 1000));
   redirectTo(ctx, `${TWO_FACTOR_PAGE_PATH}${carriedQuery(next)}`);
 }

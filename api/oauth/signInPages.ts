@@ -121,9 +121,9 @@ function setupForm(ctx: Context, config: Config, token: string, message: string 
 
 const SETUP_INVALID = 'This setup link is invalid, used or expired. Ask your administrator for a new one.';
 
-async function setupPage(ctx: Context, config: Config, _stores: Stores, now: () => number): Promise<void> {
+async function setupPage(ctx: Context, config: Config, stores: Stores, now: () => number): Promise<void> {
   const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
-  const found = await findSetupUser(token, new Date(now()));
+  const found = await findSetupUser(stores, token, new Date(now()));
   if (!found.ok) return errorPage(ctx, 400, 'Setup link not valid', SETUP_INVALID);
   setupForm(ctx, config, token, null, 200, found.user);
 }
@@ -134,6 +134,7 @@ async function setupSubmit(ctx: Context, config: Config, stores: Stores, now: ()
   const token = form.get('token') ?? '';
   const result = await setPasswordThroughLink(
     stores,
+
     config,
     token,
     form.get('new_password') ?? '',
@@ -143,7 +144,7 @@ async function setupSubmit(ctx: Context, config: Config, stores: Stores, now: ()
   );
   if (!result.ok) {
     if (result.reason === 'invalid_link') return errorPage(ctx, 400, 'Setup link not valid', result.message);
-    const found = await findSetupUser(token, new Date(now()));
+    const found = await findSetupUser(stores, token, new Date(now()));
     return setupForm(ctx, config, token, result.message, 400, found.ok ? found.user : null);
   }
   sendPage(
@@ -203,7 +204,7 @@ export function signInForm(
 
 async function signInPage(ctx: Context, config: Config, stores: Stores, now: () => number): Promise<void> {
   const handle = handleOf(typeof ctx.query.request === 'string' ? ctx.query.request : null);
-  const user = await sessionUser(sessionValueOf(ctx, config), new Date(now()));
+  const user = await sessionUser(stores, sessionValueOf(ctx, config), new Date(now()));
   if (user) return handle ? resumeAuthorization(ctx, config, stores, handle, user, new Date(now())) : redirectTo(ctx, landingOf(ctx.query.return_to));
   signInForm(ctx, config, handle, null, 200, '', safeReturnPath(ctx.query.return_to));
 }
@@ -213,19 +214,19 @@ async function signInSubmit(ctx: Context, config: Config, decoy: DecoyPasswordHa
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const handle = handleOf(form.get('request'));
   const email = form.get('email') ?? '';
-  const result = await signIn(decoy, email, form.get('password') ?? '', ctx.ip, new Date(now()));
+  const result = await signIn(stores, decoy, email, form.get('password') ?? '', ctx.ip, new Date(now()));
   if (!result.ok) {
     if (result.retryAfterSeconds) ctx.set('Retry-After', String(result.retryAfterSeconds));
     const status = result.retryAfterSeconds ? 429 : 401;
     return signInForm(ctx, config, handle, result.message, status, email.slice(0, 320), safeReturnPath(form.get('return_to')));
   }
   const next = { handle, returnTo: form.get('return_to') };
-  if (await hasSecondFactor(result.user)) return askForSecondFactor(ctx, config, result.user, next, new Date(now()));
+  if (await hasSecondFactor(stores, result.user)) return askForSecondFactor(ctx, config, stores, result.user, next, new Date(now()));
   await completeSignIn(ctx, config, stores, result.user, next, new Date(now()));
 }
 
-async function signedInUser(ctx: Context, config: Config, now: () => number): Promise<UserRecord | null> {
-  return sessionUser(sessionValueOf(ctx, config), new Date(now()));
+async function signedInUser(ctx: Context, config: Config, stores: Stores, now: () => number): Promise<UserRecord | null> {
+  return sessionUser(stores, sessionValueOf(ctx, config), new Date(now()));
 }
 
 // ---- consent ------------------------------------------------------------------------------
@@ -261,12 +262,12 @@ interface ConsentView {
 async function consentPage(ctx: Context, config: Config, stores: Stores, now: () => number): Promise<void> {
   const handle = handleOf(typeof ctx.query.request === 'string' ? ctx.query.request : null);
   if (!handle) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
-  const user = await signedInUser(ctx, config, now);
+  const user = await signedInUser(ctx, config, stores, now);
   if (!user) return redirectTo(ctx, `${SIGN_IN_PAGE_PATH}?request=${handle}`);
   if (await sentToEnrol(ctx, stores, user)) return;
-  const pending = await findPending(handle, new Date(now()));
+  const pending = await findPending(stores, handle, new Date(now()));
   if (!pending) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
-  const policy = await agentPolicyOf(user.orgId);
+  const policy = await agentPolicyOf(stores, user.orgId);
   consentForm(ctx, config, handle, pending, user, { policy, choice: proposedChoice(policy), message: null });
 }
 
@@ -274,25 +275,27 @@ async function consentSubmit(ctx: Context, config: Config, stores: Stores, now: 
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
   const handle = handleOf(form.get('request'));
-  const user = await signedInUser(ctx, config, now);
+  const user = await signedInUser(ctx, config, stores, now);
   if (!user) return redirectTo(ctx, handle ? `${SIGN_IN_PAGE_PATH}?request=${handle}` : SIGN_IN_PAGE_PATH);
-  const pending = handle ? await findPending(handle, new Date(now())) : null;
+  const pending = handle ? await findPending(stores, handle, new Date(now())) : null;
   if (!handle || !pending) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
   const decision = form.get('decision');
   if (decision === 'deny') {
-    if (!(await finishPending(handle))) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
+    if (!(await finishPending(stores, handle)))
+      return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
     return redirectTo(
       ctx,
       authorizationResponseUrl(pending.redirectUri, config.authUrl, pending.state, { error: 'access_denied', description: 'The person declined access.' }),
     );
   }
   if (decision !== 'allow') return errorPage(ctx, 400, 'Answer missing', 'Choose Allow or Deny.');
-  const policy = await agentPolicyOf(user.orgId);
+  const policy = await agentPolicyOf(stores, user.orgId);
   // A form posted without a choice (no radio sent) takes what the page proposed.
   const read = readAllowanceChoice(form, proposedChoice(policy));
   const refusal = read.ok ? allowanceRefusalUnder(policy, read.allowance) : read.message;
   if (!read.ok || refusal) return consentForm(ctx, config, handle, pending, user, { policy, choice: read.choice, message: refusal }, 400);
   const grant = await recordConsent(
+    stores,
     {
       userId: user._id,
       orgId: user.orgId,
@@ -338,14 +341,14 @@ function connectionRow(g: GrantRecord, policy: AgentPolicy, spent: AgentSpendSum
 }
 
 async function connectionsPage(ctx: Context, config: Config, now: () => number, stores: Stores): Promise<void> {
-  const user = await signedInUser(ctx, config, now);
+  const user = await signedInUser(ctx, config, stores, now);
   if (!user) return redirectTo(ctx, SIGN_IN_PAGE_PATH);
   if (await sentToEnrol(ctx, stores, user)) return;
   const session = sessionValueOf(ctx, config)!;
   const csrf = csrfToken(session, config);
-  const grants = await listGrants(user._id);
+  const grants = await listGrants(stores, user._id);
   const [policy, spend] = await Promise.all([
-    agentPolicyOf(user.orgId),
+    agentPolicyOf(stores, user.orgId),
     agentSpendOf(
       stores,
       grants.map((g) => g._id),
@@ -375,7 +378,7 @@ async function connectionsPage(ctx: Context, config: Config, now: () => number, 
 async function revokeSubmit(ctx: Context, config: Config, stores: Stores, now: () => number): Promise<void> {
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
-  const user = await signedInUser(ctx, config, now);
+  const user = await signedInUser(ctx, config, stores, now);
   if (!user) return redirectTo(ctx, SIGN_IN_PAGE_PATH);
   const clientId = form.get('client_id');
   // The console's flash cookie is scoped to /console, so this page (outside it) says what a write did through `?done=`.
@@ -383,10 +386,10 @@ async function revokeSubmit(ctx: Context, config: Config, stores: Stores, now: (
   redirectTo(ctx, clientId ? `${CONNECTIONS_PAGE_PATH}?done=revoked` : CONNECTIONS_PAGE_PATH);
 }
 
-async function signOutSubmit(ctx: Context, config: Config): Promise<void> {
+async function signOutSubmit(ctx: Context, config: Config, stores: Stores): Promise<void> {
   const form = await readPageForm(ctx);
   if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
-  await endSession(sessionValueOf(ctx, config));
+  await endSession(stores, sessionValueOf(ctx, config));
   clearSessionCookie(ctx, config);
   redirectTo(ctx, SIGN_IN_PAGE_PATH);
 }

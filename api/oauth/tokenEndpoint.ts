@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import type { Config } from '../../core/config';
+import type { Stores } from '../../core/deps';
 import { resolveResource } from '../../core/oauth/authorizationRules';
 import { admitClientRequest } from '../../core/oauth/clientRateLimit';
 import { authenticateClient, findActiveClient, MCP_TOOLS_SCOPE, type ClientRecord } from '../../core/oauth/clients';
@@ -23,6 +24,7 @@ export interface TokenEndpointDeps {
   signingKeys: SigningKeys;
   publicClients: PublicClients;
   now: () => number;
+  stores: Stores;
 }
 
 export function toolsResource(config: Config): string {
@@ -52,9 +54,9 @@ async function readForm(ctx: Context): Promise<Map<string, string>> {
   return parseTokenForm(raw);
 }
 
-async function authenticate(ctx: Context, params: Map<string, string>, now: Date): Promise<ClientRecord> {
+async function authenticate(ctx: Context, stores: Stores, params: Map<string, string>, now: Date): Promise<ClientRecord> {
   const creds = clientCredentialsOf(authorizationHeaders(ctx), params);
-  const client = await authenticateClient(creds.clientId, creds.clientSecret, now);
+  const client = await authenticateClient(stores, creds.clientId, creds.clientSecret, now);
   if (!client || !client.tokenEndpointAuthMethods.includes(creds.method)) {
     if (creds.method === 'client_secret_basic') throw basicFailure('Client authentication failed.');
     throw new OAuthError('invalid_client', 'Client authentication failed.', 401);
@@ -71,11 +73,11 @@ async function publicClientGrant(
   caller: LookupCaller,
   logger: Logger,
 ): Promise<TokenResponse> {
-  const { config, signingKeys } = deps;
+  const { config, signingKeys, stores } = deps;
   const clientId = params.get('client_id');
   if (!clientId)
     throw new OAuthError('invalid_client', 'Client authentication is required: client_id and client_secret, HTTP Basic, or client_id of a public client.', 401);
-  if (await findActiveClient(clientId)) throw new OAuthError('invalid_client', 'This client must authenticate (client_secret or HTTP Basic).', 401);
+  if (await findActiveClient(stores, clientId)) throw new OAuthError('invalid_client', 'This client must authenticate (client_secret or HTTP Basic).', 401);
   if (grantType === 'client_credentials') throw new OAuthError('unauthorized_client', 'Public clients may not use the client_credentials grant.');
   if (grantType === 'authorization_code') {
     const lookup = await deps.publicClients.resolve(clientId, caller);
@@ -90,14 +92,14 @@ async function publicClientGrant(
     }
     if (!lookup.client.grantTypes.includes('authorization_code'))
       throw new OAuthError('unauthorized_client', 'This client may not use the authorization_code grant.');
-    return authorizationCodeGrant(lookup.client, params, resource, config, signingKeys, new Date(deps.now()), logger);
+    return authorizationCodeGrant(stores, lookup.client, params, resource, config, signingKeys, new Date(deps.now()), logger);
   }
   // A refresh needs only the client's standing, not its (possibly remote) metadata document again.
-  if (await isPublicClientRevoked(clientId)) throw new OAuthError('invalid_client', 'Unknown or revoked client.', 401);
+  if (await isPublicClientRevoked(stores, clientId)) throw new OAuthError('invalid_client', 'Unknown or revoked client.', 401);
   const presented = requireParam(params, 'refresh_token');
   if (params.has('resource') && resolveResource(params.get('resource'), resource) !== resource)
     throw new OAuthError('invalid_target', `The resource must be ${resource}.`);
-  return refreshTokenGrant({ clientId, retryWindowMs: REFRESH_RETRY_WINDOW_MS }, presented, params, config, signingKeys, new Date(deps.now()), logger);
+  return refreshTokenGrant(stores, { clientId, retryWindowMs: REFRESH_RETRY_WINDOW_MS }, presented, params, config, signingKeys, new Date(deps.now()), logger);
 }
 
 /** A token request of an authenticated (confidential, M2M) client: rate limited per credential. */
@@ -106,23 +108,23 @@ async function confidentialClientGrant(
   grantType: string,
   params: Map<string, string>,
   resource: string,
-  { config, signingKeys, now }: TokenEndpointDeps,
+  { config, signingKeys, now, stores }: TokenEndpointDeps,
 ): Promise<TokenResponse> {
-  const client = await authenticate(ctx, params, new Date(now()));
+  const client = await authenticate(ctx, stores, params, new Date(now()));
   if (!client.grantTypes.includes(grantType)) throw new OAuthError('unauthorized_client', `This client may not use the ${grantType} grant.`);
-  const admitted = await admitClientRequest(client._id, client.rateLimitPerMinute, new Date(now()));
+  const admitted = await admitClientRequest(stores, client._id, client.rateLimitPerMinute, new Date(now()));
   if (!admitted.ok) {
     throw new OAuthError('rate_limited', 'The rate limit of this client credential was reached; retry after Retry-After seconds.', 429, {
       'Retry-After': String(admitted.retryAfterSeconds),
       'Cache-Control': 'private, no-store',
     });
   }
-  if (grantType === 'client_credentials') return clientCredentialsGrant(client, params, resource, config, signingKeys, new Date(now()));
+  if (grantType === 'client_credentials') return clientCredentialsGrant(stores, client, params, resource, config, signingKeys, new Date(now()));
   const presented = requireParam(params, 'refresh_token');
   // Carried over; if a client repeats them they must match, checked before the token is consumed.
   if (params.has('scope')) checkScope(params.get('scope')!, [MCP_TOOLS_SCOPE]);
   if (params.has('resource')) checkResource(params.get('resource')!, resource);
-  return refreshTokenGrant({ clientId: client._id, retryWindowMs: 0 }, presented, params, config, signingKeys, new Date(now()), requestLogger(ctx));
+  return refreshTokenGrant(stores, { clientId: client._id, retryWindowMs: 0 }, presented, params, config, signingKeys, new Date(now()), requestLogger(ctx));
 }
 
 /** The store is unreachable: 503 with Retry-After in the OAuth error shape clients parse, with the API's problem code. */

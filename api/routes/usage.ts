@@ -86,7 +86,7 @@ export const usageRoutes = [
         deps.now(),
       );
       if (!byApplication) return { status: 200, body: { data: series } };
-      const names = await applicationNamesOfOrg(principal.orgId);
+      const names = await applicationNamesOfOrg(deps.stores, principal.orgId);
       const data = series.map(({ application, ...point }) => ({
         ...point,
         application: application ? { id: application, name: names.get(application) ?? null } : null,

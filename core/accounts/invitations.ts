@@ -10,11 +10,12 @@ import { notFound, Problem } from '../problems';
 import type { TenancyStores } from '../tenancy/store';
 import type { Role } from '../users/adminSeats';
 import { LINK_LIFETIMES_MS } from '../users/oneTimeLinks';
-import * as store from '../users/store';
+import type { UserStores } from '../users/store';
 import type { InvitationRecord } from '../users/store';
 import { createUser, findUserByEmail, normalizeEmail, reissueSetup } from '../users/users';
 import { disableUser } from '../oauth/personAccess';
 import { SIGN_IN_PATH } from './accountPaths';
+import type { OAuthStores } from '../oauth/store';
 
 /**
  * Invitations by mail (DECISIONS.md "Accounts, settings …"): a new address gets a person of the
@@ -51,7 +52,13 @@ async function organizationName(stores: TenancyStores, orgId: string): Promise<s
 }
 
 /** Mails the invitation: a fresh link for the person made for it, else the note to the existing account. */
-async function mailInvitation(stores: InvitationStores, config: MailSettings, invitation: InvitationRecord, inviter: string, now: Date): Promise<Date> {
+async function mailInvitation(
+  stores: InvitationStores & UserStores,
+  config: MailSettings,
+  invitation: InvitationRecord,
+  inviter: string,
+  now: Date,
+): Promise<Date> {
   const organization = await organizationName(stores, invitation.orgId);
   if (!invitation.userId) {
     await queueMail(
@@ -63,26 +70,26 @@ async function mailInvitation(stores: InvitationStores, config: MailSettings, in
     );
     return new Date(now.getTime() + LINK_LIFETIMES_MS.invitation);
   }
-  const link = await reissueSetup(config, invitation.userId, now, 'invitation');
+  const link = await reissueSetup(stores, config, invitation.userId, now, 'invitation');
   const expiresAt = new Date(link.setup_expires_at);
   await queueMail(stores, config, invitation.email, invitationMail({ organization, inviter, link: link.setup_url, expiresAt }), now);
   return expiresAt;
 }
 
 export async function inviteByMail(
-  stores: InvitationStores,
+  stores: InvitationStores & UserStores,
   config: MailSettings,
   input: { orgId: string; workspaceId: string; email: string; role: Role; permissions: string[]; inviter: { userId: string; email: string } },
   now: Date,
 ): Promise<InvitationView> {
   const email = normalizeEmail(input.email);
   let userId: string | null = null;
-  if (!(await findUserByEmail(email))) {
+  if (!(await findUserByEmail(stores, email))) {
     try {
       userId = (await createUser(stores, config, { ...input, email }, now, 'invitation')).user_id;
     } catch (err) {
       // Made by someone else meanwhile: an existing account now, answered the same way.
-      if (!(await findUserByEmail(email))) throw err;
+      if (!(await findUserByEmail(stores, email))) throw err;
     }
   }
   const invitation: InvitationRecord = {
@@ -99,14 +106,14 @@ export async function inviteByMail(
     lastSentAt: now,
     status: 'pending',
   };
-  await store.insertInvitation(invitation);
+  await stores.users.insertInvitation(invitation);
   invitation.expiresAt = await mailInvitation(stores, config, invitation, input.inviter.email, now);
-  await store.markInvitationSent(invitation._id, now, invitation.expiresAt);
+  await stores.users.markInvitationSent(invitation._id, now, invitation.expiresAt);
   return invitationView(invitation);
 }
 
-async function pendingInvitation(orgId: string, invitationId: string): Promise<InvitationRecord> {
-  const invitation = invitationId.length <= 100 ? await store.findInvitationOfOrg(orgId, invitationId) : null;
+async function pendingInvitation(stores: UserStores, orgId: string, invitationId: string): Promise<InvitationRecord> {
+  const invitation = invitationId.length <= 100 ? await stores.users.findInvitationOfOrg(orgId, invitationId) : null;
   if (!invitation) throw notFound('invitation');
   if (invitation.status !== 'pending') throw new Problem('invalid_state_transition', `This invitation was ${invitation.status}.`);
   return invitation;
@@ -114,35 +121,36 @@ async function pendingInvitation(orgId: string, invitationId: string): Promise<I
 
 /** Mails the invitation again with a new link (the previous link stops working) and 7 more days. */
 export async function resendInvitation(
-  stores: InvitationStores,
+  stores: InvitationStores & UserStores,
   config: MailSettings,
   orgId: string,
   invitationId: string,
   inviter: { email: string },
   now: Date,
 ): Promise<InvitationView> {
-  const invitation = await pendingInvitation(orgId, invitationId);
+  const invitation = await pendingInvitation(stores, orgId, invitationId);
   const expiresAt = await mailInvitation(stores, config, invitation, inviter.email, now);
-  await store.markInvitationSent(invitation._id, now, expiresAt);
+  await stores.users.markInvitationSent(invitation._id, now, expiresAt);
   return invitationView({ ...invitation, expiresAt, lastSentAt: now });
 }
 
 /** Cancels a pending invitation: its link stops working and the person made for it is removed, so the address can be invited again. */
-export async function cancelInvitation(orgId: string, invitationId: string, now: Date): Promise<InvitationView> {
-  const invitation = await pendingInvitation(orgId, invitationId);
-  if (!(await store.closeInvitation(invitation._id, 'cancelled'))) throw new Problem('invalid_state_transition', 'This invitation is no longer pending.');
+export async function cancelInvitation(stores: OAuthStores & UserStores, orgId: string, invitationId: string, now: Date): Promise<InvitationView> {
+  const invitation = await pendingInvitation(stores, orgId, invitationId);
+  if (!(await stores.users.closeInvitation(invitation._id, 'cancelled')))
+    throw new Problem('invalid_state_transition', 'This invitation is no longer pending.');
   if (invitation.userId) {
-    const person = await store.findUser(invitation.userId);
+    const person = await stores.users.findUser(invitation.userId);
     if (person && !person.passwordHash) {
       // Disabling voids the link and gives back an admin seat; the person never signed in, so nothing else refers to them.
-      await disableUser(person._id, now);
-      await store.deleteUserWithoutPassword(person._id);
+      await disableUser(stores, person._id, now);
+      await stores.users.deleteUserWithoutPassword(person._id);
     }
   }
   return invitationView({ ...invitation, status: 'cancelled' });
 }
 
 /** The organization's pending invitations, oldest first, at most `limit` (the Team page's). */
-export async function pendingInvitations(orgId: string, limit: number): Promise<InvitationRecord[]> {
-  return store.pendingInvitationsOfOrg(orgId, limit);
+export async function pendingInvitations(stores: UserStores, orgId: string, limit: number): Promise<InvitationRecord[]> {
+  return stores.users.pendingInvitationsOfOrg(orgId, limit);
 }

@@ -8,6 +8,8 @@ import { endSignInsOf } from '../oauth/personAccess';
 import { takeSlot } from '../users/attemptSlots';
 import { completeSetup, findUserByEmail, normalizeEmail, reissueSetup, type SetupResult } from '../users/users';
 import { PASSWORD_RESET_PATH, SIGN_IN_PATH } from './accountPaths';
+import type { OAuthStores } from '../oauth/store';
+import type { UserStores } from '../users/store';
 
 /**
  * "Forgot password?" (DECISIONS.md "Accounts, settings …"): a known, active address is mailed a
@@ -23,13 +25,13 @@ const HOUR_MS = 3600_000;
 type ResetSettings = Pick<Config, 'authUrl' | 'secretsKey'>;
 
 /** Mails a reset link when the address has an active account and has not asked too often this hour; otherwise nothing. */
-export async function requestPasswordReset(stores: MailStores, config: ResetSettings, email: string, now: Date): Promise<'mailed' | 'nothing'> {
-  const user = await findUserByEmail(email);
+export async function requestPasswordReset(stores: MailStores & UserStores, config: ResetSettings, email: string, now: Date): Promise<'mailed' | 'nothing'> {
+  const user = await findUserByEmail(stores, email);
   if (!user || user.disabledAt) return 'nothing';
   // Bounds how much mail one address can be sent through this form.
-  const slot = await takeSlot(`reset:acct:${sha256Hex(normalizeEmail(email))}`, RESET_MAILS_PER_HOUR, HOUR_MS, now);
+  const slot = await takeSlot(stores, `reset:acct:${sha256Hex(normalizeEmail(email))}`, RESET_MAILS_PER_HOUR, HOUR_MS, now);
   if (!slot.ok) return 'nothing';
-  const link = await reissueSetup(config, user._id, now, 'reset');
+  const link = await reissueSetup(stores, config, user._id, now, 'reset');
   await queueMail(stores, config, user.email, passwordResetMail({ link: link.setup_url, expiresAt: new Date(link.setup_expires_at) }), now);
   return 'mailed';
 }
@@ -39,7 +41,7 @@ export async function requestPasswordReset(stores: MailStores, config: ResetSett
  * recovery through the operator's link), the change is audited and the person is told by mail.
  */
 export async function setPasswordThroughLink(
-  stores: AuditStores & MailStores,
+  stores: AuditStores & MailStores & OAuthStores & UserStores,
   config: Pick<Config, 'authUrl' | 'secretsKey' | 'oauth'>,
   token: string,
   password: string,
@@ -47,10 +49,10 @@ export async function setPasswordThroughLink(
   now: Date,
   clientAddress: string | null,
 ): Promise<SetupResult> {
-  const result = await completeSetup(config, token, password, confirmation, now);
+  const result = await completeSetup(stores, config, token, password, confirmation, now);
   if (!result.ok) return result;
   // A new password (a recovery, perhaps after a leak) ends whatever the previous one opened: browser sessions and connected applications.
-  await endSignInsOf(result.user._id, now);
+  await endSignInsOf(stores, result.user._id, now);
   if (!result.replacedPassword) return result;
   const { user } = result;
   await recordAuditEvent(stores, {

@@ -5,7 +5,7 @@ import { securityNoticeMail } from '../mail/mailMessages';
 import { queueMail } from '../mail/mailOutbox';
 import type { MailStores } from '../mail/store';
 import { roleOf } from '../users/adminSeats';
-import * as store from '../users/store';
+import type { UserStores } from '../users/store';
 import type { UserRecord } from '../users/store';
 import { CONSOLE_OVERVIEW_PATH, CONSOLE_SECURITY_PATH } from './accountPaths';
 
@@ -21,11 +21,11 @@ export const KNOWN_BROWSERS_KEPT = 20;
 const BROWSER_VALUE = /^[0-9A-Za-z]{32}$/;
 
 export async function noticeApiKeyCreated(
-  stores: MailStores,
+  stores: MailStores & UserStores,
   config: NoticeSettings,
   input: { orgId: string; keyName: string; by: string; at: Date },
 ): Promise<void> {
-  const admins = (await store.usersOfOrg(input.orgId)).filter((u) => roleOf(u) === 'admin' && !u.disabledAt && u.passwordHash);
+  const admins = (await stores.users.usersOfOrg(input.orgId)).filter((u) => roleOf(u) === 'admin' && !u.disabledAt && u.passwordHash);
   const mail = securityNoticeMail('api_key_created', {
     at: input.at,
     what: `${input.by} created the API key "${input.keyName}" in your organization`,
@@ -40,7 +40,7 @@ export async function noticeApiKeyCreated(
  * from this browser, mails them a notice. Answers the browser value to keep in the cookie.
  */
 export async function signedInFromBrowser(
-  stores: MailStores,
+  stores: MailStores & UserStores,
   config: NoticeSettings,
   user: UserRecord,
   presented: string | undefined,
@@ -64,7 +64,7 @@ export async function signedInFromBrowser(
       input.at,
     );
   }
-  await store.setKnownBrowsers(user._id, [...known, hash].slice(-KNOWN_BROWSERS_KEPT));
+  await stores.users.setKnownBrowsers(user._id, [...known, hash].slice(-KNOWN_BROWSERS_KEPT));
   return value;
 }
 

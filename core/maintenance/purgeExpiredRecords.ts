@@ -8,6 +8,9 @@ import { purgeExpiredSignInRecords } from '../oauth/expiredSignInRecords';
 import { purgeExpiredQuotaEntries } from '../talent/quotas';
 import { purgeExpiredSearches } from '../talent/searches';
 import { purgeAttemptClaims, purgeExpiredRefreshChains, purgeWebhookHistory } from './purgeRecordsWithoutExpiry';
+import type { OAuthStores } from '../oauth/store';
+import type { PasskeyStores } from '../users/passkeysStore';
+import type { UserStores } from '../users/store';
 
 /**
  * Records that carry their own `expiresAt` and that every read already ignores once expired:
@@ -34,7 +37,7 @@ export interface PurgedCounts {
 
 /** `auditRetentionDays`: AUDIT_RETENTION_DAYS, the one setting that bounds the audit log. */
 export async function purgeExpiredRecords(
-  stores: AuditStores & IdempotencyStores & TalentStores,
+  stores: AuditStores & IdempotencyStores & TalentStores & OAuthStores & UserStores & PasskeyStores,
   now: Date,
   { auditRetentionDays = AUDIT_RETENTION_DAYS_DEFAULT } = {},
 ): Promise<PurgedCounts> {
@@ -44,9 +47,9 @@ export async function purgeExpiredRecords(
     purgeExpiredIdempotencyRecords(stores, now),
     purgeWebhookHistory(now),
     purgeAttemptClaims(now),
-    purgeExpiredRefreshChains(now),
+    purgeExpiredRefreshChains(stores, now),
     purgeExpiredDaySlots(now),
-    purgeExpiredSignInRecords(now),
+    purgeExpiredSignInRecords(stores, now),
     purgeExpiredAuditEvents(stores, now, auditRetentionDays),
   ]);
   return {

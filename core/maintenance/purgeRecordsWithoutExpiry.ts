@@ -1,4 +1,4 @@
-import { chainIdsWithExpiredRefreshTokens, deleteExpiredRefreshTokensOf, refreshTokenExpiriesOf } from '../oauth/store';
+import type { OAuthStores } from '../oauth/store';
 import { deleteAttemptClaimsBefore, deleteDeliveriesOfEvents, deleteHealthDaysBefore } from '../webhooks/store/deliveryStore';
 import { deleteEvents, eventsOlderThan } from '../webhooks/store/eventStore';
 import { HEALTH_WINDOW_MS } from '../webhooks/webhookHealth';
@@ -33,15 +33,15 @@ export async function purgeAttemptClaims(now: Date): Promise<number> {
 }
 
 /** Refresh-token chains every token of which has expired. */
-export async function purgeExpiredRefreshChains(now: Date): Promise<number> {
+export async function purgeExpiredRefreshChains(stores: OAuthStores, now: Date): Promise<number> {
   const nowMs = now.getTime();
-  const chainIds = await chainIdsWithExpiredRefreshTokens(now, BATCH);
+  const chainIds = await stores.oauth.chainIdsWithExpiredRefreshTokens(now, BATCH);
   if (!chainIds.length) return 0;
-  const tokens = await refreshTokenExpiriesOf(chainIds);
+  const tokens = await stores.oauth.refreshTokenExpiriesOf(chainIds);
   const byChain = new Map<string, Array<{ expiresAt: Date }>>();
   for (const t of tokens) byChain.set(t.chainId, [...(byChain.get(t.chainId) ?? []), t]);
   const done = chainIds.filter((c) => chainExpired(byChain.get(c) ?? [], nowMs));
   if (!done.length) return 0;
   // Only tokens already expired: one issued in the meantime keeps its chain alive.
-  return deleteExpiredRefreshTokensOf(done, now);
+  return stores.oauth.deleteExpiredRefreshTokensOf(done, now);
 }

@@ -1,6 +1,6 @@
 import { validationFailed } from '../problems';
 import { DEFAULT_AGENT_POLICY, type AgentPolicy } from './grantAllowance';
-import { findAgentPolicy, storeAgentPolicy } from './store';
+import type { OAuthStores } from './store';
 
 /**
  * An organization's policy for its people's AI applications (DECISIONS.md "Accounts, settings
@@ -8,8 +8,8 @@ import { findAgentPolicy, storeAgentPolicy } from './store';
  * whether applications may spend at all. Every tool call reads it, so a change holds from the
  * next call on.
  */
-export async function agentPolicyOf(orgId: string): Promise<AgentPolicy> {
-  const stored = await findAgentPolicy(orgId);
+export async function agentPolicyOf(stores: OAuthStores, orgId: string): Promise<AgentPolicy> {
+  const stored = await stores.oauth.findAgentPolicy(orgId);
   if (!stored) return DEFAULT_AGENT_POLICY;
   return { mode: stored.mode, defaultDailyCredits: stored.defaultDailyCredits, maxDailyCredits: stored.maxDailyCredits };
 }
@@ -22,8 +22,8 @@ function checkPolicy(policy: AgentPolicy): void {
   if (policy.defaultDailyCredits < 1) throw validationFailed([{ field: 'default_daily_credits', message: 'the default daily allowance is at least 1 credit' }]);
 }
 
-export async function setAgentPolicy(orgId: string, policy: AgentPolicy, now: Date): Promise<AgentPolicy> {
+export async function setAgentPolicy(stores: OAuthStores, orgId: string, policy: AgentPolicy, now: Date): Promise<AgentPolicy> {
   checkPolicy(policy);
-  await storeAgentPolicy({ _id: orgId, ...policy, updatedAt: now });
+  await stores.oauth.storeAgentPolicy({ _id: orgId, ...policy, updatedAt: now });
   return policy;
 }

@@ -1,4 +1,4 @@
-import { countInRateWindow, findRateWindow, insertRateWindow, restartRateWindow } from './store';
+import type { OAuthStores } from './store';
 
 /**
  * Per-credential rate limit of an M2M client (SPEC 5.2 item 5, 8.3 rule 4): a strict
@@ -17,13 +17,13 @@ export function retryAfterSeconds(nowMs: number): number {
   return Math.max(1, Math.ceil((windowStartOf(nowMs) + CLIENT_RATE_WINDOW_MS - nowMs) / 1000));
 }
 
-export async function admitClientRequest(clientId: string, perMinute: number, now: Date): Promise<RateVerdict> {
+export async function admitClientRequest(stores: OAuthStores, clientId: string, perMinute: number, now: Date): Promise<RateVerdict> {
   const nowMs = now.getTime();
   let windowStart = windowStartOf(nowMs);
   for (let attempt = 0; attempt < 3; attempt++) {
-    if (await countInRateWindow(clientId, windowStart, perMinute)) return { ok: true };
-    if (await restartRateWindow(clientId, windowStart)) return { ok: true };
-    const current = await findRateWindow(clientId);
+    if (await stores.oauth.countInRateWindow(clientId, windowStart, perMinute)) return { ok: true };
+    if (await stores.oauth.restartRateWindow(clientId, windowStart)) return { ok: true };
+    const current = await stores.oauth.findRateWindow(clientId);
     if (current && current.windowStart > windowStart) {
       // A request of the next minute reached the store first (concurrent requests across a
       // minute boundary): this one counts in that newer window rather than being refused.
@@ -32,7 +32,7 @@ export async function admitClientRequest(clientId: string, perMinute: number, no
     }
     if (current?.windowStart === windowStart && current.count >= perMinute) return { ok: false, retryAfterSeconds: retryAfterSeconds(nowMs) };
     if (current) continue; // reset by another request meanwhile: count again
-    if (await insertRateWindow(clientId, windowStart)) return { ok: true };
+    if (await stores.oauth.insertRateWindow(clientId, windowStart)) return { ok: true };
     // Another replica created the window first: count against it.
   }
   return { ok: false, retryAfterSeconds: retryAfterSeconds(nowMs) };

@@ -3,16 +3,7 @@ import { isPermission, PERMISSIONS, type Permission } from '../keys/permissions'
 import type { TenancyStores } from '../tenancy/store';
 import { requireOrganization } from '../tenancy/provisioning';
 import { generateClientSecret, hashClientSecret, matchesLiveSecret, rotateSecrets } from './clientSecrets';
-import {
-  findOAuthClient,
-  insertOAuthClient,
-  oauthClientsOf,
-  revokeOAuthClientRecord,
-  revokeRefreshTokens,
-  revokeTokenChains,
-  setOAuthClientSecrets,
-  type ClientRecord,
-} from './store';
+import type { OAuthStores, ClientRecord } from './store';
 import { revokePublicClient } from './publicClients';
 
 export const MCP_TOOLS_SCOPE = 'mcp:tools';
@@ -39,7 +30,7 @@ export interface CreateClientInput {
 
 /** Operator provisioning (SPEC 5.2 item 2): the secret is returned here once, stored as a hash. */
 export async function createClient(
-  stores: TenancyStores,
+  stores: TenancyStores & OAuthStores,
   input: CreateClientInput,
   now: Date,
 ): Promise<{
@@ -68,7 +59,7 @@ export async function createClient(
   }
   await stores.tenancy.insertApplication({ _id: applicationId, orgId: input.orgId, name: `M2M client ${clientId}`, holder: 'm2m_client' });
   const secret = generateClientSecret();
-  await insertOAuthClient({
+  await stores.oauth.insertOAuthClient({
     _id: clientId,
     orgId: input.orgId,
     workspaceId,
@@ -99,18 +90,19 @@ export async function createClient(
  * so a deployment can switch without downtime; older secrets are dropped.
  */
 export async function rotateClientSecret(
+  stores: OAuthStores,
   clientId: string,
   graceSeconds: number,
   now: Date,
 ): Promise<{ client_id: string; client_secret: string; previous_secret_expires_at: string | null }> {
   if (!Number.isInteger(graceSeconds) || graceSeconds < 0) throw new Error('grace seconds must be a non-negative integer');
-  const client = await findOAuthClient(clientId);
+  const client = await stores.oauth.findOAuthClient(clientId);
   if (!client) throw new Error(`client ${clientId} does not exist`);
   if (client.revokedAt) throw new Error(`client ${clientId} is revoked`);
   const secret = generateClientSecret();
   const next = { _id: newId('cs'), hash: hashClientSecret(secret), createdAt: now, expiresAt: null };
   const secrets = rotateSecrets(client.secrets, next, now, graceSeconds);
-  await setOAuthClientSecrets(clientId, secrets);
+  await stores.oauth.setOAuthClientSecrets(clientId, secrets);
   const previous = secrets.find((s) => s.expiresAt !== null);
   return { client_id: clientId, client_secret: secret, previous_secret_expires_at: previous?.expiresAt?.toISOString() ?? null };
 }
@@ -119,23 +111,23 @@ export async function rotateClientSecret(
  * Revocation takes effect on the next request everywhere: the token endpoint and the tool
  * server read the client from the store on every request, and its refresh tokens are revoked.
  */
-export async function revokeClient(clientId: string, now: Date): Promise<{ client_id: string; revoked_at: string }> {
-  await revokeOAuthClientRecord(clientId, now);
-  const doc = await findOAuthClient(clientId);
+export async function revokeClient(stores: OAuthStores, clientId: string, now: Date): Promise<{ client_id: string; revoked_at: string }> {
+  await stores.oauth.revokeOAuthClientRecord(clientId, now);
+  const doc = await stores.oauth.findOAuthClient(clientId);
   if (!doc) {
     // A public client of browser sign-in (registered, or a metadata-document URL): refused from now on, its chains revoked.
-    if (!(await revokePublicClient(clientId, now))) throw new Error(`client ${clientId} does not exist`);
-    await revokeTokenChains({ clientId }, now);
-    await revokeRefreshTokens({ clientId }, now);
+    if (!(await revokePublicClient(stores, clientId, now))) throw new Error(`client ${clientId} does not exist`);
+    await stores.oauth.revokeTokenChains({ clientId }, now);
+    await stores.oauth.revokeRefreshTokens({ clientId }, now);
     return { client_id: clientId, revoked_at: now.toISOString() };
   }
-  await revokeRefreshTokens({ clientId }, now);
+  await stores.oauth.revokeRefreshTokens({ clientId }, now);
   return { client_id: clientId, revoked_at: (doc.revokedAt ?? now).toISOString() };
 }
 
-export async function listClients(stores: TenancyStores, orgId: string, now: Date): Promise<{ org_id: string; clients: unknown[] }> {
+export async function listClients(stores: TenancyStores & OAuthStores, orgId: string, now: Date): Promise<{ org_id: string; clients: unknown[] }> {
   await requireOrganization(stores, orgId);
-  const docs = await oauthClientsOf(orgId);
+  const docs = await stores.oauth.oauthClientsOf(orgId);
   return {
     org_id: orgId,
     clients: docs.map((c) => ({
@@ -154,16 +146,16 @@ export async function listClients(stores: TenancyStores, orgId: string, now: Dat
 }
 
 /** The client if it exists and is not revoked; read from the store every time (no cache outlives a revocation). */
-export async function findActiveClient(clientId: string): Promise<ClientRecord | null> {
+export async function findActiveClient(stores: OAuthStores, clientId: string): Promise<ClientRecord | null> {
   if (typeof clientId !== 'string' || clientId.length > 100) return null;
-  const doc = await findOAuthClient(clientId);
+  const doc = await stores.oauth.findOAuthClient(clientId);
   if (!doc || doc.revokedAt) return null;
   return doc;
 }
 
 /** Client authentication at the token endpoint: null for an unknown, revoked or wrong-secret client. */
-export async function authenticateClient(clientId: string, secret: string, now: Date): Promise<ClientRecord | null> {
-  const client = await findActiveClient(clientId);
+export async function authenticateClient(stores: OAuthStores, clientId: string, secret: string, now: Date): Promise<ClientRecord | null> {
+  const client = await findActiveClient(stores, clientId);
   if (!client) return null;
   return matchesLiveSecret(secret, client.secrets, now) ? client : null;
 }

@@ -3,17 +3,8 @@ import { validationFailed } from '../problems';
 import type { AgentOfCall } from '../credits/agentAllowance';
 import { agentPolicyOf } from './agentPolicy';
 import { LEGACY_ALLOWANCE, allowanceRefusalUnder, effectiveAllowance, type AgentPolicy, type GrantAllowance } from './grantAllowance';
-import {
-  consentGrantsOf,
-  consentGrantsOfOrg,
-  deleteConsentGrant,
-  findConsentGrantByPair,
-  findConsentGrantOfUser,
-  insertConsentGrant,
-  setConsentGrantAllowance,
-  type GrantRecord,
-} from './store';
 import { revokeChainsOf } from './tokenChains';
+import type { OAuthStores, GrantRecord } from './store';
 
 /**
  * A person's remembered consent to one client (DECISIONS.md "Interactive sign-in"): asked once,
@@ -26,8 +17,8 @@ export function pairKeyOf(userId: string, clientId: string): string {
   return `${userId} ${clientId}`;
 }
 
-export async function findGrant(userId: string, clientId: string): Promise<GrantRecord | null> {
-  return findConsentGrantByPair(pairKeyOf(userId, clientId));
+export async function findGrant(stores: OAuthStores, userId: string, clientId: string): Promise<GrantRecord | null> {
+  return stores.oauth.findConsentGrantByPair(pairKeyOf(userId, clientId));
 }
 
 export interface ConsentInput {
@@ -51,8 +42,8 @@ export function allowanceOfGrant(grant: Pick<GrantRecord, 'allowanceMode' | 'dai
  * (the grant's, within the organization's policy); null when the person has no grant to it (a
  * token minted without one, as tests do: it acts with the person's permissions, as before).
  */
-export async function agentOfCall(user: { _id: string; orgId: string }, clientId: string): Promise<AgentOfCall | null> {
-  const [grant, policy] = await Promise.all([findGrant(user._id, clientId), agentPolicyOf(user.orgId)]);
+export async function agentOfCall(stores: OAuthStores, user: { _id: string; orgId: string }, clientId: string): Promise<AgentOfCall | null> {
+  const [grant, policy] = await Promise.all([findGrant(stores, user._id, clientId), agentPolicyOf(stores, user.orgId)]);
   if (!grant) return null;
   return { grantId: grant._id, clientId, clientName: grant.clientName, allowance: effectiveAllowance(allowanceOfGrant(grant), policy) };
 }
@@ -64,7 +55,7 @@ export function assertAllowanceAllowed(policy: AgentPolicy, allowance: GrantAllo
 }
 
 /** Records consent; a concurrent or earlier consent to the same client is the same grant. */
-export async function recordConsent(input: ConsentInput, now: Date): Promise<GrantRecord> {
+export async function recordConsent(stores: OAuthStores, input: ConsentInput, now: Date): Promise<GrantRecord> {
   const { allowance, ...grant } = input;
   const doc: GrantRecord = {
     _id: newId('cg'),
@@ -74,37 +65,38 @@ export async function recordConsent(input: ConsentInput, now: Date): Promise<Gra
     dailyCredits: allowance.dailyCredits,
     createdAt: now,
   };
-  if (await insertConsentGrant(doc)) return doc;
-  const existing = await findGrant(input.userId, input.clientId);
+  if (await stores.oauth.insertConsentGrant(doc)) return doc;
+  const existing = await findGrant(stores, input.userId, input.clientId);
   if (!existing) throw new Error('a consent grant was reported stored but cannot be read');
   return existing;
 }
 
 /** The person's grant, or null (another person's grant is not found). */
-export async function grantOfUser(userId: string, grantId: string): Promise<GrantRecord | null> {
-  return findConsentGrantOfUser(userId, grantId);
+export async function grantOfUser(stores: OAuthStores, userId: string, grantId: string): Promise<GrantRecord | null> {
+  return stores.oauth.findConsentGrantOfUser(userId, grantId);
 }
 
 /** Changes what the application may do from its next call on; the caller checked it against the policy. */
-export async function changeGrantAllowance(grant: GrantRecord, allowance: GrantAllowance): Promise<GrantRecord> {
-  await setConsentGrantAllowance(grant._id, allowance);
+export async function changeGrantAllowance(stores: OAuthStores, grant: GrantRecord, allowance: GrantAllowance): Promise<GrantRecord> {
+  await stores.oauth.setConsentGrantAllowance(grant._id, allowance);
   return { ...grant, allowanceMode: allowance.mode, dailyCredits: allowance.dailyCredits };
 }
 
 /** The names of the organization's connected applications by grant id (revoked ones are gone). */
-export async function applicationNamesOfOrg(orgId: string): Promise<Map<string, string>> {
-  return new Map((await consentGrantsOfOrg(orgId)).map((g) => [g._id, g.clientName]));
+export async function applicationNamesOfOrg(stores: OAuthStores, orgId: string): Promise<Map<string, string>> {
+  return new Map((await stores.oauth.consentGrantsOfOrg(orgId)).map((g) => [g._id, g.clientName]));
 }
 
-export async function listGrants(userId: string): Promise<GrantRecord[]> {
-  return consentGrantsOf(userId);
+export async function listGrants(stores: OAuthStores, userId: string): Promise<GrantRecord[]> {
+  return stores.oauth.consentGrantsOf(userId);
 }
 
 /** Revokes one grant (clientId given) or all of a person's grants; returns the revoked client ids. */
-export async function revokeGrants(userId: string, clientId: string | undefined, now: Date): Promise<string[]> {
-  const grants = clientId === undefined ? await listGrants(userId) : [await findGrant(userId, clientId)].filter((g): g is GrantRecord => g !== null);
-  for (const g of grants) await deleteConsentGrant(g._id);
+export async function revokeGrants(stores: OAuthStores, userId: string, clientId: string | undefined, now: Date): Promise<string[]> {
+  const grants =
+    clientId === undefined ? await listGrants(stores, userId) : [await findGrant(stores, userId, clientId)].filter((g): g is GrantRecord => g !== null);
+  for (const g of grants) await stores.oauth.deleteConsentGrant(g._id);
   // Chains are revoked even without a grant: a code redeemed while the grant was being deleted.
-  await revokeChainsOf(userId, clientId, now);
+  await revokeChainsOf(stores, userId, clientId, now);
   return grants.map((g) => g.clientId);
 }

@@ -1,6 +1,6 @@
-import { deleteExpiredPasskeyChallenges } from '../users/passkeysStore';
-import { deleteExpiredAttemptSlots, deleteExpiredBrowserSessions, deleteExpiredSignInChallenges } from '../users/store';
-import { deleteExpiredSignInRecords } from './store';
+import type { PasskeyStores } from '../users/passkeysStore';
+import type { UserStores } from '../users/store';
+import type { OAuthStores } from './store';
 
 /**
  * Deletes what browser sign-in leaves behind once it can no longer matter (reads already ignore
@@ -9,15 +9,15 @@ import { deleteExpiredSignInRecords } from './store';
  * past their retry window (the used token's own `usedAt` keeps reuse detection after that).
  * Safe to repeat; meant for the store-maintenance schedule.
  */
-export async function purgeExpiredSignInRecords(now: Date): Promise<number> {
+export async function purgeExpiredSignInRecords(stores: OAuthStores & UserStores & PasskeyStores, now: Date): Promise<number> {
   const hourAgo = new Date(now.getTime() - 3600_000);
   const dayAgo = new Date(now.getTime() - 24 * 3600_000);
   const [oauthRecords, attemptSlots, sessions, challenges, passkeyChallenges] = await Promise.all([
-    deleteExpiredSignInRecords({ requests: now, codes: hourAgo, rotations: dayAgo }),
-    deleteExpiredAttemptSlots(now),
-    deleteExpiredBrowserSessions(now),
-    deleteExpiredSignInChallenges(now),
-    deleteExpiredPasskeyChallenges(now),
+    stores.oauth.deleteExpiredSignInRecords({ requests: now, codes: hourAgo, rotations: dayAgo }),
+    stores.users.deleteExpiredAttemptSlots(now),
+    stores.users.deleteExpiredBrowserSessions(now),
+    stores.users.deleteExpiredSignInChallenges(now),
+    stores.passkeys.deleteExpiredPasskeyChallenges(now),
   ]);
   return oauthRecords + attemptSlots + sessions + challenges + passkeyChallenges;
 }

@@ -1,4 +1,142 @@
-import { Schema, model } from 'mongoose';
+import { Schema, type Connection } from 'mongoose';
+import { boundModel } from '../store/boundModel';
+import type { JWK } from 'jose';
+import type { AllowanceMode } from '../credits/agentAllowance';
+
+export interface ClientSecretRecord {
+  _id: string;
+  /** SHA-256 of the secret. */
+  hash: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+}
+
+export interface ClientRecord {
+  _id: string;
+  orgId: string;
+  workspaceId: string;
+  applicationId: string;
+  name: string | null;
+  clientType: string;
+  grantTypes: string[];
+  tokenEndpointAuthMethods: string[];
+  oauthScopes: string[];
+  permissions: string[];
+  rateLimitPerMinute: number;
+  secrets: ClientSecretRecord[];
+  revokedAt: Date | null;
+  createdAt?: Date;
+}
+
+export interface StoredPublicClient {
+  _id: string;
+  kind: 'dynamic' | 'metadata_document';
+  clientName: string | null;
+  redirectUris: string[];
+  grantTypes: string[];
+  applicationType: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+export interface SigningKeyRecord {
+  _id: string;
+  alg: string;
+  publicJwk: JWK;
+  privateJwkSealed: string;
+  createdAt: Date;
+  supersededAt: Date | null;
+}
+
+export interface RefreshTokenRecord {
+  _id: string;
+  /** SHA-256 of the token; the token itself is never stored. */
+  hash: string;
+  clientId: string;
+  chainId: string;
+  userId?: string | null;
+  scope: string;
+  resource: string;
+  createdAt?: Date;
+  expiresAt: Date;
+  usedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export interface RefreshRotationRecord {
+  /** The used token's hash. */
+  _id: string;
+  chainId: string;
+  /** The pair the rotation issued, sealed; null when the client has no retry window. */
+  sealedPair: string | null;
+  retryUntil: Date;
+  createdAt: Date;
+}
+
+export interface ChainRecord {
+  _id: string;
+  userId: string;
+  clientId: string;
+  grantId: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+export interface GrantRecord {
+  _id: string;
+  /** User id and client id: unique, so two concurrent consents make one grant. */
+  pairKey: string;
+  userId: string;
+  clientId: string;
+  clientName: string;
+  scope: string;
+  orgId?: string;
+  allowanceMode?: AllowanceMode;
+  dailyCredits?: number | null;
+  createdAt: Date;
+}
+
+export interface AgentPolicyRecord {
+  _id: string;
+  mode: 'spend' | 'read_only';
+  defaultDailyCredits: number;
+  maxDailyCredits: number | null;
+  updatedAt: Date;
+}
+
+export interface PendingAuthorization {
+  /** SHA-256 of the handle the pages carry. */
+  _id: string;
+  clientId: string;
+  clientName: string;
+  redirectUri: string;
+  state: string | null;
+  codeChallenge: string;
+  scope: string;
+  resource: string;
+  expiresAt: Date;
+}
+
+export interface CodeRecord {
+  /** SHA-256 of the code. */
+  _id: string;
+  clientId: string;
+  redirectUri: string;
+  codeChallenge: string;
+  scope: string;
+  resource: string;
+  userId: string;
+  grantId: string;
+  chainId: string;
+  expiresAt: Date;
+}
+
+export interface RateWindowRecord {
+  /** The client id. */
+  _id: string;
+  windowStart: number;
+  count: number;
+}
 
 /**
  * OAuth clients of the tool server (SPEC 5.2). A client belongs to one organization and acts
@@ -6,7 +144,7 @@ import { Schema, model } from 'mongoose';
  * API attributes to a key (limits, ledger, idempotency) has a home for tool calls too.
  * `grantTypes` and `tokenEndpointAuthMethods` leave room for interactive (browser) clients.
  */
-const clientSecretSchema = new Schema(
+const clientSecretSchema = new Schema<ClientSecretRecord>(
   {
     _id: { type: String, required: true },
     /** SHA-256 of the secret; the plaintext is shown once and never stored. */
@@ -18,7 +156,7 @@ const clientSecretSchema = new Schema(
   { _id: false, versionKey: false },
 );
 
-const oauthClientSchema = new Schema(
+const oauthClientSchema = new Schema<ClientRecord>(
   {
     _id: { type: String, required: true },
     orgId: { type: String, required: true, index: true },
@@ -40,10 +178,9 @@ const oauthClientSchema = new Schema(
   },
   { timestamps: true, versionKey: false },
 );
-export const OAuthClient = model('OAuthClient', oauthClientSchema, 'oauth_clients');
 
 /** Token signing keys, shared by every API replica; private halves sealed with SECRETS_ENCRYPTION_KEY. */
-const signingKeySchema = new Schema(
+const signingKeySchema = new Schema<SigningKeyRecord>(
   {
     _id: { type: String, required: true },
     alg: { type: String, required: true },
@@ -55,14 +192,13 @@ const signingKeySchema = new Schema(
   },
   { versionKey: false },
 );
-export const SigningKey = model('OAuthSigningKey', signingKeySchema, 'oauth_signing_keys');
 
 /**
  * One refresh token. Every token issued from the same client_credentials grant shares a
  * `chainId`; using a token marks it used and issues its successor, and presenting a used one
  * again revokes the whole chain (RFC 9700 section 4.14.2).
  */
-const refreshTokenSchema = new Schema(
+const refreshTokenSchema = new Schema<RefreshTokenRecord>(
   {
     _id: { type: String, required: true },
     hash: { type: String, required: true, unique: true },
@@ -80,10 +216,9 @@ const refreshTokenSchema = new Schema(
   },
   { versionKey: false },
 );
-export const RefreshToken = model('OAuthRefreshToken', refreshTokenSchema, 'oauth_refresh_tokens');
 
 /** The current one-minute window of a client's rate limit: one document per client. */
-const clientRateWindowSchema = new Schema(
+const clientRateWindowSchema = new Schema<RateWindowRecord>(
   {
     _id: { type: String, required: true },
     windowStart: { type: Number, required: true },
@@ -91,14 +226,13 @@ const clientRateWindowSchema = new Schema(
   },
   { versionKey: false },
 );
-export const ClientRateWindow = model('OAuthClientRateWindow', clientRateWindowSchema, 'oauth_client_rate_windows');
 
 /**
  * A person's consent to one client (DECISIONS.md "Interactive sign-in"): remembered until the
  * person or the operator revokes it. `pairKey` (user id + client id) is unique, so two
  * concurrent consents make one grant. Revoking deletes it and revokes its token chains.
  */
-const consentGrantSchema = new Schema(
+const consentGrantSchema = new Schema<GrantRecord>(
   {
     _id: { type: String, required: true },
     pairKey: { type: String, required: true, unique: true },
@@ -116,7 +250,6 @@ const consentGrantSchema = new Schema(
   },
   { versionKey: false },
 );
-export const ConsentGrant = model('OAuthConsentGrant', consentGrantSchema, 'oauth_consent_grants');
 
 /**
  * One chain of tokens issued to a person's client from one authorization code; `_id` is the
@@ -124,7 +257,7 @@ export const ConsentGrant = model('OAuthConsentGrant', consentGrantSchema, 'oaut
  * by a unique insert when the code is redeemed, so a second redemption of the code finds it and
  * revokes it. The tool server reads it on every request: a revoked chain stops at once.
  */
-const tokenChainSchema = new Schema(
+const tokenChainSchema = new Schema<ChainRecord>(
   {
     _id: { type: String, required: true },
     userId: { type: String, required: true, index: true },
@@ -135,10 +268,9 @@ const tokenChainSchema = new Schema(
   },
   { versionKey: false },
 );
-export const TokenChain = model('OAuthTokenChain', tokenChainSchema, 'oauth_token_chains');
 
 /** A pending authorization request while the person signs in and consents (10 minutes). */
-const authorizationRequestSchema = new Schema(
+const authorizationRequestSchema = new Schema<PendingAuthorization>(
   {
     /** SHA-256 of the handle carried by the pages. */
     _id: { type: String, required: true },
@@ -153,10 +285,9 @@ const authorizationRequestSchema = new Schema(
   },
   { versionKey: false },
 );
-export const AuthorizationRequest = model('OAuthAuthorizationRequest', authorizationRequestSchema, 'oauth_authorization_requests');
 
 /** An authorization code: stored as its SHA-256, single use, 60 s, bound to everything it was issued for. */
-const authorizationCodeSchema = new Schema(
+const authorizationCodeSchema = new Schema<CodeRecord>(
   {
     _id: { type: String, required: true },
     clientId: { type: String, required: true },
@@ -172,10 +303,9 @@ const authorizationCodeSchema = new Schema(
   },
   { versionKey: false },
 );
-export const AuthorizationCode = model('OAuthAuthorizationCode', authorizationCodeSchema, 'oauth_authorization_codes');
 
 /** A public client registered through RFC 7591 dynamic registration, or a revocation marker for a metadata-document client. */
-const publicClientSchema = new Schema(
+const publicClientSchema = new Schema<StoredPublicClient>(
   {
     _id: { type: String, required: true },
     kind: { type: String, required: true, enum: ['dynamic', 'metadata_document'] },
@@ -188,7 +318,6 @@ const publicClientSchema = new Schema(
   },
   { versionKey: false },
 );
-export const PublicClient = model('OAuthPublicClient', publicClientSchema, 'oauth_public_clients');
 
 /**
  * The rotation of one refresh token: `_id` is the used token's hash, inserted uniquely (so of
@@ -196,7 +325,7 @@ export const PublicClient = model('OAuthPublicClient', publicClientSchema, 'oaut
  * the retry window gets the same pair; after the window the sealed pair is useless and reuse
  * revokes the chain.
  */
-const refreshRotationSchema = new Schema(
+const refreshRotationSchema = new Schema<RefreshRotationRecord>(
   {
     _id: { type: String, required: true },
     chainId: { type: String, required: true },
@@ -206,13 +335,12 @@ const refreshRotationSchema = new Schema(
   },
   { versionKey: false },
 );
-export const RefreshRotation = model('OAuthRefreshRotation', refreshRotationSchema, 'oauth_refresh_rotations');
 
 /**
  * An organization's policy for people's AI applications (grantAllowance.ts `AgentPolicy`), set by
  * an admin on the console's Settings page; `_id` is the organization id. None stored: the default.
  */
-const agentPolicySchema = new Schema(
+const agentPolicySchema = new Schema<AgentPolicyRecord>(
   {
     _id: { type: String, required: true },
     mode: { type: String, required: true, enum: ['spend', 'read_only'] },
@@ -222,4 +350,25 @@ const agentPolicySchema = new Schema(
   },
   { versionKey: false },
 );
-export const AgentPolicyModel = model('OAuthAgentPolicy', agentPolicySchema, 'oauth_agent_policies');
+
+/** The area's models on the root's connection. */
+export function oauthModels(connection: Connection) {
+  return {
+    clients: boundModel<ClientRecord>(connection, 'OAuthClient', oauthClientSchema, 'oauth_clients'),
+    signingKeys: boundModel<SigningKeyRecord>(connection, 'OAuthSigningKey', signingKeySchema, 'oauth_signing_keys'),
+    refreshTokens: boundModel<RefreshTokenRecord>(connection, 'OAuthRefreshToken', refreshTokenSchema, 'oauth_refresh_tokens'),
+    clientRateWindows: boundModel<RateWindowRecord>(connection, 'OAuthClientRateWindow', clientRateWindowSchema, 'oauth_client_rate_windows'),
+    consentGrants: boundModel<GrantRecord>(connection, 'OAuthConsentGrant', consentGrantSchema, 'oauth_consent_grants'),
+    tokenChains: boundModel<ChainRecord>(connection, 'OAuthTokenChain', tokenChainSchema, 'oauth_token_chains'),
+    authorizationRequests: boundModel<PendingAuthorization>(
+      connection,
+      'OAuthAuthorizationRequest',
+      authorizationRequestSchema,
+      'oauth_authorization_requests',
+    ),
+    authorizationCodes: boundModel<CodeRecord>(connection, 'OAuthAuthorizationCode', authorizationCodeSchema, 'oauth_authorization_codes'),
+    publicClients: boundModel<StoredPublicClient>(connection, 'OAuthPublicClient', publicClientSchema, 'oauth_public_clients'),
+    refreshRotations: boundModel<RefreshRotationRecord>(connection, 'OAuthRefreshRotation', refreshRotationSchema, 'oauth_refresh_rotations'),
+    agentPolicies: boundModel<AgentPolicyRecord>(connection, 'OAuthAgentPolicy', agentPolicySchema, 'oauth_agent_policies'),
+  };
+}

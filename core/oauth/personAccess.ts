@@ -1,9 +1,10 @@
 import type { AuditActor } from '../audit/auditActions';
 import { recordAuditEvent, type AuditStores } from '../audit/auditLog';
 import { addAdminSeat, releaseAdminSeat, roleOf } from '../users/adminSeats';
-import * as store from '../users/store';
+import type { UserStores } from '../users/store';
 import { listGrants, revokeGrants } from './consentGrants';
 import { revokeChainsOf } from './tokenChains';
+import type { OAuthStores } from './store';
 
 /*
  * What ends a person's access through their sign-ins: disabling them (their browser sessions and
@@ -16,33 +17,37 @@ import { revokeChainsOf } from './tokenChains';
  * application's token chains revoked (its refresh tokens, and its access tokens, which name
  * their chain and are checked against it on every tool call). Returns how many chains it revoked.
  */
-export async function endSignInsOf(userId: string, now: Date): Promise<number> {
-  await store.deleteBrowserSessionsOf(userId);
-  return revokeChainsOf(userId, undefined, now);
+export async function endSignInsOf(stores: OAuthStores & UserStores, userId: string, now: Date): Promise<number> {
+  await stores.users.deleteBrowserSessionsOf(userId);
+  return revokeChainsOf(stores, userId, undefined, now);
 }
 
 /**
  * Disabling stops everything at once: sessions deleted, token chains revoked; every token use and
  * tool call re-reads the user. The last active admin of an organization cannot be disabled.
  */
-export async function disableUser(userId: string, now: Date): Promise<{ user_id: string; disabled_at: string; revoked_chains: number }> {
-  const user = await store.findUser(userId);
+export async function disableUser(
+  stores: OAuthStores & UserStores,
+  userId: string,
+  now: Date,
+): Promise<{ user_id: string; disabled_at: string; revoked_chains: number }> {
+  const user = await stores.users.findUser(userId);
   if (!user) throw new Error(`user ${userId} does not exist`);
   if (!user.disabledAt) {
     const wasAdmin = roleOf(user) === 'admin';
-    if (wasAdmin) await releaseAdminSeat(user.orgId, userId);
-    const changed = await store.markUserDisabled(userId, now);
+    if (wasAdmin) await releaseAdminSeat(stores, user.orgId, userId);
+    const changed = await stores.users.markUserDisabled(userId, now);
     // Disabled meanwhile by someone else, who released the seat themselves.
-    if (wasAdmin && !changed) await addAdminSeat(user.orgId);
+    if (wasAdmin && !changed) await addAdminSeat(stores, user.orgId);
   }
-  const revoked = await endSignInsOf(userId, now);
+  const revoked = await endSignInsOf(stores, userId, now);
   return { user_id: userId, disabled_at: (user.disabledAt ?? now).toISOString(), revoked_chains: revoked };
 }
 
-export async function userGrants(userId: string): Promise<{ user_id: string; grants: unknown[] }> {
-  const user = await store.findUser(userId);
+export async function userGrants(stores: OAuthStores & UserStores, userId: string): Promise<{ user_id: string; grants: unknown[] }> {
+  const user = await stores.users.findUser(userId);
   if (!user) throw new Error(`user ${userId} does not exist`);
-  const grants = await listGrants(userId);
+  const grants = await listGrants(stores, userId);
   return {
     user_id: userId,
     grants: grants.map((g) => ({ client_id: g.clientId, client_name: g.clientName, scope: g.scope, granted_at: g.createdAt.toISOString() })),
@@ -55,14 +60,14 @@ export async function userGrants(userId: string): Promise<{ user_id: string; gra
  * every path that revokes a grant comes through here, so none leaves the audit log out.
  */
 export async function revokeUserGrants(
-  stores: AuditStores,
+  stores: AuditStores & OAuthStores & UserStores,
   userId: string,
   clientId: string | undefined,
   by: { actor: AuditActor; clientAddress: string | null; at: Date },
 ): Promise<{ user_id: string; revoked_client_ids: string[] }> {
-  const user = await store.findUser(userId);
+  const user = await stores.users.findUser(userId);
   if (!user) throw new Error(`user ${userId} does not exist`);
-  const revoked = await revokeGrants(userId, clientId, by.at);
+  const revoked = await revokeGrants(stores, userId, clientId, by.at);
   if (revoked.length) {
     await recordAuditEvent(stores, {
       orgId: user.orgId,

@@ -11,7 +11,7 @@ import { FETCH_TIMEOUT_MS, fetchMetadataDocument } from './metadataDocumentFetch
 import { MetadataFetchBounds } from './metadataFetchBounds';
 import { cacheSecondsOf, isMetadataDocumentUrl, validateMetadataDocument, type ClientMetadata } from './metadataDocuments';
 import { checkRegisteredRedirectUri } from './redirectUris';
-import { findPublicClient, insertPublicClient, revokePublicClientRecord } from './store';
+import type { OAuthStores } from './store';
 
 /**
  * Public clients of browser sign-in (MCP clients: Claude, VS Code, Cursor, Claude Code): either
@@ -53,6 +53,8 @@ export interface PublicClientsOptions {
   destinationLookup?: LookupAll;
   /** The app's per-address limits, which bound the fetches an address causes. */
   addressLimits: ClientAddressLimits;
+  /** The app's OAuth store, where registered clients and revocations are kept. */
+  stores: OAuthStores;
 }
 
 /**
@@ -70,12 +72,14 @@ export class PublicClients {
   private readonly logger: Logger;
   private readonly trustAnchors: TrustAnchors;
   private readonly outbound: OutboundConnections;
+  private readonly stores: OAuthStores;
 
   constructor(
     private readonly config: Config,
     options: PublicClientsOptions,
   ) {
     const clock = options.clock;
+    this.stores = options.stores;
     this.logger = options.logger;
     this.trustAnchors = options.trustAnchors;
     this.outbound = options.outbound;
@@ -91,7 +95,7 @@ export class PublicClients {
   /** The client behind a client_id, or why it cannot be used. */
   async resolve(clientId: string, caller: LookupCaller): Promise<ClientLookup> {
     if (typeof clientId !== 'string' || clientId.length === 0 || clientId.length > 2048) return { ok: false, reason: 'unknown client' };
-    const stored = await findPublicClient(clientId);
+    const stored = await this.stores.oauth.findPublicClient(clientId);
     if (stored?.revokedAt) return { ok: false, reason: 'this client has been revoked' };
     if (isMetadataDocumentUrl(clientId)) return this.metadataDocumentClient(clientId, caller);
     if (!stored || stored.kind !== 'dynamic') return { ok: false, reason: 'unknown client' };
@@ -193,8 +197,8 @@ function unusable(logger: Logger, url: string, reason: string, caller: LookupCal
 }
 
 /** Whether the operator revoked this public client (a dynamic one, or a metadata-document URL). Read on every request. */
-export async function isPublicClientRevoked(clientId: string): Promise<boolean> {
-  const doc = await findPublicClient(clientId);
+export async function isPublicClientRevoked(stores: OAuthStores, clientId: string): Promise<boolean> {
+  const doc = await stores.oauth.findPublicClient(clientId);
   if (!doc) return !isMetadataDocumentUrl(clientId);
   return doc.revokedAt !== null;
 }
@@ -203,15 +207,15 @@ export async function isPublicClientRevoked(clientId: string): Promise<boolean> 
  * Revokes a public client: a registered one, or a metadata-document URL (recorded so it is refused
  * from now on). Apps read the revocation before any document they cached, so no cache outlives it.
  */
-export async function revokePublicClient(clientId: string, now: Date): Promise<boolean> {
-  if (await findPublicClient(clientId)) {
-    await revokePublicClientRecord(clientId, now);
+export async function revokePublicClient(stores: OAuthStores, clientId: string, now: Date): Promise<boolean> {
+  if (await stores.oauth.findPublicClient(clientId)) {
+    await stores.oauth.revokePublicClientRecord(clientId, now);
     return true;
   }
   if (!isMetadataDocumentUrl(clientId)) return false;
   // A concurrent revocation may have stored the marker first: it is revoked either way.
-  await insertPublicClient({ _id: clientId, kind: 'metadata_document', createdAt: now, revokedAt: now });
-  await revokePublicClientRecord(clientId, now);
+  await stores.oauth.insertPublicClient({ _id: clientId, kind: 'metadata_document', createdAt: now, revokedAt: now });
+  await stores.oauth.revokePublicClientRecord(clientId, now);
   return true;
 }
 
@@ -231,7 +235,7 @@ const REGISTRABLE_GRANTS = ['authorization_code', 'refresh_token'];
  * expect: token_endpoint_auth_method `none` (the only method offered to registered clients),
  * grant_types authorization_code and refresh_token, response_types code.
  */
-export async function registerPublicClient(metadata: unknown, now: Date): Promise<Record<string, unknown>> {
+export async function registerPublicClient(stores: OAuthStores, metadata: unknown, now: Date): Promise<Record<string, unknown>> {
   if (!metadata || typeof metadata !== 'object' || Array.isArray(metadata))
     throw new RegistrationError('invalid_client_metadata', 'Send the client metadata as a JSON object.');
   const m = metadata as Record<string, unknown>;
@@ -262,7 +266,7 @@ export async function registerPublicClient(metadata: unknown, now: Date): Promis
   const clientId = newId('pcl');
   const clientName = typeof m.client_name === 'string' ? m.client_name.trim() : null;
   const redirectUris = [...new Set(m.redirect_uris as string[])];
-  await insertPublicClient({ _id: clientId, kind: 'dynamic', clientName, redirectUris, grantTypes, applicationType, createdAt: now });
+  await stores.oauth.insertPublicClient({ _id: clientId, kind: 'dynamic', clientName, redirectUris, grantTypes, applicationType, createdAt: now });
   return {
     client_id: clientId,
     client_id_issued_at: Math.floor(now.getTime() / 1000),

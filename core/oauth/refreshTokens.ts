@@ -1,6 +1,6 @@
 import { sha256Hex } from '../crypto/hash';
 import { newId, randomBase62 } from '../ids';
-import { findRefreshTokenByHash, insertRefreshToken, type RefreshTokenRecord } from './store';
+import type { OAuthStores, RefreshTokenRecord } from './store';
 
 /**
  * Rotating refresh tokens (SPEC 2.8, 4.3): issuing and finding them. Only hashes are stored.
@@ -20,9 +20,14 @@ export interface Grant {
   resource: string;
 }
 
-export async function issueRefreshToken(grant: Omit<Grant, 'chainId'> & { chainId?: string }, idleSeconds: number, now: Date): Promise<string> {
+export async function issueRefreshToken(
+  stores: OAuthStores,
+  grant: Omit<Grant, 'chainId'> & { chainId?: string },
+  idleSeconds: number,
+  now: Date,
+): Promise<string> {
   const token = REFRESH_TOKEN_PREFIX + randomBase62(48);
-  await insertRefreshToken({
+  await stores.oauth.insertRefreshToken({
     _id: newId('rt'),
     hash: sha256Hex(token),
     clientId: grant.clientId,
@@ -36,7 +41,7 @@ export async function issueRefreshToken(grant: Omit<Grant, 'chainId'> & { chainI
   return token;
 }
 
-export async function findRefreshToken(presented: unknown): Promise<RefreshTokenRecord | null> {
+export async function findRefreshToken(stores: OAuthStores, presented: unknown): Promise<RefreshTokenRecord | null> {
   if (typeof presented !== 'string' || !presented.startsWith(REFRESH_TOKEN_PREFIX) || presented.length > 200) return null;
-  return findRefreshTokenByHash(sha256Hex(presented));
+  return stores.oauth.findRefreshTokenByHash(sha256Hex(presented));
 }

@@ -3,15 +3,7 @@ import { jose } from './joseLibrary';
 import type { Config } from '../config';
 import { openSecret, sealSecret } from '../crypto/secretBox';
 import { newId } from '../ids';
-import {
-  findSigningKeyPublicHalf,
-  insertSigningKey,
-  newestSigningKey,
-  signingKeysNewestFirst,
-  supersedeSigningKeys,
-  unsupersededSigningKeyIds,
-  type SigningKeyRecord,
-} from './store';
+import type { OAuthStores, SigningKeyRecord } from './store';
 
 /**
  * Access-token signing keys (RFC 9068 tokens, ES256). Keys live in the store so every API
@@ -38,7 +30,7 @@ export function isKeyAcceptable(key: { supersededAt: Date | null }, now: Date, a
   return key.supersededAt.getTime() + (accessTokenTtlSeconds + SKEW_SECONDS) * 1000 > now.getTime();
 }
 
-async function createKey(secretsKey: Buffer, now: Date): Promise<SigningKeyRecord> {
+async function createKey(stores: OAuthStores, secretsKey: Buffer, now: Date): Promise<SigningKeyRecord> {
   const { exportJWK, generateKeyPair } = await jose();
   const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
   const kid = newId('jwk');
@@ -52,7 +44,7 @@ async function createKey(secretsKey: Buffer, now: Date): Promise<SigningKeyRecor
     createdAt: now,
     supersededAt: null,
   };
-  await insertSigningKey(doc);
+  await stores.oauth.insertSigningKey(doc);
   return doc;
 }
 
@@ -61,10 +53,10 @@ async function createKey(secretsKey: Buffer, now: Date): Promise<SigningKeyRecor
  * SIGNER_CACHE_MS (the one that rotates through `SigningKeys.rotate`, at once); verifiers find
  * it on first sight of its kid.
  */
-export async function rotateSigningKey(secretsKey: Buffer, now: Date): Promise<{ kid: string; superseded: string[] }> {
-  const previous = await unsupersededSigningKeyIds();
-  const created = await createKey(secretsKey, now);
-  await supersedeSigningKeys(previous, now);
+export async function rotateSigningKey(stores: OAuthStores, secretsKey: Buffer, now: Date): Promise<{ kid: string; superseded: string[] }> {
+  const previous = await stores.oauth.unsupersededSigningKeyIds();
+  const created = await createKey(stores, secretsKey, now);
+  await stores.oauth.supersedeSigningKeys(previous, now);
   return { kid: created._id, superseded: previous };
 }
 
@@ -88,7 +80,11 @@ export class SigningKeys {
   private readonly accessTokenTtlSeconds: number;
   private readonly clock: () => number;
 
-  constructor(config: Pick<Config, 'secretsKey' | 'secretsKeyPrevious' | 'oauth'>, options: SigningKeysOptions = {}) {
+  constructor(
+    private readonly stores: OAuthStores,
+    config: Pick<Config, 'secretsKey' | 'secretsKeyPrevious' | 'oauth'>,
+    options: SigningKeysOptions = {},
+  ) {
     this.secretsKey = config.secretsKey;
     this.secretsKeyPrevious = config.secretsKeyPrevious;
     this.accessTokenTtlSeconds = config.oauth.accessTokenTtlSeconds;
@@ -101,8 +97,8 @@ export class SigningKeys {
    */
   async signer(now: Date): Promise<Signer> {
     if (this.signerCache && this.clock() - this.signerCache.loadedAt < SIGNER_CACHE_MS) return this.signerCache.signer;
-    let doc = await newestSigningKey();
-    doc ??= await createKey(this.secretsKey, now);
+    let doc = await this.stores.oauth.newestSigningKey();
+    doc ??= await createKey(this.stores, this.secretsKey, now);
     const privateJwk = JSON.parse(openSecret(this.secretsKey, doc.privateJwkSealed, `oauth-signing-key:${doc._id}`, this.secretsKeyPrevious)) as JWK;
     const signer = { kid: doc._id, alg: doc.alg, key: await (await jose()).importJWK(privateJwk, doc.alg) };
     this.signerCache = { signer, loadedAt: this.clock() };
@@ -114,7 +110,7 @@ export class SigningKeys {
     if (typeof kid !== 'string' || kid.length > 100) return null;
     let entry = this.publicKeys.get(kid);
     if (!entry || this.clock() - entry.loadedAt >= VERIFIER_CACHE_MS) {
-      const doc = await findSigningKeyPublicHalf(kid);
+      const doc = await this.stores.oauth.findSigningKeyPublicHalf(kid);
       if (!doc) return null;
       entry = { key: entry?.key ?? (await (await jose()).importJWK(doc.publicJwk, doc.alg)), supersededAt: doc.supersededAt, loadedAt: this.clock() };
       this.publicKeys.set(kid, entry);
@@ -124,13 +120,13 @@ export class SigningKeys {
 
   /** The published key set (RFC 7517): every key that may still verify a token. */
   async publishedJwks(now: Date): Promise<{ keys: JWK[] }> {
-    const docs = await signingKeysNewestFirst();
+    const docs = await this.stores.oauth.signingKeysNewestFirst();
     return { keys: docs.filter((d) => isKeyAcceptable(d, now, this.accessTokenTtlSeconds)).map((d) => d.publicJwk) };
   }
 
   /** Rotates (rotateSigningKey); this app signs with the new key at once. */
   async rotate(now: Date): Promise<{ kid: string; superseded: string[] }> {
-    const rotated = await rotateSigningKey(this.secretsKey, now);
+    const rotated = await rotateSigningKey(this.stores, this.secretsKey, now);
     this.signerCache = undefined;
     return rotated;
   }

@@ -1,6 +1,6 @@
 import { Problem } from '../problems';
 import { isDuplicateKeyError } from '../store/connection';
-import * as store from './store';
+import type { UserStores } from './store';
 
 /**
  * The rule "an organization always keeps at least one active admin", decided on one counter
@@ -22,27 +22,27 @@ export function roleOf(user: { role?: string | null }): Role {
 }
 
 /** The active admins the users collection holds, the counter's starting value. */
-function countActiveAdmins(orgId: string): Promise<number> {
-  return store.countActiveAdmins(orgId);
+function countActiveAdmins(stores: UserStores, orgId: string): Promise<number> {
+  return stores.users.countActiveAdmins(orgId);
 }
 
 /**
  * Makes sure the counter exists before any change it must count: whoever inserts it first
  * counted the users before this caller's change, so the change is counted once, by the caller.
  */
-export async function ensureAdminCount(orgId: string): Promise<void> {
-  if (await store.adminCountExists(orgId)) return;
-  const active = await countActiveAdmins(orgId);
+export async function ensureAdminCount(stores: UserStores, orgId: string): Promise<void> {
+  if (await stores.users.adminCountExists(orgId)) return;
+  const active = await countActiveAdmins(stores, orgId);
   try {
-    await store.insertAdminCount(orgId, active);
+    await stores.users.insertAdminCount(orgId, active);
   } catch (err) {
     if (!isDuplicateKeyError(err)) throw err;
   }
 }
 
 /** Counts one more active admin; call after the user document says so. */
-export async function addAdminSeat(orgId: string): Promise<void> {
-  await store.incrementAdminCount(orgId);
+export async function addAdminSeat(stores: UserStores, orgId: string): Promise<void> {
+  await stores.users.incrementAdminCount(orgId);
 }
 
 /**
@@ -50,9 +50,9 @@ export async function addAdminSeat(orgId: string): Promise<void> {
  * Call before the user document stops being an active admin; give the seat back with
  * `addAdminSeat` if that change then does not happen.
  */
-export async function releaseAdminSeat(orgId: string, userId: string): Promise<void> {
-  await ensureAdminCount(orgId);
-  if (!(await store.decrementAdminCountAboveOne(orgId))) {
+export async function releaseAdminSeat(stores: UserStores, orgId: string, userId: string): Promise<void> {
+  await ensureAdminCount(stores, orgId);
+  if (!(await stores.users.decrementAdminCountAboveOne(orgId))) {
     throw new Problem('last_admin', `User ${userId} is the last active admin of organization ${orgId}; make another person admin first.`);
   }
 }

@@ -1,4 +1,4 @@
-import { deleteAttemptSlot, deleteExpiredAttemptSlot, findAttemptSlots, insertAttemptSlot, liveAttemptSlots } from './store';
+import type { UserStores } from './store';
 
 /**
  * A limit of `limit` counted attempts per `ttlMs` for one scope (an account, a client address),
@@ -17,19 +17,19 @@ export function secondsUntilFree(expiries: readonly Date[], now: Date): number {
   return Math.max(1, Math.ceil((earliest - now.getTime()) / 1000));
 }
 
-export async function takeSlot(scope: string, limit: number, ttlMs: number, now: Date): Promise<SlotVerdict> {
+export async function takeSlot(stores: UserStores, scope: string, limit: number, ttlMs: number, now: Date): Promise<SlotVerdict> {
   const ids = slotIds(scope, limit);
-  const existing = await findAttemptSlots(ids);
+  const existing = await stores.users.findAttemptSlots(ids);
   const byId = new Map(existing.map((s) => [s._id, s]));
   const expiresAt = new Date(now.getTime() + ttlMs);
   for (const id of ids) {
     const held = byId.get(id);
     if (held && held.expiresAt > now) continue;
     // An expired slot is deleted (only if still expired) before it is taken again.
-    if (held) await deleteExpiredAttemptSlot(id, now);
-    if (await insertAttemptSlot(id, expiresAt)) return { ok: true, slotId: id };
+    if (held) await stores.users.deleteExpiredAttemptSlot(id, now);
+    if (await stores.users.insertAttemptSlot(id, expiresAt)) return { ok: true, slotId: id };
   }
-  const live = await liveAttemptSlots(ids, now);
+  const live = await stores.users.liveAttemptSlots(ids, now);
   return {
     ok: false,
     retryAfterSeconds: live.length
@@ -41,11 +41,11 @@ export async function takeSlot(scope: string, limit: number, ttlMs: number, now:
   };
 }
 
-export async function releaseSlot(slotId: string): Promise<void> {
-  await deleteAttemptSlot(slotId);
+export async function releaseSlot(stores: UserStores, slotId: string): Promise<void> {
+  await stores.users.deleteAttemptSlot(slotId);
 }
 
 /** A one-time marker (e.g. a used setup token): true for exactly one caller. */
-export async function claimOnce(id: string, expiresAt: Date): Promise<boolean> {
-  return insertAttemptSlot(id, expiresAt);
+export async function claimOnce(stores: UserStores, id: string, expiresAt: Date): Promise<boolean> {
+  return stores.users.insertAttemptSlot(id, expiresAt);
 }

@@ -4,8 +4,8 @@ import { checkTotpCode, newRecoveryCodes, newTotpSecret, totpUri } from './secon
 import { securityPolicyOf } from '../tenancy/securityPolicy';
 import type { TenancyStores } from '../tenancy/store';
 import { secondFactorsOf } from './secondFactors';
-import * as store from './store';
-import type { UserRecord } from './store';
+import type { PasskeyStores } from './passkeysStore';
+import type { UserStores, UserRecord } from './store';
 
 /**
  * A person's authenticator app and recovery codes (DECISIONS.md "Accounts, settings …"), over the
@@ -28,9 +28,9 @@ export interface TotpOffer {
 }
 
 /** A new secret for the person to scan or type, pending until confirmed; a newer offer replaces an older one. */
-export async function offerTotpSecret(config: Sealing, user: UserRecord): Promise<TotpOffer> {
+export async function offerTotpSecret(stores: UserStores, config: Sealing, user: UserRecord): Promise<TotpOffer> {
   const secret = newTotpSecret();
-  await store.setPendingTotpSecret(user._id, sealSecret(config.secretsKey, secret, aadOf(user._id)));
+  await stores.users.setPendingTotpSecret(user._id, sealSecret(config.secretsKey, secret, aadOf(user._id)));
   return { secret, uri: totpUri(secret, user.email) };
 }
 
@@ -47,13 +47,13 @@ export const WRONG_FIRST_CODE = 'That code is not correct. Type the 6-digit code
 const NO_OFFER = 'Open "Set up authenticator app" again: this setup has expired or was replaced in another window.';
 
 /** Turns the app on when `code` is the pending secret's code at `now`; answers the new recovery codes. */
-export async function turnOnAuthenticatorApp(config: Sealing, userId: string, code: unknown, now: Date): Promise<TurnOnResult> {
-  const user = await store.findUser(userId);
+export async function turnOnAuthenticatorApp(stores: UserStores, config: Sealing, userId: string, code: unknown, now: Date): Promise<TurnOnResult> {
+  const user = await stores.users.findUser(userId);
   if (!user?.totpPendingSealed) return { ok: false, message: NO_OFFER };
   const check = await checkTotpCode(openTotpSecret(config, userId, user.totpPendingSealed), code, now, null);
   if (!check.ok) return { ok: false, message: WRONG_FIRST_CODE };
   const { codes, hashes } = newRecoveryCodes();
-  if (!(await store.enableTotp(userId, user.totpPendingSealed, check.timeStep, hashes, now))) return { ok: false, message: NO_OFFER };
+  if (!(await stores.users.enableTotp(userId, user.totpPendingSealed, check.timeStep, hashes, now))) return { ok: false, message: NO_OFFER };
   return { ok: true, recoveryCodes: codes };
 }
 
@@ -64,21 +64,21 @@ export type TurnOffResult = 'off' | 'was_off' | 'required';
  * organization requires one, as GitHub refuses it to a member of such an organization. Recovery
  * codes stay while another factor (a passkey) remains, and go with the last one.
  */
-export async function turnOffAuthenticatorApp(stores: TenancyStores, userId: string): Promise<TurnOffResult> {
-  const user = await store.findUser(userId);
+export async function turnOffAuthenticatorApp(stores: TenancyStores & UserStores & PasskeyStores, userId: string): Promise<TurnOffResult> {
+  const user = await stores.users.findUser(userId);
   if (!user) return 'was_off';
-  const factors = await secondFactorsOf(user);
+  const factors = await secondFactorsOf(stores, user);
   if (factors.authenticatorApp && factors.passkeys === 0 && (await securityPolicyOf(stores, user.orgId)).require_second_factor) return 'required';
-  return (await store.disableTotp(userId, factors.passkeys > 0)) ? 'off' : 'was_off';
+  return (await stores.users.disableTotp(userId, factors.passkeys > 0)) ? 'off' : 'was_off';
 }
 
 /** Ten new recovery codes replacing the old ones (which stop working); null when the person has no second factor to recover. */
-export async function regenerateRecoveryCodes(userId: string): Promise<string[] | null> {
-  const user = await store.findUser(userId);
+export async function regenerateRecoveryCodes(stores: UserStores & PasskeyStores, userId: string): Promise<string[] | null> {
+  const user = await stores.users.findUser(userId);
   if (!user) return null;
-  const factors = await secondFactorsOf(user);
+  const factors = await secondFactorsOf(stores, user);
   if (!factors.authenticatorApp && factors.passkeys === 0) return null;
   const { codes, hashes } = newRecoveryCodes();
-  await store.setRecoveryCodeHashes(userId, hashes);
+  await stores.users.setRecoveryCodeHashes(userId, hashes);
   return codes;
 }

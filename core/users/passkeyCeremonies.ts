@@ -7,9 +7,9 @@ import type {
 import { sha256Hex } from '../crypto/hash';
 import { newId } from '../ids';
 import { challengeHash, newChallenge, passkeyNameOf, PASSKEYS_PER_PERSON, type RelyingParty } from './passkeys';
-import * as store from './passkeysStore';
-import type { PasskeyRecord } from './passkeysStore';
+import type { PasskeyRecord, PasskeyStores } from './passkeysStore';
 import { findActiveUser, type UserRecord } from './users';
+import type { UserStores } from './store';
 
 /**
  * The two WebAuthn ceremonies through @simplewebauthn/server: adding a passkey (registration) and
@@ -51,10 +51,21 @@ function userHandleOf(userId: string): Uint8Array<ArrayBuffer> {
 // ---- adding a passkey ---------------------------------------------------------------------
 
 /** Options for the browser to create a passkey for `user` (none of the person's passkeys again). */
-export async function passkeyRegistrationOptions(rp: RelyingParty, user: UserRecord, now: Date): Promise<PublicKeyCredentialCreationOptionsJSON> {
-  const existing = await store.passkeysOfUser(user._id);
+export async function passkeyRegistrationOptions(
+  stores: PasskeyStores,
+  rp: RelyingParty,
+  user: UserRecord,
+  now: Date,
+): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  const existing = await stores.passkeys.passkeysOfUser(user._id);
   const challenge = newChallenge(now);
-  await store.insertPasskeyChallenge({ _id: challenge.hash, purpose: 'registration', userId: user._id, sessionHash: null, expiresAt: challenge.expiresAt });
+  await stores.passkeys.insertPasskeyChallenge({
+    _id: challenge.hash,
+    purpose: 'registration',
+    userId: user._id,
+    sessionHash: null,
+    expiresAt: challenge.expiresAt,
+  });
   return (await webauthn()).generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
@@ -72,8 +83,15 @@ export async function passkeyRegistrationOptions(rp: RelyingParty, user: UserRec
 export type PasskeyAdded = { ok: true; passkey: PasskeyRecord } | { ok: false; message: string };
 
 /** Verifies the browser's answer to registration options of `user` and stores the passkey under `typedName`. */
-export async function addPasskey(rp: RelyingParty, user: UserRecord, answer: unknown, typedName: unknown, now: Date): Promise<PasskeyAdded> {
-  const existing = await store.countPasskeysOfUser(user._id);
+export async function addPasskey(
+  stores: PasskeyStores,
+  rp: RelyingParty,
+  user: UserRecord,
+  answer: unknown,
+  typedName: unknown,
+  now: Date,
+): Promise<PasskeyAdded> {
+  const existing = await stores.passkeys.countPasskeysOfUser(user._id);
   if (existing >= PASSKEYS_PER_PERSON) return { ok: false, message: `You have ${PASSKEYS_PER_PERSON} passkeys; remove one before adding another.` };
   const name = passkeyNameOf(typedName, existing + 1);
   if (!name.ok) return name;
@@ -84,7 +102,8 @@ export async function addPasskey(rp: RelyingParty, user: UserRecord, answer: unk
   try {
     verified = await verifyRegistrationResponse({
       response,
-      expectedChallenge: (challenge) => store.claimPasskeyChallenge(challengeHash(challenge), 'registration', { userId: user._id, sessionHash: null }, now),
+      expectedChallenge: (challenge) =>
+        stores.passkeys.claimPasskeyChallenge(challengeHash(challenge), 'registration', { userId: user._id, sessionHash: null }, now),
       expectedOrigin: rp.origin,
       expectedRPID: rp.id,
       requireUserVerification: true,
@@ -108,7 +127,7 @@ export async function addPasskey(rp: RelyingParty, user: UserRecord, answer: unk
     lastUsedAt: null,
   };
   try {
-    await store.insertPasskey(passkey);
+    await stores.passkeys.insertPasskey(passkey);
   } catch (err) {
     if ((err as { code?: number }).code === 11000) return { ok: false, message: 'This passkey is registered already.' };
     throw err;
@@ -124,20 +143,21 @@ export async function addPasskey(rp: RelyingParty, user: UserRecord, answer: unk
  * the password), only that person's. The challenge is bound to the browser's session value.
  */
 export async function passkeySignInOptions(
+  stores: PasskeyStores,
   rp: RelyingParty,
   sessionValue: string,
   now: Date,
   userId: string | null = null,
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const challenge = newChallenge(now);
-  await store.insertPasskeyChallenge({
+  await stores.passkeys.insertPasskeyChallenge({
     _id: challenge.hash,
     purpose: 'authentication',
     userId,
     sessionHash: sha256Hex(sessionValue),
     expiresAt: challenge.expiresAt,
   });
-  const allowed = userId ? await store.passkeysOfUser(userId) : [];
+  const allowed = userId ? await stores.passkeys.passkeysOfUser(userId) : [];
   return (await webauthn()).generateAuthenticationOptions({
     rpID: rp.id,
     challenge: Buffer.from(challenge.value, 'base64url'),
@@ -187,6 +207,7 @@ export type PasskeySignIn = { ok: true; user: UserRecord; passkey: PasskeyRecord
  * Every refusal reads the same.
  */
 export async function signInWithPasskey(
+  stores: PasskeyStores & UserStores,
   rp: RelyingParty,
   sessionValue: string,
   answer: unknown,
@@ -196,45 +217,51 @@ export async function signInWithPasskey(
   const refused = { ok: false as const, message: PASSKEY_NOT_ACCEPTED };
   const response = credentialJson<AuthenticationResponseJSON>(answer);
   if (!response) return refused;
-  const passkey = await store.findPasskeyWithCredentialId(response.id);
+  const passkey = await stores.passkeys.findPasskeyWithCredentialId(response.id);
   if (!passkey || (userId !== null && passkey.userId !== userId)) return refused;
   const handle = response.response.userHandle;
   if (handle && Buffer.from(handle, 'base64url').toString('utf8') !== passkey.userId) return refused;
-  const user = await findActiveUser(passkey.userId);
+  const user = await findActiveUser(stores, passkey.userId);
   if (!user) return refused;
   const checked = await checkAssertion(rp, passkey, response, (challenge) =>
-    store.claimPasskeyChallenge(challengeHash(challenge), 'authentication', { userId, sessionHash: sha256Hex(sessionValue) }, now),
+    stores.passkeys.claimPasskeyChallenge(challengeHash(challenge), 'authentication', { userId, sessionHash: sha256Hex(sessionValue) }, now),
   );
   if (!checked.ok) return refused;
-  if (!(await store.recordPasskeyUse(passkey._id, passkey.signCount, checked.newCount, now))) return refused;
+  if (!(await stores.passkeys.recordPasskeyUse(passkey._id, passkey.signCount, checked.newCount, now))) return refused;
   return { ok: true, user, passkey: { ...passkey, signCount: checked.newCount, lastUsedAt: now } };
 }
 
 // ---- the person's passkeys ----------------------------------------------------------------
 
-export const passkeysOf = store.passkeysOfUser;
-
-/** How many passkeys the person has: with an authenticator app, what "has a second factor" counts. */
-export const passkeyCountOf = store.countPasskeysOfUser;
-
-/** Removes one of the person's passkeys; the removed passkey, or null when it was not theirs (or gone already). */
-export async function removePasskey(userId: string, passkeyId: string): Promise<PasskeyRecord | null> {
-  const passkey = await store.findPasskeyOfUser(userId, passkeyId);
-  if (!passkey) return null;
-  return (await store.deletePasskeyOfUser(userId, passkeyId)) ? passkey : null;
+export async function passkeysOf(stores: PasskeyStores, userId: string): Promise<PasskeyRecord[]> {
+  return stores.passkeys.passkeysOfUser(userId);
 }
 
-export const findPasskeyOf = store.findPasskeyOfUser;
+/** How many passkeys the person has: with an authenticator app, what "has a second factor" counts. */
+export async function passkeyCountOf(stores: PasskeyStores, userId: string): Promise<number> {
+  return stores.passkeys.countPasskeysOfUser(userId);
+}
+
+/** Removes one of the person's passkeys; the removed passkey, or null when it was not theirs (or gone already). */
+export async function removePasskey(stores: PasskeyStores, userId: string, passkeyId: string): Promise<PasskeyRecord | null> {
+  const passkey = await stores.passkeys.findPasskeyOfUser(userId, passkeyId);
+  if (!passkey) return null;
+  return (await stores.passkeys.deletePasskeyOfUser(userId, passkeyId)) ? passkey : null;
+}
+
+export async function findPasskeyOf(stores: PasskeyStores, userId: string, passkeyId: string): Promise<PasskeyRecord | null> {
+  return stores.passkeys.findPasskeyOfUser(userId, passkeyId);
+}
 
 export type PasskeyRenamed = { ok: true; passkey: PasskeyRecord; before: string } | { ok: false; message: string } | { ok: false; absent: true };
 
 /** Gives one of the person's passkeys the name typed (passkeys.ts rules; empty keeps its number). */
-export async function renamePasskey(userId: string, passkeyId: string, typedName: unknown): Promise<PasskeyRenamed> {
-  const passkey = await store.findPasskeyOfUser(userId, passkeyId);
+export async function renamePasskey(stores: PasskeyStores, userId: string, passkeyId: string, typedName: unknown): Promise<PasskeyRenamed> {
+  const passkey = await stores.passkeys.findPasskeyOfUser(userId, passkeyId);
   if (!passkey) return { ok: false, absent: true };
-  const ordinal = (await store.passkeysOfUser(userId)).findIndex((p) => p._id === passkeyId) + 1;
+  const ordinal = (await stores.passkeys.passkeysOfUser(userId)).findIndex((p) => p._id === passkeyId) + 1;
   const name = passkeyNameOf(typedName, ordinal);
   if (!name.ok) return name;
-  if (!(await store.renamePasskeyOfUser(userId, passkeyId, name.name))) return { ok: false, absent: true };
+  if (!(await stores.passkeys.renamePasskeyOfUser(userId, passkeyId, name.name))) return { ok: false, absent: true };
   return { ok: true, passkey: { ...passkey, name: name.name }, before: passkey.name };
 }

@@ -3,7 +3,7 @@ import { releaseSlot, takeSlot } from './attemptSlots';
 import { openTotpSecret } from './authenticatorApp';
 import { checkTotpCode, recoveryCodeHash } from './secondFactor';
 import { ACCOUNT_FAILURES, ADDRESS_FAILURES, FAILURE_WINDOW_MS, TOO_MANY_ATTEMPTS } from './signIn';
-import * as store from './store';
+import type { UserStores } from './store';
 
 /**
  * Checks a second factor typed by a person (after the password at sign-in, or for sudo mode): a
@@ -18,13 +18,14 @@ export type SecondFactorResult = { ok: true; usedRecoveryCode: boolean } | { ok:
 export const WRONG_CODE = 'That code is not correct.';
 
 export async function checkSecondFactor(
+  stores: UserStores,
   config: Pick<Config, 'secretsKey' | 'secretsKeyPrevious'>,
   userId: string,
   answer: SecondFactorAnswer,
   address: string,
   now: Date,
 ): Promise<SecondFactorResult> {
-  const result = await limitedAttempt(userId, address, now, () => answerIsRight(config, userId, answer, now), WRONG_CODE);
+  const result = await limitedAttempt(stores, userId, address, now, () => answerIsRight(stores, config, userId, answer, now), WRONG_CODE);
   return result.ok ? { ok: true, usedRecoveryCode: answer.kind === 'recovery_code' } : result;
 }
 
@@ -33,39 +34,41 @@ export async function checkSecondFactor(
  * of wrong answers: a slot per client address and per account, given back when `isRight` is.
  */
 export async function limitedAttempt(
+  stores: UserStores,
   userId: string,
   address: string,
   now: Date,
   isRight: () => Promise<boolean>,
   wrongMessage: string,
 ): Promise<{ ok: true } | { ok: false; message: string; retryAfterSeconds?: number }> {
-  const byAddress = await takeSlot(`2fa:addr:${address}`, ADDRESS_FAILURES, FAILURE_WINDOW_MS, now);
+  const byAddress = await takeSlot(stores, `2fa:addr:${address}`, ADDRESS_FAILURES, FAILURE_WINDOW_MS, now);
   if (!byAddress.ok) return { ok: false, message: TOO_MANY_ATTEMPTS, retryAfterSeconds: byAddress.retryAfterSeconds };
-  const byAccount = await takeSlot(`2fa:acct:${userId}`, ACCOUNT_FAILURES, FAILURE_WINDOW_MS, now);
+  const byAccount = await takeSlot(stores, `2fa:acct:${userId}`, ACCOUNT_FAILURES, FAILURE_WINDOW_MS, now);
   if (!byAccount.ok) {
-    await releaseSlot(byAddress.slotId);
+    await releaseSlot(stores, byAddress.slotId);
     return { ok: false, message: TOO_MANY_ATTEMPTS, retryAfterSeconds: byAccount.retryAfterSeconds };
   }
   if (!(await isRight())) return { ok: false, message: wrongMessage };
-  await releaseSlot(byAccount.slotId);
-  await releaseSlot(byAddress.slotId);
+  await releaseSlot(stores, byAccount.slotId);
+  await releaseSlot(stores, byAddress.slotId);
   return { ok: true };
 }
 
 async function answerIsRight(
+  stores: UserStores,
   config: Pick<Config, 'secretsKey' | 'secretsKeyPrevious'>,
   userId: string,
   answer: SecondFactorAnswer,
   now: Date,
 ): Promise<boolean> {
-  const user = await store.findUser(userId);
+  const user = await stores.users.findUser(userId);
   if (!user || user.disabledAt) return false;
   if (answer.kind === 'recovery_code') {
     const hash = recoveryCodeHash(answer.value);
-    return hash !== null && store.consumeRecoveryCode(userId, hash);
+    return hash !== null && stores.users.consumeRecoveryCode(userId, hash);
   }
   if (!user.totpSecretSealed) return false;
   const check = await checkTotpCode(openTotpSecret(config, userId, user.totpSecretSealed), answer.value, now, user.totpLastStep ?? null);
   // The step is recorded only if no other request took it meanwhile: one code, one use.
-  return check.ok && store.acceptTotpStep(userId, check.timeStep);
+  return check.ok && stores.users.acceptTotpStep(userId, check.timeStep);
 }

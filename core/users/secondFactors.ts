@@ -2,6 +2,7 @@ import { securityPolicyOf } from '../tenancy/securityPolicy';
 import type { TenancyStores } from '../tenancy/store';
 import { passkeyCountOf } from './passkeyCeremonies';
 import type { UserRecord } from './store';
+import type { PasskeyStores } from './passkeysStore';
 
 /**
  * What second factors a person has (DECISIONS.md "Accounts, settings …"), the one place that
@@ -17,8 +18,8 @@ export interface SecondFactors {
   recoveryCodes: number;
 }
 
-export async function secondFactorsOf(user: UserRecord): Promise<SecondFactors> {
-  return secondFactorsFrom(user, await passkeyCountOf(user._id));
+export async function secondFactorsOf(stores: PasskeyStores, user: UserRecord): Promise<SecondFactors> {
+  return secondFactorsFrom(user, await passkeyCountOf(stores, user._id));
 }
 
 /** The rule itself, on what the person's record and passkey count say. */
@@ -35,12 +36,12 @@ export function anySecondFactor(factors: SecondFactors): boolean {
   return factors.authenticatorApp || factors.passkeys > 0;
 }
 
-export async function hasSecondFactor(user: UserRecord): Promise<boolean> {
-  return anySecondFactor(await secondFactorsOf(user));
+export async function hasSecondFactor(stores: PasskeyStores, user: UserRecord): Promise<boolean> {
+  return anySecondFactor(await secondFactorsOf(stores, user));
 }
 
 /** Whether the person's organization requires a second factor and they have none yet: they may only enrol. */
-export async function mustEnrolSecondFactor(stores: TenancyStores, user: UserRecord): Promise<boolean> {
-  if (await hasSecondFactor(user)) return false;
+export async function mustEnrolSecondFactor(stores: TenancyStores & PasskeyStores, user: UserRecord): Promise<boolean> {
+  if (await hasSecondFactor(stores, user)) return false;
   return (await securityPolicyOf(stores, user.orgId)).require_second_factor;
 }

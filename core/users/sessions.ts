@@ -1,8 +1,8 @@
 import { constantTimeEqual, hmacSha256, sha256Hex } from '../crypto/hash';
 import { purposeKey } from '../crypto/purposeKeys';
 import { randomBase62 } from '../ids';
-import { deleteBrowserSession, findBrowserSession, insertBrowserSession, recordSignInTime } from './store';
 import { findActiveUser, type UserRecord } from './users';
+import type { UserStores } from './store';
 
 /**
  * Browser sessions of the sign-in pages. The cookie holds a random value; the store keeps only
@@ -22,24 +22,24 @@ export function isSessionValue(value: unknown): value is string {
   return typeof value === 'string' && SESSION_VALUE.test(value);
 }
 
-export async function startSession(userId: string, now: Date): Promise<{ value: string; expiresAt: Date }> {
+export async function startSession(stores: UserStores, userId: string, now: Date): Promise<{ value: string; expiresAt: Date }> {
   const value = newSessionValue();
   const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
-  await insertBrowserSession({ _id: sha256Hex(value), userId, createdAt: now, expiresAt });
-  await recordSignInTime(userId, now);
+  await stores.users.insertBrowserSession({ _id: sha256Hex(value), userId, createdAt: now, expiresAt });
+  await stores.users.recordSignInTime(userId, now);
   return { value, expiresAt };
 }
 
 /** The signed-in, still active user of a session value; null otherwise (read on every request). */
-export async function sessionUser(value: unknown, now: Date): Promise<UserRecord | null> {
+export async function sessionUser(stores: UserStores, value: unknown, now: Date): Promise<UserRecord | null> {
   if (!isSessionValue(value)) return null;
-  const session = await findBrowserSession(sha256Hex(value));
+  const session = await stores.users.findBrowserSession(sha256Hex(value));
   if (!session || session.expiresAt <= now) return null;
-  return findActiveUser(session.userId);
+  return findActiveUser(stores, session.userId);
 }
 
-export async function endSession(value: unknown): Promise<void> {
-  if (isSessionValue(value)) await deleteBrowserSession(sha256Hex(value));
+export async function endSession(stores: UserStores, value: unknown): Promise<void> {
+  if (isSessionValue(value)) await stores.users.deleteBrowserSession(sha256Hex(value));
 }
 
 export function csrfTokenFor(sessionValue: string, secretsKey: Buffer): string {

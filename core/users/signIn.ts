@@ -2,6 +2,7 @@ import { sha256Hex } from '../crypto/hash';
 import { releaseSlot, takeSlot } from './attemptSlots';
 import { hashPassword, verifyPassword } from './passwords';
 import { findUserByEmail, normalizeEmail, type UserRecord } from './users';
+import type { UserStores } from './store';
 
 /**
  * Password sign-in with failure limits per account and per client address, shared by every
@@ -36,23 +37,23 @@ export class DecoyPasswordHash {
   }
 }
 
-export async function signIn(decoy: DecoyPasswordHash, email: string, password: string, address: string, now: Date): Promise<SignInResult> {
+export async function signIn(stores: UserStores, decoy: DecoyPasswordHash, email: string, password: string, address: string, now: Date): Promise<SignInResult> {
   if (typeof email !== 'string' || typeof password !== 'string' || email.length > 320 || password.length > 1024)
     return { ok: false, message: WRONG_CREDENTIALS };
   const accountScope = `signin:acct:${sha256Hex(normalizeEmail(email))}`;
   const addressScope = `signin:addr:${address}`;
-  const byAddress = await takeSlot(addressScope, ADDRESS_FAILURES, FAILURE_WINDOW_MS, now);
+  const byAddress = await takeSlot(stores, addressScope, ADDRESS_FAILURES, FAILURE_WINDOW_MS, now);
   if (!byAddress.ok) return { ok: false, message: TOO_MANY_ATTEMPTS, retryAfterSeconds: byAddress.retryAfterSeconds };
-  const byAccount = await takeSlot(accountScope, ACCOUNT_FAILURES, FAILURE_WINDOW_MS, now);
+  const byAccount = await takeSlot(stores, accountScope, ACCOUNT_FAILURES, FAILURE_WINDOW_MS, now);
   if (!byAccount.ok) {
-    await releaseSlot(byAddress.slotId);
+    await releaseSlot(stores, byAddress.slotId);
     return { ok: false, message: TOO_MANY_ATTEMPTS, retryAfterSeconds: byAccount.retryAfterSeconds };
   }
-  const user = await findUserByEmail(email);
+  const user = await findUserByEmail(stores, email);
   const usable = user && user.passwordHash && !user.disabledAt;
   const matches = await verifyPassword(password, usable ? user.passwordHash! : await decoy.value());
   if (!usable || !matches) return { ok: false, message: WRONG_CREDENTIALS };
-  await releaseSlot(byAccount.slotId);
-  await releaseSlot(byAddress.slotId);
+  await releaseSlot(stores, byAccount.slotId);
+  await releaseSlot(stores, byAddress.slotId);
   return { ok: true, user };
 }

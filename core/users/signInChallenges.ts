@@ -1,7 +1,7 @@
 import { sha256Hex } from '../crypto/hash';
-import { deleteSignInChallenge, findSignInChallenge, insertSignInChallenge } from './store';
 import { isSessionValue, newSessionValue } from './sessions';
 import { findActiveUser, type UserRecord } from './users';
+import type { UserStores } from './store';
 
 /**
  * The step between the password and the session for a person with a second factor: the password
@@ -12,21 +12,21 @@ import { findActiveUser, type UserRecord } from './users';
  */
 export const CHALLENGE_TTL_MS = 10 * 60_000;
 
-export async function startSignInChallenge(userId: string, now: Date): Promise<string> {
+export async function startSignInChallenge(stores: UserStores, userId: string, now: Date): Promise<string> {
   const value = newSessionValue();
-  await insertSignInChallenge({ _id: sha256Hex(value), userId, expiresAt: new Date(now.getTime() + CHALLENGE_TTL_MS) });
+  await stores.users.insertSignInChallenge({ _id: sha256Hex(value), userId, expiresAt: new Date(now.getTime() + CHALLENGE_TTL_MS) });
   return value;
 }
 
 /** The active person whose password this browser gave, while the challenge stands; null otherwise. */
-export async function challengedUser(value: unknown, now: Date): Promise<UserRecord | null> {
+export async function challengedUser(stores: UserStores, value: unknown, now: Date): Promise<UserRecord | null> {
   if (!isSessionValue(value)) return null;
-  const challenge = await findSignInChallenge(sha256Hex(value));
+  const challenge = await stores.users.findSignInChallenge(sha256Hex(value));
   if (!challenge || challenge.expiresAt <= now) return null;
-  return findActiveUser(challenge.userId);
+  return findActiveUser(stores, challenge.userId);
 }
 
 /** Ends the challenge; true for the one call that ended it. */
-export async function endSignInChallenge(value: string): Promise<boolean> {
-  return isSessionValue(value) && deleteSignInChallenge(sha256Hex(value));
+export async function endSignInChallenge(stores: UserStores, value: string): Promise<boolean> {
+  return isSessionValue(value) && stores.users.deleteSignInChallenge(sha256Hex(value));
 }

@@ -1,6 +1,6 @@
 import { sha256Hex } from '../crypto/hash';
-import { findBrowserSession, setSessionConfirmedAt } from './store';
 import { isSessionValue } from './sessions';
+import type { UserStores } from './store';
 
 /**
  * Sudo mode (DECISIONS.md "Organization console"): every lasting access (a key, a person, a
@@ -18,19 +18,19 @@ export function sudoActive(confirmedAt: Date | null | undefined, now: Date): boo
 }
 
 /** When the session's person last typed their password: the confirmation, else the sign-in. */
-async function sessionConfirmedAt(sessionValue: unknown): Promise<Date | null> {
+async function sessionConfirmedAt(stores: UserStores, sessionValue: unknown): Promise<Date | null> {
   if (!isSessionValue(sessionValue)) return null;
-  const session = await findBrowserSession(sha256Hex(sessionValue));
+  const session = await stores.users.findBrowserSession(sha256Hex(sessionValue));
   if (!session) return null;
   return session.confirmedAt ?? session.createdAt;
 }
 
 /** Whether the browser holding `sessionValue` is in sudo mode at `now`. */
-export async function sudoModeActive(sessionValue: unknown, now: Date): Promise<boolean> {
-  return sudoActive(await sessionConfirmedAt(sessionValue), now);
+export async function sudoModeActive(stores: UserStores, sessionValue: unknown, now: Date): Promise<boolean> {
+  return sudoActive(await sessionConfirmedAt(stores, sessionValue), now);
 }
 
 /** Records that the password was typed again in this browser at `now`. */
-export async function recordConfirmation(sessionValue: string, now: Date): Promise<void> {
-  if (isSessionValue(sessionValue)) await setSessionConfirmedAt(sha256Hex(sessionValue), now);
+export async function recordConfirmation(stores: UserStores, sessionValue: string, now: Date): Promise<void> {
+  if (isSessionValue(sessionValue)) await stores.users.setSessionConfirmedAt(sha256Hex(sessionValue), now);
 }

@@ -50,12 +50,12 @@ export const m2mCommands: Record<string, AdminCommand> = {
   },
   'm2m rotate': {
     usage: 'm2m rotate --client-id C [--grace-seconds S] (previous secret works S more seconds; default M2M_SECRET_ROTATION_GRACE_SECONDS, 0 = at once)',
-    run: (f, { config, now }) =>
-      rotateClientSecret(requireFlag(f, 'client-id'), intFlag(f, 'grace-seconds') ?? config.oauth.secretRotationGraceSeconds, new Date(now())),
+    run: (f, { config, now, stores }) =>
+      rotateClientSecret(stores, requireFlag(f, 'client-id'), intFlag(f, 'grace-seconds') ?? config.oauth.secretRotationGraceSeconds, new Date(now())),
   },
   'm2m revoke': {
     usage: 'm2m revoke --client-id C',
-    run: (f, { now }) => revokeClient(requireFlag(f, 'client-id'), new Date(now())),
+    run: (f, { now, stores }) => revokeClient(stores, requireFlag(f, 'client-id'), new Date(now())),
   },
   'm2m list': {
     usage: 'm2m list --org O',
@@ -63,6 +63,6 @@ export const m2mCommands: Record<string, AdminCommand> = {
   },
   'm2m signing-key rotate': {
     usage: 'm2m signing-key rotate (new access-token signing key; the old one verifies for one token lifetime more)',
-    run: (_f, { config, now }) => rotateSigningKey(config.secretsKey, new Date(now())),
+    run: (_f, { config, now, stores }) => rotateSigningKey(stores, config.secretsKey, new Date(now())),
   },
 };

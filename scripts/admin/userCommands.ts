@@ -2,7 +2,6 @@ import { OPERATOR } from '../../core/audit/auditActions';
 import { isRole, type Role } from '../../core/users/adminSeats';
 import { createUser, listUsers, reissueSetup, setUserRole } from '../../core/users/users';
 import { disableUser, revokeUserGrants, userGrants } from '../../core/oauth/personAccess';
-import { findUser } from '../../core/users/store';
 import { optionalFlag, permissionsFlag, requireFlag, UsageError, type AdminCommand, type Flags } from './command';
 import { recordOperatorChange } from './operatorAudit';
 
@@ -46,7 +45,7 @@ export const userCommands: Record<string, AdminCommand> = {
   'user role': {
     usage: 'user role --user-id U --role admin|member',
     run: async (f, { stores, now }) => {
-      const changed = await setUserRole(requireFlag(f, 'user-id'), roleFlag(f, true));
+      const changed = await setUserRole(stores, requireFlag(f, 'user-id'), roleFlag(f, true));
       if (changed.role !== changed.role_before) {
         await recordOperatorChange(
           { stores, now },
@@ -64,7 +63,7 @@ export const userCommands: Record<string, AdminCommand> = {
   },
   'user setup-link': {
     usage: 'user setup-link --user-id U',
-    run: (f, { config, now }) => reissueSetup(config, requireFlag(f, 'user-id'), new Date(now())),
+    run: (f, { config, now, stores }) => reissueSetup(stores, config, requireFlag(f, 'user-id'), new Date(now())),
   },
   'user list': {
     usage: 'user list --org O',
@@ -74,8 +73,8 @@ export const userCommands: Record<string, AdminCommand> = {
     usage: 'user disable --user-id U',
     run: async (f, { stores, now }) => {
       const userId = requireFlag(f, 'user-id');
-      const user = await findUser(userId);
-      const disabled = await disableUser(userId, new Date(now()));
+      const user = await stores.users.findUser(userId);
+      const disabled = await disableUser(stores, userId, new Date(now()));
       if (user && !user.disabledAt) {
         await recordOperatorChange(
           { stores, now },
@@ -93,7 +92,7 @@ export const userCommands: Record<string, AdminCommand> = {
   },
   'user grants': {
     usage: 'user grants --user-id U',
-    run: (f) => userGrants(requireFlag(f, 'user-id')),
+    run: (f, { stores }) => userGrants(stores, requireFlag(f, 'user-id')),
   },
   'user grants revoke': {
     usage: 'user grants revoke --user-id U [--client-id C]',

@@ -98,7 +98,7 @@ async function checkWidths(page: Page, name: string, except: (found: string) => 
 async function ageTheConfirmation(): Promise<void> {
   const cookie = (await context.cookies()).find((c) => c.name === cookieSettings(srv.config).name);
   expect(cookie).toBeDefined();
-  await recordConfirmation(cookie!.value, new Date(Date.now() - 20 * 60_000));
+  await recordConfirmation(srv.deps.stores, cookie!.value, new Date(Date.now() - 20 * 60_000));
 }
 
 test('a daily allowance of 10 chosen at consent: two unlocks, then a tool error naming it with nothing charged; raised with the password, the call succeeds', async () => {

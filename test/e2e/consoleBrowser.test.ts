@@ -2,7 +2,6 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { listAuditEvents } from '../../core/audit/auditLog';
 import { createApiKey } from '../../core/keys/apiKeys';
 import { ALL_PERMISSIONS } from '../../core/keys/permissions';
-import { BrowserSession, User } from '../../core/users/models';
 import { closeBrowser, launchBrowser } from '../support/browser';
 import { checkPage, setUpAndSignIn, sidewaysScrolling } from '../support/consoleBrowser';
 import { linkIn, Mailbox } from '../support/mailbox';
@@ -211,13 +210,13 @@ test('"Select all" gives a new key every permission the admin holds; the CLI\'s 
     email: uniqueEmail('all-permissions'),
     permissions: ['all'],
   });
-  const person = await User.findById(all.userId).lean<{ permissions: string[] }>();
+  const person = await srv.deps.stores.users.findUser(all.userId);
   expect([...person!.permissions].sort()).toEqual([...ALL_PERMISSIONS].sort());
 });
 
 test('sudo mode: a password typed more than 15 minutes ago is asked for again, then the person goes on to the form', async () => {
   // Ages this browser's sign-in as 16 minutes of waiting would.
-  await BrowserSession.updateMany({ userId: admin.userId }, { $set: { createdAt: new Date(Date.now() - 16 * 60_000), confirmedAt: null } });
+  await srv.deps.stores.users.backdateBrowserSessionsOf(admin.userId, new Date(Date.now() - 16 * 60_000));
   await page.goto(`${srv.url}/console/keys/new`);
   await page.getByRole('heading', { level: 1, name: 'Confirm your password' }).waitFor();
   await expectAccessible('confirm');
@@ -238,7 +237,7 @@ test('sudo mode: a form posted after the 15 minutes lands on "Confirm your passw
   await page.getByLabel('candidates.search', { exact: true }).check();
   await page.getByLabel('jobs.v1:read', { exact: true }).check();
   // The form stayed open for 16 minutes.
-  await BrowserSession.updateMany({ userId: admin.userId }, { $set: { createdAt: new Date(Date.now() - 16 * 60_000), confirmedAt: null } });
+  await srv.deps.stores.users.backdateBrowserSessionsOf(admin.userId, new Date(Date.now() - 16 * 60_000));
   const keysBefore = (await keysOf(tenant.orgId)).length;
   await submitWith(page, 'Create key');
   await page.getByRole('heading', { level: 1, name: 'Confirm your password' }).waitFor();
@@ -283,7 +282,7 @@ test('the admin invites a member on "Invite a person"; the invitation is mailed,
   memberPage = await memberContext.newPage();
   await setUpAndSignIn(memberPage, srv, setupUrl, member.email, PASSWORD);
   expect(new URL(memberPage.url()).pathname).toBe('/console/overview');
-  const invited = await User.findOne({ email: member.email }).lean<{ _id: string; orgId: string; role: string; permissions: string[] }>();
+  const invited = await srv.deps.stores.users.findUserWithEmail(member.email);
   expect(invited).toMatchObject({ orgId: tenant.orgId, role: 'member', permissions: ['candidates.search'] });
   member.userId = invited!._id;
 });
@@ -318,9 +317,9 @@ test('a member\'s crafted POST to create a key is 403 "Not allowed" and creates 
     const refused = await memberPage.request.post(`${srv.url}${path}`, { form, maxRedirects: 0 });
     expect([path, refused.status()]).toEqual([path, 403]);
   }
-  expect(await User.findById(admin.userId).lean<{ role: string; disabledAt: Date | null }>()).toMatchObject({ role: 'admin', disabledAt: null });
-  expect((await User.findById(member.userId).lean<{ role: string }>())?.role).toBe('member');
-  expect(await User.countDocuments({ orgId: tenant.orgId })).toBe(2);
+  expect(await srv.deps.stores.users.findUser(admin.userId)).toMatchObject({ role: 'admin', disabledAt: null });
+  expect((await srv.deps.stores.users.findUser(member.userId))?.role).toBe('member');
+  expect((await srv.deps.stores.users.usersOfOrg(tenant.orgId)).length).toBe(2);
 });
 
 test("another organization's key id is the same 404 as an absent one, and posting to it changes nothing", async () => {
@@ -377,14 +376,14 @@ test('"Edit person": the admin changes the member\'s permissions; the last activ
   await page.getByRole('heading', { level: 1, name: 'Team' }).waitFor();
   expect(await page.getByRole('status').innerText()).toBe(`Saved: ${member.email}'s role and permissions are changed.`);
   expect(await page.getByRole('row').filter({ hasText: member.email }).innerText()).toContain('jobs.v1:read');
-  expect((await User.findById(member.userId).lean<{ permissions: string[] }>())?.permissions.sort()).toEqual(['candidates.search', 'jobs.v1:read']);
+  expect((await srv.deps.stores.users.findUser(member.userId))?.permissions.sort()).toEqual(['candidates.search', 'jobs.v1:read']);
 
   await page.goto(`${srv.url}/console/team/${admin.userId}`);
   await page.getByLabel('Role', { exact: true }).selectOption({ label: 'Member' });
   await submitWith(page, 'Save');
   await page.getByRole('heading', { level: 1, name: 'Edit person' }).waitFor();
   expect(await page.getByRole('alert').innerText()).toContain('last active admin');
-  expect((await User.findById(admin.userId).lean<{ role: string }>())?.role).toBe('admin');
+  expect((await srv.deps.stores.users.findUser(admin.userId))?.role).toBe('admin');
 });
 
 test('"Disable person" signs the member out at once; every change is in the audit log as the admin', async () => {

@@ -172,7 +172,7 @@ test('with a passkey as the only factor: the password leads to "Two-factor authe
 
   // The sign-in's confirmation made older than sudo mode's 15 minutes: removing the passkey asks again, and the passkey answers.
   const cookie = (await context.cookies()).find((c) => c.name === cookieSettings(srv.config).name);
-  await recordConfirmation(cookie!.value, new Date(Date.now() - 20 * 60_000));
+  await recordConfirmation(srv.deps.stores, cookie!.value, new Date(Date.now() - 20 * 60_000));
   await page.goto(`${srv.url}/console/security`);
   await submitWith(page, 'Remove Phone');
   await page.getByRole('heading', { level: 1, name: 'Confirm your password' }).waitFor();

@@ -1,7 +1,6 @@
 import { authenticator } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { allAuditEvents, listAuditEvents } from '../../core/audit/auditLog';
-import { User } from '../../core/users/models';
 import { SUDO_WINDOW_MS } from '../../core/users/sudoMode';
 import { startAccountsStack } from '../support/accountsStack';
 import { checkPage, setUpAndSignIn, sidewaysScrolling } from '../support/consoleBrowser';
@@ -91,7 +90,7 @@ test('an authenticator app: enrolled by its secret, asked for after the password
   expect(new Set(codes).size).toBe(10);
   expect(await page.locator('div[role="status"]').innerText()).toContain('The authenticator app is on');
   // Neither the secret nor a recovery code is stored in plaintext.
-  const stored = JSON.stringify(await User.findById(made.userId).lean());
+  const stored = JSON.stringify(await srv.deps.stores.users.findUser(made.userId));
   expect(stored).not.toContain(secret);
   for (const code of codes) expect(stored).not.toContain(code);
   expect(await mailbox.waitFor(email, 'A sign-in method was added')).toBeTruthy();
@@ -247,7 +246,7 @@ test('an organization that requires two-factor authentication takes a person wit
   await page.goto(`${srv.url}/console/security`);
   await submitWith(page, 'Turn off authenticator app');
   expect(await page.getByRole('alert').innerText()).toContain('add another second factor before you turn this one off');
-  expect((await User.findById(member.userId).lean())!.totpSecretSealed).toEqual(expect.any(String));
+  expect((await srv.deps.stores.users.findUser(member.userId))!.totpSecretSealed).toEqual(expect.any(String));
   // From now on signing in asks for the code.
   await signOut(page);
   await signIn(page, member.email, PASSWORD);

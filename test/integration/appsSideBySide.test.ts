@@ -5,6 +5,7 @@ import { createDeps, type Deps } from '../../core/deps';
 import { recordAuditEvent } from '../../core/audit/auditLog';
 import { grantCredits } from '../../core/credits/credits';
 import { readLimitSettings, setCap } from '../../core/limits/limitSettings';
+import { createUser } from '../../core/users/users';
 import { invitationMail } from '../../core/mail/mailMessages';
 import { queueMail } from '../../core/mail/mailOutbox';
 import { openStore } from '../../core/store/connection';
@@ -179,6 +180,36 @@ test("each app's organizations, workspaces and keys are in its own database", as
   expect(await first.deps.stores.keys.findKey(tenant.keyId)).toBeNull();
   expect((await api(second.url, 'GET', '/v1/whoami', { key: tenant.key })).status).toBe(200);
   expectProblemResponse(await api(first.url, 'GET', '/v1/whoami', { key: tenant.key }), 401, 'invalid_api_key');
+});
+
+test("each app's OAuth clients and signing keys are in its own database", async () => {
+  const res = await fetch(`${second.url}/api/oauth/register`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ client_name: 'Side by side', redirect_uris: ['https://side.example.com/cb'] }),
+  });
+  expect(res.status).toBe(201);
+  const clientId = ((await res.json()) as { client_id: string }).client_id;
+  expect(await second.deps.stores.oauth.findPublicClient(clientId)).toMatchObject({ kind: 'dynamic', clientName: 'Side by side' });
+  expect(await first.deps.stores.oauth.findPublicClient(clientId)).toBeNull();
+  const { kid } = await second.deps.signingKeys.rotate(new Date());
+  expect(await second.deps.stores.oauth.findSigningKey(kid)).not.toBeNull();
+  expect(await first.deps.stores.oauth.findSigningKey(kid)).toBeNull();
+});
+
+test("each app's people and their sign-in slots are in its own database", async () => {
+  const tenant = await tenantOfBoth();
+  const email = `side-${tenant.orgId.toLowerCase()}@example.com`;
+  const made = await createUser(
+    second.deps.stores,
+    second.deps.config,
+    { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions: ['candidates.search'] },
+    new Date(),
+  );
+  expect(await second.deps.stores.users.findUser(made.user_id)).toMatchObject({ orgId: tenant.orgId, email });
+  expect(await first.deps.stores.users.findUser(made.user_id)).toBeNull();
+  expect(await second.deps.stores.users.insertAttemptSlot(`side:${tenant.orgId}`, new Date(Date.now() + 60_000))).toBe(true);
+  expect(await first.deps.stores.users.findAttemptSlots([`side:${tenant.orgId}`])).toEqual([]);
 });
 
 test("each app's limit settings and admission slots are in its own database", async () => {

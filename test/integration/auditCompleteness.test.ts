@@ -6,7 +6,6 @@ import { newId } from '../../core/ids';
 import { createApiKey } from '../../core/keys/apiKeys';
 import { ALL_PERMISSIONS } from '../../core/keys/permissions';
 import { recordConsent } from '../../core/oauth/consentGrants';
-import { Invitation } from '../../core/users/models';
 import { passkeysOf } from '../../core/users/passkeyCeremonies';
 import { createUser } from '../../core/users/users';
 import { WebhookEndpoint } from '../../core/webhooks/models';
@@ -207,7 +206,7 @@ const PATHS: AuditPath[] = [
         ['role', 'member'],
         ['permissions', 'jobs.v1:read'],
       ]);
-      state.invitationId = (await Invitation.findOne({ orgId: tenant.orgId, email }).lean())!._id;
+      state.invitationId = (await srv.deps.stores.users.newestInvitationTo(email, tenant.orgId))!._id;
       return inTenant(USER)();
     },
   },
@@ -270,6 +269,7 @@ const PATHS: AuditPath[] = [
     via: 'Connected applications',
     drive: async () => {
       await recordConsent(
+        srv.deps.stores,
         {
           userId: admin.userId,
           orgId: tenant.orgId,
@@ -289,6 +289,7 @@ const PATHS: AuditPath[] = [
     via: 'Connected applications',
     drive: async () => {
       const grant = await recordConsent(
+        srv.deps.stores,
         {
           userId: admin.userId,
           orgId: tenant.orgId,
@@ -355,6 +356,7 @@ const PATHS: AuditPath[] = [
     via: 'cli user grants revoke',
     drive: async () => {
       await recordConsent(
+        srv.deps.stores,
         {
           userId: state.personId,
           orgId: tenant.orgId,
@@ -473,7 +475,7 @@ const PATHS: AuditPath[] = [
       const options = JSON.parse((await admin.post('/console/security/passkeys/options')).text);
       const answer = new SoftAuthenticator().register(options, new URL(srv.config.authUrl).origin);
       await consolePost('/console/security/passkeys', { name: 'Audited passkey', credential: JSON.stringify(answer) });
-      state.passkeyId = (await passkeysOf(admin.userId)).find((p) => p.name === 'Audited passkey')!._id;
+      state.passkeyId = (await passkeysOf(srv.deps.stores, admin.userId)).find((p) => p.name === 'Audited passkey')!._id;
       return inTenant(USER)();
     },
   },

@@ -1,7 +1,6 @@
 import mongoose, { Schema } from 'mongoose';
 import { createClient } from '../../core/oauth/clients';
 import { refreshTokenGrant } from '../../core/oauth/grants/refreshToken';
-import { RefreshToken } from '../../core/oauth/models';
 import { findRefreshToken, issueRefreshToken } from '../../core/oauth/refreshTokens';
 import type { OAuthError } from '../../core/oauth/tokenRequest';
 import { createTenant } from '../support/fixtures';
@@ -80,16 +79,18 @@ test(`${CONCURRENT} concurrent refresh_token grants of one M2M refresh token: ex
   const successes: number[] = [];
   const liveTokensLeft: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    const token = await issueRefreshToken({ clientId: client.client_id, scope: 'mcp:tools', resource: RESOURCE }, 3600, new Date());
-    const { chainId } = (await findRefreshToken(token))!;
+    const token = await issueRefreshToken(srv.deps.stores, { clientId: client.client_id, scope: 'mcp:tools', resource: RESOURCE }, 3600, new Date());
+    const { chainId } = (await findRefreshToken(srv.deps.stores, token))!;
     const outcomes = await Promise.allSettled(
-      Array.from({ length: CONCURRENT }, () => refreshTokenGrant(caller, token, new Map(), srv.config, srv.signingKeys, new Date(), srv.deps.logger)),
+      Array.from({ length: CONCURRENT }, () =>
+        refreshTokenGrant(srv.deps.stores, caller, token, new Map(), srv.config, srv.signingKeys, new Date(), srv.deps.logger),
+      ),
     );
     successes.push(outcomes.filter((o) => o.status === 'fulfilled').length);
     // Every other outcome is the refusal of a reused token, not some other failure.
     for (const o of outcomes) if (o.status === 'rejected') expect((o.reason as OAuthError).error).toBe('invalid_grant');
     // The losers presented a used token: the whole chain, the winner's successor included, is revoked.
-    liveTokensLeft.push(await RefreshToken.countDocuments({ chainId, revokedAt: null }));
+    liveTokensLeft.push(await srv.deps.stores.oauth.countLiveRefreshTokensOfChain(chainId));
   }
   expect(successes).toEqual(Array(ROUNDS).fill(1));
   expect(liveTokensLeft).toEqual(Array(ROUNDS).fill(0));

@@ -1,5 +1,4 @@
 import { listAuditEvents } from '../../core/audit/auditLog';
-import { User } from '../../core/users/models';
 import { consoleSession, type ConsoleSession } from '../support/consoleWebhooks';
 import { addKey, createTenant, type TestTenant } from '../support/fixtures';
 import { api, type HttpResponse } from '../support/http';
@@ -98,7 +97,7 @@ describe('one rule for handing on permissions', () => {
     const res = await admin.post('/console/team/invite', { email, role: 'member', permissions: 'usage.v1:read' });
     expect(res.status).toBe(403);
     expect(res.text).toContain('<h1>Not allowed</h1>');
-    expect(await User.countDocuments({ email })).toBe(0);
+    expect(await srv.deps.stores.users.findUserWithEmail(email)).toBeNull();
   });
 
   test('a person holding a permission the admin lacks can be neither demoted, nor changed, nor disabled; their page offers neither', async () => {
@@ -119,7 +118,7 @@ describe('one rule for handing on permissions', () => {
       expect([path, form.role, res.status]).toEqual([path, form.role, 403]);
       expect(res.text).toContain('they hold permissions you do not have yourself: audit.v1:read');
     }
-    const after = await User.findById(stronger.userId).lean<{ role: string; permissions: string[]; disabledAt: Date | null }>();
+    const after = await srv.deps.stores.users.findUser(stronger.userId);
     expect(after).toMatchObject({ role: 'admin', disabledAt: null });
     expect([...after!.permissions].sort()).toEqual(['audit.v1:read', 'candidates.search']);
     expect((await stronger.get('/console/overview')).status).toBe(200);
@@ -133,7 +132,7 @@ describe('one rule for handing on permissions', () => {
     expect(saved.status).toBe(303);
     const disabled = await admin.post(`/console/team/${member.userId}/disable`, {});
     expect(disabled.status).toBe(303);
-    expect((await User.findById(member.userId).lean<{ disabledAt: Date | null }>())?.disabledAt).not.toBeNull();
+    expect((await srv.deps.stores.users.findUser(member.userId))?.disabledAt).not.toBeNull();
   });
 });
 
@@ -192,7 +191,7 @@ describe("an operator's limit follows the key", () => {
     expect(page.text).toContain('>Application</label>');
     expect(page.text).toMatch(new RegExp(`<option value="${org.applicationId}"[^>]*selected`));
     expect(page.text).toContain(`Reporting jobs (${apps.json.application_id})`);
-    const person = await User.findById(orgAdmin.userId).lean<{ applicationId: string }>();
+    const person = await srv.deps.stores.users.findUser(orgAdmin.userId);
     expect(page.text).not.toContain(person!.applicationId);
   });
 
@@ -222,7 +221,7 @@ describe("an operator's limit follows the key", () => {
 
   test("an application of another organization, or a person's, is refused and nothing is created", async () => {
     const other = await createTenant();
-    const person = await User.findById(admin.userId).lean<{ applicationId: string }>();
+    const person = await srv.deps.stores.users.findUser(admin.userId);
     for (const application of [other.applicationId, person!.applicationId, '']) {
       const before = (await srv.deps.stores.keys.keysOfOrg(tenant.orgId)).length;
       const res = await createInConsole({ application });

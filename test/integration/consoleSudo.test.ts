@@ -2,7 +2,6 @@ import { authenticator } from 'otplib';
 import { allAuditEvents } from '../../core/audit/auditLog';
 import { newId } from '../../core/ids';
 import { createApiKey } from '../../core/keys/apiKeys';
-import { Invitation, User } from '../../core/users/models';
 import { PASSKEY_NOT_ACCEPTED, passkeyCountOf } from '../../core/users/passkeyCeremonies';
 import { relyingPartyOf } from '../../core/users/passkeys';
 import { SUDO_WINDOW_MS } from '../../core/users/sudoMode';
@@ -112,9 +111,9 @@ async function auditEntryCount(): Promise<number> {
 async function storeState() {
   return {
     keys: (await fileStores().keys.keysOfOrg(tenant.orgId)).sort((a, b) => a._id.localeCompare(b._id)),
-    people: await User.find({ orgId: tenant.orgId }).sort({ _id: 1 }).lean(),
+    people: (await srv.deps.stores.users.usersOfOrg(tenant.orgId)).sort((a, b) => a._id.localeCompare(b._id)),
     endpoints: await WebhookEndpoint.find({ orgId: tenant.orgId }).sort({ _id: 1 }).lean(),
-    passkeys: await passkeyCountOf(admin.userId),
+    passkeys: await passkeyCountOf(srv.deps.stores, admin.userId),
     audit: await auditEntryCount(),
   };
 }
@@ -170,7 +169,7 @@ const ACTIONS: SudoAction[] = [
     done: async (answer) => {
       expect(answer.status).toBe(303);
       expect(answer.location).toBe('/console/team?done=invited');
-      expect(await Invitation.findOne({ email: invitedEmail }).lean()).toMatchObject({ status: 'pending' });
+      expect(await srv.deps.stores.users.newestInvitationTo(invitedEmail)).toMatchObject({ status: 'pending' });
     },
   },
   {
@@ -183,7 +182,7 @@ const ACTIONS: SudoAction[] = [
     ],
     done: async (answer) => {
       expect(answer.status).toBe(303);
-      const person = await User.findById(personId).lean();
+      const person = await srv.deps.stores.users.findUser(personId);
       expect(person).toMatchObject({ role: 'admin', permissions: ['jobs.v1:read', 'candidates.search'] });
     },
   },
@@ -233,7 +232,7 @@ const ACTIONS: SudoAction[] = [
     form: () => [],
     done: async (answer) => {
       expect(answer.status).toBe(303);
-      expect((await User.findOne({ email: admin.email }).lean())!.totpSecretSealed).toBeNull();
+      expect((await srv.deps.stores.users.findUserWithEmail(admin.email))!.totpSecretSealed).toBeNull();
     },
   },
   {
@@ -243,7 +242,7 @@ const ACTIONS: SudoAction[] = [
     done: async (answer) => {
       expect(answer.status).toBe(303);
       expect(answer.location).toBe('/console/security');
-      expect(await passkeyCountOf(admin.userId)).toBe(0);
+      expect(await passkeyCountOf(srv.deps.stores, admin.userId)).toBe(0);
     },
   },
 ];

@@ -1,5 +1,4 @@
 import { listAuditEvents } from '../../core/audit/auditLog';
-import { Invitation, User } from '../../core/users/models';
 import { createUser } from '../../core/users/users';
 import { consoleSession, type ConsoleSession } from '../support/consoleWebhooks';
 import { createTenant, type TestTenant } from '../support/fixtures';
@@ -85,11 +84,11 @@ test.each([
   expect(headersOf(usedAnswer)).toEqual(headersOf(freshAnswer));
 
   // Both are stored pending; only the new address got an account.
-  const used = await Invitation.findOne({ orgId: tenant.orgId, email: taken }).sort({ createdAt: -1 }).lean();
-  const made = await Invitation.findOne({ orgId: tenant.orgId, email: fresh }).lean();
+  const used = await srv.deps.stores.users.newestInvitationTo(taken, tenant.orgId);
+  const made = await srv.deps.stores.users.newestInvitationTo(fresh, tenant.orgId);
   expect(used).toMatchObject({ status: 'pending', userId: null });
   expect(made).toMatchObject({ status: 'pending', userId: expect.stringMatching(/^usr_/) });
-  expect(await User.countDocuments({ email: taken })).toBe(1);
+  expect(await srv.deps.stores.users.findUserWithEmail(taken)).not.toBeNull();
 
   // The Team page lists both the same way, "Invitation pending" with "Resend invitation" and "Cancel invitation".
   const team = await admin.get('/console/team?done=invited');
@@ -130,7 +129,7 @@ test('the new address sets a password through its mailed link and joins; its inv
     redirect: 'manual',
   });
   expect(done.status).toBe(200);
-  expect((await Invitation.findOne({ email: fresh }).lean())!.status).toBe('accepted');
+  expect((await srv.deps.stores.users.newestInvitationTo(fresh))!.status).toBe('accepted');
   const team = await admin.get('/console/team');
   // The person's row (the people table shows the email above the id), and no pending invitation's row.
   const rows = team.text

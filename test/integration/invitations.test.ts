@@ -1,5 +1,4 @@
 import { listAuditEvents } from '../../core/audit/auditLog';
-import { Invitation, User } from '../../core/users/models';
 import { postConsoleForm, setPasswordThrough, signedInPerson, signInOnPage, PASSWORD } from '../support/accountForms';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { FormBrowser } from '../support/formBrowser';
@@ -53,7 +52,7 @@ test('a mail server that is down while an invitation is sent: the mail arrives o
   const person = new FormBrowser(srv.url);
   expect((await setPasswordThrough(person, linkIn(mail, linkPrefix()), PASSWORD)).status).toBe(200);
   expect((await signInOnPage(person, email, PASSWORD)).location).toBe('/console/overview');
-  expect(await Invitation.findOne({ email }).lean()).toMatchObject({ status: 'accepted' });
+  expect(await srv.deps.stores.users.newestInvitationTo(email)).toMatchObject({ status: 'accepted' });
 });
 
 test('inviting an address that has an account answers exactly as for a new one; that address is told by mail, with no link', async () => {
@@ -69,7 +68,7 @@ test('inviting an address that has an account answers exactly as for a new one; 
   expect(note.text).not.toContain('token=');
   await mailbox.waitFor(fresh, 'You are invited');
   // The existing account is untouched: same organization, still signs in.
-  expect(await User.findOne({ email: existing.email }).lean()).toMatchObject({ orgId: elsewhere.orgId });
+  expect(await srv.deps.stores.users.findUserWithEmail(existing.email)).toMatchObject({ orgId: elsewhere.orgId });
   expect((await signInOnPage(new FormBrowser(srv.url), existing.email, PASSWORD)).status).toBe(303);
 });
 
@@ -77,7 +76,7 @@ test('"Resend invitation" mails a new link and the earlier one stops working; "C
   const email = uniqueEmail('resend');
   await invite(email);
   const first = linkIn(await mailbox.waitFor(email, 'You are invited'), linkPrefix());
-  const invitation = await Invitation.findOne({ email }).lean<{ _id: string }>();
+  const invitation = await srv.deps.stores.users.newestInvitationTo(email);
   const resent = await postConsoleForm(admin.browser, '/console/team', `/console/team/invitations/${invitation!._id}/resend`, {});
   expect(resent).toMatchObject({ status: 303, location: '/console/team?done=resent' });
   expect((await admin.browser.request(resent.location!)).text).toContain('Invitation sent again');
@@ -89,7 +88,7 @@ test('"Resend invitation" mails a new link and the earlier one stops working; "C
   const cancelled = await postConsoleForm(admin.browser, '/console/team', `/console/team/invitations/${invitation!._id}/cancel`, {});
   expect(cancelled).toMatchObject({ status: 303, location: '/console/team?done=cancelled' });
   expect((await new FormBrowser(srv.url).request(new URL(second).pathname + new URL(second).search)).status).toBe(400);
-  expect(await User.findOne({ email }).lean()).toBeNull();
+  expect(await srv.deps.stores.users.findUserWithEmail(email)).toBeNull();
   // Cancelled is final: a second cancel or a resend changes nothing.
   expect((await postConsoleForm(admin.browser, '/console/team', `/console/team/invitations/${invitation!._id}/resend`, {})).status).toBe(409);
 
@@ -105,8 +104,8 @@ test("another organization's invitation reads as absent", async () => {
   const other = await signedInPerson(srv, await createTenant(), { role: 'admin' });
   const email = uniqueEmail('foreign');
   await invite(email);
-  const invitation = await Invitation.findOne({ email }).lean<{ _id: string }>();
+  const invitation = await srv.deps.stores.users.newestInvitationTo(email);
   const refused = await postConsoleForm(other.browser, '/console/team', `/console/team/invitations/${invitation!._id}/cancel`, {});
   expect(refused.status).toBe(404);
-  expect(await Invitation.findById(invitation!._id).lean()).toMatchObject({ status: 'pending' });
+  expect(await srv.deps.stores.users.newestInvitationTo(email)).toMatchObject({ status: 'pending' });
 });

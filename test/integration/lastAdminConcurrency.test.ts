@@ -1,6 +1,5 @@
 import type { Config } from '../../core/config';
 import { Problem } from '../../core/problems';
-import { User } from '../../core/users/models';
 import { createUser, setUserRole } from '../../core/users/users';
 import { disableUser } from '../../core/oauth/personAccess';
 import { createTenant } from '../support/fixtures';
@@ -39,13 +38,15 @@ async function admins(n: number) {
   return { orgId: tenant.orgId, ids };
 }
 
-const activeAdmins = (orgId: string) => User.countDocuments({ orgId, role: 'admin', disabledAt: null });
+const activeAdmins = (orgId: string) => testStore.stores.users.countActiveAdmins(orgId);
 
 test.each([1, 2, 3, 4, 5])('round %i: two admins demoting and disabling each other at once leave one active admin', async (round) => {
   const { orgId, ids } = await admins(2);
   const [a, b] = ids;
   const outcomes = await Promise.allSettled(
-    round % 2 ? [setUserRole(a, 'member'), setUserRole(b, 'member')] : [setUserRole(a, 'member'), disableUser(b, new Date())],
+    round % 2
+      ? [setUserRole(fileStores(), a, 'member'), setUserRole(fileStores(), b, 'member')]
+      : [setUserRole(fileStores(), a, 'member'), disableUser(fileStores(), b, new Date())],
   );
   const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason] : []));
   expect(refused).toHaveLength(1);
@@ -56,7 +57,7 @@ test.each([1, 2, 3, 4, 5])('round %i: two admins demoting and disabling each oth
 
 test('five admins all demoted at once: exactly four go through', async () => {
   const { orgId, ids } = await admins(5);
-  const outcomes = await Promise.allSettled(ids.map((id) => setUserRole(id, 'member')));
+  const outcomes = await Promise.allSettled(ids.map((id) => setUserRole(fileStores(), id, 'member')));
   expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(4);
   expect(await activeAdmins(orgId)).toBe(1);
 });
@@ -74,11 +75,11 @@ test('a person stored before roles existed reads as member and can be promoted, 
     },
     new Date(),
   );
-  await User.collection.updateOne({ _id: old.user_id as never }, { $unset: { role: '' } });
-  const first = await setUserRole(old.user_id, 'admin');
+  await testStore.stores.users.unsetUserRole(old.user_id);
+  const first = await setUserRole(fileStores(), old.user_id, 'admin');
   expect(first).toMatchObject({ role_before: 'member', role: 'admin' });
-  await expect(setUserRole(old.user_id, 'member')).rejects.toMatchObject({ code: 'last_admin' });
-  await expect(disableUser(old.user_id, new Date())).rejects.toMatchObject({ code: 'last_admin' });
+  await expect(setUserRole(fileStores(), old.user_id, 'member')).rejects.toMatchObject({ code: 'last_admin' });
+  await expect(disableUser(fileStores(), old.user_id, new Date())).rejects.toMatchObject({ code: 'last_admin' });
   const second = await createUser(
     fileStores(),
     config,
@@ -91,8 +92,8 @@ test('a person stored before roles existed reads as member and can be promoted, 
     },
     new Date(),
   );
-  await disableUser(old.user_id, new Date());
+  await disableUser(fileStores(), old.user_id, new Date());
   // A disabled admin is not counted: the remaining one is the last.
-  await expect(setUserRole(second.user_id, 'member')).rejects.toMatchObject({ code: 'last_admin' });
+  await expect(setUserRole(fileStores(), second.user_id, 'member')).rejects.toMatchObject({ code: 'last_admin' });
   expect(await activeAdmins(tenant.orgId)).toBe(1);
 });

@@ -49,10 +49,15 @@ async function connect(allowance: GrantAllowance, clientName: string): Promise<C
     },
     new Date(),
   );
-  const clientId = (await registerPublicClient({ client_name: clientName, redirect_uris: ['https://agent.example.com/cb'] }, new Date())).client_id as string;
-  const grant = await recordConsent({ userId: user.user_id, orgId: tenant.orgId, clientId, clientName, scope: 'mcp:tools', allowance }, new Date());
+  const clientId = (await registerPublicClient(srv.deps.stores, { client_name: clientName, redirect_uris: ['https://agent.example.com/cb'] }, new Date()))
+    .client_id as string;
+  const grant = await recordConsent(
+    srv.deps.stores,
+    { userId: user.user_id, orgId: tenant.orgId, clientId, clientName, scope: 'mcp:tools', allowance },
+    new Date(),
+  );
   const chainId = newId('rtc');
-  await startChain({ id: chainId, userId: user.user_id, clientId, grantId: grant._id }, new Date());
+  await startChain(srv.deps.stores, { id: chainId, userId: user.user_id, clientId, grantId: grant._id }, new Date());
   const { token } = await issueAccessToken({
     now: new Date(),
     issuer: AUTH_URL,

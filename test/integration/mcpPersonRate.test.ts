@@ -39,9 +39,10 @@ async function personToken(userId?: string): Promise<{ userId: string; token: st
         new Date(),
       )
     ).user_id;
-  const client = (await registerPublicClient({ client_name: 'Rate test', redirect_uris: ['https://rate.example.com/cb'] }, new Date())).client_id as string;
+  const client = (await registerPublicClient(srv.deps.stores, { client_name: 'Rate test', redirect_uris: ['https://rate.example.com/cb'] }, new Date()))
+    .client_id as string;
   const chainId = newId('rtc');
-  await startChain({ id: chainId, userId: person, clientId: client, grantId: newId('cg') }, new Date());
+  await startChain(srv.deps.stores, { id: chainId, userId: person, clientId: client, grantId: newId('cg') }, new Date());
   const { token } = await issueAccessToken({
     now: new Date(),
     issuer: AUTH_URL,

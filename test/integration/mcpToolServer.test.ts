@@ -149,7 +149,7 @@ describe('bearer validation at /tools', () => {
     const c = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 100 }, new Date());
     const t = (await clientCredentialsToken(srv, await discover(srv), c.client_id, c.client_secret)).access_token;
     expect((await postTools(`Bearer ${t}`)).status).toBe(200);
-    await revokeClient(c.client_id, new Date());
+    await revokeClient(srv.deps.stores, c.client_id, new Date());
     await expectInvalidToken(t);
   });
 

@@ -1,4 +1,3 @@
-import { OAuthClient } from '../../core/oauth/models';
 import { runAdminWith } from '../support/adminCli';
 import { createTenant } from '../support/fixtures';
 import { startTestApi, type TestApi } from '../support/testApi';
@@ -33,7 +32,7 @@ test('m2m create, rotate, list and revoke through the operator CLI', async () =>
     rate_limit_per_minute: 120,
   });
   const { client_id: id, client_secret: secret } = created.json;
-  const stored = await OAuthClient.findById(id).lean();
+  const stored = await srv.deps.stores.oauth.findOAuthClient(id);
   expect(JSON.stringify(stored)).not.toContain(secret);
   expect((await tokenRequest(srv, form(id, secret))).status).toBe(200);
 

@@ -5,10 +5,8 @@ import { decodeJwt } from 'jose';
 import { authenticator } from 'otplib';
 import { setSecondFactorRequired } from '../../core/tenancy/securityPolicy';
 import { offerTotpSecret, turnOnAuthenticatorApp } from '../../core/users/authenticatorApp';
-import { AuthorizationCode, RefreshRotation } from '../../core/oauth/models';
 import { createUser, findActiveUser, reissueSetup } from '../../core/users/users';
 import { disableUser } from '../../core/oauth/personAccess';
-import { User } from '../../core/users/models';
 import { FormBrowser, formField as field } from '../support/formBrowser';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { recordConsent } from '../../core/oauth/consentGrants';
@@ -122,9 +120,10 @@ describe('metadata (RFC 8414), API reference and housekeeping', () => {
 
   test('store maintenance purges expired sign-in records; live ones stay', async () => {
     const { purgeExpiredRecords } = await import('../../core/maintenance/purgeExpiredRecords');
-    const { findAttemptSlots, insertAttemptSlot } = await import('../../core/users/store');
+    const { findAttemptSlots, insertAttemptSlot } = srv.deps.stores.users;
     await insertAttemptSlot('purge-test:old', new Date(Date.now() - 1000));
     await insertAttemptSlot('purge-test:live', new Date(Date.now() + 60_000));
+
     expect((await purgeExpiredRecords(srv.deps.stores, new Date())).signInRecords).toBeGreaterThanOrEqual(1);
     expect((await findAttemptSlots(['purge-test:old', 'purge-test:live'])).map((s) => s._id)).toEqual(['purge-test:live']);
   });
@@ -185,7 +184,7 @@ describe('the whole flow with a dynamically registered client on a loopback redi
     expect(back.searchParams.get('state')).toBe('st-1');
     expect(back.searchParams.get('iss')).toBe(AUTH_URL);
     const code = back.searchParams.get('code')!;
-    expect(await AuthorizationCode.exists({ _id: code })).toBeNull(); // stored hashed only
+    expect(await srv.deps.stores.oauth.findAuthorizationCode(code)).toBeNull(); // stored hashed only
 
     const form = { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: clientId, code_verifier: verifier };
     const badVerifier = await tokenRequest(srv, { ...form, code_verifier: pkce().verifier });
@@ -280,11 +279,11 @@ describe('refresh tokens of people', () => {
     expect(retried.status).toBe(200);
     expect(retried.json).toEqual(second.json);
     // The stored pair is sealed, never plaintext.
-    const rotation = await RefreshRotation.findOne({ sealedPair: { $ne: null } }).lean();
+    const rotation = await srv.deps.stores.oauth.findRotationKeepingPair();
     expect(JSON.stringify(rotation)).not.toContain(second.json.refresh_token);
 
     // Beyond the window, a reuse revokes the chain.
-    await RefreshRotation.updateMany({}, { $set: { retryUntil: new Date(Date.now() - 1000) } });
+    await srv.deps.stores.oauth.endRefreshRetryWindows(new Date(Date.now() - 1000));
     expect((await refresh(first.json.refresh_token)).json.error).toBe('invalid_grant');
     expect((await refresh(second.json.refresh_token)).json.error).toBe('invalid_grant');
     expect((await toolsStatus(second.json.access_token)).status).toBe(401);
@@ -306,7 +305,7 @@ describe('refresh tokens of people', () => {
       code_verifier: p2.verifier,
     });
     expect((await toolsStatus(live.json.access_token)).status).toBe(200);
-    await disableUser(person.userId, new Date());
+    await disableUser(srv.deps.stores, person.userId, new Date());
     expect((await toolsStatus(live.json.access_token)).status).toBe(401);
     expect((await refresh(live.json.refresh_token)).json.error).toBe('invalid_grant');
     const connections = await person.browser.request('/api/oauth/connections');
@@ -340,7 +339,7 @@ describe('refresh tokens of people', () => {
     }
 
     // The person forgot the password: the operator issues a new link, opened in another browser.
-    const link = new URL((await reissueSetup(srv.config, person.userId, new Date())).setup_url);
+    const link = new URL((await reissueSetup(srv.deps.stores, srv.config, person.userId, new Date())).setup_url);
     const other = new FormBrowser(srv.url);
     const form = await other.request(link.pathname + link.search);
     const done = await other.request('/api/oauth/setup', {
@@ -477,7 +476,7 @@ describe('refusals at the authorization endpoint', () => {
     expect((await tokenRequest(srv, { ...form, redirect_uri: 'https://strict.example.com/cb2' })).json.error).toBe('invalid_grant');
     const other = (await register({ redirect_uris: ['https://strict.example.com/cb'] })).json.client_id;
     expect((await tokenRequest(srv, { ...form, client_id: other })).json.error).toBe('invalid_grant');
-    await AuthorizationCode.updateMany({}, { $set: { expiresAt: new Date(Date.now() - 1) } });
+    await srv.deps.stores.oauth.expireAuthorizationCodes(new Date(Date.now() - 1));
     expect((await tokenRequest(srv, form)).json.error).toBe('invalid_grant');
   });
 
@@ -513,13 +512,13 @@ describe('sign-in limits', () => {
     const unknown = await attempt('nobody@example.com', 'whatever password');
     expect(unknown.status).toBe(401);
     expect(unknown.text).toContain('The email or password is not correct.');
-    expect(await User.exists({ email: 'nobody@example.com' })).toBeNull();
+    expect(await srv.deps.stores.users.findUserWithEmail('nobody@example.com')).toBeNull();
   });
 
   test('with an authenticator app, the authorization request waits for the code after the password, then goes on to consent and a code', async () => {
     const person = await newPerson();
-    const offer = await offerTotpSecret(srv.config, (await findActiveUser(person.userId))!);
-    const on = await turnOnAuthenticatorApp(srv.config, person.userId, authenticator.generate(offer.secret), new Date());
+    const offer = await offerTotpSecret(srv.deps.stores, srv.config, (await findActiveUser(srv.deps.stores, person.userId))!);
+    const on = await turnOnAuthenticatorApp(srv.deps.stores, srv.config, person.userId, authenticator.generate(offer.secret), new Date());
     expect(on.ok).toBe(true);
     const reg = await register({ client_name: 'Two-factor App', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none' });
     const { challenge } = pkce();
@@ -584,6 +583,7 @@ describe('sign-in limits', () => {
     });
     const reg = await register({ client_name: 'Held App', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none' });
     await recordConsent(
+      srv.deps.stores,
       {
         userId: created.user_id,
         orgId: own.orgId,
@@ -612,7 +612,7 @@ describe('sign-in limits', () => {
     expect(signedIn.location).toBe('/console/security');
     const again = await browser.request(start.location!);
     expect(again.location).toBe('/console/security');
-    expect(await AuthorizationCode.countDocuments({ clientId: reg.json.client_id })).toBe(0);
+    expect(await srv.deps.stores.oauth.countAuthorizationCodesOfClient(reg.json.client_id)).toBe(0);
   });
 
   test("a connected application's tokens stop working when the person's organization requires a second factor they lack (RFC 9470 challenge)", async () => {

@@ -1,4 +1,3 @@
-import { AuthorizationRequest } from '../../core/oauth/models';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { OAUTH_ENV } from './oauthTestClient';
@@ -166,7 +165,7 @@ describe('pending authorizations per client address', () => {
     serveDocuments();
     const clientId = docUrl('pending');
     const address = newAddress();
-    const stored = () => AuthorizationRequest.countDocuments({ clientId });
+    const stored = () => srv.deps.stores.oauth.countAuthorizationRequestsOfClient(clientId);
     for (let i = 0; i < AUTHORIZE_PER_ADDRESS; i++) expect((await authorize(clientId, address)).status).toBe(303);
     expect(await stored()).toBe(AUTHORIZE_PER_ADDRESS);
     const over = await authorize(clientId, address);

@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import * as oauth from 'oauth4webapi';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { sha256Hex } from '../../core/crypto/hash';
-import { AuthorizationCode } from '../../core/oauth/models';
 import { closeBrowser, launchBrowser } from '../support/browser';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
@@ -282,14 +281,14 @@ test('wrong resource: invalid_target at the redirect, and at the token endpoint'
 test('an expired code (60 s) is invalid_grant', async () => {
   const { pending, callback } = await freshCode();
   const id = sha256Hex(callback.searchParams.get('code')!);
-  const stored = await AuthorizationCode.findById(id).lean<{ expiresAt: Date }>();
+  const stored = await srv.deps.stores.oauth.findAuthorizationCode(id);
   expect(stored).not.toBeNull();
   const lifetime = stored!.expiresAt.getTime() - Date.now();
   expect(lifetime).toBeGreaterThan(0);
   expect(lifetime).toBeLessThanOrEqual(60_000);
   // Age the code instead of waiting out its minute.
-  const aged = await AuthorizationCode.updateOne({ _id: id }, { $set: { expiresAt: new Date(Date.now() - 1000) } });
-  expect(aged.matchedCount).toBe(1);
+  expect(await srv.deps.stores.oauth.expireAuthorizationCodes(new Date(Date.now() - 1000), id)).toBe(1);
+
   const res = await postToken(srv, codeForm(pending, callback));
   expect(res.status).toBe(400);
   expect(res.json.error).toBe('invalid_grant');

@@ -1,4 +1,3 @@
-import { PublicClient } from '../../core/oauth/models';
 import { revokeClient } from '../../core/oauth/clients';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
 import { startTestApi, type TestApi } from '../support/testApi';
@@ -100,7 +99,7 @@ describe('dynamic registration (RFC 7591)', () => {
 
   test('a revoked registered client can no longer start a sign-in', async () => {
     const res = await register({ client_name: 'Gone', redirect_uris: ['https://gone.example.com/cb'] });
-    await revokeClient(res.json.client_id, new Date());
+    await revokeClient(srv.deps.stores, res.json.client_id, new Date());
     const page = await authorize(res.json.client_id, 'https://gone.example.com/cb');
     expect(page.status).toBe(400);
     expect(page.location).toBeNull();
@@ -169,10 +168,10 @@ describe('Client ID Metadata Documents', () => {
   test('an operator-revoked document URL is refused from then on', async () => {
     receiver.respond(() => ({ status: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(good()) }));
     expect((await authorize(docUrl(), 'https://doc.example.com/cb')).status).toBe(303);
-    await revokeClient(docUrl(), new Date());
-    expect(await PublicClient.exists({ _id: docUrl(), revokedAt: { $ne: null } })).not.toBeNull();
+    await revokeClient(srv.deps.stores, docUrl(), new Date());
+    expect((await srv.deps.stores.oauth.findPublicClient(docUrl()))?.revokedAt).toBeInstanceOf(Date);
     expect((await authorize(docUrl(), 'https://doc.example.com/cb')).status).toBe(400);
-    await PublicClient.deleteOne({ _id: docUrl() });
+    await srv.deps.stores.oauth.deletePublicClient(docUrl());
   });
 });
 
@@ -183,6 +182,6 @@ describe('registration limit per client address', () => {
     expect(last.status).toBe(429);
     expect(last.json.error).toBe('rate_limited');
     expect(Number(last.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(await PublicClient.countDocuments({ kind: 'dynamic' })).toBe(30);
+    expect(await srv.deps.stores.oauth.countPublicClients('dynamic')).toBe(30);
   });
 });

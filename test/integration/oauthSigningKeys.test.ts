@@ -1,6 +1,6 @@
 import { SIGNING_ALG, SigningKeys } from '../../core/oauth/signingKeys';
-import { connectStore, disconnectStore, ensureIndexes } from '../../core/store/connection';
 import { testConfig } from '../support/testConfig';
+import { openTestStore, type TestStore } from '../support/testStore';
 
 /**
  * Each app holds its own view of the signing keys (built by the composition root): the app
@@ -9,16 +9,16 @@ import { testConfig } from '../support/testConfig';
  */
 const config = testConfig();
 
+let testStore: TestStore;
 beforeAll(async () => {
-  await connectStore(config.mongodbUri);
-  await ensureIndexes();
+  testStore = await openTestStore(config);
 });
-afterAll(async () => disconnectStore());
+afterAll(async () => testStore.close());
 
 test('a replica signs with the key it loaded until 30 s pass on its clock; then with the key another replica rotated to', async () => {
   let t = 1_000_000;
-  const replica = new SigningKeys(config, { clock: () => t });
-  const rotating = new SigningKeys(config);
+  const replica = new SigningKeys(testStore.stores, config, { clock: () => t });
+  const rotating = new SigningKeys(testStore.stores, config);
   const loaded = await replica.signer(new Date());
   expect(loaded.alg).toBe(SIGNING_ALG);
 
@@ -37,5 +37,5 @@ test('a replica signs with the key it loaded until 30 s pass on its clock; then 
 });
 
 test('an unknown kid verifies nothing', async () => {
-  expect(await new SigningKeys(config).verificationKey('jwk_unknown0000000000000', new Date())).toBeNull();
+  expect(await new SigningKeys(testStore.stores, config).verificationKey('jwk_unknown0000000000000', new Date())).toBeNull();
 });

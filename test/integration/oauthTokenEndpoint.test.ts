@@ -7,7 +7,6 @@ import * as oauth from 'oauth4webapi';
 import { createApp } from '../../api/app';
 import { createClient, revokeClient, rotateClientSecret } from '../../core/oauth/clients';
 import { REFRESH_RETRY_WINDOW_MS, refreshTokenGrant } from '../../core/oauth/grants/refreshToken';
-import { RefreshToken } from '../../core/oauth/models';
 import { SigningKeys } from '../../core/oauth/signingKeys';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { testConfig } from '../support/testConfig';
@@ -214,15 +213,19 @@ describe('refresh_token', () => {
 
   test('a refresh token idle past REFRESH_TOKEN_IDLE_SECONDS no longer works; only hashes are stored', async () => {
     const t = await clientCredentialsToken(srv, as, client.client_id, client.client_secret);
-    const stored = await RefreshToken.find({ clientId: client.client_id }).lean();
+    const stored = await srv.deps.stores.oauth.refreshTokensOfClient(client.client_id);
     expect(JSON.stringify(stored)).not.toContain(t.refresh_token);
     const later = new Date(Date.now() + (srv.config.oauth.refreshTokenIdleSeconds + 1) * 1000);
     const caller = { clientId: client.client_id, retryWindowMs: 0 };
-    await expect(refreshTokenGrant(caller, t.refresh_token!, new Map(), srv.config, srv.signingKeys, later, srv.deps.logger)).rejects.toMatchObject({
+    await expect(
+      refreshTokenGrant(srv.deps.stores, caller, t.refresh_token!, new Map(), srv.config, srv.signingKeys, later, srv.deps.logger),
+    ).rejects.toMatchObject({
       error: 'invalid_grant',
     });
     // Refused for its age alone: the same token, not consumed by the refusal, still refreshes now.
-    await expect(refreshTokenGrant(caller, t.refresh_token!, new Map(), srv.config, srv.signingKeys, new Date(), srv.deps.logger)).resolves.toMatchObject({
+    await expect(
+      refreshTokenGrant(srv.deps.stores, caller, t.refresh_token!, new Map(), srv.config, srv.signingKeys, new Date(), srv.deps.logger),
+    ).resolves.toMatchObject({
       token_type: 'Bearer',
     });
   });
@@ -234,7 +237,7 @@ describe('master-secret rotation (SECRETS_ENCRYPTION_KEY_PREVIOUS)', () => {
     // A retry window, as people's clients have, so the first rotation seals its pair under the old master.
     const caller = { clientId: client.client_id, retryWindowMs: REFRESH_RETRY_WINDOW_MS };
     const now = Date.now();
-    const first = await refreshTokenGrant(caller, t.refresh_token!, new Map(), srv.config, srv.signingKeys, new Date(now), srv.deps.logger);
+    const first = await refreshTokenGrant(srv.deps.stores, caller, t.refresh_token!, new Map(), srv.config, srv.signingKeys, new Date(now), srv.deps.logger);
     const rotated = testConfig({
       ...OAUTH_ENV,
       MONGODB_URI: srv.config.mongodbUri,
@@ -242,10 +245,12 @@ describe('master-secret rotation (SECRETS_ENCRYPTION_KEY_PREVIOUS)', () => {
       SECRETS_ENCRYPTION_KEY_PREVIOUS: srv.config.secretsKey.toString('base64'),
     });
     // A replica started with the rotated settings: its signing keys open the key sealed under the old master.
-    const rotatedKeys = new SigningKeys(rotated);
-    expect(await refreshTokenGrant(caller, t.refresh_token!, new Map(), rotated, rotatedKeys, new Date(now + 1000), srv.deps.logger)).toEqual(first);
+    const rotatedKeys = new SigningKeys(srv.deps.stores, rotated);
+    expect(await refreshTokenGrant(srv.deps.stores, caller, t.refresh_token!, new Map(), rotated, rotatedKeys, new Date(now + 1000), srv.deps.logger)).toEqual(
+      first,
+    );
     // The successor rotates under the new master; its access token is signed by the key sealed under the old one.
-    const next = await refreshTokenGrant(caller, first.refresh_token!, new Map(), rotated, rotatedKeys, new Date(now + 2000), srv.deps.logger);
+    const next = await refreshTokenGrant(srv.deps.stores, caller, first.refresh_token!, new Map(), rotated, rotatedKeys, new Date(now + 2000), srv.deps.logger);
     expect(next.refresh_token).not.toBe(first.refresh_token);
     const { payload } = await jwtVerify(next.access_token, createLocalJWKSet(await jwksOf()), { issuer: AUTH_URL, audience: RESOURCE, typ: 'at+jwt' });
     expect(payload).toMatchObject({ client_id: client.client_id, scope: 'mcp:tools' });
@@ -255,12 +260,12 @@ describe('master-secret rotation (SECRETS_ENCRYPTION_KEY_PREVIOUS)', () => {
 describe('operator lifecycle', () => {
   test('rotation: both secrets work during the grace period; grace 0 ends the old one at once', async () => {
     const c = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 100 }, new Date());
-    const rotated = await rotateClientSecret(c.client_id, 3600, new Date());
+    const rotated = await rotateClientSecret(srv.deps.stores, c.client_id, 3600, new Date());
     expect(rotated.client_secret).not.toBe(c.client_secret);
     expect(new Date(rotated.previous_secret_expires_at!).getTime()).toBeGreaterThan(Date.now() + 3500_000);
     expect((await tokenRequest(srv, { ...ccForm(), client_id: c.client_id, client_secret: c.client_secret })).status).toBe(200);
     expect((await tokenRequest(srv, { ...ccForm(), client_id: c.client_id, client_secret: rotated.client_secret })).status).toBe(200);
-    const again = await rotateClientSecret(c.client_id, 0, new Date());
+    const again = await rotateClientSecret(srv.deps.stores, c.client_id, 0, new Date());
     expect((await tokenRequest(srv, { ...ccForm(), client_id: c.client_id, client_secret: rotated.client_secret })).status).toBe(401);
     expect((await tokenRequest(srv, { ...ccForm(), client_id: c.client_id, client_secret: c.client_secret })).status).toBe(401);
     expect((await tokenRequest(srv, { ...ccForm(), client_id: c.client_id, client_secret: again.client_secret })).status).toBe(200);
@@ -271,7 +276,7 @@ describe('operator lifecycle', () => {
     const form = { ...ccForm(), client_id: c.client_id, client_secret: c.client_secret };
     const issued = await tokenRequest(srv, form);
     expect(issued.status).toBe(200);
-    await revokeClient(c.client_id, new Date());
+    await revokeClient(srv.deps.stores, c.client_id, new Date());
     expect((await tokenRequest(srv, form)).json.error).toBe('invalid_client');
     const refresh = await tokenRequest(srv, {
       grant_type: 'refresh_token',

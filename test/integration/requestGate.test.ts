@@ -4,7 +4,6 @@ import { sealingKeyId } from '../../core/crypto/secretBox';
 import { addressCapName, admitFromAddress, purgeStaleAddressEntries } from '../../core/limits/clientAddressLimits';
 import { issueAccessToken } from '../../core/oauth/accessTokens';
 import { createClient } from '../../core/oauth/clients';
-import { SigningKey } from '../../core/oauth/models';
 import { pingStore } from '../../core/store/connection';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import type { HttpResponse } from '../support/http';
@@ -322,7 +321,7 @@ describe('`X-API-Key` headers are not checked (#17)', () => {
 describe('`SECRETS_ENCRYPTION_KEY` feeds both AES-GCM and HMAC with no key version (#17)', () => {
   test('a signing key is sealed in the versioned form under a derived key, and tokens still sign', async () => {
     const { kid } = await srv.signingKeys.rotate(new Date());
-    const doc = await SigningKey.findById(kid).lean<{ privateJwkSealed: string }>();
+    const doc = await srv.deps.stores.oauth.findSigningKey(kid);
     expect(doc!.privateJwkSealed.split('.')).toEqual(['v2', sealingKeyId(srv.config.secretsKey), expect.any(String), expect.any(String), expect.any(String)]);
     const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 }, new Date());
     const res = await rawPath(

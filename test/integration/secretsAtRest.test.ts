@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import mongoose from 'mongoose';
 import { authenticator } from 'otplib';
 import type { Config } from '../../core/config';
 import { createClient } from '../../core/oauth/clients';
@@ -53,7 +52,7 @@ async function form(path: string, fields: Record<string, string>): Promise<Recor
 
 /** Every document of every collection of this test's database, as text. */
 async function storeText(): Promise<string> {
-  const db = mongoose.connection.db!;
+  const db = testStore.handle.connection.db!;
   const parts: string[] = [];
   for (const { name } of await db.listCollections().toArray()) {
     const docs = await db.collection(name).find({}).toArray();

@@ -1,6 +1,5 @@
 import { recordConsent } from '../../core/oauth/consentGrants';
 import { listAuditEvents } from '../../core/audit/auditLog';
-import { User } from '../../core/users/models';
 import { userGrants } from '../../core/oauth/personAccess';
 import { createTenant } from '../support/fixtures';
 import { rawRequest } from '../support/http';
@@ -44,7 +43,7 @@ test('user create, list, grants, grants revoke and disable', async () => {
     setup_url: expect.stringMatching(/^http:\/\/auth\.test\.invalid\/api\/oauth\/setup\?token=ust_/),
   });
   const token = new URL(created.json.setup_url).searchParams.get('token')!;
-  const stored = await User.findById(created.json.user_id).lean();
+  const stored = await srv.deps.stores.users.findUser(created.json.user_id);
   expect(JSON.stringify(stored)).not.toContain(token);
 
   // The setup link opens the set-password page.
@@ -81,6 +80,7 @@ test('user create, list, grants, grants revoke and disable', async () => {
   expect(JSON.stringify(listed.json)).not.toMatch(/setupTokenHash|passwordHash/);
 
   await recordConsent(
+    srv.deps.stores,
     {
       userId: created.json.user_id,
       clientId: 'pcl_one',
@@ -92,6 +92,7 @@ test('user create, list, grants, grants revoke and disable', async () => {
     new Date(),
   );
   await recordConsent(
+    srv.deps.stores,
     {
       userId: created.json.user_id,
       clientId: 'pcl_two',
@@ -106,7 +107,7 @@ test('user create, list, grants, grants revoke and disable', async () => {
   expect(grants.json.grants.map((g: { client_id: string }) => g.client_id).sort()).toEqual(['pcl_one', 'pcl_two']);
   const revokeOne = await admin('user', 'grants', 'revoke', '--user-id', created.json.user_id, '--client-id', 'pcl_one');
   expect(revokeOne.json).toEqual({ user_id: created.json.user_id, revoked_client_ids: ['pcl_one'] });
-  expect((await userGrants(created.json.user_id)).grants).toEqual([expect.objectContaining({ client_id: 'pcl_two', client_name: 'Two' })]);
+  expect((await userGrants(srv.deps.stores, created.json.user_id)).grants).toEqual([expect.objectContaining({ client_id: 'pcl_two', client_name: 'Two' })]);
 
   const disabled = await admin('user', 'disable', '--user-id', created.json.user_id);
   expect(disabled.status).toBe(0);
@@ -135,7 +136,7 @@ test('roles: user create --role, user role, and the last active admin is kept', 
   const disableLast = await admin('user', 'disable', '--user-id', first.json.user_id);
   expect(disableLast.status).toBe(1);
   expect(disableLast.stderr).toContain('is the last active admin');
-  expect(await User.findById(first.json.user_id).lean()).toMatchObject({ role: 'admin', disabledAt: null });
+  expect(await srv.deps.stores.users.findUser(first.json.user_id)).toMatchObject({ role: 'admin', disabledAt: null });
 
   const promoted = await admin('user', 'role', '--user-id', member.json.user_id, '--role', 'admin');
   expect(promoted.json).toEqual({ user_id: member.json.user_id, org_id: tenant.orgId, role_before: 'member', role: 'admin' });

@@ -3,6 +3,7 @@ import { isoCBOR } from '@simplewebauthn/server/helpers';
 import { addPasskey, passkeyRegistrationOptions } from '../../core/users/passkeyCeremonies';
 import { relyingPartyOf } from '../../core/users/passkeys';
 import { findActiveUser } from '../../core/users/users';
+import { fileStores } from './testStore';
 
 /**
  * A WebAuthn authenticator in the test process (a P-256 key, `none` attestation), for the paths a
@@ -117,11 +118,11 @@ export class SoftAuthenticator {
 /** A passkey of `userId` made through the registration ceremony with a new software authenticator, for tests that need one to exist. */
 export async function enrolSoftPasskey(authUrl: string, userId: string, name: string): Promise<{ passkeyId: string; authenticator: SoftAuthenticator }> {
   const rp = relyingPartyOf(authUrl);
-  const user = await findActiveUser(userId);
+  const user = await findActiveUser(fileStores(), userId);
   if (!user) throw new Error(`no active person ${userId}`);
   const authenticator = new SoftAuthenticator();
-  const options = await passkeyRegistrationOptions(rp, user, new Date());
-  const added = await addPasskey(rp, user, JSON.stringify(authenticator.register(options, rp.origin)), name, new Date());
+  const options = await passkeyRegistrationOptions(fileStores(), rp, user, new Date());
+  const added = await addPasskey(fileStores(), rp, user, JSON.stringify(authenticator.register(options, rp.origin)), name, new Date());
   if (!added.ok) throw new Error(`the passkey was refused: ${added.message}`);
   return { passkeyId: added.passkey._id, authenticator };
 }

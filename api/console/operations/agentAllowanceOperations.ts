@@ -38,8 +38,8 @@ export function allowanceOfForm(body: { allowance: GrantAllowance['mode']; daily
 }
 
 /** The visitor's own grant: another person's grant is not found, whatever the form names. */
-async function ownGrant({ principal, body }: ChangeInput): Promise<GrantRecord> {
-  const grant = await grantOfUser(principal.keyId, body.grant_id);
+async function ownGrant({ principal, body, deps }: ChangeInput): Promise<GrantRecord> {
+  const grant = await grantOfUser(deps.stores, principal.keyId, body.grant_id);
   if (!grant) throw notFound('connected application');
   return grant;
 }
@@ -64,8 +64,8 @@ const changeAllowanceOperation = defineConsoleChange({
   change: async (input) => {
     const grant = await ownGrant(input);
     const allowance = allowanceOfForm(input.body);
-    assertAllowanceAllowed(await agentPolicyOf(input.principal.orgId), allowance);
-    return grantFields(await changeGrantAllowance(grant, allowance), allowance);
+    assertAllowanceAllowed(await agentPolicyOf(input.deps.stores, input.principal.orgId), allowance);
+    return grantFields(await changeGrantAllowance(input.deps.stores, grant, allowance), allowance);
   },
   audit: {
     action: 'grant.allowance_changed',
@@ -102,6 +102,7 @@ const agentPolicyOperation = defineConsoleChange({
   change: async ({ principal, body, deps }) =>
     policyFields(
       await setAgentPolicy(
+        deps.stores,
         principal.orgId,
         { mode: body.agent_mode, defaultDailyCredits: body.default_daily_credits, maxDailyCredits: body.max_daily_credits },
         new Date(deps.now()),
@@ -110,7 +111,8 @@ const agentPolicyOperation = defineConsoleChange({
   audit: {
     action: 'agent_policy.updated',
     target: ({ principal }) => principal.orgId,
-    before: async ({ principal }) => policyFields(await agentPolicyOf(principal.orgId)),
+    before: async ({ principal, deps }) => policyFields(await agentPolicyOf(deps.stores, principal.orgId)),
+
     after: (_input, view) => view,
   },
 });

@@ -1,5 +1,4 @@
 import { noticeApiKeyCreated } from '../../../core/accounts/securityNotices';
-import { findUser } from '../../../core/users/store';
 import { z } from 'zod';
 import { createApiKey, findOrgKey, revokeApiKey, rotateApiKey, rotationAuditValues, type RotationResult } from '../../../core/keys/apiKeys';
 import { KEY_NAME_MAX_LENGTH } from '../../../core/keys/keyNames';
@@ -75,7 +74,7 @@ const createKey = defineConsoleOperation({
       scopes: [...new Set(body.scopes)],
       expires_at: expiresAt?.toISOString() ?? null,
     };
-    const creator = await findUser(principal.keyId);
+    const creator = await deps.stores.users.findUser(principal.keyId);
     await noticeApiKeyCreated(deps.stores, config, {
       orgId: principal.orgId,
       keyName: created.name,

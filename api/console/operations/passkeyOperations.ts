@@ -4,6 +4,7 @@ import { notFound, validationFailed } from '../../../core/problems';
 import { addPasskey, findPasskeyOf, removePasskey, renamePasskey } from '../../../core/users/passkeyCeremonies';
 import { relyingPartyOf } from '../../../core/users/passkeys';
 import type { PasskeyRecord } from '../../../core/users/passkeysStore';
+import type { UserStores } from '../../../core/users/store';
 import { findActiveUser, type UserRecord } from '../../../core/users/users';
 import type { RouteInput } from '../../routeSpec';
 import { defineConsoleOperation } from '../consoleOperation';
@@ -24,8 +25,8 @@ const addBody = z.object({ name: z.string().max(200).optional().default(''), cre
 const renameBody = z.object({ passkey_id: z.string().regex(/^pk_[0-9A-Za-z]{8,64}$/, 'not a passkey id'), name: z.string().max(200) }).strict();
 const removeBody = z.object({ passkey_id: z.string().regex(/^pk_[0-9A-Za-z]{8,64}$/, 'not a passkey id') }).strict();
 
-async function visitorOf(principal: RouteInput<unknown, unknown, unknown>['principal']): Promise<UserRecord> {
-  const user = await findActiveUser(principal.keyId);
+async function visitorOf(stores: UserStores, principal: RouteInput<unknown, unknown, unknown>['principal']): Promise<UserRecord> {
+  const user = await findActiveUser(stores, principal.keyId);
   if (!user) throw notFound('person');
   return user;
 }
@@ -41,9 +42,9 @@ const addOperation = defineConsoleOperation({
   body: addBody,
   ownChange: true,
   handler: async ({ principal, body, deps }) => {
-    const user = await visitorOf(principal);
+    const user = await visitorOf(deps.stores, principal);
     const now = new Date(deps.now());
-    const added = await addPasskey(relyingPartyOf(deps.config.authUrl), user, body.credential, body.name, now);
+    const added = await addPasskey(deps.stores, relyingPartyOf(deps.config.authUrl), user, body.credential, body.name, now);
     if (!added.ok) throw validationFailed([{ field: 'credential', message: added.message }], added.message);
     await noticeSecondFactorChange(deps.stores, deps.config, user, 'factor_added', now, `The passkey "${added.passkey.name}" was added to your account`);
     return { status: 201, body: passkeyFields(added.passkey, user) };
@@ -62,9 +63,9 @@ const renameOperation = defineConsoleOperation({
   summary: 'Rename a passkey',
   body: renameBody,
   ownChange: true,
-  handler: async ({ principal, body }) => {
-    const user = await visitorOf(principal);
-    const renamed = await renamePasskey(user._id, body.passkey_id, body.name);
+  handler: async ({ principal, body, deps }) => {
+    const user = await visitorOf(deps.stores, principal);
+    const renamed = await renamePasskey(deps.stores, user._id, body.passkey_id, body.name);
     if (!renamed.ok) {
       if ('absent' in renamed) throw notFound('passkey');
       throw validationFailed([{ field: 'name', message: renamed.message }], renamed.message);
@@ -72,8 +73,8 @@ const renameOperation = defineConsoleOperation({
     return { status: 200, body: passkeyFields(renamed.passkey, user) };
   },
   audit: {
-    before: async ({ principal, body }) => {
-      const passkey = await findPasskeyOf(principal.keyId, body.passkey_id);
+    before: async ({ principal, body, deps }) => {
+      const passkey = await findPasskeyOf(deps.stores, principal.keyId, body.passkey_id);
       return passkey ? { passkey_id: passkey._id, user_id: passkey.userId, name: passkey.name } : null;
     },
     change: ({ body }, result, before) => ({ action: 'passkey.renamed', target: body.passkey_id, before, after: result.body as Record<string, unknown> }),
@@ -87,17 +88,17 @@ const removeOperation = defineConsoleOperation({
   body: removeBody,
   ownChange: true,
   handler: async ({ principal, body, deps }) => {
-    const user = await visitorOf(principal);
+    const user = await visitorOf(deps.stores, principal);
     // Another person's passkey reads as absent, whatever the form names.
-    const removed = await removePasskey(user._id, body.passkey_id);
+    const removed = await removePasskey(deps.stores, user._id, body.passkey_id);
     if (!removed) throw notFound('passkey');
     const now = new Date(deps.now());
     await noticeSecondFactorChange(deps.stores, deps.config, user, 'factor_removed', now, `The passkey "${removed.name}" was removed from your account`);
     return { status: 200, body: passkeyFields(removed, user) };
   },
   audit: {
-    before: async ({ principal, body }) => {
-      const passkey = await findPasskeyOf(principal.keyId, body.passkey_id);
+    before: async ({ principal, body, deps }) => {
+      const passkey = await findPasskeyOf(deps.stores, principal.keyId, body.passkey_id);
       return passkey ? { passkey_id: passkey._id, user_id: passkey.userId, name: passkey.name } : null;
     },
     change: ({ body }, result, before) => ({ action: 'passkey.removed', target: body.passkey_id, before, after: null }),

@@ -3,6 +3,7 @@ import { noticeSecondFactorChange } from '../../../core/accounts/securityNotices
 import { notFound, validationFailed } from '../../../core/problems';
 import { securityPolicyOf, setSecondFactorRequired } from '../../../core/tenancy/securityPolicy';
 import { regenerateRecoveryCodes, turnOffAuthenticatorApp, turnOnAuthenticatorApp } from '../../../core/users/authenticatorApp';
+import type { UserStores } from '../../../core/users/store';
 import { findActiveUser, type UserRecord } from '../../../core/users/users';
 import { defineConsoleChange, defineConsoleOperation } from '../consoleOperation';
 import { CONSOLE_PATHS } from '../consolePaths';
@@ -18,8 +19,8 @@ const AUTHENTICATOR_APP = 'authenticator_app';
 const LAST_FACTOR_REQUIRED = 'Your organization requires two-factor authentication: add another second factor before you turn this one off.';
 
 /** The person acting (their principal names them). */
-async function self(userId: string): Promise<UserRecord> {
-  const user = await findActiveUser(userId);
+async function self(stores: UserStores, userId: string): Promise<UserRecord> {
+  const user = await findActiveUser(stores, userId);
   if (!user) throw notFound('person');
   return user;
 }
@@ -41,9 +42,9 @@ const enableAuthenticatorApp = defineConsoleOperation({
   body: z.object({ code: z.string().max(20) }).strict(),
   ownChange: true,
   handler: async ({ principal, body, deps }) => {
-    const user = await self(principal.keyId);
+    const user = await self(deps.stores, principal.keyId);
     const now = new Date(deps.now());
-    const result = await turnOnAuthenticatorApp(deps.config, user._id, body.code, now);
+    const result = await turnOnAuthenticatorApp(deps.stores, deps.config, user._id, body.code, now);
     if (!result.ok) throw validationFailed([{ field: 'code', message: result.message }], result.message);
     await noticeSecondFactorChange(deps.stores, deps.config, user, 'factor_added', now);
     const view: AuthenticatorAppTurnedOn = { ...personFields(user), method: AUTHENTICATOR_APP, recovery_codes: result.recoveryCodes };
@@ -61,7 +62,7 @@ const disableAuthenticatorApp = defineConsoleOperation({
   body: z.object({}).strict(),
   ownChange: true,
   handler: async ({ principal, deps }) => {
-    const user = await self(principal.keyId);
+    const user = await self(deps.stores, principal.keyId);
     const result = await turnOffAuthenticatorApp(deps.stores, user._id);
     if (result === 'required') throw validationFailed([{ field: 'authenticator_app', message: LAST_FACTOR_REQUIRED }], LAST_FACTOR_REQUIRED);
     if (result === 'was_off') throw notFound('authenticator app');
@@ -87,9 +88,9 @@ const generateRecoveryCodes = defineConsoleOperation({
   summary: 'Generate new recovery codes',
   body: z.object({}).strict(),
   ownChange: true,
-  handler: async ({ principal }) => {
-    const user = await self(principal.keyId);
-    const codes = await regenerateRecoveryCodes(user._id);
+  handler: async ({ principal, deps }) => {
+    const user = await self(deps.stores, principal.keyId);
+    const codes = await regenerateRecoveryCodes(deps.stores, user._id);
     if (!codes) throw notFound('second factor');
     const view: RecoveryCodesGenerated = { ...personFields(user), count: codes.length, recovery_codes: codes };
     return { status: 201, body: view };

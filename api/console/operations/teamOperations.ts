@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { requireWithinOwn } from '../../../core/keys/handingOn';
 import { notFound, Problem } from '../../../core/problems';
 import { roleOf } from '../../../core/users/adminSeats';
-import { findUser, findUserOfOrg } from '../../../core/users/store';
+import type { UserStores } from '../../../core/users/store';
 import { setUserPermissions, setUserRole, type UserRecord } from '../../../core/users/users';
 import { disableUser } from '../../../core/oauth/personAccess';
 import { cancelInvitation, inviteByMail, resendInvitation, type InvitationView } from '../../../core/accounts/invitations';
@@ -19,15 +19,15 @@ const roleField = z.enum(['admin', 'member']);
 const permissionsField = z.array(z.string().max(100)).min(1, 'choose at least one permission').max(50);
 
 /** A person of this organization; another organization's reads as absent. */
-async function orgPerson(orgId: string, userId: string): Promise<UserRecord> {
-  const user = await findUserOfOrg(orgId, userId);
+async function orgPerson(stores: UserStores, orgId: string, userId: string): Promise<UserRecord> {
+  const user = await stores.users.findUserOfOrg(orgId, userId);
   if (!user) throw notFound('person');
   return user;
 }
 
 /** The person acting, as the invitation mail names them. */
-async function inviterOf(principal: KeyPrincipal): Promise<{ userId: string; email: string }> {
-  const inviter = await findUser(principal.keyId);
+async function inviterOf(stores: UserStores, principal: KeyPrincipal): Promise<{ userId: string; email: string }> {
+  const inviter = await stores.users.findUser(principal.keyId);
   return { userId: principal.keyId, email: inviter?.email ?? 'An admin' };
 }
 
@@ -70,7 +70,7 @@ const invite = defineConsoleOperation({
         email: body.email,
         role: body.role,
         permissions: body.permissions,
-        inviter: await inviterOf(principal),
+        inviter: await inviterOf(deps.stores, principal),
       },
       new Date(deps.now()),
     );
@@ -87,7 +87,7 @@ const resend = defineConsoleOperation({
   body: z.object({}).strict(),
   handler: async ({ principal, params, config, deps }) => ({
     status: 200,
-    body: await resendInvitation(deps.stores, config, principal.orgId, params.invitation_id, await inviterOf(principal), new Date(deps.now())),
+    body: await resendInvitation(deps.stores, config, principal.orgId, params.invitation_id, await inviterOf(deps.stores, principal), new Date(deps.now())),
   }),
   audit: invitationAudit('user.invitation_resent'),
 });
@@ -98,7 +98,10 @@ const cancel = defineConsoleOperation({
   summary: 'Cancel invitation',
   params: invitationParams,
   body: z.object({}).strict(),
-  handler: async ({ principal, params, deps }) => ({ status: 200, body: await cancelInvitation(principal.orgId, params.invitation_id, new Date(deps.now())) }),
+  handler: async ({ principal, params, deps }) => ({
+    status: 200,
+    body: await cancelInvitation(deps.stores, principal.orgId, params.invitation_id, new Date(deps.now())),
+  }),
   audit: invitationAudit('user.invitation_cancelled'),
 });
 
@@ -108,16 +111,16 @@ const update = defineConsoleOperation({
   summary: 'Edit person',
   params: personParams,
   body: z.object({ role: roleField, permissions: permissionsField }).strict(),
-  handler: async ({ principal, params, body }) => {
-    const person = await orgPerson(principal.orgId, params.user_id);
+  handler: async ({ principal, params, body, deps }) => {
+    const person = await orgPerson(deps.stores, principal.orgId, params.user_id);
     requireWithinOwn(principal.scopes, { kind: 'person_changed', before: person.permissions, after: body.permissions });
-    const role = await setUserRole(person._id, body.role);
-    const permissions = await setUserPermissions(person._id, body.permissions);
+    const role = await setUserRole(deps.stores, person._id, body.role);
+    const permissions = await setUserPermissions(deps.stores, person._id, body.permissions);
     return { status: 200, body: { user_id: person._id, role: role.role, permissions: permissions.permissions } };
   },
   audit: {
-    before: async ({ principal, params }) => {
-      const person = await findUserOfOrg(principal.orgId, params.user_id);
+    before: async ({ principal, params, deps }) => {
+      const person = await deps.stores.users.findUserOfOrg(principal.orgId, params.user_id);
       return person ? { user_id: person._id, role: roleOf(person), permissions: person.permissions } : null;
     },
     change: (input, result, before) => ({ action: 'user.updated', target: input.params.user_id, before, after: result.body as Record<string, unknown> }),
@@ -131,10 +134,10 @@ const disable = defineConsoleOperation({
   params: personParams,
   body: z.object({}).strict(),
   handler: async ({ principal, params, deps }) => {
-    const person = await orgPerson(principal.orgId, params.user_id);
+    const person = await orgPerson(deps.stores, principal.orgId, params.user_id);
     if (person.disabledAt) throw new Problem('invalid_state_transition', 'This person is already disabled.');
     requireWithinOwn(principal.scopes, { kind: 'person_changed', before: person.permissions });
-    return { status: 200, body: await disableUser(person._id, new Date(deps.now())) };
+    return { status: 200, body: await disableUser(deps.stores, person._id, new Date(deps.now())) };
   },
   audit: {
     change: (input, result) => {

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { agentPolicyOf } from '../../../core/oauth/agentPolicy';
 import { allowanceOfGrant, grantOfUser, type GrantRecord } from '../../../core/oauth/consentGrants';
 import { raisesAllowance, type AgentPolicy } from '../../../core/oauth/grantAllowance';
+import type { OAuthStores } from '../../../core/oauth/store';
 import { notFound, Problem } from '../../../core/problems';
 import { allowanceFieldset, choiceOf, readAllowanceChoice, type AllowanceChoice } from '../../oauth/allowanceChoice';
 import { errorNote, hidden } from '../../views/pageRendering';
@@ -22,8 +23,8 @@ import { keepingTheForm } from '../formRefusals';
  */
 const GRANT_PATH = '/console/connected-applications/:grant_id/allowance';
 
-async function ownGrant(visitor: ConsoleVisitor, grantId: unknown): Promise<GrantRecord> {
-  const grant = typeof grantId === 'string' ? await grantOfUser(visitor.user._id, grantId) : null;
+async function ownGrant(stores: OAuthStores, visitor: ConsoleVisitor, grantId: unknown): Promise<GrantRecord> {
+  const grant = typeof grantId === 'string' ? await grantOfUser(stores, visitor.user._id, grantId) : null;
   if (!grant) throw notFound('connected application');
   return grant;
 }
@@ -73,18 +74,19 @@ function refusalText(problem: Problem): string {
 }
 
 export function mountAllowancePage(pages: ConsolePages): void {
-  pages.get(GRANT_PATH, async (ctx, visitor) => {
-    const grant = await ownGrant(visitor, ctx.params.grant_id);
-    allowanceForm(ctx, visitor, grant, await agentPolicyOf(visitor.user.orgId), choiceFromQuery(ctx, grant), null);
+  pages.get(GRANT_PATH, async (ctx, visitor, { stores }) => {
+    const grant = await ownGrant(stores, visitor, ctx.params.grant_id);
+    allowanceForm(ctx, visitor, grant, await agentPolicyOf(stores, visitor.user.orgId), choiceFromQuery(ctx, grant), null);
   });
-  pages.post(GRANT_PATH, async (ctx, visitor, form, { road, now }) => {
-    const grant = await ownGrant(visitor, ctx.params.grant_id);
-    const policy = await agentPolicyOf(visitor.user.orgId);
+  pages.post(GRANT_PATH, async (ctx, visitor, form, { road, now, stores }) => {
+    const grant = await ownGrant(stores, visitor, ctx.params.grant_id);
+    const policy = await agentPolicyOf(stores, visitor.user.orgId);
+
     const read = readAllowanceChoice(form);
     if (!read.ok) return allowanceForm(ctx, visitor, grant, policy, read.choice, read.message, 400);
     if (raisesAllowance(allowanceOfGrant(grant), read.allowance)) {
       const back = `${allowancePath(grant._id)}?${new URLSearchParams({ allowance: read.choice.mode, daily_credits: read.choice.credits })}`;
-      if (!(await requireSudoMode(ctx, visitor, back, now()))) return;
+      if (!(await requireSudoMode(ctx, stores, visitor, back, now()))) return;
     }
     await keepingTheForm(
       async () => {

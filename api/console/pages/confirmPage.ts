@@ -1,4 +1,5 @@
 import type { Config } from '../../../core/config';
+import type { Stores } from '../../../core/deps';
 import { PASSKEY_NOT_ACCEPTED, passkeySignInOptions, signInWithPasskey } from '../../../core/users/passkeyCeremonies';
 import { relyingPartyOf } from '../../../core/users/passkeys';
 import { checkSecondFactor, limitedAttempt } from '../../../core/users/secondFactorCheck';
@@ -18,15 +19,22 @@ interface Refusal {
 }
 
 /** The password, checked by the sign-in's own function (its failure limits hold here too); null when right. */
-async function passwordRefusal(decoy: DecoyPasswordHash, visitor: ConsoleVisitor, form: URLSearchParams, address: string, now: Date): Promise<Refusal | null> {
-  const result = await signIn(decoy, visitor.user.email, form.get('password') ?? '', address, now);
+async function passwordRefusal(
+  stores: Stores,
+  decoy: DecoyPasswordHash,
+  visitor: ConsoleVisitor,
+  form: URLSearchParams,
+  address: string,
+  now: Date,
+): Promise<Refusal | null> {
+  const result = await signIn(stores, decoy, visitor.user.email, form.get('password') ?? '', address, now);
   if (result.ok && result.user._id === visitor.user._id) return null;
   return !result.ok && result.retryAfterSeconds ? result : { message: 'The password is not correct.' };
 }
 
 /** A code of the person's authenticator app, used once and limited like the sign-in's; null when right. */
-async function codeRefusal(config: Config, visitor: ConsoleVisitor, code: string | null, address: string, now: Date): Promise<Refusal | null> {
-  const result = await checkSecondFactor(config, visitor.user._id, { kind: 'code', value: code ?? '' }, address, now);
+async function codeRefusal(stores: Stores, config: Config, visitor: ConsoleVisitor, code: string | null, address: string, now: Date): Promise<Refusal | null> {
+  const result = await checkSecondFactor(stores, config, visitor.user._id, { kind: 'code', value: code ?? '' }, address, now);
   return result.ok ? null : result;
 }
 
@@ -34,12 +42,19 @@ async function codeRefusal(config: Config, visitor: ConsoleVisitor, code: string
  * One of the person's own passkeys (options and answer bound to this person and this browser's
  * session), limited like a code; null when verified. Every refusal reads the same.
  */
-async function passkeyRefusal(config: Config, visitor: ConsoleVisitor, credential: string | null, address: string, now: Date): Promise<Refusal | null> {
+async function passkeyRefusal(
+  stores: Stores,
+  config: Config,
+  visitor: ConsoleVisitor,
+  credential: string | null,
+  address: string,
+  now: Date,
+): Promise<Refusal | null> {
   const verified = async () => {
-    const result = await signInWithPasskey(relyingPartyOf(config.authUrl), visitor.sessionValue, credential ?? '', now, visitor.user._id);
+    const result = await signInWithPasskey(stores, relyingPartyOf(config.authUrl), visitor.sessionValue, credential ?? '', now, visitor.user._id);
     return result.ok && result.user._id === visitor.user._id;
   };
-  const result = await limitedAttempt(visitor.user._id, address, now, verified, PASSKEY_NOT_ACCEPTED);
+  const result = await limitedAttempt(stores, visitor.user._id, address, now, verified, PASSKEY_NOT_ACCEPTED);
   return result.ok ? null : result;
 }
 
@@ -49,30 +64,30 @@ async function passkeyRefusal(config: Config, visitor: ConsoleVisitor, credentia
  * the person's passkeys (its options from CONFIRM_PASSKEY_OPTIONS_PATH, limited to their own).
  */
 export function mountConfirmPage(pages: ConsolePages): void {
-  pages.get(CONSOLE_PATHS.confirm, async (ctx, visitor, { config }) => {
-    await confirmForm(ctx, visitor, { returnTo: safeReturnPath(ctx.query.return_to) ?? CONSOLE_PATHS.overview }, null, 200, config.authUrl);
+  pages.get(CONSOLE_PATHS.confirm, async (ctx, visitor, { config, stores }) => {
+    await confirmForm(ctx, stores, visitor, { returnTo: safeReturnPath(ctx.query.return_to) ?? CONSOLE_PATHS.overview }, null, 200, config.authUrl);
   });
-  pages.post(CONFIRM_PASSKEY_OPTIONS_PATH, async (ctx, visitor, _form, { config, now }) => {
-    const options = await passkeySignInOptions(relyingPartyOf(config.authUrl), visitor.sessionValue, now(), visitor.user._id);
+  pages.post(CONFIRM_PASSKEY_OPTIONS_PATH, async (ctx, visitor, _form, { config, now, stores }) => {
+    const options = await passkeySignInOptions(stores, relyingPartyOf(config.authUrl), visitor.sessionValue, now(), visitor.user._id);
     setPageHeaders(ctx);
     ctx.type = 'application/json';
     ctx.body = options;
   });
-  pages.post(CONSOLE_PATHS.confirm, async (ctx, visitor, form, { config, decoy, now }) => {
+  pages.post(CONSOLE_PATHS.confirm, async (ctx, visitor, form, { config, decoy, now, stores }) => {
     const action = safeReturnPath(form.get('sudo_action'));
     const next: AfterConfirming = action ? { pending: { action, form } } : { returnTo: safeReturnPath(form.get('return_to')) ?? CONSOLE_PATHS.overview };
     const via = form.get('via');
     const refusal =
       via === 'code'
-        ? await codeRefusal(config, visitor, form.get('code'), ctx.ip, now())
+        ? await codeRefusal(stores, config, visitor, form.get('code'), ctx.ip, now())
         : via === 'passkey'
-          ? await passkeyRefusal(config, visitor, form.get('credential'), ctx.ip, now())
-          : await passwordRefusal(decoy, visitor, form, ctx.ip, now());
+          ? await passkeyRefusal(stores, config, visitor, form.get('credential'), ctx.ip, now())
+          : await passwordRefusal(stores, decoy, visitor, form, ctx.ip, now());
     if (refusal) {
       if (refusal.retryAfterSeconds) ctx.set('Retry-After', String(refusal.retryAfterSeconds));
-      return confirmForm(ctx, visitor, next, refusal.message, refusal.retryAfterSeconds ? 429 : 401, config.authUrl);
+      return confirmForm(ctx, stores, visitor, next, refusal.message, refusal.retryAfterSeconds ? 429 : 401, config.authUrl);
     }
-    await recordConfirmation(visitor.sessionValue, now());
+    await recordConfirmation(stores, visitor.sessionValue, now());
     if ('returnTo' in next) return seeOther(ctx, next.returnTo);
     // 307 keeps the method and the body: the browser posts what the person sent to where they sent it.
     setConsoleHeaders(ctx);

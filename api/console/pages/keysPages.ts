@@ -151,7 +151,7 @@ export function mountKeysPages(pages: ConsolePages): void {
 
   pages.get(CONSOLE_PATHS.newKey, async (ctx, visitor, { now, stores }) => {
     requireAdmin(visitor);
-    if (!(await requireSudoToOpen(ctx, visitor, 'console.keys.create', CONSOLE_PATHS.newKey, now()))) return;
+    if (!(await requireSudoToOpen(ctx, stores, visitor, 'console.keys.create', CONSOLE_PATHS.newKey, now()))) return;
     const [workspaces, applications] = await Promise.all([workspaceNamesOf(stores, visitor.user.orgId), applicationNamesOf(stores, visitor.user.orgId)]);
     const own = ALL_PERMISSIONS.filter((p) => visitor.principal.scopes.includes(p));
     sendConsolePage(ctx, {
@@ -198,7 +198,7 @@ export function mountKeysPages(pages: ConsolePages): void {
     requireAdmin(visitor);
     // Refused before the form: the post would be refused the same way (core/keys/handingOn.ts).
     requireWithinOwn(visitor.principal.scopes, { kind: 'key_rotated', scopes: key.scopes });
-    if (!(await requireSudoToOpen(ctx, visitor, 'console.keys.rotate', keyPath(key.key_id, 'rotate'), now()))) return;
+    if (!(await requireSudoToOpen(ctx, deps.stores, visitor, 'console.keys.rotate', keyPath(key.key_id, 'rotate'), now()))) return;
     sendConsolePage(ctx, {
       title: 'Rotate API key',
       visitor: visitor.layout,

@@ -69,7 +69,7 @@ const SECURITY_SECTIONS: readonly SecuritySection[] = [authenticatorAppSection, 
 const ENROL_NOTE = 'Your organization requires two-factor authentication: set up a second factor to go on using the console.';
 
 const securityPage: ShowSecurity = async (ctx, visitor, { config, stores }, passkeys, status = 200) => {
-  const factors = await secondFactorsOf(visitor.user);
+  const factors = await secondFactorsOf(stores, visitor.user);
   const enrol = await mustEnrolSecondFactor(stores, visitor.user);
   sendConsolePage(
     ctx,
@@ -79,7 +79,7 @@ const securityPage: ShowSecurity = async (ctx, visitor, { config, stores }, pass
       current: CONSOLE_PATHS.security,
       body: html`${enrol ? html`<p class="error" role="alert">${ENROL_NOTE}</p>` : ''}
         <p>How you sign in as ${visitor.user.email}: your password and, with a second factor, something only you hold.</p>
-        ${await passkeysSection(visitor, config.authUrl, passkeys)} ${SECURITY_SECTIONS.map((s) => s.render(visitor, factors))}`,
+        ${await passkeysSection(stores, visitor, config.authUrl, passkeys)} ${SECURITY_SECTIONS.map((s) => s.render(visitor, factors))}`,
     },
     status,
   );
@@ -140,8 +140,8 @@ export function mountSecurityPages(pages: ConsolePages): void {
   pages.get(CONSOLE_PATHS.security, (ctx, visitor, deps) => securityPage(ctx, visitor, deps, {}));
   mountPasskeysSection(pages, securityPage);
   pages.get(CONSOLE_PATHS.authenticatorApp, async (ctx, visitor, { config, stores }) => {
-    if ((await secondFactorsOf(visitor.user)).authenticatorApp) return seeOther(ctx, CONSOLE_PATHS.security);
-    setupPage(ctx, visitor, await offerTotpSecret(config, visitor.user), null, await mustEnrolSecondFactor(stores, visitor.user));
+    if ((await secondFactorsOf(stores, visitor.user)).authenticatorApp) return seeOther(ctx, CONSOLE_PATHS.security);
+    setupPage(ctx, visitor, await offerTotpSecret(stores, config, visitor.user), null, await mustEnrolSecondFactor(stores, visitor.user));
   });
   pages.post(CONSOLE_PATHS.authenticatorApp, async (ctx, visitor, form, deps) => {
     await keepingTheForm(
@@ -167,7 +167,7 @@ export function mountSecurityPages(pages: ConsolePages): void {
 
 /** A wrong first code: the same secret again (the person already scanned it), or a new one when it was replaced. */
 async function refusedCode(ctx: Context, visitor: ConsoleVisitor, { config, stores }: ConsoleDeps, message: string, status: number): Promise<void> {
-  const user = (await findActiveUser(visitor.user._id)) ?? visitor.user;
-  const offer = pendingTotpOffer(config, user) ?? (await offerTotpSecret(config, user));
+  const user = (await findActiveUser(stores, visitor.user._id)) ?? visitor.user;
+  const offer = pendingTotpOffer(config, user) ?? (await offerTotpSecret(stores, config, user));
   setupPage(ctx, visitor, offer, message, await mustEnrolSecondFactor(stores, user), status);
 }

@@ -3,7 +3,7 @@ import { ALL_PERMISSIONS, type Permission } from '../../../core/keys/permissions
 import { beyondOwn } from '../../../core/keys/handingOn';
 import { notFound } from '../../../core/problems';
 import { roleOf } from '../../../core/users/adminSeats';
-import { findUserOfOrg, pageOfUsersOfOrg } from '../../../core/users/store';
+import type { UserStores } from '../../../core/users/store';
 import type { UserRecord } from '../../../core/users/users';
 import { errorNote } from '../../views/pageRendering';
 import { html, type SafeHtml } from '../../views/safeHtml';
@@ -90,9 +90,9 @@ function ownPermissions(visitor: ConsoleVisitor): Permission[] {
   return ALL_PERMISSIONS.filter((p) => visitor.principal.scopes.includes(p));
 }
 
-async function personOf(ctx: Context, visitor: ConsoleVisitor): Promise<UserRecord> {
+async function personOf(ctx: Context, stores: UserStores, visitor: ConsoleVisitor): Promise<UserRecord> {
   const userId = String(ctx.params.user_id);
-  const person = userId.length <= 100 ? await findUserOfOrg(visitor.user.orgId, userId) : null;
+  const person = userId.length <= 100 ? await stores.users.findUserOfOrg(visitor.user.orgId, userId) : null;
   if (!person) throw notFound('person');
   return person;
 }
@@ -148,9 +148,9 @@ function editPage(ctx: Context, visitor: ConsoleVisitor, person: UserRecord, mes
 }
 
 /** A refusal of a change to a person, shown on the person's page with why (the last active admin's in words of its own). */
-async function keepingThePersonPage(ctx: Context, visitor: ConsoleVisitor, work: () => Promise<void>): Promise<void> {
+async function keepingThePersonPage(ctx: Context, stores: UserStores, visitor: ConsoleVisitor, work: () => Promise<void>): Promise<void> {
   await keepingTheForm(work, async (message, status, problem) => {
-    const person = await personOf(ctx, visitor);
+    const person = await personOf(ctx, stores, visitor);
     const why =
       problem.code === 'last_admin' ? 'This is the last active admin of your organization: make another person admin first. Nothing was changed.' : message;
     editPage(ctx, visitor, person, why, status);
@@ -160,8 +160,8 @@ async function keepingThePersonPage(ctx: Context, visitor: ConsoleVisitor, work:
 export function mountTeamPages(pages: ConsolePages): void {
   pages.list(CONSOLE_PATHS.team, async (ctx, visitor, { now: clock, stores }) => {
     const page = pageNumber(ctx.query.page);
-    const found = await pageOfUsersOfOrg(visitor.user.orgId, (page - 1) * PEOPLE_PER_PAGE, PEOPLE_PER_PAGE + 1);
-    const invitations = page === 1 ? await pendingInvitations(visitor.user.orgId, INVITATIONS_SHOWN) : [];
+    const found = await stores.users.pageOfUsersOfOrg(visitor.user.orgId, (page - 1) * PEOPLE_PER_PAGE, PEOPLE_PER_PAGE + 1);
+    const invitations = page === 1 ? await pendingInvitations(stores, visitor.user.orgId, INVITATIONS_SHOWN) : [];
     // A person made for a pending invitation is shown as that invitation.
     const invited = new Set(invitations.map((i) => i.userId));
     const people = found.slice(0, PEOPLE_PER_PAGE).filter((u) => !invited.has(u._id));
@@ -187,9 +187,9 @@ export function mountTeamPages(pages: ConsolePages): void {
     });
   });
 
-  pages.get(CONSOLE_PATHS.invite, async (ctx, visitor, { now }) => {
+  pages.get(CONSOLE_PATHS.invite, async (ctx, visitor, { now, stores }) => {
     requireAdmin(visitor);
-    if (!(await requireSudoToOpen(ctx, visitor, 'console.team.invite', CONSOLE_PATHS.invite, now()))) return;
+    if (!(await requireSudoToOpen(ctx, stores, visitor, 'console.team.invite', CONSOLE_PATHS.invite, now()))) return;
     sendConsolePage(ctx, {
       title: 'Invite a person',
       visitor: visitor.layout,
@@ -223,17 +223,17 @@ export function mountTeamPages(pages: ConsolePages): void {
     });
   }
 
-  pages.get('/console/team/:user_id', async (ctx, visitor) => {
-    const person = await personOf(ctx, visitor);
+  pages.get('/console/team/:user_id', async (ctx, visitor, { stores }) => {
+    const person = await personOf(ctx, stores, visitor);
     requireAdmin(visitor);
     editPage(ctx, visitor, person, null);
   });
 
-  pages.post('/console/team/:user_id', async (ctx, visitor, form, { road }) => {
-    const person = await personOf(ctx, visitor);
+  pages.post('/console/team/:user_id', async (ctx, visitor, form, { road, stores }) => {
+    const person = await personOf(ctx, stores, visitor);
     const userId = person._id;
     requireAdmin(visitor);
-    await keepingThePersonPage(ctx, visitor, async () => {
+    await keepingThePersonPage(ctx, stores, visitor, async () => {
       await road.run(ctx, visitor, 'console.team.update', {
         params: { user_id: userId },
         body: { role: form.get('role') ?? '', permissions: postedPermissions(form, 'permissions', ownPermissions(visitor)) },
@@ -242,10 +242,10 @@ export function mountTeamPages(pages: ConsolePages): void {
     });
   });
 
-  pages.post('/console/team/:user_id/disable', async (ctx, visitor, _form, { road }) => {
-    const person = await personOf(ctx, visitor);
+  pages.post('/console/team/:user_id/disable', async (ctx, visitor, _form, { road, stores }) => {
+    const person = await personOf(ctx, stores, visitor);
     requireAdmin(visitor);
-    await keepingThePersonPage(ctx, visitor, async () => {
+    await keepingThePersonPage(ctx, stores, visitor, async () => {
       await road.run(ctx, visitor, 'console.team.disable', { params: { user_id: person._id }, body: {} });
       seeOtherSaying(ctx, CONSOLE_PATHS.team, `${person.email} is disabled: signed out everywhere, and every application they connected is disconnected.`);
     });

@@ -183,7 +183,7 @@ export function mountUsagePage(pages: ConsolePages): void {
       keyFamiliesOf(stores, orgId),
       listLedgerEntries(stores, config, orgId, filter, { cursor, limit: LEDGER_PAGE }),
       usageSeries(stores, { orgId, granularity, from: new Date(chartRange.fromMs), to: new Date(chartRange.toMs), byApplication: true }, now),
-      applicationNamesOfOrg(orgId),
+      applicationNamesOfOrg(stores, orgId),
     ]);
     const names = new Map(families.map((f) => [f.family_id, f.name]));
     const here = { range, ...form };

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { notFound } from '../../../core/problems';
 import { findPasskeyOf, passkeyRegistrationOptions, passkeysOf } from '../../../core/users/passkeyCeremonies';
+import type { PasskeyStores } from '../../../core/users/passkeysStore';
 import { hostAllowsPasskeys, PASSKEY_NAME_MAX, relyingPartyOf } from '../../../core/users/passkeys';
 import type { PasskeyRecord } from '../../../core/users/passkeysStore';
 import { errorNote, hidden } from '../../views/pageRendering';
@@ -46,8 +47,8 @@ function passkeyRow(p: PasskeyRecord, csrf: string): TableCell[] {
   ];
 }
 
-export async function passkeysSection(visitor: ConsoleVisitor, authUrl: string, state: PasskeysSectionState = {}): Promise<SafeHtml> {
-  const passkeys = await passkeysOf(visitor.user._id);
+export async function passkeysSection(stores: PasskeyStores, visitor: ConsoleVisitor, authUrl: string, state: PasskeysSectionState = {}): Promise<SafeHtml> {
+  const passkeys = await passkeysOf(stores, visitor.user._id);
   const usable = hostAllowsPasskeys(authUrl);
   return html`<section aria-labelledby="passkeys-heading">
     <h2 id="passkeys-heading">Passkeys</h2>
@@ -107,8 +108,8 @@ export type ShowSecurity = (ctx: Context, visitor: ConsoleVisitor, deps: Console
 
 /** The section's posts: the ceremony's options (JSON), the new passkey, a removal. `show` answers with the Security page. */
 export function mountPasskeysSection(pages: ConsolePages, show: ShowSecurity): void {
-  pages.post(PASSKEY_OPTIONS_PATH, async (ctx, visitor, _form, { config, now }) => {
-    const options = await passkeyRegistrationOptions(relyingPartyOf(config.authUrl), visitor.user, now());
+  pages.post(PASSKEY_OPTIONS_PATH, async (ctx, visitor, _form, { config, now, stores }) => {
+    const options = await passkeyRegistrationOptions(stores, relyingPartyOf(config.authUrl), visitor.user, now());
     setPageHeaders(ctx);
     ctx.type = 'application/json';
     ctx.body = options;
@@ -126,12 +127,12 @@ export function mountPasskeysSection(pages: ConsolePages, show: ShowSecurity): v
       (_message, status, problem) => show(ctx, visitor, deps, { typedName: name, message: `No passkey was added: ${problem.detail}` }, status),
     );
   });
-  pages.get(`${PASSKEYS_PATH}/:passkey_id/rename`, async (ctx, visitor) => {
-    const passkey = await findPasskeyOf(visitor.user._id, String(ctx.params.passkey_id));
+  pages.get(`${PASSKEYS_PATH}/:passkey_id/rename`, async (ctx, visitor, { stores }) => {
+    const passkey = await findPasskeyOf(stores, visitor.user._id, String(ctx.params.passkey_id));
     if (!passkey) throw notFound('passkey');
     renamePage(ctx, visitor, passkey, passkey.name, null);
   });
-  pages.post(`${PASSKEYS_PATH}/:passkey_id/rename`, async (ctx, visitor, form, { road }) => {
+  pages.post(`${PASSKEYS_PATH}/:passkey_id/rename`, async (ctx, visitor, form, { road, stores }) => {
     const passkeyId = form.get('passkey_id') ?? '';
     const name = form.get('name') ?? '';
     await keepingTheForm(
@@ -140,7 +141,7 @@ export function mountPasskeysSection(pages: ConsolePages, show: ShowSecurity): v
         seeOtherSaying(ctx, CONSOLE_PATHS.security, `The passkey is now called ${(result.body as { name: string }).name}.`);
       },
       async (message, status) => {
-        const passkey = await findPasskeyOf(visitor.user._id, passkeyId);
+        const passkey = await findPasskeyOf(stores, visitor.user._id, passkeyId);
         if (!passkey) throw notFound('passkey');
         renamePage(ctx, visitor, passkey, name, message, status);
       },

@@ -82,18 +82,22 @@ function refusalText(problem: Problem): string {
  * confirming the password (carried in the query), or the stored policy.
  */
 export const agentPolicySection: SettingsSection = {
-  async render(ctx, visitor, kept) {
+  async render(ctx, visitor, kept, stores) {
     if (kept)
-      return renderSection(visitor, typedForm({ get: (name) => kept.values[name] ?? null }) ?? formOf(await agentPolicyOf(visitor.user.orgId)), kept.message);
+      return renderSection(
+        visitor,
+        typedForm({ get: (name) => kept.values[name] ?? null }) ?? formOf(await agentPolicyOf(stores, visitor.user.orgId)),
+        kept.message,
+      );
     const carried = carriedValues(ctx, POLICY_FIELDS);
     const typed = carried ? typedForm({ get: (name) => carried[name] ?? null }) : null;
-    return renderSection(visitor, typed ?? formOf(await agentPolicyOf(visitor.user.orgId)), null);
+    return renderSection(visitor, typed ?? formOf(await agentPolicyOf(stores, visitor.user.orgId)), null);
   },
   mount(pages, show) {
     pages.post(AGENT_POLICY_PATH, async (ctx, visitor, form, { road, now, stores }) => {
       requireAdmin(visitor);
       const typed = typedForm(form) ?? { agent_mode: '', default_daily_credits: '', max_daily_credits: '' };
-      if (!(await requireSudoMode(ctx, visitor, `${CONSOLE_PATHS.settings}?${new URLSearchParams({ ...typed })}`, now()))) return;
+      if (!(await requireSudoMode(ctx, stores, visitor, `${CONSOLE_PATHS.settings}?${new URLSearchParams({ ...typed })}`, now()))) return;
       await keepingTheForm(
         async () => {
           await road.run(ctx, visitor, 'console.settings.agent_policy', { body: { ...typed } });

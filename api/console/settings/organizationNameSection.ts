@@ -34,7 +34,7 @@ export const organizationNameSection: SettingsSection = {
       requireAdmin(visitor);
       const name = form.get('name') ?? '';
       // Every Settings save needs sudo mode; what was typed comes back to the form after the password.
-      if (!(await requireSudoMode(ctx, visitor, `${CONSOLE_PATHS.settings}?${new URLSearchParams({ name })}`, now()))) return;
+      if (!(await requireSudoMode(ctx, stores, visitor, `${CONSOLE_PATHS.settings}?${new URLSearchParams({ name })}`, now()))) return;
       await keepingTheForm(
         async () => {
           const result = await road.run(ctx, visitor, 'console.settings.rename', { body: { name } });

@@ -42,11 +42,11 @@ export const securityPolicySection: SettingsSection = {
     </section>`;
   },
   mount(pages) {
-    pages.post(SECURITY_POLICY_PATH, async (ctx, visitor, form, { road, now }) => {
+    pages.post(SECURITY_POLICY_PATH, async (ctx, visitor, form, { road, now, stores }) => {
       requireAdmin(visitor);
       // An unchecked box sends only the hidden "off"; a checked one sends both, and "on" wins.
       const value = form.getAll('require_second_factor').includes('on') ? 'on' : 'off';
-      if (!(await requireSudoMode(ctx, visitor, `${CONSOLE_PATHS.settings}?${new URLSearchParams({ require_second_factor: value })}`, now()))) return;
+      if (!(await requireSudoMode(ctx, stores, visitor, `${CONSOLE_PATHS.settings}?${new URLSearchParams({ require_second_factor: value })}`, now()))) return;
       await road.run(ctx, visitor, 'console.settings.security_policy', { body: { require_second_factor: value } });
       seeOtherSaying(
         ctx,

@@ -6,10 +6,11 @@ import { findGrant } from '../consentGrants';
 import { findCode } from '../pendingAuthorizations';
 import type { PublicClientRecord } from '../publicClients';
 import type { SigningKeys } from '../signingKeys';
-import { tokenChainExists } from '../store';
 import { revokeChain, startChain } from '../tokenChains';
 import { OAuthError, requireParam } from '../tokenRequest';
 import { issueTokenPair, type TokenResponse } from './tokenPair';
+import type { OAuthStores } from '../store';
+import type { UserStores } from '../../users/store';
 
 const INVALID_CODE = 'The authorization code is invalid, expired or already used, or was issued to another client or redirect URI.';
 
@@ -20,6 +21,7 @@ const INVALID_CODE = 'The authorization code is invalid, expired or already used
  * unique insert: a second redemption finds the chain and revokes it with everything it issued.
  */
 export async function authorizationCodeGrant(
+  stores: OAuthStores & UserStores,
   client: PublicClientRecord,
   params: Map<string, string>,
   toolsResource: string,
@@ -28,7 +30,7 @@ export async function authorizationCodeGrant(
   now: Date,
   logger: Logger,
 ): Promise<TokenResponse> {
-  const code = await findCode(requireParam(params, 'code'));
+  const code = await findCode(stores, requireParam(params, 'code'));
   if (!code) throw new OAuthError('invalid_grant', INVALID_CODE);
   const refusal = codeRefusal(
     code,
@@ -40,23 +42,24 @@ export async function authorizationCodeGrant(
   if (refusal === 'verifier') throw new OAuthError('invalid_grant', 'The code_verifier does not match the code_challenge.');
   if (refusal === 'expired') {
     // A late second use is still a second use.
-    if (await tokenChainExists(code.chainId)) await revokeChain(code.chainId, now);
+    if (await stores.oauth.tokenChainExists(code.chainId)) await revokeChain(stores, code.chainId, now);
     throw new OAuthError('invalid_grant', INVALID_CODE);
   }
   if (refusal) throw new OAuthError('invalid_grant', INVALID_CODE);
-  if (!(await startChain({ id: code.chainId, userId: code.userId, clientId: code.clientId, grantId: code.grantId }, now))) {
-    await revokeChain(code.chainId, now);
+  if (!(await startChain(stores, { id: code.chainId, userId: code.userId, clientId: code.clientId, grantId: code.grantId }, now))) {
+    await revokeChain(stores, code.chainId, now);
     logger.warn({ client_id: client.clientId }, 'authorization code reuse: its tokens revoked');
     throw new OAuthError('invalid_grant', INVALID_CODE);
   }
-  const user = await findActiveUser(code.userId);
-  const grant = await findGrant(code.userId, code.clientId);
+  const user = await findActiveUser(stores, code.userId);
+  const grant = await findGrant(stores, code.userId, code.clientId);
   if (!user || !grant || grant._id !== code.grantId) {
     // Disabled or revoked while the code was in flight.
-    await revokeChain(code.chainId, now);
+    await revokeChain(stores, code.chainId, now);
     throw new OAuthError('invalid_grant', INVALID_CODE);
   }
   return issueTokenPair(
+    stores,
     {
       clientId: client.clientId,
       scope: code.scope,

@@ -3,9 +3,11 @@ import type { ClientRecord } from '../clients';
 import type { SigningKeys } from '../signingKeys';
 import { checkResource, checkScope, requireParam } from '../tokenRequest';
 import { issueTokenPair, type TokenResponse } from './tokenPair';
+import type { OAuthStores } from '../store';
 
 /** client_credentials (SPEC 4.3): an authenticated M2M client asks for mcp:tools on the tool server, by name. */
 export async function clientCredentialsGrant(
+  stores: OAuthStores,
   client: ClientRecord,
   params: Map<string, string>,
   resource: string,
@@ -15,5 +17,5 @@ export async function clientCredentialsGrant(
 ): Promise<TokenResponse> {
   const scope = checkScope(requireParam(params, 'scope'), client.oauthScopes);
   checkResource(requireParam(params, 'resource'), resource);
-  return issueTokenPair({ clientId: client._id, scope, resource, withRefreshToken: true }, config, signingKeys, now);
+  return issueTokenPair(stores, { clientId: client._id, scope, resource, withRefreshToken: true }, config, signingKeys, now);
 }

@@ -6,17 +6,11 @@ import { findActiveUser } from '../../users/users';
 import { mayReplayRotation } from '../codeRules';
 import { findRefreshToken } from '../refreshTokens';
 import type { SigningKeys } from '../signingKeys';
-import {
-  deleteRefreshTokenByHash,
-  findRefreshRotation,
-  insertRefreshRotation,
-  markRefreshTokenUsed,
-  refreshChainHasRevokedToken,
-  type RefreshTokenRecord,
-} from '../store';
 import { liveChain, revokeChain } from '../tokenChains';
 import { OAuthError, checkScope } from '../tokenRequest';
 import { issueTokenPair, type TokenResponse } from './tokenPair';
+import type { OAuthStores, RefreshTokenRecord } from '../store';
+import type { UserStores } from '../../users/store';
 
 /**
  * refresh_token (RFC 6749 6, RFC 9700 4.14.2): one rule for every client. Each use rotates:
@@ -42,19 +36,20 @@ function rotationAad(tokenHash: string): string {
   return `oauth-refresh-rotation:${tokenHash}`;
 }
 
-async function refuseReuse(doc: RefreshTokenRecord, config: Config, now: Date, logger: Logger): Promise<TokenResponse> {
-  const rotation = await findRefreshRotation(doc.hash);
+async function refuseReuse(stores: OAuthStores, doc: RefreshTokenRecord, config: Config, now: Date, logger: Logger): Promise<TokenResponse> {
+  const rotation = await stores.oauth.findRefreshRotation(doc.hash);
   if (rotation?.sealedPair && rotation.retryUntil > now) {
-    const chainAlive = doc.userId ? (await liveChain(doc.chainId)) !== null : !(await refreshChainHasRevokedToken(doc.chainId));
+    const chainAlive = doc.userId ? (await liveChain(stores, doc.chainId)) !== null : !(await stores.oauth.refreshChainHasRevokedToken(doc.chainId));
     if (mayReplayRotation(rotation, chainAlive, now))
       return JSON.parse(openSecret(config.secretsKey, rotation.sealedPair, rotationAad(doc.hash), config.secretsKeyPrevious)) as TokenResponse;
   }
-  await revokeChain(doc.chainId, now);
+  await revokeChain(stores, doc.chainId, now);
   logger.warn({ client_id: doc.clientId }, 'refresh token reuse: chain revoked');
   throw new OAuthError('invalid_grant', INVALID);
 }
 
 export async function refreshTokenGrant(
+  stores: OAuthStores & UserStores,
   caller: RefreshCaller,
   presented: string,
   params: Map<string, string>,
@@ -63,26 +58,27 @@ export async function refreshTokenGrant(
   now: Date,
   logger: Logger,
 ): Promise<TokenResponse> {
-  const doc = await findRefreshToken(presented);
+  const doc = await findRefreshToken(stores, presented);
   // Another client's token is refused without being consumed: the presenter cannot be its owner.
   if (!doc || doc.clientId !== caller.clientId) throw new OAuthError('invalid_grant', INVALID);
   if (doc.revokedAt || doc.expiresAt <= now) throw new OAuthError('invalid_grant', INVALID);
   if (doc.userId) {
-    const user = await findActiveUser(doc.userId);
-    const chain = await liveChain(doc.chainId);
+    const user = await findActiveUser(stores, doc.userId);
+    const chain = await liveChain(stores, doc.chainId);
     if (!user || !chain) throw new OAuthError('invalid_grant', INVALID);
   }
   if (params.has('scope')) checkScope(params.get('scope')!, doc.scope.split(' '));
-  if (doc.usedAt) return refuseReuse(doc, config, now, logger);
+  if (doc.usedAt) return refuseReuse(stores, doc, config, now, logger);
 
   const pair = await issueTokenPair(
+    stores,
     { clientId: doc.clientId, scope: doc.scope, resource: doc.resource, chainId: doc.chainId, userId: doc.userId ?? undefined, withRefreshToken: true },
     config,
     signingKeys,
     now,
   );
   const sealedPair = caller.retryWindowMs > 0 ? sealSecret(config.secretsKey, JSON.stringify(pair), rotationAad(doc.hash)) : null;
-  const rotated = await insertRefreshRotation({
+  const rotated = await stores.oauth.insertRefreshRotation({
     _id: doc.hash,
     chainId: doc.chainId,
     sealedPair,
@@ -91,9 +87,9 @@ export async function refreshTokenGrant(
   });
   if (!rotated) {
     // Another use rotated this token first: the successor minted here must never work.
-    await deleteRefreshTokenByHash(sha256Hex(pair.refresh_token!));
-    return refuseReuse(doc, config, now, logger);
+    await stores.oauth.deleteRefreshTokenByHash(sha256Hex(pair.refresh_token!));
+    return refuseReuse(stores, doc, config, now, logger);
   }
-  await markRefreshTokenUsed(doc._id, now);
+  await stores.oauth.markRefreshTokenUsed(doc._id, now);
   return pair;
 }

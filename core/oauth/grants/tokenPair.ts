@@ -2,6 +2,7 @@ import type { Config } from '../../config';
 import { issueAccessToken } from '../accessTokens';
 import { issueRefreshToken } from '../refreshTokens';
 import type { SigningKeys } from '../signingKeys';
+import type { OAuthStores } from '../store';
 
 /** The token response body of every grant (RFC 6749 5.1). */
 export interface TokenResponse {
@@ -25,6 +26,7 @@ export interface PairInput {
 
 /** One access token (RFC 9068) and, when the client may refresh, the next refresh token of the chain. */
 export async function issueTokenPair(
+  stores: OAuthStores,
   input: PairInput,
   config: Config,
   signingKeys: SigningKeys,
@@ -43,6 +45,7 @@ export async function issueTokenPair(
   const body: TokenResponse = { access_token: access.token, token_type: 'Bearer', expires_in: access.expiresIn, scope: input.scope };
   if (input.withRefreshToken) {
     body.refresh_token = await issueRefreshToken(
+      stores,
       { clientId: input.clientId, chainId: input.chainId, userId: input.userId ?? null, scope: input.scope, resource: input.resource },
       config.oauth.refreshTokenIdleSeconds,
       now,
