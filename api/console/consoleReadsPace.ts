@@ -52,8 +52,24 @@ export class ConsoleReadsPace {
     return this.listPagesLeft(orgId, this.now()) < 1;
   }
 
+  /**
+   * Takes one of the organization's list pages now, if it has one left: checked and counted in
+   * one step, so requests that asked in the same moment cannot all take the last one.
+   */
+  takeListPage(orgId: string): boolean {
+    if (this.listPagesSpent(orgId)) return false;
+    this.startListPage(orgId);
+    return true;
+  }
+
+  /** Gives back a page taken by `takeListPage` that did not run (refused by the limits after it). */
+  giveBackListPage(orgId: string): void {
+    const fullAt = this.listFullAt.get(orgId);
+    if (fullAt !== undefined) this.listFullAt.set(orgId, fullAt - 1000 / LIST_PAGES_PER_SECOND);
+  }
+
   /** Counts a list page the organization starts now. */
-  startListPage(orgId: string): void {
+  private startListPage(orgId: string): void {
     const now = this.now();
     const left = this.listPagesLeft(orgId, now) - 1;
     if (this.listFullAt.size >= ORGANIZATIONS) prune(this.listFullAt, now);

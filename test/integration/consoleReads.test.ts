@@ -309,6 +309,20 @@ describe('pace', () => {
       clock.advance(1000 / LIST_PAGES_PER_SECOND);
       expect((await admin.get('/console/jobs')).status).toBe(200);
       expect((await admin.get('/console/jobs')).status).toBe(429);
+
+      // One page's turn comes back and three ask for it at once: one runs; the others, refused
+      // after reading who asked, are answered after the refusal pace (a real timer in the app, so
+      // the wall clock measures it), not at once to come straight back.
+      clock.advance(1000 / LIST_PAGES_PER_SECOND);
+      const sent = Date.now();
+      const together = await Promise.all(
+        [0, 1, 2].map(async () => {
+          const page = await admin.get('/console/jobs');
+          return { status: page.status, ms: Date.now() - sent };
+        }),
+      );
+      expect(together.map((t) => t.status).sort()).toEqual([200, 429, 429]);
+      expect(together.filter((t) => t.status === 429).every((t) => t.ms >= 900)).toBe(true);
     } finally {
       await clocked.close();
     }

@@ -5,10 +5,8 @@ import { TestClock } from '../support/testClock';
 /** How many list pages the organization starts at once before the pace refuses the next. */
 function startAll(pace: ConsoleReadsPace, orgId: string): number {
   let started = 0;
-  while (!pace.listPagesSpent(orgId)) {
-    pace.startListPage(orgId);
-    started += 1;
-  }
+  while (pace.takeListPage(orgId)) started += 1;
+  expect(pace.listPagesSpent(orgId)).toBe(true);
   return started;
 }
 
@@ -26,6 +24,18 @@ test('an organization starts a burst of list pages at once, then LIST_PAGES_PER_
   // Unused seconds give the burst back, and no more than it.
   clock.advance(60_000);
   expect(startAll(pace, 'org_a')).toBe(LIST_PAGE_BURST);
+});
+
+test('a page taken and given back (refused by the limits after the pace) leaves its turn to the next; the last one is taken once', () => {
+  const clock = new TestClock(1_000_000);
+  const pace = new ConsoleReadsPace(clock.now);
+  expect(startAll(pace, 'org_a')).toBe(LIST_PAGE_BURST);
+  clock.advance(1000 / LIST_PAGES_PER_SECOND);
+  expect(pace.takeListPage('org_a')).toBe(true);
+  expect(pace.takeListPage('org_a')).toBe(false);
+  pace.giveBackListPage('org_a');
+  expect(pace.takeListPage('org_a')).toBe(true);
+  expect(pace.takeListPage('org_a')).toBe(false);
 });
 
 test("an organization's exports share EXPORT_BYTES_PER_SECOND after a first 64 KiB that never waits; another organization's exports do not wait for them", () => {
