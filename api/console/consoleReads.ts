@@ -182,11 +182,25 @@ export function consoleReads(acquire: AcquireAdmission, admission: StoreAdmissio
       const knownOrgId = sessionValue ? known.orgOf(sessionValue) : undefined;
       const early = knownOrgId ? refusalHere(kind, knownOrgId) : undefined;
       if (early) return refusedInTurn(ctx, null, kind, early);
-      const visitor = await visit();
+      // A known organization's page takes its turn before the reads, so when the pace frees one
+      // turn, one request reads its session for it, not every request that asked in that moment.
+      let turnOf = kind === LIST_PAGE_SLOTS && knownOrgId && pace.takeListPage(knownOrgId) ? knownOrgId : undefined;
+      const giveBackTurn = () => {
+        if (turnOf) pace.giveBackListPage(turnOf);
+        turnOf = undefined;
+      };
+      let visitor: ConsoleVisitor | null;
+      try {
+        visitor = await visit();
+      } catch (err) {
+        giveBackTurn();
+        throw err;
+      }
+      if (!visitor || visitor.user.orgId !== turnOf) giveBackTurn();
       if (!visitor) return;
       const orgId = visitor.user.orgId;
       known.remember(visitor.sessionValue, orgId);
-      if (kind === LIST_PAGE_SLOTS && !pace.takeListPage(orgId)) return refusedInTurn(ctx, visitor.layout, kind, listPagesTooFast());
+      if (kind === LIST_PAGE_SLOTS && !turnOf && !pace.takeListPage(orgId)) return refusedInTurn(ctx, visitor.layout, kind, listPagesTooFast());
       await admitted(acquire, admission, pace, kind, ctx, visitor, work);
     };
   return { list: read(LIST_PAGE_SLOTS), export: read(EXPORT_SLOTS) };
