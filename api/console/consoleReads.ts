@@ -40,6 +40,8 @@ export interface ConsoleReads {
   list: AdmittedRead;
   /** Runs an export's `work` (which sets the body, usually a stream) inside those and an export slot. */
   export: AdmittedRead;
+  /** What an export of the organization awaits before each read of the store (consoleReadsPace.ts). */
+  exportReadTurn: (orgId: string) => (rows: number) => Promise<void>;
 }
 
 /**
@@ -203,5 +205,5 @@ export function consoleReads(acquire: AcquireAdmission, admission: StoreAdmissio
       if (kind === LIST_PAGE_SLOTS && !turnOf && !pace.takeListPage(orgId)) return refusedInTurn(ctx, visitor.layout, kind, listPagesTooFast());
       await admitted(acquire, admission, pace, kind, ctx, visitor, work);
     };
-  return { list: read(LIST_PAGE_SLOTS), export: read(EXPORT_SLOTS) };
+  return { list: read(LIST_PAGE_SLOTS), export: read(EXPORT_SLOTS), exportReadTurn: (orgId) => pace.exportReadTurn(orgId) };
 }

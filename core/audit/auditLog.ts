@@ -170,17 +170,20 @@ export async function purgeExpiredAuditEvents(stores: AuditStores, now: Date, re
 /**
  * Every entry matching the filters, newest first, read in windows of numbers as the consumer
  * takes them (the CSV download): windows of about EXPORT_ROWS_PER_READ entries, wider while a
- * filter matches few (the store drops the others before decoding them).
+ * filter matches few (the store drops the others before decoding them). `beforeRead` is awaited
+ * with each window's size before it is read (the console's export pace).
  */
 export async function* allAuditEvents(
   stores: AuditStores,
   orgId: string,
   query: Pick<AuditEventQuery, 'action' | 'actor'> = {},
+  beforeRead?: (numbers: number) => Promise<void>,
 ): AsyncGenerator<AuditEventView> {
   const filter = storeFilter(query);
   let size = EXPORT_ROWS_PER_READ;
   for (let next = await stores.audit.auditHeadSeq(orgId); next > 0;) {
     const to = Math.max(1, next - size + 1);
+    await beforeRead?.(next - to + 1);
     const found = await window(stores, orgId, filter, next, to);
     for (const doc of found) yield view(doc);
     size = exportReadSize(next - to + 1, found.length);

@@ -135,10 +135,17 @@ export async function listLedgerEntries(
 /**
  * Every filtered entry, newest first, read from the store EXPORT_ROWS_PER_READ at a time as the
  * consumer takes them (the filter is applied here, so every entry read is decoded by the store).
+ * `beforeRead` is awaited with each read's size before it is read (the console's export pace).
  */
-export async function* allLedgerEntries(stores: CreditStores, orgId: string, filter: LedgerFilter): AsyncGenerator<LedgerEntryView> {
+export async function* allLedgerEntries(
+  stores: CreditStores,
+  orgId: string,
+  filter: LedgerFilter,
+  beforeRead?: (rows: number) => Promise<void>,
+): AsyncGenerator<LedgerEntryView> {
   let top = await startSeq(stores, orgId, filter);
   while (top >= 0) {
+    await beforeRead?.(Math.min(EXPORT_ROWS_PER_READ, top + 1));
     for (const doc of await stores.credits.ledgerWindow(orgId, top, EXPORT_ROWS_PER_READ)) {
       if (filter.from && doc.createdAt < filter.from) return;
       if (matchesFilter(doc, filter)) yield view(doc);

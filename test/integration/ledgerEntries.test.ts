@@ -154,7 +154,11 @@ test('exports read the store a short window at a time, wider while a filter the 
       },
     },
   };
-  const all = await collect(allAuditEvents(audit, seeded.orgId));
+  // The console's export pace is awaited before each read, with the read's size.
+  const turns: number[] = [];
+  const turn = async (n: number) => void turns.push(n);
+  const all = await collect(allAuditEvents(audit, seeded.orgId, {}, turn));
+  expect(turns).toEqual(asked);
   expect(all.map((e) => e.event_id)).toEqual(Array.from({ length: entries }, (_, i) => `aud_${seeded.orgId.replace(/^org_/, '')}_${entries - i}`));
   expect(Math.max(...asked)).toBe(EXPORT_ROWS_PER_READ);
 
@@ -175,7 +179,9 @@ test('exports read the store a short window at a time, wider while a filter the 
       },
     },
   };
-  const ledger = await collect(allLedgerEntries(credits, seeded.orgId, {}));
+  turns.length = 0;
+  const ledger = await collect(allLedgerEntries(credits, seeded.orgId, {}, turn));
+  expect(turns.reduce((x, y) => x + y, 0)).toBe(entries + 2);
   expect(ledger.map((e) => e.kind)).toEqual([...Array(entries).fill('charge'), 'grant', 'opening']);
   const charges = ledger.slice(0, entries).map((e) => e.balance_after);
   expect(charges).toEqual([...charges].sort((x, y) => x - y));

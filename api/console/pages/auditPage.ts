@@ -154,13 +154,13 @@ export function mountAuditPage(pages: ConsolePages): void {
     );
   });
 
-  pages.download(AUDIT_DOWNLOAD_PATH, async (ctx, visitor, { stores }) => {
+  pages.download(AUDIT_DOWNLOAD_PATH, async (ctx, visitor, { reads, stores }) => {
     if (!mayReadAuditLog(visitor.layout)) throw notAllowed('Reading the audit log needs the admin role or the audit.v1:read permission.');
     const { filter, message } = filterOf(ctx);
     if (message) throw new Problem('validation_failed', message);
     setConsoleHeaders(ctx);
     ctx.type = 'text/csv; charset=utf-8';
     ctx.set('Content-Disposition', 'attachment; filename=audit-log.csv');
-    ctx.body = csvStream(CSV_COLUMNS, allAuditEvents(stores, visitor.user.orgId, filter));
+    ctx.body = csvStream(CSV_COLUMNS, allAuditEvents(stores, visitor.user.orgId, filter, reads.exportReadTurn(visitor.user.orgId)));
   });
 }
