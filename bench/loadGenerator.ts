@@ -222,8 +222,12 @@ export async function generateLoad(plan: LoadPlan): Promise<LoadResult> {
   return { ...r, generatorCpuSeconds: (cpu.user + cpu.system) / 1e6 };
 }
 
+/** The line the generator prints as it starts sending, before its result line (`runLoad`'s `onSending`). */
+export const SENDING_LINE = 'sending';
+
 if (require.main === module) {
   const plan = JSON.parse(process.argv[2] ?? '') as LoadPlan;
+  process.stdout.write(`${SENDING_LINE}\n`);
   generateLoad(plan).then(
     (r) => {
       process.stdout.write(JSON.stringify(r) + '\n');

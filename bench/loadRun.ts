@@ -1,9 +1,13 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import type { LoadPlan, LoadResult } from './loadGenerator';
+import { SENDING_LINE, type LoadPlan, type LoadResult } from './loadGenerator';
 
-/** Runs one load plan in a separate generator process (bench/loadGenerator.ts) and returns its figures. */
-export function runLoad(plan: LoadPlan): Promise<LoadResult> {
+/**
+ * Runs one load plan in a separate generator process (bench/loadGenerator.ts) and returns its
+ * figures. `onSending` is called once the generator has loaded and starts sending, so a load that
+ * must already be running before another is measured can be waited for.
+ */
+export function runLoad(plan: LoadPlan, onSending?: () => void): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'loadGenerator.ts'), JSON.stringify(plan)], {
       cwd: join(__dirname, '..'),
@@ -11,7 +15,13 @@ export function runLoad(plan: LoadPlan): Promise<LoadResult> {
     });
     let out = '';
     let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (onSending && out.startsWith(`${SENDING_LINE}\n`)) {
+        onSending();
+        onSending = undefined;
+      }
+    });
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
     child.once('error', reject);
     child.once('exit', (code) => {

@@ -40,6 +40,8 @@ export interface ConsoleReads {
   list: AdmittedRead;
   /** Runs an export's `work` (which sets the body, usually a stream) inside those and an export slot. */
   export: AdmittedRead;
+  /** What an export of the organization awaits before each read of the store (consoleReadsPace.ts). */
+  exportReadTurn: (orgId: string) => (rows: number) => Promise<void>;
 }
 
 /**
@@ -57,13 +59,21 @@ const KNOWN_SESSION_MS = 10_000;
 /** Sessions remembered at once; past it the memo starts over (a refusal then costs the full reads once). */
 const KNOWN_SESSIONS = 10_000;
 /**
- * How long a read refused before any store read waits before its 429 page goes out, at most (a
- * kind that asks to come back sooner waits that long). A client that sends its next request as
- * soon as the last one answered (a script, a reload loop) would otherwise turn cheap refusals
- * into more of them, each still a response to write; at this pace each of its connections costs
- * about one refusal a second, whatever it does, and a person is told to come back no sooner.
+ * How long a read refused by this replica's pace or slots waits before its 429 page goes out, at
+ * most (a kind that asks to come back sooner waits that long). A client that sends its next
+ * request as soon as the last one answered (a script, a reload loop) would otherwise turn cheap
+ * refusals into more of them, each still a response to write; at this pace each of its
+ * connections costs about one refusal a second, whatever it does, and a person is told to come
+ * back no sooner. A page the pace refuses after reading who asks waits too: when the pace frees
+ * one page, every connection that asked in that moment reads its session and all but one are
+ * refused, and answered at once they would all be back for the next.
  */
-const EARLY_REFUSAL_PACE_MS = 1000;
+const REFUSAL_PACE_MS = 1000;
+
+async function refusedInTurn(ctx: Context, visitor: LayoutVisitor | null, kind: ReadSlotKind, problem: Problem): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, Math.min(REFUSAL_PACE_MS, kind.retryAfterSeconds * 1000)));
+  tooManyRequestsPage(ctx, visitor, problem);
+}
 
 class KnownSessions {
   private readonly orgs = new Map<string, { orgId: string; until: number }>();
@@ -134,9 +144,9 @@ async function admitted(
     // The organization's own slots first: a refusal there takes nothing from its request window.
     slot = await takeReadSlot(admission, kind, visitor.user.orgId);
     handle = await acquire(visitor.principal);
-    // Only a page that runs spends the pace: one refused by the limits above costs nothing here.
-    if (kind === LIST_PAGE_SLOTS) pace.startListPage(visitor.user.orgId);
   } catch (err) {
+    // Only a page that runs spends the pace: one refused by the limits above gives its turn back.
+    if (kind === LIST_PAGE_SLOTS) pace.giveBackListPage(visitor.user.orgId);
     slot?.release();
     if (err instanceof Problem && err.status === 429) return tooManyRequestsPage(ctx, visitor.layout, err);
     throw err;
@@ -173,16 +183,27 @@ export function consoleReads(acquire: AcquireAdmission, admission: StoreAdmissio
       const sessionValue = sessionValueOf(ctx, config);
       const knownOrgId = sessionValue ? known.orgOf(sessionValue) : undefined;
       const early = knownOrgId ? refusalHere(kind, knownOrgId) : undefined;
-      if (early) {
-        await new Promise((resolve) => setTimeout(resolve, Math.min(EARLY_REFUSAL_PACE_MS, kind.retryAfterSeconds * 1000)));
-        return tooManyRequestsPage(ctx, null, early);
+      if (early) return refusedInTurn(ctx, null, kind, early);
+      // A known organization's page takes its turn before the reads, so when the pace frees one
+      // turn, one request reads its session for it, not every request that asked in that moment.
+      let turnOf = kind === LIST_PAGE_SLOTS && knownOrgId && pace.takeListPage(knownOrgId) ? knownOrgId : undefined;
+      const giveBackTurn = () => {
+        if (turnOf) pace.giveBackListPage(turnOf);
+        turnOf = undefined;
+      };
+      let visitor: ConsoleVisitor | null;
+      try {
+        visitor = await visit();
+      } catch (err) {
+        giveBackTurn();
+        throw err;
       }
-      const visitor = await visit();
+      if (!visitor || visitor.user.orgId !== turnOf) giveBackTurn();
       if (!visitor) return;
       const orgId = visitor.user.orgId;
       known.remember(visitor.sessionValue, orgId);
-      if (kind === LIST_PAGE_SLOTS && pace.listPagesSpent(orgId)) return tooManyRequestsPage(ctx, visitor.layout, listPagesTooFast());
+      if (kind === LIST_PAGE_SLOTS && !turnOf && !pace.takeListPage(orgId)) return refusedInTurn(ctx, visitor.layout, kind, listPagesTooFast());
       await admitted(acquire, admission, pace, kind, ctx, visitor, work);
     };
-  return { list: read(LIST_PAGE_SLOTS), export: read(EXPORT_SLOTS) };
+  return { list: read(LIST_PAGE_SLOTS), export: read(EXPORT_SLOTS), exportReadTurn: (orgId) => pace.exportReadTurn(orgId) };
 }

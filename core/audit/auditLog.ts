@@ -1,4 +1,5 @@
 import { cursorIndex, decodeListCursor, encodeListCursor, type CursorKey } from '../pageCursor';
+import { EXPORT_ROWS_PER_READ, exportReadSize } from '../csvExport';
 import { apiFields } from '../apiFields';
 import { auditValues, isAuditActor, isAuditAction, type AuditAction, type AuditActor } from './auditActions';
 import type { AuditEventMatch, AuditEventRecord, AuditStore } from './store';
@@ -118,14 +119,16 @@ async function window(stores: AuditStores, orgId: string, filter: AuditEventMatc
 
 /**
  * One page of an organization's entries, newest first; `next_cursor` is null on the last page.
- * A page holds at most `limit` entries, and fewer when a filter matched few of the numbers one
- * request scans; its cursor then goes on from there.
+ * A page holds at most `limit` entries, and fewer when a filter matched few of the `scan` numbers
+ * one request scans at most (MAX_SCAN unless a reader sets a smaller budget); its cursor then
+ * goes on from there.
  */
 export async function listAuditEvents(
   stores: AuditStores,
   cursorKey: CursorKey,
   orgId: string,
   query: AuditEventQuery = {},
+  scan = MAX_SCAN,
 ): Promise<{ data: AuditEventView[]; next_cursor: string | null }> {
   const limit = Math.min(Math.max(query.limit ?? AUDIT_PAGE_DEFAULT, 1), AUDIT_PAGE_MAX);
   const filter = storeFilter(query);
@@ -137,7 +140,7 @@ export async function listAuditEvents(
       ? decodeListCursor<{ below: number }>(cursorKey, query.cursor, scope, { below: cursorIndex }).below
       : await stores.audit.auditHeadSeq(orgId);
   const rows: AuditEventRecord[] = [];
-  const floor = Math.max(0, next - MAX_SCAN);
+  const floor = Math.max(0, next - Math.min(scan, MAX_SCAN));
   while (next > floor && rows.length <= limit) {
     // Unfiltered, the page's own numbers (and one more, to know whether another page follows).
     const size = filtered ? WINDOW : limit + 1 - rows.length;
@@ -164,14 +167,26 @@ export async function purgeExpiredAuditEvents(stores: AuditStores, now: Date, re
   return stores.audit.deleteAuditEventsBefore(new Date(now.getTime() - retentionDays * DAY_MS));
 }
 
-/** Every entry matching the filters, newest first, read in windows of numbers as the consumer takes them (the CSV download). */
+/**
+ * Every entry matching the filters, newest first, read in windows of numbers as the consumer
+ * takes them (the CSV download): windows of about EXPORT_ROWS_PER_READ entries, wider while a
+ * filter matches few (the store drops the others before decoding them). `beforeRead` is awaited
+ * with each window's size before it is read (the console's export pace).
+ */
 export async function* allAuditEvents(
   stores: AuditStores,
   orgId: string,
   query: Pick<AuditEventQuery, 'action' | 'actor'> = {},
+  beforeRead?: (numbers: number) => Promise<void>,
 ): AsyncGenerator<AuditEventView> {
   const filter = storeFilter(query);
-  for (let next = await stores.audit.auditHeadSeq(orgId); next > 0; next -= WINDOW) {
-    for (const doc of await window(stores, orgId, filter, next, Math.max(1, next - WINDOW + 1))) yield view(doc);
+  let size = EXPORT_ROWS_PER_READ;
+  for (let next = await stores.audit.auditHeadSeq(orgId); next > 0;) {
+    const to = Math.max(1, next - size + 1);
+    await beforeRead?.(next - to + 1);
+    const found = await window(stores, orgId, filter, next, to);
+    for (const doc of found) yield view(doc);
+    size = exportReadSize(next - to + 1, found.length);
+    next = to - 1;
   }
 }

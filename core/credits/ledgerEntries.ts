@@ -1,4 +1,5 @@
 import { cursorIndex, decodeListCursor, encodeListCursor, type CursorKey } from '../pageCursor';
+import { EXPORT_ROWS_PER_READ } from '../csvExport';
 import type { CreditStores, LedgerEntryRecord } from './store';
 
 /**
@@ -131,14 +132,24 @@ export async function listLedgerEntries(
   return { data: rows.map(view), next_cursor: more ? encodeListCursor(cursorKey, scope, { seq: top + 1 }) : null };
 }
 
-/** Every filtered entry, newest first, read from the store a window at a time as the consumer takes them. */
-export async function* allLedgerEntries(stores: CreditStores, orgId: string, filter: LedgerFilter): AsyncGenerator<LedgerEntryView> {
+/**
+ * Every filtered entry, newest first, read from the store EXPORT_ROWS_PER_READ at a time as the
+ * consumer takes them (the filter is applied here, so every entry read is decoded by the store).
+ * `beforeRead` is awaited with each read's size before it is read (the console's export pace).
+ */
+export async function* allLedgerEntries(
+  stores: CreditStores,
+  orgId: string,
+  filter: LedgerFilter,
+  beforeRead?: (rows: number) => Promise<void>,
+): AsyncGenerator<LedgerEntryView> {
   let top = await startSeq(stores, orgId, filter);
   while (top >= 0) {
-    for (const doc of await stores.credits.ledgerWindow(orgId, top, 2 * WINDOW)) {
+    await beforeRead?.(Math.min(EXPORT_ROWS_PER_READ, top + 1));
+    for (const doc of await stores.credits.ledgerWindow(orgId, top, EXPORT_ROWS_PER_READ)) {
       if (filter.from && doc.createdAt < filter.from) return;
       if (matchesFilter(doc, filter)) yield view(doc);
     }
-    top -= 2 * WINDOW;
+    top -= EXPORT_ROWS_PER_READ;
   }
 }

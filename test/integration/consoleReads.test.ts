@@ -1,5 +1,6 @@
 import mongoose from 'mongoose';
-import { recordAuditEvent } from '../../core/audit/auditLog';
+import { auditEventId, MAX_SCAN, recordAuditEvent } from '../../core/audit/auditLog';
+import { AUDIT_PAGE_SCAN } from '../../api/console/pages/auditPage';
 import { EXPORTS_AT_ONCE, LIST_PAGE_SLOTS, takeExportSlot, takeReadSlot, type ReadSlot } from '../../core/limits/consoleReadSlots';
 import { StoreAdmission, requestScopeKey } from '../../core/limits/requestAdmission';
 import { windowSecond, windowSlotIds } from '../../core/limits/strictWindow';
@@ -91,6 +92,62 @@ describe('cursors', () => {
     // The 50-row page has no next page here; the /v1 cursor still pages on.
     expect(next).toBeNull();
     expect((await api(srv.url, 'GET', `/v1/audit-events?action=budget.set&limit=1&cursor=${own}`, { key: tenant.key })).json.data).toHaveLength(1);
+  });
+});
+
+/** How many entry ids each read of the audit log asked for while `work` runs. */
+async function auditIdsAskedDuring(work: () => Promise<void>): Promise<number[]> {
+  const asked: number[] = [];
+  mongoose.set('debug', (collection: string, _method: string, query: { _id?: { $in?: unknown[] } }) => {
+    if (/audit_events/.test(collection) && query?._id?.$in) asked.push(query._id.$in.length);
+  });
+  try {
+    await work();
+  } finally {
+    mongoose.set('debug', false);
+  }
+  return asked;
+}
+
+describe('the worst-case audit page', () => {
+  test(`a filtered console page looks through at most ${AUDIT_PAGE_SCAN} entry numbers in one read and says so; "Next page" carries on; /v1 looks through up to MAX_SCAN`, async () => {
+    const tenant = await createTenant();
+    const entries = AUDIT_PAGE_SCAN + 100;
+    await srv.deps.stores.audit.insertAuditEvents(
+      Array.from({ length: entries }, (_, i) => ({
+        _id: auditEventId(tenant.orgId, i + 1),
+        orgId: tenant.orgId,
+        seq: i + 1,
+        time: new Date(),
+        actor: 'operator',
+        action: 'budget.set',
+        target: tenant.orgId,
+        before: null,
+        after: { budget: i },
+        clientAddress: null,
+      })),
+    );
+    await srv.deps.stores.audit.insertAuditHead(tenant.orgId, entries);
+    const admin = await consoleSession(srv, tenant, 'admin');
+
+    let first!: Awaited<ReturnType<ConsoleSession['get']>>;
+    expect(await auditIdsAskedDuring(async () => void (first = await admin.get('/console/audit?action=key.created')))).toEqual([AUDIT_PAGE_SCAN]);
+    expect(first.status).toBe(200);
+    expect(first.text).toContain('No entry matches among the most recent ones looked at.');
+    expect(first.text).toContain('A page looks through a bounded stretch of the log');
+    const next = /href="(\/console\/audit\?action=key\.created&amp;cursor=[A-Za-z0-9_-]+)"/.exec(first.text)?.[1].replace(/&amp;/g, '&');
+    expect(next).toEqual(expect.any(String));
+
+    let last!: Awaited<ReturnType<ConsoleSession['get']>>;
+    expect(await auditIdsAskedDuring(async () => void (last = await admin.get(next!)))).toEqual([entries - AUDIT_PAGE_SCAN]);
+    expect(last.text).toContain('No entry matches.');
+    expect(last.text).not.toMatch(/cursor=/);
+
+    expect(MAX_SCAN).toBeGreaterThan(entries);
+    const v1 = await auditIdsAskedDuring(async () => {
+      expect((await api(srv.url, 'GET', '/v1/audit-events?action=key.created', { key: tenant.key })).json).toEqual({ data: [], next_cursor: null });
+    });
+    expect(v1.reduce((x, y) => x + y, 0)).toBe(entries);
   });
 });
 
@@ -252,6 +309,20 @@ describe('pace', () => {
       clock.advance(1000 / LIST_PAGES_PER_SECOND);
       expect((await admin.get('/console/jobs')).status).toBe(200);
       expect((await admin.get('/console/jobs')).status).toBe(429);
+
+      // One page's turn comes back and three ask for it at once: one runs; the others, refused
+      // after reading who asked, are answered after the refusal pace (a real timer in the app, so
+      // the wall clock measures it), not at once to come straight back.
+      clock.advance(1000 / LIST_PAGES_PER_SECOND);
+      const sent = Date.now();
+      const together = await Promise.all(
+        [0, 1, 2].map(async () => {
+          const page = await admin.get('/console/jobs');
+          return { status: page.status, ms: Date.now() - sent };
+        }),
+      );
+      expect(together.map((t) => t.status).sort()).toEqual([200, 429, 429]);
+      expect(together.filter((t) => t.status === 429).every((t) => t.ms >= 900)).toBe(true);
     } finally {
       await clocked.close();
     }

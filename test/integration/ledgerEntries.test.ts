@@ -2,6 +2,9 @@ import type { Config } from '../../core/config';
 import { allAuditEvents, recordAuditEvent } from '../../core/audit/auditLog';
 import { charge, grantCredits, setBudget } from '../../core/credits/credits';
 import { seedConsoleOrganization } from '../../bench/consoleSeed';
+import { EXPORT_ROWS_PER_READ } from '../../core/csvExport';
+import type { AuditStores } from '../../core/audit/auditLog';
+import type { CreditStores } from '../../core/credits/store';
 import { allLedgerEntries, listLedgerEntries, MAX_SCANNED_PER_PAGE, type LedgerEntryView } from '../../core/credits/ledgerEntries';
 import { openTestStore, type TestStore } from '../support/testStore';
 import { createTenant, type TestTenant } from '../support/fixtures';
@@ -129,4 +132,58 @@ test('a page looks at a bounded number of entries: a filter that matches rarely 
   expect((await listLedgerEntries(store.stores, config, seeded.orgId, { operation: 'profiles.unlock', to: cut }, { limit: 1 })).data[0]).toEqual(
     unlocks.data[10],
   );
+});
+
+test('exports read the store a short window at a time, wider while a filter the store applies matches few, and yield every entry in order', async () => {
+  const entries = 3 * EXPORT_ROWS_PER_READ + 30;
+  const seeded = await seedConsoleOrganization(config, store.stores, {
+    keys: 1,
+    people: 1,
+    ledgerEntries: entries,
+    auditEntries: entries,
+    deliveryAttempts: 0,
+    jobs: 0,
+  });
+  const asked: number[] = [];
+  const audit: AuditStores = {
+    audit: {
+      ...store.stores.audit,
+      auditEventsByIds: (orgId, ids, match) => {
+        asked.push(ids.length);
+        return store.stores.audit.auditEventsByIds(orgId, ids, match);
+      },
+    },
+  };
+  // The console's export pace is awaited before each read, with the read's size.
+  const turns: number[] = [];
+  const turn = async (n: number) => void turns.push(n);
+  const all = await collect(allAuditEvents(audit, seeded.orgId, {}, turn));
+  expect(turns).toEqual(asked);
+  expect(all.map((e) => e.event_id)).toEqual(Array.from({ length: entries }, (_, i) => `aud_${seeded.orgId.replace(/^org_/, '')}_${entries - i}`));
+  expect(Math.max(...asked)).toBe(EXPORT_ROWS_PER_READ);
+
+  // The seed alternates two actions: after a first read that matched half, the next ask twice as many numbers.
+  asked.length = 0;
+  const capSets = await collect(allAuditEvents(audit, seeded.orgId, { action: 'limit.cap_set' }));
+  expect(capSets.map((e) => e.action)).toEqual(Array(Math.ceil(entries / 2)).fill('limit.cap_set'));
+  expect(asked.slice(0, 2)).toEqual([EXPORT_ROWS_PER_READ, 2 * EXPORT_ROWS_PER_READ]);
+
+  const windows: number[] = [];
+  const credits: CreditStores = {
+    ...store.stores,
+    credits: {
+      ...store.stores.credits,
+      ledgerWindow: (orgId, top, size) => {
+        windows.push(size);
+        return store.stores.credits.ledgerWindow(orgId, top, size);
+      },
+    },
+  };
+  turns.length = 0;
+  const ledger = await collect(allLedgerEntries(credits, seeded.orgId, {}, turn));
+  expect(turns.reduce((x, y) => x + y, 0)).toBe(entries + 2);
+  expect(ledger.map((e) => e.kind)).toEqual([...Array(entries).fill('charge'), 'grant', 'opening']);
+  const charges = ledger.slice(0, entries).map((e) => e.balance_after);
+  expect(charges).toEqual([...charges].sort((x, y) => x - y));
+  expect(Math.max(...windows)).toBe(EXPORT_ROWS_PER_READ);
 });

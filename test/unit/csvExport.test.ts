@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { csvCell, csvStream } from '../../core/csvExport';
+import { csvCell, csvStream, EXPORT_ROWS_PER_READ, exportReadSize } from '../../core/csvExport';
 
 async function text(stream: Readable): Promise<string> {
   let out = '';
@@ -43,4 +43,15 @@ test('a failing source ends the download with an error rather than a truncated f
     throw new Error('store went away');
   }
   await expect(text(csvStream([{ header: 'id', value: (r: { id: string }) => r.id }], failing()))).rejects.toThrow('store went away');
+});
+
+test("an export's next read asks for about EXPORT_ROWS_PER_READ rows at the rate its last read matched, within bounds", () => {
+  const n = EXPORT_ROWS_PER_READ;
+  expect(exportReadSize(n, n)).toBe(n);
+  expect(exportReadSize(n, n / 2)).toBe(2 * n);
+  expect(exportReadSize(2 * n, n / 2)).toBe(4 * n);
+  // A read that matched nothing, or rarely, asks for the most numbers a read may; never fewer rows than a full read.
+  expect(exportReadSize(n, 0)).toBe(5 * n);
+  expect(exportReadSize(n, 1)).toBe(5 * n);
+  expect(exportReadSize(5 * n, 5 * n)).toBe(n);
 });

@@ -228,11 +228,11 @@ export function mountUsagePage(pages: ConsolePages): void {
     });
   });
 
-  pages.download(LEDGER_CSV_PATH, async (ctx, visitor, { stores }) => {
+  pages.download(LEDGER_CSV_PATH, async (ctx, visitor, { reads, stores }) => {
     const orgId = visitor.user.orgId;
     const { filter } = ledgerFormOf(ctx.query);
     const names = new Map((await keyFamiliesOf(stores, orgId)).map((f) => [f.family_id, f.name]));
-    sendCsvExport(ctx, 'ledger.csv', ledgerCsvColumns(names), allLedgerEntries(stores, orgId, filter));
+    sendCsvExport(ctx, 'ledger.csv', ledgerCsvColumns(names), allLedgerEntries(stores, orgId, filter, reads.exportReadTurn(orgId)));
   });
 
   pages.download(USAGE_CSV_PATH, async (ctx, visitor, { stores }) => {
