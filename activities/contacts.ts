@@ -39,7 +39,7 @@ export type ContactActivityDeps = Pick<
  */
 export function createContactActivities(deps: ContactActivityDeps, { eager }: { eager?: EagerDeliveryStarts } = {}) {
   const { config, usage, now } = deps;
-  const via = { temporal: deps.temporal, eager, now };
+  const via = { temporal: deps.temporal, eager, now, stores: deps.stores };
   /**
    * A job's state changes, one line each, from the activities that make them (workflow code
    * replays, so it does not log): started, finished with its status and counts, its

@@ -166,7 +166,7 @@ export async function seedConsoleOrganization(config: Config, stores: Stores, si
     },
   );
 
-  if (size.deliveryAttempts > 0) await seedConsoleWebhooks({ orgId, workspaceId }, size.deliveryAttempts, jobIds, now);
+  if (size.deliveryAttempts > 0) await seedConsoleWebhooks(stores, { orgId, workspaceId }, size.deliveryAttempts, jobIds, now);
 
   return { orgId, workspaceId, adminEmail, adminPassword, keyIds, jobIds };
 }

@@ -23,6 +23,7 @@ import { createTalentStore, type TalentStore } from './talent/store';
 import { createTenancyStore, type TenancyStore } from './tenancy/store';
 import { createKeysStore, type KeysStore } from './keys/store';
 import { createLimitsStore, type LimitsStore } from './limits/store';
+import { createWebhookStore, type WebhookStore } from './webhooks/store/webhookStore';
 import type { Connection } from 'mongoose';
 import { createTemporalClients, type TemporalClients } from './temporal/client';
 import { createPeopleIndexes, type PeopleIndexes } from './talent/peopleIndexes';
@@ -53,6 +54,7 @@ export interface Stores {
   readonly tenancy: TenancyStore;
   readonly keys: KeysStore;
   readonly limits: LimitsStore;
+  readonly webhooks: WebhookStore;
 }
 
 /** The areas' stores on `connection` (the root's, from `openStore`). */
@@ -67,6 +69,7 @@ export function createStores(connection: Connection): Stores {
     tenancy: createTenancyStore(connection),
     keys: createKeysStore(connection),
     limits: createLimitsStore(connection),
+    webhooks: createWebhookStore(connection),
   };
 }
 

@@ -3,6 +3,7 @@ import { AUDIT_RETENTION_DAYS_DEFAULT } from '../config';
 import { purgeExpiredIdempotencyRecords } from '../idempotency/idempotency';
 import type { IdempotencyStores } from '../idempotency/store';
 import type { TalentStores } from '../talent/store';
+import type { WebhookStores } from '../webhooks/store/webhookStore';
 import { purgeExpiredDaySlots } from '../jobs/dailyJobCap';
 import { purgeExpiredSignInRecords } from '../oauth/expiredSignInRecords';
 import { purgeExpiredQuotaEntries } from '../talent/quotas';
@@ -34,7 +35,7 @@ export interface PurgedCounts {
 
 /** `auditRetentionDays`: AUDIT_RETENTION_DAYS, the one setting that bounds the audit log. */
 export async function purgeExpiredRecords(
-  stores: AuditStores & IdempotencyStores & TalentStores,
+  stores: AuditStores & IdempotencyStores & TalentStores & WebhookStores,
   now: Date,
   { auditRetentionDays = AUDIT_RETENTION_DAYS_DEFAULT } = {},
 ): Promise<PurgedCounts> {
@@ -42,8 +43,8 @@ export async function purgeExpiredRecords(
     purgeExpiredSearches(stores, now),
     purgeExpiredQuotaEntries(stores, now),
     purgeExpiredIdempotencyRecords(stores, now),
-    purgeWebhookHistory(now),
-    purgeAttemptClaims(now),
+    purgeWebhookHistory(stores, now),
+    purgeAttemptClaims(stores, now),
     purgeExpiredRefreshChains(now),
     purgeExpiredDaySlots(now),
     purgeExpiredSignInRecords(now),

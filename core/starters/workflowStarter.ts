@@ -5,6 +5,7 @@ import { temporalReplaySignaller } from '../webhooks/replaySignals';
 import { signalRecordedReplays } from '../webhooks/replays';
 import { runEvery } from '../periodicPass';
 import type { TemporalClients } from '../temporal/client';
+import type { WebhookStores } from '../webhooks/store/webhookStore';
 import { isTemporalUnanswered } from '../temporal/deadline';
 
 /** Jobs one pass takes at most; the next pass (WORKFLOW_STARTER_INTERVAL_MS later) takes the rest. */
@@ -24,7 +25,7 @@ export interface WorkflowStarter {
  * the app's connection, so the next pass connects afresh and starts everything as soon as
  * Temporal is back (a connection left in its reconnect back-off could wait far longer).
  */
-export function startWorkflowStarter(config: Config, temporal: TemporalClients, logger: Logger, now: () => number): WorkflowStarter {
+export function startWorkflowStarter(config: Config, temporal: TemporalClients, logger: Logger, now: () => number, stores: WebhookStores): WorkflowStarter {
   const starter = temporalJobStarter(temporal, config);
   const replaySignal = temporalReplaySignaller(temporal, config);
   let stopped = false;
@@ -32,7 +33,7 @@ export function startWorkflowStarter(config: Config, temporal: TemporalClients, 
   async function pass(): Promise<void> {
     if (!(await startJobs())) return;
     try {
-      await signalRecordedReplays(replaySignal, config.workflowStarter.leaseMs, 50, new Date(now()));
+      await signalRecordedReplays(stores, replaySignal, config.workflowStarter.leaseMs, 50, new Date(now()));
     } catch (err) {
       if (!isTemporalUnanswered(err)) throw err;
       temporal.drop();

@@ -169,7 +169,7 @@ async function main(): Promise<number> {
     const orgIds = tenants.map((t) => t.orgId);
     const drainEnd = Date.now() + opts.drainSeconds * 1000;
     for (;;) {
-      const o = await outstanding(orgIds);
+      const o = await outstanding(stores, orgIds);
       if ((o.runningJobs === 0 && o.undeliveredEvents === 0) || Date.now() > drainEnd) {
         say(`drain: ${o.runningJobs} jobs running, ${o.undeliveredEvents} events undelivered`);
         break;

@@ -10,6 +10,7 @@ import { queueMail } from '../../core/mail/mailOutbox';
 import { openStore } from '../../core/store/connection';
 import { UsageCounters } from '../../core/usage/usageCounters';
 import { usageSeries } from '../../core/usage/usageSeries';
+import { recordAttempt } from '../../core/webhooks/webhookDeliveries';
 import { seedPeople } from '../../scripts/seeding/seedPeople';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
@@ -33,6 +34,8 @@ beforeAll(async () => {
     ...first.config,
     authUrl: 'http://auth-second.example',
     searchQuotas: { ...first.config.searchQuotas, distinctQueriesPerHour: 1 },
+    // Loopback endpoints: the webhook check registers one without reaching it.
+    webhooks: { ...first.config.webhooks, allowedCidrs: ['127.0.0.0/8'] },
   };
   // The areas not yet on a root's connection (test/unit/moduleState.test.ts) share the first app's database.
   const store = await openStore(`${first.config.mongodbUri}_second`, first.config.store, { ownConnectionOnly: true });
@@ -198,4 +201,33 @@ test("each app's limit settings and admission slots are in its own database", as
   expect(await first.deps.stores.limits.slotIdsWithPrefix(`w:req:${tenant.orgId}:`)).toHaveLength(0);
   expect(await second.deps.stores.limits.capEntriesWithPrefix(`${tenant.orgId}:`)).toHaveLength(1);
   expect(await first.deps.stores.limits.capEntriesWithPrefix(`${tenant.orgId}:`)).toHaveLength(0);
+});
+
+test("each app's webhook endpoints, events and deliveries are in its own database", async () => {
+  const tenant = await createTenant({ stores: second.deps.stores });
+  const registered = await api(second.url, 'POST', '/v1/webhook-endpoints', { key: tenant.key, body: { url: 'https://127.0.0.1:8443/side-by-side' } });
+  expect(registered.status).toBe(201);
+  const endpointId = registered.json.endpoint.endpoint_id;
+  expect(await second.deps.stores.webhooks.endpoints.endpointById(endpointId)).toMatchObject({ workspaceId: tenant.workspaceId });
+  expect(await first.deps.stores.webhooks.endpoints.endpointById(endpointId)).toBeNull();
+  expect((await api(second.url, 'GET', `/v1/webhook-endpoints/${endpointId}`, { key: tenant.key })).status).toBe(200);
+  const attempt = {
+    eventId: 'evt_side_by_side',
+    replay: 0,
+    attempt: 1,
+    endpointId,
+    orgId: tenant.orgId,
+    workspaceId: tenant.workspaceId,
+    jobId: 'job_side_by_side',
+    status: 'failed' as const,
+    responseStatus: 500,
+    errorCode: 'http_status',
+    durationMs: 3,
+    scheduledAt: new Date(),
+    attemptedAt: new Date(),
+    nextAttemptAt: null,
+  };
+  const { _id: deliveryId } = await recordAttempt(second.deps.stores, attempt);
+  expect((await api(second.url, 'GET', `/v1/webhook-deliveries/${deliveryId}`, { key: tenant.key })).json).toMatchObject({ delivery_id: deliveryId });
+  expect(await first.deps.stores.webhooks.deliveries.deliveriesOfEvent(attempt.eventId)).toEqual([]);
 });

@@ -4,6 +4,7 @@ import { readJobResult, type JobResultPage } from '../../../core/jobs/jobResults
 import { COUNT_KEYS, FINAL_JOB_STATUSES, type JobStatus } from '../../../core/jobs/jobTypes';
 import { PERMISSIONS } from '../../../core/keys/permissions';
 import { Problem } from '../../../core/problems';
+import type { Stores } from '../../../core/deps';
 import { jobEventDeliveries } from '../../../core/webhooks/jobEventDeliveries';
 import { hidden } from '../../views/pageRendering';
 import { html, type SafeHtml } from '../../views/safeHtml';
@@ -83,8 +84,8 @@ function figures(job: JobView): SafeHtml {
   </dl>`;
 }
 
-async function eventSection(orgId: string, job: JobView): Promise<SafeHtml> {
-  const event = await jobEventDeliveries(orgId, job.job_id);
+async function eventSection(stores: Stores, orgId: string, job: JobView): Promise<SafeHtml> {
+  const event = await jobEventDeliveries(stores, orgId, job.job_id);
   const link = html`<p><a href="${jobDeliveriesPath(job.job_id)}">This job's webhook deliveries</a></p>`;
   if (!event) {
     return html`<p>
@@ -214,7 +215,7 @@ export function mountJobsPages(pages: ConsolePages): void {
   pages.list(`${CONSOLE_PATHS.jobs}/:job_id`, async (ctx, visitor, deps) => {
     const job = await getContactRetrievalJob(visitor.principal, ctx.params.job_id);
     const [event, result] = await Promise.all([
-      eventSection(visitor.user.orgId, job),
+      eventSection(deps.stores, visitor.user.orgId, job),
       resultSection(deps, visitor, job, text(ctx.query.result_cursor) || undefined),
     ]);
     sendConsolePage(ctx, {

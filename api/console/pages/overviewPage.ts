@@ -39,7 +39,7 @@ export function mountOverviewPage(pages: ConsolePages): void {
       usageSeries(stores, { orgId, granularity: 'day', from: new Date(days.fromMs), to: new Date(days.toMs) }, now),
       usageSeries(stores, { orgId, granularity: 'hour', from: new Date(hours.fromMs), to: new Date(hours.toMs) }, now),
       runningJobCount(orgId),
-      webhookHealthOf(workspaceId, new Date(now)),
+      webhookHealthOf(stores, workspaceId, new Date(now)),
     ]);
     const familyBudgets = Object.entries(funding.familyBudgets).slice(0, FAMILY_BUDGETS_SHOWN);
     const names = await familyNames(
