@@ -24,6 +24,7 @@ import { createTenancyStore, type TenancyStore } from './tenancy/store';
 import { createKeysStore, type KeysStore } from './keys/store';
 import { createLimitsStore, type LimitsStore } from './limits/store';
 import { createWebhookStore, type WebhookStore } from './webhooks/store/webhookStore';
+import { createJobStore, type JobStore } from './jobs/store';
 import type { Connection } from 'mongoose';
 import { createTemporalClients, type TemporalClients } from './temporal/client';
 import { createPeopleIndexes, type PeopleIndexes } from './talent/peopleIndexes';
@@ -55,6 +56,7 @@ export interface Stores {
   readonly keys: KeysStore;
   readonly limits: LimitsStore;
   readonly webhooks: WebhookStore;
+  readonly jobs: JobStore;
 }
 
 /** The areas' stores on `connection` (the root's, from `openStore`). */
@@ -70,6 +72,7 @@ export function createStores(connection: Connection): Stores {
     keys: createKeysStore(connection),
     limits: createLimitsStore(connection),
     webhooks: createWebhookStore(connection),
+    jobs: createJobStore(connection),
   };
 }
 
@@ -142,7 +145,7 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 
     stores,
     config,
     admission: parts.admission ?? new StoreAdmission(stores.limits, now, logger),
-    dailyJobCaps: parts.dailyJobCaps ?? new DailyJobCapReads(),
+    dailyJobCaps: parts.dailyJobCaps ?? new DailyJobCapReads(stores.jobs),
     keyReads: parts.keyReads ?? new KeyReads(stores.keys),
     limitSettings: parts.limitSettings ?? new LimitSettingsReads(stores.limits),
     signingKeys: parts.signingKeys ?? new SigningKeys(config),
@@ -150,7 +153,7 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 
     decoy: parts.decoy ?? new DecoyPasswordHash(config.oauth.passwordScryptLog2N),
     people: parts.people ?? createPeopleIndexes(stores, now, logger),
     enabledSources: parts.enabledSources ?? new EnabledSourceReads(stores.tenancy),
-    jobPeople: parts.jobPeople ?? createJobPeopleReads(),
+    jobPeople: parts.jobPeople ?? createJobPeopleReads(stores),
     claimGenerations: parts.claimGenerations ?? createClaimGenerations(),
     quotaWindows: parts.quotaWindows ?? new QuotaWindows(stores.talent),
     destinationLookup,

@@ -4,6 +4,7 @@ import { purgeExpiredIdempotencyRecords } from '../idempotency/idempotency';
 import type { IdempotencyStores } from '../idempotency/store';
 import type { TalentStores } from '../talent/store';
 import type { WebhookStores } from '../webhooks/store/webhookStore';
+import type { JobStores } from '../jobs/store';
 import { purgeExpiredDaySlots } from '../jobs/dailyJobCap';
 import { purgeExpiredSignInRecords } from '../oauth/expiredSignInRecords';
 import { purgeExpiredQuotaEntries } from '../talent/quotas';
@@ -35,7 +36,7 @@ export interface PurgedCounts {
 
 /** `auditRetentionDays`: AUDIT_RETENTION_DAYS, the one setting that bounds the audit log. */
 export async function purgeExpiredRecords(
-  stores: AuditStores & IdempotencyStores & TalentStores & WebhookStores,
+  stores: AuditStores & IdempotencyStores & TalentStores & WebhookStores & JobStores,
   now: Date,
   { auditRetentionDays = AUDIT_RETENTION_DAYS_DEFAULT } = {},
 ): Promise<PurgedCounts> {
@@ -46,7 +47,7 @@ export async function purgeExpiredRecords(
     purgeWebhookHistory(stores, now),
     purgeAttemptClaims(stores, now),
     purgeExpiredRefreshChains(now),
-    purgeExpiredDaySlots(now),
+    purgeExpiredDaySlots(stores, now),
     purgeExpiredSignInRecords(now),
     purgeExpiredAuditEvents(stores, now, auditRetentionDays),
   ]);

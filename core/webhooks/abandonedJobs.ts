@@ -6,6 +6,7 @@ import type { Logger } from '../observability/logger';
 import type { TemporalClients } from '../temporal/client';
 import { emitJobCompleted } from './jobCompletedEvent';
 import type { WebhookStores } from './store/webhookStore';
+import type { JobStores } from '../jobs/store';
 
 /**
  * Ends a job whose workflow is gone (terminated by an operator, lost): everyone not settled
@@ -19,7 +20,7 @@ export async function finishAbandonedJob(
     logger,
     now,
     stores,
-  }: { config: Config; temporal: TemporalClients; logger: Logger; now: () => number; stores: CreditStores & TalentStores & WebhookStores },
+  }: { config: Config; temporal: TemporalClients; logger: Logger; now: () => number; stores: CreditStores & TalentStores & WebhookStores & JobStores },
   jobId: string,
 ): Promise<void> {
   try {

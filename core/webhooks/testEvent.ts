@@ -6,7 +6,7 @@ import { activeEndpointOf } from './webhookEndpoints';
 import type { WebhookStores } from './store/webhookStore';
 import type { JobTemporalDeps } from '../jobs/contactRetrievalJobs';
 import { contactRetrievalWorkflowId, countsFromTally, jobOwnerOf, resultTimes } from '../jobs/jobRules';
-import { insertJob } from '../jobs/store';
+import type { JobStores } from '../jobs/store';
 
 /**
  * "Send test event" (DECISIONS.md "Webhooks page"): a test job of no people, finished as it is
@@ -24,7 +24,7 @@ export interface SentTestEvent {
 }
 
 export async function sendTestEvent(
-  deps: JobTemporalDeps & { readonly now: () => number; readonly stores: WebhookStores },
+  deps: JobTemporalDeps & { readonly now: () => number; readonly stores: WebhookStores & JobStores },
   principal: KeyPrincipal,
   endpointId: string,
 ): Promise<SentTestEvent> {
@@ -37,7 +37,7 @@ export async function sendTestEvent(
   const completedAt = new Date(deps.now());
   const counts = countsFromTally(0, {});
   const { resultExpiresAt, resultPurgeAt } = resultTimes(completedAt, counts);
-  await insertJob({
+  await deps.stores.jobs.insertJob({
     _id: jobId,
     ...jobOwnerOf(principal),
     status: 'completed',

@@ -2,7 +2,6 @@ import { Webhook } from 'standardwebhooks';
 import type { Stores } from '../../core/deps';
 import { PRICES } from '../../core/credits/prices';
 import { CHARGE_OPERATION } from '../../core/jobs/chunkSettlement';
-import { countChargedDeliveries, countRunningJobs, jobsOfOrganizations } from '../../core/jobs/store';
 import { DEFAULT_REQUESTS_PER_SECOND } from '../../core/limits/limitTable';
 import { MAX_ATTEMPTS } from '../../core/webhooks/retrySchedule';
 import type { ReceivedRequest } from '../../test/support/httpsReceiver';
@@ -35,7 +34,7 @@ export interface LedgerInput {
 
 /** Jobs not yet final, events not yet delivered: what the drain waits on. */
 export async function outstanding(stores: Stores, orgIds: string[]): Promise<{ runningJobs: number; undeliveredEvents: number }> {
-  const runningJobs = await countRunningJobs(orgIds);
+  const runningJobs = await stores.jobs.countRunningJobs(orgIds);
   const events = (await stores.webhooks.events.eventsOfOrganizations(orgIds)).filter((e) => e.endpointId !== null);
   const delivered = new Set((await stores.webhooks.deliveries.deliveriesOfOrganizations(orgIds)).filter((d) => d.status === 'succeeded').map((d) => d.eventId));
   const undeliveredEvents = events.filter((e) => !delivered.has(e._id) && e.status !== 'dead_lettered').length;
@@ -58,7 +57,7 @@ export async function reconcile(input: LedgerInput): Promise<LedgerLine[]> {
   );
 
   // Jobs.
-  const jobs = await jobsOfOrganizations(orgIds);
+  const jobs = await input.stores.jobs.jobsOfOrganizations(orgIds);
   const byStatus: Record<string, number> = {};
   for (const j of jobs) byStatus[j.status] = (byStatus[j.status] ?? 0) + 1;
   line('jobs created', jobs.length, jobs.length > 0);
@@ -174,7 +173,7 @@ export async function reconcile(input: LedgerInput): Promise<LedgerLine[]> {
   }
   line('credits charged for contact records', charged);
   line('contact records delivered (counts.delivered × price)', deliveredRecords, charged === deliveredRecords && mismatched === 0);
-  const receipted = (await countChargedDeliveries(jobs.map((j) => j._id))) * PRICES.contactRecord;
+  const receipted = (await input.stores.jobs.countChargedDeliveries(jobs.map((j) => j._id))) * PRICES.contactRecord;
   line('delivered records with a receipt × price (target: = charged = delivered)', receipted, receipted === charged && receipted === deliveredRecords);
   line(
     'workers ended between a chunk charge and its record (CHAOS_EXIT_AT=after_charge; target ≥ 1)',

@@ -11,8 +11,9 @@ import { openStore } from '../../core/store/connection';
 import { UsageCounters } from '../../core/usage/usageCounters';
 import { usageSeries } from '../../core/usage/usageSeries';
 import { recordAttempt } from '../../core/webhooks/webhookDeliveries';
+import { contactRetrievalWorkflowId, emptyCounts, jobOwnerOf } from '../../core/jobs/jobRules';
 import { seedPeople } from '../../scripts/seeding/seedPeople';
-import { createTenant, type TestTenant } from '../support/fixtures';
+import { createTenant, keyPrincipalOf, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
 import { expectProblemResponse } from '../support/problems';
 import { startTestApi, type TestApi } from '../support/testApi';
@@ -230,4 +231,25 @@ test("each app's webhook endpoints, events and deliveries are in its own databas
   const { _id: deliveryId } = await recordAttempt(second.deps.stores, attempt);
   expect((await api(second.url, 'GET', `/v1/webhook-deliveries/${deliveryId}`, { key: tenant.key })).json).toMatchObject({ delivery_id: deliveryId });
   expect(await first.deps.stores.webhooks.deliveries.deliveriesOfEvent(attempt.eventId)).toEqual([]);
+});
+
+test("each app's contact-retrieval jobs and daily caps are in its own database", async () => {
+  const tenant = await tenantOfBoth();
+  const jobId = `job_side${Date.now()}`;
+  await second.deps.stores.jobs.insertJob({
+    _id: jobId,
+    ...jobOwnerOf(keyPrincipalOf(tenant)),
+    status: 'completed',
+    fields: ['email'],
+    requested: 0,
+    counts: emptyCounts(0),
+    workflowId: contactRetrievalWorkflowId(jobId),
+    completedAt: new Date(),
+  });
+  expect((await api(second.url, 'GET', `/v1/contact-retrieval-jobs/${jobId}`, { key: tenant.key })).json).toMatchObject({ job_id: jobId, status: 'completed' });
+  expectProblemResponse(await api(first.url, 'GET', `/v1/contact-retrieval-jobs/${jobId}`, { key: tenant.key }), 404, 'not_found');
+  expect(await first.deps.stores.jobs.findJob({ _id: jobId })).toBeNull();
+  await second.deps.stores.jobs.saveDailyJobCap(tenant.orgId, 3);
+  expect(await second.deps.stores.jobs.findDailyJobCap(tenant.orgId)).toBe(3);
+  expect(await first.deps.stores.jobs.findDailyJobCap(tenant.orgId)).toBeNull();
 });

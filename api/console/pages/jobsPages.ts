@@ -135,7 +135,7 @@ async function resultSection(
   }
   let page: JobResultPage;
   try {
-    page = await readJobResult(config, visitor.principal, job.job_id, { limit: RESULT_PAGE, cursor }, now());
+    page = await readJobResult(stores, config, visitor.principal, job.job_id, { limit: RESULT_PAGE, cursor }, now());
   } catch (err) {
     if (err instanceof Problem && (err.code === 'result_set_expired' || err.code === 'result_gone')) return html`<p>${err.detail}</p>`;
     throw err;
@@ -189,10 +189,10 @@ function cancelControl(visitor: ConsoleVisitor, job: JobView): SafeHtml {
 }
 
 export function mountJobsPages(pages: ConsolePages): void {
-  pages.list(CONSOLE_PATHS.jobs, async (ctx, visitor, { config }) => {
+  pages.list(CONSOLE_PATHS.jobs, async (ctx, visitor, { config, stores }) => {
     const status = (STATUSES as readonly string[]).includes(text(ctx.query.status)) ? (text(ctx.query.status) as JobStatus) : undefined;
     const cursor = text(ctx.query.cursor) || undefined;
-    const list = await listContactRetrievalJobs(config, visitor.principal, { status, limit: JOBS_PAGE, cursor });
+    const list = await listContactRetrievalJobs(stores, config, visitor.principal, { status, limit: JOBS_PAGE, cursor });
     const here = (extra: Record<string, string>) => {
       const q = new URLSearchParams({ ...(status ? { status } : {}), ...extra }).toString();
       return `${CONSOLE_PATHS.jobs}${q ? `?${q}` : ''}`;
@@ -213,7 +213,7 @@ export function mountJobsPages(pages: ConsolePages): void {
   });
 
   pages.list(`${CONSOLE_PATHS.jobs}/:job_id`, async (ctx, visitor, deps) => {
-    const job = await getContactRetrievalJob(visitor.principal, ctx.params.job_id);
+    const job = await getContactRetrievalJob(deps.stores, visitor.principal, ctx.params.job_id);
     const [event, result] = await Promise.all([
       eventSection(deps.stores, visitor.user.orgId, job),
       resultSection(deps, visitor, job, text(ctx.query.result_cursor) || undefined),
