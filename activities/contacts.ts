@@ -38,7 +38,7 @@ export type ContactActivityDeps = Pick<
  */
 export function createContactActivities(deps: ContactActivityDeps, { eager }: { eager?: EagerDeliveryStarts } = {}) {
   const { config, usage, now } = deps;
-  const via = { temporal: deps.temporal, eager, now };
+  const via = { temporal: deps.temporal, eager, now, stores: deps.stores };
   /**
    * A job's state changes, one line each, from the activities that make them (workflow code
    * replays, so it does not log): started, finished with its status and counts, its
@@ -57,7 +57,7 @@ export function createContactActivities(deps: ContactActivityDeps, { eager }: { 
   return {
     /** Positions of the job's people the organization retrieved recently (reused, free). */
     async planContactReuse(input: { jobId: string; orgId: string; fields: ContactField[] }): Promise<number[]> {
-      const reusable = await findReusablePositions(input, new Date(now()), people);
+      const reusable = await findReusablePositions(deps.stores, input, new Date(now()), people);
       if ((activityContext().attempt ?? 1) === 1) jobsStarted.inc();
       jobLine('job started', { job_id: input.jobId, org_id: input.orgId, status: 'running', reusable: reusable.length });
       return reusable;
@@ -129,12 +129,12 @@ export function createContactActivities(deps: ContactActivityDeps, { eager }: { 
     },
 
     async expireContactRetrievalResult(input: { jobId: string }): Promise<void> {
-      await expireJobResult(input.jobId, new Date(now()));
+      await expireJobResult(deps.stores, input.jobId, new Date(now()));
       jobLine('job result expired', { job_id: input.jobId });
     },
 
     async purgeContactRetrievalResult(input: { jobId: string }): Promise<void> {
-      await purgeJobResult(input.jobId, new Date(now()));
+      await purgeJobResult(deps.stores, input.jobId, new Date(now()));
       jobLine('job result purged', { job_id: input.jobId });
     },
   };

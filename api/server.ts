@@ -63,7 +63,7 @@ export async function startApi(
     throw err;
   });
   tuneServer(server, logger);
-  const workflowStarter = startWorkflowStarter(config, deps.temporal, logger, deps.now);
+  const workflowStarter = startWorkflowStarter(config, deps.temporal, logger, deps.now, deps.stores);
   // Mail is due on the app's clock, the clock its notices are queued on.
   const mailSender = startMailSender(deps.stores, config, { logger, now: deps.now });
   const address = server.address();

@@ -6,7 +6,6 @@ import type { Config } from '../core/config';
 import { auditEventId } from '../core/audit/auditLog';
 import { grantCredits } from '../core/credits/credits';
 import { newId } from '../core/ids';
-import { insertJobs } from '../core/jobs/store';
 import { createApiKey } from '../core/keys/apiKeys';
 import { ALL_PERMISSIONS } from '../core/keys/permissions';
 import { createOrganization } from '../core/tenancy/provisioning';
@@ -133,7 +132,7 @@ export async function seedConsoleOrganization(config: Config, stores: Stores, si
   const jobIds: string[] = [];
   await insertInBatches(
     size.jobs,
-    (docs) => insertJobs(workspaceId, docs as Parameters<typeof insertJobs>[1]),
+    (docs) => stores.jobs.insertJobs(workspaceId, docs as Parameters<Stores['jobs']['insertJobs']>[1]),
     (i) => {
       const id = newId('job');
       jobIds.push(id);
@@ -166,7 +165,7 @@ export async function seedConsoleOrganization(config: Config, stores: Stores, si
     },
   );
 
-  if (size.deliveryAttempts > 0) await seedConsoleWebhooks({ orgId, workspaceId }, size.deliveryAttempts, jobIds, now);
+  if (size.deliveryAttempts > 0) await seedConsoleWebhooks(stores, { orgId, workspaceId }, size.deliveryAttempts, jobIds, now);
 
   return { orgId, workspaceId, adminEmail, adminPassword, keyIds, jobIds };
 }

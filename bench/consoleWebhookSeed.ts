@@ -2,9 +2,8 @@ import { newId } from '../core/ids';
 import { deliveryIdOf } from '../core/webhooks/deliveryNumbering';
 import { jobCompletedBody } from '../core/webhooks/eventEnvelope';
 import { MAX_ATTEMPTS, SPEC_RETRY_DELAYS_MS } from '../core/webhooks/retrySchedule';
-import { addHealthCounts, HOUR_MS, insertDeliveryRecords, setDeliveryHead } from '../core/webhooks/store/deliveryStore';
-import { insertEndpointRecord } from '../core/webhooks/store/endpointStore';
-import { insertEventRecords } from '../core/webhooks/store/eventStore';
+import { HOUR_MS } from '../core/webhooks/store/deliveryStore';
+import type { WebhookStores } from '../core/webhooks/store/webhookStore';
 import type { DeliveryRecord, EventRecord } from '../core/webhooks/store/records';
 import { healthCountsOfAttempt } from '../core/webhooks/webhookHealth';
 
@@ -23,6 +22,7 @@ const BATCH = 1000;
 const PATTERN = [0, 0, 0, 0, 0, 0, 2, 2, 5, 9];
 
 export async function seedConsoleWebhooks(
+  stores: WebhookStores,
   scope: { orgId: string; workspaceId: string },
   attempts: number,
   jobIds: readonly string[],
@@ -31,7 +31,7 @@ export async function seedConsoleWebhooks(
   const span = 90 * DAY_MS;
   const endpointId = newId('we');
   const createdAt = new Date(now.getTime() - span);
-  await insertEndpointRecord({
+  await stores.webhooks.endpoints.insertEndpointRecord({
     _id: endpointId,
     orgId: scope.orgId,
     workspaceId: scope.workspaceId,
@@ -122,7 +122,7 @@ export async function seedConsoleWebhooks(
       updatedAt: dead ? deadAt : emittedAt,
     });
   });
-  for (let i = 0; i < events.length; i += BATCH) await insertEventRecords(events.slice(i, i + BATCH));
+  for (let i = 0; i < events.length; i += BATCH) await stores.webhooks.events.insertEventRecords(events.slice(i, i + BATCH));
 
   // Numbered in the order they were recorded, as the delivery activity numbers them.
   const recorded = rows.slice(0, attempts).sort((a, b) => a.attemptedAt.getTime() - b.attemptedAt.getTime());
@@ -130,7 +130,7 @@ export async function seedConsoleWebhooks(
   const since = now.getTime() - 8 * DAY_MS;
   for (let i = 0; i < recorded.length; i += BATCH) {
     const batch = recorded.slice(i, i + BATCH).map((r, j) => ({ _id: deliveryIdOf(scope.workspaceId, i + j + 1), seq: i + j + 1, ...r }));
-    await insertDeliveryRecords(batch);
+    await stores.webhooks.deliveries.insertDeliveryRecords(batch);
     for (const r of batch) {
       if (r.attemptedAt.getTime() < since) continue;
       const hour = Math.floor(r.attemptedAt.getTime() / HOUR_MS) * HOUR_MS;
@@ -141,7 +141,7 @@ export async function seedConsoleWebhooks(
       hours.set(hour, counts);
     }
   }
-  await setDeliveryHead(scope.workspaceId, recorded.length, false);
-  for (const [hour, counts] of hours) await addHealthCounts(scope.workspaceId, hour, counts);
+  await stores.webhooks.deliveries.setDeliveryHead(scope.workspaceId, recorded.length, false);
+  for (const [hour, counts] of hours) await stores.webhooks.deliveries.addHealthCounts(scope.workspaceId, hour, counts);
   return { endpointId, events: events.length };
 }

@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { newId } from '../core/ids';
 import { listContactRetrievalJobs, runningJobCount } from '../core/jobs/jobList';
 import type { JobStatus } from '../core/jobs/jobTypes';
-import { insertJobSlot, insertJobs, type JobDoc } from '../core/jobs/store';
+import type { JobDoc } from '../core/jobs/store';
+import { createStores } from '../core/deps';
 import type { KeyPrincipal } from '../core/keys/apiKeys';
-import { connectStore, disconnectStore, ensureIndexes } from '../core/store/connection';
+import { openStore } from '../core/store/connection';
 import type { BenchFigure } from './benchResults';
 import { runBench, startBenchStack, type BenchStops } from './benchStack';
 import { stats } from './storeLookupTimings';
@@ -21,9 +22,10 @@ const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 50);
 
 async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
   const { mongodbUri } = await startBenchStack(dir, 'bench_joblist', stops, (m) => process.stdout.write(`${m}\n`));
-  await connectStore(mongodbUri);
-  stops.push(() => disconnectStore());
-  await ensureIndexes();
+  const store = await openStore(mongodbUri);
+  stops.push(() => store.close());
+  const stores = createStores(store.connection);
+  await store.ensureIndexes();
   const orgId = newId('org');
   const workspaceId = newId('ws');
   const now = Date.now();
@@ -58,23 +60,23 @@ async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
         updatedAt: at,
       });
     }
-    await insertJobs(workspaceId, batch);
+    await stores.jobs.insertJobs(workspaceId, batch);
     // Running jobs hold the organization's running-job slots, as accepted jobs do.
     for (const j of batch.filter((b) => b.status === 'running')) {
       const slot = JOBS - 1 - batch.indexOf(j) - start;
-      await insertJobSlot({ _id: `${orgId}:${slot}`, orgId, slot, jobId: j._id, claimedAt: new Date() });
+      await stores.jobs.insertJobSlot({ _id: `${orgId}:${slot}`, orgId, slot, jobId: j._id, claimedAt: new Date() });
     }
   }
   const principal = { orgId, workspaceId } as KeyPrincipal;
   // The list signs its cursors; no cursor is read back here, so any key serves.
   const cursorKey = { secretsKey: randomBytes(32) };
   const lists: Array<[string, () => Promise<unknown>]> = [
-    ['unfiltered', () => listContactRetrievalJobs(cursorKey, principal, { limit: 25 })],
-    ['status=failed', () => listContactRetrievalJobs(cursorKey, principal, { status: 'failed', limit: 25 })],
-    ['status=cancelled', () => listContactRetrievalJobs(cursorKey, principal, { status: 'cancelled', limit: 25 })],
-    ['status=running', () => listContactRetrievalJobs(cursorKey, principal, { status: 'running', limit: 25 })],
-    ['status=partial (none)', () => listContactRetrievalJobs(cursorKey, principal, { status: 'partial', limit: 25 })],
-    ['running job count', () => runningJobCount(orgId)],
+    ['unfiltered', () => listContactRetrievalJobs(stores, cursorKey, principal, { limit: 25 })],
+    ['status=failed', () => listContactRetrievalJobs(stores, cursorKey, principal, { status: 'failed', limit: 25 })],
+    ['status=cancelled', () => listContactRetrievalJobs(stores, cursorKey, principal, { status: 'cancelled', limit: 25 })],
+    ['status=running', () => listContactRetrievalJobs(stores, cursorKey, principal, { status: 'running', limit: 25 })],
+    ['status=partial (none)', () => listContactRetrievalJobs(stores, cursorKey, principal, { status: 'partial', limit: 25 })],
+    ['running job count', () => runningJobCount(stores, orgId)],
   ];
   process.stdout.write(`\n${JOBS} jobs in one workspace; first page of 25, ${SAMPLES} reads each (ms)\n`);
   const figures: BenchFigure[] = [];

@@ -17,7 +17,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { loadConfig, type Config } from '../core/config';
 import { createBatchContactRetrievalJob } from '../core/jobs/contactRetrievalJobs';
 import { tallyJobItems } from '../core/jobs/jobFinish';
-import { findJob } from '../core/jobs/store';
 import { createApiKey } from '../core/keys/apiKeys';
 import { ALL_PERMISSIONS } from '../core/keys/permissions';
 import { personIdFor } from '../scripts/seeding/generator';
@@ -28,7 +27,7 @@ import { createOrganization } from '../core/tenancy/provisioning';
 import type { BenchFigure } from './benchResults';
 import { runBench, startBenchStack, type BenchStops } from './benchStack';
 import { startContactProviderServer } from '../test/support/contactProviderServer';
-import { closeDeps, createDeps, openDeps, type Deps } from '../core/deps';
+import { closeDeps, createDeps, openDeps, type Deps, type Stores } from '../core/deps';
 import { readFileSync } from 'node:fs';
 import { processCpuSeconds } from './processCpu';
 
@@ -100,24 +99,24 @@ async function workerReady({ config, temporal: clients }: Pick<Deps, 'config' | 
 }
 
 /** The job's end, read every 50 ms; past `limitMs` the run fails naming the job and where it stood. */
-async function jobFinished(jobId: string, limitMs: number): Promise<NonNullable<Awaited<ReturnType<typeof readJob>>>> {
+async function jobFinished(stores: Stores, jobId: string, limitMs: number): Promise<NonNullable<Awaited<ReturnType<typeof readJob>>>> {
   const deadline = Date.now() + limitMs;
   let lastReport = performance.now();
   for (;;) {
-    const job = await readJob(jobId);
+    const job = await readJob(stores, jobId);
     if (!job) throw new Error(`job ${jobId} is gone`);
     if (job.status !== 'running') return job;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} did not finish within ${limitMs / 1000} s: ${JSON.stringify(await tallyJobItems(jobId))}`);
+    if (Date.now() > deadline) throw new Error(`job ${jobId} did not finish within ${limitMs / 1000} s: ${JSON.stringify(await tallyJobItems(stores, jobId))}`);
     if (process.env.BENCH_LOG && performance.now() - lastReport > 5000) {
       lastReport = performance.now();
-      process.stderr.write(`[bench] ${jobId}: ${JSON.stringify(await tallyJobItems(jobId))}\n`);
+      process.stderr.write(`[bench] ${jobId}: ${JSON.stringify(await tallyJobItems(stores, jobId))}\n`);
     }
     await new Promise((r) => setTimeout(r, 50));
   }
 }
 
-function readJob(jobId: string) {
-  return findJob({ _id: jobId });
+function readJob(stores: Stores, jobId: string) {
+  return stores.jobs.findJob({ _id: jobId });
 }
 
 /** One run's stack: its own settings (provider, task queue) over the store the root opened. */
@@ -169,7 +168,7 @@ async function runOnce(
     });
     const accepted = performance.now();
     process.stderr.write(`[bench] ${label}: job ${view.job_id} accepted\n`);
-    const job = await jobFinished(view.job_id, JOB_LIMIT_MS);
+    const job = await jobFinished(deps.stores, view.job_id, JOB_LIMIT_MS);
     const seconds = (performance.now() - started) / 1000;
     const cpuAfter = cpu();
     const spent = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? '?' : `${(b - a).toFixed(1)} s`);

@@ -285,7 +285,7 @@ async function benchCount(
     rows.push(row(people, `http c=${concurrency}`, http, errors, (Date.now() - t) / 1000));
   }
   // The store reads with targets: unlock (the read alone and the whole paid request) and the reuse lookup.
-  await seedRetrievedContacts(cfg.secretsKey, contacts);
+  await seedRetrievedContacts(deps.stores, cfg.secretsKey, contacts);
   const reads = await timeUnlockReads(deps.stores, cfg.secretsKey, people, 200);
   // Refused unlocks are counted and the first refusal printed; the p95 is of the answered ones.
   let unlockErrors = 0;
@@ -299,7 +299,7 @@ async function benchCount(
       if (!unlockErrors++) process.stderr.write(`${(err as Error).message}\n`);
     }
   }
-  const reuse = await timeReuseLookups(cfg.secretsKey, contacts, 50);
+  const reuse = await timeReuseLookups(deps.stores, cfg.secretsKey, contacts, 50);
   figures.push({
     people,
     startToReadyS,

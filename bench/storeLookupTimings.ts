@@ -3,7 +3,7 @@
  * and bench/search.ts): the unlock read of a person and the contact-retrieval job's reuse lookup.
  * Targets at 1,000,000 people: unlock p95 <= 50 ms; a 100-person job's reuse lookup p95 <= 100 ms.
  */
-import { insertRetrievedContacts, retrievedContactExists, retrievedContactId, retrievedContactsSince, type RetrievedContactDoc } from '../core/jobs/store';
+import { retrievedContactId, type JobStores, type RetrievedContactDoc } from '../core/jobs/store';
 import { personIdFor } from '../scripts/seeding/generator';
 import type { TalentStores } from '../core/talent/store';
 import { DEFAULT_PEOPLE_SEED } from '../scripts/seeding/seedPeople';
@@ -38,9 +38,14 @@ export async function timeEach(n: number, op: (i: number) => Promise<unknown>): 
 }
 
 /** Retrieved contacts of REUSE_ORG for people 0..count-1, in unordered batches; resumable. */
-export async function seedRetrievedContacts(secretsKey: Buffer, count: number, log: (m: string) => void = (m) => process.stderr.write(m)): Promise<void> {
+export async function seedRetrievedContacts(
+  stores: JobStores,
+  secretsKey: Buffer,
+  count: number,
+  log: (m: string) => void = (m) => process.stderr.write(m),
+): Promise<void> {
   // Resumes at the last whole 100,000 already there, probed by _id (a count would scan).
-  const present = async (ordinal: number) => retrievedContactExists(REUSE_ORG, personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, ordinal));
+  const present = async (ordinal: number) => stores.jobs.retrievedContactExists(REUSE_ORG, personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, ordinal));
   if (count === 0 || (await present(count - 1))) return;
   let start = 0;
   while (start + 100_000 <= count && (await present(start + 100_000 - 1))) start += 100_000;
@@ -63,7 +68,7 @@ export async function seedRetrievedContacts(secretsKey: Buffer, count: number, l
           retrievedAt: at,
         });
       }
-      waves.push(insertRetrievedContacts(docs));
+      waves.push(stores.jobs.insertRetrievedContacts(docs));
     }
     await Promise.all(waves);
     log(`\r  ${Math.min(count, from + 4000)}/${count}   `);
@@ -99,6 +104,6 @@ export async function timeUnlockReads(
 }
 
 /** The reuse lookup of a REUSE_IDS-person job, `samples` times. */
-export async function timeReuseLookups(secretsKey: Buffer, contacts: number, samples: number): Promise<number[]> {
-  return timeEach(samples, (i) => retrievedContactsSince(REUSE_ORG, reusePeople(secretsKey, i, contacts), reuseSince()));
+export async function timeReuseLookups(stores: JobStores, secretsKey: Buffer, contacts: number, samples: number): Promise<number[]> {
+  return timeEach(samples, (i) => stores.jobs.retrievedContactsSince(REUSE_ORG, reusePeople(secretsKey, i, contacts), reuseSince()));
 }

@@ -24,7 +24,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Connection } from 'mongoose';
 import { loadConfig } from '../core/config';
-import { anyRetrievedContactOf, retrievedContactsSince, touchRetrievedContact } from '../core/jobs/store';
 import { createStores } from '../core/deps';
 import { openStore, type StoreHandle } from '../core/store/connection';
 import { personIdFor } from '../scripts/seeding/generator';
@@ -124,7 +123,7 @@ async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
       });
       process.stderr.write(`\n  seeded in ${((Date.now() - t) / 1000).toFixed(0)} s\n`);
     }
-    await seedRetrievedContacts(secretsKey, contacts);
+    await seedRetrievedContacts(stores, secretsKey, contacts);
 
     const reuseFilter = (i: number) => reuseFilterOf(secretsKey, i, contacts);
     console.log(`\nplans at ${people.toLocaleString('en')} people, ${contacts.toLocaleString('en')} retrieved contacts:`);
@@ -136,9 +135,13 @@ async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
     await timed(20, () => findPersonProfile(personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(people))));
     const unlockPresent = await timed(samples, () => findPersonProfile(personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(people))));
     const unlockAbsent = await timed(samples, (i) => findPersonProfile(`per_absentBench${i}`));
-    const reuse = await timed(Math.max(20, Math.floor(samples / 4)), (i) => retrievedContactsSince(ORG, reusePeople(secretsKey, i, contacts), reuseSince()));
-    const update = await timed(samples, () => touchRetrievedContact(ORG, personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(contacts)), new Date()));
-    const secondary = flags.secondary ? await timed(1, () => anyRetrievedContactOf('org_absent')) : undefined;
+    const reuse = await timed(Math.max(20, Math.floor(samples / 4)), (i) =>
+      stores.jobs.retrievedContactsSince(ORG, reusePeople(secretsKey, i, contacts), reuseSince()),
+    );
+    const update = await timed(samples, () =>
+      stores.jobs.touchRetrievedContact(ORG, personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(contacts)), new Date()),
+    );
+    const secondary = flags.secondary ? await timed(1, () => stores.jobs.anyRetrievedContactOf('org_absent')) : undefined;
 
     const rows: Array<[string, Timed | undefined]> = [
       ['unlock findById (present)', unlockPresent],

@@ -39,7 +39,7 @@ async function main(): Promise<void> {
         resultExpiresAt: new Date(Date.now() + 7 * 86400_000),
         completedAt: new Date(),
       },
-      { temporal: deps.temporal, now: deps.now },
+      { temporal: deps.temporal, now: deps.now, stores: deps.stores },
     );
     return { id: eventId, at };
   };

@@ -101,6 +101,7 @@ async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
   for (let i = 0; i < TENANTS; i++) {
     const org = await createOrganization(deps.stores, `bench ${i}`, 0);
     await registerEndpoint(
+      deps.stores,
       { orgId: org.org_id, workspaceId: org.workspace_id },
       `${receiver.url}/bench/${i}`,
       {
@@ -213,7 +214,7 @@ async function burstPhase(
         resultExpiresAt: new Date(Date.now() + 7 * 86400_000),
         completedAt: new Date(),
       },
-      { temporal: deps.temporal, now: deps.now },
+      { temporal: deps.temporal, now: deps.now, stores: deps.stores },
     );
     return { id: eventId, at };
   };

@@ -27,6 +27,8 @@ import { createLimitsStore, type LimitsStore } from './limits/store';
 import { createOAuthStore, type OAuthStore } from './oauth/store';
 import { createUserStore, type UserStore } from './users/store';
 import { createPasskeyStore, type PasskeyStore } from './users/passkeysStore';
+import { createWebhookStore, type WebhookStore } from './webhooks/store/webhookStore';
+import { createJobStore, type JobStore } from './jobs/store';
 import type { Connection } from 'mongoose';
 import { createTemporalClients, type TemporalClients } from './temporal/client';
 import { createPeopleIndexes, type PeopleIndexes } from './talent/peopleIndexes';
@@ -61,6 +63,8 @@ export interface Stores {
   readonly oauth: OAuthStore;
   readonly users: UserStore;
   readonly passkeys: PasskeyStore;
+  readonly webhooks: WebhookStore;
+  readonly jobs: JobStore;
 }
 
 /** The areas' stores on `connection` (the root's, from `openStore`). */
@@ -78,6 +82,8 @@ export function createStores(connection: Connection): Stores {
     oauth: createOAuthStore(connection),
     users: createUserStore(connection),
     passkeys: createPasskeyStore(connection),
+    webhooks: createWebhookStore(connection),
+    jobs: createJobStore(connection),
   };
 }
 
@@ -155,7 +161,7 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 
     stores,
     config,
     admission: parts.admission ?? new StoreAdmission(stores.limits, now, logger),
-    dailyJobCaps: parts.dailyJobCaps ?? new DailyJobCapReads(),
+    dailyJobCaps: parts.dailyJobCaps ?? new DailyJobCapReads(stores.jobs),
     keyReads: parts.keyReads ?? new KeyReads(stores.keys),
     limitSettings: parts.limitSettings ?? new LimitSettingsReads(stores.limits),
     signingKeys: parts.signingKeys ?? new SigningKeys(stores, config),
@@ -164,7 +170,7 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 
     people: parts.people ?? createPeopleIndexes(stores, now, logger),
     turns: parts.turns ?? new Turns(),
     enabledSources: parts.enabledSources ?? new EnabledSourceReads(stores.tenancy),
-    jobPeople: parts.jobPeople ?? createJobPeopleReads(),
+    jobPeople: parts.jobPeople ?? createJobPeopleReads(stores),
     claimGenerations: parts.claimGenerations ?? createClaimGenerations(),
     quotaWindows: parts.quotaWindows ?? new QuotaWindows(stores.talent),
     destinationLookup,

@@ -31,7 +31,7 @@ async function main(config: Config, logger: Logger): Promise<void> {
   const metrics = config.worker.metricsPort > 0 ? await startMetricsServer(config) : null;
   if (metrics) logger.info({ port: metrics.port, host: config.host }, 'worker metrics at /metrics');
   // Starts and cancels the API recorded while Temporal was down are carried out from here too.
-  const workflowStarter = startWorkflowStarter(config, deps.temporal, logger, deps.now);
+  const workflowStarter = startWorkflowStarter(config, deps.temporal, logger, deps.now, deps.stores);
   // Mail the API recorded is sent from here too.
   const mailSender = startMailSender(deps.stores, config, { logger, now: deps.now });
   logger.info({ taskQueue: config.temporal.taskQueue, temporal: describeTemporalConnection(config.temporal) }, 'worker running');

@@ -167,7 +167,7 @@ export const contactRetrievalJobRoutes = [
     permission: PERMISSIONS.jobsRead,
     query: ListQuery,
     responses: { 200: { description: 'A page of jobs; pass `next_cursor` as `cursor` for the next one', schema: JobPageSchema } },
-    handler: async ({ principal, query, config }) => ({ status: 200, body: await listContactRetrievalJobs(config, principal, query) }),
+    handler: async ({ principal, query, config, deps }) => ({ status: 200, body: await listContactRetrievalJobs(deps.stores, config, principal, query) }),
   }),
   defineRoute({
     operation: 'contact_retrieval_jobs.get',
@@ -178,7 +178,7 @@ export const contactRetrievalJobRoutes = [
     permission: PERMISSIONS.jobsRead,
     params: IdParams,
     responses: { 200: { description: 'The job', schema: JobSchema }, 404: { description: 'No such job for this key' } },
-    handler: async ({ principal, params }) => ({ status: 200, body: await getContactRetrievalJob(principal, params.id) }),
+    handler: async ({ principal, params, deps }) => ({ status: 200, body: await getContactRetrievalJob(deps.stores, principal, params.id) }),
   }),
   defineRoute({
     operation: 'contact_retrieval_jobs.cancel',

@@ -50,7 +50,7 @@ export const jobResultRoutes = [
     },
     handler: async ({ principal, params, query, config, deps }) => ({
       status: 200,
-      body: await readJobResult(config, principal, params.job_id, query, new Date(deps.now())),
+      body: await readJobResult(deps.stores, config, principal, params.job_id, query, new Date(deps.now())),
     }),
   }),
 ];

@@ -63,7 +63,7 @@ export const webhookDeliveryRoutes = [
       },
       400: { description: '`invalid_cursor`' },
     },
-    handler: async ({ principal, query, config }) => ({ status: 200, body: await listDeliveries(config, principal.workspaceId, query) }),
+    handler: async ({ principal, query, config, deps }) => ({ status: 200, body: await listDeliveries(deps.stores, config, principal.workspaceId, query) }),
   }),
   defineRoute({
     operation: 'webhook_deliveries.get',
@@ -74,7 +74,7 @@ export const webhookDeliveryRoutes = [
     summary: 'Read one delivery attempt',
     params: IdParams,
     responses: { 200: { description: 'The attempt', schema: DeliverySchema }, 404: { description: '`not_found`' } },
-    handler: async ({ principal, params }) => ({ status: 200, body: deliveryView(await findDelivery(principal.workspaceId, params.id)) }),
+    handler: async ({ principal, params, deps }) => ({ status: 200, body: deliveryView(await findDelivery(deps.stores, principal.workspaceId, params.id)) }),
   }),
   defineRoute({
     operation: 'webhook_deliveries.replay',
@@ -98,6 +98,7 @@ export const webhookDeliveryRoutes = [
     handler: async ({ principal, params, deps }) => ({
       status: 202,
       body: await requestReplay(
+        deps.stores,
         principal.workspaceId,
         params.id,
         temporalReplaySignaller(deps.temporal, deps.config, deps.config.temporal.startWaitMs),

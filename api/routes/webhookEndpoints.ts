@@ -1,6 +1,7 @@
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import { z } from 'zod';
 import type { Config } from '../../core/config';
+import type { Deps } from '../../core/deps';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { decodeCursor, encodeCursor, endpointListScope } from '../../core/webhooks/deliveryCursor';
 import type { LookupAll } from '../../core/outbound/destinationPolicy';
@@ -66,8 +67,16 @@ const scopeOf = (p: { orgId: string; workspaceId: string }) => ({ orgId: p.orgId
 const NEW_ENDPOINT = '$response.body#/endpoint/endpoint_id';
 
 /** The endpoint as it was before a change, for its audit entry (null when it is not this workspace's: the handler answers 404). */
-async function endpointBefore({ principal, params }: { principal: KeyPrincipal; params: { id: string } }): Promise<Record<string, unknown> | null> {
-  return findEndpoint(scopeOf(principal), params.id).then(
+async function endpointBefore({
+  principal,
+  params,
+  deps,
+}: {
+  principal: KeyPrincipal;
+  params: { id: string };
+  deps: Pick<Deps, 'stores'>;
+}): Promise<Record<string, unknown> | null> {
+  return findEndpoint(deps.stores, scopeOf(principal), params.id).then(
     (doc) => ({ ...endpointView(doc) }),
     () => null,
   );
@@ -118,7 +127,7 @@ export const webhookEndpointRoutes = [
     },
     handler: async ({ principal, body, config, deps }) => ({
       status: 201,
-      body: await registerEndpoint(scopeOf(principal), body.url, settings(config, deps.destinationLookup), new Date(deps.now())),
+      body: await registerEndpoint(deps.stores, scopeOf(principal), body.url, settings(config, deps.destinationLookup), new Date(deps.now())),
     }),
     audit: {
       change: ({ principal }, result) => {
@@ -137,9 +146,12 @@ export const webhookEndpointRoutes = [
     description: 'Includes disabled and retired endpoints. Paged with an opaque `cursor`.',
     query: PageQuery,
     responses: { 200: { description: 'A page of endpoints', schema: EndpointPage } },
-    handler: async ({ principal, query, config }) => {
+    handler: async ({ principal, query, config, deps }) => {
       const cursorScope = endpointListScope(principal.workspaceId);
-      const { docs, more } = await listEndpoints(scopeOf(principal), { limit: query.limit, after: decodeCursor(config, cursorScope, query.cursor) });
+      const { docs, more } = await listEndpoints(deps.stores, scopeOf(principal), {
+        limit: query.limit,
+        after: decodeCursor(config, cursorScope, query.cursor),
+      });
       const last = docs[docs.length - 1];
       return {
         status: 200,
@@ -160,7 +172,7 @@ export const webhookEndpointRoutes = [
     description: "Retired endpoints stay readable. Another workspace's endpoint is the same 404 as a missing one.",
     params: IdParams,
     responses: { 200: { description: 'The endpoint', schema: EndpointSchema }, 404: { description: '`not_found`' } },
-    handler: async ({ principal, params }) => ({ status: 200, body: endpointView(await findEndpoint(scopeOf(principal), params.id)) }),
+    handler: async ({ principal, params, deps }) => ({ status: 200, body: endpointView(await findEndpoint(deps.stores, scopeOf(principal), params.id)) }),
   }),
   defineRoute({
     operation: 'webhook_endpoints.update',
@@ -185,7 +197,7 @@ export const webhookEndpointRoutes = [
     },
     handler: async ({ principal, params, body, config, deps }) => ({
       status: 200,
-      body: await updateEndpoint(scopeOf(principal), params.id, body, settings(config, deps.destinationLookup)),
+      body: await updateEndpoint(deps.stores, scopeOf(principal), params.id, body, settings(config, deps.destinationLookup)),
     }),
     audit: endpointChangeAudit('webhook_endpoint.updated'),
   }),
@@ -199,7 +211,10 @@ export const webhookEndpointRoutes = [
     description: 'The endpoint stops receiving events and stays readable by id, with its delivery history. Retiring twice is harmless.',
     params: IdParams,
     responses: { 200: { description: 'The retired endpoint', schema: EndpointSchema }, 404: { description: '`not_found`' } },
-    handler: async ({ principal, params, deps }) => ({ status: 200, body: await retireEndpoint(scopeOf(principal), params.id, new Date(deps.now())) }),
+    handler: async ({ principal, params, deps }) => ({
+      status: 200,
+      body: await retireEndpoint(deps.stores, scopeOf(principal), params.id, new Date(deps.now())),
+    }),
     audit: endpointChangeAudit('webhook_endpoint.retired'),
   }),
   defineRoute({
@@ -219,7 +234,7 @@ export const webhookEndpointRoutes = [
     },
     handler: async ({ principal, params, config, deps }) => ({
       status: 200,
-      body: await rotateSecret(scopeOf(principal), params.id, config.secretsKey, new Date(deps.now())),
+      body: await rotateSecret(deps.stores, scopeOf(principal), params.id, config.secretsKey, new Date(deps.now())),
     }),
     audit: {
       change: ({ params }, result) => ({

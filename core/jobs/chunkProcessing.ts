@@ -9,7 +9,7 @@ import { uncachedJobPeople, type JobPeopleReads, type JobPeopleRecord } from './
 import { REUSE_WINDOW_MS, type PlanEntry } from './jobRules';
 import type { ContactField } from '../contactProvider/contactProvider';
 import type { FailureReason } from './jobTypes';
-import { findChunkPlan, insertChunkPlan, insertChunkProgress, progressOfJob, retrievedContactsSince } from './store';
+import type { JobStores } from './store';
 import type { TalentStores } from '../talent/store';
 import { addTally, mergeTally, type Tally } from './tally';
 import type { ReachExitPoint } from '../faultInjection';
@@ -48,7 +48,7 @@ export interface ChunkOutcome {
 
 export interface ChunkDeps {
   /** The stores of the worker's root. */
-  stores: CreditStores & TalentStores;
+  stores: CreditStores & TalentStores & JobStores;
   provider: ContactProvider;
   retryPolicy: ProviderRetryPolicy;
   /** Tells Temporal the activity is alive; called between steps. */
@@ -87,15 +87,16 @@ const REUSE_LOOKUP_IDS = 1000;
  * not the number of people the organization ever retrieved.
  */
 export async function findReusablePositions(
+  stores: JobStores,
   input: { jobId: string; orgId: string; fields: ContactField[] },
   now: Date,
-  reads: JobPeopleReads = uncachedJobPeople,
+  reads: JobPeopleReads = uncachedJobPeople(stores),
 ): Promise<number[]> {
   const since = new Date(now.getTime() - REUSE_WINDOW_MS);
   const people = await reads.people(input.jobId);
   const usable = new Set<string>();
   for (let from = 0; from < people.length; from += REUSE_LOOKUP_IDS) {
-    const docs = await retrievedContactsSince(input.orgId, people.slice(from, from + REUSE_LOOKUP_IDS), since);
+    const docs = await stores.jobs.retrievedContactsSince(input.orgId, people.slice(from, from + REUSE_LOOKUP_IDS), since);
     for (const d of docs) if (input.fields.every((f) => d.fields.includes(f))) usable.add(d.personId);
   }
   const out: number[] = [];
@@ -105,11 +106,11 @@ export async function findReusablePositions(
   return out;
 }
 
-async function readReusable(orgId: string, personIds: string[], fields: readonly ContactField[], now: Date) {
+async function readReusable(stores: JobStores, orgId: string, personIds: string[], fields: readonly ContactField[], now: Date) {
   const out = new Map<string, { emails: string[]; phones: string[] }>();
   if (!personIds.length) return out;
   const since = new Date(now.getTime() - REUSE_WINDOW_MS);
-  const docs = await retrievedContactsSince(orgId, personIds, since);
+  const docs = await stores.jobs.retrievedContactsSince(orgId, personIds, since);
   for (const d of docs) {
     if (fields.every((f) => d.fields.includes(f))) out.set(d.personId, pick(fields, d.emails, d.phones));
   }
@@ -180,7 +181,7 @@ async function answerChunk(input: ChunkInput, people: JobPeopleRecord, deps: Chu
     else eligible.add(seq);
   });
   const reusablePeople = (input.reusable ?? []).filter((p) => p >= input.from && p < input.to && eligible.has(p)).map((p) => personIds[p - input.from]);
-  const reusable = await readReusable(input.orgId, reusablePeople, input.fields, now);
+  const reusable = await readReusable(deps.stores, input.orgId, reusablePeople, input.fields, now);
   const toLookup: Array<{ seq: number; personId: string }> = [];
   personIds.forEach((personId, i) => {
     const seq = input.from + i;
@@ -212,25 +213,26 @@ async function answerChunk(input: ChunkInput, people: JobPeopleRecord, deps: Chu
 }
 
 /** Stores the plan; when an earlier attempt stored one first, that one wins. */
-async function storePlan(input: ChunkInput, entries: PlanEntry[], now: Date): Promise<PlanEntry[]> {
+async function storePlan(stores: JobStores, input: ChunkInput, entries: PlanEntry[], now: Date): Promise<PlanEntry[]> {
   const id = planId(input.jobId, input.from);
-  if (await insertChunkPlan({ _id: id, jobId: input.jobId, from: input.from, to: input.to, entries, createdAt: now })) return entries;
-  const earlier = await findChunkPlan(id);
+  if (await stores.jobs.insertChunkPlan({ _id: id, jobId: input.jobId, from: input.from, to: input.to, entries, createdAt: now })) return entries;
+  const earlier = await stores.jobs.findChunkPlan(id);
   if (!earlier) throw new Error(`the plan ${id} was refused as a duplicate but is gone`);
   return earlier.entries;
 }
 
 /** Processes the people at positions [from, to) of a job: reuse, look up, charge, deliver. */
 export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<ChunkOutcome> {
+  const { stores } = deps;
   const now = deps.now();
-  const people = await (deps.people ?? uncachedJobPeople).record(input.jobId);
+  const people = await (deps.people ?? uncachedJobPeople(stores)).record(input.jobId);
   // A first attempt cannot find anything of its own: it skips the read (a scan on FerretDB).
-  const earlier = deps.firstAttempt === false ? await findChunkPlan(planId(input.jobId, input.from)) : null;
+  const earlier = deps.firstAttempt === false ? await stores.jobs.findChunkPlan(planId(input.jobId, input.from)) : null;
   let plan = earlier ? earlier.entries : null;
   if (!plan) {
     const answered = await answerChunk(input, people, deps, now);
     deps.heartbeat();
-    plan = await storePlan(input, answered, now);
+    plan = await storePlan(stores, input, answered, now);
   }
   // Cancelled (job deadline) before paying: the finish settles the chunk from its plan.
   if (deps.signal?.aborted) throw new Error('chunk cancelled');
@@ -248,14 +250,14 @@ export async function processChunk(input: ChunkInput, deps: ChunkDeps): Promise<
   });
   const tally: Tally = {};
   for (const p of settled) addTally(tally, p.outcome);
-  await insertChunkProgress({ _id: planId(input.jobId, input.from), jobId: input.jobId, tally });
+  await stores.jobs.insertChunkProgress({ _id: planId(input.jobId, input.from), jobId: input.jobId, tally });
   return { tally, outOfCredits };
 }
 
 /** Outcomes so far of a running job, from its finished chunks. */
-export async function runningJobTally(jobId: string): Promise<Tally> {
+export async function runningJobTally(stores: JobStores, jobId: string): Promise<Tally> {
   const tally: Tally = {};
-  for (const d of await progressOfJob(jobId)) {
+  for (const d of await stores.jobs.progressOfJob(jobId)) {
     mergeTally(tally, d.tally);
   }
   return tally;

@@ -5,7 +5,7 @@ import type { ReachExitPoint } from '../faultInjection';
 import { claimContactFields, holderStates, releaseClaims, type ClaimGenerations } from './contactFieldClaims';
 import { CREDITS_PER_RECORD, chunkChargeKey, heldAnswer, settlePlan, type HeldAnswer, type PlanEntry, type SettledPerson } from './jobRules';
 import type { ContactField } from '../contactProvider/contactProvider';
-import { findChunkPayment, insertChunkPayment, insertJobItems, rememberRetrievedContacts, type ChunkPaymentDoc } from './store';
+import type { ChunkPaymentDoc, JobStores } from './store';
 
 /**
  * Settling a chunk's plan: the found people's fields are claimed (an organization pays once
@@ -23,8 +23,8 @@ export const CHARGE_OPERATION = 'contact_retrieval_jobs.create';
  * The settled people as the job's items, one bulk insert keyed by job and position (a repeat
  * inserts nothing); only delivered and reused people carry contact values.
  */
-export async function storeJobItems(jobId: string, settled: readonly SettledPerson[], now: Date): Promise<void> {
-  await insertJobItems(
+export async function storeJobItems(stores: JobStores, jobId: string, settled: readonly SettledPerson[], now: Date): Promise<void> {
+  await stores.jobs.insertJobItems(
     settled.map((p) => ({
       _id: `${jobId}:${p.seq}`,
       jobId,
@@ -40,7 +40,7 @@ export async function storeJobItems(jobId: string, settled: readonly SettledPers
 }
 
 /** Remembers delivered contacts for reuse: one bulk insert; an older record of a person is replaced. */
-async function rememberRetrieved(orgId: string, fields: readonly ContactField[], delivered: SettledPerson[], now: Date): Promise<void> {
+async function rememberRetrieved(stores: JobStores, orgId: string, fields: readonly ContactField[], delivered: SettledPerson[], now: Date): Promise<void> {
   if (!delivered.length) return;
   const docs = delivered.map((it) => ({
     _id: `${orgId}:${it.personId}`,
@@ -51,7 +51,7 @@ async function rememberRetrieved(orgId: string, fields: readonly ContactField[],
     phones: it.phones,
     retrievedAt: now,
   }));
-  await rememberRetrievedContacts(docs);
+  await stores.jobs.rememberRetrievedContacts(docs);
 }
 
 /**
@@ -60,6 +60,7 @@ async function rememberRetrieved(orgId: string, fields: readonly ContactField[],
  * false` only reads it (a job's finish does not claim for a chunk that never did).
  */
 async function chunkPayment(
+  stores: JobStores,
   job: { jobId: string; orgId: string; fields: readonly ContactField[] },
   from: number,
   found: readonly PlanEntry[],
@@ -70,9 +71,9 @@ async function chunkPayment(
 ): Promise<ChunkPaymentDoc | null> {
   const id = `${job.jobId}:${from}`;
   // A first attempt cannot find a decision of its own: it skips the read (a scan on FerretDB).
-  const stored = firstAttempt && create ? null : await findChunkPayment(id);
+  const stored = firstAttempt && create ? null : await stores.jobs.findChunkPayment(id);
   if (stored || !create) return stored;
-  const claims = await claimContactFields({ orgId: job.orgId, jobId: job.jobId, fields: job.fields, people: found }, now, generations);
+  const claims = await claimContactFields(stores, { orgId: job.orgId, jobId: job.jobId, fields: job.fields, people: found }, now, generations);
   const doc: ChunkPaymentDoc = { _id: id, jobId: job.jobId, ours: [], others: [], createdAt: now };
   for (const e of [...found].sort((a, b) => a.seq - b.seq)) {
     const c = claims.get(e.seq)!;
@@ -80,8 +81,8 @@ async function chunkPayment(
     if (c.ours.length) doc.ours.push({ seq: e.seq, claimIds: c.ours });
     else doc.others.push({ seq: e.seq, holders: c.others });
   }
-  if (await insertChunkPayment(doc)) return doc;
-  const earlier = await findChunkPayment(id);
+  if (await stores.jobs.insertChunkPayment(doc)) return doc;
+  const earlier = await stores.jobs.findChunkPayment(id);
   if (!earlier) throw new Error(`the payment decision ${id} was refused as a duplicate but is gone`);
   return earlier;
 }
@@ -97,10 +98,13 @@ export interface HolderWait {
 }
 
 /** The answers of the people other jobs claimed; with `wait`, until none is pending. */
-async function resolveHeld(others: ChunkPaymentDoc['others'], wait: HolderWait | undefined): Promise<Map<number, HeldAnswer>> {
+async function resolveHeld(stores: JobStores, others: ChunkPaymentDoc['others'], wait: HolderWait | undefined): Promise<Map<number, HeldAnswer>> {
   const deadline = wait ? wait.now() + (wait.timeoutMs ?? 30_000) : 0;
   for (let delay = 20; ; delay = Math.min(1000, delay * 2)) {
-    const states = await holderStates(others.flatMap((o) => o.holders));
+    const states = await holderStates(
+      stores,
+      others.flatMap((o) => o.holders),
+    );
     const answers = new Map(others.map((o) => [o.seq, heldAnswer(o.holders.map((h) => states.get(h.claimId) ?? 'pending'))]));
     if (!wait || ![...answers.values()].includes('pending')) return answers;
     if (wait.signal?.aborted) throw new Error('chunk cancelled');
@@ -117,7 +121,7 @@ async function resolveHeld(others: ChunkPaymentDoc['others'], wait: HolderWait |
  * holders did (with `wait`, waiting for that); those still pending stay unsettled.
  */
 export async function payAndSettle(
-  stores: CreditStores,
+  stores: CreditStores & JobStores,
   job: { jobId: string; orgId: string; familyId: string; agent?: AgentOfCall; fields: readonly ContactField[] },
   from: number,
   plan: PlanEntry[],
@@ -138,7 +142,7 @@ export async function payAndSettle(
   },
 ): Promise<{ settled: SettledPerson[]; outOfCredits: boolean }> {
   const found = plan.filter((e) => e.answer === 'found');
-  const payment = found.length ? await chunkPayment(job, from, found, now, options.charge, options.firstAttempt === true, options.generations) : null;
+  const payment = found.length ? await chunkPayment(stores, job, from, found, now, options.charge, options.firstAttempt === true, options.generations) : null;
   if (found.length && !payment) {
     // Stopped before deciding who pays: nothing was claimed or charged; found people stay unsettled.
     const settled = settlePlan(
@@ -146,7 +150,7 @@ export async function payAndSettle(
       0,
       null,
     );
-    await storeJobItems(job.jobId, settled, now);
+    await storeJobItems(stores, job.jobId, settled, now);
     return { settled, outOfCredits: false };
   }
   const ours = payment?.ours ?? [];
@@ -188,25 +192,26 @@ export async function payAndSettle(
     receiptId,
     held,
   );
-  await storeJobItems(job.jobId, mine, now);
+  await storeJobItems(stores, job.jobId, mine, now);
   const delivered = mine.filter((p) => p.outcome === 'delivered');
-  await rememberRetrieved(job.orgId, job.fields, delivered, now);
+  await rememberRetrieved(stores, job.orgId, job.fields, delivered, now);
   if (delivered.length && options.onDelivered) await options.onDelivered(delivered.map((p) => p.personId));
   // Claims this job took and did not pay for go, so another job (or a later one) can pay.
   await releaseClaims(
+    stores,
     job.jobId,
     [...(charged ? ours.slice(paid) : ours)].flatMap((o) => o.claimIds),
   );
   let theirs: SettledPerson[] = [];
   if (others.length) {
-    const answers = await resolveHeld(others, options.wait);
+    const answers = await resolveHeld(stores, others, options.wait);
     theirs = settlePlan(
       found.filter((e) => answers.has(e.seq)),
       0,
       null,
       answers,
     );
-    await storeJobItems(job.jobId, theirs, now);
+    await storeJobItems(stores, job.jobId, theirs, now);
   }
   return { settled: [...mine, ...theirs].sort((a, b) => a.seq - b.seq), outOfCredits: paid < ours.length && charged };
 }

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { REUSE_WINDOW_MS } from './jobRules';
 import type { ContactField } from '../contactProvider/contactProvider';
-import { claimsByIds, deleteClaimsOfJob, insertClaims, itemOutcomesByIds } from './store';
+import type { JobStores } from './store';
 
 /**
  * Who pays for a person's contact field (DECISIONS "reused ... within 30 days"): an organization
@@ -49,6 +49,7 @@ const MAX_ROUNDS = 1_000;
  * finds its own claims): one read and one bulk insert per round, a round per generation.
  */
 export async function claimContactFields(
+  stores: JobStores,
   input: { orgId: string; jobId: string; fields: readonly ContactField[]; people: ReadonlyArray<{ seq: number; personId: string }> },
   now: Date,
   // Without hints every key is probed from generation 0 (one round per 30-day generation).
@@ -64,7 +65,7 @@ export async function claimContactFields(
   );
   for (let round = 0; open.length && round < MAX_ROUNDS; round++) {
     const idOf = (o: (typeof open)[number]) => `${o.key}:${o.generation}`;
-    const found = new Map((await claimsByIds(open.map(idOf))).map((d) => [d._id, d]));
+    const found = new Map((await stores.jobs.claimsByIds(open.map(idOf))).map((d) => [d._id, d]));
     const toInsert: typeof open = [];
     const next: typeof open = [];
     for (const o of open) {
@@ -92,7 +93,7 @@ export async function claimContactFields(
       seq: o.seq,
       claimedAt: now,
     }));
-    const lost = new Set(await insertClaims(docs));
+    const lost = new Set(await stores.jobs.insertClaims(docs));
     toInsert.forEach((o, i) => {
       // Another job inserted it first: the next round reads whose it is.
       if (lost.has(i)) next.push(o);
@@ -108,8 +109,8 @@ export async function claimContactFields(
 }
 
 /** Deletes claims this job took but did not pay for: the fields are free to be claimed again. */
-export async function releaseClaims(jobId: string, claimIds: readonly string[]): Promise<void> {
-  if (claimIds.length) await deleteClaimsOfJob(jobId, claimIds);
+export async function releaseClaims(stores: JobStores, jobId: string, claimIds: readonly string[]): Promise<void> {
+  if (claimIds.length) await stores.jobs.deleteClaimsOfJob(jobId, claimIds);
 }
 
 export type HolderState = 'paid' | 'unpaid' | 'pending';
@@ -119,11 +120,11 @@ export type HolderState = 'paid' | 'unpaid' | 'pending';
  * `delivered` (paid), settled otherwise (not paid: the claim is dead and is deleted so the
  * field can be claimed again), or not settled yet (pending).
  */
-export async function holderStates(holders: readonly ClaimHolder[]): Promise<Map<string, HolderState>> {
+export async function holderStates(stores: JobStores, holders: readonly ClaimHolder[]): Promise<Map<string, HolderState>> {
   const out = new Map<string, HolderState>();
   if (!holders.length) return out;
   const itemIds = [...new Set(holders.map((h) => `${h.jobId}:${h.seq}`))];
-  const items = await itemOutcomesByIds(itemIds);
+  const items = await stores.jobs.itemOutcomesByIds(itemIds);
   const dead: ClaimHolder[] = [];
   for (const h of holders) {
     const outcome = items.get(`${h.jobId}:${h.seq}`);
@@ -131,6 +132,6 @@ export async function holderStates(holders: readonly ClaimHolder[]): Promise<Map
     if (state === 'unpaid') dead.push(h);
     out.set(h.claimId, state);
   }
-  for (const h of dead) await deleteClaimsOfJob(h.jobId, [h.claimId]);
+  for (const h of dead) await stores.jobs.deleteClaimsOfJob(h.jobId, [h.claimId]);
   return out;
 }

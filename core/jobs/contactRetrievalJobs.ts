@@ -29,7 +29,7 @@ import type { Logger } from '../observability/logger';
 import type { ContactField } from '../contactProvider/contactProvider';
 import { JOB_TYPE, type JobCounts, type JobStatus } from './jobTypes';
 import type { ContactRetrievalInput } from './workflowInput';
-import { deleteJob, deleteJobPeople, findJob, insertJob, insertJobPeople, type JobDoc } from './store';
+import type { JobDoc, JobStores } from './store';
 
 /**
  * Contact-retrieval jobs as the API (and the tool server) sees them: accept, read, list and
@@ -49,8 +49,8 @@ export interface JobView {
   result_expires_at: string | null;
 }
 
-function loadJob(where: { _id: string; orgId?: string; workspaceId?: string }) {
-  return findJob(where);
+function loadJob(stores: JobStores, where: { _id: string; orgId?: string; workspaceId?: string }) {
+  return stores.jobs.findJob(where);
 }
 
 export function resultUrl(jobId: string): string {
@@ -58,19 +58,19 @@ export function resultUrl(jobId: string): string {
 }
 
 /** Counts of a job: stored once final, from its finished chunks while running. */
-export async function jobCounts(job: JobDoc): Promise<JobCounts> {
+export async function jobCounts(stores: JobStores, job: JobDoc): Promise<JobCounts> {
   if (job.status !== 'running' && job.counts) return job.counts;
-  return countsFromTally(job.requested, await runningJobTally(job._id));
+  return countsFromTally(job.requested, await runningJobTally(stores, job._id));
 }
 
-export async function jobView(job: JobDoc, counts?: JobCounts): Promise<JobView> {
+export async function jobView(stores: JobStores, job: JobDoc, counts?: JobCounts): Promise<JobView> {
   return {
     job_id: job._id,
     type: JOB_TYPE,
     status: job.status,
     fields: job.fields,
     search_id: job.searchId ?? null,
-    counts: counts ?? (await jobCounts(job)),
+    counts: counts ?? (await jobCounts(stores, job)),
     created_at: job.createdAt.toISOString(),
     completed_at: job.completedAt ? job.completedAt.toISOString() : null,
     result_url: resultUrl(job._id),
@@ -93,6 +93,8 @@ export interface JobTemporalDeps {
   readonly temporal: TemporalClients;
   readonly logger: Logger;
   readonly now: () => number;
+  /** The app's stores: the job and its working documents. */
+  readonly stores: JobStores;
 }
 
 /** What accepting a job reads through the app's caches (core/deps.ts); a test or the CLI builds its own with createDeps. */
@@ -102,7 +104,7 @@ export interface JobCreationDeps extends JobTemporalDeps {
   readonly ledgerHeads: LedgerHeads;
   readonly quotaWindows: QuotaWindows;
   readonly now: () => number;
-  readonly stores: CreditStores & TalentStores;
+  readonly stores: CreditStores & TalentStores & JobStores;
   /** Ends a job whose workflow is gone, emitting its `job.completed` (core/webhooks/abandonedJobs.ts): the root wires it. */
   readonly finishAbandonedJob: (jobId: string) => Promise<void>;
 }
@@ -136,7 +138,7 @@ export async function createContactRetrievalJob(
   input: CreateJobInput & { unknownPeople?: 'refuse' | 'settle_not_found' },
   starter: JobStarter = requestStarter(deps),
 ): Promise<JobView> {
-  const { config } = deps;
+  const { config, stores } = deps;
   const { principal } = input;
   const personIds = uniquePersonIds(input.personIds);
   if (personIds.length === 0)
@@ -156,9 +158,9 @@ export async function createContactRetrievalJob(
   };
   let reservation: { covered: string[]; over: string[] };
   try {
-    const daySlot = await claimDaySlot(config, deps.dailyJobCaps, principal.orgId, jobId, acceptedAt.getTime());
-    undo.push(() => returnDaySlot(daySlot));
-    const slot = await claimJobSlot(principal.orgId, jobId, starter.running, acceptedAt, (abandoned) => deps.finishAbandonedJob(abandoned));
+    const daySlot = await claimDaySlot(stores, config, deps.dailyJobCaps, principal.orgId, jobId, acceptedAt.getTime());
+    undo.push(() => returnDaySlot(stores, daySlot));
+    const slot = await claimJobSlot(stores, principal.orgId, jobId, starter.running, acceptedAt, (abandoned) => deps.finishAbandonedJob(abandoned));
     if (slot === null) {
       throw retryLater(
         'contact_job_concurrency_cap',
@@ -166,7 +168,7 @@ export async function createContactRetrievalJob(
         CAP_RETRY_AFTER_SECONDS,
       );
     }
-    undo.push(() => releaseJobSlot(principal.orgId, jobId));
+    undo.push(() => releaseJobSlot(stores, principal.orgId, jobId));
     // Like the 402, refused only when nobody could be delivered today; people beyond the
     // reservation fail with `delivery_quota_exceeded` (free), as people beyond the credits do.
     const reserve = () => reserveDeliveries(deps.stores, config, principal.orgId, jobId, people.visible, acceptedAt.getTime(), deps.quotaWindows.heads);
@@ -195,7 +197,7 @@ export async function createContactRetrievalJob(
   let accepted = false;
   try {
     const sourceOf = people.sourceOf;
-    await insertJobPeople({
+    await stores.jobs.insertJobPeople({
       _id: jobId,
       personIds,
       ...(sourceOf ? { sources: personIds.map((p) => sourceOf.get(p) ?? '') } : {}),
@@ -216,7 +218,7 @@ export async function createContactRetrievalJob(
       acceptedAtMs: acceptedAt.getTime(),
     };
     // The outbox record: the job is accepted with this, whatever Temporal's state; this request holds it while it tries.
-    const job = await insertJob({
+    const job = await stores.jobs.insertJob({
       _id: jobId,
       ...jobOwnerOf(principal),
       status: 'running',
@@ -233,12 +235,12 @@ export async function createContactRetrievalJob(
     });
     accepted = true;
     await carryOutOnRequest(jobId, starter, requestHoldMs(config), deps, { claimed: true });
-    return jobView(job, emptyCounts(personIds.length));
+    return jobView(stores, job, emptyCounts(personIds.length));
   } catch (err) {
     // A job that was not recorded never existed.
     if (!accepted) {
-      await deleteJobPeople(jobId).catch(() => undefined);
-      await deleteJob(jobId).catch(() => undefined);
+      await stores.jobs.deleteJobPeople(jobId).catch(() => undefined);
+      await stores.jobs.deleteJob(jobId).catch(() => undefined);
       await rollBack();
     }
     throw err;
@@ -312,14 +314,14 @@ export async function createBatchContactRetrievalJob(
 }
 
 /** The caller's job; a job of another workspace is the same 404 as an absent one. */
-export async function findOwnJob(principal: KeyPrincipal, jobId: string): Promise<JobDoc> {
-  const job = await loadJob({ _id: jobId, workspaceId: principal.workspaceId, orgId: principal.orgId });
+export async function findOwnJob(stores: JobStores, principal: KeyPrincipal, jobId: string): Promise<JobDoc> {
+  const job = await loadJob(stores, { _id: jobId, workspaceId: principal.workspaceId, orgId: principal.orgId });
   if (!job) throw notFound('contact-retrieval job');
   return job;
 }
 
-export async function getContactRetrievalJob(principal: KeyPrincipal, jobId: string): Promise<JobView> {
-  return jobView(await findOwnJob(principal, jobId));
+export async function getContactRetrievalJob(stores: JobStores, principal: KeyPrincipal, jobId: string): Promise<JobView> {
+  return jobView(stores, await findOwnJob(stores, principal, jobId));
 }
 
 /**
@@ -327,16 +329,17 @@ export async function getContactRetrievalJob(principal: KeyPrincipal, jobId: str
  * as it is now; a finished job cannot be cancelled (409 `invalid_state_transition`).
  */
 export async function cancelContactRetrievalJob(deps: JobTemporalDeps, principal: KeyPrincipal | null, jobId: string): Promise<JobView> {
-  const job = principal ? await findOwnJob(principal, jobId) : await loadJob({ _id: jobId });
+  const { stores } = deps;
+  const job = principal ? await findOwnJob(stores, principal, jobId) : await loadJob(stores, { _id: jobId });
   if (!job) throw notFound('contact-retrieval job');
   if (job.status !== 'running') {
     throw new Problem('invalid_state_transition', `The job already finished with status \`${job.status}\`; only a running job can be cancelled.`);
   }
   // Recorded first, so a cancel during a Temporal outage is kept and takes effect when the workflow runs.
-  if (!(await recordJobCancel(jobId, new Date(deps.now())))) {
-    const now = (await loadJob({ _id: jobId }))!;
+  if (!(await recordJobCancel(stores, jobId, new Date(deps.now())))) {
+    const now = (await loadJob(stores, { _id: jobId }))!;
     throw new Problem('invalid_state_transition', `The job already finished with status \`${now.status}\`; only a running job can be cancelled.`);
   }
   await carryOutOnRequest(jobId, requestStarter(deps), requestHoldMs(deps.config), deps);
-  return jobView((await loadJob({ _id: jobId }))!);
+  return jobView(stores, (await loadJob(stores, { _id: jobId }))!);
 }

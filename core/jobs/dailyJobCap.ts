@@ -3,7 +3,7 @@ import { retryLater } from '../problems';
 import { ReadCache, waitUntilReadCachesExpire } from '../store/readCache';
 import type { TenancyStores } from '../tenancy/store';
 import { utcDay } from './jobRules';
-import { daySlotIdsOf, deleteDaySlot, deleteExpiredDaySlots, findDailyJobCap, insertDaySlot, saveDailyJobCap } from './store';
+import type { JobStore, JobStores } from './store';
 
 /**
  * The daily job cap: an organization may have at most N jobs accepted per UTC day
@@ -25,29 +25,31 @@ export type DailyJobCapSettings = Pick<Config, 'contactJobs' | 'readCacheMs'>;
 export class DailyJobCapReads {
   private readonly reads = new ReadCache<number | null>();
 
+  constructor(private readonly store: JobStore) {}
+
   /** The organization's daily job cap. */
   async capOf(settings: DailyJobCapSettings, orgId: string): Promise<number> {
-    const own = await this.reads.get(orgId, settings.readCacheMs, () => findDailyJobCap(orgId));
+    const own = await this.reads.get(orgId, settings.readCacheMs, () => this.store.findDailyJobCap(orgId));
     return own ?? settings.contactJobs.jobsPerDay;
   }
 }
 
 /** The organization's daily job cap as stored now (the operator's view). */
-export async function dailyJobCap(settings: DailyJobCapSettings, orgId: string): Promise<number> {
-  return (await findDailyJobCap(orgId)) ?? settings.contactJobs.jobsPerDay;
+export async function dailyJobCap(stores: JobStores, settings: DailyJobCapSettings, orgId: string): Promise<number> {
+  return (await stores.jobs.findDailyJobCap(orgId)) ?? settings.contactJobs.jobsPerDay;
 }
 
 /** Operator: sets (or with null removes) an organization's daily job cap; returns once every replica uses it. */
 export async function setDailyJobCap(
-  stores: TenancyStores,
+  stores: TenancyStores & JobStores,
   settings: DailyJobCapSettings,
   orgId: string,
   jobsPerDay: number | null,
 ): Promise<{ org_id: string; jobs_per_day: number; source: 'override' | 'default' }> {
   if (!(await stores.tenancy.organizationExists(orgId))) throw new Error(`organization ${orgId} does not exist`);
-  await saveDailyJobCap(orgId, jobsPerDay);
+  await stores.jobs.saveDailyJobCap(orgId, jobsPerDay);
   await waitUntilReadCachesExpire(settings.readCacheMs);
-  return { org_id: orgId, jobs_per_day: await dailyJobCap(settings, orgId), source: jobsPerDay === null ? 'default' : 'override' };
+  return { org_id: orgId, jobs_per_day: await dailyJobCap(stores, settings, orgId), source: jobsPerDay === null ? 'default' : 'override' };
 }
 
 export interface DaySlot {
@@ -55,15 +57,22 @@ export interface DaySlot {
 }
 
 /** Takes one of today's slots for the job, or throws 429 `contact_job_daily_cap` (Retry-After: until the UTC day rolls). */
-export async function claimDaySlot(settings: DailyJobCapSettings, caps: DailyJobCapReads, orgId: string, jobId: string, now: number): Promise<DaySlot> {
+export async function claimDaySlot(
+  stores: JobStores,
+  settings: DailyJobCapSettings,
+  caps: DailyJobCapReads,
+  orgId: string,
+  jobId: string,
+  now: number,
+): Promise<DaySlot> {
   const cap = await caps.capOf(settings, orgId);
   const { day, secondsLeft } = utcDay(now);
   const expiresAt = new Date(Math.floor(now / DAY_MS) * DAY_MS + DAY_MS);
-  const taken = await daySlotIdsOf(orgId, day);
+  const taken = await stores.jobs.daySlotIdsOf(orgId, day);
   for (let n = 0; n < cap; n++) {
     const slotId = `${orgId}:${day}:${n}`;
     if (taken.has(slotId)) continue;
-    if (await insertDaySlot({ _id: slotId, orgId, day, jobId, expiresAt })) return { slotId };
+    if (await stores.jobs.insertDaySlot({ _id: slotId, orgId, day, jobId, expiresAt })) return { slotId };
   }
   throw retryLater(
     'contact_job_daily_cap',
@@ -76,11 +85,11 @@ export async function claimDaySlot(settings: DailyJobCapSettings, caps: DailyJob
 }
 
 /** Gives back the slot of a job that was refused after claiming it. */
-export async function returnDaySlot(slot: DaySlot): Promise<void> {
-  await deleteDaySlot(slot.slotId);
+export async function returnDaySlot(stores: JobStores, slot: DaySlot): Promise<void> {
+  await stores.jobs.deleteDaySlot(slot.slotId);
 }
 
 /** Slots of days that are over (store maintenance). */
-export async function purgeExpiredDaySlots(now: Date): Promise<number> {
-  return deleteExpiredDaySlots(now);
+export async function purgeExpiredDaySlots(stores: JobStores, now: Date): Promise<number> {
+  return stores.jobs.deleteExpiredDaySlots(now);
 }

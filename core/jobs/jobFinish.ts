@@ -6,12 +6,12 @@ import { uncachedJobPeople, type JobPeopleReads } from './jobPeople';
 import { countsFromTally, finalJobStatus, leftoverOutcome, resultTimes } from './jobRules';
 import { releaseJobSlot } from './jobSlots';
 import type { FinalJobStatus, JobCounts, StopReason } from './jobTypes';
-import { chunkPlansOfJob, deleteJobWorkingDocuments, findJob, jobItemOutcomes, recordJobFinished, type JobDoc } from './store';
+import type { JobDoc, JobStores } from './store';
 import { addTally, mergeTally, type Tally } from './tally';
 
 /** Outcomes of a job's people, counted in the store. */
-export async function tallyJobItems(jobId: string): Promise<Tally> {
-  const docs = await jobItemOutcomes(jobId);
+export async function tallyJobItems(stores: JobStores, jobId: string): Promise<Tally> {
+  const docs = await stores.jobs.jobItemOutcomes(jobId);
   const tally: Tally = {};
   for (const d of docs) addTally(tally, d.outcome);
   return tally;
@@ -62,19 +62,19 @@ export interface CompletedChunk {
  * Repeating it returns the first finish.
  */
 export async function finishJob(
-  stores: CreditStores & TalentStores,
+  stores: CreditStores & TalentStores & JobStores,
   jobId: string,
   stop: StopReason | null,
   now: Date,
   completed: CompletedChunk[] = [],
-  people: JobPeopleReads = uncachedJobPeople,
+  people: JobPeopleReads = uncachedJobPeople(stores),
 ): Promise<FinishedJob> {
-  const job = await findJob({ _id: jobId });
+  const job = await stores.jobs.findJob({ _id: jobId });
   if (!job) throw new Error(`job ${jobId} does not exist`);
   if (job.status !== 'running') {
-    await releaseJobSlot(job.orgId, jobId);
+    await releaseJobSlot(stores, job.orgId, jobId);
     await releaseReservation(stores, job);
-    await dropWorkingDocuments(jobId, people);
+    await dropWorkingDocuments(stores, jobId, people);
     return finishedView(job);
   }
   const tally: Tally = {};
@@ -89,7 +89,7 @@ export async function finishJob(
   const counts = countsFromTally(job.requested, tally);
   const status = finalJobStatus(counts, stop, stop ? leftoverCount : 0);
   const times = resultTimes(now, counts);
-  const updated = await recordJobFinished(jobId, {
+  const updated = await stores.jobs.recordJobFinished(jobId, {
     status,
     counts,
     stopReason: stop,
@@ -97,10 +97,10 @@ export async function finishJob(
     resultExpiresAt: times.resultExpiresAt,
     resultPurgeAt: times.resultPurgeAt,
   });
-  await releaseJobSlot(job.orgId, jobId);
+  await releaseJobSlot(stores, job.orgId, jobId);
   await releaseReservation(stores, job);
-  await dropWorkingDocuments(jobId, people);
-  return finishedView(updated ?? (await findJob({ _id: jobId }))!);
+  await dropWorkingDocuments(stores, jobId, people);
+  return finishedView(updated ?? (await stores.jobs.findJob({ _id: jobId }))!);
 }
 
 /**
@@ -109,7 +109,7 @@ export async function finishJob(
  * returns how many got the stop's outcome.
  */
 async function settleTheRest(
-  stores: CreditStores,
+  stores: CreditStores & JobStores,
   job: Pick<JobDoc, '_id' | 'orgId' | 'familyId' | 'fields'>,
   stop: StopReason | null,
   tally: Tally,
@@ -120,14 +120,14 @@ async function settleTheRest(
   const fields = job.fields;
   const people = await reads.people(jobId);
   const settledSeqs = new Set<number>();
-  for (const d of await jobItemOutcomes(jobId)) {
+  for (const d of await stores.jobs.jobItemOutcomes(jobId)) {
     settledSeqs.add(d.seq);
     addTally(tally, d.outcome);
   }
   if (settledSeqs.size < people.length) {
     // Chunks that stored a plan but were stopped before settling: settle them with the charge
     // an attempt made (if any); found people nobody paid for become leftovers below.
-    for (const p of await chunkPlansOfJob(jobId)) {
+    for (const p of await stores.jobs.chunkPlansOfJob(jobId)) {
       if (!p.entries.some((e) => !settledSeqs.has(e.seq))) continue;
       const { settled } = await payAndSettle(stores, { jobId, orgId: job.orgId, familyId: job.familyId, fields }, p.from, p.entries, now, { charge: false });
       for (const s of settled) {
@@ -140,6 +140,7 @@ async function settleTheRest(
   const leftover = leftoverOutcome(stop);
   const leftovers = people.map((personId, seq) => ({ personId, seq })).filter((p) => !settledSeqs.has(p.seq));
   await storeJobItems(
+    stores,
     jobId,
     leftovers.map((p) => ({ ...p, outcome: leftover.outcome, reason: leftover.reason, emails: [], phones: [], receiptId: null })),
     now,
@@ -157,7 +158,7 @@ async function releaseReservation(
 }
 
 /** The job's people list and chunk plans (contact values among them) are only for running jobs. */
-async function dropWorkingDocuments(jobId: string, people: JobPeopleReads): Promise<void> {
-  await deleteJobWorkingDocuments(jobId);
+async function dropWorkingDocuments(stores: JobStores, jobId: string, people: JobPeopleReads): Promise<void> {
+  await stores.jobs.deleteJobWorkingDocuments(jobId);
   people.forget(jobId);
 }

@@ -3,7 +3,7 @@ import { cursorId, cursorIndex, cursorInstant, decodeListCursor, encodeListCurso
 import { jobView, type JobView } from './contactRetrievalJobs';
 import type { JobStatus } from './jobTypes';
 import { jobSlotHolders } from './jobSlots';
-import { JOB_LIST_WINDOW, jobListHead, jobsByIds, jobsByTime, numberedJobs, type JobDoc } from './store';
+import { JOB_LIST_WINDOW, type JobDoc, type JobStores } from './store';
 
 /**
  * The jobs list of a workspace, newest first (GET /v1/contact-retrieval-jobs and the console's
@@ -35,6 +35,7 @@ function decodePosition(cursorKey: CursorKey, cursor: string, scope: string): Po
 const timePosition = (job: JobDoc) => ({ t: job.createdAt.getTime(), id: job._id });
 
 export async function listContactRetrievalJobs(
+  stores: JobStores,
   cursorKey: CursorKey,
   principal: KeyPrincipal,
   q: { status?: JobStatus; limit: number; cursor?: string },
@@ -43,14 +44,14 @@ export async function listContactRetrievalJobs(
   const scope = `jobs:${principal.orgId}:${principal.workspaceId}:${q.status ?? '*'}`;
   const at = q.cursor !== undefined ? decodePosition(cursorKey, q.cursor, scope) : undefined;
   const page = async (docs: JobDoc[], next: Record<string, string | number> | null): Promise<JobPage> => ({
-    data: await Promise.all(docs.map((d) => jobView(d))),
+    data: await Promise.all(docs.map((d) => jobView(stores, d))),
     next_cursor: next ? encodeListCursor(cursorKey, scope, next) : null,
   });
 
   if (q.status === 'running') {
     const after = at && 't' in at ? at : undefined;
     if (at && !after) return page([], null);
-    const docs = (await runningJobsOf(principal.orgId))
+    const docs = (await runningJobsOf(stores, principal.orgId))
       .filter((j) => j.workspaceId === principal.workspaceId)
       .sort(newestFirst)
       .filter((j) => !after || newestFirst(j, { createdAt: after.t, _id: after.id }) > 0);
@@ -58,7 +59,7 @@ export async function listContactRetrievalJobs(
     return page(shown, docs.length > q.limit ? timePosition(shown[shown.length - 1]) : null);
   }
 
-  const head = await jobListHead(principal.workspaceId);
+  const head = await stores.jobs.jobListHead(principal.workspaceId);
   const rows: JobDoc[] = [];
   let next = at === undefined ? head.seq : 'n' in at ? Math.min(at.n, head.seq) : 0;
   let scanned = 0;
@@ -69,7 +70,7 @@ export async function listContactRetrievalJobs(
     // Unfiltered, the page's own numbers and one more (to know whether another page follows).
     const size = Math.min(q.status ? window : q.limit + 1 - rows.length, MAX_SCANNED_PER_PAGE - scanned);
     const to = Math.max(1, next - size + 1);
-    rows.push(...(await numberedJobs(where, next, to, q.status)));
+    rows.push(...(await stores.jobs.numberedJobs(where, next, to, q.status)));
     scanned += next - to + 1;
     next = to - 1;
     const rate = rows.length / scanned;
@@ -86,7 +87,7 @@ export async function listContactRetrievalJobs(
   // Below the numbered jobs: those accepted before numbering, by time.
   const room = q.limit - rows.length;
   const after = at && 't' in at ? at : undefined;
-  const older = await jobsByTime(where, { status: q.status, unnumbered: true, after, limit: room + 1 });
+  const older = await stores.jobs.jobsByTime(where, { status: q.status, unnumbered: true, after, limit: room + 1 });
   const shown = [...rows, ...older.slice(0, room)];
   if (older.length <= room) return page(shown, null);
   const last = shown[shown.length - 1];
@@ -104,12 +105,12 @@ function newestFirst(a: Pick<JobDoc, 'createdAt' | '_id'>, b: Pick<JobDoc, 'crea
  * FerretDB: a status query read every job of the organization (the status is not selective in
  * its index), the slots are a few documents read by the organization.
  */
-async function runningJobsOf(orgId: string): Promise<JobDoc[]> {
-  const holders = await jobSlotHolders(orgId);
-  return (await jobsByIds(holders.map((h) => h.jobId))).filter((j) => j.status === 'running' && j.orgId === orgId);
+async function runningJobsOf(stores: JobStores, orgId: string): Promise<JobDoc[]> {
+  const holders = await jobSlotHolders(stores, orgId);
+  return (await stores.jobs.jobsByIds(holders.map((h) => h.jobId))).filter((j) => j.status === 'running' && j.orgId === orgId);
 }
 
 /** How many of the organization's jobs are running now (at most RUNNING_JOB_SLOTS). */
-export async function runningJobCount(orgId: string): Promise<number> {
-  return (await runningJobsOf(orgId)).length;
+export async function runningJobCount(stores: JobStores, orgId: string): Promise<number> {
+  return (await runningJobsOf(stores, orgId)).length;
 }

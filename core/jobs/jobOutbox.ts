@@ -3,16 +3,7 @@ import type { Logger } from '../observability/logger';
 import type { TemporalClients } from '../temporal/client';
 import { isTemporalUnanswered } from '../temporal/deadline';
 import { contactRetrievalWorkflowRunning, signalContactRetrievalCancel, startContactRetrievalWorkflow } from './jobWorkflows';
-import {
-  closeJobOutboxIfDone,
-  findJob,
-  freeJobOutbox,
-  jobIdsWithOutboxDue,
-  leaseJobOutbox,
-  recordCancelDelivered,
-  recordCancelRequest,
-  recordWorkflowStarted,
-} from './store';
+import type { JobStores } from './store';
 import type { ContactRetrievalInput } from './workflowInput';
 
 /**
@@ -43,26 +34,26 @@ export function temporalJobStarter(temporal: TemporalClients, config: Config, li
 }
 
 /** Takes the job's outbox for `holdMs`; false when another process holds it or nothing is due. */
-export async function claimJobOutbox(jobId: string, holdMs: number, now: Date): Promise<boolean> {
-  return leaseJobOutbox(jobId, new Date(now.getTime() + holdMs), now);
+export async function claimJobOutbox(stores: JobStores, jobId: string, holdMs: number, now: Date): Promise<boolean> {
+  return stores.jobs.leaseJobOutbox(jobId, new Date(now.getTime() + holdMs), now);
 }
 
 /** Gives the job back to the starters at once (after a failed attempt). */
-export async function releaseJobOutbox(jobId: string): Promise<void> {
-  await freeJobOutbox(jobId);
+export async function releaseJobOutbox(stores: JobStores, jobId: string): Promise<void> {
+  await stores.jobs.freeJobOutbox(jobId);
 }
 
 /** Jobs with something due and no live lease, oldest first. */
-export async function jobsWithOutboxDue(limit: number, now: Date): Promise<string[]> {
-  return jobIdsWithOutboxDue(limit, now);
+export async function jobsWithOutboxDue(stores: JobStores, limit: number, now: Date): Promise<string[]> {
+  return stores.jobs.jobIdsWithOutboxDue(limit, now);
 }
 
 /**
  * Records a cancel (kept when Temporal is down; carried out when it answers). False when the job
  * is not running any more.
  */
-export async function recordJobCancel(jobId: string, now: Date): Promise<boolean> {
-  return recordCancelRequest(jobId, now);
+export async function recordJobCancel(stores: JobStores, jobId: string, now: Date): Promise<boolean> {
+  return stores.jobs.recordCancelRequest(jobId, now);
 }
 
 /**
@@ -70,25 +61,25 @@ export async function recordJobCancel(jobId: string, now: Date): Promise<boolean
  * Throws what Temporal threw (the record stays due); on success nothing is due any more, unless
  * a cancel arrived meanwhile (it stays due for the next attempt).
  */
-export async function carryOutJobOutbox(jobId: string, starter: JobStarter, now: Date): Promise<void> {
-  const job = await findJob({ _id: jobId });
+export async function carryOutJobOutbox(stores: JobStores, jobId: string, starter: JobStarter, now: Date): Promise<void> {
+  const job = await stores.jobs.findJob({ _id: jobId });
   if (!job || !job.outboxDue) return;
   if (job.status === 'running' && !job.workflowStartedAt) {
     if (!job.workflowInput) throw new Error(`job ${jobId} has no recorded workflow input`);
     const cancelAtStart = job.cancelRequestedAt !== null && job.cancelRequestedAt !== undefined;
     await starter.start(job.workflowInput, { cancelAtStart });
-    await recordWorkflowStarted(jobId, now);
+    await stores.jobs.recordWorkflowStarted(jobId, now);
     // Started with the cancel this read saw: that cancel is delivered (a later one stays pending).
-    if (cancelAtStart) await recordCancelDelivered(jobId, job.cancelRequestedAt);
+    if (cancelAtStart) await stores.jobs.recordCancelDelivered(jobId, job.cancelRequestedAt);
   }
-  const latest = await findJob({ _id: jobId });
+  const latest = await stores.jobs.findJob({ _id: jobId });
   if (latest?.status === 'running' && latest.cancelPending) {
     // False: the workflow is gone or closed; nothing is left to stop.
     await (starter.cancel ?? (async () => false))(jobId);
-    await recordCancelDelivered(jobId, latest.cancelRequestedAt);
+    await stores.jobs.recordCancelDelivered(jobId, latest.cancelRequestedAt);
   }
   // A job that finished owes Temporal nothing any more; one still running owes nothing once started and signalled.
-  await closeJobOutboxIfDone(jobId);
+  await stores.jobs.closeJobOutboxIfDone(jobId);
 }
 
 /**
@@ -99,20 +90,20 @@ export async function carryOutOnRequest(
   jobId: string,
   starter: JobStarter,
   holdMs: number,
-  app: { logger: Logger; now: () => number },
+  app: { logger: Logger; now: () => number; stores: JobStores },
   opts: { claimed?: boolean } = {},
 ): Promise<void> {
-  const { logger } = app;
+  const { logger, stores } = app;
   // A job just created is recorded with the request's lease already on it.
-  if (!opts.claimed && !(await claimJobOutbox(jobId, holdMs, new Date(app.now())))) return;
+  if (!opts.claimed && !(await claimJobOutbox(stores, jobId, holdMs, new Date(app.now())))) return;
   try {
-    await carryOutJobOutbox(jobId, starter, new Date(app.now()));
+    await carryOutJobOutbox(stores, jobId, starter, new Date(app.now()));
   } catch (err) {
     const unanswered = isTemporalUnanswered(err);
     logger[unanswered ? 'warn' : 'error'](
       { jobId, err: { name: (err as Error)?.name, message: (err as Error)?.message } },
       'job recorded; its workflow is left to the workflow starter',
     );
-    await releaseJobOutbox(jobId).catch(() => undefined);
+    await releaseJobOutbox(stores, jobId).catch(() => undefined);
   }
 }

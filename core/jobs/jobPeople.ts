@@ -1,4 +1,4 @@
-import { findJobPeople } from './store';
+import type { JobStores } from './store';
 
 /** The people of a job as accepted; absent fields on jobs accepted before they existed. */
 export interface JobPeopleRecord {
@@ -19,8 +19,8 @@ export interface JobPeopleReads {
   forget(jobId: string): void;
 }
 
-async function readJobPeople(jobId: string): Promise<JobPeopleRecord> {
-  const doc = await findJobPeople(jobId);
+async function readJobPeople(stores: JobStores, jobId: string): Promise<JobPeopleRecord> {
+  const doc = await stores.jobs.findJobPeople(jobId);
   if (!doc) throw new Error(`the people of job ${jobId} are gone`);
   return {
     personIds: doc.personIds,
@@ -37,12 +37,12 @@ const KEPT_JOBS = 16;
  * People lists are immutable, so a worker keeps the few it is working on (each chunk of a job
  * reads them). Built once per worker by its composition root (activities/contacts.ts).
  */
-export function createJobPeopleReads(): JobPeopleReads {
+export function createJobPeopleReads(stores: JobStores): JobPeopleReads {
   const kept = new Map<string, JobPeopleRecord>();
   const record = async (jobId: string) => {
     const cached = kept.get(jobId);
     if (cached) return cached;
-    const read = await readJobPeople(jobId);
+    const read = await readJobPeople(stores, jobId);
     if (kept.size >= KEPT_JOBS) kept.delete(kept.keys().next().value!);
     kept.set(jobId, read);
     return read;
@@ -51,8 +51,10 @@ export function createJobPeopleReads(): JobPeopleReads {
 }
 
 /** Reads every time: for one-off reads (a finish outside a worker, a test). */
-export const uncachedJobPeople: JobPeopleReads = {
-  record: readJobPeople,
-  people: async (jobId) => (await readJobPeople(jobId)).personIds,
-  forget: () => undefined,
-};
+export function uncachedJobPeople(stores: JobStores): JobPeopleReads {
+  return {
+    record: (jobId) => readJobPeople(stores, jobId),
+    people: async (jobId) => (await readJobPeople(stores, jobId)).personIds,
+    forget: () => undefined,
+  };
+}

@@ -3,7 +3,7 @@ import { Problem } from '../problems';
 import { findOwnJob, jobCounts } from './contactRetrievalJobs';
 import { cursorIndex, decodeListCursor, encodeListCursor, type CursorKey } from '../pageCursor';
 import type { FailureReason, JobCounts, JobStatus, PersonOutcome } from './jobTypes';
-import { jobItemsAfter } from './store';
+import type { JobStores } from './store';
 
 /**
  * `GET /v1/job-results/{job_id}` (SPEC 2.6, DECISIONS.md): the people of a job and what was
@@ -31,13 +31,14 @@ export interface JobResultPage {
 }
 
 export async function readJobResult(
+  stores: JobStores,
   cursorKey: CursorKey,
   principal: KeyPrincipal,
   jobId: string,
   q: { limit: number; cursor?: string },
   now: Date,
 ): Promise<JobResultPage> {
-  const job = await findOwnJob(principal, jobId);
+  const job = await findOwnJob(stores, principal, jobId);
   if (job.resultPurgedAt) throw new Problem('result_gone', 'This job result is no longer retained.');
   if (job.resultExpiredAt || (job.resultExpiresAt && job.resultExpiresAt.getTime() <= now.getTime())) {
     throw new Problem('result_set_expired', `This job result expired at ${(job.resultExpiresAt ?? job.resultExpiredAt)!.toISOString()}.`, {
@@ -46,13 +47,13 @@ export async function readJobResult(
   }
   const scope = `result:${principal.orgId}:${jobId}`;
   const after = q.cursor !== undefined ? decodeListCursor<{ seq: number }>(cursorKey, q.cursor, scope, { seq: cursorIndex }).seq : -1;
-  const docs = await jobItemsAfter(jobId, after, q.limit + 1);
+  const docs = await stores.jobs.jobItemsAfter(jobId, after, q.limit + 1);
   const page = docs.slice(0, q.limit);
   const last = page[page.length - 1];
   return {
     job_id: job._id,
     status: job.status,
-    counts: await jobCounts(job),
+    counts: await jobCounts(stores, job),
     created_at: job.createdAt.toISOString(),
     completed_at: job.completedAt ? job.completedAt.toISOString() : null,
     result_expires_at: job.resultExpiresAt ? job.resultExpiresAt.toISOString() : null,

@@ -1,6 +1,6 @@
 import { isTemporalUnanswered } from '../temporal/deadline';
 import { RUNNING_JOB_SLOTS } from './jobRules';
-import { deleteJobSlot, deleteJobSlotsOfJob, findJob, insertJobSlot, jobSlotsOf } from './store';
+import type { JobStores } from './store';
 
 /**
  * Running-job slots (SPEC 8.1: two running contact-retrieval jobs per organization). A slot is
@@ -25,9 +25,9 @@ function slotId(orgId: string, slot: number): string {
   return `${orgId}:${slot}`;
 }
 
-async function tryClaim(orgId: string, jobId: string, now: Date): Promise<number | null> {
+async function tryClaim(stores: JobStores, orgId: string, jobId: string, now: Date): Promise<number | null> {
   for (let slot = 0; slot < RUNNING_JOB_SLOTS; slot++) {
-    if (await insertJobSlot({ _id: slotId(orgId, slot), orgId, slot, jobId, claimedAt: now })) return slot;
+    if (await stores.jobs.insertJobSlot({ _id: slotId(orgId, slot), orgId, slot, jobId, claimedAt: now })) return slot;
   }
   return null;
 }
@@ -37,31 +37,32 @@ export type AbandonedJobHandler = (jobId: string) => Promise<void>;
 
 /** Claims a free slot for the job; null when both are held by live jobs. */
 export async function claimJobSlot(
+  stores: JobStores,
   orgId: string,
   jobId: string,
   workflowRunning: WorkflowProbe,
   now: Date,
   onAbandoned?: AbandonedJobHandler,
 ): Promise<number | null> {
-  const slot = await tryClaim(orgId, jobId, now);
+  const slot = await tryClaim(stores, orgId, jobId, now);
   if (slot !== null) return slot;
-  const reclaimed = await reclaimStaleSlots(orgId, workflowRunning, now, onAbandoned);
-  return reclaimed > 0 ? tryClaim(orgId, jobId, now) : null;
+  const reclaimed = await reclaimStaleSlots(stores, orgId, workflowRunning, now, onAbandoned);
+  return reclaimed > 0 ? tryClaim(stores, orgId, jobId, now) : null;
 }
 
 /** Frees every slot of the job (idempotent). */
-export async function releaseJobSlot(orgId: string, jobId: string): Promise<void> {
-  await deleteJobSlotsOfJob(orgId, jobId);
+export async function releaseJobSlot(stores: JobStores, orgId: string, jobId: string): Promise<void> {
+  await stores.jobs.deleteJobSlotsOfJob(orgId, jobId);
 }
 
-export async function jobSlotHolders(orgId: string): Promise<SlotHolder[]> {
-  const docs = await jobSlotsOf(orgId);
+export async function jobSlotHolders(stores: JobStores, orgId: string): Promise<SlotHolder[]> {
+  const docs = await stores.jobs.jobSlotsOf(orgId);
   return docs.map((d) => ({ slot: d.slot, jobId: d.jobId, claimedAt: d.claimedAt }));
 }
 
 /** Whether a holder no longer stands for a running job. */
-export async function isStaleHolder(h: SlotHolder, workflowRunning: WorkflowProbe, now: Date): Promise<boolean> {
-  const job = await findJob({ _id: h.jobId });
+export async function isStaleHolder(stores: JobStores, h: SlotHolder, workflowRunning: WorkflowProbe, now: Date): Promise<boolean> {
+  const job = await stores.jobs.findJob({ _id: h.jobId });
   const fresh = now.getTime() - h.claimedAt.getTime() < SLOT_CLAIM_GRACE_MS;
   if (!job) return !fresh;
   if (job.status !== 'running') return true;
@@ -78,15 +79,21 @@ export async function isStaleHolder(h: SlotHolder, workflowRunning: WorkflowProb
 }
 
 /** Deletes stale slots (only if still held by the same job); returns how many were freed. */
-export async function reclaimStaleSlots(orgId: string, workflowRunning: WorkflowProbe, now: Date, onAbandoned?: AbandonedJobHandler): Promise<number> {
+export async function reclaimStaleSlots(
+  stores: JobStores,
+  orgId: string,
+  workflowRunning: WorkflowProbe,
+  now: Date,
+  onAbandoned?: AbandonedJobHandler,
+): Promise<number> {
   let freed = 0;
-  for (const h of await jobSlotHolders(orgId)) {
-    if (!(await isStaleHolder(h, workflowRunning, now))) continue;
-    const deleted = await deleteJobSlot(slotId(orgId, h.slot), h.jobId);
+  for (const h of await jobSlotHolders(stores, orgId)) {
+    if (!(await isStaleHolder(stores, h, workflowRunning, now))) continue;
+    const deleted = await stores.jobs.deleteJobSlot(slotId(orgId, h.slot), h.jobId);
     freed += deleted;
     // Nobody will finish a job whose workflow is gone: without this it would read `running` forever.
     if (deleted && onAbandoned) {
-      const job = await findJob({ _id: h.jobId });
+      const job = await stores.jobs.findJob({ _id: h.jobId });
       if (job?.status === 'running') await onAbandoned(h.jobId);
     }
   }

@@ -1,4 +1,5 @@
-import { Schema, model } from 'mongoose';
+import { Schema, type Connection } from 'mongoose';
+import { boundModel } from '../store/boundModel';
 import type { PlanEntry } from './jobRules';
 import type { Tally } from './tally';
 import type { ContactRetrievalInput } from './workflowInput';
@@ -173,7 +174,6 @@ jobSchema.index({ workspaceId: 1, createdAt: -1, _id: -1 });
 jobSchema.index({ outboxDue: 1, outboxLeaseUntil: 1 });
 jobSchema.index({ orgId: 1, status: 1 });
 jobSchema.index({ listKey: 1 });
-export const ContactRetrievalJob = model('ContactRetrievalJob', jobSchema, 'contact_retrieval_jobs');
 
 /** The number of each workspace's latest job (`_id` = workspace id): the top of its jobs list. */
 const jobListHeadSchema = new Schema<JobListHeadDoc>(
@@ -184,7 +184,6 @@ const jobListHeadSchema = new Schema<JobListHeadDoc>(
   },
   { versionKey: false },
 );
-export const ContactRetrievalJobListHead = model('ContactRetrievalJobListHead', jobListHeadSchema, 'contact_retrieval_job_list_heads');
 
 /**
  * The people of a running job in order (position = index), `_id` = job id. Written once at
@@ -204,7 +203,6 @@ const jobPeopleSchema = new Schema<JobPeopleDoc>(
   },
   { versionKey: false },
 );
-export const ContactRetrievalJobPeople = model('ContactRetrievalJobPeople', jobPeopleSchema, 'contact_retrieval_job_people');
 
 /**
  * What one chunk of a running job found, stored before it is charged: a retried chunk (or
@@ -222,7 +220,6 @@ const chunkPlanSchema = new Schema<ChunkPlanDoc>(
   },
   { versionKey: false },
 );
-export const ContactRetrievalChunkPlan = model('ContactRetrievalChunkPlan', chunkPlanSchema, 'contact_retrieval_chunk_plans');
 
 /**
  * Progress of a running job: one small document per finished chunk with its outcomes, so
@@ -237,7 +234,6 @@ const jobProgressSchema = new Schema<JobProgressDoc>(
   },
   { versionKey: false },
 );
-export const ContactRetrievalJobProgress = model('ContactRetrievalJobProgress', jobProgressSchema, 'contact_retrieval_job_progress');
 
 /**
  * One settled person of one job, at its position `seq`; `_id` is `<job_id>:<seq>`. Written
@@ -261,7 +257,6 @@ const jobItemSchema = new Schema<JobItemDoc>(
 );
 jobItemSchema.index({ jobId: 1, seq: 1 }, { unique: true });
 jobItemSchema.index({ jobId: 1, outcome: 1 });
-export const ContactRetrievalJobItem = model('ContactRetrievalJobItem', jobItemSchema, 'contact_retrieval_job_items');
 
 /**
  * What an organization retrieved for a person, for `reused` (free) answers within the reuse
@@ -280,7 +275,6 @@ const retrievedContactSchema = new Schema<RetrievedContactDoc>(
   { versionKey: false },
 );
 retrievedContactSchema.index({ orgId: 1, retrievedAt: 1 });
-export const RetrievedContact = model('RetrievedContact', retrievedContactSchema, 'retrieved_contacts');
 
 /**
  * A running-job slot: `_id` is `<org_id>:<slot number>`, so the store's primary key makes a
@@ -297,7 +291,6 @@ const jobSlotSchema = new Schema<JobSlotDoc>(
   { versionKey: false },
 );
 jobSlotSchema.index({ orgId: 1 });
-export const ContactJobSlot = model('ContactJobSlot', jobSlotSchema, 'contact_job_slots');
 
 /**
  * One accepted job of an organization's UTC day: `_id` is `<org_id>:<day>:<n>`, n below the
@@ -315,17 +308,20 @@ const jobDaySlotSchema = new Schema<JobDaySlotDoc>(
 );
 jobDaySlotSchema.index({ orgId: 1, day: 1 });
 jobDaySlotSchema.index({ expiresAt: 1 });
-export const ContactJobDaySlot = model('ContactJobDaySlot', jobDaySlotSchema, 'contact_job_day_slots');
 
 /** An operator's daily job cap for one organization (`job daily-cap`); `_id` is the org id. */
-const jobDailyCapSchema = new Schema(
+export interface DailyJobCapDoc {
+  _id: string;
+  jobsPerDay: number;
+}
+
+const jobDailyCapSchema = new Schema<DailyJobCapDoc>(
   {
     _id: { type: String, required: true },
     jobsPerDay: { type: Number, required: true },
   },
   { versionKey: false, timestamps: true },
 );
-export const ContactJobDailyCap = model('ContactJobDailyCap', jobDailyCapSchema, 'contact_job_daily_caps');
 
 export interface ContactFieldClaimDoc {
   _id: string;
@@ -357,7 +353,6 @@ const contactFieldClaimSchema = new Schema<ContactFieldClaimDoc>(
   },
   { versionKey: false },
 );
-export const ContactFieldClaim = model('ContactFieldClaim', contactFieldClaimSchema, 'contact_field_claims');
 
 export interface ChunkPaymentDoc {
   _id: string;
@@ -383,4 +378,23 @@ const chunkPaymentSchema = new Schema<ChunkPaymentDoc>(
   },
   { versionKey: false },
 );
-export const ContactRetrievalChunkPayment = model('ContactRetrievalChunkPayment', chunkPaymentSchema, 'contact_retrieval_chunk_payments');
+
+/** The jobs area's models on `connection` (the root's). */
+export function jobModels(connection: Connection) {
+  return {
+    jobs: boundModel<JobDoc>(connection, 'ContactRetrievalJob', jobSchema, 'contact_retrieval_jobs'),
+    jobListHeads: boundModel<JobListHeadDoc>(connection, 'ContactRetrievalJobListHead', jobListHeadSchema, 'contact_retrieval_job_list_heads'),
+    jobPeople: boundModel<JobPeopleDoc>(connection, 'ContactRetrievalJobPeople', jobPeopleSchema, 'contact_retrieval_job_people'),
+    chunkPlans: boundModel<ChunkPlanDoc>(connection, 'ContactRetrievalChunkPlan', chunkPlanSchema, 'contact_retrieval_chunk_plans'),
+    jobProgress: boundModel<JobProgressDoc>(connection, 'ContactRetrievalJobProgress', jobProgressSchema, 'contact_retrieval_job_progress'),
+    jobItems: boundModel<JobItemDoc>(connection, 'ContactRetrievalJobItem', jobItemSchema, 'contact_retrieval_job_items'),
+    retrievedContacts: boundModel<RetrievedContactDoc>(connection, 'RetrievedContact', retrievedContactSchema, 'retrieved_contacts'),
+    jobSlots: boundModel<JobSlotDoc>(connection, 'ContactJobSlot', jobSlotSchema, 'contact_job_slots'),
+    daySlots: boundModel<JobDaySlotDoc>(connection, 'ContactJobDaySlot', jobDaySlotSchema, 'contact_job_day_slots'),
+    dailyCaps: boundModel<DailyJobCapDoc>(connection, 'ContactJobDailyCap', jobDailyCapSchema, 'contact_job_daily_caps'),
+    fieldClaims: boundModel<ContactFieldClaimDoc>(connection, 'ContactFieldClaim', contactFieldClaimSchema, 'contact_field_claims'),
+    chunkPayments: boundModel<ChunkPaymentDoc>(connection, 'ContactRetrievalChunkPayment', chunkPaymentSchema, 'contact_retrieval_chunk_payments'),
+  };
+}
+
+export type JobModels = ReturnType<typeof jobModels>;

@@ -3,6 +3,8 @@ import { AUDIT_RETENTION_DAYS_DEFAULT } from '../config';
 import { purgeExpiredIdempotencyRecords } from '../idempotency/idempotency';
 import type { IdempotencyStores } from '../idempotency/store';
 import type { TalentStores } from '../talent/store';
+import type { WebhookStores } from '../webhooks/store/webhookStore';
+import type { JobStores } from '../jobs/store';
 import { purgeExpiredDaySlots } from '../jobs/dailyJobCap';
 import { purgeExpiredSignInRecords } from '../oauth/expiredSignInRecords';
 import { purgeExpiredQuotaEntries } from '../talent/quotas';
@@ -37,7 +39,7 @@ export interface PurgedCounts {
 
 /** `auditRetentionDays`: AUDIT_RETENTION_DAYS, the one setting that bounds the audit log. */
 export async function purgeExpiredRecords(
-  stores: AuditStores & IdempotencyStores & TalentStores & OAuthStores & UserStores & PasskeyStores,
+  stores: AuditStores & IdempotencyStores & TalentStores & OAuthStores & UserStores & PasskeyStores & WebhookStores & JobStores,
   now: Date,
   { auditRetentionDays = AUDIT_RETENTION_DAYS_DEFAULT } = {},
 ): Promise<PurgedCounts> {
@@ -45,10 +47,10 @@ export async function purgeExpiredRecords(
     purgeExpiredSearches(stores, now),
     purgeExpiredQuotaEntries(stores, now),
     purgeExpiredIdempotencyRecords(stores, now),
-    purgeWebhookHistory(now),
-    purgeAttemptClaims(now),
+    purgeWebhookHistory(stores, now),
+    purgeAttemptClaims(stores, now),
     purgeExpiredRefreshChains(stores, now),
-    purgeExpiredDaySlots(now),
+    purgeExpiredDaySlots(stores, now),
     purgeExpiredSignInRecords(stores, now),
     purgeExpiredAuditEvents(stores, now, auditRetentionDays),
   ]);

@@ -1,6 +1,5 @@
 import type { OAuthStores } from '../oauth/store';
-import { deleteAttemptClaimsBefore, deleteDeliveriesOfEvents, deleteHealthDaysBefore } from '../webhooks/store/deliveryStore';
-import { deleteEvents, eventsOlderThan } from '../webhooks/store/eventStore';
+import type { WebhookStores } from '../webhooks/store/webhookStore';
 import { HEALTH_WINDOW_MS } from '../webhooks/webhookHealth';
 import { ATTEMPT_CLAIM_RETENTION_MS, EVENT_QUIET_MS, EVENT_RETENTION_MS, chainExpired, eventPurgeable } from './retentionRules';
 
@@ -17,19 +16,19 @@ const BATCH = 1000;
  * and the webhook health counters of days the overview's window has left (uncounted: a row per
  * workspace and day).
  */
-export async function purgeWebhookHistory(now: Date): Promise<{ events: number; deliveries: number }> {
+export async function purgeWebhookHistory(stores: WebhookStores, now: Date): Promise<{ events: number; deliveries: number }> {
   const nowMs = now.getTime();
-  await deleteHealthDaysBefore(new Date(nowMs - HEALTH_WINDOW_MS - 24 * 3600_000));
-  const candidates = await eventsOlderThan(new Date(nowMs - EVENT_RETENTION_MS), new Date(nowMs - EVENT_QUIET_MS), BATCH);
+  await stores.webhooks.deliveries.deleteHealthDaysBefore(new Date(nowMs - HEALTH_WINDOW_MS - 24 * 3600_000));
+  const candidates = await stores.webhooks.events.eventsOlderThan(new Date(nowMs - EVENT_RETENTION_MS), new Date(nowMs - EVENT_QUIET_MS), BATCH);
   const ids = candidates.filter((e) => eventPurgeable(e, nowMs)).map((e) => e._id);
   if (!ids.length) return { events: 0, deliveries: 0 };
-  const deliveries = await deleteDeliveriesOfEvents(ids);
-  const events = await deleteEvents(ids);
+  const deliveries = await stores.webhooks.deliveries.deleteDeliveriesOfEvents(ids);
+  const events = await stores.webhooks.events.deleteEvents(ids);
   return { events, deliveries };
 }
 
-export async function purgeAttemptClaims(now: Date): Promise<number> {
-  return deleteAttemptClaimsBefore(new Date(now.getTime() - ATTEMPT_CLAIM_RETENTION_MS));
+export async function purgeAttemptClaims(stores: WebhookStores, now: Date): Promise<number> {
+  return stores.webhooks.deliveries.deleteAttemptClaimsBefore(new Date(now.getTime() - ATTEMPT_CLAIM_RETENTION_MS));
 }
 
 /** Refresh-token chains every token of which has expired. */

@@ -5,6 +5,8 @@ import { temporalReplaySignaller } from '../webhooks/replaySignals';
 import { signalRecordedReplays } from '../webhooks/replays';
 import { runEvery } from '../periodicPass';
 import type { TemporalClients } from '../temporal/client';
+import type { WebhookStores } from '../webhooks/store/webhookStore';
+import type { JobStores } from '../jobs/store';
 import { isTemporalUnanswered } from '../temporal/deadline';
 
 /** Jobs one pass takes at most; the next pass (WORKFLOW_STARTER_INTERVAL_MS later) takes the rest. */
@@ -24,7 +26,13 @@ export interface WorkflowStarter {
  * the app's connection, so the next pass connects afresh and starts everything as soon as
  * Temporal is back (a connection left in its reconnect back-off could wait far longer).
  */
-export function startWorkflowStarter(config: Config, temporal: TemporalClients, logger: Logger, now: () => number): WorkflowStarter {
+export function startWorkflowStarter(
+  config: Config,
+  temporal: TemporalClients,
+  logger: Logger,
+  now: () => number,
+  stores: WebhookStores & JobStores,
+): WorkflowStarter {
   const starter = temporalJobStarter(temporal, config);
   const replaySignal = temporalReplaySignaller(temporal, config);
   let stopped = false;
@@ -32,7 +40,7 @@ export function startWorkflowStarter(config: Config, temporal: TemporalClients, 
   async function pass(): Promise<void> {
     if (!(await startJobs())) return;
     try {
-      await signalRecordedReplays(replaySignal, config.workflowStarter.leaseMs, 50, new Date(now()));
+      await signalRecordedReplays(stores, replaySignal, config.workflowStarter.leaseMs, 50, new Date(now()));
     } catch (err) {
       if (!isTemporalUnanswered(err)) throw err;
       temporal.drop();
@@ -41,14 +49,14 @@ export function startWorkflowStarter(config: Config, temporal: TemporalClients, 
 
   /** False when Temporal did not answer (the rest waits for the next pass). */
   async function startJobs(): Promise<boolean> {
-    for (const jobId of await jobsWithOutboxDue(JOBS_PER_PASS, new Date(now()))) {
+    for (const jobId of await jobsWithOutboxDue(stores, JOBS_PER_PASS, new Date(now()))) {
       if (stopped) return false;
-      if (!(await claimJobOutbox(jobId, config.workflowStarter.leaseMs, new Date(now())))) continue;
+      if (!(await claimJobOutbox(stores, jobId, config.workflowStarter.leaseMs, new Date(now())))) continue;
       try {
-        await carryOutJobOutbox(jobId, starter, new Date(now()));
+        await carryOutJobOutbox(stores, jobId, starter, new Date(now()));
         logger.info({ jobId }, 'workflow starter: recorded start or cancel carried out');
       } catch (err) {
-        await releaseJobOutbox(jobId).catch(() => undefined);
+        await releaseJobOutbox(stores, jobId).catch(() => undefined);
         if (isTemporalUnanswered(err)) {
           temporal.drop();
           logger.warn({ err: { message: (err as Error).message } }, 'workflow starter: Temporal does not answer; retrying on the next pass');

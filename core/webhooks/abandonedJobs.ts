@@ -5,6 +5,8 @@ import { finishJob } from '../jobs/jobFinish';
 import type { Logger } from '../observability/logger';
 import type { TemporalClients } from '../temporal/client';
 import { emitJobCompleted } from './jobCompletedEvent';
+import type { WebhookStores } from './store/webhookStore';
+import type { JobStores } from '../jobs/store';
 
 /**
  * Ends a job whose workflow is gone (terminated by an operator, lost): everyone not settled
@@ -18,7 +20,7 @@ export async function finishAbandonedJob(
     logger,
     now,
     stores,
-  }: { config: Config; temporal: TemporalClients; logger: Logger; now: () => number; stores: CreditStores & TalentStores },
+  }: { config: Config; temporal: TemporalClients; logger: Logger; now: () => number; stores: CreditStores & TalentStores & WebhookStores & JobStores },
   jobId: string,
 ): Promise<void> {
   try {
@@ -34,7 +36,7 @@ export async function finishAbandonedJob(
         resultExpiresAt: f.resultExpiresAt ? new Date(f.resultExpiresAt) : null,
         completedAt: new Date(f.completedAt),
       },
-      { temporal, now },
+      { temporal, now, stores },
     );
   } catch (err) {
     logger.warn({ err, jobId }, 'could not finish a job whose workflow is gone');

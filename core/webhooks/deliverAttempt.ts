@@ -9,10 +9,9 @@ import type { DeliveryRun } from './deliveryWorkflowContract';
 import { MAX_ATTEMPTS } from './retrySchedule';
 import { sendAttempt, type AttemptOutcome } from './sendAttempt';
 import { signedHeaders } from './signPayload';
-import { eventById, markEventDeadLettered } from './store/eventStore';
+import type { WebhookStores } from './store/webhookStore';
 import type { DeliveryRecord } from './store/records';
-import { claimAttempt, findAttempt, recordAttempt } from './webhookDeliveries';
-import { endpointById } from './webhookEndpoints';
+import { recordAttempt } from './webhookDeliveries';
 import { liveSecrets, openSecrets, type StoredSecret } from './webhookSecrets';
 import { deliveryView } from './deliveryView';
 
@@ -46,6 +45,8 @@ export interface AttemptResult {
 }
 
 export interface DeliverAttemptDeps {
+  /** The app's stores: the event, its endpoint and the attempt records. */
+  stores: WebhookStores;
   /** The time of an attempt: its webhook-timestamp and which secrets are live. */
   now: () => Promise<Date> | Date;
   /** The DNS lookup of the destination check before each attempt; the system's by default. */
@@ -97,14 +98,14 @@ function observeAttempt(record: DeliveryRecord, context: AttemptContext): void {
 }
 
 export function createAttemptDeliverer(config: Config, deps: DeliverAttemptDeps) {
-  const { now } = deps;
+  const { now, stores } = deps;
 
   /** The event-level consequence of a recorded attempt; safe to repeat on a retried activity. */
   async function settle(record: DeliveryRecord, logger: Logger): Promise<AttemptResult> {
     // The event's own status only tracks what replays need (dead-lettered or not); whether it
     // was delivered is in its delivery records, which saves a write on every success.
     if (record.status === 'dead_lettered') {
-      await markEventDeadLettered(record.eventId, record.replay, record.attemptedAt);
+      await stores.webhooks.events.markEventDeadLettered(record.eventId, record.replay, record.attemptedAt);
       logger.warn({ eventId: record.eventId, orgId: record.orgId, endpointId: record.endpointId, replay: record.replay }, 'webhook event dead-lettered');
     }
     return { ok: record.status === 'succeeded', deliveryId: record._id, status: record.status };
@@ -112,21 +113,21 @@ export function createAttemptDeliverer(config: Config, deps: DeliverAttemptDeps)
 
   async function attemptDelivery(input: AttemptInput, context: AttemptContext): Promise<AttemptResult> {
     const { logger } = context;
-    const event = input.event ?? (await eventById(input.eventId));
+    const event = input.event ?? (await stores.webhooks.events.eventById(input.eventId));
     // Not an infrastructure hiccup: retrying cannot make a missing event appear.
     if (!event) throw new EventMissing(input.eventId);
     const at = await now();
     const key = { eventId: input.eventId, replay: input.run.replay, attempt: input.attempt };
     let outcome: AttemptOutcome | { ok: false; errorCode: string; responseStatus: null; durationMs: number | null };
-    if (!(await claimAttempt(key, at))) {
-      const earlier = await findAttempt(key);
+    if (!(await stores.webhooks.deliveries.claimAttempt(key, at))) {
+      const earlier = await stores.webhooks.deliveries.findAttempt(key);
       if (earlier) return settle(earlier, logger);
       // An earlier run of this activity began the attempt and may have sent it: never POST
       // again for one attempt; it counts as failed and the schedule goes on.
       outcome = { ok: false, errorCode: 'attempt_interrupted', responseStatus: null, durationMs: null };
     } else {
       // Read afresh on every attempt: a re-pointed endpoint gets its new URL, an inactive one nothing.
-      const endpoint = await endpointById(input.run.endpointId);
+      const endpoint = await stores.webhooks.endpoints.endpointById(input.run.endpointId);
       const verdict = endpointVerdict(endpoint, event);
       if (verdict === 'endpoint_mismatch') {
         logger.warn(
@@ -152,7 +153,7 @@ export function createAttemptDeliverer(config: Config, deps: DeliverAttemptDeps)
 
     const status = outcome.ok ? 'succeeded' : input.attempt >= MAX_ATTEMPTS ? 'dead_lettered' : 'failed';
     const finishedAt = at.getTime() + (outcome.durationMs ?? 0);
-    const record = await recordAttempt({
+    const record = await recordAttempt(stores, {
       ...key,
       endpointId: input.run.endpointId,
       orgId: event.orgId,

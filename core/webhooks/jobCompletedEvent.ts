@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { TemporalClients } from '../temporal/client';
+import type { WebhookStores } from './store/webhookStore';
 import { emitJobCompletedWith, type EmittedEvent, type JobCompletedInput } from './webhookEvents';
 
 /**
@@ -51,6 +52,8 @@ export interface EmitVia {
   eager?: EagerDeliveryStarts;
   /** The app's or worker's clock: the event is recorded at its time. */
   now: () => number;
+  /** The app's or worker's stores: the event is recorded in them. */
+  stores: WebhookStores;
 }
 
 /** Same job → same event id and body bytes; a duplicate emission never starts a second workflow. */
@@ -58,6 +61,7 @@ export async function emitJobCompleted(cfg: EmitSettings, input: JobCompletedInp
   const local = via.eager?.on(cfg.temporal.taskQueue);
   return emitJobCompletedWith(
     {
+      stores: via.stores,
       client: local?.client ?? (await via.temporal.client()),
       eagerStart: local !== undefined,
       idKey: cfg.secretsKey,

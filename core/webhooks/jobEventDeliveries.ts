@@ -1,6 +1,5 @@
 import { deliveryView, type DeliveryView } from './deliveryView';
-import { deliveriesOfEvent } from './store/deliveryStore';
-import { eventInOrg } from './store/eventStore';
+import type { WebhookStores } from './store/webhookStore';
 
 /**
  * A job's `job.completed` event as its page shows it: the event of this organization (one per
@@ -19,9 +18,11 @@ export interface JobEventDeliveries {
 }
 
 /** Null before the job finished (no event yet), and for a job of another organization. */
-export async function jobEventDeliveries(orgId: string, jobId: string): Promise<JobEventDeliveries | null> {
-  const event = await eventInOrg(orgId, { jobId });
+export async function jobEventDeliveries(stores: WebhookStores, orgId: string, jobId: string): Promise<JobEventDeliveries | null> {
+  const event = await stores.webhooks.events.eventInOrg(orgId, { jobId });
   if (!event) return null;
-  const attempts = (await deliveriesOfEvent(event._id)).sort((a, b) => a.replay - b.replay || a.attempt - b.attempt).slice(0, MAX_ATTEMPTS_SHOWN);
+  const attempts = (await stores.webhooks.deliveries.deliveriesOfEvent(event._id))
+    .sort((a, b) => a.replay - b.replay || a.attempt - b.attempt)
+    .slice(0, MAX_ATTEMPTS_SHOWN);
   return { eventId: event._id, status: event.status, endpointId: event.endpointId ?? null, createdAt: event.createdAt, attempts: attempts.map(deliveryView) };
 }

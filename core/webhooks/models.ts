@@ -1,12 +1,14 @@
-import { Schema, model, type InferSchemaType } from 'mongoose';
+import { Schema, type Connection } from 'mongoose';
+import { boundModel } from '../store/boundModel';
 import { DELIVERY_STATUSES } from './deliveryStatus';
+import type { DeliveryRecord, EndpointRecord, EventRecord, ReplaySlotRecord, SigningSecretRecord } from './store/records';
 
 /**
  * Webhook storage. Ids are prefixed (`we_`, `whs_`, `evt_`, `dlv_`). FerretDB 1.x has no
  * partial indexes, so "one active endpoint per workspace" is a plain unique index on
  * `activeSlot`: the workspace id while active, the endpoint's own id otherwise.
  */
-const signingSecretSchema = new Schema(
+const signingSecretSchema = new Schema<SigningSecretRecord>(
   {
     secretId: { type: String, required: true },
     /** AES-256-GCM sealed `whsec_…` (core/crypto/secretBox), bound to endpoint and secret id. */
@@ -18,7 +20,7 @@ const signingSecretSchema = new Schema(
   { _id: false },
 );
 
-const endpointSchema = new Schema(
+const endpointSchema = new Schema<EndpointRecord>(
   {
     _id: { type: String, required: true },
     orgId: { type: String, required: true },
@@ -35,10 +37,8 @@ const endpointSchema = new Schema(
 );
 endpointSchema.index({ activeSlot: 1 }, { unique: true });
 endpointSchema.index({ workspaceId: 1, createdAt: -1, _id: -1 });
-export const WebhookEndpoint = model('WebhookEndpoint', endpointSchema, 'webhook_endpoints');
-export type WebhookEndpointDoc = InferSchemaType<typeof endpointSchema> & { _id: string; createdAt: Date; updatedAt: Date };
 
-const eventSchema = new Schema(
+const eventSchema = new Schema<EventRecord>(
   {
     _id: { type: String, required: true },
     /** One event per job: a retried emission finds this record instead of making a second. */
@@ -72,10 +72,8 @@ const eventSchema = new Schema(
 eventSchema.index({ jobId: 1 }, { unique: true });
 eventSchema.index({ replayDue: 1, replayLeaseUntil: 1 });
 eventSchema.index({ status: 1, orgId: 1 });
-export const WebhookEvent = model('WebhookEvent', eventSchema, 'webhook_events');
-export type WebhookEventDoc = InferSchemaType<typeof eventSchema> & { _id: string; createdAt: Date; updatedAt: Date };
 
-const deliverySchema = new Schema(
+const deliverySchema = new Schema<DeliveryRecord>(
   {
     _id: { type: String, required: true },
     eventId: { type: String, required: true },
@@ -105,11 +103,29 @@ deliverySchema.index({ eventId: 1, replay: 1, attempt: 1 }, { unique: true });
 deliverySchema.index({ workspaceId: 1, createdAt: -1, _id: -1 });
 // A status filter (the dead letters among many attempts) reads only the attempts it shows.
 deliverySchema.index({ workspaceId: 1, status: 1, createdAt: -1, _id: -1 });
-export const WebhookDelivery = model('WebhookDelivery', deliverySchema, 'webhook_deliveries');
-export type WebhookDeliveryDoc = InferSchemaType<typeof deliverySchema> & { _id: string; createdAt: Date; updatedAt: Date };
+
+/** A workspace's latest delivery number (`webhook_delivery_heads`). */
+export interface DeliveryHeadRecord {
+  _id: string;
+  seq: number;
+  legacy?: boolean;
+}
+
+/** A workspace's health counters of one UTC day (`webhook_health_days`): `f<h>` and `d<h>` per hour h. */
+export interface HealthDayRecord {
+  _id: string;
+  workspaceId: string;
+  day: Date;
+  [hourCount: `f${number}` | `d${number}`]: number;
+}
+
+export interface AttemptClaimRecord {
+  _id: string;
+  claimedAt: Date;
+}
 
 /** Each workspace's latest delivery number, and whether it has records from before the numbering. */
-const deliveryHeadSchema = new Schema(
+const deliveryHeadSchema = new Schema<DeliveryHeadRecord>(
   {
     _id: { type: String, required: true },
     seq: { type: Number, required: true, default: 0 },
@@ -118,7 +134,6 @@ const deliveryHeadSchema = new Schema(
   },
   { versionKey: false },
 );
-export const WebhookDeliveryHead = model('WebhookDeliveryHead', deliveryHeadSchema, 'webhook_delivery_heads');
 
 /**
  * The webhook health figures of a workspace for one UTC day, by hour, counted as attempts are
@@ -126,7 +141,7 @@ export const WebhookDeliveryHead = model('WebhookDeliveryHead', deliveryHeadSche
  * hour h): the overview adds up the hours of a week from eight rows read by id. One row per day,
  * not per hour: FerretDB decodes every row it returns, so fewer rows is a cheaper read.
  */
-const healthDaySchema = new Schema(
+const healthDaySchema = new Schema<HealthDayRecord>(
   {
     _id: { type: String, required: true },
     workspaceId: { type: String, required: true },
@@ -134,20 +149,18 @@ const healthDaySchema = new Schema(
   },
   { versionKey: false, strict: false },
 );
-export const WebhookHealthDay = model('WebhookHealthDay', healthDaySchema, 'webhook_health_days');
 
 /** The claim of one attempt (`<event>:<replay>:<attempt>`), taken before its POST. */
-const attemptClaimSchema = new Schema(
+const attemptClaimSchema = new Schema<AttemptClaimRecord>(
   {
     _id: { type: String, required: true },
     claimedAt: { type: Date, required: true },
   },
   { versionKey: false },
 );
-export const WebhookAttemptClaim = model('WebhookAttemptClaim', attemptClaimSchema, 'webhook_attempt_claims');
 
 /** Ten slots per endpoint; a replay takes a slot not used in the trailing hour (SPEC 8.1). */
-const replaySlotSchema = new Schema(
+const replaySlotSchema = new Schema<ReplaySlotRecord>(
   {
     _id: { type: String, required: true },
     endpointId: { type: String, required: true },
@@ -156,4 +169,18 @@ const replaySlotSchema = new Schema(
   { versionKey: false },
 );
 replaySlotSchema.index({ endpointId: 1, usedAt: 1 });
-export const WebhookReplaySlot = model('WebhookReplaySlot', replaySlotSchema, 'webhook_replay_slots');
+
+/** The webhook area's models on `connection` (the root's). */
+export function webhookModels(connection: Connection) {
+  return {
+    endpoints: boundModel<EndpointRecord>(connection, 'WebhookEndpoint', endpointSchema, 'webhook_endpoints'),
+    events: boundModel<EventRecord>(connection, 'WebhookEvent', eventSchema, 'webhook_events'),
+    deliveries: boundModel<DeliveryRecord>(connection, 'WebhookDelivery', deliverySchema, 'webhook_deliveries'),
+    deliveryHeads: boundModel<DeliveryHeadRecord>(connection, 'WebhookDeliveryHead', deliveryHeadSchema, 'webhook_delivery_heads'),
+    healthDays: boundModel<HealthDayRecord>(connection, 'WebhookHealthDay', healthDaySchema, 'webhook_health_days'),
+    attemptClaims: boundModel<AttemptClaimRecord>(connection, 'WebhookAttemptClaim', attemptClaimSchema, 'webhook_attempt_claims'),
+    replaySlots: boundModel<ReplaySlotRecord>(connection, 'WebhookReplaySlot', replaySlotSchema, 'webhook_replay_slots'),
+  };
+}
+
+export type WebhookModels = ReturnType<typeof webhookModels>;

@@ -1,4 +1,4 @@
-import { createSlot, restoreSlot, slotsOf, takeSlotUsedBefore } from './store/replaySlotStore';
+import type { WebhookStores } from './store/webhookStore';
 
 /**
  * Replay allowance (SPEC 8.1): 10 replays per endpoint in any trailing hour. Ten slot records
@@ -16,22 +16,22 @@ export function retryAfterSeconds(usedAts: readonly Date[], now: Date): number {
   return Math.max(1, Math.ceil((oldest + REPLAY_ALLOWANCE_WINDOW_MS - now.getTime()) / 1000));
 }
 
-function claim(endpointId: string, now: Date) {
-  return takeSlotUsedBefore(endpointId, new Date(now.getTime() - REPLAY_ALLOWANCE_WINDOW_MS), now);
+function claim(stores: WebhookStores, endpointId: string, now: Date) {
+  return stores.webhooks.replaySlots.takeSlotUsedBefore(endpointId, new Date(now.getTime() - REPLAY_ALLOWANCE_WINDOW_MS), now);
 }
 
-export async function takeReplaySlot(endpointId: string, now: Date): Promise<SlotVerdict> {
-  let prev = await claim(endpointId, now);
+export async function takeReplaySlot(stores: WebhookStores, endpointId: string, now: Date): Promise<SlotVerdict> {
+  let prev = await claim(stores, endpointId, now);
   if (!prev) {
-    const slots = await slotsOf(endpointId);
+    const slots = await stores.webhooks.replaySlots.slotsOf(endpointId);
     if (slots.length < REPLAYS_PER_HOUR) {
       const have = new Set(slots.map((s) => s._id));
       const missing = Array.from({ length: REPLAYS_PER_HOUR }, (_, i) => `${endpointId}:${i}`).filter((id) => !have.has(id));
-      for (const id of missing) await createSlot({ _id: id, endpointId, usedAt: new Date(0) });
-      prev = await claim(endpointId, now);
+      for (const id of missing) await stores.webhooks.replaySlots.createSlot({ _id: id, endpointId, usedAt: new Date(0) });
+      prev = await claim(stores, endpointId, now);
     }
     if (!prev) {
-      const all = await slotsOf(endpointId);
+      const all = await stores.webhooks.replaySlots.slotsOf(endpointId);
       return {
         ok: false,
         retryAfterSeconds: retryAfterSeconds(
@@ -45,8 +45,8 @@ export async function takeReplaySlot(endpointId: string, now: Date): Promise<Slo
 }
 
 /** Gives a slot back when the replay it was taken for did not happen. */
-export async function releaseReplaySlot(slot: { slotId: string; previousUsedAt: Date; usedAt: Date }): Promise<void> {
-  await restoreSlot(slot.slotId, slot.usedAt, slot.previousUsedAt);
+export async function releaseReplaySlot(stores: WebhookStores, slot: { slotId: string; previousUsedAt: Date; usedAt: Date }): Promise<void> {
+  await stores.webhooks.replaySlots.restoreSlot(slot.slotId, slot.usedAt, slot.previousUsedAt);
 }
 
 /** Uses in the trailing hour counted from the slots' last use times: what is left, and when the next one frees when none is. */
@@ -58,8 +58,8 @@ export function allowanceFrom(usedAts: readonly Date[], now: Date): { left: numb
 }
 
 /** The endpoint's replays left in the trailing hour, as a page shows them before anyone asks for one. */
-export async function replayAllowanceOf(endpointId: string, now: Date): Promise<{ left: number; nextAllowedAt: Date | null }> {
-  const slots = await slotsOf(endpointId);
+export async function replayAllowanceOf(stores: WebhookStores, endpointId: string, now: Date): Promise<{ left: number; nextAllowedAt: Date | null }> {
+  const slots = await stores.webhooks.replaySlots.slotsOf(endpointId);
   return allowanceFrom(
     slots.map((s) => s.usedAt),
     now,

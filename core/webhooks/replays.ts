@@ -3,18 +3,7 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import { Problem, retryLater } from '../problems';
 import { isTemporalUnanswered, withTemporalDeadline } from '../temporal/deadline';
 import { deliveryWorkflowId, REPLAY_SIGNAL, type DeliveryRun } from './deliveryWorkflowContract';
-import {
-  beginReplay,
-  dropDueReplay,
-  dueReplayEventIds,
-  eventById,
-  leaseDueReplay,
-  recordReplayDue,
-  releaseReplayLease,
-  replaySignalled,
-  replayStatesOf,
-  undoReplay,
-} from './store/eventStore';
+import type { WebhookStores } from './store/webhookStore';
 import { releaseReplaySlot, takeReplaySlot } from './replayAllowance';
 import { findDelivery } from './webhookDeliveries';
 import { activeEndpointOf } from './webhookEndpoints';
@@ -53,33 +42,42 @@ export function isReplayable(delivery: { status: string; replay: number }, event
 }
 
 /** The ids of the deliveries among `deliveries` that may be replayed now (a page offers "Replay" on those only). */
-export async function replayableAmong(deliveries: readonly { delivery_id: string; event_id: string; status: string; replay: number }[]): Promise<Set<string>> {
+export async function replayableAmong(
+  stores: WebhookStores,
+  deliveries: readonly { delivery_id: string; event_id: string; status: string; replay: number }[],
+): Promise<Set<string>> {
   const dead = deliveries.filter((d) => d.status === 'dead_lettered');
   if (dead.length === 0) return new Set();
-  const events = await replayStatesOf([...new Set(dead.map((d) => d.event_id))]);
+  const events = await stores.webhooks.events.replayStatesOf([...new Set(dead.map((d) => d.event_id))]);
   const byId = new Map(events.map((e) => [e._id, e]));
   return new Set(dead.filter((d) => isReplayable(d, byId.get(d.event_id) ?? null)).map((d) => d.delivery_id));
 }
 
-export async function requestReplay(workspaceId: string, deliveryId: string, deliver: Client | ReplaySignaller, now: Date): Promise<ReplayAccepted> {
+export async function requestReplay(
+  stores: WebhookStores,
+  workspaceId: string,
+  deliveryId: string,
+  deliver: Client | ReplaySignaller,
+  now: Date,
+): Promise<ReplayAccepted> {
   const signal = typeof deliver === 'function' ? deliver : replaySignaller(deliver);
-  const delivery = await findDelivery(workspaceId, deliveryId);
+  const delivery = await findDelivery(stores, workspaceId, deliveryId);
   if (delivery.status !== 'dead_lettered') throw notAllowed('Only a dead-lettered delivery can be replayed.');
-  const event = await eventById(delivery.eventId);
+  const event = await stores.webhooks.events.eventById(delivery.eventId);
   if (!event || !isReplayable(delivery, event)) {
     throw notAllowed('This event has been replayed since; only its latest dead-lettered delivery can be replayed.');
   }
-  const endpoint = await activeEndpointOf(workspaceId);
+  const endpoint = await activeEndpointOf(stores, workspaceId);
   if (!endpoint) throw notAllowed('The workspace has no active webhook endpoint to replay to.');
 
   const replay = delivery.replay + 1;
   // The event's transition first, conditional on the run the checks saw: concurrent requests for
   // one event replay once, and only the request that won it takes a slot of the allowance. A
   // request refused anyway never holds a slot, so none is refused for a slot given back later.
-  if (!(await beginReplay(event._id, delivery.replay))) throw notAllowed('This delivery is already being replayed.');
-  const slot = await takeReplaySlot(delivery.endpointId, now);
+  if (!(await stores.webhooks.events.beginReplay(event._id, delivery.replay))) throw notAllowed('This delivery is already being replayed.');
+  const slot = await takeReplaySlot(stores, delivery.endpointId, now);
   if (!slot.ok) {
-    await undoReplay(event._id, replay);
+    await stores.webhooks.events.undoReplay(event._id, replay);
     throw retryLater('webhook_replay_cap', 'More than 10 replays for this endpoint in the last hour.', slot.retryAfterSeconds);
   }
   const run: DeliveryRun = { replay, endpointId: endpoint._id };
@@ -88,11 +86,11 @@ export async function requestReplay(workspaceId: string, deliveryId: string, del
   } catch (err) {
     if (isTemporalUnanswered(err)) {
       // Accepted and recorded: the workflow starter signals it once Temporal answers.
-      await recordReplayDue(event._id, replay, run);
+      await stores.webhooks.events.recordReplayDue(event._id, replay, run);
       return { event_id: event._id, replay, endpoint_id: endpoint._id, status: 'replaying' };
     }
-    await undoReplay(event._id, replay);
-    await releaseReplaySlot(slot);
+    await stores.webhooks.events.undoReplay(event._id, replay);
+    await releaseReplaySlot(stores, slot);
     if (err instanceof WorkflowNotFoundError) throw notAllowed('The replay window of this event has closed.');
     throw retryLater('dependency_unavailable', 'The delivery scheduler is unavailable; retry shortly.', 5, { cause: err });
   }
@@ -104,20 +102,20 @@ export async function requestReplay(workspaceId: string, deliveryId: string, del
  * answer, each under a lease of `leaseMs`. A workflow gone meanwhile (its replay window closed)
  * puts the event back to dead-lettered, as a refused signal on the request would have.
  */
-export async function signalRecordedReplays(signal: ReplaySignaller, leaseMs: number, limit = 50, now: Date): Promise<void> {
-  for (const _id of await dueReplayEventIds(now, limit)) {
-    const claimed = await leaseDueReplay(_id, now, new Date(now.getTime() + leaseMs));
+export async function signalRecordedReplays(stores: WebhookStores, signal: ReplaySignaller, leaseMs: number, limit = 50, now: Date): Promise<void> {
+  for (const _id of await stores.webhooks.events.dueReplayEventIds(now, limit)) {
+    const claimed = await stores.webhooks.events.leaseDueReplay(_id, now, new Date(now.getTime() + leaseMs));
     if (!claimed?.replayRun) continue;
     const run = claimed.replayRun as DeliveryRun;
     try {
       await signal(_id, run);
-      await replaySignalled(_id, run.replay);
+      await stores.webhooks.events.replaySignalled(_id, run.replay);
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) {
-        await dropDueReplay(_id, run.replay);
+        await stores.webhooks.events.dropDueReplay(_id, run.replay);
         continue;
       }
-      await releaseReplayLease(_id);
+      await stores.webhooks.events.releaseReplayLease(_id);
       throw err;
     }
   }

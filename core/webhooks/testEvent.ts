@@ -3,9 +3,10 @@ import { newId } from '../ids';
 import { Problem } from '../problems';
 import { emitJobCompleted } from './jobCompletedEvent';
 import { activeEndpointOf } from './webhookEndpoints';
+import type { WebhookStores } from './store/webhookStore';
 import type { JobTemporalDeps } from '../jobs/contactRetrievalJobs';
 import { contactRetrievalWorkflowId, countsFromTally, jobOwnerOf, resultTimes } from '../jobs/jobRules';
-import { insertJob } from '../jobs/store';
+import type { JobStores } from '../jobs/store';
 
 /**
  * "Send test event" (DECISIONS.md "Webhooks page"): a test job of no people, finished as it is
@@ -23,11 +24,11 @@ export interface SentTestEvent {
 }
 
 export async function sendTestEvent(
-  deps: JobTemporalDeps & { readonly now: () => number },
+  deps: JobTemporalDeps & { readonly now: () => number; readonly stores: WebhookStores & JobStores },
   principal: KeyPrincipal,
   endpointId: string,
 ): Promise<SentTestEvent> {
-  const endpoint = await activeEndpointOf(principal.workspaceId);
+  const endpoint = await activeEndpointOf(deps.stores, principal.workspaceId);
   // Only to the endpoint the caller looked at: a test meant for a disabled one must not reach its successor.
   if (!endpoint || endpoint._id !== endpointId) {
     throw new Problem('invalid_state_transition', 'Only the active endpoint of a workspace receives a test event: enable this endpoint first.');
@@ -36,7 +37,7 @@ export async function sendTestEvent(
   const completedAt = new Date(deps.now());
   const counts = countsFromTally(0, {});
   const { resultExpiresAt, resultPurgeAt } = resultTimes(completedAt, counts);
-  await insertJob({
+  await deps.stores.jobs.insertJob({
     _id: jobId,
     ...jobOwnerOf(principal),
     status: 'completed',
@@ -52,7 +53,7 @@ export async function sendTestEvent(
   const emitted = await emitJobCompleted(
     deps.config,
     { orgId: principal.orgId, workspaceId: principal.workspaceId, jobId, status: 'completed', counts, resultExpiresAt, completedAt },
-    { temporal: deps.temporal, now: deps.now },
+    { temporal: deps.temporal, now: deps.now, stores: deps.stores },
   );
   return { job_id: jobId, event_id: emitted.eventId, endpoint_id: endpoint._id, url: endpoint.url };
 }

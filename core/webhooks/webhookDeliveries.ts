@@ -4,18 +4,8 @@ import { comesAfter, decodeDeliveryCursor, encodeDeliveryCursor, listOrder, type
 import { advance, nextBelow, nextWindow, walkFrom } from './deliveryNumbering';
 import type { DeliveryStatus } from './deliveryStatus';
 import { deliveryView, type DeliveryView } from './deliveryView';
-import {
-  claimAttempt,
-  deliveriesOfEvent,
-  deliveryHead,
-  deliveryInWorkspace,
-  findAttempt,
-  insertNumberedDelivery,
-  numberedDeliveries,
-  unnumberedDeliveries,
-  type DeliveryFilterFields,
-} from './store/deliveryStore';
-import { eventIdOfJobIn } from './store/eventStore';
+import type { DeliveryFilterFields } from './store/deliveryStore';
+import type { WebhookStores } from './store/webhookStore';
 import type { AttemptKey, DeliveryRecord } from './store/records';
 import { countAttemptHealth } from './webhookHealth';
 
@@ -26,7 +16,7 @@ import { countAttemptHealth } from './webhookHealth';
  * but a stored record always carries an outcome.
  */
 export { deliveryView, type DeliveryView };
-export { claimAttempt, findAttempt, type AttemptKey };
+export type { AttemptKey };
 
 export type AttemptRecord = AttemptKey &
   Pick<
@@ -41,9 +31,9 @@ export type AttemptRecord = AttemptKey &
  * and counts it for the workspace's health figures. A second write for the same attempt returns
  * the first and counts nothing.
  */
-export async function recordAttempt(record: AttemptRecord): Promise<DeliveryRecord> {
-  const { record: stored, inserted } = await insertNumberedDelivery(record);
-  if (inserted) await countAttemptHealth(stored);
+export async function recordAttempt(stores: WebhookStores, record: AttemptRecord): Promise<DeliveryRecord> {
+  const { record: stored, inserted } = await stores.webhooks.deliveries.insertNumberedDelivery(record);
+  if (inserted) await countAttemptHealth(stores, stored);
   return stored;
 }
 
@@ -77,7 +67,7 @@ function pageOf(cursorKey: CursorKey, rows: readonly DeliveryRecord[], limit: nu
  * answers a shorter page with a cursor after `MAX_SCANNED_PER_PAGE` numbers, so no page costs
  * more than a few reads by id however long the history.
  */
-export async function listDeliveries(cursorKey: CursorKey, workspaceId: string, f: DeliveryFilter): Promise<DeliveryPage> {
+export async function listDeliveries(stores: WebhookStores, cursorKey: CursorKey, workspaceId: string, f: DeliveryFilter): Promise<DeliveryPage> {
   const filters = [workspaceId, f.endpoint_id ?? '', f.status ?? '', f.event_id ?? '', f.job_id ?? ''].join(':');
   const pos = decodeDeliveryCursor(cursorKey, filters, f.cursor);
   // A stored record always carries an outcome: no walk through the history can find a pending one.
@@ -86,25 +76,25 @@ export async function listDeliveries(cursorKey: CursorKey, workspaceId: string, 
   let eventId = f.event_id;
   if (f.job_id) {
     // Through the event (one per job, indexed by job): the attempts' own index is by event.
-    const id = await eventIdOfJobIn(workspaceId, f.job_id);
+    const id = await stores.webhooks.events.eventIdOfJobIn(workspaceId, f.job_id);
     if (!id || (eventId && eventId !== id)) return { data: [], next_cursor: null };
     eventId = id;
   }
   if (eventId) {
     // All of one workspace: another workspace's event is dropped whole.
-    const rows = (await deliveriesOfEvent(eventId))
+    const rows = (await stores.webhooks.deliveries.deliveriesOfEvent(eventId))
       .filter((d) => d.workspaceId === workspaceId && (!f.endpoint_id || d.endpointId === f.endpoint_id) && (!f.status || d.status === f.status))
       .filter((d) => comesAfter(d, pos))
       .sort(listOrder);
     return pageOf(cursorKey, rows, f.limit, filters);
   }
 
-  const head = await deliveryHead(workspaceId);
+  const head = await stores.webhooks.deliveries.deliveryHead(workspaceId);
   const rows: DeliveryRecord[] = [];
   if (!pos || 'below' in pos) {
     let walk = walkFrom(pos ? Math.min(pos.below, head.seq) : head.seq);
     for (let w = nextWindow(walk, f.limit + 1); w.length > 0 && rows.length <= f.limit; w = nextWindow(walk, f.limit + 1 - rows.length)) {
-      rows.push(...(await numberedDeliveries(workspaceId, w, fields)));
+      rows.push(...(await stores.webhooks.deliveries.numberedDeliveries(workspaceId, w, fields)));
       walk = advance(walk, w);
     }
     const below = nextBelow(
@@ -119,12 +109,12 @@ export async function listDeliveries(cursorKey: CursorKey, workspaceId: string, 
   }
   // Records from before the numbering, after every numbered one.
   const after = pos && 'before' in pos ? pos.before : undefined;
-  rows.push(...(await unnumberedDeliveries(workspaceId, fields, f.limit + 1 - rows.length, after)));
+  rows.push(...(await stores.webhooks.deliveries.unnumberedDeliveries(workspaceId, fields, f.limit + 1 - rows.length, after)));
   return pageOf(cursorKey, rows, f.limit, filters);
 }
 
-export async function findDelivery(workspaceId: string, deliveryId: string): Promise<DeliveryRecord> {
-  const doc = await deliveryInWorkspace(workspaceId, deliveryId);
+export async function findDelivery(stores: WebhookStores, workspaceId: string, deliveryId: string): Promise<DeliveryRecord> {
+  const doc = await stores.webhooks.deliveries.deliveryInWorkspace(workspaceId, deliveryId);
   if (!doc) throw notFound('webhook delivery');
   return doc;
 }

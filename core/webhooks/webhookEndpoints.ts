@@ -3,17 +3,7 @@ import { apiFields } from '../apiFields';
 import { newId } from '../ids';
 import { Problem, notFound } from '../problems';
 import { checkDestination, REFUSAL_TEXT, type LookupAll } from '../outbound/destinationPolicy';
-import {
-  activeEndpointOf,
-  endpointById,
-  endpointInWorkspace,
-  endpointsPage,
-  hasActiveEndpoint,
-  insertEndpoint,
-  markEndpointRetired,
-  replaceSecrets,
-  updateEndpointUnlessRetired,
-} from './store/endpointStore';
+import type { WebhookStores } from './store/webhookStore';
 import type { EndpointRecord, EndpointState } from './store/records';
 import { mintSecret, ROTATION_OVERLAP_MS, rotatedSecrets, type StoredSecret } from './webhookSecrets';
 
@@ -23,7 +13,6 @@ import { mintSecret, ROTATION_OVERLAP_MS, rotatedSecrets, type StoredSecret } fr
  * workspace: another workspace's endpoint is the same 404 as a missing one.
  */
 export type { EndpointState };
-export { activeEndpointOf, endpointById };
 
 export interface EndpointScope {
   orgId: string;
@@ -59,14 +48,14 @@ function limitReached(): Problem {
   return new Problem('endpoint_limit_reached', 'This workspace already has an active webhook endpoint; disable or delete it first.');
 }
 
-export async function registerEndpoint(scope: EndpointScope, url: string, settings: DestinationSettings, now: Date) {
+export async function registerEndpoint(stores: WebhookStores, scope: EndpointScope, url: string, settings: DestinationSettings, now: Date) {
   // Checked before anything is written: a refused destination persists nothing.
   await requireAllowedDestination(url, settings);
-  if (await hasActiveEndpoint(scope.workspaceId)) throw limitReached();
+  if (await stores.webhooks.endpoints.hasActiveEndpoint(scope.workspaceId)) throw limitReached();
   const endpointId = newId('we');
   const { stored, plaintext } = mintSecret(settings.secretsKey, endpointId, now);
   try {
-    const doc = await insertEndpoint({
+    const doc = await stores.webhooks.endpoints.insertEndpoint({
       _id: endpointId,
       orgId: scope.orgId,
       workspaceId: scope.workspaceId,
@@ -83,14 +72,14 @@ export async function registerEndpoint(scope: EndpointScope, url: string, settin
   }
 }
 
-export async function findEndpoint(scope: EndpointScope, endpointId: string): Promise<EndpointRecord> {
-  const doc = await endpointInWorkspace(scope.workspaceId, endpointId);
+export async function findEndpoint(stores: WebhookStores, scope: EndpointScope, endpointId: string): Promise<EndpointRecord> {
+  const doc = await stores.webhooks.endpoints.endpointInWorkspace(scope.workspaceId, endpointId);
   if (!doc) throw notFound('webhook endpoint');
   return doc;
 }
 
-export async function listEndpoints(scope: EndpointScope, page: { limit: number; after?: { createdAt: Date; id: string } }) {
-  const { records, more } = await endpointsPage(scope.workspaceId, page.limit, page.after);
+export async function listEndpoints(stores: WebhookStores, scope: EndpointScope, page: { limit: number; after?: { createdAt: Date; id: string } }) {
+  const { records, more } = await stores.webhooks.endpoints.endpointsPage(scope.workspaceId, page.limit, page.after);
   return { docs: records, more };
 }
 
@@ -99,19 +88,25 @@ export interface EndpointChange {
   state?: 'active' | 'disabled';
 }
 
-export async function updateEndpoint(scope: EndpointScope, endpointId: string, change: EndpointChange, settings: DestinationSettings): Promise<EndpointView> {
-  const doc = await findEndpoint(scope, endpointId);
+export async function updateEndpoint(
+  stores: WebhookStores,
+  scope: EndpointScope,
+  endpointId: string,
+  change: EndpointChange,
+  settings: DestinationSettings,
+): Promise<EndpointView> {
+  const doc = await findEndpoint(stores, scope, endpointId);
   if (doc.state === 'retired') throw new Problem('endpoint_retired', 'A retired webhook endpoint cannot be changed.');
   // A re-point is checked like a registration: the new destination must pass the policy.
   if (change.url !== undefined && change.url !== doc.url) await requireAllowedDestination(change.url, settings);
-  const set: Parameters<typeof updateEndpointUnlessRetired>[2] = {};
+  const set: Parameters<WebhookStores['webhooks']['endpoints']['updateEndpointUnlessRetired']>[2] = {};
   if (change.url !== undefined) set.url = change.url;
   if (change.state !== undefined) {
     set.state = change.state;
     set.activeSlot = change.state === 'active' ? scope.workspaceId : endpointId;
   }
   try {
-    const updated = await updateEndpointUnlessRetired(scope.workspaceId, endpointId, set);
+    const updated = await stores.webhooks.endpoints.updateEndpointUnlessRetired(scope.workspaceId, endpointId, set);
     if (!updated) throw new Problem('endpoint_retired', 'A retired webhook endpoint cannot be changed.');
     return endpointView(updated);
   } catch (err) {
@@ -121,10 +116,10 @@ export async function updateEndpoint(scope: EndpointScope, endpointId: string, c
 }
 
 /** DELETE: retire, keep the record and its deliveries readable; retiring twice is harmless. */
-export async function retireEndpoint(scope: EndpointScope, endpointId: string, now: Date): Promise<EndpointView> {
-  await findEndpoint(scope, endpointId);
-  await markEndpointRetired(scope.workspaceId, endpointId, now);
-  return endpointView(await findEndpoint(scope, endpointId));
+export async function retireEndpoint(stores: WebhookStores, scope: EndpointScope, endpointId: string, now: Date): Promise<EndpointView> {
+  await findEndpoint(stores, scope, endpointId);
+  await stores.webhooks.endpoints.markEndpointRetired(scope.workspaceId, endpointId, now);
+  return endpointView(await findEndpoint(stores, scope, endpointId));
 }
 
 /**
@@ -132,8 +127,13 @@ export async function retireEndpoint(scope: EndpointScope, endpointId: string, n
  * most two live secrets, so a rotation inside the window is refused. The write is
  * conditional on the window the read saw, so two concurrent rotations cannot both win.
  */
-export async function rotateSecret(scope: EndpointScope, endpointId: string, secretsKey: Buffer, now: Date) {
-  const doc = await findEndpoint(scope, endpointId);
+/** The workspace's active endpoint at this moment, if any (emission picks it). */
+export async function activeEndpointOf(stores: WebhookStores, workspaceId: string): Promise<EndpointRecord | null> {
+  return stores.webhooks.endpoints.activeEndpointOf(workspaceId);
+}
+
+export async function rotateSecret(stores: WebhookStores, scope: EndpointScope, endpointId: string, secretsKey: Buffer, now: Date) {
+  const doc = await findEndpoint(stores, scope, endpointId);
   if (doc.state === 'retired') throw new Problem('endpoint_retired', 'A retired webhook endpoint has no secret to rotate.');
   const inWindow = () =>
     new Problem('rotation_in_progress', 'The previous secret is still inside its 24-hour overlap; rotate again after it ends.', {
@@ -143,8 +143,8 @@ export async function rotateSecret(scope: EndpointScope, endpointId: string, sec
   const { stored, plaintext } = mintSecret(secretsKey, endpointId, now);
   const secrets = rotatedSecrets(doc.secrets as StoredSecret[], stored, now);
   const windowEnd = new Date(now.getTime() + ROTATION_OVERLAP_MS);
-  if (!(await replaceSecrets(scope.workspaceId, endpointId, doc.rotationEndsAt ?? null, secrets, windowEnd))) {
-    const fresh = await findEndpoint(scope, endpointId);
+  if (!(await stores.webhooks.endpoints.replaceSecrets(scope.workspaceId, endpointId, doc.rotationEndsAt ?? null, secrets, windowEnd))) {
+    const fresh = await findEndpoint(stores, scope, endpointId);
     if (fresh.state === 'retired') throw new Problem('endpoint_retired', 'A retired webhook endpoint has no secret to rotate.');
     throw new Problem('rotation_in_progress', 'Another rotation of this secret has just happened; rotate again after its 24-hour overlap.');
   }

@@ -7,7 +7,7 @@ import { SA } from '../temporal/searchAttributes';
 import type { FinalJobStatus, JobCounts } from '../jobs/jobTypes';
 import { DELIVERY_WORKFLOW_TYPE, deliveryWorkflowId, type WebhookDeliveryInput } from './deliveryWorkflowContract';
 import { jobCompletedBody } from './eventEnvelope';
-import { eventById, eventOfJob, insertEvent } from './store/eventStore';
+import type { WebhookStores } from './store/webhookStore';
 import type { EventRecord } from './store/records';
 import { activeEndpointOf } from './webhookEndpoints';
 
@@ -35,6 +35,8 @@ export interface EmittedEvent {
  * job (the job's finishing activity may be retried): the second call finds the first record.
  */
 export interface EmitDeps {
+  /** The app's stores: the event record and the active endpoint. */
+  stores: WebhookStores;
   client: Client;
   /** Keys the event id derived from the job id (SECRETS_ENCRYPTION_KEY): opaque, yet stable. */
   idKey: Buffer;
@@ -63,11 +65,11 @@ export function eventIdForJob(jobId: string, idKey: Buffer): string {
   return id;
 }
 
-async function recordEvent(input: JobCompletedInput, now: Date, idKey: Buffer): Promise<EventRecord> {
+async function recordEvent(stores: WebhookStores, input: JobCompletedInput, now: Date, idKey: Buffer): Promise<EventRecord> {
   const eventId = eventIdForJob(input.jobId, idKey);
   // Insert first: a retried emission fails on the primary key and reads the first record.
   // The endpoint active at this moment receives the event; none active means no delivery.
-  const endpoint = await activeEndpointOf(input.workspaceId);
+  const endpoint = await activeEndpointOf(stores, input.workspaceId);
   const body = jobCompletedBody({
     eventId,
     emittedAt: now,
@@ -77,7 +79,7 @@ async function recordEvent(input: JobCompletedInput, now: Date, idKey: Buffer): 
     resultExpiresAt: input.resultExpiresAt,
   });
   try {
-    return await insertEvent({
+    return await stores.webhooks.events.insertEvent({
       _id: eventId,
       jobId: input.jobId,
       orgId: input.orgId,
@@ -91,7 +93,7 @@ async function recordEvent(input: JobCompletedInput, now: Date, idKey: Buffer): 
     // A concurrent emission for the same job won: its record (and body bytes) is the event.
     // (Unique on jobId too, so even an id derived under another key cannot make a second.)
     if (!isDuplicateKeyError(err)) throw err;
-    const winner = (await eventById(eventId)) ?? (await eventOfJob(input.jobId));
+    const winner = (await stores.webhooks.events.eventById(eventId)) ?? (await stores.webhooks.events.eventOfJob(input.jobId));
     if (!winner) throw err;
     return winner;
   }
@@ -99,7 +101,7 @@ async function recordEvent(input: JobCompletedInput, now: Date, idKey: Buffer): 
 
 export async function emitJobCompletedWith(deps: EmitDeps, input: JobCompletedInput): Promise<EmittedEvent> {
   const now = deps.now();
-  const event = await recordEvent(input, now, deps.idKey);
+  const event = await recordEvent(deps.stores, input, now, deps.idKey);
   const endpointId = event.endpointId;
   if (!endpointId) return { eventId: event._id, deliveryStarted: false };
   const workflowInput: WebhookDeliveryInput = {

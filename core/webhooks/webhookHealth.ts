@@ -1,7 +1,8 @@
 import { deliveryView, type DeliveryView } from './deliveryView';
 import { advance, nextWindow, walkFrom } from './deliveryNumbering';
 import type { DeliveryStatus } from './deliveryStatus';
-import { addHealthCounts, deliveryHead, healthCountsOf, HOUR_MS, numberedDeliveries, unnumberedDeliveries, type HealthCounts } from './store/deliveryStore';
+import { HOUR_MS, type HealthCounts } from './store/deliveryStore';
+import type { WebhookStores } from './store/webhookStore';
 import type { DeliveryRecord } from './store/records';
 
 /**
@@ -38,27 +39,27 @@ export function healthHours(now: Date): number[] {
 }
 
 /** Counts a newly recorded attempt in its hour (a write lost to a crash between the two is one count short). */
-export async function countAttemptHealth(record: Pick<DeliveryRecord, 'workspaceId' | 'status' | 'attemptedAt'>): Promise<void> {
+export async function countAttemptHealth(stores: WebhookStores, record: Pick<DeliveryRecord, 'workspaceId' | 'status' | 'attemptedAt'>): Promise<void> {
   const counts = healthCountsOfAttempt(record.status);
   if (Object.keys(counts).length === 0) return;
-  await addHealthCounts(record.workspaceId, Math.floor(record.attemptedAt.getTime() / HOUR_MS) * HOUR_MS, counts);
+  await stores.webhooks.deliveries.addHealthCounts(record.workspaceId, Math.floor(record.attemptedAt.getTime() / HOUR_MS) * HOUR_MS, counts);
 }
 
 /** The workspace's latest attempt: the highest number present (one read when it is the head), else the latest from before the numbering. */
-export async function lastAttemptOf(workspaceId: string): Promise<DeliveryRecord | null> {
-  const head = await deliveryHead(workspaceId);
+export async function lastAttemptOf(stores: WebhookStores, workspaceId: string): Promise<DeliveryRecord | null> {
+  const head = await stores.webhooks.deliveries.deliveryHead(workspaceId);
   let walk = walkFrom(head.seq);
   for (let window = nextWindow(walk, 1); window.length; window = nextWindow(walk, 1)) {
-    const [found] = await numberedDeliveries(workspaceId, window);
+    const [found] = await stores.webhooks.deliveries.numberedDeliveries(workspaceId, window);
     if (found) return found;
     walk = advance(walk, window);
   }
   if (!head.legacy) return null;
-  const [legacy] = await unnumberedDeliveries(workspaceId, {}, 1);
+  const [legacy] = await stores.webhooks.deliveries.unnumberedDeliveries(workspaceId, {}, 1);
   return legacy ?? null;
 }
 
-export async function webhookHealthOf(workspaceId: string, now: Date): Promise<WebhookHealth> {
-  const [last, counts] = await Promise.all([lastAttemptOf(workspaceId), healthCountsOf(workspaceId, healthHours(now))]);
+export async function webhookHealthOf(stores: WebhookStores, workspaceId: string, now: Date): Promise<WebhookHealth> {
+  const [last, counts] = await Promise.all([lastAttemptOf(stores, workspaceId), stores.webhooks.deliveries.healthCountsOf(workspaceId, healthHours(now))]);
   return { lastAttempt: last ? deliveryView(last) : null, failedAttempts: counts.failed, deadLetters: counts.deadLettered };
 }

@@ -4,8 +4,7 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Deps } from '../../core/deps';
 import { systemDestinationLookup } from '../../core/outbound/destinationResolver';
-import { claimedAttemptsOf } from '../../core/webhooks/store/deliveryStore';
-import { restoreEndpointUrl } from '../../core/webhooks/store/endpointStore';
+import type { WebhookStores } from '../../core/webhooks/store/webhookStore';
 import { verifySignature } from '../../core/webhooks/signPayload';
 import {
   activeEndpointOf,
@@ -61,9 +60,9 @@ export function listenCertificate(f: Flags, env: NodeJS.ProcessEnv = process.env
 }
 
 /** Which attempt of its event a delivery is: the attempt claimed last before it was sent. */
-async function attemptOf(eventId: string): Promise<{ replay: number; attempt: number } | null> {
+async function attemptOf(stores: WebhookStores, eventId: string): Promise<{ replay: number; attempt: number } | null> {
   let last: { replay: number; attempt: number } | null = null;
-  for (const r of await claimedAttemptsOf(eventId)) {
+  for (const r of await stores.webhooks.deliveries.claimedAttemptsOf(eventId)) {
     if (!last || r.replay > last.replay || (r.replay === last.replay && r.attempt > last.attempt)) last = r;
   }
   return last;
@@ -123,10 +122,10 @@ export function isListenUrl(url: string): boolean {
 }
 
 /** The endpoint an earlier session registered and disabled on stopping, newest first. */
-async function listenEndpointOf(scope: { orgId: string; workspaceId: string }) {
+async function listenEndpointOf(stores: WebhookStores, scope: { orgId: string; workspaceId: string }) {
   let after: { createdAt: Date; id: string } | undefined;
   for (;;) {
-    const { docs, more } = await listEndpoints(scope, { limit: 100, after });
+    const { docs, more } = await listEndpoints(stores, scope, { limit: 100, after });
     const found = docs.find((d) => d.state === 'disabled' && isListenUrl(d.url));
     if (found || !more || docs.length === 0) return found;
     const last = docs[docs.length - 1];
@@ -168,7 +167,7 @@ async function listen(f: Flags, { config, now, stores }: Deps): Promise<unknown>
       deliveries++;
       const id = String(req.headers['webhook-id'] ?? '(no webhook-id)');
       const check = verifyDelivery(secrets, req.headers, body);
-      const which = await attemptOf(id).catch(() => null);
+      const which = await attemptOf(stores, id).catch(() => null);
       const attempt = which ? `attempt ${which.attempt}${which.replay ? ` (replay ${which.replay})` : ''}` : 'attempt ?';
       let answer = 200;
       let forwarded = '';
@@ -192,7 +191,7 @@ async function listen(f: Flags, { config, now, stores }: Deps): Promise<unknown>
   const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
   const settings: DestinationSettings = { lookupAll: systemDestinationLookup, allowedCidrs: LOOPBACK, secretsKey: config.secretsKey };
 
-  const existing = await activeEndpointOf(workspaceId);
+  const existing = await activeEndpointOf(stores, workspaceId);
   let endpointId = '';
   // The operator's changes of the endpoint are in the organization's audit log like anyone's.
   const endpointChange = (
@@ -210,18 +209,18 @@ async function listen(f: Flags, { config, now, stores }: Deps): Promise<unknown>
         after: { endpoint_id: endpointId, workspace_id: workspaceId, ...after },
       },
     );
-  const kept = existing ? undefined : await listenEndpointOf(scope);
+  const kept = existing ? undefined : await listenEndpointOf(stores, scope);
   let restore: () => Promise<string>;
   if (existing && !isListenUrl(existing.url)) {
     endpointId = existing._id;
     const previousUrl = existing.url;
-    await updateEndpoint(scope, endpointId, { url }, settings);
+    await updateEndpoint(stores, scope, endpointId, { url }, settings);
     await endpointChange('webhook_endpoint.updated', { url: previousUrl }, { url });
     say(`endpoint ${endpointId} of workspace ${workspaceId} re-pointed from ${previousUrl} to ${url} (its own secret verifies)`);
     restore = async () => {
       // Put back as it was, unchecked: that URL passed the policy when it was set. Only if it
       // still points here (nobody re-pointed it meanwhile).
-      await restoreEndpointUrl(endpointId, url, previousUrl);
+      await stores.webhooks.endpoints.restoreEndpointUrl(endpointId, url, previousUrl);
       await endpointChange('webhook_endpoint.updated', { url }, { url: previousUrl });
       return `endpoint ${endpointId} points at ${previousUrl} again`;
     };
@@ -229,11 +228,11 @@ async function listen(f: Flags, { config, now, stores }: Deps): Promise<unknown>
     const reused = existing ?? kept;
     if (reused) {
       endpointId = reused._id;
-      await updateEndpoint(scope, endpointId, { url, state: 'active' }, settings);
+      await updateEndpoint(stores, scope, endpointId, { url, state: 'active' }, settings);
       await endpointChange('webhook_endpoint.updated', { url: reused.url, state: reused.state }, { url, state: 'active' });
       say(`endpoint ${endpointId} of workspace ${workspaceId} enabled at ${url} with the signing secret of the earlier sessions`);
     } else {
-      const registered = await registerEndpoint(scope, url, settings, new Date(now()));
+      const registered = await registerEndpoint(stores, scope, url, settings, new Date(now()));
       endpointId = registered.endpoint.endpoint_id;
       await endpointChange('webhook_endpoint.created', null, { url, state: 'active' });
       say(`endpoint ${endpointId} registered for workspace ${workspaceId} at ${url}`);
@@ -241,16 +240,16 @@ async function listen(f: Flags, { config, now, stores }: Deps): Promise<unknown>
     }
     restore = async () => {
       // Disabled, not retired: the next session enables it again with the same secret.
-      await updateEndpoint(scope, endpointId, { state: 'disabled' }, settings);
+      await updateEndpoint(stores, scope, endpointId, { state: 'disabled' }, settings);
       await endpointChange('webhook_endpoint.updated', { state: 'active' }, { state: 'disabled' });
       return `endpoint ${endpointId} disabled (kept with its secret for the next webhook listen)`;
     };
   }
   if (f['new-secret'] === true) {
-    const rotated = await rotateSecret(scope, endpointId, config.secretsKey, new Date(now()));
+    const rotated = await rotateSecret(stores, scope, endpointId, config.secretsKey, new Date(now()));
     say(`new signing secret (shown once; the previous one verifies until ${rotated.previous_secret_expires_at}): ${rotated.secret}`);
   }
-  const current = await findEndpoint(scope, endpointId);
+  const current = await findEndpoint(stores, scope, endpointId);
   secrets = openSecrets(config.secretsKey, endpointId, liveSecrets(current.secrets as StoredSecret[], new Date()), config.secretsKeyPrevious);
   say(`listening on ${url}${forwardTo ? `, forwarding to ${forwardTo}` : ''}; Ctrl-C stops and puts the endpoint back`);
   say(`produce a job.completed without spending credits: npm run --silent admin -- webhook trigger --workspace ${workspaceId}`);
@@ -304,7 +303,7 @@ async function trigger(f: Flags, deps: Deps): Promise<unknown> {
     personIds: [personId],
     fields: ['email'],
   });
-  const endpoint = await activeEndpointOf(workspaceId);
+  const endpoint = await activeEndpointOf(deps.stores, workspaceId);
   return {
     job_id: job.job_id,
     person_id: personId,

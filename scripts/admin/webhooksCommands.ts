@@ -1,5 +1,4 @@
 import { deliveryWorkflowId } from '../../core/webhooks/deliveryWorkflowContract';
-import { deadLetteredEvents } from '../../core/webhooks/store/eventStore';
 import { optionalFlag, intFlag, type AdminCommand } from './command';
 
 /**
@@ -9,10 +8,10 @@ import { optionalFlag, intFlag, type AdminCommand } from './command';
 export const webhooksCommands: Record<string, AdminCommand> = {
   'webhook dead-letters': {
     usage: 'webhook dead-letters [--org O] [--limit N]',
-    run: async (f) => {
+    run: async (f, { stores }) => {
       const org = optionalFlag(f, 'org');
       const limit = intFlag(f, 'limit', { min: 1 }) ?? 100;
-      const docs = await deadLetteredEvents(org, limit);
+      const docs = await stores.webhooks.events.deadLetteredEvents(org, limit);
       return {
         dead_letters: docs.map((d) => ({
           event_id: d._id,

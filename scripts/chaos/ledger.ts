@@ -2,11 +2,8 @@ import { Webhook } from 'standardwebhooks';
 import type { Stores } from '../../core/deps';
 import { PRICES } from '../../core/credits/prices';
 import { CHARGE_OPERATION } from '../../core/jobs/chunkSettlement';
-import { countChargedDeliveries, countRunningJobs, jobsOfOrganizations } from '../../core/jobs/store';
 import { DEFAULT_REQUESTS_PER_SECOND } from '../../core/limits/limitTable';
 import { MAX_ATTEMPTS } from '../../core/webhooks/retrySchedule';
-import { deliveriesOfOrganizations } from '../../core/webhooks/store/deliveryStore';
-import { eventsOfOrganizations } from '../../core/webhooks/store/eventStore';
 import type { ReceivedRequest } from '../../test/support/httpsReceiver';
 import type { CallRecord } from './apiClient';
 import type { FaultLog } from './faults';
@@ -36,10 +33,10 @@ export interface LedgerInput {
 }
 
 /** Jobs not yet final, events not yet delivered: what the drain waits on. */
-export async function outstanding(orgIds: string[]): Promise<{ runningJobs: number; undeliveredEvents: number }> {
-  const runningJobs = await countRunningJobs(orgIds);
-  const events = (await eventsOfOrganizations(orgIds)).filter((e) => e.endpointId !== null);
-  const delivered = new Set((await deliveriesOfOrganizations(orgIds)).filter((d) => d.status === 'succeeded').map((d) => d.eventId));
+export async function outstanding(stores: Stores, orgIds: string[]): Promise<{ runningJobs: number; undeliveredEvents: number }> {
+  const runningJobs = await stores.jobs.countRunningJobs(orgIds);
+  const events = (await stores.webhooks.events.eventsOfOrganizations(orgIds)).filter((e) => e.endpointId !== null);
+  const delivered = new Set((await stores.webhooks.deliveries.deliveriesOfOrganizations(orgIds)).filter((d) => d.status === 'succeeded').map((d) => d.eventId));
   const undeliveredEvents = events.filter((e) => !delivered.has(e._id) && e.status !== 'dead_lettered').length;
   return { runningJobs, undeliveredEvents };
 }
@@ -60,7 +57,7 @@ export async function reconcile(input: LedgerInput): Promise<LedgerLine[]> {
   );
 
   // Jobs.
-  const jobs = await jobsOfOrganizations(orgIds);
+  const jobs = await input.stores.jobs.jobsOfOrganizations(orgIds);
   const byStatus: Record<string, number> = {};
   for (const j of jobs) byStatus[j.status] = (byStatus[j.status] ?? 0) + 1;
   line('jobs created', jobs.length, jobs.length > 0);
@@ -73,7 +70,7 @@ export async function reconcile(input: LedgerInput): Promise<LedgerLine[]> {
   line('jobs stuck (still running)', byStatus.running ?? 0, !byStatus.running);
 
   // Events and deliveries.
-  const events = await eventsOfOrganizations(orgIds);
+  const events = await input.stores.webhooks.events.eventsOfOrganizations(orgIds);
   const eventByJob = new Map(events.map((e) => [e.jobId, e]));
   const finalJobs = jobs.filter((j) => j.status !== 'running');
   const missingEvents = finalJobs.filter((j) => !eventByJob.has(j._id));
@@ -106,7 +103,7 @@ export async function reconcile(input: LedgerInput): Promise<LedgerLine[]> {
       badSignature += 1;
     }
   }
-  const deliveries = await deliveriesOfOrganizations(orgIds);
+  const deliveries = await input.stores.webhooks.deliveries.deliveriesOfOrganizations(orgIds);
   const attemptsByEvent = new Map<string, typeof deliveries>();
   for (const d of deliveries) attemptsByEvent.set(d.eventId, [...(attemptsByEvent.get(d.eventId) ?? []), d]);
   let delivered = 0;
@@ -176,7 +173,7 @@ export async function reconcile(input: LedgerInput): Promise<LedgerLine[]> {
   }
   line('credits charged for contact records', charged);
   line('contact records delivered (counts.delivered × price)', deliveredRecords, charged === deliveredRecords && mismatched === 0);
-  const receipted = (await countChargedDeliveries(jobs.map((j) => j._id))) * PRICES.contactRecord;
+  const receipted = (await input.stores.jobs.countChargedDeliveries(jobs.map((j) => j._id))) * PRICES.contactRecord;
   line('delivered records with a receipt × price (target: = charged = delivered)', receipted, receipted === charged && receipted === deliveredRecords);
   line(
     'workers ended between a chunk charge and its record (CHAOS_EXIT_AT=after_charge; target ≥ 1)',

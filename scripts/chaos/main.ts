@@ -9,7 +9,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../core/config';
-import { countRunningJobs } from '../../core/jobs/store';
 import { logger } from '../../core/observability/logger';
 import { createStores, type Stores } from '../../core/deps';
 import { openStore, type StoreHandle } from '../../core/store/connection';
@@ -124,7 +123,7 @@ async function main(): Promise<number> {
       probeTenant: loaders[0],
       say,
       deadline: loadStart + opts.durationSeconds * 1000,
-      jobRunning: async () => (await countRunningJobs()) > 0,
+      jobRunning: async () => (await stores.jobs.countRunningJobs()) > 0,
       holdNextDelivery: (holdMs, timeoutMs) =>
         new Promise<string | null>((resolve) => {
           const t = setTimeout(() => {
@@ -168,7 +167,7 @@ async function main(): Promise<number> {
     const orgIds = tenants.map((t) => t.orgId);
     const drainEnd = Date.now() + opts.drainSeconds * 1000;
     for (;;) {
-      const o = await outstanding(orgIds);
+      const o = await outstanding(stores, orgIds);
       if ((o.runningJobs === 0 && o.undeliveredEvents === 0) || Date.now() > drainEnd) {
         say(`drain: ${o.runningJobs} jobs running, ${o.undeliveredEvents} events undelivered`);
         break;

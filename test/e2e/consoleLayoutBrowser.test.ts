@@ -5,7 +5,6 @@ import { createApiKey } from '../../core/keys/apiKeys';
 import { ALL_PERMISSIONS } from '../../core/keys/permissions';
 import { blockOperation, setCap } from '../../core/limits/limitSettings';
 import { renameOrganization } from '../../core/tenancy/organizationName';
-import { WebhookEndpoint } from '../../core/webhooks/models';
 import { closeBrowser, launchBrowser } from '../support/browser';
 import { CONSOLE_WIDTHS, checkPage, setUpAndSignIn, sidewaysScrolling } from '../support/consoleBrowser';
 import { deadLetterAwaitingReplay, endDeadLetterWorkflows } from '../support/deadLetters';
@@ -116,7 +115,7 @@ async function webhookActivity(personId: string): Promise<void> {
   made.eventId = (await heading.innerText()).replace('Event ', '').trim();
   made.jobId = /test job (job_\w+)/.exec(await page.getByRole('status').innerText())?.[1] ?? '';
   events.push(made.eventId);
-  const endpoint = await WebhookEndpoint.findOne({ workspaceId: tenant.workspaceId }).lean();
+  const [endpoint] = await srv.deps.stores.webhooks.endpoints.endpointsOfWorkspace(tenant.workspaceId);
   const dead = await deadLetterAwaitingReplay(srv.deps.temporal, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, endpointId: endpoint!._id });
   events.push(dead.eventId);
 }

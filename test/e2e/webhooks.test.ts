@@ -3,7 +3,6 @@ import { resolve } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { temporal } from '@temporalio/proto';
 import { deliveryWorkflowId } from '../../core/webhooks/deliveryWorkflowContract';
-import { WebhookDelivery } from '../../core/webhooks/models';
 import { systemDestinationLookup } from '../../core/outbound/destinationResolver';
 import type { LookupAll } from '../../core/outbound/destinationPolicy';
 import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
@@ -62,7 +61,8 @@ const headersOf = (r: ReceivedRequest) => ({
   'webhook-signature': String(r.headers['webhook-signature']),
 });
 const EventType = temporal.api.enums.v1.EventType;
-const attempts = (eventId: string) => WebhookDelivery.find({ eventId }).sort({ replay: 1, attempt: 1 }).lean();
+const attempts = async (eventId: string) =>
+  (await srv.deps.stores.webhooks.deliveries.deliveriesOfEvent(eventId)).sort((a, b) => a.replay - b.replay || a.attempt - b.attempt);
 
 test('an emitted event arrives and verifies with the standardwebhooks package, with old and new secret during rotation', async () => {
   const t = await createTenant();

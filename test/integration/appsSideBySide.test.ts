@@ -11,8 +11,10 @@ import { queueMail } from '../../core/mail/mailOutbox';
 import { openStore } from '../../core/store/connection';
 import { UsageCounters } from '../../core/usage/usageCounters';
 import { usageSeries } from '../../core/usage/usageSeries';
+import { recordAttempt } from '../../core/webhooks/webhookDeliveries';
+import { contactRetrievalWorkflowId, emptyCounts, jobOwnerOf } from '../../core/jobs/jobRules';
 import { seedPeople } from '../../scripts/seeding/seedPeople';
-import { createTenant, type TestTenant } from '../support/fixtures';
+import { createTenant, keyPrincipalOf, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
 import { expectProblemResponse } from '../support/problems';
 import { startTestApi, type TestApi } from '../support/testApi';
@@ -34,6 +36,8 @@ beforeAll(async () => {
     ...first.config,
     authUrl: 'http://auth-second.example',
     searchQuotas: { ...first.config.searchQuotas, distinctQueriesPerHour: 1 },
+    // Loopback endpoints: the webhook check registers one without reaching it.
+    webhooks: { ...first.config.webhooks, allowedCidrs: ['127.0.0.0/8'] },
   };
   // The areas not yet on a root's connection (test/unit/moduleState.test.ts) share the first app's database.
   const store = await openStore(`${first.config.mongodbUri}_second`, first.config.store, { ownConnectionOnly: true });
@@ -229,4 +233,54 @@ test("each app's limit settings and admission slots are in its own database", as
   expect(await first.deps.stores.limits.slotIdsWithPrefix(`w:req:${tenant.orgId}:`)).toHaveLength(0);
   expect(await second.deps.stores.limits.capEntriesWithPrefix(`${tenant.orgId}:`)).toHaveLength(1);
   expect(await first.deps.stores.limits.capEntriesWithPrefix(`${tenant.orgId}:`)).toHaveLength(0);
+});
+
+test("each app's webhook endpoints, events and deliveries are in its own database", async () => {
+  const tenant = await createTenant({ stores: second.deps.stores });
+  const registered = await api(second.url, 'POST', '/v1/webhook-endpoints', { key: tenant.key, body: { url: 'https://127.0.0.1:8443/side-by-side' } });
+  expect(registered.status).toBe(201);
+  const endpointId = registered.json.endpoint.endpoint_id;
+  expect(await second.deps.stores.webhooks.endpoints.endpointById(endpointId)).toMatchObject({ workspaceId: tenant.workspaceId });
+  expect(await first.deps.stores.webhooks.endpoints.endpointById(endpointId)).toBeNull();
+  expect((await api(second.url, 'GET', `/v1/webhook-endpoints/${endpointId}`, { key: tenant.key })).status).toBe(200);
+  const attempt = {
+    eventId: 'evt_side_by_side',
+    replay: 0,
+    attempt: 1,
+    endpointId,
+    orgId: tenant.orgId,
+    workspaceId: tenant.workspaceId,
+    jobId: 'job_side_by_side',
+    status: 'failed' as const,
+    responseStatus: 500,
+    errorCode: 'http_status',
+    durationMs: 3,
+    scheduledAt: new Date(),
+    attemptedAt: new Date(),
+    nextAttemptAt: null,
+  };
+  const { _id: deliveryId } = await recordAttempt(second.deps.stores, attempt);
+  expect((await api(second.url, 'GET', `/v1/webhook-deliveries/${deliveryId}`, { key: tenant.key })).json).toMatchObject({ delivery_id: deliveryId });
+  expect(await first.deps.stores.webhooks.deliveries.deliveriesOfEvent(attempt.eventId)).toEqual([]);
+});
+
+test("each app's contact-retrieval jobs and daily caps are in its own database", async () => {
+  const tenant = await tenantOfBoth();
+  const jobId = `job_side${Date.now()}`;
+  await second.deps.stores.jobs.insertJob({
+    _id: jobId,
+    ...jobOwnerOf(keyPrincipalOf(tenant)),
+    status: 'completed',
+    fields: ['email'],
+    requested: 0,
+    counts: emptyCounts(0),
+    workflowId: contactRetrievalWorkflowId(jobId),
+    completedAt: new Date(),
+  });
+  expect((await api(second.url, 'GET', `/v1/contact-retrieval-jobs/${jobId}`, { key: tenant.key })).json).toMatchObject({ job_id: jobId, status: 'completed' });
+  expectProblemResponse(await api(first.url, 'GET', `/v1/contact-retrieval-jobs/${jobId}`, { key: tenant.key }), 404, 'not_found');
+  expect(await first.deps.stores.jobs.findJob({ _id: jobId })).toBeNull();
+  await second.deps.stores.jobs.saveDailyJobCap(tenant.orgId, 3);
+  expect(await second.deps.stores.jobs.findDailyJobCap(tenant.orgId)).toBe(3);
+  expect(await first.deps.stores.jobs.findDailyJobCap(tenant.orgId)).toBeNull();
 });

@@ -8,7 +8,6 @@ import { ALL_PERMISSIONS } from '../../core/keys/permissions';
 import { recordConsent } from '../../core/oauth/consentGrants';
 import { passkeysOf } from '../../core/users/passkeyCeremonies';
 import { createUser } from '../../core/users/users';
-import { WebhookEndpoint } from '../../core/webhooks/models';
 import { terminateRunningJobWorkflows } from '../support/contactRetrievalJobs';
 import { setPasswordThrough } from '../support/accountForms';
 import { SoftAuthenticator } from '../support/softAuthenticator';
@@ -376,7 +375,7 @@ const PATHS: AuditPath[] = [
     via: 'console',
     drive: async () => {
       await consolePost('/console/webhooks', { workspace: hooksWorkspace, url: `${receiver.url}/console` });
-      state.consoleEndpoint = (await WebhookEndpoint.findOne({ workspaceId: hooksWorkspace }).lean())!._id;
+      state.consoleEndpoint = (await srv.deps.stores.webhooks.endpoints.endpointsOfWorkspace(hooksWorkspace))[0]._id;
       return inTenant(USER)();
     },
   },

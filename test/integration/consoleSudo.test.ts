@@ -6,7 +6,6 @@ import { PASSKEY_NOT_ACCEPTED, passkeyCountOf } from '../../core/users/passkeyCe
 import { relyingPartyOf } from '../../core/users/passkeys';
 import { SUDO_WINDOW_MS } from '../../core/users/sudoMode';
 import { createUser } from '../../core/users/users';
-import { WebhookEndpoint } from '../../core/webhooks/models';
 import { SUDO_OPERATIONS } from '../../api/console/sudoOperations';
 import type { ConsoleOperationName } from '../../api/console/consoleOperationNames';
 import { CONSOLE_TEST_PASSWORD, consoleSession, type ConsoleSession } from '../support/consoleWebhooks';
@@ -57,7 +56,7 @@ beforeAll(async () => {
   await fileStores().tenancy.insertWorkspace({ _id: otherWorkspace, orgId: tenant.orgId, name: 'Second' });
   const registered = await admin.post('/console/webhooks', { workspace: otherWorkspace, url: `${receiver.url}/first` });
   expect(registered.text).toContain('<h1>Your new signing secret</h1>');
-  endpointId = (await WebhookEndpoint.findOne({ workspaceId: otherWorkspace }).lean())!._id;
+  endpointId = (await fileStores().webhooks.endpoints.endpointsOfWorkspace(otherWorkspace))[0]._id;
   keyId = (
     await createApiKey(fileStores(), {
       orgId: tenant.orgId,
@@ -112,7 +111,7 @@ async function storeState() {
   return {
     keys: (await fileStores().keys.keysOfOrg(tenant.orgId)).sort((a, b) => a._id.localeCompare(b._id)),
     people: (await srv.deps.stores.users.usersOfOrg(tenant.orgId)).sort((a, b) => a._id.localeCompare(b._id)),
-    endpoints: await WebhookEndpoint.find({ orgId: tenant.orgId }).sort({ _id: 1 }).lean(),
+    endpoints: await fileStores().webhooks.endpoints.endpointsOfOrganization(tenant.orgId),
     passkeys: await passkeyCountOf(srv.deps.stores, admin.userId),
     audit: await auditEntryCount(),
   };
@@ -195,7 +194,7 @@ const ACTIONS: SudoAction[] = [
     ],
     done: async (answer) => {
       expect(answer.text).toContain('<h1>Your new signing secret</h1>');
-      const [made] = await WebhookEndpoint.find({ workspaceId: tenant.workspaceId }).lean();
+      const [made] = await fileStores().webhooks.endpoints.endpointsOfWorkspace(tenant.workspaceId);
       expect(made.url).toBe(`${receiver.url}/registered?after=confirming&x=1`);
     },
   },
@@ -205,7 +204,7 @@ const ACTIONS: SudoAction[] = [
     form: () => [['url', `${receiver.url}/re-pointed`]],
     done: async (answer) => {
       expect(answer.status).toBe(303);
-      expect((await WebhookEndpoint.findById(endpointId).lean())!.url).toBe(`${receiver.url}/re-pointed`);
+      expect((await fileStores().webhooks.endpoints.endpointById(endpointId))!.url).toBe(`${receiver.url}/re-pointed`);
     },
   },
   {
@@ -214,7 +213,7 @@ const ACTIONS: SudoAction[] = [
     form: () => [],
     done: async (answer) => {
       expect(answer.text).toContain('<h1>Your new signing secret</h1>');
-      expect((await WebhookEndpoint.findById(endpointId).lean())!.rotationEndsAt).toBeTruthy();
+      expect((await fileStores().webhooks.endpoints.endpointById(endpointId))!.rotationEndsAt).toBeTruthy();
     },
   },
   {
@@ -302,7 +301,7 @@ test('taking access away needs no password: disabling an endpoint and revoking a
   expireSudo();
   const disabled = await admin.post(`/console/webhooks/endpoints/${endpointId}`, { state: 'disabled' });
   expect(disabled.status).toBe(303);
-  expect((await WebhookEndpoint.findById(endpointId).lean())!.state).toBe('disabled');
+  expect((await fileStores().webhooks.endpoints.endpointById(endpointId))!.state).toBe('disabled');
   const revoked = await admin.post(`/console/keys/${keyId}/revoke`);
   expect(revoked.status).toBe(303);
   expect((await fileStores().keys.findKey(keyId))!.revokedAt).toBeTruthy();

@@ -1,7 +1,6 @@
 import { listAuditEvents } from '../../core/audit/auditLog';
 import { newId } from '../../core/ids';
 import { fileStores } from '../support/testStore';
-import { WebhookEndpoint, WebhookEvent } from '../../core/webhooks/models';
 import { takeReplaySlot } from '../../core/webhooks/replayAllowance';
 import { recordAttempt } from '../../core/webhooks/webhookDeliveries';
 import { endDeadLetterWorkflows } from '../support/deadLetters';
@@ -40,7 +39,7 @@ afterAll(async () => {
 });
 
 const secretOf = (page: string) => /<code id="new-secret"[^>]*>([^<]+)<\/code>/.exec(page)?.[1];
-const endpointsOf = (t: { workspaceId: string }) => WebhookEndpoint.find({ workspaceId: t.workspaceId }).sort({ createdAt: 1 }).lean();
+const endpointsOf = (t: { workspaceId: string }) => fileStores().webhooks.endpoints.endpointsOfWorkspace(t.workspaceId);
 const entries = (action: string) => listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { action }).then((r) => r.data);
 
 async function register(session: ConsoleSession, workspace: string, url: string) {
@@ -135,7 +134,7 @@ describe('Webhooks', () => {
     const { event_id: eventId, job_id: jobId } = sent.after as { event_id: string; job_id: string };
     testEvents.push(eventId);
     expect(res.location).toBe(`/console/webhooks/events/${eventId}`);
-    const event = await WebhookEvent.findById(eventId).lean();
+    const event = await fileStores().webhooks.events.eventById(eventId);
     expect(event).toMatchObject({ jobId, endpointId, workspaceId: tenant.workspaceId, status: 'delivering' });
     expect(JSON.parse(event!.body)).toMatchObject({ type: 'job.completed', data: expect.objectContaining({ job_id: jobId, status: 'completed' }) });
 
@@ -170,20 +169,21 @@ describe('Webhooks', () => {
 
   test("another organization's endpoint is the console's 404 page, as an absent one is", async () => {
     const other = await createTenant();
-    const foreign = await WebhookEndpoint.create({
+    const foreign = await fileStores().webhooks.endpoints.insertEndpoint({
       _id: newId('we'),
       orgId: other.orgId,
       workspaceId: other.workspaceId,
       url: 'https://example.com/x',
       state: 'active',
       activeSlot: other.workspaceId,
+      secrets: [],
     });
     for (const id of [foreign._id, 'we_absent']) {
       const res = await admin.post(`/console/webhooks/endpoints/${id}`, { state: 'disabled' });
       expect(res.status).toBe(404);
       expect(res.text).toContain('<h1>Not found</h1>');
     }
-    expect((await WebhookEndpoint.findById(foreign._id).lean())!.state).toBe('active');
+    expect((await fileStores().webhooks.endpoints.endpointById(foreign._id))!.state).toBe('active');
     const foreignWorkspace = await register(admin, other.workspaceId, `${receiver.url}/foreign`);
     expect(foreignWorkspace.status).toBe(404);
   });
@@ -221,17 +221,18 @@ describe('Webhook deliveries', () => {
   beforeAll(async () => {
     const t0 = Date.now() - 3600_000;
     for (const [i, eventId] of events.entries()) {
-      await WebhookEvent.create({
+      await fileStores().webhooks.events.insertEvent({
         _id: eventId,
         jobId: jobs[i],
         orgId: tenant.orgId,
         workspaceId: tenant.workspaceId,
         endpointId,
         body: '{}',
+        resultExpiresAt: null,
         status: 'dead_lettered',
       });
       for (let attempt = 1; attempt <= 9; attempt++) {
-        await recordAttempt({
+        await recordAttempt(fileStores(), {
           eventId,
           replay: 0,
           attempt,
@@ -265,7 +266,7 @@ describe('Webhook deliveries', () => {
   });
 
   test('a dead letter whose event has been replayed since has no "Replay"', async () => {
-    await WebhookEvent.updateOne({ _id: events[1] }, { $set: { status: 'replaying', replays: 1 } });
+    expect(await fileStores().webhooks.events.beginReplay(events[1], 0)).toBe(true);
     const res = await admin.get(`/console/webhooks/deliveries?job_id=${jobs[1]}`);
     expect(res.text).toContain('>dead lettered</span>');
     expect(res.text).not.toContain('>Replay</button>');
@@ -286,7 +287,7 @@ describe('Webhook deliveries', () => {
   });
 
   test('beyond ten replays in the hour the page says when the next one is allowed, instead of "Replay"', async () => {
-    for (let i = 0; i < 10; i++) expect((await takeReplaySlot(endpointId, new Date())).ok).toBe(true);
+    for (let i = 0; i < 10; i++) expect((await takeReplaySlot(fileStores(), endpointId, new Date())).ok).toBe(true);
     const res = await admin.get(`/console/webhooks/deliveries?job_id=${jobs[0]}`);
     expect(res.text).toContain('Replays left this hour: 0');
     expect(res.text).toContain('The next replay is allowed at');
@@ -300,18 +301,19 @@ describe('Webhook deliveries', () => {
     expect(res.text.match(/<strong>Attempt \d<\/strong>/g)).toHaveLength(9);
     const other = await createTenant();
     const foreign = newId('evt');
-    await WebhookEvent.create({
+    await fileStores().webhooks.events.insertEvent({
       _id: foreign,
       jobId: newId('job'),
       orgId: other.orgId,
       workspaceId: other.workspaceId,
       endpointId: null,
       body: '{}',
+      resultExpiresAt: null,
       status: 'no_endpoint',
     });
     for (const id of [foreign, 'evt_absent']) expect((await admin.get(`/console/webhooks/events/${id}`)).status).toBe(404);
     // Its attempts, asked for by event id in this organization's workspace, are not listed.
-    await recordAttempt({
+    await recordAttempt(fileStores(), {
       eventId: foreign,
       replay: 0,
       attempt: 1,

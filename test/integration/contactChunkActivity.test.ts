@@ -6,7 +6,6 @@ import type { Config } from '../../core/config';
 import { creditBalance } from '../../core/credits/credits';
 import { createContactRetrievalJob } from '../../core/jobs/contactRetrievalJobs';
 import { chunkChargeKey } from '../../core/jobs/jobRules';
-import { ContactRetrievalChunkPlan, ContactRetrievalJobItem } from '../../core/jobs/models';
 import type { ContactRetrievalInput } from '../../core/jobs/workflowInput';
 import { openTestStore, type TestStore } from '../support/testStore';
 import { createTemporalClients, type TemporalClients } from '../../core/temporal/client';
@@ -94,8 +93,8 @@ function cancelAfterAnswers(env: MockActivityEnvironment): void {
   });
 }
 
-const planOf = (c: ChunkInput) => ContactRetrievalChunkPlan.findById(`${c.jobId}:${c.from}`).lean();
-const settledPeople = (c: ChunkInput) => ContactRetrievalJobItem.countDocuments({ jobId: c.jobId });
+const planOf = (c: ChunkInput) => testStore.stores.jobs.findChunkPlan(`${c.jobId}:${c.from}`);
+const settledPeople = async (c: ChunkInput) => (await testStore.stores.jobs.itemsOfJob(c.jobId)).length;
 const chargesOf = async (c: ChunkInput) => {
   const entry = await testStore.stores.credits.ledgerEntryOfChargeKey(chunkChargeKey(c.jobId, c.from));
   return entry ? [entry] : [];

@@ -5,7 +5,6 @@ import { processChunk, type ChunkDeps, type ChunkInput } from '../../core/jobs/c
 import { createContactRetrievalJob } from '../../core/jobs/contactRetrievalJobs';
 import { finishJob } from '../../core/jobs/jobFinish';
 import { claimContactFields } from '../../core/jobs/contactFieldClaims';
-import { ContactFieldClaim, ContactRetrievalChunkPayment, ContactRetrievalChunkPlan, ContactRetrievalJobItem } from '../../core/jobs/models';
 import type { ContactRetrievalInput } from '../../core/jobs/workflowInput';
 import { ALL_PERMISSIONS } from '../../core/keys/permissions';
 import { openTestStore, type TestStore } from '../support/testStore';
@@ -73,15 +72,14 @@ async function newPeople(count: number): Promise<string[]> {
   return ids;
 }
 
-const outcomes = async (jobId: string) =>
-  (await ContactRetrievalJobItem.find({ jobId }).sort({ seq: 1 }).lean()).map((d) => [d.personId, d.outcome, d.reason ?? null]);
+const outcomes = async (jobId: string) => (await testStore.stores.jobs.itemsOfJob(jobId)).map((d) => [d.personId, d.outcome, d.reason ?? null]);
 
 test('a job that could pay for two of five gives the other claims back; a later job pays for those three only', async () => {
   const tenant = await createTenant({ credits: 2 });
   const people = await newPeople(5);
   const a = await acceptedJob(tenant, people);
   expect(await processChunk(a, deps)).toEqual({ tally: { delivered: 2, failed: 3 }, outOfCredits: true });
-  const held = await ContactFieldClaim.find({ orgId: tenant.orgId }).lean();
+  const held = await testStore.stores.jobs.claimsOfOrganization(tenant.orgId);
   expect(held.map((c) => c.personId).sort()).toEqual([people[0], people[0], people[1], people[1]]);
 
   await grantCredits({ stores: testStore.stores, now: Date.now }, tenant.orgId, 10);
@@ -106,7 +104,7 @@ describe('a person another job claimed and is still paying for', () => {
     const people = await newPeople(3);
     const other = await acceptedJob(tenant, people);
     // The other job has claimed the first person's fields and not settled them yet.
-    await ContactFieldClaim.insertMany(
+    await testStore.stores.jobs.insertClaims(
       (['email', 'phone'] as const).map((field) => ({
         _id: `${tenant.orgId}:${people[0]}:${field}:0`,
         orgId: tenant.orgId,
@@ -121,28 +119,30 @@ describe('a person another job claimed and is still paying for', () => {
     const mine = await acceptedJob(tenant, people);
     const chunk = processChunk(mine, deps);
     // The job settles its own people first, then waits for the other job.
-    await eventually('the people this job pays for to be settled', async () => (await ContactRetrievalJobItem.countDocuments({ jobId: mine.jobId })) === 2);
+    await eventually('the people this job pays for to be settled', async () => (await testStore.stores.jobs.itemsOfJob(mine.jobId)).length === 2);
     return { tenant, people, other, chunk, mine };
   }
 
   const settle = (jobId: string, personId: string, outcome: 'delivered' | 'failed') =>
-    ContactRetrievalJobItem.create({
-      _id: `${jobId}:0`,
-      jobId,
-      seq: 0,
-      personId,
-      outcome,
-      reason: outcome === 'failed' ? 'insufficient_credits' : null,
-      receiptId: null,
-      processedAt: new Date(),
-    });
+    testStore.stores.jobs.insertJobItems([
+      {
+        _id: `${jobId}:0`,
+        jobId,
+        seq: 0,
+        personId,
+        outcome,
+        reason: outcome === 'failed' ? 'insufficient_credits' : null,
+        receiptId: null,
+        processedAt: new Date(),
+      },
+    ]);
 
   test('is reused, free, once that job delivered it', async () => {
     const { tenant, people, other, chunk, mine } = await claimedByOtherJob();
-    expect(await ContactRetrievalJobItem.countDocuments({ jobId: mine.jobId, personId: people[0] })).toBe(0);
+    expect((await testStore.stores.jobs.itemsOfJob(mine.jobId)).filter((i) => i.personId === people[0])).toHaveLength(0);
     await settle(other.jobId, people[0], 'delivered');
     expect(await chunk).toEqual({ tally: { reused: 1, delivered: 2 }, outOfCredits: false });
-    const item = (await ContactRetrievalJobItem.findById(`${mine.jobId}:0`).lean())!;
+    const item = (await testStore.stores.jobs.itemsOfJob(mine.jobId)).find((i) => i._id === `${mine.jobId}:0`);
     expect(item).toMatchObject({ outcome: 'reused', emails: [`${people[0]}@mail.test`], phones: ['+15550100'], receiptId: null });
     expect(await creditBalance({ stores: testStore.stores, now: Date.now }, tenant.orgId)).toBe(98);
   });
@@ -156,7 +156,7 @@ describe('a person another job claimed and is still paying for', () => {
       [people[1], 'delivered', null],
       [people[2], 'delivered', null],
     ]);
-    expect(await ContactFieldClaim.countDocuments({ orgId: tenant.orgId, personId: people[0] })).toBe(0);
+    expect((await testStore.stores.jobs.claimsOfOrganization(tenant.orgId)).filter((c) => c.personId === people[0])).toHaveLength(0);
     expect(await creditBalance({ stores: testStore.stores, now: Date.now }, tenant.orgId)).toBe(98);
   });
 });
@@ -169,7 +169,7 @@ test('past the 30-day window the fields are claimed (and paid) again, once, unde
   expect(await processChunk(old, { ...deps, now: () => longAgo })).toMatchObject({ tally: { delivered: 2 } });
   const again = await acceptedJob(tenant, people);
   expect(await processChunk(again, deps)).toMatchObject({ tally: { delivered: 2 } });
-  const claims = await ContactFieldClaim.find({ orgId: tenant.orgId }).lean();
+  const claims = await testStore.stores.jobs.claimsOfOrganization(tenant.orgId);
   // Two people, two fields: four claims per generation.
   expect(claims.filter((c) => c.generation === 0 && c.jobId === old.jobId)).toHaveLength(4);
   expect(claims.filter((c) => c.generation === 1 && c.jobId === again.jobId)).toHaveLength(4);
@@ -187,20 +187,20 @@ test('a job stopped after claiming and before paying gives its claims back when 
   const job = await acceptedJob(tenant, people);
   const now = new Date();
   const entries = people.map((personId, seq) => ({ seq, personId, answer: 'found' as const, emails: [`${personId}@mail.test`], phones: [] }));
-  await ContactRetrievalChunkPlan.create({ _id: `${job.jobId}:0`, jobId: job.jobId, from: 0, to: 2, entries, createdAt: now });
-  const claims = await claimContactFields({ orgId: tenant.orgId, jobId: job.jobId, fields: job.fields, people: entries }, now);
-  await ContactRetrievalChunkPayment.create({
+  await testStore.stores.jobs.insertChunkPlan({ _id: `${job.jobId}:0`, jobId: job.jobId, from: 0, to: 2, entries, createdAt: now });
+  const claims = await claimContactFields(testStore.stores, { orgId: tenant.orgId, jobId: job.jobId, fields: job.fields, people: entries }, now);
+  await testStore.stores.jobs.insertChunkPayment({
     _id: `${job.jobId}:0`,
     jobId: job.jobId,
     ours: entries.map((e) => ({ seq: e.seq, claimIds: claims.get(e.seq)!.ours })),
     others: [],
     createdAt: now,
   });
-  expect(await ContactFieldClaim.countDocuments({ orgId: tenant.orgId })).toBe(4);
+  expect(await testStore.stores.jobs.claimsOfOrganization(tenant.orgId)).toHaveLength(4);
 
   const finished = await finishJob(testStore.stores, job.jobId, 'cancelled', new Date());
   expect(finished.counts).toMatchObject({ cancelled: 2, delivered: 0 });
-  expect(await ContactFieldClaim.countDocuments({ orgId: tenant.orgId })).toBe(0);
+  expect(await testStore.stores.jobs.claimsOfOrganization(tenant.orgId)).toHaveLength(0);
   expect(await creditBalance({ stores: testStore.stores, now: Date.now }, tenant.orgId)).toBe(100);
   // The people are free to be paid for by the next job.
   const next = await acceptedJob(tenant, people);

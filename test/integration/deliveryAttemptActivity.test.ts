@@ -4,8 +4,6 @@ import { DefaultLogger } from '@temporalio/worker';
 import { createDeliveryActivities, type AttemptInput, type AttemptResult, type DeliveryActivities } from '../../activities/deliveries';
 import type { Config } from '../../core/config';
 import { systemDestinationLookup } from '../../core/outbound/destinationResolver';
-import { WebhookDelivery } from '../../core/webhooks/models';
-import { claimAttempt } from '../../core/webhooks/webhookDeliveries';
 import { registerEndpoint } from '../../core/webhooks/webhookEndpoints';
 import { openTestStore, type TestStore } from '../support/testStore';
 import { createTenant } from '../support/fixtures';
@@ -52,6 +50,7 @@ async function firstAttempt(): Promise<{ input: AttemptInput; path: string }> {
   const tenant = await createTenant();
   const path = `/hook/${tenant.workspaceId}`;
   const reg = await registerEndpoint(
+    testStore.stores,
     tenant,
     `${receiver.url}${path}`,
     {
@@ -76,7 +75,8 @@ async function firstAttempt(): Promise<{ input: AttemptInput; path: string }> {
 }
 
 const postsTo = (path: string) => receiver.requests.filter((r) => r.path === path).length;
-const recordsOf = (input: AttemptInput) => WebhookDelivery.find({ eventId: input.eventId, replay: input.run.replay, attempt: input.attempt }).lean();
+const recordsOf = async (input: AttemptInput) =>
+  (await testStore.stores.webhooks.deliveries.deliveriesOfEvent(input.eventId)).filter((d) => d.replay === input.run.replay && d.attempt === input.attempt);
 
 test('a retry of an attempt whose outcome was recorded returns that record and POSTs nothing', async () => {
   const { input, path } = await firstAttempt();
@@ -94,7 +94,7 @@ test('a retry of an attempt whose outcome was recorded returns that record and P
 test('a retry of an attempt claimed by a run that died before recording fails it as attempt_interrupted and POSTs nothing', async () => {
   const { input, path } = await firstAttempt();
   // What a run that died between its claim and its record leaves behind.
-  await claimAttempt({ eventId: input.eventId, replay: input.run.replay, attempt: input.attempt }, new Date());
+  await testStore.stores.webhooks.deliveries.claimAttempt({ eventId: input.eventId, replay: input.run.replay, attempt: input.attempt }, new Date());
 
   const retried = await runActivity(2, input);
   expect(retried).toMatchObject({ ok: false, status: 'failed' });

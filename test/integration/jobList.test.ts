@@ -1,8 +1,7 @@
 import { newId } from '../../core/ids';
 import { MAX_SCANNED_PER_PAGE, listContactRetrievalJobs, runningJobCount } from '../../core/jobs/jobList';
 import type { JobStatus } from '../../core/jobs/jobTypes';
-import { ContactRetrievalJob } from '../../core/jobs/models';
-import { insertJobSlot, insertJobs, jobListHead, type JobDoc } from '../../core/jobs/store';
+import type { JobDoc } from '../../core/jobs/store';
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import { openTestStore, type TestStore } from '../support/testStore';
 import { createTenant } from '../support/fixtures';
@@ -53,7 +52,7 @@ async function allPages(principal: KeyPrincipal, limit: number, status?: JobStat
   let cursor: string | undefined;
   let pages = 0;
   do {
-    const page = await listContactRetrievalJobs(config, principal, { status, limit, cursor });
+    const page = await listContactRetrievalJobs(testStore.stores, config, principal, { status, limit, cursor });
     expect(page.data.length).toBeLessThanOrEqual(limit);
     ids.push(...page.data.map((j) => j.job_id));
     cursor = page.next_cursor ?? undefined;
@@ -67,15 +66,15 @@ test('numbered jobs page newest first, then the jobs accepted before numbering, 
   const principal = { orgId: t.orgId, workspaceId: t.workspaceId } as KeyPrincipal;
   // Accepted before numbering existed: written without a number.
   const legacy = [job(t, 'completed', BASE), job(t, 'failed', BASE + 1000), job(t, 'completed', BASE + 2000), job(t, 'running', BASE + 3000)];
-  await ContactRetrievalJob.collection.insertMany(legacy as never[]);
+  await testStore.stores.jobs.insertUnnumberedJobs(legacy);
   const statuses: JobStatus[] = ['completed', 'failed', 'completed', 'cancelled', 'failed', 'running', 'completed'];
   const numbered = statuses.map((s, i) => job(t, s, BASE + 10_000 + i * 1000));
-  await insertJobs(t.workspaceId, numbered);
-  expect(await jobListHead(t.workspaceId)).toMatchObject({ seq: numbered.length, legacy: true });
+  await testStore.stores.jobs.insertJobs(t.workspaceId, numbered);
+  expect(await testStore.stores.jobs.jobListHead(t.workspaceId)).toMatchObject({ seq: numbered.length, legacy: true });
   // Running jobs hold the organization's running-job slots, as accepted jobs do.
   const running = [...legacy, ...numbered].filter((j) => j.status === 'running');
   for (const [slot, j] of running.entries())
-    expect(await insertJobSlot({ _id: `${t.orgId}:${slot}`, orgId: t.orgId, slot, jobId: j._id, claimedAt: new Date() })).toBe(true);
+    expect(await testStore.stores.jobs.insertJobSlot({ _id: `${t.orgId}:${slot}`, orgId: t.orgId, slot, jobId: j._id, claimedAt: new Date() })).toBe(true);
 
   const newestFirst = [...numbered.reverse(), ...legacy.reverse()];
   for (const limit of [1, 3, 11, 20]) expect((await allPages(principal, limit)).ids).toEqual(newestFirst.map((j) => j._id));
@@ -83,22 +82,29 @@ test('numbered jobs page newest first, then the jobs accepted before numbering, 
     const expected = newestFirst.filter((j) => j.status === status).map((j) => j._id);
     expect((await allPages(principal, 2, status)).ids).toEqual(expected);
   }
-  expect(await runningJobCount(t.orgId)).toBe(2);
+  expect(await runningJobCount(testStore.stores, t.orgId)).toBe(2);
 
   // Another workspace's cursor and a forged position are refused.
   const other = await createTenant();
-  const first = await listContactRetrievalJobs(config, principal, { limit: 1 });
+  const first = await listContactRetrievalJobs(testStore.stores, config, principal, { limit: 1 });
   await expect(
-    listContactRetrievalJobs(config, { orgId: other.orgId, workspaceId: other.workspaceId } as KeyPrincipal, { limit: 1, cursor: first.next_cursor! }),
+    listContactRetrievalJobs(testStore.stores, config, { orgId: other.orgId, workspaceId: other.workspaceId } as KeyPrincipal, {
+      limit: 1,
+      cursor: first.next_cursor!,
+    }),
   ).rejects.toMatchObject({
     code: 'invalid_cursor',
   });
   const forged = Buffer.from(JSON.stringify({ s: `jobs:${t.workspaceId}:*`, p: { n: -1 } })).toString('base64url');
-  await expect(listContactRetrievalJobs(config, principal, { limit: 1, cursor: forged })).rejects.toMatchObject({ code: 'invalid_cursor' });
+  await expect(listContactRetrievalJobs(testStore.stores, config, principal, { limit: 1, cursor: forged })).rejects.toMatchObject({ code: 'invalid_cursor' });
   // A cursor signed under another deployment's secrets key is refused too.
-  const elsewhere = await listContactRetrievalJobs(testConfig(), principal, { limit: 1 });
-  await expect(listContactRetrievalJobs(config, principal, { limit: 1, cursor: elsewhere.next_cursor! })).rejects.toMatchObject({ code: 'invalid_cursor' });
-  expect((await listContactRetrievalJobs(config, { orgId: other.orgId, workspaceId: other.workspaceId } as KeyPrincipal, { limit: 5 })).data).toEqual([]);
+  const elsewhere = await listContactRetrievalJobs(testStore.stores, testConfig(), principal, { limit: 1 });
+  await expect(listContactRetrievalJobs(testStore.stores, config, principal, { limit: 1, cursor: elsewhere.next_cursor! })).rejects.toMatchObject({
+    code: 'invalid_cursor',
+  });
+  expect(
+    (await listContactRetrievalJobs(testStore.stores, config, { orgId: other.orgId, workspaceId: other.workspaceId } as KeyPrincipal, { limit: 5 })).data,
+  ).toEqual([]);
 });
 
 test('a rare status answers a short page with a cursor after MAX_SCANNED_PER_PAGE numbers, and the next page goes on', async () => {
@@ -106,18 +112,18 @@ test('a rare status answers a short page with a cursor after MAX_SCANNED_PER_PAG
   const principal = { orgId: t.orgId, workspaceId: t.workspaceId } as KeyPrincipal;
   const rare = job(t, 'cancelled', BASE);
   const common = Array.from({ length: MAX_SCANNED_PER_PAGE + 10 }, (_, i) => job(t, 'completed', BASE + 1000 + i));
-  await insertJobs(t.workspaceId, [rare]);
-  for (let i = 0; i < common.length; i += 1000) await insertJobs(t.workspaceId, common.slice(i, i + 1000));
-  expect(await jobListHead(t.workspaceId)).toMatchObject({ seq: common.length + 1, legacy: false });
+  await testStore.stores.jobs.insertJobs(t.workspaceId, [rare]);
+  for (let i = 0; i < common.length; i += 1000) await testStore.stores.jobs.insertJobs(t.workspaceId, common.slice(i, i + 1000));
+  expect(await testStore.stores.jobs.jobListHead(t.workspaceId)).toMatchObject({ seq: common.length + 1, legacy: false });
 
-  const firstPage = await listContactRetrievalJobs(config, principal, { status: 'cancelled', limit: 5 });
+  const firstPage = await listContactRetrievalJobs(testStore.stores, config, principal, { status: 'cancelled', limit: 5 });
   expect(firstPage.data).toEqual([]);
   expect(firstPage.next_cursor).not.toBeNull();
-  const secondPage = await listContactRetrievalJobs(config, principal, { status: 'cancelled', limit: 5, cursor: firstPage.next_cursor! });
+  const secondPage = await listContactRetrievalJobs(testStore.stores, config, principal, { status: 'cancelled', limit: 5, cursor: firstPage.next_cursor! });
   expect(secondPage.data.map((j) => j.job_id)).toEqual([rare._id]);
   expect(secondPage.next_cursor).toBeNull();
 
-  const newest = await listContactRetrievalJobs(config, principal, { limit: 3 });
+  const newest = await listContactRetrievalJobs(testStore.stores, config, principal, { limit: 3 });
   expect(newest.data.map((j) => j.job_id)).toEqual(
     common
       .slice(-3)

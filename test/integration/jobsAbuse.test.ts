@@ -2,7 +2,6 @@ import { creditBalance } from '../../core/credits/credits';
 import { createContactRetrievalJob } from '../../core/jobs/contactRetrievalJobs';
 import { DailyJobCapReads, claimDaySlot, setDailyJobCap } from '../../core/jobs/dailyJobCap';
 import { contactRetrievalWorkflowRunning, startContactRetrievalWorkflow } from '../../core/jobs/jobWorkflows';
-import { ContactJobDaySlot, ContactRetrievalJob, ContactRetrievalJobPeople } from '../../core/jobs/models';
 import { Problem } from '../../core/problems';
 import { QuotaWindows, assertQuotaHasRoom, recordDelivered } from '../../core/talent/quotas';
 import { storeSearch } from '../../core/talent/searches';
@@ -72,7 +71,7 @@ describe('jobs ignore source entitlement', () => {
     const res = await createJob(t, [...pool, ...open]);
     expectProblemResponse(res, 422, 'validation_failed');
     expect(res.json.unknown_person_ids).toEqual(open);
-    expect(await ContactRetrievalJob.countDocuments({ orgId: t.orgId })).toBe(0);
+    expect(await srv.deps.stores.jobs.jobsOfOrganizations([t.orgId])).toHaveLength(0);
     expect(await creditBalance(srv.deps, t.orgId)).toBe(100);
 
     // Once the operator enables the source, the same people are accepted and delivered.
@@ -261,9 +260,9 @@ describe('jobs over ids that do not exist are free and unlimited', () => {
     expect(res.json.unknown_person_ids).toEqual(ghosts);
     expect(res.json.errors).toEqual([expect.objectContaining({ field: 'person_ids' })]);
     expect(res.json.detail).toContain(ghosts[0]);
-    expect(await ContactRetrievalJob.countDocuments({ orgId: t.orgId })).toBe(0);
-    expect(await ContactRetrievalJobPeople.countDocuments({ personIds: { $in: ghosts } })).toBe(0);
-    expect(await ContactJobDaySlot.countDocuments({ orgId: t.orgId })).toBe(0);
+    expect(await srv.deps.stores.jobs.jobsOfOrganizations([t.orgId])).toHaveLength(0);
+    expect(await srv.deps.stores.jobs.jobPeopleNaming(ghosts)).toHaveLength(0);
+    expect(await srv.deps.stores.jobs.daySlotsOfOrganization(t.orgId)).toHaveLength(0);
     expect(await creditBalance(srv.deps, t.orgId)).toBe(100);
   });
 });
@@ -287,21 +286,23 @@ describe('an organization has a daily job cap', () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(Math.abs(retryAfter - untilMidnight)).toBeLessThanOrEqual(5);
     expect(third.json.limit).toBe(2);
-    expect(await ContactRetrievalJob.countDocuments({ orgId: t.orgId })).toBe(2);
+    expect(await srv.deps.stores.jobs.jobsOfOrganizations([t.orgId])).toHaveLength(2);
     expect((await createJob(other, [who[3]])).status).toBe(202);
   });
 
   test('concurrent claims never pass the cap (unique-insert day slots)', async () => {
     const t = await createTenant();
     await setDailyJobCap(fileStores(), srv.config, t.orgId, 3);
-    const caps = new DailyJobCapReads();
-    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => claimDaySlot(srv.config, caps, t.orgId, `job_concurrent${i}`, Date.now())));
+    const caps = new DailyJobCapReads(srv.deps.stores.jobs);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) => claimDaySlot(srv.deps.stores, srv.config, caps, t.orgId, `job_concurrent${i}`, Date.now())),
+    );
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(3);
     for (const o of outcomes.filter((x) => x.status === 'rejected')) {
       expect((o as PromiseRejectedResult).reason).toBeInstanceOf(Problem);
       expect(((o as PromiseRejectedResult).reason as Problem).code).toBe('contact_job_daily_cap');
     }
-    expect(await ContactJobDaySlot.countDocuments({ orgId: t.orgId })).toBe(3);
+    expect(await srv.deps.stores.jobs.daySlotsOfOrganization(t.orgId)).toHaveLength(3);
   });
 
   test('a job refused by a later check gives its day slot back', async () => {
@@ -316,6 +317,6 @@ describe('an organization has a daily job cap', () => {
       Date.now(),
     );
     expectProblemResponse(await createJob(t, [who[0]]), 429, 'delivery_quota_exceeded');
-    expect(await ContactJobDaySlot.countDocuments({ orgId: t.orgId })).toBe(0);
+    expect(await srv.deps.stores.jobs.daySlotsOfOrganization(t.orgId)).toHaveLength(0);
   });
 });

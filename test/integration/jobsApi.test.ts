@@ -1,5 +1,4 @@
 import { creditBalance } from '../../core/credits/credits';
-import { ContactRetrievalJob, ContactRetrievalJobItem } from '../../core/jobs/models';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { QuotaWindows, recordDelivered } from '../../core/talent/quotas';
 import { storeSearch } from '../../core/talent/searches';
@@ -187,7 +186,7 @@ describe('a job from start to result', () => {
     const res = await create(full.key, ids(3, 'q'));
     expectProblemResponse(res, 429, 'delivery_quota_exceeded');
     expect(res.headers['retry-after']).toBe('1');
-    expect(await ContactRetrievalJob.countDocuments({ orgId: full.orgId })).toBe(0);
+    expect(await srv.deps.stores.jobs.jobsOfOrganizations([full.orgId])).toHaveLength(0);
     expect(await creditBalance(srv.deps, full.orgId)).toBe(50);
   });
 
@@ -274,10 +273,10 @@ describe('reads', () => {
   test('409 result_set_expired after result_expires_at and 410 result_gone once purged', async () => {
     const r = await create(tenant.key, ids(2));
     const job = await waitForJobToFinish(srv.url, tenant.key, r.json.job_id);
-    await ContactRetrievalJob.updateOne({ _id: job.job_id }, { $set: { resultExpiresAt: new Date(Date.now() - 1000) } });
+    await srv.deps.stores.jobs.setResultExpiresAt(job.job_id, new Date(Date.now() - 1000));
     const expired = await api(srv.url, 'GET', `/v1/job-results/${job.job_id}`, { key: tenant.key });
     expectProblemResponse(expired, 409, 'result_set_expired');
-    await ContactRetrievalJob.updateOne({ _id: job.job_id }, { $set: { resultPurgedAt: new Date() } });
+    await srv.deps.stores.jobs.recordResultPurged(job.job_id, new Date());
     expectProblemResponse(await api(srv.url, 'GET', `/v1/job-results/${job.job_id}`, { key: tenant.key }), 410, 'result_gone');
     // The job itself stays readable.
     expect((await api(srv.url, 'GET', `/v1/contact-retrieval-jobs/${job.job_id}`, { key: tenant.key })).status).toBe(200);
@@ -332,7 +331,7 @@ describe('refusals', () => {
     const res = await create(broke.key, ids(3));
     expectProblemResponse(res, 402, 'insufficient_credits');
     expect(provider.requests.length).toBe(calls);
-    expect(await ContactRetrievalJob.countDocuments({ orgId: broke.orgId })).toBe(0);
+    expect(await srv.deps.stores.jobs.jobsOfOrganizations([broke.orgId])).toHaveLength(0);
     const list = await api(srv.url, 'GET', '/v1/contact-retrieval-jobs', { key: broke.key });
     expect(list.json.data).toEqual([]);
   });
@@ -358,11 +357,9 @@ describe('cancel', () => {
       const r = await create(own.key, people);
       expect(r.status).toBe(202);
       // Let the first chunks land, then cancel.
-      await eventually(
-        'the first chunks to land',
-        async () => (await ContactRetrievalJobItem.countDocuments({ jobId: r.json.job_id, outcome: { $ne: 'pending' } })) > 0,
-        { timeoutMs: 60_000 },
-      );
+      await eventually('the first chunks to land', async () => (await srv.deps.stores.jobs.itemsOfJob(r.json.job_id)).some((i) => i.outcome !== 'pending'), {
+        timeoutMs: 60_000,
+      });
       const c = await api(srv.url, 'POST', `/v1/contact-retrieval-jobs/${r.json.job_id}/cancel`, { key: own.key, body: {} });
       expect(c.status).toBe(202);
       expect(c.json.job_id).toBe(r.json.job_id);

@@ -2,7 +2,6 @@ import { creditBalance } from '../../core/credits/credits';
 import { createContactRetrievalJob } from '../../core/jobs/contactRetrievalJobs';
 import { contactRetrievalWorkflowId } from '../../core/jobs/jobRules';
 import { jobSlotHolders } from '../../core/jobs/jobSlots';
-import { ContactJobSlot, ContactRetrievalJob, ContactRetrievalJobItem, ContactRetrievalJobPeople } from '../../core/jobs/models';
 import { Problem } from '../../core/problems';
 import { createTenant, insertTestPeople, keyPrincipalOf, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
@@ -45,19 +44,19 @@ afterAll(async () => {
 });
 
 async function expectNothingBeyond(t: TestTenant, accepted: string[], balance: number, people: string[]) {
-  const jobs = await ContactRetrievalJob.find({ orgId: t.orgId }).lean();
+  const jobs = await srv.deps.stores.jobs.jobsOfOrganizations([t.orgId]);
   expect(jobs.map((j) => j._id).sort()).toEqual([...accepted].sort());
   // People (pending) or items (settled) exist for the accepted jobs only: one person each.
-  expect(await ContactRetrievalJobItem.countDocuments({ jobId: { $nin: accepted }, personId: { $in: people } })).toBe(0);
-  expect(await ContactRetrievalJobPeople.countDocuments({ _id: { $nin: accepted }, personIds: { $in: people } })).toBe(0);
+  expect((await srv.deps.stores.jobs.jobItemsNaming(people)).filter((i) => !accepted.includes(i.jobId))).toHaveLength(0);
+  expect((await srv.deps.stores.jobs.jobPeopleNaming(people)).filter((d) => !accepted.includes(d._id))).toHaveLength(0);
   for (const j of jobs) {
-    const pending = (await ContactRetrievalJobPeople.findById(j._id).lean())?.personIds.length ?? 0;
-    const settled = await ContactRetrievalJobItem.countDocuments({ jobId: j._id });
+    const pending = (await srv.deps.stores.jobs.findJobPeople(j._id))?.personIds.length ?? 0;
+    const settled = (await srv.deps.stores.jobs.itemsOfJob(j._id)).length;
     expect(j.status === 'running' ? Math.max(pending, settled) : settled).toBe(1);
   }
   expect((await srv.deps.stores.credits.ledgerEntriesOfOrgs([t.orgId])).filter((e) => e.chargeKey.startsWith('job:')).length).toBe(0);
   expect(await creditBalance(srv.deps, t.orgId)).toBe(balance);
-  expect((await jobSlotHolders(t.orgId)).map((h) => h.jobId).sort()).toEqual([...accepted].sort());
+  expect((await jobSlotHolders(srv.deps.stores, t.orgId)).map((h) => h.jobId).sort()).toEqual([...accepted].sort());
 }
 
 test('50 concurrent creates of one organization: exactly two accepted, the rest refused and never existed', async () => {
@@ -135,17 +134,17 @@ test('a slot whose workflow is gone is reclaimed by the next create', async () =
   const client = await srv.deps.temporal.client();
   await client.workflow.getHandle(contactRetrievalWorkflowId(first.job_id)).terminate('operator removed it');
   // Fresh claims are trusted for a grace period (creation in progress); age this one past it.
-  await ContactJobSlot.updateOne({ orgId: t.orgId, jobId: first.job_id }, { $set: { claimedAt: new Date(Date.now() - 5 * 60_000) } });
+  await srv.deps.stores.jobs.setJobSlotClaimedAt(t.orgId, first.job_id, new Date(Date.now() - 5 * 60_000));
   const third = await createContactRetrievalJob(jobDeps(), { principal: p, personIds: [person(4)], fields: ['email'] });
   expect(third.status).toBe('running');
-  const holders = (await jobSlotHolders(t.orgId)).map((h) => h.jobId);
+  const holders = (await jobSlotHolders(srv.deps.stores, t.orgId)).map((h) => h.jobId);
   expect(holders).toContain(third.job_id);
   expect(holders).not.toContain(first.job_id);
   // The reclaimed job does not stay `running`: it ends, its person failed with processing_error.
-  const ended = (await ContactRetrievalJob.findById(first.job_id).lean())!;
+  const ended = (await srv.deps.stores.jobs.findJob({ _id: first.job_id }))!;
   expect(ended.status).not.toBe('running');
   expect(ended.counts).toMatchObject({ requested: 1, pending: 0 });
-  const settled = await ContactRetrievalJobItem.find({ jobId: first.job_id }).lean();
+  const settled = await srv.deps.stores.jobs.itemsOfJob(first.job_id);
   expect(settled).toHaveLength(1);
   if (ended.counts!.failed === 1) {
     expect(ended.status).toBe('failed');

@@ -1,5 +1,4 @@
 import { creditBalance } from '../../core/credits/credits';
-import { ContactRetrievalJob, ContactRetrievalJobItem } from '../../core/jobs/models';
 import { eventually } from '../support/eventually';
 import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
@@ -72,12 +71,12 @@ test('jobs created and cancelled while Temporal is down are accepted at once and
   expect({ status: cancel.status, fast: Date.now() - t0 < 1000 }).toEqual({ status: 202, fast: true });
 
   // Recorded, not started: nothing reached Temporal.
-  const recorded = await ContactRetrievalJob.find({ _id: { $in: [jobId, cancelledId] } }).lean();
+  const recorded = await srv.deps.stores.jobs.jobsByIds([jobId, cancelledId]);
   expect(recorded.map((j) => [j.status, j.outboxDue, j.workflowStartedAt])).toEqual([
     ['running', true, null],
     ['running', true, null],
   ]);
-  expect((await ContactRetrievalJob.findById(cancelledId).lean())!.cancelPending).toBe(true);
+  expect((await srv.deps.stores.jobs.findJob({ _id: cancelledId }))!.cancelPending).toBe(true);
 
   // Temporal comes back on the same address, then a worker.
   await temporal.up();
@@ -87,7 +86,7 @@ test('jobs created and cancelled while Temporal is down are accepted at once and
   const started = await eventually(
     'both workflows to be started from the store',
     async () => {
-      const docs = await ContactRetrievalJob.find({ _id: { $in: [jobId, cancelledId] } }).lean();
+      const docs = await srv.deps.stores.jobs.jobsByIds([jobId, cancelledId]);
       return docs.every((d) => d.workflowStartedAt) ? docs : undefined;
     },
     { timeoutMs: 30_000, intervalMs: 100 },
@@ -97,7 +96,7 @@ test('jobs created and cancelled while Temporal is down are accepted at once and
   const done = await eventually(
     'both jobs to finish',
     async () => {
-      const docs = await ContactRetrievalJob.find({ _id: { $in: [jobId, cancelledId] } }).lean();
+      const docs = await srv.deps.stores.jobs.jobsByIds([jobId, cancelledId]);
       return docs.every((d) => d.status !== 'running') ? new Map(docs.map((d) => [d._id, d])) : undefined;
     },
     { timeoutMs: 60_000, intervalMs: 200 },
@@ -112,7 +111,7 @@ test('jobs created and cancelled while Temporal is down are accepted at once and
   expect(cancelled.outboxDue).toBe(false);
 
   // The ledger: every delivered person charged once, with a receipt; nothing for the cancelled job.
-  const receipts = await ContactRetrievalJobItem.countDocuments({ jobId, outcome: 'delivered', receiptId: { $ne: null } });
+  const receipts = (await srv.deps.stores.jobs.itemsOfJob(jobId)).filter((i) => i.outcome === 'delivered' && i.receiptId != null).length;
   expect({ charged: await jobCharged(jobId), receipts, cancelledCharged: await jobCharged(cancelledId) }).toEqual({
     charged: job.counts!.delivered,
     receipts: job.counts!.delivered,

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { creditBalance } from '../../core/credits/credits';
-import { ContactRetrievalJob, ContactRetrievalJobItem } from '../../core/jobs/models';
 import { providerAnswerFor, startContactProviderServer, type ContactProviderServer } from '../support/contactProviderServer';
 import { createTenant, insertTestPeople } from '../support/fixtures';
 import { api } from '../support/http';
@@ -70,7 +69,7 @@ afterAll(async () => {
 });
 
 async function settled(jobId: string): Promise<number> {
-  return ContactRetrievalJobItem.countDocuments({ jobId, outcome: { $ne: 'pending' } });
+  return (await srv.deps.stores.jobs.itemsOfJob(jobId)).filter((i) => i.outcome !== 'pending').length;
 }
 
 test('a worker killed mid-job and restarted finishes the job with every count right and no double charge', async () => {
@@ -87,7 +86,7 @@ test('a worker killed mid-job and restarted finishes the job with every count ri
   await new Promise((r) => first.once('exit', r));
   const atKill = await settled(jobId);
   expect(atKill).toBeLessThan(80);
-  expect((await ContactRetrievalJob.findById(jobId).lean())!.status).toBe('running');
+  expect((await srv.deps.stores.jobs.findJob({ _id: jobId }))!.status).toBe('running');
   // A running job's counts come from its finished chunks: never more than was settled.
   const running = await api(srv.url, 'GET', `/v1/contact-retrieval-jobs/${jobId}`, { key: t.key });
   const k = running.json.counts;
@@ -95,12 +94,12 @@ test('a worker killed mid-job and restarted finishes the job with every count ri
   expect(k.delivered + k.not_found).toBeLessThanOrEqual(atKill);
 
   startWorkerProcess();
-  await eventually('the job to finish after the restart', async () => (await ContactRetrievalJob.findById(jobId).lean())!.status !== 'running', {
+  await eventually('the job to finish after the restart', async () => (await srv.deps.stores.jobs.findJob({ _id: jobId }))!.status !== 'running', {
     timeoutMs: 60_000,
     intervalMs: 200,
   });
 
-  const job = (await ContactRetrievalJob.findById(jobId).lean())!;
+  const job = (await srv.deps.stores.jobs.findJob({ _id: jobId }))!;
   const expectedFound = people.filter((p) => providerAnswerFor(p).status === 'found').length;
   expect(job.status).toBe('completed');
   expect(job.counts).toEqual({ requested: 80, delivered: expectedFound, not_found: 80 - expectedFound, failed: 0, reused: 0, cancelled: 0, pending: 0 });
@@ -109,7 +108,7 @@ test('a worker killed mid-job and restarted finishes the job with every count ri
   expect(charges.reduce((s, c) => s + c.amount, 0)).toBe(expectedFound);
   expect(new Set(charges.map((c) => c.chargeKey)).size).toBe(charges.length);
   expect(await creditBalance(srv.deps, t.orgId)).toBe(500 - expectedFound);
-  const delivered = await ContactRetrievalJobItem.find({ jobId, outcome: 'delivered' }).lean();
+  const delivered = (await srv.deps.stores.jobs.itemsOfJob(jobId)).filter((i) => i.outcome === 'delivered');
   expect(delivered).toHaveLength(expectedFound);
   const paid = new Map(charges.map((c) => [c.receiptId, c.amount]));
   const deliveredPerReceipt = new Map<string, number>();

@@ -1,5 +1,4 @@
 import { creditBalance } from '../../core/credits/credits';
-import { ContactFieldClaim, ContactRetrievalJobItem } from '../../core/jobs/models';
 import { providerAnswerFor, startContactProviderServer, type ContactProviderServer } from '../support/contactProviderServer';
 import { eventually } from '../support/eventually';
 import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
@@ -107,11 +106,11 @@ test('four jobs over the same 40 people sent together: each person and field pai
   // Spent = distinct records delivered, in the ledger and in the balance.
   expect(await chargedFor(jobIds)).toBe(found.length);
   expect(await creditBalance(srv.deps, t.orgId)).toBe(before - found.length);
-  const stored = await ContactRetrievalJobItem.countDocuments({ jobId: { $in: jobIds }, outcome: 'delivered' });
+  const stored = (await Promise.all(jobIds.map((id) => srv.deps.stores.jobs.itemsOfJob(id)))).flat().filter((i) => i.outcome === 'delivered').length;
   expect(stored).toBe(found.length);
 
   // One claim per person and field, held by the job that delivered the person.
-  const claims = await ContactFieldClaim.find({ orgId: t.orgId }).lean();
+  const claims = await srv.deps.stores.jobs.claimsOfOrganization(t.orgId);
   expect(claims).toHaveLength(found.length * 2);
   for (const c of claims) expect(deliveredBy.get(c.personId)).toEqual([c.jobId]);
 

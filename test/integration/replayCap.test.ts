@@ -1,7 +1,6 @@
 import { listAuditEvents } from '../../core/audit/auditLog';
 import { createDeps, type Deps } from '../../core/deps';
 import { newId } from '../../core/ids';
-import { WebhookEndpoint, WebhookEvent, WebhookReplaySlot } from '../../core/webhooks/models';
 import { REPLAYS_PER_HOUR, REPLAY_ALLOWANCE_WINDOW_MS } from '../../core/webhooks/replayAllowance';
 import { consoleSession, type ConsoleSession } from '../support/consoleWebhooks';
 import { deadLetterAwaitingReplay, endDeadLetterWorkflows } from '../support/deadLetters';
@@ -36,13 +35,14 @@ beforeAll(async () => {
   replica = await serveApp(createDeps(srv.config, { logger: testLogger(), store: srv.deps.store }));
   tenant = await createTenant();
   admin = await consoleSession(srv, tenant, 'admin');
-  await WebhookEndpoint.create({
+  await srv.deps.stores.webhooks.endpoints.insertEndpoint({
     _id: endpointId,
     orgId: tenant.orgId,
     workspaceId: tenant.workspaceId,
     url: 'https://receiver.example/hooks',
     state: 'active',
     activeSlot: tenant.workspaceId,
+    secrets: [],
   });
   for (let i = 0; i < EVENTS; i++)
     deadLetters.push(await deadLetterAwaitingReplay(srv.deps.temporal, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, endpointId }));
@@ -87,9 +87,10 @@ test(`${REQUESTS} parallel replays over ${EVENTS} dead letters, console and /v1 
   expect(outcomes.filter((o) => o.refusal?.startsWith('429') && !o.refusal.endsWith('rate_limited')).length).toBeGreaterThan(0);
 
   // The store agrees: ten events replaying, ten slots used this hour, ten audit entries.
-  expect(await WebhookEvent.countDocuments({ orgId: tenant.orgId, status: 'replaying' })).toBe(REPLAYS_PER_HOUR);
+  const events = await srv.deps.stores.webhooks.events.eventsOfOrganizations([tenant.orgId]);
+  expect(events.filter((e) => e.status === 'replaying')).toHaveLength(REPLAYS_PER_HOUR);
   const hourAgo = new Date(Date.now() - REPLAY_ALLOWANCE_WINDOW_MS);
-  expect(await WebhookReplaySlot.countDocuments({ endpointId, usedAt: { $gt: hourAgo } })).toBe(REPLAYS_PER_HOUR);
+  expect((await srv.deps.stores.webhooks.replaySlots.slotsOf(endpointId)).filter((s) => s.usedAt > hourAgo)).toHaveLength(REPLAYS_PER_HOUR);
   expect((await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { action: 'webhook_delivery.replayed' })).data).toHaveLength(REPLAYS_PER_HOUR);
 
   // So does the page.

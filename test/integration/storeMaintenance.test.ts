@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { ensureMaintenanceSchedule, MAINTENANCE_WORKFLOW_TYPE } from '../../core/maintenance/maintenanceSchedule';
-import { WebhookAttemptClaim, WebhookDelivery, WebhookEvent } from '../../core/webhooks/models';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { eventually } from '../support/eventually';
@@ -104,35 +103,49 @@ describe('store maintenance', () => {
   test('refresh tokens, events, deliveries and attempt claims are never purged: a run deletes those past their retention and keeps the rest', async () => {
     const tag = randomBytes(6).toString('hex');
     const ago = (ms: number) => new Date(Date.now() - ms);
+    const webhooks = srv.deps.stores.webhooks;
     const event = (id: string, createdAgo: number, updatedAgo: number) =>
-      WebhookEvent.collection.insertOne({
-        _id: id,
-        jobId: `job_${id}`,
-        orgId: 'org_maint',
-        workspaceId: 'ws_maint',
-        endpointId: 'we_maint',
-        body: '{}',
-        status: 'dead_lettered',
-        replays: 0,
-        createdAt: ago(createdAgo),
-        updatedAt: ago(updatedAgo),
-      } as never);
+      webhooks.events.insertEventRecords([
+        {
+          _id: id,
+          jobId: `job_${id}`,
+          orgId: 'org_maint',
+          workspaceId: 'ws_maint',
+          endpointId: 'we_maint',
+          body: '{}',
+          resultExpiresAt: null,
+          status: 'dead_lettered',
+          replays: 0,
+          deadLetteredAt: null,
+          replayDue: false,
+          replayRun: null,
+          replayLeaseUntil: null,
+          createdAt: ago(createdAgo),
+          updatedAt: ago(updatedAgo),
+        },
+      ]);
     const delivery = (eventId: string) =>
-      WebhookDelivery.collection.insertOne({
-        _id: `wd_${eventId}`,
-        eventId,
-        endpointId: 'we_maint',
-        orgId: 'org_maint',
-        workspaceId: 'ws_maint',
-        jobId: `job_${eventId}`,
-        attempt: 9,
-        replay: 0,
-        status: 'dead_lettered',
-        scheduledAt: ago(31 * DAY),
-        attemptedAt: ago(31 * DAY),
-        createdAt: ago(31 * DAY),
-        updatedAt: ago(31 * DAY),
-      } as never);
+      webhooks.deliveries.insertDeliveryRecords([
+        {
+          _id: `wd_${eventId}`,
+          eventId,
+          endpointId: 'we_maint',
+          orgId: 'org_maint',
+          workspaceId: 'ws_maint',
+          jobId: `job_${eventId}`,
+          attempt: 9,
+          replay: 0,
+          status: 'dead_lettered',
+          responseStatus: null,
+          errorCode: null,
+          durationMs: null,
+          scheduledAt: ago(31 * DAY),
+          attemptedAt: ago(31 * DAY),
+          nextAttemptAt: null,
+          createdAt: ago(31 * DAY),
+          updatedAt: ago(31 * DAY),
+        },
+      ]);
     // Past the 30-day retention and quiet for over 8 days: purged with its records.
     const old = `evt_old_${tag}`;
     // Old, but replayed 2 days ago: a run may still be going, kept.
@@ -142,10 +155,8 @@ describe('store maintenance', () => {
     await event(replayed, 31 * DAY, 2 * DAY);
     await event(young, 3 * DAY, 3 * DAY);
     for (const e of [old, replayed, young]) await delivery(e);
-    await WebhookAttemptClaim.collection.insertMany([
-      { _id: `${old}:0:1`, claimedAt: ago(31 * DAY) },
-      { _id: `${young}:0:1`, claimedAt: ago(3 * DAY) },
-    ] as never[]);
+    await webhooks.deliveries.claimAttempt({ eventId: old, replay: 0, attempt: 1 }, ago(31 * DAY));
+    await webhooks.deliveries.claimAttempt({ eventId: young, replay: 0, attempt: 1 }, ago(3 * DAY));
     const token = (id: string, chainId: string, expiresAgo: number) => ({
       _id: id,
       hash: `h_${id}`,
@@ -171,10 +182,17 @@ describe('store maintenance', () => {
       args: [],
     });
     expect(counts).toMatchObject({ webhookEvents: 1, webhookDeliveries: 1, attemptClaims: 1, refreshTokens: 2 });
-    expect((await WebhookEvent.find({ _id: { $in: [old, replayed, young] } }).lean()).map((e) => e._id).sort()).toEqual([replayed, young].sort());
-    expect((await WebhookDelivery.find({ eventId: { $in: [old, replayed, young] } }).lean()).map((d) => d.eventId).sort()).toEqual([replayed, young].sort());
-    expect(await WebhookAttemptClaim.exists({ _id: `${old}:0:1` })).toBeNull();
-    expect(await WebhookAttemptClaim.exists({ _id: `${young}:0:1` })).not.toBeNull();
+    const kept = async (eventId: string) => [
+      (await webhooks.events.eventById(eventId)) !== null,
+      (await webhooks.deliveries.deliveriesOfEvent(eventId)).length,
+    ];
+    expect([await kept(old), await kept(replayed), await kept(young)]).toEqual([
+      [false, 0],
+      [true, 1],
+      [true, 1],
+    ]);
+    expect(await webhooks.deliveries.claimedAttemptsOf(old)).toEqual([]);
+    expect(await webhooks.deliveries.claimedAttemptsOf(young)).toEqual([{ replay: 0, attempt: 1 }]);
     expect(
       (await srv.deps.stores.oauth.refreshTokensOfClient('cli_maint'))
         .map((t) => t._id)

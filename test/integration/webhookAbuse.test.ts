@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { deliveryWorkflowId, REPLAY_SIGNAL } from '../../core/webhooks/deliveryWorkflowContract';
 import type { LookupAll } from '../../core/outbound/destinationPolicy';
-import { WebhookDelivery } from '../../core/webhooks/models';
 import { sendAttempt } from '../../core/webhooks/sendAttempt';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { apiHonouringRateLimits as api } from '../support/http';
@@ -44,9 +43,13 @@ describe('the attempt activity trusts run.endpointId', () => {
     await registered(a, '/victim-a/hook');
     const foreignEndpoint = await registered(b, '/tenant-b/hook');
     const { eventId } = await emitFinishedJob(srv, a, 'forged', counts);
-    await eventually('the event to dead-letter', async () => !!(await WebhookDelivery.exists({ eventId, status: 'dead_lettered', replay: 0 })), {
-      timeoutMs: 60_000,
-    });
+    await eventually(
+      'the event to dead-letter',
+      async () => (await srv.deps.stores.webhooks.deliveries.deliveriesOfEvent(eventId)).some((d) => d.status === 'dead_lettered' && d.replay === 0),
+      {
+        timeoutMs: 60_000,
+      },
+    );
 
     // Someone with access to Temporal signals a replay to tenant B's endpoint.
     const client = await srv.deps.temporal.client();
@@ -54,7 +57,7 @@ describe('the attempt activity trusts run.endpointId', () => {
     const attempts = await eventually(
       'the forged run to end',
       async () => {
-        const docs = await WebhookDelivery.find({ eventId, replay: 1 }).lean();
+        const docs = (await srv.deps.stores.webhooks.deliveries.deliveriesOfEvent(eventId)).filter((d) => d.replay === 1);
         return docs.some((d) => d.status === 'dead_lettered') ? docs : undefined;
       },
       { timeoutMs: 60_000 },

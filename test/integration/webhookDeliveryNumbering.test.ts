@@ -1,6 +1,4 @@
 import { newId } from '../../core/ids';
-import { WebhookDelivery, WebhookDeliveryHead, WebhookHealthDay } from '../../core/webhooks/models';
-import { setDeliveryHead } from '../../core/webhooks/store/deliveryStore';
 import { listDeliveries, recordAttempt, type AttemptRecord } from '../../core/webhooks/webhookDeliveries';
 import { webhookHealthOf } from '../../core/webhooks/webhookHealth';
 import { purgeWebhookHistory } from '../../core/maintenance/purgeRecordsWithoutExpiry';
@@ -48,7 +46,7 @@ async function allPages(workspaceId: string, filter: { status?: AttemptRecord['s
   const pages: string[][] = [];
   let cursor: string | undefined;
   do {
-    const page = await listDeliveries(srv.config, workspaceId, { ...filter, limit, cursor });
+    const page = await listDeliveries(srv.deps.stores, srv.config, workspaceId, { ...filter, limit, cursor });
     pages.push(page.data.map((d) => d.delivery_id));
     cursor = page.next_cursor ?? undefined;
   } while (cursor && pages.length < 100);
@@ -65,14 +63,14 @@ test('records from before the numbering are listed after the numbered ones, newe
     createdAt: new Date(base + i * 1000),
     updatedAt: new Date(base + i * 1000),
   }));
-  await WebhookDelivery.collection.insertMany(legacy as never[]);
+  await srv.deps.stores.webhooks.deliveries.insertDeliveryRecords(legacy);
   const numbered = [];
   for (let i = 0; i < 5; i++)
-    numbered.push(await recordAttempt(attempt(t, `evt_new${i}`, 1, i % 2 ? 'failed' : 'succeeded', new Date(base + HOUR + i * 1000))));
+    numbered.push(await recordAttempt(srv.deps.stores, attempt(t, `evt_new${i}`, 1, i % 2 ? 'failed' : 'succeeded', new Date(base + HOUR + i * 1000))));
   expect(numbered.map((d) => d.seq)).toEqual([1, 2, 3, 4, 5]);
   expect(numbered[0]._id).toBe(`dlv_${t.workspaceId.replace(/^ws_/, '')}_1`);
   // The first number noted that this workspace holds older records.
-  expect((await WebhookDeliveryHead.findById(t.workspaceId).lean())?.legacy).toBe(true);
+  expect((await srv.deps.stores.webhooks.deliveries.deliveryHead(t.workspaceId)).legacy).toBe(true);
 
   const newestFirst = [...numbered.map((d) => d._id).reverse(), legacy[2]._id, legacy[1]._id, legacy[0]._id];
   for (const limit of [1, 2, 3, 5, 8, 20]) {
@@ -87,26 +85,28 @@ test('records from before the numbering are listed after the numbered ones, newe
 test('a workspace numbered from its first attempt never reads by a sorted query, and steps over holes', async () => {
   const t = await createTenant();
   const at = new Date();
-  const first = await recordAttempt(attempt(t, 'evt_h0', 1, 'succeeded', at));
-  expect((await WebhookDeliveryHead.findById(t.workspaceId).lean())?.legacy).toBe(false);
+  const first = await recordAttempt(srv.deps.stores, attempt(t, 'evt_h0', 1, 'succeeded', at));
+  expect((await srv.deps.stores.webhooks.deliveries.deliveryHead(t.workspaceId)).legacy).toBe(false);
   // A retried write of the same attempt answers the first record and takes no row.
-  expect((await recordAttempt(attempt(t, 'evt_h0', 1, 'succeeded', at)))._id).toBe(first._id);
-  const second = await recordAttempt(attempt(t, 'evt_h1', 1, 'succeeded', at));
+  expect((await recordAttempt(srv.deps.stores, attempt(t, 'evt_h0', 1, 'succeeded', at)))._id).toBe(first._id);
+  const second = await recordAttempt(srv.deps.stores, attempt(t, 'evt_h1', 1, 'succeeded', at));
   expect(second.seq).toBeGreaterThan(first.seq!);
   // 5,000 numbers taken and never written (far more than a page looks at): a page reads at most
   // its budget, answers what it found with a cursor to go on, and the walk reaches the older ones.
-  await setDeliveryHead(t.workspaceId, second.seq! + 5000, false);
-  const third = await recordAttempt(attempt(t, 'evt_h2', 1, 'succeeded', at));
+  await srv.deps.stores.webhooks.deliveries.setDeliveryHead(t.workspaceId, second.seq! + 5000, false);
+  const third = await recordAttempt(srv.deps.stores, attempt(t, 'evt_h2', 1, 'succeeded', at));
   const pages = await allPages(t.workspaceId, {}, 20);
   expect(pages.flat()).toEqual([third._id, second._id, first._id]);
   expect(pages.length).toBeGreaterThan(1);
   expect(pages[0]).toEqual([third._id]);
   // No stored record is pending: that filter answers at once, without walking the numbers.
-  expect(await listDeliveries(srv.config, t.workspaceId, { limit: 20, status: 'pending' })).toEqual({ data: [], next_cursor: null });
-  const lastPage = await listDeliveries(srv.config, t.workspaceId, { limit: 20 });
+  expect(await listDeliveries(srv.deps.stores, srv.config, t.workspaceId, { limit: 20, status: 'pending' })).toEqual({ data: [], next_cursor: null });
+  const lastPage = await listDeliveries(srv.deps.stores, srv.config, t.workspaceId, { limit: 20 });
   expect(lastPage.next_cursor).not.toBeNull();
   // Another filter's cursor is refused.
-  await expect(listDeliveries(srv.config, t.workspaceId, { limit: 20, status: 'failed', cursor: lastPage.next_cursor! })).rejects.toMatchObject({
+  await expect(
+    listDeliveries(srv.deps.stores, srv.config, t.workspaceId, { limit: 20, status: 'failed', cursor: lastPage.next_cursor! }),
+  ).rejects.toMatchObject({
     code: 'invalid_cursor',
     status: 400,
   });
@@ -117,15 +117,15 @@ test('the health figures are counted as attempts are recorded, over the last 7 d
   const now = new Date();
   const recent = new Date(now.getTime() - 2 * HOUR);
   const old = new Date(now.getTime() - 9 * 24 * HOUR);
-  await recordAttempt(attempt(t, 'evt_old', 1, 'failed', old));
-  await recordAttempt(attempt(t, 'evt_a', 1, 'failed', recent));
-  await recordAttempt(attempt(t, 'evt_a', 2, 'failed', recent));
-  await recordAttempt(attempt(t, 'evt_b', 9, 'dead_lettered', recent));
+  await recordAttempt(srv.deps.stores, attempt(t, 'evt_old', 1, 'failed', old));
+  await recordAttempt(srv.deps.stores, attempt(t, 'evt_a', 1, 'failed', recent));
+  await recordAttempt(srv.deps.stores, attempt(t, 'evt_a', 2, 'failed', recent));
+  await recordAttempt(srv.deps.stores, attempt(t, 'evt_b', 9, 'dead_lettered', recent));
   // The same attempt recorded twice counts once.
-  await recordAttempt(attempt(t, 'evt_a', 2, 'failed', recent));
-  const last = await recordAttempt(attempt(t, 'evt_c', 1, 'succeeded', new Date(now.getTime() - HOUR)));
+  await recordAttempt(srv.deps.stores, attempt(t, 'evt_a', 2, 'failed', recent));
+  const last = await recordAttempt(srv.deps.stores, attempt(t, 'evt_c', 1, 'succeeded', new Date(now.getTime() - HOUR)));
 
-  const health = await webhookHealthOf(t.workspaceId, now);
+  const health = await webhookHealthOf(srv.deps.stores, t.workspaceId, now);
   expect(health).toMatchObject({ failedAttempts: 2, deadLetters: 1 });
   expect(health.lastAttempt?.delivery_id).toBe(last._id);
 
@@ -137,7 +137,7 @@ test('the health figures are counted as attempts are recorded, over the last 7 d
   expect(page.text).toMatch(/Last attempt<\/dt>\s*<dd>\s*succeeded \(HTTP 200\)/);
 
   // The maintenance run deletes the counters the window has left, and keeps the others.
-  await purgeWebhookHistory(now);
-  const rows = await WebhookHealthDay.find({ workspaceId: t.workspaceId }).lean();
-  expect(rows.map((r) => r.day.getTime()).sort()).toEqual([Math.floor(recent.getTime() / (24 * HOUR)) * 24 * HOUR]);
+  await purgeWebhookHistory(srv.deps.stores, now);
+  const days = await srv.deps.stores.webhooks.deliveries.healthDaysOf(t.workspaceId);
+  expect(days.map((d) => d.getTime()).sort()).toEqual([Math.floor(recent.getTime() / (24 * HOUR)) * 24 * HOUR]);
 });

@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listAuditEvents } from '../../core/audit/auditLog';
 import { seedPeople } from '../../scripts/seeding/seedPeople';
-import { WebhookEndpoint } from '../../core/webhooks/models';
 import { generateSigningSecret, signedHeaders } from '../../core/webhooks/signPayload';
 import { ensureWebhookCertificate, type WebhookCertificateFiles } from '../../scripts/devWebhookCertificate';
 import { adminEnv, runAdmin, runAdminWith } from '../support/adminCli';
@@ -150,7 +149,7 @@ test('listen registers a local receiver, a free triggered job is delivered, prin
       deliveries: 2,
       restored: `endpoint ${endpointId} disabled (kept with its secret for the next webhook listen)`,
     });
-    expect((await WebhookEndpoint.findById(endpointId).lean())!.state).toBe('disabled');
+    expect((await srv.deps.stores.webhooks.endpoints.endpointById(endpointId))!.state).toBe('disabled');
     firstSession = { endpointId, secret: /its signing secret \(.*\): (\S+)/.exec(listen.out())![1] };
     // The operator registered and disabled an endpoint: both are in the organization's audit log.
     const entries = (await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { actor: 'operator' })).data.filter((e) => e.target === endpointId);
@@ -170,7 +169,7 @@ test('the next session enables the same endpoint with the same secret and forwar
     await eventually('listen to be ready', async () => again.out().includes('listening on') || again.child.exitCode !== null, { timeoutMs: 60_000 });
     expect(again.out()).toContain(`endpoint ${endpointId} of workspace ${tenant.workspaceId} enabled at https://127.0.0.1:`);
     expect(again.out()).not.toContain(secret);
-    expect((await WebhookEndpoint.findById(endpointId).lean())!.state).toBe('active');
+    expect((await srv.deps.stores.webhooks.endpoints.endpointById(endpointId))!.state).toBe('active');
     const listenUrl = /listening on (https:\/\/\S+?),/.exec(again.out())![1];
     // Signed with the first session's secret: the receiver's configuration still holds.
     expect(await deliver(listenUrl, secret, 'evt_secondSession00001')).toBe(204);
@@ -216,7 +215,7 @@ test('an existing endpoint is re-pointed while listening (its own secret verifie
     expect(listen.out()).not.toContain(registered.json.secret);
     listen.child.kill('SIGINT');
     expect(await listen.exited).toBe(0);
-    expect((await WebhookEndpoint.findById(registered.json.endpoint.endpoint_id).lean())!).toMatchObject({
+    expect((await srv.deps.stores.webhooks.endpoints.endpointById(registered.json.endpoint.endpoint_id))!).toMatchObject({
       url: 'https://127.0.0.1:19999/elsewhere',
       state: 'active',
     });

@@ -1,7 +1,6 @@
 import mongoose from 'mongoose';
 import { listAuditEvents } from '../../core/audit/auditLog';
 import { PERMISSIONS } from '../../core/keys/permissions';
-import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../../core/webhooks/models';
 import { takeReplaySlot } from '../../core/webhooks/replayAllowance';
 import { registerEndpoint } from '../../core/webhooks/webhookEndpoints';
 import { systemDestinationLookup } from '../../core/outbound/destinationResolver';
@@ -73,13 +72,14 @@ describe('endpoints (SPEC 4.2, DECISIONS.md)', () => {
       expect([409, 429]).toContain(r.status);
       expect(r.json.code).toBe(r.status === 409 ? 'endpoint_limit_reached' : 'rate_limited');
     }
-    expect(await WebhookEndpoint.countDocuments({ workspaceId: t.workspaceId })).toBe(1);
+    expect(await srv.deps.stores.webhooks.endpoints.endpointsOfWorkspace(t.workspaceId)).toHaveLength(1);
     expectProblemResponse(await register(t, hookUrl('again')), 409, 'endpoint_limit_reached');
     // The store alone decides the race: 20 concurrent registrations behind no rate limit.
     const u = await createTenant();
     const direct = await Promise.allSettled(
       Array.from({ length: 20 }, (_, i) =>
         registerEndpoint(
+          srv.deps.stores,
           u,
           hookUrl(`direct${i}`),
           { lookupAll: systemDestinationLookup, allowedCidrs: ['127.0.0.0/8'], secretsKey: srv.config.secretsKey },
@@ -103,7 +103,7 @@ describe('endpoints (SPEC 4.2, DECISIONS.md)', () => {
   ])('a refused destination (%s) is 422 webhook_url_not_allowed and persists nothing', async (url) => {
     const t = await createTenant();
     expectProblemResponse(await register(t, url), 422, 'webhook_url_not_allowed');
-    expect(await WebhookEndpoint.countDocuments({ workspaceId: t.workspaceId })).toBe(0);
+    expect(await srv.deps.stores.webhooks.endpoints.endpointsOfWorkspace(t.workspaceId)).toHaveLength(0);
   });
 
   test('the webhooks permission is required (403), and the body is validated (422)', async () => {
@@ -196,7 +196,7 @@ describe('endpoints (SPEC 4.2, DECISIONS.md)', () => {
     expect(expires).toBeGreaterThanOrEqual(24 * 3600_000 - 1000);
     expect(expires).toBeLessThanOrEqual(24 * 3600_000 + 5000);
     expectProblemResponse(await api(srv.url, 'POST', path, { key: t.key, body: {} }), 409, 'rotation_in_progress');
-    const doc = await WebhookEndpoint.findById(reg.json.endpoint.endpoint_id).lean();
+    const doc = await srv.deps.stores.webhooks.endpoints.endpointById(reg.json.endpoint.endpoint_id);
     expect(doc?.secrets).toHaveLength(2);
   });
 });
@@ -356,7 +356,7 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
 
   test('more than 10 replays for one endpoint in the trailing hour is 429 webhook_replay_cap', async () => {
     const { t, endpointId, dead } = await sharedDeadLetter();
-    for (let i = 0; i < 10; i++) expect((await takeReplaySlot(endpointId, new Date())).ok).toBe(true);
+    for (let i = 0; i < 10; i++) expect((await takeReplaySlot(srv.deps.stores, endpointId, new Date())).ok).toBe(true);
     const res = await api(srv.url, 'POST', `/v1/webhook-deliveries/${dead.delivery_id}/replays`, { key: t.key, body: {} });
     expectProblemResponse(res, 429, 'webhook_replay_cap');
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(3500);
@@ -378,19 +378,23 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
       completedAt: new Date(),
     };
     const results = await Promise.all([
-      emitJobCompleted(srv.config, input, { temporal: srv.deps.temporal, now: srv.deps.now }),
-      emitJobCompleted(srv.config, input, { temporal: srv.deps.temporal, now: srv.deps.now }),
-      emitJobCompleted(srv.config, input, { temporal: srv.deps.temporal, now: srv.deps.now }),
+      emitJobCompleted(srv.config, input, { temporal: srv.deps.temporal, now: srv.deps.now, stores: srv.deps.stores }),
+      emitJobCompleted(srv.config, input, { temporal: srv.deps.temporal, now: srv.deps.now, stores: srv.deps.stores }),
+      emitJobCompleted(srv.config, input, { temporal: srv.deps.temporal, now: srv.deps.now, stores: srv.deps.stores }),
     ]);
     expect(new Set(results.map((r) => r.eventId)).size).toBe(1);
     expect(results.every((r) => r.deliveryStarted)).toBe(true);
     // Waits for the attempt's record (written after its POST) instead of a fixed pause: one POST, one record.
-    await eventually('the delivery to succeed', async () => (await WebhookDelivery.countDocuments({ eventId: results[0].eventId, status: 'succeeded' })) > 0, {
-      timeoutMs: 10_000,
-    });
+    await eventually(
+      'the delivery to succeed',
+      async () => (await srv.deps.stores.webhooks.deliveries.deliveriesOfEvent(results[0].eventId)).some((d) => d.status === 'succeeded'),
+      {
+        timeoutMs: 10_000,
+      },
+    );
     expect(receiver.requests.filter((r) => r.headers['webhook-id'] === results[0].eventId)).toHaveLength(1);
-    expect(await WebhookDelivery.countDocuments({ eventId: results[0].eventId })).toBe(1);
-    expect(await WebhookEvent.countDocuments({ jobId: input.jobId })).toBe(1);
+    expect(await srv.deps.stores.webhooks.deliveries.deliveriesOfEvent(results[0].eventId)).toHaveLength(1);
+    expect((await srv.deps.stores.webhooks.events.eventsOfOrganizations([t.orgId])).filter((e) => e.jobId === input.jobId)).toHaveLength(1);
     const body = JSON.parse(receiver.requests.find((r) => r.headers['webhook-id'] === results[0].eventId)!.body);
     expect(body.data).not.toHaveProperty('result_expires_at');
     expect(body.data.result_url).toBe(`/v1/job-results/${input.jobId}`);

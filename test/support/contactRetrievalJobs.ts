@@ -1,7 +1,7 @@
 import { contactRetrievalWorkflowId } from '../../core/jobs/jobRules';
-import { ContactRetrievalJob } from '../../core/jobs/models';
 import type { TemporalClients } from '../../core/temporal/client';
 import { eventually } from './eventually';
+import { fileStores } from './testStore';
 import { api, apiHonouringRateLimits, type HttpResponse } from './http';
 
 /**
@@ -36,15 +36,16 @@ export async function jobResultItems(baseUrl: string, key: string, jobId: string
 
 /**
  * Terminates the workflow of every job still recorded as running, so no workflow of a file
- * outlives it and runs against the next file's store. `temporal`: the test API's (`srv.deps.temporal`).
+ * outlives it and runs against the next file's store. `temporal`: the test API's (`srv.deps.temporal`);
+ * the jobs are read in the file's stores.
  */
 export async function terminateRunningJobWorkflows(temporal: TemporalClients): Promise<void> {
   const client = await temporal.client();
-  const running = await ContactRetrievalJob.find({ status: 'running' }).lean();
+  const running = await fileStores().jobs.runningJobIds();
   await Promise.all(
-    running.map((j) =>
+    running.map((jobId) =>
       client.workflow
-        .getHandle(contactRetrievalWorkflowId(j._id))
+        .getHandle(contactRetrievalWorkflowId(jobId))
         .terminate('test over')
         .catch(() => undefined),
     ),

@@ -1,8 +1,8 @@
 import { newId } from '../../core/ids';
 import type { TemporalClients } from '../../core/temporal/client';
 import { DELIVERY_WORKFLOW_TYPE, deliveryWorkflowId } from '../../core/webhooks/deliveryWorkflowContract';
-import { WebhookEvent } from '../../core/webhooks/models';
 import { recordAttempt } from '../../core/webhooks/webhookDeliveries';
+import { fileStores } from './testStore';
 
 /** Delivery workflows of these dead letters run on this queue, which no worker polls. */
 const NO_WORKER_QUEUE = 'dead-letters-no-worker';
@@ -10,7 +10,8 @@ const NO_WORKER_QUEUE = 'dead-letters-no-worker';
 /**
  * A dead-lettered event of `endpointId` whose delivery workflow exists in Temporal, started on a
  * task queue no worker polls: it takes a replay signal as a real one does, and sends nothing.
- * Answers the event and its dead-lettered delivery (the one a replay names).
+ * Answers the event and its dead-lettered delivery (the one a replay names), written in the
+ * file's stores.
  */
 export async function deadLetterAwaitingReplay(
   temporal: TemporalClients,
@@ -18,17 +19,19 @@ export async function deadLetterAwaitingReplay(
 ): Promise<{ eventId: string; deliveryId: string }> {
   const eventId = newId('evt');
   const jobId = newId('job');
-  await WebhookEvent.create({
+  const stores = fileStores();
+  await stores.webhooks.events.insertEvent({
     _id: eventId,
     jobId,
     orgId: at.orgId,
     workspaceId: at.workspaceId,
     endpointId: at.endpointId,
     body: '{}',
+    resultExpiresAt: null,
     status: 'dead_lettered',
   });
   const sent = new Date(Date.now() - 3600_000);
-  const dead = await recordAttempt({
+  const dead = await recordAttempt(stores, {
     eventId,
     replay: 0,
     attempt: 9,

@@ -59,6 +59,6 @@ export function emitFinishedJob(
       resultExpiresAt: finish.resultExpiresAt === undefined ? new Date(Date.now() + 7 * 86400_000) : finish.resultExpiresAt,
       completedAt: new Date(),
     },
-    { temporal: srv.deps.temporal, now: srv.deps.now },
+    { temporal: srv.deps.temporal, now: srv.deps.now, stores: srv.deps.stores },
   );
 }

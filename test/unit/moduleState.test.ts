@@ -83,15 +83,6 @@ test('every named declaration still exists (a converted one leaves the list)', (
   expect(Object.keys(JUSTIFIED).filter((s) => !present.has(s))).toEqual([]);
 });
 
-/**
- * No model on mongoose's default connection: each composition root opens its own
- * (core/store/connection.ts `openStore`) and the areas' stores bind their models to it
- * (core/deps.ts `createStores`), so two apps in one process can use two databases. The model
- * modules below still register on the default connection; converting an area removes its
- * entry, and the list only shrinks (a stale entry fails).
- */
-const NOT_YET_ON_A_ROOT_CONNECTION = ['core/jobs/models.ts', 'core/webhooks/models.ts'];
-
 /** Whether a source registers a model on the default connection (`model()` imported from mongoose, `mongoose.model()`). */
 export function registersDefaultModel(source: string): boolean {
   const importsModel = /import\s*\{[^}]*\bmodel\b[^}]*\}\s*from\s*'mongoose'/.test(source);
@@ -102,12 +93,13 @@ export function registersDefaultModel(source: string): boolean {
 const SOURCES = ['core', 'api', 'activities', 'workflows', 'worker', 'scripts', 'bench'];
 const onDefault = SOURCES.flatMap(sourceFiles).filter((f) => registersDefaultModel(readFileSync(join(ROOT, f), 'utf8')));
 
-test('no model on the default connection, apart from the areas not yet moved', () => {
-  expect(onDefault.filter((f) => !NOT_YET_ON_A_ROOT_CONNECTION.includes(f))).toEqual([]);
-});
-
-test('every area still listed as not yet moved is (a moved one leaves the list)', () => {
-  expect(NOT_YET_ON_A_ROOT_CONNECTION.filter((f) => !onDefault.includes(f))).toEqual([]);
+/**
+ * No model on mongoose's default connection: each composition root opens its own
+ * (core/store/connection.ts `openStore`) and the areas' stores bind their models to it
+ * (core/deps.ts `createStores`), so two apps in one process can use two databases.
+ */
+test('no model on the default connection', () => {
+  expect(onDefault).toEqual([]);
 });
 
 test('the default-connection reader finds each way of registering and lets bound models be', () => {

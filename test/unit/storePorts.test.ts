@@ -42,6 +42,7 @@ const PORTS: Port[] = [
       'core/webhooks/store/eventStore',
       'core/webhooks/store/deliveryStore',
       'core/webhooks/store/replaySlotStore',
+      'core/webhooks/store/webhookStore',
     ],
     exceptions: {},
   },

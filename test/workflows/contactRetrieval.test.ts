@@ -8,7 +8,6 @@ import { readJobResult } from '../../core/jobs/jobResults';
 import { contactRetrievalWorkflowId, RESULT_PURGE_AFTER_MS, RESULT_RETENTION_MS, resultRetentionWorkflowId } from '../../core/jobs/jobRules';
 import { jobSlotHolders } from '../../core/jobs/jobSlots';
 import { startContactRetrievalWorkflowWith } from '../../core/jobs/jobWorkflows';
-import { ContactRetrievalJob, ContactRetrievalJobItem, RetrievedContact } from '../../core/jobs/models';
 import { openTestStore, type TestStore } from '../support/testStore';
 import { SA } from '../../core/temporal/searchAttributes';
 import { createTemporalClients, type TemporalClients } from '../../core/temporal/client';
@@ -121,12 +120,12 @@ async function runJob(t: TestTenant, personIds: string[], taskQueue: string, opt
 }
 
 async function expectSettled(t: TestTenant, jobId: string) {
-  const job = (await ContactRetrievalJob.findById(jobId).lean())!;
+  const job = (await store.stores.jobs.findJob({ _id: jobId }))!;
   const c = job.counts!;
   expect(c.delivered! + c.not_found! + c.failed! + c.reused! + c.cancelled! + c.pending!).toBe(c.requested);
   expect(c.pending).toBe(0);
-  expect(await ContactRetrievalJobItem.countDocuments({ jobId, outcome: 'pending' })).toBe(0);
-  expect((await jobSlotHolders(t.orgId)).map((h) => h.jobId)).not.toContain(jobId);
+  expect((await store.stores.jobs.itemsOfJob(jobId)).filter((i) => i.outcome === 'pending')).toHaveLength(0);
+  expect((await jobSlotHolders(store.stores, t.orgId)).map((h) => h.jobId)).not.toContain(jobId);
   expect(await jobCharged(jobId)).toBe(c.delivered);
   return job;
 }
@@ -158,7 +157,7 @@ test('partial: credits run out mid-job, the rest fail with insufficient_credits 
     expect(finished.counts).toMatchObject({ requested: 16, delivered: 6, failed: 10 });
     await expectSettled(t, jobId);
     expect(await creditBalance({ stores: store.stores, now: Date.now }, t.orgId)).toBe(0);
-    expect(await ContactRetrievalJobItem.countDocuments({ jobId, outcome: 'failed', reason: 'insufficient_credits' })).toBe(10);
+    expect((await store.stores.jobs.itemsOfJob(jobId)).filter((i) => i.outcome === 'failed' && i.reason === 'insufficient_credits')).toHaveLength(10);
   });
 });
 
@@ -205,7 +204,7 @@ test('expired: a job not finished within 24 h expires through its durable timer'
     expect(finished).toMatchObject({ status: 'expired', counts: { requested: 4, failed: 4, delivered: 0 }, resultExpiresAt: null });
     expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(DAY);
     expect(outageAttempts).toBeGreaterThan(10);
-    expect(await ContactRetrievalJobItem.countDocuments({ jobId, reason: 'job_expired' })).toBe(4);
+    expect((await store.stores.jobs.itemsOfJob(jobId)).filter((i) => i.reason === 'job_expired')).toHaveLength(4);
     await expectSettled(t, jobId);
     expect((await handle.describe()).typedSearchAttributes.get(SA.jobStatus)).toBe('expired');
   }, 'outage');
@@ -217,17 +216,17 @@ test('retention: readable for 7 days, then 409 with the contacts removed, then 4
     const { jobId, finished } = await runJob(t, found.slice(30, 33), tq);
     expect(finished).toMatchObject({ status: 'completed', counts: { requested: 3, delivered: 3 } });
     const p = keyPrincipalOf(t);
-    const page = await readJobResult(config, p, jobId, { limit: 10 }, new Date());
+    const page = await readJobResult(store.stores, config, p, jobId, { limit: 10 }, new Date());
     expect(page.items.map((i) => ({ outcome: i.outcome, reason: i.reason, hasEmail: (i.contacts?.emails.length ?? 0) > 0 }))).toEqual(
       new Array(3).fill({ outcome: 'delivered', reason: null, hasEmail: true }),
     );
-    const cached = found.slice(30, 33).map((personId) => `${t.orgId}:${personId}`);
-    expect(await RetrievedContact.countDocuments({ _id: { $in: cached } })).toBe(3);
+    const cached = found.slice(30, 33);
+    expect(await store.stores.jobs.retrievedContactsSince(t.orgId, cached, new Date(0))).toHaveLength(3);
 
     await env.sleep(7 * DAY + 60_000);
-    await eventually('the result to expire', async () => !!(await ContactRetrievalJob.findById(jobId).lean())!.resultExpiredAt, { timeoutMs: 20_000 });
-    await expect(readJobResult(config, p, jobId, { limit: 10 }, new Date())).rejects.toMatchObject({ code: 'result_set_expired', status: 409 });
-    const stripped = await ContactRetrievalJobItem.find({ jobId }).lean();
+    await eventually('the result to expire', async () => !!(await store.stores.jobs.findJob({ _id: jobId }))!.resultExpiredAt, { timeoutMs: 20_000 });
+    await expect(readJobResult(store.stores, config, p, jobId, { limit: 10 }, new Date())).rejects.toMatchObject({ code: 'result_set_expired', status: 409 });
+    const stripped = await store.stores.jobs.itemsOfJob(jobId);
     expect(stripped).toHaveLength(3);
     expect(stripped.every((i) => !i.emails?.length && !i.phones?.length)).toBe(true);
 
@@ -248,10 +247,10 @@ test('retention: readable for 7 days, then 409 with the contacts removed, then 4
     // What the timer then runs: the purge activity, run here as the workflow would.
     await createActivities(createDeps(config, { temporal, logger: testLogger(), store: store.handle })).purgeContactRetrievalResult({ jobId });
     await retention.terminate('the purge ran in the test');
-    await expect(readJobResult(config, p, jobId, { limit: 10 }, new Date())).rejects.toMatchObject({ code: 'result_gone', status: 410 });
-    expect(await ContactRetrievalJobItem.countDocuments({ jobId })).toBe(0);
+    await expect(readJobResult(store.stores, config, p, jobId, { limit: 10 }, new Date())).rejects.toMatchObject({ code: 'result_gone', status: 410 });
+    expect(await store.stores.jobs.itemsOfJob(jobId)).toHaveLength(0);
     // The 30-day reuse cache of what this job retrieved goes with it.
-    expect(await RetrievedContact.countDocuments({ _id: { $in: cached } })).toBe(0);
+    expect(await store.stores.jobs.retrievedContactsSince(t.orgId, cached, new Date(0))).toHaveLength(0);
   });
 });
 

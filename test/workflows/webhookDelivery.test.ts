@@ -3,7 +3,6 @@ import { Worker } from '@temporalio/worker';
 import { createDeliveryActivities } from '../../activities/deliveries';
 import type { Config } from '../../core/config';
 import { deliveryWorkflowId } from '../../core/webhooks/deliveryWorkflowContract';
-import { WebhookDelivery, WebhookEvent } from '../../core/webhooks/models';
 import { requestReplay } from '../../core/webhooks/replays';
 import { maxJitterMs, SPEC_RETRY_DELAYS_MS } from '../../core/webhooks/retrySchedule';
 import { verifySignature } from '../../core/webhooks/signPayload';
@@ -67,6 +66,7 @@ afterAll(async () => {
 async function tenantWithEndpoint(): Promise<{ tenant: TestTenant; endpointId: string; secret: string }> {
   const tenant = await createTenant();
   const reg = await registerEndpoint(
+    testStore.stores,
     tenant,
     `${receiver.url}/hook/${tenant.workspaceId}`,
     {
@@ -81,7 +81,14 @@ async function tenantWithEndpoint(): Promise<{ tenant: TestTenant; endpointId: s
 
 async function emit(tenant: TestTenant, jobId: string) {
   return emitJobCompletedWith(
-    { client: env.client, idKey: config.secretsKey, taskQueue: config.temporal.taskQueue, searchAttributes: false, now: () => new Date() },
+    {
+      stores: testStore.stores,
+      client: env.client,
+      idKey: config.secretsKey,
+      taskQueue: config.temporal.taskQueue,
+      searchAttributes: false,
+      now: () => new Date(),
+    },
     {
       orgId: tenant.orgId,
       workspaceId: tenant.workspaceId,
@@ -95,7 +102,8 @@ async function emit(tenant: TestTenant, jobId: string) {
 }
 
 const forWorkspace = (tenant: TestTenant) => receiver.requests.filter((r) => r.path.endsWith(tenant.workspaceId));
-const records = (eventId: string) => WebhookDelivery.find({ eventId }).sort({ replay: 1, attempt: 1 }).lean();
+const records = async (eventId: string) =>
+  (await testStore.stores.webhooks.deliveries.deliveriesOfEvent(eventId)).sort((a, b) => a.replay - b.replay || a.attempt - b.attempt);
 
 test('an always-failing receiver gets exactly nine attempts on the spec schedule, then dead-letter', async () => {
   const { tenant, secret } = await tenantWithEndpoint();
@@ -131,15 +139,15 @@ test('an always-failing receiver gets exactly nine attempts on the spec schedule
   }
   const stamps = got.map((r) => Number(r.headers['webhook-timestamp']));
   expect(stamps[8] - stamps[0]).toBeGreaterThanOrEqual(74_555 - 2);
-  const event = await WebhookEvent.findById(eventId).lean();
+  const event = await testStore.stores.webhooks.events.eventById(eventId);
   expect(event?.status).toBe('dead_lettered');
   // still open, waiting for a replay
   expect((await handle.describe()).status.name).toBe('RUNNING');
 
   // the replay window is the result retention: after 7 days the workflow closes and a replay is refused
   expect(await handle.result()).toBe('dead_lettered');
-  await expect(requestReplay(tenant.workspaceId, rows[8]._id, env.client, new Date())).rejects.toMatchObject({ code: 'replay_not_allowed' });
-  const after = await WebhookEvent.findById(eventId).lean();
+  await expect(requestReplay(testStore.stores, tenant.workspaceId, rows[8]._id, env.client, new Date())).rejects.toMatchObject({ code: 'replay_not_allowed' });
+  const after = await testStore.stores.webhooks.events.eventById(eventId);
   expect(after).toMatchObject({ status: 'dead_lettered', replays: 0 });
 });
 
@@ -171,12 +179,12 @@ test('a replay after dead-letter is a fresh run of the same body and webhook-id'
   expect(dead.status).toBe('dead_lettered');
 
   // only the dead-lettered delivery may be replayed
-  await expect(requestReplay(tenant.workspaceId, rows[3]._id, env.client, new Date())).rejects.toMatchObject({ code: 'replay_not_allowed' });
+  await expect(requestReplay(testStore.stores, tenant.workspaceId, rows[3]._id, env.client, new Date())).rejects.toMatchObject({ code: 'replay_not_allowed' });
   up = true;
-  const accepted = await requestReplay(tenant.workspaceId, dead._id, env.client, new Date());
+  const accepted = await requestReplay(testStore.stores, tenant.workspaceId, dead._id, env.client, new Date());
   expect(accepted).toMatchObject({ event_id: eventId, replay: 1, status: 'replaying' });
   // the same dead-lettered delivery cannot start a second replay
-  await expect(requestReplay(tenant.workspaceId, dead._id, env.client, new Date())).rejects.toMatchObject({ code: 'replay_not_allowed' });
+  await expect(requestReplay(testStore.stores, tenant.workspaceId, dead._id, env.client, new Date())).rejects.toMatchObject({ code: 'replay_not_allowed' });
 
   expect(await env.client.workflow.getHandle(deliveryWorkflowId(eventId)).result()).toBe('succeeded');
   const got = forWorkspace(tenant);
@@ -191,10 +199,10 @@ test('during a rotation both secrets sign for 24 hours, then only the new one', 
   const { tenant, endpointId, secret: oldSecret } = await tenantWithEndpoint();
   receiver.respond((req) => (req.path.endsWith(tenant.workspaceId) ? { status: 500 } : { status: 200 }));
   const rotatedAt = await envNow();
-  const rotation = await rotateSecret(tenant, endpointId, config.secretsKey, rotatedAt);
+  const rotation = await rotateSecret(testStore.stores, tenant, endpointId, config.secretsKey, rotatedAt);
   expect(new Date(rotation.previous_secret_expires_at).getTime()).toBe(rotatedAt.getTime() + 24 * 3600_000);
   // a second rotation inside the window is refused
-  await expect(rotateSecret(tenant, endpointId, config.secretsKey, await envNow())).rejects.toMatchObject({ code: 'rotation_in_progress' });
+  await expect(rotateSecret(testStore.stores, tenant, endpointId, config.secretsKey, await envNow())).rejects.toMatchObject({ code: 'rotation_in_progress' });
   await env.sleep(4 * 3600_000);
   const { eventId } = await emit(tenant, `job_rot_${Date.now()}`);
   await env.sleep(24 * 3600_000);
@@ -221,7 +229,9 @@ test('during a rotation both secrets sign for 24 hours, then only the new one', 
   expect(inside).toBe(8);
   expect(outside).toBe(1);
   // after the window a new rotation is allowed again
-  await expect(rotateSecret(tenant, endpointId, config.secretsKey, await envNow())).resolves.toMatchObject({ secret: expect.stringMatching(/^whsec_/) });
+  await expect(rotateSecret(testStore.stores, tenant, endpointId, config.secretsKey, await envNow())).resolves.toMatchObject({
+    secret: expect.stringMatching(/^whsec_/),
+  });
 });
 
 test("a replay goes to the workspace's current active endpoint, with the same body and webhook-id", async () => {
@@ -232,8 +242,9 @@ test("a replay goes to the workspace's current active endpoint, with the same bo
   const rows = await records(eventId);
   expect(rows).toHaveLength(9);
   // the workspace replaces its endpoint, then replays
-  await retireEndpoint(tenant, endpointId, new Date());
+  await retireEndpoint(testStore.stores, tenant, endpointId, new Date());
   const next = await registerEndpoint(
+    testStore.stores,
     tenant,
     `${receiver.url}/moved/${tenant.workspaceId}`,
     {
@@ -244,7 +255,7 @@ test("a replay goes to the workspace's current active endpoint, with the same bo
     new Date(),
   );
   receiver.respond(() => ({ status: 200 }));
-  const accepted = await requestReplay(tenant.workspaceId, rows[8]._id, env.client, new Date());
+  const accepted = await requestReplay(testStore.stores, tenant.workspaceId, rows[8]._id, env.client, new Date());
   expect(accepted.endpoint_id).toBe(next.endpoint.endpoint_id);
   expect(await env.client.workflow.getHandle(deliveryWorkflowId(eventId)).result()).toBe('succeeded');
   const moved = receiver.requests.filter((r) => r.path === `/moved/${tenant.workspaceId}`);

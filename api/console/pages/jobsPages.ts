@@ -4,6 +4,7 @@ import { readJobResult, type JobResultPage } from '../../../core/jobs/jobResults
 import { COUNT_KEYS, FINAL_JOB_STATUSES, type JobStatus } from '../../../core/jobs/jobTypes';
 import { PERMISSIONS } from '../../../core/keys/permissions';
 import { Problem } from '../../../core/problems';
+import type { Stores } from '../../../core/deps';
 import { jobEventDeliveries } from '../../../core/webhooks/jobEventDeliveries';
 import { hidden } from '../../views/pageRendering';
 import { html, type SafeHtml } from '../../views/safeHtml';
@@ -83,8 +84,8 @@ function figures(job: JobView): SafeHtml {
   </dl>`;
 }
 
-async function eventSection(orgId: string, job: JobView): Promise<SafeHtml> {
-  const event = await jobEventDeliveries(orgId, job.job_id);
+async function eventSection(stores: Stores, orgId: string, job: JobView): Promise<SafeHtml> {
+  const event = await jobEventDeliveries(stores, orgId, job.job_id);
   const link = html`<p><a href="${jobDeliveriesPath(job.job_id)}">This job's webhook deliveries</a></p>`;
   if (!event) {
     return html`<p>
@@ -134,7 +135,7 @@ async function resultSection(
   }
   let page: JobResultPage;
   try {
-    page = await readJobResult(config, visitor.principal, job.job_id, { limit: RESULT_PAGE, cursor }, now());
+    page = await readJobResult(stores, config, visitor.principal, job.job_id, { limit: RESULT_PAGE, cursor }, now());
   } catch (err) {
     if (err instanceof Problem && (err.code === 'result_set_expired' || err.code === 'result_gone')) return html`<p>${err.detail}</p>`;
     throw err;
@@ -188,10 +189,10 @@ function cancelControl(visitor: ConsoleVisitor, job: JobView): SafeHtml {
 }
 
 export function mountJobsPages(pages: ConsolePages): void {
-  pages.list(CONSOLE_PATHS.jobs, async (ctx, visitor, { config }) => {
+  pages.list(CONSOLE_PATHS.jobs, async (ctx, visitor, { config, stores }) => {
     const status = (STATUSES as readonly string[]).includes(text(ctx.query.status)) ? (text(ctx.query.status) as JobStatus) : undefined;
     const cursor = text(ctx.query.cursor) || undefined;
-    const list = await listContactRetrievalJobs(config, visitor.principal, { status, limit: JOBS_PAGE, cursor });
+    const list = await listContactRetrievalJobs(stores, config, visitor.principal, { status, limit: JOBS_PAGE, cursor });
     const here = (extra: Record<string, string>) => {
       const q = new URLSearchParams({ ...(status ? { status } : {}), ...extra }).toString();
       return `${CONSOLE_PATHS.jobs}${q ? `?${q}` : ''}`;
@@ -212,9 +213,9 @@ export function mountJobsPages(pages: ConsolePages): void {
   });
 
   pages.list(`${CONSOLE_PATHS.jobs}/:job_id`, async (ctx, visitor, deps) => {
-    const job = await getContactRetrievalJob(visitor.principal, ctx.params.job_id);
+    const job = await getContactRetrievalJob(deps.stores, visitor.principal, ctx.params.job_id);
     const [event, result] = await Promise.all([
-      eventSection(visitor.user.orgId, job),
+      eventSection(deps.stores, visitor.user.orgId, job),
       resultSection(deps, visitor, job, text(ctx.query.result_cursor) || undefined),
     ]);
     sendConsolePage(ctx, {

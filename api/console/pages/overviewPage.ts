@@ -38,8 +38,8 @@ export function mountOverviewPage(pages: ConsolePages): void {
       fundingState({ stores, now: () => now }, orgId),
       usageSeries(stores, { orgId, granularity: 'day', from: new Date(days.fromMs), to: new Date(days.toMs) }, now),
       usageSeries(stores, { orgId, granularity: 'hour', from: new Date(hours.fromMs), to: new Date(hours.toMs) }, now),
-      runningJobCount(orgId),
-      webhookHealthOf(workspaceId, new Date(now)),
+      runningJobCount(stores, orgId),
+      webhookHealthOf(stores, workspaceId, new Date(now)),
     ]);
     const familyBudgets = Object.entries(funding.familyBudgets).slice(0, FAMILY_BUDGETS_SHOWN);
     const names = await familyNames(

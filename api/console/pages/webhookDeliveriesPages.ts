@@ -1,4 +1,4 @@
-import type { Config } from '../../../core/config';
+import type { Stores } from '../../../core/deps';
 import type { Context } from 'koa';
 import { notFound } from '../../../core/problems';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../../core/webhooks/deliveryStatus';
@@ -6,7 +6,6 @@ import { replayAllowanceOf } from '../../../core/webhooks/replayAllowance';
 import { replayableAmong } from '../../../core/webhooks/replays';
 import { validSchedule } from '../../../core/webhooks/retrySchedule';
 import { activeEndpointOf } from '../../../core/webhooks/webhookEndpoints';
-import { eventInOrg } from '../../../core/webhooks/store/eventStore';
 import { listDeliveries, type DeliveryView } from '../../../core/webhooks/webhookDeliveries';
 import { hidden } from '../../views/pageRendering';
 import { html, type SafeHtml } from '../../views/safeHtml';
@@ -59,10 +58,10 @@ function deliveriesHref(q: DeliveryQuery, cursor?: string): string {
 }
 
 /** The workspace of a link that names only a job or an event (the Jobs pages' links): the one that event is in. */
-async function workspaceNamedBy(orgId: string, q: { event_id?: string; job_id?: string }): Promise<string | null> {
+async function workspaceNamedBy(stores: Stores, orgId: string, q: { event_id?: string; job_id?: string }): Promise<string | null> {
   const named = q.event_id ? { eventId: q.event_id } : q.job_id ? { jobId: q.job_id } : null;
   if (!named) return null;
-  const event = await eventInOrg(orgId, named);
+  const event = await stores.webhooks.events.eventInOrg(orgId, named);
   return event?.workspaceId ?? null;
 }
 
@@ -139,9 +138,9 @@ async function deliveriesPage(ctx: Context, visitor: ConsoleVisitor, { config, s
   const choices = await workspacesOf(stores, orgId);
   const status = DELIVERY_STATUSES.find((s) => s === ctx.query.status);
   const named = { event_id: text(ctx.query.event_id), job_id: text(ctx.query.job_id) };
-  const asked = text(ctx.query.workspace) ?? (await workspaceNamedBy(orgId, named));
+  const asked = text(ctx.query.workspace) ?? (await workspaceNamedBy(stores, orgId, named));
   const q: DeliveryQuery = { workspace: chosenWorkspace(choices, asked, visitor.user.workspaceId), status, ...named, cursor: text(ctx.query.cursor, 512) };
-  const page = await listDeliveries(config, q.workspace, {
+  const page = await listDeliveries(stores, config, q.workspace, {
     status: q.status,
     event_id: q.event_id,
     job_id: q.job_id,
@@ -150,12 +149,12 @@ async function deliveriesPage(ctx: Context, visitor: ConsoleVisitor, { config, s
   });
 
   // The allowance of each endpoint a Replay on this page would count against, and of the active one.
-  const active = await activeEndpointOf(q.workspace);
-  const replayable = await replayableAmong(page.data);
+  const active = await activeEndpointOf(stores, q.workspace);
+  const replayable = await replayableAmong(stores, page.data);
   const endpointIds = [...new Set([...(active ? [active._id] : []), ...page.data.filter((d) => replayable.has(d.delivery_id)).map((d) => d.endpoint_id)])];
   const now = new Date();
   const allowances = new Map<string, Allowance>();
-  for (const id of endpointIds) allowances.set(id, await replayAllowanceOf(id, now));
+  for (const id of endpointIds) allowances.set(id, await replayAllowanceOf(stores, id, now));
 
   sendConsolePage(ctx, {
     title: 'Webhook deliveries',
@@ -186,11 +185,11 @@ function payloadText(body: string): string {
   }
 }
 
-async function eventPage(ctx: Context, visitor: ConsoleVisitor, config: Config): Promise<void> {
+async function eventPage(ctx: Context, visitor: ConsoleVisitor, { config, stores }: ConsoleDeps): Promise<void> {
   const eventId = String(ctx.params.event_id);
-  const event = await eventInOrg(visitor.user.orgId, { eventId });
+  const event = await stores.webhooks.events.eventInOrg(visitor.user.orgId, { eventId });
   if (!event) throw notFound('webhook event');
-  const { data } = await listDeliveries(config, event.workspaceId, { event_id: eventId, limit: EVENT_ATTEMPTS_SHOWN });
+  const { data } = await listDeliveries(stores, config, event.workspaceId, { event_id: eventId, limit: EVENT_ATTEMPTS_SHOWN });
   const runs = deliveryTimeline(data, validSchedule(config.webhooks.retryDelaysMs));
   sendConsolePage(ctx, {
     title: `Event ${eventId}`,
@@ -223,10 +222,10 @@ async function eventPage(ctx: Context, visitor: ConsoleVisitor, config: Config):
 
 export function mountWebhookDeliveriesPages(pages: ConsolePages): void {
   pages.list(DELIVERIES_PATH, deliveriesPage);
-  pages.list(`${EVENTS_PATH}/:event_id`, (ctx, visitor, { config }) => eventPage(ctx, visitor, config));
-  pages.post(WEBHOOK_OPERATION_PATHS.replay, async (ctx, visitor, form, { road }) => {
+  pages.list(`${EVENTS_PATH}/:event_id`, eventPage);
+  pages.post(WEBHOOK_OPERATION_PATHS.replay, async (ctx, visitor, form, { road, stores }) => {
     const id = String(ctx.params.id);
-    const workspaceId = await deliveryWorkspace(visitor.user.orgId, id);
+    const workspaceId = await deliveryWorkspace(stores, visitor.user.orgId, id);
     const result = await road.run(ctx, actingIn(visitor, workspaceId), 'console.webhooks.replay', { params: { id }, body: {} });
     const accepted = result.body as { event_id: string };
     seeOtherSaying(

@@ -113,7 +113,7 @@ async function endpointsPage(ctx: Context, visitor: ConsoleVisitor, { config, st
   const workspaceId = chosenWorkspace(choices, ctx.query.workspace, visitor.user.workspaceId);
   const cursor = typeof ctx.query.cursor === 'string' ? ctx.query.cursor : undefined;
   const cursorScope = endpointListScope(workspaceId);
-  const { docs, more } = await listEndpoints({ orgId, workspaceId }, { limit: ENDPOINTS_PER_PAGE, after: decodeCursor(config, cursorScope, cursor) });
+  const { docs, more } = await listEndpoints(stores, { orgId, workspaceId }, { limit: ENDPOINTS_PER_PAGE, after: decodeCursor(config, cursorScope, cursor) });
   const last = docs[docs.length - 1];
   const next = more && last ? encodeCursor(config, cursorScope, { createdAt: last.createdAt, id: last._id }) : null;
   const now = new Date();
@@ -148,9 +148,9 @@ export function mountWebhooksPage(pages: ConsolePages): void {
     });
   });
 
-  pages.post(WEBHOOK_OPERATION_PATHS.update, async (ctx, visitor, form, { road }) => {
+  pages.post(WEBHOOK_OPERATION_PATHS.update, async (ctx, visitor, form, { road, stores }) => {
     const id = String(ctx.params.id);
-    const workspaceId = await endpointWorkspace(visitor.user.orgId, id);
+    const workspaceId = await endpointWorkspace(stores, visitor.user.orgId, id);
     const state = form.get('state');
     const body = state !== null ? { state } : { url: form.get('url') ?? '' };
     await road.run(ctx, actingIn(visitor, workspaceId), 'console.webhooks.update', { params: { id }, body });
@@ -163,16 +163,16 @@ export function mountWebhooksPage(pages: ConsolePages): void {
     seeOtherSaying(ctx, webhooksOf(workspaceId), done);
   });
 
-  pages.post(WEBHOOK_OPERATION_PATHS.retire, async (ctx, visitor, _form, { road }) => {
+  pages.post(WEBHOOK_OPERATION_PATHS.retire, async (ctx, visitor, _form, { road, stores }) => {
     const id = String(ctx.params.id);
-    const workspaceId = await endpointWorkspace(visitor.user.orgId, id);
+    const workspaceId = await endpointWorkspace(stores, visitor.user.orgId, id);
     await road.run(ctx, actingIn(visitor, workspaceId), 'console.webhooks.retire', { params: { id }, body: {} });
     seeOtherSaying(ctx, webhooksOf(workspaceId), 'The endpoint is retired: nothing is sent to it any more.');
   });
 
-  pages.post(WEBHOOK_OPERATION_PATHS.sendTestEvent, async (ctx, visitor, _form, { road }) => {
+  pages.post(WEBHOOK_OPERATION_PATHS.sendTestEvent, async (ctx, visitor, _form, { road, stores }) => {
     const id = String(ctx.params.id);
-    const workspaceId = await endpointWorkspace(visitor.user.orgId, id);
+    const workspaceId = await endpointWorkspace(stores, visitor.user.orgId, id);
     const result = await road.run(ctx, actingIn(visitor, workspaceId), 'console.webhooks.send_test_event', { params: { id }, body: {} });
     const sent = result.body as SentTestEvent;
     seeOtherSaying(
@@ -182,9 +182,9 @@ export function mountWebhooksPage(pages: ConsolePages): void {
     );
   });
 
-  pages.post(WEBHOOK_OPERATION_PATHS.rotateSecret, async (ctx, visitor, _form, { road }) => {
+  pages.post(WEBHOOK_OPERATION_PATHS.rotateSecret, async (ctx, visitor, _form, { road, stores }) => {
     const id = String(ctx.params.id);
-    const workspaceId = await endpointWorkspace(visitor.user.orgId, id);
+    const workspaceId = await endpointWorkspace(stores, visitor.user.orgId, id);
     const result = await road.run(ctx, actingIn(visitor, workspaceId), 'console.webhooks.rotate_secret', { params: { id }, body: {} });
     const rotated = result.body as { secret: string; previous_secret_expires_at: string };
     secretPage(ctx, visitor, {

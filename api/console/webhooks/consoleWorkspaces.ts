@@ -1,7 +1,5 @@
 import { notFound } from '../../../core/problems';
 import type { Stores } from '../../../core/deps';
-import { deliveryWorkspaceIn } from '../../../core/webhooks/store/deliveryStore';
-import { endpointWorkspaceIn } from '../../../core/webhooks/store/endpointStore';
 import type { ConsoleVisitor } from '../consoleVisitor';
 import { choiceLabel, workspaceNamesOf } from '../tenancyNames';
 
@@ -39,8 +37,10 @@ async function workspaceOf(find: (orgId: string, id: string) => Promise<string |
   return workspaceId;
 }
 
-export const endpointWorkspace = (orgId: string, endpointId: string) => workspaceOf(endpointWorkspaceIn, 'webhook endpoint', orgId, endpointId);
-export const deliveryWorkspace = (orgId: string, deliveryId: string) => workspaceOf(deliveryWorkspaceIn, 'webhook delivery', orgId, deliveryId);
+export const endpointWorkspace = (stores: Stores, orgId: string, endpointId: string) =>
+  workspaceOf(stores.webhooks.endpoints.endpointWorkspaceIn, 'webhook endpoint', orgId, endpointId);
+export const deliveryWorkspace = (stores: Stores, orgId: string, deliveryId: string) =>
+  workspaceOf(stores.webhooks.deliveries.deliveryWorkspaceIn, 'webhook delivery', orgId, deliveryId);
 
 /** The visitor acting in `workspaceId` (of their organization, checked by the caller). */
 export function actingIn(visitor: ConsoleVisitor, workspaceId: string): ConsoleVisitor {
