@@ -174,7 +174,6 @@ describe.each(PORTS)('the store port of $area', (port) => {
  */
 const CASTS_ALLOWED: Record<string, string> = {
   'core/store/typedCollection.ts': 'the one documented adapter between a model and its typed driver collection',
-  'core/outbound/destinationPolicy.ts': 'not yet typed: ipaddr.js takes a range of one address kind, the policy holds both kinds',
 };
 
 test("core/ casts only in the store's documented adapter", () => {
