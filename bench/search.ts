@@ -43,7 +43,7 @@ import { createOrganization } from '../core/tenancy/provisioning';
 import { parseArgs } from '../scripts/admin/command';
 import { applyDevEnvDefaults } from '../scripts/devEnv';
 import { REUSE_IDS, REUSE_P95_MS, UNLOCK_P95_MS, randomOrdinal, seedRetrievedContacts, stats, timeReuseLookups, timeUnlockReads } from './storeLookupTimings';
-import { profileStoreCommands } from './storeProfile';
+import { openProfiledStore } from './storeProfile';
 import type { BenchFigure } from './benchResults';
 import { runBench } from './benchStack';
 import { personIdFor } from '../scripts/seeding/generator';
@@ -209,12 +209,13 @@ async function benchCount(
     SEARCH_DISTINCT_QUERIES_PER_HOUR: '100000000',
   });
   let started = performance.now();
-  const store = await openStore(cfg.mongodbUri, cfg.store);
+  const { store, profile: storeProfile } = process.env.BENCH_PROFILE
+    ? await openProfiledStore(cfg.mongodbUri)
+    : { store: await openStore(cfg.mongodbUri, cfg.store), profile: undefined };
   const connectMs = performance.now() - started;
   await store.ensureIndexes();
   // This stack's own dependencies (its people indexes built from the database just connected).
   const deps = createDeps(cfg, { logger: createLogger({ level: 'silent' }), store });
-  const storeProfile = process.env.BENCH_PROFILE ? await profileStoreCommands(uri) : undefined;
   const have = await deps.stores.talent.peopleCount();
   if (have < people) {
     const t = Date.now();

@@ -1,4 +1,5 @@
 import mongoose from 'mongoose';
+import { storeOn, type StoreHandle } from '../core/store/connection';
 
 /**
  * BENCH_PROFILE=1: time of every store command by name and collection, printed after a run
@@ -8,11 +9,16 @@ export interface StoreProfile {
   print(write: (line: string) => void): void;
 }
 
-export async function profileStoreCommands(uri: string): Promise<StoreProfile> {
+/** Opens the bench's store with command monitoring on, and times every command it sends. */
+export async function openProfiledStore(uri: string): Promise<{ store: StoreHandle; profile: StoreProfile }> {
+  const connection = await mongoose
+    .createConnection(uri, { serverSelectionTimeoutMS: 5000, maxPoolSize: 50, autoIndex: false, monitorCommands: true })
+    .asPromise();
+  return { store: storeOn(connection), profile: profileCommands(connection.getClient()) };
+}
+
+function profileCommands(client: ReturnType<mongoose.Connection['getClient']>): StoreProfile {
   const rows = new Map<string, { n: number; ms: number }>();
-  await mongoose.disconnect();
-  await mongoose.connect(uri, { serverSelectionTimeoutMS: 5000, maxPoolSize: 50, monitorCommands: true });
-  const client = mongoose.connection.getClient();
   const names = new Map<number, string>();
   client.on('commandStarted', (e) => {
     const cmd = e.command as Record<string, unknown>;

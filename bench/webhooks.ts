@@ -32,7 +32,8 @@ import { rootCertificates } from 'node:tls';
 import { Runtime, DefaultLogger, bundleWorkflowCode, makeTelemetryFilterString } from '@temporalio/worker';
 import { loadConfig } from '../core/config';
 import { createLogger } from '../core/observability/logger';
-import { closeDeps, openDeps, type Deps } from '../core/deps';
+import { closeDeps, createDeps, type Deps } from '../core/deps';
+import { openStore } from '../core/store/connection';
 import { SA } from '../core/temporal/searchAttributes';
 import { systemDestinationLookup } from '../core/outbound/destinationResolver';
 import { emitJobCompleted } from '../core/webhooks/jobCompletedEvent';
@@ -43,7 +44,7 @@ import { createOrganization } from '../core/tenancy/provisioning';
 import type { BenchFigure } from './benchResults';
 import { runBench, startBenchStack, type BenchStops } from './benchStack';
 import { probeCeiling } from './ceilingProbe';
-import { profileStoreCommands } from './storeProfile';
+import { openProfiledStore } from './storeProfile';
 import { epochNow, forkBenchProcess, nextMessage, type ReceiverCommand, type ReceiverMessage } from './webhookBenchProcesses';
 import { runSustained } from './webhookSustained';
 import { createWorker } from '../worker/createWorker';
@@ -93,8 +94,11 @@ async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
   };
   const baseQueue = `bench-webhooks-${Date.now()}`;
   const config = loadConfig({ ...env, TEMPORAL_TASK_QUEUE: baseQueue });
-  const deps = await openDeps(config, { logger: createLogger({ level: 'silent' }) });
-  const storeProfile = process.env.BENCH_PROFILE ? await profileStoreCommands(config.mongodbUri) : undefined;
+  const { store, profile: storeProfile } = process.env.BENCH_PROFILE
+    ? await openProfiledStore(config.mongodbUri)
+    : { store: await openStore(config.mongodbUri, config.store), profile: undefined };
+  const deps = createDeps(config, { logger: createLogger({ level: 'silent' }), store });
+  await store.ensureIndexes();
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
 
   const tenants: Array<{ orgId: string; workspaceId: string }> = [];

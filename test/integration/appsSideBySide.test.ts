@@ -40,7 +40,7 @@ beforeAll(async () => {
     webhooks: { ...first.config.webhooks, allowedCidrs: ['127.0.0.0/8'] },
   };
   // The areas not yet on a root's connection (test/unit/moduleState.test.ts) share the first app's database.
-  const store = await openStore(`${first.config.mongodbUri}_second`, first.config.store, { ownConnectionOnly: true });
+  const store = await openStore(`${first.config.mongodbUri}_second`, first.config.store);
   const deps = createDeps(config, { logger: testLogger(), store });
   // Fewer people than the first app's: each app's index reads its own database.
   await seedPeople(deps.stores, { secretsKey: config.secretsKey, count: 120 });

@@ -1,4 +1,3 @@
-import mongoose from 'mongoose';
 import type { Config } from '../../core/config';
 import { purgeExpiredSignInRecords } from '../../core/oauth/expiredSignInRecords';
 import {
@@ -157,7 +156,7 @@ test("after the password, only that person's passkeys answer; a removed passkey 
 });
 
 test('the store-maintenance purge reclaims expired challenges and keeps live ones', async () => {
-  const challenges = mongoose.connection.collection('passkey_challenges');
+  const challenges = testStore.handle.connection.collection('passkey_challenges');
   const user = await person();
   await passkeyRegistrationOptions(fileStores(), rp, user, now());
   clock.advance(CHALLENGE_TTL_MS);

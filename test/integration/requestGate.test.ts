@@ -4,7 +4,6 @@ import { sealingKeyId } from '../../core/crypto/secretBox';
 import { addressCapName, admitFromAddress, purgeStaleAddressEntries } from '../../core/limits/clientAddressLimits';
 import { issueAccessToken } from '../../core/oauth/accessTokens';
 import { createClient } from '../../core/oauth/clients';
-import { pingStore } from '../../core/store/connection';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import type { HttpResponse } from '../support/http';
 import { startTestApi, type TestApi } from '../support/testApi';
@@ -207,7 +206,7 @@ describe('no rate limit on bad keys (#17)', () => {
   test('a valid key from an address over the limit is admitted on a replica that never saw its failures', async () => {
     const second = createApp({
       deps: createDeps(srv.config, { logger: testLogger(), store: srv.deps.store }),
-      probes: { store: pingStore, temporal: async () => true },
+      probes: { store: () => srv.deps.store.ping(), temporal: async () => true },
     }).listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => second.once('listening', resolve));
     const replica2 = `http://127.0.0.1:${(second.address() as { port: number }).port}`;
@@ -225,7 +224,7 @@ describe('no rate limit on bad keys (#17)', () => {
   test('the failure count is shared by every replica', async () => {
     const second = createApp({
       deps: createDeps(srv.config, { logger: testLogger(), store: srv.deps.store }),
-      probes: { store: pingStore, temporal: async () => true },
+      probes: { store: () => srv.deps.store.ping(), temporal: async () => true },
     }).listen(0, '127.0.0.1');
     await new Promise<void>((resolve) => second.once('listening', resolve));
     const port = (second.address() as { port: number }).port;

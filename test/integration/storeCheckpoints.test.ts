@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import mongoose, { Schema } from 'mongoose';
-import { connectStore, disconnectStore } from '../../core/store/connection';
+import { Schema, type Connection } from 'mongoose';
+import { openConnection } from '../../core/store/connection';
 import { testConfig } from '../support/testConfig';
 
 /**
@@ -13,7 +13,9 @@ import { testConfig } from '../support/testConfig';
  * MongoDB given by MONGODB_URI there is no log file to look at.
  */
 const docSchema = new Schema({ _id: String, body: String }, { versionKey: false });
-const Doc = mongoose.models.CheckpointTestDoc ?? mongoose.model('CheckpointTestDoc', docSchema, 'checkpoint_test_docs');
+const docModel = (connection: Connection) => connection.model('CheckpointTestDoc', docSchema, 'checkpoint_test_docs');
+let connection: Connection;
+let Doc: ReturnType<typeof docModel>;
 
 const config = testConfig();
 const databaseName = new URL(config.mongodbUri).pathname.slice(1);
@@ -21,9 +23,10 @@ const localStoreDir = process.env.MONGODB_URI ? undefined : join(process.env.TES
 const walFile = localStoreDir && join(localStoreDir, `${databaseName}.sqlite-wal`);
 
 beforeAll(async () => {
-  await connectStore(config.mongodbUri);
+  connection = await openConnection(config.mongodbUri);
+  Doc = docModel(connection);
 });
-afterAll(async () => disconnectStore());
+afterAll(async () => connection.close());
 
 (walFile ? test : test.skip)('writes spread over seconds keep the local store write-ahead log short', async () => {
   const rounds = 60;

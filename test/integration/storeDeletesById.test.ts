@@ -1,5 +1,5 @@
-import mongoose, { Schema } from 'mongoose';
-import { connectStore, disconnectStore } from '../../core/store/connection';
+import { Schema, type Connection } from 'mongoose';
+import { openConnection } from '../../core/store/connection';
 import { testConfig } from '../support/testConfig';
 
 /**
@@ -10,12 +10,15 @@ import { testConfig } from '../support/testConfig';
  * behave the same, and `deleteOne` with `$in` still deletes one.
  */
 const docSchema = new Schema({ _id: Schema.Types.Mixed, token: String }, { versionKey: false });
-const Doc = mongoose.models.DeleteByIdTestDoc ?? mongoose.model('DeleteByIdTestDoc', docSchema, 'delete_by_id_test_docs');
+const docModel = (connection: Connection) => connection.model('DeleteByIdTestDoc', docSchema, 'delete_by_id_test_docs');
+let connection: Connection;
+let Doc: ReturnType<typeof docModel>;
 
 beforeAll(async () => {
-  await connectStore(testConfig().mongodbUri);
+  connection = await openConnection(testConfig().mongodbUri);
+  Doc = docModel(connection);
 });
-afterAll(async () => disconnectStore());
+afterAll(async () => connection.close());
 
 const run = `${Date.now()}_${Math.random().toString(36).slice(2)}`;
 const id = (name: string) => `${run}:${name}`;

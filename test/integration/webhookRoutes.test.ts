@@ -1,4 +1,3 @@
-import mongoose from 'mongoose';
 import { listAuditEvents } from '../../core/audit/auditLog';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { takeReplaySlot } from '../../core/webhooks/replayAllowance';
@@ -56,7 +55,7 @@ describe('endpoints (SPEC 4.2, DECISIONS.md)', () => {
     const list = await api(srv.url, 'GET', '/v1/webhook-endpoints', { key: t.key });
     expect(list.text).not.toContain(res.json.secret);
     expect(one.text).not.toContain('whsec_');
-    const raw = await mongoose.connection.db!.collection('webhook_endpoints').findOne({ _id: id as never });
+    const raw = await srv.deps.store.connection.db!.collection('webhook_endpoints').findOne({ _id: id as never });
     expect(JSON.stringify(raw)).not.toContain(res.json.secret.slice(6));
   });
 

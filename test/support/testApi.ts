@@ -5,7 +5,6 @@ import type { Config } from '../../core/config';
 import type { Deps } from '../../core/deps';
 import type { PublicClients } from '../../core/oauth/publicClients';
 import type { SigningKeys } from '../../core/oauth/signingKeys';
-import { pingStore } from '../../core/store/connection';
 import { testLogger } from './capturedLogs';
 import { testConfig } from './testConfig';
 import { rememberFileStores } from './testStore';
@@ -58,7 +57,7 @@ export async function startTestApi(env: Record<string, string> = {}, existing?: 
  * in-flight places and leaves the store connection open.
  */
 export async function serveApp(deps: Deps): Promise<{ url: string; deps: Deps; close: () => Promise<void> }> {
-  const server = createApp({ deps, probes: { store: pingStore, temporal: async () => true } }).listen(0, '127.0.0.1');
+  const server = createApp({ deps, probes: { store: () => deps.store.ping(), temporal: async () => true } }).listen(0, '127.0.0.1');
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

@@ -27,7 +27,7 @@ export async function startTestWorker(config: Config, opts: { destinationLookup?
   installTestRuntime();
   const logger = testLogger(config.logLevel);
   const temporal = createTemporalClients(config);
-  const store = await openStore(config.mongodbUri, config.store, { ownConnectionOnly: true });
+  const store = await openStore(config.mongodbUri, config.store);
   const base = createDeps(config, { temporal, logger, store, ...opts });
   const usage = new UsageCounters(base.stores, { logger, now: base.now });
   const deps: Deps = { ...base, usage };
