@@ -1,4 +1,4 @@
-import mongoose, { Schema } from 'mongoose';
+import { Schema, type Connection } from 'mongoose';
 import { createClient } from '../../core/oauth/clients';
 import { refreshTokenGrant } from '../../core/oauth/grants/refreshToken';
 import { findRefreshToken, issueRefreshToken } from '../../core/oauth/refreshTokens';
@@ -32,11 +32,13 @@ beforeAll(async () => {
   srv = await startTestApi({ ...OAUTH_ENV, TRUSTED_PROXY_HOPS: '1' });
   const tenant = await createTenant();
   client = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1_000_000 }, new Date());
+  Slot = slotModel(srv.deps.store.connection);
 });
 afterAll(async () => srv.close());
 
 const slotSchema = new Schema({ _id: String, holder: { type: String, default: null } }, { versionKey: false, strict: false });
-const Slot = mongoose.models.AtomicityTestSlot ?? mongoose.model('AtomicityTestSlot', slotSchema, 'atomicity_test_slots');
+const slotModel = (connection: Connection) => connection.model('AtomicityTestSlot', slotSchema, 'atomicity_test_slots');
+let Slot: ReturnType<typeof slotModel>;
 
 test(`findOneAndUpdate on the current state: exactly one of ${CONCURRENT} wins, ${ROUNDS} rounds`, async () => {
   const winners: number[] = [];
