@@ -81,3 +81,25 @@ test('"Download CSV" past the organization\'s exports at once is the "Too many r
   running.pop()!.release();
   await replica.leaseReleaser.drain();
 });
+
+test('a filtered Audit log page that looked through its bounded stretch without a match says so, and links to older entries', async () => {
+  // 60 entries from the set-up plus these: more than one page's stretch, none of them key.created.
+  for (let i = 0; i < 480; i++) {
+    await recordAuditEvent(srv.deps.stores, {
+      now: new Date(),
+      orgId: tenant.orgId,
+      actor: 'operator',
+      action: 'budget.set',
+      target: tenant.orgId,
+      after: { budget: i },
+    });
+  }
+  await page.goto(`${srv.url}/console/audit?action=key.created`);
+  await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor();
+  const text = (await page.locator('main').innerText()).replace(/\s+/g, ' ');
+  expect(text).toContain('No entry matches among the most recent ones looked at.');
+  expect(text).toContain('A page looks through a bounded stretch of the log; older entries may match further back ("Next page").');
+  await expect(page.getByRole('link', { name: /Next/ }).count()).resolves.toBeGreaterThan(0);
+  expect(await checkPage(page, 'audit-bounded-stretch')).toEqual([]);
+  for (const width of [375, 1280, 1440]) expect(await sidewaysScrolling(page, width)).toEqual([]);
+});
