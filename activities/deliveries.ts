@@ -6,7 +6,7 @@ import { EventMissing, createAttemptDeliverer, type AttemptInput, type AttemptRe
 export type { AttemptInput, AttemptResult } from '../core/webhooks/deliverAttempt';
 
 /** What the delivery activity reads: the settings, the clock, the logger, the destination check's DNS lookup, the trust anchors, the outbound pools and the stores. */
-export type DeliveryActivityDeps = Pick<Deps, 'config' | 'now' | 'logger' | 'destinationLookup' | 'trustAnchors' | 'outbound' | 'stores'>;
+export type DeliveryActivityDeps = Pick<Deps, 'config' | 'now' | 'logger' | 'destinationLookup' | 'trustAnchors' | 'outbound' | 'purposeKeys' | 'stores'>;
 
 /** The webhook delivery activity: a thin adapter over the attempt use case (core/webhooks/deliverAttempt.ts). */
 /** `attemptTime`: the time of an attempt when it is not the worker's clock (the time-skipping test server's). */
@@ -16,6 +16,7 @@ export function createDeliveryActivities(deps: DeliveryActivityDeps, { attemptTi
     destinationLookup: deps.destinationLookup,
     trustAnchors: deps.trustAnchors,
     outbound: deps.outbound,
+    purposeKeys: deps.purposeKeys,
     stores: deps.stores,
   });
   return {

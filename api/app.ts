@@ -130,6 +130,7 @@ export function createApp({ deps, probes }: AppParts): Koa {
     addressLimits: deps.addressLimits,
     now: deps.now,
     stores: deps.stores,
+    purposeKeys: deps.purposeKeys,
   });
   app.use(oauth.routes());
   app.use(oauth.allowedMethods());

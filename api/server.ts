@@ -65,7 +65,7 @@ export async function startApi(
   tuneServer(server, logger);
   const workflowStarter = startWorkflowStarter(config, deps.temporal, logger, deps.now, deps.stores);
   // Mail is due on the app's clock, the clock its notices are queued on.
-  const mailSender = startMailSender(deps.stores, config, { logger, now: deps.now });
+  const mailSender = startMailSender(deps.stores, config, { logger, now: deps.now, keys: deps.purposeKeys });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host}:${port}`;

@@ -9,6 +9,7 @@ import { openStore } from '../core/store/connection';
 import type { BenchFigure } from './benchResults';
 import { runBench, startBenchStack, type BenchStops } from './benchStack';
 import { stats } from './storeLookupTimings';
+import { PurposeKeys } from '../core/crypto/purposeKeys';
 
 /**
  * The jobs list's store time in process (no HTTP): one workspace with BENCH_JOBS (default
@@ -69,7 +70,7 @@ async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
   }
   const principal = { orgId, workspaceId } as KeyPrincipal;
   // The list signs its cursors; no cursor is read back here, so any key serves.
-  const cursorKey = { secretsKey: randomBytes(32) };
+  const cursorKey = new PurposeKeys(randomBytes(32));
   const lists: Array<[string, () => Promise<unknown>]> = [
     ['unfiltered', () => listContactRetrievalJobs(stores, cursorKey, principal, { limit: 25 })],
     ['status=failed', () => listContactRetrievalJobs(stores, cursorKey, principal, { status: 'failed', limit: 25 })],

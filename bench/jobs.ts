@@ -234,9 +234,9 @@ async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
   const http = loadConfig(httpEnv);
   const deps = await openDeps(local);
   const seedStarted = performance.now();
-  await seedPeople(deps.stores, { secretsKey: local.secretsKey, count: PEOPLE, seed: SEED });
+  await seedPeople(deps.stores, { purposeKeys: deps.purposeKeys, count: PEOPLE, seed: SEED });
   process.stderr.write(`[bench] ${PEOPLE} people seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s\n`);
-  const personIds = Array.from({ length: PEOPLE }, (_, i) => personIdFor(local.secretsKey, SEED, i));
+  const personIds = Array.from({ length: PEOPLE }, (_, i) => personIdFor(deps.purposeKeys, SEED, i));
   process.stdout.write(`contact-retrieval jobs: chunk ${local.contactJobs.chunkSize}, ${local.contactJobs.concurrency} chunks in flight\n`);
   try {
     const figures = [await runOnce('local provider', deps, local, localEnv, personIds, storePid)];

@@ -120,7 +120,7 @@ async function measureAll(dir: string, stops: BenchStops): Promise<BenchFigure[]
   const deps = await openDeps(config);
   if (!WHOAMI) {
     process.stdout.write(`seeding ${PEOPLE} people…\n`);
-    await seedPeople(deps.stores, { secretsKey: config.secretsKey, count: PEOPLE });
+    await seedPeople(deps.stores, { purposeKeys: deps.purposeKeys, count: PEOPLE });
   }
   const orgs: Array<{ key: string; clientId: string; clientSecret: string }> = [];
   for (let i = 0; i < ORGS; i++) {

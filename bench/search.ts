@@ -48,6 +48,7 @@ import type { BenchFigure } from './benchResults';
 import { runBench } from './benchStack';
 import { personIdFor } from '../scripts/seeding/generator';
 import { DEFAULT_PEOPLE_SEED } from '../scripts/seeding/seedPeople';
+import { purposeKeysOf, type PurposeKeys } from '../core/crypto/purposeKeys';
 
 const QUERIES = [
   'software engineer',
@@ -147,10 +148,10 @@ function engineRow(idx: SearchIndex, people: number, seconds: number): Row {
 }
 
 /** --engine-only: the index built straight from the generator (no store), to measure ranking at scale quickly. */
-function engineOnly(secretsKey: Buffer, people: number, seconds: number): Row {
+function engineOnly(keys: PurposeKeys, people: number, seconds: number): Row {
   const t = Date.now();
   const b = new SearchIndexBuilder();
-  for (let i = 0; i < people; i++) b.add(generatePerson(secretsKey, 'talent-v1', i).person);
+  for (let i = 0; i < people; i++) b.add(generatePerson(keys, 'talent-v1', i).person);
   const idx = b.finish(0);
   process.stderr.write(
     `generated index: ${people} people in ${((Date.now() - t) / 1000).toFixed(1)} s, heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MiB\n`,
@@ -221,7 +222,7 @@ async function benchCount(
     const t = Date.now();
     process.stderr.write(`seeding ${people - have} people into ${uri} …\n`);
     await seedPeople(deps.stores, {
-      secretsKey: cfg.secretsKey,
+      purposeKeys: deps.purposeKeys,
       count: people,
       onProgress: (p) => process.stderr.write(`\r  ${p.inserted}/${p.total} (${p.ratePerSecond}/s)   `),
     });
@@ -286,21 +287,21 @@ async function benchCount(
     rows.push(row(people, `http c=${concurrency}`, http, errors, (Date.now() - t) / 1000));
   }
   // The store reads with targets: unlock (the read alone and the whole paid request) and the reuse lookup.
-  await seedRetrievedContacts(deps.stores, cfg.secretsKey, contacts);
-  const reads = await timeUnlockReads(deps.stores, cfg.secretsKey, people, 200);
+  await seedRetrievedContacts(deps.stores, deps.purposeKeys, contacts);
+  const reads = await timeUnlockReads(deps.stores, deps.purposeKeys, people, 200);
   // Refused unlocks are counted and the first refusal printed; the p95 is of the answered ones.
   let unlockErrors = 0;
   const unlockHttp: number[] = [];
   for (let i = 0; i < 100; i++) {
     const s = performance.now();
     try {
-      await unlock(url, keys[i % keys.length], personIdFor(cfg.secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(people)));
+      await unlock(url, keys[i % keys.length], personIdFor(deps.purposeKeys, DEFAULT_PEOPLE_SEED, randomOrdinal(people)));
       unlockHttp.push(performance.now() - s);
     } catch (err) {
       if (!unlockErrors++) process.stderr.write(`${(err as Error).message}\n`);
     }
   }
-  const reuse = await timeReuseLookups(deps.stores, cfg.secretsKey, contacts, 50);
+  const reuse = await timeReuseLookups(deps.stores, deps.purposeKeys, contacts, 50);
   figures.push({
     people,
     startToReadyS,
@@ -333,7 +334,7 @@ async function measure(): Promise<BenchFigure[]> {
   // --uri names one database exactly (for a single count), e.g. one seeded by `npm run seed`.
   const exact = typeof flags.uri === 'string' ? flags.uri : undefined;
   for (const c of counts) {
-    if (flags['engine-only']) rows.push(engineOnly(loadConfig().secretsKey, c, seconds));
+    if (flags['engine-only']) rows.push(engineOnly(purposeKeysOf(loadConfig()), c, seconds));
     else rows.push(...(await benchCount(base, c, seconds, concurrencies, Number(flags.contacts ?? Math.min(c, 200_000)), figures, exact)));
   }
   const f = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '-');

@@ -7,6 +7,7 @@ import { retrievedContactId, type JobStores, type RetrievedContactDoc } from '..
 import { personIdFor } from '../scripts/seeding/generator';
 import type { TalentStores } from '../core/talent/store';
 import { DEFAULT_PEOPLE_SEED } from '../scripts/seeding/seedPeople';
+import type { PurposeKeys } from '../core/crypto/purposeKeys';
 
 export const REUSE_ORG = 'org_storeLookupsBench0000';
 export const REUSE_IDS = 100;
@@ -40,12 +41,12 @@ export async function timeEach(n: number, op: (i: number) => Promise<unknown>): 
 /** Retrieved contacts of REUSE_ORG for people 0..count-1, in unordered batches; resumable. */
 export async function seedRetrievedContacts(
   stores: JobStores,
-  secretsKey: Buffer,
+  keys: PurposeKeys,
   count: number,
   log: (m: string) => void = (m) => process.stderr.write(m),
 ): Promise<void> {
   // Resumes at the last whole 100,000 already there, probed by _id (a count would scan).
-  const present = async (ordinal: number) => stores.jobs.retrievedContactExists(REUSE_ORG, personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, ordinal));
+  const present = async (ordinal: number) => stores.jobs.retrievedContactExists(REUSE_ORG, personIdFor(keys, DEFAULT_PEOPLE_SEED, ordinal));
   if (count === 0 || (await present(count - 1))) return;
   let start = 0;
   while (start + 100_000 <= count && (await present(start + 100_000 - 1))) start += 100_000;
@@ -57,7 +58,7 @@ export async function seedRetrievedContacts(
     for (let first = from; first < Math.min(count, from + 4000); first += 1000) {
       const docs: RetrievedContactDoc[] = [];
       for (let i = first; i < Math.min(count, first + 1000); i++) {
-        const personId = personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, i);
+        const personId = personIdFor(keys, DEFAULT_PEOPLE_SEED, i);
         docs.push({
           _id: `${REUSE_ORG}:${personId}`,
           orgId: REUSE_ORG,
@@ -77,33 +78,33 @@ export async function seedRetrievedContacts(
 }
 
 /** The job's reuse lookup for REUSE_IDS people, half of them retrieved before (`contacts` of them exist). */
-export function reusePeople(secretsKey: Buffer, i: number, contacts: number): string[] {
-  return Array.from({ length: REUSE_IDS }, (_, k) => (k % 2 ? `per_absent${i}x${k}` : personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(contacts))));
+export function reusePeople(keys: PurposeKeys, i: number, contacts: number): string[] {
+  return Array.from({ length: REUSE_IDS }, (_, k) => (k % 2 ? `per_absent${i}x${k}` : personIdFor(keys, DEFAULT_PEOPLE_SEED, randomOrdinal(contacts))));
 }
 
 /** Since when the reuse lookup counts a record. */
 export const reuseSince = () => new Date(Date.now() - 86_400_000);
 
 /** The store filter of that lookup (retrievedContactsSince's), for the store's query plan. */
-export function reuseFilter(secretsKey: Buffer, i: number, contacts: number): object {
-  return { _id: { $in: reusePeople(secretsKey, i, contacts).map((p) => retrievedContactId(REUSE_ORG, p)) }, retrievedAt: { $gte: reuseSince() } };
+export function reuseFilter(keys: PurposeKeys, i: number, contacts: number): object {
+  return { _id: { $in: reusePeople(keys, i, contacts).map((p) => retrievedContactId(REUSE_ORG, p)) }, retrievedAt: { $gte: reuseSince() } };
 }
 
 /** Unlock reads (findPersonProfile, present and absent ids) after a warm-up. */
 export async function timeUnlockReads(
   stores: TalentStores,
-  secretsKey: Buffer,
+  keys: PurposeKeys,
   people: number,
   samples: number,
 ): Promise<{ present: number[]; absent: number[] }> {
   const { findPersonProfile } = stores.talent;
-  await timeEach(20, () => findPersonProfile(personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(people))));
-  const present = await timeEach(samples, () => findPersonProfile(personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(people))));
+  await timeEach(20, () => findPersonProfile(personIdFor(keys, DEFAULT_PEOPLE_SEED, randomOrdinal(people))));
+  const present = await timeEach(samples, () => findPersonProfile(personIdFor(keys, DEFAULT_PEOPLE_SEED, randomOrdinal(people))));
   const absent = await timeEach(samples, (i) => findPersonProfile(`per_absentBench${i}`));
   return { present, absent };
 }
 
 /** The reuse lookup of a REUSE_IDS-person job, `samples` times. */
-export async function timeReuseLookups(stores: JobStores, secretsKey: Buffer, contacts: number, samples: number): Promise<number[]> {
-  return timeEach(samples, (i) => stores.jobs.retrievedContactsSince(REUSE_ORG, reusePeople(secretsKey, i, contacts), reuseSince()));
+export async function timeReuseLookups(stores: JobStores, keys: PurposeKeys, contacts: number, samples: number): Promise<number[]> {
+  return timeEach(samples, (i) => stores.jobs.retrievedContactsSince(REUSE_ORG, reusePeople(keys, i, contacts), reuseSince()));
 }

@@ -44,6 +44,7 @@ import { parseArgs } from '../scripts/admin/command';
 import { freePort, installServices, startFerretDb } from '../scripts/localServices';
 import type { BenchFigure } from './benchResults';
 import { runBench, type BenchStops } from './benchStack';
+import { purposeKeysOf } from '../core/crypto/purposeKeys';
 
 /** CPU milliseconds (user + system) a process has used, from /proc; undefined where unreadable. */
 function cpuMs(pid: number | undefined): number | undefined {
@@ -92,7 +93,7 @@ async function plan(connection: Connection, collection: string, filter: object):
 async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
   const { flags } = parseArgs(process.argv.slice(2));
   // Person ids are keyed by SECRETS_ENCRYPTION_KEY: the same key as the store was seeded with.
-  const { secretsKey } = loadConfig();
+  const keys = purposeKeysOf(loadConfig());
   const people = Number(flags.people ?? 200_000);
   const contacts = Number(flags.contacts ?? people);
   const samples = Number(flags.samples ?? 200);
@@ -117,29 +118,29 @@ async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
       const t = Date.now();
       process.stderr.write(`seeding ${people} people …\n`);
       await seedPeople(stores, {
-        secretsKey,
+        purposeKeys: keys,
         count: people,
         onProgress: (p) => process.stderr.write(`\r  ${p.inserted}/${p.total} (${p.ratePerSecond}/s)   `),
       });
       process.stderr.write(`\n  seeded in ${((Date.now() - t) / 1000).toFixed(0)} s\n`);
     }
-    await seedRetrievedContacts(stores, secretsKey, contacts);
+    await seedRetrievedContacts(stores, keys, contacts);
 
-    const reuseFilter = (i: number) => reuseFilterOf(secretsKey, i, contacts);
+    const reuseFilter = (i: number) => reuseFilterOf(keys, i, contacts);
     console.log(`\nplans at ${people.toLocaleString('en')} people, ${contacts.toLocaleString('en')} retrieved contacts:`);
-    console.log(`  unlock    ${await plan(opened.connection, 'people', { _id: personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, 1) })}`);
+    console.log(`  unlock    ${await plan(opened.connection, 'people', { _id: personIdFor(keys, DEFAULT_PEOPLE_SEED, 1) })}`);
     console.log(`  reuse     ${await plan(opened.connection, 'retrieved_contacts', reuseFilter(0))}`);
     console.log(`  secondary ${await plan(opened.connection, 'retrieved_contacts', { orgId: 'org_absent' })}`);
 
     // Warm-up: the first reads page the index in.
-    await timed(20, () => findPersonProfile(personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(people))));
-    const unlockPresent = await timed(samples, () => findPersonProfile(personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(people))));
+    await timed(20, () => findPersonProfile(personIdFor(keys, DEFAULT_PEOPLE_SEED, randomOrdinal(people))));
+    const unlockPresent = await timed(samples, () => findPersonProfile(personIdFor(keys, DEFAULT_PEOPLE_SEED, randomOrdinal(people))));
     const unlockAbsent = await timed(samples, (i) => findPersonProfile(`per_absentBench${i}`));
     const reuse = await timed(Math.max(20, Math.floor(samples / 4)), (i) =>
-      stores.jobs.retrievedContactsSince(ORG, reusePeople(secretsKey, i, contacts), reuseSince()),
+      stores.jobs.retrievedContactsSince(ORG, reusePeople(keys, i, contacts), reuseSince()),
     );
     const update = await timed(samples, () =>
-      stores.jobs.touchRetrievedContact(ORG, personIdFor(secretsKey, DEFAULT_PEOPLE_SEED, randomOrdinal(contacts)), new Date()),
+      stores.jobs.touchRetrievedContact(ORG, personIdFor(keys, DEFAULT_PEOPLE_SEED, randomOrdinal(contacts)), new Date()),
     );
     const secondary = flags.secondary ? await timed(1, () => stores.jobs.anyRetrievedContactOf('org_absent')) : undefined;
 

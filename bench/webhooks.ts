@@ -111,7 +111,7 @@ async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
       {
         lookupAll: systemDestinationLookup,
         allowedCidrs: config.webhooks.allowedCidrs,
-        secretsKey: config.secretsKey,
+        purposeKeys: deps.purposeKeys,
       },
       new Date(),
     );

@@ -39,6 +39,7 @@ import { systemDestinationLookup } from './outbound/destinationResolver';
 import { TrustAnchors } from './outbound/trustAnchors';
 import { OutboundConnections } from './outbound/outboundConnections';
 import { finishAbandonedJob } from './webhooks/abandonedJobs';
+import { purposeKeysOf, type PurposeKeys } from './crypto/purposeKeys';
 
 /**
  * What one composition root (api/server.ts, worker/main.ts, the operator CLI's scripts/admin.ts,
@@ -99,6 +100,8 @@ export interface Deps {
   /** The areas' stores on that connection. */
   readonly stores: Stores;
   readonly config: Config;
+  /** The purpose keys of the config's master secret (and of the previous one during a rotation), each derived once. */
+  readonly purposeKeys: PurposeKeys;
   /** Admission against the store: the organization's window and in-flight places, each operation's window. */
   readonly admission: StoreAdmission;
   /** The operator's daily job caps, through a read cache. */
@@ -149,7 +152,8 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 
   const now = parts.now ?? Date.now;
   const logger = parts.logger ?? createLogger();
   const stores = createStores(store.connection);
-  const addressLimits = parts.addressLimits ?? new ClientAddressLimits(stores.limits, config.secretsKey, now, logger);
+  const purposeKeys = parts.purposeKeys ?? purposeKeysOf(config);
+  const addressLimits = parts.addressLimits ?? new ClientAddressLimits(stores.limits, purposeKeys, now, logger);
   const temporal = parts.temporal ?? createTemporalClients(config);
   const trustAnchors = parts.trustAnchors ?? new TrustAnchors();
   const outbound = parts.outbound ?? new OutboundConnections();
@@ -160,11 +164,12 @@ export function createDeps(config: Config, parts: Partial<Omit<Deps, 'config' | 
     store,
     stores,
     config,
+    purposeKeys,
     admission: parts.admission ?? new StoreAdmission(stores.limits, now, logger),
     dailyJobCaps: parts.dailyJobCaps ?? new DailyJobCapReads(stores.jobs),
     keyReads: parts.keyReads ?? new KeyReads(stores.keys),
     limitSettings: parts.limitSettings ?? new LimitSettingsReads(stores.limits),
-    signingKeys: parts.signingKeys ?? new SigningKeys(stores, config),
+    signingKeys: parts.signingKeys ?? new SigningKeys(stores, config, purposeKeys),
     publicClients: parts.publicClients ?? new PublicClients(config, { stores, destinationLookup, addressLimits, clock: now, logger, trustAnchors, outbound }),
     decoy: parts.decoy ?? new DecoyPasswordHash(config.oauth.passwordScryptLog2N),
     people: parts.people ?? createPeopleIndexes(stores, now, logger),

@@ -1,6 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Config } from './config';
-import { purposeKey } from './crypto/purposeKeys';
+import type { PurposeKeys } from './crypto/purposeKeys';
 import { Problem } from './problems';
 
 /**
@@ -62,14 +61,14 @@ export const cursorId: CursorField<string> = (value) => {
   return value;
 };
 
-/** What list cursors are signed with: a key derived from the secrets key, so every replica accepts every replica's cursors. */
-export type CursorKey = Pick<Config, 'secretsKey'>;
+/** What list cursors are signed with: the app's purpose keys (its `page-cursor` key), so every replica accepts every replica's cursors. */
+export type CursorKey = PurposeKeys;
 
 /** Bytes of HMAC-SHA-256 a list cursor carries: forging one takes 2^128 tries. */
 const MAC_BYTES = 16;
 
 function listMac(key: CursorKey, scope: string, payload: Buffer): Buffer {
-  return createHmac('sha256', purposeKey(key.secretsKey, 'page-cursor')).update(scope).update('\n').update(payload).digest().subarray(0, MAC_BYTES);
+  return createHmac('sha256', key.key('page-cursor')).update(scope).update('\n').update(payload).digest().subarray(0, MAC_BYTES);
 }
 
 /**

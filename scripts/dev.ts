@@ -319,6 +319,7 @@ async function prepareStore(
   const { openStore } = await import('../core/store/connection');
   const { createStores } = await import('../core/deps');
   const seed = await import('./seeding/seedPeople');
+  const { purposeKeysOf } = await import('../core/crypto/purposeKeys');
   const store = await openStore(mongodbUri);
   const stores = createStores(store.connection);
   try {
@@ -328,7 +329,7 @@ async function prepareStore(
       say(`seeding ${count} synthetic people (first run) …`);
       const progress = startProgress('[dev] seeding people', { total: count });
       try {
-        await seed.seedPeople(stores, { secretsKey, count, onProgress: (p) => progress.update(p.inserted) });
+        await seed.seedPeople(stores, { purposeKeys: purposeKeysOf({ secretsKey }), count, onProgress: (p) => progress.update(p.inserted) });
       } finally {
         progress.finish();
       }

@@ -33,13 +33,17 @@ async function main(): Promise<number> {
 }
 
 /** Seeds `count` people of `seedName` into the store `deps` opened, then the search index snapshot of them. */
-async function seed({ config, now, logger, stores }: Pick<Deps, 'config' | 'now' | 'logger' | 'stores'>, count: number, seedName: string): Promise<number> {
+async function seed(
+  { now, logger, stores, purposeKeys }: Pick<Deps, 'now' | 'logger' | 'stores' | 'purposeKeys'>,
+  count: number,
+  seedName: string,
+): Promise<number> {
   const started = now();
   const tty = process.stderr.isTTY;
   let lastLine = 0;
   const { inserted } = await seedPeople(stores, {
     // Person ids are keyed by SECRETS_ENCRYPTION_KEY.
-    secretsKey: config.secretsKey,
+    purposeKeys,
     count,
     seed: seedName,
     onProgress: (p) => {

@@ -33,7 +33,7 @@ async function main(config: Config, logger: Logger): Promise<void> {
   // Starts and cancels the API recorded while Temporal was down are carried out from here too.
   const workflowStarter = startWorkflowStarter(config, deps.temporal, logger, deps.now, deps.stores);
   // Mail the API recorded is sent from here too.
-  const mailSender = startMailSender(deps.stores, config, { logger, now: deps.now });
+  const mailSender = startMailSender(deps.stores, config, { logger, now: deps.now, keys: deps.purposeKeys });
   logger.info({ taskQueue: config.temporal.taskQueue, temporal: describeTemporalConnection(config.temporal) }, 'worker running');
   // worker.run() resolves after SIGINT/SIGTERM: the SDK drains in-flight tasks first.
   await worker.run();

@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Config } from '../../core/config';
+import type { PurposeKeys } from '../../core/crypto/purposeKeys';
 import type { Stores } from '../../core/deps';
 import { Problem } from '../../core/problems';
 import type { DecoyPasswordHash } from '../../core/users/signIn';
@@ -30,6 +31,8 @@ export interface ConsoleDeps {
   now: () => Date;
   /** The app's stores (core/deps.ts). */
   stores: Stores;
+  /** The app's purpose keys (core/deps.ts): CSRF tokens, sealed secrets, mailed links. */
+  purposeKeys: PurposeKeys;
 }
 
 export type ConsoleGet = (ctx: Context, visitor: ConsoleVisitor, deps: ConsoleDeps) => Promise<void>;
@@ -76,7 +79,7 @@ export function consolePages(router: Router, deps: ConsoleDeps): ConsolePages {
           const visitor = await requireVisitor(ctx, deps);
           if (!visitor) return;
           const form = await readPageForm(ctx);
-          if (!form || !csrfValid(ctx, config, form)) return formExpiredPage(ctx, visitor.layout);
+          if (!form || !csrfValid(ctx, config, deps.purposeKeys, form)) return formExpiredPage(ctx, visitor.layout);
           try {
             await answeringProblems(ctx, visitor, () => handler(ctx, visitor, form, deps));
           } catch (err) {

@@ -63,12 +63,13 @@ export function consoleRouter(deps: Deps): Router {
     reads: consoleReads(admissionUnder(deps), deps.admission, config),
     now: () => new Date(deps.now()),
     stores: deps.stores,
+    purposeKeys: deps.purposeKeys,
   });
   for (const mount of PAGE_MODULES) mount(pages);
   router.all(
     `${CONSOLE_ROOT}/*rest`,
     storeOutagePage(async (ctx) => {
-      const visitor = await requireVisitor(ctx, { config, stores: deps.stores, now: () => new Date(deps.now()) });
+      const visitor = await requireVisitor(ctx, { config, stores: deps.stores, now: () => new Date(deps.now()), purposeKeys: deps.purposeKeys });
       if (visitor) notFoundPage(ctx, visitor.layout);
     }),
   );

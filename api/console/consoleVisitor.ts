@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { Config } from '../../core/config';
+import type { PurposeKeys } from '../../core/crypto/purposeKeys';
 import { roleOf, type Role } from '../../core/users/adminSeats';
 import { personPrincipal, type PersonPrincipal } from '../../core/users/personPrincipal';
 import { sessionUser } from '../../core/users/sessions';
@@ -62,6 +63,8 @@ export interface VisitorDeps {
   stores: Stores;
   /** The app's clock, which sessions expire on. */
   now: () => Date;
+  /** The app's purpose keys: the visitor's CSRF token is derived under them. */
+  purposeKeys: PurposeKeys;
 }
 
 /**
@@ -69,7 +72,7 @@ export interface VisitorDeps {
  * person whose organization requires a second factor they do not have yet (they can do nothing
  * else until they have one).
  */
-export async function requireVisitor(ctx: Context, { config, stores, now }: VisitorDeps): Promise<ConsoleVisitor | null> {
+export async function requireVisitor(ctx: Context, { config, stores, now, purposeKeys }: VisitorDeps): Promise<ConsoleVisitor | null> {
   const sessionValue = sessionValueOf(ctx, config);
   const user = sessionValue ? await sessionUser(stores, sessionValue, now()) : null;
   if (!user || !sessionValue) {
@@ -80,7 +83,7 @@ export async function requireVisitor(ctx: Context, { config, stores, now }: Visi
     seeOther(ctx, CONSOLE_PATHS.security);
     return null;
   }
-  const csrf = csrfToken(sessionValue, config);
+  const csrf = csrfToken(sessionValue, purposeKeys);
   const role = roleOf(user);
   return { user, role, sessionValue, csrf, principal: consolePrincipal(user, config), layout: await layoutOf(stores, user, csrf) };
 }

@@ -2,6 +2,7 @@ import type { Stores } from '../../core/deps';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Config } from '../../core/config';
+import type { PurposeKeys } from '../../core/crypto/purposeKeys';
 import { requestPasswordReset } from '../../core/accounts/passwordReset';
 import { LINK_LIFETIMES_MS } from '../../core/users/oneTimeLinks';
 import { takeSlot } from '../../core/users/attemptSlots';
@@ -21,14 +22,14 @@ import { csrfRefused, sendPage } from './signInPages';
  */
 export const ADDRESS_RESETS_PER_HOUR = 20;
 
-function resetForm(ctx: Context, config: Config): void {
+function resetForm(ctx: Context, config: Config, keys: PurposeKeys): void {
   const session = ensureSessionValue(ctx, config);
   sendPage(
     ctx,
     'Reset your password',
     html`<p>Type the email address of your account. If it has one, we mail it a link to choose a new password.</p>
       <form method="post" action="${PASSWORD_RESET_PAGE_PATH}">
-        ${hidden('csrf_token', csrfToken(session, config))}
+        ${hidden('csrf_token', csrfToken(session, keys))}
         <label for="email">Email</label>
         <input id="email" name="email" type="email" autocomplete="username" maxlength="320" required />
         <button type="submit">Send reset link</button>
@@ -37,15 +38,15 @@ function resetForm(ctx: Context, config: Config): void {
   );
 }
 
-async function resetSubmit(ctx: Context, config: Config, stores: Stores): Promise<void> {
+async function resetSubmit(ctx: Context, config: Config, stores: Stores, keys: PurposeKeys): Promise<void> {
   const form = await readPageForm(ctx);
-  if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
+  if (!form || !csrfValid(ctx, config, keys, form)) return csrfRefused(ctx);
   const email = (form.get('email') ?? '').slice(0, 320);
   const now = new Date();
   const byAddress = await takeSlot(stores, `reset:addr:${ctx.ip}`, ADDRESS_RESETS_PER_HOUR, 3600_000, now);
   if (byAddress.ok && email) {
     const log = requestLogger(ctx);
-    requestPasswordReset(stores, config, email, now).catch((err: Error) =>
+    requestPasswordReset(stores, config, keys, email, now).catch((err: Error) =>
       log.error({ err: { name: err.name, message: err.message } }, 'password reset request failed'),
     );
   }
@@ -62,13 +63,13 @@ async function resetSubmit(ctx: Context, config: Config, stores: Stores): Promis
   );
 }
 
-export function mountPasswordResetPages(router: Router, config: Config, stores: Stores): void {
+export function mountPasswordResetPages(router: Router, config: Config, stores: Stores, keys: PurposeKeys): void {
   router.get(
     PASSWORD_RESET_PAGE_PATH,
-    storeOutagePage(async (ctx) => resetForm(ctx, config)),
+    storeOutagePage(async (ctx) => resetForm(ctx, config, keys)),
   );
   router.post(
     PASSWORD_RESET_PAGE_PATH,
-    storeOutagePage((ctx) => resetSubmit(ctx, config, stores)),
+    storeOutagePage((ctx) => resetSubmit(ctx, config, stores, keys)),
   );
 }

@@ -2,6 +2,7 @@ import type { Stores } from '../../core/deps';
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { Config } from '../../core/config';
+import type { PurposeKeys } from '../../core/crypto/purposeKeys';
 import { ROUTER_OPTIONS } from '../routerOptions';
 import type { AddressAdmission, AddressLimitName, ClientAddressLimits } from '../../core/limits/clientAddressLimits';
 import type { PublicClients } from '../../core/oauth/publicClients';
@@ -82,23 +83,32 @@ export interface OAuthRouterDeps {
   now: () => number;
   /** The app's stores (core/deps.ts). */
   stores: Stores;
+  /** The app's purpose keys: CSRF tokens, sealed refresh rotations, mailed links. */
+  purposeKeys: PurposeKeys;
 }
 
 /** The OAuth authorization server (token, authorization and registration endpoints, sign-in pages, discovery, JWKS) and the tool server's resource metadata. */
-export function oauthRouter(config: Config, { signingKeys, publicClients, decoy, addressLimits, now, stores }: OAuthRouterDeps): Router {
+export function oauthRouter(config: Config, { signingKeys, publicClients, decoy, addressLimits, now, stores, purposeKeys }: OAuthRouterDeps): Router {
   const router = new Router(ROUTER_OPTIONS);
   const limits = config.addressLimits;
   router.post(
     TOKEN_PATH,
     limitPerAddress(addressLimits, 'token', limits.tokenRequestsPerMinute, refuseTokenRequest, sendTokenStoreOutage),
-    tokenEndpoint({ config, signingKeys, publicClients, now, stores }),
+    tokenEndpoint({ config, signingKeys, publicClients, now, stores, purposeKeys }),
   );
   router.get(AUTHORIZE_PATH, storeOutagePage(authorizeEndpoint(config, stores, now, publicClients, addressLimits)));
   router.post(REGISTER_PATH, registrationEndpoint(stores, now));
-  mountSignInPages(router, config, decoy, now, stores);
-  mountSecondFactorPages(router, config, now, stores);
-  mountPasswordResetPages(router, config, stores);
-  mountPasskeySignIn(router, config, now, stores, limitPerAddress(addressLimits, 'passkey-options', limits.passkeyOptionsPerMinute, refusePasskeyOptions));
+  mountSignInPages(router, config, decoy, now, stores, purposeKeys);
+  mountSecondFactorPages(router, config, now, stores, purposeKeys);
+  mountPasswordResetPages(router, config, stores, purposeKeys);
+  mountPasskeySignIn(
+    router,
+    config,
+    now,
+    stores,
+    purposeKeys,
+    limitPerAddress(addressLimits, 'passkey-options', limits.passkeyOptionsPerMinute, refusePasskeyOptions),
+  );
   // One document at both discovery locations: clients try RFC 8414's first, then OpenID's.
   router.get([AUTHORIZATION_SERVER_METADATA_PATH, OPENID_CONFIGURATION_PATH], (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=300');

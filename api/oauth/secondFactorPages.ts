@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { noticeSecondFactorChange } from '../../core/accounts/securityNotices';
 import type { Config } from '../../core/config';
+import type { PurposeKeys } from '../../core/crypto/purposeKeys';
 import type { Stores } from '../../core/deps';
 import { checkSecondFactor, type SecondFactorAnswer } from '../../core/users/secondFactorCheck';
 import { challengedUser, endSignInChallenge } from '../../core/users/signInChallenges';
@@ -39,6 +40,7 @@ function queryReader(ctx: Context): { get(name: string): string | null } {
 function secondFactorForm(
   ctx: Context,
   config: Config,
+  keys: PurposeKeys,
   sessionValue: string,
   factors: SecondFactors,
   method: Method,
@@ -84,13 +86,13 @@ function secondFactorForm(
       ${
         codeForm
           ? html`<form method="post" action="${TWO_FACTOR_PAGE_PATH}">
-              ${hidden('csrf_token', csrfToken(sessionValue, config))} ${hidden('method', method)} ${next.handle ? hidden('request', next.handle) : ''}
+              ${hidden('csrf_token', csrfToken(sessionValue, keys))} ${hidden('method', method)} ${next.handle ? hidden('request', next.handle) : ''}
               ${returnTo ? hidden('return_to', returnTo) : ''} ${field}
               <button type="submit">Verify</button>
             </form>`
           : html`<p>Use the passkey you added to this account.</p>`
       }
-      ${passkey ? passkeySignInControl(csrfToken(sessionValue, config), next.handle, returnTo) : ''}
+      ${passkey ? passkeySignInControl(csrfToken(sessionValue, keys), next.handle, returnTo) : ''}
       <p>
         <a href="${TWO_FACTOR_PAGE_PATH}${carriedQuery(next, other === 'recovery_code' ? { method: 'recovery_code' } : {})}"
           >${other === 'recovery_code' ? 'Use a recovery code' : factors.authenticatorApp ? 'Use your authenticator app' : 'Use a passkey'}</a
@@ -101,7 +103,7 @@ function secondFactorForm(
   );
 }
 
-async function secondFactorPage(ctx: Context, config: Config, now: () => number, stores: Stores): Promise<void> {
+async function secondFactorPage(ctx: Context, config: Config, now: () => number, stores: Stores, keys: PurposeKeys): Promise<void> {
   const method = ctx.query.method;
   if (method !== undefined && method !== 'code' && method !== 'recovery_code') {
     return errorPage(ctx, 400, 'Two-factor authentication', 'The link asks for a way of answering this page does not know: go back to Sign in and try again.');
@@ -110,12 +112,12 @@ async function secondFactorPage(ctx: Context, config: Config, now: () => number,
   const value = sessionValueOf(ctx, config);
   const user: UserRecord | null = value ? await challengedUser(stores, value, new Date(now())) : null;
   if (!value || !user) return redirectTo(ctx, `${SIGN_IN_PAGE_PATH}${carriedQuery(next)}`);
-  secondFactorForm(ctx, config, value, await secondFactorsOf(stores, user), method === 'recovery_code' ? 'recovery_code' : 'code', next, null);
+  secondFactorForm(ctx, config, keys, value, await secondFactorsOf(stores, user), method === 'recovery_code' ? 'recovery_code' : 'code', next, null);
 }
 
-async function secondFactorSubmit(ctx: Context, config: Config, now: () => number, stores: Stores): Promise<void> {
+async function secondFactorSubmit(ctx: Context, config: Config, now: () => number, stores: Stores, keys: PurposeKeys): Promise<void> {
   const form = await readPageForm(ctx);
-  if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
+  if (!form || !csrfValid(ctx, config, keys, form)) return csrfRefused(ctx);
   const next = nextOf(form);
   const value = sessionValueOf(ctx, config)!;
   const at = new Date(now());
@@ -123,24 +125,24 @@ async function secondFactorSubmit(ctx: Context, config: Config, now: () => numbe
   if (!user) return redirectTo(ctx, `${SIGN_IN_PAGE_PATH}${carriedQuery(next)}`);
   const method: Method = form.get('method') === 'recovery_code' ? 'recovery_code' : 'code';
   const answer: SecondFactorAnswer = { kind: method, value: form.get(method) ?? '' };
-  const result = await checkSecondFactor(stores, config, user._id, answer, ctx.ip, at);
+  const result = await checkSecondFactor(stores, keys, user._id, answer, ctx.ip, at);
   if (!result.ok) {
     if (result.retryAfterSeconds) ctx.set('Retry-After', String(result.retryAfterSeconds));
-    return secondFactorForm(ctx, config, value, await secondFactorsOf(stores, user), method, next, result.message, result.retryAfterSeconds ? 429 : 401);
+    return secondFactorForm(ctx, config, keys, value, await secondFactorsOf(stores, user), method, next, result.message, result.retryAfterSeconds ? 429 : 401);
   }
   // Two posts of one right answer: the first ends the challenge and signs in, the second starts over.
   if (!(await endSignInChallenge(stores, value))) return redirectTo(ctx, `${SIGN_IN_PAGE_PATH}${carriedQuery(next)}`);
-  if (result.usedRecoveryCode) await noticeSecondFactorChange(stores, config, user, 'recovery_code_used', at);
-  await completeSignIn(ctx, config, stores, user, next, at);
+  if (result.usedRecoveryCode) await noticeSecondFactorChange(stores, config, keys, user, 'recovery_code_used', at);
+  await completeSignIn(ctx, config, keys, stores, user, next, at);
 }
 
-export function mountSecondFactorPages(router: Router, config: Config, now: () => number, stores: Stores): void {
+export function mountSecondFactorPages(router: Router, config: Config, now: () => number, stores: Stores, keys: PurposeKeys): void {
   router.get(
     TWO_FACTOR_PAGE_PATH,
-    storeOutagePage((ctx) => secondFactorPage(ctx, config, now, stores)),
+    storeOutagePage((ctx) => secondFactorPage(ctx, config, now, stores, keys)),
   );
   router.post(
     TWO_FACTOR_PAGE_PATH,
-    storeOutagePage((ctx) => secondFactorSubmit(ctx, config, now, stores)),
+    storeOutagePage((ctx) => secondFactorSubmit(ctx, config, now, stores, keys)),
   );
 }

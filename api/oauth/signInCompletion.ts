@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { signedInFromBrowser } from '../../core/accounts/securityNotices';
 import type { Config } from '../../core/config';
+import type { PurposeKeys } from '../../core/crypto/purposeKeys';
 import type { Stores } from '../../core/deps';
 import { endSession, SESSION_TTL_MS, startSession } from '../../core/users/sessions';
 import type { UserRecord } from '../../core/users/users';
@@ -17,12 +18,20 @@ import { CHALLENGE_TTL_MS, startSignInChallenge } from '../../core/users/signInC
  * a notice mailed when it is new to the person, then on to enrolment when the organization
  * requires a second factor they lack, to the authorization request, or to the console.
  */
-export async function completeSignIn(ctx: Context, config: Config, stores: Stores, user: UserRecord, next: AfterSignIn, now: Date): Promise<void> {
+export async function completeSignIn(
+  ctx: Context,
+  config: Config,
+  keys: PurposeKeys,
+  stores: Stores,
+  user: UserRecord,
+  next: AfterSignIn,
+  now: Date,
+): Promise<void> {
   await endSession(stores, sessionValueOf(ctx, config));
   // Started on the app's clock, which sudo mode's 15 minutes are counted on.
   const session = await startSession(stores, user._id, now);
   setSessionCookie(ctx, config, session.value, Math.floor(SESSION_TTL_MS / 1000));
-  const browserValue = await signedInFromBrowser(stores, config, user, knownBrowserOf(ctx, config), { userAgent: ctx.get('User-Agent'), at: now });
+  const browserValue = await signedInFromBrowser(stores, config, keys, user, knownBrowserOf(ctx, config), { userAgent: ctx.get('User-Agent'), at: now });
   setKnownBrowserCookie(ctx, config, browserValue);
   if (await sentToEnrol(ctx, stores, user)) return;
   if (next.handle) return resumeAuthorization(ctx, config, stores, next.handle, user, now);

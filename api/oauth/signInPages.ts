@@ -2,6 +2,7 @@ import type { Stores } from '../../core/deps';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Config } from '../../core/config';
+import type { PurposeKeys } from '../../core/crypto/purposeKeys';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { authorizationResponseUrl } from '../../core/oauth/authorizationRules';
 import { allowanceOfGrant, listGrants, recordConsent, type GrantRecord } from '../../core/oauth/consentGrants';
@@ -74,7 +75,7 @@ function setupTitle(user: UserRecord | null): string {
   return user?.setupPurpose === 'reset' ? 'Choose a new password' : 'Set your password';
 }
 
-function setupForm(ctx: Context, config: Config, token: string, message: string | null, status = 200, user: UserRecord | null = null): void {
+function setupForm(ctx: Context, config: Config, keys: PurposeKeys, token: string, message: string | null, status = 200, user: UserRecord | null = null): void {
   const session = ensureSessionValue(ctx, config);
   sendPage(
     ctx,
@@ -91,7 +92,7 @@ function setupForm(ctx: Context, config: Config, token: string, message: string 
         Use ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters; a few unrelated words make a long password you can remember.
       </p>
       <form method="post" action="${SETUP_PAGE_PATH}">
-        ${hidden('csrf_token', csrfToken(session, config))} ${hidden('token', token)}
+        ${hidden('csrf_token', csrfToken(session, keys))} ${hidden('token', token)}
         <label for="new_password">New password</label>
         <input
           id="new_password"
@@ -121,21 +122,22 @@ function setupForm(ctx: Context, config: Config, token: string, message: string 
 
 const SETUP_INVALID = 'This setup link is invalid, used or expired. Ask your administrator for a new one.';
 
-async function setupPage(ctx: Context, config: Config, stores: Stores, now: () => number): Promise<void> {
+async function setupPage(ctx: Context, config: Config, stores: Stores, now: () => number, keys: PurposeKeys): Promise<void> {
   const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
   const found = await findSetupUser(stores, token, new Date(now()));
   if (!found.ok) return errorPage(ctx, 400, 'Setup link not valid', SETUP_INVALID);
-  setupForm(ctx, config, token, null, 200, found.user);
+  setupForm(ctx, config, keys, token, null, 200, found.user);
 }
 
-async function setupSubmit(ctx: Context, config: Config, stores: Stores, now: () => number): Promise<void> {
+async function setupSubmit(ctx: Context, config: Config, stores: Stores, now: () => number, keys: PurposeKeys): Promise<void> {
   const form = await readPageForm(ctx);
-  if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
+  if (!form || !csrfValid(ctx, config, keys, form)) return csrfRefused(ctx);
   const token = form.get('token') ?? '';
   const result = await setPasswordThroughLink(
     stores,
 
     config,
+    keys,
     token,
     form.get('new_password') ?? '',
     form.get('confirm_password') ?? '',
@@ -145,7 +147,7 @@ async function setupSubmit(ctx: Context, config: Config, stores: Stores, now: ()
   if (!result.ok) {
     if (result.reason === 'invalid_link') return errorPage(ctx, 400, 'Setup link not valid', result.message);
     const found = await findSetupUser(stores, token, new Date(now()));
-    return setupForm(ctx, config, token, result.message, 400, found.ok ? found.user : null);
+    return setupForm(ctx, config, keys, token, result.message, 400, found.ok ? found.user : null);
   }
   sendPage(
     ctx,
@@ -175,6 +177,7 @@ async function setupSubmit(ctx: Context, config: Config, stores: Stores, now: ()
 export function signInForm(
   ctx: Context,
   config: Config,
+  keys: PurposeKeys,
   handle: string | null,
   message: string | null,
   status = 200,
@@ -187,8 +190,7 @@ export function signInForm(
     'Sign in',
     html` ${errorNote(message)}
       <form method="post" action="${SIGN_IN_PAGE_PATH}">
-        ${hidden('csrf_token', csrfToken(session, config))} ${handle ? hidden('request', handle) : ''}
-        ${!handle && returnTo ? hidden('return_to', returnTo) : ''}
+        ${hidden('csrf_token', csrfToken(session, keys))} ${handle ? hidden('request', handle) : ''} ${!handle && returnTo ? hidden('return_to', returnTo) : ''}
         <label for="email">Email</label>
         <input id="email" name="email" type="email" autocomplete="username" value="${email}" required />
         <label for="password">Password</label>
@@ -196,33 +198,33 @@ export function signInForm(
         <button type="submit">Sign in</button>
       </form>
       <p><a href="${PASSWORD_RESET_PAGE_PATH}">Forgot password?</a></p>
-      ${passkeySignInControl(csrfToken(session, config), handle, returnTo)}`,
+      ${passkeySignInControl(csrfToken(session, keys), handle, returnTo)}`,
     status,
     PASSKEY_PAGE_CONTENT_SECURITY_POLICY,
   );
 }
 
-async function signInPage(ctx: Context, config: Config, stores: Stores, now: () => number): Promise<void> {
+async function signInPage(ctx: Context, config: Config, stores: Stores, now: () => number, keys: PurposeKeys): Promise<void> {
   const handle = handleOf(typeof ctx.query.request === 'string' ? ctx.query.request : null);
   const user = await sessionUser(stores, sessionValueOf(ctx, config), new Date(now()));
   if (user) return handle ? resumeAuthorization(ctx, config, stores, handle, user, new Date(now())) : redirectTo(ctx, landingOf(ctx.query.return_to));
-  signInForm(ctx, config, handle, null, 200, '', safeReturnPath(ctx.query.return_to));
+  signInForm(ctx, config, keys, handle, null, 200, '', safeReturnPath(ctx.query.return_to));
 }
 
-async function signInSubmit(ctx: Context, config: Config, decoy: DecoyPasswordHash, now: () => number, stores: Stores): Promise<void> {
+async function signInSubmit(ctx: Context, config: Config, decoy: DecoyPasswordHash, now: () => number, stores: Stores, keys: PurposeKeys): Promise<void> {
   const form = await readPageForm(ctx);
-  if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
+  if (!form || !csrfValid(ctx, config, keys, form)) return csrfRefused(ctx);
   const handle = handleOf(form.get('request'));
   const email = form.get('email') ?? '';
   const result = await signIn(stores, decoy, email, form.get('password') ?? '', ctx.ip, new Date(now()));
   if (!result.ok) {
     if (result.retryAfterSeconds) ctx.set('Retry-After', String(result.retryAfterSeconds));
     const status = result.retryAfterSeconds ? 429 : 401;
-    return signInForm(ctx, config, handle, result.message, status, email.slice(0, 320), safeReturnPath(form.get('return_to')));
+    return signInForm(ctx, config, keys, handle, result.message, status, email.slice(0, 320), safeReturnPath(form.get('return_to')));
   }
   const next = { handle, returnTo: form.get('return_to') };
   if (await hasSecondFactor(stores, result.user)) return askForSecondFactor(ctx, config, stores, result.user, next, new Date(now()));
-  await completeSignIn(ctx, config, stores, result.user, next, new Date(now()));
+  await completeSignIn(ctx, config, keys, stores, result.user, next, new Date(now()));
 }
 
 async function signedInUser(ctx: Context, config: Config, stores: Stores, now: () => number): Promise<UserRecord | null> {
@@ -231,7 +233,16 @@ async function signedInUser(ctx: Context, config: Config, stores: Stores, now: (
 
 // ---- consent ------------------------------------------------------------------------------
 
-function consentForm(ctx: Context, config: Config, handle: string, pending: PendingAuthorization, user: UserRecord, view: ConsentView, status = 200): void {
+function consentForm(
+  ctx: Context,
+  config: Config,
+  keys: PurposeKeys,
+  handle: string,
+  pending: PendingAuthorization,
+  user: UserRecord,
+  view: ConsentView,
+  status = 200,
+): void {
   const session = sessionValueOf(ctx, config)!;
   sendPage(
     ctx,
@@ -244,7 +255,7 @@ function consentForm(ctx: Context, config: Config, handle: string, pending: Pend
         ${user.permissions.map((p) => html`<li>${PERMISSION_TEXT[p] ?? p} <span class="note">(${p})</span></li>`)}
       </ul>
       <form method="post" action="${CONSENT_PAGE_PATH}">
-        ${hidden('csrf_token', csrfToken(session, config))} ${hidden('request', handle)} ${allowanceFieldset(view.policy, view.choice)}
+        ${hidden('csrf_token', csrfToken(session, keys))} ${hidden('request', handle)} ${allowanceFieldset(view.policy, view.choice)}
         <p class="note">Application id: ${pending.clientId}. You can change what it may do, or revoke access, at any time under Connected applications.</p>
         <button type="submit" name="decision" value="allow">Allow</button>
         <button type="submit" name="decision" value="deny">Deny</button>
@@ -259,7 +270,7 @@ interface ConsentView {
   message: string | null;
 }
 
-async function consentPage(ctx: Context, config: Config, stores: Stores, now: () => number): Promise<void> {
+async function consentPage(ctx: Context, config: Config, stores: Stores, now: () => number, keys: PurposeKeys): Promise<void> {
   const handle = handleOf(typeof ctx.query.request === 'string' ? ctx.query.request : null);
   if (!handle) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
   const user = await signedInUser(ctx, config, stores, now);
@@ -268,12 +279,12 @@ async function consentPage(ctx: Context, config: Config, stores: Stores, now: ()
   const pending = await findPending(stores, handle, new Date(now()));
   if (!pending) return errorPage(ctx, 400, 'Sign-in request expired', 'This sign-in request has expired or was already completed.');
   const policy = await agentPolicyOf(stores, user.orgId);
-  consentForm(ctx, config, handle, pending, user, { policy, choice: proposedChoice(policy), message: null });
+  consentForm(ctx, config, keys, handle, pending, user, { policy, choice: proposedChoice(policy), message: null });
 }
 
-async function consentSubmit(ctx: Context, config: Config, stores: Stores, now: () => number): Promise<void> {
+async function consentSubmit(ctx: Context, config: Config, stores: Stores, now: () => number, keys: PurposeKeys): Promise<void> {
   const form = await readPageForm(ctx);
-  if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
+  if (!form || !csrfValid(ctx, config, keys, form)) return csrfRefused(ctx);
   const handle = handleOf(form.get('request'));
   const user = await signedInUser(ctx, config, stores, now);
   if (!user) return redirectTo(ctx, handle ? `${SIGN_IN_PAGE_PATH}?request=${handle}` : SIGN_IN_PAGE_PATH);
@@ -293,7 +304,7 @@ async function consentSubmit(ctx: Context, config: Config, stores: Stores, now: 
   // A form posted without a choice (no radio sent) takes what the page proposed.
   const read = readAllowanceChoice(form, proposedChoice(policy));
   const refusal = read.ok ? allowanceRefusalUnder(policy, read.allowance) : read.message;
-  if (!read.ok || refusal) return consentForm(ctx, config, handle, pending, user, { policy, choice: read.choice, message: refusal }, 400);
+  if (!read.ok || refusal) return consentForm(ctx, config, keys, handle, pending, user, { policy, choice: read.choice, message: refusal }, 400);
   const grant = await recordConsent(
     stores,
     {
@@ -340,12 +351,12 @@ function connectionRow(g: GrantRecord, policy: AgentPolicy, spent: AgentSpendSum
   ];
 }
 
-async function connectionsPage(ctx: Context, config: Config, now: () => number, stores: Stores): Promise<void> {
+async function connectionsPage(ctx: Context, config: Config, now: () => number, stores: Stores, keys: PurposeKeys): Promise<void> {
   const user = await signedInUser(ctx, config, stores, now);
   if (!user) return redirectTo(ctx, SIGN_IN_PAGE_PATH);
   if (await sentToEnrol(ctx, stores, user)) return;
   const session = sessionValueOf(ctx, config)!;
-  const csrf = csrfToken(session, config);
+  const csrf = csrfToken(session, keys);
   const grants = await listGrants(stores, user._id);
   const [policy, spend] = await Promise.all([
     agentPolicyOf(stores, user.orgId),
@@ -375,9 +386,9 @@ async function connectionsPage(ctx: Context, config: Config, now: () => number, 
   });
 }
 
-async function revokeSubmit(ctx: Context, config: Config, stores: Stores, now: () => number): Promise<void> {
+async function revokeSubmit(ctx: Context, config: Config, stores: Stores, now: () => number, keys: PurposeKeys): Promise<void> {
   const form = await readPageForm(ctx);
-  if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
+  if (!form || !csrfValid(ctx, config, keys, form)) return csrfRefused(ctx);
   const user = await signedInUser(ctx, config, stores, now);
   if (!user) return redirectTo(ctx, SIGN_IN_PAGE_PATH);
   const clientId = form.get('client_id');
@@ -386,37 +397,40 @@ async function revokeSubmit(ctx: Context, config: Config, stores: Stores, now: (
   redirectTo(ctx, clientId ? `${CONNECTIONS_PAGE_PATH}?done=revoked` : CONNECTIONS_PAGE_PATH);
 }
 
-async function signOutSubmit(ctx: Context, config: Config, stores: Stores): Promise<void> {
+async function signOutSubmit(ctx: Context, config: Config, stores: Stores, keys: PurposeKeys): Promise<void> {
   const form = await readPageForm(ctx);
-  if (!form || !csrfValid(ctx, config, form)) return csrfRefused(ctx);
+  if (!form || !csrfValid(ctx, config, keys, form)) return csrfRefused(ctx);
   await endSession(stores, sessionValueOf(ctx, config));
   clearSessionCookie(ctx, config);
   redirectTo(ctx, SIGN_IN_PAGE_PATH);
 }
 
 /** Mounts the pages (DECISIONS.md "Interactive sign-in"): set password, sign in, consent, connected applications. */
-export function mountSignInPages(router: Router, config: Config, decoy: DecoyPasswordHash, now: () => number, stores: Stores): void {
-  const serve = (handler: (ctx: Context, config: Config, stores: Stores, now: () => number) => Promise<void>) =>
-    storeOutagePage((ctx: Context) => handler(ctx, config, stores, now));
+export function mountSignInPages(router: Router, config: Config, decoy: DecoyPasswordHash, now: () => number, stores: Stores, keys: PurposeKeys): void {
+  const serve = (handler: (ctx: Context, config: Config, stores: Stores, now: () => number, keys: PurposeKeys) => Promise<void>) =>
+    storeOutagePage((ctx: Context) => handler(ctx, config, stores, now, keys));
   router.get(SETUP_PAGE_PATH, serve(setupPage));
   router.post(
     SETUP_PAGE_PATH,
-    serve((ctx) => setupSubmit(ctx, config, stores, now)),
+    serve((ctx) => setupSubmit(ctx, config, stores, now, keys)),
   );
   router.get(SIGN_IN_PAGE_PATH, serve(signInPage));
   router.post(
     SIGN_IN_PAGE_PATH,
-    serve((ctx) => signInSubmit(ctx, config, decoy, now, stores)),
+    serve((ctx) => signInSubmit(ctx, config, decoy, now, stores, keys)),
   );
   router.get(CONSENT_PAGE_PATH, serve(consentPage));
   router.post(CONSENT_PAGE_PATH, serve(consentSubmit));
   router.get(
     CONNECTIONS_PAGE_PATH,
-    serve((ctx) => connectionsPage(ctx, config, now, stores)),
+    serve((ctx) => connectionsPage(ctx, config, now, stores, keys)),
   );
   router.post(
     REVOKE_CONNECTION_PATH,
-    serve((ctx) => revokeSubmit(ctx, config, stores, now)),
+    serve((ctx) => revokeSubmit(ctx, config, stores, now, keys)),
   );
-  router.post(SIGN_OUT_PATH, serve(signOutSubmit));
+  router.post(
+    SIGN_OUT_PATH,
+    serve((ctx) => signOutSubmit(ctx, config, stores, keys)),
+  );
 }

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import type { Config } from '../../core/config';
+import type { PurposeKeys } from '../../core/crypto/purposeKeys';
 import type { Stores } from '../../core/deps';
 import { resolveResource } from '../../core/oauth/authorizationRules';
 import { admitClientRequest } from '../../core/oauth/clientRateLimit';
@@ -25,6 +26,8 @@ export interface TokenEndpointDeps {
   publicClients: PublicClients;
   now: () => number;
   stores: Stores;
+  /** The app's purpose keys: a refresh rotation's answer is sealed under them for its retry window. */
+  purposeKeys: PurposeKeys;
 }
 
 export function toolsResource(config: Config): string {
@@ -99,7 +102,17 @@ async function publicClientGrant(
   const presented = requireParam(params, 'refresh_token');
   if (params.has('resource') && resolveResource(params.get('resource'), resource) !== resource)
     throw new OAuthError('invalid_target', `The resource must be ${resource}.`);
-  return refreshTokenGrant(stores, { clientId, retryWindowMs: REFRESH_RETRY_WINDOW_MS }, presented, params, config, signingKeys, new Date(deps.now()), logger);
+  return refreshTokenGrant(
+    stores,
+    { clientId, retryWindowMs: REFRESH_RETRY_WINDOW_MS },
+    presented,
+    params,
+    config,
+    deps.purposeKeys,
+    signingKeys,
+    new Date(deps.now()),
+    logger,
+  );
 }
 
 /** A token request of an authenticated (confidential, M2M) client: rate limited per credential. */
@@ -108,7 +121,7 @@ async function confidentialClientGrant(
   grantType: string,
   params: Map<string, string>,
   resource: string,
-  { config, signingKeys, now, stores }: TokenEndpointDeps,
+  { config, signingKeys, now, stores, purposeKeys }: TokenEndpointDeps,
 ): Promise<TokenResponse> {
   const client = await authenticate(ctx, stores, params, new Date(now()));
   if (!client.grantTypes.includes(grantType)) throw new OAuthError('unauthorized_client', `This client may not use the ${grantType} grant.`);
@@ -124,7 +137,17 @@ async function confidentialClientGrant(
   // Carried over; if a client repeats them they must match, checked before the token is consumed.
   if (params.has('scope')) checkScope(params.get('scope')!, [MCP_TOOLS_SCOPE]);
   if (params.has('resource')) checkResource(params.get('resource')!, resource);
-  return refreshTokenGrant(stores, { clientId: client._id, retryWindowMs: 0 }, presented, params, config, signingKeys, new Date(now()), requestLogger(ctx));
+  return refreshTokenGrant(
+    stores,
+    { clientId: client._id, retryWindowMs: 0 },
+    presented,
+    params,
+    config,
+    purposeKeys,
+    signingKeys,
+    new Date(now()),
+    requestLogger(ctx),
+  );
 }
 
 /** The store is unreachable: 503 with Retry-After in the OAuth error shape clients parse, with the API's problem code. */

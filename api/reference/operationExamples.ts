@@ -4,9 +4,12 @@ import { fundingRefusal } from '../../core/credits/credits';
 import { notFound, type Problem, type ProblemCode } from '../../core/problems';
 import { quotaRefusal } from '../../core/talent/quotas';
 import { REFUSAL_TEXT } from '../../core/outbound/destinationPolicy';
+import { PurposeKeys } from '../../core/crypto/purposeKeys';
 
 /** Example cursors are signed like real ones, under a fixed key: their shape is real, their MAC opens nothing. */
-const EXAMPLE_CURSOR_KEY = { secretsKey: Buffer.alloc(32) };
+function exampleCursorKey(): PurposeKeys {
+  return new PurposeKeys(Buffer.alloc(32));
+}
 
 /**
  * The reference's examples: one realistic request body and one answer per success status of
@@ -231,7 +234,7 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
     },
   },
   'contact_retrieval_jobs.list': {
-    query: { status: 'completed', limit: '20', cursor: encodeListCursor(EXAMPLE_CURSOR_KEY, `jobs:${WORKSPACE}:completed`, { n: 41 }) },
+    query: { status: 'completed', limit: '20', cursor: encodeListCursor(exampleCursorKey(), `jobs:${WORKSPACE}:completed`, { n: 41 }) },
     invalid: { query: { status: 'finished' } },
     responses: { 200: { data: [completedJob], next_cursor: null } },
   },
@@ -260,7 +263,7 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
   },
   'job_results.get': {
     params: { job_id: JOB },
-    query: { limit: '100', cursor: encodeListCursor(EXAMPLE_CURSOR_KEY, `result:${JOB}`, { seq: 100 }) },
+    query: { limit: '100', cursor: encodeListCursor(exampleCursorKey(), `result:${JOB}`, { seq: 100 }) },
     invalid: { params: { job_id: JOB }, query: { limit: '0' } },
     problems: {
       not_found: notFound('contact-retrieval job').detail,
@@ -299,7 +302,7 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
     responses: { 201: { endpoint, secret_id: SECRET, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' } },
   },
   'webhook_endpoints.list': {
-    query: { limit: '20', cursor: encodeListCursor(EXAMPLE_CURSOR_KEY, `webhook_endpoints:${WORKSPACE}`, { n: 3 }) },
+    query: { limit: '20', cursor: encodeListCursor(exampleCursorKey(), `webhook_endpoints:${WORKSPACE}`, { n: 3 }) },
     invalid: { query: { limit: '500' } },
     responses: { 200: { data: [endpoint], next_cursor: null } },
   },
@@ -347,7 +350,7 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
       event_id: EVENT,
       status: 'dead_lettered',
       limit: '20',
-      cursor: encodeListCursor(EXAMPLE_CURSOR_KEY, 'webhook_deliveries:n:', { below: 411 }),
+      cursor: encodeListCursor(exampleCursorKey(), 'webhook_deliveries:n:', { below: 411 }),
     },
     sampled: ['endpoint_id', 'limit'],
     invalid: { query: { status: 'delivered' } },
@@ -374,7 +377,7 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
       action: 'webhook_endpoint.updated',
       actor: `key:${KEY}`,
       limit: '20',
-      cursor: encodeListCursor(EXAMPLE_CURSOR_KEY, `audit-events:webhook_endpoint.updated:key:${KEY}`, { below: 1285 }),
+      cursor: encodeListCursor(exampleCursorKey(), `audit-events:webhook_endpoint.updated:key:${KEY}`, { below: 1285 }),
     },
     sampled: ['limit'],
     invalid: { query: { limit: 'twenty' } },
@@ -402,7 +405,7 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
             client_address: null,
           },
         ],
-        next_cursor: encodeListCursor(EXAMPLE_CURSOR_KEY, 'audit-events::', { below: 1285 }),
+        next_cursor: encodeListCursor(exampleCursorKey(), 'audit-events::', { below: 1285 }),
       },
     },
   },
@@ -446,7 +449,7 @@ export const OPERATION_EXAMPLES: Record<OperationName, OperationExample> = {
       family_id: FAMILY,
       key_id: KEY,
       limit: '20',
-      cursor: encodeListCursor(EXAMPLE_CURSOR_KEY, `operational-limits:${ORG}:{}`, { at: 20 }),
+      cursor: encodeListCursor(exampleCursorKey(), `operational-limits:${ORG}:{}`, { at: 20 }),
     },
     sampled: ['operation'],
     invalid: { query: { scope: 'team' } },

@@ -37,6 +37,9 @@ export const auditEventRoutes = [
       'Every change to the organization, whoever made it: keys, caps, blocks, budgets, credits granted, people and roles, webhook endpoints and secret rotations, replays, job cancels, grants revoked, and the rate set by the service operator. Entries are never changed or deleted except by retention (`AUDIT_RETENTION_DAYS`, 400 days by default). Filter by `action` and `actor`; paged with an opaque `cursor`.',
     query: Query,
     responses: { 200: { description: 'A page of audit entries', schema: z.object({ data: z.array(AuditEventSchema), next_cursor: z.string().nullable() }) } },
-    handler: async ({ principal, query, config, deps }) => ({ status: 200, body: await listAuditEvents(deps.stores, config, principal.orgId, query) }),
+    handler: async ({ principal, query, deps }) => ({
+      status: 200,
+      body: await listAuditEvents(deps.stores, deps.purposeKeys, principal.orgId, query),
+    }),
   }),
 ];

@@ -167,7 +167,10 @@ export const contactRetrievalJobRoutes = [
     permission: PERMISSIONS.jobsRead,
     query: ListQuery,
     responses: { 200: { description: 'A page of jobs; pass `next_cursor` as `cursor` for the next one', schema: JobPageSchema } },
-    handler: async ({ principal, query, config, deps }) => ({ status: 200, body: await listContactRetrievalJobs(deps.stores, config, principal, query) }),
+    handler: async ({ principal, query, deps }) => ({
+      status: 200,
+      body: await listContactRetrievalJobs(deps.stores, deps.purposeKeys, principal, query),
+    }),
   }),
   defineRoute({
     operation: 'contact_retrieval_jobs.get',

@@ -48,9 +48,9 @@ export const jobResultRoutes = [
       409: { description: '`result_set_expired`: past `result_expires_at`' },
       410: { description: '`result_gone`: the result was purged' },
     },
-    handler: async ({ principal, params, query, config, deps }) => ({
+    handler: async ({ principal, params, query, deps }) => ({
       status: 200,
-      body: await readJobResult(deps.stores, config, principal, params.job_id, query, new Date(deps.now())),
+      body: await readJobResult(deps.stores, deps.purposeKeys, principal, params.job_id, query, new Date(deps.now())),
     }),
   }),
 ];

@@ -81,7 +81,7 @@ export const operationalLimitsRoutes = [
       const entries = await reportLimits(deps.stores, principal.orgId, principalScopes(principal), filters, config.limits.leaseTtlSeconds);
       const filtered = Object.values(filters).some((v) => v !== undefined);
       const scope = `${principal.orgId}:${JSON.stringify(filters)}`;
-      return { status: 200, body: limitEntriesPage(config, scope, filtered ? entries : condensedLimitEntries(entries), limit, cursor) };
+      return { status: 200, body: limitEntriesPage(deps.purposeKeys, scope, filtered ? entries : condensedLimitEntries(entries), limit, cursor) };
     },
   }),
 ];

@@ -63,7 +63,10 @@ export const webhookDeliveryRoutes = [
       },
       400: { description: '`invalid_cursor`' },
     },
-    handler: async ({ principal, query, config, deps }) => ({ status: 200, body: await listDeliveries(deps.stores, config, principal.workspaceId, query) }),
+    handler: async ({ principal, query, deps }) => ({
+      status: 200,
+      body: await listDeliveries(deps.stores, deps.purposeKeys, principal.workspaceId, query),
+    }),
   }),
   defineRoute({
     operation: 'webhook_deliveries.get',

@@ -1,10 +1,8 @@
 import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import { z } from 'zod';
-import type { Config } from '../../core/config';
 import type { Deps } from '../../core/deps';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { decodeCursor, encodeCursor, endpointListScope } from '../../core/webhooks/deliveryCursor';
-import type { LookupAll } from '../../core/outbound/destinationPolicy';
 import {
   endpointView,
   findEndpoint,
@@ -57,8 +55,8 @@ const PageQuery = z.object({
   cursor: cursorParameter('`next_cursor` of the previous page'),
 });
 
-function settings(c: Config, lookupAll: LookupAll): DestinationSettings {
-  return { lookupAll, allowedCidrs: c.webhooks.allowedCidrs, secretsKey: c.secretsKey };
+function settings(deps: Pick<Deps, 'config' | 'destinationLookup' | 'purposeKeys'>): DestinationSettings {
+  return { lookupAll: deps.destinationLookup, allowedCidrs: deps.config.webhooks.allowedCidrs, purposeKeys: deps.purposeKeys };
 }
 
 const scopeOf = (p: { orgId: string; workspaceId: string }) => ({ orgId: p.orgId, workspaceId: p.workspaceId });
@@ -125,9 +123,9 @@ export const webhookEndpointRoutes = [
       409: { description: '`endpoint_limit_reached`' },
       422: { description: '`webhook_url_not_allowed` or `validation_failed`' },
     },
-    handler: async ({ principal, body, config, deps }) => ({
+    handler: async ({ principal, body, deps }) => ({
       status: 201,
-      body: await registerEndpoint(deps.stores, scopeOf(principal), body.url, settings(config, deps.destinationLookup), new Date(deps.now())),
+      body: await registerEndpoint(deps.stores, scopeOf(principal), body.url, settings(deps), new Date(deps.now())),
     }),
     audit: {
       change: ({ principal }, result) => {
@@ -146,18 +144,18 @@ export const webhookEndpointRoutes = [
     description: 'Includes disabled and retired endpoints. Paged with an opaque `cursor`.',
     query: PageQuery,
     responses: { 200: { description: 'A page of endpoints', schema: EndpointPage } },
-    handler: async ({ principal, query, config, deps }) => {
+    handler: async ({ principal, query, deps }) => {
       const cursorScope = endpointListScope(principal.workspaceId);
       const { docs, more } = await listEndpoints(deps.stores, scopeOf(principal), {
         limit: query.limit,
-        after: decodeCursor(config, cursorScope, query.cursor),
+        after: decodeCursor(deps.purposeKeys, cursorScope, query.cursor),
       });
       const last = docs[docs.length - 1];
       return {
         status: 200,
         body: {
           data: docs.map(endpointView),
-          next_cursor: more && last ? encodeCursor(config, cursorScope, { createdAt: last.createdAt, id: last._id }) : null,
+          next_cursor: more && last ? encodeCursor(deps.purposeKeys, cursorScope, { createdAt: last.createdAt, id: last._id }) : null,
         },
       };
     },
@@ -195,9 +193,9 @@ export const webhookEndpointRoutes = [
       409: { description: '`endpoint_retired` or `endpoint_limit_reached`' },
       422: { description: '`webhook_url_not_allowed` or `validation_failed`' },
     },
-    handler: async ({ principal, params, body, config, deps }) => ({
+    handler: async ({ principal, params, body, deps }) => ({
       status: 200,
-      body: await updateEndpoint(deps.stores, scopeOf(principal), params.id, body, settings(config, deps.destinationLookup)),
+      body: await updateEndpoint(deps.stores, scopeOf(principal), params.id, body, settings(deps)),
     }),
     audit: endpointChangeAudit('webhook_endpoint.updated'),
   }),
@@ -232,9 +230,9 @@ export const webhookEndpointRoutes = [
       404: { description: '`not_found`' },
       409: { description: '`rotation_in_progress` or `endpoint_retired`' },
     },
-    handler: async ({ principal, params, config, deps }) => ({
+    handler: async ({ principal, params, deps }) => ({
       status: 200,
-      body: await rotateSecret(deps.stores, scopeOf(principal), params.id, config.secretsKey, new Date(deps.now())),
+      body: await rotateSecret(deps.stores, scopeOf(principal), params.id, deps.purposeKeys, new Date(deps.now())),
     }),
     audit: {
       change: ({ params }, result) => ({

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import type { Config } from '../../core/config';
+import type { PurposeKeys } from '../../core/crypto/purposeKeys';
 import { csrfMatches, csrfTokenFor, isSessionValue, newSessionValue } from '../../core/users/sessions';
 
 /**
@@ -83,12 +84,13 @@ export function ensureSessionValue(ctx: Context, config: Config): string {
   return value;
 }
 
-export function csrfToken(sessionValue: string, config: Config): string {
-  return csrfTokenFor(sessionValue, config.secretsKey);
+/** `keys`: the app's purpose keys (Deps.purposeKeys). */
+export function csrfToken(sessionValue: string, keys: PurposeKeys): string {
+  return csrfTokenFor(sessionValue, keys);
 }
 
-export function csrfValid(ctx: Context, config: Config, form: URLSearchParams): boolean {
-  return csrfMatches(sessionValueOf(ctx, config), form.get('csrf_token'), config.secretsKey);
+export function csrfValid(ctx: Context, config: Config, keys: PurposeKeys, form: URLSearchParams): boolean {
+  return csrfMatches(sessionValueOf(ctx, config), form.get('csrf_token'), keys);
 }
 
 /** An application/x-www-form-urlencoded body of at most 8 KiB; null when it is anything else. */

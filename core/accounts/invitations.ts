@@ -1,4 +1,5 @@
 import type { Config } from '../config';
+import type { PurposeKeys } from '../crypto/purposeKeys';
 import { newId } from '../ids';
 import { invitationExistingAccountMail, invitationMail } from '../mail/mailMessages';
 import { queueMail } from '../mail/mailOutbox';
@@ -45,7 +46,7 @@ export function invitationView(i: InvitationRecord): InvitationView {
   };
 }
 
-type MailSettings = Pick<Config, 'authUrl' | 'secretsKey'>;
+type MailSettings = Pick<Config, 'authUrl'>;
 
 async function organizationName(stores: TenancyStores, orgId: string): Promise<string> {
   return (await stores.tenancy.findOrganization(orgId))?.name ?? 'an organization';
@@ -55,6 +56,7 @@ async function organizationName(stores: TenancyStores, orgId: string): Promise<s
 async function mailInvitation(
   stores: InvitationStores & UserStores,
   config: MailSettings,
+  keys: PurposeKeys,
   invitation: InvitationRecord,
   inviter: string,
   now: Date,
@@ -63,7 +65,7 @@ async function mailInvitation(
   if (!invitation.userId) {
     await queueMail(
       stores,
-      config,
+      keys,
       invitation.email,
       invitationExistingAccountMail({ organization, inviter, signInUrl: `${config.authUrl}${SIGN_IN_PATH}` }),
       now,
@@ -72,13 +74,14 @@ async function mailInvitation(
   }
   const link = await reissueSetup(stores, config, invitation.userId, now, 'invitation');
   const expiresAt = new Date(link.setup_expires_at);
-  await queueMail(stores, config, invitation.email, invitationMail({ organization, inviter, link: link.setup_url, expiresAt }), now);
+  await queueMail(stores, keys, invitation.email, invitationMail({ organization, inviter, link: link.setup_url, expiresAt }), now);
   return expiresAt;
 }
 
 export async function inviteByMail(
   stores: InvitationStores & UserStores,
   config: MailSettings,
+  keys: PurposeKeys,
   input: { orgId: string; workspaceId: string; email: string; role: Role; permissions: string[]; inviter: { userId: string; email: string } },
   now: Date,
 ): Promise<InvitationView> {
@@ -107,7 +110,7 @@ export async function inviteByMail(
     status: 'pending',
   };
   await stores.users.insertInvitation(invitation);
-  invitation.expiresAt = await mailInvitation(stores, config, invitation, input.inviter.email, now);
+  invitation.expiresAt = await mailInvitation(stores, config, keys, invitation, input.inviter.email, now);
   await stores.users.markInvitationSent(invitation._id, now, invitation.expiresAt);
   return invitationView(invitation);
 }
@@ -123,13 +126,14 @@ async function pendingInvitation(stores: UserStores, orgId: string, invitationId
 export async function resendInvitation(
   stores: InvitationStores & UserStores,
   config: MailSettings,
+  keys: PurposeKeys,
   orgId: string,
   invitationId: string,
   inviter: { email: string },
   now: Date,
 ): Promise<InvitationView> {
   const invitation = await pendingInvitation(stores, orgId, invitationId);
-  const expiresAt = await mailInvitation(stores, config, invitation, inviter.email, now);
+  const expiresAt = await mailInvitation(stores, config, keys, invitation, inviter.email, now);
   await stores.users.markInvitationSent(invitation._id, now, expiresAt);
   return invitationView({ ...invitation, expiresAt, lastSentAt: now });
 }

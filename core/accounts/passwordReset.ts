@@ -1,4 +1,5 @@
 import type { Config } from '../config';
+import type { PurposeKeys } from '../crypto/purposeKeys';
 import { recordAuditEvent, type AuditStores } from '../audit/auditLog';
 import { sha256Hex } from '../crypto/hash';
 import { passwordChangedMail, passwordResetMail } from '../mail/mailMessages';
@@ -22,17 +23,23 @@ import type { UserStores } from '../users/store';
 export const RESET_MAILS_PER_HOUR = 5;
 const HOUR_MS = 3600_000;
 
-type ResetSettings = Pick<Config, 'authUrl' | 'secretsKey'>;
+type ResetSettings = Pick<Config, 'authUrl'>;
 
 /** Mails a reset link when the address has an active account and has not asked too often this hour; otherwise nothing. */
-export async function requestPasswordReset(stores: MailStores & UserStores, config: ResetSettings, email: string, now: Date): Promise<'mailed' | 'nothing'> {
+export async function requestPasswordReset(
+  stores: MailStores & UserStores,
+  config: ResetSettings,
+  keys: PurposeKeys,
+  email: string,
+  now: Date,
+): Promise<'mailed' | 'nothing'> {
   const user = await findUserByEmail(stores, email);
   if (!user || user.disabledAt) return 'nothing';
   // Bounds how much mail one address can be sent through this form.
   const slot = await takeSlot(stores, `reset:acct:${sha256Hex(normalizeEmail(email))}`, RESET_MAILS_PER_HOUR, HOUR_MS, now);
   if (!slot.ok) return 'nothing';
   const link = await reissueSetup(stores, config, user._id, now, 'reset');
-  await queueMail(stores, config, user.email, passwordResetMail({ link: link.setup_url, expiresAt: new Date(link.setup_expires_at) }), now);
+  await queueMail(stores, keys, user.email, passwordResetMail({ link: link.setup_url, expiresAt: new Date(link.setup_expires_at) }), now);
   return 'mailed';
 }
 
@@ -42,7 +49,8 @@ export async function requestPasswordReset(stores: MailStores & UserStores, conf
  */
 export async function setPasswordThroughLink(
   stores: AuditStores & MailStores & OAuthStores & UserStores,
-  config: Pick<Config, 'authUrl' | 'secretsKey' | 'oauth'>,
+  config: Pick<Config, 'authUrl' | 'oauth'>,
+  keys: PurposeKeys,
   token: string,
   password: string,
   confirmation: string,
@@ -66,7 +74,7 @@ export async function setPasswordThroughLink(
   });
   await queueMail(
     stores,
-    config,
+    keys,
     user.email,
     passwordChangedMail({ at: now, signInUrl: `${config.authUrl}${SIGN_IN_PATH}`, resetUrl: `${config.authUrl}${PASSWORD_RESET_PATH}` }),
     now,

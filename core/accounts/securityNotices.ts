@@ -1,4 +1,5 @@
 import type { Config } from '../config';
+import type { PurposeKeys } from '../crypto/purposeKeys';
 import { sha256Hex } from '../crypto/hash';
 import { randomBase62 } from '../ids';
 import { securityNoticeMail } from '../mail/mailMessages';
@@ -14,7 +15,7 @@ import { CONSOLE_OVERVIEW_PATH, CONSOLE_SECURITY_PATH } from './accountPaths';
  * to do if it was not the person. A new API key is told to every active admin of the
  * organization; a sign-in from a browser the person has not signed in from before is told to them.
  */
-type NoticeSettings = Pick<Config, 'authUrl' | 'secretsKey'>;
+type NoticeSettings = Pick<Config, 'authUrl'>;
 
 /** Browsers a person is remembered in (the newest kept): a sign-in from any other is a new browser. */
 export const KNOWN_BROWSERS_KEPT = 20;
@@ -23,6 +24,7 @@ const BROWSER_VALUE = /^[0-9A-Za-z]{32}$/;
 export async function noticeApiKeyCreated(
   stores: MailStores & UserStores,
   config: NoticeSettings,
+  keys: PurposeKeys,
   input: { orgId: string; keyName: string; by: string; at: Date },
 ): Promise<void> {
   const admins = (await stores.users.usersOfOrg(input.orgId)).filter((u) => roleOf(u) === 'admin' && !u.disabledAt && u.passwordHash);
@@ -31,7 +33,7 @@ export async function noticeApiKeyCreated(
     what: `${input.by} created the API key "${input.keyName}" in your organization`,
     consoleUrl: `${config.authUrl}/console/keys`,
   });
-  for (const admin of admins) await queueMail(stores, config, admin.email, mail, input.at);
+  for (const admin of admins) await queueMail(stores, keys, admin.email, mail, input.at);
 }
 
 /**
@@ -42,6 +44,7 @@ export async function noticeApiKeyCreated(
 export async function signedInFromBrowser(
   stores: MailStores & UserStores,
   config: NoticeSettings,
+  keys: PurposeKeys,
   user: UserRecord,
   presented: string | undefined,
   input: { userAgent: string; at: Date },
@@ -54,7 +57,7 @@ export async function signedInFromBrowser(
     const browser = input.userAgent.slice(0, 200) || 'an unknown browser';
     await queueMail(
       stores,
-      config,
+      keys,
       user.email,
       securityNoticeMail('new_browser_sign_in', {
         at: input.at,
@@ -80,6 +83,7 @@ const SECOND_FACTOR_TEXT: Record<SecondFactorNotice, string> = {
 export async function noticeSecondFactorChange(
   stores: MailStores,
   config: NoticeSettings,
+  keys: PurposeKeys,
   user: Pick<UserRecord, 'email'>,
   kind: SecondFactorNotice,
   at: Date,
@@ -88,7 +92,7 @@ export async function noticeSecondFactorChange(
 ): Promise<void> {
   await queueMail(
     stores,
-    config,
+    keys,
     user.email,
     securityNoticeMail(kind, { at, what: what ?? SECOND_FACTOR_TEXT[kind], consoleUrl: `${config.authUrl}${CONSOLE_SECURITY_PATH}` }),
     at,

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { purposeKey } from './purposeKeys';
+import type { PurposeKeys } from './purposeKeys';
 
 /**
  * Encryption at rest for secrets that must be recoverable (webhook signing secrets, token
@@ -7,38 +7,38 @@ import { purposeKey } from './purposeKeys';
  * seals and opens them.
  *
  * Stored forms, base64url parts:
- * - `v2.<kid>.<iv>.<tag>.<ciphertext>`, written today: the AES key is
- *   `purposeKey(master, 'secret-box', 1)` (so the master secret never serves AES directly) and
+ * - `v2.<kid>.<iv>.<tag>.<ciphertext>`, written today: the AES key is the master's
+ *   `secret-box` purpose key, version 1 (so the master secret never serves AES directly) and
  *   `kid` names the master it came from, so a value sealed before a rotation finds its key.
  * - `v1.<iv>.<tag>.<ciphertext>`, written before key versions: the raw master was the AES key.
  *   Still opened, never written.
  *
  * Rotation: SECRETS_ENCRYPTION_KEY is the new master (`config.secretsKey`), seals and opens;
- * SECRETS_ENCRYPTION_KEY_PREVIOUS the old one (`config.secretsKeyPrevious`), which a caller passes
- * to `openSecret` beside the master so values sealed before the rotation still open.
+ * SECRETS_ENCRYPTION_KEY_PREVIOUS the old one (`config.secretsKeyPrevious`), whose keys the app's
+ * PurposeKeys carry as `previous`, so `openSecret` still opens values sealed before the rotation.
  */
 const SECRET_BOX_KEY_VERSION = 1;
 
-/** The masters a value may be sealed under, newest first. */
-function masterKeys(current: Buffer, previous: Buffer | null): Buffer[] {
-  return previous ? [current, previous] : [current];
+/** The masters' keys a value may be sealed under, newest first. */
+function masterKeys(keys: PurposeKeys): PurposeKeys[] {
+  return keys.previous ? [keys, keys.previous] : [keys];
 }
 
-function boxKey(master: Buffer): Buffer {
-  return purposeKey(master, 'secret-box', SECRET_BOX_KEY_VERSION);
+function boxKey(keys: PurposeKeys): Buffer {
+  return keys.key('secret-box', SECRET_BOX_KEY_VERSION);
 }
 
 /** A public name of the box key: a truncated hash of it, which says nothing about the key itself. */
-export function sealingKeyId(master: Buffer): string {
-  return createHash('sha256').update(boxKey(master)).digest().subarray(0, 9).toString('base64url');
+export function sealingKeyId(keys: PurposeKeys): string {
+  return createHash('sha256').update(boxKey(keys)).digest().subarray(0, 9).toString('base64url');
 }
 
-export function sealSecret(master: Buffer, plaintext: string, aad: string): string {
+export function sealSecret(keys: PurposeKeys, plaintext: string, aad: string): string {
   const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', boxKey(master), iv);
+  const cipher = createCipheriv('aes-256-gcm', boxKey(keys), iv);
   cipher.setAAD(Buffer.from(aad));
   const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return ['v2', sealingKeyId(master), iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ct.toString('base64url')].join('.');
+  return ['v2', sealingKeyId(keys), iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ct.toString('base64url')].join('.');
 }
 
 function decrypt(key: Buffer, iv: string, tag: string, ct: string, aad: string): string {
@@ -48,12 +48,12 @@ function decrypt(key: Buffer, iv: string, tag: string, ct: string, aad: string):
   return Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()]).toString('utf8');
 }
 
-/** Opens a value sealed under `master` or, during a rotation, under `previous` (SECRETS_ENCRYPTION_KEY_PREVIOUS). */
-export function openSecret(master: Buffer, sealed: string, aad: string, previous: Buffer | null = null): string {
+/** Opens a value sealed under the master of `keys` or, during a rotation, under `keys.previous` (SECRETS_ENCRYPTION_KEY_PREVIOUS). */
+export function openSecret(keys: PurposeKeys, sealed: string, aad: string): string {
   const parts = sealed.split('.');
   if (parts[0] === 'v2' && parts.length === 5) {
     const [, kid, iv, tag, ct] = parts;
-    const owner = masterKeys(master, previous).find((m) => sealingKeyId(m) === kid);
+    const owner = masterKeys(keys).find((m) => sealingKeyId(m) === kid);
     if (!owner) throw new Error(`sealed secret under key ${kid}, which is neither SECRETS_ENCRYPTION_KEY nor SECRETS_ENCRYPTION_KEY_PREVIOUS`);
     return decrypt(boxKey(owner), iv, tag, ct, aad);
   }
@@ -61,9 +61,9 @@ export function openSecret(master: Buffer, sealed: string, aad: string, previous
     const [, iv, tag, ct] = parts;
     // No key id in this form: the GCM tag tells which master sealed it.
     let failure: unknown;
-    for (const m of masterKeys(master, previous)) {
+    for (const m of masterKeys(keys)) {
       try {
-        return decrypt(m, iv, tag, ct, aad);
+        return decrypt(m.legacySecretBoxKey(), iv, tag, ct, aad);
       } catch (err) {
         failure = err;
       }

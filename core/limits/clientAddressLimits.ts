@@ -1,6 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import { hmacSha256 } from '../crypto/hash';
-import { purposeKey } from '../crypto/purposeKeys';
+import type { PurposeKeys } from '../crypto/purposeKeys';
 import type { Logger } from '../observability/logger';
 import { admitUnderCap, MINUTE_MS, type CapContext } from './minuteCaps';
 import type { LimitsStore } from './store';
@@ -31,8 +31,8 @@ export function clientAddressBucket(address: string): string {
   return `${parts.join(':')}::/64`;
 }
 
-export function addressCapName(master: Buffer, limit: AddressLimitName, address: string): string {
-  const digest = hmacSha256(purposeKey(master, 'client-address'), clientAddressBucket(address)).subarray(0, 16).toString('base64url');
+export function addressCapName(keys: PurposeKeys, limit: AddressLimitName, address: string): string {
+  const digest = hmacSha256(keys.key('client-address'), clientAddressBucket(address)).subarray(0, 16).toString('base64url');
   return `${CAP_PREFIX}${limit}:${digest}`;
 }
 
@@ -45,13 +45,13 @@ export async function purgeStaleAddressEntries(limits: LimitsStore, now: number)
 
 /** Counts one event of `limit` for `address`, or refuses it (writing nothing) when `perMinute` happened in the trailing minute. */
 export async function admitFromAddress(
-  master: Buffer,
+  keys: PurposeKeys,
   limit: AddressLimitName,
   address: string,
   perMinute: number,
   context: CapContext,
 ): Promise<AddressAdmission> {
-  const got = await admitUnderCap(addressCapName(master, limit, address), perMinute, context);
+  const got = await admitUnderCap(addressCapName(keys, limit, address), perMinute, context);
   return got.admitted ? { admitted: true } : { admitted: false, retryAfterSeconds: got.retryAfterSeconds };
 }
 
@@ -67,15 +67,15 @@ export class ClientAddressLimits {
   /** `limits`, `now` and `logger`: the app's limits store, clock and logger (core/deps.ts). */
   constructor(
     private readonly limits: LimitsStore,
-    private readonly master: Buffer,
+    private readonly keys: PurposeKeys,
     readonly now: () => number,
     private readonly logger: Logger,
   ) {}
 
-  /** admitFromAddress under this app's master secret, after a purge when a minute has passed since the last. */
+  /** admitFromAddress under this app's purpose keys, after a purge when a minute has passed since the last. */
   async admit(limit: AddressLimitName, address: string, perMinute: number): Promise<AddressAdmission> {
     this.purgeStaleEntries(this.now());
-    return admitFromAddress(this.master, limit, address, perMinute, { limits: this.limits, now: this.now, logger: this.logger });
+    return admitFromAddress(this.keys, limit, address, perMinute, { limits: this.limits, now: this.now, logger: this.logger });
   }
 
   private purgeStaleEntries(now: number): void {

@@ -1,4 +1,5 @@
 import type { Config } from '../config';
+import type { PurposeKeys } from '../crypto/purposeKeys';
 import { openSecret, sealSecret } from '../crypto/secretBox';
 import { newId } from '../ids';
 import type { MailMessage, MailOf } from './mailMessages';
@@ -28,13 +29,13 @@ function aadOf(mailId: string): string {
 }
 
 /** Records a mail to `to`; the mail sender delivers it. Answers the outbox entry's id. */
-export async function queueMail(stores: MailStores, config: Pick<Config, 'secretsKey'>, to: string, mail: MailOf, now: Date): Promise<string> {
+export async function queueMail(stores: MailStores, keys: PurposeKeys, to: string, mail: MailOf, now: Date): Promise<string> {
   const id = newId('mail');
   await stores.mail.insertOutboxMail({
     _id: id,
     to,
     kind: mail.kind,
-    sealed: sealSecret(config.secretsKey, JSON.stringify(mail.message), aadOf(id)),
+    sealed: sealSecret(keys, JSON.stringify(mail.message), aadOf(id)),
     createdAt: now,
     dueAt: now,
   });
@@ -52,7 +53,8 @@ function messageIdOf(config: Pick<Config, 'authUrl'>, mailId: string): string {
 
 async function attempt(
   stores: MailStores,
-  config: Pick<Config, 'secretsKey' | 'secretsKeyPrevious' | 'authUrl' | 'mail'>,
+  config: Pick<Config, 'authUrl' | 'mail'>,
+  keys: PurposeKeys,
   transport: MailTransport,
   mail: OutboxMailRecord,
   now: Date,
@@ -61,7 +63,7 @@ async function attempt(
     await stores.mail.markOutboxMailAbandoned(mail._id, now, mail.lastError ?? 'not delivered in time');
     return 'abandoned' as const;
   }
-  const message = JSON.parse(openSecret(config.secretsKey, mail.sealed, aadOf(mail._id), config.secretsKeyPrevious)) as MailMessage;
+  const message = JSON.parse(openSecret(keys, mail.sealed, aadOf(mail._id))) as MailMessage;
   try {
     await transport.send({ from: config.mail.from, to: mail.to, messageId: messageIdOf(config, mail._id), message });
   } catch (err) {
@@ -76,7 +78,8 @@ async function attempt(
 /** One pass over the due mail: answers how many were sent and how many failed (to be tried again). */
 export async function deliverDueMail(
   stores: MailStores,
-  config: Pick<Config, 'secretsKey' | 'secretsKeyPrevious' | 'authUrl' | 'mail'>,
+  config: Pick<Config, 'authUrl' | 'mail'>,
+  keys: PurposeKeys,
   transport: MailTransport,
   now: () => Date,
 ): Promise<{ sent: number; failed: number }> {
@@ -85,7 +88,7 @@ export async function deliverDueMail(
     const at = now();
     const mail = await stores.mail.leaseOutboxMail(mailId, new Date(at.getTime() + MAIL_LEASE_MS), at);
     if (!mail) continue;
-    const outcome = await attempt(stores, config, transport, mail, at);
+    const outcome = await attempt(stores, config, keys, transport, mail, at);
     if (outcome === 'sent') tally.sent += 1;
     if (outcome === 'failed') {
       tally.failed += 1;

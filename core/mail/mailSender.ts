@@ -1,4 +1,5 @@
 import type { Config } from '../config';
+import type { PurposeKeys } from '../crypto/purposeKeys';
 import type { Logger } from '../observability/logger';
 import { runEvery } from '../periodicPass';
 import { deliverDueMail, type MailTransport } from './mailOutbox';
@@ -16,7 +17,11 @@ export interface MailSender {
  * the outbox's due mail to the mail server (mailOutbox.ts). Without SMTP_URL it does nothing and
  * says so once: the mail waits.
  */
-export function startMailSender(stores: MailStores, config: Config, opts: { logger: Logger; now: () => number; transport?: MailTransport | null }): MailSender {
+export function startMailSender(
+  stores: MailStores,
+  config: Config,
+  opts: { logger: Logger; now: () => number; keys: PurposeKeys; transport?: MailTransport | null },
+): MailSender {
   const transport = opts.transport === undefined ? smtpTransport(config) : opts.transport;
   const { logger } = opts;
   const now = () => new Date(opts.now());
@@ -24,7 +29,7 @@ export function startMailSender(stores: MailStores, config: Config, opts: { logg
 
   async function pass(): Promise<{ sent: number; failed: number }> {
     if (!transport) return { sent: 0, failed: 0 };
-    const tally = await deliverDueMail(stores, config, transport, now);
+    const tally = await deliverDueMail(stores, config, opts.keys, transport, now);
     if (tally.failed) logger.warn(tally, 'mail sender: the mail server did not take a mail; it is tried again later');
     return tally;
   }

@@ -1,6 +1,7 @@
 import type { JWK, KeyLike } from 'jose';
 import { jose } from './joseLibrary';
 import type { Config } from '../config';
+import type { PurposeKeys } from '../crypto/purposeKeys';
 import { openSecret, sealSecret } from '../crypto/secretBox';
 import { newId } from '../ids';
 import type { OAuthStores, SigningKeyRecord } from './store';
@@ -30,7 +31,7 @@ export function isKeyAcceptable(key: { supersededAt: Date | null }, now: Date, a
   return key.supersededAt.getTime() + (accessTokenTtlSeconds + SKEW_SECONDS) * 1000 > now.getTime();
 }
 
-async function createKey(stores: OAuthStores, secretsKey: Buffer, now: Date): Promise<SigningKeyRecord> {
+async function createKey(stores: OAuthStores, keys: PurposeKeys, now: Date): Promise<SigningKeyRecord> {
   const { exportJWK, generateKeyPair } = await jose();
   const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
   const kid = newId('jwk');
@@ -40,7 +41,7 @@ async function createKey(stores: OAuthStores, secretsKey: Buffer, now: Date): Pr
     _id: kid,
     alg: SIGNING_ALG,
     publicJwk,
-    privateJwkSealed: sealSecret(secretsKey, JSON.stringify(privateJwk), `oauth-signing-key:${kid}`),
+    privateJwkSealed: sealSecret(keys, JSON.stringify(privateJwk), `oauth-signing-key:${kid}`),
     createdAt: now,
     supersededAt: null,
   };
@@ -53,9 +54,9 @@ async function createKey(stores: OAuthStores, secretsKey: Buffer, now: Date): Pr
  * SIGNER_CACHE_MS (the one that rotates through `SigningKeys.rotate`, at once); verifiers find
  * it on first sight of its kid.
  */
-export async function rotateSigningKey(stores: OAuthStores, secretsKey: Buffer, now: Date): Promise<{ kid: string; superseded: string[] }> {
+export async function rotateSigningKey(stores: OAuthStores, keys: PurposeKeys, now: Date): Promise<{ kid: string; superseded: string[] }> {
   const previous = await stores.oauth.unsupersededSigningKeyIds();
-  const created = await createKey(stores, secretsKey, now);
+  const created = await createKey(stores, keys, now);
   await stores.oauth.supersedeSigningKeys(previous, now);
   return { kid: created._id, superseded: previous };
 }
@@ -75,18 +76,15 @@ export interface SigningKeysOptions {
 export class SigningKeys {
   private signerCache: { signer: Signer; loadedAt: number } | undefined;
   private readonly publicKeys = new Map<string, { key: KeyLike | Uint8Array; supersededAt: Date | null; loadedAt: number }>();
-  private readonly secretsKey: Buffer;
-  private readonly secretsKeyPrevious: Buffer | null;
   private readonly accessTokenTtlSeconds: number;
   private readonly clock: () => number;
 
   constructor(
     private readonly stores: OAuthStores,
-    config: Pick<Config, 'secretsKey' | 'secretsKeyPrevious' | 'oauth'>,
+    config: Pick<Config, 'oauth'>,
+    private readonly keys: PurposeKeys,
     options: SigningKeysOptions = {},
   ) {
-    this.secretsKey = config.secretsKey;
-    this.secretsKeyPrevious = config.secretsKeyPrevious;
     this.accessTokenTtlSeconds = config.oauth.accessTokenTtlSeconds;
     this.clock = options.clock ?? Date.now;
   }
@@ -98,8 +96,8 @@ export class SigningKeys {
   async signer(now: Date): Promise<Signer> {
     if (this.signerCache && this.clock() - this.signerCache.loadedAt < SIGNER_CACHE_MS) return this.signerCache.signer;
     let doc = await this.stores.oauth.newestSigningKey();
-    doc ??= await createKey(this.stores, this.secretsKey, now);
-    const privateJwk = JSON.parse(openSecret(this.secretsKey, doc.privateJwkSealed, `oauth-signing-key:${doc._id}`, this.secretsKeyPrevious)) as JWK;
+    doc ??= await createKey(this.stores, this.keys, now);
+    const privateJwk = JSON.parse(openSecret(this.keys, doc.privateJwkSealed, `oauth-signing-key:${doc._id}`)) as JWK;
     const signer = { kid: doc._id, alg: doc.alg, key: await (await jose()).importJWK(privateJwk, doc.alg) };
     this.signerCache = { signer, loadedAt: this.clock() };
     return signer;
@@ -126,7 +124,7 @@ export class SigningKeys {
 
   /** Rotates (rotateSigningKey); this app signs with the new key at once. */
   async rotate(now: Date): Promise<{ kid: string; superseded: string[] }> {
-    const rotated = await rotateSigningKey(this.stores, this.secretsKey, now);
+    const rotated = await rotateSigningKey(this.stores, this.keys, now);
     this.signerCache = undefined;
     return rotated;
   }

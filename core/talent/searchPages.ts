@@ -20,6 +20,7 @@ import { runScan } from './searchScheduling';
 import { findSearch, MAX_STORED_SEARCH_PEOPLE, storeSearch, type StoredSearch } from './searches';
 import { fold } from './searchText';
 import { sourcesForOrganization, type EnabledSourceReads } from './sources';
+import type { PurposeKeys } from '../crypto/purposeKeys';
 
 export const SEARCH_OPERATION = 'candidates.search';
 
@@ -48,8 +49,8 @@ export interface SearchPage {
  * nobody can compute another request's search id). A new request under a forgotten key has a
  * new claim, hence a new search: never the old search's people.
  */
-function searchIdFor(secretsKey: Buffer, claim: RequestClaim, fingerprint: string): string {
-  return keyedId(secretsKey, 'srch', 'search-id', `${claim.orgId}\n${claim.workspaceId}\n${claim.key}\n${claim.nonce}\n${fingerprint}`);
+function searchIdFor(keys: PurposeKeys, claim: RequestClaim, fingerprint: string): string {
+  return keyedId(keys, 'srch', 'search-id', `${claim.orgId}\n${claim.workspaceId}\n${claim.key}\n${claim.nonce}\n${fingerprint}`);
 }
 
 function normalizeFilters(f: SearchFilters = {}): SearchFilters {
@@ -99,6 +100,8 @@ export interface SearchReads {
   readonly ledgerHeads: LedgerHeads;
   /** The app's turns: an organization's scans run one at a time (searchScheduling.ts). */
   readonly turns: Turns;
+  /** The app's purpose keys: a search id is keyed by them. */
+  readonly purposeKeys: PurposeKeys;
   readonly stores: CreditStores & TalentStores;
   readonly now: () => number;
 }
@@ -146,7 +149,7 @@ async function firstPage(settings: SearchSettings, reads: SearchReads, req: Sear
       params,
       personIds,
       total: outcome.total,
-      searchId: searchIdFor(settings.secretsKey, req.claim, fingerprint),
+      searchId: searchIdFor(reads.purposeKeys, req.claim, fingerprint),
     },
     now,
   );

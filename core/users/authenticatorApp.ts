@@ -1,4 +1,4 @@
-import type { Config } from '../config';
+import type { PurposeKeys } from '../crypto/purposeKeys';
 import { openSecret, sealSecret } from '../crypto/secretBox';
 import { checkTotpCode, newRecoveryCodes, newTotpSecret, totpUri } from './secondFactor';
 import { securityPolicyOf } from '../tenancy/securityPolicy';
@@ -13,13 +13,11 @@ import type { UserStores, UserRecord } from './store';
  * (never in plaintext at rest) as pending until a first code confirms it; turning it on answers
  * ten recovery codes, shown once and stored as hashes.
  */
-type Sealing = Pick<Config, 'secretsKey' | 'secretsKeyPrevious'>;
-
 /** Binds a sealed secret to its person, so one person's sealed value cannot be moved to another. */
 const aadOf = (userId: string) => `totp:${userId}`;
 
-export function openTotpSecret(config: Sealing, userId: string, sealed: string): string {
-  return openSecret(config.secretsKey, sealed, aadOf(userId), config.secretsKeyPrevious);
+export function openTotpSecret(keys: PurposeKeys, userId: string, sealed: string): string {
+  return openSecret(keys, sealed, aadOf(userId));
 }
 
 export interface TotpOffer {
@@ -28,16 +26,16 @@ export interface TotpOffer {
 }
 
 /** A new secret for the person to scan or type, pending until confirmed; a newer offer replaces an older one. */
-export async function offerTotpSecret(stores: UserStores, config: Sealing, user: UserRecord): Promise<TotpOffer> {
+export async function offerTotpSecret(stores: UserStores, keys: PurposeKeys, user: UserRecord): Promise<TotpOffer> {
   const secret = newTotpSecret();
-  await stores.users.setPendingTotpSecret(user._id, sealSecret(config.secretsKey, secret, aadOf(user._id)));
+  await stores.users.setPendingTotpSecret(user._id, sealSecret(keys, secret, aadOf(user._id)));
   return { secret, uri: totpUri(secret, user.email) };
 }
 
 /** The secret offered last and not yet confirmed (shown again when a first code was wrong), or null. */
-export function pendingTotpOffer(config: Sealing, user: UserRecord): TotpOffer | null {
+export function pendingTotpOffer(keys: PurposeKeys, user: UserRecord): TotpOffer | null {
   if (!user.totpPendingSealed) return null;
-  const secret = openTotpSecret(config, user._id, user.totpPendingSealed);
+  const secret = openTotpSecret(keys, user._id, user.totpPendingSealed);
   return { secret, uri: totpUri(secret, user.email) };
 }
 
@@ -47,10 +45,10 @@ export const WRONG_FIRST_CODE = 'That code is not correct. Type the 6-digit code
 const NO_OFFER = 'Open "Set up authenticator app" again: this setup has expired or was replaced in another window.';
 
 /** Turns the app on when `code` is the pending secret's code at `now`; answers the new recovery codes. */
-export async function turnOnAuthenticatorApp(stores: UserStores, config: Sealing, userId: string, code: unknown, now: Date): Promise<TurnOnResult> {
+export async function turnOnAuthenticatorApp(stores: UserStores, keys: PurposeKeys, userId: string, code: unknown, now: Date): Promise<TurnOnResult> {
   const user = await stores.users.findUser(userId);
   if (!user?.totpPendingSealed) return { ok: false, message: NO_OFFER };
-  const check = await checkTotpCode(openTotpSecret(config, userId, user.totpPendingSealed), code, now, null);
+  const check = await checkTotpCode(openTotpSecret(keys, userId, user.totpPendingSealed), code, now, null);
   if (!check.ok) return { ok: false, message: WRONG_FIRST_CODE };
   const { codes, hashes } = newRecoveryCodes();
   if (!(await stores.users.enableTotp(userId, user.totpPendingSealed, check.timeStep, hashes, now))) return { ok: false, message: NO_OFFER };

@@ -1,4 +1,4 @@
-import type { Config } from '../config';
+import type { PurposeKeys } from '../crypto/purposeKeys';
 import { releaseSlot, takeSlot } from './attemptSlots';
 import { openTotpSecret } from './authenticatorApp';
 import { checkTotpCode, recoveryCodeHash } from './secondFactor';
@@ -19,13 +19,13 @@ export const WRONG_CODE = 'That code is not correct.';
 
 export async function checkSecondFactor(
   stores: UserStores,
-  config: Pick<Config, 'secretsKey' | 'secretsKeyPrevious'>,
+  keys: PurposeKeys,
   userId: string,
   answer: SecondFactorAnswer,
   address: string,
   now: Date,
 ): Promise<SecondFactorResult> {
-  const result = await limitedAttempt(stores, userId, address, now, () => answerIsRight(stores, config, userId, answer, now), WRONG_CODE);
+  const result = await limitedAttempt(stores, userId, address, now, () => answerIsRight(stores, keys, userId, answer, now), WRONG_CODE);
   return result.ok ? { ok: true, usedRecoveryCode: answer.kind === 'recovery_code' } : result;
 }
 
@@ -54,13 +54,7 @@ export async function limitedAttempt(
   return { ok: true };
 }
 
-async function answerIsRight(
-  stores: UserStores,
-  config: Pick<Config, 'secretsKey' | 'secretsKeyPrevious'>,
-  userId: string,
-  answer: SecondFactorAnswer,
-  now: Date,
-): Promise<boolean> {
+async function answerIsRight(stores: UserStores, keys: PurposeKeys, userId: string, answer: SecondFactorAnswer, now: Date): Promise<boolean> {
   const user = await stores.users.findUser(userId);
   if (!user || user.disabledAt) return false;
   if (answer.kind === 'recovery_code') {
@@ -68,7 +62,7 @@ async function answerIsRight(
     return hash !== null && stores.users.consumeRecoveryCode(userId, hash);
   }
   if (!user.totpSecretSealed) return false;
-  const check = await checkTotpCode(openTotpSecret(config, userId, user.totpSecretSealed), answer.value, now, user.totpLastStep ?? null);
+  const check = await checkTotpCode(openTotpSecret(keys, userId, user.totpSecretSealed), answer.value, now, user.totpLastStep ?? null);
   // The step is recorded only if no other request took it meanwhile: one code, one use.
   return check.ok && stores.users.acceptTotpStep(userId, check.timeStep);
 }

@@ -1,5 +1,5 @@
 import { constantTimeEqual, hmacSha256, sha256Hex } from '../crypto/hash';
-import { purposeKey } from '../crypto/purposeKeys';
+import type { PurposeKeys } from '../crypto/purposeKeys';
 import { randomBase62 } from '../ids';
 import { findActiveUser, type UserRecord } from './users';
 import type { UserStores } from './store';
@@ -42,11 +42,11 @@ export async function endSession(stores: UserStores, value: unknown): Promise<vo
   if (isSessionValue(value)) await stores.users.deleteBrowserSession(sha256Hex(value));
 }
 
-export function csrfTokenFor(sessionValue: string, secretsKey: Buffer): string {
-  return hmacSha256(purposeKey(secretsKey, 'csrf'), sessionValue).toString('base64url');
+export function csrfTokenFor(sessionValue: string, keys: PurposeKeys): string {
+  return hmacSha256(keys.key('csrf'), sessionValue).toString('base64url');
 }
 
-export function csrfMatches(sessionValue: unknown, presented: unknown, secretsKey: Buffer): boolean {
+export function csrfMatches(sessionValue: unknown, presented: unknown, keys: PurposeKeys): boolean {
   if (!isSessionValue(sessionValue) || typeof presented !== 'string' || presented.length > 100) return false;
-  return constantTimeEqual(csrfTokenFor(sessionValue, secretsKey), presented);
+  return constantTimeEqual(csrfTokenFor(sessionValue, keys), presented);
 }

@@ -1,4 +1,5 @@
 import type { Config } from '../config';
+import type { PurposeKeys } from '../crypto/purposeKeys';
 import type { Logger } from '../observability/logger';
 import { webhookAttemptDuration, webhookAttempts, webhookDeadLetters } from '../observability/metrics';
 import type { OutboundConnections } from '../outbound/outboundConnections';
@@ -55,6 +56,8 @@ export interface DeliverAttemptDeps {
   trustAnchors: TrustAnchors;
   /** The app's keep-alive pools for the attempts. */
   outbound: OutboundConnections;
+  /** The app's purpose keys: they open the endpoints' sealed signing secrets. */
+  purposeKeys: PurposeKeys;
 }
 
 /** A missing event: retrying cannot make it appear (the activity makes this non-retryable). */
@@ -138,7 +141,7 @@ export function createAttemptDeliverer(config: Config, deps: DeliverAttemptDeps)
       if (!endpoint || verdict !== 'ok') {
         outcome = { ok: false, errorCode: verdict === 'ok' ? 'endpoint_inactive' : verdict, responseStatus: null, durationMs: 0 };
       } else {
-        const secrets = openSecrets(config.secretsKey, endpoint._id, liveSecrets(endpoint.secrets as StoredSecret[], at), config.secretsKeyPrevious);
+        const secrets = openSecrets(deps.purposeKeys, endpoint._id, liveSecrets(endpoint.secrets as StoredSecret[], at));
         outcome = await sendAttempt(
           { url: endpoint.url, headers: { ...signedHeaders(secrets, input.eventId, at, event.body) }, body: event.body },
           {

@@ -6,6 +6,7 @@ import { checkDestination, REFUSAL_TEXT, type LookupAll } from '../outbound/dest
 import type { WebhookStores } from './store/webhookStore';
 import type { EndpointRecord, EndpointState } from './store/records';
 import { mintSecret, ROTATION_OVERLAP_MS, rotatedSecrets, type StoredSecret } from './webhookSecrets';
+import type { PurposeKeys } from '../crypto/purposeKeys';
 
 /**
  * Webhook endpoints (SPEC 2.3, 3.1, 4.2; DECISIONS.md "Webhook endpoints"): register,
@@ -22,7 +23,8 @@ export interface EndpointScope {
 export interface DestinationSettings {
   lookupAll: LookupAll;
   allowedCidrs: readonly string[];
-  secretsKey: Buffer;
+  /** The app's purpose keys: a new signing secret is sealed under them. */
+  purposeKeys: PurposeKeys;
 }
 
 export interface EndpointView {
@@ -53,7 +55,7 @@ export async function registerEndpoint(stores: WebhookStores, scope: EndpointSco
   await requireAllowedDestination(url, settings);
   if (await stores.webhooks.endpoints.hasActiveEndpoint(scope.workspaceId)) throw limitReached();
   const endpointId = newId('we');
-  const { stored, plaintext } = mintSecret(settings.secretsKey, endpointId, now);
+  const { stored, plaintext } = mintSecret(settings.purposeKeys, endpointId, now);
   try {
     const doc = await stores.webhooks.endpoints.insertEndpoint({
       _id: endpointId,
@@ -132,7 +134,7 @@ export async function activeEndpointOf(stores: WebhookStores, workspaceId: strin
   return stores.webhooks.endpoints.activeEndpointOf(workspaceId);
 }
 
-export async function rotateSecret(stores: WebhookStores, scope: EndpointScope, endpointId: string, secretsKey: Buffer, now: Date) {
+export async function rotateSecret(stores: WebhookStores, scope: EndpointScope, endpointId: string, keys: PurposeKeys, now: Date) {
   const doc = await findEndpoint(stores, scope, endpointId);
   if (doc.state === 'retired') throw new Problem('endpoint_retired', 'A retired webhook endpoint has no secret to rotate.');
   const inWindow = () =>
@@ -140,7 +142,7 @@ export async function rotateSecret(stores: WebhookStores, scope: EndpointScope, 
       extensions: { previous_secret_expires_at: doc.rotationEndsAt?.toISOString() },
     });
   if (doc.rotationEndsAt && doc.rotationEndsAt.getTime() > now.getTime()) throw inWindow();
-  const { stored, plaintext } = mintSecret(secretsKey, endpointId, now);
+  const { stored, plaintext } = mintSecret(keys, endpointId, now);
   const secrets = rotatedSecrets(doc.secrets as StoredSecret[], stored, now);
   const windowEnd = new Date(now.getTime() + ROTATION_OVERLAP_MS);
   if (!(await stores.webhooks.endpoints.replaceSecrets(scope.workspaceId, endpointId, doc.rotationEndsAt ?? null, secrets, windowEnd))) {

@@ -1,3 +1,4 @@
+import type { PurposeKeys } from '../crypto/purposeKeys';
 import { openSecret, sealSecret } from '../crypto/secretBox';
 import { newId } from '../ids';
 import { generateSigningSecret } from './signPayload';
@@ -18,10 +19,10 @@ export interface StoredSecret {
 
 const aad = (endpointId: string, secretId: string) => `webhook-secret:${endpointId}:${secretId}`;
 
-export function mintSecret(key: Buffer, endpointId: string, now: Date): { stored: StoredSecret; plaintext: string } {
+export function mintSecret(keys: PurposeKeys, endpointId: string, now: Date): { stored: StoredSecret; plaintext: string } {
   const plaintext = generateSigningSecret();
   const secretId = newId('whs');
-  return { plaintext, stored: { secretId, sealed: sealSecret(key, plaintext, aad(endpointId, secretId)), createdAt: now, expiresAt: null } };
+  return { plaintext, stored: { secretId, sealed: sealSecret(keys, plaintext, aad(endpointId, secretId)), createdAt: now, expiresAt: null } };
 }
 
 /** Secrets that sign at `now`, newest first: the current one, plus a predecessor inside its window. */
@@ -29,9 +30,9 @@ export function liveSecrets(secrets: readonly StoredSecret[], now: Date): Stored
   return secrets.filter((s) => s.expiresAt === null || s.expiresAt.getTime() > now.getTime()).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
 }
 
-/** `previous`: SECRETS_ENCRYPTION_KEY_PREVIOUS during a rotation (secrets sealed before it still open). */
-export function openSecrets(key: Buffer, endpointId: string, secrets: readonly StoredSecret[], previous: Buffer | null = null): string[] {
-  return secrets.map((s) => openSecret(key, s.sealed, aad(endpointId, s.secretId), previous));
+/** Secrets sealed under SECRETS_ENCRYPTION_KEY_PREVIOUS still open during a rotation (`keys.previous`). */
+export function openSecrets(keys: PurposeKeys, endpointId: string, secrets: readonly StoredSecret[]): string[] {
+  return secrets.map((s) => openSecret(keys, s.sealed, aad(endpointId, s.secretId)));
 }
 
 /** The secret list after a rotation: successor, the predecessor for 24 h, nothing older. */

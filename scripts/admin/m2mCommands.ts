@@ -63,6 +63,6 @@ export const m2mCommands: Record<string, AdminCommand> = {
   },
   'm2m signing-key rotate': {
     usage: 'm2m signing-key rotate (new access-token signing key; the old one verifies for one token lifetime more)',
-    run: (_f, { config, now, stores }) => rotateSigningKey(stores, config.secretsKey, new Date(now())),
+    run: (_f, { now, stores, purposeKeys }) => rotateSigningKey(stores, purposeKeys, new Date(now())),
   },
 };

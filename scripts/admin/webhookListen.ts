@@ -141,7 +141,7 @@ function untilStopped(): Promise<string> {
   });
 }
 
-async function listen(f: Flags, { config, now, stores }: Deps): Promise<unknown> {
+async function listen(f: Flags, { now, stores, purposeKeys }: Deps): Promise<unknown> {
   refuseInProduction('webhook listen');
   const workspaceId = requireFlag(f, 'workspace');
   const forwardTo = optionalFlag(f, 'forward-to');
@@ -189,7 +189,7 @@ async function listen(f: Flags, { config, now, stores }: Deps): Promise<unknown>
     server.listen(port, '127.0.0.1', () => resolve());
   });
   const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
-  const settings: DestinationSettings = { lookupAll: systemDestinationLookup, allowedCidrs: LOOPBACK, secretsKey: config.secretsKey };
+  const settings: DestinationSettings = { lookupAll: systemDestinationLookup, allowedCidrs: LOOPBACK, purposeKeys };
 
   const existing = await activeEndpointOf(stores, workspaceId);
   let endpointId = '';
@@ -246,11 +246,11 @@ async function listen(f: Flags, { config, now, stores }: Deps): Promise<unknown>
     };
   }
   if (f['new-secret'] === true) {
-    const rotated = await rotateSecret(stores, scope, endpointId, config.secretsKey, new Date(now()));
+    const rotated = await rotateSecret(stores, scope, endpointId, purposeKeys, new Date(now()));
     say(`new signing secret (shown once; the previous one verifies until ${rotated.previous_secret_expires_at}): ${rotated.secret}`);
   }
   const current = await findEndpoint(stores, scope, endpointId);
-  secrets = openSecrets(config.secretsKey, endpointId, liveSecrets(current.secrets as StoredSecret[], new Date()), config.secretsKeyPrevious);
+  secrets = openSecrets(purposeKeys, endpointId, liveSecrets(current.secrets as StoredSecret[], new Date()));
   say(`listening on ${url}${forwardTo ? `, forwarding to ${forwardTo}` : ''}; Ctrl-C stops and puts the endpoint back`);
   say(`produce a job.completed without spending credits: npm run --silent admin -- webhook trigger --workspace ${workspaceId}`);
 

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../core/config';
 import { logger } from '../../core/observability/logger';
 import { createStores, type Stores } from '../../core/deps';
+import { purposeKeysOf } from '../../core/crypto/purposeKeys';
 import { openStore, type StoreHandle } from '../../core/store/connection';
 import { personIdFor } from '../seeding/generator';
 import { seedPeople } from '../seeding/seedPeople';
@@ -80,9 +81,10 @@ async function main(): Promise<number> {
     store = await openStore(services.mongodbUri, config.store);
     const stores: Stores = createStores(store.connection);
     await store.ensureIndexes();
-    await seedPeople(stores, { secretsKey: config.secretsKey, count: PEOPLE, seed: SEED });
+    const purposeKeys = purposeKeysOf(config);
+    await seedPeople(stores, { purposeKeys, count: PEOPLE, seed: SEED });
     // Only people of the built-in source: jobs and unlocks refuse the others (422, 404).
-    const seeded = Array.from({ length: PEOPLE }, (_, i) => personIdFor(config.secretsKey, SEED, i));
+    const seeded = Array.from({ length: PEOPLE }, (_, i) => personIdFor(purposeKeys, SEED, i));
     const sources = await stores.talent.sourcesOfPeople(seeded);
     const personIds = seeded.filter((id) => sources.get(id) === BUILT_IN_SOURCE_ID);
     say('starting the API and a worker');

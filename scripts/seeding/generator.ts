@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { SENIORITIES, type PersonPosition, type PersonRecord, type ProviderContactRecord, type Seniority } from '../../core/talent/person';
 import { COMPANIES, CULTURES, DEGREES, EXTRA_LANGUAGES, JOB_FAMILIES, PHONE_PREFIX, PLACES, SCHOOLS, SENIORITY_TITLES } from './generatorData';
 import { keyedId } from '../../core/talent/keyedIds';
+import type { PurposeKeys } from '../../core/crypto/purposeKeys';
 import { BUILT_IN_SOURCE_ID, OPEN_WEB_SOURCE_ID } from '../../core/talent/sources';
 
 /**
@@ -15,10 +16,10 @@ const REFERENCE_MONTH = 1;
 /**
  * The person id: a hash of (seed, ordinal) keyed by the server's secret, so ids reveal neither
  * order nor count and cannot be computed from the public seed: a client knows only the ids it
- * was shown. The same SECRETS_ENCRYPTION_KEY (`secretsKey`) always seeds the same ids.
+ * was shown. The same SECRETS_ENCRYPTION_KEY (the app's `purposeKeys`) always seeds the same ids.
  */
-export function personIdFor(secretsKey: Buffer, seed: string, ordinal: number): string {
-  return keyedId(secretsKey, 'per', 'person-id', `people:${seed}:${ordinal}`);
+export function personIdFor(keys: PurposeKeys, seed: string, ordinal: number): string {
+  return keyedId(keys, 'per', 'person-id', `people:${seed}:${ordinal}`);
 }
 
 /** mulberry32: small, fast, good enough for synthetic data. */
@@ -80,9 +81,9 @@ function companyDomain(company: string): string {
   return `${slug(company)}.example`;
 }
 
-export function generatePerson(secretsKey: Buffer, seed: string, ordinal: number): { person: PersonRecord; contact: ProviderContactRecord | null } {
+export function generatePerson(keys: PurposeKeys, seed: string, ordinal: number): { person: PersonRecord; contact: ProviderContactRecord | null } {
   const rng = rngFor(seed, ordinal);
-  const id = personIdFor(secretsKey, seed, ordinal);
+  const id = personIdFor(keys, seed, ordinal);
   const culture = pick(rng, CULTURES);
   const firstName = pick(rng, culture.first);
   const lastName = pick(rng, culture.last);

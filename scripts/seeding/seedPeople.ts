@@ -1,6 +1,7 @@
 import { generatePerson } from './generator';
 import type { PersonRecord, ProviderContactRecord } from '../../core/talent/person';
 import type { TalentStores } from '../../core/talent/store';
+import type { PurposeKeys } from '../../core/crypto/purposeKeys';
 
 export const DEFAULT_PEOPLE_SEED = 'talent-v1';
 const BATCH = 1000;
@@ -16,12 +17,12 @@ export interface SeedProgress {
  * Generates people `0..count-1` of `seed` and their provider contacts. Resumable and
  * idempotent: `people_meta` remembers how far each seed got, inserts are unordered and
  * duplicate ids are ignored, so a crash mid-way or a second run adds nothing twice. Person ids
- * are keyed by `secretsKey` (the config's SECRETS_ENCRYPTION_KEY).
+ * are keyed by `purposeKeys` (the app's, of the config's SECRETS_ENCRYPTION_KEY).
  */
 export async function seedPeople(
   stores: TalentStores,
   opts: {
-    secretsKey: Buffer;
+    purposeKeys: PurposeKeys;
     count: number;
     seed?: string;
     onProgress?: (p: SeedProgress) => void;
@@ -43,7 +44,7 @@ export async function seedPeople(
       const people: PersonRecord[] = [];
       const contacts: ProviderContactRecord[] = [];
       for (let i = start; i < to; i++) {
-        const { person, contact } = generatePerson(opts.secretsKey, seed, i);
+        const { person, contact } = generatePerson(opts.purposeKeys, seed, i);
         people.push(person);
         if (contact) contacts.push(contact);
       }

@@ -83,7 +83,7 @@ test('forgot password: the mailed link sets a new password, every other browser 
   // The link is used: opening it again is refused.
   const again = await page.goto(linkIn(mail, `${srv.url}/api/oauth/setup?token=`));
   expect(again?.status()).toBe(400);
-  const entries = (await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { action: 'user.password_reset' })).data;
+  const entries = (await listAuditEvents(srv.deps.stores, srv.deps.purposeKeys, tenant.orgId, { action: 'user.password_reset' })).data;
   expect(entries).toEqual([expect.objectContaining({ actor: `user:${made.userId}`, target: made.userId, after: { user_id: made.userId, email } })]);
   // Only the known address was mailed.
   expect((await srv.deps.stores.mail.outboxMailTo(email)).filter((m) => m.kind === 'password_reset')).toHaveLength(1);

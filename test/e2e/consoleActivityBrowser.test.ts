@@ -184,7 +184,7 @@ test('"Cancel job" on a running job\'s page cancels it, through the console road
     await page.reload();
     expect(await page.getByRole('button', { name: 'Cancel job' }).count()).toBe(0);
     expect(await page.locator('.figures').innerText()).toContain('cancelled');
-    const audit = await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { action: 'job.cancelled' });
+    const audit = await listAuditEvents(srv.deps.stores, srv.deps.purposeKeys, tenant.orgId, { action: 'job.cancelled' });
     expect(audit.data[0]).toMatchObject({ actor: `user:${admin.userId}`, target: jobId });
   } finally {
     provider.latencyMs = 0;

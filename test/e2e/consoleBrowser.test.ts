@@ -189,7 +189,7 @@ test('"Settings": the admin renames the organization; every page is headed with 
   expect(await page.getByRole('status').innerText()).toBe(`The organization is now called ${longName}.`);
   await page.goto(`${srv.url}/console/keys`);
   expect(await page.locator('header .brand').innerText()).toContain(longName);
-  const [entry] = (await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { action: 'organization.updated' })).data;
+  const [entry] = (await listAuditEvents(srv.deps.stores, srv.deps.purposeKeys, tenant.orgId, { action: 'organization.updated' })).data;
   expect(entry).toMatchObject({ actor: `user:${admin.userId}`, after: { name: longName } });
 });
 
@@ -395,7 +395,7 @@ test('"Disable person" signs the member out at once; every change is in the audi
   await memberPage.goto(`${srv.url}/console/overview`);
   expect(new URL(memberPage.url()).pathname).toBe('/api/oauth/signin');
 
-  const entries = (await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { actor: `user:${admin.userId}`, limit: 100 })).data;
+  const entries = (await listAuditEvents(srv.deps.stores, srv.deps.purposeKeys, tenant.orgId, { actor: `user:${admin.userId}`, limit: 100 })).data;
   expect(entries.map((e) => e.action).sort()).toEqual(
     [
       // "Create an API key", "Select all" and the form completed after the password.
@@ -424,7 +424,7 @@ test("the operator's `key rotate` runs the same rotation: with --old-key-seconds
   expect(r.json).toMatchObject({ replaced_key_id: current!._id, name: 'Console e2e key' });
   expect(await whoamiStatus(secondKey)).toBe(401);
   expect(await whoamiStatus(r.json.key)).toBe(200);
-  const [entry] = (await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { action: 'key.rotated', actor: 'operator' })).data;
+  const [entry] = (await listAuditEvents(srv.deps.stores, srv.deps.purposeKeys, tenant.orgId, { action: 'key.rotated', actor: 'operator' })).data;
   expect(entry?.target).toBe(current!._id);
 });
 

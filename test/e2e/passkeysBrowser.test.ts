@@ -81,7 +81,7 @@ test('a person adds a named passkey, signs in with it alone, renames it and remo
 
   const added = await mailbox.waitFor(email, 'A sign-in method was added to your talent platform account');
   expect(added.text).toContain('The passkey "Work laptop" was added to your account');
-  const addedEntries = (await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { action: 'passkey.added' })).data;
+  const addedEntries = (await listAuditEvents(srv.deps.stores, srv.deps.purposeKeys, tenant.orgId, { action: 'passkey.added' })).data;
   expect(addedEntries).toEqual([
     expect.objectContaining({
       actor: `user:${made.userId}`,
@@ -110,7 +110,7 @@ test('a person adds a named passkey, signs in with it alone, renames it and remo
   await page.getByLabel('Passkey name', { exact: true }).fill('Office laptop');
   await submitWith(page, 'Save name');
   await page.getByRole('status').filter({ hasText: 'The passkey is now called Office laptop.' }).waitFor();
-  const renamed = (await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { action: 'passkey.renamed' })).data;
+  const renamed = (await listAuditEvents(srv.deps.stores, srv.deps.purposeKeys, tenant.orgId, { action: 'passkey.renamed' })).data;
   expect(renamed).toEqual([
     expect.objectContaining({ before: expect.objectContaining({ name: 'Work laptop' }), after: expect.objectContaining({ name: 'Office laptop' }) }),
   ]);
@@ -120,7 +120,7 @@ test('a person adds a named passkey, signs in with it alone, renames it and remo
   expect(await page.getByText('You have no passkeys.').count()).toBe(1);
   const removed = await mailbox.waitFor(email, 'A sign-in method was removed from your talent platform account');
   expect(removed.text).toContain('The passkey "Office laptop" was removed from your account');
-  const removedEntries = (await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { action: 'passkey.removed' })).data;
+  const removedEntries = (await listAuditEvents(srv.deps.stores, srv.deps.purposeKeys, tenant.orgId, { action: 'passkey.removed' })).data;
   expect(removedEntries).toEqual([expect.objectContaining({ actor: `user:${made.userId}`, before: expect.objectContaining({ name: 'Office laptop' }) })]);
 
   // The authenticator still holds the credential, but the service no longer knows it.
@@ -181,7 +181,7 @@ test('with a passkey as the only factor: the password leads to "Two-factor authe
   await page.getByRole('status').filter({ hasText: 'The passkey Phone was removed.' }).waitFor();
   expect(new URL(page.url()).pathname).toBe('/console/security');
   expect(await page.getByText('You have no passkeys.').count()).toBe(1);
-  const removedEntries = (await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { action: 'passkey.removed' })).data;
+  const removedEntries = (await listAuditEvents(srv.deps.stores, srv.deps.purposeKeys, tenant.orgId, { action: 'passkey.removed' })).data;
   expect(removedEntries).toEqual(
     expect.arrayContaining([expect.objectContaining({ actor: `user:${made.userId}`, before: expect.objectContaining({ name: 'Phone' }) })]),
   );

@@ -94,7 +94,7 @@ test('an authenticator app: enrolled by its secret, asked for after the password
   expect(stored).not.toContain(secret);
   for (const code of codes) expect(stored).not.toContain(code);
   expect(await mailbox.waitFor(email, 'A sign-in method was added')).toBeTruthy();
-  const enabled = (await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { action: 'mfa.enabled' })).data;
+  const enabled = (await listAuditEvents(srv.deps.stores, srv.deps.purposeKeys, tenant.orgId, { action: 'mfa.enabled' })).data;
   expect(enabled).toEqual([expect.objectContaining({ actor: `user:${made.userId}`, after: { user_id: made.userId, email, method: 'authenticator_app' } })]);
   const firstCode = codeNow(secret);
 
@@ -148,7 +148,7 @@ test('an authenticator app: enrolled by its secret, asked for after the password
   const fresh = (await page.locator('#recovery-codes li').allInnerTexts()).map((c) => c.trim());
   expect(fresh).toHaveLength(10);
   expect(fresh).not.toContain(codes[2]);
-  expect((await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { action: 'recovery_codes.generated' })).data).toEqual([
+  expect((await listAuditEvents(srv.deps.stores, srv.deps.purposeKeys, tenant.orgId, { action: 'recovery_codes.generated' })).data).toEqual([
     expect.objectContaining({ actor: `user:${made.userId}`, after: { user_id: made.userId, email, count: 10 } }),
   ]);
 
@@ -157,7 +157,7 @@ test('an authenticator app: enrolled by its secret, asked for after the password
   await submitWith(page, 'Turn off authenticator app');
   expect(await page.locator('div[role="status"]').innerText()).toContain('The authenticator app is off');
   expect(await mailbox.waitFor(email, 'A sign-in method was removed')).toBeTruthy();
-  expect((await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { action: 'mfa.disabled' })).data).toHaveLength(1);
+  expect((await listAuditEvents(srv.deps.stores, srv.deps.purposeKeys, tenant.orgId, { action: 'mfa.disabled' })).data).toHaveLength(1);
   await signOut(page);
   await signIn(page, email, PASSWORD);
   expect(await here(page)).toBe('/console/overview');
@@ -222,7 +222,7 @@ test('an organization that requires two-factor authentication takes a person wit
   // The admin has no factor either: the confirmation is shown where they are held, on Security.
   expect(await here(adminPage)).toBe('/console/security');
   expect(await adminPage.locator('div[role="status"]').innerText()).toBe('Two-factor authentication is now required in your organization.');
-  expect((await listAuditEvents(srv.deps.stores, srv.config, own.orgId, { action: 'security_policy.updated' })).data).toEqual([
+  expect((await listAuditEvents(srv.deps.stores, srv.deps.purposeKeys, own.orgId, { action: 'security_policy.updated' })).data).toEqual([
     expect.objectContaining({ actor: `user:${admin.userId}`, before: { require_second_factor: false }, after: { require_second_factor: true } }),
   ]);
   await adminPage.goto(`${srv.url}/console/keys`);
@@ -258,7 +258,9 @@ test('an organization that requires two-factor authentication takes a person wit
   // The operator switches it off for this organization (audited as the operator); the held admin goes on.
   const cli = await adminCli(srv, 'org', 'require-2fa', '--org', own.orgId, '--required', 'off');
   expect(cli.json).toEqual({ org_id: own.orgId, require_second_factor: false });
-  expect((await listAuditEvents(srv.deps.stores, srv.config, own.orgId, { action: 'security_policy.updated', actor: 'operator' })).data).toHaveLength(1);
+  expect((await listAuditEvents(srv.deps.stores, srv.deps.purposeKeys, own.orgId, { action: 'security_policy.updated', actor: 'operator' })).data).toHaveLength(
+    1,
+  );
   await adminPage.goto(`${srv.url}/console/keys`);
   expect(await here(adminPage)).toBe('/console/keys');
   const everywhere = await adminCli(srv, 'org', 'require-2fa', '--all', '--required', 'on');

@@ -31,7 +31,7 @@ let second: { url: string; deps: Deps; server: Server };
 
 beforeAll(async () => {
   first = await startTestApi({ SEARCH_DISTINCT_QUERIES_PER_HOUR: '50' });
-  await seedPeople(first.deps.stores, { secretsKey: first.config.secretsKey, count: 200 });
+  await seedPeople(first.deps.stores, { purposeKeys: first.deps.purposeKeys, count: 200 });
   const config: Config = {
     ...first.config,
     authUrl: 'http://auth-second.example',
@@ -43,7 +43,7 @@ beforeAll(async () => {
   const store = await openStore(`${first.config.mongodbUri}_second`, first.config.store);
   const deps = createDeps(config, { logger: testLogger(), store });
   // Fewer people than the first app's: each app's index reads its own database.
-  await seedPeople(deps.stores, { secretsKey: config.secretsKey, count: 120 });
+  await seedPeople(deps.stores, { purposeKeys: deps.purposeKeys, count: 120 });
   const server = createApp({ deps, probes: { store: store.ping, temporal: async () => true } }).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   second = { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, deps, server };
@@ -139,7 +139,7 @@ test("each app's mail outbox is in its own database", async () => {
   const to = `side-by-side-${Date.now()}@example.com`;
   await queueMail(
     second.deps.stores,
-    second.deps.config,
+    second.deps.purposeKeys,
     to,
     invitationMail({ organization: 'Acme', inviter: 'admin@example.com', link: 'https://x.example/l', expiresAt: new Date() }),
     new Date(),

@@ -6,6 +6,7 @@ import type { Stores } from '../../core/deps';
 import { openTestStore, type TestStore } from '../support/testStore';
 import { createTenant } from '../support/fixtures';
 import { testConfig } from '../support/testConfig';
+import { purposeKeysOf } from '../../core/crypto/purposeKeys';
 
 // The audit log's store: append, page newest first per organization, retention as the only delete.
 let config: Config;
@@ -47,7 +48,7 @@ test('entries page newest first, filter by action and actor, and stay inside the
   const seen: string[] = [];
   let cursor: string | undefined;
   do {
-    const page = await listAuditEvents(stores, config, a.orgId, { limit: 3, cursor });
+    const page = await listAuditEvents(stores, purposeKeysOf(config), a.orgId, { limit: 3, cursor });
     seen.push(...page.data.map((e) => e.event_id));
     for (let i = 1; i < page.data.length; i++) expect(page.data[i - 1].time >= page.data[i].time).toBe(true);
     cursor = page.next_cursor ?? undefined;
@@ -55,17 +56,17 @@ test('entries page newest first, filter by action and actor, and stay inside the
   expect(seen).toHaveLength(7);
   expect(new Set(seen).size).toBe(7);
 
-  const grants = await listAuditEvents(stores, config, a.orgId, { action: 'credits.granted' });
+  const grants = await listAuditEvents(stores, purposeKeysOf(config), a.orgId, { action: 'credits.granted' });
   expect(grants.data.map((e) => e.after)).toEqual([{ amount: 6 }, { amount: 3 }, { amount: 0 }]);
-  const operator = await listAuditEvents(stores, config, a.orgId, { actor: 'operator' });
+  const operator = await listAuditEvents(stores, purposeKeysOf(config), a.orgId, { actor: 'operator' });
   expect(operator.data).toHaveLength(3);
   expect(operator.data.every((e) => e.actor === 'operator')).toBe(true);
   // A cursor of another filter is not a page of this one.
-  const firstPage = await listAuditEvents(stores, config, a.orgId, { limit: 1 });
-  await expect(listAuditEvents(stores, config, a.orgId, { actor: 'operator', cursor: firstPage.next_cursor! })).rejects.toMatchObject({
+  const firstPage = await listAuditEvents(stores, purposeKeysOf(config), a.orgId, { limit: 1 });
+  await expect(listAuditEvents(stores, purposeKeysOf(config), a.orgId, { actor: 'operator', cursor: firstPage.next_cursor! })).rejects.toMatchObject({
     code: 'invalid_cursor',
   });
-  expect((await listAuditEvents(stores, config, b.orgId)).data).toHaveLength(1);
+  expect((await listAuditEvents(stores, purposeKeysOf(config), b.orgId)).data).toHaveLength(1);
 });
 
 test('a forged, altered or foreign cursor is invalid_cursor before the log is read: no page scans numbers it never handed out', async () => {
@@ -74,9 +75,9 @@ test('a forged, altered or foreign cursor is invalid_cursor before the log is re
     for (let i = 0; i < 3; i++)
       await recordAuditEvent(stores, { now: new Date(), orgId: t.orgId, actor: 'operator', action: 'budget.set', target: t.orgId, after: { budget: i } });
   }
-  const own = (await listAuditEvents(stores, config, a.orgId, { action: 'budget.set', limit: 1 })).next_cursor!;
-  const foreign = (await listAuditEvents(stores, config, b.orgId, { action: 'budget.set', limit: 1 })).next_cursor!;
-  expect((await listAuditEvents(stores, config, a.orgId, { action: 'budget.set', limit: 1, cursor: own })).data).toHaveLength(1);
+  const own = (await listAuditEvents(stores, purposeKeysOf(config), a.orgId, { action: 'budget.set', limit: 1 })).next_cursor!;
+  const foreign = (await listAuditEvents(stores, purposeKeysOf(config), b.orgId, { action: 'budget.set', limit: 1 })).next_cursor!;
+  expect((await listAuditEvents(stores, purposeKeysOf(config), a.orgId, { action: 'budget.set', limit: 1, cursor: own })).data).toHaveLength(1);
   // The position a page would start from, far above the log's head: each number below it is a read.
   const bytes = Buffer.from(own, 'base64url');
   const altered = Buffer.concat([bytes.subarray(0, 16), Buffer.from('{"below":900000000}')]).toString('base64url');
@@ -88,7 +89,10 @@ test('a forged, altered or foreign cursor is invalid_cursor before the log is re
   });
   try {
     for (const cursor of [altered, unsigned, foreign]) {
-      await expect(listAuditEvents(stores, config, a.orgId, { action: 'budget.set', cursor })).rejects.toMatchObject({ code: 'invalid_cursor', status: 400 });
+      await expect(listAuditEvents(stores, purposeKeysOf(config), a.orgId, { action: 'budget.set', cursor })).rejects.toMatchObject({
+        code: 'invalid_cursor',
+        status: 400,
+      });
     }
   } finally {
     mongoose.set('debug', false);

@@ -85,7 +85,7 @@ test(`${CONCURRENT} concurrent refresh_token grants of one M2M refresh token: ex
     const { chainId } = (await findRefreshToken(srv.deps.stores, token))!;
     const outcomes = await Promise.allSettled(
       Array.from({ length: CONCURRENT }, () =>
-        refreshTokenGrant(srv.deps.stores, caller, token, new Map(), srv.config, srv.signingKeys, new Date(), srv.deps.logger),
+        refreshTokenGrant(srv.deps.stores, caller, token, new Map(), srv.config, srv.deps.purposeKeys, srv.signingKeys, new Date(), srv.deps.logger),
       ),
     );
     successes.push(outcomes.filter((o) => o.status === 'fulfilled').length);

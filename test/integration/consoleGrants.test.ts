@@ -80,7 +80,7 @@ describe('one rule for handing on permissions', () => {
     expect(await keysOfFamily(tenant.familyId)).toBe(before);
     expect(await srv.deps.stores.keys.findKey(tenant.keyId)).toMatchObject({ expiresAt: null, revokedAt: null });
     expect((await whoami(tenant.key)).status).toBe(200);
-    expect((await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { action: 'key.rotated' })).data).toEqual([]);
+    expect((await listAuditEvents(srv.deps.stores, srv.deps.purposeKeys, tenant.orgId, { action: 'key.rotated' })).data).toEqual([]);
   });
 
   test("a key within the admin's permissions rotates, and its successor has exactly its scopes", async () => {
@@ -122,8 +122,8 @@ describe('one rule for handing on permissions', () => {
     expect(after).toMatchObject({ role: 'admin', disabledAt: null });
     expect([...after!.permissions].sort()).toEqual(['audit.v1:read', 'candidates.search']);
     expect((await stronger.get('/console/overview')).status).toBe(200);
-    expect((await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { action: 'user.updated' })).data).toEqual([]);
-    expect((await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { action: 'user.disabled' })).data).toEqual([]);
+    expect((await listAuditEvents(srv.deps.stores, srv.deps.purposeKeys, tenant.orgId, { action: 'user.updated' })).data).toEqual([]);
+    expect((await listAuditEvents(srv.deps.stores, srv.deps.purposeKeys, tenant.orgId, { action: 'user.disabled' })).data).toEqual([]);
   });
 
   test("a person within the admin's permissions is still changed and disabled", async () => {

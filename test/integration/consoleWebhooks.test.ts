@@ -40,7 +40,7 @@ afterAll(async () => {
 
 const secretOf = (page: string) => /<code id="new-secret"[^>]*>([^<]+)<\/code>/.exec(page)?.[1];
 const endpointsOf = (t: { workspaceId: string }) => fileStores().webhooks.endpoints.endpointsOfWorkspace(t.workspaceId);
-const entries = (action: string) => listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { action }).then((r) => r.data);
+const entries = (action: string) => listAuditEvents(srv.deps.stores, srv.deps.purposeKeys, tenant.orgId, { action }).then((r) => r.data);
 
 async function register(session: ConsoleSession, workspace: string, url: string) {
   return session.post('/console/webhooks', { workspace, url });

@@ -12,7 +12,7 @@ const idem = () => `credit-headers-${Date.now()}-${++n}`;
 
 beforeAll(async () => {
   srv = await startTestApi({}, undefined, { ledgerHeads });
-  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 200 });
+  await seedPeople(srv.deps.stores, { purposeKeys: srv.deps.purposeKeys, count: 200 });
 });
 afterAll(async () => srv.close());
 

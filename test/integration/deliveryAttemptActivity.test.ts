@@ -12,6 +12,7 @@ import { testConfig, uniqueName } from '../support/testConfig';
 import { testLogger } from '../support/capturedLogs';
 import { createDeps } from '../../core/deps';
 import { OutboundConnections } from '../../core/outbound/outboundConnections';
+import { purposeKeysOf } from '../../core/crypto/purposeKeys';
 
 /**
  * The delivery attempt activity (activities/deliveries.ts) run in an activity context from
@@ -56,7 +57,7 @@ async function firstAttempt(): Promise<{ input: AttemptInput; path: string }> {
     {
       lookupAll: systemDestinationLookup,
       allowedCidrs: config.webhooks.allowedCidrs,
-      secretsKey: config.secretsKey,
+      purposeKeys: purposeKeysOf(config),
     },
     new Date(),
   );

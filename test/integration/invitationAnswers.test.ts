@@ -107,7 +107,7 @@ test.each([
   expect(usedMail).not.toContain('token=');
 
   // So does the audit log: the invitation is the target, never an account.
-  const [freshEntry, usedEntry] = (await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { action: 'user.invited' })).data;
+  const [freshEntry, usedEntry] = (await listAuditEvents(srv.deps.stores, srv.deps.purposeKeys, tenant.orgId, { action: 'user.invited' })).data;
   expect(Object.keys(usedEntry.after ?? {}).sort()).toEqual(Object.keys(freshEntry.after ?? {}).sort());
   expect(usedEntry.target).toMatch(/^inv_/);
   expect(freshEntry.target).toMatch(/^inv_/);

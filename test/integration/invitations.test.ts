@@ -92,7 +92,7 @@ test('"Resend invitation" mails a new link and the earlier one stops working; "C
   // Cancelled is final: a second cancel or a resend changes nothing.
   expect((await postConsoleForm(admin.browser, '/console/team', `/console/team/invitations/${invitation!._id}/resend`, {})).status).toBe(409);
 
-  const entries = (await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { actor: `user:${admin.userId}` })).data.filter(
+  const entries = (await listAuditEvents(srv.deps.stores, srv.deps.purposeKeys, tenant.orgId, { actor: `user:${admin.userId}` })).data.filter(
     (e) => e.target === invitation!._id,
   );
   expect(entries.map((e) => e.action)).toEqual(['user.invitation_cancelled', 'user.invitation_resent', 'user.invited']);

@@ -6,6 +6,7 @@ import type { KeyPrincipal } from '../../core/keys/apiKeys';
 import { openTestStore, type TestStore } from '../support/testStore';
 import { createTenant } from '../support/fixtures';
 import { testConfig } from '../support/testConfig';
+import { purposeKeysOf } from '../../core/crypto/purposeKeys';
 
 // The jobs list read by numbers: newest first, status filters walking down with a scan cap, and
 // jobs accepted before numbering after the numbered ones.
@@ -52,7 +53,7 @@ async function allPages(principal: KeyPrincipal, limit: number, status?: JobStat
   let cursor: string | undefined;
   let pages = 0;
   do {
-    const page = await listContactRetrievalJobs(testStore.stores, config, principal, { status, limit, cursor });
+    const page = await listContactRetrievalJobs(testStore.stores, purposeKeysOf(config), principal, { status, limit, cursor });
     expect(page.data.length).toBeLessThanOrEqual(limit);
     ids.push(...page.data.map((j) => j.job_id));
     cursor = page.next_cursor ?? undefined;
@@ -86,9 +87,9 @@ test('numbered jobs page newest first, then the jobs accepted before numbering, 
 
   // Another workspace's cursor and a forged position are refused.
   const other = await createTenant();
-  const first = await listContactRetrievalJobs(testStore.stores, config, principal, { limit: 1 });
+  const first = await listContactRetrievalJobs(testStore.stores, purposeKeysOf(config), principal, { limit: 1 });
   await expect(
-    listContactRetrievalJobs(testStore.stores, config, { orgId: other.orgId, workspaceId: other.workspaceId } as KeyPrincipal, {
+    listContactRetrievalJobs(testStore.stores, purposeKeysOf(config), { orgId: other.orgId, workspaceId: other.workspaceId } as KeyPrincipal, {
       limit: 1,
       cursor: first.next_cursor!,
     }),
@@ -96,14 +97,22 @@ test('numbered jobs page newest first, then the jobs accepted before numbering, 
     code: 'invalid_cursor',
   });
   const forged = Buffer.from(JSON.stringify({ s: `jobs:${t.workspaceId}:*`, p: { n: -1 } })).toString('base64url');
-  await expect(listContactRetrievalJobs(testStore.stores, config, principal, { limit: 1, cursor: forged })).rejects.toMatchObject({ code: 'invalid_cursor' });
+  await expect(listContactRetrievalJobs(testStore.stores, purposeKeysOf(config), principal, { limit: 1, cursor: forged })).rejects.toMatchObject({
+    code: 'invalid_cursor',
+  });
   // A cursor signed under another deployment's secrets key is refused too.
-  const elsewhere = await listContactRetrievalJobs(testStore.stores, testConfig(), principal, { limit: 1 });
-  await expect(listContactRetrievalJobs(testStore.stores, config, principal, { limit: 1, cursor: elsewhere.next_cursor! })).rejects.toMatchObject({
+  const elsewhere = await listContactRetrievalJobs(testStore.stores, purposeKeysOf(testConfig()), principal, { limit: 1 });
+  await expect(
+    listContactRetrievalJobs(testStore.stores, purposeKeysOf(config), principal, { limit: 1, cursor: elsewhere.next_cursor! }),
+  ).rejects.toMatchObject({
     code: 'invalid_cursor',
   });
   expect(
-    (await listContactRetrievalJobs(testStore.stores, config, { orgId: other.orgId, workspaceId: other.workspaceId } as KeyPrincipal, { limit: 5 })).data,
+    (
+      await listContactRetrievalJobs(testStore.stores, purposeKeysOf(config), { orgId: other.orgId, workspaceId: other.workspaceId } as KeyPrincipal, {
+        limit: 5,
+      })
+    ).data,
   ).toEqual([]);
 });
 
@@ -116,14 +125,18 @@ test('a rare status answers a short page with a cursor after MAX_SCANNED_PER_PAG
   for (let i = 0; i < common.length; i += 1000) await testStore.stores.jobs.insertJobs(t.workspaceId, common.slice(i, i + 1000));
   expect(await testStore.stores.jobs.jobListHead(t.workspaceId)).toMatchObject({ seq: common.length + 1, legacy: false });
 
-  const firstPage = await listContactRetrievalJobs(testStore.stores, config, principal, { status: 'cancelled', limit: 5 });
+  const firstPage = await listContactRetrievalJobs(testStore.stores, purposeKeysOf(config), principal, { status: 'cancelled', limit: 5 });
   expect(firstPage.data).toEqual([]);
   expect(firstPage.next_cursor).not.toBeNull();
-  const secondPage = await listContactRetrievalJobs(testStore.stores, config, principal, { status: 'cancelled', limit: 5, cursor: firstPage.next_cursor! });
+  const secondPage = await listContactRetrievalJobs(testStore.stores, purposeKeysOf(config), principal, {
+    status: 'cancelled',
+    limit: 5,
+    cursor: firstPage.next_cursor!,
+  });
   expect(secondPage.data.map((j) => j.job_id)).toEqual([rare._id]);
   expect(secondPage.next_cursor).toBeNull();
 
-  const newest = await listContactRetrievalJobs(testStore.stores, config, principal, { limit: 3 });
+  const newest = await listContactRetrievalJobs(testStore.stores, purposeKeysOf(config), principal, { limit: 3 });
   expect(newest.data.map((j) => j.job_id)).toEqual(
     common
       .slice(-3)

@@ -9,6 +9,7 @@ import { allLedgerEntries, listLedgerEntries, MAX_SCANNED_PER_PAGE, type LedgerE
 import { openTestStore, type TestStore } from '../support/testStore';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { testConfig } from '../support/testConfig';
+import { purposeKeysOf } from '../../core/crypto/purposeKeys';
 
 // The ledger as an organization's people read it: grants and charges, newest first, filtered and paged or exported whole.
 let config: Config;
@@ -51,7 +52,7 @@ test('pages hold every grant and charge once, newest first, with the balance aft
   const seen: LedgerEntryView[] = [];
   let cursor: string | undefined;
   do {
-    const page = await listLedgerEntries(store.stores, config, a.orgId, {}, { limit: 3, cursor });
+    const page = await listLedgerEntries(store.stores, purposeKeysOf(config), a.orgId, {}, { limit: 3, cursor });
     seen.push(...page.data);
     cursor = page.next_cursor ?? undefined;
   } while (cursor);
@@ -69,17 +70,19 @@ test('pages hold every grant and charge once, newest first, with the balance aft
 });
 
 test('filters by operation, key family and time; another organization sees none of it', async () => {
-  const unlocks = await listLedgerEntries(store.stores, config, a.orgId, { operation: 'profiles.unlock' });
+  const unlocks = await listLedgerEntries(store.stores, purposeKeysOf(config), a.orgId, { operation: 'profiles.unlock' });
   expect(unlocks.data.map((e) => e.amount)).toEqual([4, 2]);
-  expect((await listLedgerEntries(store.stores, config, a.orgId, { familyId: a.familyId })).data).toHaveLength(5);
-  expect((await listLedgerEntries(store.stores, config, a.orgId, { from: new Date(Date.now() + 60_000) })).data).toEqual([]);
-  const other = await listLedgerEntries(store.stores, config, b.orgId, {});
+  expect((await listLedgerEntries(store.stores, purposeKeysOf(config), a.orgId, { familyId: a.familyId })).data).toHaveLength(5);
+  expect((await listLedgerEntries(store.stores, purposeKeysOf(config), a.orgId, { from: new Date(Date.now() + 60_000) })).data).toEqual([]);
+  const other = await listLedgerEntries(store.stores, purposeKeysOf(config), b.orgId, {});
   expect(other.data.every((e) => !unlocks.data.some((u) => u.receipt_id === e.receipt_id))).toBe(true);
 });
 
 test('a cursor of another filter is invalid_cursor', async () => {
-  const page = await listLedgerEntries(store.stores, config, a.orgId, {}, { limit: 1 });
-  await expect(listLedgerEntries(store.stores, config, a.orgId, { operation: 'profiles.unlock' }, { cursor: page.next_cursor ?? '' })).rejects.toMatchObject({
+  const page = await listLedgerEntries(store.stores, purposeKeysOf(config), a.orgId, {}, { limit: 1 });
+  await expect(
+    listLedgerEntries(store.stores, purposeKeysOf(config), a.orgId, { operation: 'profiles.unlock' }, { cursor: page.next_cursor ?? '' }),
+  ).rejects.toMatchObject({
     code: 'invalid_cursor',
     status: 400,
   });
@@ -87,7 +90,7 @@ test('a cursor of another filter is invalid_cursor', async () => {
 
 test('the export yields what the pages hold, in the same order', async () => {
   const all = await collect(allLedgerEntries(store.stores, a.orgId, { operation: 'candidates.search' }));
-  expect(all).toEqual((await listLedgerEntries(store.stores, config, a.orgId, { operation: 'candidates.search' })).data);
+  expect(all).toEqual((await listLedgerEntries(store.stores, purposeKeysOf(config), a.orgId, { operation: 'candidates.search' })).data);
   expect(all.map((e) => e.amount)).toEqual([5, 3, 1]);
 });
 
@@ -116,20 +119,20 @@ test('a page looks at a bounded number of entries: a filter that matches rarely 
     deliveryAttempts: 0,
     jobs: 0,
   });
-  const first = await listLedgerEntries(store.stores, config, seeded.orgId, { operation: 'whoami' }, { limit: 10 });
+  const first = await listLedgerEntries(store.stores, purposeKeysOf(config), seeded.orgId, { operation: 'whoami' }, { limit: 10 });
   expect(first.data).toEqual([]);
   expect(first.next_cursor).not.toBeNull();
-  const second = await listLedgerEntries(store.stores, config, seeded.orgId, { operation: 'whoami' }, { limit: 10, cursor: first.next_cursor! });
+  const second = await listLedgerEntries(store.stores, purposeKeysOf(config), seeded.orgId, { operation: 'whoami' }, { limit: 10, cursor: first.next_cursor! });
   expect(second).toEqual({ data: [], next_cursor: null });
 
-  const unlocks = await listLedgerEntries(store.stores, config, seeded.orgId, { operation: 'profiles.unlock' }, { limit: 50 });
+  const unlocks = await listLedgerEntries(store.stores, purposeKeysOf(config), seeded.orgId, { operation: 'profiles.unlock' }, { limit: 50 });
   expect(unlocks.data).toHaveLength(50);
   expect(unlocks.data.every((e) => e.operation === 'profiles.unlock')).toBe(true);
   const balances = unlocks.data.map((e) => e.balance_after);
   expect(balances).toEqual([...balances].sort((x, y) => x - y));
   // "To" is found by a binary search over the chain: the newest entry before it comes first.
   const cut = new Date(Date.parse(unlocks.data[10].time) + 1);
-  expect((await listLedgerEntries(store.stores, config, seeded.orgId, { operation: 'profiles.unlock', to: cut }, { limit: 1 })).data[0]).toEqual(
+  expect((await listLedgerEntries(store.stores, purposeKeysOf(config), seeded.orgId, { operation: 'profiles.unlock', to: cut }, { limit: 1 })).data[0]).toEqual(
     unlocks.data[10],
   );
 });

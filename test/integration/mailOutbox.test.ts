@@ -6,6 +6,7 @@ import { Mailbox } from '../support/mailbox';
 import { uniqueEmail } from '../support/signInApi';
 import { testConfig } from '../support/testConfig';
 import { openTestStore, type TestStore } from '../support/testStore';
+import { purposeKeysOf } from '../../core/crypto/purposeKeys';
 
 // The outbox against a real SMTP receiver: a mail waits through an outage and arrives once.
 let config: Config;
@@ -27,13 +28,19 @@ test('a mail queued while the mail server is down is delivered once after it ret
   const link = `${config.authUrl}/api/oauth/setup?token=ust_secretlinkvalue`;
   const transport = smtpTransport(config)!;
   await mailbox.pause();
-  await queueMail(store.stores, config, to, invitationMail({ organization: 'Acme', inviter: 'admin@example.com', link, expiresAt: new Date() }), new Date());
+  await queueMail(
+    store.stores,
+    purposeKeysOf(config),
+    to,
+    invitationMail({ organization: 'Acme', inviter: 'admin@example.com', link, expiresAt: new Date() }),
+    new Date(),
+  );
   const [stored] = await store.stores.mail.outboxMailTo(to);
   expect(stored.kind).toBe('invitation');
   expect(JSON.stringify(stored)).not.toContain('secretlinkvalue');
 
   // Down: the attempt fails and the entry waits for its next attempt.
-  expect(await deliverDueMail(store.stores, config, transport, () => new Date())).toMatchObject({ sent: 0, failed: 1 });
+  expect(await deliverDueMail(store.stores, config, purposeKeysOf(config), transport, () => new Date())).toMatchObject({ sent: 0, failed: 1 });
   const [failed] = await store.stores.mail.outboxMailTo(to);
   expect(failed).toMatchObject({ sentAt: null, attempts: 1 });
   expect(failed.lastError).toEqual(expect.any(String));
@@ -41,9 +48,9 @@ test('a mail queued while the mail server is down is delivered once after it ret
 
   await mailbox.resume();
   const later = () => new Date(Date.now() + 60_000);
-  expect(await deliverDueMail(store.stores, config, transport, later)).toMatchObject({ sent: 1 });
+  expect(await deliverDueMail(store.stores, config, purposeKeysOf(config), transport, later)).toMatchObject({ sent: 1 });
   // Sent is sent: further passes send nothing more.
-  expect(await deliverDueMail(store.stores, config, transport, later)).toMatchObject({ sent: 0, failed: 0 });
+  expect(await deliverDueMail(store.stores, config, purposeKeysOf(config), transport, later)).toMatchObject({ sent: 0, failed: 0 });
   const mail = await mailbox.waitFor(to, 'You are invited to Acme');
   expect(mailbox.to(to)).toHaveLength(1);
   expect(mail.text).toContain(link);

@@ -25,7 +25,7 @@ let tenant: TestTenant;
 
 beforeAll(async () => {
   srv = await startTestApi({ ...OAUTH_ENV, PERSON_TOOL_REQUESTS_PER_SECOND: '100' });
-  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 60 });
+  await seedPeople(srv.deps.stores, { purposeKeys: srv.deps.purposeKeys, count: 60 });
   tenant = await createTenant({ credits: 1_000 });
 });
 afterAll(async () => srv.close());

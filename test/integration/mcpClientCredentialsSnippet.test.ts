@@ -21,7 +21,7 @@ const realFetch = globalThis.fetch;
 beforeAll(async () => {
   srv = await startTestApi(OAUTH_ENV);
   const tenant = await createTenant({ credits: 100 });
-  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 20 });
+  await seedPeople(srv.deps.stores, { purposeKeys: srv.deps.purposeKeys, count: 20 });
   const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 }, new Date());
   Object.assign(process.env, { M2M_CLIENT_ID: m2m.client_id, M2M_CLIENT_SECRET: m2m.client_secret, AUTH_URL, MCP_URL });
   globalThis.fetch = (input, init) => {

@@ -31,7 +31,7 @@ beforeAll(async () => {
   srv = await startTestApi(OAUTH_ENV);
   worker = await startTestWorker(srv.config);
   tenant = await createTenant({ credits: 1000 });
-  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 60 });
+  await seedPeople(srv.deps.stores, { purposeKeys: srv.deps.purposeKeys, count: 60 });
   // Jobs accept only people of sources the organization may use: the built-in one here.
   personIds = await srv.deps.stores.talent.personIdsOfSourceAfter(BUILT_IN_SOURCE_ID, '', 30);
   expect(personIds).toHaveLength(30);
@@ -100,7 +100,7 @@ test('cancel a running job', async () => {
   if (cancelled.isError) expect(cancelled.body.code).toBe('invalid_state_transition');
   else expect(cancelled.body.job_id).toBe(created.body.job_id);
   // A cancel the tool server made is in the audit log as the M2M client's, with where it came from; a refused one is not.
-  const entries = (await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { action: 'job.cancelled' })).data.filter(
+  const entries = (await listAuditEvents(srv.deps.stores, srv.deps.purposeKeys, tenant.orgId, { action: 'job.cancelled' })).data.filter(
     (e) => e.target === created.body.job_id,
   );
   if (cancelled.isError) expect(entries).toEqual([]);

@@ -23,7 +23,7 @@ let token: string;
 beforeAll(async () => {
   srv = await startTestApi(OAUTH_ENV);
   tenant = await createTenant({ credits: 1000 });
-  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 50 });
+  await seedPeople(srv.deps.stores, { purposeKeys: srv.deps.purposeKeys, count: 50 });
   const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 }, new Date());
   token = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
 });

@@ -24,7 +24,7 @@ async function call(name: string, args: Record<string, unknown>): Promise<{ isEr
 beforeAll(async () => {
   srv = await startTestApi(OAUTH_ENV);
   tenant = await createTenant({ credits: 1000 });
-  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 300 });
+  await seedPeople(srv.deps.stores, { purposeKeys: srv.deps.purposeKeys, count: 300 });
   const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 }, new Date());
   const token = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
   mcp = new Client({ name: 'search-tools-test', version: '1.0.0' });

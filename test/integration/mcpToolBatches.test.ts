@@ -17,7 +17,7 @@ let tenant: TestTenant;
 beforeAll(async () => {
   srv = await startTestApi(OAUTH_ENV);
   tenant = await createTenant({ credits: 100 });
-  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 50 });
+  await seedPeople(srv.deps.stores, { purposeKeys: srv.deps.purposeKeys, count: 50 });
 });
 afterAll(async () => srv.close());
 

@@ -27,7 +27,7 @@ beforeAll(async () => {
   srv = await startTestApi(OAUTH_ENV);
   worker = await startTestWorker(srv.config);
   const tenant = await createTenant({ credits: 1000 });
-  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 40 });
+  await seedPeople(srv.deps.stores, { purposeKeys: srv.deps.purposeKeys, count: 40 });
   const p = await srv.deps.stores.talent.firstPersonOfSource(BUILT_IN_SOURCE_ID);
   person = { id: String(p!._id), profileUrl: String(p!.profileUrl) };
   const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 }, new Date());

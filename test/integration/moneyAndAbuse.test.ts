@@ -33,7 +33,7 @@ beforeAll(async () => {
     SEARCH_DELIVERY_QUOTA_PER_DAY: '3',
     SEARCH_SCAN_BUDGET: String(SCAN_BUDGET),
   });
-  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: PEOPLE });
+  await seedPeople(srv.deps.stores, { purposeKeys: srv.deps.purposeKeys, count: PEOPLE });
 });
 afterAll(async () => srv.close());
 
@@ -281,7 +281,7 @@ describe('refused searches are not stored; ids are keyed by the server secret', 
     expect(res.json.search_id).not.toBe(`srch_${base62(unkeyed)}`);
 
     const first = (await srv.deps.stores.talent.personOfSeed(DEFAULT_PEOPLE_SEED, 0))!;
-    expect(first._id).toBe(personIdFor(srv.config.secretsKey, DEFAULT_PEOPLE_SEED, 0));
+    expect(first._id).toBe(personIdFor(srv.deps.purposeKeys, DEFAULT_PEOPLE_SEED, 0));
     expect(first._id).not.toBe(`per_${base62(createHmac('sha256', `people:${DEFAULT_PEOPLE_SEED}`).update('0').digest())}`);
   });
 });

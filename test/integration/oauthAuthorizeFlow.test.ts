@@ -517,8 +517,8 @@ describe('sign-in limits', () => {
 
   test('with an authenticator app, the authorization request waits for the code after the password, then goes on to consent and a code', async () => {
     const person = await newPerson();
-    const offer = await offerTotpSecret(srv.deps.stores, srv.config, (await findActiveUser(srv.deps.stores, person.userId))!);
-    const on = await turnOnAuthenticatorApp(srv.deps.stores, srv.config, person.userId, authenticator.generate(offer.secret), new Date());
+    const offer = await offerTotpSecret(srv.deps.stores, srv.deps.purposeKeys, (await findActiveUser(srv.deps.stores, person.userId))!);
+    const on = await turnOnAuthenticatorApp(srv.deps.stores, srv.deps.purposeKeys, person.userId, authenticator.generate(offer.secret), new Date());
     expect(on.ok).toBe(true);
     const reg = await register({ client_name: 'Two-factor App', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none' });
     const { challenge } = pkce();

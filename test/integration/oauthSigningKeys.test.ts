@@ -1,6 +1,7 @@
 import { SIGNING_ALG, SigningKeys } from '../../core/oauth/signingKeys';
 import { testConfig } from '../support/testConfig';
 import { openTestStore, type TestStore } from '../support/testStore';
+import { purposeKeysOf } from '../../core/crypto/purposeKeys';
 
 /**
  * Each app holds its own view of the signing keys (built by the composition root): the app
@@ -17,8 +18,8 @@ afterAll(async () => testStore.close());
 
 test('a replica signs with the key it loaded until 30 s pass on its clock; then with the key another replica rotated to', async () => {
   let t = 1_000_000;
-  const replica = new SigningKeys(testStore.stores, config, { clock: () => t });
-  const rotating = new SigningKeys(testStore.stores, config);
+  const replica = new SigningKeys(testStore.stores, config, purposeKeysOf(config), { clock: () => t });
+  const rotating = new SigningKeys(testStore.stores, config, purposeKeysOf(config));
   const loaded = await replica.signer(new Date());
   expect(loaded.alg).toBe(SIGNING_ALG);
 
@@ -37,5 +38,5 @@ test('a replica signs with the key it loaded until 30 s pass on its clock; then 
 });
 
 test('an unknown kid verifies nothing', async () => {
-  expect(await new SigningKeys(testStore.stores, config).verificationKey('jwk_unknown0000000000000', new Date())).toBeNull();
+  expect(await new SigningKeys(testStore.stores, config, purposeKeysOf(config)).verificationKey('jwk_unknown0000000000000', new Date())).toBeNull();
 });

@@ -16,6 +16,7 @@ import { AUTH_URL, OAUTH_ENV, RESOURCE, basic, clientCredentialsToken, discover,
 import { createDeps } from '../../core/deps';
 import { testLogger } from '../support/capturedLogs';
 import { fileStores } from '../support/testStore';
+import { purposeKeysOf } from '../../core/crypto/purposeKeys';
 
 let srv: TestApi;
 let tenant: TestTenant;
@@ -218,13 +219,13 @@ describe('refresh_token', () => {
     const later = new Date(Date.now() + (srv.config.oauth.refreshTokenIdleSeconds + 1) * 1000);
     const caller = { clientId: client.client_id, retryWindowMs: 0 };
     await expect(
-      refreshTokenGrant(srv.deps.stores, caller, t.refresh_token!, new Map(), srv.config, srv.signingKeys, later, srv.deps.logger),
+      refreshTokenGrant(srv.deps.stores, caller, t.refresh_token!, new Map(), srv.config, srv.deps.purposeKeys, srv.signingKeys, later, srv.deps.logger),
     ).rejects.toMatchObject({
       error: 'invalid_grant',
     });
     // Refused for its age alone: the same token, not consumed by the refusal, still refreshes now.
     await expect(
-      refreshTokenGrant(srv.deps.stores, caller, t.refresh_token!, new Map(), srv.config, srv.signingKeys, new Date(), srv.deps.logger),
+      refreshTokenGrant(srv.deps.stores, caller, t.refresh_token!, new Map(), srv.config, srv.deps.purposeKeys, srv.signingKeys, new Date(), srv.deps.logger),
     ).resolves.toMatchObject({
       token_type: 'Bearer',
     });
@@ -237,7 +238,17 @@ describe('master-secret rotation (SECRETS_ENCRYPTION_KEY_PREVIOUS)', () => {
     // A retry window, as people's clients have, so the first rotation seals its pair under the old master.
     const caller = { clientId: client.client_id, retryWindowMs: REFRESH_RETRY_WINDOW_MS };
     const now = Date.now();
-    const first = await refreshTokenGrant(srv.deps.stores, caller, t.refresh_token!, new Map(), srv.config, srv.signingKeys, new Date(now), srv.deps.logger);
+    const first = await refreshTokenGrant(
+      srv.deps.stores,
+      caller,
+      t.refresh_token!,
+      new Map(),
+      srv.config,
+      srv.deps.purposeKeys,
+      srv.signingKeys,
+      new Date(now),
+      srv.deps.logger,
+    );
     const rotated = testConfig({
       ...OAUTH_ENV,
       MONGODB_URI: srv.config.mongodbUri,
@@ -245,12 +256,33 @@ describe('master-secret rotation (SECRETS_ENCRYPTION_KEY_PREVIOUS)', () => {
       SECRETS_ENCRYPTION_KEY_PREVIOUS: srv.config.secretsKey.toString('base64'),
     });
     // A replica started with the rotated settings: its signing keys open the key sealed under the old master.
-    const rotatedKeys = new SigningKeys(srv.deps.stores, rotated);
-    expect(await refreshTokenGrant(srv.deps.stores, caller, t.refresh_token!, new Map(), rotated, rotatedKeys, new Date(now + 1000), srv.deps.logger)).toEqual(
-      first,
-    );
+    const rotatedPurposeKeys = purposeKeysOf(rotated);
+    const rotatedKeys = new SigningKeys(srv.deps.stores, rotated, rotatedPurposeKeys);
+    expect(
+      await refreshTokenGrant(
+        srv.deps.stores,
+        caller,
+        t.refresh_token!,
+        new Map(),
+        rotated,
+        rotatedPurposeKeys,
+        rotatedKeys,
+        new Date(now + 1000),
+        srv.deps.logger,
+      ),
+    ).toEqual(first);
     // The successor rotates under the new master; its access token is signed by the key sealed under the old one.
-    const next = await refreshTokenGrant(srv.deps.stores, caller, first.refresh_token!, new Map(), rotated, rotatedKeys, new Date(now + 2000), srv.deps.logger);
+    const next = await refreshTokenGrant(
+      srv.deps.stores,
+      caller,
+      first.refresh_token!,
+      new Map(),
+      rotated,
+      rotatedPurposeKeys,
+      rotatedKeys,
+      new Date(now + 2000),
+      srv.deps.logger,
+    );
     expect(next.refresh_token).not.toBe(first.refresh_token);
     const { payload } = await jwtVerify(next.access_token, createLocalJWKSet(await jwksOf()), { issuer: AUTH_URL, audience: RESOURCE, typ: 'at+jwt' });
     expect(payload).toMatchObject({ client_id: client.client_id, scope: 'mcp:tools' });

@@ -45,7 +45,7 @@ beforeAll(async () => {
   accessToken = (await clientCredentialsToken(srv, await discover(srv), m2m.client_id, m2m.client_secret)).access_token;
   // Every source of the catalogue the document lists is usable by this organization.
   await setSourceEnabled(fileStores(), srv.config, tenant.orgId, OPEN_WEB_SOURCE_ID, true);
-  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 50 });
+  await seedPeople(srv.deps.stores, { purposeKeys: srv.deps.purposeKeys, count: 50 });
 });
 afterAll(async () => {
   await worker?.stop();

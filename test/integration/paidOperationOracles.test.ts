@@ -16,7 +16,7 @@ const idem = () => `oracle-${Date.now()}-${++n}`;
 
 beforeAll(async () => {
   srv = await startTestApi();
-  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 200 });
+  await seedPeople(srv.deps.stores, { purposeKeys: srv.deps.purposeKeys, count: 200 });
 });
 afterAll(async () => srv.close());
 

@@ -85,7 +85,7 @@ beforeAll(async () => {
   stack = await startWebhookStack({ RETRY_DELAYS_MS: '0,0,0,0,0,0,0,0' });
   stack.receiver.respond((req) => (req.path === '/refusing' ? { status: 500 } : { status: 204 }));
   tenant = await createTenant({ credits: 1000 });
-  await seedPeople(stack.srv.deps.stores, { secretsKey: stack.srv.config.secretsKey, count: 60 });
+  await seedPeople(stack.srv.deps.stores, { purposeKeys: stack.srv.deps.purposeKeys, count: 60 });
   await call('whoami', 'GET', '/v1/whoami');
   await call('search.sources', 'GET', '/v1/search/sources');
   const search = await call(

@@ -91,7 +91,9 @@ test(`${REQUESTS} parallel replays over ${EVENTS} dead letters, console and /v1 
   expect(events.filter((e) => e.status === 'replaying')).toHaveLength(REPLAYS_PER_HOUR);
   const hourAgo = new Date(Date.now() - REPLAY_ALLOWANCE_WINDOW_MS);
   expect((await srv.deps.stores.webhooks.replaySlots.slotsOf(endpointId)).filter((s) => s.usedAt > hourAgo)).toHaveLength(REPLAYS_PER_HOUR);
-  expect((await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { action: 'webhook_delivery.replayed' })).data).toHaveLength(REPLAYS_PER_HOUR);
+  expect((await listAuditEvents(srv.deps.stores, srv.deps.purposeKeys, tenant.orgId, { action: 'webhook_delivery.replayed' })).data).toHaveLength(
+    REPLAYS_PER_HOUR,
+  );
 
   // So does the page.
   const page = await admin.get(`/console/webhooks/deliveries?workspace=${tenant.workspaceId}`);

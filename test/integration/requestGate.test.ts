@@ -246,9 +246,9 @@ describe('client-address limit entries', () => {
   test('entries older than two minutes are purged; recent ones and other caps stay', async () => {
     const address = newAddress();
     const t = Date.now();
-    const name = addressCapName(srv.config.secretsKey, 'jwks', address);
-    await admitFromAddress(srv.config.secretsKey, 'jwks', address, 10, { limits: srv.deps.stores.limits, now: () => t - 3 * 60_000, logger: testLogger() });
-    await admitFromAddress(srv.config.secretsKey, 'jwks', address, 10, { limits: srv.deps.stores.limits, now: () => t, logger: testLogger() });
+    const name = addressCapName(srv.deps.purposeKeys, 'jwks', address);
+    await admitFromAddress(srv.deps.purposeKeys, 'jwks', address, 10, { limits: srv.deps.stores.limits, now: () => t - 3 * 60_000, logger: testLogger() });
+    await admitFromAddress(srv.deps.purposeKeys, 'jwks', address, 10, { limits: srv.deps.stores.limits, now: () => t, logger: testLogger() });
     await srv.deps.stores.limits.insertCapEntry({ _id: 'c:org:op:key:k:0', cap: 'org:op:key:k', i: 0, at: t - 3 * 60_000 });
     // Each process also purges in the background once a minute (the same query), so the old entry may already be gone.
     expect(await purgeStaleAddressEntries(srv.deps.stores.limits, t)).toBeLessThanOrEqual(1);
@@ -321,7 +321,7 @@ describe('`SECRETS_ENCRYPTION_KEY` feeds both AES-GCM and HMAC with no key versi
   test('a signing key is sealed in the versioned form under a derived key, and tokens still sign', async () => {
     const { kid } = await srv.signingKeys.rotate(new Date());
     const doc = await srv.deps.stores.oauth.findSigningKey(kid);
-    expect(doc!.privateJwkSealed.split('.')).toEqual(['v2', sealingKeyId(srv.config.secretsKey), expect.any(String), expect.any(String), expect.any(String)]);
+    expect(doc!.privateJwkSealed.split('.')).toEqual(['v2', sealingKeyId(srv.deps.purposeKeys), expect.any(String), expect.any(String), expect.any(String)]);
     const m2m = await createClient(fileStores(), { orgId: tenant.orgId, rateLimitPerMinute: 1000 }, new Date());
     const res = await rawPath(
       srv.url,

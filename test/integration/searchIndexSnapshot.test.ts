@@ -9,7 +9,7 @@ import { testLogger } from '../support/capturedLogs';
 let srv: TestApi;
 beforeAll(async () => {
   srv = await startTestApi();
-  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 300 });
+  await seedPeople(srv.deps.stores, { purposeKeys: srv.deps.purposeKeys, count: 300 });
 });
 afterAll(async () => srv.close());
 

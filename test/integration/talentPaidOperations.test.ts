@@ -22,7 +22,7 @@ beforeAll(async () => {
     SEARCH_DISTINCT_QUERIES_PER_HOUR: '8',
     SEARCH_DELIVERY_QUOTA_PER_DAY: '3',
   });
-  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 400 });
+  await seedPeople(srv.deps.stores, { purposeKeys: srv.deps.purposeKeys, count: 400 });
 });
 afterAll(async () => srv.close());
 

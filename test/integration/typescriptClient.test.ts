@@ -27,7 +27,7 @@ let worker: TestWorker | undefined;
 beforeAll(async () => {
   srv = await startTestApi();
   tenant = await createTenant({ credits: 1000 });
-  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 120 });
+  await seedPeople(srv.deps.stores, { purposeKeys: srv.deps.purposeKeys, count: 120 });
   process.env.TALENT_API_KEY = tenant.key;
   process.env.TALENT_API_URL = srv.url;
   client = createTalentClient();

@@ -23,7 +23,7 @@ const idem = () => `usage-${Date.now()}-${++n}`;
 beforeAll(async () => {
   srv = await startTestApi();
   worker = await startTestWorker(srv.config);
-  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 60 });
+  await seedPeople(srv.deps.stores, { purposeKeys: srv.deps.purposeKeys, count: 60 });
 });
 afterAll(async () => {
   await worker?.stop();

@@ -148,7 +148,7 @@ test('roles: user create --role, user role, and the last active admin is kept', 
   });
 
   // Each change is in the organization's audit log as the operator's; the refusals left nothing.
-  const entries = (await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { actor: 'operator' })).data;
+  const entries = (await listAuditEvents(srv.deps.stores, srv.deps.purposeKeys, tenant.orgId, { actor: 'operator' })).data;
   expect(entries.map((e) => [e.action, e.target, e.before, e.after])).toEqual([
     ['user.updated', first.json.user_id, { role: 'admin' }, { role: 'member' }],
     ['user.updated', member.json.user_id, { role: 'member' }, { role: 'admin' }],

@@ -46,7 +46,7 @@ async function allPages(workspaceId: string, filter: { status?: AttemptRecord['s
   const pages: string[][] = [];
   let cursor: string | undefined;
   do {
-    const page = await listDeliveries(srv.deps.stores, srv.config, workspaceId, { ...filter, limit, cursor });
+    const page = await listDeliveries(srv.deps.stores, srv.deps.purposeKeys, workspaceId, { ...filter, limit, cursor });
     pages.push(page.data.map((d) => d.delivery_id));
     cursor = page.next_cursor ?? undefined;
   } while (cursor && pages.length < 100);
@@ -100,12 +100,12 @@ test('a workspace numbered from its first attempt never reads by a sorted query,
   expect(pages.length).toBeGreaterThan(1);
   expect(pages[0]).toEqual([third._id]);
   // No stored record is pending: that filter answers at once, without walking the numbers.
-  expect(await listDeliveries(srv.deps.stores, srv.config, t.workspaceId, { limit: 20, status: 'pending' })).toEqual({ data: [], next_cursor: null });
-  const lastPage = await listDeliveries(srv.deps.stores, srv.config, t.workspaceId, { limit: 20 });
+  expect(await listDeliveries(srv.deps.stores, srv.deps.purposeKeys, t.workspaceId, { limit: 20, status: 'pending' })).toEqual({ data: [], next_cursor: null });
+  const lastPage = await listDeliveries(srv.deps.stores, srv.deps.purposeKeys, t.workspaceId, { limit: 20 });
   expect(lastPage.next_cursor).not.toBeNull();
   // Another filter's cursor is refused.
   await expect(
-    listDeliveries(srv.deps.stores, srv.config, t.workspaceId, { limit: 20, status: 'failed', cursor: lastPage.next_cursor! }),
+    listDeliveries(srv.deps.stores, srv.deps.purposeKeys, t.workspaceId, { limit: 20, status: 'failed', cursor: lastPage.next_cursor! }),
   ).rejects.toMatchObject({
     code: 'invalid_cursor',
     status: 400,

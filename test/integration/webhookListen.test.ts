@@ -54,7 +54,7 @@ beforeAll(async () => {
   srv = await startTestApi({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8,::1/128', WEBHOOK_EXTRA_CA_FILE: tls.certFile });
   worker = await startTestWorker(srv.config);
   tenant = await createTenant({ credits: 5 });
-  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 60 });
+  await seedPeople(srv.deps.stores, { purposeKeys: srv.deps.purposeKeys, count: 60 });
   forwardTarget = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -152,7 +152,9 @@ test('listen registers a local receiver, a free triggered job is delivered, prin
     expect((await srv.deps.stores.webhooks.endpoints.endpointById(endpointId))!.state).toBe('disabled');
     firstSession = { endpointId, secret: /its signing secret \(.*\): (\S+)/.exec(listen.out())![1] };
     // The operator registered and disabled an endpoint: both are in the organization's audit log.
-    const entries = (await listAuditEvents(srv.deps.stores, srv.config, tenant.orgId, { actor: 'operator' })).data.filter((e) => e.target === endpointId);
+    const entries = (await listAuditEvents(srv.deps.stores, srv.deps.purposeKeys, tenant.orgId, { actor: 'operator' })).data.filter(
+      (e) => e.target === endpointId,
+    );
     expect(entries.map((e) => e.action)).toEqual(['webhook_endpoint.updated', 'webhook_endpoint.created']);
   } finally {
     if (listen.child.exitCode === null) listen.child.kill('SIGKILL');
@@ -219,7 +221,7 @@ test('an existing endpoint is re-pointed while listening (its own secret verifie
       url: 'https://127.0.0.1:19999/elsewhere',
       state: 'active',
     });
-    const entries = (await listAuditEvents(srv.deps.stores, srv.config, other.orgId, { action: 'webhook_endpoint.updated' })).data;
+    const entries = (await listAuditEvents(srv.deps.stores, srv.deps.purposeKeys, other.orgId, { action: 'webhook_endpoint.updated' })).data;
     expect(entries.map((e) => [e.actor, e.after?.url])).toEqual([
       ['operator', 'https://127.0.0.1:19999/elsewhere'],
       ['operator', expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+\/webhooks$/)],

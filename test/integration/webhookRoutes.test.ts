@@ -81,7 +81,7 @@ describe('endpoints (SPEC 4.2, DECISIONS.md)', () => {
           srv.deps.stores,
           u,
           hookUrl(`direct${i}`),
-          { lookupAll: systemDestinationLookup, allowedCidrs: ['127.0.0.0/8'], secretsKey: srv.config.secretsKey },
+          { lookupAll: systemDestinationLookup, allowedCidrs: ['127.0.0.0/8'], purposeKeys: srv.deps.purposeKeys },
           new Date(),
         ),
       ),
@@ -335,7 +335,7 @@ describe('deliveries and replays (SPEC 3.2, 4.2, 8.1)', () => {
       'replay_not_allowed',
     );
     // The one replay made (not the two refused) is in the audit log as this key's.
-    expect((await listAuditEvents(srv.deps.stores, srv.config, t.orgId, { action: 'webhook_delivery.replayed' })).data).toEqual([
+    expect((await listAuditEvents(srv.deps.stores, srv.deps.purposeKeys, t.orgId, { action: 'webhook_delivery.replayed' })).data).toEqual([
       expect.objectContaining({ actor: `key:${t.keyId}`, target: dead.delivery_id, after: expect.objectContaining({ event_id: eventId, replay: 1 }) }),
     ]);
     const replayed: any[] = await eventually(

@@ -27,7 +27,7 @@ beforeAll(async () => {
   worker = await startTestWorker(srv.config);
   metrics = await startMetricsServer(srv.config, 0);
   tenant = await createTenant({ credits: 100 });
-  await seedPeople(srv.deps.stores, { secretsKey: srv.config.secretsKey, count: 20 });
+  await seedPeople(srv.deps.stores, { purposeKeys: srv.deps.purposeKeys, count: 20 });
 });
 afterAll(async () => {
   await metrics?.close();

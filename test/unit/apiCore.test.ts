@@ -5,6 +5,7 @@ import { isValidRequestId } from '../../api/middleware/requestId';
 import { problemDocument } from '../../api/middleware/problemDocuments';
 import { findTenantFields } from '../../api/operations/operationInput';
 import { openSecret, sealSecret } from '../../core/crypto/secretBox';
+import { PurposeKeys } from '../../core/crypto/purposeKeys';
 
 describe('API keys', () => {
   test('live keys have the ext prefix and 40 base62 characters', () => {
@@ -98,12 +99,12 @@ describe('tenant identifiers in bodies', () => {
 });
 
 describe('secret box', () => {
-  const key = Buffer.alloc(32, 1);
+  const key = new PurposeKeys(Buffer.alloc(32, 1));
   test('round-trips and binds to its record', () => {
     const sealed = sealSecret(key, 'whsec_abc', 'endpoint:we_1');
     expect(sealed).not.toContain('whsec_abc');
     expect(openSecret(key, sealed, 'endpoint:we_1')).toBe('whsec_abc');
     expect(() => openSecret(key, sealed, 'endpoint:we_2')).toThrow();
-    expect(() => openSecret(Buffer.alloc(32, 2), sealed, 'endpoint:we_1')).toThrow();
+    expect(() => openSecret(new PurposeKeys(Buffer.alloc(32, 2)), sealed, 'endpoint:we_1')).toThrow();
   });
 });

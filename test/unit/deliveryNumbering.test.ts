@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { comesAfter, decodeDeliveryCursor, encodeDeliveryCursor, listOrder } from '../../core/webhooks/deliveryCursor';
 import { advance, deliveryIdOf, MAX_SCANNED_PER_PAGE, nextBelow, nextWindow, walkFrom, WINDOW, type Walk } from '../../core/webhooks/deliveryNumbering';
 import { healthCountsOfAttempt, healthHours, HEALTH_WINDOW_MS } from '../../core/webhooks/webhookHealth';
+import { PurposeKeys } from '../../core/crypto/purposeKeys';
 
 /** Every window a walk reads until it ends, when no read finds anything. */
 function windowsOfEmptyWalk(top: number, wanted: number): number[][] {
@@ -58,7 +59,7 @@ describe('the walk down the delivery numbers', () => {
 
 describe('delivery cursors', () => {
   const t = new Date('2026-11-25T12:00:00.000Z');
-  const key = { secretsKey: randomBytes(32) };
+  const key = new PurposeKeys(randomBytes(32));
 
   test('a numbered position round-trips under its own filters only', () => {
     const c = encodeDeliveryCursor(key, 'ws_a:we_a:failed::', { below: 41 });

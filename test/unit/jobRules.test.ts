@@ -23,6 +23,7 @@ import {
 } from '../../core/jobs/jobRules';
 import { cursorIndex, decodeListCursor, encodeListCursor } from '../../core/pageCursor';
 import { Problem } from '../../core/problems';
+import { PurposeKeys } from '../../core/crypto/purposeKeys';
 
 describe('job counts', () => {
   test('untallied people are pending and the seven counts add up', () => {
@@ -101,7 +102,7 @@ describe('chunks, people and charge keys', () => {
 });
 
 describe('cursors', () => {
-  const CURSOR_KEY = { secretsKey: randomBytes(32) };
+  const CURSOR_KEY = new PurposeKeys(randomBytes(32));
   test('round trip', () => {
     const c = encodeListCursor(CURSOR_KEY, 'result:job_1', { seq: 41 });
     expect(decodeListCursor(CURSOR_KEY, c, 'result:job_1', { seq: cursorIndex })).toEqual({ seq: 41 });

@@ -17,8 +17,9 @@ import { everySlotHeldHere, freeLeaseSlots, inFlightRetryAfterSeconds, LeaseRele
 import { parseRateLimit, rateLimitHeader, rateLimitHeaders, rateLimitPolicyHeader } from '../../core/limits/rateLimitHeaders';
 import { condensedLimitEntries, limitEntries, limitEntriesPage, limitEntry } from '../../core/limits/operationalLimits';
 import { encodeListCursor } from '../../core/pageCursor';
+import { PurposeKeys } from '../../core/crypto/purposeKeys';
 
-const CURSOR_KEY = { secretsKey: Buffer.alloc(32, 7) };
+const CURSOR_KEY = new PurposeKeys(Buffer.alloc(32, 7));
 
 const ORG: Scope = { type: 'organization', id: 'org_1' };
 const APP: Scope = { type: 'application', id: 'app_1' };

@@ -31,8 +31,6 @@ const JUSTIFIED: Record<string, string> = {
   'core/observability/metrics.ts:webhookAttemptDuration': 'a per-process metric (see metricsRegistry)',
   'core/observability/metrics.ts:webhookDeadLetters': 'a per-process metric (see metricsRegistry)',
   'api/mcp/toolPaths.ts:spellings': 'a router with one route, built from constants and only matched against, never changed',
-  'core/crypto/purposeKeys.ts:derived':
-    'a memo of a pure derivation (HKDF of the master secret and a purpose label), keyed by the secret itself: apps with other secrets get other entries',
 };
 
 function sourceFiles(dir: string): string[] {

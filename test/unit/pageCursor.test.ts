@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { loadConfig } from '../../core/config';
-import { purposeKey } from '../../core/crypto/purposeKeys';
+import { derivePurposeKey, purposeKeysOf } from '../../core/crypto/purposeKeys';
 import { cursorId, cursorIndex, cursorInstant, decodeListCursor, encodeListCursor } from '../../core/pageCursor';
 import { Problem } from '../../core/problems';
 import { decodeCursor as decodeSearchCursor, encodeCursor as encodeSearchCursor } from '../../core/talent/searchCursor';
@@ -13,6 +13,7 @@ import { seededRandom } from '../support/seededRandom';
  * `invalid_cursor`, 410 `cursor_expired`). Anything else would reach the problem mapper as a 500.
  */
 const config = loadConfig({ SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'), SEARCH_CURSOR_TTL_SECONDS: '3600' });
+const keys = purposeKeysOf(config);
 const ORG = 'org_1T9pEX3JhWhNaRUdTncqq6';
 
 const BOUNDARY_NUMBERS: unknown[] = [
@@ -143,7 +144,7 @@ function candidateCursor(rnd: () => number): string {
     case 7:
       return pick(rnd, [...BOUNDARY_STRINGS.filter((s): s is string => typeof s === 'string'), '=', '==', 'a.b.c', '.', 'a.', '.a']);
     default: {
-      const good = encodeListCursor(config, DELIVERIES, { t: Date.now(), id: 'dlv_a' });
+      const good = encodeListCursor(keys, DELIVERIES, { t: Date.now(), id: 'dlv_a' });
       const at = Math.floor(rnd() * good.length);
       return good.slice(0, at) + randomText(rnd, 3) + good.slice(at + 1);
     }
@@ -166,7 +167,7 @@ function signedSearchCursor(json: string): string {
  */
 function signedListCursor(scope: string, json: string): string {
   const payload = Buffer.from(json, 'utf8');
-  const mac = createHmac('sha256', purposeKey(config.secretsKey, 'page-cursor')).update(scope).update('\n').update(payload).digest().subarray(0, 16);
+  const mac = createHmac('sha256', derivePurposeKey(config.secretsKey, 'page-cursor')).update(scope).update('\n').update(payload).digest().subarray(0, 16);
   return Buffer.concat([mac, payload]).toString('base64url');
 }
 
@@ -179,10 +180,10 @@ const DELIVERIES = 'webhook_deliveries:t:ws_a::::';
 const SCOPES = [JOBS, RESULT, ENDPOINTS, DELIVERIES];
 
 const DECODERS: Record<string, Decoder> = {
-  'contact-retrieval jobs list': (c) => decodeListCursor(config, c, JOBS, { t: cursorInstant, id: cursorId }),
-  'job result': (c) => decodeListCursor(config, c, RESULT, { seq: cursorIndex }),
-  'webhook endpoints list': (c) => decodeWebhookCursor(config, ENDPOINTS, c),
-  'webhook deliveries list': (c) => decodeWebhookCursor(config, DELIVERIES, c),
+  'contact-retrieval jobs list': (c) => decodeListCursor(keys, c, JOBS, { t: cursorInstant, id: cursorId }),
+  'job result': (c) => decodeListCursor(keys, c, RESULT, { seq: cursorIndex }),
+  'webhook endpoints list': (c) => decodeWebhookCursor(keys, ENDPOINTS, c),
+  'webhook deliveries list': (c) => decodeWebhookCursor(keys, DELIVERIES, c),
   'candidate search': (c) => decodeSearchCursor(config, c, ORG, Date.now()),
 };
 
@@ -220,10 +221,10 @@ describe.each(Object.entries(DECODERS))('the %s cursor decoder', (_name, decode)
   test('a timestamp outside the Date range, NaN-like numbers and non-integers are invalid_cursor', () => {
     for (const t of ['1e400', '-1e400', '8640000000000001', '-8640000000000001', '1.5', '1e300']) {
       const cursor = signedListCursor(JOBS, `{"t":${t},"id":"job_a"}`);
-      expect(() => decodeListCursor(config, cursor, JOBS, { t: cursorInstant, id: cursorId })).toThrow(
+      expect(() => decodeListCursor(keys, cursor, JOBS, { t: cursorInstant, id: cursorId })).toThrow(
         expect.objectContaining({ code: 'invalid_cursor', status: 400 }),
       );
-      expect(() => decodeWebhookCursor(config, DELIVERIES, signedListCursor(DELIVERIES, `{"t":${t},"id":"dlv_a"}`))).toThrow(
+      expect(() => decodeWebhookCursor(keys, DELIVERIES, signedListCursor(DELIVERIES, `{"t":${t},"id":"dlv_a"}`))).toThrow(
         expect.objectContaining({ code: 'invalid_cursor', status: 400 }),
       );
     }
@@ -232,12 +233,12 @@ describe.each(Object.entries(DECODERS))('the %s cursor decoder', (_name, decode)
 
 test('cursors the API makes decode back to their position', () => {
   const at = new Date('2026-11-25T15:00:00.123Z');
-  expect(decodeListCursor(config, encodeListCursor(config, JOBS, { t: at.getTime(), id: 'job_a' }), JOBS, { t: cursorInstant, id: cursorId })).toEqual({
+  expect(decodeListCursor(keys, encodeListCursor(keys, JOBS, { t: at.getTime(), id: 'job_a' }), JOBS, { t: cursorInstant, id: cursorId })).toEqual({
     t: at,
     id: 'job_a',
   });
-  expect(decodeListCursor(config, encodeListCursor(config, RESULT, { seq: 499 }), RESULT, { seq: cursorIndex })).toEqual({ seq: 499 });
-  expect(decodeWebhookCursor(config, ENDPOINTS, encodeWebhookCursor(config, ENDPOINTS, { createdAt: at, id: 'we_a' }))).toEqual({
+  expect(decodeListCursor(keys, encodeListCursor(keys, RESULT, { seq: 499 }), RESULT, { seq: cursorIndex })).toEqual({ seq: 499 });
+  expect(decodeWebhookCursor(keys, ENDPOINTS, encodeWebhookCursor(keys, ENDPOINTS, { createdAt: at, id: 'we_a' }))).toEqual({
     createdAt: at,
     id: 'we_a',
   });
@@ -246,10 +247,10 @@ test('cursors the API makes decode back to their position', () => {
 
 test("one list's cursor is refused by every other list", () => {
   const cursors = [
-    encodeListCursor(config, JOBS, { t: Date.now(), id: 'job_a' }),
-    encodeListCursor(config, RESULT, { seq: 3 }),
-    encodeWebhookCursor(config, ENDPOINTS, { createdAt: new Date(), id: 'we_a' }),
-    encodeWebhookCursor(config, DELIVERIES, { createdAt: new Date(), id: 'dlv_a' }),
+    encodeListCursor(keys, JOBS, { t: Date.now(), id: 'job_a' }),
+    encodeListCursor(keys, RESULT, { seq: 3 }),
+    encodeWebhookCursor(keys, ENDPOINTS, { createdAt: new Date(), id: 'we_a' }),
+    encodeWebhookCursor(keys, DELIVERIES, { createdAt: new Date(), id: 'dlv_a' }),
     encodeSearchCursor(config, ORG, 'srch_a', 0, Date.now()),
   ];
   const decoders = Object.values(DECODERS);
@@ -262,9 +263,9 @@ test("one list's cursor is refused by every other list", () => {
 });
 
 test('a list cursor is bound to its key and its scope: altered, re-signed elsewhere or moved to another tenant, it is refused', () => {
-  const good = encodeListCursor(config, JOBS, { n: 41 });
-  expect(decodeListCursor(config, good, JOBS, { n: cursorIndex })).toEqual({ n: 41 });
-  const other = loadConfig({ SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
+  const good = encodeListCursor(keys, JOBS, { n: 41 });
+  expect(decodeListCursor(keys, good, JOBS, { n: cursorIndex })).toEqual({ n: 41 });
+  const other = purposeKeysOf(loadConfig({ SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64') }));
   const refusals = [
     encodeListCursor(other, JOBS, { n: 41 }),
     good.slice(0, -2) + (good.endsWith('A') ? 'BA' : 'AA'),
@@ -272,6 +273,6 @@ test('a list cursor is bound to its key and its scope: altered, re-signed elsewh
     b64(JSON.stringify({ s: JOBS, p: { n: 41 } })),
   ];
   for (const cursor of refusals)
-    expect(() => decodeListCursor(config, cursor, JOBS, { n: cursorIndex })).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
-  expect(() => decodeListCursor(config, good, `jobs:org_other:ws_a:*`, { n: cursorIndex })).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
+    expect(() => decodeListCursor(keys, cursor, JOBS, { n: cursorIndex })).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
+  expect(() => decodeListCursor(keys, good, `jobs:org_other:ws_a:*`, { n: cursorIndex })).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
 });

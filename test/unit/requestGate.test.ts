@@ -8,6 +8,7 @@ import { openSecret, sealingKeyId, sealSecret } from '../../core/crypto/secretBo
 import { AddressBlocks, addressCapName, clientAddressBucket } from '../../core/limits/clientAddressLimits';
 import { requestLogging } from '../../api/requestLogger';
 import { capturingLogger } from '../support/capturedLogs';
+import { PurposeKeys } from '../../core/crypto/purposeKeys';
 
 describe('body nesting depth', () => {
   const arrays = (n: number): unknown => {
@@ -39,24 +40,25 @@ describe('body nesting depth', () => {
 
 describe('sealed secrets: versioned form under a derived key', () => {
   const master = randomBytes(32);
+  const keys = new PurposeKeys(master);
 
   test('sealing writes v2.<kid>.<iv>.<tag>.<ct>; the kid names the master, not the key', () => {
-    const sealed = sealSecret(master, 'whsec_abc', 'aad:1');
+    const sealed = sealSecret(keys, 'whsec_abc', 'aad:1');
     const parts = sealed.split('.');
     expect(parts).toHaveLength(5);
     expect(parts[0]).toBe('v2');
-    expect(parts[1]).toBe(sealingKeyId(master));
-    expect(sealingKeyId(master)).not.toBe(sealingKeyId(randomBytes(32)));
+    expect(parts[1]).toBe(sealingKeyId(keys));
+    expect(sealingKeyId(keys)).not.toBe(sealingKeyId(new PurposeKeys(randomBytes(32))));
     expect(Buffer.from(parts[1], 'base64url').length).toBeLessThan(16);
-    expect(openSecret(master, sealed, 'aad:1')).toBe('whsec_abc');
-    expect(() => openSecret(master, sealed, 'aad:2')).toThrow();
+    expect(openSecret(keys, sealed, 'aad:1')).toBe('whsec_abc');
+    expect(() => openSecret(keys, sealed, 'aad:2')).toThrow();
   });
 
   test('the AES key is not the master: the raw master does not open a v2 value', () => {
-    const sealed = sealSecret(master, 'secret', 'aad');
+    const sealed = sealSecret(keys, 'secret', 'aad');
     const [, , iv, tag, ct] = sealed.split('.');
     const legacy = ['v1', iv, tag, ct].join('.');
-    expect(() => openSecret(master, legacy, 'aad')).toThrow();
+    expect(() => openSecret(keys, legacy, 'aad')).toThrow();
   });
 
   /** The form written before key versions: AES-256-GCM under the raw master. */
@@ -69,29 +71,31 @@ describe('sealed secrets: versioned form under a derived key', () => {
   }
 
   test('values sealed in the v1 form stay readable', () => {
-    expect(openSecret(master, sealV1(master, 'old secret', 'aad'), 'aad')).toBe('old secret');
-    expect(() => openSecret(master, sealV1(master, 'old secret', 'aad'), 'other')).toThrow();
+    expect(openSecret(keys, sealV1(master, 'old secret', 'aad'), 'aad')).toBe('old secret');
+    expect(() => openSecret(keys, sealV1(master, 'old secret', 'aad'), 'other')).toThrow();
   });
 
   test('after a rotation, values of both forms sealed under the previous master open; new ones use the new master', () => {
     const previous = randomBytes(32);
     const current = randomBytes(32);
     const v1 = sealV1(previous, 'v1 under previous', 'aad');
-    const v2 = sealSecret(previous, 'v2 under previous', 'aad');
-    expect(() => openSecret(current, v2, 'aad')).toThrow(/neither SECRETS_ENCRYPTION_KEY nor SECRETS_ENCRYPTION_KEY_PREVIOUS/);
-    expect(() => openSecret(current, v1, 'aad')).toThrow();
-    expect(openSecret(current, v1, 'aad', previous)).toBe('v1 under previous');
-    expect(openSecret(current, v2, 'aad', previous)).toBe('v2 under previous');
-    // The previous master is the caller's to pass: one app's rotation opens nothing for another.
-    expect(() => openSecret(current, v2, 'aad')).toThrow();
-    const fresh = sealSecret(current, 'new', 'aad');
-    expect(fresh.split('.')[1]).toBe(sealingKeyId(current));
-    expect(() => openSecret(previous, fresh, 'aad')).toThrow();
+    const v2 = sealSecret(new PurposeKeys(previous), 'v2 under previous', 'aad');
+    const currentOnly = new PurposeKeys(current);
+    const rotating = new PurposeKeys(current, previous);
+    expect(() => openSecret(currentOnly, v2, 'aad')).toThrow(/neither SECRETS_ENCRYPTION_KEY nor SECRETS_ENCRYPTION_KEY_PREVIOUS/);
+    expect(() => openSecret(currentOnly, v1, 'aad')).toThrow();
+    expect(openSecret(rotating, v1, 'aad')).toBe('v1 under previous');
+    expect(openSecret(rotating, v2, 'aad')).toBe('v2 under previous');
+    // The previous master is the app's own: one app's rotation opens nothing for another.
+    expect(() => openSecret(currentOnly, v2, 'aad')).toThrow();
+    const fresh = sealSecret(rotating, 'new', 'aad');
+    expect(fresh.split('.')[1]).toBe(sealingKeyId(currentOnly));
+    expect(() => openSecret(new PurposeKeys(previous), fresh, 'aad')).toThrow();
   });
 
   test('an unknown form is refused', () => {
-    expect(() => openSecret(master, 'v3.a.b.c.d', 'aad')).toThrow(/unrecognised/);
-    expect(() => openSecret(master, 'v2.a.b.c', 'aad')).toThrow(/unrecognised/);
+    expect(() => openSecret(keys, 'v3.a.b.c.d', 'aad')).toThrow(/unrecognised/);
+    expect(() => openSecret(keys, 'v2.a.b.c', 'aad')).toThrow(/unrecognised/);
   });
 });
 
@@ -105,13 +109,13 @@ describe('client-address limits', () => {
   });
 
   test('stored cap names carry a keyed hash of the address, never the address', () => {
-    const master = randomBytes(32);
-    const name = addressCapName(master, 'auth-failures', '203.0.113.7');
+    const keys = new PurposeKeys(randomBytes(32));
+    const name = addressCapName(keys, 'auth-failures', '203.0.113.7');
     expect(name).toMatch(/^addr:auth-failures:[A-Za-z0-9_-]{22}$/);
     expect(name).not.toContain('203.0.113.7');
-    expect(addressCapName(master, 'auth-failures', '::ffff:203.0.113.7')).toBe(name);
-    expect(addressCapName(master, 'token', '203.0.113.7')).not.toBe(name);
-    expect(addressCapName(randomBytes(32), 'auth-failures', '203.0.113.7')).not.toBe(name);
+    expect(addressCapName(keys, 'auth-failures', '::ffff:203.0.113.7')).toBe(name);
+    expect(addressCapName(keys, 'token', '203.0.113.7')).not.toBe(name);
+    expect(addressCapName(new PurposeKeys(randomBytes(32)), 'auth-failures', '203.0.113.7')).not.toBe(name);
   });
 
   test('a replica remembers a block until it ends, and never grows past its bound', () => {

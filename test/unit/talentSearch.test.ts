@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../core/config';
+import { purposeKeysOf } from '../../core/crypto/purposeKeys';
 import { runSearch, seek, startSearch } from '../../core/talent/rankCandidates';
 import { generatePerson, personIdFor } from '../../scripts/seeding/generator';
 import { decodeCursor, encodeCursor } from '../../core/talent/searchCursor';
@@ -10,7 +11,7 @@ import { BUILT_IN_SOURCE_ID, OPEN_WEB_SOURCE_ID } from '../../core/talent/source
 
 // Person ids (generatePerson) and cursors are keyed by the configured secret.
 const config = loadConfig({ SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'), SEARCH_CURSOR_TTL_SECONDS: '60' });
-const { secretsKey } = config;
+const keys = purposeKeysOf(config);
 
 function person(id: string, over: Partial<IndexedPerson>): IndexedPerson {
   return {
@@ -101,7 +102,7 @@ describe('seek (galloping through an ascending posting list)', () => {
 
 describe('at scale: the scan stops once the best score holds `keep` people', () => {
   const b = new SearchIndexBuilder();
-  const scalePeople = Array.from({ length: 30_000 }, (_, i) => generatePerson(secretsKey, 'scale', i).person);
+  const scalePeople = Array.from({ length: 30_000 }, (_, i) => generatePerson(keys, 'scale', i).person);
   for (const p of scalePeople) b.add(p);
   const big = b.finish(1);
   const params = (query: string, filters: object = {}) => ({ query, filters, sources: [BUILT_IN_SOURCE_ID] });
@@ -205,12 +206,12 @@ describe('filters are exact', () => {
 
 describe('generator', () => {
   test('deterministic per seed and ordinal; ids are opaque', () => {
-    const a = generatePerson(secretsKey, 's1', 7);
-    expect(generatePerson(secretsKey, 's1', 7)).toEqual(a);
-    expect(a.person._id).toBe(personIdFor(secretsKey, 's1', 7));
+    const a = generatePerson(keys, 's1', 7);
+    expect(generatePerson(keys, 's1', 7)).toEqual(a);
+    expect(a.person._id).toBe(personIdFor(keys, 's1', 7));
     expect(a.person._id).toMatch(/^per_[0-9A-Za-z]{22}$/);
-    expect(personIdFor(secretsKey, 's2', 7)).not.toBe(a.person._id);
-    expect(personIdFor(secretsKey, 's1', 8)).not.toBe(a.person._id);
+    expect(personIdFor(keys, 's2', 7)).not.toBe(a.person._id);
+    expect(personIdFor(keys, 's1', 8)).not.toBe(a.person._id);
     expect(JSON.stringify(a.person)).not.toMatch(/@|\+\d{6,}/);
   });
 
@@ -218,7 +219,7 @@ describe('generator', () => {
     let withoutContact = 0;
     const cultures = new Set<string>();
     for (let i = 0; i < 500; i++) {
-      const { person: p, contact } = generatePerson(secretsKey, 'shape', i);
+      const { person: p, contact } = generatePerson(keys, 'shape', i);
       if (!contact) withoutContact++;
       else expect(contact.emails.length).toBeGreaterThan(0);
       cultures.add(p.location.countryCode);

@@ -1,5 +1,6 @@
 import { hashPassword, passwordProblem, verifyPassword } from '../../core/users/passwords';
 import { csrfMatches, csrfTokenFor, newSessionValue } from '../../core/users/sessions';
+import { PurposeKeys } from '../../core/crypto/purposeKeys';
 
 describe('passwords (scrypt)', () => {
   test('a salted hash that verifies the password only and carries its cost', async () => {
@@ -25,13 +26,13 @@ describe('passwords (scrypt)', () => {
 });
 
 describe('CSRF tokens', () => {
-  const key = Buffer.alloc(32, 7);
+  const key = new PurposeKeys(Buffer.alloc(32, 7));
   test('bound to the session value and the key; anything else fails', () => {
     const session = newSessionValue();
     const token = csrfTokenFor(session, key);
     expect(csrfMatches(session, token, key)).toBe(true);
     expect(csrfMatches(newSessionValue(), token, key)).toBe(false);
-    expect(csrfMatches(session, token, Buffer.alloc(32, 8))).toBe(false);
+    expect(csrfMatches(session, token, new PurposeKeys(Buffer.alloc(32, 8)))).toBe(false);
     expect(csrfMatches(session, undefined, key)).toBe(false);
     expect(csrfMatches(undefined, token, key)).toBe(false);
     expect(csrfMatches(session, token.slice(1), key)).toBe(false);

@@ -3,6 +3,7 @@ import { jobCompletedBody } from '../../core/webhooks/eventEnvelope';
 import { liveSecrets, mintSecret, openSecrets, ROTATION_OVERLAP_MS, rotatedSecrets } from '../../core/webhooks/webhookSecrets';
 import { retryAfterSeconds } from '../../core/webhooks/replayAllowance';
 import { decodeCursor, encodeCursor, endpointListScope } from '../../core/webhooks/deliveryCursor';
+import { PurposeKeys } from '../../core/crypto/purposeKeys';
 
 const counts = { requested: 3, delivered: 1, not_found: 1, failed: 0, reused: 1, cancelled: 0, pending: 0 };
 
@@ -35,7 +36,7 @@ describe('job.completed envelope (SPEC 2.5)', () => {
 });
 
 describe('signing secrets at rest and rotation (SPEC 6.3)', () => {
-  const key = randomBytes(32);
+  const key = new PurposeKeys(randomBytes(32));
   const t0 = new Date('2026-01-01T00:00:00Z');
 
   test('sealed secrets open only for their own endpoint and never contain the plaintext', () => {
@@ -43,7 +44,7 @@ describe('signing secrets at rest and rotation (SPEC 6.3)', () => {
     expect(stored.sealed).not.toContain(plaintext.slice(6, 20));
     expect(openSecrets(key, 'we_a', [stored])).toEqual([plaintext]);
     expect(() => openSecrets(key, 'we_b', [stored])).toThrow();
-    expect(() => openSecrets(randomBytes(32), 'we_a', [stored])).toThrow();
+    expect(() => openSecrets(new PurposeKeys(randomBytes(32)), 'we_a', [stored])).toThrow();
   });
 
   test('after a rotation two secrets sign for exactly 24 h, then one', () => {
@@ -72,7 +73,7 @@ describe('replay allowance and cursors', () => {
 
   test('cursors round-trip and garbage is 400 invalid_cursor', () => {
     const pos = { createdAt: new Date('2026-01-01T00:00:00.123Z'), id: 'dlv_abc' };
-    const key = { secretsKey: randomBytes(32) };
+    const key = new PurposeKeys(randomBytes(32));
     const list = endpointListScope('ws_a');
     expect(decodeCursor(key, list, encodeCursor(key, list, pos))).toEqual(pos);
     expect(decodeCursor(key, list, undefined)).toBeUndefined();

@@ -20,6 +20,7 @@ import { eventually } from '../support/eventually';
 import { startBundleWorker, startTimeSkipping, type RunningWorker } from '../support/timeSkipping';
 import { createDeps } from '../../core/deps';
 import { testLogger } from '../support/capturedLogs';
+import { purposeKeysOf } from '../../core/crypto/purposeKeys';
 
 /**
  * The contact-retrieval workflow on the time-skipping test server, with the real activities
@@ -47,9 +48,10 @@ beforeAll(async () => {
   config = testConfig({ CONTACT_JOB_CHUNK_SIZE: '4', CONTACT_JOB_CONCURRENCY: '2' });
   store = await openTestStore(config);
   temporal = createTemporalClients(config);
-  await seedPeople(store.stores, { secretsKey: config.secretsKey, count: 80, seed: SEED });
+  const purposeKeys = purposeKeysOf(config);
+  await seedPeople(store.stores, { purposeKeys, count: 80, seed: SEED });
   // Jobs accept only people of sources the organization may use: the built-in one here.
-  const seeded = Array.from({ length: 80 }, (_, i) => personIdFor(config.secretsKey, SEED, i));
+  const seeded = Array.from({ length: 80 }, (_, i) => personIdFor(purposeKeys, SEED, i));
   const builtIn = new Set([...(await store.stores.talent.sourcesOfPeople(seeded))].filter(([, source]) => source === BUILT_IN_SOURCE_ID).map(([id]) => id));
   const all = seeded.filter((p) => builtIn.has(p));
   const withContacts = await store.stores.talent.personIdsWithProviderContacts(all);
@@ -216,7 +218,7 @@ test('retention: readable for 7 days, then 409 with the contacts removed, then 4
     const { jobId, finished } = await runJob(t, found.slice(30, 33), tq);
     expect(finished).toMatchObject({ status: 'completed', counts: { requested: 3, delivered: 3 } });
     const p = keyPrincipalOf(t);
-    const page = await readJobResult(store.stores, config, p, jobId, { limit: 10 }, new Date());
+    const page = await readJobResult(store.stores, purposeKeysOf(config), p, jobId, { limit: 10 }, new Date());
     expect(page.items.map((i) => ({ outcome: i.outcome, reason: i.reason, hasEmail: (i.contacts?.emails.length ?? 0) > 0 }))).toEqual(
       new Array(3).fill({ outcome: 'delivered', reason: null, hasEmail: true }),
     );
@@ -225,7 +227,10 @@ test('retention: readable for 7 days, then 409 with the contacts removed, then 4
 
     await env.sleep(7 * DAY + 60_000);
     await eventually('the result to expire', async () => !!(await store.stores.jobs.findJob({ _id: jobId }))!.resultExpiredAt, { timeoutMs: 20_000 });
-    await expect(readJobResult(store.stores, config, p, jobId, { limit: 10 }, new Date())).rejects.toMatchObject({ code: 'result_set_expired', status: 409 });
+    await expect(readJobResult(store.stores, purposeKeysOf(config), p, jobId, { limit: 10 }, new Date())).rejects.toMatchObject({
+      code: 'result_set_expired',
+      status: 409,
+    });
     const stripped = await store.stores.jobs.itemsOfJob(jobId);
     expect(stripped).toHaveLength(3);
     expect(stripped.every((i) => !i.emails?.length && !i.phones?.length)).toBe(true);
@@ -247,7 +252,10 @@ test('retention: readable for 7 days, then 409 with the contacts removed, then 4
     // What the timer then runs: the purge activity, run here as the workflow would.
     await createActivities(createDeps(config, { temporal, logger: testLogger(), store: store.handle })).purgeContactRetrievalResult({ jobId });
     await retention.terminate('the purge ran in the test');
-    await expect(readJobResult(store.stores, config, p, jobId, { limit: 10 }, new Date())).rejects.toMatchObject({ code: 'result_gone', status: 410 });
+    await expect(readJobResult(store.stores, purposeKeysOf(config), p, jobId, { limit: 10 }, new Date())).rejects.toMatchObject({
+      code: 'result_gone',
+      status: 410,
+    });
     expect(await store.stores.jobs.itemsOfJob(jobId)).toHaveLength(0);
     // The 30-day reuse cache of what this job retrieved goes with it.
     expect(await store.stores.jobs.retrievedContactsSince(t.orgId, cached, new Date(0))).toHaveLength(0);

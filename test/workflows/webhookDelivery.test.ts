@@ -17,6 +17,7 @@ import { installTestRuntime } from '../support/testRuntime';
 import { testLogger } from '../support/capturedLogs';
 import { createDeps } from '../../core/deps';
 import { OutboundConnections } from '../../core/outbound/outboundConnections';
+import { purposeKeysOf } from '../../core/crypto/purposeKeys';
 
 /**
  * The delivery workflow on the time-skipping server, with the full spec schedule (no
@@ -72,7 +73,7 @@ async function tenantWithEndpoint(): Promise<{ tenant: TestTenant; endpointId: s
     {
       lookupAll: systemDestinationLookup,
       allowedCidrs: config.webhooks.allowedCidrs,
-      secretsKey: config.secretsKey,
+      purposeKeys: purposeKeysOf(config),
     },
     new Date(),
   );
@@ -199,10 +200,12 @@ test('during a rotation both secrets sign for 24 hours, then only the new one', 
   const { tenant, endpointId, secret: oldSecret } = await tenantWithEndpoint();
   receiver.respond((req) => (req.path.endsWith(tenant.workspaceId) ? { status: 500 } : { status: 200 }));
   const rotatedAt = await envNow();
-  const rotation = await rotateSecret(testStore.stores, tenant, endpointId, config.secretsKey, rotatedAt);
+  const rotation = await rotateSecret(testStore.stores, tenant, endpointId, purposeKeysOf(config), rotatedAt);
   expect(new Date(rotation.previous_secret_expires_at).getTime()).toBe(rotatedAt.getTime() + 24 * 3600_000);
   // a second rotation inside the window is refused
-  await expect(rotateSecret(testStore.stores, tenant, endpointId, config.secretsKey, await envNow())).rejects.toMatchObject({ code: 'rotation_in_progress' });
+  await expect(rotateSecret(testStore.stores, tenant, endpointId, purposeKeysOf(config), await envNow())).rejects.toMatchObject({
+    code: 'rotation_in_progress',
+  });
   await env.sleep(4 * 3600_000);
   const { eventId } = await emit(tenant, `job_rot_${Date.now()}`);
   await env.sleep(24 * 3600_000);
@@ -229,7 +232,7 @@ test('during a rotation both secrets sign for 24 hours, then only the new one', 
   expect(inside).toBe(8);
   expect(outside).toBe(1);
   // after the window a new rotation is allowed again
-  await expect(rotateSecret(testStore.stores, tenant, endpointId, config.secretsKey, await envNow())).resolves.toMatchObject({
+  await expect(rotateSecret(testStore.stores, tenant, endpointId, purposeKeysOf(config), await envNow())).resolves.toMatchObject({
     secret: expect.stringMatching(/^whsec_/),
   });
 });
@@ -250,7 +253,7 @@ test("a replay goes to the workspace's current active endpoint, with the same bo
     {
       lookupAll: systemDestinationLookup,
       allowedCidrs: config.webhooks.allowedCidrs,
-      secretsKey: config.secretsKey,
+      purposeKeys: purposeKeysOf(config),
     },
     new Date(),
   );

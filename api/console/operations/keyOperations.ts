@@ -75,7 +75,7 @@ const createKey = defineConsoleOperation({
       expires_at: expiresAt?.toISOString() ?? null,
     };
     const creator = await deps.stores.users.findUser(principal.keyId);
-    await noticeApiKeyCreated(deps.stores, config, {
+    await noticeApiKeyCreated(deps.stores, config, deps.purposeKeys, {
       orgId: principal.orgId,
       keyName: created.name,
       by: creator?.email ?? 'A person',

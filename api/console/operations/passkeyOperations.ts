@@ -46,7 +46,15 @@ const addOperation = defineConsoleOperation({
     const now = new Date(deps.now());
     const added = await addPasskey(deps.stores, relyingPartyOf(deps.config.authUrl), user, body.credential, body.name, now);
     if (!added.ok) throw validationFailed([{ field: 'credential', message: added.message }], added.message);
-    await noticeSecondFactorChange(deps.stores, deps.config, user, 'factor_added', now, `The passkey "${added.passkey.name}" was added to your account`);
+    await noticeSecondFactorChange(
+      deps.stores,
+      deps.config,
+      deps.purposeKeys,
+      user,
+      'factor_added',
+      now,
+      `The passkey "${added.passkey.name}" was added to your account`,
+    );
     return { status: 201, body: passkeyFields(added.passkey, user) };
   },
   audit: {
@@ -93,7 +101,15 @@ const removeOperation = defineConsoleOperation({
     const removed = await removePasskey(deps.stores, user._id, body.passkey_id);
     if (!removed) throw notFound('passkey');
     const now = new Date(deps.now());
-    await noticeSecondFactorChange(deps.stores, deps.config, user, 'factor_removed', now, `The passkey "${removed.name}" was removed from your account`);
+    await noticeSecondFactorChange(
+      deps.stores,
+      deps.config,
+      deps.purposeKeys,
+      user,
+      'factor_removed',
+      now,
+      `The passkey "${removed.name}" was removed from your account`,
+    );
     return { status: 200, body: passkeyFields(removed, user) };
   },
   audit: {

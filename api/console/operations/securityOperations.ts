@@ -44,9 +44,9 @@ const enableAuthenticatorApp = defineConsoleOperation({
   handler: async ({ principal, body, deps }) => {
     const user = await self(deps.stores, principal.keyId);
     const now = new Date(deps.now());
-    const result = await turnOnAuthenticatorApp(deps.stores, deps.config, user._id, body.code, now);
+    const result = await turnOnAuthenticatorApp(deps.stores, deps.purposeKeys, user._id, body.code, now);
     if (!result.ok) throw validationFailed([{ field: 'code', message: result.message }], result.message);
-    await noticeSecondFactorChange(deps.stores, deps.config, user, 'factor_added', now);
+    await noticeSecondFactorChange(deps.stores, deps.config, deps.purposeKeys, user, 'factor_added', now);
     const view: AuthenticatorAppTurnedOn = { ...personFields(user), method: AUTHENTICATOR_APP, recovery_codes: result.recoveryCodes };
     return { status: 201, body: view };
   },
@@ -67,7 +67,7 @@ const disableAuthenticatorApp = defineConsoleOperation({
     if (result === 'required') throw validationFailed([{ field: 'authenticator_app', message: LAST_FACTOR_REQUIRED }], LAST_FACTOR_REQUIRED);
     if (result === 'was_off') throw notFound('authenticator app');
     const now = new Date(deps.now());
-    await noticeSecondFactorChange(deps.stores, deps.config, user, 'factor_removed', now);
+    await noticeSecondFactorChange(deps.stores, deps.config, deps.purposeKeys, user, 'factor_removed', now);
     return { status: 200, body: { ...personFields(user), method: AUTHENTICATOR_APP } };
   },
   audit: {

@@ -64,6 +64,7 @@ const invite = defineConsoleOperation({
     const invitation = await inviteByMail(
       deps.stores,
       config,
+      deps.purposeKeys,
       {
         orgId: principal.orgId,
         workspaceId: principal.workspaceId,
@@ -87,7 +88,15 @@ const resend = defineConsoleOperation({
   body: z.object({}).strict(),
   handler: async ({ principal, params, config, deps }) => ({
     status: 200,
-    body: await resendInvitation(deps.stores, config, principal.orgId, params.invitation_id, await inviterOf(deps.stores, principal), new Date(deps.now())),
+    body: await resendInvitation(
+      deps.stores,
+      config,
+      deps.purposeKeys,
+      principal.orgId,
+      params.invitation_id,
+      await inviterOf(deps.stores, principal),
+      new Date(deps.now()),
+    ),
   }),
   audit: invitationAudit('user.invitation_resent'),
 });

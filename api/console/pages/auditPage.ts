@@ -103,7 +103,7 @@ const CSV_COLUMNS: CsvColumn<AuditEventView>[] = [
 ];
 
 export function mountAuditPage(pages: ConsolePages): void {
-  pages.list(CONSOLE_PATHS.audit, async (ctx, visitor, { config, stores }) => {
+  pages.list(CONSOLE_PATHS.audit, async (ctx, visitor, { stores, purposeKeys }) => {
     if (!mayReadAuditLog(visitor.layout)) throw notAllowed('Reading the audit log needs the admin role or the audit.v1:read permission.');
     const { filter, typed, message } = filterOf(ctx);
     const cursor = typeof ctx.query.cursor === 'string' && !message ? ctx.query.cursor : undefined;
@@ -111,7 +111,7 @@ export function mountAuditPage(pages: ConsolePages): void {
     let problem = message;
     if (!message) {
       try {
-        page = await listAuditEvents(stores, config, visitor.user.orgId, { ...filter, cursor, limit: AUDIT_ROWS_PER_PAGE }, AUDIT_PAGE_SCAN);
+        page = await listAuditEvents(stores, purposeKeys, visitor.user.orgId, { ...filter, cursor, limit: AUDIT_ROWS_PER_PAGE }, AUDIT_PAGE_SCAN);
       } catch (err) {
         if (!(err instanceof Problem) || err.status >= 500) throw err;
         problem = 'This page link is no longer valid for these filters; start again from the first page.';

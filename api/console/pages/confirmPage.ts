@@ -1,4 +1,5 @@
 import type { Config } from '../../../core/config';
+import type { PurposeKeys } from '../../../core/crypto/purposeKeys';
 import type { Stores } from '../../../core/deps';
 import { PASSKEY_NOT_ACCEPTED, passkeySignInOptions, signInWithPasskey } from '../../../core/users/passkeyCeremonies';
 import { relyingPartyOf } from '../../../core/users/passkeys';
@@ -33,8 +34,15 @@ async function passwordRefusal(
 }
 
 /** A code of the person's authenticator app, used once and limited like the sign-in's; null when right. */
-async function codeRefusal(stores: Stores, config: Config, visitor: ConsoleVisitor, code: string | null, address: string, now: Date): Promise<Refusal | null> {
-  const result = await checkSecondFactor(stores, config, visitor.user._id, { kind: 'code', value: code ?? '' }, address, now);
+async function codeRefusal(
+  stores: Stores,
+  keys: PurposeKeys,
+  visitor: ConsoleVisitor,
+  code: string | null,
+  address: string,
+  now: Date,
+): Promise<Refusal | null> {
+  const result = await checkSecondFactor(stores, keys, visitor.user._id, { kind: 'code', value: code ?? '' }, address, now);
   return result.ok ? null : result;
 }
 
@@ -73,13 +81,13 @@ export function mountConfirmPage(pages: ConsolePages): void {
     ctx.type = 'application/json';
     ctx.body = options;
   });
-  pages.post(CONSOLE_PATHS.confirm, async (ctx, visitor, form, { config, decoy, now, stores }) => {
+  pages.post(CONSOLE_PATHS.confirm, async (ctx, visitor, form, { config, decoy, now, stores, purposeKeys }) => {
     const action = safeReturnPath(form.get('sudo_action'));
     const next: AfterConfirming = action ? { pending: { action, form } } : { returnTo: safeReturnPath(form.get('return_to')) ?? CONSOLE_PATHS.overview };
     const via = form.get('via');
     const refusal =
       via === 'code'
-        ? await codeRefusal(stores, config, visitor, form.get('code'), ctx.ip, now())
+        ? await codeRefusal(stores, purposeKeys, visitor, form.get('code'), ctx.ip, now())
         : via === 'passkey'
           ? await passkeyRefusal(stores, config, visitor, form.get('credential'), ctx.ip, now())
           : await passwordRefusal(stores, decoy, visitor, form, ctx.ip, now());

@@ -125,7 +125,7 @@ async function eventSection(stores: Stores, orgId: string, job: JobView): Promis
 }
 
 async function resultSection(
-  { config, stores, now }: Pick<ConsoleDeps, 'config' | 'stores' | 'now'>,
+  { purposeKeys, stores, now }: Pick<ConsoleDeps, 'purposeKeys' | 'stores' | 'now'>,
   visitor: ConsoleVisitor,
   job: JobView,
   cursor: string | undefined,
@@ -135,7 +135,7 @@ async function resultSection(
   }
   let page: JobResultPage;
   try {
-    page = await readJobResult(stores, config, visitor.principal, job.job_id, { limit: RESULT_PAGE, cursor }, now());
+    page = await readJobResult(stores, purposeKeys, visitor.principal, job.job_id, { limit: RESULT_PAGE, cursor }, now());
   } catch (err) {
     if (err instanceof Problem && (err.code === 'result_set_expired' || err.code === 'result_gone')) return html`<p>${err.detail}</p>`;
     throw err;
@@ -189,10 +189,10 @@ function cancelControl(visitor: ConsoleVisitor, job: JobView): SafeHtml {
 }
 
 export function mountJobsPages(pages: ConsolePages): void {
-  pages.list(CONSOLE_PATHS.jobs, async (ctx, visitor, { config, stores }) => {
+  pages.list(CONSOLE_PATHS.jobs, async (ctx, visitor, { stores, purposeKeys }) => {
     const status = (STATUSES as readonly string[]).includes(text(ctx.query.status)) ? (text(ctx.query.status) as JobStatus) : undefined;
     const cursor = text(ctx.query.cursor) || undefined;
-    const list = await listContactRetrievalJobs(stores, config, visitor.principal, { status, limit: JOBS_PAGE, cursor });
+    const list = await listContactRetrievalJobs(stores, purposeKeys, visitor.principal, { status, limit: JOBS_PAGE, cursor });
     const here = (extra: Record<string, string>) => {
       const q = new URLSearchParams({ ...(status ? { status } : {}), ...extra }).toString();
       return `${CONSOLE_PATHS.jobs}${q ? `?${q}` : ''}`;

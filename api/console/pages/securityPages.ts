@@ -139,9 +139,9 @@ function recoveryCodesPage(ctx: Context, visitor: ConsoleVisitor, codes: readonl
 export function mountSecurityPages(pages: ConsolePages): void {
   pages.get(CONSOLE_PATHS.security, (ctx, visitor, deps) => securityPage(ctx, visitor, deps, {}));
   mountPasskeysSection(pages, securityPage);
-  pages.get(CONSOLE_PATHS.authenticatorApp, async (ctx, visitor, { config, stores }) => {
+  pages.get(CONSOLE_PATHS.authenticatorApp, async (ctx, visitor, { purposeKeys, stores }) => {
     if ((await secondFactorsOf(stores, visitor.user)).authenticatorApp) return seeOther(ctx, CONSOLE_PATHS.security);
-    setupPage(ctx, visitor, await offerTotpSecret(stores, config, visitor.user), null, await mustEnrolSecondFactor(stores, visitor.user));
+    setupPage(ctx, visitor, await offerTotpSecret(stores, purposeKeys, visitor.user), null, await mustEnrolSecondFactor(stores, visitor.user));
   });
   pages.post(CONSOLE_PATHS.authenticatorApp, async (ctx, visitor, form, deps) => {
     await keepingTheForm(
@@ -166,8 +166,8 @@ export function mountSecurityPages(pages: ConsolePages): void {
 }
 
 /** A wrong first code: the same secret again (the person already scanned it), or a new one when it was replaced. */
-async function refusedCode(ctx: Context, visitor: ConsoleVisitor, { config, stores }: ConsoleDeps, message: string, status: number): Promise<void> {
+async function refusedCode(ctx: Context, visitor: ConsoleVisitor, { purposeKeys, stores }: ConsoleDeps, message: string, status: number): Promise<void> {
   const user = (await findActiveUser(stores, visitor.user._id)) ?? visitor.user;
-  const offer = pendingTotpOffer(config, user) ?? (await offerTotpSecret(stores, config, user));
+  const offer = pendingTotpOffer(purposeKeys, user) ?? (await offerTotpSecret(stores, purposeKeys, user));
   setupPage(ctx, visitor, offer, message, await mustEnrolSecondFactor(stores, user), status);
 }

@@ -133,14 +133,14 @@ function filterForm(q: DeliveryQuery, choices: Awaited<ReturnType<typeof workspa
   </form>`;
 }
 
-async function deliveriesPage(ctx: Context, visitor: ConsoleVisitor, { config, stores }: ConsoleDeps): Promise<void> {
+async function deliveriesPage(ctx: Context, visitor: ConsoleVisitor, { purposeKeys, stores }: ConsoleDeps): Promise<void> {
   const orgId = visitor.user.orgId;
   const choices = await workspacesOf(stores, orgId);
   const status = DELIVERY_STATUSES.find((s) => s === ctx.query.status);
   const named = { event_id: text(ctx.query.event_id), job_id: text(ctx.query.job_id) };
   const asked = text(ctx.query.workspace) ?? (await workspaceNamedBy(stores, orgId, named));
   const q: DeliveryQuery = { workspace: chosenWorkspace(choices, asked, visitor.user.workspaceId), status, ...named, cursor: text(ctx.query.cursor, 512) };
-  const page = await listDeliveries(stores, config, q.workspace, {
+  const page = await listDeliveries(stores, purposeKeys, q.workspace, {
     status: q.status,
     event_id: q.event_id,
     job_id: q.job_id,
@@ -185,11 +185,11 @@ function payloadText(body: string): string {
   }
 }
 
-async function eventPage(ctx: Context, visitor: ConsoleVisitor, { config, stores }: ConsoleDeps): Promise<void> {
+async function eventPage(ctx: Context, visitor: ConsoleVisitor, { config, purposeKeys, stores }: ConsoleDeps): Promise<void> {
   const eventId = String(ctx.params.event_id);
   const event = await stores.webhooks.events.eventInOrg(visitor.user.orgId, { eventId });
   if (!event) throw notFound('webhook event');
-  const { data } = await listDeliveries(stores, config, event.workspaceId, { event_id: eventId, limit: EVENT_ATTEMPTS_SHOWN });
+  const { data } = await listDeliveries(stores, purposeKeys, event.workspaceId, { event_id: eventId, limit: EVENT_ATTEMPTS_SHOWN });
   const runs = deliveryTimeline(data, validSchedule(config.webhooks.retryDelaysMs));
   sendConsolePage(ctx, {
     title: `Event ${eventId}`,

@@ -107,15 +107,19 @@ function secretPage(ctx: Context, visitor: ConsoleVisitor, secret: { secret: str
   });
 }
 
-async function endpointsPage(ctx: Context, visitor: ConsoleVisitor, { config, stores }: ConsoleDeps): Promise<void> {
+async function endpointsPage(ctx: Context, visitor: ConsoleVisitor, { purposeKeys, stores }: ConsoleDeps): Promise<void> {
   const orgId = visitor.user.orgId;
   const choices: WorkspaceChoice[] = await workspacesOf(stores, orgId);
   const workspaceId = chosenWorkspace(choices, ctx.query.workspace, visitor.user.workspaceId);
   const cursor = typeof ctx.query.cursor === 'string' ? ctx.query.cursor : undefined;
   const cursorScope = endpointListScope(workspaceId);
-  const { docs, more } = await listEndpoints(stores, { orgId, workspaceId }, { limit: ENDPOINTS_PER_PAGE, after: decodeCursor(config, cursorScope, cursor) });
+  const { docs, more } = await listEndpoints(
+    stores,
+    { orgId, workspaceId },
+    { limit: ENDPOINTS_PER_PAGE, after: decodeCursor(purposeKeys, cursorScope, cursor) },
+  );
   const last = docs[docs.length - 1];
-  const next = more && last ? encodeCursor(config, cursorScope, { createdAt: last.createdAt, id: last._id }) : null;
+  const next = more && last ? encodeCursor(purposeKeys, cursorScope, { createdAt: last.createdAt, id: last._id }) : null;
   const now = new Date();
   const hasActive = docs.some((d) => d.state === 'active');
   const admin = mayChange(visitor);

@@ -1,5 +1,6 @@
 import type { Config } from '../../config';
 import { sha256Hex } from '../../crypto/hash';
+import type { PurposeKeys } from '../../crypto/purposeKeys';
 import { openSecret, sealSecret } from '../../crypto/secretBox';
 import type { Logger } from '../../observability/logger';
 import { findActiveUser } from '../../users/users';
@@ -36,12 +37,11 @@ function rotationAad(tokenHash: string): string {
   return `oauth-refresh-rotation:${tokenHash}`;
 }
 
-async function refuseReuse(stores: OAuthStores, doc: RefreshTokenRecord, config: Config, now: Date, logger: Logger): Promise<TokenResponse> {
+async function refuseReuse(stores: OAuthStores, doc: RefreshTokenRecord, keys: PurposeKeys, now: Date, logger: Logger): Promise<TokenResponse> {
   const rotation = await stores.oauth.findRefreshRotation(doc.hash);
   if (rotation?.sealedPair && rotation.retryUntil > now) {
     const chainAlive = doc.userId ? (await liveChain(stores, doc.chainId)) !== null : !(await stores.oauth.refreshChainHasRevokedToken(doc.chainId));
-    if (mayReplayRotation(rotation, chainAlive, now))
-      return JSON.parse(openSecret(config.secretsKey, rotation.sealedPair, rotationAad(doc.hash), config.secretsKeyPrevious)) as TokenResponse;
+    if (mayReplayRotation(rotation, chainAlive, now)) return JSON.parse(openSecret(keys, rotation.sealedPair, rotationAad(doc.hash))) as TokenResponse;
   }
   await revokeChain(stores, doc.chainId, now);
   logger.warn({ client_id: doc.clientId }, 'refresh token reuse: chain revoked');
@@ -54,6 +54,7 @@ export async function refreshTokenGrant(
   presented: string,
   params: Map<string, string>,
   config: Config,
+  keys: PurposeKeys,
   signingKeys: SigningKeys,
   now: Date,
   logger: Logger,
@@ -68,7 +69,7 @@ export async function refreshTokenGrant(
     if (!user || !chain) throw new OAuthError('invalid_grant', INVALID);
   }
   if (params.has('scope')) checkScope(params.get('scope')!, doc.scope.split(' '));
-  if (doc.usedAt) return refuseReuse(stores, doc, config, now, logger);
+  if (doc.usedAt) return refuseReuse(stores, doc, keys, now, logger);
 
   const pair = await issueTokenPair(
     stores,
@@ -77,7 +78,7 @@ export async function refreshTokenGrant(
     signingKeys,
     now,
   );
-  const sealedPair = caller.retryWindowMs > 0 ? sealSecret(config.secretsKey, JSON.stringify(pair), rotationAad(doc.hash)) : null;
+  const sealedPair = caller.retryWindowMs > 0 ? sealSecret(keys, JSON.stringify(pair), rotationAad(doc.hash)) : null;
   const rotated = await stores.oauth.insertRefreshRotation({
     _id: doc.hash,
     chainId: doc.chainId,
@@ -88,7 +89,7 @@ export async function refreshTokenGrant(
   if (!rotated) {
     // Another use rotated this token first: the successor minted here must never work.
     await stores.oauth.deleteRefreshTokenByHash(sha256Hex(pair.refresh_token!));
-    return refuseReuse(stores, doc, config, now, logger);
+    return refuseReuse(stores, doc, keys, now, logger);
   }
   await stores.oauth.markRefreshTokenUsed(doc._id, now);
   return pair;
