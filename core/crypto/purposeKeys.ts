@@ -1,4 +1,5 @@
 import { hkdfSync } from 'node:crypto';
+import { inspect } from 'node:util';
 
 /**
  * One configured master secret, many uses: each use (sealing secrets at rest, deriving search
@@ -16,34 +17,42 @@ export function derivePurposeKey(master: Buffer, purpose: KeyPurpose, version = 
  * The purpose keys of one app's master secret (SECRETS_ENCRYPTION_KEY), each derived once: the
  * person ids of a synthetic dataset ask for the same key once per person, and deriving it each
  * time costs more than the HMAC it keys. Built by the composition root (core/deps.ts) from the
- * config's secrets, so apps with other secrets hold other keys.
+ * config's secrets, so apps with other secrets hold other keys. Like a `Concealed` value it reads
+ * as `[redacted]` when logged, serialised or inspected, so handing Deps to a logger leaks no key.
  */
 export class PurposeKeys {
   /** The keys of SECRETS_ENCRYPTION_KEY_PREVIOUS during a rotation: values sealed under it still open. */
   readonly previous: PurposeKeys | null;
-  private readonly derived = new Map<string, Buffer>();
+  readonly #master: Buffer;
+  readonly #derived = new Map<string, Buffer>();
 
   /** `master` seals and keys everything new; `previous` only opens what was sealed before a rotation. */
-  constructor(
-    private readonly master: Buffer,
-    previous: Buffer | null = null,
-  ) {
+  constructor(master: Buffer, previous: Buffer | null = null) {
+    this.#master = master;
     this.previous = previous ? new PurposeKeys(previous) : null;
   }
 
   key(purpose: KeyPurpose, version = 1): Buffer {
     const label = `${purpose}/v${version}`;
-    let key = this.derived.get(label);
+    let key = this.#derived.get(label);
     if (!key) {
-      key = derivePurposeKey(this.master, purpose, version);
-      this.derived.set(label, key);
+      key = derivePurposeKey(this.#master, purpose, version);
+      this.#derived.set(label, key);
     }
     return key;
   }
 
   /** The master itself, which the secret box's first stored form used as its AES key (opened, never written). */
   legacySecretBoxKey(): Buffer {
-    return this.master;
+    return this.#master;
+  }
+
+  toJSON(): string {
+    return '[redacted]';
+  }
+
+  [inspect.custom](): string {
+    return '[redacted]';
   }
 }
 

@@ -1,6 +1,7 @@
 import { createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { inspect } from 'node:util';
 import { loadConfig } from '../../core/config';
-import { createDeps } from '../../core/deps';
+import { closeDeps, createDeps } from '../../core/deps';
 import { derivePurposeKey, PurposeKeys, purposeKeysOf } from '../../core/crypto/purposeKeys';
 import { testLogger } from '../support/capturedLogs';
 
@@ -55,14 +56,33 @@ test("the previous master's keys ride along during a rotation, and only then", (
   expect(purposeKeysOf({ secretsKey: current, secretsKeyPrevious: null }).previous).toBeNull();
 });
 
-test("the root builds the app's purpose keys from its config's secrets, once per app", () => {
+test("the root builds the app's purpose keys from its config's secrets, once per app", async () => {
   const secretsKey = randomBytes(32);
   const previous = randomBytes(32);
   const config = loadConfig({ SECRETS_ENCRYPTION_KEY: secretsKey.toString('base64'), SECRETS_ENCRYPTION_KEY_PREVIOUS: previous.toString('base64') });
   const deps = createDeps(config, { logger: testLogger() });
-  expect(deps.purposeKeys.key('csrf').equals(hkdf(secretsKey, 'talent-platform/csrf/v1'))).toBe(true);
-  expect(deps.purposeKeys.previous?.key('csrf').equals(hkdf(previous, 'talent-platform/csrf/v1'))).toBe(true);
   const other = createDeps(config, { logger: testLogger() });
-  expect(other.purposeKeys).not.toBe(deps.purposeKeys);
-  expect(createDeps(config, { logger: testLogger(), purposeKeys: deps.purposeKeys }).purposeKeys).toBe(deps.purposeKeys);
+  const given = createDeps(config, { logger: testLogger(), purposeKeys: deps.purposeKeys });
+  try {
+    expect(deps.purposeKeys.key('csrf').equals(hkdf(secretsKey, 'talent-platform/csrf/v1'))).toBe(true);
+    expect(deps.purposeKeys.previous?.key('csrf').equals(hkdf(previous, 'talent-platform/csrf/v1'))).toBe(true);
+    expect(other.purposeKeys).not.toBe(deps.purposeKeys);
+    expect(given.purposeKeys).toBe(deps.purposeKeys);
+  } finally {
+    for (const d of [deps, other, given]) await closeDeps(d);
+  }
+});
+
+test('neither the master nor a derived key shows when the keys are logged, serialised or inspected', () => {
+  const master = randomBytes(32);
+  const previous = randomBytes(32);
+  const keys = new PurposeKeys(master, previous);
+  const derived = keys.key('csrf');
+  const shown = [JSON.stringify({ keys }), inspect({ keys }, { depth: 10, showHidden: true }), String(inspect(keys.previous))].join('\n');
+  for (const secret of [master, previous, derived]) {
+    expect(shown).not.toContain(secret.toString('hex'));
+    expect(shown).not.toContain(secret.toString('base64'));
+    expect(shown).not.toContain(inspect(secret));
+  }
+  expect(shown).toContain('[redacted]');
 });
