@@ -1,5 +1,6 @@
 import { checkKeyName, defaultKeyName } from '../../core/keys/keyNames';
-import { KEY_USE_PERIOD_MS, KeyUseRecorder } from '../../core/keys/keyUse';
+import { gatheredKeyUseWrite, KEY_USE_PERIOD_MS, KeyUseRecorder } from '../../core/keys/keyUse';
+import type { KeysStores } from '../../core/keys/store';
 import { capturingLogger } from '../support/capturedLogs';
 
 describe('key names', () => {
@@ -89,5 +90,52 @@ describe('KeyUseRecorder', () => {
     clock.now -= 10 * KEY_USE_PERIOD_MS;
     rec.note('key_a');
     expect(writes).toHaveLength(2);
+  });
+});
+
+describe('gatheredKeyUseWrite', () => {
+  /** A keys store whose batch writes finish when the test says so. */
+  function gatheringStore() {
+    const commands: Array<{ keys: string[]; finish: (err?: Error) => void }> = [];
+    const stores = {
+      keys: {
+        recordKeyUses: (uses: ReadonlyArray<{ keyId: string; at: Date }>, periodMs: number) =>
+          new Promise<void>((resolve, reject) => {
+            expect(periodMs).toBe(KEY_USE_PERIOD_MS);
+            commands.push({ keys: uses.map((u) => u.keyId), finish: (err) => (err ? reject(err) : resolve()) });
+          }),
+      },
+    } as unknown as KeysStores;
+    return { commands, write: gatheredKeyUseWrite(stores) };
+  }
+
+  test('the first use is written at once; the uses noted while it is in flight share the next command', async () => {
+    const { commands, write } = gatheringStore();
+    const at = new Date(Date.UTC(2026, 0, 1));
+    const first = write('key_a', at);
+    expect(commands.map((c) => c.keys)).toEqual([['key_a']]);
+    const later = ['key_b', 'key_c', 'key_d'].map((k) => write(k, at));
+    expect(commands).toHaveLength(1);
+    commands[0].finish();
+    await first;
+    await Promise.resolve();
+    expect(commands.map((c) => c.keys)).toEqual([['key_a'], ['key_b', 'key_c', 'key_d']]);
+    commands[1].finish();
+    await Promise.all(later);
+    // Idle again: the next use goes at once.
+    void write('key_e', at);
+    expect(commands.map((c) => c.keys)).toEqual([['key_a'], ['key_b', 'key_c', 'key_d'], ['key_e']]);
+  });
+
+  test('a failed command fails each of its uses, and the next command still goes', async () => {
+    const { commands, write } = gatheringStore();
+    const at = new Date(Date.UTC(2026, 0, 1));
+    const first = write('key_a', at);
+    const second = write('key_b', at);
+    commands[0].finish(new Error('store down'));
+    await expect(first).rejects.toThrow('store down');
+    await Promise.resolve();
+    commands[1].finish();
+    await expect(second).resolves.toBeUndefined();
   });
 });
