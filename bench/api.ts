@@ -124,7 +124,9 @@ function line(name: string, m: Measured): string {
   const cpu = Object.entries(m.cpuSeconds)
     .map(([k, v]) => `${k} ${perThousand(v, served)}`)
     .join(', ');
-  const statuses = Object.keys(l.statuses).length ? ` ${JSON.stringify(l.statuses)}` : '';
+  // Which limit refused (the problem's `limit`), where the generator read it.
+  const refused = l.refusedBy && Object.keys(l.refusedBy).length ? l.refusedBy : l.statuses;
+  const statuses = Object.keys(refused).length ? ` ${JSON.stringify(refused)}` : '';
   return (
     `  ${name.padEnd(24)} ${l.requestsPerSecond.toFixed(0).padStart(6)} req/s   p50 ${ms(l.p50Ms, 6)} ms   p99 ${ms(l.p99Ms, 7)} ms` +
     `   non-2xx ${l.non2xx}${statuses}   errors ${l.errors}\n` +
@@ -318,6 +320,8 @@ async function measureAll(dir: string, stops: BenchStops): Promise<BenchFigure[]
         .join(', '),
     });
     if (coldApi.storeCommands) figures.push({ measure: 'cold: store commands per 1,000 requests', figure: commandList(coldApi.storeCommands) });
+    const refusedBy = Object.entries(coldApi.load.refusedBy ?? {});
+    if (refusedBy.length) figures.push({ measure: 'cold: non-2xx by status and refusing limit', figure: refusedBy.map(([k, v]) => `${k}: ${v}`).join(', ') });
   }
   if (commonApi && commonBare) {
     w(
