@@ -167,7 +167,6 @@ async function openLoop(plan: Extract<LoadPlan, { mode: 'open' }>): Promise<Omit
   // req/s (0.32-0.36 ms against 0.38-0.45 ms), and the generator shares the machine with what it
   // measures.
   const pools = plan.targets.map((t) => new Pool(new URL(t.url).origin, { pipelining: 1, keepAliveTimeout: 60_000 }));
-  await warmGenerator(plan.targets[0]);
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
   const refusedBy: Record<string, number> = {};
@@ -275,7 +274,10 @@ async function openLoop(plan: Extract<LoadPlan, { mode: 'open' }>): Promise<Omit
   };
 }
 
-export async function generateLoad(plan: LoadPlan): Promise<LoadResult> {
+/** `onSending` is called when the schedule starts: after the generator warmed itself, before its first request. */
+export async function generateLoad(plan: LoadPlan, onSending: () => void = () => undefined): Promise<LoadResult> {
+  if (plan.mode === 'open') await warmGenerator(plan.targets[0]);
+  onSending();
   const cpu0 = process.cpuUsage();
   const r = plan.mode === 'closed' ? await closedLoop(plan) : await openLoop(plan);
   const cpu = process.cpuUsage(cpu0);
@@ -287,8 +289,7 @@ export const SENDING_LINE = 'sending';
 
 if (require.main === module) {
   const plan = JSON.parse(process.argv[2] ?? '') as LoadPlan;
-  process.stdout.write(`${SENDING_LINE}\n`);
-  generateLoad(plan).then(
+  generateLoad(plan, () => process.stdout.write(`${SENDING_LINE}\n`)).then(
     (r) => {
       process.stdout.write(JSON.stringify(r) + '\n');
       process.exit(0);
