@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Deps } from '../core/deps';
-import { KeyUseRecorder, keyUseWrite } from '../core/keys/keyUse';
+import { gatheredKeyUseWrite, KeyUseRecorder } from '../core/keys/keyUse';
 import { Problem } from '../core/problems';
 import { originRules } from '../core/allowedOrigins';
 import { accessLog } from './middleware/accessLog';
@@ -81,7 +81,7 @@ export function v1Router(deps: Deps, routes: RouteSpec[]): Router {
       config,
       deps.keyReads,
       failedAuthenticationLimit(config, deps.addressLimits),
-      new KeyUseRecorder(deps.logger, keyUseWrite(deps.stores), deps.now),
+      new KeyUseRecorder(deps.logger, gatheredKeyUseWrite(deps.stores), deps.now),
       deps.now,
     ),
     idempotencyKeyBeforeAdmission(routes),

@@ -124,7 +124,9 @@ function line(name: string, m: Measured): string {
   const cpu = Object.entries(m.cpuSeconds)
     .map(([k, v]) => `${k} ${perThousand(v, served)}`)
     .join(', ');
-  const statuses = Object.keys(l.statuses).length ? ` ${JSON.stringify(l.statuses)}` : '';
+  // Which limit refused (the problem's `limit`), where the generator read it.
+  const refused = l.refusedBy && Object.keys(l.refusedBy).length ? l.refusedBy : l.statuses;
+  const statuses = Object.keys(refused).length ? ` ${JSON.stringify(refused)}` : '';
   return (
     `  ${name.padEnd(24)} ${l.requestsPerSecond.toFixed(0).padStart(6)} req/s   p50 ${ms(l.p50Ms, 6)} ms   p99 ${ms(l.p99Ms, 7)} ms` +
     `   non-2xx ${l.non2xx}${statuses}   errors ${l.errors}\n` +
@@ -199,9 +201,9 @@ async function measureAll(dir: string, stops: BenchStops): Promise<BenchFigure[]
     seconds,
     leadInSeconds,
   });
-  const measure = async (pids: Record<string, number | undefined>, plan: LoadPlan): Promise<Measured> => {
+  const measure = async (pids: Record<string, number | undefined>, plan: LoadPlan, onSending?: () => void): Promise<Measured> => {
     const commandsBefore = pids.store ? await storeCommandCounts(storePid) : undefined;
-    const m = await measureCpu(pids, () => runLoad(plan));
+    const m = await measureCpu(pids, () => runLoad(plan, onSending));
     const commandsAfter = commandsBefore ? await storeCommandCounts(storePid) : undefined;
     const served = m.result.requests + (m.result.leadInRequests ?? 0);
     return {
@@ -226,11 +228,22 @@ async function measureAll(dir: string, stops: BenchStops): Promise<BenchFigure[]
     profiledWindow = { fromUs, toUs: monotonicMicros() };
     return result;
   };
+  // The store's commands over the cold load's first second: where a new organization's first requests wait.
+  let coldFirstSecond: Promise<Array<[string, number]> | undefined> | undefined;
+  const countFirstSecond = () => {
+    const before = storeCommandCounts(storePid);
+    // Per 1,000 of 1,000 events: the counts themselves.
+    coldFirstSecond = new Promise((resolve) => setTimeout(resolve, 1000)).then(async () => {
+      const [b, a] = [await before, await storeCommandCounts(storePid)];
+      return b && a ? commandsPerThousand(b, a, 1000) : undefined;
+    });
+  };
   if (cold.length) {
     const coldLoad = () =>
       measure(
         { api: apiPid, store: storePid },
         { mode: 'open', targets: cold.map((c) => whoami(api.url, c.key)), ratePerSecond: RATE, seconds: COLD_SECONDS, segmentSeconds: COLD_SEGMENT_SECONDS },
+        countFirstSecond,
       );
     coldApi = SCENARIOS.has('common') ? await coldLoad() : await profiled(COLD_SECONDS, coldLoad);
   }
@@ -318,6 +331,13 @@ async function measureAll(dir: string, stops: BenchStops): Promise<BenchFigure[]
         .join(', '),
     });
     if (coldApi.storeCommands) figures.push({ measure: 'cold: store commands per 1,000 requests', figure: commandList(coldApi.storeCommands) });
+    const firstSecond = await coldFirstSecond;
+    if (firstSecond) {
+      w(`  ${'first second'.padEnd(24)} store commands: ${commandList(firstSecond)}\n`);
+      figures.push({ measure: `cold: store commands in the first second (${ORGS} new organizations)`, figure: commandList(firstSecond) });
+    }
+    const refusedBy = Object.entries(coldApi.load.refusedBy ?? {});
+    if (refusedBy.length) figures.push({ measure: 'cold: non-2xx by status and refusing limit', figure: refusedBy.map(([k, v]) => `${k}: ${v}`).join(', ') });
   }
   if (commonApi && commonBare) {
     w(

@@ -4,7 +4,7 @@ import { SENDING_LINE, type LoadPlan, type LoadResult } from './loadGenerator';
 
 /**
  * Runs one load plan in a separate generator process (bench/loadGenerator.ts) and returns its
- * figures. `onSending` is called once the generator has loaded and starts sending, so a load that
+ * figures. `onSending` is called once the generator has loaded, warmed itself and starts sending, so a load that
  * must already be running before another is measured can be waited for.
  */
 export function runLoad(plan: LoadPlan, onSending?: () => void): Promise<LoadResult> {

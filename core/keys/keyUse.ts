@@ -11,13 +11,56 @@ const REMEMBERED_KEYS = 100_000;
 /**
  * Stores that a key was used at `at`, unless the store already holds a use within the period
  * (so several replicas, each writing once per period, still change the key once per period).
- * Resolves to whether the key's document changed.
+ * Resolves once written.
  */
-export type KeyUseWrite = (keyId: string, at: Date) => Promise<boolean>;
+export type KeyUseWrite = (keyId: string, at: Date) => Promise<unknown>;
 
-/** The key-use write on the root's stores. */
-export function keyUseWrite(stores: KeysStores): KeyUseWrite {
+/** The key-use write on the root's stores, one command per use; resolves to whether the key's document changed. */
+export function keyUseWrite(stores: KeysStores): (keyId: string, at: Date) => Promise<boolean> {
   return (keyId, at) => stores.keys.recordKeyUse(keyId, at, KEY_USE_PERIOD_MS);
+}
+
+/**
+ * How long after one key-use command the next may go: the uses noted meanwhile share it. A use
+ * is written at most once a minute and never awaited by a request, so the wait costs nothing a
+ * caller sees, and a quick store (whose command would be answered before the next key's first
+ * use) still gets a few commands when many tenants begin, not one per key.
+ */
+export const KEY_USE_SPACING_MS = 100;
+
+/**
+ * The key-use writes an app makes: one command at a time, at most one per `spacingMs`, and the
+ * uses noted meanwhile share the next. After a start, or when many tenants begin at once, every
+ * key's first use is a write, and the local store's cost is per command: one each would queue
+ * that many updates ahead of the requests' own reads and admission inserts.
+ */
+export function gatheredKeyUseWrite(stores: KeysStores, spacingMs = KEY_USE_SPACING_MS, now: () => number = () => performance.now()): KeyUseWrite {
+  let waiting: Array<{ keyId: string; at: Date; settle: (err?: unknown) => void }> = [];
+  let writing = false;
+  let lastSentAt = -Infinity;
+  const writeWaiting = async () => {
+    writing = true;
+    while (waiting.length) {
+      const wait = lastSentAt + spacingMs - now();
+      // Unreferenced: uses still waiting never keep a stopping process alive.
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref());
+      lastSentAt = now();
+      const batch = waiting;
+      waiting = [];
+      try {
+        await stores.keys.recordKeyUses(batch, KEY_USE_PERIOD_MS);
+        for (const use of batch) use.settle();
+      } catch (err) {
+        for (const use of batch) use.settle(err);
+      }
+    }
+    writing = false;
+  };
+  return (keyId, at) =>
+    new Promise<void>((resolve, reject) => {
+      waiting.push({ keyId, at, settle: (err) => (err === undefined ? resolve() : reject(err)) });
+      if (!writing) void writeWaiting();
+    });
 }
 
 /**

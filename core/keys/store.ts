@@ -115,6 +115,19 @@ export function createKeysStore(connection: Connection) {
       );
       return res.modifiedCount === 1;
     },
+
+    /** Several keys' uses, each as `recordKeyUse` would write it, in one store command. */
+    async recordKeyUses(uses: ReadonlyArray<{ keyId: string; at: Date }>, periodMs: number): Promise<void> {
+      await ApiKey.bulkWrite(
+        uses.map(({ keyId, at }) => ({
+          updateOne: {
+            filter: { _id: keyId, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lte: new Date(at.getTime() - periodMs) } }] },
+            update: { $set: { lastUsedAt: at } },
+          },
+        })),
+        { ordered: false },
+      );
+    },
   };
 }
 

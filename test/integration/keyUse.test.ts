@@ -3,7 +3,7 @@ import Koa from 'koa';
 import { authenticate } from '../../api/middleware/authenticate';
 import { problemDocuments } from '../../api/middleware/problemDocuments';
 import { KeyReads, revokeApiKey } from '../../core/keys/apiKeys';
-import { KEY_USE_PERIOD_MS, KeyUseRecorder, keyUseWrite } from '../../core/keys/keyUse';
+import { gatheredKeyUseWrite, KEY_USE_PERIOD_MS, KeyUseRecorder, keyUseWrite } from '../../core/keys/keyUse';
 import { PERMISSIONS } from '../../core/keys/permissions';
 import { runAdminWith } from '../support/adminCli';
 import { eventually } from '../support/eventually';
@@ -92,6 +92,16 @@ describe('last use of an API key', () => {
     expect(await keyUseWrite(srv.deps.stores)(tenant.keyId, new Date(at.getTime() + 30_000))).toBe(false);
     expect(await storedUse(tenant.keyId)).toEqual(at);
     expect(await keyUseWrite(srv.deps.stores)(tenant.keyId, new Date(at.getTime() + KEY_USE_PERIOD_MS))).toBe(true);
+  });
+
+  test("gathered writes store each key's own use in one command, and change nothing within the minute", async () => {
+    const [a, b] = [await createTenant({ scopes: [PERMISSIONS.limitsRead] }), await createTenant({ scopes: [PERMISSIONS.limitsRead] })];
+    const at = new Date(Date.UTC(2026, 0, 5, 11, 0, 0));
+    const write = gatheredKeyUseWrite(srv.deps.stores);
+    await Promise.all([write(a.keyId, at), write(b.keyId, new Date(at.getTime() + 1_000))]);
+    expect([await storedUse(a.keyId), await storedUse(b.keyId)]).toEqual([at, new Date(at.getTime() + 1_000)]);
+    await Promise.all([write(a.keyId, new Date(at.getTime() + 30_000)), write(b.keyId, new Date(at.getTime() + KEY_USE_PERIOD_MS + 1_000))]);
+    expect([await storedUse(a.keyId), await storedUse(b.keyId)]).toEqual([at, new Date(at.getTime() + KEY_USE_PERIOD_MS + 1_000)]);
   });
 
   test('the answer never waits for the write, and a failing write fails no request', async () => {

@@ -1,5 +1,6 @@
 import { checkKeyName, defaultKeyName } from '../../core/keys/keyNames';
-import { KEY_USE_PERIOD_MS, KeyUseRecorder } from '../../core/keys/keyUse';
+import { gatheredKeyUseWrite, KEY_USE_PERIOD_MS, KEY_USE_SPACING_MS, KeyUseRecorder } from '../../core/keys/keyUse';
+import type { KeysStores } from '../../core/keys/store';
 import { capturingLogger } from '../support/capturedLogs';
 
 describe('key names', () => {
@@ -89,5 +90,61 @@ describe('KeyUseRecorder', () => {
     clock.now -= 10 * KEY_USE_PERIOD_MS;
     rec.note('key_a');
     expect(writes).toHaveLength(2);
+  });
+});
+
+describe('gatheredKeyUseWrite', () => {
+  /** A keys store whose batch writes finish when the test says so. */
+  function gatheringStore(spacingMs: number) {
+    const commands: Array<{ keys: string[]; finish: (err?: Error) => void }> = [];
+    const stores = {
+      keys: {
+        recordKeyUses: (uses: ReadonlyArray<{ keyId: string; at: Date }>, periodMs: number) =>
+          new Promise<void>((resolve, reject) => {
+            expect(periodMs).toBe(KEY_USE_PERIOD_MS);
+            commands.push({ keys: uses.map((u) => u.keyId), finish: (err) => (err ? reject(err) : resolve()) });
+          }),
+      },
+    } as unknown as KeysStores;
+    return { commands, write: gatheredKeyUseWrite(stores, spacingMs, () => Date.now()) };
+  }
+  const at = new Date(Date.UTC(2026, 0, 1));
+
+  test('the first use is written at once; the uses noted while it is in flight and within the spacing share the next command', async () => {
+    // jest's timers and clock: the spacing passes exactly, however busy the machine.
+    jest.useFakeTimers();
+    try {
+      const { commands, write } = gatheringStore(KEY_USE_SPACING_MS);
+      const first = write('key_a', at);
+      expect(commands.map((c) => c.keys)).toEqual([['key_a']]);
+      const later = [write('key_b', at), write('key_c', at)];
+      commands[0].finish();
+      await first;
+      later.push(write('key_d', at));
+      await jest.advanceTimersByTimeAsync(KEY_USE_SPACING_MS - 1);
+      expect(commands).toHaveLength(1);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(commands.map((c) => c.keys)).toEqual([['key_a'], ['key_b', 'key_c', 'key_d']]);
+      commands[1].finish();
+      await Promise.all(later);
+      // After a quiet spell the next use goes at once.
+      await jest.advanceTimersByTimeAsync(KEY_USE_SPACING_MS);
+      void write('key_e', at);
+      expect(commands.map((c) => c.keys)).toEqual([['key_a'], ['key_b', 'key_c', 'key_d'], ['key_e']]);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  test('a failed command fails each of its uses, and the next command still goes', async () => {
+    const { commands, write } = gatheringStore(0);
+    const first = write('key_a', at);
+    const second = write('key_b', at);
+    commands[0].finish(new Error('store down'));
+    await expect(first).rejects.toThrow('store down');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(commands.map((c) => c.keys)).toEqual([['key_a'], ['key_b']]);
+    commands[1].finish();
+    await expect(second).resolves.toBeUndefined();
   });
 });
