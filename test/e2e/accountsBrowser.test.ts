@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { listAuditEvents } from '../../core/audit/auditLog';
 import { startAccountsStack } from '../support/accountsStack';
+import { contextPerFile } from '../support/browser';
 import { checkPage, setUpAndSignIn, sidewaysScrolling, signInContext } from '../support/consoleBrowser';
 import { formField } from '../support/formBrowser';
 import type { TestTenant } from '../support/fixtures';
@@ -29,6 +30,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await close?.();
 });
+const freshContext = contextPerFile(() => browser);
 
 async function askForReset(page: Page, email: string): Promise<{ status: number; text: string }> {
   await page.goto(`${srv.url}/api/oauth/signin`);
@@ -52,8 +54,7 @@ test('forgot password: the mailed link sets a new password, every other browser 
   await other.goto(`${srv.url}/console/overview`);
   expect(new URL(other.url()).pathname).toBe('/console/overview');
 
-  const context = await browser.newContext();
-  const page = await context.newPage();
+  const page = await freshContext().newPage();
   const known = await askForReset(page, email);
   expect(await page.locator('div[role="status"]').count()).toBe(1);
   expect(await checkPage(page, 'reset-check-email')).toEqual([]);
@@ -91,7 +92,6 @@ test('forgot password: the mailed link sets a new password, every other browser 
   expect((await srv.deps.stores.mail.outboxMailTo(email)).filter((m) => m.kind === 'password_reset')).toHaveLength(1);
   expect(await srv.deps.stores.mail.outboxMailTo(nobody)).toEqual([]);
   await elsewhere.close();
-  await context.close();
 });
 
 test('a sign-in from a new browser and a new API key are told by mail: the browser to its person, the key to every admin', async () => {
@@ -105,8 +105,7 @@ test('a sign-in from a new browser and a new API key are told by mail: the brows
     permissions: ['candidates.search'],
     role: 'admin',
   });
-  const first = await browser.newContext();
-  const page = await first.newPage();
+  const page = await freshContext().newPage();
   // The first sign-in ever is no news.
   await setUpAndSignIn(page, srv, made.setupUrl, email, PASSWORD);
   const secondAdmin = await browser.newContext();
@@ -135,7 +134,6 @@ test('a sign-in from a new browser and a new API key are told by mail: the brows
     expect(mail.text).not.toContain('sk_live');
   }
   expect(mailbox.to(email).filter((m) => m.subject.startsWith('New sign-in'))).toHaveLength(1);
-  await first.close();
   await laptop.close();
 });
 
@@ -147,7 +145,7 @@ test('Team lists many pending invitations with long addresses: nothing scrolls s
     permissions: ['candidates.search', 'jobs.v1:read'],
     role: 'admin',
   });
-  const context = await browser.newContext();
+  const context = freshContext();
   await signInContext(context, made.setupUrl, made.email, PASSWORD);
   // Eleven invitations posted as the invite form posts them (what is under test is Team with many
   // of them), the twelfth through the form itself.
@@ -184,5 +182,4 @@ test('Team lists many pending invitations with long addresses: nothing scrolls s
       await page.screenshot({ path: `/tmp/console-shots/team-invitations-${width}.png`, fullPage: true });
     }
   }
-  await context.close();
 });
