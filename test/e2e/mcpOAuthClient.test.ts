@@ -9,7 +9,7 @@ import { createTenant, type TestTenant } from '../support/fixtures';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
 import { startLoopbackRedirect, type LoopbackRedirect } from '../support/loopbackRedirect';
 import { adminCli, createUserWithCli, startSignInApi, uniqueEmail, type CreatedUser } from '../support/signInApi';
-import { setPasswordInNewContext } from '../support/signInPages';
+import { setPasswordOverHttp } from '../support/signInPages';
 import type { TestApi } from '../support/testApi';
 
 /**
@@ -69,7 +69,7 @@ beforeAll(async () => {
     email: uniqueEmail('sdk'),
     permissions: ['candidates.search'],
   });
-  expect(await setPasswordInNewContext(browser, person.setupUrl, PASSWORD)).toBeLessThan(400);
+  expect(await setPasswordOverHttp(person.setupUrl, PASSWORD)).toBeLessThan(400);
 });
 afterAll(async () => {
   await closeBrowser(browser);

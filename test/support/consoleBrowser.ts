@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { TestApi } from './testApi';
 import { formField } from './formBrowser';
-import { signIn, setPasswordFromLink } from './signInPages';
+import { signIn, setPasswordFromLink, setPasswordWith } from './signInPages';
 
 /**
  * What the console tests share: making a person through the operator CLI with a role, signing
@@ -31,11 +31,8 @@ export async function setUpAndSignIn(page: Page, srv: TestApi, setupUrl: string,
  */
 export async function signInContext(context: BrowserContext, setupUrl: string, email: string, password: string): Promise<void> {
   const http = context.request;
-  const setupPage = await (await http.get(setupUrl)).text();
-  const set = await http.post(new URL(new URL(setupUrl).pathname, setupUrl).href, {
-    form: { csrf_token: formField(setupPage, 'csrf_token'), token: formField(setupPage, 'token'), new_password: password, confirm_password: password },
-  });
-  if (set.status() !== 200) throw new Error(`setting the password answered ${set.status()}`);
+  const set = await setPasswordWith(http, setupUrl, password);
+  if (set !== 200) throw new Error(`setting the password answered ${set}`);
   const signInUrl = new URL('/api/oauth/signin', setupUrl).href;
   const signInPage = await (await http.get(signInUrl)).text();
   const signedIn = await http.post(signInUrl, { form: { csrf_token: formField(signInPage, 'csrf_token'), email, password }, maxRedirects: 0 });
