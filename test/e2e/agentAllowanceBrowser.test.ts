@@ -13,7 +13,7 @@ import { createTenant, insertTestPeople, type TestTenant } from '../support/fixt
 import { api } from '../support/http';
 import { startLoopbackRedirect, type LoopbackRedirect } from '../support/loopbackRedirect';
 import { createUserWithCli, startSignInApi, uniqueEmail, type CreatedUser } from '../support/signInApi';
-import { setPasswordInNewContext, submitWith } from '../support/signInPages';
+import { setPasswordOverHttp, submitWith } from '../support/signInPages';
 import type { TestApi } from '../support/testApi';
 
 /**
@@ -47,7 +47,7 @@ beforeAll(async () => {
     permissions: ['profiles.v1:unlock', 'candidates.search'],
     role: 'admin',
   });
-  expect(await setPasswordInNewContext(browser, person.setupUrl, PASSWORD)).toBeLessThan(400);
+  expect(await setPasswordOverHttp(person.setupUrl, PASSWORD)).toBeLessThan(400);
 });
 afterAll(async () => {
   await closeBrowser(browser);

@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { listAuditEvents } from '../../core/audit/auditLog';
 import { CHARGE_OPERATION } from '../../core/jobs/chunkSettlement';
 import { closeBrowser, launchBrowser } from '../support/browser';
-import { checkPage, setUpAndSignIn } from '../support/consoleBrowser';
+import { checkPage, signInContext } from '../support/consoleBrowser';
 import { jobResultItems, terminateRunningJobWorkflows, waitForJobToFinish } from '../support/contactRetrievalJobs';
 import { providerAnswerFor, startContactProviderServer, type ContactProviderServer } from '../support/contactProviderServer';
 import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
@@ -78,7 +78,7 @@ beforeAll(async () => {
     role: 'admin',
   });
   admin.userId = made.userId;
-  await setUpAndSignIn(page, srv, made.setupUrl, admin.email, PASSWORD);
+  await signInContext(context, made.setupUrl, admin.email, PASSWORD);
 });
 afterAll(async () => {
   await closeBrowser(browser);
@@ -159,7 +159,7 @@ test('"Cancel job" on a running job\'s page cancels it, through the console road
     permissions: ADMIN_PERMISSIONS,
     role: 'member',
   });
-  await setUpAndSignIn(memberPage, srv, member.setupUrl, memberEmail, PASSWORD);
+  await signInContext(memberContext, member.setupUrl, memberEmail, PASSWORD);
   provider.latencyMs = 1500;
   try {
     const jobId = await runJob(tenant, people(24));

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { creditBalance } from '../../core/credits/credits';
 import { closeBrowser, launchBrowser } from '../support/browser';
-import { checkPage, setUpAndSignIn, sidewaysScrolling } from '../support/consoleBrowser';
+import { checkPage, sidewaysScrolling, signInContext } from '../support/consoleBrowser';
 import { READ_ONLY_NOTE } from '../../api/console/pageAccess';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { api } from '../support/http';
@@ -40,7 +40,7 @@ beforeAll(async () => {
   const email = uniqueEmail('limits-admin');
   const made = await createUserWithCli(srv, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions: PERMISSIONS, role: 'admin' });
   adminId = made.userId;
-  await setUpAndSignIn(page, srv, made.setupUrl, email, PASSWORD);
+  await signInContext(context, made.setupUrl, email, PASSWORD);
 });
 afterAll(async () => {
   await closeBrowser(browser);
@@ -208,7 +208,8 @@ test("a member's navigation has only the pages they may read; each page they rea
   const memberContext = await browser.newContext();
   const member = await memberContext.newPage();
   try {
-    await setUpAndSignIn(member, srv, made.setupUrl, email, PASSWORD);
+    await signInContext(memberContext, made.setupUrl, email, PASSWORD);
+    await member.goto(`${srv.url}/console/overview`);
     // The navigation lists only what a member may read: no "Audit log" (no audit.v1:read), no "Settings".
     const links = await member.getByRole('navigation', { name: 'Console' }).getByRole('link').allInnerTexts();
     expect(links.map((l) => l.trim())).toEqual([

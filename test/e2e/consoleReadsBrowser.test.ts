@@ -3,7 +3,7 @@ import { recordAuditEvent } from '../../core/audit/auditLog';
 import { EXPORTS_AT_ONCE, takeExportSlot, type ReadSlot } from '../../core/limits/consoleReadSlots';
 import { StoreAdmission } from '../../core/limits/requestAdmission';
 import { closeBrowser, launchBrowser } from '../support/browser';
-import { checkPage, setUpAndSignIn, sidewaysScrolling } from '../support/consoleBrowser';
+import { checkPage, NOTHING_SCROLLS, sidewaysScrollingAcross, signInContext } from '../support/consoleBrowser';
 import { eventually } from '../support/eventually';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { createUserWithCli, startSignInApi, uniqueEmail } from '../support/signInApi';
@@ -44,7 +44,7 @@ beforeAll(async () => {
   page = await context.newPage();
   const email = uniqueEmail('reads-admin');
   const made = await createUserWithCli(srv, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions: ['audit.v1:read'], role: 'admin' });
-  await setUpAndSignIn(page, srv, made.setupUrl, email, PASSWORD);
+  await signInContext(context, made.setupUrl, email, PASSWORD);
 });
 afterAll(async () => {
   await closeBrowser(browser);
@@ -64,7 +64,7 @@ test('"Download CSV" past the organization\'s exports at once is the "Too many r
   await expect(page.getByRole('alert').textContent()).resolves.toContain(`already has ${EXPORTS_AT_ONCE} downloads running`);
   expect((await page.locator('main').innerText()).replace(/\s+/g, ' ')).toContain('Try again in 5 seconds.');
   expect(await checkPage(page, 'too-many-requests')).toEqual([]);
-  for (const width of [375, 1280, 1440]) expect(await sidewaysScrolling(page, width)).toEqual([]);
+  expect(await sidewaysScrollingAcross(page)).toEqual(NOTHING_SCROLLS);
   if (process.env.CONSOLE_SHOTS) {
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.screenshot({ path: '/tmp/console-shots/too-many-requests-1280.png', fullPage: true });
@@ -101,5 +101,5 @@ test('a filtered Audit log page that looked through its bounded stretch without 
   expect(text).toContain('A page looks through a bounded stretch of the log; older entries may match further back ("Next page").');
   await expect(page.getByRole('link', { name: /Next/ }).count()).resolves.toBeGreaterThan(0);
   expect(await checkPage(page, 'audit-bounded-stretch')).toEqual([]);
-  for (const width of [375, 1280, 1440]) expect(await sidewaysScrolling(page, width)).toEqual([]);
+  expect(await sidewaysScrollingAcross(page)).toEqual(NOTHING_SCROLLS);
 });

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { verifySignature } from '../../core/webhooks/signPayload';
 import { closeBrowser, launchBrowser } from '../support/browser';
-import { checkPage, setUpAndSignIn } from '../support/consoleBrowser';
+import { checkPage, signInContext } from '../support/consoleBrowser';
 import { terminateRunningJobWorkflows, waitForJobToFinish } from '../support/contactRetrievalJobs';
 import { eventually } from '../support/eventually';
 import { createTenant, insertTestPeople, type TestTenant } from '../support/fixtures';
@@ -49,7 +49,8 @@ beforeAll(async () => {
   page = await context.newPage();
   const email = uniqueEmail('webhooks-admin');
   const made = await createUserWithCli(srv, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions: ['jobs.v1:read'], role: 'admin' });
-  await setUpAndSignIn(page, srv, made.setupUrl, email, PASSWORD);
+  await signInContext(context, made.setupUrl, email, PASSWORD);
+  await page.goto(`${srv.url}/console/overview`);
 });
 afterAll(async () => {
   await closeBrowser(browser);

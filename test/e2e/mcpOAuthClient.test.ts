@@ -2,14 +2,14 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { decodeJwt } from 'jose';
-import type { Browser, BrowserContext } from 'playwright-core';
-import { closeBrowser, launchBrowser } from '../support/browser';
+import type { Browser } from 'playwright-core';
+import { closeBrowser, contextPerFile, launchBrowser } from '../support/browser';
 import { BrowserOAuthProvider } from '../support/browserOAuthProvider';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver';
 import { startLoopbackRedirect, type LoopbackRedirect } from '../support/loopbackRedirect';
 import { adminCli, createUserWithCli, startSignInApi, uniqueEmail, type CreatedUser } from '../support/signInApi';
-import { setPasswordInNewContext } from '../support/signInPages';
+import { setPasswordOverHttp } from '../support/signInPages';
 import type { TestApi } from '../support/testApi';
 
 /**
@@ -69,7 +69,7 @@ beforeAll(async () => {
     email: uniqueEmail('sdk'),
     permissions: ['candidates.search'],
   });
-  expect(await setPasswordInNewContext(browser, person.setupUrl, PASSWORD)).toBeLessThan(400);
+  expect(await setPasswordOverHttp(person.setupUrl, PASSWORD)).toBeLessThan(400);
 });
 afterAll(async () => {
   await closeBrowser(browser);
@@ -118,15 +118,11 @@ function indexOf(seen: Seen[], method: string, path: string): number {
   return seen.findIndex((s) => s.method === method && s.path === path);
 }
 
-let context: BrowserContext;
-beforeEach(async () => {
-  context = await browser.newContext();
-});
-afterEach(async () => context.close());
+const freshContext = contextPerFile(() => browser);
 
 test('dynamic registration: the SDK discovers from the 401, registers, authorizes in the browser, and calls the tools', async () => {
   const seen: Seen[] = [];
-  const provider = new BrowserOAuthProvider(await context.newPage(), loopback, { email: person.email, password: PASSWORD }, 'SDK Registered Client');
+  const provider = new BrowserOAuthProvider(await freshContext().newPage(), loopback, { email: person.email, password: PASSWORD }, 'SDK Registered Client');
   const client = await connectThroughOAuth(provider, seen);
 
   // Discovery started from the tool server's 401 and its resource_metadata challenge.
@@ -160,7 +156,7 @@ test('Client ID Metadata Document: the SDK uses its HTTPS URL as client_id; the 
   const seen: Seen[] = [];
   const before = metadataHost.requests.length;
   const provider = new BrowserOAuthProvider(
-    await context.newPage(),
+    await freshContext().newPage(),
     loopback,
     { email: person.email, password: PASSWORD },
     'ignored: the document names the client',
@@ -206,7 +202,7 @@ test('a metadata document that does not name its own URL as client_id is refused
 
 test("a grant revoked by the operator stops the SDK's next call, and the SDK asks the person again", async () => {
   const seen: Seen[] = [];
-  const provider = new BrowserOAuthProvider(await context.newPage(), loopback, { email: person.email, password: PASSWORD }, 'SDK Revoked Client');
+  const provider = new BrowserOAuthProvider(await freshContext().newPage(), loopback, { email: person.email, password: PASSWORD }, 'SDK Revoked Client');
   const client = await connectThroughOAuth(provider, seen);
   await expectToolsWork(client);
   const clientId = provider.saved.client!.client_id;

@@ -3,7 +3,7 @@ import { listAuditEvents } from '../../core/audit/auditLog';
 import { recordConfirmation } from '../../core/users/sudoMode';
 import { cookieSettings } from '../../api/views/pageSecurity';
 import { startAccountsStack } from '../support/accountsStack';
-import { checkPage, setUpAndSignIn, sidewaysScrolling, CONSOLE_WIDTHS } from '../support/consoleBrowser';
+import { checkPage, NOTHING_SCROLLS, setUpAndSignIn, sidewaysScrollingAcross, signInContext } from '../support/consoleBrowser';
 import type { TestTenant } from '../support/fixtures';
 import type { Mailbox } from '../support/mailbox';
 import { createUserWithCli, uniqueEmail } from '../support/signInApi';
@@ -55,7 +55,8 @@ test('a person adds a named passkey, signs in with it alone, renames it and remo
   const page = await context.newPage();
   page.on('dialog', (dialog) => void dialog.accept());
   const { cdp, authenticatorId } = await virtualAuthenticator(context, page);
-  await setUpAndSignIn(page, srv, made.setupUrl, email, PASSWORD);
+  await signInContext(context, made.setupUrl, email, PASSWORD);
+  await page.goto(`${srv.url}/console/overview`);
 
   await page.getByRole('navigation').getByRole('link', { name: 'Security' }).click();
   await page.getByRole('heading', { level: 1, name: 'Security' }).waitFor();
@@ -69,7 +70,7 @@ test('a person adds a named passkey, signs in with it alone, renames it and remo
   expect(await row.count()).toBe(1);
   expect(await row.innerText()).toContain('Never');
   expect(await checkPage(page, 'security-passkeys')).toEqual([]);
-  for (const width of CONSOLE_WIDTHS) expect(await sidewaysScrolling(page, width)).toEqual([]);
+  expect(await sidewaysScrollingAcross(page)).toEqual(NOTHING_SCROLLS);
   // The authenticator keeps a discoverable credential for this site, so the passkey alone names the person.
   const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
   expect(credentials).toEqual([expect.objectContaining({ isResidentCredential: true, rpId: 'localhost' })]);
@@ -154,7 +155,7 @@ test('with a passkey as the only factor: the password leads to "Two-factor authe
   const page = await context.newPage();
   page.on('dialog', (dialog) => void dialog.accept());
   await virtualAuthenticator(context, page);
-  await setUpAndSignIn(page, srv, made.setupUrl, email, PASSWORD);
+  await signInContext(context, made.setupUrl, email, PASSWORD);
   await page.goto(`${srv.url}/console/security`);
   await page.getByLabel('Passkey name', { exact: true }).fill('Phone');
   await submitWith(page, 'Add a passkey');

@@ -3,7 +3,8 @@ import type { Browser, Page } from 'playwright-core';
 import { allAuditEvents, listAuditEvents } from '../../core/audit/auditLog';
 import { SUDO_WINDOW_MS } from '../../core/users/sudoMode';
 import { startAccountsStack } from '../support/accountsStack';
-import { checkPage, setUpAndSignIn, sidewaysScrolling } from '../support/consoleBrowser';
+import { contextPerFile } from '../support/browser';
+import { checkPage, NOTHING_SCROLLS, setUpAndSignIn, signInContext, sidewaysScrollingAcross } from '../support/consoleBrowser';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import type { Mailbox } from '../support/mailbox';
 import { adminCli, createUserWithCli, uniqueEmail } from '../support/signInApi';
@@ -35,6 +36,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await close?.();
 });
+const freshContext = contextPerFile(() => browser);
 
 /** The code the authenticator app shows at the app's current time. */
 const codeNow = (secret: string) => authenticator.clone({ epoch: clock.now() }).generate(secret);
@@ -68,9 +70,10 @@ async function enrol(page: Page, shots?: string): Promise<{ secret: string; code
 test('an authenticator app: enrolled by its secret, asked for after the password, each code used once, recovery codes, sudo by code, turned off; audited and mailed', async () => {
   const email = uniqueEmail('totp');
   const made = await createUserWithCli(srv, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions: ['candidates.search'] });
-  const context = await browser.newContext();
+  const context = freshContext();
+  await signInContext(context, made.setupUrl, email, PASSWORD);
   const page = await context.newPage();
-  await setUpAndSignIn(page, srv, made.setupUrl, email, PASSWORD);
+  await page.goto(`${srv.url}/console/overview`);
 
   // Every person (a member here) has "Security" in the navigation.
   await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Security' }).click();
@@ -166,15 +169,14 @@ test('an authenticator app: enrolled by its secret, asked for after the password
   for await (const entry of allAuditEvents(srv.deps.stores, tenant.orgId)) all.push(entry);
   const entries = JSON.stringify(all);
   for (const value of [secret, ...codes, ...fresh]) expect(entries).not.toContain(value);
-  await context.close();
 });
 
 test('wrong codes after the password are limited like passwords: the sixth answer is 429 with Retry-After', async () => {
   const email = uniqueEmail('guessed');
   const made = await createUserWithCli(srv, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions: ['candidates.search'] });
-  const context = await browser.newContext();
+  const context = freshContext();
+  await signInContext(context, made.setupUrl, email, PASSWORD);
   const page = await context.newPage();
-  await setUpAndSignIn(page, srv, made.setupUrl, email, PASSWORD);
   await page.goto(`${srv.url}/console/security`);
   const { secret } = await enrol(page);
   await signOut(page);
@@ -193,7 +195,6 @@ test('wrong codes after the password are limited like passwords: the sixth answe
   await page.getByLabel('Authentication code', { exact: true }).fill(codeNow(secret));
   await submitWith(page, 'Verify');
   expect(await page.getByRole('alert').innerText()).toContain('Too many');
-  await context.close();
 });
 
 test('an organization that requires two-factor authentication takes a person without one to enrol, and lets them do nothing else until they have', async () => {
@@ -211,9 +212,9 @@ test('an organization that requires two-factor authentication takes a person wit
     email: uniqueEmail('policy-member'),
     permissions: ['candidates.search'],
   });
-  const adminContext = await browser.newContext();
+  const adminContext = freshContext();
+  await signInContext(adminContext, admin.setupUrl, admin.email, PASSWORD);
   const adminPage = await adminContext.newPage();
-  await setUpAndSignIn(adminPage, srv, admin.setupUrl, admin.email, PASSWORD);
   await adminPage.goto(`${srv.url}/console/settings`);
   expect(await adminPage.getByLabel('Require two-factor authentication', { exact: true }).isChecked()).toBe(false);
   expect(await checkPage(adminPage, 'settings-security-policy')).toEqual([]);
@@ -234,7 +235,7 @@ test('an organization that requires two-factor authentication takes a person wit
   expect(await here(page)).toBe('/console/security');
   expect(await page.getByRole('alert').innerText()).toContain('Your organization requires two-factor authentication');
   expect(await checkPage(page, 'security-required')).toEqual([]);
-  for (const width of [375, 1280, 1440]) expect(await sidewaysScrolling(page, width)).toEqual([]);
+  expect(await sidewaysScrollingAcross(page)).toEqual(NOTHING_SCROLLS);
   for (const path of ['/console/overview', '/console/team', '/api/oauth/connections']) {
     await page.goto(`${srv.url}${path}`);
     expect(await here(page)).toBe('/console/security');
@@ -268,6 +269,5 @@ test('an organization that requires two-factor authentication takes a person wit
   await adminPage.goto(`${srv.url}/console/keys`);
   expect(await here(adminPage)).toBe('/console/security');
   await adminCli(srv, 'org', 'require-2fa', '--all', '--required', 'off');
-  await adminContext.close();
   await context.close();
 });

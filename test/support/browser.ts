@@ -1,4 +1,4 @@
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { findChromium } from '../../scripts/localServices';
 
 /**
@@ -18,4 +18,24 @@ export async function launchBrowser(): Promise<Browser> {
 
 export async function closeBrowser(browser: Browser | undefined): Promise<void> {
   await browser?.close();
+}
+
+/**
+ * One browser context for a file's tests in turn, emptied before each test as a new browser would
+ * be (no cookies, no pages): making a context costs Chromium far more than emptying one. Tests that
+ * need two browsers at once make the second themselves.
+ */
+export function contextPerFile(browser: () => Browser): () => BrowserContext {
+  let context: BrowserContext | undefined;
+  beforeEach(async () => {
+    context ??= await browser().newContext();
+    await context.clearCookies();
+  });
+  afterEach(async () => {
+    for (const page of context?.pages() ?? []) await page.close();
+  });
+  return () => {
+    if (!context) throw new Error('contextPerFile: the context exists only inside a test');
+    return context;
+  };
 }

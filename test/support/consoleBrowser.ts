@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
-import type { Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import type { TestApi } from './testApi';
-import { signIn, setPasswordFromLink } from './signInPages';
+import { formField } from './formBrowser';
+import { signIn, setPasswordFromLink, setPasswordWith } from './signInPages';
 
 /**
  * What the console tests share: making a person through the operator CLI with a role, signing
@@ -20,6 +21,22 @@ export async function setUpAndSignIn(page: Page, srv: TestApi, setupUrl: string,
   if (status >= 400) throw new Error(`setting the password answered ${status}`);
   await page.goto(`${srv.url}/api/oauth/signin`);
   await signIn(page, email, password);
+}
+
+/**
+ * The same two forms as `setUpAndSignIn` (the setup link's, then the sign-in page's), posted with
+ * the context's own request client: the context holds the session afterwards and no page is
+ * rendered. For files whose subject is what a signed-in person sees; signing in through the pages
+ * is the subject of tests of its own.
+ */
+export async function signInContext(context: BrowserContext, setupUrl: string, email: string, password: string): Promise<void> {
+  const http = context.request;
+  const set = await setPasswordWith(http, setupUrl, password);
+  if (set !== 200) throw new Error(`setting the password answered ${set}`);
+  const signInUrl = new URL('/api/oauth/signin', setupUrl).href;
+  const signInPage = await (await http.get(signInUrl)).text();
+  const signedIn = await http.post(signInUrl, { form: { csrf_token: formField(signInPage, 'csrf_token'), email, password }, maxRedirects: 0 });
+  if (signedIn.status() !== 303) throw new Error(`signing in answered ${signedIn.status()}`);
 }
 
 export interface AxeViolation {
@@ -64,10 +81,21 @@ export async function screenshots(page: Page, name: string): Promise<void> {
  * `tag.class scrollWidth>clientWidth`. Empty when everything fits.
  */
 export async function sidewaysScrolling(page: Page, width: number): Promise<string[]> {
+  const [[, found]] = await sidewaysScrollingAcross(page, [width]);
+  return found;
+}
+
+/**
+ * `sidewaysScrolling` at each of `widths` in turn, as `[width, what scrolls]`; the viewport is put
+ * back once at the end, not between widths (each resize lays a busy page out again).
+ */
+export async function sidewaysScrollingAcross(page: Page, widths: readonly number[] = CONSOLE_WIDTHS): Promise<Array<[number, string[]]>> {
   const before = page.viewportSize();
-  await page.setViewportSize({ width, height: 900 });
-  // A string, evaluated in the page: this project's TypeScript has no DOM types.
-  const found = (await page.evaluate(`(() => {
+  const out: Array<[number, string[]]> = [];
+  for (const width of widths) {
+    await page.setViewportSize({ width, height: 900 });
+    // A string, evaluated in the page: this project's TypeScript has no DOM types.
+    const found = (await page.evaluate(`(() => {
     const out = [];
     const root = document.documentElement;
     if (root.scrollWidth > window.innerWidth) out.push('page ' + root.scrollWidth + '>' + window.innerWidth);
@@ -79,9 +107,14 @@ export async function sidewaysScrolling(page: Page, width: number): Promise<stri
     }
     return out;
   })()`)) as string[];
+    out.push([width, found]);
+  }
   if (before) await page.setViewportSize(before);
-  return found;
+  return out;
 }
+
+/** What `sidewaysScrollingAcross` answers when everything fits at every console width. */
+export const NOTHING_SCROLLS: Array<[number, string[]]> = CONSOLE_WIDTHS.map((width) => [width, []]);
 
 /** Accessibility check and screenshots of the page shown: what every console page gets in the browser test. */
 export async function checkPage(page: Page, name: string): Promise<AxeViolation[]> {

@@ -1,4 +1,5 @@
-import type { Browser, Locator, Page } from 'playwright-core';
+import { request, type APIRequestContext, type Locator, type Page } from 'playwright-core';
+import { formField } from './formBrowser';
 import type { LoopbackRedirect } from './loopbackRedirect';
 
 /**
@@ -107,12 +108,24 @@ export async function authorizeInBrowser(
   }
 }
 
-/** Sets the password from the setup link in a browser context of its own (closed after), leaving the test's contexts signed out. */
-export async function setPasswordInNewContext(browser: Browser, setupUrl: string, password: string): Promise<number> {
-  const ctx = await browser.newContext();
+/**
+ * Sets the password through the setup link's form, posted with `http` as the page posts it (no page
+ * rendered); answers the status of the post.
+ */
+export async function setPasswordWith(http: APIRequestContext, setupUrl: string, password: string): Promise<number> {
+  const page = await (await http.get(setupUrl)).text();
+  const set = await http.post(new URL(new URL(setupUrl).pathname, setupUrl).href, {
+    form: { csrf_token: formField(page, 'csrf_token'), token: formField(page, 'token'), new_password: password, confirm_password: password },
+  });
+  return set.status();
+}
+
+/** Sets the password from the setup link with a request client of its own (disposed after), leaving every browser context signed out. */
+export async function setPasswordOverHttp(setupUrl: string, password: string): Promise<number> {
+  const http = await request.newContext();
   try {
-    return await setPasswordFromLink(await ctx.newPage(), setupUrl, password);
+    return await setPasswordWith(http, setupUrl, password);
   } finally {
-    await ctx.close();
+    await http.dispose();
   }
 }
