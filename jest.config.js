@@ -10,14 +10,21 @@ module.exports = {
   // time is spent waiting (on Temporal, on the store, on child processes), and each file has its
   // own database, task queue and organizations (test/support/testConfig.ts).
   maxWorkers: 3,
-  // A file leaves part of its modules behind in the worker's heap, which grows with every file,
-  // and every garbage collection then walks all of it: a worker past this size after a file is
-  // replaced by a fresh one.
-  workerIdleMemoryLimit: '300MB',
+  // A worker past this heap size after a file is replaced by a fresh one, which loads jest and
+  // the next file's modules from scratch. A file's modules are let go at its end (the tests'
+  // environment stops the performance observers that kept them), so a worker's heap grows
+  // mostly by garbage not yet collected, cheaper to collect than a new worker is to start.
+  workerIdleMemoryLimit: '800MB',
   // The slowest files first, also without the timing cache of a previous run.
   testSequencer: '<rootDir>/test/support/testSequencer.cjs',
   projects: [
-    { displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'], transform, transformIgnorePatterns, testEnvironment: 'node' },
+    {
+      displayName: 'unit',
+      testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
+      transform,
+      transformIgnorePatterns,
+      testEnvironment: '<rootDir>/test/support/logBufferEnvironment.ts',
+    },
     {
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/workflows/**/*.test.ts', '<rootDir>/test/e2e/**/*.test.ts'],
