@@ -173,11 +173,11 @@ async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
   return reportFigures(report);
 }
 
-/** The report's figures, one row per number or verdict (nested ones named by their path). */
+/** The report's figures, one row per number, verdict or timing (nested ones named by their path). */
 function reportFigures(report: Record<string, unknown>, prefix = ''): BenchFigure[] {
   return Object.entries(report).flatMap(([k, v]): BenchFigure[] => {
     const name = prefix ? `${prefix} ${k}` : k;
-    if (typeof v === 'number' || typeof v === 'boolean') return [{ measure: name, figure: String(v) }];
+    if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'string') return [{ measure: name, figure: String(v) }];
     if (v && typeof v === 'object') return reportFigures(v as Record<string, unknown>, name);
     return [];
   });
