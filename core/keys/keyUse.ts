@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../observability/logger';
+import { GroupCommit } from '../store/groupCommit';
 import type { KeysStores } from './store';
 
 /** How stale a key's `last_used_at` may be: it is written at most once per key per this period. */
@@ -29,38 +30,21 @@ export function keyUseWrite(stores: KeysStores): (keyId: string, at: Date) => Pr
 export const KEY_USE_SPACING_MS = 100;
 
 /**
- * The key-use writes an app makes: one command at a time, at most one per `spacingMs`, and the
- * uses noted meanwhile share the next. After a start, or when many tenants begin at once, every
- * key's first use is a write, and the local store's cost is per command: one each would queue
- * that many updates ahead of the requests' own reads and admission inserts.
+ * The key-use writes an app makes, sent together (GroupCommit) at most one command per
+ * `spacingMs`. After a start, or when many tenants begin at once, every key's first use is a
+ * write, and the local store's cost is per command: one each would queue that many updates ahead
+ * of the requests' own reads and admission inserts.
  */
-export function gatheredKeyUseWrite(stores: KeysStores, spacingMs = KEY_USE_SPACING_MS, now: () => number = () => performance.now()): KeyUseWrite {
-  let waiting: Array<{ keyId: string; at: Date; settle: (err?: unknown) => void }> = [];
-  let writing = false;
-  let lastSentAt = -Infinity;
-  const writeWaiting = async () => {
-    writing = true;
-    while (waiting.length) {
-      const wait = lastSentAt + spacingMs - now();
-      // Unreferenced: uses still waiting never keep a stopping process alive.
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref());
-      lastSentAt = now();
-      const batch = waiting;
-      waiting = [];
-      try {
-        await stores.keys.recordKeyUses(batch, KEY_USE_PERIOD_MS);
-        for (const use of batch) use.settle();
-      } catch (err) {
-        for (const use of batch) use.settle(err);
-      }
-    }
-    writing = false;
-  };
-  return (keyId, at) =>
-    new Promise<void>((resolve, reject) => {
-      waiting.push({ keyId, at, settle: (err) => (err === undefined ? resolve() : reject(err)) });
-      if (!writing) void writeWaiting();
-    });
+export function gatheredKeyUseWrite(stores: KeysStores, spacingMs = KEY_USE_SPACING_MS, clock?: () => number): KeyUseWrite {
+  const commits = new GroupCommit<{ keyId: string; at: Date }, void>(
+    async (uses) => {
+      await stores.keys.recordKeyUses(uses, KEY_USE_PERIOD_MS);
+      return uses.map(() => undefined);
+    },
+    spacingMs,
+    clock,
+  );
+  return (keyId, at) => commits.submit({ keyId, at });
 }
 
 /**

@@ -109,25 +109,26 @@ export function createKeysStore(connection: Connection) {
      * answers whether the key changed.
      */
     async recordKeyUse(keyId: string, at: Date, periodMs: number): Promise<boolean> {
-      const res = await ApiKey.updateOne(
-        { _id: keyId, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lte: new Date(at.getTime() - periodMs) } }] },
-        { $set: { lastUsedAt: at } },
-      );
+      const { filter, update } = keyUseUpdate(keyId, at, periodMs);
+      const res = await ApiKey.updateOne(filter, update);
       return res.modifiedCount === 1;
     },
 
     /** Several keys' uses, each as `recordKeyUse` would write it, in one store command. */
     async recordKeyUses(uses: ReadonlyArray<{ keyId: string; at: Date }>, periodMs: number): Promise<void> {
       await ApiKey.bulkWrite(
-        uses.map(({ keyId, at }) => ({
-          updateOne: {
-            filter: { _id: keyId, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lte: new Date(at.getTime() - periodMs) } }] },
-            update: { $set: { lastUsedAt: at } },
-          },
-        })),
+        uses.map(({ keyId, at }) => ({ updateOne: keyUseUpdate(keyId, at, periodMs) })),
         { ordered: false },
       );
     },
+  };
+}
+
+/** A key's use at `at`, written only when the stored use is older than `periodMs` (or none). */
+function keyUseUpdate(keyId: string, at: Date, periodMs: number) {
+  return {
+    filter: { _id: keyId, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lte: new Date(at.getTime() - periodMs) } }] },
+    update: { $set: { lastUsedAt: at } },
   };
 }
 

@@ -116,6 +116,8 @@ describe('gatheredKeyUseWrite', () => {
     try {
       const { commands, write } = gatheringStore(KEY_USE_SPACING_MS);
       const first = write('key_a', at);
+      // Sent after the current step (jest fakes queueMicrotask too), not after the spacing.
+      await jest.advanceTimersByTimeAsync(0);
       expect(commands.map((c) => c.keys)).toEqual([['key_a']]);
       const later = [write('key_b', at), write('key_c', at)];
       commands[0].finish();
@@ -130,6 +132,7 @@ describe('gatheredKeyUseWrite', () => {
       // After a quiet spell the next use goes at once.
       await jest.advanceTimersByTimeAsync(KEY_USE_SPACING_MS);
       void write('key_e', at);
+      await jest.advanceTimersByTimeAsync(0);
       expect(commands.map((c) => c.keys)).toEqual([['key_a'], ['key_b', 'key_c', 'key_d'], ['key_e']]);
     } finally {
       jest.useRealTimers();
@@ -139,11 +142,14 @@ describe('gatheredKeyUseWrite', () => {
   test('a failed command fails each of its uses, and the next command still goes', async () => {
     const { commands, write } = gatheringStore(0);
     const first = write('key_a', at);
-    const second = write('key_b', at);
+    const alongside = write('key_b', at);
+    await new Promise((resolve) => setImmediate(resolve));
+    const second = write('key_c', at);
     commands[0].finish(new Error('store down'));
     await expect(first).rejects.toThrow('store down');
+    await expect(alongside).rejects.toThrow('store down');
     await new Promise((resolve) => setImmediate(resolve));
-    expect(commands.map((c) => c.keys)).toEqual([['key_a'], ['key_b']]);
+    expect(commands.map((c) => c.keys)).toEqual([['key_a', 'key_b'], ['key_c']]);
     commands[1].finish();
     await expect(second).resolves.toBeUndefined();
   });
