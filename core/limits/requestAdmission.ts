@@ -323,6 +323,18 @@ export class StoreAdmission {
     else this.leaseReleaser.release(lease.token, lease.slotId, lease.releaseByIdUntil);
   }
 
+  /**
+   * Deletes every window slot this admission took, the current second's too, and waits for it.
+   * Only for an admission whose scopes no one else admits in (a warm-up's synthetic
+   * organizations): a live scope's slots of this second must stay, or another replica could admit
+   * more than the limit.
+   */
+  async deleteEveryWindowSlot(): Promise<void> {
+    const warn = (err: unknown) => this.logger.warn({ err: { message: errorMessage(err) } }, 'could not delete request windows');
+    await this.purging;
+    await deleteInTurns(this.limits, this.takenHere.takeOld(Infinity), warn);
+  }
+
   /** Gives back every place this app holds in blocks and waits for the releases (shutdown, tests). */
   async close(): Promise<void> {
     this.leaseBlocks.releaseIdle();

@@ -12,8 +12,13 @@ test('a warm start logs none of its own requests, and the first tenant request i
   const { logger, lines } = capturingLogger();
   const api = await startApi({ ...config, host: '127.0.0.1', port: 0 }, { logger }, { warmStart: true });
   try {
-    // Its own requests went through a twin app with a silent logger.
+    // Its own requests went through a twin app with a silent logger, and all of them, the
+    // synthetic organizations' keyed requests too, were answered as they should be.
     expect(lines.filter((l) => l.msg === 'request')).toEqual([]);
+    expect(lines.filter((l) => /warm start/.test(String(l.msg)))).toEqual([]);
+    // The synthetic organizations' admission slots are gone; no key was written for them.
+    expect(await api.deps.stores.limits.slotIdsWithPrefix('w:req:org_warm_')).toEqual([]);
+    expect(await api.deps.stores.limits.slotIdsWithPrefix('l:org_warm_')).toEqual([]);
     const tenant = await createTenant({ stores: api.deps.stores });
     const res = await fetch(`${api.url}/v1/whoami`, { headers: { authorization: `Bearer ${tenant.key}` } });
     expect(res.status).toBe(200);
