@@ -6,6 +6,7 @@ import { sha256Hex } from '../core/crypto/hash';
 import type { Deps } from '../core/deps';
 import { displayPrefix, generateApiKey } from '../core/keys/apiKeyFormat';
 import { KeyReads } from '../core/keys/apiKeys';
+import { KEY_USE_PERIOD_MS } from '../core/keys/keyUse';
 import type { ApiKeyRecord } from '../core/keys/models';
 import { LimitSettingsReads } from '../core/limits/limitSettings';
 import { StoreAdmission } from '../core/limits/requestAdmission';
@@ -15,8 +16,8 @@ import { UsageCounters } from '../core/usage/usageCounters';
  * What an API replica does after its dependencies are open and before it listens. Without it,
  * the first requests a user sends pay at once for compiling the request path, opening the store's
  * connections and the first reads of each collection, and queue behind each other: the tail of a
- * new replica's first second. Nothing here reaches a tenant: the reads look up a key and an
- * organization that do not exist; the requests carry no credential, or the key of a synthetic
+ * new replica's first second. Nothing here reaches a tenant: the reads and the key-use write
+ * look up a key and an organization that do not exist; the requests carry no credential, or the key of a synthetic
  * organization that only the twin app knows (see `warmTenants`).
  */
 export interface WarmStartParts {
@@ -52,7 +53,13 @@ export async function warmStart({ twinApp, deps }: WarmStartParts): Promise<void
   const absent = `warm_${randomUUID()}`;
   await Promise.all(
     Array.from({ length: STORE_CONNECTIONS }, (_, i) =>
-      Promise.all([deps.keyReads.byHash(sha256Hex(`${absent}:${i}`), 0), deps.limitSettings.get({ readCacheMs: 0 }, `${absent}:${i}`)]),
+      Promise.all([
+        deps.keyReads.byHash(sha256Hex(`${absent}:${i}`), 0),
+        deps.limitSettings.get({ readCacheMs: 0 }, `${absent}:${i}`),
+        // A key's first use is an update through the ODM's casting, the dearest code a tenant's
+        // first request sets off; this one matches no key.
+        deps.stores.keys.recordKeyUses([{ keyId: `${absent}:${i}`, at: new Date(deps.now()) }], KEY_USE_PERIOD_MS),
+      ]),
     ),
   );
 
