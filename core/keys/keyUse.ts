@@ -30,8 +30,16 @@ export function keyUseWrite(stores: KeysStores): (keyId: string, at: Date) => Pr
 export const KEY_USE_SPACING_MS = 100;
 
 /**
+ * Keys per key-use command. The local store has one writer, and an update command holds it for
+ * all of its statements while admission's inserts wait; when every tenant starts together, every
+ * key's first use is due at once, and one command for all of them would be one long stall in
+ * their first second. A few keys per command, one command per spacing, spread it.
+ */
+export const KEY_USES_PER_WRITE = 10;
+
+/**
  * The key-use writes an app makes, sent together (GroupCommit) at most one command per
- * `spacingMs`. After a start, or when many tenants begin at once, every key's first use is a
+ * `spacingMs`, at most KEY_USES_PER_WRITE keys each. After a start, or when many tenants begin at once, every key's first use is a
  * write, and the local store's cost is per command: one each would queue that many updates ahead
  * of the requests' own reads and admission inserts.
  */
@@ -43,6 +51,7 @@ export function gatheredKeyUseWrite(stores: KeysStores, spacingMs = KEY_USE_SPAC
     },
     spacingMs,
     clock,
+    KEY_USES_PER_WRITE,
   );
   return (keyId, at) => commits.submit({ keyId, at });
 }

@@ -20,6 +20,8 @@ export class GroupCommit<Item, Result> {
     private readonly sendBatch: (items: Item[]) => Promise<Result[]>,
     private readonly spacingMs = 0,
     private readonly clock: () => number = () => performance.now(),
+    /** Items per command; more wait for the next one (a command holds the local store's writer for all of its items). */
+    private readonly maxItems = Infinity,
   ) {}
 
   /** The item's result once its batch is written; a failed command fails each item it carried. */
@@ -39,7 +41,7 @@ export class GroupCommit<Item, Result> {
       // never awaited, or awaited by a request whose server keeps the process running).
       if (wait > 0) await new Promise((r) => setTimeout(r, wait).unref());
       this.lastSentAt = this.clock();
-      const batch = this.queue.splice(0);
+      const batch = this.queue.splice(0, this.maxItems);
       try {
         const results = await this.sendBatch(batch.map((b) => b.item));
         batch.forEach((b, i) => b.settle(results[i]));

@@ -1,5 +1,5 @@
 import { checkKeyName, defaultKeyName } from '../../core/keys/keyNames';
-import { gatheredKeyUseWrite, KEY_USE_PERIOD_MS, KEY_USE_SPACING_MS, KeyUseRecorder } from '../../core/keys/keyUse';
+import { gatheredKeyUseWrite, KEY_USE_PERIOD_MS, KEY_USE_SPACING_MS, KEY_USES_PER_WRITE, KeyUseRecorder } from '../../core/keys/keyUse';
 import type { KeysStores } from '../../core/keys/store';
 import { capturingLogger } from '../support/capturedLogs';
 
@@ -134,6 +134,29 @@ describe('gatheredKeyUseWrite', () => {
       void write('key_e', at);
       await jest.advanceTimersByTimeAsync(0);
       expect(commands.map((c) => c.keys)).toEqual([['key_a'], ['key_b', 'key_c', 'key_d'], ['key_e']]);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  test('many keys due at once go a few per command, one command per spacing', async () => {
+    jest.useFakeTimers();
+    try {
+      const { commands, write } = gatheringStore(KEY_USE_SPACING_MS);
+      const keys = Array.from({ length: 2 * KEY_USES_PER_WRITE + 3 }, (_, i) => `key_${i}`);
+      const written = keys.map((k) => write(k, at));
+      await jest.advanceTimersByTimeAsync(0);
+      expect(commands.map((c) => c.keys)).toEqual([keys.slice(0, KEY_USES_PER_WRITE)]);
+      commands[0].finish();
+      await jest.advanceTimersByTimeAsync(KEY_USE_SPACING_MS - 1);
+      expect(commands).toHaveLength(1);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(commands[1].keys).toEqual(keys.slice(KEY_USES_PER_WRITE, 2 * KEY_USES_PER_WRITE));
+      commands[1].finish();
+      await jest.advanceTimersByTimeAsync(KEY_USE_SPACING_MS);
+      expect(commands[2].keys).toEqual(keys.slice(2 * KEY_USES_PER_WRITE));
+      commands[2].finish();
+      await Promise.all(written);
     } finally {
       jest.useRealTimers();
     }
