@@ -76,22 +76,48 @@ function rawBodyOf(request: Pick<OperationRequest, 'rawBody' | 'body'>): Buffer 
   return request.body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(request.body));
 }
 
+const LOG_BINDINGS = Symbol("the bindings of an operation's logger");
+const LOGGER = Symbol("an operation's logger, once made");
+type OperationDeps = Deps & { [LOG_BINDINGS]: Record<string, string>; [LOGGER]?: Deps['logger'] };
+
+/**
+ * The app's dependencies as one operation sees them: the same, except that the logger carries the
+ * request, organization and operation. That child logger is made on the first line the operation
+ * logs: a pino child passes its bindings through the redaction stringifiers, and most operations
+ * log nothing. Each operation's view inherits from one prototype per app instead of copying the app's.
+ */
+export function operationDepsOf(deps: Deps): (bindings: Record<string, string>) => Deps {
+  const shared = Object.create(deps, {
+    logger: {
+      enumerable: true,
+      get(this: OperationDeps) {
+        return (this[LOGGER] ??= deps.logger.child(this[LOG_BINDINGS]));
+      },
+    },
+  }) as Deps;
+  return (bindings) => {
+    const own = Object.create(shared) as OperationDeps;
+    own[LOG_BINDINGS] = bindings;
+    return own;
+  };
+}
+
 async function runValidated<N extends string>(
   spec: RouteSpec<ZodType, ZodType, ZodType, N>,
   request: OperationRequest<N>,
   deps: Deps,
+  operationDeps: (bindings: Record<string, string>) => Deps,
 ): Promise<OperationResult> {
   const tenantFields = findTenantFields(request.body);
   if (tenantFields.length) throw validationFailed(tenantFields);
   const rawParams = request.params ?? {};
   const params = parseWith(spec.params, rawParams, 'path.');
   const query = parseWith(spec.query, request.query ?? {}, 'query.');
-  // The operation's own view of the app: its logger already carries the request, organization and operation.
-  const logger = deps.logger.child({ request_id: request.requestId, org_id: request.principal.orgId, operation: spec.operation });
   const input: RouteInput<unknown, unknown, unknown> = {
     principal: request.principal,
     config: deps.config,
-    deps: { ...deps, logger },
+    // The operation's own view of the app: its logger already carries the request, organization and operation.
+    deps: operationDeps({ request_id: request.requestId, org_id: request.principal.orgId, operation: spec.operation }),
     body: undefined,
     query,
     params,
@@ -147,6 +173,7 @@ export function createOperationExecutor<N extends string>(
 }
 
 function executeWith<N extends string>(registry: OperationRegistry<N>, deps: Deps, acquire: AcquireAdmission<N>): ExecuteOperation<N> {
+  const operationDeps = operationDepsOf(deps);
   return async (operation, request) => {
     const spec = registry.get(operation);
     if (!spec) throw new Problem('not_found', 'No such resource.');
@@ -156,7 +183,7 @@ function executeWith<N extends string>(registry: OperationRegistry<N>, deps: Dep
     try {
       requirePermission(request.principal, spec.operation, spec.permission);
       await admission.admitOperation(operation);
-      return await runValidated(spec, request, deps);
+      return await runValidated(spec, request, deps, operationDeps);
     } finally {
       if (!request.admission) admission.release();
     }
