@@ -2,8 +2,10 @@ import type { Context } from 'koa';
 import type { Deps } from '../../core/deps';
 import { operationDepsOf } from '../../api/operations/executeOperation';
 import { requestLogger, requestLogging, requestLogs } from '../../api/requestLogger';
+import { mintedRequestId } from '../../api/middleware/requestId';
 import { wellFormedHost } from '../../api/requestUrl';
 import { Problem } from '../../core/problems';
+import { parseRateLimit, rateLimitHeader } from '../../core/limits/rateLimitHeaders';
 import { createLogger } from '../../core/observability/logger';
 import { capturingLogger } from '../support/capturedLogs';
 
@@ -82,5 +84,22 @@ describe('well-formed Host', () => {
       await expect(check(ctxWithHost(bad), next)).rejects.toBeInstanceOf(Problem);
     }
     expect(passed).toBe(200);
+  });
+});
+
+describe('a minted request id', () => {
+  test('is req_ and the 32 hex digits of a random UUID, different each time', () => {
+    const ids = Array.from({ length: 50 }, () => mintedRequestId());
+    for (const id of ids) expect(id).toMatch(/^req_[0-9a-f]{32}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe('a RateLimit policy name', () => {
+  test('is quoted as a structured-field string, its quotes and backslashes escaped', () => {
+    const state = (policy: string) => ({ policy, quota: 5, windowSeconds: 60, remaining: 1, resetSeconds: 9 });
+    expect(rateLimitHeader([state('whoami@key')])).toBe('"whoami@key";r=1;t=9');
+    expect(rateLimitHeader([state('a"b\\c')])).toBe('"a\\"b\\\\c";r=1;t=9');
+    expect([...parseRateLimit(rateLimitHeader([state('a"b\\c')])).keys()]).toEqual(['a"b\\c']);
   });
 });
