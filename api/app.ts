@@ -59,12 +59,12 @@ function consoleOnFirstVisit(deps: Deps): ReturnType<Router['routes']> {
  * Last line of defence: no /v1 handler runs without the principal authentication sets. Only a
  * wiring mistake can reach it, so it fails closed (401) and says so in the log.
  */
-export const requirePrincipal: Koa.Middleware = async (ctx, next) => {
+export const requirePrincipal: Koa.Middleware = (ctx, next) => {
   if (!ctx.state.principal) {
     requestLogger(ctx).error({ path: ctx.path }, 'a /v1 route was reached without a principal');
     throw new Problem('missing_api_key', 'Send your API key as `Authorization: Bearer <API_KEY>`.');
   }
-  await next();
+  return next();
 };
 
 /**

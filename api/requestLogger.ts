@@ -15,9 +15,9 @@ interface RequestLogState {
  * redaction stringifiers, and most requests log nothing at the levels run under load.
  */
 export function requestLogging(logger: Logger): Middleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     (ctx.state as RequestLogState)[ROOT] = logger;
-    await next();
+    return next();
   };
 }
 

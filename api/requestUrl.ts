@@ -55,13 +55,13 @@ const KNOWN_HOSTS_MAX = 64;
 /** Refuses a request whose host is malformed before any route sees it, so no route has to handle one. */
 export function wellFormedHost(): Middleware {
   const known = new Set<string>();
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const host = namedHost(ctx);
     if (!known.has(host)) {
       requestUrl(host, '/');
       if (known.size >= KNOWN_HOSTS_MAX) known.clear();
       known.add(host);
     }
-    await next();
+    return next();
   };
 }

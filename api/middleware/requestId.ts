@@ -16,11 +16,11 @@ export function mintedRequestId(): string {
 
 /** Adopts the caller's X-Request-Id when it follows the rules, otherwise mints one; echoes it. */
 export function requestId(): Middleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const offered = ctx.get('X-Request-Id');
     const id = offered && isValidRequestId(offered) ? offered : mintedRequestId();
     ctx.state.requestId = id;
     ctx.set('X-Request-Id', id);
-    await next();
+    return next();
   };
 }

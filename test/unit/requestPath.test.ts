@@ -79,9 +79,10 @@ describe('well-formed Host', () => {
     for (let i = 0; i < 200; i++) await check(ctxWithHost(`api${i % 70}.example.com:8080`), next);
     expect(passed).toBe(200);
     for (const bad of ['api.example.com:99999', 'a b', 'user@api.example.com']) {
-      await expect(check(ctxWithHost(bad), next)).rejects.toBeInstanceOf(Problem);
+      // Koa's dispatch turns a middleware's throw into the rejection problemDocuments answers.
+      expect(() => check(ctxWithHost(bad), next)).toThrow(Problem);
       // Refused again: a refusal is never remembered as well formed.
-      await expect(check(ctxWithHost(bad), next)).rejects.toBeInstanceOf(Problem);
+      expect(() => check(ctxWithHost(bad), next)).toThrow(Problem);
     }
     expect(passed).toBe(200);
   });
