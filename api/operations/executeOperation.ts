@@ -155,37 +155,34 @@ export function createOperationExecutor<N extends string>(
   acquire: AcquireAdmission<N> = admissionUnder(deps) as unknown as AcquireAdmission<N>,
   usage?: UsageCounters,
 ): ExecuteOperation<N> {
-  const execute = executeWith(registry, deps, acquire);
-  if (!usage) return execute;
-  return async (operation, request) => {
-    let result: OperationResult;
-    // A connected AI application's calls are counted apart, so usage can be split by application.
-    const application = request.principal.agent?.grantId;
-    try {
-      result = await execute(operation, request);
-    } catch (err) {
-      if (registry.get(operation)) usage.countRequest(request.principal.orgId, operation as unknown as OperationName, statusOfFailure(err), 0, application);
-      throw err;
-    }
-    usage.countRequest(request.principal.orgId, operation as unknown as OperationName, result.status, result.creditsCharged ?? 0, application);
-    return result;
-  };
+  return executeWith(registry, deps, acquire, usage);
 }
 
-function executeWith<N extends string>(registry: OperationRegistry<N>, deps: Deps, acquire: AcquireAdmission<N>): ExecuteOperation<N> {
+function executeWith<N extends string>(registry: OperationRegistry<N>, deps: Deps, acquire: AcquireAdmission<N>, usage?: UsageCounters): ExecuteOperation<N> {
   const operationDeps = operationDepsOf(deps);
+  // A connected AI application's calls are counted apart, so usage can be split by application.
+  const count = (operation: N, principal: KeyPrincipal, status: number, credits: number) =>
+    usage?.countRequest(principal.orgId, operation as unknown as OperationName, status, credits, principal.agent?.grantId);
+  // One async step for the whole run, counting included: every request passes here.
   return async (operation, request) => {
     const spec = registry.get(operation);
     if (!spec) throw new Problem('not_found', 'No such resource.');
-    rejectCredentialsInBody(request.body);
-    requireIdempotencyKey(spec, request.idempotencyKey);
-    const admission = request.admission ?? (await acquire(request.principal));
+    let admission = request.admission;
+    let result: OperationResult;
     try {
+      rejectCredentialsInBody(request.body);
+      requireIdempotencyKey(spec, request.idempotencyKey);
+      admission ??= await acquire(request.principal);
       requirePermission(request.principal, spec.operation, spec.permission);
       await admission.admitOperation(operation);
-      return await runValidated(spec, request, deps, operationDeps);
+      result = await runValidated(spec, request, deps, operationDeps);
+    } catch (err) {
+      count(operation, request.principal, statusOfFailure(err), 0);
+      throw err;
     } finally {
-      if (!request.admission) admission.release();
+      if (!request.admission) admission?.release();
     }
+    count(operation, request.principal, result.status, result.creditsCharged ?? 0);
+    return result;
   };
 }
