@@ -46,10 +46,22 @@ export function namedHost(ctx: Context): string {
   return raw.split(',', 1)[0].trim();
 }
 
+/**
+ * Hosts a replica has already found well formed. Clients name the same few hosts again and
+ * again, and checking one builds a URL; the bound keeps made-up hosts from growing it.
+ */
+const KNOWN_HOSTS_MAX = 64;
+
 /** Refuses a request whose host is malformed before any route sees it, so no route has to handle one. */
 export function wellFormedHost(): Middleware {
-  return async (ctx, next) => {
-    requestUrl(namedHost(ctx), '/');
-    await next();
+  const known = new Set<string>();
+  return (ctx, next) => {
+    const host = namedHost(ctx);
+    if (!known.has(host)) {
+      requestUrl(host, '/');
+      if (known.size >= KNOWN_HOSTS_MAX) known.clear();
+      known.add(host);
+    }
+    return next();
   };
 }

@@ -180,7 +180,13 @@ async function measureAll(dir: string, stops: BenchStops): Promise<BenchFigure[]
   const api = await startApiProcess(
     config,
     { LOG_LEVEL: process.env.BENCH_API_LOG_LEVEL ?? 'warn' },
-    profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+    profileDir
+      ? [
+          '--cpu-prof',
+          `--cpu-prof-dir=${profileDir}`,
+          ...(process.env.BENCH_CPU_PROF_INTERVAL ? [`--cpu-prof-interval=${process.env.BENCH_CPU_PROF_INTERVAL}`] : []),
+        ]
+      : [],
   );
   stops.push(() => api.stop());
   const bare = await startBareRoute();
@@ -265,10 +271,10 @@ async function measureAll(dir: string, stops: BenchStops): Promise<BenchFigure[]
   if (SCENARIOS.has('capacity')) {
     await runLoad({ mode: 'closed', target: whoami(api.url, raised.key), connections: CONNECTIONS, seconds: 2 });
     await quiet();
-    capacityApi = await measure(
-      { api: apiPid, store: storePid },
-      { mode: 'closed', target: whoami(api.url, raised.key), connections: CONNECTIONS, seconds: SECONDS },
-    );
+    const capacityLoad = () =>
+      measure({ api: apiPid, store: storePid }, { mode: 'closed', target: whoami(api.url, raised.key), connections: CONNECTIONS, seconds: SECONDS });
+    // Profiled when no open-loop scenario is: what each middleware costs at the API's limit.
+    capacityApi = profiledWindow ? await capacityLoad() : await profiled(SECONDS, capacityLoad);
     await quiet();
     await runLoad({ mode: 'closed', target: whoami(bare.url), connections: CONNECTIONS, seconds: 2 });
     capacityBare = await measure({ bare: barePid }, { mode: 'closed', target: whoami(bare.url), connections: CONNECTIONS, seconds: SECONDS });
@@ -439,7 +445,7 @@ async function measureAll(dir: string, stops: BenchStops): Promise<BenchFigure[]
       });
     }
   }
-  const profiledLoad = SCENARIOS.has('common') ? 'common load' : 'cold load';
+  const profiledLoad = SCENARIOS.has('common') ? 'common load' : SCENARIOS.has('cold') ? 'cold load' : 'capacity load';
   const named = (who: string, costs: TopCost[]) => {
     if (costs.length) w(`${who}, ${profiledLoad}:\n`);
     for (const c of costs) {

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { requestLogger } from '../requestLogger';
+import { requestLogger, requestLogs } from '../requestLogger';
 import { httpDuration, httpRequests } from '../../core/observability/metrics';
 import { matchedRoute, type MatchedLayer } from '../matchedRoute';
 
@@ -91,22 +91,24 @@ export function accessLog(): Middleware {
       const code = ctx.state.problemCode ?? '';
       httpRequests.inc({ route, method: ctx.method, status: String(ctx.status), code });
       httpDuration.observe({ route, method: ctx.method }, seconds);
-      requestLogger(ctx).info(
-        {
-          method: ctx.method,
-          route,
-          status: ctx.status,
-          duration_ms: Math.round(seconds * 1e6) / 1e3,
-          key_id: ctx.state.principal?.keyId,
-          client_id: ctx.state.clientId,
-          code: code || undefined,
-          ...(route === 'unmatched' ? { path: ctx.path.slice(0, MAX_LOGGED_PATH) } : {}),
-          ...pathIds(route, ctx.path),
-          ...createdIds(ctx.method, ctx.status, ctx.body),
-          ...(ctx.state.logFields as Record<string, string | undefined> | undefined),
-        },
-        'request',
-      );
+      // Below the logger's level the line is not built at all: its fields cost more than the answer.
+      if (requestLogs(ctx, 'info'))
+        requestLogger(ctx).info(
+          {
+            method: ctx.method,
+            route,
+            status: ctx.status,
+            duration_ms: Math.round(seconds * 1e6) / 1e3,
+            key_id: ctx.state.principal?.keyId,
+            client_id: ctx.state.clientId,
+            code: code || undefined,
+            ...(route === 'unmatched' ? { path: ctx.path.slice(0, MAX_LOGGED_PATH) } : {}),
+            ...pathIds(route, ctx.path),
+            ...createdIds(ctx.method, ctx.status, ctx.body),
+            ...(ctx.state.logFields as Record<string, string | undefined> | undefined),
+          },
+          'request',
+        );
     }
   };
 }

@@ -32,7 +32,6 @@ export function baselineAdmission(acquire: AcquireAdmission, usage?: UsageCounte
       throw err;
     }
     ctx.state.admission = admission;
-    ctx.set(admission.rateLimitHeaders());
 
     let settled = false;
     let closed = false;
@@ -46,6 +45,9 @@ export function baselineAdmission(acquire: AcquireAdmission, usage?: UsageCounte
     try {
       await next();
     } finally {
+      // The route's answer reports the limits after its operation (api/mountRoutes.ts); one that
+      // failed before that (an unreadable body) still reports the baseline's.
+      if (!ctx.response.get('RateLimit')) ctx.set(admission.rateLimitHeaders());
       settled = true;
       release();
     }

@@ -45,7 +45,7 @@ export interface BrowserOriginsOptions {
 }
 
 export function browserOrigins({ rules, applies }: BrowserOriginsOptions): Middleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     if (!applies(ctx.path)) return next();
     const origin = ctx.get('Origin');
     if (!origin) return next();
@@ -62,6 +62,6 @@ export function browserOrigins({ rules, applies }: BrowserOriginsOptions): Middl
       ctx.status = 204;
       return;
     }
-    await next();
+    return next();
   };
 }

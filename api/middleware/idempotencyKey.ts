@@ -10,9 +10,9 @@ import { matchedRoute, type MatchedLayer } from '../matchedRoute';
  */
 export function idempotencyKeyBeforeAdmission(routes: readonly RouteSpec[]): Middleware {
   const idempotent = new Set(routes.filter((r) => r.idempotent).map((r) => `${r.method} ${r.path}`));
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const route = matchedRoute(ctx.matched as MatchedLayer[] | undefined, ctx.method);
     if (route && idempotent.has(`${ctx.method} ${route}`)) requireIdempotencyKey({ idempotent: true }, ctx.get('Idempotency-Key') || undefined);
-    await next();
+    return next();
   };
 }

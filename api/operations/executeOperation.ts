@@ -76,22 +76,48 @@ function rawBodyOf(request: Pick<OperationRequest, 'rawBody' | 'body'>): Buffer 
   return request.body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(request.body));
 }
 
+const LOG_BINDINGS = Symbol("the bindings of an operation's logger");
+const LOGGER = Symbol("an operation's logger, once made");
+type OperationDeps = Deps & { [LOG_BINDINGS]: Record<string, string>; [LOGGER]?: Deps['logger'] };
+
+/**
+ * The app's dependencies as one operation sees them: the same, except that the logger carries the
+ * request, organization and operation. That child logger is made on the first line the operation
+ * logs: a pino child passes its bindings through the redaction stringifiers, and most operations
+ * log nothing. Each operation's view inherits from one prototype per app instead of copying the app's.
+ */
+export function operationDepsOf(deps: Deps): (bindings: Record<string, string>) => Deps {
+  const shared = Object.create(deps, {
+    logger: {
+      enumerable: true,
+      get(this: OperationDeps) {
+        return (this[LOGGER] ??= deps.logger.child(this[LOG_BINDINGS]));
+      },
+    },
+  }) as Deps;
+  return (bindings) => {
+    const own = Object.create(shared) as OperationDeps;
+    own[LOG_BINDINGS] = bindings;
+    return own;
+  };
+}
+
 async function runValidated<N extends string>(
   spec: RouteSpec<ZodType, ZodType, ZodType, N>,
   request: OperationRequest<N>,
   deps: Deps,
+  operationDeps: (bindings: Record<string, string>) => Deps,
 ): Promise<OperationResult> {
   const tenantFields = findTenantFields(request.body);
   if (tenantFields.length) throw validationFailed(tenantFields);
   const rawParams = request.params ?? {};
   const params = parseWith(spec.params, rawParams, 'path.');
   const query = parseWith(spec.query, request.query ?? {}, 'query.');
-  // The operation's own view of the app: its logger already carries the request, organization and operation.
-  const logger = deps.logger.child({ request_id: request.requestId, org_id: request.principal.orgId, operation: spec.operation });
   const input: RouteInput<unknown, unknown, unknown> = {
     principal: request.principal,
     config: deps.config,
-    deps: { ...deps, logger },
+    // The operation's own view of the app: its logger already carries the request, organization and operation.
+    deps: operationDeps({ request_id: request.requestId, org_id: request.principal.orgId, operation: spec.operation }),
     body: undefined,
     query,
     params,
@@ -129,36 +155,34 @@ export function createOperationExecutor<N extends string>(
   acquire: AcquireAdmission<N> = admissionUnder(deps) as unknown as AcquireAdmission<N>,
   usage?: UsageCounters,
 ): ExecuteOperation<N> {
-  const execute = executeWith(registry, deps, acquire);
-  if (!usage) return execute;
-  return async (operation, request) => {
-    let result: OperationResult;
-    // A connected AI application's calls are counted apart, so usage can be split by application.
-    const application = request.principal.agent?.grantId;
-    try {
-      result = await execute(operation, request);
-    } catch (err) {
-      if (registry.get(operation)) usage.countRequest(request.principal.orgId, operation as unknown as OperationName, statusOfFailure(err), 0, application);
-      throw err;
-    }
-    usage.countRequest(request.principal.orgId, operation as unknown as OperationName, result.status, result.creditsCharged ?? 0, application);
-    return result;
-  };
+  return executeWith(registry, deps, acquire, usage);
 }
 
-function executeWith<N extends string>(registry: OperationRegistry<N>, deps: Deps, acquire: AcquireAdmission<N>): ExecuteOperation<N> {
+function executeWith<N extends string>(registry: OperationRegistry<N>, deps: Deps, acquire: AcquireAdmission<N>, usage?: UsageCounters): ExecuteOperation<N> {
+  const operationDeps = operationDepsOf(deps);
+  // A connected AI application's calls are counted apart, so usage can be split by application.
+  const count = (operation: N, principal: KeyPrincipal, status: number, credits: number) =>
+    usage?.countRequest(principal.orgId, operation as unknown as OperationName, status, credits, principal.agent?.grantId);
+  // One async step for the whole run, counting included: every request passes here.
   return async (operation, request) => {
     const spec = registry.get(operation);
     if (!spec) throw new Problem('not_found', 'No such resource.');
-    rejectCredentialsInBody(request.body);
-    requireIdempotencyKey(spec, request.idempotencyKey);
-    const admission = request.admission ?? (await acquire(request.principal));
+    let admission = request.admission;
+    let result: OperationResult;
     try {
+      rejectCredentialsInBody(request.body);
+      requireIdempotencyKey(spec, request.idempotencyKey);
+      admission ??= await acquire(request.principal);
       requirePermission(request.principal, spec.operation, spec.permission);
       await admission.admitOperation(operation);
-      return await runValidated(spec, request, deps);
+      result = await runValidated(spec, request, deps, operationDeps);
+    } catch (err) {
+      count(operation, request.principal, statusOfFailure(err), 0);
+      throw err;
     } finally {
-      if (!request.admission) admission.release();
+      if (!request.admission) admission?.release();
     }
+    count(operation, request.principal, result.status, result.creditsCharged ?? 0);
+    return result;
   };
 }

@@ -1,8 +1,11 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 
-/** One-way hash of a high-entropy credential (API keys, client secrets, refresh tokens). */
+/**
+ * One-way hash of a high-entropy credential (API keys, client secrets, refresh tokens). Every
+ * API request hashes its key; the one-shot `hash` makes no Hash object for it.
+ */
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 export function hmacSha256(key: Buffer, value: string | Buffer): Buffer {

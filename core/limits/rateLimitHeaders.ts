@@ -18,6 +18,8 @@ export interface RateLimitState {
 }
 
 function sfString(s: string): string {
+  // Policy names rarely hold a character to escape; every answer quotes several of them.
+  if (!s.includes('"') && !s.includes('\\')) return `"${s}"`;
   return `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 }
 
