@@ -1,5 +1,6 @@
 import { cursorIndex, decodeListCursor, encodeListCursor, type CursorKey } from '../pageCursor';
 import { EXPORT_ROWS_PER_READ } from '../csvExport';
+import type { ChainHeads } from './chain';
 import type { CreditStores, LedgerEntryRecord } from './store';
 
 /**
@@ -68,10 +69,11 @@ function view(doc: LedgerEntryRecord): LedgerEntryView {
 const WINDOW = 250;
 export const MAX_SCANNED_PER_PAGE = 2_000;
 
-async function headOf(stores: CreditStores, orgId: string): Promise<number> {
+async function headOf(stores: CreditStores, orgId: string, heads?: ChainHeads): Promise<number> {
   // The organization's mirror names a recent head: the probe then needs a read or two, not a search from 0.
+  // The mirror is a best-effort copy that may lag far behind; the head this app last saw (`heads`) starts the probe nearer.
   const org = await stores.credits.creditMirrorOf(orgId);
-  return stores.credits.ledgerHeadSeq(orgId, org?.creditSeq ?? -1);
+  return stores.credits.ledgerHeadSeq(orgId, org?.creditSeq ?? -1, heads);
 }
 
 /** The highest seq whose entry was made before `to` (-1 when none): O(log n) reads by id. */
@@ -87,25 +89,29 @@ async function lastSeqBefore(stores: CreditStores, orgId: string, head: number, 
   return lo;
 }
 
-async function startSeq(stores: CreditStores, orgId: string, filter: LedgerFilter): Promise<number> {
-  const head = await headOf(stores, orgId);
+async function startSeq(stores: CreditStores, orgId: string, filter: LedgerFilter, heads?: ChainHeads): Promise<number> {
+  const head = await headOf(stores, orgId, heads);
   return filter.to ? lastSeqBefore(stores, orgId, head, filter.to) : head;
 }
 
-/** One page of the filtered entries; the cursor is signed for the organization and its filter (another's is `invalid_cursor`). */
+/**
+ * One page of the filtered entries; the cursor is signed for the organization and its filter (another's is `invalid_cursor`).
+ * `heads`: the app's ledger heads (core/deps.ts), which the head probe starts from and learns.
+ */
 export async function listLedgerEntries(
   stores: CreditStores,
   cursorKey: CursorKey,
   orgId: string,
   filter: LedgerFilter,
   page: { cursor?: string; limit?: number } = {},
+  heads?: ChainHeads,
 ): Promise<{ data: LedgerEntryView[]; next_cursor: string | null }> {
   const limit = Math.min(Math.max(page.limit ?? LEDGER_PAGE_DEFAULT, 1), LEDGER_PAGE_MAX);
   const scope = scopeOf(orgId, filter);
   let top =
     page.cursor !== undefined
       ? decodeListCursor<{ seq: number }>(cursorKey, page.cursor, scope, { seq: cursorIndex }).seq - 1
-      : await startSeq(stores, orgId, filter);
+      : await startSeq(stores, orgId, filter, heads);
   const rows: LedgerEntryRecord[] = [];
   let scanned = 0;
   let reachedFrom = false;

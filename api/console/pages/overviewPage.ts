@@ -29,13 +29,13 @@ function figure(term: string, value: SafeHtml | string | number): SafeHtml {
 const n = (value: number) => value.toLocaleString('en');
 
 export function mountOverviewPage(pages: ConsolePages): void {
-  pages.get(CONSOLE_PATHS.overview, async (ctx, visitor, { stores }) => {
+  pages.get(CONSOLE_PATHS.overview, async (ctx, visitor, { stores, ledgerHeads }) => {
     const { orgId, workspaceId } = visitor.user;
     const now = Date.now();
     const days: ChartRange = rangeEndingAt('day', 30, now);
     const hours: ChartRange = rangeEndingAt('hour', 24, now);
     const [funding, daily, hourly, running, webhooks] = await Promise.all([
-      fundingState({ stores, now: () => now }, orgId),
+      fundingState({ stores, now: () => now, ledgerHeads }, orgId),
       usageSeries(stores, { orgId, granularity: 'day', from: new Date(days.fromMs), to: new Date(days.toMs) }, now),
       usageSeries(stores, { orgId, granularity: 'hour', from: new Date(hours.fromMs), to: new Date(hours.toMs) }, now),
       runningJobCount(stores, orgId),

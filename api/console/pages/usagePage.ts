@@ -170,7 +170,7 @@ function applicationSpendSection(points: readonly UsagePoint[], names: ReadonlyM
 }
 
 export function mountUsagePage(pages: ConsolePages): void {
-  pages.list(CONSOLE_PATHS.usage, async (ctx, visitor, { stores, purposeKeys }) => {
+  pages.list(CONSOLE_PATHS.usage, async (ctx, visitor, { stores, purposeKeys, ledgerHeads }) => {
     const orgId = visitor.user.orgId;
     const range: RangeName = text(ctx.query.range) in USAGE_RANGES ? (text(ctx.query.range) as RangeName) : DEFAULT_RANGE;
     const { granularity, buckets } = USAGE_RANGES[range];
@@ -181,7 +181,7 @@ export function mountUsagePage(pages: ConsolePages): void {
     const [points, families, ledger, byApplication, applicationNames] = await Promise.all([
       usageSeries(stores, { orgId, granularity, from: new Date(chartRange.fromMs), to: new Date(chartRange.toMs) }, now),
       keyFamiliesOf(stores, orgId),
-      listLedgerEntries(stores, purposeKeys, orgId, filter, { cursor, limit: LEDGER_PAGE }),
+      listLedgerEntries(stores, purposeKeys, orgId, filter, { cursor, limit: LEDGER_PAGE }, ledgerHeads.seqs),
       usageSeries(stores, { orgId, granularity, from: new Date(chartRange.fromMs), to: new Date(chartRange.toMs), byApplication: true }, now),
       applicationNamesOfOrg(stores, orgId),
     ]);
