@@ -16,6 +16,11 @@ export type FamilyKeyRecord = Pick<ApiKeyRecord, '_id' | 'familyId' | 'name' | '
 
 const FAMILY_KEY_FIELDS = { familyId: 1, name: 1, displayPrefix: 1, createdAt: 1 } as const;
 
+/** What naming a key, its family and whether it still works needs: no scopes, no hash. */
+export type NamedKeyRecord = FamilyKeyRecord & Pick<ApiKeyRecord, 'revokedAt' | 'expiresAt'>;
+
+const NAMED_KEY_FIELDS = { ...FAMILY_KEY_FIELDS, revokedAt: 1, expiresAt: 1 } as const;
+
 /** The keys area's store on the root's connection (core/deps.ts `createStores`). */
 export function createKeysStore(connection: Connection) {
   const { apiKeys: ApiKey } = keysModels(connection);
@@ -71,6 +76,11 @@ export function createKeysStore(connection: Connection) {
     async familyKeysOfOrg(orgId: string, familyIds?: readonly string[]): Promise<FamilyKeyRecord[]> {
       const filter = familyIds ? { orgId, familyId: { $in: [...familyIds] } } : { orgId };
       return ApiKey.find(filter, FAMILY_KEY_FIELDS).lean<FamilyKeyRecord[]>();
+    },
+
+    /** The organization's keys as naming them and their families needs, in no order. */
+    async namedKeysOfOrg(orgId: string): Promise<NamedKeyRecord[]> {
+      return ApiKey.find({ orgId }, NAMED_KEY_FIELDS).lean<NamedKeyRecord[]>();
     },
 
     /** The organization's keys as naming their families needs them, newest first. */
