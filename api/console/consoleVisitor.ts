@@ -79,13 +79,15 @@ export async function requireVisitor(ctx: Context, { config, stores, now, purpos
     seeOther(ctx, `${SIGN_IN_PAGE_PATH}?return_to=${encodeURIComponent(hereOf(ctx))}`);
     return null;
   }
-  if (!enrolmentPath(ctx.path) && (await mustEnrolSecondFactor(stores, user))) {
+  const csrf = csrfToken(sessionValue, purposeKeys);
+  // Independent reads, side by side: every page waits for the guard.
+  const [mustEnrol, layout] = await Promise.all([!enrolmentPath(ctx.path) && mustEnrolSecondFactor(stores, user), layoutOf(stores, user, csrf)]);
+  if (mustEnrol) {
     seeOther(ctx, CONSOLE_PATHS.security);
     return null;
   }
-  const csrf = csrfToken(sessionValue, purposeKeys);
   const role = roleOf(user);
-  return { user, role, sessionValue, csrf, principal: consolePrincipal(user, config), layout: await layoutOf(stores, user, csrf) };
+  return { user, role, sessionValue, csrf, principal: consolePrincipal(user, config), layout };
 }
 
 /**
