@@ -1,6 +1,7 @@
 import { cursorIndex, decodeListCursor, encodeListCursor, type CursorKey } from '../pageCursor';
 import { EXPORT_ROWS_PER_READ } from '../csvExport';
 import type { ChainHeads } from './chain';
+import { fundingState, stateOf, type CreditDeps, type FundingState } from './credits';
 import type { CreditStores, LedgerEntryRecord } from './store';
 
 /**
@@ -98,6 +99,16 @@ async function headWindow(stores: CreditStores, orgId: string, size: number, hea
   }
   const head = await stores.credits.ledgerHeadSeq(orgId, hint, heads);
   return { head, docs: head >= 0 ? await stores.credits.ledgerWindow(orgId, head, size) : [] };
+}
+
+/**
+ * The organization's funding as its people see it (the console's overview): the head's state,
+ * read through the head window (one read after the mirror when the head is near the hint), or
+ * fundingState's probe for a ledger without an entry yet, which it opens.
+ */
+export async function shownFunding(deps: CreditDeps, orgId: string): Promise<FundingState> {
+  const { docs } = await headWindow(deps.stores, orgId, 1, deps.ledgerHeads?.seqs);
+  return docs[0] ? stateOf(docs[0]) : fundingState(deps, orgId);
 }
 
 /** The highest seq whose entry was made before `to` (-1 when none): O(log n) reads by id. */

@@ -1,12 +1,12 @@
 import type { Config } from '../../core/config';
 import { allAuditEvents, recordAuditEvent } from '../../core/audit/auditLog';
-import { charge, grantCredits, setBudget } from '../../core/credits/credits';
+import { charge, fundingState, grantCredits, LedgerHeads, setBudget } from '../../core/credits/credits';
 import { seedConsoleOrganization } from '../../bench/consoleSeed';
 import { EXPORT_ROWS_PER_READ } from '../../core/csvExport';
 import type { AuditStores } from '../../core/audit/auditLog';
 import type { CreditStores } from '../../core/credits/store';
 import { ChainHeads } from '../../core/credits/chain';
-import { allLedgerEntries, listLedgerEntries, MAX_SCANNED_PER_PAGE, type LedgerEntryView } from '../../core/credits/ledgerEntries';
+import { allLedgerEntries, listLedgerEntries, shownFunding, MAX_SCANNED_PER_PAGE, type LedgerEntryView } from '../../core/credits/ledgerEntries';
 import { openTestStore, type TestStore } from '../support/testStore';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { testConfig } from '../support/testConfig';
@@ -157,6 +157,18 @@ test('a page starts at the head whether the mirror names it, lags far behind it 
   // The next page carries on below the first, whichever way the head was found.
   const next = await listLedgerEntries(store.stores, keys, seeded.orgId, {}, { limit: 5, cursor: after.next_cursor! }, heads);
   expect(next.data[0]).toEqual(cold.data[4]);
+});
+
+test('the funding people are shown is that of the head, whether the mirror names the head or lags far behind it', async () => {
+  const seeded = await seedConsoleOrganization(config, store.stores, { keys: 1, people: 1, ledgerEntries: 40, auditEntries: 0, deliveryAttempts: 0, jobs: 0 });
+  const heads = new LedgerHeads();
+  for (const orgId of [a.orgId, seeded.orgId]) {
+    const expected = await fundingState({ stores: store.stores, now: Date.now }, orgId);
+    expect(await shownFunding({ stores: store.stores, now: Date.now, ledgerHeads: heads }, orgId)).toEqual(expected);
+    expect(await shownFunding({ stores: store.stores, now: Date.now, ledgerHeads: heads }, orgId)).toEqual(expected);
+  }
+  const newest = await store.stores.credits.newestLedgerEntryOfOrg(seeded.orgId);
+  expect((await shownFunding({ stores: store.stores, now: Date.now }, seeded.orgId)).creditBalance).toBe(newest!.balanceAfter);
 });
 
 test('exports read the store a short window at a time, wider while a filter the store applies matches few, and yield every entry in order', async () => {

@@ -1,4 +1,4 @@
-import { fundingState } from '../../../core/credits/credits';
+import { shownFunding } from '../../../core/credits/ledgerEntries';
 import { runningJobCount } from '../../../core/jobs/jobList';
 import { familyNames } from '../../../core/keys/keyFamilies';
 import { DAY_MS } from '../../../core/usage/usageBuckets';
@@ -35,7 +35,7 @@ export function mountOverviewPage(pages: ConsolePages): void {
     const days: ChartRange = rangeEndingAt('day', 30, now);
     const hours: ChartRange = rangeEndingAt('hour', 24, now);
     const [funding, daily, hourly, running, webhooks] = await Promise.all([
-      fundingState({ stores, now: () => now, ledgerHeads }, orgId),
+      shownFunding({ stores, now: () => now, ledgerHeads }, orgId),
       usageSeries(stores, { orgId, granularity: 'day', from: new Date(days.fromMs), to: new Date(days.toMs) }, now),
       usageSeries(stores, { orgId, granularity: 'hour', from: new Date(hours.fromMs), to: new Date(hours.toMs) }, now),
       runningJobCount(stores, orgId),
