@@ -139,16 +139,17 @@ export async function usageSeries(stores: UsageStores, query: UsageQuery, nowMs:
 
 /**
  * The counted spans behind `usageSeries` (its `operation` and `byApplication` are left to
- * `seriesOf`): a page that shows several series of one range reads the rows once.
+ * `seriesOf`): a page that shows several series of one range reads the rows once, and one that
+ * reads several ranges passes the roll-up marks it read once (`marks`).
  */
 export async function countedUsage(
   stores: UsageStores,
   query: Pick<UsageQuery, 'orgId' | 'from' | 'to' | 'granularity'>,
   nowMs: number,
+  marks: Promise<RollupMarks> = storedRollupMarks(stores),
 ): Promise<CountedSpan[]> {
   const fromMs = bucketStart(query.granularity, query.from.getTime());
   const toMs = bucketEndCeil(query.granularity, query.to.getTime());
-  const marks = await storedRollupMarks(stores);
-  const spans = readPlan(query.granularity, fromMs, toMs, marks);
+  const spans = readPlan(query.granularity, fromMs, toMs, await marks);
   return (await Promise.all(spans.map((s) => readSpan(stores, query.orgId, s, nowMs)))).flat();
 }
