@@ -1,11 +1,13 @@
 import { cpus } from 'node:os';
 import { closeDeps, openDeps } from '../core/deps';
 import { startApiProcess } from '../test/support/apiProcess';
-import type { BenchFigure } from './benchResults';
+import { loadAverage, type BenchFigure } from './benchResults';
 import { benchConfig, runBench, startBenchStack, type BenchStops } from './benchStack';
 import { seedConsoleOrganization, type ConsoleSeedSize } from './consoleSeed';
 import { signInOverHttp } from './consoleSignIn';
 import type { LoadResult } from './loadGenerator';
+import { processCpuSeconds } from './processCpu';
+import { storeCommandCounts } from './storeCommands';
 import { runLoad } from './loadRun';
 import { createLogger } from '../core/observability/logger';
 
@@ -69,14 +71,34 @@ function scaled(size: ConsoleSeedSize, scale: number): ConsoleSeedSize {
   return out;
 }
 
+/**
+ * What a page cost besides its time, less sensitive to a busy machine than latency: the API
+ * process's CPU and the store commands per request (lead-in included; the store's count holds
+ * the API's background work of those seconds too), and the load average as the page started.
+ */
+interface PageCost {
+  apiCpuMs: number | undefined;
+  storeCommands: number | undefined;
+  loadAtStart: string;
+}
+
+function costText(c: PageCost): string {
+  const cpu = c.apiCpuMs === undefined ? '' : `API CPU ${c.apiCpuMs.toFixed(1)} ms`;
+  const commands = c.storeCommands === undefined ? '' : `${c.storeCommands.toFixed(1)} store commands`;
+  const each = [cpu, commands].filter(Boolean).join(' and ');
+  return `${each ? `${each} a request; ` : ''}load at start ${c.loadAtStart}`;
+}
+
 /** A page's row in the results table (bench/benchResults.ts). */
-function figure(page: string, r: LoadResult): BenchFigure {
+function figure(page: string, r: LoadResult, cost: PageCost): BenchFigure {
   // A run without one answer reports its percentiles as null (NaN in JSON).
   const p95: number | null = r.p95Ms ?? r.p99Ms;
   const answered = typeof p95 === 'number' && typeof r.p50Ms === 'number';
   return {
     measure: `${page}, ${RATE} req/s open loop`,
-    figure: answered ? `p50 ${r.p50Ms.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, non-2xx ${r.non2xx}` : `no answer measured: ${JSON.stringify(r.statuses)}`,
+    figure: answered
+      ? `p50 ${r.p50Ms.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, non-2xx ${r.non2xx}; ${costText(cost)}`
+      : `no answer measured: ${JSON.stringify(r.statuses)}`,
     target: `p95 <= ${TARGET_P95_MS} ms, no non-2xx`,
     met: answered && p95 <= TARGET_P95_MS && r.non2xx === 0 && r.errors === 0,
   };
@@ -89,6 +111,23 @@ function row(page: string, r: LoadResult | null, note = ''): string {
   const p95 = r.p95Ms ?? r.p99Ms;
   const verdict = p95 <= TARGET_P95_MS && r.non2xx === 0 && r.errors === 0 ? 'meets' : 'MISSES';
   return `${page.padEnd(32)} ${r.p50Ms.toFixed(1).padStart(8)} ${p95.toFixed(1).padStart(8)} ${r.p99Ms.toFixed(1).padStart(8)}   ${verdict} (p95 <= ${TARGET_P95_MS} ms; non-2xx ${r.non2xx}, errors ${r.errors})${note}`;
+}
+
+function pageCost(
+  r: LoadResult,
+  loadAtStart: string,
+  cpuBefore: number | undefined,
+  cpuAfter: number | undefined,
+  commandsBefore: Record<string, number> | undefined,
+  commandsAfter: Record<string, number> | undefined,
+): PageCost {
+  const sent = r.requests + (r.leadInRequests ?? 0);
+  const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+  return {
+    loadAtStart,
+    apiCpuMs: sent && cpuBefore !== undefined && cpuAfter !== undefined ? ((cpuAfter - cpuBefore) * 1000) / sent : undefined,
+    storeCommands: sent && commandsBefore && commandsAfter ? (total(commandsAfter) - total(commandsBefore)) / sent : undefined,
+  };
 }
 
 async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
@@ -126,6 +165,9 @@ async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
     }
     if (process.env.BENCH_VERBOSE) process.stdout.write(`${page}: ${probe.status}, ${JSON.stringify(Object.fromEntries(probe.headers))}\n`);
     if (probe.status !== 200) throw new Error(`${page} answered ${probe.status} to the signed-in admin`);
+    const loadAtStart = loadAverage();
+    const cpuBefore = processCpuSeconds(api.child.pid);
+    const commandsBefore = await storeCommandCounts(stack.storePid);
     const result = await runLoad({
       mode: 'open',
       targets: [{ url: `${api.url}${page}`, headers: { cookie } }],
@@ -133,9 +175,10 @@ async function measure(dir: string, stops: BenchStops): Promise<BenchFigure[]> {
       seconds: SECONDS,
       leadInSeconds: LEAD_IN_SECONDS,
     });
+    const cost = pageCost(result, loadAtStart, cpuBefore, processCpuSeconds(api.child.pid), commandsBefore, await storeCommandCounts(stack.storePid));
     if (process.env.BENCH_VERBOSE) process.stdout.write(`${JSON.stringify(result)}\n`);
-    lines.push(row(page, result));
-    figures.push(figure(page, result));
+    lines.push(row(page, result, `; ${costText(cost)}`));
+    figures.push(figure(page, result, cost));
     process.stdout.write(`${lines[lines.length - 1]}\n`);
   }
 

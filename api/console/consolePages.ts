@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Config } from '../../core/config';
+import type { LedgerHeads } from '../../core/credits/credits';
 import type { PurposeKeys } from '../../core/crypto/purposeKeys';
 import type { Stores } from '../../core/deps';
 import { Problem } from '../../core/problems';
@@ -31,6 +32,8 @@ export interface ConsoleDeps {
   now: () => Date;
   /** The app's stores (core/deps.ts). */
   stores: Stores;
+  /** The app's ledger heads (core/deps.ts): the credit figures' head probe starts where the app last saw it. */
+  ledgerHeads: LedgerHeads;
   /** The app's purpose keys (core/deps.ts): CSRF tokens, sealed secrets, mailed links. */
   purposeKeys: PurposeKeys;
 }

@@ -63,6 +63,7 @@ export function consoleRouter(deps: Deps): Router {
     reads: consoleReads(admissionUnder(deps), deps.admission, config),
     now: () => new Date(deps.now()),
     stores: deps.stores,
+    ledgerHeads: deps.ledgerHeads,
     purposeKeys: deps.purposeKeys,
   });
   for (const mount of PAGE_MODULES) mount(pages);

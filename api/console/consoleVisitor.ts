@@ -5,6 +5,8 @@ import { roleOf, type Role } from '../../core/users/adminSeats';
 import { personPrincipal, type PersonPrincipal } from '../../core/users/personPrincipal';
 import { sessionUser } from '../../core/users/sessions';
 import { mustEnrolSecondFactor } from '../../core/users/secondFactors';
+import { securityPolicyFrom } from '../../core/tenancy/securityPolicy';
+import type { OrganizationRecord } from '../../core/tenancy/store';
 import { sudoModeActive } from '../../core/users/sudoMode';
 import type { UserRecord } from '../../core/users/users';
 import { csrfToken, sessionValueOf } from '../views/pageSecurity';
@@ -36,9 +38,14 @@ export interface ConsoleVisitor {
 }
 
 /** What every page's frame shows of a person: their organization's name and the pages they may read. */
-export async function layoutOf(stores: Stores, user: UserRecord, csrf: string): Promise<ConsoleVisitor['layout']> {
+export async function layoutOf(
+  stores: Stores,
+  user: UserRecord,
+  csrf: string,
+  organization: Promise<OrganizationRecord | null> = stores.tenancy.findOrganization(user.orgId),
+): Promise<ConsoleVisitor['layout']> {
   const role = roleOf(user);
-  const org = await stores.tenancy.findOrganization(user.orgId);
+  const org = await organization;
   const reader = { role, scopes: user.permissions };
   return { email: user.email, role, csrf, scopes: user.permissions, orgName: org?.name ?? user.orgId, nav: navigationFor(reader) };
 }
@@ -79,13 +86,20 @@ export async function requireVisitor(ctx: Context, { config, stores, now, purpos
     seeOther(ctx, `${SIGN_IN_PAGE_PATH}?return_to=${encodeURIComponent(hereOf(ctx))}`);
     return null;
   }
-  if (!enrolmentPath(ctx.path) && (await mustEnrolSecondFactor(stores, user))) {
+  const csrf = csrfToken(sessionValue, purposeKeys);
+  // Independent reads, side by side (every page waits for the guard); one read of the
+  // organization gives the frame its name and the second-factor check its policy.
+  const organization = stores.tenancy.findOrganization(user.orgId);
+  const [mustEnrol, layout] = await Promise.all([
+    !enrolmentPath(ctx.path) && mustEnrolSecondFactor(stores, user, () => organization.then(securityPolicyFrom)),
+    layoutOf(stores, user, csrf, organization),
+  ]);
+  if (mustEnrol) {
     seeOther(ctx, CONSOLE_PATHS.security);
     return null;
   }
-  const csrf = csrfToken(sessionValue, purposeKeys);
   const role = roleOf(user);
-  return { user, role, sessionValue, csrf, principal: consolePrincipal(user, config), layout: await layoutOf(stores, user, csrf) };
+  return { user, role, sessionValue, csrf, principal: consolePrincipal(user, config), layout };
 }
 
 /**

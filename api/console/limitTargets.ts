@@ -1,6 +1,7 @@
 import type { Stores } from '../../core/deps';
-import { listApiKeys } from '../../core/keys/apiKeys';
-import { keyFamiliesOf } from '../../core/keys/keyFamilies';
+import { keyStatus } from '../../core/keys/apiKeys';
+import { familiesOfKeys } from '../../core/keys/keyFamilies';
+import { defaultKeyName } from '../../core/keys/keyNames';
 import type { ScopeType } from '../../core/limits/limitTable';
 import { applicationNamesOf } from './tenancyNames';
 
@@ -29,12 +30,20 @@ function distinct(options: Array<{ value: string; label: string }>): Array<{ val
   return options.map((o) => (seen.get(o.label)! > 1 ? { value: o.value, label: `${o.label} (${o.value})` } : o));
 }
 
+/** Oldest first, as the Keys page lists them. */
+const byAge = (a: { createdAt?: Date; _id: string }, b: { createdAt?: Date; _id: string }) =>
+  (a.createdAt?.getTime() ?? 0) - (b.createdAt?.getTime() ?? 0) || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0);
+
 export async function limitTargetsOf(stores: Stores, orgId: string, now: Date): Promise<LimitTargets> {
-  const [applications, families, { keys }] = await Promise.all([
-    applicationNamesOf(stores, orgId),
-    keyFamiliesOf(stores, orgId),
-    listApiKeys(stores, orgId, now),
-  ]);
+  // One read of the keys (names and dates only) names the keys and their families alike.
+  const [applications, keyRecords] = await Promise.all([applicationNamesOf(stores, orgId), stores.keys.namedKeysOfOrg(orgId)]);
+  const families = familiesOfKeys(keyRecords);
+  const keys = [...keyRecords].sort(byAge).map((k) => ({
+    key_id: k._id,
+    name: k.name ?? defaultKeyName(k.displayPrefix, null),
+    display_prefix: k.displayPrefix,
+    status: keyStatus(k, now),
+  }));
   // A key named by default already carries its prefix ("Key sk_live_ext_ab12…").
   const keyLabel = (k: { name: string; display_prefix: string }) => (k.name.includes(k.display_prefix) ? k.name : `${k.name} (${k.display_prefix}…)`);
   const names = new Map<string, string>([

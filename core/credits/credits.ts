@@ -89,7 +89,8 @@ export class LedgerHeads {
   }
 }
 
-function stateOf(e: LedgerEntryRecord): FundingState {
+/** The funding an entry leaves behind it: the state once it is made (a head's is the current state). */
+export function stateOf(e: LedgerEntryRecord): FundingState {
   return {
     creditBalance: e.balanceAfter,
     budgetRemaining: e.orgBudgetAfter ?? null,

@@ -1,5 +1,7 @@
 import { cursorIndex, decodeListCursor, encodeListCursor, type CursorKey } from '../pageCursor';
 import { EXPORT_ROWS_PER_READ } from '../csvExport';
+import type { ChainHeads } from './chain';
+import { fundingState, stateOf, type CreditDeps, type FundingState } from './credits';
 import type { CreditStores, LedgerEntryRecord } from './store';
 
 /**
@@ -68,10 +70,45 @@ function view(doc: LedgerEntryRecord): LedgerEntryView {
 const WINDOW = 250;
 export const MAX_SCANNED_PER_PAGE = 2_000;
 
-async function headOf(stores: CreditStores, orgId: string): Promise<number> {
+async function headOf(stores: CreditStores, orgId: string, heads?: ChainHeads): Promise<number> {
   // The organization's mirror names a recent head: the probe then needs a read or two, not a search from 0.
+  // The mirror is a best-effort copy that may lag far behind; the head this app last saw (`heads`) starts the probe nearer.
   const org = await stores.credits.creditMirrorOf(orgId);
-  return stores.credits.ledgerHeadSeq(orgId, org?.creditSeq ?? -1);
+  return stores.credits.ledgerHeadSeq(orgId, org?.creditSeq ?? -1, heads);
+}
+
+/** How far above the hint the first window of a page looks for the head. */
+const HEAD_LOOKAHEAD = 16;
+
+/**
+ * The head and the `size` entries up to it, newest first. The hint's window reaches
+ * HEAD_LOOKAHEAD above it: seqs are contiguous, so when its top is absent the newest entry in
+ * it is the head, and the probe and the first window are one read. Otherwise (the head is
+ * further on, or the hint is past it) the head is probed and its window read after.
+ */
+async function headWindow(stores: CreditStores, orgId: string, size: number, heads?: ChainHeads): Promise<{ head: number; docs: LedgerEntryRecord[] }> {
+  const org = await stores.credits.creditMirrorOf(orgId);
+  const hint = Math.max(org?.creditSeq ?? -1, heads?.known(orgId) ?? -1);
+  if (hint >= 0) {
+    const docs = await stores.credits.ledgerWindow(orgId, hint + HEAD_LOOKAHEAD, HEAD_LOOKAHEAD + size);
+    const head = docs[0]?.seq;
+    if (head !== undefined && head >= hint && head < hint + HEAD_LOOKAHEAD) {
+      heads?.found(orgId, head);
+      return { head, docs: docs.filter((d) => d.seq > head - size) };
+    }
+  }
+  const head = await stores.credits.ledgerHeadSeq(orgId, hint, heads);
+  return { head, docs: head >= 0 ? await stores.credits.ledgerWindow(orgId, head, size) : [] };
+}
+
+/**
+ * The organization's funding as its people see it (the console's overview): the head's state,
+ * read through the head window (one read after the mirror when the head is near the hint), or
+ * fundingState's probe for a ledger without an entry yet, which it opens.
+ */
+export async function shownFunding(deps: CreditDeps, orgId: string): Promise<FundingState> {
+  const { docs } = await headWindow(deps.stores, orgId, 1, deps.ledgerHeads?.seqs);
+  return docs[0] ? stateOf(docs[0]) : fundingState(deps, orgId);
 }
 
 /** The highest seq whose entry was made before `to` (-1 when none): O(log n) reads by id. */
@@ -87,33 +124,41 @@ async function lastSeqBefore(stores: CreditStores, orgId: string, head: number, 
   return lo;
 }
 
-async function startSeq(stores: CreditStores, orgId: string, filter: LedgerFilter): Promise<number> {
-  const head = await headOf(stores, orgId);
+async function startSeq(stores: CreditStores, orgId: string, filter: LedgerFilter, heads?: ChainHeads): Promise<number> {
+  const head = await headOf(stores, orgId, heads);
   return filter.to ? lastSeqBefore(stores, orgId, head, filter.to) : head;
 }
 
-/** One page of the filtered entries; the cursor is signed for the organization and its filter (another's is `invalid_cursor`). */
+/**
+ * One page of the filtered entries; the cursor is signed for the organization and its filter (another's is `invalid_cursor`).
+ * `heads`: the app's ledger heads (core/deps.ts), which the head probe starts from and learns.
+ */
 export async function listLedgerEntries(
   stores: CreditStores,
   cursorKey: CursorKey,
   orgId: string,
   filter: LedgerFilter,
   page: { cursor?: string; limit?: number } = {},
+  heads?: ChainHeads,
 ): Promise<{ data: LedgerEntryView[]; next_cursor: string | null }> {
   const limit = Math.min(Math.max(page.limit ?? LEDGER_PAGE_DEFAULT, 1), LEDGER_PAGE_MAX);
   const scope = scopeOf(orgId, filter);
-  let top =
-    page.cursor !== undefined
-      ? decodeListCursor<{ seq: number }>(cursorKey, page.cursor, scope, { seq: cursorIndex }).seq - 1
-      : await startSeq(stores, orgId, filter);
+  // The first window is the page and one more (every entry a person reads is a movement, so an
+  // unfiltered page needs no more); a filter's misses grow the next windows up to WINDOW.
+  const firstSize = Math.min(limit + 1, WINDOW, MAX_SCANNED_PER_PAGE);
+  let first: LedgerEntryRecord[] | undefined;
+  let top: number;
+  if (page.cursor !== undefined) top = decodeListCursor<{ seq: number }>(cursorKey, page.cursor, scope, { seq: cursorIndex }).seq - 1;
+  else if (filter.to) top = await startSeq(stores, orgId, filter, heads);
+  else ({ head: top, docs: first } = await headWindow(stores, orgId, firstSize, heads));
   const rows: LedgerEntryRecord[] = [];
   let scanned = 0;
   let reachedFrom = false;
   while (top >= 0 && rows.length <= limit && scanned < MAX_SCANNED_PER_PAGE && !reachedFrom) {
-    // The first window is the page and one more (every entry a person reads is a movement, so an
-    // unfiltered page needs no more); a filter's misses grow the next windows up to WINDOW.
-    const size = Math.min(Math.max(limit + 1, scanned), WINDOW, MAX_SCANNED_PER_PAGE - scanned);
-    for (const doc of await stores.credits.ledgerWindow(orgId, top, size)) {
+    const size = scanned === 0 ? firstSize : Math.min(Math.max(limit + 1, scanned), WINDOW, MAX_SCANNED_PER_PAGE - scanned);
+    const docs = first ?? (await stores.credits.ledgerWindow(orgId, top, size));
+    first = undefined;
+    for (const doc of docs) {
       if (filter.from && doc.createdAt < filter.from) {
         reachedFrom = true;
         break;

@@ -131,6 +131,11 @@ export interface KeyView {
   revoked_at: string | null;
 }
 
+/** Whether a key still works at `now`: a revocation or expiry that has come ends it. */
+export function keyStatus(d: Pick<ListedKeyRecord, 'revokedAt' | 'expiresAt'>, now: Date): KeyView['status'] {
+  return d.revokedAt && d.revokedAt <= now ? 'revoked' : d.expiresAt && d.expiresAt <= now ? 'expired' : 'active';
+}
+
 function keyView(d: ListedKeyRecord, now: Date): KeyView {
   return {
     key_id: d._id,
@@ -140,7 +145,7 @@ function keyView(d: ListedKeyRecord, now: Date): KeyView {
     workspace_id: d.workspaceId,
     application_id: d.applicationId,
     scopes: d.scopes,
-    status: d.revokedAt && d.revokedAt <= now ? 'revoked' : d.expiresAt && d.expiresAt <= now ? 'expired' : 'active',
+    status: keyStatus(d, now),
     created_by: d.createdBy ?? null,
     created_at: d.createdAt?.toISOString() ?? null,
     last_used_at: d.lastUsedAt?.toISOString() ?? null,

@@ -50,8 +50,12 @@ export async function familyNames(stores: KeysStores, orgId: string, familyIds: 
   return new Map(newestPerFamily(keys).map((f) => [f.family_id, f.name]));
 }
 
+/** The families of these keys (every key of an organization) with their names, by name. */
+export function familiesOfKeys(keys: readonly FamilyKey[]): KeyFamily[] {
+  return newestPerFamily(keys).sort((a, b) => a.name.localeCompare(b.name) || a.family_id.localeCompare(b.family_id));
+}
+
 /** Every key family of the organization with its name, by name: what a "Key" filter offers. */
 export async function keyFamiliesOf(stores: KeysStores, orgId: string): Promise<KeyFamily[]> {
-  const keys = await stores.keys.familyKeysOfOrg(orgId);
-  return newestPerFamily(keys).sort((a, b) => a.name.localeCompare(b.name) || a.family_id.localeCompare(b.family_id));
+  return familiesOfKeys(await stores.keys.familyKeysOfOrg(orgId));
 }

@@ -16,6 +16,14 @@ export type FamilyKeyRecord = Pick<ApiKeyRecord, '_id' | 'familyId' | 'name' | '
 
 const FAMILY_KEY_FIELDS = { familyId: 1, name: 1, displayPrefix: 1, createdAt: 1 } as const;
 
+/** What naming a key, its family and whether it still works needs: no scopes, no hash. */
+export type NamedKeyRecord = FamilyKeyRecord & Pick<ApiKeyRecord, 'revokedAt' | 'expiresAt'>;
+
+const NAMED_KEY_FIELDS = { ...FAMILY_KEY_FIELDS, revokedAt: 1, expiresAt: 1 } as const;
+
+/** Reads of every key of an organization ask for this many at once: the store's default first batch (101) leaves a round trip more for a larger organization. */
+const ORG_KEYS_BATCH = 1000;
+
 /** The keys area's store on the root's connection (core/deps.ts `createStores`). */
 export function createKeysStore(connection: Connection) {
   const { apiKeys: ApiKey } = keysModels(connection);
@@ -70,7 +78,12 @@ export function createKeysStore(connection: Connection) {
     /** The organization's keys as naming their families needs them (any order), of the given families only when `familyIds` is set. */
     async familyKeysOfOrg(orgId: string, familyIds?: readonly string[]): Promise<FamilyKeyRecord[]> {
       const filter = familyIds ? { orgId, familyId: { $in: [...familyIds] } } : { orgId };
-      return ApiKey.find(filter, FAMILY_KEY_FIELDS).lean<FamilyKeyRecord[]>();
+      return ApiKey.find(filter, FAMILY_KEY_FIELDS).batchSize(ORG_KEYS_BATCH).lean<FamilyKeyRecord[]>();
+    },
+
+    /** The organization's keys as naming them and their families needs, in no order. */
+    async namedKeysOfOrg(orgId: string): Promise<NamedKeyRecord[]> {
+      return ApiKey.find({ orgId }, NAMED_KEY_FIELDS).batchSize(ORG_KEYS_BATCH).lean<NamedKeyRecord[]>();
     },
 
     /** The organization's keys as naming their families needs them, newest first. */

@@ -1,5 +1,6 @@
 import type { LimitEntryName, Scope, ScopeChain } from './limitTable';
 import { readLimitSettings, sameScope } from './limitSettings';
+import type { LimitSettingsDoc } from './limitSettingsRecord';
 import { limitEntries, overriddenScopes, type LimitEntry } from './operationalLimits';
 import { findScopeChain, scopeChain, type ScopeStores } from './scopeChain';
 import type { LimitsStores } from './store';
@@ -25,7 +26,18 @@ export async function reportLimits(
   query: LimitReportQuery,
   leaseTtlSeconds: number,
 ): Promise<LimitEntry[]> {
-  const settings = await readLimitSettings(stores, orgId);
+  return reportLimitsUnder(stores, await readLimitSettings(stores, orgId), orgId, callerScopes, query, leaseTtlSeconds);
+}
+
+/** The same report under settings the caller already read (readLimitSettings), for a page that shows them too. */
+export async function reportLimitsUnder(
+  stores: ScopeStores,
+  settings: LimitSettingsDoc,
+  orgId: string,
+  callerScopes: readonly Scope[],
+  query: LimitReportQuery,
+  leaseTtlSeconds: number,
+): Promise<LimitEntry[]> {
   const asked: Scope[] = [];
   if (query.application_id) asked.push({ type: 'application', id: query.application_id });
   if (query.family_id) asked.push({ type: 'key_family', id: query.family_id });

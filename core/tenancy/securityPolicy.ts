@@ -11,7 +11,11 @@ export interface SecurityPolicy {
 }
 
 export async function securityPolicyOf(stores: TenancyStores, orgId: string): Promise<SecurityPolicy> {
-  const org = await stores.tenancy.findOrganization(orgId);
+  return securityPolicyFrom(await stores.tenancy.findOrganization(orgId));
+}
+
+/** The policy an organization record holds (none: nothing required), for a caller that read the record anyway. */
+export function securityPolicyFrom(org: { requireSecondFactor?: boolean | null } | null): SecurityPolicy {
   return { require_second_factor: org?.requireSecondFactor === true };
 }
 

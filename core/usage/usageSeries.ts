@@ -134,10 +134,22 @@ export function seriesOf(spans: readonly CountedSpan[], granularity: Granularity
  * `GET /v1/usage` and the console's usage pages read it.
  */
 export async function usageSeries(stores: UsageStores, query: UsageQuery, nowMs: number): Promise<UsagePoint[]> {
+  return seriesOf(await countedUsage(stores, query, nowMs), query.granularity, query.operation, query.byApplication);
+}
+
+/**
+ * The counted spans behind `usageSeries` (its `operation` and `byApplication` are left to
+ * `seriesOf`): a page that shows several series of one range reads the rows once, and one that
+ * reads several ranges passes the roll-up marks it read once (`marks`).
+ */
+export async function countedUsage(
+  stores: UsageStores,
+  query: Pick<UsageQuery, 'orgId' | 'from' | 'to' | 'granularity'>,
+  nowMs: number,
+  marks: Promise<RollupMarks> = storedRollupMarks(stores),
+): Promise<CountedSpan[]> {
   const fromMs = bucketStart(query.granularity, query.from.getTime());
   const toMs = bucketEndCeil(query.granularity, query.to.getTime());
-  const marks = await storedRollupMarks(stores);
-  const spans = readPlan(query.granularity, fromMs, toMs, marks);
-  const counted = (await Promise.all(spans.map((s) => readSpan(stores, query.orgId, s, nowMs)))).flat();
-  return seriesOf(counted, query.granularity, query.operation, query.byApplication);
+  const spans = readPlan(query.granularity, fromMs, toMs, await marks);
+  return (await Promise.all(spans.map((s) => readSpan(stores, query.orgId, s, nowMs)))).flat();
 }

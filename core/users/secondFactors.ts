@@ -1,4 +1,4 @@
-import { securityPolicyOf } from '../tenancy/securityPolicy';
+import { securityPolicyOf, type SecurityPolicy } from '../tenancy/securityPolicy';
 import type { TenancyStores } from '../tenancy/store';
 import { passkeyCountOf } from './passkeyCeremonies';
 import type { UserRecord } from './store';
@@ -40,8 +40,15 @@ export async function hasSecondFactor(stores: PasskeyStores, user: UserRecord): 
   return anySecondFactor(await secondFactorsOf(stores, user));
 }
 
-/** Whether the person's organization requires a second factor and they have none yet: they may only enrol. */
-export async function mustEnrolSecondFactor(stores: TenancyStores & PasskeyStores, user: UserRecord): Promise<boolean> {
+/**
+ * Whether the person's organization requires a second factor and they have none yet: they may only enrol.
+ * `policy` reads the organization's policy when needed (a caller that reads the organization anyway passes its own).
+ */
+export async function mustEnrolSecondFactor(
+  stores: TenancyStores & PasskeyStores,
+  user: UserRecord,
+  policy: () => Promise<SecurityPolicy> = () => securityPolicyOf(stores, user.orgId),
+): Promise<boolean> {
   if (await hasSecondFactor(stores, user)) return false;
-  return (await securityPolicyOf(stores, user.orgId)).require_second_factor;
+  return (await policy()).require_second_factor;
 }

@@ -1,11 +1,12 @@
 import type { Config } from '../../core/config';
 import { allAuditEvents, recordAuditEvent } from '../../core/audit/auditLog';
-import { charge, grantCredits, setBudget } from '../../core/credits/credits';
+import { charge, fundingState, grantCredits, LedgerHeads, setBudget } from '../../core/credits/credits';
 import { seedConsoleOrganization } from '../../bench/consoleSeed';
 import { EXPORT_ROWS_PER_READ } from '../../core/csvExport';
 import type { AuditStores } from '../../core/audit/auditLog';
 import type { CreditStores } from '../../core/credits/store';
-import { allLedgerEntries, listLedgerEntries, MAX_SCANNED_PER_PAGE, type LedgerEntryView } from '../../core/credits/ledgerEntries';
+import { ChainHeads } from '../../core/credits/chain';
+import { allLedgerEntries, listLedgerEntries, shownFunding, MAX_SCANNED_PER_PAGE, type LedgerEntryView } from '../../core/credits/ledgerEntries';
 import { openTestStore, type TestStore } from '../support/testStore';
 import { createTenant, type TestTenant } from '../support/fixtures';
 import { testConfig } from '../support/testConfig';
@@ -135,6 +136,39 @@ test('a page looks at a bounded number of entries: a filter that matches rarely 
   expect((await listLedgerEntries(store.stores, purposeKeysOf(config), seeded.orgId, { operation: 'profiles.unlock', to: cut }, { limit: 1 })).data[0]).toEqual(
     unlocks.data[10],
   );
+});
+
+test('a page starts at the head whether the mirror names it, lags far behind it or the app learned it, and learns the head it found', async () => {
+  // Bulk-seeded entries leave the organization's mirror at the grant before them.
+  const seeded = await seedConsoleOrganization(config, store.stores, { keys: 1, people: 1, ledgerEntries: 300, auditEntries: 0, deliveryAttempts: 0, jobs: 0 });
+  const keys = purposeKeysOf(config);
+  const heads = new ChainHeads();
+  const newest = await store.stores.credits.newestLedgerEntryOfOrg(seeded.orgId);
+  const cold = await listLedgerEntries(store.stores, keys, seeded.orgId, {}, { limit: 5 }, heads);
+  expect(cold.data.map((e) => e.receipt_id)[0]).toBe(newest!.receiptId);
+  expect(cold.data).toHaveLength(5);
+  expect(heads.known(seeded.orgId)).toBe(newest!.seq);
+  expect(await listLedgerEntries(store.stores, keys, seeded.orgId, {}, { limit: 5 }, heads)).toEqual(cold);
+  await grantCredits({ stores: store.stores, now: Date.now }, seeded.orgId, 3);
+  const after = await listLedgerEntries(store.stores, keys, seeded.orgId, {}, { limit: 5 }, heads);
+  expect(after.data[0]).toMatchObject({ kind: 'grant', amount: 3 });
+  expect(after.data.slice(1)).toEqual(cold.data.slice(0, 4));
+  expect(heads.known(seeded.orgId)).toBe(newest!.seq + 1);
+  // The next page carries on below the first, whichever way the head was found.
+  const next = await listLedgerEntries(store.stores, keys, seeded.orgId, {}, { limit: 5, cursor: after.next_cursor! }, heads);
+  expect(next.data[0]).toEqual(cold.data[4]);
+});
+
+test('the funding people are shown is that of the head, whether the mirror names the head or lags far behind it', async () => {
+  const seeded = await seedConsoleOrganization(config, store.stores, { keys: 1, people: 1, ledgerEntries: 40, auditEntries: 0, deliveryAttempts: 0, jobs: 0 });
+  const heads = new LedgerHeads();
+  for (const orgId of [a.orgId, seeded.orgId]) {
+    const expected = await fundingState({ stores: store.stores, now: Date.now }, orgId);
+    expect(await shownFunding({ stores: store.stores, now: Date.now, ledgerHeads: heads }, orgId)).toEqual(expected);
+    expect(await shownFunding({ stores: store.stores, now: Date.now, ledgerHeads: heads }, orgId)).toEqual(expected);
+  }
+  const newest = await store.stores.credits.newestLedgerEntryOfOrg(seeded.orgId);
+  expect((await shownFunding({ stores: store.stores, now: Date.now }, seeded.orgId)).creditBalance).toBe(newest!.balanceAfter);
 });
 
 test('exports read the store a short window at a time, wider while a filter the store applies matches few, and yield every entry in order', async () => {

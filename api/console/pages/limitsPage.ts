@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { reportLimits } from '../../../core/limits/limitReport';
+import { reportLimitsUnder } from '../../../core/limits/limitReport';
 import { OPERATIONS, type ScopeType } from '../../../core/limits/limitTable';
 import { organizationLimits, readLimitSettings, setByOf } from '../../../core/limits/limitSettings';
 import type { LimitOverride } from '../../../core/limits/limitSettingsRecord';
@@ -137,9 +137,11 @@ export async function sendLimitsPage(
   status = 200,
 ): Promise<void> {
   const orgId = visitor.user.orgId;
-  const [entries, settings, targets] = await Promise.all([
-    reportLimits(stores, orgId, [{ type: 'organization', id: orgId }], {}, config.limits.leaseTtlSeconds),
-    readLimitSettings(stores, orgId),
+  const [{ entries, settings }, targets] = await Promise.all([
+    readLimitSettings(stores, orgId).then(async (settings) => ({
+      settings,
+      entries: await reportLimitsUnder(stores, settings, orgId, [{ type: 'organization', id: orgId }], {}, config.limits.leaseTtlSeconds),
+    })),
     limitTargetsOf(stores, orgId, now()),
   ]);
   const page = pageNumber(ctx.query.page);

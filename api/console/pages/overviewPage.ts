@@ -1,8 +1,9 @@
-import { fundingState } from '../../../core/credits/credits';
+import { shownFunding } from '../../../core/credits/ledgerEntries';
 import { runningJobCount } from '../../../core/jobs/jobList';
 import { familyNames } from '../../../core/keys/keyFamilies';
 import { DAY_MS } from '../../../core/usage/usageBuckets';
-import { usageSeries } from '../../../core/usage/usageSeries';
+import { storedRollupMarks } from '../../../core/usage/usageRollup';
+import { countedUsage, seriesOf } from '../../../core/usage/usageSeries';
 import { webhookHealthOf } from '../../../core/webhooks/webhookHealth';
 import { html, type SafeHtml } from '../../views/safeHtml';
 import { barChart } from '../charts/barChart';
@@ -29,18 +30,22 @@ function figure(term: string, value: SafeHtml | string | number): SafeHtml {
 const n = (value: number) => value.toLocaleString('en');
 
 export function mountOverviewPage(pages: ConsolePages): void {
-  pages.get(CONSOLE_PATHS.overview, async (ctx, visitor, { stores }) => {
+  pages.get(CONSOLE_PATHS.overview, async (ctx, visitor, { stores, ledgerHeads }) => {
     const { orgId, workspaceId } = visitor.user;
     const now = Date.now();
     const days: ChartRange = rangeEndingAt('day', 30, now);
     const hours: ChartRange = rangeEndingAt('hour', 24, now);
-    const [funding, daily, hourly, running, webhooks] = await Promise.all([
-      fundingState({ stores, now: () => now }, orgId),
-      usageSeries(stores, { orgId, granularity: 'day', from: new Date(days.fromMs), to: new Date(days.toMs) }, now),
-      usageSeries(stores, { orgId, granularity: 'hour', from: new Date(hours.fromMs), to: new Date(hours.toMs) }, now),
+    // Both charts' reads plan their rows on one read of the roll-up marks.
+    const marks = storedRollupMarks(stores);
+    const [funding, dailySpans, hourlySpans, running, webhooks] = await Promise.all([
+      shownFunding({ stores, now: () => now, ledgerHeads }, orgId),
+      countedUsage(stores, { orgId, granularity: 'day', from: new Date(days.fromMs), to: new Date(days.toMs) }, now, marks),
+      countedUsage(stores, { orgId, granularity: 'hour', from: new Date(hours.fromMs), to: new Date(hours.toMs) }, now, marks),
       runningJobCount(stores, orgId),
       webhookHealthOf(stores, workspaceId, new Date(now)),
     ]);
+    const daily = seriesOf(dailySpans, 'day');
+    const hourly = seriesOf(hourlySpans, 'hour');
     const familyBudgets = Object.entries(funding.familyBudgets).slice(0, FAMILY_BUDGETS_SHOWN);
     const names = await familyNames(
       stores,

@@ -5,7 +5,7 @@ import { keyFamiliesOf } from '../../../core/keys/keyFamilies';
 import { OPERATIONS } from '../../../core/limits/limitTable';
 import { DAY_MS } from '../../../core/usage/usageBuckets';
 import { applicationNamesOfOrg } from '../../../core/oauth/consentGrants';
-import { usageSeries, type Granularity, type UsagePoint } from '../../../core/usage/usageSeries';
+import { countedUsage, seriesOf, usageSeries, type Granularity, type UsagePoint } from '../../../core/usage/usageSeries';
 import { hidden } from '../../views/pageRendering';
 import { html, type SafeHtml } from '../../views/safeHtml';
 import { barChart } from '../charts/barChart';
@@ -170,7 +170,7 @@ function applicationSpendSection(points: readonly UsagePoint[], names: ReadonlyM
 }
 
 export function mountUsagePage(pages: ConsolePages): void {
-  pages.list(CONSOLE_PATHS.usage, async (ctx, visitor, { stores, purposeKeys }) => {
+  pages.list(CONSOLE_PATHS.usage, async (ctx, visitor, { stores, purposeKeys, ledgerHeads }) => {
     const orgId = visitor.user.orgId;
     const range: RangeName = text(ctx.query.range) in USAGE_RANGES ? (text(ctx.query.range) as RangeName) : DEFAULT_RANGE;
     const { granularity, buckets } = USAGE_RANGES[range];
@@ -178,13 +178,15 @@ export function mountUsagePage(pages: ConsolePages): void {
     const cursor = text(ctx.query.cursor) || undefined;
     const now = Date.now();
     const chartRange = rangeEndingAt(granularity, buckets, now);
-    const [points, families, ledger, byApplication, applicationNames] = await Promise.all([
-      usageSeries(stores, { orgId, granularity, from: new Date(chartRange.fromMs), to: new Date(chartRange.toMs) }, now),
+    const [counted, families, ledger, applicationNames] = await Promise.all([
+      countedUsage(stores, { orgId, granularity, from: new Date(chartRange.fromMs), to: new Date(chartRange.toMs) }, now),
       keyFamiliesOf(stores, orgId),
-      listLedgerEntries(stores, purposeKeys, orgId, filter, { cursor, limit: LEDGER_PAGE }),
-      usageSeries(stores, { orgId, granularity, from: new Date(chartRange.fromMs), to: new Date(chartRange.toMs), byApplication: true }, now),
+      listLedgerEntries(stores, purposeKeys, orgId, filter, { cursor, limit: LEDGER_PAGE }, ledgerHeads.seqs),
       applicationNamesOfOrg(stores, orgId),
     ]);
+    // The charts and the spend by application are two series of the same counter rows, read once.
+    const points = seriesOf(counted, granularity);
+    const byApplication = seriesOf(counted, granularity, undefined, true);
     const names = new Map(families.map((f) => [f.family_id, f.name]));
     const here = { range, ...form };
     const rows = ledger.data.map(
