@@ -53,7 +53,7 @@ const BIN_DIR = join(LOCAL, 'bin');
  * the last write, making each of them atomic as on MongoDB.
  * sqliteFieldEquality: the SQLite backend pushed only `_id` conditions down, so a lookup by any
  * other field (a token's hash, a chain id) read and decoded every document of the collection.
- * The patch also pushes `field: "string"` and `field: {$in: ["string", …]}` down on the
+ * The patch also pushes `field: "string"`, `field: true|false` and `field: {$in: [...]}` of those down on the
  * expression FerretDB's secondary indexes are built on, so those lookups use the field's index
  * (arrays are still selected, as MongoDB's equality matches an array that contains the value;
  * the handler filters every row).
@@ -80,7 +80,7 @@ const FERRETDB_PATCHES = [
   'serializeWrites.patch',
   'backgroundCheckpoint.patch',
 ] as const;
-const FERRETDB_BUILD = `${VERSIONS.ferretdb}-sqliteid1-atomic1-fieldeq2-notrack1-delid1-serial1-ckpt1`;
+const FERRETDB_BUILD = `${VERSIONS.ferretdb}-sqliteid1-atomic1-fieldeq3-notrack1-delid1-serial1-ckpt1`;
 
 export const BINARIES = {
   temporal: join(PIP_DIR, 'bin', 'temporal'),
