@@ -121,7 +121,7 @@ export function createApp({ deps, probes }: AppParts): Koa {
   const health = healthRouter(probes, { enabled: config.metricsEnabled, token: config.metricsToken });
   app.use(health.routes());
 
-  app.use(referenceRouter(publicOpenApi(config)).routes());
+  app.use(referenceRouter(() => publicOpenApi(config)).routes());
 
   const oauth = oauthRouter(config, {
     signingKeys: deps.signingKeys,
