@@ -1,10 +1,9 @@
 /**
- * Contact-retrieval jobs: listing, chunk activity, contact field claims, abuse bounds and what
- * the worker reports.
+ * Contact-retrieval jobs: listing, chunk activity, contact field claims and abuse bounds.
  *
- * Each file below is a describe block of its own with its own API, database and hooks; run
- * as one jest file, they load the app's modules once instead of once per file, which is most
- * of a short file's cost. One of them alone: `npx jest test/integration/jobs.test.ts -t <name>`.
+ * Each file below is a describe block of its own with its own API, database and hooks; run as one
+ * jest file, they load the app's modules once instead of once per file, which is most of a short
+ * file's cost. One of them alone: `npx jest test/integration/jobs.test.ts -t <name>`.
  */
 describe('contactChunkActivity', () => {
   require('./contactChunkActivity.cases');
@@ -17,7 +16,4 @@ describe('jobList', () => {
 });
 describe('jobsAbuse', () => {
   require('./jobsAbuse.cases');
-});
-describe('workerObservability', () => {
-  require('./workerObservability.cases');
 });
