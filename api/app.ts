@@ -130,7 +130,7 @@ export function createApp({ deps, probes }: AppParts): Koa {
   const health = healthRouter(probes, { enabled: config.metricsEnabled, token: config.metricsToken });
   app.use(outsideV1(health.routes()));
 
-  app.use(outsideV1(referenceRouter(publicOpenApi(config)).routes()));
+  app.use(outsideV1(referenceRouter(() => publicOpenApi(config)).routes()));
 
   const oauth = oauthRouter(config, {
     signingKeys: deps.signingKeys,

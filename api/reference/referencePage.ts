@@ -88,10 +88,13 @@ function page(nonce: string): string {
 `;
 }
 
-export function referenceRouter(document: Record<string, unknown>): Router {
+/** `buildDocument` runs at the first request for the document: an app that never serves it (most test apps) never builds it. */
+export function referenceRouter(buildDocument: () => Record<string, unknown>): Router {
   const redocBundle = redocBundleReader();
   const router = new Router({ sensitive: true, strict: true });
+  let document: Record<string, unknown> | undefined;
   router.get(OPENAPI_PATH, (ctx) => {
+    document ??= buildDocument();
     ctx.body = document;
   });
   router.get(DOCS_PATH, (ctx) => {
