@@ -15,6 +15,9 @@ describe('creditHeaders', () => {
 describe('limitSettingsConcurrency', () => {
   require('./limitSettingsConcurrency.cases');
 });
+describe('rateLimitAnswers', () => {
+  require('./rateLimitAnswers.cases');
+});
 describe('rateLimitHeaders', () => {
   require('./rateLimitHeaders.cases');
 });

@@ -1,5 +1,5 @@
 /**
- * The store: checkpoints, deletes, maintenance, outages, the search index snapshot, secrets at
+ * The store: checkpoints, deletes, equality on a field, maintenance, outages, the search index snapshot, secrets at
  * rest and the warm start that opens it.
  *
  * Each file below is a describe block of its own with its own API, database and hooks; run
@@ -17,6 +17,9 @@ describe('storeCheckpoints', () => {
 });
 describe('storeDeletesById', () => {
   require('./storeDeletesById.cases');
+});
+describe('storeFieldEquality', () => {
+  require('./storeFieldEquality.cases');
 });
 describe('storeMaintenance', () => {
   require('./storeMaintenance.cases');

@@ -1,6 +1,6 @@
 /**
  * Request rules: access log fields, admission blocks, credentials and fields, gathered reads, key
- * use, matched routes, the operation executor, the request gate, request URLs, tool paths, turns
+ * use, matched routes, the operation executor, the request gate, the request path, request URLs, tool paths, turns
  * and search scheduling.
  *
  * Each file below is a describe block of its own with its own hooks; run as one jest file, they
@@ -33,6 +33,9 @@ describe('operationExecutor', () => {
 });
 describe('requestGate', () => {
   require('./requestGate.cases');
+});
+describe('requestPath', () => {
+  require('./requestPath.cases');
 });
 describe('requestUrl', () => {
   require('./requestUrl.cases');
