@@ -1,4 +1,5 @@
-import { Schema, type Connection } from 'mongoose';
+import type { Collection } from 'mongodb';
+import type { Connection } from 'mongoose';
 import { openConnection } from '../../core/store/connection';
 import { testConfig } from '../support/testConfig';
 
@@ -9,13 +10,16 @@ import { testConfig } from '../support/testConfig';
  * (not 1, not "true", not a missing field) and an array that holds it, as on MongoDB; the
  * outbox and replay sweeps ask for `outboxDue: true` / `replayDue: true` this way.
  */
-const docSchema = new Schema({ _id: String, run: String, flag: Schema.Types.Mixed }, { versionKey: false });
-const docModel = (connection: Connection) => connection.model('FieldEqualityTestDoc', docSchema, 'field_equality_test_docs');
+interface FlagDoc {
+  _id: string;
+  run?: string;
+  flag?: unknown;
+}
 let connection: Connection;
-let Doc: ReturnType<typeof docModel>;
+let docs: Collection<FlagDoc>;
 
 const run = `${Date.now()}_${Math.random().toString(36).slice(2)}`;
-const docs = [
+const seeded: FlagDoc[] = [
   { _id: `${run}:true`, flag: true },
   { _id: `${run}:false`, flag: false },
   { _id: `${run}:one`, flag: 1 },
@@ -28,17 +32,17 @@ const docs = [
 
 beforeAll(async () => {
   connection = await openConnection(testConfig().mongodbUri);
-  Doc = docModel(connection);
-  await Doc.collection.createIndex({ flag: 1 });
-  await Doc.collection.insertMany(docs.map((d) => ({ ...d, run })));
+  docs = connection.db!.collection<FlagDoc>('field_equality_test_docs');
+  await docs.createIndex({ flag: 1 });
+  await docs.insertMany(seeded.map((d) => ({ ...d, run })));
 });
 afterAll(async () => {
-  await Doc.collection.drop().catch(() => undefined);
+  await docs.drop().catch(() => undefined);
   await connection.close();
 });
 
 const matching = async (filter: Record<string, unknown>) =>
-  (await Doc.collection.find({ run, ...filter }).toArray()).map((d) => String(d._id).slice(run.length + 1)).sort();
+  (await docs.find({ run, ...filter }).toArray()).map((d) => String(d._id).slice(run.length + 1)).sort();
 
 test('a boolean matches only that boolean and arrays holding it', async () => {
   expect(await matching({ flag: true })).toEqual(['array', 'true']);
@@ -52,12 +56,12 @@ test('$in of booleans and strings keeps each value its own type', async () => {
 });
 
 test('the same filter without the run condition finds the same documents', async () => {
-  const ids = (await Doc.collection.find({ flag: true }).toArray()).map((d) => String(d._id)).filter((id) => id.startsWith(`${run}:`));
+  const ids = (await docs.find({ flag: true }).toArray()).map((d) => String(d._id)).filter((id) => id.startsWith(`${run}:`));
   expect(ids.sort()).toEqual([`${run}:array`, `${run}:true`]);
 });
 
 test('on the local store a boolean condition is answered through the field index', async () => {
-  const plan = await connection.db!.command({ explain: { find: Doc.collection.collectionName, filter: { flag: true } } });
+  const plan = await connection.db!.command({ explain: { find: docs.collectionName, filter: { flag: true } } });
   // MongoDB answers explain in its own shape and always uses the index; only the local store names its pushdown.
   if (!('filterPushdown' in plan)) return;
   expect(plan.filterPushdown).toBe(true);
