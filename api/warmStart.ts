@@ -7,7 +7,7 @@ import type { Deps } from '../core/deps';
 import { displayPrefix, generateApiKey } from '../core/keys/apiKeyFormat';
 import { KeyReads } from '../core/keys/apiKeys';
 import { KEY_USE_PERIOD_MS } from '../core/keys/keyUse';
-import type { ApiKeyRecord } from '../core/keys/models';
+import type { ApiKeyRecord } from '../core/keys/store';
 import { LimitSettingsReads } from '../core/limits/limitSettings';
 import { StoreAdmission } from '../core/limits/requestAdmission';
 import { UsageCounters } from '../core/usage/usageCounters';
