@@ -79,11 +79,19 @@ export function resultsPage(records: BenchRecord[]): string {
   return out.join('\n');
 }
 
+/**
+ * The sections after `record` is in: it replaces its own, and a whole run (`api`) also replaces
+ * the sections of its partial runs (`api (cold)`), whose figures it has measured again; left
+ * beside it, an older partial section would read as a second, different result.
+ */
+export function recordsWith(records: readonly BenchRecord[], record: BenchRecord): BenchRecord[] {
+  const replaced = (bench: string) => bench === record.bench || bench.startsWith(`${record.bench} (`);
+  return [...records.filter((r) => !replaced(r.bench)), record].sort((a, b) => a.bench.localeCompare(b.bench));
+}
+
 /** Replaces this benchmark's section of the results file and regenerates its page. */
 export function recordResult(record: BenchRecord): void {
-  const records = readRecords().filter((r) => r.bench !== record.bench);
-  records.push(record);
-  records.sort((a, b) => a.bench.localeCompare(b.bench));
+  const records = recordsWith(readRecords(), record);
   writeFileSync(RESULTS_JSON, `${JSON.stringify(records, null, 2)}\n`);
   writeFileSync(RESULTS_PAGE, resultsPage(records));
 }

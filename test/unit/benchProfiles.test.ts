@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { recordsWith, type BenchRecord } from '../../bench/benchResults';
 import { costsByArea, topCosts } from '../../bench/cpuProfileSummary';
 import { commandsPerThousand, parseRequestCounters } from '../../bench/storeCommands';
 import { parsePprofTop } from '../../bench/storeCpuProfile';
@@ -72,6 +73,34 @@ describe('profile summaries', () => {
     expect(commandsPerThousand(before, parseRequestCounters(metrics(800, 200)), 2000)).toEqual([
       ['insert', 350],
       ['delete', 75],
+    ]);
+  });
+});
+
+/** How a run's figures replace earlier ones in docs/benchmark-results.json. */
+describe('benchmark results sections', () => {
+  const record = (bench: string, figure = '1'): BenchRecord => ({
+    bench,
+    command: 'npx tsx bench/api.ts',
+    settings: {},
+    date: '2026-11-28 22:35 UTC',
+    machine: 'test',
+    loadAtStart: '0.1 / 0.1 / 0.1',
+    figures: [{ measure: 'm', figure }],
+  });
+
+  test('a whole run replaces its own section and those of its partial runs, and no other bench', () => {
+    const before = [record('api'), record('api (cold)'), record('api (cold, common)'), record('apis'), record('console')];
+    const after = recordsWith(before, record('api', '2'));
+    expect(after.map((r) => r.bench)).toEqual(['api', 'apis', 'console']);
+    expect(after[0].figures[0].figure).toBe('2');
+  });
+
+  test('a partial run replaces only its own section', () => {
+    const after = recordsWith([record('api'), record('api (cold)')], record('api (cold)', '3'));
+    expect(after.map((r) => [r.bench, r.figures[0].figure])).toEqual([
+      ['api', '1'],
+      ['api (cold)', '3'],
     ]);
   });
 });
