@@ -17,6 +17,7 @@ import { createServer, connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { SEARCH_ATTRIBUTE_FLAGS } from '../core/temporal/searchAttributes';
 import { startProgress } from './progress';
+import { crashed, portTaken, stopReason } from './stopReason';
 
 /**
  * Local services without Docker: the Temporal CLI dev server and the time-skipping test server
@@ -428,10 +429,10 @@ function startChild(name: string, cmd: string, args: string[], logFile: string, 
   return { name, child, stop, logFile };
 }
 
-/** What a service wrote to its log after `offset`: its last lines, to say why it stopped. */
-export function logSince(logFile: string, offset = 0, lines = 5): string {
+/** What a service wrote to its log after `offset`, to say why it stopped (see stopReason). */
+export function logSince(logFile: string, offset = 0): string {
   try {
-    return readFileSync(logFile).subarray(offset).toString('utf8').trimEnd().split('\n').slice(-lines).join('\n');
+    return stopReason(readFileSync(logFile).subarray(offset).toString('utf8'));
   } catch {
     return '';
   }
@@ -443,14 +444,15 @@ function fileSize(path: string): number {
 
 /**
  * Free ports are only free when checked: another process (parallel test workers start services
- * all the time) can bind one before the service does. A start that fails on a taken port is tried
- * again with newly chosen free ports; any other early exit is reported with the service's last
- * log lines.
+ * all the time) can bind one before the service does. A start that fails on a taken port (or, where
+ * `retryCrash` says so, crashes) is tried again with newly chosen free ports; any other early exit
+ * is reported with why the service stopped.
  */
 async function startWithPortRetry(
   logFile: string,
   start: () => Promise<RunningService>,
   ready: (svc: RunningService) => Promise<void>,
+  retryCrash = false,
 ): Promise<RunningService> {
   for (let attempt = 1; ; attempt++) {
     const offset = fileSize(logFile);
@@ -461,7 +463,7 @@ async function startWithPortRetry(
     } catch (err) {
       await svc.stop();
       const said = logSince(logFile, offset);
-      if (attempt < 3 && /address already in use/.test(said)) continue;
+      if (attempt < 3 && (portTaken(said) || (retryCrash && crashed(said)))) continue;
       throw new Error(`${(err as Error).message}${said ? `; the end of its log (${logFile}):\n${said}` : ''}`, { cause: err });
     }
   }
@@ -495,19 +497,26 @@ export async function startFerretDb(opts: { port: number; dataDir: string; logFi
 /**
  * The dev server binds its internal services' ports after its frontend answers; one of them found
  * taken ends the server within a second or two (a Go panic), so ready means still answering then.
+ * Such a panic does not always name the port, and a fresh dev server has nothing to lose, so any
+ * crash at start is tried again.
  */
 const TEMPORAL_SETTLE_MS = 3_000;
 
 export async function startTemporalDev(opts: { port: number; uiPort?: number; dbFile?: string; logFile: string }): Promise<RunningService> {
   const start = async () => startChild('temporal', BINARIES.temporal, await temporalDevArgs(opts), opts.logFile);
-  return startWithPortRetry(opts.logFile, start, async (svc) => {
-    const answers = () => temporalAnswers(opts.port);
-    await waitFor('Temporal dev server', answers, 60_000, svc.child);
-    await new Promise((resolve) => setTimeout(resolve, TEMPORAL_SETTLE_MS));
-    if (svc.child.exitCode !== null || svc.child.signalCode !== null)
-      throw new Error(`Temporal dev server exited (code ${svc.child.exitCode}) just after it answered`);
-    if (!(await answers().catch(() => false))) throw new Error('Temporal dev server stopped answering just after it answered');
-  });
+  return startWithPortRetry(
+    opts.logFile,
+    start,
+    async (svc) => {
+      const answers = () => temporalAnswers(opts.port);
+      await waitFor('Temporal dev server', answers, 60_000, svc.child);
+      await new Promise((resolve) => setTimeout(resolve, TEMPORAL_SETTLE_MS));
+      if (svc.child.exitCode !== null || svc.child.signalCode !== null)
+        throw new Error(`Temporal dev server exited (code ${svc.child.exitCode}) just after it answered`);
+      if (!(await answers().catch(() => false))) throw new Error('Temporal dev server stopped answering just after it answered');
+    },
+    true,
+  );
 }
 
 /**

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { freePort } from '../../scripts/localServices';
+import { portTaken } from '../../scripts/stopReason';
 import { eventually } from '../support/eventually';
 import { uniqueName } from '../support/testConfig';
 
@@ -100,7 +101,7 @@ async function startDevOnFreePorts(extra: Record<string, string> = {}): Promise<
     try {
       return { env, run: await startDev(env) };
     } catch (err) {
-      if (attempt >= 3 || !/address already in use/.test((err as Error).message)) throw err;
+      if (attempt >= 3 || !portTaken((err as Error).message)) throw err;
     }
   }
 }

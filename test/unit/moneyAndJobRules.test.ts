@@ -1,6 +1,7 @@
 /**
  * Money and job rules: audit actions, the contact provider, credit chains and talent credits,
- * duplicate keys, grouped inserts, ISO instants, job rules, progress and retention.
+ * duplicate keys, grouped inserts, ISO instants, job rules, progress, retention and why a local
+ * service stopped.
  *
  * Each file below is a describe block of its own with its own hooks; run as one jest file, they
  * load the modules they share once instead of once per file, which is most of a short file's cost.
@@ -32,6 +33,9 @@ describe('progress', () => {
 });
 describe('retentionRules', () => {
   require('./retentionRules.cases');
+});
+describe('stopReason', () => {
+  require('./stopReason.cases');
 });
 describe('talentCredits', () => {
   require('./talentCredits.cases');
