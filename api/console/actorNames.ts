@@ -26,7 +26,8 @@ export async function actorNames(stores: Stores, orgId: string, actors: Readonly
   const [people, keys] = await Promise.all([stores.users.emailsOfUsers(orgId, idsOf(known, 'user')), stores.keys.namesOfKeys(orgId, idsOf(known, 'key'))]);
   const labels = new Map<string, string>([
     ...people.map((p) => [`user:${p._id}`, p.email] as const),
-    ...keys.map((k) => [`key:${k._id}`, `Key ${k.name ?? defaultKeyName(k.displayPrefix, null)}`] as const),
+    // A key's name alone: an unnamed key's default already says "Key", and the id beneath says what kind of actor it is.
+    ...keys.map((k) => [`key:${k._id}`, k.name ?? defaultKeyName(k.displayPrefix, null)] as const),
   ]);
   const names = new Map<string, ActorName>();
   for (const actor of known) {

@@ -19,6 +19,12 @@ export interface JobPage {
   next_cursor: string | null;
 }
 
+/** A page of the list as the workspace's job records, for a reader that shows more than a job's view (the console). */
+export interface JobRecordPage {
+  jobs: JobDoc[];
+  next_cursor: string | null;
+}
+
 /** Numbers one page request looks at, at most. */
 export const MAX_SCANNED_PER_PAGE = 2_000;
 
@@ -40,11 +46,21 @@ export async function listContactRetrievalJobs(
   principal: KeyPrincipal,
   q: { status?: JobStatus; limit: number; cursor?: string },
 ): Promise<JobPage> {
+  const found = await listJobRecords(stores, cursorKey, principal, q);
+  return { data: await Promise.all(found.jobs.map((d) => jobView(stores, d))), next_cursor: found.next_cursor };
+}
+
+export async function listJobRecords(
+  stores: JobStores,
+  cursorKey: CursorKey,
+  principal: KeyPrincipal,
+  q: { status?: JobStatus; limit: number; cursor?: string },
+): Promise<JobRecordPage> {
   const where = { orgId: principal.orgId, workspaceId: principal.workspaceId };
   const scope = `jobs:${principal.orgId}:${principal.workspaceId}:${q.status ?? '*'}`;
   const at = q.cursor !== undefined ? decodePosition(cursorKey, q.cursor, scope) : undefined;
-  const page = async (docs: JobDoc[], next: Record<string, string | number> | null): Promise<JobPage> => ({
-    data: await Promise.all(docs.map((d) => jobView(stores, d))),
+  const page = (jobs: JobDoc[], next: Record<string, string | number> | null): JobRecordPage => ({
+    jobs,
     next_cursor: next ? encodeListCursor(cursorKey, scope, next) : null,
   });
 

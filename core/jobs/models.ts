@@ -34,6 +34,8 @@ export interface JobDoc {
   /** When a cancel was asked for; `cancelPending` while it has not reached the workflow yet. */
   cancelRequestedAt?: Date | null;
   cancelPending?: boolean;
+  /** A job of no people made by the console's "Send test event" (core/webhooks/testEvent.ts), not by a caller. */
+  test?: boolean;
   /** Something recorded here (a start, a cancel) is still to be carried out in Temporal. */
   outboxDue?: boolean;
   /** Until when one process (a request, a starter) holds the carrying out; others leave the job alone meanwhile. */
@@ -162,6 +164,7 @@ const jobSchema = new Schema<JobDoc>(
     workflowStartedAt: { type: Date, default: null },
     cancelRequestedAt: { type: Date, default: null },
     cancelPending: { type: Boolean, default: false },
+    test: { type: Boolean },
     outboxDue: { type: Boolean, default: false },
     outboxLeaseUntil: { type: Date, default: null },
     seq: { type: Number },

@@ -49,6 +49,7 @@ export async function sendTestEvent(
     completedAt,
     resultExpiresAt,
     resultPurgeAt,
+    test: true,
   });
   const emitted = await emitJobCompleted(
     deps.config,

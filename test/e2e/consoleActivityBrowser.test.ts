@@ -103,6 +103,8 @@ test('a job run with an API key is on Jobs and on its own page, with counts, its
   const row = page.getByRole('row').filter({ hasText: finished.jobId });
   expect(await row.getByRole('cell').allInnerTexts()).toEqual([
     finished.jobId,
+    // Started by: the key's name, its id beneath.
+    expect.stringMatching(new RegExp(`^Key .+\\nkey:${tenant.keyId}$`)),
     'completed',
     '10',
     String(finished.delivered),

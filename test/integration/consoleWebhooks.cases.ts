@@ -141,10 +141,17 @@ describe('Webhooks', () => {
     const page = await admin.get(res.location!);
     expect(page.text).toContain(`<h1>Event ${eventId}</h1>`);
     expect(page.text).toMatch(new RegExp(`role="status"[^>]*>[^<]*Test event sent: a signed job.completed of test job ${jobId}`));
-    // The test job's page reads like any job's, with its event.
+    // The test job's page reads like any job's, with its event, and says what made it and who.
     const job = await admin.get(`/console/jobs/${jobId}`);
     expect(job.status).toBe(200);
     expect(job.text).toContain(`Event <a href="/console/webhooks/events/${eventId}"`);
+    expect(job.text).toContain('A test job made by "Send test event"');
+    expect(job.text).toMatch(new RegExp(`<dt>Started by</dt>\\s*<dd>${admin.email}<br /><span class="id">user:${admin.userId}</span>`));
+    // In the jobs list its row is marked and names the person; a job a key started names the key.
+    const list = (await admin.get('/console/jobs')).text;
+    const row = list.slice(list.indexOf(`/console/jobs/${jobId}`), list.indexOf('</tr>', list.indexOf(`/console/jobs/${jobId}`)));
+    expect(row).toContain('<span class="note">Test event</span>');
+    expect(row).toContain(admin.email);
 
     await admin.post(`/console/webhooks/endpoints/${endpointId}`, { state: 'disabled' });
     expect((await admin.get('/console/webhooks')).text).not.toContain('>Send test event</button>');

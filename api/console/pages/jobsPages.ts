@@ -1,5 +1,7 @@
-import { getContactRetrievalJob, type JobView } from '../../../core/jobs/contactRetrievalJobs';
-import { listContactRetrievalJobs } from '../../../core/jobs/jobList';
+import { findOwnJob, jobView, type JobView } from '../../../core/jobs/contactRetrievalJobs';
+import { listJobRecords } from '../../../core/jobs/jobList';
+import { jobStarter } from '../../../core/jobs/jobStarter';
+import type { JobDoc } from '../../../core/jobs/store';
 import { readJobResult, type JobResultPage } from '../../../core/jobs/jobResults';
 import { COUNT_KEYS, FINAL_JOB_STATUSES, type JobStatus } from '../../../core/jobs/jobTypes';
 import { PERMISSIONS } from '../../../core/keys/permissions';
@@ -18,6 +20,7 @@ import type { ConsoleDeps, ConsolePages } from '../consolePages';
 import type { ConsoleVisitor } from '../consoleVisitor';
 import { deliveryTimeline, timelineHtml } from '../webhooks/deliveryTimeline';
 import { cursorPager } from '../listPages';
+import { actorNames, type ActorName } from '../actorNames';
 
 /**
  * `/console/jobs` "Jobs" and `/console/jobs/{job_id}` "Job {job_id}": the contact-retrieval
@@ -61,26 +64,42 @@ function statusFilter(status: string): SafeHtml {
   </form>`;
 }
 
-function jobRow(job: JobView): SafeHtml {
-  return html`<tr>
-    <td>
-      <a href="${jobPath(job.job_id)}"><code>${job.job_id}</code></a>
-    </td>
-    <td>${job.status}</td>
-    ${COUNT_KEYS.map((k) => html`<td>${job.counts[k]}</td>`)}
-    <td>${dateText(job.created_at)}</td>
-  </tr>`;
+/** A job as its list shows it: its view, who started it and whether "Send test event" made it. */
+interface ListedJob {
+  view: JobView;
+  starter: ActorName | undefined;
+  test: boolean;
 }
 
-function figures(job: JobView): SafeHtml {
-  const item = (term: string, value: string | number) =>
+function jobRow({ view: job, starter, test }: ListedJob): TableCell[] {
+  return [
+    {
+      body: html`<a href="${jobPath(job.job_id)}"><code>${job.job_id}</code></a
+        >${test ? html`<br /><span class="note">Test event</span>` : ''}`,
+      className: 'wrap',
+    },
+    { body: starterText(starter), className: 'wrap' },
+    { body: job.status },
+    ...COUNT_KEYS.map((k) => ({ body: String(job.counts[k]) })),
+    { body: dateText(job.created_at), className: 'wrap' },
+  ];
+}
+
+function starterText(starter: ActorName | undefined): SafeHtml | string {
+  if (!starter) return '—';
+  return html`${starter.label}${starter.id && starter.id !== starter.label ? html`<br /><span class="id">${starter.id}</span>` : ''}`;
+}
+
+function figures(job: JobView, starter: ActorName | undefined): SafeHtml {
+  const item = (term: string, value: SafeHtml | string | number) =>
     html`<div>
       <dt>${term}</dt>
       <dd>${value}</dd>
     </div>`;
   return html`<dl class="figures">
-    ${item('Status', job.status)} ${COUNT_KEYS.map((k) => item(COUNT_LABELS[k], job.counts[k]))} ${item('Created', dateText(job.created_at))}
-    ${item('Completed', dateText(job.completed_at))} ${item('Result expires', dateText(job.result_expires_at))} ${item('Fields', job.fields.join(', '))}
+    ${item('Status', job.status)} ${item('Started by', starterText(starter))} ${COUNT_KEYS.map((k) => item(COUNT_LABELS[k], job.counts[k]))}
+    ${item('Created', dateText(job.created_at))} ${item('Completed', dateText(job.completed_at))} ${item('Result expires', dateText(job.result_expires_at))}
+    ${item('Fields', job.fields.join(', '))}
   </dl>`;
 }
 
@@ -188,11 +207,27 @@ function cancelControl(visitor: ConsoleVisitor, job: JobView): SafeHtml {
   </form>`;
 }
 
+/** A page of the workspace's jobs with the names of who started them (one read per kind of starter). */
+async function listedJobs(
+  stores: Stores,
+  purposeKeys: ConsoleDeps['purposeKeys'],
+  visitor: ConsoleVisitor,
+  q: { status?: JobStatus; limit: number; cursor?: string },
+): Promise<{ data: ListedJob[]; next_cursor: string | null }> {
+  const found = await listJobRecords(stores, purposeKeys, visitor.principal, q);
+  const [views, names] = await Promise.all([
+    Promise.all(found.jobs.map((j) => jobView(stores, j))),
+    actorNames(stores, visitor.user.orgId, found.jobs.map(jobStarter)),
+  ]);
+  const listed = (j: JobDoc, i: number): ListedJob => ({ view: views[i], starter: names.get(jobStarter(j)), test: j.test === true });
+  return { data: found.jobs.map(listed), next_cursor: found.next_cursor };
+}
+
 export function mountJobsPages(pages: ConsolePages): void {
   pages.list(CONSOLE_PATHS.jobs, async (ctx, visitor, { stores, purposeKeys }) => {
     const status = (STATUSES as readonly string[]).includes(text(ctx.query.status)) ? (text(ctx.query.status) as JobStatus) : undefined;
     const cursor = text(ctx.query.cursor) || undefined;
-    const list = await listContactRetrievalJobs(stores, purposeKeys, visitor.principal, { status, limit: JOBS_PAGE, cursor });
+    const list = await listedJobs(stores, purposeKeys, visitor, { status, limit: JOBS_PAGE, cursor });
     const here = (extra: Record<string, string>) => {
       const q = new URLSearchParams({ ...(status ? { status } : {}), ...extra }).toString();
       return `${CONSOLE_PATHS.jobs}${q ? `?${q}` : ''}`;
@@ -205,7 +240,7 @@ export function mountJobsPages(pages: ConsolePages): void {
         ${statusFilter(status ?? '')}
         ${
           list.data.length
-            ? scrollingTable('Jobs', ['Job id', 'Status', ...COUNT_KEYS.map((k) => COUNT_LABELS[k]), 'Created'], list.data.map(jobRow))
+            ? stackingTable('Jobs', ['Job id', 'Started by', 'Status', ...COUNT_KEYS.map((k) => COUNT_LABELS[k]), 'Created'], list.data.map(jobRow))
             : html`<p>No jobs${status ? html` with status ${status}` : ''}.</p>`
         }
         ${cursorPager('Pages of jobs', cursor ? here({}) : null, list.next_cursor ? here({ cursor: list.next_cursor }) : null)}`,
@@ -213,7 +248,8 @@ export function mountJobsPages(pages: ConsolePages): void {
   });
 
   pages.list(`${CONSOLE_PATHS.jobs}/:job_id`, async (ctx, visitor, deps) => {
-    const job = await getContactRetrievalJob(deps.stores, visitor.principal, ctx.params.job_id);
+    const record = await findOwnJob(deps.stores, visitor.principal, ctx.params.job_id);
+    const [job, names] = await Promise.all([jobView(deps.stores, record), actorNames(deps.stores, visitor.user.orgId, [jobStarter(record)])]);
     const [event, result] = await Promise.all([
       eventSection(deps.stores, visitor.user.orgId, job),
       resultSection(deps, visitor, job, text(ctx.query.result_cursor) || undefined),
@@ -222,7 +258,8 @@ export function mountJobsPages(pages: ConsolePages): void {
       title: `Job ${job.job_id}`,
       visitor: visitor.layout,
       current: CONSOLE_PATHS.jobs,
-      body: html`${figures(job)} ${job.status === 'running' ? cancelControl(visitor, job) : ''}
+      body: html`${record.test ? html`<p class="note">A test job made by "Send test event": it has no people and cost no credits.</p>` : ''}
+        ${figures(job, names.get(jobStarter(record)))} ${job.status === 'running' ? cancelControl(visitor, job) : ''}
         <h2>Webhook event</h2>
         ${event}
         <h2 id="result">Result</h2>

@@ -1,0 +1,13 @@
+import type { AuditActor } from '../audit/auditActions';
+import type { JobDoc } from './store';
+
+/**
+ * Who started a job, as the audit log names actors. A job keeps the credential that accepted it
+ * in `keyId`; a signed-in person's and a tool-server client's own ids stand in for a key there
+ * (core/users/personPrincipal.ts, api/mcp/bearer.ts), and their prefixes tell them apart.
+ */
+export function jobStarter(job: Pick<JobDoc, 'keyId'>): AuditActor {
+  if (job.keyId.startsWith('usr_')) return `user:${job.keyId}`;
+  if (job.keyId.startsWith('cli_')) return `m2m:${job.keyId}`;
+  return `key:${job.keyId}`;
+}
