@@ -277,6 +277,7 @@ async function trigger(f: Flags, deps: Deps): Promise<unknown> {
   const workspaceId = requireFlag(f, 'workspace');
   const { BUILT_IN_SOURCE_ID } = await import('../../core/talent/sources');
   const { createContactRetrievalJob } = await import('../../core/jobs/contactRetrievalJobs');
+  const { OPERATOR_CREDENTIAL_ID } = await import('../../core/jobs/jobStarter');
   const orgId = await deps.stores.tenancy.orgOfWorkspace(workspaceId);
   if (!orgId) throw new UsageError(`workspace ${workspaceId} does not exist`);
   const app = await deps.stores.tenancy.oldestApplicationOfOrg(orgId);
@@ -292,8 +293,8 @@ async function trigger(f: Flags, deps: Deps): Promise<unknown> {
   }
   const job = await createContactRetrievalJob(deps, {
     principal: {
-      keyId: 'operator_cli',
-      familyId: 'operator_cli',
+      keyId: OPERATOR_CREDENTIAL_ID,
+      familyId: OPERATOR_CREDENTIAL_ID,
       orgId,
       workspaceId,
       applicationId: app,

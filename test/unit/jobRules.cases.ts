@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { jobStarter } from '../../core/jobs/jobStarter';
+import { OPERATOR_CREDENTIAL_ID, jobStarter } from '../../core/jobs/jobStarter';
 import {
   carriesResult,
   chunkRanges,
@@ -224,9 +224,10 @@ test("a job's owner is the key's organization, workspace, application, family an
 });
 
 describe('who started a job', () => {
-  test('a key, a signed-in person or a tool-server client, as the audit log names them', () => {
+  test('a key, a signed-in person, a tool-server client or the operator, as the audit log names them', () => {
     expect(jobStarter({ keyId: 'key_4mR9cQe2WvXb7TnLp0sYh1' })).toBe('key:key_4mR9cQe2WvXb7TnLp0sYh1');
     expect(jobStarter({ keyId: 'usr_Zq81LkVb3mNc5XwT0pRs9a' })).toBe('user:usr_Zq81LkVb3mNc5XwT0pRs9a');
     expect(jobStarter({ keyId: 'cli_7GhT2pLq9WzXc4VbN1mKs0' })).toBe('m2m:cli_7GhT2pLq9WzXc4VbN1mKs0');
+    expect(jobStarter({ keyId: OPERATOR_CREDENTIAL_ID })).toBe('operator');
   });
 });
