@@ -13,6 +13,7 @@ import {
   type OperationName,
   type Scope,
 } from './limitTable';
+import { LimitSettingsDirectory } from './limitSettingsDirectory';
 import { scopeChain, type ScopeStores } from './scopeChain';
 import type { Actor, LimitOverride, LimitSettingsDoc } from './limitSettingsRecord';
 import type { LimitsStore, LimitsStores } from './store';
@@ -42,15 +43,19 @@ export async function readLimitSettings(stores: LimitsStores, orgId: string): Pr
 export type LimitChangeSettings = Pick<Config, 'readCacheMs'>;
 
 /**
- * The settings every request is admitted under, through one app's read cache (see readCache.ts):
- * every organization's refreshes of a few milliseconds go to the store as one find. The app's
- * composition root builds one (core/deps.ts).
+ * The settings every request is admitted under, as fresh as one app's read cache keeps them
+ * (see readCache.ts). An organization the app's directory of organizations with settings of their
+ * own does not list is at the defaults without a read (limitSettingsDirectory.ts); the others'
+ * settings are read through the cache, every organization's refreshes of a few milliseconds as
+ * one find. The app's composition root builds one (core/deps.ts).
  */
 export class LimitSettingsReads {
   private readonly reads = new ReadCache<LimitSettingsDoc>();
   private readonly lookups: GatheredReads<LimitSettingsDoc>;
+  private readonly directory: LimitSettingsDirectory;
 
-  constructor(limits: LimitsStore) {
+  constructor(limits: LimitsStore, clock?: () => number) {
+    this.directory = new LimitSettingsDirectory(limits, clock);
     this.lookups = new GatheredReads<LimitSettingsDoc>(
       async (orgIds) => {
         const docs = await limits.limitSettingsOf(orgIds);
@@ -62,6 +67,13 @@ export class LimitSettingsReads {
   }
 
   get(settings: Pick<Config, 'readCacheMs'>, orgId: string): Promise<LimitSettingsDoc> {
+    const atDefaults = this.directory.atDefaults(orgId, settings.readCacheMs);
+    if (atDefaults === true) return Promise.resolve(emptySettings(orgId));
+    if (atDefaults === false) return this.read(settings, orgId);
+    return atDefaults.then((known) => (known ? emptySettings(orgId) : this.read(settings, orgId)));
+  }
+
+  private read(settings: Pick<Config, 'readCacheMs'>, orgId: string): Promise<LimitSettingsDoc> {
     return this.reads.get(orgId, settings.readCacheMs, async (gatherMs) => withDefaults(orgId, await this.lookups.read(orgId, gatherMs)));
   }
 }
@@ -139,6 +151,8 @@ async function updateSettings(
     const next = change(structuredClone(current));
     const { _id: _ignored, v: _v, ...fields } = next;
     if (await commitNextVersion(store, orgId, current.v, fields, new Date(now()))) {
+      // After the settings are stored: a replica that reads the new mark finds them in its next list.
+      await stores.limits.markLimitSettingsChanged();
       await waitUntilReadCachesExpire(settings.readCacheMs);
       return { ...next, v: current.v + 1 };
     }
