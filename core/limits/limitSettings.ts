@@ -73,6 +73,11 @@ export class LimitSettingsReads {
     return atDefaults.then((known) => (known ? emptySettings(orgId) : this.read(settings, orgId)));
   }
 
+  /** Keeps the directory fresh until stopped, requests or not (an API replica, api/server.ts). */
+  keepDirectoryCurrent(settings: Pick<Config, 'readCacheMs'>): { stop: () => void } {
+    return this.directory.keepCurrent(settings.readCacheMs);
+  }
+
   private read(settings: Pick<Config, 'readCacheMs'>, orgId: string): Promise<LimitSettingsDoc> {
     return this.reads.get(orgId, settings.readCacheMs, async (gatherMs) => withDefaults(orgId, await this.lookups.read(orgId, gatherMs)));
   }

@@ -121,6 +121,31 @@ describe('one app’s directory', () => {
     expect(await directory.atDefaults('org_a', TTL)).toBe(false);
   });
 
+  test('kept current, it reads the mark from half of READ_CACHE_MS after each check on, with or without requests, until stopped', async () => {
+    // Jest's timers and clock: the ticks come exactly when due, however busy the machine.
+    jest.useFakeTimers();
+    try {
+      const { state, port } = fakeStore([], 'm1');
+      const directory = new LimitSettingsDirectory(port, () => Date.now());
+      const kept = directory.keepCurrent(TTL);
+      await jest.advanceTimersByTimeAsync(0);
+      expect(state).toMatchObject({ markReads: 1, listReads: 1 });
+      await jest.advanceTimersByTimeAsync(TTL / 2 - 1);
+      expect(state.markReads).toBe(1);
+      await jest.advanceTimersByTimeAsync(TTL / 4);
+      expect(state).toMatchObject({ markReads: 2, listReads: 1 });
+      // Never stale while kept: every answer comes from memory.
+      await jest.advanceTimersByTimeAsync(10 * TTL);
+      expect(directory.atDefaults('org_a', TTL)).toBe(true);
+      const reads = state.markReads;
+      kept.stop();
+      await jest.advanceTimersByTimeAsync(10 * TTL);
+      expect(state.markReads).toBe(reads);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   test('with READ_CACHE_MS 0 nothing is known and the store is not asked', () => {
     const { state, port } = fakeStore([], 'm1');
     expect(new LimitSettingsDirectory(port, clock).atDefaults('org_a', 0)).toBe(false);
