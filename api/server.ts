@@ -45,6 +45,7 @@ export async function startApi(
   const usage = new UsageCounters(opened.stores, { logger, now: opened.now });
   const deps: Deps = { ...opened, usage };
   usage.start();
+  // Kept current from the start, idle or not: a new organization's first request then never waits for its check.
   const limitSettingsDirectory = deps.limitSettings.keepDirectoryCurrent(config);
   const probes = { store: deps.store.ping, temporal: () => pingTemporal(deps.temporal) };
   const app = createApp({ deps, probes });

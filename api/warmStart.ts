@@ -62,9 +62,6 @@ export async function warmStart({ twinApp, deps }: WarmStartParts): Promise<void
       ]),
     ),
   );
-  // Through the app's read cache: its directory of organizations with their own limit settings
-  // is loaded, so the first users' check of it is one read of the mark (limitSettingsDirectory.ts).
-  await deps.limitSettings.get(deps.config, absent);
 
   // The twin's lines go nowhere: a replica's log starts with what its users did.
   const logger = deps.logger.child({}, { level: 'silent' });
