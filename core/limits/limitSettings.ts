@@ -21,9 +21,11 @@ import type { LimitsStore, LimitsStores } from './store';
 /**
  * An organization's own limits (SPEC 8.3): an organization-wide request rate and in-flight
  * limit, and per-operation overrides (a per-minute cap or a block) on the organization, one
- * application, one key family or one key. One document per organization, read by every
- * request through the replica's short read cache; a change returns only once every replica's
- * cache has expired, so it applies to the next request on every API replica.
+ * application, one key family or one key. One document per organization that has any, read by
+ * its requests through the replica's short read cache (an organization without one is known by
+ * the replica's directory, limitSettingsDirectory.ts); a change returns only once every
+ * replica's cache and directory has let go of the old state, so it applies to the next request
+ * on every API replica.
  */
 export function emptySettings(orgId: string): LimitSettingsDoc {
   return { _id: orgId, v: 0, requestsPerSecond: null, maxConcurrency: null, rateCleared: false, overrides: [] };
