@@ -45,6 +45,8 @@ export async function startApi(
   const usage = new UsageCounters(opened.stores, { logger, now: opened.now });
   const deps: Deps = { ...opened, usage };
   usage.start();
+  // Kept current from the start, idle or not: a new organization's first request then never waits for its check.
+  const limitSettingsDirectory = deps.limitSettings.keepDirectoryCurrent(config);
   const probes = { store: deps.store.ping, temporal: () => pingTemporal(deps.temporal) };
   const app = createApp({ deps, probes });
   if (options.warmStart)
@@ -59,6 +61,7 @@ export async function startApi(
   }).catch(async (err: unknown) => {
     // The port is taken, say: give back the store connections this root opened before saying so.
     await usage.stop().catch(() => undefined);
+    limitSettingsDirectory.stop();
     await deps.store.close();
     throw err;
   });
@@ -81,6 +84,7 @@ export async function startApi(
       server.closeAllConnections();
       // What this replica counted since its last flush is written before the store goes.
       await usage.stop();
+      limitSettingsDirectory.stop();
       // In-flight places this replica still holds go back now instead of at their expiry.
       await deps.admission.close();
       await workflowStarter.stop();

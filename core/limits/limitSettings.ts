@@ -13,6 +13,7 @@ import {
   type OperationName,
   type Scope,
 } from './limitTable';
+import { LimitSettingsDirectory } from './limitSettingsDirectory';
 import { scopeChain, type ScopeStores } from './scopeChain';
 import type { Actor, LimitOverride, LimitSettingsDoc } from './limitSettingsRecord';
 import type { LimitsStore, LimitsStores } from './store';
@@ -20,9 +21,11 @@ import type { LimitsStore, LimitsStores } from './store';
 /**
  * An organization's own limits (SPEC 8.3): an organization-wide request rate and in-flight
  * limit, and per-operation overrides (a per-minute cap or a block) on the organization, one
- * application, one key family or one key. One document per organization, read by every
- * request through the replica's short read cache; a change returns only once every replica's
- * cache has expired, so it applies to the next request on every API replica.
+ * application, one key family or one key. One document per organization that has any, read by
+ * its requests through the replica's short read cache (an organization without one is known by
+ * the replica's directory, limitSettingsDirectory.ts); a change returns only once every
+ * replica's cache and directory has let go of the old state, so it applies to the next request
+ * on every API replica.
  */
 export function emptySettings(orgId: string): LimitSettingsDoc {
   return { _id: orgId, v: 0, requestsPerSecond: null, maxConcurrency: null, rateCleared: false, overrides: [] };
@@ -42,15 +45,19 @@ export async function readLimitSettings(stores: LimitsStores, orgId: string): Pr
 export type LimitChangeSettings = Pick<Config, 'readCacheMs'>;
 
 /**
- * The settings every request is admitted under, through one app's read cache (see readCache.ts):
- * every organization's refreshes of a few milliseconds go to the store as one find. The app's
- * composition root builds one (core/deps.ts).
+ * The settings every request is admitted under, as fresh as one app's read cache keeps them
+ * (see readCache.ts). An organization the app's directory of organizations with settings of their
+ * own does not list is at the defaults without a read (limitSettingsDirectory.ts); the others'
+ * settings are read through the cache, every organization's refreshes of a few milliseconds as
+ * one find. The app's composition root builds one (core/deps.ts).
  */
 export class LimitSettingsReads {
   private readonly reads = new ReadCache<LimitSettingsDoc>();
   private readonly lookups: GatheredReads<LimitSettingsDoc>;
+  private readonly directory: LimitSettingsDirectory;
 
-  constructor(limits: LimitsStore) {
+  constructor(limits: LimitsStore, clock?: () => number) {
+    this.directory = new LimitSettingsDirectory(limits, clock);
     this.lookups = new GatheredReads<LimitSettingsDoc>(
       async (orgIds) => {
         const docs = await limits.limitSettingsOf(orgIds);
@@ -62,6 +69,18 @@ export class LimitSettingsReads {
   }
 
   get(settings: Pick<Config, 'readCacheMs'>, orgId: string): Promise<LimitSettingsDoc> {
+    const atDefaults = this.directory.atDefaults(orgId, settings.readCacheMs);
+    if (atDefaults === true) return Promise.resolve(emptySettings(orgId));
+    if (atDefaults === false) return this.read(settings, orgId);
+    return atDefaults.then((known) => (known ? emptySettings(orgId) : this.read(settings, orgId)));
+  }
+
+  /** Keeps the directory fresh until stopped, requests or not (an API replica, api/server.ts). */
+  keepDirectoryCurrent(settings: Pick<Config, 'readCacheMs'>): { stop: () => void } {
+    return this.directory.keepCurrent(settings.readCacheMs);
+  }
+
+  private read(settings: Pick<Config, 'readCacheMs'>, orgId: string): Promise<LimitSettingsDoc> {
     return this.reads.get(orgId, settings.readCacheMs, async (gatherMs) => withDefaults(orgId, await this.lookups.read(orgId, gatherMs)));
   }
 }
@@ -139,6 +158,8 @@ async function updateSettings(
     const next = change(structuredClone(current));
     const { _id: _ignored, v: _v, ...fields } = next;
     if (await commitNextVersion(store, orgId, current.v, fields, new Date(now()))) {
+      // After the settings are stored: a replica that reads the new mark finds them in its next list.
+      await stores.limits.markLimitSettingsChanged();
       await waitUntilReadCachesExpire(settings.readCacheMs);
       return { ...next, v: current.v + 1 };
     }

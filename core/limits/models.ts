@@ -29,6 +29,15 @@ export interface LimitSettingsVersionRecord {
 }
 
 /**
+ * The mark every limit settings change rewrites (one document): a replica that read the same
+ * token as before knows no organization's settings changed in between (limitSettingsDirectory.ts).
+ */
+export interface LimitSettingsMarkRecord {
+  _id: string;
+  token: string;
+}
+
+/**
  * Window slots and lease slots live in one collection, so that the two unique inserts a request
  * makes at once (its window slot and its lease) travel to the store as one command. A window
  * slot carries its second `s` (old windows are swept by it); a lease slot its organization, slot
@@ -80,6 +89,7 @@ const limitSettingsSchema = new Schema<LimitSettingsDoc>(
   },
   { versionKey: false },
 );
+const limitSettingsMarkSchema = new Schema<LimitSettingsMarkRecord>({ _id: String, token: String }, { versionKey: false });
 const limitSettingsVersionSchema = new Schema<LimitSettingsVersionRecord>(
   { _id: String, doc: String, v: Number, state: Schema.Types.Mixed, at: Date },
   { versionKey: false },
@@ -92,5 +102,6 @@ export function limitsModels(connection: Connection) {
     minuteCapLogs: boundModel<CapLogRecord>(connection, 'MinuteCapLog', capLogSchema, 'minute_cap_logs'),
     limitSettings: boundModel<LimitSettingsDoc>(connection, 'LimitSettings', limitSettingsSchema, 'limit_settings'),
     limitSettingsVersions: boundModel<LimitSettingsVersionRecord>(connection, 'LimitSettingsVersion', limitSettingsVersionSchema, 'limit_settings_versions'),
+    limitSettingsMarks: boundModel<LimitSettingsMarkRecord>(connection, 'LimitSettingsMark', limitSettingsMarkSchema, 'limit_settings_marks'),
   };
 }

@@ -1,10 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import type { Connection } from 'mongoose';
+import { isDuplicateKeyError } from '../store/duplicateKey';
 import { GroupedInserts } from '../store/groupedInserts';
 import { insertOnce } from '../store/inserts';
 import { typedCollection } from '../store/typedCollection';
 import type { VersionClaim, VersionedDoc, VersionedStore } from '../store/versionedDocument';
 import type { LimitSettingsDoc } from './limitSettingsRecord';
-import { limitsModels, type CapLogRecord } from './models';
+import { limitsModels, type CapLogRecord, type LimitSettingsMarkRecord } from './models';
 
 export type { CapLogRecord } from './models';
 
@@ -28,6 +30,9 @@ export interface LeaseSlotRecord {
 }
 type SlotRecord = WindowSlotRecord | LeaseSlotRecord;
 
+/** The one document of `limit_settings_marks`. */
+const LIMIT_SETTINGS_MARK = 'limit_settings';
+
 /** The limits area's store on the root's connection (core/deps.ts `createStores`). */
 export function createLimitsStore(connection: Connection) {
   const models = limitsModels(connection);
@@ -36,6 +41,7 @@ export function createLimitsStore(connection: Connection) {
   const leases = typedCollection<LeaseSlotRecord>(models.admissionSlots);
   const capLogs = typedCollection<CapLogRecord>(models.minuteCapLogs);
   const settings = typedCollection<LimitSettingsDoc>(models.limitSettings);
+  const marks = typedCollection<LimitSettingsMarkRecord>(models.limitSettingsMarks);
   const versions: VersionedStore = {
     documents: typedCollection<VersionedDoc>(models.limitSettings),
     claims: typedCollection<VersionClaim>(models.limitSettingsVersions),
@@ -137,6 +143,26 @@ export function createLimitsStore(connection: Connection) {
 
     limitSettingsOf(orgIds: string[]): Promise<LimitSettingsDoc[]> {
       return settings.find({ _id: { $in: orgIds } }).toArray();
+    },
+
+    /** Every organization with a stored settings document (a scan of the collection: few organizations have one). */
+    async organizationsWithLimitSettings(): Promise<string[]> {
+      return (await settings.find({}, { projection: { _id: 1 } }).toArray()).map((d) => d._id);
+    },
+
+    /** The token of the limit settings' change mark, null before the first change. */
+    async limitSettingsMark(): Promise<string | null> {
+      return (await marks.findOne({ _id: LIMIT_SETTINGS_MARK }))?.token ?? null;
+    },
+
+    /** Writes a new token to the change mark: whoever read another token reloads the directory. */
+    async markLimitSettingsChanged(): Promise<void> {
+      try {
+        await marks.updateOne({ _id: LIMIT_SETTINGS_MARK }, { $set: { token: randomUUID() } }, { upsert: true });
+      } catch (err) {
+        // Two first marks at once: the other's token, written after this writer's change, marks it too.
+        if (!isDuplicateKeyError(err)) throw err;
+      }
     },
 
     /** The versioned compare-and-set store of limit settings (see versionedDocument.ts). */

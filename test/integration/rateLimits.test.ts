@@ -15,6 +15,9 @@ describe('creditHeaders', () => {
 describe('limitSettingsConcurrency', () => {
   require('./limitSettingsConcurrency.cases');
 });
+describe('limitSettingsDirectory', () => {
+  require('./limitSettingsDirectory.cases');
+});
 describe('rateLimitAnswers', () => {
   require('./rateLimitAnswers.cases');
 });

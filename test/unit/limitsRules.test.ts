@@ -438,3 +438,7 @@ describe('RateLimit headers (IETF draft syntax)', () => {
     ]);
   });
 });
+
+describe('limitSettingsDirectory', () => {
+  require('./limitSettingsDirectory.cases');
+});
