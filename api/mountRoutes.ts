@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { CreditDeps } from '../core/credits/credits';
 import type { Deps } from '../core/deps';
 import type { KeyPrincipal } from '../core/keys/apiKeys';
@@ -64,10 +64,13 @@ async function answer(ctx: Context, spec: RouteSpec, principal: KeyPrincipal, ex
   }
 }
 
-/** `deps.usage`: the app's usage counters, which count every operation run. */
-export function mountRoutes(router: Router, specs: readonly RouteSpec[], deps: Deps): void {
+/**
+ * `deps.usage`: the app's usage counters, which count every operation run. `before`: middleware
+ * every route runs first, in order (the /v1 router's authentication and admission).
+ */
+export function mountRoutes(router: Router, specs: readonly RouteSpec[], deps: Deps, before: readonly Middleware[] = []): void {
   const execute = createOperationExecutor(operationRegistry(specs), deps, undefined, deps.usage);
   for (const spec of specs) {
-    router.register(spec.path, [spec.method], [(ctx: Context) => runOverHttp(ctx, spec, execute, deps)], { name: spec.operation });
+    router.register(spec.path, [spec.method], [...before, (ctx: Context) => runOverHttp(ctx, spec, execute, deps)], { name: spec.operation });
   }
 }
