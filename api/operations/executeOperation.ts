@@ -102,7 +102,8 @@ export function operationDepsOf(deps: Deps): (bindings: Record<string, string>) 
   };
 }
 
-async function runValidated<N extends string>(
+/** Throws a request it refuses before anything runs; the run itself is the promise it returns. */
+function runValidated<N extends string>(
   spec: RouteSpec<ZodType, ZodType, ZodType, N>,
   request: OperationRequest<N>,
   deps: Deps,
@@ -174,7 +175,8 @@ function executeWith<N extends string>(registry: OperationRegistry<N>, deps: Dep
       requireIdempotencyKey(spec, request.idempotencyKey);
       admission ??= await acquire(request.principal);
       requirePermission(request.principal, spec.operation, spec.permission);
-      await admission.admitOperation(operation);
+      const admitting = admission.admitOperation(operation);
+      if (admitting) await admitting;
       result = await runValidated(spec, request, deps, operationDeps);
     } catch (err) {
       count(operation, request.principal, statusOfFailure(err), 0);

@@ -13,7 +13,7 @@ import type { LimitSettingsDoc } from './limitSettingsRecord';
 import { keyScopeChain } from './scopeChain';
 import { admitUnderCap, capLogId, returnCapSlot, type CapTaken } from './minuteCaps';
 import { rateLimitHeaders, type RateLimitState } from './rateLimitHeaders';
-import { operationScopeKey, requestScopeKey, type Lease, type StoreAdmission, type WindowTaken } from './requestAdmission';
+import { operationScopeKey, type Lease, type StoreAdmission, type WindowTaken } from './requestAdmission';
 import { secondsUntilNextWindow } from './strictWindow';
 import type { Logger } from '../observability/logger';
 import { admissionRefusals } from '../observability/metrics';
@@ -29,8 +29,11 @@ import { retryLater, type Problem } from '../problems';
  * and gives back whatever the request had taken so far.
  */
 export interface AdmissionHandle<N extends string = OperationName> {
-  /** The operation's own admission; throws `rate_limited` (having given back its slots) when refused. */
-  admitOperation: (operation: N) => Promise<void>;
+  /**
+   * The operation's own admission; rejects with `rate_limited` (having given back its slots) when
+   * refused. Undefined when there was nothing to take: no own rate, no override.
+   */
+  admitOperation: (operation: N) => Promise<void> | undefined;
   /** `RateLimit-Policy` and `RateLimit` for every limit the request was held to so far. */
   rateLimitHeaders: () => Record<string, string>;
   /** Gives back the in-flight lease; later calls do nothing. */
@@ -113,7 +116,13 @@ class HeldAdmission implements AdmissionHandle {
     this.admission.releaseLease(this.lease);
   }
 
-  async admitOperation(operation: OperationName): Promise<void> {
+  admitOperation(operation: OperationName): Promise<void> | undefined {
+    // Most operations have no rate of their own and most organizations no override: nothing to take.
+    if (ownRequestsPerSecond(operation) === undefined && this.settings.overrides.length === 0) return undefined;
+    return this.admitOperationUnderLimits(operation);
+  }
+
+  private async admitOperationUnderLimits(operation: OperationName): Promise<void> {
     const orgId = this.principal.orgId;
     const overrides = applicableOverrides(this.settings, operation, principalScopes(this.principal));
     if (overrides.block) {
@@ -190,13 +199,10 @@ async function acquireAdmission(
 ): Promise<AdmissionHandle> {
   const settings = await limitSettings.get(config, principal.orgId);
   const org = organizationLimits(settings);
-  const result = await admission.admitRequest({
-    orgId: principal.orgId,
-    requestsPerSecond: org.requestsPerSecond,
-    maxConcurrency: org.maxConcurrency,
-    leaseTtlMs,
-  });
-  const baselineKey = requestScopeKey(principal.orgId);
+  const request = { orgId: principal.orgId, requestsPerSecond: org.requestsPerSecond, maxConcurrency: org.maxConcurrency, leaseTtlMs };
+  // Blocks this app holds answer most requests of a raised limit at once; the rest ask the store.
+  const result = admission.admitRequestNow(request) ?? (await admission.admitRequest(request));
+  const baselineKey = admission.requestScopeKeyOf(principal.orgId);
   const limits: HeldLimit[] = [
     { kind: 'window', policy: 'baseline', scopeKey: baselineKey, quota: org.requestsPerSecond, refused: !result.admitted && result.reason === 'request_rate' },
     { kind: 'in_flight', quota: org.maxConcurrency, refused: !result.admitted && result.reason === 'in_flight' },
