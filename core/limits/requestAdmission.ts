@@ -98,6 +98,11 @@ interface OrganizationNames {
   leaseSlotIds?: readonly string[];
 }
 
+/** A request's place in a lease block (named field by field: a spread of the block's lease costs more than the rest of a fast admission). */
+function leaseInBlock(block: LeaseBlock): Lease {
+  return { slotId: block.lease.slotId, token: block.lease.token, block };
+}
+
 /** The store slot of a window block: the first slot's id, marked with the block's size. */
 function blockSlotId(scopeKey: string, second: number, size: number, index: number): string {
   return `${windowSlotId(scopeKey, second, index)}:b${size}`;
@@ -327,7 +332,7 @@ export class StoreAdmission {
     if (leaseBlockSize(limit) > 1) {
       const got = await this.leaseBlocks.acquire(orgId, limit, ttlMs, now);
       if (!got.admitted) return { admitted: false, retryAfterSeconds: got.retryAfterSeconds, held: limit };
-      return { admitted: true, lease: { ...got.block.lease, block: got.block } };
+      return { admitted: true, lease: leaseInBlock(got.block) };
     }
     const got = await this.acquireStoreLease(orgId, limit, ttlMs, now);
     return got.admitted ? { admitted: true, lease: got.lease } : got;
@@ -471,7 +476,7 @@ export class StoreAdmission {
     }
     this.noteBlockWindowLeft(scopeKey, second, input.requestsPerSecond - got.count);
     const w = this.admittedFromBlock(got, input.requestsPerSecond);
-    return { admitted: true, lease: { ...block.lease, block }, taken: w.taken, limit: w.limit, count: w.count };
+    return { admitted: true, lease: leaseInBlock(block), taken: w.taken, limit: w.limit, count: w.count };
   }
 
   /**
