@@ -110,8 +110,8 @@ function v1Directly(v1: Router): Koa.Middleware {
 
 /**
  * The whole middleware chain, in order, in one place:
- * request id → the request's logger → access log/metrics → problem documents → well-formed Host → browser origins → a /v1/ path
- * goes straight to the /v1 router, any other on to: unauthenticated probes and API
+ * request id → the request's logger → access log/metrics → problem documents → well-formed Host → a /v1/ path goes straight
+ * to the /v1 router, any other on to: browser origins → unauthenticated probes and API
  * reference → OAuth token endpoint, discovery and JWKS, the organization console (its own session guard), and the MCP tool server at /tools (own
  * bearer-token validation, never API keys) → the /v1 router (authenticate → Idempotency-Key of idempotent routes → baseline admission →
  * principal guard → route: permission → operation admission → body → validation → idempotency →
@@ -130,13 +130,14 @@ export function createApp({ deps, probes }: AppParts): Koa {
   app.use(problemDocuments());
   app.use(wellFormedHost());
 
+  // Before browserOrigins, which applies to no /v1/ path.
+  const v1 = v1Router(deps, v1Routes);
+  app.use(v1Directly(v1));
+
   // Browser clients (MCP Inspector, web apps) reach the tool server and the OAuth endpoints they
   // call only from allowed origins; preflights are answered before any authentication.
   const ownOrigins = [config.baseUrl, config.authUrl, config.mcpUrl].map((u) => new URL(u).origin);
   app.use(browserOrigins({ rules: originRules([...new Set([...ownOrigins, ...config.allowedOrigins])]), applies: isBrowserClientPath }));
-
-  const v1 = v1Router(deps, v1Routes);
-  app.use(v1Directly(v1));
 
   const health = healthRouter(probes, { enabled: config.metricsEnabled, token: config.metricsToken });
   app.use(health.routes());

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { requireIdempotencyKey } from '../operations/idempotentRun';
 import type { RouteSpec } from '../routeSpec';
-import { matchedRoute, type MatchedLayer } from '../matchedRoute';
+import { matchedLayer, type MatchedLayer } from '../matchedRoute';
 
 /**
  * /v1 middleware between authentication and baseline admission: a request to an idempotent
@@ -9,10 +9,11 @@ import { matchedRoute, type MatchedLayer } from '../matchedRoute';
  * is answered before admission could answer 429, and takes no slot.
  */
 export function idempotencyKeyBeforeAdmission(routes: readonly RouteSpec[]): Middleware {
-  const idempotent = new Set(routes.filter((r) => r.idempotent).map((r) => `${r.method} ${r.path}`));
+  // By the matched route's name, its operation (mountRoutes registers it so): one operation, one route.
+  const idempotent = new Set<string>(routes.filter((r) => r.idempotent).map((r) => r.operation));
   return (ctx, next) => {
-    const route = matchedRoute(ctx.matched as MatchedLayer[] | undefined, ctx.method);
-    if (route && idempotent.has(`${ctx.method} ${route}`)) requireIdempotencyKey({ idempotent: true }, ctx.get('Idempotency-Key') || undefined);
+    const operation = matchedLayer(ctx.matched as MatchedLayer[] | undefined, ctx.method)?.name;
+    if (operation && idempotent.has(operation)) requireIdempotencyKey({ idempotent: true }, ctx.get('Idempotency-Key') || undefined);
     return next();
   };
 }
