@@ -98,7 +98,7 @@ export function v1Router(deps: Deps, routes: RouteSpec[]): Router {
  * The other surfaces' routers (probes, reference, OAuth, console, tool server) serve no path
  * under /v1/, so a /v1/ request goes from here to the /v1 router and ends there: each of the
  * others would match every route of its own against the path, on the busiest road for nothing.
- * Any other path passes on, and meets the /v1 router where it always did, last.
+ * Any other path passes on and meets the /v1 router last.
  */
 function v1Directly(v1: Router): Koa.Middleware {
   // The router's middleware takes the app's context (Koa.use accepts it so).
