@@ -78,19 +78,15 @@ export function v1Router(deps: Deps, routes: RouteSpec[]): Router {
   const v1 = new Router(ROUTER_OPTIONS);
   // In each route rather than the router's `use`: the router runs `use` layers only for a request
   // a route matched anyway, and matches and composes each of them again on every request.
-  const beforeEveryRoute = [
-    authenticate(
-      config,
-      deps.keyReads,
-      failedAuthenticationLimit(config, deps.addressLimits),
-      new KeyUseRecorder(deps.logger, gatheredKeyUseWrite(deps.stores), deps.now),
-      deps.now,
-    ),
-    idempotencyKeyBeforeAdmission(routes),
-    baselineAdmission(admissionUnder(deps), usage),
-    requirePrincipal,
-  ];
-  mountRoutes(v1, routes, deps, beforeEveryRoute);
+  const authenticated = authenticate(
+    config,
+    deps.keyReads,
+    failedAuthenticationLimit(config, deps.addressLimits),
+    new KeyUseRecorder(deps.logger, gatheredKeyUseWrite(deps.stores), deps.now),
+    deps.now,
+  );
+  const admitted = baselineAdmission(admissionUnder(deps), usage);
+  mountRoutes(v1, routes, deps, (spec) => [authenticated, ...idempotencyKeyBeforeAdmission(spec), admitted, requirePrincipal]);
   return v1;
 }
 

@@ -65,12 +65,12 @@ async function answer(ctx: Context, spec: RouteSpec, principal: KeyPrincipal, ex
 }
 
 /**
- * `deps.usage`: the app's usage counters, which count every operation run. `before`: middleware
- * every route runs first, in order (the /v1 router's authentication and admission).
+ * `deps.usage`: the app's usage counters, which count every operation run. `before`: the
+ * middleware a route runs first, in order (the /v1 router's authentication and admission).
  */
-export function mountRoutes(router: Router, specs: readonly RouteSpec[], deps: Deps, before: readonly Middleware[] = []): void {
+export function mountRoutes(router: Router, specs: readonly RouteSpec[], deps: Deps, before: (spec: RouteSpec) => Middleware[] = () => []): void {
   const execute = createOperationExecutor(operationRegistry(specs), deps, undefined, deps.usage);
   for (const spec of specs) {
-    router.register(spec.path, [spec.method], [...before, (ctx: Context) => runOverHttp(ctx, spec, execute, deps)], { name: spec.operation });
+    router.register(spec.path, [spec.method], [...before(spec), (ctx: Context) => runOverHttp(ctx, spec, execute, deps)], { name: spec.operation });
   }
 }
