@@ -22,6 +22,7 @@ import { oauthRouter } from './oauth/router';
 import { publicOpenApi } from './reference/publicDocument';
 import { referenceRouter } from './reference/referencePage';
 import { mountRoutes } from './mountRoutes';
+import { rememberMatches } from './rememberedMatches';
 import type { RouteSpec } from './routeSpec';
 import { healthRouter, type Probes } from './routes/health';
 import { v1Routes } from './routes/index';
@@ -87,6 +88,7 @@ export function v1Router(deps: Deps, routes: RouteSpec[]): Router {
   );
   const admitted = baselineAdmission(admissionUnder(deps), usage);
   mountRoutes(v1, routes, deps, (spec) => [authenticated, ...idempotencyKeyBeforeAdmission(spec), admitted, requirePrincipal]);
+  rememberMatches(v1);
   return v1;
 }
 
