@@ -145,7 +145,7 @@ export type TakeLeaseBlock = (
 /**
  * In-flight lease blocks this process holds per organization. A request takes a place in a held
  * block that has at least half its lease time left; a block whose last request finished is
- * kept a moment (up to `lingerMs`) for the next one, then given back to the store if it is idle.
+ * kept a moment (`lingerMs`) for the next one, then given back to the store.
  */
 export class LeaseBlockPool {
   private readonly pools = new Map<string, LeaseBlock[]>();
@@ -198,6 +198,8 @@ export class LeaseBlockPool {
     for (const b of pool) {
       if (b.inUse >= b.capacity || b.expiresAt - t <= ttlMs / 2) continue;
       b.inUse++;
+      if (b.linger) clearTimeout(b.linger);
+      b.linger = undefined;
       return b;
     }
     return undefined;
@@ -213,16 +215,13 @@ export class LeaseBlockPool {
     if (block.inUse > 0) return;
     const stale = block.expiresAt <= now;
     if (stale || this.lingerMs <= 0) return this.drop(block);
-    // One timer from the moment it first fell idle, not one per release: under load a block falls
-    // idle and is taken again between most requests.
-    if (!block.linger) this.lingerThenDrop(block);
+    this.lingerThenDrop(block);
   }
 
-  /** Keeps an idle block `lingerMs` for the next request, then gives it back unless a request is using it. */
+  /** Keeps an idle block `lingerMs` for the next request (acquire cancels this), then gives it back. */
   private lingerThenDrop(block: LeaseBlock): void {
     if (block.linger) clearTimeout(block.linger);
     block.linger = setTimeout(() => {
-      block.linger = undefined;
       if (block.inUse === 0) this.drop(block);
     }, this.lingerMs);
     block.linger.unref?.();
