@@ -22,6 +22,7 @@ import { oauthRouter } from './oauth/router';
 import { publicOpenApi } from './reference/publicDocument';
 import { referenceRouter } from './reference/referencePage';
 import { mountRoutes } from './mountRoutes';
+import { rememberMatches } from './rememberedMatches';
 import type { RouteSpec } from './routeSpec';
 import { healthRouter, type Probes } from './routes/health';
 import { v1Routes } from './routes/index';
@@ -68,44 +69,47 @@ export const requirePrincipal: Koa.Middleware = (ctx, next) => {
 };
 
 /**
- * The /v1 router: authentication, baseline admission and the principal guard are middleware of
- * the router itself, so they run for every request a /v1 route matches, whatever else the app
+ * The /v1 router: authentication, baseline admission and the principal guard run first in each
+ * of its routes, so they run for every request a /v1 route matches, whatever else the app
  * mounts. A path no route matches exactly (`/V1/…`, `/v1/whoami/`, `//v1/…`, `/v1%2F…`,
  * `/v1/./…`) reaches no handler: 404.
  */
 export function v1Router(deps: Deps, routes: RouteSpec[]): Router {
   const { config, usage } = deps;
   const v1 = new Router(ROUTER_OPTIONS);
-  v1.use(
-    authenticate(
-      config,
-      deps.keyReads,
-      failedAuthenticationLimit(config, deps.addressLimits),
-      new KeyUseRecorder(deps.logger, gatheredKeyUseWrite(deps.stores), deps.now),
-      deps.now,
-    ),
-    idempotencyKeyBeforeAdmission(routes),
-    baselineAdmission(admissionUnder(deps), usage),
-    requirePrincipal,
+  // In each route rather than the router's `use`: the router runs `use` layers only for a request
+  // a route matched anyway, and matches and composes each of them again on every request.
+  const authenticated = authenticate(
+    config,
+    deps.keyReads,
+    failedAuthenticationLimit(config, deps.addressLimits),
+    new KeyUseRecorder(deps.logger, gatheredKeyUseWrite(deps.stores), deps.now),
+    deps.now,
   );
-  mountRoutes(v1, routes, deps);
+  const admitted = baselineAdmission(admissionUnder(deps), usage);
+  mountRoutes(v1, routes, deps, (spec) => [authenticated, ...idempotencyKeyBeforeAdmission(spec), admitted, requirePrincipal]);
+  rememberMatches(v1);
   return v1;
 }
 
 /**
  * The other surfaces' routers (probes, reference, OAuth, console, tool server) serve no path
- * under /v1/, so a /v1 request skips them: each router matches every route of its own against
- * the path, on the busiest road for nothing.
+ * under /v1/, so a /v1/ request goes from here to the /v1 router and ends there: each of the
+ * others would match every route of its own against the path, on the busiest road for nothing.
+ * Any other path passes on and meets the /v1 router last.
  */
-function outsideV1<C extends Koa.Context>(middleware: ((ctx: C, next: Koa.Next) => unknown) & { router?: Router }): Koa.Middleware {
-  const skipping: Koa.Middleware = (ctx, next) => (ctx.path.startsWith('/v1/') ? next() : middleware(ctx as C, next));
-  // Whoever lists the app's routes (the OpenAPI document's completeness test) still finds the router.
-  return Object.assign(skipping, { router: middleware.router });
+function v1Directly(v1: Router): Koa.Middleware {
+  // The router's middleware takes the app's context (Koa.use accepts it so).
+  const routes = v1.routes() as unknown as Koa.Middleware;
+  const allowedMethods = v1.allowedMethods() as unknown as Koa.Middleware;
+  const nothingAfter = () => Promise.resolve();
+  return (ctx, next) => (ctx.path.startsWith('/v1/') ? routes(ctx, () => allowedMethods(ctx, nothingAfter)) : next());
 }
 
 /**
  * The whole middleware chain, in order, in one place:
- * request id → the request's logger → access log/metrics → problem documents → well-formed Host → unauthenticated probes and API
+ * request id → the request's logger → access log/metrics → problem documents → well-formed Host → a /v1/ path goes straight
+ * to the /v1 router, any other on to: browser origins → unauthenticated probes and API
  * reference → OAuth token endpoint, discovery and JWKS, the organization console (its own session guard), and the MCP tool server at /tools (own
  * bearer-token validation, never API keys) → the /v1 router (authenticate → Idempotency-Key of idempotent routes → baseline admission →
  * principal guard → route: permission → operation admission → body → validation → idempotency →
@@ -124,15 +128,19 @@ export function createApp({ deps, probes }: AppParts): Koa {
   app.use(problemDocuments());
   app.use(wellFormedHost());
 
+  // Before browserOrigins, which applies to no /v1/ path.
+  const v1 = v1Router(deps, v1Routes);
+  app.use(v1Directly(v1));
+
   // Browser clients (MCP Inspector, web apps) reach the tool server and the OAuth endpoints they
   // call only from allowed origins; preflights are answered before any authentication.
   const ownOrigins = [config.baseUrl, config.authUrl, config.mcpUrl].map((u) => new URL(u).origin);
   app.use(browserOrigins({ rules: originRules([...new Set([...ownOrigins, ...config.allowedOrigins])]), applies: isBrowserClientPath }));
 
   const health = healthRouter(probes, { enabled: config.metricsEnabled, token: config.metricsToken });
-  app.use(outsideV1(health.routes()));
+  app.use(health.routes());
 
-  app.use(outsideV1(referenceRouter(() => publicOpenApi(config)).routes()));
+  app.use(referenceRouter(() => publicOpenApi(config)).routes());
 
   const oauth = oauthRouter(config, {
     signingKeys: deps.signingKeys,
@@ -143,12 +151,11 @@ export function createApp({ deps, probes }: AppParts): Koa {
     stores: deps.stores,
     purposeKeys: deps.purposeKeys,
   });
-  app.use(outsideV1(oauth.routes()));
-  app.use(outsideV1(oauth.allowedMethods()));
-  app.use(outsideV1(consoleOnFirstVisit(deps)));
-  app.use(outsideV1(toolServerRouter(deps, v1Routes).routes()));
+  app.use(oauth.routes());
+  app.use(oauth.allowedMethods());
+  app.use(consoleOnFirstVisit(deps));
+  app.use(toolServerRouter(deps, v1Routes).routes());
 
-  const v1 = v1Router(deps, v1Routes);
   app.use(v1.routes());
   app.use(v1.allowedMethods());
   return app;

@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { CreditDeps } from '../core/credits/credits';
 import type { Deps } from '../core/deps';
 import type { KeyPrincipal } from '../core/keys/apiKeys';
@@ -19,14 +19,14 @@ const NO_BODY: ReadBody = { value: undefined, raw: Buffer.alloc(0) };
  * Idempotency-Key header, path and query parameters) and runs the operation through the
  * executor, holding the baseline admission the /v1 chain took for this request.
  */
-async function runOverHttp(ctx: Context, spec: RouteSpec, execute: ExecuteOperation, deps: CreditDeps): Promise<void> {
+function runOverHttp(ctx: Context, spec: RouteSpec, execute: ExecuteOperation, deps: CreditDeps): Promise<unknown> {
   const principal = ctx.state.principal as KeyPrincipal | undefined;
   if (!principal) throw new Problem('missing_api_key', 'Send your API key as `Authorization: Bearer <API_KEY>`.');
-  if (!spec.paid) {
-    await answer(ctx, spec, principal, execute);
-    return;
-  }
-  // Every answer of a paid operation, refusals and failures included, says what it cost.
+  return spec.paid ? answerPaid(ctx, spec, principal, execute, deps) : answer(ctx, spec, principal, execute);
+}
+
+/** Every answer of a paid operation, refusals and failures included, says what it cost. */
+async function answerPaid(ctx: Context, spec: RouteSpec, principal: KeyPrincipal, execute: ExecuteOperation, deps: CreditDeps): Promise<void> {
   let charged: number;
   try {
     charged = await answer(ctx, spec, principal, execute);
@@ -55,7 +55,7 @@ async function answer(ctx: Context, spec: RouteSpec, principal: KeyPrincipal, ex
       admission,
     });
     ctx.status = result.status;
-    for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
+    if (result.headers) ctx.set(result.headers);
     if (result.body !== undefined) ctx.body = result.body;
     return result.creditsCharged ?? 0;
   } finally {
@@ -64,10 +64,13 @@ async function answer(ctx: Context, spec: RouteSpec, principal: KeyPrincipal, ex
   }
 }
 
-/** `deps.usage`: the app's usage counters, which count every operation run. */
-export function mountRoutes(router: Router, specs: readonly RouteSpec[], deps: Deps): void {
+/**
+ * `deps.usage`: the app's usage counters, which count every operation run. `before`: the
+ * middleware a route runs first, in order (the /v1 router's authentication and admission).
+ */
+export function mountRoutes(router: Router, specs: readonly RouteSpec[], deps: Deps, before: (spec: RouteSpec) => Middleware[] = () => []): void {
   const execute = createOperationExecutor(operationRegistry(specs), deps, undefined, deps.usage);
   for (const spec of specs) {
-    router.register(spec.path, [spec.method], [(ctx: Context) => runOverHttp(ctx, spec, execute, deps)], { name: spec.operation });
+    router.register(spec.path, [spec.method], [...before(spec), (ctx: Context) => runOverHttp(ctx, spec, execute, deps)], { name: spec.operation });
   }
 }

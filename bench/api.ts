@@ -402,6 +402,11 @@ async function measureAll(dir: string, stops: BenchStops): Promise<BenchFigure[]
         met: ceilingReached,
       },
       { measure: 'capacity ratio (whoami / bare)', figure: ratio.toFixed(2), target: `>= ${TARGET_CAPACITY_RATIO}, bare at its ceiling`, met: ratioMet },
+      // What a change to the request path is compared by: requests per second move with the machine's load.
+      {
+        measure: 'capacity: API CPU per 1,000 requests',
+        figure: `api ${perThousand(capacityApi.cpuSeconds.api, capacityApi.load.requests)}, bare ${perThousand(capacityBare.cpuSeconds.bare, capacityBare.load.requests)}`,
+      },
     );
   }
   if (usageOrgs.length) {

@@ -82,11 +82,12 @@ export function pathIds(route: string, path: string): Record<string, string> {
  */
 export function accessLog(): Middleware {
   return async (ctx, next) => {
-    const started = process.hrtime.bigint();
+    // A double, not hrtime's BigInt: one allocation less per request, at a microsecond's resolution.
+    const started = performance.now();
     try {
       await next();
     } finally {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const seconds = (performance.now() - started) / 1e3;
       const route = matchedRoute((ctx as unknown as { matched?: MatchedLayer[] }).matched, ctx.method) ?? 'unmatched';
       const code = ctx.state.problemCode ?? '';
       httpRequests.inc({ route, method: ctx.method, status: String(ctx.status), code });

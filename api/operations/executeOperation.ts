@@ -102,7 +102,21 @@ export function operationDepsOf(deps: Deps): (bindings: Record<string, string>) 
   };
 }
 
-async function runValidated<N extends string>(
+/** A change's run: the state before it, the handler, and the audit entry of what it did. */
+async function runAudited(
+  audit: NonNullable<RouteSpec['audit']>,
+  handler: RouteSpec['handler'],
+  input: RouteInput<unknown, unknown, unknown>,
+  clientAddress: string | undefined,
+): Promise<OperationResult> {
+  const before = audit.before ? await audit.before(input) : null;
+  const result = await handler(input as never);
+  await recordOperationAudit(audit, input, result, before, clientAddress);
+  return result;
+}
+
+/** Throws a request it refuses before anything runs; the run itself is the promise it returns. */
+function runValidated<N extends string>(
   spec: RouteSpec<ZodType, ZodType, ZodType, N>,
   request: OperationRequest<N>,
   deps: Deps,
@@ -123,16 +137,15 @@ async function runValidated<N extends string>(
     params,
     requestId: request.requestId,
   };
-  const run = async (): Promise<OperationResult> => {
+  // Not itself async: the handler's own promise is the run's (a promise returned from an async
+  // function costs the request more turns of the microtask queue).
+  const run = (): Promise<OperationResult> => {
     if (spec.body) {
       if (request.body === undefined) throw validationFailed([{ field: 'body', message: 'a JSON body is required' }]);
       input.body = parseWith(spec.body, request.body, '');
     }
     if (!spec.audit) return spec.handler(input as never);
-    const before = spec.audit.before ? await spec.audit.before(input) : null;
-    const result = await spec.handler(input as never);
-    await recordOperationAudit(spec.audit, input, result, before, request.clientAddress);
-    return result;
+    return runAudited(spec.audit, spec.handler, input, request.clientAddress);
   };
   if (!spec.idempotent) return run();
   const call = { idempotencyKey: request.idempotencyKey, method: spec.method, path: operationPath(spec, rawParams) };
@@ -174,7 +187,8 @@ function executeWith<N extends string>(registry: OperationRegistry<N>, deps: Dep
       requireIdempotencyKey(spec, request.idempotencyKey);
       admission ??= await acquire(request.principal);
       requirePermission(request.principal, spec.operation, spec.permission);
-      await admission.admitOperation(operation);
+      const admitting = admission.admitOperation(operation);
+      if (admitting) await admitting;
       result = await runValidated(spec, request, deps, operationDeps);
     } catch (err) {
       count(operation, request.principal, statusOfFailure(err), 0);

@@ -43,6 +43,8 @@ export interface WindowBlock {
   size: number;
   limit: number;
   left: number;
+  /** The block's slot in the store, named once by whoever took it (requestAdmission.ts). */
+  slotId?: string;
 }
 
 /** A store write that takes block `index` of a scope's window for `second`, or finds it taken. */
@@ -62,16 +64,21 @@ export class WindowBlockPool {
 
   constructor(private readonly take: TakeWindowBlock) {}
 
+  /** One admission from the block held for `second`, without waiting; undefined when that needs the store (or the window is full). */
+  admitNow(scopeKey: string, limit: number, second: number): { block: WindowBlock; count: number } | undefined {
+    const b = this.held.get(scopeKey);
+    if (!b || b.second !== second || b.limit !== limit || b.left <= 0) return undefined;
+    b.left--;
+    return { block: b, count: b.index * b.size + (blockCapacity(limit, b.size, b.index) - b.left) };
+  }
+
   /** One admission from a held block, taking a new block when needed; undefined when the window is full. */
   async admit(scopeKey: string, limit: number, second: () => number): Promise<{ block: WindowBlock; count: number } | undefined> {
     const size = windowBlockSize(limit);
     for (let rounds = 0; rounds < 1000; rounds++) {
       const s = second();
-      const b = this.held.get(scopeKey);
-      if (b && b.second === s && b.limit === limit && b.left > 0) {
-        b.left--;
-        return { block: b, count: b.index * size + (blockCapacity(limit, size, b.index) - b.left) };
-      }
+      const held = this.admitNow(scopeKey, limit, s);
+      if (held) return held;
       let pending = this.taking.get(scopeKey);
       if (!pending) {
         pending = this.takeNext(scopeKey, limit, size, s).finally(() => this.taking.delete(scopeKey));
@@ -158,15 +165,8 @@ export class LeaseBlockPool {
   ): Promise<{ admitted: true; block: LeaseBlock } | { admitted: false; retryAfterSeconds: number }> {
     const size = leaseBlockSize(limit);
     for (let rounds = 0; rounds < 1000; rounds++) {
-      const t = now();
-      const pool = this.pools.get(orgId) ?? [];
-      const b = pool.find((x) => x.inUse < x.capacity && x.expiresAt - t > ttlMs / 2);
-      if (b) {
-        b.inUse++;
-        if (b.linger) clearTimeout(b.linger);
-        b.linger = undefined;
-        return { admitted: true, block: b };
-      }
+      const b = this.acquireNow(orgId, ttlMs, now());
+      if (b) return { admitted: true, block: b };
       let pending = this.taking.get(orgId);
       if (!pending) {
         pending = this.take(orgId, blockCount(limit, size), ttlMs, now)
@@ -189,6 +189,20 @@ export class LeaseBlockPool {
       if (!r.admitted) return r;
     }
     return { admitted: false, retryAfterSeconds: 1 };
+  }
+
+  /** A place in a block held with at least half its lease time left, without waiting; undefined when none has room. */
+  acquireNow(orgId: string, ttlMs: number, t: number): LeaseBlock | undefined {
+    const pool = this.pools.get(orgId);
+    if (!pool) return undefined;
+    for (const b of pool) {
+      if (b.inUse >= b.capacity || b.expiresAt - t <= ttlMs / 2) continue;
+      b.inUse++;
+      if (b.linger) clearTimeout(b.linger);
+      b.linger = undefined;
+      return b;
+    }
+    return undefined;
   }
 
   /** In-flight places this process's requests use in an organization's blocks. */

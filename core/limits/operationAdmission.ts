@@ -12,8 +12,8 @@ import {
 import type { LimitSettingsDoc } from './limitSettingsRecord';
 import { keyScopeChain } from './scopeChain';
 import { admitUnderCap, capLogId, returnCapSlot, type CapTaken } from './minuteCaps';
-import { rateLimitHeaders, type RateLimitState } from './rateLimitHeaders';
-import { operationScopeKey, requestScopeKey, type Lease, type StoreAdmission, type WindowTaken } from './requestAdmission';
+import { rateLimitHeader, rateLimitHeaders, rateLimitPolicyHeader, type RateLimitState } from './rateLimitHeaders';
+import { operationScopeKey, type Lease, type StoreAdmission, type WindowTaken } from './requestAdmission';
 import { secondsUntilNextWindow } from './strictWindow';
 import type { Logger } from '../observability/logger';
 import { admissionRefusals } from '../observability/metrics';
@@ -29,8 +29,11 @@ import { retryLater, type Problem } from '../problems';
  * and gives back whatever the request had taken so far.
  */
 export interface AdmissionHandle<N extends string = OperationName> {
-  /** The operation's own admission; throws `rate_limited` (having given back its slots) when refused. */
-  admitOperation: (operation: N) => Promise<void>;
+  /**
+   * The operation's own admission; rejects with `rate_limited` (having given back its slots) when
+   * refused. Undefined when there was nothing to take: no own rate, no override.
+   */
+  admitOperation: (operation: N) => Promise<void> | undefined;
   /** `RateLimit-Policy` and `RateLimit` for every limit the request was held to so far. */
   rateLimitHeaders: () => Record<string, string>;
   /** Gives back the in-flight lease; later calls do nothing. */
@@ -70,6 +73,7 @@ type HeldLimit =
   | { kind: 'cap'; state: RateLimitState };
 
 const IN_FLIGHT_POLICY = 'in_flight';
+const BASELINE_LIMITS = 2;
 
 function stateOf(admission: StoreAdmission, orgId: string, limit: HeldLimit, lease: Lease | undefined): RateLimitState {
   if (limit.kind === 'cap') return limit.state;
@@ -83,6 +87,44 @@ function stateOf(admission: StoreAdmission, orgId: string, limit: HeldLimit, lea
 
 function statesOf(admission: StoreAdmission, orgId: string, limits: HeldLimit[], lease?: Lease): RateLimitState[] {
   return limits.map((l) => stateOf(admission, orgId, l, lease));
+}
+
+/** The limits every request is held to first: its organization's window and in-flight places. */
+function baselineLimits(scopeKey: string, org: OrganizationLimits, refused?: 'request_rate' | 'in_flight'): HeldLimit[] {
+  return [
+    { kind: 'window', policy: 'baseline', scopeKey, quota: org.requestsPerSecond, refused: refused === 'request_rate' },
+    { kind: 'in_flight', quota: org.maxConcurrency, refused: refused === 'in_flight' },
+  ];
+}
+
+/** Organizations' quotas whose baseline RateLimit-Policy is kept; beyond it the list starts again. */
+const KEPT_POLICIES = 1000;
+
+/**
+ * The baseline's RateLimit-Policy at a pair of quotas, made once per pair (most organizations
+ * share the defaults): it names no figure that changes from one request to the next.
+ */
+class BaselinePolicies {
+  private readonly byQuotas = new Map<number, Map<number, string>>();
+  private size = 0;
+
+  of(admission: StoreAdmission, org: OrganizationLimits): string {
+    let byConcurrency = this.byQuotas.get(org.requestsPerSecond);
+    let policy = byConcurrency?.get(org.maxConcurrency);
+    if (policy !== undefined) return policy;
+    if (this.size >= KEPT_POLICIES) {
+      this.byQuotas.clear();
+      this.size = 0;
+      byConcurrency = undefined;
+    }
+    // Read as refused, so that no window or place is looked up: a policy names none of their figures.
+    const limits = baselineLimits('', org).map((l) => (l.kind === 'cap' ? l : { ...l, refused: true }));
+    policy = rateLimitPolicyHeader(statesOf(admission, '', limits));
+    if (!byConcurrency) this.byQuotas.set(org.requestsPerSecond, (byConcurrency = new Map()));
+    byConcurrency.set(org.maxConcurrency, policy);
+    this.size++;
+    return policy;
+  }
 }
 
 class HeldAdmission implements AdmissionHandle {
@@ -99,12 +141,16 @@ class HeldAdmission implements AdmissionHandle {
     baselineWindow: WindowTaken,
     private readonly limits: HeldLimit[],
     private readonly logger: Logger,
+    /** RateLimit-Policy while the request is held to the baseline's limits alone. */
+    private readonly baselinePolicy: string,
   ) {
     this.windows = [baselineWindow];
   }
 
   rateLimitHeaders(): Record<string, string> {
-    return rateLimitHeaders(statesOf(this.admission, this.principal.orgId, this.limits, this.released ? undefined : this.lease));
+    const states = statesOf(this.admission, this.principal.orgId, this.limits, this.released ? undefined : this.lease);
+    const policy = states.length === BASELINE_LIMITS ? this.baselinePolicy : rateLimitPolicyHeader(states);
+    return { 'RateLimit-Policy': policy, RateLimit: rateLimitHeader(states) };
   }
 
   release(): void {
@@ -113,7 +159,13 @@ class HeldAdmission implements AdmissionHandle {
     this.admission.releaseLease(this.lease);
   }
 
-  async admitOperation(operation: OperationName): Promise<void> {
+  admitOperation(operation: OperationName): Promise<void> | undefined {
+    // Most operations have no rate of their own and most organizations no override: nothing to take.
+    if (ownRequestsPerSecond(operation) === undefined && this.settings.overrides.length === 0) return undefined;
+    return this.admitOperationUnderLimits(operation);
+  }
+
+  private async admitOperationUnderLimits(operation: OperationName): Promise<void> {
     const orgId = this.principal.orgId;
     const overrides = applicableOverrides(this.settings, operation, principalScopes(this.principal));
     if (overrides.block) {
@@ -180,27 +232,22 @@ export interface AdmissionDeps {
  */
 export function admissionUnder(deps: AdmissionDeps): AcquireAdmission {
   const leaseTtlMs = deps.config.limits.leaseTtlSeconds * 1000;
-  return (principal) => acquireAdmission(deps, principal, leaseTtlMs);
+  const policies = new BaselinePolicies();
+  return (principal) => acquireAdmission(deps, principal, leaseTtlMs, policies);
 }
 
 async function acquireAdmission(
   { admission, limitSettings, config, logger }: AdmissionDeps,
   principal: KeyPrincipal,
   leaseTtlMs: number,
+  policies: BaselinePolicies,
 ): Promise<AdmissionHandle> {
   const settings = await limitSettings.get(config, principal.orgId);
   const org = organizationLimits(settings);
-  const result = await admission.admitRequest({
-    orgId: principal.orgId,
-    requestsPerSecond: org.requestsPerSecond,
-    maxConcurrency: org.maxConcurrency,
-    leaseTtlMs,
-  });
-  const baselineKey = requestScopeKey(principal.orgId);
-  const limits: HeldLimit[] = [
-    { kind: 'window', policy: 'baseline', scopeKey: baselineKey, quota: org.requestsPerSecond, refused: !result.admitted && result.reason === 'request_rate' },
-    { kind: 'in_flight', quota: org.maxConcurrency, refused: !result.admitted && result.reason === 'in_flight' },
-  ];
+  const request = { orgId: principal.orgId, requestsPerSecond: org.requestsPerSecond, maxConcurrency: org.maxConcurrency, leaseTtlMs };
+  // Blocks this app holds answer most requests of a raised limit at once; the rest ask the store.
+  const result = admission.admitRequestNow(request) ?? (await admission.admitRequest(request));
+  const limits = baselineLimits(admission.requestScopeKeyOf(principal.orgId), org, result.admitted ? undefined : result.reason);
   if (!result.admitted) {
     const detail =
       result.reason === 'request_rate'
@@ -210,5 +257,5 @@ async function acquireAdmission(
       limit: result.reason === 'request_rate' ? 'requests_per_second' : 'max_concurrency',
     });
   }
-  return new HeldAdmission(admission, principal, settings, org, result.lease, result.taken, limits, logger);
+  return new HeldAdmission(admission, principal, settings, org, result.lease, result.taken, limits, logger, policies.of(admission, org));
 }

@@ -40,8 +40,8 @@ const SWEEP_LIMIT = 10_000;
  * 1,000 req/s, a slow stretch at every purge). Small deletes in turn let inserts in between.
  */
 const PURGE_BATCH = 100;
-/** Organizations whose lease slot ids are kept (built once per organization, see everyLeaseSlotId). */
-const LEASE_SLOT_ID_ORGS = 10_000;
+/** Organizations whose names (scope key, lease slot ids) are kept, built once per organization. */
+const KNOWN_ORGS = 10_000;
 /**
  * How long a release waits for others to share its delete: the store's cost is mostly per command,
  * and the lease stays held that much longer, which only ever refuses, never admits, more.
@@ -62,8 +62,9 @@ export interface WindowTaken {
   window?: { key: string; index: number };
 }
 
-export type WindowAdmission =
-  { admitted: true; taken: WindowTaken; limit: number; count: number } | { admitted: false; retryAfterSeconds: number; limit: number; count: number };
+type WindowAdmitted = { admitted: true; taken: WindowTaken; limit: number; count: number };
+
+export type WindowAdmission = WindowAdmitted | { admitted: false; retryAfterSeconds: number; limit: number; count: number };
 
 export interface Lease {
   slotId: string;
@@ -89,6 +90,23 @@ export type RequestAdmission =
       /** The lease a request refused by its rate took and is giving back (its release is on its way). */
       givenBack?: Lease;
     };
+
+/** What an organization's every request names in admission (StoreAdmission keeps one per organization). */
+interface OrganizationNames {
+  requestScopeKey: string;
+  /** Made on the first request held to an exact in-flight limit. */
+  leaseSlotIds?: readonly string[];
+}
+
+/** A request's place in a lease block (named field by field: a spread of the block's lease costs more than the rest of a fast admission). */
+function leaseInBlock(block: LeaseBlock): Lease {
+  return { slotId: block.lease.slotId, token: block.lease.token, block };
+}
+
+/** The store slot of a window block: the first slot's id, marked with the block's size. */
+function blockSlotId(scopeKey: string, second: number, size: number, index: number): string {
+  return `${windowSlotId(scopeKey, second, index)}:b${size}`;
+}
 
 async function deleteInTurns(limits: LimitsStore, slotIds: string[], warn: (err: unknown) => void): Promise<void> {
   for (let i = 0; i < slotIds.length; i += PURGE_BATCH) await limits.deleteWindowSlots(slotIds.slice(i, i + PURGE_BATCH)).catch(warn);
@@ -142,18 +160,21 @@ export class StoreAdmission {
    * replica; with several, each knows the slots it ran into.
    */
   private readonly windowOccupancy = new Map<string, Set<number>>();
-  /** Per window in blocks (limits raised far above the defaults): what this process last saw left. */
-  private readonly blockWindowLeft = new Map<string, number>();
+  /** Per scope whose window is in blocks (limits raised far above the defaults): what this process last saw left, and in which second. */
+  private readonly blockWindowLeft = new Map<string, { second: number; left: number }>();
   private hintSecond = 0;
   private purgedSecond = 0;
   private sweptSecond = 0;
   private readonly takenHere = new WindowSlotsTakenHere();
   private purging: Promise<void> = Promise.resolve();
   private readonly windowBlocks = new WindowBlockPool((scopeKey, second, size, index) =>
-    this.insertWindowSlot(`${windowSlotId(scopeKey, second, index)}:b${size}`, second),
+    this.insertWindowSlot(blockSlotId(scopeKey, second, size, index), second),
   );
-  /** Built once per organization and kept (a bounded number): every request's probe looks its slots up by these ids. */
-  private readonly leaseSlotIdsByOrg = new Map<string, readonly string[]>();
+  /**
+   * What every request of an organization names, built once per organization and kept (a bounded
+   * number): its window's scope key, and the lease slot ids every request's probe looks up.
+   */
+  private readonly organizations = new Map<string, OrganizationNames>();
   /** Slots this app's requests hold: probes skip them, so under load they rarely fall back to a read. */
   private readonly slotsHeldHere = new SlotsHeldHere();
   readonly leaseReleaser = new LeaseReleaser(
@@ -220,14 +241,8 @@ export class StoreAdmission {
     if (windowBlockSize(limit) > 1) {
       this.purgeOldWindows(windowSecond(now()));
       const got = await this.windowBlocks.admit(scopeKey, limit, () => windowSecond(now()));
-      this.blockWindowLeft.set(`${scopeKey}:${windowSecond(now())}`, got ? limit - got.count : 0);
-      if (got)
-        return {
-          admitted: true,
-          taken: { slotId: `${windowSlotId(scopeKey, got.block.second, got.block.index)}:b${got.block.size}`, block: got.block },
-          limit,
-          count: got.count,
-        };
+      this.noteBlockWindowLeft(scopeKey, windowSecond(now()), got ? limit - got.count : 0);
+      if (got) return this.admittedFromBlock(got, limit);
       return { admitted: false, retryAfterSeconds: secondsUntilNextWindow(now()), limit, count: limit };
     }
     this.purgeOldWindows(second);
@@ -259,12 +274,26 @@ export class StoreAdmission {
     return { admitted: false, retryAfterSeconds: secondsUntilNextWindow(now()), limit, count: limit };
   }
 
+  private noteBlockWindowLeft(scopeKey: string, second: number, left: number): void {
+    const seen = this.blockWindowLeft.get(scopeKey);
+    if (!seen) this.blockWindowLeft.set(scopeKey, { second, left });
+    else {
+      seen.second = second;
+      seen.left = left;
+    }
+  }
+
+  private admittedFromBlock(got: { block: WindowBlock; count: number }, limit: number): WindowAdmitted {
+    const b = got.block;
+    b.slotId ??= blockSlotId(b.scopeKey, b.second, b.size, b.index);
+    return { admitted: true, taken: { slotId: b.slotId, block: b }, limit, count: got.count };
+  }
+
   /** Gives back a window slot taken by a request that a later check refused (refusals consume nothing). */
   async returnWindowSlot(taken: WindowTaken): Promise<void> {
     if (taken.block) {
-      const key = `${taken.block.scopeKey}:${taken.block.second}`;
-      const left = this.blockWindowLeft.get(key);
-      if (left !== undefined) this.blockWindowLeft.set(key, left + 1);
+      const seen = this.blockWindowLeft.get(taken.block.scopeKey);
+      if (seen && seen.second === taken.block.second) seen.left++;
       return this.windowBlocks.giveBack(taken.block);
     }
     await this.limits.deleteWindowSlot(taken.slotId);
@@ -273,9 +302,12 @@ export class StoreAdmission {
 
   /** What the next request in a scope's window would find left this second (RateLimit `r`). */
   windowRemaining(scopeKey: string, limit: number): number {
-    const key = `${scopeKey}:${windowSecond(this.now())}`;
-    if (windowBlockSize(limit) > 1) return this.blockWindowLeft.get(key) ?? limit;
-    return Math.max(0, limit - (this.windowOccupancy.get(key)?.size ?? 0));
+    const second = windowSecond(this.now());
+    if (windowBlockSize(limit) > 1) {
+      const seen = this.blockWindowLeft.get(scopeKey);
+      return seen && seen.second === second ? seen.left : limit;
+    }
+    return Math.max(0, limit - (this.windowOccupancy.get(`${scopeKey}:${second}`)?.size ?? 0));
   }
 
   /**
@@ -300,7 +332,7 @@ export class StoreAdmission {
     if (leaseBlockSize(limit) > 1) {
       const got = await this.leaseBlocks.acquire(orgId, limit, ttlMs, now);
       if (!got.admitted) return { admitted: false, retryAfterSeconds: got.retryAfterSeconds, held: limit };
-      return { admitted: true, lease: { ...got.block.lease, block: got.block } };
+      return { admitted: true, lease: leaseInBlock(got.block) };
     }
     const got = await this.acquireStoreLease(orgId, limit, ttlMs, now);
     return got.admitted ? { admitted: true, lease: got.lease } : got;
@@ -341,14 +373,24 @@ export class StoreAdmission {
     await this.leaseReleaser.drain();
   }
 
-  private everyLeaseSlotId(orgId: string): readonly string[] {
-    let ids = this.leaseSlotIdsByOrg.get(orgId);
-    if (!ids) {
-      if (this.leaseSlotIdsByOrg.size >= LEASE_SLOT_ID_ORGS) this.leaseSlotIdsByOrg.clear();
-      ids = leaseSlotIdsOf(orgId);
-      this.leaseSlotIdsByOrg.set(orgId, ids);
+  private organization(orgId: string): OrganizationNames {
+    let names = this.organizations.get(orgId);
+    if (!names) {
+      if (this.organizations.size >= KNOWN_ORGS) this.organizations.clear();
+      names = { requestScopeKey: requestScopeKey(orgId) };
+      this.organizations.set(orgId, names);
     }
-    return ids;
+    return names;
+  }
+
+  private everyLeaseSlotId(orgId: string): readonly string[] {
+    const names = this.organization(orgId);
+    return (names.leaseSlotIds ??= leaseSlotIdsOf(orgId));
+  }
+
+  /** The organization's strict window's scope key (requestScopeKey), made once per organization. */
+  requestScopeKeyOf(orgId: string): string {
+    return this.organization(orgId).requestScopeKey;
   }
 
   /** One store slot of `slots`, by unique insert; expired ones are reclaimed. */
@@ -413,6 +455,31 @@ export class StoreAdmission {
   // ---- both, for every request ----
 
   /**
+   * admitRequest's admission when both of the organization's limits are held in blocks and this
+   * app's blocks have room for one more: taken at once, with no store command and nothing to wait
+   * for. Undefined whenever the answer needs more (a new block, a new second, an exact limit, a
+   * refusal): then admitRequest decides, having taken nothing here.
+   */
+  admitRequestNow(input: { orgId: string; requestsPerSecond: number; maxConcurrency: number; leaseTtlMs: number }): RequestAdmission | undefined {
+    if (windowBlockSize(input.requestsPerSecond) === 1 || leaseBlockSize(input.maxConcurrency) === 1) return undefined;
+    const t = this.now();
+    const second = windowSecond(t);
+    // The first admission of a second (admitWindow) starts it: hints cleared, old windows purged.
+    if (second !== this.hintSecond) return undefined;
+    const scopeKey = this.organization(input.orgId).requestScopeKey;
+    const got = this.windowBlocks.admitNow(scopeKey, input.requestsPerSecond, second);
+    if (!got) return undefined;
+    const block = this.leaseBlocks.acquireNow(input.orgId, input.leaseTtlMs, t);
+    if (!block) {
+      this.windowBlocks.giveBack(got.block);
+      return undefined;
+    }
+    this.noteBlockWindowLeft(scopeKey, second, input.requestsPerSecond - got.count);
+    const w = this.admittedFromBlock(got, input.requestsPerSecond);
+    return { admitted: true, lease: leaseInBlock(block), taken: w.taken, limit: w.limit, count: w.count };
+  }
+
+  /**
    * Admits one request of an organization against its request rate and in-flight limit (both
    * asked at once), or refuses it; whichever of the two admitted a refused request is given back.
    */
@@ -430,7 +497,7 @@ export class StoreAdmission {
     if (leaseBlockSize(input.maxConcurrency) === 1 && everySlotHeldHere(input.maxConcurrency, (k) => this.slotsHeldHere.has(slotIds[k])))
       return { admitted: false, reason: 'in_flight', retryAfterSeconds: 1, limit: input.requestsPerSecond, count: input.requestsPerSecond };
     const [ws, ls] = await Promise.allSettled([
-      this.admitWindow(requestScopeKey(input.orgId), input.requestsPerSecond, input.now),
+      this.admitWindow(this.organization(input.orgId).requestScopeKey, input.requestsPerSecond, input.now),
       this.acquireLease(input.orgId, input.maxConcurrency, input.leaseTtlMs, input.now),
     ]);
     if (ws.status === 'rejected' || ls.status === 'rejected') {

@@ -178,6 +178,35 @@ describe('request rate: strict one-second window shared by every key and replica
     await waitForNoLeases(tenant.orgId);
   }, 60_000);
 
+  test("a raised rate's next requests are admitted at once from the blocks this app holds, counted as the store path counts them", async () => {
+    const tenant = await createTenant();
+    const at = new TestClock();
+    const second = at.nextSecond(100) / 1000;
+    const own = new StoreAdmission(testStore.stores.limits, at.now, testLogger());
+    // Blocks of 3 window slots and of 20 in-flight places.
+    const request = { orgId: tenant.orgId, requestsPerSecond: 300, maxConcurrency: 1000, leaseTtlMs: 60_000 };
+    // Nothing held yet: only the store can decide.
+    expect(own.admitRequestNow(request)).toBeUndefined();
+    const first = await own.admitRequest(request);
+    const slots = await windowSlotsOf(tenant.orgId, second);
+    const next = [own.admitRequestNow(request), own.admitRequestNow(request)];
+    expect([first, ...next].map((a) => a?.admitted && a.count)).toEqual([1, 2, 3]);
+    expect(own.windowRemaining(own.requestScopeKeyOf(tenant.orgId), 300)).toBe(297);
+    expect(own.inFlightRemaining(tenant.orgId, 1000)).toBe(997);
+    expect(await windowSlotsOf(tenant.orgId, second)).toBe(slots);
+    // The block is used up: the store path takes the next one.
+    expect(own.admitRequestNow(request)).toBeUndefined();
+    const fourth = await own.admitRequest(request);
+    expect(fourth.admitted && fourth.count).toBe(4);
+    // A new second is opened by the store path too.
+    at.advance(1000);
+    expect(own.admitRequestNow(request)).toBeUndefined();
+    for (const a of [first, ...next, fourth]) if (a?.admitted) own.releaseLease(a.lease);
+    expect(own.inFlightRemaining(tenant.orgId, 1000)).toBe(1000);
+    await own.close();
+    await waitForNoLeases(tenant.orgId);
+  });
+
   test('three keys offering 60 requests/s for 10 s through two replicas: at most 25 admitted in each second, exactly 25 when offered', async () => {
     const tenant = await createTenant();
     const keys = [tenant.key, (await addKey(tenant, [PERMISSIONS.candidatesSearch])).key, (await addKey(tenant, [PERMISSIONS.jobsRead])).key];

@@ -87,6 +87,25 @@ describe('WindowBlockPool', () => {
   });
 });
 
+describe('WindowBlockPool.admitNow', () => {
+  it('admits from the block held for the second without a store write, counting on, and leaves the rest to admit', async () => {
+    const store = uniqueSlots();
+    const pool = new WindowBlockPool((scope, second, size, index) => store.take(`${scope}:${second}:${size}:${index}`));
+    // limit 202: blocks of 3 slots.
+    expect(pool.admitNow('s', 202, 5)).toBeUndefined();
+    expect((await pool.admit('s', 202, () => 5))?.count).toBe(1);
+    const writes = store.writes;
+    expect(pool.admitNow('s', 202, 5)?.count).toBe(2);
+    expect(pool.admitNow('s', 202, 5)?.count).toBe(3);
+    expect(store.writes).toBe(writes);
+    // The block is used up; another second's window and another limit are not this block's.
+    expect(pool.admitNow('s', 202, 5)).toBeUndefined();
+    expect(pool.admitNow('s', 202, 6)).toBeUndefined();
+    expect((await pool.admit('s', 202, () => 5))?.count).toBe(4);
+    expect(pool.admitNow('s', 303, 5)).toBeUndefined();
+  });
+});
+
 describe('LeaseBlockPool', () => {
   /** Linger timers on jest's clock, advanced by the test; the store's own turns (setImmediate) stay real. */
   function useLingerClock() {
@@ -174,6 +193,26 @@ describe('LeaseBlockPool', () => {
     // Both blocks' 20 ms lingers are timers on jest's clock.
     await jest.advanceTimersByTimeAsync(20);
     expect(store.slots.size).toBe(0);
+  });
+
+  it('takes a place in a held block without waiting (acquireNow), and none without a block with room', async () => {
+    const store = leaseStore();
+    const pool = new LeaseBlockPool(store.take, store.giveBack, 1000);
+    expect(pool.acquireNow('org', 60_000, 0)).toBeUndefined();
+    // limit 100: blocks of 2 places.
+    const a = await pool.acquire('org', 100, 60_000, () => 0);
+    if (!a.admitted) throw new Error('refused');
+    expect(pool.acquireNow('org', 60_000, 0)).toBe(a.block);
+    expect(pool.inUse('org')).toBe(2);
+    expect(pool.acquireNow('org', 60_000, 0)).toBeUndefined();
+    pool.release(a.block, 0);
+    // Past half its lease time a block takes no new request, now or later.
+    expect(pool.acquireNow('org', 60_000, 30_000)).toBeUndefined();
+    expect(pool.acquireNow('org', 60_000, 0)).toBe(a.block);
+    expect(store.slots.size).toBe(1);
+    pool.release(a.block, 0);
+    pool.release(a.block, 0);
+    pool.releaseIdle();
   });
 
   it('puts no new request in a block with less than half its lease time left', async () => {

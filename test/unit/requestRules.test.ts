@@ -1,6 +1,6 @@
 /**
  * Request rules: access log fields, admission blocks, credentials and fields, gathered reads, key
- * use, matched routes, the operation executor, the request gate, the request path, request URLs, tool paths, turns
+ * use, matched routes and remembered matches, the operation executor, the request gate, the request path, request URLs, tool paths, turns
  * and search scheduling.
  *
  * Each file below is a describe block of its own with its own hooks; run as one jest file, they
@@ -27,6 +27,9 @@ describe('keyUse', () => {
 });
 describe('matchedRoute', () => {
   require('./matchedRoute.cases');
+});
+describe('rememberedMatches', () => {
+  require('./rememberedMatches.cases');
 });
 describe('operationExecutor', () => {
   require('./operationExecutor.cases');
