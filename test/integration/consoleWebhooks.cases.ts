@@ -147,11 +147,6 @@ describe('Webhooks', () => {
     expect(job.text).toContain(`Event <a href="/console/webhooks/events/${eventId}"`);
     expect(job.text).toContain('A test job made by "Send test event"');
     expect(job.text).toMatch(new RegExp(`<dt>Started by</dt>\\s*<dd>${admin.email}<br /><span class="id">user:${admin.userId}</span>`));
-    // In the jobs list its row is marked and names the person; a job a key started names the key.
-    const list = (await admin.get('/console/jobs')).text;
-    const row = list.slice(list.indexOf(`/console/jobs/${jobId}`), list.indexOf('</tr>', list.indexOf(`/console/jobs/${jobId}`)));
-    expect(row).toContain('<span class="note">Test event</span>');
-    expect(row).toContain(admin.email);
 
     await admin.post(`/console/webhooks/endpoints/${endpointId}`, { state: 'disabled' });
     expect((await admin.get('/console/webhooks')).text).not.toContain('>Send test event</button>');
@@ -226,6 +221,11 @@ describe('Webhook deliveries', () => {
   const events = [newId('evt'), newId('evt'), newId('evt')];
 
   beforeAll(async () => {
+    // An organization of its own: the Webhooks tests above spent the first one's burst of console
+    // lists, and on a fast run these would meet its pace of two lists a second.
+    tenant = await createTenant();
+    admin = await consoleSession(srv, tenant, 'admin');
+    member = await consoleSession(srv, tenant, 'member', ['webhooks.v1:manage']);
     const t0 = Date.now() - 3600_000;
     for (const [i, eventId] of events.entries()) {
       await fileStores().webhooks.events.insertEvent({
