@@ -1,6 +1,7 @@
 /**
  * Signing in from OAuth clients in Chromium: the sign-in and consent pages, the MCP SDK's own
- * OAuth client, and an AI application's daily allowance.
+ * OAuth client, an AI application's daily allowance, and the refusals (framing, CSRF, redirect
+ * URIs, disabled people and revoked grants).
  *
  * Each file below is a describe block of its own with its own API and hooks; run as one jest
  * file, they load the app's modules once instead of once per file. One of them alone:
@@ -14,4 +15,7 @@ describe('mcpOAuthClient', () => {
 });
 describe('agentAllowanceBrowser', () => {
   require('./agentAllowanceBrowser.cases');
+});
+describe('oauthRefusals', () => {
+  require('./oauthRefusals.cases');
 });
