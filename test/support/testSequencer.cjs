@@ -37,8 +37,7 @@ const TYPICAL_SECONDS = {
   'test/integration/consoleSudo.test.ts': 6,
   'test/integration/referenceSamples.test.ts': 8,
   'test/unit/openApiDocument.test.ts': 5,
-  'test/workflows/contactRetrieval.test.ts': 9,
-  'test/workflows/webhookDelivery.test.ts': 7,
+  'test/workflows/workflows.test.ts': 25,
   'test/unit/limitsRules.test.ts': 1,
 };
 
