@@ -123,8 +123,18 @@ async function trustLocalWebhooks(env: NodeJS.ProcessEnv): Promise<WebhookCertif
   return files;
 }
 
+/**
+ * The worker and the API run under the TypeScript loader this start runs under (tsx's, as
+ * `npm run dev` starts it, or the swc hook the tests start it with), loaded straight into each
+ * child's node: no second launcher process per child.
+ */
+const TYPESCRIPT_LOADER_ARGS = process.execArgv.flatMap((arg, i, all) => {
+  if (/^(--require|--import|-r)=/.test(arg)) return [arg];
+  return (arg === '--require' || arg === '--import' || arg === '-r') && all[i + 1] !== undefined ? [arg, all[i + 1]] : [];
+});
+
 function startNode(name: string, script: string, env: NodeJS.ProcessEnv): RunningService {
-  const child: ChildProcess = spawn(process.execPath, [require.resolve('tsx/cli'), script], {
+  const child: ChildProcess = spawn(process.execPath, [...TYPESCRIPT_LOADER_ARGS, script], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'inherit', 'inherit'],

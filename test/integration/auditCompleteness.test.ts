@@ -26,7 +26,7 @@ import { fileStores } from '../support/testStore';
  * The audit log is complete (DECISIONS.md "Audit actions"): each action is written by every path
  * that can cause it, the console, the /v1 API, the operator CLI and "Connected applications",
  * each driven for real, with its actor. `webhook listen`'s register, re-point and retire (the
- * operator's) are driven in webhookListen.test.ts, and tool calls take the executor's road that
+ * operator's) are driven in webhookListen.cases.ts, and tool calls take the executor's road that
  * /v1 takes (operationAudit.ts).
  */
 let srv: TestApi;

@@ -8,7 +8,7 @@ import { startTestApi, type TestApi } from '../support/testApi';
 import { OAUTH_ENV } from './oauthTestClient';
 
 // The operator's user commands, run by the CLI's own entry in this process with the test API's
-// dependencies (adminCli.test.ts keeps the tests of the CLI as a process).
+// dependencies (adminCli.cases.ts keeps the tests of the CLI as a process).
 
 let srv: TestApi;
 

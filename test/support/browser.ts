@@ -12,12 +12,37 @@ export function chromiumPath(): string {
   return path;
 }
 
+/**
+ * The test file's Chromium. An area file runs several describe blocks, each launching a browser
+ * in its set-up, and a launch costs Chromium about a second of CPU: they share one, each in
+ * contexts of its own. This module is loaded once per test file (jest's registry per file), and
+ * the browser closes when the file has run (test/support/logBufferEnvironment.ts runs what
+ * `__atFileEnd` holds).
+ */
+let fileBrowser: Promise<Browser> | undefined;
+
 export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: ['--no-sandbox'] });
+  if (!fileBrowser) {
+    const launching = chromium.launch({ executablePath: chromiumPath(), headless: true, args: ['--no-sandbox'] });
+    fileBrowser = launching;
+    launching.catch(() => (fileBrowser = undefined));
+    atFileEnd(async () => (await launching.catch(() => undefined))?.close());
+  }
+  const browser = await fileBrowser;
+  if (browser.isConnected()) return browser;
+  fileBrowser = undefined;
+  return launchBrowser();
 }
 
+/** Closes the contexts a describe block made in the file's browser; the browser itself closes at the file's end. */
 export async function closeBrowser(browser: Browser | undefined): Promise<void> {
-  await browser?.close();
+  for (const context of browser?.contexts() ?? []) await context.close();
+}
+
+/** Runs `close` once the test file has run, after its last afterAll. */
+function atFileEnd(close: () => Promise<void>): void {
+  const scope = globalThis as { __atFileEnd?: Array<() => Promise<void>> };
+  (scope.__atFileEnd ??= []).push(close);
 }
 
 /**

@@ -19,8 +19,9 @@ PerformanceObserver.prototype.observe = function observeAndRemember(this: Perfor
 /**
  * The tests' environment: Node's, plus a log buffer on the test file's global (filled by
  * test/support/testLogs.ts). When a test or a hook fails, the lines logged since the last
- * failure are printed under its name; when everything passes nothing is. At the file's end the
- * performance observers it started stop, so the worker lets go of the file's modules.
+ * failure are printed under its name; when everything passes nothing is. At the file's end what
+ * its modules left to close closes, and the performance observers it started stop, so the
+ * worker lets go of the file's modules.
  */
 export default class LogBufferEnvironment extends TestEnvironment {
   private readonly buffer: string[] = [];
@@ -31,14 +32,23 @@ export default class LogBufferEnvironment extends TestEnvironment {
   }
 
   override async teardown(): Promise<void> {
+    await this.runFileEnd();
     for (const observer of observing) observer.disconnect();
     observing.clear();
     await super.teardown();
   }
 
-  handleTestEvent(event: Circus.Event): void {
+  async handleTestEvent(event: Circus.Event): Promise<void> {
     if (event.name === 'test_done' && event.test.errors.length > 0) this.flush(`test "${event.test.name}" failed`);
     if (event.name === 'hook_failure') this.flush(`${event.hook.type} hook failed`);
+    if (event.name === 'run_finish') await this.runFileEnd();
+  }
+
+  /** What the file's modules left to close once all of it has run (test/support/browser.ts: the file's Chromium). */
+  private async runFileEnd(): Promise<void> {
+    const closers = (this.global.__atFileEnd as Array<() => Promise<void>> | undefined) ?? [];
+    this.global.__atFileEnd = [];
+    for (const close of closers) await close();
   }
 
   private flush(why: string): void {

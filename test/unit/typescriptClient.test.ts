@@ -10,7 +10,7 @@ import { TYPESCRIPT_NODE_ARGS } from '../support/typescriptProcess';
  * The TypeScript client's own rules: its generated types match the document, and Retry-After
  * is waited out with the same request (same Idempotency-Key and body). Waiting is shown against
  * a scripted HTTP server, because the service cannot be made to answer 429 once and then 200
- * on demand; test/integration/typescriptClient.test.ts runs the client against the service.
+ * on demand; test/integration/typescriptClient.cases.ts runs the client against the service.
  */
 const root = join(__dirname, '..', '..');
 

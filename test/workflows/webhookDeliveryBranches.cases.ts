@@ -8,7 +8,7 @@ import { startBundleWorker, startTimeSkipping, type RunningWorker } from '../sup
 /**
  * Each branch of the delivery workflow with the attempt activity mocked: no store, no receiver,
  * no network. The workflow runs on the time-skipping server, so the spec schedule's 21 hours
- * and the replay window pass at once. `webhookDelivery.test.ts` runs the same workflow with the
+ * and the replay window pass at once. `webhookDelivery.cases.ts` runs the same workflow with the
  * real activities over the full schedule; these tests pin down the workflow's own decisions.
  */
 let env: TestWorkflowEnvironment;

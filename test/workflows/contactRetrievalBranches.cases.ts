@@ -15,7 +15,7 @@ import { startBundleWorker, startTimeSkipping, type RunningWorker } from '../sup
 
 /**
  * Each branch of the contact-retrieval workflow with its activities mocked: no store, no
- * provider. `contactRetrieval.test.ts` runs the same workflow with the real activities over
+ * provider. `contactRetrieval.cases.ts` runs the same workflow with the real activities over
  * seeded people; these tests pin down the workflow's own decisions: which chunks run, how many
  * at once, when it stops, what the finish is told, the one event and the retention schedule.
  */
@@ -94,7 +94,7 @@ const activities: Pick<
     callsOf(job.jobId).events.push(job);
     return { eventId: `evt_${job.jobId}`, deliveryStarted: true };
   },
-  // The retention schedule each job hands its result to; its own timing is contactRetrieval.test.ts's.
+  // The retention schedule each job hands its result to; its own timing is contactRetrieval.cases.ts's.
   async expireContactRetrievalResult() {},
   async purgeContactRetrievalResult() {},
 };
