@@ -37,6 +37,7 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let answer = 500;
+let adminEmail = '';
 
 beforeAll(async () => {
   receiver = await startHttpsReceiver();
@@ -47,9 +48,15 @@ beforeAll(async () => {
   browser = await launchBrowser();
   context = await browser.newContext();
   page = await context.newPage();
-  const email = uniqueEmail('webhooks-admin');
-  const made = await createUserWithCli(srv, { orgId: tenant.orgId, workspaceId: tenant.workspaceId, email, permissions: ['jobs.v1:read'], role: 'admin' });
-  await signInContext(context, made.setupUrl, email, PASSWORD);
+  adminEmail = uniqueEmail('webhooks-admin');
+  const made = await createUserWithCli(srv, {
+    orgId: tenant.orgId,
+    workspaceId: tenant.workspaceId,
+    email: adminEmail,
+    permissions: ['jobs.v1:read'],
+    role: 'admin',
+  });
+  await signInContext(context, made.setupUrl, adminEmail, PASSWORD);
   await page.goto(`${srv.url}/console/overview`);
 });
 afterAll(async () => {
@@ -215,6 +222,14 @@ test('"Send test event" delivers a signed job.completed of a free test job; its 
   await reloadUntil('the test event delivered', async () => ((await page.locator('.timeline li.succeeded').count()) === 1 ? true : undefined));
   await expectAccessible('event-test');
   expect(await jobEventStatus(testJobId, /delivered/)).toMatch(/^Event evt_\w+: delivered at .+ UTC\.$/);
+  // In the jobs list the test job is marked as one and names the person who sent it.
+  await page.goto(`${srv.url}/console/jobs`);
+  const cells = await reloadUntil('the test job in the jobs list', async () => {
+    const row = page.getByRole('row').filter({ hasText: testJobId });
+    return (await row.count()) === 1 ? row.getByRole('cell').allInnerTexts() : undefined;
+  });
+  expect(cells[0]).toBe(`${testJobId}\nTest event`);
+  expect(cells[1].split('\n')).toEqual([adminEmail, expect.stringMatching(/^user:usr_\w+$/)]);
 });
 
 test('"Rotate secret" shows the successor once and the rotation under way', async () => {
