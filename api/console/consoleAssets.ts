@@ -50,6 +50,7 @@ th,td{text-align:left;vertical-align:top;padding:.45rem .6rem;border-bottom:1px 
 thead th{background:var(--soft)}
 td.wrap{white-space:normal;min-width:7rem;overflow-wrap:anywhere}
 td.when{white-space:normal;min-width:6.5rem}
+td.who{min-width:13rem}
 td code{overflow-wrap:normal;white-space:nowrap}
 tbody tr:last-child td{border-bottom:0}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em;overflow-wrap:anywhere}

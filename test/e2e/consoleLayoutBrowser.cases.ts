@@ -5,6 +5,7 @@ import { createApiKey } from '../../core/keys/apiKeys';
 import { ALL_PERMISSIONS } from '../../core/keys/permissions';
 import { blockOperation, setCap } from '../../core/limits/limitSettings';
 import { renameOrganization } from '../../core/tenancy/organizationName';
+import { newId } from '../../core/ids';
 import { closeBrowser, launchBrowser } from '../support/browser';
 import { checkPage, NOTHING_SCROLLS, sidewaysScrollingAcross, signInContext } from '../support/consoleBrowser';
 import { deadLetterAwaitingReplay, endDeadLetterWorkflows } from '../support/deadLetters';
@@ -37,16 +38,51 @@ beforeAll(async () => {
   srv = await startSignInApi({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' });
   tenant = await createTenant({ credits: 5000 });
   await renameOrganization(fileStores(), tenant.orgId, LONG);
+  const keys: { key_id: string; family_id: string }[] = [];
   for (let i = 0; i < 200; i++) {
-    await createApiKey(fileStores(), {
-      orgId: tenant.orgId,
-      workspaceId: tenant.workspaceId,
-      name: `${LONG} backend key number ${i}`,
-      scopes: [...ALL_PERMISSIONS],
-      audience: 'developer-api',
-      createdBy: 'operator',
-    });
+    keys.push(
+      await createApiKey(fileStores(), {
+        orgId: tenant.orgId,
+        workspaceId: tenant.workspaceId,
+        name: `${LONG} backend key number ${i}`,
+        scopes: [...ALL_PERMISSIONS],
+        audience: 'developer-api',
+        createdBy: 'operator',
+      }),
+    );
   }
+  // A page of finished jobs, each started by one of the long-named keys: the Jobs list's rows.
+  const finished = new Date(Date.now() - 3600_000);
+  await fileStores().jobs.insertJobs(
+    tenant.workspaceId,
+    keys.slice(0, 30).map((k, i) => {
+      const jobId = newId('job');
+      return {
+        _id: jobId,
+        orgId: tenant.orgId,
+        workspaceId: tenant.workspaceId,
+        applicationId: tenant.applicationId,
+        familyId: k.family_id,
+        keyId: k.key_id,
+        status: 'completed' as const,
+        fields: ['email' as const, 'phone' as const],
+        searchId: null,
+        requested: 1000 + i,
+        counts: { requested: 1000 + i, delivered: 700 + i, not_found: 300, failed: 0, reused: 0, cancelled: 0, pending: 0 },
+        stopReason: null,
+        workflowId: `contact-retrieval-${jobId}`,
+        deliveryQuotaAt: null,
+        deliveriesReserved: 0,
+        completedAt: finished,
+        resultExpiresAt: new Date(finished.getTime() + 7 * 86_400_000),
+        resultPurgeAt: new Date(finished.getTime() + 8 * 86_400_000),
+        resultExpiredAt: null,
+        resultPurgedAt: null,
+        createdAt: new Date(finished.getTime() - (30 - i) * 60_000),
+        updatedAt: finished,
+      };
+    }),
+  );
   const settings = { readCacheMs: 0 };
   await setCap(fileStores(), settings, {
     orgId: tenant.orgId,
@@ -171,4 +207,18 @@ test('at 1,280 px the keys table shows every column and the actions of the first
   const box = await revoke.boundingBox();
   expect(box).not.toBeNull();
   expect(box!.x + box!.width).toBeLessThanOrEqual(1280);
+});
+
+test('at 1,280 px the jobs list names the key that started each job and shows every column', async () => {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.goto(`${srv.url}/console/jobs`);
+  const rows = page.getByRole('row').filter({ hasText: `${LONG} backend key number` });
+  // A page of 25, newest first: the test event's job, then the 30th seeded job (key number 29) and 23 older ones.
+  expect(await page.locator('tbody tr').count()).toBe(25);
+  expect(await rows.count()).toBe(24);
+  const started = (await rows.first().getByRole('cell').nth(1).innerText()).split('\n');
+  expect(started).toEqual([`${LONG} backend key number 29`, expect.stringMatching(/^key:key_\w+$/)]);
+  const created = await page.getByRole('columnheader', { name: 'Created' }).boundingBox();
+  expect(created).not.toBeNull();
+  expect(created!.x + created!.width).toBeLessThanOrEqual(1280);
 });

@@ -74,14 +74,14 @@ interface ListedJob {
 function jobRow({ view: job, starter, test }: ListedJob): TableCell[] {
   return [
     {
-      body: html`<a href="${jobPath(job.job_id)}"><code>${job.job_id}</code></a
+      body: html`<a href="${jobPath(job.job_id)}"><span class="id">${job.job_id}</span></a
         >${test ? html`<br /><span class="note">Test event</span>` : ''}`,
       className: 'wrap',
     },
-    { body: starterText(starter), className: 'wrap' },
+    { body: starterText(starter), className: 'wrap who' },
     { body: job.status },
     ...COUNT_KEYS.map((k) => ({ body: String(job.counts[k]) })),
-    { body: dateText(job.created_at), className: 'wrap' },
+    { body: dateText(job.created_at), className: 'when' },
   ];
 }
 
