@@ -7,6 +7,7 @@ import { createLogger, type Logger } from '../core/observability/logger';
 import { pingTemporal } from '../core/temporal/client';
 import { describeTemporalConnection } from '../core/temporal/connectionOptions';
 import { UsageCounters } from '../core/usage/usageCounters';
+import { keepNewKeysReady } from '../core/keys/newKeys';
 import { startWorkflowStarter } from '../core/starters/workflowStarter';
 import { startMailSender } from '../core/mail/mailSender';
 import { createApp } from './app';
@@ -47,6 +48,8 @@ export async function startApi(
   usage.start();
   // Kept current from the start, idle or not: a new organization's first request then never waits for its check.
   const limitSettingsDirectory = deps.limitSettings.keepDirectoryCurrent(config);
+  // Keys created on any replica are held ready before their first use (core/keys/newKeys.ts).
+  const newKeys = keepNewKeysReady(deps.stores.keys, deps.keyReads, config.readCacheMs, deps.now);
   const probes = { store: deps.store.ping, temporal: () => pingTemporal(deps.temporal) };
   const app = createApp({ deps, probes });
   if (options.warmStart)
@@ -62,6 +65,7 @@ export async function startApi(
     // The port is taken, say: give back the store connections this root opened before saying so.
     await usage.stop().catch(() => undefined);
     limitSettingsDirectory.stop();
+    newKeys.stop();
     await deps.store.close();
     throw err;
   });
@@ -85,6 +89,7 @@ export async function startApi(
       // What this replica counted since its last flush is written before the store goes.
       await usage.stop();
       limitSettingsDirectory.stop();
+      newKeys.stop();
       // In-flight places this replica still holds go back now instead of at their expiry.
       await deps.admission.close();
       await workflowStarter.stop();

@@ -273,6 +273,11 @@ export class KeyReads {
   byHash(hash: string, readCacheMs: number): Promise<ApiKeyRecord | null> {
     return this.reads.get(hash, readCacheMs, (gatherMs) => this.lookups.read(hash, gatherMs));
   }
+
+  /** Keys read elsewhere by a find that started at `startedAt` (performance.now()): held as if read here (ReadCache.offer). */
+  offer(keys: readonly ApiKeyRecord[], readCacheMs: number, startedAt: number): void {
+    for (const key of keys) this.reads.offer(key.hash, key, readCacheMs, startedAt);
+  }
 }
 
 export type KeyVerdict =

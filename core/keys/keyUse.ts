@@ -27,7 +27,7 @@ export function keyUseWrite(stores: KeysStores): (keyId: string, at: Date) => Pr
  * caller sees, and a quick store (whose command would be answered before the next key's first
  * use) still gets a few commands when many tenants begin, not one per key.
  */
-export const KEY_USE_SPACING_MS = 100;
+export const KEY_USE_SPACING_MS = 50;
 
 /**
  * Keys per key-use command. The local store has one writer, and an update command holds it for
@@ -35,7 +35,7 @@ export const KEY_USE_SPACING_MS = 100;
  * key's first use is due at once, and one command for all of them would be one long stall in
  * their first second. A few keys per command, one command per spacing, spread it.
  */
-export const KEY_USES_PER_WRITE = 10;
+export const KEY_USES_PER_WRITE = 2;
 
 /**
  * The key-use writes an app makes, sent together (GroupCommit) at most one command per

@@ -55,6 +55,9 @@ const apiKeySchema = new Schema<ApiKeyRecord>(
   { timestamps: true, versionKey: false },
 );
 
+// The replicas' reads of new keys (newKeys.ts).
+apiKeySchema.index({ createdAt: -1 });
+
 /** The area's models on the root's connection. */
 export function keysModels(connection: Connection) {
   return { apiKeys: boundModel<ApiKeyRecord>(connection, 'ApiKey', apiKeySchema, 'api_keys') };

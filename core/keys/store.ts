@@ -106,6 +106,15 @@ export function createKeysStore(connection: Connection) {
         .exec();
     },
 
+    /** The keys created at or after `since` and never used, newest first, at most `limit`. */
+    async unusedKeysCreatedSince(since: Date, limit: number): Promise<ApiKeyRecord[]> {
+      return ApiKey.find({ createdAt: { $gte: since }, lastUsedAt: null })
+        .sort({ createdAt: -1 })
+        .limit(limit)
+        .lean<ApiKeyRecord[]>()
+        .exec();
+    },
+
     /** Sets when a key stops working. */
     async setKeyExpiry(keyId: string, expiresAt: Date): Promise<void> {
       await ApiKey.updateOne({ _id: keyId }, { $set: { expiresAt } });

@@ -83,6 +83,18 @@ export class ReadCache<V> {
     return p;
   }
 
+  /**
+   * A value of `key` read elsewhere, by a read that started at `startedAt` on this cache's clock:
+   * held for what is left of `ttl` from then, as if this cache had read it, so the bound above
+   * holds. Ignored while a read of the key is under way or when the entry held outlasts it.
+   */
+  offer(key: string, value: V, ttl: number, startedAt: number): void {
+    if (ttl <= 0 || this.pending.has(key)) return;
+    const left = Math.floor(ttl - (this.clock() - startedAt));
+    if (left < 1 || (this.entries.has(key) && this.entries.getRemainingTTL(key) >= left)) return;
+    this.entries.set(key, { value, refreshBelowMs: ttl * (0.2 + 0.15 * this.random()) }, { ttl: left });
+  }
+
   /** Forgets a key in this process at once (its writer); other replicas forget it within `ttlMs`. */
   invalidate(key: string): void {
     this.entries.delete(key);

@@ -21,6 +21,9 @@ describe('httpParserErrors', () => {
 describe('keyUse', () => {
   require('./keyUse.cases');
 });
+describe('newKeys', () => {
+  require('./newKeys.cases');
+});
 describe('requestBodies', () => {
   require('./requestBodies.cases');
 });

@@ -283,6 +283,37 @@ describe('ReadCache', () => {
     expect(Math.max(...refreshBursts)).toBeLessThanOrEqual(12);
   });
 
+  it("holds a value read elsewhere for what is left of the TTL from that read's start, never past it", async () => {
+    let t = 1000;
+    let reads = 0;
+    const cache = new ReadCache<string>(100, () => t);
+    const read = async () => `read ${++reads}`;
+    // Offered 300 ms after its read started: held 700 ms more, then read again.
+    cache.offer('k', 'offered', 1000, 700);
+    t = 1699;
+    expect(await cache.get('k', 1000, read)).toBe('offered');
+    t = 1701;
+    expect(await cache.get('k', 1000, read)).toBe('read 1');
+    // An older read does not replace a fresher entry; one whose TTL is over is not kept at all.
+    cache.offer('k', 'older', 1000, 1500);
+    expect(await cache.get('k', 1000, read)).toBe('read 1');
+    cache.offer('gone', 'stale', 1000, 0);
+    expect(await cache.get('gone', 1000, read)).toBe('read 2');
+    // With the TTL 0 nothing is held.
+    cache.offer('off', 'offered', 0, t);
+    expect(await cache.get('off', 0, read)).toBe('read 3');
+  });
+
+  it("leaves a key alone while a read of it is under way: that read's answer is what is kept", async () => {
+    let release: (v: string) => void = () => undefined;
+    const cache = new ReadCache<string>(100, () => 1);
+    const pending = cache.get('k', 1000, () => new Promise<string>((resolve) => (release = resolve)));
+    cache.offer('k', 'offered', 1000, 1);
+    release('read');
+    expect(await pending).toBe('read');
+    expect(await cache.get('k', 1000, async () => 'again')).toBe('read');
+  });
+
   it('reads every time when the TTL is 0, and forgets an invalidated key', async () => {
     let reads = 0;
     const off = new ReadCache<number>();

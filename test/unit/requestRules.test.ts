@@ -31,6 +31,9 @@ describe('matchedRoute', () => {
 describe('rememberedMatches', () => {
   require('./rememberedMatches.cases');
 });
+describe('newKeys', () => {
+  require('./newKeys.cases');
+});
 describe('operationExecutor', () => {
   require('./operationExecutor.cases');
 });
