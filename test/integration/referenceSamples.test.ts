@@ -115,6 +115,11 @@ beforeAll(async () => {
   await call('contact_retrieval_jobs.list', 'GET', '/v1/contact-retrieval-jobs');
   await call('job_results.get', 'GET', `/v1/job-results/${jobId}`);
   await stack.receiver.waitForRequests(1, 30_000);
+  // The attempt is stored once the worker has read the receiver's answer, a moment after the receiver has it.
+  await eventually('the delivery to be listed', async () => {
+    const listed = await api(stack.srv.url, 'GET', `/v1/webhook-deliveries?endpoint_id=${endpointId}`, { key: tenant.key });
+    return listed.json.data?.length ? true : undefined;
+  });
   const deliveries = await call('webhook_deliveries.list', 'GET', `/v1/webhook-deliveries?endpoint_id=${endpointId}`);
   await call('webhook_deliveries.get', 'GET', `/v1/webhook-deliveries/${deliveries.json.data[0].delivery_id}`);
   await call('webhook_endpoints.rotate_secret', 'POST', `/v1/webhook-endpoints/${endpointId}/rotate-secret`);
