@@ -322,34 +322,55 @@ export async function startMailpit(opts: { smtpPort: number; uiPort: number; dat
   );
 }
 
-/** Where Debian and Ubuntu put the chromium binary the browser tests drive (CHROMIUM_PATH wins). */
-export const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
+/**
+ * Where Debian and Ubuntu put the Chromium binaries the browser tests drive (CHROMIUM_PATH wins),
+ * the headless shell first: Chromium's headless build, the one playwright itself runs for
+ * headless pages, where the full browser's headless mode spends about 40 % more CPU on the same
+ * pages (a browser process that composites as if it had a screen).
+ */
+export const CHROMIUM_CANDIDATES = ['/usr/bin/chromium-headless-shell', '/usr/bin/chromium', '/usr/bin/chromium-browser'];
+
+/** The apt packages of those binaries, in the same order of preference. */
+const CHROMIUM_PACKAGES = ['chromium-headless-shell', 'chromium'];
 
 export function findChromium(env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (env.CHROMIUM_PATH) return existsSync(env.CHROMIUM_PATH) ? env.CHROMIUM_PATH : undefined;
   return CHROMIUM_CANDIDATES.find((p) => existsSync(p));
 }
 
+/** Whether apt has a candidate for `pkg`. */
+function aptKnows(pkg: string): boolean {
+  return /Candidate:\s*(?!\(none\))\S/.test(spawnSync('apt-cache', ['policy', pkg], { encoding: 'utf8' }).stdout ?? '');
+}
+
 /**
- * The browser tests need Debian's `chromium`. As root with apt it is installed here (the
- * package list refreshed first when apt does not know the package yet); anywhere else the run
- * stops with one message naming what to install. Never a skip: a missing browser is a failure.
+ * The browser tests need Debian's Chromium: its headless shell, else the full browser. As root
+ * with apt the headless shell is installed here when it is missing (the package list refreshed
+ * first when apt knows neither package); a machine that already has the full browser keeps using
+ * it when that install fails. Anywhere else the run stops with one message naming what to
+ * install. Never a skip: a missing browser is a failure.
  */
 export async function installChromium(log: (m: string) => void = () => undefined): Promise<string> {
   const found = findChromium();
-  if (found) return found;
+  if (found && (found === CHROMIUM_CANDIDATES[0] || process.env.CHROMIUM_PATH)) return found;
   const hint =
-    'The browser tests need Chromium: install it (Debian/Ubuntu: `sudo apt-get install -y chromium`) or set CHROMIUM_PATH to a Chromium or Chrome binary.';
+    'The browser tests need Chromium: install it (Debian/Ubuntu: `sudo apt-get install -y chromium-headless-shell`, or `chromium`) or set CHROMIUM_PATH to a Chromium or Chrome binary.';
   if (process.env.CHROMIUM_PATH) throw new ServiceInstallError(`CHROMIUM_PATH=${process.env.CHROMIUM_PATH} does not exist. ${hint}`);
   const hasApt = spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0;
-  if (process.getuid?.() !== 0 || !hasApt) throw new ServiceInstallError(`Chromium was not found. ${hint}`);
+  if (process.getuid?.() !== 0 || !hasApt) {
+    if (found) return found;
+    throw new ServiceInstallError(`Chromium was not found. ${hint}`);
+  }
   return withInstallLock('chromium', () => {
-    log('installing chromium with apt-get (once) …');
+    const again = findChromium();
+    if (again === CHROMIUM_CANDIDATES[0]) return again;
+    log('installing chromium-headless-shell with apt-get (once) …');
     try {
-      const known = /Candidate:\s*(?!\(none\))\S/.test(spawnSync('apt-cache', ['policy', 'chromium'], { encoding: 'utf8' }).stdout ?? '');
-      if (!known) run('apt-get', ['update']);
-      run('apt-get', ['install', '-y', 'chromium'], { env: { DEBIAN_FRONTEND: 'noninteractive' } });
+      if (!CHROMIUM_PACKAGES.some(aptKnows)) run('apt-get', ['update']);
+      const pkg = CHROMIUM_PACKAGES.find(aptKnows) ?? CHROMIUM_PACKAGES[0];
+      run('apt-get', ['install', '-y', pkg], { env: { DEBIAN_FRONTEND: 'noninteractive' } });
     } catch (err) {
+      if (again) return again;
       throw new ServiceInstallError(`Could not install chromium with apt-get (${(err as Error).message}). ${hint}`);
     }
     const installed = findChromium();

@@ -2,8 +2,8 @@ import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { findChromium } from '../../scripts/localServices';
 
 /**
- * Headless Chromium for the sign-in tests: the binary the global set-up found or installed
- * (Debian's `chromium`), driven through playwright-core. No sandbox: test machines and CI
+ * Headless Chromium for the browser tests: the binary the global set-up found or installed
+ * (Debian's `chromium-headless-shell`, else its `chromium`), driven through playwright-core. No sandbox: test machines and CI
  * containers run as root, where Chromium's sandbox refuses to start.
  */
 export function chromiumPath(): string {
