@@ -105,7 +105,7 @@ export async function startApi(
 if (require.main === module) {
   const config = loadConfigOrExit();
   const logger = createLogger({ level: config.logLevel });
-  startApi(config, { logger }, { warmStart: true }).then(
+  startApi(config, { logger }, { warmStart: config.apiWarmStart }).then(
     ({ url, close, deps }) => {
       logger.info({ url, temporal: describeTemporalConnection(config.temporal) }, 'api listening');
       // A parent that started this process with an IPC channel (the tests, with PORT=0) learns

@@ -176,6 +176,8 @@ const schema = z
     PERSON_TOOL_REQUESTS_PER_SECOND: positiveInt.default(10),
     LIMITS_LEASE_TTL_SECONDS: positiveInt.default(60),
     READ_CACHE_MS: z.coerce.number().int().min(0).max(10_000).default(1000),
+    /** The API process compiles its request path before listening (api/warmStart.ts); false listens at once. */
+    API_WARM_START: flag.default(true),
     /** Days an audit entry is kept; store maintenance deletes older ones, and nothing else ever does. */
     AUDIT_RETENTION_DAYS: positiveInt.max(36_500).default(AUDIT_RETENTION_DAYS_DEFAULT),
     WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).max(1000).default(300),
@@ -410,6 +412,7 @@ function toConfig(e: z.infer<typeof schema>) {
     },
     limits: { leaseTtlSeconds: e.LIMITS_LEASE_TTL_SECONDS },
     readCacheMs: e.READ_CACHE_MS,
+    apiWarmStart: e.API_WARM_START,
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     mail: {
       /** Where mail is handed over; null: mail waits in the outbox (development without Mailpit, tests that send none). */

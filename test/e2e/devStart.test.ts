@@ -93,6 +93,8 @@ async function devEnv(extra: Record<string, string> = {}): Promise<Record<string
     DEV_ENV_FILE: join(dir, 'dev.env'),
     DEV_SEED_PEOPLE: '60',
     TEMPORAL_TASK_QUEUE: uniqueName('dev'),
+    // The warm start has a test of its own; here it would only delay each start.
+    API_WARM_START: 'false',
     ...extra,
   };
 }

@@ -56,7 +56,7 @@ beforeAll(async () => {
   testStore = await openTestStore(cfg);
   admission = new StoreAdmission(testStore.stores.limits, Date.now, testLogger());
   const [processReplica, ...inProcess] = await Promise.all([
-    startApiProcess(cfg, { LOG_LEVEL: 'silent', LIMITS_LEASE_TTL_SECONDS: String(LEASE_TTL_SECONDS) }),
+    startApiProcess(cfg, { LOG_LEVEL: 'silent', LIMITS_LEASE_TTL_SECONDS: String(LEASE_TTL_SECONDS), API_WARM_START: 'false' }),
     serveApp(createDeps(cfg, { logger: testLogger(), store: testStore.handle })),
     ...[0, 1].map(() =>
       serveApp(

@@ -18,7 +18,7 @@ beforeAll(async () => {
   const config = testConfig();
   testStore = await openTestStore(config);
   tenant = await createTenant();
-  proc = await startApiProcess(config, OAUTH_ENV);
+  proc = await startApiProcess(config, { ...OAUTH_ENV, API_WARM_START: 'false' });
 });
 afterAll(async () => {
   await proc.stop();

@@ -33,7 +33,7 @@ beforeAll(async () => {
   dbName = new URL(config.mongodbUri).pathname.slice(1);
   testStore = await openTestStore(config);
   tenant = await createTenant({ credits: 10 });
-  proc = await startApiProcess(config, { AUTH_URL, MCP_URL, WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' });
+  proc = await startApiProcess(config, { AUTH_URL, MCP_URL, WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', API_WARM_START: 'false' });
 });
 afterAll(async () => {
   await proc?.stop();

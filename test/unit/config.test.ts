@@ -54,6 +54,12 @@ describe('config module', () => {
     ).toBe(3000);
   });
 
+  test('the API warms up before listening unless told not to; a value other than true or false is refused', () => {
+    expect(loadConfig({ SECRETS_ENCRYPTION_KEY: KEY }).apiWarmStart).toBe(true);
+    expect(loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, API_WARM_START: 'false' }).apiWarmStart).toBe(false);
+    expect(() => loadConfig({ SECRETS_ENCRYPTION_KEY: KEY, API_WARM_START: 'no' })).toThrow(/API_WARM_START/);
+  });
+
   test('a missing encryption key is refused with a hint', () => {
     expect(() => loadConfig({})).toThrow(/SECRETS_ENCRYPTION_KEY.*openssl rand -base64 32/);
   });
