@@ -361,14 +361,14 @@ export async function installChromium(log: (m: string) => void = () => undefined
     if (found) return found;
     throw new ServiceInstallError(`Chromium was not found. ${hint}`);
   }
-  return withInstallLock('chromium', () => {
+  return withInstallLock('chromium', async () => {
     const again = findChromium();
     if (again === CHROMIUM_CANDIDATES[0]) return again;
     log('installing chromium-headless-shell with apt-get (once) …');
     try {
-      if (!CHROMIUM_PACKAGES.some(aptKnows)) run('apt-get', ['update']);
+      if (!CHROMIUM_PACKAGES.some(aptKnows)) await runWithProgress('apt-get update', 'apt-get', ['update']);
       const pkg = CHROMIUM_PACKAGES.find(aptKnows) ?? CHROMIUM_PACKAGES[0];
-      run('apt-get', ['install', '-y', pkg], { env: { DEBIAN_FRONTEND: 'noninteractive' } });
+      await runWithProgress(`apt-get install (${pkg})`, 'apt-get', ['install', '-y', pkg], { env: { DEBIAN_FRONTEND: 'noninteractive' } });
     } catch (err) {
       if (again) return again;
       throw new ServiceInstallError(`Could not install chromium with apt-get (${(err as Error).message}). ${hint}`);

@@ -23,9 +23,12 @@ export default async function globalSetup(): Promise<void> {
   const bundled = cachedWorkflowBundle(WORKFLOW_BUNDLES, bundleLogger);
   // The contract test's fuzzer, installed (on a fresh clone) while the services install and start too.
   const fuzzer = installSchemathesis(say);
+  // The browser tests' Chromium, installed (where it is missing) while the services start too.
+  const browser = installChromium(say);
   // Awaited below; a failure meanwhile must not end the process as an unhandled rejection.
   bundled.catch(() => undefined);
   fuzzer.catch(() => undefined);
+  browser.catch(() => undefined);
   const stack = await startLocalStack({
     dir,
     mongodbUri: process.env.MONGODB_URI || undefined,
@@ -35,7 +38,7 @@ export default async function globalSetup(): Promise<void> {
   });
   const started: RunningService[] = stack.services;
   // The sign-in tests drive a real browser; a missing one fails the run here, never skips them.
-  process.env.TEST_CHROMIUM_PATH = await installChromium(say);
+  process.env.TEST_CHROMIUM_PATH = await browser;
   // The contract test fuzzes the running API from its own document.
   process.env.TEST_SCHEMATHESIS = await fuzzer;
   process.env.TEST_MONGODB_BASE = stack.storeBase;
