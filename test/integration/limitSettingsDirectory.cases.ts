@@ -1,15 +1,11 @@
-import type { Config } from '../../core/config';
-import { createDeps } from '../../core/deps';
 import { LimitSettingsReads, setOrganizationRate } from '../../core/limits/limitSettings';
 import { StoreAdmission } from '../../core/limits/requestAdmission';
 import type { LimitsStore } from '../../core/limits/store';
 import { testLogger } from '../support/capturedLogs';
 import { createTenant } from '../support/fixtures';
 import { api } from '../support/http';
-import { testConfig } from '../support/testConfig';
-import { serveApp } from '../support/testApi';
+import { replicasOnOneStore } from '../support/replicasOnOneStore';
 import { TestClock } from '../support/testClock';
-import { openTestStore, type TestStore } from '../support/testStore';
 
 /**
  * The directory of organizations with limit settings of their own (core/limits/limitSettingsDirectory.ts)
@@ -18,38 +14,19 @@ import { openTestStore, type TestStore } from '../support/testStore';
  * as the change has returned, as it did when every organization's settings were read.
  */
 
-let testStore: TestStore;
-let cfg: Config;
+const replicas = replicasOnOneStore();
 /** The clock both replicas' admissions read: the requests land in the second the test chooses. */
 const clock = new TestClock();
-const closers: Array<() => Promise<void>> = [];
-
-beforeAll(async () => {
-  cfg = testConfig();
-  testStore = await openTestStore(cfg);
-});
-
-afterAll(async () => {
-  await Promise.all(closers.map((close) => close()));
-  await testStore.close();
-});
 
 /** A replica whose settings reads note each organization they ask the store for. */
 async function replica() {
   const asked: string[] = [];
-  const limits: LimitsStore = {
-    ...testStore.stores.limits,
-    limitSettingsOf: (orgIds) => (asked.push(...orgIds), testStore.stores.limits.limitSettingsOf(orgIds)),
-  };
-  const app = await serveApp(
-    createDeps(cfg, {
-      logger: testLogger(),
-      store: testStore.handle,
-      admission: new StoreAdmission(testStore.stores.limits, clock.now, testLogger()),
-      limitSettings: new LimitSettingsReads(limits),
-    }),
-  );
-  closers.push(app.close);
+  const store = replicas.store.stores.limits;
+  const limits: LimitsStore = { ...store, limitSettingsOf: (orgIds) => (asked.push(...orgIds), store.limitSettingsOf(orgIds)) };
+  const app = await replicas.serve({
+    admission: new StoreAdmission(store, clock.now, testLogger()),
+    limitSettings: new LimitSettingsReads(limits),
+  });
   return { url: app.url, stores: app.deps.stores, asked };
 }
 
@@ -74,7 +51,7 @@ test('a rate lowered through one replica holds on another, which read no setting
   expect(b.asked).not.toContain(tenant.orgId);
 
   // Through replica a's stores, as its console's Limits page or the operator CLI writes it.
-  await setOrganizationRate(a.stores, cfg, tenant.orgId, { requestsPerSecond: 2 }, Date.now);
+  await setOrganizationRate(a.stores, replicas.cfg, tenant.orgId, { requestsPerSecond: 2 }, Date.now);
 
   clock.nextSecond(100);
   const answers = [];
