@@ -364,10 +364,13 @@ export async function installChromium(log: (m: string) => void = () => undefined
   return withInstallLock('chromium', async () => {
     const again = findChromium();
     if (again === CHROMIUM_CANDIDATES[0]) return again;
+    // With the full browser there, the headless shell is worth an install only when apt already
+    // knows it: no package-list refresh, and never a reinstall or upgrade of the full browser.
+    if (again && !aptKnows(CHROMIUM_PACKAGES[0])) return again;
     log('installing chromium-headless-shell with apt-get (once) …');
     try {
       if (!CHROMIUM_PACKAGES.some(aptKnows)) await runWithProgress('apt-get update', 'apt-get', ['update']);
-      const pkg = CHROMIUM_PACKAGES.find(aptKnows) ?? CHROMIUM_PACKAGES[0];
+      const pkg = again ? CHROMIUM_PACKAGES[0] : (CHROMIUM_PACKAGES.find(aptKnows) ?? CHROMIUM_PACKAGES[0]);
       await runWithProgress(`apt-get install (${pkg})`, 'apt-get', ['install', '-y', pkg], { env: { DEBIAN_FRONTEND: 'noninteractive' } });
     } catch (err) {
       if (again) return again;
