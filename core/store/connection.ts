@@ -1,5 +1,6 @@
 import mongoose, { type Connection } from 'mongoose';
 import { STORE_WAIT_DEFAULTS, type Config } from '../config';
+import { INDEX_SET_COLLECTION, INDEX_SET_ID, indexSetDigest } from './indexSet';
 import { isStoreUnavailable } from './storeUnavailable';
 
 export type StoreWaits = Config['store'];
@@ -60,7 +61,7 @@ export interface StoreHandle {
   /** The root's own connection; unopened in a `createDeps` that was given no store. */
   readonly connection: Connection;
   ping(): Promise<boolean>;
-  /** Creates every model's indexes (idempotent). */
+  /** Creates every model's indexes (idempotent), unless the database was last prepared with the same ones. */
   ensureIndexes(): Promise<void>;
   close(): Promise<void>;
 }
@@ -76,10 +77,22 @@ async function pingConnection(connection: Connection): Promise<boolean> {
   }
 }
 
+/**
+ * Creates every model's indexes unless this database was last prepared with the same ones
+ * (core/store/indexSet.ts). The digest is written after the last index exists, so a start that
+ * fails half-way leaves the old digest, or none, and the next start creates them again.
+ */
 async function ensureIndexesOf(connection: Connection): Promise<void> {
-  for (const model of Object.values(connection.models)) {
+  const models = Object.values(connection.models);
+  const digest = indexSetDigest(models.map((m) => ({ collection: m.collection.collectionName, indexes: m.schema.indexes() })));
+  const db = connection.db;
+  if (!db) throw new Error('the store is not open: its indexes are created after it opens');
+  const sets = db.collection<{ _id: string; digest: string }>(INDEX_SET_COLLECTION);
+  if ((await sets.findOne({ _id: INDEX_SET_ID }))?.digest === digest) return;
+  for (const model of models) {
     await model.createIndexes();
   }
+  await sets.updateOne({ _id: INDEX_SET_ID }, { $set: { digest } }, { upsert: true });
 }
 
 /** A handle over `connection`. */

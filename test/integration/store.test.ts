@@ -9,6 +9,9 @@
 describe('conditionalUpdateAtomicity', () => {
   require('./conditionalUpdateAtomicity.cases');
 });
+describe('indexSet', () => {
+  require('./indexSet.cases');
+});
 describe('searchIndexSnapshot', () => {
   require('./searchIndexSnapshot.cases');
 });

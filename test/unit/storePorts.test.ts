@@ -180,3 +180,7 @@ test("core/ casts only in the store's documented adapter", () => {
   const casting = files.filter((f) => f.startsWith('core/')).filter((f) => /\bas\s+never\b|\bas\s+unknown\s+as\b/.test(readFileSync(join(ROOT, f), 'utf8')));
   expect(casting.sort()).toEqual(Object.keys(CASTS_ALLOWED).sort());
 });
+
+describe('indexSet', () => {
+  require('./indexSet.cases');
+});
