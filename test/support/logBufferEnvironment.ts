@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { PerformanceObserver } from 'node:perf_hooks';
 import type { Circus } from '@jest/types';
 import { TestEnvironment } from 'jest-environment-node';
@@ -17,11 +18,29 @@ PerformanceObserver.prototype.observe = function observeAndRemember(this: Perfor
 };
 
 /**
+ * Async-local storages a test file's modules started using (its Temporal clients and workers,
+ * jest-circus' own). Node keeps every storage in use in one process-wide list and copies each
+ * of them onto every promise and callback the process creates afterwards, so storages left by
+ * earlier files would make each later file's every await a little slower, more so the longer
+ * the worker has run. At the file's end they are put out of use.
+ */
+const storagesInUse = new Set<AsyncLocalStorage<unknown>>();
+const storagePrototype = AsyncLocalStorage.prototype as AsyncLocalStorage<unknown> & { _enable?: () => void };
+const enableStorage = storagePrototype._enable;
+// Node versions whose storages live in async context frames keep no such list (and no `_enable`).
+if (typeof enableStorage === 'function') {
+  storagePrototype._enable = function enableAndRemember(this: AsyncLocalStorage<unknown>) {
+    storagesInUse.add(this);
+    return enableStorage.call(this);
+  };
+}
+
+/**
  * The tests' environment: Node's, plus a log buffer on the test file's global (filled by
  * test/support/testLogs.ts). When a test or a hook fails, the lines logged since the last
  * failure are printed under its name; when everything passes nothing is. At the file's end what
- * its modules left to close closes, and the performance observers it started stop, so the
- * worker lets go of the file's modules.
+ * its modules left to close closes, and the performance observers it started stop and the
+ * async-local storages it used are put out of use, so the worker lets go of the file's modules.
  */
 export default class LogBufferEnvironment extends TestEnvironment {
   private readonly buffer: string[] = [];
@@ -35,6 +54,8 @@ export default class LogBufferEnvironment extends TestEnvironment {
     await this.runFileEnd();
     for (const observer of observing) observer.disconnect();
     observing.clear();
+    for (const storage of storagesInUse) storage.disable();
+    storagesInUse.clear();
     await super.teardown();
   }
 
