@@ -82,7 +82,7 @@ async function reloadUntil<T>(what: string, ready: () => Promise<T | undefined>)
       await page.reload();
       return ready();
     },
-    { timeoutMs: 60_000, intervalMs: 300 },
+    { timeoutMs: 60_000, intervalMs: 500 },
   );
 }
 

@@ -17,7 +17,7 @@ import { fileStores } from '../support/testStore';
  * (scripts/ferretdb/atomicReadModifyWrite.patch).
  */
 
-const ROUNDS = 100;
+const ROUNDS = 40;
 const CONCURRENT = 10;
 /** Fewer rounds over HTTP, which show that the endpoint runs the grant the 100 rounds run. */
 const HTTP_ROUNDS = 20;
