@@ -69,9 +69,10 @@ const BIN_DIR = join(LOCAL, 'bin');
  * SQLite's write lock from its busy handler, which sleeps 1, 2, 5, 10 ms and more between tries.
  * backgroundCheckpoint: the write-ahead log is copied into the database file by a goroutine every
  * 100 ms instead of inside whichever commit grows it past 1,000 pages; at 1,000 requests/s those
- * in-commit checkpoints stalled a command for 10-20 ms several times a second. A database not
- * written since its last check is checked less and less often, down to every 1.6 s: a test run
- * keeps some 150 databases open, and checking each ten times a second was a tenth of the store's CPU.
+ * in-commit checkpoints stalled a command for 10-20 ms several times a second. A database whose log
+ * file was not modified since a check that copied it whole is not checkpointed again (a stat
+ * tells), and is looked at less often, down to every 400 ms: a test run keeps some 150 databases
+ * open, and checkpointing each ten times a second cost more than all of them idle otherwise.
  * The binary's name carries the patch set, so a changed set builds a new binary.
  */
 const FERRETDB_PATCHES = [
@@ -83,7 +84,7 @@ const FERRETDB_PATCHES = [
   'serializeWrites.patch',
   'backgroundCheckpoint.patch',
 ] as const;
-const FERRETDB_BUILD = `${VERSIONS.ferretdb}-sqliteid1-atomic1-fieldeq3-notrack1-delid1-serial1-ckpt2`;
+const FERRETDB_BUILD = `${VERSIONS.ferretdb}-sqliteid1-atomic1-fieldeq3-notrack1-delid1-serial1-ckpt5`;
 
 export const BINARIES = {
   temporal: join(PIP_DIR, 'bin', 'temporal'),

@@ -28,7 +28,7 @@ beforeAll(async () => {
 });
 afterAll(async () => connection.close());
 
-(walFile ? test : test.skip)('writes spread over seconds keep the local store write-ahead log short', async () => {
+(walFile ? test : test.skip)('writes spread over seconds, with a pause, keep the local store write-ahead log short', async () => {
   const rounds = 60;
   const perRound = 100;
   const body = 'x'.repeat(1000);
@@ -37,7 +37,8 @@ afterAll(async () => connection.close());
     await Doc.insertMany(Array.from({ length: perRound }, (_, i) => ({ _id: `${r}:${i}`, body })));
     if (existsSync(walFile!)) largestWal = Math.max(largestWal, statSync(walFile!).size);
     // Real time on purpose: the store, a process of its own, checkpoints its log on its own clock.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Half way, a second without writes: the checkpoints resume with the next commit.
+    await new Promise((resolve) => setTimeout(resolve, r === rounds / 2 ? 1000 : 50));
   }
   // Everything written is there; about 6 MB went through the log.
   expect(await Doc.countDocuments()).toBe(rounds * perRound);
