@@ -13,6 +13,7 @@ import { startTestWorker, type TestWorker } from '../support/testWorker';
 import { startTestApi, type TestApi } from '../support/testApi';
 import { OAUTH_ENV, clientCredentialsToken, discover } from './oauthTestClient';
 import { fileStores } from '../support/testStore';
+import { installSchemathesis } from '../../scripts/localServices';
 
 /**
  * The document is the validator: Schemathesis reads `/openapi.json` from the running API and
@@ -28,8 +29,13 @@ let srv: TestApi;
 let worker: TestWorker;
 let tenant: TestTenant;
 let accessToken: string;
+let fuzzer: Promise<string>;
 
 beforeAll(async () => {
+  // Installed on a fresh clone (once, under .local/) by this file alone, while the other files run
+  // and while this one sets up: nothing else waits for it.
+  fuzzer = installSchemathesis((m) => process.stderr.write(`[contract test] ${m}\n`));
+  fuzzer.catch(() => undefined);
   srv = await startTestApi(OAUTH_ENV);
   // Jobs run to completion, so the two-jobs-at-once cap does not answer every later create.
   worker = await startTestWorker(srv.config);
@@ -57,9 +63,8 @@ interface Run {
   output: string;
 }
 
-function schemathesis(args: string[], env: Record<string, string>): Promise<Run> {
-  const bin = process.env.TEST_SCHEMATHESIS;
-  if (!bin) throw new Error('the global set-up installs Schemathesis (run through jest --selectProjects integration)');
+async function schemathesis(args: string[], env: Record<string, string>): Promise<Run> {
+  const bin = await fuzzer;
   return new Promise((resolve, reject) => {
     const child = spawn(bin, args, {
       // Its example cache (.schemathesis/) lands in the working directory: a scratch one.

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalStack } from '../../scripts/localStack';
-import { BINARIES, installChromium, installSchemathesis, WORKFLOW_BUNDLES, type RunningService } from '../../scripts/localServices';
+import { BINARIES, installChromium, WORKFLOW_BUNDLES, type RunningService } from '../../scripts/localServices';
 import { cachedWorkflowBundle } from '../../worker/workflowBundle';
 
 /**
@@ -21,13 +21,10 @@ export default async function globalSetup(): Promise<void> {
   // The workflow code, bundled once for every test file's in-process workers (and kept for the
   // next run and `npm run dev` while its sources do not change), while the services start.
   const bundled = cachedWorkflowBundle(WORKFLOW_BUNDLES, bundleLogger);
-  // The contract test's fuzzer, installed (on a fresh clone) while the services install and start too.
-  const fuzzer = installSchemathesis(say);
   // The browser tests' Chromium, installed (where it is missing) while the services start too.
   const browser = installChromium(say);
   // Awaited below; a failure meanwhile must not end the process as an unhandled rejection.
   bundled.catch(() => undefined);
-  fuzzer.catch(() => undefined);
   browser.catch(() => undefined);
   const stack = await startLocalStack({
     dir,
@@ -39,8 +36,6 @@ export default async function globalSetup(): Promise<void> {
   const started: RunningService[] = stack.services;
   // The sign-in tests drive a real browser; a missing one fails the run here, never skips them.
   process.env.TEST_CHROMIUM_PATH = await browser;
-  // The contract test fuzzes the running API from its own document.
-  process.env.TEST_SCHEMATHESIS = await fuzzer;
   process.env.TEST_MONGODB_BASE = stack.storeBase;
   process.env.TEST_TEMPORAL_ADDRESS = stack.temporalAddress;
   process.env.TEST_TEMPORAL_TEST_SERVER = BINARIES.temporalTestServer;
