@@ -1,7 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import openapiTS, { astToString } from 'openapi-typescript';
 import { PLACEHOLDER_SETTINGS, publicOpenApi } from '../api/reference/publicDocument';
+import type * as OpenApiTypescript from 'openapi-typescript' with { 'resolution-mode': 'import' };
+
+// openapi-typescript's CommonJS declarations put `export =` beside its named exports, which hides
+// them from a CommonJS importer; its ES module declarations state what its CommonJS build exports.
+const { default: openapiTS, astToString }: typeof OpenApiTypescript = require('openapi-typescript');
 
 /**
  * `npm run client:generate`: writes the TypeScript client's types (clients/typescript/src/schema.ts)
